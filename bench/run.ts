@@ -1,0 +1,354 @@
+/**
+ * `npm run bench`: starts a private redis-server, the service (dist/main.js, as `npm start` runs it)
+ * and the bare floor server (bench/bare-server.ts) on free ports, measures, prints markdown tables,
+ * and stops everything. Knobs: BENCH_DURATION_SEC (default 5), BENCH_REPEATS (default 3),
+ * BENCH_SKIP=http,redis,memory,expiry,cluster to leave parts out.
+ */
+import autocannon from 'autocannon';
+import calculateSlot from 'cluster-key-slot';
+import { ChildProcess, fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { clusterClient, startRedisCluster } from '../test/support/cluster';
+import { freePort, stopChild, waitForPing } from '../test/support/processes';
+import { PreparedBoard } from '../src/ranking/board';
+import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
+import { KeyBuilder } from '../src/redis/keys';
+import { loadScriptSource, ScriptDefinition } from '../src/redis/scripts';
+import { AppConfig } from '../src/common/config';
+
+const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 5);
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
+const PREFIX = 'bench:';
+const children: ChildProcess[] = [];
+
+async function main(): Promise<void> {
+  const redisPort = await freePort();
+  const redisServer = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  children.push(redisServer);
+  if (!(await waitForPing(redisPort, redisServer))) throw new Error('redis-server did not start');
+  const redisUrl = `redis://127.0.0.1:${redisPort}`;
+  const redis = new Redis(redisUrl);
+  for (const script of Object.values(S)) redis.defineCommand(script.name, { lua: loadScriptSource(script), numberOfKeys: script.numberOfKeys === 'dynamic' ? undefined : script.numberOfKeys });
+
+  console.log(`# trendboard benchmarks\n`);
+  console.log(`Machine: ${cpus()[0].model}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; ${(await redis.info('server')).match(/redis_version:(\S+)/)?.[1]} Redis`);
+  console.log(`Date: ${new Date().toISOString()}; ${DURATION_SEC} s per run, ${REPEATS} runs each (best / median)\n`);
+
+  if (!SKIP.has('http')) await httpBench(redisUrl, redis);
+  if (!SKIP.has('redis')) await redisBench(redis);
+  if (!SKIP.has('memory')) await memoryBench(redis);
+  if (!SKIP.has('expiry')) await expiryBench(redis);
+  redis.disconnect();
+  if (!SKIP.has('cluster')) await clusterBench();
+}
+
+// ---------------------------------------------------------------- HTTP: service vs bare floor
+
+interface RunFigures {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
+  const servicePort = await freePort();
+  const service = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
+    env: { ...process.env, PORT: String(servicePort), HOST: '127.0.0.1', REDIS_URL: redisUrl, KEY_PREFIX: PREFIX, ADMIN_TOKEN, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SEC: '0' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(service);
+  const serviceUrl = `http://127.0.0.1:${servicePort}`;
+  await waitForHttp(`${serviceUrl}/health/ready`);
+  const put = await fetch(`${serviceUrl}/admin/boards/bench`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ windows: [{ period: '24h', interval: '1h' }] }),
+  });
+  if (put.status !== 201) throw new Error(`creating the bench board failed: ${put.status}`);
+  for (let i = 0; i < 10; i++) {
+    const items = Array.from({ length: 1000 }, (_, j) => ({ item: `seed-${i * 1000 + j}`, amount: 1 + ((i * 1000 + j) % 97) }));
+    await fetch(`${serviceUrl}/boards/bench/increments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items }) });
+  }
+
+  const barePort = await freePort();
+  const bare = fork(join(__dirname, 'bare-server.ts'), [], {
+    execArgv: ['-r', 'ts-node/register/transpile-only'],
+    env: { ...process.env, PORT: String(barePort), REDIS_URL: redisUrl, KEY_PREFIX: PREFIX, BOARD: 'bench' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  children.push(bare);
+  await new Promise<void>((resolve, reject) => {
+    bare.once('message', () => resolve());
+    bare.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  const bareUrl = `http://127.0.0.1:${barePort}`;
+
+  const batch = JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => ({ item: `batch-${i}`, amount: 1 })) });
+  const routes: Array<{ name: string; method: 'GET' | 'POST'; path: string; body?: string; items?: number }> = [
+    { name: 'increment', method: 'POST', path: '/boards/bench/items/item-[<id>]/increment', body: '{"amount":1}' },
+    { name: 'batch increment (100 items)', method: 'POST', path: '/boards/bench/increments', body: batch, items: 100 },
+    { name: 'top-10', method: 'GET', path: '/boards/bench/top?limit=10' },
+    { name: 'item rank', method: 'GET', path: '/boards/bench/items/seed-4242' },
+    { name: 'around', method: 'GET', path: '/boards/bench/items/seed-4242/around' },
+  ];
+  console.log('## HTTP (autocannon, 50 connections)\n');
+  console.log('| route | service req/s best / median | bare req/s best / median | ratio (median) | service p50 / p99 ms | bare p50 / p99 ms | item increments/s (service) |');
+  console.log('|---|---|---|---|---|---|---|');
+  let peakRssMb = 0;
+  for (const route of routes) {
+    const serviceRuns: RunFigures[] = [];
+    const bareRuns: RunFigures[] = [];
+    for (let r = 0; r < REPEATS; r++) {
+      serviceRuns.push(await cannon(serviceUrl, route));
+      peakRssMb = Math.max(peakRssMb, rssMb(service.pid));
+      bareRuns.push(await cannon(bareUrl, route));
+    }
+    const s = summarize(serviceRuns);
+    const b = summarize(bareRuns);
+    const perItem = route.items ? `${Math.round(s.median.reqPerSec * route.items).toLocaleString('en')}` : '';
+    console.log(
+      `| ${route.name} | ${fmt(s.best.reqPerSec)} / ${fmt(s.median.reqPerSec)} | ${fmt(b.best.reqPerSec)} / ${fmt(b.median.reqPerSec)} | ${(s.median.reqPerSec / b.median.reqPerSec).toFixed(2)} | ${s.median.p50} / ${s.median.p99} | ${b.median.p50} / ${b.median.p99} | ${perItem} |`,
+    );
+    if (serviceRuns.some((x) => x.non2xx > 0) || bareRuns.some((x) => x.non2xx > 0)) console.log(`\n(non-2xx answers during ${route.name}: service ${serviceRuns.map((x) => x.non2xx)}, bare ${bareRuns.map((x) => x.non2xx)})\n`);
+  }
+  console.log(`\nService RSS under load (peak seen): ${peakRssMb.toFixed(0)} MB; board size after the runs: ${(await redis.zcard(`{${PREFIX}board:bench}:24h:top`)).toLocaleString('en')} items\n`);
+  await stopChild(bare);
+  await stopChild(service);
+}
+
+function cannon(baseUrl: string, route: { method: 'GET' | 'POST'; path: string; body?: string }): Promise<RunFigures> {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `${baseUrl}${route.path}`,
+        method: route.method,
+        body: route.body,
+        headers: route.body ? { 'content-type': 'application/json' } : {},
+        connections: 50,
+        duration: DURATION_SEC,
+        idReplacement: true,
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        resolve({ reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx });
+      },
+    );
+  });
+}
+
+function summarize(runs: RunFigures[]): { best: RunFigures; median: RunFigures } {
+  const sorted = [...runs].sort((a, b) => b.reqPerSec - a.reqPerSec);
+  return { best: sorted[0], median: sorted[Math.floor(sorted.length / 2)] };
+}
+
+// ---------------------------------------------------------------- Redis level
+
+async function redisBench(redis: Redis): Promise<void> {
+  console.log('## Redis level (ioredis, 64 calls in flight, no HTTP)\n');
+  console.log('| what | calls/s | item increments/s |');
+  console.log('|---|---|---|');
+  const keys = new KeyBuilder(PREFIX);
+  for (const windows of [1, 3]) {
+    const board = await makeBoard(redis, keys, `lvl${windows}`, windows);
+    for (const batchSize of windows === 1 ? [1, 100, 1000] : [1, 100]) {
+      let n = 0;
+      const callsPerSec = await throughput(() => {
+        n++;
+        if (batchSize === 1) return run(redis, S.increment, board.incrementKeys, [board.config.version, Date.now(), 1000, ...board.windowArgs, `i${n % 100_000}`, 1]);
+        const pairs = Array.from({ length: batchSize }, (_, i) => [`i${(n * batchSize + i) % 100_000}`, 1]).flat();
+        return run(redis, S.incrementBatch, board.incrementKeys, [board.config.version, Date.now(), 1000, ...board.windowArgs, ...pairs]);
+      });
+      console.log(`| increment script, ${windows} window(s), batch of ${batchSize} | ${fmt(callsPerSec)} | ${fmt(callsPerSec * batchSize)} |`);
+    }
+  }
+  for (const size of [10_000, 1_000_000]) {
+    const board = await makeBoard(redis, keys, `read${size}`, 1);
+    await seed(redis, board, size, Date.now());
+    const w = board.config.windows[0];
+    const readKeys = [board.keys.cfg(), board.keys.slots(w.name), board.keys.top(w.name)];
+    const readArgs = () => [board.config.version, Date.now(), 1000, w.periodSec, w.intervalSec];
+    const top = await throughput(() => run(redis, S.readTop, readKeys, [...readArgs(), 0, 10]));
+    let k = 0;
+    const rank = await throughput(() => run(redis, S.readItem, readKeys, [...readArgs(), `s${(k++ * 7919) % size}`]));
+    console.log(`| top-10 read, ${size.toLocaleString('en')} items | ${fmt(top)} | |`);
+    console.log(`| rank read, ${size.toLocaleString('en')} items | ${fmt(rank)} | |`);
+  }
+  console.log('');
+}
+
+// ---------------------------------------------------------------- memory
+
+async function memoryBench(redis: Redis): Promise<void> {
+  const keys = new KeyBuilder(PREFIX);
+  await redis.flushall();
+  const before = Number((await redis.info('memory')).match(/used_memory:(\d+)/)?.[1]);
+  const board = await makeBoard(redis, keys, 'mem', 1, '24h', '1h');
+  const startMs = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 23 * 3_600_000;
+  for (let hour = 0; hour < 24; hour++) await seed(redis, board, 100_000, startMs + hour * 3_600_000);
+  const after = Number((await redis.info('memory')).match(/used_memory:(\d+)/)?.[1]);
+  const w = board.config.windows[0];
+  const slotStart = (await redis.zrange(board.keys.slots(w.name), 0, 0))[0];
+  const slotBytes = Number(await redis.memory('USAGE', board.keys.slot(w.name, Number(slotStart)), 'SAMPLES', 0));
+  const topBytes = Number(await redis.memory('USAGE', board.keys.top(w.name), 'SAMPLES', 0));
+  console.log('## Memory (100 000 items x 24 one-hour slots)\n');
+  console.log('| what | bytes |');
+  console.log('|---|---|');
+  console.log(`| one slot hash (100 000 items), MEMORY USAGE | ${fmt(slotBytes)} (${(slotBytes / 100_000).toFixed(1)} per item and slot) |`);
+  console.log(`| results zset (100 000 items), MEMORY USAGE | ${fmt(topBytes)} (${(topBytes / 100_000).toFixed(1)} per item) |`);
+  console.log(`| whole board, INFO used_memory delta | ${fmt(after - before)} (${((after - before) / 2_400_000).toFixed(1)} per item and slot, all in) |\n`);
+}
+
+// ---------------------------------------------------------------- expiry of a 1 000 000-field slot
+
+async function expiryBench(redis: Redis): Promise<void> {
+  const keys = new KeyBuilder(PREFIX);
+  await redis.flushall();
+  const board = await makeBoard(redis, keys, 'drain', 1, '1h', '1h');
+  const t0 = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  await seed(redis, board, 1_000_000, t0);
+  await redis.config('SET', 'slowlog-log-slower-than', '200'); // only whole script calls: inner commands take µs
+  await redis.config('SET', 'slowlog-max-len', '100000');
+  await redis.slowlog('RESET');
+  const later = t0 + 3_600_000;
+  const startedMs = performance.now();
+  let calls = 0;
+  let longestRoundTripMs = 0;
+  for (;;) {
+    const callStart = performance.now();
+    const draining = await run(redis, S.expire, board.allKeys, [board.config.version, later, EXPIRE_CHUNK, ...board.windowArgs]);
+    longestRoundTripMs = Math.max(longestRoundTripMs, performance.now() - callStart);
+    calls++;
+    if (draining !== 1) break;
+  }
+  const totalMs = performance.now() - startedMs;
+  const log = (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;
+  const scriptMicros = log.filter((entry) => String(entry[3][0]).toLowerCase().startsWith('eval')).map((entry) => entry[2]);
+  await redis.config('SET', 'slowlog-log-slower-than', '10000');
+  console.log(`## Expiry of one 1 000 000-field slot (EXPIRE_CHUNK ${EXPIRE_CHUNK}, the default)\n`);
+  console.log('| what | figure |');
+  console.log('|---|---|');
+  console.log(`| script calls to drain it | ${calls} |`);
+  console.log(`| total time | ${totalMs.toFixed(0)} ms |`);
+  console.log(`| longest single call inside Redis (SLOWLOG) | ${(Math.max(0, ...scriptMicros) / 1000).toFixed(2)} ms |`);
+  console.log(`| calls over 5 ms inside Redis | ${scriptMicros.filter((us) => us > 5000).length} of ${calls} |`);
+  console.log(`| median call inside Redis (of those over 0.2 ms) | ${(median(scriptMicros) / 1000).toFixed(2)} ms |`);
+  console.log(`| longest round trip seen by the client | ${longestRoundTripMs.toFixed(2)} ms |`);
+  console.log(`| results zset afterwards | ${await redis.zcard(board.keys.top(board.config.windows[0].name))} items |\n`);
+}
+
+// ---------------------------------------------------------------- a local three-master Cluster
+
+async function clusterBench(): Promise<void> {
+  const cluster = await startRedisCluster();
+  const client = clusterClient(cluster.nodes);
+  try {
+    await client.connect();
+    for (const script of Object.values(S)) client.defineCommand(script.name, { lua: loadScriptSource(script), numberOfKeys: script.numberOfKeys === 'dynamic' ? undefined : script.numberOfKeys });
+    const keys = new KeyBuilder(PREFIX);
+    const boards = await Promise.all(Array.from({ length: 6 }, (_, i) => makeBoard(client as unknown as Redis, keys, `c${i}`, 1)));
+    const slotsOf = new Set(boards.map((b) => client.slots[calculateSlotOf(b.keys.cfg())]?.[0]));
+    console.log('## Redis Cluster, three masters on this machine (increment script, 1 window, 64 calls in flight)\n');
+    console.log('| boards written | calls/s |');
+    console.log('|---|---|');
+    for (const count of [1, 6]) {
+      let n = 0;
+      const perSec = await throughput(() => {
+        const board = boards[n++ % count];
+        return run(client as unknown as Redis, S.increment, board.incrementKeys, [board.config.version, Date.now(), EXPIRE_CHUNK, ...board.windowArgs, `i${n % 10_000}`, 1]);
+      });
+      console.log(`| ${count} (${count === 1 ? 'one node' : `spread over ${slotsOf.size} nodes`}) | ${fmt(perSec)} |`);
+    }
+    console.log('');
+  } finally {
+    client.disconnect();
+    await cluster.stopServer();
+  }
+}
+
+// ---------------------------------------------------------------- helpers
+
+function calculateSlotOf(key: string): number {
+  return calculateSlot(key);
+}
+
+function run(redis: Redis, script: ScriptDefinition, keyList: string[], args: Array<string | number>): Promise<unknown> {
+  const command = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[script.name];
+  return script.numberOfKeys === 'dynamic' ? command.call(redis, keyList.length, ...keyList, ...args) : command.call(redis, ...keyList, ...args);
+}
+
+async function makeBoard(redis: Redis, keys: KeyBuilder, name: string, windowCount: number, period = '24h', interval = '1h'): Promise<PreparedBoard> {
+  const parse = (d: string) => Number(d.slice(0, -1)) * ({ h: 3600, d: 86400, m: 60 } as Record<string, number>)[d.slice(-1)];
+  const windows = Array.from({ length: windowCount }, (_, i) => ({ name: `w${i}`, periodSec: parse(period) * (i + 1), intervalSec: parse(interval) }));
+  const reply = (await run(redis, S.boardPut, [keys.board(name).cfg()], [JSON.stringify(windows), 1, `v-${name}`, 0, Date.now()])) as string[];
+  return new PreparedBoard({ name, version: reply[1], shards: 1, windows: JSON.parse(reply[2]) }, keys.board(name));
+}
+
+async function seed(redis: Redis, board: PreparedBoard, items: number, atMs: number): Promise<void> {
+  const pending: Array<Promise<unknown>> = [];
+  for (let first = 0; first < items; first += 1000) {
+    const pairs = Array.from({ length: Math.min(1000, items - first) }, (_, i) => [`s${first + i}`, 1 + ((first + i) % 1000)]).flat();
+    pending.push(run(redis, S.incrementBatch, board.incrementKeys, [board.config.version, atMs, 1000, ...board.windowArgs, ...pairs]));
+    if (pending.length >= 16) await Promise.all(pending.splice(0));
+  }
+  await Promise.all(pending);
+}
+
+async function throughput(call: () => Promise<unknown>, inFlight = 64): Promise<number> {
+  const endMs = performance.now() + Math.max(1, DURATION_SEC / 2) * 1000;
+  let done = 0;
+  const worker = async () => {
+    while (performance.now() < endMs) {
+      await call();
+      done++;
+    }
+  };
+  const startedMs = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return done / ((performance.now() - startedMs) / 1000);
+}
+
+async function waitForHttp(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${url} never answered`);
+}
+
+function rssMb(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en');
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await Promise.all(children.map(stopChild));
+  });

@@ -1,0 +1,25 @@
+/** Three projects, all run by `npm test`: unit (pure logic), integration (real Redis), e2e (HTTP). */
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
+// content-disposition 3 (under @fastify/static, which serves /docs) is ESM-only; Node 20 loads it,
+// Jest's module loader does not, so Jest compiles that one package to CommonJS.
+const esmOnly = ['content-disposition'];
+const base = {
+  transform: {
+    '^.+\\.ts$': tsJest,
+    [`node_modules/(${esmOnly.join('|')})/.+\\.js$`]: ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testEnvironment: 'node',
+};
+
+module.exports = {
+  maxWorkers: 2,
+  // Starting a private Redis Cluster takes a second or two, more on a busy 2-core machine.
+  testTimeout: 60000,
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    { ...base, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'] },
+    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+  ],
+};

@@ -1,0 +1,22 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
+import { CommonModule, CommonModuleOptions } from './common/common.module';
+import { CountersModule } from './counters/counters.module';
+import { AppErrorFilter } from './common/error.filter';
+import { GovernanceModule } from './governance/governance.module';
+import { HealthModule } from './health/health.module';
+import { RankingModule } from './ranking/ranking.module';
+import { RedisModule } from './redis/redis.module';
+import { StatsModule } from './stats/stats.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(options: CommonModuleOptions = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CommonModule.forRoot(options), ScheduleModule.forRoot(), RedisModule, HealthModule, GovernanceModule, RankingModule, CountersModule, StatsModule],
+      providers: [{ provide: APP_FILTER, useClass: AppErrorFilter }],
+    };
+  }
+}

@@ -1,0 +1,32 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AppModule } from './app.module';
+import { CommonModuleOptions } from './common/common.module';
+import { AppConfig } from './common/config';
+import { createRootLogger, echoRequestId, PinoLoggerService, requestId } from './common/logging';
+import { AppValidationPipe } from './common/validation';
+import { prepareGracefulShutdown } from './shutdown';
+
+/** Builds the whole app (used by main.ts and by the e2e tests), ready to listen. */
+export async function createApp(options: CommonModuleOptions = {}): Promise<NestFastifyApplication> {
+  const logger = createRootLogger();
+  const adapter = new FastifyAdapter({ routerOptions: { maxParamLength: 2048 }, bodyLimit: 1024 * 1024, genReqId: requestId, loggerInstance: logger });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, { bufferLogs: true });
+  logger.level = app.get(AppConfig).LOG_LEVEL;
+  app.useLogger(new PinoLoggerService(logger));
+  echoRequestId(app.getHttpAdapter().getInstance());
+  prepareGracefulShutdown(app, app.getHttpAdapter().getInstance());
+  app.useGlobalPipes(new AppValidationPipe());
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('trendboard')
+      .setDescription('Rolling-window leaderboards over Redis: trending items, ranks, counters and stats.')
+      .setVersion('0.1.0')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  return app;
+}

@@ -1,0 +1,37 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { AdminGuard } from './admin.guard';
+import { Clock, SystemClock } from './clock';
+import { AppConfig, validateConfig } from './config';
+import { JobRegistry } from './jobs';
+
+export interface CommonModuleOptions {
+  /** Values layered over the process environment (tests use this to point at their own Redis). */
+  env?: Record<string, string | undefined>;
+  clock?: Clock;
+}
+
+/** Config (validated at boot), the Clock and the admin guard, shared by every feature module. */
+@Global()
+@Module({})
+export class CommonModule {
+  /** Validates the environment at once: a bad value throws here, before anything connects. */
+  static forRoot(options: CommonModuleOptions = {}): DynamicModule {
+    const config = validateConfig({ ...process.env, ...options.env });
+    return {
+      module: CommonModule,
+      imports: [
+        // Given through `load`, not `validate`: ConfigModule copies what `validate` returns into
+        // process.env, which would leak one app's settings (e.g. REDIS_URL) into the next in-process app.
+        ConfigModule.forRoot({ ignoreEnvFile: true, validatePredefined: false, skipProcessEnv: true, load: [() => ({ ...config })] }),
+      ],
+      providers: [
+        { provide: AppConfig, useValue: config },
+        { provide: Clock, useValue: options.clock ?? new SystemClock() },
+        AdminGuard,
+        JobRegistry,
+      ],
+      exports: [AppConfig, Clock, AdminGuard, JobRegistry],
+    };
+  }
+}

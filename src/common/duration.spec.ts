@@ -1,0 +1,23 @@
+import { MAX_DURATION_SEC, parseDurationSec } from './duration';
+
+describe('parseDurationSec', () => {
+  it.each([
+    [30, 30],
+    ['30', 30],
+    ['30s', 30],
+    ['5m', 300],
+    ['1h', 3600],
+    ['7d', 604800],
+    [' 2h ', 7200],
+    [MAX_DURATION_SEC, MAX_DURATION_SEC],
+  ])('reads %j as %d seconds', (input, seconds) => {
+    expect(parseDurationSec(input)).toBe(seconds);
+  });
+
+  it.each([[0], [-5], [1.5], ['0s'], ['-1m'], ['1.5h'], ['1w'], ['h'], [''], ['1h30m'], [null], [undefined], [{}], [MAX_DURATION_SEC + 1], ['401d']])(
+    'refuses %j',
+    (input) => {
+      expect(parseDurationSec(input)).toBeUndefined();
+    },
+  );
+});

@@ -1,0 +1,22 @@
+import { Injectable } from '@nestjs/common';
+
+/** What a scheduled job reports about itself (read by /metrics). */
+export interface JobStats {
+  runs: number;
+  failures: number;
+  lastDurationMs: number;
+}
+
+/** Scheduled jobs register their live stats here, so operations code can read them without importing the features. */
+@Injectable()
+export class JobRegistry {
+  private readonly jobs = new Map<string, JobStats>();
+
+  register(name: string, stats: JobStats): void {
+    this.jobs.set(name, stats);
+  }
+
+  entries(): Array<[string, JobStats]> {
+    return [...this.jobs.entries()];
+  }
+}

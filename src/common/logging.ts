@@ -1,0 +1,67 @@
+import { LoggerService } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import pino, { Logger } from 'pino';
+
+const REQUEST_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/**
+ * The process's one pino logger (JSON lines). Fastify logs each request with it through a child
+ * logger bound to the request id, so every line of a request carries `reqId`; Nest's own messages go
+ * through PinoLoggerService. The level is set from LOG_LEVEL once the config is validated.
+ */
+export function createRootLogger(): Logger {
+  return pino({ level: 'info', redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] });
+}
+
+/** Fastify's request id: the caller's X-Request-Id when it is sane, else a new UUID. */
+export function requestId(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** Echoes the request id back, so a client can quote it. */
+export function echoRequestId(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('X-Request-Id', request.id);
+  });
+}
+
+/** Nest's logger interface over pino: the last string argument is the context, as Nest passes it. */
+export class PinoLoggerService implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, ...rest: unknown[]): void {
+    this.write('info', message, rest);
+  }
+
+  error(message: unknown, ...rest: unknown[]): void {
+    this.write('error', message, rest);
+  }
+
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.write('warn', message, rest);
+  }
+
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.write('debug', message, rest);
+  }
+
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.write('trace', message, rest);
+  }
+
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.write('fatal', message, rest);
+  }
+
+  private write(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', message: unknown, rest: unknown[]): void {
+    const context = typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
+    const details = rest.slice(0, context === undefined ? rest.length : -1).filter((value) => value !== undefined);
+    const fields = { context, ...(details.length > 0 ? { details } : {}) };
+    if (message instanceof Error) this.logger[level]({ ...fields, err: message }, message.message);
+    else if (typeof message === 'object' && message !== null) this.logger[level]({ ...fields, ...message });
+    else this.logger[level](fields, String(message));
+  }
+}

@@ -1,0 +1,141 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { InvalidInputError, NotFoundError } from '../common/errors';
+import { atProblem, MAX_COUNT, resolvePrecision, Sample, shapeSamples } from './counter-math';
+import { parseMember } from './counter-keys';
+import { CounterSettings } from './counter-settings';
+import { CounterStore } from './counters.store';
+
+export interface IncrementResult {
+  name: string;
+  /** The count added. */
+  count: number;
+  /** The sample's time (unix s): `at` as given, else now. */
+  at: number;
+  /** The precisions (s) the count landed in (fewer than configured for an old `at`). */
+  precisions: number[];
+}
+
+export interface CounterSeries {
+  name: string;
+  precision: number;
+  samples: Sample[];
+}
+
+export interface CounterSummary {
+  name: string;
+  precisions: number[];
+}
+
+export interface CleanPassResult {
+  pass: number;
+  visited: number;
+  due: number;
+  slicesRemoved: number;
+  entriesRemoved: number;
+  /** Buckets whose cleaning failed (logged; retried on a later pass). */
+  failures: number;
+}
+
+/** Multi-precision counters: increments, reads, listing, deletion and the cleaner pass. No HTTP types. */
+@Injectable()
+export class CountersService {
+  readonly settings: CounterSettings;
+  private readonly logger = new Logger('Counters');
+
+  constructor(
+    private readonly store: CounterStore,
+    private readonly clock: Clock,
+  ) {
+    this.settings = store.settings;
+  }
+
+  async increment(name: string, count = 1, atSec?: number): Promise<IncrementResult> {
+    if (!Number.isInteger(count) || count === 0 || Math.abs(count) > MAX_COUNT) {
+      throw new InvalidInputError(`count must be a non-zero integer with |count| <= ${MAX_COUNT}`);
+    }
+    const nowMs = this.clock.nowMs();
+    const nowSec = Math.floor(nowMs / 1000);
+    const at = atSec ?? nowSec;
+    if (!Number.isInteger(at) || at < 0) throw new InvalidInputError('at must be a non-negative integer of unix seconds');
+    const problem = atProblem(at, nowSec, this.settings.samples, this.settings.precisions);
+    if (problem) throw new InvalidInputError(problem);
+    const precisions = await this.store.increment(name, nowMs, at, count);
+    // The script applies the same retention rule with the same `now`, so it always lands somewhere here.
+    return { name, count, at, precisions };
+  }
+
+  async read(name: string, precision: unknown, options: { from?: number; to?: number; fill?: boolean } = {}): Promise<CounterSeries> {
+    const precisionSec = this.resolvePrecision(precision);
+    const { from, to } = options;
+    if (from !== undefined && to !== undefined && from > to) throw new InvalidInputError(`from (${from}) must not be after to (${to})`);
+    const nowMs = this.clock.nowMs();
+    const nowSec = Math.floor(nowMs / 1000);
+    const stored = await this.store.read(name, precisionSec, nowMs, from ?? 0, to ?? Number.MAX_SAFE_INTEGER);
+    if (!stored.known) throw new NotFoundError(`counter "${name}" does not exist`);
+    const samples = shapeSamples(stored.samples, {
+      nowSec,
+      samples: this.settings.samples,
+      precisionSec,
+      fromSec: from,
+      toSec: to,
+      fill: options.fill ?? false,
+    });
+    return { name, precision: precisionSec, samples };
+  }
+
+  /** Counters sorted by name (byte order), each with the precisions it is listed at. */
+  async list(offset = 0, limit = 100): Promise<{ counters: CounterSummary[]; total: number }> {
+    const byName = new Map<string, number[]>();
+    for (const value of await this.store.knownMembers()) {
+      const parsed = parseMember(value);
+      if (!parsed) continue;
+      const list = byName.get(parsed.name) ?? [];
+      list.push(parsed.precisionSec);
+      byName.set(parsed.name, list);
+    }
+    const names = [...byName.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const counters = names.slice(offset, offset + limit).map((name) => ({ name, precisions: byName.get(name)!.sort((a, b) => a - b) }));
+    return { counters, total: names.length };
+  }
+
+  async delete(name: string): Promise<void> {
+    if (!(await this.store.delete(name))) throw new NotFoundError(`counter "${name}" does not exist`);
+  }
+
+  /**
+   * One cleaner pass over every bucket of the index, a page (COUNTER_CLEAN_BATCH entries) per script
+   * call, with a lexicographic cursor that stays valid while entries are added or removed under it.
+   * Only precisions due on this pass are trimmed. A failing bucket is logged and counted; the others
+   * are still cleaned.
+   */
+  async cleanPass(pass: number): Promise<CleanPassResult> {
+    const result: CleanPassResult = { pass, visited: 0, due: 0, slicesRemoved: 0, entriesRemoved: 0, failures: 0 };
+    for (let bucket = 0; bucket < this.settings.buckets; bucket++) {
+      let cursor = '';
+      try {
+        do {
+          const page = await this.store.cleanPage(bucket, this.clock.nowMs(), pass, cursor);
+          result.visited += page.visited;
+          result.due += page.due;
+          result.slicesRemoved += page.slicesRemoved;
+          result.entriesRemoved += page.entriesRemoved;
+          cursor = page.next;
+        } while (cursor !== '');
+      } catch (error) {
+        result.failures++;
+        this.logger.warn(`cleaning counter bucket ${bucket} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    return result;
+  }
+
+  private resolvePrecision(value: unknown): number {
+    const seconds = resolvePrecision(value, this.settings.precisions);
+    if (seconds === undefined) {
+      const given = value === undefined ? 'precision is required' : `precision ${JSON.stringify(value)} is not configured`;
+      throw new InvalidInputError(`${given}: precision must be one of ${this.settings.precisions.join(', ')} (seconds, or a duration such as 5s, 1m, 1h, 1d)`);
+    }
+    return seconds;
+  }
+}

@@ -1,0 +1,42 @@
+import { CanActivate, ExecutionContext, HttpException, HttpStatus, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Clock } from '../common/clock';
+import { AppConfig } from '../common/config';
+import { RateLimiter } from './rate-limiter';
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Limits write requests per client (X-Api-Key when sent, else the client IP) in this instance. */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  private readonly limiter?: RateLimiter;
+
+  constructor(
+    config: AppConfig,
+    private readonly clock: Clock,
+  ) {
+    if (config.RATE_LIMIT_PER_SEC > 0) {
+      this.limiter = new RateLimiter({
+        perSecond: config.RATE_LIMIT_PER_SEC,
+        burst: config.RATE_LIMIT_BURST || 2 * config.RATE_LIMIT_PER_SEC,
+        maxClients: config.RATE_LIMIT_MAX_CLIENTS,
+      });
+    }
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    if (!this.limiter || context.getType() !== 'http') return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    if (READ_METHODS.has(request.method)) return true;
+    const apiKey = request.headers['x-api-key'];
+    const client = typeof apiKey === 'string' && apiKey.length > 0 ? `key:${apiKey.slice(0, 200)}` : `ip:${request.ip}`;
+    const decision = this.limiter.check(client, this.clock.nowMs());
+    if (decision.allowed) return true;
+    void context.switchToHttp().getResponse<FastifyReply>().header('Retry-After', String(decision.retryAfterSec));
+    const { perSecond, burst } = this.limiter.options;
+    throw new HttpException(
+      { statusCode: 429, message: `Rate limit exceeded: ${perSecond} writes per second (burst ${burst}) per client; retry after ${decision.retryAfterSec} s`, error: 'Too Many Requests' },
+      HttpStatus.TOO_MANY_REQUESTS,
+    );
+  }
+}

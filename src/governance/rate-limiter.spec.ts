@@ -1,0 +1,32 @@
+import { RateLimiter } from './rate-limiter';
+
+describe('RateLimiter', () => {
+  it('allows the burst within one second, then refuses with Retry-After 1', () => {
+    const limiter = new RateLimiter({ perSecond: 10, burst: 3, maxClients: 100 });
+    expect([0, 10, 20].map((t) => limiter.check('a', 1_000 + t).allowed)).toEqual([true, true, true]);
+    expect(limiter.check('a', 1_050)).toEqual({ allowed: false, retryAfterSec: 1 });
+    expect(limiter.check('b', 1_050).allowed).toBe(true);
+    expect(limiter.check('a', 2_100).allowed).toBe(true);
+  });
+
+  it('holds the sustained rate over ten seconds', () => {
+    const limiter = new RateLimiter({ perSecond: 2, burst: 100, maxClients: 100 });
+    let allowed = 0;
+    for (let i = 0; i < 40; i++) if (limiter.check('a', 100_000 + i * 10).allowed) allowed++;
+    expect(allowed).toBe(20);
+    const refused = limiter.check('a', 100_500);
+    expect(refused.allowed).toBe(false);
+    expect(refused.allowed === false && refused.retryAfterSec).toBeGreaterThanOrEqual(1);
+    expect(limiter.check('a', 111_000).allowed).toBe(true);
+  });
+
+  it('forgets the least recently seen clients beyond maxClients', () => {
+    const limiter = new RateLimiter({ perSecond: 1, burst: 1, maxClients: 2 });
+    limiter.check('a', 0);
+    limiter.check('b', 0);
+    limiter.check('c', 0);
+    expect(limiter.trackedClients).toBe(2);
+    expect(limiter.check('a', 10).allowed).toBe(true); // 'a' was forgotten
+    expect(limiter.check('c', 10).allowed).toBe(false);
+  });
+});

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import { RedisService } from '../redis/redis.service';
+
+const PING_TIMEOUT_MS = 500;
+
+@Injectable()
+export class RedisHealthIndicator {
+  constructor(
+    private readonly redis: RedisService,
+    private readonly indicators: HealthIndicatorService,
+  ) {}
+
+  async isHealthy(key = 'redis'): Promise<HealthIndicatorResult> {
+    const indicator = this.indicators.check(key);
+    try {
+      await this.redis.ping(PING_TIMEOUT_MS);
+      return indicator.up();
+    } catch (error) {
+      return indicator.down({ message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+}

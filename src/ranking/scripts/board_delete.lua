@@ -1,0 +1,13 @@
+-- board_delete: removes every key of a board (config, likes, each window's slots, index and results).
+-- The board knows its keys: window names come from its config, slot hashes from each slots index.
+-- KEYS: 2
+-- KEYS[1]        board config hash
+-- KEYS[2]        likes zset of the board
+-- (no ARGV)
+-- Reply: 1 when the board existed, else 0
+local cfg_key, likes_key = KEYS[1], KEYS[2]
+local stored = redis.call('HGET', cfg_key, 'windows')
+if not stored then return 0 end
+for _, w in ipairs(cjson.decode(stored)) do drop_window(cfg_key, w.name) end
+redis.call('UNLINK', cfg_key, likes_key)
+return 1

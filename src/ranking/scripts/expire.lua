@@ -1,0 +1,19 @@
+-- expire: drains the expired slots of every window of a board and prunes old likes (scheduled job).
+-- KEYS: dynamic
+-- KEYS[1]        board config hash (holds the config version)
+-- KEYS[2]        likes zset: "<item>\31<user>" -> like time (unix ms)
+-- KEYS[1+2w], KEYS[2+2w] (w = 1..W): window w's slots index zset and results zset
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields (and likes) removed by this call
+-- ARGV[4]        W, number of windows
+-- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
+-- Reply: draining (0|1): 1 when expired data remains (call again)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local err = version_error(KEYS[1], ARGV[1])
+if err then return redis.error_reply(err) end
+local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+local budget = tonumber(ARGV[3])
+local window_count = tonumber(ARGV[4])
+prune_likes(KEYS[2], window_count, now_sec, budget)
+return expire_all(3, window_count, 5, 3, now_sec, budget)

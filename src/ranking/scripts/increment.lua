@@ -1,0 +1,29 @@
+-- increment: adds an amount to one item in every window of a board, expiring what fell out first.
+-- KEYS: dynamic
+-- KEYS[1]        board config hash (holds the config version)
+-- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields drained by this call
+-- ARGV[4]        W, number of windows
+-- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
+-- ARGV[5+3W]     item id
+-- ARGV[6+3W]     amount (integer, non-zero)
+-- Reply: { draining (0|1), score_1, rank_1, ..., score_W, rank_W } (rank 0: not ranked)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local err = version_error(KEYS[1], ARGV[1])
+if err then return redis.error_reply(err) end
+local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+local window_count = tonumber(ARGV[4])
+local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
+local item = ARGV[5 + 3 * window_count]
+local amount = tonumber(ARGV[6 + 3 * window_count])
+local reply = { draining }
+for w = 0, window_count - 1 do
+  local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
+  local slot_start = current_slot(now_sec, tonumber(ARGV[6 + 3 * w]))
+  local score = add_to_window(slots_key, top_key, slot_start, item, amount)
+  reply[#reply + 1] = score
+  reply[#reply + 1] = rank_of(top_key, score)
+end
+return reply

@@ -1,0 +1,26 @@
+-- increment_batch: adds amounts to many items in every window of a board, in one atomic step.
+-- KEYS: dynamic
+-- KEYS[1]        board config hash (holds the config version)
+-- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields drained by this call
+-- ARGV[4]        W, number of windows
+-- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
+-- ARGV[5+3W ...] pairs of item id, amount (integer, non-zero)
+-- Reply: { draining (0|1), entries applied }
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local err = version_error(KEYS[1], ARGV[1])
+if err then return redis.error_reply(err) end
+local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+local window_count = tonumber(ARGV[4])
+local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
+local first = 5 + 3 * window_count
+for w = 0, window_count - 1 do
+  local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
+  local slot_start = current_slot(now_sec, tonumber(ARGV[6 + 3 * w]))
+  for i = first, #ARGV, 2 do
+    add_to_window(slots_key, top_key, slot_start, ARGV[i], tonumber(ARGV[i + 1]))
+  end
+end
+return { draining, (#ARGV - first + 1) / 2 }

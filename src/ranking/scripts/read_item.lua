@@ -1,0 +1,18 @@
+-- read_item: one item's score and rank in a window plus the number of ranked items, after expiry.
+-- KEYS: 3
+-- KEYS[1]        board config hash (holds the config version)
+-- KEYS[2]        the window's slots index zset
+-- KEYS[3]        the window's results zset
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields drained by this call
+-- ARGV[4], ARGV[5]: the window's period and interval, seconds
+-- ARGV[6]        item id
+-- Reply: { draining (0|1), score, rank (0: not ranked), ranked items (score > 0) }
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local err = version_error(KEYS[1], ARGV[1])
+if err then return redis.error_reply(err) end
+local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
+local score, rank = standing(KEYS[3], ARGV[6])
+return { more and 1 or 0, score, rank, redis.call('ZCOUNT', KEYS[3], '(0', '+inf') }

@@ -1,0 +1,21 @@
+-- read_top: one page of a window's listing, highest score first, after expiring what fell out.
+-- KEYS: 3
+-- KEYS[1]        board config hash (holds the config version)
+-- KEYS[2]        the window's slots index zset
+-- KEYS[3]        the window's results zset
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields drained by this call
+-- ARGV[4], ARGV[5]: the window's period and interval, seconds
+-- ARGV[6]        offset (0-based), ARGV[7] limit
+-- Reply: { draining (0|1), position of the first listed (0-based), items with a higher score than
+--          the first listed, item_1, score_1, ... }
+--        ties are listed in descending byte order of item id (Redis ZREVRANGE order)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local err = version_error(KEYS[1], ARGV[1])
+if err then return redis.error_reply(err) end
+local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
+local offset = tonumber(ARGV[6])
+local page = redis.call('ZREVRANGE', KEYS[3], offset, offset + tonumber(ARGV[7]) - 1, 'WITHSCORES')
+return append_listing({ more and 1 or 0, offset, 0 }, KEYS[3], page)

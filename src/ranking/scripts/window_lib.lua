@@ -1,0 +1,146 @@
+-- window_lib: functions shared by the ranking scripts. Not a script of its own: it is prepended to
+-- each ranking script when the script is registered.
+-- KEYS: 0
+-- Conventions: a window's keys come in KEYS as pairs (slots index zset, results zset). Its slot hashes
+-- are named <base>slot:<start>, where <base> is the slots key without its trailing "slots", so they
+-- always share the hash tag of the keys in KEYS. Times are passed in (unix s or ms); no TIME call.
+
+-- Refuses a write made with a cached config that is no longer the stored one.
+local function version_error(cfg_key, version)
+  local stored = redis.call('HGET', cfg_key, 'version')
+  if not stored then return 'TB_NO_BOARD board does not exist' end
+  if stored ~= version then return 'TB_STALE_CONFIG board config changed' end
+  return nil
+end
+
+local function slot_key_of(slots_key, start)
+  return string.sub(slots_key, 1, -6) .. 'slot:' .. start
+end
+
+-- Unlinks every key of one window: its slot hashes (found through its slots index), index and results.
+-- The window's keys are named after the board config key "<tag>:cfg" as "<tag>:<window>:...".
+local function drop_window(cfg_key, window_name)
+  local base = string.sub(cfg_key, 1, -4) .. window_name .. ':'
+  for _, start in ipairs(redis.call('ZRANGE', base .. 'slots', 0, -1)) do
+    redis.call('UNLINK', base .. 'slot:' .. start)
+  end
+  redis.call('UNLINK', base .. 'slots', base .. 'top')
+end
+
+local function current_slot(now_sec, interval_sec)
+  return now_sec - (now_sec % interval_sec)
+end
+
+-- Subtracts the oldest expired slots (start <= current slot - period) from the results and deletes
+-- them, touching at most `budget` fields. Subtract and delete happen together, so an expired slot can
+-- never be subtracted twice. A slot bigger than the budget is drained in part (subtract + HDEL of the
+-- same fields). Returns the budget left and whether expired data remains.
+local function expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget)
+  local cutoff = current_slot(now_sec, interval_sec) - period_sec
+  while true do
+    local oldest = redis.call('ZRANGE', slots_key, '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1)
+    if #oldest == 0 then return budget, false end
+    if budget <= 0 then return 0, true end
+    local slot_key = slot_key_of(slots_key, oldest[1])
+    local size = redis.call('HLEN', slot_key)
+    local whole = size <= budget
+    local entries
+    if whole then
+      entries = redis.call('HGETALL', slot_key)
+    else
+      entries = redis.call('HRANDFIELD', slot_key, budget, 'WITHVALUES')
+    end
+    local fields = {}
+    for i = 1, #entries, 2 do
+      local item = entries[i]
+      local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
+      if left == 0 then redis.call('ZREM', top_key, item) end
+      fields[#fields + 1] = item
+    end
+    if whole then
+      redis.call('DEL', slot_key)
+      redis.call('ZREM', slots_key, oldest[1])
+      budget = budget - math.max(size, 1)
+    else
+      redis.call('HDEL', slot_key, unpack(fields))
+      budget = budget - #fields
+    end
+  end
+end
+
+-- Expires every window given as (slots, top) pairs starting at KEYS[first_key], with per-window
+-- (period, interval) at ARGV[first_arg] with `stride` arguments per window. Returns 1 if data remains.
+local function expire_all(first_key, window_count, first_arg, stride, now_sec, budget)
+  local draining = 0
+  for w = 0, window_count - 1 do
+    local period_sec = tonumber(ARGV[first_arg + w * stride])
+    local interval_sec = tonumber(ARGV[first_arg + w * stride + 1])
+    local more
+    budget, more = expire_window(KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, period_sec, interval_sec, budget)
+    if more then draining = 1 end
+  end
+  return draining
+end
+
+-- Adds `amount` to an item in the current slot and the results of one window; returns the new score.
+-- A results score that reaches exactly 0 is removed; a negative one stays (so later increments stay
+-- exact) and every read treats it as absent.
+local function add_to_window(slots_key, top_key, slot_start, item, amount)
+  local slot_key = slot_key_of(slots_key, slot_start)
+  if tonumber(redis.call('HINCRBY', slot_key, item, amount)) == 0 then redis.call('HDEL', slot_key, item) end
+  redis.call('ZADD', slots_key, 'NX', slot_start, slot_start)
+  local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
+  if score == 0 then redis.call('ZREM', top_key, item) end
+  return score
+end
+
+-- Competition rank (1, 2, 2, 4) of a score, or 0 when the score does not rank (<= 0).
+local function rank_of(top_key, score)
+  if score <= 0 then return 0 end
+  return redis.call('ZCOUNT', top_key, '(' .. score, '+inf') + 1
+end
+
+-- Appends a listing page (ZREVRANGE ... WITHSCORES) to a read reply: stops at the first score <= 0,
+-- and stores at reply[3] how many items score higher than the first one listed.
+local function append_listing(reply, top_key, page)
+  for i = 1, #page, 2 do
+    local score = tonumber(page[i + 1])
+    if score <= 0 then break end
+    if i == 1 then reply[3] = rank_of(top_key, score) - 1 end
+    reply[#reply + 1] = page[i]
+    reply[#reply + 1] = score
+  end
+  return reply
+end
+
+-- Current score and rank of an item in one window.
+local function standing(top_key, item)
+  local score = tonumber(redis.call('ZSCORE', top_key, item) or '0')
+  return score, rank_of(top_key, score)
+end
+
+-- Likes: window w (0-based) still holds a like made at `liked_ms` when the like's slot is live there
+-- and the window existed when the like was made. Window args start at ARGV[5], three per window.
+local function like_windows(liked_ms, window_count, now_sec)
+  local holding = {}
+  for w = 0, window_count - 1 do
+    local period_sec = tonumber(ARGV[5 + 3 * w])
+    local interval_sec = tonumber(ARGV[6 + 3 * w])
+    local live_from_ms = (current_slot(now_sec, interval_sec) - period_sec + interval_sec) * 1000
+    if liked_ms >= live_from_ms and liked_ms >= tonumber(ARGV[7 + 3 * w]) then holding[#holding + 1] = w end
+  end
+  return holding
+end
+
+-- Removes (at most `budget`) likes older than the start of every window's live span.
+local function prune_likes(likes_key, window_count, now_sec, budget)
+  local oldest_live_ms = nil
+  for w = 0, window_count - 1 do
+    local period_sec = tonumber(ARGV[5 + 3 * w])
+    local interval_sec = tonumber(ARGV[6 + 3 * w])
+    local live_from_ms = (current_slot(now_sec, interval_sec) - period_sec + interval_sec) * 1000
+    if oldest_live_ms == nil or live_from_ms < oldest_live_ms then oldest_live_ms = live_from_ms end
+  end
+  local stale = redis.call('ZRANGE', likes_key, '-inf', '(' .. oldest_live_ms, 'BYSCORE', 'LIMIT', 0, budget)
+  if #stale > 0 then redis.call('ZREM', likes_key, unpack(stale)) end
+end

@@ -1,0 +1,61 @@
+import { InvalidInputError } from '../common/errors';
+import { parseDurationSec } from '../common/duration';
+import { isName, NAME_RULE } from '../common/names';
+
+export const MAX_WINDOWS = 8;
+export const MAX_SLOTS_PER_WINDOW = 10_000;
+
+/** A window counts the newest periodSec / intervalSec slots of intervalSec each, the current one included. */
+export interface WindowSpec {
+  name: string;
+  periodSec: number;
+  intervalSec: number;
+}
+
+/** A window as stored: `createdAtMs` tells likes made before a reset remade the window from later ones. */
+export interface WindowConfig extends WindowSpec {
+  createdAtMs: number;
+}
+
+export interface WindowInput {
+  name?: string;
+  period: string | number;
+  interval: string | number;
+}
+
+export function slotStartSec(timeSec: number, intervalSec: number): number {
+  return timeSec - (((timeSec % intervalSec) + intervalSec) % intervalSec);
+}
+
+/**
+ * The span a window's figures cover at `nowMs`: from the start of the oldest live slot to the end of
+ * the current one, so between periodSec - intervalSec and periodSec seconds of history.
+ */
+export function windowSpan(nowMs: number, window: WindowSpec): { fromSec: number; toSec: number } {
+  const currentSec = slotStartSec(Math.floor(nowMs / 1000), window.intervalSec);
+  return { fromSec: currentSec - window.periodSec + window.intervalSec, toSec: currentSec + window.intervalSec };
+}
+
+/** Checks a requested window list and resolves durations and default names; throws naming the problem. */
+export function resolveWindows(inputs: WindowInput[]): WindowSpec[] {
+  if (inputs.length < 1 || inputs.length > MAX_WINDOWS) {
+    throw new InvalidInputError(`windows must hold 1 to ${MAX_WINDOWS} windows`);
+  }
+  const seen = new Set<string>();
+  return inputs.map((input, index) => {
+    const periodSec = parseDurationSec(input.period);
+    const intervalSec = parseDurationSec(input.interval);
+    const field = `windows.${index}`;
+    if (periodSec === undefined) throw new InvalidInputError(`${field}.period must be a duration (seconds, or like 30s, 5m, 1h, 7d)`);
+    if (intervalSec === undefined) throw new InvalidInputError(`${field}.interval must be a duration (seconds, or like 30s, 5m, 1h, 7d)`);
+    if (periodSec % intervalSec !== 0) throw new InvalidInputError(`${field}.period must be a multiple of its interval`);
+    if (periodSec / intervalSec > MAX_SLOTS_PER_WINDOW) {
+      throw new InvalidInputError(`${field} would have ${periodSec / intervalSec} slots; at most ${MAX_SLOTS_PER_WINDOW} are allowed`);
+    }
+    const name = input.name ?? String(input.period);
+    if (!isName(name)) throw new InvalidInputError(`${field}.name must be ${NAME_RULE}`);
+    if (seen.has(name)) throw new InvalidInputError(`${field}.name "${name}" is used twice`);
+    seen.add(name);
+    return { name, periodSec, intervalSec };
+  });
+}

@@ -1,0 +1,128 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import Redis, { Cluster, RedisOptions } from 'ioredis';
+import { Clock } from '../common/clock';
+import { AppConfig } from '../common/config';
+import { KeyBuilder } from './keys';
+import { loadScriptSource, ScriptDefinition } from './scripts';
+
+export type RedisClient = Redis | Cluster;
+
+/**
+ * The one Redis connection of the process (single node or Cluster). It fails fast while Redis is away
+ * (no offline queue, a command timeout) so requests get 503 at once, and reconnects by itself.
+ */
+@Injectable()
+export class RedisService implements OnModuleInit, OnApplicationShutdown {
+  readonly client: RedisClient;
+  readonly keys: KeyBuilder;
+  private readonly logger = new Logger('Redis');
+  private readonly defined = new Set<string>();
+  private readonly beforeClose: Array<() => Promise<void>> = [];
+  private lastErrorLogMs = 0;
+
+  constructor(
+    config: AppConfig,
+    private readonly clock: Clock,
+  ) {
+    this.keys = new KeyBuilder(config.KEY_PREFIX);
+    const options: RedisOptions = {
+      enableOfflineQueue: false,
+      commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS,
+      connectTimeout: 2000,
+      maxRetriesPerRequest: 0,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    };
+    this.client = config.REDIS_CLUSTER_NODES
+      ? new Cluster(
+          config.REDIS_CLUSTER_NODES.split(',').map((node) => {
+            const [host, port] = node.split(':');
+            return { host, port: Number(port) };
+          }),
+          { enableOfflineQueue: false, redisOptions: options, clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000) },
+        )
+      : new Redis(config.REDIS_URL, options);
+    this.client.on('error', (error: Error) => this.logThrottled(error));
+  }
+
+  /** Boot waits briefly for the first connection; a Redis that is down does not stop the process (ready is 503). */
+  async onModuleInit(): Promise<void> {
+    if (!(await this.waitUntilReady(2000))) this.logger.warn('Redis is not reachable yet; requests answer 503 until it is');
+  }
+
+  /** Resolves true once connected (or already), false after `timeoutMs`. */
+  waitUntilReady(timeoutMs: number): Promise<boolean> {
+    if (this.client.status === 'ready') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ready: boolean) => {
+        clearTimeout(timer);
+        this.client.off('ready', onReady);
+        resolve(ready);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.client.on('ready', onReady);
+    });
+  }
+
+  /** Registers scripts once per process; ioredis runs them by EVALSHA and falls back to EVAL on NOSCRIPT. */
+  defineScripts(definitions: ScriptDefinition[]): void {
+    for (const definition of definitions) {
+      if (this.defined.has(definition.name)) continue;
+      const lua = loadScriptSource(definition);
+      const numberOfKeys = definition.numberOfKeys === 'dynamic' ? undefined : definition.numberOfKeys;
+      this.client.defineCommand(definition.name, { lua, numberOfKeys });
+      this.defined.add(definition.name);
+    }
+  }
+
+  /** Runs a registered script. `keys` become KEYS; for dynamic scripts numkeys is sent first. */
+  async run<T>(definition: ScriptDefinition, keys: string[], args: Array<string | number>): Promise<T> {
+    const command = (this.client as unknown as Record<string, (...a: unknown[]) => Promise<T>>)[definition.name];
+    if (definition.numberOfKeys === 'dynamic') return command.call(this.client, keys.length, ...keys, ...args);
+    return command.call(this.client, ...keys, ...args);
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('Command timed out')), timeoutMs);
+    });
+    try {
+      await Promise.race([this.client.ping(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Registers a last write (e.g. a buffer flush) to run at shutdown just before the connection closes.
+   * Nest closes the HTTP server before this hook, so every finished request is already buffered.
+   */
+  flushBeforeClose(flush: () => Promise<void>): void {
+    this.beforeClose.push(flush);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    for (const flush of this.beforeClose) {
+      try {
+        await flush();
+      } catch (error) {
+        this.logger.warn(`flush at shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    try {
+      const ended = new Promise((resolve) => this.client.once('end', resolve));
+      await this.client.quit();
+      await ended;
+    } catch {
+      this.client.disconnect();
+    }
+  }
+
+  private logThrottled(error: Error): void {
+    const nowMs = this.clock.nowMs();
+    if (nowMs - this.lastErrorLogMs < 5000) return;
+    this.lastErrorLogMs = nowMs;
+    this.logger.warn(`Redis connection problem: ${error.message}`);
+  }
+}

@@ -1,0 +1,54 @@
+import type { INestApplication, LoggerService } from '@nestjs/common';
+import type { FastifyInstance } from 'fastify';
+
+const beginStopping = new WeakMap<INestApplication, () => void>();
+
+/**
+ * Called once when the app is built: once stopping, every answer says `Connection: close`, so a
+ * keep-alive connection whose request was in flight at the signal closes instead of holding the
+ * server open until its idle timeout.
+ */
+export function prepareGracefulShutdown(app: INestApplication, fastify: FastifyInstance): void {
+  let stopping = false;
+  fastify.addHook('onSend', async (_request, reply, payload) => {
+    if (stopping) void reply.header('Connection', 'close');
+    return payload;
+  });
+  beginStopping.set(app, () => (stopping = true));
+}
+
+export interface ShutdownOptions {
+  timeoutMs: number;
+  logger: LoggerService;
+  exit: (code: number) => void;
+}
+
+/**
+ * Graceful stop: stop accepting, let requests in flight finish, run the shutdown hooks (schedulers
+ * stop, buffers flush, Redis closes), then exit 0. If that takes longer than `timeoutMs`, exit 1.
+ * A second signal while stopping changes nothing.
+ */
+export function gracefulShutdown(app: INestApplication, options: ShutdownOptions): (signal: string) => Promise<void> {
+  let stopping: Promise<void> | undefined;
+  return (signal: string) => {
+    stopping ??= (async () => {
+      options.logger.log(`${signal} received: shutting down`);
+      const timer = setTimeout(() => {
+        options.logger.error(`shutdown took longer than ${options.timeoutMs} ms: exiting anyway`);
+        options.exit(1);
+      }, options.timeoutMs);
+      timer.unref();
+      beginStopping.get(app)?.();
+      try {
+        await app.close();
+        clearTimeout(timer);
+        options.exit(0);
+      } catch (error) {
+        clearTimeout(timer);
+        options.logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+        options.exit(1);
+      }
+    })();
+    return stopping;
+  };
+}

@@ -1,0 +1,118 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
+import { Clock } from '../common/clock';
+import { AppConfig } from '../common/config';
+import { JobRegistry, JobStats } from '../common/jobs';
+import { RedisService } from '../redis/redis.service';
+import { ACCESS_TIME, StatsService } from './stats.service';
+import { Batch } from './stats.store';
+import { addToHistogram, addValue, emptyMoments, hourStartOf, HOUR_SEC, mergeHistograms, mergeMoments } from './stats-math';
+import { routeContext } from './stats-names';
+
+/**
+ * Records every route's handling time (seconds) as context "<METHOD> <route pattern>", type AccessTime.
+ * The request never waits on Redis: a Fastify onResponse hook adds the time to an in-process batch per
+ * context and hour (count, sum, sumsq, min, max, mean, M2, histogram); a timer flushes all batches at
+ * least once a second in one pipeline (one merge script call per context), and the last batch is
+ * flushed at shutdown, after the HTTP server has closed and before Redis does.
+ */
+@Injectable()
+export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  static readonly JOB = 'stats-flush';
+  readonly stats: JobStats = { runs: 0, failures: 0, lastDurationMs: 0 };
+  private readonly logger = new Logger('AccessTime');
+  private pending = new Map<string, Batch>();
+  private chain: Promise<void> = Promise.resolve();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly statsService: StatsService,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+    private readonly redis: RedisService,
+    jobs: JobRegistry,
+  ) {
+    jobs.register(AccessTimeRecorder.JOB, this.stats);
+  }
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('onResponse', async (request, reply) => {
+      this.observe(routeContext(request.method, request.routeOptions.url), reply.elapsedTime / 1000);
+    });
+    this.redis.flushBeforeClose(() => this.flush());
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.flush(), this.config.STATS_FLUSH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Adds one handling time (seconds) to the batch of its context and the current hour. */
+  observe(context: string, seconds: number): void {
+    if (!Number.isFinite(seconds) || seconds < 0) return;
+    const hourStart = hourStartOf(this.clock.nowMs());
+    const key = `${hourStart} ${context}`;
+    let batch = this.pending.get(key);
+    if (!batch) {
+      batch = { context, type: ACCESS_TIME, hourStart, moments: emptyMoments(), histogram: new Map() };
+      this.pending.set(key, batch);
+    }
+    addValue(batch.moments, seconds);
+    addToHistogram(batch.histogram, seconds);
+  }
+
+  /** Batches waiting for the next flush. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Writes every pending batch. Flushes run one after another; a call resolves once everything
+   * observed before it has been written (or has failed and been put back). Never throws.
+   */
+  flush(): Promise<void> {
+    this.chain = this.chain.then(() => this.flushOnce());
+    return this.chain;
+  }
+
+  private async flushOnce(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batches = [...this.pending.values()];
+    this.pending = new Map();
+    const startedMs = performance.now();
+    this.stats.runs++;
+    try {
+      const failed = await this.statsService.flush(batches);
+      if (failed.length > 0) this.putBack(failed, `${failed.length} of ${batches.length} batches failed`);
+    } catch (error) {
+      this.putBack(batches, error instanceof Error ? error.message : String(error));
+    } finally {
+      this.stats.lastDurationMs = performance.now() - startedMs;
+    }
+  }
+
+  /** Merges failed batches back for the next flush, except those too old to be kept anyway. */
+  private putBack(batches: Batch[], reason: string): void {
+    this.stats.failures++;
+    this.logger.warn(`access-time flush failed (${reason}); retrying with the next flush`);
+    const oldestKept = hourStartOf(this.clock.nowMs()) - HOUR_SEC;
+    for (const failed of batches) {
+      if (failed.hourStart < oldestKept) continue;
+      const key = `${failed.hourStart} ${failed.context}`;
+      const live = this.pending.get(key);
+      if (!live) {
+        this.pending.set(key, failed);
+        continue;
+      }
+      mergeMoments(live.moments, failed.moments);
+      mergeHistograms(live.histogram, failed.histogram);
+    }
+  }
+}

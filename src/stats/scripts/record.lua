@@ -1,0 +1,18 @@
+-- record: adds one value to the hour of a stats context/type, rolling the hour over first if needed.
+-- KEYS: 2
+-- KEYS[1]        the current hour's hash {<prefix>stats:<escaped context>:<type>}:cur
+-- KEYS[2]        the previous hour's hash ({...}:prev)
+-- ARGV[1]        now, unix milliseconds (only for the keys' time to live)
+-- ARGV[2]        hour start of the sample, unix seconds (from the caller's clock)
+-- ARGV[3]        the value (finite number)
+-- ARGV[4]        its histogram field: z, p<i> or n<i> (DDSketch bucket index, computed by the app)
+-- Reply: { status (1 current, 2 previous: the stored hour is already later, 0 dropped: too old),
+--          count, sum, sumsq (strings) of the hour the value went into (empty when dropped) }
+local now_sec = math.floor(tonumber(ARGV[1]) / 1000)
+local hour = tonumber(ARGV[2])
+local key, status = target_hash(KEYS[1], KEYS[2], hour, now_sec)
+if key == nil then return { 0 } end
+local v = tonumber(ARGV[3])
+local figures = merge_into(key, hour, now_sec, 1, v, v * v, v, v, v, 0, #ARGV + 1)
+redis.call('HINCRBY', key, ARGV[4], 1)
+return { status, figures[1], figures[2], figures[3] }

@@ -1,0 +1,148 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { InvalidInputError, NotFoundError } from '../common/errors';
+import { isName, NAME_RULE } from '../common/names';
+import { Batch, IndexEntry, StatsStore, WriteResult } from './stats.store';
+import { bucketField, hourStartOf, HOUR_SEC, isRecordableValue, MAX_ABS_VALUE, quantiles, sampleStddev } from './stats-math';
+import { CONTEXT_RULE, indexMember, isContext } from './stats-names';
+
+export type HourName = 'current' | 'previous';
+
+export interface RecordResult {
+  context: string;
+  type: string;
+  /** Start of the hour the value went into (unix s). */
+  hourStart: number;
+  /** False only when the value was older than every kept hour (a recorder clock over an hour behind). */
+  recorded: boolean;
+  count: number;
+  sum: number;
+  sumsq: number;
+}
+
+export interface StatsView {
+  context: string;
+  type: string;
+  hourStart: number;
+  count: number;
+  sum: number;
+  sumsq: number;
+  min: number;
+  max: number;
+  average: number;
+  /** Sample standard deviation; null below two samples. */
+  stddev: number | null;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+}
+
+/** The access-time type, and how many contexts the slowest list keeps. */
+export const ACCESS_TIME = 'AccessTime';
+export const SLOWEST_KEPT = 100;
+/** Most index entries remembered in process as already written (the cache is cleared when full). */
+const INDEX_CACHE_LIMIT = 10_000;
+
+/**
+ * Records and reads hourly statistics per context/type, and flushes batches aggregated in process.
+ * Every write names its hour (from the Clock); the scripts roll current -> previous atomically.
+ */
+@Injectable()
+export class StatsService {
+  /** index member -> latest hour this process wrote to the index for it. */
+  private readonly indexed = new Map<string, number>();
+
+  constructor(
+    private readonly store: StatsStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async record(context: string, type: string, value: unknown): Promise<RecordResult> {
+    checkNames(context, type);
+    if (!isRecordableValue(value)) throw new InvalidInputError(`value must be a finite number between -${MAX_ABS_VALUE} and ${MAX_ABS_VALUE}`);
+    const nowMs = this.clock.nowMs();
+    const hourStart = hourStartOf(nowMs);
+    const entries = this.unindexed([{ context, type, hourStart }]);
+    // The index entry comes first, so recorded stats are never missing from the list.
+    await this.store.addToIndex(entries);
+    this.markIndexed(entries);
+    const result = await this.store.record(context, type, nowMs, hourStart, value, bucketField(value));
+    return { context, type, hourStart, recorded: result.status !== 'dropped', count: result.count, sum: result.sum, sumsq: result.sumsq };
+  }
+
+  async read(context: string, type: string, hour: HourName = 'current'): Promise<StatsView> {
+    checkNames(context, type);
+    const currentHour = hourStartOf(this.clock.nowMs());
+    const wanted = hour === 'current' ? currentHour : currentHour - HOUR_SEC;
+    // A stored "current" hash whose hour has passed (no write since) is read as the previous hour.
+    const stored = (await this.store.read(context, type)).find((h) => h.hourStart === wanted);
+    if (!stored) throw new NotFoundError(`nothing recorded for context "${context}", type "${type}" in the ${hour} hour`);
+    const m = stored.moments;
+    const [p50, p90, p99] = quantiles(stored.histogram, [0.5, 0.9, 0.99], { min: m.min, max: m.max });
+    return {
+      context,
+      type,
+      hourStart: stored.hourStart,
+      count: m.count,
+      sum: m.sum,
+      sumsq: m.sumsq,
+      min: m.min,
+      max: m.max,
+      average: m.sum / m.count,
+      stddev: sampleStddev(m),
+      p50,
+      p90,
+      p99,
+    };
+  }
+
+  /**
+   * Writes batches aggregated in process (one script call each, pipelined), then sets the average of
+   * every access-time context whose batch landed in the current hour in the slowest list.
+   * Answers the batches that failed, for the caller to retry.
+   */
+  async flush(batches: Batch[]): Promise<Batch[]> {
+    if (batches.length === 0) return [];
+    const nowMs = this.clock.nowMs();
+    const entries = this.unindexed(batches);
+    const results = await this.store.merge(nowMs, batches, entries);
+    const failed = batches.filter((_, i) => results[i] instanceof Error);
+    if (failed.length === 0) this.markIndexed(entries);
+    const slowest = batches
+      .map((batch, i) => ({ batch, result: results[i] }))
+      .filter((x): x is { batch: Batch; result: WriteResult } => !(x.result instanceof Error) && x.result.status === 'current' && x.batch.type === ACCESS_TIME && x.result.count > 0)
+      .map(({ batch, result }) => ({ context: batch.context, average: result.sum / result.count }));
+    await this.store.updateSlowest(ACCESS_TIME, slowest, SLOWEST_KEPT);
+    return failed;
+  }
+
+  async slowest(limit: number): Promise<Array<{ context: string; average: number }>> {
+    return this.store.slowest(ACCESS_TIME, limit);
+  }
+
+  /** Contexts and types recorded in the current or previous hour, with the latest hour of each. */
+  async list(offset: number, limit: number): Promise<{ total: number; items: IndexEntry[] }> {
+    return this.store.list(hourStartOf(this.clock.nowMs()) - HOUR_SEC, offset, limit);
+  }
+
+  private unindexed(entries: IndexEntry[]): IndexEntry[] {
+    const seen = new Map<string, IndexEntry>();
+    for (const e of entries) {
+      const member = indexMember(e.context, e.type);
+      if ((this.indexed.get(member) ?? -Infinity) >= e.hourStart) continue;
+      const known = seen.get(member);
+      if (!known || known.hourStart < e.hourStart) seen.set(member, { context: e.context, type: e.type, hourStart: e.hourStart });
+    }
+    return [...seen.values()];
+  }
+
+  private markIndexed(entries: IndexEntry[]): void {
+    if (this.indexed.size + entries.length > INDEX_CACHE_LIMIT) this.indexed.clear();
+    for (const e of entries) this.indexed.set(indexMember(e.context, e.type), e.hourStart);
+  }
+}
+
+function checkNames(context: string, type: string): void {
+  if (!isContext(context)) throw new InvalidInputError(`context must be ${CONTEXT_RULE}`);
+  if (!isName(type)) throw new InvalidInputError(`type must be ${NAME_RULE}`);
+}

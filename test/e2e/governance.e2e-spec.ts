@@ -1,0 +1,86 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { FakeClock } from '../../src/common/clock';
+import { ADMIN, startTestApp } from '../support/app';
+import { startTestRedis, TestRedis } from '../support/redis';
+
+describe('governance over HTTP', () => {
+  let redis: TestRedis;
+  const clock = new FakeClock(1_700_000_000_000);
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  describe('local metrics and Prometheus', () => {
+    let app: NestFastifyApplication;
+    const http = () => request(app.getHttpServer());
+    beforeAll(async () => {
+      app = await startTestApp(redis, clock);
+    });
+    afterAll(async () => {
+      await app.close();
+    });
+
+    it('reports per-route requests, errors and latency of the last N seconds', async () => {
+      clock.setMs(1_700_000_000_000);
+      await http().put('/admin/boards/m').set(ADMIN).send({ windows: [{ period: '1h', interval: '1m' }] }).expect(201);
+      for (let i = 0; i < 3; i++) await http().post('/boards/m/items/x/increment').expect(200);
+      await http().post('/boards/m/items/x/increment').send({ amount: 0 }).expect(400);
+      const unmatched = await http().get('/no/such/route').set('X-Request-Id', 'trace-42').expect(404);
+      expect(unmatched.headers['x-request-id']).toBe('trace-42');
+      expect((await http().get('/health/live')).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      clock.advanceMs(1000); // the second just written is now complete
+      const local = await http().get('/admin/metrics/local?seconds=1').set(ADMIN).expect(200);
+      expect(local.body.seconds).toBe(1);
+      const increment = local.body.routes.find((r: { route: string }) => r.route === 'POST /boards/:board/items/:item/increment');
+      expect(increment).toMatchObject({ requests: 4, errors: 0, clientErrors: 1 });
+      expect(increment.maxMs).toBeGreaterThan(0);
+      expect(increment.avgMs).toBeLessThanOrEqual(increment.maxMs);
+      expect(local.body.routes.map((r: { route: string }) => r.route)).toContain('GET {unmatched}');
+      clock.advanceMs(5000);
+      expect((await http().get('/admin/metrics/local?seconds=1').set(ADMIN)).body.routes).toEqual([]);
+      expect((await http().get('/admin/metrics/local?seconds=61').set(ADMIN)).status).toBe(400);
+      expect((await http().get('/admin/metrics/local')).status).toBe(401);
+    });
+
+    it('serves Prometheus text with request, Redis, job and process metrics', async () => {
+      const metrics = await http().get('/metrics').expect(200);
+      expect(metrics.headers['content-type']).toMatch(/text\/plain/);
+      expect(metrics.text).toMatch(/trendboard_http_requests_total\{method="POST",route="\/boards\/:board\/items\/:item\/increment",status="200"\} 3/);
+      expect(metrics.text).toMatch(/trendboard_http_request_duration_seconds_bucket\{/);
+      expect(metrics.text).toMatch(/trendboard_redis_errors_total 0/);
+      expect(metrics.text).toMatch(/trendboard_job_runs_total\{job="ranking-expiry"\} 0/);
+      expect(metrics.text).toMatch(/process_cpu_user_seconds_total/);
+    });
+  });
+
+  describe('rate limiting', () => {
+    let app: NestFastifyApplication;
+    const http = () => request(app.getHttpServer());
+    beforeAll(async () => {
+      app = await startTestApp(redis, clock, { RATE_LIMIT_PER_SEC: '2', RATE_LIMIT_BURST: '3' });
+    });
+    afterAll(async () => {
+      await app.close();
+    });
+
+    it('answers 429 with Retry-After over the limit, applies nothing, and leaves reads and other clients alone', async () => {
+      clock.setMs(1_800_000_000_000);
+      await http().put('/admin/boards/r').set(ADMIN).set('X-Api-Key', 'admin').send({ windows: [{ period: '1h', interval: '1m' }] }).expect(201);
+      for (let i = 0; i < 3; i++) await http().post('/boards/r/items/x/increment').set('X-Api-Key', 'k1').expect(200);
+      const limited = await http().post('/boards/r/items/x/increment').set('X-Api-Key', 'k1');
+      expect(limited.status).toBe(429);
+      expect(limited.headers['retry-after']).toBe('1');
+      expect(limited.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+      expect(limited.body.message).toMatch(/2 writes per second \(burst 3\)/);
+      expect((await http().get('/boards/r/items/x')).body.score).toBe(3);
+      await http().post('/boards/r/items/x/increment').set('X-Api-Key', 'k2').expect(200);
+      clock.advanceMs(1100);
+      await http().post('/boards/r/items/x/increment').set('X-Api-Key', 'k1').expect(200);
+    });
+  });
+});

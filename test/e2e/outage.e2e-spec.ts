@@ -1,0 +1,55 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { FakeClock } from '../../src/common/clock';
+import { ADMIN, startTestApp } from '../support/app';
+import { startTestRedis, TestRedis } from '../support/redis';
+
+describe('when Redis goes away and comes back', () => {
+  let redis: TestRedis;
+  let app: NestFastifyApplication;
+  const clock = new FakeClock(1_700_000_000_000);
+  const http = () => request(app.getHttpServer());
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    app = await startTestApp(redis, clock);
+  });
+  afterAll(async () => {
+    await app.close();
+    await redis.stop();
+  });
+
+  it('answers 503 fast (never 500, never hangs), reports not ready, and recovers by itself', async () => {
+    if (!redis.pause || !redis.resume) return; // a shared REDIS_URL cannot be stopped from here
+    await http().put('/admin/boards/b').set(ADMIN).send({ windows: [{ period: '1h', interval: '1m' }] }).expect(201);
+    await http().post('/boards/b/items/x/increment').expect(200);
+
+    await redis.pause();
+    for (const call of [
+      () => http().post('/boards/b/items/x/increment'),
+      () => http().get('/boards/b/top'),
+      () => http().get('/boards'),
+      () => http().put('/admin/boards/c').set(ADMIN).send({ windows: [{ period: '1h', interval: '1m' }] }),
+    ]) {
+      const startedMs = performance.now();
+      const response = await call();
+      expect(performance.now() - startedMs).toBeLessThan(1000);
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ statusCode: 503, message: 'Redis is unreachable; try again shortly', error: 'Service Unavailable' });
+    }
+    expect((await http().get('/health/ready')).status).toBe(503);
+    expect((await http().get('/health/live')).status).toBe(200);
+
+    await redis.resume(); // a fresh, empty server: scripts must be loaded again by the app
+    let ready = 0;
+    for (let attempt = 0; attempt < 100 && ready !== 200; attempt++) {
+      ready = (await http().get('/health/ready')).status;
+      if (ready !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(ready).toBe(200);
+    await http().put('/admin/boards/b').set(ADMIN).send({ windows: [{ period: '1h', interval: '1m' }] }).expect(201);
+    const after = await http().post('/boards/b/items/x/increment');
+    expect(after.status).toBe(200);
+    expect(after.body.windows['1h']).toEqual({ score: 1, rank: 1 });
+  });
+});

@@ -1,0 +1,236 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { FakeClock } from '../../src/common/clock';
+import { ADMIN, startTestApp } from '../support/app';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+
+const T0 = 1_700_002_800_000;
+
+describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
+  let redis: TestRedis;
+  let app: NestFastifyApplication;
+  const clock = new FakeClock(T0);
+  const http = () => request(app.getHttpServer());
+  const createBoard = (name = 'posts', body: object = { windows: [{ period: '1h', interval: '5m' }, { name: 'day', period: '24h', interval: '1h' }] }) =>
+    http().put(`/admin/boards/${name}`).set(ADMIN).send(body);
+
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    app = await startTestApp(redis, clock);
+  });
+  afterAll(async () => {
+    await app.close();
+    await redis.stop();
+  });
+  beforeEach(async () => {
+    await redis.flushAll();
+    clock.setMs(T0);
+  });
+
+  describe('boards', () => {
+    it('creates (201), repeats (200), conflicts (409), resets (200), lists, reads and deletes a board', async () => {
+      const created = await createBoard();
+      expect(created.status).toBe(201);
+      expect(created.body).toEqual({
+        name: 'posts',
+        shards: 1,
+        windows: [
+          { name: '1h', period: 3600, interval: 300 },
+          { name: 'day', period: 86400, interval: 3600 },
+        ],
+      });
+      expect((await createBoard()).status).toBe(200);
+      const conflict = await createBoard('posts', { windows: [{ period: '1h', interval: '10m' }, { name: 'day', period: '24h', interval: '1h' }] });
+      expect(conflict.status).toBe(409);
+      expect(conflict.body.message).toMatch(/window 1h would change/);
+      const reset = await http().put('/admin/boards/posts?reset=true').set(ADMIN).send({ windows: [{ period: '1h', interval: '10m' }] });
+      expect(reset.status).toBe(200);
+      expect(reset.body.windows).toEqual([{ name: '1h', period: 3600, interval: 600 }]);
+      expect((await http().get('/boards')).body).toEqual({ boards: [reset.body] });
+      expect((await http().get('/boards/posts')).body).toEqual(reset.body);
+      expect((await http().delete('/admin/boards/posts').set(ADMIN)).status).toBe(204);
+      expect((await http().get('/boards/posts')).status).toBe(404);
+      expect((await http().delete('/admin/boards/posts').set(ADMIN)).status).toBe(404);
+      expect(await redis.keys('*board:posts*')).toEqual([]);
+    });
+
+    it.each([
+      [{ windows: [] }, /windows must contain at least 1/],
+      [{}, /windows/],
+      [{ windows: [{ period: '1h' }] }, /windows\.0\.interval must be a duration/],
+      [{ windows: [{ period: '1h', interval: '7m' }] }, /windows\.0\.period must be a multiple/],
+      [{ windows: [{ period: '30d', interval: '1m' }] }, /43200 slots; at most 10000 are allowed/],
+      [{ windows: [{ period: 'x', interval: '1m' }] }, /windows\.0\.period must be a duration/],
+      [{ windows: [{ name: 'a{b}', period: '1h', interval: '1m' }] }, /windows\.0\.name must be/],
+      [{ windows: [{ period: '1h', interval: '1m' }], shards: 0 }, /shards must not be less than 1/],
+      [{ windows: [{ period: '1h', interval: '1m' }], extra: 1 }, /property extra should not exist/],
+      [{ windows: Array.from({ length: 9 }, (_, i) => ({ name: `w${i}`, period: 60, interval: 60 })) }, /windows must contain no more than 8/],
+    ])('refuses board %j with 400', async (body, message) => {
+      const response = await createBoard('b', body);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+      expect(JSON.stringify(response.body.message)).toMatch(message);
+    });
+
+    it('answers 501 for sharded boards until they exist', async () => {
+      expect((await createBoard('s', { windows: [{ period: '1h', interval: '1m' }], shards: 4 })).status).toBe(501);
+    });
+
+    it('guards admin routes: 401 without a token, 403 with a wrong one', async () => {
+      const body = { windows: [{ period: '1h', interval: '1m' }] };
+      const missing = await http().put('/admin/boards/x').send(body);
+      expect(missing.status).toBe(401);
+      expect(missing.body).toEqual({ statusCode: 401, message: 'Authorization: Bearer <ADMIN_TOKEN> is required', error: 'Unauthorized' });
+      expect((await http().put('/admin/boards/x').set('Authorization', 'Bearer nope').send(body)).status).toBe(403);
+      expect((await http().delete('/admin/boards/x').set('Authorization', 'Basic abc')).status).toBe(401);
+      expect(await redis.keys('*')).toEqual([]);
+    });
+
+    it('refuses bad board names', async () => {
+      expect((await http().get('/boards/a%20b')).status).toBe(400);
+      expect((await http().get(`/boards/${'x'.repeat(65)}`)).status).toBe(400);
+      expect((await http().get('/boards/%7Bx%7D/top')).body.message).toEqual(['board must be 1-64 characters of A-Z a-z 0-9 _ . : -']);
+    });
+  });
+
+  describe('writes and reads', () => {
+    beforeEach(async () => {
+      expect((await createBoard()).status).toBe(201);
+    });
+
+    it('walks a board from increments to top-N, item, around and likes', async () => {
+      const first = await http().post('/boards/posts/items/post-1/increment').send({ amount: 5 });
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual({ board: 'posts', item: 'post-1', windows: { '1h': { score: 5, rank: 1 }, day: { score: 5, rank: 1 } }, draining: false });
+      expect((await http().post('/boards/posts/items/post-2/increment')).body.windows['1h']).toEqual({ score: 1, rank: 2 });
+      const batch = await http()
+        .post('/boards/posts/increments')
+        .send({ items: [{ item: 'post-3', amount: 3 }, { item: 'post-2' }] });
+      expect(batch.body).toEqual({ board: 'posts', count: 2, draining: false });
+      const like = await http().post('/boards/posts/items/post-2/likes').send({ userId: 'ann' });
+      expect(like.body).toMatchObject({ board: 'posts', item: 'post-2', userId: 'ann', counted: true, windows: { '1h': { score: 3, rank: 2 } } });
+      expect((await http().post('/boards/posts/items/post-2/likes').send({ userId: 'ann' })).body.counted).toBe(false);
+
+      const top = await http().get('/boards/posts/top?limit=2');
+      expect(top.body).toEqual({
+        board: 'posts',
+        window: '1h',
+        from: T0 / 1000 - 3300,
+        to: T0 / 1000 + 300,
+        draining: false,
+        items: [
+          { rank: 1, item: 'post-1', score: 5 },
+          { rank: 2, item: 'post-3', score: 3 },
+        ],
+      });
+      expect((await http().get('/boards/posts/top?window=day&offset=2')).body.items).toEqual([{ rank: 2, item: 'post-2', score: 3 }]);
+      expect((await http().get('/boards/posts/items/post-3?window=day')).body).toMatchObject({ item: 'post-3', score: 3, rank: 2, percentile: 50, from: T0 / 1000 - 82800 });
+      expect((await http().get('/boards/posts/items/nobody')).body).toMatchObject({ score: 0, rank: null, percentile: null });
+      expect((await http().get('/boards/posts/items/post-1/around?radius=1')).body.items.map((i: { item: string }) => i.item)).toEqual(['post-1', 'post-3']);
+
+      const unlike = await http().delete('/boards/posts/items/post-2/likes/ann');
+      expect(unlike.body).toMatchObject({ counted: true, windows: { '1h': { score: 2, rank: 3 } } });
+      expect((await http().delete('/boards/posts/items/post-2/likes/ann')).body.counted).toBe(false);
+    });
+
+    it('forgets what left the window as time passes', async () => {
+      await http().post('/boards/posts/items/old/increment').send({ amount: 10 });
+      clock.advanceSec(3600);
+      await http().post('/boards/posts/items/new/increment');
+      expect((await http().get('/boards/posts/top')).body.items).toEqual([{ rank: 1, item: 'new', score: 1 }]);
+      expect((await http().get('/boards/posts/top?window=day')).body.items).toEqual([
+        { rank: 1, item: 'old', score: 10 },
+        { rank: 2, item: 'new', score: 1 },
+      ]);
+    });
+
+    it('takes item and user ids with any printable characters, URL-encoded', async () => {
+      const id = 'a/b c?d#é{x}%';
+      const response = await http().post(`/boards/posts/items/${encodeURIComponent(id)}/increment`);
+      expect(response.status).toBe(200);
+      expect(response.body.item).toBe(id);
+      expect((await http().get(`/boards/posts/items/${encodeURIComponent(id)}`)).body.score).toBe(1);
+      const like = await http().post(`/boards/posts/items/${encodeURIComponent(id)}/likes`).send({ userId: 'ü/ser' });
+      expect(like.body.counted).toBe(true);
+      expect((await http().delete(`/boards/posts/items/${encodeURIComponent(id)}/likes/${encodeURIComponent('ü/ser')}`)).body.counted).toBe(true);
+    });
+
+    it.each([
+      ['amount 0', { amount: 0 }, /amount must not be zero/],
+      ['amount too big', { amount: 1_000_001 }, /amount must not be greater than 1000000/],
+      ['amount too small', { amount: -1_000_001 }, /amount must not be less than -1000000/],
+      ['amount not integer', { amount: 1.5 }, /amount must be an integer/],
+      ['amount as string', { amount: '5' }, /amount must be an integer/],
+      ['unknown field', { amount: 1, by: 'me' }, /property by should not exist/],
+    ])('refuses an increment with %s, counting nothing', async (_, body, message) => {
+      const response = await http().post('/boards/posts/items/x/increment').send(body);
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(response.body.message)).toMatch(message);
+      expect((await http().get('/boards/posts/items/x')).body.score).toBe(0);
+    });
+
+    it('refuses malformed JSON, oversize and control-character ids with 400', async () => {
+      const malformed = await http().post('/boards/posts/items/x/increment').set('content-type', 'application/json').send('{"amount": ');
+      expect(malformed.status).toBe(400);
+      expect(malformed.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+      const long = await http().post(`/boards/posts/items/${'x'.repeat(129)}/increment`);
+      expect(long.status).toBe(400);
+      expect(long.body.message).toEqual(['item must be 1-128 printable characters']);
+      expect((await http().post('/boards/posts/items/a%00b/increment')).status).toBe(400);
+      expect((await http().post('/boards/posts/items/x/likes').send({ userId: '' })).status).toBe(400);
+      expect((await http().post('/boards/posts/items/x/likes').send({})).body.message).toEqual(['userId must be 1-128 printable characters']);
+      expect(await redis.client.exists(`{${redis.prefix}board:posts}:1h:top`)).toBe(0);
+    });
+
+    it('refuses a batch with any bad entry, naming it, and applies nothing', async () => {
+      const response = await http()
+        .post('/boards/posts/increments')
+        .send({ items: [{ item: 'a', amount: 1 }, { item: 'b', amount: 0 }] });
+      expect(response.status).toBe(400);
+      expect(response.body.message).toEqual(['items.1.amount must not be zero']);
+      expect((await http().post('/boards/posts/increments').send({ items: [] })).status).toBe(400);
+      const tooMany = Array.from({ length: 1001 }, (_, i) => ({ item: `i${i}` }));
+      expect((await http().post('/boards/posts/increments').send({ items: tooMany })).body.message).toEqual(['items must contain no more than 1000 elements']);
+      expect((await http().get('/boards/posts/items/a')).body.score).toBe(0);
+    });
+
+    it.each([
+      ['/boards/posts/top?limit=0', /limit must not be less than 1/],
+      ['/boards/posts/top?limit=1001', /limit must not be greater than 1000/],
+      ['/boards/posts/top?limit=abc', /limit must be an integer/],
+      ['/boards/posts/top?offset=-1', /offset must not be less than 0/],
+      ['/boards/posts/top?window=a%20b', /window must be/],
+      ['/boards/posts/top?sort=asc', /property sort should not exist/],
+      ['/boards/posts/items/x/around?radius=101', /radius must not be greater than 100/],
+    ])('refuses %s with 400', async (url, message) => {
+      const response = await http().get(url);
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(response.body.message)).toMatch(message);
+    });
+
+    it('answers 404 for an unknown board or window', async () => {
+      expect((await http().post('/boards/nope/items/x/increment')).status).toBe(404);
+      expect((await http().post('/boards/nope/increments').send({ items: [{ item: 'x' }] })).status).toBe(404);
+      expect((await http().post('/boards/nope/items/x/likes').send({ userId: 'u' })).status).toBe(404);
+      const window = await http().get('/boards/posts/top?window=week');
+      expect(window.status).toBe(404);
+      expect(window.body.message).toBe('window "week" does not exist on board "posts" (windows: 1h, day)');
+      expect(await redis.keys('*board:nope*')).toEqual([]);
+    });
+  });
+
+  describe('operations', () => {
+    it('answers health and the OpenAPI document', async () => {
+      expect((await http().get('/health/live')).status).toBe(200);
+      const ready = await http().get('/health/ready');
+      expect(ready.status).toBe(200);
+      expect(ready.body.info.redis.status).toBe('up');
+      const docs = await http().get('/docs-json');
+      expect(docs.status).toBe(200);
+      expect(Object.keys(docs.body.paths)).toEqual(
+        expect.arrayContaining(['/admin/boards/{board}', '/boards', '/boards/{board}/items/{item}/increment', '/boards/{board}/top', '/health/ready']),
+      );
+      expect(docs.body.components.schemas.PutBoardDto.properties.windows).toBeDefined();
+    });
+  });
+});

@@ -1,0 +1,112 @@
+import fc from 'fast-check';
+import { FakeClock } from '../../src/common/clock';
+import { RedisService } from '../../src/redis/redis.service';
+import { RankingService } from '../../src/ranking/ranking.service';
+import { RankingModel } from '../support/ranking-model';
+import { startRankingService } from '../support/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+
+const WINDOWS = [
+  { name: 'short', periodSec: 30, intervalSec: 10 },
+  { name: 'long', periodSec: 120, intervalSec: 40 },
+  { name: 'one', periodSec: 20, intervalSec: 20 },
+];
+const ITEMS = ['a', 'b', 'c', 'd', 'é', 'a b/c'];
+const USERS = ['u1', 'u2', 'u3'];
+
+type Op =
+  | { kind: 'inc'; item: string; amount: number }
+  | { kind: 'batch'; entries: Array<{ item: string; amount: number }> }
+  | { kind: 'like' | 'unlike'; item: string; user: string }
+  | { kind: 'advance'; ms: number }
+  | { kind: 'toBoundary'; intervalSec: number; offsetMs: number };
+
+const item = fc.constantFrom(...ITEMS);
+const amount = fc.integer({ min: -4, max: 6 }).filter((n) => n !== 0);
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('inc' as const), item, amount }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('batch' as const), entries: fc.array(fc.record({ item, amount }), { minLength: 1, maxLength: 6 }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constantFrom('like' as const, 'unlike' as const), item, user: fc.constantFrom(...USERS) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 150_000 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('toBoundary' as const), intervalSec: fc.constantFrom(10, 20, 40), offsetMs: fc.constantFrom(-1, 0, 1) }),
+  },
+);
+
+describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (topology) => {
+  let redis: TestRedis;
+  let service: RedisService;
+  let ranking: RankingService;
+  let clock: FakeClock;
+  let board = 0;
+
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    clock = new FakeClock(0);
+    // A tiny chunk, so expiry of a slot often takes several calls.
+    ({ ranking, redisService: service } = await startRankingService(redis, clock, { EXPIRE_CHUNK: '2' }));
+  });
+  afterAll(async () => {
+    await service.onApplicationShutdown();
+    await redis.stop();
+  });
+
+  it('every window listing, score and rank match the model after every step', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }), fc.array(op, { minLength: 1, maxLength: 40 }), async (startMs, ops) => {
+        const name = `p${board++}`;
+        clock.setMs(startMs);
+        await ranking.putBoard(name, WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })));
+        const model = new RankingModel(WINDOWS);
+        for (const step of ops) {
+          const nowMs = clock.nowMs();
+          switch (step.kind) {
+            case 'inc':
+              await ranking.increment(name, step.item, step.amount);
+              model.increment(nowMs, step.item, step.amount);
+              break;
+            case 'batch':
+              await ranking.incrementBatch(name, step.entries);
+              for (const e of step.entries) model.increment(nowMs, e.item, e.amount);
+              break;
+            case 'like':
+              expect((await ranking.like(name, step.item, step.user, false)).counted).toBe(model.like(nowMs, step.item, step.user));
+              break;
+            case 'unlike':
+              expect((await ranking.like(name, step.item, step.user, true)).counted).toBe(model.unlike(nowMs, step.item, step.user));
+              break;
+            case 'advance':
+              clock.advanceMs(step.ms);
+              break;
+            case 'toBoundary': {
+              const intervalMs = step.intervalSec * 1000;
+              clock.setMs(Math.ceil((nowMs + 1) / intervalMs) * intervalMs + step.offsetMs);
+              break;
+            }
+          }
+          await compare(name, model);
+        }
+        await ranking.deleteBoard(name);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  async function compare(name: string, model: RankingModel): Promise<void> {
+    const nowMs = clock.nowMs();
+    for (const w of WINDOWS) {
+      let top = await ranking.top(name, w.name, 0, 1000);
+      for (let i = 0; top.draining && i < 50; i++) top = await ranking.top(name, w.name, 0, 1000);
+      expect(top.draining).toBe(false);
+      expect(top.items).toEqual(model.listing(w.name, nowMs));
+      const sums = model.sums(w.name, nowMs);
+      const listing = model.listing(w.name, nowMs);
+      for (const id of ITEMS) {
+        const read = await ranking.item(name, w.name, id);
+        expect(read.score).toBe(sums.get(id) ?? 0);
+        expect(read.rank).toBe(listing.find((row) => row.item === id)?.rank ?? null);
+      }
+    }
+  }
+});

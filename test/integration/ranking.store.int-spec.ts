@@ -1,0 +1,281 @@
+import { FakeClock } from '../../src/common/clock';
+import { validateConfig } from '../../src/common/config';
+import { ConflictError, NotAvailableError, NotFoundError } from '../../src/common/errors';
+import { RedisService } from '../../src/redis/redis.service';
+import { RankingService } from '../../src/ranking/ranking.service';
+import { RankingStore } from '../../src/ranking/ranking.store';
+import { startRankingService } from '../support/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+
+const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
+const T0_SEC = T0 / 1000;
+
+describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', (topology) => {
+  let redis: TestRedis;
+  let service: RedisService;
+  let ranking: RankingService;
+  let clock: FakeClock;
+  const raw = (key: string, board = 'b') => `{${redis.prefix}board:${board}}:${key}`;
+  const boardKeys = async (board = 'b') => (await redis.keys(`*board:${board}}*`)).sort();
+
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    clock = new FakeClock(T0);
+    ({ ranking, redisService: service } = await startRankingService(redis, clock, { EXPIRE_CHUNK: '3' }));
+  });
+  afterAll(async () => {
+    await service.onApplicationShutdown();
+    await redis.stop();
+  });
+  beforeEach(async () => {
+    await redis.flushAll();
+    clock.setMs(T0);
+    await ranking.putBoard('b', [
+      { name: 'm', period: '3m', interval: '1m' },
+      { name: 'h', period: '1h', interval: '1h' },
+    ]);
+  });
+
+  describe('board_put / board_delete', () => {
+    it('stores the config and registers the board', async () => {
+      const cfg = await redis.client.hgetall(raw('cfg'));
+      expect(cfg.shards).toBe('1');
+      expect(JSON.parse(cfg.windows)).toEqual([
+        { name: 'm', periodSec: 180, intervalSec: 60, createdAtMs: T0 },
+        { name: 'h', periodSec: 3600, intervalSec: 3600, createdAtMs: T0 },
+      ]);
+      expect(await redis.client.smembers(`${redis.prefix}boards`)).toEqual(['b']);
+    });
+
+    it('is idempotent: an identical put keeps the version', async () => {
+      const before = await redis.client.hget(raw('cfg'), 'version');
+      const again = await ranking.putBoard('b', [
+        { name: 'm', period: 180, interval: 60 },
+        { name: 'h', period: '1h', interval: '1h' },
+      ]);
+      expect(again.created).toBe(false);
+      expect(await redis.client.hget(raw('cfg'), 'version')).toBe(before);
+    });
+
+    it('refuses a changed or removed window with 409, and keeps the data', async () => {
+      await ranking.increment('b', 'x', 1);
+      await expect(ranking.putBoard('b', [{ name: 'm', period: '4m', interval: '1m' }, { name: 'h', period: '1h', interval: '1h' }])).rejects.toThrow(ConflictError);
+      await expect(ranking.putBoard('b', [{ name: 'm', period: '3m', interval: '1m' }])).rejects.toThrow(/window h would be removed/);
+      expect(await redis.client.zscore(raw('m:top'), 'x')).toBe('1');
+    });
+
+    it('adds a window without touching the others; reset drops only the changed window', async () => {
+      await ranking.increment('b', 'x', 2);
+      await ranking.putBoard('b', [{ name: 'm', period: '3m', interval: '1m' }, { name: 'h', period: '1h', interval: '1h' }, { name: 'd', period: '1d', interval: '1h' }]);
+      expect(await redis.client.zscore(raw('m:top'), 'x')).toBe('2');
+      await ranking.putBoard('b', [{ name: 'm', period: '5m', interval: '1m' }, { name: 'h', period: '1h', interval: '1h' }], 1, true);
+      expect(await boardKeys()).toEqual([raw('cfg'), raw(`h:slot:${T0_SEC}`), raw('h:slots'), raw('h:top')].sort());
+    });
+
+    it('refuses shards > 1 as not available yet', async () => {
+      await expect(ranking.putBoard('c', [{ period: '1h', interval: '1h' }], 4)).rejects.toThrow(NotAvailableError);
+    });
+
+    it('delete removes every key of the board, and only that board', async () => {
+      await ranking.putBoard('other', [{ period: '1h', interval: '1m' }]);
+      await ranking.increment('other', 'x', 1);
+      await ranking.increment('b', 'x', 1);
+      clock.advanceSec(61);
+      await ranking.increment('b', 'y', 1);
+      await ranking.like('b', 'x', 'u', false);
+      expect((await boardKeys()).length).toBeGreaterThan(5);
+      await ranking.deleteBoard('b');
+      expect(await boardKeys()).toEqual([]);
+      expect(await redis.client.smembers(`${redis.prefix}boards`)).toEqual(['other']);
+      expect((await boardKeys('other')).length).toBe(4);
+      await expect(ranking.deleteBoard('b')).rejects.toThrow(NotFoundError);
+      await expect(ranking.increment('b', 'x', 1)).rejects.toThrow(NotFoundError);
+    });
+  });
+
+  describe('increment', () => {
+    it('writes the slot hash, the slot index and the results of every window, and answers score and rank', async () => {
+      await ranking.increment('b', 'a', 5);
+      const reply = await ranking.increment('b', 'b', 2);
+      expect(reply.windows).toEqual({ m: { score: 2, rank: 2 }, h: { score: 2, rank: 2 } });
+      expect(await redis.client.hgetall(raw(`m:slot:${T0_SEC}`))).toEqual({ a: '5', b: '2' });
+      expect(await redis.client.zrange(raw('m:slots'), 0, -1, 'WITHSCORES')).toEqual([String(T0_SEC), String(T0_SEC)]);
+      expect(await redis.client.zrevrange(raw('h:top'), 0, -1, 'WITHSCORES')).toEqual(['a', '5', 'b', '2']);
+    });
+
+    it('answers competition ranks (1, 2, 2, 4)', async () => {
+      await ranking.increment('b', 'a', 9);
+      await ranking.increment('b', 'b', 5);
+      await ranking.increment('b', 'c', 5);
+      const reply = await ranking.increment('b', 'd', 1);
+      expect(reply.windows.m).toEqual({ score: 1, rank: 4 });
+      expect((await ranking.increment('b', 'd', 4)).windows.m).toEqual({ score: 5, rank: 2 });
+    });
+
+    it('keeps a negative sum exact but unranked, and drops an item whose sum is exactly 0', async () => {
+      expect((await ranking.increment('b', 'n', -3)).windows.m).toEqual({ score: -3, rank: null });
+      expect((await ranking.increment('b', 'n', 5)).windows.m).toEqual({ score: 2, rank: 1 });
+      expect((await ranking.increment('b', 'n', -2)).windows.m).toEqual({ score: 0, rank: null });
+      expect(await redis.client.zscore(raw('m:top'), 'n')).toBeNull();
+      expect(await redis.client.hexists(raw(`m:slot:${T0_SEC}`), 'n')).toBe(0);
+      expect((await ranking.top('b', 'm', 0, 10)).items).toEqual([]);
+    });
+
+    it('batch applies every entry to every window in one step', async () => {
+      const reply = await ranking.incrementBatch('b', [
+        { item: 'a', amount: 2 },
+        { item: 'b', amount: 1 },
+        { item: 'a', amount: 3 },
+      ]);
+      expect(reply).toMatchObject({ board: 'b', count: 3 });
+      expect(await redis.client.hgetall(raw(`h:slot:${T0_SEC}`))).toEqual({ a: '5', b: '1' });
+      expect(await redis.client.zrevrange(raw('m:top'), 0, -1, 'WITHSCORES')).toEqual(['a', '5', 'b', '1']);
+    });
+  });
+
+  describe('expiry', () => {
+    it('subtracts a slot once it falls out of the window and deletes it', async () => {
+      await ranking.increment('b', 'a', 5);
+      clock.advanceSec(60);
+      await ranking.increment('b', 'a', 1);
+      clock.advanceSec(120); // the first 1-minute slot is now outside the 3-minute window
+      const top = await ranking.top('b', 'm', 0, 10);
+      expect(top.items).toEqual([{ rank: 1, item: 'a', score: 1 }]);
+      expect(top.from).toBe(T0_SEC + 60);
+      expect(top.to).toBe(T0_SEC + 240);
+      expect(await redis.client.exists(raw(`m:slot:${T0_SEC}`))).toBe(0);
+      expect(await redis.client.zrange(raw('m:slots'), 0, -1)).toEqual([String(T0_SEC + 60)]);
+      expect(await redis.client.zscore(raw('h:top'), 'a')).toBe('6');
+    });
+
+    it('drains a slot bigger than one chunk in parts, saying so, and never subtracts twice', async () => {
+      await ranking.incrementBatch('b', Array.from({ length: 8 }, (_, i) => ({ item: `i${i}`, amount: i + 1 })));
+      await ranking.increment('b', 'i0', 0 + 100);
+      clock.advanceSec(60);
+      await ranking.increment('b', 'i0', 1);
+      clock.advanceSec(120);
+      const first = await ranking.top('b', 'm', 0, 100);
+      expect(first.draining).toBe(true);
+      expect(await redis.client.hlen(raw(`m:slot:${T0_SEC}`))).toBe(5); // 8 fields - a chunk of 3
+      let last = first;
+      for (let i = 0; i < 5 && last.draining; i++) last = await ranking.top('b', 'm', 0, 100);
+      expect(last.draining).toBe(false);
+      expect(last.items).toEqual([{ rank: 1, item: 'i0', score: 1 }]);
+      expect(await redis.client.exists(raw(`m:slot:${T0_SEC}`))).toBe(0);
+      // Extra expiry passes change nothing.
+      await ranking.expireAll();
+      await ranking.expireAll();
+      expect(await redis.client.zrevrange(raw('m:top'), 0, -1, 'WITHSCORES')).toEqual(['i0', '1']);
+    });
+
+    it('expireAll advances every board without a request', async () => {
+      await ranking.increment('b', 'a', 5);
+      clock.advanceSec(3600);
+      expect(await ranking.expireAll()).toEqual({ boards: 1, failures: 0, stillDraining: 0 });
+      expect(await redis.client.exists(raw('m:top'), raw('h:top'), raw('m:slots'), raw('h:slots'))).toBe(0);
+    });
+  });
+
+  describe('likes', () => {
+    it('counts a like once per user while it is inside any window, and records it', async () => {
+      const first = await ranking.like('b', 'p', 'u1', false);
+      expect(first).toMatchObject({ counted: true, windows: { m: { score: 1, rank: 1 }, h: { score: 1, rank: 1 } } });
+      expect(await redis.client.zscore(raw('likes'), 'p\x1fu1')).toBe(String(T0));
+      clock.advanceSec(600); // out of the 3-minute window, still inside the hour
+      expect((await ranking.like('b', 'p', 'u1', false)).counted).toBe(false);
+      expect((await ranking.like('b', 'p', 'u2', false)).windows.h).toEqual({ score: 2, rank: 1 });
+      clock.advanceSec(3600); // out of every window: a new like counts again
+      expect((await ranking.like('b', 'p', 'u1', false)).windows).toEqual({ m: { score: 1, rank: 1 }, h: { score: 1, rank: 1 } });
+    });
+
+    it('unlike takes the like out of the windows that still hold it', async () => {
+      await ranking.like('b', 'p', 'u1', false);
+      await ranking.increment('b', 'p', 4);
+      clock.advanceSec(200); // the like's minute slot has left the 3-minute window
+      const undone = await ranking.like('b', 'p', 'u1', true);
+      expect(undone).toMatchObject({ counted: true, windows: { m: { score: 0, rank: null }, h: { score: 4, rank: 1 } } });
+      expect(await redis.client.zscore(raw('likes'), 'p\x1fu1')).toBeNull();
+      expect(await redis.client.hget(raw(`h:slot:${T0_SEC}`), 'p')).toBe('4');
+      expect((await ranking.like('b', 'p', 'u1', true)).counted).toBe(false);
+    });
+
+    it('prunes likes that left every window', async () => {
+      await ranking.like('b', 'p', 'u1', false);
+      clock.advanceSec(7200);
+      await ranking.expireAll();
+      expect(await redis.client.exists(raw('likes'))).toBe(0);
+    });
+
+    it('does not take a like out of a window remade by a reset after it', async () => {
+      await ranking.like('b', 'p', 'u1', false);
+      clock.advanceSec(1);
+      await ranking.putBoard('b', [{ name: 'm', period: '4m', interval: '1m' }, { name: 'h', period: '1h', interval: '1h' }], 1, true);
+      await ranking.increment('b', 'p', 2);
+      const undone = await ranking.like('b', 'p', 'u1', true);
+      expect(undone.windows).toEqual({ m: { score: 2, rank: 1 }, h: { score: 2, rank: 1 } });
+    });
+  });
+
+  describe('reads', () => {
+    beforeEach(async () => {
+      await ranking.incrementBatch('b', [
+        { item: 'a', amount: 9 },
+        { item: 'b', amount: 5 },
+        { item: 'c', amount: 5 },
+        { item: 'd', amount: 1 },
+        { item: 'e', amount: -2 },
+      ]);
+    });
+
+    it('top pages with competition ranks; ties in descending byte order', async () => {
+      expect((await ranking.top('b', undefined, 0, 10)).items).toEqual([
+        { rank: 1, item: 'a', score: 9 },
+        { rank: 2, item: 'c', score: 5 },
+        { rank: 2, item: 'b', score: 5 },
+        { rank: 4, item: 'd', score: 1 },
+      ]);
+      expect((await ranking.top('b', 'h', 2, 2)).items).toEqual([
+        { rank: 2, item: 'b', score: 5 },
+        { rank: 4, item: 'd', score: 1 },
+      ]);
+      expect((await ranking.top('b', 'h', 4, 2)).items).toEqual([]);
+    });
+
+    it('item answers score, rank and percentile', async () => {
+      expect(await ranking.item('b', 'h', 'a')).toMatchObject({ score: 9, rank: 1, percentile: 100 });
+      expect(await ranking.item('b', 'h', 'b')).toMatchObject({ score: 5, rank: 2, percentile: 66.67 });
+      expect(await ranking.item('b', 'h', 'd')).toMatchObject({ score: 1, rank: 4, percentile: 0 });
+      expect(await ranking.item('b', 'h', 'zz')).toMatchObject({ score: 0, rank: null, percentile: null });
+      expect(await ranking.item('b', 'h', 'e')).toMatchObject({ score: -2, rank: null, percentile: null });
+    });
+
+    it('around answers the item with its neighbours', async () => {
+      expect((await ranking.around('b', 'm', 'c', 1)).items).toEqual([
+        { rank: 1, item: 'a', score: 9 },
+        { rank: 2, item: 'c', score: 5 },
+        { rank: 2, item: 'b', score: 5 },
+      ]);
+      expect((await ranking.around('b', 'm', 'd', 2)).items.map((i) => i.item)).toEqual(['c', 'b', 'd']);
+      expect((await ranking.around('b', 'm', 'e', 2)).items).toEqual([]);
+    });
+
+    it('an unknown window is a 404 naming the windows', async () => {
+      await expect(ranking.top('b', 'week', 0, 10)).rejects.toThrow(/window "week" does not exist on board "b" \(windows: m, h\)/);
+    });
+  });
+
+  describe('config cache', () => {
+    it('a second instance with a stale cached config reloads and retries once', async () => {
+      const config = validateConfig({ ...redis.env });
+      const other = new RankingService(new RankingStore(service, config), clock);
+      await other.increment('b', 'x', 1); // caches the current config
+      await ranking.putBoard('b', [{ name: 'm', period: '3m', interval: '1m' }, { name: 'h', period: '1h', interval: '1h' }, { name: 'w', period: '7d', interval: '1d' }]);
+      const reply = await other.increment('b', 'x', 1);
+      expect(Object.keys(reply.windows)).toEqual(['m', 'h', 'w']);
+      expect(reply.windows.w).toEqual({ score: 1, rank: 1 });
+      await ranking.deleteBoard('b');
+      await expect(other.increment('b', 'x', 1)).rejects.toThrow(NotFoundError);
+      expect(await boardKeys()).toEqual([]);
+    });
+  });
+});

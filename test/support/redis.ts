@@ -1,0 +1,145 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import Redis, { Cluster } from 'ioredis';
+import { clusterClient, startRedisCluster } from './cluster';
+import { freePort, stopChild, waitForPing } from './processes';
+
+export type Topology = 'single' | 'cluster';
+/** The topologies every integration and e2e suite runs on. */
+export const TOPOLOGIES: Topology[] = ['single', 'cluster'];
+
+/**
+ * A Redis of this test file's own.
+ * single:  REDIS_URL if set (never the machine's 127.0.0.1:6379), else a testcontainers Redis when a
+ *          Docker engine answers, else `redis-server` from PATH on a free port.
+ * cluster: REDIS_CLUSTER_NODES if set, else three `redis-server --cluster-enabled yes` on free ports.
+ * Every file also gets its own key prefix, so files sharing one server never see each other's keys.
+ */
+export interface TestRedis {
+  topology: Topology;
+  /** Single node: its URL (empty for a Cluster). */
+  url: string;
+  /** What the app needs to reach it: REDIS_URL or REDIS_CLUSTER_NODES, and KEY_PREFIX. */
+  env: Record<string, string>;
+  prefix: string;
+  /** A plain client for raw checks; closed by stop(). */
+  client: Redis | Cluster;
+  source: string;
+  /** Empties every node. */
+  flushAll(): Promise<void>;
+  /** KEYS over every node (tests only). */
+  keys(pattern: string): Promise<string[]>;
+  stop(): Promise<void>;
+  /** Stops and restarts a private single-node server on the same port (outage tests). */
+  pause?(): Promise<void>;
+  resume?(): Promise<void>;
+}
+
+const MACHINE_REDIS = /^rediss?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:6379)?(\/|$)/;
+
+interface Server {
+  stopServer: () => Promise<void>;
+  pause?: () => Promise<void>;
+  resume?: () => Promise<void>;
+  source: string;
+}
+
+export async function startTestRedis(topology: Topology = 'single'): Promise<TestRedis> {
+  const prefix = `t${randomBytes(4).toString('hex')}:`;
+  if (topology === 'cluster') {
+    requireRedisServer();
+    const given = process.env.REDIS_CLUSTER_NODES;
+    const server = given ? { nodes: given, stopServer: async () => undefined } : await startRedisCluster();
+    const client = clusterClient(server.nodes);
+    await client.connect();
+    return assemble('cluster', '', { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: prefix }, prefix, client, { ...server, source: given ? 'REDIS_CLUSTER_NODES' : 'redis-server cluster' });
+  }
+  const url = await singleServer();
+  const client = new Redis(url.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  await client.connect();
+  return assemble('single', url.url, { REDIS_URL: url.url, KEY_PREFIX: prefix }, prefix, client, url);
+}
+
+function assemble(topology: Topology, url: string, env: Record<string, string>, prefix: string, client: Redis | Cluster, server: Server): TestRedis {
+  const nodes = () => (client instanceof Cluster ? client.nodes('master') : [client]);
+  return {
+    topology,
+    url,
+    env,
+    prefix,
+    client,
+    source: server.source,
+    pause: server.pause,
+    resume: server.resume,
+    flushAll: async () => {
+      await Promise.all(nodes().map((node) => node.flushall()));
+    },
+    keys: async (pattern) => (await Promise.all(nodes().map((node) => node.keys(pattern)))).flat(),
+    stop: async () => {
+      client.disconnect();
+      await server.stopServer();
+    },
+  };
+}
+
+function requireRedisServer(): void {
+  if (spawnSync('redis-server', ['--version']).status !== 0) {
+    throw new Error('No redis-server for the tests: install it (apt-get install redis-server / brew install redis), or set REDIS_URL and REDIS_CLUSTER_NODES.');
+  }
+}
+
+async function singleServer(): Promise<Server & { url: string }> {
+  const given = process.env.REDIS_URL;
+  if (given && !MACHINE_REDIS.test(given)) return { url: given, source: 'REDIS_URL', stopServer: async () => undefined };
+  if (process.env.DOCKER_HOST || existsSync('/var/run/docker.sock')) {
+    const started = await tryTestcontainers();
+    if (started) return started;
+  }
+  requireRedisServer();
+  return startRedisServer();
+}
+
+async function tryTestcontainers(): Promise<(Server & { url: string }) | undefined> {
+  try {
+    const { GenericContainer, Wait } = await import('testcontainers');
+    const container = await new GenericContainer('redis:7.4-alpine').withExposedPorts(6379).withWaitStrategy(Wait.forLogMessage('Ready to accept connections')).start();
+    return {
+      url: `redis://${container.getHost()}:${container.getMappedPort(6379)}`,
+      source: 'testcontainers',
+      stopServer: async () => {
+        await container.stop();
+      },
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function spawnServer(port: number): ChildProcess {
+  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
+    stdio: 'ignore',
+  });
+}
+
+async function startRedisServer(): Promise<Server & { url: string }> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePort();
+    let child = spawnServer(port);
+    if (!(await waitForPing(port, child))) {
+      await stopChild(child);
+      continue;
+    }
+    return {
+      url: `redis://127.0.0.1:${port}`,
+      source: 'redis-server',
+      stopServer: () => stopChild(child),
+      pause: () => stopChild(child),
+      resume: async () => {
+        child = spawnServer(port);
+        if (!(await waitForPing(port, child))) throw new Error(`redis-server did not restart on port ${port}`);
+      },
+    };
+  }
+  throw new Error('could not start redis-server on a free port');
+}
