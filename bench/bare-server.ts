@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   }
   const boardName = process.env.BOARD ?? 'bench';
   const stored = await redis.hgetall(keys.board(boardName).cfg());
-  const board = new PreparedBoard({ name: boardName, version: stored.version, shards: 1, windows: JSON.parse(stored.windows) }, keys.board(boardName));
+  const board = new PreparedBoard({ name: boardName, version: stored.version, shards: 1, windows: JSON.parse(stored.windows) }, (shard) => keys.board(boardName, shard));
   const window = board.config.windows[0];
   const readKeys = [board.keys.cfg(), board.keys.slots(window.name), board.keys.top(window.name)];
   const readArgs = () => [board.config.version, Date.now(), EXPIRE_CHUNK, window.periodSec, window.intervalSec];

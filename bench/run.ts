@@ -265,6 +265,16 @@ async function clusterBench(): Promise<void> {
       });
       console.log(`| ${count} (${count === 1 ? 'one node' : `spread over ${slotsOf.size} nodes`}) | ${fmt(perSec)} |`);
     }
+    for (const shards of [3, 6]) {
+      const sharded = await makeBoard(client as unknown as Redis, keys, `sharded${shards}`, 1, '24h', '1h', shards);
+      const nodesOf = new Set(sharded.shards.map((shard) => client.slots[calculateSlotOf(shard.keys.cfg())]?.[0]));
+      let n = 0;
+      const perSec = await throughput(() => {
+        const item = `i${n++ % 10_000}`;
+        return run(client as unknown as Redis, S.increment, sharded.shardOf(item).incrementKeys, [sharded.config.version, Date.now(), EXPIRE_CHUNK, ...sharded.windowArgs, item, 1]);
+      });
+      console.log(`| 1 board of ${shards} shards (spread over ${nodesOf.size} nodes) | ${fmt(perSec)} |`);
+    }
     console.log('');
   } finally {
     client.disconnect();
@@ -283,11 +293,13 @@ function run(redis: Redis, script: ScriptDefinition, keyList: string[], args: Ar
   return script.numberOfKeys === 'dynamic' ? command.call(redis, keyList.length, ...keyList, ...args) : command.call(redis, ...keyList, ...args);
 }
 
-async function makeBoard(redis: Redis, keys: KeyBuilder, name: string, windowCount: number, period = '24h', interval = '1h'): Promise<PreparedBoard> {
+async function makeBoard(redis: Redis, keys: KeyBuilder, name: string, windowCount: number, period = '24h', interval = '1h', shards = 1): Promise<PreparedBoard> {
   const parse = (d: string) => Number(d.slice(0, -1)) * ({ h: 3600, d: 86400, m: 60 } as Record<string, number>)[d.slice(-1)];
   const windows = Array.from({ length: windowCount }, (_, i) => ({ name: `w${i}`, periodSec: parse(period) * (i + 1), intervalSec: parse(interval) }));
-  const reply = (await run(redis, S.boardPut, [keys.board(name).cfg()], [JSON.stringify(windows), 1, `v-${name}`, 0, Date.now()])) as string[];
-  return new PreparedBoard({ name, version: reply[1], shards: 1, windows: JSON.parse(reply[2]) }, keys.board(name));
+  const nowMs = Date.now();
+  const reply = (await run(redis, S.boardPut, [keys.board(name).cfg()], [JSON.stringify(windows), shards, `v-${name}`, 0, nowMs])) as string[];
+  for (let shard = 1; shard < shards; shard++) await run(redis, S.shardSync, [keys.board(name, shard).cfg()], [reply[1], reply[2], shards, nowMs]);
+  return new PreparedBoard({ name, version: reply[1], shards, windows: JSON.parse(reply[2]) }, (shard) => keys.board(name, shard));
 }
 
 async function seed(redis: Redis, board: PreparedBoard, items: number, atMs: number): Promise<void> {

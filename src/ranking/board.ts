@@ -1,4 +1,5 @@
 import { BoardKeys } from '../redis/keys';
+import { shardOf } from './shard-math';
 import { WindowConfig } from './window-math';
 
 export interface BoardConfig {
@@ -9,27 +10,53 @@ export interface BoardConfig {
   windows: WindowConfig[];
 }
 
+/** The keys of one shard and the key lists its scripts take. */
+export interface ShardKeys {
+  keys: BoardKeys;
+  /** [cfg, slots_1, top_1, ..., slots_W, top_W] */
+  incrementKeys: string[];
+  /** [cfg, likes, slots_1, top_1, ..., slots_W, top_W] */
+  allKeys: string[];
+}
+
 /** A board config with everything a request needs precomputed once: key lists and script arguments. */
 export class PreparedBoard {
+  /** Shard 0's keys: all of an unsharded board's. */
   readonly keys: BoardKeys;
-  /** [cfg, slots_1, top_1, ..., slots_W, top_W] */
   readonly incrementKeys: string[];
-  /** [cfg, likes, slots_1, top_1, ..., slots_W, top_W] */
   readonly allKeys: string[];
+  /** Every shard's keys, shard 0 first (one entry for an unsharded board). */
+  readonly shards: ShardKeys[];
   /** [W, period_1, interval_1, createdAtMs_1, ...] as the window scripts expect after their fixed args. */
   readonly windowArgs: number[];
   private readonly windowIndex: Map<string, number>;
 
   constructor(
     readonly config: BoardConfig,
-    keys: BoardKeys,
+    keysOfShard: (shard: number) => BoardKeys,
   ) {
-    this.keys = keys;
-    const pairs = config.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)]);
-    this.incrementKeys = [keys.cfg(), ...pairs];
-    this.allKeys = [keys.cfg(), keys.likes(), ...pairs];
+    this.shards = Array.from({ length: Math.max(1, config.shards) }, (_, shard) => {
+      const keys = keysOfShard(shard);
+      const pairs = config.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)]);
+      return { keys, incrementKeys: [keys.cfg(), ...pairs], allKeys: [keys.cfg(), keys.likes(), ...pairs] };
+    });
+    ({ keys: this.keys, incrementKeys: this.incrementKeys, allKeys: this.allKeys } = this.shards[0]);
     this.windowArgs = [config.windows.length, ...config.windows.flatMap((w) => [w.periodSec, w.intervalSec, w.createdAtMs])];
     this.windowIndex = new Map(config.windows.map((w, i) => [w.name, i]));
+  }
+
+  get sharded(): boolean {
+    return this.shards.length > 1;
+  }
+
+  /** The shard holding an item. */
+  shardOf(item: string): ShardKeys {
+    return this.shards[shardOf(item, this.shards.length)];
+  }
+
+  /** [W = 1, period, interval, createdAtMs] of one window, for scripts given a single window. */
+  oneWindowArgs(window: WindowConfig): number[] {
+    return [1, window.periodSec, window.intervalSec, window.createdAtMs];
   }
 
   /** The named window, or the first one when no name is given; undefined when the board has no such window. */

@@ -15,4 +15,7 @@ export const RANKING_SCRIPTS = {
   readAround: { name: 'tbRankReadAround', file: join(dir, 'read_around.lua'), libraries: lib, numberOfKeys: 3 },
   boardPut: { name: 'tbRankBoardPut', file: join(dir, 'board_put.lua'), libraries: lib, numberOfKeys: 1 },
   boardDelete: { name: 'tbRankBoardDelete', file: join(dir, 'board_delete.lua'), libraries: lib, numberOfKeys: 2 },
+  shardSync: { name: 'tbRankShardSync', file: join(dir, 'shard_sync.lua'), libraries: lib, numberOfKeys: 1 },
+  countAbove: { name: 'tbRankCountAbove', file: join(dir, 'count_above.lua'), libraries: lib, numberOfKeys: 'dynamic' },
+  readNeighbours: { name: 'tbRankReadNeighbours', file: join(dir, 'read_neighbours.lua'), libraries: lib, numberOfKeys: 3 },
 } satisfies Record<string, ScriptDefinition>;

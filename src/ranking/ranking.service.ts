@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock';
-import { ConflictError, NotAvailableError, NotFoundError } from '../common/errors';
+import { ConflictError, NotFoundError } from '../common/errors';
 import { PreparedBoard } from './board';
-import { BoardGoneError, ListedItem, RankingStore, Standing, StaleConfigError } from './ranking.store';
+import { BatchEntry, BoardGoneError, ListedItem, RankingStore, Standing, StaleConfigError } from './ranking.store';
+import { groupByShard } from './shard-math';
 import { resolveWindows, WindowConfig, WindowInput, windowSpan } from './window-math';
 
 export interface BoardView {
@@ -42,7 +43,6 @@ export class RankingService {
 
   async putBoard(name: string, windows: WindowInput[], shards = 1, reset = false): Promise<{ created: boolean; board: BoardView }> {
     const specs = resolveWindows(windows);
-    if (shards !== 1) throw new NotAvailableError('shards > 1 (sharded boards) is not available yet; omit shards or send 1');
     const result = await this.store.putBoard(name, specs, shards, reset, randomUUID(), this.clock.nowMs());
     if (result.status === 'conflict') throw new ConflictError(`board "${name}": ${result.message}`);
     this.boards.set(name, this.store.prepare(result.config));
@@ -72,11 +72,27 @@ export class RankingService {
     });
   }
 
-  async incrementBatch(name: string, entries: Array<{ item: string; amount: number }>) {
-    return this.withBoard(name, async (board) => {
-      const result = await this.store.incrementBatch(board, this.clock.nowMs(), entries);
-      return { board: name, count: result.applied, draining: result.draining };
-    });
+  /**
+   * On a sharded board the shards apply their entries independently: when some shard refuses because
+   * the config changed, only its entries are retried (regrouped by the reloaded config), once.
+   */
+  async incrementBatch(name: string, entries: BatchEntry[]) {
+    let pending = entries;
+    let applied = 0;
+    let draining = false;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const board = (attempt === 0 && this.boards.get(name)) || (await this.reload(name));
+      const outcome = await this.store.incrementBatch(board, this.clock.nowMs(), groupByShard(pending, board.shards.length));
+      applied += outcome.applied;
+      draining ||= outcome.draining;
+      if (outcome.refused.length === 0) return { board: name, count: applied, draining };
+      const unexpected = outcome.errors.find((error) => !(error instanceof StaleConfigError || error instanceof BoardGoneError));
+      if (unexpected !== undefined) throw unexpected;
+      pending = outcome.refused;
+    }
+    if (applied > 0) throw new ConflictError(`board "${name}" changed during the request: ${applied} of ${entries.length} entries applied, ${pending.length} not; retry those`);
+    if (!(await this.store.loadBoard(name))) throw new NotFoundError(`board "${name}" does not exist`);
+    throw new ConflictError(`board "${name}" changed during the request; retry`);
   }
 
   /** Likes (undo = false) or takes a like back (undo = true). */

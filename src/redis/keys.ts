@@ -11,8 +11,13 @@ export class KeyBuilder {
     return `${this.prefix}boards`;
   }
 
-  board(board: string): BoardKeys {
-    return new BoardKeys(`{${this.prefix}board:${board}}`);
+  /**
+   * The keys of one shard of a board. Shard 0 (every unsharded board) is `{<prefix>board:<name>}`;
+   * shard k > 0 is `{<prefix>board:<name>/k}`: `/` is not a name character, so no board's shard can
+   * ever be another board.
+   */
+  board(board: string, shard = 0): BoardKeys {
+    return new BoardKeys(shard === 0 ? `{${this.prefix}board:${board}}` : `{${this.prefix}board:${board}/${shard}}`);
   }
 }
 

@@ -35,10 +35,22 @@ describe('ranking keys share one Cluster slot per call', () => {
     const keys = new KeyBuilder('tb:').board(name);
     const board = new PreparedBoard(
       { name, version: 'v', shards: 1, windows: [{ name: '1h', periodSec: 3600, intervalSec: 60, createdAtMs: 0 }, { name: '7d', periodSec: 604800, intervalSec: 86400, createdAtMs: 0 }] },
-      keys,
+      (shard) => new KeyBuilder('tb:').board(name, shard),
     );
     const all = [...board.allKeys, ...board.incrementKeys, keys.slot('1h', 1_700_000_000), keys.slot('7d', 0), keys.cfg(), keys.likes()];
     expect(new Set(all.map((key) => calculateSlot(key))).size).toBe(1);
+  });
+
+  it.each(names)('sharded board %s: each shard on one slot of its own tag', (name) => {
+    const builder = new KeyBuilder('tb:');
+    const board = new PreparedBoard({ name, version: 'v', shards: 8, windows: [{ name: '1h', periodSec: 3600, intervalSec: 60, createdAtMs: 0 }] }, (shard) => builder.board(name, shard));
+    expect(board.shards).toHaveLength(8);
+    for (const shard of board.shards) {
+      const all = [...shard.allKeys, ...shard.incrementKeys, shard.keys.slot('1h', 60)];
+      expect(new Set(all.map((key) => calculateSlot(key))).size).toBe(1);
+    }
+    expect(new Set(board.shards.map((shard) => shard.keys.tag)).size).toBe(8);
+    expect(board.shards[0].keys.tag).toBe(builder.board(name).tag);
   });
 
   it('puts different boards under different tags', () => {
@@ -46,5 +58,6 @@ describe('ranking keys share one Cluster slot per call', () => {
     expect(builder.board('a').cfg()).toBe('{tb:board:a}:cfg');
     expect(builder.board('a').slot('24h', 3600)).toBe('{tb:board:a}:24h:slot:3600');
     expect(builder.board('b').tag).not.toBe(builder.board('a').tag);
+    expect(builder.board('a', 3).cfg()).toBe('{tb:board:a/3}:cfg');
   });
 });

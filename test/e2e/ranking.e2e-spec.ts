@@ -72,8 +72,23 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       expect(JSON.stringify(response.body.message)).toMatch(message);
     });
 
-    it('answers 501 for sharded boards until they exist', async () => {
-      expect((await createBoard('s', { windows: [{ period: '1h', interval: '1m' }], shards: 4 })).status).toBe(501);
+    it('serves a sharded board like any other', async () => {
+      const created = await createBoard('s', { windows: [{ period: '1h', interval: '1m' }], shards: 4 });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ name: 's', shards: 4 });
+      for (const [item, amount] of [['a', 3], ['b', 5], ['c', 3], ['d', 1]] as const) {
+        expect((await http().post(`/boards/s/items/${item}/increment`).send({ amount })).status).toBe(200);
+      }
+      expect((await http().post('/boards/s/increments').send({ items: [{ item: 'e', amount: 4 }, { item: 'a', amount: 1 }] })).body).toMatchObject({ count: 2 });
+      const top = await http().get('/boards/s/top?limit=3&offset=1');
+      expect(top.body.items).toEqual([
+        { rank: 2, item: 'e', score: 4 },
+        { rank: 2, item: 'a', score: 4 },
+        { rank: 4, item: 'c', score: 3 },
+      ]);
+      expect((await http().get('/boards/s/items/c')).body).toMatchObject({ score: 3, rank: 4, percentile: 25 });
+      expect((await http().get('/boards/s/items/e/around?radius=1')).body.items.map((row: { item: string }) => row.item)).toEqual(['b', 'e', 'a']);
+      expect((await createBoard('s', { windows: [{ period: '1h', interval: '1m' }], shards: 2 })).status).toBe(409);
     });
 
     it('guards admin routes: 401 without a token, 403 with a wrong one', async () => {

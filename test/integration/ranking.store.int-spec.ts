@@ -1,6 +1,6 @@
 import { FakeClock } from '../../src/common/clock';
 import { validateConfig } from '../../src/common/config';
-import { ConflictError, NotAvailableError, NotFoundError } from '../../src/common/errors';
+import { ConflictError, NotFoundError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RankingStore } from '../../src/ranking/ranking.store';
@@ -72,8 +72,35 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       expect(await boardKeys()).toEqual([raw('cfg'), raw(`h:slot:${T0_SEC}`), raw('h:slots'), raw('h:top')].sort());
     });
 
-    it('refuses shards > 1 as not available yet', async () => {
-      await expect(ranking.putBoard('c', [{ period: '1h', interval: '1h' }], 4)).rejects.toThrow(NotAvailableError);
+    it('gives every shard of a sharded board the same config under its own tag', async () => {
+      const put = await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 4);
+      expect(put).toMatchObject({ created: true, board: { shards: 4 } });
+      const versions = await Promise.all([0, 1, 2, 3].map((k) => redis.client.hget(k === 0 ? raw('cfg', 's') : `{${redis.prefix}board:s/${k}}:cfg`, 'version')));
+      expect(new Set(versions).size).toBe(1);
+      expect(versions[0]).toBeTruthy();
+      for (let i = 0; i < 40; i++) await ranking.increment('s', `item-${i}`, 1);
+      const tags = new Set((await redis.keys(`*board:s*`)).map((key) => key.slice(0, key.indexOf('}') + 1)));
+      expect(tags.size).toBe(4);
+    });
+
+    it('changes shards only with reset, dropping the data and the shards no longer used', async () => {
+      await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 4);
+      for (let i = 0; i < 20; i++) await ranking.increment('s', `item-${i}`, 1);
+      await expect(ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 2)).rejects.toThrow(/shards would change from 4 to 2/);
+      expect((await ranking.top('s', 'h', 0, 100)).items).toHaveLength(20);
+      await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 2, true);
+      expect((await ranking.top('s', 'h', 0, 100)).items).toEqual([]);
+      expect((await redis.keys(`*board:s/2}*`)).concat(await redis.keys(`*board:s/3}*`))).toEqual([]);
+      await ranking.increment('s', 'x', 3);
+      expect((await ranking.item('s', 'h', 'x')).rank).toBe(1);
+    });
+
+    it('delete removes the keys of every shard', async () => {
+      await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 3);
+      for (let i = 0; i < 20; i++) await ranking.like('s', `item-${i}`, 'u', false);
+      await ranking.deleteBoard('s');
+      expect(await redis.keys(`*board:s*`)).toEqual([]);
+      await expect(ranking.getBoard('s')).rejects.toThrow(NotFoundError);
     });
 
     it('delete removes every key of the board, and only that board', async () => {

@@ -1,6 +1,8 @@
 -- board_put: creates a board or changes its windows, atomically. A window whose period or interval
 -- would change, a window that would be removed, or a change of shards is refused unless `reset`,
--- which drops that window's data. An identical config leaves everything (and the version) as is.
+-- which drops that window's data (a change of shards drops every window's data: items move between
+-- shards). An identical config leaves everything (and the version) as is. On a sharded board this runs
+-- on shard 0, which holds the authoritative config; shard_sync copies it to the other shards.
 -- Likes stay: a window remade by a reset is newer than any like before it, so unlike skips it.
 -- KEYS: 1
 -- KEYS[1]        board config hash: version, windows (JSON), shards, createdAtMs
@@ -9,8 +11,8 @@
 -- ARGV[3]        version to store if anything changes (unique per change)
 -- ARGV[4]        reset: 1 to drop the data of changed or removed windows, else 0
 -- ARGV[5]        now, unix milliseconds
--- Reply: { status, version, windows JSON } with status created | unchanged | updated,
---        or { "conflict", message }
+-- Reply: { status, version, windows JSON, shards before (0: none) } with status created | unchanged |
+--        updated, or { "conflict", message }
 local cfg_key = KEYS[1]
 local wanted = cjson.decode(ARGV[1])
 local shards = ARGV[2]
@@ -23,7 +25,7 @@ if not stored then
   for _, w in ipairs(wanted) do w.createdAtMs = now_ms end
   local json = cjson.encode(wanted)
   redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'createdAtMs', now_ms)
-  return { 'created', new_version, json }
+  return { 'created', new_version, json, 0 }
 end
 
 local current = cjson.decode(stored)
@@ -31,8 +33,9 @@ local by_name = {}
 for _, w in ipairs(current) do by_name[w.name] = w end
 local problems, to_drop = {}, {}
 local stored_shards = redis.call('HGET', cfg_key, 'shards')
-local changed = #current ~= #wanted or stored_shards ~= shards
-if stored_shards ~= shards and not reset then
+local reshard = stored_shards ~= shards
+local changed = #current ~= #wanted or reshard
+if reshard and not reset then
   problems[#problems + 1] = 'shards would change from ' .. stored_shards .. ' to ' .. shards
 end
 for i, w in ipairs(wanted) do
@@ -41,12 +44,12 @@ for i, w in ipairs(wanted) do
   if old == nil then
     w.createdAtMs = now_ms
     changed = true
-  elseif old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
+  elseif reshard or old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
     changed = true
     if reset then
       to_drop[#to_drop + 1] = w.name
       w.createdAtMs = now_ms
-    else
+    elseif old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
       problems[#problems + 1] = 'window ' .. w.name .. ' would change from ' .. old.periodSec .. 's/' .. old.intervalSec ..
         's to ' .. w.periodSec .. 's/' .. w.intervalSec .. 's'
     end
@@ -64,9 +67,9 @@ if #problems > 0 then
   return { 'conflict', table.concat(problems, '; ') .. ' (use ?reset=true to drop that data)' }
 end
 if not changed then
-  return { 'unchanged', redis.call('HGET', cfg_key, 'version'), stored }
+  return { 'unchanged', redis.call('HGET', cfg_key, 'version'), stored, stored_shards }
 end
 for _, name in ipairs(to_drop) do drop_window(cfg_key, name) end
 local json = cjson.encode(wanted)
 redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards)
-return { 'updated', new_version, json }
+return { 'updated', new_version, json, stored_shards }

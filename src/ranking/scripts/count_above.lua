@@ -1,0 +1,26 @@
+-- count_above: for a sharded board, how many items of this shard score above given scores, per window,
+-- after expiring what fell out (the other shards' share of a rank).
+-- KEYS: dynamic
+-- KEYS[1]        the shard's config hash (holds the config version)
+-- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset on this shard
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields drained by this call
+-- ARGV[4]        W, number of windows
+-- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
+-- ARGV[5+3W+(w-1)] score of window w to count above (<= 0: count nothing)
+-- Reply: { draining (0|1), above_1, ranked_1, ..., above_W, ranked_W }: items scoring strictly above
+--        the score, and items scoring above 0, in each window
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local err = version_error(KEYS[1], ARGV[1])
+if err then return redis.error_reply(err) end
+local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+local window_count = tonumber(ARGV[4])
+local reply = { expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3])) }
+for w = 0, window_count - 1 do
+  local top_key = KEYS[3 + 2 * w]
+  local score = tonumber(ARGV[5 + 3 * window_count + w])
+  reply[#reply + 1] = score > 0 and redis.call('ZCOUNT', top_key, '(' .. score, '+inf') or 0
+  reply[#reply + 1] = redis.call('ZCOUNT', top_key, '(0', '+inf')
+end
+return reply

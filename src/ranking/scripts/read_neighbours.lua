@@ -1,0 +1,35 @@
+-- read_neighbours: for a sharded board's around read, this shard's items just before and just after
+-- the place a (score, item) pair takes in the board order, after expiring what fell out. On the
+-- item's own shard that place is the item's; on another shard the pair is inserted, ranked and
+-- removed again inside this script, so nobody ever sees it.
+-- KEYS: 3
+-- KEYS[1]        the shard's config hash (holds the config version)
+-- KEYS[2]        the window's slots index zset on this shard
+-- KEYS[3]        the window's results zset on this shard
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields drained by this call
+-- ARGV[4], ARGV[5]: the window's period and interval, seconds
+-- ARGV[6]        item id
+-- ARGV[7]        its score (> 0), read from its own shard
+-- ARGV[8]        radius: most neighbours wanted on each side
+-- Reply: { draining (0|1), items of this shard before the place (0-based position of the place),
+--          items scoring above the score, number of items before, item_1, score_1, ... (up to
+--          radius items before the place, then up to radius items after it, in board order) }
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local err = version_error(KEYS[1], ARGV[1])
+if err then return redis.error_reply(err) end
+local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
+local top_key, item, score, radius = KEYS[3], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
+local inserted = redis.call('ZSCORE', top_key, item) == false
+if inserted then redis.call('ZADD', top_key, score, item) end
+local position = redis.call('ZREVRANK', top_key, item)
+local before = {}
+if position > 0 then before = redis.call('ZREVRANGE', top_key, math.max(0, position - radius), position - 1, 'WITHSCORES') end
+local after = redis.call('ZREVRANGE', top_key, position + 1, position + radius, 'WITHSCORES')
+if inserted then redis.call('ZREM', top_key, item) end
+local reply = { more and 1 or 0, position, redis.call('ZCOUNT', top_key, '(' .. score, '+inf'), #before / 2 }
+for _, value in ipairs(before) do reply[#reply + 1] = value end
+for _, value in ipairs(after) do reply[#reply + 1] = value end
+return reply

@@ -1,0 +1,118 @@
+import fc from 'fast-check';
+import { FakeClock } from '../../src/common/clock';
+import { RedisService } from '../../src/redis/redis.service';
+import { RankingService } from '../../src/ranking/ranking.service';
+import { startRankingService } from '../support/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+
+const WINDOWS = [
+  { name: 'short', period: 30, interval: 10 },
+  { name: 'long', period: 120, interval: 40 },
+];
+// Enough ids that every shard holds some, with ties, negative sums and multi-byte ids among them.
+const ITEMS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'é', 'a b/c', 'zz', 'Z'];
+const USERS = ['u1', 'u2'];
+
+type Op =
+  | { kind: 'inc'; item: string; amount: number }
+  | { kind: 'batch'; entries: Array<{ item: string; amount: number }> }
+  | { kind: 'like' | 'unlike'; item: string; user: string }
+  | { kind: 'advance'; ms: number };
+
+const item = fc.constantFrom(...ITEMS);
+const amount = fc.integer({ min: -3, max: 5 }).filter((n) => n !== 0);
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('inc' as const), item, amount }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('batch' as const), entries: fc.array(fc.record({ item, amount }), { minLength: 1, maxLength: 8 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('like' as const, 'unlike' as const), item, user: fc.constantFrom(...USERS) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 60_000 }) }) },
+);
+
+/**
+ * The same random operations go into an unsharded board and a sharded one; every read (and every
+ * write's answer) must agree, including ranks, ties, pages and neighbours, before and after expiry.
+ */
+describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (property, %s)', (topology) => {
+  let redis: TestRedis;
+  let service: RedisService;
+  let ranking: RankingService;
+  let clock: FakeClock;
+  let run = 0;
+
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    clock = new FakeClock(0);
+    ({ ranking, redisService: service } = await startRankingService(redis, clock, { EXPIRE_CHUNK: '2' }));
+  });
+  afterAll(async () => {
+    await service.onApplicationShutdown();
+    await redis.stop();
+  });
+
+  it('top pages, item standings, neighbours and write answers agree after every step', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+        fc.constantFrom(2, 3, 5),
+        fc.array(op, { minLength: 1, maxLength: 20 }),
+        async (startMs, shards, ops) => {
+          run++;
+          const plain = `u${run}`;
+          const sharded = `s${run}`;
+          clock.setMs(startMs);
+          await ranking.putBoard(plain, WINDOWS);
+          await ranking.putBoard(sharded, WINDOWS, shards);
+          for (const step of ops) {
+            switch (step.kind) {
+              case 'inc': {
+                const [a, b] = [await ranking.increment(plain, step.item, step.amount), await ranking.increment(sharded, step.item, step.amount)];
+                expect(b.windows).toEqual(a.windows);
+                break;
+              }
+              case 'batch': {
+                const [a, b] = [await ranking.incrementBatch(plain, step.entries), await ranking.incrementBatch(sharded, step.entries)];
+                expect(b.count).toBe(a.count);
+                break;
+              }
+              case 'like':
+              case 'unlike': {
+                const undo = step.kind === 'unlike';
+                const [a, b] = [await ranking.like(plain, step.item, step.user, undo), await ranking.like(sharded, step.item, step.user, undo)];
+                expect({ counted: b.counted, windows: b.windows }).toEqual({ counted: a.counted, windows: a.windows });
+                break;
+              }
+              case 'advance':
+                clock.advanceMs(step.ms);
+                break;
+            }
+            await compare(plain, sharded);
+          }
+          await ranking.deleteBoard(plain);
+          await ranking.deleteBoard(sharded);
+        },
+      ),
+      { numRuns: 10 },
+    );
+  });
+
+  async function settled(board: string, window: string) {
+    let top = await ranking.top(board, window, 0, 1000);
+    for (let i = 0; top.draining && i < 50; i++) top = await ranking.top(board, window, 0, 1000);
+    expect(top.draining).toBe(false);
+    return top.items;
+  }
+
+  async function compare(plain: string, sharded: string): Promise<void> {
+    for (const w of WINDOWS) {
+      expect(await settled(sharded, w.name)).toEqual(await settled(plain, w.name));
+      for (const [offset, limit] of [[0, 3], [4, 5]]) {
+        expect((await ranking.top(sharded, w.name, offset, limit)).items).toEqual((await ranking.top(plain, w.name, offset, limit)).items);
+      }
+      for (const id of ITEMS) {
+        const [a, b] = [await ranking.item(plain, w.name, id), await ranking.item(sharded, w.name, id)];
+        expect({ score: b.score, rank: b.rank, percentile: b.percentile }).toEqual({ score: a.score, rank: a.rank, percentile: a.percentile });
+        expect((await ranking.around(sharded, w.name, id, 2)).items).toEqual((await ranking.around(plain, w.name, id, 2)).items);
+      }
+    }
+  }
+});
