@@ -1,14 +1,21 @@
 /**
  * The floor: a bare Fastify + ioredis server that runs the SAME Lua scripts as the service for the
- * same routes, with no Nest, no validation, no metrics, no logging. Started by bench/run.ts.
+ * same routes (ranking, counter increment, stats record), with no Nest, no validation, no metrics,
+ * no logging, no stats index. Started by bench/run.ts.
  * Usage: PORT=... REDIS_URL=... KEY_PREFIX=... BOARD=... ts-node bench/bare-server.ts
  */
 import Fastify from 'fastify';
 import Redis from 'ioredis';
+import { AppConfig } from '../src/common/config';
+import { CounterKeys } from '../src/counters/counter-keys';
+import { COUNTER_SCRIPTS } from '../src/counters/counters.scripts';
 import { PreparedBoard } from '../src/ranking/board';
 import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
 import { KeyBuilder } from '../src/redis/keys';
 import { loadScriptSource, ScriptDefinition } from '../src/redis/scripts';
+import { StatsKeys } from '../src/stats/stats-keys';
+import { bucketField, hourStartOf } from '../src/stats/stats-math';
+import { STATS_SCRIPTS } from '../src/stats/stats.scripts';
 
 const EXPIRE_CHUNK = 1000;
 
@@ -19,7 +26,7 @@ async function main(): Promise<void> {
     const command = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[script.name];
     return script.numberOfKeys === 'dynamic' ? command.call(redis, keyList.length, ...keyList, ...args) : command.call(redis, ...keyList, ...args);
   };
-  for (const script of Object.values(S)) {
+  for (const script of [...Object.values(S), ...Object.values(COUNTER_SCRIPTS), ...Object.values(STATS_SCRIPTS)]) {
     redis.defineCommand(script.name, { lua: loadScriptSource(script), numberOfKeys: script.numberOfKeys === 'dynamic' ? undefined : script.numberOfKeys });
   }
   const boardName = process.env.BOARD ?? 'bench';
@@ -48,6 +55,24 @@ async function main(): Promise<void> {
   });
   app.get<{ Params: { item: string } }>('/boards/:board/items/:item/around', async (request) => {
     return { items: await run(S.readAround, readKeys, [...readArgs(), request.params.item, 5]) };
+  });
+  const defaults = new AppConfig();
+  const precisions = defaults.COUNTER_PRECISIONS.split(',').map(Number);
+  const counterKeys = new CounterKeys(keys.prefix, defaults.COUNTER_INDEX_BUCKETS);
+  app.post<{ Params: { name: string }; Body?: { count?: number } }>('/counters/:name/increment', async (request) => {
+    const name = request.params.name;
+    const nowMs = Date.now();
+    const counterKeyList = [counterKeys.knownOf(name), ...precisions.map((p) => counterKeys.count(name, p))];
+    const landed = await run(COUNTER_SCRIPTS.increment, counterKeyList, [nowMs, defaults.COUNTER_SAMPLES, Math.floor(nowMs / 1000), request.body?.count ?? 1, name, ...precisions]);
+    return { name, precisions: landed };
+  });
+  const statsKeys = new StatsKeys(keys.prefix);
+  app.post<{ Params: { context: string; type: string }; Body: { value: number } }>('/stats/:context/:type', async (request) => {
+    const { context, type } = request.params;
+    const nowMs = Date.now();
+    const value = request.body.value;
+    const reply = await run(STATS_SCRIPTS.record, [statsKeys.current(context, type), statsKeys.previous(context, type)], [nowMs, hourStartOf(nowMs), String(value), bucketField(value)]);
+    return { context, type, reply };
   });
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
   process.send?.('ready');

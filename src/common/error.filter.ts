@@ -1,13 +1,12 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ConflictError, DomainError, InvalidInputError, NotAvailableError, NotFoundError } from './errors';
+import { ConflictError, DomainError, InvalidInputError, NotFoundError } from './errors';
 import { isRedisUnavailableError } from './redis-errors';
 
 const DOMAIN_STATUS: Array<[new (...args: never[]) => DomainError, HttpStatus]> = [
   [NotFoundError, HttpStatus.NOT_FOUND],
   [ConflictError, HttpStatus.CONFLICT],
   [InvalidInputError, HttpStatus.BAD_REQUEST],
-  [NotAvailableError, HttpStatus.NOT_IMPLEMENTED],
 ];
 
 export interface ErrorBody {
@@ -55,7 +54,7 @@ export class AppErrorFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const body = toErrorBody(exception);
-    if (body.statusCode >= 500 && body.statusCode !== 503 && body.statusCode !== 501) {
+    if (body.statusCode >= 500 && body.statusCode !== 503) {
       // The request's own logger carries its reqId.
       const log = host.switchToHttp().getRequest<FastifyRequest>()?.log;
       if (log) log.error({ err: exception }, 'unhandled error');

@@ -9,4 +9,3 @@ export class DomainError extends Error {
 export class NotFoundError extends DomainError {}
 export class ConflictError extends DomainError {}
 export class InvalidInputError extends DomainError {}
-export class NotAvailableError extends DomainError {}

@@ -64,3 +64,13 @@ export function instanceOf<T extends object>(type: new () => T, fields: Record<s
 export function queryInt(value: unknown): number | undefined {
   return typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : undefined;
 }
+
+/** A check for an object whose every field is required and passes its rule (route params, small bodies). */
+export function requiredFields(type: new () => object, rules: Record<string, (value: unknown) => boolean>): FastCheck {
+  const keys = new Set(Object.keys(rules));
+  return (value) => {
+    if (!isPlainObject(value) || !hasOnlyKeys(value, keys)) return undefined;
+    for (const key of keys) if (!rules[key](value[key])) return undefined;
+    return instanceOf(type, value);
+  };
+}

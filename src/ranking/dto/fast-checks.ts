@@ -1,5 +1,5 @@
 import { ID_PATTERN, NAME_PATTERN } from '../../common/names';
-import { FastCheck, hasOnlyKeys, instanceOf, isPlainObject, queryInt } from '../../common/validation';
+import { FastCheck, hasOnlyKeys, instanceOf, isPlainObject, queryInt, requiredFields } from '../../common/validation';
 
 /**
  * Compiled checks for the hot ranking DTOs (see AppValidationPipe): each accepts only input that
@@ -11,16 +11,6 @@ const isName = (value: unknown): value is string => typeof value === 'string' &&
 const isId = (value: unknown): value is string => typeof value === 'string' && ID_PATTERN.test(value);
 const isAmount = (value: unknown) => value === undefined || (typeof value === 'number' && Number.isInteger(value) && value !== 0 && Math.abs(value) <= MAX_AMOUNT);
 const inRange = (value: number | undefined, min: number, max: number) => value !== undefined && value >= min && value <= max;
-
-/** A check for an object whose every field is required and checked by `rules`. */
-function requiredFields(type: new () => object, rules: Record<string, (value: unknown) => boolean>): FastCheck {
-  const keys = new Set(Object.keys(rules));
-  return (value) => {
-    if (!isPlainObject(value) || !hasOnlyKeys(value, keys)) return undefined;
-    for (const key of keys) if (!rules[key](value[key])) return undefined;
-    return instanceOf(type, value);
-  };
-}
 
 /** Required name or id fields (route params, a like's userId). */
 export const idFieldsCheck = (type: new () => object, fields: Record<string, 'name' | 'id'>) =>

@@ -1,9 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsNumber, IsOptional, Matches, Max, Min } from 'class-validator';
 import { IsName, ToInt } from '../../common/dto';
+import { isName } from '../../common/names';
+import { FastValidated, requiredFields } from '../../common/validation';
 import { MAX_ABS_VALUE } from '../stats-math';
-import { CONTEXT_PATTERN, CONTEXT_RULE } from '../stats-names';
+import { CONTEXT_PATTERN, CONTEXT_RULE, isContext } from '../stats-names';
 
+const isValue = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= MAX_ABS_VALUE;
+
+/** Compiled checks for the hot record route (see AppValidationPipe); class-validator gives every error. */
+@FastValidated(requiredFields(StatsParams, { context: isContext, type: isName }))
 export class StatsParams {
   @ApiProperty({ description: `Context: ${CONTEXT_RULE}, URL-encoded`, example: 'GET /boards/:board/top', maxLength: 200 })
   @Matches(CONTEXT_PATTERN, { message: `context must be ${CONTEXT_RULE}` })
@@ -14,6 +20,7 @@ export class StatsParams {
   type!: string;
 }
 
+@FastValidated(requiredFields(RecordDto, { value: isValue }))
 export class RecordDto {
   @ApiProperty({ description: `A finite number, |value| <= ${MAX_ABS_VALUE}`, example: 0.042 })
   // Registration order is check order (decorators run bottom-up): the type check comes first.

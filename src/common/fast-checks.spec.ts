@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
 import { ArgumentMetadata } from '@nestjs/common';
-import { createReferenceValidationPipe, fastCheckOf } from '../../common/validation';
-import { BoardParams } from './board.dto';
-import { AroundQuery, BatchIncrementDto, IncrementDto, ItemParams, LikeDto, LikeParams, TopQuery, WindowQuery } from './item.dto';
+import { CounterParams, IncrementCounterDto } from '../counters/dto/counter.dto';
+import { BoardParams } from '../ranking/dto/board.dto';
+import { AroundQuery, BatchIncrementDto, IncrementDto, ItemParams, LikeDto, LikeParams, TopQuery, WindowQuery } from '../ranking/dto/item.dto';
+import { RecordDto, StatsParams } from '../stats/dto/stats.dto';
+import { createReferenceValidationPipe, fastCheckOf } from './validation';
 
 const reference = createReferenceValidationPipe();
 
@@ -11,7 +13,9 @@ const reference = createReferenceValidationPipe();
 const anyValue = fc.oneof(
   fc.constantFrom(undefined, null, '', ' ', 'a', 'posts', 'a b', 'x{y}', 'é', 'a/b', '\u0000', 'x'.repeat(64), 'x'.repeat(65), 'x'.repeat(128), 'x'.repeat(129)),
   fc.constantFrom('0', '1', '-1', '10', '1000', '1001', '100', '101', '1e3', '01', ' 5', '1000000', '1000001', '999999999999999999'),
-  fc.constantFrom(0, -0, 1, -1, 1.5, 1_000_000, 1_000_001, -1_000_000, -1_000_001, Number.NaN, 1e21),
+  fc.constantFrom(0, -0, 1, -1, 1.5, 1_000_000, 1_000_001, -1_000_000, -1_000_001, Number.NaN, Infinity, 1e21, 1e100, -1e100, 1e101, 9_999_999_999, 10_000_000_000),
+  fc.constantFrom('GET /boards/:board/top', 'GET /boards/{board}/top', 'x'.repeat(200), 'x'.repeat(201), 'a\tb', 'a%b'),
+  fc.double(),
   fc.string({ maxLength: 140 }),
   fc.integer({ min: -2_000_000, max: 2_000_000 }),
   fc.constant([1]),
@@ -39,6 +43,10 @@ const cases: Array<[string, new () => object, ArgumentMetadata['type'], fc.Arbit
   ['WindowQuery', WindowQuery, 'query', objectOf(['window'])],
   ['TopQuery', TopQuery, 'query', objectOf(['window', 'limit', 'offset'])],
   ['AroundQuery', AroundQuery, 'query', objectOf(['window', 'radius'])],
+  ['CounterParams', CounterParams, 'param', objectOf(['name'])],
+  ['IncrementCounterDto', IncrementCounterDto, 'body', fc.oneof(fc.constant(undefined), fc.constant(null), objectOf(['count', 'at']), anyValue)],
+  ['StatsParams', StatsParams, 'param', objectOf(['context', 'type'])],
+  ['RecordDto', RecordDto, 'body', fc.oneof(fc.constant(undefined), objectOf(['value']), fc.record({ value: fc.double() }), anyValue)],
   [
     'BatchIncrementDto',
     BatchIncrementDto,
@@ -73,5 +81,10 @@ describe('compiled checks agree with class-validator', () => {
     const batch = fastCheckOf(BatchIncrementDto)!({ items: Array.from({ length: 1000 }, (_, i) => ({ item: `i${i}`, amount: 1 })) }) as BatchIncrementDto;
     expect(batch.items).toHaveLength(1000);
     expect(fastCheckOf(IncrementDto)!({ amount: 0 })).toBeUndefined();
+    expect(fastCheckOf(IncrementCounterDto)!({ count: 5 })).toEqual(Object.assign(new IncrementCounterDto(), { count: 5 }));
+    expect(fastCheckOf(IncrementCounterDto)!({ count: 0 })).toBeUndefined();
+    expect(fastCheckOf(StatsParams)!({ context: 'GET /boards/:board/top', type: 'AccessTime' })).toBeInstanceOf(StatsParams);
+    expect(fastCheckOf(RecordDto)!({ value: 0.42 })).toEqual(Object.assign(new RecordDto(), { value: 0.42 }));
+    expect(fastCheckOf(RecordDto)!({ value: Number.NaN })).toBeUndefined();
   });
 });
