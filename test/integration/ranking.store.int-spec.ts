@@ -95,6 +95,18 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       expect((await ranking.item('s', 'h', 'x')).rank).toBe(1);
     });
 
+    it('reloads its scripts after the server lost them (EVALSHA falls back to EVAL on NOSCRIPT)', async () => {
+      await ranking.increment('b', 'x', 2);
+      await redis.flushScripts();
+      expect((await ranking.increment('b', 'x', 3)).windows.m).toEqual({ score: 5, rank: 1 });
+      await redis.flushScripts();
+      expect((await ranking.top('b', 'm', 0, 10)).items).toEqual([{ rank: 1, item: 'x', score: 5 }]);
+      await redis.flushScripts();
+      await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 3);
+      await redis.flushScripts();
+      expect((await ranking.expireAll()).failures).toBe(0);
+    });
+
     it('delete removes the keys of every shard', async () => {
       await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 3);
       for (let i = 0; i < 20; i++) await ranking.like('s', `item-${i}`, 'u', false);

@@ -200,6 +200,17 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       expect((await stats.slowest(1))[0]).toEqual({ context: 'GET /a', average: 2 });
     });
 
+    it('reloads its scripts after the server lost them, in the pipelined flush and in single calls', async () => {
+      await stats.flush([batchOf('GET /a', H0, [0.1])]);
+      await redis.flushScripts();
+      await stats.flush([batchOf('GET /a', H0, [0.3]), batchOf('GET /b', H0, [1])]);
+      await redis.flushScripts();
+      await stats.record('ctx', 'T', 2);
+      await redis.flushScripts();
+      expect(await stats.read('GET /a', ACCESS_TIME)).toMatchObject({ count: 2, max: 0.3 });
+      expect(await stats.read('ctx', 'T')).toMatchObject({ count: 1 });
+    });
+
     it('keeps only the 100 slowest contexts', async () => {
       await stats.flush(Array.from({ length: 105 }, (_, i) => batchOf(`GET /r${i}`, H0, [i + 1])));
       expect(await redis.client.zcard(store.keys.slowest())).toBe(100);

@@ -30,6 +30,8 @@ export interface TestRedis {
   flushAll(): Promise<void>;
   /** KEYS over every node (tests only). */
   keys(pattern: string): Promise<string[]>;
+  /** SCRIPT FLUSH on every node, as after a Redis restart or failover: clients must reload their scripts. */
+  flushScripts(): Promise<void>;
   stop(): Promise<void>;
   /** Stops and restarts a private single-node server on the same port (outage tests). */
   pause?(): Promise<void>;
@@ -76,6 +78,9 @@ function assemble(topology: Topology, url: string, env: Record<string, string>, 
       await Promise.all(nodes().map((node) => node.flushall()));
     },
     keys: async (pattern) => (await Promise.all(nodes().map((node) => node.keys(pattern)))).flat(),
+    flushScripts: async () => {
+      await Promise.all(nodes().map((node) => node.script('FLUSH')));
+    },
     stop: async () => {
       client.disconnect();
       await server.stopServer();
