@@ -1,5 +1,6 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { Matches, registerDecorator, ValidationOptions } from 'class-validator';
+import { IsInt, IsOptional, Matches, Max, Min, registerDecorator, ValidationOptions } from 'class-validator';
 import { isDuration } from './duration';
 import { ID_PATTERN, ID_RULE, NAME_PATTERN, NAME_RULE } from './names';
 
@@ -27,3 +28,22 @@ export const ToInt = () => Transform(({ value }) => (typeof value === 'string' &
 /** Query-string boolean: "true"/"1" and "false"/"0"; anything else stays as is for the validators to refuse. */
 export const ToBool = () =>
   Transform(({ value }) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value));
+
+/** Paging of the admin and list routes (counters, stats pairs). */
+export class PageQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
+  @IsOptional()
+  @ToInt()
+  @Max(1000)
+  @Min(1)
+  @IsInt()
+  limit?: number;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 1_000_000, default: 0 })
+  @IsOptional()
+  @ToInt()
+  @Max(1_000_000)
+  @Min(0)
+  @IsInt()
+  offset?: number;
+}

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../common/admin.guard';
+import { PageQuery } from '../common/dto';
 import { CountersService } from './counters.service';
 import {
   CounterListDto,
@@ -8,7 +9,6 @@ import {
   CounterSeriesDto,
   IncrementCounterDto,
   IncrementCounterResultDto,
-  ListCountersQuery,
   ReadCounterQuery,
 } from './dto/counter.dto';
 
@@ -44,7 +44,7 @@ export class CountersController {
   @Get('counters')
   @ApiOperation({ summary: 'List counters (paged, sorted by name)' })
   @ApiResponse({ status: 200, type: CounterListDto })
-  list(@Query() query: ListCountersQuery): Promise<CounterListDto> {
+  list(@Query() query: PageQuery): Promise<CounterListDto> {
     return this.counters.list(query.offset ?? 0, query.limit ?? 100);
   }
 

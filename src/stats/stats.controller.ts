@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../common/admin.guard';
-import { ListQuery, RecordDto, RecordResultDto, SlowestDto, SlowestQuery, StatsListDto, StatsParams, StatsQuery, StatsViewDto } from './dto/stats.dto';
+import { PageQuery } from '../common/dto';
+import { RecordDto, RecordResultDto, SlowestDto, SlowestQuery, StatsListDto, StatsParams, StatsQuery, StatsViewDto } from './dto/stats.dto';
 import { StatsService } from './stats.service';
 
 const HOUR_NOTE = 'Hours are UTC hours; the current and the previous hour are kept.';
@@ -43,7 +44,7 @@ export class StatsController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Contexts and types recorded in the current or previous hour', description: 'Paged; ordered by latest hour, then context and type.' })
   @ApiResponse({ status: 200, type: StatsListDto })
-  list(@Query() query: ListQuery): Promise<StatsListDto> {
+  list(@Query() query: PageQuery): Promise<StatsListDto> {
     return this.stats.list(query.offset ?? 0, query.limit ?? 100);
   }
 }

@@ -3,6 +3,7 @@ import { FakeClock } from '../../src/common/clock';
 import { RedisService } from '../../src/redis/redis.service';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RankingModel } from '../support/ranking-model';
+import { moveClock, rankingOps } from '../support/ranking-ops';
 import { startRankingService } from '../support/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
@@ -14,25 +15,7 @@ const WINDOWS = [
 const ITEMS = ['a', 'b', 'c', 'd', 'é', 'a b/c'];
 const USERS = ['u1', 'u2', 'u3'];
 
-type Op =
-  | { kind: 'inc'; item: string; amount: number }
-  | { kind: 'batch'; entries: Array<{ item: string; amount: number }> }
-  | { kind: 'like' | 'unlike'; item: string; user: string }
-  | { kind: 'advance'; ms: number }
-  | { kind: 'toBoundary'; intervalSec: number; offsetMs: number };
-
-const item = fc.constantFrom(...ITEMS);
-const amount = fc.integer({ min: -4, max: 6 }).filter((n) => n !== 0);
-const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('inc' as const), item, amount }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('batch' as const), entries: fc.array(fc.record({ item, amount }), { minLength: 1, maxLength: 6 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constantFrom('like' as const, 'unlike' as const), item, user: fc.constantFrom(...USERS) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 150_000 }) }) },
-  {
-    weight: 2,
-    arbitrary: fc.record({ kind: fc.constant('toBoundary' as const), intervalSec: fc.constantFrom(10, 20, 40), offsetMs: fc.constantFrom(-1, 0, 1) }),
-  },
-);
+const op = rankingOps({ items: ITEMS, users: USERS, maxAdvanceMs: 150_000, boundaries: [10, 20, 40] });
 
 describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (topology) => {
   let redis: TestRedis;
@@ -76,14 +59,8 @@ describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (
             case 'unlike':
               expect((await ranking.like(name, step.item, step.user, true)).counted).toBe(model.unlike(nowMs, step.item, step.user));
               break;
-            case 'advance':
-              clock.advanceMs(step.ms);
-              break;
-            case 'toBoundary': {
-              const intervalMs = step.intervalSec * 1000;
-              clock.setMs(Math.ceil((nowMs + 1) / intervalMs) * intervalMs + step.offsetMs);
-              break;
-            }
+            default:
+              moveClock(clock, step);
           }
           await compare(name, model);
         }

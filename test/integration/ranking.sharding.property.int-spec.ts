@@ -3,6 +3,7 @@ import { FakeClock } from '../../src/common/clock';
 import { RedisService } from '../../src/redis/redis.service';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { startRankingService } from '../support/ranking';
+import { moveClock, rankingOps } from '../support/ranking-ops';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
 const WINDOWS = [
@@ -13,20 +14,7 @@ const WINDOWS = [
 const ITEMS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'é', 'a b/c', 'zz', 'Z'];
 const USERS = ['u1', 'u2'];
 
-type Op =
-  | { kind: 'inc'; item: string; amount: number }
-  | { kind: 'batch'; entries: Array<{ item: string; amount: number }> }
-  | { kind: 'like' | 'unlike'; item: string; user: string }
-  | { kind: 'advance'; ms: number };
-
-const item = fc.constantFrom(...ITEMS);
-const amount = fc.integer({ min: -3, max: 5 }).filter((n) => n !== 0);
-const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('inc' as const), item, amount }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('batch' as const), entries: fc.array(fc.record({ item, amount }), { minLength: 1, maxLength: 8 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('like' as const, 'unlike' as const), item, user: fc.constantFrom(...USERS) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 60_000 }) }) },
-);
+const op = rankingOps({ items: ITEMS, users: USERS, maxAdvanceMs: 60_000, boundaries: [10, 40], maxBatch: 8 });
 
 /**
  * The same random operations go into an unsharded board and a sharded one; every read (and every
@@ -81,9 +69,8 @@ describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (prop
                 expect({ counted: b.counted, windows: b.windows }).toEqual({ counted: a.counted, windows: a.windows });
                 break;
               }
-              case 'advance':
-                clock.advanceMs(step.ms);
-                break;
+              default:
+                moveClock(clock, step);
             }
             await compare(plain, sharded);
           }

@@ -111,23 +111,6 @@ export class CounterSeriesDto {
   samples!: SampleDto[];
 }
 
-export class ListCountersQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
-  @IsOptional()
-  @ToInt()
-  @Max(1000)
-  @Min(1)
-  @IsInt()
-  limit?: number;
-
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @ToInt()
-  @Min(0)
-  @IsInt()
-  offset?: number;
-}
-
 export class CounterSummaryDto {
   @ApiProperty({ example: 'hits:home' })
   name!: string;

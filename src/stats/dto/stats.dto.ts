@@ -47,24 +47,6 @@ export class SlowestQuery {
   limit?: number;
 }
 
-export class ListQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
-  @IsOptional()
-  @ToInt()
-  @Max(1000)
-  @Min(1)
-  @IsInt()
-  limit?: number;
-
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @ToInt()
-  @Max(1_000_000)
-  @Min(0)
-  @IsInt()
-  offset?: number;
-}
-
 export class RecordResultDto {
   @ApiProperty() context!: string;
   @ApiProperty() type!: string;
