@@ -121,8 +121,40 @@ async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
     if (serviceRuns.some((x) => x.non2xx > 0) || bareRuns.some((x) => x.non2xx > 0)) console.log(`\n(non-2xx answers during ${route.name}: service ${serviceRuns.map((x) => x.non2xx)}, bare ${bareRuns.map((x) => x.non2xx)})\n`);
   }
   console.log(`\nService RSS under load (peak seen): ${peakRssMb.toFixed(0)} MB; board size after the runs: ${(await redis.zcard(`{${PREFIX}board:bench}:24h:top`)).toLocaleString('en')} items\n`);
+  await shardedHttpBench(serviceUrl);
   await stopChild(bare);
   await stopChild(service);
+}
+
+/** The same service routes on a board of 4 shards (the floor server has no sharding: service only). */
+async function shardedHttpBench(serviceUrl: string): Promise<void> {
+  const put = await fetch(`${serviceUrl}/admin/boards/sharded`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ windows: [{ period: '24h', interval: '1h' }], shards: 4 }),
+  });
+  if (put.status !== 201) throw new Error(`creating the sharded bench board failed: ${put.status}`);
+  for (let i = 0; i < 10; i++) {
+    const items = Array.from({ length: 1000 }, (_, j) => ({ item: `seed-${i * 1000 + j}`, amount: 1 + ((i * 1000 + j) % 97) }));
+    await fetch(`${serviceUrl}/boards/sharded/increments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items }) });
+  }
+  const routes = [
+    { name: 'increment', method: 'POST' as const, path: '/boards/sharded/items/item-[<id>]/increment', body: '{"amount":1}' },
+    { name: 'top-10', method: 'GET' as const, path: '/boards/sharded/top?limit=10' },
+    { name: 'item rank', method: 'GET' as const, path: '/boards/sharded/items/seed-4242' },
+    { name: 'around', method: 'GET' as const, path: '/boards/sharded/items/seed-4242/around' },
+  ];
+  console.log('## HTTP on a board of 4 shards (service only; compare with the service column above)\n');
+  console.log('| route | req/s best / median | p50 / p99 ms |');
+  console.log('|---|---|---|');
+  for (const route of routes) {
+    const runs: RunFigures[] = [];
+    for (let r = 0; r < REPEATS; r++) runs.push(await cannon(serviceUrl, route));
+    const { best, median } = summarize(runs);
+    console.log(`| ${route.name} | ${fmt(best.reqPerSec)} / ${fmt(median.reqPerSec)} | ${median.p50} / ${median.p99} |`);
+    if (runs.some((x) => x.non2xx > 0)) console.log(`\n(non-2xx answers during ${route.name}: ${runs.map((x) => x.non2xx)})\n`);
+  }
+  console.log('');
 }
 
 function cannon(baseUrl: string, route: { method: 'GET' | 'POST'; path: string; body?: string }): Promise<RunFigures> {
