@@ -332,7 +332,7 @@ async function makeBoard(redis: Redis, keys: KeyBuilder, name: string, windowCou
   const windows = Array.from({ length: windowCount }, (_, i) => ({ name: `w${i}`, periodSec: parse(period) * (i + 1), intervalSec: parse(interval) }));
   const nowMs = Date.now();
   const reply = (await run(redis, S.boardPut, [keys.board(name).cfg()], [JSON.stringify(windows), shards, `v-${name}`, 0, nowMs])) as string[];
-  for (let shard = 1; shard < shards; shard++) await run(redis, S.shardSync, [keys.board(name, shard).cfg()], [reply[1], reply[2], shards, nowMs]);
+  for (let shard = 1; shard < shards; shard++) await run(redis, S.shardSync, [keys.board(name, shard).cfg()], [reply[1], reply[2], shards, reply[4], nowMs]);
   return new PreparedBoard({ name, version: reply[1], shards, windows: JSON.parse(reply[2]) }, (shard) => keys.board(name, shard));
 }
 

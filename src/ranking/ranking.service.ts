@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock';
-import { ConflictError, NotFoundError } from '../common/errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
 import { PreparedBoard } from './board';
 import { BatchEntry, BoardGoneError, ListedItem, RankingStore, Standing, StaleConfigError } from './ranking.store';
 import { groupByShard } from './shard-math';
@@ -23,6 +23,9 @@ export interface WindowFigures {
   draining: boolean;
 }
 
+/** Deepest position a top read of a sharded board reaches (each shard sends that many rows at most). */
+export const MAX_SHARDED_DEPTH = 10_000;
+
 /** Most expire calls one board gets per scheduler pass (each drains at most one chunk). */
 const MAX_EXPIRE_CALLS_PER_PASS = 100;
 
@@ -41,7 +44,7 @@ export class RankingService {
     private readonly clock: Clock,
   ) {}
 
-  async putBoard(name: string, windows: WindowInput[], shards = 1, reset = false): Promise<{ created: boolean; board: BoardView }> {
+  async putBoard(name: string, windows: WindowInput[], shards?: number, reset = false): Promise<{ created: boolean; board: BoardView }> {
     const specs = resolveWindows(windows);
     const result = await this.store.putBoard(name, specs, shards, reset, randomUUID(), this.clock.nowMs());
     if (result.status === 'conflict') throw new ConflictError(`board "${name}": ${result.message}`);
@@ -105,6 +108,10 @@ export class RankingService {
 
   async top(name: string, windowName: string | undefined, offset: number, limit: number): Promise<WindowFigures & { items: ListedItem[] }> {
     return this.withWindow(name, windowName, async (board, window, nowMs) => {
+      // Every shard sends its head down to offset + limit: bounded, so one request cannot make them all send millions of rows.
+      if (board.sharded && offset + limit > MAX_SHARDED_DEPTH) {
+        throw new InvalidInputError(`offset + limit must be at most ${MAX_SHARDED_DEPTH} on a sharded board (page deeper with /around)`);
+      }
       const result = await this.store.top(board, window, nowMs, offset, limit);
       return { ...figures(name, window, nowMs, result.draining), items: result.items };
     });
@@ -177,6 +184,8 @@ export class RankingService {
     try {
       return await run(fresh);
     } catch (error) {
+      // Shard 0 was just read, so on a sharded board a missing config is another shard's.
+      if (error instanceof BoardGoneError && fresh.sharded) throw new ConflictError(`board "${name}" has a shard without its config (a PUT in progress, or one that failed: repeat it)`);
       if (error instanceof BoardGoneError) throw new NotFoundError(`board "${name}" does not exist`);
       if (error instanceof StaleConfigError) throw new ConflictError(`board "${name}" changed during the request; retry`);
       throw error;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../common/config';
+import { ConflictError } from '../common/errors';
 import { RedisService } from '../redis/redis.service';
 import { BoardConfig, PreparedBoard, ShardKeys } from './board';
 import { RANKING_SCRIPTS as S } from './ranking.scripts';
@@ -32,7 +33,7 @@ export interface BatchOutcome {
 }
 
 export type PutBoardResult =
-  | { status: 'created' | 'updated' | 'unchanged'; config: BoardConfig; previousShards: number }
+  | { status: 'created' | 'updated' | 'unchanged'; config: BoardConfig }
   | { status: 'conflict'; message: string };
 
 /** The only file of the ranking feature that talks to Redis: key lists, script calls, reply parsing. */
@@ -65,26 +66,31 @@ export class RankingStore {
   /**
    * The registry entry comes first, so a board never exists unlisted (the scheduler walks the registry).
    * Shard 0 decides (one atomic script); then every other shard gets a copy of its config, and shards
-   * beyond a reduced count are deleted. A repeated PUT repairs shards a failed one left behind.
+   * beyond the count (up to the most the board ever had) are deleted. A repeated PUT repairs whatever a
+   * failed one left behind. `shards` undefined keeps the stored count.
    */
-  async putBoard(name: string, windows: WindowSpec[], shards: number, reset: boolean, version: string, nowMs: number): Promise<PutBoardResult> {
+  async putBoard(name: string, windows: WindowSpec[], shards: number | undefined, reset: boolean, version: string, nowMs: number): Promise<PutBoardResult> {
     await this.redis.client.sadd(this.redis.keys.boardRegistry(), name);
     const keys = this.redis.keys.board(name);
-    const reply = await this.redis.run<string[]>(S.boardPut, [keys.cfg()], [JSON.stringify(windows), shards, version, reset ? 1 : 0, nowMs]);
+    const reply = await this.redis.run<string[]>(S.boardPut, [keys.cfg()], [JSON.stringify(windows), shards ?? '', version, reset ? 1 : 0, nowMs]);
     if (reply[0] === 'conflict') return { status: 'conflict', message: reply[1] };
-    const config: BoardConfig = { name, version: reply[1], shards, windows: JSON.parse(reply[2]) as WindowConfig[] };
-    const previousShards = Number(reply[3]);
+    const [status, storedVersion, windowsJson] = reply;
+    const [stored, revision, mostShards] = [Number(reply[3]), Number(reply[4]), Number(reply[5])];
+    const config: BoardConfig = { name, version: storedVersion, shards: stored, windows: JSON.parse(windowsJson) as WindowConfig[] };
     await Promise.all(
-      Array.from({ length: shards - 1 }, (_, i) => this.redis.run<string>(S.shardSync, [this.redis.keys.board(name, i + 1).cfg()], [config.version, reply[2], shards, nowMs])),
+      Array.from({ length: stored - 1 }, (_, i) =>
+        this.redis.run<string>(S.shardSync, [this.redis.keys.board(name, i + 1).cfg()], [storedVersion, windowsJson, stored, revision, nowMs]),
+      ),
     );
-    for (let shard = shards; shard < previousShards; shard++) await this.deleteShard(name, shard);
-    return { status: reply[0] as 'created' | 'updated' | 'unchanged', config, previousShards };
+    for (let shard = stored; shard < mostShards; shard++) await this.deleteShard(name, shard);
+    return { status: status as 'created' | 'updated' | 'unchanged', config };
   }
 
-  /** Deletes every key of the board (shard 0, which holds the authoritative config, last), then its registry entry. */
+  /** Deletes every key of the board (every shard it ever had; shard 0, which holds the config, last), then its registry entry. */
   async deleteBoard(name: string): Promise<boolean> {
-    const config = await this.loadBoard(name);
-    for (let shard = (config?.shards ?? 1) - 1; shard > 0; shard--) await this.deleteShard(name, shard);
+    const cfg = await this.redis.client.hmget(this.redis.keys.board(name).cfg(), 'shards', 'maxShards');
+    const mostShards = Math.max(Number(cfg[0] ?? 1), Number(cfg[1] ?? 1));
+    for (let shard = mostShards - 1; shard > 0; shard--) await this.deleteShard(name, shard);
     const existed = await this.deleteShard(name, 0);
     await this.redis.client.srem(this.redis.keys.boardRegistry(), name);
     return existed;
@@ -187,11 +193,20 @@ export class RankingStore {
     return { draining: own[0] === 1 || replies.some((reply) => reply[0] === 1), items: rankRows(rows, firstPosition, higherThanFirst) };
   }
 
-  /** Adds the items scoring above each window's score on the other shards to ranks computed on the item's own shard. */
+  /**
+   * Adds the items scoring above each window's score on the other shards to ranks computed on the
+   * item's own shard. The write has been applied by then, so a config change racing this read must
+   * not reach the caller's retry (which would apply the write again): it answers a 409 saying so.
+   */
   private async rankOverShards(board: PreparedBoard, home: ShardKeys, nowMs: number, draining: boolean, own: Standing[]): Promise<{ draining: boolean; standings: Standing[] }> {
     if (!board.sharded) return { draining, standings: own };
-    const others = await this.countAbove(board, home, board.config.windows, nowMs, own.map((s) => s.score));
-    return { draining: draining || others.draining, standings: own.map((s, w) => ({ score: s.score, rank: s.rank === null ? null : s.rank + others.above[w] })) };
+    try {
+      const others = await this.countAbove(board, home, board.config.windows, nowMs, own.map((s) => s.score));
+      return { draining: draining || others.draining, standings: own.map((s, w) => ({ score: s.score, rank: s.rank === null ? null : s.rank + others.above[w] })) };
+    } catch (error) {
+      if (!(error instanceof StaleConfigError || error instanceof BoardGoneError)) throw error;
+      throw new ConflictError(`board "${board.config.name}" changed during the request: the write was applied, but its board-wide rank could not be read; do not repeat the write, read the item instead`);
+    }
   }
 
   /** Sums, over every shard but `except`, the items above each window's score and the ranked items. */

@@ -1,8 +1,10 @@
 import { FakeClock } from '../../src/common/clock';
 import { validateConfig } from '../../src/common/config';
-import { ConflictError, NotFoundError } from '../../src/common/errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';
-import { RankingService } from '../../src/ranking/ranking.service';
+import { MAX_SHARDED_DEPTH, RankingService } from '../../src/ranking/ranking.service';
+import { RANKING_SCRIPTS } from '../../src/ranking/ranking.scripts';
+import { shardOf } from '../../src/ranking/shard-math';
 import { RankingStore } from '../../src/ranking/ranking.store';
 import { startRankingService } from '../support/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
@@ -301,6 +303,79 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     it('an unknown window is a 404 naming the windows', async () => {
       await expect(ranking.top('b', 'week', 0, 10)).rejects.toThrow(/window "week" does not exist on board "b" \(windows: m, h\)/);
     });
+  });
+
+  describe('sharded boards while their config changes', () => {
+    const H = [{ name: 'h', period: '1h', interval: '1h' }];
+    const cfgOf = (shard: number, board = 's') => (shard === 0 ? raw('cfg', board) : `{${redis.prefix}board:${board}/${shard}}:cfg`);
+    const itemOnShard = (shard: number, shards: number) => Array.from({ length: 200 }, (_, i) => `item-${i}`).find((id) => shardOf(id, shards) === shard)!;
+    /** Runs board_put on shard 0 only: a PUT that stopped before syncing the other shards. */
+    const putOnShardZero = (shards: number | '', windows: object[], reset: boolean) =>
+      service.run<string[]>(RANKING_SCRIPTS.boardPut, [cfgOf(0)], [JSON.stringify(windows), shards, `half-${Math.random()}`, reset ? 1 : 0, clock.nowMs()]);
+
+    it('applies a write once when its rank read meets a PUT in progress, and says so with 409', async () => {
+      await ranking.putBoard('s', H, 3);
+      const item = itemOnShard(1, 3);
+      await ranking.increment('s', item, 1); // caches the config
+      await putOnShardZero('', [{ name: 'h', periodSec: 3600, intervalSec: 3600 }, { name: 'd', periodSec: 86400, intervalSec: 3600 }], false);
+      await expect(ranking.increment('s', item, 5)).rejects.toThrow(/the write was applied/);
+      await ranking.putBoard('s', [...H, { name: 'd', period: '1d', interval: '1h' }]); // finishes the sync
+      expect((await ranking.item('s', 'h', item)).score).toBe(6);
+    });
+
+    it('never moves a shard back to an older config when two PUTs race', async () => {
+      await ranking.putBoard('s', H, 2);
+      const first = await redis.client.hgetall(cfgOf(1));
+      await ranking.putBoard('s', [...H, { name: 'd', period: '1d', interval: '1h' }]);
+      const newer = await redis.client.hgetall(cfgOf(1));
+      // The first PUT's sync arriving late:
+      expect(await service.run(RANKING_SCRIPTS.shardSync, [cfgOf(1)], [first.version, first.windows, first.shards, first.revision, clock.nowMs()])).toBe('unchanged');
+      expect(await redis.client.hgetall(cfgOf(1))).toEqual(newer);
+      expect(newer.version).toBe(await redis.client.hget(cfgOf(0), 'version'));
+    });
+
+    it('keeps the stored shard count when a PUT leaves shards out', async () => {
+      await ranking.putBoard('s', H, 4);
+      await ranking.increment('s', 'x', 2);
+      const put = await ranking.putBoard('s', [...H, { name: 'd', period: '1d', interval: '1h' }], undefined, true);
+      expect(put.board.shards).toBe(4);
+      expect((await ranking.item('s', 'h', 'x')).score).toBe(2);
+    });
+
+    it('finds and deletes shards a failed reduction left behind, on the next PUT and on delete', async () => {
+      await ranking.putBoard('s', H, 4);
+      for (let i = 0; i < 30; i++) await ranking.increment('s', `item-${i}`, 1);
+      await putOnShardZero(2, [{ name: 'h', periodSec: 3600, intervalSec: 3600 }], true); // died before deleting shards 2 and 3
+      expect((await redis.keys(`*board:s/3}*`)).length).toBeGreaterThan(0);
+      await ranking.putBoard('s', H, 2);
+      expect([...(await redis.keys(`*board:s/2}*`)), ...(await redis.keys(`*board:s/3}*`))]).toEqual([]);
+      await ranking.putBoard('s', H, 3, true);
+      await ranking.increment('s', itemOnShard(2, 3), 1);
+      await putOnShardZero(1, [{ name: 'h', periodSec: 3600, intervalSec: 3600 }], true);
+      await ranking.deleteBoard('s');
+      expect(await redis.keys(`*board:s*`)).toEqual([]);
+    });
+
+    it('answers 409, not 404, when a shard lacks its config', async () => {
+      await ranking.putBoard('s', H, 3);
+      await redis.client.del(cfgOf(2));
+      await expect(ranking.top('s', 'h', 0, 10)).rejects.toThrow(/has a shard without its config/);
+      await ranking.putBoard('s', H); // repairs it
+      expect((await ranking.top('s', 'h', 0, 10)).items).toEqual([]);
+    });
+
+    it('refuses pages deeper than the bound on a sharded board only', async () => {
+      await ranking.putBoard('s', H, 2);
+      await expect(ranking.top('s', 'h', MAX_SHARDED_DEPTH, 1)).rejects.toThrow(InvalidInputError);
+      expect((await ranking.top('s', 'h', MAX_SHARDED_DEPTH - 10, 10)).items).toEqual([]);
+      expect((await ranking.top('b', 'm', MAX_SHARDED_DEPTH, 1)).items).toEqual([]);
+    });
+  });
+
+  it('ranks scores beyond 14 significant digits exactly', async () => {
+    await redis.client.zadd(raw('m:top'), '4503599627370497', 'x', '4503599627370498', 'y');
+    expect((await ranking.item('b', 'm', 'x')).rank).toBe(2);
+    expect((await ranking.item('b', 'm', 'y')).rank).toBe(1);
   });
 
   describe('config cache', () => {

@@ -31,7 +31,7 @@ export class PutBoardDto {
   @Type(() => WindowDto)
   windows!: WindowDto[];
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 64, default: 1, description: 'Key groups (each its own Redis Cluster hash tag) the items spread over by a hash of the item id; changing it on an existing board needs ?reset=true and drops the data' })
+  @ApiPropertyOptional({ minimum: 1, maximum: 64, description: 'Key groups (each its own Redis Cluster hash tag) the items spread over by a hash of the item id. Omitted: 1 for a new board, the current count for an existing one. Changing it needs ?reset=true and drops the data' })
   @IsOptional()
   @IsInt()
   @Min(1)

@@ -4,15 +4,17 @@
 -- shards). An identical config leaves everything (and the version) as is. On a sharded board this runs
 -- on shard 0, which holds the authoritative config; shard_sync copies it to the other shards.
 -- Likes stay: a window remade by a reset is newer than any like before it, so unlike skips it.
+-- Every change bumps `revision` (so shard_sync never applies an older config over a newer one) and
+-- `maxShards` remembers the most shards the board ever had (so leftover shards can always be found).
 -- KEYS: 1
--- KEYS[1]        board config hash: version, windows (JSON), shards, createdAtMs
+-- KEYS[1]        board config hash: version, revision, windows (JSON), shards, maxShards, createdAtMs
 -- ARGV[1]        requested windows, JSON array of { name, periodSec, intervalSec }
--- ARGV[2]        requested shards
+-- ARGV[2]        requested shards, or "" to keep the stored count (1 for a new board)
 -- ARGV[3]        version to store if anything changes (unique per change)
 -- ARGV[4]        reset: 1 to drop the data of changed or removed windows, else 0
 -- ARGV[5]        now, unix milliseconds
--- Reply: { status, version, windows JSON, shards before (0: none) } with status created | unchanged |
---        updated, or { "conflict", message }
+-- Reply: { status, version, windows JSON, shards, revision, most shards ever } with status created |
+--        unchanged | updated, or { "conflict", message }
 local cfg_key = KEYS[1]
 local wanted = cjson.decode(ARGV[1])
 local shards = ARGV[2]
@@ -22,10 +24,11 @@ local now_ms = tonumber(ARGV[5])
 
 local stored = redis.call('HGET', cfg_key, 'windows')
 if not stored then
+  if shards == '' then shards = '1' end
   for _, w in ipairs(wanted) do w.createdAtMs = now_ms end
   local json = cjson.encode(wanted)
-  redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'createdAtMs', now_ms)
-  return { 'created', new_version, json, 0 }
+  redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', now_ms)
+  return { 'created', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), shards }
 end
 
 local current = cjson.decode(stored)
@@ -33,6 +36,8 @@ local by_name = {}
 for _, w in ipairs(current) do by_name[w.name] = w end
 local problems, to_drop = {}, {}
 local stored_shards = redis.call('HGET', cfg_key, 'shards')
+if shards == '' then shards = stored_shards end
+local max_shards = math.max(tonumber(redis.call('HGET', cfg_key, 'maxShards') or stored_shards), tonumber(shards))
 local reshard = stored_shards ~= shards
 local changed = #current ~= #wanted or reshard
 if reshard and not reset then
@@ -67,9 +72,9 @@ if #problems > 0 then
   return { 'conflict', table.concat(problems, '; ') .. ' (use ?reset=true to drop that data)' }
 end
 if not changed then
-  return { 'unchanged', redis.call('HGET', cfg_key, 'version'), stored, stored_shards }
+  return { 'unchanged', redis.call('HGET', cfg_key, 'version'), stored, shards, tonumber(redis.call('HGET', cfg_key, 'revision') or '0'), max_shards }
 end
 for _, name in ipairs(to_drop) do drop_window(cfg_key, name) end
 local json = cjson.encode(wanted)
-redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards)
-return { 'updated', new_version, json, stored_shards }
+redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'maxShards', max_shards)
+return { 'updated', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), max_shards }

@@ -20,7 +20,7 @@ local reply = { expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3])) }
 for w = 0, window_count - 1 do
   local top_key = KEYS[3 + 2 * w]
   local score = tonumber(ARGV[5 + 3 * window_count + w])
-  reply[#reply + 1] = score > 0 and redis.call('ZCOUNT', top_key, '(' .. score, '+inf') or 0
+  reply[#reply + 1] = score > 0 and redis.call('ZCOUNT', top_key, above(score), '+inf') or 0
   reply[#reply + 1] = redis.call('ZCOUNT', top_key, '(0', '+inf')
 end
 return reply

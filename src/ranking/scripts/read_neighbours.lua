@@ -23,13 +23,13 @@ local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
 local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
 local top_key, item, score, radius = KEYS[3], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 local inserted = redis.call('ZSCORE', top_key, item) == false
-if inserted then redis.call('ZADD', top_key, score, item) end
+if inserted then redis.call('ZADD', top_key, ARGV[7], item) end
 local position = redis.call('ZREVRANK', top_key, item)
 local before = {}
 if position > 0 then before = redis.call('ZREVRANGE', top_key, math.max(0, position - radius), position - 1, 'WITHSCORES') end
 local after = redis.call('ZREVRANGE', top_key, position + 1, position + radius, 'WITHSCORES')
 if inserted then redis.call('ZREM', top_key, item) end
-local reply = { more and 1 or 0, position, redis.call('ZCOUNT', top_key, '(' .. score, '+inf'), #before / 2 }
+local reply = { more and 1 or 0, position, redis.call('ZCOUNT', top_key, above(score), '+inf'), #before / 2 }
 for _, value in ipairs(before) do reply[#reply + 1] = value end
 for _, value in ipairs(after) do reply[#reply + 1] = value end
 return reply

@@ -1,15 +1,19 @@
 -- shard_sync: makes one shard k > 0 of a sharded board hold the config of shard 0 (the authority):
 -- windows whose period, interval or creation time differ, or that are gone, lose their data on this
--- shard; a change of the shard count drops every window's data (items move between shards). The same version leaves everything as is, so a repeated sync is harmless.
+-- shard; a change of the shard count drops every window's data (items move between shards). A config
+-- of the same or an older revision than the one held is ignored, so a repeated or late sync (two PUTs
+-- racing) never moves a shard back.
 -- KEYS: 1
--- KEYS[1]        the shard's config hash: version, windows (JSON), shards, createdAtMs
+-- KEYS[1]        the shard's config hash: version, revision, windows (JSON), shards, createdAtMs
 -- ARGV[1]        version of the authoritative config
 -- ARGV[2]        windows of the authoritative config, JSON array of { name, periodSec, intervalSec, createdAtMs }
 -- ARGV[3]        shards of the authoritative config
--- ARGV[4]        now, unix milliseconds (creation time of the shard's config)
--- Reply: "synced" or "unchanged"
+-- ARGV[4]        revision of the authoritative config (grows with every change on shard 0)
+-- ARGV[5]        now, unix milliseconds (creation time of the shard's config)
+-- Reply: "synced", or "unchanged" (this revision or a newer one is already held)
 local cfg_key = KEYS[1]
-if redis.call('HGET', cfg_key, 'version') == ARGV[1] then return 'unchanged' end
+local revision = tonumber(ARGV[4])
+if tonumber(redis.call('HGET', cfg_key, 'revision') or '-1') >= revision then return 'unchanged' end
 local wanted = {}
 for _, w in ipairs(cjson.decode(ARGV[2])) do wanted[w.name] = w end
 local stored = redis.call('HGET', cfg_key, 'windows')
@@ -22,6 +26,6 @@ if stored then
     end
   end
 end
-redis.call('HSET', cfg_key, 'version', ARGV[1], 'windows', ARGV[2], 'shards', ARGV[3])
-redis.call('HSETNX', cfg_key, 'createdAtMs', ARGV[4])
+redis.call('HSET', cfg_key, 'version', ARGV[1], 'revision', revision, 'windows', ARGV[2], 'shards', ARGV[3])
+redis.call('HSETNX', cfg_key, 'createdAtMs', ARGV[5])
 return 'synced'

@@ -94,10 +94,16 @@ local function add_to_window(slots_key, top_key, slot_start, item, amount)
   return score
 end
 
+-- A score as an exclusive lower bound for ZCOUNT: %.17g keeps every digit (plain concatenation
+-- would print 14 significant digits).
+local function above(score)
+  return '(' .. string.format('%.17g', score)
+end
+
 -- Competition rank (1, 2, 2, 4) of a score, or 0 when the score does not rank (<= 0).
 local function rank_of(top_key, score)
   if score <= 0 then return 0 end
-  return redis.call('ZCOUNT', top_key, '(' .. score, '+inf') + 1
+  return redis.call('ZCOUNT', top_key, above(score), '+inf') + 1
 end
 
 -- Appends a listing page (ZREVRANGE ... WITHSCORES) to a read reply: stops at the first score <= 0,
