@@ -76,15 +76,17 @@ export class RankingController {
   @ApiOperation({ summary: 'Add an amount to an item in every window', description: 'One atomic step; answers each window\'s new score and rank.' })
   @ApiResponse({ status: 200, type: IncrementResultDto })
   @ApiResponse({ status: 404, description: 'Unknown board' })
+  @ApiResponse({ status: 409, description: 'The board changed during the request (retry; on a sharded board the message says when the write was already applied)' })
   increment(@Param() params: ItemParams, @Body() body: IncrementDto = {}): Promise<IncrementResultDto> {
     return this.ranking.increment(params.board, params.item, body.amount ?? 1);
   }
 
   @Post('boards/:board/increments')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Add amounts to many items at once', description: 'One atomic step: if any entry is invalid the answer is 400 naming it and nothing is applied.' })
+  @ApiOperation({ summary: 'Add amounts to many items at once', description: 'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard.' })
   @ApiResponse({ status: 200, type: BatchResultDto })
   @ApiResponse({ status: 404, description: 'Unknown board' })
+  @ApiResponse({ status: 409, description: 'The board changed during the request (retry; on a sharded board the message says when the write was already applied)' })
   incrementBatch(@Param() params: BoardParams, @Body() body: BatchIncrementDto): Promise<BatchResultDto> {
     return this.ranking.incrementBatch(params.board, body.items.map((entry) => ({ item: entry.item, amount: entry.amount ?? 1 })));
   }
@@ -94,6 +96,7 @@ export class RankingController {
   @ApiOperation({ summary: "Count a user's like once", description: 'A second like by the same user while the first is inside any window of the board is not counted.' })
   @ApiResponse({ status: 200, type: LikeResultDto })
   @ApiResponse({ status: 404, description: 'Unknown board' })
+  @ApiResponse({ status: 409, description: 'The board changed during the request (retry; on a sharded board the message says when the write was already applied)' })
   like(@Param() params: ItemParams, @Body() body: LikeDto): Promise<LikeResultDto> {
     return this.ranking.like(params.board, params.item, body.userId, false);
   }
@@ -102,6 +105,7 @@ export class RankingController {
   @ApiOperation({ summary: 'Take a like back', description: 'Removes the like from every window that still holds it; counted is false if there was none.' })
   @ApiResponse({ status: 200, type: LikeResultDto })
   @ApiResponse({ status: 404, description: 'Unknown board' })
+  @ApiResponse({ status: 409, description: 'The board changed during the request (retry; on a sharded board the message says when the write was already applied)' })
   unlike(@Param() params: LikeParams): Promise<LikeResultDto> {
     return this.ranking.like(params.board, params.item, params.userId, true);
   }
@@ -110,6 +114,7 @@ export class RankingController {
   @ApiOperation({ summary: 'Top items of a window', description: WINDOW_NOTE })
   @ApiResponse({ status: 200, type: TopResultDto })
   @ApiResponse({ status: 404, description: 'Unknown board or window' })
+  @ApiResponse({ status: 400, description: 'Bad query; on a sharded board also offset + limit over 10 000' })
   top(@Param() params: BoardParams, @Query() query: TopQuery): Promise<TopResultDto> {
     return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? 10);
   }
