@@ -16,6 +16,11 @@ export const MAX_FUTURE_SKEW_SEC = 5;
 /** Largest |count| of one increment. */
 export const MAX_COUNT = 1_000_000;
 
+/** A count an increment may add: a non-zero integer with |count| <= MAX_COUNT. */
+export function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value !== 0 && Math.abs(value) <= MAX_COUNT;
+}
+
 export interface Sample {
   /** Slice start, unix seconds. */
   t: number;

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { InvalidInputError, NotFoundError } from '../common/errors';
-import { atProblem, MAX_COUNT, resolvePrecision, Sample, shapeSamples } from './counter-math';
+import { atProblem, isCount, MAX_COUNT, resolvePrecision, Sample, shapeSamples } from './counter-math';
 import { parseMember } from './counter-keys';
 import { CounterSettings } from './counter-settings';
 import { CounterStore } from './counters.store';
@@ -51,7 +51,7 @@ export class CountersService {
   }
 
   async increment(name: string, count = 1, atSec?: number): Promise<IncrementResult> {
-    if (!Number.isInteger(count) || count === 0 || Math.abs(count) > MAX_COUNT) {
+    if (!isCount(count)) {
       throw new InvalidInputError(`count must be a non-zero integer with |count| <= ${MAX_COUNT}`);
     }
     const nowMs = this.clock.nowMs();

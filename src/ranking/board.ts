@@ -54,11 +54,6 @@ export class PreparedBoard {
     return this.shards[shardOf(item, this.shards.length)];
   }
 
-  /** [W = 1, period, interval, createdAtMs] of one window, for scripts given a single window. */
-  oneWindowArgs(window: WindowConfig): number[] {
-    return [1, window.periodSec, window.intervalSec, window.createdAtMs];
-  }
-
   /** The named window, or the first one when no name is given; undefined when the board has no such window. */
   window(name?: string): WindowConfig | undefined {
     if (name === undefined) return this.config.windows[0];

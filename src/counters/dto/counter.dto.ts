@@ -3,7 +3,7 @@ import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, NotEquals 
 import { IsName, ToBool, ToInt } from '../../common/dto';
 import { isName } from '../../common/names';
 import { FastValidated, requiredFields } from '../../common/validation';
-import { MAX_COUNT } from '../counter-math';
+import { isCount, MAX_COUNT } from '../counter-math';
 
 /**
  * Latest unix second accepted anywhere (year 2286): keeps every time far inside 2^53 ms.
@@ -12,7 +12,7 @@ import { MAX_COUNT } from '../counter-math';
  */
 const MAX_UNIX_SEC = 9_999_999_999;
 
-const isCount = (value: unknown) => value === undefined || (typeof value === 'number' && Number.isInteger(value) && value !== 0 && Math.abs(value) <= MAX_COUNT);
+const isOptionalCount = (value: unknown) => value === undefined || isCount(value);
 const isAt = (value: unknown) => value === undefined || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_UNIX_SEC);
 
 /**
@@ -26,7 +26,7 @@ export class CounterParams {
   name!: string;
 }
 
-@FastValidated(requiredFields(IncrementCounterDto, { count: isCount, at: isAt }))
+@FastValidated(requiredFields(IncrementCounterDto, { count: isOptionalCount, at: isAt }))
 export class IncrementCounterDto {
   @ApiPropertyOptional({ description: 'Count to add (negative subtracts)', default: 1, minimum: -MAX_COUNT, maximum: MAX_COUNT, not: { enum: [0] } })
   @IsOptional()

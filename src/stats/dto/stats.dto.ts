@@ -3,10 +3,8 @@ import { IsIn, IsInt, IsNumber, IsOptional, Matches, Max, Min } from 'class-vali
 import { IsName, ToInt } from '../../common/dto';
 import { isName } from '../../common/names';
 import { FastValidated, requiredFields } from '../../common/validation';
-import { MAX_ABS_VALUE } from '../stats-math';
+import { isRecordableValue, MAX_ABS_VALUE } from '../stats-math';
 import { CONTEXT_PATTERN, CONTEXT_RULE, isContext } from '../stats-names';
-
-const isValue = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= MAX_ABS_VALUE;
 
 /** Compiled checks for the hot record route (see AppValidationPipe); class-validator gives every error. */
 @FastValidated(requiredFields(StatsParams, { context: isContext, type: isName }))
@@ -20,7 +18,7 @@ export class StatsParams {
   type!: string;
 }
 
-@FastValidated(requiredFields(RecordDto, { value: isValue }))
+@FastValidated(requiredFields(RecordDto, { value: isRecordableValue }))
 export class RecordDto {
   @ApiProperty({ description: `A finite number, |value| <= ${MAX_ABS_VALUE}`, example: 0.042 })
   // Registration order is check order (decorators run bottom-up): the type check comes first.
