@@ -29,21 +29,38 @@ export const ToInt = () => Transform(({ value }) => (typeof value === 'string' &
 export const ToBool = () =>
   Transform(({ value }) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value));
 
+/** Most items one page may hold, and the deepest offset any page may start at. */
+export const MAX_PAGE_LIMIT = 1000;
+export const MAX_PAGE_OFFSET = 1_000_000;
+
+/**
+ * A page's optional `limit` (1 to MAX_PAGE_LIMIT) from the query string. Applied in the order stacked
+ * decorators register (bottom-up), since with stopAtFirstError that is the check order: type first.
+ */
+export const PageLimit = (defaultLimit: number) => (target: object, key: string) => {
+  IsInt()(target, key);
+  Min(1)(target, key);
+  Max(MAX_PAGE_LIMIT)(target, key);
+  ToInt()(target, key);
+  IsOptional()(target, key);
+  ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: defaultLimit })(target, key);
+};
+
+/** A page's optional `offset` (0 to MAX_PAGE_OFFSET) from the query string; same order as PageLimit. */
+export const PageOffset = () => (target: object, key: string) => {
+  IsInt()(target, key);
+  Min(0)(target, key);
+  Max(MAX_PAGE_OFFSET)(target, key);
+  ToInt()(target, key);
+  IsOptional()(target, key);
+  ApiPropertyOptional({ minimum: 0, maximum: MAX_PAGE_OFFSET, default: 0 })(target, key);
+};
+
 /** Paging of the admin and list routes (counters, stats pairs). */
 export class PageQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
-  @IsOptional()
-  @ToInt()
-  @Max(1000)
-  @Min(1)
-  @IsInt()
+  @PageLimit(100)
   limit?: number;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1_000_000, default: 0 })
-  @IsOptional()
-  @ToInt()
-  @Max(1_000_000)
-  @Min(0)
-  @IsInt()
+  @PageOffset()
   offset?: number;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, Max, Min, NotEquals, ValidateNested } from 'class-validator';
-import { IsId, IsName, ToInt } from '../../common/dto';
+import { IsId, IsName, MAX_PAGE_LIMIT, MAX_PAGE_OFFSET, PageLimit, PageOffset, ToInt } from '../../common/dto';
 import { FastValidated } from '../../common/validation';
 import { amountBodyCheck, batchBodyCheck, idFieldsCheck, MAX_AMOUNT, windowQueryCheck } from './fast-checks';
 
@@ -75,22 +75,12 @@ export class WindowQuery {
   window?: string;
 }
 
-@FastValidated(windowQueryCheck(TopQuery, { limit: [1, 1000], offset: [0, 1_000_000] }))
+@FastValidated(windowQueryCheck(TopQuery, { limit: [1, MAX_PAGE_LIMIT], offset: [0, MAX_PAGE_OFFSET] }))
 export class TopQuery extends WindowQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 10 })
-  @IsOptional()
-  @ToInt()
-  @Max(1000)
-  @Min(1)
-  @IsInt()
+  @PageLimit(10)
   limit?: number;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1_000_000, default: 0 })
-  @IsOptional()
-  @ToInt()
-  @Max(1_000_000)
-  @Min(0)
-  @IsInt()
+  @PageOffset()
   offset?: number;
 }
 
