@@ -1,11 +1,8 @@
 import fc from 'fast-check';
-import { FakeClock } from '../../src/common/clock';
-import { RedisService } from '../../src/redis/redis.service';
-import { RankingService } from '../../src/ranking/ranking.service';
 import { RankingModel } from '../support/ranking-model';
 import { moveClock, rankingOps } from '../support/ranking-ops';
-import { startRankingService } from '../support/ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { useRankingService } from '../support/ranking';
+import { TOPOLOGIES } from '../support/redis';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },
@@ -18,53 +15,41 @@ const USERS = ['u1', 'u2', 'u3'];
 const op = rankingOps({ items: ITEMS, users: USERS, maxAdvanceMs: 150_000, boundaries: [10, 20, 40] });
 
 describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (topology) => {
-  let redis: TestRedis;
-  let service: RedisService;
-  let ranking: RankingService;
-  let clock: FakeClock;
+  // A tiny chunk, so expiry of a slot often takes several calls.
+  const setup = useRankingService(topology, { EXPIRE_CHUNK: '2' });
+  const { clock } = setup;
   let board = 0;
-
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    clock = new FakeClock(0);
-    // A tiny chunk, so expiry of a slot often takes several calls.
-    ({ ranking, redisService: service } = await startRankingService(redis, clock, { EXPIRE_CHUNK: '2' }));
-  });
-  afterAll(async () => {
-    await service.onApplicationShutdown();
-    await redis.stop();
-  });
 
   it('every window listing, score and rank match the model after every step', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }), fc.array(op, { minLength: 1, maxLength: 40 }), async (startMs, ops) => {
         const name = `p${board++}`;
         clock.setMs(startMs);
-        await ranking.putBoard(name, WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })));
+        await setup.ranking.putBoard(name, WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })));
         const model = new RankingModel(WINDOWS);
         for (const step of ops) {
           const nowMs = clock.nowMs();
           switch (step.kind) {
             case 'inc':
-              await ranking.increment(name, step.item, step.amount);
+              await setup.ranking.increment(name, step.item, step.amount);
               model.increment(nowMs, step.item, step.amount);
               break;
             case 'batch':
-              await ranking.incrementBatch(name, step.entries);
+              await setup.ranking.incrementBatch(name, step.entries);
               for (const e of step.entries) model.increment(nowMs, e.item, e.amount);
               break;
             case 'like':
-              expect((await ranking.like(name, step.item, step.user, false)).counted).toBe(model.like(nowMs, step.item, step.user));
+              expect((await setup.ranking.like(name, step.item, step.user, false)).counted).toBe(model.like(nowMs, step.item, step.user));
               break;
             case 'unlike':
-              expect((await ranking.like(name, step.item, step.user, true)).counted).toBe(model.unlike(nowMs, step.item, step.user));
+              expect((await setup.ranking.like(name, step.item, step.user, true)).counted).toBe(model.unlike(nowMs, step.item, step.user));
               break;
             default:
               moveClock(clock, step);
           }
           await compare(name, model);
         }
-        await ranking.deleteBoard(name);
+        await setup.ranking.deleteBoard(name);
       }),
       { numRuns: 25 },
     );
@@ -73,14 +58,14 @@ describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (
   async function compare(name: string, model: RankingModel): Promise<void> {
     const nowMs = clock.nowMs();
     for (const w of WINDOWS) {
-      let top = await ranking.top(name, w.name, 0, 1000);
-      for (let i = 0; top.draining && i < 50; i++) top = await ranking.top(name, w.name, 0, 1000);
+      let top = await setup.ranking.top(name, w.name, 0, 1000);
+      for (let i = 0; top.draining && i < 50; i++) top = await setup.ranking.top(name, w.name, 0, 1000);
       expect(top.draining).toBe(false);
       expect(top.items).toEqual(model.listing(w.name, nowMs));
       const sums = model.sums(w.name, nowMs);
       const listing = model.listing(w.name, nowMs);
       for (const id of ITEMS) {
-        const read = await ranking.item(name, w.name, id);
+        const read = await setup.ranking.item(name, w.name, id);
         expect(read.score).toBe(sums.get(id) ?? 0);
         expect(read.rank).toBe(listing.find((row) => row.item === id)?.rank ?? null);
       }

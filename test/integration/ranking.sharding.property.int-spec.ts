@@ -1,10 +1,7 @@
 import fc from 'fast-check';
-import { FakeClock } from '../../src/common/clock';
-import { RedisService } from '../../src/redis/redis.service';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { startRankingService } from '../support/ranking';
+import { useRankingService } from '../support/ranking';
 import { moveClock, rankingOps } from '../support/ranking-ops';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { TOPOLOGIES } from '../support/redis';
 
 const WINDOWS = [
   { name: 'short', period: 30, interval: 10 },
@@ -21,21 +18,10 @@ const op = rankingOps({ items: ITEMS, users: USERS, maxAdvanceMs: 60_000, bounda
  * write's answer) must agree, including ranks, ties, pages and neighbours, before and after expiry.
  */
 describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (property, %s)', (topology) => {
-  let redis: TestRedis;
-  let service: RedisService;
-  let ranking: RankingService;
-  let clock: FakeClock;
+  // A tiny chunk, so expiry of a slot often takes several calls.
+  const setup = useRankingService(topology, { EXPIRE_CHUNK: '2' });
+  const { clock } = setup;
   let run = 0;
-
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    clock = new FakeClock(0);
-    ({ ranking, redisService: service } = await startRankingService(redis, clock, { EXPIRE_CHUNK: '2' }));
-  });
-  afterAll(async () => {
-    await service.onApplicationShutdown();
-    await redis.stop();
-  });
 
   it('top pages, item standings, neighbours and write answers agree after every step', async () => {
     await fc.assert(
@@ -48,24 +34,24 @@ describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (prop
           const plain = `u${run}`;
           const sharded = `s${run}`;
           clock.setMs(startMs);
-          await ranking.putBoard(plain, WINDOWS);
-          await ranking.putBoard(sharded, WINDOWS, shards);
+          await setup.ranking.putBoard(plain, WINDOWS);
+          await setup.ranking.putBoard(sharded, WINDOWS, shards);
           for (const step of ops) {
             switch (step.kind) {
               case 'inc': {
-                const [a, b] = [await ranking.increment(plain, step.item, step.amount), await ranking.increment(sharded, step.item, step.amount)];
+                const [a, b] = [await setup.ranking.increment(plain, step.item, step.amount), await setup.ranking.increment(sharded, step.item, step.amount)];
                 expect(b.windows).toEqual(a.windows);
                 break;
               }
               case 'batch': {
-                const [a, b] = [await ranking.incrementBatch(plain, step.entries), await ranking.incrementBatch(sharded, step.entries)];
+                const [a, b] = [await setup.ranking.incrementBatch(plain, step.entries), await setup.ranking.incrementBatch(sharded, step.entries)];
                 expect(b.count).toBe(a.count);
                 break;
               }
               case 'like':
               case 'unlike': {
                 const undo = step.kind === 'unlike';
-                const [a, b] = [await ranking.like(plain, step.item, step.user, undo), await ranking.like(sharded, step.item, step.user, undo)];
+                const [a, b] = [await setup.ranking.like(plain, step.item, step.user, undo), await setup.ranking.like(sharded, step.item, step.user, undo)];
                 expect({ counted: b.counted, windows: b.windows }).toEqual({ counted: a.counted, windows: a.windows });
                 break;
               }
@@ -74,8 +60,8 @@ describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (prop
             }
             await compare(plain, sharded);
           }
-          await ranking.deleteBoard(plain);
-          await ranking.deleteBoard(sharded);
+          await setup.ranking.deleteBoard(plain);
+          await setup.ranking.deleteBoard(sharded);
         },
       ),
       { numRuns: 10 },
@@ -83,8 +69,8 @@ describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (prop
   });
 
   async function settled(board: string, window: string) {
-    let top = await ranking.top(board, window, 0, 1000);
-    for (let i = 0; top.draining && i < 50; i++) top = await ranking.top(board, window, 0, 1000);
+    let top = await setup.ranking.top(board, window, 0, 1000);
+    for (let i = 0; top.draining && i < 50; i++) top = await setup.ranking.top(board, window, 0, 1000);
     expect(top.draining).toBe(false);
     return top.items;
   }
@@ -93,12 +79,12 @@ describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (prop
     for (const w of WINDOWS) {
       expect(await settled(sharded, w.name)).toEqual(await settled(plain, w.name));
       for (const [offset, limit] of [[0, 3], [4, 5]]) {
-        expect((await ranking.top(sharded, w.name, offset, limit)).items).toEqual((await ranking.top(plain, w.name, offset, limit)).items);
+        expect((await setup.ranking.top(sharded, w.name, offset, limit)).items).toEqual((await setup.ranking.top(plain, w.name, offset, limit)).items);
       }
       for (const id of ITEMS) {
-        const [a, b] = [await ranking.item(plain, w.name, id), await ranking.item(sharded, w.name, id)];
+        const [a, b] = [await setup.ranking.item(plain, w.name, id), await setup.ranking.item(sharded, w.name, id)];
         expect({ score: b.score, rank: b.rank, percentile: b.percentile }).toEqual({ score: a.score, rank: a.rank, percentile: a.percentile });
-        expect((await ranking.around(sharded, w.name, id, 2)).items).toEqual((await ranking.around(plain, w.name, id, 2)).items);
+        expect((await setup.ranking.around(sharded, w.name, id, 2)).items).toEqual((await setup.ranking.around(plain, w.name, id, 2)).items);
       }
     }
   }

@@ -1,9 +1,9 @@
-import { Clock } from '../../src/common/clock';
+import { Clock, FakeClock } from '../../src/common/clock';
 import { validateConfig } from '../../src/common/config';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RankingStore } from '../../src/ranking/ranking.store';
 import { RedisService } from '../../src/redis/redis.service';
-import { TestRedis } from './redis';
+import { startTestRedis, TestRedis, Topology } from './redis';
 
 /** A RankingService on the test file's Redis without the HTTP app (config layered over the test's env). */
 export async function startRankingService(redis: TestRedis, clock: Clock, env: Record<string, string> = {}): Promise<{ ranking: RankingService; redisService: RedisService }> {
@@ -11,4 +11,29 @@ export async function startRankingService(redis: TestRedis, clock: Clock, env: R
   const redisService = new RedisService(config, clock);
   await redisService.waitUntilReady(10_000);
   return { ranking: new RankingService(new RankingStore(redisService, config), clock), redisService };
+}
+
+/**
+ * Registers, in the calling describe block, a Redis of its own (`topology`) and a RankingService on it
+ * driven by a FakeClock; `ranking` can be read once beforeAll has run. Stops both afterAll.
+ */
+export function useRankingService(topology: Topology, env: Record<string, string> = {}): { clock: FakeClock; readonly ranking: RankingService } {
+  const clock = new FakeClock(0);
+  let redis: TestRedis | undefined;
+  let started: { ranking: RankingService; redisService: RedisService } | undefined;
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    started = await startRankingService(redis, clock, env);
+  });
+  afterAll(async () => {
+    await started?.redisService.onApplicationShutdown();
+    await redis?.stop();
+  });
+  return {
+    clock,
+    get ranking() {
+      if (!started) throw new Error('the RankingService starts in beforeAll');
+      return started.ranking;
+    },
+  };
 }
