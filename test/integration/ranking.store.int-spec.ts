@@ -172,6 +172,36 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       expect(await redis.client.hgetall(raw(`h:slot:${T0_SEC}`))).toEqual({ a: '5', b: '1' });
       expect(await redis.client.zrevrange(raw('m:top'), 0, -1, 'WITHSCORES')).toEqual(['a', '5', 'b', '1']);
     });
+
+    it('batch: more entries than one variadic chunk (500), repeats, and sums reaching 0 or below', async () => {
+      await ranking.increment('b', 'gone', 4);
+      await ranking.increment('b', 'minus', 1);
+      const entries = Array.from({ length: 1200 }, (_, i) => ({ item: `i${i % 1100}`, amount: (i % 7) + 1 }));
+      entries.push({ item: 'gone', amount: -1 }, { item: 'gone', amount: -3 }, { item: 'minus', amount: -3 }, { item: 'net0', amount: 2 }, { item: 'net0', amount: -2 });
+      expect((await ranking.incrementBatch('b', entries)).count).toBe(1205);
+      const expected = new Map<string, number>();
+      for (let i = 0; i < 1200; i++) expected.set(`i${i % 1100}`, (expected.get(`i${i % 1100}`) ?? 0) + (i % 7) + 1);
+      expected.set('minus', -2);
+      for (const key of [raw(`m:slot:${T0_SEC}`), raw(`h:slot:${T0_SEC}`)]) {
+        const slot = await redis.client.hgetall(key);
+        expect(Object.keys(slot)).toHaveLength(1101);
+        for (const [item, sum] of expected) expect(slot[item]).toBe(String(sum));
+      }
+      for (const key of [raw('m:top'), raw('h:top')]) {
+        expect(await redis.client.zcard(key)).toBe(1101);
+        expect(await redis.client.zscore(key, 'gone')).toBeNull();
+        expect(await redis.client.zscore(key, 'net0')).toBeNull();
+        expect(await redis.client.zscore(key, 'minus')).toBe('-2');
+        expect(await redis.client.zscore(key, 'i3')).toBe(String(expected.get('i3')));
+      }
+    });
+
+    it('batch keeps slot sums past 2^53 exact (64-bit HINCRBY there, not doubles)', async () => {
+      await ranking.increment('b', 'big', 2 ** 53 - 1);
+      await ranking.incrementBatch('b', [{ item: 'big', amount: 2 }, { item: 'small', amount: 1 }]);
+      expect(await redis.client.hget(raw(`m:slot:${T0_SEC}`), 'big')).toBe('9007199254740993');
+      expect(await redis.client.hget(raw(`m:slot:${T0_SEC}`), 'small')).toBe('1');
+    });
   });
 
   describe('expiry', () => {
@@ -207,6 +237,25 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       await ranking.expireAll();
       await ranking.expireAll();
       expect(await redis.client.zrevrange(raw('m:top'), 0, -1, 'WITHSCORES')).toEqual(['i0', '1']);
+    });
+
+    it('drains a slot of more fields than one variadic chunk (500) exactly', async () => {
+      const { ranking: bigChunks, redisService } = await startRankingService(redis, clock, { EXPIRE_CHUNK: '1200' });
+      try {
+        await bigChunks.incrementBatch('b', Array.from({ length: 1000 }, (_, i) => ({ item: `i${i}`, amount: 2 })));
+        clock.advanceSec(60);
+        await bigChunks.incrementBatch('b', Array.from({ length: 1000 }, (_, i) => ({ item: `i${i}`, amount: i % 2 === 0 ? 1 : 2 })));
+        clock.advanceSec(120);
+        const top = await bigChunks.top('b', 'm', 0, 1000);
+        expect(top.draining).toBe(false);
+        expect(top.items).toHaveLength(1000);
+        expect(top.items.filter((entry) => entry.score === 2)).toHaveLength(500);
+        expect(await redis.client.zcount(raw('m:top'), '-inf', '+inf')).toBe(1000);
+        expect(await redis.client.exists(raw(`m:slot:${T0_SEC}`))).toBe(0);
+        expect(await redis.client.zscore(raw('h:top'), 'i1')).toBe('4');
+      } finally {
+        await redisService.onApplicationShutdown();
+      }
     });
 
     it('expireAll advances every board without a request', async () => {
