@@ -20,7 +20,9 @@ import { STATS_SCRIPTS } from '../src/stats/stats.scripts';
 const EXPIRE_CHUNK = 1000;
 
 async function main(): Promise<void> {
-  const redis = new Redis(process.env.REDIS_URL ?? '');
+  // The service's client options on a single node (REDIS_AUTO_PIPELINING on by default): the ratio
+  // measures the framework and the features, not a difference in how Redis is talked to.
+  const redis = new Redis(process.env.REDIS_URL ?? '', { enableAutoPipelining: true });
   const keys = new KeyBuilder(process.env.KEY_PREFIX ?? 'tb:');
   const run = (script: ScriptDefinition, keyList: string[], args: Array<string | number>) => {
     const command = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[script.name];

@@ -4,20 +4,23 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { CommonModuleOptions } from './common/common.module';
 import { AppConfig } from './common/config';
-import { createRootLogger, echoRequestId, PinoLoggerService, requestId } from './common/logging';
+import { createRootLogger, echoRequestId, lazyChildLogger, PinoLoggerService, requestId } from './common/logging';
 import { AppValidationPipe } from './common/validation';
+import { RateLimitGuard } from './governance/rate-limit.guard';
 import { prepareGracefulShutdown } from './shutdown';
 
 /** Builds the whole app (used by main.ts and by the e2e tests), ready to listen. */
 export async function createApp(options: CommonModuleOptions = {}): Promise<NestFastifyApplication> {
   const logger = createRootLogger();
-  const adapter = new FastifyAdapter({ routerOptions: { maxParamLength: 2048 }, bodyLimit: 1024 * 1024, genReqId: requestId, loggerInstance: logger });
+  const adapter = new FastifyAdapter({ routerOptions: { maxParamLength: 2048 }, bodyLimit: 1024 * 1024, genReqId: requestId, loggerInstance: logger, childLoggerFactory: lazyChildLogger });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, { bufferLogs: true });
   logger.level = app.get(AppConfig).LOG_LEVEL;
   app.useLogger(new PinoLoggerService(logger));
   echoRequestId(app.getHttpAdapter().getInstance());
   prepareGracefulShutdown(app, app.getHttpAdapter().getInstance());
   app.useGlobalPipes(new AppValidationPipe());
+  const rateLimit = app.get(RateLimitGuard);
+  if (rateLimit.enabled) app.useGlobalGuards(rateLimit);
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { AdminGuard } from './admin.guard';
+import { AnsweredRequests } from './answered-requests';
 import { Clock, SystemClock } from './clock';
 import { AppConfig, validateConfig } from './config';
 import { JobRegistry } from './jobs';
@@ -11,7 +12,7 @@ export interface CommonModuleOptions {
   clock?: Clock;
 }
 
-/** Config (validated at boot), the Clock and the admin guard, shared by every feature module. */
+/** Config (validated at boot), the Clock, the admin guard and the answered-requests hook, shared by every feature module. */
 @Global()
 @Module({})
 export class CommonModule {
@@ -29,9 +30,10 @@ export class CommonModule {
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: options.clock ?? new SystemClock() },
         AdminGuard,
+        AnsweredRequests,
         JobRegistry,
       ],
-      exports: [AppConfig, Clock, AdminGuard, JobRegistry],
+      exports: [AppConfig, Clock, AdminGuard, AnsweredRequests, JobRegistry],
     };
   }
 }

@@ -24,6 +24,11 @@ export class RateLimitGuard implements CanActivate {
     }
   }
 
+  /** False when RATE_LIMIT_PER_SEC is 0: bootstrap then leaves the guard out of the request path. */
+  get enabled(): boolean {
+    return this.limiter !== undefined;
+  }
+
   canActivate(context: ExecutionContext): boolean {
     if (!this.limiter || context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();

@@ -40,7 +40,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
           }),
           { enableOfflineQueue: false, redisOptions: options, clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000) },
         )
-      : new Redis(config.REDIS_URL, options);
+      : new Redis(config.REDIS_URL, { ...options, enableAutoPipelining: config.REDIS_AUTO_PIPELINING });
     this.client.on('error', (error: Error) => this.logThrottled(error));
   }
 

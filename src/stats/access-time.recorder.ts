@@ -1,6 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
+import { AnsweredRequests } from '../common/answered-requests';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../common/config';
 import { JobRegistry, JobStats } from '../common/jobs';
@@ -12,7 +11,7 @@ import { routeContext } from './stats-names';
 
 /**
  * Records every route's handling time (seconds) as context "<METHOD> <route pattern>", type AccessTime.
- * The request never waits on Redis: a Fastify onResponse hook adds the time to an in-process batch per
+ * The request never waits on Redis: once it is answered (AnsweredRequests) its time is added to an in-process batch per
  * context and hour (count, sum, sumsq, min, max, mean, M2, histogram); a timer flushes all batches at
  * least once a second in one pipeline (one merge script call per context), and the last batch is
  * flushed at shutdown, after the HTTP server has closed and before Redis does.
@@ -25,9 +24,11 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
   private pending = new Map<string, Batch>();
   private chain: Promise<void> = Promise.resolve();
   private timer?: NodeJS.Timeout;
+  /** Stats context of each "<METHOD> <pattern>" seen: routeContext's escaping runs once per route. */
+  private readonly contexts = new Map<string, string>();
 
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
+    private readonly answered: AnsweredRequests,
     private readonly statsService: StatsService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
@@ -38,10 +39,7 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
   }
 
   onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onResponse', async (request, reply) => {
-      this.observe(routeContext(request.method, request.routeOptions.url), reply.elapsedTime / 1000);
-    });
+    this.answered.subscribe(({ method, route, durationMs }) => this.observe(this.contextOf(method, route), durationMs / 1000));
     this.redis.flushBeforeClose(() => this.flush());
   }
 
@@ -66,6 +64,16 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
     }
     addValue(batch.moments, seconds);
     addToHistogram(batch.histogram, seconds);
+  }
+
+  private contextOf(method: string, route: string): string {
+    const key = `${method} ${route}`;
+    let context = this.contexts.get(key);
+    if (context === undefined) {
+      context = routeContext(method, route);
+      this.contexts.set(key, context);
+    }
+    return context;
   }
 
   /** Batches waiting for the next flush. */

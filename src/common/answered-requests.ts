@@ -1,0 +1,44 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
+import { UNMATCHED_ROUTE } from './names';
+
+/** One answered HTTP request, as the metrics and the access-time recorder see it. */
+export interface AnsweredRequest {
+  method: string;
+  /** Route pattern ("/boards/:board/top"), or UNMATCHED_ROUTE when no route matched. */
+  route: string;
+  statusCode: number;
+  durationMs: number;
+}
+
+export type AnsweredRequestListener = (answered: AnsweredRequest) => void;
+
+/**
+ * The one Fastify onResponse hook of the app, fanned out to in-process listeners (local metrics,
+ * Prometheus, access times). One hook instead of one per listener: the route pattern is read once
+ * (Fastify builds `routeOptions` anew on every read) and no promise is made per request. It runs
+ * after the answer is sent, off the request's critical path; listeners must be synchronous and cheap.
+ */
+@Injectable()
+export class AnsweredRequests implements OnModuleInit {
+  private readonly listeners: AnsweredRequestListener[] = [];
+
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  subscribe(listener: AnsweredRequestListener): void {
+    this.listeners.push(listener);
+  }
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('onResponse', (request, reply, done) => {
+      const answered: AnsweredRequest = { method: request.method, route: request.routeOptions.url || UNMATCHED_ROUTE, statusCode: reply.statusCode, durationMs: reply.elapsedTime };
+      try {
+        for (const listener of this.listeners) listener(answered);
+      } finally {
+        done();
+      }
+    });
+  }
+}
