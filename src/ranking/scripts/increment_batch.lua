@@ -16,24 +16,16 @@ local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
 local window_count = tonumber(ARGV[4])
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
 local first = 5 + 3 * window_count
--- Repeated items are summed first: the variadic helpers need distinct members.
-local items, deltas, position = {}, {}, {}
-for i = first, #ARGV, 2 do
-  local item = ARGV[i]
-  local at = position[item]
-  if at == nil then
-    at = #items + 1
-    position[item] = at
-    items[at] = item
-    deltas[at] = 0
-  end
-  deltas[at] = deltas[at] + tonumber(ARGV[i + 1])
-end
+-- add_to_window per entry, with the slot indexed once per window instead of once per entry.
 for w = 0, window_count - 1 do
   local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
   local slot_start = current_slot(now_sec, tonumber(ARGV[6 + 3 * w]))
+  local slot_key = slot_key_of(slots_key, slot_start)
   redis.call('ZADD', slots_key, 'NX', slot_start, slot_start)
-  add_to_fields(slot_key_of(slots_key, slot_start), items, deltas)
-  add_to_scores(top_key, items, deltas)
+  for i = first, #ARGV, 2 do
+    local item, amount = ARGV[i], ARGV[i + 1]
+    if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
+    if tonumber(redis.call('ZINCRBY', top_key, amount, item)) == 0 then redis.call('ZREM', top_key, item) end
+  end
 end
 return { draining, (#ARGV - first + 1) / 2 }

@@ -31,64 +31,6 @@ local function current_slot(now_sec, interval_sec)
   return now_sec - (now_sec % interval_sec)
 end
 
--- Most members or fields one variadic call takes: well below Lua's unpack limit (about 8000 values).
-local CHUNK = 500
-
--- Runs `command key member...` over a list of members, CHUNK at a time.
-local function call_chunked(command, key, members)
-  for first = 1, #members, CHUNK do
-    redis.call(command, key, unpack(members, first, math.min(first + CHUNK - 1, #members)))
-  end
-end
-
--- Adds deltas[i] to the score of items[i] (distinct items) in a zset. One ZMSCORE, one ZADD and at most
--- one ZREM per CHUNK items instead of a ZINCRBY each: the same double additions with far fewer calls
--- (each redis.call costs more than the skiplist update it makes). A score reaching exactly 0 is removed.
-local function add_to_scores(zset_key, items, deltas)
-  for first = 1, #items, CHUNK do
-    local last = math.min(first + CHUNK - 1, #items)
-    local scores = redis.call('ZMSCORE', zset_key, unpack(items, first, last))
-    local to_add, to_remove = {}, {}
-    for i = first, last do
-      local score = (tonumber(scores[i - first + 1]) or 0) + deltas[i]
-      if score == 0 then
-        to_remove[#to_remove + 1] = items[i]
-      else
-        to_add[#to_add + 1] = score
-        to_add[#to_add + 1] = items[i]
-      end
-    end
-    if #to_add > 0 then redis.call('ZADD', zset_key, unpack(to_add)) end
-    if #to_remove > 0 then redis.call('ZREM', zset_key, unpack(to_remove)) end
-  end
-end
-
--- Doubles are exact integers below 2^53; a field beyond that is left to HINCRBY's 64-bit arithmetic.
-local EXACT_LIMIT = 2 ^ 53
-
--- Adds integer deltas[i] to hash field fields[i] (distinct fields) with HMGET, HSET and HDEL per CHUNK
--- fields, as add_to_scores does for a zset. A field reaching 0 is deleted.
-local function add_to_fields(hash_key, fields, deltas)
-  for first = 1, #fields, CHUNK do
-    local last = math.min(first + CHUNK - 1, #fields)
-    local values = redis.call('HMGET', hash_key, unpack(fields, first, last))
-    local to_set, to_delete = {}, {}
-    for i = first, last do
-      local value = (tonumber(values[i - first + 1]) or 0) + deltas[i]
-      if value == 0 then
-        to_delete[#to_delete + 1] = fields[i]
-      elseif math.abs(value) < EXACT_LIMIT then
-        to_set[#to_set + 1] = fields[i]
-        to_set[#to_set + 1] = value
-      elseif redis.call('HINCRBY', hash_key, fields[i], deltas[i]) == 0 then
-        redis.call('HDEL', hash_key, fields[i])
-      end
-    end
-    if #to_set > 0 then redis.call('HSET', hash_key, unpack(to_set)) end
-    if #to_delete > 0 then redis.call('HDEL', hash_key, unpack(to_delete)) end
-  end
-end
-
 -- Subtracts the oldest expired slots (start <= current slot - period) from the results and deletes
 -- them, touching at most `budget` fields. Subtract and delete happen together, so an expired slot can
 -- never be subtracted twice. A slot bigger than the budget is drained in part (subtract + HDEL of the
@@ -108,18 +50,19 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     else
       entries = redis.call('HRANDFIELD', slot_key, budget, 'WITHVALUES')
     end
-    local fields, deltas = {}, {}
+    local fields = {}
     for i = 1, #entries, 2 do
-      fields[#fields + 1] = entries[i]
-      deltas[#deltas + 1] = -tonumber(entries[i + 1])
+      local item = entries[i]
+      local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
+      if left == 0 then redis.call('ZREM', top_key, item) end
+      fields[#fields + 1] = item
     end
-    add_to_scores(top_key, fields, deltas)
     if whole then
       redis.call('DEL', slot_key)
       redis.call('ZREM', slots_key, oldest[1])
       budget = budget - math.max(size, 1)
     else
-      call_chunked('HDEL', slot_key, fields)
+      redis.call('HDEL', slot_key, unpack(fields))
       budget = budget - #fields
     end
   end
