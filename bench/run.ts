@@ -26,6 +26,8 @@ const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
 const PREFIX = 'bench:';
 const children: ChildProcess[] = [];
+/** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks. */
+const CLOCK_TICKS_PER_SEC = 100;
 
 async function main(): Promise<void> {
   const redisPort = await freePort();
@@ -33,6 +35,8 @@ async function main(): Promise<void> {
   children.push(redisServer);
   if (!(await waitForPing(redisPort, redisServer))) throw new Error('redis-server did not start');
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
+  // A plain client: in this tight loop auto-pipelining makes the client the bottleneck (about a third
+  // fewer calls/s, see docs/benchmarks.md); the 'inside Redis' column does not depend on the client.
   const redis = new Redis(redisUrl);
   for (const script of Object.values(S)) redis.defineCommand(script.name, { lua: loadScriptSource(script), numberOfKeys: script.numberOfKeys === 'dynamic' ? undefined : script.numberOfKeys });
 
@@ -55,6 +59,8 @@ interface RunFigures {
   p50: number;
   p99: number;
   non2xx: number;
+  /** CPU time (user + system) the server process spent per answered request, µs. */
+  cpuMicrosPerRequest: number;
 }
 
 async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
@@ -101,22 +107,22 @@ async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
     { name: 'stats record', method: 'POST', path: '/stats/ProfilePage/Load', body: '{"value":0.42}' },
   ];
   console.log('## HTTP (autocannon, 50 connections)\n');
-  console.log('| route | service req/s best / median | bare req/s best / median | ratio (median) | service p50 / p99 ms | bare p50 / p99 ms | item increments/s (service) |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| route | service req/s best / median | bare req/s best / median | ratio (median) | service p50 / p99 ms | bare p50 / p99 ms | CPU µs per request, service / bare | item increments/s (service) |');
+  console.log('|---|---|---|---|---|---|---|---|');
   let peakRssMb = 0;
   for (const route of routes) {
     const serviceRuns: RunFigures[] = [];
     const bareRuns: RunFigures[] = [];
     for (let r = 0; r < REPEATS; r++) {
-      serviceRuns.push(await cannon(serviceUrl, route));
+      serviceRuns.push(await cannon(serviceUrl, route, service.pid));
       peakRssMb = Math.max(peakRssMb, rssMb(service.pid));
-      bareRuns.push(await cannon(bareUrl, route));
+      bareRuns.push(await cannon(bareUrl, route, bare.pid));
     }
     const s = summarize(serviceRuns);
     const b = summarize(bareRuns);
     const perItem = route.items ? `${Math.round(s.median.reqPerSec * route.items).toLocaleString('en')}` : '';
     console.log(
-      `| ${route.name} | ${fmt(s.best.reqPerSec)} / ${fmt(s.median.reqPerSec)} | ${fmt(b.best.reqPerSec)} / ${fmt(b.median.reqPerSec)} | ${(s.median.reqPerSec / b.median.reqPerSec).toFixed(2)} | ${s.median.p50} / ${s.median.p99} | ${b.median.p50} / ${b.median.p99} | ${perItem} |`,
+      `| ${route.name} | ${fmt(s.best.reqPerSec)} / ${fmt(s.median.reqPerSec)} | ${fmt(b.best.reqPerSec)} / ${fmt(b.median.reqPerSec)} | ${(s.median.reqPerSec / b.median.reqPerSec).toFixed(2)} | ${s.median.p50} / ${s.median.p99} | ${b.median.p50} / ${b.median.p99} | ${medianOf(serviceRuns, (x) => x.cpuMicrosPerRequest).toFixed(0)} / ${medianOf(bareRuns, (x) => x.cpuMicrosPerRequest).toFixed(0)} | ${perItem} |`,
     );
     if (serviceRuns.some((x) => x.non2xx > 0) || bareRuns.some((x) => x.non2xx > 0)) console.log(`\n(non-2xx answers during ${route.name}: service ${serviceRuns.map((x) => x.non2xx)}, bare ${bareRuns.map((x) => x.non2xx)})\n`);
   }
@@ -149,7 +155,7 @@ async function shardedHttpBench(serviceUrl: string): Promise<void> {
   console.log('|---|---|---|');
   for (const route of routes) {
     const runs: RunFigures[] = [];
-    for (let r = 0; r < REPEATS; r++) runs.push(await cannon(serviceUrl, route));
+    for (let r = 0; r < REPEATS; r++) runs.push(await cannon(serviceUrl, route, undefined));
     const { best, median } = summarize(runs);
     console.log(`| ${route.name} | ${fmt(best.reqPerSec)} / ${fmt(median.reqPerSec)} | ${median.p50} / ${median.p99} |`);
     if (runs.some((x) => x.non2xx > 0)) console.log(`\n(non-2xx answers during ${route.name}: ${runs.map((x) => x.non2xx)})\n`);
@@ -157,7 +163,9 @@ async function shardedHttpBench(serviceUrl: string): Promise<void> {
   console.log('');
 }
 
-function cannon(baseUrl: string, route: { method: 'GET' | 'POST'; path: string; body?: string }): Promise<RunFigures> {
+/** One autocannon run; `serverPid` is the process whose CPU time is read before and after. */
+function cannon(baseUrl: string, route: { method: 'GET' | 'POST'; path: string; body?: string }, serverPid: number | undefined): Promise<RunFigures> {
+  const cpuBefore = cpuSeconds(serverPid);
   return new Promise((resolve, reject) => {
     autocannon(
       {
@@ -171,7 +179,8 @@ function cannon(baseUrl: string, route: { method: 'GET' | 'POST'; path: string; 
       },
       (error, result) => {
         if (error) return reject(error);
-        resolve({ reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx });
+        const cpuMicrosPerRequest = ((cpuSeconds(serverPid) - cpuBefore) * 1e6) / Math.max(1, result.requests.total);
+        resolve({ reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, cpuMicrosPerRequest });
       },
     );
   });
@@ -186,20 +195,21 @@ function summarize(runs: RunFigures[]): { best: RunFigures; median: RunFigures }
 
 async function redisBench(redis: Redis): Promise<void> {
   console.log('## Redis level (ioredis, 64 calls in flight, no HTTP)\n');
-  console.log('| what | calls/s | item increments/s |');
-  console.log('|---|---|---|');
+  console.log('| what | calls/s | item increments/s | µs per call inside Redis |');
+  console.log('|---|---|---|---|');
   const keys = new KeyBuilder(PREFIX);
   for (const windows of [1, 3]) {
     const board = await makeBoard(redis, keys, `lvl${windows}`, windows);
     for (const batchSize of [1, 100, 1000]) {
       let n = 0;
+      await redis.config('RESETSTAT');
       const callsPerSec = await throughput(() => {
         n++;
         if (batchSize === 1) return run(redis, S.increment, board.incrementKeys, [board.config.version, Date.now(), 1000, ...board.windowArgs, `i${n % 100_000}`, 1]);
         const pairs = Array.from({ length: batchSize }, (_, i) => [`i${(n * batchSize + i) % 100_000}`, 1]).flat();
         return run(redis, S.incrementBatch, board.incrementKeys, [board.config.version, Date.now(), 1000, ...board.windowArgs, ...pairs]);
       });
-      console.log(`| increment script, ${windows} window(s), batch of ${batchSize} | ${fmt(callsPerSec)} | ${fmt(callsPerSec * batchSize)} |`);
+      console.log(`| increment script, ${windows} window(s), batch of ${batchSize} | ${fmt(callsPerSec)} | ${fmt(callsPerSec * batchSize)} | ${(await scriptMicrosPerCall(redis)).toFixed(1)} |`);
     }
   }
   for (const size of [10_000, 1_000_000]) {
@@ -208,11 +218,14 @@ async function redisBench(redis: Redis): Promise<void> {
     const w = board.config.windows[0];
     const readKeys = [board.keys.cfg(), board.keys.slots(w.name), board.keys.top(w.name)];
     const readArgs = () => [board.config.version, Date.now(), 1000, w.periodSec, w.intervalSec];
+    await redis.config('RESETSTAT');
     const top = await throughput(() => run(redis, S.readTop, readKeys, [...readArgs(), 0, 10]));
+    const topMicros = await scriptMicrosPerCall(redis);
     let k = 0;
+    await redis.config('RESETSTAT');
     const rank = await throughput(() => run(redis, S.readItem, readKeys, [...readArgs(), `s${(k++ * 7919) % size}`]));
-    console.log(`| top-10 read, ${size.toLocaleString('en')} items | ${fmt(top)} | |`);
-    console.log(`| rank read, ${size.toLocaleString('en')} items | ${fmt(rank)} | |`);
+    console.log(`| top-10 read, ${size.toLocaleString('en')} items | ${fmt(top)} | | ${topMicros.toFixed(1)} |`);
+    console.log(`| rank read, ${size.toLocaleString('en')} items | ${fmt(rank)} | | ${(await scriptMicrosPerCall(redis)).toFixed(1)} |`);
   }
   console.log('');
 }
@@ -346,6 +359,12 @@ async function seed(redis: Redis, board: PreparedBoard, items: number, atMs: num
   await Promise.all(pending);
 }
 
+/** Mean time Redis spent inside one EVALSHA since the last CONFIG RESETSTAT (INFO commandstats). */
+async function scriptMicrosPerCall(redis: Redis): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return Number(/cmdstat_evalsha:calls=\d+,usec=\d+,usec_per_call=([\d.]+)/.exec(stats)?.[1] ?? NaN);
+}
+
 async function throughput(call: () => Promise<unknown>, inFlight = 64): Promise<number> {
   const endMs = performance.now() + Math.max(1, DURATION_SEC / 2) * 1000;
   let done = 0;
@@ -370,6 +389,20 @@ async function waitForHttp(url: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`${url} never answered`);
+}
+
+/** User + system CPU seconds of a process so far (Linux /proc; 0 elsewhere or without a pid). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SEC;
+  } catch {
+    return 0;
+  }
+}
+
+function medianOf<T>(runs: T[], figure: (run: T) => number): number {
+  return median(runs.map(figure));
 }
 
 function rssMb(pid: number | undefined): number {

@@ -45,7 +45,8 @@ export class AppConfig {
 
   /**
    * Most slot-hash fields one script call drains from expired slots: bounds how long one call keeps
-   * Redis busy: about 15-20 µs a field on the 2-core VM of docs/benchmarks.md, so 100 stays near 2 ms.
+   * Redis busy: about 5 µs a field on the machine of docs/benchmarks.md (15-20 µs on the slower VM of
+   * its earlier runs), so 100 stays between 0.5 and 2 ms.
    */
   @Transform(toInt) @IsInt() @Min(1) @Max(5000)
   EXPIRE_CHUNK = 100;

@@ -52,4 +52,28 @@ describe('when Redis goes away and comes back', () => {
     expect(after.status).toBe(200);
     expect(after.body.windows['1h']).toEqual({ score: 1, rank: 1 });
   });
+
+  it('answers 503 within the command timeout when Redis stops answering (auto-pipelined commands too), then recovers', async () => {
+    if (!redis.freeze || !redis.thaw) return; // a shared REDIS_URL cannot be frozen from here
+    const impatient = await startTestApp(redis, clock, { REDIS_COMMAND_TIMEOUT_MS: '300', REDIS_AUTO_PIPELINING: 'true' });
+    const call = () => request(impatient.getHttpServer());
+    try {
+      await call().put('/admin/boards/f').set(ADMIN).send({ windows: [{ period: '1h', interval: '1m' }] }).expect(201);
+      redis.freeze();
+      const startedMs = performance.now();
+      const answers = await Promise.all([call().post('/boards/f/items/x/increment'), call().get('/boards/f/top'), call().post('/boards/f/items/y/increment')]);
+      expect(performance.now() - startedMs).toBeLessThan(1500);
+      for (const answer of answers) expect(answer.body).toEqual({ statusCode: 503, message: 'Redis is unreachable; try again shortly', error: 'Service Unavailable' });
+      redis.thaw();
+      let status = 0;
+      for (let attempt = 0; attempt < 100 && status !== 200; attempt++) {
+        status = (await call().get('/boards/f/top')).status;
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(status).toBe(200);
+    } finally {
+      redis.thaw();
+      await impatient.close();
+    }
+  });
 });

@@ -36,6 +36,9 @@ export interface TestRedis {
   /** Stops and restarts a private single-node server on the same port (outage tests). */
   pause?(): Promise<void>;
   resume?(): Promise<void>;
+  /** SIGSTOP / SIGCONT of a private single-node server: it keeps its connections but answers nothing. */
+  freeze?(): void;
+  thaw?(): void;
 }
 
 const MACHINE_REDIS = /^rediss?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:6379)?(\/|$)/;
@@ -44,6 +47,8 @@ interface Server {
   stopServer: () => Promise<void>;
   pause?: () => Promise<void>;
   resume?: () => Promise<void>;
+  freeze?: () => void;
+  thaw?: () => void;
   source: string;
 }
 
@@ -74,6 +79,8 @@ function assemble(topology: Topology, url: string, env: Record<string, string>, 
     source: server.source,
     pause: server.pause,
     resume: server.resume,
+    freeze: server.freeze,
+    thaw: server.thaw,
     flushAll: async () => {
       await Promise.all(nodes().map((node) => node.flushall()));
     },
@@ -144,6 +151,8 @@ async function startRedisServer(): Promise<Server & { url: string }> {
         child = spawnServer(port);
         if (!(await waitForPing(port, child))) throw new Error(`redis-server did not restart on port ${port}`);
       },
+      freeze: () => void child.kill('SIGSTOP'),
+      thaw: () => void child.kill('SIGCONT'),
     };
   }
   throw new Error('could not start redis-server on a free port');
