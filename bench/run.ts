@@ -21,6 +21,8 @@ import { AppConfig } from '../src/common/config';
 
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 5);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+/** An unrecorded run before each route's measured runs, per server: JIT and caches warm, both servers alike. */
+const WARMUP_SEC = 1;
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
@@ -113,6 +115,8 @@ async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
   for (const route of routes) {
     const serviceRuns: RunFigures[] = [];
     const bareRuns: RunFigures[] = [];
+    await cannon(serviceUrl, route, undefined, WARMUP_SEC);
+    await cannon(bareUrl, route, undefined, WARMUP_SEC);
     for (let r = 0; r < REPEATS; r++) {
       serviceRuns.push(await cannon(serviceUrl, route, service.pid));
       peakRssMb = Math.max(peakRssMb, rssMb(service.pid));
@@ -155,6 +159,7 @@ async function shardedHttpBench(serviceUrl: string): Promise<void> {
   console.log('|---|---|---|');
   for (const route of routes) {
     const runs: RunFigures[] = [];
+    await cannon(serviceUrl, route, undefined, WARMUP_SEC);
     for (let r = 0; r < REPEATS; r++) runs.push(await cannon(serviceUrl, route, undefined));
     const { best, median } = summarize(runs);
     console.log(`| ${route.name} | ${fmt(best.reqPerSec)} / ${fmt(median.reqPerSec)} | ${median.p50} / ${median.p99} |`);
@@ -164,7 +169,7 @@ async function shardedHttpBench(serviceUrl: string): Promise<void> {
 }
 
 /** One autocannon run; `serverPid` is the process whose CPU time is read before and after. */
-function cannon(baseUrl: string, route: { method: 'GET' | 'POST'; path: string; body?: string }, serverPid: number | undefined): Promise<RunFigures> {
+function cannon(baseUrl: string, route: { method: 'GET' | 'POST'; path: string; body?: string }, serverPid: number | undefined, durationSec = DURATION_SEC): Promise<RunFigures> {
   const cpuBefore = cpuSeconds(serverPid);
   return new Promise((resolve, reject) => {
     autocannon(
@@ -174,7 +179,7 @@ function cannon(baseUrl: string, route: { method: 'GET' | 'POST'; path: string; 
         body: route.body,
         headers: route.body ? { 'content-type': 'application/json' } : {},
         connections: 50,
-        duration: DURATION_SEC,
+        duration: durationSec,
         idReplacement: true,
       },
       (error, result) => {

@@ -56,6 +56,12 @@ describe('governance over HTTP', () => {
       expect(metrics.text).toMatch(/trendboard_job_runs_total\{job="ranking-expiry"\} 0/);
       expect(metrics.text).toMatch(/process_cpu_user_seconds_total/);
     });
+
+    it('limits nobody when RATE_LIMIT_PER_SEC is 0 (the default)', async () => {
+      await http().put('/admin/boards/free').set(ADMIN).send({ windows: [{ period: '1h', interval: '1m' }] }).expect(201);
+      const statuses = await Promise.all(Array.from({ length: 30 }, () => http().post('/boards/free/items/x/increment').set('X-Api-Key', 'k1')));
+      expect(statuses.map((answer) => answer.status)).toEqual(Array(30).fill(200));
+    });
   });
 
   describe('rate limiting', () => {
