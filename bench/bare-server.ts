@@ -12,6 +12,7 @@ import { COUNTER_SCRIPTS } from '../src/counters/counters.scripts';
 import { PreparedBoard } from '../src/ranking/board';
 import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
 import { KeyBuilder } from '../src/redis/keys';
+import { nodeOptions } from '../src/redis/redis-options';
 import { loadScriptSource, ScriptDefinition } from '../src/redis/scripts';
 import { StatsKeys } from '../src/stats/stats-keys';
 import { bucketField, hourStartOf } from '../src/stats/stats-math';
@@ -20,9 +21,10 @@ import { STATS_SCRIPTS } from '../src/stats/stats.scripts';
 const EXPIRE_CHUNK = 1000;
 
 async function main(): Promise<void> {
-  // The service's client options on a single node (REDIS_AUTO_PIPELINING on by default): the ratio
-  // measures the framework and the features, not a difference in how Redis is talked to.
-  const redis = new Redis(process.env.REDIS_URL ?? '', { enableAutoPipelining: true });
+  // The service's own client options (its defaults): the ratio measures the framework and the
+  // features, not a difference in how Redis is talked to.
+  const defaults = new AppConfig();
+  const redis = new Redis(process.env.REDIS_URL ?? '', nodeOptions({ commandTimeoutMs: defaults.REDIS_COMMAND_TIMEOUT_MS, autoPipelining: defaults.REDIS_AUTO_PIPELINING }));
   const keys = new KeyBuilder(process.env.KEY_PREFIX ?? 'tb:');
   const run = (script: ScriptDefinition, keyList: string[], args: Array<string | number>) => {
     const command = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[script.name];
@@ -58,7 +60,6 @@ async function main(): Promise<void> {
   app.get<{ Params: { item: string } }>('/boards/:board/items/:item/around', async (request) => {
     return { items: await run(S.readAround, readKeys, [...readArgs(), request.params.item, 5]) };
   });
-  const defaults = new AppConfig();
   const precisions = defaults.COUNTER_PRECISIONS.split(',').map(Number);
   const counterKeys = new CounterKeys(keys.prefix, defaults.COUNTER_INDEX_BUCKETS);
   app.post<{ Params: { name: string }; Body?: { count?: number } }>('/counters/:name/increment', async (request) => {

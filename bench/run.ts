@@ -399,7 +399,9 @@ async function waitForHttp(url: string): Promise<void> {
 /** User + system CPU seconds of a process so far (Linux /proc; 0 elsewhere or without a pid). */
 function cpuSeconds(pid: number | undefined): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after "pid (name) "; the name itself may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SEC;
   } catch {
     return 0;

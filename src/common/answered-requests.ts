@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { UNMATCHED_ROUTE } from './names';
@@ -23,6 +23,7 @@ export type AnsweredRequestListener = (answered: AnsweredRequest) => void;
 @Injectable()
 export class AnsweredRequests implements OnModuleInit {
   private readonly listeners: AnsweredRequestListener[] = [];
+  private readonly logger = new Logger('AnsweredRequests');
 
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
@@ -34,11 +35,15 @@ export class AnsweredRequests implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onResponse', (request, reply, done) => {
       const answered: AnsweredRequest = { method: request.method, route: request.routeOptions.url || UNMATCHED_ROUTE, statusCode: reply.statusCode, durationMs: reply.elapsedTime };
-      try {
-        for (const listener of this.listeners) listener(answered);
-      } finally {
-        done();
+      for (const listener of this.listeners) {
+        try {
+          listener(answered);
+        } catch (error) {
+          // A listener's bug must not cost the others their record, nor Fastify its response hooks.
+          this.logger.error(`recording an answered request failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
       }
+      done();
     });
   }
 }

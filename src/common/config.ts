@@ -27,9 +27,10 @@ export class AppConfig {
 
   /**
    * Single node only: commands issued in the same event-loop turn go out in one socket write (ioredis
-   * auto-pipelining), which saves a write syscall per request under load (docs/benchmarks.md). Not used
-   * on a Cluster: ioredis groups auto-pipelines by the first argument, which for a script with a
-   * dynamic key count is the count, not a key, so commands of different slots would share a pipeline.
+   * auto-pipelining): about a third less Redis CPU per request under load (docs/benchmarks.md). One
+   * pipeline is in flight at a time, so a command may wait for the one ahead; the command timeout is
+   * split accordingly (redis-options.ts). Not used on a Cluster: ioredis groups auto-pipelines by the
+   * first argument, which for a script with a dynamic key count is the count, not a key.
    */
   @Transform(toBool) @IsBoolean()
   REDIS_AUTO_PIPELINING = true;

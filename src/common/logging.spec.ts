@@ -58,4 +58,16 @@ describe('LazyRequestLogger', () => {
     expect(lines.filter((line) => line.msg === 'inside the handler').map((line) => line.reqId)).toEqual(['given-id']);
     expect(lines.find((line) => line.msg === 'request completed')?.reqId).toBe('given-id');
   });
+
+  it('gives a route with a level of its own (Fastify logLevel) a real child at once', async () => {
+    const { root, lines } = capturedRoot('warn');
+    const app = Fastify({ loggerInstance: root, childLoggerFactory: lazyChildLogger, genReqId: () => 'verbose-id' });
+    app.get('/verbose', { logLevel: 'debug' }, async (request) => {
+      request.log.debug('a debug line');
+      return { ok: true };
+    });
+    await app.inject({ method: 'GET', url: '/verbose' });
+    await app.close();
+    expect(lines.filter((line) => line.msg === 'a debug line').map((line) => line.reqId)).toEqual(['verbose-id']);
+  });
 });

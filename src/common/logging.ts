@@ -95,8 +95,12 @@ export class LazyRequestLogger {
   }
 }
 
-/** Fastify `childLoggerFactory`: see LazyRequestLogger. */
-export function lazyChildLogger(logger: unknown, bindings: Record<string, unknown>, options: pino.ChildLoggerOptions): LazyRequestLogger {
+/**
+ * Fastify `childLoggerFactory`: see LazyRequestLogger. A route with a level of its own (Fastify's
+ * `logLevel` route option) gets a real child at once, since the root's level says nothing about it.
+ */
+export function lazyChildLogger(logger: unknown, bindings: Record<string, unknown>, options: pino.ChildLoggerOptions): LazyRequestLogger | Logger {
+  if (options.level) return (logger as Logger).child(bindings, options);
   return new LazyRequestLogger(logger as Logger, bindings, options);
 }
 

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import Redis, { Cluster, RedisOptions } from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../common/config';
 import { KeyBuilder } from './keys';
+import { nodeOptions } from './redis-options';
 import { loadScriptSource, ScriptDefinition } from './scripts';
 
 export type RedisClient = Redis | Cluster;
@@ -25,22 +26,19 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     private readonly clock: Clock,
   ) {
     this.keys = new KeyBuilder(config.KEY_PREFIX);
-    const options: RedisOptions = {
-      enableOfflineQueue: false,
-      commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS,
-      connectTimeout: 2000,
-      maxRetriesPerRequest: 0,
-      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-    };
-    this.client = config.REDIS_CLUSTER_NODES
+    const cluster = config.REDIS_CLUSTER_NODES;
+    // Not auto-pipelined on a Cluster: ioredis groups auto-pipelines by the first argument, which for a
+    // script with a dynamic key count is the count, not a key.
+    const options = nodeOptions({ commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, autoPipelining: !cluster && config.REDIS_AUTO_PIPELINING });
+    this.client = cluster
       ? new Cluster(
-          config.REDIS_CLUSTER_NODES.split(',').map((node) => {
+          cluster.split(',').map((node) => {
             const [host, port] = node.split(':');
             return { host, port: Number(port) };
           }),
           { enableOfflineQueue: false, redisOptions: options, clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000) },
         )
-      : new Redis(config.REDIS_URL, { ...options, enableAutoPipelining: config.REDIS_AUTO_PIPELINING });
+      : new Redis(config.REDIS_URL, options);
     this.client.on('error', (error: Error) => this.logThrottled(error));
   }
 
@@ -112,6 +110,8 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     }
     try {
       const ended = new Promise((resolve) => this.client.once('end', resolve));
+      // QUIT is never auto-pipelined: a PING is, behind anything still queued, so it drains the queue first.
+      await this.client.ping().catch(() => undefined);
       await this.client.quit();
       await ended;
     } catch {
