@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   // The service's own client options (its defaults): the ratio measures the framework and the
   // features, not a difference in how Redis is talked to.
   const defaults = new AppConfig();
-  const redis = new Redis(process.env.REDIS_URL ?? '', nodeOptions({ commandTimeoutMs: defaults.REDIS_COMMAND_TIMEOUT_MS, autoPipelining: defaults.REDIS_AUTO_PIPELINING }));
+  const redis = new Redis(process.env.REDIS_URL ?? '', { ...nodeOptions({ commandTimeoutMs: defaults.REDIS_COMMAND_TIMEOUT_MS, autoPipelining: defaults.REDIS_AUTO_PIPELINING }), lazyConnect: true });
+  await redis.connect(); // no offline queue: nothing may be sent before the connection is up
   const keys = new KeyBuilder(process.env.KEY_PREFIX ?? 'tb:');
   const run = (script: ScriptDefinition, keyList: string[], args: Array<string | number>) => {
     const command = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[script.name];

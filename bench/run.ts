@@ -437,4 +437,6 @@ main()
   })
   .finally(async () => {
     await Promise.all(children.map(stopChild));
+    // Clients left open by a failure (reconnecting to a stopped server) must not keep the bench alive.
+    process.exit();
   });
