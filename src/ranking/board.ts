@@ -41,7 +41,7 @@ export class PreparedBoard {
       return { keys, incrementKeys: [keys.cfg(), ...pairs], allKeys: [keys.cfg(), keys.likes(), ...pairs] };
     });
     ({ keys: this.keys, incrementKeys: this.incrementKeys, allKeys: this.allKeys } = this.shards[0]);
-    this.windowArgs = [config.windows.length, ...config.windows.flatMap((w) => [w.periodSec, w.intervalSec, w.createdAtMs])];
+    this.windowArgs = windowArgsOf(config.windows);
     this.windowIndex = new Map(config.windows.map((w, i) => [w.name, i]));
   }
 
@@ -60,4 +60,9 @@ export class PreparedBoard {
     const index = this.windowIndex.get(name);
     return index === undefined ? undefined : this.config.windows[index];
   }
+}
+
+/** [W, period_1, interval_1, createdAtMs_1, ...]: the window arguments of the window scripts. */
+export function windowArgsOf(windows: WindowConfig[]): number[] {
+  return [windows.length, ...windows.flatMap((w) => [w.periodSec, w.intervalSec, w.createdAtMs])];
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../common/config';
 import { ConflictError } from '../common/errors';
 import { RedisService } from '../redis/redis.service';
-import { BoardConfig, PreparedBoard, ShardKeys } from './board';
+import { BoardConfig, PreparedBoard, ShardKeys, windowArgsOf } from './board';
 import { RANKING_SCRIPTS as S } from './ranking.scripts';
 import { ListedItem, mergeListings, rankRows, ScoredItem } from './shard-math';
 import { WindowConfig, WindowSpec } from './window-math';
@@ -212,7 +212,7 @@ export class RankingStore {
   /** Sums, over every shard but `except`, the items above each window's score and the ranked items. */
   private async countAbove(board: PreparedBoard, except: ShardKeys | undefined, windows: WindowConfig[], nowMs: number, scores: number[]): Promise<{ draining: boolean; above: number[]; ranked: number[] }> {
     const shards = board.shards.filter((shard) => shard !== except);
-    const windowArgs = [windows.length, ...windows.flatMap((w) => [w.periodSec, w.intervalSec, w.createdAtMs])];
+    const windowArgs = windowArgsOf(windows);
     const replies = await Promise.all(
       shards.map((shard) => {
         const keys = [shard.keys.cfg(), ...windows.flatMap((w) => [shard.keys.slots(w.name), shard.keys.top(w.name)])];
