@@ -8,6 +8,8 @@ export interface AnsweredRequest {
   method: string;
   /** Route pattern ("/boards/:board/top"), or UNMATCHED_ROUTE when no route matched. */
   route: string;
+  /** "<METHOD> <route>": the key listeners file the request under. */
+  routeKey: string;
   statusCode: number;
   durationMs: number;
 }
@@ -34,7 +36,8 @@ export class AnsweredRequests implements OnModuleInit {
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onResponse', (request, reply, done) => {
-      const answered: AnsweredRequest = { method: request.method, route: request.routeOptions.url || UNMATCHED_ROUTE, statusCode: reply.statusCode, durationMs: reply.elapsedTime };
+      const route = request.routeOptions.url || UNMATCHED_ROUTE;
+      const answered: AnsweredRequest = { method: request.method, route, routeKey: `${request.method} ${route}`, statusCode: reply.statusCode, durationMs: reply.elapsedTime };
       for (const listener of this.listeners) {
         try {
           listener(answered);

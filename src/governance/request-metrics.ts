@@ -14,8 +14,8 @@ export class RequestMetrics {
   readonly local = new LocalRouteMetrics();
 
   constructor(answered: AnsweredRequests, prometheus: PrometheusService, clock: Clock) {
-    answered.subscribe(({ method, route, statusCode, durationMs }) => {
-      this.local.record(`${method} ${route}`, clock.nowMs(), durationMs, statusCode);
+    answered.subscribe(({ method, route, routeKey, statusCode, durationMs }) => {
+      this.local.record(routeKey, clock.nowMs(), durationMs, statusCode);
       prometheus.observe(method, route, statusCode, durationMs);
     });
   }

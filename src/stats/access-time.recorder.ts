@@ -39,7 +39,7 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
   }
 
   onModuleInit(): void {
-    this.answered.subscribe(({ method, route, durationMs }) => this.observe(this.contextOf(method, route), durationMs / 1000));
+    this.answered.subscribe(({ method, route, routeKey, durationMs }) => this.observe(this.contextOf(method, route, routeKey), durationMs / 1000));
     this.redis.flushBeforeClose(() => this.flush());
   }
 
@@ -66,12 +66,11 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
     addToHistogram(batch.histogram, seconds);
   }
 
-  private contextOf(method: string, route: string): string {
-    const key = `${method} ${route}`;
-    let context = this.contexts.get(key);
+  private contextOf(method: string, route: string, routeKey: string): string {
+    let context = this.contexts.get(routeKey);
     if (context === undefined) {
       context = routeContext(method, route);
-      this.contexts.set(key, context);
+      this.contexts.set(routeKey, context);
     }
     return context;
   }
