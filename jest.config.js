@@ -6,7 +6,10 @@ const esmOnly = ['content-disposition'];
 const base = {
   transform: {
     '^.+\\.ts$': tsJest,
-    [`node_modules/(${esmOnly.join('|')})/.+\\.js$`]: ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } }],
+    [`node_modules/(${esmOnly.join('|')})/.+\\.js$`]: [
+      'ts-jest',
+      { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } },
+    ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'json'],

@@ -33,17 +33,27 @@ const CLOCK_TICKS_PER_SEC = 100;
 
 async function main(): Promise<void> {
   const redisPort = await freePort();
-  const redisServer = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const redisServer = spawn(
+    'redis-server',
+    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   children.push(redisServer);
   if (!(await waitForPing(redisPort, redisServer))) throw new Error('redis-server did not start');
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
   // A plain client: in this tight loop auto-pipelining makes the client the bottleneck (about a third
   // fewer calls/s, see docs/benchmarks.md); the 'inside Redis' column does not depend on the client.
   const redis = new Redis(redisUrl);
-  for (const script of Object.values(S)) redis.defineCommand(script.name, { lua: loadScriptSource(script), numberOfKeys: script.numberOfKeys === 'dynamic' ? undefined : script.numberOfKeys });
+  for (const script of Object.values(S))
+    redis.defineCommand(script.name, {
+      lua: loadScriptSource(script),
+      numberOfKeys: script.numberOfKeys === 'dynamic' ? undefined : script.numberOfKeys,
+    });
 
   console.log(`# trendboard benchmarks\n`);
-  console.log(`Machine: ${cpus()[0].model}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; ${(await redis.info('server')).match(/redis_version:(\S+)/)?.[1]} Redis`);
+  console.log(
+    `Machine: ${cpus()[0].model}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; ${(await redis.info('server')).match(/redis_version:(\S+)/)?.[1]} Redis`,
+  );
   console.log(`Date: ${new Date().toISOString()}; ${DURATION_SEC} s per run, ${REPEATS} runs each (best / median)\n`);
 
   if (!SKIP.has('http')) await httpBench(redisUrl, redis);
@@ -68,7 +78,16 @@ interface RunFigures {
 async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
   const servicePort = await freePort();
   const service = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
-    env: { ...process.env, PORT: String(servicePort), HOST: '127.0.0.1', REDIS_URL: redisUrl, KEY_PREFIX: PREFIX, ADMIN_TOKEN, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SEC: '0' },
+    env: {
+      ...process.env,
+      PORT: String(servicePort),
+      HOST: '127.0.0.1',
+      REDIS_URL: redisUrl,
+      KEY_PREFIX: PREFIX,
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_SEC: '0',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(service);
@@ -81,8 +100,15 @@ async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
   });
   if (put.status !== 201) throw new Error(`creating the bench board failed: ${put.status}`);
   for (let i = 0; i < 10; i++) {
-    const items = Array.from({ length: 1000 }, (_, j) => ({ item: `seed-${i * 1000 + j}`, amount: 1 + ((i * 1000 + j) % 97) }));
-    await fetch(`${serviceUrl}/boards/bench/increments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items }) });
+    const items = Array.from({ length: 1000 }, (_, j) => ({
+      item: `seed-${i * 1000 + j}`,
+      amount: 1 + ((i * 1000 + j) % 97),
+    }));
+    await fetch(`${serviceUrl}/boards/bench/increments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items }),
+    });
   }
 
   const barePort = await freePort();
@@ -109,7 +135,9 @@ async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
     { name: 'stats record', method: 'POST', path: '/stats/ProfilePage/Load', body: '{"value":0.42}' },
   ];
   console.log('## HTTP (autocannon, 50 connections)\n');
-  console.log('| route | service req/s best / median | bare req/s best / median | ratio (median of paired runs) | service p50 / p99 ms | bare p50 / p99 ms | CPU µs per request, service / bare | item increments/s (service) |');
+  console.log(
+    '| route | service req/s best / median | bare req/s best / median | ratio (median of paired runs) | service p50 / p99 ms | bare p50 / p99 ms | CPU µs per request, service / bare | item increments/s (service) |',
+  );
   console.log('|---|---|---|---|---|---|---|---|');
   let peakRssMb = 0;
   for (const route of routes) {
@@ -128,9 +156,14 @@ async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
     console.log(
       `| ${route.name} | ${fmt(s.best.reqPerSec)} / ${fmt(s.median.reqPerSec)} | ${fmt(b.best.reqPerSec)} / ${fmt(b.median.reqPerSec)} | ${pairedRatio(serviceRuns, bareRuns).toFixed(2)} | ${s.median.p50} / ${s.median.p99} | ${b.median.p50} / ${b.median.p99} | ${medianOf(serviceRuns, (x) => x.cpuMicrosPerRequest).toFixed(0)} / ${medianOf(bareRuns, (x) => x.cpuMicrosPerRequest).toFixed(0)} | ${perItem} |`,
     );
-    if (serviceRuns.some((x) => x.non2xx > 0) || bareRuns.some((x) => x.non2xx > 0)) console.log(`\n(non-2xx answers during ${route.name}: service ${serviceRuns.map((x) => x.non2xx)}, bare ${bareRuns.map((x) => x.non2xx)})\n`);
+    if (serviceRuns.some((x) => x.non2xx > 0) || bareRuns.some((x) => x.non2xx > 0))
+      console.log(
+        `\n(non-2xx answers during ${route.name}: service ${serviceRuns.map((x) => x.non2xx)}, bare ${bareRuns.map((x) => x.non2xx)})\n`,
+      );
   }
-  console.log(`\nService RSS under load (peak seen): ${peakRssMb.toFixed(0)} MB; board size after the runs: ${(await redis.zcard(`{${PREFIX}board:bench}:24h:top`)).toLocaleString('en')} items\n`);
+  console.log(
+    `\nService RSS under load (peak seen): ${peakRssMb.toFixed(0)} MB; board size after the runs: ${(await redis.zcard(`{${PREFIX}board:bench}:24h:top`)).toLocaleString('en')} items\n`,
+  );
   await shardedHttpBench(serviceUrl);
   await stopChild(bare);
   await stopChild(service);
@@ -145,11 +178,23 @@ async function shardedHttpBench(serviceUrl: string): Promise<void> {
   });
   if (put.status !== 201) throw new Error(`creating the sharded bench board failed: ${put.status}`);
   for (let i = 0; i < 10; i++) {
-    const items = Array.from({ length: 1000 }, (_, j) => ({ item: `seed-${i * 1000 + j}`, amount: 1 + ((i * 1000 + j) % 97) }));
-    await fetch(`${serviceUrl}/boards/sharded/increments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items }) });
+    const items = Array.from({ length: 1000 }, (_, j) => ({
+      item: `seed-${i * 1000 + j}`,
+      amount: 1 + ((i * 1000 + j) % 97),
+    }));
+    await fetch(`${serviceUrl}/boards/sharded/increments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items }),
+    });
   }
   const routes = [
-    { name: 'increment', method: 'POST' as const, path: '/boards/sharded/items/item-[<id>]/increment', body: '{"amount":1}' },
+    {
+      name: 'increment',
+      method: 'POST' as const,
+      path: '/boards/sharded/items/item-[<id>]/increment',
+      body: '{"amount":1}',
+    },
     { name: 'top-10', method: 'GET' as const, path: '/boards/sharded/top?limit=10' },
     { name: 'item rank', method: 'GET' as const, path: '/boards/sharded/items/seed-4242' },
     { name: 'around', method: 'GET' as const, path: '/boards/sharded/items/seed-4242/around' },
@@ -162,14 +207,22 @@ async function shardedHttpBench(serviceUrl: string): Promise<void> {
     await cannon(serviceUrl, route, undefined, WARMUP_SEC);
     for (let r = 0; r < REPEATS; r++) runs.push(await cannon(serviceUrl, route, undefined));
     const { best, median } = summarize(runs);
-    console.log(`| ${route.name} | ${fmt(best.reqPerSec)} / ${fmt(median.reqPerSec)} | ${median.p50} / ${median.p99} |`);
-    if (runs.some((x) => x.non2xx > 0)) console.log(`\n(non-2xx answers during ${route.name}: ${runs.map((x) => x.non2xx)})\n`);
+    console.log(
+      `| ${route.name} | ${fmt(best.reqPerSec)} / ${fmt(median.reqPerSec)} | ${median.p50} / ${median.p99} |`,
+    );
+    if (runs.some((x) => x.non2xx > 0))
+      console.log(`\n(non-2xx answers during ${route.name}: ${runs.map((x) => x.non2xx)})\n`);
   }
   console.log('');
 }
 
 /** One autocannon run; `serverPid` is the process whose CPU time is read before and after. */
-function cannon(baseUrl: string, route: { method: 'GET' | 'POST'; path: string; body?: string }, serverPid: number | undefined, durationSec = DURATION_SEC): Promise<RunFigures> {
+function cannon(
+  baseUrl: string,
+  route: { method: 'GET' | 'POST'; path: string; body?: string },
+  serverPid: number | undefined,
+  durationSec = DURATION_SEC,
+): Promise<RunFigures> {
   const cpuBefore = cpuSeconds(serverPid);
   return new Promise((resolve, reject) => {
     autocannon(
@@ -185,7 +238,13 @@ function cannon(baseUrl: string, route: { method: 'GET' | 'POST'; path: string; 
       (error, result) => {
         if (error) return reject(error);
         const cpuMicrosPerRequest = ((cpuSeconds(serverPid) - cpuBefore) * 1e6) / Math.max(1, result.requests.total);
-        resolve({ reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, cpuMicrosPerRequest });
+        resolve({
+          reqPerSec: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          non2xx: result.non2xx,
+          cpuMicrosPerRequest,
+        });
       },
     );
   });
@@ -210,11 +269,27 @@ async function redisBench(redis: Redis): Promise<void> {
       await redis.config('RESETSTAT');
       const callsPerSec = await throughput(() => {
         n++;
-        if (batchSize === 1) return run(redis, S.increment, board.incrementKeys, [board.config.version, Date.now(), 1000, ...board.windowArgs, `i${n % 100_000}`, 1]);
+        if (batchSize === 1)
+          return run(redis, S.increment, board.incrementKeys, [
+            board.config.version,
+            Date.now(),
+            1000,
+            ...board.windowArgs,
+            `i${n % 100_000}`,
+            1,
+          ]);
         const pairs = Array.from({ length: batchSize }, (_, i) => [`i${(n * batchSize + i) % 100_000}`, 1]).flat();
-        return run(redis, S.incrementBatch, board.incrementKeys, [board.config.version, Date.now(), 1000, ...board.windowArgs, ...pairs]);
+        return run(redis, S.incrementBatch, board.incrementKeys, [
+          board.config.version,
+          Date.now(),
+          1000,
+          ...board.windowArgs,
+          ...pairs,
+        ]);
       });
-      console.log(`| increment script, ${windows} window(s), batch of ${batchSize} | ${fmt(callsPerSec)} | ${fmt(callsPerSec * batchSize)} | ${(await scriptMicrosPerCall(redis)).toFixed(1)} |`);
+      console.log(
+        `| increment script, ${windows} window(s), batch of ${batchSize} | ${fmt(callsPerSec)} | ${fmt(callsPerSec * batchSize)} | ${(await scriptMicrosPerCall(redis)).toFixed(1)} |`,
+      );
     }
   }
   for (const size of [10_000, 1_000_000]) {
@@ -230,7 +305,9 @@ async function redisBench(redis: Redis): Promise<void> {
     await redis.config('RESETSTAT');
     const rank = await throughput(() => run(redis, S.readItem, readKeys, [...readArgs(), `s${(k++ * 7919) % size}`]));
     console.log(`| top-10 read, ${size.toLocaleString('en')} items | ${fmt(top)} | | ${topMicros.toFixed(1)} |`);
-    console.log(`| rank read, ${size.toLocaleString('en')} items | ${fmt(rank)} | | ${(await scriptMicrosPerCall(redis)).toFixed(1)} |`);
+    console.log(
+      `| rank read, ${size.toLocaleString('en')} items | ${fmt(rank)} | | ${(await scriptMicrosPerCall(redis)).toFixed(1)} |`,
+    );
   }
   console.log('');
 }
@@ -252,9 +329,15 @@ async function memoryBench(redis: Redis): Promise<void> {
   console.log('## Memory (100 000 items x 24 one-hour slots)\n');
   console.log('| what | bytes |');
   console.log('|---|---|');
-  console.log(`| one slot hash (100 000 items), MEMORY USAGE | ${fmt(slotBytes)} (${(slotBytes / 100_000).toFixed(1)} per item and slot) |`);
-  console.log(`| results zset (100 000 items), MEMORY USAGE | ${fmt(topBytes)} (${(topBytes / 100_000).toFixed(1)} per item) |`);
-  console.log(`| whole board, INFO used_memory delta | ${fmt(after - before)} (${((after - before) / 2_400_000).toFixed(1)} per item and slot, all in) |\n`);
+  console.log(
+    `| one slot hash (100 000 items), MEMORY USAGE | ${fmt(slotBytes)} (${(slotBytes / 100_000).toFixed(1)} per item and slot) |`,
+  );
+  console.log(
+    `| results zset (100 000 items), MEMORY USAGE | ${fmt(topBytes)} (${(topBytes / 100_000).toFixed(1)} per item) |`,
+  );
+  console.log(
+    `| whole board, INFO used_memory delta | ${fmt(after - before)} (${((after - before) / 2_400_000).toFixed(1)} per item and slot, all in) |\n`,
+  );
 }
 
 // ---------------------------------------------------------------- expiry of a 1 000 000-field slot
@@ -274,25 +357,36 @@ async function expiryBench(redis: Redis): Promise<void> {
   let longestRoundTripMs = 0;
   for (;;) {
     const callStart = performance.now();
-    const draining = await run(redis, S.expire, board.allKeys, [board.config.version, later, EXPIRE_CHUNK, ...board.windowArgs]);
+    const draining = await run(redis, S.expire, board.allKeys, [
+      board.config.version,
+      later,
+      EXPIRE_CHUNK,
+      ...board.windowArgs,
+    ]);
     longestRoundTripMs = Math.max(longestRoundTripMs, performance.now() - callStart);
     calls++;
     if (draining !== 1) break;
   }
   const totalMs = performance.now() - startedMs;
   const log = (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;
-  const scriptMicros = log.filter((entry) => String(entry[3][0]).toLowerCase().startsWith('eval')).map((entry) => entry[2]);
+  const scriptMicros = log
+    .filter((entry) => String(entry[3][0]).toLowerCase().startsWith('eval'))
+    .map((entry) => entry[2]);
   await redis.config('SET', 'slowlog-log-slower-than', '10000');
   console.log(`## Expiry of one 1 000 000-field slot (EXPIRE_CHUNK ${EXPIRE_CHUNK}, the default)\n`);
   console.log('| what | figure |');
   console.log('|---|---|');
   console.log(`| script calls to drain it | ${calls} |`);
   console.log(`| total time | ${totalMs.toFixed(0)} ms |`);
-  console.log(`| longest single call inside Redis (SLOWLOG) | ${(Math.max(0, ...scriptMicros) / 1000).toFixed(2)} ms |`);
+  console.log(
+    `| longest single call inside Redis (SLOWLOG) | ${(Math.max(0, ...scriptMicros) / 1000).toFixed(2)} ms |`,
+  );
   console.log(`| calls over 5 ms inside Redis | ${scriptMicros.filter((us) => us > 5000).length} of ${calls} |`);
   console.log(`| median call inside Redis (of those over 0.2 ms) | ${(median(scriptMicros) / 1000).toFixed(2)} ms |`);
   console.log(`| longest round trip seen by the client | ${longestRoundTripMs.toFixed(2)} ms |`);
-  console.log(`| results zset afterwards | ${await redis.zcard(board.keys.top(board.config.windows[0].name))} items |\n`);
+  console.log(
+    `| results zset afterwards | ${await redis.zcard(board.keys.top(board.config.windows[0].name))} items |\n`,
+  );
 }
 
 // ---------------------------------------------------------------- a local three-master Cluster
@@ -302,9 +396,15 @@ async function clusterBench(): Promise<void> {
   const client = clusterClient(cluster.nodes);
   try {
     await client.connect();
-    for (const script of Object.values(S)) client.defineCommand(script.name, { lua: loadScriptSource(script), numberOfKeys: script.numberOfKeys === 'dynamic' ? undefined : script.numberOfKeys });
+    for (const script of Object.values(S))
+      client.defineCommand(script.name, {
+        lua: loadScriptSource(script),
+        numberOfKeys: script.numberOfKeys === 'dynamic' ? undefined : script.numberOfKeys,
+      });
     const keys = new KeyBuilder(PREFIX);
-    const boards = await Promise.all(Array.from({ length: 6 }, (_, i) => makeBoard(client as unknown as Redis, keys, `c${i}`, 1)));
+    const boards = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => makeBoard(client as unknown as Redis, keys, `c${i}`, 1)),
+    );
     const slotsOf = new Set(boards.map((b) => client.slots[calculateSlotOf(b.keys.cfg())]?.[0]));
     console.log('## Redis Cluster, three masters on this machine (increment script, 1 window, 64 calls in flight)\n');
     console.log('| boards written | calls/s |');
@@ -313,7 +413,14 @@ async function clusterBench(): Promise<void> {
       let n = 0;
       const perSec = await throughput(() => {
         const board = boards[n++ % count];
-        return run(client as unknown as Redis, S.increment, board.incrementKeys, [board.config.version, Date.now(), EXPIRE_CHUNK, ...board.windowArgs, `i${n % 10_000}`, 1]);
+        return run(client as unknown as Redis, S.increment, board.incrementKeys, [
+          board.config.version,
+          Date.now(),
+          EXPIRE_CHUNK,
+          ...board.windowArgs,
+          `i${n % 10_000}`,
+          1,
+        ]);
       });
       console.log(`| ${count} (${count === 1 ? 'one node' : `spread over ${slotsOf.size} nodes`}) | ${fmt(perSec)} |`);
     }
@@ -323,7 +430,14 @@ async function clusterBench(): Promise<void> {
       let n = 0;
       const perSec = await throughput(() => {
         const item = `i${n++ % 10_000}`;
-        return run(client as unknown as Redis, S.increment, sharded.shardOf(item).incrementKeys, [sharded.config.version, Date.now(), EXPIRE_CHUNK, ...sharded.windowArgs, item, 1]);
+        return run(client as unknown as Redis, S.increment, sharded.shardOf(item).incrementKeys, [
+          sharded.config.version,
+          Date.now(),
+          EXPIRE_CHUNK,
+          ...sharded.windowArgs,
+          item,
+          1,
+        ]);
       });
       console.log(`| 1 board of ${shards} shards (spread over ${nodesOf.size} nodes) | ${fmt(perSec)} |`);
     }
@@ -340,25 +454,64 @@ function calculateSlotOf(key: string): number {
   return calculateSlot(key);
 }
 
-function run(redis: Redis, script: ScriptDefinition, keyList: string[], args: Array<string | number>): Promise<unknown> {
+function run(
+  redis: Redis,
+  script: ScriptDefinition,
+  keyList: string[],
+  args: Array<string | number>,
+): Promise<unknown> {
   const command = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[script.name];
-  return script.numberOfKeys === 'dynamic' ? command.call(redis, keyList.length, ...keyList, ...args) : command.call(redis, ...keyList, ...args);
+  return script.numberOfKeys === 'dynamic'
+    ? command.call(redis, keyList.length, ...keyList, ...args)
+    : command.call(redis, ...keyList, ...args);
 }
 
-async function makeBoard(redis: Redis, keys: KeyBuilder, name: string, windowCount: number, period = '24h', interval = '1h', shards = 1): Promise<PreparedBoard> {
-  const parse = (d: string) => Number(d.slice(0, -1)) * ({ h: 3600, d: 86400, m: 60 } as Record<string, number>)[d.slice(-1)];
-  const windows = Array.from({ length: windowCount }, (_, i) => ({ name: `w${i}`, periodSec: parse(period) * (i + 1), intervalSec: parse(interval) }));
+async function makeBoard(
+  redis: Redis,
+  keys: KeyBuilder,
+  name: string,
+  windowCount: number,
+  period = '24h',
+  interval = '1h',
+  shards = 1,
+): Promise<PreparedBoard> {
+  const parse = (d: string) =>
+    Number(d.slice(0, -1)) * ({ h: 3600, d: 86400, m: 60 } as Record<string, number>)[d.slice(-1)];
+  const windows = Array.from({ length: windowCount }, (_, i) => ({
+    name: `w${i}`,
+    periodSec: parse(period) * (i + 1),
+    intervalSec: parse(interval),
+  }));
   const nowMs = Date.now();
-  const reply = (await run(redis, S.boardPut, [keys.board(name).cfg()], [JSON.stringify(windows), shards, `v-${name}`, 0, nowMs])) as string[];
-  for (let shard = 1; shard < shards; shard++) await run(redis, S.shardSync, [keys.board(name, shard).cfg()], [reply[1], reply[2], shards, reply[4], nowMs]);
-  return new PreparedBoard({ name, version: reply[1], shards, windows: JSON.parse(reply[2]) }, (shard) => keys.board(name, shard));
+  const reply = (await run(
+    redis,
+    S.boardPut,
+    [keys.board(name).cfg()],
+    [JSON.stringify(windows), shards, `v-${name}`, 0, nowMs],
+  )) as string[];
+  for (let shard = 1; shard < shards; shard++)
+    await run(redis, S.shardSync, [keys.board(name, shard).cfg()], [reply[1], reply[2], shards, reply[4], nowMs]);
+  return new PreparedBoard({ name, version: reply[1], shards, windows: JSON.parse(reply[2]) }, (shard) =>
+    keys.board(name, shard),
+  );
 }
 
 async function seed(redis: Redis, board: PreparedBoard, items: number, atMs: number): Promise<void> {
   const pending: Array<Promise<unknown>> = [];
   for (let first = 0; first < items; first += 1000) {
-    const pairs = Array.from({ length: Math.min(1000, items - first) }, (_, i) => [`s${first + i}`, 1 + ((first + i) % 1000)]).flat();
-    pending.push(run(redis, S.incrementBatch, board.incrementKeys, [board.config.version, atMs, 1000, ...board.windowArgs, ...pairs]));
+    const pairs = Array.from({ length: Math.min(1000, items - first) }, (_, i) => [
+      `s${first + i}`,
+      1 + ((first + i) % 1000),
+    ]).flat();
+    pending.push(
+      run(redis, S.incrementBatch, board.incrementKeys, [
+        board.config.version,
+        atMs,
+        1000,
+        ...board.windowArgs,
+        ...pairs,
+      ]),
+    );
     if (pending.length >= 16) await Promise.all(pending.splice(0));
   }
   await Promise.all(pending);

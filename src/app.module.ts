@@ -15,7 +15,16 @@ export class AppModule {
   static forRoot(options: CommonModuleOptions = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [CommonModule.forRoot(options), ScheduleModule.forRoot(), RedisModule, HealthModule, GovernanceModule, RankingModule, CountersModule, StatsModule],
+      imports: [
+        CommonModule.forRoot(options),
+        ScheduleModule.forRoot(),
+        RedisModule,
+        HealthModule,
+        GovernanceModule,
+        RankingModule,
+        CountersModule,
+        StatsModule,
+      ],
       providers: [{ provide: APP_FILTER, useClass: AppErrorFilter }],
     };
   }

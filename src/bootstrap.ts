@@ -12,8 +12,16 @@ import { prepareGracefulShutdown } from './shutdown';
 /** Builds the whole app (used by main.ts and by the e2e tests), ready to listen. */
 export async function createApp(options: CommonModuleOptions = {}): Promise<NestFastifyApplication> {
   const logger = createRootLogger();
-  const adapter = new FastifyAdapter({ routerOptions: { maxParamLength: 2048 }, bodyLimit: 1024 * 1024, genReqId: requestId, loggerInstance: logger, childLoggerFactory: lazyChildLogger });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, { bufferLogs: true });
+  const adapter = new FastifyAdapter({
+    routerOptions: { maxParamLength: 2048 },
+    bodyLimit: 1024 * 1024,
+    genReqId: requestId,
+    loggerInstance: logger,
+    childLoggerFactory: lazyChildLogger,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
+    bufferLogs: true,
+  });
   logger.level = app.get(AppConfig).LOG_LEVEL;
   app.useLogger(new PinoLoggerService(logger));
   echoRequestId(app.getHttpAdapter().getInstance());

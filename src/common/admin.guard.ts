@@ -1,4 +1,11 @@
-import { CanActivate, ExecutionContext, ForbiddenException, Injectable, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
+import {
+  CanActivate,
+  ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  ServiceUnavailableException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from './config';
@@ -13,11 +20,13 @@ export class AdminGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    if (!this.expectedDigest) throw new ServiceUnavailableException('Admin routes are disabled: ADMIN_TOKEN is not configured');
+    if (!this.expectedDigest)
+      throw new ServiceUnavailableException('Admin routes are disabled: ADMIN_TOKEN is not configured');
     const header = context.switchToHttp().getRequest<FastifyRequest>().headers.authorization;
     const match = typeof header === 'string' ? /^Bearer (.+)$/i.exec(header) : null;
     if (!match) throw new UnauthorizedException('Authorization: Bearer <ADMIN_TOKEN> is required');
-    if (!timingSafeEqual(digest(match[1]), this.expectedDigest)) throw new ForbiddenException('The admin token is wrong');
+    if (!timingSafeEqual(digest(match[1]), this.expectedDigest))
+      throw new ForbiddenException('The admin token is wrong');
     return true;
   }
 }

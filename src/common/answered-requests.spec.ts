@@ -7,7 +7,9 @@ describe('AnsweredRequests', () => {
   async function appWith(listeners: Array<(answered: AnsweredRequest) => void>) {
     const fastify = Fastify();
     fastify.get('/boards/:board/top', async () => ({ ok: true }));
-    const answered = new AnsweredRequests({ httpAdapter: { getInstance: () => fastify } } as unknown as HttpAdapterHost);
+    const answered = new AnsweredRequests({
+      httpAdapter: { getInstance: () => fastify },
+    } as unknown as HttpAdapterHost);
     listeners.forEach((listener) => answered.subscribe(listener));
     answered.onModuleInit();
     await fastify.ready();

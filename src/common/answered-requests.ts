@@ -37,13 +37,21 @@ export class AnsweredRequests implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url || UNMATCHED_ROUTE;
-      const answered: AnsweredRequest = { method: request.method, route, routeKey: `${request.method} ${route}`, statusCode: reply.statusCode, durationMs: reply.elapsedTime };
+      const answered: AnsweredRequest = {
+        method: request.method,
+        route,
+        routeKey: `${request.method} ${route}`,
+        statusCode: reply.statusCode,
+        durationMs: reply.elapsedTime,
+      };
       for (const listener of this.listeners) {
         try {
           listener(answered);
         } catch (error) {
           // A listener's bug must not cost the others their record, nor Fastify its response hooks.
-          this.logger.error(`recording an answered request failed: ${error instanceof Error ? error.message : String(error)}`);
+          this.logger.error(
+            `recording an answered request failed: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
       }
       done();

@@ -24,7 +24,12 @@ export class CommonModule {
       imports: [
         // Given through `load`, not `validate`: ConfigModule copies what `validate` returns into
         // process.env, which would leak one app's settings (e.g. REDIS_URL) into the next in-process app.
-        ConfigModule.forRoot({ ignoreEnvFile: true, validatePredefined: false, skipProcessEnv: true, load: [() => ({ ...config })] }),
+        ConfigModule.forRoot({
+          ignoreEnvFile: true,
+          validatePredefined: false,
+          skipProcessEnv: true,
+          load: [() => ({ ...config })],
+        }),
       ],
       providers: [
         { provide: AppConfig, useValue: config },

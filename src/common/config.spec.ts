@@ -3,13 +3,25 @@ import { validateConfig } from './config';
 describe('validateConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
     const config = validateConfig({});
-    expect(config).toMatchObject({ PORT: 3000, REDIS_URL: 'redis://127.0.0.1:6379', KEY_PREFIX: 'tb:', LOG_LEVEL: 'info', SCHEDULER_ENABLED: true, EXPIRE_CHUNK: 100 });
+    expect(config).toMatchObject({
+      PORT: 3000,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      KEY_PREFIX: 'tb:',
+      LOG_LEVEL: 'info',
+      SCHEDULER_ENABLED: true,
+      EXPIRE_CHUNK: 100,
+    });
     expect(config.REDIS_CLUSTER_NODES).toBeUndefined();
     expect(config.ADMIN_TOKEN).toBeUndefined();
   });
 
   it('converts numbers and booleans from their string form and ignores unknown variables', () => {
-    const config = validateConfig({ PORT: '8080', SCHEDULER_ENABLED: 'false', HOME: '/root', REDIS_CLUSTER_NODES: 'a:7000,b:7001' });
+    const config = validateConfig({
+      PORT: '8080',
+      SCHEDULER_ENABLED: 'false',
+      HOME: '/root',
+      REDIS_CLUSTER_NODES: 'a:7000,b:7001',
+    });
     expect(config.PORT).toBe(8080);
     expect(config.SCHEDULER_ENABLED).toBe(false);
     expect(config.REDIS_CLUSTER_NODES).toBe('a:7000,b:7001');

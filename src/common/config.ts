@@ -1,15 +1,31 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy, validateSync } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateBy,
+  validateSync,
+} from 'class-validator';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value);
-const toBool = ({ value }: { value: unknown }) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value);
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toBool = ({ value }: { value: unknown }) =>
+  value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
 
 /** Every setting the service reads, validated at boot. Nothing else reads process.env. */
 export class AppConfig {
-  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT = 3000;
 
   @IsString()
@@ -19,10 +35,15 @@ export class AppConfig {
   REDIS_URL = 'redis://127.0.0.1:6379';
 
   @IsOptional()
-  @Matches(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, { message: 'REDIS_CLUSTER_NODES must be comma-separated host:port pairs' })
+  @Matches(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, {
+    message: 'REDIS_CLUSTER_NODES must be comma-separated host:port pairs',
+  })
   REDIS_CLUSTER_NODES?: string;
 
-  @Transform(toInt) @IsInt() @Min(50) @Max(60000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60000)
   REDIS_COMMAND_TIMEOUT_MS = 500;
 
   /**
@@ -32,13 +53,16 @@ export class AppConfig {
    * split accordingly (redis-options.ts). Not used on a Cluster: ioredis groups auto-pipelines by the
    * first argument, which for a script with a dynamic key count is the count, not a key.
    */
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   REDIS_AUTO_PIPELINING = true;
 
   @Matches(/^[A-Za-z0-9_.:-]{0,32}$/, { message: 'KEY_PREFIX must be 0-32 characters of A-Z a-z 0-9 _ . : -' })
   KEY_PREFIX = 'tb:';
 
-  @IsOptional() @IsString() @Matches(/^\S{16,}$/, { message: 'ADMIN_TOKEN must be at least 16 characters without spaces' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S{16,}$/, { message: 'ADMIN_TOKEN must be at least 16 characters without spaces' })
   ADMIN_TOKEN?: string;
 
   @IsIn(LOG_LEVELS)
@@ -49,52 +73,93 @@ export class AppConfig {
    * Redis busy: about 5 µs a field on the machine of docs/benchmarks.md (15-20 µs on the slower VM of
    * its earlier runs), so 100 stays between 0.5 and 2 ms.
    */
-  @Transform(toInt) @IsInt() @Min(1) @Max(5000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(5000)
   EXPIRE_CHUNK = 100;
 
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   SCHEDULER_ENABLED = true;
 
-  @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
   SCHEDULER_INTERVAL_MS = 1000;
 
   /** Sustained write requests per second per client (IP or X-Api-Key) in this instance; 0 turns limiting off. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
   RATE_LIMIT_PER_SEC = 0;
 
   /** Most write requests per client within one second; 0 means twice RATE_LIMIT_PER_SEC. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
   RATE_LIMIT_BURST = 0;
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(10_000_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
   RATE_LIMIT_MAX_CLIENTS = 50_000;
 
   /** Counter precisions: comma-separated positive integers of seconds (1 to 31536000), no repeats. */
-  @ValidateBy({ name: 'isPrecisionList', validator: { validate: isPrecisionList, defaultMessage: () => 'COUNTER_PRECISIONS must be comma-separated positive integers of seconds (1-31536000), each once' } })
+  @ValidateBy({
+    name: 'isPrecisionList',
+    validator: {
+      validate: isPrecisionList,
+      defaultMessage: () =>
+        'COUNTER_PRECISIONS must be comma-separated positive integers of seconds (1-31536000), each once',
+    },
+  })
   COUNTER_PRECISIONS = '1,5,60,300,3600,18000,86400';
 
   /** Samples (slices) kept per counter precision: the retention of precision p is COUNTER_SAMPLES x p. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(10_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
   COUNTER_SAMPLES = 120;
 
   /** Buckets the known-counters index is split into (each its own Cluster hash tag). Changing it hides existing counters. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(1024)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1024)
   COUNTER_INDEX_BUCKETS = 16;
 
   /** Time between two passes of the counters cleaner (one pass of the article's one-minute cycle). */
-  @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
   COUNTER_CLEAN_INTERVAL_MS = 60_000;
 
   /** Most index entries one cleaner script call visits (bounds how long Redis is blocked). */
-  @Transform(toInt) @IsInt() @Min(1) @Max(10_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
   COUNTER_CLEAN_BATCH = 100;
 
   /** How often access times aggregated in process are flushed to Redis (one pipeline per flush). */
-  @Transform(toInt) @IsInt() @Min(50) @Max(60_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
   STATS_FLUSH_INTERVAL_MS = 1000;
 
   /** Longest a graceful shutdown may take before the process exits anyway (code 1). */
-  @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
   SHUTDOWN_TIMEOUT_MS = 10_000;
 }
 
@@ -108,7 +173,9 @@ function isPrecisionList(value: unknown): boolean {
 /** Validates the environment; throws one error naming every bad variable (the process stops at boot). */
 export function validateConfig(env: Record<string, unknown>): AppConfig {
   const known = new Set(Object.keys(new AppConfig()));
-  const present = Object.fromEntries(Object.entries(env).filter(([k, v]) => known.has(k) && v !== undefined && v !== ''));
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([k, v]) => known.has(k) && v !== undefined && v !== ''),
+  );
   const config = plainToInstance(AppConfig, present, { exposeDefaultValues: true });
   const errors = validateSync(config, { whitelist: false, forbidUnknownValues: false });
   if (errors.length > 0) {

@@ -5,10 +5,12 @@ import { isDuration } from './duration';
 import { ID_PATTERN, ID_RULE, NAME_PATTERN, NAME_RULE } from './names';
 
 /** A name that goes into Redis key names (board, window, counter...). */
-export const IsName = (options?: ValidationOptions) => Matches(NAME_PATTERN, { message: `$property must be ${NAME_RULE}`, ...options });
+export const IsName = (options?: ValidationOptions) =>
+  Matches(NAME_PATTERN, { message: `$property must be ${NAME_RULE}`, ...options });
 
 /** An item or user id: a member or field, never a key name. */
-export const IsId = (options?: ValidationOptions) => Matches(ID_PATTERN, { message: `$property must be ${ID_RULE}`, ...options });
+export const IsId = (options?: ValidationOptions) =>
+  Matches(ID_PATTERN, { message: `$property must be ${ID_RULE}`, ...options });
 
 /** A duration: a positive integer of seconds, or a string like 30s, 5m, 1h, 7d. */
 export function IsDuration(options?: ValidationOptions): PropertyDecorator {
@@ -23,11 +25,14 @@ export function IsDuration(options?: ValidationOptions): PropertyDecorator {
 }
 
 /** Query-string integer: "12" becomes 12; anything else stays as is for the validators to refuse. */
-export const ToInt = () => Transform(({ value }) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value));
+export const ToInt = () =>
+  Transform(({ value }) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value));
 
 /** Query-string boolean: "true"/"1" and "false"/"0"; anything else stays as is for the validators to refuse. */
 export const ToBool = () =>
-  Transform(({ value }) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value));
+  Transform(({ value }) =>
+    value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value,
+  );
 
 /** Most items one page may hold, and the deepest offset any page may start at. */
 export const MAX_PAGE_LIMIT = 1000;

@@ -14,10 +14,23 @@ describe('parseDurationSec', () => {
     expect(parseDurationSec(input)).toBe(seconds);
   });
 
-  it.each([[0], [-5], [1.5], ['0s'], ['-1m'], ['1.5h'], ['1w'], ['h'], [''], ['1h30m'], [null], [undefined], [{}], [MAX_DURATION_SEC + 1], ['401d']])(
-    'refuses %j',
-    (input) => {
-      expect(parseDurationSec(input)).toBeUndefined();
-    },
-  );
+  it.each([
+    [0],
+    [-5],
+    [1.5],
+    ['0s'],
+    ['-1m'],
+    ['1.5h'],
+    ['1w'],
+    ['h'],
+    [''],
+    ['1h30m'],
+    [null],
+    [undefined],
+    [{}],
+    [MAX_DURATION_SEC + 1],
+    ['401d'],
+  ])('refuses %j', (input) => {
+    expect(parseDurationSec(input)).toBeUndefined();
+  });
 });

@@ -22,7 +22,11 @@ export function toErrorBody(exception: unknown): ErrorBody {
     const status = exception.getStatus();
     if (typeof response === 'object' && response !== null && 'message' in response) {
       const body = response as Partial<ErrorBody>;
-      return { statusCode: status, message: body.message ?? exception.message, error: body.error ?? httpReason(status) };
+      return {
+        statusCode: status,
+        message: body.message ?? exception.message,
+        error: body.error ?? httpReason(status),
+      };
     }
     return { statusCode: status, message: String(response), error: httpReason(status) };
   }

@@ -14,7 +14,9 @@ export interface IntervalJobOptions {
  * never overlap within a process (a tick during a pass joins it); a failed pass is logged and counted
  * and never stops the process. Safety across processes is each job's own business (atomic scripts).
  */
-export abstract class IntervalJob<Result, Stats extends JobStats = JobStats> implements OnApplicationBootstrap, OnApplicationShutdown {
+export abstract class IntervalJob<Result, Stats extends JobStats = JobStats>
+  implements OnApplicationBootstrap, OnApplicationShutdown
+{
   protected readonly logger: Logger;
   private running?: Promise<Result | undefined>;
 

@@ -99,7 +99,11 @@ export class LazyRequestLogger {
  * Fastify `childLoggerFactory`: see LazyRequestLogger. A route with a level of its own (Fastify's
  * `logLevel` route option) gets a real child at once, since the root's level says nothing about it.
  */
-export function lazyChildLogger(logger: unknown, bindings: Record<string, unknown>, options: pino.ChildLoggerOptions): LazyRequestLogger | Logger {
+export function lazyChildLogger(
+  logger: unknown,
+  bindings: Record<string, unknown>,
+  options: pino.ChildLoggerOptions,
+): LazyRequestLogger | Logger {
   if (options.level) return (logger as Logger).child(bindings, options);
   return new LazyRequestLogger(logger as Logger, bindings, options);
 }
@@ -132,7 +136,11 @@ export class PinoLoggerService implements LoggerService {
     this.write('fatal', message, rest);
   }
 
-  private write(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', message: unknown, rest: unknown[]): void {
+  private write(
+    level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace',
+    message: unknown,
+    rest: unknown[],
+  ): void {
     const context = typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
     const details = rest.slice(0, context === undefined ? rest.length : -1).filter((value) => value !== undefined);
     const fields = { context, ...(details.length > 0 ? { details } : {}) };

@@ -1,5 +1,6 @@
 /** True for errors that mean "Redis is unreachable or too slow right now" (answered as 503), not a bug. */
-const UNAVAILABLE_MESSAGE = /Connection is closed|Stream isn't writeable|Command timed out|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Failed to refresh slots cache|None of startup nodes is available/;
+const UNAVAILABLE_MESSAGE =
+  /Connection is closed|Stream isn't writeable|Command timed out|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Failed to refresh slots cache|None of startup nodes is available/;
 const UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
 
 export function isRedisUnavailableError(error: unknown): boolean {

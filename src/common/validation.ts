@@ -20,7 +20,13 @@ export function fastCheckOf(metatype: unknown): FastCheck | undefined {
   return typeof metatype === 'function' ? fastChecks.get(metatype) : undefined;
 }
 
-const OPTIONS = { whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: true, forbidUnknownValues: true } as const;
+const OPTIONS = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  transform: true,
+  stopAtFirstError: true,
+  forbidUnknownValues: true,
+} as const;
 
 /** The one global pipe: unknown fields rejected, payloads transformed into their DTO classes. */
 @Injectable()
@@ -56,7 +62,8 @@ export function hasOnlyKeys(value: Record<string, unknown>, allowed: ReadonlySet
 /** Builds an instance of `type` holding the given own properties (what class-transformer would build). */
 export function instanceOf<T extends object>(type: new () => T, fields: Record<string, unknown>): T {
   const instance = Object.create(type.prototype) as T;
-  for (const key of Object.keys(fields)) if (fields[key] !== undefined) (instance as Record<string, unknown>)[key] = fields[key];
+  for (const key of Object.keys(fields))
+    if (fields[key] !== undefined) (instance as Record<string, unknown>)[key] = fields[key];
   return instance;
 }
 

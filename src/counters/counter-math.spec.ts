@@ -47,7 +47,15 @@ describe('slice maths', () => {
 
   it('paces the cleaner by precision: every max(1, floor(p / 60)) passes', () => {
     expect([1, 5, 59, 60, 119, 300, 3600, 86400].map(passesBetweenVisits)).toEqual([1, 1, 1, 1, 1, 5, 60, 1440]);
-    expect([0, 1, 2, 3, 4, 5, 10].map((pass) => isDueOnPass(300, pass))).toEqual([true, false, false, false, false, true, true]);
+    expect([0, 1, 2, 3, 4, 5, 10].map((pass) => isDueOnPass(300, pass))).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
+    ]);
     expect(isDueOnPass(1, 7)).toBe(true);
   });
 });
@@ -61,7 +69,9 @@ describe('at validation', () => {
   });
   it('refuses the future beyond 5 s and the past beyond the longest retention, saying why', () => {
     expect(atProblem(now + 6, now, 120, DEFAULT)).toMatch(/at must not be more than 5 s in the future/);
-    expect(atProblem(now - 120 * 86400, now, 120, DEFAULT)).toMatch(/at is older than the longest retention \(120 samples x 86400 s\): the oldest accepted is 1689638400 \(at 1689632000, now 1700000000\)/);
+    expect(atProblem(now - 120 * 86400, now, 120, DEFAULT)).toMatch(
+      /at is older than the longest retention \(120 samples x 86400 s\): the oldest accepted is 1689638400 \(at 1689632000, now 1700000000\)/,
+    );
     expect(atProblem(oldestLiveSlice(now, 120, 86400), now, 120, DEFAULT)).toBeUndefined();
     expect(atProblem(oldestLiveSlice(now, 120, 86400) - 1, now, 120, DEFAULT)).toBeDefined();
   });
@@ -97,9 +107,19 @@ describe('precision parsing and validation', () => {
   });
 
   it('validates the counter settings at boot', () => {
-    expect(counterSettings(validateConfig({}))).toEqual({ precisions: DEFAULT, samples: 120, buckets: 16, cleanBatch: 100, cleanIntervalMs: 60000 });
-    expect(counterSettings(validateConfig({ COUNTER_PRECISIONS: '60,1', COUNTER_SAMPLES: '10' })).precisions).toEqual([1, 60]);
-    expect(() => validateConfig({ COUNTER_PRECISIONS: '1,0' })).toThrow(/COUNTER_PRECISIONS must be comma-separated positive integers/);
+    expect(counterSettings(validateConfig({}))).toEqual({
+      precisions: DEFAULT,
+      samples: 120,
+      buckets: 16,
+      cleanBatch: 100,
+      cleanIntervalMs: 60000,
+    });
+    expect(counterSettings(validateConfig({ COUNTER_PRECISIONS: '60,1', COUNTER_SAMPLES: '10' })).precisions).toEqual([
+      1, 60,
+    ]);
+    expect(() => validateConfig({ COUNTER_PRECISIONS: '1,0' })).toThrow(
+      /COUNTER_PRECISIONS must be comma-separated positive integers/,
+    );
     expect(() => validateConfig({ COUNTER_PRECISIONS: '5,5' })).toThrow(/COUNTER_PRECISIONS/);
     expect(() => validateConfig({ COUNTER_PRECISIONS: '1m' })).toThrow(/COUNTER_PRECISIONS/);
     expect(() => validateConfig({ COUNTER_SAMPLES: '0' })).toThrow(/COUNTER_SAMPLES/);

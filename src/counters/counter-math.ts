@@ -46,7 +46,12 @@ export function oldestLiveSlice(nowSec: number, samples: number, precisionSec: n
 }
 
 /** The precisions (of `precisions`) whose retention still covers a sample at `atSec`. */
-export function precisionsCovering(atSec: number, nowSec: number, samples: number, precisions: readonly number[]): number[] {
+export function precisionsCovering(
+  atSec: number,
+  nowSec: number,
+  samples: number,
+  precisions: readonly number[],
+): number[] {
   return precisions.filter((p) => isLive(sliceStart(atSec, p), nowSec, samples, p));
 }
 
@@ -83,7 +88,12 @@ export function resolvePrecision(value: unknown, configured: readonly number[]):
 }
 
 /** Why an `at` is refused, or undefined when at least one precision keeps it. */
-export function atProblem(atSec: number, nowSec: number, samples: number, precisions: readonly number[]): string | undefined {
+export function atProblem(
+  atSec: number,
+  nowSec: number,
+  samples: number,
+  precisions: readonly number[],
+): string | undefined {
   if (atSec > nowSec + MAX_FUTURE_SKEW_SEC) {
     return `at must not be more than ${MAX_FUTURE_SKEW_SEC} s in the future (at ${atSec}, now ${nowSec})`;
   }
@@ -114,7 +124,10 @@ export function shapeSamples(
   const byStart = new Map<number, number>();
   for (const sample of stored) if (inRange(sample.t)) byStart.set(sample.t, sample.count);
   if (options.fill) {
-    const first = Math.max(oldestLiveSlice(nowSec, samples, p), Number.isFinite(from) ? sliceStart(from, p) : Number.NEGATIVE_INFINITY);
+    const first = Math.max(
+      oldestLiveSlice(nowSec, samples, p),
+      Number.isFinite(from) ? sliceStart(from, p) : Number.NEGATIVE_INFINITY,
+    );
     const last = sliceStart(Math.min(to, nowSec), p);
     for (let t = first; t <= last; t += p) if (!byStart.has(t)) byStart.set(t, 0);
   }

@@ -29,7 +29,10 @@ export class CountersController {
     description: `One atomic step. With \`at\`, a late sample lands in the slice of \`at\` at every precision that still keeps it; older than every retention or more than 5 s ahead is a 400. ${RETENTION_NOTE}`,
   })
   @ApiResponse({ status: 200, type: IncrementCounterResultDto })
-  increment(@Param() params: CounterParams, @Body() body: IncrementCounterDto = {}): Promise<IncrementCounterResultDto> {
+  increment(
+    @Param() params: CounterParams,
+    @Body() body: IncrementCounterDto = {},
+  ): Promise<IncrementCounterResultDto> {
     return this.counters.increment(params.name, body.count ?? 1, body.at);
   }
 

@@ -7,11 +7,24 @@ import { CleanPassResult, CountersService } from './counters.service';
 function schedulerWith(cleanPass: (pass: number) => Promise<CleanPassResult>) {
   const service = { cleanPass, settings: { cleanIntervalMs: 60_000 } } as unknown as CountersService;
   const jobs = new JobRegistry();
-  const scheduler = new CountersScheduler(service, new SchedulerRegistry(), validateConfig({ SCHEDULER_ENABLED: 'false' }), jobs);
+  const scheduler = new CountersScheduler(
+    service,
+    new SchedulerRegistry(),
+    validateConfig({ SCHEDULER_ENABLED: 'false' }),
+    jobs,
+  );
   return { scheduler, jobs };
 }
 
-const ok = (pass: number, extra: Partial<CleanPassResult> = {}): CleanPassResult => ({ pass, visited: 0, due: 0, slicesRemoved: 0, entriesRemoved: 0, failures: 0, ...extra });
+const ok = (pass: number, extra: Partial<CleanPassResult> = {}): CleanPassResult => ({
+  pass,
+  visited: 0,
+  due: 0,
+  slicesRemoved: 0,
+  entriesRemoved: 0,
+  failures: 0,
+  ...extra,
+});
 
 describe('CountersScheduler', () => {
   it('numbers its passes from 0, adds up what they removed, and registers its stats', async () => {

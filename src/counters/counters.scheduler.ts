@@ -30,14 +30,19 @@ export class CountersScheduler extends IntervalJob<CleanPassResult, CounterClean
     config: AppConfig,
     jobs: JobRegistry,
   ) {
-    super({ name: CountersScheduler.JOB, enabled: config.SCHEDULER_ENABLED, intervalMs: counters.settings.cleanIntervalMs }, registry, jobs, {
-      runs: 0,
-      failures: 0,
-      lastDurationMs: 0,
-      passes: 0,
-      slicesRemoved: 0,
-      entriesRemoved: 0,
-    });
+    super(
+      { name: CountersScheduler.JOB, enabled: config.SCHEDULER_ENABLED, intervalMs: counters.settings.cleanIntervalMs },
+      registry,
+      jobs,
+      {
+        runs: 0,
+        failures: 0,
+        lastDurationMs: 0,
+        passes: 0,
+        slicesRemoved: 0,
+        entriesRemoved: 0,
+      },
+    );
   }
 
   /** The pass number the next tick will use (0 first: every precision is due on pass 0). */

@@ -57,7 +57,8 @@ export class CountersService {
     const nowMs = this.clock.nowMs();
     const nowSec = Math.floor(nowMs / 1000);
     const at = atSec ?? nowSec;
-    if (!Number.isInteger(at) || at < 0) throw new InvalidInputError('at must be a non-negative integer of unix seconds');
+    if (!Number.isInteger(at) || at < 0)
+      throw new InvalidInputError('at must be a non-negative integer of unix seconds');
     const problem = atProblem(at, nowSec, this.settings.samples, this.settings.precisions);
     if (problem) throw new InvalidInputError(problem);
     const precisions = await this.store.increment(name, nowMs, at, count);
@@ -65,10 +66,15 @@ export class CountersService {
     return { name, count, at, precisions };
   }
 
-  async read(name: string, precision: unknown, options: { from?: number; to?: number; fill?: boolean } = {}): Promise<CounterSeries> {
+  async read(
+    name: string,
+    precision: unknown,
+    options: { from?: number; to?: number; fill?: boolean } = {},
+  ): Promise<CounterSeries> {
     const precisionSec = this.resolvePrecision(precision);
     const { from, to } = options;
-    if (from !== undefined && to !== undefined && from > to) throw new InvalidInputError(`from (${from}) must not be after to (${to})`);
+    if (from !== undefined && to !== undefined && from > to)
+      throw new InvalidInputError(`from (${from}) must not be after to (${to})`);
     const nowMs = this.clock.nowMs();
     const nowSec = Math.floor(nowMs / 1000);
     const stored = await this.store.read(name, precisionSec, nowMs, from ?? 0, to ?? Number.MAX_SAFE_INTEGER);
@@ -95,7 +101,9 @@ export class CountersService {
       byName.set(parsed.name, list);
     }
     const names = [...byName.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const counters = names.slice(offset, offset + limit).map((name) => ({ name, precisions: byName.get(name)!.sort((a, b) => a - b) }));
+    const counters = names
+      .slice(offset, offset + limit)
+      .map((name) => ({ name, precisions: byName.get(name)!.sort((a, b) => a - b) }));
     return { counters, total: names.length };
   }
 
@@ -124,7 +132,9 @@ export class CountersService {
         } while (cursor !== '');
       } catch (error) {
         result.failures++;
-        this.logger.warn(`cleaning counter bucket ${bucket} failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(
+          `cleaning counter bucket ${bucket} failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     return result;
@@ -133,8 +143,11 @@ export class CountersService {
   private resolvePrecision(value: unknown): number {
     const seconds = resolvePrecision(value, this.settings.precisions);
     if (seconds === undefined) {
-      const given = value === undefined ? 'precision is required' : `precision ${JSON.stringify(value)} is not configured`;
-      throw new InvalidInputError(`${given}: precision must be one of ${this.settings.precisions.join(', ')} (seconds, or a duration such as 5s, 1m, 1h, 1d)`);
+      const given =
+        value === undefined ? 'precision is required' : `precision ${JSON.stringify(value)} is not configured`;
+      throw new InvalidInputError(
+        `${given}: precision must be one of ${this.settings.precisions.join(', ')} (seconds, or a duration such as 5s, 1m, 1h, 1d)`,
+      );
     }
     return seconds;
   }

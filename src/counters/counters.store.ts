@@ -35,15 +35,36 @@ export class CounterStore {
   async increment(name: string, nowMs: number, atSec: number, count: number): Promise<number[]> {
     const { precisions, samples } = this.settings;
     const keys = [this.keys.knownOf(name), ...precisions.map((p) => this.keys.count(name, p))];
-    const reply = await this.redis.run<number[]>(S.increment, keys, [nowMs, samples, atSec, count, name, ...precisions]);
+    const reply = await this.redis.run<number[]>(S.increment, keys, [
+      nowMs,
+      samples,
+      atSec,
+      count,
+      name,
+      ...precisions,
+    ]);
     return reply.map(Number);
   }
 
   /** Live slices of one precision overlapping [from, to] (unsorted), and whether the counter is known. */
-  async read(name: string, precisionSec: number, nowMs: number, fromSec: number, toSec: number): Promise<{ known: boolean; samples: Sample[] }> {
+  async read(
+    name: string,
+    precisionSec: number,
+    nowMs: number,
+    fromSec: number,
+    toSec: number,
+  ): Promise<{ known: boolean; samples: Sample[] }> {
     const { precisions, samples } = this.settings;
     const keys = [this.keys.knownOf(name), this.keys.count(name, precisionSec)];
-    const reply = await this.redis.run<number[]>(S.read, keys, [nowMs, samples, precisionSec, fromSec, toSec, name, ...precisions]);
+    const reply = await this.redis.run<number[]>(S.read, keys, [
+      nowMs,
+      samples,
+      precisionSec,
+      fromSec,
+      toSec,
+      name,
+      ...precisions,
+    ]);
     const result: Sample[] = [];
     for (let i = 1; i < reply.length; i += 2) result.push({ t: Number(reply[i]), count: Number(reply[i + 1]) });
     return { known: reply[0] === 1, samples: result };
@@ -51,7 +72,9 @@ export class CounterStore {
 
   /** Every member of every bucket of the known index ("<prec>:<name>"). */
   async knownMembers(): Promise<string[]> {
-    const buckets = Array.from({ length: this.settings.buckets }, (_, b) => this.redis.client.zrange(this.keys.known(b), 0, -1));
+    const buckets = Array.from({ length: this.settings.buckets }, (_, b) =>
+      this.redis.client.zrange(this.keys.known(b), 0, -1),
+    );
     return (await Promise.all(buckets)).flat();
   }
 
@@ -65,7 +88,11 @@ export class CounterStore {
   /** Cleans one page (at most `cleanBatch` index entries) of one bucket, after `cursor`. */
   async cleanPage(bucket: number, nowMs: number, pass: number, cursor: string): Promise<CleanPage> {
     const { samples, cleanBatch } = this.settings;
-    const reply = await this.redis.run<Array<string | number>>(S.clean, [this.keys.known(bucket)], [nowMs, samples, pass, cursor, cleanBatch]);
+    const reply = await this.redis.run<Array<string | number>>(
+      S.clean,
+      [this.keys.known(bucket)],
+      [nowMs, samples, pass, cursor, cleanBatch],
+    );
     return {
       next: String(reply[0]),
       visited: Number(reply[1]),

@@ -35,7 +35,14 @@ export class LocalRouteMetrics {
       const all = wheels.all.summary(nowMs, seconds);
       if (all.requests === 0) continue;
       const round = (ms: number) => Math.round(ms * 1000) / 1000;
-      figures.push({ route, requests: all.requests, errors: all.errors, clientErrors: wheels.client.summary(nowMs, seconds).requests, avgMs: round(all.avgMs), maxMs: round(all.maxMs) });
+      figures.push({
+        route,
+        requests: all.requests,
+        errors: all.errors,
+        clientErrors: wheels.client.summary(nowMs, seconds).requests,
+        avgMs: round(all.avgMs),
+        maxMs: round(all.maxMs),
+      });
     }
     return figures.sort((a, b) => b.requests - a.requests || a.route.localeCompare(b.route));
   }

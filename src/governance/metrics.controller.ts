@@ -28,7 +28,8 @@ export class RouteFiguresDto implements RouteFigures {
 }
 
 export class LocalMetricsDto {
-  @ApiProperty({ description: 'Seconds covered: the last complete seconds, the current one left out' }) seconds!: number;
+  @ApiProperty({ description: 'Seconds covered: the last complete seconds, the current one left out' })
+  seconds!: number;
   @ApiProperty({ type: [RouteFiguresDto] }) routes!: RouteFiguresDto[];
 }
 

@@ -7,7 +7,12 @@ import { RedisService } from '../redis/redis.service';
 @Injectable()
 export class PrometheusService {
   readonly registry = new Registry();
-  private readonly requests = new Counter({ name: 'trendboard_http_requests_total', help: 'HTTP requests answered', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  private readonly requests = new Counter({
+    name: 'trendboard_http_requests_total',
+    help: 'HTTP requests answered',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
   private readonly durations = new Histogram({
     name: 'trendboard_http_request_duration_seconds',
     help: 'HTTP request handling time',
@@ -18,9 +23,17 @@ export class PrometheusService {
 
   constructor(redis: RedisService, jobs: JobRegistry) {
     collectDefaultMetrics({ register: this.registry });
-    const redisErrors = new Counter({ name: 'trendboard_redis_errors_total', help: 'Redis connection errors seen by the client', registers: [this.registry] });
+    const redisErrors = new Counter({
+      name: 'trendboard_redis_errors_total',
+      help: 'Redis connection errors seen by the client',
+      registers: [this.registry],
+    });
     redis.client.on('error', () => redisErrors.inc());
-    const jobGauge = (name: string, help: string, read: (stats: { runs: number; failures: number; lastDurationMs: number }) => number) =>
+    const jobGauge = (
+      name: string,
+      help: string,
+      read: (stats: { runs: number; failures: number; lastDurationMs: number }) => number,
+    ) =>
       new Gauge({
         name,
         help,
@@ -36,7 +49,10 @@ export class PrometheusService {
   }
 
   /** Labelled children, kept per (method, route, status): prom-client would hash the labels on every call. */
-  private readonly series = new Map<string, { requests: { inc(): void }; durations: { observe(value: number): void } }>();
+  private readonly series = new Map<
+    string,
+    { requests: { inc(): void }; durations: { observe(value: number): void } }
+  >();
 
   observe(method: string, route: string, status: number, durationMs: number): void {
     const key = `${method} ${status} ${route}`;

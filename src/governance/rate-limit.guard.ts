@@ -40,7 +40,11 @@ export class RateLimitGuard implements CanActivate {
     void context.switchToHttp().getResponse<FastifyReply>().header('Retry-After', String(decision.retryAfterSec));
     const { perSecond, burst } = this.limiter.options;
     throw new HttpException(
-      { statusCode: 429, message: `Rate limit exceeded: ${perSecond} writes per second (burst ${burst}) per client; retry after ${decision.retryAfterSec} s`, error: 'Too Many Requests' },
+      {
+        statusCode: 429,
+        message: `Rate limit exceeded: ${perSecond} writes per second (burst ${burst}) per client; retry after ${decision.retryAfterSec} s`,
+        error: 'Too Many Requests',
+      },
       HttpStatus.TOO_MANY_REQUESTS,
     );
   }

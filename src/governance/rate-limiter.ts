@@ -29,7 +29,13 @@ export class RateLimiter {
     if (lastSecond >= this.options.burst) return { allowed: false, retryAfterSec: 1 };
     const sustainedLimit = this.options.perSecond * SUSTAINED_SEC;
     if (lastTen >= sustainedLimit) {
-      return { allowed: false, retryAfterSec: Math.min(SUSTAINED_SEC, Math.max(1, Math.ceil((lastTen - sustainedLimit + 1) / this.options.perSecond))) };
+      return {
+        allowed: false,
+        retryAfterSec: Math.min(
+          SUSTAINED_SEC,
+          Math.max(1, Math.ceil((lastTen - sustainedLimit + 1) / this.options.perSecond)),
+        ),
+      };
     }
     wheels.burst.add(nowMs);
     wheels.sustained.add(nowMs);
@@ -45,7 +51,10 @@ export class RateLimiter {
     if (wheels) {
       this.clients.delete(client); // re-insert: Map order is recency order
     } else {
-      wheels = { burst: new CounterWheel({ bucketMs: 100, spanBuckets: 10 }), sustained: new CounterWheel({ bucketMs: 1000, spanBuckets: SUSTAINED_SEC }) };
+      wheels = {
+        burst: new CounterWheel({ bucketMs: 100, spanBuckets: 10 }),
+        sustained: new CounterWheel({ bucketMs: 1000, spanBuckets: SUSTAINED_SEC }),
+      };
       if (this.clients.size >= this.options.maxClients) this.clients.delete(this.clients.keys().next().value as string);
     }
     this.clients.set(client, wheels);

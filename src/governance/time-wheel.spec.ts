@@ -59,24 +59,33 @@ describe('TimeWheel', () => {
   });
 
   it('matches a naive list of timestamped events under random writes, reads, gaps and jumps', () => {
-    const event = fc.record({ advanceMs: fc.oneof(fc.integer({ min: 0, max: 1_500 }), fc.integer({ min: 0, max: 200_000 })), amount: fc.integer({ min: 1, max: 5 }) });
+    const event = fc.record({
+      advanceMs: fc.oneof(fc.integer({ min: 0, max: 1_500 }), fc.integer({ min: 0, max: 200_000 })),
+      amount: fc.integer({ min: 1, max: 5 }),
+    });
     const read = fc.record({ buckets: fc.integer({ min: 0, max: 70 }), includeCurrent: fc.boolean() });
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1e12 }), fc.array(fc.tuple(event, read), { maxLength: 200 }), (startMs, steps) => {
-        const counter = new CounterWheel({ bucketMs: 250, spanBuckets: 40, spareBuckets: 2 });
-        const events: Array<{ atMs: number; amount: number }> = [];
-        let nowMs = startMs;
-        for (const [e, r] of steps) {
-          nowMs += e.advanceMs;
-          counter.add(nowMs, e.amount);
-          events.push({ atMs: nowMs, amount: e.amount });
-          const current = Math.floor(nowMs / 250);
-          const newest = current - (r.includeCurrent ? 0 : 1);
-          const oldest = newest - Math.min(r.buckets, 40) + 1;
-          const expected = events.filter((x) => Math.floor(x.atMs / 250) >= oldest && Math.floor(x.atMs / 250) <= newest).reduce((s, x) => s + x.amount, 0);
-          expect(counter.sum(nowMs, r.buckets, r.includeCurrent)).toBe(expected);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1e12 }),
+        fc.array(fc.tuple(event, read), { maxLength: 200 }),
+        (startMs, steps) => {
+          const counter = new CounterWheel({ bucketMs: 250, spanBuckets: 40, spareBuckets: 2 });
+          const events: Array<{ atMs: number; amount: number }> = [];
+          let nowMs = startMs;
+          for (const [e, r] of steps) {
+            nowMs += e.advanceMs;
+            counter.add(nowMs, e.amount);
+            events.push({ atMs: nowMs, amount: e.amount });
+            const current = Math.floor(nowMs / 250);
+            const newest = current - (r.includeCurrent ? 0 : 1);
+            const oldest = newest - Math.min(r.buckets, 40) + 1;
+            const expected = events
+              .filter((x) => Math.floor(x.atMs / 250) >= oldest && Math.floor(x.atMs / 250) <= newest)
+              .reduce((s, x) => s + x.amount, 0);
+            expect(counter.sum(nowMs, r.buckets, r.includeCurrent)).toBe(expected);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });

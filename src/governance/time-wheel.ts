@@ -139,6 +139,10 @@ export class LatencyWheel {
       total.minMs = Math.min(total.minMs, b.minMs);
       total.maxMs = Math.max(total.maxMs, b.maxMs);
     }
-    return { ...total, minMs: total.requests ? total.minMs : 0, avgMs: total.requests ? total.sumMs / total.requests : 0 };
+    return {
+      ...total,
+      minMs: total.requests ? total.minMs : 0,
+      avgMs: total.requests ? total.sumMs / total.requests : 0,
+    };
   }
 }

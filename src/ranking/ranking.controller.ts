@@ -22,7 +22,8 @@ import {
 } from './dto/item.dto';
 import { BoardView, RankingService } from './ranking.service';
 
-const WINDOW_NOTE = 'A window of period P and interval I counts the newest P/I slots, the current one included: between P - I and P seconds of history; `from`/`to` say exactly which.';
+const WINDOW_NOTE =
+  'A window of period P and interval I counts the newest P/I slots, the current one included: between P - I and P seconds of history; `from`/`to` say exactly which.';
 
 @ApiTags('ranking')
 @ApiExtraModels(StandingDto)
@@ -35,11 +36,20 @@ export class RankingController {
   @Put('admin/boards/:board')
   @UseGuards(AdminGuard)
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'Create a board or change its windows', description: '201 when created, 200 when identical or updated. 409 when a window would change or disappear, unless reset=true.' })
+  @ApiOperation({
+    summary: 'Create a board or change its windows',
+    description:
+      '201 when created, 200 when identical or updated. 409 when a window would change or disappear, unless reset=true.',
+  })
   @ApiResponse({ status: 201, type: BoardViewDto })
   @ApiResponse({ status: 200, type: BoardViewDto })
   @ApiResponse({ status: 409, description: 'A window would change (use reset=true)' })
-  async putBoard(@Param() params: BoardParams, @Query() query: PutBoardQuery, @Body() body: PutBoardDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<BoardView> {
+  async putBoard(
+    @Param() params: BoardParams,
+    @Query() query: PutBoardQuery,
+    @Body() body: PutBoardDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<BoardView> {
     const result = await this.ranking.putBoard(params.board, body.windows, body.shards, query.reset ?? false);
     void reply.status(result.created ? 201 : 200);
     return result.board;
@@ -73,39 +83,71 @@ export class RankingController {
 
   @Post('boards/:board/items/:item/increment')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Add an amount to an item in every window', description: 'One atomic step; answers each window\'s new score and rank.' })
+  @ApiOperation({
+    summary: 'Add an amount to an item in every window',
+    description: "One atomic step; answers each window's new score and rank.",
+  })
   @ApiResponse({ status: 200, type: IncrementResultDto })
   @ApiResponse({ status: 404, description: 'Unknown board' })
-  @ApiResponse({ status: 409, description: 'The board changed during the request (retry; on a sharded board the message says when the write was already applied)' })
+  @ApiResponse({
+    status: 409,
+    description:
+      'The board changed during the request (retry; on a sharded board the message says when the write was already applied)',
+  })
   increment(@Param() params: ItemParams, @Body() body: IncrementDto = {}): Promise<IncrementResultDto> {
     return this.ranking.increment(params.board, params.item, body.amount ?? 1);
   }
 
   @Post('boards/:board/increments')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Add amounts to many items at once', description: 'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard.' })
+  @ApiOperation({
+    summary: 'Add amounts to many items at once',
+    description:
+      'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard.',
+  })
   @ApiResponse({ status: 200, type: BatchResultDto })
   @ApiResponse({ status: 404, description: 'Unknown board' })
-  @ApiResponse({ status: 409, description: 'The board changed during the request (retry; on a sharded board the message says when the write was already applied)' })
+  @ApiResponse({
+    status: 409,
+    description:
+      'The board changed during the request (retry; on a sharded board the message says when the write was already applied)',
+  })
   incrementBatch(@Param() params: BoardParams, @Body() body: BatchIncrementDto): Promise<BatchResultDto> {
-    return this.ranking.incrementBatch(params.board, body.items.map((entry) => ({ item: entry.item, amount: entry.amount ?? 1 })));
+    return this.ranking.incrementBatch(
+      params.board,
+      body.items.map((entry) => ({ item: entry.item, amount: entry.amount ?? 1 })),
+    );
   }
 
   @Post('boards/:board/items/:item/likes')
   @HttpCode(200)
-  @ApiOperation({ summary: "Count a user's like once", description: 'A second like by the same user while the first is inside any window of the board is not counted.' })
+  @ApiOperation({
+    summary: "Count a user's like once",
+    description: 'A second like by the same user while the first is inside any window of the board is not counted.',
+  })
   @ApiResponse({ status: 200, type: LikeResultDto })
   @ApiResponse({ status: 404, description: 'Unknown board' })
-  @ApiResponse({ status: 409, description: 'The board changed during the request (retry; on a sharded board the message says when the write was already applied)' })
+  @ApiResponse({
+    status: 409,
+    description:
+      'The board changed during the request (retry; on a sharded board the message says when the write was already applied)',
+  })
   like(@Param() params: ItemParams, @Body() body: LikeDto): Promise<LikeResultDto> {
     return this.ranking.like(params.board, params.item, body.userId, false);
   }
 
   @Delete('boards/:board/items/:item/likes/:userId')
-  @ApiOperation({ summary: 'Take a like back', description: 'Removes the like from every window that still holds it; counted is false if there was none.' })
+  @ApiOperation({
+    summary: 'Take a like back',
+    description: 'Removes the like from every window that still holds it; counted is false if there was none.',
+  })
   @ApiResponse({ status: 200, type: LikeResultDto })
   @ApiResponse({ status: 404, description: 'Unknown board' })
-  @ApiResponse({ status: 409, description: 'The board changed during the request (retry; on a sharded board the message says when the write was already applied)' })
+  @ApiResponse({
+    status: 409,
+    description:
+      'The board changed during the request (retry; on a sharded board the message says when the write was already applied)',
+  })
   unlike(@Param() params: LikeParams): Promise<LikeResultDto> {
     return this.ranking.like(params.board, params.item, params.userId, true);
   }
@@ -128,7 +170,10 @@ export class RankingController {
   }
 
   @Get('boards/:board/items/:item/around')
-  @ApiOperation({ summary: 'An item and its neighbours in a window', description: `${WINDOW_NOTE} Empty when the item holds nothing in the window.` })
+  @ApiOperation({
+    summary: 'An item and its neighbours in a window',
+    description: `${WINDOW_NOTE} Empty when the item holds nothing in the window.`,
+  })
   @ApiResponse({ status: 200, type: AroundResultDto })
   @ApiResponse({ status: 404, description: 'Unknown board or window' })
   around(@Param() params: ItemParams, @Query() query: AroundQuery): Promise<AroundResultDto> {

@@ -20,12 +20,18 @@ export class RankingScheduler extends IntervalJob<void> {
     config: AppConfig,
     jobs: JobRegistry,
   ) {
-    super({ name: RankingScheduler.JOB, enabled: config.SCHEDULER_ENABLED, intervalMs: config.SCHEDULER_INTERVAL_MS }, registry, jobs, { runs: 0, failures: 0, lastDurationMs: 0 });
+    super(
+      { name: RankingScheduler.JOB, enabled: config.SCHEDULER_ENABLED, intervalMs: config.SCHEDULER_INTERVAL_MS },
+      registry,
+      jobs,
+      { runs: 0, failures: 0, lastDurationMs: 0 },
+    );
   }
 
   protected async runPass(): Promise<{ result: void; failures: number }> {
     const result = await this.ranking.expireAll();
-    if (result.stillDraining > 0) this.logger.log(`${result.stillDraining} board(s) still draining large expired slots`);
+    if (result.stillDraining > 0)
+      this.logger.log(`${result.stillDraining} board(s) still draining large expired slots`);
     return { result: undefined, failures: result.failures };
   }
 }

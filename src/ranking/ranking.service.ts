@@ -44,7 +44,12 @@ export class RankingService {
     private readonly clock: Clock,
   ) {}
 
-  async putBoard(name: string, windows: WindowInput[], shards?: number, reset = false): Promise<{ created: boolean; board: BoardView }> {
+  async putBoard(
+    name: string,
+    windows: WindowInput[],
+    shards?: number,
+    reset = false,
+  ): Promise<{ created: boolean; board: BoardView }> {
     const specs = resolveWindows(windows);
     const result = await this.store.putBoard(name, specs, shards, reset, randomUUID(), this.clock.nowMs());
     if (result.status === 'conflict') throw new ConflictError(`board "${name}": ${result.message}`);
@@ -85,15 +90,24 @@ export class RankingService {
     let draining = false;
     for (let attempt = 0; attempt < 2; attempt++) {
       const board = (attempt === 0 && this.boards.get(name)) || (await this.reload(name));
-      const outcome = await this.store.incrementBatch(board, this.clock.nowMs(), groupByShard(pending, board.shards.length));
+      const outcome = await this.store.incrementBatch(
+        board,
+        this.clock.nowMs(),
+        groupByShard(pending, board.shards.length),
+      );
       applied += outcome.applied;
       draining ||= outcome.draining;
       if (outcome.refused.length === 0) return { board: name, count: applied, draining };
-      const unexpected = outcome.errors.find((error) => !(error instanceof StaleConfigError || error instanceof BoardGoneError));
+      const unexpected = outcome.errors.find(
+        (error) => !(error instanceof StaleConfigError || error instanceof BoardGoneError),
+      );
       if (unexpected !== undefined) throw unexpected;
       pending = outcome.refused;
     }
-    if (applied > 0) throw new ConflictError(`board "${name}" changed during the request: ${applied} of ${entries.length} entries applied, ${pending.length} not; retry those`);
+    if (applied > 0)
+      throw new ConflictError(
+        `board "${name}" changed during the request: ${applied} of ${entries.length} entries applied, ${pending.length} not; retry those`,
+      );
     if (!(await this.store.loadBoard(name))) throw new NotFoundError(`board "${name}" does not exist`);
     throw new ConflictError(`board "${name}" changed during the request; retry`);
   }
@@ -102,15 +116,29 @@ export class RankingService {
   async like(name: string, item: string, userId: string, undo: boolean) {
     return this.withBoard(name, async (board) => {
       const result = await this.store.like(board, this.clock.nowMs(), item, userId, undo);
-      return { board: name, item, userId, counted: result.counted, windows: byWindow(board, result.standings), draining: result.draining };
+      return {
+        board: name,
+        item,
+        userId,
+        counted: result.counted,
+        windows: byWindow(board, result.standings),
+        draining: result.draining,
+      };
     });
   }
 
-  async top(name: string, windowName: string | undefined, offset: number, limit: number): Promise<WindowFigures & { items: ListedItem[] }> {
+  async top(
+    name: string,
+    windowName: string | undefined,
+    offset: number,
+    limit: number,
+  ): Promise<WindowFigures & { items: ListedItem[] }> {
     return this.withWindow(name, windowName, async (board, window, nowMs) => {
       // Every shard sends its head down to offset + limit: bounded, so one request cannot make them all send millions of rows.
       if (board.sharded && offset + limit > MAX_SHARDED_DEPTH) {
-        throw new InvalidInputError(`offset + limit must be at most ${MAX_SHARDED_DEPTH} on a sharded board (page deeper with /around)`);
+        throw new InvalidInputError(
+          `offset + limit must be at most ${MAX_SHARDED_DEPTH} on a sharded board (page deeper with /around)`,
+        );
       }
       const result = await this.store.top(board, window, nowMs, offset, limit);
       return { ...figures(name, window, nowMs, result.draining), items: result.items };
@@ -120,11 +148,22 @@ export class RankingService {
   async item(name: string, windowName: string | undefined, item: string) {
     return this.withWindow(name, windowName, async (board, window, nowMs) => {
       const { draining, standing, ranked } = await this.store.item(board, window, nowMs, item);
-      return { ...figures(name, window, nowMs, draining), item, score: standing.score, rank: standing.rank, percentile: percentileOf(standing, ranked) };
+      return {
+        ...figures(name, window, nowMs, draining),
+        item,
+        score: standing.score,
+        rank: standing.rank,
+        percentile: percentileOf(standing, ranked),
+      };
     });
   }
 
-  async around(name: string, windowName: string | undefined, item: string, radius: number): Promise<WindowFigures & { item: string; items: ListedItem[] }> {
+  async around(
+    name: string,
+    windowName: string | undefined,
+    item: string,
+    radius: number,
+  ): Promise<WindowFigures & { item: string; items: ListedItem[] }> {
     return this.withWindow(name, windowName, async (board, window, nowMs) => {
       const result = await this.store.around(board, window, nowMs, item, radius);
       return { ...figures(name, window, nowMs, result.draining), item, items: result.items };
@@ -160,7 +199,11 @@ export class RankingService {
     return { boards: names.length, failures, stillDraining };
   }
 
-  private async withWindow<T>(name: string, windowName: string | undefined, read: (board: PreparedBoard, window: WindowConfig, nowMs: number) => Promise<T>): Promise<T> {
+  private async withWindow<T>(
+    name: string,
+    windowName: string | undefined,
+    read: (board: PreparedBoard, window: WindowConfig, nowMs: number) => Promise<T>,
+  ): Promise<T> {
     return this.withBoard(name, (board) => {
       const window = board.window(windowName);
       if (!window) {
@@ -185,9 +228,13 @@ export class RankingService {
       return await run(fresh);
     } catch (error) {
       // Shard 0 was just read, so on a sharded board a missing config is another shard's.
-      if (error instanceof BoardGoneError && fresh.sharded) throw new ConflictError(`board "${name}" has a shard without its config (a PUT in progress, or one that failed: repeat it)`);
+      if (error instanceof BoardGoneError && fresh.sharded)
+        throw new ConflictError(
+          `board "${name}" has a shard without its config (a PUT in progress, or one that failed: repeat it)`,
+        );
       if (error instanceof BoardGoneError) throw new NotFoundError(`board "${name}" does not exist`);
-      if (error instanceof StaleConfigError) throw new ConflictError(`board "${name}" changed during the request; retry`);
+      if (error instanceof StaleConfigError)
+        throw new ConflictError(`board "${name}" changed during the request; retry`);
       throw error;
     }
   }
@@ -205,7 +252,11 @@ export class RankingService {
 }
 
 function viewOf(config: { name: string; shards: number; windows: WindowConfig[] }): BoardView {
-  return { name: config.name, shards: config.shards, windows: config.windows.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })) };
+  return {
+    name: config.name,
+    shards: config.shards,
+    windows: config.windows.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
+  };
 }
 
 function byWindow(board: PreparedBoard, standings: Standing[]): Record<string, Standing> {

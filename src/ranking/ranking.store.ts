@@ -33,8 +33,7 @@ export interface BatchOutcome {
 }
 
 export type PutBoardResult =
-  | { status: 'created' | 'updated' | 'unchanged'; config: BoardConfig }
-  | { status: 'conflict'; message: string };
+  { status: 'created' | 'updated' | 'unchanged'; config: BoardConfig } | { status: 'conflict'; message: string };
 
 /** The only file of the ranking feature that talks to Redis: key lists, script calls, reply parsing. */
 @Injectable()
@@ -56,7 +55,12 @@ export class RankingStore {
   async loadBoard(name: string): Promise<BoardConfig | undefined> {
     const stored = await this.redis.client.hgetall(this.redis.keys.board(name).cfg());
     if (!stored.version || !stored.windows) return undefined;
-    return { name, version: stored.version, shards: Number(stored.shards), windows: JSON.parse(stored.windows) as WindowConfig[] };
+    return {
+      name,
+      version: stored.version,
+      shards: Number(stored.shards),
+      windows: JSON.parse(stored.windows) as WindowConfig[],
+    };
   }
 
   async listBoardNames(): Promise<string[]> {
@@ -69,17 +73,37 @@ export class RankingStore {
    * beyond the count (up to the most the board ever had) are deleted. A repeated PUT repairs whatever a
    * failed one left behind. `shards` undefined keeps the stored count.
    */
-  async putBoard(name: string, windows: WindowSpec[], shards: number | undefined, reset: boolean, version: string, nowMs: number): Promise<PutBoardResult> {
+  async putBoard(
+    name: string,
+    windows: WindowSpec[],
+    shards: number | undefined,
+    reset: boolean,
+    version: string,
+    nowMs: number,
+  ): Promise<PutBoardResult> {
     await this.redis.client.sadd(this.redis.keys.boardRegistry(), name);
     const keys = this.redis.keys.board(name);
-    const reply = await this.redis.run<string[]>(S.boardPut, [keys.cfg()], [JSON.stringify(windows), shards ?? '', version, reset ? 1 : 0, nowMs]);
+    const reply = await this.redis.run<string[]>(
+      S.boardPut,
+      [keys.cfg()],
+      [JSON.stringify(windows), shards ?? '', version, reset ? 1 : 0, nowMs],
+    );
     if (reply[0] === 'conflict') return { status: 'conflict', message: reply[1] };
     const [status, storedVersion, windowsJson] = reply;
     const [stored, revision, mostShards] = [Number(reply[3]), Number(reply[4]), Number(reply[5])];
-    const config: BoardConfig = { name, version: storedVersion, shards: stored, windows: JSON.parse(windowsJson) as WindowConfig[] };
+    const config: BoardConfig = {
+      name,
+      version: storedVersion,
+      shards: stored,
+      windows: JSON.parse(windowsJson) as WindowConfig[],
+    };
     await Promise.all(
       Array.from({ length: stored - 1 }, (_, i) =>
-        this.redis.run<string>(S.shardSync, [this.redis.keys.board(name, i + 1).cfg()], [storedVersion, windowsJson, stored, revision, nowMs]),
+        this.redis.run<string>(
+          S.shardSync,
+          [this.redis.keys.board(name, i + 1).cfg()],
+          [storedVersion, windowsJson, stored, revision, nowMs],
+        ),
       ),
     );
     for (let shard = stored; shard < mostShards; shard++) await this.deleteShard(name, shard);
@@ -106,7 +130,12 @@ export class RankingStore {
     if ((await this.loadBoard(name)) === undefined) await this.redis.client.srem(this.redis.keys.boardRegistry(), name);
   }
 
-  async increment(board: PreparedBoard, nowMs: number, item: string, amount: number): Promise<{ draining: boolean; standings: Standing[] }> {
+  async increment(
+    board: PreparedBoard,
+    nowMs: number,
+    item: string,
+    amount: number,
+  ): Promise<{ draining: boolean; standings: Standing[] }> {
     const shard = board.shardOf(item);
     const reply = await this.call<number[]>(S.increment, board, shard.incrementKeys, nowMs, [item, amount]);
     return this.rankOverShards(board, shard, nowMs, reply[0] === 1, standings(reply, 1));
@@ -120,7 +149,15 @@ export class RankingStore {
   async incrementBatch(board: PreparedBoard, nowMs: number, groups: Map<number, BatchEntry[]>): Promise<BatchOutcome> {
     const shards = [...groups];
     const settled = await Promise.allSettled(
-      shards.map(([shard, entries]) => this.call<number[]>(S.incrementBatch, board, board.shards[shard].incrementKeys, nowMs, entries.flatMap((e) => [e.item, e.amount]))),
+      shards.map(([shard, entries]) =>
+        this.call<number[]>(
+          S.incrementBatch,
+          board,
+          board.shards[shard].incrementKeys,
+          nowMs,
+          entries.flatMap((e) => [e.item, e.amount]),
+        ),
+      ),
     );
     const outcome: BatchOutcome = { draining: false, applied: 0, refused: [], errors: [] };
     settled.forEach((result, i) => {
@@ -135,7 +172,13 @@ export class RankingStore {
     return outcome;
   }
 
-  async like(board: PreparedBoard, nowMs: number, item: string, userId: string, undo: boolean): Promise<{ draining: boolean; counted: boolean; standings: Standing[] }> {
+  async like(
+    board: PreparedBoard,
+    nowMs: number,
+    item: string,
+    userId: string,
+    undo: boolean,
+  ): Promise<{ draining: boolean; counted: boolean; standings: Standing[] }> {
     const shard = board.shardOf(item);
     const reply = await this.call<number[]>(S.like, board, shard.allKeys, nowMs, [item, userId, undo ? 1 : 0]);
     const ranked = await this.rankOverShards(board, shard, nowMs, reply[0] === 1, standings(reply, 2));
@@ -144,22 +187,45 @@ export class RankingStore {
 
   /** Expires every window of the board once on every shard (bounded by the chunk size); true while expired data remains. */
   async expire(board: PreparedBoard, nowMs: number): Promise<boolean> {
-    const replies = await Promise.all(board.shards.map((shard) => this.call<number>(S.expire, board, shard.allKeys, nowMs, [])));
+    const replies = await Promise.all(
+      board.shards.map((shard) => this.call<number>(S.expire, board, shard.allKeys, nowMs, [])),
+    );
     return replies.some((draining) => draining === 1);
   }
 
-  async top(board: PreparedBoard, window: WindowConfig, nowMs: number, offset: number, limit: number): Promise<{ draining: boolean; items: ListedItem[] }> {
+  async top(
+    board: PreparedBoard,
+    window: WindowConfig,
+    nowMs: number,
+    offset: number,
+    limit: number,
+  ): Promise<{ draining: boolean; items: ListedItem[] }> {
     if (!board.sharded) {
-      const reply = await this.read<Array<string | number>>(S.readTop, board.shards[0], board, window, nowMs, [offset, limit]);
+      const reply = await this.read<Array<string | number>>(S.readTop, board.shards[0], board, window, nowMs, [
+        offset,
+        limit,
+      ]);
       return { draining: reply[0] === 1, items: listing(reply) };
     }
     // Each shard's head down to offset + limit: the page's items are among them, and ranks count from the top.
-    const replies = await Promise.all(board.shards.map((shard) => this.read<Array<string | number>>(S.readTop, shard, board, window, nowMs, [0, offset + limit])));
+    const replies = await Promise.all(
+      board.shards.map((shard) =>
+        this.read<Array<string | number>>(S.readTop, shard, board, window, nowMs, [0, offset + limit]),
+      ),
+    );
     const merged = mergeListings(replies.map((reply) => pairsOf(reply, 3)));
-    return { draining: replies.some((reply) => reply[0] === 1), items: rankRows(merged, 0, 0).slice(offset, offset + limit) };
+    return {
+      draining: replies.some((reply) => reply[0] === 1),
+      items: rankRows(merged, 0, 0).slice(offset, offset + limit),
+    };
   }
 
-  async item(board: PreparedBoard, window: WindowConfig, nowMs: number, item: string): Promise<{ draining: boolean; standing: Standing; ranked: number }> {
+  async item(
+    board: PreparedBoard,
+    window: WindowConfig,
+    nowMs: number,
+    item: string,
+  ): Promise<{ draining: boolean; standing: Standing; ranked: number }> {
     const home = board.shardOf(item);
     const reply = await this.read<number[]>(S.readItem, home, board, window, nowMs, [item]);
     const own = { draining: reply[0] === 1, standing: { score: reply[1], rank: reply[2] || null }, ranked: reply[3] };
@@ -167,30 +233,53 @@ export class RankingStore {
     const others = await this.countAbove(board, home, [window], nowMs, [own.standing.score]);
     return {
       draining: own.draining || others.draining,
-      standing: { score: own.standing.score, rank: own.standing.rank === null ? null : own.standing.rank + others.above[0] },
+      standing: {
+        score: own.standing.score,
+        rank: own.standing.rank === null ? null : own.standing.rank + others.above[0],
+      },
       ranked: own.ranked + others.ranked[0],
     };
   }
 
-  async around(board: PreparedBoard, window: WindowConfig, nowMs: number, item: string, radius: number): Promise<{ draining: boolean; items: ListedItem[] }> {
+  async around(
+    board: PreparedBoard,
+    window: WindowConfig,
+    nowMs: number,
+    item: string,
+    radius: number,
+  ): Promise<{ draining: boolean; items: ListedItem[] }> {
     if (!board.sharded) {
-      const reply = await this.read<Array<string | number>>(S.readAround, board.shards[0], board, window, nowMs, [item, radius]);
+      const reply = await this.read<Array<string | number>>(S.readAround, board.shards[0], board, window, nowMs, [
+        item,
+        radius,
+      ]);
       return { draining: reply[0] === 1, items: reply[1] === -1 ? [] : listing(reply) };
     }
     const home = board.shardOf(item);
     const own = await this.read<number[]>(S.readItem, home, board, window, nowMs, [item]);
     const score = own[1];
     if (score <= 0) return { draining: own[0] === 1, items: [] };
-    const replies = await Promise.all(board.shards.map((shard) => this.read<Array<string | number>>(S.readNeighbours, shard, board, window, nowMs, [item, score, radius])));
+    const replies = await Promise.all(
+      board.shards.map((shard) =>
+        this.read<Array<string | number>>(S.readNeighbours, shard, board, window, nowMs, [item, score, radius]),
+      ),
+    );
     const position = replies.reduce((sum, reply) => sum + Number(reply[1]), 0);
     const above = replies.reduce((sum, reply) => sum + Number(reply[2]), 0);
     const before = mergeListings(replies.map((reply) => pairsOf(reply, 4).slice(0, Number(reply[3])))).slice(-radius);
-    const after = mergeListings(replies.map((reply) => pairsOf(reply, 4).slice(Number(reply[3])))).filter((row) => row.score > 0).slice(0, radius);
+    const after = mergeListings(replies.map((reply) => pairsOf(reply, 4).slice(Number(reply[3]))))
+      .filter((row) => row.score > 0)
+      .slice(0, radius);
     const rows: ScoredItem[] = [...before, { item, score }, ...after];
     const firstPosition = position - before.length;
     let higherThanFirst = above;
-    if (rows[0].score !== score) higherThanFirst = firstPosition === 0 ? 0 : (await this.countAbove(board, undefined, [window], nowMs, [rows[0].score])).above[0];
-    return { draining: own[0] === 1 || replies.some((reply) => reply[0] === 1), items: rankRows(rows, firstPosition, higherThanFirst) };
+    if (rows[0].score !== score)
+      higherThanFirst =
+        firstPosition === 0 ? 0 : (await this.countAbove(board, undefined, [window], nowMs, [rows[0].score])).above[0];
+    return {
+      draining: own[0] === 1 || replies.some((reply) => reply[0] === 1),
+      items: rankRows(rows, firstPosition, higherThanFirst),
+    };
   }
 
   /**
@@ -198,25 +287,56 @@ export class RankingStore {
    * item's own shard. The write has been applied by then, so a config change racing this read must
    * not reach the caller's retry (which would apply the write again): it answers a 409 saying so.
    */
-  private async rankOverShards(board: PreparedBoard, home: ShardKeys, nowMs: number, draining: boolean, own: Standing[]): Promise<{ draining: boolean; standings: Standing[] }> {
+  private async rankOverShards(
+    board: PreparedBoard,
+    home: ShardKeys,
+    nowMs: number,
+    draining: boolean,
+    own: Standing[],
+  ): Promise<{ draining: boolean; standings: Standing[] }> {
     if (!board.sharded) return { draining, standings: own };
     try {
-      const others = await this.countAbove(board, home, board.config.windows, nowMs, own.map((s) => s.score));
-      return { draining: draining || others.draining, standings: own.map((s, w) => ({ score: s.score, rank: s.rank === null ? null : s.rank + others.above[w] })) };
+      const others = await this.countAbove(
+        board,
+        home,
+        board.config.windows,
+        nowMs,
+        own.map((s) => s.score),
+      );
+      return {
+        draining: draining || others.draining,
+        standings: own.map((s, w) => ({ score: s.score, rank: s.rank === null ? null : s.rank + others.above[w] })),
+      };
     } catch (error) {
       if (!(error instanceof StaleConfigError || error instanceof BoardGoneError)) throw error;
-      throw new ConflictError(`board "${board.config.name}" changed during the request: the write was applied, but its board-wide rank could not be read; do not repeat the write, read the item instead`);
+      throw new ConflictError(
+        `board "${board.config.name}" changed during the request: the write was applied, but its board-wide rank could not be read; do not repeat the write, read the item instead`,
+      );
     }
   }
 
   /** Sums, over every shard but `except`, the items above each window's score and the ranked items. */
-  private async countAbove(board: PreparedBoard, except: ShardKeys | undefined, windows: WindowConfig[], nowMs: number, scores: number[]): Promise<{ draining: boolean; above: number[]; ranked: number[] }> {
+  private async countAbove(
+    board: PreparedBoard,
+    except: ShardKeys | undefined,
+    windows: WindowConfig[],
+    nowMs: number,
+    scores: number[],
+  ): Promise<{ draining: boolean; above: number[]; ranked: number[] }> {
     const shards = board.shards.filter((shard) => shard !== except);
     const windowArgs = windowArgsOf(windows);
     const replies = await Promise.all(
       shards.map((shard) => {
         const keys = [shard.keys.cfg(), ...windows.flatMap((w) => [shard.keys.slots(w.name), shard.keys.top(w.name)])];
-        return this.guard(this.redis.run<number[]>(S.countAbove, keys, [board.config.version, nowMs, this.budget, ...windowArgs, ...scores]));
+        return this.guard(
+          this.redis.run<number[]>(S.countAbove, keys, [
+            board.config.version,
+            nowMs,
+            this.budget,
+            ...windowArgs,
+            ...scores,
+          ]),
+        );
       }),
     );
     return {
@@ -226,13 +346,37 @@ export class RankingStore {
     };
   }
 
-  private read<T>(script: typeof S.readTop, shard: ShardKeys, board: PreparedBoard, window: WindowConfig, nowMs: number, extra: Array<string | number>): Promise<T> {
+  private read<T>(
+    script: typeof S.readTop,
+    shard: ShardKeys,
+    board: PreparedBoard,
+    window: WindowConfig,
+    nowMs: number,
+    extra: Array<string | number>,
+  ): Promise<T> {
     const keys = [shard.keys.cfg(), shard.keys.slots(window.name), shard.keys.top(window.name)];
-    return this.guard(this.redis.run<T>(script, keys, [board.config.version, nowMs, this.budget, window.periodSec, window.intervalSec, ...extra]));
+    return this.guard(
+      this.redis.run<T>(script, keys, [
+        board.config.version,
+        nowMs,
+        this.budget,
+        window.periodSec,
+        window.intervalSec,
+        ...extra,
+      ]),
+    );
   }
 
-  private call<T>(script: (typeof S)[keyof typeof S], board: PreparedBoard, keys: string[], nowMs: number, extra: Array<string | number>): Promise<T> {
-    return this.guard(this.redis.run<T>(script, keys, [board.config.version, nowMs, this.budget, ...board.windowArgs, ...extra]));
+  private call<T>(
+    script: (typeof S)[keyof typeof S],
+    board: PreparedBoard,
+    keys: string[],
+    nowMs: number,
+    extra: Array<string | number>,
+  ): Promise<T> {
+    return this.guard(
+      this.redis.run<T>(script, keys, [board.config.version, nowMs, this.budget, ...board.windowArgs, ...extra]),
+    );
   }
 
   private async guard<T>(pending: Promise<T>): Promise<T> {

@@ -10,10 +10,12 @@ describe('shardOf', () => {
   });
 
   it('stays in range and spreads ids over every shard', () => {
-    fc.assert(fc.property(fc.string({ minLength: 1 }), fc.integer({ min: 1, max: 64 }), (id, shards) => {
-      const shard = shardOf(id, shards);
-      expect(Number.isInteger(shard) && shard >= 0 && shard < shards).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), fc.integer({ min: 1, max: 64 }), (id, shards) => {
+        const shard = shardOf(id, shards);
+        expect(Number.isInteger(shard) && shard >= 0 && shard < shards).toBe(true);
+      }),
+    );
     const counts = new Array(8).fill(0);
     for (let i = 0; i < 8000; i++) counts[shardOf(`post-${i}`, 8)]++;
     for (const count of counts) expect(count).toBeGreaterThan(800);
@@ -34,11 +36,20 @@ describe('board order and ranks', () => {
 
   it('merges listings that are each sorted into one sorted listing', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ item: fc.string({ minLength: 1, maxLength: 3 }), score: fc.integer({ min: 1, max: 5 }) }), { maxLength: 30 }), fc.integer({ min: 1, max: 4 }), (rows, parts) => {
-        const unique = [...new Map(rows.map((r) => [r.item, r])).values()];
-        const listings = Array.from({ length: parts }, (_, k) => unique.filter((_, i) => i % parts === k).sort(compareListed));
-        expect(mergeListings(listings)).toEqual([...unique].sort(compareListed));
-      }),
+      fc.property(
+        fc.array(
+          fc.record({ item: fc.string({ minLength: 1, maxLength: 3 }), score: fc.integer({ min: 1, max: 5 }) }),
+          { maxLength: 30 },
+        ),
+        fc.integer({ min: 1, max: 4 }),
+        (rows, parts) => {
+          const unique = [...new Map(rows.map((r) => [r.item, r])).values()];
+          const listings = Array.from({ length: parts }, (_, k) =>
+            unique.filter((_, i) => i % parts === k).sort(compareListed),
+          );
+          expect(mergeListings(listings)).toEqual([...unique].sort(compareListed));
+        },
+      ),
     );
   });
 
@@ -57,7 +68,12 @@ describe('board order and ranks', () => {
     const entries = ['a', 'b', 'a', 'c'].map((item, i) => ({ item, amount: i + 1 }));
     const groups = groupByShard(entries, 3);
     expect([...groups.values()].flat()).toHaveLength(4);
-    expect(groups.get(shardOf('a', 3))!.filter((e) => e.item === 'a').map((e) => e.amount)).toEqual([1, 3]);
+    expect(
+      groups
+        .get(shardOf('a', 3))!
+        .filter((e) => e.item === 'a')
+        .map((e) => e.amount),
+    ).toEqual([1, 3]);
     expect([...groupByShard(entries, 1).keys()]).toEqual([0]);
   });
 });

@@ -52,7 +52,12 @@ export function rankRows(rows: ScoredItem[], firstPosition: number, higherThanFi
   const ranked: ListedItem[] = [];
   rows.forEach((row, i) => {
     const previous = ranked[i - 1];
-    const rank = previous === undefined ? higherThanFirst + 1 : previous.score === row.score ? previous.rank : firstPosition + i + 1;
+    const rank =
+      previous === undefined
+        ? higherThanFirst + 1
+        : previous.score === row.score
+          ? previous.rank
+          : firstPosition + i + 1;
     ranked.push({ rank, item: row.item, score: row.score });
   });
   return ranked;

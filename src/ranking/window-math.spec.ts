@@ -28,7 +28,12 @@ describe('windowSpan', () => {
 
 describe('resolveWindows', () => {
   it('parses durations and names a window after its period as given', () => {
-    expect(resolveWindows([{ period: '24h', interval: '1h' }, { name: 'week', period: 604800, interval: '1d' }])).toEqual([
+    expect(
+      resolveWindows([
+        { period: '24h', interval: '1h' },
+        { name: 'week', period: 604800, interval: '1d' },
+      ]),
+    ).toEqual([
       { name: '24h', periodSec: 86400, intervalSec: 3600 },
       { name: 'week', periodSec: 604800, intervalSec: 86400 },
     ]);
@@ -42,7 +47,13 @@ describe('resolveWindows', () => {
     [[{ period: '1h', interval: 0 }], /windows\.0\.interval must be a duration/],
     [[{ period: '2d', interval: '1s' }], /172800 slots/],
     [[{ name: 'a b', period: '1h', interval: '1m' }], /windows\.0\.name/],
-    [[{ period: '1h', interval: '1m' }, { period: '1h', interval: '5m' }], /windows\.1\.name "1h" is used twice/],
+    [
+      [
+        { period: '1h', interval: '1m' },
+        { period: '1h', interval: '5m' },
+      ],
+      /windows\.1\.name "1h" is used twice/,
+    ],
   ])('refuses %j', (input, message) => {
     expect(() => resolveWindows(input as never)).toThrow(message);
   });

@@ -46,11 +46,16 @@ export function resolveWindows(inputs: WindowInput[]): WindowSpec[] {
     const periodSec = parseDurationSec(input.period);
     const intervalSec = parseDurationSec(input.interval);
     const field = `windows.${index}`;
-    if (periodSec === undefined) throw new InvalidInputError(`${field}.period must be a duration (seconds, or like 30s, 5m, 1h, 7d)`);
-    if (intervalSec === undefined) throw new InvalidInputError(`${field}.interval must be a duration (seconds, or like 30s, 5m, 1h, 7d)`);
-    if (periodSec % intervalSec !== 0) throw new InvalidInputError(`${field}.period must be a multiple of its interval`);
+    if (periodSec === undefined)
+      throw new InvalidInputError(`${field}.period must be a duration (seconds, or like 30s, 5m, 1h, 7d)`);
+    if (intervalSec === undefined)
+      throw new InvalidInputError(`${field}.interval must be a duration (seconds, or like 30s, 5m, 1h, 7d)`);
+    if (periodSec % intervalSec !== 0)
+      throw new InvalidInputError(`${field}.period must be a multiple of its interval`);
     if (periodSec / intervalSec > MAX_SLOTS_PER_WINDOW) {
-      throw new InvalidInputError(`${field} would have ${periodSec / intervalSec} slots; at most ${MAX_SLOTS_PER_WINDOW} are allowed`);
+      throw new InvalidInputError(
+        `${field} would have ${periodSec / intervalSec} slots; at most ${MAX_SLOTS_PER_WINDOW} are allowed`,
+      );
     }
     const name = input.name ?? String(input.period);
     if (!isName(name)) throw new InvalidInputError(`${field}.name must be ${NAME_RULE}`);

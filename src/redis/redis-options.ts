@@ -17,7 +17,9 @@ export interface RedisClientSettings {
 export function nodeOptions(settings: RedisClientSettings): RedisOptions {
   return {
     enableOfflineQueue: false,
-    commandTimeout: settings.autoPipelining ? Math.max(1, Math.floor(settings.commandTimeoutMs / 2)) : settings.commandTimeoutMs,
+    commandTimeout: settings.autoPipelining
+      ? Math.max(1, Math.floor(settings.commandTimeoutMs / 2))
+      : settings.commandTimeoutMs,
     connectTimeout: 2000,
     maxRetriesPerRequest: 0,
     enableAutoPipelining: settings.autoPipelining,

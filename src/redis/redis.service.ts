@@ -29,14 +29,21 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     const cluster = config.REDIS_CLUSTER_NODES;
     // Not auto-pipelined on a Cluster: ioredis groups auto-pipelines by the first argument, which for a
     // script with a dynamic key count is the count, not a key.
-    const options = nodeOptions({ commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, autoPipelining: !cluster && config.REDIS_AUTO_PIPELINING });
+    const options = nodeOptions({
+      commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+      autoPipelining: !cluster && config.REDIS_AUTO_PIPELINING,
+    });
     this.client = cluster
       ? new Cluster(
           cluster.split(',').map((node) => {
             const [host, port] = node.split(':');
             return { host, port: Number(port) };
           }),
-          { enableOfflineQueue: false, redisOptions: options, clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000) },
+          {
+            enableOfflineQueue: false,
+            redisOptions: options,
+            clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+          },
         )
       : new Redis(config.REDIS_URL, options);
     this.client.on('error', (error: Error) => this.logThrottled(error));
@@ -44,7 +51,8 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
 
   /** Boot waits briefly for the first connection; a Redis that is down does not stop the process (ready is 503). */
   async onModuleInit(): Promise<void> {
-    if (!(await this.waitUntilReady(2000))) this.logger.warn('Redis is not reachable yet; requests answer 503 until it is');
+    if (!(await this.waitUntilReady(2000)))
+      this.logger.warn('Redis is not reachable yet; requests answer 503 until it is');
   }
 
   /** Resolves true once connected (or already), false after `timeoutMs`. */

@@ -6,7 +6,15 @@ import { JobRegistry, JobStats } from '../common/jobs';
 import { RedisService } from '../redis/redis.service';
 import { ACCESS_TIME, StatsService } from './stats.service';
 import { Batch } from './stats.store';
-import { addToHistogram, addValue, emptyMoments, hourStartOf, HOUR_SEC, mergeHistograms, mergeMoments } from './stats-math';
+import {
+  addToHistogram,
+  addValue,
+  emptyMoments,
+  hourStartOf,
+  HOUR_SEC,
+  mergeHistograms,
+  mergeMoments,
+} from './stats-math';
 import { routeContext } from './stats-names';
 
 /**
@@ -39,7 +47,9 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
   }
 
   onModuleInit(): void {
-    this.answered.subscribe(({ method, route, routeKey, durationMs }) => this.observe(this.contextOf(method, route, routeKey), durationMs / 1000));
+    this.answered.subscribe(({ method, route, routeKey, durationMs }) =>
+      this.observe(this.contextOf(method, route, routeKey), durationMs / 1000),
+    );
     this.redis.flushBeforeClose(() => this.flush());
   }
 

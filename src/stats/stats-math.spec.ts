@@ -37,7 +37,12 @@ function withinAccuracy(estimate: number | null, exact: number): boolean {
 
 /** Magnitudes spread over the whole indexable range (log-uniform), with both signs and some zeros. */
 const value = fc.oneof(
-  { weight: 8, arbitrary: fc.tuple(fc.double({ min: Math.log10(MIN_INDEXABLE), max: Math.log10(MAX_INDEXABLE), noNaN: true }), fc.boolean()).map(([e, neg]) => (neg ? -1 : 1) * Math.pow(10, e)) },
+  {
+    weight: 8,
+    arbitrary: fc
+      .tuple(fc.double({ min: Math.log10(MIN_INDEXABLE), max: Math.log10(MAX_INDEXABLE), noNaN: true }), fc.boolean())
+      .map(([e, neg]) => (neg ? -1 : 1) * Math.pow(10, e)),
+  },
   { weight: 1, arbitrary: fc.constant(0) },
   { weight: 2, arbitrary: fc.double({ min: -1000, max: 1000, noNaN: true, noDefaultInfinity: true }) },
 );
@@ -61,8 +66,12 @@ describe('hours and values', () => {
     expect(hourStartOf(1_700_002_800_000 + 3_600_000)).toBe(1_700_006_400);
   });
 
-  it.each([[0], [-1.5], [1e100], [-1e100], [Number.MIN_VALUE]])('accepts %p', (v) => expect(isRecordableValue(v)).toBe(true));
-  it.each([[NaN], [Infinity], [-Infinity], [1e101], ['1'], [null], [undefined]])('refuses %p', (v) => expect(isRecordableValue(v)).toBe(false));
+  it.each([[0], [-1.5], [1e100], [-1e100], [Number.MIN_VALUE]])('accepts %p', (v) =>
+    expect(isRecordableValue(v)).toBe(true),
+  );
+  it.each([[NaN], [Infinity], [-Infinity], [1e101], ['1'], [null], [undefined]])('refuses %p', (v) =>
+    expect(isRecordableValue(v)).toBe(false),
+  );
 });
 
 describe('log-bucket mapping (DDSketch)', () => {
@@ -78,10 +87,14 @@ describe('log-bucket mapping (DDSketch)', () => {
 
   it('is monotone', () => {
     fc.assert(
-      fc.property(fc.double({ min: MIN_INDEXABLE, max: MAX_INDEXABLE, noNaN: true }), fc.double({ min: MIN_INDEXABLE, max: MAX_INDEXABLE, noNaN: true }), (a, b) => {
-        const [lo, hi] = a <= b ? [a, b] : [b, a];
-        expect(bucketIndex(lo)).toBeLessThanOrEqual(bucketIndex(hi));
-      }),
+      fc.property(
+        fc.double({ min: MIN_INDEXABLE, max: MAX_INDEXABLE, noNaN: true }),
+        fc.double({ min: MIN_INDEXABLE, max: MAX_INDEXABLE, noNaN: true }),
+        (a, b) => {
+          const [lo, hi] = a <= b ? [a, b] : [b, a];
+          expect(bucketIndex(lo)).toBeLessThanOrEqual(bucketIndex(hi));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -138,23 +151,30 @@ describe('quantiles', () => {
 describe('moments', () => {
   it('merging batches (Chan) agrees with adding every value (Welford) and with the two-pass variance', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { maxLength: 50 }), { minLength: 1, maxLength: 5 }), (parts) => {
-        const merged = emptyMoments();
-        for (const part of parts) mergeMoments(merged, momentsOf(part));
-        const all = parts.flat();
-        const direct = momentsOf(all);
-        expect(merged.count).toBe(all.length);
-        if (all.length === 0) return;
-        expect(merged.min).toBe(Math.min(...all));
-        expect(merged.max).toBe(Math.max(...all));
-        const mean = all.reduce((s, v) => s + v, 0) / all.length;
-        const twoPass = all.length < 2 ? null : Math.sqrt(all.reduce((s, v) => s + (v - mean) ** 2, 0) / (all.length - 1));
-        for (const m of [merged, direct]) {
-          const stddev = sampleStddev(m);
-          if (twoPass === null) expect(stddev).toBeNull();
-          else expect(Math.abs(stddev! - twoPass)).toBeLessThanOrEqual(1e-6 * Math.max(1, twoPass));
-        }
-      }),
+      fc.property(
+        fc.array(fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { maxLength: 50 }), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        (parts) => {
+          const merged = emptyMoments();
+          for (const part of parts) mergeMoments(merged, momentsOf(part));
+          const all = parts.flat();
+          const direct = momentsOf(all);
+          expect(merged.count).toBe(all.length);
+          if (all.length === 0) return;
+          expect(merged.min).toBe(Math.min(...all));
+          expect(merged.max).toBe(Math.max(...all));
+          const mean = all.reduce((s, v) => s + v, 0) / all.length;
+          const twoPass =
+            all.length < 2 ? null : Math.sqrt(all.reduce((s, v) => s + (v - mean) ** 2, 0) / (all.length - 1));
+          for (const m of [merged, direct]) {
+            const stddev = sampleStddev(m);
+            if (twoPass === null) expect(stddev).toBeNull();
+            else expect(Math.abs(stddev! - twoPass)).toBeLessThanOrEqual(1e-6 * Math.max(1, twoPass));
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -177,17 +197,25 @@ describe('moments', () => {
 });
 
 describe('context names', () => {
-  it.each(['GET /boards/:board/top', 'GET /boards/{board}/top', 'ProfilePage', 'a'.repeat(200)])('accepts %s', (c) => expect(isContext(c)).toBe(true));
-  it.each(['', 'a'.repeat(201), 'tab\there', 'new\nline', 'GET /x?y', 'a%b', 'ü'])('refuses %j', (c) => expect(isContext(c)).toBe(false));
+  it.each(['GET /boards/:board/top', 'GET /boards/{board}/top', 'ProfilePage', 'a'.repeat(200)])('accepts %s', (c) =>
+    expect(isContext(c)).toBe(true),
+  );
+  it.each(['', 'a'.repeat(201), 'tab\there', 'new\nline', 'GET /x?y', 'a%b', 'ü'])('refuses %j', (c) =>
+    expect(isContext(c)).toBe(false),
+  );
 
   it('escapes contexts one-to-one, with no braces and no colons left', () => {
     expect(escapeContext('GET /boards/{board}/top')).toBe('GET /boards/%7Bboard%7D/top');
     expect(escapeContext('GET /boards/:board')).toBe('GET /boards/%3Aboard');
     fc.assert(
-      fc.property(fc.stringMatching(/^[A-Za-z0-9_.:\- /{}]{1,30}$/), fc.stringMatching(/^[A-Za-z0-9_.:\- /{}]{1,30}$/), (a, b) => {
-        expect(escapeContext(a)).not.toMatch(/[{}:]/);
-        if (a !== b) expect(escapeContext(a)).not.toBe(escapeContext(b));
-      }),
+      fc.property(
+        fc.stringMatching(/^[A-Za-z0-9_.:\- /{}]{1,30}$/),
+        fc.stringMatching(/^[A-Za-z0-9_.:\- /{}]{1,30}$/),
+        (a, b) => {
+          expect(escapeContext(a)).not.toMatch(/[{}:]/);
+          if (a !== b) expect(escapeContext(a)).not.toBe(escapeContext(b));
+        },
+      ),
     );
   });
 

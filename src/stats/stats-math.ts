@@ -87,7 +87,11 @@ export function isHistogramField(field: string): boolean {
  * (and the recorded max/min itself when the rank falls in the bucket of everything above MAX_INDEXABLE).
  * Null when the histogram is empty.
  */
-export function quantiles(histogram: Histogram, qs: number[], bounds?: { min: number; max: number }): Array<number | null> {
+export function quantiles(
+  histogram: Histogram,
+  qs: number[],
+  bounds?: { min: number; max: number },
+): Array<number | null> {
   const buckets = [...histogram].filter(([, count]) => count > 0).sort(([a], [b]) => fieldOrder(a) - fieldOrder(b));
   const total = buckets.reduce((sum, [, count]) => sum + count, 0);
   return qs.map((q) => {

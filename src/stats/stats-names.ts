@@ -33,13 +33,15 @@ export function parseIndexMember(member: string): { context: string; type: strin
   return { context: member.slice(0, at), type: member.slice(at + 1) };
 }
 
-
 /**
  * The access-time context of a route: `"<METHOD> <pattern>"`. Characters a context may not hold become
  * `_`, except the wildcard `*`, which becomes `{wildcard}` (e.g. `GET /docs/{wildcard}`).
  */
 export function routeContext(method: string, pattern: string | undefined): string {
-  const path = pattern === undefined || pattern === '' ? UNMATCHED_ROUTE : pattern.replace(/\*/g, '{wildcard}').replace(/[^A-Za-z0-9_.:\- /{}]/g, '_');
+  const path =
+    pattern === undefined || pattern === ''
+      ? UNMATCHED_ROUTE
+      : pattern.replace(/\*/g, '{wildcard}').replace(/[^A-Za-z0-9_.:\- /{}]/g, '_');
   const context = `${method.replace(/[^A-Za-z]/g, '_').toUpperCase()} ${path}`;
   return context.length > MAX_CONTEXT_LENGTH ? context.slice(0, MAX_CONTEXT_LENGTH) : context;
 }

@@ -2,7 +2,16 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../common/admin.guard';
 import { PageQuery } from '../common/dto';
-import { RecordDto, RecordResultDto, SlowestDto, SlowestQuery, StatsListDto, StatsParams, StatsQuery, StatsViewDto } from './dto/stats.dto';
+import {
+  RecordDto,
+  RecordResultDto,
+  SlowestDto,
+  SlowestQuery,
+  StatsListDto,
+  StatsParams,
+  StatsQuery,
+  StatsViewDto,
+} from './dto/stats.dto';
 import { StatsService } from './stats.service';
 
 const HOUR_NOTE = 'Hours are UTC hours; the current and the previous hour are kept.';
@@ -16,14 +25,20 @@ export class StatsController {
 
   @Post('stats/:context/:type')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Record a value', description: `One atomic step updates count, sum, sum of squares, min, max and the quantile histogram of the current hour, rolling the hour over first when it has changed. ${HOUR_NOTE}` })
+  @ApiOperation({
+    summary: 'Record a value',
+    description: `One atomic step updates count, sum, sum of squares, min, max and the quantile histogram of the current hour, rolling the hour over first when it has changed. ${HOUR_NOTE}`,
+  })
   @ApiResponse({ status: 200, type: RecordResultDto })
   record(@Param() params: StatsParams, @Body() body: RecordDto): Promise<RecordResultDto> {
     return this.stats.record(params.context, params.type, body.value);
   }
 
   @Get('stats/:context/:type')
-  @ApiOperation({ summary: 'Statistics of an hour', description: `Average, sample standard deviation and p50/p90/p99 (within 1 %). ${HOUR_NOTE}` })
+  @ApiOperation({
+    summary: 'Statistics of an hour',
+    description: `Average, sample standard deviation and p50/p90/p99 (within 1 %). ${HOUR_NOTE}`,
+  })
   @ApiResponse({ status: 200, type: StatsViewDto })
   @ApiResponse({ status: 404, description: 'Nothing recorded in that hour' })
   read(@Param() params: StatsParams, @Query() query: StatsQuery): Promise<StatsViewDto> {
@@ -33,7 +48,11 @@ export class StatsController {
   @Get('admin/stats/slowest')
   @UseGuards(AdminGuard)
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'Routes with the slowest average access time', description: 'From the slowest list (the 100 slowest contexts), updated by every access-time flush with the current hour\'s average.' })
+  @ApiOperation({
+    summary: 'Routes with the slowest average access time',
+    description:
+      "From the slowest list (the 100 slowest contexts), updated by every access-time flush with the current hour's average.",
+  })
   @ApiResponse({ status: 200, type: SlowestDto })
   async slowest(@Query() query: SlowestQuery): Promise<SlowestDto> {
     return { items: await this.stats.slowest(query.limit ?? 10) };
@@ -42,7 +61,10 @@ export class StatsController {
   @Get('admin/stats')
   @UseGuards(AdminGuard)
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'Contexts and types recorded in the current or previous hour', description: 'Paged; ordered by latest hour, then context and type.' })
+  @ApiOperation({
+    summary: 'Contexts and types recorded in the current or previous hour',
+    description: 'Paged; ordered by latest hour, then context and type.',
+  })
   @ApiResponse({ status: 200, type: StatsListDto })
   list(@Query() query: PageQuery): Promise<StatsListDto> {
     return this.stats.list(query.offset ?? 0, query.limit ?? 100);

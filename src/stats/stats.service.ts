@@ -3,7 +3,15 @@ import { Clock } from '../common/clock';
 import { InvalidInputError, NotFoundError } from '../common/errors';
 import { isName, NAME_RULE } from '../common/names';
 import { Batch, IndexEntry, StatsStore, WriteResult } from './stats.store';
-import { bucketField, hourStartOf, HOUR_SEC, isRecordableValue, MAX_ABS_VALUE, quantiles, sampleStddev } from './stats-math';
+import {
+  bucketField,
+  hourStartOf,
+  HOUR_SEC,
+  isRecordableValue,
+  MAX_ABS_VALUE,
+  quantiles,
+  sampleStddev,
+} from './stats-math';
 import { CONTEXT_RULE, indexMember, isContext } from './stats-names';
 
 export type HourName = 'current' | 'previous';
@@ -59,7 +67,8 @@ export class StatsService {
 
   async record(context: string, type: string, value: unknown): Promise<RecordResult> {
     checkNames(context, type);
-    if (!isRecordableValue(value)) throw new InvalidInputError(`value must be a finite number between -${MAX_ABS_VALUE} and ${MAX_ABS_VALUE}`);
+    if (!isRecordableValue(value))
+      throw new InvalidInputError(`value must be a finite number between -${MAX_ABS_VALUE} and ${MAX_ABS_VALUE}`);
     const nowMs = this.clock.nowMs();
     const hourStart = hourStartOf(nowMs);
     const entries = this.unindexed([{ context, type, hourStart }]);
@@ -67,7 +76,15 @@ export class StatsService {
     await this.store.addToIndex(entries);
     this.markIndexed(entries);
     const result = await this.store.record(context, type, nowMs, hourStart, value, bucketField(value));
-    return { context, type, hourStart, recorded: result.status !== 'dropped', count: result.count, sum: result.sum, sumsq: result.sumsq };
+    return {
+      context,
+      type,
+      hourStart,
+      recorded: result.status !== 'dropped',
+      count: result.count,
+      sum: result.sum,
+      sumsq: result.sumsq,
+    };
   }
 
   async read(context: string, type: string, hour: HourName = 'current'): Promise<StatsView> {
@@ -76,7 +93,8 @@ export class StatsService {
     const wanted = hour === 'current' ? currentHour : currentHour - HOUR_SEC;
     // A stored "current" hash whose hour has passed (no write since) is read as the previous hour.
     const stored = (await this.store.read(context, type)).find((h) => h.hourStart === wanted);
-    if (!stored) throw new NotFoundError(`nothing recorded for context "${context}", type "${type}" in the ${hour} hour`);
+    if (!stored)
+      throw new NotFoundError(`nothing recorded for context "${context}", type "${type}" in the ${hour} hour`);
     const m = stored.moments;
     const [p50, p90, p99] = quantiles(stored.histogram, [0.5, 0.9, 0.99], { min: m.min, max: m.max });
     return {
@@ -110,7 +128,13 @@ export class StatsService {
     if (failed.length === 0) this.markIndexed(entries);
     const slowest = batches
       .map((batch, i) => ({ batch, result: results[i] }))
-      .filter((x): x is { batch: Batch; result: WriteResult } => !(x.result instanceof Error) && x.result.status === 'current' && x.batch.type === ACCESS_TIME && x.result.count > 0)
+      .filter(
+        (x): x is { batch: Batch; result: WriteResult } =>
+          !(x.result instanceof Error) &&
+          x.result.status === 'current' &&
+          x.batch.type === ACCESS_TIME &&
+          x.result.count > 0,
+      )
       .map(({ batch, result }) => ({ context: batch.context, average: result.sum / result.count }));
     await this.store.updateSlowest(ACCESS_TIME, slowest, SLOWEST_KEPT);
     return failed;
@@ -131,7 +155,8 @@ export class StatsService {
       const member = indexMember(e.context, e.type);
       if ((this.indexed.get(member) ?? -Infinity) >= e.hourStart) continue;
       const known = seen.get(member);
-      if (!known || known.hourStart < e.hourStart) seen.set(member, { context: e.context, type: e.type, hourStart: e.hourStart });
+      if (!known || known.hourStart < e.hourStart)
+        seen.set(member, { context: e.context, type: e.type, hourStart: e.hourStart });
     }
     return [...seen.values()];
   }

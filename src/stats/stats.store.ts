@@ -61,8 +61,20 @@ export class StatsStore {
     await this.redis.client.zadd(this.keys.index(), 'GT', ...indexArgs(entries));
   }
 
-  async record(context: string, type: string, nowMs: number, hourStart: number, value: number, field: string): Promise<WriteResult> {
-    const reply = await this.redis.run<Array<number | string>>(S.record, this.hourKeys(context, type), [nowMs, hourStart, String(value), field]);
+  async record(
+    context: string,
+    type: string,
+    nowMs: number,
+    hourStart: number,
+    value: number,
+    field: string,
+  ): Promise<WriteResult> {
+    const reply = await this.redis.run<Array<number | string>>(S.record, this.hourKeys(context, type), [
+      nowMs,
+      hourStart,
+      String(value),
+      field,
+    ]);
     return writeResult(reply);
   }
 
@@ -77,7 +89,12 @@ export class StatsStore {
    * pipeline may not span slots, as concurrent calls. Answers per batch its result or its error.
    */
   async merge(nowMs: number, batches: Batch[], index: IndexEntry[]): Promise<Array<WriteResult | Error>> {
-    const argsOf = (batch: Batch) => [nowMs, batch.hourStart, ...momentArgs(batch.moments), ...[...batch.histogram].flatMap(([field, count]) => [field, count])];
+    const argsOf = (batch: Batch) => [
+      nowMs,
+      batch.hourStart,
+      ...momentArgs(batch.moments),
+      ...[...batch.histogram].flatMap(([field, count]) => [field, count]),
+    ];
     if (!this.isCluster) {
       const pipeline = this.redis.client.pipeline();
       if (index.length > 0) pipeline.zadd(this.keys.index(), 'GT', ...indexArgs(index));
@@ -89,8 +106,14 @@ export class StatsStore {
       });
     }
     await this.addToIndex(index);
-    const settled = await Promise.allSettled(batches.map((batch) => this.redis.run<Array<number | string>>(S.merge, this.hourKeys(batch.context, batch.type), argsOf(batch))));
-    return settled.map((result) => (result.status === 'fulfilled' ? writeResult(result.value) : toError(result.reason)));
+    const settled = await Promise.allSettled(
+      batches.map((batch) =>
+        this.redis.run<Array<number | string>>(S.merge, this.hourKeys(batch.context, batch.type), argsOf(batch)),
+      ),
+    );
+    return settled.map((result) =>
+      result.status === 'fulfilled' ? writeResult(result.value) : toError(result.reason),
+    );
   }
 
   /** Sets the averages of the slowest list and trims it to the `keep` slowest, in one transaction. */
@@ -124,7 +147,8 @@ export class StatsStore {
       return value;
     }) as [number, number, string[]];
     const items: IndexEntry[] = [];
-    for (let i = 0; i < flat.length; i += 2) items.push({ ...parseIndexMember(flat[i]), hourStart: Number(flat[i + 1]) });
+    for (let i = 0; i < flat.length; i += 2)
+      items.push({ ...parseIndexMember(flat[i]), hourStart: Number(flat[i + 1]) });
     return { total, items };
   }
 
@@ -133,7 +157,12 @@ export class StatsStore {
   }
 }
 
-function runIn(pipeline: ChainableCommander, script: ScriptDefinition, keys: string[], args: Array<string | number>): void {
+function runIn(
+  pipeline: ChainableCommander,
+  script: ScriptDefinition,
+  keys: string[],
+  args: Array<string | number>,
+): void {
   (pipeline as unknown as Record<string, (...a: unknown[]) => unknown>)[script.name](...keys, ...args);
 }
 
@@ -161,7 +190,15 @@ function parseHour(flat: string[]): StoredHour | undefined {
   for (const [field, value] of fields) if (isHistogramField(field)) histogram.set(field, Number(value));
   return {
     hourStart: num('hour'),
-    moments: { count, sum: num('sum'), sumsq: num('sumsq'), min: num('min'), max: num('max'), mean: num('mean'), m2: num('m2') },
+    moments: {
+      count,
+      sum: num('sum'),
+      sumsq: num('sumsq'),
+      min: num('min'),
+      max: num('max'),
+      mean: num('mean'),
+      m2: num('m2'),
+    },
     histogram,
   };
 }

@@ -7,7 +7,9 @@ import { startTestRedis } from '../support/redis';
 
 describe('configuration at boot', () => {
   it('refuses to build the app when a variable is bad, naming it', async () => {
-    await expect(createApp({ env: { PORT: 'not-a-port', REDIS_URL: 'redis://127.0.0.1:1' } })).rejects.toThrow(/PORT must/);
+    await expect(createApp({ env: { PORT: 'not-a-port', REDIS_URL: 'redis://127.0.0.1:1' } })).rejects.toThrow(
+      /PORT must/,
+    );
   });
 
   it('stops the process at once with exit code 1 and the variable in the message', () => {

@@ -36,7 +36,12 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
     clock.advanceSec(7);
     expect((await inc('hits:home', { count: 4 })).body).toMatchObject({ count: 4, at: T0_SEC + 7 });
     // 200 s ago: too old for 1 s (120 s kept), fine for 5 s and up
-    expect((await inc('hits:home', { count: 2, at: T0_SEC - 200 })).body).toEqual({ name: 'hits:home', count: 2, at: T0_SEC - 200, precisions: ALL.slice(1) });
+    expect((await inc('hits:home', { count: 2, at: T0_SEC - 200 })).body).toEqual({
+      name: 'hits:home',
+      count: 2,
+      at: T0_SEC - 200,
+      precisions: ALL.slice(1),
+    });
 
     const per5 = await http().get('/counters/hits:home?precision=5');
     expect(per5.status).toBe(200);
@@ -53,15 +58,28 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
       { t: T0_SEC, count: 1 },
       { t: T0_SEC + 7, count: 4 },
     ]);
-    expect((await http().get('/counters/hits:home?precision=1m')).body).toEqual({ name: 'hits:home', precision: 60, samples: [{ t: T0_SEC - 240, count: 2 }, { t: T0_SEC, count: 5 }] });
-    expect((await http().get('/counters/hits:home?precision=1d')).body.samples).toEqual([{ t: T0_SEC - (T0_SEC % 86400), count: 7 }]);
+    expect((await http().get('/counters/hits:home?precision=1m')).body).toEqual({
+      name: 'hits:home',
+      precision: 60,
+      samples: [
+        { t: T0_SEC - 240, count: 2 },
+        { t: T0_SEC, count: 5 },
+      ],
+    });
+    expect((await http().get('/counters/hits:home?precision=1d')).body.samples).toEqual([
+      { t: T0_SEC - (T0_SEC % 86400), count: 7 },
+    ]);
     // from/to and fill
-    expect((await http().get(`/counters/hits:home?precision=5&from=${T0_SEC + 1}&to=${T0_SEC + 100}`)).body.samples).toEqual([
+    expect(
+      (await http().get(`/counters/hits:home?precision=5&from=${T0_SEC + 1}&to=${T0_SEC + 100}`)).body.samples,
+    ).toEqual([
       { t: T0_SEC, count: 1 },
       { t: T0_SEC + 5, count: 4 },
     ]);
     const filled = await http().get(`/counters/hits:home?precision=1&fill=true&from=${T0_SEC - 2}`);
-    expect(filled.body.samples.map((s: { t: number }) => s.t)).toEqual([-2, -1, 0, 1, 2, 3, 4, 5, 6, 7].map((d) => T0_SEC + d));
+    expect(filled.body.samples.map((s: { t: number }) => s.t)).toEqual(
+      [-2, -1, 0, 1, 2, 3, 4, 5, 6, 7].map((d) => T0_SEC + d),
+    );
     expect(filled.body.samples.filter((s: { count: number }) => s.count > 0)).toHaveLength(2);
     const fullFill = await http().get('/counters/hits:home?precision=5&fill=1');
     expect(fullFill.body.samples).toHaveLength(120);
@@ -77,10 +95,14 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
       ],
       total: 2,
     });
-    expect((await http().get('/counters?limit=1&offset=1')).body.counters.map((c: { name: string }) => c.name)).toEqual(['hits:home']);
+    expect((await http().get('/counters?limit=1&offset=1')).body.counters.map((c: { name: string }) => c.name)).toEqual(
+      ['hits:home'],
+    );
 
     expect((await http().delete('/admin/counters/hits:home')).status).toBe(401);
-    expect((await http().delete('/admin/counters/hits:home').set({ Authorization: 'Bearer wrong-token-0123456789' })).status).toBe(403);
+    expect(
+      (await http().delete('/admin/counters/hits:home').set({ Authorization: 'Bearer wrong-token-0123456789' })).status,
+    ).toBe(403);
     expect((await http().delete('/admin/counters/hits:home').set(ADMIN)).status).toBe(204);
     expect(await redis.keys('*hits:home*')).toEqual([]);
     const gone = await http().get('/counters/hits:home?precision=5');
@@ -114,8 +136,18 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
       ['a string count', '/counters/c/increment', { count: 'x' }, /count must be an integer/],
       ['a too large count', '/counters/c/increment', { count: 1_000_001 }, /count must not be greater than 1000000/],
       ['a too small count', '/counters/c/increment', { count: -1_000_001 }, /count must not be less than -1000000/],
-      ['an `at` in the future', '/counters/c/increment', { at: T0_SEC + 6 }, /at must not be more than 5 s in the future/],
-      ['an `at` older than every retention', '/counters/c/increment', { at: T0_SEC - 121 * 86400 }, /at is older than the longest retention \(120 samples x 86400 s\)/],
+      [
+        'an `at` in the future',
+        '/counters/c/increment',
+        { at: T0_SEC + 6 },
+        /at must not be more than 5 s in the future/,
+      ],
+      [
+        'an `at` older than every retention',
+        '/counters/c/increment',
+        { at: T0_SEC - 121 * 86400 },
+        /at is older than the longest retention \(120 samples x 86400 s\)/,
+      ],
       ['a negative `at`', '/counters/c/increment', { at: -1 }, /at must not be less than 0/],
       ['a string `at`', '/counters/c/increment', { at: 'yesterday' }, /at must be an integer/],
       ['an unknown field', '/counters/c/increment', { amount: 1 }, /property amount should not exist/],
@@ -129,7 +161,11 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
 
     it.each([
       ['no precision', '', /precision is required: precision must be one of 1, 5, 60, 300, 3600, 18000, 86400/],
-      ['an unconfigured precision', 'precision=7', /precision "7" is not configured: precision must be one of 1, 5, 60, 300, 3600, 18000, 86400/],
+      [
+        'an unconfigured precision',
+        'precision=7',
+        /precision "7" is not configured: precision must be one of 1, 5, 60, 300, 3600, 18000, 86400/,
+      ],
       ['a precision that is no duration', 'precision=abc', /precision "abc" is not configured/],
       ['a bad from', 'precision=5&from=abc', /from must be an integer/],
       ['a bad to', 'precision=5&to=-5', /to must not be less than 0/],

@@ -27,7 +27,11 @@ describe('governance over HTTP', () => {
 
     it('reports per-route requests, errors and latency of the last N seconds', async () => {
       clock.setMs(1_700_000_000_000);
-      await http().put('/admin/boards/m').set(ADMIN).send({ windows: [{ period: '1h', interval: '1m' }] }).expect(201);
+      await http()
+        .put('/admin/boards/m')
+        .set(ADMIN)
+        .send({ windows: [{ period: '1h', interval: '1m' }] })
+        .expect(201);
       for (let i = 0; i < 3; i++) await http().post('/boards/m/items/x/increment').expect(200);
       await http().post('/boards/m/items/x/increment').send({ amount: 0 }).expect(400);
       const unmatched = await http().get('/no/such/route').set('X-Request-Id', 'trace-42').expect(404);
@@ -36,7 +40,9 @@ describe('governance over HTTP', () => {
       clock.advanceMs(1000); // the second just written is now complete
       const local = await http().get('/admin/metrics/local?seconds=1').set(ADMIN).expect(200);
       expect(local.body.seconds).toBe(1);
-      const increment = local.body.routes.find((r: { route: string }) => r.route === 'POST /boards/:board/items/:item/increment');
+      const increment = local.body.routes.find(
+        (r: { route: string }) => r.route === 'POST /boards/:board/items/:item/increment',
+      );
       expect(increment).toMatchObject({ requests: 4, errors: 0, clientErrors: 1 });
       expect(increment.maxMs).toBeGreaterThan(0);
       expect(increment.avgMs).toBeLessThanOrEqual(increment.maxMs);
@@ -50,7 +56,9 @@ describe('governance over HTTP', () => {
     it('serves Prometheus text with request, Redis, job and process metrics', async () => {
       const metrics = await http().get('/metrics').expect(200);
       expect(metrics.headers['content-type']).toMatch(/text\/plain/);
-      expect(metrics.text).toMatch(/trendboard_http_requests_total\{method="POST",route="\/boards\/:board\/items\/:item\/increment",status="200"\} 3/);
+      expect(metrics.text).toMatch(
+        /trendboard_http_requests_total\{method="POST",route="\/boards\/:board\/items\/:item\/increment",status="200"\} 3/,
+      );
       expect(metrics.text).toMatch(/trendboard_http_request_duration_seconds_bucket\{/);
       expect(metrics.text).toMatch(/trendboard_redis_errors_total 0/);
       expect(metrics.text).toMatch(/trendboard_job_runs_total\{job="ranking-expiry"\} 0/);
@@ -58,8 +66,14 @@ describe('governance over HTTP', () => {
     });
 
     it('limits nobody when RATE_LIMIT_PER_SEC is 0 (the default)', async () => {
-      await http().put('/admin/boards/free').set(ADMIN).send({ windows: [{ period: '1h', interval: '1m' }] }).expect(201);
-      const statuses = await Promise.all(Array.from({ length: 30 }, () => http().post('/boards/free/items/x/increment').set('X-Api-Key', 'k1')));
+      await http()
+        .put('/admin/boards/free')
+        .set(ADMIN)
+        .send({ windows: [{ period: '1h', interval: '1m' }] })
+        .expect(201);
+      const statuses = await Promise.all(
+        Array.from({ length: 30 }, () => http().post('/boards/free/items/x/increment').set('X-Api-Key', 'k1')),
+      );
       expect(statuses.map((answer) => answer.status)).toEqual(Array(30).fill(200));
     });
   });
@@ -76,7 +90,12 @@ describe('governance over HTTP', () => {
 
     it('answers 429 with Retry-After over the limit, applies nothing, and leaves reads and other clients alone', async () => {
       clock.setMs(1_800_000_000_000);
-      await http().put('/admin/boards/r').set(ADMIN).set('X-Api-Key', 'admin').send({ windows: [{ period: '1h', interval: '1m' }] }).expect(201);
+      await http()
+        .put('/admin/boards/r')
+        .set(ADMIN)
+        .set('X-Api-Key', 'admin')
+        .send({ windows: [{ period: '1h', interval: '1m' }] })
+        .expect(201);
       for (let i = 0; i < 3; i++) await http().post('/boards/r/items/x/increment').set('X-Api-Key', 'k1').expect(200);
       const limited = await http().post('/boards/r/items/x/increment').set('X-Api-Key', 'k1');
       expect(limited.status).toBe(429);

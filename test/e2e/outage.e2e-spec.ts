@@ -21,7 +21,11 @@ describe('when Redis goes away and comes back', () => {
 
   it('answers 503 fast (never 500, never hangs), reports not ready, and recovers by itself', async () => {
     if (!redis.pause || !redis.resume) return; // a shared REDIS_URL cannot be stopped from here
-    await http().put('/admin/boards/b').set(ADMIN).send({ windows: [{ period: '1h', interval: '1m' }] }).expect(201);
+    await http()
+      .put('/admin/boards/b')
+      .set(ADMIN)
+      .send({ windows: [{ period: '1h', interval: '1m' }] })
+      .expect(201);
     await http().post('/boards/b/items/x/increment').expect(200);
 
     await redis.pause();
@@ -29,13 +33,21 @@ describe('when Redis goes away and comes back', () => {
       () => http().post('/boards/b/items/x/increment'),
       () => http().get('/boards/b/top'),
       () => http().get('/boards'),
-      () => http().put('/admin/boards/c').set(ADMIN).send({ windows: [{ period: '1h', interval: '1m' }] }),
+      () =>
+        http()
+          .put('/admin/boards/c')
+          .set(ADMIN)
+          .send({ windows: [{ period: '1h', interval: '1m' }] }),
     ]) {
       const startedMs = performance.now();
       const response = await call();
       expect(performance.now() - startedMs).toBeLessThan(1000);
       expect(response.status).toBe(503);
-      expect(response.body).toEqual({ statusCode: 503, message: 'Redis is unreachable; try again shortly', error: 'Service Unavailable' });
+      expect(response.body).toEqual({
+        statusCode: 503,
+        message: 'Redis is unreachable; try again shortly',
+        error: 'Service Unavailable',
+      });
     }
     expect((await http().get('/health/ready')).status).toBe(503);
     expect((await http().get('/health/live')).status).toBe(200);
@@ -47,7 +59,11 @@ describe('when Redis goes away and comes back', () => {
       if (ready !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(ready).toBe(200);
-    await http().put('/admin/boards/b').set(ADMIN).send({ windows: [{ period: '1h', interval: '1m' }] }).expect(201);
+    await http()
+      .put('/admin/boards/b')
+      .set(ADMIN)
+      .send({ windows: [{ period: '1h', interval: '1m' }] })
+      .expect(201);
     const after = await http().post('/boards/b/items/x/increment');
     expect(after.status).toBe(200);
     expect(after.body.windows['1h']).toEqual({ score: 1, rank: 1 });
@@ -56,7 +72,10 @@ describe('when Redis goes away and comes back', () => {
   it('answers 503 within the command timeout when Redis stops answering (auto-pipelined commands too), then recovers', async () => {
     if (!redis.freeze || !redis.thaw) return; // a shared REDIS_URL cannot be frozen from here
     const timeoutMs = 400;
-    const impatient = await startTestApp(redis, clock, { REDIS_COMMAND_TIMEOUT_MS: String(timeoutMs), REDIS_AUTO_PIPELINING: 'true' });
+    const impatient = await startTestApp(redis, clock, {
+      REDIS_COMMAND_TIMEOUT_MS: String(timeoutMs),
+      REDIS_AUTO_PIPELINING: 'true',
+    });
     const call = () => request(impatient.getHttpServer());
     const timed = async (send: () => PromiseLike<request.Response>) => {
       const startedMs = performance.now();
@@ -64,17 +83,26 @@ describe('when Redis goes away and comes back', () => {
       return { answer, tookMs: performance.now() - startedMs };
     };
     try {
-      await call().put('/admin/boards/f').set(ADMIN).send({ windows: [{ period: '1h', interval: '1m' }] }).expect(201);
+      await call()
+        .put('/admin/boards/f')
+        .set(ADMIN)
+        .send({ windows: [{ period: '1h', interval: '1m' }] })
+        .expect(201);
       redis.freeze();
       // The later requests queue behind the first one's pipeline, still in flight: they too must stay within the timeout.
-      const later = (delayMs: number, send: () => PromiseLike<request.Response>) => new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => timed(send));
+      const later = (delayMs: number, send: () => PromiseLike<request.Response>) =>
+        new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => timed(send));
       const results = await Promise.all([
         timed(() => call().post('/boards/f/items/x/increment')),
         later(100, () => call().get('/boards/f/top')),
         later(150, () => call().post('/boards/f/items/y/increment')),
       ]);
       for (const { answer, tookMs } of results) {
-        expect(answer.body).toEqual({ statusCode: 503, message: 'Redis is unreachable; try again shortly', error: 'Service Unavailable' });
+        expect(answer.body).toEqual({
+          statusCode: 503,
+          message: 'Redis is unreachable; try again shortly',
+          error: 'Service Unavailable',
+        });
         expect(tookMs).toBeLessThan(timeoutMs + 150);
       }
       redis.thaw();

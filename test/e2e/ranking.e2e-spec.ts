@@ -11,8 +11,15 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
   let app: NestFastifyApplication;
   const clock = new FakeClock(T0);
   const http = () => request(app.getHttpServer());
-  const createBoard = (name = 'posts', body: object = { windows: [{ period: '1h', interval: '5m' }, { name: 'day', period: '24h', interval: '1h' }] }) =>
-    http().put(`/admin/boards/${name}`).set(ADMIN).send(body);
+  const createBoard = (
+    name = 'posts',
+    body: object = {
+      windows: [
+        { period: '1h', interval: '5m' },
+        { name: 'day', period: '24h', interval: '1h' },
+      ],
+    },
+  ) => http().put(`/admin/boards/${name}`).set(ADMIN).send(body);
 
   beforeAll(async () => {
     redis = await startTestRedis(topology);
@@ -40,10 +47,18 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
         ],
       });
       expect((await createBoard()).status).toBe(200);
-      const conflict = await createBoard('posts', { windows: [{ period: '1h', interval: '10m' }, { name: 'day', period: '24h', interval: '1h' }] });
+      const conflict = await createBoard('posts', {
+        windows: [
+          { period: '1h', interval: '10m' },
+          { name: 'day', period: '24h', interval: '1h' },
+        ],
+      });
       expect(conflict.status).toBe(409);
       expect(conflict.body.message).toMatch(/window 1h would change/);
-      const reset = await http().put('/admin/boards/posts?reset=true').set(ADMIN).send({ windows: [{ period: '1h', interval: '10m' }] });
+      const reset = await http()
+        .put('/admin/boards/posts?reset=true')
+        .set(ADMIN)
+        .send({ windows: [{ period: '1h', interval: '10m' }] });
       expect(reset.status).toBe(200);
       expect(reset.body.windows).toEqual([{ name: '1h', period: 3600, interval: 600 }]);
       expect((await http().get('/boards')).body).toEqual({ boards: [reset.body] });
@@ -64,7 +79,10 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       [{ windows: [{ name: 'a{b}', period: '1h', interval: '1m' }] }, /windows\.0\.name must be/],
       [{ windows: [{ period: '1h', interval: '1m' }], shards: 0 }, /shards must not be less than 1/],
       [{ windows: [{ period: '1h', interval: '1m' }], extra: 1 }, /property extra should not exist/],
-      [{ windows: Array.from({ length: 9 }, (_, i) => ({ name: `w${i}`, period: 60, interval: 60 })) }, /windows must contain no more than 8/],
+      [
+        { windows: Array.from({ length: 9 }, (_, i) => ({ name: `w${i}`, period: 60, interval: 60 })) },
+        /windows must contain no more than 8/,
+      ],
     ])('refuses board %j with 400', async (body, message) => {
       const response = await createBoard('b', body);
       expect(response.status).toBe(400);
@@ -76,10 +94,26 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       const created = await createBoard('s', { windows: [{ period: '1h', interval: '1m' }], shards: 4 });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ name: 's', shards: 4 });
-      for (const [item, amount] of [['a', 3], ['b', 5], ['c', 3], ['d', 1]] as const) {
+      for (const [item, amount] of [
+        ['a', 3],
+        ['b', 5],
+        ['c', 3],
+        ['d', 1],
+      ] as const) {
         expect((await http().post(`/boards/s/items/${item}/increment`).send({ amount })).status).toBe(200);
       }
-      expect((await http().post('/boards/s/increments').send({ items: [{ item: 'e', amount: 4 }, { item: 'a', amount: 1 }] })).body).toMatchObject({ count: 2 });
+      expect(
+        (
+          await http()
+            .post('/boards/s/increments')
+            .send({
+              items: [
+                { item: 'e', amount: 4 },
+                { item: 'a', amount: 1 },
+              ],
+            })
+        ).body,
+      ).toMatchObject({ count: 2 });
       const top = await http().get('/boards/s/top?limit=3&offset=1');
       expect(top.body.items).toEqual([
         { rank: 2, item: 'e', score: 4 },
@@ -87,7 +121,9 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
         { rank: 4, item: 'c', score: 3 },
       ]);
       expect((await http().get('/boards/s/items/c')).body).toMatchObject({ score: 3, rank: 4, percentile: 25 });
-      expect((await http().get('/boards/s/items/e/around?radius=1')).body.items.map((row: { item: string }) => row.item)).toEqual(['b', 'e', 'a']);
+      expect(
+        (await http().get('/boards/s/items/e/around?radius=1')).body.items.map((row: { item: string }) => row.item),
+      ).toEqual(['b', 'e', 'a']);
       expect((await createBoard('s', { windows: [{ period: '1h', interval: '1m' }], shards: 2 })).status).toBe(409);
     });
 
@@ -95,7 +131,11 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       const body = { windows: [{ period: '1h', interval: '1m' }] };
       const missing = await http().put('/admin/boards/x').send(body);
       expect(missing.status).toBe(401);
-      expect(missing.body).toEqual({ statusCode: 401, message: 'Authorization: Bearer <ADMIN_TOKEN> is required', error: 'Unauthorized' });
+      expect(missing.body).toEqual({
+        statusCode: 401,
+        message: 'Authorization: Bearer <ADMIN_TOKEN> is required',
+        error: 'Unauthorized',
+      });
       expect((await http().put('/admin/boards/x').set('Authorization', 'Bearer nope').send(body)).status).toBe(403);
       expect((await http().delete('/admin/boards/x').set('Authorization', 'Basic abc')).status).toBe(401);
       expect(await redis.keys('*')).toEqual([]);
@@ -104,7 +144,9 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
     it('refuses bad board names', async () => {
       expect((await http().get('/boards/a%20b')).status).toBe(400);
       expect((await http().get(`/boards/${'x'.repeat(65)}`)).status).toBe(400);
-      expect((await http().get('/boards/%7Bx%7D/top')).body.message).toEqual(['board must be 1-64 characters of A-Z a-z 0-9 _ . : -']);
+      expect((await http().get('/boards/%7Bx%7D/top')).body.message).toEqual([
+        'board must be 1-64 characters of A-Z a-z 0-9 _ . : -',
+      ]);
     });
   });
 
@@ -116,14 +158,28 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
     it('walks a board from increments to top-N, item, around and likes', async () => {
       const first = await http().post('/boards/posts/items/post-1/increment').send({ amount: 5 });
       expect(first.status).toBe(200);
-      expect(first.body).toEqual({ board: 'posts', item: 'post-1', windows: { '1h': { score: 5, rank: 1 }, day: { score: 5, rank: 1 } }, draining: false });
-      expect((await http().post('/boards/posts/items/post-2/increment')).body.windows['1h']).toEqual({ score: 1, rank: 2 });
+      expect(first.body).toEqual({
+        board: 'posts',
+        item: 'post-1',
+        windows: { '1h': { score: 5, rank: 1 }, day: { score: 5, rank: 1 } },
+        draining: false,
+      });
+      expect((await http().post('/boards/posts/items/post-2/increment')).body.windows['1h']).toEqual({
+        score: 1,
+        rank: 2,
+      });
       const batch = await http()
         .post('/boards/posts/increments')
         .send({ items: [{ item: 'post-3', amount: 3 }, { item: 'post-2' }] });
       expect(batch.body).toEqual({ board: 'posts', count: 2, draining: false });
       const like = await http().post('/boards/posts/items/post-2/likes').send({ userId: 'ann' });
-      expect(like.body).toMatchObject({ board: 'posts', item: 'post-2', userId: 'ann', counted: true, windows: { '1h': { score: 3, rank: 2 } } });
+      expect(like.body).toMatchObject({
+        board: 'posts',
+        item: 'post-2',
+        userId: 'ann',
+        counted: true,
+        windows: { '1h': { score: 3, rank: 2 } },
+      });
       expect((await http().post('/boards/posts/items/post-2/likes').send({ userId: 'ann' })).body.counted).toBe(false);
 
       const top = await http().get('/boards/posts/top?limit=2');
@@ -138,10 +194,26 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
           { rank: 2, item: 'post-3', score: 3 },
         ],
       });
-      expect((await http().get('/boards/posts/top?window=day&offset=2')).body.items).toEqual([{ rank: 2, item: 'post-2', score: 3 }]);
-      expect((await http().get('/boards/posts/items/post-3?window=day')).body).toMatchObject({ item: 'post-3', score: 3, rank: 2, percentile: 50, from: T0 / 1000 - 82800 });
-      expect((await http().get('/boards/posts/items/nobody')).body).toMatchObject({ score: 0, rank: null, percentile: null });
-      expect((await http().get('/boards/posts/items/post-1/around?radius=1')).body.items.map((i: { item: string }) => i.item)).toEqual(['post-1', 'post-3']);
+      expect((await http().get('/boards/posts/top?window=day&offset=2')).body.items).toEqual([
+        { rank: 2, item: 'post-2', score: 3 },
+      ]);
+      expect((await http().get('/boards/posts/items/post-3?window=day')).body).toMatchObject({
+        item: 'post-3',
+        score: 3,
+        rank: 2,
+        percentile: 50,
+        from: T0 / 1000 - 82800,
+      });
+      expect((await http().get('/boards/posts/items/nobody')).body).toMatchObject({
+        score: 0,
+        rank: null,
+        percentile: null,
+      });
+      expect(
+        (await http().get('/boards/posts/items/post-1/around?radius=1')).body.items.map(
+          (i: { item: string }) => i.item,
+        ),
+      ).toEqual(['post-1', 'post-3']);
 
       const unlike = await http().delete('/boards/posts/items/post-2/likes/ann');
       expect(unlike.body).toMatchObject({ counted: true, windows: { '1h': { score: 2, rank: 3 } } });
@@ -165,9 +237,14 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       expect(response.status).toBe(200);
       expect(response.body.item).toBe(id);
       expect((await http().get(`/boards/posts/items/${encodeURIComponent(id)}`)).body.score).toBe(1);
-      const like = await http().post(`/boards/posts/items/${encodeURIComponent(id)}/likes`).send({ userId: 'ü/ser' });
+      const like = await http()
+        .post(`/boards/posts/items/${encodeURIComponent(id)}/likes`)
+        .send({ userId: 'ü/ser' });
       expect(like.body.counted).toBe(true);
-      expect((await http().delete(`/boards/posts/items/${encodeURIComponent(id)}/likes/${encodeURIComponent('ü/ser')}`)).body.counted).toBe(true);
+      expect(
+        (await http().delete(`/boards/posts/items/${encodeURIComponent(id)}/likes/${encodeURIComponent('ü/ser')}`)).body
+          .counted,
+      ).toBe(true);
     });
 
     it.each([
@@ -185,7 +262,10 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
     });
 
     it('refuses malformed JSON, oversize and control-character ids with 400', async () => {
-      const malformed = await http().post('/boards/posts/items/x/increment').set('content-type', 'application/json').send('{"amount": ');
+      const malformed = await http()
+        .post('/boards/posts/items/x/increment')
+        .set('content-type', 'application/json')
+        .send('{"amount": ');
       expect(malformed.status).toBe(400);
       expect(malformed.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
       const long = await http().post(`/boards/posts/items/${'x'.repeat(129)}/increment`);
@@ -193,19 +273,28 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       expect(long.body.message).toEqual(['item must be 1-128 printable characters']);
       expect((await http().post('/boards/posts/items/a%00b/increment')).status).toBe(400);
       expect((await http().post('/boards/posts/items/x/likes').send({ userId: '' })).status).toBe(400);
-      expect((await http().post('/boards/posts/items/x/likes').send({})).body.message).toEqual(['userId must be 1-128 printable characters']);
+      expect((await http().post('/boards/posts/items/x/likes').send({})).body.message).toEqual([
+        'userId must be 1-128 printable characters',
+      ]);
       expect(await redis.client.exists(`{${redis.prefix}board:posts}:1h:top`)).toBe(0);
     });
 
     it('refuses a batch with any bad entry, naming it, and applies nothing', async () => {
       const response = await http()
         .post('/boards/posts/increments')
-        .send({ items: [{ item: 'a', amount: 1 }, { item: 'b', amount: 0 }] });
+        .send({
+          items: [
+            { item: 'a', amount: 1 },
+            { item: 'b', amount: 0 },
+          ],
+        });
       expect(response.status).toBe(400);
       expect(response.body.message).toEqual(['items.1.amount must not be zero']);
       expect((await http().post('/boards/posts/increments').send({ items: [] })).status).toBe(400);
       const tooMany = Array.from({ length: 1001 }, (_, i) => ({ item: `i${i}` }));
-      expect((await http().post('/boards/posts/increments').send({ items: tooMany })).body.message).toEqual(['items must contain no more than 1000 elements']);
+      expect((await http().post('/boards/posts/increments').send({ items: tooMany })).body.message).toEqual([
+        'items must contain no more than 1000 elements',
+      ]);
       expect((await http().get('/boards/posts/items/a')).body.score).toBe(0);
     });
 
@@ -225,7 +314,13 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
 
     it('answers 404 for an unknown board or window', async () => {
       expect((await http().post('/boards/nope/items/x/increment')).status).toBe(404);
-      expect((await http().post('/boards/nope/increments').send({ items: [{ item: 'x' }] })).status).toBe(404);
+      expect(
+        (
+          await http()
+            .post('/boards/nope/increments')
+            .send({ items: [{ item: 'x' }] })
+        ).status,
+      ).toBe(404);
       expect((await http().post('/boards/nope/items/x/likes').send({ userId: 'u' })).status).toBe(404);
       const window = await http().get('/boards/posts/top?window=week');
       expect(window.status).toBe(404);
@@ -243,7 +338,13 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       const docs = await http().get('/docs-json');
       expect(docs.status).toBe(200);
       expect(Object.keys(docs.body.paths)).toEqual(
-        expect.arrayContaining(['/admin/boards/{board}', '/boards', '/boards/{board}/items/{item}/increment', '/boards/{board}/top', '/health/ready']),
+        expect.arrayContaining([
+          '/admin/boards/{board}',
+          '/boards',
+          '/boards/{board}/items/{item}/increment',
+          '/boards/{board}/top',
+          '/health/ready',
+        ]),
       );
       expect(docs.body.components.schemas.PutBoardDto.properties.windows).toBeDefined();
     });

@@ -22,7 +22,11 @@ describe('graceful shutdown', () => {
   it('finishes requests in flight, flushes, closes Redis and exits 0', async () => {
     const base = await app.getUrl();
     const url = base.replace('[::1]', '127.0.0.1');
-    const put = await fetch(`${url}/admin/boards/s`, { method: 'PUT', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ windows: [{ period: '1h', interval: '1m' }] }) });
+    const put = await fetch(`${url}/admin/boards/s`, {
+      method: 'PUT',
+      headers: { ...ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ windows: [{ period: '1h', interval: '1m' }] }),
+    });
     expect(put.status).toBe(201);
     let flushed = false;
     app.get(RedisService).flushBeforeClose(async () => {
@@ -33,7 +37,11 @@ describe('graceful shutdown', () => {
     const inFlight = fetch(`${url}/boards/s/items/x/increment`, { method: 'POST' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const exits: number[] = [];
-    const shutdown = gracefulShutdown(app, { timeoutMs: 5000, logger: new Logger('Shutdown'), exit: (code) => exits.push(code) });
+    const shutdown = gracefulShutdown(app, {
+      timeoutMs: 5000,
+      logger: new Logger('Shutdown'),
+      exit: (code) => exits.push(code),
+    });
     const stopping = shutdown('SIGTERM');
     void shutdown('SIGTERM'); // a second signal changes nothing
 

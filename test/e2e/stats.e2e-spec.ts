@@ -17,7 +17,10 @@ describe.each(TOPOLOGIES)('stats over HTTP (%s)', (topology) => {
   const clock = new FakeClock(T0);
   const http = () => request(app.getHttpServer());
   const recorder = () => app.get(AccessTimeRecorder);
-  const record = (context: string, type: string, body: unknown) => http().post(`/stats/${enc(context)}/${enc(type)}`).send(body as object);
+  const record = (context: string, type: string, body: unknown) =>
+    http()
+      .post(`/stats/${enc(context)}/${enc(type)}`)
+      .send(body as object);
 
   beforeAll(async () => {
     redis = await startTestRedis(topology);
@@ -36,11 +39,26 @@ describe.each(TOPOLOGIES)('stats over HTTP (%s)', (topology) => {
   it('records values and reads the hour back with average, stddev and quantiles', async () => {
     const first = await record('ProfilePage', 'Load', { value: 0.5 });
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ context: 'ProfilePage', type: 'Load', hourStart: H0, recorded: true, count: 1, sum: 0.5, sumsq: 0.25 });
+    expect(first.body).toEqual({
+      context: 'ProfilePage',
+      type: 'Load',
+      hourStart: H0,
+      recorded: true,
+      count: 1,
+      sum: 0.5,
+      sumsq: 0.25,
+    });
     for (const value of [1.5, -2, 0, 1e-3]) expect((await record('ProfilePage', 'Load', { value })).status).toBe(200);
     const read = await http().get('/stats/ProfilePage/Load');
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ context: 'ProfilePage', type: 'Load', hourStart: H0, count: 5, min: -2, max: 1.5 });
+    expect(read.body).toMatchObject({
+      context: 'ProfilePage',
+      type: 'Load',
+      hourStart: H0,
+      count: 5,
+      min: -2,
+      max: 1.5,
+    });
     expect(read.body.sum).toBeCloseTo(0.001, 12);
     expect(read.body.average).toBeCloseTo(0.0002, 12);
     expect(read.body.stddev).toBeCloseTo(Math.sqrt((0.25 + 2.25 + 4 + 0 + 1e-6 - 5 * 0.0002 ** 2) / 4), 9);
@@ -48,7 +66,10 @@ describe.each(TOPOLOGIES)('stats over HTTP (%s)', (topology) => {
     // p99 is the sample at rank floor(0.99 (n - 1)): the 4th of 5 here, within 1 %.
     expect(Math.abs(read.body.p99 - 0.5)).toBeLessThanOrEqual(0.005);
     expect((await http().get('/stats/ProfilePage/Load?hour=previous')).status).toBe(404);
-    expect((await http().get('/stats/Nobody/Load')).body).toMatchObject({ statusCode: 404, message: expect.stringMatching(/nothing recorded/) });
+    expect((await http().get('/stats/Nobody/Load')).body).toMatchObject({
+      statusCode: 404,
+      message: expect.stringMatching(/nothing recorded/),
+    });
     // The next hour: the figures move to "previous".
     clock.advanceSec(3600);
     expect((await http().get('/stats/ProfilePage/Load')).status).toBe(404);
@@ -110,7 +131,9 @@ describe.each(TOPOLOGIES)('stats over HTTP (%s)', (topology) => {
     });
     rec.observe('GET /fast', 20); // its average of the hour becomes (0.001 + 20) / 2
     await rec.flush();
-    expect((await http().get('/admin/stats/slowest?limit=1').set(ADMIN)).body.items).toEqual([{ context: 'GET /fast', average: 10.0005 }]);
+    expect((await http().get('/admin/stats/slowest?limit=1').set(ADMIN)).body.items).toEqual([
+      { context: 'GET /fast', average: 10.0005 },
+    ]);
     expect((await http().get('/admin/stats/slowest').set(ADMIN)).body.items.length).toBeGreaterThanOrEqual(3);
   });
 
@@ -150,14 +173,19 @@ describe.each(TOPOLOGIES)('stats over HTTP (%s)', (topology) => {
     ['ctx', 'has space', /type must be/],
     ['ctx', 'x'.repeat(65), /type must be/],
   ])('refuses context %j / type %j with 400', async (context, type, message) => {
-    for (const response of [await record(context, type, { value: 1 }), await http().get(`/stats/${enc(context)}/${enc(type)}`)]) {
+    for (const response of [
+      await record(context, type, { value: 1 }),
+      await http().get(`/stats/${enc(context)}/${enc(type)}`),
+    ]) {
       expect(response.status).toBe(400);
       expect(JSON.stringify(response.body.message)).toMatch(message);
     }
   });
 
   it('refuses bad queries and guards the admin routes', async () => {
-    expect((await http().get('/stats/ctx/T?hour=yesterday')).body.message).toEqual(expect.arrayContaining([expect.stringMatching(/hour must be current or previous/)]));
+    expect((await http().get('/stats/ctx/T?hour=yesterday')).body.message).toEqual(
+      expect.arrayContaining([expect.stringMatching(/hour must be current or previous/)]),
+    );
     expect((await http().get('/admin/stats/slowest?limit=0').set(ADMIN)).status).toBe(400);
     expect((await http().get('/admin/stats/slowest?limit=101').set(ADMIN)).status).toBe(400);
     expect((await http().get('/admin/stats?offset=-1').set(ADMIN)).status).toBe(400);
@@ -167,7 +195,9 @@ describe.each(TOPOLOGIES)('stats over HTTP (%s)', (topology) => {
 
   it('documents the stats routes in the OpenAPI document', async () => {
     const doc = (await http().get('/docs-json')).body;
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/stats/{context}/{type}', '/admin/stats/slowest', '/admin/stats']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/stats/{context}/{type}', '/admin/stats/slowest', '/admin/stats']),
+    );
   });
 });
 

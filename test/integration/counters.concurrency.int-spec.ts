@@ -68,7 +68,9 @@ describe.each(TOPOLOGIES)('counters: increments racing two cleaners (two instanc
         if (i % 20 === 10) pending.push(a.counters.cleanPass(pass), b.counters.cleanPass(pass));
       }
       const results = await Promise.all(pending);
-      expect(results.filter((r) => typeof r === 'object' && r !== null && 'failures' in r && r.failures !== 0)).toEqual([]);
+      expect(results.filter((r) => typeof r === 'object' && r !== null && 'failures' in r && r.failures !== 0)).toEqual(
+        [],
+      );
       pass++;
       // Every count key that holds data is listed in its bucket's index.
       const members = new Set(await a.store.knownMembers());

@@ -68,7 +68,14 @@ type Op =
   | { kind: 'clean'; advanceSec?: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('inc' as const), name: fc.constantFrom(...NAMES), count: fc.integer({ min: -3, max: 5 }).filter((n) => n !== 0) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('inc' as const),
+      name: fc.constantFrom(...NAMES),
+      count: fc.integer({ min: -3, max: 5 }).filter((n) => n !== 0),
+    }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -79,10 +86,26 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       back: fc.oneof(fc.integer({ min: -8, max: 30 }), fc.integer({ min: 100, max: 600 })),
     }),
   },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 0, max: 200_000 }), fc.constantFrom(1_000, 4_000, 5_000, 20_000, 60_000, 240_000)) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('advance' as const),
+      ms: fc.oneof(
+        fc.integer({ min: 0, max: 3_000 }),
+        fc.integer({ min: 0, max: 200_000 }),
+        fc.constantFrom(1_000, 4_000, 5_000, 20_000, 60_000, 240_000),
+      ),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('clean' as const) }) },
   // whole retentions later, so slices sit exactly on the cutoff when the cleaner runs
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('clean' as const), advanceSec: fc.constantFrom(1, 4, 5, 20, 120, 240, 480) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('clean' as const),
+      advanceSec: fc.constantFrom(1, 4, 5, 20, 120, 240, 480),
+    }),
+  },
 );
 
 describe.each(TOPOLOGIES)('counters against an in-memory model (property, %s)', (topology) => {
@@ -150,7 +173,12 @@ describe.each(TOPOLOGIES)('counters against an in-memory model (property, %s)', 
             for (const name of NAMES) {
               for (const p of PRECISIONS) {
                 const raw = await redis.client.hgetall(store.keys.count(name, p));
-                const expected = Object.fromEntries([...(model.slices.get(`${p}:${name}`) ?? new Map<number, number>())].map(([t, c]) => [String(t), String(c)]));
+                const expected = Object.fromEntries(
+                  [...(model.slices.get(`${p}:${name}`) ?? new Map<number, number>())].map(([t, c]) => [
+                    String(t),
+                    String(c),
+                  ]),
+                );
                 expect(raw).toEqual(expected);
               }
             }

@@ -50,19 +50,37 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
     it('adds to the current slice at every precision and indexes each precision, in its bucket', async () => {
       clock.setMs(T0 + 7_300);
       expect(await store.increment('hits', clock.nowMs(), T0_SEC + 7, 3)).toEqual([1, 5, 100, 300]);
-      expect(await counters.increment('hits', 2)).toEqual({ name: 'hits', count: 2, at: T0_SEC + 7, precisions: [1, 5, 100, 300] });
+      expect(await counters.increment('hits', 2)).toEqual({
+        name: 'hits',
+        count: 2,
+        at: T0_SEC + 7,
+        precisions: [1, 5, 100, 300],
+      });
       expect(await hash('hits', 1)).toEqual({ [T0_SEC + 7]: '5' });
       expect(await hash('hits', 5)).toEqual({ [T0_SEC + 5]: '5' });
       expect(await hash('hits', 100)).toEqual({ [T0_SEC]: '5' });
       expect(await hash('hits', 300)).toEqual({ [T0_SEC - 200]: '5' });
       expect(await known('hits')).toEqual(['100:hits', '1:hits', '300:hits', '5:hits']);
       const tag = `{${redis.prefix}cnt:${keys.bucketOf('hits')}}`;
-      expect((await redis.keys('*')).sort()).toEqual([`${tag}:count:100:hits`, `${tag}:count:1:hits`, `${tag}:count:300:hits`, `${tag}:count:5:hits`, `${tag}:known`].sort());
+      expect((await redis.keys('*')).sort()).toEqual(
+        [
+          `${tag}:count:100:hits`,
+          `${tag}:count:1:hits`,
+          `${tag}:count:300:hits`,
+          `${tag}:count:5:hits`,
+          `${tag}:known`,
+        ].sort(),
+      );
     });
 
     it('lands a late sample only at the precisions that still keep it, and counts negative amounts', async () => {
       // at = now - 10 s: gone from 1 s (4 s kept), kept by 5 s (slices > now - 20), 100 s and 300 s.
-      expect(await counters.increment('late', -4, T0_SEC - 10)).toEqual({ name: 'late', count: -4, at: T0_SEC - 10, precisions: [5, 100, 300] });
+      expect(await counters.increment('late', -4, T0_SEC - 10)).toEqual({
+        name: 'late',
+        count: -4,
+        at: T0_SEC - 10,
+        precisions: [5, 100, 300],
+      });
       expect(await hash('late', 1)).toEqual({});
       expect(await hash('late', 5)).toEqual({ [T0_SEC - 10]: '-4' });
       expect(await hash('late', 100)).toEqual({ [T0_SEC - 100]: '-4' });
@@ -70,11 +88,15 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
     });
 
     it('refuses (400) a sample older than every retention or more than 5 s ahead, writing nothing', async () => {
-      await expect(counters.increment('x', 1, T0_SEC - 1200)).rejects.toThrow(/older than the longest retention \(4 samples x 300 s\)/);
+      await expect(counters.increment('x', 1, T0_SEC - 1200)).rejects.toThrow(
+        /older than the longest retention \(4 samples x 300 s\)/,
+      );
       await expect(counters.increment('x', 1, T0_SEC + 6)).rejects.toThrow(InvalidInputError);
       await expect(counters.increment('x', 0)).rejects.toThrow(/count must be a non-zero integer/);
       expect(await counters.increment('x', 1, T0_SEC + 5)).toMatchObject({ precisions: [1, 5, 100, 300] });
-      await expect(counters.increment('y', 1, T0_SEC - 1101)).rejects.toThrow(/the oldest accepted is 1699998900 \(at 1699998899, now 1700000000\)/);
+      await expect(counters.increment('y', 1, T0_SEC - 1101)).rejects.toThrow(
+        /the oldest accepted is 1699998900 \(at 1699998899, now 1700000000\)/,
+      );
       expect(await counters.increment('y', 1, T0_SEC - 1100)).toMatchObject({ precisions: [300] });
       expect(await hash('y', 300)).toEqual({ [T0_SEC - 1100]: '1' });
       expect(await known('y')).toContain('300:y');
@@ -105,12 +127,29 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
       const raw = await store.read('r', 1, clock.nowMs(), 0, Number.MAX_SAFE_INTEGER);
       expect(raw.known).toBe(true);
       expect(raw.samples.map((s) => s.t).sort()).toEqual([4, 5, 6, 7].map((s) => T0_SEC + s));
-      expect((await store.read('r', 1, clock.nowMs(), T0_SEC + 5, T0_SEC + 6)).samples.map((s) => s.t).sort()).toEqual([T0_SEC + 5, T0_SEC + 6]);
-      expect(await store.read('nope', 1, clock.nowMs(), 0, Number.MAX_SAFE_INTEGER)).toEqual({ known: false, samples: [] });
-      expect(await counters.read('r', '5s')).toEqual({ name: 'r', precision: 5, samples: [{ t: T0_SEC, count: 15 }, { t: T0_SEC + 5, count: 21 }] });
+      expect((await store.read('r', 1, clock.nowMs(), T0_SEC + 5, T0_SEC + 6)).samples.map((s) => s.t).sort()).toEqual([
+        T0_SEC + 5,
+        T0_SEC + 6,
+      ]);
+      expect(await store.read('nope', 1, clock.nowMs(), 0, Number.MAX_SAFE_INTEGER)).toEqual({
+        known: false,
+        samples: [],
+      });
+      expect(await counters.read('r', '5s')).toEqual({
+        name: 'r',
+        precision: 5,
+        samples: [
+          { t: T0_SEC, count: 15 },
+          { t: T0_SEC + 5, count: 21 },
+        ],
+      });
       await expect(counters.read('nope', '1')).rejects.toThrow(NotFoundError);
-      await expect(counters.read('r', '60')).rejects.toThrow('precision "60" is not configured: precision must be one of 1, 5, 100, 300');
-      await expect(counters.read('r', undefined)).rejects.toThrow(/precision is required: precision must be one of 1, 5, 100, 300/);
+      await expect(counters.read('r', '60')).rejects.toThrow(
+        'precision "60" is not configured: precision must be one of 1, 5, 100, 300',
+      );
+      await expect(counters.read('r', undefined)).rejects.toThrow(
+        /precision is required: precision must be one of 1, 5, 100, 300/,
+      );
     });
 
     it('cuts by from/to (overlap), fills empty slices, and knows a counter that only has data at other precisions', async () => {
@@ -127,7 +166,9 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
         { t: T0_SEC - 100, count: 0 },
         { t: T0_SEC, count: 0 },
       ]);
-      expect((await read('100', { fill: true, from: T0_SEC - 200, to: T0_SEC - 150 })).samples).toEqual([{ t: T0_SEC - 200, count: 2 }]);
+      expect((await read('100', { fill: true, from: T0_SEC - 200, to: T0_SEC - 150 })).samples).toEqual([
+        { t: T0_SEC - 200, count: 2 },
+      ]);
       await expect(read('100', { from: 10, to: 5 })).rejects.toThrow(/from \(10\) must not be after to \(5\)/);
     });
   });
@@ -194,7 +235,14 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
       for (const name of ['p', 'q', 'r', 's', 't']) await counters.increment(name);
       clock.advanceSec(2000); // everything is out of every retention
       const first = await counters.cleanPass(1); // 1, 5 and 100 s are due (100/60 = 1); 300 s is not
-      expect(first).toMatchObject({ pass: 1, visited: 20, due: 15, slicesRemoved: 15, entriesRemoved: 15, failures: 0 });
+      expect(first).toMatchObject({
+        pass: 1,
+        visited: 20,
+        due: 15,
+        slicesRemoved: 15,
+        entriesRemoved: 15,
+        failures: 0,
+      });
       expect((await counters.list()).counters.map((c) => c.precisions)).toEqual(Array(5).fill([300]));
       expect(await counters.cleanPass(5)).toMatchObject({ visited: 5, due: 5, entriesRemoved: 5 });
       expect((await redis.keys('*')).length).toBe(0);

@@ -23,92 +23,103 @@ function lcg(seed: number): () => number {
 
 const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
 
-describe.each(CASES)('two app instances with running schedulers against one Redis (%s, %i shard(s))', (topology, shards) => {
-  let redis: TestRedis;
-  let apps: NestFastifyApplication[];
-  const clock = new FakeClock(1_700_000_000_000);
+describe.each(CASES)(
+  'two app instances with running schedulers against one Redis (%s, %i shard(s))',
+  (topology, shards) => {
+    let redis: TestRedis;
+    let apps: NestFastifyApplication[];
+    const clock = new FakeClock(1_700_000_000_000);
 
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    // Small chunks and a fast scheduler: expiry runs often, in parts, from both instances at once.
-    const env = { SCHEDULER_ENABLED: 'true', SCHEDULER_INTERVAL_MS: '100', EXPIRE_CHUNK: '7' };
-    apps = await Promise.all([startTestApp(redis, clock, env), startTestApp(redis, clock, env)]);
-  });
-  afterAll(async () => {
-    await Promise.all(apps.map((app) => app.close()));
-    await redis.stop();
-  });
+    beforeAll(async () => {
+      redis = await startTestRedis(topology);
+      // Small chunks and a fast scheduler: expiry runs often, in parts, from both instances at once.
+      const env = { SCHEDULER_ENABLED: 'true', SCHEDULER_INTERVAL_MS: '100', EXPIRE_CHUNK: '7' };
+      apps = await Promise.all([startTestApp(redis, clock, env), startTestApp(redis, clock, env)]);
+    });
+    afterAll(async () => {
+      await Promise.all(apps.map((app) => app.close()));
+      await redis.stop();
+    });
 
-  it('keeps every sum exact while thousands of increments race expiry across slot boundaries', async () => {
-    const [a, b] = apps.map((app) => app.get(RankingService));
-    const schedulers = apps.map((app) => app.get(RankingScheduler));
-    await a.putBoard('hot', WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })), shards);
-    await b.getBoard('hot'); // both instances hold the config, so each request reads the clock when it is made
-    const model = new RankingModel(WINDOWS);
-    const random = lcg(42);
-    let sent = 0;
+    it('keeps every sum exact while thousands of increments race expiry across slot boundaries', async () => {
+      const [a, b] = apps.map((app) => app.get(RankingService));
+      const schedulers = apps.map((app) => app.get(RankingScheduler));
+      await a.putBoard(
+        'hot',
+        WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
+        shards,
+      );
+      await b.getBoard('hot'); // both instances hold the config, so each request reads the clock when it is made
+      const model = new RankingModel(WINDOWS);
+      const random = lcg(42);
+      let sent = 0;
 
-    for (let phase = 0; phase < 30; phase++) {
-      const pending: Array<Promise<unknown>> = [];
-      for (let i = 0; i < 120; i++) {
-        const service = i % 2 === 0 ? a : b;
-        const nowMs = clock.nowMs();
-        if (i % 10 === 9) {
-          const entries = [0, 1, 2].map(() => ({ item: ITEMS[Math.floor(random() * ITEMS.length)], amount: 1 + Math.floor(random() * 3) }));
-          pending.push(service.incrementBatch('hot', entries));
-          for (const e of entries) model.increment(nowMs, e.item, e.amount);
-        } else {
-          const item = ITEMS[Math.floor(random() * ITEMS.length)];
-          const amount = random() < 0.1 ? -1 : 1 + Math.floor(random() * 3);
-          pending.push(service.increment('hot', item, amount));
-          model.increment(nowMs, item, amount);
+      for (let phase = 0; phase < 30; phase++) {
+        const pending: Array<Promise<unknown>> = [];
+        for (let i = 0; i < 120; i++) {
+          const service = i % 2 === 0 ? a : b;
+          const nowMs = clock.nowMs();
+          if (i % 10 === 9) {
+            const entries = [0, 1, 2].map(() => ({
+              item: ITEMS[Math.floor(random() * ITEMS.length)],
+              amount: 1 + Math.floor(random() * 3),
+            }));
+            pending.push(service.incrementBatch('hot', entries));
+            for (const e of entries) model.increment(nowMs, e.item, e.amount);
+          } else {
+            const item = ITEMS[Math.floor(random() * ITEMS.length)];
+            const amount = random() < 0.1 ? -1 : 1 + Math.floor(random() * 3);
+            pending.push(service.increment('hot', item, amount));
+            model.increment(nowMs, item, amount);
+          }
+          sent++;
+          // Move time while requests are in flight, often across slot boundaries.
+          if (i % 40 === 39) {
+            clock.advanceMs(Math.floor(random() * 2500));
+            pending.push(...schedulers.map((s) => s.tick()));
+          }
         }
-        sent++;
-        // Move time while requests are in flight, often across slot boundaries.
-        if (i % 40 === 39) {
-          clock.advanceMs(Math.floor(random() * 2500));
-          pending.push(...schedulers.map((s) => s.tick()));
+        await Promise.all(pending);
+        await Promise.all(schedulers.map((s) => s.tick()));
+        await expectExact(a, model);
+      }
+      expect(sent).toBe(3600);
+      expect(schedulers.every((s) => s.stats.failures === 0)).toBe(true);
+      expect(schedulers.every((s) => s.stats.runs > 0)).toBe(true);
+    });
+
+    async function expectExact(service: RankingService, model: RankingModel): Promise<void> {
+      const nowMs = clock.nowMs();
+      for (const w of WINDOWS) {
+        let top = await service.top('hot', w.name, 0, 1000);
+        for (let i = 0; top.draining && i < 100; i++) top = await service.top('hot', w.name, 0, 1000);
+        expect(top.items).toEqual(model.listing(w.name, nowMs));
+        // Every listed item is in some shard's raw results (so the raw check below is not vacuous).
+        expect(await expectInvariant(w.name)).toBeGreaterThanOrEqual(top.items.length);
+      }
+    }
+
+    /** Raw keys of every shard: the results zset equals the sum of the live slot hashes, item by item; no orphan slot. Answers the items stored. */
+    async function expectInvariant(windowName: string): Promise<number> {
+      let storedItems = 0;
+      for (let shard = 0; shard < shards; shard++) {
+        const tag = `{${redis.prefix}board:hot${shard === 0 ? '' : `/${shard}`}}:${windowName}`;
+        const starts = await redis.client.zrange(`${tag}:slots`, 0, -1);
+        const sums = new Map<string, number>();
+        for (const start of starts) {
+          for (const [item, value] of Object.entries(await redis.client.hgetall(`${tag}:slot:${start}`)))
+            sums.set(item, (sums.get(item) ?? 0) + Number(value));
         }
+        const top = await redis.client.zrange(`${tag}:top`, 0, -1, 'WITHSCORES');
+        const stored = new Map<string, number>();
+        for (let i = 0; i < top.length; i += 2) stored.set(top[i], Number(top[i + 1]));
+        storedItems += stored.size;
+        for (const [item, sum] of sums) if (sum !== 0) expect([item, stored.get(item)]).toEqual([item, sum]);
+        for (const [item, score] of stored) expect([item, score]).toEqual([item, sums.get(item)]);
+        const slotKeys = await redis.keys(`${tag.replace(/[{}]/g, '\\$&')}:slot:*`);
+        expect(slotKeys.sort()).toEqual(starts.map((s) => `${tag}:slot:${s}`).sort());
       }
-      await Promise.all(pending);
-      await Promise.all(schedulers.map((s) => s.tick()));
-      await expectExact(a, model);
+      return storedItems;
     }
-    expect(sent).toBe(3600);
-    expect(schedulers.every((s) => s.stats.failures === 0)).toBe(true);
-    expect(schedulers.every((s) => s.stats.runs > 0)).toBe(true);
-  });
-
-  async function expectExact(service: RankingService, model: RankingModel): Promise<void> {
-    const nowMs = clock.nowMs();
-    for (const w of WINDOWS) {
-      let top = await service.top('hot', w.name, 0, 1000);
-      for (let i = 0; top.draining && i < 100; i++) top = await service.top('hot', w.name, 0, 1000);
-      expect(top.items).toEqual(model.listing(w.name, nowMs));
-      // Every listed item is in some shard's raw results (so the raw check below is not vacuous).
-      expect(await expectInvariant(w.name)).toBeGreaterThanOrEqual(top.items.length);
-    }
-  }
-
-  /** Raw keys of every shard: the results zset equals the sum of the live slot hashes, item by item; no orphan slot. Answers the items stored. */
-  async function expectInvariant(windowName: string): Promise<number> {
-    let storedItems = 0;
-    for (let shard = 0; shard < shards; shard++) {
-      const tag = `{${redis.prefix}board:hot${shard === 0 ? '' : `/${shard}`}}:${windowName}`;
-      const starts = await redis.client.zrange(`${tag}:slots`, 0, -1);
-      const sums = new Map<string, number>();
-      for (const start of starts) {
-        for (const [item, value] of Object.entries(await redis.client.hgetall(`${tag}:slot:${start}`))) sums.set(item, (sums.get(item) ?? 0) + Number(value));
-      }
-      const top = await redis.client.zrange(`${tag}:top`, 0, -1, 'WITHSCORES');
-      const stored = new Map<string, number>();
-      for (let i = 0; i < top.length; i += 2) stored.set(top[i], Number(top[i + 1]));
-      storedItems += stored.size;
-      for (const [item, sum] of sums) if (sum !== 0) expect([item, stored.get(item)]).toEqual([item, sum]);
-      for (const [item, score] of stored) expect([item, score]).toEqual([item, sums.get(item)]);
-      const slotKeys = await redis.keys(`${tag.replace(/[{}]/g, '\\$&')}:slot:*`);
-      expect(slotKeys.sort()).toEqual(starts.map((s) => `${tag}:slot:${s}`).sort());
-    }
-    return storedItems;
-  }
-});
+  },
+);

@@ -22,35 +22,46 @@ describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (
 
   it('every window listing, score and rank match the model after every step', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }), fc.array(op, { minLength: 1, maxLength: 40 }), async (startMs, ops) => {
-        const name = `p${board++}`;
-        clock.setMs(startMs);
-        await setup.ranking.putBoard(name, WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })));
-        const model = new RankingModel(WINDOWS);
-        for (const step of ops) {
-          const nowMs = clock.nowMs();
-          switch (step.kind) {
-            case 'inc':
-              await setup.ranking.increment(name, step.item, step.amount);
-              model.increment(nowMs, step.item, step.amount);
-              break;
-            case 'batch':
-              await setup.ranking.incrementBatch(name, step.entries);
-              for (const e of step.entries) model.increment(nowMs, e.item, e.amount);
-              break;
-            case 'like':
-              expect((await setup.ranking.like(name, step.item, step.user, false)).counted).toBe(model.like(nowMs, step.item, step.user));
-              break;
-            case 'unlike':
-              expect((await setup.ranking.like(name, step.item, step.user, true)).counted).toBe(model.unlike(nowMs, step.item, step.user));
-              break;
-            default:
-              moveClock(clock, step);
+      fc.asyncProperty(
+        fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+        fc.array(op, { minLength: 1, maxLength: 40 }),
+        async (startMs, ops) => {
+          const name = `p${board++}`;
+          clock.setMs(startMs);
+          await setup.ranking.putBoard(
+            name,
+            WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
+          );
+          const model = new RankingModel(WINDOWS);
+          for (const step of ops) {
+            const nowMs = clock.nowMs();
+            switch (step.kind) {
+              case 'inc':
+                await setup.ranking.increment(name, step.item, step.amount);
+                model.increment(nowMs, step.item, step.amount);
+                break;
+              case 'batch':
+                await setup.ranking.incrementBatch(name, step.entries);
+                for (const e of step.entries) model.increment(nowMs, e.item, e.amount);
+                break;
+              case 'like':
+                expect((await setup.ranking.like(name, step.item, step.user, false)).counted).toBe(
+                  model.like(nowMs, step.item, step.user),
+                );
+                break;
+              case 'unlike':
+                expect((await setup.ranking.like(name, step.item, step.user, true)).counted).toBe(
+                  model.unlike(nowMs, step.item, step.user),
+                );
+                break;
+              default:
+                moveClock(clock, step);
+            }
+            await compare(name, model);
           }
-          await compare(name, model);
-        }
-        await setup.ranking.deleteBoard(name);
-      }),
+          await setup.ranking.deleteBoard(name);
+        },
+      ),
       { numRuns: 25 },
     );
   });

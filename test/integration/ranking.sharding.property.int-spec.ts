@@ -39,19 +39,28 @@ describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (prop
           for (const step of ops) {
             switch (step.kind) {
               case 'inc': {
-                const [a, b] = [await setup.ranking.increment(plain, step.item, step.amount), await setup.ranking.increment(sharded, step.item, step.amount)];
+                const [a, b] = [
+                  await setup.ranking.increment(plain, step.item, step.amount),
+                  await setup.ranking.increment(sharded, step.item, step.amount),
+                ];
                 expect(b.windows).toEqual(a.windows);
                 break;
               }
               case 'batch': {
-                const [a, b] = [await setup.ranking.incrementBatch(plain, step.entries), await setup.ranking.incrementBatch(sharded, step.entries)];
+                const [a, b] = [
+                  await setup.ranking.incrementBatch(plain, step.entries),
+                  await setup.ranking.incrementBatch(sharded, step.entries),
+                ];
                 expect(b.count).toBe(a.count);
                 break;
               }
               case 'like':
               case 'unlike': {
                 const undo = step.kind === 'unlike';
-                const [a, b] = [await setup.ranking.like(plain, step.item, step.user, undo), await setup.ranking.like(sharded, step.item, step.user, undo)];
+                const [a, b] = [
+                  await setup.ranking.like(plain, step.item, step.user, undo),
+                  await setup.ranking.like(sharded, step.item, step.user, undo),
+                ];
                 expect({ counted: b.counted, windows: b.windows }).toEqual({ counted: a.counted, windows: a.windows });
                 break;
               }
@@ -78,13 +87,24 @@ describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (prop
   async function compare(plain: string, sharded: string): Promise<void> {
     for (const w of WINDOWS) {
       expect(await settled(sharded, w.name)).toEqual(await settled(plain, w.name));
-      for (const [offset, limit] of [[0, 3], [4, 5]]) {
-        expect((await setup.ranking.top(sharded, w.name, offset, limit)).items).toEqual((await setup.ranking.top(plain, w.name, offset, limit)).items);
+      for (const [offset, limit] of [
+        [0, 3],
+        [4, 5],
+      ]) {
+        expect((await setup.ranking.top(sharded, w.name, offset, limit)).items).toEqual(
+          (await setup.ranking.top(plain, w.name, offset, limit)).items,
+        );
       }
       for (const id of ITEMS) {
         const [a, b] = [await setup.ranking.item(plain, w.name, id), await setup.ranking.item(sharded, w.name, id)];
-        expect({ score: b.score, rank: b.rank, percentile: b.percentile }).toEqual({ score: a.score, rank: a.rank, percentile: a.percentile });
-        expect((await setup.ranking.around(sharded, w.name, id, 2)).items).toEqual((await setup.ranking.around(plain, w.name, id, 2)).items);
+        expect({ score: b.score, rank: b.rank, percentile: b.percentile }).toEqual({
+          score: a.score,
+          rank: a.rank,
+          percentile: a.percentile,
+        });
+        expect((await setup.ranking.around(sharded, w.name, id, 2)).items).toEqual(
+          (await setup.ranking.around(plain, w.name, id, 2)).items,
+        );
       }
     }
   }

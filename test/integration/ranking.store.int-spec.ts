@@ -61,23 +61,46 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
 
     it('refuses a changed or removed window with 409, and keeps the data', async () => {
       await ranking.increment('b', 'x', 1);
-      await expect(ranking.putBoard('b', [{ name: 'm', period: '4m', interval: '1m' }, { name: 'h', period: '1h', interval: '1h' }])).rejects.toThrow(ConflictError);
-      await expect(ranking.putBoard('b', [{ name: 'm', period: '3m', interval: '1m' }])).rejects.toThrow(/window h would be removed/);
+      await expect(
+        ranking.putBoard('b', [
+          { name: 'm', period: '4m', interval: '1m' },
+          { name: 'h', period: '1h', interval: '1h' },
+        ]),
+      ).rejects.toThrow(ConflictError);
+      await expect(ranking.putBoard('b', [{ name: 'm', period: '3m', interval: '1m' }])).rejects.toThrow(
+        /window h would be removed/,
+      );
       expect(await redis.client.zscore(raw('m:top'), 'x')).toBe('1');
     });
 
     it('adds a window without touching the others; reset drops only the changed window', async () => {
       await ranking.increment('b', 'x', 2);
-      await ranking.putBoard('b', [{ name: 'm', period: '3m', interval: '1m' }, { name: 'h', period: '1h', interval: '1h' }, { name: 'd', period: '1d', interval: '1h' }]);
+      await ranking.putBoard('b', [
+        { name: 'm', period: '3m', interval: '1m' },
+        { name: 'h', period: '1h', interval: '1h' },
+        { name: 'd', period: '1d', interval: '1h' },
+      ]);
       expect(await redis.client.zscore(raw('m:top'), 'x')).toBe('2');
-      await ranking.putBoard('b', [{ name: 'm', period: '5m', interval: '1m' }, { name: 'h', period: '1h', interval: '1h' }], 1, true);
+      await ranking.putBoard(
+        'b',
+        [
+          { name: 'm', period: '5m', interval: '1m' },
+          { name: 'h', period: '1h', interval: '1h' },
+        ],
+        1,
+        true,
+      );
       expect(await boardKeys()).toEqual([raw('cfg'), raw(`h:slot:${T0_SEC}`), raw('h:slots'), raw('h:top')].sort());
     });
 
     it('gives every shard of a sharded board the same config under its own tag', async () => {
       const put = await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 4);
       expect(put).toMatchObject({ created: true, board: { shards: 4 } });
-      const versions = await Promise.all([0, 1, 2, 3].map((k) => redis.client.hget(k === 0 ? raw('cfg', 's') : `{${redis.prefix}board:s/${k}}:cfg`, 'version')));
+      const versions = await Promise.all(
+        [0, 1, 2, 3].map((k) =>
+          redis.client.hget(k === 0 ? raw('cfg', 's') : `{${redis.prefix}board:s/${k}}:cfg`, 'version'),
+        ),
+      );
       expect(new Set(versions).size).toBe(1);
       expect(versions[0]).toBeTruthy();
       for (let i = 0; i < 40; i++) await ranking.increment('s', `item-${i}`, 1);
@@ -88,7 +111,9 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     it('changes shards only with reset, dropping the data and the shards no longer used', async () => {
       await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 4);
       for (let i = 0; i < 20; i++) await ranking.increment('s', `item-${i}`, 1);
-      await expect(ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 2)).rejects.toThrow(/shards would change from 4 to 2/);
+      await expect(ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 2)).rejects.toThrow(
+        /shards would change from 4 to 2/,
+      );
       expect((await ranking.top('s', 'h', 0, 100)).items).toHaveLength(20);
       await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 2, true);
       expect((await ranking.top('s', 'h', 0, 100)).items).toEqual([]);
@@ -177,7 +202,13 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       await ranking.increment('b', 'gone', 4);
       await ranking.increment('b', 'minus', 1);
       const entries = Array.from({ length: 1200 }, (_, i) => ({ item: `i${i % 1100}`, amount: (i % 7) + 1 }));
-      entries.push({ item: 'gone', amount: -1 }, { item: 'gone', amount: -3 }, { item: 'minus', amount: -3 }, { item: 'net0', amount: 2 }, { item: 'net0', amount: -2 });
+      entries.push(
+        { item: 'gone', amount: -1 },
+        { item: 'gone', amount: -3 },
+        { item: 'minus', amount: -3 },
+        { item: 'net0', amount: 2 },
+        { item: 'net0', amount: -2 },
+      );
       expect((await ranking.incrementBatch('b', entries)).count).toBe(1205);
       const expected = new Map<string, number>();
       for (let i = 0; i < 1200; i++) expected.set(`i${i % 1100}`, (expected.get(`i${i % 1100}`) ?? 0) + (i % 7) + 1);
@@ -198,7 +229,10 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
 
     it('batch keeps slot sums past 2^53 exact (64-bit integers, not doubles)', async () => {
       await ranking.increment('b', 'big', 2 ** 53 - 1);
-      await ranking.incrementBatch('b', [{ item: 'big', amount: 2 }, { item: 'small', amount: 1 }]);
+      await ranking.incrementBatch('b', [
+        { item: 'big', amount: 2 },
+        { item: 'small', amount: 1 },
+      ]);
       expect(await redis.client.hget(raw(`m:slot:${T0_SEC}`), 'big')).toBe('9007199254740993');
       expect(await redis.client.hget(raw(`m:slot:${T0_SEC}`), 'small')).toBe('1');
     });
@@ -220,7 +254,10 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     });
 
     it('drains a slot bigger than one chunk in parts, saying so, and never subtracts twice', async () => {
-      await ranking.incrementBatch('b', Array.from({ length: 8 }, (_, i) => ({ item: `i${i}`, amount: i + 1 })));
+      await ranking.incrementBatch(
+        'b',
+        Array.from({ length: 8 }, (_, i) => ({ item: `i${i}`, amount: i + 1 })),
+      );
       await ranking.increment('b', 'i0', 0 + 100);
       clock.advanceSec(60);
       await ranking.increment('b', 'i0', 1);
@@ -242,9 +279,15 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     it('drains a slot of 1000 fields in one call when the chunk allows it', async () => {
       const { ranking: bigChunks, redisService } = await startRankingService(redis, clock, { EXPIRE_CHUNK: '1200' });
       try {
-        await bigChunks.incrementBatch('b', Array.from({ length: 1000 }, (_, i) => ({ item: `i${i}`, amount: 2 })));
+        await bigChunks.incrementBatch(
+          'b',
+          Array.from({ length: 1000 }, (_, i) => ({ item: `i${i}`, amount: 2 })),
+        );
         clock.advanceSec(60);
-        await bigChunks.incrementBatch('b', Array.from({ length: 1000 }, (_, i) => ({ item: `i${i}`, amount: i % 2 === 0 ? 1 : 2 })));
+        await bigChunks.incrementBatch(
+          'b',
+          Array.from({ length: 1000 }, (_, i) => ({ item: `i${i}`, amount: i % 2 === 0 ? 1 : 2 })),
+        );
         clock.advanceSec(120);
         const top = await bigChunks.top('b', 'm', 0, 1000);
         expect(top.draining).toBe(false);
@@ -275,7 +318,10 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       expect((await ranking.like('b', 'p', 'u1', false)).counted).toBe(false);
       expect((await ranking.like('b', 'p', 'u2', false)).windows.h).toEqual({ score: 2, rank: 1 });
       clock.advanceSec(3600); // out of every window: a new like counts again
-      expect((await ranking.like('b', 'p', 'u1', false)).windows).toEqual({ m: { score: 1, rank: 1 }, h: { score: 1, rank: 1 } });
+      expect((await ranking.like('b', 'p', 'u1', false)).windows).toEqual({
+        m: { score: 1, rank: 1 },
+        h: { score: 1, rank: 1 },
+      });
     });
 
     it('unlike takes the like out of the windows that still hold it', async () => {
@@ -283,7 +329,10 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       await ranking.increment('b', 'p', 4);
       clock.advanceSec(200); // the like's minute slot has left the 3-minute window
       const undone = await ranking.like('b', 'p', 'u1', true);
-      expect(undone).toMatchObject({ counted: true, windows: { m: { score: 0, rank: null }, h: { score: 4, rank: 1 } } });
+      expect(undone).toMatchObject({
+        counted: true,
+        windows: { m: { score: 0, rank: null }, h: { score: 4, rank: 1 } },
+      });
       expect(await redis.client.zscore(raw('likes'), 'p\x1fu1')).toBeNull();
       expect(await redis.client.hget(raw(`h:slot:${T0_SEC}`), 'p')).toBe('4');
       expect((await ranking.like('b', 'p', 'u1', true)).counted).toBe(false);
@@ -299,7 +348,15 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     it('does not take a like out of a window remade by a reset after it', async () => {
       await ranking.like('b', 'p', 'u1', false);
       clock.advanceSec(1);
-      await ranking.putBoard('b', [{ name: 'm', period: '4m', interval: '1m' }, { name: 'h', period: '1h', interval: '1h' }], 1, true);
+      await ranking.putBoard(
+        'b',
+        [
+          { name: 'm', period: '4m', interval: '1m' },
+          { name: 'h', period: '1h', interval: '1h' },
+        ],
+        1,
+        true,
+      );
       await ranking.increment('b', 'p', 2);
       const undone = await ranking.like('b', 'p', 'u1', true);
       expect(undone.windows).toEqual({ m: { score: 2, rank: 1 }, h: { score: 2, rank: 1 } });
@@ -350,23 +407,38 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     });
 
     it('an unknown window is a 404 naming the windows', async () => {
-      await expect(ranking.top('b', 'week', 0, 10)).rejects.toThrow(/window "week" does not exist on board "b" \(windows: m, h\)/);
+      await expect(ranking.top('b', 'week', 0, 10)).rejects.toThrow(
+        /window "week" does not exist on board "b" \(windows: m, h\)/,
+      );
     });
   });
 
   describe('sharded boards while their config changes', () => {
     const H = [{ name: 'h', period: '1h', interval: '1h' }];
-    const cfgOf = (shard: number, board = 's') => (shard === 0 ? raw('cfg', board) : `{${redis.prefix}board:${board}/${shard}}:cfg`);
-    const itemOnShard = (shard: number, shards: number) => Array.from({ length: 200 }, (_, i) => `item-${i}`).find((id) => shardOf(id, shards) === shard)!;
+    const cfgOf = (shard: number, board = 's') =>
+      shard === 0 ? raw('cfg', board) : `{${redis.prefix}board:${board}/${shard}}:cfg`;
+    const itemOnShard = (shard: number, shards: number) =>
+      Array.from({ length: 200 }, (_, i) => `item-${i}`).find((id) => shardOf(id, shards) === shard)!;
     /** Runs board_put on shard 0 only: a PUT that stopped before syncing the other shards. */
     const putOnShardZero = (shards: number | '', windows: object[], reset: boolean) =>
-      service.run<string[]>(RANKING_SCRIPTS.boardPut, [cfgOf(0)], [JSON.stringify(windows), shards, `half-${Math.random()}`, reset ? 1 : 0, clock.nowMs()]);
+      service.run<string[]>(
+        RANKING_SCRIPTS.boardPut,
+        [cfgOf(0)],
+        [JSON.stringify(windows), shards, `half-${Math.random()}`, reset ? 1 : 0, clock.nowMs()],
+      );
 
     it('applies a write once when its rank read meets a PUT in progress, and says so with 409', async () => {
       await ranking.putBoard('s', H, 3);
       const item = itemOnShard(1, 3);
       await ranking.increment('s', item, 1); // caches the config
-      await putOnShardZero('', [{ name: 'h', periodSec: 3600, intervalSec: 3600 }, { name: 'd', periodSec: 86400, intervalSec: 3600 }], false);
+      await putOnShardZero(
+        '',
+        [
+          { name: 'h', periodSec: 3600, intervalSec: 3600 },
+          { name: 'd', periodSec: 86400, intervalSec: 3600 },
+        ],
+        false,
+      );
       await expect(ranking.increment('s', item, 5)).rejects.toThrow(/the write was applied/);
       await ranking.putBoard('s', [...H, { name: 'd', period: '1d', interval: '1h' }]); // finishes the sync
       expect((await ranking.item('s', 'h', item)).score).toBe(6);
@@ -378,7 +450,13 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       await ranking.putBoard('s', [...H, { name: 'd', period: '1d', interval: '1h' }]);
       const newer = await redis.client.hgetall(cfgOf(1));
       // The first PUT's sync arriving late:
-      expect(await service.run(RANKING_SCRIPTS.shardSync, [cfgOf(1)], [first.version, first.windows, first.shards, first.revision, clock.nowMs()])).toBe('unchanged');
+      expect(
+        await service.run(
+          RANKING_SCRIPTS.shardSync,
+          [cfgOf(1)],
+          [first.version, first.windows, first.shards, first.revision, clock.nowMs()],
+        ),
+      ).toBe('unchanged');
       expect(await redis.client.hgetall(cfgOf(1))).toEqual(newer);
       expect(newer.version).toBe(await redis.client.hget(cfgOf(0), 'version'));
     });
@@ -432,7 +510,11 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       const config = validateConfig({ ...redis.env });
       const other = new RankingService(new RankingStore(service, config), clock);
       await other.increment('b', 'x', 1); // caches the current config
-      await ranking.putBoard('b', [{ name: 'm', period: '3m', interval: '1m' }, { name: 'h', period: '1h', interval: '1h' }, { name: 'w', period: '7d', interval: '1d' }]);
+      await ranking.putBoard('b', [
+        { name: 'm', period: '3m', interval: '1m' },
+        { name: 'h', period: '1h', interval: '1h' },
+        { name: 'w', period: '7d', interval: '1d' },
+      ]);
       const reply = await other.increment('b', 'x', 1);
       expect(Object.keys(reply.windows)).toEqual(['m', 'h', 'w']);
       expect(reply.windows.w).toEqual({ score: 1, rank: 1 });

@@ -5,7 +5,14 @@ import { NotFoundError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';
 import { ACCESS_TIME, StatsService } from '../../src/stats/stats.service';
 import { Batch, StatsStore } from '../../src/stats/stats.store';
-import { addToHistogram, addValue, bucketField, emptyMoments, MAX_INDEX, RELATIVE_ACCURACY } from '../../src/stats/stats-math';
+import {
+  addToHistogram,
+  addValue,
+  bucketField,
+  emptyMoments,
+  MAX_INDEX,
+  RELATIVE_ACCURACY,
+} from '../../src/stats/stats-math';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
@@ -52,12 +59,30 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
   describe('record', () => {
     it('answers the hour figures and writes count, sum, sumsq, min, max, mean, M2 and histogram fields', async () => {
       clock.advanceSec(10);
-      expect(await stats.record('page', 'T', 2)).toEqual({ context: 'page', type: 'T', hourStart: H0, recorded: true, count: 1, sum: 2, sumsq: 4 });
+      expect(await stats.record('page', 'T', 2)).toEqual({
+        context: 'page',
+        type: 'T',
+        hourStart: H0,
+        recorded: true,
+        count: 1,
+        sum: 2,
+        sumsq: 4,
+      });
       await stats.record('page', 'T', -3);
       const third = await stats.record('page', 'T', 0);
       expect(third).toMatchObject({ count: 3, sum: -1, sumsq: 13 });
       const raw = await hash(cur('page'));
-      expect(raw).toMatchObject({ hour: String(H0), count: '3', sum: '-1', sumsq: '13', min: '-3', max: '2', z: '1', [bucketField(2)]: '1', [bucketField(-3)]: '1' });
+      expect(raw).toMatchObject({
+        hour: String(H0),
+        count: '3',
+        sum: '-1',
+        sumsq: '13',
+        min: '-3',
+        max: '2',
+        z: '1',
+        [bucketField(2)]: '1',
+        [bucketField(-3)]: '1',
+      });
       expect(Number(raw.mean)).toBeCloseTo(-1 / 3, 12);
       expect(Number(raw.m2)).toBeCloseTo(38 / 3, 10); // sample variance 19/3
       const ttl = await redis.client.ttl(cur('page'));
@@ -102,7 +127,11 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       expect(view.average).toBeCloseTo(mean, 9);
       const sd = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / 399);
       expect(view.stddev!).toBeCloseTo(sd, 9);
-      for (const [q, got] of [[0.5, view.p50], [0.9, view.p90], [0.99, view.p99]] as const) {
+      for (const [q, got] of [
+        [0.5, view.p50],
+        [0.9, view.p90],
+        [0.99, view.p99],
+      ] as const) {
         const exact = sorted[Math.floor(q * 399)];
         expect(Math.abs(got! - exact)).toBeLessThanOrEqual(RELATIVE_ACCURACY * exact * (1 + 1e-9));
       }
@@ -112,7 +141,14 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       for (let i = 0; i < 50; i++) await stats.record('big', 'T', 1e9 + 0.1);
       expect((await stats.read('big', 'T')).stddev).toBe(0);
       await stats.record('one', 'T', 7);
-      expect(await stats.read('one', 'T')).toMatchObject({ count: 1, average: 7, stddev: null, p50: 7, p90: 7, p99: 7 });
+      expect(await stats.read('one', 'T')).toMatchObject({
+        count: 1,
+        average: 7,
+        stddev: null,
+        p50: 7,
+        p90: 7,
+        p99: 7,
+      });
     });
 
     it('clamps huge values into the top bucket and answers the max for it', async () => {
@@ -142,7 +178,9 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       await stats.record('r', 'T', 5);
       expect(await redis.client.exists(prev('r'))).toBe(0);
       expect(await hash(cur('r'))).toMatchObject({ hour: String(H0 + 3 * 3600), count: '1' });
-      await expect(stats.read('r', 'T', 'previous')).rejects.toThrow(/nothing recorded for context "r", type "T" in the previous hour/);
+      await expect(stats.read('r', 'T', 'previous')).rejects.toThrow(
+        /nothing recorded for context "r", type "T" in the previous hour/,
+      );
     });
 
     it('a recorder whose clock is behind writes into the previous hour, never rolls back; older values are dropped', async () => {
@@ -172,7 +210,13 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       const old = await stats.read('race', 'T', 'previous');
       const now = await stats.read('race', 'T', 'current');
       expect(old).toMatchObject({ hourStart: H0, count: 61, sum: 0.5 + (60 * 61) / 2, min: 0.5, max: 60 });
-      expect(now).toMatchObject({ hourStart: H0 + 3600, count: 60, sum: 60 * 1000 + (60 * 61) / 2, min: 1001, max: 1060 });
+      expect(now).toMatchObject({
+        hourStart: H0 + 3600,
+        count: 60,
+        sum: 60 * 1000 + (60 * 61) / 2,
+        min: 1001,
+        max: 1060,
+      });
     });
   });
 
@@ -183,14 +227,25 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       for (const v of [0.1, 0.2, 0.3, 0.4]) await stats.record('direct', ACCESS_TIME, v);
       const merged = await stats.read('GET /a', ACCESS_TIME);
       const direct = await stats.read('direct', ACCESS_TIME);
-      expect({ ...merged, context: 'x' }).toEqual({ ...direct, context: 'x', sum: merged.sum, sumsq: merged.sumsq, average: merged.average, stddev: merged.stddev });
+      expect({ ...merged, context: 'x' }).toEqual({
+        ...direct,
+        context: 'x',
+        sum: merged.sum,
+        sumsq: merged.sumsq,
+        average: merged.average,
+        stddev: merged.stddev,
+      });
       expect(merged.sum).toBeCloseTo(1, 12);
       expect(merged.stddev!).toBeCloseTo(direct.stddev!, 12);
       expect(await stats.slowest(10)).toEqual([
         { context: 'GET /b', average: 1 },
         { context: 'GET /a', average: merged.average },
       ]);
-      expect(await redis.client.zrange(store.keys.index(), 0, -1)).toEqual(['GET /a\tAccessTime', 'GET /b\tAccessTime', 'direct\tAccessTime']);
+      expect(await redis.client.zrange(store.keys.index(), 0, -1)).toEqual([
+        'GET /a\tAccessTime',
+        'GET /b\tAccessTime',
+        'direct\tAccessTime',
+      ]);
       // A batch of the previous hour flushed after another instance rolled over lands in the previous hour.
       clock.advanceMs(HOUR_MS);
       await stats.flush([batchOf('GET /a', H0 + 3600, [2])]);

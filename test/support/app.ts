@@ -7,10 +7,21 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const ADMIN = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
 /** Boots the whole app on the test file's Redis, ready for supertest (not listening on a port). */
-export async function startTestApp(redis: TestRedis, clock: Clock, env: Record<string, string | undefined> = {}): Promise<NestFastifyApplication> {
+export async function startTestApp(
+  redis: TestRedis,
+  clock: Clock,
+  env: Record<string, string | undefined> = {},
+): Promise<NestFastifyApplication> {
   const app = await createApp({
     clock,
-    env: { ...redis.env, ADMIN_TOKEN, SCHEDULER_ENABLED: 'false', LOG_LEVEL: 'error', REDIS_COMMAND_TIMEOUT_MS: '5000', ...env },
+    env: {
+      ...redis.env,
+      ADMIN_TOKEN,
+      SCHEDULER_ENABLED: 'false',
+      LOG_LEVEL: 'error',
+      REDIS_COMMAND_TIMEOUT_MS: '5000',
+      ...env,
+    },
   });
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

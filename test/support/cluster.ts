@@ -23,14 +23,35 @@ export async function startRedisCluster(): Promise<{ nodes: string; stopServer: 
       const port = await freeClusterPort();
       const child = spawn(
         'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          '--dir',
+          dir,
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--loglevel',
+          'warning',
+        ],
         { stdio: 'ignore' },
       );
       children.push(child);
       if (await waitForPing(port, child)) ports.push(port);
       else await stopChild(child);
     }
-    const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
+    const create = spawnSync(
+      'redis-cli',
+      ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
     await waitForClusterOk(ports);
     return { nodes: ports.map((p) => `127.0.0.1:${p}`).join(','), stopServer };
@@ -42,7 +63,9 @@ export async function startRedisCluster(): Promise<{ nodes: string; stopServer: 
 
 async function waitForClusterOk(ports: number[]): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {
-    const states = ports.map((port) => spawnSync('redis-cli', ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' }).stdout ?? '');
+    const states = ports.map(
+      (port) => spawnSync('redis-cli', ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' }).stdout ?? '',
+    );
     if (states.every((info) => info.includes('cluster_state:ok'))) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

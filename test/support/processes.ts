@@ -10,7 +10,9 @@ export async function freePort(port = 0): Promise<number> {
     server.on('error', reject);
     server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -33,7 +35,14 @@ export async function freeClusterPort(): Promise<number> {
 export async function waitForPing(port: number, child: ChildProcess): Promise<boolean> {
   for (let attempt = 0; attempt < 100; attempt++) {
     if (child.exitCode !== null) return false;
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, disconnectTimeout: 10 });
+    const probe = new Redis({
+      port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      disconnectTimeout: 10,
+    });
     probe.on('error', () => undefined); // refused while the server starts: expected, retried below
     try {
       await probe.connect();

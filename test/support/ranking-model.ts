@@ -59,7 +59,7 @@ export class RankingModel {
   listing(windowName: string, nowMs: number): Array<{ rank: number; item: string; score: number }> {
     const rows = [...this.sums(windowName, nowMs)]
       .filter(([, score]) => score > 0)
-      .sort(([a, sa], [b, sb]) => sb - sa || (Buffer.compare(Buffer.from(b), Buffer.from(a))));
+      .sort(([a, sa], [b, sb]) => sb - sa || Buffer.compare(Buffer.from(b), Buffer.from(a)));
     return rows.map(([item, score]) => ({ rank: 1 + rows.filter(([, s]) => s > score).length, item, score }));
   }
 

@@ -24,14 +24,37 @@ export function rankingOps(options: RankingOpOptions): fc.Arbitrary<RankingOp> {
   const amount = fc.integer({ min: -4, max: 6 }).filter((n) => n !== 0);
   const steps: Array<fc.WeightedArbitrary<RankingOp>> = [
     { weight: 5, arbitrary: fc.record({ kind: fc.constant('inc' as const), item, amount }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('batch' as const), entries: fc.array(fc.record({ item, amount }), { minLength: 1, maxLength: options.maxBatch ?? 6 }) }) },
-    { weight: 3, arbitrary: fc.record({ kind: fc.constantFrom('like' as const, 'unlike' as const), item, user: fc.constantFrom(...options.users) }) },
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: options.maxAdvanceMs }) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('batch' as const),
+        entries: fc.array(fc.record({ item, amount }), { minLength: 1, maxLength: options.maxBatch ?? 6 }),
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constantFrom('like' as const, 'unlike' as const),
+        item,
+        user: fc.constantFrom(...options.users),
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('advance' as const),
+        ms: fc.integer({ min: 0, max: options.maxAdvanceMs }),
+      }),
+    },
   ];
   if (options.boundaries?.length) {
     steps.push({
       weight: 2,
-      arbitrary: fc.record({ kind: fc.constant('toBoundary' as const), intervalSec: fc.constantFrom(...options.boundaries), offsetMs: fc.constantFrom(-1, 0, 1) }),
+      arbitrary: fc.record({
+        kind: fc.constant('toBoundary' as const),
+        intervalSec: fc.constantFrom(...options.boundaries),
+        offsetMs: fc.constantFrom(-1, 0, 1),
+      }),
     });
   }
   return fc.oneof(...steps);

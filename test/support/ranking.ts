@@ -6,7 +6,11 @@ import { RedisService } from '../../src/redis/redis.service';
 import { startTestRedis, TestRedis, Topology } from './redis';
 
 /** A RankingService on the test file's Redis without the HTTP app (config layered over the test's env). */
-export async function startRankingService(redis: TestRedis, clock: Clock, env: Record<string, string> = {}): Promise<{ ranking: RankingService; redisService: RedisService }> {
+export async function startRankingService(
+  redis: TestRedis,
+  clock: Clock,
+  env: Record<string, string> = {},
+): Promise<{ ranking: RankingService; redisService: RedisService }> {
   const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
   const redisService = new RedisService(config, clock);
   await redisService.waitUntilReady(10_000);
@@ -17,7 +21,10 @@ export async function startRankingService(redis: TestRedis, clock: Clock, env: R
  * Registers, in the calling describe block, a Redis of its own (`topology`) and a RankingService on it
  * driven by a FakeClock; `ranking` can be read once beforeAll has run. Stops both afterAll.
  */
-export function useRankingService(topology: Topology, env: Record<string, string> = {}): { clock: FakeClock; readonly ranking: RankingService } {
+export function useRankingService(
+  topology: Topology,
+  env: Record<string, string> = {},
+): { clock: FakeClock; readonly ranking: RankingService } {
   const clock = new FakeClock(0);
   let redis: TestRedis | undefined;
   let started: { ranking: RankingService; redisService: RedisService } | undefined;

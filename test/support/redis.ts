@@ -60,7 +60,10 @@ export async function startTestRedis(topology: Topology = 'single'): Promise<Tes
     const server = given ? { nodes: given, stopServer: async () => undefined } : await startRedisCluster();
     const client = clusterClient(server.nodes);
     await client.connect();
-    return assemble('cluster', '', { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: prefix }, prefix, client, { ...server, source: given ? 'REDIS_CLUSTER_NODES' : 'redis-server cluster' });
+    return assemble('cluster', '', { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: prefix }, prefix, client, {
+      ...server,
+      source: given ? 'REDIS_CLUSTER_NODES' : 'redis-server cluster',
+    });
   }
   const url = await singleServer();
   const client = new Redis(url.url, { maxRetriesPerRequest: 1, lazyConnect: true });
@@ -68,7 +71,14 @@ export async function startTestRedis(topology: Topology = 'single'): Promise<Tes
   return assemble('single', url.url, { REDIS_URL: url.url, KEY_PREFIX: prefix }, prefix, client, url);
 }
 
-function assemble(topology: Topology, url: string, env: Record<string, string>, prefix: string, client: Redis | Cluster, server: Server): TestRedis {
+function assemble(
+  topology: Topology,
+  url: string,
+  env: Record<string, string>,
+  prefix: string,
+  client: Redis | Cluster,
+  server: Server,
+): TestRedis {
   const nodes = () => (client instanceof Cluster ? client.nodes('master') : [client]);
   return {
     topology,
@@ -97,13 +107,16 @@ function assemble(topology: Topology, url: string, env: Record<string, string>, 
 
 function requireRedisServer(): void {
   if (spawnSync('redis-server', ['--version']).status !== 0) {
-    throw new Error('No redis-server for the tests: install it (apt-get install redis-server / brew install redis), or set REDIS_URL and REDIS_CLUSTER_NODES.');
+    throw new Error(
+      'No redis-server for the tests: install it (apt-get install redis-server / brew install redis), or set REDIS_URL and REDIS_CLUSTER_NODES.',
+    );
   }
 }
 
 async function singleServer(): Promise<Server & { url: string }> {
   const given = process.env.REDIS_URL;
-  if (given && !MACHINE_REDIS.test(given)) return { url: given, source: 'REDIS_URL', stopServer: async () => undefined };
+  if (given && !MACHINE_REDIS.test(given))
+    return { url: given, source: 'REDIS_URL', stopServer: async () => undefined };
   if (process.env.DOCKER_HOST || existsSync('/var/run/docker.sock')) {
     const started = await tryTestcontainers();
     if (started) return started;
@@ -115,7 +128,10 @@ async function singleServer(): Promise<Server & { url: string }> {
 async function tryTestcontainers(): Promise<(Server & { url: string }) | undefined> {
   try {
     const { GenericContainer, Wait } = await import('testcontainers');
-    const container = await new GenericContainer('redis:7.4-alpine').withExposedPorts(6379).withWaitStrategy(Wait.forLogMessage('Ready to accept connections')).start();
+    const container = await new GenericContainer('redis:7.4-alpine')
+      .withExposedPorts(6379)
+      .withWaitStrategy(Wait.forLogMessage('Ready to accept connections'))
+      .start();
     return {
       url: `redis://${container.getHost()}:${container.getMappedPort(6379)}`,
       source: 'testcontainers',
@@ -129,9 +145,13 @@ async function tryTestcontainers(): Promise<(Server & { url: string }) | undefin
 }
 
 function spawnServer(port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
-    stdio: 'ignore',
-  });
+  return spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+    {
+      stdio: 'ignore',
+    },
+  );
 }
 
 async function startRedisServer(): Promise<Server & { url: string }> {

@@ -13,7 +13,8 @@ import { isCount, MAX_COUNT } from '../counter-math';
 const MAX_UNIX_SEC = 9_999_999_999;
 
 const isOptionalCount = (value: unknown) => value === undefined || isCount(value);
-const isAt = (value: unknown) => value === undefined || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_UNIX_SEC);
+const isAt = (value: unknown) =>
+  value === undefined || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_UNIX_SEC);
 
 /**
  * Compiled checks for the hot counter increment (see AppValidationPipe): what they do not certainly
@@ -28,7 +29,13 @@ export class CounterParams {
 
 @FastValidated(requiredFields(IncrementCounterDto, { count: isOptionalCount, at: isAt }))
 export class IncrementCounterDto {
-  @ApiPropertyOptional({ description: 'Count to add (negative subtracts)', default: 1, minimum: -MAX_COUNT, maximum: MAX_COUNT, not: { enum: [0] } })
+  @ApiPropertyOptional({
+    description: 'Count to add (negative subtracts)',
+    default: 1,
+    minimum: -MAX_COUNT,
+    maximum: MAX_COUNT,
+    not: { enum: [0] },
+  })
   @IsOptional()
   @Max(MAX_COUNT)
   @Min(-MAX_COUNT)
@@ -58,18 +65,29 @@ export class IncrementCounterResultDto {
   @ApiProperty({ description: 'Time of the sample, unix seconds', example: 1_700_000_000 })
   at!: number;
 
-  @ApiProperty({ description: 'Precisions (s) the count landed in', type: [Number], example: [1, 5, 60, 300, 3600, 18000, 86400] })
+  @ApiProperty({
+    description: 'Precisions (s) the count landed in',
+    type: [Number],
+    example: [1, 5, 60, 300, 3600, 18000, 86400],
+  })
   precisions!: number[];
 }
 
 export class ReadCounterQuery {
-  @ApiProperty({ description: 'One of the configured precisions: seconds, or a duration such as 5s, 1m, 1h, 1d', example: '5s', required: true })
+  @ApiProperty({
+    description: 'One of the configured precisions: seconds, or a duration such as 5s, 1m, 1h, 1d',
+    example: '5s',
+    required: true,
+  })
   @IsOptional()
   @MaxLength(16)
   @IsString()
   precision?: string;
 
-  @ApiPropertyOptional({ description: 'Unix seconds: only slices ending after it (the slice holding `from` is included)', example: 1_700_000_000 })
+  @ApiPropertyOptional({
+    description: 'Unix seconds: only slices ending after it (the slice holding `from` is included)',
+    example: 1_700_000_000,
+  })
   @IsOptional()
   @ToInt()
   @Max(MAX_UNIX_SEC)
@@ -85,7 +103,10 @@ export class ReadCounterQuery {
   @IsInt()
   to?: number;
 
-  @ApiPropertyOptional({ description: 'Emit zero samples for empty slices in range (clamped to the retention, up to now)', default: false })
+  @ApiPropertyOptional({
+    description: 'Emit zero samples for empty slices in range (clamped to the retention, up to now)',
+    default: false,
+  })
   @IsOptional()
   @ToBool()
   @IsBoolean()

@@ -9,12 +9,18 @@ export const MAX_AMOUNT = 1_000_000;
 
 const isName = (value: unknown): value is string => typeof value === 'string' && NAME_PATTERN.test(value);
 const isId = (value: unknown): value is string => typeof value === 'string' && ID_PATTERN.test(value);
-const isAmount = (value: unknown) => value === undefined || (typeof value === 'number' && Number.isInteger(value) && value !== 0 && Math.abs(value) <= MAX_AMOUNT);
-const inRange = (value: number | undefined, min: number, max: number) => value !== undefined && value >= min && value <= max;
+const isAmount = (value: unknown) =>
+  value === undefined ||
+  (typeof value === 'number' && Number.isInteger(value) && value !== 0 && Math.abs(value) <= MAX_AMOUNT);
+const inRange = (value: number | undefined, min: number, max: number) =>
+  value !== undefined && value >= min && value <= max;
 
 /** Required name or id fields (route params, a like's userId). */
 export const idFieldsCheck = (type: new () => object, fields: Record<string, 'name' | 'id'>) =>
-  requiredFields(type, Object.fromEntries(Object.entries(fields).map(([key, kind]) => [key, kind === 'name' ? isName : isId])));
+  requiredFields(
+    type,
+    Object.fromEntries(Object.entries(fields).map(([key, kind]) => [key, kind === 'name' ? isName : isId])),
+  );
 
 export function amountBodyCheck(type: new () => object): FastCheck {
   const keys = new Set(['amount']);
@@ -35,7 +41,8 @@ export function batchBodyCheck(type: new () => object, entryType: new () => obje
     const entries: object[] = new Array(items.length);
     for (let i = 0; i < items.length; i++) {
       const entry: unknown = items[i];
-      if (!isPlainObject(entry) || !hasOnlyKeys(entry, entryKeys) || !isId(entry.item) || !isAmount(entry.amount)) return undefined;
+      if (!isPlainObject(entry) || !hasOnlyKeys(entry, entryKeys) || !isId(entry.item) || !isAmount(entry.amount))
+        return undefined;
       entries[i] = instanceOf(entryType, entry);
     }
     return instanceOf(type, { items: entries });

@@ -1,6 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, Max, Min, NotEquals, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsOptional,
+  Max,
+  Min,
+  NotEquals,
+  ValidateNested,
+} from 'class-validator';
 import { IsId, IsName, MAX_PAGE_LIMIT, MAX_PAGE_OFFSET, PageLimit, PageOffset, ToInt } from '../../common/dto';
 import { FastValidated } from '../../common/validation';
 import { amountBodyCheck, batchBodyCheck, idFieldsCheck, MAX_AMOUNT, windowQueryCheck } from './fast-checks';
@@ -34,7 +44,13 @@ export class LikeParams extends ItemParams {
 
 @FastValidated(amountBodyCheck(IncrementDto))
 export class IncrementDto {
-  @ApiPropertyOptional({ description: 'Amount to add (negative subtracts)', default: 1, minimum: -MAX_AMOUNT, maximum: MAX_AMOUNT, not: { enum: [0] } })
+  @ApiPropertyOptional({
+    description: 'Amount to add (negative subtracts)',
+    default: 1,
+    minimum: -MAX_AMOUNT,
+    maximum: MAX_AMOUNT,
+    not: { enum: [0] },
+  })
   @AmountRules()
   amount?: number;
 }
@@ -44,7 +60,12 @@ export class BatchEntryDto {
   @IsId()
   item!: string;
 
-  @ApiPropertyOptional({ description: 'Amount to add (negative subtracts)', default: 1, minimum: -MAX_AMOUNT, maximum: MAX_AMOUNT })
+  @ApiPropertyOptional({
+    description: 'Amount to add (negative subtracts)',
+    default: 1,
+    minimum: -MAX_AMOUNT,
+    maximum: MAX_AMOUNT,
+  })
   @AmountRules()
   amount?: number;
 }
@@ -97,16 +118,22 @@ export class AroundQuery extends WindowQuery {
 
 export class StandingDto {
   @ApiProperty({ description: 'Sum over the live slots of the window' }) score!: number;
-  @ApiProperty({ nullable: true, type: Number, description: 'Competition rank (1, 2, 2, 4); null when score <= 0' }) rank!: number | null;
+  @ApiProperty({ nullable: true, type: Number, description: 'Competition rank (1, 2, 2, 4); null when score <= 0' })
+  rank!: number | null;
 }
 
-const WINDOWS_SCHEMA = { type: 'object', additionalProperties: { $ref: '#/components/schemas/StandingDto' }, description: 'Per window name' } as const;
+const WINDOWS_SCHEMA = {
+  type: 'object',
+  additionalProperties: { $ref: '#/components/schemas/StandingDto' },
+  description: 'Per window name',
+} as const;
 
 export class IncrementResultDto {
   @ApiProperty() board!: string;
   @ApiProperty() item!: string;
   @ApiProperty(WINDOWS_SCHEMA) windows!: Record<string, StandingDto>;
-  @ApiProperty({ description: 'True while an expired slot larger than one chunk is still being subtracted' }) draining!: boolean;
+  @ApiProperty({ description: 'True while an expired slot larger than one chunk is still being subtracted' })
+  draining!: boolean;
 }
 
 export class BatchResultDto {
@@ -131,11 +158,13 @@ export class WindowFiguresDto {
   @ApiProperty() window!: string;
   @ApiProperty({ description: 'Start of the oldest live slot (unix s)' }) from!: number;
   @ApiProperty({ description: 'End of the current slot (unix s)' }) to!: number;
-  @ApiProperty({ description: 'True while an expired slot larger than one chunk is still being subtracted' }) draining!: boolean;
+  @ApiProperty({ description: 'True while an expired slot larger than one chunk is still being subtracted' })
+  draining!: boolean;
 }
 
 export class TopResultDto extends WindowFiguresDto {
-  @ApiProperty({ type: [ListedItemDto], description: 'Highest score first; ties in descending byte order of item id' }) items!: ListedItemDto[];
+  @ApiProperty({ type: [ListedItemDto], description: 'Highest score first; ties in descending byte order of item id' })
+  items!: ListedItemDto[];
 }
 
 export class AroundResultDto extends TopResultDto {
@@ -146,6 +175,10 @@ export class ItemResultDto extends WindowFiguresDto {
   @ApiProperty() item!: string;
   @ApiProperty() score!: number;
   @ApiProperty({ nullable: true, type: Number }) rank!: number | null;
-  @ApiProperty({ nullable: true, type: Number, description: 'Share (%) of the other ranked items scoring at or below this one' })
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description: 'Share (%) of the other ranked items scoring at or below this one',
+  })
   percentile!: number | null;
 }

@@ -9,7 +9,11 @@ import { CONTEXT_PATTERN, CONTEXT_RULE, isContext } from '../stats-names';
 /** Compiled checks for the hot record route (see AppValidationPipe); class-validator gives every error. */
 @FastValidated(requiredFields(StatsParams, { context: isContext, type: isName }))
 export class StatsParams {
-  @ApiProperty({ description: `Context: ${CONTEXT_RULE}, URL-encoded`, example: 'GET /boards/:board/top', maxLength: 200 })
+  @ApiProperty({
+    description: `Context: ${CONTEXT_RULE}, URL-encoded`,
+    example: 'GET /boards/:board/top',
+    maxLength: 200,
+  })
   @Matches(CONTEXT_PATTERN, { message: `context must be ${CONTEXT_RULE}` })
   context!: string;
 
@@ -49,7 +53,11 @@ export class RecordResultDto {
   @ApiProperty() context!: string;
   @ApiProperty() type!: string;
   @ApiProperty({ description: 'Start of the UTC hour the value went into (unix s)' }) hourStart!: number;
-  @ApiProperty({ description: 'False only when the value was older than every kept hour (this instance\'s clock over an hour behind another\'s)' }) recorded!: boolean;
+  @ApiProperty({
+    description:
+      "False only when the value was older than every kept hour (this instance's clock over an hour behind another's)",
+  })
+  recorded!: boolean;
   @ApiProperty({ description: 'Values recorded in that hour' }) count!: number;
   @ApiProperty() sum!: number;
   @ApiProperty({ description: 'Sum of squares' }) sumsq!: number;
@@ -65,7 +73,12 @@ export class StatsViewDto {
   @ApiProperty() min!: number;
   @ApiProperty() max!: number;
   @ApiProperty() average!: number;
-  @ApiProperty({ nullable: true, type: Number, description: 'Sample standard deviation (from a stored M2, never negative); null below two values' }) stddev!: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description: 'Sample standard deviation (from a stored M2, never negative); null below two values',
+  })
+  stddev!: number | null;
   @ApiProperty({ description: 'Median, within 1 % relative error (DDSketch log buckets)' }) p50!: number;
   @ApiProperty({ description: '90th percentile, within 1 %' }) p90!: number;
   @ApiProperty({ description: '99th percentile, within 1 %' }) p99!: number;
@@ -88,5 +101,6 @@ export class ListedStatsDto {
 
 export class StatsListDto {
   @ApiProperty({ description: 'Context/type pairs recorded in the current or previous hour' }) total!: number;
-  @ApiProperty({ type: [ListedStatsDto], description: 'Ordered by latest hour, then context and type' }) items!: ListedStatsDto[];
+  @ApiProperty({ type: [ListedStatsDto], description: 'Ordered by latest hour, then context and type' })
+  items!: ListedStatsDto[];
 }
