@@ -10,10 +10,10 @@ import { AppConfig } from '../src/common/config';
 import { CounterKeys } from '../src/counters/counter-keys';
 import { COUNTER_SCRIPTS } from '../src/counters/counters.scripts';
 import { PreparedBoard } from '../src/ranking/board';
-import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
-import { KeyBuilder } from '../src/redis/keys';
+import { RankingKeys } from '../src/ranking/ranking.keys';
+import { BoardCall, RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
 import { nodeOptions } from '../src/redis/redis-options';
-import { loadScriptSource, ScriptDefinition } from '../src/redis/scripts';
+import { callScript, defineScript } from '../src/redis/scripts';
 import { StatsKeys } from '../src/stats/stats-keys';
 import { bucketField, hourStartOf } from '../src/stats/stats-math';
 import { STATS_SCRIPTS } from '../src/stats/stats.scripts';
@@ -32,18 +32,9 @@ async function main(): Promise<void> {
     lazyConnect: true,
   });
   await redis.connect(); // no offline queue: nothing may be sent before the connection is up
-  const keys = new KeyBuilder(process.env.KEY_PREFIX ?? 'tb:');
-  const run = (script: ScriptDefinition, keyList: string[], args: Array<string | number>) => {
-    const command = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[script.name];
-    return script.numberOfKeys === 'dynamic'
-      ? command.call(redis, keyList.length, ...keyList, ...args)
-      : command.call(redis, ...keyList, ...args);
-  };
+  const keys = new RankingKeys(process.env.KEY_PREFIX ?? 'tb:');
   for (const script of [...Object.values(S), ...Object.values(COUNTER_SCRIPTS), ...Object.values(STATS_SCRIPTS)]) {
-    redis.defineCommand(script.name, {
-      lua: loadScriptSource(script),
-      numberOfKeys: script.numberOfKeys === 'dynamic' ? undefined : script.numberOfKeys,
-    });
+    defineScript(redis, script);
   }
   const boardName = process.env.BOARD ?? 'bench';
   const stored = await redis.hgetall(keys.board(boardName).cfg());
@@ -52,53 +43,54 @@ async function main(): Promise<void> {
     (shard) => keys.board(boardName, shard),
   );
   const window = board.config.windows[0];
-  const readKeys = [board.keys.cfg(), board.keys.slots(window.name), board.keys.top(window.name)];
-  const readArgs = () => [board.config.version, Date.now(), EXPIRE_CHUNK, window.periodSec, window.intervalSec];
-  const writeArgs = () => [board.config.version, Date.now(), EXPIRE_CHUNK, ...board.windowArgs];
+  const on = (): BoardCall => ({ board, shard: board.shards[0], nowMs: Date.now(), budgetFields: EXPIRE_CHUNK });
 
   const app = Fastify({ logger: false });
   app.post<{ Params: { item: string }; Body?: { amount?: number } }>(
     '/boards/:board/items/:item/increment',
     async (request) => {
-      const reply = (await run(S.increment, board.incrementKeys, [
-        ...writeArgs(),
-        request.params.item,
-        request.body?.amount ?? 1,
-      ])) as number[];
-      return { board: boardName, item: request.params.item, score: reply[1], rank: reply[2] };
+      const reply = await callScript(redis, S.increment, {
+        ...on(),
+        item: request.params.item,
+        amount: request.body?.amount ?? 1,
+      });
+      return { board: boardName, item: request.params.item, ...reply.standings[0] };
     },
   );
   app.post<{ Body: { items: Array<{ item: string; amount?: number }> } }>(
     '/boards/:board/increments',
     async (request) => {
-      const pairs = request.body.items.flatMap((e) => [e.item, e.amount ?? 1]);
-      const reply = (await run(S.incrementBatch, board.incrementKeys, [...writeArgs(), ...pairs])) as number[];
-      return { board: boardName, count: reply[1] };
+      const entries = request.body.items.map((e) => ({ item: e.item, amount: e.amount ?? 1 }));
+      const reply = await callScript(redis, S.incrementBatch, { ...on(), entries });
+      return { board: boardName, count: reply.applied };
     },
   );
   app.get<{ Querystring: { limit?: string } }>('/boards/:board/top', async (request) => {
-    return { items: await run(S.readTop, readKeys, [...readArgs(), 0, Number(request.query.limit ?? 10)]) };
+    const limit = Number(request.query.limit ?? 10);
+    return { items: (await callScript(redis, S.readTop, { ...on(), window, offset: 0, limit })).rows };
   });
   app.get<{ Params: { item: string } }>('/boards/:board/items/:item', async (request) => {
-    return { item: request.params.item, reply: await run(S.readItem, readKeys, [...readArgs(), request.params.item]) };
+    const item = request.params.item;
+    return { item, ...(await callScript(redis, S.readItem, { ...on(), window, item })).standing };
   });
   app.get<{ Params: { item: string } }>('/boards/:board/items/:item/around', async (request) => {
-    return { items: await run(S.readAround, readKeys, [...readArgs(), request.params.item, 5]) };
+    const item = request.params.item;
+    return { items: (await callScript(redis, S.readAround, { ...on(), window, item, radius: 5 })).rows };
   });
   const precisions = defaults.COUNTER_PRECISIONS.split(',').map(Number);
   const counterKeys = new CounterKeys(keys.prefix, defaults.COUNTER_INDEX_BUCKETS);
   app.post<{ Params: { name: string }; Body?: { count?: number } }>('/counters/:name/increment', async (request) => {
     const name = request.params.name;
     const nowMs = Date.now();
-    const counterKeyList = [counterKeys.knownOf(name), ...precisions.map((p) => counterKeys.count(name, p))];
-    const landed = await run(COUNTER_SCRIPTS.increment, counterKeyList, [
-      nowMs,
-      defaults.COUNTER_SAMPLES,
-      Math.floor(nowMs / 1000),
-      request.body?.count ?? 1,
+    const landed = await callScript(redis, COUNTER_SCRIPTS.increment, {
+      keys: counterKeys,
       name,
-      ...precisions,
-    ]);
+      precisionsSec: precisions,
+      samples: defaults.COUNTER_SAMPLES,
+      nowMs,
+      atSec: Math.floor(nowMs / 1000),
+      count: request.body?.count ?? 1,
+    });
     return { name, precisions: landed };
   });
   const statsKeys = new StatsKeys(keys.prefix);
@@ -108,12 +100,16 @@ async function main(): Promise<void> {
       const { context, type } = request.params;
       const nowMs = Date.now();
       const value = request.body.value;
-      const reply = await run(
-        STATS_SCRIPTS.record,
-        [statsKeys.current(context, type), statsKeys.previous(context, type)],
-        [nowMs, hourStartOf(nowMs), String(value), bucketField(value)],
-      );
-      return { context, type, reply };
+      const reply = await callScript(redis, STATS_SCRIPTS.record, {
+        keys: statsKeys,
+        context,
+        type,
+        nowMs,
+        hourStart: hourStartOf(nowMs),
+        value,
+        histogramField: bucketField(value),
+      });
+      return { context, type, ...reply };
     },
   );
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -10,13 +10,14 @@ import { ChildProcess, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { clusterClient, startRedisCluster } from '../test/support/cluster';
 import { freePort, stopChild, waitForPing } from '../test/support/processes';
 import { PreparedBoard } from '../src/ranking/board';
 import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
-import { KeyBuilder } from '../src/redis/keys';
-import { loadScriptSource, ScriptDefinition } from '../src/redis/scripts';
+import { RankingKeys } from '../src/ranking/ranking.keys';
+import { BoardCall } from '../src/ranking/ranking.scripts';
+import { callScript, defineScript } from '../src/redis/scripts';
 import { AppConfig } from '../src/common/config';
 
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 5);
@@ -44,11 +45,7 @@ async function main(): Promise<void> {
   // A plain client: in this tight loop auto-pipelining makes the client the bottleneck (about a third
   // fewer calls/s, see docs/benchmarks.md); the 'inside Redis' column does not depend on the client.
   const redis = new Redis(redisUrl);
-  for (const script of Object.values(S))
-    redis.defineCommand(script.name, {
-      lua: loadScriptSource(script),
-      numberOfKeys: script.numberOfKeys === 'dynamic' ? undefined : script.numberOfKeys,
-    });
+  for (const script of Object.values(S)) defineScript(redis, script);
 
   console.log(`# trendboard benchmarks\n`);
   console.log(
@@ -261,7 +258,7 @@ async function redisBench(redis: Redis): Promise<void> {
   console.log('## Redis level (ioredis, 64 calls in flight, no HTTP)\n');
   console.log('| what | calls/s | item increments/s | µs per call inside Redis |');
   console.log('|---|---|---|---|');
-  const keys = new KeyBuilder(PREFIX);
+  const keys = new RankingKeys(PREFIX);
   for (const windows of [1, 3]) {
     const board = await makeBoard(redis, keys, `lvl${windows}`, windows);
     for (const batchSize of [1, 100, 1000]) {
@@ -270,22 +267,12 @@ async function redisBench(redis: Redis): Promise<void> {
       const callsPerSec = await throughput(() => {
         n++;
         if (batchSize === 1)
-          return run(redis, S.increment, board.incrementKeys, [
-            board.config.version,
-            Date.now(),
-            1000,
-            ...board.windowArgs,
-            `i${n % 100_000}`,
-            1,
-          ]);
-        const pairs = Array.from({ length: batchSize }, (_, i) => [`i${(n * batchSize + i) % 100_000}`, 1]).flat();
-        return run(redis, S.incrementBatch, board.incrementKeys, [
-          board.config.version,
-          Date.now(),
-          1000,
-          ...board.windowArgs,
-          ...pairs,
-        ]);
+          return callScript(redis, S.increment, { ...on(board, Date.now()), item: `i${n % 100_000}`, amount: 1 });
+        const entries = Array.from({ length: batchSize }, (_, i) => ({
+          item: `i${(n * batchSize + i) % 100_000}`,
+          amount: 1,
+        }));
+        return callScript(redis, S.incrementBatch, { ...on(board, Date.now()), entries });
       });
       console.log(
         `| increment script, ${windows} window(s), batch of ${batchSize} | ${fmt(callsPerSec)} | ${fmt(callsPerSec * batchSize)} | ${(await scriptMicrosPerCall(redis)).toFixed(1)} |`,
@@ -296,14 +283,13 @@ async function redisBench(redis: Redis): Promise<void> {
     const board = await makeBoard(redis, keys, `read${size}`, 1);
     await seed(redis, board, size, Date.now());
     const w = board.config.windows[0];
-    const readKeys = [board.keys.cfg(), board.keys.slots(w.name), board.keys.top(w.name)];
-    const readArgs = () => [board.config.version, Date.now(), 1000, w.periodSec, w.intervalSec];
+    const read = () => ({ ...on(board, Date.now()), window: w });
     await redis.config('RESETSTAT');
-    const top = await throughput(() => run(redis, S.readTop, readKeys, [...readArgs(), 0, 10]));
+    const top = await throughput(() => callScript(redis, S.readTop, { ...read(), offset: 0, limit: 10 }));
     const topMicros = await scriptMicrosPerCall(redis);
     let k = 0;
     await redis.config('RESETSTAT');
-    const rank = await throughput(() => run(redis, S.readItem, readKeys, [...readArgs(), `s${(k++ * 7919) % size}`]));
+    const rank = await throughput(() => callScript(redis, S.readItem, { ...read(), item: `s${(k++ * 7919) % size}` }));
     console.log(`| top-10 read, ${size.toLocaleString('en')} items | ${fmt(top)} | | ${topMicros.toFixed(1)} |`);
     console.log(
       `| rank read, ${size.toLocaleString('en')} items | ${fmt(rank)} | | ${(await scriptMicrosPerCall(redis)).toFixed(1)} |`,
@@ -315,7 +301,7 @@ async function redisBench(redis: Redis): Promise<void> {
 // ---------------------------------------------------------------- memory
 
 async function memoryBench(redis: Redis): Promise<void> {
-  const keys = new KeyBuilder(PREFIX);
+  const keys = new RankingKeys(PREFIX);
   await redis.flushall();
   const before = Number((await redis.info('memory')).match(/used_memory:(\d+)/)?.[1]);
   const board = await makeBoard(redis, keys, 'mem', 1, '24h', '1h');
@@ -343,7 +329,7 @@ async function memoryBench(redis: Redis): Promise<void> {
 // ---------------------------------------------------------------- expiry of a 1 000 000-field slot
 
 async function expiryBench(redis: Redis): Promise<void> {
-  const keys = new KeyBuilder(PREFIX);
+  const keys = new RankingKeys(PREFIX);
   await redis.flushall();
   const board = await makeBoard(redis, keys, 'drain', 1, '1h', '1h');
   const t0 = Math.floor(Date.now() / 3_600_000) * 3_600_000;
@@ -357,15 +343,10 @@ async function expiryBench(redis: Redis): Promise<void> {
   let longestRoundTripMs = 0;
   for (;;) {
     const callStart = performance.now();
-    const draining = await run(redis, S.expire, board.allKeys, [
-      board.config.version,
-      later,
-      EXPIRE_CHUNK,
-      ...board.windowArgs,
-    ]);
+    const draining = await callScript(redis, S.expire, on(board, later));
     longestRoundTripMs = Math.max(longestRoundTripMs, performance.now() - callStart);
     calls++;
-    if (draining !== 1) break;
+    if (!draining) break;
   }
   const totalMs = performance.now() - startedMs;
   const log = (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;
@@ -396,15 +377,9 @@ async function clusterBench(): Promise<void> {
   const client = clusterClient(cluster.nodes);
   try {
     await client.connect();
-    for (const script of Object.values(S))
-      client.defineCommand(script.name, {
-        lua: loadScriptSource(script),
-        numberOfKeys: script.numberOfKeys === 'dynamic' ? undefined : script.numberOfKeys,
-      });
-    const keys = new KeyBuilder(PREFIX);
-    const boards = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => makeBoard(client as unknown as Redis, keys, `c${i}`, 1)),
-    );
+    for (const script of Object.values(S)) defineScript(client, script);
+    const keys = new RankingKeys(PREFIX);
+    const boards = await Promise.all(Array.from({ length: 6 }, (_, i) => makeBoard(client, keys, `c${i}`, 1)));
     const slotsOf = new Set(boards.map((b) => client.slots[calculateSlotOf(b.keys.cfg())]?.[0]));
     console.log('## Redis Cluster, three masters on this machine (increment script, 1 window, 64 calls in flight)\n');
     console.log('| boards written | calls/s |');
@@ -413,31 +388,17 @@ async function clusterBench(): Promise<void> {
       let n = 0;
       const perSec = await throughput(() => {
         const board = boards[n++ % count];
-        return run(client as unknown as Redis, S.increment, board.incrementKeys, [
-          board.config.version,
-          Date.now(),
-          EXPIRE_CHUNK,
-          ...board.windowArgs,
-          `i${n % 10_000}`,
-          1,
-        ]);
+        return callScript(client, S.increment, { ...on(board, Date.now()), item: `i${n % 10_000}`, amount: 1 });
       });
       console.log(`| ${count} (${count === 1 ? 'one node' : `spread over ${slotsOf.size} nodes`}) | ${fmt(perSec)} |`);
     }
     for (const shards of [3, 6]) {
-      const sharded = await makeBoard(client as unknown as Redis, keys, `sharded${shards}`, 1, '24h', '1h', shards);
+      const sharded = await makeBoard(client, keys, `sharded${shards}`, 1, '24h', '1h', shards);
       const nodesOf = new Set(sharded.shards.map((shard) => client.slots[calculateSlotOf(shard.keys.cfg())]?.[0]));
       let n = 0;
       const perSec = await throughput(() => {
         const item = `i${n++ % 10_000}`;
-        return run(client as unknown as Redis, S.increment, sharded.shardOf(item).incrementKeys, [
-          sharded.config.version,
-          Date.now(),
-          EXPIRE_CHUNK,
-          ...sharded.windowArgs,
-          item,
-          1,
-        ]);
+        return callScript(client, S.increment, { ...on(sharded, Date.now(), item), item, amount: 1 });
       });
       console.log(`| 1 board of ${shards} shards (spread over ${nodesOf.size} nodes) | ${fmt(perSec)} |`);
     }
@@ -454,21 +415,15 @@ function calculateSlotOf(key: string): number {
   return calculateSlot(key);
 }
 
-function run(
-  redis: Redis,
-  script: ScriptDefinition,
-  keyList: string[],
-  args: Array<string | number>,
-): Promise<unknown> {
-  const command = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[script.name];
-  return script.numberOfKeys === 'dynamic'
-    ? command.call(redis, keyList.length, ...keyList, ...args)
-    : command.call(redis, ...keyList, ...args);
+/** The arguments every board script takes, on the shard of `item` (shard 0 without one). */
+function on(board: PreparedBoard, nowMs: number, item?: string): BoardCall {
+  const shard = item === undefined ? board.shards[0] : board.shardOf(item);
+  return { board, shard, nowMs, budgetFields: EXPIRE_CHUNK };
 }
 
 async function makeBoard(
-  redis: Redis,
-  keys: KeyBuilder,
+  redis: Redis | Cluster,
+  keys: RankingKeys,
   name: string,
   windowCount: number,
   period = '24h',
@@ -483,15 +438,18 @@ async function makeBoard(
     intervalSec: parse(interval),
   }));
   const nowMs = Date.now();
-  const reply = (await run(
-    redis,
-    S.boardPut,
-    [keys.board(name).cfg()],
-    [JSON.stringify(windows), shards, `v-${name}`, 0, nowMs],
-  )) as string[];
+  const reply = await callScript(redis, S.boardPut, {
+    keys: keys.board(name),
+    windows,
+    shards,
+    version: `v-${name}`,
+    reset: false,
+    nowMs,
+  });
+  if (reply.status === 'conflict') throw new Error(`board ${name}: ${reply.message}`);
   for (let shard = 1; shard < shards; shard++)
-    await run(redis, S.shardSync, [keys.board(name, shard).cfg()], [reply[1], reply[2], shards, reply[4], nowMs]);
-  return new PreparedBoard({ name, version: reply[1], shards, windows: JSON.parse(reply[2]) }, (shard) =>
+    await callScript(redis, S.shardSync, { keys: keys.board(name, shard), ...reply, nowMs });
+  return new PreparedBoard({ name, version: reply.version, shards, windows: JSON.parse(reply.windowsJson) }, (shard) =>
     keys.board(name, shard),
   );
 }
@@ -499,19 +457,11 @@ async function makeBoard(
 async function seed(redis: Redis, board: PreparedBoard, items: number, atMs: number): Promise<void> {
   const pending: Array<Promise<unknown>> = [];
   for (let first = 0; first < items; first += 1000) {
-    const pairs = Array.from({ length: Math.min(1000, items - first) }, (_, i) => [
-      `s${first + i}`,
-      1 + ((first + i) % 1000),
-    ]).flat();
-    pending.push(
-      run(redis, S.incrementBatch, board.incrementKeys, [
-        board.config.version,
-        atMs,
-        1000,
-        ...board.windowArgs,
-        ...pairs,
-      ]),
-    );
+    const entries = Array.from({ length: Math.min(1000, items - first) }, (_, i) => ({
+      item: `s${first + i}`,
+      amount: 1 + ((first + i) % 1000),
+    }));
+    pending.push(callScript(redis, S.incrementBatch, { ...on(board, atMs), entries }));
     if (pending.length >= 16) await Promise.all(pending.splice(0));
   }
   await Promise.all(pending);

@@ -1,12 +1,124 @@
 import { join } from 'node:path';
-import { ScriptDefinition } from '../redis/scripts';
+import { intReply, Reply } from '../redis/replies';
+import { KEYS_LIBRARY, Script, ScriptCommand } from '../redis/scripts';
+import type { Sample } from './counter-math';
+import type { CounterKeys } from './counter-keys';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    tbCounterIncrement: ScriptCommand<Context>;
+    tbCounterRead: ScriptCommand<Context>;
+    tbCounterDelete: ScriptCommand<Context>;
+    tbCounterClean: ScriptCommand<Context>;
+  }
+}
+
+/** A counter in its bucket, with the precisions and retention the service is configured with. */
+export interface CounterCall {
+  keys: CounterKeys;
+  name: string;
+  precisionsSec: number[];
+  /** Samples kept per precision. */
+  samples: number;
+}
+
+/** What one cleaner script call did on one page of one bucket. */
+export interface CleanPage {
+  /** Cursor for the next page; '' when the bucket is done. */
+  next: string;
+  visited: number;
+  due: number;
+  slicesRemoved: number;
+  entriesRemoved: number;
+}
 
 const dir = join(__dirname, 'scripts');
 
-/** Every counters script (see the header of each .lua file for KEYS, ARGV and reply). */
+/** [known index, count hash of each precision]: every key of a counter, in its bucket's tag. */
+function counterKeys(call: CounterCall): string[] {
+  return [call.keys.knownOf(call.name), ...call.precisionsSec.map((p) => call.keys.count(call.name, p))];
+}
+
+/** Every counters script: keys and arguments built from domain values, replies checked (see each .lua header). */
 export const COUNTER_SCRIPTS = {
-  increment: { name: 'tbCounterIncrement', file: join(dir, 'increment.lua'), numberOfKeys: 'dynamic' },
-  read: { name: 'tbCounterRead', file: join(dir, 'read.lua'), numberOfKeys: 2 },
-  delete: { name: 'tbCounterDelete', file: join(dir, 'delete.lua'), numberOfKeys: 'dynamic' },
-  clean: { name: 'tbCounterClean', file: join(dir, 'clean.lua'), numberOfKeys: 1 },
-} satisfies Record<string, ScriptDefinition>;
+  increment: {
+    name: 'tbCounterIncrement',
+    file: join(dir, 'increment.lua'),
+    numberOfKeys: 'dynamic',
+    build: (call: CounterCall & { nowMs: number; atSec: number; count: number }) => ({
+      keys: counterKeys(call),
+      args: [call.nowMs, call.samples, call.atSec, call.count, call.name, ...call.precisionsSec],
+    }),
+    /** The precisions (s) the count landed in. */
+    decode: (raw) => new Reply('tbCounterIncrement', raw).intsFrom(0),
+  } satisfies Script<CounterCall & { nowMs: number; atSec: number; count: number }, number[]>,
+
+  read: {
+    name: 'tbCounterRead',
+    file: join(dir, 'read.lua'),
+    numberOfKeys: 2,
+    build: (call: CounterCall & { precisionSec: number; nowMs: number; fromSec: number; toSec: number }) => ({
+      keys: [call.keys.knownOf(call.name), call.keys.count(call.name, call.precisionSec)],
+      args: [call.nowMs, call.samples, call.precisionSec, call.fromSec, call.toSec, call.name, ...call.precisionsSec],
+    }),
+    decode: (raw) => {
+      const reply = new Reply('tbCounterRead', raw).expectLength(1, true).expectPairsFrom(1);
+      const samples: Sample[] = [];
+      for (let i = 1; i < reply.length; i += 2) samples.push({ t: reply.int(i), count: reply.int(i + 1) });
+      return { known: reply.flag(0), samples };
+    },
+  } satisfies Script<
+    CounterCall & { precisionSec: number; nowMs: number; fromSec: number; toSec: number },
+    { known: boolean; samples: Sample[] }
+  >,
+
+  delete: {
+    name: 'tbCounterDelete',
+    file: join(dir, 'delete.lua'),
+    libraries: [KEYS_LIBRARY],
+    numberOfKeys: 'dynamic',
+    build: (call: CounterCall) => ({ keys: counterKeys(call), args: [call.name, ...call.precisionsSec] }),
+    /** Index entries and hashes removed. */
+    decode: (raw) => intReply('tbCounterDelete', raw),
+  } satisfies Script<CounterCall, number>,
+
+  clean: {
+    name: 'tbCounterClean',
+    file: join(dir, 'clean.lua'),
+    libraries: [KEYS_LIBRARY],
+    numberOfKeys: 1,
+    build: (call: {
+      keys: CounterKeys;
+      bucket: number;
+      nowMs: number;
+      samples: number;
+      pass: number;
+      cursor: string;
+      pageSize: number;
+    }) => ({
+      keys: [call.keys.known(call.bucket)],
+      args: [call.nowMs, call.samples, call.pass, call.cursor, call.pageSize],
+    }),
+    decode: (raw): CleanPage => {
+      const reply = new Reply('tbCounterClean', raw).expectLength(5);
+      return {
+        next: reply.string(0),
+        visited: reply.int(1),
+        due: reply.int(2),
+        slicesRemoved: reply.int(3),
+        entriesRemoved: reply.int(4),
+      };
+    },
+  } satisfies Script<
+    {
+      keys: CounterKeys;
+      bucket: number;
+      nowMs: number;
+      samples: number;
+      pass: number;
+      cursor: string;
+      pageSize: number;
+    },
+    CleanPage
+  >,
+};

@@ -4,17 +4,9 @@ import { RedisService } from '../redis/redis.service';
 import { Sample } from './counter-math';
 import { CounterKeys } from './counter-keys';
 import { counterSettings, CounterSettings } from './counter-settings';
-import { COUNTER_SCRIPTS as S } from './counters.scripts';
+import { CleanPage, CounterCall, COUNTER_SCRIPTS as S } from './counters.scripts';
 
-/** What one cleaner script call did on one page of one bucket. */
-export interface CleanPage {
-  /** Cursor for the next page; '' when the bucket is done. */
-  next: string;
-  visited: number;
-  due: number;
-  slicesRemoved: number;
-  entriesRemoved: number;
-}
+export type { CleanPage } from './counters.scripts';
 
 /** The only file of the counters feature that talks to Redis: key lists, script calls, reply parsing. */
 @Injectable()
@@ -27,47 +19,24 @@ export class CounterStore {
     config: AppConfig,
   ) {
     this.settings = counterSettings(config);
-    this.keys = new CounterKeys(redis.keys.prefix, this.settings.buckets);
+    this.keys = new CounterKeys(redis.prefix, this.settings.buckets);
     redis.defineScripts(Object.values(S));
   }
 
   /** Adds `count` at `atSec` to every precision that still keeps it; answers the precisions it landed in. */
-  async increment(name: string, nowMs: number, atSec: number, count: number): Promise<number[]> {
-    const { precisions, samples } = this.settings;
-    const keys = [this.keys.knownOf(name), ...precisions.map((p) => this.keys.count(name, p))];
-    const reply = await this.redis.run<number[]>(S.increment, keys, [
-      nowMs,
-      samples,
-      atSec,
-      count,
-      name,
-      ...precisions,
-    ]);
-    return reply.map(Number);
+  increment(name: string, nowMs: number, atSec: number, count: number): Promise<number[]> {
+    return this.redis.call(S.increment, { ...this.counter(name), nowMs, atSec, count });
   }
 
   /** Live slices of one precision overlapping [from, to] (unsorted), and whether the counter is known. */
-  async read(
+  read(
     name: string,
     precisionSec: number,
     nowMs: number,
     fromSec: number,
     toSec: number,
   ): Promise<{ known: boolean; samples: Sample[] }> {
-    const { precisions, samples } = this.settings;
-    const keys = [this.keys.knownOf(name), this.keys.count(name, precisionSec)];
-    const reply = await this.redis.run<number[]>(S.read, keys, [
-      nowMs,
-      samples,
-      precisionSec,
-      fromSec,
-      toSec,
-      name,
-      ...precisions,
-    ]);
-    const result: Sample[] = [];
-    for (let i = 1; i < reply.length; i += 2) result.push({ t: Number(reply[i]), count: Number(reply[i + 1]) });
-    return { known: reply[0] === 1, samples: result };
+    return this.redis.call(S.read, { ...this.counter(name), precisionSec, nowMs, fromSec, toSec });
   }
 
   /** Every member of every bucket of the known index ("<prec>:<name>"). */
@@ -80,25 +49,16 @@ export class CounterStore {
 
   /** Deletes every key and index entry of a counter; false when there was none. */
   async delete(name: string): Promise<boolean> {
-    const { precisions } = this.settings;
-    const keys = [this.keys.knownOf(name), ...precisions.map((p) => this.keys.count(name, p))];
-    return (await this.redis.run<number>(S.delete, keys, [name, ...precisions])) > 0;
+    return (await this.redis.call(S.delete, this.counter(name))) > 0;
   }
 
   /** Cleans one page (at most `cleanBatch` index entries) of one bucket, after `cursor`. */
-  async cleanPage(bucket: number, nowMs: number, pass: number, cursor: string): Promise<CleanPage> {
+  cleanPage(bucket: number, nowMs: number, pass: number, cursor: string): Promise<CleanPage> {
     const { samples, cleanBatch } = this.settings;
-    const reply = await this.redis.run<Array<string | number>>(
-      S.clean,
-      [this.keys.known(bucket)],
-      [nowMs, samples, pass, cursor, cleanBatch],
-    );
-    return {
-      next: String(reply[0]),
-      visited: Number(reply[1]),
-      due: Number(reply[2]),
-      slicesRemoved: Number(reply[3]),
-      entriesRemoved: Number(reply[4]),
-    };
+    return this.redis.call(S.clean, { keys: this.keys, bucket, nowMs, samples, pass, cursor, pageSize: cleanBatch });
+  }
+
+  private counter(name: string): CounterCall {
+    return { keys: this.keys, name, precisionsSec: this.settings.precisions, samples: this.settings.samples };
   }
 }

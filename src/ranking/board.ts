@@ -1,4 +1,4 @@
-import { BoardKeys } from '../redis/keys';
+import { BoardKeys } from './ranking.keys';
 import { shardOf } from './shard-math';
 import { WindowConfig } from './window-math';
 

@@ -1,31 +1,338 @@
 import { join } from 'node:path';
-import { ScriptDefinition } from '../redis/scripts';
+import { flagReply, intReply, oneOfReply, Reply } from '../redis/replies';
+import { KEYS_LIBRARY, Script, ScriptCall, ScriptCommand } from '../redis/scripts';
+import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
+import type { BoardKeys } from './ranking.keys';
+import type { ScoredItem } from './shard-math';
+import type { WindowConfig, WindowSpec } from './window-math';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    tbRankIncrement: ScriptCommand<Context>;
+    tbRankIncrementBatch: ScriptCommand<Context>;
+    tbRankLike: ScriptCommand<Context>;
+    tbRankExpire: ScriptCommand<Context>;
+    tbRankReadTop: ScriptCommand<Context>;
+    tbRankReadItem: ScriptCommand<Context>;
+    tbRankReadAround: ScriptCommand<Context>;
+    tbRankReadNeighbours: ScriptCommand<Context>;
+    tbRankCountAbove: ScriptCommand<Context>;
+    tbRankBoardPut: ScriptCommand<Context>;
+    tbRankBoardDelete: ScriptCommand<Context>;
+    tbRankShardSync: ScriptCommand<Context>;
+  }
+}
+
+/** Score and competition rank of an item in one window (rank null: not ranked). */
+export interface Standing {
+  score: number;
+  rank: number | null;
+}
+
+export interface BatchEntry {
+  item: string;
+  amount: number;
+}
+
+/** What every script on a board's keys gets: the cached config (its version is checked), the time and the expiry budget. */
+export interface BoardCall {
+  board: PreparedBoard;
+  shard: ShardKeys;
+  nowMs: number;
+  /** Most expired-slot fields one call drains (EXPIRE_CHUNK). */
+  budgetFields: number;
+}
+
+/** A read of one window of one shard. */
+export interface WindowCall extends BoardCall {
+  window: WindowConfig;
+}
+
+/** A listing page: rows in board order, where the first sits and how many score above it. */
+export interface ListingReply {
+  draining: boolean;
+  /** 0-based position of the first row in the whole listing; -1 when an around read found no item. */
+  firstPosition: number;
+  higherThanFirst: number;
+  rows: ScoredItem[];
+}
+
+export type BoardPutReply =
+  | {
+      status: 'created' | 'updated' | 'unchanged';
+      version: string;
+      windowsJson: string;
+      shards: number;
+      revision: number;
+      mostShards: number;
+    }
+  | { status: 'conflict'; message: string };
 
 const dir = join(__dirname, 'scripts');
-const lib = [join(dir, 'window_lib.lua')];
+const windowLibrary = [KEYS_LIBRARY, join(dir, 'window_lib.lua')];
 
-/** Every ranking script; window scripts get the shared window library prepended. */
+/** [version, now, budget, W, period_1, interval_1, createdAtMs_1, ...]: what every multi-window script starts with. */
+function boardArgs(call: BoardCall, windowArgs = call.board.windowArgs): Array<string | number> {
+  return [call.board.config.version, call.nowMs, call.budgetFields, ...windowArgs];
+}
+
+/** The single-window reads: [cfg, slots, top] and [version, now, budget, period, interval, ...extra]. */
+function windowRead(call: WindowCall, extra: Array<string | number>): ScriptCall {
+  const { keys } = call.shard;
+  const { window } = call;
+  return {
+    keys: [keys.cfg(), keys.slots(window.name), keys.top(window.name)],
+    args: [call.board.config.version, call.nowMs, call.budgetFields, window.periodSec, window.intervalSec, ...extra],
+  };
+}
+
+/** [score_1, rank_1, ..., score_W, rank_W] from entry `first` on, one pair per window. */
+function standingsOf(reply: Reply, first: number, windows: number): Standing[] {
+  reply.expectLength(first + 2 * windows);
+  return Array.from({ length: windows }, (_, w) => ({
+    score: reply.int(first + 2 * w),
+    rank: reply.int(first + 2 * w + 1) || null,
+  }));
+}
+
+/** (item, score) pairs from entry `first` on. */
+function rowsOf(reply: Reply, first: number): ScoredItem[] {
+  reply.expectPairsFrom(first);
+  const rows: ScoredItem[] = [];
+  for (let i = first; i < reply.length; i += 2) rows.push({ item: reply.string(i), score: reply.number(i + 1) });
+  return rows;
+}
+
+function listingOf(raw: unknown, script: string): ListingReply {
+  const reply = new Reply(script, raw).expectLength(3, true);
+  return {
+    draining: reply.flag(0),
+    firstPosition: reply.int(1),
+    higherThanFirst: reply.int(2),
+    rows: rowsOf(reply, 3),
+  };
+}
+
+/** Every ranking script: keys and arguments built from domain values, replies checked (see each .lua header). */
 export const RANKING_SCRIPTS = {
-  increment: { name: 'tbRankIncrement', file: join(dir, 'increment.lua'), libraries: lib, numberOfKeys: 'dynamic' },
+  increment: {
+    name: 'tbRankIncrement',
+    file: join(dir, 'increment.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 'dynamic',
+    build: (call: BoardCall & { item: string; amount: number }) => ({
+      keys: call.shard.incrementKeys,
+      args: [...boardArgs(call), call.item, call.amount],
+    }),
+    decode: (raw, call) => {
+      const reply = new Reply('tbRankIncrement', raw);
+      return { draining: reply.flag(0), standings: standingsOf(reply, 1, call.board.config.windows.length) };
+    },
+  } satisfies Script<BoardCall & { item: string; amount: number }, { draining: boolean; standings: Standing[] }>,
+
   incrementBatch: {
     name: 'tbRankIncrementBatch',
     file: join(dir, 'increment_batch.lua'),
-    libraries: lib,
+    libraries: windowLibrary,
     numberOfKeys: 'dynamic',
-  },
-  like: { name: 'tbRankLike', file: join(dir, 'like.lua'), libraries: lib, numberOfKeys: 'dynamic' },
-  expire: { name: 'tbRankExpire', file: join(dir, 'expire.lua'), libraries: lib, numberOfKeys: 'dynamic' },
-  readTop: { name: 'tbRankReadTop', file: join(dir, 'read_top.lua'), libraries: lib, numberOfKeys: 3 },
-  readItem: { name: 'tbRankReadItem', file: join(dir, 'read_item.lua'), libraries: lib, numberOfKeys: 3 },
-  readAround: { name: 'tbRankReadAround', file: join(dir, 'read_around.lua'), libraries: lib, numberOfKeys: 3 },
-  boardPut: { name: 'tbRankBoardPut', file: join(dir, 'board_put.lua'), libraries: lib, numberOfKeys: 1 },
-  boardDelete: { name: 'tbRankBoardDelete', file: join(dir, 'board_delete.lua'), libraries: lib, numberOfKeys: 2 },
-  shardSync: { name: 'tbRankShardSync', file: join(dir, 'shard_sync.lua'), libraries: lib, numberOfKeys: 1 },
-  countAbove: { name: 'tbRankCountAbove', file: join(dir, 'count_above.lua'), libraries: lib, numberOfKeys: 'dynamic' },
+    build: (call: BoardCall & { entries: BatchEntry[] }) => ({
+      keys: call.shard.incrementKeys,
+      args: [...boardArgs(call), ...call.entries.flatMap((entry) => [entry.item, entry.amount])],
+    }),
+    decode: (raw) => {
+      const reply = new Reply('tbRankIncrementBatch', raw).expectLength(2);
+      return { draining: reply.flag(0), applied: reply.int(1) };
+    },
+  } satisfies Script<BoardCall & { entries: BatchEntry[] }, { draining: boolean; applied: number }>,
+
+  like: {
+    name: 'tbRankLike',
+    file: join(dir, 'like.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 'dynamic',
+    build: (call: BoardCall & { item: string; userId: string; undo: boolean }) => ({
+      keys: call.shard.allKeys,
+      args: [...boardArgs(call), call.item, call.userId, call.undo ? 1 : 0],
+    }),
+    decode: (raw, call) => {
+      const reply = new Reply('tbRankLike', raw);
+      return {
+        draining: reply.flag(0),
+        counted: reply.flag(1),
+        standings: standingsOf(reply, 2, call.board.config.windows.length),
+      };
+    },
+  } satisfies Script<
+    BoardCall & { item: string; userId: string; undo: boolean },
+    { draining: boolean; counted: boolean; standings: Standing[] }
+  >,
+
+  expire: {
+    name: 'tbRankExpire',
+    file: join(dir, 'expire.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 'dynamic',
+    build: (call: BoardCall) => ({ keys: call.shard.allKeys, args: boardArgs(call) }),
+    /** true while expired data remains */
+    decode: (raw) => flagReply('tbRankExpire', raw),
+  } satisfies Script<BoardCall, boolean>,
+
+  readTop: {
+    name: 'tbRankReadTop',
+    file: join(dir, 'read_top.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 3,
+    build: (call: WindowCall & { offset: number; limit: number }) => windowRead(call, [call.offset, call.limit]),
+    decode: (raw) => listingOf(raw, 'tbRankReadTop'),
+  } satisfies Script<WindowCall & { offset: number; limit: number }, ListingReply>,
+
+  readItem: {
+    name: 'tbRankReadItem',
+    file: join(dir, 'read_item.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 3,
+    build: (call: WindowCall & { item: string }) => windowRead(call, [call.item]),
+    decode: (raw) => {
+      const reply = new Reply('tbRankReadItem', raw).expectLength(4);
+      return {
+        draining: reply.flag(0),
+        standing: { score: reply.int(1), rank: reply.int(2) || null },
+        ranked: reply.int(3),
+      };
+    },
+  } satisfies Script<WindowCall & { item: string }, { draining: boolean; standing: Standing; ranked: number }>,
+
+  readAround: {
+    name: 'tbRankReadAround',
+    file: join(dir, 'read_around.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 3,
+    build: (call: WindowCall & { item: string; radius: number }) => windowRead(call, [call.item, call.radius]),
+    decode: (raw) => listingOf(raw, 'tbRankReadAround'),
+  } satisfies Script<WindowCall & { item: string; radius: number }, ListingReply>,
+
   readNeighbours: {
     name: 'tbRankReadNeighbours',
     file: join(dir, 'read_neighbours.lua'),
-    libraries: lib,
+    libraries: windowLibrary,
     numberOfKeys: 3,
-  },
-} satisfies Record<string, ScriptDefinition>;
+    build: (call: WindowCall & { item: string; score: number; radius: number }) =>
+      windowRead(call, [call.item, call.score, call.radius]),
+    decode: (raw) => {
+      const reply = new Reply('tbRankReadNeighbours', raw).expectLength(4, true);
+      const rows = rowsOf(reply, 4);
+      const beforeCount = reply.int(3);
+      return {
+        draining: reply.flag(0),
+        /** Items of this shard before the place the pair takes. */
+        position: reply.int(1),
+        above: reply.int(2),
+        before: rows.slice(0, beforeCount),
+        after: rows.slice(beforeCount),
+      };
+    },
+  } satisfies Script<
+    WindowCall & { item: string; score: number; radius: number },
+    { draining: boolean; position: number; above: number; before: ScoredItem[]; after: ScoredItem[] }
+  >,
+
+  countAbove: {
+    name: 'tbRankCountAbove',
+    file: join(dir, 'count_above.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 'dynamic',
+    build: (call: BoardCall & { windows: WindowConfig[]; scores: number[] }) => {
+      const { keys } = call.shard;
+      return {
+        keys: [keys.cfg(), ...call.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)])],
+        args: [...boardArgs(call, windowArgsOf(call.windows)), ...call.scores],
+      };
+    },
+    decode: (raw, call) => {
+      const reply = new Reply('tbRankCountAbove', raw).expectLength(1 + 2 * call.windows.length);
+      return {
+        draining: reply.flag(0),
+        above: call.windows.map((_, w) => reply.int(1 + 2 * w)),
+        ranked: call.windows.map((_, w) => reply.int(2 + 2 * w)),
+      };
+    },
+  } satisfies Script<
+    BoardCall & { windows: WindowConfig[]; scores: number[] },
+    { draining: boolean; above: number[]; ranked: number[] }
+  >,
+
+  boardPut: {
+    name: 'tbRankBoardPut',
+    file: join(dir, 'board_put.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 1,
+    build: (call: {
+      keys: BoardKeys;
+      windows: WindowSpec[];
+      /** undefined keeps the stored count (1 for a new board) */
+      shards: number | undefined;
+      reset: boolean;
+      version: string;
+      nowMs: number;
+    }) => ({
+      keys: [call.keys.cfg()],
+      args: [JSON.stringify(call.windows), call.shards ?? '', call.version, call.reset ? 1 : 0, call.nowMs],
+    }),
+    decode: (raw): BoardPutReply => {
+      const reply = new Reply('tbRankBoardPut', raw);
+      const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
+      if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
+      reply.expectLength(6);
+      return {
+        status,
+        version: reply.string(1),
+        windowsJson: reply.string(2),
+        shards: reply.number(3),
+        revision: reply.int(4),
+        mostShards: reply.number(5),
+      };
+    },
+  } satisfies Script<
+    {
+      keys: BoardKeys;
+      windows: WindowSpec[];
+      shards: number | undefined;
+      reset: boolean;
+      version: string;
+      nowMs: number;
+    },
+    BoardPutReply
+  >,
+
+  boardDelete: {
+    name: 'tbRankBoardDelete',
+    file: join(dir, 'board_delete.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 2,
+    build: (keys: BoardKeys) => ({ keys: [keys.cfg(), keys.likes()], args: [] }),
+    /** true when the shard existed */
+    decode: (raw) => intReply('tbRankBoardDelete', raw) === 1,
+  } satisfies Script<BoardKeys, boolean>,
+
+  shardSync: {
+    name: 'tbRankShardSync',
+    file: join(dir, 'shard_sync.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 1,
+    build: (call: {
+      keys: BoardKeys;
+      version: string;
+      windowsJson: string;
+      shards: number;
+      revision: number;
+      nowMs: number;
+    }) => ({
+      keys: [call.keys.cfg()],
+      args: [call.version, call.windowsJson, call.shards, call.revision, call.nowMs],
+    }),
+    decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),
+  } satisfies Script<
+    { keys: BoardKeys; version: string; windowsJson: string; shards: number; revision: number; nowMs: number },
+    'synced' | 'unchanged'
+  >,
+};

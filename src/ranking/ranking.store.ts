@@ -2,27 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../common/config';
 import { ConflictError } from '../common/errors';
 import { RedisService } from '../redis/redis.service';
-import { BoardConfig, PreparedBoard, ShardKeys, windowArgsOf } from './board';
-import { RANKING_SCRIPTS as S } from './ranking.scripts';
+import { BoardConfig, PreparedBoard, ShardKeys } from './board';
+import { RankingKeys } from './ranking.keys';
+import { BatchEntry, BoardCall, ListingReply, RANKING_SCRIPTS as S, Standing } from './ranking.scripts';
 import { ListedItem, mergeListings, rankRows, ScoredItem } from './shard-math';
 import { WindowConfig, WindowSpec } from './window-math';
 
 export type { ListedItem } from './shard-math';
+export type { BatchEntry, Standing } from './ranking.scripts';
 
 /** A script refused a write because the board is gone or its config changed since it was cached. */
 export class BoardGoneError extends Error {}
 export class StaleConfigError extends Error {}
-
-/** Score and competition rank of an item in one window (rank null: not ranked). */
-export interface Standing {
-  score: number;
-  rank: number | null;
-}
-
-export interface BatchEntry {
-  item: string;
-  amount: number;
-}
 
 export interface BatchOutcome {
   draining: boolean;
@@ -38,22 +29,24 @@ export type PutBoardResult =
 /** The only file of the ranking feature that talks to Redis: key lists, script calls, reply parsing. */
 @Injectable()
 export class RankingStore {
-  private readonly budget: number;
+  readonly keys: RankingKeys;
+  private readonly budgetFields: number;
 
   constructor(
     private readonly redis: RedisService,
     config: AppConfig,
   ) {
-    this.budget = config.EXPIRE_CHUNK;
+    this.keys = new RankingKeys(redis.prefix);
+    this.budgetFields = config.EXPIRE_CHUNK;
     redis.defineScripts(Object.values(S));
   }
 
   prepare(config: BoardConfig): PreparedBoard {
-    return new PreparedBoard(config, (shard) => this.redis.keys.board(config.name, shard));
+    return new PreparedBoard(config, (shard) => this.keys.board(config.name, shard));
   }
 
   async loadBoard(name: string): Promise<BoardConfig | undefined> {
-    const stored = await this.redis.client.hgetall(this.redis.keys.board(name).cfg());
+    const stored = await this.redis.client.hgetall(this.keys.board(name).cfg());
     if (!stored.version || !stored.windows) return undefined;
     return {
       name,
@@ -64,7 +57,7 @@ export class RankingStore {
   }
 
   async listBoardNames(): Promise<string[]> {
-    return this.redis.client.smembers(this.redis.keys.boardRegistry());
+    return this.redis.client.smembers(this.keys.boardRegistry());
   }
 
   /**
@@ -81,53 +74,48 @@ export class RankingStore {
     version: string,
     nowMs: number,
   ): Promise<PutBoardResult> {
-    await this.redis.client.sadd(this.redis.keys.boardRegistry(), name);
-    const keys = this.redis.keys.board(name);
-    const reply = await this.redis.run<string[]>(
-      S.boardPut,
-      [keys.cfg()],
-      [JSON.stringify(windows), shards ?? '', version, reset ? 1 : 0, nowMs],
-    );
-    if (reply[0] === 'conflict') return { status: 'conflict', message: reply[1] };
-    const [status, storedVersion, windowsJson] = reply;
-    const [stored, revision, mostShards] = [Number(reply[3]), Number(reply[4]), Number(reply[5])];
+    await this.redis.client.sadd(this.keys.boardRegistry(), name);
+    const reply = await this.redis.call(S.boardPut, {
+      keys: this.keys.board(name),
+      windows,
+      shards,
+      reset,
+      version,
+      nowMs,
+    });
+    if (reply.status === 'conflict') return reply;
     const config: BoardConfig = {
       name,
-      version: storedVersion,
-      shards: stored,
-      windows: JSON.parse(windowsJson) as WindowConfig[],
+      version: reply.version,
+      shards: reply.shards,
+      windows: JSON.parse(reply.windowsJson) as WindowConfig[],
     };
     await Promise.all(
-      Array.from({ length: stored - 1 }, (_, i) =>
-        this.redis.run<string>(
-          S.shardSync,
-          [this.redis.keys.board(name, i + 1).cfg()],
-          [storedVersion, windowsJson, stored, revision, nowMs],
-        ),
+      Array.from({ length: reply.shards - 1 }, (_, i) =>
+        this.redis.call(S.shardSync, { keys: this.keys.board(name, i + 1), ...reply, nowMs }),
       ),
     );
-    for (let shard = stored; shard < mostShards; shard++) await this.deleteShard(name, shard);
-    return { status: status as 'created' | 'updated' | 'unchanged', config };
+    for (let shard = reply.shards; shard < reply.mostShards; shard++) await this.deleteShard(name, shard);
+    return { status: reply.status, config };
   }
 
   /** Deletes every key of the board (every shard it ever had; shard 0, which holds the config, last), then its registry entry. */
   async deleteBoard(name: string): Promise<boolean> {
-    const cfg = await this.redis.client.hmget(this.redis.keys.board(name).cfg(), 'shards', 'maxShards');
+    const cfg = await this.redis.client.hmget(this.keys.board(name).cfg(), 'shards', 'maxShards');
     const mostShards = Math.max(Number(cfg[0] ?? 1), Number(cfg[1] ?? 1));
     for (let shard = mostShards - 1; shard > 0; shard--) await this.deleteShard(name, shard);
     const existed = await this.deleteShard(name, 0);
-    await this.redis.client.srem(this.redis.keys.boardRegistry(), name);
+    await this.redis.client.srem(this.keys.boardRegistry(), name);
     return existed;
   }
 
-  private async deleteShard(name: string, shard: number): Promise<boolean> {
-    const keys = this.redis.keys.board(name, shard);
-    return (await this.redis.run<number>(S.boardDelete, [keys.cfg(), keys.likes()], [])) === 1;
+  private deleteShard(name: string, shard: number): Promise<boolean> {
+    return this.redis.call(S.boardDelete, this.keys.board(name, shard));
   }
 
   /** Removes a registry entry whose board has no config (left behind by a put that failed half way). */
   async unregisterIfMissing(name: string): Promise<void> {
-    if ((await this.loadBoard(name)) === undefined) await this.redis.client.srem(this.redis.keys.boardRegistry(), name);
+    if ((await this.loadBoard(name)) === undefined) await this.redis.client.srem(this.keys.boardRegistry(), name);
   }
 
   async increment(
@@ -137,8 +125,8 @@ export class RankingStore {
     amount: number,
   ): Promise<{ draining: boolean; standings: Standing[] }> {
     const shard = board.shardOf(item);
-    const reply = await this.call<number[]>(S.increment, board, shard.incrementKeys, nowMs, [item, amount]);
-    return this.rankOverShards(board, shard, nowMs, reply[0] === 1, standings(reply, 1));
+    const reply = await this.guard(this.redis.call(S.increment, { ...this.on(board, shard, nowMs), item, amount }));
+    return this.rankOverShards(board, shard, nowMs, reply.draining, reply.standings);
   }
 
   /**
@@ -150,20 +138,14 @@ export class RankingStore {
     const shards = [...groups];
     const settled = await Promise.allSettled(
       shards.map(([shard, entries]) =>
-        this.call<number[]>(
-          S.incrementBatch,
-          board,
-          board.shards[shard].incrementKeys,
-          nowMs,
-          entries.flatMap((e) => [e.item, e.amount]),
-        ),
+        this.guard(this.redis.call(S.incrementBatch, { ...this.on(board, board.shards[shard], nowMs), entries })),
       ),
     );
     const outcome: BatchOutcome = { draining: false, applied: 0, refused: [], errors: [] };
     settled.forEach((result, i) => {
       if (result.status === 'fulfilled') {
-        outcome.draining ||= result.value[0] === 1;
-        outcome.applied += result.value[1];
+        outcome.draining ||= result.value.draining;
+        outcome.applied += result.value.applied;
       } else {
         outcome.refused.push(...shards[i][1]);
         outcome.errors.push(result.reason);
@@ -180,17 +162,17 @@ export class RankingStore {
     undo: boolean,
   ): Promise<{ draining: boolean; counted: boolean; standings: Standing[] }> {
     const shard = board.shardOf(item);
-    const reply = await this.call<number[]>(S.like, board, shard.allKeys, nowMs, [item, userId, undo ? 1 : 0]);
-    const ranked = await this.rankOverShards(board, shard, nowMs, reply[0] === 1, standings(reply, 2));
-    return { ...ranked, counted: reply[1] === 1 };
+    const reply = await this.guard(this.redis.call(S.like, { ...this.on(board, shard, nowMs), item, userId, undo }));
+    const ranked = await this.rankOverShards(board, shard, nowMs, reply.draining, reply.standings);
+    return { ...ranked, counted: reply.counted };
   }
 
   /** Expires every window of the board once on every shard (bounded by the chunk size); true while expired data remains. */
   async expire(board: PreparedBoard, nowMs: number): Promise<boolean> {
     const replies = await Promise.all(
-      board.shards.map((shard) => this.call<number>(S.expire, board, shard.allKeys, nowMs, [])),
+      board.shards.map((shard) => this.guard(this.redis.call(S.expire, this.on(board, shard, nowMs)))),
     );
-    return replies.some((draining) => draining === 1);
+    return replies.some((draining) => draining);
   }
 
   async top(
@@ -201,21 +183,16 @@ export class RankingStore {
     limit: number,
   ): Promise<{ draining: boolean; items: ListedItem[] }> {
     if (!board.sharded) {
-      const reply = await this.read<Array<string | number>>(S.readTop, board.shards[0], board, window, nowMs, [
-        offset,
-        limit,
-      ]);
-      return { draining: reply[0] === 1, items: listing(reply) };
+      const reply = await this.readTop(board, board.shards[0], window, nowMs, offset, limit);
+      return { draining: reply.draining, items: rankRows(reply.rows, reply.firstPosition, reply.higherThanFirst) };
     }
     // Each shard's head down to offset + limit: the page's items are among them, and ranks count from the top.
     const replies = await Promise.all(
-      board.shards.map((shard) =>
-        this.read<Array<string | number>>(S.readTop, shard, board, window, nowMs, [0, offset + limit]),
-      ),
+      board.shards.map((shard) => this.readTop(board, shard, window, nowMs, 0, offset + limit)),
     );
-    const merged = mergeListings(replies.map((reply) => pairsOf(reply, 3)));
+    const merged = mergeListings(replies.map((reply) => reply.rows));
     return {
-      draining: replies.some((reply) => reply[0] === 1),
+      draining: replies.some((reply) => reply.draining),
       items: rankRows(merged, 0, 0).slice(offset, offset + limit),
     };
   }
@@ -227,8 +204,7 @@ export class RankingStore {
     item: string,
   ): Promise<{ draining: boolean; standing: Standing; ranked: number }> {
     const home = board.shardOf(item);
-    const reply = await this.read<number[]>(S.readItem, home, board, window, nowMs, [item]);
-    const own = { draining: reply[0] === 1, standing: { score: reply[1], rank: reply[2] || null }, ranked: reply[3] };
+    const own = await this.guard(this.redis.call(S.readItem, { ...this.on(board, home, nowMs), window, item }));
     if (!board.sharded) return own;
     const others = await this.countAbove(board, home, [window], nowMs, [own.standing.score]);
     return {
@@ -249,25 +225,25 @@ export class RankingStore {
     radius: number,
   ): Promise<{ draining: boolean; items: ListedItem[] }> {
     if (!board.sharded) {
-      const reply = await this.read<Array<string | number>>(S.readAround, board.shards[0], board, window, nowMs, [
-        item,
-        radius,
-      ]);
-      return { draining: reply[0] === 1, items: reply[1] === -1 ? [] : listing(reply) };
+      const reply = await this.guard(
+        this.redis.call(S.readAround, { ...this.on(board, board.shards[0], nowMs), window, item, radius }),
+      );
+      const items = reply.firstPosition === -1 ? [] : rankRows(reply.rows, reply.firstPosition, reply.higherThanFirst);
+      return { draining: reply.draining, items };
     }
     const home = board.shardOf(item);
-    const own = await this.read<number[]>(S.readItem, home, board, window, nowMs, [item]);
-    const score = own[1];
-    if (score <= 0) return { draining: own[0] === 1, items: [] };
+    const own = await this.guard(this.redis.call(S.readItem, { ...this.on(board, home, nowMs), window, item }));
+    const score = own.standing.score;
+    if (score <= 0) return { draining: own.draining, items: [] };
     const replies = await Promise.all(
       board.shards.map((shard) =>
-        this.read<Array<string | number>>(S.readNeighbours, shard, board, window, nowMs, [item, score, radius]),
+        this.guard(this.redis.call(S.readNeighbours, { ...this.on(board, shard, nowMs), window, item, score, radius })),
       ),
     );
-    const position = replies.reduce((sum, reply) => sum + Number(reply[1]), 0);
-    const above = replies.reduce((sum, reply) => sum + Number(reply[2]), 0);
-    const before = mergeListings(replies.map((reply) => pairsOf(reply, 4).slice(0, Number(reply[3])))).slice(-radius);
-    const after = mergeListings(replies.map((reply) => pairsOf(reply, 4).slice(Number(reply[3]))))
+    const position = replies.reduce((sum, reply) => sum + reply.position, 0);
+    const above = replies.reduce((sum, reply) => sum + reply.above, 0);
+    const before = mergeListings(replies.map((reply) => reply.before)).slice(-radius);
+    const after = mergeListings(replies.map((reply) => reply.after))
       .filter((row) => row.score > 0)
       .slice(0, radius);
     const rows: ScoredItem[] = [...before, { item, score }, ...after];
@@ -277,7 +253,7 @@ export class RankingStore {
       higherThanFirst =
         firstPosition === 0 ? 0 : (await this.countAbove(board, undefined, [window], nowMs, [rows[0].score])).above[0];
     return {
-      draining: own[0] === 1 || replies.some((reply) => reply[0] === 1),
+      draining: own.draining || replies.some((reply) => reply.draining),
       items: rankRows(rows, firstPosition, higherThanFirst),
     };
   }
@@ -324,61 +300,34 @@ export class RankingStore {
     scores: number[],
   ): Promise<{ draining: boolean; above: number[]; ranked: number[] }> {
     const shards = board.shards.filter((shard) => shard !== except);
-    const windowArgs = windowArgsOf(windows);
     const replies = await Promise.all(
-      shards.map((shard) => {
-        const keys = [shard.keys.cfg(), ...windows.flatMap((w) => [shard.keys.slots(w.name), shard.keys.top(w.name)])];
-        return this.guard(
-          this.redis.run<number[]>(S.countAbove, keys, [
-            board.config.version,
-            nowMs,
-            this.budget,
-            ...windowArgs,
-            ...scores,
-          ]),
-        );
-      }),
+      shards.map((shard) =>
+        this.guard(this.redis.call(S.countAbove, { ...this.on(board, shard, nowMs), windows, scores })),
+      ),
     );
     return {
-      draining: replies.some((reply) => reply[0] === 1),
-      above: windows.map((_, w) => replies.reduce((sum, reply) => sum + reply[1 + 2 * w], 0)),
-      ranked: windows.map((_, w) => replies.reduce((sum, reply) => sum + reply[2 + 2 * w], 0)),
+      draining: replies.some((reply) => reply.draining),
+      above: windows.map((_, w) => replies.reduce((sum, reply) => sum + reply.above[w], 0)),
+      ranked: windows.map((_, w) => replies.reduce((sum, reply) => sum + reply.ranked[w], 0)),
     };
   }
 
-  private read<T>(
-    script: typeof S.readTop,
-    shard: ShardKeys,
+  private readTop(
     board: PreparedBoard,
+    shard: ShardKeys,
     window: WindowConfig,
     nowMs: number,
-    extra: Array<string | number>,
-  ): Promise<T> {
-    const keys = [shard.keys.cfg(), shard.keys.slots(window.name), shard.keys.top(window.name)];
-    return this.guard(
-      this.redis.run<T>(script, keys, [
-        board.config.version,
-        nowMs,
-        this.budget,
-        window.periodSec,
-        window.intervalSec,
-        ...extra,
-      ]),
-    );
+    offset: number,
+    limit: number,
+  ): Promise<ListingReply> {
+    return this.guard(this.redis.call(S.readTop, { ...this.on(board, shard, nowMs), window, offset, limit }));
   }
 
-  private call<T>(
-    script: (typeof S)[keyof typeof S],
-    board: PreparedBoard,
-    keys: string[],
-    nowMs: number,
-    extra: Array<string | number>,
-  ): Promise<T> {
-    return this.guard(
-      this.redis.run<T>(script, keys, [board.config.version, nowMs, this.budget, ...board.windowArgs, ...extra]),
-    );
+  private on(board: PreparedBoard, shard: ShardKeys, nowMs: number): BoardCall {
+    return { board, shard, nowMs, budgetFields: this.budgetFields };
   }
 
+  /** Turns the scripts' refusals of a cached config into errors the service retries on. */
   private async guard<T>(pending: Promise<T>): Promise<T> {
     try {
       return await pending;
@@ -389,22 +338,4 @@ export class RankingStore {
       throw error;
     }
   }
-}
-
-function standings(reply: number[], first: number): Standing[] {
-  const result: Standing[] = [];
-  for (let i = first; i < reply.length; i += 2) result.push({ score: reply[i], rank: reply[i + 1] || null });
-  return result;
-}
-
-/** Turns [draining, firstPosition, higherThanFirst, item, score, ...] into ranked rows. */
-function listing(reply: Array<string | number>): ListedItem[] {
-  return rankRows(pairsOf(reply, 3), Number(reply[1]), Number(reply[2]));
-}
-
-/** The (item, score) pairs of a reply from index `first` on. */
-function pairsOf(reply: Array<string | number>, first: number): ScoredItem[] {
-  const rows: ScoredItem[] = [];
-  for (let i = first; i < reply.length; i += 2) rows.push({ item: String(reply[i]), score: Number(reply[i + 1]) });
-  return rows;
 }

@@ -1,10 +1,9 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import Redis, { Cluster } from 'ioredis';
+import Redis, { ChainableCommander, Cluster } from 'ioredis';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../common/config';
-import { KeyBuilder } from './keys';
 import { nodeOptions } from './redis-options';
-import { loadScriptSource, ScriptDefinition } from './scripts';
+import { callScript, commandArgs, defineScript, Script, ScriptDefinition } from './scripts';
 
 export type RedisClient = Redis | Cluster;
 
@@ -15,7 +14,8 @@ export type RedisClient = Redis | Cluster;
 @Injectable()
 export class RedisService implements OnModuleInit, OnApplicationShutdown {
   readonly client: RedisClient;
-  readonly keys: KeyBuilder;
+  /** Every key of this service starts with it (KEY_PREFIX); each feature names its keys from it. */
+  readonly prefix: string;
   private readonly logger = new Logger('Redis');
   private readonly defined = new Set<string>();
   private readonly beforeClose: Array<() => Promise<void>> = [];
@@ -25,7 +25,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     config: AppConfig,
     private readonly clock: Clock,
   ) {
-    this.keys = new KeyBuilder(config.KEY_PREFIX);
+    this.prefix = config.KEY_PREFIX;
     const cluster = config.REDIS_CLUSTER_NODES;
     // Not auto-pipelined on a Cluster: ioredis groups auto-pipelines by the first argument, which for a
     // script with a dynamic key count is the count, not a key.
@@ -70,22 +70,23 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     });
   }
 
-  /** Registers scripts once per process; ioredis runs them by EVALSHA and falls back to EVAL on NOSCRIPT. */
+  /** Registers scripts once per process. */
   defineScripts(definitions: ScriptDefinition[]): void {
     for (const definition of definitions) {
       if (this.defined.has(definition.name)) continue;
-      const lua = loadScriptSource(definition);
-      const numberOfKeys = definition.numberOfKeys === 'dynamic' ? undefined : definition.numberOfKeys;
-      this.client.defineCommand(definition.name, { lua, numberOfKeys });
+      defineScript(this.client, definition);
       this.defined.add(definition.name);
     }
   }
 
-  /** Runs a registered script. `keys` become KEYS; for dynamic scripts numkeys is sent first. */
-  async run<T>(definition: ScriptDefinition, keys: string[], args: Array<string | number>): Promise<T> {
-    const command = (this.client as unknown as Record<string, (...a: unknown[]) => Promise<T>>)[definition.name];
-    if (definition.numberOfKeys === 'dynamic') return command.call(this.client, keys.length, ...keys, ...args);
-    return command.call(this.client, ...keys, ...args);
+  /** Runs a registered script: its builder makes KEYS and ARGV, its decoder checks and reads the reply. */
+  call<In, Out>(script: Script<In, Out>, input: In): Promise<Out> {
+    return callScript(this.client, script, input);
+  }
+
+  /** Queues a script call on a pipeline; decode its reply with `script.decode` once the pipeline ran. */
+  queue<In>(pipeline: ChainableCommander, script: Script<In, unknown>, input: In): void {
+    pipeline[script.name](...commandArgs(script, script.build(input)));
   }
 
   async ping(timeoutMs: number): Promise<void> {

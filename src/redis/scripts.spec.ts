@@ -1,18 +1,43 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import calculateSlot from 'cluster-key-slot';
-import { COUNTER_SCRIPTS } from '../counters/counters.scripts';
-import { RANKING_SCRIPTS } from '../ranking/ranking.scripts';
-import { STATS_SCRIPTS } from '../stats/stats.scripts';
 import { PreparedBoard } from '../ranking/board';
+import { RankingKeys } from '../ranking/ranking.keys';
 import { declaredKeyCount, ScriptDefinition } from './scripts';
-import { KeyBuilder } from './keys';
 
-/** Every script of every feature; feature modules add theirs here so the header checks cover them. */
-export const ALL_SCRIPTS: ScriptDefinition[] = [
-  ...Object.values(RANKING_SCRIPTS),
-  ...Object.values(COUNTER_SCRIPTS),
-  ...Object.values(STATS_SCRIPTS),
-];
+const SRC = join(__dirname, '..');
+
+/** Every `*.scripts.ts` registry of every feature, found on disk: a new feature's scripts are checked without a list to keep. */
+function collectScripts(): ScriptDefinition[] {
+  const registries = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) =>
+    file.endsWith('.scripts.ts'),
+  );
+  return registries.flatMap((file) =>
+    Object.values(jest.requireActual<Record<string, unknown>>(join(SRC, file)))
+      .filter(
+        (exported): exported is Record<string, ScriptDefinition> => typeof exported === 'object' && exported !== null,
+      )
+      .flatMap((registry) => Object.values(registry).filter((entry) => typeof entry?.file === 'string')),
+  );
+}
+
+const ALL_SCRIPTS = collectScripts();
+
+describe('script registries', () => {
+  it('finds every feature registry', () => {
+    expect(new Set(ALL_SCRIPTS.map((s) => s.name.replace(/^tb([A-Z][a-z]+).*/, '$1')))).toEqual(
+      new Set(['Rank', 'Counter', 'Stats']),
+    );
+  });
+
+  it('registers every .lua file under src as a script or a library, and names each command once', () => {
+    const used = new Set(ALL_SCRIPTS.flatMap((s) => [s.file, ...(s.libraries ?? [])]));
+    const onDisk = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.lua'));
+    expect(onDisk.length).toBeGreaterThan(0);
+    for (const file of onDisk) expect(used).toContain(join(SRC, file));
+    expect(new Set(ALL_SCRIPTS.map((s) => s.name)).size).toBe(ALL_SCRIPTS.length);
+  });
+});
 
 describe('Lua script headers', () => {
   it.each(ALL_SCRIPTS.map((s) => [s.name, s] as const))(
@@ -44,7 +69,7 @@ describe('Lua script headers', () => {
 describe('ranking keys share one Cluster slot per call', () => {
   const names = ['posts', 'a', 'x.y:z-1_2', 'Z'.repeat(64)];
   it.each(names)('board %s', (name) => {
-    const keys = new KeyBuilder('tb:').board(name);
+    const keys = new RankingKeys('tb:').board(name);
     const board = new PreparedBoard(
       {
         name,
@@ -55,7 +80,7 @@ describe('ranking keys share one Cluster slot per call', () => {
           { name: '7d', periodSec: 604800, intervalSec: 86400, createdAtMs: 0 },
         ],
       },
-      (shard) => new KeyBuilder('tb:').board(name, shard),
+      (shard) => new RankingKeys('tb:').board(name, shard),
     );
     const all = [
       ...board.allKeys,
@@ -69,7 +94,7 @@ describe('ranking keys share one Cluster slot per call', () => {
   });
 
   it.each(names)('sharded board %s: each shard on one slot of its own tag', (name) => {
-    const builder = new KeyBuilder('tb:');
+    const builder = new RankingKeys('tb:');
     const board = new PreparedBoard(
       { name, version: 'v', shards: 8, windows: [{ name: '1h', periodSec: 3600, intervalSec: 60, createdAtMs: 0 }] },
       (shard) => builder.board(name, shard),
@@ -84,7 +109,7 @@ describe('ranking keys share one Cluster slot per call', () => {
   });
 
   it('puts different boards under different tags', () => {
-    const builder = new KeyBuilder('tb:');
+    const builder = new RankingKeys('tb:');
     expect(builder.board('a').cfg()).toBe('{tb:board:a}:cfg');
     expect(builder.board('a').slot('24h', 3600)).toBe('{tb:board:a}:24h:slot:3600');
     expect(builder.board('b').tag).not.toBe(builder.board('a').tag);

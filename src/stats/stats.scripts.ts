@@ -1,12 +1,134 @@
 import { join } from 'node:path';
-import { ScriptDefinition } from '../redis/scripts';
+import { Reply, ScriptReplyError } from '../redis/replies';
+import { Script, ScriptCommand } from '../redis/scripts';
+import { Histogram, isHistogramField, Moments } from './stats-math';
+import type { StatsKeys } from './stats-keys';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    tbStatsRecord: ScriptCommand<Context>;
+    tbStatsMerge: ScriptCommand<Context>;
+    tbStatsRead: ScriptCommand<Context>;
+  }
+}
+
+/** Where a write landed: the hour the caller asked for was the stored current hour, the previous one, or too old. */
+export type WriteStatus = 'current' | 'previous' | 'dropped';
+
+export interface WriteResult {
+  status: WriteStatus;
+  count: number;
+  sum: number;
+  sumsq: number;
+}
+
+/** One hour of one context/type as stored. */
+export interface StoredHour {
+  hourStart: number;
+  moments: Moments;
+  histogram: Histogram;
+}
+
+/** A context/type's two hour hashes. */
+export interface PairCall {
+  keys: StatsKeys;
+  context: string;
+  type: string;
+}
 
 const dir = join(__dirname, 'scripts');
-const lib = [join(dir, 'stats_lib.lua')];
+const library = [join(dir, 'stats_lib.lua')];
+const STATUS: Record<number, WriteStatus> = { 0: 'dropped', 1: 'current', 2: 'previous' };
 
-/** Every stats script; the writers get the shared hour/merge library prepended. */
+function hourKeys(call: PairCall): string[] {
+  return [call.keys.current(call.context, call.type), call.keys.previous(call.context, call.type)];
+}
+
+/** { status, count, sum, sumsq } (figures as strings: they are floats), or { 0 } when dropped. */
+function writeResult(script: string, raw: unknown): WriteResult {
+  const reply = new Reply(script, raw).expectLength(1, true);
+  const status = STATUS[reply.int(0)];
+  if (status === undefined) throw new ScriptReplyError(script, `entry 0: unknown status ${reply.int(0)}`);
+  if (status === 'dropped') return { status, count: 0, sum: 0, sumsq: 0 };
+  reply.expectLength(4);
+  return { status, count: reply.number(1), sum: reply.number(2), sumsq: reply.number(3) };
+}
+
+/** One hour hash as HGETALL lists it; undefined when it holds no hour. */
+function storedHour(reply: Reply): StoredHour | undefined {
+  reply.expectPairsFrom(0);
+  const fields = new Map<string, string>();
+  for (let i = 0; i < reply.length; i += 2) fields.set(reply.string(i), reply.string(i + 1));
+  const count = Number(fields.get('count'));
+  if (!fields.has('hour') || !(count > 0)) return undefined;
+  const num = (name: string) => Number(fields.get(name));
+  const histogram: Histogram = new Map();
+  for (const [field, value] of fields) if (isHistogramField(field)) histogram.set(field, Number(value));
+  return {
+    hourStart: num('hour'),
+    moments: {
+      count,
+      sum: num('sum'),
+      sumsq: num('sumsq'),
+      min: num('min'),
+      max: num('max'),
+      mean: num('mean'),
+      m2: num('m2'),
+    },
+    histogram,
+  };
+}
+
+function momentArgs(m: Moments): string[] {
+  return [m.count, m.sum, m.sumsq, m.min, m.max, m.mean, m.m2].map(String);
+}
+
+/** Every stats script: keys and arguments built from domain values, replies checked (see each .lua header). */
 export const STATS_SCRIPTS = {
-  record: { name: 'tbStatsRecord', file: join(dir, 'record.lua'), libraries: lib, numberOfKeys: 2 },
-  merge: { name: 'tbStatsMerge', file: join(dir, 'merge.lua'), libraries: lib, numberOfKeys: 2 },
-  read: { name: 'tbStatsRead', file: join(dir, 'read.lua'), numberOfKeys: 2 },
-} satisfies Record<string, ScriptDefinition>;
+  record: {
+    name: 'tbStatsRecord',
+    file: join(dir, 'record.lua'),
+    libraries: library,
+    numberOfKeys: 2,
+    build: (call: PairCall & { nowMs: number; hourStart: number; value: number; histogramField: string }) => ({
+      keys: hourKeys(call),
+      args: [call.nowMs, call.hourStart, String(call.value), call.histogramField],
+    }),
+    decode: (raw) => writeResult('tbStatsRecord', raw),
+  } satisfies Script<
+    PairCall & { nowMs: number; hourStart: number; value: number; histogramField: string },
+    WriteResult
+  >,
+
+  merge: {
+    name: 'tbStatsMerge',
+    file: join(dir, 'merge.lua'),
+    libraries: library,
+    numberOfKeys: 2,
+    build: (call: PairCall & { nowMs: number; hourStart: number; moments: Moments; histogram: Histogram }) => ({
+      keys: hourKeys(call),
+      args: [
+        call.nowMs,
+        call.hourStart,
+        ...momentArgs(call.moments),
+        ...[...call.histogram].flatMap(([field, count]) => [field, count]),
+      ],
+    }),
+    decode: (raw) => writeResult('tbStatsMerge', raw),
+  } satisfies Script<
+    PairCall & { nowMs: number; hourStart: number; moments: Moments; histogram: Histogram },
+    WriteResult
+  >,
+
+  read: {
+    name: 'tbStatsRead',
+    file: join(dir, 'read.lua'),
+    numberOfKeys: 2,
+    build: (call: PairCall) => ({ keys: hourKeys(call), args: [] }),
+    /** The stored hours, current hash first. */
+    decode: (raw) => {
+      const reply = new Reply('tbStatsRead', raw).expectLength(2);
+      return [reply.nested(0), reply.nested(1)].map(storedHour).filter((hour) => hour !== undefined);
+    },
+  } satisfies Script<PairCall, StoredHour[]>,
+};

@@ -3,7 +3,9 @@ import { validateConfig } from '../../src/common/config';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';
 import { MAX_SHARDED_DEPTH, RankingService } from '../../src/ranking/ranking.service';
+import { RankingKeys } from '../../src/ranking/ranking.keys';
 import { RANKING_SCRIPTS } from '../../src/ranking/ranking.scripts';
+import { WindowSpec } from '../../src/ranking/window-math';
 import { shardOf } from '../../src/ranking/shard-math';
 import { RankingStore } from '../../src/ranking/ranking.store';
 import { startRankingService } from '../support/ranking';
@@ -415,24 +417,28 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
 
   describe('sharded boards while their config changes', () => {
     const H = [{ name: 'h', period: '1h', interval: '1h' }];
+    const keysOf = (shard: number) => new RankingKeys(redis.prefix).board('s', shard);
     const cfgOf = (shard: number, board = 's') =>
       shard === 0 ? raw('cfg', board) : `{${redis.prefix}board:${board}/${shard}}:cfg`;
     const itemOnShard = (shard: number, shards: number) =>
       Array.from({ length: 200 }, (_, i) => `item-${i}`).find((id) => shardOf(id, shards) === shard)!;
     /** Runs board_put on shard 0 only: a PUT that stopped before syncing the other shards. */
-    const putOnShardZero = (shards: number | '', windows: object[], reset: boolean) =>
-      service.run<string[]>(
-        RANKING_SCRIPTS.boardPut,
-        [cfgOf(0)],
-        [JSON.stringify(windows), shards, `half-${Math.random()}`, reset ? 1 : 0, clock.nowMs()],
-      );
+    const putOnShardZero = (shards: number | undefined, windows: WindowSpec[], reset: boolean) =>
+      service.call(RANKING_SCRIPTS.boardPut, {
+        keys: keysOf(0),
+        windows,
+        shards,
+        version: `half-${Math.random()}`,
+        reset,
+        nowMs: clock.nowMs(),
+      });
 
     it('applies a write once when its rank read meets a PUT in progress, and says so with 409', async () => {
       await ranking.putBoard('s', H, 3);
       const item = itemOnShard(1, 3);
       await ranking.increment('s', item, 1); // caches the config
       await putOnShardZero(
-        '',
+        undefined,
         [
           { name: 'h', periodSec: 3600, intervalSec: 3600 },
           { name: 'd', periodSec: 86400, intervalSec: 3600 },
@@ -451,11 +457,14 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       const newer = await redis.client.hgetall(cfgOf(1));
       // The first PUT's sync arriving late:
       expect(
-        await service.run(
-          RANKING_SCRIPTS.shardSync,
-          [cfgOf(1)],
-          [first.version, first.windows, first.shards, first.revision, clock.nowMs()],
-        ),
+        await service.call(RANKING_SCRIPTS.shardSync, {
+          keys: keysOf(1),
+          version: first.version,
+          windowsJson: first.windows,
+          shards: Number(first.shards),
+          revision: Number(first.revision),
+          nowMs: clock.nowMs(),
+        }),
       ).toBe('unchanged');
       expect(await redis.client.hgetall(cfgOf(1))).toEqual(newer);
       expect(newer.version).toBe(await redis.client.hget(cfgOf(0), 'version'));

@@ -17,7 +17,6 @@ local samples = tonumber(ARGV[2])
 local pass = tonumber(ARGV[3])
 local cursor = ARGV[4]
 local page_size = tonumber(ARGV[5])
-local base = string.sub(KEYS[1], 1, -6)
 local start = '-'
 if cursor ~= '' then start = '(' .. cursor end
 local members = redis.call('ZRANGE', KEYS[1], start, '+', 'BYLEX', 'LIMIT', 0, page_size)
@@ -26,7 +25,7 @@ for _, member in ipairs(members) do
   local prec = tonumber(string.match(member, '^(%d+):'))
   if prec and prec > 0 and pass % math.max(1, math.floor(prec / 60)) == 0 then
     due = due + 1
-    local hkey = base .. 'count:' .. member
+    local hkey = sibling_key(KEYS[1], 'known', 'count:' .. member)
     local cutoff = now_sec - samples * prec
     local old = {}
     for _, field in ipairs(redis.call('HKEYS', hkey)) do

@@ -1,6 +1,6 @@
 -- counter_delete: removes every count hash of a counter and all its index entries in one atomic step.
 -- Index entries of precisions that are no longer configured are found with ZSCAN of the bucket's index
--- and their hashes derived from the index key's tag ("<tag>:count:<prec>:<name>"), same slot.
+-- and their hashes derived from the index key ("<tag>:known" -> "<tag>:count:<prec>:<name>"), same slot.
 -- KEYS: dynamic
 -- KEYS[1]        the bucket's known-counters index zset
 -- KEYS[1+i]      (i = 1..P) the counter's count hash of configured precision i
@@ -8,7 +8,6 @@
 -- ARGV[1+i]      configured precision i, seconds
 -- Reply: number of index entries and count hashes removed (0: the counter did not exist)
 local name = ARGV[1]
-local base = string.sub(KEYS[1], 1, -6)
 local removed = 0
 for i = 2, #KEYS do
   removed = removed + redis.call('DEL', KEYS[i])
@@ -22,7 +21,7 @@ repeat
     local member = page[2][i]
     local prec = string.match(member, '^(%d+):')
     if prec and string.sub(member, #prec + 2) == name then
-      removed = removed + redis.call('DEL', base .. 'count:' .. member)
+      removed = removed + redis.call('DEL', sibling_key(KEYS[1], 'known', 'count:' .. member))
       removed = removed + redis.call('ZREM', KEYS[1], member)
     end
   end

@@ -2,8 +2,9 @@
 -- each ranking script when the script is registered.
 -- KEYS: 0
 -- Conventions: a window's keys come in KEYS as pairs (slots index zset, results zset). Its slot hashes
--- are named <base>slot:<start>, where <base> is the slots key without its trailing "slots", so they
--- always share the hash tag of the keys in KEYS. Times are passed in (unix s or ms); no TIME call.
+-- are named <base>slot:<start>, where <base> is the slots key without its trailing "slots"
+-- (sibling_key, from keys_lib, prepended before this library), so they always share the hash tag of
+-- the keys in KEYS. Times are passed in (unix s or ms); no TIME call.
 
 -- Refuses a write made with a cached config that is no longer the stored one.
 local function version_error(cfg_key, version)
@@ -14,13 +15,13 @@ local function version_error(cfg_key, version)
 end
 
 local function slot_key_of(slots_key, start)
-  return string.sub(slots_key, 1, -6) .. 'slot:' .. start
+  return sibling_key(slots_key, 'slots', 'slot:' .. start)
 end
 
 -- Unlinks every key of one window: its slot hashes (found through its slots index), index and results.
 -- The window's keys are named after the board config key "<tag>:cfg" as "<tag>:<window>:...".
 local function drop_window(cfg_key, window_name)
-  local base = string.sub(cfg_key, 1, -4) .. window_name .. ':'
+  local base = sibling_key(cfg_key, 'cfg', window_name .. ':')
   for _, start in ipairs(redis.call('ZRANGE', base .. 'slots', 0, -1)) do
     redis.call('UNLINK', base .. 'slot:' .. start)
   end

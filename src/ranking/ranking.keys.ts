@@ -1,9 +1,16 @@
 /**
- * Key naming. Every key starts with the configured prefix; keys a script touches together share one
- * hash tag (`{...}`) so every script runs on one Redis Cluster slot. Names are validated elsewhere to
- * contain no braces, so a name can never break out of its tag.
+ * Key naming of the ranking feature. Every key starts with the configured prefix; the keys of one
+ * board shard share one hash tag (`{...}`) so every script runs on one Redis Cluster slot. Names are
+ * validated to contain no braces, so a name can never break out of its tag.
+ *
+ *   <prefix>boards                            set   board names (the registry)
+ *   {<prefix>board:<board>[/<k>]}:cfg          hash  config (shard k > 0: a copy of shard 0's)
+ *   {...}:likes                               zset  "<item>\x1f<user>" -> like time (ms)
+ *   {...}:<window>:slots                      zset  live slot starts
+ *   {...}:<window>:slot:<start>               hash  item -> amount in that slot
+ *   {...}:<window>:top                        zset  item -> sum over the live slots
  */
-export class KeyBuilder {
+export class RankingKeys {
   constructor(readonly prefix: string) {}
 
   /** Set of board names (a plain key, written on its own: it is never touched together with a board's keys). */
@@ -36,7 +43,7 @@ export class BoardKeys {
     return `${this.tag}:${window}:slots`;
   }
 
-  /** Slot hashes are also derived inside the scripts from `slots(window)` by the same rule. */
+  /** Also derived inside the scripts from `slots(window)` (sibling_key: "slots" -> "slot:<start>"). */
   slot(window: string, slotStartSec: number): string {
     return `${this.tag}:${window}:slot:${slotStartSec}`;
   }

@@ -1,0 +1,120 @@
+/** A script answered something its decoder does not expect: a bug, never the client's fault. */
+export class ScriptReplyError extends Error {
+  constructor(script: string, problem: string) {
+    super(`script ${script} replied with an unexpected shape: ${problem}`);
+    this.name = 'ScriptReplyError';
+  }
+}
+
+/**
+ * Checked reading of a script's array reply: each accessor names the script and position on a
+ * mismatch. Lua numbers arrive as integers, strings as strings.
+ */
+export class Reply {
+  private readonly items: readonly unknown[];
+
+  constructor(
+    readonly script: string,
+    reply: unknown,
+  ) {
+    if (!Array.isArray(reply)) throw new ScriptReplyError(script, `expected an array, got ${describe(reply)}`);
+    this.items = reply;
+  }
+
+  get length(): number {
+    return this.items.length;
+  }
+
+  /** Throws unless the reply has `length` entries (or at least `length` with `orMore`). */
+  expectLength(length: number, orMore = false): this {
+    if (orMore ? this.items.length < length : this.items.length !== length) {
+      throw new ScriptReplyError(
+        this.script,
+        `expected ${orMore ? 'at least ' : ''}${length} entries, got ${this.items.length}`,
+      );
+    }
+    return this;
+  }
+
+  /** Throws unless the entries from `first` on come in pairs. */
+  expectPairsFrom(first: number): this {
+    if (this.items.length < first || (this.items.length - first) % 2 !== 0) {
+      throw new ScriptReplyError(this.script, `expected pairs from entry ${first}, got ${this.items.length} entries`);
+    }
+    return this;
+  }
+
+  int(index: number): number {
+    const value = this.items[index];
+    if (typeof value !== 'number' || !Number.isInteger(value)) throw this.mismatch(index, 'an integer');
+    return value;
+  }
+
+  flag(index: number): boolean {
+    const value = this.int(index);
+    if (value !== 0 && value !== 1) throw this.mismatch(index, '0 or 1');
+    return value === 1;
+  }
+
+  string(index: number): string {
+    const value = this.items[index];
+    if (typeof value !== 'string') throw this.mismatch(index, 'a string');
+    return value;
+  }
+
+  /** A number sent as a Lua number or as a numeric string (floats cross as strings). */
+  number(index: number): number {
+    const value = this.items[index];
+    const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    if (typeof parsed !== 'number' || Number.isNaN(parsed)) throw this.mismatch(index, 'a number');
+    return parsed;
+  }
+
+  /** A nested array reply. */
+  nested(index: number): Reply {
+    const value = this.items[index];
+    if (!Array.isArray(value)) throw this.mismatch(index, 'an array');
+    return new Reply(`${this.script}[${index}]`, value);
+  }
+
+  /** Integers from `first` to the end. */
+  intsFrom(first: number): number[] {
+    const values: number[] = [];
+    for (let i = first; i < this.items.length; i++) values.push(this.int(i));
+    return values;
+  }
+
+  private mismatch(index: number, expected: string): ScriptReplyError {
+    return new ScriptReplyError(
+      this.script,
+      `entry ${index}: expected ${expected}, got ${describe(this.items[index])}`,
+    );
+  }
+}
+
+/** A reply that is a single value. */
+export function intReply(script: string, reply: unknown): number {
+  if (typeof reply !== 'number' || !Number.isInteger(reply)) {
+    throw new ScriptReplyError(script, `expected an integer, got ${describe(reply)}`);
+  }
+  return reply;
+}
+
+export function flagReply(script: string, reply: unknown): boolean {
+  const value = intReply(script, reply);
+  if (value !== 0 && value !== 1) throw new ScriptReplyError(script, `expected 0 or 1, got ${value}`);
+  return value === 1;
+}
+
+export function oneOfReply<T extends string>(script: string, reply: unknown, allowed: readonly T[]): T {
+  const found = allowed.find((value) => value === reply);
+  if (found === undefined)
+    throw new ScriptReplyError(script, `expected one of ${allowed.join(', ')}, got ${describe(reply)}`);
+  return found;
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}...` : value}"`;
+  return value === null ? 'null' : typeof value === 'number' ? String(value) : typeof value;
+}
