@@ -1,15 +1,16 @@
 import { Logger } from '@nestjs/common';
 import Fastify from 'fastify';
-import type { HttpAdapterHost } from '@nestjs/core';
+import { HttpAdapterHost } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { AnsweredRequest, AnsweredRequests } from './answered-requests';
 
 describe('AnsweredRequests', () => {
   async function appWith(listeners: Array<(answered: AnsweredRequest) => void>) {
     const fastify = Fastify();
     fastify.get('/boards/:board/top', async () => ({ ok: true }));
-    const answered = new AnsweredRequests({
-      httpAdapter: { getInstance: () => fastify },
-    } as unknown as HttpAdapterHost);
+    const host = new HttpAdapterHost();
+    host.httpAdapter = new FastifyAdapter(fastify);
+    const answered = new AnsweredRequests(host);
     listeners.forEach((listener) => answered.subscribe(listener));
     answered.onModuleInit();
     await fastify.ready();

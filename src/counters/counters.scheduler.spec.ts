@@ -5,7 +5,11 @@ import { CountersScheduler } from './counters.scheduler';
 import { CleanPassResult, CountersService } from './counters.service';
 
 function schedulerWith(cleanPass: (pass: number) => Promise<CleanPassResult>) {
-  const service = { cleanPass, settings: { cleanIntervalMs: 60_000 } } as unknown as CountersService;
+  // The scheduler's own logic only: a service whose clean pass the test decides (no Redis involved).
+  const service: CountersService = Object.assign(Object.create(CountersService.prototype), {
+    cleanPass,
+    settings: { cleanIntervalMs: 60_000 },
+  });
   const jobs = new JobRegistry();
   const scheduler = new CountersScheduler(
     service,

@@ -1,0 +1,36 @@
+import { flagReply, intReply, oneOfReply, Reply, ScriptReplyError } from './replies';
+
+describe('checked script replies', () => {
+  it('reads integers, flags, strings and numbers at their positions', () => {
+    const reply = new Reply('tbX', [1, 0, 'a', '1.5', 7]);
+    expect([reply.flag(0), reply.flag(1), reply.string(2), reply.number(3), reply.int(4)]).toEqual([
+      true,
+      false,
+      'a',
+      1.5,
+      7,
+    ]);
+    expect(reply.intsFrom(4)).toEqual([7]);
+  });
+
+  it.each([
+    ['not an array', () => new Reply('tbX', 'OK'), /tbX .*expected an array, got "OK"/],
+    ['a wrong length', () => new Reply('tbX', [1, 2]).expectLength(3), /expected 3 entries, got 2/],
+    ['too short', () => new Reply('tbX', [1]).expectLength(2, true), /expected at least 2 entries/],
+    ['odd pairs', () => new Reply('tbX', [1, 'a', 2, 'b']).expectPairsFrom(1), /expected pairs from entry 1/],
+    ['a string for an integer', () => new Reply('tbX', ['4']).int(0), /entry 0: expected an integer, got "4"/],
+    ['a float for an integer', () => new Reply('tbX', [1.5]).int(0), /expected an integer, got 1.5/],
+    ['2 for a flag', () => new Reply('tbX', [2]).flag(0), /expected 0 or 1/],
+    ['a number for a string', () => new Reply('tbX', [3]).string(0), /expected a string, got 3/],
+    ['a word for a number', () => new Reply('tbX', ['abc']).number(0), /expected a number/],
+    ['an empty string for a number', () => new Reply('tbX', ['']).number(0), /expected a number/],
+    ['a missing entry', () => new Reply('tbX', []).int(0), /entry 0: expected an integer, got undefined/],
+    ['a flat value for a nested array', () => new Reply('tbX', [1]).nested(0), /expected an array/],
+    ['an array for an integer reply', () => intReply('tbX', [1]), /expected an integer, got an array of 1/],
+    ['3 for a flag reply', () => flagReply('tbX', 3), /expected 0 or 1, got 3/],
+    ['an unknown word', () => oneOfReply('tbX', 'maybe', ['yes', 'no']), /expected one of yes, no, got "maybe"/],
+  ])('refuses %s with an error naming the script', (_, read, message) => {
+    expect(read).toThrow(ScriptReplyError);
+    expect(read).toThrow(message);
+  });
+});
