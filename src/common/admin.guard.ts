@@ -1,14 +1,9 @@
-import {
-  CanActivate,
-  ExecutionContext,
-  ForbiddenException,
-  Injectable,
-  ServiceUnavailableException,
-  UnauthorizedException,
-} from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { COMMON_MESSAGES as M } from './common.messages';
 import { AppConfig } from './config';
+import { AccessError } from './errors';
 
 /** Bearer-token guard for /admin routes. Digests make the comparison constant-time whatever the lengths. */
 @Injectable()
@@ -20,13 +15,12 @@ export class AdminGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    if (!this.expectedDigest)
-      throw new ServiceUnavailableException('Admin routes are disabled: ADMIN_TOKEN is not configured');
+    if (!this.expectedDigest) throw new AccessError('ADMIN_DISABLED', M.adminDisabled());
     const header = context.switchToHttp().getRequest<FastifyRequest>().headers.authorization;
     const match = typeof header === 'string' ? /^Bearer (.+)$/i.exec(header) : null;
-    if (!match) throw new UnauthorizedException('Authorization: Bearer <ADMIN_TOKEN> is required');
+    if (!match) throw new AccessError('ADMIN_TOKEN_MISSING', M.adminTokenMissing());
     if (!timingSafeEqual(digest(match[1]), this.expectedDigest))
-      throw new ForbiddenException('The admin token is wrong');
+      throw new AccessError('ADMIN_TOKEN_INVALID', M.adminTokenInvalid());
     return true;
   }
 }

@@ -1,46 +1,54 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ConflictError, DomainError, InvalidInputError, NotFoundError } from './errors';
+import { CODE_OF_STATUS, DomainError, ErrorCode, NotReadyError, RateLimitedError } from './errors';
 import { isRedisUnavailableError } from './redis-errors';
 
-const DOMAIN_STATUS: Array<[new (...args: never[]) => DomainError, HttpStatus]> = [
-  [NotFoundError, HttpStatus.NOT_FOUND],
-  [ConflictError, HttpStatus.CONFLICT],
-  [InvalidInputError, HttpStatus.BAD_REQUEST],
-];
-
+/** Nest's error shape plus a stable machine `code`; `message` is always one string. */
 export interface ErrorBody {
   statusCode: number;
-  message: string | string[];
+  message: string;
   error: string;
+  code: ErrorCode;
+  /** Per-dependency health, on a NOT_READY answer. */
+  details?: object;
 }
 
-/** Maps every error to Nest's `{ statusCode, message, error }`: domain errors to 4xx, Redis outages to 503. */
+const REDIS_UNAVAILABLE_MESSAGE = 'Redis is unreachable; try again shortly';
+
+/** Maps every error to an ErrorBody: domain errors by their code, Redis outages to 503, anything else to 500. */
 export function toErrorBody(exception: unknown): ErrorBody {
+  if (exception instanceof DomainError) {
+    const body = bodyOf(exception.status, exception.message, exception.code);
+    return exception instanceof NotReadyError ? { ...body, details: exception.details } : body;
+  }
   if (exception instanceof HttpException) {
-    const response = exception.getResponse();
     const status = exception.getStatus();
-    if (typeof response === 'object' && response !== null && 'message' in response) {
-      const body = response as Partial<ErrorBody>;
-      return {
-        statusCode: status,
-        message: body.message ?? exception.message,
-        error: body.error ?? httpReason(status),
-      };
-    }
-    return { statusCode: status, message: String(response), error: httpReason(status) };
+    const response = exception.getResponse();
+    const message =
+      typeof response === 'object' && response !== null && 'message' in response ? response.message : response;
+    return bodyOf(status, messageText(message, exception.message), codeOf(status));
   }
-  for (const [type, status] of DOMAIN_STATUS) {
-    if (exception instanceof type) return { statusCode: status, message: exception.message, error: httpReason(status) };
-  }
-  if (isRedisUnavailableError(exception)) {
-    return { statusCode: 503, message: 'Redis is unreachable; try again shortly', error: 'Service Unavailable' };
-  }
+  if (isRedisUnavailableError(exception)) return bodyOf(503, REDIS_UNAVAILABLE_MESSAGE, 'REDIS_UNAVAILABLE');
+  // Fastify's own refusals (body too large, bad JSON, unsupported media type...) carry a 4xx statusCode.
   const fastifyStatus = (exception as { statusCode?: unknown })?.statusCode;
   if (typeof fastifyStatus === 'number' && fastifyStatus >= 400 && fastifyStatus < 500) {
-    return { statusCode: fastifyStatus, message: (exception as Error).message, error: httpReason(fastifyStatus) };
+    return bodyOf(fastifyStatus, (exception as Error).message, codeOf(fastifyStatus));
   }
-  return { statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' };
+  return bodyOf(500, 'Internal server error', 'INTERNAL');
+}
+
+function bodyOf(status: number, message: string, code: ErrorCode): ErrorBody {
+  return { statusCode: status, message, error: httpReason(status), code };
+}
+
+function codeOf(status: number): ErrorCode {
+  return CODE_OF_STATUS[status] ?? (status < 500 ? 'INVALID_INPUT' : status === 503 ? 'REDIS_UNAVAILABLE' : 'INTERNAL');
+}
+
+/** class-validator answers a list of problems: they become one sentence. */
+function messageText(message: unknown, fallback: string): string {
+  if (Array.isArray(message)) return message.map(String).join('; ');
+  return typeof message === 'string' ? message : fallback;
 }
 
 function httpReason(status: number): string {
@@ -58,7 +66,7 @@ export class AppErrorFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const body = toErrorBody(exception);
-    if (body.statusCode >= 500 && body.statusCode !== 503) {
+    if (body.code === 'INTERNAL') {
       // The request's own logger carries its reqId.
       const log = host.switchToHttp().getRequest<FastifyRequest>()?.log;
       if (log) log.error({ err: exception }, 'unhandled error');
@@ -66,6 +74,7 @@ export class AppErrorFilter implements ExceptionFilter {
     }
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     if (body.statusCode === 503) reply.header('Retry-After', '1');
+    if (exception instanceof RateLimitedError) reply.header('Retry-After', String(exception.retryAfterSec));
     void reply.status(body.statusCode).send(body);
   }
 }

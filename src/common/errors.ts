@@ -1,11 +1,128 @@
-/** Domain errors: services throw these; the error filter maps them to HTTP status codes. */
+/**
+ * Every machine code an error body carries, with its HTTP status and what a client should do. The
+ * README's "Errors and retries" table is checked against this list by a test.
+ *
+ * applied: whether the write took effect ('maybe' only when the answer was lost: Redis timed out).
+ * retry:   whether repeating the same request is right.
+ */
+export const ERROR_CODES = {
+  INVALID_INPUT: { status: 400, applied: 'no', retry: 'no: fix the request; the message names the field' },
+  ADMIN_TOKEN_MISSING: { status: 401, applied: 'no', retry: 'no: send Authorization: Bearer <ADMIN_TOKEN>' },
+  ADMIN_TOKEN_INVALID: { status: 403, applied: 'no', retry: 'no: the token is wrong' },
+  BOARD_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: create the board first' },
+  WINDOW_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: the message lists the windows' },
+  COUNTER_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
+  STATS_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: nothing recorded in that hour' },
+  ROUTE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: no such route' },
+  METHOD_NOT_ALLOWED: { status: 405, applied: 'no', retry: 'no' },
+  BOARD_CONFIG_CONFLICT: {
+    status: 409,
+    applied: 'no',
+    retry: 'no: a window or the shard count would change; repeat with ?reset=true to drop that data',
+  },
+  CONFIG_CHANGED: { status: 409, applied: 'no', retry: 'yes: the board changed during the request' },
+  BOARD_INCOMPLETE: {
+    status: 409,
+    applied: 'no',
+    retry: 'after repeating the board PUT: a shard has no config (a PUT in progress or one that failed)',
+  },
+  WRITE_APPLIED_RANK_UNKNOWN: {
+    status: 409,
+    applied: 'yes',
+    retry: 'no: the write was applied, only its board-wide rank could not be read; read the item instead',
+  },
+  BATCH_PARTIAL: {
+    status: 409,
+    applied: 'partly',
+    retry: 'only the entries the message says were not applied',
+  },
+  BODY_TOO_LARGE: { status: 413, applied: 'no', retry: 'no: send a smaller body' },
+  URI_TOO_LONG: { status: 414, applied: 'no', retry: 'no' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, applied: 'no', retry: 'no: send application/json' },
+  RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
+  HEADERS_TOO_LARGE: { status: 431, applied: 'no', retry: 'no' },
+  INTERNAL: { status: 500, applied: 'maybe', retry: 'no: a bug; report it with the request id' },
+  ADMIN_DISABLED: { status: 503, applied: 'no', retry: 'no: the operator has not set ADMIN_TOKEN' },
+  REDIS_UNAVAILABLE: {
+    status: 503,
+    applied: 'maybe',
+    retry: 'yes, after Retry-After; a write may have been applied before Redis stopped answering',
+  },
+  NOT_READY: { status: 503, applied: 'no', retry: 'yes: a dependency is down (the message names it)' },
+} as const satisfies Record<string, { status: number; applied: 'yes' | 'no' | 'maybe' | 'partly'; retry: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Codes a Nest or Fastify error without one of ours gets, by status. */
+export const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
+  400: 'INVALID_INPUT',
+  404: 'ROUTE_NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'BODY_TOO_LARGE',
+  414: 'URI_TOO_LONG',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  431: 'HEADERS_TOO_LARGE',
+};
+
+/** Domain errors: services throw these; the error filter answers the status of their code. */
 export class DomainError extends Error {
-  constructor(message: string) {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = new.target.name;
   }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
 }
 
-export class NotFoundError extends DomainError {}
-export class ConflictError extends DomainError {}
-export class InvalidInputError extends DomainError {}
+type CodeWithStatus<S extends number> = {
+  [C in ErrorCode]: (typeof ERROR_CODES)[C]['status'] extends S ? C : never;
+}[ErrorCode];
+
+export class NotFoundError extends DomainError {
+  constructor(code: CodeWithStatus<404>, message: string) {
+    super(code, message);
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(code: CodeWithStatus<409>, message: string) {
+    super(code, message);
+  }
+}
+
+export class InvalidInputError extends DomainError {
+  constructor(message: string) {
+    super('INVALID_INPUT', message);
+  }
+}
+
+/** A refusal answered as 401/403/503 by a guard. */
+export class AccessError extends DomainError {
+  constructor(code: 'ADMIN_TOKEN_MISSING' | 'ADMIN_TOKEN_INVALID' | 'ADMIN_DISABLED', message: string) {
+    super(code, message);
+  }
+}
+
+export class RateLimitedError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSec: number,
+  ) {
+    super('RATE_LIMITED', message);
+  }
+}
+
+export class NotReadyError extends DomainError {
+  constructor(
+    message: string,
+    readonly details: object,
+  ) {
+    super('NOT_READY', message);
+  }
+}

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { InvalidInputError, NotFoundError } from '../common/errors';
+import { COUNTER_MESSAGES as M } from './counters.messages';
 import { atProblem, isCount, MAX_COUNT, resolvePrecision, Sample, shapeSamples } from './counter-math';
 import { parseMember } from './counter-keys';
 import { CounterSettings } from './counter-settings';
@@ -52,13 +53,12 @@ export class CountersService {
 
   async increment(name: string, count = 1, atSec?: number): Promise<IncrementResult> {
     if (!isCount(count)) {
-      throw new InvalidInputError(`count must be a non-zero integer with |count| <= ${MAX_COUNT}`);
+      throw new InvalidInputError(M.badCount(MAX_COUNT));
     }
     const nowMs = this.clock.nowMs();
     const nowSec = Math.floor(nowMs / 1000);
     const at = atSec ?? nowSec;
-    if (!Number.isInteger(at) || at < 0)
-      throw new InvalidInputError('at must be a non-negative integer of unix seconds');
+    if (!Number.isInteger(at) || at < 0) throw new InvalidInputError(M.badAt());
     const problem = atProblem(at, nowSec, this.settings.samples, this.settings.precisions);
     if (problem) throw new InvalidInputError(problem);
     const precisions = await this.store.increment(name, nowMs, at, count);
@@ -73,12 +73,11 @@ export class CountersService {
   ): Promise<CounterSeries> {
     const precisionSec = this.resolvePrecision(precision);
     const { from, to } = options;
-    if (from !== undefined && to !== undefined && from > to)
-      throw new InvalidInputError(`from (${from}) must not be after to (${to})`);
+    if (from !== undefined && to !== undefined && from > to) throw new InvalidInputError(M.fromAfterTo(from, to));
     const nowMs = this.clock.nowMs();
     const nowSec = Math.floor(nowMs / 1000);
     const stored = await this.store.read(name, precisionSec, nowMs, from ?? 0, to ?? Number.MAX_SAFE_INTEGER);
-    if (!stored.known) throw new NotFoundError(`counter "${name}" does not exist`);
+    if (!stored.known) throw new NotFoundError('COUNTER_NOT_FOUND', M.counterNotFound(name));
     const samples = shapeSamples(stored.samples, {
       nowSec,
       samples: this.settings.samples,
@@ -108,7 +107,7 @@ export class CountersService {
   }
 
   async delete(name: string): Promise<void> {
-    if (!(await this.store.delete(name))) throw new NotFoundError(`counter "${name}" does not exist`);
+    if (!(await this.store.delete(name))) throw new NotFoundError('COUNTER_NOT_FOUND', M.counterNotFound(name));
   }
 
   /**
@@ -145,9 +144,7 @@ export class CountersService {
     if (seconds === undefined) {
       const given =
         value === undefined ? 'precision is required' : `precision ${JSON.stringify(value)} is not configured`;
-      throw new InvalidInputError(
-        `${given}: precision must be one of ${this.settings.precisions.join(', ')} (seconds, or a duration such as 5s, 1m, 1h, 1d)`,
-      );
+      throw new InvalidInputError(M.unknownPrecision(given, this.settings.precisions));
     }
     return seconds;
   }

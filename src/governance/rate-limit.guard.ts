@@ -1,7 +1,9 @@
-import { CanActivate, ExecutionContext, HttpException, HttpStatus, Injectable } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { Clock } from '../common/clock';
+import { COMMON_MESSAGES as M } from '../common/common.messages';
 import { AppConfig } from '../common/config';
+import { RateLimitedError } from '../common/errors';
 import { RateLimiter } from './rate-limiter';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -37,15 +39,7 @@ export class RateLimitGuard implements CanActivate {
     const client = typeof apiKey === 'string' && apiKey.length > 0 ? `key:${apiKey.slice(0, 200)}` : `ip:${request.ip}`;
     const decision = this.limiter.check(client, this.clock.nowMs());
     if (decision.allowed) return true;
-    void context.switchToHttp().getResponse<FastifyReply>().header('Retry-After', String(decision.retryAfterSec));
     const { perSecond, burst } = this.limiter.options;
-    throw new HttpException(
-      {
-        statusCode: 429,
-        message: `Rate limit exceeded: ${perSecond} writes per second (burst ${burst}) per client; retry after ${decision.retryAfterSec} s`,
-        error: 'Too Many Requests',
-      },
-      HttpStatus.TOO_MANY_REQUESTS,
-    );
+    throw new RateLimitedError(M.rateLimited(perSecond, burst, decision.retryAfterSec), decision.retryAfterSec);
   }
 }

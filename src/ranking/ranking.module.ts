@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BoardCache } from './board-cache';
 import { RankingController } from './ranking.controller';
 import { RankingScheduler } from './ranking.scheduler';
 import { RankingService } from './ranking.service';
@@ -6,7 +7,7 @@ import { RankingStore } from './ranking.store';
 
 @Module({
   controllers: [RankingController],
-  providers: [RankingStore, RankingService, RankingScheduler],
+  providers: [RankingStore, BoardCache, RankingService, RankingScheduler],
   exports: [RankingService, RankingScheduler],
 })
 export class RankingModule {}

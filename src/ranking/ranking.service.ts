@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
 import { PreparedBoard } from './board';
-import { BatchEntry, BoardGoneError, ListedItem, RankingStore, Standing, StaleConfigError } from './ranking.store';
+import { BoardCache, isRefusal } from './board-cache';
+import { RANKING_MESSAGES as M } from './ranking.messages';
+import { BatchEntry, ListedItem, RankingStore, Standing } from './ranking.store';
 import { groupByShard } from './shard-math';
 import { resolveWindows, WindowConfig, WindowInput, windowSpan } from './window-math';
 
@@ -29,18 +31,14 @@ export const MAX_SHARDED_DEPTH = 10_000;
 /** Most expire calls one board gets per scheduler pass (each drains at most one chunk). */
 const MAX_EXPIRE_CALLS_PER_PASS = 100;
 
-/**
- * Boards, windows, increments, likes and reads. Board configs are cached in process and every script
- * checks the cached version, so a request is one Redis round trip; on a version mismatch the config is
- * reloaded and the call retried once.
- */
+/** The ranking use cases: boards, increments, likes, reads and the expiry pass (configs come from BoardCache). */
 @Injectable()
 export class RankingService {
-  private readonly boards = new Map<string, PreparedBoard>();
   private readonly logger = new Logger('Ranking');
 
   constructor(
     private readonly store: RankingStore,
+    private readonly cache: BoardCache,
     private readonly clock: Clock,
   ) {}
 
@@ -52,13 +50,14 @@ export class RankingService {
   ): Promise<{ created: boolean; board: BoardView }> {
     const specs = resolveWindows(windows);
     const result = await this.store.putBoard(name, specs, shards, reset, randomUUID(), this.clock.nowMs());
-    if (result.status === 'conflict') throw new ConflictError(`board "${name}": ${result.message}`);
-    this.boards.set(name, this.store.prepare(result.config));
+    if (result.status === 'conflict')
+      throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, result.message));
+    this.cache.remember(result.config);
     return { created: result.status === 'created', board: viewOf(result.config) };
   }
 
   async getBoard(name: string): Promise<BoardView> {
-    return viewOf((await this.reload(name)).config);
+    return viewOf((await this.cache.reload(name)).config);
   }
 
   async listBoards(): Promise<BoardView[]> {
@@ -69,12 +68,12 @@ export class RankingService {
 
   async deleteBoard(name: string): Promise<void> {
     const existed = await this.store.deleteBoard(name);
-    this.boards.delete(name);
-    if (!existed) throw new NotFoundError(`board "${name}" does not exist`);
+    this.cache.forget(name);
+    if (!existed) throw new NotFoundError('BOARD_NOT_FOUND', M.boardNotFound(name));
   }
 
   async increment(name: string, item: string, amount: number) {
-    return this.withBoard(name, async (board) => {
+    return this.cache.withBoard(name, async (board) => {
       const result = await this.store.increment(board, this.clock.nowMs(), item, amount);
       return { board: name, item, windows: byWindow(board, result.standings), draining: result.draining };
     });
@@ -85,36 +84,30 @@ export class RankingService {
    * the config changed, only its entries are retried (regrouped by the reloaded config), once.
    */
   async incrementBatch(name: string, entries: BatchEntry[]) {
+    // The request's time is when it arrived, whatever loading the config costs.
+    const nowMs = this.clock.nowMs();
     let pending = entries;
     let applied = 0;
     let draining = false;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const board = (attempt === 0 && this.boards.get(name)) || (await this.reload(name));
-      const outcome = await this.store.incrementBatch(
-        board,
-        this.clock.nowMs(),
-        groupByShard(pending, board.shards.length),
-      );
+      const board = attempt === 0 ? await this.cache.get(name) : await this.cache.reload(name);
+      const outcome = await this.store.incrementBatch(board, nowMs, groupByShard(pending, board.shards.length));
       applied += outcome.applied;
       draining ||= outcome.draining;
       if (outcome.refused.length === 0) return { board: name, count: applied, draining };
-      const unexpected = outcome.errors.find(
-        (error) => !(error instanceof StaleConfigError || error instanceof BoardGoneError),
-      );
+      const unexpected = outcome.errors.find((error) => !isRefusal(error));
       if (unexpected !== undefined) throw unexpected;
       pending = outcome.refused;
     }
     if (applied > 0)
-      throw new ConflictError(
-        `board "${name}" changed during the request: ${applied} of ${entries.length} entries applied, ${pending.length} not; retry those`,
-      );
-    if (!(await this.store.loadBoard(name))) throw new NotFoundError(`board "${name}" does not exist`);
-    throw new ConflictError(`board "${name}" changed during the request; retry`);
+      throw new ConflictError('BATCH_PARTIAL', M.batchPartial(name, applied, entries.length, pending.length));
+    if (!(await this.store.loadBoard(name))) throw new NotFoundError('BOARD_NOT_FOUND', M.boardNotFound(name));
+    throw new ConflictError('CONFIG_CHANGED', M.configChanged(name));
   }
 
   /** Likes (undo = false) or takes a like back (undo = true). */
   async like(name: string, item: string, userId: string, undo: boolean) {
-    return this.withBoard(name, async (board) => {
+    return this.cache.withBoard(name, async (board) => {
       const result = await this.store.like(board, this.clock.nowMs(), item, userId, undo);
       return {
         board: name,
@@ -136,9 +129,7 @@ export class RankingService {
     return this.withWindow(name, windowName, async (board, window, nowMs) => {
       // Every shard sends its head down to offset + limit: bounded, so one request cannot make them all send millions of rows.
       if (board.sharded && offset + limit > MAX_SHARDED_DEPTH) {
-        throw new InvalidInputError(
-          `offset + limit must be at most ${MAX_SHARDED_DEPTH} on a sharded board (page deeper with /around)`,
-        );
+        throw new InvalidInputError(M.shardedPageTooDeep(MAX_SHARDED_DEPTH));
       }
       const result = await this.store.top(board, window, nowMs, offset, limit);
       return { ...figures(name, window, nowMs, result.draining), items: result.items };
@@ -180,7 +171,7 @@ export class RankingService {
     let stillDraining = 0;
     for (const name of names) {
       try {
-        const draining = await this.withBoard(name, async (board) => {
+        const draining = await this.cache.withBoard(name, async (board) => {
           for (let call = 0; call < MAX_EXPIRE_CALLS_PER_PASS; call++) {
             if (!(await this.store.expire(board, this.clock.nowMs()))) return false;
           }
@@ -204,50 +195,14 @@ export class RankingService {
     windowName: string | undefined,
     read: (board: PreparedBoard, window: WindowConfig, nowMs: number) => Promise<T>,
   ): Promise<T> {
-    return this.withBoard(name, (board) => {
+    return this.cache.withBoard(name, (board) => {
       const window = board.window(windowName);
       if (!window) {
-        const known = board.config.windows.map((w) => w.name).join(', ');
-        throw new NotFoundError(`window "${windowName}" does not exist on board "${name}" (windows: ${known})`);
+        const known = board.config.windows.map((w) => w.name);
+        throw new NotFoundError('WINDOW_NOT_FOUND', M.windowNotFound(name, windowName, known));
       }
       return read(board, window, this.clock.nowMs());
     });
-  }
-
-  private async withBoard<T>(name: string, run: (board: PreparedBoard) => Promise<T>): Promise<T> {
-    const cached = this.boards.get(name);
-    if (cached) {
-      try {
-        return await run(cached);
-      } catch (error) {
-        if (!(error instanceof StaleConfigError || error instanceof BoardGoneError)) throw error;
-      }
-    }
-    const fresh = await this.reload(name);
-    try {
-      return await run(fresh);
-    } catch (error) {
-      // Shard 0 was just read, so on a sharded board a missing config is another shard's.
-      if (error instanceof BoardGoneError && fresh.sharded)
-        throw new ConflictError(
-          `board "${name}" has a shard without its config (a PUT in progress, or one that failed: repeat it)`,
-        );
-      if (error instanceof BoardGoneError) throw new NotFoundError(`board "${name}" does not exist`);
-      if (error instanceof StaleConfigError)
-        throw new ConflictError(`board "${name}" changed during the request; retry`);
-      throw error;
-    }
-  }
-
-  private async reload(name: string): Promise<PreparedBoard> {
-    const config = await this.store.loadBoard(name);
-    if (!config) {
-      this.boards.delete(name);
-      throw new NotFoundError(`board "${name}" does not exist`);
-    }
-    const board = this.store.prepare(config);
-    this.boards.set(name, board);
-    return board;
   }
 }
 

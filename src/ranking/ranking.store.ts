@@ -4,6 +4,7 @@ import { ConflictError } from '../common/errors';
 import { RedisService } from '../redis/redis.service';
 import { BoardConfig, PreparedBoard, ShardKeys } from './board';
 import { RankingKeys } from './ranking.keys';
+import { RANKING_MESSAGES as M } from './ranking.messages';
 import { BatchEntry, BoardCall, ListingReply, RANKING_SCRIPTS as S, Standing } from './ranking.scripts';
 import { ListedItem, mergeListings, rankRows, ScoredItem } from './shard-math';
 import { WindowConfig, WindowSpec } from './window-math';
@@ -285,9 +286,7 @@ export class RankingStore {
       };
     } catch (error) {
       if (!(error instanceof StaleConfigError || error instanceof BoardGoneError)) throw error;
-      throw new ConflictError(
-        `board "${board.config.name}" changed during the request: the write was applied, but its board-wide rank could not be read; do not repeat the write, read the item instead`,
-      );
+      throw new ConflictError('WRITE_APPLIED_RANK_UNKNOWN', M.writeAppliedRankUnknown(board.config.name));
     }
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { InvalidInputError, NotFoundError } from '../common/errors';
+import { STATS_MESSAGES as M } from './stats.messages';
 import { isName, NAME_RULE } from '../common/names';
 import { Batch, IndexEntry, StatsStore, WriteResult } from './stats.store';
 import {
@@ -67,8 +68,7 @@ export class StatsService {
 
   async record(context: string, type: string, value: unknown): Promise<RecordResult> {
     checkNames(context, type);
-    if (!isRecordableValue(value))
-      throw new InvalidInputError(`value must be a finite number between -${MAX_ABS_VALUE} and ${MAX_ABS_VALUE}`);
+    if (!isRecordableValue(value)) throw new InvalidInputError(M.badValue(MAX_ABS_VALUE));
     const nowMs = this.clock.nowMs();
     const hourStart = hourStartOf(nowMs);
     const entries = this.unindexed([{ context, type, hourStart }]);
@@ -93,8 +93,7 @@ export class StatsService {
     const wanted = hour === 'current' ? currentHour : currentHour - HOUR_SEC;
     // A stored "current" hash whose hour has passed (no write since) is read as the previous hour.
     const stored = (await this.store.read(context, type)).find((h) => h.hourStart === wanted);
-    if (!stored)
-      throw new NotFoundError(`nothing recorded for context "${context}", type "${type}" in the ${hour} hour`);
+    if (!stored) throw new NotFoundError('STATS_NOT_FOUND', M.nothingRecorded(context, type, hour));
     const m = stored.moments;
     const [p50, p90, p99] = quantiles(stored.histogram, [0.5, 0.9, 0.99], { min: m.min, max: m.max });
     return {
@@ -168,6 +167,6 @@ export class StatsService {
 }
 
 function checkNames(context: string, type: string): void {
-  if (!isContext(context)) throw new InvalidInputError(`context must be ${CONTEXT_RULE}`);
-  if (!isName(type)) throw new InvalidInputError(`type must be ${NAME_RULE}`);
+  if (!isContext(context)) throw new InvalidInputError(M.badContext(CONTEXT_RULE));
+  if (!isName(type)) throw new InvalidInputError(M.badType(NAME_RULE));
 }

@@ -107,7 +107,12 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
     expect(await redis.keys('*hits:home*')).toEqual([]);
     const gone = await http().get('/counters/hits:home?precision=5');
     expect(gone.status).toBe(404);
-    expect(gone.body).toEqual({ statusCode: 404, message: 'counter "hits:home" does not exist', error: 'Not Found' });
+    expect(gone.body).toEqual({
+      statusCode: 404,
+      message: 'counter "hits:home" does not exist',
+      error: 'Not Found',
+      code: 'COUNTER_NOT_FOUND',
+    });
     expect((await http().delete('/admin/counters/hits:home').set(ADMIN)).status).toBe(404);
     expect((await http().get('/counters')).body.counters.map((c: { name: string }) => c.name)).toEqual(['db.queries']);
   });

@@ -47,9 +47,18 @@ describe('when Redis goes away and comes back', () => {
         statusCode: 503,
         message: 'Redis is unreachable; try again shortly',
         error: 'Service Unavailable',
+        code: 'REDIS_UNAVAILABLE',
       });
     }
-    expect((await http().get('/health/ready')).status).toBe(503);
+    const notReady = await http().get('/health/ready');
+    expect(notReady.status).toBe(503);
+    expect(notReady.body).toMatchObject({
+      statusCode: 503,
+      error: 'Service Unavailable',
+      code: 'NOT_READY',
+      message: expect.stringMatching(/^Not ready: redis is down \(.+\)$/),
+      details: { redis: { status: 'down' } },
+    });
     expect((await http().get('/health/live')).status).toBe(200);
 
     await redis.resume(); // a fresh, empty server: scripts must be loaded again by the app
@@ -102,6 +111,7 @@ describe('when Redis goes away and comes back', () => {
           statusCode: 503,
           message: 'Redis is unreachable; try again shortly',
           error: 'Service Unavailable',
+          code: 'REDIS_UNAVAILABLE',
         });
         expect(tookMs).toBeLessThan(timeoutMs + 150);
       }

@@ -183,9 +183,7 @@ describe.each(TOPOLOGIES)('stats over HTTP (%s)', (topology) => {
   });
 
   it('refuses bad queries and guards the admin routes', async () => {
-    expect((await http().get('/stats/ctx/T?hour=yesterday')).body.message).toEqual(
-      expect.arrayContaining([expect.stringMatching(/hour must be current or previous/)]),
-    );
+    expect((await http().get('/stats/ctx/T?hour=yesterday')).body.message).toMatch(/hour must be current or previous/);
     expect((await http().get('/admin/stats/slowest?limit=0').set(ADMIN)).status).toBe(400);
     expect((await http().get('/admin/stats/slowest?limit=101').set(ADMIN)).status).toBe(400);
     expect((await http().get('/admin/stats?offset=-1').set(ADMIN)).status).toBe(400);

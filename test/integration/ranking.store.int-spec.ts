@@ -7,8 +7,7 @@ import { RankingKeys } from '../../src/ranking/ranking.keys';
 import { RANKING_SCRIPTS } from '../../src/ranking/ranking.scripts';
 import { WindowSpec } from '../../src/ranking/window-math';
 import { shardOf } from '../../src/ranking/shard-math';
-import { RankingStore } from '../../src/ranking/ranking.store';
-import { startRankingService } from '../support/ranking';
+import { rankingServiceOn, startRankingService } from '../support/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
@@ -517,7 +516,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
   describe('config cache', () => {
     it('a second instance with a stale cached config reloads and retries once', async () => {
       const config = validateConfig({ ...redis.env });
-      const other = new RankingService(new RankingStore(service, config), clock);
+      const other = rankingServiceOn(service, config, clock);
       await other.increment('b', 'x', 1); // caches the current config
       await ranking.putBoard('b', [
         { name: 'm', period: '3m', interval: '1m' },

@@ -1,5 +1,6 @@
 import { Clock, FakeClock } from '../../src/common/clock';
-import { validateConfig } from '../../src/common/config';
+import { AppConfig, validateConfig } from '../../src/common/config';
+import { BoardCache } from '../../src/ranking/board-cache';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RankingStore } from '../../src/ranking/ranking.store';
 import { RedisService } from '../../src/redis/redis.service';
@@ -14,7 +15,13 @@ export async function startRankingService(
   const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
   const redisService = new RedisService(config, clock);
   await redisService.waitUntilReady(10_000);
-  return { ranking: new RankingService(new RankingStore(redisService, config), clock), redisService };
+  return { ranking: rankingServiceOn(redisService, config, clock), redisService };
+}
+
+/** A RankingService with its own store and config cache over an existing connection (a second instance). */
+export function rankingServiceOn(redisService: RedisService, config: AppConfig, clock: Clock): RankingService {
+  const store = new RankingStore(redisService, config);
+  return new RankingService(store, new BoardCache(store), clock);
 }
 
 /**

@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { ConflictError, NotFoundError } from '../common/errors';
+import { BoardConfig, PreparedBoard } from './board';
+import { RANKING_MESSAGES as M } from './ranking.messages';
+import { BoardGoneError, RankingStore, StaleConfigError } from './ranking.store';
+
+/**
+ * Board configs cached in process, so a request is one Redis round trip. Every script checks the
+ * cached version; when a script refuses it (the board changed or is gone), the config is reloaded and
+ * the call retried once.
+ */
+@Injectable()
+export class BoardCache {
+  private readonly boards = new Map<string, PreparedBoard>();
+
+  constructor(private readonly store: RankingStore) {}
+
+  /** Caches a config just written (a PUT): the next request uses it without a read. */
+  remember(config: BoardConfig): PreparedBoard {
+    const board = this.store.prepare(config);
+    this.boards.set(config.name, board);
+    return board;
+  }
+
+  forget(name: string): void {
+    this.boards.delete(name);
+  }
+
+  /** The cached board, else the stored one. */
+  async get(name: string): Promise<PreparedBoard> {
+    return this.boards.get(name) ?? this.reload(name);
+  }
+
+  /** Reads the stored config (404 when there is none) and caches it. */
+  async reload(name: string): Promise<PreparedBoard> {
+    const config = await this.store.loadBoard(name);
+    if (!config) {
+      this.boards.delete(name);
+      throw new NotFoundError('BOARD_NOT_FOUND', M.boardNotFound(name));
+    }
+    return this.remember(config);
+  }
+
+  /**
+   * Runs `run` with the cached config; when a script refuses it as stale or gone, once more with the
+   * stored one. A second refusal is a 404 (the board is gone) or a 409 the client may retry: nothing
+   * was applied by a refused script.
+   */
+  async withBoard<T>(name: string, run: (board: PreparedBoard) => Promise<T>): Promise<T> {
+    const cached = this.boards.get(name);
+    if (cached) {
+      try {
+        return await run(cached);
+      } catch (error) {
+        if (!isRefusal(error)) throw error;
+      }
+    }
+    const fresh = await this.reload(name);
+    try {
+      return await run(fresh);
+    } catch (error) {
+      // Shard 0 was just read, so on a sharded board a missing config is another shard's.
+      if (error instanceof BoardGoneError && fresh.sharded)
+        throw new ConflictError('BOARD_INCOMPLETE', M.boardIncomplete(name));
+      if (error instanceof BoardGoneError) throw new NotFoundError('BOARD_NOT_FOUND', M.boardNotFound(name));
+      if (error instanceof StaleConfigError) throw new ConflictError('CONFIG_CHANGED', M.configChanged(name));
+      throw error;
+    }
+  }
+}
+
+/** A script refused the cached config: nothing was applied, a reload and retry is safe. */
+export function isRefusal(error: unknown): boolean {
+  return error instanceof StaleConfigError || error instanceof BoardGoneError;
+}

@@ -1,0 +1,16 @@
+/** Every message the ranking feature answers with, written once. */
+export const RANKING_MESSAGES = {
+  boardNotFound: (board: string) => `board "${board}" does not exist`,
+  windowNotFound: (board: string, window: string | undefined, known: string[]) =>
+    `window "${window}" does not exist on board "${board}" (windows: ${known.join(', ')})`,
+  boardConflict: (board: string, problems: string) => `board "${board}": ${problems}`,
+  configChanged: (board: string) => `board "${board}" changed during the request; retry`,
+  boardIncomplete: (board: string) =>
+    `board "${board}" has a shard without its config (a PUT in progress, or one that failed: repeat it)`,
+  writeAppliedRankUnknown: (board: string) =>
+    `board "${board}" changed during the request: the write was applied, but its board-wide rank could not be read; do not repeat the write, read the item instead`,
+  batchPartial: (board: string, applied: number, total: number, pending: number) =>
+    `board "${board}" changed during the request: ${applied} of ${total} entries applied, ${pending} not; retry those`,
+  shardedPageTooDeep: (maxDepth: number) =>
+    `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
+};

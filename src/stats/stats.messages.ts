@@ -1,0 +1,8 @@
+/** Every message the stats feature answers with, written once. */
+export const STATS_MESSAGES = {
+  nothingRecorded: (context: string, type: string, hour: string) =>
+    `nothing recorded for context "${context}", type "${type}" in the ${hour} hour`,
+  badValue: (maxAbsValue: number) => `value must be a finite number between -${maxAbsValue} and ${maxAbsValue}`,
+  badContext: (rule: string) => `context must be ${rule}`,
+  badType: (rule: string) => `type must be ${rule}`,
+};
