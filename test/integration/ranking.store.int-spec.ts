@@ -8,6 +8,8 @@ import { RANKING_SCRIPTS } from '../../src/ranking/ranking.scripts';
 import { WindowSpec } from '../../src/ranking/window-math';
 import { shardOf } from '../../src/ranking/shard-math';
 import { rankingServiceOn, startRankingService } from '../support/ranking';
+import { BoardCache } from '../../src/ranking/board-cache';
+import { RankingStore, StaleConfigError } from '../../src/ranking/ranking.store';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
@@ -444,7 +446,10 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
         ],
         false,
       );
-      await expect(ranking.increment('s', item, 5)).rejects.toThrow(/the write was applied/);
+      await expect(ranking.increment('s', item, 5)).rejects.toMatchObject({
+        code: 'WRITE_APPLIED_RANK_UNKNOWN',
+        message: expect.stringMatching(/the write was applied/),
+      });
       await ranking.putBoard('s', [...H, { name: 'd', period: '1d', interval: '1h' }]); // finishes the sync
       expect((await ranking.item('s', 'h', item)).score).toBe(6);
     });
@@ -494,7 +499,10 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     it('answers 409, not 404, when a shard lacks its config', async () => {
       await ranking.putBoard('s', H, 3);
       await redis.client.del(cfgOf(2));
-      await expect(ranking.top('s', 'h', 0, 10)).rejects.toThrow(/has a shard without its config/);
+      await expect(ranking.top('s', 'h', 0, 10)).rejects.toMatchObject({
+        code: 'BOARD_INCOMPLETE',
+        message: expect.stringMatching(/has a shard without its config/),
+      });
       await ranking.putBoard('s', H); // repairs it
       expect((await ranking.top('s', 'h', 0, 10)).items).toEqual([]);
     });
@@ -529,6 +537,42 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       await ranking.deleteBoard('b');
       await expect(other.increment('b', 'x', 1)).rejects.toThrow(NotFoundError);
       expect(await boardKeys()).toEqual([]);
+    });
+
+    it('answers CONFIG_CHANGED when the config changes again between the reload and the retry', async () => {
+      const store = new RankingStore(service, validateConfig({ ...redis.env }));
+      const cache = new BoardCache(store);
+      let calls = 0;
+      const refuseTwice = async () => {
+        calls++;
+        throw new StaleConfigError('TB_STALE_CONFIG board config changed');
+      };
+      await expect(cache.withBoard('b', refuseTwice)).rejects.toMatchObject({ code: 'CONFIG_CHANGED' });
+      expect(calls).toBe(1); // nothing cached: one run with the stored config
+      await expect(cache.withBoard('b', refuseTwice)).rejects.toMatchObject({ code: 'CONFIG_CHANGED' });
+      expect(calls).toBe(3); // cached, then reloaded: two runs
+    });
+
+    it('answers BATCH_PARTIAL naming what was applied when one shard keeps refusing a batch', async () => {
+      await ranking.putBoard('p', [{ name: 'h', period: '1h', interval: '1h' }], 2);
+      const items = Array.from({ length: 20 }, (_, i) => `i${i}`);
+      const onShard1 = items.filter((item) => shardOf(item, 2) === 1);
+      const shard1 = `{${redis.prefix}board:p/1}:cfg`;
+      const version = await redis.client.hget(shard1, 'version');
+      await redis.client.hset(shard1, 'version', 'another');
+      await expect(
+        ranking.incrementBatch(
+          'p',
+          items.map((item) => ({ item, amount: 1 })),
+        ),
+      ).rejects.toMatchObject({
+        code: 'BATCH_PARTIAL',
+        message: `board "p" changed during the request: ${20 - onShard1.length} of 20 entries applied, ${onShard1.length} not; retry those`,
+      });
+      await redis.client.hset(shard1, 'version', version!);
+      expect((await ranking.top('p', 'h', 0, 100)).items.map((row) => row.item).sort()).toEqual(
+        items.filter((item) => shardOf(item, 2) === 0).sort(),
+      );
     });
   });
 });
