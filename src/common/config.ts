@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
@@ -20,12 +21,13 @@ const toInt = ({ value }: { value: unknown }) =>
 const toBool = ({ value }: { value: unknown }) =>
   value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
 
+/** An integer setting within [min, max]; the environment gives it as a string. */
+const IntSetting = (min: number, max: number) => applyDecorators(Transform(toInt), IsInt(), Min(min), Max(max));
+const BoolSetting = () => applyDecorators(Transform(toBool), IsBoolean());
+
 /** Every setting the service reads, validated at boot. Nothing else reads process.env. */
 export class AppConfig {
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntSetting(0, 65535)
   PORT = 3000;
 
   @IsString()
@@ -40,10 +42,7 @@ export class AppConfig {
   })
   REDIS_CLUSTER_NODES?: string;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(50)
-  @Max(60000)
+  @IntSetting(50, 60000)
   REDIS_COMMAND_TIMEOUT_MS = 500;
 
   /**
@@ -53,8 +52,7 @@ export class AppConfig {
    * split accordingly (redis-options.ts). Not used on a Cluster: ioredis groups auto-pipelines by the
    * first argument, which for a script with a dynamic key count is the count, not a key.
    */
-  @Transform(toBool)
-  @IsBoolean()
+  @BoolSetting()
   REDIS_AUTO_PIPELINING = true;
 
   @Matches(/^[A-Za-z0-9_.:-]{0,32}$/, { message: 'KEY_PREFIX must be 0-32 characters of A-Z a-z 0-9 _ . : -' })
@@ -73,40 +71,24 @@ export class AppConfig {
    * Redis busy: about 5 µs a field on the machine of docs/benchmarks.md (15-20 µs on the slower VM of
    * its earlier runs), so 100 stays between 0.5 and 2 ms.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(5000)
+  @IntSetting(1, 5000)
   EXPIRE_CHUNK = 100;
 
-  @Transform(toBool)
-  @IsBoolean()
+  @BoolSetting()
   SCHEDULER_ENABLED = true;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(3_600_000)
+  @IntSetting(100, 3_600_000)
   SCHEDULER_INTERVAL_MS = 1000;
 
   /** Sustained write requests per second per client (IP or X-Api-Key) in this instance; 0 turns limiting off. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
+  @IntSetting(0, 1_000_000)
   RATE_LIMIT_PER_SEC = 0;
 
   /** Most write requests per client within one second; 0 means twice RATE_LIMIT_PER_SEC. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(10_000_000)
+  @IntSetting(0, 10_000_000)
   RATE_LIMIT_BURST = 0;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(10_000_000)
+  @IntSetting(1, 10_000_000)
   RATE_LIMIT_MAX_CLIENTS = 50_000;
 
   /** Counter precisions: comma-separated positive integers of seconds (1 to 31536000), no repeats. */
@@ -121,45 +103,27 @@ export class AppConfig {
   COUNTER_PRECISIONS = '1,5,60,300,3600,18000,86400';
 
   /** Samples (slices) kept per counter precision: the retention of precision p is COUNTER_SAMPLES x p. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(10_000)
+  @IntSetting(1, 10_000)
   COUNTER_SAMPLES = 120;
 
   /** Buckets the known-counters index is split into (each its own Cluster hash tag). Changing it hides existing counters. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1024)
+  @IntSetting(1, 1024)
   COUNTER_INDEX_BUCKETS = 16;
 
   /** Time between two passes of the counters cleaner (one pass of the article's one-minute cycle). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(3_600_000)
+  @IntSetting(100, 3_600_000)
   COUNTER_CLEAN_INTERVAL_MS = 60_000;
 
   /** Most index entries one cleaner script call visits (bounds how long Redis is blocked). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(10_000)
+  @IntSetting(1, 10_000)
   COUNTER_CLEAN_BATCH = 100;
 
   /** How often access times aggregated in process are flushed to Redis (one pipeline per flush). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(50)
-  @Max(60_000)
+  @IntSetting(50, 60_000)
   STATS_FLUSH_INTERVAL_MS = 1000;
 
   /** Longest a graceful shutdown may take before the process exits anyway (code 1). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
+  @IntSetting(100, 600_000)
   SHUTDOWN_TIMEOUT_MS = 10_000;
 }
 

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AdminGuard } from '../common/admin.guard';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AdminRoute } from '../common/route-decorators';
 import { PageQuery } from '../common/dto';
 import { CountersService } from './counters.service';
 import {
@@ -52,8 +52,7 @@ export class CountersController {
   }
 
   @Delete('admin/counters/:name')
-  @UseGuards(AdminGuard)
-  @ApiBearerAuth()
+  @AdminRoute()
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a counter: every precision and its index entries, in one atomic step' })
   @ApiResponse({ status: 204, description: 'Deleted' })

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { intReply, Reply } from '../redis/replies';
-import { KEYS_LIBRARY, Script, ScriptCommand } from '../redis/scripts';
+import { KEYS_LIBRARY, ScriptCommand, typedScript } from '../redis/scripts';
 import type { Sample } from './counter-math';
 import type { CounterKeys } from './counter-keys';
 
@@ -41,7 +41,7 @@ function counterKeys(call: CounterCall): string[] {
 
 /** Every counters script: keys and arguments built from domain values, replies checked (see each .lua header). */
 export const COUNTER_SCRIPTS = {
-  increment: {
+  increment: typedScript({
     name: 'tbCounterIncrement',
     file: join(dir, 'increment.lua'),
     numberOfKeys: 'dynamic',
@@ -51,9 +51,9 @@ export const COUNTER_SCRIPTS = {
     }),
     /** The precisions (s) the count landed in. */
     decode: (raw) => new Reply('tbCounterIncrement', raw).intsFrom(0),
-  } satisfies Script<CounterCall & { nowMs: number; atSec: number; count: number }, number[]>,
+  }),
 
-  read: {
+  read: typedScript({
     name: 'tbCounterRead',
     file: join(dir, 'read.lua'),
     numberOfKeys: 2,
@@ -67,12 +67,9 @@ export const COUNTER_SCRIPTS = {
       for (let i = 1; i < reply.length; i += 2) samples.push({ t: reply.int(i), count: reply.int(i + 1) });
       return { known: reply.flag(0), samples };
     },
-  } satisfies Script<
-    CounterCall & { precisionSec: number; nowMs: number; fromSec: number; toSec: number },
-    { known: boolean; samples: Sample[] }
-  >,
+  }),
 
-  delete: {
+  delete: typedScript({
     name: 'tbCounterDelete',
     file: join(dir, 'delete.lua'),
     libraries: [KEYS_LIBRARY],
@@ -80,9 +77,9 @@ export const COUNTER_SCRIPTS = {
     build: (call: CounterCall) => ({ keys: counterKeys(call), args: [call.name, ...call.precisionsSec] }),
     /** Index entries and hashes removed. */
     decode: (raw) => intReply('tbCounterDelete', raw),
-  } satisfies Script<CounterCall, number>,
+  }),
 
-  clean: {
+  clean: typedScript({
     name: 'tbCounterClean',
     file: join(dir, 'clean.lua'),
     libraries: [KEYS_LIBRARY],
@@ -109,16 +106,5 @@ export const COUNTER_SCRIPTS = {
         entriesRemoved: reply.int(4),
       };
     },
-  } satisfies Script<
-    {
-      keys: CounterKeys;
-      bucket: number;
-      nowMs: number;
-      samples: number;
-      pass: number;
-      cursor: string;
-      pageSize: number;
-    },
-    CleanPage
-  >,
+  }),
 };

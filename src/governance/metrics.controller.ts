@@ -1,7 +1,7 @@
-import { Controller, Get, Header, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Header, Query } from '@nestjs/common';
+import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { AdminGuard } from '../common/admin.guard';
+import { AdminRoute } from '../common/route-decorators';
 import { Clock } from '../common/clock';
 import { ToInt } from '../common/dto';
 import { LOCAL_SPAN_SEC, RouteFigures } from './local-metrics';
@@ -50,8 +50,7 @@ export class MetricsController {
   }
 
   @Get('admin/metrics/local')
-  @UseGuards(AdminGuard)
-  @ApiBearerAuth()
+  @AdminRoute()
   @ApiOperation({ summary: "This instance's per-route figures over the last N seconds (in-process time wheel)" })
   @ApiResponse({ status: 200, type: LocalMetricsDto })
   local(@Query() query: LocalMetricsQuery): LocalMetricsDto {

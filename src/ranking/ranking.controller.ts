@@ -1,7 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { AdminGuard } from '../common/admin.guard';
+import { AdminRoute, BoardWrite, ErrorResponse, WindowRead } from '../common/route-decorators';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
   AroundQuery,
@@ -27,15 +27,14 @@ const WINDOW_NOTE =
 
 @ApiTags('ranking')
 @ApiExtraModels(StandingDto)
-@ApiResponse({ status: 400, description: 'Bad input; the message names the field' })
-@ApiResponse({ status: 503, description: 'Redis is unreachable' })
+@ErrorResponse(400, 'INVALID_INPUT: the message names the field')
+@ErrorResponse(503, 'REDIS_UNAVAILABLE')
 @Controller()
 export class RankingController {
   constructor(private readonly ranking: RankingService) {}
 
   @Put('admin/boards/:board')
-  @UseGuards(AdminGuard)
-  @ApiBearerAuth()
+  @AdminRoute()
   @ApiOperation({
     summary: 'Create a board or change its windows',
     description:
@@ -43,7 +42,7 @@ export class RankingController {
   })
   @ApiResponse({ status: 201, type: BoardViewDto })
   @ApiResponse({ status: 200, type: BoardViewDto })
-  @ApiResponse({ status: 409, description: 'A window would change (use reset=true)' })
+  @ErrorResponse(409, 'BOARD_CONFIG_CONFLICT: a window would change (use reset=true)')
   async putBoard(
     @Param() params: BoardParams,
     @Query() query: PutBoardQuery,
@@ -56,12 +55,11 @@ export class RankingController {
   }
 
   @Delete('admin/boards/:board')
-  @UseGuards(AdminGuard)
-  @ApiBearerAuth()
+  @AdminRoute()
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a board and every key it has' })
   @ApiResponse({ status: 204, description: 'Deleted' })
-  @ApiResponse({ status: 404, description: 'Unknown board' })
+  @ErrorResponse(404, 'BOARD_NOT_FOUND')
   async deleteBoard(@Param() params: BoardParams): Promise<void> {
     await this.ranking.deleteBoard(params.board);
   }
@@ -76,42 +74,27 @@ export class RankingController {
   @Get('boards/:board')
   @ApiOperation({ summary: 'One board and its windows (seconds)' })
   @ApiResponse({ status: 200, type: BoardViewDto })
-  @ApiResponse({ status: 404, description: 'Unknown board' })
+  @ErrorResponse(404, 'BOARD_NOT_FOUND')
   getBoard(@Param() params: BoardParams): Promise<BoardView> {
     return this.ranking.getBoard(params.board);
   }
 
   @Post('boards/:board/items/:item/increment')
-  @HttpCode(200)
-  @ApiOperation({
-    summary: 'Add an amount to an item in every window',
-    description: "One atomic step; answers each window's new score and rank.",
-  })
-  @ApiResponse({ status: 200, type: IncrementResultDto })
-  @ApiResponse({ status: 404, description: 'Unknown board' })
-  @ApiResponse({
-    status: 409,
-    description:
-      'The board changed during the request (retry; on a sharded board the message says when the write was already applied)',
-  })
+  @BoardWrite(
+    'Add an amount to an item in every window',
+    "One atomic step; answers each window's new score and rank.",
+    IncrementResultDto,
+  )
   increment(@Param() params: ItemParams, @Body() body: IncrementDto = {}): Promise<IncrementResultDto> {
     return this.ranking.increment(params.board, params.item, body.amount ?? 1);
   }
 
   @Post('boards/:board/increments')
-  @HttpCode(200)
-  @ApiOperation({
-    summary: 'Add amounts to many items at once',
-    description:
-      'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard.',
-  })
-  @ApiResponse({ status: 200, type: BatchResultDto })
-  @ApiResponse({ status: 404, description: 'Unknown board' })
-  @ApiResponse({
-    status: 409,
-    description:
-      'The board changed during the request (retry; on a sharded board the message says when the write was already applied)',
-  })
+  @BoardWrite(
+    'Add amounts to many items at once',
+    'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard.',
+    BatchResultDto,
+  )
   incrementBatch(@Param() params: BoardParams, @Body() body: BatchIncrementDto): Promise<BatchResultDto> {
     return this.ranking.incrementBatch(
       params.board,
@@ -120,62 +103,44 @@ export class RankingController {
   }
 
   @Post('boards/:board/items/:item/likes')
-  @HttpCode(200)
-  @ApiOperation({
-    summary: "Count a user's like once",
-    description: 'A second like by the same user while the first is inside any window of the board is not counted.',
-  })
-  @ApiResponse({ status: 200, type: LikeResultDto })
-  @ApiResponse({ status: 404, description: 'Unknown board' })
-  @ApiResponse({
-    status: 409,
-    description:
-      'The board changed during the request (retry; on a sharded board the message says when the write was already applied)',
-  })
+  @BoardWrite(
+    "Count a user's like once",
+    'A second like by the same user while the first is inside any window of the board is not counted.',
+    LikeResultDto,
+  )
   like(@Param() params: ItemParams, @Body() body: LikeDto): Promise<LikeResultDto> {
     return this.ranking.like(params.board, params.item, body.userId, false);
   }
 
   @Delete('boards/:board/items/:item/likes/:userId')
-  @ApiOperation({
-    summary: 'Take a like back',
-    description: 'Removes the like from every window that still holds it; counted is false if there was none.',
-  })
-  @ApiResponse({ status: 200, type: LikeResultDto })
-  @ApiResponse({ status: 404, description: 'Unknown board' })
-  @ApiResponse({
-    status: 409,
-    description:
-      'The board changed during the request (retry; on a sharded board the message says when the write was already applied)',
-  })
+  @BoardWrite(
+    'Take a like back',
+    'Removes the like from every window that still holds it; counted is false if there was none.',
+    LikeResultDto,
+  )
   unlike(@Param() params: LikeParams): Promise<LikeResultDto> {
     return this.ranking.like(params.board, params.item, params.userId, true);
   }
 
   @Get('boards/:board/top')
-  @ApiOperation({ summary: 'Top items of a window', description: WINDOW_NOTE })
-  @ApiResponse({ status: 200, type: TopResultDto })
-  @ApiResponse({ status: 404, description: 'Unknown board or window' })
-  @ApiResponse({ status: 400, description: 'Bad query; on a sharded board also offset + limit over 10 000' })
+  @WindowRead('Top items of a window', WINDOW_NOTE, TopResultDto)
+  @ErrorResponse(400, 'INVALID_INPUT: a bad query; on a sharded board also offset + limit over 10 000')
   top(@Param() params: BoardParams, @Query() query: TopQuery): Promise<TopResultDto> {
     return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? 10);
   }
 
   @Get('boards/:board/items/:item')
-  @ApiOperation({ summary: "An item's score, rank and percentile in a window", description: WINDOW_NOTE })
-  @ApiResponse({ status: 200, type: ItemResultDto })
-  @ApiResponse({ status: 404, description: 'Unknown board or window' })
+  @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ItemResultDto)
   item(@Param() params: ItemParams, @Query() query: WindowQuery): Promise<ItemResultDto> {
     return this.ranking.item(params.board, query.window, params.item);
   }
 
   @Get('boards/:board/items/:item/around')
-  @ApiOperation({
-    summary: 'An item and its neighbours in a window',
-    description: `${WINDOW_NOTE} Empty when the item holds nothing in the window.`,
-  })
-  @ApiResponse({ status: 200, type: AroundResultDto })
-  @ApiResponse({ status: 404, description: 'Unknown board or window' })
+  @WindowRead(
+    'An item and its neighbours in a window',
+    `${WINDOW_NOTE} Empty when the item holds nothing in the window.`,
+    AroundResultDto,
+  )
   around(@Param() params: ItemParams, @Query() query: AroundQuery): Promise<AroundResultDto> {
     return this.ranking.around(params.board, query.window, params.item, query.radius ?? 5);
   }

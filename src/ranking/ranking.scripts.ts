@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { flagReply, intReply, oneOfReply, Reply } from '../redis/replies';
-import { KEYS_LIBRARY, Script, ScriptCall, ScriptCommand } from '../redis/scripts';
+import { KEYS_LIBRARY, ScriptCall, ScriptCommand, ScriptCommandName, typedScript } from '../redis/scripts';
 import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
 import type { BoardKeys } from './ranking.keys';
 import type { ScoredItem } from './shard-math';
@@ -103,19 +103,33 @@ function rowsOf(reply: Reply, first: number): ScoredItem[] {
   return rows;
 }
 
-function listingOf(raw: unknown, script: string): ListingReply {
-  const reply = new Reply(script, raw).expectLength(3, true);
-  return {
-    draining: reply.flag(0),
-    firstPosition: reply.int(1),
-    higherThanFirst: reply.int(2),
-    rows: rowsOf(reply, 3),
-  };
+/** A single-window read answering a listing page: `extraArgs` follow the common window arguments. */
+function listingRead<Call extends WindowCall>(
+  name: ScriptCommandName,
+  file: string,
+  extraArgs: (call: Call) => Array<string | number>,
+) {
+  return typedScript({
+    name,
+    file: join(dir, file),
+    libraries: windowLibrary,
+    numberOfKeys: 3,
+    build: (call: Call) => windowRead(call, extraArgs(call)),
+    decode: (raw): ListingReply => {
+      const reply = new Reply(name, raw).expectLength(3, true);
+      return {
+        draining: reply.flag(0),
+        firstPosition: reply.int(1),
+        higherThanFirst: reply.int(2),
+        rows: rowsOf(reply, 3),
+      };
+    },
+  });
 }
 
 /** Every ranking script: keys and arguments built from domain values, replies checked (see each .lua header). */
 export const RANKING_SCRIPTS = {
-  increment: {
+  increment: typedScript({
     name: 'tbRankIncrement',
     file: join(dir, 'increment.lua'),
     libraries: windowLibrary,
@@ -128,9 +142,9 @@ export const RANKING_SCRIPTS = {
       const reply = new Reply('tbRankIncrement', raw);
       return { draining: reply.flag(0), standings: standingsOf(reply, 1, call.board.config.windows.length) };
     },
-  } satisfies Script<BoardCall & { item: string; amount: number }, { draining: boolean; standings: Standing[] }>,
+  }),
 
-  incrementBatch: {
+  incrementBatch: typedScript({
     name: 'tbRankIncrementBatch',
     file: join(dir, 'increment_batch.lua'),
     libraries: windowLibrary,
@@ -143,9 +157,9 @@ export const RANKING_SCRIPTS = {
       const reply = new Reply('tbRankIncrementBatch', raw).expectLength(2);
       return { draining: reply.flag(0), applied: reply.int(1) };
     },
-  } satisfies Script<BoardCall & { entries: BatchEntry[] }, { draining: boolean; applied: number }>,
+  }),
 
-  like: {
+  like: typedScript({
     name: 'tbRankLike',
     file: join(dir, 'like.lua'),
     libraries: windowLibrary,
@@ -162,12 +176,9 @@ export const RANKING_SCRIPTS = {
         standings: standingsOf(reply, 2, call.board.config.windows.length),
       };
     },
-  } satisfies Script<
-    BoardCall & { item: string; userId: string; undo: boolean },
-    { draining: boolean; counted: boolean; standings: Standing[] }
-  >,
+  }),
 
-  expire: {
+  expire: typedScript({
     name: 'tbRankExpire',
     file: join(dir, 'expire.lua'),
     libraries: windowLibrary,
@@ -175,18 +186,14 @@ export const RANKING_SCRIPTS = {
     build: (call: BoardCall) => ({ keys: call.shard.allKeys, args: boardArgs(call) }),
     /** true while expired data remains */
     decode: (raw) => flagReply('tbRankExpire', raw),
-  } satisfies Script<BoardCall, boolean>,
+  }),
 
-  readTop: {
-    name: 'tbRankReadTop',
-    file: join(dir, 'read_top.lua'),
-    libraries: windowLibrary,
-    numberOfKeys: 3,
-    build: (call: WindowCall & { offset: number; limit: number }) => windowRead(call, [call.offset, call.limit]),
-    decode: (raw) => listingOf(raw, 'tbRankReadTop'),
-  } satisfies Script<WindowCall & { offset: number; limit: number }, ListingReply>,
+  readTop: listingRead('tbRankReadTop', 'read_top.lua', (call: WindowCall & { offset: number; limit: number }) => [
+    call.offset,
+    call.limit,
+  ]),
 
-  readItem: {
+  readItem: typedScript({
     name: 'tbRankReadItem',
     file: join(dir, 'read_item.lua'),
     libraries: windowLibrary,
@@ -200,18 +207,15 @@ export const RANKING_SCRIPTS = {
         ranked: reply.int(3),
       };
     },
-  } satisfies Script<WindowCall & { item: string }, { draining: boolean; standing: Standing; ranked: number }>,
+  }),
 
-  readAround: {
-    name: 'tbRankReadAround',
-    file: join(dir, 'read_around.lua'),
-    libraries: windowLibrary,
-    numberOfKeys: 3,
-    build: (call: WindowCall & { item: string; radius: number }) => windowRead(call, [call.item, call.radius]),
-    decode: (raw) => listingOf(raw, 'tbRankReadAround'),
-  } satisfies Script<WindowCall & { item: string; radius: number }, ListingReply>,
+  readAround: listingRead(
+    'tbRankReadAround',
+    'read_around.lua',
+    (call: WindowCall & { item: string; radius: number }) => [call.item, call.radius],
+  ),
 
-  readNeighbours: {
+  readNeighbours: typedScript({
     name: 'tbRankReadNeighbours',
     file: join(dir, 'read_neighbours.lua'),
     libraries: windowLibrary,
@@ -231,12 +235,9 @@ export const RANKING_SCRIPTS = {
         after: rows.slice(beforeCount),
       };
     },
-  } satisfies Script<
-    WindowCall & { item: string; score: number; radius: number },
-    { draining: boolean; position: number; above: number; before: ScoredItem[]; after: ScoredItem[] }
-  >,
+  }),
 
-  countAbove: {
+  countAbove: typedScript({
     name: 'tbRankCountAbove',
     file: join(dir, 'count_above.lua'),
     libraries: windowLibrary,
@@ -256,12 +257,9 @@ export const RANKING_SCRIPTS = {
         ranked: call.windows.map((_, w) => reply.int(2 + 2 * w)),
       };
     },
-  } satisfies Script<
-    BoardCall & { windows: WindowConfig[]; scores: number[] },
-    { draining: boolean; above: number[]; ranked: number[] }
-  >,
+  }),
 
-  boardPut: {
+  boardPut: typedScript({
     name: 'tbRankBoardPut',
     file: join(dir, 'board_put.lua'),
     libraries: windowLibrary,
@@ -292,19 +290,9 @@ export const RANKING_SCRIPTS = {
         mostShards: reply.number(5),
       };
     },
-  } satisfies Script<
-    {
-      keys: BoardKeys;
-      windows: WindowSpec[];
-      shards: number | undefined;
-      reset: boolean;
-      version: string;
-      nowMs: number;
-    },
-    BoardPutReply
-  >,
+  }),
 
-  boardDelete: {
+  boardDelete: typedScript({
     name: 'tbRankBoardDelete',
     file: join(dir, 'board_delete.lua'),
     libraries: windowLibrary,
@@ -312,9 +300,9 @@ export const RANKING_SCRIPTS = {
     build: (keys: BoardKeys) => ({ keys: [keys.cfg(), keys.likes()], args: [] }),
     /** true when the shard existed */
     decode: (raw) => intReply('tbRankBoardDelete', raw) === 1,
-  } satisfies Script<BoardKeys, boolean>,
+  }),
 
-  shardSync: {
+  shardSync: typedScript({
     name: 'tbRankShardSync',
     file: join(dir, 'shard_sync.lua'),
     libraries: windowLibrary,
@@ -331,8 +319,5 @@ export const RANKING_SCRIPTS = {
       args: [call.version, call.windowsJson, call.shards, call.revision, call.nowMs],
     }),
     decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),
-  } satisfies Script<
-    { keys: BoardKeys; version: string; windowsJson: string; shards: number; revision: number; nowMs: number },
-    'synced' | 'unchanged'
-  >,
+  }),
 };

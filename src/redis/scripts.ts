@@ -41,6 +41,11 @@ export interface Script<In, Out> extends ScriptDefinition {
   decode(reply: unknown, input: In): Out;
 }
 
+/** Declares a script: its input and output types are read off `build` and `decode`. */
+export function typedScript<In, Out>(script: Script<In, Out>): Script<In, Out> {
+  return script;
+}
+
 /** Any script of a registry, whatever its input and output. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry holds scripts of every signature
 export type AnyScript = Script<any, unknown>;

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AdminGuard } from '../common/admin.guard';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AdminRoute } from '../common/route-decorators';
 import { PageQuery } from '../common/dto';
 import {
   RecordDto,
@@ -46,8 +46,7 @@ export class StatsController {
   }
 
   @Get('admin/stats/slowest')
-  @UseGuards(AdminGuard)
-  @ApiBearerAuth()
+  @AdminRoute()
   @ApiOperation({
     summary: 'Routes with the slowest average access time',
     description:
@@ -59,8 +58,7 @@ export class StatsController {
   }
 
   @Get('admin/stats')
-  @UseGuards(AdminGuard)
-  @ApiBearerAuth()
+  @AdminRoute()
   @ApiOperation({
     summary: 'Contexts and types recorded in the current or previous hour',
     description: 'Paged; ordered by latest hour, then context and type.',

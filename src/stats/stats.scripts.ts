@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Reply, ScriptReplyError } from '../redis/replies';
-import { Script, ScriptCommand } from '../redis/scripts';
+import { ScriptCommand, typedScript } from '../redis/scripts';
 import { Histogram, isHistogramField, Moments } from './stats-math';
 import type { StatsKeys } from './stats-keys';
 
@@ -85,7 +85,7 @@ function momentArgs(m: Moments): string[] {
 
 /** Every stats script: keys and arguments built from domain values, replies checked (see each .lua header). */
 export const STATS_SCRIPTS = {
-  record: {
+  record: typedScript({
     name: 'tbStatsRecord',
     file: join(dir, 'record.lua'),
     libraries: library,
@@ -95,12 +95,9 @@ export const STATS_SCRIPTS = {
       args: [call.nowMs, call.hourStart, String(call.value), call.histogramField],
     }),
     decode: (raw) => writeResult('tbStatsRecord', raw),
-  } satisfies Script<
-    PairCall & { nowMs: number; hourStart: number; value: number; histogramField: string },
-    WriteResult
-  >,
+  }),
 
-  merge: {
+  merge: typedScript({
     name: 'tbStatsMerge',
     file: join(dir, 'merge.lua'),
     libraries: library,
@@ -115,12 +112,9 @@ export const STATS_SCRIPTS = {
       ],
     }),
     decode: (raw) => writeResult('tbStatsMerge', raw),
-  } satisfies Script<
-    PairCall & { nowMs: number; hourStart: number; moments: Moments; histogram: Histogram },
-    WriteResult
-  >,
+  }),
 
-  read: {
+  read: typedScript({
     name: 'tbStatsRead',
     file: join(dir, 'read.lua'),
     numberOfKeys: 2,
@@ -130,5 +124,5 @@ export const STATS_SCRIPTS = {
       const reply = new Reply('tbStatsRead', raw).expectLength(2);
       return [reply.nested(0), reply.nested(1)].map(storedHour).filter((hour) => hour !== undefined);
     },
-  } satisfies Script<PairCall, StoredHour[]>,
+  }),
 };

@@ -69,11 +69,11 @@ export class StatsStore {
       if (index.length > 0) pipeline.zadd(this.keys.index(), 'GT', ...indexArgs(index));
       for (const batch of batches) this.redis.queue(pipeline, S.merge, callOf(batch));
       const replies = (await pipeline.exec()) ?? [];
-      return batches.map((_, i) => {
+      return batches.map((batch, i) => {
         const [error, reply] = replies[i + (index.length > 0 ? 1 : 0)] ?? [new Error('no reply'), undefined];
         if (error) return error;
         try {
-          return S.merge.decode(reply);
+          return S.merge.decode(reply, callOf(batch));
         } catch (decodeError) {
           return toError(decodeError);
         }
