@@ -54,7 +54,7 @@ async function main(): Promise<void> {
         item: request.params.item,
         amount: request.body?.amount ?? 1,
       });
-      return { board: boardName, item: request.params.item, ...reply.standings[0] };
+      return { board: boardName, item: request.params.item, ...reply.value.standings[0] };
     },
   );
   app.post<{ Body: { items: Array<{ item: string; amount?: number }> } }>(
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     async (request) => {
       const entries = request.body.items.map((e) => ({ item: e.item, amount: e.amount ?? 1 }));
       const reply = await callScript(redis, S.incrementBatch, { ...on(), entries });
-      return { board: boardName, count: reply.applied };
+      return { board: boardName, count: reply.value.applied };
     },
   );
   app.get<{ Querystring: { limit?: string } }>('/boards/:board/top', async (request) => {
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
         value,
         histogramField: bucketField(value),
       });
-      return { context, type, ...reply };
+      return { context, type, ...reply.value };
     },
   );
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -74,6 +74,10 @@ export class AppConfig {
   @IntSetting(1, 5000)
   EXPIRE_CHUNK = 100;
 
+  /** How long a write's answer is kept under its Idempotency-Key: a repeat within it applies nothing. */
+  @IntSetting(60, 30 * 86_400)
+  IDEMPOTENCY_TTL_SEC = 86_400;
+
   @BoolSetting()
   SCHEDULER_ENABLED = true;
 

@@ -39,6 +39,11 @@ export const ERROR_CODES = {
   BODY_TOO_LARGE: { status: 413, applied: 'no', retry: 'no: send a smaller body' },
   URI_TOO_LONG: { status: 414, applied: 'no', retry: 'no' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, applied: 'no', retry: 'no: send application/json' },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    applied: 'no',
+    retry: 'no: the key was used for a different request; use a new key',
+  },
   RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
   HEADERS_TOO_LARGE: { status: 431, applied: 'no', retry: 'no' },
   INTERNAL: { status: 500, applied: 'maybe', retry: 'no: a bug; report it with the request id' },

@@ -1,5 +1,5 @@
 import { applyDecorators, HttpCode, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
 import { AdminGuard } from './admin.guard';
 import { ERROR_CODES, ErrorCode } from './errors';
 
@@ -29,10 +29,23 @@ export const AdminRoute = () =>
     ErrorResponse(403, 'ADMIN_TOKEN_INVALID'),
   );
 
+/** A write that takes an Idempotency-Key: a repeat within the retention answers the first answer again. */
+export const RetrySafe = () =>
+  applyDecorators(
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        '1-128 printable ASCII characters. A repeat with the same key within IDEMPOTENCY_TTL_SEC answers the stored answer with Idempotent-Replayed: true and applies nothing; the same key with another request is a 422 IDEMPOTENCY_KEY_REUSED.',
+    }),
+    ErrorResponse(422, 'IDEMPOTENCY_KEY_REUSED'),
+  );
+
 /** A write to a board's items: 200 with `type`, 404 unknown board, 409 the board changed under the request. */
 export const BoardWrite = (summary: string, description: string, type: new () => object) =>
   applyDecorators(
     HttpCode(200),
+    RetrySafe(),
     ApiOperation({ summary, description }),
     ApiResponse({ status: 200, type }),
     ErrorResponse(404, 'BOARD_NOT_FOUND'),

@@ -1,6 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/route-decorators';
+import { answer, IdempotencyKey } from '../common/retry-safe';
+import { AdminRoute, RetrySafe } from '../common/route-decorators';
+import type { FastifyReply } from 'fastify';
 import { PageQuery } from '../common/dto';
 import { CountersService } from './counters.service';
 import {
@@ -29,11 +31,14 @@ export class CountersController {
     description: `One atomic step. With \`at\`, a late sample lands in the slice of \`at\` at every precision that still keeps it; older than every retention or more than 5 s ahead is a 400. ${RETENTION_NOTE}`,
   })
   @ApiResponse({ status: 200, type: IncrementCounterResultDto })
-  increment(
+  @RetrySafe()
+  async increment(
     @Param() params: CounterParams,
+    @IdempotencyKey() idemKey: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementCounterDto = {},
   ): Promise<IncrementCounterResultDto> {
-    return this.counters.increment(params.name, body.count ?? 1, body.at);
+    return answer(reply, await this.counters.increment(params.name, body.count ?? 1, body.at, idemKey));
   }
 
   @Get('counters/:name')

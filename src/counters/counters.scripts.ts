@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { intReply, Reply } from '../redis/replies';
-import { KEYS_LIBRARY, ScriptCommand, typedScript } from '../redis/scripts';
+import { decodeIdempotent, IdemCall, idemArgs } from '../redis/idempotency';
+import { KEYS_LIBRARY, ScriptCommand, typedScript, WRITE_LIBRARIES } from '../redis/scripts';
 import type { Sample } from './counter-math';
 import type { CounterKeys } from './counter-keys';
 
@@ -44,13 +45,23 @@ export const COUNTER_SCRIPTS = {
   increment: typedScript({
     name: 'tbCounterIncrement',
     file: join(dir, 'increment.lua'),
+    libraries: WRITE_LIBRARIES,
     numberOfKeys: 'dynamic',
-    build: (call: CounterCall & { nowMs: number; atSec: number; count: number }) => ({
+    build: (call: CounterCall & { nowMs: number; atSec: number; count: number; idem?: IdemCall }) => ({
       keys: counterKeys(call),
-      args: [call.nowMs, call.samples, call.atSec, call.count, call.name, ...call.precisionsSec],
+      args: [
+        call.nowMs,
+        call.samples,
+        call.atSec,
+        call.count,
+        call.name,
+        // The sample's time comes back on a replay: a request without `at` was answered with its own.
+        ...idemArgs(call.idem, String(call.atSec)),
+        ...call.precisionsSec,
+      ],
     }),
-    /** The precisions (s) the count landed in. */
-    decode: (raw) => new Reply('tbCounterIncrement', raw).intsFrom(0),
+    /** The precisions (s) the count landed in, and the time it was counted at. */
+    decode: (raw) => decodeIdempotent('tbCounterIncrement', raw, (reply) => reply.intsFrom(0)),
   }),
 
   read: typedScript({

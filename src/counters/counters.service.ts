@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
+import { WriteAnswer } from '../common/retry-safe';
+import { idemRequest } from '../redis/idempotency';
 import { InvalidInputError, NotFoundError } from '../common/errors';
 import { COUNTER_MESSAGES as M } from './counters.messages';
 import { atProblem, isCount, MAX_COUNT, resolvePrecision, Sample, shapeSamples } from './counter-math';
@@ -51,7 +53,7 @@ export class CountersService {
     this.settings = store.settings;
   }
 
-  async increment(name: string, count = 1, atSec?: number): Promise<IncrementResult> {
+  async increment(name: string, count = 1, atSec?: number, idemKey?: string): Promise<WriteAnswer<IncrementResult>> {
     if (!isCount(count)) {
       throw new InvalidInputError(M.badCount(MAX_COUNT));
     }
@@ -61,9 +63,13 @@ export class CountersService {
     if (!Number.isInteger(at) || at < 0) throw new InvalidInputError(M.badAt());
     const problem = atProblem(at, nowSec, this.settings.samples, this.settings.precisions);
     if (problem) throw new InvalidInputError(problem);
-    const precisions = await this.store.increment(name, nowMs, at, count);
+    const idem = idemRequest(idemKey, ['counter', name, count, atSec ?? null]);
+    const written = await this.store.increment(name, nowMs, at, count, idem);
     // The script applies the same retention rule with the same `now`, so it always lands somewhere here.
-    return { name, count, at, precisions };
+    return {
+      replayed: written.replayed,
+      body: { name, count, at: Number(written.context), precisions: written.value },
+    };
   }
 
   async read(

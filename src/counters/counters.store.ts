@@ -4,6 +4,7 @@ import { RedisService } from '../redis/redis.service';
 import { Sample } from './counter-math';
 import { CounterKeys } from './counter-keys';
 import { counterSettings, CounterSettings } from './counter-settings';
+import { Idempotent, IdemRequest } from '../redis/idempotency';
 import { CleanPage, CounterCall, COUNTER_SCRIPTS as S } from './counters.scripts';
 
 export type { CleanPage } from './counters.scripts';
@@ -13,6 +14,7 @@ export type { CleanPage } from './counters.scripts';
 export class CounterStore {
   readonly settings: CounterSettings;
   readonly keys: CounterKeys;
+  private readonly idemRetentionMs: number;
 
   constructor(
     private readonly redis: RedisService,
@@ -20,12 +22,23 @@ export class CounterStore {
   ) {
     this.settings = counterSettings(config);
     this.keys = new CounterKeys(redis.prefix, this.settings.buckets);
+    this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
     redis.defineScripts(Object.values(S));
   }
 
-  /** Adds `count` at `atSec` to every precision that still keeps it; answers the precisions it landed in. */
-  increment(name: string, nowMs: number, atSec: number, count: number): Promise<number[]> {
-    return this.redis.call(S.increment, { ...this.counter(name), nowMs, atSec, count });
+  /**
+   * Adds `count` at `atSec` to every precision that still keeps it; answers the precisions it landed
+   * in, and on a replay the time the first request was counted at (its context).
+   */
+  increment(
+    name: string,
+    nowMs: number,
+    atSec: number,
+    count: number,
+    idem?: IdemRequest,
+  ): Promise<Idempotent<number[]>> {
+    const idemCall = idem && { ...idem, retentionMs: this.idemRetentionMs };
+    return this.redis.call(S.increment, { ...this.counter(name), nowMs, atSec, count, idem: idemCall });
   }
 
   /** Live slices of one precision overlapping [from, to] (unsorted), and whether the counter is known. */

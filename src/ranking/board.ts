@@ -29,6 +29,8 @@ export class PreparedBoard {
   readonly shards: ShardKeys[];
   /** [W, period_1, interval_1, createdAtMs_1, ...] as the window scripts expect after their fixed args. */
   readonly windowArgs: number[];
+  /** The window names joined by commas (names hold no comma): what a write's answer is keyed by. */
+  readonly windowNames: string;
   private readonly windowIndex: Map<string, number>;
 
   constructor(
@@ -42,6 +44,7 @@ export class PreparedBoard {
     });
     ({ keys: this.keys, incrementKeys: this.incrementKeys, allKeys: this.allKeys } = this.shards[0]);
     this.windowArgs = windowArgsOf(config.windows);
+    this.windowNames = config.windows.map((w) => w.name).join(',');
     this.windowIndex = new Map(config.windows.map((w, i) => [w.name, i]));
   }
 

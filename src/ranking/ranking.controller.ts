@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { answer, IdempotencyKey } from '../common/retry-safe';
 import { AdminRoute, BoardWrite, ErrorResponse, WindowRead } from '../common/route-decorators';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
@@ -85,8 +86,13 @@ export class RankingController {
     "One atomic step; answers each window's new score and rank.",
     IncrementResultDto,
   )
-  increment(@Param() params: ItemParams, @Body() body: IncrementDto = {}): Promise<IncrementResultDto> {
-    return this.ranking.increment(params.board, params.item, body.amount ?? 1);
+  async increment(
+    @Param() params: ItemParams,
+    @IdempotencyKey() idemKey: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: IncrementDto = {},
+  ): Promise<IncrementResultDto> {
+    return answer(reply, await this.ranking.increment(params.board, params.item, body.amount ?? 1, idemKey));
   }
 
   @Post('boards/:board/increments')
@@ -95,11 +101,14 @@ export class RankingController {
     'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard.',
     BatchResultDto,
   )
-  incrementBatch(@Param() params: BoardParams, @Body() body: BatchIncrementDto): Promise<BatchResultDto> {
-    return this.ranking.incrementBatch(
-      params.board,
-      body.items.map((entry) => ({ item: entry.item, amount: entry.amount ?? 1 })),
-    );
+  async incrementBatch(
+    @Param() params: BoardParams,
+    @Body() body: BatchIncrementDto,
+    @IdempotencyKey() idemKey: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<BatchResultDto> {
+    const entries = body.items.map((entry) => ({ item: entry.item, amount: entry.amount ?? 1 }));
+    return answer(reply, await this.ranking.incrementBatch(params.board, entries, idemKey));
   }
 
   @Post('boards/:board/items/:item/likes')
@@ -108,8 +117,13 @@ export class RankingController {
     'A second like by the same user while the first is inside any window of the board is not counted.',
     LikeResultDto,
   )
-  like(@Param() params: ItemParams, @Body() body: LikeDto): Promise<LikeResultDto> {
-    return this.ranking.like(params.board, params.item, body.userId, false);
+  async like(
+    @Param() params: ItemParams,
+    @Body() body: LikeDto,
+    @IdempotencyKey() idemKey: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<LikeResultDto> {
+    return answer(reply, await this.ranking.like(params.board, params.item, body.userId, false, idemKey));
   }
 
   @Delete('boards/:board/items/:item/likes/:userId')
@@ -118,8 +132,12 @@ export class RankingController {
     'Removes the like from every window that still holds it; counted is false if there was none.',
     LikeResultDto,
   )
-  unlike(@Param() params: LikeParams): Promise<LikeResultDto> {
-    return this.ranking.like(params.board, params.item, params.userId, true);
+  async unlike(
+    @Param() params: LikeParams,
+    @IdempotencyKey() idemKey: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<LikeResultDto> {
+    return answer(reply, await this.ranking.like(params.board, params.item, params.userId, true, idemKey));
   }
 
   @Get('boards/:board/top')

@@ -1,6 +1,14 @@
 import { join } from 'node:path';
 import { flagReply, intReply, oneOfReply, Reply } from '../redis/replies';
-import { KEYS_LIBRARY, ScriptCall, ScriptCommand, ScriptCommandName, typedScript } from '../redis/scripts';
+import { decodeIdempotent, IdemCall, idemArgs, Idempotent } from '../redis/idempotency';
+import {
+  KEYS_LIBRARY,
+  ScriptCall,
+  ScriptCommand,
+  ScriptCommandName,
+  typedScript,
+  WRITE_LIBRARIES,
+} from '../redis/scripts';
 import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
 import type { BoardKeys } from './ranking.keys';
 import type { ScoredItem } from './shard-math';
@@ -48,6 +56,12 @@ export interface WindowCall extends BoardCall {
   window: WindowConfig;
 }
 
+/** A write's figures per window, in the order of the window names it was answered with. */
+export interface StandingsReply {
+  draining: boolean;
+  standings: Standing[];
+}
+
 /** A listing page: rows in board order, where the first sits and how many score above it. */
 export interface ListingReply {
   draining: boolean;
@@ -70,6 +84,17 @@ export type BoardPutReply =
 
 const dir = join(__dirname, 'scripts');
 const windowLibrary = [KEYS_LIBRARY, join(dir, 'window_lib.lua')];
+const writeLibrary = [...WRITE_LIBRARIES, join(dir, 'window_lib.lua')];
+
+/** An idempotent write: its key (when the client sent one) and the window names its answer is built with. */
+export interface WriteCall extends BoardCall {
+  idem?: IdemCall;
+}
+
+/** The window names a write's answer is keyed by: stored with a retry-safe write, so a replay rebuilds it as it was. */
+function windowNames(call: BoardCall): string {
+  return call.board.windowNames;
+}
 
 /** [version, now, budget, W, period_1, interval_1, createdAtMs_1, ...]: what every multi-window script starts with. */
 function boardArgs(call: BoardCall, windowArgs = call.board.windowArgs): Array<string | number> {
@@ -87,9 +112,9 @@ function windowRead(call: WindowCall, extra: Array<string | number>): ScriptCall
 }
 
 /** [score_1, rank_1, ..., score_W, rank_W] from entry `first` on, one pair per window. */
-function standingsOf(reply: Reply, first: number, windows: number): Standing[] {
-  reply.expectLength(first + 2 * windows);
-  return Array.from({ length: windows }, (_, w) => ({
+function standingsOf(reply: Reply, first: number): Standing[] {
+  reply.expectPairsFrom(first);
+  return Array.from({ length: (reply.length - first) / 2 }, (_, w) => ({
     score: reply.int(first + 2 * w),
     rank: reply.int(first + 2 * w + 1) || null,
   }));
@@ -132,50 +157,54 @@ export const RANKING_SCRIPTS = {
   increment: typedScript({
     name: 'tbRankIncrement',
     file: join(dir, 'increment.lua'),
-    libraries: windowLibrary,
+    libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    build: (call: BoardCall & { item: string; amount: number }) => ({
+    build: (call: WriteCall & { item: string; amount: number }) => ({
       keys: call.shard.incrementKeys,
-      args: [...boardArgs(call), call.item, call.amount],
+      args: [...boardArgs(call), call.item, call.amount, ...idemArgs(call.idem, windowNames(call))],
     }),
-    decode: (raw, call) => {
-      const reply = new Reply('tbRankIncrement', raw);
-      return { draining: reply.flag(0), standings: standingsOf(reply, 1, call.board.config.windows.length) };
-    },
+    decode: (raw): Idempotent<StandingsReply> =>
+      decodeIdempotent('tbRankIncrement', raw, (reply) => ({
+        draining: reply.flag(0),
+        standings: standingsOf(reply, 1),
+      })),
   }),
 
   incrementBatch: typedScript({
     name: 'tbRankIncrementBatch',
     file: join(dir, 'increment_batch.lua'),
-    libraries: windowLibrary,
+    libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    build: (call: BoardCall & { entries: BatchEntry[] }) => ({
+    build: (call: WriteCall & { entries: BatchEntry[] }) => ({
       keys: call.shard.incrementKeys,
-      args: [...boardArgs(call), ...call.entries.flatMap((entry) => [entry.item, entry.amount])],
+      args: [
+        ...boardArgs(call),
+        ...idemArgs(call.idem, ''),
+        ...call.entries.flatMap((entry) => [entry.item, entry.amount]),
+      ],
     }),
-    decode: (raw) => {
-      const reply = new Reply('tbRankIncrementBatch', raw).expectLength(2);
-      return { draining: reply.flag(0), applied: reply.int(1) };
-    },
+    decode: (raw) =>
+      decodeIdempotent('tbRankIncrementBatch', raw, (reply) => {
+        reply.expectLength(2);
+        return { draining: reply.flag(0), applied: reply.int(1) };
+      }),
   }),
 
   like: typedScript({
     name: 'tbRankLike',
     file: join(dir, 'like.lua'),
-    libraries: windowLibrary,
+    libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    build: (call: BoardCall & { item: string; userId: string; undo: boolean }) => ({
+    build: (call: WriteCall & { item: string; userId: string; undo: boolean }) => ({
       keys: call.shard.allKeys,
-      args: [...boardArgs(call), call.item, call.userId, call.undo ? 1 : 0],
+      args: [...boardArgs(call), call.item, call.userId, call.undo ? 1 : 0, ...idemArgs(call.idem, windowNames(call))],
     }),
-    decode: (raw, call) => {
-      const reply = new Reply('tbRankLike', raw);
-      return {
+    decode: (raw): Idempotent<StandingsReply & { counted: boolean }> =>
+      decodeIdempotent('tbRankLike', raw, (reply) => ({
         draining: reply.flag(0),
         counted: reply.flag(1),
-        standings: standingsOf(reply, 2, call.board.config.windows.length),
-      };
-    },
+        standings: standingsOf(reply, 2),
+      })),
   }),
 
   expire: typedScript({
@@ -295,9 +324,12 @@ export const RANKING_SCRIPTS = {
   boardDelete: typedScript({
     name: 'tbRankBoardDelete',
     file: join(dir, 'board_delete.lua'),
-    libraries: windowLibrary,
+    libraries: writeLibrary,
     numberOfKeys: 2,
-    build: (keys: BoardKeys) => ({ keys: [keys.cfg(), keys.likes()], args: [] }),
+    build: (call: { keys: BoardKeys; nowMs: number; idemRetentionMs: number }) => ({
+      keys: [call.keys.cfg(), call.keys.likes()],
+      args: [call.nowMs, call.idemRetentionMs],
+    }),
     /** true when the shard existed */
     decode: (raw) => intReply('tbRankBoardDelete', raw) === 1,
   }),

@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock';
+import { WriteAnswer } from '../common/retry-safe';
+import { idemRequest } from '../redis/idempotency';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
 import { PreparedBoard } from './board';
 import { BoardCache, isRefusal } from './board-cache';
@@ -13,6 +15,15 @@ export interface BoardView {
   name: string;
   shards: number;
   windows: Array<{ name: string; period: number; interval: number }>;
+}
+
+/** What an item write answers: each window's new standing. */
+export interface ItemWritten {
+  board: string;
+  item: string;
+  windows: Record<string, Standing>;
+  /** True while an expired slot larger than one chunk is still being subtracted. */
+  draining: boolean;
 }
 
 export interface WindowFigures {
@@ -67,15 +78,19 @@ export class RankingService {
   }
 
   async deleteBoard(name: string): Promise<void> {
-    const existed = await this.store.deleteBoard(name);
+    const existed = await this.store.deleteBoard(name, this.clock.nowMs());
     this.cache.forget(name);
     if (!existed) throw new NotFoundError('BOARD_NOT_FOUND', M.boardNotFound(name));
   }
 
-  async increment(name: string, item: string, amount: number) {
+  async increment(name: string, item: string, amount: number, idemKey?: string): Promise<WriteAnswer<ItemWritten>> {
+    const idem = idemRequest(idemKey, ['increment', name, item, amount]);
     return this.cache.withBoard(name, async (board) => {
-      const result = await this.store.increment(board, this.clock.nowMs(), item, amount);
-      return { board: name, item, windows: byWindow(board, result.standings), draining: result.draining };
+      const result = await this.store.increment(board, this.clock.nowMs(), item, amount, idem);
+      return {
+        replayed: result.replayed,
+        body: { board: name, item, windows: byWindow(result), draining: result.draining },
+      };
     });
   }
 
@@ -83,18 +98,25 @@ export class RankingService {
    * On a sharded board the shards apply their entries independently: when some shard refuses because
    * the config changed, only its entries are retried (regrouped by the reloaded config), once.
    */
-  async incrementBatch(name: string, entries: BatchEntry[]) {
+  async incrementBatch(
+    name: string,
+    entries: BatchEntry[],
+    idemKey?: string,
+  ): Promise<WriteAnswer<{ board: string; count: number; draining: boolean }>> {
+    const idem = idemRequest(idemKey, ['increments', name, entries.map((e) => [e.item, e.amount])]);
     // The request's time is when it arrived, whatever loading the config costs.
     const nowMs = this.clock.nowMs();
     let pending = entries;
     let applied = 0;
     let draining = false;
+    let replayed = true;
     for (let attempt = 0; attempt < 2; attempt++) {
       const board = attempt === 0 ? await this.cache.get(name) : await this.cache.reload(name);
-      const outcome = await this.store.incrementBatch(board, nowMs, groupByShard(pending, board.shards.length));
+      const outcome = await this.store.incrementBatch(board, nowMs, groupByShard(pending, board.shards.length), idem);
       applied += outcome.applied;
       draining ||= outcome.draining;
-      if (outcome.refused.length === 0) return { board: name, count: applied, draining };
+      replayed &&= outcome.replayed;
+      if (outcome.refused.length === 0) return { replayed, body: { board: name, count: applied, draining } };
       const unexpected = outcome.errors.find((error) => !isRefusal(error));
       if (unexpected !== undefined) throw unexpected;
       pending = outcome.refused;
@@ -106,16 +128,26 @@ export class RankingService {
   }
 
   /** Likes (undo = false) or takes a like back (undo = true). */
-  async like(name: string, item: string, userId: string, undo: boolean) {
+  async like(
+    name: string,
+    item: string,
+    userId: string,
+    undo: boolean,
+    idemKey?: string,
+  ): Promise<WriteAnswer<ItemWritten & { userId: string; counted: boolean }>> {
+    const idem = idemRequest(idemKey, [undo ? 'unlike' : 'like', name, item, userId]);
     return this.cache.withBoard(name, async (board) => {
-      const result = await this.store.like(board, this.clock.nowMs(), item, userId, undo);
+      const result = await this.store.like(board, this.clock.nowMs(), item, userId, undo, idem);
       return {
-        board: name,
-        item,
-        userId,
-        counted: result.counted,
-        windows: byWindow(board, result.standings),
-        draining: result.draining,
+        replayed: result.replayed,
+        body: {
+          board: name,
+          item,
+          userId,
+          counted: result.counted,
+          windows: byWindow(result),
+          draining: result.draining,
+        },
       };
     });
   }
@@ -214,8 +246,9 @@ function viewOf(config: { name: string; shards: number; windows: WindowConfig[] 
   };
 }
 
-function byWindow(board: PreparedBoard, standings: Standing[]): Record<string, Standing> {
-  return Object.fromEntries(board.config.windows.map((w, i) => [w.name, standings[i]]));
+/** Each window's standing by name, in the order of the names the write was answered with. */
+function byWindow(written: { windowNames: string[]; standings: Standing[] }): Record<string, Standing> {
+  return Object.fromEntries(written.windowNames.map((name, i) => [name, written.standings[i]]));
 }
 
 function figures(board: string, window: WindowConfig, nowMs: number, draining: boolean): WindowFigures {

@@ -5,7 +5,16 @@ import { RedisService } from '../redis/redis.service';
 import { BoardConfig, PreparedBoard, ShardKeys } from './board';
 import { RankingKeys } from './ranking.keys';
 import { RANKING_MESSAGES as M } from './ranking.messages';
-import { BatchEntry, BoardCall, ListingReply, RANKING_SCRIPTS as S, Standing } from './ranking.scripts';
+import { IdemCall, Idempotent, IdemRequest } from '../redis/idempotency';
+import {
+  BatchEntry,
+  BoardCall,
+  ListingReply,
+  RANKING_SCRIPTS as S,
+  Standing,
+  StandingsReply,
+  WriteCall,
+} from './ranking.scripts';
 import { ListedItem, mergeListings, rankRows, ScoredItem } from './shard-math';
 import { WindowConfig, WindowSpec } from './window-math';
 
@@ -16,7 +25,17 @@ export type { BatchEntry, Standing } from './ranking.scripts';
 export class BoardGoneError extends Error {}
 export class StaleConfigError extends Error {}
 
+/** A write's figures per window and the window names they go with (as they were, on a replay). */
+export interface WriteOutcome {
+  replayed: boolean;
+  draining: boolean;
+  windowNames: string[];
+  standings: Standing[];
+}
+
 export interface BatchOutcome {
+  /** True when every shard's part was replayed from its stored answer. */
+  replayed: boolean;
   draining: boolean;
   applied: number;
   /** Entries of the shards whose call failed, and those failures. */
@@ -32,6 +51,7 @@ export type PutBoardResult =
 export class RankingStore {
   readonly keys: RankingKeys;
   private readonly budgetFields: number;
+  private readonly idemRetentionMs: number;
 
   constructor(
     private readonly redis: RedisService,
@@ -39,6 +59,7 @@ export class RankingStore {
   ) {
     this.keys = new RankingKeys(redis.prefix);
     this.budgetFields = config.EXPIRE_CHUNK;
+    this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
     redis.defineScripts(Object.values(S));
   }
 
@@ -96,22 +117,26 @@ export class RankingStore {
         this.redis.call(S.shardSync, { keys: this.keys.board(name, i + 1), ...reply, nowMs }),
       ),
     );
-    for (let shard = reply.shards; shard < reply.mostShards; shard++) await this.deleteShard(name, shard);
+    for (let shard = reply.shards; shard < reply.mostShards; shard++) await this.deleteShard(name, shard, nowMs);
     return { status: reply.status, config };
   }
 
   /** Deletes every key of the board (every shard it ever had; shard 0, which holds the config, last), then its registry entry. */
-  async deleteBoard(name: string): Promise<boolean> {
+  async deleteBoard(name: string, nowMs: number): Promise<boolean> {
     const cfg = await this.redis.client.hmget(this.keys.board(name).cfg(), 'shards', 'maxShards');
     const mostShards = Math.max(Number(cfg[0] ?? 1), Number(cfg[1] ?? 1));
-    for (let shard = mostShards - 1; shard > 0; shard--) await this.deleteShard(name, shard);
-    const existed = await this.deleteShard(name, 0);
+    for (let shard = mostShards - 1; shard > 0; shard--) await this.deleteShard(name, shard, nowMs);
+    const existed = await this.deleteShard(name, 0, nowMs);
     await this.redis.client.srem(this.keys.boardRegistry(), name);
     return existed;
   }
 
-  private deleteShard(name: string, shard: number): Promise<boolean> {
-    return this.redis.call(S.boardDelete, this.keys.board(name, shard));
+  private deleteShard(name: string, shard: number, nowMs: number): Promise<boolean> {
+    return this.redis.call(S.boardDelete, {
+      keys: this.keys.board(name, shard),
+      nowMs,
+      idemRetentionMs: this.idemRetentionMs,
+    });
   }
 
   /** Removes a registry entry whose board has no config (left behind by a put that failed half way). */
@@ -124,10 +149,13 @@ export class RankingStore {
     nowMs: number,
     item: string,
     amount: number,
-  ): Promise<{ draining: boolean; standings: Standing[] }> {
+    idem?: IdemRequest,
+  ): Promise<WriteOutcome> {
     const shard = board.shardOf(item);
-    const reply = await this.guard(this.redis.call(S.increment, { ...this.on(board, shard, nowMs), item, amount }));
-    return this.rankOverShards(board, shard, nowMs, reply.draining, reply.standings);
+    const reply = await this.guard(
+      this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), item, amount }),
+    );
+    return this.rankOverShards(board, shard, nowMs, reply);
   }
 
   /**
@@ -135,19 +163,28 @@ export class RankingStore {
    * (and per shard); the shards of a sharded board apply independently (see docs/scaling.md).
    * Answers what was applied, and the entries of shards that failed with their errors.
    */
-  async incrementBatch(board: PreparedBoard, nowMs: number, groups: Map<number, BatchEntry[]>): Promise<BatchOutcome> {
+  async incrementBatch(
+    board: PreparedBoard,
+    nowMs: number,
+    groups: Map<number, BatchEntry[]>,
+    idem?: IdemRequest,
+  ): Promise<BatchOutcome> {
     const shards = [...groups];
     const settled = await Promise.allSettled(
       shards.map(([shard, entries]) =>
-        this.guard(this.redis.call(S.incrementBatch, { ...this.on(board, board.shards[shard], nowMs), entries })),
+        this.guard(
+          this.redis.call(S.incrementBatch, { ...this.write(board, board.shards[shard], nowMs, idem), entries }),
+        ),
       ),
     );
-    const outcome: BatchOutcome = { draining: false, applied: 0, refused: [], errors: [] };
+    const outcome: BatchOutcome = { replayed: true, draining: false, applied: 0, refused: [], errors: [] };
     settled.forEach((result, i) => {
       if (result.status === 'fulfilled') {
-        outcome.draining ||= result.value.draining;
-        outcome.applied += result.value.applied;
+        outcome.replayed &&= result.value.replayed;
+        outcome.draining ||= result.value.value.draining;
+        outcome.applied += result.value.value.applied;
       } else {
+        outcome.replayed = false;
         outcome.refused.push(...shards[i][1]);
         outcome.errors.push(result.reason);
       }
@@ -161,11 +198,13 @@ export class RankingStore {
     item: string,
     userId: string,
     undo: boolean,
-  ): Promise<{ draining: boolean; counted: boolean; standings: Standing[] }> {
+    idem?: IdemRequest,
+  ): Promise<WriteOutcome & { counted: boolean }> {
     const shard = board.shardOf(item);
-    const reply = await this.guard(this.redis.call(S.like, { ...this.on(board, shard, nowMs), item, userId, undo }));
-    const ranked = await this.rankOverShards(board, shard, nowMs, reply.draining, reply.standings);
-    return { ...ranked, counted: reply.counted };
+    const reply = await this.guard(
+      this.redis.call(S.like, { ...this.write(board, shard, nowMs, idem), item, userId, undo }),
+    );
+    return { ...(await this.rankOverShards(board, shard, nowMs, reply)), counted: reply.value.counted };
   }
 
   /** Expires every window of the board once on every shard (bounded by the chunk size); true while expired data remains. */
@@ -268,10 +307,13 @@ export class RankingStore {
     board: PreparedBoard,
     home: ShardKeys,
     nowMs: number,
-    draining: boolean,
-    own: Standing[],
-  ): Promise<{ draining: boolean; standings: Standing[] }> {
-    if (!board.sharded) return { draining, standings: own };
+    reply: Idempotent<StandingsReply>,
+  ): Promise<WriteOutcome> {
+    const { draining, standings: own } = reply.value;
+    const answered = { replayed: reply.replayed, windowNames: reply.context.split(',') };
+    // A replay whose windows have changed since is answered exactly as stored.
+    if (!board.sharded || answered.windowNames.join(',') !== board.windowNames)
+      return { ...answered, draining, standings: own };
     try {
       const others = await this.countAbove(
         board,
@@ -281,6 +323,7 @@ export class RankingStore {
         own.map((s) => s.score),
       );
       return {
+        ...answered,
         draining: draining || others.draining,
         standings: own.map((s, w) => ({ score: s.score, rank: s.rank === null ? null : s.rank + others.above[w] })),
       };
@@ -324,6 +367,11 @@ export class RankingStore {
 
   private on(board: PreparedBoard, shard: ShardKeys, nowMs: number): BoardCall {
     return { board, shard, nowMs, budgetFields: this.budgetFields };
+  }
+
+  private write(board: PreparedBoard, shard: ShardKeys, nowMs: number, idem: IdemRequest | undefined): WriteCall {
+    const call: IdemCall | undefined = idem && { ...idem, retentionMs: this.idemRetentionMs };
+    return { ...this.on(board, shard, nowMs), idem: call };
   }
 
   /** Turns the scripts' refusals of a cached config into errors the service retries on. */

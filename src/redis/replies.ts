@@ -84,6 +84,16 @@ export class Reply {
     return values;
   }
 
+  /** The entries from `first` on, as a reply of their own (positions count from there). */
+  from(first: number): Reply {
+    return new Reply(this.script, this.items.slice(first));
+  }
+
+  /** An error naming this reply's entry `index` and what was expected there. */
+  unexpected(index: number, expected: string): ScriptReplyError {
+    return this.mismatch(index, expected);
+  }
+
   private mismatch(index: number, expected: string): ScriptReplyError {
     return new ScriptReplyError(
       this.script,

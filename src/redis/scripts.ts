@@ -52,6 +52,8 @@ export type AnyScript = Script<any, unknown>;
 
 /** Library shared by every feature: checked derivation of sibling keys inside a script. */
 export const KEYS_LIBRARY = join(__dirname, 'scripts', 'keys_lib.lua');
+/** Libraries of every idempotent write script: retry-safe writes (idem_lib needs keys_lib). */
+export const WRITE_LIBRARIES = [KEYS_LIBRARY, join(__dirname, 'scripts', 'idem_lib.lua')];
 
 export function loadScriptSource(definition: ScriptDefinition): string {
   const parts = [...(definition.libraries ?? []), definition.file].map((path) => readFileSync(path, 'utf8'));

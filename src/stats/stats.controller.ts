@@ -1,6 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/route-decorators';
+import { answer, IdempotencyKey } from '../common/retry-safe';
+import { AdminRoute, RetrySafe } from '../common/route-decorators';
+import type { FastifyReply } from 'fastify';
 import { PageQuery } from '../common/dto';
 import {
   RecordDto,
@@ -30,8 +32,14 @@ export class StatsController {
     description: `One atomic step updates count, sum, sum of squares, min, max and the quantile histogram of the current hour, rolling the hour over first when it has changed. ${HOUR_NOTE}`,
   })
   @ApiResponse({ status: 200, type: RecordResultDto })
-  record(@Param() params: StatsParams, @Body() body: RecordDto): Promise<RecordResultDto> {
-    return this.stats.record(params.context, params.type, body.value);
+  @RetrySafe()
+  async record(
+    @Param() params: StatsParams,
+    @Body() body: RecordDto,
+    @IdempotencyKey() idemKey: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RecordResultDto> {
+    return answer(reply, await this.stats.record(params.context, params.type, body.value, idemKey));
   }
 
   @Get('stats/:context/:type')

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { Reply, ScriptReplyError } from '../redis/replies';
-import { ScriptCommand, typedScript } from '../redis/scripts';
+import { Reply } from '../redis/replies';
+import { decodeIdempotent, IdemCall, idemArgs } from '../redis/idempotency';
+import { ScriptCommand, typedScript, WRITE_LIBRARIES } from '../redis/scripts';
 import { Histogram, isHistogramField, Moments } from './stats-math';
 import type { StatsKeys } from './stats-keys';
 
@@ -45,10 +46,10 @@ function hourKeys(call: PairCall): string[] {
 }
 
 /** { status, count, sum, sumsq } (figures as strings: they are floats), or { 0 } when dropped. */
-function writeResult(script: string, raw: unknown): WriteResult {
-  const reply = new Reply(script, raw).expectLength(1, true);
+function writeResult(reply: Reply): WriteResult {
+  reply.expectLength(1, true);
   const status = STATUS[reply.int(0)];
-  if (status === undefined) throw new ScriptReplyError(script, `entry 0: unknown status ${reply.int(0)}`);
+  if (status === undefined) throw reply.unexpected(0, 'a status of 0, 1 or 2');
   if (status === 'dropped') return { status, count: 0, sum: 0, sumsq: 0 };
   reply.expectLength(4);
   return { status, count: reply.number(1), sum: reply.number(2), sumsq: reply.number(3) };
@@ -88,13 +89,22 @@ export const STATS_SCRIPTS = {
   record: typedScript({
     name: 'tbStatsRecord',
     file: join(dir, 'record.lua'),
-    libraries: library,
+    libraries: [...WRITE_LIBRARIES, ...library],
     numberOfKeys: 2,
-    build: (call: PairCall & { nowMs: number; hourStart: number; value: number; histogramField: string }) => ({
+    build: (
+      call: PairCall & { nowMs: number; hourStart: number; value: number; histogramField: string; idem?: IdemCall },
+    ) => ({
       keys: hourKeys(call),
-      args: [call.nowMs, call.hourStart, String(call.value), call.histogramField],
+      // The hour comes back on a replay: the first answer named the hour it was recorded in.
+      args: [
+        call.nowMs,
+        call.hourStart,
+        String(call.value),
+        call.histogramField,
+        ...idemArgs(call.idem, String(call.hourStart)),
+      ],
     }),
-    decode: (raw) => writeResult('tbStatsRecord', raw),
+    decode: (raw) => decodeIdempotent('tbStatsRecord', raw, writeResult),
   }),
 
   merge: typedScript({
@@ -111,7 +121,7 @@ export const STATS_SCRIPTS = {
         ...[...call.histogram].flatMap(([field, count]) => [field, count]),
       ],
     }),
-    decode: (raw) => writeResult('tbStatsMerge', raw),
+    decode: (raw) => writeResult(new Reply('tbStatsMerge', raw)),
   }),
 
   read: typedScript({

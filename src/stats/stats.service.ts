@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
+import { WriteAnswer } from '../common/retry-safe';
+import { idemRequest } from '../redis/idempotency';
 import { InvalidInputError, NotFoundError } from '../common/errors';
 import { STATS_MESSAGES as M } from './stats.messages';
 import { isName, NAME_RULE } from '../common/names';
@@ -66,7 +68,7 @@ export class StatsService {
     private readonly clock: Clock,
   ) {}
 
-  async record(context: string, type: string, value: unknown): Promise<RecordResult> {
+  async record(context: string, type: string, value: unknown, idemKey?: string): Promise<WriteAnswer<RecordResult>> {
     checkNames(context, type);
     if (!isRecordableValue(value)) throw new InvalidInputError(M.badValue(MAX_ABS_VALUE));
     const nowMs = this.clock.nowMs();
@@ -75,15 +77,20 @@ export class StatsService {
     // The index entry comes first, so recorded stats are never missing from the list.
     await this.store.addToIndex(entries);
     this.markIndexed(entries);
-    const result = await this.store.record(context, type, nowMs, hourStart, value, bucketField(value));
+    const idem = idemRequest(idemKey, ['stats', context, type, value]);
+    const written = await this.store.record(context, type, nowMs, hourStart, value, bucketField(value), idem);
+    const result = written.value;
     return {
-      context,
-      type,
-      hourStart,
-      recorded: result.status !== 'dropped',
-      count: result.count,
-      sum: result.sum,
-      sumsq: result.sumsq,
+      replayed: written.replayed,
+      body: {
+        context,
+        type,
+        hourStart: Number(written.context),
+        recorded: result.status !== 'dropped',
+        count: result.count,
+        sum: result.sum,
+        sumsq: result.sumsq,
+      },
     };
   }
 

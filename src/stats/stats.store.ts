@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../common/config';
+import { Idempotent, IdemRequest } from '../redis/idempotency';
 import { RedisService } from '../redis/redis.service';
 import { PairCall, STATS_SCRIPTS as S, StoredHour, WriteResult } from './stats.scripts';
 import { StatsKeys } from './stats-keys';
@@ -27,8 +29,14 @@ export interface IndexEntry {
 export class StatsStore {
   readonly keys: StatsKeys;
 
-  constructor(private readonly redis: RedisService) {
+  private readonly idemRetentionMs: number;
+
+  constructor(
+    private readonly redis: RedisService,
+    config: AppConfig,
+  ) {
     this.keys = new StatsKeys(redis.prefix);
+    this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
     redis.defineScripts(Object.values(S));
   }
 
@@ -42,6 +50,7 @@ export class StatsStore {
     await this.redis.client.zadd(this.keys.index(), 'GT', ...indexArgs(entries));
   }
 
+  /** Records one value; on a replay, the context is the hour the first request was recorded in. */
   record(
     context: string,
     type: string,
@@ -49,8 +58,17 @@ export class StatsStore {
     hourStart: number,
     value: number,
     histogramField: string,
-  ): Promise<WriteResult> {
-    return this.redis.call(S.record, { ...this.pair(context, type), nowMs, hourStart, value, histogramField });
+    idem?: IdemRequest,
+  ): Promise<Idempotent<WriteResult>> {
+    const idemCall = idem && { ...idem, retentionMs: this.idemRetentionMs };
+    return this.redis.call(S.record, {
+      ...this.pair(context, type),
+      nowMs,
+      hourStart,
+      value,
+      histogramField,
+      idem: idemCall,
+    });
   }
 
   /** Both stored hours of a context/type, read atomically. */

@@ -49,8 +49,8 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
   describe('increment', () => {
     it('adds to the current slice at every precision and indexes each precision, in its bucket', async () => {
       clock.setMs(T0 + 7_300);
-      expect(await store.increment('hits', clock.nowMs(), T0_SEC + 7, 3)).toEqual([1, 5, 100, 300]);
-      expect(await counters.increment('hits', 2)).toEqual({
+      expect((await store.increment('hits', clock.nowMs(), T0_SEC + 7, 3)).value).toEqual([1, 5, 100, 300]);
+      expect((await counters.increment('hits', 2)).body).toEqual({
         name: 'hits',
         count: 2,
         at: T0_SEC + 7,
@@ -75,7 +75,7 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
 
     it('lands a late sample only at the precisions that still keep it, and counts negative amounts', async () => {
       // at = now - 10 s: gone from 1 s (4 s kept), kept by 5 s (slices > now - 20), 100 s and 300 s.
-      expect(await counters.increment('late', -4, T0_SEC - 10)).toEqual({
+      expect((await counters.increment('late', -4, T0_SEC - 10)).body).toEqual({
         name: 'late',
         count: -4,
         at: T0_SEC - 10,
@@ -93,11 +93,11 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
       );
       await expect(counters.increment('x', 1, T0_SEC + 6)).rejects.toThrow(InvalidInputError);
       await expect(counters.increment('x', 0)).rejects.toThrow(/count must be a non-zero integer/);
-      expect(await counters.increment('x', 1, T0_SEC + 5)).toMatchObject({ precisions: [1, 5, 100, 300] });
+      expect((await counters.increment('x', 1, T0_SEC + 5)).body).toMatchObject({ precisions: [1, 5, 100, 300] });
       await expect(counters.increment('y', 1, T0_SEC - 1101)).rejects.toThrow(
         /the oldest accepted is 1699998900 \(at 1699998899, now 1700000000\)/,
       );
-      expect(await counters.increment('y', 1, T0_SEC - 1100)).toMatchObject({ precisions: [300] });
+      expect((await counters.increment('y', 1, T0_SEC - 1100)).body).toMatchObject({ precisions: [300] });
       expect(await hash('y', 300)).toEqual({ [T0_SEC - 1100]: '1' });
       expect(await known('y')).toContain('300:y');
       const indexes = new Set([keys.knownOf('x'), keys.knownOf('y')]).size;
@@ -105,7 +105,7 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
     });
 
     it('the script itself applies the retention rule: nothing lands when every retention is past', async () => {
-      expect(await store.increment('z', T0, T0_SEC - 5000, 1)).toEqual([]);
+      expect((await store.increment('z', T0, T0_SEC - 5000, 1)).value).toEqual([]);
       expect((await redis.keys('*')).length).toBe(0);
     });
   });

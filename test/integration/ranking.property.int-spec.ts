@@ -45,12 +45,12 @@ describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (
                 for (const e of step.entries) model.increment(nowMs, e.item, e.amount);
                 break;
               case 'like':
-                expect((await setup.ranking.like(name, step.item, step.user, false)).counted).toBe(
+                expect((await setup.ranking.like(name, step.item, step.user, false)).body.counted).toBe(
                   model.like(nowMs, step.item, step.user),
                 );
                 break;
               case 'unlike':
-                expect((await setup.ranking.like(name, step.item, step.user, true)).counted).toBe(
+                expect((await setup.ranking.like(name, step.item, step.user, true)).body.counted).toBe(
                   model.unlike(nowMs, step.item, step.user),
                 );
                 break;

@@ -128,7 +128,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     it('reloads its scripts after the server lost them (EVALSHA falls back to EVAL on NOSCRIPT)', async () => {
       await ranking.increment('b', 'x', 2);
       await redis.flushScripts();
-      expect((await ranking.increment('b', 'x', 3)).windows.m).toEqual({ score: 5, rank: 1 });
+      expect((await ranking.increment('b', 'x', 3)).body.windows.m).toEqual({ score: 5, rank: 1 });
       await redis.flushScripts();
       expect((await ranking.top('b', 'm', 0, 10)).items).toEqual([{ rank: 1, item: 'x', score: 5 }]);
       await redis.flushScripts();
@@ -165,7 +165,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
   describe('increment', () => {
     it('writes the slot hash, the slot index and the results of every window, and answers score and rank', async () => {
       await ranking.increment('b', 'a', 5);
-      const reply = await ranking.increment('b', 'b', 2);
+      const reply = (await ranking.increment('b', 'b', 2)).body;
       expect(reply.windows).toEqual({ m: { score: 2, rank: 2 }, h: { score: 2, rank: 2 } });
       expect(await redis.client.hgetall(raw(`m:slot:${T0_SEC}`))).toEqual({ a: '5', b: '2' });
       expect(await redis.client.zrange(raw('m:slots'), 0, -1, 'WITHSCORES')).toEqual([String(T0_SEC), String(T0_SEC)]);
@@ -176,26 +176,28 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       await ranking.increment('b', 'a', 9);
       await ranking.increment('b', 'b', 5);
       await ranking.increment('b', 'c', 5);
-      const reply = await ranking.increment('b', 'd', 1);
+      const reply = (await ranking.increment('b', 'd', 1)).body;
       expect(reply.windows.m).toEqual({ score: 1, rank: 4 });
-      expect((await ranking.increment('b', 'd', 4)).windows.m).toEqual({ score: 5, rank: 2 });
+      expect((await ranking.increment('b', 'd', 4)).body.windows.m).toEqual({ score: 5, rank: 2 });
     });
 
     it('keeps a negative sum exact but unranked, and drops an item whose sum is exactly 0', async () => {
-      expect((await ranking.increment('b', 'n', -3)).windows.m).toEqual({ score: -3, rank: null });
-      expect((await ranking.increment('b', 'n', 5)).windows.m).toEqual({ score: 2, rank: 1 });
-      expect((await ranking.increment('b', 'n', -2)).windows.m).toEqual({ score: 0, rank: null });
+      expect((await ranking.increment('b', 'n', -3)).body.windows.m).toEqual({ score: -3, rank: null });
+      expect((await ranking.increment('b', 'n', 5)).body.windows.m).toEqual({ score: 2, rank: 1 });
+      expect((await ranking.increment('b', 'n', -2)).body.windows.m).toEqual({ score: 0, rank: null });
       expect(await redis.client.zscore(raw('m:top'), 'n')).toBeNull();
       expect(await redis.client.hexists(raw(`m:slot:${T0_SEC}`), 'n')).toBe(0);
       expect((await ranking.top('b', 'm', 0, 10)).items).toEqual([]);
     });
 
     it('batch applies every entry to every window in one step', async () => {
-      const reply = await ranking.incrementBatch('b', [
-        { item: 'a', amount: 2 },
-        { item: 'b', amount: 1 },
-        { item: 'a', amount: 3 },
-      ]);
+      const reply = (
+        await ranking.incrementBatch('b', [
+          { item: 'a', amount: 2 },
+          { item: 'b', amount: 1 },
+          { item: 'a', amount: 3 },
+        ])
+      ).body;
       expect(reply).toMatchObject({ board: 'b', count: 3 });
       expect(await redis.client.hgetall(raw(`h:slot:${T0_SEC}`))).toEqual({ a: '5', b: '1' });
       expect(await redis.client.zrevrange(raw('m:top'), 0, -1, 'WITHSCORES')).toEqual(['a', '5', 'b', '1']);
@@ -212,7 +214,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
         { item: 'net0', amount: 2 },
         { item: 'net0', amount: -2 },
       );
-      expect((await ranking.incrementBatch('b', entries)).count).toBe(1205);
+      expect((await ranking.incrementBatch('b', entries)).body.count).toBe(1205);
       const expected = new Map<string, number>();
       for (let i = 0; i < 1200; i++) expected.set(`i${i % 1100}`, (expected.get(`i${i % 1100}`) ?? 0) + (i % 7) + 1);
       expected.set('minus', -2);
@@ -314,14 +316,14 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
 
   describe('likes', () => {
     it('counts a like once per user while it is inside any window, and records it', async () => {
-      const first = await ranking.like('b', 'p', 'u1', false);
+      const first = (await ranking.like('b', 'p', 'u1', false)).body;
       expect(first).toMatchObject({ counted: true, windows: { m: { score: 1, rank: 1 }, h: { score: 1, rank: 1 } } });
       expect(await redis.client.zscore(raw('likes'), 'p\x1fu1')).toBe(String(T0));
       clock.advanceSec(600); // out of the 3-minute window, still inside the hour
-      expect((await ranking.like('b', 'p', 'u1', false)).counted).toBe(false);
-      expect((await ranking.like('b', 'p', 'u2', false)).windows.h).toEqual({ score: 2, rank: 1 });
+      expect((await ranking.like('b', 'p', 'u1', false)).body.counted).toBe(false);
+      expect((await ranking.like('b', 'p', 'u2', false)).body.windows.h).toEqual({ score: 2, rank: 1 });
       clock.advanceSec(3600); // out of every window: a new like counts again
-      expect((await ranking.like('b', 'p', 'u1', false)).windows).toEqual({
+      expect((await ranking.like('b', 'p', 'u1', false)).body.windows).toEqual({
         m: { score: 1, rank: 1 },
         h: { score: 1, rank: 1 },
       });
@@ -331,14 +333,14 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       await ranking.like('b', 'p', 'u1', false);
       await ranking.increment('b', 'p', 4);
       clock.advanceSec(200); // the like's minute slot has left the 3-minute window
-      const undone = await ranking.like('b', 'p', 'u1', true);
+      const undone = (await ranking.like('b', 'p', 'u1', true)).body;
       expect(undone).toMatchObject({
         counted: true,
         windows: { m: { score: 0, rank: null }, h: { score: 4, rank: 1 } },
       });
       expect(await redis.client.zscore(raw('likes'), 'p\x1fu1')).toBeNull();
       expect(await redis.client.hget(raw(`h:slot:${T0_SEC}`), 'p')).toBe('4');
-      expect((await ranking.like('b', 'p', 'u1', true)).counted).toBe(false);
+      expect((await ranking.like('b', 'p', 'u1', true)).body.counted).toBe(false);
     });
 
     it('prunes likes that left every window', async () => {
@@ -361,7 +363,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
         true,
       );
       await ranking.increment('b', 'p', 2);
-      const undone = await ranking.like('b', 'p', 'u1', true);
+      const undone = (await ranking.like('b', 'p', 'u1', true)).body;
       expect(undone.windows).toEqual({ m: { score: 2, rank: 1 }, h: { score: 2, rank: 1 } });
     });
   });
@@ -531,7 +533,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
         { name: 'h', period: '1h', interval: '1h' },
         { name: 'w', period: '7d', interval: '1d' },
       ]);
-      const reply = await other.increment('b', 'x', 1);
+      const reply = (await other.increment('b', 'x', 1)).body;
       expect(Object.keys(reply.windows)).toEqual(['m', 'h', 'w']);
       expect(reply.windows.w).toEqual({ score: 1, rank: 1 });
       await ranking.deleteBoard('b');

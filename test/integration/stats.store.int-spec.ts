@@ -43,7 +43,7 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
     const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
     service = new RedisService(config, clock);
     await service.waitUntilReady(5000);
-    store = new StatsStore(service);
+    store = new StatsStore(service, config);
     stats = new StatsService(store, clock);
   });
   afterAll(async () => {
@@ -59,7 +59,7 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
   describe('record', () => {
     it('answers the hour figures and writes count, sum, sumsq, min, max, mean, M2 and histogram fields', async () => {
       clock.advanceSec(10);
-      expect(await stats.record('page', 'T', 2)).toEqual({
+      expect((await stats.record('page', 'T', 2)).body).toEqual({
         context: 'page',
         type: 'T',
         hourStart: H0,
@@ -69,7 +69,7 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
         sumsq: 4,
       });
       await stats.record('page', 'T', -3);
-      const third = await stats.record('page', 'T', 0);
+      const third = (await stats.record('page', 'T', 0)).body;
       expect(third).toMatchObject({ count: 3, sum: -1, sumsq: 13 });
       const raw = await hash(cur('page'));
       expect(raw).toMatchObject({
@@ -94,7 +94,7 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
 
     it('keeps full double precision', async () => {
       await stats.record('p', 'T', 0.1);
-      expect((await stats.record('p', 'T', 0.2)).sum).toBe(0.1 + 0.2);
+      expect((await stats.record('p', 'T', 0.2)).body.sum).toBe(0.1 + 0.2);
       const view = await stats.read('p', 'T');
       expect(view).toMatchObject({ min: 0.1, max: 0.2, sum: 0.1 + 0.2, sumsq: 0.1 * 0.1 + 0.2 * 0.2 });
     });
@@ -168,7 +168,7 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       // No write yet in the new hour: the stored hash reads as the previous hour.
       await expect(stats.read('r', 'T', 'current')).rejects.toThrow(NotFoundError);
       expect(await stats.read('r', 'T', 'previous')).toMatchObject({ hourStart: H0, count: 2, sum: 4, min: 1, max: 3 });
-      expect(await stats.record('r', 'T', 10)).toMatchObject({ hourStart: H0 + 3600, count: 1, sum: 10 });
+      expect((await stats.record('r', 'T', 10)).body).toMatchObject({ hourStart: H0 + 3600, count: 1, sum: 10 });
       expect(await hash(prev('r'))).toMatchObject({ hour: String(H0), count: '2', sum: '4' });
       expect(await hash(cur('r'))).toMatchObject({ hour: String(H0 + 3600), count: '1', sum: '10' });
       expect(await stats.read('r', 'T', 'current')).toMatchObject({ hourStart: H0 + 3600, count: 1 });
@@ -188,11 +188,16 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       const lateStats = new StatsService(store, late);
       clock.advanceMs(HOUR_MS);
       await stats.record('s', 'T', 100); // the new hour starts
-      expect(await lateStats.record('s', 'T', 1)).toMatchObject({ hourStart: H0, recorded: true, count: 1, sum: 1 });
+      expect((await lateStats.record('s', 'T', 1)).body).toMatchObject({
+        hourStart: H0,
+        recorded: true,
+        count: 1,
+        sum: 1,
+      });
       expect(await hash(cur('s'))).toMatchObject({ hour: String(H0 + 3600), count: '1', sum: '100' });
       expect(await hash(prev('s'))).toMatchObject({ hour: String(H0), count: '1', sum: '1' });
       const later = new StatsService(store, new FakeClock(T0 - 1));
-      expect(await later.record('s', 'T', 9)).toMatchObject({ recorded: false, count: 0 });
+      expect((await later.record('s', 'T', 9)).body).toMatchObject({ recorded: false, count: 0 });
       expect(await hash(prev('s'))).toMatchObject({ count: '1' });
     });
 

@@ -3,9 +3,11 @@
 -- KEYS: 2
 -- KEYS[1]        board config hash
 -- KEYS[2]        likes zset of the board
--- (no ARGV)
+-- ARGV[1]        now, unix milliseconds
+-- ARGV[2]        idempotency retention (ms): the stored answers of the board go too
 -- Reply: 1 when the board existed, else 0
 local cfg_key, likes_key = KEYS[1], KEYS[2]
+idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[2]))
 local stored = redis.call('HGET', cfg_key, 'windows')
 if not stored then return 0 end
 for _, w in ipairs(cjson.decode(stored)) do drop_window(cfg_key, w.name) end

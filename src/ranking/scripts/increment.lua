@@ -9,12 +9,18 @@
 -- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
 -- ARGV[5+3W]     item id
 -- ARGV[6+3W]     amount (integer, non-zero)
--- Reply: { draining (0|1), score_1, rank_1, ..., score_W, rank_W } (rank 0: not ranked)
+-- ARGV[7+3W] .. ARGV[10+3W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
+-- Reply: { outcome, context, draining (0|1), score_1, rank_1, ..., score_W, rank_W } (rank 0: not
+--        ranked; outcome and context as idem_lib says: a replay answers the stored figures)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local err = version_error(KEYS[1], ARGV[1])
 if err then return redis.error_reply(err) end
-local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+local now_ms = tonumber(ARGV[2])
+local now_sec = math.floor(now_ms / 1000)
 local window_count = tonumber(ARGV[4])
+local idem = idem_args(7 + 3 * window_count, '')
+local replay = idem_begin(KEYS[1], 'cfg', idem, now_ms)
+if replay then return replay end
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
 local item = ARGV[5 + 3 * window_count]
 local amount = tonumber(ARGV[6 + 3 * window_count])
@@ -26,4 +32,4 @@ for w = 0, window_count - 1 do
   reply[#reply + 1] = score
   reply[#reply + 1] = rank_of(top_key, score)
 end
-return reply
+return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply)

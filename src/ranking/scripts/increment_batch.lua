@@ -7,15 +7,20 @@
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
 -- ARGV[4]        W, number of windows
 -- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
--- ARGV[5+3W ...] pairs of item id, amount (integer, non-zero)
--- Reply: { draining (0|1), entries applied }
+-- ARGV[5+3W] .. ARGV[8+3W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
+-- ARGV[9+3W ...] pairs of item id, amount (integer, non-zero)
+-- Reply: { outcome, context, draining (0|1), entries applied } (outcome and context: see idem_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local err = version_error(KEYS[1], ARGV[1])
 if err then return redis.error_reply(err) end
-local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+local now_ms = tonumber(ARGV[2])
+local now_sec = math.floor(now_ms / 1000)
 local window_count = tonumber(ARGV[4])
+local idem = idem_args(5 + 3 * window_count, '')
+local replay = idem_begin(KEYS[1], 'cfg', idem, now_ms)
+if replay then return replay end
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
-local first = 5 + 3 * window_count
+local first = 9 + 3 * window_count
 -- add_to_window per entry, with the slot indexed once per window instead of once per entry.
 for w = 0, window_count - 1 do
   local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
@@ -28,4 +33,4 @@ for w = 0, window_count - 1 do
     if tonumber(redis.call('ZINCRBY', top_key, amount, item)) == 0 then redis.call('ZREM', top_key, item) end
   end
 end
-return { draining, (#ARGV - first + 1) / 2 }
+return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 2 })

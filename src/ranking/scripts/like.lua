@@ -13,8 +13,9 @@
 -- ARGV[5+3W]     item id
 -- ARGV[6+3W]     user id
 -- ARGV[7+3W]     undo: 1 to take the like back, 0 to like
--- Reply: { draining (0|1), counted (0|1): this call changed the counts,
---          score_1, rank_1, ..., score_W, rank_W } (rank 0: not ranked)
+-- ARGV[8+3W] .. ARGV[11+3W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
+-- Reply: { outcome, context, draining (0|1), counted (0|1): this call changed the counts,
+--          score_1, rank_1, ..., score_W, rank_W } (rank 0: not ranked; outcome, context: idem_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local err = version_error(KEYS[1], ARGV[1])
 if err then return redis.error_reply(err) end
@@ -22,6 +23,9 @@ local now_ms = tonumber(ARGV[2])
 local now_sec = math.floor(now_ms / 1000)
 local budget = tonumber(ARGV[3])
 local window_count = tonumber(ARGV[4])
+local idem = idem_args(8 + 3 * window_count, '')
+local replay = idem_begin(KEYS[1], 'cfg', idem, now_ms)
+if replay then return replay end
 local draining = expire_all(3, window_count, 5, 3, now_sec, budget)
 prune_likes(KEYS[2], window_count, now_sec, budget)
 local item = ARGV[5 + 3 * window_count]
@@ -57,4 +61,4 @@ for w = 0, window_count - 1 do
   reply[#reply + 1] = score
   reply[#reply + 1] = rank
 end
-return reply
+return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply)

@@ -6,13 +6,19 @@
 -- ARGV[2]        hour start of the sample, unix seconds (from the caller's clock)
 -- ARGV[3]        the value (finite number)
 -- ARGV[4]        its histogram field: z, p<i> or n<i> (DDSketch bucket index, computed by the app)
--- Reply: { status (1 current, 2 previous: the stored hour is already later, 0 dropped: too old),
---          count, sum, sumsq (strings) of the hour the value went into (empty when dropped) }
-local now_sec = math.floor(tonumber(ARGV[1]) / 1000)
+-- ARGV[5] .. ARGV[8]: idempotency key ("" for none), request fingerprint, context, retention (ms) (idem_lib)
+-- Reply: { outcome, context, status (1 current, 2 previous: the stored hour is already later, 0 dropped:
+--          too old), count, sum, sumsq (strings) of the hour the value went into (none when dropped) }
+--        (outcome and context: see idem_lib)
+local now_ms = tonumber(ARGV[1])
+local now_sec = math.floor(now_ms / 1000)
 local hour = tonumber(ARGV[2])
+local idem = idem_args(5, '')
+local replay = idem_begin(KEYS[1], 'cur', idem, now_ms)
+if replay then return replay end
 local key, status = target_hash(KEYS[1], KEYS[2], hour, now_sec)
-if key == nil then return { 0 } end
+if key == nil then return idem_finish(KEYS[1], 'cur', idem, now_ms, { 0 }) end
 local v = tonumber(ARGV[3])
 local figures = merge_into(key, hour, now_sec, 1, v, v * v, v, v, v, 0, #ARGV + 1)
 redis.call('HINCRBY', key, ARGV[4], 1)
-return { status, figures[1], figures[2], figures[3] }
+return idem_finish(KEYS[1], 'cur', idem, now_ms, { status, figures[1], figures[2], figures[3] })

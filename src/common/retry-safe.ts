@@ -1,0 +1,33 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { InvalidInputError } from './errors';
+
+/** A write's answer, and whether it is the stored answer of an earlier request with the same Idempotency-Key. */
+export interface WriteAnswer<T> {
+  replayed: boolean;
+  body: T;
+}
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+/** 1-128 printable ASCII characters (space included), as the contract says. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,128}$/;
+
+/** The optional Idempotency-Key header: absent is undefined; malformed (or sent twice) is a 400. */
+export function parseIdempotencyKey(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(value)) {
+    throw new InvalidInputError('Idempotency-Key must be 1-128 printable ASCII characters');
+  }
+  return value;
+}
+
+/** Parameter decorator: the request's validated Idempotency-Key, or undefined. */
+export const IdempotencyKey = createParamDecorator((_: unknown, context: ExecutionContext) =>
+  parseIdempotencyKey(context.switchToHttp().getRequest<FastifyRequest>().headers[IDEMPOTENCY_KEY_HEADER]),
+);
+
+/** Sends a write's body, marking a replay with `Idempotent-Replayed: true`. */
+export function answer<T>(reply: FastifyReply, written: WriteAnswer<T>): T {
+  if (written.replayed) void reply.header('Idempotent-Replayed', 'true');
+  return written.body;
+}

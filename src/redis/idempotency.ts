@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { DomainError } from '../common/errors';
+import { Reply } from './replies';
+import type { ScriptArg } from './scripts';
+
+/** A write's Idempotency-Key and what the request asks for (a repeat of the key asking for something else is refused). */
+export interface IdemRequest {
+  key: string;
+  fingerprint: string;
+}
+
+/** An idempotent write's part of a script call (see idem_lib.lua). */
+export interface IdemCall extends IdemRequest {
+  retentionMs: number;
+}
+
+/** A write's decoded reply, and whether it was replayed from the stored answer of its key. */
+export interface Idempotent<T> {
+  replayed: boolean;
+  context: string;
+  value: T;
+}
+
+export class IdempotencyKeyReusedError extends DomainError {
+  constructor() {
+    super('IDEMPOTENCY_KEY_REUSED', 'Idempotency-Key was already used for a different request; use a new key');
+  }
+}
+
+/**
+ * The four idempotency arguments of a write script ("" key: a write without one). `context` is what
+ * the app needs back on a replay to rebuild the first answer byte for byte.
+ */
+export function idemArgs(idem: IdemCall | undefined, context: string): ScriptArg[] {
+  return idem ? [idem.key, idem.fingerprint, context, idem.retentionMs] : ['', '', context, 0];
+}
+
+/** Reads { outcome, context, reply... }: the script's own reply is decoded by `decode` from entry 2 on. */
+export function decodeIdempotent<T>(script: string, raw: unknown, decode: (reply: Reply) => T): Idempotent<T> {
+  const reply = new Reply(script, raw).expectLength(2, true);
+  const outcome = reply.int(0);
+  if (outcome === 2) throw new IdempotencyKeyReusedError();
+  if (outcome !== 0 && outcome !== 1) throw reply.unexpected(0, 'an outcome of 0, 1 or 2');
+  return { replayed: outcome === 1, context: reply.string(1), value: decode(reply.from(2)) };
+}
+
+/** A short digest of what a request asks for (its operation and the values that decide its effect). */
+export function fingerprintOf(parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 16);
+}
+
+/** The idempotency part of a write, when the client sent a key: `what` names the operation and its values. */
+export function idemRequest(key: string | undefined, what: unknown[]): IdemRequest | undefined {
+  return key === undefined ? undefined : { key, fingerprint: fingerprintOf(what) };
+}

@@ -1,0 +1,99 @@
+-- idem_lib: retry-safe writes, prepended (after keys_lib) to every write script. The write's own
+-- script looks its idempotency key up, applies the write and stores its reply in the same call, so
+-- no duplicate can slip between check and apply, whatever instance a retry reaches.
+-- Entries live in time buckets under the tag of what they protect: hash <base>idem:<bucket> (one
+-- bucket per 1/8 of the retention), field = the key, value = fingerprint, time, context and reply.
+-- A bucket key expires by itself after the last entry it may hold is past the retention, so nothing
+-- ever scans the keyspace; a lookup reads the 11 buckets the retention (and a little clock skew) covers.
+-- KEYS: 0
+-- Every idempotent script takes the same four ARGV (at a position of its own): the key ("" for a
+-- write without one), a fingerprint of the request, a context string the app wants back on a replay
+-- (what it needs to rebuild the answer byte for byte), and the retention in milliseconds.
+-- Every idempotent script replies { outcome, context, <its own reply...> }: outcome 0 applied,
+-- 1 replayed (nothing applied; the stored reply follows), 2 refused (the key was used for another
+-- request; nothing follows).
+
+local IDEM_SEP = '\31'
+local IDEM_BUCKETS = 8
+
+local function idem_args(first, field_prefix)
+  return {
+    key = ARGV[first],
+    field = field_prefix .. ARGV[first],
+    fingerprint = ARGV[first + 1],
+    context = ARGV[first + 2],
+    ttl_ms = tonumber(ARGV[first + 3]),
+  }
+end
+
+local function idem_bucket_ms(idem)
+  return math.max(1, math.ceil(idem.ttl_ms / IDEM_BUCKETS))
+end
+
+local function idem_split(entry)
+  local parts, from = {}, 1
+  while true do
+    local at = string.find(entry, IDEM_SEP, from, true)
+    if not at then
+      parts[#parts + 1] = string.sub(entry, from)
+      return parts
+    end
+    parts[#parts + 1] = string.sub(entry, from, at - 1)
+    from = at + 1
+  end
+end
+
+-- A reply to answer at once (the stored one, or a refusal of a reused key), or nil: apply the write.
+-- `base_key` is a key of the protected scope ending in `suffix`; the buckets are its siblings.
+local function idem_begin(base_key, suffix, idem, now_ms)
+  if idem.key == '' then return nil end
+  local current = math.floor(now_ms / idem_bucket_ms(idem))
+  for bucket = current + 1, current - IDEM_BUCKETS - 2, -1 do
+    local entry = redis.call('HGET', sibling_key(base_key, suffix, 'idem:' .. bucket), idem.field)
+    local parts = entry and idem_split(entry)
+    -- An entry past the retention is as good as gone (its bucket only lingers until it expires).
+    if parts and now_ms - tonumber(parts[2]) < idem.ttl_ms then
+      if parts[1] ~= idem.fingerprint then return { 2, '' } end
+      local reply = { 1, parts[3] }
+      for i = 4, #parts do
+        local kind, value = string.sub(parts[i], 1, 1), string.sub(parts[i], 2)
+        if kind == 'n' then reply[#reply + 1] = tonumber(value) else reply[#reply + 1] = value end
+      end
+      return reply
+    end
+  end
+  return nil
+end
+
+-- Stores the write's reply under its key (when it has one) and answers { 0, context, reply... }.
+-- Numbers keep every digit (%.17g) and come back as numbers; strings come back as strings.
+local function idem_finish(base_key, suffix, idem, now_ms, reply)
+  local answer = { 0, idem.context }
+  local parts = { idem.fingerprint, string.format('%d', now_ms), idem.context }
+  for _, value in ipairs(reply) do
+    answer[#answer + 1] = value
+    if type(value) == 'number' then
+      parts[#parts + 1] = 'n' .. string.format('%.17g', value)
+    else
+      parts[#parts + 1] = 's' .. value
+    end
+  end
+  if idem.key ~= '' then
+    local size = idem_bucket_ms(idem)
+    local current = math.floor(now_ms / size)
+    local bucket_key = sibling_key(base_key, suffix, 'idem:' .. current)
+    redis.call('HSET', bucket_key, idem.field, table.concat(parts, IDEM_SEP))
+    -- Relative to the caller's clock: the bucket outlives the last lookup that can reach it.
+    redis.call('PEXPIRE', bucket_key, (current + 3) * size + idem.ttl_ms - now_ms)
+  end
+  return answer
+end
+
+-- Deletes every bucket a lookup at `now_ms` could read (a deleted board must not replay into a new one).
+local function idem_forget(base_key, suffix, now_ms, ttl_ms)
+  local size = idem_bucket_ms({ ttl_ms = ttl_ms })
+  local current = math.floor(now_ms / size)
+  for bucket = current + 1, current - IDEM_BUCKETS - 2, -1 do
+    redis.call('UNLINK', sibling_key(base_key, suffix, 'idem:' .. bucket))
+  end
+end
