@@ -1,0 +1,160 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { FakeClock } from '../../src/common/clock';
+import { ADMIN, startTestApp } from '../support/app';
+import { FaultProxy } from '../support/fault-proxy';
+import { startTestRedis, TestRedis } from '../support/redis';
+
+const T0 = 1_700_000_000_000;
+
+/** Retried writes over HTTP, through a proxy that can lose Redis' answer after the write ran. */
+describe('retry-safe writes (Idempotency-Key)', () => {
+  let redis: TestRedis;
+  let proxy: FaultProxy;
+  let app: NestFastifyApplication;
+  const clock = new FakeClock(T0);
+  const http = () => request(app.getHttpServer());
+  const increment = (item: string, amount: number, key?: string) => {
+    const call = http().post(`/boards/b/items/${item}/increment`).send({ amount });
+    return key === undefined ? call : call.set('Idempotency-Key', key);
+  };
+  const scoreOf = async (item: string) => (await http().get(`/boards/b/items/${item}`)).body.score;
+
+  /** Polls readiness until the app has reconnected through the proxy (real I/O, not the clock). */
+  async function reconnected(): Promise<void> {
+    for (let attempt = 0; attempt < 200; attempt++) {
+      if ((await http().get('/health/ready')).status === 200) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error('the app never reconnected through the proxy');
+  }
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    proxy = await FaultProxy.start(Number(new URL(redis.url).port));
+    // No background traffic through the proxy: the next reply it drops is the request's own.
+    app = await startTestApp(redis, clock, {
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      STATS_FLUSH_INTERVAL_MS: '60000',
+      REDIS_AUTO_PIPELINING: 'false',
+    });
+    await http()
+      .put('/admin/boards/b')
+      .set(ADMIN)
+      .send({ windows: [{ period: '1h', interval: '1m' }] })
+      .expect(201);
+  });
+  afterAll(async () => {
+    await app.close();
+    await proxy.close();
+    await redis.stop();
+  });
+
+  it('without a key, a write whose answer was lost counts twice when retried (why keys exist)', async () => {
+    await reconnected();
+    proxy.dropNextReply();
+    expect((await increment('plain', 5)).body.code).toBe('REDIS_UNAVAILABLE');
+    await reconnected();
+    expect((await increment('plain', 5)).status).toBe(200);
+    expect(await scoreOf('plain')).toBe(10);
+  });
+
+  it('with a key, the retry of a write whose answer was lost applies nothing and answers the first answer', async () => {
+    await reconnected();
+    proxy.dropNextReply();
+    const lost = await increment('safe', 5, 'order-1');
+    expect([lost.status, lost.body.code]).toEqual([503, 'REDIS_UNAVAILABLE']);
+    await reconnected();
+    const retried = await increment('safe', 5, 'order-1');
+    expect(retried.status).toBe(200);
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    expect(retried.body.windows['1h']).toEqual({ score: 5, rank: 2 }); // 'plain' holds 10
+    const again = await increment('safe', 5, 'order-1');
+    expect(again.text).toBe(retried.text); // byte for byte
+    expect(await scoreOf('safe')).toBe(5);
+  });
+
+  it('answers the first answer byte for byte, and a different request with the key is a 422', async () => {
+    const first = await increment('x', 2, 'k-2');
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    await increment('x', 1); // the score moves on
+    const repeat = await increment('x', 2, 'k-2');
+    expect(repeat.text).toBe(first.text);
+    expect(repeat.headers['idempotent-replayed']).toBe('true');
+    const reused = await increment('x', 3, 'k-2');
+    expect([reused.status, reused.body.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
+    expect((await increment('y', 2, 'k-2')).status).toBe(422); // another item is another request
+    expect(await scoreOf('x')).toBe(3);
+  });
+
+  it('applies concurrent requests with one key once', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => increment('c', 7, 'same')));
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    expect(answers.filter((answer) => answer.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect(new Set(answers.map((answer) => answer.text)).size).toBe(1);
+    expect(await scoreOf('c')).toBe(7);
+  });
+
+  it('makes every write route retry-safe: batch, like, unlike, counter, stats', async () => {
+    const twice = async (send: () => request.Test) => {
+      const first = await send();
+      const second = await send();
+      expect(first.status).toBe(200);
+      expect(second.text).toBe(first.text);
+      expect(second.headers['idempotent-replayed']).toBe('true');
+      return first;
+    };
+    const key = (name: string) => ({ 'Idempotency-Key': name });
+    await twice(() =>
+      http()
+        .post('/boards/b/increments')
+        .set(key('batch'))
+        .send({ items: [{ item: 'p', amount: 2 }, { item: 'q' }] }),
+    );
+    await twice(() => http().post('/boards/b/items/p/likes').set(key('like')).send({ userId: 'u' }));
+    await twice(() => http().delete('/boards/b/items/p/likes/u').set(key('unlike')));
+    expect(await scoreOf('p')).toBe(2);
+    expect(await scoreOf('q')).toBe(1);
+    const counted = await twice(() => http().post('/counters/hits/increment').set(key('hit')).send({ count: 3 }));
+    clock.advanceMs(2000);
+    expect((await http().post('/counters/hits/increment').set(key('hit')).send({ count: 3 })).text).toBe(counted.text);
+    const samples = (await http().get('/counters/hits?precision=1')).body.samples;
+    expect(samples).toEqual([{ t: counted.body.at, count: 3 }]);
+    await twice(() => http().post('/stats/ctx/T').set(key('stat')).send({ value: 0.5 }));
+    expect((await http().get('/stats/ctx/T')).body).toMatchObject({ count: 1, sum: 0.5 });
+  });
+
+  it('scopes keys per board and per counter', async () => {
+    await http()
+      .put('/admin/boards/other')
+      .set(ADMIN)
+      .send({ windows: [{ period: '1h', interval: '1m' }] })
+      .expect(201);
+    expect(
+      (await http().post('/boards/other/items/x/increment').set('Idempotency-Key', 'k-2').send({ amount: 2 })).headers[
+        'idempotent-replayed'
+      ],
+    ).toBeUndefined();
+    const a = await http().post('/counters/a/increment').set('Idempotency-Key', 'shared').send({});
+    const b = await http().post('/counters/b/increment').set('Idempotency-Key', 'shared').send({});
+    expect([a.headers['idempotent-replayed'], b.headers['idempotent-replayed']]).toEqual([undefined, undefined]);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['too long', 'k'.repeat(129)],
+    ['not printable ASCII', 'clé'],
+  ])('refuses a malformed key (%s) with 400', async (_, value) => {
+    const answer = await http().post('/boards/b/items/z/increment').set('Idempotency-Key', value).send({});
+    expect([answer.status, answer.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(answer.body.message).toMatch(/Idempotency-Key/);
+  });
+
+  it('forgets a key after the retention (IDEMPOTENCY_TTL_SEC, default 24 h)', async () => {
+    await increment('old', 1, 'daily');
+    clock.advanceMs(24 * 3_600_000 - 1000);
+    expect((await increment('old', 1, 'daily')).headers['idempotent-replayed']).toBe('true');
+    clock.advanceMs(2000);
+    expect((await increment('old', 1, 'daily')).headers['idempotent-replayed']).toBeUndefined();
+  });
+});
