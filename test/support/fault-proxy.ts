@@ -14,13 +14,14 @@ export class FaultProxy {
   ) {}
 
   static async start(targetPort: number): Promise<FaultProxy> {
-    let proxy: FaultProxy | undefined;
-    const server = createServer((client) => proxy?.relay(client, targetPort));
+    // The server exists before the proxy that relays its connections, which exists once it listens.
+    const started: { proxy?: FaultProxy } = {};
+    const server = createServer((client) => started.proxy?.relay(client, targetPort));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     if (typeof address !== 'object' || address === null) throw new Error('the proxy has no port');
-    proxy = new FaultProxy(server, address.port);
-    return proxy;
+    started.proxy = new FaultProxy(server, address.port);
+    return started.proxy;
   }
 
   /** The next bytes Redis answers with are swallowed and every connection through the proxy is cut. */
