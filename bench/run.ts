@@ -7,6 +7,7 @@
 import autocannon from 'autocannon';
 import calculateSlot from 'cluster-key-slot';
 import { ChildProcess, fork, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
   if (!SKIP.has('http')) await httpBench(redisUrl, redis);
   if (!SKIP.has('redis')) await redisBench(redis);
   if (!SKIP.has('memory')) await memoryBench(redis);
+  if (!SKIP.has('idempotency')) await idempotencyMemoryBench(redis);
   if (!SKIP.has('expiry')) await expiryBench(redis);
   redis.disconnect();
   if (!SKIP.has('cluster')) await clusterBench();
@@ -137,7 +139,7 @@ async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
   );
   console.log('|---|---|---|---|---|---|---|---|');
   let peakRssMb = 0;
-  for (const route of routes) {
+  for (const route of SKIP.has('routes') ? [] : routes) {
     const serviceRuns: RunFigures[] = [];
     const bareRuns: RunFigures[] = [];
     await cannon(serviceUrl, route, undefined, WARMUP_SEC);
@@ -161,9 +163,31 @@ async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
   console.log(
     `\nService RSS under load (peak seen): ${peakRssMb.toFixed(0)} MB; board size after the runs: ${(await redis.zcard(`{${PREFIX}board:bench}:24h:top`)).toLocaleString('en')} items\n`,
   );
-  await shardedHttpBench(serviceUrl);
+  if (!SKIP.has('idempotent')) await idempotentHttpBench(serviceUrl, service.pid);
+  if (!SKIP.has('sharded')) await shardedHttpBench(serviceUrl);
   await stopChild(bare);
   await stopChild(service);
+}
+
+/** Increments with a fresh Idempotency-Key each against increments without one, paired runs of the same service. */
+async function idempotentHttpBench(serviceUrl: string, servicePid: number | undefined): Promise<void> {
+  const plain = { method: 'POST' as const, path: '/boards/bench/items/item-[<id>]/increment', body: '{"amount":1}' };
+  const keyed = { ...plain, idempotencyKeys: true };
+  const plainRuns: RunFigures[] = [];
+  const keyedRuns: RunFigures[] = [];
+  await cannon(serviceUrl, keyed, undefined, WARMUP_SEC);
+  for (let r = 0; r < REPEATS; r++) {
+    plainRuns.push(await cannon(serviceUrl, plain, servicePid));
+    keyedRuns.push(await cannon(serviceUrl, keyed, servicePid));
+  }
+  const p = summarize(plainRuns).median;
+  const k = summarize(keyedRuns).median;
+  console.log('## Retry-safe increments (a fresh 36-character Idempotency-Key per request)\n');
+  console.log('| increment | req/s median | p50 / p99 ms | CPU µs per request (service) |');
+  console.log('|---|---|---|---|');
+  console.log(`| without a key | ${fmt(p.reqPerSec)} | ${p.p50} / ${p.p99} | ${p.cpuMicrosPerRequest.toFixed(0)} |`);
+  console.log(`| with a key | ${fmt(k.reqPerSec)} | ${k.p50} / ${k.p99} | ${k.cpuMicrosPerRequest.toFixed(0)} |`);
+  console.log(`\nWith a key / without, median of paired runs: ${pairedRatio(keyedRuns, plainRuns).toFixed(2)}\n`);
 }
 
 /** The same service routes on a board of 4 shards (the floor server has no sharding: service only). */
@@ -216,7 +240,7 @@ async function shardedHttpBench(serviceUrl: string): Promise<void> {
 /** One autocannon run; `serverPid` is the process whose CPU time is read before and after. */
 function cannon(
   baseUrl: string,
-  route: { method: 'GET' | 'POST'; path: string; body?: string },
+  route: { method: 'GET' | 'POST'; path: string; body?: string; idempotencyKeys?: boolean },
   serverPid: number | undefined,
   durationSec = DURATION_SEC,
 ): Promise<RunFigures> {
@@ -228,6 +252,17 @@ function cannon(
         method: route.method,
         body: route.body,
         headers: route.body ? { 'content-type': 'application/json' } : {},
+        // A fresh key per request: every write is stored, none replayed.
+        requests: route.idempotencyKeys
+          ? [
+              {
+                setupRequest: (request) => ({
+                  ...request,
+                  headers: { ...request.headers, 'idempotency-key': randomUUID() },
+                }),
+              },
+            ]
+          : undefined,
         connections: 50,
         duration: durationSec,
         idReplacement: true,
@@ -324,6 +359,31 @@ async function memoryBench(redis: Redis): Promise<void> {
   console.log(
     `| whole board, INFO used_memory delta | ${fmt(after - before)} (${((after - before) / 2_400_000).toFixed(1)} per item and slot, all in) |\n`,
   );
+}
+
+/** Bytes Redis holds per stored idempotency key (36 characters, a UUID), all in: 100 000 keyed increments. */
+async function idempotencyMemoryBench(redis: Redis): Promise<void> {
+  const keys = new RankingKeys(PREFIX);
+  await redis.flushall();
+  const board = await makeBoard(redis, keys, 'idem', 1, '24h', '1h');
+  const count = 100_000;
+  const before = Number((await redis.info('memory')).match(/used_memory:(\d+)/)?.[1]);
+  const pending: Array<Promise<unknown>> = [];
+  for (let i = 0; i < count; i++) {
+    const idem = { key: randomUUID(), fingerprint: 'f'.repeat(16), retentionMs: 86_400_000 };
+    pending.push(callScript(redis, S.increment, { ...on(board, Date.now()), idem, item: 'one-item', amount: 1 }));
+    if (pending.length >= 64) await Promise.all(pending.splice(0));
+  }
+  await Promise.all(pending);
+  const after = Number((await redis.info('memory')).match(/used_memory:(\d+)/)?.[1]);
+  let bucketBytes = 0;
+  for (const key of await redis.keys(`{${PREFIX}board:idem}:idem:*`))
+    bucketBytes += Number(await redis.memory('USAGE', key, 'SAMPLES', 0));
+  console.log('## Retry-safe writes: memory per stored Idempotency-Key (100 000 keys of 36 characters, one item)\n');
+  console.log('| what | bytes per key |');
+  console.log('|---|---|');
+  console.log(`| idempotency buckets, MEMORY USAGE | ${(bucketBytes / count).toFixed(1)} |`);
+  console.log(`| INFO used_memory delta (all in) | ${((after - before) / count).toFixed(1)} |\n`);
 }
 
 // ---------------------------------------------------------------- expiry of a 1 000 000-field slot

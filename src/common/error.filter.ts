@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CODE_OF_STATUS, DomainError, ErrorCode, NotReadyError, RateLimitedError } from './errors';
-import { isRedisUnavailableError } from './redis-errors';
+import { Clock } from './clock';
+import { isRedisFullError, isRedisUnavailableError } from './redis-errors';
 
 /** Nest's error shape plus a stable machine `code`; `message` is always one string. */
 export interface ErrorBody {
@@ -14,6 +15,9 @@ export interface ErrorBody {
 }
 
 const REDIS_UNAVAILABLE_MESSAGE = 'Redis is unreachable; try again shortly';
+const REDIS_FULL_MESSAGE = 'Redis is out of memory (maxmemory): writes are refused until expiry frees some';
+/** A full Redis refuses every write: one warning per interval says so, not one per request. */
+const REDIS_FULL_LOG_INTERVAL_MS = 10_000;
 
 /** Maps every error to an ErrorBody: domain errors by their code, Redis outages to 503, anything else to 500. */
 export function toErrorBody(exception: unknown): ErrorBody {
@@ -29,6 +33,7 @@ export function toErrorBody(exception: unknown): ErrorBody {
     return bodyOf(status, messageText(message, exception.message), codeOf(status));
   }
   if (isRedisUnavailableError(exception)) return bodyOf(503, REDIS_UNAVAILABLE_MESSAGE, 'REDIS_UNAVAILABLE');
+  if (isRedisFullError(exception)) return bodyOf(507, REDIS_FULL_MESSAGE, 'REDIS_FULL');
   // Fastify's own refusals (body too large, bad JSON, unsupported media type...) carry a 4xx statusCode.
   const fastifyStatus = (exception as { statusCode?: unknown })?.statusCode;
   if (typeof fastifyStatus === 'number' && fastifyStatus >= 400 && fastifyStatus < 500) {
@@ -60,17 +65,30 @@ function httpReason(status: number): string {
     .join(' ');
 }
 
+/** What an unexpected error logs: never ioredis' `command` (a script's whole source and its arguments). */
+function loggable(exception: unknown): object {
+  if (!(exception instanceof Error)) return { message: String(exception) };
+  return { type: exception.name, message: exception.message, stack: exception.stack };
+}
+
 @Catch()
 export class AppErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+  private lastFullLogMs = -Infinity;
+
+  constructor(private readonly clock: Clock) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const body = toErrorBody(exception);
     if (body.code === 'INTERNAL') {
       // The request's own logger carries its reqId.
       const log = host.switchToHttp().getRequest<FastifyRequest>()?.log;
-      if (log) log.error({ err: exception }, 'unhandled error');
+      if (log) log.error({ err: loggable(exception) }, 'unhandled error');
       else this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    }
+    if (body.code === 'REDIS_FULL' && this.clock.nowMs() - this.lastFullLogMs >= REDIS_FULL_LOG_INTERVAL_MS) {
+      this.lastFullLogMs = this.clock.nowMs();
+      this.logger.warn(`${REDIS_FULL_MESSAGE} (logged at most every ${REDIS_FULL_LOG_INTERVAL_MS / 1000} s)`);
     }
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     if (body.statusCode === 503) reply.header('Retry-After', '1');

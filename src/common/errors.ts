@@ -46,6 +46,11 @@ export const ERROR_CODES = {
   },
   RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
   HEADERS_TOO_LARGE: { status: 431, applied: 'no', retry: 'no' },
+  REDIS_FULL: {
+    status: 507,
+    applied: 'no',
+    retry: 'yes, later: Redis reached maxmemory; reads still answer and expiry frees memory as windows move on',
+  },
   INTERNAL: { status: 500, applied: 'maybe', retry: 'no: a bug; report it with the request id' },
   ADMIN_DISABLED: { status: 503, applied: 'no', retry: 'no: the operator has not set ADMIN_TOKEN' },
   REDIS_UNAVAILABLE: {

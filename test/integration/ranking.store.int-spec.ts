@@ -309,7 +309,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     it('expireAll advances every board without a request', async () => {
       await ranking.increment('b', 'a', 5);
       clock.advanceSec(3600);
-      expect(await ranking.expireAll()).toEqual({ boards: 1, failures: 0, stillDraining: 0 });
+      expect(await ranking.expireAll()).toEqual({ boards: 1, failures: 0, stillDraining: 0, skipped: 0 });
       expect(await redis.client.exists(raw('m:top'), raw('h:top'), raw('m:slots'), raw('h:slots'))).toBe(0);
     });
   });
@@ -454,6 +454,15 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       });
       await ranking.putBoard('s', [...H, { name: 'd', period: '1d', interval: '1h' }]); // finishes the sync
       expect((await ranking.item('s', 'h', item)).score).toBe(6);
+    });
+
+    it('a scheduler pass skips a board whose PUT is under way (shards not synced yet) instead of failing', async () => {
+      await ranking.putBoard('s', H, 3);
+      await ranking.increment('s', itemOnShard(1, 3), 1);
+      await putOnShardZero(undefined, [{ name: 'h', periodSec: 7200, intervalSec: 3600 }], true);
+      expect(await ranking.expireAll()).toMatchObject({ failures: 0, skipped: 1 });
+      await ranking.putBoard('s', [{ name: 'h', period: '2h', interval: '1h' }], undefined, true); // finishes the sync
+      expect(await ranking.expireAll()).toMatchObject({ failures: 0, skipped: 0 });
     });
 
     it('never moves a shard back to an older config when two PUTs race', async () => {

