@@ -4,6 +4,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { CommonModuleOptions } from './common/common.module';
 import { AppConfig } from './common/config';
+import { guardJsonBodies, JSON_LIMITS } from './common/json-body';
 import { createRootLogger, echoRequestId, lazyChildLogger, PinoLoggerService, requestId } from './common/logging';
 import { AppValidationPipe } from './common/validation';
 import { RateLimitGuard } from './governance/rate-limit.guard';
@@ -14,17 +15,20 @@ export async function createApp(options: CommonModuleOptions = {}): Promise<Nest
   const logger = createRootLogger();
   const adapter = new FastifyAdapter({
     routerOptions: { maxParamLength: 2048 },
-    bodyLimit: 1024 * 1024,
+    bodyLimit: JSON_LIMITS.maxBatchBytes,
     genReqId: requestId,
     loggerInstance: logger,
     childLoggerFactory: lazyChildLogger,
   });
+  // Nest's own body parsers stay off: JSON is the one body type (guardJsonBodies), anything else is a 415.
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
     bufferLogs: true,
+    bodyParser: false,
   });
   logger.level = app.get(AppConfig).LOG_LEVEL;
   app.useLogger(new PinoLoggerService(logger));
   echoRequestId(app.getHttpAdapter().getInstance());
+  guardJsonBodies(app.getHttpAdapter().getInstance());
   prepareGracefulShutdown(app, app.getHttpAdapter().getInstance());
   app.useGlobalPipes(new AppValidationPipe());
   const rateLimit = app.get(RateLimitGuard);
