@@ -48,7 +48,7 @@ describe('the HTTP edge bounds every body', () => {
   });
 
   it.each(BODY_ROUTES)(
-    '%s %s: an object with 90 000 keys is refused before any validator walks it (413 over the route's size, else 400)',
+    '%s %s: an object with 90 000 keys is refused before any validator walks it (413 over the route size, else 400)',
     async (method, path) => {
       const wide = `{${Array.from({ length: 90_000 }, (_, i) => `"k${i}":1`).join(',')}}`;
       const answer = await send(method, path, wide);
