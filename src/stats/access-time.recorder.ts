@@ -85,11 +85,6 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
     return context;
   }
 
-  /** Batches waiting for the next flush. */
-  get pendingCount(): number {
-    return this.pending.size;
-  }
-
   /**
    * Writes every pending batch. Flushes run one after another; a call resolves once everything
    * observed before it has been written (or has failed and been put back). Never throws.

@@ -1,4 +1,4 @@
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { validateConfig } from '../../src/common/config';
 import { NotFoundError } from '../../src/common/errors';
 import { parseMember } from '../../src/counters/counter-keys';

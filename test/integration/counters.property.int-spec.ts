@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { validateConfig } from '../../src/common/config';
 import { InvalidInputError, NotFoundError } from '../../src/common/errors';
 import { CountersService } from '../../src/counters/counters.service';

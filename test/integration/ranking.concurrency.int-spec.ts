@@ -1,5 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { RankingScheduler } from '../../src/ranking/ranking.scheduler';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { startTestApp } from '../support/app';

@@ -1,4 +1,4 @@
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { validateConfig } from '../../src/common/config';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';

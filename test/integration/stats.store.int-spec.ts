@@ -1,5 +1,5 @@
 import calculateSlot from 'cluster-key-slot';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { validateConfig } from '../../src/common/config';
 import { NotFoundError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';

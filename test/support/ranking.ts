@@ -1,4 +1,5 @@
-import { Clock, FakeClock } from '../../src/common/clock';
+import { Clock } from '../../src/common/clock';
+import { FakeClock } from './clock';
 import { validateConfig } from '../../src/common/config';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RankingStore } from '../../src/ranking/ranking.store';
