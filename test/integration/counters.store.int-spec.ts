@@ -42,7 +42,7 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
     await redis.stop();
   });
   beforeEach(async () => {
-    await redis.flushAll();
+    await redis.clear();
     clock.setMs(T0);
   });
 

@@ -51,7 +51,7 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
     await redis.stop();
   });
   beforeEach(async () => {
-    await redis.flushAll();
+    await redis.clear();
     clock.setMs(T0);
     stats = new StatsService(store, clock); // a fresh in-process index cache
   });
@@ -256,12 +256,14 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
     });
 
     it('reloads its scripts after the server lost them, in the pipelined flush and in single calls', async () => {
+      const flushScripts = redis.flushScripts;
+      if (!flushScripts) return; // a shared server's scripts are the other files' too
       await stats.flush([batchOf('GET /a', H0, [0.1])]);
-      await redis.flushScripts();
+      await flushScripts();
       await stats.flush([batchOf('GET /a', H0, [0.3]), batchOf('GET /b', H0, [1])]);
-      await redis.flushScripts();
+      await flushScripts();
       await stats.record('ctx', 'T', 2);
-      await redis.flushScripts();
+      await flushScripts();
       expect(await stats.read('GET /a', ACCESS_TIME)).toMatchObject({ count: 2, max: 0.3 });
       expect(await stats.read('ctx', 'T')).toMatchObject({ count: 1 });
     });
