@@ -39,6 +39,7 @@ export interface TestRedis {
    * Only on servers this file started: on a shared one it would hit the other files' pipelines.
    */
   flushScripts?(): Promise<void>;
+  /** Clears this file's keys from a shared server, closes the client, stops a private server. */
   stop(): Promise<void>;
   /** Stops and restarts a private single-node server on the same port (outage tests). */
   pause?(): Promise<void>;
@@ -90,6 +91,15 @@ function assemble(
   server: Server,
 ): TestRedis {
   const nodes = () => (client instanceof Cluster ? client.nodes('master') : [client]);
+  const clear = async () => {
+    await Promise.all(
+      nodes().map(async (node) => {
+        const keys = await prefixedKeys(node, prefix, '*');
+        // One key per command: on a Cluster node a multi-key UNLINK must not span slots.
+        if (keys.length > 0) await keys.reduce((pipeline, key) => pipeline.unlink(key), node.pipeline()).exec();
+      }),
+    );
+  };
   return {
     topology,
     url,
@@ -101,15 +111,7 @@ function assemble(
     resume: server.resume,
     freeze: server.freeze,
     thaw: server.thaw,
-    clear: async () => {
-      await Promise.all(
-        nodes().map(async (node) => {
-          const keys = await prefixedKeys(node, prefix, '*');
-          // One key per command: on a Cluster node a multi-key UNLINK must not span slots.
-          if (keys.length > 0) await keys.reduce((pipeline, key) => pipeline.unlink(key), node.pipeline()).exec();
-        }),
-      );
-    },
+    clear,
     keys: async (pattern) => (await Promise.all(nodes().map((node) => prefixedKeys(node, prefix, pattern)))).flat(),
     flushScripts: server.shared
       ? undefined
@@ -117,6 +119,7 @@ function assemble(
           await Promise.all(nodes().map((node) => node.script('FLUSH')));
         },
     stop: async () => {
+      if (server.shared) await clear(); // a private server goes away with its keys
       client.disconnect();
       await server.stopServer();
     },
