@@ -23,16 +23,16 @@ function lcg(seed: number): () => number {
  * once it is held. Commands go through sendCommand only without auto-pipelining.
  */
 function holdCommand(client: RedisClient, matches: (command: Command) => boolean) {
-  const original = client.sendCommand.bind(client) as (command: Command) => unknown;
+  const original = client.sendCommand.bind(client) as (command: Command, ...rest: unknown[]) => unknown;
   let reached!: () => void;
   let release!: () => void;
   const held = new Promise<void>((resolve) => (reached = resolve));
   const released = new Promise<void>((resolve) => (release = resolve));
-  client.sendCommand = (command: Command) => {
-    if (!matches(command)) return original(command);
+  client.sendCommand = (command: Command, ...rest: unknown[]) => {
+    if (!matches(command)) return original(command, ...rest);
     client.sendCommand = original;
     reached();
-    void released.then(() => original(command));
+    void released.then(() => original(command, ...rest));
     return command.promise;
   };
   return { reached: held, release };
