@@ -1,5 +1,4 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
 import { AdminGuard } from './admin.guard';
 import { AnsweredRequests } from './answered-requests';
 import { Clock, SystemClock } from './clock';
@@ -21,16 +20,6 @@ export class CommonModule {
     const config = validateConfig({ ...process.env, ...options.env });
     return {
       module: CommonModule,
-      imports: [
-        // Given through `load`, not `validate`: ConfigModule copies what `validate` returns into
-        // process.env, which would leak one app's settings (e.g. REDIS_URL) into the next in-process app.
-        ConfigModule.forRoot({
-          ignoreEnvFile: true,
-          validatePredefined: false,
-          skipProcessEnv: true,
-          load: [() => ({ ...config })],
-        }),
-      ],
       providers: [
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: options.clock ?? new SystemClock() },

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { CounterWheel, GaugeWheel, LatencyWheel, TimeWheel } from './time-wheel';
+import { CounterWheel, LatencyWheel, TimeWheel } from './time-wheel';
 
 describe('TimeWheel', () => {
   const options = { bucketMs: 1000, spanBuckets: 60, spareBuckets: 3 };
@@ -37,15 +37,6 @@ describe('TimeWheel', () => {
     const wheel = new TimeWheel({ bucketMs: 100, spanBuckets: 5 }, () => ({ n: 1 }));
     for (let t = 0; t < 2_000; t += 100) wheel.current(t);
     expect(wheel.last(2_000, 50)).toHaveLength(5);
-  });
-
-  it('gauges keep the latest value', () => {
-    const gauge = new GaugeWheel(options);
-    expect(gauge.latest(0)).toBeUndefined();
-    gauge.set(1_000, 3);
-    gauge.set(2_000, 8);
-    expect(gauge.latest(30_000)).toBe(8);
-    expect(gauge.latest(2_000 + 61_000)).toBeUndefined();
   });
 
   it('latencies keep count, errors, sum, min and max per bucket', () => {

@@ -82,25 +82,6 @@ export class CounterWheel {
   }
 }
 
-/** A gauge: the latest value set, read from the newest bucket that has one within the span. */
-export class GaugeWheel {
-  private readonly wheel: TimeWheel<{ value: number | undefined }>;
-
-  constructor(options: TimeWheelOptions) {
-    this.wheel = new TimeWheel(options, () => ({ value: undefined }));
-  }
-
-  set(nowMs: number, value: number): void {
-    this.wheel.current(nowMs).value = value;
-  }
-
-  latest(nowMs: number): number | undefined {
-    const buckets = this.wheel.last(nowMs, this.wheel.spanBuckets, true);
-    for (let i = buckets.length - 1; i >= 0; i--) if (buckets[i].value !== undefined) return buckets[i].value;
-    return undefined;
-  }
-}
-
 /** Request latencies per bucket: count, errors, sum, min and max. */
 export interface LatencyBucket {
   requests: number;

@@ -83,7 +83,8 @@ export class RankingStore {
   }
 
   /**
-   * The registry entry comes first, so a board never exists unlisted (the scheduler walks the registry).
+   * The registry entry comes first, so a board never exists unlisted (the scheduler walks the registry),
+   * and is written again once the board is created, in case a racing DELETE unlisted it (see unregister).
    * Shard 0 decides (one atomic script); then every other shard gets a copy of its config, and shards
    * beyond the count (up to the most the board ever had) are deleted. A repeated PUT repairs whatever a
    * failed one left behind. `shards` undefined keeps the stored count.
@@ -106,6 +107,7 @@ export class RankingStore {
       nowMs,
     });
     if (reply.status === 'conflict') return reply;
+    if (reply.status === 'created') await this.redis.client.sadd(this.keys.boardRegistry(), name);
     const config: BoardConfig = {
       name,
       version: reply.version,
@@ -127,8 +129,24 @@ export class RankingStore {
     const mostShards = Math.max(Number(cfg[0] ?? 1), Number(cfg[1] ?? 1));
     for (let shard = mostShards - 1; shard > 0; shard--) await this.deleteShard(name, shard, nowMs);
     const existed = await this.deleteShard(name, 0, nowMs);
-    await this.redis.client.srem(this.keys.boardRegistry(), name);
+    await this.unregister(name);
     return existed;
+  }
+
+  /**
+   * Removes a registry entry, then lists the board again if its config exists by then. The registry and
+   * the config are in different Cluster slots, so no script can do both. Instead every SREM is followed
+   * by this check, and a PUT that creates a config SADDs after creating it. Take the last SREM of a
+   * board: if its config exists at that SREM's check, the check lists it again; if it is created after
+   * the check, that PUT lists it. So once racing PUTs and DELETEs are done, an existing board is listed.
+   * A name may stay listed without a board (a check or PUT that SADDs after a later delete): listBoards
+   * skips it and the scheduler's unregisterIfMissing removes it.
+   */
+  private async unregister(name: string): Promise<void> {
+    const registry = this.keys.boardRegistry();
+    await this.redis.client.srem(registry, name);
+    if (await this.redis.client.hexists(this.keys.board(name).cfg(), 'windows'))
+      await this.redis.client.sadd(registry, name);
   }
 
   private deleteShard(name: string, shard: number, nowMs: number): Promise<boolean> {
@@ -139,9 +157,9 @@ export class RankingStore {
     });
   }
 
-  /** Removes a registry entry whose board has no config (left behind by a put that failed half way). */
+  /** Removes a registry entry whose board has no config (left behind by a put that failed half way, or a race). */
   async unregisterIfMissing(name: string): Promise<void> {
-    if ((await this.loadBoard(name)) === undefined) await this.redis.client.srem(this.keys.boardRegistry(), name);
+    if ((await this.loadBoard(name)) === undefined) await this.unregister(name);
   }
 
   async increment(

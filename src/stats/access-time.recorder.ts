@@ -85,11 +85,6 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
     return context;
   }
 
-  /** Batches waiting for the next flush. */
-  get pendingCount(): number {
-    return this.pending.size;
-  }
-
   /**
    * Writes every pending batch. Flushes run one after another; a call resolves once everything
    * observed before it has been written (or has failed and been put back). Never throws.
@@ -106,19 +101,28 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
     const startedMs = performance.now();
     this.stats.runs++;
     try {
-      const failed = await this.statsService.flush(batches);
-      if (failed.length > 0) this.putBack(failed, `${failed.length} of ${batches.length} batches failed`);
+      const { failed, slowestError } = await this.statsService.flush(batches);
+      const problems: string[] = [];
+      if (failed.length > 0) problems.push(`${failed.length} of ${batches.length} batches failed`);
+      if (slowestError !== undefined) problems.push(`slowest list not updated: ${messageOf(slowestError)}`);
+      if (problems.length > 0) this.failedRun(problems.join('; '));
+      this.putBack(failed);
     } catch (error) {
-      this.putBack(batches, error instanceof Error ? error.message : String(error));
+      // Thrown before any batch was merged (e.g. no connection): every batch is retried.
+      this.failedRun(messageOf(error));
+      this.putBack(batches);
     } finally {
       this.stats.lastDurationMs = performance.now() - startedMs;
     }
   }
 
-  /** Merges failed batches back for the next flush, except those too old to be kept anyway. */
-  private putBack(batches: Batch[], reason: string): void {
+  private failedRun(reason: string): void {
     this.stats.failures++;
     this.logger.warn(`access-time flush failed (${reason}); retrying with the next flush`);
+  }
+
+  /** Merges failed batches back for the next flush, except those too old to be kept anyway. */
+  private putBack(batches: Batch[]): void {
     const oldestKept = hourStartOf(this.clock.nowMs()) - HOUR_SEC;
     for (const failed of batches) {
       if (failed.hourStart < oldestKept) continue;
@@ -132,4 +136,8 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
       mergeHistograms(live.histogram, failed.histogram);
     }
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

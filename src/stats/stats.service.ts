@@ -5,7 +5,7 @@ import { idemRequest } from '../redis/idempotency';
 import { InvalidInputError, NotFoundError } from '../common/errors';
 import { STATS_MESSAGES as M } from './stats.messages';
 import { isName, NAME_RULE } from '../common/names';
-import { Batch, IndexEntry, StatsStore, WriteResult } from './stats.store';
+import { Batch, IndexEntry, StatsStore } from './stats.store';
 import {
   bucketField,
   hourStartOf,
@@ -48,6 +48,12 @@ export interface StatsView {
   p99: number | null;
 }
 
+/** What a flush could not write: batches to retry, and the error of a slowest-list update that failed. */
+export interface FlushResult {
+  failed: Batch[];
+  slowestError?: unknown;
+}
+
 /** The access-time type, and how many contexts the slowest list keeps. */
 export const ACCESS_TIME = 'AccessTime';
 export const SLOWEST_KEPT = 100;
@@ -62,6 +68,8 @@ const INDEX_CACHE_LIMIT = 10_000;
 export class StatsService {
   /** index member -> latest hour this process wrote to the index for it. */
   private readonly indexed = new Map<string, number>();
+  /** context -> average not yet in the slowest list (its update failed): sent again with the next flush. */
+  private readonly unsavedSlowest = new Map<string, number>();
 
   constructor(
     private readonly store: StatsStore,
@@ -123,27 +131,38 @@ export class StatsService {
   /**
    * Writes batches aggregated in process (one script call each, pipelined), then sets the average of
    * every access-time context whose batch landed in the current hour in the slowest list.
-   * Answers the batches that failed, for the caller to retry.
+   * Answers the batches that failed, for the caller to retry. A failed slowest-list update is answered
+   * apart: the batches are written by then and must not be merged again; the list is derived from them,
+   * so its entries are kept here and sent again with the next flush.
    */
-  async flush(batches: Batch[]): Promise<Batch[]> {
-    if (batches.length === 0) return [];
+  async flush(batches: Batch[]): Promise<FlushResult> {
+    if (batches.length === 0) return { failed: [] };
     const nowMs = this.clock.nowMs();
     const entries = this.unindexed(batches);
     const results = await this.store.merge(nowMs, batches, entries);
     const failed = batches.filter((_, i) => results[i] instanceof Error);
     if (failed.length === 0) this.markIndexed(entries);
-    const slowest = batches
-      .map((batch, i) => ({ batch, result: results[i] }))
-      .filter(
-        (x): x is { batch: Batch; result: WriteResult } =>
-          !(x.result instanceof Error) &&
-          x.result.status === 'current' &&
-          x.batch.type === ACCESS_TIME &&
-          x.result.count > 0,
-      )
-      .map(({ batch, result }) => ({ context: batch.context, average: result.sum / result.count }));
-    await this.store.updateSlowest(ACCESS_TIME, slowest, SLOWEST_KEPT);
-    return failed;
+    batches.forEach((batch, i) => {
+      const result = results[i];
+      if (result instanceof Error || result.status !== 'current' || batch.type !== ACCESS_TIME || result.count === 0)
+        return;
+      this.unsavedSlowest.set(batch.context, result.sum / result.count);
+    });
+    return { failed, slowestError: await this.saveSlowest() };
+  }
+
+  /** Sends every unsaved slowest-list entry; answers the error when that fails (the entries stay). */
+  private async saveSlowest(): Promise<unknown> {
+    const sent = [...this.unsavedSlowest].map(([context, average]) => ({ context, average }));
+    try {
+      await this.store.updateSlowest(ACCESS_TIME, sent, SLOWEST_KEPT);
+    } catch (error) {
+      return error;
+    }
+    // A concurrent flush may have set a newer average meanwhile: that one is still to be saved.
+    for (const { context, average } of sent)
+      if (this.unsavedSlowest.get(context) === average) this.unsavedSlowest.delete(context);
+    return undefined;
   }
 
   async slowest(limit: number): Promise<Array<{ context: string; average: number }>> {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { createApp } from '../../src/bootstrap';
 import { startTestApp } from '../support/app';
 import { startTestRedis } from '../support/redis';

@@ -1,7 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { JSON_LIMITS } from '../../src/common/json-body';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { ADMIN, startTestApp } from '../support/app';
 import { startTestRedis, TestRedis } from '../support/redis';
 

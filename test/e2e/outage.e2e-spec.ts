@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { ADMIN, startTestApp } from '../support/app';
 import { startTestRedis, TestRedis } from '../support/redis';
 

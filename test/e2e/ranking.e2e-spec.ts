@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { ADMIN, startTestApp } from '../support/app';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
@@ -30,7 +30,7 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
     await redis.stop();
   });
   beforeEach(async () => {
-    await redis.flushAll();
+    await redis.clear();
     clock.setMs(T0);
   });
 
@@ -66,7 +66,7 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       expect((await http().delete('/admin/boards/posts').set(ADMIN)).status).toBe(204);
       expect((await http().get('/boards/posts')).status).toBe(404);
       expect((await http().delete('/admin/boards/posts').set(ADMIN)).status).toBe(404);
-      expect(await redis.keys('*board:posts*')).toEqual([]);
+      expect(await redis.keys('board:posts*')).toEqual([]);
     });
 
     it.each([
@@ -328,7 +328,7 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       const window = await http().get('/boards/posts/top?window=week');
       expect(window.status).toBe(404);
       expect(window.body.message).toBe('window "week" does not exist on board "posts" (windows: 1h, day)');
-      expect(await redis.keys('*board:nope*')).toEqual([]);
+      expect(await redis.keys('board:nope*')).toEqual([]);
     });
   });
 

@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from '@nestjs/common';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { RedisService } from '../../src/redis/redis.service';
 import { gracefulShutdown } from '../../src/shutdown';
 import { ADMIN, startTestApp } from '../support/app';

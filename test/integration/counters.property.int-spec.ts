@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { validateConfig } from '../../src/common/config';
 import { InvalidInputError, NotFoundError } from '../../src/common/errors';
 import { CountersService } from '../../src/counters/counters.service';
@@ -138,7 +138,7 @@ describe.each(TOPOLOGIES)('counters against an in-memory model (property, %s)', 
   it('every precision answers the model after each increment, clock move and cleaner pass', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
-        await redis.flushAll();
+        await redis.clear();
         clock.setMs(T0);
         const model = new CounterModel();
         let pass = 0;

@@ -1,4 +1,4 @@
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { validateConfig } from '../../src/common/config';
 import { InvalidInputError, NotFoundError } from '../../src/common/errors';
 import { CounterKeys } from '../../src/counters/counter-keys';
@@ -42,7 +42,7 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
     await redis.stop();
   });
   beforeEach(async () => {
-    await redis.flushAll();
+    await redis.clear();
     clock.setMs(T0);
   });
 

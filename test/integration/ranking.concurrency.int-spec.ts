@@ -1,5 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { FakeClock } from '../../src/common/clock';
+import { FakeClock } from '../support/clock';
 import { RankingScheduler } from '../../src/ranking/ranking.scheduler';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { startTestApp } from '../support/app';
@@ -103,7 +103,8 @@ describe.each(CASES)(
     async function expectInvariant(windowName: string): Promise<number> {
       let storedItems = 0;
       for (let shard = 0; shard < shards; shard++) {
-        const tag = `{${redis.prefix}board:hot${shard === 0 ? '' : `/${shard}`}}:${windowName}`;
+        const board = `board:hot${shard === 0 ? '' : `/${shard}`}}`;
+        const tag = `{${redis.prefix}${board}:${windowName}`;
         const starts = await redis.client.zrange(`${tag}:slots`, 0, -1);
         const sums = new Map<string, number>();
         for (const start of starts) {
@@ -116,7 +117,7 @@ describe.each(CASES)(
         storedItems += stored.size;
         for (const [item, sum] of sums) if (sum !== 0) expect([item, stored.get(item)]).toEqual([item, sum]);
         for (const [item, score] of stored) expect([item, score]).toEqual([item, sums.get(item)]);
-        const slotKeys = await redis.keys(`${tag.replace(/[{}]/g, '\\$&')}:slot:*`);
+        const slotKeys = await redis.keys(`${board}:${windowName}:slot:*`);
         expect(slotKeys.sort()).toEqual(starts.map((s) => `${tag}:slot:${s}`).sort());
       }
       return storedItems;

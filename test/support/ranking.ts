@@ -1,4 +1,5 @@
-import { Clock, FakeClock } from '../../src/common/clock';
+import { Clock } from '../../src/common/clock';
+import { FakeClock } from './clock';
 import { AppConfig, validateConfig } from '../../src/common/config';
 import { BoardCache } from '../../src/ranking/board-cache';
 import { RankingService } from '../../src/ranking/ranking.service';

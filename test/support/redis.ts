@@ -26,12 +26,20 @@ export interface TestRedis {
   /** A plain client for raw checks; closed by stop(). */
   client: Redis | Cluster;
   source: string;
-  /** Empties every node. */
-  flushAll(): Promise<void>;
-  /** KEYS over every node (tests only). */
+  /** Deletes this file's keys (those of its prefix) on every master node; other files' keys stay. */
+  clear(): Promise<void>;
+  /**
+   * This file's keys matching `pattern`, over every master node (SCAN). The pattern is matched right
+   * after the prefix, which sits at the start of a key or just inside its opening brace:
+   * keys('board:b}*') finds `{<prefix>board:b}:cfg`, keys('*') every key of the file.
+   */
   keys(pattern: string): Promise<string[]>;
-  /** SCRIPT FLUSH on every node, as after a Redis restart or failover: clients must reload their scripts. */
-  flushScripts(): Promise<void>;
+  /**
+   * SCRIPT FLUSH on every node, as after a Redis restart or failover: clients must reload their scripts.
+   * Only on servers this file started: on a shared one it would hit the other files' pipelines.
+   */
+  flushScripts?(): Promise<void>;
+  /** Clears this file's keys from a shared server, closes the client, stops a private server. */
   stop(): Promise<void>;
   /** Stops and restarts a private single-node server on the same port (outage tests). */
   pause?(): Promise<void>;
@@ -45,6 +53,8 @@ const MACHINE_REDIS = /^rediss?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:6379)?(\/|
 
 interface Server {
   stopServer: () => Promise<void>;
+  /** Given by REDIS_URL / REDIS_CLUSTER_NODES: other test files may be using it too. */
+  shared?: boolean;
   pause?: () => Promise<void>;
   resume?: () => Promise<void>;
   freeze?: () => void;
@@ -62,6 +72,7 @@ export async function startTestRedis(topology: Topology = 'single'): Promise<Tes
     await client.connect();
     return assemble('cluster', '', { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: prefix }, prefix, client, {
       ...server,
+      shared: Boolean(given),
       source: given ? 'REDIS_CLUSTER_NODES' : 'redis-server cluster',
     });
   }
@@ -80,6 +91,15 @@ function assemble(
   server: Server,
 ): TestRedis {
   const nodes = () => (client instanceof Cluster ? client.nodes('master') : [client]);
+  const clear = async () => {
+    await Promise.all(
+      nodes().map(async (node) => {
+        const keys = await prefixedKeys(node, prefix, '*');
+        // One key per command: on a Cluster node a multi-key UNLINK must not span slots.
+        if (keys.length > 0) await keys.reduce((pipeline, key) => pipeline.unlink(key), node.pipeline()).exec();
+      }),
+    );
+  };
   return {
     topology,
     url,
@@ -91,18 +111,33 @@ function assemble(
     resume: server.resume,
     freeze: server.freeze,
     thaw: server.thaw,
-    flushAll: async () => {
-      await Promise.all(nodes().map((node) => node.flushall()));
-    },
-    keys: async (pattern) => (await Promise.all(nodes().map((node) => node.keys(pattern)))).flat(),
-    flushScripts: async () => {
-      await Promise.all(nodes().map((node) => node.script('FLUSH')));
-    },
+    clear,
+    keys: async (pattern) => (await Promise.all(nodes().map((node) => prefixedKeys(node, prefix, pattern)))).flat(),
+    flushScripts: server.shared
+      ? undefined
+      : async () => {
+          await Promise.all(nodes().map((node) => node.script('FLUSH')));
+        },
     stop: async () => {
+      if (server.shared) await clear(); // a private server goes away with its keys
       client.disconnect();
       await server.stopServer();
     },
   };
+}
+
+/** SCAN of one node for `<prefix><pattern>` and `{<prefix><pattern>`. */
+async function prefixedKeys(node: Redis, prefix: string, pattern: string): Promise<string[]> {
+  const found = new Set<string>();
+  for (const match of [`${prefix}${pattern}`, `{${prefix}${pattern}`]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+      for (const key of keys) found.add(key);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+  return [...found];
 }
 
 function requireRedisServer(): void {
@@ -116,7 +151,7 @@ function requireRedisServer(): void {
 async function singleServer(): Promise<Server & { url: string }> {
   const given = process.env.REDIS_URL;
   if (given && !MACHINE_REDIS.test(given))
-    return { url: given, source: 'REDIS_URL', stopServer: async () => undefined };
+    return { url: given, source: 'REDIS_URL', shared: true, stopServer: async () => undefined };
   if (process.env.DOCKER_HOST || existsSync('/var/run/docker.sock')) {
     const started = await tryTestcontainers();
     if (started) return started;
