@@ -84,7 +84,7 @@ export type BoardPutReply =
 
 const dir = join(__dirname, 'scripts');
 const windowLibrary = [KEYS_LIBRARY, join(dir, 'window_lib.lua')];
-const writeLibrary = [...WRITE_LIBRARIES, join(dir, 'window_lib.lua')];
+const writeLibrary = [...WRITE_LIBRARIES, join(dir, 'window_lib.lua'), join(dir, 'board_write_lib.lua')];
 
 /** An idempotent write: its key (when the client sent one) and the window names its answer is built with. */
 export interface WriteCall extends BoardCall {

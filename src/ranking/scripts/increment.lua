@@ -13,14 +13,9 @@
 -- Reply: { outcome, context, draining (0|1), score_1, rank_1, ..., score_W, rank_W } (rank 0: not
 --        ranked; outcome and context as idem_lib says: a replay answers the stored figures)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_ms = tonumber(ARGV[2])
+local answer, now_ms, window_count, idem = begin_board_write(7)
+if answer then return answer end
 local now_sec = math.floor(now_ms / 1000)
-local window_count = tonumber(ARGV[4])
-local idem = idem_args(7 + 3 * window_count, '')
-local replay = idem_begin(KEYS[1], 'cfg', idem, now_ms)
-if replay then return replay end
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
 local item = ARGV[5 + 3 * window_count]
 local amount = tonumber(ARGV[6 + 3 * window_count])

@@ -11,14 +11,9 @@
 -- ARGV[9+3W ...] pairs of item id, amount (integer, non-zero)
 -- Reply: { outcome, context, draining (0|1), entries applied } (outcome and context: see idem_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_ms = tonumber(ARGV[2])
+local answer, now_ms, window_count, idem = begin_board_write(5)
+if answer then return answer end
 local now_sec = math.floor(now_ms / 1000)
-local window_count = tonumber(ARGV[4])
-local idem = idem_args(5 + 3 * window_count, '')
-local replay = idem_begin(KEYS[1], 'cfg', idem, now_ms)
-if replay then return replay end
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
 local first = 9 + 3 * window_count
 -- add_to_window per entry, with the slot indexed once per window instead of once per entry.

@@ -17,15 +17,10 @@
 -- Reply: { outcome, context, draining (0|1), counted (0|1): this call changed the counts,
 --          score_1, rank_1, ..., score_W, rank_W } (rank 0: not ranked; outcome, context: idem_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_ms = tonumber(ARGV[2])
+local answer, now_ms, window_count, idem = begin_board_write(8)
+if answer then return answer end
 local now_sec = math.floor(now_ms / 1000)
 local budget = tonumber(ARGV[3])
-local window_count = tonumber(ARGV[4])
-local idem = idem_args(8 + 3 * window_count, '')
-local replay = idem_begin(KEYS[1], 'cfg', idem, now_ms)
-if replay then return replay end
 local draining = expire_all(3, window_count, 5, 3, now_sec, budget)
 prune_likes(KEYS[2], window_count, now_sec, budget)
 local item = ARGV[5 + 3 * window_count]
