@@ -3,7 +3,8 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { CommonModuleOptions } from './common/common.module';
-import { AppConfig } from './common/config';
+import { ApiKeyGuard, ApiKeys } from './common/api-keys';
+import { AppConfig, trustProxyOf, validateConfig } from './common/config';
 import { guardJsonBodies, JSON_LIMITS } from './common/json-body';
 import { createRootLogger, echoRequestId, lazyChildLogger, PinoLoggerService, requestId } from './common/logging';
 import { AppValidationPipe } from './common/validation';
@@ -13,7 +14,10 @@ import { prepareGracefulShutdown } from './shutdown';
 /** Builds the whole app (used by main.ts and by the e2e tests), ready to listen. */
 export async function createApp(options: CommonModuleOptions = {}): Promise<NestFastifyApplication> {
   const logger = createRootLogger();
+  // Validated here too: the adapter needs TRUST_PROXY before the app (and CommonModule) exist.
+  const config = validateConfig({ ...process.env, ...options.env });
   const adapter = new FastifyAdapter({
+    trustProxy: trustProxyOf(config),
     routerOptions: { maxParamLength: 2048 },
     bodyLimit: JSON_LIMITS.maxBatchBytes,
     genReqId: requestId,
@@ -31,6 +35,7 @@ export async function createApp(options: CommonModuleOptions = {}): Promise<Nest
   guardJsonBodies(app.getHttpAdapter().getInstance());
   prepareGracefulShutdown(app, app.getHttpAdapter().getInstance());
   app.useGlobalPipes(new AppValidationPipe());
+  if (app.get(ApiKeys).configured) app.useGlobalGuards(app.get(ApiKeyGuard));
   const rateLimit = app.get(RateLimitGuard);
   if (rateLimit.enabled) app.useGlobalGuards(rateLimit);
   const document = SwaggerModule.createDocument(

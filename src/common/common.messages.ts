@@ -5,5 +5,6 @@ export const COMMON_MESSAGES = {
   adminTokenInvalid: () => 'The admin token is wrong',
   rateLimited: (perSecond: number, burst: number, retryAfterSec: number) =>
     `Rate limit exceeded: ${perSecond} writes per second (burst ${burst}) per client; retry after ${retryAfterSec} s`,
+  apiKeyInvalid: () => 'X-Api-Key is not a configured API key',
   notReady: (down: string[]) => `Not ready: ${down.join(', ')}`,
 };

@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AdminGuard } from './admin.guard';
+import { ApiKeyGuard, ApiKeys } from './api-keys';
 import { AnsweredRequests } from './answered-requests';
 import { Clock, SystemClock } from './clock';
 import { AppConfig, validateConfig } from './config';
@@ -24,10 +25,12 @@ export class CommonModule {
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: options.clock ?? new SystemClock() },
         AdminGuard,
+        ApiKeys,
+        ApiKeyGuard,
         AnsweredRequests,
         JobRegistry,
       ],
-      exports: [AppConfig, Clock, AdminGuard, AnsweredRequests, JobRegistry],
+      exports: [AppConfig, Clock, AdminGuard, ApiKeys, ApiKeyGuard, AnsweredRequests, JobRegistry],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { validateConfig } from './config';
+import { trustProxyOf, validateConfig } from './config';
 
 describe('validateConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
@@ -38,6 +38,12 @@ describe('validateConfig', () => {
     ['ADMIN_TOKEN', 'short'],
     ['LOG_LEVEL', 'loud'],
     ['EXPIRE_CHUNK', '0'],
+    ['API_KEYS', 'short'],
+    ['API_KEYS', 'a-long-enough-key-1,has space in it 0123'],
+    ['TRUST_PROXY', '0'],
+    ['TRUST_PROXY', 'proxy.example'],
+    ['TRUST_PROXY', '10.0.0.0/8,nope'],
+    ['IDEMPOTENCY_TTL_SEC', '10'],
     ['SCHEDULER_ENABLED', 'maybe'],
     ['COUNTER_PRECISIONS', '1,1'],
     ['COUNTER_PRECISIONS', '0,5'],
@@ -48,5 +54,15 @@ describe('validateConfig', () => {
 
   it('names every bad variable at once', () => {
     expect(() => validateConfig({ PORT: 'x', LOG_LEVEL: 'y' })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
+  });
+
+  it('reads TRUST_PROXY as Fastify takes it: off, a hop count, or addresses and CIDRs', () => {
+    expect(trustProxyOf(validateConfig({}))).toBe(false);
+    expect(trustProxyOf(validateConfig({ TRUST_PROXY: '2' }))).toBe(2);
+    expect(trustProxyOf(validateConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,::1' }))).toEqual([
+      '10.0.0.1',
+      '192.168.0.0/16',
+      '::1',
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
@@ -84,7 +85,33 @@ export class AppConfig {
   @IntSetting(100, 3_600_000)
   SCHEDULER_INTERVAL_MS = 1000;
 
-  /** Sustained write requests per second per client (IP or X-Api-Key) in this instance; 0 turns limiting off. */
+  /**
+   * API keys a client may send as X-Api-Key: comma-separated, each 16-256 printable characters. A
+   * configured key identifies its client (for rate limits); an unknown key is refused (401).
+   */
+  @ValidateBy({
+    name: 'isApiKeyList',
+    validator: {
+      validate: isApiKeyList,
+      defaultMessage: () => 'API_KEYS must be comma-separated keys of 16-256 printable characters (no comma)',
+    },
+  })
+  API_KEYS = '';
+
+  /**
+   * Proxies whose X-Forwarded-For is believed, as Fastify's trustProxy takes them: a number of hops, or
+   * comma-separated addresses/CIDRs. Empty (default): the peer address is the client.
+   */
+  @ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: isTrustProxy,
+      defaultMessage: () => 'TRUST_PROXY must be a number of hops (1-10) or comma-separated IP addresses/CIDRs',
+    },
+  })
+  TRUST_PROXY = '';
+
+  /** Sustained write requests per second per client (configured API key, else address) in this instance; 0 turns limiting off. */
   @IntSetting(0, 1_000_000)
   RATE_LIMIT_PER_SEC = 0;
 
@@ -139,6 +166,35 @@ function isPrecisionList(value: unknown): boolean {
 }
 
 /** Validates the environment; throws one error naming every bad variable (the process stops at boot). */
+/** API_KEYS: comma-separated keys, each 16-256 characters with no comma or whitespace. */
+export function parseApiKeys(value: string): string[] {
+  return value
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key.length > 0);
+}
+
+export function isApiKeyList(value: unknown): boolean {
+  return typeof value === 'string' && parseApiKeys(value).every((key) => /^[\x21-\x2b\x2d-\x7e]{16,256}$/.test(key));
+}
+
+/** TRUST_PROXY as Fastify's trustProxy option: false, a hop count, or a list of addresses/CIDRs. */
+export function trustProxyOf(config: AppConfig): false | number | string[] {
+  const value = config.TRUST_PROXY.trim();
+  if (value === '') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((part) => part.trim());
+}
+
+function isTrustProxy(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  if (value.trim() === '') return true;
+  if (/^\d+$/.test(value.trim())) return Number(value) >= 1 && Number(value) <= 10;
+  return value
+    .split(',')
+    .every((part) => isIP(part.trim().split('/')[0]) !== 0 && /^[^/]+(\/\d{1,3})?$/.test(part.trim()));
+}
+
 export function validateConfig(env: Record<string, unknown>): AppConfig {
   const known = new Set(Object.keys(new AppConfig()));
   const present = Object.fromEntries(

@@ -8,6 +8,7 @@
 export const ERROR_CODES = {
   INVALID_INPUT: { status: 400, applied: 'no', retry: 'no: fix the request; the message names the field' },
   ADMIN_TOKEN_MISSING: { status: 401, applied: 'no', retry: 'no: send Authorization: Bearer <ADMIN_TOKEN>' },
+  API_KEY_INVALID: { status: 401, applied: 'no', retry: 'no: X-Api-Key is not a configured key' },
   ADMIN_TOKEN_INVALID: { status: 403, applied: 'no', retry: 'no: the token is wrong' },
   BOARD_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: create the board first' },
   WINDOW_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: the message lists the windows' },
@@ -114,7 +115,10 @@ export class InvalidInputError extends DomainError {
 
 /** A refusal answered as 401/403/503 by a guard. */
 export class AccessError extends DomainError {
-  constructor(code: 'ADMIN_TOKEN_MISSING' | 'ADMIN_TOKEN_INVALID' | 'ADMIN_DISABLED', message: string) {
+  constructor(
+    code: 'ADMIN_TOKEN_MISSING' | 'ADMIN_TOKEN_INVALID' | 'ADMIN_DISABLED' | 'API_KEY_INVALID',
+    message: string,
+  ) {
     super(code, message);
   }
 }

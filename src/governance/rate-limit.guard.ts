@@ -2,13 +2,17 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Clock } from '../common/clock';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
+import { ApiKeys } from '../common/api-keys';
 import { AppConfig } from '../common/config';
 import { RateLimitedError } from '../common/errors';
 import { RateLimiter } from './rate-limiter';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Limits write requests per client (X-Api-Key when sent, else the client IP) in this instance. */
+/**
+ * Limits write requests per client in this instance: a configured API key is its client; anything
+ * else counts by address (the peer, or the client a trusted proxy names: TRUST_PROXY).
+ */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   private readonly limiter?: RateLimiter;
@@ -16,6 +20,7 @@ export class RateLimitGuard implements CanActivate {
   constructor(
     config: AppConfig,
     private readonly clock: Clock,
+    private readonly apiKeys: ApiKeys,
   ) {
     if (config.RATE_LIMIT_PER_SEC > 0) {
       this.limiter = new RateLimiter({
@@ -35,8 +40,8 @@ export class RateLimitGuard implements CanActivate {
     if (!this.limiter || context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     if (READ_METHODS.has(request.method)) return true;
-    const apiKey = request.headers['x-api-key'];
-    const client = typeof apiKey === 'string' && apiKey.length > 0 ? `key:${apiKey.slice(0, 200)}` : `ip:${request.ip}`;
+    const key = this.apiKeys.identify(request);
+    const client = key ? `key:${key.name}` : `ip:${request.ip}`;
     const decision = this.limiter.check(client, this.clock.nowMs());
     if (decision.allowed) return true;
     const { perSecond, burst } = this.limiter.options;

@@ -72,40 +72,96 @@ describe('governance over HTTP', () => {
         .send({ windows: [{ period: '1h', interval: '1m' }] })
         .expect(201);
       const statuses = await Promise.all(
-        Array.from({ length: 30 }, () => http().post('/boards/free/items/x/increment').set('X-Api-Key', 'k1')),
+        Array.from({ length: 30 }, () => http().post('/boards/free/items/x/increment')),
       );
       expect(statuses.map((answer) => answer.status)).toEqual(Array(30).fill(200));
     });
   });
 
   describe('rate limiting', () => {
+    const KEY1 = 'key-one-0123456789abcdef';
+    const KEY2 = 'key-two-0123456789abcdef';
+    const RATE = { RATE_LIMIT_PER_SEC: '2', RATE_LIMIT_BURST: '3' };
     let app: NestFastifyApplication;
     const http = () => request(app.getHttpServer());
     beforeAll(async () => {
-      app = await startTestApp(redis, clock, { RATE_LIMIT_PER_SEC: '2', RATE_LIMIT_BURST: '3' });
+      app = await startTestApp(redis, clock, { ...RATE, API_KEYS: `${KEY1},${KEY2}` });
+      await http()
+        .put('/admin/boards/r')
+        .set(ADMIN)
+        .send({ windows: [{ period: '1h', interval: '1m' }] })
+        .expect(201);
     });
     afterAll(async () => {
       await app.close();
     });
 
+    /** A second app on the same Redis with its own settings, closed after `use`. */
+    async function withApp(
+      env: Record<string, string>,
+      use: (http: () => ReturnType<typeof request>) => Promise<void>,
+    ) {
+      const other = await startTestApp(redis, clock, env);
+      try {
+        await use(() => request(other.getHttpServer()));
+      } finally {
+        await other.close();
+      }
+    }
+
     it('answers 429 with Retry-After over the limit, applies nothing, and leaves reads and other clients alone', async () => {
       clock.setMs(1_800_000_000_000);
-      await http()
-        .put('/admin/boards/r')
-        .set(ADMIN)
-        .set('X-Api-Key', 'admin')
-        .send({ windows: [{ period: '1h', interval: '1m' }] })
-        .expect(201);
-      for (let i = 0; i < 3; i++) await http().post('/boards/r/items/x/increment').set('X-Api-Key', 'k1').expect(200);
-      const limited = await http().post('/boards/r/items/x/increment').set('X-Api-Key', 'k1');
+      for (let i = 0; i < 3; i++) await http().post('/boards/r/items/x/increment').set('X-Api-Key', KEY1).expect(200);
+      const limited = await http().post('/boards/r/items/x/increment').set('X-Api-Key', KEY1);
       expect(limited.status).toBe(429);
       expect(limited.headers['retry-after']).toBe('1');
-      expect(limited.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+      expect(limited.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests', code: 'RATE_LIMITED' });
       expect(limited.body.message).toMatch(/2 writes per second \(burst 3\)/);
       expect((await http().get('/boards/r/items/x')).body.score).toBe(3);
-      await http().post('/boards/r/items/x/increment').set('X-Api-Key', 'k2').expect(200);
+      await http().post('/boards/r/items/x/increment').set('X-Api-Key', KEY2).expect(200);
       clock.advanceMs(1100);
-      await http().post('/boards/r/items/x/increment').set('X-Api-Key', 'k1').expect(200);
+      await http().post('/boards/r/items/x/increment').set('X-Api-Key', KEY1).expect(200);
+    });
+
+    it('refuses a key that is not configured (401), so inventing keys never makes a new client', async () => {
+      clock.advanceMs(20_000);
+      const before = (await http().get('/boards/r/items/y')).body.score;
+      for (let i = 0; i < 10; i++) {
+        const answer = await http()
+          .post('/boards/r/items/y/increment')
+          .set('X-Api-Key', `random-${i}-0123456789abcdef`);
+        expect([answer.status, answer.body.code]).toEqual([401, 'API_KEY_INVALID']);
+      }
+      expect((await http().get('/boards/r/items/y')).body.score).toBe(before);
+    });
+
+    it('without API_KEYS, a fresh random X-Api-Key per request is limited like one client (by address)', async () => {
+      clock.advanceMs(20_000);
+      await withApp(RATE, async (other) => {
+        const statuses = [];
+        for (let i = 0; i < 6; i++)
+          statuses.push((await other().post('/boards/r/items/z/increment').set('X-Api-Key', `fresh-${i}`)).status);
+        expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
+      });
+    });
+
+    it('without TRUST_PROXY a forged X-Forwarded-For changes nothing; with it, clients behind the proxy count apart', async () => {
+      clock.advanceMs(20_000);
+      const burst = async (http: () => ReturnType<typeof request>, forwardedFor: string) => {
+        const statuses = [];
+        for (let i = 0; i < 4; i++)
+          statuses.push((await http().post('/boards/r/items/p/increment').set('X-Forwarded-For', forwardedFor)).status);
+        return statuses;
+      };
+      await withApp(RATE, async (direct) => {
+        expect(await burst(direct, '203.0.113.1')).toEqual([200, 200, 200, 429]);
+        expect(await burst(direct, '203.0.113.2')).toEqual([429, 429, 429, 429]);
+      });
+      clock.advanceMs(20_000);
+      await withApp({ ...RATE, TRUST_PROXY: '127.0.0.1,::1' }, async (proxied) => {
+        expect(await burst(proxied, '203.0.113.1')).toEqual([200, 200, 200, 429]);
+        expect(await burst(proxied, '203.0.113.2')).toEqual([200, 200, 200, 429]);
+      });
     });
   });
 });
