@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CODE_OF_STATUS, DomainError, ErrorCode, NotReadyError, RateLimitedError } from './errors';
 import { Clock } from './clock';
-import { isRedisFullError, isRedisUnavailableError } from './redis-errors';
+import { isRedisFullError, isRedisTimeoutError, isRedisUnavailableError } from './redis-errors';
 
 /** Nest's error shape plus a stable machine `code`; `message` is always one string. */
 export interface ErrorBody {
@@ -15,6 +15,12 @@ export interface ErrorBody {
 }
 
 const REDIS_UNAVAILABLE_MESSAGE = 'Redis is unreachable; try again shortly';
+/**
+ * A command timeout is not proof that Redis is away: the command may have run, its answer late or
+ * stuck behind a stalled event loop. The answer says so, and how to retry safely.
+ */
+const REDIS_TIMEOUT_MESSAGE =
+  'Redis did not answer in time; a write may have been applied: retry it with the same Idempotency-Key';
 const REDIS_FULL_MESSAGE = 'Redis is out of memory (maxmemory): writes are refused until expiry frees some';
 /** A full Redis refuses every write: one warning per interval says so, not one per request. */
 const REDIS_FULL_LOG_INTERVAL_MS = 10_000;
@@ -32,6 +38,7 @@ export function toErrorBody(exception: unknown): ErrorBody {
       typeof response === 'object' && response !== null && 'message' in response ? response.message : response;
     return bodyOf(status, messageText(message, exception.message), codeOf(status));
   }
+  if (isRedisTimeoutError(exception)) return bodyOf(503, REDIS_TIMEOUT_MESSAGE, 'REDIS_UNAVAILABLE');
   if (isRedisUnavailableError(exception)) return bodyOf(503, REDIS_UNAVAILABLE_MESSAGE, 'REDIS_UNAVAILABLE');
   if (isRedisFullError(exception)) return bodyOf(507, REDIS_FULL_MESSAGE, 'REDIS_FULL');
   // Fastify's own refusals (body too large, bad JSON, unsupported media type...) carry a 4xx statusCode.

@@ -102,14 +102,15 @@ describe('when Redis goes away and comes back', () => {
       const later = (delayMs: number, send: () => PromiseLike<request.Response>) =>
         new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => timed(send));
       const results = await Promise.all([
-        timed(() => call().post('/boards/f/items/x/increment')),
+        timed(() => call().post('/boards/f/items/x/increment').set('Idempotency-Key', 'frozen-x')),
         later(100, () => call().get('/boards/f/top')),
         later(150, () => call().post('/boards/f/items/y/increment')),
       ]);
       for (const { answer, tookMs } of results) {
         expect(answer.body).toEqual({
           statusCode: 503,
-          message: 'Redis is unreachable; try again shortly',
+          message:
+            'Redis did not answer in time; a write may have been applied: retry it with the same Idempotency-Key',
           error: 'Service Unavailable',
           code: 'REDIS_UNAVAILABLE',
         });
@@ -122,6 +123,11 @@ describe('when Redis goes away and comes back', () => {
         if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(status).toBe(200);
+      // The answer was a 503, yet Redis ran the queued write once it woke: a retry with the key says so
+      // and applies nothing more.
+      const retried = await call().post('/boards/f/items/x/increment').set('Idempotency-Key', 'frozen-x');
+      expect([retried.status, retried.headers['idempotent-replayed']]).toEqual([200, 'true']);
+      expect((await call().get('/boards/f/items/x')).body.score).toBe(1);
     } finally {
       redis.thaw();
       await impatient.close();
