@@ -2,6 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards 
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../common/admin.guard';
 import { PageQuery } from '../common/dto';
+import { DEFAULT_LIST_PAGE_ITEMS } from '../common/limits';
+import { DEFAULT_COUNT, MAX_FUTURE_SKEW_SEC } from './counters.limits';
 import { CountersService } from './counters.service';
 import {
   CounterListDto,
@@ -26,14 +28,14 @@ export class CountersController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Add a count to a counter at every precision',
-    description: `One atomic step. With \`at\`, a late sample lands in the slice of \`at\` at every precision that still keeps it; older than every retention or more than 5 s ahead is a 400. ${RETENTION_NOTE}`,
+    description: `One atomic step. With \`at\`, a late sample lands in the slice of \`at\` at every precision that still keeps it; older than every retention or more than ${MAX_FUTURE_SKEW_SEC} s ahead is a 400. ${RETENTION_NOTE}`,
   })
   @ApiResponse({ status: 200, type: IncrementCounterResultDto })
   increment(
     @Param() params: CounterParams,
     @Body() body: IncrementCounterDto = {},
   ): Promise<IncrementCounterResultDto> {
-    return this.counters.increment(params.name, body.count ?? 1, body.at);
+    return this.counters.increment(params.name, body.count ?? DEFAULT_COUNT, body.at);
   }
 
   @Get('counters/:name')
@@ -48,7 +50,7 @@ export class CountersController {
   @ApiOperation({ summary: 'List counters (paged, sorted by name)' })
   @ApiResponse({ status: 200, type: CounterListDto })
   list(@Query() query: PageQuery): Promise<CounterListDto> {
-    return this.counters.list(query.offset ?? 0, query.limit ?? 100);
+    return this.counters.list(query.offset ?? 0, query.limit ?? DEFAULT_LIST_PAGE_ITEMS);
   }
 
   @Delete('admin/counters/:name')

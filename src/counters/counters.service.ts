@@ -1,7 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { InvalidInputError, NotFoundError } from '../common/errors';
-import { atProblem, isCount, MAX_COUNT, resolvePrecision, Sample, shapeSamples } from './counter-math';
+import { DEFAULT_LIST_PAGE_ITEMS } from '../common/limits';
+import { atProblem, isCount, resolvePrecision, Sample, shapeSamples } from './counter-math';
+import { DEFAULT_COUNT, MAX_ABS_COUNT } from './counters.limits';
 import { parseMember } from './counter-keys';
 import { CounterSettings } from './counter-settings';
 import { CounterStore } from './counters.store';
@@ -50,9 +52,9 @@ export class CountersService {
     this.settings = store.settings;
   }
 
-  async increment(name: string, count = 1, atSec?: number): Promise<IncrementResult> {
+  async increment(name: string, count = DEFAULT_COUNT, atSec?: number): Promise<IncrementResult> {
     if (!isCount(count)) {
-      throw new InvalidInputError(`count must be a non-zero integer with |count| <= ${MAX_COUNT}`);
+      throw new InvalidInputError(`count must be a non-zero integer with |count| <= ${MAX_ABS_COUNT}`);
     }
     const nowMs = this.clock.nowMs();
     const nowSec = Math.floor(nowMs / 1000);
@@ -91,7 +93,7 @@ export class CountersService {
   }
 
   /** Counters sorted by name (byte order), each with the precisions it is listed at. */
-  async list(offset = 0, limit = 100): Promise<{ counters: CounterSummary[]; total: number }> {
+  async list(offset = 0, limit = DEFAULT_LIST_PAGE_ITEMS): Promise<{ counters: CounterSummary[]; total: number }> {
     const byName = new Map<string, number[]>();
     for (const value of await this.store.knownMembers()) {
       const parsed = parseMember(value);

@@ -20,6 +20,7 @@ import {
   TopResultDto,
   WindowQuery,
 } from './dto/item.dto';
+import { DEFAULT_AMOUNT, DEFAULT_RADIUS_ITEMS, DEFAULT_TOP_ITEMS, MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { BoardView, RankingService } from './ranking.service';
 
 const WINDOW_NOTE =
@@ -95,7 +96,7 @@ export class RankingController {
       'The board changed during the request (retry; on a sharded board the message says when the write was already applied)',
   })
   increment(@Param() params: ItemParams, @Body() body: IncrementDto = {}): Promise<IncrementResultDto> {
-    return this.ranking.increment(params.board, params.item, body.amount ?? 1);
+    return this.ranking.increment(params.board, params.item, body.amount ?? DEFAULT_AMOUNT);
   }
 
   @Post('boards/:board/increments')
@@ -115,7 +116,7 @@ export class RankingController {
   incrementBatch(@Param() params: BoardParams, @Body() body: BatchIncrementDto): Promise<BatchResultDto> {
     return this.ranking.incrementBatch(
       params.board,
-      body.items.map((entry) => ({ item: entry.item, amount: entry.amount ?? 1 })),
+      body.items.map((entry) => ({ item: entry.item, amount: entry.amount ?? DEFAULT_AMOUNT })),
     );
   }
 
@@ -156,9 +157,12 @@ export class RankingController {
   @ApiOperation({ summary: 'Top items of a window', description: WINDOW_NOTE })
   @ApiResponse({ status: 200, type: TopResultDto })
   @ApiResponse({ status: 404, description: 'Unknown board or window' })
-  @ApiResponse({ status: 400, description: 'Bad query; on a sharded board also offset + limit over 10 000' })
+  @ApiResponse({
+    status: 400,
+    description: `Bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
+  })
   top(@Param() params: BoardParams, @Query() query: TopQuery): Promise<TopResultDto> {
-    return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? 10);
+    return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? DEFAULT_TOP_ITEMS);
   }
 
   @Get('boards/:board/items/:item')
@@ -177,6 +181,6 @@ export class RankingController {
   @ApiResponse({ status: 200, type: AroundResultDto })
   @ApiResponse({ status: 404, description: 'Unknown board or window' })
   around(@Param() params: ItemParams, @Query() query: AroundQuery): Promise<AroundResultDto> {
-    return this.ranking.around(params.board, query.window, params.item, query.radius ?? 5);
+    return this.ranking.around(params.board, query.window, params.item, query.radius ?? DEFAULT_RADIUS_ITEMS);
   }
 }

@@ -4,6 +4,7 @@ import { Clock } from '../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
 import { PreparedBoard } from './board';
 import { BatchEntry, BoardGoneError, ListedItem, RankingStore, Standing, StaleConfigError } from './ranking.store';
+import { MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { groupByShard } from './shard-math';
 import { resolveWindows, WindowConfig, WindowInput, windowSpan } from './window-math';
 
@@ -22,9 +23,6 @@ export interface WindowFigures {
   /** True while an expired slot larger than one chunk is still being subtracted. */
   draining: boolean;
 }
-
-/** Deepest position a top read of a sharded board reaches (each shard sends that many rows at most). */
-export const MAX_SHARDED_DEPTH = 10_000;
 
 /** Most expire calls one board gets per scheduler pass (each drains at most one chunk). */
 const MAX_EXPIRE_CALLS_PER_PASS = 100;
@@ -135,9 +133,9 @@ export class RankingService {
   ): Promise<WindowFigures & { items: ListedItem[] }> {
     return this.withWindow(name, windowName, async (board, window, nowMs) => {
       // Every shard sends its head down to offset + limit: bounded, so one request cannot make them all send millions of rows.
-      if (board.sharded && offset + limit > MAX_SHARDED_DEPTH) {
+      if (board.sharded && offset + limit > MAX_SHARDED_DEPTH_ITEMS) {
         throw new InvalidInputError(
-          `offset + limit must be at most ${MAX_SHARDED_DEPTH} on a sharded board (page deeper with /around)`,
+          `offset + limit must be at most ${MAX_SHARDED_DEPTH_ITEMS} on a sharded board (page deeper with /around)`,
         );
       }
       const result = await this.store.top(board, window, nowMs, offset, limit);

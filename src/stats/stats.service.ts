@@ -3,16 +3,9 @@ import { Clock } from '../common/clock';
 import { InvalidInputError, NotFoundError } from '../common/errors';
 import { isName, NAME_RULE } from '../common/names';
 import { Batch, IndexEntry, StatsStore, WriteResult } from './stats.store';
-import {
-  bucketField,
-  hourStartOf,
-  HOUR_SEC,
-  isRecordableValue,
-  MAX_ABS_VALUE,
-  quantiles,
-  sampleStddev,
-} from './stats-math';
+import { bucketField, hourStartOf, HOUR_SEC, isRecordableValue, quantiles, sampleStddev } from './stats-math';
 import { CONTEXT_RULE, indexMember, isContext } from './stats-names';
+import { MAX_ABS_VALUE, SLOWEST_KEPT_CONTEXTS } from './stats.limits';
 
 export type HourName = 'current' | 'previous';
 
@@ -45,9 +38,8 @@ export interface StatsView {
   p99: number | null;
 }
 
-/** The access-time type, and how many contexts the slowest list keeps. */
+/** The access-time type. */
 export const ACCESS_TIME = 'AccessTime';
-export const SLOWEST_KEPT = 100;
 /** Most index entries remembered in process as already written (the cache is cleared when full). */
 const INDEX_CACHE_LIMIT = 10_000;
 
@@ -136,7 +128,7 @@ export class StatsService {
           x.result.count > 0,
       )
       .map(({ batch, result }) => ({ context: batch.context, average: result.sum / result.count }));
-    await this.store.updateSlowest(ACCESS_TIME, slowest, SLOWEST_KEPT);
+    await this.store.updateSlowest(ACCESS_TIME, slowest, SLOWEST_KEPT_CONTEXTS);
     return failed;
   }
 

@@ -3,7 +3,8 @@ import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, NotEquals 
 import { IsName, ToBool, ToInt } from '../../common/dto';
 import { isName } from '../../common/names';
 import { FastValidated, requiredFields } from '../../common/validation';
-import { isCount, MAX_COUNT } from '../counter-math';
+import { isCount } from '../counter-math';
+import { MAX_ABS_COUNT as MAX_COUNT } from '../counters.limits';
 
 /**
  * Latest unix second accepted anywhere (year 2286): keeps every time far inside 2^53 ms.

@@ -3,7 +3,8 @@ import { IsIn, IsInt, IsNumber, IsOptional, Matches, Max, Min } from 'class-vali
 import { IsName, ToInt } from '../../common/dto';
 import { isName } from '../../common/names';
 import { FastValidated, requiredFields } from '../../common/validation';
-import { isRecordableValue, MAX_ABS_VALUE } from '../stats-math';
+import { isRecordableValue } from '../stats-math';
+import { MAX_ABS_VALUE } from '../stats.limits';
 import { CONTEXT_PATTERN, CONTEXT_RULE, isContext } from '../stats-names';
 
 /** Compiled checks for the hot record route (see AppValidationPipe); class-validator gives every error. */
