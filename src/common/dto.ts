@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, Matches, Max, Min, registerDecorator, ValidationOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { IsDefined, IsInt, Matches, Max, Min, registerDecorator, ValidateIf, ValidationOptions } from 'class-validator';
 import { isDuration } from './duration';
 import { ID_PATTERN, ID_RULE, NAME_PATTERN, NAME_RULE } from './names';
 
@@ -11,6 +12,16 @@ export const IsName = (options?: ValidationOptions) =>
 /** An item or user id: a member or field, never a key name. */
 export const IsId = (options?: ValidationOptions) =>
   Matches(ID_PATTERN, { message: `$property must be ${ID_RULE}`, ...options });
+
+/**
+ * An optional field: absent skips its rules, null is refused naming the field. (IsOptional would take
+ * null for absent, and the default would apply to a client's mistake.)
+ */
+export const IsOptionalNotNull = () =>
+  applyDecorators(
+    ValidateIf((_, value) => value !== undefined),
+    IsDefined({ message: '$property must not be null' }),
+  );
 
 /** A duration: a positive integer of seconds, or a string like 30s, 5m, 1h, 7d. */
 export function IsDuration(options?: ValidationOptions): PropertyDecorator {
@@ -47,7 +58,7 @@ export const PageLimit = (defaultLimit: number) => (target: object, key: string)
   Min(1)(target, key);
   Max(MAX_PAGE_LIMIT)(target, key);
   ToInt()(target, key);
-  IsOptional()(target, key);
+  IsOptionalNotNull()(target, key);
   ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: defaultLimit })(target, key);
 };
 
@@ -57,7 +68,7 @@ export const PageOffset = () => (target: object, key: string) => {
   Min(0)(target, key);
   Max(MAX_PAGE_OFFSET)(target, key);
   ToInt()(target, key);
-  IsOptional()(target, key);
+  IsOptionalNotNull()(target, key);
   ApiPropertyOptional({ minimum: 0, maximum: MAX_PAGE_OFFSET, default: 0 })(target, key);
 };
 

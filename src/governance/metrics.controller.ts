@@ -1,16 +1,16 @@
 import { Controller, Get, Header, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
 import { AdminGuard } from '../common/admin.guard';
 import { Clock } from '../common/clock';
-import { ToInt } from '../common/dto';
+import { IsOptionalNotNull, ToInt } from '../common/dto';
 import { LOCAL_SPAN_SEC, RouteFigures } from './local-metrics';
 import { PrometheusService } from './prometheus.service';
 import { RequestMetrics } from './request-metrics';
 
 export class LocalMetricsQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: LOCAL_SPAN_SEC, default: 10, description: 'Complete seconds to cover' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @ToInt()
   @Max(LOCAL_SPAN_SEC)
   @Min(1)

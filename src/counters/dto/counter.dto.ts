@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, NotEquals } from 'class-validator';
-import { IsName, ToBool, ToInt } from '../../common/dto';
+import { IsBoolean, IsInt, IsString, Max, MaxLength, Min, NotEquals } from 'class-validator';
+import { IsName, IsOptionalNotNull, ToBool, ToInt } from '../../common/dto';
 import { isName } from '../../common/names';
 import { FastValidated, requiredFields } from '../../common/validation';
 import { isCount } from '../counter-math';
@@ -37,7 +37,7 @@ export class IncrementCounterDto {
     maximum: MAX_COUNT,
     not: { enum: [0] },
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Max(MAX_COUNT)
   @Min(-MAX_COUNT)
   @NotEquals(0, { message: '$property must not be zero' })
@@ -49,7 +49,7 @@ export class IncrementCounterDto {
       'Time of the sample, unix seconds (default now). At most 5 s in the future; it lands at every precision whose retention (samples x precision) still covers it, and is refused when none does.',
     example: 1_700_000_000,
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Max(MAX_UNIX_SEC)
   @Min(0)
   @IsInt()
@@ -80,7 +80,7 @@ export class ReadCounterQuery {
     example: '5s',
     required: true,
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @MaxLength(16)
   @IsString()
   precision?: string;
@@ -89,7 +89,7 @@ export class ReadCounterQuery {
     description: 'Unix seconds: only slices ending after it (the slice holding `from` is included)',
     example: 1_700_000_000,
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @ToInt()
   @Max(MAX_UNIX_SEC)
   @Min(0)
@@ -97,7 +97,7 @@ export class ReadCounterQuery {
   from?: number;
 
   @ApiPropertyOptional({ description: 'Unix seconds: only slices starting at or before it', example: 1_700_000_600 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @ToInt()
   @Max(MAX_UNIX_SEC)
   @Min(0)
@@ -108,7 +108,7 @@ export class ReadCounterQuery {
     description: 'Emit zero samples for empty slices in range (clamped to the retention, up to now)',
     default: false,
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @ToBool()
   @IsBoolean()
   fill?: boolean;

@@ -1,17 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsInt,
-  IsOptional,
-  Max,
-  Min,
-  ValidateNested,
-} from 'class-validator';
-import { IsDuration, IsName, ToBool } from '../../common/dto';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, Max, Min, ValidateNested } from 'class-validator';
+import { IsDuration, IsName, IsOptionalNotNull, ToBool } from '../../common/dto';
 import { FastValidated } from '../../common/validation';
 import { idFieldsCheck } from './fast-checks';
 
@@ -28,7 +18,7 @@ export class WindowDto {
     example: '24h',
     pattern: '^[A-Za-z0-9_.:-]{1,64}$',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsName()
   name?: string;
 
@@ -69,7 +59,7 @@ export class PutBoardDto {
     description:
       'Key groups (each its own Redis Cluster hash tag) the items spread over by a hash of the item id. Omitted: 1 for a new board, the current count for an existing one. Changing it needs ?reset=true and drops the data',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsInt()
   @Min(1)
   @Max(64)
@@ -80,7 +70,7 @@ export class PutBoardQuery {
   @ApiPropertyOptional({
     description: 'Drop the data of windows whose period or interval changes, or that are removed',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @ToBool()
   @IsBoolean({ message: 'reset must be true or false' })
   reset?: boolean;

@@ -1,23 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, Max, Min, NotEquals, ValidateNested } from 'class-validator';
 import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsInt,
-  IsOptional,
-  Max,
-  Min,
-  NotEquals,
-  ValidateNested,
-} from 'class-validator';
-import { IsId, IsName, MAX_PAGE_LIMIT, MAX_PAGE_OFFSET, PageLimit, PageOffset, ToInt } from '../../common/dto';
+  IsId,
+  IsName,
+  IsOptionalNotNull,
+  MAX_PAGE_LIMIT,
+  MAX_PAGE_OFFSET,
+  PageLimit,
+  PageOffset,
+  ToInt,
+} from '../../common/dto';
 import { FastValidated } from '../../common/validation';
 import { amountBodyCheck, batchBodyCheck, idFieldsCheck, MAX_AMOUNT, windowQueryCheck } from './fast-checks';
 
 const AmountRules = () => (target: object, key: string) => {
   // Registration order is check order: with stopAtFirstError the type error comes first.
-  IsOptional()(target, key);
+  IsOptionalNotNull()(target, key);
   IsInt()(target, key);
   NotEquals(0, { message: '$property must not be zero' })(target, key);
   Min(-MAX_AMOUNT)(target, key);
@@ -91,7 +90,7 @@ export class LikeDto {
 @FastValidated(windowQueryCheck(WindowQuery))
 export class WindowQuery {
   @ApiPropertyOptional({ description: "Window name (default: the board's first window)", example: '24h' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsName()
   window?: string;
 }
@@ -108,7 +107,7 @@ export class TopQuery extends WindowQuery {
 @FastValidated(windowQueryCheck(AroundQuery, { radius: [1, 100] }))
 export class AroundQuery extends WindowQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 5, description: 'Neighbours on each side' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @ToInt()
   @Max(100)
   @Min(1)

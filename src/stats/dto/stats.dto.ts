@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsNumber, IsOptional, Matches, Max, Min } from 'class-validator';
-import { IsName, ToInt } from '../../common/dto';
+import { IsIn, IsInt, IsNumber, Matches, Max, Min } from 'class-validator';
+import { IsName, IsOptionalNotNull, ToInt } from '../../common/dto';
 import { isName } from '../../common/names';
 import { FastValidated, requiredFields } from '../../common/validation';
 import { isRecordableValue } from '../stats-math';
@@ -35,14 +35,14 @@ export class RecordDto {
 
 export class StatsQuery {
   @ApiPropertyOptional({ enum: ['current', 'previous'], default: 'current', description: 'The UTC hour to read' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsIn(['current', 'previous'], { message: 'hour must be current or previous' })
   hour?: 'current' | 'previous';
 }
 
 export class SlowestQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @ToInt()
   @Max(100)
   @Min(1)
