@@ -24,6 +24,7 @@ import {
   SLOWEST_LIMIT_ITEMS,
   VALUE_RANGE,
 } from '../stats/stats.limits';
+import { DEFAULT_LOCAL_READ_SPAN_SEC, LOCAL_READ_SPAN_SEC, LOCAL_SPAN_SEC } from '../governance/governance.limits';
 import {
   DEFAULT_LIST_PAGE_ITEMS,
   DURATION_SEC,
@@ -56,6 +57,7 @@ describe('limits promised by the API contract', () => {
     ['stats value', VALUE_RANGE, { min: -1e100, max: 1e100 }],
     ['stats context characters', CONTEXT_LENGTH_CHARS, { min: 1, max: 200 }],
     ['slowest limit', SLOWEST_LIMIT_ITEMS, { min: 1, max: 100 }],
+    ['local metrics seconds', LOCAL_READ_SPAN_SEC, { min: 1, max: 60 }],
   ])('%s', (_, bounds, promised) => {
     expect(bounds).toEqual(promised);
   });
@@ -73,6 +75,8 @@ describe('limits promised by the API contract', () => {
     ['default list limit', DEFAULT_LIST_PAGE_ITEMS, 100],
     ['default radius', DEFAULT_RADIUS_ITEMS, 5],
     ['default slowest limit', DEFAULT_SLOWEST_ITEMS, 10],
+    ['local metrics span (s)', LOCAL_SPAN_SEC, 60],
+    ['default local metrics seconds', DEFAULT_LOCAL_READ_SPAN_SEC, 10],
   ])('%s', (_, value, promised) => {
     expect(value).toBe(promised);
   });
