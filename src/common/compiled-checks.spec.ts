@@ -147,6 +147,19 @@ function edgeInputs({ fields }: RegisteredCheck): Array<[string, unknown]> {
   return inputs;
 }
 
+/** The bounds a field's OpenAPI schema (@ApiProperty) documents, in the terms of its rule. */
+function documentedBounds(type: DtoClass, key: string, rule: FieldRule) {
+  const schema = Reflect.getMetadata('swagger/apiModelProperties', type.prototype, key) ?? {};
+  switch (rule.kind) {
+    case 'string':
+      return { min: schema.minLength, max: schema.maxLength };
+    case 'array':
+      return { min: schema.minItems, max: schema.maxItems };
+    default:
+      return { min: schema.minimum, max: schema.maximum };
+  }
+}
+
 /** Properties class-validator checks on a class (own and inherited). */
 function validatedProperties(type: DtoClass): string[] {
   const metadata = getMetadataStorage().getTargetValidationMetadatas(type, '', true, false);
@@ -228,6 +241,16 @@ describe.each(registered)('compiled check of %s', (_, entry) => {
     expect(Object.keys(entry.fields).sort()).toEqual(validatedProperties(entry.type));
     for (const rule of Object.values(entry.fields))
       if (rule.kind === 'array') expect(Object.keys(rule.fields).sort()).toEqual(validatedProperties(rule.entry));
+  });
+
+  it('documents in OpenAPI the limits it checks', () => {
+    const documented = (type: DtoClass, fields: FieldRules): Array<[string, unknown, unknown]> =>
+      Object.entries(fields).flatMap(([key, rule]) => [
+        [key, documentedBounds(type, key, rule), boundsOf(rule)],
+        ...(rule.kind === 'array' ? documented(rule.entry, rule.fields) : []),
+      ]);
+    for (const [key, inSchema, checked] of documented(entry.type, entry.fields))
+      expect([key, inSchema]).toEqual([key, checked]);
   });
 
   it('accepts and refuses exactly what class-validator does at every edge of its limits, with the same value', async () => {
