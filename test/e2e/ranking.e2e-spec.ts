@@ -71,7 +71,9 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
 
     it.each([
       [{ windows: [] }, /windows must contain at least 1/],
-      [{}, /windows/],
+      [{}, /windows must be an array/],
+      [{ windows: 'x' }, /windows must be an array/],
+      [{ windows: [{ period: '1h', interval: '1m' }], shards: '4' }, /shards must be an integer/],
       [{ windows: [{ period: '1h' }] }, /windows\.0\.interval must be a duration/],
       [{ windows: [{ period: '1h', interval: '7m' }] }, /windows\.0\.period must be a multiple/],
       [{ windows: [{ period: '30d', interval: '1m' }] }, /43200 slots; at most 10000 are allowed/],
@@ -299,6 +301,7 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       expect(nullAmount.status).toBe(400);
       expect(nullAmount.body.message).toEqual(['items.1.amount must not be null']);
       expect((await http().post('/boards/posts/increments').send({ items: [] })).status).toBe(400);
+      expect((await http().post('/boards/posts/increments').send({})).body.message).toEqual(['items must be an array']);
       const tooMany = Array.from({ length: 1001 }, (_, i) => ({ item: `i${i}` }));
       expect((await http().post('/boards/posts/increments').send({ items: tooMany })).body.message).toEqual([
         'items must contain no more than 1000 elements',

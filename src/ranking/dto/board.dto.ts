@@ -1,9 +1,16 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, ValidateNested } from 'class-validator';
 import { CompiledValidation, NAME_FIELD } from '../../common/compiled-checks';
-import { IsDuration, IsOptionalNotNull, NameProperty, OptionalNameProperty, ToBool } from '../../common/dto';
+import {
+  IsDuration,
+  IsOptionalNotNull,
+  NameProperty,
+  OptionalIntProperty,
+  OptionalNameProperty,
+  ToBool,
+} from '../../common/dto';
 import { DURATION_SEC } from '../../common/limits';
 import { MAX_SLOTS_PER_WINDOW, SHARDS_PER_BOARD, WINDOWS_PER_BOARD } from '../ranking.limits';
 
@@ -29,7 +36,7 @@ export class WindowDto {
   interval!: string | number;
 }
 
-/** A board's windows (checked in today's order: the count before the type), then each window. */
+/** A board's windows: the type first, then their count, then each window. */
 const Windows = () =>
   applyDecorators(
     ApiProperty({
@@ -38,9 +45,9 @@ const Windows = () =>
       maxItems: WINDOWS_PER_BOARD.max,
       description: 'The windows; the first is the default for reads',
     }),
-    ArrayMaxSize(WINDOWS_PER_BOARD.max),
-    ArrayMinSize(WINDOWS_PER_BOARD.min),
     IsArray(),
+    ArrayMinSize(WINDOWS_PER_BOARD.min),
+    ArrayMaxSize(WINDOWS_PER_BOARD.max),
     ValidateNested({ each: true }),
     Type(() => WindowDto),
   );
@@ -49,18 +56,10 @@ export class PutBoardDto {
   @Windows()
   windows!: WindowDto[];
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: SHARDS_PER_BOARD.min,
-    maximum: SHARDS_PER_BOARD.max,
+  @OptionalIntProperty(SHARDS_PER_BOARD, {
     description:
       'Key groups (each its own Redis Cluster hash tag) the items spread over by a hash of the item id. Omitted: 1 for a new board, the current count for an existing one. Changing it needs ?reset=true and drops the data',
   })
-  // Checked in today's order, bottom-up: the bounds before the type.
-  @IsOptionalNotNull()
-  @IsInt()
-  @Min(SHARDS_PER_BOARD.min)
-  @Max(SHARDS_PER_BOARD.max)
   shards?: number;
 }
 

@@ -63,13 +63,13 @@ export class BatchEntryDto {
   amount?: number;
 }
 
-/** The entries of a batch (checked in today's order: the count before the type), then each entry. */
+/** The entries of a batch: the type first, then their count, then each entry. */
 const BatchEntries = () =>
   applyDecorators(
     ApiProperty({ type: [BatchEntryDto], minItems: BATCH_ENTRIES.min, maxItems: BATCH_ENTRIES.max }),
-    ArrayMaxSize(BATCH_ENTRIES.max),
-    ArrayMinSize(BATCH_ENTRIES.min),
     IsArray(),
+    ArrayMinSize(BATCH_ENTRIES.min),
+    ArrayMaxSize(BATCH_ENTRIES.max),
     ValidateNested({ each: true }),
     Type(() => BatchEntryDto),
   );
