@@ -1,8 +1,32 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, Matches, Max, Min, registerDecorator, ValidationOptions } from 'class-validator';
+import {
+  IsDefined,
+  IsInt,
+  Matches,
+  Max,
+  Min,
+  NotEquals,
+  registerDecorator,
+  ValidateIf,
+  ValidationOptions,
+} from 'class-validator';
 import { isDuration } from './duration';
+import {
+  Bounds,
+  DEFAULT_LIST_PAGE_ITEMS,
+  ID_LENGTH_CHARS,
+  NAME_LENGTH_CHARS,
+  PAGE_LIMIT_ITEMS,
+  PAGE_OFFSET_ITEMS,
+} from './limits';
 import { ID_PATTERN, ID_RULE, NAME_PATTERN, NAME_RULE } from './names';
+
+/*
+ * Stacks of decorators: applyDecorators applies them in the order listed, which is the order
+ * class-validator registers and, with stopAtFirstError, checks them: the type check comes first.
+ */
 
 /** A name that goes into Redis key names (board, window, counter...). */
 export const IsName = (options?: ValidationOptions) =>
@@ -11,6 +35,69 @@ export const IsName = (options?: ValidationOptions) =>
 /** An item or user id: a member or field, never a key name. */
 export const IsId = (options?: ValidationOptions) =>
   Matches(ID_PATTERN, { message: `$property must be ${ID_RULE}`, ...options });
+
+/**
+ * An optional field: absent skips its rules, null is refused naming the field. (IsOptional would take
+ * null for absent, and the default would apply to a client's mistake.)
+ */
+export const IsOptionalNotNull = () =>
+  applyDecorators(
+    ValidateIf((_, value) => value !== undefined),
+    IsDefined({ message: '$property must not be null' }),
+  );
+
+const nameSchema = (description: string, example: string): ApiPropertyOptions => ({
+  description: `${description}: ${NAME_RULE}`,
+  example,
+  minLength: NAME_LENGTH_CHARS.min,
+  maxLength: NAME_LENGTH_CHARS.max,
+  pattern: NAME_PATTERN.source,
+});
+
+/** A required name (board, counter, stats type...) and its OpenAPI schema. */
+export const NameProperty = (description: string, example: string) =>
+  applyDecorators(ApiProperty(nameSchema(description, example)), IsName());
+
+/** An optional name (a window) and its OpenAPI schema. */
+export const OptionalNameProperty = (description: string, example: string) =>
+  applyDecorators(ApiPropertyOptional(nameSchema(description, example)), IsOptionalNotNull(), IsName());
+
+/** A required item or user id and its OpenAPI schema. */
+export const IdProperty = (description: string, example: string) =>
+  applyDecorators(
+    ApiProperty({
+      description: `${description}: ${ID_RULE}`,
+      example,
+      minLength: ID_LENGTH_CHARS.min,
+      maxLength: ID_LENGTH_CHARS.max,
+    }),
+    IsId(),
+  );
+
+/**
+ * An optional integer within `range` and its OpenAPI schema; `nonZero` also refuses 0, `fromQuery`
+ * reads it from the query string.
+ */
+export const OptionalIntProperty = (
+  range: Bounds,
+  schema: ApiPropertyOptions = {},
+  options: { nonZero?: boolean; fromQuery?: boolean } = {},
+) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: 'integer',
+      minimum: range.min,
+      maximum: range.max,
+      ...(options.nonZero ? { not: { enum: [0] } } : {}),
+      ...schema,
+    }),
+    IsOptionalNotNull(),
+    ...(options.fromQuery ? [ToInt()] : []),
+    IsInt(),
+    ...(options.nonZero ? [NotEquals(0, { message: '$property must not be zero' })] : []),
+    Min(range.min),
+    Max(range.max),
+  );
 
 /** A duration: a positive integer of seconds, or a string like 30s, 5m, 1h, 7d. */
 export function IsDuration(options?: ValidationOptions): PropertyDecorator {
@@ -34,36 +121,16 @@ export const ToBool = () =>
     value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value,
   );
 
-/** Most items one page may hold, and the deepest offset any page may start at. */
-export const MAX_PAGE_LIMIT = 1000;
-export const MAX_PAGE_OFFSET = 1_000_000;
+/** A page's optional `limit` from the query string. */
+export const PageLimit = (defaultItems: number) =>
+  OptionalIntProperty(PAGE_LIMIT_ITEMS, { default: defaultItems }, { fromQuery: true });
 
-/**
- * A page's optional `limit` (1 to MAX_PAGE_LIMIT) from the query string. Applied in the order stacked
- * decorators register (bottom-up), since with stopAtFirstError that is the check order: type first.
- */
-export const PageLimit = (defaultLimit: number) => (target: object, key: string) => {
-  IsInt()(target, key);
-  Min(1)(target, key);
-  Max(MAX_PAGE_LIMIT)(target, key);
-  ToInt()(target, key);
-  IsOptional()(target, key);
-  ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: defaultLimit })(target, key);
-};
-
-/** A page's optional `offset` (0 to MAX_PAGE_OFFSET) from the query string; same order as PageLimit. */
-export const PageOffset = () => (target: object, key: string) => {
-  IsInt()(target, key);
-  Min(0)(target, key);
-  Max(MAX_PAGE_OFFSET)(target, key);
-  ToInt()(target, key);
-  IsOptional()(target, key);
-  ApiPropertyOptional({ minimum: 0, maximum: MAX_PAGE_OFFSET, default: 0 })(target, key);
-};
+/** A page's optional `offset` from the query string. */
+export const PageOffset = () => OptionalIntProperty(PAGE_OFFSET_ITEMS, { default: 0 }, { fromQuery: true });
 
 /** Paging of the admin and list routes (counters, stats pairs). */
 export class PageQuery {
-  @PageLimit(100)
+  @PageLimit(DEFAULT_LIST_PAGE_ITEMS)
   limit?: number;
 
   @PageOffset()

@@ -1,4 +1,5 @@
-import { MAX_DURATION_SEC, parseDurationSec } from './duration';
+import { parseDurationSec } from './duration';
+import { DURATION_SEC } from './limits';
 
 describe('parseDurationSec', () => {
   it.each([
@@ -9,7 +10,7 @@ describe('parseDurationSec', () => {
     ['1h', 3600],
     ['7d', 604800],
     [' 2h ', 7200],
-    [MAX_DURATION_SEC, MAX_DURATION_SEC],
+    [DURATION_SEC.max, DURATION_SEC.max],
   ])('reads %j as %d seconds', (input, seconds) => {
     expect(parseDurationSec(input)).toBe(seconds);
   });
@@ -28,7 +29,7 @@ describe('parseDurationSec', () => {
     [null],
     [undefined],
     [{}],
-    [MAX_DURATION_SEC + 1],
+    [DURATION_SEC.max + 1],
     ['401d'],
   ])('refuses %j', (input) => {
     expect(parseDurationSec(input)).toBeUndefined();

@@ -1,20 +1,19 @@
+import { DURATION_SEC } from './limits';
+
 /** Durations in the API and config: a positive integer of seconds, or `<n>s|m|h|d`. */
 const UNIT_SEC: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 const DURATION_RE = /^([1-9][0-9]{0,9})([smhd]?)$/;
 
-/** Largest duration we accept: 400 days, far beyond any sensible window, well inside 2^53 ms. */
-export const MAX_DURATION_SEC = 400 * 86400;
-
 /** Parses a duration to whole seconds; returns undefined when the value is not a valid duration. */
 export function parseDurationSec(value: unknown): number | undefined {
   if (typeof value === 'number') {
-    return Number.isInteger(value) && value > 0 && value <= MAX_DURATION_SEC ? value : undefined;
+    return Number.isInteger(value) && value >= DURATION_SEC.min && value <= DURATION_SEC.max ? value : undefined;
   }
   if (typeof value !== 'string') return undefined;
   const match = DURATION_RE.exec(value.trim());
   if (!match) return undefined;
   const seconds = Number(match[1]) * UNIT_SEC[match[2] || 's'];
-  return seconds <= MAX_DURATION_SEC ? seconds : undefined;
+  return seconds <= DURATION_SEC.max ? seconds : undefined;
 }
 
 export function isDuration(value: unknown): boolean {

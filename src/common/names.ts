@@ -1,11 +1,12 @@
-/** Names that end up inside Redis key names: never braces (they would break the hash tag), never spaces. */
-export const NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
-export const NAME_RULE = '1-64 characters of A-Z a-z 0-9 _ . : -';
+import { ID_LENGTH_CHARS, NAME_LENGTH_CHARS } from './limits';
 
-/** Item and user ids are members and fields, never key names: any printable characters, 1-128. */
-// eslint-disable-next-line no-control-regex -- the rule is precisely "no control characters"
-export const ID_PATTERN = /^[^\x00-\x1f\x7f]{1,128}$/u;
-export const ID_RULE = '1-128 printable characters';
+/** Names that end up inside Redis key names: never braces (they would break the hash tag), never spaces. */
+export const NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.:-]{${NAME_LENGTH_CHARS.min},${NAME_LENGTH_CHARS.max}}$`);
+export const NAME_RULE = `${NAME_LENGTH_CHARS.min}-${NAME_LENGTH_CHARS.max} characters of A-Z a-z 0-9 _ . : -`;
+
+/** Item and user ids are members and fields, never key names: any printable characters (code points, hence `u`). */
+export const ID_PATTERN = new RegExp(`^[^\\x00-\\x1f\\x7f]{${ID_LENGTH_CHARS.min},${ID_LENGTH_CHARS.max}}$`, 'u');
+export const ID_RULE = `${ID_LENGTH_CHARS.min}-${ID_LENGTH_CHARS.max} printable characters`;
 
 export function isName(value: unknown): value is string {
   return typeof value === 'string' && NAME_PATTERN.test(value);

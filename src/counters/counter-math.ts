@@ -1,4 +1,5 @@
 import { parseDurationSec } from '../common/duration';
+import { MAX_ABS_COUNT, MAX_FUTURE_SKEW_SEC, MAX_PRECISION_SEC } from './counters.limits';
 
 /**
  * Pure counter maths (no Nest, no Redis). Times are unix seconds (integers).
@@ -9,16 +10,9 @@ import { parseDurationSec } from '../common/duration';
  * one rule, so a read never shows a slice the cleaner would remove.
  */
 
-/** Largest precision accepted in config: one year. */
-export const MAX_PRECISION_SEC = 365 * 86400;
-/** How far in the future a sample's `at` may be (clock skew between clients and us). */
-export const MAX_FUTURE_SKEW_SEC = 5;
-/** Largest |count| of one increment. */
-export const MAX_COUNT = 1_000_000;
-
-/** A count an increment may add: a non-zero integer with |count| <= MAX_COUNT. */
+/** A count an increment may add: a non-zero integer with |count| <= MAX_ABS_COUNT. */
 export function isCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value !== 0 && Math.abs(value) <= MAX_COUNT;
+  return typeof value === 'number' && Number.isInteger(value) && value !== 0 && Math.abs(value) <= MAX_ABS_COUNT;
 }
 
 export interface Sample {

@@ -4,6 +4,8 @@ import { answer, IdempotencyKey } from '../common/retry-safe';
 import { AdminRoute, RetrySafe } from '../common/route-decorators';
 import type { FastifyReply } from 'fastify';
 import { PageQuery } from '../common/dto';
+import { DEFAULT_LIST_PAGE_ITEMS } from '../common/limits';
+import { DEFAULT_COUNT, MAX_FUTURE_SKEW_SEC } from './counters.limits';
 import { CountersService } from './counters.service';
 import {
   CounterListDto,
@@ -28,7 +30,7 @@ export class CountersController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Add a count to a counter at every precision',
-    description: `One atomic step. With \`at\`, a late sample lands in the slice of \`at\` at every precision that still keeps it; older than every retention or more than 5 s ahead is a 400. ${RETENTION_NOTE}`,
+    description: `One atomic step. With \`at\`, a late sample lands in the slice of \`at\` at every precision that still keeps it; older than every retention or more than ${MAX_FUTURE_SKEW_SEC} s ahead is a 400. ${RETENTION_NOTE}`,
   })
   @ApiResponse({ status: 200, type: IncrementCounterResultDto })
   @RetrySafe()
@@ -38,7 +40,7 @@ export class CountersController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementCounterDto = {},
   ): Promise<IncrementCounterResultDto> {
-    return answer(reply, await this.counters.increment(params.name, body.count ?? 1, body.at, idemKey));
+    return answer(reply, await this.counters.increment(params.name, body.count ?? DEFAULT_COUNT, body.at, idemKey));
   }
 
   @Get('counters/:name')
@@ -53,7 +55,7 @@ export class CountersController {
   @ApiOperation({ summary: 'List counters (paged, sorted by name)' })
   @ApiResponse({ status: 200, type: CounterListDto })
   list(@Query() query: PageQuery): Promise<CounterListDto> {
-    return this.counters.list(query.offset ?? 0, query.limit ?? 100);
+    return this.counters.list(query.offset ?? 0, query.limit ?? DEFAULT_LIST_PAGE_ITEMS);
   }
 
   @Delete('admin/counters/:name')

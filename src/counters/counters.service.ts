@@ -4,7 +4,9 @@ import { WriteAnswer } from '../common/retry-safe';
 import { idemRequest } from '../redis/idempotency';
 import { InvalidInputError, NotFoundError } from '../common/errors';
 import { COUNTER_MESSAGES as M } from './counters.messages';
-import { atProblem, isCount, MAX_COUNT, resolvePrecision, Sample, shapeSamples } from './counter-math';
+import { DEFAULT_LIST_PAGE_ITEMS } from '../common/limits';
+import { atProblem, isCount, resolvePrecision, Sample, shapeSamples } from './counter-math';
+import { DEFAULT_COUNT, MAX_ABS_COUNT } from './counters.limits';
 import { parseMember } from './counter-keys';
 import { CounterSettings } from './counter-settings';
 import { CounterStore } from './counters.store';
@@ -53,9 +55,14 @@ export class CountersService {
     this.settings = store.settings;
   }
 
-  async increment(name: string, count = 1, atSec?: number, idemKey?: string): Promise<WriteAnswer<IncrementResult>> {
+  async increment(
+    name: string,
+    count = DEFAULT_COUNT,
+    atSec?: number,
+    idemKey?: string,
+  ): Promise<WriteAnswer<IncrementResult>> {
     if (!isCount(count)) {
-      throw new InvalidInputError(M.badCount(MAX_COUNT));
+      throw new InvalidInputError(M.badCount(MAX_ABS_COUNT));
     }
     const nowMs = this.clock.nowMs();
     const nowSec = Math.floor(nowMs / 1000);
@@ -96,7 +103,7 @@ export class CountersService {
   }
 
   /** Counters sorted by name (byte order), each with the precisions it is listed at. */
-  async list(offset = 0, limit = 100): Promise<{ counters: CounterSummary[]; total: number }> {
+  async list(offset = 0, limit = DEFAULT_LIST_PAGE_ITEMS): Promise<{ counters: CounterSummary[]; total: number }> {
     const byName = new Map<string, number[]>();
     for (const value of await this.store.knownMembers()) {
       const parsed = parseMember(value);

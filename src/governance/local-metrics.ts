@@ -1,3 +1,4 @@
+import { LOCAL_SPAN_SEC } from './governance.limits';
 import { LatencyWheel } from './time-wheel';
 
 export interface RouteFigures {
@@ -10,8 +11,6 @@ export interface RouteFigures {
   avgMs: number;
   maxMs: number;
 }
-
-export const LOCAL_SPAN_SEC = 60;
 
 /** Per-route request figures of this process over the last minute, on 1-second time wheels. */
 export class LocalRouteMetrics {

@@ -1,20 +1,19 @@
 import { Controller, Get, Header, Query } from '@nestjs/common';
-import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AdminRoute } from '../common/route-decorators';
 import { Clock } from '../common/clock';
-import { ToInt } from '../common/dto';
-import { LOCAL_SPAN_SEC, RouteFigures } from './local-metrics';
+import { OptionalIntProperty } from '../common/dto';
+import { DEFAULT_LOCAL_READ_SPAN_SEC, LOCAL_READ_SPAN_SEC } from './governance.limits';
+import { RouteFigures } from './local-metrics';
 import { PrometheusService } from './prometheus.service';
 import { RequestMetrics } from './request-metrics';
 
 export class LocalMetricsQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: LOCAL_SPAN_SEC, default: 10, description: 'Complete seconds to cover' })
-  @IsOptional()
-  @ToInt()
-  @Max(LOCAL_SPAN_SEC)
-  @Min(1)
-  @IsInt()
+  @OptionalIntProperty(
+    LOCAL_READ_SPAN_SEC,
+    { default: DEFAULT_LOCAL_READ_SPAN_SEC, description: 'Complete seconds to cover' },
+    { fromQuery: true },
+  )
   seconds?: number;
 }
 
@@ -54,7 +53,7 @@ export class MetricsController {
   @ApiOperation({ summary: "This instance's per-route figures over the last N seconds (in-process time wheel)" })
   @ApiResponse({ status: 200, type: LocalMetricsDto })
   local(@Query() query: LocalMetricsQuery): LocalMetricsDto {
-    const seconds = query.seconds ?? 10;
+    const seconds = query.seconds ?? DEFAULT_LOCAL_READ_SPAN_SEC;
     return { seconds, routes: this.requests.local.lastSeconds(this.clock.nowMs(), seconds) };
   }
 }

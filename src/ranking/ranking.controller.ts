@@ -21,6 +21,7 @@ import {
   TopResultDto,
   WindowQuery,
 } from './dto/item.dto';
+import { DEFAULT_AMOUNT, DEFAULT_RADIUS_ITEMS, DEFAULT_TOP_ITEMS, MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { BoardView, RankingService } from './ranking.service';
 
 const WINDOW_NOTE =
@@ -92,7 +93,10 @@ export class RankingController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementDto = {},
   ): Promise<IncrementResultDto> {
-    return answer(reply, await this.ranking.increment(params.board, params.item, body.amount ?? 1, idemKey));
+    return answer(
+      reply,
+      await this.ranking.increment(params.board, params.item, body.amount ?? DEFAULT_AMOUNT, idemKey),
+    );
   }
 
   @Post('boards/:board/increments')
@@ -107,7 +111,7 @@ export class RankingController {
     @IdempotencyKey() idemKey: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BatchResultDto> {
-    const entries = body.items.map((entry) => ({ item: entry.item, amount: entry.amount ?? 1 }));
+    const entries = body.items.map((entry) => ({ item: entry.item, amount: entry.amount ?? DEFAULT_AMOUNT }));
     return answer(reply, await this.ranking.incrementBatch(params.board, entries, idemKey));
   }
 
@@ -142,9 +146,12 @@ export class RankingController {
 
   @Get('boards/:board/top')
   @WindowRead('Top items of a window', WINDOW_NOTE, TopResultDto)
-  @ErrorResponse(400, 'INVALID_INPUT: a bad query; on a sharded board also offset + limit over 10 000')
+  @ErrorResponse(
+    400,
+    `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
+  )
   top(@Param() params: BoardParams, @Query() query: TopQuery): Promise<TopResultDto> {
-    return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? 10);
+    return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? DEFAULT_TOP_ITEMS);
   }
 
   @Get('boards/:board/items/:item')
@@ -160,6 +167,6 @@ export class RankingController {
     AroundResultDto,
   )
   around(@Param() params: ItemParams, @Query() query: AroundQuery): Promise<AroundResultDto> {
-    return this.ranking.around(params.board, query.window, params.item, query.radius ?? 5);
+    return this.ranking.around(params.board, query.window, params.item, query.radius ?? DEFAULT_RADIUS_ITEMS);
   }
 }

@@ -8,6 +8,7 @@ import { PreparedBoard } from './board';
 import { BoardCache, isRefusal } from './board-cache';
 import { RANKING_MESSAGES as M } from './ranking.messages';
 import { BatchEntry, ListedItem, RankingStore, Standing } from './ranking.store';
+import { MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { groupByShard } from './shard-math';
 import { resolveWindows, WindowConfig, WindowInput, windowSpan } from './window-math';
 
@@ -35,9 +36,6 @@ export interface WindowFigures {
   /** True while an expired slot larger than one chunk is still being subtracted. */
   draining: boolean;
 }
-
-/** Deepest position a top read of a sharded board reaches (each shard sends that many rows at most). */
-export const MAX_SHARDED_DEPTH = 10_000;
 
 /** Most expire calls one board gets per scheduler pass (each drains at most one chunk). */
 const MAX_EXPIRE_CALLS_PER_PASS = 100;
@@ -160,8 +158,8 @@ export class RankingService {
   ): Promise<WindowFigures & { items: ListedItem[] }> {
     return this.withWindow(name, windowName, async (board, window, nowMs) => {
       // Every shard sends its head down to offset + limit: bounded, so one request cannot make them all send millions of rows.
-      if (board.sharded && offset + limit > MAX_SHARDED_DEPTH) {
-        throw new InvalidInputError(M.shardedPageTooDeep(MAX_SHARDED_DEPTH));
+      if (board.sharded && offset + limit > MAX_SHARDED_DEPTH_ITEMS) {
+        throw new InvalidInputError(M.shardedPageTooDeep(MAX_SHARDED_DEPTH_ITEMS));
       }
       const result = await this.store.top(board, window, nowMs, offset, limit);
       return { ...figures(name, window, nowMs, result.draining), items: result.items };

@@ -1,9 +1,7 @@
 import { InvalidInputError } from '../common/errors';
 import { parseDurationSec } from '../common/duration';
 import { isName, NAME_RULE } from '../common/names';
-
-export const MAX_WINDOWS = 8;
-export const MAX_SLOTS_PER_WINDOW = 10_000;
+import { MAX_SLOTS_PER_WINDOW, WINDOWS_PER_BOARD } from './ranking.limits';
 
 /** A window counts the newest periodSec / intervalSec slots of intervalSec each, the current one included. */
 export interface WindowSpec {
@@ -38,8 +36,8 @@ export function windowSpan(nowMs: number, window: WindowSpec): { fromSec: number
 
 /** Checks a requested window list and resolves durations and default names; throws naming the problem. */
 export function resolveWindows(inputs: WindowInput[]): WindowSpec[] {
-  if (inputs.length < 1 || inputs.length > MAX_WINDOWS) {
-    throw new InvalidInputError(`windows must hold 1 to ${MAX_WINDOWS} windows`);
+  if (inputs.length < WINDOWS_PER_BOARD.min || inputs.length > WINDOWS_PER_BOARD.max) {
+    throw new InvalidInputError(`windows must hold ${WINDOWS_PER_BOARD.min} to ${WINDOWS_PER_BOARD.max} windows`);
   }
   const seen = new Set<string>();
   return inputs.map((input, index) => {

@@ -1,3 +1,5 @@
+import { MAX_ABS_VALUE } from './stats.limits';
+
 /**
  * Pure maths of the stats feature (no Nest, no Redis): the hour of a sample, a DDSketch-style
  * log-bucket histogram for quantiles, and numerically stable moments (Welford / Chan) for the
@@ -18,9 +20,6 @@ export const MIN_INDEXABLE = 1e-9;
 export const MAX_INDEXABLE = 1e12;
 export const MIN_INDEX = Math.ceil(Math.log(MIN_INDEXABLE) / LN_GAMMA);
 export const MAX_INDEX = Math.ceil(Math.log(MAX_INDEXABLE) / LN_GAMMA);
-
-/** Largest |value| accepted: keeps sum and sum of squares far from overflowing a double. */
-export const MAX_ABS_VALUE = 1e100;
 
 /** Start (unix s) of the UTC hour that holds `nowMs`. */
 export function hourStartOf(nowMs: number): number {

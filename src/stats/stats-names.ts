@@ -1,12 +1,14 @@
 import { UNMATCHED_ROUTE } from '../common/names';
+import { CONTEXT_LENGTH_CHARS } from './stats.limits';
 
 /**
  * Stats context and type names (pure). A context may hold `/`, spaces and `{}` so that a route
  * pattern like `GET /boards/{board}/top` or `GET /boards/:board/top` fits; types are plain names.
  */
-export const CONTEXT_PATTERN = /^[A-Za-z0-9_.:\- /{}]{1,200}$/;
-export const CONTEXT_RULE = '1-200 characters of A-Z a-z 0-9 _ . : - / space { }';
-export const MAX_CONTEXT_LENGTH = 200;
+export const CONTEXT_PATTERN = new RegExp(
+  `^[A-Za-z0-9_.:\\- /{}]{${CONTEXT_LENGTH_CHARS.min},${CONTEXT_LENGTH_CHARS.max}}$`,
+);
+export const CONTEXT_RULE = `${CONTEXT_LENGTH_CHARS.min}-${CONTEXT_LENGTH_CHARS.max} characters of A-Z a-z 0-9 _ . : - / space { }`;
 
 export function isContext(value: unknown): value is string {
   return typeof value === 'string' && CONTEXT_PATTERN.test(value);
@@ -43,5 +45,5 @@ export function routeContext(method: string, pattern: string | undefined): strin
       ? UNMATCHED_ROUTE
       : pattern.replace(/\*/g, '{wildcard}').replace(/[^A-Za-z0-9_.:\- /{}]/g, '_');
   const context = `${method.replace(/[^A-Za-z]/g, '_').toUpperCase()} ${path}`;
-  return context.length > MAX_CONTEXT_LENGTH ? context.slice(0, MAX_CONTEXT_LENGTH) : context;
+  return context.length > CONTEXT_LENGTH_CHARS.max ? context.slice(0, CONTEXT_LENGTH_CHARS.max) : context;
 }

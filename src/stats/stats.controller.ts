@@ -4,6 +4,7 @@ import { answer, IdempotencyKey } from '../common/retry-safe';
 import { AdminRoute, RetrySafe } from '../common/route-decorators';
 import type { FastifyReply } from 'fastify';
 import { PageQuery } from '../common/dto';
+import { DEFAULT_LIST_PAGE_ITEMS } from '../common/limits';
 import {
   RecordDto,
   RecordResultDto,
@@ -15,6 +16,7 @@ import {
   StatsViewDto,
 } from './dto/stats.dto';
 import { StatsService } from './stats.service';
+import { DEFAULT_SLOWEST_ITEMS, SLOWEST_KEPT_CONTEXTS } from './stats.limits';
 
 const HOUR_NOTE = 'Hours are UTC hours; the current and the previous hour are kept.';
 
@@ -57,12 +59,11 @@ export class StatsController {
   @AdminRoute()
   @ApiOperation({
     summary: 'Routes with the slowest average access time',
-    description:
-      "From the slowest list (the 100 slowest contexts), updated by every access-time flush with the current hour's average.",
+    description: `From the slowest list (the ${SLOWEST_KEPT_CONTEXTS} slowest contexts), updated by every access-time flush with the current hour's average.`,
   })
   @ApiResponse({ status: 200, type: SlowestDto })
   async slowest(@Query() query: SlowestQuery): Promise<SlowestDto> {
-    return { items: await this.stats.slowest(query.limit ?? 10) };
+    return { items: await this.stats.slowest(query.limit ?? DEFAULT_SLOWEST_ITEMS) };
   }
 
   @Get('admin/stats')
@@ -73,6 +74,6 @@ export class StatsController {
   })
   @ApiResponse({ status: 200, type: StatsListDto })
   list(@Query() query: PageQuery): Promise<StatsListDto> {
-    return this.stats.list(query.offset ?? 0, query.limit ?? 100);
+    return this.stats.list(query.offset ?? 0, query.limit ?? DEFAULT_LIST_PAGE_ITEMS);
   }
 }

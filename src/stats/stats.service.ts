@@ -6,16 +6,9 @@ import { InvalidInputError, NotFoundError } from '../common/errors';
 import { STATS_MESSAGES as M } from './stats.messages';
 import { isName, NAME_RULE } from '../common/names';
 import { Batch, IndexEntry, StatsStore } from './stats.store';
-import {
-  bucketField,
-  hourStartOf,
-  HOUR_SEC,
-  isRecordableValue,
-  MAX_ABS_VALUE,
-  quantiles,
-  sampleStddev,
-} from './stats-math';
+import { bucketField, hourStartOf, HOUR_SEC, isRecordableValue, quantiles, sampleStddev } from './stats-math';
 import { CONTEXT_RULE, indexMember, isContext } from './stats-names';
+import { MAX_ABS_VALUE, SLOWEST_KEPT_CONTEXTS } from './stats.limits';
 
 export type HourName = 'current' | 'previous';
 
@@ -54,9 +47,8 @@ export interface FlushResult {
   slowestError?: unknown;
 }
 
-/** The access-time type, and how many contexts the slowest list keeps. */
+/** The access-time type. */
 export const ACCESS_TIME = 'AccessTime';
-export const SLOWEST_KEPT = 100;
 /** Most index entries remembered in process as already written (the cache is cleared when full). */
 const INDEX_CACHE_LIMIT = 10_000;
 
@@ -155,7 +147,7 @@ export class StatsService {
   private async saveSlowest(): Promise<unknown> {
     const sent = [...this.unsavedSlowest].map(([context, average]) => ({ context, average }));
     try {
-      await this.store.updateSlowest(ACCESS_TIME, sent, SLOWEST_KEPT);
+      await this.store.updateSlowest(ACCESS_TIME, sent, SLOWEST_KEPT_CONTEXTS);
     } catch (error) {
       return error;
     }

@@ -141,6 +141,8 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
       ['a string count', '/counters/c/increment', { count: 'x' }, /count must be an integer/],
       ['a too large count', '/counters/c/increment', { count: 1_000_001 }, /count must not be greater than 1000000/],
       ['a too small count', '/counters/c/increment', { count: -1_000_001 }, /count must not be less than -1000000/],
+      ['a null count (not taken for absent)', '/counters/c/increment', { count: null }, /count must not be null/],
+      ['a null `at` (not taken for now)', '/counters/c/increment', { at: null }, /at must not be null/],
       [
         'an `at` in the future',
         '/counters/c/increment',

@@ -71,13 +71,17 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
 
     it.each([
       [{ windows: [] }, /windows must contain at least 1/],
-      [{}, /windows/],
+      [{}, /windows must be an array/],
+      [{ windows: 'x' }, /windows must be an array/],
+      [{ windows: [{ period: '1h', interval: '1m' }], shards: '4' }, /shards must be an integer/],
       [{ windows: [{ period: '1h' }] }, /windows\.0\.interval must be a duration/],
       [{ windows: [{ period: '1h', interval: '7m' }] }, /windows\.0\.period must be a multiple/],
       [{ windows: [{ period: '30d', interval: '1m' }] }, /43200 slots; at most 10000 are allowed/],
       [{ windows: [{ period: 'x', interval: '1m' }] }, /windows\.0\.period must be a duration/],
       [{ windows: [{ name: 'a{b}', period: '1h', interval: '1m' }] }, /windows\.0\.name must be/],
       [{ windows: [{ period: '1h', interval: '1m' }], shards: 0 }, /shards must not be less than 1/],
+      [{ windows: [{ period: '1h', interval: '1m' }], shards: null }, /shards must not be null/],
+      [{ windows: [{ name: null, period: '1h', interval: '1m' }] }, /windows\.0\.name must not be null/],
       [{ windows: [{ period: '1h', interval: '1m' }], extra: 1 }, /property extra should not exist/],
       [
         { windows: Array.from({ length: 9 }, (_, i) => ({ name: `w${i}`, period: 60, interval: 60 })) },
@@ -256,6 +260,7 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       ['amount too small', { amount: -1_000_001 }, /amount must not be less than -1000000/],
       ['amount not integer', { amount: 1.5 }, /amount must be an integer/],
       ['amount as string', { amount: '5' }, /amount must be an integer/],
+      ['amount null (not taken for absent)', { amount: null }, /amount must not be null/],
       ['unknown field', { amount: 1, by: 'me' }, /property by should not exist/],
     ])('refuses an increment with %s, counting nothing', async (_, body, message) => {
       const response = await http().post('/boards/posts/items/x/increment').send(body);
@@ -293,7 +298,13 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
         });
       expect(response.status).toBe(400);
       expect(response.body.message).toBe('items.1.amount must not be zero');
+      const nullAmount = await http()
+        .post('/boards/posts/increments')
+        .send({ items: [{ item: 'a' }, { item: 'b', amount: null }] });
+      expect(nullAmount.status).toBe(400);
+      expect(nullAmount.body.message).toBe('items.1.amount must not be null');
       expect((await http().post('/boards/posts/increments').send({ items: [] })).status).toBe(400);
+      expect((await http().post('/boards/posts/increments').send({})).body.message).toBe('items must be an array');
       const tooMany = Array.from({ length: 1001 }, (_, i) => ({ item: `i${i}` }));
       expect((await http().post('/boards/posts/increments').send({ items: tooMany })).body.message).toBe(
         'items must contain no more than 1000 elements',

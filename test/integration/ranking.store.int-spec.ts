@@ -2,7 +2,8 @@ import { FakeClock } from '../support/clock';
 import { validateConfig } from '../../src/common/config';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';
-import { MAX_SHARDED_DEPTH, RankingService } from '../../src/ranking/ranking.service';
+import { MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/ranking.limits';
+import { RankingService } from '../../src/ranking/ranking.service';
 import { RankingKeys } from '../../src/ranking/ranking.keys';
 import { RANKING_SCRIPTS } from '../../src/ranking/ranking.scripts';
 import { WindowSpec } from '../../src/ranking/window-math';
@@ -522,9 +523,9 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
 
     it('refuses pages deeper than the bound on a sharded board only', async () => {
       await ranking.putBoard('s', H, 2);
-      await expect(ranking.top('s', 'h', MAX_SHARDED_DEPTH, 1)).rejects.toThrow(InvalidInputError);
-      expect((await ranking.top('s', 'h', MAX_SHARDED_DEPTH - 10, 10)).items).toEqual([]);
-      expect((await ranking.top('b', 'm', MAX_SHARDED_DEPTH, 1)).items).toEqual([]);
+      await expect(ranking.top('s', 'h', MAX_SHARDED_DEPTH_ITEMS, 1)).rejects.toThrow(InvalidInputError);
+      expect((await ranking.top('s', 'h', MAX_SHARDED_DEPTH_ITEMS - 10, 10)).items).toEqual([]);
+      expect((await ranking.top('b', 'm', MAX_SHARDED_DEPTH_ITEMS, 1)).items).toEqual([]);
     });
   });
 

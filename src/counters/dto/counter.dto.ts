@@ -1,57 +1,32 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, NotEquals } from 'class-validator';
-import { IsName, ToBool, ToInt } from '../../common/dto';
-import { isName } from '../../common/names';
-import { FastValidated, requiredFields } from '../../common/validation';
-import { isCount, MAX_COUNT } from '../counter-math';
+import { IsBoolean, IsString, MaxLength } from 'class-validator';
+import { CompiledValidation, NAME_FIELD, optional } from '../../common/compiled-checks';
+import { IsOptionalNotNull, NameProperty, OptionalIntProperty, ToBool } from '../../common/dto';
+import { UNIX_SEC } from '../../common/limits';
+import { COUNT_RANGE, DEFAULT_COUNT, MAX_FUTURE_SKEW_SEC, MAX_PRECISION_CHARS } from '../counters.limits';
 
-/**
- * Latest unix second accepted anywhere (year 2286): keeps every time far inside 2^53 ms.
- * Decorator order: the bottom-most registers first and, with stopAtFirstError, is checked first, so
- * the type check sits at the bottom.
- */
-const MAX_UNIX_SEC = 9_999_999_999;
-
-const isOptionalCount = (value: unknown) => value === undefined || isCount(value);
-const isAt = (value: unknown) =>
-  value === undefined || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_UNIX_SEC);
-
-/**
- * Compiled checks for the hot counter increment (see AppValidationPipe): what they do not certainly
- * accept goes to class-validator, which gives the error messages.
- */
-@FastValidated(requiredFields(CounterParams, { name: isName }))
+@CompiledValidation({ name: NAME_FIELD })
 export class CounterParams {
-  @ApiProperty({ description: 'Counter name: 1-64 characters of A-Z a-z 0-9 _ . : -', example: 'hits:home' })
-  @IsName()
+  @NameProperty('Counter name', 'hits:home')
   name!: string;
 }
 
-@FastValidated(requiredFields(IncrementCounterDto, { count: isOptionalCount, at: isAt }))
+@CompiledValidation({
+  count: optional({ kind: 'int', range: COUNT_RANGE, nonZero: true }),
+  at: optional({ kind: 'int', range: UNIX_SEC }),
+})
 export class IncrementCounterDto {
-  @ApiPropertyOptional({
-    description: 'Count to add (negative subtracts)',
-    default: 1,
-    minimum: -MAX_COUNT,
-    maximum: MAX_COUNT,
-    not: { enum: [0] },
-  })
-  @IsOptional()
-  @Max(MAX_COUNT)
-  @Min(-MAX_COUNT)
-  @NotEquals(0, { message: '$property must not be zero' })
-  @IsInt()
+  @OptionalIntProperty(
+    COUNT_RANGE,
+    { description: 'Count to add (negative subtracts)', default: DEFAULT_COUNT },
+    { nonZero: true },
+  )
   count?: number;
 
-  @ApiPropertyOptional({
-    description:
-      'Time of the sample, unix seconds (default now). At most 5 s in the future; it lands at every precision whose retention (samples x precision) still covers it, and is refused when none does.',
+  @OptionalIntProperty(UNIX_SEC, {
+    description: `Time of the sample, unix seconds (default now). At most ${MAX_FUTURE_SKEW_SEC} s in the future; it lands at every precision whose retention (samples x precision) still covers it, and is refused when none does.`,
     example: 1_700_000_000,
   })
-  @IsOptional()
-  @Max(MAX_UNIX_SEC)
-  @Min(0)
-  @IsInt()
   at?: number;
 }
 
@@ -78,36 +53,35 @@ export class ReadCounterQuery {
     description: 'One of the configured precisions: seconds, or a duration such as 5s, 1m, 1h, 1d',
     example: '5s',
     required: true,
+    maxLength: MAX_PRECISION_CHARS,
   })
-  @IsOptional()
-  @MaxLength(16)
+  @IsOptionalNotNull()
+  @MaxLength(MAX_PRECISION_CHARS)
   @IsString()
   precision?: string;
 
-  @ApiPropertyOptional({
-    description: 'Unix seconds: only slices ending after it (the slice holding `from` is included)',
-    example: 1_700_000_000,
-  })
-  @IsOptional()
-  @ToInt()
-  @Max(MAX_UNIX_SEC)
-  @Min(0)
-  @IsInt()
+  @OptionalIntProperty(
+    UNIX_SEC,
+    {
+      description: 'Unix seconds: only slices ending after it (the slice holding `from` is included)',
+      example: 1_700_000_000,
+    },
+    { fromQuery: true },
+  )
   from?: number;
 
-  @ApiPropertyOptional({ description: 'Unix seconds: only slices starting at or before it', example: 1_700_000_600 })
-  @IsOptional()
-  @ToInt()
-  @Max(MAX_UNIX_SEC)
-  @Min(0)
-  @IsInt()
+  @OptionalIntProperty(
+    UNIX_SEC,
+    { description: 'Unix seconds: only slices starting at or before it', example: 1_700_000_600 },
+    { fromQuery: true },
+  )
   to?: number;
 
   @ApiPropertyOptional({
     description: 'Emit zero samples for empty slices in range (clamped to the retention, up to now)',
     default: false,
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @ToBool()
   @IsBoolean()
   fill?: boolean;

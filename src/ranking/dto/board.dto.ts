@@ -1,78 +1,65 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, ValidateNested } from 'class-validator';
+import { CompiledValidation, NAME_FIELD } from '../../common/compiled-checks';
 import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsInt,
-  IsOptional,
-  Max,
-  Min,
-  ValidateNested,
-} from 'class-validator';
-import { IsDuration, IsName, ToBool } from '../../common/dto';
-import { FastValidated } from '../../common/validation';
-import { idFieldsCheck } from './fast-checks';
+  IsDuration,
+  IsOptionalNotNull,
+  NameProperty,
+  OptionalIntProperty,
+  OptionalNameProperty,
+  ToBool,
+} from '../../common/dto';
+import { DURATION_SEC } from '../../common/limits';
+import { MAX_SLOTS_PER_WINDOW, SHARDS_PER_BOARD, WINDOWS_PER_BOARD } from '../ranking.limits';
 
 const DURATION_SCHEMA = {
   oneOf: [
-    { type: 'integer', minimum: 1 },
+    { type: 'integer', minimum: DURATION_SEC.min, maximum: DURATION_SEC.max },
     { type: 'string', pattern: '^[1-9][0-9]*[smhd]?$' },
   ],
 };
 
+/** A window's period or interval and its OpenAPI schema. */
+const DurationProperty = (description: string, example: string) =>
+  applyDecorators(ApiProperty({ description, example, ...DURATION_SCHEMA }), IsDuration());
+
 export class WindowDto {
-  @ApiPropertyOptional({
-    description: 'Window name (defaults to the period as given, e.g. "24h")',
-    example: '24h',
-    pattern: '^[A-Za-z0-9_.:-]{1,64}$',
-  })
-  @IsOptional()
-  @IsName()
+  @OptionalNameProperty('Window name (defaults to the period as given, e.g. "24h")', '24h')
   name?: string;
 
-  @ApiProperty({
-    description: 'How much history the window covers: seconds, or 30s, 5m, 1h, 7d',
-    example: '24h',
-    ...DURATION_SCHEMA,
-  })
-  @IsDuration()
+  @DurationProperty('How much history the window covers: seconds, or 30s, 5m, 1h, 7d', '24h')
   period!: string | number;
 
-  @ApiProperty({
-    description: 'Slot length; the period must be a multiple of it (at most 10 000 slots)',
-    example: '1h',
-    ...DURATION_SCHEMA,
-  })
-  @IsDuration()
+  @DurationProperty(`Slot length; the period must be a multiple of it (at most ${MAX_SLOTS_PER_WINDOW} slots)`, '1h')
   interval!: string | number;
 }
 
+/** A board's windows: the type first, then their count, then each window. */
+const Windows = () =>
+  applyDecorators(
+    ApiProperty({
+      type: [WindowDto],
+      minItems: WINDOWS_PER_BOARD.min,
+      maxItems: WINDOWS_PER_BOARD.max,
+      description: 'The windows; the first is the default for reads',
+    }),
+    IsArray(),
+    ArrayMinSize(WINDOWS_PER_BOARD.min),
+    ArrayMaxSize(WINDOWS_PER_BOARD.max),
+    ValidateNested({ each: true }),
+    Type(() => WindowDto),
+  );
+
 export class PutBoardDto {
-  @ApiProperty({
-    type: [WindowDto],
-    minItems: 1,
-    maxItems: 8,
-    description: 'The windows; the first is the default for reads',
-  })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(8)
-  @ValidateNested({ each: true })
-  @Type(() => WindowDto)
+  @Windows()
   windows!: WindowDto[];
 
-  @ApiPropertyOptional({
-    minimum: 1,
-    maximum: 64,
+  @OptionalIntProperty(SHARDS_PER_BOARD, {
     description:
       'Key groups (each its own Redis Cluster hash tag) the items spread over by a hash of the item id. Omitted: 1 for a new board, the current count for an existing one. Changing it needs ?reset=true and drops the data',
   })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(64)
   shards?: number;
 }
 
@@ -80,16 +67,15 @@ export class PutBoardQuery {
   @ApiPropertyOptional({
     description: 'Drop the data of windows whose period or interval changes, or that are removed',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @ToBool()
   @IsBoolean({ message: 'reset must be true or false' })
   reset?: boolean;
 }
 
-@FastValidated(idFieldsCheck(BoardParams, { board: 'name' }))
+@CompiledValidation({ board: NAME_FIELD })
 export class BoardParams {
-  @ApiProperty({ description: 'Board name', example: 'posts' })
-  @IsName()
+  @NameProperty('Board name', 'posts')
   board!: string;
 }
 

@@ -1,118 +1,127 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
+import { CompiledValidation, FieldRule, ID_FIELD, NAME_FIELD, optional } from '../../common/compiled-checks';
 import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsInt,
-  IsOptional,
-  Max,
-  Min,
-  NotEquals,
-  ValidateNested,
-} from 'class-validator';
-import { IsId, IsName, MAX_PAGE_LIMIT, MAX_PAGE_OFFSET, PageLimit, PageOffset, ToInt } from '../../common/dto';
-import { FastValidated } from '../../common/validation';
-import { amountBodyCheck, batchBodyCheck, idFieldsCheck, MAX_AMOUNT, windowQueryCheck } from './fast-checks';
+  IdProperty,
+  NameProperty,
+  OptionalIntProperty,
+  OptionalNameProperty,
+  PageLimit,
+  PageOffset,
+} from '../../common/dto';
+import { PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
+import {
+  AMOUNT_RANGE,
+  BATCH_ENTRIES,
+  DEFAULT_AMOUNT,
+  DEFAULT_RADIUS_ITEMS,
+  DEFAULT_TOP_ITEMS,
+  RADIUS_ITEMS,
+} from '../ranking.limits';
 
-const AmountRules = () => (target: object, key: string) => {
-  // Registration order is check order: with stopAtFirstError the type error comes first.
-  IsOptional()(target, key);
-  IsInt()(target, key);
-  NotEquals(0, { message: '$property must not be zero' })(target, key);
-  Min(-MAX_AMOUNT)(target, key);
-  Max(MAX_AMOUNT)(target, key);
-};
+/** An increment's or batch entry's optional amount. */
+const AmountProperty = () =>
+  OptionalIntProperty(
+    AMOUNT_RANGE,
+    { description: 'Amount to add (negative subtracts)', default: DEFAULT_AMOUNT },
+    { nonZero: true },
+  );
+const AMOUNT_FIELD: FieldRule = optional({ kind: 'int', range: AMOUNT_RANGE, nonZero: true });
 
-@FastValidated(idFieldsCheck(ItemParams, { board: 'name', item: 'id' }))
+/** A query's optional window name. */
+const WindowProperty = () => OptionalNameProperty("Window name (default: the board's first window)", '24h');
+const WINDOW_FIELD = optional(NAME_FIELD);
+
+@CompiledValidation({ board: NAME_FIELD, item: ID_FIELD })
 export class ItemParams {
-  @ApiProperty({ description: 'Board name', example: 'posts' })
-  @IsName()
+  @NameProperty('Board name', 'posts')
   board!: string;
 
-  @ApiProperty({ description: 'Item id: 1-128 printable characters, URL-encoded', example: 'post-42' })
-  @IsId()
+  @IdProperty('Item id (URL-encoded)', 'post-42')
   item!: string;
 }
 
-@FastValidated(idFieldsCheck(LikeParams, { board: 'name', item: 'id', userId: 'id' }))
+@CompiledValidation({ board: NAME_FIELD, item: ID_FIELD, userId: ID_FIELD })
 export class LikeParams extends ItemParams {
-  @ApiProperty({ description: 'User id: 1-128 printable characters, URL-encoded', example: 'user-7' })
-  @IsId()
+  @IdProperty('User id (URL-encoded)', 'user-7')
   userId!: string;
 }
 
-@FastValidated(amountBodyCheck(IncrementDto))
+@CompiledValidation({ amount: AMOUNT_FIELD })
 export class IncrementDto {
-  @ApiPropertyOptional({
-    description: 'Amount to add (negative subtracts)',
-    default: 1,
-    minimum: -MAX_AMOUNT,
-    maximum: MAX_AMOUNT,
-    not: { enum: [0] },
-  })
-  @AmountRules()
+  @AmountProperty()
   amount?: number;
 }
 
 export class BatchEntryDto {
-  @ApiProperty({ description: 'Item id: 1-128 printable characters', example: 'post-42' })
-  @IsId()
+  @IdProperty('Item id', 'post-42')
   item!: string;
 
-  @ApiPropertyOptional({
-    description: 'Amount to add (negative subtracts)',
-    default: 1,
-    minimum: -MAX_AMOUNT,
-    maximum: MAX_AMOUNT,
-  })
-  @AmountRules()
+  @AmountProperty()
   amount?: number;
 }
 
-@FastValidated(batchBodyCheck(BatchIncrementDto, BatchEntryDto))
+/** The entries of a batch: the type first, then their count, then each entry. */
+const BatchEntries = () =>
+  applyDecorators(
+    ApiProperty({ type: [BatchEntryDto], minItems: BATCH_ENTRIES.min, maxItems: BATCH_ENTRIES.max }),
+    IsArray(),
+    ArrayMinSize(BATCH_ENTRIES.min),
+    ArrayMaxSize(BATCH_ENTRIES.max),
+    ValidateNested({ each: true }),
+    Type(() => BatchEntryDto),
+  );
+
+@CompiledValidation({
+  items: {
+    kind: 'array',
+    entries: BATCH_ENTRIES,
+    entry: BatchEntryDto,
+    fields: { item: ID_FIELD, amount: AMOUNT_FIELD },
+  },
+})
 export class BatchIncrementDto {
-  @ApiProperty({ type: [BatchEntryDto], minItems: 1, maxItems: 1000 })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(1000)
-  @ValidateNested({ each: true })
-  @Type(() => BatchEntryDto)
+  @BatchEntries()
   items!: BatchEntryDto[];
 }
 
-@FastValidated(idFieldsCheck(LikeDto, { userId: 'id' }))
+@CompiledValidation({ userId: ID_FIELD })
 export class LikeDto {
-  @ApiProperty({ description: 'User id: 1-128 printable characters', example: 'user-7' })
-  @IsId()
+  @IdProperty('User id', 'user-7')
   userId!: string;
 }
 
-@FastValidated(windowQueryCheck(WindowQuery))
+@CompiledValidation({ window: WINDOW_FIELD })
 export class WindowQuery {
-  @ApiPropertyOptional({ description: "Window name (default: the board's first window)", example: '24h' })
-  @IsOptional()
-  @IsName()
+  @WindowProperty()
   window?: string;
 }
 
-@FastValidated(windowQueryCheck(TopQuery, { limit: [1, MAX_PAGE_LIMIT], offset: [0, MAX_PAGE_OFFSET] }))
+@CompiledValidation({
+  window: WINDOW_FIELD,
+  limit: optional({ kind: 'int', range: PAGE_LIMIT_ITEMS, fromQuery: true }),
+  offset: optional({ kind: 'int', range: PAGE_OFFSET_ITEMS, fromQuery: true }),
+})
 export class TopQuery extends WindowQuery {
-  @PageLimit(10)
+  @PageLimit(DEFAULT_TOP_ITEMS)
   limit?: number;
 
   @PageOffset()
   offset?: number;
 }
 
-@FastValidated(windowQueryCheck(AroundQuery, { radius: [1, 100] }))
+@CompiledValidation({
+  window: WINDOW_FIELD,
+  radius: optional({ kind: 'int', range: RADIUS_ITEMS, fromQuery: true }),
+})
 export class AroundQuery extends WindowQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 5, description: 'Neighbours on each side' })
-  @IsOptional()
-  @ToInt()
-  @Max(100)
-  @Min(1)
-  @IsInt()
+  @OptionalIntProperty(
+    RADIUS_ITEMS,
+    { default: DEFAULT_RADIUS_ITEMS, description: 'Neighbours on each side' },
+    { fromQuery: true },
+  )
   radius?: number;
 }
 

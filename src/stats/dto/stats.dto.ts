@@ -1,51 +1,58 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsNumber, IsOptional, Matches, Max, Min } from 'class-validator';
-import { IsName, ToInt } from '../../common/dto';
-import { isName } from '../../common/names';
-import { FastValidated, requiredFields } from '../../common/validation';
-import { isRecordableValue, MAX_ABS_VALUE } from '../stats-math';
-import { CONTEXT_PATTERN, CONTEXT_RULE, isContext } from '../stats-names';
+import { IsIn, IsNumber, Matches, Max, Min } from 'class-validator';
+import { CompiledValidation, NAME_FIELD } from '../../common/compiled-checks';
+import { IsOptionalNotNull, NameProperty, OptionalIntProperty } from '../../common/dto';
+import { CONTEXT_PATTERN, CONTEXT_RULE } from '../stats-names';
+import {
+  CONTEXT_LENGTH_CHARS,
+  DEFAULT_SLOWEST_ITEMS,
+  MAX_ABS_VALUE,
+  SLOWEST_LIMIT_ITEMS,
+  VALUE_RANGE,
+} from '../stats.limits';
 
-/** Compiled checks for the hot record route (see AppValidationPipe); class-validator gives every error. */
-@FastValidated(requiredFields(StatsParams, { context: isContext, type: isName }))
+@CompiledValidation({
+  context: { kind: 'string', pattern: CONTEXT_PATTERN, length: CONTEXT_LENGTH_CHARS },
+  type: NAME_FIELD,
+})
 export class StatsParams {
   @ApiProperty({
     description: `Context: ${CONTEXT_RULE}, URL-encoded`,
     example: 'GET /boards/:board/top',
-    maxLength: 200,
+    minLength: CONTEXT_LENGTH_CHARS.min,
+    maxLength: CONTEXT_LENGTH_CHARS.max,
   })
   @Matches(CONTEXT_PATTERN, { message: `context must be ${CONTEXT_RULE}` })
   context!: string;
 
-  @ApiProperty({ description: 'Type: 1-64 characters of A-Z a-z 0-9 _ . : -', example: 'AccessTime' })
-  @IsName()
+  @NameProperty('Type', 'AccessTime')
   type!: string;
 }
 
-@FastValidated(requiredFields(RecordDto, { value: isRecordableValue }))
+@CompiledValidation({ value: { kind: 'finite', range: VALUE_RANGE } })
 export class RecordDto {
-  @ApiProperty({ description: `A finite number, |value| <= ${MAX_ABS_VALUE}`, example: 0.042 })
+  @ApiProperty({
+    description: `A finite number, |value| <= ${MAX_ABS_VALUE}`,
+    example: 0.042,
+    minimum: VALUE_RANGE.min,
+    maximum: VALUE_RANGE.max,
+  })
   // Registration order is check order (decorators run bottom-up): the type check comes first.
-  @Max(MAX_ABS_VALUE)
-  @Min(-MAX_ABS_VALUE)
+  @Max(VALUE_RANGE.max)
+  @Min(VALUE_RANGE.min)
   @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'value must be a finite number' })
   value!: number;
 }
 
 export class StatsQuery {
   @ApiPropertyOptional({ enum: ['current', 'previous'], default: 'current', description: 'The UTC hour to read' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsIn(['current', 'previous'], { message: 'hour must be current or previous' })
   hour?: 'current' | 'previous';
 }
 
 export class SlowestQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10 })
-  @IsOptional()
-  @ToInt()
-  @Max(100)
-  @Min(1)
-  @IsInt()
+  @OptionalIntProperty(SLOWEST_LIMIT_ITEMS, { default: DEFAULT_SLOWEST_ITEMS }, { fromQuery: true })
   limit?: number;
 }
 

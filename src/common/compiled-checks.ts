@@ -1,0 +1,153 @@
+import { Bounds, ID_LENGTH_CHARS, NAME_LENGTH_CHARS } from './limits';
+import { ID_PATTERN, NAME_PATTERN } from './names';
+
+/**
+ * A compiled check for a hot DTO: returns the transformed value when the input is certainly valid, or
+ * undefined to hand the input to class-validator. It never rejects: every error message still comes
+ * from class-validator, so the contract's messages stay exactly the same.
+ */
+export type CompiledCheck = (value: unknown) => object | undefined;
+
+export type DtoClass = new () => object;
+
+/**
+ * What a compiled check accepts in one field, with the limits it reads. The check is compiled from it,
+ * and the sync spec (compiled-checks.spec.ts) generates its edge values from it (n - 1, n, n + 1 around
+ * every bound) to show that class-validator draws the same lines.
+ */
+export type FieldRule =
+  /** A string matching `pattern`; `length` is the length that pattern allows. */
+  | { kind: 'string'; pattern: RegExp; length: Bounds; optional?: boolean }
+  /** An integer in `range`; from the query string it arrives as decimal digits (the ToInt transform). */
+  | { kind: 'int'; range: Bounds; nonZero?: boolean; fromQuery?: boolean; optional?: boolean }
+  /** A finite number in `range`. */
+  | { kind: 'finite'; range: Bounds; optional?: boolean }
+  /** An array of `entries` objects, each holding `fields` and built into an `entry` instance. */
+  | { kind: 'array'; entries: Bounds; entry: DtoClass; fields: FieldRules; optional?: boolean };
+
+export type FieldRules = Readonly<Record<string, FieldRule>>;
+
+export const NAME_FIELD: FieldRule = { kind: 'string', pattern: NAME_PATTERN, length: NAME_LENGTH_CHARS };
+export const ID_FIELD: FieldRule = { kind: 'string', pattern: ID_PATTERN, length: ID_LENGTH_CHARS };
+/** The same rule, absent allowed (null is still refused, as by the DTO's IsOptionalNotNull). */
+export const optional = (rule: FieldRule): FieldRule => ({ ...rule, optional: true });
+
+export interface RegisteredCheck {
+  type: DtoClass;
+  check: CompiledCheck;
+  fields: FieldRules;
+}
+
+const registry = new Map<unknown, RegisteredCheck>();
+
+/**
+ * Class decorator: compiles a check of the DTO's fields and registers it, for AppValidationPipe and for
+ * the sync spec, which walks every registered DTO.
+ */
+export function CompiledValidation(fields: FieldRules) {
+  return (type: DtoClass): void => {
+    registry.set(type, { type, check: compile(type, fields), fields });
+  };
+}
+
+export function compiledCheckOf(metatype: unknown): CompiledCheck | undefined {
+  return registry.get(metatype)?.check;
+}
+
+export function registeredChecks(): RegisteredCheck[] {
+  return [...registry.values()];
+}
+
+/** A field reader answers the field's value as the DTO holds it (undefined: absent), or REFUSED. */
+const REFUSED = Symbol('refused');
+type Reader = (value: unknown) => unknown;
+
+function compile(type: DtoClass, fields: FieldRules): CompiledCheck {
+  const read = objectReader(type, fields);
+  // ValidationPipe validates an absent value (no body) as {}: valid when every field is optional.
+  const emptyIsValid = Object.values(fields).every((rule) => rule.optional);
+  return (value) => {
+    if (value === undefined || value === null) return emptyIsValid ? Object.create(type.prototype) : undefined;
+    return read(value);
+  };
+}
+
+function objectReader(type: DtoClass, fields: FieldRules): (value: unknown) => object | undefined {
+  const keys = new Set(Object.keys(fields));
+  const readers = Object.entries(fields).map(([key, rule]): [string, Reader] => [key, readerOf(rule)]);
+  return (value) => {
+    if (!isPlainObject(value) || !hasOnlyKeys(value, keys)) return undefined;
+    const instance = Object.create(type.prototype) as Record<string, unknown>;
+    for (const [key, read] of readers) {
+      const field = read(value[key]);
+      if (field === REFUSED) return undefined;
+      if (field !== undefined) instance[key] = field;
+    }
+    return instance;
+  };
+}
+
+function readerOf(rule: FieldRule): Reader {
+  const read = requiredReaderOf(rule);
+  return rule.optional ? (value) => (value === undefined ? undefined : read(value)) : read;
+}
+
+function requiredReaderOf(rule: FieldRule): Reader {
+  switch (rule.kind) {
+    case 'string':
+      return (value) => (typeof value === 'string' && rule.pattern.test(value) ? value : REFUSED);
+    case 'int': {
+      const { min, max } = rule.range;
+      const nonZero = rule.nonZero ?? false;
+      const accepts = (value: unknown): value is number =>
+        typeof value === 'number' &&
+        Number.isInteger(value) &&
+        value >= min &&
+        value <= max &&
+        !(nonZero && value === 0);
+      if (rule.fromQuery) {
+        return (value) => {
+          const parsed = queryInt(value);
+          return accepts(parsed) ? parsed : REFUSED;
+        };
+      }
+      return (value) => (accepts(value) ? value : REFUSED);
+    }
+    case 'finite': {
+      const { min, max } = rule.range;
+      return (value) =>
+        typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : REFUSED;
+    }
+    case 'array': {
+      const { min, max } = rule.entries;
+      const readEntry = objectReader(rule.entry, rule.fields);
+      return (value) => {
+        if (!Array.isArray(value) || value.length < min || value.length > max) return REFUSED;
+        const entries: object[] = new Array(value.length);
+        for (let i = 0; i < value.length; i++) {
+          const entry = readEntry(value[i]);
+          if (entry === undefined) return REFUSED;
+          entries[i] = entry;
+        }
+        return entries;
+      };
+    }
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  // A root prototype (Object.prototype of any realm) or none: not a class instance, not a Buffer.
+  const proto = Object.getPrototypeOf(value);
+  return proto === null || Object.getPrototypeOf(proto) === null;
+}
+
+function hasOnlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+}
+
+/** A query-string integer as the ToInt transform reads it (up to 15 digits, so exact), or undefined. */
+function queryInt(value: unknown): number | undefined {
+  return typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : undefined;
+}

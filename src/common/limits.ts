@@ -1,0 +1,30 @@
+/**
+ * Bounds shared by several features. Every numeric rule of the API is defined once, in this file or in
+ * a feature's `*.limits.ts`, and the DTO decorators, their OpenAPI schema, the compiled checks and the
+ * maths all read it from there. src/common/limits.spec.ts pins the values the API contract promises.
+ */
+
+/** An inclusive range. */
+export interface Bounds {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** Characters of a name that goes into Redis key names (board, window, counter, stats type). */
+export const NAME_LENGTH_CHARS: Bounds = { min: 1, max: 64 };
+
+/** Characters (code points) of an item or user id. */
+export const ID_LENGTH_CHARS: Bounds = { min: 1, max: 128 };
+
+/** Items one page may hold, and the default of the list routes (counters, stats pairs). */
+export const PAGE_LIMIT_ITEMS: Bounds = { min: 1, max: 1000 };
+export const DEFAULT_LIST_PAGE_ITEMS = 100;
+
+/** Position a page may start at. */
+export const PAGE_OFFSET_ITEMS: Bounds = { min: 0, max: 1_000_000 };
+
+/** Unix seconds accepted anywhere: up to the year 2286, which keeps every time far inside 2^53 ms. */
+export const UNIX_SEC: Bounds = { min: 0, max: 9_999_999_999 };
+
+/** A duration: positive, and at most 400 days (far beyond any sensible window, well inside 2^53 ms). */
+export const DURATION_SEC: Bounds = { min: 1, max: 400 * 86400 };
