@@ -4,8 +4,17 @@ import { ID_LENGTH_CHARS, NAME_LENGTH_CHARS } from './limits';
 export const NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.:-]{${NAME_LENGTH_CHARS.min},${NAME_LENGTH_CHARS.max}}$`);
 export const NAME_RULE = `${NAME_LENGTH_CHARS.min}-${NAME_LENGTH_CHARS.max} characters of A-Z a-z 0-9 _ . : -`;
 
-/** Item and user ids are members and fields, never key names: any printable characters (code points, hence `u`). */
-export const ID_PATTERN = new RegExp(`^[^\\x00-\\x1f\\x7f]{${ID_LENGTH_CHARS.min},${ID_LENGTH_CHARS.max}}$`, 'u');
+/**
+ * Item and user ids are members and fields, never key names: printable characters, counted as code
+ * points (hence `u`). Refused: control characters (C0, DEL, C1), format characters (zero-width
+ * spaces and joiners, bidi controls, BOM), line and paragraph separators, unpaired surrogates (they
+ * would be stored as U+FFFD, merging different ids) and ids of whitespace only: two ids that look
+ * alike are then one id, or refused.
+ */
+export const ID_PATTERN = new RegExp(
+  `^(?!\\s*$)[^\\p{Cc}\\p{Cf}\\p{Cs}\\p{Zl}\\p{Zp}]{${ID_LENGTH_CHARS.min},${ID_LENGTH_CHARS.max}}$`,
+  'u',
+);
 export const ID_RULE = `${ID_LENGTH_CHARS.min}-${ID_LENGTH_CHARS.max} printable characters`;
 
 export function isName(value: unknown): value is string {

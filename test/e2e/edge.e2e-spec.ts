@@ -78,4 +78,47 @@ describe('the HTTP edge bounds every body', () => {
     const answer = await send('POST', '/boards/b/items/x/increment', '{"__proto__":{"amount":5}}');
     expect([answer.status, answer.body.code]).toEqual([400, 'INVALID_INPUT']);
   });
+
+  it.each([
+    ['an unpaired surrogate', '\ud800'],
+    ['another unpaired surrogate', 'x\udc00'],
+    ['a zero-width space', 'adm\u200bin'],
+    ['a bidi override', 'a\u202egnp.exe'],
+    ['a byte order mark', '\ufeffuser'],
+    ['a C1 control', 'a\u0085b'],
+    ['a line separator', 'a\u2028b'],
+    ['whitespace only', '   '],
+  ])('refuses an id with %s (400), in a body and in a batch', async (_, id) => {
+    const like = await http().post('/boards/b/items/x/likes').send({ userId: id });
+    expect([like.status, like.body.code, like.body.message]).toEqual([
+      400,
+      'INVALID_INPUT',
+      'userId must be 1-128 printable characters',
+    ]);
+    const batch = await http()
+      .post('/boards/b/increments')
+      .send({ items: [{ item: id }] });
+    expect([batch.status, batch.body.message]).toEqual([400, 'items.0.item must be 1-128 printable characters']);
+  });
+
+  it('keeps two users apart whose ids differ only in what used to become U+FFFD', async () => {
+    expect((await http().post('/boards/b/items/surrogates/likes').send({ userId: '\ud800' })).status).toBe(400);
+    expect((await http().post('/boards/b/items/surrogates/likes').send({ userId: '\ud801' })).status).toBe(400);
+    expect((await http().get('/boards/b/items/surrogates')).body.score).toBe(0);
+    const emoji = await http().post('/boards/b/items/surrogates/likes').send({ userId: '\ud83d\ude00' });
+    expect(emoji.status).toBe(200); // a well-formed pair is one character
+  });
+
+  it.each([
+    ['an empty array', [[]]],
+    ['an array holding an entry', [[{ item: 'q', amount: 3 }]]],
+    ['null', [null]],
+    ['a string', ['q']],
+  ])('refuses a batch entry that is %s instead of an object, and writes nothing', async (_, items) => {
+    const answer = await http().post('/boards/b/increments').send({ items });
+    expect([answer.status, answer.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(
+      (await http().get('/boards/b/top?limit=1000')).body.items.map((row: { item: string }) => row.item),
+    ).not.toContain('');
+  });
 });

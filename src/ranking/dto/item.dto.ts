@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, ValidateNested } from 'class-validator';
 import { CompiledValidation, FieldRule, ID_FIELD, NAME_FIELD, optional } from '../../common/compiled-checks';
 import {
   IdProperty,
@@ -70,6 +70,8 @@ const BatchEntries = () =>
     IsArray(),
     ArrayMinSize(BATCH_ENTRIES.min),
     ArrayMaxSize(BATCH_ENTRIES.max),
+    // ValidateNested alone lets an array through where an entry belongs ([[]] wrote the id "").
+    IsObject({ each: true, message: '$property must hold objects like { "item": "..." }' }),
     ValidateNested({ each: true }),
     Type(() => BatchEntryDto),
   );
