@@ -11,6 +11,13 @@ export const RANKING_MESSAGES = {
     `board "${board}" changed during the request: the write was applied, but its board-wide rank could not be read; do not repeat the write, read the item instead`,
   batchPartial: (board: string, applied: number, total: number, pending: number) =>
     `board "${board}" changed during the request: ${applied} of ${total} entries applied, ${pending} not; retry those`,
+  windowCount: (min: number, max: number) => `windows must hold ${min} to ${max} windows`,
+  notADuration: (field: string) => `${field} must be a duration (seconds, or like 30s, 5m, 1h, 7d)`,
+  periodNotMultiple: (field: string) => `${field}.period must be a multiple of its interval`,
+  tooManySlots: (field: string, slots: number, max: number) =>
+    `${field} would have ${slots} slots; at most ${max} are allowed`,
+  badWindowName: (field: string, rule: string) => `${field}.name must be ${rule}`,
+  windowNameTwice: (field: string, name: string) => `${field}.name "${name}" is used twice`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
 };

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../common/errors';
+import { RANKING_MESSAGES as M } from './ranking.messages';
 import { parseDurationSec } from '../common/duration';
 import { isName, NAME_RULE } from '../common/names';
 import { MAX_SLOTS_PER_WINDOW, WINDOWS_PER_BOARD } from './ranking.limits';
@@ -37,27 +38,22 @@ export function windowSpan(nowMs: number, window: WindowSpec): { fromSec: number
 /** Checks a requested window list and resolves durations and default names; throws naming the problem. */
 export function resolveWindows(inputs: WindowInput[]): WindowSpec[] {
   if (inputs.length < WINDOWS_PER_BOARD.min || inputs.length > WINDOWS_PER_BOARD.max) {
-    throw new InvalidInputError(`windows must hold ${WINDOWS_PER_BOARD.min} to ${WINDOWS_PER_BOARD.max} windows`);
+    throw new InvalidInputError(M.windowCount(WINDOWS_PER_BOARD.min, WINDOWS_PER_BOARD.max));
   }
   const seen = new Set<string>();
   return inputs.map((input, index) => {
     const periodSec = parseDurationSec(input.period);
     const intervalSec = parseDurationSec(input.interval);
     const field = `windows.${index}`;
-    if (periodSec === undefined)
-      throw new InvalidInputError(`${field}.period must be a duration (seconds, or like 30s, 5m, 1h, 7d)`);
-    if (intervalSec === undefined)
-      throw new InvalidInputError(`${field}.interval must be a duration (seconds, or like 30s, 5m, 1h, 7d)`);
-    if (periodSec % intervalSec !== 0)
-      throw new InvalidInputError(`${field}.period must be a multiple of its interval`);
+    if (periodSec === undefined) throw new InvalidInputError(M.notADuration(`${field}.period`));
+    if (intervalSec === undefined) throw new InvalidInputError(M.notADuration(`${field}.interval`));
+    if (periodSec % intervalSec !== 0) throw new InvalidInputError(M.periodNotMultiple(field));
     if (periodSec / intervalSec > MAX_SLOTS_PER_WINDOW) {
-      throw new InvalidInputError(
-        `${field} would have ${periodSec / intervalSec} slots; at most ${MAX_SLOTS_PER_WINDOW} are allowed`,
-      );
+      throw new InvalidInputError(M.tooManySlots(field, periodSec / intervalSec, MAX_SLOTS_PER_WINDOW));
     }
     const name = input.name ?? String(input.period);
-    if (!isName(name)) throw new InvalidInputError(`${field}.name must be ${NAME_RULE}`);
-    if (seen.has(name)) throw new InvalidInputError(`${field}.name "${name}" is used twice`);
+    if (!isName(name)) throw new InvalidInputError(M.badWindowName(field, NAME_RULE));
+    if (seen.has(name)) throw new InvalidInputError(M.windowNameTwice(field, name));
     seen.add(name);
     return { name, periodSec, intervalSec };
   });
