@@ -2,7 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { JSON_LIMITS } from '../../src/common/json-body';
 import { FakeClock } from '../support/clock';
-import { ADMIN, startTestApp } from '../support/app';
+import { ADMIN, createBoard, startTestApp } from '../support/app';
 import { startTestRedis, TestRedis } from '../support/redis';
 
 /** Bodies built to stall the process or walk the validators: refused before anything walks them. */
@@ -25,11 +25,7 @@ describe('the HTTP edge bounds every body', () => {
   beforeAll(async () => {
     redis = await startTestRedis();
     app = await startTestApp(redis, clock);
-    await http()
-      .put('/admin/boards/b')
-      .set(ADMIN)
-      .send({ windows: [{ period: '1h', interval: '1m' }] })
-      .expect(201);
+    await createBoard(app, 'b');
   });
   afterAll(async () => {
     await app.close();

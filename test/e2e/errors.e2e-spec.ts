@@ -2,7 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { FakeClock } from '../support/clock';
 import { ERROR_CODES } from '../../src/common/errors';
-import { ADMIN, startTestApp } from '../support/app';
+import { ADMIN, createBoard, startTestApp } from '../support/app';
 import { startTestRedis, TestRedis } from '../support/redis';
 
 /** Every error a client can cause over HTTP answers { statusCode, message (one string), error, code }. */
@@ -15,11 +15,7 @@ describe('error bodies carry a stable code', () => {
   beforeAll(async () => {
     redis = await startTestRedis();
     app = await startTestApp(redis, clock);
-    await http()
-      .put('/admin/boards/b')
-      .set(ADMIN)
-      .send({ windows: [{ period: '1h', interval: '1m' }] })
-      .expect(201);
+    await createBoard(app, 'b');
   });
   afterAll(async () => {
     await app.close();

@@ -2,7 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { FakeClock } from '../support/clock';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { ADMIN, startTestApp } from '../support/app';
+import { createBoard, startTestApp } from '../support/app';
 import { startPrivateRedis } from '../support/private-redis';
 
 const T0 = 1_700_000_000_000;
@@ -20,11 +20,7 @@ describe('a full Redis is an outage that heals', () => {
   beforeAll(async () => {
     redis = await startPrivateRedis(['--maxmemory', '4mb', '--maxmemory-policy', 'noeviction']);
     app = await startTestApp(redis, clock);
-    await http()
-      .put('/admin/boards/b')
-      .set(ADMIN)
-      .send({ windows: [{ period: '10m', interval: '1m' }] })
-      .expect(201);
+    await createBoard(app, 'b', { windows: [{ period: '10m', interval: '1m' }] });
   });
   afterAll(async () => {
     await app.close();

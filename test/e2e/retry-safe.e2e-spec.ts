@@ -1,7 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { FakeClock } from '../support/clock';
-import { ADMIN, startTestApp } from '../support/app';
+import { createBoard, startTestApp } from '../support/app';
 import { FaultProxy } from '../support/fault-proxy';
 import { startTestRedis, TestRedis } from '../support/redis';
 
@@ -38,11 +38,7 @@ describe('retry-safe writes (Idempotency-Key)', () => {
       STATS_FLUSH_INTERVAL_MS: '60000',
       REDIS_AUTO_PIPELINING: 'false',
     });
-    await http()
-      .put('/admin/boards/b')
-      .set(ADMIN)
-      .send({ windows: [{ period: '1h', interval: '1m' }] })
-      .expect(201);
+    await createBoard(app, 'b');
   });
   afterAll(async () => {
     await app.close();
@@ -125,11 +121,7 @@ describe('retry-safe writes (Idempotency-Key)', () => {
   });
 
   it('scopes keys per board and per counter', async () => {
-    await http()
-      .put('/admin/boards/other')
-      .set(ADMIN)
-      .send({ windows: [{ period: '1h', interval: '1m' }] })
-      .expect(201);
+    await createBoard(app, 'other');
     expect(
       (await http().post('/boards/other/items/x/increment').set('Idempotency-Key', 'k-2').send({ amount: 2 })).headers[
         'idempotent-replayed'

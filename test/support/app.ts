@@ -1,4 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
 import { createApp } from '../../src/bootstrap';
 import { Clock } from '../../src/common/clock';
 import { TestRedis } from './redis';
@@ -26,4 +27,13 @@ export async function startTestApp(
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return app;
+}
+
+/** Creates a board over HTTP (one window: the last hour in 1-minute slots, unless `body` says otherwise). */
+export async function createBoard(
+  app: NestFastifyApplication,
+  name: string,
+  body: object = { windows: [{ period: '1h', interval: '1m' }] },
+): Promise<void> {
+  await request(app.getHttpServer()).put(`/admin/boards/${name}`).set(ADMIN).send(body).expect(201);
 }
