@@ -9,7 +9,9 @@ import { freeClusterPort, stopChild, waitForPing } from './processes';
  * A real three-master Redis Cluster of this test file's own: redis-server --cluster-enabled yes on
  * three free ports, joined with `redis-cli --cluster create` (about a second).
  */
-export async function startRedisCluster(): Promise<{ nodes: string; stopServer: () => Promise<void> }> {
+export async function startRedisCluster(
+  serverArgs: string[] = [],
+): Promise<{ nodes: string; stopServer: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'tb-cluster-'));
   const children: ChildProcess[] = [];
   const ports: number[] = [];
@@ -40,6 +42,7 @@ export async function startRedisCluster(): Promise<{ nodes: string; stopServer: 
           'no',
           '--loglevel',
           'warning',
+          ...serverArgs,
         ],
         { stdio: 'ignore' },
       );
