@@ -43,6 +43,16 @@ export class AppConfig {
   })
   REDIS_CLUSTER_NODES?: string;
 
+  /**
+   * Cluster nodes announced at one address and reached at another (NAT, containers, proxies):
+   * comma-separated `announced=reachable` pairs of host:port.
+   */
+  @IsOptional()
+  @Matches(/^[^\s,:=]+:\d{1,5}=[^\s,:=]+:\d{1,5}(,[^\s,:=]+:\d{1,5}=[^\s,:=]+:\d{1,5})*$/, {
+    message: 'REDIS_CLUSTER_NAT_MAP must be comma-separated announced=reachable pairs of host:port',
+  })
+  REDIS_CLUSTER_NAT_MAP?: string;
+
   @IntSetting(50, 60000)
   REDIS_COMMAND_TIMEOUT_MS = 500;
 

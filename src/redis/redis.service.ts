@@ -41,6 +41,10 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
           }),
           {
             enableOfflineQueue: false,
+            // Known: ioredis re-sends a command after "Connection is closed" (retryDelayOnFailover), both
+            // when it was never sent (a node still connecting: needed) and when its answer was lost (a
+            // write then runs twice). Writes with an Idempotency-Key are safe either way (replayed).
+            natMap: natMapOf(config.REDIS_CLUSTER_NAT_MAP),
             redisOptions: options,
             clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),
           },
@@ -134,4 +138,16 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     this.lastErrorLogMs = nowMs;
     this.logger.warn(`Redis connection problem: ${error.message}`);
   }
+}
+
+/** REDIS_CLUSTER_NAT_MAP as ioredis' natMap: announced "host:port" -> the address to connect to. */
+export function natMapOf(value: string | undefined): Record<string, { host: string; port: number }> | undefined {
+  if (!value) return undefined;
+  return Object.fromEntries(
+    value.split(',').map((pair) => {
+      const [announced, reachable] = pair.split('=');
+      const [host, port] = reachable.split(':');
+      return [announced, { host, port: Number(port) }];
+    }),
+  );
 }

@@ -1,4 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import calculateSlot from 'cluster-key-slot';
+import { Cluster } from 'ioredis';
 import request from 'supertest';
 import { FakeClock } from '../support/clock';
 import { createBoard, startTestApp } from '../support/app';
@@ -148,5 +150,57 @@ describe('retry-safe writes (Idempotency-Key)', () => {
     expect((await increment('old', 1, 'daily')).headers['idempotent-replayed']).toBe('true');
     clock.advanceMs(2000);
     expect((await increment('old', 1, 'daily')).headers['idempotent-replayed']).toBeUndefined();
+  });
+});
+
+/** The same fault on a Cluster: one proxy per node (REDIS_CLUSTER_NAT_MAP sends the app through them). */
+describe('retry-safe writes on a Cluster', () => {
+  let redis: TestRedis;
+  const proxies = new Map<string, FaultProxy>();
+  let app: NestFastifyApplication;
+  const clock = new FakeClock(T0);
+  const http = () => request(app.getHttpServer());
+  const increment = (item: string, amount: number, key: string) =>
+    http().post(`/boards/b/items/${item}/increment`).set('Idempotency-Key', key).send({ amount });
+
+  beforeAll(async () => {
+    redis = await startTestRedis('cluster');
+    for (const node of redis.env.REDIS_CLUSTER_NODES.split(','))
+      proxies.set(node, await FaultProxy.start(Number(node.split(':')[1])));
+    const through = [...proxies].map(([node, proxy]) => [node, `127.0.0.1:${proxy.port}`]);
+    app = await startTestApp(redis, clock, {
+      REDIS_CLUSTER_NODES: through.map(([, proxied]) => proxied).join(','),
+      REDIS_CLUSTER_NAT_MAP: through.map(([node, proxied]) => `${node}=${proxied}`).join(','),
+      STATS_FLUSH_INTERVAL_MS: '60000',
+    });
+    await createBoard(app, 'b');
+  });
+  afterAll(async () => {
+    await app.close();
+    for (const proxy of proxies.values()) await proxy.close();
+    await redis.stop();
+  });
+
+  const ownerOfBoard = () => {
+    const slot = calculateSlot(`{${redis.prefix}board:b}:cfg`);
+    return proxies.get(redis.client instanceof Cluster ? redis.client.slots[slot][0] : '');
+  };
+  /** Sends until an answer comes (the app reconnects to the node meanwhile), as a client would. */
+  async function untilAnswered(send: () => request.Test): Promise<request.Response> {
+    let answer = await send();
+    for (let attempt = 0; attempt < 200 && answer.status !== 200; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      answer = await send();
+    }
+    return answer;
+  }
+
+  it('a keyed write whose answer was lost is applied once, however often it is sent again', async () => {
+    ownerOfBoard()?.dropNextReply();
+    const first = await untilAnswered(() => increment('safe', 5, 'cluster-1'));
+    expect(first.status).toBe(200);
+    const again = await increment('safe', 5, 'cluster-1');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect((await http().get('/boards/b/items/safe')).body.score).toBe(5);
   });
 });
