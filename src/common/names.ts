@@ -21,10 +21,6 @@ export function isName(value: unknown): value is string {
   return typeof value === 'string' && NAME_PATTERN.test(value);
 }
 
-export function isId(value: unknown): value is string {
-  return typeof value === 'string' && ID_PATTERN.test(value);
-}
-
 /**
  * Route pattern of a request no route matched: one per method, so clients cannot create unbounded
  * metric series or stats contexts. Braces keep it a valid stats context.
