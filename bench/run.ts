@@ -92,23 +92,7 @@ async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
   children.push(service);
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
   await waitForHttp(`${serviceUrl}/health/ready`);
-  const put = await fetch(`${serviceUrl}/admin/boards/bench`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ windows: [{ period: '24h', interval: '1h' }] }),
-  });
-  if (put.status !== 201) throw new Error(`creating the bench board failed: ${put.status}`);
-  for (let i = 0; i < 10; i++) {
-    const items = Array.from({ length: 1000 }, (_, j) => ({
-      item: `seed-${i * 1000 + j}`,
-      amount: 1 + ((i * 1000 + j) % 97),
-    }));
-    await fetch(`${serviceUrl}/boards/bench/increments`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ items }),
-    });
-  }
+  await createSeededBoard(serviceUrl, 'bench', { windows: [{ period: '24h', interval: '1h' }] });
 
   const barePort = await freePort();
   const bare = fork(join(__dirname, 'bare-server.ts'), [], {
@@ -192,23 +176,7 @@ async function idempotentHttpBench(serviceUrl: string, servicePid: number | unde
 
 /** The same service routes on a board of 4 shards (the floor server has no sharding: service only). */
 async function shardedHttpBench(serviceUrl: string): Promise<void> {
-  const put = await fetch(`${serviceUrl}/admin/boards/sharded`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ windows: [{ period: '24h', interval: '1h' }], shards: 4 }),
-  });
-  if (put.status !== 201) throw new Error(`creating the sharded bench board failed: ${put.status}`);
-  for (let i = 0; i < 10; i++) {
-    const items = Array.from({ length: 1000 }, (_, j) => ({
-      item: `seed-${i * 1000 + j}`,
-      amount: 1 + ((i * 1000 + j) % 97),
-    }));
-    await fetch(`${serviceUrl}/boards/sharded/increments`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ items }),
-    });
-  }
+  await createSeededBoard(serviceUrl, 'sharded', { windows: [{ period: '24h', interval: '1h' }], shards: 4 });
   const routes = [
     {
       name: 'increment',
@@ -470,6 +438,27 @@ async function clusterBench(): Promise<void> {
 }
 
 // ---------------------------------------------------------------- helpers
+
+/** Creates a board through the service and fills it with 10 000 seeded items (seed-0 ... seed-9999). */
+async function createSeededBoard(serviceUrl: string, name: string, config: object): Promise<void> {
+  const put = await fetch(`${serviceUrl}/admin/boards/${name}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(config),
+  });
+  if (put.status !== 201) throw new Error(`creating the bench board ${name} failed: ${put.status}`);
+  for (let i = 0; i < 10; i++) {
+    const items = Array.from({ length: 1000 }, (_, j) => ({
+      item: `seed-${i * 1000 + j}`,
+      amount: 1 + ((i * 1000 + j) % 97),
+    }));
+    await fetch(`${serviceUrl}/boards/${name}/increments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items }),
+    });
+  }
+}
 
 function calculateSlotOf(key: string): number {
   return calculateSlot(key);
