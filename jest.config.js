@@ -18,6 +18,7 @@ const base = {
 
 module.exports = {
   maxWorkers: 2,
+  globalSetup: '<rootDir>/test/support/node-version.js',
   // Starting a private Redis Cluster takes a second or two, more on a busy 2-core machine.
   testTimeout: 60000,
   projects: [

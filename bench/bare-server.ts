@@ -7,6 +7,7 @@
 import Fastify from 'fastify';
 import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
+import { UNLIMITED } from '../src/governance/growth-quota';
 import { CounterKeys } from '../src/counters/counter-keys';
 import { COUNTER_SCRIPTS } from '../src/counters/counters.scripts';
 import { PreparedBoard } from '../src/ranking/board';
@@ -39,11 +40,18 @@ async function main(): Promise<void> {
   const boardName = process.env.BOARD ?? 'bench';
   const stored = await redis.hgetall(keys.board(boardName).cfg());
   const board = new PreparedBoard(
-    { name: boardName, version: stored.version, shards: 1, windows: JSON.parse(stored.windows) },
+    { name: boardName, version: stored.version, shards: 1, maxItems: null, windows: JSON.parse(stored.windows) },
     (shard) => keys.board(boardName, shard),
   );
   const window = board.config.windows[0];
-  const on = (): BoardCall => ({ board, shard: board.shards[0], nowMs: Date.now(), budgetFields: EXPIRE_CHUNK });
+  // No quotas here: the floor the service's own checks are measured against.
+  const on = (): BoardCall & { newItems: number } => ({
+    board,
+    shard: board.shards[0],
+    nowMs: Date.now(),
+    budgetFields: EXPIRE_CHUNK,
+    newItems: UNLIMITED,
+  });
 
   const app = Fastify({ logger: false });
   app.post<{ Params: { item: string }; Body?: { amount?: number } }>(
@@ -87,6 +95,8 @@ async function main(): Promise<void> {
       name,
       precisionsSec: precisions,
       samples: defaults.COUNTER_SAMPLES,
+      newCounters: UNLIMITED,
+      bucketCap: 0,
       nowMs,
       atSec: Math.floor(nowMs / 1000),
       count: request.body?.count ?? 1,
@@ -108,6 +118,7 @@ async function main(): Promise<void> {
         hourStart: hourStartOf(nowMs),
         value,
         histogramField: bucketField(value),
+        apply: true,
       });
       return { context, type, ...reply.value };
     },

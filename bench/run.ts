@@ -2,7 +2,7 @@
  * `npm run bench`: starts a private redis-server, the service (dist/main.js, as `npm start` runs it)
  * and the bare floor server (bench/bare-server.ts) on free ports, measures, prints markdown tables,
  * and stops everything. Knobs: BENCH_DURATION_SEC (default 5), BENCH_REPEATS (default 5),
- * BENCH_SKIP=http,redis,memory,expiry,cluster to leave parts out.
+ * BENCH_SKIP=http,redis,shards,worst,growth,memory,expiry,cluster,idle to leave parts out.
  */
 import autocannon from 'autocannon';
 import calculateSlot from 'cluster-key-slot';
@@ -20,6 +20,13 @@ import { RankingKeys } from '../src/ranking/ranking.keys';
 import { BoardCall } from '../src/ranking/ranking.scripts';
 import { callScript, defineScript } from '../src/redis/scripts';
 import { AppConfig } from '../src/common/config';
+import { idleBoardsBench } from './idle-boards';
+import { cpuSeconds, waitForHttp } from './process-stats';
+import { shardedCostBench } from './sharded-cost';
+import { worstRequestsBench } from './worst-requests';
+import { UNLIMITED } from '../src/governance/growth-quota';
+import { CounterKeys } from '../src/counters/counter-keys';
+import { COUNTER_SCRIPTS } from '../src/counters/counters.scripts';
 
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 5);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
@@ -30,8 +37,6 @@ const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
 const PREFIX = 'bench:';
 const children: ChildProcess[] = [];
-/** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks. */
-const CLOCK_TICKS_PER_SEC = 100;
 
 async function main(): Promise<void> {
   const redisPort = await freePort();
@@ -56,11 +61,15 @@ async function main(): Promise<void> {
 
   if (!SKIP.has('http')) await httpBench(redisUrl, redis);
   if (!SKIP.has('redis')) await redisBench(redis);
+  if (!SKIP.has('shards')) await shardedCostBench(redisUrl, REPEATS);
+  if (!SKIP.has('worst')) await worstRequestsBench(redisUrl);
+  if (!SKIP.has('growth')) await growthBench(redis);
   if (!SKIP.has('memory')) await memoryBench(redis);
   if (!SKIP.has('idempotency')) await idempotencyMemoryBench(redis);
   if (!SKIP.has('expiry')) await expiryBench(redis);
   redis.disconnect();
   if (!SKIP.has('cluster')) await clusterBench();
+  if (!SKIP.has('idle')) await idleBoardsBench();
 }
 
 // ---------------------------------------------------------------- HTTP: service vs bare floor
@@ -86,6 +95,11 @@ async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
       ADMIN_TOKEN,
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_SEC: '0',
+      // One load generator stands for many clients: quotas on growth would refuse its new items.
+      QUOTA_NEW_ITEMS: '0',
+      QUOTA_NEW_LIKE_USERS: '0',
+      QUOTA_NEW_COUNTERS: '0',
+      QUOTA_NEW_STATS_PAIRS: '0',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -303,6 +317,99 @@ async function redisBench(redis: Redis): Promise<void> {
 
 // ---------------------------------------------------------------- memory
 
+/**
+ * What the quotas on growth add inside Redis: each write once as it runs with no limit (no quota for
+ * the client, a board without maxItems, no MAX_COUNTERS) and once with every check on (an allowance,
+ * maxItems, a counter bucket cap), on existing entries and on new ones.
+ */
+async function growthBench(redis: Redis): Promise<void> {
+  console.log('## Quotas on growth: µs per call inside Redis, without and with the checks (64 calls in flight)\n');
+  console.log('| write | no limits | quota + cap | with / without |');
+  console.log('|---|---|---|---|');
+  for (const script of Object.values(COUNTER_SCRIPTS)) defineScript(redis, script);
+  const keys = new RankingKeys(PREFIX);
+  const plain = await makeBoard(redis, keys, 'growth-plain', 3);
+  const capped = await makeBoard(redis, keys, 'growth-capped', 3, '24h', '1h', 1, 100_000_000);
+  await seed(redis, plain, 10_000, Date.now());
+  await seed(redis, capped, 10_000, Date.now());
+  const micros = async (call: () => Promise<unknown>) => {
+    await redis.config('RESETSTAT');
+    await throughput(call);
+    return scriptMicrosPerCall(redis);
+  };
+  let n = 0;
+  const existing = () => `s${n++ % 10_000}`;
+  const fresh = () => `g${n++}`;
+  const batchOf = (id: () => string) => Array.from({ length: 100 }, () => ({ item: id(), amount: 1 }));
+  const rows: Array<[string, (limited: boolean) => Promise<unknown>]> = [
+    [
+      'item increment, existing item, 3 windows',
+      (limited) =>
+        callScript(redis, S.increment, {
+          ...growthOn(limited ? capped : plain, limited, 1),
+          item: existing(),
+          amount: 1,
+        }),
+    ],
+    [
+      'item increment, new item, 3 windows',
+      (limited) =>
+        callScript(redis, S.increment, { ...growthOn(limited ? capped : plain, limited, 1), item: fresh(), amount: 1 }),
+    ],
+    [
+      'batch of 100, existing items, 3 windows',
+      (limited) =>
+        callScript(redis, S.incrementBatch, {
+          ...growthOn(limited ? capped : plain, limited, 100),
+          entries: batchOf(existing),
+        }),
+    ],
+    [
+      'batch of 100, new items, 3 windows',
+      (limited) =>
+        callScript(redis, S.incrementBatch, {
+          ...growthOn(limited ? capped : plain, limited, 100),
+          entries: batchOf(fresh),
+        }),
+    ],
+    [
+      'counter increment, existing counter, 7 precisions',
+      (limited) => {
+        const config = new AppConfig();
+        return callScript(redis, COUNTER_SCRIPTS.increment, {
+          keys: new CounterKeys(PREFIX, config.COUNTER_INDEX_BUCKETS),
+          name: `c${n++ % 1000}`,
+          precisionsSec: config.COUNTER_PRECISIONS.split(',').map(Number),
+          samples: config.COUNTER_SAMPLES,
+          nowMs: Date.now(),
+          atSec: Math.floor(Date.now() / 1000),
+          count: 1,
+          newCounters: limited ? 1 : UNLIMITED,
+          bucketCap: limited ? Math.ceil(config.MAX_COUNTERS / config.COUNTER_INDEX_BUCKETS) : 0,
+        });
+      },
+    ],
+  ];
+  for (const [what, call] of rows) {
+    // ABBA order, each figure the mean of two runs: drift during the run weighs on both alike.
+    const without1 = await micros(() => call(false));
+    const with1 = await micros(() => call(true));
+    const with2 = await micros(() => call(true));
+    const without2 = await micros(() => call(false));
+    const without = (without1 + without2) / 2;
+    const withChecks = (with1 + with2) / 2;
+    console.log(
+      `| ${what} | ${without.toFixed(1)} | ${withChecks.toFixed(1)} | ${(withChecks / without).toFixed(2)} |`,
+    );
+  }
+  console.log('');
+}
+
+/** A board write's arguments with the growth allowance a client with quota left would get (or none). */
+function growthOn(board: PreparedBoard, limited: boolean, allowance: number): BoardCall & { newItems: number } {
+  return { ...on(board, Date.now()), newItems: limited ? allowance : UNLIMITED };
+}
+
 async function memoryBench(redis: Redis): Promise<void> {
   const keys = new RankingKeys(PREFIX);
   await redis.flushall();
@@ -465,9 +572,9 @@ function calculateSlotOf(key: string): number {
 }
 
 /** The arguments every board script takes, on the shard of `item` (shard 0 without one). */
-function on(board: PreparedBoard, nowMs: number, item?: string): BoardCall {
+function on(board: PreparedBoard, nowMs: number, item?: string): BoardCall & { newItems: number } {
   const shard = item === undefined ? board.shards[0] : board.shardOf(item);
-  return { board, shard, nowMs, budgetFields: EXPIRE_CHUNK };
+  return { board, shard, nowMs, budgetFields: EXPIRE_CHUNK, newItems: UNLIMITED };
 }
 
 async function makeBoard(
@@ -478,6 +585,7 @@ async function makeBoard(
   period = '24h',
   interval = '1h',
   shards = 1,
+  maxItems?: number,
 ): Promise<PreparedBoard> {
   const parse = (d: string) =>
     Number(d.slice(0, -1)) * ({ h: 3600, d: 86400, m: 60 } as Record<string, number>)[d.slice(-1)];
@@ -491,6 +599,7 @@ async function makeBoard(
     keys: keys.board(name),
     windows,
     shards,
+    maxItems,
     version: `v-${name}`,
     reset: false,
     nowMs,
@@ -498,8 +607,9 @@ async function makeBoard(
   if (reply.status === 'conflict') throw new Error(`board ${name}: ${reply.message}`);
   for (let shard = 1; shard < shards; shard++)
     await callScript(redis, S.shardSync, { keys: keys.board(name, shard), ...reply, nowMs });
-  return new PreparedBoard({ name, version: reply.version, shards, windows: JSON.parse(reply.windowsJson) }, (shard) =>
-    keys.board(name, shard),
+  return new PreparedBoard(
+    { name, version: reply.version, shards, maxItems: reply.maxItems, windows: JSON.parse(reply.windowsJson) },
+    (shard) => keys.board(name, shard),
   );
 }
 
@@ -534,30 +644,6 @@ async function throughput(call: () => Promise<unknown>, inFlight = 64): Promise<
   const startedMs = performance.now();
   await Promise.all(Array.from({ length: inFlight }, worker));
   return done / ((performance.now() - startedMs) / 1000);
-}
-
-async function waitForHttp(url: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${url} never answered`);
-}
-
-/** User + system CPU seconds of a process so far (Linux /proc; 0 elsewhere or without a pid). */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after "pid (name) "; the name itself may hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SEC;
-  } catch {
-    return 0;
-  }
 }
 
 /**

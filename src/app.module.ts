@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
+import { AccessModule } from './access/access.module';
 import { CommonModule, CommonModuleOptions } from './common/common.module';
 import { CountersModule } from './counters/counters.module';
 import { AppErrorFilter } from './common/error.filter';
@@ -19,6 +20,7 @@ export class AppModule {
         CommonModule.forRoot(options),
         ScheduleModule.forRoot(),
         RedisModule,
+        AccessModule,
         HealthModule,
         GovernanceModule,
         RankingModule,

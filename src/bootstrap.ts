@@ -1,27 +1,37 @@
 import { NestFactory } from '@nestjs/core';
+import { LogController } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { CommonModuleOptions } from './common/common.module';
-import { ApiKeyGuard, ApiKeys } from './common/api-keys';
+import { AccessGuard } from './access/access.guard';
 import { AppConfig, trustProxyOf, validateConfig } from './common/config';
+import { httpServerOptions } from './common/http-edge';
 import { guardJsonBodies, JSON_LIMITS } from './common/json-body';
+import { openApiDocument } from './common/openapi';
 import { createRootLogger, echoRequestId, lazyChildLogger, PinoLoggerService, requestId } from './common/logging';
+import { securityHeaders } from './common/security-headers';
 import { AppValidationPipe } from './common/validation';
 import { RateLimitGuard } from './governance/rate-limit.guard';
 import { prepareGracefulShutdown } from './shutdown';
 
+/** The HTML pages the app serves: they get a Content-Security-Policy, every other answer the API headers. */
+const HTML_PAGES = ['/docs'];
+
 /** Builds the whole app (used by main.ts and by the e2e tests), ready to listen. */
 export async function createApp(options: CommonModuleOptions = {}): Promise<NestFastifyApplication> {
   const logger = createRootLogger();
-  // Validated here too: the adapter needs TRUST_PROXY before the app (and CommonModule) exist.
+  // Validated here too: the adapter needs TRUST_PROXY and the timeouts before the app (and CommonModule) exist.
   const config = validateConfig({ ...process.env, ...options.env });
   const adapter = new FastifyAdapter({
+    ...httpServerOptions(config),
     trustProxy: trustProxyOf(config),
     routerOptions: { maxParamLength: 2048 },
     bodyLimit: JSON_LIMITS.maxBatchBytes,
     genReqId: requestId,
     loggerInstance: logger,
+    // RequestLog writes one line per request instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLogger,
   });
   // Nest's own body parsers stay off: JSON is the one body type (guardJsonBodies), anything else is a 415.
@@ -31,22 +41,21 @@ export async function createApp(options: CommonModuleOptions = {}): Promise<Nest
   });
   logger.level = app.get(AppConfig).LOG_LEVEL;
   app.useLogger(new PinoLoggerService(logger));
+  // One connection over the cap is closed on arrival, before it costs more than a file descriptor.
+  app.getHttpServer().maxConnections = config.HTTP_MAX_CONNECTIONS;
+  await securityHeaders(app, HTML_PAGES);
   echoRequestId(app.getHttpAdapter().getInstance());
   guardJsonBodies(app.getHttpAdapter().getInstance());
   prepareGracefulShutdown(app, app.getHttpAdapter().getInstance());
   app.useGlobalPipes(new AppValidationPipe());
-  if (app.get(ApiKeys).configured) app.useGlobalGuards(app.get(ApiKeyGuard));
+  app.useGlobalGuards(app.get(AccessGuard));
   const rateLimit = app.get(RateLimitGuard);
   if (rateLimit.enabled) app.useGlobalGuards(rateLimit);
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('trendboard')
-      .setDescription('Rolling-window leaderboards over Redis: trending items, ranks, counters and stats.')
-      .setVersion('0.1.0')
-      .addBearerAuth()
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  const document = openApiDocument(app, '0.1.0');
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    // No "valid" badge fetched from validator.swagger.io: the page's CSP allows images of this origin only.
+    swaggerOptions: { validatorUrl: null },
+  });
   return app;
 }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { AppConfig } from './common/config';
 import { createApp } from './bootstrap';
+import { logBootFailure } from './common/logging';
 import { gracefulShutdown } from './shutdown';
 
 async function main(): Promise<void> {
@@ -16,6 +17,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  logBootFailure(error);
   process.exit(1);
 });

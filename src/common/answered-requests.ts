@@ -1,7 +1,15 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { UNMATCHED_ROUTE } from './names';
+
+/** The machine code of each error answer, noted by whoever answers it (error filter, load shedder). */
+const errorCodes = new WeakMap<FastifyRequest, string>();
+
+/** Notes the `code` of the error body a request is answered with (read back in the onResponse hook). */
+export function noteErrorCode(request: FastifyRequest, code: string): void {
+  errorCodes.set(request, code);
+}
 
 /** One answered HTTP request, as the metrics and the access-time recorder see it. */
 export interface AnsweredRequest {
@@ -12,6 +20,12 @@ export interface AnsweredRequest {
   routeKey: string;
   statusCode: number;
   durationMs: number;
+  /** The error body's `code` when the answer is an error the app made (not a Fastify 404 of no route). */
+  errorCode?: string;
+  /** True when the answer is a stored answer replayed for an Idempotency-Key. */
+  replayed: boolean;
+  /** The request's logger: its lines carry the request id (`reqId`). */
+  log: FastifyBaseLogger;
 }
 
 export type AnsweredRequestListener = (answered: AnsweredRequest) => void;
@@ -26,6 +40,7 @@ export type AnsweredRequestListener = (answered: AnsweredRequest) => void;
 export class AnsweredRequests implements OnModuleInit {
   private readonly listeners: AnsweredRequestListener[] = [];
   private readonly logger = new Logger('AnsweredRequests');
+  private inFlight = 0;
 
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
@@ -33,8 +48,19 @@ export class AnsweredRequests implements OnModuleInit {
     this.listeners.push(listener);
   }
 
+  /** Requests received and not yet answered (or abandoned by their client). */
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('onRequest', (_request, reply, done) => {
+      this.inFlight++;
+      // 'close' also fires when the client goes away before an answer, where onResponse never runs.
+      reply.raw.once('close', () => this.inFlight--);
+      done();
+    });
     fastify.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url || UNMATCHED_ROUTE;
       const answered: AnsweredRequest = {
@@ -43,6 +69,9 @@ export class AnsweredRequests implements OnModuleInit {
         routeKey: `${request.method} ${route}`,
         statusCode: reply.statusCode,
         durationMs: reply.elapsedTime,
+        errorCode: errorCodes.get(request),
+        replayed: reply.getHeader('idempotent-replayed') === 'true',
+        log: request.log,
       };
       for (const listener of this.listeners) {
         try {

@@ -1,10 +1,9 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { AdminGuard } from './admin.guard';
-import { ApiKeyGuard, ApiKeys } from './api-keys';
 import { AnsweredRequests } from './answered-requests';
 import { Clock, SystemClock } from './clock';
 import { AppConfig, validateConfig } from './config';
 import { JobRegistry } from './jobs';
+import { RequestLog } from './request-log';
 
 export interface CommonModuleOptions {
   /** Values layered over the process environment (tests use this to point at their own Redis). */
@@ -12,7 +11,7 @@ export interface CommonModuleOptions {
   clock?: Clock;
 }
 
-/** Config (validated at boot), the Clock, the admin guard and the answered-requests hook, shared by every feature module. */
+/** Config (validated at boot), the Clock, the answered-requests hook and the job registry, shared by every feature module. */
 @Global()
 @Module({})
 export class CommonModule {
@@ -24,13 +23,11 @@ export class CommonModule {
       providers: [
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: options.clock ?? new SystemClock() },
-        AdminGuard,
-        ApiKeys,
-        ApiKeyGuard,
         AnsweredRequests,
+        RequestLog,
         JobRegistry,
       ],
-      exports: [AppConfig, Clock, AdminGuard, ApiKeys, ApiKeyGuard, AnsweredRequests, JobRegistry],
+      exports: [AppConfig, Clock, AnsweredRequests, JobRegistry],
     };
   }
 }

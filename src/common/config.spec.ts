@@ -10,6 +10,15 @@ describe('validateConfig', () => {
       LOG_LEVEL: 'info',
       SCHEDULER_ENABLED: true,
       EXPIRE_CHUNK: 100,
+      QUOTA_INTERVAL_SEC: 3600,
+      QUOTA_NEW_ITEMS: 10_000,
+      QUOTA_NEW_LIKE_USERS: 10_000,
+      QUOTA_NEW_COUNTERS: 100,
+      QUOTA_NEW_STATS_PAIRS: 100,
+      MAX_COUNTERS: 100_000,
+      MAX_STATS_PAIRS: 100_000,
+      STATS_INDEX_PRUNE_INTERVAL_MS: 60_000,
+      STATS_INDEX_PRUNE_BATCH: 500,
     });
     expect(config.REDIS_CLUSTER_NODES).toBeUndefined();
     expect(config.ADMIN_TOKEN).toBeUndefined();
@@ -48,8 +57,36 @@ describe('validateConfig', () => {
     ['COUNTER_PRECISIONS', '1,1'],
     ['COUNTER_PRECISIONS', '0,5'],
     ['REDIS_COMMAND_TIMEOUT_MS', '1.5'],
+    ['HTTP_CONNECTION_TIMEOUT_MS', '0'],
+    ['HTTP_HEADERS_TIMEOUT_MS', '99'],
+    ['HTTP_REQUEST_TIMEOUT_MS', '600001'],
+    ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '5s'],
+    ['HTTP_MAX_CONNECTIONS', '0'],
+    ['METRICS_TOKEN', 'short'],
+    ['METRICS_TOKEN', 'has a space in it 0123456789'],
   ])('refuses %s=%j with a message naming the variable', (name, value) => {
     expect(() => validateConfig({ [name]: value })).toThrow(new RegExp(`Invalid configuration:[\\s\\S]*${name}`));
+  });
+
+  it('gives the HTTP edge its documented defaults', () => {
+    expect(validateConfig({})).toMatchObject({
+      HTTP_CONNECTION_TIMEOUT_MS: 30_000,
+      HTTP_HEADERS_TIMEOUT_MS: 10_000,
+      HTTP_REQUEST_TIMEOUT_MS: 30_000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 72_000,
+      HTTP_MAX_CONNECTIONS: 10_000,
+    });
+    expect(validateConfig({}).METRICS_TOKEN).toBeUndefined();
+  });
+
+  it('refuses a header timeout longer than the request timeout (the headers are part of the request)', () => {
+    expect(() => validateConfig({ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '15000' })).toThrow(
+      /HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS/,
+    );
+    expect(() => validateConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
+    expect(validateConfig({ HTTP_HEADERS_TIMEOUT_MS: '15000', HTTP_REQUEST_TIMEOUT_MS: '15000' })).toMatchObject({
+      HTTP_HEADERS_TIMEOUT_MS: 15_000,
+    });
   });
 
   it('names every bad variable at once', () => {
@@ -64,5 +101,16 @@ describe('validateConfig', () => {
       '192.168.0.0/16',
       '::1',
     ]);
+  });
+
+  it('refuses quotas and caps outside their bounds, naming the variable', () => {
+    expect(validateConfig({ QUOTA_NEW_ITEMS: '0', MAX_COUNTERS: '0' })).toMatchObject({
+      QUOTA_NEW_ITEMS: 0,
+      MAX_COUNTERS: 0,
+    });
+    expect(() => validateConfig({ QUOTA_NEW_ITEMS: '-1' })).toThrow(/QUOTA_NEW_ITEMS/);
+    expect(() => validateConfig({ QUOTA_INTERVAL_SEC: '59' })).toThrow(/QUOTA_INTERVAL_SEC/);
+    expect(() => validateConfig({ MAX_STATS_PAIRS: '1.5' })).toThrow(/MAX_STATS_PAIRS/);
+    expect(() => validateConfig({ STATS_INDEX_PRUNE_BATCH: '0' })).toThrow(/STATS_INDEX_PRUNE_BATCH/);
   });
 });

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { parseConfiguredKeys } from '../access/access-rules';
 import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
@@ -66,6 +67,15 @@ export class AppConfig {
   @BoolSetting()
   REDIS_AUTO_PIPELINING = true;
 
+  /**
+   * Load shedding: commands this instance has sent to Redis and not yet had answered, timed-out ones
+   * included (ioredis keeps a command queued until its answer arrives). While that many are unanswered,
+   * a request that needs Redis answers 503 REDIS_BUSY at once and sends nothing, so commands abandoned by
+   * a client timeout cannot pile up in Redis.
+   */
+  @IntSetting(16, 1_000_000)
+  REDIS_MAX_PENDING_COMMANDS = 1024;
+
   @Matches(/^[A-Za-z0-9_.:-]{0,32}$/, { message: 'KEY_PREFIX must be 0-32 characters of A-Z a-z 0-9 _ . : -' })
   KEY_PREFIX = 'tb:';
 
@@ -95,18 +105,47 @@ export class AppConfig {
   @IntSetting(100, 3_600_000)
   SCHEDULER_INTERVAL_MS = 1000;
 
+  /** Most due boards one claim takes (a pass claims again while claims come back full). */
+  @IntSetting(1, 10_000)
+  SCHEDULER_CLAIM_BATCH = 100;
+
   /**
-   * API keys a client may send as X-Api-Key: comma-separated, each 16-256 printable characters. A
-   * configured key identifies its client (for rate limits); an unknown key is refused (401).
+   * How long a claimed board stays with the instance that claimed it: past it, another instance may
+   * visit it (the claimer crashed or lost Redis). Far above a batch's visits (milliseconds each).
+   */
+  @IntSetting(1000, 3_600_000)
+  SCHEDULER_LEASE_MS = 30_000;
+
+  /**
+   * Every this long one instance (fleet-wide) enters every registered board that has no due entry into
+   * the due index, spread over the next interval: it heals an entry lost with a crashed instance
+   * between a write and its index update, and moves boards of the registry set kept before paging.
+   */
+  @IntSetting(60_000, 7 * 86_400_000)
+  SCHEDULER_SWEEP_INTERVAL_MS = 3_600_000;
+
+  /**
+   * API keys from configuration: comma-separated `<secret>[:<scopes>[:<prefixes>]]`, a secret 16-256
+   * printable characters without comma, colon or space, scopes joined by `+` (read, write, admin;
+   * default read+write), name prefixes joined by `|`. Keys made by POST /admin/keys live in Redis.
    */
   @ValidateBy({
     name: 'isApiKeyList',
     validator: {
       validate: isApiKeyList,
-      defaultMessage: () => 'API_KEYS must be comma-separated keys of 16-256 printable characters (no comma)',
+      defaultMessage: () =>
+        'API_KEYS must be comma-separated <secret>[:<scopes>[:<prefixes>]] entries: a secret of 16-256 printable characters without comma, colon or space; scopes read, write, admin joined by +; prefixes joined by |',
     },
   })
   API_KEYS = '';
+
+  /** Once any key exists, reads still need none (writes and admin routes do). */
+  @BoolSetting()
+  PUBLIC_READS = false;
+
+  /** How often each instance reads the stored API keys again (a key made or revoked elsewhere counts within it). */
+  @IntSetting(100, 3_600_000)
+  API_KEYS_REFRESH_MS = 5000;
 
   /**
    * Proxies whose X-Forwarded-For is believed, as Fastify's trustProxy takes them: a number of hops, or
@@ -121,7 +160,7 @@ export class AppConfig {
   })
   TRUST_PROXY = '';
 
-  /** Sustained write requests per second per client (configured API key, else address) in this instance; 0 turns limiting off. */
+  /** Sustained write requests per second per client (API key, else address) in this instance; 0 turns limiting off. */
   @IntSetting(0, 1_000_000)
   RATE_LIMIT_PER_SEC = 0;
 
@@ -129,8 +168,56 @@ export class AppConfig {
   @IntSetting(0, 10_000_000)
   RATE_LIMIT_BURST = 0;
 
+  /** Sustained read requests per second per client (API key, else address) in this instance; 0 turns limiting off. */
+  @IntSetting(0, 1_000_000)
+  READ_RATE_LIMIT_PER_SEC = 0;
+
+  /** Most read requests per client within one second; 0 means twice READ_RATE_LIMIT_PER_SEC. */
+  @IntSetting(0, 10_000_000)
+  READ_RATE_LIMIT_BURST = 0;
+
   @IntSetting(1, 10_000_000)
   RATE_LIMIT_MAX_CLIENTS = 50_000;
+
+  /**
+   * Quotas on growth: the most new entries of each kind one client (a configured API key, else an
+   * address) may create per QUOTA_INTERVAL_SEC, in this instance (a token bucket: the whole quota at
+   * once, refilled over the interval). 0 turns that quota off. Existing entries are never refused.
+   */
+  @IntSetting(60, 30 * 86_400)
+  QUOTA_INTERVAL_SEC = 3600;
+
+  /** New board items per client per interval (an item no window of its board holds). */
+  @IntSetting(0, 100_000_000)
+  QUOTA_NEW_ITEMS = 10_000;
+
+  /** New likes per client per interval (a user id liking an item it holds no like of). */
+  @IntSetting(0, 100_000_000)
+  QUOTA_NEW_LIKE_USERS = 10_000;
+
+  /** New counters per client per interval. */
+  @IntSetting(0, 100_000_000)
+  QUOTA_NEW_COUNTERS = 100;
+
+  /** New stats context/type pairs per client per interval. */
+  @IntSetting(0, 100_000_000)
+  QUOTA_NEW_STATS_PAIRS = 100;
+
+  /** Most live counters (0: no cap), kept per index bucket as ceil(MAX_COUNTERS / COUNTER_INDEX_BUCKETS). */
+  @IntSetting(0, 1_000_000_000)
+  MAX_COUNTERS = 100_000;
+
+  /** Most stats context/type pairs recorded in the current or previous hour (0: no cap). */
+  @IntSetting(0, 1_000_000_000)
+  MAX_STATS_PAIRS = 100_000;
+
+  /** Time between two passes of the stats index pruner (drops pairs not recorded this or last hour). */
+  @IntSetting(100, 3_600_000)
+  STATS_INDEX_PRUNE_INTERVAL_MS = 60_000;
+
+  /** Most stats index entries one pruner script call removes (bounds how long Redis is blocked). */
+  @IntSetting(1, 10_000)
+  STATS_INDEX_PRUNE_BATCH = 500;
 
   /** Counter precisions: comma-separated positive integers of seconds (1 to 31536000), no repeats. */
   @ValidateBy({
@@ -166,6 +253,66 @@ export class AppConfig {
   /** Longest a graceful shutdown may take before the process exits anyway (code 1). */
   @IntSetting(100, 600_000)
   SHUTDOWN_TIMEOUT_MS = 10_000;
+
+  /**
+   * A socket silent this long is closed: one that never sends a request, and one whose answer has not
+   * started that long (Node's socket inactivity timeout). 30 s: far above any answer (Redis commands
+   * time out in 0.5 s) and above the coming event stream's 15 s heartbeat, yet a socket opened and
+   * left idle is gone well before the 75 s the review measured.
+   */
+  @IntSetting(100, 600_000)
+  HTTP_CONNECTION_TIMEOUT_MS = 30_000;
+
+  /**
+   * Longest from a request's first byte to the end of its header block (Node's headersTimeout): a
+   * trickled header is answered 408 and closed. 10 s is what proxies commonly give (HAProxy's
+   * `timeout http-request`); our clients send a few hundred bytes of headers.
+   */
+  @IntSetting(100, 600_000)
+  @ValidateBy({
+    name: 'isWithinRequestTimeout',
+    validator: {
+      validate: (value, args) =>
+        typeof value === 'number' && value <= (args?.object as AppConfig).HTTP_REQUEST_TIMEOUT_MS,
+      defaultMessage: () =>
+        'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    },
+  })
+  HTTP_HEADERS_TIMEOUT_MS = 10_000;
+
+  /**
+   * Longest from a request's first byte to its last (Node's requestTimeout): a trickled body is
+   * answered 408 and closed, nothing applied. 30 s still takes the largest body (a 1 MB batch) over a
+   * link of 300 kbit/s.
+   */
+  @IntSetting(100, 600_000)
+  HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+  /**
+   * How long an idle keep-alive socket is kept after an answer. 72 s (Fastify's default) outlasts the
+   * 60 s idle timeout of common load balancers, so the balancer, not the service, closes a pooled
+   * socket: the other way round it may send a request on a socket just closed and answer a 502.
+   * Directly exposed, a few seconds is enough.
+   */
+  @IntSetting(100, 600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+  /**
+   * Open connections the server accepts at once; one more is closed on arrival. An idle socket costs
+   * about 12 KB (the review's 18 500 sockets took 218 MB): 10 000 bound that near 120 MB and stay
+   * well under common file-descriptor limits, while a load balancer's pool needs a few hundred.
+   */
+  @IntSetting(1, 1_000_000)
+  HTTP_MAX_CONNECTIONS = 10_000;
+
+  /**
+   * When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (401 without, 403 wrong).
+   * Unset, /metrics is public (a scraper on a private network needs nothing); set it wherever the
+   * port is reachable from outside.
+   */
+  @IsOptional()
+  @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters without spaces' })
+  METRICS_TOKEN?: string;
 }
 
 function isPrecisionList(value: unknown): boolean {
@@ -175,17 +322,14 @@ function isPrecisionList(value: unknown): boolean {
   return new Set(parts.map(Number)).size === parts.length;
 }
 
-/** Validates the environment; throws one error naming every bad variable (the process stops at boot). */
-/** API_KEYS: comma-separated keys, each 16-256 characters with no comma or whitespace. */
-export function parseApiKeys(value: string): string[] {
-  return value
-    .split(',')
-    .map((key) => key.trim())
-    .filter((key) => key.length > 0);
-}
-
-export function isApiKeyList(value: unknown): boolean {
-  return typeof value === 'string' && parseApiKeys(value).every((key) => /^[\x21-\x2b\x2d-\x7e]{16,256}$/.test(key));
+function isApiKeyList(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    parseConfiguredKeys(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** TRUST_PROXY as Fastify's trustProxy option: false, a hop count, or a list of addresses/CIDRs. */
@@ -205,6 +349,7 @@ function isTrustProxy(value: unknown): boolean {
     .every((part) => isIP(part.trim().split('/')[0]) !== 0 && /^[^/]+(\/\d{1,3})?$/.test(part.trim()));
 }
 
+/** Validates the environment; throws one error naming every bad variable (the process stops at boot). */
 export function validateConfig(env: Record<string, unknown>): AppConfig {
   const known = new Set(Object.keys(new AppConfig()));
   const present = Object.fromEntries(

@@ -12,7 +12,9 @@ import {
   ValidateIf,
   ValidationOptions,
 } from 'class-validator';
+import { COMMON_MESSAGES } from './common.messages';
 import { isDuration } from './duration';
+import { InvalidInputError } from './errors';
 import {
   Bounds,
   DEFAULT_LIST_PAGE_ITEMS,
@@ -136,3 +138,27 @@ export class PageQuery {
   @PageOffset()
   offset?: number;
 }
+
+/** Paging of a list sorted by name (boards, counters): `offset`, or `cursor` (the previous page's nextCursor). */
+export class NamePageQuery extends PageQuery {
+  @OptionalNameProperty(
+    "List the names after this one (the previous page's nextCursor); not with offset. Stable while entries come and go",
+    'posts',
+  )
+  cursor?: string;
+}
+
+/** A name page from its query: a cursor and an offset together are refused (400). */
+export function namePage(query: NamePageQuery): { offset: number; limit: number; cursor?: string } {
+  if (query.cursor !== undefined && query.offset !== undefined)
+    throw new InvalidInputError(COMMON_MESSAGES.offsetWithCursor);
+  return { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_LIST_PAGE_ITEMS, cursor: query.cursor };
+}
+
+/** The cursor of a paged list's next page: the last name of a full page, null at the end. */
+export const NextCursorProperty = () =>
+  ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The last name of this page when it is full: send it as `cursor` for the next page; null at the end',
+  });

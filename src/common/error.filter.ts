@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CODE_OF_STATUS, DomainError, ErrorCode, NotReadyError, RateLimitedError } from './errors';
+import { CODE_OF_STATUS, DomainError, ErrorCode, NotReadyError, QuotaExceededError, RateLimitedError } from './errors';
+import { noteErrorCode } from './answered-requests';
 import { Clock } from './clock';
 import { isRedisFullError, isRedisTimeoutError, isRedisUnavailableError } from './redis-errors';
 
@@ -98,8 +99,10 @@ export class AppErrorFilter implements ExceptionFilter {
       this.logger.warn(`${REDIS_FULL_MESSAGE} (logged at most every ${REDIS_FULL_LOG_INTERVAL_MS / 1000} s)`);
     }
     const reply = host.switchToHttp().getResponse<FastifyReply>();
+    noteErrorCode(host.switchToHttp().getRequest<FastifyRequest>(), body.code);
     if (body.statusCode === 503) reply.header('Retry-After', '1');
-    if (exception instanceof RateLimitedError) reply.header('Retry-After', String(exception.retryAfterSec));
+    if (exception instanceof RateLimitedError || exception instanceof QuotaExceededError)
+      reply.header('Retry-After', String(exception.retryAfterSec));
     void reply.status(body.statusCode).send(body);
   }
 }

@@ -8,19 +8,39 @@
 export const ERROR_CODES = {
   INVALID_INPUT: { status: 400, applied: 'no', retry: 'no: fix the request; the message names the field' },
   ADMIN_TOKEN_MISSING: { status: 401, applied: 'no', retry: 'no: send Authorization: Bearer <ADMIN_TOKEN>' },
-  API_KEY_INVALID: { status: 401, applied: 'no', retry: 'no: X-Api-Key is not a configured key' },
+  API_KEY_MISSING: {
+    status: 401,
+    applied: 'no',
+    retry: 'no: send an API key (Authorization: Bearer <key> or X-Api-Key) with the scope the message names',
+  },
+  API_KEY_INVALID: { status: 401, applied: 'no', retry: 'no: the key is not known (wrong, or revoked)' },
+  METRICS_TOKEN_MISSING: { status: 401, applied: 'no', retry: 'no: send Authorization: Bearer <METRICS_TOKEN>' },
   ADMIN_TOKEN_INVALID: { status: 403, applied: 'no', retry: 'no: the token is wrong' },
+  METRICS_TOKEN_INVALID: { status: 403, applied: 'no', retry: 'no: the token is wrong' },
+  API_KEY_SCOPE: {
+    status: 403,
+    applied: 'no',
+    retry: 'no: the key lacks the scope, or the name is outside its prefixes (the message says which)',
+  },
   BOARD_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: create the board first' },
   WINDOW_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: the message lists the windows' },
   COUNTER_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
+  API_KEY_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
   STATS_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: nothing recorded in that hour' },
   ROUTE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: no such route' },
   METHOD_NOT_ALLOWED: { status: 405, applied: 'no', retry: 'no' },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    applied: 'no',
+    retry: 'yes, sent promptly: the headers or body came too slowly; the connection was closed',
+  },
   BOARD_CONFIG_CONFLICT: {
     status: 409,
     applied: 'no',
     retry: 'no: a window or the shard count would change; repeat with ?reset=true to drop that data',
   },
+  API_KEY_EXISTS: { status: 409, applied: 'no', retry: 'no: pick another name, or delete the key first' },
+  API_KEYS_FULL: { status: 409, applied: 'no', retry: 'no: delete unused keys first' },
   CONFIG_CHANGED: { status: 409, applied: 'no', retry: 'yes: the board changed during the request' },
   BOARD_INCOMPLETE: {
     status: 409,
@@ -31,6 +51,17 @@ export const ERROR_CODES = {
     status: 409,
     applied: 'yes',
     retry: 'no: the write was applied, only its board-wide rank could not be read; read the item instead',
+  },
+  BOARD_FULL: {
+    status: 409,
+    applied: 'no',
+    retry:
+      'no: the board holds its maxItems items; existing items keep counting, new ones wait until some leave every window',
+  },
+  CAPACITY_REACHED: {
+    status: 409,
+    applied: 'no',
+    retry: 'later: the service holds MAX_COUNTERS counters or MAX_STATS_PAIRS pairs; existing ones keep counting',
   },
   BATCH_PARTIAL: {
     status: 409,
@@ -46,6 +77,11 @@ export const ERROR_CODES = {
     retry: 'no: the key was used for a different request; use a new key',
   },
   RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
+  QUOTA_EXCEEDED: {
+    status: 429,
+    applied: 'no',
+    retry: 'yes, after Retry-After seconds: the client created its quota of new entries; existing ones keep counting',
+  },
   HEADERS_TOO_LARGE: { status: 431, applied: 'no', retry: 'no' },
   REDIS_FULL: {
     status: 507,
@@ -59,6 +95,11 @@ export const ERROR_CODES = {
     applied: 'maybe',
     retry: 'yes, after Retry-After; a write may have been applied before Redis stopped answering',
   },
+  REDIS_BUSY: {
+    status: 503,
+    applied: 'no',
+    retry: 'yes, after Retry-After: this instance had too much Redis work in flight and sent nothing',
+  },
   NOT_READY: { status: 503, applied: 'no', retry: 'yes: a dependency is down (the message names it)' },
 } as const satisfies Record<string, { status: number; applied: 'yes' | 'no' | 'maybe' | 'partly'; retry: string }>;
 
@@ -69,6 +110,7 @@ export const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
   400: 'INVALID_INPUT',
   404: 'ROUTE_NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
+  408: 'REQUEST_TIMEOUT',
   413: 'BODY_TOO_LARGE',
   414: 'URI_TOO_LONG',
   415: 'UNSUPPORTED_MEDIA_TYPE',
@@ -116,7 +158,15 @@ export class InvalidInputError extends DomainError {
 /** A refusal answered as 401/403/503 by a guard. */
 export class AccessError extends DomainError {
   constructor(
-    code: 'ADMIN_TOKEN_MISSING' | 'ADMIN_TOKEN_INVALID' | 'ADMIN_DISABLED' | 'API_KEY_INVALID',
+    code:
+      | 'ADMIN_TOKEN_MISSING'
+      | 'ADMIN_TOKEN_INVALID'
+      | 'ADMIN_DISABLED'
+      | 'API_KEY_MISSING'
+      | 'API_KEY_INVALID'
+      | 'API_KEY_SCOPE'
+      | 'METRICS_TOKEN_MISSING'
+      | 'METRICS_TOKEN_INVALID',
     message: string,
   ) {
     super(code, message);
@@ -132,11 +182,28 @@ export class RateLimitedError extends DomainError {
   }
 }
 
+/** A write that would create more new entries than its client's quota allows now (nothing applied). */
+export class QuotaExceededError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSec: number,
+  ) {
+    super('QUOTA_EXCEEDED', message);
+  }
+}
+
 export class NotReadyError extends DomainError {
   constructor(
     message: string,
     readonly details: object,
   ) {
     super('NOT_READY', message);
+  }
+}
+
+/** Load shedding: this instance has REDIS_MAX_PENDING_COMMANDS unanswered, so the request sends nothing. */
+export class RedisBusyError extends DomainError {
+  constructor(message: string) {
+    super('REDIS_BUSY', message);
   }
 }

@@ -57,6 +57,7 @@ export abstract class IntervalJob<Result, Stats extends JobStats = JobStats>
     try {
       const { result, failures } = await this.runPass();
       this.stats.failures += failures;
+      if (failures === 0) this.stats.lastSuccessPerfMs = performance.now();
       return result;
     } catch (error) {
       this.stats.failures++;

@@ -5,6 +5,13 @@ export interface JobStats {
   runs: number;
   failures: number;
   lastDurationMs: number;
+  /**
+   * performance.now() at the end of the last pass that had no failure; undefined until one. Monotonic,
+   * so the job needs no Clock: /metrics turns it into a wall-clock time.
+   */
+  lastSuccessPerfMs?: number;
+  /** Work the last pass left for the next, for jobs that can tell (the expiry job: boards still draining). */
+  backlog?: number;
 }
 
 /** Scheduled jobs register their live stats here, so operations code can read them without importing the features. */

@@ -28,3 +28,9 @@ export const UNIX_SEC: Bounds = { min: 0, max: 9_999_999_999 };
 
 /** A duration: positive, and at most 400 days (far beyond any sensible window, well inside 2^53 ms). */
 export const DURATION_SEC: Bounds = { min: 1, max: 400 * 86400 };
+
+/**
+ * How long a Cluster write's own idempotency key is kept: longer than ioredis can take to re-send a
+ * command whose connection closed (16 redirections, each at most a 2 s connect and a 100 ms delay).
+ */
+export const RESEND_GUARD_MS = 60_000;

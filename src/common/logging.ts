@@ -108,12 +108,19 @@ export function lazyChildLogger(
   return new LazyRequestLogger(logger as Logger, bindings, options);
 }
 
+/**
+ * Nest's own boot chatter: a line per module loaded and per route mapped (some 40 lines). At debug,
+ * so a boot at info is a few lines; the routes are in /docs-json.
+ */
+const BOOT_DETAIL_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
 /** Nest's logger interface over pino: the last string argument is the context, as Nest passes it. */
 export class PinoLoggerService implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, ...rest: unknown[]): void {
-    this.write('info', message, rest);
+    const context = rest[rest.length - 1];
+    this.write(typeof context === 'string' && BOOT_DETAIL_CONTEXTS.has(context) ? 'debug' : 'info', message, rest);
   }
 
   error(message: unknown, ...rest: unknown[]): void {
@@ -148,4 +155,15 @@ export class PinoLoggerService implements LoggerService {
     else if (typeof message === 'object' && message !== null) this.logger[level]({ ...fields, ...message });
     else this.logger[level](fields, String(message));
   }
+}
+
+/**
+ * Says why the process could not start, as one JSON line on stderr like every other line (written
+ * synchronously: the process exits right after).
+ */
+export function logBootFailure(error: unknown): void {
+  const destination = pino.destination({ fd: 2, sync: true });
+  const problems = error instanceof Error ? error.message.split('\n').map((line) => line.trim()) : [String(error)];
+  const [summary, ...details] = problems;
+  pino({ level: 'info' }, destination).fatal(details.length > 0 ? { problems: details } : {}, summary);
 }

@@ -1,3 +1,5 @@
+import { TIMEOUT_MESSAGE } from '../redis/deadline';
+
 /** True for errors that mean "Redis is unreachable or too slow right now" (answered as 503), not a bug. */
 const UNAVAILABLE_MESSAGE =
   /Connection is closed|Stream isn't writeable|Command timed out|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Failed to refresh slots cache|None of startup nodes is available/;
@@ -5,7 +7,7 @@ const UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFaile
 
 /** True for a command that got no answer within REDIS_COMMAND_TIMEOUT_MS (it may still have run). */
 export function isRedisTimeoutError(error: unknown): boolean {
-  return error instanceof Error && error.message === 'Command timed out';
+  return error instanceof Error && error.message === TIMEOUT_MESSAGE;
 }
 
 /** True for Redis refusing a write because it reached maxmemory (noeviction): nothing of the script was applied. */
@@ -16,4 +18,27 @@ export function isRedisFullError(error: unknown): boolean {
 export function isRedisUnavailableError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return UNAVAILABLE_NAMES.has(error.name) || UNAVAILABLE_MESSAGE.test(error.message);
+}
+
+/**
+ * True when a Cluster node refused a key it does not serve (a slot moved since the client's slot map was
+ * read): the call ran nothing, and the same work sent key by key is routed right.
+ */
+export function isRedisWrongNodeError(error: unknown): boolean {
+  return error instanceof Error && /non local key|^MOVED |^ASK |^CROSSSLOT /.test(error.message);
+}
+
+/** What went wrong with a Redis command, as /metrics counts it (`trendboard_redis_command_errors_total`). */
+export type RedisErrorKind = 'timeout' | 'connection' | 'oom' | 'refusal' | 'script' | 'other';
+
+export function redisErrorKind(error: unknown): RedisErrorKind {
+  if (isRedisTimeoutError(error)) return 'timeout';
+  if (isRedisUnavailableError(error)) return 'connection';
+  if (isRedisFullError(error)) return 'oom';
+  const message = error instanceof Error ? error.message : '';
+  // TB_*: a script's own refusal (quota, cap...), an expected answer, not a fault.
+  if (message.startsWith('TB_')) return 'refusal';
+  // A Lua runtime error or a command Redis refused inside a script: a bug or a key of the wrong type.
+  if (/user_script|^ERR |^WRONGTYPE |^NOSCRIPT /.test(message)) return 'script';
+  return 'other';
 }

@@ -6,7 +6,8 @@ import calculateSlot from 'cluster-key-slot';
  * count hashes share that bucket's hash tag, so every script call touches one Cluster slot:
  *
  *   {<prefix>cnt:<bucket>}:known                  zset  "<prec>:<name>" -> 0
- *   {<prefix>cnt:<bucket>}:count:<prec>:<name>    hash  slice start -> count
+ *   {<prefix>cnt:<bucket>}:names                  zset  name -> when its newest slice leaves every retention (ms)
+ *   {<prefix>cnt:<bucket>}:count:<prec>:<name>    hash  slice start -> count (expires with its newest slice)
  *
  * Names are validated (NAME_PATTERN) to contain no braces, so a name never breaks out of the tag.
  */
@@ -33,6 +34,11 @@ export class CounterKeys {
     return `${this.tag(this.bucketOf(name))}:count:${member(precisionSec, name)}`;
   }
 
+  /** Also derived inside the scripts from the known key ("known" -> "names"). */
+  names(bucket: number): string {
+    return `${this.tag(bucket)}:names`;
+  }
+
   knownOf(name: string): string {
     return this.known(this.bucketOf(name));
   }
@@ -43,7 +49,7 @@ export function member(precisionSec: number, name: string): string {
   return `${precisionSec}:${name}`;
 }
 
-/** Splits an index member; undefined for anything that is not "<digits>:<name>". */
+/** Splits an index member (tests read the raw index with it); undefined for anything that is not "<digits>:<name>". */
 export function parseMember(value: string): { precisionSec: number; name: string } | undefined {
   const match = /^([0-9]+):(.+)$/.exec(value);
   return match ? { precisionSec: Number(match[1]), name: match[2] } : undefined;

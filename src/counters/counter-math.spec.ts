@@ -68,8 +68,10 @@ describe('at validation', () => {
     expect(atProblem(now - 100 * 86400, now, 120, DEFAULT)).toBeUndefined();
   });
   it('refuses the future beyond 5 s and the past beyond the longest retention, saying why', () => {
-    expect(atProblem(now + 6, now, 120, DEFAULT)).toMatch(/at must not be more than 5 s in the future/);
-    expect(atProblem(now - 120 * 86400, now, 120, DEFAULT)).toMatch(
+    expect(atProblem(now + 6, now, 120, DEFAULT)?.kind).toBe('future');
+    expect(atProblem(now + 6, now, 120, DEFAULT)?.message).toMatch(/at must not be more than 5 s in the future/);
+    expect(atProblem(now - 120 * 86400, now, 120, DEFAULT)?.kind).toBe('past');
+    expect(atProblem(now - 120 * 86400, now, 120, DEFAULT)?.message).toMatch(
       /at is older than the longest retention \(120 samples x 86400 s\): the oldest accepted is 1689638400 \(at 1689632000, now 1700000000\)/,
     );
     expect(atProblem(oldestLiveSlice(now, 120, 86400), now, 120, DEFAULT)).toBeUndefined();
@@ -113,7 +115,11 @@ describe('precision parsing and validation', () => {
       buckets: 16,
       cleanBatch: 100,
       cleanIntervalMs: 60000,
+      maxCounters: 100_000,
+      bucketCap: 6250,
     });
+    expect(counterSettings(validateConfig({ MAX_COUNTERS: '10', COUNTER_INDEX_BUCKETS: '4' })).bucketCap).toBe(3);
+    expect(counterSettings(validateConfig({ MAX_COUNTERS: '0' })).bucketCap).toBe(0);
     expect(counterSettings(validateConfig({ COUNTER_PRECISIONS: '60,1', COUNTER_SAMPLES: '10' })).precisions).toEqual([
       1, 60,
     ]);

@@ -87,16 +87,21 @@ export function atProblem(
   nowSec: number,
   samples: number,
   precisions: readonly number[],
-): string | undefined {
+): { kind: 'future' | 'past'; message: string } | undefined {
   if (atSec > nowSec + MAX_FUTURE_SKEW_SEC) {
-    return `at must not be more than ${MAX_FUTURE_SKEW_SEC} s in the future (at ${atSec}, now ${nowSec})`;
+    return {
+      kind: 'future',
+      message: `at must not be more than ${MAX_FUTURE_SKEW_SEC} s in the future (at ${atSec}, now ${nowSec})`,
+    };
   }
   if (precisionsCovering(atSec, nowSec, samples, precisions).length === 0) {
     const longest = Math.max(...precisions);
-    return (
-      `at is older than the longest retention (${samples} samples x ${longest} s): ` +
-      `the oldest accepted is ${oldestLiveSlice(nowSec, samples, longest)} (at ${atSec}, now ${nowSec})`
-    );
+    return {
+      kind: 'past',
+      message:
+        `at is older than the longest retention (${samples} samples x ${longest} s): ` +
+        `the oldest accepted is ${oldestLiveSlice(nowSec, samples, longest)} (at ${atSec}, now ${nowSec})`,
+    };
   }
   return undefined;
 }

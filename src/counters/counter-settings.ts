@@ -13,6 +13,9 @@ export interface CounterSettings {
   cleanBatch: number;
   /** Time between two cleaner passes. */
   cleanIntervalMs: number;
+  /** Most live counters (MAX_COUNTERS, 0: no cap) and each bucket's share, ceil(most / buckets). */
+  maxCounters: number;
+  bucketCap: number;
 }
 
 export function counterSettings(config: AppConfig): CounterSettings {
@@ -24,5 +27,8 @@ export function counterSettings(config: AppConfig): CounterSettings {
     buckets: config.COUNTER_INDEX_BUCKETS,
     cleanBatch: config.COUNTER_CLEAN_BATCH,
     cleanIntervalMs: config.COUNTER_CLEAN_INTERVAL_MS,
+    maxCounters: config.MAX_COUNTERS,
+    // Each bucket is its own Cluster hash tag: a script sees only its own, so the cap is split.
+    bucketCap: Math.ceil(config.MAX_COUNTERS / config.COUNTER_INDEX_BUCKETS),
   };
 }

@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { answer, IdempotencyKey } from '../common/retry-safe';
-import { AdminRoute, RetrySafe } from '../common/route-decorators';
-import type { FastifyReply } from 'fastify';
-import { PageQuery } from '../common/dto';
-import { DEFAULT_LIST_PAGE_ITEMS } from '../common/limits';
+import { AdminRoute, ErrorResponse, KeyedRoute, RedisBackedController, RetrySafe } from '../common/route-decorators';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GrowthQuotas } from '../governance/growth-quotas';
+import { NamePageQuery, namePage } from '../common/dto';
+import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
 import { DEFAULT_COUNT, MAX_FUTURE_SKEW_SEC } from './counters.limits';
 import { CountersService } from './counters.service';
 import {
@@ -20,42 +21,54 @@ const RETENTION_NOTE =
   'Each precision p keeps its newest N slices (N = COUNTER_SAMPLES, default 120): a slice start t is kept while t > now - N x p.';
 
 @ApiTags('counters')
-@ApiResponse({ status: 400, description: 'Bad input; the message names the field' })
-@ApiResponse({ status: 503, description: 'Redis is unreachable' })
+@RedisBackedController()
 @Controller()
 export class CountersController {
-  constructor(private readonly counters: CountersService) {}
+  constructor(
+    private readonly counters: CountersService,
+    private readonly quotas: GrowthQuotas,
+  ) {}
 
   @Post('counters/:name/increment')
+  @KeyedRoute('write', 'name')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Add a count to a counter at every precision',
     description: `One atomic step. With \`at\`, a late sample lands in the slice of \`at\` at every precision that still keeps it; older than every retention or more than ${MAX_FUTURE_SKEW_SEC} s ahead is a 400. ${RETENTION_NOTE}`,
   })
   @ApiResponse({ status: 200, type: IncrementCounterResultDto })
+  @ErrorResponse(409, 'CAPACITY_REACHED: the count would start a new counter beyond MAX_COUNTERS (nothing applied)')
   @RetrySafe()
   async increment(
     @Param() params: CounterParams,
     @IdempotencyKey() idemKey: string | undefined,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementCounterDto = {},
   ): Promise<IncrementCounterResultDto> {
-    return answer(reply, await this.counters.increment(params.name, body.count ?? DEFAULT_COUNT, body.at, idemKey));
+    const count = body.count ?? DEFAULT_COUNT;
+    const budget = this.quotas.budgetOf(request);
+    return answer(reply, await this.counters.increment(params.name, count, body.at, idemKey, budget));
   }
 
   @Get('counters/:name')
+  @KeyedRoute('read', 'name')
   @ApiOperation({ summary: 'Samples of one precision of a counter, oldest first', description: RETENTION_NOTE })
   @ApiResponse({ status: 200, type: CounterSeriesDto })
-  @ApiResponse({ status: 404, description: 'Unknown counter' })
+  @ErrorResponse(404, 'Unknown counter')
   read(@Param() params: CounterParams, @Query() query: ReadCounterQuery): Promise<CounterSeriesDto> {
     return this.counters.read(params.name, query.precision, { from: query.from, to: query.to, fill: query.fill });
   }
 
   @Get('counters')
-  @ApiOperation({ summary: 'List counters (paged, sorted by name)' })
+  @KeyedRoute('read')
+  @ApiOperation({
+    summary: 'List counters (paged, sorted by name)',
+    description: `limit 1-${PAGE_LIMIT_ITEMS.max} (default ${DEFAULT_LIST_PAGE_ITEMS}), and offset or cursor (not both). A cursor page costs the same at any depth; an offset page grows with the offset.`,
+  })
   @ApiResponse({ status: 200, type: CounterListDto })
-  list(@Query() query: PageQuery): Promise<CounterListDto> {
-    return this.counters.list(query.offset ?? 0, query.limit ?? DEFAULT_LIST_PAGE_ITEMS);
+  list(@Query() query: NamePageQuery): Promise<CounterListDto> {
+    return this.counters.list(namePage(query));
   }
 
   @Delete('admin/counters/:name')
@@ -63,7 +76,7 @@ export class CountersController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a counter: every precision and its index entries, in one atomic step' })
   @ApiResponse({ status: 204, description: 'Deleted' })
-  @ApiResponse({ status: 404, description: 'Unknown counter' })
+  @ErrorResponse(404, 'Unknown counter')
   async delete(@Param() params: CounterParams): Promise<void> {
     await this.counters.delete(params.name);
   }

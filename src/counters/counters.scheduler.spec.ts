@@ -26,6 +26,7 @@ const ok = (pass: number, extra: Partial<CleanPassResult> = {}): CleanPassResult
   due: 0,
   slicesRemoved: 0,
   entriesRemoved: 0,
+  namesRemoved: 0,
   failures: 0,
   ...extra,
 });

@@ -31,6 +31,8 @@ export interface CleanPage {
   due: number;
   slicesRemoved: number;
   entriesRemoved: number;
+  /** Names entries of counters that left every retention. */
+  namesRemoved: number;
 }
 
 const dir = join(__dirname, 'scripts');
@@ -47,7 +49,18 @@ export const COUNTER_SCRIPTS = {
     file: join(dir, 'increment.lua'),
     libraries: WRITE_LIBRARIES,
     numberOfKeys: 'dynamic',
-    build: (call: CounterCall & { nowMs: number; atSec: number; count: number; idem?: IdemCall }) => ({
+    build: (
+      call: CounterCall & {
+        nowMs: number;
+        atSec: number;
+        count: number;
+        idem?: IdemCall;
+        /** New counters the client may create (UNLIMITED: no quota). */
+        newCounters: number;
+        /** Most live counters in the counter's bucket (0: no cap). */
+        bucketCap: number;
+      },
+    ) => ({
       keys: counterKeys(call),
       args: [
         call.nowMs,
@@ -57,11 +70,13 @@ export const COUNTER_SCRIPTS = {
         call.name,
         // The sample's time comes back on a replay: a request without `at` was answered with its own.
         ...idemArgs(call.idem, String(call.atSec)),
+        call.newCounters,
+        call.bucketCap,
         ...call.precisionsSec,
       ],
     }),
-    /** The precisions (s) the count landed in, and the time it was counted at. */
-    decode: (raw) => decodeIdempotent('tbCounterIncrement', raw, (reply) => reply.intsFrom(0)),
+    /** The precisions (s) the count landed in, the time it was counted at; created: [new counters]. */
+    decode: (raw, call) => decodeIdempotent('tbCounterIncrement', raw, call.idem, (reply) => reply.intsFrom(0), 1),
   }),
 
   read: typedScript({
@@ -108,13 +123,14 @@ export const COUNTER_SCRIPTS = {
       args: [call.nowMs, call.samples, call.pass, call.cursor, call.pageSize],
     }),
     decode: (raw): CleanPage => {
-      const reply = new Reply('tbCounterClean', raw).expectLength(5);
+      const reply = new Reply('tbCounterClean', raw).expectLength(6);
       return {
         next: reply.string(0),
         visited: reply.int(1),
         due: reply.int(2),
         slicesRemoved: reply.int(3),
         entriesRemoved: reply.int(4),
+        namesRemoved: reply.int(5),
       };
     },
   }),

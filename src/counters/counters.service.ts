@@ -3,12 +3,12 @@ import { Clock } from '../common/clock';
 import { WriteAnswer } from '../common/retry-safe';
 import { idemRequest } from '../redis/idempotency';
 import { InvalidInputError, NotFoundError } from '../common/errors';
+import { capacityReached, ClientBudget, growthErrorOf, reserveGrowth } from '../governance/growth-quotas';
 import { COUNTER_MESSAGES as M } from './counters.messages';
-import { DEFAULT_LIST_PAGE_ITEMS } from '../common/limits';
 import { atProblem, isCount, resolvePrecision, Sample, shapeSamples } from './counter-math';
 import { DEFAULT_COUNT, MAX_ABS_COUNT } from './counters.limits';
-import { parseMember } from './counter-keys';
 import { CounterSettings } from './counter-settings';
+import { firstNames } from './name-pages';
 import { CounterStore } from './counters.store';
 
 export interface IncrementResult {
@@ -38,6 +38,8 @@ export interface CleanPassResult {
   due: number;
   slicesRemoved: number;
   entriesRemoved: number;
+  /** Names entries of counters that left every retention. */
+  namesRemoved: number;
   /** Buckets whose cleaning failed (logged; retried on a later pass). */
   failures: number;
 }
@@ -55,11 +57,13 @@ export class CountersService {
     this.settings = store.settings;
   }
 
+  /** `budget`: the client's quotas on growth (none: the write may create a counter). */
   async increment(
     name: string,
     count = DEFAULT_COUNT,
     atSec?: number,
     idemKey?: string,
+    budget?: ClientBudget,
   ): Promise<WriteAnswer<IncrementResult>> {
     if (!isCount(count)) {
       throw new InvalidInputError(M.badCount(MAX_ABS_COUNT));
@@ -69,10 +73,28 @@ export class CountersService {
     const at = atSec ?? nowSec;
     if (!Number.isInteger(at) || at < 0) throw new InvalidInputError(M.badAt());
     const problem = atProblem(at, nowSec, this.settings.samples, this.settings.precisions);
-    if (problem) throw new InvalidInputError(problem);
+    // A keyed sample that aged out since its first request must still replay that answer: the script
+    // looks the key up before it applies the same retention rule (with the same `now`).
+    if (problem && !(problem.kind === 'past' && idemKey !== undefined)) throw new InvalidInputError(problem.message);
     const idem = idemRequest(idemKey, ['counter', name, count, atSec ?? null]);
-    const written = await this.store.increment(name, nowMs, at, count, idem);
-    // The script applies the same retention rule with the same `now`, so it always lands somewhere here.
+    const reservation = reserveGrowth(budget, { counters: 1 });
+    const written = await this.store
+      .increment(name, nowMs, at, count, reservation.allowance('counters'), idem)
+      .catch((error: unknown) => {
+        throw growthErrorOf(
+          error,
+          reservation,
+          capacityReached(
+            'counters',
+            `MAX_COUNTERS ${this.settings.maxCounters} split over ${this.settings.buckets} index buckets`,
+          ),
+        );
+      });
+    reservation.settle({ counters: written.created[0] });
+    if (written.value.length === 0) {
+      if (!problem) throw new Error('the counter script refused a sample the service found live');
+      throw new InvalidInputError(problem.message);
+    }
     return {
       replayed: written.replayed,
       body: { name, count, at: Number(written.context), precisions: written.value },
@@ -102,21 +124,31 @@ export class CountersService {
     return { name, precision: precisionSec, samples };
   }
 
-  /** Counters sorted by name (byte order), each with the precisions it is listed at. */
-  async list(offset = 0, limit = DEFAULT_LIST_PAGE_ITEMS): Promise<{ counters: CounterSummary[]; total: number }> {
-    const byName = new Map<string, number[]>();
-    for (const value of await this.store.knownMembers()) {
-      const parsed = parseMember(value);
-      if (!parsed) continue;
-      const list = byName.get(parsed.name) ?? [];
-      list.push(parsed.precisionSec);
-      byName.set(parsed.name, list);
-    }
-    const names = [...byName.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const counters = names
-      .slice(offset, offset + limit)
-      .map((name) => ({ name, precisions: byName.get(name)!.sort((a, b) => a - b) }));
-    return { counters, total: names.length };
+  /**
+   * Counters sorted by name (byte order), each with the precisions it is listed at: from `offset`, or
+   * after the name `cursor`. The buckets are merged progressively (firstNames): about offset + limit
+   * names are read in all (limit after a cursor, at any depth), never the whole index. `total` counts
+   * the buckets' names entries (one per counter).
+   */
+  async list(page: {
+    offset: number;
+    limit: number;
+    cursor?: string;
+  }): Promise<{ counters: CounterSummary[]; total: number; nextCursor: string | null }> {
+    const skip = page.cursor === undefined ? page.offset : 0;
+    const [names, total] = await Promise.all([
+      firstNames(this.settings.buckets, skip + page.limit, page.cursor ?? '', (bucket, after, count) =>
+        this.store.namesAfter(bucket, after, count),
+      ),
+      this.store.countersTotal(),
+    ]);
+    const pageNames = names.slice(skip);
+    const precisions = await this.store.precisionsOf(pageNames);
+    return {
+      counters: pageNames.map((name) => ({ name, precisions: precisions.get(name) ?? [] })),
+      total,
+      nextCursor: pageNames.length === page.limit ? pageNames[pageNames.length - 1] : null,
+    };
   }
 
   async delete(name: string): Promise<void> {
@@ -130,7 +162,15 @@ export class CountersService {
    * are still cleaned.
    */
   async cleanPass(pass: number): Promise<CleanPassResult> {
-    const result: CleanPassResult = { pass, visited: 0, due: 0, slicesRemoved: 0, entriesRemoved: 0, failures: 0 };
+    const result: CleanPassResult = {
+      pass,
+      visited: 0,
+      due: 0,
+      slicesRemoved: 0,
+      entriesRemoved: 0,
+      namesRemoved: 0,
+      failures: 0,
+    };
     for (let bucket = 0; bucket < this.settings.buckets; bucket++) {
       let cursor = '';
       try {
@@ -140,6 +180,7 @@ export class CountersService {
           result.due += page.due;
           result.slicesRemoved += page.slicesRemoved;
           result.entriesRemoved += page.entriesRemoved;
+          result.namesRemoved += page.namesRemoved;
           cursor = page.next;
         } while (cursor !== '');
       } catch (error) {

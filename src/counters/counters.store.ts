@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../common/config';
 import { RedisService } from '../redis/redis.service';
 import { Sample } from './counter-math';
-import { CounterKeys } from './counter-keys';
+import { CounterKeys, member } from './counter-keys';
 import { counterSettings, CounterSettings } from './counter-settings';
 import { Idempotent, IdemRequest } from '../redis/idempotency';
+import { growthRefusalOf } from '../redis/refusals';
 import { CleanPage, CounterCall, COUNTER_SCRIPTS as S } from './counters.scripts';
 
 export type { CleanPage } from './counters.scripts';
@@ -14,7 +15,7 @@ export type { CleanPage } from './counters.scripts';
 export class CounterStore {
   readonly settings: CounterSettings;
   readonly keys: CounterKeys;
-  private readonly idemRetentionMs: number;
+  private readonly longestPrecisionSec: number;
 
   constructor(
     private readonly redis: RedisService,
@@ -22,23 +23,36 @@ export class CounterStore {
   ) {
     this.settings = counterSettings(config);
     this.keys = new CounterKeys(redis.prefix, this.settings.buckets);
-    this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
+    this.longestPrecisionSec = Math.max(...this.settings.precisions);
     redis.defineScripts(Object.values(S));
   }
 
   /**
    * Adds `count` at `atSec` to every precision that still keeps it; answers the precisions it landed
-   * in, and on a replay the time the first request was counted at (its context).
+   * in, and on a replay the time the first request was counted at (its context). `newCounters`: how
+   * many new counters it may create (UNLIMITED: no quota); a refusal is a QuotaRefusal or CapRefusal.
    */
-  increment(
+  async increment(
     name: string,
     nowMs: number,
     atSec: number,
     count: number,
+    newCounters: number,
     idem?: IdemRequest,
   ): Promise<Idempotent<number[]>> {
-    const idemCall = idem && { ...idem, retentionMs: this.idemRetentionMs };
-    return this.redis.call(S.increment, { ...this.counter(name), nowMs, atSec, count, idem: idemCall });
+    try {
+      return await this.redis.call(S.increment, {
+        ...this.counter(name),
+        nowMs,
+        atSec,
+        count,
+        idem: this.redis.idemCall(idem),
+        newCounters,
+        bucketCap: this.settings.bucketCap,
+      });
+    } catch (error) {
+      throw growthRefusalOf(error) ?? error;
+    }
   }
 
   /** Live slices of one precision overlapping [from, to] (unsorted), and whether the counter is known. */
@@ -52,12 +66,59 @@ export class CounterStore {
     return this.redis.call(S.read, { ...this.counter(name), precisionSec, nowMs, fromSec, toSec });
   }
 
-  /** Every member of every bucket of the known index ("<prec>:<name>"). */
-  async knownMembers(): Promise<string[]> {
-    const buckets = Array.from({ length: this.settings.buckets }, (_, b) =>
-      this.redis.client.zrange(this.keys.known(b), 0, -1),
+  /**
+   * Up to `count` counter names of one bucket after `after` ('' for the first), in byte order: the
+   * index entries of the longest precision, one lexicographic range of the known zset (members
+   * "<prec>:<name>" all scored 0; ';' follows ':' in byte order, so '(<prec>;' ends the range). Every
+   * counter with data has an entry there: the longest precision keeps data longest.
+   */
+  async namesAfter(bucket: number, after: string, count: number): Promise<string[]> {
+    const prefix = `${this.longestPrecisionSec}:`;
+    const from = after === '' ? `[${prefix}` : `(${prefix}${after}`;
+    const members = await this.redis.timed(
+      this.redis.client.zrange(
+        this.keys.known(bucket),
+        from,
+        `(${this.longestPrecisionSec};`,
+        'BYLEX',
+        'LIMIT',
+        0,
+        count,
+      ),
     );
-    return (await Promise.all(buckets)).flat();
+    return members.map((member) => member.slice(prefix.length));
+  }
+
+  /** The configured precisions each counter is listed at (one ZMSCORE per bucket holding some of them). */
+  async precisionsOf(names: string[]): Promise<Map<string, number[]>> {
+    const byBucket = new Map<number, string[]>();
+    for (const name of names)
+      byBucket.set(this.keys.bucketOf(name), [...(byBucket.get(this.keys.bucketOf(name)) ?? []), name]);
+    const found = new Map<string, number[]>();
+    const { precisions } = this.settings;
+    await Promise.all(
+      [...byBucket].map(async ([bucket, inBucket]) => {
+        const members = inBucket.flatMap((name) => precisions.map((p) => member(p, name)));
+        const scores = await this.redis.timed(this.redis.client.zmscore(this.keys.known(bucket), ...members));
+        inBucket.forEach((name, i) =>
+          found.set(
+            name,
+            precisions.filter((_, k) => scores[i * precisions.length + k] !== null).sort((a, b) => a - b),
+          ),
+        );
+      }),
+    );
+    return found;
+  }
+
+  /** Counters in all: the size of every bucket's names zset (one entry per counter). */
+  async countersTotal(): Promise<number> {
+    const sizes = await Promise.all(
+      Array.from({ length: this.settings.buckets }, (_, bucket) =>
+        this.redis.timed(this.redis.client.zcard(this.keys.names(bucket))),
+      ),
+    );
+    return sizes.reduce((sum, size) => sum + size, 0);
   }
 
   /** Deletes every key and index entry of a counter; false when there was none. */

@@ -1,50 +1,71 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import { ACCESS_RULE } from '../access/access.decorators';
+import type { RouteAccess } from '../access/access-rules';
+import { callerOf } from '../access/caller';
 import { Clock } from '../common/clock';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
-import { ApiKeys } from '../common/api-keys';
 import { AppConfig } from '../common/config';
 import { RateLimitedError } from '../common/errors';
 import { RateLimiter } from './rate-limiter';
 
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+type Limited = 'read' | 'write';
 
 /**
- * Limits write requests per client in this instance: a configured API key is its client; anything
- * else counts by address (the peer, or the client a trusted proxy names: TRUST_PROXY).
+ * Limits read and write requests per client in this instance, each kind on its own budget: a request
+ * with an API key counts against its key, any other against its address (the peer, or the client a
+ * trusted proxy names: TRUST_PROXY). Admin routes and public routes (probes, metrics) are not limited.
+ * Runs after AccessGuard, which names the caller.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  private readonly limiter?: RateLimiter;
+  private readonly limiters: Partial<Record<Limited, RateLimiter>> = {};
 
   constructor(
     config: AppConfig,
     private readonly clock: Clock,
-    private readonly apiKeys: ApiKeys,
+    private readonly reflector: Reflector,
   ) {
-    if (config.RATE_LIMIT_PER_SEC > 0) {
-      this.limiter = new RateLimiter({
-        perSecond: config.RATE_LIMIT_PER_SEC,
-        burst: config.RATE_LIMIT_BURST || 2 * config.RATE_LIMIT_PER_SEC,
-        maxClients: config.RATE_LIMIT_MAX_CLIENTS,
-      });
+    const budgets: Record<Limited, [number, number]> = {
+      write: [config.RATE_LIMIT_PER_SEC, config.RATE_LIMIT_BURST],
+      read: [config.READ_RATE_LIMIT_PER_SEC, config.READ_RATE_LIMIT_BURST],
+    };
+    for (const kind of ['read', 'write'] as const) {
+      const [perSecond, burst] = budgets[kind];
+      if (perSecond > 0) {
+        this.limiters[kind] = new RateLimiter({
+          perSecond,
+          burst: burst || 2 * perSecond,
+          maxClients: config.RATE_LIMIT_MAX_CLIENTS,
+        });
+      }
     }
   }
 
-  /** False when RATE_LIMIT_PER_SEC is 0: bootstrap then leaves the guard out of the request path. */
+  /** False when both rates are 0: bootstrap then leaves the guard out of the request path. */
   get enabled(): boolean {
-    return this.limiter !== undefined;
+    return this.limiters.read !== undefined || this.limiters.write !== undefined;
   }
 
   canActivate(context: ExecutionContext): boolean {
-    if (!this.limiter || context.getType() !== 'http') return true;
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
-    if (READ_METHODS.has(request.method)) return true;
-    const key = this.apiKeys.identify(request);
-    const client = key ? `key:${key.name}` : `ip:${request.ip}`;
-    const decision = this.limiter.check(client, this.clock.nowMs());
+    if (context.getType() !== 'http') return true;
+    const rule = this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_RULE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (rule?.scope !== 'read' && rule?.scope !== 'write') return true;
+    const limiter = this.limiters[rule.scope];
+    if (!limiter) return true;
+    const decision = limiter.check(
+      callerOf(context.switchToHttp().getRequest<FastifyRequest>()).client,
+      this.clock.nowMs(),
+    );
     if (decision.allowed) return true;
-    const { perSecond, burst } = this.limiter.options;
-    throw new RateLimitedError(M.rateLimited(perSecond, burst, decision.retryAfterSec), decision.retryAfterSec);
+    const { perSecond, burst } = limiter.options;
+    throw new RateLimitedError(
+      M.rateLimited(rule.scope, perSecond, burst, decision.retryAfterSec),
+      decision.retryAfterSec,
+    );
   }
 }

@@ -14,9 +14,9 @@ export class RequestMetrics {
   readonly local = new LocalRouteMetrics();
 
   constructor(answered: AnsweredRequests, prometheus: PrometheusService, clock: Clock) {
-    answered.subscribe(({ method, route, routeKey, statusCode, durationMs }) => {
-      this.local.record(routeKey, clock.nowMs(), durationMs, statusCode);
-      prometheus.observe(method, route, statusCode, durationMs);
+    answered.subscribe((request) => {
+      this.local.record(request.routeKey, clock.nowMs(), request.durationMs, request.statusCode);
+      prometheus.observe(request);
     });
   }
 }

@@ -1,11 +1,14 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
+import { PublicRoute } from '../access/access.decorators';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
 import { NotReadyError } from '../common/errors';
+import { ErrorResponse } from '../common/route-decorators';
 import { RedisHealthIndicator } from './redis.health';
 
 @ApiTags('operations')
+@PublicRoute()
 @Controller('health')
 export class HealthController {
   constructor(
@@ -21,7 +24,10 @@ export class HealthController {
   }
 
   @Get('ready')
-  @HealthCheck()
+  // Terminus' own schemas describe its answer; a 503 here is an error body (toErrorBody) instead.
+  @HealthCheck({ swaggerDocumentation: false })
+  @ApiResponse({ status: 200, description: 'Redis answered' })
+  @ErrorResponse(503, 'NOT_READY: `message` names what is down, `details` holds each dependency')
   @ApiOperation({ summary: 'Readiness: 200 when Redis answers a PING within 500 ms, else 503' })
   async ready(): Promise<HealthCheckResult> {
     try {

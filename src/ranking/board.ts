@@ -8,6 +8,8 @@ export interface BoardConfig {
   version: string;
   shards: number;
   windows: WindowConfig[];
+  /** Most items the board holds (each shard ceil(maxItems / shards)); null: no cap. */
+  maxItems: number | null;
 }
 
 /** The keys of one shard and the key lists its scripts take. */

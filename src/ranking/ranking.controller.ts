@@ -1,8 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GrowthQuotas } from '../governance/growth-quotas';
 import { answer, IdempotencyKey } from '../common/retry-safe';
-import { AdminRoute, BoardWrite, ErrorResponse, WindowRead } from '../common/route-decorators';
+import {
+  AdminRoute,
+  BoardWrite,
+  ErrorResponse,
+  KeyedRoute,
+  RedisBackedController,
+  WindowRead,
+} from '../common/route-decorators';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
   AroundQuery,
@@ -23,17 +31,21 @@ import {
 } from './dto/item.dto';
 import { DEFAULT_AMOUNT, DEFAULT_RADIUS_ITEMS, DEFAULT_TOP_ITEMS, MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { BoardView, RankingService } from './ranking.service';
+import { NamePageQuery, namePage } from '../common/dto';
+import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
 
 const WINDOW_NOTE =
   'A window of period P and interval I counts the newest P/I slots, the current one included: between P - I and P seconds of history; `from`/`to` say exactly which.';
 
 @ApiTags('ranking')
 @ApiExtraModels(StandingDto)
-@ErrorResponse(400, 'INVALID_INPUT: the message names the field')
-@ErrorResponse(503, 'REDIS_UNAVAILABLE')
+@RedisBackedController()
 @Controller()
 export class RankingController {
-  constructor(private readonly ranking: RankingService) {}
+  constructor(
+    private readonly ranking: RankingService,
+    private readonly quotas: GrowthQuotas,
+  ) {}
 
   @Put('admin/boards/:board')
   @AdminRoute()
@@ -51,7 +63,13 @@ export class RankingController {
     @Body() body: PutBoardDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BoardView> {
-    const result = await this.ranking.putBoard(params.board, body.windows, body.shards, query.reset ?? false);
+    const result = await this.ranking.putBoard(
+      params.board,
+      body.windows,
+      body.shards,
+      query.reset ?? false,
+      body.maxItems,
+    );
     void reply.status(result.created ? 201 : 200);
     return result.board;
   }
@@ -67,13 +85,18 @@ export class RankingController {
   }
 
   @Get('boards')
-  @ApiOperation({ summary: 'List boards' })
+  @KeyedRoute('read')
+  @ApiOperation({
+    summary: 'List boards (paged, sorted by name)',
+    description: `limit 1-${PAGE_LIMIT_ITEMS.max} (default ${DEFAULT_LIST_PAGE_ITEMS}), and offset or cursor (not both).`,
+  })
   @ApiResponse({ status: 200, type: BoardListDto })
-  async listBoards(): Promise<BoardListDto> {
-    return { boards: await this.ranking.listBoards() };
+  listBoards(@Query() query: NamePageQuery): Promise<BoardListDto> {
+    return this.ranking.listBoards(namePage(query));
   }
 
   @Get('boards/:board')
+  @KeyedRoute('read', 'board')
   @ApiOperation({ summary: 'One board and its windows (seconds)' })
   @ApiResponse({ status: 200, type: BoardViewDto })
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
@@ -90,13 +113,13 @@ export class RankingController {
   async increment(
     @Param() params: ItemParams,
     @IdempotencyKey() idemKey: string | undefined,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementDto = {},
   ): Promise<IncrementResultDto> {
-    return answer(
-      reply,
-      await this.ranking.increment(params.board, params.item, body.amount ?? DEFAULT_AMOUNT, idemKey),
-    );
+    const amount = body.amount ?? DEFAULT_AMOUNT;
+    const budget = this.quotas.budgetOf(request);
+    return answer(reply, await this.ranking.increment(params.board, params.item, amount, idemKey, budget));
   }
 
   @Post('boards/:board/increments')
@@ -109,10 +132,12 @@ export class RankingController {
     @Param() params: BoardParams,
     @Body() body: BatchIncrementDto,
     @IdempotencyKey() idemKey: string | undefined,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BatchResultDto> {
     const entries = body.items.map((entry) => ({ item: entry.item, amount: entry.amount ?? DEFAULT_AMOUNT }));
-    return answer(reply, await this.ranking.incrementBatch(params.board, entries, idemKey));
+    const budget = this.quotas.budgetOf(request);
+    return answer(reply, await this.ranking.incrementBatch(params.board, entries, idemKey, budget));
   }
 
   @Post('boards/:board/items/:item/likes')
@@ -125,9 +150,11 @@ export class RankingController {
     @Param() params: ItemParams,
     @Body() body: LikeDto,
     @IdempotencyKey() idemKey: string | undefined,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LikeResultDto> {
-    return answer(reply, await this.ranking.like(params.board, params.item, body.userId, false, idemKey));
+    const budget = this.quotas.budgetOf(request);
+    return answer(reply, await this.ranking.like(params.board, params.item, body.userId, false, idemKey, budget));
   }
 
   @Delete('boards/:board/items/:item/likes/:userId')

@@ -3,7 +3,11 @@
  * board shard share one hash tag (`{...}`) so every script runs on one Redis Cluster slot. Names are
  * validated to contain no braces, so a name can never break out of its tag.
  *
- *   <prefix>boards                            set   board names (the registry)
+ *   <prefix>boards:names                      zset  board names, score 0 (the registry, in name order)
+ *   <prefix>boards                            set   the registry before it was a zset (moved by the sweep)
+ *   {<prefix>due}:index                       zset  board name -> next due time (unix ms) of its shards
+ *   {<prefix>due}:leases                      zset  board name -> when (unix ms) a scheduler's claim lapses
+ *   {<prefix>due}:sweep                       string when (unix ms) the next sweep of the due index may start
  *   {<prefix>board:<board>[/<k>]}:cfg          hash  config (shard k > 0: a copy of shard 0's)
  *   {...}:likes                               zset  "<item>\x1f<user>" -> like time (ms)
  *   {...}:<window>:slots                      zset  live slot starts
@@ -13,9 +17,32 @@
 export class RankingKeys {
   constructor(readonly prefix: string) {}
 
-  /** Set of board names (a plain key, written on its own: it is never touched together with a board's keys). */
+  /**
+   * Board names, all scored 0 so the zset is in byte order of name (stable pages: ZRANGE by rank or
+   * BYLEX). A plain key, written on its own: it is never touched together with a board's keys.
+   */
   boardRegistry(): string {
+    return `${this.prefix}boards:names`;
+  }
+
+  /** The registry as it was before paging (a set): moved into boardRegistry by the scheduler's sweep. */
+  legacyBoardRegistry(): string {
     return `${this.prefix}boards`;
+  }
+
+  /** The scheduler's due index (board -> next due time, ms), written by single-key commands and the due scripts. */
+  dueIndex(): string {
+    return `{${this.prefix}due}:index`;
+  }
+
+  /** Boards claimed by a scheduler pass (board -> when the claim lapses, ms): same tag as the index. */
+  dueLeases(): string {
+    return `{${this.prefix}due}:leases`;
+  }
+
+  /** When (unix ms) the next sweep of the registry into the due index may start (sweep_turn.lua). */
+  dueSweep(): string {
+    return `{${this.prefix}due}:sweep`;
   }
 
   /**

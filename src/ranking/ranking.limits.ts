@@ -22,5 +22,12 @@ export const MAX_SLOTS_PER_WINDOW = 10_000;
 /** Key groups a board's items spread over. */
 export const SHARDS_PER_BOARD: Bounds = { min: 1, max: 64 };
 
-/** Deepest position (offset + limit) a top read of a sharded board reaches: each shard sends that many rows at most. */
+/**
+ * Deepest position (offset + limit) a top read of a sharded board reaches. The read is progressive
+ * (shard-math mergeShardHeads): about this many rows plus a margin per shard in all, never more than
+ * maxRowsRead (153 000 rows at 64 shards; docs/benchmarks.md has its Redis time).
+ */
 export const MAX_SHARDED_DEPTH_ITEMS = 10_000;
+
+/** A board's maxItems: most items its windows may hold (per shard: ceil(maxItems / shards)). */
+export const BOARD_MAX_ITEMS: Bounds = { min: 1, max: 100_000_000 };

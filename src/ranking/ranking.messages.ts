@@ -11,6 +11,12 @@ export const RANKING_MESSAGES = {
     `board "${board}" changed during the request: the write was applied, but its board-wide rank could not be read; do not repeat the write, read the item instead`,
   batchPartial: (board: string, applied: number, total: number, pending: number) =>
     `board "${board}" changed during the request: ${applied} of ${total} entries applied, ${pending} not; retry those`,
+  boardFull: (board: string, held: number, cap: number, shards: number, wanted: number) =>
+    shards > 1
+      ? `board "${board}" is full: the shard of this write holds ${held} of its ${cap} items (maxItems split over ${shards} shards) and the write would add ${wanted} new; existing items keep counting`
+      : `board "${board}" is full: it holds ${held} of its maxItems ${cap} items and the write would add ${wanted} new; existing items keep counting`,
+  batchRefusedPartly: (board: string, applied: number, total: number, refused: number, reason: string) =>
+    `board "${board}": ${applied} of ${total} entries applied, ${refused} not (${reason}); retry those`,
   windowCount: (min: number, max: number) => `windows must hold ${min} to ${max} windows`,
   notADuration: (field: string) => `${field} must be a duration (seconds, or like 30s, 5m, 1h, 7d)`,
   periodNotMultiple: (field: string) => `${field}.period must be a multiple of its interval`,

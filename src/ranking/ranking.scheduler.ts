@@ -3,16 +3,21 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig } from '../common/config';
 import { IntervalJob } from '../common/interval-job';
 import { JobRegistry } from '../common/jobs';
-import { RankingService } from './ranking.service';
+import { DuePassResult, RankingService } from './ranking.service';
 
 /**
- * Advances every board's windows on a fixed interval. Expiry also runs lazily on requests, so a late
- * or stopped scheduler never makes a read count stale data; several instances may run it at once
- * because each expire call is one atomic script.
+ * Expires the boards that have something due, on a fixed interval: each pass takes this interval's
+ * sweep of the due index when no instance has (see RankingService.sweepDueIndex), then claims and
+ * visits due boards until none is left. Instances share the visits (claims are atomic, with a lease);
+ * expiry also runs lazily on requests, so a late or stopped scheduler never makes a read count stale
+ * data.
  */
 @Injectable()
-export class RankingScheduler extends IntervalJob<void> {
+export class RankingScheduler extends IntervalJob<DuePassResult> {
   static readonly JOB = 'ranking-expiry';
+  private readonly leaseMs: number;
+  private readonly claimBatch: number;
+  private readonly sweepIntervalMs: number;
 
   constructor(
     private readonly ranking: RankingService,
@@ -24,14 +29,20 @@ export class RankingScheduler extends IntervalJob<void> {
       { name: RankingScheduler.JOB, enabled: config.SCHEDULER_ENABLED, intervalMs: config.SCHEDULER_INTERVAL_MS },
       registry,
       jobs,
-      { runs: 0, failures: 0, lastDurationMs: 0 },
+      { runs: 0, failures: 0, lastDurationMs: 0, backlog: 0 },
     );
+    this.leaseMs = config.SCHEDULER_LEASE_MS;
+    this.claimBatch = config.SCHEDULER_CLAIM_BATCH;
+    this.sweepIntervalMs = config.SCHEDULER_SWEEP_INTERVAL_MS;
   }
 
-  protected async runPass(): Promise<{ result: void; failures: number }> {
-    const result = await this.ranking.expireAll();
+  protected async runPass(): Promise<{ result: DuePassResult; failures: number }> {
+    const swept = await this.ranking.sweepDueIndex(this.sweepIntervalMs);
+    if (swept !== null) this.logger.log(`sweep: ${swept} board(s) without a due entry entered into the due index`);
+    const result = await this.ranking.expireDue({ leaseMs: this.leaseMs, claimBatch: this.claimBatch });
+    this.stats.backlog = result.stillDraining;
     if (result.stillDraining > 0)
       this.logger.log(`${result.stillDraining} board(s) still draining large expired slots`);
-    return { result: undefined, failures: result.failures };
+    return { result, failures: result.failures };
   }
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { flagReply, intReply, oneOfReply, Reply } from '../redis/replies';
+import { RESEND_GUARD_MS } from '../common/limits';
 import { decodeIdempotent, IdemCall, idemArgs, Idempotent } from '../redis/idempotency';
 import {
   KEYS_LIBRARY,
@@ -10,7 +11,7 @@ import {
   WRITE_LIBRARIES,
 } from '../redis/scripts';
 import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
-import type { BoardKeys } from './ranking.keys';
+import type { BoardKeys, RankingKeys } from './ranking.keys';
 import type { ScoredItem } from './shard-math';
 import type { WindowConfig, WindowSpec } from './window-math';
 
@@ -25,11 +26,27 @@ declare module 'ioredis' {
     tbRankReadAround: ScriptCommand<Context>;
     tbRankReadNeighbours: ScriptCommand<Context>;
     tbRankCountAbove: ScriptCommand<Context>;
+    tbRankCountAboveShards: ScriptCommand<Context>;
     tbRankBoardPut: ScriptCommand<Context>;
     tbRankBoardDelete: ScriptCommand<Context>;
     tbRankShardSync: ScriptCommand<Context>;
+    tbRankRequestClaim: ScriptCommand<Context>;
+    tbRankRequestComplete: ScriptCommand<Context>;
+    tbRankDueClaim: ScriptCommand<Context>;
+    tbRankDueComplete: ScriptCommand<Context>;
+    tbRankSweepTurn: ScriptCommand<Context>;
   }
 }
+
+/** A retry-safe request on a sharded board and the shard its ledger entry lives on (see request_claim.lua). */
+export interface LedgerCall {
+  ledger: ShardKeys;
+  nowMs: number;
+  idem: IdemCall;
+}
+
+/** What the ledger knows of a request: new, claimed before but not answered, or answered (its body). */
+export type LedgerEntry = { state: 'claimed' | 'pending' } | { state: 'answered'; body: string };
 
 /** Score and competition rank of an item in one window (rank null: not ranked). */
 export interface Standing {
@@ -71,6 +88,19 @@ export interface ListingReply {
   rows: ScoredItem[];
 }
 
+/** What an expire call left: expired data still to drain, and when the shard next has something to expire. */
+export interface ExpireReply {
+  draining: boolean;
+  /** Unix ms; null when the shard holds no slot and no like. */
+  nextDueMs: number | null;
+}
+
+/** Boards claimed by one scheduler pass, and when the claims lapse (the token due_complete checks). */
+export interface DueClaim {
+  leaseEndMs: number;
+  boards: string[];
+}
+
 export type BoardPutReply =
   | {
       status: 'created' | 'updated' | 'unchanged';
@@ -79,6 +109,8 @@ export type BoardPutReply =
       shards: number;
       revision: number;
       mostShards: number;
+      /** null: no cap */
+      maxItems: number | null;
     }
   | { status: 'conflict'; message: string };
 
@@ -159,15 +191,19 @@ export const RANKING_SCRIPTS = {
     file: join(dir, 'increment.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    build: (call: WriteCall & { item: string; amount: number }) => ({
+    build: (call: WriteCall & { item: string; amount: number; newItems: number }) => ({
       keys: call.shard.incrementKeys,
-      args: [...boardArgs(call), call.item, call.amount, ...idemArgs(call.idem, windowNames(call))],
+      args: [...boardArgs(call), call.item, call.amount, ...idemArgs(call.idem, windowNames(call)), call.newItems],
     }),
-    decode: (raw): Idempotent<StandingsReply> =>
-      decodeIdempotent('tbRankIncrement', raw, (reply) => ({
-        draining: reply.flag(0),
-        standings: standingsOf(reply, 1),
-      })),
+    /** created: [new items, due time for the index (ms; 0: none)] */
+    decode: (raw, call): Idempotent<StandingsReply> =>
+      decodeIdempotent(
+        'tbRankIncrement',
+        raw,
+        call.idem,
+        (reply) => ({ draining: reply.flag(0), standings: standingsOf(reply, 1) }),
+        2,
+      ),
   }),
 
   incrementBatch: typedScript({
@@ -175,19 +211,27 @@ export const RANKING_SCRIPTS = {
     file: join(dir, 'increment_batch.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    build: (call: WriteCall & { entries: BatchEntry[] }) => ({
+    build: (call: WriteCall & { entries: BatchEntry[]; newItems: number }) => ({
       keys: call.shard.incrementKeys,
       args: [
         ...boardArgs(call),
         ...idemArgs(call.idem, ''),
+        call.newItems,
         ...call.entries.flatMap((entry) => [entry.item, entry.amount]),
       ],
     }),
-    decode: (raw) =>
-      decodeIdempotent('tbRankIncrementBatch', raw, (reply) => {
-        reply.expectLength(2);
-        return { draining: reply.flag(0), applied: reply.int(1) };
-      }),
+    /** created: [new items, due time for the index (ms; 0: none)] */
+    decode: (raw, call) =>
+      decodeIdempotent(
+        'tbRankIncrementBatch',
+        raw,
+        call.idem,
+        (reply) => {
+          reply.expectLength(2);
+          return { draining: reply.flag(0), applied: reply.int(1) };
+        },
+        2,
+      ),
   }),
 
   like: typedScript({
@@ -195,16 +239,27 @@ export const RANKING_SCRIPTS = {
     file: join(dir, 'like.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    build: (call: WriteCall & { item: string; userId: string; undo: boolean }) => ({
+    build: (call: WriteCall & { item: string; userId: string; undo: boolean; newItems: number; newLikes: number }) => ({
       keys: call.shard.allKeys,
-      args: [...boardArgs(call), call.item, call.userId, call.undo ? 1 : 0, ...idemArgs(call.idem, windowNames(call))],
+      args: [
+        ...boardArgs(call),
+        call.item,
+        call.userId,
+        call.undo ? 1 : 0,
+        ...idemArgs(call.idem, windowNames(call)),
+        call.newItems,
+        call.newLikes,
+      ],
     }),
-    decode: (raw): Idempotent<StandingsReply & { counted: boolean }> =>
-      decodeIdempotent('tbRankLike', raw, (reply) => ({
-        draining: reply.flag(0),
-        counted: reply.flag(1),
-        standings: standingsOf(reply, 2),
-      })),
+    /** created: [new items, new likes, due time for the index (ms; 0: none)] */
+    decode: (raw, call): Idempotent<StandingsReply & { counted: boolean }> =>
+      decodeIdempotent(
+        'tbRankLike',
+        raw,
+        call.idem,
+        (reply) => ({ draining: reply.flag(0), counted: reply.flag(1), standings: standingsOf(reply, 2) }),
+        3,
+      ),
   }),
 
   expire: typedScript({
@@ -213,8 +268,52 @@ export const RANKING_SCRIPTS = {
     libraries: windowLibrary,
     numberOfKeys: 'dynamic',
     build: (call: BoardCall) => ({ keys: call.shard.allKeys, args: boardArgs(call) }),
-    /** true while expired data remains */
-    decode: (raw) => flagReply('tbRankExpire', raw),
+    decode: (raw): ExpireReply => {
+      const reply = new Reply('tbRankExpire', raw).expectLength(2);
+      const nextDueMs = reply.int(1);
+      return { draining: reply.flag(0), nextDueMs: nextDueMs === 0 ? null : nextDueMs };
+    },
+  }),
+
+  dueClaim: typedScript({
+    name: 'tbRankDueClaim',
+    file: join(dir, 'due_claim.lua'),
+    numberOfKeys: 2,
+    build: (call: { keys: RankingKeys; nowMs: number; leaseMs: number; most: number; dueByMs: number }) => ({
+      keys: [call.keys.dueIndex(), call.keys.dueLeases()],
+      args: [call.nowMs, call.leaseMs, call.most, call.dueByMs],
+    }),
+    decode: (raw): DueClaim => {
+      const reply = new Reply('tbRankDueClaim', raw).expectLength(1, true);
+      return {
+        leaseEndMs: reply.int(0),
+        boards: Array.from({ length: reply.length - 1 }, (_, i) => reply.string(1 + i)),
+      };
+    },
+  }),
+
+  dueComplete: typedScript({
+    name: 'tbRankDueComplete',
+    file: join(dir, 'due_complete.lua'),
+    numberOfKeys: 2,
+    build: (call: { keys: RankingKeys; leaseEndMs: number; visited: Map<string, number | null> }) => ({
+      keys: [call.keys.dueIndex(), call.keys.dueLeases()],
+      args: [call.leaseEndMs, ...[...call.visited].flatMap(([board, nextDueMs]) => [board, nextDueMs ?? 0])],
+    }),
+    /** boards completed */
+    decode: (raw) => intReply('tbRankDueComplete', raw),
+  }),
+
+  sweepTurn: typedScript({
+    name: 'tbRankSweepTurn',
+    file: join(dir, 'sweep_turn.lua'),
+    numberOfKeys: 1,
+    build: (call: { keys: RankingKeys; nowMs: number; intervalMs: number }) => ({
+      keys: [call.keys.dueSweep()],
+      args: [call.nowMs, call.intervalMs],
+    }),
+    /** true: this caller sweeps now */
+    decode: (raw) => flagReply('tbRankSweepTurn', raw),
   }),
 
   readTop: listingRead('tbRankReadTop', 'read_top.lua', (call: WindowCall & { offset: number; limit: number }) => [
@@ -288,6 +387,43 @@ export const RANKING_SCRIPTS = {
     },
   }),
 
+  countAboveShards: typedScript({
+    name: 'tbRankCountAboveShards',
+    file: join(dir, 'count_above_shards.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 1,
+    build: (call: {
+      board: PreparedBoard;
+      /** Shards served by one Redis node (at least one). */
+      shards: ShardKeys[];
+      nowMs: number;
+      windows: WindowConfig[];
+      scores: number[];
+    }) => ({
+      keys: [call.shards[0].keys.cfg()],
+      args: [
+        call.board.config.version,
+        call.nowMs,
+        call.windows.length,
+        ...call.windows.flatMap((w) => [w.name, w.periodSec, w.intervalSec]),
+        ...call.scores,
+        ...call.shards.map((shard) => shard.keys.cfg()),
+      ],
+    }),
+    decode: (raw, call) => {
+      const reply = new Reply('tbRankCountAboveShards', raw).expectLength(1, true);
+      const pendingCount = reply.int(0);
+      reply.expectLength(1 + pendingCount + 2 * call.windows.length);
+      const counts = 1 + pendingCount;
+      return {
+        /** Shards with expired slots not yet drained: not counted. */
+        pending: Array.from({ length: pendingCount }, (_, i) => call.shards[reply.int(1 + i) - 1]),
+        above: call.windows.map((_, w) => reply.int(counts + 2 * w)),
+        ranked: call.windows.map((_, w) => reply.int(counts + 1 + 2 * w)),
+      };
+    },
+  }),
+
   boardPut: typedScript({
     name: 'tbRankBoardPut',
     file: join(dir, 'board_put.lua'),
@@ -298,18 +434,27 @@ export const RANKING_SCRIPTS = {
       windows: WindowSpec[];
       /** undefined keeps the stored count (1 for a new board) */
       shards: number | undefined;
+      /** undefined keeps the stored cap (none for a new board) */
+      maxItems: number | undefined;
       reset: boolean;
       version: string;
       nowMs: number;
     }) => ({
       keys: [call.keys.cfg()],
-      args: [JSON.stringify(call.windows), call.shards ?? '', call.version, call.reset ? 1 : 0, call.nowMs],
+      args: [
+        JSON.stringify(call.windows),
+        call.shards ?? '',
+        call.version,
+        call.reset ? 1 : 0,
+        call.nowMs,
+        call.maxItems ?? '',
+      ],
     }),
     decode: (raw): BoardPutReply => {
       const reply = new Reply('tbRankBoardPut', raw);
       const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
       if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
-      reply.expectLength(6);
+      reply.expectLength(7);
       return {
         status,
         version: reply.string(1),
@@ -317,7 +462,40 @@ export const RANKING_SCRIPTS = {
         shards: reply.number(3),
         revision: reply.int(4),
         mostShards: reply.number(5),
+        maxItems: reply.int(6) || null,
       };
+    },
+  }),
+
+  requestClaim: typedScript({
+    name: 'tbRankRequestClaim',
+    file: join(dir, 'request_claim.lua'),
+    libraries: WRITE_LIBRARIES,
+    numberOfKeys: 1,
+    build: (call: LedgerCall) => ({
+      keys: [call.ledger.keys.cfg()],
+      args: [call.nowMs, ...idemArgs(call.idem, 'pending')],
+    }),
+    decode: (raw, call): LedgerEntry => {
+      const entry = decodeIdempotent('tbRankRequestClaim', raw, call.idem, (reply) =>
+        reply.length > 0 ? reply.string(0) : undefined,
+      );
+      if (entry.context === 'done' && entry.value !== undefined) return { state: 'answered', body: entry.value };
+      return { state: entry.replayed ? 'pending' : 'claimed' };
+    },
+  }),
+
+  requestComplete: typedScript({
+    name: 'tbRankRequestComplete',
+    file: join(dir, 'request_complete.lua'),
+    libraries: WRITE_LIBRARIES,
+    numberOfKeys: 1,
+    build: (call: LedgerCall & { body: string }) => ({
+      keys: [call.ledger.keys.cfg()],
+      args: [call.nowMs, ...idemArgs(call.idem, 'done'), call.body],
+    }),
+    decode: (raw, call) => {
+      decodeIdempotent('tbRankRequestComplete', raw, call.idem, (reply) => reply.string(0));
     },
   }),
 
@@ -328,7 +506,7 @@ export const RANKING_SCRIPTS = {
     numberOfKeys: 2,
     build: (call: { keys: BoardKeys; nowMs: number; idemRetentionMs: number }) => ({
       keys: [call.keys.cfg(), call.keys.likes()],
-      args: [call.nowMs, call.idemRetentionMs],
+      args: [call.nowMs, call.idemRetentionMs, RESEND_GUARD_MS],
     }),
     /** true when the shard existed */
     decode: (raw) => intReply('tbRankBoardDelete', raw) === 1,
@@ -345,10 +523,11 @@ export const RANKING_SCRIPTS = {
       windowsJson: string;
       shards: number;
       revision: number;
+      maxItems: number | null;
       nowMs: number;
     }) => ({
       keys: [call.keys.cfg()],
-      args: [call.version, call.windowsJson, call.shards, call.revision, call.nowMs],
+      args: [call.version, call.windowsJson, call.shards, call.revision, call.nowMs, call.maxItems ?? 0],
     }),
     decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),
   }),

@@ -2,9 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { WriteAnswer } from '../common/retry-safe';
-import { idemRequest } from '../redis/idempotency';
+import { IdemRequest, idemRequest } from '../redis/idempotency';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
-import { PreparedBoard } from './board';
+import { ClientBudget, growthErrorOf, Reservation, reserveGrowth, UNLIMITED } from '../governance/growth-quotas';
+import { CapRefusal, growthRefusalOf } from '../redis/refusals';
+import { BoardConfig, PreparedBoard } from './board';
 import { BoardCache, isRefusal } from './board-cache';
 import { RANKING_MESSAGES as M } from './ranking.messages';
 import { BatchEntry, ListedItem, RankingStore, Standing } from './ranking.store';
@@ -16,6 +18,8 @@ export interface BoardView {
   name: string;
   shards: number;
   windows: Array<{ name: string; period: number; interval: number }>;
+  /** Present when the board has a cap. */
+  maxItems?: number;
 }
 
 /** What an item write answers: each window's new standing. */
@@ -37,8 +41,35 @@ export interface WindowFigures {
   draining: boolean;
 }
 
-/** Most expire calls one board gets per scheduler pass (each drains at most one chunk). */
+/** Most expire calls one board gets per visit (each drains at most one chunk); still draining, it is due on the next pass. */
 const MAX_EXPIRE_CALLS_PER_PASS = 100;
+
+/** Registry names one sweep command reads or enters. */
+const SWEEP_PAGE_BOARDS = 1000;
+
+/** A page of GET /boards: from `offset`, or after the name `cursor` when given. */
+export interface BoardPage {
+  limit: number;
+  offset: number;
+  cursor?: string;
+}
+
+export interface DuePassOptions {
+  /** How long a claimed board stays with this instance (SCHEDULER_LEASE_MS). */
+  leaseMs: number;
+  /** Most boards one claim takes (SCHEDULER_CLAIM_BATCH). */
+  claimBatch: number;
+}
+
+export interface DuePassResult {
+  /** Boards claimed and visited. */
+  visited: number;
+  failures: number;
+  /** Boards left with expired data after MAX_EXPIRE_CALLS_PER_PASS calls: due again on the next pass. */
+  stillDraining: number;
+  /** Boards whose PUT was under way: due again on the next pass. */
+  skipped: number;
+}
 
 /** The ranking use cases: boards, increments, likes, reads and the expiry pass (configs come from BoardCache). */
 @Injectable()
@@ -51,14 +82,16 @@ export class RankingService {
     private readonly clock: Clock,
   ) {}
 
+  /** `shards` and `maxItems` undefined keep the stored ones. */
   async putBoard(
     name: string,
     windows: WindowInput[],
     shards?: number,
     reset = false,
+    maxItems?: number,
   ): Promise<{ created: boolean; board: BoardView }> {
     const specs = resolveWindows(windows);
-    const result = await this.store.putBoard(name, specs, shards, reset, randomUUID(), this.clock.nowMs());
+    const result = await this.store.putBoard(name, specs, shards, maxItems, reset, randomUUID(), this.clock.nowMs());
     if (result.status === 'conflict')
       throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, result.message));
     this.cache.remember(result.config);
@@ -69,10 +102,21 @@ export class RankingService {
     return viewOf((await this.cache.reload(name)).config);
   }
 
-  async listBoards(): Promise<BoardView[]> {
-    const names = (await this.store.listBoardNames()).sort();
-    const configs = await Promise.all(names.map((name) => this.store.loadBoard(name)));
-    return configs.filter((config) => config !== undefined).map(viewOf);
+  /**
+   * One page of boards in byte order of name: from `offset`, or after the name `cursor` (stable while
+   * boards come and go). Only the page's configs are read. `total` counts registered names, which may
+   * for a moment include a board whose PUT or DELETE is under way (such a name is not listed);
+   * `nextCursor` is the last name of a full page, null at the end.
+   */
+  async listBoards(page: BoardPage): Promise<{ boards: BoardView[]; total: number; nextCursor: string | null }> {
+    const from = page.cursor === undefined ? { offset: page.offset } : { after: page.cursor };
+    const { names, total } = await this.store.boardNamesPage(from, page.limit);
+    const configs = await this.store.loadBoards(names);
+    return {
+      boards: configs.filter((config) => config !== undefined).map(viewOf),
+      total,
+      nextCursor: names.length === page.limit ? names[names.length - 1] : null,
+    };
   }
 
   async deleteBoard(name: string): Promise<void> {
@@ -81,42 +125,95 @@ export class RankingService {
     if (!existed) throw new NotFoundError('BOARD_NOT_FOUND', M.boardNotFound(name));
   }
 
-  async increment(name: string, item: string, amount: number, idemKey?: string): Promise<WriteAnswer<ItemWritten>> {
+  /** `budget`: the client's quotas on growth (none: the write may create anything). */
+  async increment(
+    name: string,
+    item: string,
+    amount: number,
+    idemKey?: string,
+    budget?: ClientBudget,
+  ): Promise<WriteAnswer<ItemWritten>> {
     const idem = idemRequest(idemKey, ['increment', name, item, amount]);
-    return this.cache.withBoard(name, async (board) => {
-      const result = await this.store.increment(board, this.clock.nowMs(), item, amount, idem);
-      return {
-        replayed: result.replayed,
-        body: { board: name, item, windows: byWindow(result), draining: result.draining },
-      };
-    });
+    return this.cache.withBoard(name, (board) =>
+      this.ledgered(board, idem, async () => {
+        const reservation = reserveGrowth(budget, { items: 1 });
+        try {
+          const result = await this.store.increment(
+            board,
+            this.clock.nowMs(),
+            item,
+            amount,
+            reservation.allowance('items'),
+            idem,
+          );
+          reservation.settle({ items: result.createdItems });
+          return {
+            replayed: result.replayed,
+            body: { board: name, item, windows: byWindow(result), draining: result.draining },
+          };
+        } catch (error) {
+          throw this.growthError(error, reservation, board);
+        }
+      }),
+    );
   }
 
   /**
    * On a sharded board the shards apply their entries independently: when some shard refuses because
-   * the config changed, only its entries are retried (regrouped by the reloaded config), once.
+   * the config changed, only its entries are retried (regrouped by the reloaded config), once. A part
+   * that would create more new items than the board's cap or the client's quota allows is refused
+   * whole (nothing of it applied): 409 BOARD_FULL / 429 QUOTA_EXCEEDED when nothing was applied, else
+   * 409 BATCH_PARTIAL naming the reason.
    */
   async incrementBatch(
     name: string,
     entries: BatchEntry[],
     idemKey?: string,
+    budget?: ClientBudget,
   ): Promise<WriteAnswer<{ board: string; count: number; draining: boolean }>> {
     const idem = idemRequest(idemKey, ['increments', name, entries.map((e) => [e.item, e.amount])]);
     // The request's time is when it arrived, whatever loading the config costs.
     const nowMs = this.clock.nowMs();
+    return this.ledgered(await this.cache.get(name), idem, () => this.applyBatch(name, entries, nowMs, idem, budget));
+  }
+
+  private async applyBatch(
+    name: string,
+    entries: BatchEntry[],
+    nowMs: number,
+    idem: IdemRequest | undefined,
+    budget: ClientBudget | undefined,
+  ): Promise<WriteAnswer<{ board: string; count: number; draining: boolean }>> {
     let pending = entries;
     let applied = 0;
     let draining = false;
     let replayed = true;
     for (let attempt = 0; attempt < 2; attempt++) {
       const board = attempt === 0 ? await this.cache.get(name) : await this.cache.reload(name);
-      const outcome = await this.store.incrementBatch(board, nowMs, groupByShard(pending, board.shards.length), idem);
+      const groups = groupByShard(pending, board.shards.length);
+      const reservation = reserveGrowth(budget, { items: distinctItems(pending) });
+      const outcome = await this.store
+        .incrementBatch(board, nowMs, groups, allowancesOf(groups, reservation.allowance('items')), idem)
+        .catch((error: unknown) => {
+          reservation.settle();
+          throw error;
+        });
+      reservation.settle({ items: outcome.createdItems });
       applied += outcome.applied;
       draining ||= outcome.draining;
       replayed &&= outcome.replayed;
       if (outcome.refused.length === 0) return { replayed, body: { board: name, count: applied, draining } };
-      const unexpected = outcome.errors.find((error) => !isRefusal(error));
+      const unexpected = outcome.errors.find((error) => !isRefusal(error) && !growthRefusalOf(error));
       if (unexpected !== undefined) throw unexpected;
+      const growth = outcome.errors.find((error) => growthRefusalOf(error));
+      if (growth !== undefined) {
+        const refusal = this.growthError(growth, reservation, board);
+        if (applied === 0) throw refusal;
+        throw new ConflictError(
+          'BATCH_PARTIAL',
+          M.batchRefusedPartly(name, applied, entries.length, outcome.refused.length, (refusal as Error).message),
+        );
+      }
       pending = outcome.refused;
     }
     if (applied > 0)
@@ -125,29 +222,64 @@ export class RankingService {
     throw new ConflictError('CONFIG_CHANGED', M.configChanged(name));
   }
 
-  /** Likes (undo = false) or takes a like back (undo = true). */
+  /** Likes (undo = false) or takes a like back (undo = true: never refused, it creates nothing). */
   async like(
     name: string,
     item: string,
     userId: string,
     undo: boolean,
     idemKey?: string,
+    budget?: ClientBudget,
   ): Promise<WriteAnswer<ItemWritten & { userId: string; counted: boolean }>> {
     const idem = idemRequest(idemKey, [undo ? 'unlike' : 'like', name, item, userId]);
-    return this.cache.withBoard(name, async (board) => {
-      const result = await this.store.like(board, this.clock.nowMs(), item, userId, undo, idem);
-      return {
-        replayed: result.replayed,
-        body: {
-          board: name,
-          item,
-          userId,
-          counted: result.counted,
-          windows: byWindow(result),
-          draining: result.draining,
-        },
-      };
-    });
+    return this.cache.withBoard(name, (board) =>
+      this.ledgered(board, idem, async () => {
+        const reservation = reserveGrowth(budget, undo ? {} : { items: 1, likeUsers: 1 });
+        const growth = { newItems: reservation.allowance('items'), newLikes: reservation.allowance('likeUsers') };
+        const result = await this.store
+          .like(board, this.clock.nowMs(), item, userId, undo, growth, idem)
+          .catch((error: unknown) => {
+            throw this.growthError(error, reservation, board);
+          });
+        reservation.settle({ items: result.createdItems, likeUsers: result.createdLikes });
+        return {
+          replayed: result.replayed,
+          body: {
+            board: name,
+            item,
+            userId,
+            counted: result.counted,
+            windows: byWindow(result),
+            draining: result.draining,
+          },
+        };
+      }),
+    );
+  }
+
+  /**
+   * A keyed write on a sharded board goes through its ledger entry (request_claim.lua) on the shard its
+   * key hashes to: a repeat of an answered request gets the stored body byte for byte (board-wide rank
+   * included) and touches no shard, and the key used again for another request is refused (422)
+   * whichever shards that request touches. Each shard's part stays retry-safe on its own, so a request
+   * claimed but never answered (a failure half way) is simply applied again. An unsharded board needs
+   * none of this: its one script call stores the whole answer.
+   */
+  private async ledgered<T>(
+    board: PreparedBoard,
+    idem: IdemRequest | undefined,
+    write: () => Promise<WriteAnswer<T>>,
+  ): Promise<WriteAnswer<T>> {
+    if (!board.sharded || idem === undefined) return write();
+    const nowMs = this.clock.nowMs();
+    const entry = await this.store.claimRequest(board, idem, nowMs);
+    if (entry.state === 'answered') return { replayed: true, body: JSON.parse(entry.body) as T };
+    const answer = await write();
+    // Lost, the stored answer only costs a repeat its byte-for-byte rank: the parts replay on their shards.
+    await this.store
+      .completeRequest(board, idem, nowMs, JSON.stringify(answer.body))
+      .catch((error: unknown) => this.logger.warn(`storing the answer of a sharded request failed: ${String(error)}`));
+    return answer;
   }
 
   async top(
@@ -192,38 +324,93 @@ export class RankingService {
   }
 
   /**
-   * One scheduler pass: expires every board's windows until nothing expired remains (bounded per board).
-   * Safe to run from several instances at once: each expire call is one atomic script.
+   * One scheduler pass: claims the boards whose due time has come (shared with other instances: a
+   * board claimed here is not visited elsewhere until its lease lapses), expires each until nothing
+   * expired remains (bounded per board), and puts it back into the index at its next due time. Claims
+   * again while claims come back full, only what was due when the pass began: a board put back as due
+   * again (still draining, a PUT under way, a failure) waits for the next pass instead of keeping this
+   * one going. Idle boards cost nothing: they are not in the index.
    */
-  async expireAll(): Promise<{ boards: number; failures: number; stillDraining: number; skipped: number }> {
-    const names = await this.store.listBoardNames();
-    let failures = 0;
-    let stillDraining = 0;
-    let skipped = 0;
-    for (const name of names) {
-      try {
-        const draining = await this.cache.withBoard(name, async (board) => {
-          for (let call = 0; call < MAX_EXPIRE_CALLS_PER_PASS; call++) {
-            if (!(await this.store.expire(board, this.clock.nowMs()))) return false;
-          }
-          return true;
-        });
-        if (draining) stillDraining++;
-      } catch (error) {
-        if (error instanceof NotFoundError) {
-          await this.store.unregisterIfMissing(name);
-          continue;
-        }
-        // A PUT of this board is under way (shards not synced yet): the next pass expires it.
-        if (error instanceof ConflictError) {
-          skipped++;
-          continue;
-        }
-        failures++;
-        this.logger.warn(`expiring board "${name}" failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
+  async expireDue(options: DuePassOptions): Promise<DuePassResult> {
+    const result: DuePassResult = { visited: 0, failures: 0, stillDraining: 0, skipped: 0 };
+    const passMs = this.clock.nowMs();
+    for (;;) {
+      const claim = await this.store.claimDue(this.clock.nowMs(), options.leaseMs, options.claimBatch, passMs);
+      const visited = new Map<string, number | null>();
+      for (const name of claim.boards) visited.set(name, await this.visit(name, passMs + 1, result));
+      await this.store.completeDue(claim.leaseEndMs, visited);
+      result.visited += claim.boards.length;
+      if (claim.boards.length < options.claimBatch) return result;
     }
-    return { boards: names.length, failures, stillDraining, skipped };
+  }
+
+  /**
+   * Expires one claimed board: answers its next due time (unix ms; null: nothing left to expire), or
+   * `againMs` when it must be visited again (still draining, a PUT under way, a failure).
+   */
+  private async visit(name: string, againMs: number, result: DuePassResult): Promise<number | null> {
+    try {
+      return await this.cache.withBoard(name, async (board) => {
+        for (let call = 0; call < MAX_EXPIRE_CALLS_PER_PASS; call++) {
+          const expired = await this.store.expire(board, this.clock.nowMs());
+          if (!expired.draining) return expired.nextDueMs;
+        }
+        result.stillDraining++;
+        return againMs;
+      });
+    } catch (error) {
+      if (error instanceof NotFoundError) {
+        await this.store.unregisterIfMissing(name);
+        return null;
+      }
+      // A PUT of this board is under way (shards not synced yet): the next pass expires it.
+      if (error instanceof ConflictError) {
+        result.skipped++;
+        return againMs;
+      }
+      result.failures++;
+      this.logger.warn(`expiring board "${name}" failed: ${error instanceof Error ? error.message : String(error)}`);
+      return againMs;
+    }
+  }
+
+  /**
+   * The safety net of the due index, taken by one instance per interval (fleet-wide): moves the
+   * registry set kept before paging into the zset, then enters every registered board that has no due
+   * entry (ZADD NX), spread evenly over the next interval so the visits it causes trickle instead of
+   * arriving at once. A board with data whose index update was lost (its instance crashed between the
+   * write and the update) is visited within two intervals; reads never wait for it (lazy expiry).
+   * Answers the boards entered, or null when another instance has this interval's turn.
+   */
+  async sweepDueIndex(intervalMs: number): Promise<number | null> {
+    const startMs = this.clock.nowMs();
+    if (!(await this.store.takeSweepTurn(startMs, intervalMs))) return null;
+    const moved = await this.store.migrateLegacyRegistry(SWEEP_PAGE_BOARDS);
+    if (moved > 0) this.logger.log(`moved ${moved} board name(s) from the registry set into the registry zset`);
+    const { total } = await this.store.boardNamesPage({ offset: 0 }, 1);
+    let entered = 0;
+    let after = '';
+    for (;;) {
+      const names = await this.store.registryPageAfter(after, SWEEP_PAGE_BOARDS);
+      const spreadMs = (position: number) => Math.floor((position * intervalMs) / Math.max(total, 1));
+      await this.store.enqueueIfAbsent(names.map((name, i) => [name, startMs + spreadMs(entered + i)]));
+      entered += names.length;
+      if (names.length < SWEEP_PAGE_BOARDS) return entered;
+      after = names[names.length - 1];
+    }
+  }
+
+  /** A script's growth refusal as the client's error (BOARD_FULL for the board's cap); any other error as it is. */
+  private growthError(error: unknown, reservation: Reservation, board: PreparedBoard): unknown {
+    return growthErrorOf(
+      error,
+      reservation,
+      (refusal: CapRefusal) =>
+        new ConflictError(
+          'BOARD_FULL',
+          M.boardFull(board.config.name, refusal.held, refusal.cap, board.shards.length, refusal.wanted),
+        ),
+    );
   }
 
   private async withWindow<T>(
@@ -242,12 +429,34 @@ export class RankingService {
   }
 }
 
-function viewOf(config: { name: string; shards: number; windows: WindowConfig[] }): BoardView {
+function viewOf(config: BoardConfig): BoardView {
   return {
     name: config.name,
     shards: config.shards,
     windows: config.windows.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
+    ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
   };
+}
+
+/** Distinct item ids of a batch: the most new items it can create. */
+function distinctItems(entries: BatchEntry[]): number {
+  return new Set(entries.map((entry) => entry.item)).size;
+}
+
+/**
+ * Splits a batch's reservation over its shards' parts, in shard order, each part getting at most its
+ * own distinct items: a part refused for lack of allowance while an earlier one had some to spare
+ * only happens when the reservation fell short of the whole batch.
+ */
+function allowancesOf(groups: Map<number, BatchEntry[]>, reserved: number): Map<number, number> {
+  let left = reserved;
+  const allowances = new Map<number, number>();
+  for (const [shard, entries] of groups) {
+    const share = reserved === UNLIMITED ? UNLIMITED : Math.min(left, distinctItems(entries));
+    if (share !== UNLIMITED) left -= share;
+    allowances.set(shard, share);
+  }
+  return allowances;
 }
 
 /** Each window's standing by name, in the order of the names the write was answered with. */

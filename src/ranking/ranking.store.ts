@@ -1,21 +1,27 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../common/config';
 import { ConflictError } from '../common/errors';
+import { isRedisWrongNodeError } from '../common/redis-errors';
 import { RedisService } from '../redis/redis.service';
 import { BoardConfig, PreparedBoard, ShardKeys } from './board';
 import { RankingKeys } from './ranking.keys';
 import { RANKING_MESSAGES as M } from './ranking.messages';
-import { IdemCall, Idempotent, IdemRequest } from '../redis/idempotency';
+import { Idempotent, IdemRequest } from '../redis/idempotency';
+import { growthRefusalOf } from '../redis/refusals';
 import {
   BatchEntry,
   BoardCall,
+  DueClaim,
+  ExpireReply,
+  LedgerCall,
+  LedgerEntry,
   ListingReply,
   RANKING_SCRIPTS as S,
   Standing,
   StandingsReply,
   WriteCall,
 } from './ranking.scripts';
-import { ListedItem, mergeListings, rankRows, ScoredItem } from './shard-math';
+import { ListedItem, mergeListings, mergeShardHeads, rankRows, ScoredItem } from './shard-math';
 import { WindowConfig, WindowSpec } from './window-math';
 
 export type { ListedItem } from './shard-math';
@@ -31,6 +37,8 @@ export interface WriteOutcome {
   draining: boolean;
   windowNames: string[];
   standings: Standing[];
+  /** New items this write created (0 on a replay, or when no limit applied: nothing to charge). */
+  createdItems: number;
 }
 
 export interface BatchOutcome {
@@ -38,6 +46,8 @@ export interface BatchOutcome {
   replayed: boolean;
   draining: boolean;
   applied: number;
+  /** New items the shards that applied created. */
+  createdItems: number;
   /** Entries of the shards whose call failed, and those failures. */
   refused: BatchEntry[];
   errors: unknown[];
@@ -46,10 +56,26 @@ export interface BatchOutcome {
 export type PutBoardResult =
   { status: 'created' | 'updated' | 'unchanged'; config: BoardConfig } | { status: 'conflict'; message: string };
 
+/** Items above a score and ranked items per window, over some shards; draining while expired data remains. */
+interface ShardCounts {
+  draining: boolean;
+  above: number[];
+  ranked: number[];
+}
+
+function sumCounts(windows: WindowConfig[], counts: ShardCounts[]): ShardCounts {
+  return {
+    draining: counts.some((count) => count.draining),
+    above: windows.map((_, w) => counts.reduce((sum, count) => sum + count.above[w], 0)),
+    ranked: windows.map((_, w) => counts.reduce((sum, count) => sum + count.ranked[w], 0)),
+  };
+}
+
 /** The only file of the ranking feature that talks to Redis: key lists, script calls, reply parsing. */
 @Injectable()
 export class RankingStore {
   readonly keys: RankingKeys;
+  private readonly logger = new Logger('RankingStore');
   private readonly budgetFields: number;
   private readonly idemRetentionMs: number;
 
@@ -68,18 +94,38 @@ export class RankingStore {
   }
 
   async loadBoard(name: string): Promise<BoardConfig | undefined> {
-    const stored = await this.redis.client.hgetall(this.keys.board(name).cfg());
+    const stored = await this.redis.timed(this.redis.client.hgetall(this.keys.board(name).cfg()));
     if (!stored.version || !stored.windows) return undefined;
     return {
       name,
       version: stored.version,
       shards: Number(stored.shards),
       windows: JSON.parse(stored.windows) as WindowConfig[],
+      maxItems: stored.maxItems ? Number(stored.maxItems) : null,
     };
   }
 
-  async listBoardNames(): Promise<string[]> {
-    return this.redis.client.smembers(this.keys.boardRegistry());
+  /**
+   * One page of registered names in byte order: from position `offset`, or after the name `after`
+   * (a cursor: stable while boards come and go), and how many names the registry holds.
+   */
+  async boardNamesPage(
+    from: { offset: number } | { after: string },
+    limit: number,
+  ): Promise<{ names: string[]; total: number }> {
+    const registry = this.keys.boardRegistry();
+    const [names, total] = await Promise.all([
+      'after' in from
+        ? this.redis.timed(this.redis.client.zrange(registry, `(${from.after}`, '+', 'BYLEX', 'LIMIT', 0, limit))
+        : this.redis.timed(this.redis.client.zrange(registry, from.offset, from.offset + limit - 1)),
+      this.redis.timed(this.redis.client.zcard(registry)),
+    ]);
+    return { names, total };
+  }
+
+  /** Configs of some boards in parallel (undefined where a listed name has no board). */
+  loadBoards(names: string[]): Promise<Array<BoardConfig | undefined>> {
+    return Promise.all(names.map((name) => this.loadBoard(name)));
   }
 
   /**
@@ -87,32 +133,35 @@ export class RankingStore {
    * and is written again once the board is created, in case a racing DELETE unlisted it (see unregister).
    * Shard 0 decides (one atomic script); then every other shard gets a copy of its config, and shards
    * beyond the count (up to the most the board ever had) are deleted. A repeated PUT repairs whatever a
-   * failed one left behind. `shards` undefined keeps the stored count.
+   * failed one left behind. `shards` and `maxItems` undefined keep the stored ones.
    */
   async putBoard(
     name: string,
     windows: WindowSpec[],
     shards: number | undefined,
+    maxItems: number | undefined,
     reset: boolean,
     version: string,
     nowMs: number,
   ): Promise<PutBoardResult> {
-    await this.redis.client.sadd(this.keys.boardRegistry(), name);
+    await this.register(name);
     const reply = await this.redis.call(S.boardPut, {
       keys: this.keys.board(name),
       windows,
       shards,
+      maxItems,
       reset,
       version,
       nowMs,
     });
     if (reply.status === 'conflict') return reply;
-    if (reply.status === 'created') await this.redis.client.sadd(this.keys.boardRegistry(), name);
+    if (reply.status === 'created') await this.register(name);
     const config: BoardConfig = {
       name,
       version: reply.version,
       shards: reply.shards,
       windows: JSON.parse(reply.windowsJson) as WindowConfig[],
+      maxItems: reply.maxItems,
     };
     await Promise.all(
       Array.from({ length: reply.shards - 1 }, (_, i) =>
@@ -124,12 +173,29 @@ export class RankingStore {
   }
 
   /** Deletes every key of the board (every shard it ever had; shard 0, which holds the config, last), then its registry entry. */
+  /** Claims (or reads) the ledger entry of a keyed request on a sharded board: see request_claim.lua. */
+  claimRequest(board: PreparedBoard, idem: IdemRequest, nowMs: number): Promise<LedgerEntry> {
+    return this.redis.call(S.requestClaim, this.ledger(board, idem, nowMs));
+  }
+
+  /** Stores the whole answer of a keyed request on a sharded board in its ledger entry. */
+  async completeRequest(board: PreparedBoard, idem: IdemRequest, nowMs: number, body: string): Promise<void> {
+    await this.redis.call(S.requestComplete, { ...this.ledger(board, idem, nowMs), body });
+  }
+
+  /** The ledger entry of a request lives on the shard its key hashes to: ledgers spread like items. */
+  private ledger(board: PreparedBoard, idem: IdemRequest, nowMs: number): LedgerCall {
+    return { ledger: board.shardOf(idem.key), nowMs, idem: this.redis.idemCall(idem) };
+  }
+
   async deleteBoard(name: string, nowMs: number): Promise<boolean> {
-    const cfg = await this.redis.client.hmget(this.keys.board(name).cfg(), 'shards', 'maxShards');
+    const cfg = await this.redis.timed(this.redis.client.hmget(this.keys.board(name).cfg(), 'shards', 'maxShards'));
     const mostShards = Math.max(Number(cfg[0] ?? 1), Number(cfg[1] ?? 1));
     for (let shard = mostShards - 1; shard > 0; shard--) await this.deleteShard(name, shard, nowMs);
     const existed = await this.deleteShard(name, 0, nowMs);
     await this.unregister(name);
+    // Tidiness only: a due entry left behind costs one visit, which finds no board and drops it.
+    await this.redis.timed(this.redis.client.zrem(this.keys.dueIndex(), name));
     return existed;
   }
 
@@ -143,10 +209,14 @@ export class RankingStore {
    * skips it and the scheduler's unregisterIfMissing removes it.
    */
   private async unregister(name: string): Promise<void> {
-    const registry = this.keys.boardRegistry();
-    await this.redis.client.srem(registry, name);
-    if (await this.redis.client.hexists(this.keys.board(name).cfg(), 'windows'))
-      await this.redis.client.sadd(registry, name);
+    await this.redis.timed(this.redis.client.zrem(this.keys.boardRegistry(), name));
+    if (await this.redis.timed(this.redis.client.hexists(this.keys.board(name).cfg(), 'windows')))
+      await this.register(name);
+  }
+
+  /** Every name scores 0: the registry zset stays in byte order of name. */
+  private async register(name: string): Promise<void> {
+    await this.redis.timed(this.redis.client.zadd(this.keys.boardRegistry(), 0, name));
   }
 
   private deleteShard(name: string, shard: number, nowMs: number): Promise<boolean> {
@@ -162,75 +232,177 @@ export class RankingStore {
     if ((await this.loadBoard(name)) === undefined) await this.unregister(name);
   }
 
+  /** `newItems`: the new items the write may create (UNLIMITED: no quota). */
   async increment(
     board: PreparedBoard,
     nowMs: number,
     item: string,
     amount: number,
+    newItems: number,
     idem?: IdemRequest,
   ): Promise<WriteOutcome> {
     const shard = board.shardOf(item);
     const reply = await this.guard(
-      this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), item, amount }),
+      this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), item, amount, newItems }),
     );
+    await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply);
   }
 
   /**
    * One script call per shard holding any of the entries, in parallel: atomic on an unsharded board
    * (and per shard); the shards of a sharded board apply independently (see docs/scaling.md).
-   * Answers what was applied, and the entries of shards that failed with their errors.
+   * Answers what was applied, and the entries of shards that failed with their errors. `newItems`:
+   * the new items each shard's part may create (UNLIMITED: no quota).
    */
   async incrementBatch(
     board: PreparedBoard,
     nowMs: number,
     groups: Map<number, BatchEntry[]>,
+    newItems: Map<number, number>,
     idem?: IdemRequest,
   ): Promise<BatchOutcome> {
     const shards = [...groups];
     const settled = await Promise.allSettled(
       shards.map(([shard, entries]) =>
         this.guard(
-          this.redis.call(S.incrementBatch, { ...this.write(board, board.shards[shard], nowMs, idem), entries }),
+          this.redis.call(S.incrementBatch, {
+            ...this.write(board, board.shards[shard], nowMs, idem),
+            entries,
+            newItems: newItems.get(shard)!,
+          }),
         ),
       ),
     );
-    const outcome: BatchOutcome = { replayed: true, draining: false, applied: 0, refused: [], errors: [] };
+    const outcome: BatchOutcome = {
+      replayed: true,
+      draining: false,
+      applied: 0,
+      createdItems: 0,
+      refused: [],
+      errors: [],
+    };
+    let dueMs = 0;
     settled.forEach((result, i) => {
       if (result.status === 'fulfilled') {
         outcome.replayed &&= result.value.replayed;
         outcome.draining ||= result.value.value.draining;
         outcome.applied += result.value.value.applied;
+        outcome.createdItems += result.value.created[0];
+        const shardDueMs = result.value.created[1];
+        if (shardDueMs > 0) dueMs = dueMs === 0 ? shardDueMs : Math.min(dueMs, shardDueMs);
       } else {
         outcome.replayed = false;
         outcome.refused.push(...shards[i][1]);
         outcome.errors.push(result.reason);
       }
     });
+    await this.indexDue(board, dueMs);
     return outcome;
   }
 
+  /** `growth`: the new items and likes the write may create (UNLIMITED: no quota). */
   async like(
     board: PreparedBoard,
     nowMs: number,
     item: string,
     userId: string,
     undo: boolean,
+    growth: { newItems: number; newLikes: number },
     idem?: IdemRequest,
-  ): Promise<WriteOutcome & { counted: boolean }> {
+  ): Promise<WriteOutcome & { counted: boolean; createdLikes: number }> {
     const shard = board.shardOf(item);
     const reply = await this.guard(
-      this.redis.call(S.like, { ...this.write(board, shard, nowMs, idem), item, userId, undo }),
+      this.redis.call(S.like, { ...this.write(board, shard, nowMs, idem), item, userId, undo, ...growth }),
     );
-    return { ...(await this.rankOverShards(board, shard, nowMs, reply)), counted: reply.value.counted };
+    await this.indexDue(board, reply.created[2]);
+    return {
+      ...(await this.rankOverShards(board, shard, nowMs, reply)),
+      counted: reply.value.counted,
+      createdLikes: reply.created[1],
+    };
   }
 
-  /** Expires every window of the board once on every shard (bounded by the chunk size); true while expired data remains. */
-  async expire(board: PreparedBoard, nowMs: number): Promise<boolean> {
+  /**
+   * Expires every window of the board once on every shard (bounded by the chunk size): whether expired
+   * data remains, and when the board next has something to expire (the earliest over its shards).
+   */
+  async expire(board: PreparedBoard, nowMs: number): Promise<ExpireReply> {
     const replies = await Promise.all(
       board.shards.map((shard) => this.guard(this.redis.call(S.expire, this.on(board, shard, nowMs)))),
     );
-    return replies.some((draining) => draining);
+    const dues = replies.flatMap((reply) => (reply.nextDueMs === null ? [] : [reply.nextDueMs]));
+    return {
+      draining: replies.some((reply) => reply.draining),
+      nextDueMs: dues.length === 0 ? null : Math.min(...dues),
+    };
+  }
+
+  /**
+   * A write created a slot that is now its shard's earliest to expire (`dueMs` > 0): the board's due
+   * entry moves that early (ZADD LT never delays it). A single-key command on the index's own tag,
+   * since no script may touch a board's keys and the index together on a Cluster. A failure only
+   * delays the scheduler's visit to this board until the sweep (reads expire lazily anyway), so the
+   * applied write is still answered.
+   */
+  private async indexDue(board: PreparedBoard, dueMs: number): Promise<void> {
+    if (dueMs <= 0) return;
+    await this.redis
+      .timed(this.redis.client.zadd(this.keys.dueIndex(), 'LT', dueMs, board.config.name))
+      .catch((error: unknown) =>
+        this.logger.warn(`due index not updated for "${board.config.name}": ${String(error)}`),
+      );
+  }
+
+  /** Claims, from `nowMs` for `leaseMs`, up to `most` boards due by `dueByMs` (due_claim.lua). */
+  claimDue(nowMs: number, leaseMs: number, most: number, dueByMs = nowMs): Promise<DueClaim> {
+    return this.redis.call(S.dueClaim, { keys: this.keys, nowMs, leaseMs, most, dueByMs });
+  }
+
+  /** Ends the claims of visited boards, each back in the index at its next due time (null: none). */
+  async completeDue(leaseEndMs: number, visited: Map<string, number | null>): Promise<void> {
+    if (visited.size > 0) await this.redis.call(S.dueComplete, { keys: this.keys, leaseEndMs, visited });
+  }
+
+  /** True for the one caller (fleet-wide) that takes the sweep of this interval (sweep_turn.lua). */
+  takeSweepTurn(nowMs: number, intervalMs: number): Promise<boolean> {
+    return this.redis.call(S.sweepTurn, { keys: this.keys, nowMs, intervalMs });
+  }
+
+  /**
+   * Moves the names of the registry set kept before paging into the registry zset (and drops them from
+   * the set once copied, so a repeat or a crash half way is harmless). Answers how many were moved.
+   */
+  async migrateLegacyRegistry(pageSize: number): Promise<number> {
+    const legacy = this.keys.legacyBoardRegistry();
+    let moved = 0;
+    let cursor = '0';
+    do {
+      const [next, names] = await this.redis.timed(this.redis.client.sscan(legacy, cursor, 'COUNT', pageSize));
+      if (names.length > 0) {
+        await this.redis.timed(
+          this.redis.client.zadd(this.keys.boardRegistry(), ...names.flatMap((name) => [0, name])),
+        );
+        await this.redis.timed(this.redis.client.srem(legacy, ...names));
+        moved += names.length;
+      }
+      cursor = next;
+    } while (cursor !== '0');
+    return moved;
+  }
+
+  /** Names of the registry after `after` (byte order; '' for the first page), at most `limit`. */
+  registryPageAfter(after: string, limit: number): Promise<string[]> {
+    const from = after === '' ? '-' : `(${after}`;
+    return this.redis.timed(this.redis.client.zrange(this.keys.boardRegistry(), from, '+', 'BYLEX', 'LIMIT', 0, limit));
+  }
+
+  /** Enters boards that have no due entry yet (ZADD NX), each at its own due time. */
+  async enqueueIfAbsent(entries: Array<[string, number]>): Promise<void> {
+    if (entries.length === 0) return;
+    await this.redis.timed(
+      this.redis.client.zadd(this.keys.dueIndex(), 'NX', ...entries.flatMap(([name, dueMs]) => [dueMs, name])),
+    );
   }
 
   async top(
@@ -244,15 +416,16 @@ export class RankingStore {
       const reply = await this.readTop(board, board.shards[0], window, nowMs, offset, limit);
       return { draining: reply.draining, items: rankRows(reply.rows, reply.firstPosition, reply.higherThanFirst) };
     }
-    // Each shard's head down to offset + limit: the page's items are among them, and ranks count from the top.
-    const replies = await Promise.all(
-      board.shards.map((shard) => this.readTop(board, shard, window, nowMs, 0, offset + limit)),
-    );
-    const merged = mergeListings(replies.map((reply) => reply.rows));
-    return {
-      draining: replies.some((reply) => reply.draining),
-      items: rankRows(merged, 0, 0).slice(offset, offset + limit),
-    };
+    // The board's head down to offset + limit, read progressively (mergeShardHeads): ranks count from the top.
+    const depth = offset + limit;
+    let draining = false;
+    const { rows } = await mergeShardHeads(board.shards.length, depth, async (shard, from, count) => {
+      this.redis.admit();
+      const reply = await this.readTop(board, board.shards[shard], window, nowMs, from, count);
+      draining ||= reply.draining;
+      return reply.rows;
+    });
+    return { draining, items: rankRows(rows, 0, 0).slice(offset, depth) };
   }
 
   async item(
@@ -328,7 +501,11 @@ export class RankingStore {
     reply: Idempotent<StandingsReply>,
   ): Promise<WriteOutcome> {
     const { draining, standings: own } = reply.value;
-    const answered = { replayed: reply.replayed, windowNames: reply.context.split(',') };
+    const answered = {
+      replayed: reply.replayed,
+      windowNames: reply.context.split(','),
+      createdItems: reply.created[0],
+    };
     // A replay whose windows have changed since is answered exactly as stored.
     if (!board.sharded || answered.windowNames.join(',') !== board.windowNames)
       return { ...answered, draining, standings: own };
@@ -351,25 +528,61 @@ export class RankingStore {
     }
   }
 
-  /** Sums, over every shard but `except`, the items above each window's score and the ranked items. */
+  /**
+   * Sums, over every shard but `except`, the items above each window's score and the ranked items: one
+   * count_above_shards call per Redis node serving some of them (one call on a single node), then one
+   * count_above call for each shard that call could not count (expired data to drain first, or a node
+   * that no longer serves it).
+   */
   private async countAbove(
     board: PreparedBoard,
     except: ShardKeys | undefined,
     windows: WindowConfig[],
     nowMs: number,
     scores: number[],
-  ): Promise<{ draining: boolean; above: number[]; ranked: number[] }> {
+  ): Promise<ShardCounts> {
     const shards = board.shards.filter((shard) => shard !== except);
-    const replies = await Promise.all(
-      shards.map((shard) =>
-        this.guard(this.redis.call(S.countAbove, { ...this.on(board, shard, nowMs), windows, scores })),
+    const groups = this.redis.groupByNode(shards.map((shard) => shard.keys.cfg()));
+    const counts = await Promise.all(
+      groups.map((group) =>
+        this.countOnNode(
+          board,
+          group.map((i) => shards[i]),
+          windows,
+          nowMs,
+          scores,
+        ),
       ),
     );
-    return {
-      draining: replies.some((reply) => reply.draining),
-      above: windows.map((_, w) => replies.reduce((sum, reply) => sum + reply.above[w], 0)),
-      ranked: windows.map((_, w) => replies.reduce((sum, reply) => sum + reply.ranked[w], 0)),
-    };
+    return sumCounts(windows, counts);
+  }
+
+  private async countOnNode(
+    board: PreparedBoard,
+    shards: ShardKeys[],
+    windows: WindowConfig[],
+    nowMs: number,
+    scores: number[],
+  ): Promise<ShardCounts> {
+    const counts: ShardCounts[] = [];
+    let uncounted = shards;
+    if (shards.length > 1) {
+      try {
+        const reply = await this.guard(this.redis.call(S.countAboveShards, { board, shards, nowMs, windows, scores }));
+        counts.push({ draining: false, above: reply.above, ranked: reply.ranked });
+        uncounted = reply.pending;
+      } catch (error) {
+        if (!isRedisWrongNodeError(error)) throw error;
+      }
+    }
+    counts.push(
+      ...(await Promise.all(
+        uncounted.map((shard) =>
+          this.guard(this.redis.call(S.countAbove, { ...this.on(board, shard, nowMs), windows, scores })),
+        ),
+      )),
+    );
+    return sumCounts(windows, counts);
   }
 
   private readTop(
@@ -388,11 +601,10 @@ export class RankingStore {
   }
 
   private write(board: PreparedBoard, shard: ShardKeys, nowMs: number, idem: IdemRequest | undefined): WriteCall {
-    const call: IdemCall | undefined = idem && { ...idem, retentionMs: this.idemRetentionMs };
-    return { ...this.on(board, shard, nowMs), idem: call };
+    return { ...this.on(board, shard, nowMs), idem: this.redis.idemCall(idem) };
   }
 
-  /** Turns the scripts' refusals of a cached config into errors the service retries on. */
+  /** Turns the scripts' refusals (a cached config, growth) into errors the service acts on. */
   private async guard<T>(pending: Promise<T>): Promise<T> {
     try {
       return await pending;
@@ -400,7 +612,7 @@ export class RankingStore {
       const message = error instanceof Error ? error.message : '';
       if (message.startsWith('TB_NO_BOARD')) throw new BoardGoneError(message);
       if (message.startsWith('TB_STALE_CONFIG')) throw new StaleConfigError(message);
-      throw error;
+      throw growthRefusalOf(error) ?? error;
     }
   }
 }

@@ -1,5 +1,15 @@
 import fc from 'fast-check';
-import { compareListed, groupByShard, mergeListings, rankRows, shardOf } from './shard-math';
+import {
+  compareListed,
+  compareUtf8,
+  groupByShard,
+  mergeListings,
+  maxRowsRead,
+  mergeShardHeads,
+  rankRows,
+  ScoredItem,
+  shardOf,
+} from './shard-math';
 
 describe('shardOf', () => {
   it('is stable: the same id always lands on the same shard (FNV-1a of the UTF-8 bytes)', () => {
@@ -32,6 +42,16 @@ describe('board order and ranks', () => {
     ];
     // "é" is 0xC3 0xA9 in UTF-8: above "z" (0x7A) by bytes.
     expect([...rows].sort(compareListed).map((r) => r.item)).toEqual(['b', 'é', 'z', 'a']);
+  });
+
+  it('compares ids in the byte order of their UTF-8 encodings, astral characters included', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => {
+        expect(Math.sign(compareUtf8(a, b))).toBe(Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(Math.sign(compareUtf8('\u{1F600}', '\uFFFD'))).toBe(1);
   });
 
   it('merges listings that are each sorted into one sorted listing', () => {
@@ -75,5 +95,98 @@ describe('board order and ranks', () => {
         .map((e) => e.amount),
     ).toEqual([1, 3]);
     expect([...groupByShard(entries, 1).keys()]).toEqual([0]);
+  });
+});
+
+describe('mergeShardHeads (progressive top of a sharded board)', () => {
+  /** Shards as sorted listings, and a reader over them that counts what it is asked for. */
+  function shardsOf(rows: ScoredItem[], shardOfRow: (row: ScoredItem, i: number) => number, shards: number) {
+    const listings: ScoredItem[][] = Array.from({ length: shards }, () => []);
+    rows.forEach((row, i) => listings[shardOfRow(row, i)].push(row));
+    for (const listing of listings) listing.sort(compareListed);
+    const read = (shard: number, from: number, count: number) =>
+      Promise.resolve(listings[shard].slice(from, from + count));
+    return { listings, read };
+  }
+
+  const rowArb = (maxScore: number) =>
+    fc.uniqueArray(
+      fc.record({ item: fc.string({ minLength: 1, maxLength: 4 }), score: fc.integer({ min: 1, max: maxScore }) }),
+      {
+        selector: (row) => row.item,
+        maxLength: 300,
+      },
+    );
+
+  it('answers exactly the first rows of the unsharded listing, ties included, whatever the spread', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        rowArb(6),
+        fc.integer({ min: 2, max: 16 }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.constantFrom('hash', 'one shard', 'by score', 'random'),
+        fc.array(fc.nat(), { minLength: 300, maxLength: 300 }),
+        async (rows, shards, depth, spread, randoms) => {
+          const place = {
+            hash: (row: ScoredItem) => shardOf(row.item, shards),
+            'one shard': () => 0,
+            'by score': (row: ScoredItem) => row.score % shards,
+            random: (_: ScoredItem, i: number) => randoms[i] % shards,
+          }[spread];
+          const { read } = shardsOf(rows, place, shards);
+          const { rows: merged, rowsRead } = await mergeShardHeads(shards, depth, read);
+          expect(merged).toEqual([...rows].sort(compareListed).slice(0, depth));
+          expect(rowsRead).toBeLessThanOrEqual(maxRowsRead(depth, shards));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads about the depth plus a margin per shard when ids are hashed, and never more than depth rows of a shard', async () => {
+    const rows = Array.from({ length: 64 * 2000 }, (_, i) => ({ item: `post-${i}`, score: 1 + (i % 5000) }));
+    const asked: number[] = new Array(64).fill(0);
+    const { read } = shardsOf(rows, (row) => shardOf(row.item, 64), 64);
+    const counting = (shard: number, from: number, count: number) => {
+      asked[shard] += count;
+      return read(shard, from, count);
+    };
+    const { rows: merged, rowsRead } = await mergeShardHeads(64, 10_000, counting);
+    expect(merged).toEqual([...rows].sort(compareListed).slice(0, 10_000));
+    expect(rowsRead).toBeLessThan(14_000);
+    for (const count of asked) expect(count).toBeLessThanOrEqual(10_000);
+  });
+
+  it('catches up a shard holding the whole top in a few rounds', async () => {
+    const rows = Array.from({ length: 20_000 }, (_, i) => ({ item: `i${i}`, score: 20_000 - i }));
+    const { read } = shardsOf(rows, (_, i) => (i < 10_000 ? 0 : 1 + (i % 63)), 64);
+    let rounds = 0;
+    let lastFrom = -1;
+    const counting = (shard: number, from: number, count: number) => {
+      if (shard === 0 && from !== lastFrom) {
+        rounds++;
+        lastFrom = from;
+      }
+      return read(shard, from, count);
+    };
+    const { rows: merged, rowsRead } = await mergeShardHeads(64, 10_000, counting);
+    expect(merged).toEqual(rows.slice(0, 10_000));
+    expect(rounds).toBeLessThanOrEqual(4);
+    expect(rowsRead).toBeLessThan(25_000);
+  });
+
+  it('stays within maxRowsRead when the top is laid out in blocks over the shards (the costliest layouts found)', async () => {
+    for (const block of [300, 1200, 2500, 10_000]) {
+      const rows = Array.from({ length: 200_000 }, (_, i) => ({
+        item: `i${String(i).padStart(7, '0')}`,
+        score: 200_000 - i,
+      }));
+      const { read } = shardsOf(rows, (_, i) => Math.floor(i / block) % 64, 64);
+      const { rows: merged, rowsRead } = await mergeShardHeads(64, 10_000, read);
+      expect(merged).toEqual(rows.slice(0, 10_000));
+      expect(rowsRead).toBeLessThanOrEqual(maxRowsRead(10_000, 64));
+    }
+    // 640 000 rows: what asking every shard for its head down to the depth would read.
+    expect(maxRowsRead(10_000, 64)).toBeLessThan(160_000);
   });
 });

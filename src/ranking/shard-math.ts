@@ -35,7 +35,27 @@ export function shardOf(item: string, shards: number): number {
  */
 export function compareListed(a: ScoredItem, b: ScoredItem): number {
   if (a.score !== b.score) return b.score - a.score;
-  return Buffer.compare(Buffer.from(b.item, 'utf8'), Buffer.from(a.item, 'utf8'));
+  return compareUtf8(b.item, a.item);
+}
+
+/**
+ * Compares two strings in the byte order of their UTF-8 encodings without encoding them (a deep sharded
+ * read sorts thousands of tied rows): UTF-8 byte order is code point order, which is UTF-16 code unit
+ * order once surrogates (U+D800-DFFF, which encode code points above U+FFFF) are moved above U+E000-FFFF.
+ */
+export function compareUtf8(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointOrder(x) - codePointOrder(y);
+  }
+  return a.length - b.length;
+}
+
+function codePointOrder(unit: number): number {
+  if (unit < 0xd800) return unit;
+  return unit >= 0xe000 ? unit - 0x800 : unit + 0x2000;
 }
 
 /** Merges listings that are each already in board order into one list in board order. */
@@ -73,4 +93,84 @@ export function groupByShard<T extends { item: string }>(entries: T[], shards: n
     else groups.set(shard, [entry]);
   }
   return groups;
+}
+
+/** Reads up to `count` rows of one shard's listing from its position `from` on; fewer when the shard holds no more. */
+export type ShardRowReader = (shard: number, from: number, count: number) => Promise<ScoredItem[]>;
+
+/**
+ * Rows each shard is first asked for when a page ends at `depth`: its share of a uniform spread (ids
+ * are hashed, so shard counts in the top `depth` are binomial), plus three standard deviations, so one
+ * round almost always suffices.
+ */
+export function firstShareRows(depth: number, shards: number): number {
+  const mean = depth / shards;
+  return Math.min(depth, Math.ceil(mean + 3 * Math.sqrt(mean)) + 1);
+}
+
+/**
+ * Most rows mergeShardHeads reads, whatever the data: the first round reads `shards` shares; after it,
+ * a shard asked again holds only rows above the depth-th row read so far, so one round asks for at most
+ * 2 x depth + shards rows; a shard is asked again only in consecutive rounds (the depth-th row read only
+ * moves up), each time for at least as many rows as it holds, so at most log2(depth / share) + 1 rounds follow.
+ */
+export function maxRowsRead(depth: number, shards: number): number {
+  const share = firstShareRows(depth, shards);
+  const laterRounds = Math.ceil(Math.log2(depth / share)) + 1;
+  return shards * share + laterRounds * (2 * depth + shards);
+}
+
+/**
+ * The first `depth` rows of the merged listing of `shards` shards, in board order, read progressively:
+ * every shard is first asked for its share (firstShareRows); then, while the rows known to be exact are
+ * fewer than `depth`, only the shards whose last row read lies above the depth-th row read so far are
+ * asked again, each for at least as many rows as it already gave (so a skewed shard is caught up in a
+ * few rounds) and for its share of what is missing. No shard is asked past `depth` rows: a shard's
+ * (depth + 1)-th row has `depth` rows above it. Answers the rows and how many were read.
+ */
+export async function mergeShardHeads(
+  shards: number,
+  depth: number,
+  read: ShardRowReader,
+): Promise<{ rows: ScoredItem[]; rowsRead: number }> {
+  const heads: ScoredItem[][] = Array.from({ length: shards }, () => []);
+  const seen: Array<Set<string>> = heads.map(() => new Set());
+  // A shard is open while it may hold rows above the depth-th row that were not read yet.
+  const open = heads.map(() => true);
+  let asks = heads.map(() => firstShareRows(depth, shards));
+  let rowsRead = 0;
+  for (;;) {
+    const replies = await Promise.all(
+      asks.map((count, shard) => (count > 0 ? read(shard, heads[shard].length, count) : undefined)),
+    );
+    replies.forEach((rows, shard) => {
+      if (rows === undefined) return;
+      rowsRead += rows.length;
+      // A write racing the read may move an item across the boundary between two rounds: keep it once.
+      for (const row of rows) {
+        if (seen[shard].has(row.item)) continue;
+        seen[shard].add(row.item);
+        heads[shard].push(row);
+      }
+      if (rows.length < asks[shard] || heads[shard].length >= depth) open[shard] = false;
+    });
+    const merged = mergeListings(heads);
+    const position = new Map(merged.map((row, i) => [row.item, i]));
+    const lastOf = (shard: number) => heads[shard][heads[shard].length - 1];
+    // Every row up to the first last row of an open shard is exact: no unread row can come before it.
+    let exact = merged.length;
+    for (let shard = 0; shard < shards; shard++) {
+      if (open[shard]) exact = Math.min(exact, (position.get(lastOf(shard).item) ?? 0) + 1);
+    }
+    if (exact >= depth || !open.includes(true)) return { rows: merged.slice(0, depth), rowsRead };
+    const deepest = merged[depth - 1];
+    const needy = heads
+      .map((_, shard) => shard)
+      .filter((shard) => open[shard] && (deepest === undefined || compareListed(lastOf(shard), deepest) < 0));
+    const share = Math.ceil((depth - exact) / needy.length);
+    asks = heads.map(() => 0);
+    for (const shard of needy) {
+      asks[shard] = Math.min(depth - heads[shard].length, Math.max(share, heads[shard].length));
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { DomainError } from '../common/errors';
 import { Reply } from './replies';
 import type { ScriptArg } from './scripts';
@@ -12,6 +12,18 @@ export interface IdemRequest {
 /** An idempotent write's part of a script call (see idem_lib.lua). */
 export interface IdemCall extends IdemRequest {
   retentionMs: number;
+  /** A key the service made, not the client: its replay is the request's own earlier send, not a repeat. */
+  internal?: boolean;
+}
+
+/**
+ * The key a write without one gets on a Cluster. ioredis re-sends a command whose connection closed
+ * before its answer came (retryDelayOnFailover), and that command may already have run: with a key
+ * of its own the second run is a replay. Client keys are printable ASCII, so the leading control
+ * character keeps the two apart.
+ */
+export function internalIdemCall(retentionMs: number): IdemCall {
+  return { key: `\x01${randomUUID()}`, fingerprint: '', retentionMs, internal: true };
 }
 
 /** A write's decoded reply, and whether it was replayed from the stored answer of its key. */
@@ -19,6 +31,8 @@ export interface Idempotent<T> {
   replayed: boolean;
   context: string;
   value: T;
+  /** Entries of each kind the write created (its script's order); zeros on a replay, which creates nothing. */
+  created: number[];
 }
 
 export class IdempotencyKeyReusedError extends DomainError {
@@ -35,13 +49,31 @@ export function idemArgs(idem: IdemCall | undefined, context: string): ScriptArg
   return idem ? [idem.key, idem.fingerprint, context, idem.retentionMs] : ['', '', context, 0];
 }
 
-/** Reads { outcome, context, reply... }: the script's own reply is decoded by `decode` from entry 2 on. */
-export function decodeIdempotent<T>(script: string, raw: unknown, decode: (reply: Reply) => T): Idempotent<T> {
+/**
+ * Reads { outcome, context, created..., reply... }: `createdKinds` counts of what the write created
+ * (applied writes only: a replay answers none), then the script's own reply, decoded by `decode`.
+ * A replay under the service's own key is this request's answer, not a repeat's; it is charged as
+ * creating nothing (the first run's counts were lost with its answer).
+ */
+export function decodeIdempotent<T>(
+  script: string,
+  raw: unknown,
+  idem: IdemCall | undefined,
+  decode: (reply: Reply) => T,
+  createdKinds = 0,
+): Idempotent<T> {
   const reply = new Reply(script, raw).expectLength(2, true);
   const outcome = reply.int(0);
   if (outcome === 2) throw new IdempotencyKeyReusedError();
   if (outcome !== 0 && outcome !== 1) throw reply.unexpected(0, 'an outcome of 0, 1 or 2');
-  return { replayed: outcome === 1, context: reply.string(1), value: decode(reply.from(2)) };
+  const counted = outcome === 0 ? createdKinds : 0;
+  if (counted > 0) reply.expectLength(2 + counted, true);
+  return {
+    replayed: outcome === 1 && !idem?.internal,
+    context: reply.string(1),
+    value: decode(reply.from(2 + counted)),
+    created: Array.from({ length: createdKinds }, (_, i) => (i < counted ? reply.int(2 + i) : 0)),
+  };
 }
 
 /** A short digest of what a request asks for (its operation and the values that decide its effect). */

@@ -6,20 +6,20 @@ export interface RedisClientSettings {
 }
 
 /**
+ * How much longer than REDIS_COMMAND_TIMEOUT_MS ioredis' own command timeout is. The service times each
+ * call itself (withDeadline: from the call, so a wait behind an auto-pipeline counts, and a stalled event
+ * loop is not taken for a silent Redis); ioredis' timer only frees commands Redis never answers.
+ */
+export const BACKSTOP_TIMEOUT_FACTOR = 10;
+
+/**
  * Options of one node's connection. No offline queue and no retries: while Redis is away a command
  * fails at once (503) instead of waiting.
- *
- * The command timeout bounds how long a request waits for Redis. ioredis keeps one auto-pipeline in
- * flight per connection and starts a command's timer only when its pipeline is sent, so an
- * auto-pipelined command can first wait for the pipeline ahead of it to settle: each gets half the
- * budget, and the whole wait stays within `commandTimeoutMs`.
  */
 export function nodeOptions(settings: RedisClientSettings): RedisOptions {
   return {
     enableOfflineQueue: false,
-    commandTimeout: settings.autoPipelining
-      ? Math.max(1, Math.floor(settings.commandTimeoutMs / 2))
-      : settings.commandTimeoutMs,
+    commandTimeout: settings.commandTimeoutMs * BACKSTOP_TIMEOUT_FACTOR,
     connectTimeout: 2000,
     maxRetriesPerRequest: 0,
     enableAutoPipelining: settings.autoPipelining,

@@ -1,11 +1,20 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis, { ChainableCommander, Cluster } from 'ioredis';
+import calculateSlot from 'cluster-key-slot';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../common/config';
+import { COMMON_MESSAGES } from '../common/common.messages';
+import { RedisBusyError } from '../common/errors';
+import { RESEND_GUARD_MS } from '../common/limits';
+import { withDeadline } from './deadline';
 import { nodeOptions } from './redis-options';
+import { IdemCall, internalIdemCall, IdemRequest } from './idempotency';
 import { callScript, commandArgs, defineScript, Script, ScriptDefinition } from './scripts';
 
 export type RedisClient = Redis | Cluster;
+
+/** Sees each timed command: its name, how long until its reply (or error), and the error if any. */
+export type CommandObserver = (command: string, durationMs: number, error?: unknown) => void;
 
 /**
  * The one Redis connection of the process (single node or Cluster). It fails fast while Redis is away
@@ -19,13 +28,21 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Redis');
   private readonly defined = new Set<string>();
   private readonly beforeClose: Array<() => Promise<void>> = [];
-  private lastErrorLogMs = 0;
+  /** Clock time the current outage began; undefined while connected. */
+  private downSinceMs?: number;
+  private readonly idemRetentionMs: number;
+  private readonly commandTimeoutMs: number;
+  private readonly maxPendingCommands: number;
+  private commandObserver?: CommandObserver;
 
   constructor(
     config: AppConfig,
     private readonly clock: Clock,
   ) {
     this.prefix = config.KEY_PREFIX;
+    this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
+    this.commandTimeoutMs = config.REDIS_COMMAND_TIMEOUT_MS;
+    this.maxPendingCommands = config.REDIS_MAX_PENDING_COMMANDS;
     const cluster = config.REDIS_CLUSTER_NODES;
     // Not auto-pipelined on a Cluster: ioredis groups auto-pipelines by the first argument, which for a
     // script with a dynamic key count is the count, not a key.
@@ -41,22 +58,22 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
           }),
           {
             enableOfflineQueue: false,
-            // Known: ioredis re-sends a command after "Connection is closed" (retryDelayOnFailover), both
-            // when it was never sent (a node still connecting: needed) and when its answer was lost (a
-            // write then runs twice). Writes with an Idempotency-Key are safe either way (replayed).
+            // ioredis re-sends a command after "Connection is closed" (retryDelayOnFailover), both when
+            // it was never sent (a node still connecting: needed) and when its answer was lost: every
+            // write therefore carries a key on a Cluster (idemCall), so a second run is a replay.
             natMap: natMapOf(config.REDIS_CLUSTER_NAT_MAP),
             redisOptions: options,
             clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),
           },
         )
       : new Redis(config.REDIS_URL, options);
-    this.client.on('error', (error: Error) => this.logThrottled(error));
+    this.client.on('error', (error: Error) => this.connectionLost(error.message));
+    this.client.on('ready', () => this.connectionBack());
   }
 
   /** Boot waits briefly for the first connection; a Redis that is down does not stop the process (ready is 503). */
   async onModuleInit(): Promise<void> {
-    if (!(await this.waitUntilReady(2000)))
-      this.logger.warn('Redis is not reachable yet; requests answer 503 until it is');
+    if (!(await this.waitUntilReady(2000))) this.connectionLost('not reachable yet at boot');
   }
 
   /** Resolves true once connected (or already), false after `timeoutMs`. */
@@ -85,7 +102,85 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
 
   /** Runs a registered script: its builder makes KEYS and ARGV, its decoder checks and reads the reply. */
   call<In, Out>(script: Script<In, Out>, input: In): Promise<Out> {
-    return callScript(this.client, script, input);
+    return this.timed(callScript(this.client, script, input), script.name);
+  }
+
+  /** Told of every command that goes through `timed` (its duration and error): /metrics. */
+  observeCommands(observer: CommandObserver): void {
+    this.commandObserver = observer;
+  }
+
+  /**
+   * A command's reply within REDIS_COMMAND_TIMEOUT_MS, else "Command timed out" (503): every call to
+   * Redis on a request's path goes through here (see withDeadline for why not ioredis' own timer).
+   * `command` names it for the observer: a script's name, else "command".
+   */
+  timed<T>(pending: Promise<T>, command = 'command'): Promise<T> {
+    const deadlined = withDeadline(pending, this.commandTimeoutMs);
+    const observer = this.commandObserver;
+    if (!observer) return deadlined;
+    const startedMs = performance.now();
+    return deadlined.then(
+      (value) => {
+        observer(command, performance.now() - startedMs);
+        return value;
+      },
+      (error: unknown) => {
+        observer(command, performance.now() - startedMs, error);
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * The idempotency part of a write script call: the client's key with the configured retention; on a
+   * Cluster, a write without one gets a key of the service's own, kept for RESEND_GUARD_MS.
+   */
+  idemCall(idem: IdemRequest): IdemCall;
+  idemCall(idem: IdemRequest | undefined): IdemCall | undefined;
+  idemCall(idem: IdemRequest | undefined): IdemCall | undefined {
+    if (idem) return { ...idem, retentionMs: this.idemRetentionMs };
+    return this.client.isCluster ? internalIdemCall(RESEND_GUARD_MS) : undefined;
+  }
+
+  /**
+   * Positions of `keys` grouped by the Redis node serving them: one group on a single node; on a Cluster
+   * by ioredis' slot map (a key whose slot it does not know yet gets a group of its own). The map may be
+   * stale: a caller must cope with a node refusing a key it no longer serves.
+   */
+  groupByNode(keys: string[]): number[][] {
+    if (!(this.client instanceof Cluster)) return [keys.map((_, i) => i)];
+    const { slots } = this.client;
+    const groups = new Map<string, number[]>();
+    keys.forEach((key, i) => {
+      const node = slots[calculateSlot(key)]?.[0] ?? `unknown:${i}`;
+      const group = groups.get(node);
+      if (group) group.push(i);
+      else groups.set(node, [i]);
+    });
+    return [...groups.values()];
+  }
+
+  /**
+   * Commands sent and not yet answered, over every connection: ioredis keeps a command in its connection's
+   * queue until Redis answers it, even after the command timed out on the client.
+   */
+  pendingCommands(): number {
+    // Auto-pipelined commands wait for the next event-loop turn before they reach a connection's queue.
+    const queued = this.client.autoPipelineQueueSize;
+    if (!(this.client instanceof Cluster)) return queued + this.client.commandQueue.length;
+    return this.client.nodes().reduce((sum, node) => sum + node.commandQueue.length, queued);
+  }
+
+  /** True while REDIS_MAX_PENDING_COMMANDS or more commands are unanswered: new work is shed (503 REDIS_BUSY). */
+  get busy(): boolean {
+    return this.pendingCommands() >= this.maxPendingCommands;
+  }
+
+  /** Throws RedisBusyError while busy: for a read that sends many commands, before each of them. */
+  admit(): void {
+    const pending = this.pendingCommands();
+    if (pending >= this.maxPendingCommands) throw new RedisBusyError(COMMON_MESSAGES.redisBusy(pending));
   }
 
   /** Queues a script call on a pipeline; decode its reply with `script.decode` once the pipeline ran. */
@@ -132,11 +227,21 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  private logThrottled(error: Error): void {
-    const nowMs = this.clock.nowMs();
-    if (nowMs - this.lastErrorLogMs < 5000) return;
-    this.lastErrorLogMs = nowMs;
-    this.logger.warn(`Redis connection problem: ${error.message}`);
+  /**
+   * An outage logs one error when it starts and one line when Redis is back: ioredis reports every
+   * failed reconnection attempt (several a second), which would say nothing new.
+   */
+  private connectionLost(reason: string): void {
+    if (this.downSinceMs !== undefined) return;
+    this.downSinceMs = this.clock.nowMs();
+    this.logger.error(`Redis connection lost (${reason}); requests that need Redis answer 503 until it is back`);
+  }
+
+  private connectionBack(): void {
+    if (this.downSinceMs === undefined) return;
+    const downMs = this.clock.nowMs() - this.downSinceMs;
+    this.downSinceMs = undefined;
+    this.logger.log(`Redis connection back after ${(downMs / 1000).toFixed(1)} s`);
   }
 }
 

@@ -26,7 +26,7 @@ const ALL_SCRIPTS = collectScripts();
 describe('script registries', () => {
   it('finds every feature registry', () => {
     expect(new Set(ALL_SCRIPTS.map((s) => s.name.replace(/^tb([A-Z][a-z]+).*/, '$1')))).toEqual(
-      new Set(['Rank', 'Counter', 'Stats']),
+      new Set(['Rank', 'Counter', 'Stats', 'Api']),
     );
   });
 
@@ -75,6 +75,7 @@ describe('ranking keys share one Cluster slot per call', () => {
         name,
         version: 'v',
         shards: 1,
+        maxItems: null,
         windows: [
           { name: '1h', periodSec: 3600, intervalSec: 60, createdAtMs: 0 },
           { name: '7d', periodSec: 604800, intervalSec: 86400, createdAtMs: 0 },
@@ -96,7 +97,13 @@ describe('ranking keys share one Cluster slot per call', () => {
   it.each(names)('sharded board %s: each shard on one slot of its own tag', (name) => {
     const builder = new RankingKeys('tb:');
     const board = new PreparedBoard(
-      { name, version: 'v', shards: 8, windows: [{ name: '1h', periodSec: 3600, intervalSec: 60, createdAtMs: 0 }] },
+      {
+        name,
+        version: 'v',
+        shards: 8,
+        maxItems: null,
+        windows: [{ name: '1h', periodSec: 3600, intervalSec: 60, createdAtMs: 0 }],
+      },
       (shard) => builder.board(name, shard),
     );
     expect(board.shards).toHaveLength(8);

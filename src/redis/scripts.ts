@@ -55,9 +55,15 @@ export const KEYS_LIBRARY = join(__dirname, 'scripts', 'keys_lib.lua');
 /** Libraries of every idempotent write script: retry-safe writes (idem_lib needs keys_lib). */
 export const WRITE_LIBRARIES = [KEYS_LIBRARY, join(__dirname, 'scripts', 'idem_lib.lua')];
 
+/**
+ * The script's source with its libraries prepended. A first line `#!lua flags=...` of the script file
+ * stays first: Redis reads script flags only from there.
+ */
 export function loadScriptSource(definition: ScriptDefinition): string {
-  const parts = [...(definition.libraries ?? []), definition.file].map((path) => readFileSync(path, 'utf8'));
-  return parts.join('\n');
+  const libraries = (definition.libraries ?? []).map((path) => readFileSync(path, 'utf8'));
+  const source = readFileSync(definition.file, 'utf8');
+  const shebang = /^#!.*\n/.exec(source)?.[0] ?? '';
+  return shebang + [...libraries, source.slice(shebang.length)].join('\n');
 }
 
 /** The arguments of the script's command: numkeys first for dynamic scripts. */

@@ -106,6 +106,7 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
       if (failed.length > 0) problems.push(`${failed.length} of ${batches.length} batches failed`);
       if (slowestError !== undefined) problems.push(`slowest list not updated: ${messageOf(slowestError)}`);
       if (problems.length > 0) this.failedRun(problems.join('; '));
+      else this.stats.lastSuccessPerfMs = performance.now();
       this.putBack(failed);
     } catch (error) {
       // Thrown before any batch was merged (e.g. no connection): every batch is retried.

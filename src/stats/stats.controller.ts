@@ -1,8 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { answer, IdempotencyKey } from '../common/retry-safe';
-import { AdminRoute, RetrySafe } from '../common/route-decorators';
-import type { FastifyReply } from 'fastify';
+import { AdminRoute, ErrorResponse, KeyedRoute, RedisBackedController, RetrySafe } from '../common/route-decorators';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GrowthQuotas } from '../governance/growth-quotas';
 import { PageQuery } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS } from '../common/limits';
 import {
@@ -21,36 +22,46 @@ import { DEFAULT_SLOWEST_ITEMS, SLOWEST_KEPT_CONTEXTS } from './stats.limits';
 const HOUR_NOTE = 'Hours are UTC hours; the current and the previous hour are kept.';
 
 @ApiTags('stats')
-@ApiResponse({ status: 400, description: 'Bad input; the message names the field' })
-@ApiResponse({ status: 503, description: 'Redis is unreachable' })
+@RedisBackedController()
 @Controller()
 export class StatsController {
-  constructor(private readonly stats: StatsService) {}
+  constructor(
+    private readonly stats: StatsService,
+    private readonly quotas: GrowthQuotas,
+  ) {}
 
   @Post('stats/:context/:type')
+  @KeyedRoute('write', 'context')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Record a value',
     description: `One atomic step updates count, sum, sum of squares, min, max and the quantile histogram of the current hour, rolling the hour over first when it has changed. ${HOUR_NOTE}`,
   })
   @ApiResponse({ status: 200, type: RecordResultDto })
+  @ErrorResponse(
+    409,
+    'CAPACITY_REACHED: the value would start a new context/type pair beyond MAX_STATS_PAIRS (nothing recorded)',
+  )
   @RetrySafe()
   async record(
     @Param() params: StatsParams,
     @Body() body: RecordDto,
     @IdempotencyKey() idemKey: string | undefined,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RecordResultDto> {
-    return answer(reply, await this.stats.record(params.context, params.type, body.value, idemKey));
+    const budget = this.quotas.budgetOf(request);
+    return answer(reply, await this.stats.record(params.context, params.type, body.value, idemKey, budget));
   }
 
   @Get('stats/:context/:type')
+  @KeyedRoute('read', 'context')
   @ApiOperation({
     summary: 'Statistics of an hour',
     description: `Average, sample standard deviation and p50/p90/p99 (within 1 %). ${HOUR_NOTE}`,
   })
   @ApiResponse({ status: 200, type: StatsViewDto })
-  @ApiResponse({ status: 404, description: 'Nothing recorded in that hour' })
+  @ErrorResponse(404, 'Nothing recorded in that hour')
   read(@Param() params: StatsParams, @Query() query: StatsQuery): Promise<StatsViewDto> {
     return this.stats.read(params.context, params.type, query.hour ?? 'current') as Promise<StatsViewDto>;
   }

@@ -11,3 +11,6 @@ export const CONTEXT_LENGTH_CHARS: Bounds = { min: 1, max: 200 };
 export const SLOWEST_KEPT_CONTEXTS = 100;
 export const SLOWEST_LIMIT_ITEMS: Bounds = { min: 1, max: SLOWEST_KEPT_CONTEXTS };
 export const DEFAULT_SLOWEST_ITEMS = 10;
+
+/** Most pruning steps (each at most STATS_INDEX_PRUNE_BATCH entries) one pruner pass takes; the next pass goes on. */
+export const MAX_PRUNE_STEPS_PER_PASS = 100;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Reply } from '../redis/replies';
+import { intReply, Reply } from '../redis/replies';
 import { decodeIdempotent, IdemCall, idemArgs } from '../redis/idempotency';
 import { ScriptCommand, typedScript, WRITE_LIBRARIES } from '../redis/scripts';
 import { Histogram, isHistogramField, Moments } from './stats-math';
@@ -10,6 +10,8 @@ declare module 'ioredis' {
     tbStatsRecord: ScriptCommand<Context>;
     tbStatsMerge: ScriptCommand<Context>;
     tbStatsRead: ScriptCommand<Context>;
+    tbStatsIndexAdmit: ScriptCommand<Context>;
+    tbStatsIndexPrune: ScriptCommand<Context>;
   }
 }
 
@@ -92,7 +94,15 @@ export const STATS_SCRIPTS = {
     libraries: [...WRITE_LIBRARIES, ...library],
     numberOfKeys: 2,
     build: (
-      call: PairCall & { nowMs: number; hourStart: number; value: number; histogramField: string; idem?: IdemCall },
+      call: PairCall & {
+        nowMs: number;
+        hourStart: number;
+        value: number;
+        histogramField: string;
+        idem?: IdemCall;
+        /** false: answer only the stored answer of the key (TB_NOT_STORED when none) */
+        apply: boolean;
+      },
     ) => ({
       keys: hourKeys(call),
       // The hour comes back on a replay: the first answer named the hour it was recorded in.
@@ -102,9 +112,10 @@ export const STATS_SCRIPTS = {
         String(call.value),
         call.histogramField,
         ...idemArgs(call.idem, String(call.hourStart)),
+        call.apply ? 1 : 0,
       ],
     }),
-    decode: (raw) => decodeIdempotent('tbStatsRecord', raw, writeResult),
+    decode: (raw, call) => decodeIdempotent('tbStatsRecord', raw, call.idem, writeResult),
   }),
 
   merge: typedScript({
@@ -122,6 +133,39 @@ export const STATS_SCRIPTS = {
       ],
     }),
     decode: (raw) => writeResult(new Reply('tbStatsMerge', raw)),
+  }),
+
+  indexAdmit: typedScript({
+    name: 'tbStatsIndexAdmit',
+    file: join(dir, 'index_admit.lua'),
+    numberOfKeys: 1,
+    build: (call: {
+      keys: StatsKeys;
+      member: string;
+      hourStart: number;
+      oldestLiveHour: number;
+      /** Most live pairs (0: no cap). */
+      cap: number;
+      /** New pairs the client may create (UNLIMITED: no quota). */
+      newPairs: number;
+    }) => ({
+      keys: [call.keys.index()],
+      args: [call.oldestLiveHour, call.hourStart, call.member, call.cap, call.newPairs],
+    }),
+    /** true when the pair was new */
+    decode: (raw) => intReply('tbStatsIndexAdmit', raw) === 1,
+  }),
+
+  indexPrune: typedScript({
+    name: 'tbStatsIndexPrune',
+    file: join(dir, 'index_prune.lua'),
+    numberOfKeys: 1,
+    build: (call: { keys: StatsKeys; oldestLiveHour: number; batch: number }) => ({
+      keys: [call.keys.index()],
+      args: [call.oldestLiveHour, call.batch],
+    }),
+    /** entries removed */
+    decode: (raw) => intReply('tbStatsIndexPrune', raw),
   }),
 
   read: typedScript({

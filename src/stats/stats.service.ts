@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { WriteAnswer } from '../common/retry-safe';
-import { idemRequest } from '../redis/idempotency';
 import { InvalidInputError, NotFoundError } from '../common/errors';
+import { capacityReached, ClientBudget, growthErrorOf, Reservation, reserveGrowth } from '../governance/growth-quotas';
+import { growthRefusalOf } from '../redis/refusals';
 import { STATS_MESSAGES as M } from './stats.messages';
 import { isName, NAME_RULE } from '../common/names';
-import { Batch, IndexEntry, StatsStore } from './stats.store';
+import { Batch, IndexEntry, RecordCall, StatsStore, WriteResult } from './stats.store';
+import { Idempotent, idemRequest } from '../redis/idempotency';
 import { bucketField, hourStartOf, HOUR_SEC, isRecordableValue, quantiles, sampleStddev } from './stats-math';
 import { CONTEXT_RULE, indexMember, isContext } from './stats-names';
 import { MAX_ABS_VALUE, SLOWEST_KEPT_CONTEXTS } from './stats.limits';
@@ -68,17 +70,44 @@ export class StatsService {
     private readonly clock: Clock,
   ) {}
 
-  async record(context: string, type: string, value: unknown, idemKey?: string): Promise<WriteAnswer<RecordResult>> {
+  /**
+   * `budget`: the client's quotas on growth (none: the value may start a new pair). A pair is new when
+   * the index lists it neither this hour nor the last; the index admits it within MAX_STATS_PAIRS and
+   * the quota, before anything is recorded.
+   */
+  async record(
+    context: string,
+    type: string,
+    value: unknown,
+    idemKey?: string,
+    budget?: ClientBudget,
+  ): Promise<WriteAnswer<RecordResult>> {
     checkNames(context, type);
     if (!isRecordableValue(value)) throw new InvalidInputError(M.badValue(MAX_ABS_VALUE));
     const nowMs = this.clock.nowMs();
     const hourStart = hourStartOf(nowMs);
-    const entries = this.unindexed([{ context, type, hourStart }]);
-    // The index entry comes first, so recorded stats are never missing from the list.
-    await this.store.addToIndex(entries);
-    this.markIndexed(entries);
     const idem = idemRequest(idemKey, ['stats', context, type, value]);
-    const written = await this.store.record(context, type, nowMs, hourStart, value, bucketField(value), idem);
+    const call: RecordCall = { context, type, nowMs, hourStart, value, histogramField: bucketField(value) };
+    // The index entry comes first, so recorded stats are never missing from the list.
+    const [entry] = this.unindexed([{ context, type, hourStart }]);
+    if (entry) {
+      const reservation = reserveGrowth(budget, { statsPairs: 1 });
+      try {
+        const created = await this.store.admitToIndex(entry, hourStart - HOUR_SEC, reservation.allowance('statsPairs'));
+        reservation.settle({ statsPairs: created ? 1 : 0 });
+      } catch (error) {
+        const refused = this.growthError(error, reservation);
+        // A refused write may repeat one recorded long ago (its pair gone since): it gets that answer.
+        const stored = idem && growthRefusalOf(error) ? await this.store.storedAnswer(call, idem) : undefined;
+        if (!stored) throw refused;
+        return this.answerOf(context, type, stored);
+      }
+      this.markIndexed([entry]);
+    }
+    return this.answerOf(context, type, await this.store.record(call, idem));
+  }
+
+  private answerOf(context: string, type: string, written: Idempotent<WriteResult>): WriteAnswer<RecordResult> {
     const result = written.value;
     return {
       replayed: written.replayed,
@@ -92,6 +121,26 @@ export class StatsService {
         sumsq: result.sumsq,
       },
     };
+  }
+
+  private growthError(error: unknown, reservation: Reservation): unknown {
+    return growthErrorOf(
+      error,
+      reservation,
+      capacityReached('stats context/type pairs recorded this or last hour', 'MAX_STATS_PAIRS'),
+    );
+  }
+
+  /** One pruner pass: removes index entries older than the last hour in steps of `batch`, at most `maxSteps`. */
+  async pruneIndex(batch: number, maxSteps: number): Promise<{ removed: number; steps: number }> {
+    const oldestLiveHour = hourStartOf(this.clock.nowMs()) - HOUR_SEC;
+    let removed = 0;
+    for (let steps = 1; steps <= maxSteps; steps++) {
+      const step = await this.store.pruneIndex(oldestLiveHour, batch);
+      removed += step;
+      if (step < batch) return { removed, steps };
+    }
+    return { removed, steps: maxSteps };
   }
 
   async read(context: string, type: string, hour: HourName = 'current'): Promise<StatsView> {

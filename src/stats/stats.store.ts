@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../common/config';
 import { Idempotent, IdemRequest } from '../redis/idempotency';
+import { growthRefusalOf } from '../redis/refusals';
 import { RedisService } from '../redis/redis.service';
 import { PairCall, STATS_SCRIPTS as S, StoredHour, WriteResult } from './stats.scripts';
 import { StatsKeys } from './stats-keys';
@@ -18,6 +19,16 @@ export interface Batch {
   histogram: Histogram;
 }
 
+/** One value to record in the hour of `hourStart`, with its histogram field. */
+export interface RecordCall {
+  context: string;
+  type: string;
+  nowMs: number;
+  hourStart: number;
+  value: number;
+  histogramField: string;
+}
+
 export interface IndexEntry {
   context: string;
   type: string;
@@ -28,15 +39,15 @@ export interface IndexEntry {
 @Injectable()
 export class StatsStore {
   readonly keys: StatsKeys;
-
-  private readonly idemRetentionMs: number;
+  /** Most live pairs (MAX_STATS_PAIRS; 0: no cap). */
+  readonly maxPairs: number;
 
   constructor(
     private readonly redis: RedisService,
     config: AppConfig,
   ) {
     this.keys = new StatsKeys(redis.prefix);
-    this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
+    this.maxPairs = config.MAX_STATS_PAIRS;
     redis.defineScripts(Object.values(S));
   }
 
@@ -47,28 +58,47 @@ export class StatsStore {
   /** Lists context/type pairs in the index with their latest hour (a plain key: its own call). */
   async addToIndex(entries: IndexEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.redis.client.zadd(this.keys.index(), 'GT', ...indexArgs(entries));
+    await this.redis.timed(this.redis.client.zadd(this.keys.index(), 'GT', ...indexArgs(entries)));
+  }
+
+  /**
+   * Lists a pair for `entry.hourStart`, admitting a new one (not listed this or last hour) within the
+   * cap and `newPairs` (UNLIMITED: no quota); true when it was new. A refusal is a QuotaRefusal or a
+   * CapRefusal, and writes nothing.
+   */
+  async admitToIndex(entry: IndexEntry, oldestLiveHour: number, newPairs: number): Promise<boolean> {
+    try {
+      return await this.redis.call(S.indexAdmit, {
+        keys: this.keys,
+        member: indexMember(entry.context, entry.type),
+        hourStart: entry.hourStart,
+        oldestLiveHour,
+        cap: this.maxPairs,
+        newPairs,
+      });
+    } catch (error) {
+      throw growthRefusalOf(error) ?? error;
+    }
+  }
+
+  /** One bounded pruning step: removes up to `batch` pairs listed before `oldestLiveHour`; answers how many. */
+  pruneIndex(oldestLiveHour: number, batch: number): Promise<number> {
+    return this.redis.call(S.indexPrune, { keys: this.keys, oldestLiveHour, batch });
   }
 
   /** Records one value; on a replay, the context is the hour the first request was recorded in. */
-  record(
-    context: string,
-    type: string,
-    nowMs: number,
-    hourStart: number,
-    value: number,
-    histogramField: string,
-    idem?: IdemRequest,
-  ): Promise<Idempotent<WriteResult>> {
-    const idemCall = idem && { ...idem, retentionMs: this.idemRetentionMs };
-    return this.redis.call(S.record, {
-      ...this.pair(context, type),
-      nowMs,
-      hourStart,
-      value,
-      histogramField,
-      idem: idemCall,
-    });
+  record(value: RecordCall, idem?: IdemRequest): Promise<Idempotent<WriteResult>> {
+    return this.redis.call(S.record, { ...this.recordCall(value, idem), apply: true });
+  }
+
+  /** The stored answer of a recorded value's Idempotency-Key, recording nothing; undefined when there is none. */
+  async storedAnswer(value: RecordCall, idem: IdemRequest): Promise<Idempotent<WriteResult> | undefined> {
+    try {
+      return await this.redis.call(S.record, { ...this.recordCall(value, idem), apply: false });
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith('TB_NOT_STORED')) return undefined;
+      throw error;
+    }
   }
 
   /** Both stored hours of a context/type, read atomically. */
@@ -86,7 +116,7 @@ export class StatsStore {
       const pipeline = this.redis.client.pipeline();
       if (index.length > 0) pipeline.zadd(this.keys.index(), 'GT', ...indexArgs(index));
       for (const batch of batches) this.redis.queue(pipeline, S.merge, callOf(batch));
-      const replies = (await pipeline.exec()) ?? [];
+      const replies = (await this.redis.timed(pipeline.exec())) ?? [];
       return batches.map((batch, i) => {
         const [error, reply] = replies[i + (index.length > 0 ? 1 : 0)] ?? [new Error('no reply'), undefined];
         if (error) return error;
@@ -106,36 +136,48 @@ export class StatsStore {
   async updateSlowest(type: string, entries: Array<{ context: string; average: number }>, keep: number): Promise<void> {
     if (entries.length === 0) return;
     const key = this.keys.slowest(type);
-    await this.redis.client
-      .multi()
-      .zadd(key, ...entries.flatMap((e) => [String(e.average), e.context]))
-      .zremrangebyrank(key, 0, -(keep + 1))
-      .exec();
+    await this.redis.timed(
+      this.redis.client
+        .multi()
+        .zadd(key, ...entries.flatMap((e) => [String(e.average), e.context]))
+        .zremrangebyrank(key, 0, -(keep + 1))
+        .exec(),
+    );
   }
 
   async slowest(type: string, limit: number): Promise<Array<{ context: string; average: number }>> {
-    const flat = await this.redis.client.zrevrange(this.keys.slowest(type), 0, limit - 1, 'WITHSCORES');
+    const flat = await this.redis.timed(
+      this.redis.client.zrevrange(this.keys.slowest(type), 0, limit - 1, 'WITHSCORES'),
+    );
     const items: Array<{ context: string; average: number }> = [];
     for (let i = 0; i < flat.length; i += 2) items.push({ context: flat[i], average: Number(flat[i + 1]) });
     return items;
   }
 
-  /** Drops index entries whose latest hour is before `oldestHour`, then pages the rest (oldest hour first, then by name). */
+  /**
+   * Pages the pairs listed at `oldestHour` or later (oldest hour first, then by name). Older entries
+   * are skipped, not removed: the pruner job removes them in bounded steps.
+   */
   async list(oldestHour: number, offset: number, limit: number): Promise<{ total: number; items: IndexEntry[] }> {
     const key = this.keys.index();
-    const [, total, flat] = (await this.redis.client
-      .multi()
-      .zremrangebyscore(key, '-inf', `(${oldestHour}`)
-      .zcard(key)
-      .zrange(key, offset, offset + limit - 1, 'WITHSCORES')
-      .exec())!.map(([error, value]) => {
+    const [total, flat] = (await this.redis.timed(
+      this.redis.client
+        .multi()
+        .zcount(key, oldestHour, '+inf')
+        .zrange(key, oldestHour, '+inf', 'BYSCORE', 'LIMIT', offset, limit, 'WITHSCORES')
+        .exec(),
+    ))!.map(([error, value]) => {
       if (error) throw error;
       return value;
-    }) as [number, number, string[]];
+    }) as [number, string[]];
     const items: IndexEntry[] = [];
     for (let i = 0; i < flat.length; i += 2)
       items.push({ ...parseIndexMember(flat[i]), hourStart: Number(flat[i + 1]) });
     return { total, items };
+  }
+
+  private recordCall(value: RecordCall, idem: IdemRequest | undefined) {
+    return { ...this.pair(value.context, value.type), ...value, idem: this.redis.idemCall(idem) };
   }
 
   private pair(context: string, type: string): PairCall {

@@ -94,10 +94,20 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
         { name: 'hits:home', precisions: ALL },
       ],
       total: 2,
+      nextCursor: null,
     });
     expect((await http().get('/counters?limit=1&offset=1')).body.counters.map((c: { name: string }) => c.name)).toEqual(
       ['hits:home'],
     );
+    const firstPage = await http().get('/counters?limit=1');
+    expect([firstPage.body.counters.length, firstPage.body.nextCursor]).toEqual([1, 'db.queries']);
+    expect((await http().get('/counters?limit=1&cursor=db.queries')).body).toEqual({
+      counters: [{ name: 'hits:home', precisions: ALL }],
+      total: 2,
+      nextCursor: 'hits:home',
+    });
+    for (const query of ['?offset=0&cursor=a', '?cursor=a%7Bb', '?limit=0'])
+      expect([query, (await http().get(`/counters${query}`)).status]).toEqual([query, 400]);
 
     expect((await http().delete('/admin/counters/hits:home')).status).toBe(401);
     expect(
@@ -215,5 +225,32 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
     );
     expect(docs.body.components.schemas.IncrementCounterDto.properties.count).toBeDefined();
     expect(docs.body.paths['/counters/{name}'].get.summary).toBeDefined();
+  });
+
+  it('a keyed sample that aged out since its first request replays that answer; a new one is refused, storing nothing', async () => {
+    const short = await startTestApp(redis, clock, { COUNTER_PRECISIONS: '1,5' }); // longest retention 600 s
+    try {
+      const keyed = (key: string, at: number) =>
+        request(short.getHttpServer()).post('/counters/late/increment').set('Idempotency-Key', key).send({ at });
+      const first = await keyed('late-1', T0_SEC - 500);
+      expect(first.body).toEqual({ name: 'late', count: 1, at: T0_SEC - 500, precisions: [5] });
+      clock.advanceSec(200); // T0 - 500 is now past every retention
+      const retried = await keyed('late-1', T0_SEC - 500);
+      expect(retried.status).toBe(200);
+      expect(retried.headers['idempotent-replayed']).toBe('true');
+      expect(retried.text).toBe(first.text);
+      const fresh = await keyed('late-2', T0_SEC - 500);
+      expect([fresh.status, fresh.body.message]).toEqual([
+        400,
+        expect.stringMatching(/older than the longest retention/),
+      ]);
+      expect((await keyed('late-2', T0_SEC - 500)).headers['idempotent-replayed']).toBeUndefined(); // refused again
+      const plain = await request(short.getHttpServer())
+        .post('/counters/late/increment')
+        .send({ at: T0_SEC - 500 });
+      expect(plain.status).toBe(400);
+    } finally {
+      await short.close();
+    }
   });
 });

@@ -78,6 +78,45 @@ describe('governance over HTTP', () => {
     });
   });
 
+  describe('/metrics with METRICS_TOKEN', () => {
+    const METRICS_TOKEN = 'scrape-token-0123456789abcdef';
+    let app: NestFastifyApplication;
+    const http = () => request(app.getHttpServer());
+    beforeAll(async () => {
+      app = await startTestApp(redis, clock, { METRICS_TOKEN });
+    });
+    afterAll(async () => {
+      await app.close();
+    });
+
+    it('answers Prometheus text to the token only: 401 without it, 403 with another', async () => {
+      const served = await http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200);
+      expect(served.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+      expect(served.text).toMatch(/trendboard_http_requests_total/);
+      for (const [authorization, status, code] of [
+        [undefined, 401, 'METRICS_TOKEN_MISSING'],
+        [`Basic ${Buffer.from(`x:${METRICS_TOKEN}`).toString('base64')}`, 401, 'METRICS_TOKEN_MISSING'],
+        ['Bearer ', 401, 'METRICS_TOKEN_MISSING'],
+        [`Bearer ${METRICS_TOKEN}x`, 403, 'METRICS_TOKEN_INVALID'],
+        [`Bearer ${METRICS_TOKEN.slice(0, -1)}`, 403, 'METRICS_TOKEN_INVALID'],
+        [`Bearer ${'x'.repeat(10_000)}`, 403, 'METRICS_TOKEN_INVALID'],
+      ] as const) {
+        const refused = await (authorization
+          ? http().get('/metrics').set('Authorization', authorization)
+          : http().get('/metrics'));
+        expect([authorization, refused.status, refused.body.code]).toEqual([authorization, status, code]);
+        expect(refused.body.message).toMatch(/METRICS_TOKEN|metrics token/);
+        expect(refused.text).not.toMatch(/trendboard_/);
+      }
+    });
+
+    it('is not the admin token, and the admin token is not it', async () => {
+      expect((await http().get('/metrics').set(ADMIN)).status).toBe(403);
+      const local = await http().get('/admin/metrics/local').set('Authorization', `Bearer ${METRICS_TOKEN}`);
+      expect([local.status, local.body.code]).toEqual([403, 'ADMIN_TOKEN_INVALID']);
+    });
+  });
+
   describe('rate limiting', () => {
     const KEY1 = 'key-one-0123456789abcdef';
     const KEY2 = 'key-two-0123456789abcdef';
@@ -85,7 +124,7 @@ describe('governance over HTTP', () => {
     let app: NestFastifyApplication;
     const http = () => request(app.getHttpServer());
     beforeAll(async () => {
-      app = await startTestApp(redis, clock, { ...RATE, API_KEYS: `${KEY1},${KEY2}` });
+      app = await startTestApp(redis, clock, { ...RATE, API_KEYS: `${KEY1},${KEY2}`, PUBLIC_READS: 'true' });
       await http()
         .put('/admin/boards/r')
         .set(ADMIN)

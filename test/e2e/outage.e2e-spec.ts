@@ -1,5 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
+import { RedisService } from '../../src/redis/redis.service';
 import { FakeClock } from '../support/clock';
 import { ADMIN, startTestApp } from '../support/app';
 import { startTestRedis, TestRedis } from '../support/redis';
@@ -133,4 +134,48 @@ describe('when Redis goes away and comes back', () => {
       await impatient.close();
     }
   });
+
+  it.each(['true', 'false'])(
+    'a stalled event loop is not taken for a silent Redis: writes answered during the stall are 200 (auto-pipelining %s)',
+    async (autoPipelining) => {
+      const timeoutMs = 200;
+      const stalled = await startTestApp(redis, clock, {
+        REDIS_COMMAND_TIMEOUT_MS: String(timeoutMs),
+        REDIS_AUTO_PIPELINING: autoPipelining,
+      });
+      const board = `stall-${autoPipelining}`;
+      const call = () => request(stalled.getHttpServer());
+      try {
+        await call()
+          .put(`/admin/boards/${board}`)
+          .set(ADMIN)
+          .send({ windows: [{ period: '1h', interval: '1m' }] })
+          .expect(201);
+        // The 8th increment blocks the event loop for 3 timeouts right after it was sent, with 7 more in
+        // flight: every reply reaches the socket during the stall, and timers run before sockets are read.
+        const service = stalled.get(RedisService);
+        const call$ = service.call.bind(service);
+        let increments = 0;
+        jest.spyOn(service, 'call').mockImplementation((script, input) => {
+          const pending = call$(script, input);
+          if (script.name === 'tbRankIncrement' && ++increments === 8) {
+            const untilMs = performance.now() + 3 * timeoutMs;
+            while (performance.now() < untilMs);
+          }
+          return pending;
+        });
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            call()
+              .post(`/boards/${board}/items/x/increment`)
+              .send({ amount: i + 1 }),
+          ),
+        );
+        expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+        expect((await call().get(`/boards/${board}/items/x`)).body.score).toBe(36);
+      } finally {
+        await stalled.close();
+      }
+    },
+  );
 });

@@ -2,6 +2,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
 import request from 'supertest';
+import { CounterStore } from '../../src/counters/counters.store';
+import { StatsStore } from '../../src/stats/stats.store';
 import { FakeClock } from '../support/clock';
 import { createBoard, startTestApp } from '../support/app';
 import { FaultProxy } from '../support/fault-proxy';
@@ -122,6 +124,29 @@ describe('retry-safe writes (Idempotency-Key)', () => {
     expect((await http().get('/stats/ctx/T')).body).toMatchObject({ count: 1, sum: 0.5 });
   });
 
+  it('on a sharded board a repeat answers byte for byte (board-wide rank included), and a reused key is refused on any shard', async () => {
+    await createBoard(app, 'sh', { windows: [{ period: '1h', interval: '1m' }], shards: 4 });
+    const write = (item: string, amount: number, key: string) =>
+      http().post(`/boards/sh/items/${item}/increment`).set('Idempotency-Key', key).send({ amount });
+    const first = await write('mine', 5, 'sharded-1');
+    expect(first.body.windows['1h']).toEqual({ score: 5, rank: 1 });
+    // Items on every shard overtake it: a recomputed rank would now be 9.
+    for (let i = 0; i < 8; i++) await http().post(`/boards/sh/items/other-${i}/increment`).send({ amount: 10 });
+    const repeat = await write('mine', 5, 'sharded-1');
+    expect(repeat.headers['idempotent-replayed']).toBe('true');
+    expect(repeat.text).toBe(first.text);
+    // The same key for other items (whatever shard they live on) is another request.
+    for (let i = 0; i < 8; i++) expect((await write(`elsewhere-${i}`, 5, 'sharded-1')).status).toBe(422);
+    const batch = { items: [{ item: 'b1' }, { item: 'b2' }, { item: 'b3' }, { item: 'b4' }] };
+    const firstBatch = await http().post('/boards/sh/increments').set('Idempotency-Key', 'sharded-batch').send(batch);
+    const otherBatch = await http()
+      .post('/boards/sh/increments')
+      .set('Idempotency-Key', 'sharded-batch')
+      .send({ items: [{ item: 'b5' }] });
+    expect([firstBatch.status, otherBatch.status, otherBatch.body.code]).toEqual([200, 422, 'IDEMPOTENCY_KEY_REUSED']);
+    expect((await http().get('/boards/sh/items/mine')).body.score).toBe(5);
+  });
+
   it('scopes keys per board and per counter', async () => {
     await createBoard(app, 'other');
     expect(
@@ -160,8 +185,10 @@ describe('retry-safe writes on a Cluster', () => {
   let app: NestFastifyApplication;
   const clock = new FakeClock(T0);
   const http = () => request(app.getHttpServer());
-  const increment = (item: string, amount: number, key: string) =>
-    http().post(`/boards/b/items/${item}/increment`).set('Idempotency-Key', key).send({ amount });
+  const increment = (item: string, amount: number, key?: string) => {
+    const call = http().post(`/boards/b/items/${item}/increment`).send({ amount });
+    return key === undefined ? call : call.set('Idempotency-Key', key);
+  };
 
   beforeAll(async () => {
     redis = await startTestRedis('cluster');
@@ -172,6 +199,9 @@ describe('retry-safe writes on a Cluster', () => {
       REDIS_CLUSTER_NODES: through.map(([, proxied]) => proxied).join(','),
       REDIS_CLUSTER_NAT_MAP: through.map(([node, proxied]) => `${node}=${proxied}`).join(','),
       STATS_FLUSH_INTERVAL_MS: '60000',
+      // The write must outlive ioredis' reconnect and re-send even on a loaded machine: a 503 here
+      // would make the client send again, and a second request without a key counts again.
+      REDIS_COMMAND_TIMEOUT_MS: '10000',
     });
     await createBoard(app, 'b');
   });
@@ -185,22 +215,53 @@ describe('retry-safe writes on a Cluster', () => {
     const slot = calculateSlot(`{${redis.prefix}board:b}:cfg`);
     return proxies.get(redis.client instanceof Cluster ? redis.client.slots[slot][0] : '');
   };
-  /** Sends until an answer comes (the app reconnects to the node meanwhile), as a client would. */
-  async function untilAnswered(send: () => request.Test): Promise<request.Response> {
-    let answer = await send();
-    for (let attempt = 0; attempt < 200 && answer.status !== 200; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      answer = await send();
-    }
+  /** Sends once: the service itself must get the answer through the lost reply. */
+  const answered = async (send: () => request.Test): Promise<request.Response> => {
+    const answer = await send();
+    expect([answer.status, answer.body.code]).toEqual([200, undefined]);
     return answer;
-  }
+  };
 
   it('a keyed write whose answer was lost is applied once, however often it is sent again', async () => {
     ownerOfBoard()?.dropNextReply();
-    const first = await untilAnswered(() => increment('safe', 5, 'cluster-1'));
+    const first = await answered(() => increment('safe', 5, 'cluster-1'));
     expect(first.status).toBe(200);
     const again = await increment('safe', 5, 'cluster-1');
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect((await http().get('/boards/b/items/safe')).body.score).toBe(5);
+  });
+
+  it("a write without a key whose answer was lost is applied once: ioredis' re-send is a replay of the service's own key", async () => {
+    ownerOfBoard()?.dropNextReply();
+    const first = await answered(() => increment('plain', 5));
+    expect(first.status).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined(); // the request's own answer, not a repeat's
+    expect(first.body.windows['1h'].score).toBe(5);
+    expect((await http().get('/boards/b/items/plain')).body.score).toBe(5);
+    expect((await increment('plain', 1)).body.windows['1h'].score).toBe(6);
+  });
+
+  it('every write route is guarded the same way: batch, like, counter, stats', async () => {
+    const ownerOf = (hashTagged: string) =>
+      proxies.get(redis.client instanceof Cluster ? redis.client.slots[calculateSlot(hashTagged)][0] : '');
+    const lost = async (tag: string, send: () => request.Test) => {
+      ownerOf(tag)?.dropNextReply();
+      expect((await answered(send)).status).toBe(200);
+    };
+    await lost(`{${redis.prefix}board:b}:cfg`, () =>
+      http()
+        .post('/boards/b/increments')
+        .send({ items: [{ item: 'batch', amount: 2 }] }),
+    );
+    await lost(`{${redis.prefix}board:b}:cfg`, () => http().post('/boards/b/items/liked/likes').send({ userId: 'u' }));
+    expect((await http().get('/boards/b/items/batch')).body.score).toBe(2);
+    expect((await http().get('/boards/b/items/liked')).body.score).toBe(1);
+    await lost(app.get(CounterStore).keys.knownOf('hits'), () =>
+      http().post('/counters/hits/increment').send({ count: 3 }),
+    );
+    const counted = await http().get('/counters/hits?precision=1d');
+    expect(counted.body.samples.reduce((sum: number, sample: { count: number }) => sum + sample.count, 0)).toBe(3);
+    await lost(app.get(StatsStore).keys.current('ctx', 'T'), () => http().post('/stats/ctx/T').send({ value: 0.5 }));
+    expect((await http().get('/stats/ctx/T')).body).toMatchObject({ count: 1, sum: 0.5 });
   });
 });

@@ -1,3 +1,4 @@
+import { UNLIMITED } from '../../src/governance/growth-quota';
 import { FakeClock } from '../support/clock';
 import { validateConfig } from '../../src/common/config';
 import { InvalidInputError, NotFoundError } from '../../src/common/errors';
@@ -49,7 +50,7 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
   describe('increment', () => {
     it('adds to the current slice at every precision and indexes each precision, in its bucket', async () => {
       clock.setMs(T0 + 7_300);
-      expect((await store.increment('hits', clock.nowMs(), T0_SEC + 7, 3)).value).toEqual([1, 5, 100, 300]);
+      expect((await store.increment('hits', clock.nowMs(), T0_SEC + 7, 3, UNLIMITED)).value).toEqual([1, 5, 100, 300]);
       expect((await counters.increment('hits', 2)).body).toEqual({
         name: 'hits',
         count: 2,
@@ -62,13 +63,14 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
       expect(await hash('hits', 300)).toEqual({ [T0_SEC - 200]: '5' });
       expect(await known('hits')).toEqual(['100:hits', '1:hits', '300:hits', '5:hits']);
       const tag = `{${redis.prefix}cnt:${keys.bucketOf('hits')}}`;
-      expect((await redis.keys('*')).sort()).toEqual(
+      expect((await redis.dataKeys('*')).sort()).toEqual(
         [
           `${tag}:count:100:hits`,
           `${tag}:count:1:hits`,
           `${tag}:count:300:hits`,
           `${tag}:count:5:hits`,
           `${tag}:known`,
+          `${tag}:names`,
         ].sort(),
       );
     });
@@ -101,12 +103,13 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
       expect(await hash('y', 300)).toEqual({ [T0_SEC - 1100]: '1' });
       expect(await known('y')).toContain('300:y');
       const indexes = new Set([keys.knownOf('x'), keys.knownOf('y')]).size;
-      expect((await redis.keys('*')).length).toBe(indexes + 4 + 1); // x: 4 hashes; y: one hash
+      // per bucket a known index and a names zset; x: 4 hashes; y: one hash
+      expect((await redis.dataKeys('*')).length).toBe(2 * indexes + 4 + 1);
     });
 
     it('the script itself applies the retention rule: nothing lands when every retention is past', async () => {
-      expect((await store.increment('z', T0, T0_SEC - 5000, 1)).value).toEqual([]);
-      expect((await redis.keys('*')).length).toBe(0);
+      expect((await store.increment('z', T0, T0_SEC - 5000, 1, UNLIMITED)).value).toEqual([]);
+      expect((await redis.dataKeys('*')).length).toBe(0);
     });
   });
 
@@ -180,13 +183,20 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
       await counters.increment('old', 1, T0_SEC - 500); // only 300 s keeps it
       const buckets = new Set([...names, 'old'].map((n) => keys.bucketOf(n)));
       expect(buckets.size).toBeGreaterThan(1);
-      const all = await counters.list();
-      expect(all.total).toBe(6);
+      const all = await counters.list({ offset: 0, limit: 100 });
+      expect([all.total, all.nextCursor]).toEqual([6, null]);
       expect(all.counters.map((c) => c.name)).toEqual(['a', 'b', 'c.0', 'c:1', 'late', 'old']);
       expect(all.counters[0].precisions).toEqual([1, 5, 100, 300]);
       expect(all.counters[5].precisions).toEqual([300]);
-      expect((await counters.list(2, 2)).counters.map((c) => c.name)).toEqual(['c.0', 'c:1']);
-      expect((await counters.list(10, 2)).counters).toEqual([]);
+      const page = await counters.list({ offset: 2, limit: 2 });
+      expect([page.counters.map((c) => c.name), page.nextCursor]).toEqual([['c.0', 'c:1'], 'c:1']);
+      expect((await counters.list({ offset: 10, limit: 2 })).counters).toEqual([]);
+      // A cursor page: the names after the cursor, whatever bucket and precision they are in.
+      const after = await counters.list({ offset: 0, limit: 3, cursor: 'b' });
+      expect([after.counters.map((c) => c.name), after.nextCursor]).toEqual([['c.0', 'c:1', 'late'], 'late']);
+      expect((await counters.list({ offset: 0, limit: 3, cursor: 'late' })).counters).toEqual([
+        { name: 'old', precisions: [300] },
+      ]);
     });
   });
 
@@ -218,13 +228,13 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
       // now = T0 + 30: 1 s cutoff T0+26 (slice T0 out), 5 s cutoff T0+10 (T0 out); 100 s and 300 s keep all
       let page = await store.cleanPage(bucket, clock.nowMs(), 0, '');
       // lexicographic order: "100:c" < "1:c" < "300:c" < "5:c"; a page holds 2 entries
-      expect(page).toEqual({ next: '1:c', visited: 2, due: 2, slicesRemoved: 1, entriesRemoved: 1 });
+      expect(page).toEqual({ next: '1:c', visited: 2, due: 2, slicesRemoved: 1, entriesRemoved: 1, namesRemoved: 0 });
       expect(await hash('c', 1)).toEqual({});
       expect(await known('c')).toEqual(['100:c', '300:c', '5:c']);
       page = await store.cleanPage(bucket, clock.nowMs(), 0, page.next);
-      expect(page).toEqual({ next: '5:c', visited: 2, due: 2, slicesRemoved: 1, entriesRemoved: 1 });
+      expect(page).toEqual({ next: '5:c', visited: 2, due: 2, slicesRemoved: 1, entriesRemoved: 1, namesRemoved: 0 });
       page = await store.cleanPage(bucket, clock.nowMs(), 0, page.next);
-      expect(page).toEqual({ next: '', visited: 0, due: 0, slicesRemoved: 0, entriesRemoved: 0 });
+      expect(page).toEqual({ next: '', visited: 0, due: 0, slicesRemoved: 0, entriesRemoved: 0, namesRemoved: 0 });
       expect(await known('c')).toEqual(['100:c', '300:c']);
       expect(await hash('c', 1)).toEqual({});
       expect(await hash('c', 5)).toEqual({});
@@ -243,9 +253,11 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
         entriesRemoved: 15,
         failures: 0,
       });
-      expect((await counters.list()).counters.map((c) => c.precisions)).toEqual(Array(5).fill([300]));
+      expect((await counters.list({ offset: 0, limit: 100 })).counters.map((c) => c.precisions)).toEqual(
+        Array(5).fill([300]),
+      );
       expect(await counters.cleanPass(5)).toMatchObject({ visited: 5, due: 5, entriesRemoved: 5 });
-      expect((await redis.keys('*')).length).toBe(0);
+      expect((await redis.dataKeys('*')).length).toBe(0);
       // Running it again is harmless.
       expect(await counters.cleanPass(5)).toMatchObject({ visited: 0, due: 0, entriesRemoved: 0, failures: 0 });
     });

@@ -8,6 +8,8 @@ import { startRankingService } from '../support/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
 const WINDOWS = [{ name: 'm', period: 60, interval: 10 }];
+/** A scheduler pass's options (the defaults of the configuration). */
+const PASS = { leaseMs: 30_000, claimBatch: 100 };
 
 /** Deterministic pseudo-random numbers, so a failure can be replayed. */
 function lcg(seed: number): () => number {
@@ -57,13 +59,15 @@ describe.each(TOPOLOGIES)('board registry under racing PUT and DELETE (%s)', (to
   async function state(names: string[]) {
     const existing: string[] = [];
     for (const name of names) if (await redis.client.hexists(keys.board(name).cfg(), 'windows')) existing.push(name);
-    return { existing: existing.sort(), listed: (await redis.client.smembers(keys.boardRegistry())).sort() };
+    return { existing: existing.sort(), listed: await redis.client.zrange(keys.boardRegistry(), 0, -1) };
   }
 
   async function expectEveryBoardListed(names: string[], ranking: RankingService): Promise<void> {
     const { existing, listed } = await state(names);
     expect(listed).toEqual(expect.arrayContaining(existing));
-    expect((await ranking.listBoards()).map((b) => b.name)).toEqual(existing);
+    const page = await ranking.listBoards({ limit: 1000, offset: 0 });
+    expect(page.boards.map((b) => b.name)).toEqual(existing);
+    expect(page.total).toBe(listed.length);
   }
 
   beforeAll(async () => {
@@ -89,11 +93,11 @@ describe.each(TOPOLOGIES)('board registry under racing PUT and DELETE (%s)', (to
 
     it('a DELETE that unlists after a racing PUT re-created the board lists it again', async () => {
       await a.putBoard('x', WINDOWS);
-      const srem = holdCommand(bClient, (command) => command.name === 'srem');
+      const zrem = holdCommand(bClient, (command) => command.name === 'zrem');
       const deleting = b.deleteBoard('x');
-      await srem.reached; // the board's keys are gone, the registry entry not yet
+      await zrem.reached; // the board's keys are gone, the registry entry not yet
       expect((await a.putBoard('x', WINDOWS)).created).toBe(true);
-      srem.release();
+      zrem.release();
       await deleting;
       expect(await state(['x'])).toEqual({ existing: ['x'], listed: ['x'] });
       await expectEveryBoardListed(['x'], b);
@@ -112,18 +116,21 @@ describe.each(TOPOLOGIES)('board registry under racing PUT and DELETE (%s)', (to
     });
 
     it("the scheduler's removal of a listed name without a board keeps a board a racing PUT created", async () => {
-      await redis.client.sadd(keys.boardRegistry(), 'z'); // left by a PUT that failed half way
-      const srem = holdCommand(bClient, (command) => command.name === 'srem');
-      const expiring = b.expireAll();
-      await srem.reached; // the scheduler found no config for "z"
+      // Left by a PUT that failed half way, and due (as the sweep enters every registered name).
+      const leftBehind = () =>
+        Promise.all([redis.client.zadd(keys.boardRegistry(), 0, 'z'), redis.client.zadd(keys.dueIndex(), 0, 'z')]);
+      await leftBehind();
+      const zrem = holdCommand(bClient, (command) => command.name === 'zrem');
+      const expiring = b.expireDue(PASS);
+      await zrem.reached; // the scheduler found no config for "z"
       await a.putBoard('z', WINDOWS);
-      srem.release();
+      zrem.release();
       expect((await expiring).failures).toBe(0);
       expect(await state(['z'])).toEqual({ existing: ['z'], listed: ['z'] });
       // With no board, the scheduler does remove the name.
       await a.deleteBoard('z');
-      await redis.client.sadd(keys.boardRegistry(), 'z');
-      await b.expireAll();
+      await leftBehind();
+      await b.expireDue(PASS);
       expect(await state(['z'])).toEqual({ existing: [], listed: [] });
     });
   });
@@ -156,7 +163,7 @@ describe.each(TOPOLOGIES)('board registry under racing PUT and DELETE (%s)', (to
           pending.push(op().catch(tolerated));
         }
       }
-      if (round % 4 === 0) pending.push((random() < 0.5 ? a : b).expireAll());
+      if (round % 4 === 0) pending.push((random() < 0.5 ? a : b).expireDue(PASS));
       await Promise.all(pending);
       await expectEveryBoardListed(names, a);
     }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { useRankingService } from '../support/ranking';
 import { moveClock, rankingOps } from '../support/ranking-ops';
 import { TOPOLOGIES } from '../support/redis';
+import { shardOf } from '../../src/ranking/shard-math';
 
 const WINDOWS = [
   { name: 'short', period: 30, interval: 10 },
@@ -77,6 +78,45 @@ describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (prop
         },
       ),
       { numRuns: 10 },
+    );
+  });
+
+  it('deep top pages agree when the top items crowd onto a few shards (several read rounds)', async () => {
+    // Ids hashed onto shard 0 and 1 of 8 take most of the high scores, so those shards are read again.
+    const crowded = Array.from({ length: 4000 }, (_, i) => `c${i}`).filter((id) => shardOf(id, 8) < 2);
+    const spread = Array.from({ length: 160 }, (_, i) => `s${i}`);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 160, maxLength: 160 }),
+        fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 160, maxLength: 160 }),
+        async (highScores, lowScores) => {
+          run++;
+          const [plain, sharded] = [`du${run}`, `ds${run}`];
+          clock.setMs(1_700_000_000_000);
+          await setup.ranking.putBoard(plain, WINDOWS);
+          await setup.ranking.putBoard(sharded, WINDOWS, 8);
+          const entries = [
+            ...highScores.map((amount, i) => ({ item: crowded[i], amount: amount + 8 })),
+            ...lowScores.map((amount, i) => ({ item: spread[i], amount })),
+          ];
+          await setup.ranking.incrementBatch(plain, entries);
+          await setup.ranking.incrementBatch(sharded, entries);
+          for (const [offset, limit] of [
+            [0, 1000],
+            [0, 40],
+            [37, 50],
+            [150, 100],
+            [300, 30],
+          ]) {
+            expect((await setup.ranking.top(sharded, 'short', offset, limit)).items).toEqual(
+              (await setup.ranking.top(plain, 'short', offset, limit)).items,
+            );
+          }
+          await setup.ranking.deleteBoard(plain);
+          await setup.ranking.deleteBoard(sharded);
+        },
+      ),
+      { numRuns: 5 },
     );
   });
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsString, MaxLength } from 'class-validator';
 import { CompiledValidation, NAME_FIELD, optional } from '../../common/compiled-checks';
-import { IsOptionalNotNull, NameProperty, OptionalIntProperty, ToBool } from '../../common/dto';
+import { IsOptionalNotNull, NameProperty, NextCursorProperty, OptionalIntProperty, ToBool } from '../../common/dto';
 import { UNIX_SEC } from '../../common/limits';
 import { COUNT_RANGE, DEFAULT_COUNT, MAX_FUTURE_SKEW_SEC, MAX_PRECISION_CHARS } from '../counters.limits';
 
@@ -34,10 +34,10 @@ export class IncrementCounterResultDto {
   @ApiProperty({ example: 'hits:home' })
   name!: string;
 
-  @ApiProperty({ description: 'The count added', example: 1 })
+  @ApiProperty({ type: 'integer', description: 'The count added', example: 1 })
   count!: number;
 
-  @ApiProperty({ description: 'Time of the sample, unix seconds', example: 1_700_000_000 })
+  @ApiProperty({ type: 'integer', description: 'Time of the sample, unix seconds', example: 1_700_000_000 })
   at!: number;
 
   @ApiProperty({
@@ -88,10 +88,10 @@ export class ReadCounterQuery {
 }
 
 export class SampleDto {
-  @ApiProperty({ description: 'Slice start, unix seconds', example: 1_700_000_000 })
+  @ApiProperty({ type: 'integer', description: 'Slice start, unix seconds', example: 1_700_000_000 })
   t!: number;
 
-  @ApiProperty({ example: 42 })
+  @ApiProperty({ type: 'integer', example: 42 })
   count!: number;
 }
 
@@ -99,7 +99,7 @@ export class CounterSeriesDto {
   @ApiProperty({ example: 'hits:home' })
   name!: string;
 
-  @ApiProperty({ description: 'Precision, seconds', example: 5 })
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Precision, seconds', example: 5 })
   precision!: number;
 
   @ApiProperty({ type: [SampleDto], description: 'Oldest first; only slices inside the retention' })
@@ -118,6 +118,15 @@ export class CounterListDto {
   @ApiProperty({ type: [CounterSummaryDto], description: 'Sorted by name (byte order)' })
   counters!: CounterSummaryDto[];
 
-  @ApiProperty({ description: 'Number of counters in all', example: 1 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Live counters in all (those whose newest slice is still kept, or left every retention since the last cleaner pass)',
+    example: 1,
+  })
   total!: number;
+
+  @NextCursorProperty()
+  nextCursor!: string | null;
 }

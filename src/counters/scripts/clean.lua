@@ -3,7 +3,9 @@
 -- the slices that left the retention (start <= now - samples * prec), then removes the entry from the
 -- index only if its hash is now empty. Trim, emptiness check and removal happen in this one atomic
 -- step, so an increment (itself atomic) is never lost and never leaves data outside the index; a second
--- cleaner running the same page finds nothing left to do.
+-- cleaner running the same page finds nothing left to do. Each call also removes up to a page of the
+-- bucket's names entries ({...}:names) whose counter left every retention (score <= now): they no
+-- longer count as live, this frees their memory.
 -- KEYS: 1
 -- KEYS[1]        the bucket's known-counters index zset
 -- ARGV[1]        now, unix milliseconds
@@ -11,7 +13,8 @@
 -- ARGV[3]        pass number of the calling cleaner (a precision p is due when pass % max(1, floor(p / 60)) == 0)
 -- ARGV[4]        cursor: the last member handled by the previous page ("" to start at the beginning)
 -- ARGV[5]        page size: most index entries visited by this call
--- Reply: { next cursor ("" when the bucket is done), entries visited, entries due, slices removed, entries removed }
+-- Reply: { next cursor ("" when the bucket is done), entries visited, entries due, slices removed, entries removed,
+--          names entries removed }
 local now_sec = math.floor(tonumber(ARGV[1]) / 1000)
 local samples = tonumber(ARGV[2])
 local pass = tonumber(ARGV[3])
@@ -42,6 +45,9 @@ for _, member in ipairs(members) do
     end
   end
 end
+local names_key = sibling_key(KEYS[1], 'known', 'names')
+local gone = redis.call('ZRANGE', names_key, '-inf', tonumber(ARGV[1]), 'BYSCORE', 'LIMIT', 0, page_size)
+if #gone > 0 then redis.call('ZREM', names_key, unpack(gone)) end
 local next_cursor = ''
 if #members == page_size then next_cursor = members[#members] end
-return { next_cursor, #members, due, slices, dropped }
+return { next_cursor, #members, due, slices, dropped, #gone }

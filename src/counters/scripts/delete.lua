@@ -1,4 +1,5 @@
--- counter_delete: removes every count hash of a counter and all its index entries in one atomic step.
+-- counter_delete: removes every count hash of a counter, all its index entries and its names entry
+-- ({...}:names, derived from KEYS[1]) in one atomic step.
 -- Index entries of precisions that are no longer configured are found with ZSCAN of the bucket's index
 -- and their hashes derived from the index key ("<tag>:known" -> "<tag>:count:<prec>:<name>"), same slot.
 -- KEYS: dynamic
@@ -26,4 +27,5 @@ repeat
     end
   end
 until cursor == '0'
+redis.call('ZREM', sibling_key(KEYS[1], 'known', 'names'), name)
 return removed

@@ -7,12 +7,13 @@ import {
   IsDuration,
   IsOptionalNotNull,
   NameProperty,
+  NextCursorProperty,
   OptionalIntProperty,
   OptionalNameProperty,
   ToBool,
 } from '../../common/dto';
 import { DURATION_SEC } from '../../common/limits';
-import { MAX_SLOTS_PER_WINDOW, SHARDS_PER_BOARD, WINDOWS_PER_BOARD } from '../ranking.limits';
+import { BOARD_MAX_ITEMS, MAX_SLOTS_PER_WINDOW, SHARDS_PER_BOARD, WINDOWS_PER_BOARD } from '../ranking.limits';
 
 const DURATION_SCHEMA = {
   oneOf: [
@@ -61,6 +62,12 @@ export class PutBoardDto {
       'Key groups (each its own Redis Cluster hash tag) the items spread over by a hash of the item id. Omitted: 1 for a new board, the current count for an existing one. Changing it needs ?reset=true and drops the data',
   })
   shards?: number;
+
+  @OptionalIntProperty(BOARD_MAX_ITEMS, {
+    description:
+      'Most items the board holds: a write that would add a new item beyond it is refused (409 BOARD_FULL); existing items keep counting. On a sharded board each shard holds at most ceil(maxItems / shards). Omitted: the current cap (none for a new board)',
+  })
+  maxItems?: number;
 }
 
 export class PutBoardQuery {
@@ -81,16 +88,27 @@ export class BoardParams {
 
 export class WindowViewDto {
   @ApiProperty() name!: string;
-  @ApiProperty({ description: 'seconds' }) period!: number;
-  @ApiProperty({ description: 'seconds' }) interval!: number;
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'seconds' }) period!: number;
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'seconds' }) interval!: number;
 }
 
 export class BoardViewDto {
   @ApiProperty() name!: string;
-  @ApiProperty() shards!: number;
+  @ApiProperty({ type: 'integer', minimum: SHARDS_PER_BOARD.min, maximum: SHARDS_PER_BOARD.max }) shards!: number;
   @ApiProperty({ type: [WindowViewDto] }) windows!: WindowViewDto[];
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Most items the board holds; absent: no cap' })
+  maxItems?: number;
 }
 
 export class BoardListDto {
   @ApiProperty({ type: [BoardViewDto] }) boards!: BoardViewDto[];
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Registered board names; for a moment it may count a board whose PUT or DELETE is under way (not listed)',
+  })
+  total!: number;
+  @NextCursorProperty()
+  nextCursor!: string | null;
 }

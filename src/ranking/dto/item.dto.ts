@@ -128,8 +128,13 @@ export class AroundQuery extends WindowQuery {
 }
 
 export class StandingDto {
-  @ApiProperty({ description: 'Sum over the live slots of the window' }) score!: number;
-  @ApiProperty({ nullable: true, type: Number, description: 'Competition rank (1, 2, 2, 4); null when score <= 0' })
+  @ApiProperty({ type: 'integer', description: 'Sum over the live slots of the window' }) score!: number;
+  @ApiProperty({
+    nullable: true,
+    type: 'integer',
+    minimum: 1,
+    description: 'Competition rank (1, 2, 2, 4); null when score <= 0',
+  })
   rank!: number | null;
 }
 
@@ -149,7 +154,7 @@ export class IncrementResultDto {
 
 export class BatchResultDto {
   @ApiProperty() board!: string;
-  @ApiProperty({ description: 'Entries applied' }) count!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Entries applied' }) count!: number;
   @ApiProperty() draining!: boolean;
 }
 
@@ -159,16 +164,16 @@ export class LikeResultDto extends IncrementResultDto {
 }
 
 export class ListedItemDto {
-  @ApiProperty() rank!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) rank!: number;
   @ApiProperty() item!: string;
-  @ApiProperty() score!: number;
+  @ApiProperty({ type: 'integer' }) score!: number;
 }
 
 export class WindowFiguresDto {
   @ApiProperty() board!: string;
   @ApiProperty() window!: string;
-  @ApiProperty({ description: 'Start of the oldest live slot (unix s)' }) from!: number;
-  @ApiProperty({ description: 'End of the current slot (unix s)' }) to!: number;
+  @ApiProperty({ type: 'integer', description: 'Start of the oldest live slot (unix s)' }) from!: number;
+  @ApiProperty({ type: 'integer', description: 'End of the current slot (unix s)' }) to!: number;
   @ApiProperty({ description: 'True while an expired slot larger than one chunk is still being subtracted' })
   draining!: boolean;
 }
@@ -184,11 +189,13 @@ export class AroundResultDto extends TopResultDto {
 
 export class ItemResultDto extends WindowFiguresDto {
   @ApiProperty() item!: string;
-  @ApiProperty() score!: number;
-  @ApiProperty({ nullable: true, type: Number }) rank!: number | null;
+  @ApiProperty({ type: 'integer' }) score!: number;
+  @ApiProperty({ nullable: true, type: 'integer', minimum: 1 }) rank!: number | null;
   @ApiProperty({
     nullable: true,
     type: Number,
+    minimum: 0,
+    maximum: 100,
     description: 'Share (%) of the other ranked items scoring at or below this one',
   })
   percentile!: number | null;

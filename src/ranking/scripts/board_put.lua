@@ -7,20 +7,25 @@
 -- Every change bumps `revision` (so shard_sync never applies an older config over a newer one) and
 -- `maxShards` remembers the most shards the board ever had (so leftover shards can always be found).
 -- KEYS: 1
--- KEYS[1]        board config hash: version, revision, windows (JSON), shards, maxShards, createdAtMs
+-- A change of maxItems (most items the board holds; kept when not given) is a change like any other
+-- (a new version and revision); the write scripts read it from the config hash, never from a cache.
+-- KEYS[1]        board config hash: version, revision, windows (JSON), shards, maxShards, createdAtMs,
+--                maxItems (absent: no cap)
 -- ARGV[1]        requested windows, JSON array of { name, periodSec, intervalSec }
 -- ARGV[2]        requested shards, or "" to keep the stored count (1 for a new board)
 -- ARGV[3]        version to store if anything changes (unique per change)
 -- ARGV[4]        reset: 1 to drop the data of changed or removed windows, else 0
 -- ARGV[5]        now, unix milliseconds
--- Reply: { status, version, windows JSON, shards, revision, most shards ever } with status created |
---        unchanged | updated, or { "conflict", message }
+-- ARGV[6]        requested maxItems, or "" to keep the stored one (none for a new board)
+-- Reply: { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none) } with
+--        status created | unchanged | updated, or { "conflict", message }
 local cfg_key = KEYS[1]
 local wanted = cjson.decode(ARGV[1])
 local shards = ARGV[2]
 local new_version = ARGV[3]
 local reset = ARGV[4] == '1'
 local now_ms = tonumber(ARGV[5])
+local max_items = ARGV[6]
 
 local stored = redis.call('HGET', cfg_key, 'windows')
 if not stored then
@@ -28,7 +33,8 @@ if not stored then
   for _, w in ipairs(wanted) do w.createdAtMs = now_ms end
   local json = cjson.encode(wanted)
   redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', now_ms)
-  return { 'created', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), shards }
+  if max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', max_items) end
+  return { 'created', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), shards, tonumber(max_items) or 0 }
 end
 
 local current = cjson.decode(stored)
@@ -39,7 +45,9 @@ local stored_shards = redis.call('HGET', cfg_key, 'shards')
 if shards == '' then shards = stored_shards end
 local max_shards = math.max(tonumber(redis.call('HGET', cfg_key, 'maxShards') or stored_shards), tonumber(shards))
 local reshard = stored_shards ~= shards
-local changed = #current ~= #wanted or reshard
+local stored_max_items = redis.call('HGET', cfg_key, 'maxItems') or ''
+if max_items == '' then max_items = stored_max_items end
+local changed = #current ~= #wanted or reshard or max_items ~= stored_max_items
 if reshard and not reset then
   problems[#problems + 1] = 'shards would change from ' .. stored_shards .. ' to ' .. shards
 end
@@ -72,9 +80,10 @@ if #problems > 0 then
   return { 'conflict', table.concat(problems, '; ') .. ' (use ?reset=true to drop that data)' }
 end
 if not changed then
-  return { 'unchanged', redis.call('HGET', cfg_key, 'version'), stored, shards, tonumber(redis.call('HGET', cfg_key, 'revision') or '0'), max_shards }
+  return { 'unchanged', redis.call('HGET', cfg_key, 'version'), stored, shards, tonumber(redis.call('HGET', cfg_key, 'revision') or '0'), max_shards, tonumber(max_items) or 0 }
 end
 for _, name in ipairs(to_drop) do drop_window(cfg_key, name) end
 local json = cjson.encode(wanted)
 redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'maxShards', max_shards)
-return { 'updated', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), max_shards }
+if max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', max_items) end
+return { 'updated', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), max_shards, tonumber(max_items) or 0 }

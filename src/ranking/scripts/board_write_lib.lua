@@ -1,5 +1,5 @@
 -- board_write_lib: the common start of every write to a board's items (increment, batch, like),
--- prepended after keys_lib, idem_lib and window_lib.
+-- prepended after keys_lib, idem_lib and window_lib, and the admission of new items.
 -- KEYS: 0
 -- ARGV[1] config version, ARGV[2] now (ms), ARGV[4] W; the idempotency arguments start at
 -- ARGV[idem_first + 3W] (idem_first: the script's own offset past its window arguments).
@@ -13,4 +13,53 @@ local function begin_board_write(idem_first)
   local window_count = tonumber(ARGV[4])
   local idem = idem_args(idem_first + 3 * window_count, '')
   return idem_begin(KEYS[1], 'cfg', idem, now_ms), now_ms, window_count, idem
+end
+
+-- Growth. An item is new on a shard when none of its windows' results hold it; a shard holds as many
+-- items as its largest results zset (an item stays in every window that still counts it). The cap is
+-- the board's maxItems split over its shards (ceil(maxItems / shards)), read from the shard's config
+-- so it is always the stored one; 0 when the board has none.
+local function item_cap(cfg_key)
+  local stored = redis.call('HMGET', cfg_key, 'maxItems', 'shards')
+  local most = tonumber(stored[1])
+  if not most then return 0 end
+  return math.ceil(most / tonumber(stored[2] or '1'))
+end
+
+-- How many of `items` (repeats allowed) this shard holds in no window. Windows' results zsets are
+-- KEYS[first_key + 1 + 2w].
+local function new_items(first_key, window_count, items)
+  local seen, new = {}, 0
+  for _, item in ipairs(items) do
+    if not seen[item] then
+      seen[item] = true
+      local held = false
+      for w = 0, window_count - 1 do
+        if redis.call('ZSCORE', KEYS[first_key + 1 + 2 * w], item) then
+          held = true
+          break
+        end
+      end
+      if not held then new = new + 1 end
+    end
+  end
+  return new
+end
+
+-- Admits a write of `items` before it changes anything: returns the new items it creates (0 when no
+-- limit applies: nothing is charged then) and nil, or an error refusing the whole write:
+-- TB_BOARD_FULL <held> <cap> <new> past the shard's cap, TB_QUOTA items <new> past `allowance` (the
+-- client's; -1: unlimited). Existing items are never refused.
+local function admit_items(first_key, window_count, items, allowance)
+  local cap = item_cap(KEYS[1])
+  if cap == 0 and allowance < 0 then return 0, nil end
+  local new = new_items(first_key, window_count, items)
+  if new == 0 then return 0, nil end
+  if cap > 0 then
+    local held = 0
+    for w = 0, window_count - 1 do held = math.max(held, redis.call('ZCARD', KEYS[first_key + 1 + 2 * w])) end
+    if held + new > cap then return new, 'TB_BOARD_FULL ' .. held .. ' ' .. cap .. ' ' .. new end
+  end
+  if allowance >= 0 and new > allowance then return new, 'TB_QUOTA items ' .. new end
+  return new, nil
 end

@@ -14,9 +14,14 @@
 -- ARGV[6+3W]     user id
 -- ARGV[7+3W]     undo: 1 to take the like back, 0 to like
 -- ARGV[8+3W] .. ARGV[11+3W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
--- Reply: { outcome, context, draining (0|1), counted (0|1): this call changed the counts,
---          score_1, rank_1, ..., score_W, rank_W } (rank 0: not ranked; outcome, context: idem_lib)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+-- ARGV[12+3W]    new items the client may create (0 or 1; -1: no quota)
+-- ARGV[13+3W]    new likes the client may create (0 or 1; -1: no quota): a like is new when the likes
+--                zset holds no like of this user for this item (an unlike creates nothing)
+-- Reply: { outcome, context, [new items, new likes created, due time for the index (unix ms, 0: none;
+--          see due_to_index): applied only], draining (0|1), counted (0|1): this call changed the
+--          counts, score_1, rank_1, ..., score_W, rank_W } (rank 0: not ranked; outcome, context and
+--          the counts: idem_lib)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA items|likeUsers (nothing applied)
 local answer, now_ms, window_count, idem = begin_board_write(8)
 if answer then return answer end
 local now_sec = math.floor(now_ms / 1000)
@@ -29,6 +34,19 @@ local undo = ARGV[7 + 3 * window_count] == '1'
 local liked = redis.call('ZSCORE', KEYS[2], member)
 local liked_ms = liked and tonumber(liked) or nil
 
+-- A like counts unless the user's earlier like is still inside a window; it is admitted first.
+local counts = not undo and not (liked_ms and #like_windows(liked_ms, window_count, now_sec) > 0)
+local created_items, created_likes = 0, 0
+if counts then
+  local refusal
+  created_items, refusal = admit_items(3, window_count, { item }, tonumber(ARGV[12 + 3 * window_count]))
+  if refusal then return redis.error_reply(refusal) end
+  if not liked_ms then
+    if ARGV[13 + 3 * window_count] == '0' then return redis.error_reply('TB_QUOTA likeUsers 1') end
+    created_likes = 1
+  end
+end
+
 -- Which windows this call changes, and by how much, at which time's slot.
 local changed, delta, at_sec = {}, 1, now_sec
 if undo then
@@ -37,18 +55,22 @@ if undo then
     for _, w in ipairs(like_windows(liked_ms, window_count, now_sec)) do changed[w] = true end
   end
   delta, at_sec = -1, math.floor((liked_ms or now_ms) / 1000)
-elseif not (liked_ms and #like_windows(liked_ms, window_count, now_sec) > 0) then
+elseif counts then
   redis.call('ZADD', KEYS[2], now_ms, member)
   for w = 0, window_count - 1 do changed[w] = true end
 end
 
 local reply = { draining, 0 }
+local new_due_ms = nil
 for w = 0, window_count - 1 do
   local slots_key, top_key = KEYS[3 + 2 * w], KEYS[4 + 2 * w]
   local score, rank
   if changed[w] then
     reply[2] = 1
-    score = add_to_window(slots_key, top_key, current_slot(at_sec, tonumber(ARGV[6 + 3 * w])), item, delta)
+    local slot_start = current_slot(at_sec, tonumber(ARGV[6 + 3 * w]))
+    local new_slot
+    score, new_slot = add_to_window(slots_key, top_key, slot_start, item, delta)
+    if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w]))) end
     rank = rank_of(top_key, score)
   else
     score, rank = standing(top_key, item)
@@ -56,4 +78,5 @@ for w = 0, window_count - 1 do
   reply[#reply + 1] = score
   reply[#reply + 1] = rank
 end
-return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply)
+local due_ms = due_to_index(3, window_count, new_due_ms)
+return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created_items, created_likes, due_ms })

@@ -4,12 +4,13 @@
 -- of the same or an older revision than the one held is ignored, so a repeated or late sync (two PUTs
 -- racing) never moves a shard back.
 -- KEYS: 1
--- KEYS[1]        the shard's config hash: version, revision, windows (JSON), shards, createdAtMs
+-- KEYS[1]        the shard's config hash: version, revision, windows (JSON), shards, createdAtMs, maxItems
 -- ARGV[1]        version of the authoritative config
 -- ARGV[2]        windows of the authoritative config, JSON array of { name, periodSec, intervalSec, createdAtMs }
 -- ARGV[3]        shards of the authoritative config
 -- ARGV[4]        revision of the authoritative config (grows with every change on shard 0)
 -- ARGV[5]        now, unix milliseconds (creation time of the shard's config)
+-- ARGV[6]        maxItems of the authoritative config (0: none)
 -- Reply: "synced", or "unchanged" (this revision or a newer one is already held)
 local cfg_key = KEYS[1]
 local revision = tonumber(ARGV[4])
@@ -28,4 +29,5 @@ if stored then
 end
 redis.call('HSET', cfg_key, 'version', ARGV[1], 'revision', revision, 'windows', ARGV[2], 'shards', ARGV[3])
 redis.call('HSETNX', cfg_key, 'createdAtMs', ARGV[5])
+if ARGV[6] == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', ARGV[6]) end
 return 'synced'

@@ -86,16 +86,47 @@ local function expire_all(first_key, window_count, first_arg, stride, now_sec, b
   return draining
 end
 
--- Adds `amount` to an item in the current slot and the results of one window; returns the new score.
--- A results score that reaches exactly 0 is removed; a negative one stays (so later increments stay
--- exact) and every read treats it as absent.
+-- Adds `amount` to an item in the current slot and the results of one window; returns the new score
+-- and whether the slot is new to the window's index. A results score that reaches exactly 0 is
+-- removed; a negative one stays (so later increments stay exact) and every read treats it as absent.
 local function add_to_window(slots_key, top_key, slot_start, item, amount)
   local slot_key = slot_key_of(slots_key, slot_start)
   if tonumber(redis.call('HINCRBY', slot_key, item, amount)) == 0 then redis.call('HDEL', slot_key, item) end
-  redis.call('ZADD', slots_key, 'NX', slot_start, slot_start)
+  local new_slot = redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1
   local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
   if score == 0 then redis.call('ZREM', top_key, item) end
-  return score
+  return score, new_slot
+end
+
+-- Due times (unix ms) feed the scheduler's due index: a slot starting at s (unix s) of a window of
+-- period P is expired once the current slot reaches s + P (expire_window's cutoff), so at (s + P) s.
+local function slot_due_ms(slot_start, period_sec)
+  return (slot_start + period_sec) * 1000
+end
+
+-- The earliest due time of the oldest slots of the windows given as (slots, top) key pairs from
+-- KEYS[first_key], periods at ARGV[5 + 3w]; nil when no window holds a slot.
+local function earliest_slot_due_ms(first_key, window_count)
+  local earliest = nil
+  for w = 0, window_count - 1 do
+    local oldest = redis.call('ZRANGE', KEYS[first_key + 2 * w], 0, 0)
+    if #oldest > 0 then
+      local due = slot_due_ms(tonumber(oldest[1]), tonumber(ARGV[5 + 3 * w]))
+      if earliest == nil or due < earliest then earliest = due end
+    end
+  end
+  return earliest
+end
+
+-- What a write answers for the due index: the due time of the slots it created when one of them is
+-- now the shard's earliest (the service then lowers the board's index entry to it, ZADD LT), else 0.
+-- Any older slot of the shard is already covered by the index (an entry at or before its due time,
+-- or a claim whose completion re-enters it), so the common write, which creates no slot or a slot
+-- later than the oldest, costs nothing more. `new_due_ms`: the earliest due of the new slots, or nil.
+local function due_to_index(first_key, window_count, new_due_ms)
+  if new_due_ms == nil then return 0 end
+  if earliest_slot_due_ms(first_key, window_count) < new_due_ms then return 0 end
+  return new_due_ms
 end
 
 -- A score as an exclusive lower bound for ZCOUNT: %.17g keeps every digit (plain concatenation
@@ -142,7 +173,8 @@ local function like_windows(liked_ms, window_count, now_sec)
   return holding
 end
 
--- Removes (at most `budget`) likes older than the start of every window's live span.
+-- Removes (at most `budget`) likes older than the start of every window's live span; true when it
+-- removed a whole budget (more may remain).
 local function prune_likes(likes_key, window_count, now_sec, budget)
   local oldest_live_ms = nil
   for w = 0, window_count - 1 do
@@ -153,4 +185,20 @@ local function prune_likes(likes_key, window_count, now_sec, budget)
   end
   local stale = redis.call('ZRANGE', likes_key, '-inf', '(' .. oldest_live_ms, 'BYSCORE', 'LIMIT', 0, budget)
   if #stale > 0 then redis.call('ZREM', likes_key, unpack(stale)) end
+  return #stale >= budget
+end
+
+-- When (unix ms) the oldest like leaves every window (prune_likes may remove it), or nil when there is
+-- none: a like at t leaves window w when w's slot of t expires, at slot_due_ms(slot of t, period).
+local function likes_due_ms(likes_key, window_count)
+  local oldest = redis.call('ZRANGE', likes_key, 0, 0, 'WITHSCORES')
+  if #oldest == 0 then return nil end
+  local liked_sec = math.floor(tonumber(oldest[2]) / 1000)
+  local due = 0
+  for w = 0, window_count - 1 do
+    local period_sec = tonumber(ARGV[5 + 3 * w])
+    local interval_sec = tonumber(ARGV[6 + 3 * w])
+    due = math.max(due, slot_due_ms(current_slot(liked_sec, interval_sec), period_sec))
+  end
+  return due
 end

@@ -13,7 +13,9 @@
 -- (what it needs to rebuild the answer byte for byte), and the retention in milliseconds.
 -- Every idempotent script replies { outcome, context, <its own reply...> }: outcome 0 applied,
 -- 1 replayed (nothing applied; the stored reply follows), 2 refused (the key was used for another
--- request; nothing follows).
+-- request; nothing follows). A script that creates entries (items, likes, counters) also answers,
+-- when applied only, how many of each kind it created, between the context and its own reply: they
+-- are never stored, because a replay creates nothing (the quotas charge what was created).
 
 local IDEM_SEP = '\31'
 local IDEM_BUCKETS = 2
@@ -67,10 +69,12 @@ local function idem_begin(base_key, suffix, idem, now_ms)
   return nil
 end
 
--- Stores the write's reply under its key (when it has one) and answers { 0, context, reply... }.
+-- Stores the write's reply under its key (when it has one) and answers { 0, context, created...,
+-- reply... } (`created`: optional counts of what the call created, answered but not stored).
 -- Numbers keep every digit (%.17g) and come back as numbers; strings come back as strings.
-local function idem_finish(base_key, suffix, idem, now_ms, reply)
+local function idem_finish(base_key, suffix, idem, now_ms, reply, created)
   local answer = { 0, idem.context }
+  for _, count in ipairs(created or {}) do answer[#answer + 1] = count end
   local parts = { idem.fingerprint, string.format('%d', now_ms), idem.context }
   for _, value in ipairs(reply) do
     answer[#answer + 1] = value

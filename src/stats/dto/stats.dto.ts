@@ -59,13 +59,14 @@ export class SlowestQuery {
 export class RecordResultDto {
   @ApiProperty() context!: string;
   @ApiProperty() type!: string;
-  @ApiProperty({ description: 'Start of the UTC hour the value went into (unix s)' }) hourStart!: number;
+  @ApiProperty({ type: 'integer', description: 'Start of the UTC hour the value went into (unix s)' })
+  hourStart!: number;
   @ApiProperty({
     description:
       "False only when the value was older than every kept hour (this instance's clock over an hour behind another's)",
   })
   recorded!: boolean;
-  @ApiProperty({ description: 'Values recorded in that hour' }) count!: number;
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Values recorded in that hour' }) count!: number;
   @ApiProperty() sum!: number;
   @ApiProperty({ description: 'Sum of squares' }) sumsq!: number;
 }
@@ -73,8 +74,8 @@ export class RecordResultDto {
 export class StatsViewDto {
   @ApiProperty() context!: string;
   @ApiProperty() type!: string;
-  @ApiProperty({ description: 'Start of the UTC hour (unix s)' }) hourStart!: number;
-  @ApiProperty() count!: number;
+  @ApiProperty({ type: 'integer', description: 'Start of the UTC hour (unix s)' }) hourStart!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) count!: number;
   @ApiProperty() sum!: number;
   @ApiProperty({ description: 'Sum of squares' }) sumsq!: number;
   @ApiProperty() min!: number;
@@ -103,11 +104,16 @@ export class SlowestDto {
 export class ListedStatsDto {
   @ApiProperty() context!: string;
   @ApiProperty() type!: string;
-  @ApiProperty({ description: 'Latest hour recorded (unix s)' }) hourStart!: number;
+  @ApiProperty({ type: 'integer', description: 'Latest hour recorded (unix s)' }) hourStart!: number;
 }
 
 export class StatsListDto {
-  @ApiProperty({ description: 'Context/type pairs recorded in the current or previous hour' }) total!: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Context/type pairs recorded in the current or previous hour',
+  })
+  total!: number;
   @ApiProperty({ type: [ListedStatsDto], description: 'Ordered by latest hour, then context and type' })
   items!: ListedStatsDto[];
 }

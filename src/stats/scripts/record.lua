@@ -7,15 +7,19 @@
 -- ARGV[3]        the value (finite number)
 -- ARGV[4]        its histogram field: z, p<i> or n<i> (DDSketch bucket index, computed by the app)
 -- ARGV[5] .. ARGV[8]: idempotency key ("" for none), request fingerprint, context, retention (ms) (idem_lib)
+-- ARGV[9]        1 to record; 0 to answer only a stored answer of the key (a write the index refused for
+--                growth may be the retry of one already recorded: it gets the first answer)
 -- Reply: { outcome, context, status (1 current, 2 previous: the stored hour is already later, 0 dropped:
 --          too old), count, sum, sumsq (strings) of the hour the value went into (none when dropped) }
 --        (outcome and context: see idem_lib)
+-- Errors: TB_NOT_STORED (ARGV[9] 0 and no stored answer: nothing recorded)
 local now_ms = tonumber(ARGV[1])
 local now_sec = math.floor(now_ms / 1000)
 local hour = tonumber(ARGV[2])
 local idem = idem_args(5, '')
 local replay = idem_begin(KEYS[1], 'cur', idem, now_ms)
 if replay then return replay end
+if ARGV[9] == '0' then return redis.error_reply('TB_NOT_STORED no stored answer for this key') end
 local key, status = target_hash(KEYS[1], KEYS[2], hour, now_sec)
 if key == nil then return idem_finish(KEYS[1], 'cur', idem, now_ms, { 0 }) end
 local v = tonumber(ARGV[3])

@@ -1,0 +1,243 @@
+/**
+ * Boards at rest (BENCH_SKIP=idle leaves it out): for 1 board and for IDLE_BENCH_BOARDS boards (default
+ * 20 000), a private redis-server and two service instances (dist/main.js, scheduler on, default
+ * interval) sit idle for IDLE_BENCH_SEC (default 30): the CPU each service and Redis spend per second,
+ * Redis commands and expire calls per second (expire calls told apart by the script's SHA1, from
+ * MONITOR). Each board has two windows (1 h in 5 min slots, 24 h in 1 h slots) and one increment, so
+ * it holds data and an entry in the due index, but nothing falls due during the rest. Also: creating
+ * the boards through the API (PUT, 64 in flight), pages of GET /boards, and (IDLE_BENCH_DUE=0 leaves it
+ * out) how long the two instances take to drain as many boards falling due at once.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { AppConfig } from '../src/common/config';
+import { RankingKeys } from '../src/ranking/ranking.keys';
+import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
+import { loadScriptSource } from '../src/redis/scripts';
+import { freePort, stopChild, waitForPing } from '../test/support/processes';
+import { cpuSeconds, waitForHttp } from './process-stats';
+
+const BOARDS = Number(process.env.IDLE_BENCH_BOARDS ?? 20_000);
+const REST_SEC = Number(process.env.IDLE_BENCH_SEC ?? 30);
+/** IDLE_BENCH_DUE=0 leaves out the boards falling due at once (it waits up to a minute for them). */
+const SKIP_DUE = process.env.IDLE_BENCH_DUE === '0';
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const IN_FLIGHT = 64;
+const WINDOWS = {
+  windows: [
+    { period: '1h', interval: '5m' },
+    { name: 'day', period: '24h', interval: '1h' },
+  ],
+};
+
+interface RestFigures {
+  boards: number;
+  createSec: number;
+  serviceCpuPct: number[];
+  redisCpuPct: number;
+  commandsPerSec: number;
+  expireCallsPerSec: number;
+  scriptCallsPerSec: number;
+  pages: Array<{ query: string; medianMs: number }>;
+}
+
+export async function idleBoardsBench(): Promise<void> {
+  console.log(
+    `## Boards at rest (two instances, scheduler every 1 s, ${REST_SEC} s at rest, two windows and one increment per board)\n`,
+  );
+  const rows: RestFigures[] = [];
+  for (const boards of [1, BOARDS]) rows.push(await atRest(boards));
+  const due = SKIP_DUE ? undefined : await dueAtOnce(BOARDS);
+  console.log(
+    '| boards | create (PUT, 64 in flight) | service CPU, % of a core (each instance) | Redis CPU, % of a core | Redis commands/s | script calls/s | expire calls/s |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of rows)
+    console.log(
+      `| ${r.boards.toLocaleString('en')} | ${r.createSec.toFixed(1)} s (${Math.round(r.boards / r.createSec).toLocaleString('en')}/s) | ${r.serviceCpuPct.map((p) => p.toFixed(2)).join(' / ')} | ${r.redisCpuPct.toFixed(2)} | ${r.commandsPerSec.toFixed(1)} | ${r.scriptCallsPerSec.toFixed(1)} | ${r.expireCallsPerSec.toFixed(2)} |`,
+    );
+  const last = rows[rows.length - 1];
+  console.log(`\nGET /boards at ${last.boards.toLocaleString('en')} boards (median of 20, ms):\n`);
+  console.log('| query | ms |');
+  console.log('|---|---|');
+  for (const page of last.pages) console.log(`| \`${page.query}\` | ${page.medianMs.toFixed(1)} |`);
+  console.log();
+  if (due !== undefined) console.log(`${due}\n`);
+}
+
+interface Fleet {
+  redis: Redis;
+  redisPid: number | undefined;
+  services: ChildProcess[];
+  urls: string[];
+}
+
+/** A private redis-server and two service instances on it; stopped after `run`. */
+async function withFleet<T>(run: (fleet: Fleet) => Promise<T>): Promise<T> {
+  const redisPort = await freePort();
+  const redisServer = spawn(
+    'redis-server',
+    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const services: ChildProcess[] = [];
+  let redis: Redis | undefined;
+  try {
+    if (!(await waitForPing(redisPort, redisServer))) throw new Error('redis-server did not start');
+    redis = new Redis(`redis://127.0.0.1:${redisPort}`);
+    const urls: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const port = await freePort();
+      const service = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+          ADMIN_TOKEN,
+          LOG_LEVEL: 'warn',
+          QUOTA_NEW_ITEMS: '0',
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      services.push(service);
+      urls.push(`http://127.0.0.1:${port}`);
+    }
+    for (const url of urls) await waitForHttp(`${url}/health/ready`);
+    return await run({ redis, redisPid: redisServer.pid, services, urls });
+  } finally {
+    redis?.disconnect();
+    await Promise.all(services.map(stopChild));
+    await stopChild(redisServer);
+  }
+}
+
+/** Creates the boards through the API (the two instances alternating) and increments each once; answers the creation time (s). */
+async function boardsWithData(fleet: Fleet, names: string[], config: object): Promise<number> {
+  const createStarted = performance.now();
+  await inParallel(names, (name, i) =>
+    expectStatus(
+      fetch(`${fleet.urls[i % 2]}/admin/boards/${name}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(config),
+      }),
+      201,
+    ),
+  );
+  const createSec = (performance.now() - createStarted) / 1000;
+  await inParallel(names, (name, i) =>
+    expectStatus(fetch(`${fleet.urls[i % 2]}/boards/${name}/items/x/increment`, { method: 'POST' }), 200),
+  );
+  return createSec;
+}
+
+function boardNames(boards: number): string[] {
+  return Array.from({ length: boards }, (_, i) => `idle-${String(i).padStart(6, '0')}`);
+}
+
+async function atRest(boards: number): Promise<RestFigures> {
+  return withFleet(async (fleet) => {
+    const { redis, urls } = fleet;
+    const names = boardNames(boards);
+    const createSec = await boardsWithData(fleet, names, WINDOWS);
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // let the last writes' effects settle
+
+    const expireSha = createHash('sha1').update(loadScriptSource(S.expire)).digest('hex');
+    const monitor = await redis.monitor();
+    let expireCalls = 0;
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'evalsha' && args[1] === expireSha) expireCalls++;
+    });
+    const before = await restSample(fleet);
+    const startedMs = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, REST_SEC * 1000));
+    const seconds = (performance.now() - startedMs) / 1000;
+    const after = await restSample(fleet);
+    monitor.disconnect();
+
+    const pages: RestFigures['pages'] = [];
+    for (const query of [
+      '?limit=100',
+      '?limit=1000',
+      `?limit=100&offset=${Math.max(0, boards - 100)}`,
+      `?limit=100&cursor=${names[Math.floor(boards / 2)]}`,
+    ]) {
+      const times: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const started = performance.now();
+        await expectStatus(fetch(`${urls[0]}/boards${query}`), 200);
+        times.push(performance.now() - started);
+      }
+      pages.push({ query: `GET /boards${query}`, medianMs: times.sort((a, b) => a - b)[10] });
+    }
+    // MONITOR's own commands are not the service's: the counts below leave the monitoring client out.
+    return {
+      boards,
+      createSec,
+      serviceCpuPct: after.serviceCpu.map((cpu, i) => ((cpu - before.serviceCpu[i]) / seconds) * 100),
+      redisCpuPct: ((after.redisCpu - before.redisCpu) / seconds) * 100,
+      commandsPerSec: (after.commands - before.commands - 2) / seconds,
+      scriptCallsPerSec: (after.scriptCalls - before.scriptCalls) / seconds,
+      expireCallsPerSec: expireCalls / seconds,
+      pages,
+    };
+  });
+}
+
+/**
+ * Every board falls due at once: one window of 1 min in one slot, one increment each, so each board's
+ * slot expires at the next minute boundary after it was written (slot boundaries are aligned). From the
+ * first due time until the due index and the leases are empty: how long the two instances take to
+ * drain them all, and the CPU they and Redis spend per board.
+ */
+async function dueAtOnce(boards: number): Promise<string> {
+  return withFleet(async (fleet) => {
+    const { redis } = fleet;
+    const keys = new RankingKeys(new AppConfig().KEY_PREFIX);
+    await boardsWithData(fleet, boardNames(boards), { windows: [{ period: 60, interval: 60 }] });
+    const dues = (await redis.zrange(keys.dueIndex(), 0, -1, 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
+    const firstDueMs = Math.min(...dues);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstDueMs - Date.now())));
+    const before = await restSample(fleet);
+    const startedMs = performance.now();
+    while ((await redis.zcard(keys.dueIndex())) + (await redis.zcard(keys.dueLeases())) > 0)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const seconds = (performance.now() - startedMs) / 1000;
+    const after = await restSample(fleet);
+    const spentSec =
+      after.serviceCpu.reduce((sum, cpu, i) => sum + cpu - before.serviceCpu[i], 0) + after.redisCpu - before.redisCpu;
+    const lateSec = (Math.max(...dues) - firstDueMs) / 1000;
+    return `${boards.toLocaleString('en')} boards falling due within ${lateSec.toFixed(0)} s of each other (one 1-minute window, one increment each): drained ${seconds.toFixed(1)} s after the first due time by the two instances; CPU (both services + Redis) ${spentSec.toFixed(1)} s, ${((spentSec / boards) * 1e6).toFixed(0)} µs per board; script calls ${(after.scriptCalls - before.scriptCalls).toLocaleString('en')}.`;
+  });
+}
+
+async function restSample({ redis, redisPid, services }: Fleet) {
+  const stats = await redis.info('commandstats');
+  const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+  const info = await redis.info('stats');
+  return {
+    serviceCpu: services.map((service) => cpuSeconds(service.pid)),
+    redisCpu: cpuSeconds(redisPid),
+    commands: Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0),
+    scriptCalls: calls('evalsha') + calls('eval'),
+  };
+}
+
+async function inParallel<T>(values: T[], run: (value: T, index: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < values.length) {
+      const index = next++;
+      await run(values[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+}
+
+async function expectStatus(pending: Promise<Response>, status: number): Promise<void> {
+  const response = await pending;
+  if (response.status !== status) throw new Error(`${response.url}: ${response.status} ${await response.text()}`);
+}

@@ -1,0 +1,133 @@
+/**
+ * The Redis cost of the worst request of each route on reference data (BENCH_SKIP=worst leaves it out),
+ * for docs/security.md: Redis time per request from INFO commandstats (every command, scripts and
+ * plain ones), through the services as the controllers call them. Reference data: one unsharded board
+ * of three windows (1 h in minutes, 24 h in hours, 7 d in days) holding WORST_BENCH_ITEMS items, a
+ * counter at every default precision with a full retention of samples, and 2 000 stats pairs.
+ */
+import Redis from 'ioredis';
+import { SystemClock } from '../src/common/clock';
+import { validateConfig } from '../src/common/config';
+import { CountersService } from '../src/counters/counters.service';
+import { CounterStore } from '../src/counters/counters.store';
+import { BoardCache } from '../src/ranking/board-cache';
+import { RankingService } from '../src/ranking/ranking.service';
+import { RankingStore } from '../src/ranking/ranking.store';
+import { RedisService } from '../src/redis/redis.service';
+import { StatsService } from '../src/stats/stats.service';
+import { StatsStore } from '../src/stats/stats.store';
+
+const ITEMS = Number(process.env.WORST_BENCH_ITEMS ?? 1_000_000);
+const WINDOWS = [
+  { period: '1h', interval: '1m' },
+  { period: '24h', interval: '1h' },
+  { period: '7d', interval: '1d' },
+];
+
+export async function worstRequestsBench(redisUrl: string): Promise<void> {
+  const env = {
+    REDIS_URL: redisUrl,
+    KEY_PREFIX: 'bworst:',
+    REDIS_COMMAND_TIMEOUT_MS: '60000',
+    MAX_COUNTERS: '0',
+    MAX_STATS_PAIRS: '0',
+  };
+  const config = validateConfig(env);
+  const clock = new SystemClock();
+  const redisService = new RedisService(config, clock);
+  await redisService.waitUntilReady(10_000);
+  const rankingStore = new RankingStore(redisService, config);
+  const ranking = new RankingService(rankingStore, new BoardCache(rankingStore), clock);
+  const counters = new CountersService(new CounterStore(redisService, config), clock);
+  const stats = new StatsService(new StatsStore(redisService, config), clock);
+  const admin = new Redis(redisUrl);
+  /** Redis µs per call of `run`, all commands counted. */
+  const redisMicros = async (run: (i: number) => Promise<unknown>, times: number) => {
+    await admin.config('RESETSTAT');
+    for (let i = 0; i < times; i++) await run(i);
+    const info = await admin.info('commandstats');
+    const micros = [...info.matchAll(/^cmdstat_(\w+):calls=\d+,usec=(\d+)/gm)]
+      .filter((m) => m[1] !== 'config' && m[1] !== 'info')
+      .reduce((sum, m) => sum + Number(m[2]), 0);
+    return micros / times;
+  };
+
+  await ranking.putBoard('ref', WINDOWS);
+  for (let first = 0; first < ITEMS; first += 32_000) {
+    await Promise.all(
+      Array.from({ length: 32 }, (_, b) =>
+        ranking.incrementBatch(
+          'ref',
+          Array.from({ length: 1000 }, (_, i) => ({
+            item: `i${first + b * 1000 + i}`,
+            amount: 1 + ((first + b * 1000 + i) % 9973),
+          })),
+        ),
+      ),
+    );
+  }
+  for (let u = 0; u < 1000; u++) await ranking.like('ref', 'i1', `u${u}`, false);
+  for (let p = 0; p < 2000; p++) await stats.record(`GET /page/${p}`, 'Load', 0.1);
+  for (let s = 0; s < 120; s++) await counters.increment('hits', 1, Math.floor(Date.now() / 1000) - s);
+  for (let c = 0; c < 2000; c++) await counters.increment(`c${c}`, 1);
+
+  const rows: Array<[string, string, number]> = [];
+  const row = async (route: string, worst: string, run: (i: number) => Promise<unknown>, times = 20) =>
+    rows.push([route, worst, await redisMicros(run, times)]);
+  await row('POST /boards/:board/items/:item/increment', 'a new item, 3 windows', (i) =>
+    ranking.increment('ref', `new${i}`, 1),
+  );
+  await row(
+    'POST /boards/:board/increments',
+    '1 000 new items, 3 windows',
+    (i) =>
+      ranking.incrementBatch(
+        'ref',
+        Array.from({ length: 1000 }, (_, j) => ({ item: `nb${i}-${j}`, amount: 1 })),
+      ),
+    5,
+  );
+  await row('POST /boards/:board/items/:item/likes', 'a new user, 3 windows', (i) =>
+    ranking.like('ref', 'i2', `nu${i}`, false),
+  );
+  await row('DELETE /boards/:board/items/:item/likes/:userId', 'a like held in every window', (i) =>
+    ranking.like('ref', 'i2', `nu${i}`, true),
+  );
+  await row(
+    'GET /boards/:board/top',
+    'limit 1000 at offset 999 000',
+    () => ranking.top('ref', '24h', 999_000, 1000),
+    10,
+  );
+  await row('GET /boards/:board/top', 'limit 1000 at offset 0', () => ranking.top('ref', '24h', 0, 1000), 10);
+  await row('GET /boards/:board/items/:item', 'rank and percentile', (i) => ranking.item('ref', '24h', `i${i * 7919}`));
+  await row(
+    'GET /boards/:board/items/:item/around',
+    'radius 100',
+    (i) => ranking.around('ref', '24h', `i${i * 7919}`, 100),
+    10,
+  );
+  await row('POST /counters/:name/increment', 'a new counter, 7 precisions', (i) => counters.increment(`nc${i}`, 1));
+  await row('GET /counters/:name', 'precision 1 s, 120 samples, fill', () =>
+    counters.read('hits', '1', { fill: true }),
+  );
+  await row(
+    'GET /counters',
+    'the last page of 100 of 2 000 counters (offset 1 900)',
+    () => counters.list({ offset: 1900, limit: 100 }),
+    5,
+  );
+  await row('POST /stats/:context/:type', 'a new pair', (i) => stats.record(`GET /new/${i}`, 'Load', 0.2));
+  await row('GET /stats/:context/:type', 'an hour with a histogram', () => stats.read('GET /page/1', 'Load'));
+  await row('GET /admin/stats', 'a page of 100 of 2 000 pairs', () => stats.list(0, 100), 5);
+  await row('GET /boards', 'a page of 100 (1 board here)', () => ranking.listBoards({ limit: 100, offset: 0 }), 5);
+
+  console.log(`## Worst request of each route (one board of ${ITEMS.toLocaleString('en')} items, 3 windows)\n`);
+  console.log('| route | worst request | Redis µs |');
+  console.log('|---|---|---|');
+  for (const [route, worst, micros] of rows) console.log(`| \`${route}\` | ${worst} | ${Math.round(micros)} |`);
+  console.log();
+  await ranking.deleteBoard('ref');
+  admin.disconnect();
+  await redisService.onApplicationShutdown();
+}

@@ -1,0 +1,46 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AdminRoute, ErrorResponse, RedisBackedController } from '../common/route-decorators';
+import { ApiKeysService } from './api-keys.service';
+import { ApiKeyListDto, ApiKeyParams, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+
+@ApiTags('access')
+@RedisBackedController()
+@Controller('admin/keys')
+export class AccessController {
+  constructor(private readonly keys: ApiKeysService) {}
+
+  @Post()
+  @AdminRoute()
+  @ApiOperation({
+    summary: 'Make an API key',
+    description:
+      'The answer holds the secret once; only its digest is stored. Every instance accepts the key within API_KEYS_REFRESH_MS (this one at once).',
+  })
+  @ApiResponse({ status: 201, type: CreatedApiKeyDto })
+  @ErrorResponse(409, 'API_KEY_EXISTS, API_KEYS_FULL')
+  create(@Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    return this.keys.create(body.name, body.scopes, body.prefixes ?? []);
+  }
+
+  @Get()
+  @AdminRoute()
+  @ApiOperation({ summary: 'List API keys (configured and stored), never their secrets' })
+  @ApiResponse({ status: 200, type: ApiKeyListDto })
+  async list(): Promise<ApiKeyListDto> {
+    return { keys: await this.keys.list() };
+  }
+
+  @Delete(':name')
+  @AdminRoute()
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Revoke a stored API key',
+    description: 'Refused here at once, on every other instance within API_KEYS_REFRESH_MS.',
+  })
+  @ApiResponse({ status: 204, description: 'Revoked' })
+  @ErrorResponse(404, 'API_KEY_NOT_FOUND')
+  async delete(@Param() params: ApiKeyParams): Promise<void> {
+    await this.keys.delete(params.name);
+  }
+}

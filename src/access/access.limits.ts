@@ -1,0 +1,14 @@
+import { Bounds } from '../common/limits';
+
+/** Most API keys stored in Redis (the admin routes refuse more): every instance holds them all in memory. */
+export const MAX_STORED_API_KEYS = 1000;
+
+/** Characters of an API key secret (configured or generated). */
+export const API_KEY_SECRET_CHARS: Bounds = { min: 16, max: 256 };
+
+/** Name prefixes one key may be limited to, and the characters of each. */
+export const API_KEY_PREFIXES: Bounds = { min: 0, max: 32 };
+export const API_KEY_PREFIX_CHARS: Bounds = { min: 1, max: 200 };
+
+/** Random bytes of a generated secret (base64url: 43 characters after the `tb_` mark). */
+export const GENERATED_SECRET_BYTES = 32;

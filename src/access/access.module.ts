@@ -1,0 +1,15 @@
+import { Global, Module } from '@nestjs/common';
+import { AccessController } from './access.controller';
+import { AccessGuard } from './access.guard';
+import { ApiKeysRefresher } from './api-keys.refresher';
+import { ApiKeysService } from './api-keys.service';
+import { ApiKeyStore } from './api-keys.store';
+
+/** API keys (configured and stored), the global access guard, and the /admin/keys routes. */
+@Global()
+@Module({
+  controllers: [AccessController],
+  providers: [ApiKeyStore, ApiKeysService, ApiKeysRefresher, AccessGuard],
+  exports: [ApiKeysService, AccessGuard],
+})
+export class AccessModule {}

@@ -1,0 +1,63 @@
+import fastifyHelmet, { type FastifyHelmetOptions } from '@fastify/helmet';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+
+/**
+ * Every answer: a browser never sniffs a JSON (or text) body into script or HTML, and never shows an
+ * answer in a frame (clickjacking). Two static headers, set without building anything per request.
+ */
+export const API_SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' } as const;
+
+/**
+ * HTML pages: helmet's headers with a Content-Security-Policy their own assets satisfy. Scripts only
+ * as files of this origin (Swagger UI loads its bundle and its init script that way; a page here must
+ * not use inline scripts or handlers). Styles may be inline: Swagger UI's page has <style> blocks and
+ * its React code sets style attributes. Images also from data: URIs (Swagger UI's icons). Requests
+ * (Swagger's "Try it out", the dashboard's event stream) only to this origin. Never framed.
+ */
+const HTML_PAGE_POLICY: FastifyHelmetOptions = {
+  contentSecurityPolicy: {
+    // helmet's defaults would add upgrade-insecure-requests, which breaks a page served over plain HTTP.
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'self'"],
+      baseUri: ["'self'"],
+      connectSrc: ["'self'"],
+      fontSrc: ["'self'", 'data:'],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      imgSrc: ["'self'", 'data:'],
+      objectSrc: ["'none'"],
+      scriptSrc: ["'self'"],
+      scriptSrcAttr: ["'none'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+    },
+  },
+  frameguard: { action: 'deny' },
+  referrerPolicy: { policy: 'no-referrer' },
+  // HSTS belongs to whatever terminates TLS in front of the service, which itself speaks plain HTTP.
+  strictTransportSecurity: false,
+};
+
+/** Whether a request URL is one of `paths` or below it (`/docs`, `/docs/`, `/docs/x.css`, not `/docs-json`). */
+export function isUnder(url: string, paths: readonly string[]): boolean {
+  const path = url.split('?', 1)[0];
+  return paths.some((page) => path === page || path.startsWith(`${page}/`));
+}
+
+/**
+ * Security headers on every answer: the HTML pages under `htmlPaths` (and their assets) get helmet's
+ * full set with HTML_PAGE_POLICY, everything else API_SECURITY_HEADERS. Call once, before the app
+ * is initialised, with every HTML page the app serves (/docs, the dashboard).
+ */
+export async function securityHeaders(app: NestFastifyApplication, htmlPaths: readonly string[]): Promise<void> {
+  // Not global: only HTML pages pay for helmet, which builds its middleware on each call.
+  await app.register(fastifyHelmet, { ...HTML_PAGE_POLICY, global: false });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', (request, reply, done) => {
+      if (isUnder(request.url, htmlPaths)) reply.helmet();
+      else void reply.headers(API_SECURITY_HEADERS);
+      done();
+    });
+}

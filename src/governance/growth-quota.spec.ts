@@ -1,0 +1,55 @@
+import { GrowthQuota, UNLIMITED } from './growth-quota';
+
+const HOUR_MS = 3_600_000;
+const quotaOf = (items: number, maxClients = 100) =>
+  new GrowthQuota({
+    perInterval: { items, likeUsers: 0, counters: 2, statsPairs: 2 },
+    intervalMs: HOUR_MS,
+    maxClients,
+  });
+
+describe('GrowthQuota', () => {
+  it('gives a client its quota at once, then refills it over the interval', () => {
+    const quota = quotaOf(10);
+    expect(quota.take('a', 'items', 7, 0)).toBe(7);
+    expect(quota.take('a', 'items', 7, 0)).toBe(3);
+    expect(quota.take('a', 'items', 1, 0)).toBe(0);
+    expect(quota.take('b', 'items', 10, 0)).toBe(10); // clients apart
+    expect(quota.take('a', 'items', 5, HOUR_MS / 2)).toBe(5);
+    expect(quota.take('a', 'items', 20, 10 * HOUR_MS)).toBe(10); // never more than the quota
+  });
+
+  it('keeps kinds apart and answers UNLIMITED for a kind without a quota', () => {
+    const quota = quotaOf(10);
+    expect(quota.take('a', 'counters', 5, 0)).toBe(2);
+    expect(quota.take('a', 'items', 5, 0)).toBe(5);
+    expect(quota.take('a', 'likeUsers', 1_000_000, 0)).toBe(UNLIMITED);
+  });
+
+  it('takes back what a write did not create', () => {
+    const quota = quotaOf(10);
+    expect(quota.take('a', 'items', 10, 0)).toBe(10);
+    quota.giveBack('a', 'items', 4, 0);
+    expect(quota.take('a', 'items', 10, 0)).toBe(4);
+    quota.giveBack('a', 'items', 100, 0);
+    expect(quota.take('a', 'items', 100, 0)).toBe(10);
+  });
+
+  it('answers Retry-After in seconds until the wanted entries are back, a whole interval when never', () => {
+    const quota = quotaOf(3600); // one per second
+    quota.take('a', 'items', 3600, 0);
+    expect(quota.retryAfterSec('a', 'items', 1, 0)).toBe(1);
+    expect(quota.retryAfterSec('a', 'items', 90, 0)).toBe(90);
+    expect(quota.retryAfterSec('a', 'items', 3601, 0)).toBe(3600);
+  });
+
+  it('forgets the least recently seen clients beyond maxClients', () => {
+    const quota = quotaOf(1, 2);
+    quota.take('a', 'items', 1, 0);
+    quota.take('b', 'items', 1, 0);
+    quota.take('c', 'items', 1, 0);
+    expect(quota.trackedClients).toBe(2);
+    expect(quota.take('c', 'items', 1, 0)).toBe(0);
+    expect(quota.take('a', 'items', 1, 0)).toBe(1); // 'a' was forgotten
+  });
+});

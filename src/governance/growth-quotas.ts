@@ -1,0 +1,141 @@
+import { Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { callerOf } from '../access/caller';
+import { Clock } from '../common/clock';
+import { COMMON_MESSAGES as M } from '../common/common.messages';
+import { AppConfig } from '../common/config';
+import { ConflictError, QuotaExceededError } from '../common/errors';
+import { CapRefusal, growthRefusalOf, QuotaRefusal } from '../redis/refusals';
+import { GROWTH_KINDS, GrowthKind, GrowthQuota, UNLIMITED } from './growth-quota';
+
+export { UNLIMITED } from './growth-quota';
+export type { GrowthKind } from './growth-quota';
+
+/** How the quotas name a kind to a client. */
+const KIND_NAMES: Record<GrowthKind, string> = {
+  items: 'new items',
+  likeUsers: 'new likes (a user id liking an item for the first time)',
+  counters: 'new counters',
+  statsPairs: 'new stats context/type pairs',
+};
+
+/**
+ * What one write took from its client's budgets before its script ran: the script gets each kind's
+ * allowance and refuses (atomically, nothing applied) a write that would create more; `settle` then
+ * gives back what was not created. A write without a client (the service's own, a test) is unlimited.
+ */
+export class Reservation {
+  private settled = false;
+
+  constructor(
+    private readonly owner: { quota: GrowthQuota; client: string; clock: Clock } | undefined,
+    private readonly taken: Partial<Record<GrowthKind, number>>,
+  ) {}
+
+  /** Most entries of `kind` the script may create: UNLIMITED when the kind has no quota or was not reserved. */
+  allowance(kind: GrowthKind): number {
+    return this.taken[kind] ?? UNLIMITED;
+  }
+
+  /** Charges what the write created and gives back the rest (once; a failed write settles with nothing). */
+  settle(created: Partial<Record<GrowthKind, number>> = {}): void {
+    if (this.settled || !this.owner) return;
+    this.settled = true;
+    const { quota, client, clock } = this.owner;
+    for (const kind of GROWTH_KINDS) {
+      const taken = this.taken[kind];
+      if (taken !== undefined && taken !== UNLIMITED)
+        quota.giveBack(client, kind, taken - (created[kind] ?? 0), clock.nowMs());
+    }
+  }
+
+  /** The 429 for a write that would create `wanted` entries of `kind` (what it took goes back first). */
+  refusal(kind: GrowthKind, wanted: number): QuotaExceededError {
+    this.settle();
+    if (!this.owner) throw new Error(`a write without a client was refused its ${kind}`);
+    const { quota, client, clock } = this.owner;
+    const retryAfterSec = quota.retryAfterSec(client, kind, wanted, clock.nowMs());
+    const { perInterval, intervalMs } = quota.options;
+    return new QuotaExceededError(
+      M.quotaExceeded(KIND_NAMES[kind], wanted, perInterval[kind], intervalMs / 1000, retryAfterSec),
+      retryAfterSec,
+    );
+  }
+}
+
+/** One client's budgets (its API key, else its address: see callerOf). */
+export class ClientBudget {
+  constructor(
+    private readonly quota: GrowthQuota,
+    private readonly client: string,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Takes up to `wanted` of each kind now. */
+  reserve(wanted: Partial<Record<GrowthKind, number>>): Reservation {
+    const taken: Partial<Record<GrowthKind, number>> = {};
+    for (const kind of GROWTH_KINDS) {
+      const count = wanted[kind];
+      if (count !== undefined) taken[kind] = this.quota.take(this.client, kind, count, this.clock.nowMs());
+    }
+    return new Reservation({ quota: this.quota, client: this.client, clock: this.clock }, taken);
+  }
+}
+
+/** A reservation from `budget`, or an unlimited one for a write without a client. */
+export function reserveGrowth(
+  budget: ClientBudget | undefined,
+  wanted: Partial<Record<GrowthKind, number>>,
+): Reservation {
+  return budget ? budget.reserve(wanted) : new Reservation(undefined, {});
+}
+
+/**
+ * What a client gets for a failed write: a script's quota refusal becomes the 429, a cap refusal
+ * `capError` (409 BOARD_FULL, CAPACITY_REACHED), anything else stays as it is. The reservation is
+ * settled with nothing created (a refused or failed script applied nothing of it).
+ */
+export function growthErrorOf(
+  error: unknown,
+  reservation: Reservation,
+  capError: (refusal: CapRefusal) => Error,
+): unknown {
+  reservation.settle();
+  const refusal = growthRefusalOf(error);
+  if (refusal instanceof QuotaRefusal) return reservation.refusal(refusal.kind, refusal.wanted);
+  if (refusal instanceof CapRefusal) return capError(refusal);
+  return error;
+}
+
+/** The 409 CAPACITY_REACHED of a service-wide cap: `what` the service holds its most of, `setting` the cap. */
+export function capacityReached(what: string, setting: string): (refusal: CapRefusal) => Error {
+  return (refusal) =>
+    new ConflictError('CAPACITY_REACHED', M.capacityReached(what, refusal.held, refusal.cap, setting));
+}
+
+/** The quotas on growth of this process (QUOTA_*): per client, per instance. */
+@Injectable()
+export class GrowthQuotas {
+  private readonly quota: GrowthQuota;
+
+  constructor(
+    config: AppConfig,
+    private readonly clock: Clock,
+  ) {
+    this.quota = new GrowthQuota({
+      perInterval: {
+        items: config.QUOTA_NEW_ITEMS,
+        likeUsers: config.QUOTA_NEW_LIKE_USERS,
+        counters: config.QUOTA_NEW_COUNTERS,
+        statsPairs: config.QUOTA_NEW_STATS_PAIRS,
+      },
+      intervalMs: config.QUOTA_INTERVAL_SEC * 1000,
+      maxClients: config.RATE_LIMIT_MAX_CLIENTS,
+    });
+  }
+
+  /** The budgets of the client a request counts for. */
+  budgetOf(request: FastifyRequest): ClientBudget {
+    return new ClientBudget(this.quota, callerOf(request).client, this.clock);
+  }
+}

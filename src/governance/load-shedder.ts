@@ -1,0 +1,44 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
+import { noteErrorCode } from '../common/answered-requests';
+import { COMMON_MESSAGES as M } from '../common/common.messages';
+import { toErrorBody } from '../common/error.filter';
+import { RedisBusyError } from '../common/errors';
+import { RedisService } from '../redis/redis.service';
+
+/**
+ * Routes that never wait on this instance's Redis backlog: liveness, readiness (its own PING says
+ * whether Redis answers), metrics and the API document.
+ */
+const UNSHED_ROUTES = new Set(['/health/live', '/health/ready', '/metrics', '/admin/metrics/local']);
+
+/**
+ * Load shedding: while REDIS_MAX_PENDING_COMMANDS commands of this instance are unanswered, a request
+ * that needs Redis is answered 503 REDIS_BUSY before it sends anything. The count includes commands
+ * whose client already timed out (Redis still runs them), so a flood of costly requests leaves a
+ * bounded backlog behind, and the instance answers normally as soon as Redis has worked it off. A
+ * sharded top read, which sends one command per shard and round, also checks before each command
+ * (RankingStore.top), so requests admitted together cannot overshoot the bound by much.
+ */
+@Injectable()
+export class LoadShedder implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly redis: RedisService,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('onRequest', (request, reply, done) => {
+      const route = request.routeOptions.url;
+      if (!this.redis.busy || route === undefined || UNSHED_ROUTES.has(route) || route.startsWith('/docs')) {
+        done();
+        return;
+      }
+      const body = toErrorBody(new RedisBusyError(M.redisBusy(this.redis.pendingCommands())));
+      noteErrorCode(request, body.code);
+      void reply.code(503).header('Retry-After', '1').send(body);
+    });
+  }
+}

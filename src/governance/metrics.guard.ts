@@ -1,0 +1,24 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { BearerToken } from '../common/bearer-token';
+import { COMMON_MESSAGES as M } from '../common/common.messages';
+import { AppConfig } from '../common/config';
+import { AccessError } from '../common/errors';
+
+/** GET /metrics: open when METRICS_TOKEN is unset, else the token is required (401 missing, 403 wrong). */
+@Injectable()
+export class MetricsGuard implements CanActivate {
+  private readonly token?: BearerToken;
+
+  constructor(config: AppConfig) {
+    if (config.METRICS_TOKEN) this.token = new BearerToken(config.METRICS_TOKEN);
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    if (!this.token) return true;
+    const verdict = this.token.check(context.switchToHttp().getRequest<FastifyRequest>().headers.authorization);
+    if (verdict === 'missing') throw new AccessError('METRICS_TOKEN_MISSING', M.metricsTokenMissing());
+    if (verdict === 'wrong') throw new AccessError('METRICS_TOKEN_INVALID', M.metricsTokenInvalid());
+    return true;
+  }
+}

@@ -1,0 +1,43 @@
+import { GROWTH_KINDS, GrowthKind } from '../governance/growth-quota';
+
+/**
+ * A write script refused to create entries beyond its client's allowance (`TB_QUOTA <kind> <wanted>`):
+ * nothing was applied.
+ */
+export class QuotaRefusal extends Error {
+  constructor(
+    readonly kind: GrowthKind,
+    readonly wanted: number,
+  ) {
+    super(`TB_QUOTA ${kind} ${wanted}`);
+  }
+}
+
+/**
+ * A write script refused to create entries beyond a cap: a board's maxItems on one shard
+ * (`TB_BOARD_FULL <held> <cap> <wanted>`) or a global cap (`TB_CAPACITY <held> <cap> <wanted>`):
+ * nothing was applied.
+ */
+export class CapRefusal extends Error {
+  constructor(
+    readonly held: number,
+    readonly cap: number,
+    readonly wanted: number,
+  ) {
+    super(`TB_CAP ${held} ${cap} ${wanted}`);
+  }
+}
+
+export type GrowthRefusal = QuotaRefusal | CapRefusal;
+
+/** The growth refusal a script's error reply carries, or undefined for any other error. */
+export function growthRefusalOf(error: unknown): GrowthRefusal | undefined {
+  if (error instanceof QuotaRefusal || error instanceof CapRefusal) return error;
+  const message = error instanceof Error ? error.message : '';
+  const quota = /^TB_QUOTA (\w+) (\d+)/.exec(message);
+  if (quota && (GROWTH_KINDS as readonly string[]).includes(quota[1]))
+    return new QuotaRefusal(quota[1] as GrowthKind, Number(quota[2]));
+  const cap = /^TB_(?:BOARD_FULL|CAPACITY) (\d+) (\d+) (\d+)/.exec(message);
+  if (cap) return new CapRefusal(Number(cap[1]), Number(cap[2]), Number(cap[3]));
+  return undefined;
+}

@@ -1,0 +1,103 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { freePort, stopChild } from '../support/processes';
+import { startTestRedis, TestRedis } from '../support/redis';
+
+const MAIN = join(__dirname, '../../src/main.ts');
+const TS_NODE = ['-r', 'ts-node/register/transpile-only', MAIN];
+
+type Line = Record<string, unknown> & { level: number; msg: string };
+const LEVEL = { info: 30, error: 50, fatal: 60 };
+
+/** Waits until `found` holds, checking every 50 ms. */
+async function until(found: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!found()) {
+    if (performance.now() > deadline) throw new Error('timed out waiting for a log line');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
+  let redis: TestRedis;
+  let service: ChildProcess;
+  let base: string;
+  const lines: Line[] = [];
+  const withMsg = (pattern: RegExp) => lines.filter((line) => pattern.test(line.msg));
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    service = spawn(process.execPath, TS_NODE, {
+      env: { ...process.env, ...redis.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let pending = '';
+    service.stdout!.on('data', (chunk: Buffer) => {
+      const text = pending + chunk.toString();
+      const complete = text.split('\n');
+      pending = complete.pop()!;
+      for (const line of complete.filter(Boolean)) lines.push(JSON.parse(line) as Line);
+    });
+    await until(() => withMsg(/successfully started/).length > 0, 30_000);
+  });
+  afterAll(async () => {
+    await stopChild(service);
+    await redis.stop();
+  });
+
+  it('boots in a few lines at info', () => {
+    // Fastify's listening line, Nest's two, and the warning that no API key is configured.
+    expect(lines.length).toBeLessThanOrEqual(5);
+    expect(lines.every((line) => line.level < LEVEL.error)).toBe(true);
+    expect(withMsg(/^Server listening at http:\/\/127\.0\.0\.1:\d+$/)).toHaveLength(1);
+  });
+
+  it('writes one line per request: method, route pattern, status, duration, request id', async () => {
+    const answer = await fetch(`${base}/boards/nope/items/a%2Fb`, { headers: { 'X-Request-Id': 'log-test-1' } });
+    expect(answer.status).toBe(404);
+    await until(() => lines.some((line) => line.reqId === 'log-test-1'));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // a second line would be here by now
+    const mine = lines.filter((line) => line.reqId === 'log-test-1');
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({
+      level: LEVEL.info,
+      msg: 'request',
+      method: 'GET',
+      route: '/boards/:board/items/:item',
+      status: 404,
+    });
+    expect(typeof mine[0].durationMs).toBe('number');
+  });
+
+  it('logs a Redis outage once when it starts (5xx answers at error) and once when Redis is back', async () => {
+    if (!redis.pause || !redis.resume) return; // a shared REDIS_URL cannot be stopped from here
+    await redis.pause();
+    const answer = await fetch(`${base}/boards`, { headers: { 'X-Request-Id': 'log-test-503' } });
+    expect(answer.status).toBe(503);
+    await until(() => lines.some((line) => line.reqId === 'log-test-503'));
+    expect(lines.find((line) => line.reqId === 'log-test-503')).toMatchObject({ level: LEVEL.error, status: 503 });
+    // ioredis retries every 50-1000 ms meanwhile, each attempt failing.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await redis.resume();
+    await until(() => withMsg(/Redis connection back/).length > 0);
+    expect(withMsg(/Redis connection lost/).map((line) => line.level)).toEqual([LEVEL.error]);
+    expect(withMsg(/Redis connection back/)).toHaveLength(1);
+    expect(withMsg(/Redis/).length).toBe(2);
+  });
+
+  it('reports a bad configuration at boot as one JSON line naming the variable', () => {
+    const run = spawnSync(process.execPath, TS_NODE, {
+      env: { ...process.env, LOG_LEVEL: 'shout', REDIS_URL: 'redis://127.0.0.1:1' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(1);
+    const written = run.stderr.split('\n').filter(Boolean);
+    expect(written).toHaveLength(1);
+    const line = JSON.parse(written[0]) as Line;
+    expect(line).toMatchObject({ level: LEVEL.fatal, msg: 'Invalid configuration:' });
+    expect(String(line.problems)).toMatch(/LOG_LEVEL must be one of/);
+  });
+});

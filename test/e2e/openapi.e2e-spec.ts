@@ -1,0 +1,116 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { FakeClock } from '../support/clock';
+import { startTestApp } from '../support/app';
+import { startTestRedis, TestRedis } from '../support/redis';
+
+interface Schema {
+  $ref?: string;
+  type?: string;
+  properties?: Record<string, Schema>;
+}
+interface Operation {
+  security?: unknown[];
+  parameters?: Array<{ name: string; in: string; schema?: Schema }>;
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+}
+interface Document {
+  servers?: Array<{ url: string }>;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, { bearerFormat?: string }> };
+}
+
+describe('the OpenAPI document (/docs-json)', () => {
+  let redis: TestRedis;
+  let app: NestFastifyApplication;
+  let document: Document;
+  let dir: string;
+  const operations = () =>
+    Object.entries(document.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })),
+    );
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    app = await startTestApp(redis, new FakeClock(1_700_000_000_000));
+    document = (await request(app.getHttpServer()).get('/docs-json').expect(200)).body;
+    dir = mkdtempSync(join(tmpdir(), 'tb-openapi-'));
+  });
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await app.close();
+    await redis.stop();
+  });
+
+  it('passes `redocly lint` (recommended rules) with no error', () => {
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    const linted = spawnSync(
+      join(__dirname, '../../node_modules/.bin/redocly'),
+      ['lint', '--extends=recommended', '--format=json', file],
+      { encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+    );
+    const report = JSON.parse(linted.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }>;
+    };
+    const errors = report.problems.filter((problem) => problem.severity === 'error');
+    expect(errors.map((e) => `${e.ruleId} ${e.location[0]?.pointer}: ${e.message}`)).toEqual([]);
+    expect(report.totals.errors).toBe(0);
+    // The two warnings left: the health probes have no 4xx answer to list.
+    expect(report.problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer}`).sort()).toEqual([
+      'operation-4xx-response #/paths/~1health~1live/get/responses',
+      'operation-4xx-response #/paths/~1health~1ready/get/responses',
+    ]);
+  });
+
+  it('says who may call each route: public routes security: [], the bearer scheme not a JWT, a server', () => {
+    for (const { name, op } of operations()) expect([name, Array.isArray(op.security)]).toEqual([name, true]);
+    expect(document.paths['/health/live'].get.security).toEqual([]);
+    expect(document.paths['/boards/{board}/top'].get.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(document.components.securitySchemes.bearer.bearerFormat).toBeUndefined();
+    expect(document.servers?.length).toBeGreaterThan(0);
+  });
+
+  it('gives every error answer the one error body, whose message is always a string', () => {
+    for (const { name, op } of operations()) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue;
+        expect([name, status, response.content?.['application/json']?.schema?.$ref]).toEqual([
+          name,
+          status,
+          '#/components/schemas/ErrorBodyDto',
+        ]);
+      }
+    }
+    const body = document.components.schemas.ErrorBodyDto.properties!;
+    expect(body.message.type).toBe('string');
+    expect(body.statusCode.type).toBe('integer');
+  });
+
+  it('types counts, ranks, times and bounds as integers', () => {
+    const top = document.paths['/boards/{board}/top'].get.parameters!;
+    for (const name of ['limit', 'offset']) expect(top.find((p) => p.name === name)?.schema?.type).toBe('integer');
+    const around = document.paths['/boards/{board}/items/{item}/around'].get.parameters!;
+    expect(around.find((p) => p.name === 'radius')?.schema?.type).toBe('integer');
+    const local = document.paths['/admin/metrics/local'].get.parameters!;
+    expect(local.find((p) => p.name === 'seconds')?.schema?.type).toBe('integer');
+    const { schemas } = document.components;
+    expect(schemas.IncrementDto.properties!.amount.type).toBe('integer');
+    for (const [dto, field] of [
+      ['ListedItemDto', 'rank'],
+      ['ListedItemDto', 'score'],
+      ['StandingDto', 'rank'],
+      ['TopResultDto', 'from'],
+      ['SampleDto', 'count'],
+      ['WindowViewDto', 'period'],
+    ]) {
+      expect([dto, field, schemas[dto].properties![field].type]).toEqual([dto, field, 'integer']);
+    }
+  });
+});

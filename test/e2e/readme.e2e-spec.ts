@@ -1,0 +1,132 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { SystemClock } from '../../src/common/clock';
+import { startTestApp } from '../support/app';
+import { startTestRedis, TestRedis } from '../support/redis';
+
+const README = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+/** The token the README's examples use. */
+const README_ADMIN_TOKEN = 'change-me-to-a-long-secret';
+
+/** One command of an example block, and the answer the README shows after it (when it shows one). */
+interface Command {
+  text: string;
+  shown?: string;
+}
+
+/** The README's bash blocks that call the service (not the npm ones): what a reader pastes. */
+function exampleBlocks(): string[] {
+  return [...README.matchAll(/^```bash\n([\s\S]*?)^```/gm)]
+    .map((match) => match[1])
+    .filter((block) => block.includes('curl') && !/\bnpm /.test(block));
+}
+
+/**
+ * Splits a block into commands (continuation lines joined) and the answers shown after them: a comment
+ * starting with `{`, `[` or a status and `{` opens one, indented comment lines continue it.
+ */
+function commandsOf(block: string): Command[] {
+  const commands: Command[] = [];
+  let open: Command | undefined;
+  let continued = '';
+  for (const line of block.split('\n')) {
+    if (continued !== '') {
+      continued += `\n${line}`;
+      if (!line.endsWith('\\')) {
+        commands.push({ text: continued });
+        continued = '';
+      }
+      continue;
+    }
+    const comment = /^# ?(.*)$/.exec(line);
+    if (comment) {
+      const shown = /^(\d{3} )?([{[].*)$/.exec(comment[1]);
+      const last = commands[commands.length - 1];
+      if (shown && last) open = Object.assign(last, { shown: shown[2] });
+      else if (open && /^\s+\S/.test(comment[1])) open.shown += comment[1].trim();
+      else open = undefined;
+      continue;
+    }
+    open = undefined;
+    if (line.trim() === '') continue;
+    if (line.endsWith('\\')) continued = line;
+    else commands.push({ text: line });
+  }
+  return commands;
+}
+
+/**
+ * The README's examples, run as written by bash and curl against the service, in README order: every
+ * call answers 2xx (curl --fail-with-body), and every answer the README shows as JSON has the shape
+ * (the top-level fields) of the real one. So the README cannot drift from the service again.
+ */
+describe('the README examples, run as written', () => {
+  let redis: TestRedis;
+  let app: NestFastifyApplication;
+  let base: string;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    // The real clock: the examples compute times with `date +%s`.
+    app = await startTestApp(redis, new SystemClock(), {
+      ADMIN_TOKEN: README_ADMIN_TOKEN,
+      STATS_FLUSH_INTERVAL_MS: '50',
+    });
+    await app.listen(0, '127.0.0.1');
+    base = await app.getUrl();
+  });
+  afterAll(async () => {
+    await app.close();
+    await redis.stop();
+  });
+
+  it('finds the walk-through, retry-safe writes, counters, stats and access examples', () => {
+    expect(exampleBlocks().length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('every example call succeeds and answers the shape the README shows', async () => {
+    const commands = exampleBlocks().flatMap(commandsOf);
+    const script = [
+      'set -euo pipefail',
+      'curl() { command curl --fail-with-body --show-error "$@"; }',
+      ...commands.map((command, i) => `printf '\\n@@%d@@\\n' ${i}\n${command.text}`),
+    ]
+      .join('\n')
+      .replaceAll('http://localhost:3000', base.replace('[::1]', '127.0.0.1'));
+    // Not spawnSync: the service answering the examples runs in this process.
+    const run = await new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
+      execFile('bash', ['-c', script], { encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) =>
+        resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+    const outputs = run.stdout.split(/\n@@(\d+)@@\n/);
+    const lastRun = commands[Number(outputs[outputs.length - 2])]?.text;
+    // On a failure: the command that failed, its answer (--fail-with-body prints it) and curl's error.
+    expect({ status: run.status, stderr: run.stderr, lastRun }).toEqual({
+      status: 0,
+      stderr: '',
+      lastRun: commands.at(-1)?.text,
+    });
+    const outputOf = new Map<number, string>();
+    for (let i = 1; i < outputs.length; i += 2) outputOf.set(Number(outputs[i]), outputs[i + 1].trim());
+    let checked = 0;
+    commands.forEach((command, i) => {
+      if (command.shown === undefined) return;
+      let shown: unknown;
+      try {
+        shown = JSON.parse(command.shown);
+      } catch {
+        return; // an abridged answer ("...", "…"): shown for the reader, not checkable
+      }
+      const real: unknown = JSON.parse(outputOf.get(i) ?? '');
+      expect([command.text, Object.keys(real as object).sort()]).toEqual([
+        command.text,
+        Object.keys(shown as object).sort(),
+      ]);
+      checked++;
+    });
+    expect(checked).toBeGreaterThanOrEqual(8);
+  });
+});
