@@ -68,6 +68,14 @@ export class AppConfig {
   REDIS_AUTO_PIPELINING = true;
 
   /**
+   * Item increments to one board shard that arrive together go to Redis as one script call, each
+   * with its own answer (common/coalescer.ts): a request waits at most this long for a call under
+   * way to its shard (ms; 0: every increment is its own call). An idle service adds no delay.
+   */
+  @IntSetting(0, 10)
+  WRITE_COALESCE_MS = 1;
+
+  /**
    * Load shedding: commands this instance has sent to Redis and not yet had answered, timed-out ones
    * included (ioredis keeps a command queued until its answer arrives). While that many are unanswered,
    * a request that needs Redis answers 503 REDIS_BUSY at once and sends nothing, so commands abandoned by

@@ -8,6 +8,9 @@ export const DEFAULT_AMOUNT = 1;
 /** Entries of one batch of increments. */
 export const BATCH_ENTRIES: Bounds = { min: 1, max: 1000 };
 
+/** Most item increments one coalesced script call applies (WRITE_COALESCE_MS): about 1 ms of Redis at most. */
+export const MAX_COALESCED_INCREMENTS = 100;
+
 /** Neighbours on each side of an item that `around` answers. */
 export const RADIUS_ITEMS: Bounds = { min: 1, max: 100 };
 export const DEFAULT_RADIUS_ITEMS = 5;

@@ -1,7 +1,15 @@
 import { join } from 'node:path';
 import { flagReply, intReply, oneOfReply, Reply } from '../redis/replies';
 import { RESEND_GUARD_MS } from '../common/limits';
-import { decodeIdempotent, IdemCall, idemArgs, Idempotent } from '../redis/idempotency';
+import {
+  decodeIdempotent,
+  decodeIdempotentReply,
+  IdemCall,
+  IdempotencyKeyReusedError,
+  idemArgs,
+  Idempotent,
+} from '../redis/idempotency';
+import { GrowthRefusal, growthRefusalOf } from '../redis/refusals';
 import {
   KEYS_LIBRARY,
   ScriptCall,
@@ -19,6 +27,7 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     tbRankIncrement: ScriptCommand<Context>;
     tbRankIncrementBatch: ScriptCommand<Context>;
+    tbRankIncrementCoalesced: ScriptCommand<Context>;
     tbRankLike: ScriptCommand<Context>;
     tbRankExpire: ScriptCommand<Context>;
     tbRankReadTop: ScriptCommand<Context>;
@@ -72,6 +81,17 @@ export interface BoardCall {
 export interface WindowCall extends BoardCall {
   window: WindowConfig;
 }
+
+/** One item increment of a coalesced call: its own key (none: undefined) and growth allowance. */
+export interface CoalescedIncrement {
+  item: string;
+  amount: number;
+  idem?: IdemCall;
+  newItems: number;
+}
+
+/** What one request of a coalesced call got: its own answer, or the refusal of its growth. */
+export type CoalescedAnswer = Idempotent<StandingsReply> | GrowthRefusal | IdempotencyKeyReusedError;
 
 /** A write's figures per window, in the order of the window names it was answered with. */
 export interface StandingsReply {
@@ -152,6 +172,11 @@ function standingsOf(reply: Reply, first: number): Standing[] {
   }));
 }
 
+/** { draining, score_1, rank_1, ... }: an item write's own reply. */
+function standingsReply(reply: Reply): StandingsReply {
+  return { draining: reply.flag(0), standings: standingsOf(reply, 1) };
+}
+
 /** (item, score) pairs from entry `first` on. */
 function rowsOf(reply: Reply, first: number): ScoredItem[] {
   reply.expectPairsFrom(first);
@@ -197,13 +222,42 @@ export const RANKING_SCRIPTS = {
     }),
     /** created: [new items, due time for the index (ms; 0: none)] */
     decode: (raw, call): Idempotent<StandingsReply> =>
-      decodeIdempotent(
-        'tbRankIncrement',
-        raw,
-        call.idem,
-        (reply) => ({ draining: reply.flag(0), standings: standingsOf(reply, 1) }),
-        2,
-      ),
+      decodeIdempotent('tbRankIncrement', raw, call.idem, standingsReply, 2),
+  }),
+
+  incrementCoalesced: typedScript({
+    name: 'tbRankIncrementCoalesced',
+    file: join(dir, 'increment_coalesced.lua'),
+    libraries: writeLibrary,
+    numberOfKeys: 'dynamic',
+    build: (call: BoardCall & { requests: CoalescedIncrement[] }) => ({
+      keys: call.shard.incrementKeys,
+      args: [
+        ...boardArgs(call),
+        windowNames(call),
+        ...call.requests.flatMap((request) => [
+          request.item,
+          request.amount,
+          request.idem?.key ?? '',
+          request.idem?.fingerprint ?? '',
+          request.idem?.retentionMs ?? 0,
+          request.newItems,
+        ]),
+      ],
+    }),
+    /** Each request's answer, as `increment` decodes it (created: [new items, due time for the index]). */
+    decode: (raw, call): CoalescedAnswer[] => {
+      const reply = new Reply('tbRankIncrementCoalesced', raw).expectLength(call.requests.length);
+      return call.requests.map((request, i) => {
+        const answer = reply.nested(i).expectLength(2, true);
+        // One request's reused key refuses that request only.
+        if (answer.int(0) === 2) return new IdempotencyKeyReusedError();
+        if (answer.int(0) !== -1) return decodeIdempotentReply(answer, request.idem, standingsReply, 2);
+        const refusal = growthRefusalOf(new Error(answer.string(1)));
+        if (refusal === undefined) throw answer.unexpected(1, 'a growth refusal');
+        return refusal;
+      });
+    },
   }),
 
   incrementBatch: typedScript({

@@ -11,6 +11,7 @@ import { growthRefusalOf } from '../redis/refusals';
 import {
   BatchEntry,
   BoardCall,
+  CoalescedIncrement,
   DueClaim,
   ExpireReply,
   LedgerCall,
@@ -21,6 +22,8 @@ import {
   StandingsReply,
   WriteCall,
 } from './ranking.scripts';
+import { Coalescer } from '../common/coalescer';
+import { MAX_COALESCED_INCREMENTS } from './ranking.limits';
 import { ListedItem, mergeListings, mergeShardHeads, rankRows, ScoredItem } from './shard-math';
 import { WindowConfig, WindowSpec } from './window-math';
 
@@ -32,6 +35,14 @@ export class BoardGoneError extends Error {}
 export class StaleConfigError extends Error {}
 
 /** A write's figures per window and the window names they go with (as they were, on a replay). */
+/** An item increment waiting to share a script call with others to the same shard. */
+interface PendingIncrement {
+  board: PreparedBoard;
+  shard: ShardKeys;
+  nowMs: number;
+  increment: CoalescedIncrement;
+}
+
 export interface WriteOutcome {
   replayed: boolean;
   draining: boolean;
@@ -78,6 +89,8 @@ export class RankingStore {
   private readonly logger = new Logger('RankingStore');
   private readonly budgetFields: number;
   private readonly idemRetentionMs: number;
+  /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
+  private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
 
   constructor(
     private readonly redis: RedisService,
@@ -86,6 +99,11 @@ export class RankingStore {
     this.keys = new RankingKeys(redis.prefix);
     this.budgetFields = config.EXPIRE_CHUNK;
     this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
+    if (config.WRITE_COALESCE_MS > 0)
+      this.increments = new Coalescer(
+        { delayMs: config.WRITE_COALESCE_MS, maxBatch: MAX_COALESCED_INCREMENTS },
+        (_, pending) => this.sendIncrements(pending),
+      );
     redis.defineScripts(Object.values(S));
   }
 
@@ -243,10 +261,30 @@ export class RankingStore {
   ): Promise<WriteOutcome> {
     const shard = board.shardOf(item);
     const reply = await this.guard(
-      this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), item, amount, newItems }),
+      this.increments
+        ? this.increments.submit(`${shard.keys.cfg()}\n${board.config.version}\n${Math.floor(nowMs / 1000)}`, {
+            board,
+            shard,
+            nowMs,
+            increment: { item, amount, idem: this.redis.idemCall(idem), newItems },
+          })
+        : this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), item, amount, newItems }),
     );
     await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply);
+  }
+
+  /**
+   * Increments of one shard and config version that arrived together within one second: one script
+   * call applying them in order (increment_coalesced.lua), or the plain increment for a lone one. Slots
+   * and expiry go by the second, so each lands where it would have alone at its own arrival; each gets
+   * its own answer or refusal.
+   */
+  private async sendIncrements(pending: PendingIncrement[]): Promise<Array<Idempotent<StandingsReply> | Error>> {
+    const { board, shard } = pending[0];
+    const call = { board, shard, nowMs: Math.max(...pending.map((p) => p.nowMs)), budgetFields: this.budgetFields };
+    if (pending.length === 1) return [await this.redis.call(S.increment, { ...call, ...pending[0].increment })];
+    return this.redis.call(S.incrementCoalesced, { ...call, requests: pending.map((p) => p.increment) });
   }
 
   /**

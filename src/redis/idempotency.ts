@@ -62,7 +62,17 @@ export function decodeIdempotent<T>(
   decode: (reply: Reply) => T,
   createdKinds = 0,
 ): Idempotent<T> {
-  const reply = new Reply(script, raw).expectLength(2, true);
+  return decodeIdempotentReply(new Reply(script, raw), idem, decode, createdKinds);
+}
+
+/** decodeIdempotent of a reply already read as an array (one entry of a reply answering several writes). */
+export function decodeIdempotentReply<T>(
+  reply: Reply,
+  idem: IdemCall | undefined,
+  decode: (reply: Reply) => T,
+  createdKinds = 0,
+): Idempotent<T> {
+  reply.expectLength(2, true);
   const outcome = reply.int(0);
   if (outcome === 2) throw new IdempotencyKeyReusedError();
   if (outcome !== 0 && outcome !== 1) throw reply.unexpected(0, 'an outcome of 0, 1 or 2');

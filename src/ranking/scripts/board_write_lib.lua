@@ -63,3 +63,20 @@ local function admit_items(first_key, window_count, items, allowance)
   if allowance >= 0 and new > allowance then return new, 'TB_QUOTA items ' .. new end
   return new, nil
 end
+
+-- Adds `amount` to `item` in the current slot of every window (window keys as (slots, top) pairs from
+-- KEYS[2], periods and intervals at ARGV[5 + 3w] and ARGV[6 + 3w]). Returns the per-window figures
+-- { score_1, rank_1, ..., score_W, rank_W }, ranks as of this addition, and the earliest due time
+-- (unix ms) of the slots it created, or nil.
+local function increment_windows(window_count, now_sec, item, amount)
+  local figures, new_due_ms = {}, nil
+  for w = 0, window_count - 1 do
+    local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
+    local slot_start = current_slot(now_sec, tonumber(ARGV[6 + 3 * w]))
+    local score, new_slot = add_to_window(slots_key, top_key, slot_start, item, amount)
+    if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w]))) end
+    figures[#figures + 1] = score
+    figures[#figures + 1] = rank_of(top_key, score)
+  end
+  return figures, new_due_ms
+end

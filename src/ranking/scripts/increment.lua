@@ -23,14 +23,6 @@ local item = ARGV[5 + 3 * window_count]
 local amount = tonumber(ARGV[6 + 3 * window_count])
 local created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[11 + 3 * window_count]))
 if refusal then return redis.error_reply(refusal) end
-local reply = { draining }
-local new_due_ms = nil
-for w = 0, window_count - 1 do
-  local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
-  local slot_start = current_slot(now_sec, tonumber(ARGV[6 + 3 * w]))
-  local score, new_slot = add_to_window(slots_key, top_key, slot_start, item, amount)
-  if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w]))) end
-  reply[#reply + 1] = score
-  reply[#reply + 1] = rank_of(top_key, score)
-end
+local figures, new_due_ms = increment_windows(window_count, now_sec, item, amount)
+local reply = { draining, unpack(figures) }
 return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, due_to_index(2, window_count, new_due_ms) })

@@ -1,0 +1,95 @@
+/** Sends the requests gathered under one key as one call; answers each request's result, or an Error to reject it with. */
+export type FlushRequests<Request, Result> = (key: string, requests: Request[]) => Promise<Array<Result | Error>>;
+
+export interface CoalescerOptions {
+  /** Longest a request waits for a call already under way for its key before it is sent anyway (ms, > 0). */
+  delayMs: number;
+  /** Most requests in one call: a full batch is sent at once. */
+  maxBatch: number;
+}
+
+interface Waiting<Request, Result> {
+  request: Request;
+  resolve: (result: Result) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Batch<Request, Result> {
+  waiting: Array<Waiting<Request, Result>>;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * Gathers requests that arrive together for one key (a board shard) into one call. A request for a
+ * key with no call under way is sent at the end of the current event-loop turn, with whatever else
+ * arrived in that turn: an idle service adds no delay. While a call for the key is under way, new
+ * requests gather until it answers or `delayMs` has passed, whichever comes first, so a busy service
+ * sends fewer, larger calls and no request waits longer than `delayMs` for its turn.
+ */
+export class Coalescer<Request, Result> {
+  private readonly batches = new Map<string, Batch<Request, Result>>();
+  private readonly underWay = new Map<string, number>();
+
+  constructor(
+    private readonly options: CoalescerOptions,
+    private readonly flush: FlushRequests<Request, Result>,
+  ) {}
+
+  submit(key: string, request: Request): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      const batch = this.batches.get(key) ?? this.open(key);
+      batch.waiting.push({ request, resolve, reject });
+      if (batch.waiting.length >= this.options.maxBatch) this.send(key, batch);
+    });
+  }
+
+  /** Requests gathered and not yet sent, over every key. */
+  get waitingCount(): number {
+    let count = 0;
+    for (const batch of this.batches.values()) count += batch.waiting.length;
+    return count;
+  }
+
+  private open(key: string): Batch<Request, Result> {
+    const batch: Batch<Request, Result> = { waiting: [] };
+    this.batches.set(key, batch);
+    if (!this.underWay.has(key)) setImmediate(() => this.send(key, batch));
+    else batch.timer = setTimeout(() => this.send(key, batch), this.options.delayMs);
+    return batch;
+  }
+
+  private send(key: string, batch: Batch<Request, Result>): void {
+    // Sent already (full, or the call under way answered before the timer fired).
+    if (this.batches.get(key) !== batch) return;
+    this.batches.delete(key);
+    clearTimeout(batch.timer);
+    this.underWay.set(key, (this.underWay.get(key) ?? 0) + 1);
+    const { waiting } = batch;
+    this.flush(
+      key,
+      waiting.map((w) => w.request),
+    ).then(
+      (results) => {
+        waiting.forEach((w, i) => {
+          const result = results[i];
+          if (result instanceof Error) w.reject(result);
+          else w.resolve(result);
+        });
+        this.answered(key);
+      },
+      (error: unknown) => {
+        for (const w of waiting) w.reject(error);
+        this.answered(key);
+      },
+    );
+  }
+
+  /** A call for `key` answered: the requests that gathered meanwhile go now. */
+  private answered(key: string): void {
+    const left = (this.underWay.get(key) ?? 1) - 1;
+    if (left === 0) this.underWay.delete(key);
+    else this.underWay.set(key, left);
+    const next = this.batches.get(key);
+    if (next !== undefined) this.send(key, next);
+  }
+}

@@ -1,0 +1,52 @@
+-- increment_coalesced: applies several item increments that arrived together for one board shard, one
+-- after another in the given order, each exactly as increment.lua would apply it alone: each request
+-- has its own idempotency key, its own growth allowance and its own answer (ranks as of its own
+-- addition), and a refused request changes nothing while the others go on.
+-- KEYS: dynamic
+-- KEYS[1]        board config hash (holds the config version)
+-- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields drained by this call
+-- ARGV[4]        W, number of windows
+-- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
+-- ARGV[5+3W]     context stored with each keyed answer (the window names)
+-- ARGV[6+3W ...] six per request: item id, amount (integer, non-zero), idempotency key ("" for none),
+--                request fingerprint, retention (ms), new items the client may create (0 or 1; -1: no
+--                quota)
+-- Reply: one entry per request, in order: what increment.lua answers for it ({ outcome, context,
+--        [new items created, due time for the index: applied only], draining, score_1, rank_1, ... }),
+--        or { -1, refusal } when its growth was refused (TB_BOARD_FULL ..., TB_QUOTA ...: nothing of it
+--        applied)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG (the whole call: nothing applied)
+local err = version_error(KEYS[1], ARGV[1])
+if err then return redis.error_reply(err) end
+local now_ms = tonumber(ARGV[2])
+local now_sec = math.floor(now_ms / 1000)
+local window_count = tonumber(ARGV[4])
+local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
+local context = ARGV[5 + 3 * window_count]
+local answers = {}
+for first = 6 + 3 * window_count, #ARGV, 6 do
+  local item, amount = ARGV[first], tonumber(ARGV[first + 1])
+  local idem = {
+    key = ARGV[first + 2],
+    field = ARGV[first + 2],
+    fingerprint = ARGV[first + 3],
+    context = context,
+    ttl_ms = tonumber(ARGV[first + 4]),
+  }
+  local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
+  if not answer then
+    local created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[first + 5]))
+    if refusal then
+      answer = { -1, refusal }
+    else
+      local figures, new_due_ms = increment_windows(window_count, now_sec, item, amount)
+      local reply = { draining, unpack(figures) }
+      answer = idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, due_to_index(2, window_count, new_due_ms) })
+    end
+  end
+  answers[#answers + 1] = answer
+end
+return answers
