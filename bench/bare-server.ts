@@ -1,10 +1,13 @@
 /**
  * The floor: a bare Fastify + ioredis server that runs the SAME Lua scripts as the service for the
  * same routes (ranking, counter increment, stats record), with no Nest, no validation, no metrics,
- * no logging, no stats index. Started by bench/run.ts.
+ * no logging, no stats index; and `POST /minimal/:item/increment`, the hand-rolled one-window script a
+ * team writes instead (bench/minimal-increment.lua). Started by bench/run.ts and bench/coalescing.ts.
  * Usage: PORT=... REDIS_URL=... KEY_PREFIX=... BOARD=... ts-node bench/bare-server.ts
  */
 import Fastify from 'fastify';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
 import { UNLIMITED } from '../src/governance/growth-quota';
@@ -123,6 +126,20 @@ async function main(): Promise<void> {
       return { context, type, ...reply.value };
     },
   );
+  const minimalSha = String(await redis.script('LOAD', readFileSync(join(__dirname, 'minimal-increment.lua'), 'utf8')));
+  app.post<{ Params: { item: string }; Body?: { amount?: number } }>('/minimal/:item/increment', async (request) => {
+    const hourStartSec = Math.floor(Date.now() / 3_600_000) * 3600;
+    const reply = await redis.evalsha(
+      minimalSha,
+      2,
+      `{${keys.prefix}minimal}:slot:${hourStartSec}`,
+      `{${keys.prefix}minimal}:top`,
+      request.params.item,
+      request.body?.amount ?? 1,
+    );
+    if (!Array.isArray(reply)) throw new Error('minimal-increment.lua answers { score, rank }');
+    return { item: request.params.item, score: Number(reply[0]), rank: Number(reply[1]) };
+  });
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
   process.send?.('ready');
 }

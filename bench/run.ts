@@ -2,9 +2,8 @@
  * `npm run bench`: starts a private redis-server, the service (dist/main.js, as `npm start` runs it)
  * and the bare floor server (bench/bare-server.ts) on free ports, measures, prints markdown tables,
  * and stops everything. Knobs: BENCH_DURATION_SEC (default 5), BENCH_REPEATS (default 5),
- * BENCH_SKIP=http,redis,shards,worst,growth,memory,expiry,cluster,idle to leave parts out.
+ * BENCH_SKIP=http,redis,shards,worst,growth,memory,expiry,cluster,coalescing,idle to leave parts out.
  */
-import autocannon from 'autocannon';
 import calculateSlot from 'cluster-key-slot';
 import { ChildProcess, fork, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -20,15 +19,16 @@ import { RankingKeys } from '../src/ranking/ranking.keys';
 import { BoardCall } from '../src/ranking/ranking.scripts';
 import { callScript, defineScript } from '../src/redis/scripts';
 import { AppConfig } from '../src/common/config';
+import { coalescingBench } from './coalescing';
 import { idleBoardsBench } from './idle-boards';
-import { cpuSeconds, waitForHttp } from './process-stats';
+import { waitForHttp } from './process-stats';
+import { cannon, DURATION_SEC, fmt, median, medianOf, pairedRatio, RunFigures, summarize } from './load';
 import { shardedCostBench } from './sharded-cost';
 import { worstRequestsBench } from './worst-requests';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { CounterKeys } from '../src/counters/counter-keys';
 import { COUNTER_SCRIPTS } from '../src/counters/counters.scripts';
 
-const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 5);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 /** An unrecorded run before each route's measured runs, per server: JIT and caches warm, both servers alike. */
 const WARMUP_SEC = 1;
@@ -69,19 +69,11 @@ async function main(): Promise<void> {
   if (!SKIP.has('expiry')) await expiryBench(redis);
   redis.disconnect();
   if (!SKIP.has('cluster')) await clusterBench();
+  if (!SKIP.has('coalescing')) await coalescingBench(REPEATS);
   if (!SKIP.has('idle')) await idleBoardsBench();
 }
 
 // ---------------------------------------------------------------- HTTP: service vs bare floor
-
-interface RunFigures {
-  reqPerSec: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  /** CPU time (user + system) the server process spent per answered request, µs. */
-  cpuMicrosPerRequest: number;
-}
 
 async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
   const servicePort = await freePort();
@@ -217,56 +209,6 @@ async function shardedHttpBench(serviceUrl: string): Promise<void> {
       console.log(`\n(non-2xx answers during ${route.name}: ${runs.map((x) => x.non2xx)})\n`);
   }
   console.log('');
-}
-
-/** One autocannon run; `serverPid` is the process whose CPU time is read before and after. */
-function cannon(
-  baseUrl: string,
-  route: { method: 'GET' | 'POST'; path: string; body?: string; idempotencyKeys?: boolean },
-  serverPid: number | undefined,
-  durationSec = DURATION_SEC,
-): Promise<RunFigures> {
-  const cpuBefore = cpuSeconds(serverPid);
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: `${baseUrl}${route.path}`,
-        method: route.method,
-        body: route.body,
-        headers: route.body ? { 'content-type': 'application/json' } : {},
-        // A fresh key per request: every write is stored, none replayed.
-        requests: route.idempotencyKeys
-          ? [
-              {
-                setupRequest: (request) => ({
-                  ...request,
-                  headers: { ...request.headers, 'idempotency-key': randomUUID() },
-                }),
-              },
-            ]
-          : undefined,
-        connections: 50,
-        duration: durationSec,
-        idReplacement: true,
-      },
-      (error, result) => {
-        if (error) return reject(error);
-        const cpuMicrosPerRequest = ((cpuSeconds(serverPid) - cpuBefore) * 1e6) / Math.max(1, result.requests.total);
-        resolve({
-          reqPerSec: result.requests.average,
-          p50: result.latency.p50,
-          p99: result.latency.p99,
-          non2xx: result.non2xx,
-          cpuMicrosPerRequest,
-        });
-      },
-    );
-  });
-}
-
-function summarize(runs: RunFigures[]): { best: RunFigures; median: RunFigures } {
-  const sorted = [...runs].sort((a, b) => b.reqPerSec - a.reqPerSec);
-  return { best: sorted[0], median: sorted[Math.floor(sorted.length / 2)] };
 }
 
 // ---------------------------------------------------------------- Redis level
@@ -646,19 +588,6 @@ async function throughput(call: () => Promise<unknown>, inFlight = 64): Promise<
   return done / ((performance.now() - startedMs) / 1000);
 }
 
-/**
- * Each service run is followed at once by a bare run; the ratio of each such pair shares the machine's
- * state of that moment, so the median of the pairs' ratios follows the VM's drift less than a ratio of
- * medians taken minutes apart.
- */
-function pairedRatio(serviceRuns: RunFigures[], bareRuns: RunFigures[]): number {
-  return median(serviceRuns.map((run, i) => run.reqPerSec / bareRuns[i].reqPerSec));
-}
-
-function medianOf<T>(runs: T[], figure: (run: T) => number): number {
-  return median(runs.map(figure));
-}
-
 function rssMb(pid: number | undefined): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -666,15 +595,6 @@ function rssMb(pid: number | undefined): number {
   } catch {
     return 0;
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
-function fmt(n: number): string {
-  return Math.round(n).toLocaleString('en');
 }
 
 main()

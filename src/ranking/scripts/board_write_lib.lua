@@ -49,9 +49,10 @@ end
 -- Admits a write of `items` before it changes anything: returns the new items it creates (0 when no
 -- limit applies: nothing is charged then) and nil, or an error refusing the whole write:
 -- TB_BOARD_FULL <held> <cap> <new> past the shard's cap, TB_QUOTA items <new> past `allowance` (the
--- client's; -1: unlimited). Existing items are never refused.
-local function admit_items(first_key, window_count, items, allowance)
-  local cap = item_cap(KEYS[1])
+-- client's; -1: unlimited). Existing items are never refused. `known_cap`: item_cap's answer when the
+-- caller has it already (nil: read it).
+local function admit_items(first_key, window_count, items, allowance, known_cap)
+  local cap = known_cap or item_cap(KEYS[1])
   if cap == 0 and allowance < 0 then return 0, nil end
   local new = new_items(first_key, window_count, items)
   if new == 0 then return 0, nil end
@@ -64,19 +65,33 @@ local function admit_items(first_key, window_count, items, allowance)
   return new, nil
 end
 
--- Adds `amount` to `item` in the current slot of every window (window keys as (slots, top) pairs from
--- KEYS[2], periods and intervals at ARGV[5 + 3w] and ARGV[6 + 3w]). Returns the per-window figures
--- { score_1, rank_1, ..., score_W, rank_W }, ranks as of this addition, and the earliest due time
--- (unix ms) of the slots it created, or nil.
-local function increment_windows(window_count, now_sec, item, amount)
-  local figures, new_due_ms = {}, nil
-  for w = 0, window_count - 1 do
-    local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
-    local slot_start = current_slot(now_sec, tonumber(ARGV[6 + 3 * w]))
-    local score, new_slot = add_to_window(slots_key, top_key, slot_start, item, amount)
-    if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w]))) end
-    figures[#figures + 1] = score
-    figures[#figures + 1] = rank_of(top_key, score)
+-- Item increments of one call in the current slots of every window (window keys as (slots, top) pairs
+-- from KEYS[2], periods and intervals at ARGV[5 + 3w] and ARGV[6 + 3w]). Each window's slot is
+-- indexed once, by the first increment. `add(item, amount)` returns the per-window figures { score_1,
+-- rank_1, ..., score_W, rank_W }, ranks as of this addition, and the earliest due time (unix ms) of
+-- the slots this addition created, or nil.
+local function slot_adder(window_count, now_sec)
+  local slot_keys = nil
+  return function(item, amount)
+    local new_due_ms = nil
+    if not slot_keys then
+      slot_keys = {}
+      for w = 0, window_count - 1 do
+        local slots_key = KEYS[2 + 2 * w]
+        local slot_start = current_slot(now_sec, tonumber(ARGV[6 + 3 * w]))
+        slot_keys[w] = slot_key_of(slots_key, slot_start)
+        if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
+          new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w])))
+        end
+      end
+    end
+    local figures = {}
+    for w = 0, window_count - 1 do
+      local top_key = KEYS[3 + 2 * w]
+      local score = add_to_slot(slot_keys[w], top_key, item, amount)
+      figures[#figures + 1] = score
+      figures[#figures + 1] = rank_of(top_key, score)
+    end
+    return figures, new_due_ms
   end
-  return figures, new_due_ms
 end

@@ -23,6 +23,6 @@ local item = ARGV[5 + 3 * window_count]
 local amount = tonumber(ARGV[6 + 3 * window_count])
 local created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[11 + 3 * window_count]))
 if refusal then return redis.error_reply(refusal) end
-local figures, new_due_ms = increment_windows(window_count, now_sec, item, amount)
+local figures, new_due_ms = slot_adder(window_count, now_sec)(item, amount)
 local reply = { draining, unpack(figures) }
 return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, due_to_index(2, window_count, new_due_ms) })

@@ -24,7 +24,7 @@ local items = {}
 for i = first, #ARGV, 2 do items[#items + 1] = ARGV[i] end
 local created, refusal = admit_items(2, window_count, items, tonumber(ARGV[9 + 3 * window_count]))
 if refusal then return redis.error_reply(refusal) end
--- add_to_window per entry, with the slot indexed once per window instead of once per entry.
+-- add_to_slot per entry, with the slot indexed once per window instead of once per entry.
 local new_due_ms = nil
 for w = 0, window_count - 1 do
   local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
@@ -33,11 +33,7 @@ for w = 0, window_count - 1 do
   if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
     new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w])))
   end
-  for i = first, #ARGV, 2 do
-    local item, amount = ARGV[i], ARGV[i + 1]
-    if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
-    if tonumber(redis.call('ZINCRBY', top_key, amount, item)) == 0 then redis.call('ZREM', top_key, item) end
-  end
+  for i = first, #ARGV, 2 do add_to_slot(slot_key, top_key, ARGV[i], ARGV[i + 1]) end
 end
 local due_ms = due_to_index(2, window_count, new_due_ms)
 return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 2 }, { created, due_ms })

@@ -26,6 +26,8 @@ local now_sec = math.floor(now_ms / 1000)
 local window_count = tonumber(ARGV[4])
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
 local context = ARGV[5 + 3 * window_count]
+local cap = item_cap(KEYS[1])
+local add = slot_adder(window_count, now_sec)
 local answers = {}
 for first = 6 + 3 * window_count, #ARGV, 6 do
   local item, amount = ARGV[first], tonumber(ARGV[first + 1])
@@ -38,11 +40,11 @@ for first = 6 + 3 * window_count, #ARGV, 6 do
   }
   local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
   if not answer then
-    local created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[first + 5]))
+    local created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[first + 5]), cap)
     if refusal then
       answer = { -1, refusal }
     else
-      local figures, new_due_ms = increment_windows(window_count, now_sec, item, amount)
+      local figures, new_due_ms = add(item, amount)
       local reply = { draining, unpack(figures) }
       answer = idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, due_to_index(2, window_count, new_due_ms) })
     end

@@ -86,16 +86,21 @@ local function expire_all(first_key, window_count, first_arg, stride, now_sec, b
   return draining
 end
 
--- Adds `amount` to an item in the current slot and the results of one window; returns the new score
--- and whether the slot is new to the window's index. A results score that reaches exactly 0 is
+-- Adds `amount` to an item in the slot hash `slot_key` and the results `top_key` of one window (the
+-- slot already indexed); returns the new score. A results score that reaches exactly 0 is
 -- removed; a negative one stays (so later increments stay exact) and every read treats it as absent.
-local function add_to_window(slots_key, top_key, slot_start, item, amount)
-  local slot_key = slot_key_of(slots_key, slot_start)
+local function add_to_slot(slot_key, top_key, item, amount)
   if tonumber(redis.call('HINCRBY', slot_key, item, amount)) == 0 then redis.call('HDEL', slot_key, item) end
-  local new_slot = redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1
   local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
   if score == 0 then redis.call('ZREM', top_key, item) end
-  return score, new_slot
+  return score
+end
+
+-- Adds `amount` to an item in the current slot and the results of one window; returns the new score
+-- and whether the slot is new to the window's index.
+local function add_to_window(slots_key, top_key, slot_start, item, amount)
+  local new_slot = redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1
+  return add_to_slot(slot_key_of(slots_key, slot_start), top_key, item, amount), new_slot
 end
 
 -- Due times (unix ms) feed the scheduler's due index: a slot starting at s (unix s) of a window of

@@ -75,16 +75,16 @@ end
 local function idem_finish(base_key, suffix, idem, now_ms, reply, created)
   local answer = { 0, idem.context }
   for _, count in ipairs(created or {}) do answer[#answer + 1] = count end
-  local parts = { idem.fingerprint, string.format('%d', now_ms), idem.context }
-  for _, value in ipairs(reply) do
-    answer[#answer + 1] = value
-    if type(value) == 'number' then
-      parts[#parts + 1] = 'n' .. string.format('%.17g', value)
-    else
-      parts[#parts + 1] = 's' .. value
-    end
-  end
+  for _, value in ipairs(reply) do answer[#answer + 1] = value end
   if idem.key ~= '' then
+    local parts = { idem.fingerprint, string.format('%d', now_ms), idem.context }
+    for _, value in ipairs(reply) do
+      if type(value) == 'number' then
+        parts[#parts + 1] = 'n' .. string.format('%.17g', value)
+      else
+        parts[#parts + 1] = 's' .. value
+      end
+    end
     local size = idem_bucket_ms(idem)
     local current = math.floor(now_ms / size)
     local bucket_key = sibling_key(base_key, suffix, 'idem:' .. current)
