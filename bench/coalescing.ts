@@ -48,9 +48,10 @@ export async function coalescingBench(repeats: number): Promise<void> {
     { stdio: 'ignore' },
   );
   children.push(redisServer);
-  const redis = new Redis(`redis://127.0.0.1:${redisPort}`);
+  let redis: Redis | undefined;
   try {
     if (!(await waitForPing(redisPort, redisServer))) throw new Error('redis-server did not start');
+    redis = new Redis(`redis://127.0.0.1:${redisPort}`);
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
     const start = async (coalesceMs: number) => {
       const port = await freePort();
@@ -155,7 +156,7 @@ export async function coalescingBench(repeats: number): Promise<void> {
     console.log('');
     await redisLevel(redis, redisServer.pid);
   } finally {
-    redis.disconnect();
+    redis?.disconnect();
     for (const child of children.reverse()) await stopChild(child);
   }
 }
