@@ -27,6 +27,11 @@ export const ERROR_CODES = {
   COUNTER_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
   API_KEY_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
   STATS_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: nothing recorded in that hour' },
+  SNAPSHOT_NOT_FOUND: {
+    status: 404,
+    applied: 'no',
+    retry: 'no: the window keeps no snapshots, or none is kept for that time (the message says which)',
+  },
   ROUTE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: no such route' },
   METHOD_NOT_ALLOWED: { status: 405, applied: 'no', retry: 'no' },
   REQUEST_TIMEOUT: {

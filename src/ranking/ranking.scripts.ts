@@ -35,6 +35,9 @@ declare module 'ioredis' {
     tbRankDueClaim: ScriptCommand<Context>;
     tbRankDueComplete: ScriptCommand<Context>;
     tbRankSweepTurn: ScriptCommand<Context>;
+    tbRankHistoryRead: ScriptCommand<Context>;
+    tbRankHistoryItem: ScriptCommand<Context>;
+    tbRankHistoryCount: ScriptCommand<Context>;
   }
 }
 
@@ -73,10 +76,28 @@ export interface WindowCall extends BoardCall {
   window: WindowConfig;
 }
 
+/** A write's standing in one window, with the item's rank in the window's latest snapshot (null: absent). */
+export interface WindowStanding extends Standing {
+  previousRank: number | null;
+}
+
 /** A write's figures per window, in the order of the window names it was answered with. */
 export interface StandingsReply {
   draining: boolean;
-  standings: Standing[];
+  standings: WindowStanding[];
+}
+
+/** A snapshot as one shard stored it: its boundary (unix s) and rows, best first. */
+export interface StoredSnapshot {
+  atSec: number;
+  rows: ScoredItem[];
+}
+
+/** An item in one snapshot of one shard: its score (0: not listed) and the rows above it (-1: not listed). */
+export interface SnapshotPoint {
+  atSec: number;
+  score: number;
+  above: number;
 }
 
 /** A listing page: rows in board order, where the first sits and how many score above it. */
@@ -86,6 +107,8 @@ export interface ListingReply {
   firstPosition: number;
   higherThanFirst: number;
   rows: ScoredItem[];
+  /** Each row's rank in the shard's latest snapshot (null: absent). */
+  previousRanks: Array<number | null>;
 }
 
 /** What an expire call left: expired data still to drain, and when the shard next has something to expire. */
@@ -115,8 +138,26 @@ export type BoardPutReply =
   | { status: 'conflict'; message: string };
 
 const dir = join(__dirname, 'scripts');
-const windowLibrary = [KEYS_LIBRARY, join(dir, 'window_lib.lua')];
-const writeLibrary = [...WRITE_LIBRARIES, join(dir, 'window_lib.lua'), join(dir, 'board_write_lib.lua')];
+const snapshotLibrary = join(dir, 'snapshot_lib.lua');
+const windowLibrary = [KEYS_LIBRARY, join(dir, 'window_lib.lua'), snapshotLibrary];
+const writeLibrary = [
+  ...WRITE_LIBRARIES,
+  join(dir, 'window_lib.lua'),
+  snapshotLibrary,
+  join(dir, 'board_write_lib.lua'),
+];
+
+/** Snapshot rows as stored: "\x1e<item>\x1f<score>" each, best first (snapshot_lib.lua). */
+export function parseSnapshotRows(packed: string): ScoredItem[] {
+  if (packed === '') return [];
+  return packed
+    .slice(1)
+    .split('\x1e')
+    .map((row) => {
+      const cut = row.indexOf('\x1f');
+      return { item: row.slice(0, cut), score: Number(row.slice(cut + 1)) };
+    });
+}
 
 /** An idempotent write: its key (when the client sent one) and the window names its answer is built with. */
 export interface WriteCall extends BoardCall {
@@ -143,13 +184,31 @@ function windowRead(call: WindowCall, extra: Array<string | number>): ScriptCall
   };
 }
 
-/** [score_1, rank_1, ..., score_W, rank_W] from entry `first` on, one pair per window. */
-function standingsOf(reply: Reply, first: number): Standing[] {
-  reply.expectPairsFrom(first);
-  return Array.from({ length: (reply.length - first) / 2 }, (_, w) => ({
+/**
+ * [score_1, rank_1, ..., score_W, rank_W, previous_1, ..., previous_W] from entry `first` on. A reply
+ * stored before writes answered previous ranks (pairs only) replays with previousRank null.
+ */
+function standingsOf(reply: Reply, first: number, windowCount: number): WindowStanding[] {
+  const withPrevious = reply.length - first === 3 * windowCount;
+  if (!withPrevious) reply.expectLength(first + 2 * windowCount);
+  return Array.from({ length: windowCount }, (_, w) => ({
     score: reply.int(first + 2 * w),
     rank: reply.int(first + 2 * w + 1) || null,
+    previousRank: withPrevious ? reply.int(first + 2 * windowCount + w) || null : null,
   }));
+}
+
+/** A write's standings, once its context (the window names it was answered with) is known. */
+function withStandings<T>(
+  decoded: Idempotent<{ reply: Reply; rest: T }>,
+  first: number,
+): Idempotent<T & StandingsReply> {
+  const { reply, rest } = decoded.value;
+  const windowCount = decoded.context.split(',').length;
+  return {
+    ...decoded,
+    value: { ...rest, draining: reply.flag(0), standings: standingsOf(reply, first, windowCount) },
+  };
 }
 
 /** (item, score) pairs from entry `first` on. */
@@ -173,12 +232,15 @@ function listingRead<Call extends WindowCall>(
     numberOfKeys: 3,
     build: (call: Call) => windowRead(call, extraArgs(call)),
     decode: (raw): ListingReply => {
-      const reply = new Reply(name, raw).expectLength(3, true);
+      const reply = new Reply(name, raw).expectLength(4, true);
+      const rows = rowsOf(reply, 4);
+      const previous = reply.nested(3).expectLength(rows.length);
       return {
         draining: reply.flag(0),
         firstPosition: reply.int(1),
         higherThanFirst: reply.int(2),
-        rows: rowsOf(reply, 3),
+        rows,
+        previousRanks: rows.map((_, i) => previous.int(i) || null),
       };
     },
   });
@@ -197,12 +259,9 @@ export const RANKING_SCRIPTS = {
     }),
     /** created: [new items, due time for the index (ms; 0: none)] */
     decode: (raw, call): Idempotent<StandingsReply> =>
-      decodeIdempotent(
-        'tbRankIncrement',
-        raw,
-        call.idem,
-        (reply) => ({ draining: reply.flag(0), standings: standingsOf(reply, 1) }),
-        2,
+      withStandings(
+        decodeIdempotent('tbRankIncrement', raw, call.idem, (reply) => ({ reply, rest: {} }), 2),
+        1,
       ),
   }),
 
@@ -253,12 +312,9 @@ export const RANKING_SCRIPTS = {
     }),
     /** created: [new items, new likes, due time for the index (ms; 0: none)] */
     decode: (raw, call): Idempotent<StandingsReply & { counted: boolean }> =>
-      decodeIdempotent(
-        'tbRankLike',
-        raw,
-        call.idem,
-        (reply) => ({ draining: reply.flag(0), counted: reply.flag(1), standings: standingsOf(reply, 2) }),
-        3,
+      withStandings(
+        decodeIdempotent('tbRankLike', raw, call.idem, (reply) => ({ reply, rest: { counted: reply.flag(1) } }), 3),
+        2,
       ),
   }),
 
@@ -510,6 +566,59 @@ export const RANKING_SCRIPTS = {
     }),
     /** true when the shard existed */
     decode: (raw) => intReply('tbRankBoardDelete', raw) === 1,
+  }),
+
+  historyRead: typedScript({
+    name: 'tbRankHistoryRead',
+    file: join(dir, 'history_read.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 3,
+    build: (call: WindowCall & { atSec: number | undefined }) => windowRead(call, [call.atSec ?? '']),
+    /** keeps: the window keeps snapshots; snapshot: the one found (undefined: none) */
+    decode: (raw): { keeps: boolean; snapshot?: StoredSnapshot } => {
+      const reply = new Reply('tbRankHistoryRead', raw).expectLength(1, true);
+      if (reply.length === 1) return { keeps: reply.flag(0) };
+      reply.expectLength(3);
+      return { keeps: true, snapshot: { atSec: reply.int(1), rows: parseSnapshotRows(reply.string(2)) } };
+    },
+  }),
+
+  historyItem: typedScript({
+    name: 'tbRankHistoryItem',
+    file: join(dir, 'history_item.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 3,
+    build: (call: WindowCall & { item: string; fromSec: number; toSec: number }) =>
+      windowRead(call, [call.item, call.fromSec, call.toSec]),
+    decode: (raw): { keeps: boolean; points: SnapshotPoint[] } => {
+      const reply = new Reply('tbRankHistoryItem', raw).expectLength(1, true);
+      if ((reply.length - 1) % 3 !== 0) throw reply.unexpected(reply.length - 1, 'triples of boundary, score, above');
+      return {
+        keeps: reply.flag(0),
+        points: Array.from({ length: (reply.length - 1) / 3 }, (_, i) => ({
+          atSec: reply.int(1 + 3 * i),
+          score: reply.number(2 + 3 * i),
+          above: reply.int(3 + 3 * i),
+        })),
+      };
+    },
+  }),
+
+  historyCount: typedScript({
+    name: 'tbRankHistoryCount',
+    file: join(dir, 'history_count.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 3,
+    build: (call: WindowCall & { points: Array<{ atSec: number; score: number }> }) =>
+      windowRead(
+        call,
+        call.points.flatMap((point) => [point.atSec, point.score]),
+      ),
+    /** rows above each point's score in this shard's snapshot at or before its time */
+    decode: (raw, call) => {
+      const reply = new Reply('tbRankHistoryCount', raw).expectLength(call.points.length);
+      return call.points.map((_, i) => reply.int(i));
+    },
   }),
 
   shardSync: typedScript({
