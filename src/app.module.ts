@@ -7,6 +7,7 @@ import { CountersModule } from './counters/counters.module';
 import { AppErrorFilter } from './common/error.filter';
 import { GovernanceModule } from './governance/governance.module';
 import { HealthModule } from './health/health.module';
+import { LiveModule } from './live/live.module';
 import { RankingModule } from './ranking/ranking.module';
 import { RedisModule } from './redis/redis.module';
 import { StatsModule } from './stats/stats.module';
@@ -24,6 +25,7 @@ export class AppModule {
         HealthModule,
         GovernanceModule,
         RankingModule,
+        LiveModule,
         CountersModule,
         StatsModule,
       ],

@@ -106,6 +106,11 @@ export const ERROR_CODES = {
     retry: 'yes, after Retry-After: this instance had too much Redis work in flight and sent nothing',
   },
   NOT_READY: { status: 503, applied: 'no', retry: 'yes: a dependency is down (the message names it)' },
+  STREAM_CAPACITY: {
+    status: 503,
+    applied: 'no',
+    retry: 'yes, later or on another instance: this instance serves its most live streams',
+  },
 } as const satisfies Record<string, { status: number; applied: 'yes' | 'no' | 'maybe' | 'partly'; retry: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -332,6 +332,11 @@ export class RankingService {
     });
   }
 
+  /** The board's change version: grows with every write (what the live stream polls). */
+  async changeVersion(name: string): Promise<number> {
+    return this.store.changeVersion(await this.cache.get(name));
+  }
+
   /**
    * The window's snapshot at or before `atSec` (default: the latest): `from`/`to` are the span its
    * figures cover, the slot that closed at `at` and the period before it.

@@ -519,6 +519,14 @@ export class RankingStore {
     };
   }
 
+  /** The board's change version: the sum of its shards' (each write bumps its own shard's). One read per shard. */
+  async changeVersion(board: PreparedBoard): Promise<number> {
+    const versions = await Promise.all(
+      board.shards.map((shard) => this.redis.timed(this.redis.client.hget(shard.keys.cfg(), 'ver'))),
+    );
+    return versions.reduce((sum, version) => sum + Number(version ?? 0), 0);
+  }
+
   /**
    * The window's snapshot at or before `atSec` (undefined: the latest), merged over the shards (each
    * shard's snapshot at or before that time; the answer is at the latest of theirs). keeps: false
