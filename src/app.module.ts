@@ -6,6 +6,7 @@ import { CommonModule, CommonModuleOptions } from './common/common.module';
 import { CountersModule } from './counters/counters.module';
 import { AppErrorFilter } from './common/error.filter';
 import { GovernanceModule } from './governance/governance.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthModule } from './health/health.module';
 import { LiveModule } from './live/live.module';
 import { RankingModule } from './ranking/ranking.module';
@@ -26,6 +27,7 @@ export class AppModule {
         GovernanceModule,
         RankingModule,
         LiveModule,
+        DashboardModule,
         CountersModule,
         StatsModule,
       ],
