@@ -11,6 +11,7 @@
  * probe's increment was answered. Service CPU is compared with the same write load and no clients.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import autocannon from 'autocannon';
 import { get, Agent, IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -124,10 +125,13 @@ const RATE = Number(process.env.STREAM_BENCH_RATE ?? 5000);
 const DURATION_SEC = Number(process.env.STREAM_BENCH_SEC ?? 60);
 const PROBE_MS = 100;
 const PROBE_BASE = 1_000_000_000;
+/** autocannon connections sending the write load. */
 const WRITERS = 64;
 
 interface LoadFigures {
   sentPerSec: number;
+  /** Service CPU per increment answered (µs): comparable across runs that reached different rates. */
+  cpuMicrosPerWrite: number;
   serviceCpuPct: number;
   redisCpuPct: number;
   latencies: number[];
@@ -143,9 +147,9 @@ export async function streamBench(): Promise<void> {
   const sorted = withClients.latencies.sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
   console.log(
-    '| clients | increments/s done | service CPU, % of a core | Redis CPU, % of a core | events received | write-to-screen p50 / p99 / max ms |',
+    '| clients | increments/s done | service CPU, % of a core | service CPU µs per increment | Redis CPU, % of a core | events received | write-to-screen p50 / p99 / max ms |',
   );
-  console.log('|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|');
   for (const [clients, figures] of [
     [0, without],
     [CLIENTS, withClients],
@@ -153,11 +157,12 @@ export async function streamBench(): Promise<void> {
     const latency =
       clients === 0 ? '—' : `${pct(50).toFixed(0)} / ${pct(99).toFixed(0)} / ${sorted[sorted.length - 1]?.toFixed(0)}`;
     console.log(
-      `| ${clients.toLocaleString('en')} | ${Math.round(figures.sentPerSec).toLocaleString('en')} | ${figures.serviceCpuPct.toFixed(0)} | ${figures.redisCpuPct.toFixed(0)} | ${figures.events.toLocaleString('en')} | ${latency} |`,
+      `| ${clients.toLocaleString('en')} | ${Math.round(figures.sentPerSec).toLocaleString('en')} | ${figures.serviceCpuPct.toFixed(0)} | ${figures.cpuMicrosPerWrite.toFixed(0)} | ${figures.redisCpuPct.toFixed(0)} | ${figures.events.toLocaleString('en')} | ${latency} |`,
     );
   }
+  const overheadMicros = withClients.cpuMicrosPerWrite - without.cpuMicrosPerWrite;
   console.log(
-    `\nService CPU with ${CLIENTS.toLocaleString('en')} clients against none: +${(withClients.serviceCpuPct - without.serviceCpuPct).toFixed(0)} % of a core; ${sorted.length.toLocaleString('en')} latency samples.\n`,
+    `\nService CPU with ${CLIENTS.toLocaleString('en')} clients against none: ${overheadMicros >= 0 ? '+' : ''}${overheadMicros.toFixed(0)} µs per increment (${((overheadMicros * withClients.sentPerSec) / 1e4).toFixed(1)} % of a core at the rate reached); ${sorted.length.toLocaleString('en')} latency samples.\n`,
   );
 }
 
@@ -241,24 +246,31 @@ async function underLoad(clients: number): Promise<LoadFigures> {
     const serviceCpu0 = cpuSeconds(service.pid);
     const startMs = performance.now();
     const endMs = startMs + DURATION_SEC * 1000;
-    let sent = 0;
-    // Writers at a steady offered rate: each sends when its next slot comes up; behind schedule at the
-    // end, the rest is dropped (the table says what was done).
-    const writer = async (w: number) => {
-      for (let n = w; ; n += WRITERS) {
-        const dueMs = startMs + (n * 1000) / RATE;
-        if (dueMs >= endMs || performance.now() >= endMs) return;
-        const waitMs = dueMs - performance.now();
-        if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-        const res = await send(`/boards/live/items/i${n % 5000}/increment`, {});
-        await res.arrayBuffer();
-        sent++;
-      }
-    };
+    // The write load: autocannon at a fixed offered rate over 5 000 items.
+    let item = 0;
+    const load = new Promise<autocannon.Result>((resolve, reject) =>
+      autocannon(
+        {
+          url: `${base}/boards/live/items/i0/increment`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+          connections: WRITERS,
+          overallRate: RATE,
+          duration: DURATION_SEC,
+          requests: [
+            {
+              setupRequest: (request) => ({ ...request, path: `/boards/live/items/i${item++ % 5000}/increment` }),
+            },
+          ],
+        },
+        (error, result) => (error ? reject(error) : resolve(result)),
+      ),
+    );
     // The probe: +1 every PROBE_MS, timed from when it was sent (its answer says which score it made).
     const sentAt = new Map<number, number>();
     const probe = async () => {
-      for (let n = 1; performance.now() < endMs; n++) {
+      while (performance.now() < endMs) {
         const sendMs = performance.now();
         const res = await send('/boards/live/items/probe/increment', {});
         const body = (await res.json()) as { windows: Record<string, { score: number }> };
@@ -266,7 +278,8 @@ async function underLoad(clients: number): Promise<LoadFigures> {
         await new Promise((resolve) => setTimeout(resolve, PROBE_MS));
       }
     };
-    await Promise.all([...Array.from({ length: WRITERS }, (_, w) => writer(w)), probe()]);
+    const [result] = await Promise.all([load, probe()]);
+    const sent = result.requests.total;
     const elapsedSec = (performance.now() - startMs) / 1000;
     const serviceCpuPct = ((cpuSeconds(service.pid) - serviceCpu0) / elapsedSec) * 100;
     const redisCpuPct = ((cpuSeconds(redisServer.pid) - redisCpu0) / elapsedSec) * 100;
@@ -283,7 +296,14 @@ async function underLoad(clients: number): Promise<LoadFigures> {
         if (next < shown.length) latencies.push(Math.max(0, shown[next][1] - sendMs));
       }
     }
-    return { sentPerSec: sent / elapsedSec, serviceCpuPct, redisCpuPct, latencies, events };
+    return {
+      sentPerSec: sent / elapsedSec,
+      cpuMicrosPerWrite: ((serviceCpuPct / 100) * elapsedSec * 1e6) / Math.max(1, sent),
+      serviceCpuPct,
+      redisCpuPct,
+      latencies,
+      events,
+    };
   } finally {
     for (const stream of streams) stream.destroy();
     agent.destroy();

@@ -31,6 +31,8 @@ export class LiveController {
     const unsubscribe = await this.hub.subscribe(params.board, query.window, query.limit ?? DEFAULT_STREAM_ROWS, () =>
       sseClient(reply),
     );
-    reply.raw.on('close', unsubscribe);
+    // A client gone while its first read was under way is dropped at once.
+    if (reply.raw.destroyed) unsubscribe();
+    else reply.raw.on('close', unsubscribe);
   }
 }

@@ -54,7 +54,10 @@ describe.each(CASES)(
     }
 
     it('stores the listing as it stood when the slot closed, once, and answers previousRank from it', async () => {
+      const version = await ranking.changeVersion('b');
       await write({ a: 5, b: 3, c: 9, d: 1, e: 2 });
+      // Every write bumps its shard's change version: the board's is their sum (what the live stream polls).
+      expect(await second.changeVersion('b')).toBe(version + 5);
       const closing = (await ranking.top('b', 'm', 0, 10)).items;
       expect(closing.map((row) => row.previousRank)).toEqual([null, null, null, null, null]);
 
