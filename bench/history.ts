@@ -2,13 +2,15 @@
  * History and the live stream (BENCH_SKIP=history,stream leaves them out).
  *
  * history: bytes Redis holds per stored snapshot row (16-character item ids): a window keeping
- * `keep` snapshots of `top` rows crosses `keep` slot boundaries (each crossing stores one snapshot), then MEMORY USAGE of every snapshot key and the INFO used_memory delta.
+ * `keep` snapshots of `top` rows crosses `keep` slot boundaries (each crossing stores one snapshot),
+ * then MEMORY USAGE of every snapshot key and the INFO used_memory delta.
  *
  * stream: a private redis-server and the service (dist/main.js), STREAM_BENCH_CLIENTS SSE clients
  * (default 1000) watching one board's top 10 while STREAM_BENCH_RATE increments/s (default 5000) go
- * to random items for STREAM_BENCH_SEC (default 60). Write-to-screen latency: a probe item kept at the
- * top gets +1 every 100 ms; each client notes when it first sees each probe value, against when that
- * probe's increment was answered. Service CPU is compared with the same write load and no clients.
+ * (autocannon, fixed offered rate) to 5000 items for STREAM_BENCH_SEC (default 60). Write-to-screen
+ * latency: a probe item kept at the top gets +1 every 100 ms; each client notes when it first sees
+ * each probe value (or a later one), against when that probe's increment was sent. Service CPU per
+ * increment is compared with the same offered load and no clients.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import autocannon from 'autocannon';

@@ -91,7 +91,10 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
   local field = 'snapMark:' .. name
   local mark = tonumber(redis.call('HGET', cfg_key, field))
   if mark and mark >= current then return end
-  redis.call('HSET', cfg_key, field, current)
+  -- On a full Redis (maxmemory, noeviction) this first write of the script is refused: the boundary
+  -- then goes without a snapshot, and the expiry that follows (which frees memory) still runs.
+  local marked = redis.pcall('HSET', cfg_key, field, current)
+  if type(marked) == 'table' and marked.err then return end
   if mark then take_snapshot(sibling_key(slots_key, 'slots', ''), top_key, mark + interval_sec, conf, interval_sec) end
 end
 
