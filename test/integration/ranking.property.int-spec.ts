@@ -72,6 +72,9 @@ describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (
       ),
       { numRuns: 25 },
     );
+    // Not vacuous: many steps compared a kept snapshot and non-null previous ranks.
+    expect(checkedSnapshots).toBeGreaterThan(5);
+    expect(checkedPreviousRanks).toBeGreaterThan(5);
   });
 
   /**
@@ -79,6 +82,8 @@ describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (
    * the first one in a new slot stores the listing as it stood when the slot of the previous step
    * closed (its rows cut at `top`).
    */
+  let checkedSnapshots = 0;
+  let checkedPreviousRanks = 0;
   let history: {
     ranSlotSec: number | undefined;
     latest: { atSec: number; rows: Array<{ rank: number; item: string; score: number }> } | undefined;
@@ -103,6 +108,7 @@ describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (
         : undefined;
     if (kept) {
       expect(await setup.ranking.history(name, 'short', undefined)).toMatchObject({ at: kept.atSec, items: kept.rows });
+      checkedSnapshots++;
     } else {
       await expect(setup.ranking.history(name, 'short', undefined)).rejects.toThrow(/snapshot/);
     }
@@ -111,6 +117,7 @@ describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (
       for (let i = 0; top.draining && i < 50; i++) top = await setup.ranking.top(name, w.name, 0, 1000);
       expect(top.draining).toBe(false);
       expect(top.items).toEqual(model.listed(w.name, nowMs, w.name === 'short' ? history.latest?.rows : []));
+      if (top.items.some((row) => row.previousRank !== null)) checkedPreviousRanks++;
       const sums = model.sums(w.name, nowMs);
       const listing = model.listing(w.name, nowMs);
       for (const id of ITEMS) {
