@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../common/config';
 import { Clock } from '../common/clock';
-import { DomainError } from '../common/errors';
+import { DomainError, NotFoundError } from '../common/errors';
 import { RankedRow } from '../ranking/ranking.store';
 import { RankingService } from '../ranking/ranking.service';
 import { slotStartSec } from '../ranking/window-math';
@@ -154,13 +154,20 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   private async poll(): Promise<void> {
     await Promise.all(
       [...this.boards].map(([board, watched]) =>
-        this.pollBoard(board, watched).catch((error: unknown) =>
+        this.pollBoard(board, watched).catch((error: unknown) => {
+          // The board or a watched window is gone: its streams end (a reconnect gets the 404 or a fresh snapshot).
+          if (error instanceof NotFoundError) return this.endBoard(watched);
           this.logger.warn(
             `polling board "${board}" failed: ${error instanceof Error ? error.message : String(error)}`,
-          ),
-        ),
+          );
+        }),
       ),
     );
+  }
+
+  /** Ends every stream of a board: each client's close then unsubscribes it. */
+  private endBoard(watched: WatchedBoard): void {
+    for (const group of watched.groups.values()) for (const client of group.clients) client.close();
   }
 
   private async pollBoard(board: string, watched: WatchedBoard): Promise<void> {

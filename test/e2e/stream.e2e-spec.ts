@@ -121,6 +121,15 @@ describe('live stream over HTTP (SSE)', () => {
     expect(reader.named<LiveListing>('top')[1].items).toEqual([]);
   });
 
+  it('ends the streams of a deleted board', async () => {
+    const reader = await open();
+    await reader.waitFor(1);
+    await http().delete('/admin/boards/live').set(ADMIN).expect(204);
+    await hub.tick();
+    await reader.waitForEnd();
+    expect(hub.clients).toBe(0);
+  });
+
   it('a reconnect with Last-Event-ID starts with a fresh snapshot; bad input is a 4xx with a code', async () => {
     await increment('a', 1);
     const first = await open();
