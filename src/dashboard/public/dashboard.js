@@ -332,10 +332,12 @@
   async function loadAdmin() {
     if (!token()) return;
     try {
-      const [slowest, local] = await Promise.all([
+      const [slowest, local, pairs] = await Promise.all([
         getJson('/admin/stats/slowest?limit=10'),
         getJson('/admin/metrics/local?seconds=60'),
+        getJson('/admin/stats?limit=100'),
       ]);
+      fillStatsPairs(pairs.items);
       $('admin-note').textContent = '';
       $('slowest').tBodies[0].replaceChildren(
         ...slowest.items.map((row) => rowOf([row.context, (row.average * 1000).toFixed(2)])),
@@ -346,6 +348,22 @@
     } catch (error) {
       $('admin-note').textContent = `admin panels: ${error.message}`;
     }
+  }
+
+  /** The context/type pairs recorded lately (admin): picking one shows its figures. */
+  function fillStatsPairs(pairs) {
+    const select = $('stats-pair');
+    const chosen = select.value;
+    select.replaceChildren(
+      element('option', '—'),
+      ...pairs.map((pair) => {
+        const option = element('option', `${pair.context} · ${pair.type}`);
+        option.value = JSON.stringify([pair.context, pair.type]);
+        return option;
+      }),
+    );
+    if (chosen) select.value = chosen;
+    $('stats-pair-label').hidden = pairs.length === 0;
   }
 
   function rowOf(cells) {
@@ -378,6 +396,11 @@
   $('counter').addEventListener('change', () => selectCounter($('counter').value));
   $('precision').addEventListener('change', () => void drawCounter());
   $('stats-form').addEventListener('submit', (event) => void showStats(event));
+  $('stats-pair').addEventListener('change', () => {
+    if ($('stats-pair').selectedIndex === 0) return;
+    [$('stats-context').value, $('stats-type').value] = JSON.parse($('stats-pair').value);
+    void showStats();
+  });
 
   void loadBoards().catch((error) => setStatus(error.message));
   refresh();
