@@ -240,7 +240,7 @@ async function redisLevel(redis: Redis, redisPid: number | undefined): Promise<v
         amount: 1,
         newItems: UNLIMITED,
       }));
-      return callScript(redis, S.incrementCoalesced, { ...base, requests });
+      return callScript(redis, S.increments, { ...base, requests });
     };
     const cpuBefore = cpuSeconds(redisPid);
     const startedMs = performance.now();

@@ -2,7 +2,7 @@
  * `npm run bench`: starts a private redis-server, the service (dist/main.js, as `npm start` runs it)
  * and the bare floor server (bench/bare-server.ts) on free ports, measures, prints markdown tables,
  * and stops everything. Knobs: BENCH_DURATION_SEC (default 5), BENCH_REPEATS (default 5),
- * BENCH_SKIP=http,redis,shards,worst,growth,memory,expiry,cluster,coalescing,idle to leave parts out.
+ * BENCH_SKIP=http,redis,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,stream to leave parts out.
  */
 import calculateSlot from 'cluster-key-slot';
 import { ChildProcess, fork, spawn } from 'node:child_process';
@@ -25,6 +25,7 @@ import { waitForHttp } from './process-stats';
 import { cannon, DURATION_SEC, fmt, median, medianOf, pairedRatio, RunFigures, summarize } from './load';
 import { shardedCostBench } from './sharded-cost';
 import { worstRequestsBench } from './worst-requests';
+import { historyMemoryBench, streamBench } from './history';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { CounterKeys } from '../src/counters/counter-keys';
 import { COUNTER_SCRIPTS } from '../src/counters/counters.scripts';
@@ -67,10 +68,12 @@ async function main(): Promise<void> {
   if (!SKIP.has('memory')) await memoryBench(redis);
   if (!SKIP.has('idempotency')) await idempotencyMemoryBench(redis);
   if (!SKIP.has('expiry')) await expiryBench(redis);
+  if (!SKIP.has('history')) await historyMemoryBench(redis, EXPIRE_CHUNK);
   redis.disconnect();
   if (!SKIP.has('cluster')) await clusterBench();
   if (!SKIP.has('coalescing')) await coalescingBench(REPEATS);
   if (!SKIP.has('idle')) await idleBoardsBench();
+  if (!SKIP.has('stream')) await streamBench();
 }
 
 // ---------------------------------------------------------------- HTTP: service vs bare floor

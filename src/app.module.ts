@@ -6,7 +6,9 @@ import { CommonModule, CommonModuleOptions } from './common/common.module';
 import { CountersModule } from './counters/counters.module';
 import { AppErrorFilter } from './common/error.filter';
 import { GovernanceModule } from './governance/governance.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthModule } from './health/health.module';
+import { LiveModule } from './live/live.module';
 import { RankingModule } from './ranking/ranking.module';
 import { RedisModule } from './redis/redis.module';
 import { StatsModule } from './stats/stats.module';
@@ -24,6 +26,8 @@ export class AppModule {
         HealthModule,
         GovernanceModule,
         RankingModule,
+        LiveModule,
+        DashboardModule,
         CountersModule,
         StatsModule,
       ],

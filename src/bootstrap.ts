@@ -16,7 +16,7 @@ import { RateLimitGuard } from './governance/rate-limit.guard';
 import { prepareGracefulShutdown } from './shutdown';
 
 /** The HTML pages the app serves: they get a Content-Security-Policy, every other answer the API headers. */
-const HTML_PAGES = ['/docs'];
+const HTML_PAGES = ['/docs', '/dashboard'];
 
 /** Builds the whole app (used by main.ts and by the e2e tests), ready to listen. */
 export async function createApp(options: CommonModuleOptions = {}): Promise<NestFastifyApplication> {

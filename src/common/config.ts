@@ -107,6 +107,13 @@ export class AppConfig {
   @IntSetting(60, 30 * 86_400)
   IDEMPOTENCY_TTL_SEC = 86_400;
 
+  /**
+   * Live stream (GET /boards/:board/stream): how often an instance polls the change versions of the
+   * boards its clients watch, so at most one event per board per this many ms.
+   */
+  @IntSetting(20, 60_000)
+  STREAM_COALESCE_MS = 250;
+
   @BoolSetting()
   SCHEDULER_ENABLED = true;
 

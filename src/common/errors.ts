@@ -27,6 +27,11 @@ export const ERROR_CODES = {
   COUNTER_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
   API_KEY_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
   STATS_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: nothing recorded in that hour' },
+  SNAPSHOT_NOT_FOUND: {
+    status: 404,
+    applied: 'no',
+    retry: 'no: the window keeps no snapshots, or none is kept for that time (the message says which)',
+  },
   ROUTE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: no such route' },
   METHOD_NOT_ALLOWED: { status: 405, applied: 'no', retry: 'no' },
   REQUEST_TIMEOUT: {
@@ -101,6 +106,11 @@ export const ERROR_CODES = {
     retry: 'yes, after Retry-After: this instance had too much Redis work in flight and sent nothing',
   },
   NOT_READY: { status: 503, applied: 'no', retry: 'yes: a dependency is down (the message names it)' },
+  STREAM_CAPACITY: {
+    status: 503,
+    applied: 'no',
+    retry: 'yes, later or on another instance: this instance serves its most live streams',
+  },
 } as const satisfies Record<string, { status: number; applied: 'yes' | 'no' | 'maybe' | 'partly'; retry: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

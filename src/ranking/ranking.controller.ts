@@ -25,6 +25,10 @@ import {
   LikeParams,
   LikeResultDto,
   StandingDto,
+  HistoryQuery,
+  HistoryResultDto,
+  ItemHistoryQuery,
+  ItemHistoryResultDto,
   TopQuery,
   TopResultDto,
   WindowQuery,
@@ -195,5 +199,27 @@ export class RankingController {
   )
   around(@Param() params: ItemParams, @Query() query: AroundQuery): Promise<AroundResultDto> {
     return this.ranking.around(params.board, query.window, params.item, query.radius ?? DEFAULT_RADIUS_ITEMS);
+  }
+
+  @Get('boards/:board/history')
+  @WindowRead(
+    "A window's listing at a slot boundary",
+    'The snapshot taken at or before `at` (default: the latest). A window keeping snapshots stores its top rows once at each slot boundary, as the listing stood when the slot closed.',
+    HistoryResultDto,
+  )
+  @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots, or none at or before `at`')
+  history(@Param() params: BoardParams, @Query() query: HistoryQuery): Promise<HistoryResultDto> {
+    return this.ranking.history(params.board, query.window, query.at);
+  }
+
+  @Get('boards/:board/items/:item/history')
+  @WindowRead(
+    "An item's rank and score at each kept snapshot",
+    'One point per kept snapshot with its boundary in [from, to], oldest first; rank and score null where the item was not among the rows.',
+    ItemHistoryResultDto,
+  )
+  @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots')
+  itemHistory(@Param() params: ItemParams, @Query() query: ItemHistoryQuery): Promise<ItemHistoryResultDto> {
+    return this.ranking.itemHistory(params.board, query.window, params.item, query.from, query.to);
   }
 }

@@ -13,6 +13,10 @@
  *   {...}:<window>:slots                      zset  live slot starts
  *   {...}:<window>:slot:<start>               hash  item -> amount in that slot
  *   {...}:<window>:top                        zset  item -> sum over the live slots
+ *   {...}:<window>:snaps                      zset  snapshot boundaries (unix s), newest `keep` intervals
+ *   {...}:<window>:snap:<at>                  string the listing at boundary <at> (snapshot_lib.lua)
+ *   {...}:<window>:prev                       zset  item -> score in the latest snapshot (previousRank)
+ * The snapshot keys are derived inside the scripts from the slots key (same hash tag), like slot hashes.
  */
 export class RankingKeys {
   constructor(readonly prefix: string) {}

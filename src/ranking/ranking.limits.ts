@@ -34,3 +34,10 @@ export const MAX_SHARDED_DEPTH_ITEMS = 10_000;
 
 /** A board's maxItems: most items its windows may hold (per shard: ceil(maxItems / shards)). */
 export const BOARD_MAX_ITEMS: Bounds = { min: 1, max: 100_000_000 };
+
+/** A window's snapshots: how many boundaries of history it keeps, and how many rows each holds. */
+export const SNAPSHOT_KEEP: Bounds = { min: 1, max: 1000 };
+export const SNAPSHOT_TOP_ITEMS: Bounds = { min: 1, max: 1000 };
+
+/** Sharded boards' merged latest snapshots an instance keeps in memory (one per board window read). */
+export const MAX_CACHED_PREVIOUS_LISTINGS = 1000;

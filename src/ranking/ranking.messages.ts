@@ -24,6 +24,13 @@ export const RANKING_MESSAGES = {
     `${field} would have ${slots} slots; at most ${max} are allowed`,
   badWindowName: (field: string, rule: string) => `${field}.name must be ${rule}`,
   windowNameTwice: (field: string, name: string) => `${field}.name "${name}" is used twice`,
+  keepsNoSnapshots: (board: string, window: string) =>
+    `window "${window}" of board "${board}" keeps no snapshots (give it "snapshots": { "keep", "top" } in the board config)`,
+  noSnapshot: (board: string, window: string, atSec: number | undefined) =>
+    atSec === undefined
+      ? `window "${window}" of board "${board}" has no snapshot yet (one is taken at each slot boundary)`
+      : `window "${window}" of board "${board}" keeps no snapshot taken at or before ${atSec}`,
+  historyRange: (fromSec: number, toSec: number) => `from (${fromSec}) must not be after to (${toSec})`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
 };

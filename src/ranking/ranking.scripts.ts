@@ -27,7 +27,7 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     tbRankIncrement: ScriptCommand<Context>;
     tbRankIncrementBatch: ScriptCommand<Context>;
-    tbRankIncrementCoalesced: ScriptCommand<Context>;
+    tbRankIncrements: ScriptCommand<Context>;
     tbRankLike: ScriptCommand<Context>;
     tbRankExpire: ScriptCommand<Context>;
     tbRankReadTop: ScriptCommand<Context>;
@@ -44,6 +44,9 @@ declare module 'ioredis' {
     tbRankDueClaim: ScriptCommand<Context>;
     tbRankDueComplete: ScriptCommand<Context>;
     tbRankSweepTurn: ScriptCommand<Context>;
+    tbRankHistoryRead: ScriptCommand<Context>;
+    tbRankHistoryItem: ScriptCommand<Context>;
+    tbRankHistoryCount: ScriptCommand<Context>;
   }
 }
 
@@ -93,10 +96,28 @@ export interface CoalescedIncrement {
 /** What one request of a coalesced call got: its own answer, or the refusal of its growth. */
 export type CoalescedAnswer = Idempotent<StandingsReply> | GrowthRefusal | IdempotencyKeyReusedError;
 
+/** A write's standing in one window, with the item's rank in the window's latest snapshot (null: absent). */
+export interface WindowStanding extends Standing {
+  previousRank: number | null;
+}
+
 /** A write's figures per window, in the order of the window names it was answered with. */
 export interface StandingsReply {
   draining: boolean;
-  standings: Standing[];
+  standings: WindowStanding[];
+}
+
+/** A snapshot as one shard stored it: its boundary (unix s) and rows, best first. */
+export interface StoredSnapshot {
+  atSec: number;
+  rows: ScoredItem[];
+}
+
+/** An item in one snapshot of one shard: its score (0: not listed) and the rows above it (-1: not listed). */
+export interface SnapshotPoint {
+  atSec: number;
+  score: number;
+  above: number;
 }
 
 /** A listing page: rows in board order, where the first sits and how many score above it. */
@@ -106,6 +127,8 @@ export interface ListingReply {
   firstPosition: number;
   higherThanFirst: number;
   rows: ScoredItem[];
+  /** Each row's rank in the shard's latest snapshot (null: absent). */
+  previousRanks: Array<number | null>;
 }
 
 /** What an expire call left: expired data still to drain, and when the shard next has something to expire. */
@@ -135,8 +158,26 @@ export type BoardPutReply =
   | { status: 'conflict'; message: string };
 
 const dir = join(__dirname, 'scripts');
-const windowLibrary = [KEYS_LIBRARY, join(dir, 'window_lib.lua')];
-const writeLibrary = [...WRITE_LIBRARIES, join(dir, 'window_lib.lua'), join(dir, 'board_write_lib.lua')];
+const snapshotLibrary = join(dir, 'snapshot_lib.lua');
+const windowLibrary = [KEYS_LIBRARY, join(dir, 'window_lib.lua'), snapshotLibrary];
+const writeLibrary = [
+  ...WRITE_LIBRARIES,
+  join(dir, 'window_lib.lua'),
+  snapshotLibrary,
+  join(dir, 'board_write_lib.lua'),
+];
+
+/** Snapshot rows as stored: "\x1e<item>\x1f<score>" each, best first (snapshot_lib.lua). */
+export function parseSnapshotRows(packed: string): ScoredItem[] {
+  if (packed === '') return [];
+  return packed
+    .slice(1)
+    .split('\x1e')
+    .map((row) => {
+      const cut = row.indexOf('\x1f');
+      return { item: row.slice(0, cut), score: Number(row.slice(cut + 1)) };
+    });
+}
 
 /** An idempotent write: its key (when the client sent one) and the window names its answer is built with. */
 export interface WriteCall extends BoardCall {
@@ -163,18 +204,65 @@ function windowRead(call: WindowCall, extra: Array<string | number>): ScriptCall
   };
 }
 
-/** [score_1, rank_1, ..., score_W, rank_W] from entry `first` on, one pair per window. */
-function standingsOf(reply: Reply, first: number): Standing[] {
-  reply.expectPairsFrom(first);
-  return Array.from({ length: (reply.length - first) / 2 }, (_, w) => ({
+/**
+ * [score_1, rank_1, ..., score_W, rank_W, previous_1, ..., previous_W] from entry `first` on. A reply
+ * stored before writes answered previous ranks (pairs only) replays with previousRank null.
+ */
+function standingsOf(reply: Reply, first: number, windowCount: number): WindowStanding[] {
+  const withPrevious = reply.length - first === 3 * windowCount;
+  if (!withPrevious) reply.expectLength(first + 2 * windowCount);
+  return Array.from({ length: windowCount }, (_, w) => ({
     score: reply.int(first + 2 * w),
     rank: reply.int(first + 2 * w + 1) || null,
+    previousRank: withPrevious ? reply.int(first + 2 * windowCount + w) || null : null,
   }));
 }
 
-/** { draining, score_1, rank_1, ... }: an item write's own reply. */
-function standingsReply(reply: Reply): StandingsReply {
-  return { draining: reply.flag(0), standings: standingsOf(reply, 1) };
+/** A write's standings, once its context (the window names it was answered with) is known. */
+function withStandings<T>(
+  decoded: Idempotent<{ reply: Reply; rest: T }>,
+  first: number,
+): Idempotent<T & StandingsReply> {
+  const { reply, rest } = decoded.value;
+  const windowCount = decoded.context.split(',').length;
+  return {
+    ...decoded,
+    value: { ...rest, draining: reply.flag(0), standings: standingsOf(reply, first, windowCount) },
+  };
+}
+
+/** What an increment answers for one request: { outcome, context, [created...], draining, standings... }. */
+function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAnswer {
+  // One request's reused key or refused growth refuses that request only.
+  if (answer.int(0) === 2) return new IdempotencyKeyReusedError();
+  if (answer.int(0) === -1) {
+    const refusal = growthRefusalOf(new Error(answer.string(1)));
+    if (refusal === undefined) throw answer.unexpected(1, 'a growth refusal');
+    return refusal;
+  }
+  return withStandings(
+    decodeIdempotentReply(answer, idem, (reply) => ({ reply, rest: {} }), 2),
+    1,
+  );
+}
+
+/** increment.lua's keys and arguments for the given requests, applied in this order. */
+function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptCall {
+  return {
+    keys: call.shard.incrementKeys,
+    args: [
+      ...boardArgs(call),
+      windowNames(call),
+      ...requests.flatMap((request) => [
+        request.item,
+        request.amount,
+        request.idem?.key ?? '',
+        request.idem?.fingerprint ?? '',
+        request.idem?.retentionMs ?? 0,
+        request.newItems,
+      ]),
+    ],
+  };
 }
 
 /** (item, score) pairs from entry `first` on. */
@@ -198,12 +286,15 @@ function listingRead<Call extends WindowCall>(
     numberOfKeys: 3,
     build: (call: Call) => windowRead(call, extraArgs(call)),
     decode: (raw): ListingReply => {
-      const reply = new Reply(name, raw).expectLength(3, true);
+      const reply = new Reply(name, raw).expectLength(4, true);
+      const rows = rowsOf(reply, 4);
+      const previous = reply.nested(3).expectLength(rows.length);
       return {
         draining: reply.flag(0),
         firstPosition: reply.int(1),
         higherThanFirst: reply.int(2),
-        rows: rowsOf(reply, 3),
+        rows,
+        previousRanks: rows.map((_, i) => previous.int(i) || null),
       };
     },
   });
@@ -211,52 +302,33 @@ function listingRead<Call extends WindowCall>(
 
 /** Every ranking script: keys and arguments built from domain values, replies checked (see each .lua header). */
 export const RANKING_SCRIPTS = {
+  /** One item increment (increment.lua with one request); a refusal of the request is thrown. */
   increment: typedScript({
     name: 'tbRankIncrement',
     file: join(dir, 'increment.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    build: (call: WriteCall & { item: string; amount: number; newItems: number }) => ({
-      keys: call.shard.incrementKeys,
-      args: [...boardArgs(call), call.item, call.amount, ...idemArgs(call.idem, windowNames(call)), call.newItems],
-    }),
+    build: (call: WriteCall & { item: string; amount: number; newItems: number }) =>
+      incrementCall(call, [{ item: call.item, amount: call.amount, idem: call.idem, newItems: call.newItems }]),
     /** created: [new items, due time for the index (ms; 0: none)] */
-    decode: (raw, call): Idempotent<StandingsReply> =>
-      decodeIdempotent('tbRankIncrement', raw, call.idem, standingsReply, 2),
+    decode: (raw, call): Idempotent<StandingsReply> => {
+      const answer = incrementAnswer(new Reply('tbRankIncrement', raw).expectLength(1).nested(0), call.idem);
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
   }),
 
-  incrementCoalesced: typedScript({
-    name: 'tbRankIncrementCoalesced',
-    file: join(dir, 'increment_coalesced.lua'),
+  /** Item increments that arrived together for one shard (WRITE_COALESCE_MS), applied in order by one call. */
+  increments: typedScript({
+    name: 'tbRankIncrements',
+    file: join(dir, 'increment.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    build: (call: BoardCall & { requests: CoalescedIncrement[] }) => ({
-      keys: call.shard.incrementKeys,
-      args: [
-        ...boardArgs(call),
-        windowNames(call),
-        ...call.requests.flatMap((request) => [
-          request.item,
-          request.amount,
-          request.idem?.key ?? '',
-          request.idem?.fingerprint ?? '',
-          request.idem?.retentionMs ?? 0,
-          request.newItems,
-        ]),
-      ],
-    }),
-    /** Each request's answer, as `increment` decodes it (created: [new items, due time for the index]). */
+    build: (call: BoardCall & { requests: CoalescedIncrement[] }) => incrementCall(call, call.requests),
+    /** Each request's answer as `increment` decodes it, or its refusal. */
     decode: (raw, call): CoalescedAnswer[] => {
-      const reply = new Reply('tbRankIncrementCoalesced', raw).expectLength(call.requests.length);
-      return call.requests.map((request, i) => {
-        const answer = reply.nested(i).expectLength(2, true);
-        // One request's reused key refuses that request only.
-        if (answer.int(0) === 2) return new IdempotencyKeyReusedError();
-        if (answer.int(0) !== -1) return decodeIdempotentReply(answer, request.idem, standingsReply, 2);
-        const refusal = growthRefusalOf(new Error(answer.string(1)));
-        if (refusal === undefined) throw answer.unexpected(1, 'a growth refusal');
-        return refusal;
-      });
+      const reply = new Reply('tbRankIncrements', raw).expectLength(call.requests.length);
+      return call.requests.map((request, i) => incrementAnswer(reply.nested(i).expectLength(2, true), request.idem));
     },
   }),
 
@@ -307,12 +379,9 @@ export const RANKING_SCRIPTS = {
     }),
     /** created: [new items, new likes, due time for the index (ms; 0: none)] */
     decode: (raw, call): Idempotent<StandingsReply & { counted: boolean }> =>
-      decodeIdempotent(
-        'tbRankLike',
-        raw,
-        call.idem,
-        (reply) => ({ draining: reply.flag(0), counted: reply.flag(1), standings: standingsOf(reply, 2) }),
-        3,
+      withStandings(
+        decodeIdempotent('tbRankLike', raw, call.idem, (reply) => ({ reply, rest: { counted: reply.flag(1) } }), 3),
+        2,
       ),
   }),
 
@@ -564,6 +633,59 @@ export const RANKING_SCRIPTS = {
     }),
     /** true when the shard existed */
     decode: (raw) => intReply('tbRankBoardDelete', raw) === 1,
+  }),
+
+  historyRead: typedScript({
+    name: 'tbRankHistoryRead',
+    file: join(dir, 'history_read.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 3,
+    build: (call: WindowCall & { atSec: number | undefined }) => windowRead(call, [call.atSec ?? '']),
+    /** keeps: the window keeps snapshots; snapshot: the one found (undefined: none) */
+    decode: (raw): { keeps: boolean; snapshot?: StoredSnapshot } => {
+      const reply = new Reply('tbRankHistoryRead', raw).expectLength(1, true);
+      if (reply.length === 1) return { keeps: reply.flag(0) };
+      reply.expectLength(3);
+      return { keeps: true, snapshot: { atSec: reply.int(1), rows: parseSnapshotRows(reply.string(2)) } };
+    },
+  }),
+
+  historyItem: typedScript({
+    name: 'tbRankHistoryItem',
+    file: join(dir, 'history_item.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 3,
+    build: (call: WindowCall & { item: string; fromSec: number; toSec: number }) =>
+      windowRead(call, [call.item, call.fromSec, call.toSec]),
+    decode: (raw): { keeps: boolean; points: SnapshotPoint[] } => {
+      const reply = new Reply('tbRankHistoryItem', raw).expectLength(1, true);
+      if ((reply.length - 1) % 3 !== 0) throw reply.unexpected(reply.length - 1, 'triples of boundary, score, above');
+      return {
+        keeps: reply.flag(0),
+        points: Array.from({ length: (reply.length - 1) / 3 }, (_, i) => ({
+          atSec: reply.int(1 + 3 * i),
+          score: reply.number(2 + 3 * i),
+          above: reply.int(3 + 3 * i),
+        })),
+      };
+    },
+  }),
+
+  historyCount: typedScript({
+    name: 'tbRankHistoryCount',
+    file: join(dir, 'history_count.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 3,
+    build: (call: WindowCall & { points: Array<{ atSec: number; score: number }> }) =>
+      windowRead(
+        call,
+        call.points.flatMap((point) => [point.atSec, point.score]),
+      ),
+    /** rows above each point's score in this shard's snapshot at or before its time */
+    decode: (raw, call) => {
+      const reply = new Reply('tbRankHistoryCount', raw).expectLength(call.points.length);
+      return call.points.map((_, i) => reply.int(i));
+    },
   }),
 
   shardSync: typedScript({

@@ -9,15 +9,24 @@ import { CapRefusal, growthRefusalOf } from '../redis/refusals';
 import { BoardConfig, PreparedBoard } from './board';
 import { BoardCache, isRefusal } from './board-cache';
 import { RANKING_MESSAGES as M } from './ranking.messages';
-import { BatchEntry, ListedItem, RankingStore, Standing } from './ranking.store';
+import {
+  BatchEntry,
+  HistoryPoint,
+  ListedItem,
+  RankedRow,
+  RankingStore,
+  SnapshotListing,
+  Standing,
+  WindowStanding,
+} from './ranking.store';
 import { MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { groupByShard } from './shard-math';
-import { resolveWindows, WindowConfig, WindowInput, windowSpan } from './window-math';
+import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, windowSpan } from './window-math';
 
 export interface BoardView {
   name: string;
   shards: number;
-  windows: Array<{ name: string; period: number; interval: number }>;
+  windows: Array<{ name: string; period: number; interval: number; snapshots?: SnapshotSpec }>;
   /** Present when the board has a cap. */
   maxItems?: number;
 }
@@ -26,7 +35,7 @@ export interface BoardView {
 export interface ItemWritten {
   board: string;
   item: string;
-  windows: Record<string, Standing>;
+  windows: Record<string, WindowStanding>;
   /** True while an expired slot larger than one chunk is still being subtracted. */
   draining: boolean;
 }
@@ -287,7 +296,7 @@ export class RankingService {
     windowName: string | undefined,
     offset: number,
     limit: number,
-  ): Promise<WindowFigures & { items: ListedItem[] }> {
+  ): Promise<WindowFigures & { items: RankedRow[] }> {
     return this.withWindow(name, windowName, async (board, window, nowMs) => {
       // Every shard sends its head down to offset + limit: bounded, so one request cannot make them all send millions of rows.
       if (board.sharded && offset + limit > MAX_SHARDED_DEPTH_ITEMS) {
@@ -316,11 +325,64 @@ export class RankingService {
     windowName: string | undefined,
     item: string,
     radius: number,
-  ): Promise<WindowFigures & { item: string; items: ListedItem[] }> {
+  ): Promise<WindowFigures & { item: string; items: RankedRow[] }> {
     return this.withWindow(name, windowName, async (board, window, nowMs) => {
       const result = await this.store.around(board, window, nowMs, item, radius);
       return { ...figures(name, window, nowMs, result.draining), item, items: result.items };
     });
+  }
+
+  /** The board's change version: grows with every write (what the live stream polls). */
+  async changeVersion(name: string): Promise<number> {
+    return this.store.changeVersion(await this.cache.get(name));
+  }
+
+  /**
+   * The window's snapshot at or before `atSec` (default: the latest): `from`/`to` are the span its
+   * figures cover, the slot that closed at `at` and the period before it.
+   */
+  async history(
+    name: string,
+    windowName: string | undefined,
+    atSec: number | undefined,
+  ): Promise<{ board: string; window: string; at: number; from: number; to: number; items: ListedItem[] }> {
+    return this.withWindow(name, windowName, async (board, window, nowMs) => {
+      const { keeps, listing } = await this.store.history(board, window, nowMs, atSec);
+      const found: SnapshotListing = listing ?? this.missingSnapshot(name, window.name, keeps, atSec);
+      return {
+        board: name,
+        window: window.name,
+        at: found.atSec,
+        from: found.atSec - window.periodSec,
+        to: found.atSec,
+        items: found.items,
+      };
+    });
+  }
+
+  /** An item's rank and score in every kept snapshot from `fromSec` to `toSec` (default: all kept), oldest first. */
+  async itemHistory(
+    name: string,
+    windowName: string | undefined,
+    item: string,
+    fromSec: number | undefined,
+    toSec: number | undefined,
+  ): Promise<{ board: string; window: string; item: string; points: HistoryPoint[] }> {
+    if (fromSec !== undefined && toSec !== undefined && fromSec > toSec)
+      throw new InvalidInputError(M.historyRange(fromSec, toSec));
+    return this.withWindow(name, windowName, async (board, window, nowMs) => {
+      const range = { from: fromSec ?? 0, to: toSec ?? Math.floor(nowMs / 1000) };
+      const { keeps, points } = await this.store.itemHistory(board, window, nowMs, item, range.from, range.to);
+      if (!keeps) this.missingSnapshot(name, window.name, false, undefined);
+      return { board: name, window: window.name, item, points };
+    });
+  }
+
+  private missingSnapshot(board: string, window: string, keeps: boolean, atSec: number | undefined): never {
+    throw new NotFoundError(
+      'SNAPSHOT_NOT_FOUND',
+      keeps ? M.noSnapshot(board, window, atSec) : M.keepsNoSnapshots(board, window),
+    );
   }
 
   /**
@@ -433,7 +495,12 @@ function viewOf(config: BoardConfig): BoardView {
   return {
     name: config.name,
     shards: config.shards,
-    windows: config.windows.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
+    windows: config.windows.map((w) => ({
+      name: w.name,
+      period: w.periodSec,
+      interval: w.intervalSec,
+      ...(w.snapshots ? { snapshots: w.snapshots } : {}),
+    })),
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
   };
 }
@@ -460,7 +527,7 @@ function allowancesOf(groups: Map<number, BatchEntry[]>, reserved: number): Map<
 }
 
 /** Each window's standing by name, in the order of the names the write was answered with. */
-function byWindow(written: { windowNames: string[]; standings: Standing[] }): Record<string, Standing> {
+function byWindow(written: { windowNames: string[]; standings: WindowStanding[] }): Record<string, WindowStanding> {
   return Object.fromEntries(written.windowNames.map((name, i) => [name, written.standings[i]]));
 }
 

@@ -20,15 +20,34 @@ import {
   RANKING_SCRIPTS as S,
   Standing,
   StandingsReply,
+  WindowStanding,
   WriteCall,
 } from './ranking.scripts';
 import { Coalescer } from '../common/coalescer';
-import { MAX_COALESCED_INCREMENTS } from './ranking.limits';
 import { ListedItem, mergeListings, mergeShardHeads, rankRows, ScoredItem } from './shard-math';
-import { WindowConfig, WindowSpec } from './window-math';
+import { slotStartSec, WindowConfig, WindowSpec } from './window-math';
+import { MAX_CACHED_PREVIOUS_LISTINGS, MAX_COALESCED_INCREMENTS } from './ranking.limits';
 
 export type { ListedItem } from './shard-math';
-export type { BatchEntry, Standing } from './ranking.scripts';
+export type { BatchEntry, Standing, WindowStanding } from './ranking.scripts';
+
+/** A listed row and its rank in the window's latest snapshot (null: absent, or the window keeps none). */
+export interface RankedRow extends ListedItem {
+  previousRank: number | null;
+}
+
+/** A window's listing at one snapshot boundary, over every shard. */
+export interface SnapshotListing {
+  atSec: number;
+  items: ListedItem[];
+}
+
+/** An item in one snapshot: null rank and score when it was not among the snapshot's rows. */
+export interface HistoryPoint {
+  at: number;
+  rank: number | null;
+  score: number | null;
+}
 
 /** A script refused a write because the board is gone or its config changed since it was cached. */
 export class BoardGoneError extends Error {}
@@ -47,7 +66,7 @@ export interface WriteOutcome {
   replayed: boolean;
   draining: boolean;
   windowNames: string[];
-  standings: Standing[];
+  standings: WindowStanding[];
   /** New items this write created (0 on a replay, or when no limit applied: nothing to charge). */
   createdItems: number;
 }
@@ -91,6 +110,14 @@ export class RankingStore {
   private readonly idemRetentionMs: number;
   /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
   private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
+  /**
+   * Sharded boards: each window's latest snapshot merged over the shards (item -> rank), read once per
+   * slot per instance (snapshots never change once taken), so previousRank costs no round trip per request.
+   */
+  private readonly previousListings = new Map<
+    string,
+    { version: string; slotSec: number; ranks: Promise<Map<string, number>> }
+  >();
 
   constructor(
     private readonly redis: RedisService,
@@ -271,7 +298,7 @@ export class RankingStore {
         : this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), item, amount, newItems }),
     );
     await this.indexDue(board, reply.created[1]);
-    return this.rankOverShards(board, shard, nowMs, reply);
+    return this.rankOverShards(board, shard, nowMs, reply, item);
   }
 
   /**
@@ -284,7 +311,7 @@ export class RankingStore {
     const { board, shard } = pending[0];
     const call = { board, shard, nowMs: Math.max(...pending.map((p) => p.nowMs)), budgetFields: this.budgetFields };
     if (pending.length === 1) return [await this.redis.call(S.increment, { ...call, ...pending[0].increment })];
-    return this.redis.call(S.incrementCoalesced, { ...call, requests: pending.map((p) => p.increment) });
+    return this.redis.call(S.increments, { ...call, requests: pending.map((p) => p.increment) });
   }
 
   /**
@@ -355,7 +382,7 @@ export class RankingStore {
     );
     await this.indexDue(board, reply.created[2]);
     return {
-      ...(await this.rankOverShards(board, shard, nowMs, reply)),
+      ...(await this.rankOverShards(board, shard, nowMs, reply, item)),
       counted: reply.value.counted,
       createdLikes: reply.created[1],
     };
@@ -449,21 +476,24 @@ export class RankingStore {
     nowMs: number,
     offset: number,
     limit: number,
-  ): Promise<{ draining: boolean; items: ListedItem[] }> {
+  ): Promise<{ draining: boolean; items: RankedRow[] }> {
     if (!board.sharded) {
       const reply = await this.readTop(board, board.shards[0], window, nowMs, offset, limit);
-      return { draining: reply.draining, items: rankRows(reply.rows, reply.firstPosition, reply.higherThanFirst) };
+      return { draining: reply.draining, items: withPreviousRanks(reply) };
     }
     // The board's head down to offset + limit, read progressively (mergeShardHeads): ranks count from the top.
     const depth = offset + limit;
     let draining = false;
-    const { rows } = await mergeShardHeads(board.shards.length, depth, async (shard, from, count) => {
-      this.redis.admit();
-      const reply = await this.readTop(board, board.shards[shard], window, nowMs, from, count);
-      draining ||= reply.draining;
-      return reply.rows;
-    });
-    return { draining, items: rankRows(rows, 0, 0).slice(offset, depth) };
+    const [{ rows }, previous] = await Promise.all([
+      mergeShardHeads(board.shards.length, depth, async (shard, from, count) => {
+        this.redis.admit();
+        const reply = await this.readTop(board, board.shards[shard], window, nowMs, from, count);
+        draining ||= reply.draining;
+        return reply.rows;
+      }),
+      this.previousRanks(board, window, nowMs),
+    ]);
+    return { draining, items: rankedWith(rankRows(rows, 0, 0).slice(offset, depth), previous) };
   }
 
   async item(
@@ -492,13 +522,12 @@ export class RankingStore {
     nowMs: number,
     item: string,
     radius: number,
-  ): Promise<{ draining: boolean; items: ListedItem[] }> {
+  ): Promise<{ draining: boolean; items: RankedRow[] }> {
     if (!board.sharded) {
       const reply = await this.guard(
         this.redis.call(S.readAround, { ...this.on(board, board.shards[0], nowMs), window, item, radius }),
       );
-      const items = reply.firstPosition === -1 ? [] : rankRows(reply.rows, reply.firstPosition, reply.higherThanFirst);
-      return { draining: reply.draining, items };
+      return { draining: reply.draining, items: reply.firstPosition === -1 ? [] : withPreviousRanks(reply) };
     }
     const home = board.shardOf(item);
     const own = await this.guard(this.redis.call(S.readItem, { ...this.on(board, home, nowMs), window, item }));
@@ -523,8 +552,98 @@ export class RankingStore {
         firstPosition === 0 ? 0 : (await this.countAbove(board, undefined, [window], nowMs, [rows[0].score])).above[0];
     return {
       draining: own.draining || replies.some((reply) => reply.draining),
-      items: rankRows(rows, firstPosition, higherThanFirst),
+      items: rankedWith(rankRows(rows, firstPosition, higherThanFirst), await this.previousRanks(board, window, nowMs)),
     };
+  }
+
+  /** The board's change version: the sum of its shards' (each write bumps its own shard's). One read per shard. */
+  async changeVersion(board: PreparedBoard): Promise<number> {
+    const versions = await Promise.all(
+      board.shards.map((shard) => this.redis.timed(this.redis.client.hget(shard.keys.cfg(), 'ver'))),
+    );
+    return versions.reduce((sum, version) => sum + Number(version ?? 0), 0);
+  }
+
+  /**
+   * The window's snapshot at or before `atSec` (undefined: the latest), merged over the shards (each
+   * shard's snapshot at or before that time; the answer is at the latest of theirs). keeps: false
+   * when the window keeps no snapshots; listing undefined when none is kept for that time.
+   */
+  async history(
+    board: PreparedBoard,
+    window: WindowConfig,
+    nowMs: number,
+    atSec: number | undefined,
+  ): Promise<{ keeps: boolean; listing?: SnapshotListing }> {
+    const replies = await Promise.all(
+      board.shards.map((shard) =>
+        this.guard(this.redis.call(S.historyRead, { ...this.on(board, shard, nowMs), window, atSec })),
+      ),
+    );
+    if (!replies.some((reply) => reply.keeps)) return { keeps: false };
+    const found = replies.flatMap((reply) => (reply.snapshot ? [reply.snapshot] : []));
+    if (found.length === 0) return { keeps: true };
+    const rows = mergeListings(found.map((snapshot) => snapshot.rows)).slice(0, window.snapshots?.top);
+    return {
+      keeps: true,
+      listing: { atSec: Math.max(...found.map((snapshot) => snapshot.atSec)), items: rankRows(rows, 0, 0) },
+    };
+  }
+
+  /**
+   * An item's rank and score in each kept snapshot between fromSec and toSec, oldest first. On a sharded
+   * board the item's shard answers its scores and the other shards count the rows above them: a rank
+   * beyond the snapshot's rows is answered as not listed, as on an unsharded board.
+   */
+  async itemHistory(
+    board: PreparedBoard,
+    window: WindowConfig,
+    nowMs: number,
+    item: string,
+    fromSec: number,
+    toSec: number,
+  ): Promise<{ keeps: boolean; points: HistoryPoint[] }> {
+    const home = board.shardOf(item);
+    const own = await this.guard(
+      this.redis.call(S.historyItem, { ...this.on(board, home, nowMs), window, item, fromSec, toSec }),
+    );
+    const listed = own.points.filter((point) => point.above >= 0);
+    const others = await Promise.all(
+      board.shards
+        .filter((shard) => shard !== home && listed.length > 0)
+        .map((shard) =>
+          this.guard(this.redis.call(S.historyCount, { ...this.on(board, shard, nowMs), window, points: listed })),
+        ),
+    );
+    const aboveElsewhere = new Map(
+      listed.map((point, i) => [point.atSec, others.reduce((sum, counts) => sum + counts[i], 0)]),
+    );
+    const top = window.snapshots?.top ?? 0;
+    return {
+      keeps: own.keeps,
+      points: own.points.map((point) => {
+        const rank = point.above < 0 ? null : point.above + (aboveElsewhere.get(point.atSec) ?? 0) + 1;
+        return rank === null || rank > top
+          ? { at: point.atSec, rank: null, score: null }
+          : { at: point.atSec, rank, score: point.score };
+      }),
+    };
+  }
+
+  /** Sharded boards: the window's latest snapshot over every shard, item -> rank (cached per slot). */
+  private previousRanks(board: PreparedBoard, window: WindowConfig, nowMs: number): Promise<Map<string, number>> {
+    if (!window.snapshots) return Promise.resolve(new Map());
+    const key = `${board.config.name}\x1f${window.name}`;
+    const slotSec = slotStartSec(Math.floor(nowMs / 1000), window.intervalSec);
+    const cached = this.previousListings.get(key);
+    if (cached && cached.version === board.config.version && cached.slotSec === slotSec) return cached.ranks;
+    if (this.previousListings.size >= MAX_CACHED_PREVIOUS_LISTINGS) this.previousListings.clear();
+    const ranks = this.history(board, window, nowMs, undefined).then(
+      ({ listing }) => new Map((listing?.items ?? []).map((row) => [row.item, row.rank])),
+    );
+    this.previousListings.set(key, { version: board.config.version, slotSec, ranks });
+    ranks.catch(() => this.previousListings.delete(key));
+    return ranks;
   }
 
   /**
@@ -537,6 +656,7 @@ export class RankingStore {
     home: ShardKeys,
     nowMs: number,
     reply: Idempotent<StandingsReply>,
+    item: string,
   ): Promise<WriteOutcome> {
     const { draining, standings: own } = reply.value;
     const answered = {
@@ -548,17 +668,24 @@ export class RankingStore {
     if (!board.sharded || answered.windowNames.join(',') !== board.windowNames)
       return { ...answered, draining, standings: own };
     try {
-      const others = await this.countAbove(
-        board,
-        home,
-        board.config.windows,
-        nowMs,
-        own.map((s) => s.score),
-      );
+      const [others, previous] = await Promise.all([
+        this.countAbove(
+          board,
+          home,
+          board.config.windows,
+          nowMs,
+          own.map((s) => s.score),
+        ),
+        Promise.all(board.config.windows.map((window) => this.previousRanks(board, window, nowMs))),
+      ]);
       return {
         ...answered,
         draining: draining || others.draining,
-        standings: own.map((s, w) => ({ score: s.score, rank: s.rank === null ? null : s.rank + others.above[w] })),
+        standings: own.map((s, w) => ({
+          score: s.score,
+          rank: s.rank === null ? null : s.rank + others.above[w],
+          previousRank: previous[w].get(item) ?? null,
+        })),
       };
     } catch (error) {
       if (!(error instanceof StaleConfigError || error instanceof BoardGoneError)) throw error;
@@ -653,4 +780,16 @@ export class RankingStore {
       throw growthRefusalOf(error) ?? error;
     }
   }
+}
+
+/** An unsharded listing's rows ranked, each with its previous rank as the script answered it. */
+function withPreviousRanks(reply: ListingReply): RankedRow[] {
+  return rankRows(reply.rows, reply.firstPosition, reply.higherThanFirst).map((row, i) => ({
+    ...row,
+    previousRank: reply.previousRanks[i],
+  }));
+}
+
+function rankedWith(rows: ListedItem[], previous: Map<string, number>): RankedRow[] {
+  return rows.map((row) => ({ ...row, previousRank: previous.get(row.item) ?? null }));
 }

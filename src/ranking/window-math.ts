@@ -9,6 +9,14 @@ export interface WindowSpec {
   name: string;
   periodSec: number;
   intervalSec: number;
+  /** Absent: the window keeps no history. */
+  snapshots?: SnapshotSpec;
+}
+
+/** At each slot boundary the window's top `top` rows are stored; the newest `keep` boundaries are kept. */
+export interface SnapshotSpec {
+  keep: number;
+  top: number;
 }
 
 /** A window as stored: `createdAtMs` tells likes made before a reset remade the window from later ones. */
@@ -20,6 +28,7 @@ export interface WindowInput {
   name?: string;
   period: string | number;
   interval: string | number;
+  snapshots?: SnapshotSpec;
 }
 
 export function slotStartSec(timeSec: number, intervalSec: number): number {
@@ -55,6 +64,7 @@ export function resolveWindows(inputs: WindowInput[]): WindowSpec[] {
     if (!isName(name)) throw new InvalidInputError(M.badWindowName(field, NAME_RULE));
     if (seen.has(name)) throw new InvalidInputError(M.windowNameTwice(field, name));
     seen.add(name);
-    return { name, periodSec, intervalSec };
+    const snapshots = input.snapshots && { keep: input.snapshots.keep, top: input.snapshots.top };
+    return { name, periodSec, intervalSec, ...(snapshots ? { snapshots } : {}) };
   });
 }

@@ -46,7 +46,7 @@ describe.each([
     );
     const item = await request(app.getHttpServer()).get('/boards/hot/items/x');
     expect(item.body).toMatchObject({ score: 90, rank: 1 });
-    const coalesced = await callsOf(app, 'tbRankIncrementCoalesced');
+    const coalesced = await callsOf(app, 'tbRankIncrements');
     if (coalesceMs === '0') expect(coalesced).toBe(0);
     else expect(coalesced).toBeGreaterThan(0);
   });

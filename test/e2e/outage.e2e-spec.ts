@@ -76,7 +76,7 @@ describe('when Redis goes away and comes back', () => {
       .expect(201);
     const after = await http().post('/boards/b/items/x/increment');
     expect(after.status).toBe(200);
-    expect(after.body.windows['1h']).toEqual({ score: 1, rank: 1 });
+    expect(after.body.windows['1h']).toEqual({ score: 1, rank: 1, previousRank: null });
   });
 
   it('answers 503 within the command timeout when Redis stops answering (auto-pipelined commands too), then recovers', async () => {

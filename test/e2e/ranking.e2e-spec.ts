@@ -154,9 +154,9 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       ).toMatchObject({ count: 2 });
       const top = await http().get('/boards/s/top?limit=3&offset=1');
       expect(top.body.items).toEqual([
-        { rank: 2, item: 'e', score: 4 },
-        { rank: 2, item: 'a', score: 4 },
-        { rank: 4, item: 'c', score: 3 },
+        { rank: 2, item: 'e', score: 4, previousRank: null },
+        { rank: 2, item: 'a', score: 4, previousRank: null },
+        { rank: 4, item: 'c', score: 3, previousRank: null },
       ]);
       expect((await http().get('/boards/s/items/c')).body).toMatchObject({ score: 3, rank: 4, percentile: 25 });
       expect(
@@ -203,12 +203,13 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       expect(first.body).toEqual({
         board: 'posts',
         item: 'post-1',
-        windows: { '1h': { score: 5, rank: 1 }, day: { score: 5, rank: 1 } },
+        windows: { '1h': { score: 5, rank: 1, previousRank: null }, day: { score: 5, rank: 1, previousRank: null } },
         draining: false,
       });
       expect((await http().post('/boards/posts/items/post-2/increment')).body.windows['1h']).toEqual({
         score: 1,
         rank: 2,
+        previousRank: null,
       });
       const batch = await http()
         .post('/boards/posts/increments')
@@ -220,7 +221,7 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
         item: 'post-2',
         userId: 'ann',
         counted: true,
-        windows: { '1h': { score: 3, rank: 2 } },
+        windows: { '1h': { score: 3, rank: 2, previousRank: null } },
       });
       expect((await http().post('/boards/posts/items/post-2/likes').send({ userId: 'ann' })).body.counted).toBe(false);
 
@@ -232,12 +233,12 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
         to: T0 / 1000 + 300,
         draining: false,
         items: [
-          { rank: 1, item: 'post-1', score: 5 },
-          { rank: 2, item: 'post-3', score: 3 },
+          { rank: 1, item: 'post-1', score: 5, previousRank: null },
+          { rank: 2, item: 'post-3', score: 3, previousRank: null },
         ],
       });
       expect((await http().get('/boards/posts/top?window=day&offset=2')).body.items).toEqual([
-        { rank: 2, item: 'post-2', score: 3 },
+        { rank: 2, item: 'post-2', score: 3, previousRank: null },
       ]);
       expect((await http().get('/boards/posts/items/post-3?window=day')).body).toMatchObject({
         item: 'post-3',
@@ -258,7 +259,10 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       ).toEqual(['post-1', 'post-3']);
 
       const unlike = await http().delete('/boards/posts/items/post-2/likes/ann');
-      expect(unlike.body).toMatchObject({ counted: true, windows: { '1h': { score: 2, rank: 3 } } });
+      expect(unlike.body).toMatchObject({
+        counted: true,
+        windows: { '1h': { score: 2, rank: 3, previousRank: null } },
+      });
       expect((await http().delete('/boards/posts/items/post-2/likes/ann')).body.counted).toBe(false);
     });
 
@@ -266,10 +270,12 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       await http().post('/boards/posts/items/old/increment').send({ amount: 10 });
       clock.advanceSec(3600);
       await http().post('/boards/posts/items/new/increment');
-      expect((await http().get('/boards/posts/top')).body.items).toEqual([{ rank: 1, item: 'new', score: 1 }]);
+      expect((await http().get('/boards/posts/top')).body.items).toEqual([
+        { rank: 1, item: 'new', score: 1, previousRank: null },
+      ]);
       expect((await http().get('/boards/posts/top?window=day')).body.items).toEqual([
-        { rank: 1, item: 'old', score: 10 },
-        { rank: 2, item: 'new', score: 1 },
+        { rank: 1, item: 'old', score: 10, previousRank: null },
+        { rank: 2, item: 'new', score: 1, previousRank: null },
       ]);
     });
 

@@ -68,7 +68,7 @@ describe('retry-safe writes (Idempotency-Key)', () => {
     const retried = await increment('safe', 5, 'order-1');
     expect(retried.status).toBe(200);
     expect(retried.headers['idempotent-replayed']).toBe('true');
-    expect(retried.body.windows['1h']).toEqual({ score: 5, rank: 2 }); // 'plain' holds 10
+    expect(retried.body.windows['1h']).toEqual({ score: 5, rank: 2, previousRank: null }); // 'plain' holds 10
     const again = await increment('safe', 5, 'order-1');
     expect(again.text).toBe(retried.text); // byte for byte
     expect(await scoreOf('safe')).toBe(5);
@@ -129,7 +129,7 @@ describe('retry-safe writes (Idempotency-Key)', () => {
     const write = (item: string, amount: number, key: string) =>
       http().post(`/boards/sh/items/${item}/increment`).set('Idempotency-Key', key).send({ amount });
     const first = await write('mine', 5, 'sharded-1');
-    expect(first.body.windows['1h']).toEqual({ score: 5, rank: 1 });
+    expect(first.body.windows['1h']).toEqual({ score: 5, rank: 1, previousRank: null });
     // Items on every shard overtake it: a recomputed rank would now be 9.
     for (let i = 0; i < 8; i++) await http().post(`/boards/sh/items/other-${i}/increment`).send({ amount: 10 });
     const repeat = await write('mine', 5, 'sharded-1');

@@ -47,7 +47,7 @@ describe('graceful shutdown', () => {
 
     const answered = await inFlight;
     expect(answered.status).toBe(200);
-    expect((await answered.json()).windows['1h']).toEqual({ score: 1, rank: 1 });
+    expect((await answered.json()).windows['1h']).toEqual({ score: 1, rank: 1, previousRank: null });
     await stopping;
     expect(exits).toEqual([0]);
     expect(flushed).toBe(true);

@@ -67,7 +67,7 @@ describe.each(CASES)('retried writes count once (property, %s, %i shard(s))', (t
         for (const w of WINDOWS) {
           let top = await setup.ranking.top(name, w.name, 0, 1000);
           for (let i = 0; top.draining && i < 50; i++) top = await setup.ranking.top(name, w.name, 0, 1000);
-          expect(top.items).toEqual(model.listing(w.name, clock.nowMs()));
+          expect(top.items).toEqual(model.listed(w.name, clock.nowMs()));
         }
         await setup.ranking.deleteBoard(name);
       }),

@@ -93,7 +93,7 @@ describe.each(CASES)(
       for (const w of WINDOWS) {
         let top = await service.top('hot', w.name, 0, 1000);
         for (let i = 0; top.draining && i < 100; i++) top = await service.top('hot', w.name, 0, 1000);
-        expect(top.items).toEqual(model.listing(w.name, nowMs));
+        expect(top.items).toEqual(model.listed(w.name, nowMs));
         // Every listed item is in some shard's raw results (so the raw check below is not vacuous).
         expect(await expectInvariant(w.name)).toBeGreaterThanOrEqual(top.items.length);
       }

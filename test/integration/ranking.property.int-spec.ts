@@ -4,8 +4,10 @@ import { moveClock, rankingOps } from '../support/ranking-ops';
 import { useRankingService } from '../support/ranking';
 import { TOPOLOGIES } from '../support/redis';
 
+/** The short window keeps snapshots: previousRank and history are checked against the model's closing listings. */
+const SNAPSHOTS = { keep: 5, top: 3 };
 const WINDOWS = [
-  { name: 'short', periodSec: 30, intervalSec: 10 },
+  { name: 'short', periodSec: 30, intervalSec: 10, snapshots: SNAPSHOTS },
   { name: 'long', periodSec: 120, intervalSec: 40 },
   { name: 'one', periodSec: 20, intervalSec: 20 },
 ];
@@ -30,9 +32,15 @@ describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (
           clock.setMs(startMs);
           await setup.ranking.putBoard(
             name,
-            WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
+            WINDOWS.map((w) => ({
+              name: w.name,
+              period: w.periodSec,
+              interval: w.intervalSec,
+              ...('snapshots' in w ? { snapshots: w.snapshots } : {}),
+            })),
           );
           const model = new RankingModel(WINDOWS);
+          history = { ranSlotSec: undefined, latest: undefined };
           for (const step of ops) {
             const nowMs = clock.nowMs();
             switch (step.kind) {
@@ -64,15 +72,52 @@ describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (
       ),
       { numRuns: 25 },
     );
+    // Not vacuous: many steps compared a kept snapshot and non-null previous ranks.
+    expect(checkedSnapshots).toBeGreaterThan(5);
+    expect(checkedPreviousRanks).toBeGreaterThan(5);
   });
+
+  /**
+   * The short window's history as the model sees it: every step runs scripts at the clock's time, so
+   * the first one in a new slot stores the listing as it stood when the slot of the previous step
+   * closed (its rows cut at `top`).
+   */
+  let checkedSnapshots = 0;
+  let checkedPreviousRanks = 0;
+  let history: {
+    ranSlotSec: number | undefined;
+    latest: { atSec: number; rows: Array<{ rank: number; item: string; score: number }> } | undefined;
+  } = { ranSlotSec: undefined, latest: undefined };
+
+  function crossBoundary(model: RankingModel, nowMs: number): void {
+    const { intervalSec } = WINDOWS[0];
+    const slotSec = Math.floor(nowMs / 1000 / intervalSec) * intervalSec;
+    if (history.ranSlotSec !== undefined && slotSec > history.ranSlotSec) {
+      const atSec = history.ranSlotSec + intervalSec;
+      history.latest = { atSec, rows: model.listing('short', atSec * 1000 - 1).slice(0, SNAPSHOTS.top) };
+    }
+    if (history.ranSlotSec === undefined || slotSec > history.ranSlotSec) history.ranSlotSec = slotSec;
+  }
 
   async function compare(name: string, model: RankingModel): Promise<void> {
     const nowMs = clock.nowMs();
+    crossBoundary(model, nowMs);
+    const kept =
+      history.latest && history.latest.atSec > Math.floor(nowMs / 10_000) * 10 - SNAPSHOTS.keep * 10
+        ? history.latest
+        : undefined;
+    if (kept) {
+      expect(await setup.ranking.history(name, 'short', undefined)).toMatchObject({ at: kept.atSec, items: kept.rows });
+      checkedSnapshots++;
+    } else {
+      await expect(setup.ranking.history(name, 'short', undefined)).rejects.toThrow(/snapshot/);
+    }
     for (const w of WINDOWS) {
       let top = await setup.ranking.top(name, w.name, 0, 1000);
       for (let i = 0; top.draining && i < 50; i++) top = await setup.ranking.top(name, w.name, 0, 1000);
       expect(top.draining).toBe(false);
-      expect(top.items).toEqual(model.listing(w.name, nowMs));
+      expect(top.items).toEqual(model.listed(w.name, nowMs, w.name === 'short' ? history.latest?.rows : []));
+      if (top.items.some((row) => row.previousRank !== null)) checkedPreviousRanks++;
       const sums = model.sums(w.name, nowMs);
       const listing = model.listing(w.name, nowMs);
       for (const id of ITEMS) {

@@ -47,7 +47,7 @@ describe.each(TOPOLOGIES)(
       const written = await started.ranking.increment('b', 'i3', 10);
       expect(await scriptCalls(redis)).toBeLessThanOrEqual(1 + nodes);
       // i3 now holds 14; nothing else holds more than 7.
-      expect(written.body.windows['60']).toEqual({ score: 14, rank: 1 });
+      expect(written.body.windows['60']).toEqual({ score: 14, rank: 1, previousRank: null });
     });
 
     it('counts shards whose expired slots are not drained yet one by one (they drain first), still exactly', async () => {
@@ -55,12 +55,12 @@ describe.each(TOPOLOGIES)(
       clock.advanceMs(60_000);
       await resetStats(redis);
       const first = await started.ranking.increment('b', 'i5', 2);
-      expect(first.body.windows['60']).toEqual({ score: 2, rank: 1 });
+      expect(first.body.windows['60']).toEqual({ score: 2, rank: 1, previousRank: null });
       expect(await scriptCalls(redis)).toBeGreaterThan(1 + 3);
       // Drained: back to one call per node.
       await resetStats(redis);
       const second = await started.ranking.increment('b', 'i6', 3);
-      expect(second.body.windows['60']).toEqual({ score: 3, rank: 1 });
+      expect(second.body.windows['60']).toEqual({ score: 3, rank: 1, previousRank: null });
       expect(await scriptCalls(redis)).toBeLessThanOrEqual(1 + (topology === 'cluster' ? 3 : 1));
     });
   },

@@ -133,9 +133,11 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       if (!flushScripts) return; // a shared server's scripts are the other files' too
       await ranking.increment('b', 'x', 2);
       await flushScripts();
-      expect((await ranking.increment('b', 'x', 3)).body.windows.m).toEqual({ score: 5, rank: 1 });
+      expect((await ranking.increment('b', 'x', 3)).body.windows.m).toEqual({ score: 5, rank: 1, previousRank: null });
       await flushScripts();
-      expect((await ranking.top('b', 'm', 0, 10)).items).toEqual([{ rank: 1, item: 'x', score: 5 }]);
+      expect((await ranking.top('b', 'm', 0, 10)).items).toEqual([
+        { rank: 1, item: 'x', score: 5, previousRank: null },
+      ]);
       await flushScripts();
       await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 3);
       await flushScripts();
@@ -171,7 +173,10 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     it('writes the slot hash, the slot index and the results of every window, and answers score and rank', async () => {
       await ranking.increment('b', 'a', 5);
       const reply = (await ranking.increment('b', 'b', 2)).body;
-      expect(reply.windows).toEqual({ m: { score: 2, rank: 2 }, h: { score: 2, rank: 2 } });
+      expect(reply.windows).toEqual({
+        m: { score: 2, rank: 2, previousRank: null },
+        h: { score: 2, rank: 2, previousRank: null },
+      });
       expect(await redis.client.hgetall(raw(`m:slot:${T0_SEC}`))).toEqual({ a: '5', b: '2' });
       expect(await redis.client.zrange(raw('m:slots'), 0, -1, 'WITHSCORES')).toEqual([String(T0_SEC), String(T0_SEC)]);
       expect(await redis.client.zrevrange(raw('h:top'), 0, -1, 'WITHSCORES')).toEqual(['a', '5', 'b', '2']);
@@ -182,14 +187,22 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       await ranking.increment('b', 'b', 5);
       await ranking.increment('b', 'c', 5);
       const reply = (await ranking.increment('b', 'd', 1)).body;
-      expect(reply.windows.m).toEqual({ score: 1, rank: 4 });
-      expect((await ranking.increment('b', 'd', 4)).body.windows.m).toEqual({ score: 5, rank: 2 });
+      expect(reply.windows.m).toEqual({ score: 1, rank: 4, previousRank: null });
+      expect((await ranking.increment('b', 'd', 4)).body.windows.m).toEqual({ score: 5, rank: 2, previousRank: null });
     });
 
     it('keeps a negative sum exact but unranked, and drops an item whose sum is exactly 0', async () => {
-      expect((await ranking.increment('b', 'n', -3)).body.windows.m).toEqual({ score: -3, rank: null });
-      expect((await ranking.increment('b', 'n', 5)).body.windows.m).toEqual({ score: 2, rank: 1 });
-      expect((await ranking.increment('b', 'n', -2)).body.windows.m).toEqual({ score: 0, rank: null });
+      expect((await ranking.increment('b', 'n', -3)).body.windows.m).toEqual({
+        score: -3,
+        rank: null,
+        previousRank: null,
+      });
+      expect((await ranking.increment('b', 'n', 5)).body.windows.m).toEqual({ score: 2, rank: 1, previousRank: null });
+      expect((await ranking.increment('b', 'n', -2)).body.windows.m).toEqual({
+        score: 0,
+        rank: null,
+        previousRank: null,
+      });
       expect(await redis.client.zscore(raw('m:top'), 'n')).toBeNull();
       expect(await redis.client.hexists(raw(`m:slot:${T0_SEC}`), 'n')).toBe(0);
       expect((await ranking.top('b', 'm', 0, 10)).items).toEqual([]);
@@ -255,7 +268,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       await ranking.increment('b', 'a', 1);
       clock.advanceSec(120); // the first 1-minute slot is now outside the 3-minute window
       const top = await ranking.top('b', 'm', 0, 10);
-      expect(top.items).toEqual([{ rank: 1, item: 'a', score: 1 }]);
+      expect(top.items).toEqual([{ rank: 1, item: 'a', score: 1, previousRank: null }]);
       expect(top.from).toBe(T0_SEC + 60);
       expect(top.to).toBe(T0_SEC + 240);
       expect(await redis.client.exists(raw(`m:slot:${T0_SEC}`))).toBe(0);
@@ -278,7 +291,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       let last = first;
       for (let i = 0; i < 5 && last.draining; i++) last = await ranking.top('b', 'm', 0, 100);
       expect(last.draining).toBe(false);
-      expect(last.items).toEqual([{ rank: 1, item: 'i0', score: 1 }]);
+      expect(last.items).toEqual([{ rank: 1, item: 'i0', score: 1, previousRank: null }]);
       expect(await redis.client.exists(raw(`m:slot:${T0_SEC}`))).toBe(0);
       // Extra expiry passes change nothing.
       await ranking.expireDue(PASS);
@@ -322,15 +335,22 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
   describe('likes', () => {
     it('counts a like once per user while it is inside any window, and records it', async () => {
       const first = (await ranking.like('b', 'p', 'u1', false)).body;
-      expect(first).toMatchObject({ counted: true, windows: { m: { score: 1, rank: 1 }, h: { score: 1, rank: 1 } } });
+      expect(first).toMatchObject({
+        counted: true,
+        windows: { m: { score: 1, rank: 1, previousRank: null }, h: { score: 1, rank: 1, previousRank: null } },
+      });
       expect(await redis.client.zscore(raw('likes'), 'p\x1fu1')).toBe(String(T0));
       clock.advanceSec(600); // out of the 3-minute window, still inside the hour
       expect((await ranking.like('b', 'p', 'u1', false)).body.counted).toBe(false);
-      expect((await ranking.like('b', 'p', 'u2', false)).body.windows.h).toEqual({ score: 2, rank: 1 });
+      expect((await ranking.like('b', 'p', 'u2', false)).body.windows.h).toEqual({
+        score: 2,
+        rank: 1,
+        previousRank: null,
+      });
       clock.advanceSec(3600); // out of every window: a new like counts again
       expect((await ranking.like('b', 'p', 'u1', false)).body.windows).toEqual({
-        m: { score: 1, rank: 1 },
-        h: { score: 1, rank: 1 },
+        m: { score: 1, rank: 1, previousRank: null },
+        h: { score: 1, rank: 1, previousRank: null },
       });
     });
 
@@ -341,7 +361,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       const undone = (await ranking.like('b', 'p', 'u1', true)).body;
       expect(undone).toMatchObject({
         counted: true,
-        windows: { m: { score: 0, rank: null }, h: { score: 4, rank: 1 } },
+        windows: { m: { score: 0, rank: null, previousRank: null }, h: { score: 4, rank: 1, previousRank: null } },
       });
       expect(await redis.client.zscore(raw('likes'), 'p\x1fu1')).toBeNull();
       expect(await redis.client.hget(raw(`h:slot:${T0_SEC}`), 'p')).toBe('4');
@@ -369,7 +389,10 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       );
       await ranking.increment('b', 'p', 2);
       const undone = (await ranking.like('b', 'p', 'u1', true)).body;
-      expect(undone.windows).toEqual({ m: { score: 2, rank: 1 }, h: { score: 2, rank: 1 } });
+      expect(undone.windows).toEqual({
+        m: { score: 2, rank: 1, previousRank: null },
+        h: { score: 2, rank: 1, previousRank: null },
+      });
     });
   });
 
@@ -386,14 +409,14 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
 
     it('top pages with competition ranks; ties in descending byte order', async () => {
       expect((await ranking.top('b', undefined, 0, 10)).items).toEqual([
-        { rank: 1, item: 'a', score: 9 },
-        { rank: 2, item: 'c', score: 5 },
-        { rank: 2, item: 'b', score: 5 },
-        { rank: 4, item: 'd', score: 1 },
+        { rank: 1, item: 'a', score: 9, previousRank: null },
+        { rank: 2, item: 'c', score: 5, previousRank: null },
+        { rank: 2, item: 'b', score: 5, previousRank: null },
+        { rank: 4, item: 'd', score: 1, previousRank: null },
       ]);
       expect((await ranking.top('b', 'h', 2, 2)).items).toEqual([
-        { rank: 2, item: 'b', score: 5 },
-        { rank: 4, item: 'd', score: 1 },
+        { rank: 2, item: 'b', score: 5, previousRank: null },
+        { rank: 4, item: 'd', score: 1, previousRank: null },
       ]);
       expect((await ranking.top('b', 'h', 4, 2)).items).toEqual([]);
     });
@@ -408,9 +431,9 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
 
     it('around answers the item with its neighbours', async () => {
       expect((await ranking.around('b', 'm', 'c', 1)).items).toEqual([
-        { rank: 1, item: 'a', score: 9 },
-        { rank: 2, item: 'c', score: 5 },
-        { rank: 2, item: 'b', score: 5 },
+        { rank: 1, item: 'a', score: 9, previousRank: null },
+        { rank: 2, item: 'c', score: 5, previousRank: null },
+        { rank: 2, item: 'b', score: 5, previousRank: null },
       ]);
       expect((await ranking.around('b', 'm', 'd', 2)).items.map((i) => i.item)).toEqual(['c', 'b', 'd']);
       expect((await ranking.around('b', 'm', 'e', 2)).items).toEqual([]);
@@ -555,7 +578,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       ]);
       const reply = (await other.increment('b', 'x', 1)).body;
       expect(Object.keys(reply.windows)).toEqual(['m', 'h', 'w']);
-      expect(reply.windows.w).toEqual({ score: 1, rank: 1 });
+      expect(reply.windows.w).toEqual({ score: 1, rank: 1, previousRank: null });
       await ranking.deleteBoard('b');
       await expect(other.increment('b', 'x', 1)).rejects.toThrow(NotFoundError);
       expect(await boardKeys()).toEqual([]);

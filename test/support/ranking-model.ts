@@ -63,6 +63,19 @@ export class RankingModel {
     return rows.map(([item, score]) => ({ rank: 1 + rows.filter(([, s]) => s > score).length, item, score }));
   }
 
+  /**
+   * The listing as the service answers it: each row also says its rank in `previous` (a snapshot's
+   * rows; none: every previousRank is null).
+   */
+  listed(
+    windowName: string,
+    nowMs: number,
+    previous: Array<{ rank: number; item: string }> = [],
+  ): Array<{ rank: number; item: string; score: number; previousRank: number | null }> {
+    const ranks = new Map(previous.map((row) => [row.item, row.rank]));
+    return this.listing(windowName, nowMs).map((row) => ({ ...row, previousRank: ranks.get(row.item) ?? null }));
+  }
+
   private holds(w: ModelWindow, likedMs: number, nowMs: number): boolean {
     const current = slotStart(Math.floor(nowMs / 1000), w.intervalSec);
     return slotStart(Math.floor(likedMs / 1000), w.intervalSec) > current - w.periodSec;

@@ -1,7 +1,17 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsObject,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { CompiledValidation, NAME_FIELD } from '../../common/compiled-checks';
 import {
   IsDuration,
@@ -13,7 +23,14 @@ import {
   ToBool,
 } from '../../common/dto';
 import { DURATION_SEC } from '../../common/limits';
-import { BOARD_MAX_ITEMS, MAX_SLOTS_PER_WINDOW, SHARDS_PER_BOARD, WINDOWS_PER_BOARD } from '../ranking.limits';
+import {
+  BOARD_MAX_ITEMS,
+  MAX_SLOTS_PER_WINDOW,
+  SHARDS_PER_BOARD,
+  SNAPSHOT_KEEP,
+  SNAPSHOT_TOP_ITEMS,
+  WINDOWS_PER_BOARD,
+} from '../ranking.limits';
 
 const DURATION_SCHEMA = {
   oneOf: [
@@ -26,6 +43,30 @@ const DURATION_SCHEMA = {
 const DurationProperty = (description: string, example: string) =>
   applyDecorators(ApiProperty({ description, example, ...DURATION_SCHEMA }), IsDuration());
 
+export class SnapshotsDto {
+  @ApiProperty({
+    type: 'integer',
+    minimum: SNAPSHOT_KEEP.min,
+    maximum: SNAPSHOT_KEEP.max,
+    description: 'Slot boundaries of history kept (each snapshot lives keep intervals)',
+  })
+  @IsInt()
+  @Min(SNAPSHOT_KEEP.min)
+  @Max(SNAPSHOT_KEEP.max)
+  keep!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: SNAPSHOT_TOP_ITEMS.min,
+    maximum: SNAPSHOT_TOP_ITEMS.max,
+    description: 'Rows of the listing each snapshot stores',
+  })
+  @IsInt()
+  @Min(SNAPSHOT_TOP_ITEMS.min)
+  @Max(SNAPSHOT_TOP_ITEMS.max)
+  top!: number;
+}
+
 export class WindowDto {
   @OptionalNameProperty('Window name (defaults to the period as given, e.g. "24h")', '24h')
   name?: string;
@@ -35,6 +76,16 @@ export class WindowDto {
 
   @DurationProperty(`Slot length; the period must be a multiple of it (at most ${MAX_SLOTS_PER_WINDOW} slots)`, '1h')
   interval!: string | number;
+
+  @ApiPropertyOptional({
+    type: SnapshotsDto,
+    description: "Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank)",
+  })
+  @IsOptionalNotNull()
+  @IsObject({ message: 'snapshots must be an object like { "keep": 24, "top": 100 }' })
+  @ValidateNested()
+  @Type(() => SnapshotsDto)
+  snapshots?: SnapshotsDto;
 }
 
 /** A board's windows: the type first, then their count, then each window. */
@@ -90,6 +141,8 @@ export class WindowViewDto {
   @ApiProperty() name!: string;
   @ApiProperty({ type: 'integer', minimum: 1, description: 'seconds' }) period!: number;
   @ApiProperty({ type: 'integer', minimum: 1, description: 'seconds' }) interval!: number;
+  @ApiPropertyOptional({ type: SnapshotsDto, description: 'Present when the window keeps snapshots' })
+  snapshots?: SnapshotsDto;
 }
 
 export class BoardViewDto {

@@ -11,7 +11,7 @@ import {
   PageLimit,
   PageOffset,
 } from '../../common/dto';
-import { PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
+import { PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS, UNIX_SEC } from '../../common/limits';
 import {
   AMOUNT_RANGE,
   BATCH_ENTRIES,
@@ -20,6 +20,15 @@ import {
   DEFAULT_TOP_ITEMS,
   RADIUS_ITEMS,
 } from '../ranking.limits';
+
+/** Rank in the window's latest snapshot. */
+const PreviousRankProperty = () =>
+  ApiProperty({
+    nullable: true,
+    type: 'integer',
+    minimum: 1,
+    description: "Rank in the window's latest snapshot; null when absent from it or when the window keeps no snapshots",
+  });
 
 /** An increment's or batch entry's optional amount. */
 const AmountProperty = () =>
@@ -136,6 +145,7 @@ export class StandingDto {
     description: 'Competition rank (1, 2, 2, 4); null when score <= 0',
   })
   rank!: number | null;
+  @PreviousRankProperty() previousRank!: number | null;
 }
 
 const WINDOWS_SCHEMA = {
@@ -169,6 +179,10 @@ export class ListedItemDto {
   @ApiProperty({ type: 'integer' }) score!: number;
 }
 
+export class RankedItemDto extends ListedItemDto {
+  @PreviousRankProperty() previousRank!: number | null;
+}
+
 export class WindowFiguresDto {
   @ApiProperty() board!: string;
   @ApiProperty() window!: string;
@@ -179,8 +193,8 @@ export class WindowFiguresDto {
 }
 
 export class TopResultDto extends WindowFiguresDto {
-  @ApiProperty({ type: [ListedItemDto], description: 'Highest score first; ties in descending byte order of item id' })
-  items!: ListedItemDto[];
+  @ApiProperty({ type: [RankedItemDto], description: 'Highest score first; ties in descending byte order of item id' })
+  items!: RankedItemDto[];
 }
 
 export class AroundResultDto extends TopResultDto {
@@ -199,4 +213,60 @@ export class ItemResultDto extends WindowFiguresDto {
     description: 'Share (%) of the other ranked items scoring at or below this one',
   })
   percentile!: number | null;
+}
+
+const UNIX_SEC_QUERY = optional({ kind: 'int', range: UNIX_SEC, fromQuery: true });
+
+@CompiledValidation({ window: WINDOW_FIELD, at: UNIX_SEC_QUERY })
+export class HistoryQuery extends WindowQuery {
+  @OptionalIntProperty(
+    UNIX_SEC,
+    { description: 'Unix s: the latest snapshot taken at or before it (default: the latest)' },
+    { fromQuery: true },
+  )
+  at?: number;
+}
+
+@CompiledValidation({ window: WINDOW_FIELD, from: UNIX_SEC_QUERY, to: UNIX_SEC_QUERY })
+export class ItemHistoryQuery extends WindowQuery {
+  @OptionalIntProperty(
+    UNIX_SEC,
+    { description: 'Unix s: oldest snapshot boundary to answer (default: all kept)' },
+    { fromQuery: true },
+  )
+  from?: number;
+
+  @OptionalIntProperty(
+    UNIX_SEC,
+    { description: 'Unix s: newest snapshot boundary to answer (default: now)' },
+    { fromQuery: true },
+  )
+  to?: number;
+}
+
+export class HistoryResultDto {
+  @ApiProperty() board!: string;
+  @ApiProperty() window!: string;
+  @ApiProperty({ type: 'integer', description: 'The slot boundary the snapshot was taken at (unix s)' }) at!: number;
+  @ApiProperty({ type: 'integer', description: 'Start of the span the snapshot covers: at - period (unix s)' })
+  from!: number;
+  @ApiProperty({ type: 'integer', description: 'End of the span the snapshot covers: at (unix s)' }) to!: number;
+  @ApiProperty({ type: [ListedItemDto], description: "The window's top rows at the boundary, highest score first" })
+  items!: ListedItemDto[];
+}
+
+export class HistoryPointDto {
+  @ApiProperty({ type: 'integer', description: 'Snapshot boundary (unix s)' }) at!: number;
+  @ApiProperty({ nullable: true, type: 'integer', minimum: 1, description: "null: not among the snapshot's rows" })
+  rank!: number | null;
+  @ApiProperty({ nullable: true, type: 'integer', description: "null: not among the snapshot's rows" })
+  score!: number | null;
+}
+
+export class ItemHistoryResultDto {
+  @ApiProperty() board!: string;
+  @ApiProperty() window!: string;
+  @ApiProperty() item!: string;
+  @ApiProperty({ type: [HistoryPointDto], description: 'One per kept snapshot in range, oldest first' })
+  points!: HistoryPointDto[];
 }

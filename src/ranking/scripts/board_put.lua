@@ -4,6 +4,7 @@
 -- shards). An identical config leaves everything (and the version) as is. On a sharded board this runs
 -- on shard 0, which holds the authoritative config; shard_sync copies it to the other shards.
 -- Likes stay: a window remade by a reset is newer than any like before it, so unlike skips it.
+-- A window's `snapshots` ({ keep, top }) may change freely: its history then starts afresh.
 -- Every change bumps `revision` (so shard_sync never applies an older config over a newer one) and
 -- `maxShards` remembers the most shards the board ever had (so leftover shards can always be found).
 -- KEYS: 1
@@ -11,7 +12,7 @@
 -- (a new version and revision); the write scripts read it from the config hash, never from a cache.
 -- KEYS[1]        board config hash: version, revision, windows (JSON), shards, maxShards, createdAtMs,
 --                maxItems (absent: no cap)
--- ARGV[1]        requested windows, JSON array of { name, periodSec, intervalSec }
+-- ARGV[1]        requested windows, JSON array of { name, periodSec, intervalSec, snapshots? }
 -- ARGV[2]        requested shards, or "" to keep the stored count (1 for a new board)
 -- ARGV[3]        version to store if anything changes (unique per change)
 -- ARGV[4]        reset: 1 to drop the data of changed or removed windows, else 0
@@ -34,13 +35,14 @@ if not stored then
   local json = cjson.encode(wanted)
   redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', now_ms)
   if max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', max_items) end
+  store_snapshot_confs(cfg_key, wanted)
   return { 'created', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), shards, tonumber(max_items) or 0 }
 end
 
 local current = cjson.decode(stored)
 local by_name = {}
 for _, w in ipairs(current) do by_name[w.name] = w end
-local problems, to_drop = {}, {}
+local problems, to_drop, resnapshot = {}, {}, {}
 local stored_shards = redis.call('HGET', cfg_key, 'shards')
 if shards == '' then shards = stored_shards end
 local max_shards = math.max(tonumber(redis.call('HGET', cfg_key, 'maxShards') or stored_shards), tonumber(shards))
@@ -69,6 +71,10 @@ for i, w in ipairs(wanted) do
   else
     w.createdAtMs = old.createdAtMs
   end
+  if old ~= nil and not same_snapshots(old.snapshots, w.snapshots) then
+    changed = true
+    resnapshot[#resnapshot + 1] = w.name
+  end
   by_name[w.name] = nil
 end
 for name, _ in pairs(by_name) do
@@ -82,7 +88,12 @@ end
 if not changed then
   return { 'unchanged', redis.call('HGET', cfg_key, 'version'), stored, shards, tonumber(redis.call('HGET', cfg_key, 'revision') or '0'), max_shards, tonumber(max_items) or 0 }
 end
-for _, name in ipairs(to_drop) do drop_window(cfg_key, name) end
+for _, name in ipairs(to_drop) do
+  drop_window(cfg_key, name)
+  drop_snapshots(cfg_key, name)
+end
+for _, name in ipairs(resnapshot) do drop_snapshots(cfg_key, name) end
+store_snapshot_confs(cfg_key, wanted)
 local json = cjson.encode(wanted)
 redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'maxShards', max_shards)
 if max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', max_items) end

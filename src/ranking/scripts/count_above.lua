@@ -16,6 +16,7 @@ local err = version_error(KEYS[1], ARGV[1])
 if err then return redis.error_reply(err) end
 local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
 local window_count = tonumber(ARGV[4])
+cross_all(2, window_count, 5, 3, now_sec)
 local reply = { expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3])) }
 for w = 0, window_count - 1 do
   local top_key = KEYS[3 + 2 * w]

@@ -1,4 +1,8 @@
--- increment: adds an amount to one item in every window of a board, expiring what fell out first.
+-- increment: adds amounts to items in every window of a board, expiring what fell out first. One call
+-- carries one request or several that arrived together for this shard (WRITE_COALESCE_MS): they are
+-- applied one after another in the given order, each exactly as it would be alone: its own
+-- idempotency key, its own growth allowance, its own answer (ranks as of its own addition); a refused
+-- request changes nothing while the others go on.
 -- KEYS: dynamic
 -- KEYS[1]        board config hash (holds the config version)
 -- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
@@ -7,22 +11,58 @@
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
 -- ARGV[4]        W, number of windows
 -- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
--- ARGV[5+3W]     item id
--- ARGV[6+3W]     amount (integer, non-zero)
--- ARGV[7+3W] .. ARGV[10+3W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
--- ARGV[11+3W]    new items the client may create (0 or 1; -1: no quota)
--- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none; see
---        due_to_index): applied only], draining (0|1), score_1, rank_1, ..., score_W, rank_W } (rank 0:
---        not ranked; outcome, context and the counts as idem_lib says: a replay answers the stored figures)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA (see admit_items; nothing applied)
-local answer, now_ms, window_count, idem = begin_board_write(7)
-if answer then return answer end
+-- ARGV[5+3W]     context stored with each keyed answer (the window names)
+-- ARGV[6+3W ...] six per request: item id, amount (integer, non-zero), idempotency key ("" for none),
+--                request fingerprint, retention (ms), new items the client may create (0 or 1; -1:
+--                no quota)
+-- Reply: one entry per request, in order: { outcome, context, [new items created, due time for the
+--        index (unix ms, 0: none; see due_to_index): applied only], draining (0|1), score_1, rank_1,
+--        ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W } (rank 0: not ranked; previous
+--        rank: in the window's latest snapshot, 0 when absent or the window keeps none; outcome,
+--        context and the counts as idem_lib says: a replay answers the stored figures), or
+--        { -1, refusal } when its growth was refused (TB_BOARD_FULL ..., TB_QUOTA ...: nothing of it
+--        applied)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG (the whole call: nothing applied)
+local err = version_error(KEYS[1], ARGV[1])
+if err then return redis.error_reply(err) end
+local now_ms = tonumber(ARGV[2])
 local now_sec = math.floor(now_ms / 1000)
+local window_count = tonumber(ARGV[4])
+cross_all(2, window_count, 5, 3, now_sec)
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
-local item = ARGV[5 + 3 * window_count]
-local amount = tonumber(ARGV[6 + 3 * window_count])
-local created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[11 + 3 * window_count]))
-if refusal then return redis.error_reply(refusal) end
-local figures, new_due_ms = slot_adder(window_count, now_sec)(item, amount)
-local reply = { draining, unpack(figures) }
-return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, due_to_index(2, window_count, new_due_ms) })
+local context = ARGV[5 + 3 * window_count]
+local cap = item_cap(KEYS[1])
+local keeping = snapshot_windows(2, window_count)
+local add = slot_adder(window_count, now_sec)
+local applied = 0
+local answers = {}
+for first = 6 + 3 * window_count, #ARGV, 6 do
+  local item, amount = ARGV[first], tonumber(ARGV[first + 1])
+  local idem = {
+    key = ARGV[first + 2],
+    field = ARGV[first + 2],
+    fingerprint = ARGV[first + 3],
+    context = context,
+    ttl_ms = tonumber(ARGV[first + 4]),
+  }
+  local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
+  if not answer then
+    local created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[first + 5]), cap)
+    if refusal then
+      answer = { -1, refusal }
+    else
+      applied = applied + 1
+      local figures, new_due_ms = add(item, amount)
+      local reply = { draining, unpack(figures) }
+      for w = 0, window_count - 1 do
+        reply[#reply + 1] = keeping and keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
+      end
+      new_due_ms = with_snapshot_due(new_due_ms, 2, window_count, now_sec)
+      answer = idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, due_to_index(2, window_count, new_due_ms) })
+    end
+  end
+  answers[#answers + 1] = answer
+end
+-- The change version counts writes (what the live stream polls): one bump per applied request.
+if applied > 0 then bump_version(KEYS[1], applied) end
+return answers

@@ -18,12 +18,14 @@
 local answer, now_ms, window_count, idem = begin_board_write(5)
 if answer then return answer end
 local now_sec = math.floor(now_ms / 1000)
+cross_all(2, window_count, 5, 3, now_sec)
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
 local first = 10 + 3 * window_count
 local items = {}
 for i = first, #ARGV, 2 do items[#items + 1] = ARGV[i] end
 local created, refusal = admit_items(2, window_count, items, tonumber(ARGV[9 + 3 * window_count]))
 if refusal then return redis.error_reply(refusal) end
+bump_version(KEYS[1])
 -- add_to_slot per entry, with the slot indexed once per window instead of once per entry.
 local new_due_ms = nil
 for w = 0, window_count - 1 do
@@ -35,5 +37,5 @@ for w = 0, window_count - 1 do
   end
   for i = first, #ARGV, 2 do add_to_slot(slot_key, top_key, ARGV[i], ARGV[i + 1]) end
 end
-local due_ms = due_to_index(2, window_count, new_due_ms)
+local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
 return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 2 }, { created, due_ms })

@@ -19,13 +19,15 @@
 --                zset holds no like of this user for this item (an unlike creates nothing)
 -- Reply: { outcome, context, [new items, new likes created, due time for the index (unix ms, 0: none;
 --          see due_to_index): applied only], draining (0|1), counted (0|1): this call changed the
---          counts, score_1, rank_1, ..., score_W, rank_W } (rank 0: not ranked; outcome, context and
---          the counts: idem_lib)
+--          counts, score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W }
+--          (rank 0: not ranked; previous rank: in the window's latest snapshot, 0 when absent;
+--          outcome, context and the counts: idem_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA items|likeUsers (nothing applied)
 local answer, now_ms, window_count, idem = begin_board_write(8)
 if answer then return answer end
 local now_sec = math.floor(now_ms / 1000)
 local budget = tonumber(ARGV[3])
+cross_all(3, window_count, 5, 3, now_sec)
 local draining = expire_all(3, window_count, 5, 3, now_sec, budget)
 prune_likes(KEYS[2], window_count, now_sec, budget)
 local item = ARGV[5 + 3 * window_count]
@@ -78,5 +80,7 @@ for w = 0, window_count - 1 do
   reply[#reply + 1] = score
   reply[#reply + 1] = rank
 end
-local due_ms = due_to_index(3, window_count, new_due_ms)
+if reply[2] == 1 then bump_version(KEYS[1]) end
+for w = 0, window_count - 1 do reply[#reply + 1] = previous_rank(KEYS[4 + 2 * w], item) end
+local due_ms = due_to_index(3, window_count, with_snapshot_due(new_due_ms, 3, window_count, now_sec))
 return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created_items, created_likes, due_ms })

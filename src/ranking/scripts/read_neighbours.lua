@@ -20,6 +20,7 @@
 local err = version_error(KEYS[1], ARGV[1])
 if err then return redis.error_reply(err) end
 local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+cross_window(now_sec, tonumber(ARGV[5]))
 local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
 local top_key, item, score, radius = KEYS[3], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 local inserted = redis.call('ZSCORE', top_key, item) == false

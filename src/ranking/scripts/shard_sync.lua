@@ -24,10 +24,14 @@ if stored then
     local new = wanted[old.name]
     if reshard or new == nil or new.periodSec ~= old.periodSec or new.intervalSec ~= old.intervalSec or new.createdAtMs ~= old.createdAtMs then
       drop_window(cfg_key, old.name)
+      drop_snapshots(cfg_key, old.name)
+    elseif not same_snapshots(old.snapshots, new.snapshots) then
+      drop_snapshots(cfg_key, old.name)
     end
   end
 end
 redis.call('HSET', cfg_key, 'version', ARGV[1], 'revision', revision, 'windows', ARGV[2], 'shards', ARGV[3])
 redis.call('HSETNX', cfg_key, 'createdAtMs', ARGV[5])
+store_snapshot_confs(cfg_key, cjson.decode(ARGV[2]))
 if ARGV[6] == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', ARGV[6]) end
 return 'synced'

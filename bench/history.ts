@@ -1,0 +1,314 @@
+/**
+ * History and the live stream (BENCH_SKIP=history,stream leaves them out).
+ *
+ * history: bytes Redis holds per stored snapshot row (16-character item ids): a window keeping
+ * `keep` snapshots of `top` rows crosses `keep` slot boundaries (each crossing stores one snapshot),
+ * then MEMORY USAGE of every snapshot key and the INFO used_memory delta.
+ *
+ * stream: a private redis-server and the service (dist/main.js), STREAM_BENCH_CLIENTS SSE clients
+ * (default 1000) watching one board's top 10 while STREAM_BENCH_RATE increments/s (default 5000) go
+ * (autocannon, fixed offered rate) to 5000 items for STREAM_BENCH_SEC (default 60). Write-to-screen
+ * latency: a probe item kept at the top gets +1 every 100 ms; each client notes when it first sees
+ * each probe value (or a later one), against when that probe's increment was sent. Service CPU per
+ * increment is compared with the same offered load and no clients.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import autocannon from 'autocannon';
+import { get, Agent, IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { PreparedBoard } from '../src/ranking/board';
+import { RankingKeys } from '../src/ranking/ranking.keys';
+import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
+import { UNLIMITED } from '../src/governance/growth-quota';
+import { callScript } from '../src/redis/scripts';
+import { freePort, stopChild, waitForPing } from '../test/support/processes';
+import { cpuSeconds, waitForHttp } from './process-stats';
+
+const ITEM_CHARS = 16;
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+
+// ---------------------------------------------------------------- bytes per snapshot row
+
+export async function historyMemoryBench(redis: Redis, budgetFields: number): Promise<void> {
+  console.log(`## History: memory per stored snapshot row (${ITEM_CHARS}-character item ids)\n`);
+  console.log('| window keeps | rows stored | snapshot keys, MEMORY USAGE per row | INFO used_memory delta per row |');
+  console.log('|---|---|---|---|');
+  for (const [keep, top] of [
+    [100, 100],
+    [100, 1000],
+    [1000, 10],
+  ]) {
+    const { rows, keyBytes, usedBytes } = await measureSnapshots(redis, budgetFields, keep, top);
+    console.log(
+      `| ${keep} snapshots of ${top} rows | ${rows.toLocaleString('en')} | ${(keyBytes / rows).toFixed(1)} B | ${(usedBytes / rows).toFixed(1)} B |`,
+    );
+  }
+  console.log();
+}
+
+async function measureSnapshots(
+  redis: Redis,
+  budgetFields: number,
+  keep: number,
+  top: number,
+): Promise<{ rows: number; keyBytes: number; usedBytes: number }> {
+  await redis.flushall();
+  const keys = new RankingKeys('bench:');
+  const nowMs = Math.floor(Date.now() / 60_000) * 60_000;
+  // A window of `keep` minutes in 1-minute slots: every snapshot it keeps is live at the end.
+  const windows = [{ name: 'w', periodSec: keep * 60, intervalSec: 60, snapshots: { keep, top } }];
+  const put = await callScript(redis, S.boardPut, {
+    keys: keys.board('hist'),
+    windows,
+    shards: 1,
+    maxItems: undefined,
+    version: 'v-hist',
+    reset: false,
+    nowMs,
+  });
+  if (put.status === 'conflict') throw new Error(put.message);
+  const board = new PreparedBoard(
+    {
+      name: 'hist',
+      version: put.version,
+      shards: 1,
+      windows: JSON.parse(put.windowsJson),
+      maxItems: null,
+    },
+    (shard) => keys.board('hist', shard),
+  );
+  const call = (atMs: number) => ({
+    board,
+    shard: board.shards[0],
+    nowMs: atMs,
+    budgetFields,
+    newItems: UNLIMITED,
+  });
+  const item = (i: number) => `item-${String(i).padStart(ITEM_CHARS - 5, '0')}`;
+  // The rows: `top` items with distinct scores up to 6 digits.
+  for (let first = 0; first < top; first += 1000) {
+    const entries = Array.from({ length: Math.min(1000, top - first) }, (_, i) => ({
+      item: item(first + i),
+      amount: 100_000 + first + i,
+    }));
+    await callScript(redis, S.incrementBatch, { ...call(nowMs), entries });
+  }
+  await redis.eval("collectgarbage('collect') return 0", 0);
+  const before = usedMemory(await redis.info('memory'));
+  // Each minute's first call crosses a boundary: one snapshot of `top` rows. A history read crosses
+  // like any script but writes no slot, so the memory delta is the snapshots' alone.
+  const window = board.config.windows[0];
+  for (let minute = 1; minute <= keep; minute++) {
+    await callScript(redis, S.historyRead, { ...call(nowMs + minute * 60_000), window, atSec: undefined });
+  }
+  // Garbage of the scripts' Lua heap (counted in used_memory) is not the snapshots' memory.
+  await redis.eval("collectgarbage('collect') return 0", 0);
+  const after = usedMemory(await redis.info('memory'));
+  let keyBytes = 0;
+  const snapshotKeys = [
+    ...(await redis.keys('{bench:board:hist}:w:snap:*')),
+    '{bench:board:hist}:w:snaps',
+    '{bench:board:hist}:w:prev',
+  ];
+  for (const key of snapshotKeys) keyBytes += Number(await redis.memory('USAGE', key, 'SAMPLES', 0));
+  const rows = (snapshotKeys.length - 2) * top;
+  return { rows, keyBytes, usedBytes: after - before };
+}
+
+function usedMemory(info: string): number {
+  return Number(/used_memory:(\d+)/.exec(info)?.[1]);
+}
+
+// ---------------------------------------------------------------- live stream under load
+
+const CLIENTS = Number(process.env.STREAM_BENCH_CLIENTS ?? 1000);
+const RATE = Number(process.env.STREAM_BENCH_RATE ?? 5000);
+const DURATION_SEC = Number(process.env.STREAM_BENCH_SEC ?? 60);
+const PROBE_MS = 100;
+const PROBE_BASE = 1_000_000_000;
+/** autocannon connections sending the write load. */
+const WRITERS = 64;
+
+interface LoadFigures {
+  sentPerSec: number;
+  /** Service CPU per increment answered (µs): comparable across runs that reached different rates. */
+  cpuMicrosPerWrite: number;
+  serviceCpuPct: number;
+  redisCpuPct: number;
+  latencies: number[];
+  events: number;
+}
+
+export async function streamBench(): Promise<void> {
+  console.log(
+    `## Live stream: ${CLIENTS.toLocaleString('en')} SSE clients, ${RATE.toLocaleString('en')} increments/s offered for ${DURATION_SEC} s (STREAM_COALESCE_MS 250)\n`,
+  );
+  const without = await underLoad(0);
+  const withClients = await underLoad(CLIENTS);
+  const sorted = withClients.latencies.sort((a, b) => a - b);
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+  console.log(
+    '| clients | increments/s done | service CPU, % of a core | service CPU µs per increment | Redis CPU, % of a core | events received | write-to-screen p50 / p99 / max ms |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [clients, figures] of [
+    [0, without],
+    [CLIENTS, withClients],
+  ] as const) {
+    const latency =
+      clients === 0 ? '—' : `${pct(50).toFixed(0)} / ${pct(99).toFixed(0)} / ${sorted[sorted.length - 1]?.toFixed(0)}`;
+    console.log(
+      `| ${clients.toLocaleString('en')} | ${Math.round(figures.sentPerSec).toLocaleString('en')} | ${figures.serviceCpuPct.toFixed(0)} | ${figures.cpuMicrosPerWrite.toFixed(0)} | ${figures.redisCpuPct.toFixed(0)} | ${figures.events.toLocaleString('en')} | ${latency} |`,
+    );
+  }
+  const overheadMicros = withClients.cpuMicrosPerWrite - without.cpuMicrosPerWrite;
+  console.log(
+    `\nService CPU with ${CLIENTS.toLocaleString('en')} clients against none: ${overheadMicros >= 0 ? '+' : ''}${overheadMicros.toFixed(0)} µs per increment (${((overheadMicros * withClients.sentPerSec) / 1e4).toFixed(1)} % of a core at the rate reached); ${sorted.length.toLocaleString('en')} latency samples.\n`,
+  );
+}
+
+async function underLoad(clients: number): Promise<LoadFigures> {
+  const children: ChildProcess[] = [];
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const streams: IncomingMessage[] = [];
+  try {
+    const redisPort = await freePort();
+    const redisServer = spawn(
+      'redis-server',
+      ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    children.push(redisServer);
+    if (!(await waitForPing(redisPort, redisServer))) throw new Error('redis-server did not start');
+    const port = await freePort();
+    const service = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        ADMIN_TOKEN,
+        LOG_LEVEL: 'error',
+        HTTP_MAX_CONNECTIONS: String(CLIENTS + 1000),
+      },
+      stdio: 'ignore',
+    });
+    children.push(service);
+    const base = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${base}/health/live`);
+    const send = (path: string, body: object, headers: Record<string, string> = {}) =>
+      fetch(`${base}${path}`, {
+        method: path.startsWith('/admin') ? 'PUT' : 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    await send(
+      '/admin/boards/live',
+      { windows: [{ period: '1h', interval: '1m' }] },
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+    );
+    await send('/boards/live/items/probe/increment', { amount: PROBE_BASE });
+
+    // The clients: each notes when it first sees each probe value.
+    const seenAt: Array<Map<number, number>> = [];
+    let events = 0;
+    await Promise.all(
+      Array.from({ length: clients }, (_, c) => {
+        const seen = new Map<number, number>();
+        seenAt.push(seen);
+        return new Promise<void>((resolve, reject) => {
+          get(`${base}/boards/live/stream?limit=10`, { agent }, (response) => {
+            streams.push(response);
+            response.setEncoding('utf8');
+            let buffer = '';
+            response.on('data', (chunk: string) => {
+              const at = performance.now();
+              buffer += chunk;
+              let cut: number;
+              while ((cut = buffer.indexOf('\n\n')) >= 0) {
+                const block = buffer.slice(0, cut);
+                buffer = buffer.slice(cut + 2);
+                const data = /^data: (.*)$/m.exec(block)?.[1];
+                if (!data) continue;
+                events++;
+                const probe = (JSON.parse(data) as { items: Array<{ item: string; score: number }> }).items.find(
+                  (row) => row.item === 'probe',
+                );
+                if (probe && !seen.has(probe.score)) seen.set(probe.score, at);
+              }
+            });
+            resolve();
+          }).on('error', reject);
+        }).then(() => void c);
+      }),
+    );
+
+    const redisCpu0 = cpuSeconds(redisServer.pid);
+    const serviceCpu0 = cpuSeconds(service.pid);
+    const startMs = performance.now();
+    const endMs = startMs + DURATION_SEC * 1000;
+    // The write load: autocannon at a fixed offered rate over 5 000 items.
+    let item = 0;
+    const load = new Promise<autocannon.Result>((resolve, reject) =>
+      autocannon(
+        {
+          url: `${base}/boards/live/items/i0/increment`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+          connections: WRITERS,
+          overallRate: RATE,
+          duration: DURATION_SEC,
+          requests: [
+            {
+              setupRequest: (request) => ({ ...request, path: `/boards/live/items/i${item++ % 5000}/increment` }),
+            },
+          ],
+        },
+        (error, result) => (error ? reject(error) : resolve(result)),
+      ),
+    );
+    // The probe: +1 every PROBE_MS, timed from when it was sent (its answer says which score it made).
+    const sentAt = new Map<number, number>();
+    const probe = async () => {
+      while (performance.now() < endMs) {
+        const sendMs = performance.now();
+        const res = await send('/boards/live/items/probe/increment', {});
+        const body = (await res.json()) as { windows: Record<string, { score: number }> };
+        sentAt.set(Object.values(body.windows)[0].score, sendMs);
+        await new Promise((resolve) => setTimeout(resolve, PROBE_MS));
+      }
+    };
+    const [result] = await Promise.all([load, probe()]);
+    const sent = result.requests.total;
+    const elapsedSec = (performance.now() - startMs) / 1000;
+    const serviceCpuPct = ((cpuSeconds(service.pid) - serviceCpu0) / elapsedSec) * 100;
+    const redisCpuPct = ((cpuSeconds(redisServer.pid) - redisCpu0) / elapsedSec) * 100;
+    // Let the last events arrive.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // A probe value a client never saw (coalesced into a later one) counts as shown with the next one it saw.
+    const probes = [...sentAt].sort((a, b) => a[0] - b[0]);
+    const latencies: number[] = [];
+    for (const seen of seenAt) {
+      const shown = [...seen].sort((a, b) => a[0] - b[0]);
+      let next = 0;
+      for (const [score, sendMs] of probes) {
+        while (next < shown.length && shown[next][0] < score) next++;
+        if (next < shown.length) latencies.push(Math.max(0, shown[next][1] - sendMs));
+      }
+    }
+    return {
+      sentPerSec: sent / elapsedSec,
+      cpuMicrosPerWrite: ((serviceCpuPct / 100) * elapsedSec * 1e6) / Math.max(1, sent),
+      serviceCpuPct,
+      redisCpuPct,
+      latencies,
+      events,
+    };
+  } finally {
+    for (const stream of streams) stream.destroy();
+    agent.destroy();
+    await Promise.all(children.reverse().map(stopChild));
+  }
+}

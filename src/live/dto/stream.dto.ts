@@ -1,0 +1,15 @@
+import { CompiledValidation, NAME_FIELD, optional } from '../../common/compiled-checks';
+import { OptionalIntProperty, OptionalNameProperty } from '../../common/dto';
+import { DEFAULT_STREAM_ROWS, STREAM_ROWS } from '../live.limits';
+
+@CompiledValidation({
+  window: optional(NAME_FIELD),
+  limit: optional({ kind: 'int', range: STREAM_ROWS, fromQuery: true }),
+})
+export class StreamQuery {
+  @OptionalNameProperty("Window name (default: the board's first window)", '24h')
+  window?: string;
+
+  @OptionalIntProperty(STREAM_ROWS, { default: DEFAULT_STREAM_ROWS, description: 'Rows watched' }, { fromQuery: true })
+  limit?: number;
+}

@@ -1,0 +1,38 @@
+-- history_item: an item's score and the rows above it in each kept snapshot of a window within a
+-- time range, taking the snapshot of a boundary this call is the first to cross.
+-- KEYS: 3
+-- KEYS[1]        board config hash (holds the config version and which windows keep snapshots)
+-- KEYS[2]        the window's slots index zset (its snapshot keys are its siblings: snapshot_lib)
+-- KEYS[3]        the window's results zset
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget (unused: a history read expires nothing)
+-- ARGV[4], ARGV[5]: the window's period and interval, seconds
+-- ARGV[6]        item id
+-- ARGV[7], ARGV[8]: from, to (unix s, inclusive): the boundaries to answer
+-- Reply: { keeps (0|1): the window keeps snapshots, then per snapshot oldest first: boundary (unix s),
+--          the item's score (0 when not listed), rows scoring above it (-1 when not listed) }
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local err = version_error(KEYS[1], ARGV[1])
+if err then return redis.error_reply(err) end
+local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+local interval_sec = tonumber(ARGV[5])
+local confs = snapshot_confs(KEYS[1])
+local conf = confs and confs[window_name_of(KEYS[1], KEYS[2])]
+if not conf then return { 0 } end
+cross_boundary(KEYS[1], confs, KEYS[2], KEYS[3], now_sec, interval_sec)
+local base = sibling_key(KEYS[2], 'slots', '')
+local oldest_kept = current_slot(now_sec, interval_sec) - snapshot_lifetime_sec(conf, interval_sec)
+local from = math.max(tonumber(ARGV[7]), oldest_kept + 1)
+local reply = { 1 }
+if from > tonumber(ARGV[8]) then return reply end
+for _, boundary in ipairs(redis.call('ZRANGE', base .. 'snaps', from, ARGV[8], 'BYSCORE')) do
+  local rows = redis.call('GET', base .. 'snap:' .. boundary)
+  if rows then
+    local score = snapshot_score(rows, ARGV[6])
+    reply[#reply + 1] = tonumber(boundary)
+    reply[#reply + 1] = score or 0
+    reply[#reply + 1] = score and snapshot_count_above(rows, score) or -1
+  end
+end
+return reply

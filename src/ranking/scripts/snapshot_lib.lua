@@ -1,0 +1,221 @@
+-- snapshot_lib: a window's history (snapshots of its listing at slot boundaries), the previous ranks
+-- read from it, and the board's change version. Prepended after window_lib to every ranking script
+-- that expires or writes, so the first script to reach a new slot takes the snapshot before it
+-- expires or applies anything.
+-- KEYS: 0
+-- Keys, siblings of the window's slots key (same hash tag):
+--   <base>snaps        zset   snapshot boundaries (unix s) -> same; the newest `keep` intervals
+--   <base>snap:<at>    string the listing when the slot ending at `at` closed, best first, at most
+--                      `top` rows "\30<item>\31<score>" (ids hold no control characters)
+--   <base>prev         zset   item -> score in the latest snapshot (what previousRank counts in)
+-- Config hash fields:
+--   snapshots          "<window> <keep> <top>;..." for the windows keeping snapshots (absent: none)
+--   snapMark:<window>  the slot start (unix s) the window's scripts last ran in
+--   ver                change version: bumped by every write, polled by the live stream
+
+local SNAP_ROW = '\30'
+local SNAP_FIELD = '\31'
+-- ZADD arguments per call (score, member pairs): well under Lua's stack limit for unpack.
+local SNAP_ZADD_ARGS = 1000
+
+-- name -> { keep, top } for the windows keeping snapshots, or nil when none does (one HGET).
+local function snapshot_confs(cfg_key)
+  local stored = redis.call('HGET', cfg_key, 'snapshots')
+  if not stored then return nil end
+  local confs = {}
+  for name, keep, top in string.gmatch(stored, '([^; ]+) (%d+) (%d+)') do
+    confs[name] = { keep = tonumber(keep), top = tonumber(top) }
+  end
+  return confs
+end
+
+-- Stores which windows keep snapshots (from the windows JSON a config write stores).
+local function store_snapshot_confs(cfg_key, windows)
+  local parts = {}
+  for _, w in ipairs(windows) do
+    if type(w.snapshots) == 'table' then parts[#parts + 1] = w.name .. ' ' .. w.snapshots.keep .. ' ' .. w.snapshots.top end
+  end
+  if #parts == 0 then
+    redis.call('HDEL', cfg_key, 'snapshots')
+  else
+    redis.call('HSET', cfg_key, 'snapshots', table.concat(parts, ';'))
+  end
+end
+
+-- "<tag>:cfg" and "<tag>:<window>:slots" -> "<window>"
+local function window_name_of(cfg_key, slots_key)
+  return string.sub(slots_key, #cfg_key - 2, -7)
+end
+
+-- A snapshot stays readable for `keep` intervals: its own and the keep - 1 after it.
+local function snapshot_lifetime_sec(conf, interval_sec)
+  return conf.keep * interval_sec
+end
+
+-- Stores the listing of `top_key` as the snapshot at boundary `at` and makes it the previous listing.
+local function take_snapshot(base, top_key, at, conf, interval_sec)
+  local page = redis.call('ZREVRANGE', top_key, 0, conf.top - 1, 'WITHSCORES')
+  local rows, prev_args = {}, {}
+  for i = 1, #page, 2 do
+    if tonumber(page[i + 1]) <= 0 then break end
+    rows[#rows + 1] = SNAP_ROW .. page[i] .. SNAP_FIELD .. page[i + 1]
+    prev_args[#prev_args + 1] = page[i + 1]
+    prev_args[#prev_args + 1] = page[i]
+  end
+  local lifetime = snapshot_lifetime_sec(conf, interval_sec)
+  local index = base .. 'snaps'
+  for _, old in ipairs(redis.call('ZRANGE', index, '-inf', at - lifetime, 'BYSCORE')) do
+    redis.call('UNLINK', base .. 'snap:' .. old)
+  end
+  redis.call('ZREMRANGEBYSCORE', index, '-inf', at - lifetime)
+  redis.call('SET', base .. 'snap:' .. at, table.concat(rows), 'EX', lifetime)
+  redis.call('ZADD', index, at, at)
+  redis.call('EXPIRE', index, lifetime)
+  local prev = base .. 'prev'
+  redis.call('DEL', prev)
+  for i = 1, #prev_args, SNAP_ZADD_ARGS do
+    redis.call('ZADD', prev, unpack(prev_args, i, math.min(i + SNAP_ZADD_ARGS - 1, #prev_args)))
+  end
+  if #prev_args > 0 then redis.call('EXPIRE', prev, lifetime) end
+end
+
+-- Called before a script expires or writes a window: the first call in a new slot takes the snapshot
+-- at the end of the slot the window last ran in (its results then are still exactly the listing at
+-- that boundary: nothing of a later slot was applied and nothing was expired since), once, whoever
+-- makes it. The first call ever only marks the slot.
+local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec)
+  local name = window_name_of(cfg_key, slots_key)
+  local conf = confs[name]
+  if not conf then return end
+  local current = current_slot(now_sec, interval_sec)
+  local field = 'snapMark:' .. name
+  local mark = tonumber(redis.call('HGET', cfg_key, field))
+  if mark and mark >= current then return end
+  -- On a full Redis (maxmemory, noeviction) this first write of the script is refused: the boundary
+  -- then goes without a snapshot, and the expiry that follows (which frees memory) still runs.
+  local marked = redis.pcall('HSET', cfg_key, field, current)
+  if type(marked) == 'table' and marked.err then return end
+  if mark then take_snapshot(sibling_key(slots_key, 'slots', ''), top_key, mark + interval_sec, conf, interval_sec) end
+end
+
+-- cross_boundary for every window given as (slots, top) pairs from KEYS[first_key], intervals at
+-- ARGV[first_arg + 1 + stride * w].
+local function cross_all(first_key, window_count, first_arg, stride, now_sec)
+  local confs = snapshot_confs(KEYS[1])
+  if not confs then return end
+  for w = 0, window_count - 1 do
+    local interval_sec = tonumber(ARGV[first_arg + 1 + stride * w])
+    cross_boundary(KEYS[1], confs, KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, interval_sec)
+  end
+end
+
+-- cross_boundary for the one window of a single-window script (KEYS: cfg, slots, top).
+local function cross_window(now_sec, interval_sec)
+  local confs = snapshot_confs(KEYS[1])
+  if confs then cross_boundary(KEYS[1], confs, KEYS[2], KEYS[3], now_sec, interval_sec) end
+end
+
+-- The windows (0-based index -> true) of the (slots, top) pairs from KEYS[first_key] that keep
+-- snapshots, or nil when none does: the others answer no previous rank without a lookup.
+local function snapshot_windows(first_key, window_count)
+  local confs = snapshot_confs(KEYS[1])
+  if not confs then return nil end
+  local keeping = {}
+  for w = 0, window_count - 1 do
+    if confs[window_name_of(KEYS[1], KEYS[first_key + 2 * w])] then keeping[w] = true end
+  end
+  return keeping
+end
+
+-- Competition rank of an item in the latest snapshot of the window of `top_key`, 0 when absent.
+local function previous_rank(top_key, item)
+  local prev = sibling_key(top_key, 'top', 'prev')
+  local score = redis.call('ZSCORE', prev, item)
+  if not score then return 0 end
+  return redis.call('ZCOUNT', prev, above(tonumber(score)), '+inf') + 1
+end
+
+-- A listing reply { draining, position, higher, {}, item_1, score_1, ... }: fills entry 4 with each
+-- row's previous rank.
+local function add_previous_ranks(reply, top_key)
+  local ranks = {}
+  for i = 5, #reply, 2 do ranks[#ranks + 1] = previous_rank(top_key, reply[i]) end
+  reply[4] = ranks
+  return reply
+end
+
+local function bump_version(cfg_key, writes)
+  redis.call('HINCRBY', cfg_key, 'ver', writes or 1)
+end
+
+-- When the scheduler must next visit for a snapshot: the end of the current slot of the shortest
+-- snapshot-keeping window that holds data (its next boundary must be crossed even if nobody writes),
+-- or nil. Windows as (slots, top) pairs from KEYS[first_key], intervals at ARGV[6 + 3w].
+local function snapshot_due_ms(first_key, window_count, now_sec)
+  local confs = snapshot_confs(KEYS[1])
+  if not confs then return nil end
+  local due = nil
+  for w = 0, window_count - 1 do
+    local slots_key = KEYS[first_key + 2 * w]
+    if confs[window_name_of(KEYS[1], slots_key)] and redis.call('ZCARD', KEYS[first_key + 2 * w + 1]) > 0 then
+      local interval_sec = tonumber(ARGV[6 + 3 * w])
+      local ends = (current_slot(now_sec, interval_sec) + interval_sec) * 1000
+      if due == nil or ends < due then due = ends end
+    end
+  end
+  return due
+end
+
+-- A write that created a slot (`new_due_ms` not nil) also makes the board due at the next snapshot
+-- boundary: the earlier of the two.
+local function with_snapshot_due(new_due_ms, first_key, window_count, now_sec)
+  if new_due_ms == nil then return nil end
+  return math.min(new_due_ms, snapshot_due_ms(first_key, window_count, now_sec) or math.huge)
+end
+
+-- The snapshot of the window of `slots_key` at or before `at` (unix s; nil: the latest) still kept at
+-- `now_sec`: its boundary and rows, or nil.
+local function find_snapshot(slots_key, conf, interval_sec, now_sec, at)
+  local base = sibling_key(slots_key, 'slots', '')
+  local found = redis.call('ZRANGE', base .. 'snaps', at or '+inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1)
+  if #found == 0 then return nil end
+  local boundary = tonumber(found[1])
+  if boundary <= current_slot(now_sec, interval_sec) - snapshot_lifetime_sec(conf, interval_sec) then return nil end
+  local rows = redis.call('GET', base .. 'snap:' .. boundary)
+  if not rows then return nil end
+  return boundary, rows
+end
+
+-- How many rows of a snapshot score strictly above `score` (rows are best first).
+local function snapshot_count_above(rows, score)
+  local count = 0
+  for listed in string.gmatch(rows, SNAP_FIELD .. '([^' .. SNAP_ROW .. ']+)') do
+    if tonumber(listed) <= score then break end
+    count = count + 1
+  end
+  return count
+end
+
+-- An item's score in a snapshot's rows, or nil when it is not listed.
+local function snapshot_score(rows, item)
+  local at = string.find(rows, SNAP_ROW .. item .. SNAP_FIELD, 1, true)
+  if not at then return nil end
+  local from = at + #item + 2
+  local to = (string.find(rows, SNAP_ROW, from, true) or (#rows + 1)) - 1
+  return tonumber(string.sub(rows, from, to))
+end
+
+-- Unlinks a window's history (snapshots, index, previous listing) and forgets its slot mark, so a
+-- remade or reconfigured window starts its history afresh.
+local function drop_snapshots(cfg_key, window_name)
+  local base = sibling_key(cfg_key, 'cfg', window_name .. ':')
+  for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', 0, -1)) do redis.call('UNLINK', base .. 'snap:' .. at) end
+  redis.call('UNLINK', base .. 'snaps', base .. 'prev')
+  redis.call('HDEL', cfg_key, 'snapMark:' .. window_name)
+end
+
+-- Whether two windows' snapshot settings (decoded JSON; absent or null: none) are the same.
+local function same_snapshots(a, b)
+  if type(a) ~= 'table' or type(b) ~= 'table' then return type(a) ~= 'table' and type(b) ~= 'table' end
+  return a.keep == b.keep and a.top == b.top
+end

@@ -1,0 +1,15 @@
+import { parseSnapshotRows } from './ranking.scripts';
+
+describe('parseSnapshotRows (snapshot_lib.lua stores "\\x1e<item>\\x1f<score>" per row, best first)', () => {
+  it('reads rows in order, ids with spaces and any printable character included', () => {
+    expect(parseSnapshotRows('\x1epost 1\x1f12\x1eé/ü:x\x1f7\x1ez\x1f1e+17')).toEqual([
+      { item: 'post 1', score: 12 },
+      { item: 'é/ü:x', score: 7 },
+      { item: 'z', score: 1e17 },
+    ]);
+  });
+
+  it('an empty snapshot (the window held nothing at the boundary) has no rows', () => {
+    expect(parseSnapshotRows('')).toEqual([]);
+  });
+});

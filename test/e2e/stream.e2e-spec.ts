@@ -1,0 +1,235 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { LiveHub, LiveListing } from '../../src/live/live-hub';
+import { RankingService } from '../../src/ranking/ranking.service';
+import { FakeClock } from '../support/clock';
+import { ADMIN, startTestApp } from '../support/app';
+import { startTestRedis, TestRedis } from '../support/redis';
+import { SseReader } from '../support/sse';
+
+const T0 = 1_700_002_800_000;
+
+/** Starts an app listening on a free localhost port; answers its base URL. */
+async function listen(app: NestFastifyApplication): Promise<string> {
+  await app.listen(0, '127.0.0.1');
+  return (await app.getUrl()).replace('[::1]', '127.0.0.1');
+}
+
+describe('live stream over HTTP (SSE)', () => {
+  let redis: TestRedis;
+  let app: NestFastifyApplication;
+  let base: string;
+  let hub: LiveHub;
+  const clock = new FakeClock(T0);
+  const readers: SseReader[] = [];
+  const http = () => request(app.getHttpServer());
+  const open = async (query = '', headers: Record<string, string> = {}) => {
+    const reader = await SseReader.open(`${base}/boards/live/stream${query}`, headers);
+    readers.push(reader);
+    return reader;
+  };
+  const increment = (item: string, amount = 1) =>
+    http().post(`/boards/live/items/${item}/increment`).send({ amount }).expect(200);
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    // The poll timer is left far out: the test drives each poll with hub.tick().
+    app = await startTestApp(redis, clock, { STREAM_COALESCE_MS: '60000' });
+    base = await listen(app);
+    hub = app.get(LiveHub);
+  });
+  afterAll(async () => {
+    for (const reader of readers) reader.close();
+    await app.close();
+    await redis.stop();
+  });
+  beforeEach(async () => {
+    await redis.clear();
+    clock.setMs(T0);
+    await http()
+      .put('/admin/boards/live')
+      .set(ADMIN)
+      .send({ windows: [{ name: 'm', period: '2m', interval: '1m', snapshots: { keep: 5, top: 10 } }] })
+      .expect(201);
+  });
+  afterEach(() => {
+    for (const reader of readers.splice(0)) reader.close();
+  });
+
+  it('answers a snapshot first, then one coalesced top event per poll when the rows changed', async () => {
+    await increment('a', 2);
+    const reader = await open('?limit=2');
+    expect(reader.response.statusCode).toBe(200);
+    expect(reader.response.headers['content-type']).toMatch(/^text\/event-stream/);
+    await reader.waitFor(1);
+    const [snapshot] = reader.named<LiveListing>('snapshot');
+    expect(snapshot).toMatchObject({ board: 'live', window: 'm', items: [{ rank: 1, item: 'a', score: 2 }] });
+    expect(reader.events[0].id).toBe(String(snapshot.version));
+
+    await increment('b', 5);
+    await increment('c', 1);
+    await increment('b', 1);
+    await hub.tick();
+    await reader.waitFor(2);
+    const tops = reader.named<LiveListing>('top');
+    expect(tops).toHaveLength(1);
+    expect(tops[0].items).toEqual([
+      { rank: 1, item: 'b', score: 6, previousRank: null },
+      { rank: 2, item: 'a', score: 2, previousRank: null },
+    ]);
+    expect(tops[0].version).toBe(snapshot.version + 3);
+
+    // A write below the watched rows, and a poll with nothing new: no event.
+    await increment('d', 1);
+    await hub.tick();
+    await hub.tick();
+    hub.heartbeat();
+    await reader.waitFor(3);
+    expect(reader.events[2]).toEqual({ comment: 'heartbeat' });
+  });
+
+  it('reads once per watched board per poll, whatever the number of clients', async () => {
+    const ranking = app.get(RankingService);
+    const clients = await Promise.all(Array.from({ length: 8 }, () => open('?window=m&limit=3')));
+    await Promise.all(clients.map((client) => client.waitFor(1)));
+    const versions = jest.spyOn(ranking, 'changeVersion');
+    const tops = jest.spyOn(ranking, 'top');
+    try {
+      await increment('x', 3);
+      await hub.tick();
+      await Promise.all(clients.map((client) => client.waitFor(2)));
+      expect([versions.mock.calls.length, tops.mock.calls.length]).toEqual([1, 1]);
+      await hub.tick();
+      expect([versions.mock.calls.length, tops.mock.calls.length]).toEqual([2, 1]);
+    } finally {
+      versions.mockRestore();
+      tops.mockRestore();
+    }
+  });
+
+  it('moves with time: a new slot re-reads the rows (expiry, previousRank) without any write', async () => {
+    await increment('a', 2);
+    const reader = await open();
+    await reader.waitFor(1);
+    clock.advanceSec(60);
+    await hub.tick();
+    await reader.waitFor(2);
+    expect(reader.named<LiveListing>('top')[0].items).toEqual([{ rank: 1, item: 'a', score: 2, previousRank: 1 }]);
+    clock.advanceSec(120);
+    await hub.tick();
+    await reader.waitFor(3);
+    expect(reader.named<LiveListing>('top')[1].items).toEqual([]);
+  });
+
+  it('ends the streams of a deleted board', async () => {
+    const reader = await open();
+    await reader.waitFor(1);
+    await http().delete('/admin/boards/live').set(ADMIN).expect(204);
+    await hub.tick();
+    await reader.waitForEnd();
+    expect(hub.clients).toBe(0);
+  });
+
+  it('a reconnect with Last-Event-ID starts with a fresh snapshot; bad input is a 4xx with a code', async () => {
+    await increment('a', 1);
+    const first = await open();
+    await first.waitFor(1);
+    first.close();
+    await increment('a', 1);
+    const again = await open('', { 'last-event-id': first.events[0].id ?? '' });
+    await again.waitFor(1);
+    expect(again.events[0].event).toBe('snapshot');
+    expect(again.named<LiveListing>('snapshot')[0].items[0].score).toBe(2);
+    for (const [path, status, code] of [
+      ['/boards/nope/stream', 404, 'BOARD_NOT_FOUND'],
+      ['/boards/live/stream?window=x', 404, 'WINDOW_NOT_FOUND'],
+      ['/boards/live/stream?limit=101', 400, 'INVALID_INPUT'],
+      ['/boards/live/stream?limit=0', 400, 'INVALID_INPUT'],
+    ] as const) {
+      const res = await http().get(path);
+      expect([path, res.status, res.body.code]).toEqual([path, status, code]);
+    }
+  });
+});
+
+describe('live stream timers and shutdown', () => {
+  it('pushes within a poll interval on its own, and closing the app ends open streams', async () => {
+    const redis = await startTestRedis();
+    const app = await startTestApp(redis, new FakeClock(T0), { STREAM_COALESCE_MS: '50' });
+    let closed = false;
+    try {
+      const base = await listen(app);
+      await request(app.getHttpServer())
+        .put('/admin/boards/auto')
+        .set(ADMIN)
+        .send({ windows: [{ period: '1h', interval: '1m' }] })
+        .expect(201);
+      const reader = await SseReader.open(`${base}/boards/auto/stream`);
+      await reader.waitFor(1);
+      const sentMs = Date.now();
+      await request(app.getHttpServer()).post('/boards/auto/items/z/increment').send({}).expect(200);
+      await reader.waitFor(2, 1000);
+      expect(Date.now() - sentMs).toBeLessThan(1000);
+      expect(reader.named<LiveListing>('top')[0].items[0]).toMatchObject({ item: 'z', rank: 1 });
+      await app.close();
+      closed = true;
+      await reader.waitForEnd();
+      expect(app.get(LiveHub).clients).toBe(0);
+    } finally {
+      if (!closed) await app.close();
+      await redis.stop();
+    }
+  });
+});
+
+describe('live stream of a sharded board on a Cluster', () => {
+  it('sums the shards change versions and streams the merged top', async () => {
+    const redis = await startTestRedis('cluster');
+    const clock = new FakeClock(T0);
+    const app = await startTestApp(redis, clock, { STREAM_COALESCE_MS: '60000' });
+    const reader = await (async () => {
+      const base = await listen(app);
+      await request(app.getHttpServer())
+        .put('/admin/boards/wide')
+        .set(ADMIN)
+        .send({ windows: [{ period: '1h', interval: '1m', snapshots: { keep: 5, top: 10 } }], shards: 4 })
+        .expect(201);
+      return SseReader.open(`${base}/boards/wide/stream?limit=3`);
+    })();
+    try {
+      await reader.waitFor(1);
+      const [snapshot] = reader.named<LiveListing>('snapshot');
+      expect(snapshot.items).toEqual([]);
+      for (const [item, amount] of [
+        ['a', 3],
+        ['b', 5],
+        ['c', 4],
+        ['d', 1],
+      ] as const)
+        await request(app.getHttpServer()).post(`/boards/wide/items/${item}/increment`).send({ amount }).expect(200);
+      await app.get(LiveHub).tick();
+      await reader.waitFor(2);
+      const [top] = reader.named<LiveListing>('top');
+      expect(top.version).toBe(snapshot.version + 4);
+      expect(top.items.map((row) => [row.item, row.rank])).toEqual([
+        ['b', 1],
+        ['c', 2],
+        ['a', 3],
+      ]);
+      // The next slot: previous ranks from the shards' merged snapshot.
+      clock.advanceSec(60);
+      await request(app.getHttpServer()).post('/boards/wide/items/a/increment').send({ amount: 5 }).expect(200);
+      await app.get(LiveHub).tick();
+      await reader.waitFor(3);
+      expect(reader.named<LiveListing>('top')[1].items).toEqual([
+        { rank: 1, item: 'a', score: 8, previousRank: 3 },
+        { rank: 2, item: 'b', score: 5, previousRank: 1 },
+        { rank: 3, item: 'c', score: 4, previousRank: 2 },
+      ]);
+    } finally {
+      reader.close();
+      await app.close();
+      await redis.stop();
+    }
+  });
+});
