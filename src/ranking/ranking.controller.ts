@@ -119,7 +119,7 @@ export class RankingController {
   ): Promise<IncrementResultDto> {
     const amount = body.amount ?? DEFAULT_AMOUNT;
     const budget = this.quotas.budgetOf(request);
-    return answer(reply, await this.ranking.increment(params.board, params.item, amount, idemKey, budget));
+    return answer(reply, await this.ranking.increment(params.board, params.item, amount, idemKey, budget, body.at));
   }
 
   @Post('boards/:board/increments')
@@ -135,7 +135,11 @@ export class RankingController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BatchResultDto> {
-    const entries = body.items.map((entry) => ({ item: entry.item, amount: entry.amount ?? DEFAULT_AMOUNT }));
+    const entries = body.items.map((entry) => ({
+      item: entry.item,
+      amount: entry.amount ?? DEFAULT_AMOUNT,
+      at: entry.at,
+    }));
     const budget = this.quotas.budgetOf(request);
     return answer(reply, await this.ranking.incrementBatch(params.board, entries, idemKey, budget));
   }
@@ -154,7 +158,10 @@ export class RankingController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LikeResultDto> {
     const budget = this.quotas.budgetOf(request);
-    return answer(reply, await this.ranking.like(params.board, params.item, body.userId, false, idemKey, budget));
+    return answer(
+      reply,
+      await this.ranking.like(params.board, params.item, body.userId, false, idemKey, budget, body.at),
+    );
   }
 
   @Delete('boards/:board/items/:item/likes/:userId')

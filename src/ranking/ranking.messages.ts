@@ -24,6 +24,11 @@ export const RANKING_MESSAGES = {
     `${field} would have ${slots} slots; at most ${max} are allowed`,
   badWindowName: (field: string, rule: string) => `${field}.name must be ${rule}`,
   windowNameTwice: (field: string, name: string) => `${field}.name "${name}" is used twice`,
+  atInFuture: (field: string, skewSec: number, atSec: number, nowSec: number) =>
+    `${field} must not be more than ${skewSec} s in the future (${field} ${atSec}, now ${nowSec})`,
+  atTooOld: (field: string, oldestSec: number, atSec: number, nowSec: number) =>
+    `${field} is older than every window's live span: the oldest accepted is ${oldestSec} (${field} ${atSec}, now ${nowSec})`,
+  atBeforeWindows: "at lies before every window's live span, or before every window holding it was created",
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
 };

@@ -57,6 +57,8 @@ export interface Standing {
 export interface BatchEntry {
   item: string;
   amount: number;
+  /** The event's time (unix ms, not after now); absent: now. */
+  atMs?: number;
 }
 
 /** What every script on a board's keys gets: the cached config (its version is checked), the time and the expiry budget. */
@@ -115,8 +117,9 @@ export type BoardPutReply =
   | { status: 'conflict'; message: string };
 
 const dir = join(__dirname, 'scripts');
-const windowLibrary = [KEYS_LIBRARY, join(dir, 'window_lib.lua')];
-const writeLibrary = [...WRITE_LIBRARIES, join(dir, 'window_lib.lua'), join(dir, 'board_write_lib.lua')];
+const viewsLibrary = join(dir, 'views_lib.lua');
+const windowLibrary = [KEYS_LIBRARY, viewsLibrary, join(dir, 'window_lib.lua')];
+const writeLibrary = [...WRITE_LIBRARIES, viewsLibrary, join(dir, 'window_lib.lua'), join(dir, 'board_write_lib.lua')];
 
 /** An idempotent write: its key (when the client sent one) and the window names its answer is built with. */
 export interface WriteCall extends BoardCall {
@@ -191,9 +194,17 @@ export const RANKING_SCRIPTS = {
     file: join(dir, 'increment.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    build: (call: WriteCall & { item: string; amount: number; newItems: number }) => ({
+    /** atMs: the event's time (unix ms, not after now); absent: now. */
+    build: (call: WriteCall & { item: string; amount: number; newItems: number; atMs?: number }) => ({
       keys: call.shard.incrementKeys,
-      args: [...boardArgs(call), call.item, call.amount, ...idemArgs(call.idem, windowNames(call)), call.newItems],
+      args: [
+        ...boardArgs(call),
+        call.item,
+        call.amount,
+        ...idemArgs(call.idem, windowNames(call)),
+        call.newItems,
+        call.atMs ?? call.nowMs,
+      ],
     }),
     /** created: [new items, due time for the index (ms; 0: none)] */
     decode: (raw, call): Idempotent<StandingsReply> =>
@@ -217,7 +228,7 @@ export const RANKING_SCRIPTS = {
         ...boardArgs(call),
         ...idemArgs(call.idem, ''),
         call.newItems,
-        ...call.entries.flatMap((entry) => [entry.item, entry.amount]),
+        ...call.entries.flatMap((entry) => [entry.item, entry.amount, entry.atMs ?? call.nowMs]),
       ],
     }),
     /** created: [new items, due time for the index (ms; 0: none)] */
@@ -239,7 +250,17 @@ export const RANKING_SCRIPTS = {
     file: join(dir, 'like.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    build: (call: WriteCall & { item: string; userId: string; undo: boolean; newItems: number; newLikes: number }) => ({
+    build: (
+      call: WriteCall & {
+        item: string;
+        userId: string;
+        undo: boolean;
+        newItems: number;
+        newLikes: number;
+        /** The like's time (unix ms, not after now); absent: now. */
+        atMs?: number;
+      },
+    ) => ({
       keys: call.shard.allKeys,
       args: [
         ...boardArgs(call),
@@ -249,6 +270,7 @@ export const RANKING_SCRIPTS = {
         ...idemArgs(call.idem, windowNames(call)),
         call.newItems,
         call.newLikes,
+        call.atMs ?? call.nowMs,
       ],
     }),
     /** created: [new items, new likes, due time for the index (ms; 0: none)] */

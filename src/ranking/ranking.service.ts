@@ -9,10 +9,17 @@ import { CapRefusal, growthRefusalOf } from '../redis/refusals';
 import { BoardConfig, PreparedBoard } from './board';
 import { BoardCache, isRefusal } from './board-cache';
 import { RANKING_MESSAGES as M } from './ranking.messages';
-import { BatchEntry, ListedItem, RankingStore, Standing } from './ranking.store';
+import { AtOutOfSpanError, BatchEntry, ListedItem, RankingStore, Standing } from './ranking.store';
 import { MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { groupByShard } from './shard-math';
-import { resolveWindows, WindowConfig, WindowInput, windowSpan } from './window-math';
+import { atProblem, eventTimeMs, resolveWindows, WindowConfig, WindowInput, windowSpan } from './window-math';
+
+/** A batch entry as the client sent it: `at` in unix seconds (absent: now). */
+export interface BatchInput {
+  item: string;
+  amount: number;
+  at?: number;
+}
 
 export interface BoardView {
   name: string;
@@ -132,19 +139,24 @@ export class RankingService {
     amount: number,
     idemKey?: string,
     budget?: ClientBudget,
+    atSec?: number,
   ): Promise<WriteAnswer<ItemWritten>> {
-    const idem = idemRequest(idemKey, ['increment', name, item, amount]);
+    // `at` is part of the request only when sent: requests without it keep their fingerprint.
+    const idem = idemRequest(idemKey, ['increment', name, item, amount, ...timeOf(atSec)]);
     return this.cache.withBoard(name, (board) =>
       this.ledgered(board, idem, async () => {
+        const nowMs = this.clock.nowMs();
+        const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
         const reservation = reserveGrowth(budget, { items: 1 });
         try {
           const result = await this.store.increment(
             board,
-            this.clock.nowMs(),
+            nowMs,
             item,
             amount,
             reservation.allowance('items'),
             idem,
+            eventTimeMs(atSec, nowMs),
           );
           reservation.settle({ items: result.createdItems });
           return {
@@ -152,7 +164,7 @@ export class RankingService {
             body: { board: name, item, windows: byWindow(result), draining: result.draining },
           };
         } catch (error) {
-          throw this.growthError(error, reservation, board);
+          throw atRefusal(error, problem) ?? this.growthError(error, reservation, board);
         }
       }),
     );
@@ -167,14 +179,28 @@ export class RankingService {
    */
   async incrementBatch(
     name: string,
-    entries: BatchEntry[],
+    inputs: BatchInput[],
     idemKey?: string,
     budget?: ClientBudget,
   ): Promise<WriteAnswer<{ board: string; count: number; draining: boolean }>> {
-    const idem = idemRequest(idemKey, ['increments', name, entries.map((e) => [e.item, e.amount])]);
+    const idem = idemRequest(idemKey, ['increments', name, inputs.map((e) => [e.item, e.amount, ...timeOf(e.at)])]);
     // The request's time is when it arrived, whatever loading the config costs.
     const nowMs = this.clock.nowMs();
-    return this.ledgered(await this.cache.get(name), idem, () => this.applyBatch(name, entries, nowMs, idem, budget));
+    const board = await this.cache.get(name);
+    return this.ledgered(board, idem, () => {
+      // A keyed batch on one shard is checked by its script, after its replay (an old `at` still replays).
+      const keyedOnOneShard = idem !== undefined && !board.sharded;
+      const entries = inputs.map((input, i): BatchEntry => {
+        checkAt(`items.${i}.at`, input.at, nowMs, board, keyedOnOneShard);
+        return { item: input.item, amount: input.amount, atMs: eventTimeMs(input.at, nowMs) };
+      });
+      return this.applyBatch(name, entries, nowMs, idem, budget).catch((error: unknown) => {
+        const entry = error instanceof AtOutOfSpanError ? Number(/ (\d+)$/.exec(error.message)?.[1] ?? 1) - 1 : -1;
+        if (entry < 0) throw error;
+        const field = `items.${entry}.at`;
+        throw atRefusal(error, atProblem(field, inputs[entry].at ?? nowMs / 1000, nowMs, board.config.windows));
+      });
+    });
   }
 
   private async applyBatch(
@@ -203,6 +229,8 @@ export class RankingService {
       draining ||= outcome.draining;
       replayed &&= outcome.replayed;
       if (outcome.refused.length === 0) return { replayed, body: { board: name, count: applied, draining } };
+      const outOfSpan = outcome.errors.find((error) => error instanceof AtOutOfSpanError);
+      if (outOfSpan !== undefined && applied === 0) throw outOfSpan;
       const unexpected = outcome.errors.find((error) => !isRefusal(error) && !growthRefusalOf(error));
       if (unexpected !== undefined) throw unexpected;
       const growth = outcome.errors.find((error) => growthRefusalOf(error));
@@ -230,16 +258,19 @@ export class RankingService {
     undo: boolean,
     idemKey?: string,
     budget?: ClientBudget,
+    atSec?: number,
   ): Promise<WriteAnswer<ItemWritten & { userId: string; counted: boolean }>> {
-    const idem = idemRequest(idemKey, [undo ? 'unlike' : 'like', name, item, userId]);
+    const idem = idemRequest(idemKey, [undo ? 'unlike' : 'like', name, item, userId, ...timeOf(atSec)]);
     return this.cache.withBoard(name, (board) =>
       this.ledgered(board, idem, async () => {
+        const nowMs = this.clock.nowMs();
+        const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
         const reservation = reserveGrowth(budget, undo ? {} : { items: 1, likeUsers: 1 });
         const growth = { newItems: reservation.allowance('items'), newLikes: reservation.allowance('likeUsers') };
         const result = await this.store
-          .like(board, this.clock.nowMs(), item, userId, undo, growth, idem)
+          .like(board, nowMs, item, userId, undo, growth, idem, eventTimeMs(atSec, nowMs))
           .catch((error: unknown) => {
-            throw this.growthError(error, reservation, board);
+            throw atRefusal(error, problem) ?? this.growthError(error, reservation, board);
           });
         reservation.settle({ items: result.createdItems, likeUsers: result.createdLikes });
         return {
@@ -427,6 +458,29 @@ export class RankingService {
       return read(board, window, this.clock.nowMs());
     });
   }
+}
+
+/** The fingerprint part of an optional `at`: nothing when absent. */
+function timeOf(atSec: number | undefined): number[] {
+  return atSec === undefined ? [] : [atSec];
+}
+
+/**
+ * Refuses an event time the board cannot take (400 naming `field`): more than the skew ahead, or
+ * older than every window's live span. `keyed`: a past `at` is left to the script, which answers a
+ * replay of the key first (its event has aged out since) and refuses otherwise. Answers the problem.
+ */
+function checkAt(field: string, atSec: number | undefined, nowMs: number, board: PreparedBoard, keyed: boolean) {
+  if (atSec === undefined) return undefined;
+  const problem = atProblem(field, atSec, nowMs, board.config.windows);
+  if (problem && !(problem.kind === 'past' && keyed)) throw new InvalidInputError(problem.message);
+  return problem;
+}
+
+/** A script's refusal of an event time as the client's 400, or undefined for any other error. */
+function atRefusal(error: unknown, problem: { message: string } | undefined): InvalidInputError | undefined {
+  if (!(error instanceof AtOutOfSpanError)) return undefined;
+  return new InvalidInputError(problem?.message ?? M.atBeforeWindows);
 }
 
 function viewOf(config: BoardConfig): BoardView {

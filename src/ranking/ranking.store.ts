@@ -30,6 +30,8 @@ export type { BatchEntry, Standing } from './ranking.scripts';
 /** A script refused a write because the board is gone or its config changed since it was cached. */
 export class BoardGoneError extends Error {}
 export class StaleConfigError extends Error {}
+/** A write's event time (`at`) lies before every window's live span (see TB_AT_OUT_OF_SPAN in the scripts). */
+export class AtOutOfSpanError extends Error {}
 
 /** A write's figures per window and the window names they go with (as they were, on a replay). */
 export interface WriteOutcome {
@@ -240,10 +242,11 @@ export class RankingStore {
     amount: number,
     newItems: number,
     idem?: IdemRequest,
+    atMs = nowMs,
   ): Promise<WriteOutcome> {
     const shard = board.shardOf(item);
     const reply = await this.guard(
-      this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), item, amount, newItems }),
+      this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), item, amount, newItems, atMs }),
     );
     await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply);
@@ -310,10 +313,11 @@ export class RankingStore {
     undo: boolean,
     growth: { newItems: number; newLikes: number },
     idem?: IdemRequest,
+    atMs = nowMs,
   ): Promise<WriteOutcome & { counted: boolean; createdLikes: number }> {
     const shard = board.shardOf(item);
     const reply = await this.guard(
-      this.redis.call(S.like, { ...this.write(board, shard, nowMs, idem), item, userId, undo, ...growth }),
+      this.redis.call(S.like, { ...this.write(board, shard, nowMs, idem), item, userId, undo, ...growth, atMs }),
     );
     await this.indexDue(board, reply.created[2]);
     return {
@@ -612,6 +616,7 @@ export class RankingStore {
       const message = error instanceof Error ? error.message : '';
       if (message.startsWith('TB_NO_BOARD')) throw new BoardGoneError(message);
       if (message.startsWith('TB_STALE_CONFIG')) throw new StaleConfigError(message);
+      if (message.startsWith('TB_AT_OUT_OF_SPAN')) throw new AtOutOfSpanError(message);
       throw growthRefusalOf(error) ?? error;
     }
   }

@@ -8,10 +8,11 @@ import {
   NameProperty,
   OptionalIntProperty,
   OptionalNameProperty,
+  OptionalUnixTimeProperty,
   PageLimit,
   PageOffset,
 } from '../../common/dto';
-import { PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
+import { MAX_FUTURE_SKEW_SEC, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS, UNIX_SEC } from '../../common/limits';
 import {
   AMOUNT_RANGE,
   BATCH_ENTRIES,
@@ -29,6 +30,13 @@ const AmountProperty = () =>
     { nonZero: true },
   );
 const AMOUNT_FIELD: FieldRule = optional({ kind: 'int', range: AMOUNT_RANGE, nonZero: true });
+
+/** An event's optional time. */
+const AtProperty = () =>
+  OptionalUnixTimeProperty(
+    `The event's time, unix seconds (fractions allowed; default now): it lands in the slot of that time in every window and view whose live span still holds it. At most ${MAX_FUTURE_SKEW_SEC} s ahead (counted as now); older than every window's live span is a 400`,
+  );
+const AT_FIELD: FieldRule = optional({ kind: 'finite', range: UNIX_SEC });
 
 /** A query's optional window name. */
 const WindowProperty = () => OptionalNameProperty("Window name (default: the board's first window)", '24h');
@@ -49,10 +57,13 @@ export class LikeParams extends ItemParams {
   userId!: string;
 }
 
-@CompiledValidation({ amount: AMOUNT_FIELD })
+@CompiledValidation({ amount: AMOUNT_FIELD, at: AT_FIELD })
 export class IncrementDto {
   @AmountProperty()
   amount?: number;
+
+  @AtProperty()
+  at?: number;
 }
 
 export class BatchEntryDto {
@@ -61,6 +72,9 @@ export class BatchEntryDto {
 
   @AmountProperty()
   amount?: number;
+
+  @AtProperty()
+  at?: number;
 }
 
 /** The entries of a batch: the type first, then their count, then each entry. */
@@ -81,7 +95,7 @@ const BatchEntries = () =>
     kind: 'array',
     entries: BATCH_ENTRIES,
     entry: BatchEntryDto,
-    fields: { item: ID_FIELD, amount: AMOUNT_FIELD },
+    fields: { item: ID_FIELD, amount: AMOUNT_FIELD, at: AT_FIELD },
   },
 })
 export class BatchIncrementDto {
@@ -89,10 +103,13 @@ export class BatchIncrementDto {
   items!: BatchEntryDto[];
 }
 
-@CompiledValidation({ userId: ID_FIELD })
+@CompiledValidation({ userId: ID_FIELD, at: AT_FIELD })
 export class LikeDto {
   @IdProperty('User id', 'user-7')
   userId!: string;
+
+  @AtProperty()
+  at?: number;
 }
 
 @CompiledValidation({ window: WINDOW_FIELD })

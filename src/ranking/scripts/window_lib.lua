@@ -68,6 +68,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       local item = entries[i]
       local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
       if left == 0 then redis.call('ZREM', top_key, item) end
+      view_window_changed(top_key, tonumber(oldest[1]), item, -tonumber(entries[i + 1]), left, nil)
     end
   end
 end
@@ -96,6 +97,44 @@ local function add_to_window(slots_key, top_key, slot_start, item, amount)
   local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
   if score == 0 then redis.call('ZREM', top_key, item) end
   return score, new_slot
+end
+
+-- Timestamped events: the first slot start (unix s) a window still counts at `now_sec`; an event at
+-- `at_sec` lands in a window only when its slot starts there or later.
+local function live_from_sec(now_sec, period_sec, interval_sec)
+  return current_slot(now_sec, interval_sec) - period_sec + interval_sec
+end
+
+-- The windows (0-based index -> true) whose live span still holds the slot of `at_sec`, or nil when
+-- none does. Window args start at ARGV[5], three per window.
+local function window_holds(at_sec, now_sec, window_count)
+  local holding, any = {}, false
+  for w = 0, window_count - 1 do
+    local period_sec, interval_sec = tonumber(ARGV[5 + 3 * w]), tonumber(ARGV[6 + 3 * w])
+    if current_slot(at_sec, interval_sec) >= live_from_sec(now_sec, period_sec, interval_sec) then
+      holding[w] = true
+      any = true
+    end
+  end
+  return any and holding or nil
+end
+
+-- add_to_window at the slot of `at_sec` (the event's time, unix s, may hold a fraction), then the
+-- views reading the window.
+local function add_event(slots_key, top_key, slot_start, item, amount, at_sec)
+  local score, new_slot = add_to_window(slots_key, top_key, slot_start, item, amount)
+  view_window_changed(top_key, slot_start, item, amount, score, at_sec)
+  return score, new_slot
+end
+
+-- add_event without indexing the slot (a batch indexes each slot once).
+local function add_to_slot(slots_key, top_key, slot_start, item, amount, at_sec)
+  local slot_key = slot_key_of(slots_key, slot_start)
+  if tonumber(redis.call('HINCRBY', slot_key, item, amount)) == 0 then redis.call('HDEL', slot_key, item) end
+  local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
+  if score == 0 then redis.call('ZREM', top_key, item) end
+  view_window_changed(top_key, slot_start, item, amount, score, at_sec)
+  return score
 end
 
 -- Due times (unix ms) feed the scheduler's due index: a slot starting at s (unix s) of a window of
