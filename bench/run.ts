@@ -600,6 +600,7 @@ async function makeBoard(
     windows,
     shards,
     maxItems,
+    views: [],
     version: `v-${name}`,
     reset: false,
     nowMs,
@@ -608,7 +609,14 @@ async function makeBoard(
   for (let shard = 1; shard < shards; shard++)
     await callScript(redis, S.shardSync, { keys: keys.board(name, shard), ...reply, nowMs });
   return new PreparedBoard(
-    { name, version: reply.version, shards, maxItems: reply.maxItems, windows: JSON.parse(reply.windowsJson) },
+    {
+      name,
+      version: reply.version,
+      shards,
+      maxItems: reply.maxItems,
+      windows: JSON.parse(reply.windowsJson),
+      views: [],
+    },
     (shard) => keys.board(name, shard),
   );
 }

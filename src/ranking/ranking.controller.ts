@@ -69,6 +69,7 @@ export class RankingController {
       body.shards,
       query.reset ?? false,
       body.maxItems,
+      body.views,
     );
     void reply.status(result.created ? 201 : 200);
     return result.board;

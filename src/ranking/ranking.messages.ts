@@ -29,6 +29,11 @@ export const RANKING_MESSAGES = {
   atTooOld: (field: string, oldestSec: number, atSec: number, nowSec: number) =>
     `${field} is older than every window's live span: the oldest accepted is ${oldestSec} (${field} ${atSec}, now ${nowSec})`,
   atBeforeWindows: "at lies before every window's live span, or before every window holding it was created",
+  keptViewsBroken: (problem: string) =>
+    `the stored views no longer fit the windows (${problem}); send views with the new windows`,
+  viewCount: (max: number) => `views must hold at most ${max} views`,
+  viewNameTaken: (field: string, name: string) => `${field}.name "${name}" is already a window or view name`,
+  viewField: (field: string, problem: string) => `${field}.${problem}`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
 };

@@ -13,6 +13,7 @@ import {
 import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
 import type { BoardKeys, RankingKeys } from './ranking.keys';
 import type { ScoredItem } from './shard-math';
+import type { ViewConfig } from './trending-math';
 import type { WindowConfig, WindowSpec } from './window-math';
 
 declare module 'ioredis' {
@@ -35,6 +36,7 @@ declare module 'ioredis' {
     tbRankDueClaim: ScriptCommand<Context>;
     tbRankDueComplete: ScriptCommand<Context>;
     tbRankSweepTurn: ScriptCommand<Context>;
+    tbRankReadView: ScriptCommand<Context>;
   }
 }
 
@@ -113,8 +115,46 @@ export type BoardPutReply =
       mostShards: number;
       /** null: no cap */
       maxItems: number | null;
+      viewsJson: string;
     }
   | { status: 'conflict'; message: string };
+
+/** What a view read asks for (read_view.lua): a page, one item, an item's neighbours, or a count above a rank score. */
+export type ViewRead =
+  | { op: 'top'; offset: number; limit: number }
+  | { op: 'item'; item: string }
+  | { op: 'around'; item: string; radius: number }
+  | { op: 'count'; rankScore: number };
+
+/** A read of one view of one shard: the windows it reads (its window first, then a rising view's baseline). */
+export interface ViewCall extends BoardCall {
+  view: ViewConfig;
+  windows: WindowConfig[];
+  read: ViewRead;
+}
+
+/** A rising row's figures as stored: sums in its two windows, when it entered the view, its last two slots' counts. */
+export interface RisingFigures {
+  observed: number;
+  baseline: number;
+  sinceSec: number;
+  currentSlot: number;
+  previousSlot: number;
+}
+
+/** A view row: its rank score (decay: forward-decayed against the landmark) and a rising row's figures. */
+export interface ViewRow extends ScoredItem {
+  rising?: RisingFigures;
+}
+
+/** What read_view answers: a and b as its header says for the read. */
+export interface ViewReply {
+  draining: boolean;
+  landmarkSec: number;
+  a: number;
+  b: number;
+  rows: ViewRow[];
+}
 
 const dir = join(__dirname, 'scripts');
 const viewsLibrary = join(dir, 'views_lib.lua');
@@ -446,6 +486,48 @@ export const RANKING_SCRIPTS = {
     },
   }),
 
+  readView: typedScript({
+    name: 'tbRankReadView',
+    file: join(dir, 'read_view.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 'dynamic',
+    build: (call: ViewCall) => {
+      const { keys } = call.shard;
+      const { read } = call;
+      const readArgs =
+        read.op === 'top'
+          ? [read.offset, read.limit]
+          : read.op === 'item'
+            ? [read.item]
+            : read.op === 'around'
+              ? [read.item, read.radius]
+              : [read.rankScore];
+      return {
+        keys: [keys.cfg(), ...call.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)])],
+        args: [...boardArgs(call, windowArgsOf(call.windows)), call.view.name, read.op, ...readArgs],
+      };
+    },
+    decode: (raw, call): ViewReply => {
+      const reply = new Reply('tbRankReadView', raw).expectLength(4, true);
+      const width = call.view.mode === 'rising' ? 7 : 2;
+      if ((reply.length - 4) % width !== 0) throw reply.unexpected(reply.length - 1, `rows of ${width} entries`);
+      const rows: ViewRow[] = [];
+      for (let i = 4; i < reply.length; i += width) {
+        const row: ViewRow = { item: reply.string(i), score: reply.number(i + 1) };
+        if (width === 7)
+          row.rising = {
+            observed: reply.number(i + 2),
+            baseline: reply.number(i + 3),
+            sinceSec: reply.number(i + 4),
+            currentSlot: reply.number(i + 5),
+            previousSlot: reply.number(i + 6),
+          };
+        rows.push(row);
+      }
+      return { draining: reply.flag(0), landmarkSec: reply.int(1), a: reply.int(2), b: reply.int(3), rows };
+    },
+  }),
+
   boardPut: typedScript({
     name: 'tbRankBoardPut',
     file: join(dir, 'board_put.lua'),
@@ -458,6 +540,7 @@ export const RANKING_SCRIPTS = {
       shards: number | undefined;
       /** undefined keeps the stored cap (none for a new board) */
       maxItems: number | undefined;
+      views: ViewConfig[];
       reset: boolean;
       version: string;
       nowMs: number;
@@ -470,13 +553,14 @@ export const RANKING_SCRIPTS = {
         call.reset ? 1 : 0,
         call.nowMs,
         call.maxItems ?? '',
+        JSON.stringify(call.views),
       ],
     }),
     decode: (raw): BoardPutReply => {
       const reply = new Reply('tbRankBoardPut', raw);
       const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
       if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
-      reply.expectLength(7);
+      reply.expectLength(8);
       return {
         status,
         version: reply.string(1),
@@ -485,6 +569,7 @@ export const RANKING_SCRIPTS = {
         revision: reply.int(4),
         mostShards: reply.number(5),
         maxItems: reply.int(6) || null,
+        viewsJson: reply.string(7),
       };
     },
   }),
@@ -546,10 +631,19 @@ export const RANKING_SCRIPTS = {
       shards: number;
       revision: number;
       maxItems: number | null;
+      viewsJson: string;
       nowMs: number;
     }) => ({
       keys: [call.keys.cfg()],
-      args: [call.version, call.windowsJson, call.shards, call.revision, call.nowMs, call.maxItems ?? 0],
+      args: [
+        call.version,
+        call.windowsJson,
+        call.shards,
+        call.revision,
+        call.nowMs,
+        call.maxItems ?? 0,
+        call.viewsJson,
+      ],
     }),
     decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),
   }),

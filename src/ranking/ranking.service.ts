@@ -9,10 +9,30 @@ import { CapRefusal, growthRefusalOf } from '../redis/refusals';
 import { BoardConfig, PreparedBoard } from './board';
 import { BoardCache, isRefusal } from './board-cache';
 import { RANKING_MESSAGES as M } from './ranking.messages';
-import { AtOutOfSpanError, BatchEntry, ListedItem, RankingStore, Standing } from './ranking.store';
+import { AtOutOfSpanError, BatchEntry, ListedItem, RankingStore, Standing, ViewListing } from './ranking.store';
 import { MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { groupByShard } from './shard-math';
-import { atProblem, eventTimeMs, resolveWindows, WindowConfig, WindowInput, windowSpan } from './window-math';
+import {
+  decayedValue,
+  resolveViews,
+  risingOf,
+  risingPhase,
+  RisingPhase,
+  ViewConfig,
+  ViewInput,
+  ViewMode,
+  ViewView,
+  viewViewOf,
+} from './trending-math';
+import {
+  atProblem,
+  eventTimeMs,
+  resolveWindows,
+  WindowConfig,
+  WindowInput,
+  WindowSpec,
+  windowSpan,
+} from './window-math';
 
 /** A batch entry as the client sent it: `at` in unix seconds (absent: now). */
 export interface BatchInput {
@@ -27,6 +47,8 @@ export interface BoardView {
   windows: Array<{ name: string; period: number; interval: number }>;
   /** Present when the board has a cap. */
   maxItems?: number;
+  /** Present when the board has views. */
+  views?: ViewView[];
 }
 
 /** What an item write answers: each window's new standing. */
@@ -38,6 +60,14 @@ export interface ItemWritten {
   draining: boolean;
 }
 
+/** A view row as answered: rising rows add their figures. */
+export interface ViewRowAnswer extends ListedItem {
+  observed?: number;
+  expected?: number;
+  phase?: RisingPhase;
+  since?: number;
+}
+
 export interface WindowFigures {
   board: string;
   window: string;
@@ -46,6 +76,8 @@ export interface WindowFigures {
   to: number;
   /** True while an expired slot larger than one chunk is still being subtracted. */
   draining: boolean;
+  /** A view's mode (absent for a window). */
+  mode?: ViewMode;
 }
 
 /** Most expire calls one board gets per visit (each drains at most one chunk); still draining, it is due on the next pass. */
@@ -89,20 +121,42 @@ export class RankingService {
     private readonly clock: Clock,
   ) {}
 
-  /** `shards` and `maxItems` undefined keep the stored ones. */
+  /** `shards`, `maxItems` and `views` undefined keep the stored ones. */
   async putBoard(
     name: string,
     windows: WindowInput[],
     shards?: number,
     reset = false,
     maxItems?: number,
+    views?: ViewInput[],
   ): Promise<{ created: boolean; board: BoardView }> {
     const specs = resolveWindows(windows);
-    const result = await this.store.putBoard(name, specs, shards, maxItems, reset, randomUUID(), this.clock.nowMs());
+    const resolvedViews = views === undefined ? await this.keptViews(name, specs) : resolveViews(views, specs);
+    const result = await this.store.putBoard(
+      name,
+      specs,
+      shards,
+      maxItems,
+      resolvedViews,
+      reset,
+      randomUUID(),
+      this.clock.nowMs(),
+    );
     if (result.status === 'conflict')
       throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, result.message));
     this.cache.remember(result.config);
     return { created: result.status === 'created', board: viewOf(result.config) };
+  }
+
+  /** The stored views, checked again against the new windows (a PUT without `views` keeps them). */
+  private async keptViews(name: string, windows: WindowSpec[]): Promise<ViewConfig[]> {
+    const stored = (await this.store.loadBoard(name))?.views ?? [];
+    try {
+      return resolveViews(stored.map(viewViewOf), windows);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, M.keptViewsBroken(error.message)));
+    }
   }
 
   async getBoard(name: string): Promise<BoardView> {
@@ -318,28 +372,60 @@ export class RankingService {
     windowName: string | undefined,
     offset: number,
     limit: number,
-  ): Promise<WindowFigures & { items: ListedItem[] }> {
-    return this.withWindow(name, windowName, async (board, window, nowMs) => {
+  ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
+    const checkDepth = (board: PreparedBoard) => {
       // Every shard sends its head down to offset + limit: bounded, so one request cannot make them all send millions of rows.
       if (board.sharded && offset + limit > MAX_SHARDED_DEPTH_ITEMS) {
         throw new InvalidInputError(M.shardedPageTooDeep(MAX_SHARDED_DEPTH_ITEMS));
       }
-      const result = await this.store.top(board, window, nowMs, offset, limit);
-      return { ...figures(name, window, nowMs, result.draining), items: result.items };
-    });
+    };
+    return this.withWindow(
+      name,
+      windowName,
+      async (board, window, nowMs) => {
+        checkDepth(board);
+        const result = await this.store.top(board, window, nowMs, offset, limit);
+        return { ...figures(name, window, nowMs, result.draining), items: result.items };
+      },
+      async (board, view, nowMs) => {
+        checkDepth(board);
+        const listing = await this.store.viewTop(board, view, nowMs, offset, limit);
+        return {
+          ...viewFigures(name, board, view, nowMs, listing.draining),
+          items: viewRows(board, view, listing, nowMs),
+        };
+      },
+    );
   }
 
   async item(name: string, windowName: string | undefined, item: string) {
-    return this.withWindow(name, windowName, async (board, window, nowMs) => {
-      const { draining, standing, ranked } = await this.store.item(board, window, nowMs, item);
-      return {
-        ...figures(name, window, nowMs, draining),
-        item,
-        score: standing.score,
-        rank: standing.rank,
-        percentile: percentileOf(standing, ranked),
-      };
-    });
+    return this.withWindow(
+      name,
+      windowName,
+      async (board, window, nowMs) => {
+        const { draining, standing, ranked } = await this.store.item(board, window, nowMs, item);
+        return {
+          ...figures(name, window, nowMs, draining),
+          item,
+          score: standing.score,
+          rank: standing.rank,
+          percentile: percentileOf(standing, ranked),
+        };
+      },
+      async (board, view, nowMs) => {
+        const found = await this.store.viewItem(board, view, nowMs, item);
+        const listing = {
+          landmarkSec: found.landmarkSec,
+          rows: found.row ? [{ ...found.row, rank: found.rank! }] : [],
+        };
+        const row = viewRows(board, view, listing, nowMs)[0];
+        return {
+          ...viewFigures(name, board, view, nowMs, found.draining),
+          ...(row ?? { item, score: 0, rank: null }),
+          percentile: percentileOf({ score: row?.score ?? 0, rank: found.rank }, found.listed),
+        };
+      },
+    );
   }
 
   async around(
@@ -347,11 +433,23 @@ export class RankingService {
     windowName: string | undefined,
     item: string,
     radius: number,
-  ): Promise<WindowFigures & { item: string; items: ListedItem[] }> {
-    return this.withWindow(name, windowName, async (board, window, nowMs) => {
-      const result = await this.store.around(board, window, nowMs, item, radius);
-      return { ...figures(name, window, nowMs, result.draining), item, items: result.items };
-    });
+  ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
+    return this.withWindow(
+      name,
+      windowName,
+      async (board, window, nowMs) => {
+        const result = await this.store.around(board, window, nowMs, item, radius);
+        return { ...figures(name, window, nowMs, result.draining), item, items: result.items };
+      },
+      async (board, view, nowMs) => {
+        const listing = await this.store.viewAround(board, view, nowMs, item, radius);
+        return {
+          ...viewFigures(name, board, view, nowMs, listing.draining),
+          item,
+          items: viewRows(board, view, listing, nowMs),
+        };
+      },
+    );
   }
 
   /**
@@ -444,18 +542,20 @@ export class RankingService {
     );
   }
 
+  /** Runs `read` on the named window, or `readView` on the named view; 404 naming both when neither exists. */
   private async withWindow<T>(
     name: string,
     windowName: string | undefined,
     read: (board: PreparedBoard, window: WindowConfig, nowMs: number) => Promise<T>,
+    readView: (board: PreparedBoard, view: ViewConfig, nowMs: number) => Promise<T>,
   ): Promise<T> {
     return this.cache.withBoard(name, (board) => {
       const window = board.window(windowName);
-      if (!window) {
-        const known = board.config.windows.map((w) => w.name);
-        throw new NotFoundError('WINDOW_NOT_FOUND', M.windowNotFound(name, windowName, known));
-      }
-      return read(board, window, this.clock.nowMs());
+      if (window) return read(board, window, this.clock.nowMs());
+      const view = board.view(windowName);
+      if (view) return readView(board, view, this.clock.nowMs());
+      const known = [...board.config.windows, ...board.config.views].map((w) => w.name);
+      throw new NotFoundError('WINDOW_NOT_FOUND', M.windowNotFound(name, windowName, known));
     });
   }
 }
@@ -489,6 +589,7 @@ function viewOf(config: BoardConfig): BoardView {
     shards: config.shards,
     windows: config.windows.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
+    ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
   };
 }
 
@@ -516,6 +617,37 @@ function allowancesOf(groups: Map<number, BatchEntry[]>, reserved: number): Map<
 /** Each window's standing by name, in the order of the names the write was answered with. */
 function byWindow(written: { windowNames: string[]; standings: Standing[] }): Record<string, Standing> {
   return Object.fromEntries(written.windowNames.map((name, i) => [name, written.standings[i]]));
+}
+
+/** A view's figures: the span of the window it reads (rising: the short one), and its mode. */
+function viewFigures(board: string, prepared: PreparedBoard, view: ViewConfig, nowMs: number, draining: boolean) {
+  return { ...figures(board, prepared.window(view.window)!, nowMs, draining), window: view.name, mode: view.mode };
+}
+
+/** A view's ranked rows as a client reads them: decay as the decayed sum as of now, rising with its figures. */
+function viewRows(
+  board: PreparedBoard,
+  view: ViewConfig,
+  listing: Pick<ViewListing, 'landmarkSec' | 'rows'>,
+  nowMs: number,
+): ViewRowAnswer[] {
+  const window = board.window(view.window)!;
+  return listing.rows.map((row) => {
+    const answer: ViewRowAnswer = {
+      rank: row.rank,
+      item: row.item,
+      score: view.mode === 'decay' ? decayedValue(row.score, listing.landmarkSec, nowMs, view.halfLifeSec!) : row.score,
+    };
+    if (row.rising) {
+      const rising = risingOf(row.rising.observed, row.rising.baseline, view as Required<ViewConfig>);
+      const elapsedSec = nowMs / 1000 - windowSpan(nowMs, window).toSec + window.intervalSec;
+      answer.observed = row.rising.observed;
+      answer.expected = rising.expected;
+      answer.phase = risingPhase({ ...row.rising, isNew: rising.isNew, elapsedSec, intervalSec: window.intervalSec });
+      answer.since = row.rising.sinceSec;
+    }
+    return answer;
+  });
 }
 
 function figures(board: string, window: WindowConfig, nowMs: number, draining: boolean): WindowFigures {

@@ -5,6 +5,7 @@ import { isRedisWrongNodeError } from '../common/redis-errors';
 import { RedisService } from '../redis/redis.service';
 import { BoardConfig, PreparedBoard, ShardKeys } from './board';
 import { RankingKeys } from './ranking.keys';
+import type { ViewConfig } from './trending-math';
 import { RANKING_MESSAGES as M } from './ranking.messages';
 import { Idempotent, IdemRequest } from '../redis/idempotency';
 import { growthRefusalOf } from '../redis/refusals';
@@ -19,13 +20,25 @@ import {
   RANKING_SCRIPTS as S,
   Standing,
   StandingsReply,
+  ViewCall,
+  ViewRead,
+  ViewReply,
+  ViewRow,
   WriteCall,
 } from './ranking.scripts';
+import { MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { ListedItem, mergeListings, mergeShardHeads, rankRows, ScoredItem } from './shard-math';
 import { WindowConfig, WindowSpec } from './window-math';
 
 export type { ListedItem } from './shard-math';
-export type { BatchEntry, Standing } from './ranking.scripts';
+export type { BatchEntry, Standing, ViewRow } from './ranking.scripts';
+
+/** A view's rows ranked (by rank score), and the landmark a decay view's rank scores are relative to. */
+export interface ViewListing {
+  draining: boolean;
+  landmarkSec: number;
+  rows: Array<ViewRow & { rank: number }>;
+}
 
 /** A script refused a write because the board is gone or its config changed since it was cached. */
 export class BoardGoneError extends Error {}
@@ -73,6 +86,15 @@ function sumCounts(windows: WindowConfig[], counts: ShardCounts[]): ShardCounts 
   };
 }
 
+/** Ranks view rows like rankRows (competition ranks on the rank score), keeping each row's figures. */
+function rankViewRows(
+  rows: ViewRow[],
+  firstPosition: number,
+  higherThanFirst: number,
+): Array<ViewRow & { rank: number }> {
+  return rankRows(rows, firstPosition, higherThanFirst).map((ranked, i) => ({ ...rows[i], rank: ranked.rank }));
+}
+
 /** The only file of the ranking feature that talks to Redis: key lists, script calls, reply parsing. */
 @Injectable()
 export class RankingStore {
@@ -104,6 +126,7 @@ export class RankingStore {
       shards: Number(stored.shards),
       windows: JSON.parse(stored.windows) as WindowConfig[],
       maxItems: stored.maxItems ? Number(stored.maxItems) : null,
+      views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
     };
   }
 
@@ -142,6 +165,7 @@ export class RankingStore {
     windows: WindowSpec[],
     shards: number | undefined,
     maxItems: number | undefined,
+    views: ViewConfig[],
     reset: boolean,
     version: string,
     nowMs: number,
@@ -152,6 +176,7 @@ export class RankingStore {
       windows,
       shards,
       maxItems,
+      views,
       reset,
       version,
       nowMs,
@@ -164,6 +189,7 @@ export class RankingStore {
       shards: reply.shards,
       windows: JSON.parse(reply.windowsJson) as WindowConfig[],
       maxItems: reply.maxItems,
+      views: JSON.parse(reply.viewsJson) as ViewConfig[],
     };
     await Promise.all(
       Array.from({ length: reply.shards - 1 }, (_, i) =>
@@ -491,6 +517,120 @@ export class RankingStore {
       draining: own.draining || replies.some((reply) => reply.draining),
       items: rankRows(rows, firstPosition, higherThanFirst),
     };
+  }
+
+  /** A page of a view: like top, merged over the shards by rank score (every shard rebased to the same landmark). */
+  async viewTop(
+    board: PreparedBoard,
+    view: ViewConfig,
+    nowMs: number,
+    offset: number,
+    limit: number,
+  ): Promise<ViewListing> {
+    if (!board.sharded) {
+      const reply = await this.readView(board, board.shards[0], view, nowMs, { op: 'top', offset, limit });
+      return {
+        draining: reply.draining,
+        landmarkSec: reply.landmarkSec,
+        rows: rankViewRows(reply.rows, reply.a, reply.b),
+      };
+    }
+    const depth = offset + limit;
+    let draining = false;
+    let landmarkSec = 0;
+    const { rows } = await mergeShardHeads(board.shards.length, depth, async (shard, from, count) => {
+      this.redis.admit();
+      const reply = await this.readView(board, board.shards[shard], view, nowMs, {
+        op: 'top',
+        offset: from,
+        limit: count,
+      });
+      draining ||= reply.draining;
+      landmarkSec = reply.landmarkSec;
+      return reply.rows;
+    });
+    return { draining, landmarkSec, rows: rankViewRows(rows, 0, 0).slice(offset, depth) };
+  }
+
+  /** One item of a view: its row (absent when not listed), board-wide rank and the listed items. */
+  async viewItem(
+    board: PreparedBoard,
+    view: ViewConfig,
+    nowMs: number,
+    item: string,
+  ): Promise<{
+    draining: boolean;
+    landmarkSec: number;
+    row: ViewRow | undefined;
+    rank: number | null;
+    listed: number;
+  }> {
+    const home = board.shardOf(item);
+    const own = await this.readView(board, home, view, nowMs, { op: 'item', item });
+    const row = own.rows[0];
+    let { draining } = own;
+    let above = own.a - 1;
+    let listed = own.b;
+    if (board.sharded) {
+      const rankScore = row?.score ?? 0;
+      const others = await Promise.all(
+        board.shards
+          .filter((shard) => shard !== home)
+          .map((shard) => this.readView(board, shard, view, nowMs, { op: 'count', rankScore })),
+      );
+      for (const other of others) {
+        draining ||= other.draining;
+        above += other.a;
+        listed += other.b;
+      }
+    }
+    return { draining, landmarkSec: own.landmarkSec, row, rank: row === undefined ? null : above + 1, listed };
+  }
+
+  /**
+   * An item of a view with up to `radius` neighbours on each side. A sharded board reads the page of the
+   * board listing around the item's rank (bounded like a deep top page).
+   */
+  async viewAround(
+    board: PreparedBoard,
+    view: ViewConfig,
+    nowMs: number,
+    item: string,
+    radius: number,
+  ): Promise<ViewListing> {
+    if (!board.sharded) {
+      const reply = await this.readView(board, board.shards[0], view, nowMs, { op: 'around', item, radius });
+      const rows = reply.a === -1 ? [] : rankViewRows(reply.rows, reply.a, reply.b);
+      return { draining: reply.draining, landmarkSec: reply.landmarkSec, rows };
+    }
+    const own = await this.viewItem(board, view, nowMs, item);
+    if (own.rank === null) return { draining: own.draining, landmarkSec: own.landmarkSec, rows: [] };
+    // Items tied with it may come before it: read from radius rows above its rank to radius rows past the ties.
+    const offset = Math.max(0, own.rank - 1 - radius);
+    const page = await this.viewTop(
+      board,
+      view,
+      nowMs,
+      offset,
+      Math.min(MAX_SHARDED_DEPTH_ITEMS - offset, 4 * radius + 1),
+    );
+    const at = page.rows.findIndex((row) => row.item === item);
+    const rows = at === -1 ? [] : page.rows.slice(Math.max(0, at - radius), at + radius + 1);
+    return { draining: own.draining || page.draining, landmarkSec: page.landmarkSec, rows };
+  }
+
+  private readView(
+    board: PreparedBoard,
+    shard: ShardKeys,
+    view: ViewConfig,
+    nowMs: number,
+    read: ViewRead,
+  ): Promise<ViewReply> {
+    const windows = [view.window, ...(view.baseline === undefined ? [] : [view.baseline])].map((name) =>
+      board.window(name)!,
+    );
+    const call: ViewCall = { ...this.on(board, shard, nowMs), view, windows, read };
+    return this.guard(this.redis.call(S.readView, call));
   }
 
   /**

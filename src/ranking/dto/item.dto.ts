@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, ValidateNested } from 'class-validator';
 import { CompiledValidation, FieldRule, ID_FIELD, NAME_FIELD, optional } from '../../common/compiled-checks';
@@ -21,6 +21,7 @@ import {
   DEFAULT_TOP_ITEMS,
   RADIUS_ITEMS,
 } from '../ranking.limits';
+import { VIEW_MODES } from '../trending-math';
 
 /** An increment's or batch entry's optional amount. */
 const AmountProperty = () =>
@@ -39,7 +40,7 @@ const AtProperty = () =>
 const AT_FIELD: FieldRule = optional({ kind: 'finite', range: UNIX_SEC });
 
 /** A query's optional window name. */
-const WindowProperty = () => OptionalNameProperty("Window name (default: the board's first window)", '24h');
+const WindowProperty = () => OptionalNameProperty("Window or view name (default: the board's first window)", '24h');
 const WINDOW_FIELD = optional(NAME_FIELD);
 
 @CompiledValidation({ board: NAME_FIELD, item: ID_FIELD })
@@ -180,10 +181,28 @@ export class LikeResultDto extends IncrementResultDto {
   @ApiProperty({ description: 'Whether this call changed the counts' }) counted!: boolean;
 }
 
-export class ListedItemDto {
+const SCORE_NOTE =
+  "A window's sum over its live slots (an integer); a view's score (decay: the decayed sum as of now; hot, rising: their formula's score)";
+
+/** What a rising view's rows and items also answer. */
+class RisingFiguresDto {
+  @ApiPropertyOptional({ description: "rising: the item's sum in the view's window" }) observed?: number;
+  @ApiPropertyOptional({
+    description: "rising: the baseline's sum scaled to the window's period (floored at 1 when new)",
+  })
+  expected?: number;
+  @ApiPropertyOptional({
+    enum: ['new', 'rising', 'peaking', 'cooling'],
+    description: 'rising: where the item is in its trend',
+  })
+  phase?: string;
+  @ApiPropertyOptional({ type: 'integer', description: 'rising: when it entered the view (unix s)' }) since?: number;
+}
+
+export class ListedItemDto extends RisingFiguresDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) rank!: number;
   @ApiProperty() item!: string;
-  @ApiProperty({ type: 'integer' }) score!: number;
+  @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
 }
 
 export class WindowFiguresDto {
@@ -193,6 +212,8 @@ export class WindowFiguresDto {
   @ApiProperty({ type: 'integer', description: 'End of the current slot (unix s)' }) to!: number;
   @ApiProperty({ description: 'True while an expired slot larger than one chunk is still being subtracted' })
   draining!: boolean;
+  @ApiPropertyOptional({ enum: VIEW_MODES, description: "A view's mode (absent when reading a window)" })
+  mode?: string;
 }
 
 export class TopResultDto extends WindowFiguresDto {
@@ -206,7 +227,11 @@ export class AroundResultDto extends TopResultDto {
 
 export class ItemResultDto extends WindowFiguresDto {
   @ApiProperty() item!: string;
-  @ApiProperty({ type: 'integer' }) score!: number;
+  @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
+  @ApiPropertyOptional() observed?: number;
+  @ApiPropertyOptional() expected?: number;
+  @ApiPropertyOptional({ enum: ['new', 'rising', 'peaking', 'cooling'] }) phase?: string;
+  @ApiPropertyOptional({ type: 'integer' }) since?: number;
   @ApiProperty({ nullable: true, type: 'integer', minimum: 1 }) rank!: number | null;
   @ApiProperty({
     nullable: true,

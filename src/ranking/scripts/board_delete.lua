@@ -1,4 +1,5 @@
--- board_delete: removes every key of a board (config, likes, each window's slots, index and results).
+-- board_delete: removes every key of a board (config, likes, each window's slots, index and results,
+-- each view's keys).
 -- The board knows its keys: window names come from its config, slot hashes from each slots index.
 -- KEYS: 2
 -- KEYS[1]        board config hash
@@ -13,5 +14,6 @@ idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[3]))
 local stored = redis.call('HGET', cfg_key, 'windows')
 if not stored then return 0 end
 for _, w in ipairs(cjson.decode(stored)) do drop_window(cfg_key, w.name) end
+for _, view in ipairs(cjson.decode(redis.call('HGET', cfg_key, 'views') or '[]')) do drop_view(cfg_key, view.name) end
 redis.call('UNLINK', cfg_key, likes_key)
 return 1
