@@ -2,7 +2,7 @@
  * `npm run bench`: starts a private redis-server, the service (dist/main.js, as `npm start` runs it)
  * and the bare floor server (bench/bare-server.ts) on free ports, measures, prints markdown tables,
  * and stops everything. Knobs: BENCH_DURATION_SEC (default 5), BENCH_REPEATS (default 5),
- * BENCH_SKIP=http,redis,shards,worst,growth,memory,expiry,cluster,idle to leave parts out.
+ * BENCH_SKIP=http,redis,trending,shards,worst,growth,memory,expiry,cluster,idle to leave parts out.
  */
 import autocannon from 'autocannon';
 import calculateSlot from 'cluster-key-slot';
@@ -23,6 +23,7 @@ import { AppConfig } from '../src/common/config';
 import { idleBoardsBench } from './idle-boards';
 import { cpuSeconds, waitForHttp } from './process-stats';
 import { shardedCostBench } from './sharded-cost';
+import { trendingBench } from './trending';
 import { worstRequestsBench } from './worst-requests';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { CounterKeys } from '../src/counters/counter-keys';
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
 
   if (!SKIP.has('http')) await httpBench(redisUrl, redis);
   if (!SKIP.has('redis')) await redisBench(redis);
+  if (!SKIP.has('trending')) await trendingBench(redisUrl, REPEATS, Math.max(1, DURATION_SEC / 2));
   if (!SKIP.has('shards')) await shardedCostBench(redisUrl, REPEATS);
   if (!SKIP.has('worst')) await worstRequestsBench(redisUrl);
   if (!SKIP.has('growth')) await growthBench(redis);
