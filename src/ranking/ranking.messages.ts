@@ -34,6 +34,8 @@ export const RANKING_MESSAGES = {
   viewCount: (max: number) => `views must hold at most ${max} views`,
   viewNameTaken: (field: string, name: string) => `${field}.name "${name}" is already a window or view name`,
   viewField: (field: string, problem: string) => `${field}.${problem}`,
+  shardedAroundTooDeep: (maxDepth: number) =>
+    `around on a view of a sharded board reaches rank ${maxDepth} at most (read deeper items with items/:item)`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
 };

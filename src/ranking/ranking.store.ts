@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../common/config';
-import { ConflictError } from '../common/errors';
+import { ConflictError, InvalidInputError } from '../common/errors';
 import { isRedisWrongNodeError } from '../common/redis-errors';
 import { RedisService } from '../redis/redis.service';
 import { BoardConfig, PreparedBoard, ShardKeys } from './board';
@@ -607,6 +607,7 @@ export class RankingStore {
     if (own.rank === null) return { draining: own.draining, landmarkSec: own.landmarkSec, rows: [] };
     // Items tied with it may come before it: read from radius rows above its rank to radius rows past the ties.
     const offset = Math.max(0, own.rank - 1 - radius);
+    if (offset >= MAX_SHARDED_DEPTH_ITEMS) throw new InvalidInputError(M.shardedAroundTooDeep(MAX_SHARDED_DEPTH_ITEMS));
     const page = await this.viewTop(
       board,
       view,

@@ -28,6 +28,8 @@ end
 -- long the board lives, far from overflow. When the epoch changes, every g is multiplied by
 -- 2^(old L - new L) / halfLife = 2^(-k * rebaseHalfLives): a power of two, so the rebase is exact and
 -- changes no order. L never moves back (an instance with a late clock keeps the newer landmark).
+-- Forward decay rather than log space: amounts may be negative (log space holds no sign), and adding
+-- and subtracting a slot's exact share is what lets expiry take out exactly what the slot put in.
 local function decay_rebase(view, now_sec)
   local epoch_sec = view.halfLifeSec * view.rebaseHalfLives
   local wanted = math.floor(now_sec / epoch_sec) * epoch_sec
