@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { HOT_EPOCH_SEC } from '../../src/ranking/ranking.limits';
 import { useRankingService } from '../support/ranking';
+import { TOPOLOGIES } from '../support/redis';
 import { TrendingModel, TrendRow, TrendView } from '../support/trending-model';
 
 const WINDOWS = [
@@ -75,8 +76,8 @@ function expectSameListing(
  * Random timestamped events and clock moves into an unsharded and a sharded board with decay, hot and
  * rising views: after every step each view's full listing equals the brute-force model's.
  */
-describe('trending views against a model that keeps every event (property)', () => {
-  const setup = useRankingService('single');
+describe.each(TOPOLOGIES)('trending views against a model that keeps every event (property, %s)', (topology) => {
+  const setup = useRankingService(topology);
   const { clock } = setup;
   let run = 0;
 
@@ -143,7 +144,7 @@ describe('trending views against a model that keeps every event (property)', () 
           for (const board of boards) await setup.ranking.deleteBoard(board);
         },
       ),
-      { numRuns: 30 },
+      { numRuns: topology === 'single' ? 30 : 10 },
     );
   });
 });
