@@ -41,7 +41,13 @@ const batch = fc.record({
   ),
 });
 const move = fc.record({ kind: fc.constant('move' as const), ms: fc.integer({ min: 1, max: 45_000 }) });
-const op = fc.oneof(inc, inc, batch, move);
+/** A like by a new user (so it always counts), now or back in time (not before the board existed). */
+const like = fc.record({
+  kind: fc.constant('like' as const),
+  item: fc.constantFrom(...ITEMS),
+  backMs: fc.option(fc.integer({ min: 0, max: 130_000 }), { nil: undefined }),
+});
+const op = fc.oneof(inc, inc, batch, like, move);
 
 /**
  * Same listing as the model: the same items, each score within 1e-9 (relative), and in the model's
@@ -101,9 +107,17 @@ describe.each(TOPOLOGIES)('trending views against a model that keeps every event
                 Math.floor(atMs / 1000 / w.intervalSec) * w.intervalSec >
                 Math.floor(clock.nowMs() / 1000 / w.intervalSec) * w.intervalSec - w.periodSec,
             );
-          for (const step of ops) {
+          let users = 0;
+          for (const [index, step] of ops.entries()) {
             if (step.kind === 'move') clock.advanceMs(step.ms);
-            else {
+            else if (step.kind === 'like') {
+              const atMs = step.backMs === undefined ? clock.nowMs() : clock.nowMs() - step.backMs;
+              if (atMs < startMs || !live(atMs)) continue;
+              const user = `u${users++}`;
+              for (const board of boards)
+                await setup.ranking.like(board, step.item, user, false, undefined, undefined, atMs / 1000);
+              model.add(clock.nowMs(), step.item, 1, atMs);
+            } else {
               const entries = step.kind === 'inc' ? [step] : step.entries;
               const timed = entries
                 .map((e) => ({ ...e, atMs: e.backMs === undefined ? undefined : clock.nowMs() - e.backMs }))
@@ -138,6 +152,17 @@ describe.each(TOPOLOGIES)('trending views against a model that keeps every event
                 const top = await setup.ranking.top(board, view.name, 0, 1000);
                 expect(top.mode).toBe(view.mode);
                 expectSameListing(top.items, wanted, `${board} ${view.name} @${clock.nowMs()}`);
+                // An item read and its neighbours agree with the board's own listing (sharded: other paths).
+                const probe = ITEMS[index % ITEMS.length];
+                const listed = top.items.findIndex((row) => row.item === probe);
+                const item = await setup.ranking.item(board, view.name, probe);
+                const around = await setup.ranking.around(board, view.name, probe, 2);
+                if (listed === -1) {
+                  expect([item.rank, around.items]).toEqual([null, []]);
+                } else {
+                  expect([item.rank, item.score]).toEqual([top.items[listed].rank, top.items[listed].score]);
+                  expect(around.items).toEqual(top.items.slice(Math.max(0, listed - 2), listed + 3));
+                }
               }
             }
           }
