@@ -120,7 +120,10 @@ export class RankingController {
   ): Promise<IncrementResultDto> {
     const amount = body.amount ?? DEFAULT_AMOUNT;
     const budget = this.quotas.budgetOf(request);
-    return answer(reply, await this.ranking.increment(params.board, params.item, amount, idemKey, budget, body.at));
+    return answer(
+      reply,
+      await this.ranking.increment(params.board, params.item, amount, idemKey, budget, body.at, body.createdAt),
+    );
   }
 
   @Post('boards/:board/increments')
@@ -140,6 +143,7 @@ export class RankingController {
       item: entry.item,
       amount: entry.amount ?? DEFAULT_AMOUNT,
       at: entry.at,
+      createdAt: entry.createdAt,
     }));
     const budget = this.quotas.budgetOf(request);
     return answer(reply, await this.ranking.incrementBatch(params.board, entries, idemKey, budget));

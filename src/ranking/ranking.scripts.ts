@@ -61,6 +61,8 @@ export interface BatchEntry {
   amount: number;
   /** The event's time (unix ms, not after now); absent: now. */
   atMs?: number;
+  /** The item's creation time (unix ms), for a hot view's firstSeen; absent: none. */
+  createdMs?: number;
 }
 
 /** What every script on a board's keys gets: the cached config (its version is checked), the time and the expiry budget. */
@@ -234,8 +236,10 @@ export const RANKING_SCRIPTS = {
     file: join(dir, 'increment.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    /** atMs: the event's time (unix ms, not after now); absent: now. */
-    build: (call: WriteCall & { item: string; amount: number; newItems: number; atMs?: number }) => ({
+    /** atMs: the event's time (unix ms, not after now; absent: now); createdMs: the item's creation time (absent: none). */
+    build: (
+      call: WriteCall & { item: string; amount: number; newItems: number; atMs?: number; createdMs?: number },
+    ) => ({
       keys: call.shard.incrementKeys,
       args: [
         ...boardArgs(call),
@@ -244,6 +248,7 @@ export const RANKING_SCRIPTS = {
         ...idemArgs(call.idem, windowNames(call)),
         call.newItems,
         call.atMs ?? call.nowMs,
+        call.createdMs ?? '',
       ],
     }),
     /** created: [new items, due time for the index (ms; 0: none)] */
@@ -268,7 +273,7 @@ export const RANKING_SCRIPTS = {
         ...boardArgs(call),
         ...idemArgs(call.idem, ''),
         call.newItems,
-        ...call.entries.flatMap((entry) => [entry.item, entry.amount, entry.atMs ?? call.nowMs]),
+        ...call.entries.flatMap((entry) => [entry.item, entry.amount, entry.atMs ?? call.nowMs, entry.createdMs ?? '']),
       ],
     }),
     /** created: [new items, due time for the index (ms; 0: none)] */

@@ -10,6 +10,7 @@ import { BoardConfig, PreparedBoard } from './board';
 import { BoardCache, isRefusal } from './board-cache';
 import { RANKING_MESSAGES as M } from './ranking.messages';
 import { AtOutOfSpanError, BatchEntry, ListedItem, RankingStore, Standing, ViewListing } from './ranking.store';
+import { MAX_FUTURE_SKEW_SEC } from '../common/limits';
 import { MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { groupByShard } from './shard-math';
 import {
@@ -34,11 +35,12 @@ import {
   windowSpan,
 } from './window-math';
 
-/** A batch entry as the client sent it: `at` in unix seconds (absent: now). */
+/** A batch entry as the client sent it: `at` (absent: now) and `createdAt` (absent: none) in unix seconds. */
 export interface BatchInput {
   item: string;
   amount: number;
   at?: number;
+  createdAt?: number;
 }
 
 export interface BoardView {
@@ -194,13 +196,15 @@ export class RankingService {
     idemKey?: string,
     budget?: ClientBudget,
     atSec?: number,
+    createdAtSec?: number,
   ): Promise<WriteAnswer<ItemWritten>> {
-    // `at` is part of the request only when sent: requests without it keep their fingerprint.
-    const idem = idemRequest(idemKey, ['increment', name, item, amount, ...timeOf(atSec)]);
+    // `at` and `createdAt` are part of the request only when sent: requests without keep their fingerprint.
+    const idem = idemRequest(idemKey, ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec)]);
     return this.cache.withBoard(name, (board) =>
       this.ledgered(board, idem, async () => {
         const nowMs = this.clock.nowMs();
         const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
+        checkCreatedAt('createdAt', createdAtSec, nowMs);
         const reservation = reserveGrowth(budget, { items: 1 });
         try {
           const result = await this.store.increment(
@@ -211,6 +215,7 @@ export class RankingService {
             reservation.allowance('items'),
             idem,
             eventTimeMs(atSec, nowMs),
+            createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs),
           );
           reservation.settle({ items: result.createdItems });
           return {
@@ -237,7 +242,11 @@ export class RankingService {
     idemKey?: string,
     budget?: ClientBudget,
   ): Promise<WriteAnswer<{ board: string; count: number; draining: boolean }>> {
-    const idem = idemRequest(idemKey, ['increments', name, inputs.map((e) => [e.item, e.amount, ...timeOf(e.at)])]);
+    const idem = idemRequest(idemKey, [
+      'increments',
+      name,
+      inputs.map((e) => [e.item, e.amount, ...timeOf(e.at), ...createdOf(e.createdAt)]),
+    ]);
     // The request's time is when it arrived, whatever loading the config costs.
     const nowMs = this.clock.nowMs();
     const board = await this.cache.get(name);
@@ -246,7 +255,13 @@ export class RankingService {
       const keyedOnOneShard = idem !== undefined && !board.sharded;
       const entries = inputs.map((input, i): BatchEntry => {
         checkAt(`items.${i}.at`, input.at, nowMs, board, keyedOnOneShard);
-        return { item: input.item, amount: input.amount, atMs: eventTimeMs(input.at, nowMs) };
+        checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
+        return {
+          item: input.item,
+          amount: input.amount,
+          atMs: eventTimeMs(input.at, nowMs),
+          ...(input.createdAt === undefined ? {} : { createdMs: eventTimeMs(input.createdAt, nowMs) }),
+        };
       });
       return this.applyBatch(name, entries, nowMs, idem, budget).catch((error: unknown) => {
         const entry = error instanceof AtOutOfSpanError ? Number(/ (\d+)$/.exec(error.message)?.[1] ?? 1) - 1 : -1;
@@ -575,6 +590,17 @@ function checkAt(field: string, atSec: number | undefined, nowMs: number, board:
   const problem = atProblem(field, atSec, nowMs, board.config.windows);
   if (problem && !(problem.kind === 'past' && keyed)) throw new InvalidInputError(problem.message);
   return problem;
+}
+
+/** The fingerprint part of an optional `createdAt`: nothing when absent. */
+function createdOf(createdAtSec: number | undefined): Array<string | number> {
+  return createdAtSec === undefined ? [] : ['createdAt', createdAtSec];
+}
+
+/** Refuses an item creation time more than the skew ahead (400 naming `field`); any past time is fine. */
+function checkCreatedAt(field: string, createdAtSec: number | undefined, nowMs: number): void {
+  if (createdAtSec !== undefined && createdAtSec > nowMs / 1000 + MAX_FUTURE_SKEW_SEC)
+    throw new InvalidInputError(M.atInFuture(field, MAX_FUTURE_SKEW_SEC, createdAtSec, nowMs / 1000));
 }
 
 /** A script's refusal of an event time as the client's 400, or undefined for any other error. */

@@ -269,10 +269,18 @@ export class RankingStore {
     newItems: number,
     idem?: IdemRequest,
     atMs = nowMs,
+    createdMs?: number,
   ): Promise<WriteOutcome> {
     const shard = board.shardOf(item);
     const reply = await this.guard(
-      this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), item, amount, newItems, atMs }),
+      this.redis.call(S.increment, {
+        ...this.write(board, shard, nowMs, idem),
+        item,
+        amount,
+        newItems,
+        atMs,
+        createdMs,
+      }),
     );
     await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply);

@@ -116,6 +116,22 @@ describe.each([1, 3])('timestamped events (shards: %i)', (shards) => {
     expect(like.body.message).toMatch(/at must not be more than 5 s/);
   });
 
+  it('takes createdAt on increments and batch entries; refuses one ahead of the clock, naming it', async () => {
+    await increment('x', { createdAt: T0_SEC - 86400 }).expect(200);
+    await http()
+      .post('/boards/b/increments')
+      .send({ items: [{ item: 'y', createdAt: T0_SEC - 0.5, at: T0_SEC - 60 }] })
+      .expect(200);
+    expect((await increment('x', { createdAt: T0_SEC + 60 }).expect(400)).body.message).toMatch(
+      /^createdAt must not be more than 5 s in the future/,
+    );
+    const entry = await http()
+      .post('/boards/b/increments')
+      .send({ items: [{ item: 'y', createdAt: 'yesterday' }] })
+      .expect(400);
+    expect(entry.body.message).toMatch(/items\.0\.createdAt/);
+  });
+
   it.each([
     ['a string', '1700000000'],
     ['null', null],

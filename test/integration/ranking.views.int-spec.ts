@@ -106,6 +106,15 @@ describe.each([1, 3])('trending views (real Redis, shards: %i)', (shards) => {
     ]);
     expect(top.items[0].score).toBeCloseTo(hotScore(1000, T0_SEC - 7200, DEFAULT_HOT_TAU_SEC, HOT_EPOCH_SEC), 9);
     expect(top.items[1].score).toBeCloseTo(hotScore(15, T0_SEC - 3600.5, DEFAULT_HOT_TAU_SEC, HOT_EPOCH_SEC), 9);
+    // A creation time sent with an event counts as seen then.
+    await ctx.ranking.increment('b', 'made', 1, undefined, undefined, undefined, T0_SEC - 86400 * 3);
+    expect((await ctx.ranking.item('b', 'hot', 'made')).score).toBeCloseTo(
+      hotScore(1, T0_SEC - 86400 * 3, DEFAULT_HOT_TAU_SEC, HOT_EPOCH_SEC),
+      9,
+    );
+    await expect(ctx.ranking.increment('b', 'made', 1, undefined, undefined, undefined, T0_SEC + 6)).rejects.toThrow(
+      /createdAt must not be more than 5 s in the future/,
+    );
     // 'old' leaves the day window, then comes back: fresh.
     ctx.clock.setMs(T0 + 23 * 3600_000);
     await ctx.ranking.increment('b', 'old', 1);

@@ -28,6 +28,7 @@ const inc = fc.record({
   item: fc.constantFrom(...ITEMS),
   amount: fc.integer({ min: 1, max: 20 }),
   backMs: fc.option(fc.integer({ min: 0, max: 130_000 }), { nil: undefined }),
+  createdBackMs: fc.option(fc.integer({ min: 0, max: 86_400_000 }), { nil: undefined }),
 });
 const batch = fc.record({
   kind: fc.constant('batch' as const),
@@ -36,6 +37,7 @@ const batch = fc.record({
       item: fc.constantFrom(...ITEMS),
       amount: fc.integer({ min: 1, max: 20 }),
       backMs: fc.option(fc.integer({ min: 0, max: 110_000 }), { nil: undefined }),
+      createdBackMs: fc.option(fc.integer({ min: 0, max: 86_400_000 }), { nil: undefined }),
     }),
     { minLength: 1, maxLength: 6 },
   ),
@@ -120,7 +122,11 @@ describe.each(TOPOLOGIES)('trending views against a model that keeps every event
             } else {
               const entries = step.kind === 'inc' ? [step] : step.entries;
               const timed = entries
-                .map((e) => ({ ...e, atMs: e.backMs === undefined ? undefined : clock.nowMs() - e.backMs }))
+                .map((e) => ({
+                  ...e,
+                  atMs: e.backMs === undefined ? undefined : clock.nowMs() - e.backMs,
+                  createdMs: e.createdBackMs === undefined ? undefined : clock.nowMs() - e.createdBackMs,
+                }))
                 .filter((e) => e.atMs === undefined || live(e.atMs));
               if (timed.length === 0) continue;
               for (const board of boards) {
@@ -133,6 +139,7 @@ describe.each(TOPOLOGIES)('trending views against a model that keeps every event
                       undefined,
                       undefined,
                       e.atMs === undefined ? undefined : e.atMs / 1000,
+                      e.createdMs === undefined ? undefined : e.createdMs / 1000,
                     );
                 else
                   await setup.ranking.incrementBatch(
@@ -141,10 +148,11 @@ describe.each(TOPOLOGIES)('trending views against a model that keeps every event
                       item: e.item,
                       amount: e.amount,
                       at: e.atMs === undefined ? undefined : e.atMs / 1000,
+                      createdAt: e.createdMs === undefined ? undefined : e.createdMs / 1000,
                     })),
                   );
               }
-              for (const e of timed) model.add(clock.nowMs(), e.item, e.amount, e.atMs);
+              for (const e of timed) model.add(clock.nowMs(), e.item, e.amount, e.atMs, e.createdMs);
             }
             for (const view of VIEWS) {
               const wanted = model.listing(view.name, clock.nowMs());

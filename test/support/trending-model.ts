@@ -46,8 +46,11 @@ export class TrendingModel {
     for (const v of views) if (v.mode === 'hot') this.firstSeen.set(v.name, new Map());
   }
 
-  /** An event at `atMs` (<= nowMs): it lands in every window whose live span still holds its slot. */
-  add(nowMs: number, item: string, amount: number, atMs = nowMs): void {
+  /**
+   * An event at `atMs` (<= nowMs): it lands in every window whose live span still holds its slot.
+   * `createdMs`: the item's creation time sent with it (a hot view's firstSeen takes the earliest).
+   */
+  add(nowMs: number, item: string, amount: number, atMs = nowMs, createdMs = Infinity): void {
     this.forgetEmpty(nowMs);
     const atSec = atMs / 1000;
     for (const w of this.windows) {
@@ -58,7 +61,7 @@ export class TrendingModel {
     for (const v of this.views) {
       if (v.mode !== 'hot' || !this.landsIn(v.window, atMs, nowMs)) continue;
       const seen = this.firstSeen.get(v.name)!;
-      seen.set(item, Math.min(seen.get(item) ?? Infinity, atSec));
+      seen.set(item, Math.min(seen.get(item) ?? Infinity, atSec, createdMs / 1000));
     }
   }
 

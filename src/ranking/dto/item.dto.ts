@@ -39,6 +39,12 @@ const AtProperty = () =>
   );
 const AT_FIELD: FieldRule = optional({ kind: 'finite', range: UNIX_SEC });
 
+/** An item's optional creation time (hot views). */
+const CreatedAtProperty = () =>
+  OptionalUnixTimeProperty(
+    `When the item was created, unix seconds (fractions allowed): a hot view's firstSeen is the earliest of the item's event times and creation times. At most ${MAX_FUTURE_SKEW_SEC} s ahead`,
+  );
+
 /** A query's optional window name. */
 const WindowProperty = () => OptionalNameProperty("Window or view name (default: the board's first window)", '24h');
 const WINDOW_FIELD = optional(NAME_FIELD);
@@ -58,13 +64,16 @@ export class LikeParams extends ItemParams {
   userId!: string;
 }
 
-@CompiledValidation({ amount: AMOUNT_FIELD, at: AT_FIELD })
+@CompiledValidation({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD })
 export class IncrementDto {
   @AmountProperty()
   amount?: number;
 
   @AtProperty()
   at?: number;
+
+  @CreatedAtProperty()
+  createdAt?: number;
 }
 
 export class BatchEntryDto {
@@ -76,6 +85,9 @@ export class BatchEntryDto {
 
   @AtProperty()
   at?: number;
+
+  @CreatedAtProperty()
+  createdAt?: number;
 }
 
 /** The entries of a batch: the type first, then their count, then each entry. */
@@ -96,7 +108,7 @@ const BatchEntries = () =>
     kind: 'array',
     entries: BATCH_ENTRIES,
     entry: BatchEntryDto,
-    fields: { item: ID_FIELD, amount: AMOUNT_FIELD, at: AT_FIELD },
+    fields: { item: ID_FIELD, amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD },
   },
 })
 export class BatchIncrementDto {

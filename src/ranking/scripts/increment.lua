@@ -13,6 +13,8 @@
 -- ARGV[11+3W]    new items the client may create (0 or 1; -1: no quota)
 -- ARGV[12+3W]    the event's time, unix ms (not after now): it lands in the slot of that time in every
 --                window whose live span still holds that slot (and only those)
+-- ARGV[13+3W]    the item's creation time, unix ms, or "" for none: a hot view's firstSeen is the
+--                earliest of the item's event times and creation times
 -- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none; see
 --        due_to_index): applied only], draining (0|1), score_1, rank_1, ..., score_W, rank_W } (rank 0:
 --        not ranked; outcome, context and the counts as idem_lib says: a replay answers the stored figures)
@@ -26,6 +28,7 @@ local item = ARGV[5 + 3 * window_count]
 local amount = tonumber(ARGV[6 + 3 * window_count])
 local at_ms = tonumber(ARGV[12 + 3 * window_count])
 local at_sec = math.floor(at_ms / 1000)
+local seen_sec = math.min(at_ms, tonumber(ARGV[13 + 3 * window_count]) or math.huge) / 1000
 local covering = window_holds(at_sec, now_sec, window_count)
 if not covering then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
 local created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[11 + 3 * window_count]))
@@ -38,7 +41,7 @@ for w = 0, window_count - 1 do
   if covering[w] then
     local slot_start = current_slot(at_sec, tonumber(ARGV[6 + 3 * w]))
     local new_slot
-    score, new_slot = add_event(slots_key, top_key, slot_start, item, amount, at_ms / 1000)
+    score, new_slot = add_event(slots_key, top_key, slot_start, item, amount, seen_sec)
     if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w]))) end
   else
     score = standing(top_key, item)

@@ -9,9 +9,10 @@
 -- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
 -- ARGV[5+3W] .. ARGV[8+3W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
 -- ARGV[9+3W]     new items the client may create (-1: no quota)
--- ARGV[10+3W ...] triples of item id, amount (integer, non-zero), the event's time (unix ms, not after
---                now): each entry lands in the slot of its time in every window whose live span still
---                holds that slot
+-- ARGV[10+3W ...] quadruples of item id, amount (integer, non-zero), the event's time (unix ms, not after
+--                now), the item's creation time (unix ms, or "" for none): each entry lands in the slot
+--                of its time in every window whose live span still holds that slot (creation time: see
+--                increment.lua)
 -- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none; see
 --        due_to_index): applied only], draining (0|1), entries applied } (outcome, context and the
 --        counts: see idem_lib)
@@ -24,7 +25,7 @@ local now_sec = math.floor(now_ms / 1000)
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
 local first = 10 + 3 * window_count
 local items, holding = {}, {}
-for i = first, #ARGV, 3 do
+for i = first, #ARGV, 4 do
   items[#items + 1] = ARGV[i]
   holding[i] = window_holds(math.floor(tonumber(ARGV[i + 2]) / 1000), now_sec, window_count)
   if not holding[i] then return redis.error_reply('TB_AT_OUT_OF_SPAN ' .. #items) end
@@ -37,7 +38,7 @@ for w = 0, window_count - 1 do
   local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
   local period_sec, interval_sec = tonumber(ARGV[5 + 3 * w]), tonumber(ARGV[6 + 3 * w])
   local indexed = {}
-  for i = first, #ARGV, 3 do
+  for i = first, #ARGV, 4 do
     if holding[i][w] then
       local at_ms = tonumber(ARGV[i + 2])
       local slot_start = current_slot(math.floor(at_ms / 1000), interval_sec)
@@ -47,9 +48,10 @@ for w = 0, window_count - 1 do
           new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec))
         end
       end
-      add_to_slot(slots_key, top_key, slot_start, ARGV[i], tonumber(ARGV[i + 1]), at_ms / 1000)
+      local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
+      add_to_slot(slots_key, top_key, slot_start, ARGV[i], tonumber(ARGV[i + 1]), seen_sec)
     end
   end
 end
 local due_ms = due_to_index(2, window_count, new_due_ms)
-return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 3 }, { created, due_ms })
+return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 4 }, { created, due_ms })
