@@ -134,8 +134,7 @@ local function rising_update(view, item)
     if redis.call('ZADD', view.top, view_num(score), item) == 1 then
       redis.call('HSET', view.items, item, VIEWS.now_sec)
     end
-  else
-    redis.call('ZREM', view.top, item)
+  elseif redis.call('ZREM', view.top, item) == 1 then
     redis.call('HDEL', view.items, item)
   end
 end
