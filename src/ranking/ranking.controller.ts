@@ -35,7 +35,7 @@ import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
 
 const WINDOW_NOTE =
-  'A window of period P and interval I counts the newest P/I slots, the current one included: between P - I and P seconds of history; `from`/`to` say exactly which.';
+  "A window of period P and interval I counts the newest P/I slots, the current one included: between P - I and P seconds of history; `from`/`to` say exactly which. `window` may also name one of the board's trending views (decay, hot, rising): the answer then names its `mode`, its `from`/`to` are those of the window the view reads, and rising rows add `observed`, `expected`, `phase` and `since`.";
 
 @ApiTags('ranking')
 @ApiExtraModels(StandingDto)
@@ -52,7 +52,7 @@ export class RankingController {
   @ApiOperation({
     summary: 'Create a board or change its windows',
     description:
-      '201 when created, 200 when identical or updated. 409 when a window would change or disappear, unless reset=true.',
+      "201 when created, 200 when identical or updated. 409 when a window would change or disappear, unless reset=true. `views` declares trending views (decay, hot, rising) over the windows; omitted, the stored views are kept; a new or changed view is built from its windows' live slots.",
   })
   @ApiResponse({ status: 201, type: BoardViewDto })
   @ApiResponse({ status: 200, type: BoardViewDto })
@@ -98,7 +98,7 @@ export class RankingController {
 
   @Get('boards/:board')
   @KeyedRoute('read', 'board')
-  @ApiOperation({ summary: 'One board and its windows (seconds)' })
+  @ApiOperation({ summary: 'One board, its windows and its views (durations in seconds)' })
   @ApiResponse({ status: 200, type: BoardViewDto })
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   getBoard(@Param() params: BoardParams): Promise<BoardView> {
@@ -108,7 +108,7 @@ export class RankingController {
   @Post('boards/:board/items/:item/increment')
   @BoardWrite(
     'Add an amount to an item in every window',
-    "One atomic step; answers each window's new score and rank.",
+    "One atomic step; answers each window's new score and rank. With `at`, the event lands in the slot of that time in every window and view whose live span still holds it.",
     IncrementResultDto,
   )
   async increment(
