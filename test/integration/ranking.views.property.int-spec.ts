@@ -49,7 +49,9 @@ const like = fc.record({
   item: fc.constantFrom(...ITEMS),
   backMs: fc.option(fc.integer({ min: 0, max: 130_000 }), { nil: undefined }),
 });
-const op = fc.oneof(inc, inc, batch, like, move);
+/** Takes back one of the likes made so far (picked by `pick` modulo their number). */
+const unlike = fc.record({ kind: fc.constant('unlike' as const), pick: fc.nat() });
+const op = fc.oneof(inc, inc, batch, like, unlike, move);
 
 /**
  * Same listing as the model: the same items, each score within 1e-9 (relative), and in the model's
@@ -81,7 +83,7 @@ function expectSameListing(
 }
 
 /**
- * Random timestamped events and clock moves into an unsharded and a sharded board with decay, hot and
+ * Random timestamped events (increments, batches, likes and unlikes) and clock moves into an unsharded and a sharded board with decay, hot and
  * rising views: after every step each view's full listing equals the brute-force model's.
  */
 describe.each(TOPOLOGIES)('trending views against a model that keeps every event (property, %s)', (topology) => {
@@ -110,6 +112,7 @@ describe.each(TOPOLOGIES)('trending views against a model that keeps every event
                 Math.floor(clock.nowMs() / 1000 / w.intervalSec) * w.intervalSec - w.periodSec,
             );
           let users = 0;
+          const likes: Array<{ item: string; user: string; atMs: number }> = [];
           for (const [index, step] of ops.entries()) {
             if (step.kind === 'move') clock.advanceMs(step.ms);
             else if (step.kind === 'like') {
@@ -119,6 +122,12 @@ describe.each(TOPOLOGIES)('trending views against a model that keeps every event
               for (const board of boards)
                 await setup.ranking.like(board, step.item, user, false, undefined, undefined, atMs / 1000);
               model.add(clock.nowMs(), step.item, 1, atMs);
+              likes.push({ item: step.item, user, atMs });
+            } else if (step.kind === 'unlike') {
+              if (likes.length === 0) continue;
+              const [taken] = likes.splice(step.pick % likes.length, 1);
+              for (const board of boards) await setup.ranking.like(board, taken.item, taken.user, true);
+              model.remove(clock.nowMs(), taken.item, 1, taken.atMs);
             } else {
               const entries = step.kind === 'inc' ? [step] : step.entries;
               const timed = entries

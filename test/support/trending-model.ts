@@ -65,6 +65,15 @@ export class TrendingModel {
     }
   }
 
+  /** Takes back one event of `amount` at `atMs` (an unlike): out of every window that holds it. */
+  remove(nowMs: number, item: string, amount: number, atMs: number): void {
+    this.forgetEmpty(nowMs);
+    for (const events of this.events.values()) {
+      const at = events.findIndex((e) => e.item === item && e.amount === amount && e.atSec === atMs / 1000);
+      if (at !== -1) events.splice(at, 1);
+    }
+  }
+
   /** The view's full listing as of `nowMs`, highest score first. */
   listing(viewName: string, nowMs: number): TrendRow[] {
     this.forgetEmpty(nowMs);
