@@ -43,7 +43,14 @@ async function main(): Promise<void> {
   const boardName = process.env.BOARD ?? 'bench';
   const stored = await redis.hgetall(keys.board(boardName).cfg());
   const board = new PreparedBoard(
-    { name: boardName, version: stored.version, shards: 1, maxItems: null, windows: JSON.parse(stored.windows) },
+    {
+      name: boardName,
+      version: stored.version,
+      shards: 1,
+      maxItems: null,
+      windows: JSON.parse(stored.windows),
+      views: [],
+    },
     (shard) => keys.board(boardName, shard),
   );
   const window = board.config.windows[0];

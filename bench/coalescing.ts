@@ -218,7 +218,7 @@ async function redisLevel(redis: Redis, redisPid: number | undefined): Promise<v
   const keys = new RankingKeys(PREFIX);
   const stored = await redis.hgetall(keys.board(BOARD).cfg());
   const board = new PreparedBoard(
-    { name: BOARD, version: stored.version, shards: 1, maxItems: null, windows: JSON.parse(stored.windows) },
+    { name: BOARD, version: stored.version, shards: 1, maxItems: null, windows: JSON.parse(stored.windows), views: [] },
     (shard) => keys.board(BOARD, shard),
   );
   console.log(

@@ -2,7 +2,8 @@
  * `npm run bench`: starts a private redis-server, the service (dist/main.js, as `npm start` runs it)
  * and the bare floor server (bench/bare-server.ts) on free ports, measures, prints markdown tables,
  * and stops everything. Knobs: BENCH_DURATION_SEC (default 5), BENCH_REPEATS (default 5),
- * BENCH_SKIP=http,redis,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,stream to leave parts out.
+ * BENCH_SKIP=http,redis,trending,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,stream to leave
+ * parts out.
  */
 import calculateSlot from 'cluster-key-slot';
 import { ChildProcess, fork, spawn } from 'node:child_process';
@@ -24,6 +25,7 @@ import { idleBoardsBench } from './idle-boards';
 import { waitForHttp } from './process-stats';
 import { cannon, DURATION_SEC, fmt, median, medianOf, pairedRatio, RunFigures, summarize } from './load';
 import { shardedCostBench } from './sharded-cost';
+import { trendingBench } from './trending';
 import { worstRequestsBench } from './worst-requests';
 import { historyMemoryBench, streamBench } from './history';
 import { UNLIMITED } from '../src/governance/growth-quota';
@@ -62,6 +64,7 @@ async function main(): Promise<void> {
 
   if (!SKIP.has('http')) await httpBench(redisUrl, redis);
   if (!SKIP.has('redis')) await redisBench(redis);
+  if (!SKIP.has('trending')) await trendingBench(redisUrl, REPEATS, Math.max(1, DURATION_SEC / 2));
   if (!SKIP.has('shards')) await shardedCostBench(redisUrl, REPEATS);
   if (!SKIP.has('worst')) await worstRequestsBench(redisUrl);
   if (!SKIP.has('growth')) await growthBench(redis);
@@ -545,6 +548,7 @@ async function makeBoard(
     windows,
     shards,
     maxItems,
+    views: [],
     version: `v-${name}`,
     reset: false,
     nowMs,
@@ -553,7 +557,14 @@ async function makeBoard(
   for (let shard = 1; shard < shards; shard++)
     await callScript(redis, S.shardSync, { keys: keys.board(name, shard), ...reply, nowMs });
   return new PreparedBoard(
-    { name, version: reply.version, shards, maxItems: reply.maxItems, windows: JSON.parse(reply.windowsJson) },
+    {
+      name,
+      version: reply.version,
+      shards,
+      maxItems: reply.maxItems,
+      windows: JSON.parse(reply.windowsJson),
+      views: [],
+    },
     (shard) => keys.board(name, shard),
   );
 }

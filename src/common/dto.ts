@@ -4,6 +4,7 @@ import { Transform } from 'class-transformer';
 import {
   IsDefined,
   IsInt,
+  IsNumber,
   Matches,
   Max,
   Min,
@@ -22,6 +23,7 @@ import {
   NAME_LENGTH_CHARS,
   PAGE_LIMIT_ITEMS,
   PAGE_OFFSET_ITEMS,
+  UNIX_SEC,
 } from './limits';
 import { ID_PATTERN, ID_RULE, NAME_PATTERN, NAME_RULE } from './names';
 
@@ -99,6 +101,25 @@ export const OptionalIntProperty = (
     ...(options.nonZero ? [NotEquals(0, { message: '$property must not be zero' })] : []),
     Min(range.min),
     Max(range.max),
+  );
+
+/** An optional time in unix seconds (fractions allowed) and its OpenAPI schema. */
+export const OptionalUnixTimeProperty = (description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: Number,
+      minimum: UNIX_SEC.min,
+      maximum: UNIX_SEC.max,
+      description,
+      example: 1_700_000_000.5,
+    }),
+    IsOptionalNotNull(),
+    IsNumber(
+      { allowNaN: false, allowInfinity: false },
+      { message: '$property must be a time in unix seconds (a number, fractions allowed)' },
+    ),
+    Min(UNIX_SEC.min),
+    Max(UNIX_SEC.max),
   );
 
 /** A duration: a positive integer of seconds, or a string like 30s, 5m, 1h, 7d. */

@@ -26,6 +26,9 @@ export const PAGE_OFFSET_ITEMS: Bounds = { min: 0, max: 1_000_000 };
 /** Unix seconds accepted anywhere: up to the year 2286, which keeps every time far inside 2^53 ms. */
 export const UNIX_SEC: Bounds = { min: 0, max: 9_999_999_999 };
 
+/** How far ahead of our clock an event's or sample's `at` may be (clock skew between clients and us). */
+export const MAX_FUTURE_SKEW_SEC = 5;
+
 /** A duration: positive, and at most 400 days (far beyond any sensible window, well inside 2^53 ms). */
 export const DURATION_SEC: Bounds = { min: 1, max: 400 * 86400 };
 

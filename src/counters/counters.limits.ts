@@ -5,8 +5,7 @@ export const MAX_ABS_COUNT = 1_000_000;
 export const COUNT_RANGE: Bounds = { min: -MAX_ABS_COUNT, max: MAX_ABS_COUNT };
 export const DEFAULT_COUNT = 1;
 
-/** How far in the future a sample's `at` may be (clock skew between clients and us). */
-export const MAX_FUTURE_SKEW_SEC = 5;
+export { MAX_FUTURE_SKEW_SEC } from '../common/limits';
 
 /** Largest precision accepted in config: one year. */
 export const MAX_PRECISION_SEC = 365 * 86400;

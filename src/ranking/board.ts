@@ -1,5 +1,6 @@
 import { BoardKeys } from './ranking.keys';
 import { shardOf } from './shard-math';
+import type { ViewConfig } from './trending-math';
 import { WindowConfig } from './window-math';
 
 export interface BoardConfig {
@@ -10,6 +11,8 @@ export interface BoardConfig {
   windows: WindowConfig[];
   /** Most items the board holds (each shard ceil(maxItems / shards)); null: no cap. */
   maxItems: number | null;
+  /** Trending views, read like windows (names never a window's). */
+  views: ViewConfig[];
 }
 
 /** The keys of one shard and the key lists its scripts take. */
@@ -57,6 +60,11 @@ export class PreparedBoard {
   /** The shard holding an item. */
   shardOf(item: string): ShardKeys {
     return this.shards[shardOf(item, this.shards.length)];
+  }
+
+  /** The named view; undefined when the board has none of that name. */
+  view(name: string | undefined): ViewConfig | undefined {
+    return this.config.views.find((view) => view.name === name);
   }
 
   /** The named window, or the first one when no name is given; undefined when the board has no such window. */

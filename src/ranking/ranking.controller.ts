@@ -39,7 +39,7 @@ import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
 
 const WINDOW_NOTE =
-  'A window of period P and interval I counts the newest P/I slots, the current one included: between P - I and P seconds of history; `from`/`to` say exactly which.';
+  "A window of period P and interval I counts the newest P/I slots, the current one included: between P - I and P seconds of history; `from`/`to` say exactly which. `window` may also name one of the board's trending views (decay, hot, rising): the answer then names its `mode`, its `from`/`to` are those of the window the view reads, and rising rows add `observed`, `expected`, `phase` and `since`.";
 
 @ApiTags('ranking')
 @ApiExtraModels(StandingDto)
@@ -56,7 +56,7 @@ export class RankingController {
   @ApiOperation({
     summary: 'Create a board or change its windows',
     description:
-      '201 when created, 200 when identical or updated. 409 when a window would change or disappear, unless reset=true.',
+      "201 when created, 200 when identical or updated. 409 when a window would change or disappear, unless reset=true. `views` declares trending views (decay, hot, rising) over the windows; omitted, the stored views are kept; a new or changed view is built from its windows' live slots.",
   })
   @ApiResponse({ status: 201, type: BoardViewDto })
   @ApiResponse({ status: 200, type: BoardViewDto })
@@ -73,6 +73,7 @@ export class RankingController {
       body.shards,
       query.reset ?? false,
       body.maxItems,
+      body.views,
     );
     void reply.status(result.created ? 201 : 200);
     return result.board;
@@ -101,7 +102,7 @@ export class RankingController {
 
   @Get('boards/:board')
   @KeyedRoute('read', 'board')
-  @ApiOperation({ summary: 'One board and its windows (seconds)' })
+  @ApiOperation({ summary: 'One board, its windows and its views (durations in seconds)' })
   @ApiResponse({ status: 200, type: BoardViewDto })
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   getBoard(@Param() params: BoardParams): Promise<BoardView> {
@@ -111,7 +112,7 @@ export class RankingController {
   @Post('boards/:board/items/:item/increment')
   @BoardWrite(
     'Add an amount to an item in every window',
-    "One atomic step; answers each window's new score and rank.",
+    "One atomic step; answers each window's new score and rank. With `at`, the event lands in the slot of that time in every window and view whose live span still holds it.",
     IncrementResultDto,
   )
   async increment(
@@ -123,7 +124,10 @@ export class RankingController {
   ): Promise<IncrementResultDto> {
     const amount = body.amount ?? DEFAULT_AMOUNT;
     const budget = this.quotas.budgetOf(request);
-    return answer(reply, await this.ranking.increment(params.board, params.item, amount, idemKey, budget));
+    return answer(
+      reply,
+      await this.ranking.increment(params.board, params.item, amount, idemKey, budget, body.at, body.createdAt),
+    );
   }
 
   @Post('boards/:board/increments')
@@ -139,7 +143,12 @@ export class RankingController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BatchResultDto> {
-    const entries = body.items.map((entry) => ({ item: entry.item, amount: entry.amount ?? DEFAULT_AMOUNT }));
+    const entries = body.items.map((entry) => ({
+      item: entry.item,
+      amount: entry.amount ?? DEFAULT_AMOUNT,
+      at: entry.at,
+      createdAt: entry.createdAt,
+    }));
     const budget = this.quotas.budgetOf(request);
     return answer(reply, await this.ranking.incrementBatch(params.board, entries, idemKey, budget));
   }
@@ -158,7 +167,10 @@ export class RankingController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LikeResultDto> {
     const budget = this.quotas.budgetOf(request);
-    return answer(reply, await this.ranking.like(params.board, params.item, body.userId, false, idemKey, budget));
+    return answer(
+      reply,
+      await this.ranking.like(params.board, params.item, body.userId, false, idemKey, budget, body.at),
+    );
   }
 
   @Delete('boards/:board/items/:item/likes/:userId')

@@ -31,6 +31,18 @@ export const RANKING_MESSAGES = {
       ? `window "${window}" of board "${board}" has no snapshot yet (one is taken at each slot boundary)`
       : `window "${window}" of board "${board}" keeps no snapshot taken at or before ${atSec}`,
   historyRange: (fromSec: number, toSec: number) => `from (${fromSec}) must not be after to (${toSec})`,
+  atInFuture: (field: string, skewSec: number, atSec: number, nowSec: number) =>
+    `${field} must not be more than ${skewSec} s in the future (${field} ${atSec}, now ${nowSec})`,
+  atTooOld: (field: string, oldestSec: number, atSec: number, nowSec: number) =>
+    `${field} is older than every window's live span: the oldest accepted is ${oldestSec} (${field} ${atSec}, now ${nowSec})`,
+  atBeforeWindows: "at lies before every window's live span, or before every window holding it was created",
+  keptViewsBroken: (problem: string) =>
+    `the stored views no longer fit the windows (${problem}); send views with the new windows`,
+  viewCount: (max: number) => `views must hold at most ${max} views`,
+  viewNameTaken: (field: string, name: string) => `${field}.name "${name}" is already a window or view name`,
+  viewField: (field: string, problem: string) => `${field}.${problem}`,
+  shardedAroundTooDeep: (maxDepth: number) =>
+    `around on a view of a sharded board reaches rank ${maxDepth} at most (read deeper items with items/:item)`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
 };

@@ -9,7 +9,7 @@ import {
   idemArgs,
   Idempotent,
 } from '../redis/idempotency';
-import { GrowthRefusal, growthRefusalOf } from '../redis/refusals';
+import { growthRefusalOf } from '../redis/refusals';
 import {
   KEYS_LIBRARY,
   ScriptCall,
@@ -21,6 +21,7 @@ import {
 import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
 import type { BoardKeys, RankingKeys } from './ranking.keys';
 import type { ScoredItem } from './shard-math';
+import type { ViewConfig } from './trending-math';
 import type { WindowConfig, WindowSpec } from './window-math';
 
 declare module 'ioredis' {
@@ -47,6 +48,7 @@ declare module 'ioredis' {
     tbRankHistoryRead: ScriptCommand<Context>;
     tbRankHistoryItem: ScriptCommand<Context>;
     tbRankHistoryCount: ScriptCommand<Context>;
+    tbRankReadView: ScriptCommand<Context>;
   }
 }
 
@@ -69,6 +71,10 @@ export interface Standing {
 export interface BatchEntry {
   item: string;
   amount: number;
+  /** The event's time (unix ms, not after now); absent: now. */
+  atMs?: number;
+  /** The item's creation time (unix ms), for a hot view's firstSeen; absent: none. */
+  createdMs?: number;
 }
 
 /** What every script on a board's keys gets: the cached config (its version is checked), the time and the expiry budget. */
@@ -85,16 +91,21 @@ export interface WindowCall extends BoardCall {
   window: WindowConfig;
 }
 
-/** One item increment of a coalesced call: its own key (none: undefined) and growth allowance. */
+/** One item increment of a call: its own key (none: undefined), growth allowance and event time. */
 export interface CoalescedIncrement {
   item: string;
   amount: number;
   idem?: IdemCall;
   newItems: number;
+  /** The event's time (unix ms, not after now; absent: now). */
+  atMs?: number;
+  /** The item's creation time (unix ms; absent: none), for a hot view's firstSeen. */
+  createdMs?: number;
 }
 
 /** What one request of a coalesced call got: its own answer, or the refusal of its growth. */
-export type CoalescedAnswer = Idempotent<StandingsReply> | GrowthRefusal | IdempotencyKeyReusedError;
+/** What one request of an increment call got: its own answer, or what refused it (TB_AT_OUT_OF_SPAN, growth, a reused key). */
+export type CoalescedAnswer = Idempotent<StandingsReply> | Error;
 
 /** A write's standing in one window, with the item's rank in the window's latest snapshot (null: absent). */
 export interface WindowStanding extends Standing {
@@ -154,14 +165,54 @@ export type BoardPutReply =
       mostShards: number;
       /** null: no cap */
       maxItems: number | null;
+      viewsJson: string;
     }
   | { status: 'conflict'; message: string };
 
+/** What a view read asks for (read_view.lua): a page, one item, an item's neighbours, or a count above a rank score. */
+export type ViewRead =
+  | { op: 'top'; offset: number; limit: number }
+  | { op: 'item'; item: string }
+  | { op: 'around'; item: string; radius: number }
+  | { op: 'count'; rankScore: number };
+
+/** A read of one view of one shard: the windows it reads (its window first, then a rising view's baseline). */
+export interface ViewCall extends BoardCall {
+  view: ViewConfig;
+  windows: WindowConfig[];
+  read: ViewRead;
+}
+
+/** A rising row's figures as stored: sums in its two windows, when it entered the view, its last two slots' counts. */
+export interface RisingFigures {
+  observed: number;
+  baseline: number;
+  sinceSec: number;
+  currentSlot: number;
+  previousSlot: number;
+}
+
+/** A view row: its rank score (decay: forward-decayed against the landmark) and a rising row's figures. */
+export interface ViewRow extends ScoredItem {
+  rising?: RisingFigures;
+}
+
+/** What read_view answers: a and b as its header says for the read. */
+export interface ViewReply {
+  draining: boolean;
+  landmarkSec: number;
+  a: number;
+  b: number;
+  rows: ViewRow[];
+}
+
 const dir = join(__dirname, 'scripts');
 const snapshotLibrary = join(dir, 'snapshot_lib.lua');
-const windowLibrary = [KEYS_LIBRARY, join(dir, 'window_lib.lua'), snapshotLibrary];
+const viewsLibrary = join(dir, 'views_lib.lua');
+const windowLibrary = [KEYS_LIBRARY, viewsLibrary, join(dir, 'window_lib.lua'), snapshotLibrary];
 const writeLibrary = [
   ...WRITE_LIBRARIES,
+  viewsLibrary,
   join(dir, 'window_lib.lua'),
   snapshotLibrary,
   join(dir, 'board_write_lib.lua'),
@@ -235,10 +286,10 @@ function withStandings<T>(
 function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAnswer {
   // One request's reused key or refused growth refuses that request only.
   if (answer.int(0) === 2) return new IdempotencyKeyReusedError();
+  // The refusal as a script error would carry it: the store turns it into its domain error.
   if (answer.int(0) === -1) {
-    const refusal = growthRefusalOf(new Error(answer.string(1)));
-    if (refusal === undefined) throw answer.unexpected(1, 'a growth refusal');
-    return refusal;
+    const refusal = new Error(answer.string(1));
+    return growthRefusalOf(refusal) ?? refusal;
   }
   return withStandings(
     decodeIdempotentReply(answer, idem, (reply) => ({ reply, rest: {} }), 2),
@@ -260,6 +311,8 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
         request.idem?.fingerprint ?? '',
         request.idem?.retentionMs ?? 0,
         request.newItems,
+        request.atMs ?? call.nowMs,
+        request.createdMs ?? '',
       ]),
     ],
   };
@@ -308,8 +361,17 @@ export const RANKING_SCRIPTS = {
     file: join(dir, 'increment.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    build: (call: WriteCall & { item: string; amount: number; newItems: number }) =>
-      incrementCall(call, [{ item: call.item, amount: call.amount, idem: call.idem, newItems: call.newItems }]),
+    build: (call: WriteCall & Omit<CoalescedIncrement, 'idem'>) =>
+      incrementCall(call, [
+        {
+          item: call.item,
+          amount: call.amount,
+          idem: call.idem,
+          newItems: call.newItems,
+          atMs: call.atMs,
+          createdMs: call.createdMs,
+        },
+      ]),
     /** created: [new items, due time for the index (ms; 0: none)] */
     decode: (raw, call): Idempotent<StandingsReply> => {
       const answer = incrementAnswer(new Reply('tbRankIncrement', raw).expectLength(1).nested(0), call.idem);
@@ -343,7 +405,7 @@ export const RANKING_SCRIPTS = {
         ...boardArgs(call),
         ...idemArgs(call.idem, ''),
         call.newItems,
-        ...call.entries.flatMap((entry) => [entry.item, entry.amount]),
+        ...call.entries.flatMap((entry) => [entry.item, entry.amount, entry.atMs ?? call.nowMs, entry.createdMs ?? '']),
       ],
     }),
     /** created: [new items, due time for the index (ms; 0: none)] */
@@ -365,7 +427,17 @@ export const RANKING_SCRIPTS = {
     file: join(dir, 'like.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
-    build: (call: WriteCall & { item: string; userId: string; undo: boolean; newItems: number; newLikes: number }) => ({
+    build: (
+      call: WriteCall & {
+        item: string;
+        userId: string;
+        undo: boolean;
+        newItems: number;
+        newLikes: number;
+        /** The like's time (unix ms, not after now); absent: now. */
+        atMs?: number;
+      },
+    ) => ({
       keys: call.shard.allKeys,
       args: [
         ...boardArgs(call),
@@ -375,6 +447,7 @@ export const RANKING_SCRIPTS = {
         ...idemArgs(call.idem, windowNames(call)),
         call.newItems,
         call.newLikes,
+        call.atMs ?? call.nowMs,
       ],
     }),
     /** created: [new items, new likes, due time for the index (ms; 0: none)] */
@@ -547,6 +620,48 @@ export const RANKING_SCRIPTS = {
     },
   }),
 
+  readView: typedScript({
+    name: 'tbRankReadView',
+    file: join(dir, 'read_view.lua'),
+    libraries: windowLibrary,
+    numberOfKeys: 'dynamic',
+    build: (call: ViewCall) => {
+      const { keys } = call.shard;
+      const { read } = call;
+      const readArgs =
+        read.op === 'top'
+          ? [read.offset, read.limit]
+          : read.op === 'item'
+            ? [read.item]
+            : read.op === 'around'
+              ? [read.item, read.radius]
+              : [read.rankScore];
+      return {
+        keys: [keys.cfg(), ...call.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)])],
+        args: [...boardArgs(call, windowArgsOf(call.windows)), call.view.name, read.op, ...readArgs],
+      };
+    },
+    decode: (raw, call): ViewReply => {
+      const reply = new Reply('tbRankReadView', raw).expectLength(4, true);
+      const width = call.view.mode === 'rising' ? 7 : 2;
+      if ((reply.length - 4) % width !== 0) throw reply.unexpected(reply.length - 1, `rows of ${width} entries`);
+      const rows: ViewRow[] = [];
+      for (let i = 4; i < reply.length; i += width) {
+        const row: ViewRow = { item: reply.string(i), score: reply.number(i + 1) };
+        if (width === 7)
+          row.rising = {
+            observed: reply.number(i + 2),
+            baseline: reply.number(i + 3),
+            sinceSec: reply.number(i + 4),
+            currentSlot: reply.number(i + 5),
+            previousSlot: reply.number(i + 6),
+          };
+        rows.push(row);
+      }
+      return { draining: reply.flag(0), landmarkSec: reply.int(1), a: reply.int(2), b: reply.int(3), rows };
+    },
+  }),
+
   boardPut: typedScript({
     name: 'tbRankBoardPut',
     file: join(dir, 'board_put.lua'),
@@ -559,6 +674,7 @@ export const RANKING_SCRIPTS = {
       shards: number | undefined;
       /** undefined keeps the stored cap (none for a new board) */
       maxItems: number | undefined;
+      views: ViewConfig[];
       reset: boolean;
       version: string;
       nowMs: number;
@@ -571,13 +687,14 @@ export const RANKING_SCRIPTS = {
         call.reset ? 1 : 0,
         call.nowMs,
         call.maxItems ?? '',
+        JSON.stringify(call.views),
       ],
     }),
     decode: (raw): BoardPutReply => {
       const reply = new Reply('tbRankBoardPut', raw);
       const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
       if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
-      reply.expectLength(7);
+      reply.expectLength(8);
       return {
         status,
         version: reply.string(1),
@@ -586,6 +703,7 @@ export const RANKING_SCRIPTS = {
         revision: reply.int(4),
         mostShards: reply.number(5),
         maxItems: reply.int(6) || null,
+        viewsJson: reply.string(7),
       };
     },
   }),
@@ -700,10 +818,19 @@ export const RANKING_SCRIPTS = {
       shards: number;
       revision: number;
       maxItems: number | null;
+      viewsJson: string;
       nowMs: number;
     }) => ({
       keys: [call.keys.cfg()],
-      args: [call.version, call.windowsJson, call.shards, call.revision, call.nowMs, call.maxItems ?? 0],
+      args: [
+        call.version,
+        call.windowsJson,
+        call.shards,
+        call.revision,
+        call.nowMs,
+        call.maxItems ?? 0,
+        call.viewsJson,
+      ],
     }),
     decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),
   }),

@@ -10,6 +10,7 @@ import { BoardConfig, PreparedBoard } from './board';
 import { BoardCache, isRefusal } from './board-cache';
 import { RANKING_MESSAGES as M } from './ranking.messages';
 import {
+  AtOutOfSpanError,
   BatchEntry,
   HistoryPoint,
   ListedItem,
@@ -17,11 +18,42 @@ import {
   RankingStore,
   SnapshotListing,
   Standing,
+  ViewListing,
   WindowStanding,
 } from './ranking.store';
+import { MAX_FUTURE_SKEW_SEC } from '../common/limits';
 import { MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { groupByShard } from './shard-math';
-import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, windowSpan } from './window-math';
+import {
+  decayedValue,
+  resolveViews,
+  risingOf,
+  risingPhase,
+  RisingPhase,
+  ViewConfig,
+  ViewInput,
+  ViewMode,
+  ViewView,
+  viewViewOf,
+} from './trending-math';
+import {
+  atProblem,
+  eventTimeMs,
+  resolveWindows,
+  SnapshotSpec,
+  WindowConfig,
+  WindowInput,
+  WindowSpec,
+  windowSpan,
+} from './window-math';
+
+/** A batch entry as the client sent it: `at` (absent: now) and `createdAt` (absent: none) in unix seconds. */
+export interface BatchInput {
+  item: string;
+  amount: number;
+  at?: number;
+  createdAt?: number;
+}
 
 export interface BoardView {
   name: string;
@@ -29,6 +61,8 @@ export interface BoardView {
   windows: Array<{ name: string; period: number; interval: number; snapshots?: SnapshotSpec }>;
   /** Present when the board has a cap. */
   maxItems?: number;
+  /** Present when the board has views. */
+  views?: ViewView[];
 }
 
 /** What an item write answers: each window's new standing. */
@@ -40,6 +74,15 @@ export interface ItemWritten {
   draining: boolean;
 }
 
+/** A view row as answered: rising rows add their figures. */
+/** A view's row: views keep no snapshots, so previousRank is always null. */
+export interface ViewRowAnswer extends RankedRow {
+  observed?: number;
+  expected?: number;
+  phase?: RisingPhase;
+  since?: number;
+}
+
 export interface WindowFigures {
   board: string;
   window: string;
@@ -48,6 +91,8 @@ export interface WindowFigures {
   to: number;
   /** True while an expired slot larger than one chunk is still being subtracted. */
   draining: boolean;
+  /** A view's mode (absent for a window). */
+  mode?: ViewMode;
 }
 
 /** Most expire calls one board gets per visit (each drains at most one chunk); still draining, it is due on the next pass. */
@@ -91,20 +136,42 @@ export class RankingService {
     private readonly clock: Clock,
   ) {}
 
-  /** `shards` and `maxItems` undefined keep the stored ones. */
+  /** `shards`, `maxItems` and `views` undefined keep the stored ones. */
   async putBoard(
     name: string,
     windows: WindowInput[],
     shards?: number,
     reset = false,
     maxItems?: number,
+    views?: ViewInput[],
   ): Promise<{ created: boolean; board: BoardView }> {
     const specs = resolveWindows(windows);
-    const result = await this.store.putBoard(name, specs, shards, maxItems, reset, randomUUID(), this.clock.nowMs());
+    const resolvedViews = views === undefined ? await this.keptViews(name, specs) : resolveViews(views, specs);
+    const result = await this.store.putBoard(
+      name,
+      specs,
+      shards,
+      maxItems,
+      resolvedViews,
+      reset,
+      randomUUID(),
+      this.clock.nowMs(),
+    );
     if (result.status === 'conflict')
       throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, result.message));
     this.cache.remember(result.config);
     return { created: result.status === 'created', board: viewOf(result.config) };
+  }
+
+  /** The stored views, checked again against the new windows (a PUT without `views` keeps them). */
+  private async keptViews(name: string, windows: WindowSpec[]): Promise<ViewConfig[]> {
+    const stored = (await this.store.loadBoard(name))?.views ?? [];
+    try {
+      return resolveViews(stored.map(viewViewOf), windows);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, M.keptViewsBroken(error.message)));
+    }
   }
 
   async getBoard(name: string): Promise<BoardView> {
@@ -141,19 +208,27 @@ export class RankingService {
     amount: number,
     idemKey?: string,
     budget?: ClientBudget,
+    atSec?: number,
+    createdAtSec?: number,
   ): Promise<WriteAnswer<ItemWritten>> {
-    const idem = idemRequest(idemKey, ['increment', name, item, amount]);
+    // `at` and `createdAt` are part of the request only when sent: requests without keep their fingerprint.
+    const idem = idemRequest(idemKey, ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec)]);
     return this.cache.withBoard(name, (board) =>
       this.ledgered(board, idem, async () => {
+        const nowMs = this.clock.nowMs();
+        const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
+        checkCreatedAt('createdAt', createdAtSec, nowMs);
         const reservation = reserveGrowth(budget, { items: 1 });
         try {
           const result = await this.store.increment(
             board,
-            this.clock.nowMs(),
+            nowMs,
             item,
             amount,
             reservation.allowance('items'),
             idem,
+            eventTimeMs(atSec, nowMs),
+            createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs),
           );
           reservation.settle({ items: result.createdItems });
           return {
@@ -161,7 +236,7 @@ export class RankingService {
             body: { board: name, item, windows: byWindow(result), draining: result.draining },
           };
         } catch (error) {
-          throw this.growthError(error, reservation, board);
+          throw atRefusal(error, problem) ?? this.growthError(error, reservation, board);
         }
       }),
     );
@@ -176,14 +251,38 @@ export class RankingService {
    */
   async incrementBatch(
     name: string,
-    entries: BatchEntry[],
+    inputs: BatchInput[],
     idemKey?: string,
     budget?: ClientBudget,
   ): Promise<WriteAnswer<{ board: string; count: number; draining: boolean }>> {
-    const idem = idemRequest(idemKey, ['increments', name, entries.map((e) => [e.item, e.amount])]);
+    const idem = idemRequest(idemKey, [
+      'increments',
+      name,
+      inputs.map((e) => [e.item, e.amount, ...timeOf(e.at), ...createdOf(e.createdAt)]),
+    ]);
     // The request's time is when it arrived, whatever loading the config costs.
     const nowMs = this.clock.nowMs();
-    return this.ledgered(await this.cache.get(name), idem, () => this.applyBatch(name, entries, nowMs, idem, budget));
+    const board = await this.cache.get(name);
+    return this.ledgered(board, idem, () => {
+      // A keyed batch on one shard is checked by its script, after its replay (an old `at` still replays).
+      const keyedOnOneShard = idem !== undefined && !board.sharded;
+      const entries = inputs.map((input, i): BatchEntry => {
+        checkAt(`items.${i}.at`, input.at, nowMs, board, keyedOnOneShard);
+        checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
+        return {
+          item: input.item,
+          amount: input.amount,
+          atMs: eventTimeMs(input.at, nowMs),
+          ...(input.createdAt === undefined ? {} : { createdMs: eventTimeMs(input.createdAt, nowMs) }),
+        };
+      });
+      return this.applyBatch(name, entries, nowMs, idem, budget).catch((error: unknown) => {
+        const entry = error instanceof AtOutOfSpanError ? Number(/ (\d+)$/.exec(error.message)?.[1] ?? 1) - 1 : -1;
+        if (entry < 0) throw error;
+        const field = `items.${entry}.at`;
+        throw atRefusal(error, atProblem(field, inputs[entry].at ?? nowMs / 1000, nowMs, board.config.windows));
+      });
+    });
   }
 
   private async applyBatch(
@@ -212,6 +311,8 @@ export class RankingService {
       draining ||= outcome.draining;
       replayed &&= outcome.replayed;
       if (outcome.refused.length === 0) return { replayed, body: { board: name, count: applied, draining } };
+      const outOfSpan = outcome.errors.find((error) => error instanceof AtOutOfSpanError);
+      if (outOfSpan !== undefined && applied === 0) throw outOfSpan;
       const unexpected = outcome.errors.find((error) => !isRefusal(error) && !growthRefusalOf(error));
       if (unexpected !== undefined) throw unexpected;
       const growth = outcome.errors.find((error) => growthRefusalOf(error));
@@ -239,16 +340,19 @@ export class RankingService {
     undo: boolean,
     idemKey?: string,
     budget?: ClientBudget,
+    atSec?: number,
   ): Promise<WriteAnswer<ItemWritten & { userId: string; counted: boolean }>> {
-    const idem = idemRequest(idemKey, [undo ? 'unlike' : 'like', name, item, userId]);
+    const idem = idemRequest(idemKey, [undo ? 'unlike' : 'like', name, item, userId, ...timeOf(atSec)]);
     return this.cache.withBoard(name, (board) =>
       this.ledgered(board, idem, async () => {
+        const nowMs = this.clock.nowMs();
+        const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
         const reservation = reserveGrowth(budget, undo ? {} : { items: 1, likeUsers: 1 });
         const growth = { newItems: reservation.allowance('items'), newLikes: reservation.allowance('likeUsers') };
         const result = await this.store
-          .like(board, this.clock.nowMs(), item, userId, undo, growth, idem)
+          .like(board, nowMs, item, userId, undo, growth, idem, eventTimeMs(atSec, nowMs))
           .catch((error: unknown) => {
-            throw this.growthError(error, reservation, board);
+            throw atRefusal(error, problem) ?? this.growthError(error, reservation, board);
           });
         reservation.settle({ items: result.createdItems, likeUsers: result.createdLikes });
         return {
@@ -296,28 +400,60 @@ export class RankingService {
     windowName: string | undefined,
     offset: number,
     limit: number,
-  ): Promise<WindowFigures & { items: RankedRow[] }> {
-    return this.withWindow(name, windowName, async (board, window, nowMs) => {
+  ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
+    const checkDepth = (board: PreparedBoard) => {
       // Every shard sends its head down to offset + limit: bounded, so one request cannot make them all send millions of rows.
       if (board.sharded && offset + limit > MAX_SHARDED_DEPTH_ITEMS) {
         throw new InvalidInputError(M.shardedPageTooDeep(MAX_SHARDED_DEPTH_ITEMS));
       }
-      const result = await this.store.top(board, window, nowMs, offset, limit);
-      return { ...figures(name, window, nowMs, result.draining), items: result.items };
-    });
+    };
+    return this.withWindow(
+      name,
+      windowName,
+      async (board, window, nowMs) => {
+        checkDepth(board);
+        const result = await this.store.top(board, window, nowMs, offset, limit);
+        return { ...figures(name, window, nowMs, result.draining), items: result.items };
+      },
+      async (board, view, nowMs) => {
+        checkDepth(board);
+        const listing = await this.store.viewTop(board, view, nowMs, offset, limit);
+        return {
+          ...viewFigures(name, board, view, nowMs, listing.draining),
+          items: viewRows(board, view, listing, nowMs),
+        };
+      },
+    );
   }
 
   async item(name: string, windowName: string | undefined, item: string) {
-    return this.withWindow(name, windowName, async (board, window, nowMs) => {
-      const { draining, standing, ranked } = await this.store.item(board, window, nowMs, item);
-      return {
-        ...figures(name, window, nowMs, draining),
-        item,
-        score: standing.score,
-        rank: standing.rank,
-        percentile: percentileOf(standing, ranked),
-      };
-    });
+    return this.withWindow(
+      name,
+      windowName,
+      async (board, window, nowMs) => {
+        const { draining, standing, ranked } = await this.store.item(board, window, nowMs, item);
+        return {
+          ...figures(name, window, nowMs, draining),
+          item,
+          score: standing.score,
+          rank: standing.rank,
+          percentile: percentileOf(standing, ranked),
+        };
+      },
+      async (board, view, nowMs) => {
+        const found = await this.store.viewItem(board, view, nowMs, item);
+        const listing = {
+          landmarkSec: found.landmarkSec,
+          rows: found.row ? [{ ...found.row, rank: found.rank! }] : [],
+        };
+        const row = viewRows(board, view, listing, nowMs)[0];
+        return {
+          ...viewFigures(name, board, view, nowMs, found.draining),
+          ...(row ?? { item, score: 0, rank: null }),
+          percentile: percentileOf({ score: row?.score ?? 0, rank: found.rank }, found.listed),
+        };
+      },
+    );
   }
 
   async around(
@@ -325,11 +461,23 @@ export class RankingService {
     windowName: string | undefined,
     item: string,
     radius: number,
-  ): Promise<WindowFigures & { item: string; items: RankedRow[] }> {
-    return this.withWindow(name, windowName, async (board, window, nowMs) => {
-      const result = await this.store.around(board, window, nowMs, item, radius);
-      return { ...figures(name, window, nowMs, result.draining), item, items: result.items };
-    });
+  ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
+    return this.withWindow(
+      name,
+      windowName,
+      async (board, window, nowMs) => {
+        const result = await this.store.around(board, window, nowMs, item, radius);
+        return { ...figures(name, window, nowMs, result.draining), item, items: result.items };
+      },
+      async (board, view, nowMs) => {
+        const listing = await this.store.viewAround(board, view, nowMs, item, radius);
+        return {
+          ...viewFigures(name, board, view, nowMs, listing.draining),
+          item,
+          items: viewRows(board, view, listing, nowMs),
+        };
+      },
+    );
   }
 
   /** The board's change version: grows with every write (what the live stream polls). */
@@ -346,18 +494,23 @@ export class RankingService {
     windowName: string | undefined,
     atSec: number | undefined,
   ): Promise<{ board: string; window: string; at: number; from: number; to: number; items: ListedItem[] }> {
-    return this.withWindow(name, windowName, async (board, window, nowMs) => {
-      const { keeps, listing } = await this.store.history(board, window, nowMs, atSec);
-      const found: SnapshotListing = listing ?? this.missingSnapshot(name, window.name, keeps, atSec);
-      return {
-        board: name,
-        window: window.name,
-        at: found.atSec,
-        from: found.atSec - window.periodSec,
-        to: found.atSec,
-        items: found.items,
-      };
-    });
+    return this.withWindow(
+      name,
+      windowName,
+      async (board, window, nowMs) => {
+        const { keeps, listing } = await this.store.history(board, window, nowMs, atSec);
+        const found: SnapshotListing = listing ?? this.missingSnapshot(name, window.name, keeps, atSec);
+        return {
+          board: name,
+          window: window.name,
+          at: found.atSec,
+          from: found.atSec - window.periodSec,
+          to: found.atSec,
+          items: found.items,
+        };
+      },
+      (_, view) => this.missingSnapshot(name, view.name, false, atSec),
+    );
   }
 
   /** An item's rank and score in every kept snapshot from `fromSec` to `toSec` (default: all kept), oldest first. */
@@ -370,12 +523,17 @@ export class RankingService {
   ): Promise<{ board: string; window: string; item: string; points: HistoryPoint[] }> {
     if (fromSec !== undefined && toSec !== undefined && fromSec > toSec)
       throw new InvalidInputError(M.historyRange(fromSec, toSec));
-    return this.withWindow(name, windowName, async (board, window, nowMs) => {
-      const range = { from: fromSec ?? 0, to: toSec ?? Math.floor(nowMs / 1000) };
-      const { keeps, points } = await this.store.itemHistory(board, window, nowMs, item, range.from, range.to);
-      if (!keeps) this.missingSnapshot(name, window.name, false, undefined);
-      return { board: name, window: window.name, item, points };
-    });
+    return this.withWindow(
+      name,
+      windowName,
+      async (board, window, nowMs) => {
+        const range = { from: fromSec ?? 0, to: toSec ?? Math.floor(nowMs / 1000) };
+        const { keeps, points } = await this.store.itemHistory(board, window, nowMs, item, range.from, range.to);
+        if (!keeps) this.missingSnapshot(name, window.name, false, undefined);
+        return { board: name, window: window.name, item, points };
+      },
+      (_, view) => this.missingSnapshot(name, view.name, false, undefined),
+    );
   }
 
   private missingSnapshot(board: string, window: string, keeps: boolean, atSec: number | undefined): never {
@@ -475,20 +633,56 @@ export class RankingService {
     );
   }
 
+  /** Runs `read` on the named window, or `readView` on the named view; 404 naming both when neither exists. */
   private async withWindow<T>(
     name: string,
     windowName: string | undefined,
     read: (board: PreparedBoard, window: WindowConfig, nowMs: number) => Promise<T>,
+    readView: (board: PreparedBoard, view: ViewConfig, nowMs: number) => Promise<T>,
   ): Promise<T> {
     return this.cache.withBoard(name, (board) => {
       const window = board.window(windowName);
-      if (!window) {
-        const known = board.config.windows.map((w) => w.name);
-        throw new NotFoundError('WINDOW_NOT_FOUND', M.windowNotFound(name, windowName, known));
-      }
-      return read(board, window, this.clock.nowMs());
+      if (window) return read(board, window, this.clock.nowMs());
+      const view = board.view(windowName);
+      if (view) return readView(board, view, this.clock.nowMs());
+      const known = [...board.config.windows, ...board.config.views].map((w) => w.name);
+      throw new NotFoundError('WINDOW_NOT_FOUND', M.windowNotFound(name, windowName, known));
     });
   }
+}
+
+/** The fingerprint part of an optional `at`: nothing when absent. */
+function timeOf(atSec: number | undefined): number[] {
+  return atSec === undefined ? [] : [atSec];
+}
+
+/**
+ * Refuses an event time the board cannot take (400 naming `field`): more than the skew ahead, or
+ * older than every window's live span. `keyed`: a past `at` is left to the script, which answers a
+ * replay of the key first (its event has aged out since) and refuses otherwise. Answers the problem.
+ */
+function checkAt(field: string, atSec: number | undefined, nowMs: number, board: PreparedBoard, keyed: boolean) {
+  if (atSec === undefined) return undefined;
+  const problem = atProblem(field, atSec, nowMs, board.config.windows);
+  if (problem && !(problem.kind === 'past' && keyed)) throw new InvalidInputError(problem.message);
+  return problem;
+}
+
+/** The fingerprint part of an optional `createdAt`: nothing when absent. */
+function createdOf(createdAtSec: number | undefined): Array<string | number> {
+  return createdAtSec === undefined ? [] : ['createdAt', createdAtSec];
+}
+
+/** Refuses an item creation time more than the skew ahead (400 naming `field`); any past time is fine. */
+function checkCreatedAt(field: string, createdAtSec: number | undefined, nowMs: number): void {
+  if (createdAtSec !== undefined && createdAtSec > nowMs / 1000 + MAX_FUTURE_SKEW_SEC)
+    throw new InvalidInputError(M.atInFuture(field, MAX_FUTURE_SKEW_SEC, createdAtSec, nowMs / 1000));
+}
+
+/** A script's refusal of an event time as the client's 400, or undefined for any other error. */
+function atRefusal(error: unknown, problem: { message: string } | undefined): InvalidInputError | undefined {
+  if (!(error instanceof AtOutOfSpanError)) return undefined;
+  return new InvalidInputError(problem?.message ?? M.atBeforeWindows);
 }
 
 function viewOf(config: BoardConfig): BoardView {
@@ -502,6 +696,7 @@ function viewOf(config: BoardConfig): BoardView {
       ...(w.snapshots ? { snapshots: w.snapshots } : {}),
     })),
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
+    ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
   };
 }
 
@@ -529,6 +724,38 @@ function allowancesOf(groups: Map<number, BatchEntry[]>, reserved: number): Map<
 /** Each window's standing by name, in the order of the names the write was answered with. */
 function byWindow(written: { windowNames: string[]; standings: WindowStanding[] }): Record<string, WindowStanding> {
   return Object.fromEntries(written.windowNames.map((name, i) => [name, written.standings[i]]));
+}
+
+/** A view's figures: the span of the window it reads (rising: the short one), and its mode. */
+function viewFigures(board: string, prepared: PreparedBoard, view: ViewConfig, nowMs: number, draining: boolean) {
+  return { ...figures(board, prepared.window(view.window)!, nowMs, draining), window: view.name, mode: view.mode };
+}
+
+/** A view's ranked rows as a client reads them: decay as the decayed sum as of now, rising with its figures. */
+function viewRows(
+  board: PreparedBoard,
+  view: ViewConfig,
+  listing: Pick<ViewListing, 'landmarkSec' | 'rows'>,
+  nowMs: number,
+): ViewRowAnswer[] {
+  const window = board.window(view.window)!;
+  return listing.rows.map((row) => {
+    const answer: ViewRowAnswer = {
+      rank: row.rank,
+      item: row.item,
+      score: view.mode === 'decay' ? decayedValue(row.score, listing.landmarkSec, nowMs, view.halfLifeSec!) : row.score,
+      previousRank: null,
+    };
+    if (row.rising) {
+      const rising = risingOf(row.rising.observed, row.rising.baseline, view as Required<ViewConfig>);
+      const elapsedSec = nowMs / 1000 - windowSpan(nowMs, window).toSec + window.intervalSec;
+      answer.observed = row.rising.observed;
+      answer.expected = rising.expected;
+      answer.phase = risingPhase({ ...row.rising, isNew: rising.isNew, elapsedSec, intervalSec: window.intervalSec });
+      answer.since = row.rising.sinceSec;
+    }
+    return answer;
+  });
 }
 
 function figures(board: string, window: WindowConfig, nowMs: number, draining: boolean): WindowFigures {

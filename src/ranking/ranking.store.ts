@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../common/config';
-import { ConflictError } from '../common/errors';
+import { ConflictError, InvalidInputError } from '../common/errors';
 import { isRedisWrongNodeError } from '../common/redis-errors';
 import { RedisService } from '../redis/redis.service';
 import { BoardConfig, PreparedBoard, ShardKeys } from './board';
 import { RankingKeys } from './ranking.keys';
+import type { ViewConfig } from './trending-math';
 import { RANKING_MESSAGES as M } from './ranking.messages';
 import { Idempotent, IdemRequest } from '../redis/idempotency';
 import { growthRefusalOf } from '../redis/refusals';
@@ -20,16 +21,20 @@ import {
   RANKING_SCRIPTS as S,
   Standing,
   StandingsReply,
+  ViewCall,
+  ViewRead,
+  ViewReply,
+  ViewRow,
   WindowStanding,
   WriteCall,
 } from './ranking.scripts';
 import { Coalescer } from '../common/coalescer';
 import { ListedItem, mergeListings, mergeShardHeads, rankRows, ScoredItem } from './shard-math';
 import { slotStartSec, WindowConfig, WindowSpec } from './window-math';
-import { MAX_CACHED_PREVIOUS_LISTINGS, MAX_COALESCED_INCREMENTS } from './ranking.limits';
+import { MAX_CACHED_PREVIOUS_LISTINGS, MAX_COALESCED_INCREMENTS, MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 
 export type { ListedItem } from './shard-math';
-export type { BatchEntry, Standing, WindowStanding } from './ranking.scripts';
+export type { BatchEntry, Standing, ViewRow, WindowStanding } from './ranking.scripts';
 
 /** A listed row and its rank in the window's latest snapshot (null: absent, or the window keeps none). */
 export interface RankedRow extends ListedItem {
@@ -49,9 +54,18 @@ export interface HistoryPoint {
   score: number | null;
 }
 
+/** A view's rows ranked (by rank score), and the landmark a decay view's rank scores are relative to. */
+export interface ViewListing {
+  draining: boolean;
+  landmarkSec: number;
+  rows: Array<ViewRow & { rank: number }>;
+}
+
 /** A script refused a write because the board is gone or its config changed since it was cached. */
 export class BoardGoneError extends Error {}
 export class StaleConfigError extends Error {}
+/** A write's event time (`at`) lies before every window's live span (see TB_AT_OUT_OF_SPAN in the scripts). */
+export class AtOutOfSpanError extends Error {}
 
 /** A write's figures per window and the window names they go with (as they were, on a replay). */
 /** An item increment waiting to share a script call with others to the same shard. */
@@ -101,6 +115,15 @@ function sumCounts(windows: WindowConfig[], counts: ShardCounts[]): ShardCounts 
   };
 }
 
+/** Ranks view rows like rankRows (competition ranks on the rank score), keeping each row's figures. */
+function rankViewRows(
+  rows: ViewRow[],
+  firstPosition: number,
+  higherThanFirst: number,
+): Array<ViewRow & { rank: number }> {
+  return rankRows(rows, firstPosition, higherThanFirst).map((ranked, i) => ({ ...rows[i], rank: ranked.rank }));
+}
+
 /** The only file of the ranking feature that talks to Redis: key lists, script calls, reply parsing. */
 @Injectable()
 export class RankingStore {
@@ -147,6 +170,7 @@ export class RankingStore {
       shards: Number(stored.shards),
       windows: JSON.parse(stored.windows) as WindowConfig[],
       maxItems: stored.maxItems ? Number(stored.maxItems) : null,
+      views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
     };
   }
 
@@ -185,6 +209,7 @@ export class RankingStore {
     windows: WindowSpec[],
     shards: number | undefined,
     maxItems: number | undefined,
+    views: ViewConfig[],
     reset: boolean,
     version: string,
     nowMs: number,
@@ -195,6 +220,7 @@ export class RankingStore {
       windows,
       shards,
       maxItems,
+      views,
       reset,
       version,
       nowMs,
@@ -207,6 +233,7 @@ export class RankingStore {
       shards: reply.shards,
       windows: JSON.parse(reply.windowsJson) as WindowConfig[],
       maxItems: reply.maxItems,
+      views: JSON.parse(reply.viewsJson) as ViewConfig[],
     };
     await Promise.all(
       Array.from({ length: reply.shards - 1 }, (_, i) =>
@@ -285,6 +312,8 @@ export class RankingStore {
     amount: number,
     newItems: number,
     idem?: IdemRequest,
+    atMs = nowMs,
+    createdMs?: number,
   ): Promise<WriteOutcome> {
     const shard = board.shardOf(item);
     const reply = await this.guard(
@@ -293,9 +322,16 @@ export class RankingStore {
             board,
             shard,
             nowMs,
-            increment: { item, amount, idem: this.redis.idemCall(idem), newItems },
+            increment: { item, amount, idem: this.redis.idemCall(idem), newItems, atMs, createdMs },
           })
-        : this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), item, amount, newItems }),
+        : this.redis.call(S.increment, {
+            ...this.write(board, shard, nowMs, idem),
+            item,
+            amount,
+            newItems,
+            atMs,
+            createdMs,
+          }),
     );
     await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply, item);
@@ -375,10 +411,11 @@ export class RankingStore {
     undo: boolean,
     growth: { newItems: number; newLikes: number },
     idem?: IdemRequest,
+    atMs = nowMs,
   ): Promise<WriteOutcome & { counted: boolean; createdLikes: number }> {
     const shard = board.shardOf(item);
     const reply = await this.guard(
-      this.redis.call(S.like, { ...this.write(board, shard, nowMs, idem), item, userId, undo, ...growth }),
+      this.redis.call(S.like, { ...this.write(board, shard, nowMs, idem), item, userId, undo, ...growth, atMs }),
     );
     await this.indexDue(board, reply.created[2]);
     return {
@@ -646,6 +683,121 @@ export class RankingStore {
     return ranks;
   }
 
+  /** A page of a view: like top, merged over the shards by rank score (every shard rebased to the same landmark). */
+  async viewTop(
+    board: PreparedBoard,
+    view: ViewConfig,
+    nowMs: number,
+    offset: number,
+    limit: number,
+  ): Promise<ViewListing> {
+    if (!board.sharded) {
+      const reply = await this.readView(board, board.shards[0], view, nowMs, { op: 'top', offset, limit });
+      return {
+        draining: reply.draining,
+        landmarkSec: reply.landmarkSec,
+        rows: rankViewRows(reply.rows, reply.a, reply.b),
+      };
+    }
+    const depth = offset + limit;
+    let draining = false;
+    let landmarkSec = 0;
+    const { rows } = await mergeShardHeads(board.shards.length, depth, async (shard, from, count) => {
+      this.redis.admit();
+      const reply = await this.readView(board, board.shards[shard], view, nowMs, {
+        op: 'top',
+        offset: from,
+        limit: count,
+      });
+      draining ||= reply.draining;
+      landmarkSec = reply.landmarkSec;
+      return reply.rows;
+    });
+    return { draining, landmarkSec, rows: rankViewRows(rows, 0, 0).slice(offset, depth) };
+  }
+
+  /** One item of a view: its row (absent when not listed), board-wide rank and the listed items. */
+  async viewItem(
+    board: PreparedBoard,
+    view: ViewConfig,
+    nowMs: number,
+    item: string,
+  ): Promise<{
+    draining: boolean;
+    landmarkSec: number;
+    row: ViewRow | undefined;
+    rank: number | null;
+    listed: number;
+  }> {
+    const home = board.shardOf(item);
+    const own = await this.readView(board, home, view, nowMs, { op: 'item', item });
+    const row = own.rows[0];
+    let { draining } = own;
+    let above = own.a - 1;
+    let listed = own.b;
+    if (board.sharded) {
+      const rankScore = row?.score ?? 0;
+      const others = await Promise.all(
+        board.shards
+          .filter((shard) => shard !== home)
+          .map((shard) => this.readView(board, shard, view, nowMs, { op: 'count', rankScore })),
+      );
+      for (const other of others) {
+        draining ||= other.draining;
+        above += other.a;
+        listed += other.b;
+      }
+    }
+    return { draining, landmarkSec: own.landmarkSec, row, rank: row === undefined ? null : above + 1, listed };
+  }
+
+  /**
+   * An item of a view with up to `radius` neighbours on each side. A sharded board reads the page of the
+   * board listing around the item's rank (bounded like a deep top page).
+   */
+  async viewAround(
+    board: PreparedBoard,
+    view: ViewConfig,
+    nowMs: number,
+    item: string,
+    radius: number,
+  ): Promise<ViewListing> {
+    if (!board.sharded) {
+      const reply = await this.readView(board, board.shards[0], view, nowMs, { op: 'around', item, radius });
+      const rows = reply.a === -1 ? [] : rankViewRows(reply.rows, reply.a, reply.b);
+      return { draining: reply.draining, landmarkSec: reply.landmarkSec, rows };
+    }
+    const own = await this.viewItem(board, view, nowMs, item);
+    if (own.rank === null) return { draining: own.draining, landmarkSec: own.landmarkSec, rows: [] };
+    // Items tied with it may come before it: read from radius rows above its rank to radius rows past the ties.
+    const offset = Math.max(0, own.rank - 1 - radius);
+    if (offset >= MAX_SHARDED_DEPTH_ITEMS) throw new InvalidInputError(M.shardedAroundTooDeep(MAX_SHARDED_DEPTH_ITEMS));
+    const page = await this.viewTop(
+      board,
+      view,
+      nowMs,
+      offset,
+      Math.min(MAX_SHARDED_DEPTH_ITEMS - offset, 4 * radius + 1),
+    );
+    const at = page.rows.findIndex((row) => row.item === item);
+    const rows = at === -1 ? [] : page.rows.slice(Math.max(0, at - radius), at + radius + 1);
+    return { draining: own.draining || page.draining, landmarkSec: page.landmarkSec, rows };
+  }
+
+  private readView(
+    board: PreparedBoard,
+    shard: ShardKeys,
+    view: ViewConfig,
+    nowMs: number,
+    read: ViewRead,
+  ): Promise<ViewReply> {
+    const windows = [view.window, ...(view.baseline === undefined ? [] : [view.baseline])].map((name) =>
+      board.window(name)!,
+    );
+    const call: ViewCall = { ...this.on(board, shard, nowMs), view, windows, read };
+    return this.guard(this.redis.call(S.readView, call));
+  }
+
   /**
    * Adds the items scoring above each window's score on the other shards to ranks computed on the
    * item's own shard. The write has been applied by then, so a config change racing this read must
@@ -777,6 +929,7 @@ export class RankingStore {
       const message = error instanceof Error ? error.message : '';
       if (message.startsWith('TB_NO_BOARD')) throw new BoardGoneError(message);
       if (message.startsWith('TB_STALE_CONFIG')) throw new StaleConfigError(message);
+      if (message.startsWith('TB_AT_OUT_OF_SPAN')) throw new AtOutOfSpanError(message);
       throw growthRefusalOf(error) ?? error;
     }
   }

@@ -1,4 +1,4 @@
-import { resolveWindows, slotStartSec, windowSpan } from './window-math';
+import { atProblem, eventTimeMs, resolveWindows, slotStartSec, windowHolds, windowSpan } from './window-math';
 
 describe('slotStartSec', () => {
   it('floors a time to the start of its slot', () => {
@@ -56,5 +56,35 @@ describe('resolveWindows', () => {
     ],
   ])('refuses %j', (input, message) => {
     expect(() => resolveWindows(input as never)).toThrow(message);
+  });
+});
+
+describe('timestamped events', () => {
+  const NOW_MS = 1_700_002_800_500; // half a second into an hour
+  const hour = { name: 'hour', periodSec: 3600, intervalSec: 300 };
+  const day = { name: 'day', periodSec: 86400, intervalSec: 3600 };
+
+  it('a window holds an event while the slot of its time is live', () => {
+    const nowSec = NOW_MS / 1000;
+    expect(windowHolds(hour, nowSec - 3300, NOW_MS)).toBe(true); // the oldest live 5 m slot
+    expect(windowHolds(hour, nowSec - 3301, NOW_MS)).toBe(false);
+    expect(windowHolds(day, nowSec - 3301, NOW_MS)).toBe(true);
+  });
+
+  it('takes `at` to the ms, and an `at` ahead of the clock as now', () => {
+    expect(eventTimeMs(undefined, NOW_MS)).toBe(NOW_MS);
+    expect(eventTimeMs(1_700_000_000.123, NOW_MS)).toBe(1_700_000_000_123);
+    expect(eventTimeMs(NOW_MS / 1000 + 3, NOW_MS)).toBe(NOW_MS);
+  });
+
+  it('refuses an `at` more than 5 s ahead or older than every window, naming the field', () => {
+    const nowSec = NOW_MS / 1000;
+    expect(atProblem('at', nowSec + 5, NOW_MS, [hour])).toBeUndefined();
+    expect(atProblem('at', nowSec + 5.001, NOW_MS, [hour])).toMatchObject({ kind: 'future' });
+    expect(atProblem('items.3.at', nowSec - 3301, NOW_MS, [hour, day])).toBeUndefined();
+    expect(atProblem('items.3.at', nowSec - 3301, NOW_MS, [hour])).toEqual({
+      kind: 'past',
+      message: `items.3.at is older than every window's live span: the oldest accepted is ${1_700_002_800 - 3300} (items.3.at ${nowSec - 3301}, now ${nowSec})`,
+    });
   });
 });

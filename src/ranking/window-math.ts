@@ -2,6 +2,7 @@ import { InvalidInputError } from '../common/errors';
 import { RANKING_MESSAGES as M } from './ranking.messages';
 import { parseDurationSec } from '../common/duration';
 import { isName, NAME_RULE } from '../common/names';
+import { MAX_FUTURE_SKEW_SEC } from '../common/limits';
 import { MAX_SLOTS_PER_WINDOW, WINDOWS_PER_BOARD } from './ranking.limits';
 
 /** A window counts the newest periodSec / intervalSec slots of intervalSec each, the current one included. */
@@ -42,6 +43,43 @@ export function slotStartSec(timeSec: number, intervalSec: number): number {
 export function windowSpan(nowMs: number, window: WindowSpec): { fromSec: number; toSec: number } {
   const currentSec = slotStartSec(Math.floor(nowMs / 1000), window.intervalSec);
   return { fromSec: currentSec - window.periodSec + window.intervalSec, toSec: currentSec + window.intervalSec };
+}
+
+/** Whether a window still counts the slot of an event at `atSec` (its slot is live at `nowMs`). */
+export function windowHolds(window: WindowSpec, atSec: number, nowMs: number): boolean {
+  return slotStartSec(Math.floor(atSec), window.intervalSec) >= windowSpan(nowMs, window).fromSec;
+}
+
+/**
+ * An event's time as the scripts take it (unix ms): `atSec` (fractions kept to the ms), at most now, since
+ * an event a little ahead of our clock (MAX_FUTURE_SKEW_SEC) is clock skew: it happened now. No `at`: now.
+ */
+export function eventTimeMs(atSec: number | undefined, nowMs: number): number {
+  return atSec === undefined ? nowMs : Math.min(Math.round(atSec * 1000), nowMs);
+}
+
+/**
+ * Why an event at `atSec` is refused at `nowMs` (`field` names it), or undefined when some window still
+ * counts its slot. Windows whose live span no longer holds it simply skip it.
+ */
+export function atProblem(
+  field: string,
+  atSec: number,
+  nowMs: number,
+  windows: readonly WindowSpec[],
+): { kind: 'future' | 'past'; message: string } | undefined {
+  const nowSec = nowMs / 1000;
+  if (atSec > nowSec + MAX_FUTURE_SKEW_SEC) {
+    return {
+      kind: 'future',
+      message: M.atInFuture(field, MAX_FUTURE_SKEW_SEC, atSec, nowSec),
+    };
+  }
+  if (!windows.some((window) => windowHolds(window, eventTimeMs(atSec, nowMs) / 1000, nowMs))) {
+    const oldest = Math.min(...windows.map((window) => windowSpan(nowMs, window).fromSec));
+    return { kind: 'past', message: M.atTooOld(field, oldest, atSec, nowSec) };
+  }
+  return undefined;
 }
 
 /** Checks a requested window list and resolves durations and default names; throws naming the problem. */

@@ -74,6 +74,7 @@ describe('ranking keys share one Cluster slot per call', () => {
       {
         name,
         version: 'v',
+        views: [],
         shards: 1,
         maxItems: null,
         windows: [
@@ -100,6 +101,7 @@ describe('ranking keys share one Cluster slot per call', () => {
       {
         name,
         version: 'v',
+        views: [],
         shards: 8,
         maxItems: null,
         windows: [{ name: '1h', periodSec: 3600, intervalSec: 60, createdAtMs: 0 }],

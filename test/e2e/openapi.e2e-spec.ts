@@ -105,7 +105,7 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(schemas.IncrementDto.properties!.amount.type).toBe('integer');
     for (const [dto, field] of [
       ['ListedItemDto', 'rank'],
-      ['ListedItemDto', 'score'],
+      ['StandingDto', 'score'],
       ['StandingDto', 'rank'],
       ['TopResultDto', 'from'],
       ['SampleDto', 'count'],
@@ -113,5 +113,7 @@ describe('the OpenAPI document (/docs-json)', () => {
     ]) {
       expect([dto, field, schemas[dto].properties![field].type]).toEqual([dto, field, 'integer']);
     }
+    // A listed score is a window's integer sum or a trending view's fractional score.
+    expect(schemas.ListedItemDto.properties!.score.type).toBe('number');
   });
 });

@@ -134,6 +134,25 @@ describe.each(TOPOLOGIES)('coalesced increments (%s)', (topology) => {
     expect(answers.map((a) => a.body.windows['1m'].rank)).toEqual([6, 5, 4, 3, 2, 1]);
   });
 
+  it("lands each request at its own `at`, and keeps the board's views, in one call", async () => {
+    const name = `c${board++}`;
+    await coalescing.putBoard(name, [...WINDOWS, { name: '1d', period: 86_400, interval: 3600 }], 1);
+    await coalescing.increment(name, 'warm', 1);
+    const nowSec = T0 / 1000;
+    const settled = await Promise.allSettled([
+      coalescing.increment(name, 'a', 2), // now: every window
+      coalescing.increment(name, 'a', 3, undefined, undefined, nowSec - 7200), // 2 h ago: only the day
+      coalescing.increment(name, 'a', 5, undefined, undefined, nowSec - 120), // 2 min ago: the hour and the day
+    ]);
+    expect(settled.map(codeOf)).toEqual(['ok', 'ok', 'ok']);
+    const scores = settled.map((s) => (s.status === 'fulfilled' ? s.value.body.windows : undefined));
+    expect(scores.map((w) => [w?.['1m'].score, w?.['1h'].score, w?.['1d'].score])).toEqual([
+      [2, 2, 2],
+      [2, 2, 5],
+      [2, 7, 10],
+    ]);
+  });
+
   it('property: concurrent rounds of keyed and plain increments answer as if applied one by one, in order', async () => {
     const request = fc.record({
       item: fc.constantFrom('a', 'b', 'c'),

@@ -6,6 +6,7 @@ import {
   ArrayMinSize,
   IsArray,
   IsBoolean,
+  IsIn,
   IsInt,
   IsObject,
   Max,
@@ -25,12 +26,18 @@ import {
 import { DURATION_SEC } from '../../common/limits';
 import {
   BOARD_MAX_ITEMS,
+  DECAY_MAX_HALF_LIVES_PER_WINDOW,
+  DEFAULT_HOT_TAU_SEC,
+  DEFAULT_RISING_MIN_COUNT,
   MAX_SLOTS_PER_WINDOW,
+  RISING_MIN_COUNT,
   SHARDS_PER_BOARD,
   SNAPSHOT_KEEP,
   SNAPSHOT_TOP_ITEMS,
+  VIEWS_PER_BOARD,
   WINDOWS_PER_BOARD,
 } from '../ranking.limits';
+import { VIEW_MODES } from '../trending-math';
 
 const DURATION_SCHEMA = {
   oneOf: [
@@ -88,6 +95,56 @@ export class WindowDto {
   snapshots?: SnapshotsDto;
 }
 
+/** An optional duration of a view and its OpenAPI schema. */
+const OptionalDurationProperty = (description: string, example: string) =>
+  applyDecorators(ApiPropertyOptional({ description, example, ...DURATION_SCHEMA }), IsOptionalNotNull(), IsDuration());
+
+export class ViewDto {
+  @NameProperty('View name (read with ?window=<name>); not a window name', 'trending')
+  name!: string;
+
+  @ApiProperty({ enum: VIEW_MODES, description: 'decay, hot or rising (see the README, "Trending")' })
+  @IsIn(VIEW_MODES, { message: `$property must be one of ${VIEW_MODES.join(', ')}` })
+  mode!: string;
+
+  @NameProperty('The window the view reads (rising: the short window)', '1h')
+  window!: string;
+
+  @OptionalDurationProperty(
+    `decay only, required: the half-life; the window may span at most ${DECAY_MAX_HALF_LIVES_PER_WINDOW} half-lives`,
+    '30m',
+  )
+  halfLife?: string | number;
+
+  @OptionalDurationProperty(`hot only: τ, the age worth a factor 10 of score (default ${DEFAULT_HOT_TAU_SEC} s)`, '12h')
+  tau?: string | number;
+
+  @OptionalNameProperty("rising only, required: the baseline window, longer than the view's window", '24h')
+  baseline?: string;
+
+  @OptionalIntProperty(RISING_MIN_COUNT, {
+    description: 'rising only: least observed count of a listed item',
+    default: DEFAULT_RISING_MIN_COUNT,
+  })
+  minCount?: number;
+}
+
+/** A board's views: the type first, then their count, then each view. */
+const Views = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: [ViewDto],
+      maxItems: VIEWS_PER_BOARD.max,
+      description: 'Trending views beside the windows. Omitted: the stored views are kept; [] removes them',
+    }),
+    IsOptionalNotNull(),
+    IsArray(),
+    ArrayMaxSize(VIEWS_PER_BOARD.max),
+    IsObject({ each: true, message: '$property must hold objects like { "name": "...", "mode": "..." }' }),
+    ValidateNested({ each: true }),
+    Type(() => ViewDto),
+  );
+
 /** A board's windows: the type first, then their count, then each window. */
 const Windows = () =>
   applyDecorators(
@@ -119,6 +176,9 @@ export class PutBoardDto {
       'Most items the board holds: a write that would add a new item beyond it is refused (409 BOARD_FULL); existing items keep counting. On a sharded board each shard holds at most ceil(maxItems / shards). Omitted: the current cap (none for a new board)',
   })
   maxItems?: number;
+
+  @Views()
+  views?: ViewDto[];
 }
 
 export class PutBoardQuery {
@@ -145,12 +205,24 @@ export class WindowViewDto {
   snapshots?: SnapshotsDto;
 }
 
+export class ViewViewDto {
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: VIEW_MODES }) mode!: 'decay' | 'hot' | 'rising';
+  @ApiProperty() window!: string;
+  @ApiPropertyOptional({ type: 'integer', description: 'decay: seconds' }) halfLife?: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'hot: seconds' }) tau?: number;
+  @ApiPropertyOptional({ description: 'rising: the baseline window' }) baseline?: string;
+  @ApiPropertyOptional({ type: 'integer', description: 'rising' }) minCount?: number;
+}
+
 export class BoardViewDto {
   @ApiProperty() name!: string;
   @ApiProperty({ type: 'integer', minimum: SHARDS_PER_BOARD.min, maximum: SHARDS_PER_BOARD.max }) shards!: number;
   @ApiProperty({ type: [WindowViewDto] }) windows!: WindowViewDto[];
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Most items the board holds; absent: no cap' })
   maxItems?: number;
+  @ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' })
+  views?: ViewViewDto[];
 }
 
 export class BoardListDto {

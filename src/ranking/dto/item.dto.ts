@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, ValidateNested } from 'class-validator';
 import { CompiledValidation, FieldRule, ID_FIELD, NAME_FIELD, optional } from '../../common/compiled-checks';
@@ -8,10 +8,11 @@ import {
   NameProperty,
   OptionalIntProperty,
   OptionalNameProperty,
+  OptionalUnixTimeProperty,
   PageLimit,
   PageOffset,
 } from '../../common/dto';
-import { PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS, UNIX_SEC } from '../../common/limits';
+import { MAX_FUTURE_SKEW_SEC, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS, UNIX_SEC } from '../../common/limits';
 import {
   AMOUNT_RANGE,
   BATCH_ENTRIES,
@@ -20,6 +21,7 @@ import {
   DEFAULT_TOP_ITEMS,
   RADIUS_ITEMS,
 } from '../ranking.limits';
+import { VIEW_MODES } from '../trending-math';
 
 /** Rank in the window's latest snapshot. */
 const PreviousRankProperty = () =>
@@ -39,8 +41,21 @@ const AmountProperty = () =>
   );
 const AMOUNT_FIELD: FieldRule = optional({ kind: 'int', range: AMOUNT_RANGE, nonZero: true });
 
+/** An event's optional time. */
+const AtProperty = () =>
+  OptionalUnixTimeProperty(
+    `The event's time, unix seconds (fractions allowed; default now): it lands in the slot of that time in every window and view whose live span still holds it. At most ${MAX_FUTURE_SKEW_SEC} s ahead (counted as now); older than every window's live span is a 400`,
+  );
+const AT_FIELD: FieldRule = optional({ kind: 'finite', range: UNIX_SEC });
+
+/** An item's optional creation time (hot views). */
+const CreatedAtProperty = () =>
+  OptionalUnixTimeProperty(
+    `When the item was created, unix seconds (fractions allowed): a hot view's firstSeen is the earliest of the item's event times and creation times. At most ${MAX_FUTURE_SKEW_SEC} s ahead`,
+  );
+
 /** A query's optional window name. */
-const WindowProperty = () => OptionalNameProperty("Window name (default: the board's first window)", '24h');
+const WindowProperty = () => OptionalNameProperty("Window or view name (default: the board's first window)", '24h');
 const WINDOW_FIELD = optional(NAME_FIELD);
 
 @CompiledValidation({ board: NAME_FIELD, item: ID_FIELD })
@@ -58,10 +73,16 @@ export class LikeParams extends ItemParams {
   userId!: string;
 }
 
-@CompiledValidation({ amount: AMOUNT_FIELD })
+@CompiledValidation({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD })
 export class IncrementDto {
   @AmountProperty()
   amount?: number;
+
+  @AtProperty()
+  at?: number;
+
+  @CreatedAtProperty()
+  createdAt?: number;
 }
 
 export class BatchEntryDto {
@@ -70,6 +91,12 @@ export class BatchEntryDto {
 
   @AmountProperty()
   amount?: number;
+
+  @AtProperty()
+  at?: number;
+
+  @CreatedAtProperty()
+  createdAt?: number;
 }
 
 /** The entries of a batch: the type first, then their count, then each entry. */
@@ -90,7 +117,7 @@ const BatchEntries = () =>
     kind: 'array',
     entries: BATCH_ENTRIES,
     entry: BatchEntryDto,
-    fields: { item: ID_FIELD, amount: AMOUNT_FIELD },
+    fields: { item: ID_FIELD, amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD },
   },
 })
 export class BatchIncrementDto {
@@ -98,10 +125,13 @@ export class BatchIncrementDto {
   items!: BatchEntryDto[];
 }
 
-@CompiledValidation({ userId: ID_FIELD })
+@CompiledValidation({ userId: ID_FIELD, at: AT_FIELD })
 export class LikeDto {
   @IdProperty('User id', 'user-7')
   userId!: string;
+
+  @AtProperty()
+  at?: number;
 }
 
 @CompiledValidation({ window: WINDOW_FIELD })
@@ -173,10 +203,28 @@ export class LikeResultDto extends IncrementResultDto {
   @ApiProperty({ description: 'Whether this call changed the counts' }) counted!: boolean;
 }
 
-export class ListedItemDto {
+const SCORE_NOTE =
+  "A window's sum over its live slots (an integer); a view's score (decay: the decayed sum as of now; hot, rising: their formula's score)";
+
+/** What a rising view's rows and items also answer. */
+class RisingFiguresDto {
+  @ApiPropertyOptional({ description: "rising: the item's sum in the view's window" }) observed?: number;
+  @ApiPropertyOptional({
+    description: "rising: the baseline's sum scaled to the window's period (floored at 1 when new)",
+  })
+  expected?: number;
+  @ApiPropertyOptional({
+    enum: ['new', 'rising', 'peaking', 'cooling'],
+    description: 'rising: where the item is in its trend',
+  })
+  phase?: string;
+  @ApiPropertyOptional({ type: 'integer', description: 'rising: when it entered the view (unix s)' }) since?: number;
+}
+
+export class ListedItemDto extends RisingFiguresDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) rank!: number;
   @ApiProperty() item!: string;
-  @ApiProperty({ type: 'integer' }) score!: number;
+  @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
 }
 
 export class RankedItemDto extends ListedItemDto {
@@ -190,6 +238,8 @@ export class WindowFiguresDto {
   @ApiProperty({ type: 'integer', description: 'End of the current slot (unix s)' }) to!: number;
   @ApiProperty({ description: 'True while an expired slot larger than one chunk is still being subtracted' })
   draining!: boolean;
+  @ApiPropertyOptional({ enum: VIEW_MODES, description: "A view's mode (absent when reading a window)" })
+  mode?: string;
 }
 
 export class TopResultDto extends WindowFiguresDto {
@@ -203,7 +253,11 @@ export class AroundResultDto extends TopResultDto {
 
 export class ItemResultDto extends WindowFiguresDto {
   @ApiProperty() item!: string;
-  @ApiProperty({ type: 'integer' }) score!: number;
+  @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
+  @ApiPropertyOptional() observed?: number;
+  @ApiPropertyOptional() expected?: number;
+  @ApiPropertyOptional({ enum: ['new', 'rising', 'peaking', 'cooling'] }) phase?: string;
+  @ApiPropertyOptional({ type: 'integer' }) since?: number;
   @ApiProperty({ nullable: true, type: 'integer', minimum: 1 }) rank!: number | null;
   @ApiProperty({
     nullable: true,

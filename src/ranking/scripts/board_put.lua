@@ -18,8 +18,11 @@
 -- ARGV[4]        reset: 1 to drop the data of changed or removed windows, else 0
 -- ARGV[5]        now, unix milliseconds
 -- ARGV[6]        requested maxItems, or "" to keep the stored one (none for a new board)
--- Reply: { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none) } with
---        status created | unchanged | updated, or { "conflict", message }
+-- ARGV[7]        views, JSON array (see views_lib; "[]": none), checked against the windows by the app
+-- Reply: { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none), views
+--        JSON } with status created | unchanged | updated, or { "conflict", message }
+-- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
+-- from its windows' live slots in this call (views_reconcile); a removed view's keys go.
 local cfg_key = KEYS[1]
 local wanted = cjson.decode(ARGV[1])
 local shards = ARGV[2]
@@ -27,6 +30,13 @@ local new_version = ARGV[3]
 local reset = ARGV[4] == '1'
 local now_ms = tonumber(ARGV[5])
 local max_items = ARGV[6]
+local views_json = ARGV[7]
+
+-- Stores the views and brings their data in line with them (`dropped`: names of windows whose data went).
+local function store_views(old_views, dropped)
+  if views_json == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', views_json) end
+  views_reconcile(cfg_key, old_views, dropped, now_ms)
+end
 
 local stored = redis.call('HGET', cfg_key, 'windows')
 if not stored then
@@ -36,7 +46,8 @@ if not stored then
   redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', now_ms)
   if max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', max_items) end
   store_snapshot_confs(cfg_key, wanted)
-  return { 'created', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), shards, tonumber(max_items) or 0 }
+  store_views(nil, {})
+  return { 'created', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), shards, tonumber(max_items) or 0, views_json }
 end
 
 local current = cjson.decode(stored)
@@ -49,7 +60,8 @@ local max_shards = math.max(tonumber(redis.call('HGET', cfg_key, 'maxShards') or
 local reshard = stored_shards ~= shards
 local stored_max_items = redis.call('HGET', cfg_key, 'maxItems') or ''
 if max_items == '' then max_items = stored_max_items end
-local changed = #current ~= #wanted or reshard or max_items ~= stored_max_items
+local stored_views = redis.call('HGET', cfg_key, 'views')
+local changed = #current ~= #wanted or reshard or max_items ~= stored_max_items or (stored_views or '[]') ~= views_json
 if reshard and not reset then
   problems[#problems + 1] = 'shards would change from ' .. stored_shards .. ' to ' .. shards
 end
@@ -86,15 +98,18 @@ if #problems > 0 then
   return { 'conflict', table.concat(problems, '; ') .. ' (use ?reset=true to drop that data)' }
 end
 if not changed then
-  return { 'unchanged', redis.call('HGET', cfg_key, 'version'), stored, shards, tonumber(redis.call('HGET', cfg_key, 'revision') or '0'), max_shards, tonumber(max_items) or 0 }
+  return { 'unchanged', redis.call('HGET', cfg_key, 'version'), stored, shards, tonumber(redis.call('HGET', cfg_key, 'revision') or '0'), max_shards, tonumber(max_items) or 0, views_json }
 end
+local dropped = {}
 for _, name in ipairs(to_drop) do
   drop_window(cfg_key, name)
   drop_snapshots(cfg_key, name)
+  dropped[name] = true
 end
 for _, name in ipairs(resnapshot) do drop_snapshots(cfg_key, name) end
 store_snapshot_confs(cfg_key, wanted)
 local json = cjson.encode(wanted)
 redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'maxShards', max_shards)
 if max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', max_items) end
-return { 'updated', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), max_shards, tonumber(max_items) or 0 }
+store_views(stored_views, dropped)
+return { 'updated', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), max_shards, tonumber(max_items) or 0, views_json }

@@ -65,30 +65,33 @@ local function admit_items(first_key, window_count, items, allowance, known_cap)
   return new, nil
 end
 
--- Item increments of one call in the current slots of every window (window keys as (slots, top) pairs
--- from KEYS[2], periods and intervals at ARGV[5 + 3w] and ARGV[6 + 3w]). Each window's slot is
--- indexed once, by the first increment. `add(item, amount)` returns the per-window figures { score_1,
--- rank_1, ..., score_W, rank_W }, ranks as of this addition, and the earliest due time (unix ms) of
--- the slots this addition created, or nil.
-local function slot_adder(window_count, now_sec)
-  local slot_keys = nil
-  return function(item, amount)
-    local new_due_ms = nil
-    if not slot_keys then
-      slot_keys = {}
-      for w = 0, window_count - 1 do
-        local slots_key = KEYS[2 + 2 * w]
-        local slot_start = current_slot(now_sec, tonumber(ARGV[6 + 3 * w]))
-        slot_keys[w] = slot_key_of(slots_key, slot_start)
-        if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-          new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w])))
-        end
-      end
-    end
-    local figures = {}
+-- Item increments of one call (window keys as (slots, top) pairs from KEYS[2], periods and intervals
+-- at ARGV[5 + 3w] and ARGV[6 + 3w]). Each (window, slot) is indexed once per call, by the first
+-- increment that lands there. `add(item, amount, at_sec, seen_sec, covering)` adds to the slot of
+-- `at_sec` in the windows of `covering` (see window_holds; views told, with `seen_sec` the event's
+-- time for hot's firstSeen) and returns the per-window figures { score_1, rank_1, ..., score_W,
+-- rank_W }, ranks as of this addition (a window not covering the event answers the item's standing),
+-- and the earliest due time (unix ms) of the slots this addition indexed, or nil.
+local function event_adder(window_count)
+  local indexed = {}
+  return function(item, amount, at_sec, seen_sec, covering)
+    local figures, new_due_ms = {}, nil
     for w = 0, window_count - 1 do
-      local top_key = KEYS[3 + 2 * w]
-      local score = add_to_slot(slot_keys[w], top_key, item, amount)
+      local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
+      local score
+      if covering[w] then
+        local slot_start = current_slot(at_sec, tonumber(ARGV[6 + 3 * w]))
+        local mark = w .. ':' .. slot_start
+        if not indexed[mark] then
+          indexed[mark] = true
+          if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
+            new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w])))
+          end
+        end
+        score = add_to_slot(slots_key, top_key, slot_start, item, amount, seen_sec)
+      else
+        score = standing(top_key, item)
+      end
       figures[#figures + 1] = score
       figures[#figures + 1] = rank_of(top_key, score)
     end

@@ -1,8 +1,8 @@
 -- increment: adds amounts to items in every window of a board, expiring what fell out first. One call
 -- carries one request or several that arrived together for this shard (WRITE_COALESCE_MS): they are
 -- applied one after another in the given order, each exactly as it would be alone: its own
--- idempotency key, its own growth allowance, its own answer (ranks as of its own addition); a refused
--- request changes nothing while the others go on.
+-- idempotency key, event time and growth allowance, its own answer (ranks as of its own addition); a
+-- refused request changes nothing while the others go on.
 -- KEYS: dynamic
 -- KEYS[1]        board config hash (holds the config version)
 -- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
@@ -12,16 +12,19 @@
 -- ARGV[4]        W, number of windows
 -- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
 -- ARGV[5+3W]     context stored with each keyed answer (the window names)
--- ARGV[6+3W ...] six per request: item id, amount (integer, non-zero), idempotency key ("" for none),
---                request fingerprint, retention (ms), new items the client may create (0 or 1; -1:
---                no quota)
+-- ARGV[6+3W ...] eight per request: item id; amount (integer, non-zero); idempotency key ("" for
+--                none); request fingerprint; retention (ms); new items the client may create (0 or 1;
+--                -1: no quota); the event's time, unix ms (not after now: it lands in the slot of that
+--                time in every window whose live span still holds that slot, and only those); the
+--                item's creation time, unix ms, or "" for none (a hot view's firstSeen is the earliest
+--                of the item's event and creation times)
 -- Reply: one entry per request, in order: { outcome, context, [new items created, due time for the
 --        index (unix ms, 0: none; see due_to_index): applied only], draining (0|1), score_1, rank_1,
 --        ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W } (rank 0: not ranked; previous
 --        rank: in the window's latest snapshot, 0 when absent or the window keeps none; outcome,
 --        context and the counts as idem_lib says: a replay answers the stored figures), or
---        { -1, refusal } when its growth was refused (TB_BOARD_FULL ..., TB_QUOTA ...: nothing of it
---        applied)
+--        { -1, refusal } when the request was refused, nothing of it applied: TB_AT_OUT_OF_SPAN (no
+--        window holds the event's slot any more), TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (the whole call: nothing applied)
 local err = version_error(KEYS[1], ARGV[1])
 if err then return redis.error_reply(err) end
@@ -33,10 +36,10 @@ local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
 local context = ARGV[5 + 3 * window_count]
 local cap = item_cap(KEYS[1])
 local keeping = snapshot_windows(2, window_count)
-local add = slot_adder(window_count, now_sec)
+local add = event_adder(window_count)
 local applied = 0
 local answers = {}
-for first = 6 + 3 * window_count, #ARGV, 6 do
+for first = 6 + 3 * window_count, #ARGV, 8 do
   local item, amount = ARGV[first], tonumber(ARGV[first + 1])
   local idem = {
     key = ARGV[first + 2],
@@ -47,12 +50,17 @@ for first = 6 + 3 * window_count, #ARGV, 6 do
   }
   local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
   if not answer then
-    local created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[first + 5]), cap)
+    local at_ms = tonumber(ARGV[first + 6])
+    local at_sec = math.floor(at_ms / 1000)
+    local covering = window_holds(at_sec, now_sec, window_count)
+    local created, refusal = 0, 'TB_AT_OUT_OF_SPAN no window holds the slot'
+    if covering then created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[first + 5]), cap) end
     if refusal then
       answer = { -1, refusal }
     else
       applied = applied + 1
-      local figures, new_due_ms = add(item, amount)
+      local seen_sec = math.min(at_ms, tonumber(ARGV[first + 7]) or math.huge) / 1000
+      local figures, new_due_ms = add(item, amount, at_sec, seen_sec, covering)
       local reply = { draining, unpack(figures) }
       for w = 0, window_count - 1 do
         reply[#reply + 1] = keeping and keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0

@@ -9,33 +9,51 @@
 -- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
 -- ARGV[5+3W] .. ARGV[8+3W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
 -- ARGV[9+3W]     new items the client may create (-1: no quota)
--- ARGV[10+3W ...] pairs of item id, amount (integer, non-zero)
+-- ARGV[10+3W ...] quadruples of item id, amount (integer, non-zero), the event's time (unix ms, not after
+--                now), the item's creation time (unix ms, or "" for none): each entry lands in the slot
+--                of its time in every window whose live span still holds that slot (creation time: see
+--                increment.lua)
 -- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none; see
 --        due_to_index): applied only], draining (0|1), entries applied } (outcome, context and the
 --        counts: see idem_lib)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA (see admit_items): the whole batch
---        is refused, nothing applied
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA (see admit_items), TB_AT_OUT_OF_SPAN
+--        <entry> (1-based: no window holds that entry's slot any more): the whole batch is refused,
+--        nothing applied
 local answer, now_ms, window_count, idem = begin_board_write(5)
 if answer then return answer end
 local now_sec = math.floor(now_ms / 1000)
 cross_all(2, window_count, 5, 3, now_sec)
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
 local first = 10 + 3 * window_count
-local items = {}
-for i = first, #ARGV, 2 do items[#items + 1] = ARGV[i] end
+local items, holding = {}, {}
+for i = first, #ARGV, 4 do
+  items[#items + 1] = ARGV[i]
+  holding[i] = window_holds(math.floor(tonumber(ARGV[i + 2]) / 1000), now_sec, window_count)
+  if not holding[i] then return redis.error_reply('TB_AT_OUT_OF_SPAN ' .. #items) end
+end
 local created, refusal = admit_items(2, window_count, items, tonumber(ARGV[9 + 3 * window_count]))
 if refusal then return redis.error_reply(refusal) end
 bump_version(KEYS[1])
--- add_to_slot per entry, with the slot indexed once per window instead of once per entry.
+-- add_to_slot per entry, with each slot indexed once per window instead of once per entry.
 local new_due_ms = nil
 for w = 0, window_count - 1 do
   local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
-  local slot_start = current_slot(now_sec, tonumber(ARGV[6 + 3 * w]))
-  local slot_key = slot_key_of(slots_key, slot_start)
-  if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-    new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w])))
+  local period_sec, interval_sec = tonumber(ARGV[5 + 3 * w]), tonumber(ARGV[6 + 3 * w])
+  local indexed = {}
+  for i = first, #ARGV, 4 do
+    if holding[i][w] then
+      local at_ms = tonumber(ARGV[i + 2])
+      local slot_start = current_slot(math.floor(at_ms / 1000), interval_sec)
+      if not indexed[slot_start] then
+        indexed[slot_start] = true
+        if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
+          new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec))
+        end
+      end
+      local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
+      add_to_slot(slots_key, top_key, slot_start, ARGV[i], tonumber(ARGV[i + 1]), seen_sec)
+    end
   end
-  for i = first, #ARGV, 2 do add_to_slot(slot_key, top_key, ARGV[i], ARGV[i + 1]) end
 end
 local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
-return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 2 }, { created, due_ms })
+return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 4 }, { created, due_ms })

@@ -17,12 +17,15 @@
 -- ARGV[12+3W]    new items the client may create (0 or 1; -1: no quota)
 -- ARGV[13+3W]    new likes the client may create (0 or 1; -1: no quota): a like is new when the likes
 --                zset holds no like of this user for this item (an unlike creates nothing)
+-- ARGV[14+3W]    the like's time, unix ms (not after now; a like only): it lands in the slot of that time
+--                in every window whose live span holds that slot and that existed then (like_windows)
 -- Reply: { outcome, context, [new items, new likes created, due time for the index (unix ms, 0: none;
 --          see due_to_index): applied only], draining (0|1), counted (0|1): this call changed the
 --          counts, score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W }
 --          (rank 0: not ranked; previous rank: in the window's latest snapshot, 0 when absent;
 --          outcome, context and the counts: idem_lib)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA items|likeUsers (nothing applied)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA items|likeUsers, TB_AT_OUT_OF_SPAN (no
+--        window holds the like's slot) (nothing applied)
 local answer, now_ms, window_count, idem = begin_board_write(8)
 if answer then return answer end
 local now_sec = math.floor(now_ms / 1000)
@@ -35,6 +38,9 @@ local member = item .. '\31' .. ARGV[6 + 3 * window_count]
 local undo = ARGV[7 + 3 * window_count] == '1'
 local liked = redis.call('ZSCORE', KEYS[2], member)
 local liked_ms = liked and tonumber(liked) or nil
+local at_ms = tonumber(ARGV[14 + 3 * window_count])
+local holding = like_windows(at_ms, window_count, now_sec)
+if not undo and #holding == 0 then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
 
 -- A like counts unless the user's earlier like is still inside a window; it is admitted first.
 local counts = not undo and not (liked_ms and #like_windows(liked_ms, window_count, now_sec) > 0)
@@ -58,12 +64,16 @@ if undo then
   end
   delta, at_sec = -1, math.floor((liked_ms or now_ms) / 1000)
 elseif counts then
-  redis.call('ZADD', KEYS[2], now_ms, member)
-  for w = 0, window_count - 1 do changed[w] = true end
+  redis.call('ZADD', KEYS[2], at_ms, member)
+  for _, w in ipairs(holding) do changed[w] = true end
+  at_sec = math.floor(at_ms / 1000)
 end
 
 local reply = { draining, 0 }
 local new_due_ms = nil
+-- An unlike takes an event out: it is no event time for a hot view's firstSeen.
+local event_sec = nil
+if not undo then event_sec = at_ms / 1000 end
 for w = 0, window_count - 1 do
   local slots_key, top_key = KEYS[3 + 2 * w], KEYS[4 + 2 * w]
   local score, rank
@@ -71,7 +81,7 @@ for w = 0, window_count - 1 do
     reply[2] = 1
     local slot_start = current_slot(at_sec, tonumber(ARGV[6 + 3 * w]))
     local new_slot
-    score, new_slot = add_to_window(slots_key, top_key, slot_start, item, delta)
+    score, new_slot = add_event(slots_key, top_key, slot_start, item, delta, event_sec)
     if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w]))) end
     rank = rank_of(top_key, score)
   else

@@ -68,6 +68,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       local item = entries[i]
       local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
       if left == 0 then redis.call('ZREM', top_key, item) end
+      view_window_changed(top_key, tonumber(oldest[1]), item, -tonumber(entries[i + 1]), left, nil)
     end
   end
 end
@@ -87,9 +88,10 @@ local function expire_all(first_key, window_count, first_arg, stride, now_sec, b
 end
 
 -- Adds `amount` to an item in the slot hash `slot_key` and the results `top_key` of one window (the
--- slot already indexed); returns the new score. A results score that reaches exactly 0 is
--- removed; a negative one stays (so later increments stay exact) and every read treats it as absent.
-local function add_to_slot(slot_key, top_key, item, amount)
+-- slot already indexed); returns the new score. A results score that reaches exactly 0 is removed; a
+-- negative one stays (so later increments stay exact) and every read treats it as absent. Views are
+-- not told: see add_to_slot.
+local function add_amount(slot_key, top_key, item, amount)
   if tonumber(redis.call('HINCRBY', slot_key, item, amount)) == 0 then redis.call('HDEL', slot_key, item) end
   local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
   if score == 0 then redis.call('ZREM', top_key, item) end
@@ -100,7 +102,42 @@ end
 -- and whether the slot is new to the window's index.
 local function add_to_window(slots_key, top_key, slot_start, item, amount)
   local new_slot = redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1
-  return add_to_slot(slot_key_of(slots_key, slot_start), top_key, item, amount), new_slot
+  return add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount), new_slot
+end
+
+-- Timestamped events: the first slot start (unix s) a window still counts at `now_sec`; an event at
+-- `at_sec` lands in a window only when its slot starts there or later.
+local function live_from_sec(now_sec, period_sec, interval_sec)
+  return current_slot(now_sec, interval_sec) - period_sec + interval_sec
+end
+
+-- The windows (0-based index -> true) whose live span still holds the slot of `at_sec`, or nil when
+-- none does. Window args start at ARGV[5], three per window.
+local function window_holds(at_sec, now_sec, window_count)
+  local holding, any = {}, false
+  for w = 0, window_count - 1 do
+    local period_sec, interval_sec = tonumber(ARGV[5 + 3 * w]), tonumber(ARGV[6 + 3 * w])
+    if current_slot(at_sec, interval_sec) >= live_from_sec(now_sec, period_sec, interval_sec) then
+      holding[w] = true
+      any = true
+    end
+  end
+  return any and holding or nil
+end
+
+-- add_to_window at the slot of `at_sec` (the event's time, unix s, may hold a fraction), then the
+-- views reading the window.
+local function add_event(slots_key, top_key, slot_start, item, amount, at_sec)
+  local score, new_slot = add_to_window(slots_key, top_key, slot_start, item, amount)
+  view_window_changed(top_key, slot_start, item, amount, score, at_sec)
+  return score, new_slot
+end
+
+-- add_event without indexing the slot (a batch indexes each slot once).
+local function add_to_slot(slots_key, top_key, slot_start, item, amount, at_sec)
+  local score = add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount)
+  view_window_changed(top_key, slot_start, item, amount, score, at_sec)
+  return score
 end
 
 -- Due times (unix ms) feed the scheduler's due index: a slot starting at s (unix s) of a window of

@@ -1,0 +1,91 @@
+-- read_view: reads a trending view (see views_lib) after expiring what fell out of the windows it reads
+-- (which updates the view) and rebasing a decay view's landmark to now.
+-- KEYS: dynamic
+-- KEYS[1]        board config hash (holds the config version and the views)
+-- KEYS[2w], KEYS[2w+1] (w = 1..W): the slots index zset and results zset of each window the view reads
+--                (its window first; a rising view's baseline second)
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields drained by this call
+-- ARGV[4]        W, number of windows (1 or 2)
+-- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
+-- ARGV[5+3W]     view name
+-- ARGV[6+3W]     what to read: top <offset> <limit> | item <item> | around <item> <radius> | count <rank score>
+--                (count: items scoring above a rank score, for a sharded board's rank)
+-- Reply: { draining (0|1), landmark (decay: unix s; else 0), a, b, rows... } where
+--        top, around: a = position (0-based) of the first row (around: -1 when the item is not listed),
+--                     b = items scoring above the first row
+--        item:        a = rank (0: not listed), b = listed items; the item's row when listed
+--        count:       a = items scoring above the rank score, b = listed items
+--        A row is item, rank score (a %.17g string: decay's forward-decayed sum, hot's or rising's score);
+--        a rising row adds observed, baseline sum, since (unix s), its count in the window's current
+--        slot and in the slot before. Rows stop at the first rank score <= 0; ties in descending byte
+--        order of item id (ZREVRANGE order).
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local err = version_error(KEYS[1], ARGV[1])
+if err then return redis.error_reply(err) end
+local now_ms = tonumber(ARGV[2])
+local now_sec = math.floor(now_ms / 1000)
+local window_count = tonumber(ARGV[4])
+views_load(KEYS[1], now_ms)
+local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
+local view = VIEWS.by_name[ARGV[5 + 3 * window_count]]
+if not view then return redis.error_reply('TB_STALE_CONFIG view not in the stored config') end
+local op = ARGV[6 + 3 * window_count]
+local first_arg = 7 + 3 * window_count
+local reply = { draining, view.landmark or 0, 0, 0 }
+
+local current = current_slot(now_sec, tonumber(ARGV[6]))
+local current_slot_key = slot_key_of(KEYS[2], current)
+local previous_slot_key = slot_key_of(KEYS[2], current - tonumber(ARGV[6]))
+
+local function add_row(item, score)
+  reply[#reply + 1] = item
+  reply[#reply + 1] = score
+  if view.mode == 'rising' then
+    reply[#reply + 1] = redis.call('ZSCORE', view.source_top, item) or '0'
+    reply[#reply + 1] = redis.call('ZSCORE', view.baseline_top, item) or '0'
+    reply[#reply + 1] = redis.call('HGET', view.items, item) or '0'
+    reply[#reply + 1] = redis.call('HGET', current_slot_key, item) or '0'
+    reply[#reply + 1] = redis.call('HGET', previous_slot_key, item) or '0'
+  end
+end
+
+-- Appends a ZREVRANGE ... WITHSCORES page (scores kept as Redis' strings: every digit), up to the first
+-- score <= 0, and sets b to the items scoring above the first row.
+local function add_page(page)
+  for i = 1, #page, 2 do
+    if tonumber(page[i + 1]) <= 0 then break end
+    if i == 1 then reply[4] = rank_of(view.top, tonumber(page[i + 1])) - 1 end
+    add_row(page[i], page[i + 1])
+  end
+end
+
+if op == 'top' then
+  local offset = tonumber(ARGV[first_arg])
+  reply[3] = offset
+  add_page(redis.call('ZREVRANGE', view.top, offset, offset + tonumber(ARGV[first_arg + 1]) - 1, 'WITHSCORES'))
+elseif op == 'item' then
+  local item = ARGV[first_arg]
+  local score = redis.call('ZSCORE', view.top, item)
+  reply[4] = redis.call('ZCOUNT', view.top, '(0', '+inf')
+  if score and tonumber(score) > 0 then
+    reply[3] = rank_of(view.top, tonumber(score))
+    add_row(item, score)
+  end
+elseif op == 'around' then
+  local item = ARGV[first_arg]
+  local score = tonumber(redis.call('ZSCORE', view.top, item) or '0')
+  reply[3] = -1
+  if score > 0 then
+    local position = redis.call('ZREVRANK', view.top, item)
+    local radius = tonumber(ARGV[first_arg + 1])
+    reply[3] = math.max(0, position - radius)
+    add_page(redis.call('ZREVRANGE', view.top, reply[3], position + radius, 'WITHSCORES'))
+  end
+elseif op == 'count' then
+  local score = tonumber(ARGV[first_arg])
+  reply[3] = score > 0 and redis.call('ZCOUNT', view.top, above(score), '+inf') or 0
+  reply[4] = redis.call('ZCOUNT', view.top, '(0', '+inf')
+end
+return reply

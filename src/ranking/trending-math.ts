@@ -1,0 +1,191 @@
+import { parseDurationSec } from '../common/duration';
+import { InvalidInputError } from '../common/errors';
+import { isName, NAME_RULE } from '../common/names';
+import {
+  DECAY_MAX_HALF_LIVES_PER_WINDOW,
+  DECAY_REBASE_HALF_LIVES,
+  DECAY_ZERO_TOLERANCE,
+  DEFAULT_HOT_TAU_SEC,
+  DEFAULT_RISING_MIN_COUNT,
+  HOT_EPOCH_SEC,
+  RISING_MIN_COUNT,
+  VIEWS_PER_BOARD,
+} from './ranking.limits';
+import { RANKING_MESSAGES as M } from './ranking.messages';
+import type { WindowSpec } from './window-math';
+
+/**
+ * Trending views (pure): their config, and the formulas the scripts apply (views_lib.lua keeps the same
+ * maths in Lua; the property test holds both to a model that keeps every event).
+ */
+
+export const VIEW_MODES = ['decay', 'hot', 'rising'] as const;
+export type ViewMode = (typeof VIEW_MODES)[number];
+
+export interface ViewInput {
+  name: string;
+  mode: string;
+  window: string;
+  halfLife?: string | number;
+  tau?: string | number;
+  baseline?: string;
+  minCount?: number;
+}
+
+/** A view as stored with the board: what the scripts read (views_lib.lua). */
+export interface ViewConfig {
+  name: string;
+  mode: ViewMode;
+  /** The window it reads (rising: the short one). */
+  window: string;
+  halfLifeSec?: number;
+  rebaseHalfLives?: number;
+  zeroTolerance?: number;
+  tauSec?: number;
+  epochSec?: number;
+  baseline?: string;
+  minCount?: number;
+  windowPeriodSec?: number;
+  baselinePeriodSec?: number;
+  /** The definition as one string: a view whose spec changes is rebuilt from its windows' slots. */
+  spec: string;
+}
+
+/** A view as GET /boards/:board answers it (durations in seconds). */
+export interface ViewView {
+  name: string;
+  mode: ViewMode;
+  window: string;
+  halfLife?: number;
+  tau?: number;
+  baseline?: string;
+  minCount?: number;
+}
+
+const FIELDS_OF: Record<ViewMode, string[]> = {
+  decay: ['halfLife'],
+  hot: ['tau'],
+  rising: ['baseline', 'minCount'],
+};
+
+/** Checks a board's requested views against its windows; throws naming the problem. */
+export function resolveViews(inputs: ViewInput[], windows: WindowSpec[]): ViewConfig[] {
+  if (inputs.length > VIEWS_PER_BOARD.max) throw new InvalidInputError(M.viewCount(VIEWS_PER_BOARD.max));
+  const taken = new Set(windows.map((w) => w.name));
+  const windowOf = new Map(windows.map((w) => [w.name, w]));
+  return inputs.map((input, index) => {
+    const field = `views.${index}`;
+    const refuse = (problem: string) => new InvalidInputError(M.viewField(field, problem));
+    if (!isName(input.name)) throw refuse(`name must be ${NAME_RULE}`);
+    if (taken.has(input.name)) throw new InvalidInputError(M.viewNameTaken(field, input.name));
+    taken.add(input.name);
+    if (!(VIEW_MODES as readonly string[]).includes(input.mode))
+      throw refuse(`mode must be one of ${VIEW_MODES.join(', ')}`);
+    const mode = input.mode as ViewMode;
+    for (const other of ['halfLife', 'tau', 'baseline', 'minCount'] as const) {
+      if (input[other] !== undefined && !FIELDS_OF[mode].includes(other))
+        throw refuse(`${other} is not a field of a ${mode} view`);
+    }
+    const window = windowOf.get(input.window);
+    if (!window) throw refuse(`window "${input.window}" is not a window of the board`);
+    const base = { name: input.name, mode, window: input.window };
+    if (mode === 'decay') {
+      const halfLifeSec = input.halfLife === undefined ? undefined : parseDurationSec(input.halfLife);
+      if (halfLifeSec === undefined) throw refuse('halfLife must be a duration (seconds, or like 30s, 5m, 1h, 7d)');
+      if (window.periodSec / halfLifeSec > DECAY_MAX_HALF_LIVES_PER_WINDOW)
+        throw refuse(
+          `halfLife must be at least ${window.periodSec / DECAY_MAX_HALF_LIVES_PER_WINDOW} s: window "${window.name}" may span at most ${DECAY_MAX_HALF_LIVES_PER_WINDOW} half-lives`,
+        );
+      const defined = { ...base, halfLifeSec };
+      return {
+        ...defined,
+        rebaseHalfLives: DECAY_REBASE_HALF_LIVES,
+        zeroTolerance: DECAY_ZERO_TOLERANCE,
+        spec: JSON.stringify([defined, window.periodSec, window.intervalSec]),
+      };
+    }
+    if (mode === 'hot') {
+      const tauSec = input.tau === undefined ? DEFAULT_HOT_TAU_SEC : parseDurationSec(input.tau);
+      if (tauSec === undefined) throw refuse('tau must be a duration (seconds, or like 30s, 5m, 1h, 7d)');
+      const defined = { ...base, tauSec, epochSec: HOT_EPOCH_SEC };
+      return { ...defined, spec: JSON.stringify([defined, window.periodSec, window.intervalSec]) };
+    }
+    const baseline = input.baseline === undefined ? undefined : windowOf.get(input.baseline);
+    if (!baseline) throw refuse(`baseline "${input.baseline}" is not a window of the board`);
+    if (baseline.periodSec <= window.periodSec)
+      throw refuse(
+        `baseline "${baseline.name}" (${baseline.periodSec} s) must be longer than window "${window.name}" (${window.periodSec} s)`,
+      );
+    const minCount = input.minCount ?? DEFAULT_RISING_MIN_COUNT;
+    if (!Number.isInteger(minCount) || minCount < RISING_MIN_COUNT.min || minCount > RISING_MIN_COUNT.max)
+      throw refuse(`minCount must be an integer from ${RISING_MIN_COUNT.min} to ${RISING_MIN_COUNT.max}`);
+    const defined = {
+      ...base,
+      baseline: baseline.name,
+      minCount,
+      windowPeriodSec: window.periodSec,
+      baselinePeriodSec: baseline.periodSec,
+    };
+    return { ...defined, spec: JSON.stringify([defined, window.intervalSec, baseline.intervalSec]) };
+  });
+}
+
+/** What a client sees of a view, and what a PUT without `views` sends again (it keeps them). */
+export function viewViewOf(view: ViewConfig): ViewView {
+  return {
+    name: view.name,
+    mode: view.mode,
+    window: view.window,
+    ...(view.halfLifeSec === undefined ? {} : { halfLife: view.halfLifeSec }),
+    ...(view.tauSec === undefined ? {} : { tau: view.tauSec }),
+    ...(view.baseline === undefined ? {} : { baseline: view.baseline, minCount: view.minCount }),
+  };
+}
+
+/** hot: sign(s)·log10(max(|s|, 1)) + (firstSeen − epoch)/τ. */
+export function hotScore(sum: number, firstSeenSec: number, tauSec: number, epochSec = HOT_EPOCH_SEC): number {
+  return Math.sign(sum) * Math.log10(Math.max(Math.abs(sum), 1)) + (firstSeenSec - epochSec) / tauSec;
+}
+
+/**
+ * rising: expected is the baseline's sum scaled to the short window's period; an item with nothing in the
+ * baseline beyond what the short window holds is new, its expected floored at 1 (no surge by division by
+ * zero). Listed (a score) when observed > expected and observed >= minCount.
+ */
+export function risingOf(
+  observed: number,
+  baseline: number,
+  view: { windowPeriodSec: number; baselinePeriodSec: number; minCount: number },
+): { expected: number; isNew: boolean; score: number | undefined } {
+  const isNew = baseline - observed <= 0;
+  let expected = (baseline * view.windowPeriodSec) / view.baselinePeriodSec;
+  if (isNew) expected = Math.max(expected, 1);
+  const listed = observed >= view.minCount && observed > expected && expected > 0;
+  return { expected, isNew, score: listed ? (observed - expected) ** 2 / expected : undefined };
+}
+
+export type RisingPhase = 'new' | 'rising' | 'peaking' | 'cooling';
+
+/**
+ * A listed rising item's phase, from its counts in the short window's current slot (`elapsedSec` into it)
+ * and the slot before, as rates so a young slot is not taken for a fall: `rising` while the current rate
+ * keeps up with the previous slot's, `peaking` while it holds at least half of it, then `cooling`.
+ */
+export function risingPhase(input: {
+  isNew: boolean;
+  currentSlot: number;
+  previousSlot: number;
+  elapsedSec: number;
+  intervalSec: number;
+}): RisingPhase {
+  if (input.isNew) return 'new';
+  const currentRate = input.currentSlot / Math.max(input.elapsedSec, 1);
+  const previousRate = input.previousSlot / input.intervalSec;
+  if (currentRate >= previousRate) return 'rising';
+  return currentRate >= previousRate / 2 ? 'peaking' : 'cooling';
+}
+
+/** decay: a rank score (forward-decayed against `landmarkSec`) as the decayed sum as of `nowMs`. */
+export function decayedValue(rankScore: number, landmarkSec: number, nowMs: number, halfLifeSec: number): number {
+  return rankScore * 2 ** ((landmarkSec - nowMs / 1000) / halfLifeSec);
+}
