@@ -1,4 +1,8 @@
-/** Three projects, all run by `npm test`: unit (pure logic), integration (real Redis), e2e (HTTP). */
+/**
+ * Four projects, all run by `npm test`: unit (pure logic), integration (real Redis), e2e (HTTP), and
+ * browser (the dashboard in Chromium), which `npm test` runs on its own after the others: its 1 s
+ * targets are measured, not shared with a CPU busy with other test files.
+ */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 // content-disposition 3 (under @fastify/static, which serves /docs) is ESM-only; Node 20 loads it,
 // Jest's module loader does not, so Jest compiles that one package to CommonJS.
@@ -25,5 +29,6 @@ module.exports = {
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     { ...base, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    { ...base, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'] },
   ],
 };
