@@ -6,17 +6,16 @@
  * from /proc and its script calls from INFO commandstats. Then, with no HTTP, the increments per
  * second one Redis node applies when each script call carries 1, 10, 50 or 100 of them.
  */
-import { ChildProcess, fork, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
 import { PreparedBoard } from '../src/ranking/board';
 import { RankingKeys } from '../src/ranking/ranking.keys';
 import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { callScript, defineScript } from '../src/redis/scripts';
-import { freePort, stopChild, waitForPing } from '../test/support/processes';
+import { stopChild } from '../test/support/processes';
 import { cannon, DURATION_SEC, fmt, median, RunFigures } from './load';
-import { cpuSeconds, waitForHttp } from './process-stats';
+import { cpuSeconds, startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const PREFIX = 'coal:';
@@ -41,37 +40,22 @@ interface Figures {
 
 export async function coalescingBench(repeats: number): Promise<void> {
   const children: ChildProcess[] = [];
-  const redisPort = await freePort();
-  const redisServer = spawn(
-    'redis-server',
-    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  children.push(redisServer);
   let redis: Redis | undefined;
   try {
-    if (!(await waitForPing(redisPort, redisServer))) throw new Error('redis-server did not start');
-    redis = new Redis(`redis://127.0.0.1:${redisPort}`);
-    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+    const redisServer = await startRedisServer();
+    children.push(redisServer.child);
+    redis = new Redis(redisServer.url);
     const start = async (coalesceMs: number) => {
-      const port = await freePort();
-      const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
-        env: {
-          ...process.env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          REDIS_URL: redisUrl,
-          KEY_PREFIX: PREFIX,
-          ADMIN_TOKEN,
-          LOG_LEVEL: 'warn',
-          RATE_LIMIT_PER_SEC: '0',
-          QUOTA_NEW_ITEMS: '0',
-          WRITE_COALESCE_MS: String(coalesceMs),
-        },
-        stdio: ['ignore', 'ignore', 'inherit'],
+      const { child, url } = await startService({
+        REDIS_URL: redisServer.url,
+        KEY_PREFIX: PREFIX,
+        ADMIN_TOKEN,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_SEC: '0',
+        QUOTA_NEW_ITEMS: '0',
+        WRITE_COALESCE_MS: String(coalesceMs),
       });
       children.push(child);
-      const url = `http://127.0.0.1:${port}`;
       await waitForHttp(`${url}/health/ready`);
       return { url, pid: child.pid };
     };
@@ -92,17 +76,8 @@ export async function coalescingBench(repeats: number): Promise<void> {
       });
       if (seeded.status !== 200) throw new Error(`seeding the coalescing board failed: ${seeded.status}`);
     }
-    const barePort = await freePort();
-    const bare = fork(join(__dirname, 'bare-server.ts'), [], {
-      execArgv: ['-r', 'ts-node/register/transpile-only'],
-      env: { ...process.env, PORT: String(barePort), REDIS_URL: redisUrl, KEY_PREFIX: PREFIX, BOARD },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    children.push(bare);
-    await new Promise<void>((resolve, reject) => {
-      bare.once('message', () => resolve());
-      bare.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
-    });
+    const bare = await startBareServer({ REDIS_URL: redisServer.url, KEY_PREFIX: PREFIX, BOARD });
+    children.push(bare.child);
     const itemPath = `/boards/${BOARD}/items/[<item>]/increment`;
     const targets: Target[] = [
       { name: 'service, coalescing off (1 instance)', urls: [off.url], pids: [off.pid], path: itemPath },
@@ -115,8 +90,8 @@ export async function coalescingBench(repeats: number): Promise<void> {
       },
       {
         name: 'bare floor: minimal one-window script',
-        urls: [`http://127.0.0.1:${barePort}`],
-        pids: [bare.pid],
+        urls: [bare.url],
+        pids: [bare.child.pid],
         path: '/minimal/[<item>]/increment',
       },
     ];
@@ -131,10 +106,10 @@ export async function coalescingBench(repeats: number): Promise<void> {
     const medians = new Map<string, Figures>();
     for (const connections of [50, 200]) {
       for (const target of targets) {
-        await load(target, connections, 1, redis, redisServer.pid);
+        await load(target, connections, 1, redis, redisServer.child.pid);
         const runs: Figures[] = [];
         for (let r = 0; r < repeats; r++)
-          runs.push(await load(target, connections, DURATION_SEC, redis, redisServer.pid));
+          runs.push(await load(target, connections, DURATION_SEC, redis, redisServer.child.pid));
         const m = medianFigures(runs);
         medians.set(`${connections} ${target.name}`, m);
         console.log(
@@ -154,7 +129,7 @@ export async function coalescingBench(repeats: number): Promise<void> {
       );
     }
     console.log('');
-    await redisLevel(redis, redisServer.pid);
+    await redisLevel(redis, redisServer.child.pid);
   } finally {
     redis?.disconnect();
     for (const child of children.reverse()) await stopChild(child);

@@ -12,18 +12,17 @@
  * each probe value (or a later one), against when that probe's increment was sent. Service CPU per
  * increment is compared with the same offered load and no clients.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { get, Agent, IncomingMessage } from 'node:http';
-import { join } from 'node:path';
 import Redis from 'ioredis';
 import { PreparedBoard } from '../src/ranking/board';
 import { RankingKeys } from '../src/ranking/ranking.keys';
 import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { callScript } from '../src/redis/scripts';
-import { freePort, stopChild, waitForPing } from '../test/support/processes';
-import { cpuSeconds, waitForHttp } from './process-stats';
+import { stopChild } from '../test/support/processes';
+import { cpuSeconds, startRedisServer, startService, waitForHttp } from './process-stats';
 
 const ITEM_CHARS = 16;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -175,29 +174,19 @@ async function underLoad(clients: number): Promise<LoadFigures> {
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const streams: IncomingMessage[] = [];
   try {
-    const redisPort = await freePort();
-    const redisServer = spawn(
-      'redis-server',
-      ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
-    );
+    const redis = await startRedisServer();
+    const redisServer = redis.child;
     children.push(redisServer);
-    if (!(await waitForPing(redisPort, redisServer))) throw new Error('redis-server did not start');
-    const port = await freePort();
-    const service = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    const { child: service, url: base } = await startService(
+      {
+        REDIS_URL: redis.url,
         ADMIN_TOKEN,
         LOG_LEVEL: 'error',
         HTTP_MAX_CONNECTIONS: String(CLIENTS + 1000),
       },
-      stdio: 'ignore',
-    });
+      true,
+    );
     children.push(service);
-    const base = `http://127.0.0.1:${port}`;
     await waitForHttp(`${base}/health/live`);
     const send = (path: string, body: object, headers: Record<string, string> = {}) =>
       fetch(`${base}${path}`, {

@@ -8,16 +8,15 @@
  * the boards through the API (PUT, 64 in flight), pages of GET /boards, and (IDLE_BENCH_DUE=0 leaves it
  * out) how long the two instances take to drain as many boards falling due at once.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
 import { RankingKeys } from '../src/ranking/ranking.keys';
 import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
 import { loadScriptSource } from '../src/redis/scripts';
-import { freePort, stopChild, waitForPing } from '../test/support/processes';
-import { cpuSeconds, waitForHttp } from './process-stats';
+import { stopChild } from '../test/support/processes';
+import { cpuSeconds, startRedisServer, startService, waitForHttp } from './process-stats';
 
 const BOARDS = Number(process.env.IDLE_BENCH_BOARDS ?? 20_000);
 const REST_SEC = Number(process.env.IDLE_BENCH_SEC ?? 30);
@@ -76,41 +75,28 @@ interface Fleet {
 
 /** A private redis-server and two service instances on it; stopped after `run`. */
 async function withFleet<T>(run: (fleet: Fleet) => Promise<T>): Promise<T> {
-  const redisPort = await freePort();
-  const redisServer = spawn(
-    'redis-server',
-    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
+  const redisServer = await startRedisServer();
   const services: ChildProcess[] = [];
   let redis: Redis | undefined;
   try {
-    if (!(await waitForPing(redisPort, redisServer))) throw new Error('redis-server did not start');
-    redis = new Redis(`redis://127.0.0.1:${redisPort}`);
+    redis = new Redis(redisServer.url);
     const urls: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      const service = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
-        env: {
-          ...process.env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-          ADMIN_TOKEN,
-          LOG_LEVEL: 'warn',
-          QUOTA_NEW_ITEMS: '0',
-        },
-        stdio: ['ignore', 'ignore', 'inherit'],
+      const { child, url } = await startService({
+        REDIS_URL: redisServer.url,
+        ADMIN_TOKEN,
+        LOG_LEVEL: 'warn',
+        QUOTA_NEW_ITEMS: '0',
       });
-      services.push(service);
-      urls.push(`http://127.0.0.1:${port}`);
+      services.push(child);
+      urls.push(url);
     }
     for (const url of urls) await waitForHttp(`${url}/health/ready`);
-    return await run({ redis, redisPid: redisServer.pid, services, urls });
+    return await run({ redis, redisPid: redisServer.child.pid, services, urls });
   } finally {
     redis?.disconnect();
     await Promise.all(services.map(stopChild));
-    await stopChild(redisServer);
+    await stopChild(redisServer.child);
   }
 }
 

@@ -1,4 +1,7 @@
+import { ChildProcess, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, stopChild, waitForPing } from '../test/support/processes';
 
 /** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks. */
 const CLOCK_TICKS_PER_SEC = 100;
@@ -25,4 +28,53 @@ export function cpuSeconds(pid: number | undefined): number {
   } catch {
     return 0;
   }
+}
+
+/** A private redis-server on a free port (nothing kept on disk), answering PING. */
+export async function startRedisServer(): Promise<{ child: ChildProcess; port: number; url: string }> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  if (!(await waitForPing(port, child))) {
+    await stopChild(child);
+    throw new Error('redis-server did not start');
+  }
+  return { child, port, url: `redis://127.0.0.1:${port}` };
+}
+
+/**
+ * The service as `npm start` runs it (dist/main.js) on a free port of 127.0.0.1, with `env` over this
+ * process's environment; its stderr shows in the bench's output unless `quiet`. Not waited for: see
+ * waitForHttp.
+ */
+export async function startService(
+  env: Record<string, string>,
+  quiet = false,
+): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: quiet ? 'ignore' : ['ignore', 'ignore', 'inherit'],
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** The bare floor server (bench/bare-server.ts) on a free port, once it says it listens. */
+export async function startBareServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = fork(join(__dirname, 'bare-server.ts'), [], {
+    execArgv: ['-r', 'ts-node/register/transpile-only'],
+    env: { ...process.env, PORT: String(port), ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
 }

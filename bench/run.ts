@@ -6,14 +6,13 @@
  * parts out.
  */
 import calculateSlot from 'cluster-key-slot';
-import { ChildProcess, fork, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import Redis, { Cluster } from 'ioredis';
 import { clusterClient, startRedisCluster } from '../test/support/cluster';
-import { freePort, stopChild, waitForPing } from '../test/support/processes';
+import { stopChild } from '../test/support/processes';
 import { PreparedBoard } from '../src/ranking/board';
 import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
 import { RankingKeys } from '../src/ranking/ranking.keys';
@@ -22,7 +21,7 @@ import { callScript, defineScript } from '../src/redis/scripts';
 import { AppConfig } from '../src/common/config';
 import { coalescingBench } from './coalescing';
 import { idleBoardsBench } from './idle-boards';
-import { waitForHttp } from './process-stats';
+import { startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
 import { cannon, DURATION_SEC, fmt, median, medianOf, pairedRatio, RunFigures, summarize } from './load';
 import { shardedCostBench } from './sharded-cost';
 import { trendingBench } from './trending';
@@ -42,15 +41,9 @@ const PREFIX = 'bench:';
 const children: ChildProcess[] = [];
 
 async function main(): Promise<void> {
-  const redisPort = await freePort();
-  const redisServer = spawn(
-    'redis-server',
-    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  children.push(redisServer);
-  if (!(await waitForPing(redisPort, redisServer))) throw new Error('redis-server did not start');
-  const redisUrl = `redis://127.0.0.1:${redisPort}`;
+  const redisServer = await startRedisServer();
+  children.push(redisServer.child);
+  const redisUrl = redisServer.url;
   // A plain client: in this tight loop auto-pipelining makes the client the bottleneck (about a third
   // fewer calls/s, see docs/benchmarks.md); the 'inside Redis' column does not depend on the client.
   const redis = new Redis(redisUrl);
@@ -82,42 +75,28 @@ async function main(): Promise<void> {
 // ---------------------------------------------------------------- HTTP: service vs bare floor
 
 async function httpBench(redisUrl: string, redis: Redis): Promise<void> {
-  const servicePort = await freePort();
-  const service = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
-    env: {
-      ...process.env,
-      PORT: String(servicePort),
-      HOST: '127.0.0.1',
-      REDIS_URL: redisUrl,
-      KEY_PREFIX: PREFIX,
-      ADMIN_TOKEN,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_SEC: '0',
-      // One load generator stands for many clients: quotas on growth would refuse its new items.
-      QUOTA_NEW_ITEMS: '0',
-      QUOTA_NEW_LIKE_USERS: '0',
-      QUOTA_NEW_COUNTERS: '0',
-      QUOTA_NEW_STATS_PAIRS: '0',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const { child: service, url: serviceUrl } = await startService({
+    REDIS_URL: redisUrl,
+    KEY_PREFIX: PREFIX,
+    ADMIN_TOKEN,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SEC: '0',
+    // One load generator stands for many clients: quotas on growth would refuse its new items.
+    QUOTA_NEW_ITEMS: '0',
+    QUOTA_NEW_LIKE_USERS: '0',
+    QUOTA_NEW_COUNTERS: '0',
+    QUOTA_NEW_STATS_PAIRS: '0',
   });
   children.push(service);
-  const serviceUrl = `http://127.0.0.1:${servicePort}`;
   await waitForHttp(`${serviceUrl}/health/ready`);
   await createSeededBoard(serviceUrl, 'bench', { windows: [{ period: '24h', interval: '1h' }] });
 
-  const barePort = await freePort();
-  const bare = fork(join(__dirname, 'bare-server.ts'), [], {
-    execArgv: ['-r', 'ts-node/register/transpile-only'],
-    env: { ...process.env, PORT: String(barePort), REDIS_URL: redisUrl, KEY_PREFIX: PREFIX, BOARD: 'bench' },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  const { child: bare, url: bareUrl } = await startBareServer({
+    REDIS_URL: redisUrl,
+    KEY_PREFIX: PREFIX,
+    BOARD: 'bench',
   });
   children.push(bare);
-  await new Promise<void>((resolve, reject) => {
-    bare.once('message', () => resolve());
-    bare.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
-  });
-  const bareUrl = `http://127.0.0.1:${barePort}`;
 
   const batch = JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => ({ item: `batch-${i}`, amount: 1 })) });
   const routes: Array<{ name: string; method: 'GET' | 'POST'; path: string; body?: string; items?: number }> = [
@@ -426,7 +405,7 @@ async function expiryBench(redis: Redis): Promise<void> {
   let longestRoundTripMs = 0;
   for (;;) {
     const callStart = performance.now();
-    const draining = await callScript(redis, S.expire, on(board, later));
+    const { draining } = await callScript(redis, S.expire, on(board, later));
     longestRoundTripMs = Math.max(longestRoundTripMs, performance.now() - callStart);
     calls++;
     if (!draining) break;
