@@ -26,9 +26,13 @@ cross_all(2, window_count, 5, 3, now_sec)
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
 local first = 10 + 3 * window_count
 local items, holding = {}, {}
+-- Entries mostly share a time (now): the windows holding a second are worked out once per second.
+local holding_at = {}
 for i = first, #ARGV, 4 do
   items[#items + 1] = ARGV[i]
-  holding[i] = window_holds(math.floor(tonumber(ARGV[i + 2]) / 1000), now_sec, window_count)
+  local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
+  if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
+  holding[i] = holding_at[at_sec]
   if not holding[i] then return redis.error_reply('TB_AT_OUT_OF_SPAN ' .. #items) end
 end
 local created, refusal = admit_items(2, window_count, items, tonumber(ARGV[9 + 3 * window_count]))

@@ -137,9 +137,13 @@ end
 
 -- A listing reply { draining, position, higher, {}, item_1, score_1, ... }: fills entry 4 with each
 -- row's previous rank.
+-- A window that keeps no snapshots answers 0 for every row without a lookup per row.
 local function add_previous_ranks(reply, top_key)
+  local confs = snapshot_confs(KEYS[1])
+  -- "<tag>:cfg" and "<tag>:<window>:top" -> "<window>"
+  local keeps = confs and confs[string.sub(top_key, #KEYS[1] - 2, -5)]
   local ranks = {}
-  for i = 5, #reply, 2 do ranks[#ranks + 1] = previous_rank(top_key, reply[i]) end
+  for i = 5, #reply, 2 do ranks[#ranks + 1] = keeps and previous_rank(top_key, reply[i]) or 0 end
   reply[4] = ranks
   return reply
 end
