@@ -338,10 +338,10 @@ export class RankingStore {
   }
 
   /**
-   * Increments of one shard and config version that arrived together within one second: one script
-   * call applying them in order (increment_coalesced.lua), or the plain increment for a lone one. Slots
-   * and expiry go by the second, so each lands where it would have alone at its own arrival; each gets
-   * its own answer or refusal.
+   * Increments of one shard and config version that arrived together within one second: one call of
+   * increment.lua applying them in order (`increments`; `increment` for a lone one). Slots and expiry go
+   * by the second, so each lands where it would have alone at its own arrival; each gets its own answer
+   * or refusal.
    */
   private async sendIncrements(pending: PendingIncrement[]): Promise<Array<Idempotent<StandingsReply> | Error>> {
     const { board, shard } = pending[0];
