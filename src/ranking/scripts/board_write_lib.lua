@@ -66,35 +66,36 @@ local function admit_items(first_key, window_count, items, allowance, known_cap)
 end
 
 -- Item increments of one call (window keys as (slots, top) pairs from KEYS[2], periods and intervals
--- at ARGV[5 + 3w] and ARGV[6 + 3w]). Each (window, slot) is indexed once per call, by the first
--- increment that lands there. `add(item, amount, at_sec, seen_sec, covering)` adds to the slot of
--- `at_sec` in the windows of `covering` (see window_holds; views told, with `seen_sec` the event's
--- time for hot's firstSeen) and returns the per-window figures { score_1, rank_1, ..., score_W,
--- rank_W }, ranks as of this addition (a window not covering the event answers the item's standing),
--- and the earliest due time (unix ms) of the slots this addition indexed, or nil.
+-- at ARGV[5 + 3w] and ARGV[6 + 3w]). A window's slot is indexed once per call (again only when an
+-- event lands in another slot of it). `add(reply, item, amount, at_sec, seen_sec, covering)` adds to
+-- the slot of `at_sec` in the windows of `covering` (see window_holds; views told, with `seen_sec`
+-- the event's time for hot's firstSeen), appends the per-window figures score_1, rank_1, ...,
+-- score_W, rank_W to `reply`, ranks as of this addition (a window not covering the event answers the
+-- item's standing), and returns the earliest due time (unix ms) of the slots it indexed, or nil.
 local function event_adder(window_count)
-  local indexed = {}
-  return function(item, amount, at_sec, seen_sec, covering)
-    local figures, new_due_ms = {}, nil
+  local indexed, slot_keys = {}, {}
+  return function(reply, item, amount, at_sec, seen_sec, covering)
+    local new_due_ms = nil
     for w = 0, window_count - 1 do
       local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
       local score
       if covering[w] then
         local slot_start = current_slot(at_sec, tonumber(ARGV[6 + 3 * w]))
-        local mark = w .. ':' .. slot_start
-        if not indexed[mark] then
-          indexed[mark] = true
+        if indexed[w] ~= slot_start then
+          indexed[w] = slot_start
+          slot_keys[w] = slot_key_of(slots_key, slot_start)
           if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
             new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w])))
           end
         end
-        score = add_to_slot(slots_key, top_key, slot_start, item, amount, seen_sec)
+        score = add_amount(slot_keys[w], top_key, item, amount)
+        view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
       else
         score = standing(top_key, item)
       end
-      figures[#figures + 1] = score
-      figures[#figures + 1] = rank_of(top_key, score)
+      reply[#reply + 1] = score
+      reply[#reply + 1] = rank_of(top_key, score)
     end
-    return figures, new_due_ms
+    return new_due_ms
   end
 end

@@ -37,31 +37,44 @@ local context = ARGV[5 + 3 * window_count]
 local cap = item_cap(KEYS[1])
 local keeping = snapshot_windows(2, window_count)
 local add = event_adder(window_count)
+-- Per call, not per request: the windows holding each event second, and one idempotency table for
+-- every request without a key.
+local holding_at = {}
+local no_key = { key = '', field = '', fingerprint = '', context = context, ttl_ms = 0 }
 local applied = 0
 local answers = {}
 for first = 6 + 3 * window_count, #ARGV, 8 do
   local item, amount = ARGV[first], tonumber(ARGV[first + 1])
-  local idem = {
-    key = ARGV[first + 2],
-    field = ARGV[first + 2],
-    fingerprint = ARGV[first + 3],
-    context = context,
-    ttl_ms = tonumber(ARGV[first + 4]),
-  }
+  local idem = no_key
+  if ARGV[first + 2] ~= '' then
+    idem = {
+      key = ARGV[first + 2],
+      field = ARGV[first + 2],
+      fingerprint = ARGV[first + 3],
+      context = context,
+      ttl_ms = tonumber(ARGV[first + 4]),
+    }
+  end
   local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
   if not answer then
     local at_ms = tonumber(ARGV[first + 6])
     local at_sec = math.floor(at_ms / 1000)
-    local covering = window_holds(at_sec, now_sec, window_count)
-    local created, refusal = 0, 'TB_AT_OUT_OF_SPAN no window holds the slot'
-    if covering then created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[first + 5]), cap) end
+    if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
+    local covering = holding_at[at_sec]
+    local allowance = tonumber(ARGV[first + 5])
+    local created, refusal = 0, nil
+    if not covering then
+      refusal = 'TB_AT_OUT_OF_SPAN no window holds the slot'
+    elseif cap > 0 or allowance >= 0 then
+      created, refusal = admit_items(2, window_count, { item }, allowance, cap)
+    end
     if refusal then
       answer = { -1, refusal }
     else
       applied = applied + 1
       local seen_sec = math.min(at_ms, tonumber(ARGV[first + 7]) or math.huge) / 1000
-      local figures, new_due_ms = add(item, amount, at_sec, seen_sec, covering)
-      local reply = { draining, unpack(figures) }
+      local reply = { draining }
+      local new_due_ms = add(reply, item, amount, at_sec, seen_sec, covering)
       for w = 0, window_count - 1 do
         reply[#reply + 1] = keeping and keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
       end

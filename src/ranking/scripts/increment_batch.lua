@@ -38,7 +38,7 @@ end
 local created, refusal = admit_items(2, window_count, items, tonumber(ARGV[9 + 3 * window_count]))
 if refusal then return redis.error_reply(refusal) end
 bump_version(KEYS[1])
--- add_to_slot per entry, with each slot indexed once per window instead of once per entry.
+-- Each entry into its slot (indexed, and its key made, once per window and slot), then the views.
 local new_due_ms = nil
 for w = 0, window_count - 1 do
   local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
@@ -48,14 +48,18 @@ for w = 0, window_count - 1 do
     if holding[i][w] then
       local at_ms = tonumber(ARGV[i + 2])
       local slot_start = current_slot(math.floor(at_ms / 1000), interval_sec)
-      if not indexed[slot_start] then
-        indexed[slot_start] = true
+      local slot_key = indexed[slot_start]
+      if not slot_key then
+        slot_key = slot_key_of(slots_key, slot_start)
+        indexed[slot_start] = slot_key
         if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
           new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec))
         end
       end
       local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
-      add_to_slot(slots_key, top_key, slot_start, ARGV[i], tonumber(ARGV[i + 1]), seen_sec)
+      local amount = tonumber(ARGV[i + 1])
+      local score = add_amount(slot_key, top_key, ARGV[i], amount)
+      view_window_changed(top_key, slot_start, ARGV[i], amount, score, seen_sec)
     end
   end
 end

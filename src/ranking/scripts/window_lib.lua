@@ -90,7 +90,8 @@ end
 -- Adds `amount` to an item in the slot hash `slot_key` and the results `top_key` of one window (the
 -- slot already indexed); returns the new score. A results score that reaches exactly 0 is removed; a
 -- negative one stays (so later increments stay exact) and every read treats it as absent. Views are
--- not told: see add_to_slot.
+-- not told: callers call view_window_changed after it (add_event, the increment and batch
+-- scripts).
 local function add_amount(slot_key, top_key, item, amount)
   if tonumber(redis.call('HINCRBY', slot_key, item, amount)) == 0 then redis.call('HDEL', slot_key, item) end
   local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
@@ -131,13 +132,6 @@ local function add_event(slots_key, top_key, slot_start, item, amount, at_sec)
   local score, new_slot = add_to_window(slots_key, top_key, slot_start, item, amount)
   view_window_changed(top_key, slot_start, item, amount, score, at_sec)
   return score, new_slot
-end
-
--- add_event without indexing the slot (a batch indexes each slot once).
-local function add_to_slot(slots_key, top_key, slot_start, item, amount, at_sec)
-  local score = add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount)
-  view_window_changed(top_key, slot_start, item, amount, score, at_sec)
-  return score
 end
 
 -- Due times (unix ms) feed the scheduler's due index: a slot starting at s (unix s) of a window of
