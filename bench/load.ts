@@ -102,3 +102,18 @@ export function median(values: number[]): number {
 export function fmt(n: number): string {
   return Math.round(n).toLocaleString('en');
 }
+
+/** Calls per second of `call` kept `inFlight` at a time for `durationSec`. */
+export async function throughput(call: () => Promise<unknown>, durationSec: number, inFlight = 64): Promise<number> {
+  const endMs = performance.now() + durationSec * 1000;
+  let done = 0;
+  const worker = async () => {
+    while (performance.now() < endMs) {
+      await call();
+      done++;
+    }
+  };
+  const startedMs = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return done / ((performance.now() - startedMs) / 1000);
+}

@@ -22,7 +22,7 @@ import { AppConfig } from '../src/common/config';
 import { coalescingBench } from './coalescing';
 import { idleBoardsBench } from './idle-boards';
 import { startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
-import { cannon, DURATION_SEC, fmt, median, medianOf, pairedRatio, RunFigures, summarize } from './load';
+import { cannon, DURATION_SEC, fmt, median, medianOf, pairedRatio, RunFigures, summarize, throughput } from './load';
 import { shardedCostBench } from './sharded-cost';
 import { trendingBench } from './trending';
 import { worstRequestsBench } from './worst-requests';
@@ -208,7 +208,7 @@ async function redisBench(redis: Redis): Promise<void> {
     for (const batchSize of [1, 100, 1000]) {
       let n = 0;
       await redis.config('RESETSTAT');
-      const callsPerSec = await throughput(() => {
+      const callsPerSec = await throughputOf(() => {
         n++;
         if (batchSize === 1)
           return callScript(redis, S.increment, { ...on(board, Date.now()), item: `i${n % 100_000}`, amount: 1 });
@@ -229,11 +229,13 @@ async function redisBench(redis: Redis): Promise<void> {
     const w = board.config.windows[0];
     const read = () => ({ ...on(board, Date.now()), window: w });
     await redis.config('RESETSTAT');
-    const top = await throughput(() => callScript(redis, S.readTop, { ...read(), offset: 0, limit: 10 }));
+    const top = await throughputOf(() => callScript(redis, S.readTop, { ...read(), offset: 0, limit: 10 }));
     const topMicros = await scriptMicrosPerCall(redis);
     let k = 0;
     await redis.config('RESETSTAT');
-    const rank = await throughput(() => callScript(redis, S.readItem, { ...read(), item: `s${(k++ * 7919) % size}` }));
+    const rank = await throughputOf(() =>
+      callScript(redis, S.readItem, { ...read(), item: `s${(k++ * 7919) % size}` }),
+    );
     console.log(`| top-10 read, ${size.toLocaleString('en')} items | ${fmt(top)} | | ${topMicros.toFixed(1)} |`);
     console.log(
       `| rank read, ${size.toLocaleString('en')} items | ${fmt(rank)} | | ${(await scriptMicrosPerCall(redis)).toFixed(1)} |`,
@@ -261,7 +263,7 @@ async function growthBench(redis: Redis): Promise<void> {
   await seed(redis, capped, 10_000, Date.now());
   const micros = async (call: () => Promise<unknown>) => {
     await redis.config('RESETSTAT');
-    await throughput(call);
+    await throughputOf(call);
     return scriptMicrosPerCall(redis);
   };
   let n = 0;
@@ -448,7 +450,7 @@ async function clusterBench(): Promise<void> {
     console.log('|---|---|');
     for (const count of [1, 6]) {
       let n = 0;
-      const perSec = await throughput(() => {
+      const perSec = await throughputOf(() => {
         const board = boards[n++ % count];
         return callScript(client, S.increment, { ...on(board, Date.now()), item: `i${n % 10_000}`, amount: 1 });
       });
@@ -458,7 +460,7 @@ async function clusterBench(): Promise<void> {
       const sharded = await makeBoard(client, keys, `sharded${shards}`, 1, '24h', '1h', shards);
       const nodesOf = new Set(sharded.shards.map((shard) => client.slots[calculateSlotOf(shard.keys.cfg())]?.[0]));
       let n = 0;
-      const perSec = await throughput(() => {
+      const perSec = await throughputOf(() => {
         const item = `i${n++ % 10_000}`;
         return callScript(client, S.increment, { ...on(sharded, Date.now(), item), item, amount: 1 });
       });
@@ -567,18 +569,9 @@ async function scriptMicrosPerCall(redis: Redis): Promise<number> {
   return Number(/cmdstat_evalsha:calls=\d+,usec=\d+,usec_per_call=([\d.]+)/.exec(stats)?.[1] ?? NaN);
 }
 
-async function throughput(call: () => Promise<unknown>, inFlight = 64): Promise<number> {
-  const endMs = performance.now() + Math.max(1, DURATION_SEC / 2) * 1000;
-  let done = 0;
-  const worker = async () => {
-    while (performance.now() < endMs) {
-      await call();
-      done++;
-    }
-  };
-  const startedMs = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  return done / ((performance.now() - startedMs) / 1000);
+/** Calls per second of `call`, 64 in flight, over half a run (at least 1 s). */
+function throughputOf(call: () => Promise<unknown>): Promise<number> {
+  return throughput(call, Math.max(1, DURATION_SEC / 2));
 }
 
 function rssMb(pid: number | undefined): number {

@@ -16,6 +16,7 @@ import { RankingService } from '../src/ranking/ranking.service';
 import { RankingStore } from '../src/ranking/ranking.store';
 import { shardOf } from '../src/ranking/shard-math';
 import { RedisService } from '../src/redis/redis.service';
+import { throughput } from './load';
 
 const SHARDS = 64;
 const ITEMS_PER_SHARD = Number(process.env.SHARDED_BENCH_ITEMS_PER_SHARD ?? 100_000);
@@ -95,20 +96,8 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
   await row('top, offset 9000, limit 1000 (deepest)', top(9000, 1000), topBefore(10_000), 5 * repeats);
   await row('around, radius 100 (largest)', around, undefined, 20 * repeats);
 
-  const throughput = async (run: () => Promise<unknown>) => {
-    const endMs = performance.now() + 3000;
-    let done = 0;
-    const worker = async () => {
-      while (performance.now() < endMs) {
-        await run();
-        done++;
-      }
-    };
-    await Promise.all(Array.from({ length: 64 }, worker));
-    return Math.round(done / 3);
-  };
   console.log(
-    `\nWrites/s with 64 in flight (one client process): before ${await throughput(writeBefore)}, now ${await throughput(write)}\n`,
+    `\nWrites/s with 64 in flight (one client process): before ${Math.round(await throughput(writeBefore, 3))}, now ${Math.round(await throughput(write, 3))}\n`,
   );
 
   // The costliest layout found for the progressive merge: the top 200 000 items in blocks of 1 700 per shard.

@@ -17,6 +17,7 @@ import { RankingService } from '../src/ranking/ranking.service';
 import { RankingStore } from '../src/ranking/ranking.store';
 import { RedisService } from '../src/redis/redis.service';
 import { FakeClock } from '../test/support/clock';
+import { throughput } from './load';
 
 const WINDOWS = [
   { name: 'hour', period: '1h', interval: '5m' },
@@ -170,20 +171,6 @@ async function bursts(redisUrl: string): Promise<void> {
   console.log('');
   await ranking.deleteBoard('bursts');
   await redis.onApplicationShutdown();
-}
-
-async function throughput(call: () => Promise<unknown>, durationSec: number, inFlight = 64): Promise<number> {
-  const endMs = performance.now() + durationSec * 1000;
-  let done = 0;
-  const worker = async () => {
-    while (performance.now() < endMs) {
-      await call();
-      done++;
-    }
-  };
-  const startedMs = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  return done / ((performance.now() - startedMs) / 1000);
 }
 
 /** A Poisson count: Knuth's product of uniforms for small means, a rounded normal beyond. */

@@ -16,9 +16,7 @@ local err = version_error(KEYS[1], ARGV[1])
 if err then return redis.error_reply(err) end
 local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
 local interval_sec = tonumber(ARGV[5])
-local confs = snapshot_confs(KEYS[1])
-local conf = confs and confs[window_name_of(KEYS[1], KEYS[2])]
-if conf then cross_boundary(KEYS[1], confs, KEYS[2], KEYS[3], now_sec, interval_sec) end
+local conf = cross_window(now_sec, interval_sec)
 local reply = {}
 for i = 6, #ARGV, 2 do
   local count = 0

@@ -17,10 +17,8 @@ local err = version_error(KEYS[1], ARGV[1])
 if err then return redis.error_reply(err) end
 local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
 local interval_sec = tonumber(ARGV[5])
-local confs = snapshot_confs(KEYS[1])
-local conf = confs and confs[window_name_of(KEYS[1], KEYS[2])]
+local conf = cross_window(now_sec, interval_sec)
 if not conf then return { 0 } end
-cross_boundary(KEYS[1], confs, KEYS[2], KEYS[3], now_sec, interval_sec)
 local base = sibling_key(KEYS[2], 'slots', '')
 local oldest_kept = current_slot(now_sec, interval_sec) - snapshot_lifetime_sec(conf, interval_sec)
 local from = math.max(tonumber(ARGV[7]), oldest_kept + 1)

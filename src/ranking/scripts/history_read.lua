@@ -16,10 +16,8 @@ local err = version_error(KEYS[1], ARGV[1])
 if err then return redis.error_reply(err) end
 local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
 local interval_sec = tonumber(ARGV[5])
-local confs = snapshot_confs(KEYS[1])
-local conf = confs and confs[window_name_of(KEYS[1], KEYS[2])]
+local conf = cross_window(now_sec, interval_sec)
 if not conf then return { 0 } end
-cross_boundary(KEYS[1], confs, KEYS[2], KEYS[3], now_sec, interval_sec)
 local at = nil
 if ARGV[6] ~= '' then at = tonumber(ARGV[6]) end
 local boundary, rows = find_snapshot(KEYS[2], conf, interval_sec, now_sec, at)

@@ -31,11 +31,11 @@ if err then return redis.error_reply(err) end
 local now_ms = tonumber(ARGV[2])
 local now_sec = math.floor(now_ms / 1000)
 local window_count = tonumber(ARGV[4])
-cross_all(2, window_count, 5, 3, now_sec)
+local confs = cross_all(2, window_count, 5, 3, now_sec)
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
 local context = ARGV[5 + 3 * window_count]
 local cap = item_cap(KEYS[1])
-local keeping = snapshot_windows(2, window_count)
+local keeping = snapshot_windows(2, window_count, confs)
 local add = event_adder(window_count)
 -- Per call, not per request: the windows holding each event second, and one idempotency table for
 -- every request without a key.

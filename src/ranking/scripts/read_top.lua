@@ -15,8 +15,8 @@
 local err = version_error(KEYS[1], ARGV[1])
 if err then return redis.error_reply(err) end
 local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-cross_window(now_sec, tonumber(ARGV[5]))
+local keeps = cross_window(now_sec, tonumber(ARGV[5]))
 local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
 local offset = tonumber(ARGV[6])
 local page = redis.call('ZREVRANGE', KEYS[3], offset, offset + tonumber(ARGV[7]) - 1, 'WITHSCORES')
-return add_previous_ranks(append_listing({ more and 1 or 0, offset, 0, {} }, KEYS[3], page), KEYS[3])
+return add_previous_ranks(append_listing({ more and 1 or 0, offset, 0, {} }, KEYS[3], page), KEYS[3], keeps)

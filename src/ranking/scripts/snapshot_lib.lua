@@ -99,26 +99,30 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
 end
 
 -- cross_boundary for every window given as (slots, top) pairs from KEYS[first_key], intervals at
--- ARGV[first_arg + 1 + stride * w].
+-- ARGV[first_arg + 1 + stride * w]. Answers the snapshot settings it read (snapshot_confs).
 local function cross_all(first_key, window_count, first_arg, stride, now_sec)
   local confs = snapshot_confs(KEYS[1])
-  if not confs then return end
+  if not confs then return nil end
   for w = 0, window_count - 1 do
     local interval_sec = tonumber(ARGV[first_arg + 1 + stride * w])
     cross_boundary(KEYS[1], confs, KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, interval_sec)
   end
+  return confs
 end
 
--- cross_boundary for the one window of a single-window script (KEYS: cfg, slots, top).
+-- cross_boundary for the one window of a single-window script (KEYS: cfg, slots, top). Answers the
+-- window's snapshot setting ({ keep, top }), or nil when it keeps none.
 local function cross_window(now_sec, interval_sec)
   local confs = snapshot_confs(KEYS[1])
-  if confs then cross_boundary(KEYS[1], confs, KEYS[2], KEYS[3], now_sec, interval_sec) end
+  local conf = confs and confs[window_name_of(KEYS[1], KEYS[2])]
+  if conf then cross_boundary(KEYS[1], confs, KEYS[2], KEYS[3], now_sec, interval_sec) end
+  return conf
 end
 
 -- The windows (0-based index -> true) of the (slots, top) pairs from KEYS[first_key] that keep
--- snapshots, or nil when none does: the others answer no previous rank without a lookup.
-local function snapshot_windows(first_key, window_count)
-  local confs = snapshot_confs(KEYS[1])
+-- snapshots by `confs` (what cross_all answered), or nil when none does: the others answer no
+-- previous rank without a lookup.
+local function snapshot_windows(first_key, window_count, confs)
   if not confs then return nil end
   local keeping = {}
   for w = 0, window_count - 1 do
@@ -136,12 +140,9 @@ local function previous_rank(top_key, item)
 end
 
 -- A listing reply { draining, position, higher, {}, item_1, score_1, ... }: fills entry 4 with each
--- row's previous rank.
--- A window that keeps no snapshots answers 0 for every row without a lookup per row.
-local function add_previous_ranks(reply, top_key)
-  local confs = snapshot_confs(KEYS[1])
-  -- "<tag>:cfg" and "<tag>:<window>:top" -> "<window>"
-  local keeps = confs and confs[string.sub(top_key, #KEYS[1] - 2, -5)]
+-- row's previous rank. `keeps`: the window's snapshot setting (cross_window's answer); a window that
+-- keeps no snapshots answers 0 for every row without a lookup per row.
+local function add_previous_ranks(reply, top_key, keeps)
   local ranks = {}
   for i = 5, #reply, 2 do ranks[#ranks + 1] = keeps and previous_rank(top_key, reply[i]) or 0 end
   reply[4] = ranks
