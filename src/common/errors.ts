@@ -106,6 +106,12 @@ export const ERROR_CODES = {
     retry: 'yes, after Retry-After: this instance had too much Redis work in flight and sent nothing',
   },
   NOT_READY: { status: 503, applied: 'no', retry: 'yes: a dependency is down (the message names it)' },
+  WINDOW_DRAINING: {
+    status: 503,
+    applied: 'no',
+    retry:
+      'yes, after Retry-After: an expired slot of the window is still being drained, and a read answers only exact listings',
+  },
   STREAM_CAPACITY: {
     status: 503,
     applied: 'no',
@@ -215,5 +221,12 @@ export class NotReadyError extends DomainError {
 export class RedisBusyError extends DomainError {
   constructor(message: string) {
     super('REDIS_BUSY', message);
+  }
+}
+
+/** A read whose window still held expired data after its drain calls: it answers nothing rather than count it. */
+export class WindowDrainingError extends DomainError {
+  constructor(message: string) {
+    super('WINDOW_DRAINING', message);
   }
 }

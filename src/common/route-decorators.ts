@@ -35,7 +35,7 @@ export const RedisBackedController = () =>
     ErrorResponse(400, 'INVALID_INPUT: the message names the field'),
     ErrorResponse(
       503,
-      'REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured)',
+      'REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained',
     ),
   );
 

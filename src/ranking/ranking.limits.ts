@@ -11,6 +11,13 @@ export const BATCH_ENTRIES: Bounds = { min: 1, max: 1000 };
 /** Most item increments one coalesced script call applies (WRITE_COALESCE_MS): about 1 ms of Redis at most. */
 export const MAX_COALESCED_INCREMENTS = 100;
 
+/**
+ * Script calls one read makes while its window still holds expired data, each draining one more
+ * EXPIRE_CHUNK, before it answers 503 WINDOW_DRAINING: reads list nothing from outside their window,
+ * and a read stays bounded (at the default chunk, 1 000 fields drained in calls of about 0.5 ms).
+ */
+export const MAX_READ_DRAIN_CALLS = 10;
+
 /** Neighbours on each side of an item that `around` answers. */
 export const RADIUS_ITEMS: Bounds = { min: 1, max: 100 };
 export const DEFAULT_RADIUS_ITEMS = 5;

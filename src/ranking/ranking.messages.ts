@@ -43,6 +43,8 @@ export const RANKING_MESSAGES = {
   viewField: (field: string, problem: string) => `${field}.${problem}`,
   shardedAroundTooDeep: (maxDepth: number) =>
     `around on a view of a sharded board reaches rank ${maxDepth} at most (read deeper items with items/:item)`,
+  windowDraining: (board: string, calls: number) =>
+    `board "${board}": an expired slot of the window is still being drained after ${calls} drain calls; a read lists nothing from outside its window, retry in a moment`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
 };

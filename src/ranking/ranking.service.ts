@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { WriteAnswer } from '../common/retry-safe';
 import { IdemRequest, idemRequest } from '../redis/idempotency';
-import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
+import { ConflictError, InvalidInputError, NotFoundError, WindowDrainingError } from '../common/errors';
 import { ClientBudget, growthErrorOf, Reservation, reserveGrowth, UNLIMITED } from '../governance/growth-quotas';
 import { CapRefusal, growthRefusalOf } from '../redis/refusals';
 import { BoardConfig, PreparedBoard } from './board';
@@ -22,7 +22,7 @@ import {
   WindowStanding,
 } from './ranking.store';
 import { MAX_FUTURE_SKEW_SEC } from '../common/limits';
-import { MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
+import { MAX_READ_DRAIN_CALLS, MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { groupByShard } from './shard-math';
 import {
   decayedValue,
@@ -634,20 +634,32 @@ export class RankingService {
   }
 
   /** Runs `read` on the named window, or `readView` on the named view; 404 naming both when neither exists. */
-  private async withWindow<T>(
+  /**
+   * Runs a read of a window or a view, exact: a read whose window still holds expired data after its
+   * script drained one chunk (a slot larger than EXPIRE_CHUNK) would list what fell out of the window,
+   * so it is sent again, each time draining one more chunk, up to MAX_READ_DRAIN_CALLS; still
+   * draining then, it is a 503 WINDOW_DRAINING (the scheduler and the next reads go on draining).
+   * Each call is as short as any expiry call: Redis is never held longer for it. (History reads answer
+   * no `draining`: snapshots are taken before anything expires.)
+   */
+  private async withWindow<T extends object>(
     name: string,
     windowName: string | undefined,
     read: (board: PreparedBoard, window: WindowConfig, nowMs: number) => Promise<T>,
     readView: (board: PreparedBoard, view: ViewConfig, nowMs: number) => Promise<T>,
   ): Promise<T> {
-    return this.cache.withBoard(name, (board) => {
-      const window = board.window(windowName);
-      if (window) return read(board, window, this.clock.nowMs());
-      const view = board.view(windowName);
-      if (view) return readView(board, view, this.clock.nowMs());
-      const known = [...board.config.windows, ...board.config.views].map((w) => w.name);
-      throw new NotFoundError('WINDOW_NOT_FOUND', M.windowNotFound(name, windowName, known));
-    });
+    for (let call = 1; ; call++) {
+      const answer = await this.cache.withBoard(name, (board) => {
+        const window = board.window(windowName);
+        if (window) return read(board, window, this.clock.nowMs());
+        const view = board.view(windowName);
+        if (view) return readView(board, view, this.clock.nowMs());
+        const known = [...board.config.windows, ...board.config.views].map((w) => w.name);
+        throw new NotFoundError('WINDOW_NOT_FOUND', M.windowNotFound(name, windowName, known));
+      });
+      if (!('draining' in answer && answer.draining)) return answer;
+      if (call >= MAX_READ_DRAIN_CALLS) throw new WindowDrainingError(M.windowDraining(name, MAX_READ_DRAIN_CALLS));
+    }
   }
 }
 

@@ -1,8 +1,8 @@
 import { FakeClock } from '../support/clock';
 import { validateConfig } from '../../src/common/config';
-import { ConflictError, InvalidInputError, NotFoundError } from '../../src/common/errors';
+import { ConflictError, InvalidInputError, NotFoundError, WindowDrainingError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';
-import { MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/ranking.limits';
+import { MAX_READ_DRAIN_CALLS, MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/ranking.limits';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RankingKeys } from '../../src/ranking/ranking.keys';
 import { RANKING_SCRIPTS } from '../../src/ranking/ranking.scripts';
@@ -276,7 +276,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       expect(await redis.client.zscore(raw('h:top'), 'a')).toBe('6');
     });
 
-    it('drains a slot bigger than one chunk in parts, saying so, and never subtracts twice', async () => {
+    it('answers a read exactly while a slot bigger than one chunk drains: it drains chunk by chunk first, never twice', async () => {
       await ranking.incrementBatch(
         'b',
         Array.from({ length: 8 }, (_, i) => ({ item: `i${i}`, amount: i + 1 })),
@@ -285,18 +285,45 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       clock.advanceSec(60);
       await ranking.increment('b', 'i0', 1);
       clock.advanceSec(120);
-      const first = await ranking.top('b', 'm', 0, 100);
-      expect(first.draining).toBe(true);
-      expect(await redis.client.hlen(raw(`m:slot:${T0_SEC}`))).toBe(5); // 8 fields - a chunk of 3
-      let last = first;
-      for (let i = 0; i < 5 && last.draining; i++) last = await ranking.top('b', 'm', 0, 100);
-      expect(last.draining).toBe(false);
-      expect(last.items).toEqual([{ rank: 1, item: 'i0', score: 1, previousRank: null }]);
+      // 8 fields in chunks of 3: the read's own calls drain them all before it answers.
+      const top = await ranking.top('b', 'm', 0, 100);
+      expect(top.draining).toBe(false);
+      expect(top.items).toEqual([{ rank: 1, item: 'i0', score: 1, previousRank: null }]);
       expect(await redis.client.exists(raw(`m:slot:${T0_SEC}`))).toBe(0);
       // Extra expiry passes change nothing.
       await ranking.expireDue(PASS);
       await ranking.expireDue(PASS);
       expect(await redis.client.zrevrange(raw('m:top'), 0, -1, 'WITHSCORES')).toEqual(['i0', '1']);
+    });
+
+    it('lists nothing from a window that has passed while its slots drain (EXPIRE_CHUNK 3, no scheduler)', async () => {
+      await ranking.incrementBatch(
+        'b',
+        Array.from({ length: 7 }, (_, i) => ({ item: `i${i}`, amount: i + 3 })),
+      );
+      clock.advanceSec(60);
+      await ranking.incrementBatch('b', [
+        { item: 'i0', amount: 5 },
+        { item: 'i1', amount: 5 },
+      ]);
+      clock.advanceSec(600); // every slot of the 3-minute window has expired
+      expect((await ranking.top('b', 'm', 0, 100)).items).toEqual([]);
+      expect(await ranking.item('b', 'm', 'i6')).toMatchObject({ score: 0, rank: null, draining: false });
+      expect((await ranking.around('b', 'm', 'i0', 3)).items).toEqual([]);
+      expect(await redis.client.exists(raw('m:top'))).toBe(0);
+    });
+
+    it('answers 503 WINDOW_DRAINING, listing nothing, when the expired data outlasts its drain calls', async () => {
+      const fields = 3 * MAX_READ_DRAIN_CALLS + 5;
+      await ranking.incrementBatch(
+        'b',
+        Array.from({ length: fields }, (_, i) => ({ item: `i${i}`, amount: 1 })),
+      );
+      clock.advanceSec(180);
+      await expect(ranking.top('b', 'm', 0, 10)).rejects.toBeInstanceOf(WindowDrainingError);
+      expect(await redis.client.hlen(raw(`m:slot:${T0_SEC}`))).toBe(5); // each call drained one chunk
+      // The next read (or the scheduler) drains the rest, then answers exactly.
+      expect((await ranking.top('b', 'm', 0, 10)).items).toEqual([]);
     });
 
     it('drains a slot of 1000 fields in one call when the chunk allows it', async () => {

@@ -1,4 +1,5 @@
--- read_view: reads a trending view (see views_lib) after expiring what fell out of the windows it reads
+-- read_view: reads a trending view (see views_lib) after taking the snapshots of the boundaries crossed
+-- (before anything expires, as every script does), expiring what fell out of the windows it reads
 -- (which updates the view) and rebasing a decay view's landmark to now.
 -- KEYS: dynamic
 -- KEYS[1]        board config hash (holds the config version and the views)
@@ -19,14 +20,17 @@
 --        count:       a = items scoring above the rank score, b = listed items
 --        A row is item, rank score (a %.17g string: decay's forward-decayed sum, hot's or rising's score);
 --        a rising row adds observed, baseline sum, since (unix s), its count in the window's current
---        slot and in the slot before. Rows stop at the first rank score <= 0; ties in descending byte
---        order of item id (ZREVRANGE order).
+--        slot and in the slot before. Decay and rising rows stop at the first rank score <= 0; every
+--        member of a hot view is listed (it holds only items whose sum is positive, and a hot score is
+--        negative for an item first seen before the view's epoch); ties in descending byte order of
+--        item id (ZREVRANGE order).
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local err = version_error(KEYS[1], ARGV[1])
 if err then return redis.error_reply(err) end
 local now_ms = tonumber(ARGV[2])
 local now_sec = math.floor(now_ms / 1000)
 local window_count = tonumber(ARGV[4])
+cross_all(2, window_count, 5, 3, now_sec)
 views_load(KEYS[1], now_ms)
 local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
 local view = VIEWS.by_name[ARGV[5 + 3 * window_count]]
@@ -34,6 +38,18 @@ if not view then return redis.error_reply('TB_STALE_CONFIG view not in the store
 local op = ARGV[6 + 3 * window_count]
 local first_arg = 7 + 3 * window_count
 local reply = { draining, view.landmark or 0, 0, 0 }
+-- Membership is what lists a hot item; decay and rising list what scores above 0.
+local every_member = view.mode == 'hot'
+local listed_from = every_member and '-inf' or '(0'
+
+local function listed(score)
+  return every_member or score > 0
+end
+
+-- Competition rank of a listed rank score (1, 2, 2, 4).
+local function view_rank(score)
+  return redis.call('ZCOUNT', view.top, above(score), '+inf') + 1
+end
 
 local current = current_slot(now_sec, tonumber(ARGV[6]))
 local current_slot_key = slot_key_of(KEYS[2], current)
@@ -55,8 +71,8 @@ end
 -- score <= 0, and sets b to the items scoring above the first row.
 local function add_page(page)
   for i = 1, #page, 2 do
-    if tonumber(page[i + 1]) <= 0 then break end
-    if i == 1 then reply[4] = rank_of(view.top, tonumber(page[i + 1])) - 1 end
+    if not listed(tonumber(page[i + 1])) then break end
+    if i == 1 then reply[4] = view_rank(tonumber(page[i + 1])) - 1 end
     add_row(page[i], page[i + 1])
   end
 end
@@ -68,16 +84,16 @@ if op == 'top' then
 elseif op == 'item' then
   local item = ARGV[first_arg]
   local score = redis.call('ZSCORE', view.top, item)
-  reply[4] = redis.call('ZCOUNT', view.top, '(0', '+inf')
-  if score and tonumber(score) > 0 then
-    reply[3] = rank_of(view.top, tonumber(score))
+  reply[4] = redis.call('ZCOUNT', view.top, listed_from, '+inf')
+  if score and listed(tonumber(score)) then
+    reply[3] = view_rank(tonumber(score))
     add_row(item, score)
   end
 elseif op == 'around' then
   local item = ARGV[first_arg]
-  local score = tonumber(redis.call('ZSCORE', view.top, item) or '0')
+  local score = redis.call('ZSCORE', view.top, item)
   reply[3] = -1
-  if score > 0 then
+  if score and listed(tonumber(score)) then
     local position = redis.call('ZREVRANK', view.top, item)
     local radius = tonumber(ARGV[first_arg + 1])
     reply[3] = math.max(0, position - radius)
@@ -85,7 +101,7 @@ elseif op == 'around' then
   end
 elseif op == 'count' then
   local score = tonumber(ARGV[first_arg])
-  reply[3] = score > 0 and redis.call('ZCOUNT', view.top, above(score), '+inf') or 0
-  reply[4] = redis.call('ZCOUNT', view.top, '(0', '+inf')
+  reply[3] = listed(score) and redis.call('ZCOUNT', view.top, above(score), '+inf') or 0
+  reply[4] = redis.call('ZCOUNT', view.top, listed_from, '+inf')
 end
 return reply
