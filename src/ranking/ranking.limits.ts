@@ -65,6 +65,11 @@ export const DEFAULT_RISING_MIN_COUNT = 5;
  * live slot weighs at least 2^-512 of the newest and every weight stays a normal double (2^±1022).
  */
 export const DECAY_REBASE_HALF_LIVES = 256;
+/**
+ * Members one script call moves to the new landmark while a decay view rebases (a chunk, like expiry's:
+ * about 0.5 ms); reads merge the two scales meanwhile, so the rebase never blocks Redis for a whole view.
+ */
+export const DECAY_REBASE_CHUNK = 256;
 export const DECAY_MAX_HALF_LIVES_PER_WINDOW = 512;
 /** What an item's decayed sum may hold once its last slot is taken out, relative to that slot's share: rounding only. */
 export const DECAY_ZERO_TOLERANCE = 1e-9;

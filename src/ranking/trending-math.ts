@@ -3,6 +3,7 @@ import { InvalidInputError } from '../common/errors';
 import { isName, NAME_RULE } from '../common/names';
 import {
   DECAY_MAX_HALF_LIVES_PER_WINDOW,
+  DECAY_REBASE_CHUNK,
   DECAY_REBASE_HALF_LIVES,
   DECAY_ZERO_TOLERANCE,
   DEFAULT_HOT_TAU_SEC,
@@ -40,6 +41,7 @@ export interface ViewConfig {
   window: string;
   halfLifeSec?: number;
   rebaseHalfLives?: number;
+  rebaseChunk?: number;
   zeroTolerance?: number;
   tauSec?: number;
   epochSec?: number;
@@ -100,6 +102,7 @@ export function resolveViews(inputs: ViewInput[], windows: WindowSpec[]): ViewCo
       return {
         ...defined,
         rebaseHalfLives: DECAY_REBASE_HALF_LIVES,
+        rebaseChunk: DECAY_REBASE_CHUNK,
         zeroTolerance: DECAY_ZERO_TOLERANCE,
         spec: JSON.stringify([defined, window.periodSec, window.intervalSec]),
       };

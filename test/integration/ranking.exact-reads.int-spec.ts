@@ -1,6 +1,15 @@
-import { DEFAULT_HOT_TAU_SEC, HOT_EPOCH_SEC } from '../../src/ranking/ranking.limits';
+import { RedisService } from '../../src/redis/redis.service';
+import {
+  DECAY_REBASE_CHUNK,
+  DECAY_REBASE_HALF_LIVES,
+  DEFAULT_HOT_TAU_SEC,
+  HOT_EPOCH_SEC,
+} from '../../src/ranking/ranking.limits';
+import { RankingService } from '../../src/ranking/ranking.service';
 import { hotScore } from '../../src/ranking/trending-math';
-import { useRankingService } from '../support/ranking';
+import { FakeClock } from '../support/clock';
+import { startRankingService, useRankingService } from '../support/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;
@@ -75,5 +84,90 @@ describe.each([1, 3])('exact view reads (real Redis, shards: %i, EXPIRE_CHUNK 3)
     expect(vintage).toMatchObject({ rank: 2, percentile: 0 });
     const around = await ctx.ranking.around('b', 'hot', 'vintage', 1);
     expect(around.items.map((row) => row.item)).toEqual(['fresh', 'vintage']);
+  });
+});
+
+/**
+ * A decay view's landmark moves every DECAY_REBASE_HALF_LIVES half-lives: the members move in chunks of
+ * DECAY_REBASE_CHUNK per script call, and every read in between merges the two scales exactly.
+ */
+describe.each(TOPOLOGIES)('decay rebase in chunks (real Redis, %s)', (topology) => {
+  const HALF_LIFE_SEC = 1;
+  const EPOCH_SEC = HALF_LIFE_SEC * DECAY_REBASE_HALF_LIVES;
+  const LANDMARK_SEC = Math.floor(T0_SEC / EPOCH_SEC) * EPOCH_SEC;
+  const NEXT_EPOCH_MS = (LANDMARK_SEC + EPOCH_SEC) * 1000;
+  const ITEMS = 8 * DECAY_REBASE_CHUNK + 88;
+  let redis: TestRedis;
+  let started: { ranking: RankingService; redisService: RedisService };
+  const clock = new FakeClock(T0);
+  const raw = (key: string) => `{${redis.prefix}board:d}:fading:${key}`;
+  const amountOf = (i: number) => (i % 9) + 1;
+  /** The view's rows as a model computes them: one slot (T0), decayed to now; ties by id, descending. */
+  const expected = (extra: Map<string, number>) =>
+    Array.from({ length: ITEMS }, (_, i) => `i${i}`)
+      .map((item, i) => ({ item, amount: amountOf(i) + (extra.get(item) ?? 0) }))
+      .sort((a, b) => b.amount - a.amount || (a.item < b.item ? 1 : -1));
+
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    started = await startRankingService(redis, clock, {});
+  });
+  afterAll(async () => {
+    await started.redisService.onApplicationShutdown();
+    await redis.stop();
+  });
+
+  it('moves a chunk per call and answers every read exactly while it runs', async () => {
+    const { ranking } = started;
+    clock.setMs(T0);
+    await ranking.putBoard('d', [{ name: 'm', period: '3m', interval: '1m' }], 1, false, undefined, [
+      { name: 'fading', mode: 'decay', window: 'm', halfLife: HALF_LIFE_SEC },
+    ] as never);
+    const entries = Array.from({ length: ITEMS }, (_, i) => ({ item: `i${i}`, amount: amountOf(i) }));
+    for (let from = 0; from < ITEMS; from += 1000) await ranking.incrementBatch('d', entries.slice(from, from + 1000));
+    expect(NEXT_EPOCH_MS - T0).toBeLessThan(60_000); // the rebase happens while the slot is live
+    clock.setMs(NEXT_EPOCH_MS + 1000);
+    const decayed = (amount: number) => amount * 2 ** ((T0_SEC - clock.nowMs() / 1000) / HALF_LIFE_SEC);
+
+    const first = await ranking.top('d', 'fading', 0, 20);
+    // The read's call moved one chunk: both scales hold members, the landmark has not moved yet.
+    expect(await redis.client.zcard(raw('next'))).toBe(DECAY_REBASE_CHUNK);
+    expect(await redis.client.zcard(raw('top'))).toBe(ITEMS - DECAY_REBASE_CHUNK);
+    expect(await redis.client.hget(raw('meta'), 'next')).toBe(String(LANDMARK_SEC + EPOCH_SEC));
+    const model = expected(new Map());
+    expect(first.items.map((row) => row.item)).toEqual(model.slice(0, 20).map((row) => row.item));
+    first.items.forEach((row, i) => expect(row.score).toBeCloseTo(decayed(model[i].amount), 12));
+    expect(first.items.map((row) => row.rank)).toEqual(
+      model.slice(0, 20).map((row) => 1 + model.filter((other) => other.amount > row.amount).length),
+    );
+
+    // Writes land on the scale that holds their item; item and around reads merge both.
+    const moved = (await redis.client.zrange(raw('next'), 0, 0))[0];
+    const unmoved = (await redis.client.zrange(raw('top'), -1, -1))[0];
+    await ranking.increment('d', moved, 20);
+    await ranking.increment('d', unmoved, 30);
+    const extra = new Map([
+      [moved, 20],
+      [unmoved, 30],
+    ]);
+    const after = expected(extra);
+    const top = await ranking.top('d', 'fading', 0, 5);
+    expect(top.items.slice(0, 2).map((row) => row.item)).toEqual(after.slice(0, 2).map((row) => row.item));
+    const mid = after[1000];
+    const item = await ranking.item('d', 'fading', mid.item);
+    expect(item.rank).toBe(1 + after.filter((row) => row.amount > mid.amount).length);
+    expect(item.score).toBeCloseTo(decayed(mid.amount), 12);
+    const around = await ranking.around('d', 'fading', mid.item, 2);
+    expect(around.items.map((row) => row.item)).toEqual(after.slice(998, 1003).map((row) => row.item));
+    expect(await redis.client.exists(raw('next'))).toBe(1); // still moving: every read above merged
+
+    // Each further call moves one more chunk, then one scale again, at the new landmark.
+    for (let call = 0; call < 3; call++) await ranking.item('d', 'fading', 'i0');
+    expect(await redis.client.exists(raw('next'))).toBe(0);
+    expect(await redis.client.zcard(raw('top'))).toBe(ITEMS);
+    expect(await redis.client.hgetall(raw('meta'))).toEqual({ landmark: String(LANDMARK_SEC + EPOCH_SEC) });
+    const settled = await ranking.top('d', 'fading', 0, ITEMS);
+    expect(settled.items.map((row) => row.item)).toEqual(after.map((row) => row.item));
+    settled.items.forEach((row, i) => expect(row.score).toBeCloseTo(decayed(after[i].amount), 12));
   });
 });

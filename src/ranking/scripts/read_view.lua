@@ -37,7 +37,11 @@ local view = VIEWS.by_name[ARGV[5 + 3 * window_count]]
 if not view then return redis.error_reply('TB_STALE_CONFIG view not in the stored config') end
 local op = ARGV[6 + 3 * window_count]
 local first_arg = 7 + 3 * window_count
-local reply = { draining, view.landmark or 0, 0, 0 }
+-- Deepest merged page a read answers while a decay view's rebase runs (views_lib): a deeper one
+-- answers draining, and the service's next calls move more of the rebase first.
+local REBASE_MERGE_DEPTH = 2000
+local listing, landmark = view_listing(view, REBASE_MERGE_DEPTH)
+local reply = { draining, landmark, 0, 0 }
 -- Membership is what lists a hot item; decay and rising list what scores above 0.
 local every_member = view.mode == 'hot'
 local listed_from = every_member and '-inf' or '(0'
@@ -48,7 +52,7 @@ end
 
 -- Competition rank of a listed rank score (1, 2, 2, 4).
 local function view_rank(score)
-  return redis.call('ZCOUNT', view.top, above(score), '+inf') + 1
+  return listing.count(above(score)) + 1
 end
 
 local current = current_slot(now_sec, tonumber(ARGV[6]))
@@ -77,31 +81,41 @@ local function add_page(page)
   end
 end
 
+-- A page of rows, or draining when a rebase's merge cannot reach that deep yet.
+local function add_listing_page(offset, limit)
+  local page = listing.page(offset, limit)
+  if page then add_page(page) else reply[1] = 1 end
+end
+
 if op == 'top' then
   local offset = tonumber(ARGV[first_arg])
   reply[3] = offset
-  add_page(redis.call('ZREVRANGE', view.top, offset, offset + tonumber(ARGV[first_arg + 1]) - 1, 'WITHSCORES'))
+  add_listing_page(offset, tonumber(ARGV[first_arg + 1]))
 elseif op == 'item' then
   local item = ARGV[first_arg]
-  local score = redis.call('ZSCORE', view.top, item)
-  reply[4] = redis.call('ZCOUNT', view.top, listed_from, '+inf')
+  local score = listing.score(item)
+  reply[4] = listing.count(listed_from)
   if score and listed(tonumber(score)) then
     reply[3] = view_rank(tonumber(score))
     add_row(item, score)
   end
 elseif op == 'around' then
   local item = ARGV[first_arg]
-  local score = redis.call('ZSCORE', view.top, item)
+  local score = listing.score(item)
   reply[3] = -1
   if score and listed(tonumber(score)) then
-    local position = redis.call('ZREVRANK', view.top, item)
-    local radius = tonumber(ARGV[first_arg + 1])
-    reply[3] = math.max(0, position - radius)
-    add_page(redis.call('ZREVRANGE', view.top, reply[3], position + radius, 'WITHSCORES'))
+    local position = listing.position(item, score)
+    if position then
+      local radius = tonumber(ARGV[first_arg + 1])
+      reply[3] = math.max(0, position - radius)
+      add_listing_page(reply[3], position + radius + 1 - reply[3])
+    else
+      reply[1] = 1
+    end
   end
 elseif op == 'count' then
   local score = tonumber(ARGV[first_arg])
-  reply[3] = listed(score) and redis.call('ZCOUNT', view.top, above(score), '+inf') or 0
-  reply[4] = redis.call('ZCOUNT', view.top, listed_from, '+inf')
+  reply[3] = listed(score) and listing.count(above(score)) or 0
+  reply[4] = listing.count(listed_from)
 end
 return reply

@@ -8,7 +8,8 @@
 -- board_put / shard_sync) lists the views; ARGV[2] is now (unix ms) in every script that changes
 -- windows (board_put and shard_sync call views_load themselves). A view's keys are named after the
 -- config key like a window's: <tag>:<view>:top (zset: the view's rank score per item), <tag>:<view>:items
--- (hash: hot's firstSeen, rising's since, per item) and <tag>:<view>:meta (hash: decay's landmark).
+-- (hash: hot's firstSeen, rising's since, per item), <tag>:<view>:meta (hash: decay's landmark) and,
+-- while a decay view's landmark moves, <tag>:<view>:next (zset: the members moved to the new landmark).
 -- Scores cross to Redis as %.17g strings: Lua's own number-to-string conversion keeps 14 digits.
 
 local VIEWS = { loaded = false, by_top = {}, by_name = {}, list = {}, now_sec = 0 }
@@ -46,28 +47,51 @@ views_api = function()
   -- changes no order. L never moves back (an instance with a late clock keeps the newer landmark).
   -- Forward decay rather than log space: amounts may be negative (log space holds no sign), and adding
   -- and subtracting a slot's exact share is what lets expiry take out exactly what the slot put in.
+  --
+  -- The rebase is chunked, never one pass over the whole view: meta's `next` names the new landmark
+  -- while members move, rebaseChunk per script call that loads the view, from <view>:top (old scale)
+  -- to <view>:next (new scale); an item lives in exactly one of them, a write goes to the one holding
+  -- it (new items to the new one), and a read merges the two (view_listing), so every answer stays
+  -- exact while the rebase runs. The last chunk renames next to top and stores the new landmark.
+  local function decay_finish(view)
+    if redis.call('EXISTS', view.next_top) == 1 then redis.call('RENAME', view.next_top, view.top) end
+    redis.call('HSET', view.meta, 'landmark', view.next_landmark)
+    redis.call('HDEL', view.meta, 'next')
+    view.landmark, view.next_landmark = view.next_landmark, nil
+  end
+
+  -- Moves up to `count` members of the old-scale zset to the new one (removing first: on a full Redis
+  -- a script may grow memory only once it has written); finishes the rebase when none is left.
+  local function decay_migrate(view, count)
+    local members = redis.call('ZRANGE', view.top, 0, count - 1, 'WITHSCORES')
+    local names = {}
+    for i = 1, #members, 2 do names[#names + 1] = members[i] end
+    if #names > 0 then redis.call('ZREM', view.top, unpack(names)) end
+    for i = 1, #members, 2 do
+      local g = tonumber(members[i + 1]) * view.factor
+      if g ~= 0 then redis.call('ZADD', view.next_top, view_num(g), members[i]) end
+    end
+    if #names < count then decay_finish(view) end
+  end
+
   local function decay_rebase(view, now_sec)
     local epoch_sec = view.halfLifeSec * view.rebaseHalfLives
     local wanted = math.floor(now_sec / epoch_sec) * epoch_sec
-    local stored = tonumber(redis.call('HGET', view.meta, 'landmark') or '')
-    if stored and stored >= wanted then
-      view.landmark = stored
-      return
+    local meta = redis.call('HMGET', view.meta, 'landmark', 'next')
+    local stored, next_landmark = tonumber(meta[1] or ''), tonumber(meta[2] or '')
+    if not stored then
+      redis.call('HSET', view.meta, 'landmark', wanted)
+      stored = wanted
+    elseif not next_landmark and wanted > stored then
+      next_landmark = wanted
+      redis.call('HSET', view.meta, 'next', wanted)
     end
-    if stored then
-      local factor = 2 ^ ((stored - wanted) / view.halfLifeSec)
-      local members = redis.call('ZRANGE', view.top, 0, -1, 'WITHSCORES')
-      for i = 1, #members, 2 do
-        local g = tonumber(members[i + 1]) * factor
-        if g == 0 then
-          redis.call('ZREM', view.top, members[i])
-        else
-          redis.call('ZADD', view.top, view_num(g), members[i])
-        end
-      end
+    view.landmark, view.next_landmark = stored, next_landmark
+    if next_landmark then
+      view.factor = 2 ^ ((stored - next_landmark) / view.halfLifeSec)
+      -- Configs stored before rebaseChunk existed (wave 2) carry none: the same 256 as DECAY_REBASE_CHUNK.
+      decay_migrate(view, view.rebaseChunk or 256)
     end
-    redis.call('HSET', view.meta, 'landmark', wanted)
-    view.landmark = wanted
   end
 
   -- views_load, once it found views.
@@ -76,6 +100,7 @@ views_api = function()
       view.top = view_key(cfg_key, view.name, 'top')
       view.items = view_key(cfg_key, view.name, 'items')
       view.meta = view_key(cfg_key, view.name, 'meta')
+      view.next_top = view_key(cfg_key, view.name, 'next')
       view.source_top = sibling_key(cfg_key, 'cfg', view.window .. ':top')
       VIEWS.list[#VIEWS.list + 1] = view
       VIEWS.by_name[view.name] = view
@@ -93,11 +118,87 @@ views_api = function()
   end
 
   local function decay_add(view, item, slot_start, delta)
-    local added = delta * 2 ^ ((slot_start - view.landmark) / view.halfLifeSec)
-    local g = tonumber(redis.call('ZINCRBY', view.top, view_num(added), item))
+    local top, landmark = view.top, view.landmark
+    -- While a rebase runs, an item not yet moved stays at the old scale; the others are at the new one.
+    if view.next_landmark and not redis.call('ZSCORE', view.top, item) then
+      top, landmark = view.next_top, view.next_landmark
+    end
+    local added = delta * 2 ^ ((slot_start - landmark) / view.halfLifeSec)
+    local g = tonumber(redis.call('ZINCRBY', top, view_num(added), item))
     -- What is left once an item's last slot is taken out is rounding only (older slots weigh less than
     -- newer ones, so a real remainder is never this small next to what was just added or taken).
-    if math.abs(g) <= view.zeroTolerance * math.abs(added) then redis.call('ZREM', view.top, item) end
+    if math.abs(g) <= view.zeroTolerance * math.abs(added) then redis.call('ZREM', top, item) end
+  end
+
+  -- A decay view under a chunked rebase, read as one listing at the new scale: its two zsets merged
+  -- (their scales differ by an exact power of two, so nothing is rounded). Pages deeper than
+  -- max_depth answer nil: the caller drains more of the rebase first (like an expired slot).
+  local function merged_listing(view, max_depth)
+    local factor = view.factor
+    local listing = {}
+    function listing.score(item)
+      local score = redis.call('ZSCORE', view.next_top, item)
+      if score then return score end
+      score = redis.call('ZSCORE', view.top, item)
+      return score and view_num(tonumber(score) * factor) or nil
+    end
+    function listing.count(lowest)
+      local old_lowest = lowest
+      if lowest ~= '-inf' and lowest ~= '(0' then old_lowest = '(' .. view_num(tonumber(lowest:sub(2)) / factor) end
+      return redis.call('ZCOUNT', view.next_top, lowest, '+inf') + redis.call('ZCOUNT', view.top, old_lowest, '+inf')
+    end
+    function listing.page(offset, limit)
+      local depth = offset + limit
+      if depth > max_depth then return nil end
+      local new = redis.call('ZREVRANGE', view.next_top, 0, depth - 1, 'WITHSCORES')
+      local old = redis.call('ZREVRANGE', view.top, 0, depth - 1, 'WITHSCORES')
+      local rows, i, j = {}, 1, 1
+      while #rows < 2 * depth and (i <= #new or j <= #old) do
+        local old_score = j <= #old and tonumber(old[j + 1]) * factor
+        local take_new = i <= #new
+          and (not old_score or tonumber(new[i + 1]) > old_score
+            or (tonumber(new[i + 1]) == old_score and new[i] > old[j]))
+        if take_new then
+          rows[#rows + 1], rows[#rows + 2], i = new[i], new[i + 1], i + 2
+        else
+          rows[#rows + 1], rows[#rows + 2], j = old[j], view_num(old_score), j + 2
+        end
+      end
+      local page = {}
+      for k = 2 * offset + 1, #rows do page[#page + 1] = rows[k] end
+      return page
+    end
+    -- 0-based position of a listed item in the merged order (ties in descending byte order of id), or
+    -- nil when it has more ties than max_depth (the caller drains more of the rebase first).
+    function listing.position(item, score)
+      local above_count = listing.count('(' .. score)
+      local tied_before = 0
+      for _, pair in ipairs({ { view.next_top, score }, { view.top, view_num(tonumber(score) / factor) } }) do
+        local tied = redis.call('ZRANGE', pair[1], pair[2], pair[2], 'BYSCORE', 'LIMIT', 0, max_depth)
+        if #tied >= max_depth then return nil end
+        for _, other in ipairs(tied) do
+          if other > item then tied_before = tied_before + 1 end
+        end
+      end
+      return above_count + tied_before
+    end
+    return listing
+  end
+
+  -- One zset read as a listing (every view but a decay view under a rebase).
+  local function zset_listing(top)
+    return {
+      score = function(item) return redis.call('ZSCORE', top, item) end,
+      count = function(lowest) return redis.call('ZCOUNT', top, lowest, '+inf') end,
+      page = function(offset, limit) return redis.call('ZREVRANGE', top, offset, offset + limit - 1, 'WITHSCORES') end,
+      position = function(item) return redis.call('ZREVRANK', top, item) end,
+    }
+  end
+
+  -- The listing a read answers from, and the landmark its decay scores are relative to.
+  local function listing_of(view, max_depth)
+    if view.next_landmark then return merged_listing(view, max_depth), view.next_landmark end
+    return zset_listing(view.top), view.landmark or 0
   end
 
   -- hot: sign(s) * log10(max(|s|, 1)) + (firstSeen - epoch) / tau, s the item's sum in the window. An
@@ -166,7 +267,7 @@ views_api = function()
   -- Unlinks every key of one view.
   local function drop(cfg_key, view_name)
     redis.call('UNLINK', view_key(cfg_key, view_name, 'top'), view_key(cfg_key, view_name, 'items'),
-      view_key(cfg_key, view_name, 'meta'))
+      view_key(cfg_key, view_name, 'meta'), view_key(cfg_key, view_name, 'next'))
   end
 
   -- Builds a view (new, changed, or whose window was remade) from its windows' slots as they are: decay
@@ -220,7 +321,8 @@ views_api = function()
     end
     for name, _ in pairs(old) do drop(cfg_key, name) end
   end
-  API = { load_views = load_views, window_changed = window_changed, drop = drop, reconcile = reconcile }
+  API = { load_views = load_views, window_changed = window_changed, drop = drop, reconcile = reconcile,
+    listing_of = listing_of }
   return API
 end
 
@@ -230,6 +332,11 @@ end
 local function view_window_changed(top_key, slot_start, item, delta, sum, at_sec)
   if not VIEWS.loaded then views_load(KEYS[1], tonumber(ARGV[2])) end
   if VIEWS.by_top[top_key] then views_api().window_changed(top_key, slot_start, item, delta, sum, at_sec) end
+end
+
+-- See listing_of above.
+local function view_listing(view, max_depth)
+  return views_api().listing_of(view, max_depth)
 end
 
 -- See drop above.
