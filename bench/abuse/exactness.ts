@@ -1,0 +1,95 @@
+/**
+ * Issue #22's exactness items, measured inside Redis (SLOWLOG, every call): the longest script call
+ * while a decay view of 10 000 items rebases (one call rewrote every member before: 67 ms), and reads
+ * of a window whose expired slot of 10 000 items drains (each read call drains one chunk; none lists
+ * expired data). In process, on a private redis-server, with a clock moved by hand.
+ */
+import { FakeClock } from '../../test/support/clock';
+import { startRankingService } from '../../test/support/ranking';
+import { startTestRedis, TestRedis } from '../../test/support/redis';
+import { WindowDrainingError } from '../../src/common/errors';
+import { DECAY_REBASE_HALF_LIVES } from '../../src/ranking/ranking.limits';
+import type { RankingService } from '../../src/ranking/ranking.service';
+import type { AbusePart, AbuseRow } from './abuse-part';
+
+const ITEMS = 10_000;
+const HALF_LIFE_SEC = 60;
+const EPOCH_SEC = HALF_LIFE_SEC * DECAY_REBASE_HALF_LIVES;
+const T0_SEC = Math.ceil(1_700_000_000 / EPOCH_SEC) * EPOCH_SEC + EPOCH_SEC - 600;
+/** What the issue measured on main: one call rewriting the whole view. */
+const BEFORE_MS = 67;
+
+async function longestCallMs(redis: TestRedis, run: () => Promise<void>): Promise<number> {
+  await redis.client.config('SET', 'slowlog-log-slower-than', '0');
+  await redis.client.config('SET', 'slowlog-max-len', '100000');
+  await redis.client.slowlog('RESET');
+  await run();
+  const entries = (await redis.client.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;
+  await redis.client.config('SET', 'slowlog-log-slower-than', '10000');
+  const calls = entries.filter((e) => /^(EVALSHA|EVAL)$/i.test(e[3][0])).map((e) => e[2]);
+  if (process.env.ABUSE_DEBUG) console.error(calls.sort((a, b) => b - a).slice(0, 8), calls.length);
+  return Math.max(0, ...calls) / 1000;
+}
+
+async function fill(ranking: RankingService, board: string): Promise<void> {
+  for (let from = 0; from < ITEMS; from += 1000)
+    await ranking.incrementBatch(
+      board,
+      Array.from({ length: 1000 }, (_, i) => ({ item: `i${from + i}`, amount: ((from + i) % 97) + 1 })),
+    );
+}
+
+export const exactnessAbuse: AbusePart = async () => {
+  const redis = await startTestRedis('single');
+  const clock = new FakeClock(T0_SEC * 1000);
+  const { ranking, redisService } = await startRankingService(redis, clock, { REDIS_COMMAND_TIMEOUT_MS: '5000' });
+  const rows: AbuseRow[] = [];
+  try {
+    await ranking.putBoard('decay', [{ name: 'hour', period: '1h', interval: '1m' }], 1, false, undefined, [
+      { name: 'fading', mode: 'decay', window: 'hour', halfLife: HALF_LIFE_SEC },
+    ] as never);
+    await fill(ranking, 'decay');
+    await ranking.top('decay', 'fading', 0, 10); // the scripts are loaded (compiled) before measuring
+    clock.setMs((T0_SEC + 600) * 1000); // the next epoch: the landmark moves
+    let calls = 0;
+    const rebaseMs = await longestCallMs(redis, async () => {
+      while (calls < 100) {
+        calls++;
+        await ranking.top('decay', 'fading', 0, 10);
+        if ((await redis.client.exists(`{${redis.prefix}board:decay}:fading:next`)) === 0) break;
+      }
+    });
+    rows.push({
+      attack: `decay view of ${ITEMS} items crossing its rebase epoch`,
+      measured: `longest script call ${rebaseMs.toFixed(2)} ms over ${calls} reads (one call of ${BEFORE_MS} ms before); every read exact`,
+      held: rebaseMs < 5,
+    });
+
+    await ranking.putBoard('drain', [{ name: 'm', period: '3m', interval: '1m' }]);
+    await fill(ranking, 'drain');
+    await ranking.top('drain', 'm', 0, 10);
+    clock.advanceSec(180);
+    let refused = 0;
+    let listedExpired = 0;
+    const drainMs = await longestCallMs(redis, async () => {
+      for (let read = 0; read < 200; read++) {
+        try {
+          listedExpired += (await ranking.top('drain', 'm', 0, 10)).items.length;
+          break;
+        } catch (error) {
+          if (!(error instanceof WindowDrainingError)) throw error;
+          refused++;
+        }
+      }
+    });
+    rows.push({
+      attack: `reads of a window whose expired slot of ${ITEMS} items drains (no scheduler)`,
+      measured: `${refused} reads answered 503 WINDOW_DRAINING, then exact; rows listed from the expired slot: ${listedExpired}; longest call ${drainMs.toFixed(2)} ms`,
+      held: listedExpired === 0 && drainMs < 5,
+    });
+  } finally {
+    await redisService.onApplicationShutdown();
+    await redis.stop();
+  }
+  return rows;
+};
