@@ -1,5 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { LogController } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
@@ -18,9 +19,14 @@ import { prepareGracefulShutdown } from './shutdown';
 /** The HTML pages the app serves: they get a Content-Security-Policy, every other answer the API headers. */
 const HTML_PAGES = ['/docs', '/dashboard'];
 
+/** How the app is built: the common module's options, and where log lines go (default: stdout, fd 1). */
+export interface AppOptions extends CommonModuleOptions {
+  logDestination?: DestinationStream;
+}
+
 /** Builds the whole app (used by main.ts and by the e2e tests), ready to listen. */
-export async function createApp(options: CommonModuleOptions = {}): Promise<NestFastifyApplication> {
-  const logger = createRootLogger();
+export async function createApp(options: AppOptions = {}): Promise<NestFastifyApplication> {
+  const logger = createRootLogger(options.logDestination);
   // Validated here too: the adapter needs TRUST_PROXY and the timeouts before the app (and CommonModule) exist.
   const config = validateConfig({ ...process.env, ...options.env });
   const adapter = new FastifyAdapter({
