@@ -17,8 +17,8 @@ const base = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'json'],
-  // Quiet while green: a test's output is printed only when it fails (test/support/quiet-environment.js).
-  testEnvironment: '<rootDir>/test/support/quiet-environment.js',
+  // Quiet while green: a test's output is printed only when it fails (test/support/quiet-environment.ts).
+  testEnvironment: '<rootDir>/test/support/quiet-environment.ts',
 };
 
 module.exports = {
