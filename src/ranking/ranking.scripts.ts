@@ -6,8 +6,10 @@ import {
   decodeIdempotentReply,
   IdemCall,
   IdempotencyKeyReusedError,
+  IdempotentAnswerUnfundedError,
   idemArgs,
   Idempotent,
+  retentionArg,
 } from '../redis/idempotency';
 import { growthRefusalOf } from '../redis/refusals';
 import {
@@ -286,6 +288,7 @@ function withStandings<T>(
 function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAnswer {
   // One request's reused key or refused growth refuses that request only.
   if (answer.int(0) === 2) return new IdempotencyKeyReusedError();
+  if (answer.int(0) === 3) return new IdempotentAnswerUnfundedError();
   // The refusal as a script error would carry it: the store turns it into its domain error.
   if (answer.int(0) === -1) {
     const refusal = new Error(answer.string(1));
@@ -309,7 +312,7 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
         request.amount,
         request.idem?.key ?? '',
         request.idem?.fingerprint ?? '',
-        request.idem?.retentionMs ?? 0,
+        request.idem ? retentionArg(request.idem) : 0,
         request.newItems,
         request.atMs ?? call.nowMs,
         request.createdMs ?? '',
