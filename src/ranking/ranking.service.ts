@@ -530,14 +530,18 @@ export class RankingService {
     );
   }
 
-  /** An item's rank and score in every kept snapshot from `fromSec` to `toSec` (default: all kept), oldest first. */
+  /**
+   * An item's rank and score in every kept snapshot from `fromSec` to `toSec` (default: all kept), oldest
+   * first, a page at a time (HISTORY_ROWS_PER_CALL): `nextFrom` is the `from` of the next page, null
+   * when the range is answered.
+   */
   async itemHistory(
     name: string,
     windowName: string | undefined,
     item: string,
     fromSec: number | undefined,
     toSec: number | undefined,
-  ): Promise<{ board: string; window: string; item: string; points: HistoryPoint[] }> {
+  ): Promise<{ board: string; window: string; item: string; points: HistoryPoint[]; nextFrom: number | null }> {
     if (fromSec !== undefined && toSec !== undefined && fromSec > toSec)
       throw new InvalidInputError(M.historyRange(fromSec, toSec));
     return this.withWindow(
@@ -545,9 +549,16 @@ export class RankingService {
       windowName,
       async (board, window, nowMs) => {
         const range = { from: fromSec ?? 0, to: toSec ?? Math.floor(nowMs / 1000) };
-        const { keeps, points } = await this.store.itemHistory(board, window, nowMs, item, range.from, range.to);
+        const { keeps, points, nextSec } = await this.store.itemHistory(
+          board,
+          window,
+          nowMs,
+          item,
+          range.from,
+          range.to,
+        );
         if (!keeps) this.missingSnapshot(name, window.name, false, undefined);
-        return { board: name, window: window.name, item, points };
+        return { board: name, window: window.name, item, points, nextFrom: nextSec };
       },
       (_, view) => this.missingSnapshot(name, view.name, false, undefined),
     );
