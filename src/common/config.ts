@@ -218,6 +218,15 @@ export class AppConfig {
   @IntSetting(0, 100_000_000)
   QUOTA_NEW_STATS_PAIRS = 100;
 
+  /**
+   * Answers of writes with an Idempotency-Key Redis stores per client per interval (each kept
+   * IDEMPOTENCY_TTL_SEC): one per keyed write on an unsharded board, 1 + the shards it touches on a
+   * sharded one; a replay stores none. Beyond it a keyed write is 429 before anything is applied
+   * (its stored answers still replay).
+   */
+  @IntSetting(0, 100_000_000)
+  QUOTA_IDEMPOTENT_ANSWERS = 10_000;
+
   /** Most live counters (0: no cap), kept per index bucket as ceil(MAX_COUNTERS / COUNTER_INDEX_BUCKETS). */
   @IntSetting(0, 1_000_000_000)
   MAX_COUNTERS = 100_000;

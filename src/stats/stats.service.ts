@@ -7,7 +7,8 @@ import { growthRefusalOf } from '../redis/refusals';
 import { STATS_MESSAGES as M } from './stats.messages';
 import { isName, NAME_RULE } from '../common/names';
 import { Batch, IndexEntry, RecordCall, StatsStore, WriteResult } from './stats.store';
-import { Idempotent, idemRequest } from '../redis/idempotency';
+import { IdemRequest, Idempotent, IdempotentAnswerUnfundedError, idemRequest } from '../redis/idempotency';
+import { ONE_ANSWER, withAnswerBudget } from '../governance/answer-budget';
 import { bucketField, hourStartOf, HOUR_SEC, isRecordableValue, quantiles, sampleStddev } from './stats-math';
 import { CONTEXT_RULE, indexMember, isContext } from './stats-names';
 import { MAX_ABS_VALUE, SLOWEST_KEPT_CONTEXTS } from './stats.limits';
@@ -86,8 +87,25 @@ export class StatsService {
     if (!isRecordableValue(value)) throw new InvalidInputError(M.badValue(MAX_ABS_VALUE));
     const nowMs = this.clock.nowMs();
     const hourStart = hourStartOf(nowMs);
-    const idem = idemRequest(idemKey, ['stats', context, type, value]);
+    const keyed = idemRequest(idemKey, ['stats', context, type, value]);
     const call: RecordCall = { context, type, nowMs, hourStart, value, histogramField: bucketField(value) };
+    return withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
+      // Without budget for a new answer only a stored one is answered (none: refused), nothing indexed.
+      if (idem?.mayStore === false) {
+        const stored = await this.store.storedAnswer(call, idem);
+        if (!stored) throw new IdempotentAnswerUnfundedError();
+        return this.answerOf(context, type, stored);
+      }
+      return this.indexAndRecord(call, idem, budget);
+    });
+  }
+
+  private async indexAndRecord(
+    call: RecordCall,
+    idem: IdemRequest | undefined,
+    budget: ClientBudget | undefined,
+  ): Promise<WriteAnswer<RecordResult>> {
+    const { context, type, hourStart } = call;
     // The index entry comes first, so recorded stats are never missing from the list.
     const [entry] = this.unindexed([{ context, type, hourStart }]);
     if (entry) {
