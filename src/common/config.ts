@@ -114,6 +114,37 @@ export class AppConfig {
   @IntSetting(20, 60_000)
   STREAM_COALESCE_MS = 250;
 
+  /**
+   * Most live streams one instance serves; one more is answered 503 STREAM_CAPACITY. Never more than
+   * half of HTTP_MAX_CONNECTIONS count (the lower one applies), so probes and ordinary requests always
+   * find a connection. 2 000: a stream is one connection and a few KB of Node memory (up to
+   * STREAM_MAX_BUFFERED_BYTES for a slow reader).
+   */
+  @IntSetting(1, 1_000_000)
+  STREAM_MAX_STREAMS = 2000;
+
+  /**
+   * Most live streams one client (API key, else address) holds on one instance; one more is answered
+   * 429 STREAM_LIMIT. A browser tab holds one; 32 leaves room for a few people behind one address.
+   */
+  @IntSetting(1, 1_000_000)
+  STREAM_MAX_PER_CLIENT = 32;
+
+  /**
+   * A live stream ends this long after it opened (checked at each 15 s heartbeat); the client
+   * reconnects (EventSource does so by itself) and starts again with a fresh snapshot. Bounds what a
+   * stream opened once can hold, and moves clients across instances after a deploy.
+   */
+  @IntSetting(10_000, 86_400_000)
+  STREAM_MAX_LIFETIME_MS = 1_800_000;
+
+  /**
+   * A live stream whose client read nothing for this long (Node still holds bytes for it at each 15 s
+   * heartbeat and none drained meanwhile) is cut: a reader that stalled never holds its connection.
+   */
+  @IntSetting(1000, 3_600_000)
+  STREAM_IDLE_TIMEOUT_MS = 60_000;
+
   @BoolSetting()
   SCHEDULER_ENABLED = true;
 
