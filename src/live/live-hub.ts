@@ -37,7 +37,7 @@ export interface LiveClient {
   write(frame: Buffer): boolean;
   /** Bytes Node holds for this client beyond what its socket took. */
   readonly bufferedBytes: number;
-  /** True when the client read since the last call (its buffer was empty or drained meanwhile). */
+  /** True when the client read since the last call (its socket took a write meanwhile, or holds nothing unsent). */
   takeProgress(): boolean;
   /** Ends the stream (cut when bytes are still waiting: a stalled reader never takes them). */
   close(): void;

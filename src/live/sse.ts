@@ -38,11 +38,12 @@ export function sseClient(reply: FastifyReply): LiveClient {
   raw.socket?.on('error', () => raw.destroy());
   const headers = Object.fromEntries(Object.entries(reply.getHeaders()).filter(([, value]) => value !== undefined));
   raw.writeHead(200, { ...headers, ...EVENT_STREAM_HEADERS });
+  // Set when the socket takes a write: a client that reads keeps taking them, a stalled one stops.
   let progressed = true;
-  raw.on('drain', () => (progressed = true));
-  write(raw, `retry: ${STREAM_RETRY_MS}\n\n`);
+  const flushed = () => (progressed = true);
+  write(raw, `retry: ${STREAM_RETRY_MS}\n\n`, flushed);
   return {
-    write: (frame) => write(raw, frame),
+    write: (frame) => write(raw, frame, flushed),
     get bufferedBytes() {
       return raw.writableLength;
     },
@@ -60,8 +61,8 @@ export function sseClient(reply: FastifyReply): LiveClient {
   };
 }
 
-function write(raw: ServerResponse, chunk: Buffer | string): boolean {
+function write(raw: ServerResponse, chunk: Buffer | string, flushed: () => void): boolean {
   if (raw.writableEnded || raw.destroyed) return false;
-  raw.write(chunk);
+  raw.write(chunk, flushed);
   return true;
 }
