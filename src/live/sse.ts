@@ -54,11 +54,22 @@ export function sseClient(reply: FastifyReply): LiveClient {
     },
     close: () => {
       // A stalled reader would never take what is still buffered: cut it rather than wait.
-      if (raw.writableLength > 0) raw.destroy();
+      if (raw.writableLength > 0) cut(raw);
       else if (!raw.writableEnded && !raw.destroyed) raw.end();
     },
-    destroy: () => raw.destroy(),
+    destroy: () => cut(raw),
   };
+}
+
+/**
+ * Cuts a connection with a reset: the kernel drops what it still holds for the peer at once. A plain
+ * close would queue a FIN behind those bytes and keep the socket's buffer (up to a few MB) until the
+ * peer reads or the kernel gives up on it minutes later.
+ */
+function cut(raw: ServerResponse): void {
+  const socket = raw.socket;
+  if (socket && !socket.destroyed) socket.resetAndDestroy();
+  else raw.destroy();
 }
 
 function write(raw: ServerResponse, chunk: Buffer | string, flushed: () => void): boolean {
