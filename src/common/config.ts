@@ -115,33 +115,21 @@ export class AppConfig {
   STREAM_COALESCE_MS = 250;
 
   /**
-   * Most live streams one instance serves; one more is answered 503 STREAM_CAPACITY. Never more than
-   * half of HTTP_MAX_CONNECTIONS count (the lower one applies), so probes and ordinary requests always
-   * find a connection. 2 000: a stream is one connection and a few KB of Node memory (up to
-   * STREAM_MAX_BUFFERED_BYTES for a slow reader).
+   * Most live streams one instance serves (503 STREAM_CAPACITY beyond), and never more than half of
+   * HTTP_MAX_CONNECTIONS: probes and ordinary requests always find a connection.
    */
   @IntSetting(1, 1_000_000)
   STREAM_MAX_STREAMS = 2000;
 
-  /**
-   * Most live streams one client (API key, else address) holds on one instance; one more is answered
-   * 429 STREAM_LIMIT. A browser tab holds one; 32 leaves room for a few people behind one address.
-   */
+  /** Most live streams of one client (API key, else address) per instance (429 STREAM_LIMIT beyond). */
   @IntSetting(1, 1_000_000)
   STREAM_MAX_PER_CLIENT = 32;
 
-  /**
-   * A live stream ends this long after it opened (checked at each 15 s heartbeat); the client
-   * reconnects (EventSource does so by itself) and starts again with a fresh snapshot. Bounds what a
-   * stream opened once can hold, and moves clients across instances after a deploy.
-   */
+  /** A live stream ends this long after it opened; the client reconnects with a fresh snapshot. */
   @IntSetting(10_000, 86_400_000)
   STREAM_MAX_LIFETIME_MS = 1_800_000;
 
-  /**
-   * A live stream whose client read nothing for this long (Node still holds bytes for it at each 15 s
-   * heartbeat and none drained meanwhile) is cut: a reader that stalled never holds its connection.
-   */
+  /** A live stream whose client took none of the bytes sent for this long is cut (a stalled reader). */
   @IntSetting(1000, 3_600_000)
   STREAM_IDLE_TIMEOUT_MS = 60_000;
 
