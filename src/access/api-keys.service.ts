@@ -32,6 +32,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
   private loading?: Promise<void>;
   private readOnce = false;
   private warnedOpen = false;
+  private readonly droppedListeners: Array<(names: string[]) => void> = [];
 
   constructor(
     private readonly store: ApiKeyStore,
@@ -87,6 +88,14 @@ export class ApiKeysService implements OnApplicationBootstrap {
     return false;
   }
 
+  /**
+   * Calls `listener` with the names of keys no longer accepted here: revoked on this instance (at once)
+   * or gone from the stored set at a refresh (revoked elsewhere). Live streams end with their key.
+   */
+  onKeysDropped(listener: (names: string[]) => void): void {
+    this.droppedListeners.push(listener);
+  }
+
   /** The key a secret belongs to. Digests are compared as map keys: timing tells nothing about the secret. */
   find(secret: string): KeyGrant | undefined {
     return this.grants.get(digestOf(secret));
@@ -123,14 +132,23 @@ export class ApiKeysService implements OnApplicationBootstrap {
   async delete(name: string): Promise<void> {
     if (name.startsWith('config:')) throw new InvalidInputError(M.configName());
     if (!(await this.store.delete(name))) throw new NotFoundError('API_KEY_NOT_FOUND', M.keyNotFound(name));
+    const before = new Map(this.grants);
     for (const [digest, grant] of this.grants) {
       if (grant.source === 'redis' && grant.name === name) this.grants.delete(digest);
     }
+    this.noteDropped(before);
   }
 
   private rebuild(stored: ConfiguredKey[]): void {
     const grants = new Map<string, KeyGrant>();
     for (const key of [...stored, ...this.fromConfig]) grants.set(key.digest, key.grant);
+    const before = this.grants;
     this.grants = grants;
+    this.noteDropped(before);
+  }
+
+  private noteDropped(before: Map<string, KeyGrant>): void {
+    const names = [...before].filter(([digest]) => !this.grants.has(digest)).map(([, grant]) => grant.name);
+    if (names.length > 0) for (const listener of this.droppedListeners) listener(names);
   }
 }

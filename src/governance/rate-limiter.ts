@@ -22,23 +22,24 @@ export class RateLimiter {
 
   constructor(readonly options: RateLimitOptions) {}
 
-  check(client: string, nowMs: number): RateDecision {
+  /** Counts `cost` requests at once (a live stream costs several reads) when the client's budget has them. */
+  check(client: string, nowMs: number, cost = 1): RateDecision {
     const wheels = this.wheelsOf(client);
     const lastSecond = wheels.burst.sum(nowMs, 10, true);
     const lastTen = wheels.sustained.sum(nowMs, SUSTAINED_SEC, true);
-    if (lastSecond >= this.options.burst) return { allowed: false, retryAfterSec: 1 };
+    if (lastSecond + cost > this.options.burst) return { allowed: false, retryAfterSec: 1 };
     const sustainedLimit = this.options.perSecond * SUSTAINED_SEC;
-    if (lastTen >= sustainedLimit) {
+    if (lastTen + cost > sustainedLimit) {
       return {
         allowed: false,
         retryAfterSec: Math.min(
           SUSTAINED_SEC,
-          Math.max(1, Math.ceil((lastTen - sustainedLimit + 1) / this.options.perSecond)),
+          Math.max(1, Math.ceil((lastTen - sustainedLimit + cost) / this.options.perSecond)),
         ),
       };
     }
-    wheels.burst.add(nowMs);
-    wheels.sustained.add(nowMs);
+    wheels.burst.add(nowMs, cost);
+    wheels.sustained.add(nowMs, cost);
     return { allowed: true };
   }
 
