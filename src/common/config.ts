@@ -15,6 +15,8 @@ import {
   validateSync,
 } from 'class-validator';
 
+export const ACCESS_MODES = ['auto', 'keyed'] as const;
+export type AccessMode = (typeof ACCESS_MODES)[number];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -149,7 +151,7 @@ export class AppConfig {
     validator: {
       validate: isApiKeyList,
       defaultMessage: () =>
-        'API_KEYS must be comma-separated <secret>[:<scopes>[:<prefixes>]] entries: a secret of 16-256 printable characters without comma, colon or space; scopes read, write, admin joined by +; prefixes joined by |',
+        'API_KEYS must be comma-separated <secret>[:<scopes>[:<prefixes>]] entries: a secret of 16-256 printable characters without comma, colon or space; scopes read, write, admin joined by +; prefixes joined by | (an admin key takes none)',
     },
   })
   API_KEYS = '';
@@ -157,6 +159,22 @@ export class AppConfig {
   /** Once any key exists, reads still need none (writes and admin routes do). */
   @BoolSetting()
   PUBLIC_READS = false;
+
+  /**
+   * `auto`: read and write routes need a key once any key exists, and stay closed once one existed
+   * (a marker in Redis and this process remember it). `keyed`: they always need one, whatever Redis
+   * holds: the setting for production, since nothing in Redis survives a FLUSHALL.
+   */
+  @IsIn(ACCESS_MODES)
+  ACCESS_MODE: AccessMode = 'auto';
+
+  /**
+   * Failed credential checks (an unknown API key, a wrong ADMIN_TOKEN) per second one client network
+   * may make in this instance, sustained over 10 s (twice as many within one second); beyond, 429
+   * RATE_LIMITED before any key is checked. 0 turns the limit off.
+   */
+  @IntSetting(0, 1_000_000)
+  AUTH_FAILURES_PER_SEC = 5;
 
   /** How often each instance reads the stored API keys again (a key made or revoked elsewhere counts within it). */
   @IntSetting(100, 3_600_000)
@@ -193,6 +211,18 @@ export class AppConfig {
 
   @IntSetting(1, 10_000_000)
   RATE_LIMIT_MAX_CLIENTS = 50_000;
+
+  /**
+   * A client without a key is its network, not its address, for rate limits and quotas: IPv4
+   * addresses sharing their first CLIENT_IPV4_PREFIX bits are one client (32: each address; loopback,
+   * 127.0.0.0/8, is always one client, one machine), IPv6 addresses their first CLIENT_IPV6_PREFIX
+   * bits (64: a subnet, what one customer gets).
+   */
+  @IntSetting(8, 32)
+  CLIENT_IPV4_PREFIX = 32;
+
+  @IntSetting(16, 128)
+  CLIENT_IPV6_PREFIX = 64;
 
   /**
    * Quotas on growth: the most new entries of each kind one client (a configured API key, else an

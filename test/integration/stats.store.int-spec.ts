@@ -317,9 +317,21 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       ]);
     });
 
+    it('lists only the current hour in the slowest list: the routes of a past hour are gone, and its key expires', async () => {
+      await stats.flush([batchOf('GET /old', H0, [50])]);
+      expect(await stats.slowest(10)).toEqual([{ context: 'GET /old', average: 50 }]);
+      const ttlSec = await redis.client.ttl(store.keys.slowest(ACCESS_TIME, H0));
+      expect(ttlSec).toBeGreaterThan(0);
+      expect(ttlSec).toBeLessThanOrEqual(2 * 3600);
+      clock.advanceMs(HOUR_MS);
+      expect(await stats.slowest(10)).toEqual([]);
+      await stats.flush([batchOf('GET /new', H0 + 3600, [0.2])]);
+      expect(await stats.slowest(10)).toEqual([{ context: 'GET /new', average: 0.2 }]);
+    });
+
     it('keeps only the 100 slowest contexts', async () => {
       await stats.flush(Array.from({ length: 105 }, (_, i) => batchOf(`GET /r${i}`, H0, [i + 1])));
-      expect(await redis.client.zcard(store.keys.slowest())).toBe(100);
+      expect(await redis.client.zcard(store.keys.slowest(ACCESS_TIME, H0))).toBe(100);
       const top = await stats.slowest(100);
       expect(top[0]).toEqual({ context: 'GET /r104', average: 105 });
       expect(top[99]).toEqual({ context: 'GET /r5', average: 6 });
