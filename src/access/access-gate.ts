@@ -135,7 +135,10 @@ export class AccessGate {
   private refuseFailingNetwork(request: FastifyRequest): void {
     const decision = this.failures?.peek(request.caller!.client, this.clock.nowMs());
     if (decision && !decision.allowed)
-      throw new RateLimitedError(M.authFailures(this.failures!.options.perSecond, decision.retryAfterSec), decision.retryAfterSec);
+      throw new RateLimitedError(
+        M.authFailures(this.failures!.options.perSecond, decision.retryAfterSec),
+        decision.retryAfterSec,
+      );
   }
 
   /** Counts a failed credential check of the request's network; answers the error to throw. */

@@ -22,9 +22,7 @@ export interface KeyGrant {
 
 /** Why a key may not make a request, or undefined when it may. */
 export type Refusal =
-  | { reason: 'scope'; scope: Scope }
-  | { reason: 'prefix'; prefixes: readonly string[] }
-  | { reason: 'prefixedAdmin' };
+  { reason: 'scope'; scope: Scope } | { reason: 'prefix'; prefixes: readonly string[] } | { reason: 'prefixedAdmin' };
 
 /** A configured key without scopes may read and write, as API_KEYS keys always could; admin is never implied. */
 export const DEFAULT_CONFIG_SCOPES: readonly Scope[] = ['read', 'write'];

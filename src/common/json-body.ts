@@ -25,7 +25,10 @@ export const JSON_LIMITS = {
 const LARGE_BODY_ROUTES = new Set(['/boards/:board/increments']);
 
 /** The bounds jsonShapeProblem checks (JSON_LIMITS by default). */
-export type JsonShapeLimits = Record<'maxDepth' | 'maxKeysPerObject' | 'maxElementsPerArray' | 'maxValuesPerBody', number>;
+export type JsonShapeLimits = Record<
+  'maxDepth' | 'maxKeysPerObject' | 'maxElementsPerArray' | 'maxValuesPerBody',
+  number
+>;
 
 /**
  * What is wrong with a JSON text's shape (nesting deeper than `maxDepth`, an object with more than
