@@ -247,12 +247,14 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
     it('merges a batch like recording each value, rolls over the same way, and updates the slowest list', async () => {
       await stats.flush([batchOf('GET /a', H0, [0.1, 0.2, 0.3]), batchOf('GET /b', H0, [1])]);
       await stats.flush([batchOf('GET /a', H0, [0.4])]);
-      for (const v of [0.1, 0.2, 0.3, 0.4]) await stats.record('direct', ACCESS_TIME, v);
+      // AccessTime is the service's own type: a client records the same values under another.
+      for (const v of [0.1, 0.2, 0.3, 0.4]) await stats.record('direct', 'Direct', v);
       const merged = await stats.read('GET /a', ACCESS_TIME);
-      const direct = await stats.read('direct', ACCESS_TIME);
-      expect({ ...merged, context: 'x' }).toEqual({
+      const direct = await stats.read('direct', 'Direct');
+      expect({ ...merged, context: 'x', type: 'x' }).toEqual({
         ...direct,
         context: 'x',
+        type: 'x',
         sum: merged.sum,
         sumsq: merged.sumsq,
         average: merged.average,
@@ -267,7 +269,7 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       expect(await redis.client.zrange(store.keys.index(), 0, -1)).toEqual([
         'GET /a\tAccessTime',
         'GET /b\tAccessTime',
-        'direct\tAccessTime',
+        'direct\tDirect',
       ]);
       // A batch of the previous hour flushed after another instance rolled over lands in the previous hour.
       clock.advanceMs(HOUR_MS);
