@@ -160,19 +160,11 @@ export class AppConfig {
   @BoolSetting()
   PUBLIC_READS = false;
 
-  /**
-   * `auto`: read and write routes need a key once any key exists, and stay closed once one existed
-   * (a marker in Redis and this process remember it). `keyed`: they always need one, whatever Redis
-   * holds: the setting for production, since nothing in Redis survives a FLUSHALL.
-   */
+  /** `auto`: keys needed once one exists or ever existed; `keyed`: always (production: survives a FLUSHALL). */
   @IsIn(ACCESS_MODES)
   ACCESS_MODE: AccessMode = 'auto';
 
-  /**
-   * Failed credential checks (an unknown API key, a wrong ADMIN_TOKEN) per second one client network
-   * may make in this instance, sustained over 10 s (twice as many within one second); beyond, 429
-   * RATE_LIMITED before any key is checked. 0 turns the limit off.
-   */
+  /** Unknown keys / wrong admin tokens per second per client network (10 s; 2x in 1 s), then 429; 0: off. */
   @IntSetting(0, 1_000_000)
   AUTH_FAILURES_PER_SEC = 5;
 
@@ -212,15 +204,11 @@ export class AppConfig {
   @IntSetting(1, 10_000_000)
   RATE_LIMIT_MAX_CLIENTS = 50_000;
 
-  /**
-   * A client without a key is its network, not its address, for rate limits and quotas: IPv4
-   * addresses sharing their first CLIENT_IPV4_PREFIX bits are one client (32: each address; loopback,
-   * 127.0.0.0/8, is always one client, one machine), IPv6 addresses their first CLIENT_IPV6_PREFIX
-   * bits (64: a subnet, what one customer gets).
-   */
+  /** Bits of an address naming its client (rate limits, quotas); loopback is always one client (/8). */
   @IntSetting(8, 32)
   CLIENT_IPV4_PREFIX = 32;
 
+  /** The same for IPv6: a /64 is what one customer gets. */
   @IntSetting(16, 128)
   CLIENT_IPV6_PREFIX = 64;
 
