@@ -218,7 +218,8 @@ export class StatsService {
       return error;
     }
     // A concurrent flush may have set a newer average meanwhile: that one is still to be saved.
-    for (const { key, average } of sent) if (this.unsavedSlowest.get(key)?.average === average) this.unsavedSlowest.delete(key);
+    for (const { key, average } of sent)
+      if (this.unsavedSlowest.get(key)?.average === average) this.unsavedSlowest.delete(key);
     return undefined;
   }
 
