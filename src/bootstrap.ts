@@ -5,10 +5,11 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { CommonModuleOptions } from './common/common.module';
+import { AccessGate } from './access/access-gate';
 import { AccessGuard } from './access/access.guard';
 import { AppConfig, trustProxyOf, validateConfig } from './common/config';
 import { httpServerOptions } from './common/http-edge';
-import { guardJsonBodies, JSON_LIMITS } from './common/json-body';
+import { guardJsonBodies, JSON_LIMITS, requireJsonWrites } from './common/json-body';
 import { openApiDocument } from './common/openapi';
 import { createRootLogger, echoRequestId, lazyChildLogger, PinoLoggerService, requestId } from './common/logging';
 import { securityHeaders } from './common/security-headers';
@@ -52,6 +53,9 @@ export async function createApp(options: AppOptions = {}): Promise<NestFastifyAp
   await securityHeaders(app, HTML_PAGES);
   echoRequestId(app.getHttpAdapter().getInstance());
   guardJsonBodies(app.getHttpAdapter().getInstance());
+  // Both before the body is read: a write that is not JSON, then a missing or unknown key.
+  requireJsonWrites(app.getHttpAdapter().getInstance());
+  app.get(AccessGate).register(app.getHttpAdapter().getInstance());
   prepareGracefulShutdown(app, app.getHttpAdapter().getInstance());
   app.useGlobalPipes(new AppValidationPipe());
   app.useGlobalGuards(app.get(AccessGuard));

@@ -15,6 +15,8 @@ import {
   validateSync,
 } from 'class-validator';
 
+export const ACCESS_MODES = ['auto', 'keyed'] as const;
+export type AccessMode = (typeof ACCESS_MODES)[number];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -168,7 +170,7 @@ export class AppConfig {
     validator: {
       validate: isApiKeyList,
       defaultMessage: () =>
-        'API_KEYS must be comma-separated <secret>[:<scopes>[:<prefixes>]] entries: a secret of 16-256 printable characters without comma, colon or space; scopes read, write, admin joined by +; prefixes joined by |',
+        'API_KEYS must be comma-separated <secret>[:<scopes>[:<prefixes>]] entries: a secret of 16-256 printable characters without comma, colon or space; scopes read, write, admin joined by +; prefixes joined by | (an admin key takes none)',
     },
   })
   API_KEYS = '';
@@ -176,6 +178,14 @@ export class AppConfig {
   /** Once any key exists, reads still need none (writes and admin routes do). */
   @BoolSetting()
   PUBLIC_READS = false;
+
+  /** `auto`: keys needed once one exists or ever existed; `keyed`: always (production: survives a FLUSHALL). */
+  @IsIn(ACCESS_MODES)
+  ACCESS_MODE: AccessMode = 'auto';
+
+  /** Unknown keys / wrong admin tokens per second per client network (10 s; 2x in 1 s), then 429; 0: off. */
+  @IntSetting(0, 1_000_000)
+  AUTH_FAILURES_PER_SEC = 5;
 
   /** How often each instance reads the stored API keys again (a key made or revoked elsewhere counts within it). */
   @IntSetting(100, 3_600_000)
@@ -212,6 +222,14 @@ export class AppConfig {
 
   @IntSetting(1, 10_000_000)
   RATE_LIMIT_MAX_CLIENTS = 50_000;
+
+  /** Bits of an address naming its client (rate limits, quotas); loopback is always one client (/8). */
+  @IntSetting(8, 32)
+  CLIENT_IPV4_PREFIX = 32;
+
+  /** The same for IPv6: a /64 is what one customer gets. */
+  @IntSetting(16, 128)
+  CLIENT_IPV6_PREFIX = 64;
 
   /**
    * Quotas on growth: the most new entries of each kind one client (a configured API key, else an
