@@ -38,6 +38,8 @@ export interface FunctionLibrary {
   /** `<name>_v<version>`, e.g. tb_ranking_v3: what FUNCTION LOAD registers and FUNCTION LIST shows. */
   readonly name: string;
   readonly source: string;
+  /** Absolute paths of its Lua modules, ARGS_MODULE first. */
+  readonly modules: readonly string[];
   /** The module line behind a line of `source` (1-based, as Redis' `user_function:<line>` counts). */
   locate(line: number): SourceLine | undefined;
 }
@@ -86,7 +88,8 @@ export function defineLibrary<F extends Record<string, AnyDefinition>>(
   }
   const name = `${spec.name}_v${spec.version}`;
   const parts = assemble(name, spec);
-  const library: FunctionLibrary = { name, source: parts.source, locate: parts.locate };
+  const modules = [ARGS_MODULE, ...spec.modules];
+  const library: FunctionLibrary = { name, source: parts.source, modules, locate: parts.locate };
   const functions = Object.fromEntries(
     Object.entries(spec.functions).map(([key, definition]) => [
       key,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import Redis from 'ioredis';
 import { validateConfig } from '../../src/common/config';
 import { callFunction, loadLibraries } from '../../src/redis/functions';
@@ -86,10 +87,12 @@ describe('Redis Functions on a single node', () => {
   });
 
   it("points a Redis error's line at the module line it came from", async () => {
-    const error: Error = await callFunction(client, fn.fail, undefined).catch((e: Error) => e);
+    const error = await callFunction(client, fn.fail, undefined).then(
+      () => new Error('no error'),
+      (e: Error) => e,
+    );
     expect(error.message).toMatch(/user_function:\d+ \(calls\.lua:\d+\)/);
     const line = Number(/calls\.lua:(\d+)/.exec(error.message)?.[1]);
-    const { readFileSync } = await import('node:fs');
     const source = readFileSync(`${__dirname}/../support/functions/calls.lua`, 'utf8').split('\n');
     expect(source[line - 1]).toContain('nothing.field');
   });
