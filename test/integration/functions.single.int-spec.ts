@@ -35,7 +35,7 @@ describe('Redis Functions on a single node', () => {
     const functions = new Map((listed[0][5] as unknown[][]).map((f) => [f[1] as string, f[5] as string[]]));
     expect(functions.get('tb_fntest_v1_header_echo')).toEqual(['no-writes']);
     expect(functions.get('tb_fntest_v1_add')).toEqual([]);
-    expect(functions.size).toBe(8);
+    expect(functions.size).toBe(9);
   });
 
   it('answers an unknown function with "ERR Function not found" (what the reload keys on)', async () => {
@@ -74,6 +74,9 @@ describe('Redis Functions on a single node', () => {
     );
     await expect(client.fcall_ro(fn.headerEcho.redisName, 0, 'v', 'soon', 2, 0)).rejects.toThrow(
       /TB_BAD_ARGS now \(args\[2\]\) is not a number: soon/,
+    );
+    await expect(client.fcall_ro(fn.headerEcho.redisName, 0, 'v', 1, 2, 1, 3600, 'x', 0)).rejects.toThrow(
+      /TB_BAD_ARGS window interval \(args\[6\]\) is not a number: x/,
     );
     await expect(client.fcall_ro(fn.recordsEcho.redisName, 0, 'v', 1, 2, 0, 2, 'a', 1)).rejects.toThrow(
       /TB_BAD_ARGS 2 records of 3 fields need 6 args from 6/,

@@ -29,6 +29,13 @@ export function testLibrary(version = 1) {
     modules: [join(dir, 'shared.lua'), join(dir, 'calls.lua')],
     records: { request: REQUEST_FIELDS },
     functions: {
+      nothing: typedFunction({
+        handler: 'nothing',
+        flags: ['no-writes'],
+        numberOfKeys: 0,
+        build: () => ({ keys: [], args: [] }),
+        decode: (raw) => intReply('nothing', raw),
+      }),
       headerOnly: typedFunction({
         handler: 'header_only',
         flags: ['no-writes'],

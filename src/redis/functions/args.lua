@@ -27,26 +27,35 @@ end
 
 -- The common header as a named table, and the index of the first argument after it:
 --   { version, now_ms, now_sec, budget, windows = { { period_sec, interval_sec, created_ms }, ... } }
+-- It runs on every call, so the common path is plain tonumber calls (a local: a library's top level
+-- cannot read globals at load time, so it is taken per call) and number_at only names a bad argument.
 local function read_header(args)
-  local window_count = number_at(args, 4, 'window count')
+  local tonumber = tonumber
+  local window_count, now_ms, budget = tonumber(args[4]), tonumber(args[2]), tonumber(args[3])
+  if not (window_count and now_ms and budget) then
+    number_at(args, 4, 'window count')
+    number_at(args, 2, 'now')
+    number_at(args, 3, 'budget')
+  end
   if #args < 4 + 3 * window_count then
     bad_args('header names ' .. window_count .. ' windows but has ' .. #args .. ' args')
   end
-  local now_ms = number_at(args, 2, 'now')
   local windows = {}
   for w = 1, window_count do
     local at = 2 + 3 * w
-    windows[w] = {
-      period_sec = number_at(args, at, 'window period'),
-      interval_sec = number_at(args, at + 1, 'window interval'),
-      created_ms = number_at(args, at + 2, 'window creation time'),
-    }
+    local period, interval, created = tonumber(args[at]), tonumber(args[at + 1]), tonumber(args[at + 2])
+    if not (period and interval and created) then
+      number_at(args, at, 'window period')
+      number_at(args, at + 1, 'window interval')
+      number_at(args, at + 2, 'window creation time')
+    end
+    windows[w] = { period_sec = period, interval_sec = interval, created_ms = created }
   end
   return {
     version = args[1],
     now_ms = now_ms,
     now_sec = math.floor(now_ms / 1000),
-    budget = number_at(args, 3, 'budget'),
+    budget = budget,
     windows = windows,
   }, 5 + 3 * window_count
 end

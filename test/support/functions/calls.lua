@@ -1,5 +1,10 @@
 -- calls: the registered functions of the test library (one `local function` per handler).
 
+-- Answers 0 and reads nothing: the floor of a call (bench/functions.ts).
+local function nothing(keys, args)
+  return 0
+end
+
 -- Parses the header and answers nothing: the fixed cost of a call (bench/functions.ts).
 local function header_only(keys, args)
   read_header(args)
