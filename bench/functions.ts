@@ -1,5 +1,5 @@
 /**
- * Fixed cost of a call inside Redis (`npx ts-node --transpile-only bench/functions.ts`, ~10 s): a
+ * Fixed cost of a call inside Redis (`npx ts-node --transpile-only bench/functions.ts`, 10-20 s): a
  * call that does nothing but parse the common header (read_header of src/redis/functions/args.lua,
  * three windows) and answer 0, sent four ways to a private redis-server:
  *   - EVALSHA of today's kind of script: the ranking write libraries (keys, idem, views, window,
@@ -22,8 +22,8 @@ import { stopChild } from '../test/support/processes';
 import { testLibrary } from '../test/support/functions';
 import { startRedisServer } from './process-stats';
 
-const CALLS = Number(process.env.BENCH_FN_CALLS ?? 10_000);
-const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 7);
+const CALLS = Number(process.env.BENCH_FN_CALLS ?? 8_000);
+const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 5);
 const PIPELINE = 500;
 
 const rankingDir = join(__dirname, '..', 'src', 'ranking', 'scripts');

@@ -55,6 +55,13 @@ describe('Redis Functions on a single node', () => {
       ],
     });
     expect(await callFunction(client, fn.headerEcho, { ...header, windows: [] })).toMatchObject({ windows: [] });
+    // Windows are cached per version and compared with the raw arguments: any change is seen.
+    const changed = { ...header, windows: [header.windows[0], { ...header.windows[1], createdAtMs: 3_000 }] };
+    expect((await callFunction(client, fn.headerEcho, changed)).windows[1]).toEqual([604_800, 86_400, 3_000]);
+    expect((await callFunction(client, fn.headerEcho, header)).windows[1]).toEqual([604_800, 86_400, 2_000]);
+    const other = { ...header, version: 'v2', windows: [header.windows[1]] };
+    expect((await callFunction(client, fn.headerEcho, other)).windows).toEqual([[604_800, 86_400, 2_000]]);
+    expect((await callFunction(client, fn.headerEcho, header)).windows).toHaveLength(2);
   });
 
   it('reads per-request records by field name, in the order the library declared', async () => {

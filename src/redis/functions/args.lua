@@ -25,10 +25,59 @@ local function number_at(args, index, what)
   return value
 end
 
+-- Parsed windows by config version: a board's calls send the same window arguments call after call,
+-- and a library's top-level locals live from call to call (until the next load on that node), so
+-- they are parsed once and, after that, only compared with the raw arguments they came from (Lua
+-- interns strings: one pointer comparison each), which costs far less than tonumber and three tables
+-- per window. Correct whatever the versions are: any difference re-parses. Bounded: emptied when it
+-- holds WINDOW_CACHE_MAX versions. The windows tables are shared by every call that hits: read-only.
+local WINDOW_CACHE_MAX = 256
+local window_cache = {}
+local window_cache_size = 0
+
+local function parse_windows(args, window_count)
+  local tonumber = tonumber
+  local windows, raw = {}, {}
+  for w = 1, window_count do
+    local at = 2 + 3 * w
+    local period, interval, created = tonumber(args[at]), tonumber(args[at + 1]), tonumber(args[at + 2])
+    if not (period and interval and created) then
+      number_at(args, at, 'window period')
+      number_at(args, at + 1, 'window interval')
+      number_at(args, at + 2, 'window creation time')
+    end
+    windows[w] = { period_sec = period, interval_sec = interval, created_ms = created }
+    raw[3 * w - 2], raw[3 * w - 1], raw[3 * w] = args[at], args[at + 1], args[at + 2]
+  end
+  return windows, raw
+end
+
+local function cached_windows(args, window_count)
+  local version = args[1]
+  local cached = window_cache[version]
+  if cached and #cached.raw == 3 * window_count then
+    local raw = cached.raw
+    local same = true
+    for i = 1, #raw do
+      if raw[i] ~= args[4 + i] then
+        same = false
+        break
+      end
+    end
+    if same then return cached.windows end
+  end
+  local windows, raw = parse_windows(args, window_count)
+  if not cached then
+    if window_cache_size >= WINDOW_CACHE_MAX then window_cache, window_cache_size = {}, 0 end
+    window_cache_size = window_cache_size + 1
+  end
+  window_cache[version] = { raw = raw, windows = windows }
+  return windows
+end
+
 -- The common header as a named table, and the index of the first argument after it:
 --   { version, now_ms, now_sec, budget, windows = { { period_sec, interval_sec, created_ms }, ... } }
--- It runs on every call, so the common path is plain tonumber calls (a local: a library's top level
--- cannot read globals at load time, so it is taken per call) and number_at only names a bad argument.
+-- `windows` may be shared with other calls (cached_windows): never change it.
 local function read_header(args)
   local tonumber = tonumber
   local window_count, now_ms, budget = tonumber(args[4]), tonumber(args[2]), tonumber(args[3])
@@ -40,23 +89,12 @@ local function read_header(args)
   if #args < 4 + 3 * window_count then
     bad_args('header names ' .. window_count .. ' windows but has ' .. #args .. ' args')
   end
-  local windows = {}
-  for w = 1, window_count do
-    local at = 2 + 3 * w
-    local period, interval, created = tonumber(args[at]), tonumber(args[at + 1]), tonumber(args[at + 2])
-    if not (period and interval and created) then
-      number_at(args, at, 'window period')
-      number_at(args, at + 1, 'window interval')
-      number_at(args, at + 2, 'window creation time')
-    end
-    windows[w] = { period_sec = period, interval_sec = interval, created_ms = created }
-  end
   return {
     version = args[1],
     now_ms = now_ms,
     now_sec = math.floor(now_ms / 1000),
     budget = budget,
-    windows = windows,
+    windows = cached_windows(args, window_count),
   }, 5 + 3 * window_count
 end
 
