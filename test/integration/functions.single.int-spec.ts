@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import Redis from 'ioredis';
+import { HealthIndicatorService } from '@nestjs/terminus';
 import { validateConfig } from '../../src/common/config';
+import { RedisHealthIndicator } from '../../src/health/redis.health';
 import { callFunction, loadLibraries } from '../../src/redis/functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { FakeClock } from '../support/clock';
@@ -156,15 +158,21 @@ describe('Redis Functions on a single node', () => {
     }
   });
 
-  it('RedisService loads its libraries at init, is not ready before, and reloads after a flush', async () => {
+  it('RedisService loads its libraries at init, answers not ready before, and reloads after a flush', async () => {
     const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
     const service = new RedisService(config, new FakeClock(0));
     try {
       await server.client.function('FLUSH');
       service.defineFunctions([library]);
       expect(service.functionsState).toEqual({ loaded: false, reason: expect.stringMatching(/not loaded/) });
+      const health = new RedisHealthIndicator(service, new HealthIndicatorService());
+      await service.waitUntilReady(5000); // Redis answers PING: only the libraries are missing
+      expect(await health.isHealthy()).toEqual({
+        redis: { status: 'down', message: 'function library tb_fntest_v1 not loaded yet' },
+      });
       await service.onModuleInit();
       expect(service.functionsState).toEqual({ loaded: true });
+      expect(await health.isHealthy()).toEqual({ redis: { status: 'up' } });
       expect(await server.client.function('LIST')).toHaveLength(1);
       await server.client.function('FLUSH');
       expect(await service.callFunction(fn.add, { key: 'svc', amount: 3, header })).toBe(3);
