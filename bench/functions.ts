@@ -8,7 +8,13 @@
  *   - FCALL_RO of a function in a small library (the test library of test/support/functions);
  *   - FCALL_RO of the same function in a library that also holds those ~930 lines as shared code.
  * Each is measured as INFO commandstats usec_per_call after CONFIG RESETSTAT (time inside Redis, no
- * network), BENCH_FN_CALLS calls per round pipelined 500 at a time, median of BENCH_FN_ROUNDS rounds.
+ * network), BENCH_FN_CALLS calls per round pipelined 500 at a time, median of BENCH_FN_ROUNDS rounds,
+ * the variants interleaved; next to it the Redis main thread's CPU time per call (INFO cpu: reading
+ * and answering included, but not inflated when other processes take the CPU, as wall time is on a
+ * shared machine). Two floors (a script / a function answering 0) and read_header alone (parsed many
+ * times inside one call) split a call's cost into the mechanism's and the header's.
+ * A script re-runs its whole text on every call, so read_header's window cache (args.lua) only ever
+ * hits in a function, whose top level lives from call to call.
  */
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -22,9 +28,10 @@ import { stopChild } from '../test/support/processes';
 import { testLibrary } from '../test/support/functions';
 import { startRedisServer } from './process-stats';
 
-const CALLS = Number(process.env.BENCH_FN_CALLS ?? 8_000);
+const CALLS = Number(process.env.BENCH_FN_CALLS ?? 6_000);
 const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 5);
 const PIPELINE = 500;
+const LOOP = 50_000;
 
 const rankingDir = join(__dirname, '..', 'src', 'ranking', 'scripts');
 /** The libraries today's ranking write scripts carry (ranking.scripts.ts' writeLibrary). */
@@ -62,11 +69,21 @@ interface Variant {
   command: 'evalsha' | 'fcall_ro';
   send: (pipeline: Pipeline) => void;
   rounds: number[];
+  /** Redis main-thread CPU µs per call, reading and answering included (immune to time other processes take). */
+  cpu: number[];
+}
+
+/** CPU seconds the Redis main thread has used (user + system). */
+async function mainThreadCpu(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+  return field('used_cpu_user_main_thread') + field('used_cpu_sys_main_thread');
 }
 
 /** One round: CONFIG RESETSTAT, CALLS calls, the command's usec_per_call. */
-async function round(redis: Redis, variant: Variant): Promise<number> {
+async function round(redis: Redis, variant: Variant): Promise<[number, number]> {
   await redis.config('RESETSTAT');
+  const cpuBefore = await mainThreadCpu(redis);
   for (let sent = 0; sent < CALLS; sent += PIPELINE) {
     const pipeline = redis.pipeline();
     for (let i = 0; i < PIPELINE; i++) variant.send(pipeline);
@@ -74,7 +91,8 @@ async function round(redis: Redis, variant: Variant): Promise<number> {
     const failed = results.find(([error]) => error);
     if (failed) throw failed[0];
   }
-  return usecPerCall(redis, variant.command);
+  const cpuMicros = ((await mainThreadCpu(redis)) - cpuBefore) * 1e6;
+  return [await usecPerCall(redis, variant.command), cpuMicros / CALLS];
 }
 
 /**
@@ -84,8 +102,9 @@ async function round(redis: Redis, variant: Variant): Promise<number> {
 async function measure(redis: Redis, variants: Variant[]): Promise<void> {
   for (let r = 0; r <= ROUNDS; r++) {
     for (const variant of variants) {
-      const micros = await round(redis, variant);
+      const [micros, cpu] = await round(redis, variant);
       if (r > 0) variant.rounds.push(micros);
+      if (r > 0) variant.cpu.push(cpu);
     }
   }
 }
@@ -119,6 +138,7 @@ async function main(): Promise<void> {
       command,
       send,
       rounds: [],
+      cpu: [],
     });
     const nothingSha = (await redis.script('LOAD', 'return 0')) as string;
     const variants = [
@@ -138,6 +158,13 @@ async function main(): Promise<void> {
       ),
     ];
     await measure(redis, variants);
+    // read_header alone: LOOP parses inside one call, so the call's own cost is spread over them.
+    const loops: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      await redis.config('RESETSTAT');
+      await redis.fcall_ro(small.functions.headerLoop.redisName, 0, LOOP, ...args);
+      loops.push((await usecPerCall(redis, 'fcall_ro')) / LOOP);
+    }
 
     const cpu = execSync('lscpu | head -20', { encoding: 'utf8' });
     const model = /Model name:\s*(.+)/.exec(cpu)?.[1] ?? 'unknown CPU';
@@ -146,12 +173,16 @@ async function main(): Promise<void> {
     console.log(`## Redis Functions: fixed cost per call\n`);
     console.log(`${model}, ${cores} CPUs (shared); Node ${process.version}; Redis ${redisVersion}.`);
     console.log(`Header: version, now, budget, 3 windows (13 args). ${CALLS} calls x ${ROUNDS} rounds, pipelined.\n`);
-    console.log('| call | µs per call inside Redis, median of rounds | lowest round | highest round |');
-    console.log('| ---- | ---: | ---: | ---: |');
-    for (const { name, rounds } of variants) {
-      const figures = [median(rounds), Math.min(...rounds), Math.max(...rounds)].map((v) => v.toFixed(2));
+    console.log(
+      '| call | µs per call inside Redis (commandstats), median of rounds | lowest round | highest round | Redis main-thread CPU µs per call, median |',
+    );
+    console.log('| ---- | ---: | ---: | ---: | ---: |');
+    for (const { name, rounds, cpu } of variants) {
+      const figures = [median(rounds), Math.min(...rounds), Math.max(...rounds), median(cpu)].map((v) => v.toFixed(2));
       console.log(`| ${name} | ${figures.join(' | ')} |`);
     }
+    const loop = [median(loops), Math.min(...loops), Math.max(...loops)].map((v) => v.toFixed(2));
+    console.log(`| read_header alone (${LOOP} parses inside one FCALL_RO, per parse) | ${loop.join(' | ')} | |`);
     console.log(
       `\nFUNCTION LOAD of the ${prependedLines}-line library: ${bigLoadMs.toFixed(1)} ms (once per node and load).`,
     );

@@ -37,7 +37,7 @@ describe('Redis Functions on a single node', () => {
     const functions = new Map((listed[0][5] as unknown[][]).map((f) => [f[1] as string, f[5] as string[]]));
     expect(functions.get('tb_fntest_v1_header_echo')).toEqual(['no-writes']);
     expect(functions.get('tb_fntest_v1_add')).toEqual([]);
-    expect(functions.size).toBe(9);
+    expect(functions.size).toBe(10);
   });
 
   it('answers an unknown function with "ERR Function not found" (what the reload keys on)', async () => {

@@ -43,6 +43,16 @@ export function testLibrary(version = 1) {
         build: (header: CallHeader) => ({ keys: [], args: headerArgs(header) }),
         decode: (raw) => intReply('header_only', raw),
       }),
+      headerLoop: typedFunction({
+        handler: 'header_loop',
+        flags: ['no-writes'],
+        numberOfKeys: 0,
+        build: (call: { times: number; header: CallHeader }) => ({
+          keys: [],
+          args: [call.times, ...headerArgs(call.header)],
+        }),
+        decode: (raw) => intReply('header_loop', raw),
+      }),
       headerEcho: typedFunction({
         handler: 'header_echo',
         flags: ['no-writes'],

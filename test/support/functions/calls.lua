@@ -11,6 +11,15 @@ local function header_only(keys, args)
   return 0
 end
 
+-- Parses the header args[1] times over (after the count): the cost of read_header alone, without a
+-- call's own cost (bench/functions.ts divides by the count).
+local function header_loop(keys, args)
+  local count = tonumber(args[1])
+  local header_args = { unpack(args, 2) }
+  for _ = 1, count do read_header(header_args) end
+  return count
+end
+
 -- The header as read_header named it, flattened.
 local function header_echo(keys, args)
   return header_reply((read_header(args)))
