@@ -154,9 +154,12 @@ function luaRecordFields(records: Readonly<Record<string, readonly string[]>>): 
   return `{ ${entries.join(', ')} }`;
 }
 
-/** The error Redis answered, with `user_function:<line>` followed by the module line it points to. */
+/**
+ * The error Redis answered, with each library line it names (`user_function:<line>`, and a compile
+ * error's `at line <line>`) followed by the module line it points to.
+ */
 export function locateError(library: FunctionLibrary, message: string): string {
-  return message.replace(/user_function:(\d+)/g, (match, line: string) => {
+  return message.replace(/(user_function:|at line )(\d+)/g, (match, _: string, line: string) => {
     const origin = library.locate(Number(line));
     return origin ? `${match} (${origin.module}:${origin.line})` : match;
   });

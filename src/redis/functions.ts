@@ -34,9 +34,13 @@ export async function loadLibraries(client: FunctionClient, libraries: readonly 
       const pipeline = node.pipeline();
       for (const library of libraries) pipeline.function('LOAD', 'REPLACE', library.source);
       const results = (await pipeline.exec()) ?? [];
-      const failed = results.find(([error]) => error);
-      if (failed?.[0]) {
-        throw new Error(`FUNCTION LOAD on ${node.options.host}:${node.options.port}: ${failed[0].message}`);
+      const failed = results.findIndex(([error]) => error);
+      const error = results[failed]?.[0];
+      if (error) {
+        const message = locateError(libraries[failed], error.message);
+        throw new Error(
+          `FUNCTION LOAD of ${libraries[failed].name} on ${node.options.host}:${node.options.port}: ${message}`,
+        );
       }
     }),
   );
@@ -47,17 +51,20 @@ export async function loadLibraries(client: FunctionClient, libraries: readonly 
  * Reloads happening now, per client and library: every call that finds the function missing at the
  * same moment (a flush under load) waits for one reload instead of sending one each.
  */
-const reloading = new WeakMap<FunctionClient, Map<string, Promise<void>>>();
+const reloading = new WeakMap<FunctionClient, Map<string, Promise<string | undefined>>>();
 
-/** Loads `library` on every master, once however many calls ask at the same time; a failure is left to the retry to report. */
-export function reloadLibrary(client: FunctionClient, library: FunctionLibrary): Promise<void> {
+/**
+ * Loads `library` on every master, once however many calls ask at the same time. Never throws: it
+ * answers why the load failed (e.g. a master still down during a failover), for the retry's error.
+ */
+export function reloadLibrary(client: FunctionClient, library: FunctionLibrary): Promise<string | undefined> {
   let pending = reloading.get(client);
   if (!pending) reloading.set(client, (pending = new Map()));
   const running = pending.get(library.name);
   if (running) return running;
   const reload = loadLibraries(client, [library]).then(
     () => undefined,
-    () => undefined, // e.g. a master still down during a failover: the retried call says what is wrong
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
   );
   const done = reload.finally(() => pending.delete(library.name));
   pending.set(library.name, done);
@@ -93,11 +100,13 @@ export async function callFunction<In, Out>(
     reply = await send(client, fn, args);
   } catch (error) {
     if (!isFunctionMissing(error)) throw located(fn.library, error);
-    await reloadLibrary(client, fn.library);
+    const reloadFailure = await reloadLibrary(client, fn.library);
     try {
       reply = await send(client, fn, args);
     } catch (retryError) {
-      throw located(fn.library, retryError);
+      const error = located(fn.library, retryError);
+      if (reloadFailure && error instanceof Error) error.message += ` (reload failed: ${reloadFailure})`;
+      throw error;
     }
   }
   return fn.decode(reply, input);

@@ -1,6 +1,9 @@
 import calculateSlot from 'cluster-key-slot';
 import Redis, { Cluster } from 'ioredis';
+import { validateConfig } from '../../src/common/config';
 import { callFunction, loadLibraries } from '../../src/redis/functions';
+import { RedisService } from '../../src/redis/redis.service';
+import { FakeClock } from '../support/clock';
 import { clusterClient, startRedisCluster } from '../support/cluster';
 import { testLibrary, twoWindowHeader } from '../support/functions';
 
@@ -61,6 +64,21 @@ describe('Redis Functions on a Cluster', () => {
     await stream(3);
     await expectTotals();
     expect(await callFunction(cluster, fn.headerEcho, header)).toMatchObject({ nowSec: 1_700_000_000 });
+  });
+
+  it('RedisService on a Cluster loads its libraries on every master at init', async () => {
+    await Promise.all(cluster.nodes('master').map((master) => master.function('FLUSH')));
+    const config = validateConfig({ REDIS_CLUSTER_NODES: server.nodes, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    const service = new RedisService(config, new FakeClock(0));
+    try {
+      service.defineFunctions([library]);
+      await service.onModuleInit();
+      expect(service.functionsState).toEqual({ loaded: true });
+      for (const address of server.nodes.split(',')) expect(await libraryNames(address)).toEqual(['tb_fntest_v1']);
+      expect(await service.callFunction(fn.headerEcho, header)).toMatchObject({ budget: 64 });
+    } finally {
+      await service.onApplicationShutdown();
+    }
   });
 
   it('keeps calls succeeding when one master loses its functions under a stream of calls', async () => {

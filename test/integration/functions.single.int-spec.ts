@@ -1,8 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Redis from 'ioredis';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { validateConfig } from '../../src/common/config';
 import { RedisHealthIndicator } from '../../src/health/redis.health';
+import { defineLibrary } from '../../src/redis/function-library';
 import { callFunction, loadLibraries } from '../../src/redis/functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { FakeClock } from '../support/clock';
@@ -137,6 +140,21 @@ describe('Redis Functions on a single node', () => {
         /cmdstat_fcall:calls=\d+,usec=\d+,usec_per_call=[\d.]+,rejected_calls=\d+,failed_calls=(\d+)/.exec(stats)?.[1],
       ),
     ).toBeGreaterThan(0);
+  });
+
+  it('names why a reload failed when the retried call still finds no function', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tb-broken-'));
+    const broken = join(dir, 'broken.lua');
+    writeFileSync(broken, 'local function get(keys, args)\n  return redis.call(\n');
+    const { functions } = defineLibrary({
+      name: 'tb_broken',
+      version: 1,
+      modules: [broken],
+      functions: { get: fn.get },
+    });
+    await expect(callFunction(client, functions.get, 'k')).rejects.toThrow(
+      /^ERR Function not found \(reload failed: FUNCTION LOAD of tb_broken_v1 on 127\.0\.0\.1:\d+: ERR Error compiling function: user_function:\d+: '\)' expected \(to close '\(' at line \d+ \(broken\.lua:2\)\)/,
+    );
   });
 
   it('lets two loaders race, and two versions of a library live side by side', async () => {
