@@ -15,6 +15,7 @@ export class FunctionLibraries {
   private state: LibrariesState = { loaded: false, reason: 'function libraries not loaded yet' };
   /** Loads run one after another: a second one starts after the first (a library may have been added meanwhile). */
   private queue: Promise<unknown> = Promise.resolve();
+  private lastStartMs = -Infinity;
 
   constructor(private readonly client: FunctionClient) {}
 
@@ -39,8 +40,20 @@ export class FunctionLibraries {
     return this.libraries.size === 0 ? { loaded: true } : this.state;
   }
 
+  /**
+   * Loads the libraries unless they are loaded or a load started less than `minIntervalMs` ago: what
+   * readiness calls, so a load that failed (a master unreachable at start-up) is tried again while
+   * the process is not ready, and a flood of probes sends no flood of FUNCTION LOADs.
+   */
+  async loadIfMissing(minIntervalMs: number): Promise<LibrariesState> {
+    if (this.status.loaded) return this.status;
+    if (performance.now() - this.lastStartMs < minIntervalMs) return this.status;
+    return this.load();
+  }
+
   /** Loads every library on every master; never throws (the state says what failed). */
   load(): Promise<LibrariesState> {
+    this.lastStartMs = performance.now();
     const next = this.queue.then(() => this.loadNow());
     this.queue = next;
     return next;

@@ -125,6 +125,11 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     return this.libraries.status;
   }
 
+  /** For readiness: the libraries' state, after loading them again (at most once a second) if they are not loaded. */
+  ensureFunctions(minIntervalMs = 1000): Promise<LibrariesState> {
+    return this.libraries.loadIfMissing(minIntervalMs);
+  }
+
   /** Runs a function of a defined library: build, FCALL / FCALL_RO (reloading its library once if missing), decode. */
   callFunction<In, Out>(fn: LibraryFunction<In, Out>, input: In): Promise<Out> {
     return this.timed(callFunction(this.client, fn, input), fn.redisName);

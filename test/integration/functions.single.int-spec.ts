@@ -176,24 +176,39 @@ describe('Redis Functions on a single node', () => {
     }
   });
 
-  it('RedisService loads its libraries at init, answers not ready before, and reloads after a flush', async () => {
+  it('RedisService loads its libraries at init, and reloads after a flush', async () => {
     const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
     const service = new RedisService(config, new FakeClock(0));
     try {
       await server.client.function('FLUSH');
       service.defineFunctions([library]);
       expect(service.functionsState).toEqual({ loaded: false, reason: expect.stringMatching(/not loaded/) });
-      const health = new RedisHealthIndicator(service, new HealthIndicatorService());
-      await service.waitUntilReady(5000); // Redis answers PING: only the libraries are missing
-      expect(await health.isHealthy()).toEqual({
-        redis: { status: 'down', message: 'function library tb_fntest_v1 not loaded yet' },
-      });
       await service.onModuleInit();
       expect(service.functionsState).toEqual({ loaded: true });
-      expect(await health.isHealthy()).toEqual({ redis: { status: 'up' } });
       expect(await server.client.function('LIST')).toHaveLength(1);
       await server.client.function('FLUSH');
       expect(await service.callFunction(fn.add, { key: 'svc', amount: 3, header })).toBe(3);
+    } finally {
+      await service.onApplicationShutdown();
+    }
+  });
+
+  it('answers not ready while its libraries cannot be loaded, and ready once a later try loads them', async () => {
+    // Another library holding one of our function names: FUNCTION LOAD of ours fails until it goes.
+    await server.client.function('FLUSH');
+    const squatter = `#!lua name=squatter\nredis.register_function('${fn.add.redisName}', function() return 0 end)`;
+    await server.client.function('LOAD', squatter);
+    const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    const service = new RedisService(config, new FakeClock(0));
+    const health = new RedisHealthIndicator(service, new HealthIndicatorService());
+    try {
+      service.defineFunctions([library]);
+      await service.onModuleInit();
+      const down = { status: 'down', message: expect.stringMatching(/Function tb_fntest_v1_add already exists/) };
+      expect(await health.isHealthy()).toEqual({ redis: down });
+      await server.client.function('DELETE', 'squatter');
+      expect(await service.ensureFunctions(0)).toEqual({ loaded: true }); // readiness' retry, not throttled
+      expect(await health.isHealthy()).toEqual({ redis: { status: 'up' } });
     } finally {
       await service.onApplicationShutdown();
     }
