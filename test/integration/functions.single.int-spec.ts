@@ -122,9 +122,12 @@ describe('Redis Functions on a single node', () => {
   it('keeps calls succeeding when the library is flushed under a stream of calls: reloaded, retried once', async () => {
     // Each batch of 20 calls is in flight on one connection when a FUNCTION FLUSH arrives on another:
     // the calls Redis runs after it find the function missing. A retry can itself fail only if
-    // another flush lands between the reload and the retry; here the next flush waits for the batch.
+    // another flush lands between the reload and the retry (retried once, not more): so one flush per
+    // batch, and a batch starts with a call of its own, which reloads the library if the last flush
+    // came after every call of the previous batch (else the next batch's reload could precede its flush).
     let expected = 0;
     for (let batch = 0; batch < 20; batch++) {
+      await callFunction(client, fn.get, 'sum');
       const calls: Array<Promise<number>> = [];
       for (let i = 1; i <= 20; i++) {
         expected += i;
@@ -212,5 +215,31 @@ describe('Redis Functions on a single node', () => {
     } finally {
       await service.onApplicationShutdown();
     }
+  });
+});
+
+// What a function's flags mean on a full Redis (maxmemory, noeviction), unlike a script without flags
+// (EVAL's compatibility mode refuses only a command that may grow memory, and only before the first
+// write): a function without flags is refused whole, even one that only reads or deletes.
+describe('function flags on a full Redis', () => {
+  let server: Awaited<ReturnType<typeof startPrivateRedis>>;
+  const { library, functions: fn } = testLibrary();
+  const header = twoWindowHeader(0);
+
+  beforeAll(async () => {
+    server = await startPrivateRedis(['--maxmemory-policy', 'noeviction']);
+    await loadLibraries(server.client, [library]);
+    await server.client.set('k', '5');
+    await server.client.config('SET', 'maxmemory', '1'); // every byte in use is over the limit
+  });
+  afterAll(() => server.stop());
+
+  it('answers a no-writes function, refuses one without flags whole (OOM)', async () => {
+    expect(await callFunction(server.client, fn.get, 'k')).toBe(5);
+    await expect(callFunction(server.client, fn.add, { key: 'k', amount: 1, header })).rejects.toThrow(
+      /^OOM command not allowed when used memory > 'maxmemory'/,
+    );
+    // count_calls touches no key at all: refused all the same, for want of a flag.
+    await expect(callFunction(server.client, fn.countCalls, undefined)).rejects.toThrow(/^OOM command not allowed/);
   });
 });
