@@ -109,83 +109,86 @@ async function measure(redis: Redis, variants: Variant[]): Promise<void> {
   }
 }
 
+/** Loads the scripts and libraries on `redis` and answers the variants to measure, in table order. */
+async function prepare(redis: Redis): Promise<{ variants: Variant[]; lines: number; loadMs: number }> {
+  const body = `${readFileSync(ARGS_MODULE, 'utf8')}\nread_header(ARGV)\nreturn 0\n`;
+  const prependedText = PREPENDED.map((file) => readFileSync(file, 'utf8')).join('\n');
+  const lines = prependedText.split('\n').length;
+  const bareSha = (await redis.script('LOAD', body)) as string;
+  const prependedSha = (await redis.script('LOAD', `${prependedText}\n${body}`)) as string;
+  const nothingSha = (await redis.script('LOAD', 'return 0')) as string;
+  const small = testLibrary();
+  const big = defineLibrary({
+    name: 'tb_fnbench_big',
+    version: 1,
+    modules: [...PREPENDED, join(__dirname, '..', 'test', 'support', 'functions', 'calls.lua')],
+    functions: { headerOnly: small.functions.headerOnly },
+  });
+  const loadStarted = performance.now();
+  await loadLibraries(redis, [big.library]);
+  const loadMs = performance.now() - loadStarted;
+  await loadLibraries(redis, [small.library]);
+  const variant = (name: string, command: Variant['command'], send: Variant['send']): Variant => ({
+    ...{ name, command, send },
+    ...{ rounds: [], cpu: [] },
+  });
+  const fcall = (fn: { redisName: string }) => (p: Pipeline) => p.fcall_ro(fn.redisName, 0, ...args);
+  const variants = [
+    variant(`EVALSHA, ${lines} lines of ranking libraries prepended (today)`, 'evalsha', (p) =>
+      p.evalsha(prependedSha, 0, ...args),
+    ),
+    variant('EVALSHA, header parse only (nothing prepended)', 'evalsha', (p) => p.evalsha(bareSha, 0, ...args)),
+    variant('FCALL_RO, header parse, small library', 'fcall_ro', fcall(small.functions.headerOnly)),
+    variant(
+      `FCALL_RO, header parse, library holding the same ${lines} lines`,
+      'fcall_ro',
+      fcall(big.functions.headerOnly),
+    ),
+    variant('floor: EVALSHA of `return 0`, same 13 args', 'evalsha', (p) => p.evalsha(nothingSha, 0, ...args)),
+    variant('floor: FCALL_RO of a function answering 0, same 13 args', 'fcall_ro', fcall(small.functions.nothing)),
+  ];
+  return { variants, lines, loadMs };
+}
+
+/** read_header alone: LOOP parses inside one call, so the call's own cost is spread over them (µs per parse). */
+async function headerAlone(redis: Redis): Promise<number[]> {
+  const loops: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    await redis.config('RESETSTAT');
+    await redis.fcall_ro(testLibrary().functions.headerLoop.redisName, 0, LOOP, ...args);
+    loops.push((await usecPerCall(redis, 'fcall_ro')) / LOOP);
+  }
+  return loops;
+}
+
+async function report(redis: Redis, variants: Variant[], loops: number[]): Promise<void> {
+  const cpu = execSync('lscpu | head -20', { encoding: 'utf8' });
+  const model = /Model name:\s*(.+)/.exec(cpu)?.[1] ?? 'unknown CPU';
+  const cores = /^CPU\(s\):\s*(\d+)/m.exec(cpu)?.[1] ?? '?';
+  const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
+  console.log(`## Redis Functions: fixed cost per call\n`);
+  console.log(`${model}, ${cores} CPUs (shared); Node ${process.version}; Redis ${redisVersion}.`);
+  console.log(`Header: version, now, budget, 3 windows (13 args). ${CALLS} calls x ${ROUNDS} rounds, pipelined.\n`);
+  console.log(
+    '| call | µs per call inside Redis (commandstats), median of rounds | lowest round | highest round | Redis main-thread CPU µs per call, median |',
+  );
+  console.log('| ---- | ---: | ---: | ---: | ---: |');
+  for (const { name, rounds, cpu } of variants) {
+    const figures = [median(rounds), Math.min(...rounds), Math.max(...rounds), median(cpu)].map((v) => v.toFixed(2));
+    console.log(`| ${name} | ${figures.join(' | ')} |`);
+  }
+  const loop = [median(loops), Math.min(...loops), Math.max(...loops)].map((v) => v.toFixed(2));
+  console.log(`| read_header alone (${LOOP} parses inside one FCALL_RO, per parse) | ${loop.join(' | ')} | |`);
+}
+
 async function main(): Promise<void> {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
   try {
-    const argsText = readFileSync(ARGS_MODULE, 'utf8');
-    const body = `${argsText}\nread_header(ARGV)\nreturn 0\n`;
-    const prependedText = PREPENDED.map((file) => readFileSync(file, 'utf8')).join('\n');
-    const prependedLines = prependedText.split('\n').length;
-    const withLibraries = `${prependedText}\n${body}`;
-    const bareSha = (await redis.script('LOAD', body)) as string;
-    const prependedSha = (await redis.script('LOAD', withLibraries)) as string;
-
-    const small = testLibrary();
-    const big = defineLibrary({
-      name: 'tb_fnbench_big',
-      version: 1,
-      modules: [...PREPENDED, join(__dirname, '..', 'test', 'support', 'functions', 'calls.lua')],
-      functions: { headerOnly: small.functions.headerOnly },
-    });
-    const loadStarted = performance.now();
-    await loadLibraries(redis, [big.library]);
-    const bigLoadMs = performance.now() - loadStarted;
-    await loadLibraries(redis, [small.library]);
-
-    const variant = (name: string, command: Variant['command'], send: Variant['send']): Variant => ({
-      name,
-      command,
-      send,
-      rounds: [],
-      cpu: [],
-    });
-    const nothingSha = (await redis.script('LOAD', 'return 0')) as string;
-    const variants = [
-      variant(`EVALSHA, ${prependedLines} lines of ranking libraries prepended (today)`, 'evalsha', (p) =>
-        p.evalsha(prependedSha, 0, ...args),
-      ),
-      variant('EVALSHA, header parse only (nothing prepended)', 'evalsha', (p) => p.evalsha(bareSha, 0, ...args)),
-      variant('FCALL_RO, header parse, small library', 'fcall_ro', (p) =>
-        p.fcall_ro(small.functions.headerOnly.redisName, 0, ...args),
-      ),
-      variant(`FCALL_RO, header parse, library holding the same ${prependedLines} lines`, 'fcall_ro', (p) =>
-        p.fcall_ro(big.functions.headerOnly.redisName, 0, ...args),
-      ),
-      variant('floor: EVALSHA of `return 0`, same 13 args', 'evalsha', (p) => p.evalsha(nothingSha, 0, ...args)),
-      variant('floor: FCALL_RO of a function answering 0, same 13 args', 'fcall_ro', (p) =>
-        p.fcall_ro(small.functions.nothing.redisName, 0, ...args),
-      ),
-    ];
+    const { variants, lines, loadMs } = await prepare(redis);
     await measure(redis, variants);
-    // read_header alone: LOOP parses inside one call, so the call's own cost is spread over them.
-    const loops: number[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      await redis.config('RESETSTAT');
-      await redis.fcall_ro(small.functions.headerLoop.redisName, 0, LOOP, ...args);
-      loops.push((await usecPerCall(redis, 'fcall_ro')) / LOOP);
-    }
-
-    const cpu = execSync('lscpu | head -20', { encoding: 'utf8' });
-    const model = /Model name:\s*(.+)/.exec(cpu)?.[1] ?? 'unknown CPU';
-    const cores = /^CPU\(s\):\s*(\d+)/m.exec(cpu)?.[1] ?? '?';
-    const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
-    console.log(`## Redis Functions: fixed cost per call\n`);
-    console.log(`${model}, ${cores} CPUs (shared); Node ${process.version}; Redis ${redisVersion}.`);
-    console.log(`Header: version, now, budget, 3 windows (13 args). ${CALLS} calls x ${ROUNDS} rounds, pipelined.\n`);
-    console.log(
-      '| call | µs per call inside Redis (commandstats), median of rounds | lowest round | highest round | Redis main-thread CPU µs per call, median |',
-    );
-    console.log('| ---- | ---: | ---: | ---: | ---: |');
-    for (const { name, rounds, cpu } of variants) {
-      const figures = [median(rounds), Math.min(...rounds), Math.max(...rounds), median(cpu)].map((v) => v.toFixed(2));
-      console.log(`| ${name} | ${figures.join(' | ')} |`);
-    }
-    const loop = [median(loops), Math.min(...loops), Math.max(...loops)].map((v) => v.toFixed(2));
-    console.log(`| read_header alone (${LOOP} parses inside one FCALL_RO, per parse) | ${loop.join(' | ')} | |`);
-    console.log(
-      `\nFUNCTION LOAD of the ${prependedLines}-line library: ${bigLoadMs.toFixed(1)} ms (once per node and load).`,
-    );
+    await report(redis, variants, await headerAlone(redis));
+    console.log(`\nFUNCTION LOAD of the ${lines}-line library: ${loadMs.toFixed(1)} ms (once per node and load).`);
   } finally {
     redis.disconnect();
     await stopChild(server.child);

@@ -123,25 +123,34 @@ function assemble(
     if (text.startsWith('#!')) throw new Error(`${path}: a module has no #! line (the library has one)`);
     add(text, basename(path));
   }
-  // Two definitions may share a handler (one Lua function, two decoders): it is registered once.
+  for (const registration of registrations(name, spec.functions, lines.join('\n'))) add(registration);
+  return { source: lines.join('\n') + '\n', locate: (line) => origins[line - 1] };
+}
+
+/**
+ * One `redis.register_function` line per handler. Two definitions may share a handler (one Lua
+ * function, two decoders): it is registered once, and must carry the same flags.
+ */
+function registrations(name: string, functions: Record<string, AnyDefinition>, modulesText: string): string[] {
   const registered = new Map<string, string>();
-  for (const definition of Object.values(spec.functions)) {
+  const lines: string[] = [];
+  for (const definition of Object.values(functions)) {
     if (!LUA_NAME.test(definition.handler)) throw new Error(`${name}: handler "${definition.handler}" is no Lua name`);
     const flags = (definition.flags ?? []).map((flag) => `'${flag}'`).join(', ');
     const seen = registered.get(definition.handler);
-    if (seen !== undefined && seen !== flags)
+    if (seen !== undefined && seen !== flags) {
       throw new Error(`${name}: ${definition.handler} declared with two flag sets`);
+    }
     if (seen !== undefined) continue;
     registered.set(definition.handler, flags);
-    const text = lines.join('\n');
-    if (!new RegExp(`^local function ${definition.handler}\\(`, 'm').test(text)) {
+    if (!new RegExp(`^local function ${definition.handler}\\(`, 'm').test(modulesText)) {
       throw new Error(`${name}: no module defines "local function ${definition.handler}(keys, args)"`);
     }
-    add(
+    lines.push(
       `redis.register_function{function_name = '${name}_${definition.handler}', callback = ${definition.handler}, flags = { ${flags} }}`,
     );
   }
-  return { source: lines.join('\n') + '\n', locate: (line) => origins[line - 1] };
+  return lines;
 }
 
 function luaRecordFields(records: Readonly<Record<string, readonly string[]>>): string {
