@@ -13,6 +13,7 @@ import { callScript, commandArgs, defineScript, Script, ScriptDefinition } from 
 import type { FunctionLibrary, LibraryFunction } from './function-library';
 import { FunctionLibraries, LibrariesState } from './function-loader';
 import { callFunction, queueFunction } from './functions';
+import { traceRedisCall } from '../tracing/tracing';
 
 export type RedisClient = Redis | Cluster;
 
@@ -132,7 +133,11 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
 
   /** Runs a function of a defined library: build, FCALL / FCALL_RO (reloading its library once if missing), decode. */
   callFunction<In, Out>(fn: LibraryFunction<In, Out>, input: In): Promise<Out> {
-    return this.timed(callFunction(this.client, fn, input), fn.redisName);
+    return traceRedisCall(
+      fn.redisName,
+      () => fn.build(input).keys[0],
+      () => this.timed(callFunction(this.client, fn, input), fn.redisName),
+    );
   }
 
   /** Queues a function call on a pipeline; decode its reply with `fn.decode` once the pipeline ran. */
@@ -142,7 +147,11 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
 
   /** Runs a registered script: its builder makes KEYS and ARGV, its decoder checks and reads the reply. */
   call<In, Out>(script: Script<In, Out>, input: In): Promise<Out> {
-    return this.timed(callScript(this.client, script, input), script.name);
+    return traceRedisCall(
+      script.name,
+      () => script.build(input).keys[0],
+      () => this.timed(callScript(this.client, script, input), script.name),
+    );
   }
 
   /** Told of every command that goes through `timed` (its duration and error): /metrics. */
