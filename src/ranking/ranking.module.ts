@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
-import { BoardCache } from './board-cache';
 import { RankingController } from './ranking.controller';
-import { RankingScheduler } from './ranking.scheduler';
-import { RankingService } from './ranking.service';
-import { RankingStore } from './ranking.store';
+import { RankingCoreModule } from './ranking-core.module';
 
+/** Ranking over HTTP: the core module and its routes. */
 @Module({
+  imports: [RankingCoreModule],
   controllers: [RankingController],
-  providers: [RankingStore, BoardCache, RankingService, RankingScheduler],
-  exports: [RankingService, RankingScheduler],
+  exports: [RankingCoreModule],
 })
 export class RankingModule {}

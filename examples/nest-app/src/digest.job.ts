@@ -1,0 +1,27 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Cron, CronExpression } from '@nestjs/schedule';
+import { CountersService } from '../../../src/counters/counters.service';
+import { RankingService } from '../../../src/ranking/ranking.service';
+
+/** A scheduled job of the app: every minute, counts a digest and remembers the leading post. */
+@Injectable()
+export class DigestJob implements OnApplicationBootstrap {
+  leader?: string;
+
+  constructor(
+    private readonly ranking: RankingService,
+    private readonly counters: CountersService,
+  ) {}
+
+  /** The board the app ranks posts on: an hour in 5-minute slots (an identical PUT changes nothing). */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.ranking.putBoard('posts', [{ name: 'hour', period: '1h', interval: '5m' }]);
+  }
+
+  @Cron(CronExpression.EVERY_MINUTE)
+  async digest(): Promise<void> {
+    const top = await this.ranking.top('posts', 'hour', 0, 1);
+    this.leader = top.items[0]?.item;
+    await this.counters.increment('digests', 1);
+  }
+}

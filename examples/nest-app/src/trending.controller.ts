@@ -1,0 +1,21 @@
+import { Controller, Get, Param, Post } from '@nestjs/common';
+import { RankingService } from '../../../src/ranking/ranking.service';
+
+/** The app's own routes, using trendboard's ranking in process: no HTTP hop, no client. */
+@Controller('posts')
+export class TrendingController {
+  constructor(private readonly ranking: RankingService) {}
+
+  @Post(':post/views')
+  async view(@Param('post') post: string): Promise<{ post: string; score: number; rank: number | null }> {
+    const { body } = await this.ranking.increment('posts', post, 1);
+    const hour = body.windows.hour;
+    return { post, score: hour.score, rank: hour.rank };
+  }
+
+  @Get('trending')
+  async trending(): Promise<Array<{ post: string; score: number }>> {
+    const top = await this.ranking.top('posts', 'hour', 0, 5);
+    return top.items.map((row) => ({ post: row.item, score: row.score }));
+  }
+}

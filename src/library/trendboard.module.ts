@@ -1,0 +1,97 @@
+import { DynamicModule, FactoryProvider, Global, Module, ModuleMetadata, Provider } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import { Clock, SystemClock } from '../common/clock';
+import { AppConfig, validateConfig } from '../common/config';
+import { AnsweredRequests } from '../common/answered-requests';
+import { JobRegistry } from '../common/jobs';
+import { GovernanceModule } from '../governance/governance.module';
+import { CountersCoreModule } from '../counters/counters-core.module';
+import { CountersModule } from '../counters/counters.module';
+import { RankingCoreModule } from '../ranking/ranking-core.module';
+import { RankingModule } from '../ranking/ranking.module';
+import { REDIS_CLIENT, RedisClient, RedisService } from '../redis/redis.service';
+import { StatsCoreModule } from '../stats/stats-core.module';
+import { StatsModule } from '../stats/stats.module';
+
+/** What an embedding Nest app gives TrendboardModule. */
+export interface TrendboardOptions {
+  /** Settings, by the service's variable names (README: docs/configuration.md), over the process environment. */
+  settings?: Record<string, string | undefined>;
+  /** A connection the app owns (single node or Cluster); absent: one made from REDIS_URL / REDIS_CLUSTER_NODES. */
+  redis?: RedisClient;
+  /** The time source (tests pass a fake one). */
+  clock?: Clock;
+}
+
+export interface TrendboardAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
+  inject?: FactoryProvider['inject'];
+  useFactory: (...args: never[]) => TrendboardOptions | Promise<TrendboardOptions>;
+}
+
+const OPTIONS = Symbol('trendboard options');
+type ModuleImports = NonNullable<ModuleMetadata['imports']>;
+
+/**
+ * Config, clock, Redis and the job registry for the features, from the options: what CommonModule and
+ * RedisModule give the standalone service, without its HTTP edge (no guards, filters or request log).
+ */
+@Global()
+@Module({})
+class TrendboardFoundationModule {
+  /** `imports`: what the options' factory injects from (forRootAsync). */
+  static register(options: Provider, imports: ModuleImports): DynamicModule {
+    return {
+      module: TrendboardFoundationModule,
+      imports,
+      providers: [
+        options,
+        {
+          provide: AppConfig,
+          inject: [OPTIONS],
+          useFactory: (o: TrendboardOptions) => validateConfig({ ...process.env, ...o.settings }),
+        },
+        { provide: Clock, inject: [OPTIONS], useFactory: (o: TrendboardOptions) => o.clock ?? new SystemClock() },
+        { provide: REDIS_CLIENT, inject: [OPTIONS], useFactory: (o: TrendboardOptions) => o.redis },
+        RedisService,
+        JobRegistry,
+        AnsweredRequests,
+      ],
+      exports: [AppConfig, Clock, RedisService, JobRegistry, AnsweredRequests],
+    };
+  }
+}
+
+/**
+ * trendboard in process, the way @nestjs/bullmq or @nestjs/throttler are used: `forRoot(options)` or
+ * `forRootAsync({ imports, inject, useFactory })`, exporting RankingService, CountersService and
+ * StatsService (with the expiry and cleaning jobs running) to the app's own providers, controllers
+ * and scheduled jobs. `http: true` also mounts the service's ranking, counters and stats routes; the
+ * standalone service is these modules plus its HTTP edge (AppModule).
+ */
+@Module({})
+export class TrendboardModule {
+  static forRoot(options: TrendboardOptions & { http?: boolean } = {}): DynamicModule {
+    return TrendboardModule.assemble({ provide: OPTIONS, useValue: options }, [], options.http ?? false);
+  }
+
+  static forRootAsync(options: TrendboardAsyncOptions & { http?: boolean }): DynamicModule {
+    const provider: FactoryProvider = {
+      provide: OPTIONS,
+      inject: options.inject ?? [],
+      useFactory: options.useFactory,
+    };
+    return TrendboardModule.assemble(provider, options.imports ?? [], options.http ?? false);
+  }
+
+  private static assemble(options: Provider, imports: ModuleImports, http: boolean): DynamicModule {
+    // The routes need the quotas' client budgets (GovernanceModule); access rules are the app's own guards.
+    const features = http
+      ? [GovernanceModule, RankingModule, CountersModule, StatsModule]
+      : [RankingCoreModule, CountersCoreModule, StatsCoreModule];
+    return {
+      module: TrendboardModule,
+      imports: [ScheduleModule.forRoot(), TrendboardFoundationModule.register(options, imports), ...features],
+      exports: features,
+    };
+  }
+}
