@@ -12,7 +12,7 @@ import { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
-import { RankingKeys } from '../src/ranking/ranking.keys';
+import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
 import { loadScriptSource } from '../src/redis/scripts';
 import { stopChild } from '../test/support/processes';

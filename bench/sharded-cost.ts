@@ -10,11 +10,11 @@ import Redis from 'ioredis';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
-import { BoardCache } from '../src/ranking/board-cache';
+import { BoardCache } from '../src/ranking/boards/board-cache';
 import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
 import { RankingService } from '../src/ranking/ranking.service';
 import { RankingStore } from '../src/ranking/ranking.store';
-import { shardOf } from '../src/ranking/shard-math';
+import { shardOf } from '../src/ranking/core/shard-math';
 import { RedisService } from '../src/redis/redis.service';
 import { throughput } from './load';
 

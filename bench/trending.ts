@@ -12,7 +12,7 @@
  */
 import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
-import { BoardCache } from '../src/ranking/board-cache';
+import { BoardCache } from '../src/ranking/boards/board-cache';
 import { RankingService } from '../src/ranking/ranking.service';
 import { RankingStore } from '../src/ranking/ranking.store';
 import { RedisService } from '../src/redis/redis.service';

@@ -10,13 +10,13 @@ import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
 import { CountersService } from '../src/counters/counters.service';
 import { CounterStore } from '../src/counters/counters.store';
-import { BoardCache } from '../src/ranking/board-cache';
+import { BoardCache } from '../src/ranking/boards/board-cache';
 import { RankingService } from '../src/ranking/ranking.service';
 import { RankingStore } from '../src/ranking/ranking.store';
 import { RedisService } from '../src/redis/redis.service';
 import { StatsService } from '../src/stats/stats.service';
 import { StatsStore } from '../src/stats/stats.store';
-import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../src/ranking/ranking.limits';
+import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../src/ranking/core/ranking.limits';
 import { seedHistory } from './abuse/history-seed';
 
 const ITEMS = Number(process.env.WORST_BENCH_ITEMS ?? 1_000_000);

@@ -6,7 +6,7 @@ import { DomainError, NotFoundError } from '../common/errors';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
 import { RankedRow } from '../ranking/ranking.store';
 import { RankingService } from '../ranking/ranking.service';
-import { slotStartSec } from '../ranking/window-math';
+import { slotStartSec } from '../ranking/core/window-math';
 import { RedisService } from '../redis/redis.service';
 import { IncidentLog } from './incident-log';
 import {

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { BoardCache } from './board-cache';
+import { BoardCache } from './boards/board-cache';
 import { RankingController } from './ranking.controller';
-import { RankingScheduler } from './ranking.scheduler';
+import { RankingScheduler } from './expiry/ranking.scheduler';
 import { RankingService } from './ranking.service';
 import { RankingStore } from './ranking.store';
 

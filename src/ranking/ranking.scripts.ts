@@ -20,11 +20,11 @@ import {
   typedScript,
   WRITE_LIBRARIES,
 } from '../redis/scripts';
-import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
-import type { BoardKeys, RankingKeys } from './ranking.keys';
-import type { ScoredItem } from './shard-math';
-import type { ViewConfig } from './trending-math';
-import type { WindowConfig, WindowSpec } from './window-math';
+import { PreparedBoard, ShardKeys, windowArgsOf } from './core/board';
+import type { BoardKeys, RankingKeys } from './core/ranking.keys';
+import type { ScoredItem } from './core/shard-math';
+import type { ViewConfig } from './core/trending-math';
+import type { WindowConfig, WindowSpec } from './core/window-math';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -208,16 +208,16 @@ export interface ViewReply {
   rows: ViewRow[];
 }
 
-const dir = join(__dirname, 'scripts');
-const snapshotLibrary = join(dir, 'snapshot_lib.lua');
-const viewsLibrary = join(dir, 'views_lib.lua');
-const windowLibrary = [KEYS_LIBRARY, viewsLibrary, join(dir, 'window_lib.lua'), snapshotLibrary];
+const lib = join(__dirname, 'core', 'lua');
+const snapshotLibrary = join(lib, 'snapshot_lib.lua');
+const viewsLibrary = join(lib, 'views_lib.lua');
+const windowLibrary = [KEYS_LIBRARY, viewsLibrary, join(lib, 'window_lib.lua'), snapshotLibrary];
 const writeLibrary = [
   ...WRITE_LIBRARIES,
   viewsLibrary,
-  join(dir, 'window_lib.lua'),
+  join(lib, 'window_lib.lua'),
   snapshotLibrary,
-  join(dir, 'board_write_lib.lua'),
+  join(lib, 'board_write_lib.lua'),
 ];
 
 /** Snapshot rows as stored: "\x1e<item>\x1f<score>" each, best first (snapshot_lib.lua). */
@@ -337,7 +337,7 @@ function listingRead<Call extends WindowCall>(
 ) {
   return typedScript({
     name,
-    file: join(dir, file),
+    file,
     libraries: windowLibrary,
     numberOfKeys: 3,
     build: (call: Call) => windowRead(call, extraArgs(call)),
@@ -361,7 +361,7 @@ export const RANKING_SCRIPTS = {
   /** One item increment (increment.lua with one request); a refusal of the request is thrown. */
   increment: typedScript({
     name: 'tbRankIncrement',
-    file: join(dir, 'increment.lua'),
+    file: join(__dirname, 'writes', 'scripts', 'increment.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
     build: (call: WriteCall & Omit<CoalescedIncrement, 'idem'>) =>
@@ -386,7 +386,7 @@ export const RANKING_SCRIPTS = {
   /** Item increments that arrived together for one shard (WRITE_COALESCE_MS), applied in order by one call. */
   increments: typedScript({
     name: 'tbRankIncrements',
-    file: join(dir, 'increment.lua'),
+    file: join(__dirname, 'writes', 'scripts', 'increment.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
     build: (call: BoardCall & { requests: CoalescedIncrement[] }) => incrementCall(call, call.requests),
@@ -399,7 +399,7 @@ export const RANKING_SCRIPTS = {
 
   incrementBatch: typedScript({
     name: 'tbRankIncrementBatch',
-    file: join(dir, 'increment_batch.lua'),
+    file: join(__dirname, 'writes', 'scripts', 'increment_batch.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
     build: (call: WriteCall & { entries: BatchEntry[]; newItems: number }) => ({
@@ -427,7 +427,7 @@ export const RANKING_SCRIPTS = {
 
   like: typedScript({
     name: 'tbRankLike',
-    file: join(dir, 'like.lua'),
+    file: join(__dirname, 'writes', 'scripts', 'like.lua'),
     libraries: writeLibrary,
     numberOfKeys: 'dynamic',
     build: (
@@ -463,7 +463,7 @@ export const RANKING_SCRIPTS = {
 
   expire: typedScript({
     name: 'tbRankExpire',
-    file: join(dir, 'expire.lua'),
+    file: join(__dirname, 'expiry', 'scripts', 'expire.lua'),
     libraries: windowLibrary,
     numberOfKeys: 'dynamic',
     build: (call: BoardCall) => ({ keys: call.shard.allKeys, args: boardArgs(call) }),
@@ -476,7 +476,7 @@ export const RANKING_SCRIPTS = {
 
   dueClaim: typedScript({
     name: 'tbRankDueClaim',
-    file: join(dir, 'due_claim.lua'),
+    file: join(__dirname, 'expiry', 'scripts', 'due_claim.lua'),
     numberOfKeys: 2,
     build: (call: { keys: RankingKeys; nowMs: number; leaseMs: number; most: number; dueByMs: number }) => ({
       keys: [call.keys.dueIndex(), call.keys.dueLeases()],
@@ -493,7 +493,7 @@ export const RANKING_SCRIPTS = {
 
   dueComplete: typedScript({
     name: 'tbRankDueComplete',
-    file: join(dir, 'due_complete.lua'),
+    file: join(__dirname, 'expiry', 'scripts', 'due_complete.lua'),
     numberOfKeys: 2,
     build: (call: { keys: RankingKeys; leaseEndMs: number; visited: Map<string, number | null> }) => ({
       keys: [call.keys.dueIndex(), call.keys.dueLeases()],
@@ -505,7 +505,7 @@ export const RANKING_SCRIPTS = {
 
   sweepTurn: typedScript({
     name: 'tbRankSweepTurn',
-    file: join(dir, 'sweep_turn.lua'),
+    file: join(__dirname, 'expiry', 'scripts', 'sweep_turn.lua'),
     numberOfKeys: 1,
     build: (call: { keys: RankingKeys; nowMs: number; intervalMs: number }) => ({
       keys: [call.keys.dueSweep()],
@@ -515,14 +515,15 @@ export const RANKING_SCRIPTS = {
     decode: (raw) => flagReply('tbRankSweepTurn', raw),
   }),
 
-  readTop: listingRead('tbRankReadTop', 'read_top.lua', (call: WindowCall & { offset: number; limit: number }) => [
-    call.offset,
-    call.limit,
-  ]),
+  readTop: listingRead(
+    'tbRankReadTop',
+    join(__dirname, 'reads', 'scripts', 'read_top.lua'),
+    (call: WindowCall & { offset: number; limit: number }) => [call.offset, call.limit],
+  ),
 
   readItem: typedScript({
     name: 'tbRankReadItem',
-    file: join(dir, 'read_item.lua'),
+    file: join(__dirname, 'reads', 'scripts', 'read_item.lua'),
     libraries: windowLibrary,
     numberOfKeys: 3,
     build: (call: WindowCall & { item: string }) => windowRead(call, [call.item]),
@@ -538,13 +539,13 @@ export const RANKING_SCRIPTS = {
 
   readAround: listingRead(
     'tbRankReadAround',
-    'read_around.lua',
+    join(__dirname, 'reads', 'scripts', 'read_around.lua'),
     (call: WindowCall & { item: string; radius: number }) => [call.item, call.radius],
   ),
 
   readNeighbours: typedScript({
     name: 'tbRankReadNeighbours',
-    file: join(dir, 'read_neighbours.lua'),
+    file: join(__dirname, 'reads', 'scripts', 'read_neighbours.lua'),
     libraries: windowLibrary,
     numberOfKeys: 3,
     build: (call: WindowCall & { item: string; score: number; radius: number }) =>
@@ -566,7 +567,7 @@ export const RANKING_SCRIPTS = {
 
   countAbove: typedScript({
     name: 'tbRankCountAbove',
-    file: join(dir, 'count_above.lua'),
+    file: join(__dirname, 'shards', 'scripts', 'count_above.lua'),
     libraries: windowLibrary,
     numberOfKeys: 'dynamic',
     build: (call: BoardCall & { windows: WindowConfig[]; scores: number[] }) => {
@@ -588,7 +589,7 @@ export const RANKING_SCRIPTS = {
 
   countAboveShards: typedScript({
     name: 'tbRankCountAboveShards',
-    file: join(dir, 'count_above_shards.lua'),
+    file: join(__dirname, 'shards', 'scripts', 'count_above_shards.lua'),
     libraries: windowLibrary,
     numberOfKeys: 1,
     build: (call: {
@@ -625,7 +626,7 @@ export const RANKING_SCRIPTS = {
 
   readView: typedScript({
     name: 'tbRankReadView',
-    file: join(dir, 'read_view.lua'),
+    file: join(__dirname, 'views', 'scripts', 'read_view.lua'),
     libraries: windowLibrary,
     numberOfKeys: 'dynamic',
     build: (call: ViewCall) => {
@@ -667,7 +668,7 @@ export const RANKING_SCRIPTS = {
 
   boardPut: typedScript({
     name: 'tbRankBoardPut',
-    file: join(dir, 'board_put.lua'),
+    file: join(__dirname, 'boards', 'scripts', 'board_put.lua'),
     libraries: windowLibrary,
     numberOfKeys: 1,
     build: (call: {
@@ -713,7 +714,7 @@ export const RANKING_SCRIPTS = {
 
   requestClaim: typedScript({
     name: 'tbRankRequestClaim',
-    file: join(dir, 'request_claim.lua'),
+    file: join(__dirname, 'writes', 'scripts', 'request_claim.lua'),
     libraries: WRITE_LIBRARIES,
     numberOfKeys: 1,
     build: (call: LedgerCall) => ({
@@ -731,7 +732,7 @@ export const RANKING_SCRIPTS = {
 
   requestComplete: typedScript({
     name: 'tbRankRequestComplete',
-    file: join(dir, 'request_complete.lua'),
+    file: join(__dirname, 'writes', 'scripts', 'request_complete.lua'),
     libraries: WRITE_LIBRARIES,
     numberOfKeys: 1,
     build: (call: LedgerCall & { body: string }) => ({
@@ -745,7 +746,7 @@ export const RANKING_SCRIPTS = {
 
   boardDelete: typedScript({
     name: 'tbRankBoardDelete',
-    file: join(dir, 'board_delete.lua'),
+    file: join(__dirname, 'boards', 'scripts', 'board_delete.lua'),
     libraries: writeLibrary,
     numberOfKeys: 2,
     build: (call: { keys: BoardKeys; nowMs: number; idemRetentionMs: number }) => ({
@@ -758,7 +759,7 @@ export const RANKING_SCRIPTS = {
 
   historyRead: typedScript({
     name: 'tbRankHistoryRead',
-    file: join(dir, 'history_read.lua'),
+    file: join(__dirname, 'history', 'scripts', 'history_read.lua'),
     libraries: windowLibrary,
     numberOfKeys: 3,
     build: (call: WindowCall & { atSec: number | undefined }) => windowRead(call, [call.atSec ?? '']),
@@ -773,7 +774,7 @@ export const RANKING_SCRIPTS = {
 
   historyItem: typedScript({
     name: 'tbRankHistoryItem',
-    file: join(dir, 'history_item.lua'),
+    file: join(__dirname, 'history', 'scripts', 'history_item.lua'),
     libraries: windowLibrary,
     numberOfKeys: 3,
     build: (call: WindowCall & { item: string; fromSec: number; toSec: number; mostSnapshots: number }) =>
@@ -796,7 +797,7 @@ export const RANKING_SCRIPTS = {
 
   historyCount: typedScript({
     name: 'tbRankHistoryCount',
-    file: join(dir, 'history_count.lua'),
+    file: join(__dirname, 'history', 'scripts', 'history_count.lua'),
     libraries: windowLibrary,
     numberOfKeys: 3,
     build: (call: WindowCall & { points: Array<{ atSec: number; score: number }> }) =>
@@ -813,7 +814,7 @@ export const RANKING_SCRIPTS = {
 
   shardSync: typedScript({
     name: 'tbRankShardSync',
-    file: join(dir, 'shard_sync.lua'),
+    file: join(__dirname, 'boards', 'scripts', 'shard_sync.lua'),
     libraries: windowLibrary,
     numberOfKeys: 1,
     build: (call: {

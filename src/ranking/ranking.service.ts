@@ -7,9 +7,9 @@ import { ConflictError, InvalidInputError, NotFoundError, WindowDrainingError } 
 import { ClientBudget, growthErrorOf, Reservation, reserveGrowth, UNLIMITED } from '../governance/growth-quotas';
 import { ONE_ANSWER, withAnswerBudget } from '../governance/answer-budget';
 import { CapRefusal, growthRefusalOf } from '../redis/refusals';
-import { BoardConfig, PreparedBoard } from './board';
-import { BoardCache, isRefusal } from './board-cache';
-import { RANKING_MESSAGES as M } from './ranking.messages';
+import { BoardConfig, PreparedBoard } from './core/board';
+import { BoardCache, isRefusal } from './boards/board-cache';
+import { RANKING_MESSAGES as M } from './core/ranking.messages';
 import {
   AtOutOfSpanError,
   BatchEntry,
@@ -23,8 +23,8 @@ import {
   WindowStanding,
 } from './ranking.store';
 import { MAX_FUTURE_SKEW_SEC } from '../common/limits';
-import { MAX_READ_DRAIN_CALLS, MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
-import { groupByShard } from './shard-math';
+import { MAX_READ_DRAIN_CALLS, MAX_SHARDED_DEPTH_ITEMS } from './core/ranking.limits';
+import { groupByShard } from './core/shard-math';
 import {
   decayedValue,
   resolveViews,
@@ -36,7 +36,7 @@ import {
   ViewMode,
   ViewView,
   viewViewOf,
-} from './trending-math';
+} from './core/trending-math';
 import {
   atProblem,
   eventTimeMs,
@@ -46,7 +46,7 @@ import {
   WindowInput,
   WindowSpec,
   windowSpan,
-} from './window-math';
+} from './core/window-math';
 
 /** A batch entry as the client sent it: `at` (absent: now) and `createdAt` (absent: none) in unix seconds. */
 export interface BatchInput {

@@ -3,10 +3,10 @@ import { AppConfig } from '../common/config';
 import { ConflictError, InvalidInputError } from '../common/errors';
 import { isRedisWrongNodeError } from '../common/redis-errors';
 import { RedisService } from '../redis/redis.service';
-import { BoardConfig, PreparedBoard, ShardKeys } from './board';
-import { RankingKeys } from './ranking.keys';
-import type { ViewConfig } from './trending-math';
-import { RANKING_MESSAGES as M } from './ranking.messages';
+import { BoardConfig, PreparedBoard, ShardKeys } from './core/board';
+import { RankingKeys } from './core/ranking.keys';
+import type { ViewConfig } from './core/trending-math';
+import { RANKING_MESSAGES as M } from './core/ranking.messages';
 import { Idempotent, IdemRequest } from '../redis/idempotency';
 import { growthRefusalOf } from '../redis/refusals';
 import {
@@ -29,16 +29,16 @@ import {
   WriteCall,
 } from './ranking.scripts';
 import { Coalescer } from '../common/coalescer';
-import { ListedItem, mergeListings, mergeShardHeads, rankRows, ScoredItem } from './shard-math';
-import { slotStartSec, WindowConfig, WindowSpec } from './window-math';
+import { ListedItem, mergeListings, mergeShardHeads, rankRows, ScoredItem } from './core/shard-math';
+import { slotStartSec, WindowConfig, WindowSpec } from './core/window-math';
 import {
   HISTORY_ROWS_PER_CALL,
   MAX_CACHED_PREVIOUS_LISTINGS,
   MAX_COALESCED_INCREMENTS,
   MAX_SHARDED_DEPTH_ITEMS,
-} from './ranking.limits';
+} from './core/ranking.limits';
 
-export type { ListedItem } from './shard-math';
+export type { ListedItem } from './core/shard-math';
 export type { BatchEntry, Standing, ViewRow, WindowStanding } from './ranking.scripts';
 
 /** A listed row and its rank in the window's latest snapshot (null: absent, or the window keeps none). */

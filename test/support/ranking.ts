@@ -1,7 +1,7 @@
 import { Clock } from '../../src/common/clock';
 import { FakeClock } from './clock';
 import { AppConfig, validateConfig } from '../../src/common/config';
-import { BoardCache } from '../../src/ranking/board-cache';
+import { BoardCache } from '../../src/ranking/boards/board-cache';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RankingStore } from '../../src/ranking/ranking.store';
 import { RedisService } from '../../src/redis/redis.service';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig } from '../common/config';
-import { IntervalJob } from '../common/interval-job';
-import { JobRegistry } from '../common/jobs';
-import { DuePassResult, RankingService } from './ranking.service';
+import { AppConfig } from '../../common/config';
+import { IntervalJob } from '../../common/interval-job';
+import { JobRegistry } from '../../common/jobs';
+import { DuePassResult, RankingService } from '../ranking.service';
 
 /**
  * Expires the boards that have something due, on a fixed interval: each pass takes this interval's

@@ -1,6 +1,6 @@
-import { parseDurationSec } from '../common/duration';
-import { InvalidInputError } from '../common/errors';
-import { isName, NAME_RULE } from '../common/names';
+import { parseDurationSec } from '../../common/duration';
+import { InvalidInputError } from '../../common/errors';
+import { isName, NAME_RULE } from '../../common/names';
 import {
   DECAY_MAX_HALF_LIVES_PER_WINDOW,
   DECAY_REBASE_CHUNK,

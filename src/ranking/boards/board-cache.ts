@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError } from '../common/errors';
-import { BoardConfig, PreparedBoard } from './board';
-import { RANKING_MESSAGES as M } from './ranking.messages';
-import { BoardGoneError, RankingStore, StaleConfigError } from './ranking.store';
+import { ConflictError, NotFoundError } from '../../common/errors';
+import { BoardConfig, PreparedBoard } from '../core/board';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { BoardGoneError, RankingStore, StaleConfigError } from '../ranking.store';
 
 /**
  * Board configs cached in process, so a request is one Redis round trip. Every script checks the
