@@ -18,7 +18,7 @@ import { get, Agent, IncomingMessage } from 'node:http';
 import Redis from 'ioredis';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
-import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
+import { RANKING_SCRIPTS as S } from './ranking-scripts';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { callScript } from '../src/redis/scripts';
 import { stopChild } from '../test/support/processes';

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
-import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
+import { RANKING_SCRIPTS as S } from './ranking-scripts';
 import { loadScriptSource } from '../src/redis/scripts';
 import { stopChild } from '../test/support/processes';
 import { cpuSeconds, startRedisServer, startService, waitForHttp } from './process-stats';

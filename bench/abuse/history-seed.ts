@@ -8,7 +8,7 @@
 import Redis from 'ioredis';
 import { PreparedBoard } from '../../src/ranking/core/board';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
-import { RANKING_SCRIPTS as S } from '../../src/ranking/ranking.scripts';
+import { RANKING_SCRIPTS as S } from '../ranking-scripts';
 import { UNLIMITED } from '../../src/governance/growth-quota';
 import { callScript, defineScript } from '../../src/redis/scripts';
 

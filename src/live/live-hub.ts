@@ -4,7 +4,7 @@ import { AppConfig } from '../common/config';
 import { Clock } from '../common/clock';
 import { DomainError, NotFoundError } from '../common/errors';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
-import { RankedRow } from '../ranking/ranking.store';
+import type { RankedRow } from '../ranking/core/ranking.types';
 import { RankingService } from '../ranking/ranking.service';
 import { slotStartSec } from '../ranking/core/window-math';
 import { RedisService } from '../redis/redis.service';

@@ -1,9 +1,8 @@
 import { Clock } from '../../src/common/clock';
 import { FakeClock } from './clock';
 import { AppConfig, validateConfig } from '../../src/common/config';
-import { BoardCache } from '../../src/ranking/boards/board-cache';
+import { createRankingGraph } from '../../src/ranking/ranking.factory';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { RankingStore } from '../../src/ranking/ranking.store';
 import { RedisService } from '../../src/redis/redis.service';
 import { startTestRedis, TestRedis, Topology } from './redis';
 
@@ -21,8 +20,7 @@ export async function startRankingService(
 
 /** A RankingService with its own store and config cache over an existing connection (a second instance). */
 export function rankingServiceOn(redisService: RedisService, config: AppConfig, clock: Clock): RankingService {
-  const store = new RankingStore(redisService, config);
-  return new RankingService(store, new BoardCache(store), clock);
+  return createRankingGraph(redisService, config, clock).ranking;
 }
 
 /**

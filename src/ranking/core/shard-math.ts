@@ -3,17 +3,7 @@
  * listing in exactly the order and ranks an unsharded board answers.
  */
 
-/** A listed item; `rank` is the competition rank (1, 2, 2, 4). */
-export interface ListedItem {
-  rank: number;
-  item: string;
-  score: number;
-}
-
-export interface ScoredItem {
-  item: string;
-  score: number;
-}
+import type { ListedItem, ScoredItem } from './ranking.types';
 
 /**
  * The shard of an item: FNV-1a (32 bit) of its UTF-8 bytes modulo the shard count. Stable across
