@@ -18,6 +18,9 @@ export type { BoardPage, BoardView } from './boards/boards.service';
 export type { DuePassOptions, DuePassResult } from './expiry/expiry.service';
 export type { BatchInput, ItemWritten } from './writes/writes.service';
 
+/** An item's standing as answered: a window's (score, rank, percentile) or a view's row with its percentile. */
+export type ItemAnswer = Awaited<ReturnType<ReadsService['item']>> | Awaited<ReturnType<ViewsService['item']>>;
+
 /**
  * The ranking use cases in one place, each handed to the slice that owns it (boards, writes, reads,
  * views, history, expiry): what the controller, the live streams and the dashboard call.
@@ -115,8 +118,8 @@ export class RankingService {
   }
 
   /** An item's score, rank and percentile in a window or a view. */
-  item(name: string, windowName: string | undefined, item: string) {
-    return this.sources.read<Awaited<ReturnType<ReadsService['item']>> | Awaited<ReturnType<ViewsService['item']>>>(
+  item(name: string, windowName: string | undefined, item: string): Promise<ItemAnswer> {
+    return this.sources.read<ItemAnswer>(
       name,
       windowName,
       (board, window, nowMs) => this.reads.item(board, window, nowMs, item),

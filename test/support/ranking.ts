@@ -18,7 +18,7 @@ export async function startRankingService(
   return { ranking: rankingServiceOn(redisService, config, clock), redisService };
 }
 
-/** A RankingService with its own store and config cache over an existing connection (a second instance). */
+/** A RankingService with its own stores and config cache over an existing connection (a second instance). */
 export function rankingServiceOn(redisService: RedisService, config: AppConfig, clock: Clock): RankingService {
   return createRankingGraph(redisService, config, clock).ranking;
 }
