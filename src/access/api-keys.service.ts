@@ -5,7 +5,15 @@ import { AppConfig } from '../common/config';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
 import { GENERATED_SECRET_BYTES, MAX_STORED_API_KEYS } from './access.limits';
 import { ACCESS_MESSAGES as M } from './access.messages';
-import { ConfiguredKey, digestOf, KeyGrant, parseConfiguredKeys, Scope, storedGrantOf } from './access-rules';
+import {
+  ConfiguredKey,
+  digestOf,
+  isPrefixedAdmin,
+  KeyGrant,
+  parseConfiguredKeys,
+  Scope,
+  storedGrantOf,
+} from './access-rules';
 import { ApiKeyStore } from './api-keys.store';
 
 /** A key as the admin routes show it: never its secret. */
@@ -23,6 +31,9 @@ export interface KeyView {
  * again every API_KEYS_REFRESH_MS, so a key made or revoked on another instance counts here within
  * that time (at once on the instance that made it). Until the first read succeeds, requests that need
  * a key wait for it (fail closed: a Redis that is down answers 503, never "no keys, come in").
+ * Once keys existed (here, or per the store's marker), or with ACCESS_MODE=keyed, the service stays
+ * keyed: a key store found empty afterwards (Redis lost it) is logged as an error once, and never
+ * opens the service.
  */
 @Injectable()
 export class ApiKeysService implements OnApplicationBootstrap {
@@ -33,6 +44,11 @@ export class ApiKeysService implements OnApplicationBootstrap {
   private readOnce = false;
   private warnedOpen = false;
   private readonly droppedListeners: Array<(names: string[]) => void> = [];
+  /** True once this deployment is known to have had keys (or must have them): never reset. */
+  private keyed: boolean;
+  /** True once a stored key was read or made by this process. */
+  private hadStoredKeys = false;
+  private warnedLost = false;
 
   constructor(
     private readonly store: ApiKeyStore,
@@ -40,6 +56,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
     config: AppConfig,
   ) {
     this.fromConfig = parseConfiguredKeys(config.API_KEYS);
+    this.keyed = config.ACCESS_MODE === 'keyed' || this.fromConfig.length > 0;
     this.rebuild([]);
   }
 
@@ -59,13 +76,16 @@ export class ApiKeysService implements OnApplicationBootstrap {
   async reload(): Promise<void> {
     const stored = await this.store.all();
     const keys: ConfiguredKey[] = [];
-    for (const [name, value] of Object.entries(stored)) {
+    for (const [name, value] of Object.entries(stored.keys)) {
       const key = storedGrantOf(name, value);
       if (key) keys.push(key);
       else this.logger.warn(`stored API key "${name}" is unreadable and is ignored`);
     }
     this.rebuild(keys);
     this.readOnce = true;
+    if (keys.length > 0 || stored.marked) this.keyed = true;
+    if (keys.length > 0) this.hadStoredKeys = true;
+    else if (this.hadStoredKeys || stored.marked) await this.storeLost(stored.marked);
     if (!this.configured && !this.warnedOpen) {
       this.warnedOpen = true;
       this.logger.warn(M.writesOpen());
@@ -77,9 +97,21 @@ export class ApiKeysService implements OnApplicationBootstrap {
     return this.readOnce;
   }
 
-  /** True when at least one key exists: from then on writes (and, unless PUBLIC_READS, reads) need one. */
+  /**
+   * True when read and write routes need a key (unless PUBLIC_READS, for reads): once a key exists or
+   * ever existed, and always with ACCESS_MODE=keyed.
+   */
   get configured(): boolean {
-    return this.grants.size > 0;
+    return this.keyed || this.grants.size > 0;
+  }
+
+  /** The store holds no key although keys existed: say so once, and keep the marker for other instances. */
+  private async storeLost(marked: boolean): Promise<void> {
+    if (!this.warnedLost) {
+      this.warnedLost = true;
+      this.logger.error(M.keysLost());
+    }
+    if (!marked) await this.store.mark();
   }
 
   /** True when a key may use the admin routes (then they work without ADMIN_TOKEN). */
@@ -104,6 +136,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
   /** Makes a key; its secret is answered here once and never stored. */
   async create(name: string, scopes: Scope[], prefixes: string[]): Promise<KeyView & { key: string }> {
     if (name.startsWith('config:')) throw new InvalidInputError(M.configName());
+    if (isPrefixedAdmin(scopes, prefixes)) throw new InvalidInputError(M.prefixedAdmin());
     const secret = `tb_${randomBytes(GENERATED_SECRET_BYTES).toString('base64url')}`;
     const createdAtSec = Math.floor(this.clock.nowMs() / 1000);
     // Scopes arrive without repeats (the DTO refuses them).
@@ -112,6 +145,8 @@ export class ApiKeysService implements OnApplicationBootstrap {
     if (outcome === 'exists') throw new ConflictError('API_KEY_EXISTS', M.keyExists(name));
     if (outcome === 'full') throw new ConflictError('API_KEYS_FULL', M.keysFull(MAX_STORED_API_KEYS));
     this.grants.set(stored.digest, { name, scopes: new Set(scopes), prefixes, source: 'redis', createdAtSec });
+    this.keyed = true;
+    this.hadStoredKeys = true;
     return { name, key: secret, scopes, prefixes, source: 'redis', createdAt: createdAtSec };
   }
 

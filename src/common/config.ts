@@ -1,31 +1,12 @@
 import { isIP } from 'node:net';
 import { parseConfiguredKeys } from '../access/access-rules';
-import { applyDecorators } from '@nestjs/common';
-import { plainToInstance, Transform } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  ValidateBy,
-  validateSync,
-} from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
+import { BoolSetting, IntSetting, validateSettings } from './settings';
 
+export const ACCESS_MODES = ['auto', 'keyed'] as const;
+export type AccessMode = (typeof ACCESS_MODES)[number];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-const toBool = ({ value }: { value: unknown }) =>
-  value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
-
-/** An integer setting within [min, max]; the environment gives it as a string. */
-const IntSetting = (min: number, max: number) => applyDecorators(Transform(toInt), IsInt(), Min(min), Max(max));
-const BoolSetting = () => applyDecorators(Transform(toBool), IsBoolean());
 
 /** Every setting the service reads, validated at boot. Nothing else reads process.env. */
 export class AppConfig {
@@ -168,7 +149,7 @@ export class AppConfig {
     validator: {
       validate: isApiKeyList,
       defaultMessage: () =>
-        'API_KEYS must be comma-separated <secret>[:<scopes>[:<prefixes>]] entries: a secret of 16-256 printable characters without comma, colon or space; scopes read, write, admin joined by +; prefixes joined by |',
+        'API_KEYS must be comma-separated <secret>[:<scopes>[:<prefixes>]] entries: a secret of 16-256 printable characters without comma, colon or space; scopes read, write, admin joined by +; prefixes joined by | (an admin key takes none)',
     },
   })
   API_KEYS = '';
@@ -176,6 +157,14 @@ export class AppConfig {
   /** Once any key exists, reads still need none (writes and admin routes do). */
   @BoolSetting()
   PUBLIC_READS = false;
+
+  /** `auto`: keys needed once one exists or ever existed; `keyed`: always (production: survives a FLUSHALL). */
+  @IsIn(ACCESS_MODES)
+  ACCESS_MODE: AccessMode = 'auto';
+
+  /** Unknown keys / wrong admin tokens per second per client network (10 s; 2x in 1 s), then 429; 0: off. */
+  @IntSetting(0, 1_000_000)
+  AUTH_FAILURES_PER_SEC = 5;
 
   /** How often each instance reads the stored API keys again (a key made or revoked elsewhere counts within it). */
   @IntSetting(100, 3_600_000)
@@ -212,6 +201,14 @@ export class AppConfig {
 
   @IntSetting(1, 10_000_000)
   RATE_LIMIT_MAX_CLIENTS = 50_000;
+
+  /** Bits of an address naming its client (rate limits, quotas); loopback is always one client (/8). */
+  @IntSetting(8, 32)
+  CLIENT_IPV4_PREFIX = 32;
+
+  /** The same for IPv6: a /64 is what one customer gets. */
+  @IntSetting(16, 128)
+  CLIENT_IPV6_PREFIX = 64;
 
   /**
    * Quotas on growth: the most new entries of each kind one client (a configured API key, else an
@@ -394,15 +391,5 @@ function isTrustProxy(value: unknown): boolean {
 
 /** Validates the environment; throws one error naming every bad variable (the process stops at boot). */
 export function validateConfig(env: Record<string, unknown>): AppConfig {
-  const known = new Set(Object.keys(new AppConfig()));
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([k, v]) => known.has(k) && v !== undefined && v !== ''),
-  );
-  const config = plainToInstance(AppConfig, present, { exposeDefaultValues: true });
-  const errors = validateSync(config, { whitelist: false, forbidUnknownValues: false });
-  if (errors.length > 0) {
-    const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
-    throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
-  }
-  return config;
+  return validateSettings(AppConfig, env);
 }

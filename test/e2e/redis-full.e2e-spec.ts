@@ -61,11 +61,11 @@ describe.each(TOPOLOGIES)('a full Redis is an outage that heals (%s)', (topology
     // A big batch is refused first (its own arguments count); small writes fill the rest.
     let refused: request.Response | undefined;
     for (let i = 0; i < 20_000 && !refused; i++) {
-      const answer = await http().post(`/boards/b/items/small-${i}/increment`);
+      const answer = await http().post(`/boards/b/items/small-${i}/increment`).set('Content-Type', 'application/json');
       if (answer.status === 507) refused = answer;
     }
     expect(refused?.body.code).toBe('REDIS_FULL');
-    const probe = await http().post('/boards/b/items/probe/increment');
+    const probe = await http().post('/boards/b/items/probe/increment').set('Content-Type', 'application/json');
     expect([probe.status, probe.body.code]).toEqual([507, 'REDIS_FULL']);
     expect((await http().get('/boards/b/items/probe')).body.score).toBe(0);
     expect((await http().get('/boards/b/top?limit=3')).status).toBe(200);
@@ -85,7 +85,7 @@ describe.each(TOPOLOGIES)('a full Redis is an outage that heals (%s)', (topology
     expect(pass).toMatchObject({ failures: 0, stillDraining: 0 });
     expect((await http().get('/boards/b/top')).body.items).toEqual([]);
 
-    const healed = await http().post('/boards/b/items/probe/increment');
+    const healed = await http().post('/boards/b/items/probe/increment').set('Content-Type', 'application/json');
     expect(healed.status).toBe(200);
     expect(healed.body.windows['10m']).toEqual({ score: 1, rank: 1, previousRank: null });
   });
