@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     };
     for (const service of Object.values(services)) {
       children.push(service.child);
-      await waitForHttp(service.url);
+      await waitForHttp(`${service.url}/health/live`);
       await fetch(`${service.url}/admin/boards/b`, {
         method: 'PUT',
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
