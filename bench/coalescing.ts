@@ -8,9 +8,9 @@
  */
 import { ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
-import { PreparedBoard } from '../src/ranking/board';
-import { RankingKeys } from '../src/ranking/ranking.keys';
-import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
+import { PreparedBoard } from '../src/ranking/core/board';
+import { RankingKeys } from '../src/ranking/core/ranking.keys';
+import { RANKING_SCRIPTS as S } from './ranking-scripts';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { callScript, defineScript } from '../src/redis/scripts';
 import { stopChild } from '../test/support/processes';

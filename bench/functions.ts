@@ -3,7 +3,7 @@
  * call that does nothing but parse the common header (read_header of src/redis/functions/args.lua,
  * three windows) and answer 0, sent four ways to a private redis-server:
  *   - EVALSHA of today's kind of script: the ranking write libraries (keys, idem, views, window,
- *     snapshot, board_write: ~930 lines, read from src/ranking/scripts, unchanged) prepended;
+ *     snapshot, board_write: ~930 lines, read from src/redis/scripts and src/ranking/core/lua, unchanged) prepended;
  *   - EVALSHA of the same header parse with nothing prepended (the floor of a script);
  *   - FCALL_RO of a function in a small library (the test library of test/support/functions);
  *   - FCALL_RO of the same function in a library that also holds those ~930 lines as shared code.
@@ -23,7 +23,7 @@ import Redis from 'ioredis';
 import { headerArgs } from '../src/redis/function-args';
 import { ARGS_MODULE, defineLibrary } from '../src/redis/function-library';
 import { loadLibraries } from '../src/redis/functions';
-import { WRITE_LIBRARIES } from '../src/redis/scripts';
+import { BOARD_WRITE_LIBRARIES } from '../src/ranking/core/script-call';
 import { stopChild } from '../test/support/processes';
 import { testLibrary } from '../test/support/functions';
 import { startRedisServer } from './process-stats';
@@ -33,12 +33,8 @@ const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 5);
 const PIPELINE = 500;
 const LOOP = 50_000;
 
-const rankingDir = join(__dirname, '..', 'src', 'ranking', 'scripts');
-/** The libraries today's ranking write scripts carry (ranking.scripts.ts' writeLibrary). */
-const PREPENDED = [
-  ...WRITE_LIBRARIES,
-  ...['views_lib.lua', 'window_lib.lua', 'snapshot_lib.lua', 'board_write_lib.lua'].map((f) => join(rankingDir, f)),
-];
+/** The libraries today's ranking write scripts carry (keys, idem, views, window, snapshot, board_write). */
+const PREPENDED = BOARD_WRITE_LIBRARIES;
 
 const header = {
   version: 'v1',

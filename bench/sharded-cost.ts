@@ -10,11 +10,9 @@ import Redis from 'ioredis';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
-import { BoardCache } from '../src/ranking/board-cache';
-import { RANKING_SCRIPTS as S } from '../src/ranking/ranking.scripts';
-import { RankingService } from '../src/ranking/ranking.service';
-import { RankingStore } from '../src/ranking/ranking.store';
-import { shardOf } from '../src/ranking/shard-math';
+import { RANKING_SCRIPTS as S } from './ranking-scripts';
+import { createRankingGraph } from '../src/ranking/ranking.factory';
+import { shardOf } from '../src/ranking/core/shard-math';
 import { RedisService } from '../src/redis/redis.service';
 import { throughput } from './load';
 
@@ -26,8 +24,7 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
   const config = validateConfig({ REDIS_URL: redisUrl, KEY_PREFIX: 'bshard:', REDIS_COMMAND_TIMEOUT_MS: '60000' });
   const redisService = new RedisService(config, new SystemClock());
   await redisService.waitUntilReady(10_000);
-  const store = new RankingStore(redisService, config);
-  const ranking = new RankingService(store, new BoardCache(store), new SystemClock());
+  const { ranking, cache } = createRankingGraph(redisService, config, new SystemClock());
   const admin = new Redis(redisUrl);
   const redisMicros = async (run: () => Promise<unknown>, times: number) => {
     await admin.config('RESETSTAT');
@@ -53,7 +50,7 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
     );
     await Promise.all(batches.map((entries) => ranking.incrementBatch('hashed', entries)));
   }
-  const board = await new BoardCache(store).get('hashed');
+  const board = await cache.get('hashed');
   const window = board.config.windows[0];
   const call = (shard: number) => ({ board, shard: board.shards[shard], nowMs: Date.now(), budgetFields: 100 });
 

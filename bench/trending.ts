@@ -12,9 +12,7 @@
  */
 import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
-import { BoardCache } from '../src/ranking/board-cache';
-import { RankingService } from '../src/ranking/ranking.service';
-import { RankingStore } from '../src/ranking/ranking.store';
+import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
 import { FakeClock } from '../test/support/clock';
 import { throughput } from './load';
@@ -47,8 +45,7 @@ async function serviceOn(redisUrl: string, prefix: string, clock: SystemClock | 
   const config = validateConfig({ REDIS_URL: redisUrl, KEY_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: '60000' });
   const redis = new RedisService(config, clock);
   await redis.waitUntilReady(10_000);
-  const store = new RankingStore(redis, config);
-  return { redis, ranking: new RankingService(store, new BoardCache(store), clock) };
+  return { redis, ranking: createRankingGraph(redis, config, clock).ranking };
 }
 
 async function writeCost(redisUrl: string, repeats: number, durationSec: number): Promise<void> {

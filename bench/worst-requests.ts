@@ -10,13 +10,11 @@ import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
 import { CountersService } from '../src/counters/counters.service';
 import { CounterStore } from '../src/counters/counters.store';
-import { BoardCache } from '../src/ranking/board-cache';
-import { RankingService } from '../src/ranking/ranking.service';
-import { RankingStore } from '../src/ranking/ranking.store';
+import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
 import { StatsService } from '../src/stats/stats.service';
 import { StatsStore } from '../src/stats/stats.store';
-import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../src/ranking/ranking.limits';
+import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../src/ranking/core/ranking.limits';
 import { seedHistory } from './abuse/history-seed';
 
 const ITEMS = Number(process.env.WORST_BENCH_ITEMS ?? 1_000_000);
@@ -38,8 +36,7 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
   const clock = new SystemClock();
   const redisService = new RedisService(config, clock);
   await redisService.waitUntilReady(10_000);
-  const rankingStore = new RankingStore(redisService, config);
-  const ranking = new RankingService(rankingStore, new BoardCache(rankingStore), clock);
+  const { ranking } = createRankingGraph(redisService, config, clock);
   const counters = new CountersService(new CounterStore(redisService, config), clock);
   const stats = new StatsService(new StatsStore(redisService, config), clock);
   const admin = new Redis(redisUrl);

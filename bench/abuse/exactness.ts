@@ -8,7 +8,7 @@ import { FakeClock } from '../../test/support/clock';
 import { startRankingService } from '../../test/support/ranking';
 import { startTestRedis, TestRedis } from '../../test/support/redis';
 import { WindowDrainingError } from '../../src/common/errors';
-import { DECAY_REBASE_HALF_LIVES } from '../../src/ranking/ranking.limits';
+import { DECAY_REBASE_HALF_LIVES } from '../../src/ranking/core/ranking.limits';
 import type { RankingService } from '../../src/ranking/ranking.service';
 import type { AbusePart, AbuseRow } from './abuse-part';
 

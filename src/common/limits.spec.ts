@@ -9,7 +9,7 @@ import {
   RADIUS_ITEMS,
   SHARDS_PER_BOARD,
   WINDOWS_PER_BOARD,
-} from '../ranking/ranking.limits';
+} from '../ranking/core/ranking.limits';
 import {
   COUNT_RANGE,
   DEFAULT_COUNT,

@@ -19,7 +19,7 @@ const UNSHED_ROUTES = new Set(['/health/live', '/health/ready', '/metrics', '/ad
  * whose client already timed out (Redis still runs them), so a flood of costly requests leaves a
  * bounded backlog behind, and the instance answers normally as soon as Redis has worked it off. A
  * sharded top read, which sends one command per shard and round, also checks before each command
- * (RankingStore.top), so requests admitted together cannot overshoot the bound by much.
+ * (ReadsStore.top, ViewsStore.viewTop), so requests admitted together cannot overshoot the bound by much.
  */
 @Injectable()
 export class LoadShedder implements OnModuleInit {

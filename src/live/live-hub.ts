@@ -4,9 +4,9 @@ import { AppConfig } from '../common/config';
 import { Clock } from '../common/clock';
 import { DomainError, NotFoundError } from '../common/errors';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
-import { RankedRow } from '../ranking/ranking.store';
+import type { RankedRow } from '../ranking/core/ranking.types';
 import { RankingService } from '../ranking/ranking.service';
-import { slotStartSec } from '../ranking/window-math';
+import { slotStartSec } from '../ranking/core/window-math';
 import { RedisService } from '../redis/redis.service';
 import { IncidentLog } from './incident-log';
 import {

@@ -1,12 +1,51 @@
 import { Module } from '@nestjs/common';
-import { BoardCache } from './board-cache';
-import { RankingScheduler } from './ranking.scheduler';
+import { BoardCache } from './boards/board-cache';
+import { BoardsService } from './boards/boards.service';
+import { BoardsStore } from './boards/boards.store';
+import { RankedSources } from './boards/ranked-sources';
+import { ExpiryService } from './expiry/expiry.service';
+import { ExpiryStore } from './expiry/expiry.store';
+import { RankingScheduler } from './expiry/ranking.scheduler';
+import { HistoryService } from './history/history.service';
+import { HistoryStore } from './history/history.store';
 import { RankingService } from './ranking.service';
-import { RankingStore } from './ranking.store';
+import { ReadsService } from './reads/reads.service';
+import { ReadsStore } from './reads/reads.store';
+import { ShardsStore } from './shards/shards.store';
+import { ViewsService } from './views/views.service';
+import { ViewsStore } from './views/views.store';
+import { WritesService } from './writes/writes.service';
+import { WritesStore } from './writes/writes.store';
 
-/** Ranking without HTTP routes: the facade and the expiry scheduler, for the service and for TrendboardModule. */
+/**
+ * Ranking without HTTP routes (the service's RankingModule and TrendboardModule import it): the
+ * feature in capability slices (docs/architecture.md). Layers, lowest first; a slice
+ * imports only from its own layer's core or below, never from a layer above it:
+ *
+ *   core  <-  boards  <-  shards, history  <-  reads, views, writes  <-  expiry  <-  facade (RankingService), controller
+ *
+ * (shards and history are peers, as are reads, views and writes: peers never import each other.)
+ */
 @Module({
-  providers: [RankingStore, BoardCache, RankingService, RankingScheduler],
+  providers: [
+    BoardsStore,
+    BoardCache,
+    RankedSources,
+    BoardsService,
+    ShardsStore,
+    HistoryStore,
+    HistoryService,
+    ReadsStore,
+    ReadsService,
+    ViewsStore,
+    ViewsService,
+    WritesStore,
+    WritesService,
+    ExpiryStore,
+    ExpiryService,
+    RankingScheduler,
+    RankingService,
+  ],
   exports: [RankingService, RankingScheduler],
 })
 export class RankingCoreModule {}

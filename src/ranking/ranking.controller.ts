@@ -33,7 +33,12 @@ import {
   TopResultDto,
   WindowQuery,
 } from './dto/item.dto';
-import { DEFAULT_AMOUNT, DEFAULT_RADIUS_ITEMS, DEFAULT_TOP_ITEMS, MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
+import {
+  DEFAULT_AMOUNT,
+  DEFAULT_RADIUS_ITEMS,
+  DEFAULT_TOP_ITEMS,
+  MAX_SHARDED_DEPTH_ITEMS,
+} from './core/ranking.limits';
 import { BoardView, RankingService } from './ranking.service';
 import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';

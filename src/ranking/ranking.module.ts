@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
 
-/** Ranking over HTTP: the core module and its routes. */
+/** Ranking over HTTP: the core module (its slices and their layer order are there) and its routes. */
 @Module({
   imports: [RankingCoreModule],
   controllers: [RankingController],

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import calculateSlot from 'cluster-key-slot';
-import { PreparedBoard } from '../ranking/board';
-import { RankingKeys } from '../ranking/ranking.keys';
+import { PreparedBoard } from '../ranking/core/board';
+import { RankingKeys } from '../ranking/core/ranking.keys';
 import { declaredKeyCount, ScriptDefinition } from './scripts';
 import { ARGS_MODULE, FunctionLibrary } from './function-library';
 

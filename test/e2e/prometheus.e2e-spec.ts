@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { RankingScheduler } from '../../src/ranking/ranking.scheduler';
+import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { RedisService } from '../../src/redis/redis.service';
 import { FakeClock } from '../support/clock';
 import { createBoard, startTestApp } from '../support/app';

@@ -5,7 +5,7 @@ import { CounterStore } from '../../src/counters/counters.store';
 import { GrowthKind, GrowthQuota } from '../../src/governance/growth-quota';
 import { ClientBudget } from '../../src/governance/growth-quotas';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { shardOf } from '../../src/ranking/shard-math';
+import { shardOf } from '../../src/ranking/core/shard-math';
 import { RedisService } from '../../src/redis/redis.service';
 import { StatsService } from '../../src/stats/stats.service';
 import { StatsStore } from '../../src/stats/stats.store';

@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FakeClock } from '../support/clock';
-import { RankingScheduler } from '../../src/ranking/ranking.scheduler';
+import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { startTestApp } from '../support/app';
 import { RankingModel } from '../support/ranking-model';

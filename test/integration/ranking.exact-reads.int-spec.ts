@@ -4,9 +4,9 @@ import {
   DECAY_REBASE_HALF_LIVES,
   DEFAULT_HOT_TAU_SEC,
   HOT_EPOCH_SEC,
-} from '../../src/ranking/ranking.limits';
+} from '../../src/ranking/core/ranking.limits';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { hotScore } from '../../src/ranking/trending-math';
+import { hotScore } from '../../src/ranking/core/trending-math';
 import { FakeClock } from '../support/clock';
 import { startRankingService, useRankingService } from '../support/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';

@@ -1,7 +1,7 @@
 import { Command } from 'ioredis';
 import { ConflictError, NotFoundError } from '../../src/common/errors';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { RankingKeys } from '../../src/ranking/ranking.keys';
+import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { RedisClient, RedisService } from '../../src/redis/redis.service';
 import { FakeClock } from '../support/clock';
 import { startRankingService } from '../support/ranking';

@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig, validateConfig } from '../../src/common/config';
 import { JobRegistry } from '../../src/common/jobs';
-import { RankingKeys } from '../../src/ranking/ranking.keys';
-import { RankingScheduler } from '../../src/ranking/ranking.scheduler';
+import { RankingKeys } from '../../src/ranking/core/ranking.keys';
+import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { RankingStore } from '../../src/ranking/ranking.store';
-import { BoardCache } from '../../src/ranking/board-cache';
+import { ExpiryStore } from '../../src/ranking/expiry/expiry.store';
+import { createRankingGraph } from '../../src/ranking/ranking.factory';
 import { RedisService } from '../../src/redis/redis.service';
 import { FakeClock } from '../support/clock';
 import { RankingModel } from '../support/ranking-model';
@@ -52,9 +52,8 @@ interface Instance {
 async function startInstance(config: AppConfig, clock: FakeClock): Promise<Instance> {
   const redisService = new RedisService(config, clock);
   await redisService.waitUntilReady(10_000);
-  const store = new RankingStore(redisService, config);
-  const ranking = new RankingService(store, new BoardCache(store), clock);
-  const scheduler = new RankingScheduler(ranking, new SchedulerRegistry(), config, new JobRegistry());
+  const { ranking, expiry } = createRankingGraph(redisService, config, clock);
+  const scheduler = new RankingScheduler(expiry, new SchedulerRegistry(), config, new JobRegistry());
   return { ranking, scheduler, redisService };
 }
 
@@ -207,7 +206,7 @@ describe.each(TOPOLOGIES)('the due-index scheduler (%s)', (topology) => {
     await a.ranking.increment('leased', 'x', 1);
     clock.advanceSec(120);
     // Instance a claims the board and "crashes" (never completes the claim).
-    const crashed = new RankingStore(a.redisService, validateConfig({ ...redis.env }));
+    const crashed = new ExpiryStore(a.redisService, validateConfig({ ...redis.env }));
     expect((await crashed.claimDue(clock.nowMs(), LEASE_MS, 100)).boards).toContain('leased');
     expect(await b.ranking.expireDue({ leaseMs: LEASE_MS, claimBatch: 100 })).toMatchObject({ visited: 0 });
     expect(await redis.client.exists(keys.board('leased').slots('m'))).toBe(1);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { useRankingService } from '../support/ranking';
 import { moveClock, rankingOps } from '../support/ranking-ops';
 import { TOPOLOGIES } from '../support/redis';
-import { shardOf } from '../../src/ranking/shard-math';
+import { shardOf } from '../../src/ranking/core/shard-math';
 
 const WINDOWS = [
   { name: 'short', period: 30, interval: 10 },

@@ -2,15 +2,16 @@ import { FakeClock } from '../support/clock';
 import { validateConfig } from '../../src/common/config';
 import { ConflictError, InvalidInputError, NotFoundError, WindowDrainingError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';
-import { MAX_READ_DRAIN_CALLS, MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/ranking.limits';
+import { MAX_READ_DRAIN_CALLS, MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/core/ranking.limits';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { RankingKeys } from '../../src/ranking/ranking.keys';
-import { RANKING_SCRIPTS } from '../../src/ranking/ranking.scripts';
-import { WindowSpec } from '../../src/ranking/window-math';
-import { shardOf } from '../../src/ranking/shard-math';
+import { RankingKeys } from '../../src/ranking/core/ranking.keys';
+import { BOARDS_SCRIPTS } from '../../src/ranking/boards/boards.scripts';
+import { WindowSpec } from '../../src/ranking/core/window-math';
+import { shardOf } from '../../src/ranking/core/shard-math';
 import { rankingServiceOn, startRankingService } from '../support/ranking';
-import { BoardCache } from '../../src/ranking/board-cache';
-import { RankingStore, StaleConfigError } from '../../src/ranking/ranking.store';
+import { BoardCache } from '../../src/ranking/boards/board-cache';
+import { BoardsStore } from '../../src/ranking/boards/boards.store';
+import { StaleConfigError } from '../../src/ranking/core/ranking.errors';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
@@ -482,7 +483,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       Array.from({ length: 200 }, (_, i) => `item-${i}`).find((id) => shardOf(id, shards) === shard)!;
     /** Runs board_put on shard 0 only: a PUT that stopped before syncing the other shards. */
     const putOnShardZero = (shards: number | undefined, windows: WindowSpec[], reset: boolean) =>
-      service.call(RANKING_SCRIPTS.boardPut, {
+      service.call(BOARDS_SCRIPTS.boardPut, {
         keys: keysOf(0),
         windows,
         shards,
@@ -533,7 +534,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       const newer = await redis.client.hgetall(cfgOf(1));
       // The first PUT's sync arriving late:
       expect(
-        await service.call(RANKING_SCRIPTS.shardSync, {
+        await service.call(BOARDS_SCRIPTS.shardSync, {
           keys: keysOf(1),
           version: first.version,
           windowsJson: first.windows,
@@ -614,7 +615,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     });
 
     it('answers CONFIG_CHANGED when the config changes again between the reload and the retry', async () => {
-      const store = new RankingStore(service, validateConfig({ ...redis.env }));
+      const store = new BoardsStore(service, validateConfig({ ...redis.env }));
       const cache = new BoardCache(store);
       let calls = 0;
       const refuseTwice = async () => {

@@ -1,6 +1,6 @@
 import { ConflictError, InvalidInputError } from '../../src/common/errors';
-import { DEFAULT_HOT_TAU_SEC, HOT_EPOCH_SEC } from '../../src/ranking/ranking.limits';
-import { hotScore } from '../../src/ranking/trending-math';
+import { DEFAULT_HOT_TAU_SEC, HOT_EPOCH_SEC } from '../../src/ranking/core/ranking.limits';
+import { hotScore } from '../../src/ranking/core/trending-math';
 import { useRankingService } from '../support/ranking';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { HOT_EPOCH_SEC } from '../../src/ranking/ranking.limits';
+import { HOT_EPOCH_SEC } from '../../src/ranking/core/ranking.limits';
 import { useRankingService } from '../support/ranking';
 import { TOPOLOGIES } from '../support/redis';
 import { TrendingModel, TrendRow, TrendView } from '../support/trending-model';

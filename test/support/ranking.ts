@@ -1,9 +1,8 @@
 import { Clock } from '../../src/common/clock';
 import { FakeClock } from './clock';
 import { AppConfig, validateConfig } from '../../src/common/config';
-import { BoardCache } from '../../src/ranking/board-cache';
+import { createRankingGraph } from '../../src/ranking/ranking.factory';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { RankingStore } from '../../src/ranking/ranking.store';
 import { RedisService } from '../../src/redis/redis.service';
 import { startTestRedis, TestRedis, Topology } from './redis';
 
@@ -19,10 +18,9 @@ export async function startRankingService(
   return { ranking: rankingServiceOn(redisService, config, clock), redisService };
 }
 
-/** A RankingService with its own store and config cache over an existing connection (a second instance). */
+/** A RankingService with its own stores and config cache over an existing connection (a second instance). */
 export function rankingServiceOn(redisService: RedisService, config: AppConfig, clock: Clock): RankingService {
-  const store = new RankingStore(redisService, config);
-  return new RankingService(store, new BoardCache(store), clock);
+  return createRankingGraph(redisService, config, clock).ranking;
 }
 
 /**

@@ -36,8 +36,8 @@ import {
   SNAPSHOT_TOP_ITEMS,
   VIEWS_PER_BOARD,
   WINDOWS_PER_BOARD,
-} from '../ranking.limits';
-import { VIEW_MODES } from '../trending-math';
+} from '../core/ranking.limits';
+import { VIEW_MODES } from '../core/trending-math';
 
 const DURATION_SCHEMA = {
   oneOf: [

@@ -21,8 +21,8 @@ import {
   DEFAULT_TOP_ITEMS,
   HISTORY_ROWS_PER_CALL,
   RADIUS_ITEMS,
-} from '../ranking.limits';
-import { VIEW_MODES } from '../trending-math';
+} from '../core/ranking.limits';
+import { VIEW_MODES } from '../core/trending-math';
 
 /** Rank in the window's latest snapshot. */
 const PreviousRankProperty = () =>

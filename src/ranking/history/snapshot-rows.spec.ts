@@ -1,4 +1,4 @@
-import { parseSnapshotRows } from './ranking.scripts';
+import { parseSnapshotRows } from './history.scripts';
 
 describe('parseSnapshotRows (snapshot_lib.lua stores "\\x1e<item>\\x1f<score>" per row, best first)', () => {
   it('reads rows in order, ids with spaces and any printable character included', () => {

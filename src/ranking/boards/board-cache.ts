@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError } from '../common/errors';
-import { BoardConfig, PreparedBoard } from './board';
-import { RANKING_MESSAGES as M } from './ranking.messages';
-import { BoardGoneError, RankingStore, StaleConfigError } from './ranking.store';
+import { ConflictError, NotFoundError } from '../../common/errors';
+import { BoardConfig, PreparedBoard } from '../core/board';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { BoardGoneError, isRefusal, StaleConfigError } from '../core/ranking.errors';
+import { BoardsStore } from './boards.store';
 
 /**
  * Board configs cached in process, so a request is one Redis round trip. Every script checks the
@@ -13,7 +14,7 @@ import { BoardGoneError, RankingStore, StaleConfigError } from './ranking.store'
 export class BoardCache {
   private readonly boards = new Map<string, PreparedBoard>();
 
-  constructor(private readonly store: RankingStore) {}
+  constructor(private readonly store: BoardsStore) {}
 
   /** Caches a config just written (a PUT): the next request uses it without a read. */
   remember(config: BoardConfig): PreparedBoard {
@@ -67,9 +68,4 @@ export class BoardCache {
       throw error;
     }
   }
-}
-
-/** A script refused the cached config: nothing was applied, a reload and retry is safe. */
-export function isRefusal(error: unknown): boolean {
-  return error instanceof StaleConfigError || error instanceof BoardGoneError;
 }

@@ -1,6 +1,6 @@
-import { parseDurationSec } from '../common/duration';
-import { InvalidInputError } from '../common/errors';
-import { isName, NAME_RULE } from '../common/names';
+import { parseDurationSec } from '../../common/duration';
+import { InvalidInputError } from '../../common/errors';
+import { isName, NAME_RULE } from '../../common/names';
 import {
   DECAY_MAX_HALF_LIVES_PER_WINDOW,
   DECAY_REBASE_CHUNK,
@@ -90,47 +90,63 @@ export function resolveViews(inputs: ViewInput[], windows: WindowSpec[]): ViewCo
     }
     const window = windowOf.get(input.window);
     if (!window) throw refuse(`window "${input.window}" is not a window of the board`);
-    const base = { name: input.name, mode, window: input.window };
-    if (mode === 'decay') {
-      const halfLifeSec = input.halfLife === undefined ? undefined : parseDurationSec(input.halfLife);
-      if (halfLifeSec === undefined) throw refuse('halfLife must be a duration (seconds, or like 30s, 5m, 1h, 7d)');
-      if (window.periodSec / halfLifeSec > DECAY_MAX_HALF_LIVES_PER_WINDOW)
-        throw refuse(
-          `halfLife must be at least ${window.periodSec / DECAY_MAX_HALF_LIVES_PER_WINDOW} s: window "${window.name}" may span at most ${DECAY_MAX_HALF_LIVES_PER_WINDOW} half-lives`,
-        );
-      const defined = { ...base, halfLifeSec };
-      return {
-        ...defined,
-        rebaseHalfLives: DECAY_REBASE_HALF_LIVES,
-        rebaseChunk: DECAY_REBASE_CHUNK,
-        zeroTolerance: DECAY_ZERO_TOLERANCE,
-        spec: JSON.stringify([defined, window.periodSec, window.intervalSec]),
-      };
-    }
-    if (mode === 'hot') {
-      const tauSec = input.tau === undefined ? DEFAULT_HOT_TAU_SEC : parseDurationSec(input.tau);
-      if (tauSec === undefined) throw refuse('tau must be a duration (seconds, or like 30s, 5m, 1h, 7d)');
-      const defined = { ...base, tauSec, epochSec: HOT_EPOCH_SEC };
-      return { ...defined, spec: JSON.stringify([defined, window.periodSec, window.intervalSec]) };
-    }
-    const baseline = input.baseline === undefined ? undefined : windowOf.get(input.baseline);
-    if (!baseline) throw refuse(`baseline "${input.baseline}" is not a window of the board`);
-    if (baseline.periodSec <= window.periodSec)
-      throw refuse(
-        `baseline "${baseline.name}" (${baseline.periodSec} s) must be longer than window "${window.name}" (${window.periodSec} s)`,
-      );
-    const minCount = input.minCount ?? DEFAULT_RISING_MIN_COUNT;
-    if (!Number.isInteger(minCount) || minCount < RISING_MIN_COUNT.min || minCount > RISING_MIN_COUNT.max)
-      throw refuse(`minCount must be an integer from ${RISING_MIN_COUNT.min} to ${RISING_MIN_COUNT.max}`);
-    const defined = {
-      ...base,
-      baseline: baseline.name,
-      minCount,
-      windowPeriodSec: window.periodSec,
-      baselinePeriodSec: baseline.periodSec,
-    };
-    return { ...defined, spec: JSON.stringify([defined, window.intervalSec, baseline.intervalSec]) };
+    const view = { input, base: { name: input.name, mode, window: input.window }, window, refuse };
+    if (mode === 'decay') return decayView(view);
+    if (mode === 'hot') return hotView(view);
+    return risingView(view, windowOf);
   });
+}
+
+/** A view being resolved: what the client sent, the fields every view has, the window it reads. */
+interface ViewDraft {
+  input: ViewInput;
+  base: { name: string; mode: ViewMode; window: string };
+  window: WindowSpec;
+  refuse: (problem: string) => InvalidInputError;
+}
+
+function decayView({ input, base, window, refuse }: ViewDraft): ViewConfig {
+  const halfLifeSec = input.halfLife === undefined ? undefined : parseDurationSec(input.halfLife);
+  if (halfLifeSec === undefined) throw refuse('halfLife must be a duration (seconds, or like 30s, 5m, 1h, 7d)');
+  if (window.periodSec / halfLifeSec > DECAY_MAX_HALF_LIVES_PER_WINDOW)
+    throw refuse(
+      `halfLife must be at least ${window.periodSec / DECAY_MAX_HALF_LIVES_PER_WINDOW} s: window "${window.name}" may span at most ${DECAY_MAX_HALF_LIVES_PER_WINDOW} half-lives`,
+    );
+  const defined = { ...base, halfLifeSec };
+  return {
+    ...defined,
+    rebaseHalfLives: DECAY_REBASE_HALF_LIVES,
+    rebaseChunk: DECAY_REBASE_CHUNK,
+    zeroTolerance: DECAY_ZERO_TOLERANCE,
+    spec: JSON.stringify([defined, window.periodSec, window.intervalSec]),
+  };
+}
+
+function hotView({ input, base, window, refuse }: ViewDraft): ViewConfig {
+  const tauSec = input.tau === undefined ? DEFAULT_HOT_TAU_SEC : parseDurationSec(input.tau);
+  if (tauSec === undefined) throw refuse('tau must be a duration (seconds, or like 30s, 5m, 1h, 7d)');
+  const defined = { ...base, tauSec, epochSec: HOT_EPOCH_SEC };
+  return { ...defined, spec: JSON.stringify([defined, window.periodSec, window.intervalSec]) };
+}
+
+function risingView({ input, base, window, refuse }: ViewDraft, windowOf: Map<string, WindowSpec>): ViewConfig {
+  const baseline = input.baseline === undefined ? undefined : windowOf.get(input.baseline);
+  if (!baseline) throw refuse(`baseline "${input.baseline}" is not a window of the board`);
+  if (baseline.periodSec <= window.periodSec)
+    throw refuse(
+      `baseline "${baseline.name}" (${baseline.periodSec} s) must be longer than window "${window.name}" (${window.periodSec} s)`,
+    );
+  const minCount = input.minCount ?? DEFAULT_RISING_MIN_COUNT;
+  if (!Number.isInteger(minCount) || minCount < RISING_MIN_COUNT.min || minCount > RISING_MIN_COUNT.max)
+    throw refuse(`minCount must be an integer from ${RISING_MIN_COUNT.min} to ${RISING_MIN_COUNT.max}`);
+  const defined = {
+    ...base,
+    baseline: baseline.name,
+    minCount,
+    windowPeriodSec: window.periodSec,
+    baselinePeriodSec: baseline.periodSec,
+  };
+  return { ...defined, spec: JSON.stringify([defined, window.intervalSec, baseline.intervalSec]) };
 }
 
 /** What a client sees of a view, and what a PUT without `views` sends again (it keeps them). */

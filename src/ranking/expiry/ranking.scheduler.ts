@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig } from '../common/config';
-import { IntervalJob } from '../common/interval-job';
-import { JobRegistry } from '../common/jobs';
-import { DuePassResult, RankingService } from './ranking.service';
+import { AppConfig } from '../../common/config';
+import { IntervalJob } from '../../common/interval-job';
+import { JobRegistry } from '../../common/jobs';
+import { DuePassResult, ExpiryService } from './expiry.service';
 
 /**
  * Expires the boards that have something due, on a fixed interval: each pass takes this interval's
- * sweep of the due index when no instance has (see RankingService.sweepDueIndex), then claims and
+ * sweep of the due index when no instance has (see ExpiryService.sweepDueIndex), then claims and
  * visits due boards until none is left. Instances share the visits (claims are atomic, with a lease);
  * expiry also runs lazily on requests, so a late or stopped scheduler never makes a read count stale
  * data.
@@ -20,7 +20,7 @@ export class RankingScheduler extends IntervalJob<DuePassResult> {
   private readonly sweepIntervalMs: number;
 
   constructor(
-    private readonly ranking: RankingService,
+    private readonly expiry: ExpiryService,
     registry: SchedulerRegistry,
     config: AppConfig,
     jobs: JobRegistry,
@@ -37,9 +37,9 @@ export class RankingScheduler extends IntervalJob<DuePassResult> {
   }
 
   protected async runPass(): Promise<{ result: DuePassResult; failures: number }> {
-    const swept = await this.ranking.sweepDueIndex(this.sweepIntervalMs);
+    const swept = await this.expiry.sweepDueIndex(this.sweepIntervalMs);
     if (swept !== null) this.logger.log(`sweep: ${swept} board(s) without a due entry entered into the due index`);
-    const result = await this.ranking.expireDue({ leaseMs: this.leaseMs, claimBatch: this.claimBatch });
+    const result = await this.expiry.expireDue({ leaseMs: this.leaseMs, claimBatch: this.claimBatch });
     this.stats.backlog = result.stillDraining;
     if (result.stillDraining > 0)
       this.logger.log(`${result.stillDraining} board(s) still draining large expired slots`);

@@ -7,9 +7,9 @@ import {
   maxRowsRead,
   mergeShardHeads,
   rankRows,
-  ScoredItem,
   shardOf,
 } from './shard-math';
+import type { ScoredItem } from './ranking.types';
 
 describe('shardOf', () => {
   it('is stable: the same id always lands on the same shard (FNV-1a of the UTF-8 bytes)', () => {

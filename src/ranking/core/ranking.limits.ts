@@ -1,4 +1,4 @@
-import { Bounds } from '../common/limits';
+import { Bounds } from '../../common/limits';
 
 /** Largest |amount| of one increment or batch entry; an amount is also never zero. */
 export const MAX_ABS_AMOUNT = 1_000_000;

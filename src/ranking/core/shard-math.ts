@@ -3,17 +3,7 @@
  * listing in exactly the order and ranks an unsharded board answers.
  */
 
-/** A listed item; `rank` is the competition rank (1, 2, 2, 4). */
-export interface ListedItem {
-  rank: number;
-  item: string;
-  score: number;
-}
-
-export interface ScoredItem {
-  item: string;
-  score: number;
-}
+import type { ListedItem, ScoredItem } from './ranking.types';
 
 /**
  * The shard of an item: FNV-1a (32 bit) of its UTF-8 bytes modulo the shard count. Stable across
@@ -146,31 +136,55 @@ export async function mergeShardHeads(
     replies.forEach((rows, shard) => {
       if (rows === undefined) return;
       rowsRead += rows.length;
-      // A write racing the read may move an item across the boundary between two rounds: keep it once.
-      for (const row of rows) {
-        if (seen[shard].has(row.item)) continue;
-        seen[shard].add(row.item);
-        heads[shard].push(row);
-      }
+      keepNew(heads[shard], seen[shard], rows);
       if (rows.length < asks[shard] || heads[shard].length >= depth) open[shard] = false;
     });
     const merged = mergeListings(heads);
-    const position = new Map(merged.map((row, i) => [row.item, i]));
-    const lastOf = (shard: number) => heads[shard][heads[shard].length - 1];
-    // Every row up to the first last row of an open shard is exact: no unread row can come before it.
-    let exact = merged.length;
-    for (let shard = 0; shard < shards; shard++) {
-      if (open[shard]) exact = Math.min(exact, (position.get(lastOf(shard).item) ?? 0) + 1);
-    }
+    const exact = exactRows(merged, heads, open);
     if (exact >= depth || !open.includes(true)) return { rows: merged.slice(0, depth), rowsRead };
-    const deepest = merged[depth - 1];
-    const needy = heads
-      .map((_, shard) => shard)
-      .filter((shard) => open[shard] && (deepest === undefined || compareListed(lastOf(shard), deepest) < 0));
-    const share = Math.ceil((depth - exact) / needy.length);
-    asks = heads.map(() => 0);
-    for (const shard of needy) {
-      asks[shard] = Math.min(depth - heads[shard].length, Math.max(share, heads[shard].length));
-    }
+    asks = nextAsks(merged, heads, open, depth, exact);
   }
+}
+
+/** Appends the rows a shard has not given yet: a write racing the read may move an item across the boundary between two rounds. */
+function keepNew(head: ScoredItem[], seen: Set<string>, rows: ScoredItem[]): void {
+  for (const row of rows) {
+    if (seen.has(row.item)) continue;
+    seen.add(row.item);
+    head.push(row);
+  }
+}
+
+/** Every merged row up to the first last row of an open shard is exact: no unread row can come before it. */
+function exactRows(merged: ScoredItem[], heads: ScoredItem[][], open: boolean[]): number {
+  const position = new Map(merged.map((row, i) => [row.item, i]));
+  let exact = merged.length;
+  heads.forEach((head, shard) => {
+    if (open[shard]) exact = Math.min(exact, (position.get(head[head.length - 1].item) ?? 0) + 1);
+  });
+  return exact;
+}
+
+/**
+ * The next round's asks: the open shards whose last row read lies above the depth-th row read so far,
+ * each for at least as many rows as it gave and for its share of what is missing, never past `depth`.
+ */
+function nextAsks(
+  merged: ScoredItem[],
+  heads: ScoredItem[][],
+  open: boolean[],
+  depth: number,
+  exact: number,
+): number[] {
+  const deepest = merged[depth - 1];
+  const lastOf = (shard: number) => heads[shard][heads[shard].length - 1];
+  const needy = heads
+    .map((_, shard) => shard)
+    .filter((shard) => open[shard] && (deepest === undefined || compareListed(lastOf(shard), deepest) < 0));
+  const share = Math.ceil((depth - exact) / needy.length);
+  const asks = heads.map(() => 0);
+  for (const shard of needy) {
+    asks[shard] = Math.min(depth - heads[shard].length, Math.max(share, heads[shard].length));
+  }
+  return asks;
 }

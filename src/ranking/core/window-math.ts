@@ -1,8 +1,8 @@
-import { InvalidInputError } from '../common/errors';
+import { InvalidInputError } from '../../common/errors';
 import { RANKING_MESSAGES as M } from './ranking.messages';
-import { parseDurationSec } from '../common/duration';
-import { isName, NAME_RULE } from '../common/names';
-import { MAX_FUTURE_SKEW_SEC } from '../common/limits';
+import { parseDurationSec } from '../../common/duration';
+import { isName, NAME_RULE } from '../../common/names';
+import { MAX_FUTURE_SKEW_SEC } from '../../common/limits';
 import { MAX_SLOTS_PER_WINDOW, WINDOWS_PER_BOARD } from './ranking.limits';
 
 /** A window counts the newest periodSec / intervalSec slots of intervalSec each, the current one included. */

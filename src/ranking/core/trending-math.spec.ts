@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../common/errors';
+import { InvalidInputError } from '../../common/errors';
 import {
   DECAY_REBASE_HALF_LIVES,
   DEFAULT_HOT_TAU_SEC,

@@ -1,0 +1,123 @@
+import { join } from 'node:path';
+import { RESEND_GUARD_MS } from '../../common/limits';
+import { intReply, oneOfReply, Reply } from '../../redis/replies';
+import { ScriptCommand, typedScript } from '../../redis/scripts';
+import type { BoardKeys } from '../core/ranking.keys';
+import { BOARD_WRITE_LIBRARIES, WINDOW_LIBRARIES } from '../core/script-call';
+import type { ViewConfig } from '../core/trending-math';
+import type { WindowSpec } from '../core/window-math';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    tbRankBoardPut: ScriptCommand<Context>;
+    tbRankBoardDelete: ScriptCommand<Context>;
+    tbRankShardSync: ScriptCommand<Context>;
+  }
+}
+
+export type BoardPutReply =
+  | {
+      status: 'created' | 'updated' | 'unchanged';
+      version: string;
+      windowsJson: string;
+      shards: number;
+      revision: number;
+      mostShards: number;
+      /** null: no cap */
+      maxItems: number | null;
+      viewsJson: string;
+    }
+  | { status: 'conflict'; message: string };
+
+const dir = join(__dirname, 'scripts');
+
+/** The board config scripts: shard 0 decides a PUT, the other shards copy it, a delete empties a shard. */
+export const BOARDS_SCRIPTS = {
+  boardPut: typedScript({
+    name: 'tbRankBoardPut',
+    file: join(dir, 'board_put.lua'),
+    libraries: WINDOW_LIBRARIES,
+    numberOfKeys: 1,
+    build: (call: {
+      keys: BoardKeys;
+      windows: WindowSpec[];
+      /** undefined keeps the stored count (1 for a new board) */
+      shards: number | undefined;
+      /** undefined keeps the stored cap (none for a new board) */
+      maxItems: number | undefined;
+      views: ViewConfig[];
+      reset: boolean;
+      version: string;
+      nowMs: number;
+    }) => ({
+      keys: [call.keys.cfg()],
+      args: [
+        JSON.stringify(call.windows),
+        call.shards ?? '',
+        call.version,
+        call.reset ? 1 : 0,
+        call.nowMs,
+        call.maxItems ?? '',
+        JSON.stringify(call.views),
+      ],
+    }),
+    decode: (raw): BoardPutReply => {
+      const reply = new Reply('tbRankBoardPut', raw);
+      const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
+      if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
+      reply.expectLength(8);
+      return {
+        status,
+        version: reply.string(1),
+        windowsJson: reply.string(2),
+        shards: reply.number(3),
+        revision: reply.int(4),
+        mostShards: reply.number(5),
+        maxItems: reply.int(6) || null,
+        viewsJson: reply.string(7),
+      };
+    },
+  }),
+
+  boardDelete: typedScript({
+    name: 'tbRankBoardDelete',
+    file: join(dir, 'board_delete.lua'),
+    libraries: BOARD_WRITE_LIBRARIES,
+    numberOfKeys: 2,
+    build: (call: { keys: BoardKeys; nowMs: number; idemRetentionMs: number }) => ({
+      keys: [call.keys.cfg(), call.keys.likes()],
+      args: [call.nowMs, call.idemRetentionMs, RESEND_GUARD_MS],
+    }),
+    /** true when the shard existed */
+    decode: (raw) => intReply('tbRankBoardDelete', raw) === 1,
+  }),
+
+  shardSync: typedScript({
+    name: 'tbRankShardSync',
+    file: join(dir, 'shard_sync.lua'),
+    libraries: WINDOW_LIBRARIES,
+    numberOfKeys: 1,
+    build: (call: {
+      keys: BoardKeys;
+      version: string;
+      windowsJson: string;
+      shards: number;
+      revision: number;
+      maxItems: number | null;
+      viewsJson: string;
+      nowMs: number;
+    }) => ({
+      keys: [call.keys.cfg()],
+      args: [
+        call.version,
+        call.windowsJson,
+        call.shards,
+        call.revision,
+        call.nowMs,
+        call.maxItems ?? 0,
+        call.viewsJson,
+      ],
+    }),
+    decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),
+  }),
+};

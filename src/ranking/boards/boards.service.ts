@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Clock } from '../../common/clock';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
+import { BoardConfig } from '../core/board';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
+import { resolveWindows, SnapshotSpec, WindowInput, WindowSpec } from '../core/window-math';
+import { BoardCache } from './board-cache';
+import { BoardsStore } from './boards.store';
+
+export interface BoardView {
+  name: string;
+  shards: number;
+  windows: Array<{ name: string; period: number; interval: number; snapshots?: SnapshotSpec }>;
+  /** Present when the board has a cap. */
+  maxItems?: number;
+  /** Present when the board has views. */
+  views?: ViewView[];
+}
+
+/** A page of GET /boards: from `offset`, or after the name `cursor` when given. */
+export interface BoardPage {
+  limit: number;
+  offset: number;
+  cursor?: string;
+}
+
+/** A PUT of a board as the client sent it: `shards`, `maxItems` and `views` undefined keep the stored ones. */
+export interface PutBoardInput {
+  name: string;
+  windows: WindowInput[];
+  shards?: number;
+  reset: boolean;
+  maxItems?: number;
+  views?: ViewInput[];
+}
+
+/** Boards: their configs (checked, stored, cached), the registry's pages, deletion, the change version. */
+@Injectable()
+export class BoardsService {
+  constructor(
+    private readonly store: BoardsStore,
+    private readonly cache: BoardCache,
+    private readonly clock: Clock,
+  ) {}
+
+  async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
+    const { name, shards, reset, maxItems } = input;
+    const windows = resolveWindows(input.windows);
+    const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
+    const version = randomUUID();
+    const result = await this.store.putBoard({
+      name,
+      windows,
+      shards,
+      maxItems,
+      views,
+      reset,
+      version,
+      nowMs: this.clock.nowMs(),
+    });
+    if (result.status === 'conflict')
+      throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, result.message));
+    this.cache.remember(result.config);
+    return { created: result.status === 'created', board: viewOf(result.config) };
+  }
+
+  async getBoard(name: string): Promise<BoardView> {
+    return viewOf((await this.cache.reload(name)).config);
+  }
+
+  /**
+   * One page of boards in byte order of name: from `offset`, or after the name `cursor` (stable while
+   * boards come and go). Only the page's configs are read. `total` counts registered names, which may
+   * for a moment include a board whose PUT or DELETE is under way (such a name is not listed);
+   * `nextCursor` is the last name of a full page, null at the end.
+   */
+  async listBoards(page: BoardPage): Promise<{ boards: BoardView[]; total: number; nextCursor: string | null }> {
+    const from = page.cursor === undefined ? { offset: page.offset } : { after: page.cursor };
+    const { names, total } = await this.store.boardNamesPage(from, page.limit);
+    const configs = await this.store.loadBoards(names);
+    return {
+      boards: configs.filter((config) => config !== undefined).map(viewOf),
+      total,
+      nextCursor: names.length === page.limit ? names[names.length - 1] : null,
+    };
+  }
+
+  async deleteBoard(name: string): Promise<void> {
+    const existed = await this.store.deleteBoard(name, this.clock.nowMs());
+    this.cache.forget(name);
+    if (!existed) throw new NotFoundError('BOARD_NOT_FOUND', M.boardNotFound(name));
+  }
+
+  /** The board's change version: grows with every write (what the live stream polls). */
+  async changeVersion(name: string): Promise<number> {
+    return this.store.changeVersion(await this.cache.get(name));
+  }
+
+  /** The stored views, checked again against the new windows (a PUT without `views` keeps them). */
+  private async keptViews(name: string, windows: WindowSpec[]): Promise<ViewConfig[]> {
+    const stored = (await this.store.loadBoard(name))?.views ?? [];
+    try {
+      return resolveViews(stored.map(viewViewOf), windows);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, M.keptViewsBroken(error.message)));
+    }
+  }
+}
+
+function viewOf(config: BoardConfig): BoardView {
+  return {
+    name: config.name,
+    shards: config.shards,
+    windows: config.windows.map((w) => ({
+      name: w.name,
+      period: w.periodSec,
+      interval: w.intervalSec,
+      ...(w.snapshots ? { snapshots: w.snapshots } : {}),
+    })),
+    ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
+    ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
+  };
+}

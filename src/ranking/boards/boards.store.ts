@@ -1,0 +1,176 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../common/config';
+import { RedisService } from '../../redis/redis.service';
+import { BoardConfig, PreparedBoard } from '../core/board';
+import { RankingKeys } from '../core/ranking.keys';
+import type { PutBoardCommand, PutBoardResult } from '../core/ranking.types';
+import type { ViewConfig } from '../core/trending-math';
+import type { WindowConfig } from '../core/window-math';
+import { BOARDS_SCRIPTS as S } from './boards.scripts';
+
+/** Board configs and the registry of board names: load, PUT, DELETE, paging, the legacy registry's migration. */
+@Injectable()
+export class BoardsStore {
+  readonly keys: RankingKeys;
+  private readonly idemRetentionMs: number;
+
+  constructor(
+    private readonly redis: RedisService,
+    config: AppConfig,
+  ) {
+    this.keys = new RankingKeys(redis.prefix);
+    this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
+    redis.defineScripts(Object.values(S));
+  }
+
+  prepare(config: BoardConfig): PreparedBoard {
+    return new PreparedBoard(config, (shard) => this.keys.board(config.name, shard));
+  }
+
+  async loadBoard(name: string): Promise<BoardConfig | undefined> {
+    const stored = await this.redis.timed(this.redis.client.hgetall(this.keys.board(name).cfg()));
+    if (!stored.version || !stored.windows) return undefined;
+    return {
+      name,
+      version: stored.version,
+      shards: Number(stored.shards),
+      windows: JSON.parse(stored.windows) as WindowConfig[],
+      maxItems: stored.maxItems ? Number(stored.maxItems) : null,
+      views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
+    };
+  }
+
+  /** Configs of some boards in parallel (undefined where a listed name has no board). */
+  loadBoards(names: string[]): Promise<Array<BoardConfig | undefined>> {
+    return Promise.all(names.map((name) => this.loadBoard(name)));
+  }
+
+  /**
+   * One page of registered names in byte order: from position `offset`, or after the name `after`
+   * (a cursor: stable while boards come and go), and how many names the registry holds.
+   */
+  async boardNamesPage(
+    from: { offset: number } | { after: string },
+    limit: number,
+  ): Promise<{ names: string[]; total: number }> {
+    const registry = this.keys.boardRegistry();
+    const [names, total] = await Promise.all([
+      'after' in from
+        ? this.redis.timed(this.redis.client.zrange(registry, `(${from.after}`, '+', 'BYLEX', 'LIMIT', 0, limit))
+        : this.redis.timed(this.redis.client.zrange(registry, from.offset, from.offset + limit - 1)),
+      this.redis.timed(this.redis.client.zcard(registry)),
+    ]);
+    return { names, total };
+  }
+
+  /** Names of the registry after `after` (byte order; '' for the first page), at most `limit`. */
+  registryPageAfter(after: string, limit: number): Promise<string[]> {
+    const from = after === '' ? '-' : `(${after}`;
+    return this.redis.timed(this.redis.client.zrange(this.keys.boardRegistry(), from, '+', 'BYLEX', 'LIMIT', 0, limit));
+  }
+
+  /**
+   * The registry entry comes first, so a board never exists unlisted (the scheduler walks the registry),
+   * and is written again once the board is created, in case a racing DELETE unlisted it (see unregister).
+   * Shard 0 decides (one atomic script); then every other shard gets a copy of its config, and shards
+   * beyond the count (up to the most the board ever had) are deleted. A repeated PUT repairs whatever a
+   * failed one left behind.
+   */
+  async putBoard(command: PutBoardCommand): Promise<PutBoardResult> {
+    const { name, nowMs } = command;
+    await this.register(name);
+    const reply = await this.redis.call(S.boardPut, { ...command, keys: this.keys.board(name) });
+    if (reply.status === 'conflict') return reply;
+    if (reply.status === 'created') await this.register(name);
+    const config: BoardConfig = {
+      name,
+      version: reply.version,
+      shards: reply.shards,
+      windows: JSON.parse(reply.windowsJson) as WindowConfig[],
+      maxItems: reply.maxItems,
+      views: JSON.parse(reply.viewsJson) as ViewConfig[],
+    };
+    await Promise.all(
+      Array.from({ length: reply.shards - 1 }, (_, i) =>
+        this.redis.call(S.shardSync, { keys: this.keys.board(name, i + 1), ...reply, nowMs }),
+      ),
+    );
+    for (let shard = reply.shards; shard < reply.mostShards; shard++) await this.deleteShard(name, shard, nowMs);
+    return { status: reply.status, config };
+  }
+
+  /** Deletes every key of the board (every shard it ever had; shard 0, which holds the config, last), then its registry entry. */
+  async deleteBoard(name: string, nowMs: number): Promise<boolean> {
+    const cfg = await this.redis.timed(this.redis.client.hmget(this.keys.board(name).cfg(), 'shards', 'maxShards'));
+    const mostShards = Math.max(Number(cfg[0] ?? 1), Number(cfg[1] ?? 1));
+    for (let shard = mostShards - 1; shard > 0; shard--) await this.deleteShard(name, shard, nowMs);
+    const existed = await this.deleteShard(name, 0, nowMs);
+    await this.unregister(name);
+    // Tidiness only: a due entry left behind costs one visit, which finds no board and drops it.
+    await this.redis.timed(this.redis.client.zrem(this.keys.dueIndex(), name));
+    return existed;
+  }
+
+  /** Removes a registry entry whose board has no config (left behind by a put that failed half way, or a race). */
+  async unregisterIfMissing(name: string): Promise<void> {
+    if ((await this.loadBoard(name)) === undefined) await this.unregister(name);
+  }
+
+  /**
+   * Moves the names of the registry set kept before paging into the registry zset (and drops them from
+   * the set once copied, so a repeat or a crash half way is harmless). Answers how many were moved.
+   */
+  async migrateLegacyRegistry(pageSize: number): Promise<number> {
+    const legacy = this.keys.legacyBoardRegistry();
+    let moved = 0;
+    let cursor = '0';
+    do {
+      const [next, names] = await this.redis.timed(this.redis.client.sscan(legacy, cursor, 'COUNT', pageSize));
+      if (names.length > 0) {
+        await this.redis.timed(
+          this.redis.client.zadd(this.keys.boardRegistry(), ...names.flatMap((name) => [0, name])),
+        );
+        await this.redis.timed(this.redis.client.srem(legacy, ...names));
+        moved += names.length;
+      }
+      cursor = next;
+    } while (cursor !== '0');
+    return moved;
+  }
+
+  /** The board's change version: the sum of its shards' (each write bumps its own shard's). One read per shard. */
+  async changeVersion(board: PreparedBoard): Promise<number> {
+    const versions = await Promise.all(
+      board.shards.map((shard) => this.redis.timed(this.redis.client.hget(shard.keys.cfg(), 'ver'))),
+    );
+    return versions.reduce((sum, version) => sum + Number(version ?? 0), 0);
+  }
+
+  /**
+   * Removes a registry entry, then lists the board again if its config exists by then. The registry and
+   * the config are in different Cluster slots, so no script can do both. Instead every SREM is followed
+   * by this check, and a PUT that creates a config SADDs after creating it. Take the last SREM of a
+   * board: if its config exists at that SREM's check, the check lists it again; if it is created after
+   * the check, that PUT lists it. So once racing PUTs and DELETEs are done, an existing board is listed.
+   * A name may stay listed without a board (a check or PUT that SADDs after a later delete): listBoards
+   * skips it and the scheduler's unregisterIfMissing removes it.
+   */
+  private async unregister(name: string): Promise<void> {
+    await this.redis.timed(this.redis.client.zrem(this.keys.boardRegistry(), name));
+    if (await this.redis.timed(this.redis.client.hexists(this.keys.board(name).cfg(), 'windows')))
+      await this.register(name);
+  }
+
+  /** Every name scores 0: the registry zset stays in byte order of name. */
+  private async register(name: string): Promise<void> {
+    await this.redis.timed(this.redis.client.zadd(this.keys.boardRegistry(), 0, name));
+  }
+
+  private deleteShard(name: string, shard: number, nowMs: number): Promise<boolean> {
+    return this.redis.call(S.boardDelete, {
+      keys: this.keys.board(name, shard),
+      nowMs,
+      idemRetentionMs: this.idemRetentionMs,
+    });
+  }
+}

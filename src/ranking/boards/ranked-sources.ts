@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { NotFoundError, WindowDrainingError } from '../../common/errors';
+import { PreparedBoard } from '../core/board';
+import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import type { ViewConfig } from '../core/trending-math';
+import type { WindowConfig } from '../core/window-math';
+import { BoardCache } from './board-cache';
+
+/** A read of one ranked source of a board, given its cached config and the time of the read. */
+export type SourceRead<Source, T> = (board: PreparedBoard, source: Source, nowMs: number) => Promise<T>;
+
+/**
+ * The ranked sources of a board by name: a window or a view. Every read of either (windows, views,
+ * history) goes through `read`, which finds the source and keeps the read exact while expired data drains.
+ */
+@Injectable()
+export class RankedSources {
+  constructor(
+    private readonly cache: BoardCache,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Runs `onWindow` on the named window, or `onView` on the named view (404 naming both when neither
+   * exists), exact: a read whose window still holds expired data after its script drained one chunk
+   * (a slot larger than EXPIRE_CHUNK) would list what fell out of the window, so it is sent again, each
+   * time draining one more chunk, up to MAX_READ_DRAIN_CALLS; still draining then, it is a 503
+   * WINDOW_DRAINING (the scheduler and the next reads go on draining). Each call is as short as any
+   * expiry call: Redis is never held longer for it. (History reads answer no `draining`: snapshots are
+   * taken before anything expires.)
+   */
+  async read<T extends object>(
+    name: string,
+    sourceName: string | undefined,
+    onWindow: SourceRead<WindowConfig, T>,
+    onView: SourceRead<ViewConfig, T>,
+  ): Promise<T> {
+    for (let call = 1; ; call++) {
+      const answer = await this.cache.withBoard(name, (board) => {
+        const window = board.window(sourceName);
+        if (window) return onWindow(board, window, this.clock.nowMs());
+        const view = board.view(sourceName);
+        if (view) return onView(board, view, this.clock.nowMs());
+        const known = [...board.config.windows, ...board.config.views].map((w) => w.name);
+        throw new NotFoundError('WINDOW_NOT_FOUND', M.windowNotFound(name, sourceName, known));
+      });
+      if (!('draining' in answer && answer.draining)) return answer;
+      if (call >= MAX_READ_DRAIN_CALLS) throw new WindowDrainingError(M.windowDraining(name, MAX_READ_DRAIN_CALLS));
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { InvalidInputError } from '../../common/errors';
+import { PreparedBoard } from './board';
+import { MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
+import { RANKING_MESSAGES as M } from './ranking.messages';
+import type { RankedRow, Standing } from './ranking.types';
+import type { RisingPhase, ViewMode } from './trending-math';
+import { WindowConfig, windowSpan } from './window-math';
+
+/** What every read of a window or a view answers around its rows. */
+export interface WindowFigures {
+  board: string;
+  window: string;
+  /** Start of the oldest live slot and end of the current one (unix s): the span the figures cover. */
+  from: number;
+  to: number;
+  /** True while an expired slot larger than one chunk is still being subtracted. */
+  draining: boolean;
+  /** A view's mode (absent for a window). */
+  mode?: ViewMode;
+}
+
+/** A listed row as answered; a view's row keeps no snapshots (previousRank null), rising rows add their figures. */
+export interface ViewRowAnswer extends RankedRow {
+  observed?: number;
+  expected?: number;
+  phase?: RisingPhase;
+  since?: number;
+}
+
+export function figures(board: string, window: WindowConfig, nowMs: number, draining: boolean): WindowFigures {
+  const span = windowSpan(nowMs, window);
+  return { board, window: window.name, from: span.fromSec, to: span.toSec, draining };
+}
+
+/** Share of the other ranked items scoring at or below this one, in percent (100: nobody scores higher). */
+export function percentileOf(standing: Standing, ranked: number): number | null {
+  if (standing.rank === null) return null;
+  if (ranked <= 1) return 100;
+  return Math.round(((ranked - standing.rank) / (ranked - 1)) * 10000) / 100;
+}
+
+/** Every shard sends its head down to offset + limit: bounded, so one request cannot make them all send millions of rows. */
+export function checkPageDepth(board: PreparedBoard, offset: number, limit: number): void {
+  if (board.sharded && offset + limit > MAX_SHARDED_DEPTH_ITEMS)
+    throw new InvalidInputError(M.shardedPageTooDeep(MAX_SHARDED_DEPTH_ITEMS));
+}

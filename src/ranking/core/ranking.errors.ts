@@ -1,0 +1,25 @@
+import { growthRefusalOf } from '../../redis/refusals';
+
+/** A script refused a call because the board is gone or its config changed since it was cached. */
+export class BoardGoneError extends Error {}
+export class StaleConfigError extends Error {}
+/** A write's event time (`at`) lies before every window's live span (see TB_AT_OUT_OF_SPAN in the scripts). */
+export class AtOutOfSpanError extends Error {}
+
+/** Turns the scripts' refusals (a cached config, an event time, growth) into errors the services act on. */
+export async function guard<T>(pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    if (message.startsWith('TB_NO_BOARD')) throw new BoardGoneError(message);
+    if (message.startsWith('TB_STALE_CONFIG')) throw new StaleConfigError(message);
+    if (message.startsWith('TB_AT_OUT_OF_SPAN')) throw new AtOutOfSpanError(message);
+    throw growthRefusalOf(error) ?? error;
+  }
+}
+
+/** A script refused the cached config: nothing was applied, a reload and retry is safe. */
+export function isRefusal(error: unknown): boolean {
+  return error instanceof StaleConfigError || error instanceof BoardGoneError;
+}

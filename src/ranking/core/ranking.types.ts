@@ -1,0 +1,128 @@
+import type { BoardConfig } from './board';
+import type { ViewConfig } from './trending-math';
+import type { WindowSpec } from './window-math';
+
+/**
+ * The ranking feature's shared vocabulary: what the slices hand each other and answer. Pure types:
+ * no persistence file declares a domain type, every slice reads them from here.
+ */
+
+export interface ScoredItem {
+  item: string;
+  score: number;
+}
+
+/** A listed item; `rank` is the competition rank (1, 2, 2, 4). */
+export interface ListedItem extends ScoredItem {
+  rank: number;
+}
+
+/** Score and competition rank of an item in one window (rank null: not ranked). */
+export interface Standing {
+  score: number;
+  rank: number | null;
+}
+
+/** A write's standing in one window, with the item's rank in the window's latest snapshot (null: absent). */
+export interface WindowStanding extends Standing {
+  previousRank: number | null;
+}
+
+/** A write's figures per window, in the order of the window names it was answered with. */
+export interface StandingsReply {
+  draining: boolean;
+  standings: WindowStanding[];
+}
+
+export interface BatchEntry {
+  item: string;
+  amount: number;
+  /** The event's time (unix ms, not after now); absent: now. */
+  atMs?: number;
+  /** The item's creation time (unix ms), for a hot view's firstSeen; absent: none. */
+  createdMs?: number;
+}
+
+/** A listed row and its rank in the window's latest snapshot (null: absent, or the window keeps none). */
+export interface RankedRow extends ListedItem {
+  previousRank: number | null;
+}
+
+/** A window's listing at one snapshot boundary, over every shard. */
+export interface SnapshotListing {
+  atSec: number;
+  items: ListedItem[];
+}
+
+/** An item in one snapshot: null rank and score when it was not among the snapshot's rows. */
+export interface HistoryPoint {
+  at: number;
+  rank: number | null;
+  score: number | null;
+}
+
+/** A rising row's figures as stored: sums in its two windows, when it entered the view, its last two slots' counts. */
+export interface RisingFigures {
+  observed: number;
+  baseline: number;
+  sinceSec: number;
+  currentSlot: number;
+  previousSlot: number;
+}
+
+/** A view row: its rank score (decay: forward-decayed against the landmark) and a rising row's figures. */
+export interface ViewRow extends ScoredItem {
+  rising?: RisingFigures;
+}
+
+/** A view's rows ranked (by rank score), and the landmark a decay view's rank scores are relative to. */
+export interface ViewListing {
+  draining: boolean;
+  landmarkSec: number;
+  rows: Array<ViewRow & { rank: number }>;
+}
+
+/** What an item write did: its figures per window and the window names they go with (as they were, on a replay). */
+export interface WriteOutcome {
+  replayed: boolean;
+  draining: boolean;
+  windowNames: string[];
+  standings: WindowStanding[];
+  /** New items this write created (0 on a replay, or when no limit applied: nothing to charge). */
+  createdItems: number;
+}
+
+export interface BatchOutcome {
+  /** True when every shard's part was replayed from its stored answer. */
+  replayed: boolean;
+  draining: boolean;
+  applied: number;
+  /** New items the shards that applied created. */
+  createdItems: number;
+  /** Entries of the shards whose call failed, and those failures. */
+  refused: BatchEntry[];
+  errors: unknown[];
+}
+
+/** Items above a score and ranked items per window, over some shards; draining while expired data remains. */
+export interface ShardCounts {
+  draining: boolean;
+  above: number[];
+  ranked: number[];
+}
+
+/** A board's PUT as the store applies it: `shards` and `maxItems` undefined keep the stored ones. */
+export interface PutBoardCommand {
+  name: string;
+  windows: WindowSpec[];
+  shards: number | undefined;
+  maxItems: number | undefined;
+  views: ViewConfig[];
+  reset: boolean;
+  /** The new config's version (a fresh id per PUT). */
+  version: string;
+  nowMs: number;
+}
+
+export type PutBoardResult =
+  { status: 'created' | 'updated' | 'unchanged'; config: BoardConfig } | { status: 'conflict'; message: string };

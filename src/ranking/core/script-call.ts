@@ -1,0 +1,72 @@
+import { join } from 'node:path';
+import { Reply } from '../../redis/replies';
+import { KEYS_LIBRARY, ScriptCall, WRITE_LIBRARIES } from '../../redis/scripts';
+import { IdemCall } from '../../redis/idempotency';
+import { PreparedBoard, ShardKeys } from './board';
+import type { ScoredItem } from './ranking.types';
+import type { WindowConfig } from './window-math';
+
+/** The Lua libraries every board script is sent with (see src/redis/scripts.ts), in the order they need each other. */
+const lua = join(__dirname, 'lua');
+const snapshotLibrary = join(lua, 'snapshot_lib.lua');
+const viewsLibrary = join(lua, 'views_lib.lua');
+const windowLibrary = join(lua, 'window_lib.lua');
+
+/** Scripts that read or expire a board's windows. */
+export const WINDOW_LIBRARIES = [KEYS_LIBRARY, viewsLibrary, windowLibrary, snapshotLibrary];
+
+/** Scripts that write a board (retry-safe writes, and the delete that keeps their answers' guard). */
+export const BOARD_WRITE_LIBRARIES = [
+  ...WRITE_LIBRARIES,
+  viewsLibrary,
+  windowLibrary,
+  snapshotLibrary,
+  join(lua, 'board_write_lib.lua'),
+];
+
+/** What every script on a board's keys gets: the cached config (its version is checked), the time and the expiry budget. */
+export interface BoardCall {
+  board: PreparedBoard;
+  shard: ShardKeys;
+  nowMs: number;
+  /** Most expired-slot fields one call drains (EXPIRE_CHUNK). */
+  budgetFields: number;
+}
+
+/** A read of one window of one shard. */
+export interface WindowCall extends BoardCall {
+  window: WindowConfig;
+}
+
+/** An idempotent write: its key (when the client sent one); the answer is built with the board's window names. */
+export interface WriteCall extends BoardCall {
+  idem?: IdemCall;
+}
+
+/** The header of a call on one shard of a board: `budgetFields` is the store's EXPIRE_CHUNK. */
+export function boardCall(board: PreparedBoard, shard: ShardKeys, nowMs: number, budgetFields: number): BoardCall {
+  return { board, shard, nowMs, budgetFields };
+}
+
+/** [version, now, budget, W, period_1, interval_1, createdAtMs_1, ...]: what every multi-window script starts with. */
+export function boardArgs(call: BoardCall, windowArgs = call.board.windowArgs): Array<string | number> {
+  return [call.board.config.version, call.nowMs, call.budgetFields, ...windowArgs];
+}
+
+/** The single-window reads: [cfg, slots, top] and [version, now, budget, period, interval, ...extra]. */
+export function windowRead(call: WindowCall, extra: Array<string | number>): ScriptCall {
+  const { keys } = call.shard;
+  const { window } = call;
+  return {
+    keys: [keys.cfg(), keys.slots(window.name), keys.top(window.name)],
+    args: [call.board.config.version, call.nowMs, call.budgetFields, window.periodSec, window.intervalSec, ...extra],
+  };
+}
+
+/** (item, score) pairs from entry `first` on. */
+export function rowsOf(reply: Reply, first: number): ScoredItem[] {
+  reply.expectPairsFrom(first);
+  const rows: ScoredItem[] = [];
+  for (let i = first; i < reply.length; i += 2) rows.push({ item: reply.string(i), score: reply.number(i + 1) });
+  return rows;
+}

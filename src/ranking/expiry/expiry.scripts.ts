@@ -1,0 +1,86 @@
+import { join } from 'node:path';
+import { flagReply, intReply, Reply } from '../../redis/replies';
+import { ScriptCommand, typedScript } from '../../redis/scripts';
+import type { RankingKeys } from '../core/ranking.keys';
+import { BoardCall, boardArgs, WINDOW_LIBRARIES } from '../core/script-call';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    tbRankExpire: ScriptCommand<Context>;
+    tbRankDueClaim: ScriptCommand<Context>;
+    tbRankDueComplete: ScriptCommand<Context>;
+    tbRankSweepTurn: ScriptCommand<Context>;
+  }
+}
+
+/** What an expire call left: expired data still to drain, and when the shard next has something to expire. */
+export interface ExpireReply {
+  draining: boolean;
+  /** Unix ms; null when the shard holds no slot and no like. */
+  nextDueMs: number | null;
+}
+
+/** Boards claimed by one scheduler pass, and when the claims lapse (the token due_complete checks). */
+export interface DueClaim {
+  leaseEndMs: number;
+  boards: string[];
+}
+
+const dir = join(__dirname, 'scripts');
+
+/** Expiry: draining a shard's expired slots, and the due index the scheduler claims boards from. */
+export const EXPIRY_SCRIPTS = {
+  expire: typedScript({
+    name: 'tbRankExpire',
+    file: join(dir, 'expire.lua'),
+    libraries: WINDOW_LIBRARIES,
+    numberOfKeys: 'dynamic',
+    build: (call: BoardCall) => ({ keys: call.shard.allKeys, args: boardArgs(call) }),
+    decode: (raw): ExpireReply => {
+      const reply = new Reply('tbRankExpire', raw).expectLength(2);
+      const nextDueMs = reply.int(1);
+      return { draining: reply.flag(0), nextDueMs: nextDueMs === 0 ? null : nextDueMs };
+    },
+  }),
+
+  dueClaim: typedScript({
+    name: 'tbRankDueClaim',
+    file: join(dir, 'due_claim.lua'),
+    numberOfKeys: 2,
+    build: (call: { keys: RankingKeys; nowMs: number; leaseMs: number; most: number; dueByMs: number }) => ({
+      keys: [call.keys.dueIndex(), call.keys.dueLeases()],
+      args: [call.nowMs, call.leaseMs, call.most, call.dueByMs],
+    }),
+    decode: (raw): DueClaim => {
+      const reply = new Reply('tbRankDueClaim', raw).expectLength(1, true);
+      return {
+        leaseEndMs: reply.int(0),
+        boards: Array.from({ length: reply.length - 1 }, (_, i) => reply.string(1 + i)),
+      };
+    },
+  }),
+
+  dueComplete: typedScript({
+    name: 'tbRankDueComplete',
+    file: join(dir, 'due_complete.lua'),
+    numberOfKeys: 2,
+    build: (call: { keys: RankingKeys; leaseEndMs: number; visited: Map<string, number | null> }) => ({
+      keys: [call.keys.dueIndex(), call.keys.dueLeases()],
+      args: [call.leaseEndMs, ...[...call.visited].flatMap(([board, nextDueMs]) => [board, nextDueMs ?? 0])],
+    }),
+    /** boards completed */
+    decode: (raw) => intReply('tbRankDueComplete', raw),
+  }),
+
+  sweepTurn: typedScript({
+    name: 'tbRankSweepTurn',
+    file: join(dir, 'sweep_turn.lua'),
+    numberOfKeys: 1,
+    build: (call: { keys: RankingKeys; nowMs: number; intervalMs: number }) => ({
+      keys: [call.keys.dueSweep()],
+      args: [call.nowMs, call.intervalMs],
+    }),
+    /** true: this caller sweeps now */
+    decode: (raw) => flagReply('tbRankSweepTurn', raw),
+  }),
+};

@@ -1,0 +1,119 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { ConflictError, NotFoundError } from '../../common/errors';
+import { BoardCache } from '../boards/board-cache';
+import { BoardsStore } from '../boards/boards.store';
+import { ExpiryStore } from './expiry.store';
+
+/** Most expire calls one board gets per visit (each drains at most one chunk); still draining, it is due on the next pass. */
+const MAX_EXPIRE_CALLS_PER_PASS = 100;
+
+/** Registry names one sweep command reads or enters. */
+const SWEEP_PAGE_BOARDS = 1000;
+
+export interface DuePassOptions {
+  /** How long a claimed board stays with this instance (SCHEDULER_LEASE_MS). */
+  leaseMs: number;
+  /** Most boards one claim takes (SCHEDULER_CLAIM_BATCH). */
+  claimBatch: number;
+}
+
+export interface DuePassResult {
+  /** Boards claimed and visited. */
+  visited: number;
+  failures: number;
+  /** Boards left with expired data after MAX_EXPIRE_CALLS_PER_PASS calls: due again on the next pass. */
+  stillDraining: number;
+  /** Boards whose PUT was under way: due again on the next pass. */
+  skipped: number;
+}
+
+/** The expiry passes: due boards claimed and drained, and the sweep that heals the due index. */
+@Injectable()
+export class ExpiryService {
+  private readonly logger = new Logger('Ranking');
+
+  constructor(
+    private readonly store: ExpiryStore,
+    private readonly boards: BoardsStore,
+    private readonly cache: BoardCache,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * One scheduler pass: claims the boards whose due time has come (shared with other instances: a
+   * board claimed here is not visited elsewhere until its lease lapses), expires each until nothing
+   * expired remains (bounded per board), and puts it back into the index at its next due time. Claims
+   * again while claims come back full, only what was due when the pass began: a board put back as due
+   * again (still draining, a PUT under way, a failure) waits for the next pass instead of keeping this
+   * one going. Idle boards cost nothing: they are not in the index.
+   */
+  async expireDue(options: DuePassOptions): Promise<DuePassResult> {
+    const result: DuePassResult = { visited: 0, failures: 0, stillDraining: 0, skipped: 0 };
+    const passMs = this.clock.nowMs();
+    for (;;) {
+      const claim = await this.store.claimDue(this.clock.nowMs(), options.leaseMs, options.claimBatch, passMs);
+      const visited = new Map<string, number | null>();
+      for (const name of claim.boards) visited.set(name, await this.visit(name, passMs + 1, result));
+      await this.store.completeDue(claim.leaseEndMs, visited);
+      result.visited += claim.boards.length;
+      if (claim.boards.length < options.claimBatch) return result;
+    }
+  }
+
+  /**
+   * The safety net of the due index, taken by one instance per interval (fleet-wide): moves the
+   * registry set kept before paging into the zset, then enters every registered board that has no due
+   * entry (ZADD NX), spread evenly over the next interval so the visits it causes trickle instead of
+   * arriving at once. A board with data whose index update was lost (its instance crashed between the
+   * write and the update) is visited within two intervals; reads never wait for it (lazy expiry).
+   * Answers the boards entered, or null when another instance has this interval's turn.
+   */
+  async sweepDueIndex(intervalMs: number): Promise<number | null> {
+    const startMs = this.clock.nowMs();
+    if (!(await this.store.takeSweepTurn(startMs, intervalMs))) return null;
+    const moved = await this.boards.migrateLegacyRegistry(SWEEP_PAGE_BOARDS);
+    if (moved > 0) this.logger.log(`moved ${moved} board name(s) from the registry set into the registry zset`);
+    const { total } = await this.boards.boardNamesPage({ offset: 0 }, 1);
+    let entered = 0;
+    let after = '';
+    for (;;) {
+      const names = await this.boards.registryPageAfter(after, SWEEP_PAGE_BOARDS);
+      const spreadMs = (position: number) => Math.floor((position * intervalMs) / Math.max(total, 1));
+      await this.store.enqueueIfAbsent(names.map((name, i) => [name, startMs + spreadMs(entered + i)]));
+      entered += names.length;
+      if (names.length < SWEEP_PAGE_BOARDS) return entered;
+      after = names[names.length - 1];
+    }
+  }
+
+  /**
+   * Expires one claimed board: answers its next due time (unix ms; null: nothing left to expire), or
+   * `againMs` when it must be visited again (still draining, a PUT under way, a failure).
+   */
+  private async visit(name: string, againMs: number, result: DuePassResult): Promise<number | null> {
+    try {
+      return await this.cache.withBoard(name, async (board) => {
+        for (let call = 0; call < MAX_EXPIRE_CALLS_PER_PASS; call++) {
+          const expired = await this.store.expire(board, this.clock.nowMs());
+          if (!expired.draining) return expired.nextDueMs;
+        }
+        result.stillDraining++;
+        return againMs;
+      });
+    } catch (error) {
+      if (error instanceof NotFoundError) {
+        await this.boards.unregisterIfMissing(name);
+        return null;
+      }
+      // A PUT of this board is under way (shards not synced yet): the next pass expires it.
+      if (error instanceof ConflictError) {
+        result.skipped++;
+        return againMs;
+      }
+      result.failures++;
+      this.logger.warn(`expiring board "${name}" failed: ${error instanceof Error ? error.message : String(error)}`);
+      return againMs;
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../common/config';
+import { RedisService } from '../../redis/redis.service';
+import { PreparedBoard } from '../core/board';
+import { guard } from '../core/ranking.errors';
+import { RankingKeys } from '../core/ranking.keys';
+import { boardCall } from '../core/script-call';
+import { DueClaim, ExpireReply, EXPIRY_SCRIPTS as S } from './expiry.scripts';
+
+/** Expiry: a board's expired slots drained, and the due index (claims with a lease, the sweep's turn, entries). */
+@Injectable()
+export class ExpiryStore {
+  private readonly keys: RankingKeys;
+  private readonly budgetFields: number;
+
+  constructor(
+    private readonly redis: RedisService,
+    config: AppConfig,
+  ) {
+    this.keys = new RankingKeys(redis.prefix);
+    this.budgetFields = config.EXPIRE_CHUNK;
+    redis.defineScripts(Object.values(S));
+  }
+
+  /**
+   * Expires every window of the board once on every shard (bounded by the chunk size): whether expired
+   * data remains, and when the board next has something to expire (the earliest over its shards).
+   */
+  async expire(board: PreparedBoard, nowMs: number): Promise<ExpireReply> {
+    const replies = await Promise.all(
+      board.shards.map((shard) => guard(this.redis.call(S.expire, boardCall(board, shard, nowMs, this.budgetFields)))),
+    );
+    const dues = replies.flatMap((reply) => (reply.nextDueMs === null ? [] : [reply.nextDueMs]));
+    return {
+      draining: replies.some((reply) => reply.draining),
+      nextDueMs: dues.length === 0 ? null : Math.min(...dues),
+    };
+  }
+
+  /** Claims, from `nowMs` for `leaseMs`, up to `most` boards due by `dueByMs` (due_claim.lua). */
+  claimDue(nowMs: number, leaseMs: number, most: number, dueByMs = nowMs): Promise<DueClaim> {
+    return this.redis.call(S.dueClaim, { keys: this.keys, nowMs, leaseMs, most, dueByMs });
+  }
+
+  /** Ends the claims of visited boards, each back in the index at its next due time (null: none). */
+  async completeDue(leaseEndMs: number, visited: Map<string, number | null>): Promise<void> {
+    if (visited.size > 0) await this.redis.call(S.dueComplete, { keys: this.keys, leaseEndMs, visited });
+  }
+
+  /** True for the one caller (fleet-wide) that takes the sweep of this interval (sweep_turn.lua). */
+  takeSweepTurn(nowMs: number, intervalMs: number): Promise<boolean> {
+    return this.redis.call(S.sweepTurn, { keys: this.keys, nowMs, intervalMs });
+  }
+
+  /** Enters boards that have no due entry yet (ZADD NX), each at its own due time. */
+  async enqueueIfAbsent(entries: Array<[string, number]>): Promise<void> {
+    if (entries.length === 0) return;
+    await this.redis.timed(
+      this.redis.client.zadd(this.keys.dueIndex(), 'NX', ...entries.flatMap(([name, dueMs]) => [dueMs, name])),
+    );
+  }
+}

@@ -1,0 +1,133 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../common/config';
+import { RedisService } from '../../redis/redis.service';
+import { PreparedBoard, ShardKeys } from '../core/board';
+import { guard } from '../core/ranking.errors';
+import { HISTORY_ROWS_PER_CALL, MAX_CACHED_PREVIOUS_LISTINGS } from '../core/ranking.limits';
+import type { HistoryPoint, SnapshotListing } from '../core/ranking.types';
+import { BoardCall, boardCall } from '../core/script-call';
+import { mergeListings, rankRows } from '../core/shard-math';
+import { slotStartSec, WindowConfig } from '../core/window-math';
+import { HISTORY_SCRIPTS as S, SnapshotPoint } from './history.scripts';
+
+/** A page of an item's history: from `fromSec` to `toSec` (unix s, boundaries of kept snapshots). */
+export interface ItemHistoryRead {
+  board: PreparedBoard;
+  window: WindowConfig;
+  nowMs: number;
+  item: string;
+  fromSec: number;
+  toSec: number;
+}
+
+/** Snapshots: a window's listing at a boundary, an item through them, and each window's previous ranks. */
+@Injectable()
+export class HistoryStore {
+  private readonly budgetFields: number;
+  /**
+   * Sharded boards: each window's latest snapshot merged over the shards (item -> rank), read once per
+   * slot per instance (snapshots never change once taken), so previousRank costs no round trip per request.
+   */
+  private readonly previousListings = new Map<
+    string,
+    { version: string; slotSec: number; ranks: Promise<Map<string, number>> }
+  >();
+
+  constructor(
+    private readonly redis: RedisService,
+    config: AppConfig,
+  ) {
+    this.budgetFields = config.EXPIRE_CHUNK;
+    redis.defineScripts(Object.values(S));
+  }
+
+  /**
+   * The window's snapshot at or before `atSec` (undefined: the latest), merged over the shards (each
+   * shard's snapshot at or before that time; the answer is at the latest of theirs). keeps: false
+   * when the window keeps no snapshots; listing undefined when none is kept for that time.
+   */
+  async history(
+    board: PreparedBoard,
+    window: WindowConfig,
+    nowMs: number,
+    atSec: number | undefined,
+  ): Promise<{ keeps: boolean; listing?: SnapshotListing }> {
+    const replies = await Promise.all(
+      board.shards.map((shard) =>
+        guard(this.redis.call(S.historyRead, { ...this.on(board, shard, nowMs), window, atSec })),
+      ),
+    );
+    if (!replies.some((reply) => reply.keeps)) return { keeps: false };
+    const found = replies.flatMap((reply) => (reply.snapshot ? [reply.snapshot] : []));
+    if (found.length === 0) return { keeps: true };
+    const rows = mergeListings(found.map((snapshot) => snapshot.rows)).slice(0, window.snapshots?.top);
+    return {
+      keeps: true,
+      listing: { atSec: Math.max(...found.map((snapshot) => snapshot.atSec)), items: rankRows(rows, 0, 0) },
+    };
+  }
+
+  /**
+   * An item's rank and score in each kept snapshot between fromSec and toSec, oldest first. On a sharded
+   * board the item's shard answers its scores and the other shards count the rows above them: a rank
+   * beyond the snapshot's rows is answered as not listed, as on an unsharded board. One page: about
+   * HISTORY_ROWS_PER_CALL snapshot rows are scanned per call (on each shard); nextSec is where the
+   * next page starts (null: the range is answered).
+   */
+  async itemHistory(
+    read: ItemHistoryRead,
+  ): Promise<{ keeps: boolean; nextSec: number | null; points: HistoryPoint[] }> {
+    const { board, window, nowMs, item, fromSec, toSec } = read;
+    const home = board.shardOf(item);
+    const top = window.snapshots?.top ?? 0;
+    const mostSnapshots = Math.max(1, Math.floor(HISTORY_ROWS_PER_CALL / Math.max(1, top)));
+    const own = await guard(
+      this.redis.call(S.historyItem, { ...this.on(board, home, nowMs), window, item, fromSec, toSec, mostSnapshots }),
+    );
+    const aboveElsewhere = await this.aboveElsewhere(read, home, own.points);
+    return {
+      keeps: own.keeps,
+      nextSec: own.nextSec,
+      points: own.points.map((point) => {
+        const rank = point.above < 0 ? null : point.above + (aboveElsewhere.get(point.atSec) ?? 0) + 1;
+        return rank === null || rank > top
+          ? { at: point.atSec, rank: null, score: null }
+          : { at: point.atSec, rank, score: point.score };
+      }),
+    };
+  }
+
+  /** Sharded boards: the window's latest snapshot over every shard, item -> rank (cached per slot). */
+  previousRanks(board: PreparedBoard, window: WindowConfig, nowMs: number): Promise<Map<string, number>> {
+    if (!window.snapshots) return Promise.resolve(new Map());
+    const key = `${board.config.name}\x1f${window.name}`;
+    const slotSec = slotStartSec(Math.floor(nowMs / 1000), window.intervalSec);
+    const cached = this.previousListings.get(key);
+    if (cached && cached.version === board.config.version && cached.slotSec === slotSec) return cached.ranks;
+    if (this.previousListings.size >= MAX_CACHED_PREVIOUS_LISTINGS) this.previousListings.clear();
+    const ranks = this.history(board, window, nowMs, undefined).then(
+      ({ listing }) => new Map((listing?.items ?? []).map((row) => [row.item, row.rank])),
+    );
+    this.previousListings.set(key, { version: board.config.version, slotSec, ranks });
+    ranks.catch(() => this.previousListings.delete(key));
+    return ranks;
+  }
+
+  /** Rows above each listed point's score on the shards other than the item's own, by boundary. */
+  private async aboveElsewhere(read: ItemHistoryRead, home: ShardKeys, points: SnapshotPoint[]) {
+    const { board, window, nowMs } = read;
+    const listed = points.filter((point) => point.above >= 0);
+    const others = await Promise.all(
+      board.shards
+        .filter((shard) => shard !== home && listed.length > 0)
+        .map((shard) =>
+          guard(this.redis.call(S.historyCount, { ...this.on(board, shard, nowMs), window, points: listed })),
+        ),
+    );
+    return new Map(listed.map((point, i) => [point.atSec, others.reduce((sum, counts) => sum + counts[i], 0)]));
+  }
+
+  private on(board: PreparedBoard, shard: ShardKeys, nowMs: number): BoardCall {
+    return boardCall(board, shard, nowMs, this.budgetFields);
+  }
+}

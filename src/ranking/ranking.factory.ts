@@ -1,0 +1,49 @@
+import { Clock } from '../common/clock';
+import { AppConfig } from '../common/config';
+import { RedisService } from '../redis/redis.service';
+import { BoardCache } from './boards/board-cache';
+import { BoardsService } from './boards/boards.service';
+import { BoardsStore } from './boards/boards.store';
+import { RankedSources } from './boards/ranked-sources';
+import { ExpiryService } from './expiry/expiry.service';
+import { ExpiryStore } from './expiry/expiry.store';
+import { HistoryService } from './history/history.service';
+import { HistoryStore } from './history/history.store';
+import { RankingService } from './ranking.service';
+import { ReadsService } from './reads/reads.service';
+import { ReadsStore } from './reads/reads.store';
+import { ShardsStore } from './shards/shards.store';
+import { ViewsService } from './views/views.service';
+import { ViewsStore } from './views/views.store';
+import { WritesService } from './writes/writes.service';
+import { WritesStore } from './writes/writes.store';
+
+/** The ranking slices wired by hand, as RankingModule wires them: for tests and benchmarks without the Nest app. */
+export interface RankingGraph {
+  ranking: RankingService;
+  boards: BoardsStore;
+  cache: BoardCache;
+  expiry: ExpiryService;
+  expiryStore: ExpiryStore;
+}
+
+/** One instance's ranking graph over a connection: its own stores, config cache and services. */
+export function createRankingGraph(redis: RedisService, config: AppConfig, clock: Clock): RankingGraph {
+  const boards = new BoardsStore(redis, config);
+  const cache = new BoardCache(boards);
+  const sources = new RankedSources(cache, clock);
+  const shards = new ShardsStore(redis, config);
+  const history = new HistoryStore(redis, config);
+  const expiryStore = new ExpiryStore(redis, config);
+  const expiry = new ExpiryService(expiryStore, boards, cache, clock);
+  const ranking = new RankingService(
+    new BoardsService(boards, cache, clock),
+    new WritesService(new WritesStore(redis, config, shards, history), boards, cache, clock),
+    new ReadsService(new ReadsStore(redis, config, shards, history)),
+    new ViewsService(new ViewsStore(redis, config)),
+    new HistoryService(history, sources),
+    expiry,
+    sources,
+  );
+  return { ranking, boards, cache, expiry, expiryStore };
+}

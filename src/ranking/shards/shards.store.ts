@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../common/config';
+import { isRedisWrongNodeError } from '../../common/redis-errors';
+import { RedisService } from '../../redis/redis.service';
+import { PreparedBoard, ShardKeys } from '../core/board';
+import { guard } from '../core/ranking.errors';
+import type { ShardCounts } from '../core/ranking.types';
+import { boardCall } from '../core/script-call';
+import type { WindowConfig } from '../core/window-math';
+import { SHARDS_SCRIPTS as S } from './shards.scripts';
+
+/** What a count over shards asks: the items above each window's score, on every shard but `except`. */
+export interface CountAbove {
+  board: PreparedBoard;
+  except: ShardKeys | undefined;
+  windows: WindowConfig[];
+  nowMs: number;
+  scores: number[];
+}
+
+function sumCounts(windows: WindowConfig[], counts: ShardCounts[]): ShardCounts {
+  return {
+    draining: counts.some((count) => count.draining),
+    above: windows.map((_, w) => counts.reduce((sum, count) => sum + count.above[w], 0)),
+    ranked: windows.map((_, w) => counts.reduce((sum, count) => sum + count.ranked[w], 0)),
+  };
+}
+
+/** Cross-shard counting for sharded boards: a board-wide rank is the item's shard's rank plus the others' counts. */
+@Injectable()
+export class ShardsStore {
+  private readonly budgetFields: number;
+
+  constructor(
+    private readonly redis: RedisService,
+    config: AppConfig,
+  ) {
+    this.budgetFields = config.EXPIRE_CHUNK;
+    redis.defineScripts(Object.values(S));
+  }
+
+  /**
+   * Sums, over every shard but `except`, the items above each window's score and the ranked items: one
+   * count_above_shards call per Redis node serving some of them (one call on a single node), then one
+   * count_above call for each shard that call could not count (expired data to drain first, or a node
+   * that no longer serves it).
+   */
+  async countAbove(count: CountAbove): Promise<ShardCounts> {
+    const shards = count.board.shards.filter((shard) => shard !== count.except);
+    const groups = this.redis.groupByNode(shards.map((shard) => shard.keys.cfg()));
+    const counts = await Promise.all(
+      groups.map((group) =>
+        this.countOnNode(
+          count,
+          group.map((i) => shards[i]),
+        ),
+      ),
+    );
+    return sumCounts(count.windows, counts);
+  }
+
+  private async countOnNode(count: CountAbove, shards: ShardKeys[]): Promise<ShardCounts> {
+    const { board, windows, nowMs, scores } = count;
+    const counts: ShardCounts[] = [];
+    let uncounted = shards;
+    if (shards.length > 1) {
+      try {
+        const reply = await guard(this.redis.call(S.countAboveShards, { board, shards, nowMs, windows, scores }));
+        counts.push({ draining: false, above: reply.above, ranked: reply.ranked });
+        uncounted = reply.pending;
+      } catch (error) {
+        if (!isRedisWrongNodeError(error)) throw error;
+      }
+    }
+    const one = (shard: ShardKeys) =>
+      guard(this.redis.call(S.countAbove, { ...boardCall(board, shard, nowMs, this.budgetFields), windows, scores }));
+    counts.push(...(await Promise.all(uncounted.map(one))));
+    return sumCounts(windows, counts);
+  }
+}

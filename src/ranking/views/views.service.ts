@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { checkPageDepth, figures, percentileOf, ViewRowAnswer, WindowFigures } from '../core/answers';
+import { PreparedBoard } from '../core/board';
+import type { ViewListing } from '../core/ranking.types';
+import { decayedValue, risingOf, risingPhase, ViewConfig } from '../core/trending-math';
+import { windowSpan } from '../core/window-math';
+import { ViewsStore } from './views.store';
+
+/** Trending views as a client reads them: decay as the decayed sum as of now, rising rows with their figures. */
+@Injectable()
+export class ViewsService {
+  constructor(private readonly store: ViewsStore) {}
+
+  async top(
+    board: PreparedBoard,
+    view: ViewConfig,
+    nowMs: number,
+    page: { offset: number; limit: number },
+  ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
+    checkPageDepth(board, page.offset, page.limit);
+    const listing = await this.store.viewTop({ board, view, nowMs }, page.offset, page.limit);
+    return { ...viewFigures(board, view, nowMs, listing.draining), items: viewRows(board, view, listing, nowMs) };
+  }
+
+  async item(board: PreparedBoard, view: ViewConfig, nowMs: number, item: string) {
+    const found = await this.store.viewItem({ board, view, nowMs }, item);
+    const listing = { landmarkSec: found.landmarkSec, rows: found.row ? [{ ...found.row, rank: found.rank! }] : [] };
+    const row = viewRows(board, view, listing, nowMs)[0];
+    return {
+      ...viewFigures(board, view, nowMs, found.draining),
+      ...(row ?? { item, score: 0, rank: null }),
+      percentile: percentileOf({ score: row?.score ?? 0, rank: found.rank }, found.listed),
+    };
+  }
+
+  async around(
+    board: PreparedBoard,
+    view: ViewConfig,
+    nowMs: number,
+    around: { item: string; radius: number },
+  ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
+    const listing = await this.store.viewAround({ board, view, nowMs }, around.item, around.radius);
+    return {
+      ...viewFigures(board, view, nowMs, listing.draining),
+      item: around.item,
+      items: viewRows(board, view, listing, nowMs),
+    };
+  }
+}
+
+/** A view's figures: the span of the window it reads (rising: the short one), and its mode. */
+function viewFigures(board: PreparedBoard, view: ViewConfig, nowMs: number, draining: boolean): WindowFigures {
+  const window = board.window(view.window)!;
+  return { ...figures(board.config.name, window, nowMs, draining), window: view.name, mode: view.mode };
+}
+
+/** A view's ranked rows as a client reads them: decay as the decayed sum as of now, rising with its figures. */
+function viewRows(
+  board: PreparedBoard,
+  view: ViewConfig,
+  listing: Pick<ViewListing, 'landmarkSec' | 'rows'>,
+  nowMs: number,
+): ViewRowAnswer[] {
+  const window = board.window(view.window)!;
+  return listing.rows.map((row) => {
+    const answer: ViewRowAnswer = {
+      rank: row.rank,
+      item: row.item,
+      score: view.mode === 'decay' ? decayedValue(row.score, listing.landmarkSec, nowMs, view.halfLifeSec!) : row.score,
+      previousRank: null,
+    };
+    if (row.rising) {
+      const rising = risingOf(row.rising.observed, row.rising.baseline, view as Required<ViewConfig>);
+      const elapsedSec = nowMs / 1000 - windowSpan(nowMs, window).toSec + window.intervalSec;
+      answer.observed = row.rising.observed;
+      answer.expected = rising.expected;
+      answer.phase = risingPhase({ ...row.rising, isNew: rising.isNew, elapsedSec, intervalSec: window.intervalSec });
+      answer.since = row.rising.sinceSec;
+    }
+    return answer;
+  });
+}

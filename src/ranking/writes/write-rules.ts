@@ -1,0 +1,73 @@
+import { InvalidInputError } from '../../common/errors';
+import { MAX_FUTURE_SKEW_SEC } from '../../common/limits';
+import { UNLIMITED } from '../../governance/growth-quotas';
+import { PreparedBoard } from '../core/board';
+import { AtOutOfSpanError } from '../core/ranking.errors';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import type { BatchEntry, WindowStanding } from '../core/ranking.types';
+import { atProblem } from '../core/window-math';
+
+/** The write rules (pure): event times, request fingerprints, a batch's growth split over its shards. */
+
+/** The fingerprint part of an optional `at`: nothing when absent. */
+export function timeOf(atSec: number | undefined): number[] {
+  return atSec === undefined ? [] : [atSec];
+}
+
+/** The fingerprint part of an optional `createdAt`: nothing when absent. */
+export function createdOf(createdAtSec: number | undefined): Array<string | number> {
+  return createdAtSec === undefined ? [] : ['createdAt', createdAtSec];
+}
+
+/**
+ * Refuses an event time the board cannot take (400 naming `field`): more than the skew ahead, or
+ * older than every window's live span. `keyed`: a past `at` is left to the script, which answers a
+ * replay of the key first (its event has aged out since) and refuses otherwise. Answers the problem.
+ */
+export function checkAt(field: string, atSec: number | undefined, nowMs: number, board: PreparedBoard, keyed: boolean) {
+  if (atSec === undefined) return undefined;
+  const problem = atProblem(field, atSec, nowMs, board.config.windows);
+  if (problem && !(problem.kind === 'past' && keyed)) throw new InvalidInputError(problem.message);
+  return problem;
+}
+
+/** Refuses an item creation time more than the skew ahead (400 naming `field`); any past time is fine. */
+export function checkCreatedAt(field: string, createdAtSec: number | undefined, nowMs: number): void {
+  if (createdAtSec !== undefined && createdAtSec > nowMs / 1000 + MAX_FUTURE_SKEW_SEC)
+    throw new InvalidInputError(M.atInFuture(field, MAX_FUTURE_SKEW_SEC, createdAtSec, nowMs / 1000));
+}
+
+/** A script's refusal of an event time as the client's 400, or undefined for any other error. */
+export function atRefusal(error: unknown, problem: { message: string } | undefined): InvalidInputError | undefined {
+  if (!(error instanceof AtOutOfSpanError)) return undefined;
+  return new InvalidInputError(problem?.message ?? M.atBeforeWindows);
+}
+
+/** Distinct item ids of a batch: the most new items it can create. */
+export function distinctItems(entries: BatchEntry[]): number {
+  return new Set(entries.map((entry) => entry.item)).size;
+}
+
+/**
+ * Splits a batch's reservation over its shards' parts, in shard order, each part getting at most its
+ * own distinct items: a part refused for lack of allowance while an earlier one had some to spare
+ * only happens when the reservation fell short of the whole batch.
+ */
+export function allowancesOf(groups: Map<number, BatchEntry[]>, reserved: number): Map<number, number> {
+  let left = reserved;
+  const allowances = new Map<number, number>();
+  for (const [shard, entries] of groups) {
+    const share = reserved === UNLIMITED ? UNLIMITED : Math.min(left, distinctItems(entries));
+    if (share !== UNLIMITED) left -= share;
+    allowances.set(shard, share);
+  }
+  return allowances;
+}
+
+/** Each window's standing by name, in the order of the names the write was answered with. */
+export function byWindow(written: {
+  windowNames: string[];
+  standings: WindowStanding[];
+}): Record<string, WindowStanding> {
+  return Object.fromEntries(written.windowNames.map((name, i) => [name, written.standings[i]]));
+}

@@ -1,0 +1,281 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { ConflictError, NotFoundError } from '../../common/errors';
+import { WriteAnswer } from '../../common/retry-safe';
+import { ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
+import { ClientBudget, growthErrorOf, Reservation, reserveGrowth } from '../../governance/growth-quotas';
+import { IdemRequest, idemRequest } from '../../redis/idempotency';
+import { CapRefusal, growthRefusalOf } from '../../redis/refusals';
+import { BoardCache } from '../boards/board-cache';
+import { BoardsStore } from '../boards/boards.store';
+import { PreparedBoard } from '../core/board';
+import { AtOutOfSpanError, isRefusal } from '../core/ranking.errors';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import type { BatchEntry, BatchOutcome, WindowStanding } from '../core/ranking.types';
+import { groupByShard } from '../core/shard-math';
+import { atProblem, eventTimeMs } from '../core/window-math';
+import {
+  allowancesOf,
+  atRefusal,
+  byWindow,
+  checkAt,
+  checkCreatedAt,
+  createdOf,
+  distinctItems,
+  timeOf,
+} from './write-rules';
+import { WritesStore } from './writes.store';
+
+/** A batch entry as the client sent it: `at` (absent: now) and `createdAt` (absent: none) in unix seconds. */
+export interface BatchInput {
+  item: string;
+  amount: number;
+  at?: number;
+  createdAt?: number;
+}
+
+/** What an item write answers: each window's new standing. */
+export interface ItemWritten {
+  board: string;
+  item: string;
+  windows: Record<string, WindowStanding>;
+  /** True while an expired slot larger than one chunk is still being subtracted. */
+  draining: boolean;
+}
+
+/** What every write request carries besides its own fields: its key (retry-safe when sent) and the client's budget. */
+export interface WriteRequest {
+  name: string;
+  idemKey?: string;
+  /** The client's quotas on growth (none: the write may create anything). */
+  budget?: ClientBudget;
+}
+
+export type BatchWritten = { board: string; count: number; draining: boolean };
+
+/** Increments, batches and likes: checks, growth reservations, the ledger of keyed writes on sharded boards. */
+@Injectable()
+export class WritesService {
+  private readonly logger = new Logger('Ranking');
+
+  constructor(
+    private readonly store: WritesStore,
+    private readonly boards: BoardsStore,
+    private readonly cache: BoardCache,
+    private readonly clock: Clock,
+  ) {}
+
+  async increment(
+    request: WriteRequest & { item: string; amount: number; atSec?: number; createdAtSec?: number },
+  ): Promise<WriteAnswer<ItemWritten>> {
+    const { name, item, amount, budget, atSec, createdAtSec } = request;
+    // `at` and `createdAt` are part of the request only when sent: requests without keep their fingerprint.
+    const fingerprint = ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec)];
+    const keyed = idemRequest(request.idemKey, fingerprint);
+    return this.cache.withBoard(name, (board) =>
+      this.ledgered(board, keyed, budget, 1, async (idem) => {
+        const nowMs = this.clock.nowMs();
+        const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
+        checkCreatedAt('createdAt', createdAtSec, nowMs);
+        const reservation = reserveGrowth(budget, { items: 1 });
+        try {
+          const result = await this.store.increment({
+            board,
+            nowMs,
+            item,
+            amount,
+            newItems: reservation.allowance('items'),
+            idem,
+            atMs: eventTimeMs(atSec, nowMs),
+            createdMs: createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs),
+          });
+          reservation.settle({ items: result.createdItems });
+          const body = { board: name, item, windows: byWindow(result), draining: result.draining };
+          return { replayed: result.replayed, body };
+        } catch (error) {
+          throw atRefusal(error, problem) ?? this.growthError(error, reservation, board);
+        }
+      }),
+    );
+  }
+
+  /**
+   * On a sharded board the shards apply their entries independently: when some shard refuses because
+   * the config changed, only its entries are retried (regrouped by the reloaded config), once. A part
+   * that would create more new items than the board's cap or the client's quota allows is refused
+   * whole (nothing of it applied): 409 BOARD_FULL / 429 QUOTA_EXCEEDED when nothing was applied, else
+   * 409 BATCH_PARTIAL naming the reason.
+   */
+  async incrementBatch(request: WriteRequest & { inputs: BatchInput[] }): Promise<WriteAnswer<BatchWritten>> {
+    const { name, inputs, budget } = request;
+    const keyed = idemRequest(request.idemKey, [
+      'increments',
+      name,
+      inputs.map((e) => [e.item, e.amount, ...timeOf(e.at), ...createdOf(e.createdAt)]),
+    ]);
+    // The request's time is when it arrived, whatever loading the config costs.
+    const nowMs = this.clock.nowMs();
+    const board = await this.cache.get(name);
+    const shardsTouched = new Set(inputs.map((input) => board.shardOf(input.item))).size;
+    return this.ledgered(board, keyed, budget, shardsTouched, (idem) => {
+      // A keyed batch on one shard is checked by its script, after its replay (an old `at` still replays).
+      const keyedOnOneShard = idem !== undefined && !board.sharded;
+      const entries = inputs.map((input, i): BatchEntry => {
+        checkAt(`items.${i}.at`, input.at, nowMs, board, keyedOnOneShard);
+        checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
+        return {
+          item: input.item,
+          amount: input.amount,
+          atMs: eventTimeMs(input.at, nowMs),
+          ...(input.createdAt === undefined ? {} : { createdMs: eventTimeMs(input.createdAt, nowMs) }),
+        };
+      });
+      return this.applyBatch(name, entries, nowMs, idem, budget).catch((error: unknown) => {
+        const entry = error instanceof AtOutOfSpanError ? Number(/ (\d+)$/.exec(error.message)?.[1] ?? 1) - 1 : -1;
+        if (entry < 0) throw error;
+        const field = `items.${entry}.at`;
+        throw atRefusal(error, atProblem(field, inputs[entry].at ?? nowMs / 1000, nowMs, board.config.windows));
+      });
+    });
+  }
+
+  /** Likes (undo = false) or takes a like back (undo = true: never refused, it creates nothing). */
+  async like(
+    request: WriteRequest & { item: string; userId: string; undo: boolean; atSec?: number },
+  ): Promise<WriteAnswer<ItemWritten & { userId: string; counted: boolean }>> {
+    const { name, item, userId, undo, budget, atSec } = request;
+    const keyed = idemRequest(request.idemKey, [undo ? 'unlike' : 'like', name, item, userId, ...timeOf(atSec)]);
+    return this.cache.withBoard(name, (board) =>
+      this.ledgered(board, keyed, budget, 1, async (idem) => {
+        const nowMs = this.clock.nowMs();
+        const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
+        const reservation = reserveGrowth(budget, undo ? {} : { items: 1, likeUsers: 1 });
+        const growth = { newItems: reservation.allowance('items'), newLikes: reservation.allowance('likeUsers') };
+        const atMs = eventTimeMs(atSec, nowMs);
+        const result = await this.store
+          .like({ board, nowMs, item, userId, undo, growth, idem, atMs })
+          .catch((error: unknown) => {
+            throw atRefusal(error, problem) ?? this.growthError(error, reservation, board);
+          });
+        reservation.settle({ items: result.createdItems, likeUsers: result.createdLikes });
+        const written = { board: name, item, userId, counted: result.counted, windows: byWindow(result) };
+        return { replayed: result.replayed, body: { ...written, draining: result.draining } };
+      }),
+    );
+  }
+
+  private async applyBatch(
+    name: string,
+    entries: BatchEntry[],
+    nowMs: number,
+    idem: IdemRequest | undefined,
+    budget: ClientBudget | undefined,
+  ): Promise<WriteAnswer<BatchWritten>> {
+    let pending = entries;
+    const done = { applied: 0, draining: false, replayed: true };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const board = attempt === 0 ? await this.cache.get(name) : await this.cache.reload(name);
+      const groups = groupByShard(pending, board.shards.length);
+      const reservation = reserveGrowth(budget, { items: distinctItems(pending) });
+      const newItems = allowancesOf(groups, reservation.allowance('items'));
+      const outcome = await this.store
+        .incrementBatch({ board, nowMs, groups, newItems, idem })
+        .catch((error: unknown) => {
+          reservation.settle();
+          throw error;
+        });
+      reservation.settle({ items: outcome.createdItems });
+      done.applied += outcome.applied;
+      done.draining ||= outcome.draining;
+      done.replayed &&= outcome.replayed;
+      if (outcome.refused.length === 0)
+        return { replayed: done.replayed, body: { board: name, count: done.applied, draining: done.draining } };
+      this.throwUnlessRetryable(board, outcome, reservation, { applied: done.applied, entries: entries.length });
+      pending = outcome.refused;
+    }
+    if (done.applied > 0)
+      throw new ConflictError('BATCH_PARTIAL', M.batchPartial(name, done.applied, entries.length, pending.length));
+    if (!(await this.boards.loadBoard(name))) throw new NotFoundError('BOARD_NOT_FOUND', M.boardNotFound(name));
+    throw new ConflictError('CONFIG_CHANGED', M.configChanged(name));
+  }
+
+  /**
+   * A batch some shards refused: only a stale or missing config is retried (the caller regroups the
+   * refused entries by the reloaded config). An event time out of span, a growth refusal or any other
+   * error ends the batch here, as a partial answer when something was applied.
+   */
+  private throwUnlessRetryable(
+    board: PreparedBoard,
+    outcome: BatchOutcome,
+    reservation: Reservation,
+    sofar: { applied: number; entries: number },
+  ): void {
+    const outOfSpan = outcome.errors.find((error) => error instanceof AtOutOfSpanError);
+    if (outOfSpan !== undefined && sofar.applied === 0) throw outOfSpan;
+    const unexpected = outcome.errors.find((error) => !isRefusal(error) && !growthRefusalOf(error));
+    if (unexpected !== undefined) throw unexpected;
+    const growth = outcome.errors.find((error) => growthRefusalOf(error));
+    if (growth === undefined) return;
+    const refusal = this.growthError(growth, reservation, board);
+    if (sofar.applied === 0) throw refusal;
+    const { name } = board.config;
+    const message = (refusal as Error).message;
+    throw new ConflictError(
+      'BATCH_PARTIAL',
+      M.batchRefusedPartly(name, sofar.applied, sofar.entries, outcome.refused.length, message),
+    );
+  }
+
+  /**
+   * A keyed write on a sharded board goes through its ledger entry (request_claim.lua) on the shard its
+   * key hashes to: a repeat of an answered request gets the stored body byte for byte (board-wide rank
+   * included) and touches no shard, and the key used again for another request is refused (422)
+   * whichever shards that request touches. Each shard's part stays retry-safe on its own, so a request
+   * claimed but never answered (a failure half way) is simply applied again. An unsharded board needs
+   * none of this: its one script call stores the whole answer.
+   * Every answer stored counts against the client's quota of them (withAnswerBudget): one on an unsharded
+   * board; on a sharded one the ledger entry and one per shard part (`parts`), all charged when the write
+   * fails (the claim, and maybe some parts, were stored).
+   */
+  private ledgered<T>(
+    board: PreparedBoard,
+    keyed: IdemRequest | undefined,
+    budget: ClientBudget | undefined,
+    parts: number,
+    write: (idem: IdemRequest | undefined) => Promise<WriteAnswer<T>>,
+  ): Promise<WriteAnswer<T>> {
+    if (!board.sharded) return withAnswerBudget(budget, keyed, ONE_ANSWER, write);
+    const cost = { answers: 1 + parts, chargedOnError: 1 + parts };
+    return withAnswerBudget(budget, keyed, cost, (idem) => this.throughLedger(board, idem, write));
+  }
+
+  private async throughLedger<T>(
+    board: PreparedBoard,
+    idem: IdemRequest | undefined,
+    write: (idem: IdemRequest | undefined) => Promise<WriteAnswer<T>>,
+  ): Promise<WriteAnswer<T>> {
+    if (idem === undefined) return write(idem);
+    const nowMs = this.clock.nowMs();
+    const entry = await this.store.claimRequest(board, idem, nowMs);
+    if (entry.state === 'answered') return { replayed: true, body: JSON.parse(entry.body) as T };
+    const answer = await write(idem);
+    // Lost, the stored answer only costs a repeat its byte-for-byte rank: the parts replay on their shards.
+    await this.store
+      .completeRequest(board, idem, nowMs, JSON.stringify(answer.body))
+      .catch((error: unknown) => this.logger.warn(`storing the answer of a sharded request failed: ${String(error)}`));
+    return answer;
+  }
+
+  /** A script's growth refusal as the client's error (BOARD_FULL for the board's cap); any other error as it is. */
+  private growthError(error: unknown, reservation: Reservation, board: PreparedBoard): unknown {
+    return growthErrorOf(
+      error,
+      reservation,
+      (refusal: CapRefusal) =>
+        new ConflictError(
+          'BOARD_FULL',
+          M.boardFull(board.config.name, refusal.held, refusal.cap, board.shards.length, refusal.wanted),
+        ),
+    );
+  }
+}

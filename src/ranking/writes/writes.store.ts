@@ -1,0 +1,266 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Coalescer } from '../../common/coalescer';
+import { AppConfig } from '../../common/config';
+import { ConflictError } from '../../common/errors';
+import { Idempotent, IdemRequest } from '../../redis/idempotency';
+import { RedisService } from '../../redis/redis.service';
+import { PreparedBoard, ShardKeys } from '../core/board';
+import { BoardGoneError, guard, StaleConfigError } from '../core/ranking.errors';
+import { RankingKeys } from '../core/ranking.keys';
+import { MAX_COALESCED_INCREMENTS } from '../core/ranking.limits';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import type { BatchEntry, BatchOutcome, StandingsReply, WriteOutcome } from '../core/ranking.types';
+import { boardCall, WriteCall } from '../core/script-call';
+import { HistoryStore } from '../history/history.store';
+import { ShardsStore } from '../shards/shards.store';
+import { CoalescedIncrement, LedgerCall, LedgerEntry, WRITES_SCRIPTS as S } from './writes.scripts';
+
+/** An item increment: `newItems` the new items it may create (UNLIMITED: no quota), `atMs` its event time. */
+export interface IncrementCommand {
+  board: PreparedBoard;
+  nowMs: number;
+  item: string;
+  amount: number;
+  newItems: number;
+  idem?: IdemRequest;
+  atMs: number;
+  createdMs?: number;
+}
+
+/** A batch's entries grouped by shard, each shard's growth allowance (UNLIMITED: no quota). */
+export interface BatchCommand {
+  board: PreparedBoard;
+  nowMs: number;
+  groups: Map<number, BatchEntry[]>;
+  newItems: Map<number, number>;
+  idem?: IdemRequest;
+}
+
+/** A like (undo false) or its withdrawal; `growth`: the new items and likes it may create. */
+export interface LikeCommand {
+  board: PreparedBoard;
+  nowMs: number;
+  item: string;
+  userId: string;
+  undo: boolean;
+  growth: { newItems: number; newLikes: number };
+  idem?: IdemRequest;
+  atMs: number;
+}
+
+/** An item increment waiting to share a script call with others to the same shard. */
+interface PendingIncrement {
+  board: PreparedBoard;
+  shard: ShardKeys;
+  nowMs: number;
+  increment: CoalescedIncrement;
+}
+
+/** The writes: increments (coalesced per shard), batches, likes, the ledger of keyed sharded requests. */
+@Injectable()
+export class WritesStore {
+  private readonly keys: RankingKeys;
+  private readonly logger = new Logger('RankingWrites');
+  private readonly budgetFields: number;
+  /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
+  private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
+
+  constructor(
+    private readonly redis: RedisService,
+    config: AppConfig,
+    private readonly shards: ShardsStore,
+    private readonly history: HistoryStore,
+  ) {
+    this.keys = new RankingKeys(redis.prefix);
+    this.budgetFields = config.EXPIRE_CHUNK;
+    if (config.WRITE_COALESCE_MS > 0)
+      this.increments = new Coalescer(
+        { delayMs: config.WRITE_COALESCE_MS, maxBatch: MAX_COALESCED_INCREMENTS },
+        (_, pending) => this.sendIncrements(pending),
+      );
+    redis.defineScripts(Object.values(S));
+  }
+
+  async increment(command: IncrementCommand): Promise<WriteOutcome> {
+    const { board, nowMs, item, idem } = command;
+    const shard = board.shardOf(item);
+    const increment = { ...command, idem: this.redis.idemCall(idem) };
+    const reply = await guard(
+      this.increments
+        ? this.increments.submit(`${shard.keys.cfg()}\n${board.config.version}\n${Math.floor(nowMs / 1000)}`, {
+            board,
+            shard,
+            nowMs,
+            increment: coalesced(increment),
+          })
+        : this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), ...coalesced(increment) }),
+    );
+    await this.indexDue(board, reply.created[1]);
+    return this.rankOverShards(board, shard, nowMs, reply, item);
+  }
+
+  /**
+   * One script call per shard holding any of the entries, in parallel: atomic on an unsharded board
+   * (and per shard); the shards of a sharded board apply independently (see docs/scaling.md).
+   * Answers what was applied, and the entries of shards that failed with their errors.
+   */
+  async incrementBatch(command: BatchCommand): Promise<BatchOutcome> {
+    const { board, nowMs, idem } = command;
+    const shards = [...command.groups];
+    const settled = await Promise.allSettled(
+      shards.map(([shard, entries]) =>
+        guard(
+          this.redis.call(S.incrementBatch, {
+            ...this.write(board, board.shards[shard], nowMs, idem),
+            entries,
+            newItems: command.newItems.get(shard)!,
+          }),
+        ),
+      ),
+    );
+    const { outcome, dueMs } = batchOutcomeOf(settled, shards);
+    await this.indexDue(board, dueMs);
+    return outcome;
+  }
+
+  async like(command: LikeCommand): Promise<WriteOutcome & { counted: boolean; createdLikes: number }> {
+    const { board, nowMs, item, idem } = command;
+    const shard = board.shardOf(item);
+    const { userId, undo, growth, atMs } = command;
+    const reply = await guard(
+      this.redis.call(S.like, { ...this.write(board, shard, nowMs, idem), item, userId, undo, ...growth, atMs }),
+    );
+    await this.indexDue(board, reply.created[2]);
+    return {
+      ...(await this.rankOverShards(board, shard, nowMs, reply, item)),
+      counted: reply.value.counted,
+      createdLikes: reply.created[1],
+    };
+  }
+
+  /** Claims (or reads) the ledger entry of a keyed request on a sharded board: see request_claim.lua. */
+  claimRequest(board: PreparedBoard, idem: IdemRequest, nowMs: number): Promise<LedgerEntry> {
+    return this.redis.call(S.requestClaim, this.ledger(board, idem, nowMs));
+  }
+
+  /** Stores the whole answer of a keyed request on a sharded board in its ledger entry. */
+  async completeRequest(board: PreparedBoard, idem: IdemRequest, nowMs: number, body: string): Promise<void> {
+    await this.redis.call(S.requestComplete, { ...this.ledger(board, idem, nowMs), body });
+  }
+
+  /** The ledger entry of a request lives on the shard its key hashes to: ledgers spread like items. */
+  private ledger(board: PreparedBoard, idem: IdemRequest, nowMs: number): LedgerCall {
+    return { ledger: board.shardOf(idem.key), nowMs, idem: this.redis.idemCall(idem) };
+  }
+
+  /**
+   * Increments of one shard and config version that arrived together within one second: one call of
+   * increment.lua applying them in order (`increments`; `increment` for a lone one). Slots and expiry go
+   * by the second, so each lands where it would have alone at its own arrival; each gets its own answer
+   * or refusal.
+   */
+  private async sendIncrements(pending: PendingIncrement[]): Promise<Array<Idempotent<StandingsReply> | Error>> {
+    const { board, shard } = pending[0];
+    const call = boardCall(board, shard, Math.max(...pending.map((p) => p.nowMs)), this.budgetFields);
+    if (pending.length === 1) return [await this.redis.call(S.increment, { ...call, ...pending[0].increment })];
+    return this.redis.call(S.increments, { ...call, requests: pending.map((p) => p.increment) });
+  }
+
+  /**
+   * Adds the items scoring above each window's score on the other shards to ranks computed on the
+   * item's own shard. The write has been applied by then, so a config change racing this read must
+   * not reach the caller's retry (which would apply the write again): it answers a 409 saying so.
+   */
+  private async rankOverShards(
+    board: PreparedBoard,
+    home: ShardKeys,
+    nowMs: number,
+    reply: Idempotent<StandingsReply>,
+    item: string,
+  ): Promise<WriteOutcome> {
+    const { draining, standings: own } = reply.value;
+    const answered = {
+      replayed: reply.replayed,
+      windowNames: reply.context.split(','),
+      createdItems: reply.created[0],
+    };
+    // A replay whose windows have changed since is answered exactly as stored.
+    if (!board.sharded || answered.windowNames.join(',') !== board.windowNames)
+      return { ...answered, draining, standings: own };
+    try {
+      const { windows } = board.config;
+      const [others, previous] = await Promise.all([
+        this.shards.countAbove({ board, except: home, windows, nowMs, scores: own.map((s) => s.score) }),
+        Promise.all(windows.map((window) => this.history.previousRanks(board, window, nowMs))),
+      ]);
+      return {
+        ...answered,
+        draining: draining || others.draining,
+        standings: own.map((s, w) => ({
+          score: s.score,
+          rank: s.rank === null ? null : s.rank + others.above[w],
+          previousRank: previous[w].get(item) ?? null,
+        })),
+      };
+    } catch (error) {
+      if (!(error instanceof StaleConfigError || error instanceof BoardGoneError)) throw error;
+      throw new ConflictError('WRITE_APPLIED_RANK_UNKNOWN', M.writeAppliedRankUnknown(board.config.name));
+    }
+  }
+
+  /**
+   * A write created a slot that is now its shard's earliest to expire (`dueMs` > 0): the board's due
+   * entry moves that early (ZADD LT never delays it). A single-key command on the index's own tag,
+   * since no script may touch a board's keys and the index together on a Cluster. A failure only
+   * delays the scheduler's visit to this board until the sweep (reads expire lazily anyway), so the
+   * applied write is still answered.
+   */
+  private async indexDue(board: PreparedBoard, dueMs: number): Promise<void> {
+    if (dueMs <= 0) return;
+    await this.redis
+      .timed(this.redis.client.zadd(this.keys.dueIndex(), 'LT', dueMs, board.config.name))
+      .catch((error: unknown) =>
+        this.logger.warn(`due index not updated for "${board.config.name}": ${String(error)}`),
+      );
+  }
+
+  private write(board: PreparedBoard, shard: ShardKeys, nowMs: number, idem: IdemRequest | undefined): WriteCall {
+    return { ...boardCall(board, shard, nowMs, this.budgetFields), idem: this.redis.idemCall(idem) };
+  }
+}
+
+/** An increment command as one request of an increment.lua call. */
+function coalesced(command: Omit<IncrementCommand, 'idem'> & Pick<CoalescedIncrement, 'idem'>): CoalescedIncrement {
+  const { item, amount, idem, newItems, atMs, createdMs } = command;
+  return { item, amount, idem, newItems, atMs, createdMs };
+}
+
+type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }>>;
+
+/** The shards' parts of a batch summed up, and the earliest due time they created (0: none). */
+function batchOutcomeOf(settled: BatchPart[], shards: Array<[number, BatchEntry[]]>) {
+  const outcome: BatchOutcome = {
+    replayed: true,
+    draining: false,
+    applied: 0,
+    createdItems: 0,
+    refused: [],
+    errors: [],
+  };
+  let dueMs = 0;
+  settled.forEach((result, i) => {
+    if (result.status === 'fulfilled') {
+      outcome.replayed &&= result.value.replayed;
+      outcome.draining ||= result.value.value.draining;
+      outcome.applied += result.value.value.applied;
+      outcome.createdItems += result.value.created[0];
+      const shardDueMs = result.value.created[1];
+      if (shardDueMs > 0) dueMs = dueMs === 0 ? shardDueMs : Math.min(dueMs, shardDueMs);
+    } else {
+      outcome.replayed = false;
+      outcome.refused.push(...shards[i][1]);
+      outcome.errors.push(result.reason);
+    }
+  });
+  return { outcome, dueMs };
+}
