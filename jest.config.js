@@ -1,5 +1,6 @@
 /**
- * Four projects, all run by `npm test`: unit (pure logic), integration (real Redis), e2e (HTTP), and
+ * Five projects, all run by `npm test`: unit (pure logic), integration (real Redis), e2e (HTTP), client
+ * (the TypeScript client package against the service), and
  * browser (the dashboard in Chromium), which `npm test` runs on its own after the others: its 1 s
  * targets are measured, not shared with a CPU busy with other test files.
  */
@@ -30,5 +31,12 @@ module.exports = {
     { ...base, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
     { ...base, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'] },
+    {
+      ...base,
+      displayName: 'client',
+      testMatch: ['<rootDir>/clients/typescript/test/**/*.spec.ts'],
+      // The client's sources import './x.js' (ESM as browsers and Node load it); here they are compiled TS.
+      moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    },
   ],
 };
