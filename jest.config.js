@@ -8,18 +8,24 @@ const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 // content-disposition 3 (under @fastify/static, which serves /docs) is ESM-only; Node 20 loads it,
 // Jest's module loader does not, so Jest compiles that one package to CommonJS.
 const esmOnly = ['content-disposition'];
-const base = {
+const toCommonJs = (packages) => ({
   transform: {
     '^.+\\.ts$': tsJest,
-    [`node_modules/(${esmOnly.join('|')})/.+\\.js$`]: [
+    [`node_modules/(${packages.join('|')})/.+\\.js$`]: [
       'ts-jest',
       { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } },
     ],
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  // Also under another package's own node_modules (openapi-typescript nests some of them).
+  transformIgnorePatterns: [`/node_modules/(?!([^/]+/node_modules/)?(${packages.join('|')})/)`],
+});
+const base = {
+  ...toCommonJs(esmOnly),
   moduleFileExtensions: ['ts', 'js', 'json'],
   testEnvironment: 'node',
 };
+// openapi-typescript (the client's drift test regenerates its types) requires these ESM-only packages.
+const clientEsmOnly = [...esmOnly, 'parse-json', 'index-to-position', 'supports-color', 'change-case'];
 
 module.exports = {
   maxWorkers: 2,
@@ -33,6 +39,7 @@ module.exports = {
     { ...base, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'] },
     {
       ...base,
+      ...toCommonJs(clientEsmOnly),
       displayName: 'client',
       testMatch: ['<rootDir>/clients/typescript/test/**/*.spec.ts'],
       // The client's sources import './x.js' (ESM as browsers and Node load it); here they are compiled TS.

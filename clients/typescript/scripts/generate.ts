@@ -1,6 +1,6 @@
 /**
  * Writes the client's generated sources from the service itself, so they cannot drift from it:
- *   src/generated/api.d.ts   the OpenAPI document the app serves at /docs-json, as openapi-typescript types
+ *   src/generated/api.ts     the OpenAPI document the app serves at /docs-json, as openapi-typescript types
  *   src/generated/errors.ts  the service's error table (ERROR_CODES): per code, its status, whether
  *                            the write was applied and whether repeating the request is safe
  * `npm run client:generate` runs it; clients/typescript/test/generated.e2e-spec.ts regenerates both
@@ -53,7 +53,7 @@ export function errorTableSource(): string {
 
 /** Both generated files (name under src/generated/ -> content) for a served document. */
 export async function generatedFiles(document: object): Promise<Record<string, string>> {
-  return { 'api.d.ts': await apiTypesOf(document), 'errors.ts': errorTableSource() };
+  return { 'api.ts': await apiTypesOf(document), 'errors.ts': errorTableSource() };
 }
 
 /**

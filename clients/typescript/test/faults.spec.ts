@@ -104,13 +104,26 @@ describe('the client through a faulty network', () => {
     expect(rows(first)).toEqual([['a', 1]]);
     await tb.boards.increment('live', 'b', { amount: 5 });
     const change = await next();
-    expect([change.type, rows(change)]).toEqual(['top', [['b', 5], ['a', 1]]]);
+    expect([change.type, rows(change)]).toEqual([
+      'top',
+      [
+        ['b', 5],
+        ['a', 1],
+      ],
+    ]);
 
     // The network drops the connection: the iterator reopens it, resuming from the last event's id.
     expect(proxy.cutStreams()).toBe(1);
     await tb.boards.increment('live', 'c', { amount: 2 });
     const resumed = await next();
-    expect([resumed.type, rows(resumed)]).toEqual(['snapshot', [['b', 5], ['c', 2], ['a', 1]]]);
+    expect([resumed.type, rows(resumed)]).toEqual([
+      'snapshot',
+      [
+        ['b', 5],
+        ['c', 2],
+        ['a', 1],
+      ],
+    ]);
     const streams = noted.sent.filter((request) => request.url.includes('/stream'));
     expect(streams.map((request) => request.headers.get('last-event-id'))).toEqual([null, change.id]);
     expect(waits).toEqual([1000]); // the service's `retry:` delay
