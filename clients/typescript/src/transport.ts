@@ -112,7 +112,9 @@ export class Transport {
     for (let attempt = 0; ; attempt++) {
       let failure: TrendboardError;
       try {
-        return await this.attempt<T>(route, url, { method: route.method, headers, body }, signal);
+        // No attempt outlives the call's deadline.
+        const timeoutMs = Math.max(1, Math.min(this.settings.timeoutMs, deadline - Date.now()));
+        return await this.attempt<T>(route, url, { method: route.method, headers, body }, timeoutMs, signal);
       } catch (error) {
         if (!(error instanceof TrendboardError)) throw error;
         failure = error;
@@ -138,10 +140,16 @@ export class Transport {
   }
 
   /** One request: its answer, or a TrendboardError (abort by the caller's signal rethrows its reason). */
-  private async attempt<T>(route: RouteCall, url: string, init: RequestInit, signal?: AbortSignal): Promise<T> {
+  private async attempt<T>(
+    route: RouteCall,
+    url: string,
+    init: RequestInit,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<T> {
     signal?.throwIfAborted();
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), this.settings.timeoutMs);
+    const timer = setTimeout(() => timeout.abort(), timeoutMs);
     const stop = () => timeout.abort();
     signal?.addEventListener('abort', stop);
     try {
@@ -169,7 +177,7 @@ export class Transport {
         code: timedOut ? 'TIMEOUT' : 'CONNECTION_ERROR',
         status: 0,
         message: timedOut
-          ? `${route.method} ${route.path}: no answer within ${this.settings.timeoutMs} ms`
+          ? `${route.method} ${route.path}: no answer within ${timeoutMs} ms`
           : `${route.method} ${route.path}: ${describe(error)}`,
         cause: error,
       });
