@@ -1,6 +1,8 @@
 /**
  * `npm run bench:client`: what @trendboard/client costs per call over raw fetch doing the same request.
  *
+ * 0. With a fetch that answers from memory: the client's own CPU per call and nothing else (the
+ *    figure to compare code changes with; the network rows below move with the machine's load).
  * 1. Against a stub HTTP server (node:http, a fixed JSON answer): the client's own CPU per call (URL
  *    and headers, a random Idempotency-Key, the attempt timer and abort wiring, the answer's checks),
  *    with nothing else in the figure to hide it.
@@ -25,18 +27,19 @@ const { TrendboardClient } = createRequire(__filename)('../clients/typescript/di
 const ROUNDS = Number(process.env.BENCH_REPEATS ?? 7);
 const CALLS = Number(process.env.BENCH_CLIENT_CALLS ?? 2000);
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const STUB_ANSWER = '{"board":"bench","item":"item-1","windows":{"1h":{"score":1,"rank":1,"previousRank":null}}}';
 
 type Pair = { raw: () => Promise<unknown>; client: () => Promise<unknown> };
 
 /** Median microseconds per call of each side, alternating rounds of CALLS sequential calls. */
-async function measure(pair: Pair): Promise<{ raw: number; client: number }> {
+async function measure(pair: Pair, calls = CALLS): Promise<{ raw: number; client: number }> {
   const perCall: { raw: number[]; client: number[] } = { raw: [], client: [] };
   for (let i = 0; i < 200; i++) await Promise.all([pair.raw(), pair.client()]); // warm up: JIT, sockets
   for (let round = 0; round < ROUNDS; round++) {
     for (const side of round % 2 === 0 ? (['raw', 'client'] as const) : (['client', 'raw'] as const)) {
       const start = process.hrtime.bigint();
-      for (let i = 0; i < CALLS; i++) await pair[side]();
-      perCall[side].push(Number(process.hrtime.bigint() - start) / 1000 / CALLS);
+      for (let i = 0; i < calls; i++) await pair[side]();
+      perCall[side].push(Number(process.hrtime.bigint() - start) / 1000 / calls);
     }
   }
   return { raw: median(perCall.raw), client: median(perCall.client) };
@@ -44,14 +47,18 @@ async function measure(pair: Pair): Promise<{ raw: number; client: number }> {
 
 function row(what: string, figures: { raw: number; client: number }): string {
   const extra = figures.client - figures.raw;
-  return `| ${what} | ${fmt(figures.raw)} | ${fmt(figures.client)} | ${fmt(extra)} | ${fmt((figures.client / figures.raw - 1) * 100)} % |`;
+  const micro = (n: number) => (n < 100 ? n.toFixed(1) : fmt(n));
+  return `| ${what} | ${micro(figures.raw)} | ${micro(figures.client)} | ${micro(extra)} | ${fmt((figures.client / figures.raw - 1) * 100)} % |`;
 }
 
 /** Raw fetch of an increment exactly as the client sends it (its key included), and of a top read. */
-function rawCalls(base: string): { increment: () => Promise<unknown>; top: () => Promise<unknown> } {
+function rawCalls(
+  base: string,
+  send: typeof fetch = fetch,
+): { increment: () => Promise<unknown>; top: () => Promise<unknown> } {
   return {
     increment: async () => {
-      const answer = await fetch(`${base}/boards/bench/items/item-1/increment`, {
+      const answer = await send(`${base}/boards/bench/items/item-1/increment`, {
         method: 'POST',
         headers: {
           accept: 'application/json',
@@ -64,7 +71,7 @@ function rawCalls(base: string): { increment: () => Promise<unknown>; top: () =>
       return answer.json();
     },
     top: async () => {
-      const answer = await fetch(`${base}/boards/bench/top?limit=10`, { headers: { accept: 'application/json' } });
+      const answer = await send(`${base}/boards/bench/top?limit=10`, { headers: { accept: 'application/json' } });
       if (!answer.ok) throw new Error(`HTTP ${answer.status}`);
       return answer.json();
     },
@@ -77,11 +84,32 @@ async function main(): Promise<void> {
     '| call | raw fetch µs | client µs | client overhead µs | overhead |',
     '|---|---|---|---|---|',
   ];
+  const fromMemory: typeof fetch = () =>
+    Promise.resolve(new Response(STUB_ANSWER, { headers: { 'content-type': 'application/json' } }));
+  const memoryClient = new TrendboardClient({ baseUrl: 'http://memory.invalid', fetch: fromMemory });
+  const memoryRaw = rawCalls('http://memory.invalid', fromMemory);
+  const memoryCalls = CALLS * 10;
+  lines.push(
+    row(
+      'no network: increment',
+      await measure(
+        { raw: memoryRaw.increment, client: () => memoryClient.boards.increment('bench', 'item-1', { amount: 1 }) },
+        memoryCalls,
+      ),
+    ),
+  );
+  lines.push(
+    row(
+      'no network: top',
+      await measure({ raw: memoryRaw.top, client: () => memoryClient.boards.top('bench', { limit: 10 }) }, memoryCalls),
+    ),
+  );
+
   const stub = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end('{"board":"bench","item":"item-1","windows":{"1h":{"score":1,"rank":1,"previousRank":null}}}');
+      response.end(STUB_ANSWER);
     });
   });
   await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
