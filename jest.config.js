@@ -22,7 +22,8 @@ const toCommonJs = (packages) => ({
 const base = {
   ...toCommonJs(esmOnly),
   moduleFileExtensions: ['ts', 'js', 'json'],
-  testEnvironment: 'node',
+  // Quiet while green: a test's output is printed only when it fails (test/support/quiet-environment.ts).
+  testEnvironment: '<rootDir>/test/support/quiet-environment.ts',
 };
 // openapi-typescript (the client's drift test regenerates its types) requires these ESM-only packages.
 const clientEsmOnly = [...esmOnly, 'parse-json', 'index-to-position', 'supports-color', 'change-case'];

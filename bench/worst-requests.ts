@@ -16,6 +16,8 @@ import { RankingStore } from '../src/ranking/ranking.store';
 import { RedisService } from '../src/redis/redis.service';
 import { StatsService } from '../src/stats/stats.service';
 import { StatsStore } from '../src/stats/stats.store';
+import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../src/ranking/ranking.limits';
+import { seedHistory } from './abuse/history-seed';
 
 const ITEMS = Number(process.env.WORST_BENCH_ITEMS ?? 1_000_000);
 const WINDOWS = [
@@ -121,6 +123,14 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
   await row('GET /stats/:context/:type', 'an hour with a histogram', () => stats.read('GET /page/1', 'Load'));
   await row('GET /admin/stats', 'a page of 100 of 2 000 pairs', () => stats.list(0, 100), 5);
   await row('GET /boards', 'a page of 100 (1 board here)', () => ranking.listBoards({ limit: 100, offset: 0 }), 5);
+  // A window keeping the most snapshots of the most rows: its lowest item is scanned to the end of each.
+  const { lowestItem } = await seedHistory(admin, 'bworst:', 'hist', SNAPSHOT_KEEP.max, SNAPSHOT_TOP_ITEMS.max);
+  await row(
+    'GET /boards/:board/items/:item/history',
+    'the lowest item of 1 000 snapshots of 1 000 rows (a page)',
+    () => ranking.itemHistory('hist', 'w', lowestItem, undefined, undefined),
+    10,
+  );
 
   console.log(`## Worst request of each route (one board of ${ITEMS.toLocaleString('en')} items, 3 windows)\n`);
   console.log('| route | worst request | Redis µs |');
@@ -128,6 +138,7 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
   for (const [route, worst, micros] of rows) console.log(`| \`${route}\` | ${worst} | ${Math.round(micros)} |`);
   console.log();
   await ranking.deleteBoard('ref');
+  await ranking.deleteBoard('hist');
   admin.disconnect();
   await redisService.onApplicationShutdown();
 }

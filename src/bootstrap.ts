@@ -1,13 +1,15 @@
 import { NestFactory } from '@nestjs/core';
 import { LogController } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { CommonModuleOptions } from './common/common.module';
+import { AccessGate } from './access/access-gate';
 import { AccessGuard } from './access/access.guard';
 import { AppConfig, trustProxyOf, validateConfig } from './common/config';
 import { httpServerOptions } from './common/http-edge';
-import { guardJsonBodies, JSON_LIMITS } from './common/json-body';
+import { guardJsonBodies, JSON_LIMITS, requireJsonWrites } from './common/json-body';
 import { openApiDocument } from './common/openapi';
 import { createRootLogger, echoRequestId, lazyChildLogger, PinoLoggerService, requestId } from './common/logging';
 import { securityHeaders } from './common/security-headers';
@@ -18,9 +20,14 @@ import { prepareGracefulShutdown } from './shutdown';
 /** The HTML pages the app serves: they get a Content-Security-Policy, every other answer the API headers. */
 const HTML_PAGES = ['/docs', '/dashboard'];
 
+/** How the app is built: the common module's options, and where log lines go (default: stdout, fd 1). */
+export interface AppOptions extends CommonModuleOptions {
+  logDestination?: DestinationStream;
+}
+
 /** Builds the whole app (used by main.ts and by the e2e tests), ready to listen. */
-export async function createApp(options: CommonModuleOptions = {}): Promise<NestFastifyApplication> {
-  const logger = createRootLogger();
+export async function createApp(options: AppOptions = {}): Promise<NestFastifyApplication> {
+  const logger = createRootLogger(options.logDestination);
   // Validated here too: the adapter needs TRUST_PROXY and the timeouts before the app (and CommonModule) exist.
   const config = validateConfig({ ...process.env, ...options.env });
   const adapter = new FastifyAdapter({
@@ -46,6 +53,9 @@ export async function createApp(options: CommonModuleOptions = {}): Promise<Nest
   await securityHeaders(app, HTML_PAGES);
   echoRequestId(app.getHttpAdapter().getInstance());
   guardJsonBodies(app.getHttpAdapter().getInstance());
+  // Both before the body is read: a write that is not JSON, then a missing or unknown key.
+  requireJsonWrites(app.getHttpAdapter().getInstance());
+  app.get(AccessGate).register(app.getHttpAdapter().getInstance());
   prepareGracefulShutdown(app, app.getHttpAdapter().getInstance());
   app.useGlobalPipes(new AppValidationPipe());
   app.useGlobalGuards(app.get(AccessGuard));

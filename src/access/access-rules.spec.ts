@@ -11,14 +11,14 @@ describe('access rules', () => {
   describe('API_KEYS entries', () => {
     it('reads a bare secret as read+write, and scopes and prefixes when given', () => {
       const [bare, writer, limited] = parseConfiguredKeys(
-        'secret-one-0123456789, secret-two-0123456789:write ,secret-3-0123456789:read+admin:eu.|asia.',
+        'secret-one-0123456789, secret-two-0123456789:write ,secret-3-0123456789:read+write:eu.|asia.',
       );
       expect([...bare.grant.scopes]).toEqual(['read', 'write']);
       expect(bare.digest).toBe(digestOf('secret-one-0123456789'));
       expect(bare.grant.name).toBe(`config:${bare.digest.slice(0, 12)}`);
       expect([...writer.grant.scopes]).toEqual(['write']);
       expect(writer.grant.prefixes).toEqual([]);
-      expect([...limited.grant.scopes]).toEqual(['read', 'admin']);
+      expect([...limited.grant.scopes]).toEqual(['read', 'write']);
       expect(limited.grant.prefixes).toEqual(['eu.', 'asia.']);
     });
 
@@ -29,6 +29,7 @@ describe('access rules', () => {
       ['secret-0123456789:read:', 'empty prefix list'],
       ['secret-0123456789:read:a||b', 'empty prefix'],
       ['has space 0123456789abc', 'space in the secret'],
+      ['secret-0123456789:read+admin:eu.', 'an admin key limited to prefixes'],
     ])('refuses %j (%s), naming the entry by position only', (value) => {
       expect(() => parseConfiguredKeys(`good-secret-0123456789,${value}`)).toThrow(/^entry 2 /);
     });
@@ -52,6 +53,13 @@ describe('access rules', () => {
       expect(refusalOf(limited, 'read', 'asia.tags')).toBeUndefined();
       expect(refusalOf(limited, 'write', 'us.posts')).toEqual({ reason: 'prefix', prefixes: ['eu.', 'asia.'] });
       expect(refusalOf(limited, 'read', undefined)).toEqual({ reason: 'prefix', prefixes: ['eu.', 'asia.'] });
+    });
+
+    it('refuses every admin route to an admin key limited to prefixes (one stored by an older version)', () => {
+      const prefixedAdmin = grant(new Set(['admin']), ['eu.']);
+      expect(refusalOf(prefixedAdmin, 'admin', 'eu.posts')).toEqual({ reason: 'prefixedAdmin' });
+      expect(refusalOf(prefixedAdmin, 'admin', undefined)).toEqual({ reason: 'prefixedAdmin' });
+      expect(refusalOf(grant(new Set(['admin'])), 'admin', undefined)).toBeUndefined();
     });
   });
 

@@ -21,7 +21,8 @@ export interface KeyGrant {
 }
 
 /** Why a key may not make a request, or undefined when it may. */
-export type Refusal = { reason: 'scope'; scope: Scope } | { reason: 'prefix'; prefixes: readonly string[] };
+export type Refusal =
+  { reason: 'scope'; scope: Scope } | { reason: 'prefix'; prefixes: readonly string[] } | { reason: 'prefixedAdmin' };
 
 /** A configured key without scopes may read and write, as API_KEYS keys always could; admin is never implied. */
 export const DEFAULT_CONFIG_SCOPES: readonly Scope[] = ['read', 'write'];
@@ -33,10 +34,13 @@ export function digestOf(secret: string): string {
 /**
  * Whether `grant` may make a request needing `scope` on the name `name` (undefined: a route without a
  * name, such as a list: a key limited to prefixes may not use it, since it would see other names).
+ * An admin key limited to prefixes is refused every admin route: such keys can no longer be made
+ * (isPrefixedAdmin), and one stored by an older version must not reach names, or mint keys, outside them.
  */
 export function refusalOf(grant: KeyGrant, scope: Scope, name: string | undefined): Refusal | undefined {
   if (!grant.scopes.has(scope)) return { reason: 'scope', scope };
-  if (grant.prefixes.length === 0 || scope === 'admin') return undefined;
+  if (grant.prefixes.length === 0) return undefined;
+  if (scope === 'admin') return { reason: 'prefixedAdmin' };
   if (name !== undefined && grant.prefixes.some((prefix) => name.startsWith(prefix))) return undefined;
   return { reason: 'prefix', prefixes: grant.prefixes };
 }
@@ -47,6 +51,11 @@ const PREFIX = `[\\x21-\\x2b\\x2d-\\x7b\\x7d\\x7e]{${API_KEY_PREFIX_CHARS.min},$
 const CONFIG_ENTRY = new RegExp(
   `^(${SECRET})(?::((?:read|write|admin)(?:\\+(?:read|write|admin))*)(?::(${PREFIX}(?:\\|${PREFIX})*))?)?$`,
 );
+
+/** An admin key limited to name prefixes: refused at creation (API_KEYS, POST /admin/keys). */
+export function isPrefixedAdmin(scopes: Iterable<Scope>, prefixes: readonly string[]): boolean {
+  return prefixes.length > 0 && [...scopes].includes('admin');
+}
 
 /** A printable name prefix, as a key created over HTTP may carry (no `|`, `,` or spaces: API_KEYS syntax). */
 export const PREFIX_PATTERN = new RegExp(`^${PREFIX}$`);
@@ -74,6 +83,8 @@ export function parseConfiguredKeys(value: string): ConfiguredKey[] {
       throw new Error(`entry ${index + 1} has more than ${API_KEY_PREFIXES.max} prefixes`);
     const digest = digestOf(match[1]);
     const scopes = match[2] ? (match[2].split('+') as Scope[]) : DEFAULT_CONFIG_SCOPES;
+    if (isPrefixedAdmin(scopes, prefixes))
+      throw new Error(`entry ${index + 1} has the admin scope and name prefixes: admin keys cannot be limited`);
     return {
       digest,
       grant: { name: `config:${digest.slice(0, 12)}`, scopes: new Set(scopes), prefixes, source: 'config' },

@@ -12,3 +12,6 @@ export const API_KEY_PREFIX_CHARS: Bounds = { min: 1, max: 200 };
 
 /** Random bytes of a generated secret (base64url: 43 characters after the `tb_` mark). */
 export const GENERATED_SECRET_BYTES = 32;
+
+/** Failed credential checks one network may make within one second: this many times AUTH_FAILURES_PER_SEC. */
+export const AUTH_FAILURES_BURST_FACTOR = 2;

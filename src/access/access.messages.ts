@@ -10,6 +10,12 @@ export const ACCESS_MESSAGES = {
     name === undefined
       ? `This API key is limited to names starting with ${prefixes.map((p) => `"${p}"`).join(', ')}; listing every name needs a key without name prefixes`
       : `This API key is limited to names starting with ${prefixes.map((p) => `"${p}"`).join(', ')}; "${name}" is not one`,
+  prefixedAdmin: () =>
+    'An admin key cannot be limited to name prefixes (admin routes reach every name and make keys): give it no prefixes, or drop the admin scope',
+  authFailures: (perSecond: number, retryAfterSec: number) =>
+    `Too many unknown API keys or wrong tokens from this network (at most ${perSecond} per second); try again in ${retryAfterSec} s`,
+  keysLost: () =>
+    'The API key store is empty, yet this deployment has had keys (all revoked, or Redis lost them: FLUSHALL, a restart without persistence, a failover to an empty replica). Requests without a known key stay refused: recreate keys with ADMIN_TOKEN, or set API_KEYS',
   keyExists: (name: string) => `An API key named "${name}" already exists; delete it first or pick another name`,
   keysFull: (max: number) => `At most ${max} API keys can be stored; delete unused ones first`,
   keyNotFound: (name: string) => `No stored API key is named "${name}"`,

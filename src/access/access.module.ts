@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { AccessController } from './access.controller';
+import { AccessGate } from './access-gate';
 import { AccessGuard } from './access.guard';
 import { ApiKeysRefresher } from './api-keys.refresher';
 import { ApiKeysService } from './api-keys.service';
@@ -9,7 +10,7 @@ import { ApiKeyStore } from './api-keys.store';
 @Global()
 @Module({
   controllers: [AccessController],
-  providers: [ApiKeyStore, ApiKeysService, ApiKeysRefresher, AccessGuard],
-  exports: [ApiKeysService, AccessGuard],
+  providers: [ApiKeyStore, ApiKeysService, ApiKeysRefresher, AccessGate, AccessGuard],
+  exports: [ApiKeysService, AccessGate, AccessGuard],
 })
 export class AccessModule {}

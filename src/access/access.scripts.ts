@@ -20,9 +20,9 @@ export const ACCESS_SCRIPTS = {
   create: typedScript({
     name: 'tbApiKeyCreate',
     file: join(__dirname, 'scripts', 'key_create.lua'),
-    numberOfKeys: 1,
-    build: (call: { hashKey: string; name: string; stored: StoredKey; maxKeys: number }) => ({
-      keys: [call.hashKey],
+    numberOfKeys: 2,
+    build: (call: { hashKey: string; markerKey: string; name: string; stored: StoredKey; maxKeys: number }) => ({
+      keys: [call.hashKey, call.markerKey],
       args: [call.name, JSON.stringify(call.stored), call.maxKeys],
     }),
     decode: (raw) => oneOfReply('tbApiKeyCreate', raw, ['created', 'exists', 'full'] as const),

@@ -5,7 +5,15 @@ import { AppConfig } from '../common/config';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
 import { GENERATED_SECRET_BYTES, MAX_STORED_API_KEYS } from './access.limits';
 import { ACCESS_MESSAGES as M } from './access.messages';
-import { ConfiguredKey, digestOf, KeyGrant, parseConfiguredKeys, Scope, storedGrantOf } from './access-rules';
+import {
+  ConfiguredKey,
+  digestOf,
+  isPrefixedAdmin,
+  KeyGrant,
+  parseConfiguredKeys,
+  Scope,
+  storedGrantOf,
+} from './access-rules';
 import { ApiKeyStore } from './api-keys.store';
 
 /** A key as the admin routes show it: never its secret. */
@@ -23,6 +31,9 @@ export interface KeyView {
  * again every API_KEYS_REFRESH_MS, so a key made or revoked on another instance counts here within
  * that time (at once on the instance that made it). Until the first read succeeds, requests that need
  * a key wait for it (fail closed: a Redis that is down answers 503, never "no keys, come in").
+ * Once keys existed (here, or per the store's marker), or with ACCESS_MODE=keyed, the service stays
+ * keyed: a key store found empty afterwards (Redis lost it) is logged as an error once, and never
+ * opens the service.
  */
 @Injectable()
 export class ApiKeysService implements OnApplicationBootstrap {
@@ -32,6 +43,12 @@ export class ApiKeysService implements OnApplicationBootstrap {
   private loading?: Promise<void>;
   private readOnce = false;
   private warnedOpen = false;
+  private readonly droppedListeners: Array<(names: string[]) => void> = [];
+  /** True once this deployment is known to have had keys (or must have them): never reset. */
+  private keyed: boolean;
+  /** True once a stored key was read or made by this process. */
+  private hadStoredKeys = false;
+  private warnedLost = false;
 
   constructor(
     private readonly store: ApiKeyStore,
@@ -39,6 +56,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
     config: AppConfig,
   ) {
     this.fromConfig = parseConfiguredKeys(config.API_KEYS);
+    this.keyed = config.ACCESS_MODE === 'keyed' || this.fromConfig.length > 0;
     this.rebuild([]);
   }
 
@@ -58,13 +76,16 @@ export class ApiKeysService implements OnApplicationBootstrap {
   async reload(): Promise<void> {
     const stored = await this.store.all();
     const keys: ConfiguredKey[] = [];
-    for (const [name, value] of Object.entries(stored)) {
+    for (const [name, value] of Object.entries(stored.keys)) {
       const key = storedGrantOf(name, value);
       if (key) keys.push(key);
       else this.logger.warn(`stored API key "${name}" is unreadable and is ignored`);
     }
     this.rebuild(keys);
     this.readOnce = true;
+    if (keys.length > 0 || stored.marked) this.keyed = true;
+    if (keys.length > 0) this.hadStoredKeys = true;
+    else if (this.hadStoredKeys || stored.marked) await this.storeLost(stored.marked);
     if (!this.configured && !this.warnedOpen) {
       this.warnedOpen = true;
       this.logger.warn(M.writesOpen());
@@ -76,15 +97,35 @@ export class ApiKeysService implements OnApplicationBootstrap {
     return this.readOnce;
   }
 
-  /** True when at least one key exists: from then on writes (and, unless PUBLIC_READS, reads) need one. */
+  /**
+   * True when read and write routes need a key (unless PUBLIC_READS, for reads): once a key exists or
+   * ever existed, and always with ACCESS_MODE=keyed.
+   */
   get configured(): boolean {
-    return this.grants.size > 0;
+    return this.keyed || this.grants.size > 0;
+  }
+
+  /** The store holds no key although keys existed: say so once, and keep the marker for other instances. */
+  private async storeLost(marked: boolean): Promise<void> {
+    if (!this.warnedLost) {
+      this.warnedLost = true;
+      this.logger.error(M.keysLost());
+    }
+    if (!marked) await this.store.mark();
   }
 
   /** True when a key may use the admin routes (then they work without ADMIN_TOKEN). */
   get hasAdminKey(): boolean {
     for (const grant of this.grants.values()) if (grant.scopes.has('admin')) return true;
     return false;
+  }
+
+  /**
+   * Calls `listener` with the names of keys no longer accepted here: revoked on this instance (at once)
+   * or gone from the stored set at a refresh (revoked elsewhere). Live streams end with their key.
+   */
+  onKeysDropped(listener: (names: string[]) => void): void {
+    this.droppedListeners.push(listener);
   }
 
   /** The key a secret belongs to. Digests are compared as map keys: timing tells nothing about the secret. */
@@ -95,6 +136,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
   /** Makes a key; its secret is answered here once and never stored. */
   async create(name: string, scopes: Scope[], prefixes: string[]): Promise<KeyView & { key: string }> {
     if (name.startsWith('config:')) throw new InvalidInputError(M.configName());
+    if (isPrefixedAdmin(scopes, prefixes)) throw new InvalidInputError(M.prefixedAdmin());
     const secret = `tb_${randomBytes(GENERATED_SECRET_BYTES).toString('base64url')}`;
     const createdAtSec = Math.floor(this.clock.nowMs() / 1000);
     // Scopes arrive without repeats (the DTO refuses them).
@@ -103,6 +145,8 @@ export class ApiKeysService implements OnApplicationBootstrap {
     if (outcome === 'exists') throw new ConflictError('API_KEY_EXISTS', M.keyExists(name));
     if (outcome === 'full') throw new ConflictError('API_KEYS_FULL', M.keysFull(MAX_STORED_API_KEYS));
     this.grants.set(stored.digest, { name, scopes: new Set(scopes), prefixes, source: 'redis', createdAtSec });
+    this.keyed = true;
+    this.hadStoredKeys = true;
     return { name, key: secret, scopes, prefixes, source: 'redis', createdAt: createdAtSec };
   }
 
@@ -123,14 +167,23 @@ export class ApiKeysService implements OnApplicationBootstrap {
   async delete(name: string): Promise<void> {
     if (name.startsWith('config:')) throw new InvalidInputError(M.configName());
     if (!(await this.store.delete(name))) throw new NotFoundError('API_KEY_NOT_FOUND', M.keyNotFound(name));
+    const before = new Map(this.grants);
     for (const [digest, grant] of this.grants) {
       if (grant.source === 'redis' && grant.name === name) this.grants.delete(digest);
     }
+    this.noteDropped(before);
   }
 
   private rebuild(stored: ConfiguredKey[]): void {
     const grants = new Map<string, KeyGrant>();
     for (const key of [...stored, ...this.fromConfig]) grants.set(key.digest, key.grant);
+    const before = this.grants;
     this.grants = grants;
+    this.noteDropped(before);
+  }
+
+  private noteDropped(before: Map<string, KeyGrant>): void {
+    const names = [...before].filter(([digest]) => !this.grants.has(digest)).map(([, grant]) => grant.name);
+    if (names.length > 0) for (const listener of this.droppedListeners) listener(names);
   }
 }

@@ -3,23 +3,50 @@ import { RedisService } from '../redis/redis.service';
 import { MAX_STORED_API_KEYS } from './access.limits';
 import { ACCESS_SCRIPTS as S, StoredKey } from './access.scripts';
 
-/** The only file of the access feature that talks to Redis: one hash of keys, `<prefix>apikeys`. */
+/** What the key store holds: the stored keys, and whether this deployment has ever had any. */
+export interface StoredKeys {
+  keys: Record<string, string>;
+  /** The marker set with the first stored key: it outlives a DEL of the hash (not a FLUSHALL). */
+  marked: boolean;
+}
+
+/**
+ * The only file of the access feature that talks to Redis: one hash of keys, `<prefix>apikeys`, and
+ * the marker `{<prefix>apikeys}:keyed` (same Cluster slot: the hash's name is the marker's tag).
+ */
 @Injectable()
 export class ApiKeyStore {
   private readonly hashKey: string;
+  private readonly markerKey: string;
 
   constructor(private readonly redis: RedisService) {
     this.hashKey = `${redis.prefix}apikeys`;
+    this.markerKey = `{${this.hashKey}}:keyed`;
     redis.defineScripts(Object.values(S));
   }
 
   /** Every stored key: name -> stored JSON (checked by the caller). */
-  all(): Promise<Record<string, string>> {
-    return this.redis.timed(this.redis.client.hgetall(this.hashKey));
+  async all(): Promise<StoredKeys> {
+    const [keys, marker] = await Promise.all([
+      this.redis.timed(this.redis.client.hgetall(this.hashKey)),
+      this.redis.timed(this.redis.client.exists(this.markerKey)),
+    ]);
+    return { keys, marked: marker === 1 };
+  }
+
+  /** Sets the marker again (after Redis lost it while this process knew keys existed). */
+  async mark(): Promise<void> {
+    await this.redis.timed(this.redis.client.set(this.markerKey, '1'));
   }
 
   create(name: string, stored: StoredKey): Promise<'created' | 'exists' | 'full'> {
-    return this.redis.call(S.create, { hashKey: this.hashKey, name, stored, maxKeys: MAX_STORED_API_KEYS });
+    return this.redis.call(S.create, {
+      hashKey: this.hashKey,
+      markerKey: this.markerKey,
+      name,
+      stored,
+      maxKeys: MAX_STORED_API_KEYS,
+    });
   }
 
   /** True when the key existed. */

@@ -10,7 +10,7 @@ declare module 'fastify' {
 
 /** The client a request counts against (rate limits, quotas): its API key, else its address. */
 export interface Caller {
-  /** `key:<name>` for a request with a known key, `ip:<address>` otherwise. */
+  /** `key:<name>` for a request with a known key, `ip:<network>` otherwise (AccessGate: CLIENT_IPV4_PREFIX, CLIENT_IPV6_PREFIX). */
   client: string;
   grant?: KeyGrant;
 }

@@ -15,6 +15,8 @@ import {
   validateSync,
 } from 'class-validator';
 
+export const ACCESS_MODES = ['auto', 'keyed'] as const;
+export type AccessMode = (typeof ACCESS_MODES)[number];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -114,6 +116,25 @@ export class AppConfig {
   @IntSetting(20, 60_000)
   STREAM_COALESCE_MS = 250;
 
+  /**
+   * Most live streams one instance serves (503 STREAM_CAPACITY beyond), and never more than half of
+   * HTTP_MAX_CONNECTIONS: probes and ordinary requests always find a connection.
+   */
+  @IntSetting(1, 1_000_000)
+  STREAM_MAX_STREAMS = 2000;
+
+  /** Most live streams of one client (API key, else address) per instance (429 STREAM_LIMIT beyond). */
+  @IntSetting(1, 1_000_000)
+  STREAM_MAX_PER_CLIENT = 32;
+
+  /** A live stream ends this long after it opened; the client reconnects with a fresh snapshot. */
+  @IntSetting(10_000, 86_400_000)
+  STREAM_MAX_LIFETIME_MS = 1_800_000;
+
+  /** A live stream whose client took none of the bytes sent for this long is cut (a stalled reader). */
+  @IntSetting(1000, 3_600_000)
+  STREAM_IDLE_TIMEOUT_MS = 60_000;
+
   @BoolSetting()
   SCHEDULER_ENABLED = true;
 
@@ -149,7 +170,7 @@ export class AppConfig {
     validator: {
       validate: isApiKeyList,
       defaultMessage: () =>
-        'API_KEYS must be comma-separated <secret>[:<scopes>[:<prefixes>]] entries: a secret of 16-256 printable characters without comma, colon or space; scopes read, write, admin joined by +; prefixes joined by |',
+        'API_KEYS must be comma-separated <secret>[:<scopes>[:<prefixes>]] entries: a secret of 16-256 printable characters without comma, colon or space; scopes read, write, admin joined by +; prefixes joined by | (an admin key takes none)',
     },
   })
   API_KEYS = '';
@@ -157,6 +178,14 @@ export class AppConfig {
   /** Once any key exists, reads still need none (writes and admin routes do). */
   @BoolSetting()
   PUBLIC_READS = false;
+
+  /** `auto`: keys needed once one exists or ever existed; `keyed`: always (production: survives a FLUSHALL). */
+  @IsIn(ACCESS_MODES)
+  ACCESS_MODE: AccessMode = 'auto';
+
+  /** Unknown keys / wrong admin tokens per second per client network (10 s; 2x in 1 s), then 429; 0: off. */
+  @IntSetting(0, 1_000_000)
+  AUTH_FAILURES_PER_SEC = 5;
 
   /** How often each instance reads the stored API keys again (a key made or revoked elsewhere counts within it). */
   @IntSetting(100, 3_600_000)
@@ -194,6 +223,14 @@ export class AppConfig {
   @IntSetting(1, 10_000_000)
   RATE_LIMIT_MAX_CLIENTS = 50_000;
 
+  /** Bits of an address naming its client (rate limits, quotas); loopback is always one client (/8). */
+  @IntSetting(8, 32)
+  CLIENT_IPV4_PREFIX = 32;
+
+  /** The same for IPv6: a /64 is what one customer gets. */
+  @IntSetting(16, 128)
+  CLIENT_IPV6_PREFIX = 64;
+
   /**
    * Quotas on growth: the most new entries of each kind one client (a configured API key, else an
    * address) may create per QUOTA_INTERVAL_SEC, in this instance (a token bucket: the whole quota at
@@ -217,6 +254,15 @@ export class AppConfig {
   /** New stats context/type pairs per client per interval. */
   @IntSetting(0, 100_000_000)
   QUOTA_NEW_STATS_PAIRS = 100;
+
+  /**
+   * Answers of writes with an Idempotency-Key Redis stores per client per interval (each kept
+   * IDEMPOTENCY_TTL_SEC): one per keyed write on an unsharded board, 1 + the shards it touches on a
+   * sharded one; a replay stores none. Beyond it a keyed write is 429 before anything is applied
+   * (its stored answers still replay).
+   */
+  @IntSetting(0, 100_000_000)
+  QUOTA_IDEMPOTENT_ANSWERS = 10_000;
 
   /** Most live counters (0: no cap), kept per index bucket as ceil(MAX_COUNTERS / COUNTER_INDEX_BUCKETS). */
   @IntSetting(0, 1_000_000_000)

@@ -82,6 +82,11 @@ export const ERROR_CODES = {
     retry: 'no: the key was used for a different request; use a new key',
   },
   RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
+  STREAM_LIMIT: {
+    status: 429,
+    applied: 'no',
+    retry: 'after closing another stream: this client (API key, else address) holds its most live streams',
+  },
   QUOTA_EXCEEDED: {
     status: 429,
     applied: 'no',

@@ -11,8 +11,8 @@ const REQUEST_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
  * logger bound to the request id, so every line of a request carries `reqId`; Nest's own messages go
  * through PinoLoggerService. The level is set from LOG_LEVEL once the config is validated.
  */
-export function createRootLogger(): Logger {
-  return pino({ level: 'info', redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] });
+export function createRootLogger(destination?: pino.DestinationStream): Logger {
+  return pino({ level: 'info', redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] }, destination);
 }
 
 /** Fastify's request id: the caller's X-Request-Id when it is sane, else a new UUID. */

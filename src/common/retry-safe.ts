@@ -1,5 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { callerOf } from '../access/caller';
+import { scopedIdempotencyKey } from '../redis/idempotency';
 import { InvalidInputError } from './errors';
 
 /** A write's answer, and whether it is the stored answer of an earlier request with the same Idempotency-Key. */
@@ -21,10 +23,16 @@ export function parseIdempotencyKey(value: unknown): string | undefined {
   return value;
 }
 
-/** Parameter decorator: the request's validated Idempotency-Key, or undefined. */
-export const IdempotencyKey = createParamDecorator((_: unknown, context: ExecutionContext) =>
-  parseIdempotencyKey(context.switchToHttp().getRequest<FastifyRequest>().headers[IDEMPOTENCY_KEY_HEADER]),
-);
+/**
+ * Parameter decorator: the request's validated Idempotency-Key scoped to its client (callerOf: its API
+ * key, else its address), or undefined. Scoped, a key another client guessed or reused is another key:
+ * it can neither replay this client's answers nor have its writes refused as a reuse.
+ */
+export const IdempotencyKey = createParamDecorator((_: unknown, context: ExecutionContext) => {
+  const request = context.switchToHttp().getRequest<FastifyRequest>();
+  const key = parseIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
+  return key === undefined ? undefined : scopedIdempotencyKey(callerOf(request).client, key);
+});
 
 /** Sends a write's body, marking a replay with `Idempotent-Replayed: true`. */
 export function answer<T>(reply: FastifyReply, written: WriteAnswer<T>): T {

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { WriteAnswer } from '../common/retry-safe';
 import { idemRequest } from '../redis/idempotency';
+import { ONE_ANSWER, withAnswerBudget } from '../governance/answer-budget';
 import { InvalidInputError, NotFoundError } from '../common/errors';
 import { capacityReached, ClientBudget, growthErrorOf, reserveGrowth } from '../governance/growth-quotas';
 import { COUNTER_MESSAGES as M } from './counters.messages';
@@ -76,29 +77,31 @@ export class CountersService {
     // A keyed sample that aged out since its first request must still replay that answer: the script
     // looks the key up before it applies the same retention rule (with the same `now`).
     if (problem && !(problem.kind === 'past' && idemKey !== undefined)) throw new InvalidInputError(problem.message);
-    const idem = idemRequest(idemKey, ['counter', name, count, atSec ?? null]);
-    const reservation = reserveGrowth(budget, { counters: 1 });
-    const written = await this.store
-      .increment(name, nowMs, at, count, reservation.allowance('counters'), idem)
-      .catch((error: unknown) => {
-        throw growthErrorOf(
-          error,
-          reservation,
-          capacityReached(
-            'counters',
-            `MAX_COUNTERS ${this.settings.maxCounters} split over ${this.settings.buckets} index buckets`,
-          ),
-        );
-      });
-    reservation.settle({ counters: written.created[0] });
-    if (written.value.length === 0) {
-      if (!problem) throw new Error('the counter script refused a sample the service found live');
-      throw new InvalidInputError(problem.message);
-    }
-    return {
-      replayed: written.replayed,
-      body: { name, count, at: Number(written.context), precisions: written.value },
-    };
+    const keyed = idemRequest(idemKey, ['counter', name, count, atSec ?? null]);
+    return withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
+      const reservation = reserveGrowth(budget, { counters: 1 });
+      const written = await this.store
+        .increment(name, nowMs, at, count, reservation.allowance('counters'), idem)
+        .catch((error: unknown) => {
+          throw growthErrorOf(
+            error,
+            reservation,
+            capacityReached(
+              'counters',
+              `MAX_COUNTERS ${this.settings.maxCounters} split over ${this.settings.buckets} index buckets`,
+            ),
+          );
+        });
+      reservation.settle({ counters: written.created[0] });
+      if (written.value.length === 0) {
+        if (!problem) throw new Error('the counter script refused a sample the service found live');
+        throw new InvalidInputError(problem.message);
+      }
+      return {
+        replayed: written.replayed,
+        body: { name, count, at: Number(written.context), precisions: written.value },
+      };
+    });
   }
 
   async read(

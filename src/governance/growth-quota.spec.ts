@@ -3,7 +3,7 @@ import { GrowthQuota, UNLIMITED } from './growth-quota';
 const HOUR_MS = 3_600_000;
 const quotaOf = (items: number, maxClients = 100) =>
   new GrowthQuota({
-    perInterval: { items, likeUsers: 0, counters: 2, statsPairs: 2 },
+    perInterval: { items, likeUsers: 0, counters: 2, statsPairs: 2, idempotentAnswers: 0 },
     intervalMs: HOUR_MS,
     maxClients,
   });
@@ -43,13 +43,15 @@ describe('GrowthQuota', () => {
     expect(quota.retryAfterSec('a', 'items', 3601, 0)).toBe(3600);
   });
 
-  it('forgets the least recently seen clients beyond maxClients', () => {
+  it('beyond maxClients never hands out a fresh budget: newcomers share the overflow until a client is refilled', () => {
     const quota = quotaOf(1, 2);
-    quota.take('a', 'items', 1, 0);
-    quota.take('b', 'items', 1, 0);
-    quota.take('c', 'items', 1, 0);
+    expect(quota.take('a', 'items', 1, 0)).toBe(1);
+    expect(quota.take('b', 'items', 1, 0)).toBe(1);
+    expect(quota.take('c', 'items', 1, 0)).toBe(1); // the overflow budget
+    expect(quota.take('d', 'items', 1, 0)).toBe(0); // the same, spent
     expect(quota.trackedClients).toBe(2);
-    expect(quota.take('c', 'items', 1, 0)).toBe(0);
-    expect(quota.take('a', 'items', 1, 0)).toBe(1); // 'a' was forgotten
+    expect(quota.take('a', 'items', 1, 0)).toBe(0); // 'a' was not forgotten
+    expect(quota.take('e', 'items', 1, HOUR_MS)).toBe(1); // 'b' is refilled: forgetting it gives nothing away
+    expect(quota.trackedClients).toBe(2);
   });
 });

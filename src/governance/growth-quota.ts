@@ -1,5 +1,8 @@
-/** What a write may create, each kind with a quota of its own. */
-export const GROWTH_KINDS = ['items', 'likeUsers', 'counters', 'statsPairs'] as const;
+/**
+ * What a write may create, each kind with a quota of its own. idempotentAnswers: the answers of keyed
+ * writes Redis keeps for IDEMPOTENCY_TTL_SEC (see answer-budget.ts).
+ */
+export const GROWTH_KINDS = ['items', 'likeUsers', 'counters', 'statsPairs', 'idempotentAnswers'] as const;
 export type GrowthKind = (typeof GROWTH_KINDS)[number];
 
 /** The allowance a script gets for a kind without a quota: it may create any number. */
@@ -9,7 +12,7 @@ export interface GrowthQuotaOptions {
   /** Most new entries of each kind a client may create per interval; 0: no quota for that kind. */
   perInterval: Record<GrowthKind, number>;
   intervalMs: number;
-  /** Clients tracked at once; the least recently seen are forgotten beyond this. */
+  /** Clients tracked at once (see bucketsOf for what happens beyond). */
   maxClients: number;
 }
 
@@ -26,8 +29,12 @@ interface Buckets {
  */
 export class GrowthQuota {
   private readonly clients = new Map<string, Buckets>();
+  /** Shared by every client that finds the table full of clients still owing a refill. */
+  private readonly overflow: Buckets;
 
-  constructor(readonly options: GrowthQuotaOptions) {}
+  constructor(readonly options: GrowthQuotaOptions) {
+    this.overflow = { lastMs: -Infinity, tokens: this.fullTokens() };
+  }
 
   /** Takes up to `wanted` from the client's budget of `kind`: what was taken, or UNLIMITED. */
   take(client: string, kind: GrowthKind, wanted: number, nowMs: number): number {
@@ -62,21 +69,46 @@ export class GrowthQuota {
     return this.clients.size;
   }
 
+  /**
+   * The client's buckets, refilled up to `nowMs`. When the table is full, the least recently seen
+   * client is forgotten only if its buckets are full again (forgetting it gives nothing away);
+   * otherwise the newcomer draws on the shared overflow buckets, so fresh addresses never get a fresh
+   * budget by pushing a spent one out of the table.
+   */
   private bucketsOf(client: string, nowMs: number): Buckets {
     let buckets = this.clients.get(client);
     if (buckets) {
       this.clients.delete(client); // re-insert: Map order is recency order
-      const elapsedMs = Math.max(0, nowMs - buckets.lastMs);
-      GROWTH_KINDS.forEach((kind, i) => {
-        const limit = this.options.perInterval[kind];
-        buckets!.tokens[i] = Math.min(limit, buckets!.tokens[i] + (elapsedMs * limit) / this.options.intervalMs);
-      });
-      buckets.lastMs = Math.max(buckets.lastMs, nowMs);
+      this.refill(buckets, nowMs);
     } else {
-      buckets = { lastMs: nowMs, tokens: GROWTH_KINDS.map((kind) => this.options.perInterval[kind]) };
-      if (this.clients.size >= this.options.maxClients) this.clients.delete(this.clients.keys().next().value as string);
+      if (this.clients.size >= this.options.maxClients) {
+        const [oldest, oldestBuckets] = this.clients.entries().next().value as [string, Buckets];
+        this.refill(oldestBuckets, nowMs);
+        if (!this.isFull(oldestBuckets)) return this.refill(this.overflow, nowMs);
+        this.clients.delete(oldest);
+      }
+      buckets = { lastMs: nowMs, tokens: this.fullTokens() };
     }
     this.clients.set(client, buckets);
     return buckets;
+  }
+
+  private refill(buckets: Buckets, nowMs: number): Buckets {
+    if (buckets.lastMs === -Infinity) buckets.lastMs = nowMs;
+    const elapsedMs = Math.max(0, nowMs - buckets.lastMs);
+    GROWTH_KINDS.forEach((kind, i) => {
+      const limit = this.options.perInterval[kind];
+      buckets.tokens[i] = Math.min(limit, buckets.tokens[i] + (elapsedMs * limit) / this.options.intervalMs);
+    });
+    buckets.lastMs = Math.max(buckets.lastMs, nowMs);
+    return buckets;
+  }
+
+  private isFull(buckets: Buckets): boolean {
+    return GROWTH_KINDS.every((kind, i) => buckets.tokens[i] >= this.options.perInterval[kind]);
+  }
+
+  private fullTokens(): number[] {
+    return GROWTH_KINDS.map((kind) => this.options.perInterval[kind]);
   }
 }

@@ -17,6 +17,7 @@ const KIND_NAMES: Record<GrowthKind, string> = {
   likeUsers: 'new likes (a user id liking an item for the first time)',
   counters: 'new counters',
   statsPairs: 'new stats context/type pairs',
+  idempotentAnswers: 'stored answers of writes with a new Idempotency-Key',
 };
 
 /**
@@ -128,6 +129,7 @@ export class GrowthQuotas {
         likeUsers: config.QUOTA_NEW_LIKE_USERS,
         counters: config.QUOTA_NEW_COUNTERS,
         statsPairs: config.QUOTA_NEW_STATS_PAIRS,
+        idempotentAnswers: config.QUOTA_IDEMPOTENT_ANSWERS,
       },
       intervalMs: config.QUOTA_INTERVAL_SEC * 1000,
       maxClients: config.RATE_LIMIT_MAX_CLIENTS,

@@ -48,6 +48,17 @@ export class RateLimitGuard implements CanActivate {
     return this.limiters.read !== undefined || this.limiters.write !== undefined;
   }
 
+  /**
+   * Counts `cost` more reads against a client (what a live stream adds to the read its route counted),
+   * at most the read burst so a stream can always open; 429 RATE_LIMITED when its budget lacks them.
+   */
+  chargeReads(client: string, cost: number): void {
+    const limiter = this.limiters.read;
+    if (!limiter || cost <= 0) return;
+    const decision = limiter.check(client, this.clock.nowMs(), Math.min(cost, limiter.options.burst - 1));
+    if (!decision.allowed) this.refuse('read', limiter, decision.retryAfterSec);
+  }
+
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
     const rule = this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_RULE, [
@@ -62,10 +73,11 @@ export class RateLimitGuard implements CanActivate {
       this.clock.nowMs(),
     );
     if (decision.allowed) return true;
+    this.refuse(rule.scope, limiter, decision.retryAfterSec);
+  }
+
+  private refuse(kind: Limited, limiter: RateLimiter, retryAfterSec: number): never {
     const { perSecond, burst } = limiter.options;
-    throw new RateLimitedError(
-      M.rateLimited(rule.scope, perSecond, burst, decision.retryAfterSec),
-      decision.retryAfterSec,
-    );
+    throw new RateLimitedError(M.rateLimited(kind, perSecond, burst, retryAfterSec), retryAfterSec);
   }
 }

@@ -20,13 +20,23 @@ describe('RateLimiter', () => {
     expect(limiter.check('a', 111_000).allowed).toBe(true);
   });
 
-  it('forgets the least recently seen clients beyond maxClients', () => {
+  it('beyond maxClients forgets only an idle client; newcomers share one overflow budget meanwhile', () => {
     const limiter = new RateLimiter({ perSecond: 1, burst: 1, maxClients: 2 });
-    limiter.check('a', 0);
-    limiter.check('b', 0);
-    limiter.check('c', 0);
+    expect(limiter.check('a', 0).allowed).toBe(true);
+    expect(limiter.check('b', 0).allowed).toBe(true);
+    expect(limiter.check('c', 0).allowed).toBe(true); // the overflow budget
+    expect(limiter.check('d', 0).allowed).toBe(false); // the same overflow budget, spent
     expect(limiter.trackedClients).toBe(2);
-    expect(limiter.check('a', 10).allowed).toBe(true); // 'a' was forgotten
-    expect(limiter.check('c', 10).allowed).toBe(false);
+    expect(limiter.check('a', 10).allowed).toBe(false); // 'a' was not forgotten: no fresh budget
+    expect(limiter.check('e', 20_000).allowed).toBe(true); // 'b' was idle 10 s: forgotten
+    expect(limiter.trackedClients).toBe(2);
+  });
+
+  it('peek counts nothing; count counts without asking', () => {
+    const limiter = new RateLimiter({ perSecond: 1, burst: 2, maxClients: 10 });
+    expect(limiter.peek('a', 0).allowed).toBe(true);
+    limiter.count('a', 0);
+    limiter.count('a', 0);
+    expect(limiter.peek('a', 0)).toEqual({ allowed: false, retryAfterSec: 1 });
   });
 });

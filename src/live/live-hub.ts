@@ -1,11 +1,25 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
+import { ApiKeysService } from '../access/api-keys.service';
 import { AppConfig } from '../common/config';
 import { Clock } from '../common/clock';
 import { DomainError, NotFoundError } from '../common/errors';
+import { RateLimitGuard } from '../governance/rate-limit.guard';
 import { RankedRow } from '../ranking/ranking.store';
 import { RankingService } from '../ranking/ranking.service';
 import { slotStartSec } from '../ranking/window-math';
-import { MAX_STREAM_CLIENTS, STREAM_HEARTBEAT_MS } from './live.limits';
+import { RedisService } from '../redis/redis.service';
+import { IncidentLog } from './incident-log';
+import {
+  STREAM_HEARTBEAT_MS,
+  STREAM_MAX_BUFFERED_BYTES,
+  STREAM_POLL_COMMANDS_PER_TICK,
+  STREAM_POLL_CONCURRENCY,
+  STREAM_POLL_SHED_SHARE,
+  STREAM_READ_COST_PER_SHARD,
+} from './live.limits';
+import { LIVE_MESSAGES as M } from './live.messages';
+import { HEARTBEAT_FRAME, sseFrame } from './sse';
+import { Subscriber, subscribersOf, WatchedBoard, WatchGroup, WatchSet } from './watch-set';
 
 /** What a stream event carries: the watched rows of one window and the board's change version. */
 export interface LiveListing {
@@ -17,133 +31,191 @@ export interface LiveListing {
   items: RankedRow[];
 }
 
-/** One connected stream client: the transport (SSE over a socket in production) behind three calls. */
+/** One connected stream client: the transport (SSE over a socket in production). */
 export interface LiveClient {
-  send(event: 'snapshot' | 'top', id: number, listing: LiveListing): void;
-  heartbeat(): void;
+  /** Writes one frame unless the response ended or was destroyed (false then: the client is gone). */
+  write(frame: Buffer): boolean;
+  /** Bytes Node holds for this client beyond what its socket took. */
+  readonly bufferedBytes: number;
+  /** True when the client read since the last call (its socket took a write meanwhile, or holds nothing unsent). */
+  takeProgress(): boolean;
+  /** Ends the stream (cut when bytes are still waiting: a stalled reader never takes them). */
   close(): void;
+  /** Cuts the connection at once. */
+  destroy(): void;
 }
 
-/** The clients of one board watching the same window and row count: one read serves them all. */
-interface WatchGroup {
-  window: string;
-  limit: number;
-  intervalSec: number;
-  clients: Set<LiveClient>;
-  /** The rows last sent (JSON), and the slot they were read in: a new slot may change them without a write. */
-  sentRows: string;
-  sentSlotSec: number;
-}
-
-interface WatchedBoard {
-  version: number;
-  groups: Map<string, WatchGroup>;
+interface Held {
+  count: number;
+  subscribers: Set<Subscriber>;
 }
 
 /**
  * Live top-N streams. Each instance polls, every STREAM_COALESCE_MS, only the boards its own clients
  * watch: one change-version read per board (every write bumps the version in its own script), and one
- * top read per watched window and row count when the version moved or a slot boundary passed. So the
- * Redis work is per watched board per tick, never per client or per write, and a board gets at most
- * one event per tick whatever its write rate. Several instances each poll their own watched boards.
+ * top read per watched window and row bucket when the version moved or a slot boundary passed. A tick
+ * plans at most STREAM_POLL_COMMANDS_PER_TICK commands (the other boards wait their turn) and is
+ * skipped while Redis is behind with this instance's commands, so requests come first. Each event is
+ * serialised once per row count and written to every client of it; a client that does not read is
+ * dropped (buffer bound, idle timeout), every stream ends after STREAM_MAX_LIFETIME_MS or when its
+ * key is revoked, and each client holds at most STREAM_MAX_PER_CLIENT streams.
  */
 @Injectable()
 export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
-  private readonly logger = new Logger('LiveHub');
-  private readonly boards = new Map<string, WatchedBoard>();
+  private readonly incidents: IncidentLog;
+  private readonly watches = new WatchSet();
+  private readonly subscribers = new Set<Subscriber>();
+  /** Streams held (or being opened) per client. */
+  private readonly owners = new Map<string, Held>();
+  private held = 0;
   private readonly coalesceMs: number;
-  private clientCount = 0;
+  private readonly maxStreams: number;
+  private readonly maxPerClient: number;
+  private readonly lifetimeMs: number;
+  private readonly idleMs: number;
+  private readonly shedAtPending: number;
   private pollTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
   private polling?: Promise<void>;
-  /** Bumped when every client is dropped at once (shutdown), so their own later unsubscribes change nothing. */
+  /** Bumped when every client is dropped at once (shutdown), so their own later releases change nothing. */
   private generation = 0;
 
   constructor(
     private readonly ranking: RankingService,
     private readonly clock: Clock,
+    private readonly redis: RedisService,
+    private readonly readBudget: RateLimitGuard,
+    keys: ApiKeysService,
     config: AppConfig,
   ) {
+    this.incidents = new IncidentLog(new Logger('LiveHub'), clock);
     this.coalesceMs = config.STREAM_COALESCE_MS;
+    // Streams never take more than half the connections: probes and ordinary requests always get one.
+    this.maxStreams = Math.max(1, Math.min(config.STREAM_MAX_STREAMS, Math.floor(config.HTTP_MAX_CONNECTIONS / 2)));
+    this.maxPerClient = config.STREAM_MAX_PER_CLIENT;
+    this.lifetimeMs = config.STREAM_MAX_LIFETIME_MS;
+    this.idleMs = config.STREAM_IDLE_TIMEOUT_MS;
+    this.shedAtPending = Math.max(1, Math.floor(config.REDIS_MAX_PENDING_COMMANDS * STREAM_POLL_SHED_SHARE));
+    // A request with a key names the client `key:<name>` (callerOf): those streams end with the key.
+    keys.onKeysDropped((names) => {
+      for (const name of names)
+        for (const subscriber of [...(this.owners.get(`key:${name}`)?.subscribers ?? [])]) this.drop(subscriber, false);
+    });
   }
 
   /**
    * Reads the window's rows (404 for an unknown board or window: nothing is subscribed then) and
-   * answers them as the client's first event, then adds the client to its board's watch.
+   * answers them as the client's first event, then adds the client to its board's watch. Refused
+   * beyond the instance's streams (503 STREAM_CAPACITY), the client's (429 STREAM_LIMIT) and its read
+   * budget (429 RATE_LIMITED: a stream costs STREAM_READ_COST_PER_SHARD reads per shard). Answers what
+   * takes the client out when its connection closes.
    */
   async subscribe(
     board: string,
     window: string | undefined,
     limit: number,
-    client: () => LiveClient,
+    owner: string,
+    open: () => LiveClient,
   ): Promise<() => void> {
-    if (this.clientCount >= MAX_STREAM_CLIENTS)
-      throw new DomainError('STREAM_CAPACITY', `this instance serves its most live streams (${MAX_STREAM_CLIENTS})`);
-    const [version, top] = await Promise.all([
-      this.ranking.changeVersion(board),
-      this.ranking.top(board, window, 0, limit),
-    ]);
-    const info = await this.ranking.getBoard(board);
-    const intervalSec = info.windows.find((w) => w.name === top.window)?.interval ?? 1;
-    const listing = this.listingOf(top, version);
-    const connected = client();
-    connected.send('snapshot', version, listing);
-    const watched = this.boards.get(board) ?? { version, groups: new Map<string, WatchGroup>() };
-    this.boards.set(board, watched);
-    const key = `${top.window}\x1f${limit}`;
-    const group = watched.groups.get(key) ?? {
-      window: top.window,
-      limit,
-      intervalSec,
-      clients: new Set<LiveClient>(),
-      sentRows: JSON.stringify(listing.items),
-      sentSlotSec: this.slotOf(intervalSec),
-    };
-    watched.groups.set(key, group);
-    group.clients.add(connected);
-    this.clientCount++;
-    this.startTimers();
-    let subscribed = true;
-    const generation = this.generation;
-    return () => {
-      // A client ended by shutdown was already dropped with everything else.
-      if (!subscribed || generation !== this.generation) return;
-      subscribed = false;
-      this.clientCount--;
-      group.clients.delete(connected);
-      if (group.clients.size === 0) watched.groups.delete(key);
-      if (watched.groups.size === 0 && this.boards.get(board) === watched) this.boards.delete(board);
-      if (this.clientCount === 0) this.stopTimers();
-    };
+    const release = this.reserve(owner);
+    try {
+      const info = await this.ranking.getBoard(board);
+      // The route's guard already counted one read.
+      this.readBudget.chargeReads(owner, STREAM_READ_COST_PER_SHARD * info.shards - 1);
+      const [version, top] = await Promise.all([
+        this.ranking.changeVersion(board),
+        this.ranking.top(board, window, 0, limit),
+      ]);
+      const intervalSec = info.windows.find((w) => w.name === top.window)?.interval ?? 1;
+      const listing: LiveListing = { ...this.headOf(top, version), items: top.items };
+      const client = open();
+      client.write(sseFrame('snapshot', version, JSON.stringify(listing)));
+      const nowMs = this.clock.nowMs();
+      const subscriber: Subscriber = { client, owner, openedAtMs: nowMs, lastProgressMs: nowMs, detach: () => {} };
+      const remove = this.watches.add(
+        {
+          board,
+          shards: info.shards,
+          version,
+          window: top.window,
+          limit,
+          intervalSec,
+          slotSec: this.slotOf(intervalSec),
+          rows: JSON.stringify(listing.items),
+        },
+        subscriber,
+      );
+      const held = this.owners.get(owner);
+      held?.subscribers.add(subscriber);
+      subscriber.detach = () => {
+        remove();
+        held?.subscribers.delete(subscriber);
+        release();
+      };
+      this.subscribers.add(subscriber);
+      this.startTimers();
+      return () => this.detach(subscriber);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** HEAD: the same 404s as a stream, nothing subscribed. */
+  async check(board: string, window: string | undefined): Promise<void> {
+    await this.ranking.top(board, window, 0, 1);
   }
 
   /** Clients connected to this instance. */
   get clients(): number {
-    return this.clientCount;
+    return this.subscribers.size;
+  }
+
+  /** Boards this instance polls. */
+  get boards(): number {
+    return this.watches.boardCount;
   }
 
   /**
-   * One poll of every watched board (what the timer runs every STREAM_COALESCE_MS; tests call it to
-   * drive the stream). Never overlaps itself: a tick during a poll joins it.
+   * One poll of the watched boards next in turn (what the timer runs every STREAM_COALESCE_MS; tests
+   * call it to drive the stream). Never overlaps itself: a tick during a poll joins it.
    */
   tick(): Promise<void> {
     this.polling ??= this.poll().finally(() => (this.polling = undefined));
     return this.polling;
   }
 
-  /** Sends the heartbeat comment to every client (the timer's job every STREAM_HEARTBEAT_MS). */
+  /**
+   * The timer's job every STREAM_HEARTBEAT_MS: ends the streams past their lifetime and those whose
+   * client read nothing for STREAM_IDLE_TIMEOUT_MS, and sends the others the heartbeat comment.
+   */
   heartbeat(): void {
-    for (const watched of this.boards.values())
-      for (const group of watched.groups.values()) for (const client of group.clients) client.heartbeat();
+    const nowMs = this.clock.nowMs();
+    let idle = 0;
+    for (const subscriber of [...this.subscribers]) {
+      if (nowMs - subscriber.openedAtMs >= this.lifetimeMs) {
+        this.drop(subscriber, false);
+        continue;
+      }
+      if (subscriber.client.takeProgress()) subscriber.lastProgressMs = nowMs;
+      else if (nowMs - subscriber.lastProgressMs >= this.idleMs) {
+        idle++;
+        this.drop(subscriber, true);
+        continue;
+      }
+      this.deliver(subscriber, HEARTBEAT_FRAME);
+    }
+    if (idle > 0) this.incidents.note('idle', M.clientsDropped(idle, `read nothing for ${this.idleMs} ms`));
   }
 
   /** Ends every stream before the HTTP server closes, so closing never waits on an open stream. */
   onModuleDestroy(): void {
     this.stopTimers();
-    for (const watched of this.boards.values())
-      for (const group of watched.groups.values()) for (const client of group.clients) client.close();
-    this.boards.clear();
-    this.clientCount = 0;
+    for (const subscriber of this.subscribers) subscriber.client.close();
+    this.subscribers.clear();
+    this.watches.clear();
+    this.owners.clear();
+    this.held = 0;
     this.generation++;
   }
 
@@ -151,49 +223,111 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     await this.polling;
   }
 
+  /** Counts a stream being opened against the instance's and the client's caps; answers its release. */
+  private reserve(owner: string): () => void {
+    if (this.held >= this.maxStreams) throw new DomainError('STREAM_CAPACITY', M.instanceFull(this.maxStreams));
+    const held = this.owners.get(owner) ?? { count: 0, subscribers: new Set<Subscriber>() };
+    if (held.count >= this.maxPerClient) throw new DomainError('STREAM_LIMIT', M.clientFull(this.maxPerClient));
+    held.count++;
+    this.held++;
+    this.owners.set(owner, held);
+    const generation = this.generation;
+    let released = false;
+    return () => {
+      if (released || generation !== this.generation) return;
+      released = true;
+      held.count--;
+      this.held--;
+      if (held.count === 0 && this.owners.get(owner) === held) this.owners.delete(owner);
+    };
+  }
+
+  private detach(subscriber: Subscriber): void {
+    if (!this.subscribers.delete(subscriber)) return;
+    subscriber.detach();
+    if (this.subscribers.size === 0) this.stopTimers();
+  }
+
+  /** Takes a client out and ends its stream: cut (`cut`), or ended after what is buffered. */
+  private drop(subscriber: Subscriber, cut: boolean): void {
+    this.detach(subscriber);
+    if (cut) subscriber.client.destroy();
+    else subscriber.client.close();
+  }
+
+  /** Writes a frame; a client gone is taken out, one whose buffer passes the bound is dropped. */
+  private deliver(subscriber: Subscriber, frame: Buffer): void {
+    if (!subscriber.client.write(frame)) {
+      this.detach(subscriber);
+      return;
+    }
+    if (subscriber.client.bufferedBytes <= STREAM_MAX_BUFFERED_BYTES) return;
+    this.drop(subscriber, true);
+    this.incidents.note('buffer', M.clientsDropped(1, `over ${STREAM_MAX_BUFFERED_BYTES} bytes unread`));
+  }
+
+  /** True (and noted) while Redis is too far behind with this instance's commands for the poller to add any. */
+  private shedding(): boolean {
+    const pending = this.redis.pendingCommands();
+    if (pending < this.shedAtPending) return false;
+    this.incidents.note('shed', M.pollsShed(pending));
+    return true;
+  }
+
   private async poll(): Promise<void> {
-    await Promise.all(
-      [...this.boards].map(([board, watched]) =>
-        this.pollBoard(board, watched).catch((error: unknown) => {
+    if (this.shedding()) return;
+    const due = this.watches.due(STREAM_POLL_COMMANDS_PER_TICK);
+    let next = 0;
+    let failed = 0;
+    let polled = 0;
+    let example: [string, string] | undefined;
+    const worker = async () => {
+      while (next < due.length && !this.shedding()) {
+        const watched = due[next++];
+        this.watches.rotate(watched);
+        polled++;
+        try {
+          await this.pollBoard(watched);
+        } catch (error) {
           // The board or a watched window is gone: its streams end (a reconnect gets the 404 or a fresh snapshot).
-          if (error instanceof NotFoundError) return this.endBoard(watched);
-          this.logger.warn(
-            `polling board "${board}" failed: ${error instanceof Error ? error.message : String(error)}`,
-          );
-        }),
-      ),
-    );
+          if (error instanceof NotFoundError) {
+            for (const subscriber of subscribersOf(watched)) this.drop(subscriber, false);
+            continue;
+          }
+          failed++;
+          example ??= [watched.name, error instanceof Error ? error.message : String(error)];
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(STREAM_POLL_CONCURRENCY, due.length) }, worker));
+    if (example) this.incidents.note('poll', M.pollsFailed(failed, polled, ...example));
   }
 
-  /** Ends every stream of a board: each client's close then unsubscribes it. */
-  private endBoard(watched: WatchedBoard): void {
-    for (const group of watched.groups.values()) for (const client of group.clients) client.close();
-  }
-
-  private async pollBoard(board: string, watched: WatchedBoard): Promise<void> {
-    const version = await this.ranking.changeVersion(board);
+  private async pollBoard(watched: WatchedBoard): Promise<void> {
+    const version = await this.ranking.changeVersion(watched.name);
     const moved = version !== watched.version;
     watched.version = version;
-    await Promise.all(
-      [...watched.groups.values()].map(async (group) => {
-        const slotSec = this.slotOf(group.intervalSec);
-        if (!moved && slotSec === group.sentSlotSec) return;
-        const top = await this.ranking.top(board, group.window, 0, group.limit);
-        const listing = this.listingOf(top, version);
-        const rows = JSON.stringify(listing.items);
-        group.sentSlotSec = slotSec;
-        if (rows === group.sentRows) return;
-        group.sentRows = rows;
-        for (const client of group.clients) client.send('top', version, listing);
-      }),
-    );
+    await Promise.all([...watched.groups.values()].map((group) => this.pollGroup(watched, group, version, moved)));
   }
 
-  private listingOf(
-    top: { board: string; window: string; from: number; to: number; items: RankedRow[] },
-    version: number,
-  ): LiveListing {
-    return { board: top.board, window: top.window, from: top.from, to: top.to, version, items: top.items };
+  private async pollGroup(watched: WatchedBoard, group: WatchGroup, version: number, moved: boolean): Promise<void> {
+    const slotSec = this.slotOf(group.intervalSec);
+    if (!moved && slotSec === group.sentSlotSec) return;
+    const top = await this.ranking.top(watched.name, group.window, 0, group.readRows);
+    group.sentSlotSec = slotSec;
+    const head = JSON.stringify(this.headOf(top, version));
+    for (const view of group.views.values()) {
+      const rows = JSON.stringify(top.items.slice(0, view.limit));
+      if (rows === view.sentRows) continue;
+      view.sentRows = rows;
+      // The listing's JSON with its items spliced in: the same bytes as JSON.stringify(listing), made once.
+      const frame = sseFrame('top', version, `${head.slice(0, -1)},"items":${rows}}`);
+      for (const subscriber of view.subscribers) this.deliver(subscriber, frame);
+    }
+  }
+
+  private headOf(top: { board: string; window: string; from: number; to: number }, version: number) {
+    return { board: top.board, window: top.window, from: top.from, to: top.to, version };
   }
 
   private slotOf(intervalSec: number): number {

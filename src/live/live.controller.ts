@@ -1,12 +1,18 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { callerOf } from '../access/caller';
 import { ErrorResponse, KeyedRoute, RedisBackedController } from '../common/route-decorators';
 import { BoardParams } from '../ranking/dto/board.dto';
 import { StreamQuery } from './dto/stream.dto';
 import { LiveHub } from './live-hub';
-import { DEFAULT_STREAM_ROWS, STREAM_HEARTBEAT_MS } from './live.limits';
-import { sseClient } from './sse';
+import {
+  DEFAULT_STREAM_ROWS,
+  STREAM_HEARTBEAT_MS,
+  STREAM_MAX_BUFFERED_BYTES,
+  STREAM_READ_COST_PER_SHARD,
+} from './live.limits';
+import { answerHead, sseClient } from './sse';
 
 @ApiTags('live')
 @RedisBackedController()
@@ -18,7 +24,9 @@ export class LiveController {
   @KeyedRoute('read', 'board')
   @ApiOperation({
     summary: "A window's live top N (Server-Sent Events)",
-    description: `Event \`snapshot\` first ({ board, window, from, to, version, items }), then event \`top\` with the same shape whenever the top \`limit\` rows change, at most one per STREAM_COALESCE_MS; a comment line every ${STREAM_HEARTBEAT_MS / 1000} s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot.`,
+    description:
+      `Event \`snapshot\` first ({ board, window, from, to, version, items }), then event \`top\` with the same shape whenever the top \`limit\` rows change, at most one per STREAM_COALESCE_MS; a comment line every ${STREAM_HEARTBEAT_MS / 1000} s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. ` +
+      `Opening a stream costs ${STREAM_READ_COST_PER_SHARD} reads per shard of the board from the client's read budget. The stream ends after STREAM_MAX_LIFETIME_MS, when its API key is revoked, when its board is deleted, when the client read nothing for STREAM_IDLE_TIMEOUT_MS or left more than ${STREAM_MAX_BUFFERED_BYTES} bytes unread; reconnect then. HEAD answers the headers only.`,
   })
   @ApiResponse({
     status: 200,
@@ -26,10 +34,29 @@ export class LiveController {
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
   @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
+  @ErrorResponse(
+    429,
+    'STREAM_LIMIT: this client (API key, else address) holds STREAM_MAX_PER_CLIENT streams; RATE_LIMITED: the read budget lacks the cost of a stream',
+  )
   @ErrorResponse(503, 'STREAM_CAPACITY: this instance serves its most streams; REDIS_UNAVAILABLE, REDIS_BUSY')
-  async stream(@Param() params: BoardParams, @Query() query: StreamQuery, @Res() reply: FastifyReply): Promise<void> {
-    const unsubscribe = await this.hub.subscribe(params.board, query.window, query.limit ?? DEFAULT_STREAM_ROWS, () =>
-      sseClient(reply),
+  async stream(
+    @Param() params: BoardParams,
+    @Query() query: StreamQuery,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    // A HEAD answer has no body, so it can't carry a stream: the headers a GET would answer, nothing opened.
+    if (request.method === 'HEAD') {
+      await this.hub.check(params.board, query.window);
+      answerHead(reply);
+      return;
+    }
+    const unsubscribe = await this.hub.subscribe(
+      params.board,
+      query.window,
+      query.limit ?? DEFAULT_STREAM_ROWS,
+      callerOf(request).client,
+      () => sseClient(reply),
     );
     // A client gone while its first read was under way is dropped at once.
     if (reply.raw.destroyed) unsubscribe();

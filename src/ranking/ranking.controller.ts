@@ -182,9 +182,12 @@ export class RankingController {
   async unlike(
     @Param() params: LikeParams,
     @IdempotencyKey() idemKey: string | undefined,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LikeResultDto> {
-    return answer(reply, await this.ranking.like(params.board, params.item, params.userId, true, idemKey));
+    // An unlike creates nothing, but its stored answer counts (quota idempotentAnswers).
+    const budget = this.quotas.budgetOf(request);
+    return answer(reply, await this.ranking.like(params.board, params.item, params.userId, true, idemKey, budget));
   }
 
   @Get('boards/:board/top')

@@ -6,8 +6,10 @@ import {
   decodeIdempotentReply,
   IdemCall,
   IdempotencyKeyReusedError,
+  IdempotentAnswerUnfundedError,
   idemArgs,
   Idempotent,
+  retentionArg,
 } from '../redis/idempotency';
 import { growthRefusalOf } from '../redis/refusals';
 import {
@@ -286,6 +288,7 @@ function withStandings<T>(
 function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAnswer {
   // One request's reused key or refused growth refuses that request only.
   if (answer.int(0) === 2) return new IdempotencyKeyReusedError();
+  if (answer.int(0) === 3) return new IdempotentAnswerUnfundedError();
   // The refusal as a script error would carry it: the store turns it into its domain error.
   if (answer.int(0) === -1) {
     const refusal = new Error(answer.string(1));
@@ -309,7 +312,7 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
         request.amount,
         request.idem?.key ?? '',
         request.idem?.fingerprint ?? '',
-        request.idem?.retentionMs ?? 0,
+        request.idem ? retentionArg(request.idem) : 0,
         request.newItems,
         request.atMs ?? call.nowMs,
         request.createdMs ?? '',
@@ -773,17 +776,19 @@ export const RANKING_SCRIPTS = {
     file: join(dir, 'history_item.lua'),
     libraries: windowLibrary,
     numberOfKeys: 3,
-    build: (call: WindowCall & { item: string; fromSec: number; toSec: number }) =>
-      windowRead(call, [call.item, call.fromSec, call.toSec]),
-    decode: (raw): { keeps: boolean; points: SnapshotPoint[] } => {
-      const reply = new Reply('tbRankHistoryItem', raw).expectLength(1, true);
-      if ((reply.length - 1) % 3 !== 0) throw reply.unexpected(reply.length - 1, 'triples of boundary, score, above');
+    build: (call: WindowCall & { item: string; fromSec: number; toSec: number; mostSnapshots: number }) =>
+      windowRead(call, [call.item, call.fromSec, call.toSec, call.mostSnapshots]),
+    /** nextSec: the boundary the next page starts at (null: the range is answered) */
+    decode: (raw): { keeps: boolean; nextSec: number | null; points: SnapshotPoint[] } => {
+      const reply = new Reply('tbRankHistoryItem', raw).expectLength(2, true);
+      if ((reply.length - 2) % 3 !== 0) throw reply.unexpected(reply.length - 1, 'triples of boundary, score, above');
       return {
         keeps: reply.flag(0),
-        points: Array.from({ length: (reply.length - 1) / 3 }, (_, i) => ({
-          atSec: reply.int(1 + 3 * i),
-          score: reply.number(2 + 3 * i),
-          above: reply.int(3 + 3 * i),
+        nextSec: reply.int(1) || null,
+        points: Array.from({ length: (reply.length - 2) / 3 }, (_, i) => ({
+          atSec: reply.int(2 + 3 * i),
+          score: reply.number(3 + 3 * i),
+          above: reply.int(4 + 3 * i),
         })),
       };
     },

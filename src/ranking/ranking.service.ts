@@ -5,6 +5,7 @@ import { WriteAnswer } from '../common/retry-safe';
 import { IdemRequest, idemRequest } from '../redis/idempotency';
 import { ConflictError, InvalidInputError, NotFoundError, WindowDrainingError } from '../common/errors';
 import { ClientBudget, growthErrorOf, Reservation, reserveGrowth, UNLIMITED } from '../governance/growth-quotas';
+import { ONE_ANSWER, withAnswerBudget } from '../governance/answer-budget';
 import { CapRefusal, growthRefusalOf } from '../redis/refusals';
 import { BoardConfig, PreparedBoard } from './board';
 import { BoardCache, isRefusal } from './board-cache';
@@ -212,9 +213,9 @@ export class RankingService {
     createdAtSec?: number,
   ): Promise<WriteAnswer<ItemWritten>> {
     // `at` and `createdAt` are part of the request only when sent: requests without keep their fingerprint.
-    const idem = idemRequest(idemKey, ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec)]);
+    const keyed = idemRequest(idemKey, ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec)]);
     return this.cache.withBoard(name, (board) =>
-      this.ledgered(board, idem, async () => {
+      this.ledgered(board, keyed, budget, 1, async (idem) => {
         const nowMs = this.clock.nowMs();
         const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
         checkCreatedAt('createdAt', createdAtSec, nowMs);
@@ -255,7 +256,7 @@ export class RankingService {
     idemKey?: string,
     budget?: ClientBudget,
   ): Promise<WriteAnswer<{ board: string; count: number; draining: boolean }>> {
-    const idem = idemRequest(idemKey, [
+    const keyed = idemRequest(idemKey, [
       'increments',
       name,
       inputs.map((e) => [e.item, e.amount, ...timeOf(e.at), ...createdOf(e.createdAt)]),
@@ -263,7 +264,8 @@ export class RankingService {
     // The request's time is when it arrived, whatever loading the config costs.
     const nowMs = this.clock.nowMs();
     const board = await this.cache.get(name);
-    return this.ledgered(board, idem, () => {
+    const shardsTouched = new Set(inputs.map((input) => board.shardOf(input.item))).size;
+    return this.ledgered(board, keyed, budget, shardsTouched, (idem) => {
       // A keyed batch on one shard is checked by its script, after its replay (an old `at` still replays).
       const keyedOnOneShard = idem !== undefined && !board.sharded;
       const entries = inputs.map((input, i): BatchEntry => {
@@ -342,9 +344,9 @@ export class RankingService {
     budget?: ClientBudget,
     atSec?: number,
   ): Promise<WriteAnswer<ItemWritten & { userId: string; counted: boolean }>> {
-    const idem = idemRequest(idemKey, [undo ? 'unlike' : 'like', name, item, userId, ...timeOf(atSec)]);
+    const keyed = idemRequest(idemKey, [undo ? 'unlike' : 'like', name, item, userId, ...timeOf(atSec)]);
     return this.cache.withBoard(name, (board) =>
-      this.ledgered(board, idem, async () => {
+      this.ledgered(board, keyed, budget, 1, async (idem) => {
         const nowMs = this.clock.nowMs();
         const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
         const reservation = reserveGrowth(budget, undo ? {} : { items: 1, likeUsers: 1 });
@@ -377,17 +379,32 @@ export class RankingService {
    * whichever shards that request touches. Each shard's part stays retry-safe on its own, so a request
    * claimed but never answered (a failure half way) is simply applied again. An unsharded board needs
    * none of this: its one script call stores the whole answer.
+   * Every answer stored counts against the client's quota of them (withAnswerBudget): one on an unsharded
+   * board; on a sharded one the ledger entry and one per shard part (`parts`), all charged when the write
+   * fails (the claim, and maybe some parts, were stored).
    */
-  private async ledgered<T>(
+  private ledgered<T>(
+    board: PreparedBoard,
+    keyed: IdemRequest | undefined,
+    budget: ClientBudget | undefined,
+    parts: number,
+    write: (idem: IdemRequest | undefined) => Promise<WriteAnswer<T>>,
+  ): Promise<WriteAnswer<T>> {
+    if (!board.sharded) return withAnswerBudget(budget, keyed, ONE_ANSWER, write);
+    const cost = { answers: 1 + parts, chargedOnError: 1 + parts };
+    return withAnswerBudget(budget, keyed, cost, (idem) => this.throughLedger(board, idem, write));
+  }
+
+  private async throughLedger<T>(
     board: PreparedBoard,
     idem: IdemRequest | undefined,
-    write: () => Promise<WriteAnswer<T>>,
+    write: (idem: IdemRequest | undefined) => Promise<WriteAnswer<T>>,
   ): Promise<WriteAnswer<T>> {
-    if (!board.sharded || idem === undefined) return write();
+    if (idem === undefined) return write(idem);
     const nowMs = this.clock.nowMs();
     const entry = await this.store.claimRequest(board, idem, nowMs);
     if (entry.state === 'answered') return { replayed: true, body: JSON.parse(entry.body) as T };
-    const answer = await write();
+    const answer = await write(idem);
     // Lost, the stored answer only costs a repeat its byte-for-byte rank: the parts replay on their shards.
     await this.store
       .completeRequest(board, idem, nowMs, JSON.stringify(answer.body))
@@ -513,14 +530,18 @@ export class RankingService {
     );
   }
 
-  /** An item's rank and score in every kept snapshot from `fromSec` to `toSec` (default: all kept), oldest first. */
+  /**
+   * An item's rank and score in every kept snapshot from `fromSec` to `toSec` (default: all kept), oldest
+   * first, a page at a time (HISTORY_ROWS_PER_CALL): `nextFrom` is the `from` of the next page, null
+   * when the range is answered.
+   */
   async itemHistory(
     name: string,
     windowName: string | undefined,
     item: string,
     fromSec: number | undefined,
     toSec: number | undefined,
-  ): Promise<{ board: string; window: string; item: string; points: HistoryPoint[] }> {
+  ): Promise<{ board: string; window: string; item: string; points: HistoryPoint[]; nextFrom: number | null }> {
     if (fromSec !== undefined && toSec !== undefined && fromSec > toSec)
       throw new InvalidInputError(M.historyRange(fromSec, toSec));
     return this.withWindow(
@@ -528,9 +549,16 @@ export class RankingService {
       windowName,
       async (board, window, nowMs) => {
         const range = { from: fromSec ?? 0, to: toSec ?? Math.floor(nowMs / 1000) };
-        const { keeps, points } = await this.store.itemHistory(board, window, nowMs, item, range.from, range.to);
+        const { keeps, points, nextSec } = await this.store.itemHistory(
+          board,
+          window,
+          nowMs,
+          item,
+          range.from,
+          range.to,
+        );
         if (!keeps) this.missingSnapshot(name, window.name, false, undefined);
-        return { board: name, window: window.name, item, points };
+        return { board: name, window: window.name, item, points, nextFrom: nextSec };
       },
       (_, view) => this.missingSnapshot(name, view.name, false, undefined),
     );

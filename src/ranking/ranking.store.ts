@@ -31,7 +31,12 @@ import {
 import { Coalescer } from '../common/coalescer';
 import { ListedItem, mergeListings, mergeShardHeads, rankRows, ScoredItem } from './shard-math';
 import { slotStartSec, WindowConfig, WindowSpec } from './window-math';
-import { MAX_CACHED_PREVIOUS_LISTINGS, MAX_COALESCED_INCREMENTS, MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
+import {
+  HISTORY_ROWS_PER_CALL,
+  MAX_CACHED_PREVIOUS_LISTINGS,
+  MAX_COALESCED_INCREMENTS,
+  MAX_SHARDED_DEPTH_ITEMS,
+} from './ranking.limits';
 
 export type { ListedItem } from './shard-math';
 export type { BatchEntry, Standing, ViewRow, WindowStanding } from './ranking.scripts';
@@ -630,7 +635,9 @@ export class RankingStore {
   /**
    * An item's rank and score in each kept snapshot between fromSec and toSec, oldest first. On a sharded
    * board the item's shard answers its scores and the other shards count the rows above them: a rank
-   * beyond the snapshot's rows is answered as not listed, as on an unsharded board.
+   * beyond the snapshot's rows is answered as not listed, as on an unsharded board. One page: about
+   * HISTORY_ROWS_PER_CALL snapshot rows are scanned per call (on each shard); nextSec is where the
+   * next page starts (null: the range is answered).
    */
   async itemHistory(
     board: PreparedBoard,
@@ -639,10 +646,12 @@ export class RankingStore {
     item: string,
     fromSec: number,
     toSec: number,
-  ): Promise<{ keeps: boolean; points: HistoryPoint[] }> {
+  ): Promise<{ keeps: boolean; nextSec: number | null; points: HistoryPoint[] }> {
     const home = board.shardOf(item);
+    const top = window.snapshots?.top ?? 0;
+    const mostSnapshots = Math.max(1, Math.floor(HISTORY_ROWS_PER_CALL / Math.max(1, top)));
     const own = await this.guard(
-      this.redis.call(S.historyItem, { ...this.on(board, home, nowMs), window, item, fromSec, toSec }),
+      this.redis.call(S.historyItem, { ...this.on(board, home, nowMs), window, item, fromSec, toSec, mostSnapshots }),
     );
     const listed = own.points.filter((point) => point.above >= 0);
     const others = await Promise.all(
@@ -655,9 +664,9 @@ export class RankingStore {
     const aboveElsewhere = new Map(
       listed.map((point, i) => [point.atSec, others.reduce((sum, counts) => sum + counts[i], 0)]),
     );
-    const top = window.snapshots?.top ?? 0;
     return {
       keeps: own.keeps,
+      nextSec: own.nextSec,
       points: own.points.map((point) => {
         const rank = point.above < 0 ? null : point.above + (aboveElsewhere.get(point.atSec) ?? 0) + 1;
         return rank === null || rank > top

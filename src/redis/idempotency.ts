@@ -7,6 +7,12 @@ import type { ScriptArg } from './scripts';
 export interface IdemRequest {
   key: string;
   fingerprint: string;
+  /**
+   * False when the client has no budget left to store a new answer (quota idempotentAnswers): the
+   * write then only replays a stored answer, and is refused (IdempotentAnswerUnfundedError) before
+   * anything is applied when there is none.
+   */
+  mayStore?: boolean;
 }
 
 /** An idempotent write's part of a script call (see idem_lib.lua). */
@@ -41,12 +47,33 @@ export class IdempotencyKeyReusedError extends DomainError {
   }
 }
 
+/** A keyed write without budget to store its answer found none stored: refused, nothing applied (idem_lib outcome 3). */
+export class IdempotentAnswerUnfundedError extends Error {
+  constructor() {
+    super('no stored answer for this Idempotency-Key and no budget to store one');
+  }
+}
+
+/**
+ * The key a client's Idempotency-Key is stored under: a digest of the client (callerOf) and its key, so
+ * two clients sending the same key never see each other's answers (nor refuse each other's writes),
+ * and a stored entry holds 22 characters whatever the key's length (128 bits: no collision to fear).
+ */
+export function scopedIdempotencyKey(client: string, key: string): string {
+  return createHash('sha256').update(`${client}\n${key}`).digest('base64url').slice(0, 22);
+}
+
+/** The retention argument of a script: negative when the write may not store a new answer (idem_lib). */
+export function retentionArg(idem: IdemCall): number {
+  return idem.mayStore === false ? -idem.retentionMs : idem.retentionMs;
+}
+
 /**
  * The four idempotency arguments of a write script ("" key: a write without one). `context` is what
  * the app needs back on a replay to rebuild the first answer byte for byte.
  */
 export function idemArgs(idem: IdemCall | undefined, context: string): ScriptArg[] {
-  return idem ? [idem.key, idem.fingerprint, context, idem.retentionMs] : ['', '', context, 0];
+  return idem ? [idem.key, idem.fingerprint, context, retentionArg(idem)] : ['', '', context, 0];
 }
 
 /**
@@ -75,7 +102,8 @@ export function decodeIdempotentReply<T>(
   reply.expectLength(2, true);
   const outcome = reply.int(0);
   if (outcome === 2) throw new IdempotencyKeyReusedError();
-  if (outcome !== 0 && outcome !== 1) throw reply.unexpected(0, 'an outcome of 0, 1 or 2');
+  if (outcome === 3) throw new IdempotentAnswerUnfundedError();
+  if (outcome !== 0 && outcome !== 1) throw reply.unexpected(0, 'an outcome of 0, 1, 2 or 3');
   const counted = outcome === 0 ? createdKinds : 0;
   if (counted > 0) reply.expectLength(2 + counted, true);
   return {
@@ -94,4 +122,9 @@ export function fingerprintOf(parts: unknown[]): string {
 /** The idempotency part of a write, when the client sent a key: `what` names the operation and its values. */
 export function idemRequest(key: string | undefined, what: unknown[]): IdemRequest | undefined {
   return key === undefined ? undefined : { key, fingerprint: fingerprintOf(what) };
+}
+
+/** The same request, allowed to replay only (no budget to store a new answer). */
+export function replayOnly(idem: IdemRequest): IdemRequest {
+  return { ...idem, mayStore: false };
 }

@@ -25,8 +25,11 @@ export class StatsKeys {
     return `${this.prefix}stats:index`;
   }
 
-  /** zset: context -> average access time of its current hour (s), the 100 slowest kept. */
-  slowest(type = 'AccessTime'): string {
-    return `${this.prefix}stats:slowest:${type}`;
+  /**
+   * zset: context -> average access time (s) in the hour starting at `hourStart`, the 100 slowest kept;
+   * one key per hour, expiring once the hour is over, so the list names only this hour's routes.
+   */
+  slowest(type: string, hourStart: number): string {
+    return `${this.prefix}stats:slowest:${type}:${hourStart}`;
   }
 }

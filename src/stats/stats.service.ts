@@ -7,7 +7,8 @@ import { growthRefusalOf } from '../redis/refusals';
 import { STATS_MESSAGES as M } from './stats.messages';
 import { isName, NAME_RULE } from '../common/names';
 import { Batch, IndexEntry, RecordCall, StatsStore, WriteResult } from './stats.store';
-import { Idempotent, idemRequest } from '../redis/idempotency';
+import { IdemRequest, Idempotent, IdempotentAnswerUnfundedError, idemRequest } from '../redis/idempotency';
+import { ONE_ANSWER, withAnswerBudget } from '../governance/answer-budget';
 import { bucketField, hourStartOf, HOUR_SEC, isRecordableValue, quantiles, sampleStddev } from './stats-math';
 import { CONTEXT_RULE, indexMember, isContext } from './stats-names';
 import { MAX_ABS_VALUE, SLOWEST_KEPT_CONTEXTS } from './stats.limits';
@@ -51,6 +52,8 @@ export interface FlushResult {
 
 /** The access-time type. */
 export const ACCESS_TIME = 'AccessTime';
+/** Types the service records itself: a client may read them, never write them (it would skew the slowest list). */
+export const RESERVED_TYPES: ReadonlySet<string> = new Set([ACCESS_TIME]);
 /** Most index entries remembered in process as already written (the cache is cleared when full). */
 const INDEX_CACHE_LIMIT = 10_000;
 
@@ -62,8 +65,11 @@ const INDEX_CACHE_LIMIT = 10_000;
 export class StatsService {
   /** index member -> latest hour this process wrote to the index for it. */
   private readonly indexed = new Map<string, number>();
-  /** context -> average not yet in the slowest list (its update failed): sent again with the next flush. */
-  private readonly unsavedSlowest = new Map<string, number>();
+  /**
+   * "<hourStart> <context>" -> an average not yet in that hour's slowest list (its update failed): sent
+   * again with the next flush while its hour lasts.
+   */
+  private readonly unsavedSlowest = new Map<string, { hourStart: number; context: string; average: number }>();
 
   constructor(
     private readonly store: StatsStore,
@@ -83,11 +89,29 @@ export class StatsService {
     budget?: ClientBudget,
   ): Promise<WriteAnswer<RecordResult>> {
     checkNames(context, type);
+    if (RESERVED_TYPES.has(type)) throw new InvalidInputError(M.reservedType(type));
     if (!isRecordableValue(value)) throw new InvalidInputError(M.badValue(MAX_ABS_VALUE));
     const nowMs = this.clock.nowMs();
     const hourStart = hourStartOf(nowMs);
-    const idem = idemRequest(idemKey, ['stats', context, type, value]);
+    const keyed = idemRequest(idemKey, ['stats', context, type, value]);
     const call: RecordCall = { context, type, nowMs, hourStart, value, histogramField: bucketField(value) };
+    return withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
+      // Without budget for a new answer only a stored one is answered (none: refused), nothing indexed.
+      if (idem?.mayStore === false) {
+        const stored = await this.store.storedAnswer(call, idem);
+        if (!stored) throw new IdempotentAnswerUnfundedError();
+        return this.answerOf(context, type, stored);
+      }
+      return this.indexAndRecord(call, idem, budget);
+    });
+  }
+
+  private async indexAndRecord(
+    call: RecordCall,
+    idem: IdemRequest | undefined,
+    budget: ClientBudget | undefined,
+  ): Promise<WriteAnswer<RecordResult>> {
+    const { context, type, hourStart } = call;
     // The index entry comes first, so recorded stats are never missing from the list.
     const [entry] = this.unindexed([{ context, type, hourStart }]);
     if (entry) {
@@ -187,27 +211,39 @@ export class StatsService {
       const result = results[i];
       if (result instanceof Error || result.status !== 'current' || batch.type !== ACCESS_TIME || result.count === 0)
         return;
-      this.unsavedSlowest.set(batch.context, result.sum / result.count);
+      const entry = { hourStart: batch.hourStart, context: batch.context, average: result.sum / result.count };
+      this.unsavedSlowest.set(`${batch.hourStart} ${batch.context}`, entry);
     });
-    return { failed, slowestError: await this.saveSlowest() };
+    return { failed, slowestError: await this.saveSlowest(nowMs) };
   }
 
-  /** Sends every unsaved slowest-list entry; answers the error when that fails (the entries stay). */
-  private async saveSlowest(): Promise<unknown> {
-    const sent = [...this.unsavedSlowest].map(([context, average]) => ({ context, average }));
+  /**
+   * Sends every unsaved slowest-list entry of the current hour (older ones are dropped: nobody reads
+   * them); answers the error when that fails (the entries stay).
+   */
+  private async saveSlowest(nowMs: number): Promise<unknown> {
+    const currentHour = hourStartOf(nowMs);
+    const sent: Array<{ key: string; context: string; average: number }> = [];
+    for (const [key, entry] of this.unsavedSlowest) {
+      if (entry.hourStart === currentHour) sent.push({ key, context: entry.context, average: entry.average });
+      else this.unsavedSlowest.delete(key);
+    }
+    // Kept until an hour after its own ends, whichever clock Redis keeps.
+    const ttlSec = Math.max(1, currentHour + 2 * HOUR_SEC - Math.floor(nowMs / 1000));
     try {
-      await this.store.updateSlowest(ACCESS_TIME, sent, SLOWEST_KEPT_CONTEXTS);
+      await this.store.updateSlowest(ACCESS_TIME, currentHour, ttlSec, sent, SLOWEST_KEPT_CONTEXTS);
     } catch (error) {
       return error;
     }
     // A concurrent flush may have set a newer average meanwhile: that one is still to be saved.
-    for (const { context, average } of sent)
-      if (this.unsavedSlowest.get(context) === average) this.unsavedSlowest.delete(context);
+    for (const { key, average } of sent)
+      if (this.unsavedSlowest.get(key)?.average === average) this.unsavedSlowest.delete(key);
     return undefined;
   }
 
+  /** The slowest routes of the current hour (a route not called this hour is not listed). */
   async slowest(limit: number): Promise<Array<{ context: string; average: number }>> {
-    return this.store.slowest(ACCESS_TIME, limit);
+    return this.store.slowest(ACCESS_TIME, hourStartOf(this.clock.nowMs()), limit);
   }
 
   /** Contexts and types recorded in the current or previous hour, with the latest hour of each. */

@@ -132,22 +132,33 @@ export class StatsStore {
     return settled.map((result) => (result.status === 'fulfilled' ? result.value : toError(result.reason)));
   }
 
-  /** Sets the averages of the slowest list and trims it to the `keep` slowest, in one transaction. */
-  async updateSlowest(type: string, entries: Array<{ context: string; average: number }>, keep: number): Promise<void> {
+  /**
+   * Sets the averages of the hour's slowest list and trims it to the `keep` slowest, in one
+   * transaction; the list expires `ttlSec` from now (the caller's clock: after its hour ends, since
+   * reads only ever ask for the current hour's).
+   */
+  async updateSlowest(
+    type: string,
+    hourStart: number,
+    ttlSec: number,
+    entries: Array<{ context: string; average: number }>,
+    keep: number,
+  ): Promise<void> {
     if (entries.length === 0) return;
-    const key = this.keys.slowest(type);
+    const key = this.keys.slowest(type, hourStart);
     await this.redis.timed(
       this.redis.client
         .multi()
         .zadd(key, ...entries.flatMap((e) => [String(e.average), e.context]))
         .zremrangebyrank(key, 0, -(keep + 1))
+        .expire(key, ttlSec)
         .exec(),
     );
   }
 
-  async slowest(type: string, limit: number): Promise<Array<{ context: string; average: number }>> {
+  async slowest(type: string, hourStart: number, limit: number): Promise<Array<{ context: string; average: number }>> {
     const flat = await this.redis.timed(
-      this.redis.client.zrevrange(this.keys.slowest(type), 0, limit - 1, 'WITHSCORES'),
+      this.redis.client.zrevrange(this.keys.slowest(type, hourStart), 0, limit - 1, 'WITHSCORES'),
     );
     const items: Array<{ context: string; average: number }> = [];
     for (let i = 0; i < flat.length; i += 2) items.push({ context: flat[i], average: Number(flat[i + 1]) });

@@ -212,7 +212,8 @@ describe('access: API keys and scopes', () => {
       });
       expect(JSON.stringify(await redis.client.hgetall(`${redis.prefix}apikeys`))).not.toContain(made.body.key);
       expect((await http().delete('/admin/keys/ingest').set(ADMIN)).status).toBe(204);
-      expect(answerOf(await increment(http, 'b', made.body.key))).toEqual([200, undefined]); // no key left: open again
+      // No key left, yet the deployment had keys: it stays closed (fail closed, issue #22).
+      expect(answerOf(await increment(http, 'b', made.body.key))).toEqual([401, 'API_KEY_INVALID']);
       expect(answerOf(await http().delete('/admin/keys/ingest').set(ADMIN))).toEqual([404, 'API_KEY_NOT_FOUND']);
     });
 

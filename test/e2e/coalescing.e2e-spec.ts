@@ -23,7 +23,10 @@ describe.each([
     redis = await startTestRedis();
     app = await startTestApp(redis, clock, { WRITE_COALESCE_MS: coalesceMs, RATE_LIMIT_PER_SEC: '0' });
     await createBoard(app, 'hot');
-    await request(app.getHttpServer()).post('/boards/hot/items/warm/increment').expect(200);
+    await request(app.getHttpServer())
+      .post('/boards/hot/items/warm/increment')
+      .set('Content-Type', 'application/json')
+      .expect(200);
   });
   afterAll(async () => {
     await app.close();

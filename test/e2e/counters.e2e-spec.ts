@@ -14,7 +14,8 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
   let app: NestFastifyApplication;
   const clock = new FakeClock(T0);
   const http = () => request(app.getHttpServer());
-  const inc = (name: string, body?: object) => http().post(`/counters/${name}/increment`).send(body);
+  const inc = (name: string, body?: object) =>
+    http().post(`/counters/${name}/increment`).set('Content-Type', 'application/json').send(body);
 
   beforeAll(async () => {
     redis = await startTestRedis(topology);

@@ -292,7 +292,7 @@ describe('the HTTP edge sends security headers', () => {
   it.each([
     ['a JSON answer', 'get', '/health/live', 200],
     ['an error', 'get', '/no/such/route', 404],
-    ['a refused write', 'post', '/boards/none/items/x/increment', 404],
+    ['a refused write (no JSON content type)', 'post', '/boards/none/items/x/increment', 415],
     ['the OpenAPI document', 'get', '/docs-json', 200],
     ['Prometheus text', 'get', '/metrics', 200],
   ] as const)('%s: nosniff and never framed, no CSP', async (_, method, path, status) => {

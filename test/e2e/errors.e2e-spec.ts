@@ -81,7 +81,11 @@ describe('error bodies carry a stable code', () => {
     try {
       const answers = [];
       for (let i = 0; i < 3; i++)
-        answers.push(await request(strict.getHttpServer()).post('/boards/b/items/x/increment'));
+        answers.push(
+          await request(strict.getHttpServer())
+            .post('/boards/b/items/x/increment')
+            .set('Content-Type', 'application/json'),
+        );
       const limited = answers.find((answer) => answer.status === 429);
       expect(limited?.body).toMatchObject({ statusCode: 429, code: 'RATE_LIMITED', message: expect.any(String) });
       expect(limited?.headers['retry-after']).toMatch(/^\d+$/);

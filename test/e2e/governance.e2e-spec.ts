@@ -32,7 +32,8 @@ describe('governance over HTTP', () => {
         .set(ADMIN)
         .send({ windows: [{ period: '1h', interval: '1m' }] })
         .expect(201);
-      for (let i = 0; i < 3; i++) await http().post('/boards/m/items/x/increment').expect(200);
+      for (let i = 0; i < 3; i++)
+        await http().post('/boards/m/items/x/increment').set('Content-Type', 'application/json').expect(200);
       await http().post('/boards/m/items/x/increment').send({ amount: 0 }).expect(400);
       const unmatched = await http().get('/no/such/route').set('X-Request-Id', 'trace-42').expect(404);
       expect(unmatched.headers['x-request-id']).toBe('trace-42');
@@ -72,7 +73,9 @@ describe('governance over HTTP', () => {
         .send({ windows: [{ period: '1h', interval: '1m' }] })
         .expect(201);
       const statuses = await Promise.all(
-        Array.from({ length: 30 }, () => http().post('/boards/free/items/x/increment')),
+        Array.from({ length: 30 }, () =>
+          http().post('/boards/free/items/x/increment').set('Content-Type', 'application/json'),
+        ),
       );
       expect(statuses.map((answer) => answer.status)).toEqual(Array(30).fill(200));
     });
@@ -150,16 +153,32 @@ describe('governance over HTTP', () => {
 
     it('answers 429 with Retry-After over the limit, applies nothing, and leaves reads and other clients alone', async () => {
       clock.setMs(1_800_000_000_000);
-      for (let i = 0; i < 3; i++) await http().post('/boards/r/items/x/increment').set('X-Api-Key', KEY1).expect(200);
-      const limited = await http().post('/boards/r/items/x/increment').set('X-Api-Key', KEY1);
+      for (let i = 0; i < 3; i++)
+        await http()
+          .post('/boards/r/items/x/increment')
+          .set('Content-Type', 'application/json')
+          .set('X-Api-Key', KEY1)
+          .expect(200);
+      const limited = await http()
+        .post('/boards/r/items/x/increment')
+        .set('Content-Type', 'application/json')
+        .set('X-Api-Key', KEY1);
       expect(limited.status).toBe(429);
       expect(limited.headers['retry-after']).toBe('1');
       expect(limited.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests', code: 'RATE_LIMITED' });
       expect(limited.body.message).toMatch(/2 writes per second \(burst 3\)/);
       expect((await http().get('/boards/r/items/x')).body.score).toBe(3);
-      await http().post('/boards/r/items/x/increment').set('X-Api-Key', KEY2).expect(200);
+      await http()
+        .post('/boards/r/items/x/increment')
+        .set('Content-Type', 'application/json')
+        .set('X-Api-Key', KEY2)
+        .expect(200);
       clock.advanceMs(1100);
-      await http().post('/boards/r/items/x/increment').set('X-Api-Key', KEY1).expect(200);
+      await http()
+        .post('/boards/r/items/x/increment')
+        .set('Content-Type', 'application/json')
+        .set('X-Api-Key', KEY1)
+        .expect(200);
     });
 
     it('refuses a key that is not configured (401), so inventing keys never makes a new client', async () => {
@@ -168,6 +187,7 @@ describe('governance over HTTP', () => {
       for (let i = 0; i < 10; i++) {
         const answer = await http()
           .post('/boards/r/items/y/increment')
+          .set('Content-Type', 'application/json')
           .set('X-Api-Key', `random-${i}-0123456789abcdef`);
         expect([answer.status, answer.body.code]).toEqual([401, 'API_KEY_INVALID']);
       }
@@ -179,7 +199,14 @@ describe('governance over HTTP', () => {
       await withApp(RATE, async (other) => {
         const statuses = [];
         for (let i = 0; i < 6; i++)
-          statuses.push((await other().post('/boards/r/items/z/increment').set('X-Api-Key', `fresh-${i}`)).status);
+          statuses.push(
+            (
+              await other()
+                .post('/boards/r/items/z/increment')
+                .set('Content-Type', 'application/json')
+                .set('X-Api-Key', `fresh-${i}`)
+            ).status,
+          );
         expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
       });
     });
@@ -189,7 +216,14 @@ describe('governance over HTTP', () => {
       const burst = async (http: () => ReturnType<typeof request>, forwardedFor: string) => {
         const statuses = [];
         for (let i = 0; i < 4; i++)
-          statuses.push((await http().post('/boards/r/items/p/increment').set('X-Forwarded-For', forwardedFor)).status);
+          statuses.push(
+            (
+              await http()
+                .post('/boards/r/items/p/increment')
+                .set('Content-Type', 'application/json')
+                .set('X-Forwarded-For', forwardedFor)
+            ).status,
+          );
         return statuses;
       };
       await withApp(RATE, async (direct) => {

@@ -13,9 +13,13 @@ describe.each(TOPOLOGIES)('quotas on growth over HTTP (%s)', (topology) => {
   let keyed: NestFastifyApplication;
   const clock = new FakeClock(1_700_002_800_000);
   const http = () => request(app.getHttpServer());
-  const increment = (board: string, item: string) => http().post(`/boards/${board}/items/${item}/increment`);
+  const increment = (board: string, item: string) =>
+    http().post(`/boards/${board}/items/${item}/increment`).set('Content-Type', 'application/json');
   const incrementWithKey = (board: string, item: string) =>
-    request(keyed.getHttpServer()).post(`/boards/${board}/items/${item}/increment`).set('X-Api-Key', API_KEY);
+    request(keyed.getHttpServer())
+      .post(`/boards/${board}/items/${item}/increment`)
+      .set('Content-Type', 'application/json')
+      .set('X-Api-Key', API_KEY);
 
   beforeAll(async () => {
     redis = await startTestRedis(topology);
@@ -56,11 +60,11 @@ describe.each(TOPOLOGIES)('quotas on growth over HTTP (%s)', (topology) => {
   });
 
   it('new counters and stats pairs have their quotas too', async () => {
-    await http().post('/counters/c1/increment').expect(200);
-    const counter = await http().post('/counters/c2/increment').expect(429);
+    await http().post('/counters/c1/increment').set('Content-Type', 'application/json').expect(200);
+    const counter = await http().post('/counters/c2/increment').set('Content-Type', 'application/json').expect(429);
     expect(counter.body.code).toBe('QUOTA_EXCEEDED');
     expect(counter.headers['retry-after']).toBe('3600');
-    await http().post('/counters/c1/increment').expect(200);
+    await http().post('/counters/c1/increment').set('Content-Type', 'application/json').expect(200);
     await http().post('/stats/ctx/A').send({ value: 1 }).expect(200);
     expect((await http().post('/stats/ctx/B').send({ value: 1 }).expect(429)).body.code).toBe('QUOTA_EXCEEDED');
     expect((await http().post('/stats/ctx/A').send({ value: 2 }).expect(200)).body.count).toBe(2);

@@ -78,12 +78,41 @@ describe('history over HTTP', () => {
         { at: T0_SEC + 60, rank: 2, score: 3 },
         { at: T0_SEC + 120, rank: 1, score: 13 },
       ],
+      nextFrom: null,
     });
     const ranged = await http()
       .get(`/boards/h/items/c/history?window=m&from=${T0_SEC + 100}`)
       .expect(200);
     expect(ranged.body.points).toEqual([{ at: T0_SEC + 120, rank: null, score: null }]);
     expect((await http().get(`/boards/h/history?window=m&at=${T0_SEC + 119}`)).body.at).toBe(T0_SEC + 60);
+  });
+
+  it("pages an item's history so one read scans at most HISTORY_ROWS_PER_CALL snapshot rows (issue #22 row 7)", async () => {
+    await http()
+      .put('/admin/boards/deep')
+      .set(ADMIN)
+      .send({ windows: [{ period: '20m', interval: '1m', snapshots: { keep: 12, top: 1000 } }] })
+      .expect(201);
+    const items = Array.from({ length: 1000 }, (_, i) => ({ item: `i${i}`, amount: 2000 - i }));
+    await http().post('/boards/deep/increments').send({ items }).expect(200);
+    for (let minute = 0; minute < 12; minute++) {
+      clock.advanceSec(60);
+      await http().get('/boards/deep/top?limit=1').expect(200); // crosses the boundary: one snapshot
+    }
+    // The lowest item: each snapshot is scanned to its last row. 5 000 rows: 5 snapshots per read.
+    const pages = [];
+    let from = 0;
+    for (let page = 0; page < 5; page++) {
+      const answer = await http().get(`/boards/deep/items/i999/history?from=${from}`).expect(200);
+      pages.push(answer.body);
+      if (answer.body.nextFrom === null) break;
+      from = answer.body.nextFrom;
+    }
+    expect(pages.map((page) => page.points.length)).toEqual([5, 5, 2]);
+    const points = pages.flatMap((page) => page.points);
+    expect(points.map((point) => point.at)).toEqual(Array.from({ length: 12 }, (_, i) => T0_SEC + 60 * (i + 1)));
+    expect(points.every((point) => point.rank === 1000 && point.score === 1001)).toBe(true);
+    expect(pages[0].nextFrom).toBe(T0_SEC + 360);
   });
 
   it('refuses bad input with a 4xx and a stable code', async () => {

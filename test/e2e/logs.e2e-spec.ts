@@ -1,4 +1,6 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, stopChild } from '../support/processes';
 import { startTestRedis, TestRedis } from '../support/redis';
@@ -99,5 +101,26 @@ describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
     const line = JSON.parse(written[0]) as Line;
     expect(line).toMatchObject({ level: LEVEL.fatal, msg: 'Invalid configuration:' });
     expect(String(line.problems)).toMatch(/LOG_LEVEL must be one of/);
+  });
+
+  it('reads a .env file of the working directory, under the environment', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tb-env-'));
+    writeFileSync(join(dir, '.env'), 'LOG_LEVEL=whisper\nEXPIRE_CHUNK=0\n');
+    // Another working directory: ts-node and the project's tsconfig are named by their paths.
+    const run = spawnSync(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), MAIN], {
+      cwd: dir,
+      env: {
+        ...process.env,
+        TS_NODE_PROJECT: join(__dirname, '../../tsconfig.json'),
+        EXPIRE_CHUNK: '100',
+        REDIS_URL: 'redis://127.0.0.1:1',
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(1);
+    const problems = String((JSON.parse(run.stderr.split('\n').filter(Boolean)[0]) as Line).problems);
+    expect(problems).toMatch(/LOG_LEVEL must be one of/); // from .env
+    expect(problems).not.toMatch(/EXPIRE_CHUNK/); // the environment's 100 wins over .env's 0
   });
 });

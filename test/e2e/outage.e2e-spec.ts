@@ -27,11 +27,11 @@ describe('when Redis goes away and comes back', () => {
       .set(ADMIN)
       .send({ windows: [{ period: '1h', interval: '1m' }] })
       .expect(201);
-    await http().post('/boards/b/items/x/increment').expect(200);
+    await http().post('/boards/b/items/x/increment').set('Content-Type', 'application/json').expect(200);
 
     await redis.pause();
     for (const call of [
-      () => http().post('/boards/b/items/x/increment'),
+      () => http().post('/boards/b/items/x/increment').set('Content-Type', 'application/json'),
       () => http().get('/boards/b/top'),
       () => http().get('/boards'),
       () =>
@@ -74,7 +74,7 @@ describe('when Redis goes away and comes back', () => {
       .set(ADMIN)
       .send({ windows: [{ period: '1h', interval: '1m' }] })
       .expect(201);
-    const after = await http().post('/boards/b/items/x/increment');
+    const after = await http().post('/boards/b/items/x/increment').set('Content-Type', 'application/json');
     expect(after.status).toBe(200);
     expect(after.body.windows['1h']).toEqual({ score: 1, rank: 1, previousRank: null });
   });
@@ -103,9 +103,14 @@ describe('when Redis goes away and comes back', () => {
       const later = (delayMs: number, send: () => PromiseLike<request.Response>) =>
         new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => timed(send));
       const results = await Promise.all([
-        timed(() => call().post('/boards/f/items/x/increment').set('Idempotency-Key', 'frozen-x')),
+        timed(() =>
+          call()
+            .post('/boards/f/items/x/increment')
+            .set('Content-Type', 'application/json')
+            .set('Idempotency-Key', 'frozen-x'),
+        ),
         later(100, () => call().get('/boards/f/top')),
-        later(150, () => call().post('/boards/f/items/y/increment')),
+        later(150, () => call().post('/boards/f/items/y/increment').set('Content-Type', 'application/json')),
       ]);
       for (const { answer, tookMs } of results) {
         expect(answer.body).toEqual({
@@ -126,7 +131,10 @@ describe('when Redis goes away and comes back', () => {
       expect(status).toBe(200);
       // The answer was a 503, yet Redis ran the queued write once it woke: a retry with the key says so
       // and applies nothing more.
-      const retried = await call().post('/boards/f/items/x/increment').set('Idempotency-Key', 'frozen-x');
+      const retried = await call()
+        .post('/boards/f/items/x/increment')
+        .set('Content-Type', 'application/json')
+        .set('Idempotency-Key', 'frozen-x');
       expect([retried.status, retried.headers['idempotent-replayed']]).toEqual([200, 'true']);
       expect((await call().get('/boards/f/items/x')).body.score).toBe(1);
     } finally {

@@ -25,11 +25,18 @@ describe('/metrics for an operator', () => {
     await createBoard(app, 'scraped');
     // Two writes within the burst, one refused; a keyed write and its replay; a bad request.
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await http().post('/boards/scraped/items/a/increment')).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push(
+        (await http().post('/boards/scraped/items/a/increment').set('Content-Type', 'application/json')).status,
+      );
     expect(statuses).toEqual([200, 200, 429]);
     clock.advanceMs(10_000);
     for (let i = 0; i < 2; i++)
-      await http().post('/boards/scraped/items/a/increment').set('Idempotency-Key', 'k-1').expect(200);
+      await http()
+        .post('/boards/scraped/items/a/increment')
+        .set('Content-Type', 'application/json')
+        .set('Idempotency-Key', 'k-1')
+        .expect(200);
     clock.advanceMs(10_000);
     await http().post('/boards/scraped/items/a/increment').send({ amount: 0 }).expect(400);
     await app.get(RankingScheduler).tick();

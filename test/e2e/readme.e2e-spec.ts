@@ -6,9 +6,16 @@ import { SystemClock } from '../../src/common/clock';
 import { startTestApp } from '../support/app';
 import { startTestRedis, TestRedis } from '../support/redis';
 
-const README = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+const ROOT = join(__dirname, '../..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 /** The token the README's examples use. */
 const README_ADMIN_TOKEN = 'change-me-to-a-long-secret';
+
+/** The README, then every page its documentation map links, in the map's order: how a reader goes. */
+function pages(): Array<{ path: string; text: string }> {
+  const linked = [...README.matchAll(/^\| \[(docs\/[a-z-]+\.md)\]/gm)].map((match) => match[1]);
+  return ['README.md', ...linked].map((path) => ({ path, text: readFileSync(join(ROOT, path), 'utf8') }));
+}
 
 /** One command of an example block, and the answer the README shows after it (when it shows one). */
 interface Command {
@@ -16,11 +23,49 @@ interface Command {
   shown?: string;
 }
 
-/** The README's bash blocks that call the service (not the npm ones): what a reader pastes. */
-function exampleBlocks(): string[] {
-  return [...README.matchAll(/^```bash\n([\s\S]*?)^```/gm)]
+/** The bash blocks of `text` that call the service (not the npm ones): what a reader pastes. */
+function blocksOf(text: string): string[] {
+  return [...text.matchAll(/^```bash\n([\s\S]*?)^```/gm)]
     .map((match) => match[1])
     .filter((block) => block.includes('curl') && !/\bnpm /.test(block));
+}
+
+/** Every page's examples, in reading order. */
+function exampleBlocks(): string[] {
+  return pages().flatMap((page) => blocksOf(page.text));
+}
+
+/** Runs commands as one bash script against `base`; answers the exit status, output per command and stderr. */
+async function runCommands(
+  commands: Command[],
+  base: string,
+  env: Record<string, string> = {},
+): Promise<{ status: number; stderr: string; lastRun?: string; outputOf: Map<number, string> }> {
+  const script = [
+    'set -euo pipefail',
+    'curl() { command curl --fail-with-body --show-error "$@"; }',
+    ...commands.map((command, i) => `printf '\\n@@%d@@\\n' ${i}\n${command.text}`),
+  ]
+    .join('\n')
+    .replaceAll('http://localhost:3000', base.replace('[::1]', '127.0.0.1'));
+  // Not spawnSync: the service answering the examples runs in this process.
+  const run = await new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(
+      'bash',
+      ['-c', script],
+      { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+  const outputs = run.stdout.split(/\n@@(\d+)@@\n/);
+  const outputOf = new Map<number, string>();
+  for (let i = 1; i < outputs.length; i += 2) outputOf.set(Number(outputs[i]), outputs[i + 1].trim());
+  return {
+    status: run.status,
+    stderr: run.stderr,
+    lastRun: commands[Number(outputs[outputs.length - 2])]?.text,
+    outputOf,
+  };
 }
 
 /**
@@ -82,35 +127,16 @@ describe('the README examples, run as written', () => {
     await redis.stop();
   });
 
-  it('finds the walk-through, retry-safe writes, counters, stats and access examples', () => {
+  it('finds the walk-through, retry-safe writes, counters, stats and access examples on the pages', () => {
+    expect(pages().length).toBeGreaterThanOrEqual(10);
     expect(exampleBlocks().length).toBeGreaterThanOrEqual(5);
   });
 
   it('every example call succeeds and answers the shape the README shows', async () => {
     const commands = exampleBlocks().flatMap(commandsOf);
-    const script = [
-      'set -euo pipefail',
-      'curl() { command curl --fail-with-body --show-error "$@"; }',
-      ...commands.map((command, i) => `printf '\\n@@%d@@\\n' ${i}\n${command.text}`),
-    ]
-      .join('\n')
-      .replaceAll('http://localhost:3000', base.replace('[::1]', '127.0.0.1'));
-    // Not spawnSync: the service answering the examples runs in this process.
-    const run = await new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
-      execFile('bash', ['-c', script], { encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) =>
-        resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-      ),
-    );
-    const outputs = run.stdout.split(/\n@@(\d+)@@\n/);
-    const lastRun = commands[Number(outputs[outputs.length - 2])]?.text;
+    const { status, stderr, lastRun, outputOf } = await runCommands(commands, base);
     // On a failure: the command that failed, its answer (--fail-with-body prints it) and curl's error.
-    expect({ status: run.status, stderr: run.stderr, lastRun }).toEqual({
-      status: 0,
-      stderr: '',
-      lastRun: commands.at(-1)?.text,
-    });
-    const outputOf = new Map<number, string>();
-    for (let i = 1; i < outputs.length; i += 2) outputOf.set(Number(outputs[i]), outputs[i + 1].trim());
+    expect({ status, stderr, lastRun }).toEqual({ status: 0, stderr: '', lastRun: commands.at(-1)?.text });
     let checked = 0;
     commands.forEach((command, i) => {
       if (command.shown === undefined) return;
@@ -128,5 +154,43 @@ describe('the README examples, run as written', () => {
       checked++;
     });
     expect(checked).toBeGreaterThanOrEqual(8);
+  });
+});
+
+/** The walk-through as a compose user runs it: a keyed service, ADMIN_TOKEN and API_KEY exported. */
+describe('the README walk-through on a keyed service', () => {
+  const API_KEY = 'walk-through-key-0123456789abcdef';
+  const ADMIN_TOKEN = 'walk-through-admin-0123456789abcdef';
+  let redis: TestRedis;
+  let app: NestFastifyApplication;
+  let base: string;
+  const walkThrough = () => commandsOf(blocksOf(README)[0]);
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    app = await startTestApp(redis, new SystemClock(), { ADMIN_TOKEN, API_KEYS: API_KEY, ACCESS_MODE: 'keyed' });
+    await app.listen(0, '127.0.0.1');
+    base = await app.getUrl();
+  });
+  afterAll(async () => {
+    await app.close();
+    await redis.stop();
+  });
+
+  it('runs as written with the admin token and a key', async () => {
+    const commands = walkThrough();
+    const run = await runCommands(commands, base, { ADMIN_TOKEN, API_KEY });
+    expect({ status: run.status, stderr: run.stderr, lastRun: run.lastRun }).toEqual({
+      status: 0,
+      stderr: '',
+      lastRun: commands.at(-1)?.text,
+    });
+  });
+
+  it('stops at the first write without the key (the key is what opens it)', async () => {
+    const run = await runCommands(walkThrough(), base, { ADMIN_TOKEN, API_KEY: '' });
+    expect(run.status).not.toBe(0);
+    expect(run.lastRun).toMatch(/^tb -X POST .*\/increment/);
+    expect(run.stderr).toMatch(/401/);
   });
 });

@@ -34,7 +34,10 @@ describe('graceful shutdown', () => {
     });
 
     await redis.client.client('PAUSE', 300, 'WRITE'); // keeps the next increment in flight for ~300 ms
-    const inFlight = fetch(`${url}/boards/s/items/x/increment`, { method: 'POST' });
+    const inFlight = fetch(`${url}/boards/s/items/x/increment`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const exits: number[] = [];
     const shutdown = gracefulShutdown(app, {

@@ -247,12 +247,14 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
     it('merges a batch like recording each value, rolls over the same way, and updates the slowest list', async () => {
       await stats.flush([batchOf('GET /a', H0, [0.1, 0.2, 0.3]), batchOf('GET /b', H0, [1])]);
       await stats.flush([batchOf('GET /a', H0, [0.4])]);
-      for (const v of [0.1, 0.2, 0.3, 0.4]) await stats.record('direct', ACCESS_TIME, v);
+      // AccessTime is the service's own type: a client records the same values under another.
+      for (const v of [0.1, 0.2, 0.3, 0.4]) await stats.record('direct', 'Direct', v);
       const merged = await stats.read('GET /a', ACCESS_TIME);
-      const direct = await stats.read('direct', ACCESS_TIME);
-      expect({ ...merged, context: 'x' }).toEqual({
+      const direct = await stats.read('direct', 'Direct');
+      expect({ ...merged, context: 'x', type: 'x' }).toEqual({
         ...direct,
         context: 'x',
+        type: 'x',
         sum: merged.sum,
         sumsq: merged.sumsq,
         average: merged.average,
@@ -267,7 +269,7 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       expect(await redis.client.zrange(store.keys.index(), 0, -1)).toEqual([
         'GET /a\tAccessTime',
         'GET /b\tAccessTime',
-        'direct\tAccessTime',
+        'direct\tDirect',
       ]);
       // A batch of the previous hour flushed after another instance rolled over lands in the previous hour.
       clock.advanceMs(HOUR_MS);
@@ -317,9 +319,21 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       ]);
     });
 
+    it('lists only the current hour in the slowest list: the routes of a past hour are gone, and its key expires', async () => {
+      await stats.flush([batchOf('GET /old', H0, [50])]);
+      expect(await stats.slowest(10)).toEqual([{ context: 'GET /old', average: 50 }]);
+      const ttlSec = await redis.client.ttl(store.keys.slowest(ACCESS_TIME, H0));
+      expect(ttlSec).toBeGreaterThan(0);
+      expect(ttlSec).toBeLessThanOrEqual(2 * 3600);
+      clock.advanceMs(HOUR_MS);
+      expect(await stats.slowest(10)).toEqual([]);
+      await stats.flush([batchOf('GET /new', H0 + 3600, [0.2])]);
+      expect(await stats.slowest(10)).toEqual([{ context: 'GET /new', average: 0.2 }]);
+    });
+
     it('keeps only the 100 slowest contexts', async () => {
       await stats.flush(Array.from({ length: 105 }, (_, i) => batchOf(`GET /r${i}`, H0, [i + 1])));
-      expect(await redis.client.zcard(store.keys.slowest())).toBe(100);
+      expect(await redis.client.zcard(store.keys.slowest(ACCESS_TIME, H0))).toBe(100);
       const top = await stats.slowest(100);
       expect(top[0]).toEqual({ context: 'GET /r104', average: 105 });
       expect(top[99]).toEqual({ context: 'GET /r5', average: 6 });

@@ -15,6 +15,8 @@ export async function startTestApp(
 ): Promise<NestFastifyApplication> {
   const app = await createApp({
     clock,
+    // Through process.stdout, so the test environment holds the lines and prints them only for a failing test.
+    logDestination: { write: (line: string) => void process.stdout.write(line) },
     env: {
       ...redis.env,
       ADMIN_TOKEN,

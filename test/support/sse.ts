@@ -1,4 +1,6 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { get, IncomingMessage } from 'node:http';
+import { connect, Socket } from 'node:net';
 
 export interface SseEvent {
   id?: string;
@@ -11,6 +13,8 @@ export interface SseEvent {
 /** A real HTTP client reading a Server-Sent Events stream: collects events, waits for the next ones. */
 export class SseReader {
   readonly events: SseEvent[] = [];
+  /** Everything received (an error answer's JSON body, for one). */
+  text = '';
   ended = false;
   private buffer = '';
   private waiters: Array<() => void> = [];
@@ -18,6 +22,7 @@ export class SseReader {
   private constructor(readonly response: IncomingMessage) {
     response.setEncoding('utf8');
     response.on('data', (chunk: string) => {
+      this.text += chunk;
       this.buffer += chunk;
       let cut: number;
       while ((cut = this.buffer.indexOf('\n\n')) >= 0) {
@@ -98,5 +103,50 @@ export class SseReader {
     const waiters = this.waiters;
     this.waiters = [];
     for (const wake of waiters) wake();
+  }
+}
+
+/**
+ * A client that sends the stream request and never reads a byte of the answer: what it is sent fills
+ * the kernel's buffers, then the server's. Its socket is what the server's `remotePort` names.
+ */
+export class StalledReader {
+  private constructor(readonly socket: Socket) {}
+
+  static open(url: string, headers: Record<string, string> = {}): Promise<StalledReader> {
+    const { hostname, port, pathname, search } = new URL(url);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        const lines = Object.entries({ host: `${hostname}:${port}`, accept: 'text/event-stream', ...headers });
+        socket.write(`GET ${pathname}${search} HTTP/1.1\r\n${lines.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+        socket.pause();
+        resolve(new StalledReader(socket));
+      });
+      socket.on('error', () => undefined);
+      socket.once('error', reject);
+    });
+  }
+
+  get localPort(): number | undefined {
+    return this.socket.localPort;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+/** Starts an app listening on a free localhost port; answers its base URL. */
+export async function listen(app: NestFastifyApplication): Promise<string> {
+  await app.listen(0, '127.0.0.1');
+  return (await app.getUrl()).replace('[::1]', '127.0.0.1');
+}
+
+/** Waits (polling, at most 5 s) for what the server does on its own after a client's action (a socket closed). */
+export async function waitUntil(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

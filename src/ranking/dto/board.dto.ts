@@ -103,7 +103,7 @@ export class ViewDto {
   @NameProperty('View name (read with ?window=<name>); not a window name', 'trending')
   name!: string;
 
-  @ApiProperty({ enum: VIEW_MODES, description: 'decay, hot or rising (see the README, "Trending")' })
+  @ApiProperty({ enum: VIEW_MODES, description: 'decay, hot or rising (see docs/trending.md)' })
   @IsIn(VIEW_MODES, { message: `$property must be one of ${VIEW_MODES.join(', ')}` })
   mode!: string;
 

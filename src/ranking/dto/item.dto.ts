@@ -19,6 +19,7 @@ import {
   DEFAULT_AMOUNT,
   DEFAULT_RADIUS_ITEMS,
   DEFAULT_TOP_ITEMS,
+  HISTORY_ROWS_PER_CALL,
   RADIUS_ITEMS,
 } from '../ranking.limits';
 import { VIEW_MODES } from '../trending-math';
@@ -323,4 +324,10 @@ export class ItemHistoryResultDto {
   @ApiProperty() item!: string;
   @ApiProperty({ type: [HistoryPointDto], description: 'One per kept snapshot in range, oldest first' })
   points!: HistoryPointDto[];
+  @ApiProperty({
+    nullable: true,
+    type: 'integer',
+    description: `null: every kept snapshot in range is answered. Else the answer is one page (a read scans at most ${HISTORY_ROWS_PER_CALL} snapshot rows): ask again with \`from\` = nextFrom for the rest`,
+  })
+  nextFrom!: number | null;
 }

@@ -10,21 +10,27 @@
 -- ARGV[4], ARGV[5]: the window's period and interval, seconds
 -- ARGV[6]        item id
 -- ARGV[7], ARGV[8]: from, to (unix s, inclusive): the boundaries to answer
--- Reply: { keeps (0|1): the window keeps snapshots, then per snapshot oldest first: boundary (unix s),
---          the item's score (0 when not listed), rows scoring above it (-1 when not listed) }
+-- ARGV[9]        most snapshots to answer: each costs a scan of its rows, so the caller pages a long
+--                history (the read budget of one call, HISTORY_ROWS_PER_CALL)
+-- Reply: { keeps (0|1): the window keeps snapshots, next: the boundary the next page starts at (0:
+--          none left in range), then per snapshot oldest first: boundary (unix s), the item's score (0
+--          when not listed), rows scoring above it (-1 when not listed) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local err = version_error(KEYS[1], ARGV[1])
 if err then return redis.error_reply(err) end
 local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
 local interval_sec = tonumber(ARGV[5])
 local conf = cross_window(now_sec, interval_sec)
-if not conf then return { 0 } end
+if not conf then return { 0, 0 } end
 local base = sibling_key(KEYS[2], 'slots', '')
 local oldest_kept = current_slot(now_sec, interval_sec) - snapshot_lifetime_sec(conf, interval_sec)
 local from = math.max(tonumber(ARGV[7]), oldest_kept + 1)
-local reply = { 1 }
+local reply = { 1, 0 }
 if from > tonumber(ARGV[8]) then return reply end
-for _, boundary in ipairs(redis.call('ZRANGE', base .. 'snaps', from, ARGV[8], 'BYSCORE')) do
+local most = tonumber(ARGV[9])
+local boundaries = redis.call('ZRANGE', base .. 'snaps', from, ARGV[8], 'BYSCORE', 'LIMIT', 0, most + 1)
+if #boundaries > most then reply[2] = tonumber(table.remove(boundaries)) end
+for _, boundary in ipairs(boundaries) do
   local rows = redis.call('GET', base .. 'snap:' .. boundary)
   if rows then
     local score = snapshot_score(rows, ARGV[6])

@@ -13,9 +13,10 @@
 -- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
 -- ARGV[5+3W]     context stored with each keyed answer (the window names)
 -- ARGV[6+3W ...] eight per request: item id; amount (integer, non-zero); idempotency key ("" for
---                none); request fingerprint; retention (ms); new items the client may create (0 or 1;
---                -1: no quota); the event's time, unix ms (not after now: it lands in the slot of that
---                time in every window whose live span still holds that slot, and only those); the
+--                none); request fingerprint; retention (ms; negative: no budget to store an answer,
+--                see idem_lib); new items the client may create (0 or 1; -1: no quota); the event's
+--                time, unix ms (not after now: it lands in the slot of that time in every window
+--                whose live span still holds that slot, and only those); the
 --                item's creation time, unix ms, or "" for none (a hot view's firstSeen is the earliest
 --                of the item's event and creation times)
 -- Reply: one entry per request, in order: { outcome, context, [new items created, due time for the
@@ -40,21 +41,13 @@ local add = event_adder(window_count)
 -- Per call, not per request: the windows holding each event second, and one idempotency table for
 -- every request without a key.
 local holding_at = {}
-local no_key = { key = '', field = '', fingerprint = '', context = context, ttl_ms = 0 }
+local no_key = { key = '', field = '', fingerprint = '', context = context, ttl_ms = 0, may_store = true }
 local applied = 0
 local answers = {}
 for first = 6 + 3 * window_count, #ARGV, 8 do
   local item, amount = ARGV[first], tonumber(ARGV[first + 1])
   local idem = no_key
-  if ARGV[first + 2] ~= '' then
-    idem = {
-      key = ARGV[first + 2],
-      field = ARGV[first + 2],
-      fingerprint = ARGV[first + 3],
-      context = context,
-      ttl_ms = tonumber(ARGV[first + 4]),
-    }
-  end
+  if ARGV[first + 2] ~= '' then idem = idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4]) end
   local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
   if not answer then
     local at_ms = tonumber(ARGV[first + 6])

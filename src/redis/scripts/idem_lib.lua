@@ -9,25 +9,36 @@
 -- was stored (its time, stored with it, decides the retention exactly).
 -- KEYS: 0
 -- Every idempotent script takes the same four ARGV (at a position of its own): the key ("" for a
--- write without one), a fingerprint of the request, a context string the app wants back on a replay
--- (what it needs to rebuild the answer byte for byte), and the retention in milliseconds.
+-- write without one; the app scopes a client's key to that client before it gets here), a
+-- fingerprint of the request, a context string the app wants back on a replay (what it needs to
+-- rebuild the answer byte for byte), and the retention in milliseconds, negative when the client has
+-- no budget left to store a new answer (quota idempotentAnswers): such a write only replays.
 -- Every idempotent script replies { outcome, context, <its own reply...> }: outcome 0 applied,
 -- 1 replayed (nothing applied; the stored reply follows), 2 refused (the key was used for another
--- request; nothing follows). A script that creates entries (items, likes, counters) also answers,
+-- request; nothing follows), 3 refused (no stored answer and no budget to store one: nothing
+-- applied, nothing follows). A script that creates entries (items, likes, counters) also answers,
 -- when applied only, how many of each kind it created, between the context and its own reply: they
 -- are never stored, because a replay creates nothing (the quotas charge what was created).
 
 local IDEM_SEP = '\31'
 local IDEM_BUCKETS = 2
 
-local function idem_args(first, field_prefix)
+-- The idempotency table of a write: key, field (the key under `field_prefix`), fingerprint, context,
+-- retention and whether a new answer may be stored (the sign of the retention argument).
+local function idem_of(key, field_prefix, fingerprint, context, signed_ttl_ms)
+  local ttl_ms = tonumber(signed_ttl_ms)
   return {
-    key = ARGV[first],
-    field = field_prefix .. ARGV[first],
-    fingerprint = ARGV[first + 1],
-    context = ARGV[first + 2],
-    ttl_ms = tonumber(ARGV[first + 3]),
+    key = key,
+    field = field_prefix .. key,
+    fingerprint = fingerprint,
+    context = context,
+    ttl_ms = math.abs(ttl_ms),
+    may_store = ttl_ms >= 0,
   }
+end
+
+local function idem_args(first, field_prefix)
+  return idem_of(ARGV[first], field_prefix, ARGV[first + 1], ARGV[first + 2], ARGV[first + 3])
 end
 
 local function idem_bucket_ms(idem)
@@ -66,6 +77,7 @@ local function idem_begin(base_key, suffix, idem, now_ms)
       return reply
     end
   end
+  if not idem.may_store then return { 3, '' } end
   return nil
 end
 

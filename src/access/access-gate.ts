@@ -1,0 +1,156 @@
+import { Injectable } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { BearerToken } from '../common/bearer-token';
+import { Clock } from '../common/clock';
+import { COMMON_MESSAGES } from '../common/common.messages';
+import { AppConfig } from '../common/config';
+import { AccessError, RateLimitedError } from '../common/errors';
+import { RateLimiter } from '../governance/rate-limiter';
+import { AUTH_FAILURES_BURST_FACTOR } from './access.limits';
+import { ACCESS_MESSAGES as M } from './access.messages';
+import { KeyGrant, refusalOf, RouteAccess, Scope } from './access-rules';
+import { ApiKeysService } from './api-keys.service';
+import { presentedKey } from './caller';
+import { NetworkPrefixes, networkOf } from './client-network';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set once the access rule of the request's route was checked (so AccessGuard does not repeat it). */
+    accessChecked?: boolean;
+  }
+  interface FastifyContextConfig {
+    /** The route's access rule (Access puts it in the route's config, for the onRequest check). */
+    access?: RouteAccess;
+  }
+}
+
+type KeyedRule = Extract<RouteAccess, { scope: Scope }>;
+
+/** Answers of a keyed read differ by credential: no shared cache may keep one for another client. */
+const KEYED_READ_HEADERS = { 'cache-control': 'private', vary: 'Authorization, X-Api-Key' } as const;
+
+/**
+ * The one access check. Runs as an onRequest hook, before the body is read, so a keyed deployment
+ * refuses a missing or unknown key without parsing anything; AccessGuard runs it for a route whose rule
+ * the hook could not see. It admits a request or answers 401/403 with a code, and names the caller:
+ * its key, else its network (CLIENT_IPV4_PREFIX, CLIENT_IPV6_PREFIX). Failed credential checks (an
+ * unknown key, a wrong ADMIN_TOKEN) are counted per network: past AUTH_FAILURES_PER_SEC the network
+ * is answered 429 before any key is checked, so guessing keys costs the guesser time.
+ */
+@Injectable()
+export class AccessGate {
+  private readonly adminToken?: BearerToken;
+  private readonly publicReads: boolean;
+  private readonly networks: NetworkPrefixes;
+  private readonly failures?: RateLimiter;
+
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly clock: Clock,
+    config: AppConfig,
+  ) {
+    if (config.ADMIN_TOKEN) this.adminToken = new BearerToken(config.ADMIN_TOKEN);
+    this.publicReads = config.PUBLIC_READS;
+    this.networks = { ipv4Bits: config.CLIENT_IPV4_PREFIX, ipv6Bits: config.CLIENT_IPV6_PREFIX };
+    if (config.AUTH_FAILURES_PER_SEC > 0) {
+      this.failures = new RateLimiter({
+        perSecond: config.AUTH_FAILURES_PER_SEC,
+        burst: config.AUTH_FAILURES_PER_SEC * AUTH_FAILURES_BURST_FACTOR,
+        maxClients: config.RATE_LIMIT_MAX_CLIENTS,
+      });
+    }
+  }
+
+  /** Checks every request whose route declares its rule, before its body is read. */
+  register(fastify: FastifyInstance): void {
+    fastify.addHook('onRequest', (request, reply, done) => {
+      const rule = request.routeOptions.config?.access;
+      if (!rule || rule.scope === 'public') return done();
+      try {
+        const checked = this.check(request, rule, reply);
+        if (checked === true) return done();
+        checked.then(() => done(), done);
+      } catch (error) {
+        done(error as Error);
+      }
+    });
+  }
+
+  /** The client a request without a key counts as (rate limits, quotas). */
+  clientOf(request: FastifyRequest): string {
+    return `ip:${networkOf(request.ip, this.networks)}`;
+  }
+
+  /** Admits the request (true, or a promise while the stored keys are first read) or throws its refusal. */
+  check(request: FastifyRequest, rule: KeyedRule, reply?: FastifyReply): true | Promise<void> {
+    request.accessChecked = true;
+    request.caller = { client: this.clientOf(request) };
+    const secret = presentedKey(request);
+    if (secret !== undefined) this.refuseFailingNetwork(request);
+    // ADMIN_TOKEN needs no stored key: the admin routes work while Redis is away.
+    if (rule.scope === 'admin' && this.isAdminToken(secret)) return true;
+    if (!this.keys.loaded) return this.keys.ready().then(() => this.admit(request, secret, rule, reply));
+    this.admit(request, secret, rule, reply);
+    return true;
+  }
+
+  private admit(request: FastifyRequest, secret: string | undefined, rule: KeyedRule, reply?: FastifyReply): void {
+    if (rule.scope === 'admin') return this.admitAdmin(request, secret);
+    if (!this.keys.configured) return;
+    if (rule.scope === 'read') void reply?.headers(KEYED_READ_HEADERS);
+    if (secret === undefined) {
+      if (rule.scope === 'read' && this.publicReads) return;
+      throw new AccessError('API_KEY_MISSING', M.keyMissing(rule.scope));
+    }
+    const grant = this.keys.find(secret);
+    if (!grant) throw this.failed(request, new AccessError('API_KEY_INVALID', M.keyInvalid()));
+    this.admitGrant(request, grant, rule.scope, rule.nameParam);
+  }
+
+  private isAdminToken(secret: string | undefined): boolean {
+    return secret !== undefined && this.adminToken !== undefined && this.adminToken.matches(secret);
+  }
+
+  /** A key with the admin scope (ADMIN_TOKEN was checked first). */
+  private admitAdmin(request: FastifyRequest, secret: string | undefined): void {
+    const grant = secret === undefined ? undefined : this.keys.find(secret);
+    if (grant) return this.admitGrant(request, grant, 'admin', undefined);
+    if (!this.adminToken && !this.keys.hasAdminKey)
+      throw new AccessError('ADMIN_DISABLED', COMMON_MESSAGES.adminDisabled());
+    if (secret === undefined) throw new AccessError('ADMIN_TOKEN_MISSING', COMMON_MESSAGES.adminTokenMissing());
+    throw this.failed(request, new AccessError('ADMIN_TOKEN_INVALID', COMMON_MESSAGES.adminTokenInvalid()));
+  }
+
+  /** Admits a known key when it has the scope (and the name is inside its prefixes): it names the caller. */
+  private admitGrant(request: FastifyRequest, grant: KeyGrant, scope: Scope, nameParam: string | undefined): void {
+    const name = nameParam === undefined ? undefined : paramOf(request, nameParam);
+    const refusal = refusalOf(grant, scope, name);
+    if (refusal?.reason === 'scope') throw new AccessError('API_KEY_SCOPE', M.scopeMissing(refusal.scope));
+    if (refusal?.reason === 'prefix') throw new AccessError('API_KEY_SCOPE', M.prefixMissing(refusal.prefixes, name));
+    if (refusal?.reason === 'prefixedAdmin') throw new AccessError('API_KEY_SCOPE', M.prefixedAdmin());
+    request.caller = { client: `key:${grant.name}`, grant };
+  }
+
+  /** 429 before any credential is checked, for a network past its failed checks. */
+  private refuseFailingNetwork(request: FastifyRequest): void {
+    const decision = this.failures?.peek(request.caller!.client, this.clock.nowMs());
+    if (decision && !decision.allowed)
+      throw new RateLimitedError(
+        M.authFailures(this.failures!.options.perSecond, decision.retryAfterSec),
+        decision.retryAfterSec,
+      );
+  }
+
+  /** Counts a failed credential check of the request's network; answers the error to throw. */
+  private failed(request: FastifyRequest, error: AccessError): AccessError {
+    this.failures?.count(request.caller!.client, this.clock.nowMs());
+    return error;
+  }
+}
+
+function paramOf(request: FastifyRequest, name: string): string | undefined {
+  const params = request.params;
+  if (typeof params !== 'object' || params === null) return undefined;
+  const value = (params as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}

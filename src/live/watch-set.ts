@@ -1,0 +1,131 @@
+import type { LiveClient } from './live-hub';
+import { STREAM_READ_ROWS } from './live.limits';
+
+/** One open stream as the hub tracks it. */
+export interface Subscriber {
+  readonly client: LiveClient;
+  /** Who it counts against (callerOf: `key:<name>`, else `ip:<address>`). */
+  readonly owner: string;
+  readonly openedAtMs: number;
+  /** Last time its client was seen reading (its buffer empty or drained). */
+  lastProgressMs: number;
+  /** Takes it out of the watch and releases what it holds (set once subscribed). */
+  detach: () => void;
+}
+
+/** The clients of one group asking for the same row count: one JSON per event for all of them. */
+export interface RowView {
+  readonly limit: number;
+  readonly subscribers: Set<Subscriber>;
+  /** The rows last sent (JSON). */
+  sentRows: string;
+}
+
+/** The clients of one board watching one window within one row bucket: one read per poll serves them all. */
+export interface WatchGroup {
+  readonly window: string;
+  /** Rows one poll reads: the bucket (STREAM_READ_ROWS) of every view's limit. */
+  readonly readRows: number;
+  readonly intervalSec: number;
+  /** The slot the rows were last read in: a new slot may change them without a write. */
+  sentSlotSec: number;
+  readonly views: Map<number, RowView>;
+}
+
+export interface WatchedBoard {
+  readonly name: string;
+  readonly shards: number;
+  version: number;
+  readonly groups: Map<string, WatchGroup>;
+}
+
+export interface Watch {
+  board: string;
+  shards: number;
+  version: number;
+  window: string;
+  limit: number;
+  intervalSec: number;
+  slotSec: number;
+  rows: string;
+}
+
+/** The row bucket a limit is read in. */
+export function readRowsOf(limit: number): number {
+  return STREAM_READ_ROWS.find((rows) => rows >= limit) ?? limit;
+}
+
+/** What the hub polls: boards, their groups and row views, kept in round-robin order for the poller. */
+export class WatchSet {
+  /** Map order is poll order: a polled board moves to the end. */
+  private readonly boards = new Map<string, WatchedBoard>();
+
+  /** Adds a subscriber to its view (made as needed); answers what takes it out again. */
+  add(watch: Watch, subscriber: Subscriber): () => void {
+    const watched = this.boards.get(watch.board) ?? {
+      name: watch.board,
+      shards: watch.shards,
+      version: watch.version,
+      groups: new Map<string, WatchGroup>(),
+    };
+    this.boards.set(watch.board, watched);
+    const readRows = readRowsOf(watch.limit);
+    const key = `${watch.window}\x1f${readRows}`;
+    const group = watched.groups.get(key) ?? {
+      window: watch.window,
+      readRows,
+      intervalSec: watch.intervalSec,
+      sentSlotSec: watch.slotSec,
+      views: new Map<number, RowView>(),
+    };
+    watched.groups.set(key, group);
+    const view = group.views.get(watch.limit) ?? { limit: watch.limit, subscribers: new Set(), sentRows: watch.rows };
+    group.views.set(watch.limit, view);
+    view.subscribers.add(subscriber);
+    return () => {
+      view.subscribers.delete(subscriber);
+      if (view.subscribers.size === 0 && group.views.get(view.limit) === view) group.views.delete(view.limit);
+      if (group.views.size === 0 && watched.groups.get(key) === group) watched.groups.delete(key);
+      if (watched.groups.size === 0 && this.boards.get(watched.name) === watched) this.boards.delete(watched.name);
+    };
+  }
+
+  /**
+   * The boards next in turn whose planned commands (shards x (1 + groups): the version read, then a
+   * top read per group) fit in `budget`; always at least one.
+   */
+  due(budget: number): WatchedBoard[] {
+    const due: WatchedBoard[] = [];
+    let planned = 0;
+    for (const watched of this.boards.values()) {
+      const cost = watched.shards * (1 + watched.groups.size);
+      if (due.length > 0 && planned + cost > budget) break;
+      due.push(watched);
+      planned += cost;
+    }
+    return due;
+  }
+
+  /** Moves a polled board behind the others. */
+  rotate(watched: WatchedBoard): void {
+    if (this.boards.get(watched.name) !== watched) return;
+    this.boards.delete(watched.name);
+    this.boards.set(watched.name, watched);
+  }
+
+  get boardCount(): number {
+    return this.boards.size;
+  }
+
+  clear(): void {
+    this.boards.clear();
+  }
+}
+
+/** Every subscriber of a board. */
+export function subscribersOf(watched: WatchedBoard): Subscriber[] {
+  const all: Subscriber[] = [];
+  for (const group of watched.groups.values())
+    for (const view of group.views.values()) for (const subscriber of view.subscribers) all.push(subscriber);
+  return all;
+}

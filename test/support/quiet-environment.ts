@@ -1,0 +1,88 @@
+/**
+ * Jest's node environment, quiet while tests pass: what a test file writes to stdout and stderr (the
+ * service's log lines, Nest's logger, console output) is held per test and printed, under the test's
+ * name, only when that test or a hook around it fails. A green run prints Jest's summary alone.
+ * TEST_LOGS=1 prints everything as it comes.
+ */
+import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
+import type { Circus } from '@jest/types';
+import { TestEnvironment } from 'jest-environment-node';
+
+const LOUD = process.env.TEST_LOGS === '1';
+/** Most characters held for one test: a test that logs without end keeps only its last lines. */
+const MAX_HELD_CHARS = 1 << 20;
+
+type StreamName = 'stdout' | 'stderr';
+type Write = typeof process.stdout.write;
+
+export default class QuietEnvironment extends TestEnvironment {
+  private held: Array<[StreamName, string]> = [];
+  private heldChars = 0;
+  private readonly realWrites: Record<StreamName, Write> = {
+    stdout: process.stdout.write,
+    stderr: process.stderr.write,
+  };
+
+  constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
+    super(config, context);
+  }
+
+  async setup(): Promise<void> {
+    await super.setup();
+    if (LOUD) return;
+    for (const stream of ['stdout', 'stderr'] as const) process[stream].write = this.holder(stream);
+  }
+
+  async teardown(): Promise<void> {
+    process.stdout.write = this.realWrites.stdout;
+    process.stderr.write = this.realWrites.stderr;
+    await super.teardown();
+  }
+
+  handleTestEvent(event: Circus.Event): void {
+    if (LOUD) return;
+    if (event.name === 'test_done') {
+      if (event.test.errors.length > 0) this.release(fullName(event.test));
+      else this.forget();
+    } else if (event.name === 'hook_failure') {
+      this.release(`a ${event.hook.type} hook`);
+    }
+  }
+
+  /** A write that holds what it is given and answers like a stream that took it all. */
+  private holder(stream: StreamName): Write {
+    return ((chunk: string | Uint8Array, encoding?: unknown, callback?: unknown) => {
+      this.hold(stream, typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      const done = typeof encoding === 'function' ? encoding : callback;
+      if (typeof done === 'function') done();
+      return true;
+    }) as Write;
+  }
+
+  private hold(stream: StreamName, text: string): void {
+    this.held.push([stream, text]);
+    this.heldChars += text.length;
+    while (this.heldChars > MAX_HELD_CHARS && this.held.length > 1) this.heldChars -= this.held.shift()![1].length;
+  }
+
+  /** Prints what was held since the last test ended, under `title`. */
+  private release(title: string): void {
+    if (this.held.length === 0) return;
+    const write = (stream: StreamName, text: string) => this.realWrites[stream].call(process[stream], text);
+    write('stderr', `\n--- output of ${title} ---\n`);
+    for (const [stream, text] of this.held) write(stream, text);
+    write('stderr', `--- end of output of ${title} ---\n`);
+    this.forget();
+  }
+
+  private forget(): void {
+    this.held = [];
+    this.heldChars = 0;
+  }
+}
+
+function fullName(test: Circus.TestEntry): string {
+  const names = [test.name];
+  for (let block = test.parent; block.parent; block = block.parent) names.unshift(block.name);
+  return names.join(' › ');
+}
