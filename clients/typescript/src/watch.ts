@@ -65,6 +65,8 @@ export async function* watchTop(
   let lastEventId = options.lastEventId;
   let serverRetryMs = baseDelayMs;
   let failures = 0;
+  /** Whether a connection was open before: later ones are reconnects. */
+  let connected = false;
   while (!signal?.aborted) {
     const connection = new AbortController();
     const abort = () => connection.abort();
@@ -89,6 +91,7 @@ export async function* watchTop(
           message: `${path}: not an event stream`,
         });
       }
+      connected = true;
       for await (const frame of framesOf(response.body, stillAlive)) {
         if (frame.retry !== undefined) serverRetryMs = frame.retry;
         if (frame.id !== undefined) lastEventId = frame.id;
@@ -100,7 +103,10 @@ export async function* watchTop(
     } catch (error) {
       if (signal?.aborted) return;
       if (error instanceof TrendboardError) {
-        if (!error.retryable) throw error;
+        // After a lost connection the service may still count it against this client's stream cap
+        // until it notices the socket is gone: a STREAM_LIMIT then is our own ghost, worth a retry.
+        const ghost = error.code === 'STREAM_LIMIT' && connected;
+        if (!error.retryable && !ghost) throw error;
         failure = error;
       }
       // Anything else is the connection failing or going silent: reopened below.

@@ -356,7 +356,7 @@ export interface paths {
         };
         /**
          * A window's live top N (Server-Sent Events)
-         * @description Event `snapshot` first ({ board, window, from, to, version, items }), then event `top` with the same shape whenever the top `limit` rows change, at most one per STREAM_COALESCE_MS; a comment line every 15 s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot.
+         * @description Event `snapshot` first ({ board, window, from, to, version, items }), then event `top` with the same shape whenever the top `limit` rows change, at most one per STREAM_COALESCE_MS; a comment line every 15 s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. Opening a stream costs 10 reads per shard of the board from the client's read budget. The stream ends after STREAM_MAX_LIFETIME_MS, when its API key is revoked, when its board is deleted, when the client read nothing for STREAM_IDLE_TIMEOUT_MS or left more than 262144 bytes unread; reconnect then. HEAD answers the headers only.
          */
         get: operations["LiveController_stream"];
         put?: never;
@@ -546,7 +546,7 @@ export interface components {
              * @description Stable machine code: act on it, not on the message
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "BOARD_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
+            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "BOARD_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "STREAM_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
             /** @description Per-dependency health, on a NOT_READY answer only */
             details?: {
                 [key: string]: unknown;
@@ -663,7 +663,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description decay, hot or rising (see the README, "Trending")
+             * @description decay, hot or rising (see docs/trending.md)
              * @enum {string}
              */
             mode: "decay" | "hot" | "rising";
@@ -948,6 +948,8 @@ export interface components {
             item: string;
             /** @description One per kept snapshot in range, oldest first */
             points: components["schemas"]["HistoryPointDto"][];
+            /** @description null: every kept snapshot in range is answered. Else the answer is one page (a read scans at most 5000 snapshot rows): ask again with `from` = nextFrom for the rest */
+            nextFrom: number | null;
         };
         IncrementCounterDto: {
             /**
@@ -2545,6 +2547,15 @@ export interface operations {
             };
             /** @description BOARD_NOT_FOUND, WINDOW_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description STREAM_LIMIT: this client (API key, else address) holds STREAM_MAX_PER_CLIENT streams; RATE_LIMITED: the read budget lacks the cost of a stream */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

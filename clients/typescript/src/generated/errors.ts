@@ -36,6 +36,7 @@ export const ERROR_TABLE = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, applied: 'no', retryable: false, advice: "no: send application/json" },
   IDEMPOTENCY_KEY_REUSED: { status: 422, applied: 'no', retryable: false, advice: "no: the key was used for a different request; use a new key" },
   RATE_LIMITED: { status: 429, applied: 'no', retryable: true, advice: "yes, after Retry-After seconds" },
+  STREAM_LIMIT: { status: 429, applied: 'no', retryable: false, advice: "after closing another stream: this client (API key, else address) holds its most live streams" },
   QUOTA_EXCEEDED: { status: 429, applied: 'no', retryable: true, advice: "yes, after Retry-After seconds: the client created its quota of new entries; existing ones keep counting" },
   HEADERS_TOO_LARGE: { status: 431, applied: 'no', retryable: false, advice: "no" },
   REDIS_FULL: { status: 507, applied: 'no', retryable: true, advice: "yes, later: Redis reached maxmemory; reads still answer and expiry frees memory as windows move on" },
