@@ -98,23 +98,6 @@ describe('TrendboardClient against the service', () => {
     expect(await tb.admin.localMetrics({ seconds: 5 })).toMatchObject({ seconds: 5 });
   });
 
-  it('admin keys: create, list, delete; the key then works as apiKey', async () => {
-    const tb = client();
-    const made = await tb.admin.keys.create({ name: 'writer', scopes: ['read', 'write'] });
-    try {
-      expect((await tb.admin.keys.list()).keys.map((k) => k.name)).toContain('writer');
-      const keyed = new TrendboardClient({ baseUrl: base, apiKey: made.key });
-      expect(await keyed.counters.increment('keyed')).toMatchObject({ count: 1 });
-      // Without a key, writes are refused now that one exists: not retryable, not applied.
-      const refused = await tb.counters.increment('keyed').catch((error: unknown) => error);
-      expect(refused).toBeInstanceOf(TrendboardError);
-      expect(refused).toMatchObject({ code: 'API_KEY_MISSING', status: 401, retryable: false, applied: 'no' });
-    } finally {
-      await tb.admin.keys.delete('writer');
-    }
-    expect((await tb.admin.keys.list()).keys.map((k) => k.name)).not.toContain('writer');
-  });
-
   it('throws one error class with code, status, retryable, applied and the request id; a 400 is never retried', async () => {
     const noted = notingFetch();
     const tb = new TrendboardClient({ baseUrl: base, fetch: noted.fetch, sleep: () => Promise.resolve() });
@@ -160,5 +143,24 @@ describe('TrendboardClient against the service', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  // Last: once a key has existed, the service refuses keyless calls even after it is revoked (its key
+  // store fails closed).
+  it('admin keys: create, list, delete; the key then works as apiKey', async () => {
+    const tb = client();
+    const made = await tb.admin.keys.create({ name: 'writer', scopes: ['read', 'write'] });
+    try {
+      expect((await tb.admin.keys.list()).keys.map((k) => k.name)).toContain('writer');
+      const keyed = new TrendboardClient({ baseUrl: base, apiKey: made.key });
+      expect(await keyed.counters.increment('keyed')).toMatchObject({ count: 1 });
+      // Without a key, writes are refused now that one exists: not retryable, not applied.
+      const refused = await tb.counters.increment('keyed').catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(TrendboardError);
+      expect(refused).toMatchObject({ code: 'API_KEY_MISSING', status: 401, retryable: false, applied: 'no' });
+    } finally {
+      await tb.admin.keys.delete('writer');
+    }
+    expect((await tb.admin.keys.list()).keys.map((k) => k.name)).not.toContain('writer');
   });
 });
