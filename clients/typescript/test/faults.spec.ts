@@ -146,6 +146,28 @@ describe('the client through a faulty network', () => {
     aborter.abort();
     await expect(pending).resolves.toEqual({ done: true, value: undefined });
   });
+  // Last: the Redis restarts empty.
+  it('retries a 503 (Redis unreachable) after its Retry-After, with the same Idempotency-Key', async () => {
+    if (!redis.pause || !redis.resume) return; // a shared REDIS_URL cannot be stopped from here
+    const resume = redis.resume.bind(redis);
+    await redis.pause();
+    const slept: number[] = [];
+    const noted = notingFetch();
+    const tb = new TrendboardClient({
+      baseUrl: base,
+      fetch: noted.fetch,
+      // The first wait brings Redis back; later ones (the app reconnecting) pass quickly.
+      sleep: async (ms) => {
+        slept.push(ms);
+        if (slept.length === 1) await resume();
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+      },
+    });
+    expect(await tb.counters.increment('outage', { count: 3 })).toMatchObject({ count: 3 });
+    expect(slept[0]).toBe(1000); // Retry-After: 1
+    expect(new Set(noted.sent.map((request) => request.headers.get('idempotency-key'))).size).toBe(1);
+    expect(noted.sent.length).toBe(slept.length + 1);
+  });
 });
 
 async function waitUntil(done: () => boolean, timeoutMs = 5000): Promise<void> {
