@@ -17,7 +17,7 @@ describe('TrendboardClient against the service', () => {
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    app = await startTestApp(redis, clock, { STATS_FLUSH_INTERVAL_MS: '50' });
+    app = await startTestApp(redis, clock);
     base = await listen(app);
   });
   afterAll(async () => {
