@@ -13,12 +13,11 @@ const PACKAGE = join(__dirname, '..');
 /** The token the README's example uses. */
 const README_ADMIN_TOKEN = 'change-me-to-a-long-secret';
 
-/** The README's ```ts block. */
-function readmeExample(): string {
+/** The README's ```ts blocks, in order: each is a file of examples/ (which tsc -p clients/typescript checks). */
+const EXAMPLES = ['readme.ts', 'walk-through.ts'];
+function readmeExamples(): string[] {
   const readme = readFileSync(join(PACKAGE, 'README.md'), 'utf8');
-  const block = /^```ts\n([\s\S]*?)^```/m.exec(readme);
-  if (!block) throw new Error('no ```ts block in the README');
-  return block[1];
+  return [...readme.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((block) => block[1]);
 }
 
 /**
@@ -73,11 +72,13 @@ describe('the client package', () => {
     }
   });
 
-  it('README: the example (examples/readme.ts, type-checked by tsc -p clients/typescript) runs as its comments show', async () => {
-    const example = readmeExample();
-    expect(example).toBe(readFileSync(join(PACKAGE, 'examples/readme.ts'), 'utf8'));
-    expect(example.trim().split('\n').length).toBeLessThanOrEqual(13);
-    const shown = [...example.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((match) => match[1]);
-    expect(await run(example, base)).toEqual(shown);
+  it('README: its examples (examples/*.ts, type-checked) run against the service as their comments show', async () => {
+    const examples = readmeExamples();
+    expect(examples).toEqual(EXAMPLES.map((file) => readFileSync(join(PACKAGE, 'examples', file), 'utf8')));
+    expect(examples[0].trim().split('\n').length).toBeLessThanOrEqual(13); // the 10-line example
+    for (const example of examples) {
+      const shown = [...example.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((match) => match[1]);
+      expect(await run(example, base)).toEqual(shown);
+    }
   });
 });
