@@ -5,9 +5,10 @@
  * targets are measured, not shared with a CPU busy with other test files.
  */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
-// content-disposition 3 (under @fastify/static, which serves /docs) is ESM-only; Node 20 loads it,
-// Jest's module loader does not, so Jest compiles that one package to CommonJS.
-const esmOnly = ['content-disposition'];
+// ESM-only packages: content-disposition 3 (under @fastify/static, which serves /docs) and
+// temporal-polyfill with its helpers (calendar windows). Node loads them (require of ESM); Jest's module
+// loader does not, so Jest compiles these packages to CommonJS.
+const esmOnly = ['content-disposition', 'temporal-polyfill', 'temporal-utils', 'temporal-spec'];
 const toCommonJs = (packages) => ({
   transform: {
     '^.+\\.ts$': tsJest,

@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
@@ -16,6 +17,8 @@ import { securityHeaders } from './common/security-headers';
 import { AppValidationPipe } from './common/validation';
 import { RateLimitGuard } from './governance/rate-limit.guard';
 import { prepareGracefulShutdown } from './shutdown';
+import { startTracing, traceRequests } from './tracing/tracing';
+import { tracingSettingsOf } from './tracing/tracing.settings';
 
 /** The HTML pages the app serves: they get a Content-Security-Policy, every other answer the API headers. */
 const HTML_PAGES = ['/docs', '/dashboard'];
@@ -23,6 +26,8 @@ const HTML_PAGES = ['/docs', '/dashboard'];
 /** How the app is built: the common module's options, and where log lines go (default: stdout, fd 1). */
 export interface AppOptions extends CommonModuleOptions {
   logDestination?: DestinationStream;
+  /** Where spans go (tests: an in-memory exporter); without it, OTEL_EXPORTER_OTLP_ENDPOINT decides. */
+  spanExporter?: SpanExporter;
 }
 
 /** Builds the whole app (used by main.ts and by the e2e tests), ready to listen. */
@@ -30,6 +35,7 @@ export async function createApp(options: AppOptions = {}): Promise<NestFastifyAp
   const logger = createRootLogger(options.logDestination);
   // Validated here too: the adapter needs TRUST_PROXY and the timeouts before the app (and CommonModule) exist.
   const config = validateConfig({ ...process.env, ...options.env });
+  const tracing = startTracing(tracingSettingsOf({ ...process.env, ...options.env }), options.spanExporter);
   const adapter = new FastifyAdapter({
     ...httpServerOptions(config),
     trustProxy: trustProxyOf(config),
@@ -47,6 +53,13 @@ export async function createApp(options: AppOptions = {}): Promise<NestFastifyAp
     bodyParser: false,
   });
   logger.level = app.get(AppConfig).LOG_LEVEL;
+  // First of the request hooks: the ones after it (access, headers) run inside the request's span.
+  traceRequests(app.getHttpAdapter().getInstance());
+  if (tracing)
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onClose', () => tracing.shutdown());
   app.useLogger(new PinoLoggerService(logger));
   // One connection over the cap is closed on arrival, before it costs more than a file descriptor.
   app.getHttpServer().maxConnections = config.HTTP_MAX_CONNECTIONS;

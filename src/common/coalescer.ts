@@ -1,3 +1,6 @@
+import type { Context } from '@opentelemetry/api';
+import { currentContext, traceBatch } from '../tracing/tracing';
+
 /** Sends the requests gathered under one key as one call; answers each request's result, or an Error to reject it with. */
 export type FlushRequests<Request, Result> = (key: string, requests: Request[]) => Promise<Array<Result | Error>>;
 
@@ -10,6 +13,8 @@ export interface CoalescerOptions {
 
 interface Waiting<Request, Result> {
   request: Request;
+  /** The request's trace context, when tracing: the call that carries it links to it. */
+  traced?: Context;
   resolve: (result: Result) => void;
   reject: (error: unknown) => void;
 }
@@ -38,7 +43,7 @@ export class Coalescer<Request, Result> {
   submit(key: string, request: Request): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       const batch = this.batches.get(key) ?? this.open(key);
-      batch.waiting.push({ request, resolve, reject });
+      batch.waiting.push({ request, traced: currentContext(), resolve, reject });
       if (batch.waiting.length >= this.options.maxBatch) this.send(key, batch);
     });
   }
@@ -65,9 +70,14 @@ export class Coalescer<Request, Result> {
     clearTimeout(batch.timer);
     this.underWay.set(key, (this.underWay.get(key) ?? 0) + 1);
     const { waiting } = batch;
-    this.flush(
-      key,
-      waiting.map((w) => w.request),
+    traceBatch(
+      'coalesced call',
+      waiting.map((w) => w.traced),
+      () =>
+        this.flush(
+          key,
+          waiting.map((w) => w.request),
+        ),
     ).then(
       (results) => {
         waiting.forEach((w, i) => {

@@ -1,33 +1,12 @@
 import { isIP } from 'node:net';
 import { parseConfiguredKeys } from '../access/access-rules';
-import { applyDecorators } from '@nestjs/common';
-import { plainToInstance, Transform } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  ValidateBy,
-  validateSync,
-} from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
+import { BoolSetting, IntSetting, validateSettings } from './settings';
 
 export const ACCESS_MODES = ['auto', 'keyed'] as const;
 export type AccessMode = (typeof ACCESS_MODES)[number];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-const toBool = ({ value }: { value: unknown }) =>
-  value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
-
-/** An integer setting within [min, max]; the environment gives it as a string. */
-const IntSetting = (min: number, max: number) => applyDecorators(Transform(toInt), IsInt(), Min(min), Max(max));
-const BoolSetting = () => applyDecorators(Transform(toBool), IsBoolean());
 
 /** Every setting the service reads, validated at boot. Nothing else reads process.env. */
 export class AppConfig {
@@ -412,15 +391,5 @@ function isTrustProxy(value: unknown): boolean {
 
 /** Validates the environment; throws one error naming every bad variable (the process stops at boot). */
 export function validateConfig(env: Record<string, unknown>): AppConfig {
-  const known = new Set(Object.keys(new AppConfig()));
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([k, v]) => known.has(k) && v !== undefined && v !== ''),
-  );
-  const config = plainToInstance(AppConfig, present, { exposeDefaultValues: true });
-  const errors = validateSync(config, { whitelist: false, forbidUnknownValues: false });
-  if (errors.length > 0) {
-    const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
-    throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
-  }
-  return config;
+  return validateSettings(AppConfig, env);
 }

@@ -15,6 +15,10 @@ export class RedisHealthIndicator {
     const indicator = this.indicators.check(key);
     try {
       await this.redis.ping(PING_TIMEOUT_MS);
+      // Not ready before its function libraries are on Redis (each call would find its function
+      // missing); a load that failed is tried again here, so readiness recovers by itself.
+      const functions = await this.redis.ensureFunctions();
+      if (!functions.loaded) return indicator.down({ message: functions.reason });
       return indicator.up();
     } catch (error) {
       return indicator.down({ message: error instanceof Error ? error.message : String(error) });

@@ -10,6 +10,10 @@ import { withDeadline } from './deadline';
 import { nodeOptions } from './redis-options';
 import { IdemCall, internalIdemCall, IdemRequest } from './idempotency';
 import { callScript, commandArgs, defineScript, Script, ScriptDefinition } from './scripts';
+import type { FunctionLibrary, LibraryFunction } from './function-library';
+import { FunctionLibraries, LibrariesState } from './function-loader';
+import { callFunction, queueFunction } from './functions';
+import { traceRedisCall } from '../tracing/tracing';
 
 export type RedisClient = Redis | Cluster;
 
@@ -34,6 +38,10 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   private readonly commandTimeoutMs: number;
   private readonly maxPendingCommands: number;
   private commandObserver?: CommandObserver;
+  /** The function libraries of the process (defineFunctions) and whether Redis holds them. */
+  private readonly libraries: FunctionLibraries;
+  /** Set once onModuleInit ran: from then on a new connection or a new library loads libraries at once. */
+  private initialised = false;
 
   constructor(
     config: AppConfig,
@@ -69,11 +77,15 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
       : new Redis(config.REDIS_URL, options);
     this.client.on('error', (error: Error) => this.connectionLost(error.message));
     this.client.on('ready', () => this.connectionBack());
+    this.libraries = new FunctionLibraries(this.client);
   }
 
   /** Boot waits briefly for the first connection; a Redis that is down does not stop the process (ready is 503). */
   async onModuleInit(): Promise<void> {
-    if (!(await this.waitUntilReady(2000))) this.connectionLost('not reachable yet at boot');
+    const connected = await this.waitUntilReady(2000);
+    this.initialised = true;
+    if (!connected) this.connectionLost('not reachable yet at boot');
+    else await this.loadFunctions();
   }
 
   /** Resolves true once connected (or already), false after `timeoutMs`. */
@@ -100,9 +112,46 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
+  /**
+   * Adds function libraries (each feature's store, in its constructor, as with defineScripts). They are
+   * loaded on every master at module init, after each reconnection, and at once when added later.
+   */
+  defineFunctions(libraries: readonly FunctionLibrary[]): void {
+    this.libraries.define(libraries);
+    if (this.initialised && this.client.status === 'ready') void this.loadFunctions();
+  }
+
+  /** Whether every defined library is loaded: readiness waits for it (a call before would pay a reload). */
+  get functionsState(): LibrariesState {
+    return this.libraries.status;
+  }
+
+  /** For readiness: the libraries' state, after loading them again (at most once a second) if they are not loaded. */
+  ensureFunctions(minIntervalMs = 1000): Promise<LibrariesState> {
+    return this.libraries.loadIfMissing(minIntervalMs);
+  }
+
+  /** Runs a function of a defined library: build, FCALL / FCALL_RO (reloading its library once if missing), decode. */
+  callFunction<In, Out>(fn: LibraryFunction<In, Out>, input: In): Promise<Out> {
+    return traceRedisCall(
+      fn.redisName,
+      () => fn.build(input).keys[0],
+      () => this.timed(callFunction(this.client, fn, input), fn.redisName),
+    );
+  }
+
+  /** Queues a function call on a pipeline; decode its reply with `fn.decode` once the pipeline ran. */
+  queueFunction<In>(pipeline: ChainableCommander, fn: LibraryFunction<In, unknown>, input: In): void {
+    queueFunction(pipeline, fn, input);
+  }
+
   /** Runs a registered script: its builder makes KEYS and ARGV, its decoder checks and reads the reply. */
   call<In, Out>(script: Script<In, Out>, input: In): Promise<Out> {
-    return this.timed(callScript(this.client, script, input), script.name);
+    return traceRedisCall(
+      script.name,
+      () => script.build(input).keys[0],
+      () => this.timed(callScript(this.client, script, input), script.name),
+    );
   }
 
   /** Told of every command that goes through `timed` (its duration and error): /metrics. */
@@ -237,7 +286,17 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     this.logger.error(`Redis connection lost (${reason}); requests that need Redis answer 503 until it is back`);
   }
 
+  /** Loads the libraries (logging a failure: readiness reports it until a later load succeeds). */
+  private async loadFunctions(): Promise<void> {
+    if (this.libraries.names.length === 0) return;
+    const state = await this.libraries.load();
+    if (!state.loaded) this.logger.error(`function libraries not loaded: ${state.reason}`);
+  }
+
   private connectionBack(): void {
+    // A node that restarted without persistence came back with no functions: load them now, not on
+    // the first calls (before init, onModuleInit loads them).
+    if (this.initialised) void this.loadFunctions();
     if (this.downSinceMs === undefined) return;
     const downMs = this.clock.nowMs() - this.downSinceMs;
     this.downSinceMs = undefined;

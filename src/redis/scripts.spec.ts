@@ -4,6 +4,7 @@ import calculateSlot from 'cluster-key-slot';
 import { PreparedBoard } from '../ranking/board';
 import { RankingKeys } from '../ranking/ranking.keys';
 import { declaredKeyCount, ScriptDefinition } from './scripts';
+import { ARGS_MODULE, FunctionLibrary } from './function-library';
 
 const SRC = join(__dirname, '..');
 
@@ -23,6 +24,24 @@ function collectScripts(): ScriptDefinition[] {
 
 const ALL_SCRIPTS = collectScripts();
 
+/**
+ * The Lua modules of every function library exported as `{ library }` by a `*.functions.ts` registry,
+ * and the shared argument reader every library starts with.
+ */
+function collectFunctionModules(): string[] {
+  const registries = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) =>
+    file.endsWith('.functions.ts'),
+  );
+  const libraries = registries.flatMap((file) =>
+    Object.values(jest.requireActual<Record<string, { library?: FunctionLibrary }>>(join(SRC, file)))
+      .map((exported) => exported?.library)
+      .filter((library): library is FunctionLibrary => Array.isArray(library?.modules)),
+  );
+  return [ARGS_MODULE, ...libraries.flatMap((library) => library.modules)];
+}
+
+const FUNCTION_MODULES = collectFunctionModules();
+
 describe('script registries', () => {
   it('finds every feature registry', () => {
     expect(new Set(ALL_SCRIPTS.map((s) => s.name.replace(/^tb([A-Z][a-z]+).*/, '$1')))).toEqual(
@@ -30,8 +49,8 @@ describe('script registries', () => {
     );
   });
 
-  it('registers every .lua file under src as a script or a library, and names each command once', () => {
-    const used = new Set(ALL_SCRIPTS.flatMap((s) => [s.file, ...(s.libraries ?? [])]));
+  it('registers every .lua file under src as a script, a script library or a function module, and names each command once', () => {
+    const used = new Set([...ALL_SCRIPTS.flatMap((s) => [s.file, ...(s.libraries ?? [])]), ...FUNCTION_MODULES]);
     const onDisk = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.lua'));
     expect(onDisk.length).toBeGreaterThan(0);
     for (const file of onDisk) expect(used).toContain(join(SRC, file));
@@ -58,12 +77,10 @@ describe('Lua script headers', () => {
     },
   );
 
-  it.each(ALL_SCRIPTS.flatMap((s) => [s.file, ...(s.libraries ?? [])]).map((f) => [f]))(
-    '%s never reads the server clock',
-    (file) => {
-      expect(readFileSync(file, 'utf8')).not.toMatch(/['"]TIME['"]/);
-    },
-  );
+  const luaFiles = [...ALL_SCRIPTS.flatMap((s) => [s.file, ...(s.libraries ?? [])]), ...FUNCTION_MODULES];
+  it.each(luaFiles.map((f) => [f]))('%s never reads the server clock', (file) => {
+    expect(readFileSync(file, 'utf8')).not.toMatch(/['"]TIME['"]/);
+  });
 });
 
 describe('ranking keys share one Cluster slot per call', () => {

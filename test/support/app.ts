@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { createApp } from '../../src/bootstrap';
+import { AppOptions, createApp } from '../../src/bootstrap';
 import { Clock } from '../../src/common/clock';
 import { TestRedis } from './redis';
 
@@ -12,8 +12,10 @@ export async function startTestApp(
   redis: Pick<TestRedis, 'env'>,
   clock: Clock,
   env: Record<string, string | undefined> = {},
+  options: Pick<AppOptions, 'spanExporter'> = {},
 ): Promise<NestFastifyApplication> {
   const app = await createApp({
+    ...options,
     clock,
     // Through process.stdout, so the test environment holds the lines and prints them only for a failing test.
     logDestination: { write: (line: string) => void process.stdout.write(line) },

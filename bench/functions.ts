@@ -1,0 +1,201 @@
+/**
+ * Fixed cost of a call inside Redis (`npx ts-node --transpile-only bench/functions.ts`, 10-20 s): a
+ * call that does nothing but parse the common header (read_header of src/redis/functions/args.lua,
+ * three windows) and answer 0, sent four ways to a private redis-server:
+ *   - EVALSHA of today's kind of script: the ranking write libraries (keys, idem, views, window,
+ *     snapshot, board_write: ~930 lines, read from src/ranking/scripts, unchanged) prepended;
+ *   - EVALSHA of the same header parse with nothing prepended (the floor of a script);
+ *   - FCALL_RO of a function in a small library (the test library of test/support/functions);
+ *   - FCALL_RO of the same function in a library that also holds those ~930 lines as shared code.
+ * Each is measured as INFO commandstats usec_per_call after CONFIG RESETSTAT (time inside Redis, no
+ * network), BENCH_FN_CALLS calls per round pipelined 500 at a time, median of BENCH_FN_ROUNDS rounds,
+ * the variants interleaved; next to it the Redis main thread's CPU time per call (INFO cpu: reading
+ * and answering included, but not inflated when other processes take the CPU, as wall time is on a
+ * shared machine). Two floors (a script / a function answering 0) and read_header alone (parsed many
+ * times inside one call) split a call's cost into the mechanism's and the header's.
+ * A script re-runs its whole text on every call, so read_header's window cache (args.lua) only ever
+ * hits in a function, whose top level lives from call to call.
+ */
+import { execSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { headerArgs } from '../src/redis/function-args';
+import { ARGS_MODULE, defineLibrary } from '../src/redis/function-library';
+import { loadLibraries } from '../src/redis/functions';
+import { WRITE_LIBRARIES } from '../src/redis/scripts';
+import { stopChild } from '../test/support/processes';
+import { testLibrary } from '../test/support/functions';
+import { startRedisServer } from './process-stats';
+
+const CALLS = Number(process.env.BENCH_FN_CALLS ?? 6_000);
+const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 5);
+const PIPELINE = 500;
+const LOOP = 50_000;
+
+const rankingDir = join(__dirname, '..', 'src', 'ranking', 'scripts');
+/** The libraries today's ranking write scripts carry (ranking.scripts.ts' writeLibrary). */
+const PREPENDED = [
+  ...WRITE_LIBRARIES,
+  ...['views_lib.lua', 'window_lib.lua', 'snapshot_lib.lua', 'board_write_lib.lua'].map((f) => join(rankingDir, f)),
+];
+
+const header = {
+  version: 'v1',
+  nowMs: 1_700_000_000_000,
+  budget: 64,
+  windows: [
+    { periodSec: 3600, intervalSec: 60, createdAtMs: 1 },
+    { periodSec: 86_400, intervalSec: 3600, createdAtMs: 2 },
+    { periodSec: 604_800, intervalSec: 86_400, createdAtMs: 3 },
+  ],
+};
+const args = headerArgs(header);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** usec_per_call of one command in INFO commandstats (0 when it was not called). */
+async function usecPerCall(redis: Redis, command: string): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return Number(new RegExp(`cmdstat_${command}:calls=\\d+,usec=\\d+,usec_per_call=([\\d.]+)`).exec(stats)?.[1] ?? 0);
+}
+
+type Pipeline = ReturnType<Redis['pipeline']>;
+interface Variant {
+  name: string;
+  command: 'evalsha' | 'fcall_ro';
+  send: (pipeline: Pipeline) => void;
+  rounds: number[];
+  /** Redis main-thread CPU µs per call, reading and answering included (immune to time other processes take). */
+  cpu: number[];
+}
+
+/** CPU seconds the Redis main thread has used (user + system). */
+async function mainThreadCpu(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+  return field('used_cpu_user_main_thread') + field('used_cpu_sys_main_thread');
+}
+
+/** One round: CONFIG RESETSTAT, CALLS calls, the command's usec_per_call. */
+async function round(redis: Redis, variant: Variant): Promise<[number, number]> {
+  await redis.config('RESETSTAT');
+  const cpuBefore = await mainThreadCpu(redis);
+  for (let sent = 0; sent < CALLS; sent += PIPELINE) {
+    const pipeline = redis.pipeline();
+    for (let i = 0; i < PIPELINE; i++) variant.send(pipeline);
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([error]) => error);
+    if (failed) throw failed[0];
+  }
+  const cpuMicros = ((await mainThreadCpu(redis)) - cpuBefore) * 1e6;
+  return [await usecPerCall(redis, variant.command), cpuMicros / CALLS];
+}
+
+/**
+ * Rounds interleaved (every variant once per round, round 0 a warm-up): on a machine shared with
+ * other work, a busy spell then hits every variant alike instead of one of them.
+ */
+async function measure(redis: Redis, variants: Variant[]): Promise<void> {
+  for (let r = 0; r <= ROUNDS; r++) {
+    for (const variant of variants) {
+      const [micros, cpu] = await round(redis, variant);
+      if (r > 0) variant.rounds.push(micros);
+      if (r > 0) variant.cpu.push(cpu);
+    }
+  }
+}
+
+/** Loads the scripts and libraries on `redis` and answers the variants to measure, in table order. */
+async function prepare(redis: Redis): Promise<{ variants: Variant[]; lines: number; loadMs: number }> {
+  const body = `${readFileSync(ARGS_MODULE, 'utf8')}\nread_header(ARGV)\nreturn 0\n`;
+  const prependedText = PREPENDED.map((file) => readFileSync(file, 'utf8')).join('\n');
+  const lines = prependedText.split('\n').length;
+  const bareSha = (await redis.script('LOAD', body)) as string;
+  const prependedSha = (await redis.script('LOAD', `${prependedText}\n${body}`)) as string;
+  const nothingSha = (await redis.script('LOAD', 'return 0')) as string;
+  const small = testLibrary();
+  const big = defineLibrary({
+    name: 'tb_fnbench_big',
+    version: 1,
+    modules: [...PREPENDED, join(__dirname, '..', 'test', 'support', 'functions', 'calls.lua')],
+    functions: { headerOnly: small.functions.headerOnly },
+  });
+  const loadStarted = performance.now();
+  await loadLibraries(redis, [big.library]);
+  const loadMs = performance.now() - loadStarted;
+  await loadLibraries(redis, [small.library]);
+  const variant = (name: string, command: Variant['command'], send: Variant['send']): Variant => ({
+    ...{ name, command, send },
+    ...{ rounds: [], cpu: [] },
+  });
+  const fcall = (fn: { redisName: string }) => (p: Pipeline) => p.fcall_ro(fn.redisName, 0, ...args);
+  const variants = [
+    variant(`EVALSHA, ${lines} lines of ranking libraries prepended (today)`, 'evalsha', (p) =>
+      p.evalsha(prependedSha, 0, ...args),
+    ),
+    variant('EVALSHA, header parse only (nothing prepended)', 'evalsha', (p) => p.evalsha(bareSha, 0, ...args)),
+    variant('FCALL_RO, header parse, small library', 'fcall_ro', fcall(small.functions.headerOnly)),
+    variant(
+      `FCALL_RO, header parse, library holding the same ${lines} lines`,
+      'fcall_ro',
+      fcall(big.functions.headerOnly),
+    ),
+    variant('floor: EVALSHA of `return 0`, same 13 args', 'evalsha', (p) => p.evalsha(nothingSha, 0, ...args)),
+    variant('floor: FCALL_RO of a function answering 0, same 13 args', 'fcall_ro', fcall(small.functions.nothing)),
+  ];
+  return { variants, lines, loadMs };
+}
+
+/** read_header alone: LOOP parses inside one call, so the call's own cost is spread over them (µs per parse). */
+async function headerAlone(redis: Redis): Promise<number[]> {
+  const loops: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    await redis.config('RESETSTAT');
+    await redis.fcall_ro(testLibrary().functions.headerLoop.redisName, 0, LOOP, ...args);
+    loops.push((await usecPerCall(redis, 'fcall_ro')) / LOOP);
+  }
+  return loops;
+}
+
+async function report(redis: Redis, variants: Variant[], loops: number[]): Promise<void> {
+  const cpu = execSync('lscpu | head -20', { encoding: 'utf8' });
+  const model = /Model name:\s*(.+)/.exec(cpu)?.[1] ?? 'unknown CPU';
+  const cores = /^CPU\(s\):\s*(\d+)/m.exec(cpu)?.[1] ?? '?';
+  const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
+  console.log(`## Redis Functions: fixed cost per call\n`);
+  console.log(`${model}, ${cores} CPUs (shared); Node ${process.version}; Redis ${redisVersion}.`);
+  console.log(`Header: version, now, budget, 3 windows (13 args). ${CALLS} calls x ${ROUNDS} rounds, pipelined.\n`);
+  console.log(
+    '| call | µs per call inside Redis (commandstats), median of rounds | lowest round | highest round | Redis main-thread CPU µs per call, median |',
+  );
+  console.log('| ---- | ---: | ---: | ---: | ---: |');
+  for (const { name, rounds, cpu } of variants) {
+    const figures = [median(rounds), Math.min(...rounds), Math.max(...rounds), median(cpu)].map((v) => v.toFixed(2));
+    console.log(`| ${name} | ${figures.join(' | ')} |`);
+  }
+  const loop = [median(loops), Math.min(...loops), Math.max(...loops)].map((v) => v.toFixed(2));
+  console.log(`| read_header alone (${LOOP} parses inside one FCALL_RO, per parse) | ${loop.join(' | ')} | |`);
+}
+
+async function main(): Promise<void> {
+  const server = await startRedisServer();
+  const redis = new Redis(server.url);
+  try {
+    const { variants, lines, loadMs } = await prepare(redis);
+    await measure(redis, variants);
+    await report(redis, variants, await headerAlone(redis));
+    console.log(`\nFUNCTION LOAD of the ${lines}-line library: ${loadMs.toFixed(1)} ms (once per node and load).`);
+  } finally {
+    redis.disconnect();
+    await stopChild(server.child);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,31 @@
+import { applyDecorators } from '@nestjs/common';
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsInt, Max, Min, validateSync } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toBool = ({ value }: { value: unknown }) =>
+  value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
+
+/** An integer setting within [min, max]; the environment gives it as a string. */
+export const IntSetting = (min: number, max: number) => applyDecorators(Transform(toInt), IsInt(), Min(min), Max(max));
+export const BoolSetting = () => applyDecorators(Transform(toBool), IsBoolean());
+
+/**
+ * A settings class filled from the environment and validated: only its own fields are read (each
+ * feature's settings name just what it uses), defaults kept for what is absent or empty. Throws one
+ * error listing every problem, naming each variable.
+ */
+export function validateSettings<T extends object>(Settings: new () => T, env: Record<string, unknown>): T {
+  const known = new Set(Object.keys(new Settings()));
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([k, v]) => known.has(k) && v !== undefined && v !== ''),
+  );
+  const settings = plainToInstance(Settings, present, { exposeDefaultValues: true });
+  const errors = validateSync(settings, { whitelist: false, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return settings;
+}

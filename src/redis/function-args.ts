@@ -1,0 +1,40 @@
+import type { ScriptArg } from './scripts';
+
+/**
+ * The common header every function reads first (read_header in functions/args.lua): the config
+ * version the caller built its keys from, the time, the expiry budget and the windows. Written here
+ * once, so no builder counts ARGV positions.
+ */
+export interface CallHeader {
+  /** Config version ("" for a function that checks none). */
+  version: string;
+  nowMs: number;
+  /** Most expired-slot fields the call may drain. */
+  budget: number;
+  windows: ReadonlyArray<{ periodSec: number; intervalSec: number; createdAtMs: number }>;
+}
+
+/** The header's arguments: version, now, budget, W, then period, interval, creation time per window. */
+export function headerArgs(header: CallHeader): ScriptArg[] {
+  const args: ScriptArg[] = [header.version, header.nowMs, header.budget, header.windows.length];
+  for (const w of header.windows) args.push(w.periodSec, w.intervalSec, w.createdAtMs);
+  return args;
+}
+
+/** One record of a record shape: a value per field name (undefined is sent as "": Lua sees an empty string). */
+export type RecordOf<Fields extends readonly string[]> = { [F in Fields[number]]: ScriptArg | undefined };
+
+/**
+ * Records as read_records reads them: their count, then each row's values in the order of `fields`,
+ * the same list the library emits into its Lua (RECORD_FIELDS), so both sides name fields, not positions.
+ */
+export function recordArgs<Fields extends readonly string[]>(
+  fields: Fields,
+  rows: ReadonlyArray<RecordOf<Fields>>,
+): ScriptArg[] {
+  const args: ScriptArg[] = [rows.length];
+  for (const row of rows) {
+    for (const field of fields) args.push(row[field as Fields[number]] ?? '');
+  }
+  return args;
+}

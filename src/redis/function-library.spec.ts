@@ -1,0 +1,117 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { headerArgs, recordArgs } from './function-args';
+import { ARGS_MODULE, defineLibrary, locateError, typedFunction } from './function-library';
+import { intReply } from './replies';
+
+const dir = mkdtempSync(join(tmpdir(), 'tb-fnlib-'));
+const moduleFile = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+const shared = moduleFile('shared.lua', 'local function twice(x)\n  return 2 * x\nend\n');
+const calls = moduleFile(
+  'calls.lua',
+  'local function double(keys, args)\n  return twice(tonumber(args[1]))\nend\n\nlocal function peek(keys, args)\n  return 1\nend\n',
+);
+const double = typedFunction({
+  handler: 'double',
+  numberOfKeys: 0,
+  build: (n: number) => ({ keys: [], args: [n] }),
+  decode: (raw) => intReply('double', raw),
+});
+
+describe('defineLibrary', () => {
+  const { library, functions } = defineLibrary({
+    name: 'tb_demo',
+    version: 3,
+    modules: [shared, calls],
+    records: { request: ['item', 'amount'] },
+    functions: {
+      double,
+      doubleAgain: double, // a second decoder of the same Lua function: registered once
+      peek: typedFunction({
+        handler: 'peek',
+        flags: ['no-writes'],
+        numberOfKeys: 1,
+        build: (key: string) => ({ keys: [key], args: [] }),
+        decode: (raw): number => intReply('peek', raw),
+      }),
+    },
+  });
+
+  it('names the library and its functions with the version, so two versions load side by side', () => {
+    expect(library.name).toBe('tb_demo_v3');
+    expect(functions.double.redisName).toBe('tb_demo_v3_double');
+    expect(functions.peek.readOnly).toBe(true);
+    expect(functions.double.readOnly).toBe(false);
+    expect(library.modules).toEqual([ARGS_MODULE, shared, calls]);
+  });
+
+  it('assembles one #!lua header, the record fields, the modules and one registration per handler', () => {
+    const lines = library.source.split('\n');
+    expect(lines[0]).toBe('#!lua name=tb_demo_v3');
+    expect(library.source.match(/^#!/gm)).toHaveLength(1);
+    expect(library.source).toContain("local RECORD_FIELDS = { request = { 'item', 'amount' } }");
+    expect(library.source).toContain('local function read_header(args)');
+    const registrations = lines.filter((line) => line.startsWith('redis.register_function'));
+    expect(registrations).toEqual([
+      "redis.register_function{function_name = 'tb_demo_v3_double', callback = double, flags = {  }}",
+      "redis.register_function{function_name = 'tb_demo_v3_peek', callback = peek, flags = { 'no-writes' }}",
+    ]);
+  });
+
+  it('maps a line of the library back to its module line', () => {
+    const lines = library.source.split('\n');
+    const at = lines.indexOf('  return twice(tonumber(args[1]))') + 1;
+    expect(library.locate(at)).toEqual({ module: 'calls.lua', line: 2 });
+    expect(library.locate(1)).toBeUndefined();
+    expect(locateError(library, `ERR user_function:${at}: boom script: double, on @user_function:${at}.`)).toBe(
+      `ERR user_function:${at} (calls.lua:2): boom script: double, on @user_function:${at} (calls.lua:2).`,
+    );
+  });
+
+  it('refuses a handler no module defines, a module with its own #! line and a name Lua cannot hold', () => {
+    const spec = { name: 'tb_demo', version: 1, modules: [shared], functions: { double } };
+    expect(() => defineLibrary(spec)).toThrow(/no module defines "local function double/);
+    const shebang = moduleFile('shebang.lua', '#!lua name=x\nlocal function double() end\n');
+    expect(() => defineLibrary({ ...spec, modules: [shebang] })).toThrow(/a module has no #! line/);
+    expect(() => defineLibrary({ ...spec, name: 'tb-demo' })).toThrow(/lower snake case/);
+    expect(() => defineLibrary({ ...spec, version: 0 })).toThrow(/positive integer version/);
+    expect(() =>
+      defineLibrary({
+        ...spec,
+        modules: [shared, calls],
+        functions: { a: double, b: { ...double, flags: ['no-writes'] } },
+      }),
+    ).toThrow(/two flag sets/);
+  });
+});
+
+describe('function arguments', () => {
+  it('writes the common header: version, now, budget, W, then a triple per window', () => {
+    expect(
+      headerArgs({
+        version: 'v',
+        nowMs: 5_000,
+        budget: 64,
+        windows: [
+          { periodSec: 3600, intervalSec: 60, createdAtMs: 1 },
+          { periodSec: 86_400, intervalSec: 3600, createdAtMs: 2 },
+        ],
+      }),
+    ).toEqual(['v', 5_000, 64, 2, 3600, 60, 1, 86_400, 3600, 2]);
+  });
+
+  it('writes records as a count, then each row in the order of the field list ("" for absent)', () => {
+    const fields = ['item', 'amount', 'key'] as const;
+    expect(
+      recordArgs(fields, [
+        { item: 'a', amount: 1, key: 'k' },
+        { amount: 2, item: 'b', key: undefined },
+      ]),
+    ).toEqual([2, 'a', 1, 'k', 'b', 2, '']);
+  });
+});

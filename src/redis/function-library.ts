@@ -1,0 +1,175 @@
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { ScriptCall } from './scripts';
+
+/** The shared argument reader (read_header, read_records): every library starts with it. */
+export const ARGS_MODULE = join(__dirname, 'functions', 'args.lua');
+
+/** Flags Redis 7.0 knows for a function; `no-writes` makes it callable with FCALL_RO (and on replicas). */
+export type FunctionFlag = 'no-writes' | 'allow-oom' | 'allow-stale' | 'no-cluster' | 'allow-cross-slot-keys';
+
+/**
+ * One function of a library and its typed contract, as a Script has today: `build` is the one place its
+ * keys and args are made from domain values, `decode` the one place its reply is checked and read.
+ */
+export interface FunctionDefinition<In, Out> {
+  /** The Lua local function (defined by one of the library's modules) that handles a call. */
+  handler: string;
+  flags?: readonly FunctionFlag[];
+  /** Fixed number of keys (checked before sending), or 'dynamic'. */
+  numberOfKeys: number | 'dynamic';
+  build(input: In): ScriptCall;
+  decode(reply: unknown, input: In): Out;
+}
+
+/** Declares a function: its input and output types are read off `build` and `decode`. */
+export function typedFunction<In, Out>(definition: FunctionDefinition<In, Out>): FunctionDefinition<In, Out> {
+  return definition;
+}
+
+/** Where a line of an assembled library comes from. */
+export interface SourceLine {
+  module: string;
+  line: number;
+}
+
+/** A library as Redis loads it: its versioned name, its assembled source, and where each line came from. */
+export interface FunctionLibrary {
+  /** `<name>_v<version>`, e.g. tb_ranking_v3: what FUNCTION LOAD registers and FUNCTION LIST shows. */
+  readonly name: string;
+  readonly source: string;
+  /** Absolute paths of its Lua modules, ARGS_MODULE first. */
+  readonly modules: readonly string[];
+  /** The module line behind a line of `source` (1-based, as Redis' `user_function:<line>` counts). */
+  locate(line: number): SourceLine | undefined;
+}
+
+/** A function bound to its library: what callFunction runs. */
+export interface LibraryFunction<In, Out> extends FunctionDefinition<In, Out> {
+  readonly library: FunctionLibrary;
+  /** The name Redis knows it by: `<library>_<handler>`, so two versions of a library can be loaded side by side. */
+  readonly redisName: string;
+  /** Declared `no-writes`: sent as FCALL_RO. */
+  readonly readOnly: boolean;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a library holds functions of every signature
+type AnyDefinition = FunctionDefinition<any, any>;
+
+export type BoundFunctions<F extends Record<string, AnyDefinition>> = {
+  [K in keyof F]: F[K] extends FunctionDefinition<infer In, infer Out> ? LibraryFunction<In, Out> : never;
+};
+
+export interface LibrarySpec<F extends Record<string, AnyDefinition>> {
+  /** Feature name, lower snake case (tb_ranking). */
+  name: string;
+  /** Bumped on every change of the library's Lua or contract: the old and new code then coexist while both run. */
+  version: number;
+  /** Absolute paths of the library's Lua modules, in order (ARGS_MODULE comes first by itself). */
+  modules: readonly string[];
+  /** Named field lists of per-request records, emitted as RECORD_FIELDS.<name> for read_records. */
+  records?: Readonly<Record<string, readonly string[]>>;
+  functions: F;
+}
+
+const LUA_NAME = /^[a-z][a-z0-9_]*$/;
+
+/**
+ * Declares a library: its Lua is ARGS_MODULE, the record field lists, its modules, then one
+ * registration per function (generated here, so a function's name and flags are written once, in
+ * TypeScript). Modules define `local function`s at the top level: compiled once per load, shared by
+ * every function of the library.
+ */
+export function defineLibrary<F extends Record<string, AnyDefinition>>(
+  spec: LibrarySpec<F>,
+): { library: FunctionLibrary; functions: BoundFunctions<F> } {
+  if (!LUA_NAME.test(spec.name) || !Number.isInteger(spec.version) || spec.version < 1) {
+    throw new Error(`library name "${spec.name}" v${spec.version}: lower snake case and a positive integer version`);
+  }
+  const name = `${spec.name}_v${spec.version}`;
+  const parts = assemble(name, spec);
+  const modules = [ARGS_MODULE, ...spec.modules];
+  const library: FunctionLibrary = { name, source: parts.source, modules, locate: parts.locate };
+  const functions = Object.fromEntries(
+    Object.entries(spec.functions).map(([key, definition]) => [
+      key,
+      {
+        ...definition,
+        library,
+        redisName: `${name}_${definition.handler}`,
+        readOnly: definition.flags?.includes('no-writes') ?? false,
+      },
+    ]),
+  ) as BoundFunctions<F>; // Object.fromEntries loses the keys; each entry is built from its own definition above
+  return { library, functions };
+}
+
+function assemble(
+  name: string,
+  spec: LibrarySpec<Record<string, AnyDefinition>>,
+): { source: string; locate: (line: number) => SourceLine | undefined } {
+  const lines: string[] = [`#!lua name=${name}`];
+  const origins: Array<SourceLine | undefined> = [undefined];
+  const add = (text: string, module?: string) => {
+    text.split('\n').forEach((line, i) => {
+      lines.push(line);
+      origins.push(module === undefined ? undefined : { module, line: i + 1 });
+    });
+  };
+  add(`-- ${name}: assembled by src/redis/function-library.ts; edit the modules, not this text.`);
+  add(`local RECORD_FIELDS = ${luaRecordFields(spec.records ?? {})}`);
+  for (const path of [ARGS_MODULE, ...spec.modules]) {
+    const text = readFileSync(path, 'utf8').replace(/\n$/, '');
+    if (text.startsWith('#!')) throw new Error(`${path}: a module has no #! line (the library has one)`);
+    add(text, basename(path));
+  }
+  for (const registration of registrations(name, spec.functions, lines.join('\n'))) add(registration);
+  return { source: lines.join('\n') + '\n', locate: (line) => origins[line - 1] };
+}
+
+/**
+ * One `redis.register_function` line per handler. Two definitions may share a handler (one Lua
+ * function, two decoders): it is registered once, and must carry the same flags.
+ */
+function registrations(name: string, functions: Record<string, AnyDefinition>, modulesText: string): string[] {
+  const registered = new Map<string, string>();
+  const lines: string[] = [];
+  for (const definition of Object.values(functions)) {
+    if (!LUA_NAME.test(definition.handler)) throw new Error(`${name}: handler "${definition.handler}" is no Lua name`);
+    const flags = (definition.flags ?? []).map((flag) => `'${flag}'`).join(', ');
+    const seen = registered.get(definition.handler);
+    if (seen !== undefined && seen !== flags) {
+      throw new Error(`${name}: ${definition.handler} declared with two flag sets`);
+    }
+    if (seen !== undefined) continue;
+    registered.set(definition.handler, flags);
+    if (!new RegExp(`^local function ${definition.handler}\\(`, 'm').test(modulesText)) {
+      throw new Error(`${name}: no module defines "local function ${definition.handler}(keys, args)"`);
+    }
+    lines.push(
+      `redis.register_function{function_name = '${name}_${definition.handler}', callback = ${definition.handler}, flags = { ${flags} }}`,
+    );
+  }
+  return lines;
+}
+
+function luaRecordFields(records: Readonly<Record<string, readonly string[]>>): string {
+  const entries = Object.entries(records).map(([record, fields]) => {
+    for (const field of [record, ...fields]) {
+      if (!LUA_NAME.test(field)) throw new Error(`record field "${field}" is no Lua name`);
+    }
+    return `${record} = { ${fields.map((field) => `'${field}'`).join(', ')} }`;
+  });
+  return `{ ${entries.join(', ')} }`;
+}
+
+/**
+ * The error Redis answered, with each library line it names (`user_function:<line>`, and a compile
+ * error's `at line <line>`) followed by the module line it points to.
+ */
+export function locateError(library: FunctionLibrary, message: string): string {
+  return message.replace(/(user_function:|at line )(\d+)/g, (match, _: string, line: string) => {
+    const origin = library.locate(Number(line));
+    return origin ? `${match} (${origin.module}:${origin.line})` : match;
+  });
+}

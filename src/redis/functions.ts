@@ -1,0 +1,125 @@
+import type { ChainableCommander, Cluster, Redis } from 'ioredis';
+import { FunctionLibrary, LibraryFunction, locateError } from './function-library';
+import type { ScriptArg, ScriptCall } from './scripts';
+
+export type FunctionClient = Redis | Cluster;
+
+/**
+ * What Redis (7.0 to 7.4) answers to FCALL / FCALL_RO of a function it does not hold: never loaded
+ * there, lost in a FUNCTION FLUSH or a FLUSHALL, or a node (a promoted replica, a new master) that
+ * never got it.
+ */
+export const FUNCTION_MISSING = /^ERR Function not found\b/;
+
+export function isFunctionMissing(error: unknown): boolean {
+  return error instanceof Error && FUNCTION_MISSING.test(error.message);
+}
+
+/** The nodes a library must be loaded on: the node itself, or every master of a Cluster (replicas get it by replication). */
+export function mastersOf(client: FunctionClient): Redis[] {
+  return 'isCluster' in client && client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
+}
+
+/**
+ * FUNCTION LOAD REPLACE of every library on every master, one round trip per node (a pipeline): the
+ * same source loaded twice, by two instances starting at once, is one atomic replace after another
+ * and ends the same. Throws when a node refused (unreachable, a compile error: a bug), naming it.
+ */
+export async function loadLibraries(client: FunctionClient, libraries: readonly FunctionLibrary[]): Promise<number> {
+  const nodes = mastersOf(client);
+  if (nodes.length === 0) throw new Error('no Redis master known yet to load function libraries on');
+  if (libraries.length === 0) return nodes.length;
+  await Promise.all(
+    nodes.map(async (node) => {
+      const pipeline = node.pipeline();
+      for (const library of libraries) pipeline.function('LOAD', 'REPLACE', library.source);
+      const results = (await pipeline.exec()) ?? [];
+      const failed = results.findIndex(([error]) => error);
+      const error = results[failed]?.[0];
+      if (error) {
+        const message = locateError(libraries[failed], error.message);
+        throw new Error(
+          `FUNCTION LOAD of ${libraries[failed].name} on ${node.options.host}:${node.options.port}: ${message}`,
+        );
+      }
+    }),
+  );
+  return nodes.length;
+}
+
+/**
+ * Reloads happening now, per client and library: every call that finds the function missing at the
+ * same moment (a flush under load) waits for one reload instead of sending one each.
+ */
+const reloading = new WeakMap<FunctionClient, Map<string, Promise<string | undefined>>>();
+
+/**
+ * Loads `library` on every master, once however many calls ask at the same time. Never throws: it
+ * answers why the load failed (e.g. a master still down during a failover), for the retry's error.
+ */
+export function reloadLibrary(client: FunctionClient, library: FunctionLibrary): Promise<string | undefined> {
+  let pending = reloading.get(client);
+  if (!pending) reloading.set(client, (pending = new Map()));
+  const running = pending.get(library.name);
+  if (running) return running;
+  const reload = loadLibraries(client, [library]).then(
+    () => undefined,
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  const done = reload.finally(() => pending.delete(library.name));
+  pending.set(library.name, done);
+  return done;
+}
+
+/** FCALL's arguments after the function name: numkeys, keys, args (a fixed key count is checked). */
+export function fcallArgs(fn: LibraryFunction<never, unknown>, call: ScriptCall): [number, ...ScriptArg[]] {
+  if (fn.numberOfKeys !== 'dynamic' && call.keys.length !== fn.numberOfKeys) {
+    throw new Error(`${fn.redisName} takes ${fn.numberOfKeys} keys, was given ${call.keys.length}`);
+  }
+  return [call.keys.length, ...call.keys, ...call.args];
+}
+
+function send(client: FunctionClient, fn: LibraryFunction<never, unknown>, args: [number, ...ScriptArg[]]) {
+  return fn.readOnly ? client.fcall_ro(fn.redisName, ...args) : client.fcall(fn.redisName, ...args);
+}
+
+/**
+ * Runs a function (build, FCALL or FCALL_RO, decode). When the node answers that the function is
+ * missing, its library is loaded on every master and the call sent once more: it did not run the
+ * first time, so the retry is never a second run. A Redis error's `user_function:<line>` gains the
+ * module line it points to.
+ */
+export async function callFunction<In, Out>(
+  client: FunctionClient,
+  fn: LibraryFunction<In, Out>,
+  input: In,
+): Promise<Out> {
+  const args = fcallArgs(fn, fn.build(input));
+  let reply: unknown;
+  try {
+    reply = await send(client, fn, args);
+  } catch (error) {
+    if (!isFunctionMissing(error)) throw located(fn.library, error);
+    const reloadFailure = await reloadLibrary(client, fn.library);
+    try {
+      reply = await send(client, fn, args);
+    } catch (retryError) {
+      const error = located(fn.library, retryError);
+      if (reloadFailure && error instanceof Error) error.message += ` (reload failed: ${reloadFailure})`;
+      throw error;
+    }
+  }
+  return fn.decode(reply, input);
+}
+
+/** Queues a function call on a pipeline (no reload there: decode its reply with `fn.decode` once the pipeline ran). */
+export function queueFunction<In>(pipeline: ChainableCommander, fn: LibraryFunction<In, unknown>, input: In): void {
+  const args = fcallArgs(fn, fn.build(input));
+  if (fn.readOnly) pipeline.fcall_ro(fn.redisName, ...args);
+  else pipeline.fcall(fn.redisName, ...args);
+}
+
+function located(library: FunctionLibrary, error: unknown): unknown {
+  if (error instanceof Error) error.message = locateError(library, error.message);
+  return error;
+}

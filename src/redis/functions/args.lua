@@ -1,0 +1,121 @@
+-- args: the argument reader every function of a library shares. Not a library of its own: a module
+-- that function-library.ts assembles into each library's top level, so it is compiled once per
+-- FUNCTION LOAD and its closures live as long as the library (a call builds none of them).
+-- The TypeScript side that writes these arguments is src/redis/function-args.ts (headerArgs,
+-- recordArgs): change both together.
+--
+-- A call's args start with the common header, then the function's own arguments:
+--   args[1]  config version the caller built its keys from ("" when the function has none)
+--   args[2]  now, unix milliseconds (scripts never read the server clock)
+--   args[3]  budget: most expired-slot fields the call may drain
+--   args[4]  W, number of windows (0 allowed)
+--   args[5 .. 4+3W]  per window: period (s), interval (s), creation time (unix ms)
+-- Per-request data follows as records: a count, then that many rows of the fields the library
+-- declared for it (RECORD_FIELDS, emitted by function-library.ts), read into named tables.
+
+-- A bad argument is a caller bug: the error names what was wrong instead of a Lua "attempt to
+-- perform arithmetic on a nil value" with a line number.
+local function bad_args(what)
+  return error({ err = 'TB_BAD_ARGS ' .. what })
+end
+
+local function number_at(args, index, what)
+  local value = tonumber(args[index])
+  if value == nil then bad_args(what .. ' (args[' .. index .. ']) is not a number: ' .. tostring(args[index])) end
+  return value
+end
+
+-- Parsed windows by config version: a board's calls send the same window arguments call after call,
+-- and a library's top-level locals live from call to call (until the next load on that node), so
+-- they are parsed once and, after that, only compared with the raw arguments they came from (Lua
+-- interns strings: one pointer comparison each), which costs far less than tonumber and three tables
+-- per window. Correct whatever the versions are: any difference re-parses. Bounded: emptied when it
+-- holds WINDOW_CACHE_MAX versions. The windows tables are shared by every call that hits: read-only.
+local WINDOW_CACHE_MAX = 256
+local window_cache = {}
+local window_cache_size = 0
+
+local function parse_windows(args, window_count)
+  local tonumber = tonumber
+  local windows, raw = {}, {}
+  for w = 1, window_count do
+    local at = 2 + 3 * w
+    local period, interval, created = tonumber(args[at]), tonumber(args[at + 1]), tonumber(args[at + 2])
+    if not (period and interval and created) then
+      number_at(args, at, 'window period')
+      number_at(args, at + 1, 'window interval')
+      number_at(args, at + 2, 'window creation time')
+    end
+    windows[w] = { period_sec = period, interval_sec = interval, created_ms = created }
+    raw[3 * w - 2], raw[3 * w - 1], raw[3 * w] = args[at], args[at + 1], args[at + 2]
+  end
+  return windows, raw
+end
+
+local function cached_windows(args, window_count)
+  local version = args[1]
+  local cached = window_cache[version]
+  if cached and #cached.raw == 3 * window_count then
+    local raw = cached.raw
+    local same = true
+    for i = 1, #raw do
+      if raw[i] ~= args[4 + i] then
+        same = false
+        break
+      end
+    end
+    if same then return cached.windows end
+  end
+  local windows, raw = parse_windows(args, window_count)
+  if not cached then
+    if window_cache_size >= WINDOW_CACHE_MAX then window_cache, window_cache_size = {}, 0 end
+    window_cache_size = window_cache_size + 1
+  end
+  window_cache[version] = { raw = raw, windows = windows }
+  return windows
+end
+
+-- The common header as a named table, and the index of the first argument after it:
+--   { version, now_ms, now_sec, budget, windows = { { period_sec, interval_sec, created_ms }, ... } }
+-- `windows` may be shared with other calls (cached_windows): never change it.
+local function read_header(args)
+  local tonumber = tonumber
+  local window_count, now_ms, budget = tonumber(args[4]), tonumber(args[2]), tonumber(args[3])
+  if not (window_count and now_ms and budget) then
+    number_at(args, 4, 'window count')
+    number_at(args, 2, 'now')
+    number_at(args, 3, 'budget')
+  end
+  if #args < 4 + 3 * window_count then
+    bad_args('header names ' .. window_count .. ' windows but has ' .. #args .. ' args')
+  end
+  return {
+    version = args[1],
+    now_ms = now_ms,
+    now_sec = math.floor(now_ms / 1000),
+    budget = budget,
+    windows = cached_windows(args, window_count),
+  }, 5 + 3 * window_count
+end
+
+-- Records from args[first]: a count, then `count` rows of #fields values each, read into tables named
+-- by `fields` (values stay strings: the function converts what it uses). Returns the rows and the index
+-- of the first argument after them.
+local function read_records(args, first, fields)
+  local count = number_at(args, first, 'record count')
+  local width = #fields
+  if #args < first + count * width then
+    bad_args(count .. ' records of ' .. width .. ' fields need ' .. count * width .. ' args from ' .. first + 1)
+  end
+  local rows = {}
+  local at = first + 1
+  for r = 1, count do
+    local row = {}
+    for f = 1, width do
+      row[fields[f]] = args[at]
+      at = at + 1
+    end
+    rows[r] = row
+  end
+  return rows, at
+end

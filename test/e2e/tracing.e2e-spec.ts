@@ -1,0 +1,64 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import request from 'supertest';
+import { FakeClock } from '../support/clock';
+import { createBoard, startTestApp } from '../support/app';
+import { startTestRedis, TestRedis } from '../support/redis';
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN_ID = '00f067aa0ba902b7';
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+/** Traces with an in-memory exporter: a span per request, a child per script call, coalescing as links. */
+describe('traces (OpenTelemetry, in-memory exporter)', () => {
+  let redis: TestRedis;
+  let app: NestFastifyApplication;
+  const exporter = new InMemorySpanExporter();
+  const http = () => request(app.getHttpServer());
+  const spans = () => exporter.getFinishedSpans();
+  const named = (name: string) => spans().filter((span) => span.name === name);
+  const childrenOf = (parent: ReadableSpan) =>
+    spans().filter((span) => span.parentSpanContext?.spanId === parent.spanContext().spanId);
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    app = await startTestApp(redis, new FakeClock(1_700_000_000_000), {}, { spanExporter: exporter });
+    await createBoard(app, 'b');
+  });
+  afterAll(async () => {
+    await app.close();
+    await redis.stop();
+  });
+  beforeEach(() => exporter.reset());
+
+  it("an increment: the request's span continues the caller's trace; the coalesced call links to it", async () => {
+    await http()
+      .post('/boards/b/items/secret-item/increment')
+      .set({ ...JSON_TYPE, traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01` })
+      .send({ amount: 2 })
+      .expect(200);
+    const [server] = named('POST /boards/:board/items/:item/increment');
+    expect(server.spanContext().traceId).toBe(TRACE_ID);
+    expect(server.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
+    expect(server.attributes).toMatchObject({ 'http.route': '/boards/:board/items/:item/increment' });
+    expect(server.attributes['http.response.status_code']).toBe(200);
+
+    const [batch] = named('coalesced call');
+    expect(batch.links.map((link) => link.context.spanId)).toContain(server.spanContext().spanId);
+    const [script] = childrenOf(batch);
+    expect(script.name).toBe('tbRankIncrement');
+    expect(script.attributes).toMatchObject({
+      'db.system.name': 'redis',
+      'trendboard.redis.hash_tag': `{${redis.prefix}board:b}`,
+    });
+    // Keys and values never reach a span: the item id is nowhere in any attribute.
+    for (const span of spans()) expect(JSON.stringify(span.attributes)).not.toContain('secret-item');
+  });
+
+  it('a top read: the script call is a child of the request', async () => {
+    await http().get('/boards/b/top?limit=3').expect(200);
+    const [server] = named('GET /boards/:board/top');
+    expect(server.parentSpanContext).toBeUndefined();
+    expect(childrenOf(server).map((span) => span.name)).toEqual(['tbRankReadTop']);
+  });
+});

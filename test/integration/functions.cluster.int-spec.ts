@@ -1,0 +1,130 @@
+import calculateSlot from 'cluster-key-slot';
+import Redis, { Cluster } from 'ioredis';
+import { validateConfig } from '../../src/common/config';
+import { callFunction, loadLibraries } from '../../src/redis/functions';
+import { RedisService } from '../../src/redis/redis.service';
+import { FakeClock } from '../support/clock';
+import { clusterClient, startRedisCluster } from '../support/cluster';
+import { testLibrary, twoWindowHeader } from '../support/functions';
+
+// A private 3-master Cluster with one replica per master: these tests flush functions and fail over,
+// which must never reach a Cluster other files use (REDIS_CLUSTER_NODES is not used here).
+describe('Redis Functions on a Cluster', () => {
+  let server: Awaited<ReturnType<typeof startRedisCluster>>;
+  let cluster: Cluster;
+  const direct = new Map<string, Redis>();
+  const { library, functions: fn } = testLibrary();
+  const header = twoWindowHeader(1_700_000_000_000);
+  /** 16 keys under 16 hash tags: spread over the three masters. */
+  const keys = Array.from({ length: 16 }, (_, i) => `{fn${i}}:sum`);
+  const totals = new Map<string, number>();
+
+  /** A plain connection to one node ("host:port"), kept for the file. */
+  const node = (address: string): Redis => {
+    let client = direct.get(address);
+    if (!client) {
+      const [host, port] = address.split(':');
+      direct.set(address, (client = new Redis({ host, port: Number(port) })));
+    }
+    return client;
+  };
+  const libraryNames = async (address: string) =>
+    ((await node(address).function('LIST')) as unknown[][]).map((lib) => lib[1]);
+  const masterOf = (key: string) => cluster.slots[calculateSlot(key)][0];
+
+  /** `batches` rounds of one add per key, all in flight together; `during` runs alongside each round. */
+  async function stream(batches: number, during?: (batch: number) => Promise<unknown>): Promise<void> {
+    for (let batch = 0; batch < batches; batch++) {
+      const calls: Array<Promise<unknown>> = keys.map((key, i) => {
+        totals.set(key, (totals.get(key) ?? 0) + i + 1);
+        return callFunction(cluster, fn.add, { key, amount: i + 1, header });
+      });
+      if (during) calls.splice(8, 0, during(batch));
+      await Promise.all(calls);
+    }
+  }
+  async function expectTotals(): Promise<void> {
+    for (const key of keys) expect(await callFunction(cluster, fn.get, key)).toBe(totals.get(key) ?? 0);
+  }
+
+  beforeAll(async () => {
+    server = await startRedisCluster([], { replicas: 1 });
+    cluster = clusterClient(server.nodes);
+    await cluster.connect();
+  });
+  afterAll(async () => {
+    cluster.disconnect();
+    for (const client of direct.values()) client.disconnect();
+    await server.stopServer();
+  });
+
+  it('loads the library on every master; each replica gets it from its master', async () => {
+    expect(await loadLibraries(cluster, [library])).toBe(3);
+    for (const address of server.nodes.split(',')) expect(await libraryNames(address)).toEqual(['tb_fntest_v1']);
+    await stream(3);
+    await expectTotals();
+    expect(await callFunction(cluster, fn.headerEcho, header)).toMatchObject({ nowSec: 1_700_000_000 });
+  });
+
+  it('RedisService on a Cluster loads its libraries on every master at init', async () => {
+    await Promise.all(cluster.nodes('master').map((master) => master.function('FLUSH')));
+    const config = validateConfig({ REDIS_CLUSTER_NODES: server.nodes, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    const service = new RedisService(config, new FakeClock(0));
+    try {
+      service.defineFunctions([library]);
+      await service.onModuleInit();
+      expect(service.functionsState).toEqual({ loaded: true });
+      for (const address of server.nodes.split(',')) expect(await libraryNames(address)).toEqual(['tb_fntest_v1']);
+      expect(await service.callFunction(fn.headerEcho, header)).toMatchObject({ budget: 64 });
+    } finally {
+      await service.onApplicationShutdown();
+    }
+  });
+
+  it('keeps calls succeeding when one master loses its functions under a stream of calls', async () => {
+    const flushed = masterOf(keys[0]);
+    await stream(10, (batch) => (batch % 3 === 0 ? node(flushed).function('FLUSH') : Promise.resolve()));
+    await expectTotals();
+    expect(await libraryNames(flushed)).toEqual(['tb_fntest_v1']);
+  });
+
+  it('lets two loaders race on every master while calls run', async () => {
+    const other = clusterClient(server.nodes);
+    await other.connect();
+    try {
+      await stream(5, () => Promise.all([loadLibraries(cluster, [library]), loadLibraries(other, [library])]));
+      await expectTotals();
+    } finally {
+      other.disconnect();
+    }
+  });
+
+  it('keeps calls succeeding through a failover (CLUSTER FAILOVER on a replica), then a flush of the new master', async () => {
+    const oldMaster = masterOf(keys[0]);
+    const addresses = server.nodes.split(',');
+    const infos = await Promise.all(addresses.map((address) => node(address).info('replication')));
+    const replica = addresses[infos.findIndex((info) => info.includes(`master_port:${oldMaster.split(':')[1]}\r`))];
+    expect(replica).toBeDefined();
+
+    await stream(4, async (batch) => {
+      if (batch !== 1) return;
+      await node(replica).cluster('FAILOVER');
+      // Bounded poll for the promotion: CLUSTER FAILOVER answers OK before the replica takes over.
+      for (let attempt = 0; attempt < 400; attempt++) {
+        const role = (await node(replica).role()) as unknown[];
+        if (role[0] === 'master') return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`${replica} was not promoted`);
+    });
+    await stream(4);
+    await expectTotals();
+    expect(masterOf(keys[0])).toBe(replica);
+    expect(await libraryNames(replica)).toEqual(['tb_fntest_v1']); // replicated before the failover
+
+    // A new master without the library (as after a failover to a node that never had it).
+    await stream(4, (batch) => (batch === 1 ? node(replica).function('FLUSH') : Promise.resolve()));
+    await expectTotals();
+    expect(await libraryNames(replica)).toEqual(['tb_fntest_v1']);
+  });
+});

@@ -1,0 +1,245 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { HealthIndicatorService } from '@nestjs/terminus';
+import { validateConfig } from '../../src/common/config';
+import { RedisHealthIndicator } from '../../src/health/redis.health';
+import { defineLibrary } from '../../src/redis/function-library';
+import { callFunction, loadLibraries } from '../../src/redis/functions';
+import { RedisService } from '../../src/redis/redis.service';
+import { FakeClock } from '../support/clock';
+import { testLibrary, twoWindowHeader } from '../support/functions';
+import { startPrivateRedis } from '../support/private-redis';
+
+// A private server: these tests FUNCTION FLUSH it, which must never reach a server other files use.
+describe('Redis Functions on a single node', () => {
+  let server: Awaited<ReturnType<typeof startPrivateRedis>>;
+  let client: Redis;
+  const { library, functions: fn } = testLibrary();
+  const header = twoWindowHeader(1_700_000_123_456);
+
+  beforeAll(async () => {
+    server = await startPrivateRedis([]);
+    client = new Redis(server.url);
+  });
+  afterAll(async () => {
+    client.disconnect();
+    await server.stop();
+  });
+  beforeEach(async () => {
+    await server.client.function('FLUSH');
+    await loadLibraries(client, [library]);
+  });
+
+  it('loads the library once, with each function under its versioned name and its flags', async () => {
+    await loadLibraries(client, [library]); // again: REPLACE, same result
+    const listed = (await server.client.call('FUNCTION', 'LIST', 'LIBRARYNAME', library.name)) as unknown[][];
+    expect(listed).toHaveLength(1);
+    expect(listed[0][1]).toBe('tb_fntest_v1');
+    const functions = new Map((listed[0][5] as unknown[][]).map((f) => [f[1] as string, f[5] as string[]]));
+    expect(functions.get('tb_fntest_v1_header_echo')).toEqual(['no-writes']);
+    expect(functions.get('tb_fntest_v1_add')).toEqual([]);
+    expect(functions.size).toBe(10);
+  });
+
+  it('answers an unknown function with "ERR Function not found" (what the reload keys on)', async () => {
+    await expect(client.fcall('tb_nothing_here', 0)).rejects.toThrow(/^ERR Function not found$/);
+    await expect(client.fcall_ro('tb_nothing_here', 0)).rejects.toThrow(/^ERR Function not found$/);
+  });
+
+  it('reads the common header once into a named table', async () => {
+    expect(await callFunction(client, fn.headerEcho, header)).toEqual({
+      version: 'v1',
+      nowMs: 1_700_000_123_456,
+      nowSec: 1_700_000_123,
+      budget: 64,
+      windows: [
+        [3600, 60, 1_000],
+        [604_800, 86_400, 2_000],
+      ],
+    });
+    expect(await callFunction(client, fn.headerEcho, { ...header, windows: [] })).toMatchObject({ windows: [] });
+    // Windows are cached per version and compared with the raw arguments: any change is seen.
+    const changed = { ...header, windows: [header.windows[0], { ...header.windows[1], createdAtMs: 3_000 }] };
+    expect((await callFunction(client, fn.headerEcho, changed)).windows[1]).toEqual([604_800, 86_400, 3_000]);
+    expect((await callFunction(client, fn.headerEcho, header)).windows[1]).toEqual([604_800, 86_400, 2_000]);
+    const other = { ...header, version: 'v2', windows: [header.windows[1]] };
+    expect((await callFunction(client, fn.headerEcho, other)).windows).toEqual([[604_800, 86_400, 2_000]]);
+    expect((await callFunction(client, fn.headerEcho, header)).windows).toHaveLength(2);
+  });
+
+  it('reads per-request records by field name, in the order the library declared', async () => {
+    const requests = [
+      { item: 'a', amount: 1, key: 'k1' },
+      { item: 'b', amount: -2, key: undefined },
+    ];
+    expect(await callFunction(client, fn.recordsEcho, { header, requests })).toEqual([
+      ['a', '1', 'k1'],
+      ['b', '-2', ''],
+    ]);
+  });
+
+  it('refuses malformed arguments with TB_BAD_ARGS naming what is wrong', async () => {
+    await expect(client.fcall_ro(fn.headerEcho.redisName, 0, 'v', 1, 2, 3, 60)).rejects.toThrow(
+      /TB_BAD_ARGS header names 3 windows but has 5 args/,
+    );
+    await expect(client.fcall_ro(fn.headerEcho.redisName, 0, 'v', 'soon', 2, 0)).rejects.toThrow(
+      /TB_BAD_ARGS now \(args\[2\]\) is not a number: soon/,
+    );
+    await expect(client.fcall_ro(fn.headerEcho.redisName, 0, 'v', 1, 2, 1, 3600, 'x', 0)).rejects.toThrow(
+      /TB_BAD_ARGS window interval \(args\[6\]\) is not a number: x/,
+    );
+    await expect(client.fcall_ro(fn.recordsEcho.redisName, 0, 'v', 1, 2, 0, 2, 'a', 1)).rejects.toThrow(
+      /TB_BAD_ARGS 2 records of 3 fields need 6 args from 6/,
+    );
+  });
+
+  it('sends no-writes functions as FCALL_RO, where Redis refuses a write', async () => {
+    await expect(callFunction(client, fn.sneakyWrite, 'k')).rejects.toThrow(/Write commands are not allowed/);
+    expect(await callFunction(client, fn.add, { key: 'k', amount: 5, header })).toBe(5);
+    expect(await callFunction(client, fn.get, 'k')).toBe(5);
+  });
+
+  it("points a Redis error's line at the module line it came from", async () => {
+    const error = await callFunction(client, fn.fail, undefined).then(
+      () => new Error('no error'),
+      (e: Error) => e,
+    );
+    expect(error.message).toMatch(/user_function:\d+ \(calls\.lua:\d+\)/);
+    const line = Number(/calls\.lua:(\d+)/.exec(error.message)?.[1]);
+    const source = readFileSync(`${__dirname}/../support/functions/calls.lua`, 'utf8').split('\n');
+    expect(source[line - 1]).toContain('nothing.field');
+  });
+
+  it('runs the top level once per load: a top-level local lives from call to call until the next load', async () => {
+    expect(await callFunction(client, fn.countCalls, undefined)).toBe(1);
+    expect(await callFunction(client, fn.countCalls, undefined)).toBe(2);
+    await loadLibraries(client, [library]);
+    expect(await callFunction(client, fn.countCalls, undefined)).toBe(1);
+  });
+
+  it('keeps calls succeeding when the library is flushed under a stream of calls: reloaded, retried once', async () => {
+    // Each batch of 20 calls is in flight on one connection when a FUNCTION FLUSH arrives on another:
+    // the calls Redis runs after it find the function missing. A retry can itself fail only if
+    // another flush lands between the reload and the retry (retried once, not more): so one flush per
+    // batch, and a batch starts with a call of its own, which reloads the library if the last flush
+    // came after every call of the previous batch (else the next batch's reload could precede its flush).
+    let expected = 0;
+    for (let batch = 0; batch < 20; batch++) {
+      await callFunction(client, fn.get, 'sum');
+      const calls: Array<Promise<number>> = [];
+      for (let i = 1; i <= 20; i++) {
+        expected += i;
+        calls.push(callFunction(client, fn.add, { key: 'sum', amount: i, header }));
+        if (i === 10) calls.push(server.client.function('FLUSH').then(() => 0));
+      }
+      await Promise.all(calls);
+    }
+    expect(await callFunction(client, fn.get, 'sum')).toBe(expected);
+    const stats = await server.client.info('commandstats');
+    expect(
+      Number(
+        /cmdstat_fcall:calls=\d+,usec=\d+,usec_per_call=[\d.]+,rejected_calls=\d+,failed_calls=(\d+)/.exec(stats)?.[1],
+      ),
+    ).toBeGreaterThan(0);
+  });
+
+  it('names why a reload failed when the retried call still finds no function', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tb-broken-'));
+    const broken = join(dir, 'broken.lua');
+    writeFileSync(broken, 'local function get(keys, args)\n  return redis.call(\n');
+    const { functions } = defineLibrary({
+      name: 'tb_broken',
+      version: 1,
+      modules: [broken],
+      functions: { get: fn.get },
+    });
+    await expect(callFunction(client, functions.get, 'k')).rejects.toThrow(
+      /^ERR Function not found \(reload failed: FUNCTION LOAD of tb_broken_v1 on 127\.0\.0\.1:\d+: ERR Error compiling function: user_function:\d+: '\)' expected \(to close '\(' at line \d+ \(broken\.lua:2\)\)/,
+    );
+  });
+
+  it('lets two loaders race, and two versions of a library live side by side', async () => {
+    const other = new Redis(server.url);
+    const v2 = testLibrary(2);
+    try {
+      const adds = Array.from({ length: 200 }, () => callFunction(client, fn.add, { key: 'race', amount: 1, header }));
+      await Promise.all([
+        ...Array.from({ length: 5 }, () => loadLibraries(client, [library, v2.library])),
+        ...Array.from({ length: 5 }, () => loadLibraries(other, [library, v2.library])),
+        ...adds,
+      ]);
+      expect(await callFunction(client, fn.get, 'race')).toBe(200);
+      expect(await callFunction(other, v2.functions.get, 'race')).toBe(200);
+      const names = ((await server.client.function('LIST')) as unknown[][]).map((lib) => lib[1]);
+      expect(names.sort()).toEqual(['tb_fntest_v1', 'tb_fntest_v2']);
+    } finally {
+      other.disconnect();
+    }
+  });
+
+  it('RedisService loads its libraries at init, and reloads after a flush', async () => {
+    const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    const service = new RedisService(config, new FakeClock(0));
+    try {
+      await server.client.function('FLUSH');
+      service.defineFunctions([library]);
+      expect(service.functionsState).toEqual({ loaded: false, reason: expect.stringMatching(/not loaded/) });
+      await service.onModuleInit();
+      expect(service.functionsState).toEqual({ loaded: true });
+      expect(await server.client.function('LIST')).toHaveLength(1);
+      await server.client.function('FLUSH');
+      expect(await service.callFunction(fn.add, { key: 'svc', amount: 3, header })).toBe(3);
+    } finally {
+      await service.onApplicationShutdown();
+    }
+  });
+
+  it('answers not ready while its libraries cannot be loaded, and ready once a later try loads them', async () => {
+    // Another library holding one of our function names: FUNCTION LOAD of ours fails until it goes.
+    await server.client.function('FLUSH');
+    const squatter = `#!lua name=squatter\nredis.register_function('${fn.add.redisName}', function() return 0 end)`;
+    await server.client.function('LOAD', squatter);
+    const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    const service = new RedisService(config, new FakeClock(0));
+    const health = new RedisHealthIndicator(service, new HealthIndicatorService());
+    try {
+      service.defineFunctions([library]);
+      await service.onModuleInit();
+      const down = { status: 'down', message: expect.stringMatching(/Function tb_fntest_v1_add already exists/) };
+      expect(await health.isHealthy()).toEqual({ redis: down });
+      await server.client.function('DELETE', 'squatter');
+      expect(await service.ensureFunctions(0)).toEqual({ loaded: true }); // readiness' retry, not throttled
+      expect(await health.isHealthy()).toEqual({ redis: { status: 'up' } });
+    } finally {
+      await service.onApplicationShutdown();
+    }
+  });
+});
+
+// What a function's flags mean on a full Redis (maxmemory, noeviction), unlike a script without flags
+// (EVAL's compatibility mode refuses only a command that may grow memory, and only before the first
+// write): a function without flags is refused whole, even one that only reads or deletes.
+describe('function flags on a full Redis', () => {
+  let server: Awaited<ReturnType<typeof startPrivateRedis>>;
+  const { library, functions: fn } = testLibrary();
+  const header = twoWindowHeader(0);
+
+  beforeAll(async () => {
+    server = await startPrivateRedis(['--maxmemory-policy', 'noeviction']);
+    await loadLibraries(server.client, [library]);
+    await server.client.set('k', '5');
+    await server.client.config('SET', 'maxmemory', '1'); // every byte in use is over the limit
+  });
+  afterAll(() => server.stop());
+
+  it('answers a no-writes function, refuses one without flags whole (OOM)', async () => {
+    expect(await callFunction(server.client, fn.get, 'k')).toBe(5);
+    await expect(callFunction(server.client, fn.add, { key: 'k', amount: 1, header })).rejects.toThrow(
+      /^OOM command not allowed when used memory > 'maxmemory'/,
+    );
+    // count_calls touches no key at all: refused all the same, for want of a flag.
+    await expect(callFunction(server.client, fn.countCalls, undefined)).rejects.toThrow(/^OOM command not allowed/);
+  });
+});

@@ -1,0 +1,139 @@
+import { join } from 'node:path';
+import { headerArgs, CallHeader, recordArgs, RecordOf } from '../../src/redis/function-args';
+import { defineLibrary, typedFunction } from '../../src/redis/function-library';
+import { intReply, Reply } from '../../src/redis/replies';
+
+/** The per-request record of records_echo, named once: the library emits it for read_records. */
+export const REQUEST_FIELDS = ['item', 'amount', 'key'] as const;
+export type TestRequest = RecordOf<typeof REQUEST_FIELDS>;
+
+const dir = join(__dirname, 'functions');
+
+/** What header_echo answers: the header as read_header parsed it. */
+export interface EchoedHeader {
+  version: string;
+  nowMs: number;
+  nowSec: number;
+  budget: number;
+  windows: number[][];
+}
+
+/**
+ * A small library of the tests' own (and the benchmark's): shared code in one module, registered
+ * functions in another, reads flagged no-writes. `version` lets a test load two versions side by side.
+ */
+export function testLibrary(version = 1) {
+  return defineLibrary({
+    name: 'tb_fntest',
+    version,
+    modules: [join(dir, 'shared.lua'), join(dir, 'calls.lua')],
+    records: { request: REQUEST_FIELDS },
+    functions: {
+      nothing: typedFunction({
+        handler: 'nothing',
+        flags: ['no-writes'],
+        numberOfKeys: 0,
+        build: () => ({ keys: [], args: [] }),
+        decode: (raw) => intReply('nothing', raw),
+      }),
+      headerOnly: typedFunction({
+        handler: 'header_only',
+        flags: ['no-writes'],
+        numberOfKeys: 0,
+        build: (header: CallHeader) => ({ keys: [], args: headerArgs(header) }),
+        decode: (raw) => intReply('header_only', raw),
+      }),
+      headerLoop: typedFunction({
+        handler: 'header_loop',
+        flags: ['no-writes'],
+        numberOfKeys: 0,
+        build: (call: { times: number; header: CallHeader }) => ({
+          keys: [],
+          args: [call.times, ...headerArgs(call.header)],
+        }),
+        decode: (raw) => intReply('header_loop', raw),
+      }),
+      headerEcho: typedFunction({
+        handler: 'header_echo',
+        flags: ['no-writes'],
+        numberOfKeys: 0,
+        build: (header: CallHeader) => ({ keys: [], args: headerArgs(header) }),
+        decode: (raw): EchoedHeader => {
+          const reply = new Reply('header_echo', raw).expectLength(5, true);
+          const windows: number[][] = [];
+          for (let w = 0; w < reply.int(4); w++) windows.push([0, 1, 2].map((i) => reply.int(5 + 3 * w + i)));
+          return {
+            version: reply.string(0),
+            nowMs: reply.int(1),
+            nowSec: reply.int(2),
+            budget: reply.int(3),
+            windows,
+          };
+        },
+      }),
+      recordsEcho: typedFunction({
+        handler: 'records_echo',
+        flags: ['no-writes'],
+        numberOfKeys: 0,
+        build: (call: { header: CallHeader; requests: TestRequest[] }) => ({
+          keys: [],
+          args: [...headerArgs(call.header), ...recordArgs(REQUEST_FIELDS, call.requests)],
+        }),
+        decode: (raw) => {
+          const reply = new Reply('records_echo', raw);
+          const rows: string[][] = [];
+          for (let r = 0; r < reply.int(0); r++) rows.push([0, 1, 2].map((i) => reply.string(1 + 3 * r + i)));
+          return rows;
+        },
+      }),
+      add: typedFunction({
+        handler: 'add',
+        numberOfKeys: 1,
+        build: (call: { key: string; amount: number; header: CallHeader }) => ({
+          keys: [call.key],
+          args: [...headerArgs(call.header), call.amount],
+        }),
+        decode: (raw) => intReply('add', raw),
+      }),
+      get: typedFunction({
+        handler: 'get',
+        flags: ['no-writes'],
+        numberOfKeys: 1,
+        build: (key: string) => ({ keys: [key], args: [] }),
+        decode: (raw) => intReply('get', raw),
+      }),
+      sneakyWrite: typedFunction({
+        handler: 'sneaky_write',
+        flags: ['no-writes'],
+        numberOfKeys: 1,
+        build: (key: string) => ({ keys: [key], args: [] }),
+        decode: (raw) => raw,
+      }),
+      fail: typedFunction({
+        handler: 'fail',
+        numberOfKeys: 0,
+        build: () => ({ keys: [], args: [] }),
+        decode: (raw) => raw,
+      }),
+      countCalls: typedFunction({
+        handler: 'count_calls',
+        numberOfKeys: 0,
+        build: () => ({ keys: [], args: [] }),
+        decode: (raw) => intReply('count_calls', raw),
+      }),
+    },
+  });
+}
+
+/** A header with two windows (1 h in minutes, 7 d in days) at `nowMs`. */
+export function twoWindowHeader(nowMs: number): CallHeader {
+  return {
+    version: 'v1',
+    nowMs,
+    budget: 64,
+    windows: [
+      { periodSec: 3600, intervalSec: 60, createdAtMs: 1_000 },
+      { periodSec: 604_800, intervalSec: 86_400, createdAtMs: 2_000 },
+    ],
+  };
+}
