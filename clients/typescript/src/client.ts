@@ -29,7 +29,10 @@ export class TrendboardClient {
     return this.boards.watchTop(board, options);
   }
 
-  /** Prometheus text (GET /metrics); sends apiKey as the METRICS_TOKEN when one is configured. */
+  /**
+   * Prometheus text (GET /metrics). Public unless the service sets METRICS_TOKEN: then pass
+   * `{ headers: { authorization: 'Bearer <METRICS_TOKEN>' } }` (the client would send its apiKey).
+   */
   metrics(options?: CallOptions): Promise<string> {
     return this.transport.call({ method: 'GET', path: '/metrics', repeat: 'safe', answer: 'text' }, options);
   }
