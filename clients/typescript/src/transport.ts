@@ -92,11 +92,12 @@ export class Transport {
   headersFor(path: string, extra: Record<string, string> = {}): Record<string, string> {
     const { apiKey, adminToken } = this.settings;
     const secret = path.startsWith('/admin/') ? (adminToken ?? apiKey) : apiKey;
+    // Lower-cased: a caller's `Authorization` must replace ours, not be sent beside it.
     return {
       accept: 'application/json',
       ...(secret ? { authorization: `Bearer ${secret}` } : {}),
-      ...this.settings.headers,
-      ...extra,
+      ...lowerCased(this.settings.headers),
+      ...lowerCased(extra),
     };
   }
 
@@ -186,6 +187,10 @@ export class Transport {
       signal?.removeEventListener('abort', stop);
     }
   }
+}
+
+function lowerCased(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 function describe(error: unknown): string {

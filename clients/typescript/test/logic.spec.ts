@@ -34,6 +34,15 @@ describe('retry decisions', () => {
     expect(transport.waitBeforeRetry(failure('CONNECTION_ERROR', 0), 3, 'safe')).toBeUndefined(); // retries used up
   });
 
+  it("lets a caller's headers replace the client's, whatever their case", () => {
+    const keyed = new Transport({ baseUrl: 'http://tb.invalid', apiKey: 'k', headers: { 'X-Trace': '1' } });
+    expect(keyed.headersFor('/metrics', { Authorization: 'Bearer m' })).toEqual({
+      accept: 'application/json',
+      authorization: 'Bearer m',
+      'x-trace': '1',
+    });
+  });
+
   it('waits Retry-After as given, else full-jitter exponential backoff', () => {
     expect(transport.waitBeforeRetry(failure('RATE_LIMITED', 429, 7), 0, 'safe')).toBe(7000);
     expect([0, 1, 2].map((n) => transport.waitBeforeRetry(failure('CONNECTION_ERROR', 0), n, 'safe'))).toEqual([
