@@ -72,6 +72,14 @@ describe('the client package', () => {
     }
   });
 
+  it('README: names every code the error table calls retryable, and no other', () => {
+    const readme = readFileSync(join(PACKAGE, 'README.md'), 'utf8');
+    const bullet = /\*\*What is retried:\*\*([\s\S]*?)\n- /.exec(readme)?.[1] ?? '';
+    const named = [...bullet.matchAll(/`([A-Z_]+)`/g)].map((match) => match[1]);
+    const retryable = Object.entries(client.ERROR_TABLE).filter(([, row]) => row.retryable);
+    expect(named.sort()).toEqual(retryable.map(([code]) => code).sort());
+  });
+
   it('README: its examples (examples/*.ts, type-checked) run against the service as their comments show', async () => {
     const examples = readmeExamples();
     expect(examples).toEqual(EXAMPLES.map((file) => readFileSync(join(PACKAGE, 'examples', file), 'utf8')));
