@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
 import { CountersController } from './counters.controller';
-import { CountersScheduler } from './counters.scheduler';
-import { CountersService } from './counters.service';
-import { CounterStore } from './counters.store';
+import { CountersCoreModule } from './counters-core.module';
 
+/** Counters over HTTP: the core module and its routes. */
 @Module({
+  imports: [CountersCoreModule],
   controllers: [CountersController],
-  providers: [CounterStore, CountersService, CountersScheduler],
-  exports: [CountersService, CountersScheduler],
+  exports: [CountersCoreModule],
 })
 export class CountersModule {}

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import Redis, { ChainableCommander, Cluster } from 'ioredis';
 import calculateSlot from 'cluster-key-slot';
 import { Clock } from '../common/clock';
@@ -16,6 +16,12 @@ import { callFunction, queueFunction } from './functions';
 import { traceRedisCall } from '../tracing/tracing';
 
 export type RedisClient = Redis | Cluster;
+
+/**
+ * A connection the embedding app owns (TrendboardModule's `redis` option): used instead of one made
+ * from REDIS_URL / REDIS_CLUSTER_NODES, and left open at shutdown (its owner closes it).
+ */
+export const REDIS_CLIENT = Symbol('trendboard redis client');
 
 /** Sees each timed command: its name, how long until its reply (or error), and the error if any. */
 export type CommandObserver = (command: string, durationMs: number, error?: unknown) => void;
@@ -42,39 +48,20 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   private readonly libraries: FunctionLibraries;
   /** Set once onModuleInit ran: from then on a new connection or a new library loads libraries at once. */
   private initialised = false;
+  /** False for a connection given by the embedding app: it closes it itself. */
+  private readonly ownsClient: boolean;
 
   constructor(
     config: AppConfig,
     private readonly clock: Clock,
+    @Optional() @Inject(REDIS_CLIENT) given?: RedisClient,
   ) {
     this.prefix = config.KEY_PREFIX;
     this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
     this.commandTimeoutMs = config.REDIS_COMMAND_TIMEOUT_MS;
     this.maxPendingCommands = config.REDIS_MAX_PENDING_COMMANDS;
-    const cluster = config.REDIS_CLUSTER_NODES;
-    // Not auto-pipelined on a Cluster: ioredis groups auto-pipelines by the first argument, which for a
-    // script with a dynamic key count is the count, not a key.
-    const options = nodeOptions({
-      commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-      autoPipelining: !cluster && config.REDIS_AUTO_PIPELINING,
-    });
-    this.client = cluster
-      ? new Cluster(
-          cluster.split(',').map((node) => {
-            const [host, port] = node.split(':');
-            return { host, port: Number(port) };
-          }),
-          {
-            enableOfflineQueue: false,
-            // ioredis re-sends a command after "Connection is closed" (retryDelayOnFailover), both when
-            // it was never sent (a node still connecting: needed) and when its answer was lost: every
-            // write therefore carries a key on a Cluster (idemCall), so a second run is a replay.
-            natMap: natMapOf(config.REDIS_CLUSTER_NAT_MAP),
-            redisOptions: options,
-            clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-          },
-        )
-      : new Redis(config.REDIS_URL, options);
+    this.ownsClient = given === undefined;
+    this.client = given ?? connectionOf(config);
     this.client.on('error', (error: Error) => this.connectionLost(error.message));
     this.client.on('ready', () => this.connectionBack());
     this.libraries = new FunctionLibraries(this.client);
@@ -265,6 +252,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
         this.logger.warn(`flush at shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
+    if (!this.ownsClient) return;
     try {
       const ended = new Promise((resolve) => this.client.once('end', resolve));
       // QUIT is never auto-pipelined: a PING is, behind anything still queued, so it drains the queue first.
@@ -302,6 +290,33 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     this.downSinceMs = undefined;
     this.logger.log(`Redis connection back after ${(downMs / 1000).toFixed(1)} s`);
   }
+}
+
+/** The service's own connection, from REDIS_URL or REDIS_CLUSTER_NODES. */
+function connectionOf(config: AppConfig): RedisClient {
+  const cluster = config.REDIS_CLUSTER_NODES;
+  // Not auto-pipelined on a Cluster: ioredis groups auto-pipelines by the first argument, which for a
+  // script with a dynamic key count is the count, not a key.
+  const options = nodeOptions({
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    autoPipelining: !cluster && config.REDIS_AUTO_PIPELINING,
+  });
+  if (!cluster) return new Redis(config.REDIS_URL, options);
+  return new Cluster(
+    cluster.split(',').map((node) => {
+      const [host, port] = node.split(':');
+      return { host, port: Number(port) };
+    }),
+    {
+      enableOfflineQueue: false,
+      // ioredis re-sends a command after "Connection is closed" (retryDelayOnFailover), both when
+      // it was never sent (a node still connecting: needed) and when its answer was lost: every
+      // write therefore carries a key on a Cluster (idemCall), so a second run is a replay.
+      natMap: natMapOf(config.REDIS_CLUSTER_NAT_MAP),
+      redisOptions: options,
+      clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    },
+  );
 }
 
 /** REDIS_CLUSTER_NAT_MAP as ioredis' natMap: announced "host:port" -> the address to connect to. */

@@ -1,14 +1,16 @@
 import { Module } from '@nestjs/common';
 import { AccessTimeRecorder } from './access-time.recorder';
 import { StatsController } from './stats.controller';
-import { StatsIndexScheduler } from './stats.scheduler';
-import { StatsService } from './stats.service';
-import { StatsStore } from './stats.store';
+import { StatsCoreModule } from './stats-core.module';
 
-/** Hourly statistics per context/type (count, sum, sumsq, min, max, quantiles) and every route's access time. */
+/**
+ * Hourly statistics per context/type (count, sum, sumsq, min, max, quantiles) over HTTP, and every
+ * route's access time (an HTTP-edge concern: only the service records it).
+ */
 @Module({
+  imports: [StatsCoreModule],
   controllers: [StatsController],
-  providers: [StatsStore, StatsService, AccessTimeRecorder, StatsIndexScheduler],
-  exports: [StatsService, AccessTimeRecorder, StatsIndexScheduler],
+  providers: [AccessTimeRecorder],
+  exports: [StatsCoreModule, AccessTimeRecorder],
 })
 export class StatsModule {}
