@@ -1,5 +1,6 @@
 /**
- * Four projects, all run by `npm test`: unit (pure logic), integration (real Redis), e2e (HTTP), and
+ * Five projects, all run by `npm test`: unit (pure logic), integration (real Redis), e2e (HTTP), client
+ * (the TypeScript client package against the service), and
  * browser (the dashboard in Chromium), which `npm test` runs on its own after the others: its 1 s
  * targets are measured, not shared with a CPU busy with other test files.
  */
@@ -8,19 +9,25 @@ const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 // temporal-polyfill with its helpers (calendar windows). Node loads them (require of ESM); Jest's module
 // loader does not, so Jest compiles these packages to CommonJS.
 const esmOnly = ['content-disposition', 'temporal-polyfill', 'temporal-utils', 'temporal-spec'];
-const base = {
+const toCommonJs = (packages) => ({
   transform: {
     '^.+\\.ts$': tsJest,
-    [`node_modules/(${esmOnly.join('|')})/.+\\.js$`]: [
+    [`node_modules/(${packages.join('|')})/.+\\.js$`]: [
       'ts-jest',
       { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } },
     ],
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  // Also under another package's own node_modules (openapi-typescript nests some of them).
+  transformIgnorePatterns: [`/node_modules/(?!([^/]+/node_modules/)?(${packages.join('|')})/)`],
+});
+const base = {
+  ...toCommonJs(esmOnly),
   moduleFileExtensions: ['ts', 'js', 'json'],
   // Quiet while green: a test's output is printed only when it fails (test/support/quiet-environment.ts).
   testEnvironment: '<rootDir>/test/support/quiet-environment.ts',
 };
+// openapi-typescript (the client's drift test regenerates its types) requires these ESM-only packages.
+const clientEsmOnly = [...esmOnly, 'parse-json', 'index-to-position', 'supports-color', 'change-case'];
 
 module.exports = {
   maxWorkers: 2,
@@ -32,5 +39,13 @@ module.exports = {
     { ...base, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
     { ...base, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'] },
+    {
+      ...base,
+      ...toCommonJs(clientEsmOnly),
+      displayName: 'client',
+      testMatch: ['<rootDir>/clients/typescript/test/**/*.spec.ts'],
+      // The client's sources import './x.js' (ESM as browsers and Node load it); here they are compiled TS.
+      moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    },
   ],
 };

@@ -1,0 +1,289 @@
+import { type CallOptions, type ClientOptions, type RouteCall, Transport } from './transport.js';
+import type { AnswerOf, BodyOf, Method, Path, QueryOf } from './types.js';
+import { type TopEvent, type WatchOptions, watchTop } from './watch.js';
+
+type Query<P extends Path, M extends Method> = QueryOf<P, M>;
+type Body<P extends Path, M extends Method> = BodyOf<P, M>;
+type Answer<P extends Path, M extends Method> = Promise<AnswerOf<P, M>>;
+
+/** Each route of the service, called by name. Every method also takes CallOptions last. */
+export class TrendboardClient {
+  readonly boards: Boards;
+  readonly counters: Counters;
+  readonly stats: Stats;
+  readonly admin: Admin;
+  readonly health: Health;
+  private readonly transport: Transport;
+
+  constructor(options: ClientOptions) {
+    this.transport = new Transport(options);
+    this.boards = new Boards(this.transport);
+    this.counters = new Counters(this.transport);
+    this.stats = new Stats(this.transport);
+    this.admin = new Admin(this.transport);
+    this.health = new Health(this.transport);
+  }
+
+  /** The live top of a board's window (boards.watchTop). */
+  watchTop(board: string, options?: WatchOptions): AsyncGenerator<TopEvent, void, undefined> {
+    return this.boards.watchTop(board, options);
+  }
+
+  /**
+   * Prometheus text (GET /metrics). Public unless the service sets METRICS_TOKEN: then pass
+   * `{ headers: { authorization: 'Bearer <METRICS_TOKEN>' } }` (the client would send its apiKey).
+   */
+  metrics(options?: CallOptions): Promise<string> {
+    return this.transport.call({ method: 'GET', path: '/metrics', repeat: 'safe', answer: 'text' }, options);
+  }
+}
+
+/** The routes' shared plumbing: a call of a route pattern with its path parameters. */
+abstract class Routes {
+  constructor(protected readonly transport: Transport) {}
+
+  protected send<T>(route: RouteCall, options?: CallOptions): Promise<T> {
+    return this.transport.call<T>(route, options);
+  }
+}
+
+export class Boards extends Routes {
+  /** Creates a board or changes its windows/views (201 created, 200 same or updated); admin. */
+  put(
+    board: string,
+    config: Body<'/admin/boards/{board}', 'put'>,
+    query: Query<'/admin/boards/{board}', 'put'> = {},
+    options?: CallOptions,
+  ): Answer<'/admin/boards/{board}', 'put'> {
+    const route = { method: 'PUT', path: '/admin/boards/{board}', params: { board }, query, body: config } as const;
+    // A PUT repeated is the same board: safe to retry (with reset=true too: the data is dropped either way).
+    return this.send({ ...route, repeat: 'safe' }, options);
+  }
+
+  /** Deletes a board and every key it has; admin. Not repeated after a lost answer (a repeat is a 404). */
+  delete(board: string, options?: CallOptions): Promise<void> {
+    return this.send({ method: 'DELETE', path: '/admin/boards/{board}', params: { board }, repeat: 'unsafe' }, options);
+  }
+
+  list(query: Query<'/boards', 'get'> = {}, options?: CallOptions): Answer<'/boards', 'get'> {
+    return this.send({ method: 'GET', path: '/boards', query, repeat: 'safe' }, options);
+  }
+
+  get(board: string, options?: CallOptions): Answer<'/boards/{board}', 'get'> {
+    return this.send({ method: 'GET', path: '/boards/{board}', params: { board }, repeat: 'safe' }, options);
+  }
+
+  /** Adds `amount` (default 1) to an item in every window; answers each window's new score and rank. */
+  increment(
+    board: string,
+    item: string,
+    body: Body<'/boards/{board}/items/{item}/increment', 'post'> = {},
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/items/{item}/increment', 'post'> {
+    const path = '/boards/{board}/items/{item}/increment';
+    return this.send({ method: 'POST', path, params: { board, item }, body, repeat: 'safe', keyed: true }, options);
+  }
+
+  /** Up to 1000 increments in one atomic step (all or nothing). */
+  batch(
+    board: string,
+    items: Body<'/boards/{board}/increments', 'post'>['items'],
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/increments', 'post'> {
+    const path = '/boards/{board}/increments';
+    return this.send(
+      { method: 'POST', path, params: { board }, body: { items }, repeat: 'safe', keyed: true },
+      options,
+    );
+  }
+
+  /** Counts a user's like once while it is inside any window (`counted: false` for a repeat like). */
+  like(
+    board: string,
+    item: string,
+    userId: string,
+    body: Omit<Body<'/boards/{board}/items/{item}/likes', 'post'>, 'userId'> = {},
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/items/{item}/likes', 'post'> {
+    const path = '/boards/{board}/items/{item}/likes';
+    const route = { method: 'POST', path, params: { board, item }, body: { ...body, userId } } as const;
+    return this.send({ ...route, repeat: 'safe', keyed: true }, options);
+  }
+
+  /** Takes a like back out of every window that still holds it. */
+  unlike(
+    board: string,
+    item: string,
+    userId: string,
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/items/{item}/likes/{userId}', 'delete'> {
+    const path = '/boards/{board}/items/{item}/likes/{userId}';
+    return this.send({ method: 'DELETE', path, params: { board, item, userId }, repeat: 'safe', keyed: true }, options);
+  }
+
+  /** The window's (or view's) top `limit` items from `offset`, highest score first. */
+  top(
+    board: string,
+    query: Query<'/boards/{board}/top', 'get'> = {},
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/top', 'get'> {
+    const path = '/boards/{board}/top';
+    return this.send({ method: 'GET', path, params: { board }, query, repeat: 'safe' }, options);
+  }
+
+  /** An item's score, rank and percentile (score 0, rank null when the window holds nothing of it). */
+  item(
+    board: string,
+    item: string,
+    query: Query<'/boards/{board}/items/{item}', 'get'> = {},
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/items/{item}', 'get'> {
+    const path = '/boards/{board}/items/{item}';
+    return this.send({ method: 'GET', path, params: { board, item }, query, repeat: 'safe' }, options);
+  }
+
+  /** An item with up to `radius` neighbours on each side. */
+  around(
+    board: string,
+    item: string,
+    query: Query<'/boards/{board}/items/{item}/around', 'get'> = {},
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/items/{item}/around', 'get'> {
+    const path = '/boards/{board}/items/{item}/around';
+    return this.send({ method: 'GET', path, params: { board, item }, query, repeat: 'safe' }, options);
+  }
+
+  /** A window's listing at a slot boundary (the latest snapshot, or the latest at or before `at`). */
+  history(
+    board: string,
+    query: Query<'/boards/{board}/history', 'get'> = {},
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/history', 'get'> {
+    const path = '/boards/{board}/history';
+    return this.send({ method: 'GET', path, params: { board }, query, repeat: 'safe' }, options);
+  }
+
+  /** An item's rank and score at each kept snapshot, oldest first. */
+  itemHistory(
+    board: string,
+    item: string,
+    query: Query<'/boards/{board}/items/{item}/history', 'get'> = {},
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/items/{item}/history', 'get'> {
+    const path = '/boards/{board}/items/{item}/history';
+    return this.send({ method: 'GET', path, params: { board, item }, query, repeat: 'safe' }, options);
+  }
+
+  /** The live top N as an async iterator that reconnects and resumes; see WatchOptions. */
+  watchTop(board: string, options?: WatchOptions): AsyncGenerator<TopEvent, void, undefined> {
+    return watchTop(this.transport, board, options);
+  }
+}
+
+export class Counters extends Routes {
+  /** Adds `count` (default 1) at every precision, at `at` (unix s, default now). */
+  increment(
+    name: string,
+    body: Body<'/counters/{name}/increment', 'post'> = {},
+    options?: CallOptions,
+  ): Answer<'/counters/{name}/increment', 'post'> {
+    const path = '/counters/{name}/increment';
+    return this.send({ method: 'POST', path, params: { name }, body, repeat: 'safe', keyed: true }, options);
+  }
+
+  /** Samples of one precision, oldest first. */
+  read(
+    name: string,
+    query: Query<'/counters/{name}', 'get'>,
+    options?: CallOptions,
+  ): Answer<'/counters/{name}', 'get'> {
+    return this.send({ method: 'GET', path: '/counters/{name}', params: { name }, query, repeat: 'safe' }, options);
+  }
+
+  list(query: Query<'/counters', 'get'> = {}, options?: CallOptions): Answer<'/counters', 'get'> {
+    return this.send({ method: 'GET', path: '/counters', query, repeat: 'safe' }, options);
+  }
+
+  /** Deletes a counter (admin). */
+  delete(name: string, options?: CallOptions): Promise<void> {
+    return this.send({ method: 'DELETE', path: '/admin/counters/{name}', params: { name }, repeat: 'unsafe' }, options);
+  }
+}
+
+export class Stats extends Routes {
+  /** Records one value in the current hour. */
+  record(
+    context: string,
+    type: string,
+    value: number,
+    options?: CallOptions,
+  ): Answer<'/stats/{context}/{type}', 'post'> {
+    const path = '/stats/{context}/{type}';
+    const route = { method: 'POST', path, params: { context, type }, body: { value } } as const;
+    return this.send({ ...route, repeat: 'safe', keyed: true }, options);
+  }
+
+  /** Count, sum, min, max, average, stddev and p50/p90/p99 of an hour. */
+  read(
+    context: string,
+    type: string,
+    query: Query<'/stats/{context}/{type}', 'get'> = {},
+    options?: CallOptions,
+  ): Answer<'/stats/{context}/{type}', 'get'> {
+    const path = '/stats/{context}/{type}';
+    return this.send({ method: 'GET', path, params: { context, type }, query, repeat: 'safe' }, options);
+  }
+
+  /** Routes with the slowest average access time (admin). */
+  slowest(
+    query: Query<'/admin/stats/slowest', 'get'> = {},
+    options?: CallOptions,
+  ): Answer<'/admin/stats/slowest', 'get'> {
+    return this.send({ method: 'GET', path: '/admin/stats/slowest', query, repeat: 'safe' }, options);
+  }
+
+  /** Contexts and types recorded in the current or previous hour (admin). */
+  list(query: Query<'/admin/stats', 'get'> = {}, options?: CallOptions): Answer<'/admin/stats', 'get'> {
+    return this.send({ method: 'GET', path: '/admin/stats', query, repeat: 'safe' }, options);
+  }
+}
+
+class ApiKeys extends Routes {
+  /** Makes a key; the answer holds its secret, once. Not repeated after a lost answer (the secret would be lost). */
+  create(body: Body<'/admin/keys', 'post'>, options?: CallOptions): Answer<'/admin/keys', 'post'> {
+    return this.send({ method: 'POST', path: '/admin/keys', body, repeat: 'unsafe' }, options);
+  }
+
+  list(options?: CallOptions): Answer<'/admin/keys', 'get'> {
+    return this.send({ method: 'GET', path: '/admin/keys', repeat: 'safe' }, options);
+  }
+
+  /** Revokes a stored key. */
+  delete(name: string, options?: CallOptions): Promise<void> {
+    return this.send({ method: 'DELETE', path: '/admin/keys/{name}', params: { name }, repeat: 'unsafe' }, options);
+  }
+}
+
+export class Admin extends Routes {
+  readonly keys = new ApiKeys(this.transport);
+
+  /** This instance's per-route figures over the last `seconds`. */
+  localMetrics(
+    query: Query<'/admin/metrics/local', 'get'> = {},
+    options?: CallOptions,
+  ): Answer<'/admin/metrics/local', 'get'> {
+    return this.send({ method: 'GET', path: '/admin/metrics/local', query, repeat: 'safe' }, options);
+  }
+}
+
+export class Health extends Routes {
+  /** Resolves while the process runs. */
+  live(options?: CallOptions): Promise<{ status: string }> {
+    return this.send({ method: 'GET', path: '/health/live', repeat: 'safe' }, options);
+  }
+
+  /** Resolves when the service reaches Redis; a TrendboardError NOT_READY otherwise (not retried). */
+  ready(options?: CallOptions): Promise<object> {
+    return this.send({ method: 'GET', path: '/health/ready', repeat: 'safe' }, options);
+  }
+}

@@ -1,0 +1,7 @@
+export { TrendboardClient, Boards, Counters, Stats, Admin, Health } from './client.js';
+export { TrendboardError, type ClientErrorCode } from './errors.js';
+export { ERROR_TABLE, type Applied, type ErrorCode } from './generated/errors.js';
+export type { components, paths } from './generated/api.js';
+export type { CallOptions, ClientOptions } from './transport.js';
+export type { AnswerOf, BodyOf, ListedItem, QueryOf, Schemas } from './types.js';
+export type { LiveListing, TopEvent, WatchOptions } from './watch.js';
