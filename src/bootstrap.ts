@@ -10,6 +10,7 @@ import { AccessGuard } from './access/access.guard';
 import { AppConfig, trustProxyOf, validateConfig } from './common/config';
 import { httpServerOptions } from './common/http-edge';
 import { guardJsonBodies, JSON_LIMITS, requireJsonWrites } from './common/json-body';
+import { answerWrongMethods } from './common/method-not-allowed';
 import { openApiDocument } from './common/openapi';
 import { createRootLogger, echoRequestId, lazyChildLogger, PinoLoggerService, requestId } from './common/logging';
 import { securityHeaders } from './common/security-headers';
@@ -52,6 +53,7 @@ export async function createApp(options: AppOptions = {}): Promise<NestFastifyAp
   app.getHttpServer().maxConnections = config.HTTP_MAX_CONNECTIONS;
   await securityHeaders(app, HTML_PAGES);
   echoRequestId(app.getHttpAdapter().getInstance());
+  answerWrongMethods(app.getHttpAdapter().getInstance());
   guardJsonBodies(app.getHttpAdapter().getInstance());
   // Both before the body is read: a write that is not JSON, then a missing or unknown key.
   requireJsonWrites(app.getHttpAdapter().getInstance());

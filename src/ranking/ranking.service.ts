@@ -526,7 +526,7 @@ export class RankingService {
           items: found.items,
         };
       },
-      (_, view) => this.missingSnapshot(name, view.name, false, atSec),
+      (_, view) => this.viewHasNoHistory(name, view),
     );
   }
 
@@ -560,8 +560,12 @@ export class RankingService {
         if (!keeps) this.missingSnapshot(name, window.name, false, undefined);
         return { board: name, window: window.name, item, points, nextFrom: nextSec };
       },
-      (_, view) => this.missingSnapshot(name, view.name, false, undefined),
+      (_, view) => this.viewHasNoHistory(name, view),
     );
+  }
+
+  private viewHasNoHistory(board: string, view: { name: string; window: string }): never {
+    throw new NotFoundError('SNAPSHOT_NOT_FOUND', M.viewKeepsNoHistory(board, view.name, view.window));
   }
 
   private missingSnapshot(board: string, window: string, keeps: boolean, atSec: number | undefined): never {
