@@ -8,6 +8,7 @@ import { CommonModuleOptions } from './common/common.module';
 import { AccessGate } from './access/access-gate';
 import { AccessGuard } from './access/access.guard';
 import { AppConfig, trustProxyOf, validateConfig } from './common/config';
+import { corsFor } from './common/cors';
 import { httpServerOptions } from './common/http-edge';
 import { guardJsonBodies, JSON_LIMITS, requireJsonWrites } from './common/json-body';
 import { answerWrongMethods } from './common/method-not-allowed';
@@ -51,6 +52,7 @@ export async function createApp(options: AppOptions = {}): Promise<NestFastifyAp
   app.useLogger(new PinoLoggerService(logger));
   // One connection over the cap is closed on arrival, before it costs more than a file descriptor.
   app.getHttpServer().maxConnections = config.HTTP_MAX_CONNECTIONS;
+  await corsFor(app, config);
   await securityHeaders(app, HTML_PAGES);
   echoRequestId(app.getHttpAdapter().getInstance());
   answerWrongMethods(app.getHttpAdapter().getInstance());

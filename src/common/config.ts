@@ -1,33 +1,21 @@
-import { isIP } from 'node:net';
-import { parseConfiguredKeys } from '../access/access-rules';
-import { applyDecorators } from '@nestjs/common';
-import { plainToInstance, Transform } from 'class-transformer';
+import { plainToInstance } from 'class-transformer';
+import { IsIn, IsOptional, IsString, Matches, ValidateBy, validateSync } from 'class-validator';
 import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  ValidateBy,
-  validateSync,
-} from 'class-validator';
+  BoolSetting,
+  IntSetting,
+  isApiKeyList,
+  isOriginList,
+  isPrecisionList,
+  isTrustProxy,
+  ORIGIN_LIST_RULE,
+} from './config-rules';
+
+export { corsOriginsOf, trustProxyOf } from './config-rules';
 
 export const ACCESS_MODES = ['auto', 'keyed'] as const;
 export type AccessMode = (typeof ACCESS_MODES)[number];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-const toBool = ({ value }: { value: unknown }) =>
-  value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
-
-/** An integer setting within [min, max]; the environment gives it as a string. */
-const IntSetting = (min: number, max: number) => applyDecorators(Transform(toInt), IsInt(), Min(min), Max(max));
-const BoolSetting = () => applyDecorators(Transform(toBool), IsBoolean());
 
 /** Every setting the service reads, validated at boot. Nothing else reads process.env. */
 export class AppConfig {
@@ -374,40 +362,16 @@ export class AppConfig {
   @IsOptional()
   @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters without spaces' })
   METRICS_TOKEN?: string;
-}
 
-function isPrecisionList(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  const parts = value.split(',').map((part) => part.trim());
-  if (!parts.every((part) => /^[1-9][0-9]{0,7}$/.test(part) && Number(part) <= 31_536_000)) return false;
-  return new Set(parts.map(Number)).size === parts.length;
-}
-
-function isApiKeyList(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  try {
-    parseConfiguredKeys(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** TRUST_PROXY as Fastify's trustProxy option: false, a hop count, or a list of addresses/CIDRs. */
-export function trustProxyOf(config: AppConfig): false | number | string[] {
-  const value = config.TRUST_PROXY.trim();
-  if (value === '') return false;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value.split(',').map((part) => part.trim());
-}
-
-function isTrustProxy(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  if (value.trim() === '') return true;
-  if (/^\d+$/.test(value.trim())) return Number(value) >= 1 && Number(value) <= 10;
-  return value
-    .split(',')
-    .every((part) => isIP(part.trim().split('/')[0]) !== 0 && /^[^/]+(\/\d{1,3})?$/.test(part.trim()));
+  /**
+   * Browser pages of these origins may call the API (CORS): comma-separated `scheme://host[:port]`.
+   * Empty (default): no CORS headers, so browsers allow only pages this service serves itself.
+   */
+  @ValidateBy({
+    name: 'isOriginList',
+    validator: { validate: isOriginList, defaultMessage: () => `CORS_ORIGINS must be ${ORIGIN_LIST_RULE}` },
+  })
+  CORS_ORIGINS = '';
 }
 
 /** Validates the environment; throws one error naming every bad variable (the process stops at boot). */
