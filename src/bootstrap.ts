@@ -9,8 +9,10 @@ import { CommonModuleOptions } from './common/common.module';
 import { AccessGate } from './access/access-gate';
 import { AccessGuard } from './access/access.guard';
 import { AppConfig, trustProxyOf, validateConfig } from './common/config';
+import { corsFor } from './common/cors';
 import { httpServerOptions } from './common/http-edge';
 import { guardJsonBodies, JSON_LIMITS, requireJsonWrites } from './common/json-body';
+import { answerWrongMethods } from './common/method-not-allowed';
 import { openApiDocument } from './common/openapi';
 import { createRootLogger, echoRequestId, lazyChildLogger, PinoLoggerService, requestId } from './common/logging';
 import { securityHeaders } from './common/security-headers';
@@ -63,8 +65,10 @@ export async function createApp(options: AppOptions = {}): Promise<NestFastifyAp
   app.useLogger(new PinoLoggerService(logger));
   // One connection over the cap is closed on arrival, before it costs more than a file descriptor.
   app.getHttpServer().maxConnections = config.HTTP_MAX_CONNECTIONS;
+  await corsFor(app, config);
   await securityHeaders(app, HTML_PAGES);
   echoRequestId(app.getHttpAdapter().getInstance());
+  answerWrongMethods(app.getHttpAdapter().getInstance());
   guardJsonBodies(app.getHttpAdapter().getInstance());
   // Both before the body is read: a write that is not JSON, then a missing or unknown key.
   requireJsonWrites(app.getHttpAdapter().getInstance());

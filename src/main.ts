@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { INestApplication, Logger } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { AppConfig } from './common/config';
 import { createApp } from './bootstrap';
@@ -20,7 +20,29 @@ async function main(): Promise<void> {
     exit: (code) => process.exit(code),
   });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
-  await app.listen(config.PORT, config.HOST);
+  await listen(app, config);
+  new Logger('Main').log(
+    `trendboard ready on http://${config.HOST}:${config.PORT} (dashboard at /dashboard, API at /docs)`,
+  );
+}
+
+/** Listens on PORT/HOST; a port taken or forbidden stops the boot with a line naming both settings. */
+async function listen(app: INestApplication, config: AppConfig): Promise<void> {
+  try {
+    await app.listen(config.PORT, config.HOST);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `PORT=${config.PORT} on HOST=${config.HOST}`;
+    if (code === 'EADDRINUSE')
+      throw new Error(`${where} is already in use by another process: stop it, or set PORT (or HOST) to another`, {
+        cause: error,
+      });
+    if (code === 'EACCES')
+      throw new Error(`${where} needs privileges this process lacks: set PORT above 1023`, { cause: error });
+    if (code === 'EADDRNOTAVAIL')
+      throw new Error(`HOST=${config.HOST} is no address of this machine: set HOST`, { cause: error });
+    throw error;
+  }
 }
 
 main().catch((error: unknown) => {

@@ -27,7 +27,15 @@ declare module 'fastify' {
 type KeyedRule = Extract<RouteAccess, { scope: Scope }>;
 
 /** Answers of a keyed read differ by credential: no shared cache may keep one for another client. */
-const KEYED_READ_HEADERS = { 'cache-control': 'private', vary: 'Authorization, X-Api-Key' } as const;
+const KEYED_READ_VARY = 'Authorization, X-Api-Key';
+
+/** Marks a keyed read's answer private, adding to a Vary already set (CORS' `Origin`), never replacing it. */
+function markKeyedRead(reply: FastifyReply): void {
+  const vary = reply.getHeader('vary');
+  void reply
+    .header('cache-control', 'private')
+    .header('vary', vary ? `${String(vary)}, ${KEYED_READ_VARY}` : KEYED_READ_VARY);
+}
 
 /**
  * The one access check. Runs as an onRequest hook, before the body is read, so a keyed deployment
@@ -97,7 +105,7 @@ export class AccessGate {
   private admit(request: FastifyRequest, secret: string | undefined, rule: KeyedRule, reply?: FastifyReply): void {
     if (rule.scope === 'admin') return this.admitAdmin(request, secret);
     if (!this.keys.configured) return;
-    if (rule.scope === 'read') void reply?.headers(KEYED_READ_HEADERS);
+    if (rule.scope === 'read' && reply) markKeyedRead(reply);
     if (secret === undefined) {
       if (rule.scope === 'read' && this.publicReads) return;
       throw new AccessError('API_KEY_MISSING', M.keyMissing(rule.scope));

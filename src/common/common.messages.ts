@@ -21,4 +21,6 @@ export const COMMON_MESSAGES = {
   malformedRequest: () => 'Malformed HTTP request',
   metricsTokenMissing: () => 'Authorization: Bearer <METRICS_TOKEN> is required',
   metricsTokenInvalid: () => 'The metrics token is wrong',
+  methodNotAllowed: (method: string, allowed: string[]) =>
+    `${method} is not allowed on this path; it answers ${allowed.join(', ')} (see the Allow header)`,
 };

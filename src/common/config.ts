@@ -1,7 +1,8 @@
-import { isIP } from 'node:net';
-import { parseConfiguredKeys } from '../access/access-rules';
 import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
 import { BoolSetting, IntSetting, validateSettings } from './settings';
+import { isApiKeyList, isOriginList, isPrecisionList, isTrustProxy, ORIGIN_LIST_RULE } from './config-rules';
+
+export { corsOriginsOf, trustProxyOf } from './config-rules';
 
 export const ACCESS_MODES = ['auto', 'keyed'] as const;
 export type AccessMode = (typeof ACCESS_MODES)[number];
@@ -353,40 +354,16 @@ export class AppConfig {
   @IsOptional()
   @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters without spaces' })
   METRICS_TOKEN?: string;
-}
 
-function isPrecisionList(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  const parts = value.split(',').map((part) => part.trim());
-  if (!parts.every((part) => /^[1-9][0-9]{0,7}$/.test(part) && Number(part) <= 31_536_000)) return false;
-  return new Set(parts.map(Number)).size === parts.length;
-}
-
-function isApiKeyList(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  try {
-    parseConfiguredKeys(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** TRUST_PROXY as Fastify's trustProxy option: false, a hop count, or a list of addresses/CIDRs. */
-export function trustProxyOf(config: AppConfig): false | number | string[] {
-  const value = config.TRUST_PROXY.trim();
-  if (value === '') return false;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value.split(',').map((part) => part.trim());
-}
-
-function isTrustProxy(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  if (value.trim() === '') return true;
-  if (/^\d+$/.test(value.trim())) return Number(value) >= 1 && Number(value) <= 10;
-  return value
-    .split(',')
-    .every((part) => isIP(part.trim().split('/')[0]) !== 0 && /^[^/]+(\/\d{1,3})?$/.test(part.trim()));
+  /**
+   * Browser pages of these origins may call the API (CORS): comma-separated `scheme://host[:port]`.
+   * Empty (default): no CORS headers, so browsers allow only pages this service serves itself.
+   */
+  @ValidateBy({
+    name: 'isOriginList',
+    validator: { validate: isOriginList, defaultMessage: () => `CORS_ORIGINS must be ${ORIGIN_LIST_RULE}` },
+  })
+  CORS_ORIGINS = '';
 }
 
 /** Validates the environment; throws one error naming every bad variable (the process stops at boot). */

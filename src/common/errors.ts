@@ -33,7 +33,11 @@ export const ERROR_CODES = {
     retry: 'no: the window keeps no snapshots, or none is kept for that time (the message says which)',
   },
   ROUTE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: no such route' },
-  METHOD_NOT_ALLOWED: { status: 405, applied: 'no', retry: 'no' },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    applied: 'no',
+    retry: 'no: the path takes only the methods its Allow header lists',
+  },
   REQUEST_TIMEOUT: {
     status: 408,
     applied: 'no',

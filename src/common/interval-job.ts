@@ -1,6 +1,7 @@
 import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { JobRegistry, JobStats } from './jobs';
+import { isRedisTimeoutError, isRedisUnavailableError } from './redis-errors';
 
 export interface IntervalJobOptions {
   /** Job name: the SchedulerRegistry interval, the /metrics `job` label and the log context. */
@@ -61,7 +62,10 @@ export abstract class IntervalJob<Result, Stats extends JobStats = JobStats>
       return result;
     } catch (error) {
       this.stats.failures++;
-      this.logger.warn(`pass failed: ${error instanceof Error ? error.message : String(error)}`);
+      // While Redis is away every pass fails; the connection logs the outage once, so not each pass.
+      if (isRedisUnavailableError(error) || isRedisTimeoutError(error))
+        this.logger.debug(`pass failed: ${error instanceof Error ? error.message : String(error)}`);
+      else this.logger.warn(`pass failed: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     } finally {
       this.stats.lastDurationMs = performance.now() - startedMs;

@@ -110,9 +110,10 @@ export function lazyChildLogger(
 
 /**
  * Nest's own boot chatter: a line per module loaded and per route mapped (some 40 lines). At debug,
- * so a boot at info is a few lines; the routes are in /docs-json.
+ * so a boot at info is a few lines; the routes are in /docs-json. NestApplication's "successfully started"
+ * too: it comes before the port is bound (main.ts logs "ready" once listening succeeded).
  */
-const BOOT_DETAIL_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+const BOOT_DETAIL_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
 
 /** Nest's logger interface over pino: the last string argument is the context, as Nest passes it. */
 export class PinoLoggerService implements LoggerService {

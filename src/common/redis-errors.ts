@@ -42,3 +42,23 @@ export function redisErrorKind(error: unknown): RedisErrorKind {
   if (/user_script|^ERR |^WRONGTYPE |^NOSCRIPT /.test(message)) return 'script';
   return 'other';
 }
+
+/** ioredis' and Node's words for a lost connection, as an operator reads them. */
+const PLAIN_REASONS: Array<[RegExp, (match: RegExpMatchArray) => string]> = [
+  [/ECONNREFUSED (\S+)/, (m) => `nothing accepts connections at ${m[1]}`],
+  [/ENOTFOUND (\S+)/, (m) => `the host name ${m[1]} does not resolve`],
+  [/ETIMEDOUT|connect timeout|Command timed out/i, () => 'it stopped answering in time'],
+  [/EHOSTUNREACH (\S+)/, (m) => `the host ${m[1]} is unreachable`],
+  [/ECONNRESET|EPIPE|Connection is closed|Stream isn't writeable/, () => 'the connection was closed'],
+  [/LOADING/, () => 'it is loading its data set'],
+  [/None of startup nodes is available|Failed to refresh slots cache|CLUSTERDOWN/, () => 'no Cluster node answers'],
+];
+
+/** Why Redis is unavailable, in plain words (an unknown reason is quoted as it is). */
+export function plainRedisReason(message: string): string {
+  for (const [pattern, say] of PLAIN_REASONS) {
+    const match = message.match(pattern);
+    if (match) return say(match);
+  }
+  return message;
+}

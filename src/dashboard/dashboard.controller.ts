@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PublicRoute } from '../access/access.decorators';
 
-/** The page and its two assets, read once at boot (they ship in dist/dashboard/public). */
+/** The page and its three assets, read once at boot (they ship in dist/dashboard/public). */
 const PUBLIC_DIR = join(__dirname, 'public');
 const read = (file: string) => readFileSync(join(PUBLIC_DIR, file));
 
@@ -20,6 +20,7 @@ const read = (file: string) => readFileSync(join(PUBLIC_DIR, file));
 export class DashboardController {
   private readonly html = read('index.html');
   private readonly script = read('dashboard.js');
+  private readonly kit = read('kit.js');
   private readonly style = read('dashboard.css');
 
   @Get()
@@ -38,6 +39,12 @@ export class DashboardController {
   @ApiExcludeEndpoint()
   pageScript(@Res() reply: FastifyReply): void {
     void reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(this.script);
+  }
+
+  @Get('kit.js')
+  @ApiExcludeEndpoint()
+  kitScript(@Res() reply: FastifyReply): void {
+    void reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(this.kit);
   }
 
   @Get('dashboard.css')

@@ -6,6 +6,7 @@ import { AppConfig } from '../common/config';
 import { COMMON_MESSAGES } from '../common/common.messages';
 import { RedisBusyError } from '../common/errors';
 import { RESEND_GUARD_MS } from '../common/limits';
+import { plainRedisReason } from '../common/redis-errors';
 import { withDeadline } from './deadline';
 import { nodeOptions } from './redis-options';
 import { IdemCall, internalIdemCall, IdemRequest } from './idempotency';
@@ -209,6 +210,11 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** True while REDIS_MAX_PENDING_COMMANDS or more commands are unanswered: new work is shed (503 REDIS_BUSY). */
+  /** True from a lost connection until it is back: jobs failing meanwhile need not log each failure. */
+  get down(): boolean {
+    return this.downSinceMs !== undefined;
+  }
+
   get busy(): boolean {
     return this.pendingCommands() >= this.maxPendingCommands;
   }
@@ -271,7 +277,9 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   private connectionLost(reason: string): void {
     if (this.downSinceMs !== undefined) return;
     this.downSinceMs = this.clock.nowMs();
-    this.logger.error(`Redis connection lost (${reason}); requests that need Redis answer 503 until it is back`);
+    this.logger.error(
+      `Redis connection lost: ${plainRedisReason(reason)}; requests that need Redis answer 503 until it is back`,
+    );
   }
 
   /** Loads the libraries (logging a failure: readiness reports it until a later load succeeds). */

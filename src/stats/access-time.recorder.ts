@@ -119,7 +119,10 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
 
   private failedRun(reason: string): void {
     this.stats.failures++;
-    this.logger.warn(`access-time flush failed (${reason}); retrying with the next flush`);
+    const line = `access-time flush failed (${reason}); retrying with the next flush`;
+    // During an outage every flush fails: the connection logs the outage once, so not each flush.
+    if (this.redis.down) this.logger.debug(line);
+    else this.logger.warn(line);
   }
 
   /** Merges failed batches back for the next flush, except those too old to be kept anyway. */

@@ -76,12 +76,66 @@ describeInBrowser(
       await increment('post-e', 6);
       for (const value of [0.004, 0.012, 0.007, 0.03]) await http().post('/stats/checkout/Latency').send({ value });
       for (const value of [0.1, 0.2]) await http().post('/stats/signup/Latency').send({ value });
+      // A board nobody wrote to, and one with views over its windows.
+      await http()
+        .put('/admin/boards/quiet')
+        .set(ADMIN)
+        .send({ windows: [{ name: 'hour', period: '1h', interval: '5m' }] })
+        .expect(201);
+      await http()
+        .put('/admin/boards/videos')
+        .set(ADMIN)
+        .send({
+          windows: [
+            { name: 'hour', period: '1h', interval: '5m' },
+            { name: 'day', period: '24h', interval: '1h' },
+          ],
+          views: [
+            { name: 'fading', mode: 'decay', window: 'hour', halfLife: '15m' },
+            { name: 'trending', mode: 'rising', window: 'hour', baseline: 'day' },
+          ],
+        })
+        .expect(201);
+      await http()
+        .post('/boards/videos/increments')
+        .send({
+          items: [
+            { item: 'v-2', amount: 30 },
+            { item: 'v-3', amount: 6 },
+          ],
+        })
+        .expect(200);
     });
     afterAll(async () => {
       await browser?.close();
       await app?.close();
       await redis?.stop();
     });
+
+    /** A page whose console errors are collected, and whose header status texts are recorded in order. */
+    async function newPage(): Promise<{ page: Page; errors: string[]; statuses: () => Promise<string[]> }> {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+      const errors: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.addInitScript(() => {
+        const seen: string[] = [];
+        (window as unknown as { statuses: string[] }).statuses = seen;
+        document.addEventListener('DOMContentLoaded', () => {
+          const status = document.getElementById('status')!;
+          seen.push(status.textContent ?? '');
+          new MutationObserver(() => seen.push(status.textContent ?? '')).observe(status, {
+            childList: true,
+            characterData: true,
+            subtree: true,
+          });
+        });
+      });
+      const statuses = () => page.evaluate(() => (window as unknown as { statuses: string[] }).statuses);
+      return { page, errors, statuses };
+    }
 
     async function openDashboard(): Promise<{ page: Page; errors: string[]; firstPaintMs: number }> {
       const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
@@ -154,6 +208,92 @@ describeInBrowser(
       await page.close();
     });
 
+    it('an empty service says how to get a board (or `npm run demo`), not "starting…"', async () => {
+      const { page, errors } = await newPage();
+      await page.route('**/boards?limit=1000', (route) =>
+        route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ boards: [] }) }),
+      );
+      await page.goto(`${base}/dashboard`);
+      await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'no boards yet');
+      const empty = await page.locator('#empty').textContent();
+      expect(empty).toContain('PUT /admin/boards/:board');
+      expect(empty).toContain('npm run demo');
+      expect(await page.locator('#empty').isVisible()).toBe(true);
+      expect(await page.content()).not.toContain('starting…');
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
+    it('a board with no data says so, and how data gets there', async () => {
+      const { page, errors } = await newPage();
+      await page.goto(`${base}/dashboard?board=quiet`);
+      await page.waitForSelector('#status.live');
+      await page.waitForFunction(() =>
+        /No data in quiet \/ hour yet/.test(document.querySelector('#empty')?.textContent ?? ''),
+      );
+      expect(await page.locator('#empty').textContent()).toContain('POST /boards/quiet/items/:item/increment');
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
+    it('shows views with their mode, why a rising item is listed, and that a view keeps no history', async () => {
+      const { page, errors } = await newPage();
+      await page.goto(`${base}/dashboard?board=videos&window=trending`);
+      await page.waitForSelector('#top tbody tr[data-item="v-2"]');
+      const labels = await page.locator('#window option').allTextContents();
+      expect(labels).toEqual(['hour', 'day', 'fading · decay view of hour', 'trending · rising view of hour']);
+      expect(await page.locator('#span').textContent()).toMatch(/^videos \/ trending \(rising view\):/);
+      expect(await page.locator('#top tbody tr[data-item="v-2"] .item small').textContent()).toMatch(
+        /^ 30 vs \d+(\.\d+)? expected · (new|rising)$/,
+      );
+      await page.click('#top tbody tr[data-item="v-2"]');
+      expect(await page.locator('#item-note').textContent()).toContain('a view keeps no history; its window "hour"');
+      // Plain windows say when they keep history.
+      await page.goto(`${base}/dashboard?board=trending&window=10m`);
+      await page.waitForSelector('#top tbody tr');
+      expect(await page.locator('#window option').allTextContents()).toEqual(['10m · history kept', '1h']);
+      expect(await page.locator('#top tbody tr[data-item="post-b"]').getAttribute('title')).toMatch(
+        /^previous rank \d+$/,
+      );
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
+    it('a window still draining (503 WINDOW_DRAINING, Retry-After: 1) is waited for, never shown as an error', async () => {
+      const { page, errors, statuses } = await newPage();
+      const drainingOnce = (pattern: string) => {
+        let answered = false;
+        return page.route(pattern, (route) => {
+          if (answered) return route.continue();
+          answered = true;
+          return route.fulfill({
+            status: 503,
+            contentType: 'application/json',
+            headers: { 'Retry-After': '1' },
+            body: JSON.stringify({
+              statusCode: 503,
+              error: 'Service Unavailable',
+              code: 'WINDOW_DRAINING',
+              message: 'window "10m" of board "trending" is still draining an expired slot; retry after 1 s',
+            }),
+          });
+        });
+      };
+      await drainingOnce('**/boards/trending/stream?**');
+      await drainingOnce('**/boards/trending/items/post-b/history?**');
+      await page.goto(`${base}/dashboard?board=trending&window=10m`);
+      await page.waitForSelector('#status.live', { timeout: 5000 });
+      await page.click('#top tbody tr[data-item="post-b"]');
+      await page.waitForSelector('#sparkline svg polyline', { timeout: 5000 });
+      const seen = await statuses();
+      expect(seen).toContain('catching up…');
+      expect(seen.filter((text) => /refused|lost|WINDOW_DRAINING|draining/.test(text))).toEqual([]);
+      expect(await page.locator('#item-note').textContent()).toMatch(/Rank at each of the last \d+ slot boundaries/);
+      // The browser reports each 503 it received; nothing else went wrong.
+      expect(errors.filter((text) => !/status of 503/.test(text))).toEqual([]);
+      await page.close();
+    });
+
     it('serves the page with its own scripts only (CSP) and the API security headers on its data', async () => {
       const page = await http().get('/dashboard').expect(200);
       expect(page.headers['content-type']).toMatch(/^text\/html/);
@@ -164,6 +304,10 @@ describeInBrowser(
         .expect(200)
         .expect('content-type', /javascript/);
       await http().get('/dashboard/dashboard.css').expect(200).expect('content-type', /css/);
+      await http()
+        .get('/dashboard/kit.js')
+        .expect(200)
+        .expect('content-type', /javascript/);
     });
   },
 );

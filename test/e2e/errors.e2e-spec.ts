@@ -76,6 +76,33 @@ describe('error bodies carry a stable code', () => {
     });
   });
 
+  it.each([
+    ['PATCH', '/boards/b/top', 'GET, HEAD'],
+    ['OPTIONS', '/boards/b/items/x/increment', 'POST'],
+    ['DELETE', '/counters/c/increment', 'POST'],
+    ['POST', '/admin/boards/b', 'PUT, DELETE'],
+  ])('%s %s, a known path with a wrong method: 405 METHOD_NOT_ALLOWED with Allow: %s', async (method, path, allow) => {
+    const response = await http()[method.toLowerCase() as 'patch'](path);
+    expect([response.status, response.headers.allow, response.body]).toEqual([
+      405,
+      allow,
+      {
+        statusCode: 405,
+        error: 'Method Not Allowed',
+        code: 'METHOD_NOT_ALLOWED',
+        message: `${method} is not allowed on this path; it answers ${allow} (see the Allow header)`,
+      },
+    ]);
+    expect(response.headers['x-request-id']).toBeDefined();
+  });
+
+  it('an unknown path stays a 404 ROUTE_NOT_FOUND whatever the method', async () => {
+    for (const method of ['get', 'patch', 'options'] as const) {
+      const response = await http()[method]('/nowhere/at/all');
+      expect([method, response.status, response.body.code]).toEqual([method, 404, 'ROUTE_NOT_FOUND']);
+    }
+  });
+
   it('a client over the write rate answers RATE_LIMITED with Retry-After', async () => {
     const strict = await startTestApp(redis, clock, { RATE_LIMIT_PER_SEC: '1', RATE_LIMIT_BURST: '1' });
     try {

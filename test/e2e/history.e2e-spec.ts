@@ -115,6 +115,25 @@ describe('history over HTTP', () => {
     expect(pages[0].nextFrom).toBe(T0_SEC + 360);
   });
 
+  it('a view has no history: the 404 says so and names the window to read, never advising snapshots', async () => {
+    await http()
+      .put('/admin/boards/v')
+      .set(ADMIN)
+      .send({
+        windows: [{ name: 'm', period: '10m', interval: '1m', snapshots: { keep: 10, top: 2 } }],
+        views: [{ name: 'fading', mode: 'decay', window: 'm', halfLife: '5m' }],
+      })
+      .expect(201);
+    for (const path of ['/boards/v/history?window=fading', '/boards/v/items/a/history?window=fading']) {
+      const res = await http().get(path);
+      expect([res.status, res.body.code, res.body.message]).toEqual([
+        404,
+        'SNAPSHOT_NOT_FOUND',
+        '"fading" of board "v" is a view: views keep no history (read the history of its window: ?window=m)',
+      ]);
+    }
+  });
+
   it('refuses bad input with a 4xx and a stable code', async () => {
     const bad = async (path: string, status: number, code: string) => {
       const res = await http().get(path);

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, stopChild } from '../support/processes';
@@ -9,7 +10,7 @@ const MAIN = join(__dirname, '../../src/main.ts');
 const TS_NODE = ['-r', 'ts-node/register/transpile-only', MAIN];
 
 type Line = Record<string, unknown> & { level: number; msg: string };
-const LEVEL = { info: 30, error: 50, fatal: 60 };
+const LEVEL = { info: 30, warn: 40, error: 50, fatal: 60 };
 
 /** Waits until `found` holds, checking every 50 ms. */
 async function until(found: () => boolean, timeoutMs = 20_000): Promise<void> {
@@ -18,6 +19,25 @@ async function until(found: () => boolean, timeoutMs = 20_000): Promise<void> {
     if (performance.now() > deadline) throw new Error('timed out waiting for a log line');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Runs the service until it exits by itself (a failed boot); answers its exit code and output. */
+function runToExit(env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, TS_NODE, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) =>
+    child.on('exit', (status) => {
+      clearTimeout(killer);
+      resolve({ status, stdout, stderr });
+    }),
+  );
 }
 
 describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
@@ -42,18 +62,42 @@ describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
       pending = complete.pop()!;
       for (const line of complete.filter(Boolean)) lines.push(JSON.parse(line) as Line);
     });
-    await until(() => withMsg(/successfully started/).length > 0, 30_000);
+    await until(() => withMsg(/^trendboard ready on/).length > 0, 30_000);
   });
   afterAll(async () => {
     await stopChild(service);
     await redis.stop();
   });
 
-  it('boots in a few lines at info', () => {
-    // Fastify's listening line, Nest's two, and the warning that no API key is configured.
+  it('boots in a few lines at info, saying it is ready only once the port is bound', () => {
+    // Fastify's listening line, Nest's start line, ours, and the warning that no API key is configured.
     expect(lines.length).toBeLessThanOrEqual(5);
     expect(lines.every((line) => line.level < LEVEL.error)).toBe(true);
-    expect(withMsg(/^Server listening at http:\/\/127\.0\.0\.1:\d+$/)).toHaveLength(1);
+    expect(withMsg(/successfully started/)).toEqual([]);
+    const listening = lines.findIndex((line) => /^Server listening at http:\/\/127\.0\.0\.1:\d+$/.test(line.msg));
+    const ready = lines.findIndex(
+      (line) => line.msg === `trendboard ready on ${base} (dashboard at /dashboard, API at /docs)`,
+    );
+    expect([listening >= 0, ready > listening]).toEqual([true, true]);
+  });
+
+  it('a port already in use: one fatal line naming PORT and HOST, no start line', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const run = await runToExit({ ...redis.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+      expect(run.status).toBe(1);
+      expect(run.stdout).not.toMatch(/successfully started|ready on/);
+      const written = run.stderr.split('\n').filter(Boolean);
+      expect(written).toHaveLength(1);
+      expect(JSON.parse(written[0])).toMatchObject({
+        level: LEVEL.fatal,
+        msg: `PORT=${port} on HOST=127.0.0.1 is already in use by another process: stop it, or set PORT (or HOST) to another`,
+      });
+    } finally {
+      taken.close();
+    }
   });
 
   it('writes one line per request: method, route pattern, status, duration, request id', async () => {
@@ -82,11 +126,19 @@ describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
     expect(lines.find((line) => line.reqId === 'log-test-503')).toMatchObject({ level: LEVEL.error, status: 503 });
     // ioredis retries every 50-1000 ms meanwhile, each attempt failing.
     await new Promise((resolve) => setTimeout(resolve, 2500));
+    const outage = lines.slice(lines.findIndex((line) => /Redis connection lost/.test(line.msg)));
     await redis.resume();
     await until(() => withMsg(/Redis connection back/).length > 0);
     expect(withMsg(/Redis connection lost/).map((line) => line.level)).toEqual([LEVEL.error]);
+    expect(withMsg(/Redis connection lost/)[0].msg).toMatch(
+      /^Redis connection lost: (nothing accepts connections at \S+|the connection was closed); requests that need Redis answer 503 until it is back$/,
+    );
     expect(withMsg(/Redis connection back/)).toHaveLength(1);
     expect(withMsg(/Redis/).length).toBe(2);
+    // The scheduler (every second) and the access-time flush fail all along: neither says so each time.
+    const loud = outage.filter((line) => line.level >= LEVEL.warn && line.msg !== 'request');
+    expect(loud.map((line) => line.msg)).toEqual([withMsg(/Redis connection lost/)[0].msg]);
+    expect(JSON.stringify(outage)).not.toMatch(/enableOfflineQueue|Stream isn't writeable|ECONNREFUSED/);
   });
 
   it('reports a bad configuration at boot as one JSON line naming the variable', () => {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SystemClock } from '../../src/common/clock';
@@ -21,6 +21,8 @@ function pages(): Array<{ path: string; text: string }> {
 interface Command {
   text: string;
   shown?: string;
+  /** The page it is on (set where one run spans pages). */
+  page?: string;
 }
 
 /** The bash blocks of `text` that call the service (not the npm ones): what a reader pastes. */
@@ -103,6 +105,31 @@ function commandsOf(block: string): Command[] {
 }
 
 /**
+ * Pages whose shown answers are checked value by value, not only by shape: the answers there are
+ * deterministic but for their times.
+ */
+const EXACT_PAGES = ['docs/trending.md', 'docs/counters.md', 'docs/stats.md'];
+/** Fields holding a unix time (s): they vary from run to run. */
+const TIME_FIELDS = new Set(['at', 'from', 'to', 'since', 'hourStart', 't']);
+/** Shown times look current: none before 2025 (the samples once said 2023). */
+const EARLIEST_SHOWN_SEC = Date.UTC(2025, 0, 1) / 1000;
+
+/** `value` with every time field's number replaced by a marker. */
+function untimed(value: unknown, key = ''): unknown {
+  if (Array.isArray(value)) return value.map((entry) => untimed(entry));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, untimed(v, k)]));
+  return TIME_FIELDS.has(key) && typeof value === 'number' ? 'a unix time' : value;
+}
+
+/** Every time field's number in `value`. */
+function shownTimes(value: unknown, key = ''): number[] {
+  if (Array.isArray(value)) return value.flatMap((entry) => shownTimes(entry));
+  if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([k, v]) => shownTimes(v, k));
+  return TIME_FIELDS.has(key) && typeof value === 'number' ? [value] : [];
+}
+
+/**
  * The README's examples, run as written by bash and curl against the service, in README order: every
  * call answers 2xx (curl --fail-with-body), and every answer the README shows as JSON has the shape
  * (the top-level fields) of the real one. So the README cannot drift from the service again.
@@ -133,7 +160,11 @@ describe('the README examples, run as written', () => {
   });
 
   it('every example call succeeds and answers the shape the README shows', async () => {
-    const commands = exampleBlocks().flatMap(commandsOf);
+    const commands = pages().flatMap((page) =>
+      blocksOf(page.text)
+        .flatMap(commandsOf)
+        .map((command) => ({ ...command, page: page.path })),
+    );
     const { status, stderr, lastRun, outputOf } = await runCommands(commands, base);
     // On a failure: the command that failed, its answer (--fail-with-body prints it) and curl's error.
     expect({ status, stderr, lastRun }).toEqual({ status: 0, stderr: '', lastRun: commands.at(-1)?.text });
@@ -151,6 +182,11 @@ describe('the README examples, run as written', () => {
         command.text,
         Object.keys(shown as object).sort(),
       ]);
+      if (EXACT_PAGES.includes(command.page)) {
+        // Every figure as the service sends it (no rounding), times aside: those are of the run.
+        expect([command.text, untimed(real)]).toEqual([command.text, untimed(shown)]);
+        expect([command.text, shownTimes(shown).filter((sec) => sec < EARLIEST_SHOWN_SEC)]).toEqual([command.text, []]);
+      }
       checked++;
     });
     expect(checked).toBeGreaterThanOrEqual(8);
@@ -192,5 +228,28 @@ describe('the README walk-through on a keyed service', () => {
     expect(run.status).not.toBe(0);
     expect(run.lastRun).toMatch(/^tb -X POST .*\/increment/);
     expect(run.stderr).toMatch(/401/);
+  });
+});
+
+/** The contract lives in the repository: a file the pages cite is one a reader can open. */
+describe('files the README and docs/ cite', () => {
+  it('exist in the repository (build output aside)', () => {
+    const texts = [
+      'README.md',
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `docs/${name}`),
+    ];
+    const cited = texts.flatMap((path) =>
+      [
+        ...readFileSync(join(ROOT, path), 'utf8').matchAll(/`([\w./-]+\/[\w.-]+\.(?:md|ts|mjs|js|json|ya?ml|sh))`/g),
+      ].map((match) => `${path}: ${match[1]}`),
+    );
+    expect(cited.length).toBeGreaterThan(10);
+    const missing = cited.filter((entry) => {
+      const file = entry.split(': ')[1];
+      return !file.startsWith('dist/') && !existsSync(join(ROOT, file));
+    });
+    expect(missing).toEqual([]);
   });
 });

@@ -13,6 +13,12 @@
   /** The counter precision shown first (when the counter keeps it): minutes read well on a small chart. */
   const DEFAULT_PRECISION = '60';
 
+  /** Tries of a read answered 503 with Retry-After (a window still draining, a busy instance) before it shows an error. */
+  const MAX_TRIES = 5;
+  /** 503 codes that pass by themselves: the page waits Retry-After and reads again, saying nothing alarming. */
+  const PASSING = new Set(['WINDOW_DRAINING', 'REDIS_BUSY']);
+  const { element, fillSelect, format, lineChart, movementOf, parseEvent, sleep } = window.TrendboardKit;
+
   const $ = (id) => document.getElementById(id);
   const query = new URLSearchParams(location.search);
   const state = { boards: [], board: null, window: null, limit: 10, stream: null, selected: null, live: new Map() };
@@ -21,28 +27,27 @@
   const authHeaders = () => (token() ? { Authorization: `Bearer ${token()}` } : {});
   const path = (...parts) => parts.map(encodeURIComponent).join('/');
 
+  /** How long to wait before reading again, for an answer that asks for it; undefined for a real error. */
+  function retryDelayMs(response, body) {
+    if (response.status !== 503 || !PASSING.has(body.code)) return undefined;
+    return Math.max(1, Number(response.headers.get('Retry-After')) || 1) * 1000;
+  }
+
   async function getJson(url) {
-    const response = await fetch(url, { headers: authHeaders() });
-    const body = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(body.message || `${response.status} ${response.statusText}`);
-    return body;
+    for (let attempt = 1; ; attempt++) {
+      const response = await fetch(url, { headers: authHeaders() });
+      const body = await response.json().catch(() => ({}));
+      if (response.ok) return body;
+      const delay = retryDelayMs(response, body);
+      if (delay === undefined || attempt >= MAX_TRIES)
+        throw new Error(body.message || `${response.status} ${response.statusText}`);
+      await sleep(delay);
+    }
   }
 
   function setStatus(text, live = false) {
     $('status').textContent = text;
     $('status').classList.toggle('live', live);
-  }
-
-  function element(tag, text, className) {
-    const node = document.createElement(tag);
-    if (text !== undefined) node.textContent = String(text);
-    if (className) node.className = className;
-    return node;
-  }
-
-  function fillSelect(select, values, chosen) {
-    select.replaceChildren(...values.map((value) => element('option', value)));
-    if (chosen !== undefined && values.includes(chosen)) select.value = chosen;
   }
 
   // ---- boards and the live top ----
@@ -51,7 +56,17 @@
     const { boards } = await getJson('/boards?limit=1000');
     state.boards = boards;
     $('empty').hidden = boards.length > 0;
-    if (boards.length === 0) return;
+    if (boards.length === 0) {
+      setStatus('no boards yet');
+      showEmpty(
+        'No board yet. Create one with ',
+        code('PUT /admin/boards/:board'),
+        " (the README's walk-through), or run ",
+        code('npm run demo'),
+        ' to watch a board with live data. It shows here as soon as it exists.',
+      );
+      return;
+    }
     fillSelect(
       $('board'),
       boards.map((b) => b.name),
@@ -60,19 +75,34 @@
     selectBoard($('board').value, query.get('window') ?? undefined);
   }
 
+  const code = (text) => element('code', text);
+
+  function showEmpty(...parts) {
+    $('empty').replaceChildren(...parts);
+    $('empty').hidden = false;
+  }
+
   /** The windows and views of a board: each is read the same way. */
   function readablesOf(board) {
     return [...board.windows, ...(board.views ?? [])];
   }
 
+  /** A window says whether it keeps history; a view says its mode and the window it reads. */
+  function labelOf(readable) {
+    if (readable.mode)
+      return { value: readable.name, label: `${readable.name} · ${readable.mode} view of ${readable.window}` };
+    return { value: readable.name, label: readable.snapshots ? `${readable.name} · history kept` : readable.name };
+  }
+
+  function readableNamed(name) {
+    const board = state.boards.find((b) => b.name === state.board);
+    return readablesOf(board ?? { windows: [] }).find((w) => w.name === name);
+  }
+
   function selectBoard(name, windowName) {
     state.board = name;
     const board = state.boards.find((b) => b.name === name);
-    fillSelect(
-      $('window'),
-      readablesOf(board).map((w) => w.name),
-      windowName,
-    );
+    fillSelect($('window'), readablesOf(board).map(labelOf), windowName);
     selectWindow($('window').value);
   }
 
@@ -93,16 +123,6 @@
     void runStream(state.board, state.window, state.limit, controller.signal);
   }
 
-  function sleep(ms, signal) {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
-
   /** Reads the event stream until aborted; reconnects with Last-Event-ID (the server answers a fresh snapshot). */
   async function runStream(board, windowName, limit, signal) {
     let lastId = '';
@@ -114,6 +134,13 @@
         });
         if (!response.ok) {
           const body = await response.json().catch(() => ({}));
+          const delay = retryDelayMs(response, body);
+          if (delay !== undefined) {
+            // A window still draining an expired slot (or a busy instance): it passes within a second or so.
+            setStatus('catching up…');
+            await sleep(delay, signal);
+            continue;
+          }
           setStatus(`stream refused: ${body.message || response.status}`);
         } else {
           setStatus('live', true);
@@ -141,36 +168,30 @@
     }
   }
 
-  function parseEvent(block) {
-    const event = {};
-    for (const line of block.split('\n')) {
-      const match = /^(id|event|data): ?(.*)$/.exec(line);
-      if (match) event[match[1]] = match[2];
-    }
-    return event;
-  }
-
-  function movementOf(row) {
-    if (row.previousRank === null || row.previousRank === undefined) return { text: 'new', className: 'new' };
-    if (row.previousRank > row.rank) return { text: `▲ ${row.previousRank - row.rank}`, className: 'up' };
-    if (row.previousRank < row.rank) return { text: `▼ ${row.rank - row.previousRank}`, className: 'down' };
-    return { text: '=', className: 'same' };
-  }
-
   function renderTop(listing) {
     const from = new Date(listing.from * 1000).toLocaleTimeString();
     const to = new Date(listing.to * 1000).toLocaleTimeString();
-    $('span').textContent = `${listing.board} / ${listing.window}: ${from} – ${to} · version ${listing.version}`;
+    // The stream's listing names no mode: the board's config says what the window is.
+    const mode = listing.mode ?? readableNamed(listing.window)?.mode;
+    const kind = mode ? ` (${mode} view)` : '';
+    const draining = listing.draining ? ' · catching up: an expired slot is still being cleared' : '';
+    $('span').textContent =
+      `${listing.board} / ${listing.window}${kind}: ${from} – ${to} · version ${listing.version}${draining}`;
     const rows = listing.items.map((row) => {
       const move = movementOf(row);
       const tr = element('tr');
       tr.dataset.item = row.item;
+      const item = element('td', row.item, 'item');
+      // A rising view says why an item is listed: what it did against what it usually does.
+      if (row.phase)
+        item.append(element('small', ` ${row.observed} vs ${format(row.expected)} expected · ${row.phase}`, 'muted'));
       tr.append(
         element('td', row.rank, 'rank'),
         element('td', move.text, `move ${move.className}`),
-        element('td', row.item, 'item'),
-        element('td', row.score, 'num score'),
+        item,
+        element('td', format(row.score), 'num score'),
       );
+      if (row.previousRank !== null && row.previousRank !== undefined) tr.title = `previous rank ${row.previousRank}`;
       if (row.item === state.selected) tr.classList.add('selected');
       tr.addEventListener('click', () => selectItem(row.item));
       remember(row);
@@ -178,7 +199,16 @@
     });
     $('top').tBodies[0].replaceChildren(...rows);
     $('empty').hidden = rows.length > 0;
-    if (rows.length === 0) $('empty').textContent = 'No items in this window yet.';
+    if (rows.length === 0) {
+      const where = `${listing.board} / ${listing.window}`;
+      if (mode) showEmpty(`Nothing in ${where} yet: it lists items as writes reach its window.`);
+      else
+        showEmpty(
+          `No data in ${where} yet: write to it (`,
+          code(`POST /boards/${listing.board}/items/:item/increment`),
+          ') and it shows here live.',
+        );
+    }
     if (state.selected && !keepsSnapshots()) drawSparkline(state.live.get(state.selected) ?? [], 'score');
   }
 
@@ -189,8 +219,7 @@
   }
 
   function keepsSnapshots() {
-    const board = state.boards.find((b) => b.name === state.board);
-    return Boolean(readablesOf(board ?? { windows: [] }).find((w) => w.name === state.window)?.snapshots);
+    return Boolean(readableNamed(state.window)?.snapshots);
   }
 
   async function selectItem(item) {
@@ -198,7 +227,10 @@
     for (const tr of $('top').tBodies[0].rows) tr.classList.toggle('selected', tr.dataset.item === item);
     $('item-name').textContent = item;
     if (!keepsSnapshots()) {
-      $('item-note').textContent = 'Score as the stream showed it (this window keeps no snapshots).';
+      const view = readableNamed(state.window);
+      $('item-note').textContent = view?.mode
+        ? `Score as the stream showed it (a view keeps no history; its window "${view.window}" does when it keeps snapshots).`
+        : 'Score as the stream showed it (this window keeps no snapshots).';
       drawSparkline(state.live.get(item) ?? [], 'score');
       return;
     }
@@ -220,45 +252,6 @@
         field === 'rank',
       ),
     );
-  }
-
-  function lineChart(points, inverted) {
-    const width = 300;
-    const height = 120;
-    const pad = 14;
-    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-    svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-    svg.setAttribute('role', 'img');
-    if (points.length === 0) {
-      const text = document.createElementNS(svg.namespaceURI, 'text');
-      text.setAttribute('x', String(pad));
-      text.setAttribute('y', String(height / 2));
-      text.textContent = 'no data yet';
-      svg.append(text);
-      return svg;
-    }
-    const xs = points.map((p) => p.x);
-    const ys = points.map((p) => p.y);
-    const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-    const sx = (x) => pad + ((x - minX) / (maxX - minX || 1)) * (width - 2 * pad);
-    const sy = (y) => {
-      const share = (y - minY) / (maxY - minY || 1);
-      return pad + (inverted ? share : 1 - share) * (height - 2 * pad);
-    };
-    const line = document.createElementNS(svg.namespaceURI, 'polyline');
-    line.setAttribute('points', points.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(' '));
-    svg.append(line);
-    const last = points[points.length - 1];
-    const dot = document.createElementNS(svg.namespaceURI, 'circle');
-    dot.setAttribute('cx', sx(last.x).toFixed(1));
-    dot.setAttribute('cy', sy(last.y).toFixed(1));
-    dot.setAttribute('r', '3');
-    const label = document.createElementNS(svg.namespaceURI, 'text');
-    label.setAttribute('x', String(pad));
-    label.setAttribute('y', '10');
-    label.textContent = inverted ? `rank ${minY}–${maxY}, now ${last.y}` : `${minY}–${maxY}, now ${last.y}`;
-    svg.append(dot, label);
-    return svg;
   }
 
   // ---- counters ----
@@ -323,10 +316,6 @@
     }
   }
 
-  function format(value) {
-    return typeof value === 'number' && !Number.isInteger(value) ? value.toPrecision(4) : String(value ?? '—');
-  }
-
   // ---- admin panels ----
 
   async function loadAdmin() {
@@ -375,6 +364,8 @@
   // ---- wiring ----
 
   function refresh() {
+    // An empty service is looked at again: a board made meanwhile (or by `npm run demo`) shows up by itself.
+    if (state.boards.length === 0) void loadBoards().catch((error) => setStatus(error.message));
     void loadCounters().catch((error) => ($('counter-note').textContent = error.message));
     void loadAdmin();
   }
@@ -402,7 +393,6 @@
     void showStats();
   });
 
-  void loadBoards().catch((error) => setStatus(error.message));
   refresh();
   setInterval(refresh, REFRESH_MS);
 })();

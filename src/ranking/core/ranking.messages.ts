@@ -26,6 +26,9 @@ export const RANKING_MESSAGES = {
   windowNameTwice: (field: string, name: string) => `${field}.name "${name}" is used twice`,
   keepsNoSnapshots: (board: string, window: string) =>
     `window "${window}" of board "${board}" keeps no snapshots (give it "snapshots": { "keep", "top" } in the board config)`,
+  // A view is computed from its window on each read: there is nothing of it to keep, so point at the window.
+  viewKeepsNoHistory: (board: string, view: string, window: string) =>
+    `"${view}" of board "${board}" is a view: views keep no history (read the history of its window: ?window=${window})`,
   noSnapshot: (board: string, window: string, atSec: number | undefined) =>
     atSec === undefined
       ? `window "${window}" of board "${board}" has no snapshot yet (one is taken at each slot boundary)`

@@ -37,7 +37,7 @@ export class HistoryService {
           items: found.items,
         };
       },
-      (_, view) => missingSnapshot(name, view.name, false, atSec),
+      (_, view) => viewHasNoHistory(name, view),
     );
   }
 
@@ -64,9 +64,14 @@ export class HistoryService {
         if (!keeps) missingSnapshot(name, window.name, false, undefined);
         return { board: name, window: window.name, item, points, nextFrom: nextSec };
       },
-      (_, view) => missingSnapshot(name, view.name, false, undefined),
+      (_, view) => viewHasNoHistory(name, view),
     );
   }
+}
+
+/** A view is computed from its window on each read: it keeps no history, so the answer names the window. */
+function viewHasNoHistory(board: string, view: { name: string; window: string }): never {
+  throw new NotFoundError('SNAPSHOT_NOT_FOUND', M.viewKeepsNoHistory(board, view.name, view.window));
 }
 
 function missingSnapshot(board: string, window: string, keeps: boolean, atSec: number | undefined): never {

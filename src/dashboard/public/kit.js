@@ -1,0 +1,91 @@
+// trendboard's dashboard kit: DOM helpers, the event-stream parser and hand-drawn SVG line charts
+// (no library), kept apart from the page's logic in dashboard.js.
+'use strict';
+
+window.TrendboardKit = (() => {
+  function element(tag, text, className) {
+    const node = document.createElement(tag);
+    if (text !== undefined) node.textContent = String(text);
+    if (className) node.className = className;
+    return node;
+  }
+
+  /** Fills a select with values (strings, or { value, label }) and keeps `chosen` when it is one of them. */
+  function fillSelect(select, values, chosen) {
+    const options = values.map((entry) => (typeof entry === 'string' ? { value: entry, label: entry } : entry));
+    select.replaceChildren(...options.map(({ value, label }) => Object.assign(element('option', label), { value })));
+    if (chosen !== undefined && options.some((option) => option.value === chosen)) select.value = chosen;
+  }
+
+  function sleep(ms, signal) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      signal?.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  function parseEvent(block) {
+    const event = {};
+    for (const line of block.split('\n')) {
+      const match = /^(id|event|data): ?(.*)$/.exec(line);
+      if (match) event[match[1]] = match[2];
+    }
+    return event;
+  }
+
+  function movementOf(row) {
+    if (row.previousRank === null || row.previousRank === undefined) return { text: 'new', className: 'new' };
+    if (row.previousRank > row.rank) return { text: `▲ ${row.previousRank - row.rank}`, className: 'up' };
+    if (row.previousRank < row.rank) return { text: `▼ ${row.rank - row.previousRank}`, className: 'down' };
+    return { text: '=', className: 'same' };
+  }
+
+  function format(value) {
+    return typeof value === 'number' && !Number.isInteger(value) ? value.toPrecision(4) : String(value ?? '—');
+  }
+
+  /** A line chart of points ({ x, y }); `inverted` puts the smallest y at the top (ranks). */
+  function lineChart(points, inverted) {
+    const width = 300;
+    const height = 120;
+    const pad = 14;
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+    svg.setAttribute('role', 'img');
+    if (points.length === 0) {
+      const text = document.createElementNS(svg.namespaceURI, 'text');
+      text.setAttribute('x', String(pad));
+      text.setAttribute('y', String(height / 2));
+      text.textContent = 'no data yet';
+      svg.append(text);
+      return svg;
+    }
+    const xs = points.map((p) => p.x);
+    const ys = points.map((p) => p.y);
+    const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+    const sx = (x) => pad + ((x - minX) / (maxX - minX || 1)) * (width - 2 * pad);
+    const sy = (y) => {
+      const share = (y - minY) / (maxY - minY || 1);
+      return pad + (inverted ? share : 1 - share) * (height - 2 * pad);
+    };
+    const line = document.createElementNS(svg.namespaceURI, 'polyline');
+    line.setAttribute('points', points.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(' '));
+    svg.append(line);
+    const last = points[points.length - 1];
+    const dot = document.createElementNS(svg.namespaceURI, 'circle');
+    dot.setAttribute('cx', sx(last.x).toFixed(1));
+    dot.setAttribute('cy', sy(last.y).toFixed(1));
+    dot.setAttribute('r', '3');
+    const label = document.createElementNS(svg.namespaceURI, 'text');
+    label.setAttribute('x', String(pad));
+    label.setAttribute('y', '10');
+    label.textContent = inverted ? `rank ${minY}–${maxY}, now ${last.y}` : `${minY}–${maxY}, now ${last.y}`;
+    svg.append(dot, label);
+    return svg;
+  }
+
+  return { element, fillSelect, format, lineChart, movementOf, parseEvent, sleep };
+})();
