@@ -1117,6 +1117,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1126,6 +1128,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1135,6 +1139,8 @@ export interface operations {
             /** @description ADMIN_TOKEN_MISSING */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1144,6 +1150,43 @@ export interface operations {
             /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1153,6 +1196,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1176,6 +1223,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1185,6 +1234,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1194,6 +1245,8 @@ export interface operations {
             /** @description ADMIN_TOKEN_MISSING */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1203,6 +1256,19 @@ export interface operations {
             /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1212,6 +1278,54 @@ export interface operations {
             /** @description API_KEY_EXISTS, API_KEYS_FULL */
             409: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BODY_TOO_LARGE: over the route's body size (1 MB for a batch, 64 KB elsewhere) */
+            413: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json */
+            415: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1221,6 +1335,21 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1244,6 +1373,8 @@ export interface operations {
             /** @description Revoked */
             204: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1251,6 +1382,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1260,6 +1393,8 @@ export interface operations {
             /** @description ADMIN_TOKEN_MISSING */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1269,6 +1404,8 @@ export interface operations {
             /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1278,6 +1415,43 @@ export interface operations {
             /** @description API_KEY_NOT_FOUND */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1287,6 +1461,21 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1306,9 +1495,33 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
             };
         };
     };
@@ -1324,13 +1537,41 @@ export interface operations {
             /** @description Redis answered */
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description NOT_READY: `message` names what is down, `details` holds each dependency */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1351,6 +1592,8 @@ export interface operations {
             /** @description Prometheus text format 0.0.4 */
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1360,6 +1603,8 @@ export interface operations {
             /** @description METRICS_TOKEN_MISSING */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1369,6 +1614,43 @@ export interface operations {
             /** @description METRICS_TOKEN_INVALID */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1391,6 +1673,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1400,6 +1684,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1409,6 +1695,8 @@ export interface operations {
             /** @description ADMIN_TOKEN_MISSING */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1418,6 +1706,43 @@ export interface operations {
             /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1427,6 +1752,10 @@ export interface operations {
             /** @description ADMIN_DISABLED: neither ADMIN_TOKEN nor an admin key is configured */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1456,6 +1785,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1464,6 +1795,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1473,6 +1806,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1482,6 +1817,8 @@ export interface operations {
             /** @description ADMIN_TOKEN_MISSING */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1491,6 +1828,19 @@ export interface operations {
             /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1500,6 +1850,54 @@ export interface operations {
             /** @description BOARD_CONFIG_CONFLICT: a window would change (use reset=true) */
             409: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BODY_TOO_LARGE: over the route's body size (1 MB for a batch, 64 KB elsewhere) */
+            413: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json */
+            415: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1509,6 +1907,21 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1532,6 +1945,8 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1539,6 +1954,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1548,6 +1965,8 @@ export interface operations {
             /** @description ADMIN_TOKEN_MISSING */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1557,6 +1976,8 @@ export interface operations {
             /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1566,6 +1987,43 @@ export interface operations {
             /** @description BOARD_NOT_FOUND */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1575,6 +2033,21 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1599,6 +2072,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1608,6 +2083,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1617,6 +2094,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1626,6 +2105,43 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1635,6 +2151,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1657,6 +2177,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1666,6 +2188,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1675,6 +2199,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1684,6 +2210,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1693,6 +2221,43 @@ export interface operations {
             /** @description BOARD_NOT_FOUND */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1702,6 +2267,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1733,6 +2302,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key (nothing applied again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1742,6 +2315,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1751,6 +2326,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1760,6 +2337,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1769,6 +2348,19 @@ export interface operations {
             /** @description BOARD_NOT_FOUND */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1778,6 +2370,30 @@ export interface operations {
             /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied) */
             409: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BODY_TOO_LARGE: over the route's body size (1 MB for a batch, 64 KB elsewhere) */
+            413: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json */
+            415: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1787,15 +2403,32 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting */
+            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1805,6 +2438,21 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1834,6 +2482,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key (nothing applied again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1843,6 +2495,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1852,6 +2506,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1861,6 +2517,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1870,6 +2528,19 @@ export interface operations {
             /** @description BOARD_NOT_FOUND */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1879,6 +2550,30 @@ export interface operations {
             /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied) */
             409: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BODY_TOO_LARGE: over the route's body size (1 MB for a batch, 64 KB elsewhere) */
+            413: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json */
+            415: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1888,15 +2583,32 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting */
+            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1906,6 +2618,21 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1937,6 +2664,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key (nothing applied again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1946,6 +2677,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1955,6 +2688,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1964,6 +2699,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1973,6 +2710,19 @@ export interface operations {
             /** @description BOARD_NOT_FOUND */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1982,6 +2732,30 @@ export interface operations {
             /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied) */
             409: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BODY_TOO_LARGE: over the route's body size (1 MB for a batch, 64 KB elsewhere) */
+            413: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json */
+            415: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1991,15 +2765,32 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting */
+            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2009,6 +2800,21 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2038,6 +2844,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key (nothing applied again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2047,6 +2857,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2056,6 +2868,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2065,6 +2879,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2074,6 +2890,19 @@ export interface operations {
             /** @description BOARD_NOT_FOUND */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2083,6 +2912,8 @@ export interface operations {
             /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied) */
             409: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2092,15 +2923,32 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting */
+            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2110,6 +2958,21 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2137,6 +3000,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2146,6 +3011,8 @@ export interface operations {
             /** @description INVALID_INPUT: a bad query; on a sharded board also offset + limit over 10000 */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2155,6 +3022,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2164,6 +3033,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2173,6 +3044,43 @@ export interface operations {
             /** @description BOARD_NOT_FOUND, WINDOW_NOT_FOUND */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2182,6 +3090,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2209,6 +3121,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2218,6 +3132,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2227,6 +3143,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2236,6 +3154,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2245,6 +3165,43 @@ export interface operations {
             /** @description BOARD_NOT_FOUND, WINDOW_NOT_FOUND */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2254,6 +3211,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2283,6 +3244,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2292,6 +3255,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2301,6 +3266,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2310,6 +3277,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2319,6 +3288,43 @@ export interface operations {
             /** @description BOARD_NOT_FOUND, WINDOW_NOT_FOUND */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2328,6 +3334,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2355,6 +3365,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2364,6 +3376,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2373,6 +3387,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2382,6 +3398,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2395,6 +3413,43 @@ export interface operations {
              */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2404,6 +3459,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2435,6 +3494,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2444,6 +3505,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2453,6 +3516,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2462,6 +3527,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2475,6 +3542,43 @@ export interface operations {
              */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2484,6 +3588,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2512,6 +3620,8 @@ export interface operations {
             /** @description Server-Sent Events */
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2521,6 +3631,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2530,6 +3642,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2539,6 +3653,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2548,6 +3664,19 @@ export interface operations {
             /** @description BOARD_NOT_FOUND, WINDOW_NOT_FOUND */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2557,6 +3686,21 @@ export interface operations {
             /** @description STREAM_LIMIT: this client (API key, else address) holds STREAM_MAX_PER_CLIENT streams; RATE_LIMITED: the read budget lacks the cost of a stream */
             429: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2566,6 +3710,10 @@ export interface operations {
             /** @description STREAM_CAPACITY: this instance serves its most streams; REDIS_UNAVAILABLE, REDIS_BUSY */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2586,9 +3734,33 @@ export interface operations {
             /** @description text/html */
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
             };
         };
     };
@@ -2613,6 +3785,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key (nothing applied again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2622,6 +3798,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2631,6 +3809,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2640,6 +3820,19 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2649,6 +3842,30 @@ export interface operations {
             /** @description CAPACITY_REACHED: the count would start a new counter beyond MAX_COUNTERS (nothing applied) */
             409: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BODY_TOO_LARGE: over the route's body size (1 MB for a batch, 64 KB elsewhere) */
+            413: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json */
+            415: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2658,15 +3875,32 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting */
+            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2676,6 +3910,21 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2707,6 +3956,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2716,6 +3967,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2725,6 +3978,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2734,6 +3989,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2743,6 +4000,43 @@ export interface operations {
             /** @description Unknown counter */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2752,6 +4046,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2776,6 +4074,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2785,6 +4085,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2794,6 +4096,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2803,6 +4107,43 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2812,6 +4153,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2835,6 +4180,8 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2842,6 +4189,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2851,6 +4200,8 @@ export interface operations {
             /** @description ADMIN_TOKEN_MISSING */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2860,6 +4211,8 @@ export interface operations {
             /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2869,6 +4222,43 @@ export interface operations {
             /** @description Unknown counter */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2878,6 +4268,21 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2905,6 +4310,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2914,6 +4321,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2923,6 +4332,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2932,6 +4343,8 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2941,6 +4354,43 @@ export interface operations {
             /** @description Nothing recorded in that hour */
             404: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2950,6 +4400,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2981,6 +4435,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key (nothing applied again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2990,6 +4448,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2999,6 +4459,8 @@ export interface operations {
             /** @description API_KEY_MISSING, API_KEY_INVALID */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3008,6 +4470,19 @@ export interface operations {
             /** @description API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3017,6 +4492,30 @@ export interface operations {
             /** @description CAPACITY_REACHED: the value would start a new context/type pair beyond MAX_STATS_PAIRS (nothing recorded) */
             409: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BODY_TOO_LARGE: over the route's body size (1 MB for a batch, 64 KB elsewhere) */
+            413: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json */
+            415: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3026,15 +4525,32 @@ export interface operations {
             /** @description IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting */
+            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3044,6 +4560,21 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3065,6 +4596,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3074,6 +4607,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3083,6 +4618,8 @@ export interface operations {
             /** @description ADMIN_TOKEN_MISSING */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3092,6 +4629,43 @@ export interface operations {
             /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3101,6 +4675,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3123,6 +4701,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3132,6 +4712,8 @@ export interface operations {
             /** @description INVALID_INPUT: the message names the field */
             400: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3141,6 +4723,8 @@ export interface operations {
             /** @description ADMIN_TOKEN_MISSING */
             401: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3150,6 +4734,43 @@ export interface operations {
             /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
             403: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3159,6 +4780,10 @@ export interface operations {
             /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
             503: {
                 headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -20,7 +20,7 @@ export const ERROR_TABLE = {
   STATS_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: nothing recorded in that hour" },
   SNAPSHOT_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: the window keeps no snapshots, or none is kept for that time (the message says which)" },
   ROUTE_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: no such route" },
-  METHOD_NOT_ALLOWED: { status: 405, applied: 'no', retryable: false, advice: "no" },
+  METHOD_NOT_ALLOWED: { status: 405, applied: 'no', retryable: false, advice: "no: the path takes only the methods its Allow header lists" },
   REQUEST_TIMEOUT: { status: 408, applied: 'no', retryable: true, advice: "yes, sent promptly: the headers or body came too slowly; the connection was closed" },
   BOARD_CONFIG_CONFLICT: { status: 409, applied: 'no', retryable: false, advice: "no: a window or the shard count would change; repeat with ?reset=true to drop that data" },
   API_KEY_EXISTS: { status: 409, applied: 'no', retryable: false, advice: "no: pick another name, or delete the key first" },
