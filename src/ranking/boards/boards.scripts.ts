@@ -4,8 +4,7 @@ import { intReply, oneOfReply, Reply } from '../../redis/replies';
 import { ScriptCommand, typedScript } from '../../redis/scripts';
 import type { BoardKeys } from '../core/ranking.keys';
 import { BOARD_WRITE_LIBRARIES, WINDOW_LIBRARIES } from '../core/script-call';
-import type { ViewConfig } from '../core/trending-math';
-import type { WindowSpec } from '../core/window-math';
+import type { PutBoardCommand } from '../core/ranking.types';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -38,18 +37,7 @@ export const BOARDS_SCRIPTS = {
     file: join(dir, 'board_put.lua'),
     libraries: WINDOW_LIBRARIES,
     numberOfKeys: 1,
-    build: (call: {
-      keys: BoardKeys;
-      windows: WindowSpec[];
-      /** undefined keeps the stored count (1 for a new board) */
-      shards: number | undefined;
-      /** undefined keeps the stored cap (none for a new board) */
-      maxItems: number | undefined;
-      views: ViewConfig[];
-      reset: boolean;
-      version: string;
-      nowMs: number;
-    }) => ({
+    build: (call: Omit<PutBoardCommand, 'name'> & { keys: BoardKeys }) => ({
       keys: [call.keys.cfg()],
       args: [
         JSON.stringify(call.windows),
