@@ -8,6 +8,6 @@ import { RankingStore } from './ranking.store';
 @Module({
   controllers: [RankingController],
   providers: [RankingStore, BoardCache, RankingService, RankingScheduler],
-  exports: [RankingService, RankingScheduler],
+  exports: [RankingService, RankingScheduler, BoardCache, RankingStore],
 })
 export class RankingModule {}

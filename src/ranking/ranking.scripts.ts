@@ -219,6 +219,8 @@ const writeLibrary = [
   snapshotLibrary,
   join(dir, 'board_write_lib.lua'),
 ];
+/** The libraries every item-writing script of a board prepends, for write scripts of other features (ingest). */
+export const RANKING_WRITE_LIBRARIES: readonly string[] = writeLibrary;
 
 /** Snapshot rows as stored: "\x1e<item>\x1f<score>" each, best first (snapshot_lib.lua). */
 export function parseSnapshotRows(packed: string): ScoredItem[] {
