@@ -7,6 +7,8 @@ import { freePort, stopChild, waitForPing } from './processes';
 
 /** How many messages a fault test sends: small in `npm test`, 200 000 with INGEST_FAULT_MESSAGES=200000. */
 export const FAULT_MESSAGES = Number(process.env.INGEST_FAULT_MESSAGES ?? 6000);
+/** A fault test's time budget: under 60 s for the default size, minutes for the full one. */
+export const FAULT_TIMEOUT_MS = FAULT_MESSAGES > 20_000 ? 900_000 : 60_000;
 
 /** Boards of the fault tests: one unsharded, one of 4 shards; the window every event lands in. */
 export const FAULT_BOARDS = [
