@@ -8,6 +8,7 @@ import { AppErrorFilter } from './common/error.filter';
 import { GovernanceModule } from './governance/governance.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthModule } from './health/health.module';
+import { IngestModule } from './ingest/ingest.module';
 import { LiveModule } from './live/live.module';
 import { RankingModule } from './ranking/ranking.module';
 import { RedisModule } from './redis/redis.module';
@@ -30,6 +31,7 @@ export class AppModule {
         DashboardModule,
         CountersModule,
         StatsModule,
+        IngestModule.forRoot({ ...process.env, ...options.env }),
       ],
       providers: [{ provide: APP_FILTER, useClass: AppErrorFilter }],
     };

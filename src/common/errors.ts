@@ -32,6 +32,7 @@ export const ERROR_CODES = {
     applied: 'no',
     retry: 'no: the window keeps no snapshots, or none is kept for that time (the message says which)',
   },
+  INGEST_SOURCE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
   ROUTE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: no such route' },
   METHOD_NOT_ALLOWED: {
     status: 405,
@@ -67,6 +68,12 @@ export const ERROR_CODES = {
     retry:
       'no: the board holds its maxItems items; existing items keep counting, new ones wait until some leave every window',
   },
+  INGEST_SOURCE_CONFLICT: {
+    status: 409,
+    applied: 'no',
+    retry: 'no: a source of another kind has that name; delete it first or pick another name',
+  },
+  INGEST_SOURCES_FULL: { status: 409, applied: 'no', retry: 'no: delete a source first' },
   CAPACITY_REACHED: {
     status: 409,
     applied: 'no',

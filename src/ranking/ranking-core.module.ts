@@ -46,6 +46,7 @@ import { WritesStore } from './writes/writes.store';
     RankingScheduler,
     RankingService,
   ],
-  exports: [RankingService, RankingScheduler],
+  // BoardCache: stream ingest applies events with the boards' cached configs.
+  exports: [RankingService, RankingScheduler, BoardCache],
 })
 export class RankingCoreModule {}

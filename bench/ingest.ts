@@ -1,0 +1,152 @@
+/**
+ * Stream ingest throughput and lag (`npx ts-node --transpile-only bench/ingest.ts`, ~40 s): the
+ * service in this process (createApp, its ingest on) and a private redis-server holding both the
+ * boards and the stream.
+ *   1. Backlog: BENCH_INGEST_BACKLOG events (default 200 000; 2 boards, one of 4 shards, 1 000 items,
+ *      ~1% invalid) put in the stream first, then the source declared: events/s until the group's lag
+ *      is 0.
+ *   2. Steady rate: BENCH_INGEST_RATE events/s (default 20 000) for BENCH_INGEST_SECONDS (default 10):
+ *      every 50 ms the age of the newest applied event (now minus the ms part of the last stream id
+ *      recorded on the shards), p50/p99/max of those samples: end-to-end lag.
+ *   3. HTTP: GET /boards/one/top (fastify inject, in process) latency p50/p99 with ingest idle and with
+ *      the steady rate running.
+ */
+import Redis from 'ioredis';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApp } from '../src/bootstrap';
+import { stopChild } from '../test/support/processes';
+import { startRedisServer } from './process-stats';
+
+const BACKLOG = Number(process.env.BENCH_INGEST_BACKLOG ?? 200_000);
+const RATE = Number(process.env.BENCH_INGEST_RATE ?? 20_000);
+const SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
+const ADMIN = { authorization: `Bearer ${'b'.repeat(32)}` };
+const PREFIX = 'bench:';
+
+let seq = 0;
+function payload(): string {
+  seq++;
+  if (seq % 100 === 0) return 'not json';
+  const board = seq % 2 === 0 ? 'one' : 'four';
+  return JSON.stringify({ board, item: `item-${(seq * 7919) % 1000}`, amount: 1 + (seq % 3) });
+}
+
+async function add(client: Redis, count: number): Promise<void> {
+  const pipeline = client.pipeline();
+  for (let i = 0; i < count; i++) pipeline.xadd('events', '*', 'event', payload());
+  await pipeline.exec();
+}
+
+async function groupLag(client: Redis): Promise<number> {
+  const groups = (await client.xinfo('GROUPS', 'events')) as unknown[][];
+  if (groups.length === 0) return Infinity;
+  const info = Object.fromEntries(
+    Array.from({ length: groups[0].length / 2 }, (_, i) => [groups[0][2 * i], groups[0][2 * i + 1]]),
+  );
+  return Number(info.lag ?? 0) + Number(info.pending ?? 0);
+}
+
+/** The newest stream id applied on any shard of the boards (ms part). */
+async function lastAppliedMs(client: Redis): Promise<number> {
+  const keys = await client.keys(`{${PREFIX}board:*}:ingest:*`);
+  const lasts = await Promise.all(keys.map((key) => client.hget(key, 'last')));
+  return Math.max(...lasts.map((last) => Number((last ?? '0-0').split('-')[0])));
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+async function httpLatency(app: NestFastifyApplication, requests: number): Promise<{ p50: number; p99: number }> {
+  const fastify = app.getHttpAdapter().getInstance();
+  const times: number[] = [];
+  for (let i = 0; i < requests; i++) {
+    const started = performance.now();
+    await fastify.inject({ method: 'GET', url: '/boards/one/top?limit=10' });
+    times.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+async function main(): Promise<void> {
+  const redis = await startRedisServer();
+  const client = new Redis(redis.url);
+  const app = await createApp({
+    logDestination: { write: () => undefined },
+    env: {
+      REDIS_URL: redis.url,
+      KEY_PREFIX: PREFIX,
+      ADMIN_TOKEN: 'b'.repeat(32),
+      LOG_LEVEL: 'error',
+      INGEST_REFRESH_MS: '200',
+    },
+  });
+  await app.init();
+  const fastify = app.getHttpAdapter().getInstance();
+  try {
+    for (const [name, shards] of [
+      ['one', 1],
+      ['four', 4],
+    ] as const)
+      await fastify.inject({
+        method: 'PUT',
+        url: `/admin/boards/${name}`,
+        headers: ADMIN,
+        payload: { windows: [{ period: '1h', interval: '1m' }], shards },
+      });
+    const idle = await httpLatency(app, 300);
+
+    for (let added = 0; added < BACKLOG; added += 5000) await add(client, Math.min(5000, BACKLOG - added));
+    const started = performance.now();
+    await fastify.inject({
+      method: 'PUT',
+      url: '/admin/ingest/events',
+      headers: ADMIN,
+      payload: { kind: 'redis-stream', stream: 'events' },
+    });
+    while ((await groupLag(client)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const backlogSec = (performance.now() - started) / 1000;
+    console.log(
+      `backlog: ${BACKLOG} events in ${backlogSec.toFixed(2)} s = ${Math.round(BACKLOG / backlogSec)} events/s`,
+    );
+
+    const lags: number[] = [];
+    const tickMs = 10;
+    const perTick = RATE / (1000 / tickMs);
+    const steadyStart = performance.now();
+    let sent = 0;
+    const producer = (async () => {
+      while (performance.now() - steadyStart < SECONDS * 1000) {
+        const due = Math.floor(((performance.now() - steadyStart) / 1000) * RATE) - sent;
+        if (due > 0) {
+          await add(client, due);
+          sent += due;
+        }
+        await new Promise((resolve) => setTimeout(resolve, tickMs));
+      }
+    })();
+    const sampler = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      while (performance.now() - steadyStart < SECONDS * 1000) {
+        lags.push(Date.now() - (await lastAppliedMs(client)));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    const busy = await httpLatency(app, Math.floor(((SECONDS - 2) * 1000) / 10));
+    await Promise.all([producer, sampler]);
+    console.log(
+      `steady ${RATE} events/s (${sent} sent in ${SECONDS} s, ${perTick} per ${tickMs} ms): age of the newest applied event p50 ${percentile(lags, 50)} ms, p99 ${percentile(lags, 99)} ms, max ${Math.max(...lags)} ms`,
+    );
+    console.log(
+      `HTTP GET top: idle p50 ${idle.p50.toFixed(2)} ms p99 ${idle.p99.toFixed(2)} ms; under ingest p50 ${busy.p50.toFixed(2)} ms p99 ${busy.p99.toFixed(2)} ms`,
+    );
+  } finally {
+    await app.close();
+    client.disconnect();
+    await stopChild(redis.child);
+  }
+}
+
+void main();

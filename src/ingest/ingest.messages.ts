@@ -1,0 +1,9 @@
+/** Messages of the ingest feature's errors. */
+export const INGEST_MESSAGES = {
+  sourceNotFound: (name: string) => `ingest source "${name}" does not exist`,
+  sourcesFull: (most: number) => `at most ${most} ingest sources may be declared; delete one first`,
+  fieldFor: (field: string, kind: string) => `${field} does not apply to a ${kind} source`,
+  fieldNeeded: (field: string, kind: string) => `${field} is required for a ${kind} source`,
+  kindChanged: (name: string, kind: string) =>
+    `ingest source "${name}" is a ${kind} source; delete it first to declare another kind under that name`,
+};

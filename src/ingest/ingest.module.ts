@@ -1,0 +1,26 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { RankingCoreModule } from '../ranking/ranking-core.module';
+import { IngestController } from './ingest.controller';
+import { IngestMetrics } from './ingest.metrics';
+import { IngestService } from './ingest.service';
+import { IngestSettings, validateIngestSettings } from './ingest.settings';
+import { IngestStore } from './ingest.store';
+
+/** Stream ingest: sources declared by admin routes, consumed with exactly-once effect (docs/ingest.md). */
+@Module({})
+export class IngestModule {
+  /** `env`: the environment the app was started with (INGEST_* validated here, at boot). */
+  static forRoot(env: Record<string, unknown>): DynamicModule {
+    return {
+      module: IngestModule,
+      imports: [RankingCoreModule],
+      controllers: [IngestController],
+      providers: [
+        { provide: IngestSettings, useValue: validateIngestSettings(env) },
+        IngestStore,
+        IngestMetrics,
+        IngestService,
+      ],
+    };
+  }
+}

@@ -1,0 +1,96 @@
+import { join } from 'node:path';
+import { Reply } from '../redis/replies';
+import { ScriptCommand, typedScript } from '../redis/scripts';
+import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
+import { BOARD_WRITE_LIBRARIES } from '../ranking/core/script-call';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    tbIngestApply: ScriptCommand<Context>;
+    tbIngestLease: ScriptCommand<Context>;
+  }
+}
+
+/** One event of a batch bound for one board shard, with the identity of the message that carried it. */
+export interface IngestEntry {
+  /** "<hi>-<lo>": a stream entry id, or "<sequence>-0" for JetStream; ascending within a call. */
+  id: string;
+  item: string;
+  amount: number;
+  atMs: number;
+}
+
+/** What the script did with one entry: applied now, applied by an earlier call, or refused (the reason). */
+export type EntryOutcome = { kind: 'applied' } | { kind: 'skipped' } | { kind: 'refused'; reason: string };
+
+export interface ApplyReply {
+  draining: boolean;
+  dueMs: number;
+  applied: number;
+  outcomes: EntryOutcome[];
+}
+
+export interface ApplyCall {
+  board: PreparedBoard;
+  shard: ShardKeys;
+  progressKey: string;
+  nowMs: number;
+  budgetFields: number;
+  epoch: number;
+  entries: IngestEntry[];
+}
+
+export interface LeaseCall {
+  lease: string;
+  epochKey: string;
+  instance: string;
+  leaseMs: number;
+  release?: boolean;
+}
+
+export const INGEST_SCRIPTS = {
+  /** Answers the caller's epoch while it holds the source's lease, 0 when it does not. */
+  lease: typedScript({
+    name: 'tbIngestLease',
+    file: join(__dirname, 'scripts', 'lease.lua'),
+    numberOfKeys: 2,
+    build: (call: LeaseCall) => ({
+      keys: [call.lease, call.epochKey],
+      args: [call.instance, call.leaseMs, call.release ? 1 : 0],
+    }),
+    decode: (raw): number => new Reply('tbIngestLease', [raw]).int(0),
+  }),
+
+  apply: typedScript({
+    name: 'tbIngestApply',
+    file: join(__dirname, 'scripts', 'ingest_apply.lua'),
+    libraries: BOARD_WRITE_LIBRARIES,
+    numberOfKeys: 'dynamic',
+    build: (call: ApplyCall) => ({
+      keys: [...call.shard.incrementKeys, call.progressKey],
+      args: [
+        call.board.config.version,
+        call.nowMs,
+        call.budgetFields,
+        ...call.board.windowArgs,
+        call.epoch,
+        ...call.entries.flatMap((entry) => [entry.id, entry.item, entry.amount, entry.atMs]),
+      ],
+    }),
+    decode: (raw, call): ApplyReply => {
+      const reply = new Reply('tbIngestApply', raw).expectLength(3 + call.entries.length);
+      return {
+        draining: reply.flag(0),
+        dueMs: reply.int(1),
+        applied: reply.int(2),
+        outcomes: call.entries.map((_, i): EntryOutcome => {
+          const text = reply.string(3 + i);
+          if (text === 'a') return { kind: 'applied' };
+          if (text === 's') return { kind: 'skipped' };
+          if (text.startsWith('r:')) return { kind: 'refused', reason: text.slice(2) };
+          throw reply.unexpected(3 + i, '"a", "s" or "r:<reason>"');
+        }),
+      };
+    },
+  }),
+};

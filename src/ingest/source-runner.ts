@@ -1,0 +1,232 @@
+import { Logger } from '@nestjs/common';
+import { NotFoundError } from '../common/errors';
+import type { BoardCache } from '../ranking/boards/board-cache';
+import type { ShardKeys } from '../ranking/core/board';
+import { IngestEvent, parseEvent } from './ingest-event';
+import { INGEST_RETRY_MS } from './ingest.limits';
+import { IngestFencedError, IngestStore, StoredSource } from './ingest.store';
+import type { EntryOutcome, IngestEntry } from './ingest.scripts';
+import type { IngestSource, SourceMessage } from './sources/source';
+
+/** What a runner needs from its instance: the stores, the clock, the shared limits on in-flight work. */
+export interface RunnerContext {
+  store: IngestStore;
+  boards: BoardCache;
+  instance: string;
+  nowMs: () => number;
+  budgetFields: number;
+  batch: number;
+  waitMs: number;
+  leaseMs: number;
+  /** Resolves when this runner may apply a batch (bounded in-flight work, Redis not backlogged). */
+  admit: () => Promise<() => void>;
+  observe: (source: string, figures: { applied?: number; deadLettered?: number; lag?: number }) => void;
+}
+
+/** A message on its way: its event, or why it goes to the dead letters; and where it was applied. */
+interface Pending {
+  message: SourceMessage;
+  event?: IngestEvent;
+  refusal?: string;
+  /** The shard that refused it (its remembered refusal is cleared once the dead letter is written). */
+  refusedOn?: ShardKeys;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Consumes one source on this instance while it holds the source's lease: reads a batch, applies it
+ * (one script call per board shard, each recording the source's progress there), writes dead letters,
+ * then acknowledges. A failure (Redis or the source away) leaves the batch unacknowledged and starts
+ * over from the source's oldest unacknowledged message: whatever was applied is skipped the next time.
+ */
+export class SourceRunner {
+  private readonly logger: Logger;
+  private stopping = false;
+  private loop?: Promise<void>;
+  private epoch = 0;
+  /** performance.now() until which the lease is surely ours (renewed every third of its length). */
+  private leaseUntil = 0;
+  private renewedAt = 0;
+  private lagMeasuredAt = 0;
+
+  constructor(
+    readonly stored: StoredSource,
+    private readonly source: IngestSource,
+    private readonly progress: string,
+    private readonly context: RunnerContext,
+  ) {
+    this.logger = new Logger(`ingest:${stored.name}`);
+  }
+
+  get name(): string {
+    return this.stored.name;
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        if (await this.takeLease()) {
+          await this.source.open();
+          await this.consume();
+        } else {
+          await sleep(this.context.leaseMs / 3);
+        }
+      } catch (error) {
+        await this.failed(error);
+      }
+    }
+    await this.context.store.lease(this.name, this.context.instance, this.context.leaseMs, true).catch(() => 0);
+    await this.source.close().catch(() => undefined);
+  }
+
+  private async failed(error: unknown): Promise<void> {
+    const text = error instanceof Error ? error.message : String(error);
+    this.logger.warn(`paused: ${text}`);
+    await this.context.store
+      .recordError(this.name, text, Math.floor(this.context.nowMs() / 1000))
+      .catch(() => undefined);
+    if (error instanceof IngestFencedError) this.leaseUntil = 0;
+    await sleep(INGEST_RETRY_MS);
+  }
+
+  private async takeLease(): Promise<boolean> {
+    const startedAt = performance.now();
+    const epoch = await this.context.store.lease(this.name, this.context.instance, this.context.leaseMs);
+    if (epoch === 0) {
+      this.leaseUntil = 0;
+      return false;
+    }
+    this.epoch = epoch;
+    this.renewedAt = startedAt;
+    // Counted from before the call: the lease may have been set at any moment of it.
+    this.leaseUntil = startedAt + this.context.leaseMs * 0.8;
+    return true;
+  }
+
+  private holding(): boolean {
+    return performance.now() < this.leaseUntil;
+  }
+
+  private async consume(): Promise<void> {
+    while (!this.stopping && this.holding()) {
+      if (performance.now() - this.renewedAt > this.context.leaseMs / 3) {
+        const epoch = this.epoch;
+        if (!(await this.takeLease()) || this.epoch !== epoch) return; // lost: the new holder starts over
+      }
+      if (performance.now() - this.lagMeasuredAt > 1000) await this.measureLag();
+      const messages = await this.source.next(
+        this.context.batch,
+        Math.min(this.context.waitMs, this.context.leaseMs / 4),
+      );
+      if (messages.length === 0) continue;
+      const done = await this.context.admit();
+      try {
+        // Lost while reading or waiting: the batch is left to the new holder, unapplied here.
+        if (!this.holding()) return;
+        await this.apply(messages);
+      } finally {
+        done();
+      }
+    }
+  }
+
+  private async measureLag(): Promise<void> {
+    this.lagMeasuredAt = performance.now();
+    const lag = await this.source.lag();
+    this.context.observe(this.name, { lag });
+    await this.context.store.recordLag(this.name, lag);
+  }
+
+  /** One batch: applied per board shard, dead letters written, then everything acknowledged. */
+  private async apply(messages: SourceMessage[]): Promise<void> {
+    const nowMs = this.context.nowMs();
+    const pending: Pending[] = messages.map((message) => {
+      const event =
+        message.payload === ''
+          ? 'INVALID: the entry has no field `event`'
+          : parseEvent(message.payload, this.stored.declaration.board, nowMs);
+      return typeof event === 'string' ? { message, refusal: event } : { message, event };
+    });
+    const byBoard = new Map<string, Pending[]>();
+    for (const entry of pending) {
+      if (!entry.event) continue;
+      const list = byBoard.get(entry.event.board) ?? [];
+      list.push(entry);
+      byBoard.set(entry.event.board, list);
+    }
+    const applied = await Promise.all([...byBoard].map(([board, entries]) => this.applyToBoard(board, entries, nowMs)));
+    const refused = pending.filter((entry) => entry.refusal !== undefined);
+    let deadLettered = 0;
+    for (const entry of refused) {
+      if (await this.source.deadLetter(entry.message, entry.refusal!)) deadLettered++;
+      if (entry.refusedOn) await this.context.store.forgetRefusal(entry.refusedOn, this.progress, entry.message.id);
+    }
+    await this.source.ack(pending.filter((entry) => entry.refusal === undefined).map((entry) => entry.message));
+    const total = applied.reduce((sum, count) => sum + count, 0);
+    this.context.observe(this.name, { applied: total, deadLettered });
+    await this.context.store.addTotals(this.name, total, deadLettered);
+  }
+
+  /**
+   * The board's part of a batch, one script call per shard in parallel. When the board's config
+   * changed, BoardCache runs it again with the new one: parts applied the first time are skipped then.
+   * Answers the events applied now; sets each entry's refusal, if any.
+   */
+  private async applyToBoard(name: string, entries: Pending[], nowMs: number): Promise<number> {
+    let applied = 0;
+    try {
+      await this.context.boards.withBoard(name, async (board) => {
+        const parts = new Map<ShardKeys, Pending[]>();
+        for (const entry of entries) {
+          const shard = board.shardOf(entry.event!.item);
+          const part = parts.get(shard) ?? [];
+          part.push(entry);
+          parts.set(shard, part);
+        }
+        await Promise.all(
+          [...parts].map(async ([shard, part]) => {
+            const reply = await this.context.store.apply(
+              board,
+              shard,
+              this.progress,
+              this.epoch,
+              part.map((entry): IngestEntry => entryOf(entry, nowMs)),
+              nowMs,
+              this.context.budgetFields,
+            );
+            applied += reply.applied;
+            reply.outcomes.forEach((outcome, i) => settle(part[i], outcome, shard));
+          }),
+        );
+      });
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      for (const entry of entries) entry.refusal = `BOARD_NOT_FOUND: board "${name}" does not exist`;
+    }
+    return applied;
+  }
+}
+
+function entryOf(entry: Pending, nowMs: number): IngestEntry {
+  const event = entry.event!;
+  return { id: entry.message.id, item: event.item, amount: event.amount, atMs: event.atMs ?? nowMs };
+}
+
+function settle(entry: Pending, outcome: EntryOutcome, shard: ShardKeys): void {
+  if (outcome.kind !== 'refused') return;
+  entry.refusal =
+    outcome.reason === 'BOARD_FULL'
+      ? 'BOARD_FULL: the board holds its maxItems items'
+      : `${outcome.reason}: no window holds the event's time any more`;
+  entry.refusedOn = shard;
+}

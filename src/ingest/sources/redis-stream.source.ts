@@ -1,0 +1,151 @@
+import Redis, { Cluster } from 'ioredis';
+import { DEAD_LETTER_MAXLEN, DEAD_LETTER_PAYLOAD_BYTES } from '../ingest.limits';
+import { IngestSource, SourceMessage } from './source';
+
+export interface RedisStreamDeclaration {
+  kind: 'redis-stream';
+  stream: string;
+  url?: string;
+  group?: string;
+  board?: string;
+  deadLetter?: string;
+}
+
+/**
+ * Acknowledges an entry and writes its dead letter in one step, only when the acknowledgement took
+ * it out of the pending list: a second attempt (a redelivery, another instance) finds it acknowledged
+ * and writes nothing, so each bad entry is dead-lettered once. KEYS: stream, dead-letter stream.
+ */
+const DEAD_LETTER_SCRIPT = `
+if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*', 'source', ARGV[3], 'id', ARGV[2], 'reason', ARGV[4], 'payload', ARGV[5])
+return 1`;
+
+type Entry = [id: string, fields: string[]];
+
+/**
+ * A Redis stream read through a consumer group. A blocking XREADGROUP needs a connection of its own,
+ * so the source never shares the service's client: it duplicates it (the stream on the service's
+ * Redis) or connects to `url`. On a Cluster the stream and its dead-letter stream must share a hash
+ * slot (a `{tag}` in the stream name: the default `<stream>:dead` then shares it).
+ */
+export class RedisStreamSource implements IngestSource {
+  private client?: Redis | Cluster;
+  /** XAUTOCLAIM position while taking over entries earlier holders left pending; undefined once done. */
+  private claimCursor?: string = '0-0';
+
+  constructor(
+    private readonly name: string,
+    private readonly declaration: RedisStreamDeclaration,
+    private readonly consumer: string,
+    private readonly connect: (url: string | undefined) => Redis | Cluster,
+  ) {}
+
+  private get group(): string {
+    return this.declaration.group ?? 'trendboard';
+  }
+
+  private get deadStream(): string {
+    return this.declaration.deadLetter ?? `${this.declaration.stream}:dead`;
+  }
+
+  private get redis(): Redis | Cluster {
+    if (!this.client) throw new Error(`source "${this.name}" is not open`);
+    return this.client;
+  }
+
+  async open(): Promise<void> {
+    this.client ??= this.connect(this.declaration.url);
+    this.claimCursor = '0-0';
+    try {
+      // From 0: entries already in the stream when the source is declared are consumed (api.md).
+      await this.redis.xgroup('CREATE', this.declaration.stream, this.group, '0', 'MKSTREAM');
+    } catch (error) {
+      if (!String(error).includes('BUSYGROUP')) throw error;
+    }
+  }
+
+  async next(max: number, waitMs: number): Promise<SourceMessage[]> {
+    // The lease holder is the group's only reader: every pending entry is an earlier holder's (or its
+    // own, from a batch it dropped), older than anything new, so it takes them all over first.
+    while (this.claimCursor !== undefined) {
+      const reply = (await this.redis.xautoclaim(
+        this.declaration.stream,
+        this.group,
+        this.consumer,
+        0,
+        this.claimCursor,
+        'COUNT',
+        max,
+      )) as [string, Array<Entry | null>, string[]?];
+      this.claimCursor = reply[0] === '0-0' ? undefined : reply[0];
+      const entries = reply[1].filter((entry): entry is Entry => entry !== null);
+      if (entries.length > 0) return entries.map(messageOf);
+    }
+    const reply = (await this.redis.xreadgroup(
+      'GROUP',
+      this.group,
+      this.consumer,
+      'COUNT',
+      max,
+      'BLOCK',
+      waitMs,
+      'STREAMS',
+      this.declaration.stream,
+      '>',
+    )) as Array<[string, Entry[]]> | null;
+    return reply === null ? [] : reply[0][1].map(messageOf);
+  }
+
+  async ack(messages: SourceMessage[]): Promise<void> {
+    if (messages.length > 0)
+      await this.redis.xack(this.declaration.stream, this.group, ...messages.map((message) => message.id));
+  }
+
+  async deadLetter(message: SourceMessage, reason: string): Promise<boolean> {
+    const written = await this.redis.eval(
+      DEAD_LETTER_SCRIPT,
+      2,
+      this.declaration.stream,
+      this.deadStream,
+      this.group,
+      message.id,
+      this.name,
+      reason,
+      cut(message.payload),
+      DEAD_LETTER_MAXLEN,
+    );
+    return written === 1;
+  }
+
+  async lag(): Promise<number> {
+    const groups = (await this.redis.xinfo('GROUPS', this.declaration.stream)) as unknown[][];
+    for (const fields of groups) {
+      const info = new Map<string, unknown>();
+      for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
+      if (info.get('name') !== this.group) continue;
+      // lag is null when Redis cannot tell (entries deleted mid-stream): pending alone then.
+      const lag = typeof info.get('lag') === 'number' ? Number(info.get('lag')) : 0;
+      return lag + Number(info.get('pending') ?? 0);
+    }
+    return 0;
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    client?.disconnect();
+  }
+}
+
+function messageOf([id, fields]: Entry): SourceMessage {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 'event') return { id, payload: fields[i + 1] };
+  return { id, payload: '' };
+}
+
+/** A payload kept whole up to DEAD_LETTER_PAYLOAD_BYTES. */
+function cut(payload: string): string {
+  return Buffer.byteLength(payload) <= DEAD_LETTER_PAYLOAD_BYTES
+    ? payload
+    : Buffer.from(payload).subarray(0, DEAD_LETTER_PAYLOAD_BYTES).toString();
+}

@@ -1,0 +1,201 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import Redis from 'ioredis';
+import { FakeClock } from '../support/clock';
+import { ADMIN, createBoard, startTestApp } from '../support/app';
+import { startTestNats, TestNats } from '../support/nats';
+import { startTestRedis, TestRedis } from '../support/redis';
+
+const T0 = 1_700_002_800_000;
+const INGEST_ENV = { INGEST_REFRESH_MS: '100', INGEST_LEASE_MS: '3000', INGEST_WAIT_MS: '50' };
+
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  last?: () => Promise<unknown>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await last?.())}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('stream ingest over HTTP (single)', () => {
+  let redis: TestRedis;
+  let nats: TestNats;
+  let app: NestFastifyApplication;
+  const clock = new FakeClock(T0);
+  const http = () => request(app.getHttpServer());
+  const sources = async () => (await http().get('/admin/ingest').set(ADMIN).expect(200)).body.sources;
+  const top = async (board: string) =>
+    Object.fromEntries(
+      (
+        (await http().get(`/boards/${board}/top?limit=100`).expect(200)).body.items as Array<{
+          item: string;
+          score: number;
+        }>
+      ).map((row) => [row.item, row.score]),
+    );
+
+  beforeAll(async () => {
+    [redis, nats] = await Promise.all([startTestRedis('single'), startTestNats()]);
+    app = await startTestApp(redis, clock, INGEST_ENV);
+  });
+  afterAll(async () => {
+    await app.close();
+    await Promise.all([redis.stop(), nats.stop()]);
+  });
+
+  it('declares, lists and deletes sources; refuses bad declarations', async () => {
+    await http().put('/admin/ingest/a').send({ kind: 'redis-stream', stream: 's' }).expect(401);
+    const bad = await http().put('/admin/ingest/a').set(ADMIN).send({ kind: 'kafka', stream: 's' }).expect(400);
+    expect(bad.body.code).toBe('INVALID_INPUT');
+    expect(bad.body.message).toContain('kind');
+    expect(
+      (await http().put('/admin/ingest/a').set(ADMIN).send({ kind: 'nats', stream: 's' }).expect(400)).body.message,
+    ).toBe('servers is required for a nats source');
+    expect(
+      (
+        await http()
+          .put('/admin/ingest/a')
+          .set(ADMIN)
+          .send({ kind: 'nats', stream: 's', servers: nats.url, url: 'redis://x:1' })
+          .expect(400)
+      ).body.message,
+    ).toBe('url does not apply to a nats source');
+    await http().put('/admin/ingest/a%7Bb').set(ADMIN).send({ kind: 'redis-stream', stream: 's' }).expect(400);
+    await http().put('/admin/ingest/a').set(ADMIN).send({ kind: 'redis-stream', stream: 's', extra: 1 }).expect(400);
+
+    const created = await http()
+      .put('/admin/ingest/a')
+      .set(ADMIN)
+      .send({ kind: 'redis-stream', stream: 'idle' })
+      .expect(201);
+    expect(created.body).toMatchObject({
+      name: 'a',
+      declaration: { kind: 'redis-stream', stream: 'idle' },
+      applied: 0,
+      deadLettered: 0,
+    });
+    await http().put('/admin/ingest/a').set(ADMIN).send({ kind: 'redis-stream', stream: 'idle' }).expect(200);
+    const conflict = await http()
+      .put('/admin/ingest/a')
+      .set(ADMIN)
+      .send({ kind: 'nats', stream: 'x', servers: nats.url })
+      .expect(409);
+    expect(conflict.body.code).toBe('INGEST_SOURCE_CONFLICT');
+    expect((await sources()).map((s: { name: string }) => s.name)).toEqual(['a']);
+    await http().delete('/admin/ingest/a').set(ADMIN).expect(204);
+    expect((await http().delete('/admin/ingest/a').set(ADMIN).expect(404)).body.code).toBe('INGEST_SOURCE_NOT_FOUND');
+    expect(await sources()).toEqual([]);
+  });
+
+  it('counts a Redis stream once and dead-letters each bad entry once, with its reason and payload', async () => {
+    await createBoard(app, 'rs');
+    await http()
+      .put('/admin/boards/capped')
+      .set(ADMIN)
+      .send({ windows: [{ period: '1h', interval: '1m' }], maxItems: 1 })
+      .expect(201);
+    const client = redis.client as Redis;
+    const events = [
+      { item: 'x' },
+      { item: 'y', amount: 3 },
+      { board: 'rs', item: 'x', amount: 2, at: T0 / 1000 - 60 },
+      { item: 'x', at: T0 / 1000 - 7200 }, // older than the window: AT_OUT_OF_SPAN
+      { board: 'nope', item: 'x' }, // unknown board
+      { item: 'x', amount: 0 }, // invalid field
+      { item: 'x', actor: 'u1' }, // not supported here
+      { board: 'capped', item: 'first' },
+      { board: 'capped', item: 'second' }, // BOARD_FULL
+    ];
+    for (const event of events) await client.xadd('in', '*', 'event', JSON.stringify(event));
+    await client.xadd('in', '*', 'event', 'not json');
+    await client.xadd('in', '*', 'other', '1');
+    await http()
+      .put('/admin/ingest/rs')
+      .set(ADMIN)
+      .send({ kind: 'redis-stream', stream: 'in', board: 'rs' })
+      .expect(201);
+
+    const done = await until(
+      'every entry handled',
+      async () => {
+        const [source] = await sources();
+        return source.applied + source.deadLettered === 11 && source.lag === 0 ? source : undefined;
+      },
+      sources,
+    );
+    expect(done).toMatchObject({ applied: 4, deadLettered: 7, lastError: null });
+    expect(await top('rs')).toEqual({ x: 3, y: 3 });
+    expect(await top('capped')).toEqual({ first: 1 });
+    const dead = (await client.xrange('in:dead', '-', '+')).map(([, fields]) => Object.fromEntries(chunk(fields)));
+    expect(dead.map((d) => d.reason.split(':')[0]).sort()).toEqual(
+      ['AT_OUT_OF_SPAN', 'BOARD_FULL', 'BOARD_NOT_FOUND', 'INVALID', 'INVALID', 'INVALID', 'NOT_JSON'].sort(),
+    );
+    expect(dead.find((d) => d.reason.startsWith('NOT_JSON'))).toMatchObject({ source: 'rs', payload: 'not json' });
+    expect(await client.xpending('in', 'trendboard')).toEqual([0, null, null, null]);
+
+    // Entries added later are consumed by the running source.
+    await client.xadd('in', '*', 'event', JSON.stringify({ item: 'z', amount: 5 }));
+    await until('the new entry', async () => ((await top('rs')).z === 5 ? true : undefined));
+    const metrics = (await http().get('/metrics').expect(200)).text;
+    expect(metrics).toMatch(/trendboard_ingest_applied_total\{source="rs"\} 5/);
+    expect(metrics).toMatch(/trendboard_ingest_dead_lettered_total\{source="rs"\} 7/);
+    expect(metrics).toMatch(/trendboard_ingest_lag_messages\{source="rs"\} \d+/);
+    await http().delete('/admin/ingest/rs').set(ADMIN).expect(204);
+  });
+
+  it('counts a JetStream stream once, dead letters on their subject', async () => {
+    await createBoard(app, 'ns');
+    const connection = await connect({ servers: nats.url });
+    const jsm = await jetstreamManager(connection);
+    await jsm.streams.add({ name: 'EV', subjects: ['ev.>'] });
+    await jsm.streams.add({ name: 'DEAD', subjects: ['dead.ev'] });
+    const js = jsm.jetstream();
+    for (const payload of [
+      { item: 'a' },
+      { item: 'b', amount: 4 },
+      'oops',
+      { board: 'gone', item: 'a' },
+      { item: 'a', amount: 2 },
+    ])
+      await js.publish('ev.x', typeof payload === 'string' ? payload : JSON.stringify(payload));
+    await http()
+      .put('/admin/ingest/ns')
+      .set(ADMIN)
+      .send({ kind: 'nats', servers: nats.url, stream: 'EV', board: 'ns', deadLetter: 'dead.ev' })
+      .expect(201);
+    await until(
+      'every message handled',
+      async () => {
+        const [source] = await sources();
+        return source.applied === 3 && source.deadLettered === 2 ? source : undefined;
+      },
+      sources,
+    );
+    expect(await top('ns')).toEqual({ a: 3, b: 4 });
+    const dead = await jsm.streams.info('DEAD');
+    expect(dead.state.messages).toBe(2);
+    const first = JSON.parse((await jsm.streams.getMessage('DEAD', { seq: 1 }))!.string()) as {
+      reason: string;
+      payload: string;
+    };
+    expect(first).toMatchObject({ payload: 'oops' });
+    expect(first.reason).toMatch(/^NOT_JSON/);
+    await http().delete('/admin/ingest/ns').set(ADMIN).expect(204);
+    await connection.close();
+  });
+});
+
+function chunk(fields: string[]): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) pairs.push([fields[i], fields[i + 1]]);
+  return pairs;
+}

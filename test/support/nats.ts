@@ -1,0 +1,55 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, stopChild } from './processes';
+
+/** A nats-server with JetStream of this test file's own, on a free port (never 4222), its store in a temp dir. */
+export interface TestNats {
+  url: string;
+  port: number;
+  /** SIGKILL and start again on the same port and store (a crash: JetStream keeps what it had synced). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTestNats(): Promise<TestNats> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'tb-nats-'));
+  let child = await spawnNats(port, dir);
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    restart: async () => {
+      await stopChild(child);
+      child = await spawnNats(port, dir);
+    },
+    stop: async () => {
+      await stopChild(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function spawnNats(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' });
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
+    if (await listening(port)) return child;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  await stopChild(child);
+  throw new Error(`nats-server did not listen on ${port}`);
+}
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = netConnect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
