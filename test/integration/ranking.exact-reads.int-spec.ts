@@ -69,6 +69,15 @@ describe.each([1, 3])('exact view reads (real Redis, shards: %i, EXPIRE_CHUNK 3)
     expect(await ctx.ranking.item('b', 'fading', 'i11')).toMatchObject({ score: 0, rank: null });
   });
 
+  it("an unlike keeps a hot item's firstSeen (the like's own time, to the ms), it does not move it to now's second", async () => {
+    ctx.clock.setMs(T0 + 4466);
+    await ctx.ranking.like('b', 'post', 'ann', false);
+    await ctx.ranking.like('b', 'post', 'bob', false);
+    await ctx.ranking.like('b', 'post', 'ann', true);
+    const hot = await ctx.ranking.item('b', 'hot', 'post');
+    expect(hot.score).toBeCloseTo(hotScore(1, T0_SEC + 4.466, DEFAULT_HOT_TAU_SEC, HOT_EPOCH_SEC), 9);
+  });
+
   it('a hot view lists an item first seen before its epoch, ranked by its (negative) hot score', async () => {
     const createdSec = HOT_EPOCH_SEC - 86_400 * 365;
     await ctx.ranking.increment('b', 'vintage', 50, undefined, undefined, undefined, createdSec);

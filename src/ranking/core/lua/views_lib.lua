@@ -216,8 +216,10 @@ views_api = function()
       return
     end
     local first = tonumber(redis.call('HGET', view.items, item) or '')
-    local seen = at_sec or VIEWS.now_sec
-    if not first or seen < first then
+    -- Only an event's own time moves firstSeen back: a change without one (an unlike, an expiry) keeps
+    -- it, and sets it to now only when the item has none.
+    local seen = at_sec or (not first and VIEWS.now_sec) or nil
+    if seen and (not first or seen < first) then
       first = seen
       redis.call('HSET', view.items, item, view_num(first))
     end
