@@ -104,7 +104,11 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
   refresh(): Promise<void> {
     if (!this.settings.enabled) return Promise.resolve();
     this.refreshing ??= this.reconcile()
-      .catch((error: unknown) => this.logger.warn(`declarations not read: ${String(error)}`))
+      .catch((error: unknown) => {
+        // While Redis is away the outage has been logged once already (RedisService): no line per refresh.
+        if (this.redis.down) this.logger.debug(`declarations not read (Redis is down): ${String(error)}`);
+        else this.logger.warn(`declarations not read: ${String(error)}`);
+      })
       .finally(() => (this.refreshing = undefined));
     return this.refreshing;
   }

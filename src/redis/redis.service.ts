@@ -209,12 +209,12 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     return this.client.nodes().reduce((sum, node) => sum + node.commandQueue.length, queued);
   }
 
-  /** True while REDIS_MAX_PENDING_COMMANDS or more commands are unanswered: new work is shed (503 REDIS_BUSY). */
   /** True from a lost connection until it is back: jobs failing meanwhile need not log each failure. */
   get down(): boolean {
     return this.downSinceMs !== undefined;
   }
 
+  /** True while REDIS_MAX_PENDING_COMMANDS or more commands are unanswered: new work is shed (503 REDIS_BUSY). */
   get busy(): boolean {
     return this.pendingCommands() >= this.maxPendingCommands;
   }
