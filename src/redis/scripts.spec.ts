@@ -45,7 +45,7 @@ const FUNCTION_MODULES = collectFunctionModules();
 describe('script registries', () => {
   it('finds every feature registry', () => {
     expect(new Set(ALL_SCRIPTS.map((s) => s.name.replace(/^tb([A-Z][a-z]+).*/, '$1')))).toEqual(
-      new Set(['Rank', 'Counter', 'Stats', 'Api']),
+      new Set(['Rank', 'Counter', 'Stats', 'Api', 'Ingest']),
     );
   });
 
