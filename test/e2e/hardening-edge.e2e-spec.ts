@@ -85,7 +85,7 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
         await redis.client.del(`${redis.prefix}apikeys`);
         await apps[0].get(ApiKeysService).reload();
         expect(answerOf(await increment(http, 'b'))).toEqual([401, 'API_KEY_MISSING']);
-        // A FLUSHALL takes the marker too: this process remembers, and puts the marker back.
+        // Flushing every key takes the marker too: this process remembers, and puts the marker back.
         await redis.clear();
         await createBoard(apps[0], 'b');
         await apps[0].get(ApiKeysService).reload();

@@ -105,17 +105,8 @@ if #accepted > 0 then
       local at_sec = math.floor(at_ms / 1000)
       if holding_at[at_sec][w] then
         local slot_start = current_slot(at_sec, interval_sec)
-        local slot_key = indexed[slot_start]
-        if not slot_key then
-          slot_key = slot_key_of(slots_key, slot_start)
-          indexed[slot_start] = slot_key
-          if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-            new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec))
-          end
-        end
-        local amount = tonumber(ARGV[i + 2])
-        local score = add_amount(slot_key, top_key, ARGV[i + 1], amount)
-        view_window_changed(top_key, slot_start, ARGV[i + 1], amount, score, at_ms / 1000)
+        local due = add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i + 1], tonumber(ARGV[i + 2]), at_ms / 1000)
+        if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
       end
     end
   end

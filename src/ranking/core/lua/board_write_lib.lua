@@ -99,3 +99,22 @@ local function event_adder(window_count)
     return new_due_ms
   end
 end
+
+-- One entry of a batch (the batch increment, stream ingest) into the slot starting at `slot_start` of
+-- one window: the slot is indexed once per call (`indexed`: slot start -> slot key, kept by the
+-- caller per window), the amount added and the views told. Answers the due time of a slot this
+-- created (nil when it was indexed already), for the due index.
+local function add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, item, amount, seen_sec)
+  local slot_key = indexed[slot_start]
+  local new_due_ms = nil
+  if not slot_key then
+    slot_key = slot_key_of(slots_key, slot_start)
+    indexed[slot_start] = slot_key
+    if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
+      new_due_ms = slot_due_ms(slot_start, period_sec)
+    end
+  end
+  local score = add_amount(slot_key, top_key, item, amount)
+  view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+  return new_due_ms
+end

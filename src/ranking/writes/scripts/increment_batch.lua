@@ -48,18 +48,9 @@ for w = 0, window_count - 1 do
     if holding[i][w] then
       local at_ms = tonumber(ARGV[i + 2])
       local slot_start = current_slot(math.floor(at_ms / 1000), interval_sec)
-      local slot_key = indexed[slot_start]
-      if not slot_key then
-        slot_key = slot_key_of(slots_key, slot_start)
-        indexed[slot_start] = slot_key
-        if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-          new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec))
-        end
-      end
       local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
-      local amount = tonumber(ARGV[i + 1])
-      local score = add_amount(slot_key, top_key, ARGV[i], amount)
-      view_window_changed(top_key, slot_start, ARGV[i], amount, score, seen_sec)
+      local due = add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i], tonumber(ARGV[i + 1]), seen_sec)
+      if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
     end
   end
 end
