@@ -20,7 +20,8 @@ import { AppValidationPipe } from './common/validation';
 import { RateLimitGuard } from './governance/rate-limit.guard';
 import { prepareGracefulShutdown } from './shutdown';
 import { startTracing, traceRequests } from './tracing/tracing';
-import { tracingSettingsOf } from './tracing/tracing.settings';
+import { TracingSettings } from './tracing/tracing.settings';
+import { validateSettings } from './common/settings';
 
 /** The HTML pages the app serves: they get a Content-Security-Policy, every other answer the API headers. */
 const HTML_PAGES = ['/docs', '/dashboard'];
@@ -37,7 +38,10 @@ export async function createApp(options: AppOptions = {}): Promise<NestFastifyAp
   const logger = createRootLogger(options.logDestination);
   // Validated here too: the adapter needs TRUST_PROXY and the timeouts before the app (and CommonModule) exist.
   const config = validateConfig({ ...process.env, ...options.env });
-  const tracing = startTracing(tracingSettingsOf({ ...process.env, ...options.env }), options.spanExporter);
+  const tracing = startTracing(
+    validateSettings(TracingSettings, { ...process.env, ...options.env }),
+    options.spanExporter,
+  );
   const adapter = new FastifyAdapter({
     ...httpServerOptions(config),
     trustProxy: trustProxyOf(config),

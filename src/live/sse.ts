@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import type { LiveClient } from './live-hub';
+import type { LiveClient } from './live-client';
 import { STREAM_RETRY_MS } from './live.limits';
 
 const EVENT_STREAM_HEADERS = {

@@ -1,4 +1,4 @@
-import type { LiveClient } from './live-hub';
+import type { LiveClient } from './live-client';
 import { STREAM_READ_ROWS } from './live.limits';
 
 /** One open stream as the hub tracks it. */

@@ -79,3 +79,6 @@ export class PreparedBoard {
 export function windowArgsOf(windows: WindowConfig[]): number[] {
   return [windows.length, ...windows.flatMap((w) => [w.periodSec, w.intervalSec, w.createdAtMs])];
 }
+
+export type PutBoardResult =
+  { status: 'created' | 'updated' | 'unchanged'; config: BoardConfig } | { status: 'conflict'; message: string };

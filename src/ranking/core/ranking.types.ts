@@ -1,4 +1,3 @@
-import type { BoardConfig } from './board';
 import type { ViewConfig } from './trending-math';
 import type { WindowSpec } from './window-math';
 
@@ -123,6 +122,3 @@ export interface PutBoardCommand {
   version: string;
   nowMs: number;
 }
-
-export type PutBoardResult =
-  { status: 'created' | 'updated' | 'unchanged'; config: BoardConfig } | { status: 'conflict'; message: string };
