@@ -63,8 +63,9 @@ async function main(): Promise<void> {
         true,
       ),
     };
+    // Both stopped at the end whatever fails after this point (a service that never answers included).
+    children.push(services.off.child, services.on.child);
     for (const service of Object.values(services)) {
-      children.push(service.child);
       await waitForHttp(`${service.url}/health/live`);
       await fetch(`${service.url}/admin/boards/b`, {
         method: 'PUT',
