@@ -14,7 +14,8 @@ import { ReadsStore } from './reads/reads.store';
 import { ShardsStore } from './shards/shards.store';
 import { ViewsService } from './views/views.service';
 import { ViewsStore } from './views/views.store';
-import { WritesService } from './writes/writes.service';
+import { WriteCommands } from './writes/write-commands';
+import { WritePipeline } from './writes/write-pipeline';
 import { WritesStore } from './writes/writes.store';
 
 /**
@@ -40,13 +41,15 @@ import { WritesStore } from './writes/writes.store';
     ViewsStore,
     ViewsService,
     WritesStore,
-    WritesService,
+    WritePipeline,
+    WriteCommands,
     ExpiryStore,
     ExpiryService,
     RankingScheduler,
     RankingService,
   ],
-  // BoardCache: stream ingest applies events with the boards' cached configs.
-  exports: [RankingService, RankingScheduler, BoardCache],
+  // BoardCache: stream ingest applies events with the boards' cached configs. WriteCommands: the
+  // controller builds its write commands with it.
+  exports: [RankingService, RankingScheduler, BoardCache, WriteCommands],
 })
 export class RankingCoreModule {}

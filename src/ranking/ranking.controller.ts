@@ -40,6 +40,7 @@ import {
   MAX_SHARDED_DEPTH_ITEMS,
 } from './core/ranking.limits';
 import { BoardView, RankingService } from './ranking.service';
+import { SentWith, WriteCommands } from './writes/write-commands';
 import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
 
@@ -54,6 +55,7 @@ export class RankingController {
   constructor(
     private readonly ranking: RankingService,
     private readonly quotas: GrowthQuotas,
+    private readonly commands: WriteCommands,
   ) {}
 
   @Put('admin/boards/:board')
@@ -127,12 +129,17 @@ export class RankingController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementDto = {},
   ): Promise<IncrementResultDto> {
-    const amount = body.amount ?? DEFAULT_AMOUNT;
-    const budget = this.quotas.budgetOf(request);
-    return answer(
-      reply,
-      await this.ranking.increment(params.board, params.item, amount, idemKey, budget, body.at, body.createdAt),
+    const command = this.commands.increment(
+      {
+        board: params.board,
+        item: params.item,
+        amount: body.amount ?? DEFAULT_AMOUNT,
+        atSec: body.at,
+        createdAtSec: body.createdAt,
+      },
+      this.sentWith(idemKey, request),
     );
+    return answer(reply, await this.ranking.increment(command));
   }
 
   @Post('boards/:board/increments')
@@ -154,8 +161,8 @@ export class RankingController {
       at: entry.at,
       createdAt: entry.createdAt,
     }));
-    const budget = this.quotas.budgetOf(request);
-    return answer(reply, await this.ranking.incrementBatch(params.board, entries, idemKey, budget));
+    const command = this.commands.batch({ board: params.board, entries }, this.sentWith(idemKey, request));
+    return answer(reply, await this.ranking.incrementBatch(command));
   }
 
   @Post('boards/:board/items/:item/likes')
@@ -171,11 +178,12 @@ export class RankingController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LikeResultDto> {
-    const budget = this.quotas.budgetOf(request);
-    return answer(
-      reply,
-      await this.ranking.like(params.board, params.item, body.userId, false, idemKey, budget, body.at),
+    const { board, item } = params;
+    const command = this.commands.like(
+      { board, item, userId: body.userId, atSec: body.at },
+      this.sentWith(idemKey, request),
     );
+    return answer(reply, await this.ranking.like(command));
   }
 
   @Delete('boards/:board/items/:item/likes/:userId')
@@ -190,9 +198,10 @@ export class RankingController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LikeResultDto> {
-    // An unlike creates nothing, but its stored answer counts (quota idempotentAnswers).
-    const budget = this.quotas.budgetOf(request);
-    return answer(reply, await this.ranking.like(params.board, params.item, params.userId, true, idemKey, budget));
+    // An unlike creates nothing, but its stored answer counts (quota idempotentAnswers): it carries the budget too.
+    const { board, item, userId } = params;
+    const command = this.commands.unlike({ board, item, userId }, this.sentWith(idemKey, request));
+    return answer(reply, await this.ranking.like(command));
   }
 
   @Get('boards/:board/top')
@@ -241,5 +250,10 @@ export class RankingController {
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots')
   itemHistory(@Param() params: ItemParams, @Query() query: ItemHistoryQuery): Promise<ItemHistoryResultDto> {
     return this.ranking.itemHistory(params.board, query.window, params.item, query.from, query.to);
+  }
+
+  /** How a write was sent: its scoped Idempotency-Key and the budgets of the client it counts for. */
+  private sentWith(idemKey: string | undefined, request: FastifyRequest): SentWith {
+    return { idemKey, budget: this.quotas.budgetOf(request) };
   }
 }
