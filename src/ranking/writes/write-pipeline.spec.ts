@@ -4,7 +4,7 @@ import { ClientBudget } from '../../governance/growth-quotas';
 import type { IdemRequest } from '../../redis/idempotency';
 import { PreparedBoard } from '../core/board';
 import { RankingKeys } from '../core/ranking.keys';
-import { GuardedWrite, IdempotencyPolicy, RequestLedger } from './idempotency-policy';
+import { GuardedWrite, IdempotencyPolicy, RequestLedger } from './write-pipeline';
 import type { LedgerEntry } from './writes.scripts';
 
 const KEYED: IdemRequest = { key: 'k', fingerprint: 'f' };
