@@ -91,7 +91,7 @@ describe.each([1, 3])('spans chosen at read time (shards: %i)', (shards) => {
     if (shards === 1) {
       expect(response.status).toBe(422);
       expect(response.body.code).toBe('SPAN_TOO_COSTLY');
-      expect(response.body.message).toMatch(/holds 20001 slot fields.*declare a window \{ "period": "3600s"/);
+      expect(response.body.message).toMatch(/holds 4001 slot fields.*declare a window \{ "period": "3600s"/);
     } else {
       expect(response.status).toBe(200);
       expect(response.body.items).toHaveLength(10);

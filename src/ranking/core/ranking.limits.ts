@@ -84,4 +84,4 @@ export const DECAY_ZERO_TOLERANCE = 1e-9;
  * Most slot fields one `?span=` read sums per shard (read_span.lua): each costs a step of Lua, and a
  * span over more is refused (SPAN_TOO_COSTLY) rather than holding Redis; see docs/benchmarks.md.
  */
-export const SPAN_MAX_FIELDS = 20_000;
+export const SPAN_MAX_FIELDS = 4_000;

@@ -35,20 +35,25 @@ local function span_sums(slots_key, now_sec, interval_sec, span_sec, most_fields
   return sums, fields
 end
 
--- Inserts `row` into `rows` (kept in board order, or its reverse when `reverse`), keeping at most
--- `most` rows: a bounded selection, so a page of a span costs n log(page), not a sort of n rows.
-local function keep_best(rows, row, most, reverse)
-  local function earlier(a, b)
-    if reverse then return comes_before(b.score, b.item, a.score, a.item) end
-    return comes_before(a.score, a.item, b.score, b.item)
-  end
-  if #rows >= most and not earlier(row, rows[#rows]) then return end
+-- Whether (score, item) is placed before (other_score, other_item): in board order, or in its
+-- reverse when `reverse`.
+local function placed_before(score, item, other_score, other_item, reverse)
+  if reverse then return comes_before(other_score, other_item, score, item) end
+  return comes_before(score, item, other_score, other_item)
+end
+
+-- Inserts (item, score) into `rows` (kept in board order, or its reverse when `reverse`), keeping at
+-- most `most` rows: a bounded selection, so a page of a span costs n log(page), not a sort of n rows;
+-- a row that does not make it is refused before anything is allocated for it.
+local function keep_best(rows, item, score, most, reverse)
+  local last = rows[#rows]
+  if #rows >= most and not placed_before(score, item, last.score, last.item, reverse) then return end
   local lo, hi = 1, #rows + 1
   while lo < hi do
     local mid = math.floor((lo + hi) / 2)
-    if earlier(rows[mid], row) then lo = mid + 1 else hi = mid end
+    if placed_before(rows[mid].score, rows[mid].item, score, item, reverse) then lo = mid + 1 else hi = mid end
   end
-  table.insert(rows, lo, row)
+  table.insert(rows, lo, { item = item, score = score })
   if #rows > most then rows[#rows] = nil end
 end
 
@@ -76,7 +81,7 @@ end
 local function span_head(reply, sums, offset, count)
   local best = {}
   for item, sum in pairs(sums) do
-    if sum > 0 then keep_best(best, { item = item, score = sum }, offset + count, false) end
+    if sum > 0 then keep_best(best, item, sum, offset + count, false) end
   end
   local page = {}
   for i = offset + 1, #best do page[#page + 1] = best[i] end
@@ -95,12 +100,11 @@ local function span_near(reply, sums, pivot, radius)
   local before, after, position = {}, {}, 0
   for item, sum in pairs(sums) do
     if sum > 0 and item ~= pivot.item then
-      local row = { item = item, score = sum }
       if comes_before(sum, item, pivot.score, pivot.item) then
         position = position + 1
-        keep_best(before, row, radius, true)
+        keep_best(before, item, sum, radius, true)
       else
-        keep_best(after, row, radius, false)
+        keep_best(after, item, sum, radius, false)
       end
     end
   end
