@@ -1,3 +1,4 @@
+import { AddressInfo, connect } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
@@ -67,6 +68,27 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
         .set('X-Api-Key', WRITER)
         .send('{"items": [');
       expect(answerOf(keyed)).toEqual([400, 'INVALID_INPUT']);
+    });
+
+    it('answers 401 to an anonymous 1 MB write whose body has not even been sent, and waits for a keyed one', async () => {
+      await start({ API_KEYS: `${WRITER}:write` });
+      await createBoard(apps[0], 'b');
+      await apps[0].listen(0, '127.0.0.1');
+      const port = (apps[0].getHttpServer().address() as AddressInfo).port;
+      // Only the headers go out: a service that read (let alone parsed) the body first could not answer yet.
+      const headersOnly = (key?: string) =>
+        firstAnswer(
+          port,
+          'POST /boards/b/increments HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n' +
+            `Content-Length: ${1024 * 1024}\r\n${key ? `X-Api-Key: ${key}\r\n` : ''}\r\n`,
+          1000,
+        );
+      const anonymous = await headersOnly();
+      expect(anonymous).toMatch(/^HTTP\/1\.1 401 /);
+      expect(JSON.parse(anonymous.slice(anonymous.indexOf('\r\n\r\n') + 4)).code).toBe('API_KEY_MISSING');
+      expect(await headersOnly('not-a-key-0123456789')).toMatch(/^HTTP\/1\.1 401 /);
+      // The control: an admitted write waits for its body (nothing answered within the second).
+      expect(await headersOnly(WRITER)).toBe('');
     });
   });
 
@@ -239,3 +261,19 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
     });
   });
 });
+
+/** What the server sends within `waitMs` of `head` (the socket is then closed): '' when it sends nothing. */
+function firstAnswer(port: number, head: string, waitMs: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(head));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', () => undefined);
+    const timer = setTimeout(() => socket.destroy(), waitMs);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+  });
+}
