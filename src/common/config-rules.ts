@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { parseConfiguredKeys } from '../access/access-rules';
 
 /** The rules of AppConfig's settings that take more than a decorator, and how some are read. */
 
@@ -8,16 +7,6 @@ export function isPrecisionList(value: unknown): boolean {
   const parts = value.split(',').map((part) => part.trim());
   if (!parts.every((part) => /^[1-9][0-9]{0,7}$/.test(part) && Number(part) <= 31_536_000)) return false;
   return new Set(parts.map(Number)).size === parts.length;
-}
-
-export function isApiKeyList(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  try {
-    parseConfiguredKeys(value);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** TRUST_PROXY as Fastify's trustProxy option: false, a hop count, or a list of addresses/CIDRs. */

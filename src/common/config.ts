@@ -1,11 +1,9 @@
 import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
 import { BoolSetting, IntSetting, validateSettings } from './settings';
-import { isApiKeyList, isOriginList, isPrecisionList, isTrustProxy, ORIGIN_LIST_RULE } from './config-rules';
+import { isOriginList, isPrecisionList, isTrustProxy, ORIGIN_LIST_RULE } from './config-rules';
 
 export { corsOriginsOf, trustProxyOf } from './config-rules';
 
-export const ACCESS_MODES = ['auto', 'keyed'] as const;
-export type AccessMode = (typeof ACCESS_MODES)[number];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -68,11 +66,6 @@ export class AppConfig {
 
   @Matches(/^[A-Za-z0-9_.:-]{0,32}$/, { message: 'KEY_PREFIX must be 0-32 characters of A-Z a-z 0-9 _ . : -' })
   KEY_PREFIX = 'tb:';
-
-  @IsOptional()
-  @IsString()
-  @Matches(/^\S{16,}$/, { message: 'ADMIN_TOKEN must be at least 16 characters without spaces' })
-  ADMIN_TOKEN?: string;
 
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevel = 'info';
@@ -141,37 +134,6 @@ export class AppConfig {
   SCHEDULER_SWEEP_INTERVAL_MS = 3_600_000;
 
   /**
-   * API keys from configuration: comma-separated `<secret>[:<scopes>[:<prefixes>]]`, a secret 16-256
-   * printable characters without comma, colon or space, scopes joined by `+` (read, write, admin;
-   * default read+write), name prefixes joined by `|`. Keys made by POST /admin/keys live in Redis.
-   */
-  @ValidateBy({
-    name: 'isApiKeyList',
-    validator: {
-      validate: isApiKeyList,
-      defaultMessage: () =>
-        'API_KEYS must be comma-separated <secret>[:<scopes>[:<prefixes>]] entries: a secret of 16-256 printable characters without comma, colon or space; scopes read, write, admin joined by +; prefixes joined by | (an admin key takes none)',
-    },
-  })
-  API_KEYS = '';
-
-  /** Once any key exists, reads still need none (writes and admin routes do). */
-  @BoolSetting()
-  PUBLIC_READS = false;
-
-  /** `auto`: keys needed once one exists or ever existed; `keyed`: always (production: survives a FLUSHALL). */
-  @IsIn(ACCESS_MODES)
-  ACCESS_MODE: AccessMode = 'auto';
-
-  /** Unknown keys / wrong admin tokens per second per client network (10 s; 2x in 1 s), then 429; 0: off. */
-  @IntSetting(0, 1_000_000)
-  AUTH_FAILURES_PER_SEC = 5;
-
-  /** How often each instance reads the stored API keys again (a key made or revoked elsewhere counts within it). */
-  @IntSetting(100, 3_600_000)
-  API_KEYS_REFRESH_MS = 5000;
-
-  /**
    * Proxies whose X-Forwarded-For is believed, as Fastify's trustProxy takes them: a number of hops, or
    * comma-separated addresses/CIDRs. Empty (default): the peer address is the client.
    */
@@ -202,14 +164,6 @@ export class AppConfig {
 
   @IntSetting(1, 10_000_000)
   RATE_LIMIT_MAX_CLIENTS = 50_000;
-
-  /** Bits of an address naming its client (rate limits, quotas); loopback is always one client (/8). */
-  @IntSetting(8, 32)
-  CLIENT_IPV4_PREFIX = 32;
-
-  /** The same for IPv6: a /64 is what one customer gets. */
-  @IntSetting(16, 128)
-  CLIENT_IPV6_PREFIX = 64;
 
   /**
    * Quotas on growth: the most new entries of each kind one client (a configured API key, else an

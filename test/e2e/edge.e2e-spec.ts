@@ -1,7 +1,7 @@
 import { AddressInfo, connect, Socket } from 'node:net';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { JSON_LIMITS } from '../../src/common/json-body';
+import { JSON_LIMITS } from '../../src/edge/json-body';
 import { FakeClock } from '../support/clock';
 import { ADMIN, createBoard, startTestApp } from '../support/app';
 import { startTestRedis, TestRedis } from '../support/redis';

@@ -1,4 +1,4 @@
-import { validateConfig } from './config';
+import { validateConfig } from '../common/config';
 import { deadlineCheckIntervalMs } from './http-edge';
 import { isUnder } from './security-headers';
 

@@ -1,8 +1,8 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyHttpOptions } from 'fastify';
-import { COMMON_MESSAGES as M } from './common.messages';
-import { AppConfig } from './config';
+import { COMMON_MESSAGES as M } from '../common/common.messages';
+import { AppConfig } from '../common/config';
 import { toErrorBody } from './error.filter';
 
 /**

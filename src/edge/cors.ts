@@ -1,6 +1,6 @@
 import fastifyCors from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppConfig, corsOriginsOf } from './config';
+import { AppConfig, corsOriginsOf } from '../common/config';
 
 /** Headers a browser page may send beyond the CORS-safelisted ones: what the API reads. */
 export const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-Api-Key', 'Idempotency-Key', 'X-Request-Id'];
