@@ -5,13 +5,12 @@ import { JSON_LIMITS } from '../../src/edge/json-body';
 import { FakeClock } from '../support/clock';
 import { ADMIN, createBoard, startTestApp } from '../support/app';
 import { startTestRedis, TestRedis } from '../support/redis';
+import { useSingleNodeApp } from '../support/e2e';
 
 /** Bodies built to stall the process or walk the validators: refused before anything walks them. */
 describe('the HTTP edge bounds every body', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(1_700_000_000_000);
-  const http = () => request(app.getHttpServer());
+  const e2e = useSingleNodeApp({ boards: ['b'] });
+  const { http } = e2e;
   const BODY_ROUTES: Array<[string, string]> = [
     ['PUT', '/admin/boards/b'],
     ['POST', '/boards/b/items/x/increment'],
@@ -22,16 +21,6 @@ describe('the HTTP edge bounds every body', () => {
   ];
   const send = (method: string, path: string, body: string, type = 'application/json') =>
     (method === 'PUT' ? http().put(path) : http().post(path)).set(ADMIN).set('Content-Type', type).send(body);
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock);
-    await createBoard(app, 'b');
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
 
   it.each(BODY_ROUTES)('%s %s: a body nested 2000 levels deep is a 400 naming the limit', async (method, path) => {
     const deep = `{"a":${'['.repeat(2000)}${']'.repeat(2000)}}`;

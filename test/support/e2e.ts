@@ -1,0 +1,101 @@
+import { AddressInfo } from 'node:net';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { Clock } from '../../src/common/clock';
+import { AppOptions } from '../../src/bootstrap';
+import { createBoard, startTestApp } from './app';
+import { FakeClock } from './clock';
+import { startTestRedis, TestRedis, Topology } from './redis';
+
+/** The test clock's start unless a file says otherwise: 2023-11-14T22:13:20Z, a whole minute. */
+export const T0 = 1_700_000_000_000;
+
+type Env = Record<string, string | undefined>;
+
+export interface E2eOptions {
+  /** Settings of the file's app, over startTestApp's defaults. */
+  env?: Env;
+  /** Where the FakeClock starts (default T0); the clock is set back here before each test with `fresh`. */
+  startMs?: number;
+  /** The app's clock instead of the FakeClock (a SystemClock for tests that wait in real time). */
+  clock?: Clock;
+  /** Boards made once the app is up (one window: the last hour in 1-minute slots). */
+  boards?: string[];
+  /** Also listen on a free port of 127.0.0.1 (raw sockets, fetch, SSE): see port(). */
+  listen?: boolean;
+  /** Before each test: delete the file's keys (boards included: make them in the test) and reset the clock. */
+  fresh?: boolean;
+  /** No app of the file's own: each test starts the apps it needs with startApp, closed after it. */
+  appPerTest?: boolean;
+  spanExporter?: AppOptions['spanExporter'];
+}
+
+export interface E2eContext {
+  /** The file's app (not with appPerTest). */
+  app(): NestFastifyApplication;
+  /** A supertest request against the file's app. */
+  http(): ReturnType<typeof request>;
+  redis(): TestRedis;
+  /** The port the app listens on (with `listen`). */
+  port(): number;
+  clock: FakeClock;
+  /** Another app on the same Redis with other settings (over the file's `env`), closed after the test. */
+  startApp(env?: Env): Promise<NestFastifyApplication>;
+}
+
+/**
+ * One private Redis (single node or Cluster) and one app for a test file or describe block: registers
+ * its beforeAll/afterAll (and afterEach for the apps a test started) and hands out accessors.
+ */
+export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext {
+  const startMs = options.startMs ?? T0;
+  const clock = new FakeClock(startMs);
+  let redis: TestRedis | undefined;
+  let app: NestFastifyApplication | undefined;
+  const extra: NestFastifyApplication[] = [];
+  const boot = (env: Env) =>
+    startTestApp(redis!, options.clock ?? clock, { ...options.env, ...env }, { spanExporter: options.spanExporter });
+
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    if (options.appPerTest) return;
+    app = await boot({});
+    if (options.listen) await app.listen(0, '127.0.0.1');
+    for (const board of options.boards ?? []) await createBoard(app, board);
+  });
+  if (options.fresh)
+    beforeEach(async () => {
+      await redis!.clear();
+      clock.setMs(startMs);
+    });
+  afterEach(async () => {
+    while (extra.length > 0) await extra.pop()!.close();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await redis?.stop();
+  });
+
+  const started = () => {
+    if (!app) throw new Error('no app of the file: started with appPerTest, or before beforeAll');
+    return app;
+  };
+  return {
+    app: started,
+    http: () => request(started().getHttpServer()),
+    redis: () => redis!,
+    port: () => (started().getHttpServer().address() as AddressInfo).port,
+    clock,
+    startApp: async (env = {}) => {
+      const another = await boot(env);
+      extra.push(another);
+      return another;
+    },
+  };
+}
+
+/** useApp on a private single-node Redis. */
+export const useSingleNodeApp = (options: E2eOptions = {}) => useApp('single', options);
+
+/** useApp on a private three-master Redis Cluster. */
+export const useClusterApp = (options: E2eOptions = {}) => useApp('cluster', options);
