@@ -41,6 +41,8 @@ export interface E2eContext {
   clock: FakeClock;
   /** Another app on the same Redis with other settings (over the file's `env`), closed after the test. */
   startApp(env?: Env): Promise<NestFastifyApplication>;
+  /** The apps this test started with startApp, in the order it started them. */
+  started(): NestFastifyApplication[];
 }
 
 /**
@@ -69,7 +71,7 @@ export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext
       clock.setMs(startMs);
     });
   afterEach(async () => {
-    while (extra.length > 0) await extra.pop()!.close();
+    for (const started of extra.splice(0).reverse()) await started.close();
   });
   afterAll(async () => {
     await app?.close();
@@ -91,6 +93,7 @@ export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext
       extra.push(another);
       return another;
     },
+    started: () => [...extra],
   };
 }
 
