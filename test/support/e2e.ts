@@ -27,6 +27,8 @@ export interface E2eOptions {
   fresh?: boolean;
   /** No app of the file's own: each test starts the apps it needs with startApp, closed after it. */
   appPerTest?: boolean;
+  /** More apps on the same Redis for the whole file, by name, each with settings over `env`: see other(). */
+  others?: Record<string, Env>;
   spanExporter?: AppOptions['spanExporter'];
 }
 
@@ -43,6 +45,8 @@ export interface E2eContext {
   startApp(env?: Env): Promise<NestFastifyApplication>;
   /** The apps this test started with startApp, in the order it started them. */
   started(): NestFastifyApplication[];
+  /** One of the apps of `others`. */
+  other(name: string): NestFastifyApplication;
 }
 
 /**
@@ -55,6 +59,7 @@ export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext
   let redis: TestRedis | undefined;
   let app: NestFastifyApplication | undefined;
   const extra: NestFastifyApplication[] = [];
+  const others = new Map<string, NestFastifyApplication>();
   const boot = (env: Env) =>
     startTestApp(redis!, options.clock ?? clock, { ...options.env, ...env }, { spanExporter: options.spanExporter });
 
@@ -62,6 +67,7 @@ export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext
     redis = await startTestRedis(topology);
     if (options.appPerTest) return;
     app = await boot({});
+    for (const [name, env] of Object.entries(options.others ?? {})) others.set(name, await boot(env));
     if (options.listen) await app.listen(0, '127.0.0.1');
     for (const board of options.boards ?? []) await createBoard(app, board);
   });
@@ -75,6 +81,7 @@ export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext
   });
   afterAll(async () => {
     await app?.close();
+    for (const other of others.values()) await other.close();
     await redis?.stop();
   });
 
@@ -94,6 +101,11 @@ export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext
       return another;
     },
     started: () => [...extra],
+    other: (name) => {
+      const other = others.get(name);
+      if (!other) throw new Error(`no app named ${name} in the options' others`);
+      return other;
+    },
   };
 }
 
