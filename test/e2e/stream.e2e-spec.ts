@@ -4,8 +4,9 @@ import { LiveHub, LiveListing } from '../../src/live/live-hub';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { FakeClock } from '../support/clock';
 import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { startTestRedis } from '../support/redis';
 import { SseReader } from '../support/sse';
+import { useSingleNodeApp } from '../support/e2e';
 
 const T0 = 1_700_002_800_000;
 
@@ -16,13 +17,12 @@ async function listen(app: NestFastifyApplication): Promise<string> {
 }
 
 describe('live stream over HTTP (SSE)', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
+  // The poll timer is left far out: the test drives each poll with hub.tick().
+  const e2e = useSingleNodeApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' }, fresh: true });
+  const { clock, http } = e2e;
   let base: string;
   let hub: LiveHub;
-  const clock = new FakeClock(T0);
   const readers: SseReader[] = [];
-  const http = () => request(app.getHttpServer());
   const open = async (query = '', headers: Record<string, string> = {}) => {
     const reader = await SseReader.open(`${base}/boards/live/stream${query}`, headers);
     readers.push(reader);
@@ -32,20 +32,10 @@ describe('live stream over HTTP (SSE)', () => {
     http().post(`/boards/live/items/${item}/increment`).send({ amount }).expect(200);
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    // The poll timer is left far out: the test drives each poll with hub.tick().
-    app = await startTestApp(redis, clock, { STREAM_COALESCE_MS: '60000' });
-    base = await listen(app);
-    hub = app.get(LiveHub);
-  });
-  afterAll(async () => {
-    for (const reader of readers) reader.close();
-    await app.close();
-    await redis.stop();
+    base = await listen(e2e.app());
+    hub = e2e.app().get(LiveHub);
   });
   beforeEach(async () => {
-    await redis.clear();
-    clock.setMs(T0);
     await http()
       .put('/admin/boards/live')
       .set(ADMIN)
@@ -89,7 +79,7 @@ describe('live stream over HTTP (SSE)', () => {
   });
 
   it('reads once per watched board per poll, whatever the number of clients', async () => {
-    const ranking = app.get(RankingService);
+    const ranking = e2e.app().get(RankingService);
     const clients = await Promise.all(Array.from({ length: 8 }, () => open('?window=m&limit=3')));
     await Promise.all(clients.map((client) => client.waitFor(1)));
     const versions = jest.spyOn(ranking, 'changeVersion');
