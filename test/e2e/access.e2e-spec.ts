@@ -14,7 +14,7 @@ const CONFIGURED = `${WRITER}:write,${READER}:read,${EU}:read+write:eu.,${OPS}:a
 
 /** API keys with scopes, from API_KEYS and made over HTTP, on a Redis of the file's own. */
 describe('access: API keys and scopes', () => {
-  const e2e = useSingleNodeApp({ appPerTest: true });
+  const e2e = useSingleNodeApp({ noApp: true });
   const { clock } = e2e;
   const start = e2e.startApp;
   const client = (app: NestFastifyApplication) => () => request(app.getHttpServer());

@@ -14,7 +14,7 @@ const JSON_TYPE = { 'Content-Type': 'application/json' };
  * 12, 13, 14, 15): each case failed on the code before the fix.
  */
 describe('hardening: edge, key store, scopes (issue #22)', () => {
-  const e2e = useSingleNodeApp({ appPerTest: true });
+  const e2e = useSingleNodeApp({ noApp: true });
   const { clock } = e2e;
   const start = async (env: Record<string, string | undefined> = {}) => {
     const app = await e2e.startApp(env);

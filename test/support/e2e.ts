@@ -25,15 +25,15 @@ export interface E2eOptions {
   listen?: boolean;
   /** Before each test: delete the file's keys (boards included: make them in the test) and reset the clock. */
   fresh?: boolean;
-  /** No app of the file's own: each test starts the apps it needs with startApp, closed after it. */
-  appPerTest?: boolean;
+  /** No app of the file's own: tests start theirs with startApp, describe blocks with describeApp. */
+  noApp?: boolean;
   /** More apps on the same Redis for the whole file, by name, each with settings over `env`: see other(). */
   others?: Record<string, Env>;
   spanExporter?: AppOptions['spanExporter'];
 }
 
 export interface E2eContext {
-  /** The file's app (not with appPerTest). */
+  /** The file's app (not with noApp). */
   app(): NestFastifyApplication;
   /** A supertest request against the file's app. */
   http(): ReturnType<typeof request>;
@@ -47,6 +47,8 @@ export interface E2eContext {
   started(): NestFastifyApplication[];
   /** One of the apps of `others`. */
   other(name: string): NestFastifyApplication;
+  /** An app with other settings on the same Redis for the calling describe block (its own hooks). */
+  describeApp(env?: Env): { app(): NestFastifyApplication; http(): ReturnType<typeof request> };
 }
 
 /**
@@ -65,7 +67,7 @@ export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext
 
   beforeAll(async () => {
     redis = await startTestRedis(topology);
-    if (options.appPerTest) return;
+    if (options.noApp) return;
     app = await boot({});
     for (const [name, env] of Object.entries(options.others ?? {})) others.set(name, await boot(env));
     if (options.listen) await app.listen(0, '127.0.0.1');
@@ -86,7 +88,7 @@ export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext
   });
 
   const started = () => {
-    if (!app) throw new Error('no app of the file: started with appPerTest, or before beforeAll');
+    if (!app) throw new Error('no app of the file: started with noApp, or before beforeAll');
     return app;
   };
   return {
@@ -101,6 +103,17 @@ export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext
       return another;
     },
     started: () => [...extra],
+    describeApp: (env = {}) => {
+      let scoped: NestFastifyApplication | undefined;
+      beforeAll(async () => {
+        scoped = await boot(env);
+      });
+      afterAll(async () => {
+        await scoped?.close();
+      });
+      const get = () => scoped!;
+      return { app: get, http: () => request(get().getHttpServer()) };
+    },
     other: (name) => {
       const other = others.get(name);
       if (!other) throw new Error(`no app named ${name} in the options' others`);
