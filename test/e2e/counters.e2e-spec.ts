@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { CountersScheduler } from '../../src/counters/counters.scheduler';
-import { ADMIN, startTestApp } from '../support/app';
+import { ADMIN } from '../support/app';
 import { useApp } from '../support/e2e';
 import { TOPOLOGIES } from '../support/redis';
 
@@ -214,29 +214,25 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
   });
 
   it('a keyed sample that aged out since its first request replays that answer; a new one is refused, storing nothing', async () => {
-    const short = await startTestApp(e2e.redis(), clock, { COUNTER_PRECISIONS: '1,5' }); // longest retention 600 s
-    try {
-      const keyed = (key: string, at: number) =>
-        request(short.getHttpServer()).post('/counters/late/increment').set('Idempotency-Key', key).send({ at });
-      const first = await keyed('late-1', T0_SEC - 500);
-      expect(first.body).toEqual({ name: 'late', count: 1, at: T0_SEC - 500, precisions: [5] });
-      clock.advanceSec(200); // T0 - 500 is now past every retention
-      const retried = await keyed('late-1', T0_SEC - 500);
-      expect(retried.status).toBe(200);
-      expect(retried.headers['idempotent-replayed']).toBe('true');
-      expect(retried.text).toBe(first.text);
-      const fresh = await keyed('late-2', T0_SEC - 500);
-      expect([fresh.status, fresh.body.message]).toEqual([
-        400,
-        expect.stringMatching(/older than the longest retention/),
-      ]);
-      expect((await keyed('late-2', T0_SEC - 500)).headers['idempotent-replayed']).toBeUndefined(); // refused again
-      const plain = await request(short.getHttpServer())
-        .post('/counters/late/increment')
-        .send({ at: T0_SEC - 500 });
-      expect(plain.status).toBe(400);
-    } finally {
-      await short.close();
-    }
+    const short = await e2e.startApp({ COUNTER_PRECISIONS: '1,5' }); // longest retention 600 s
+    const keyed = (key: string, at: number) =>
+      request(short.getHttpServer()).post('/counters/late/increment').set('Idempotency-Key', key).send({ at });
+    const first = await keyed('late-1', T0_SEC - 500);
+    expect(first.body).toEqual({ name: 'late', count: 1, at: T0_SEC - 500, precisions: [5] });
+    clock.advanceSec(200); // T0 - 500 is now past every retention
+    const retried = await keyed('late-1', T0_SEC - 500);
+    expect(retried.status).toBe(200);
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    expect(retried.text).toBe(first.text);
+    const fresh = await keyed('late-2', T0_SEC - 500);
+    expect([fresh.status, fresh.body.message]).toEqual([
+      400,
+      expect.stringMatching(/older than the longest retention/),
+    ]);
+    expect((await keyed('late-2', T0_SEC - 500)).headers['idempotent-replayed']).toBeUndefined(); // refused again
+    const plain = await request(short.getHttpServer())
+      .post('/counters/late/increment')
+      .send({ at: T0_SEC - 500 });
+    expect(plain.status).toBe(400);
   });
 });

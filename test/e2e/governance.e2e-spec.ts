@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ADMIN, startTestApp } from '../support/app';
+import { ADMIN } from '../support/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 describe('governance over HTTP', () => {
@@ -115,12 +115,8 @@ describe('governance over HTTP', () => {
       env: Record<string, string>,
       use: (http: () => ReturnType<typeof request>) => Promise<void>,
     ) {
-      const other = await startTestApp(e2e.redis(), clock, env);
-      try {
-        await use(() => request(other.getHttpServer()));
-      } finally {
-        await other.close();
-      }
+      const other = await e2e.startApp(env);
+      await use(() => request(other.getHttpServer()));
     }
 
     it('answers 429 with Retry-After over the limit, applies nothing, and leaves reads and other clients alone', async () => {
