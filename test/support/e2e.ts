@@ -13,8 +13,11 @@ export const T0 = 1_700_000_000_000;
 type Env = Record<string, string | undefined>;
 
 export interface E2eOptions {
-  /** Settings of the file's app, over startTestApp's defaults. */
-  env?: Env;
+  /**
+   * Settings of the file's app, over startTestApp's defaults; a function gets the file's Redis first
+   * (to put a proxy in front of it, say) and is called once, before the first app starts.
+   */
+  env?: Env | ((redis: TestRedis) => Env | Promise<Env>);
   /** Where the FakeClock starts (default T0); the clock is set back here before each test with `fresh`. */
   startMs?: number;
   /** The app's clock instead of the FakeClock (a SystemClock for tests that wait in real time). */
@@ -62,11 +65,13 @@ export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext
   let app: NestFastifyApplication | undefined;
   const extra: NestFastifyApplication[] = [];
   const others = new Map<string, NestFastifyApplication>();
+  let fileEnv: Env = {};
   const boot = (env: Env) =>
-    startTestApp(redis!, options.clock ?? clock, { ...options.env, ...env }, { spanExporter: options.spanExporter });
+    startTestApp(redis!, options.clock ?? clock, { ...fileEnv, ...env }, { spanExporter: options.spanExporter });
 
   beforeAll(async () => {
     redis = await startTestRedis(topology);
+    fileEnv = typeof options.env === 'function' ? await options.env(redis) : (options.env ?? {});
     if (options.noApp) return;
     app = await boot({});
     for (const [name, env] of Object.entries(options.others ?? {})) others.set(name, await boot(env));
