@@ -4,9 +4,7 @@ import type { Socket } from 'node:net';
 import request from 'supertest';
 import { LiveHub } from '../../src/live/live-hub';
 import { STREAM_MAX_BUFFERED_BYTES } from '../../src/live/live.limits';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { FakeClock } from '../support/clock';
-import { startTestRedis } from '../support/redis';
+import { ADMIN, createBoard } from '../support/app';
 import { useSingleNodeApp } from '../support/e2e';
 import { listen, SseReader, StalledReader, waitUntil } from '../support/sse';
 
@@ -111,31 +109,27 @@ describe('stream caps: per client, per instance (under the connection limit), li
 });
 
 describe('a stream costs reads from its client budget', () => {
+  const e2e = useSingleNodeApp({
+    startMs: T0,
+    env: { STREAM_COALESCE_MS: '60000', READ_RATE_LIMIT_PER_SEC: '5', READ_RATE_LIMIT_BURST: '25' },
+  });
+  const readers: SseReader[] = [];
+  afterEach(() => {
+    for (const reader of readers.splice(0)) reader.close();
+  });
+
   it('counts 10 reads per shard when a stream opens: 429 RATE_LIMITED past the read burst', async () => {
-    const redis = await startTestRedis();
-    const app = await startTestApp(redis, new FakeClock(T0), {
-      STREAM_COALESCE_MS: '60000',
-      READ_RATE_LIMIT_PER_SEC: '5',
-      READ_RATE_LIMIT_BURST: '25',
-    });
-    const readers: SseReader[] = [];
-    try {
-      const base = await listen(app);
-      await createBoard(app, 'paid');
-      for (let i = 0; i < 3; i++) {
-        readers.push(await SseReader.open(`${base}/boards/paid/stream`));
-        if (readers[i].response.statusCode !== 200) await readers[i].waitForEnd();
-      }
-      expect(readers.map(answerOf)).toEqual([
-        [200, 'stream'],
-        [200, 'stream'],
-        [429, 'RATE_LIMITED'],
-      ]);
-    } finally {
-      for (const reader of readers) reader.close();
-      await app.close();
-      await redis.stop();
+    const base = await listen(e2e.app());
+    await createBoard(e2e.app(), 'paid');
+    for (let i = 0; i < 3; i++) {
+      readers.push(await SseReader.open(`${base}/boards/paid/stream`));
+      if (readers[i].response.statusCode !== 200) await readers[i].waitForEnd();
     }
+    expect(readers.map(answerOf)).toEqual([
+      [200, 'stream'],
+      [200, 'stream'],
+      [429, 'RATE_LIMITED'],
+    ]);
   });
 });
 
