@@ -54,77 +54,104 @@ export interface E2eContext {
   describeApp(env?: Env): { app(): NestFastifyApplication; http(): ReturnType<typeof request> };
 }
 
+/** The file's Redis and apps: what useApp's hooks start and stop. */
+class E2eApps {
+  readonly clock: FakeClock;
+  redis?: TestRedis;
+  app?: NestFastifyApplication;
+  /** Apps the running test started (closed after it). */
+  readonly extra: NestFastifyApplication[] = [];
+  readonly others = new Map<string, NestFastifyApplication>();
+  private fileEnv: Env = {};
+
+  constructor(
+    private readonly topology: Topology,
+    private readonly options: E2eOptions,
+  ) {
+    this.clock = new FakeClock(options.startMs ?? T0);
+  }
+
+  boot(env: Env): Promise<NestFastifyApplication> {
+    const { clock, spanExporter } = this.options;
+    return startTestApp(this.redis!, clock ?? this.clock, { ...this.fileEnv, ...env }, { spanExporter });
+  }
+
+  async start(): Promise<void> {
+    this.redis = await startTestRedis(this.topology);
+    const { env, noApp, others, listen, boards } = this.options;
+    this.fileEnv = typeof env === 'function' ? await env(this.redis) : (env ?? {});
+    if (noApp) return;
+    this.app = await this.boot({});
+    for (const [name, otherEnv] of Object.entries(others ?? {})) this.others.set(name, await this.boot(otherEnv));
+    if (listen) await this.app.listen(0, '127.0.0.1');
+    for (const board of boards ?? []) await createBoard(this.app, board);
+  }
+
+  async stop(): Promise<void> {
+    await this.app?.close();
+    for (const other of this.others.values()) await other.close();
+    await this.redis?.stop();
+  }
+
+  fileApp(): NestFastifyApplication {
+    if (!this.app) throw new Error('no app of the file: started with noApp, or asked before beforeAll');
+    return this.app;
+  }
+}
+
+/** An app for the calling describe block, on the file's Redis. */
+function describeApp(apps: E2eApps, env: Env): ReturnType<E2eContext['describeApp']> {
+  let scoped: NestFastifyApplication | undefined;
+  beforeAll(async () => {
+    scoped = await apps.boot(env);
+  });
+  afterAll(async () => {
+    await scoped?.close();
+  });
+  const get = () => scoped!;
+  return { app: get, http: () => request(get().getHttpServer()) };
+}
+
+/** The accessors a file gets. */
+function contextOf(apps: E2eApps): E2eContext {
+  return {
+    app: () => apps.fileApp(),
+    http: () => request(apps.fileApp().getHttpServer()),
+    redis: () => apps.redis!,
+    port: () => (apps.fileApp().getHttpServer().address() as AddressInfo).port,
+    clock: apps.clock,
+    startApp: async (env = {}) => {
+      const another = await apps.boot(env);
+      apps.extra.push(another);
+      return another;
+    },
+    started: () => [...apps.extra],
+    describeApp: (env = {}) => describeApp(apps, env),
+    other: (name) => {
+      const other = apps.others.get(name);
+      if (!other) throw new Error(`no app named ${name} in the options' others`);
+      return other;
+    },
+  };
+}
+
 /**
  * One private Redis (single node or Cluster) and one app for a test file or describe block: registers
  * its beforeAll/afterAll (and afterEach for the apps a test started) and hands out accessors.
  */
 export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext {
-  const startMs = options.startMs ?? T0;
-  const clock = new FakeClock(startMs);
-  let redis: TestRedis | undefined;
-  let app: NestFastifyApplication | undefined;
-  const extra: NestFastifyApplication[] = [];
-  const others = new Map<string, NestFastifyApplication>();
-  let fileEnv: Env = {};
-  const boot = (env: Env) =>
-    startTestApp(redis!, options.clock ?? clock, { ...fileEnv, ...env }, { spanExporter: options.spanExporter });
-
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    fileEnv = typeof options.env === 'function' ? await options.env(redis) : (options.env ?? {});
-    if (options.noApp) return;
-    app = await boot({});
-    for (const [name, env] of Object.entries(options.others ?? {})) others.set(name, await boot(env));
-    if (options.listen) await app.listen(0, '127.0.0.1');
-    for (const board of options.boards ?? []) await createBoard(app, board);
-  });
+  const apps = new E2eApps(topology, options);
+  beforeAll(() => apps.start());
   if (options.fresh)
     beforeEach(async () => {
-      await redis!.clear();
-      clock.setMs(startMs);
+      await apps.redis!.clear();
+      apps.clock.setMs(options.startMs ?? T0);
     });
   afterEach(async () => {
-    for (const started of extra.splice(0).reverse()) await started.close();
+    for (const started of apps.extra.splice(0).reverse()) await started.close();
   });
-  afterAll(async () => {
-    await app?.close();
-    for (const other of others.values()) await other.close();
-    await redis?.stop();
-  });
-
-  const started = () => {
-    if (!app) throw new Error('no app of the file: started with noApp, or before beforeAll');
-    return app;
-  };
-  return {
-    app: started,
-    http: () => request(started().getHttpServer()),
-    redis: () => redis!,
-    port: () => (started().getHttpServer().address() as AddressInfo).port,
-    clock,
-    startApp: async (env = {}) => {
-      const another = await boot(env);
-      extra.push(another);
-      return another;
-    },
-    started: () => [...extra],
-    describeApp: (env = {}) => {
-      let scoped: NestFastifyApplication | undefined;
-      beforeAll(async () => {
-        scoped = await boot(env);
-      });
-      afterAll(async () => {
-        await scoped?.close();
-      });
-      const get = () => scoped!;
-      return { app: get, http: () => request(get().getHttpServer()) };
-    },
-    other: (name) => {
-      const other = others.get(name);
-      if (!other) throw new Error(`no app named ${name} in the options' others`);
-      return other;
-    },
-  };
+  afterAll(() => apps.stop());
+  return contextOf(apps);
 }
 
 /** useApp on a private single-node Redis. */
