@@ -7,6 +7,8 @@ import { CommonModuleOptions } from './common/common.module';
 import { AccessGate } from './access/access-gate';
 import { AccessGuard } from './access/access.guard';
 import { AppConfig, validateConfig } from './common/config';
+import { EdgeSettings, validateEdgeSettings } from './edge/edge.settings';
+import { validateAccessSettings } from './access/access.settings';
 import { edgeAdapter, installEdge, serveOpenApi } from './edge/edge.setup';
 import { createRootLogger, PinoLoggerService } from './edge/logging';
 import { RateLimitGuard } from './governance/rate-limit.guard';
@@ -22,31 +24,51 @@ export interface AppOptions extends CommonModuleOptions {
   spanExporter?: SpanExporter;
 }
 
+/**
+ * Every module's settings, validated before anything is built (the modules validate theirs again as
+ * the app is defined): one error naming every bad variable, whichever module reads it. The edge's and
+ * tracing's are needed before the app exists (the adapter, the span exporter).
+ */
+function validateAtBoot(env: Record<string, unknown>): { edge: EdgeSettings; tracingSettings: TracingSettings } {
+  const problems: string[] = [];
+  const attempt = <T>(validate: () => T): T | undefined => {
+    try {
+      return validate();
+    } catch (error) {
+      problems.push(
+        ...String((error as Error).message)
+          .split('\n')
+          .slice(1),
+      );
+      return undefined;
+    }
+  };
+  attempt(() => validateConfig(env));
+  attempt(() => validateAccessSettings(env));
+  const edge = attempt(() => validateEdgeSettings(env));
+  const tracingSettings = attempt(() => validateSettings(TracingSettings, env));
+  if (!edge || !tracingSettings || problems.length > 0)
+    throw new Error(`Invalid configuration:\n${problems.join('\n')}`);
+  return { edge, tracingSettings };
+}
+
 /** Builds the whole app (used by main.ts and by the e2e tests), ready to listen. */
 export async function createApp(options: AppOptions = {}): Promise<NestFastifyApplication> {
   const logger = createRootLogger(options.logDestination);
-  // Validated here too: the adapter needs TRUST_PROXY and the timeouts before the app (and CommonModule) exist.
-  const config = validateConfig({ ...process.env, ...options.env });
-  const tracing = startTracing(
-    validateSettings(TracingSettings, { ...process.env, ...options.env }),
-    options.spanExporter,
-  );
+  const { edge, tracingSettings } = validateAtBoot({ ...process.env, ...options.env });
+  const tracing = startTracing(tracingSettings, options.spanExporter);
   // Nest's own body parsers stay off: JSON is the one body type (guardJsonBodies), anything else is a 415.
-  const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(options),
-    edgeAdapter(config, logger),
-    {
-      bufferLogs: true,
-      bodyParser: false,
-    },
-  );
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), edgeAdapter(edge, logger), {
+    bufferLogs: true,
+    bodyParser: false,
+  });
   logger.level = app.get(AppConfig).LOG_LEVEL;
   const fastify = app.getHttpAdapter().getInstance();
   // First of the request hooks: the ones after it (access, headers) run inside the request's span.
   traceRequests(fastify);
   if (tracing) fastify.addHook('onClose', () => tracing.shutdown());
   app.useLogger(new PinoLoggerService(logger));
-  await installEdge(app, config);
+  await installEdge(app, edge);
   // After the edge's hooks, still before the body is read: a missing or unknown key is refused unparsed.
   app.get(AccessGate).register(fastify);
   prepareGracefulShutdown(app, fastify);

@@ -1,13 +1,14 @@
 import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
 import { BoolSetting, IntSetting, validateSettings } from './settings';
-import { isOriginList, isPrecisionList, isTrustProxy, ORIGIN_LIST_RULE } from './config-rules';
-
-export { corsOriginsOf, trustProxyOf } from './config-rules';
+import { isPrecisionList } from './config-rules';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** Every setting the service reads, validated at boot. Nothing else reads process.env. */
+/**
+ * The settings the modules without a settings class of their own read (the edge, access, ingest and
+ * tracing have theirs), validated at boot. Nothing else reads process.env.
+ */
 export class AppConfig {
   @IntSetting(0, 65535)
   PORT = 3000;
@@ -133,19 +134,6 @@ export class AppConfig {
   @IntSetting(60_000, 7 * 86_400_000)
   SCHEDULER_SWEEP_INTERVAL_MS = 3_600_000;
 
-  /**
-   * Proxies whose X-Forwarded-For is believed, as Fastify's trustProxy takes them: a number of hops, or
-   * comma-separated addresses/CIDRs. Empty (default): the peer address is the client.
-   */
-  @ValidateBy({
-    name: 'isTrustProxy',
-    validator: {
-      validate: isTrustProxy,
-      defaultMessage: () => 'TRUST_PROXY must be a number of hops (1-10) or comma-separated IP addresses/CIDRs',
-    },
-  })
-  TRUST_PROXY = '';
-
   /** Sustained write requests per second per client (API key, else address) in this instance; 0 turns limiting off. */
   @IntSetting(0, 1_000_000)
   RATE_LIMIT_PER_SEC = 0;
@@ -250,49 +238,6 @@ export class AppConfig {
   SHUTDOWN_TIMEOUT_MS = 10_000;
 
   /**
-   * A socket silent this long is closed: one that never sends a request, and one whose answer has not
-   * started that long (Node's socket inactivity timeout). 30 s: far above any answer (Redis commands
-   * time out in 0.5 s) and above the coming event stream's 15 s heartbeat, yet a socket opened and
-   * left idle is gone well before the 75 s the review measured.
-   */
-  @IntSetting(100, 600_000)
-  HTTP_CONNECTION_TIMEOUT_MS = 30_000;
-
-  /**
-   * Longest from a request's first byte to the end of its header block (Node's headersTimeout): a
-   * trickled header is answered 408 and closed. 10 s is what proxies commonly give (HAProxy's
-   * `timeout http-request`); our clients send a few hundred bytes of headers.
-   */
-  @IntSetting(100, 600_000)
-  @ValidateBy({
-    name: 'isWithinRequestTimeout',
-    validator: {
-      validate: (value, args) =>
-        typeof value === 'number' && value <= (args?.object as AppConfig).HTTP_REQUEST_TIMEOUT_MS,
-      defaultMessage: () =>
-        'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
-    },
-  })
-  HTTP_HEADERS_TIMEOUT_MS = 10_000;
-
-  /**
-   * Longest from a request's first byte to its last (Node's requestTimeout): a trickled body is
-   * answered 408 and closed, nothing applied. 30 s still takes the largest body (a 1 MB batch) over a
-   * link of 300 kbit/s.
-   */
-  @IntSetting(100, 600_000)
-  HTTP_REQUEST_TIMEOUT_MS = 30_000;
-
-  /**
-   * How long an idle keep-alive socket is kept after an answer. 72 s (Fastify's default) outlasts the
-   * 60 s idle timeout of common load balancers, so the balancer, not the service, closes a pooled
-   * socket: the other way round it may send a request on a socket just closed and answer a 502.
-   * Directly exposed, a few seconds is enough.
-   */
-  @IntSetting(100, 600_000)
-  HTTP_KEEP_ALIVE_TIMEOUT_MS = 72_000;
-
-  /**
    * Open connections the server accepts at once; one more is closed on arrival. An idle socket costs
    * about 12 KB (the review's 18 500 sockets took 218 MB): 10 000 bound that near 120 MB and stay
    * well under common file-descriptor limits, while a load balancer's pool needs a few hundred.
@@ -308,16 +253,6 @@ export class AppConfig {
   @IsOptional()
   @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters without spaces' })
   METRICS_TOKEN?: string;
-
-  /**
-   * Browser pages of these origins may call the API (CORS): comma-separated `scheme://host[:port]`.
-   * Empty (default): no CORS headers, so browsers allow only pages this service serves itself.
-   */
-  @ValidateBy({
-    name: 'isOriginList',
-    validator: { validate: isOriginList, defaultMessage: () => `CORS_ORIGINS must be ${ORIGIN_LIST_RULE}` },
-  })
-  CORS_ORIGINS = '';
 }
 
 /** Validates the environment; throws one error naming every bad variable (the process stops at boot). */

@@ -2,8 +2,8 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
 import type { Logger } from 'pino';
-import { AppConfig, trustProxyOf } from '../common/config';
 import { corsFor } from './cors';
+import { EdgeSettings, trustProxyOf } from './edge.settings';
 import { httpServerOptions } from './http-edge';
 import { guardJsonBodies, JSON_LIMITS, requireJsonWrites } from './json-body';
 import { lazyChildLogger, requestId, echoRequestId } from './logging';
@@ -16,7 +16,7 @@ import { AppValidationPipe } from './validation';
 const HTML_PAGES = ['/docs', '/dashboard'];
 
 /** The Fastify adapter: server timeouts, TRUST_PROXY, the largest body, request ids and the root logger. */
-export function edgeAdapter(config: AppConfig, logger: Logger): FastifyAdapter {
+export function edgeAdapter(config: EdgeSettings, logger: Logger): FastifyAdapter {
   return new FastifyAdapter({
     ...httpServerOptions(config),
     trustProxy: trustProxyOf(config),
@@ -35,7 +35,7 @@ export function edgeAdapter(config: AppConfig, logger: Logger): FastifyAdapter {
  * 405 for a known path's wrong method, the JSON body parser, and the JSON content type of writes
  * (before the body is read). The access check registers its own hook after these (bootstrap.ts).
  */
-export async function installEdge(app: NestFastifyApplication, config: AppConfig): Promise<void> {
+export async function installEdge(app: NestFastifyApplication, config: EdgeSettings): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
   // One connection over the cap is closed on arrival, before it costs more than a file descriptor.
   app.getHttpServer().maxConnections = config.HTTP_MAX_CONNECTIONS;
