@@ -4,10 +4,8 @@ import { ApiKeysService } from '../../src/access/api-keys.service';
 import { LiveHub, LiveListing } from '../../src/live/live-hub';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RedisService } from '../../src/redis/redis.service';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { FakeClock } from '../support/clock';
+import { ADMIN, createBoard } from '../support/app';
 import { useSingleNodeApp } from '../support/e2e';
-import { startTestRedis } from '../support/redis';
 import { listen, SseReader, waitUntil } from '../support/sse';
 
 const T0 = 1_700_002_800_000;
@@ -128,40 +126,37 @@ describe("the poller's work is bounded and yields to requests", () => {
 });
 
 describe('a revoked key ends its streams', () => {
+  // Two instances of one deployment: both apps of a test on the same Redis.
+  const e2e = useSingleNodeApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' }, noApp: true });
+  const readers: SseReader[] = [];
+  afterEach(() => {
+    for (const reader of readers.splice(0)) reader.close();
+  });
+
   it('at once on the instance that revoked it, at the next key refresh on another', async () => {
-    const redis = await startTestRedis();
-    const clock = new FakeClock(T0);
-    const here = await startTestApp(redis, clock, { STREAM_COALESCE_MS: '60000' });
-    const there = await startTestApp(redis, clock, { STREAM_COALESCE_MS: '60000' });
-    const readers: SseReader[] = [];
-    try {
-      await createBoard(here, 'secret');
-      const made = await request(here.getHttpServer())
-        .post('/admin/keys')
-        .set(ADMIN)
-        .send({ name: 'viewer', scopes: ['read'] })
-        .expect(201);
-      const key = (made.body as { key: string }).key;
-      await there.get(ApiKeysService).reload();
-      for (const app of [here, there]) {
-        const reader = await SseReader.open(`${await listen(app)}/boards/secret/stream`, {
-          authorization: `Bearer ${key}`,
-        });
-        readers.push(reader);
-        await reader.waitFor(1);
-      }
-      await request(here.getHttpServer()).delete('/admin/keys/viewer').set(ADMIN).expect(204);
-      await readers[0].waitForEnd();
-      expect(readers[1].ended).toBe(false);
-      // What the refresh job does every API_KEYS_REFRESH_MS.
-      await there.get(ApiKeysService).reload();
-      await readers[1].waitForEnd();
-      expect([here.get(LiveHub).clients, there.get(LiveHub).clients]).toEqual([0, 0]);
-    } finally {
-      for (const reader of readers) reader.close();
-      await here.close();
-      await there.close();
-      await redis.stop();
+    const here = await e2e.startApp();
+    const there = await e2e.startApp();
+    await createBoard(here, 'secret');
+    const made = await request(here.getHttpServer())
+      .post('/admin/keys')
+      .set(ADMIN)
+      .send({ name: 'viewer', scopes: ['read'] })
+      .expect(201);
+    const key = (made.body as { key: string }).key;
+    await there.get(ApiKeysService).reload();
+    for (const app of [here, there]) {
+      const reader = await SseReader.open(`${await listen(app)}/boards/secret/stream`, {
+        authorization: `Bearer ${key}`,
+      });
+      readers.push(reader);
+      await reader.waitFor(1);
     }
+    await request(here.getHttpServer()).delete('/admin/keys/viewer').set(ADMIN).expect(204);
+    await readers[0].waitForEnd();
+    expect(readers[1].ended).toBe(false);
+    // What the refresh job does every API_KEYS_REFRESH_MS.
+    await there.get(ApiKeysService).reload();
+    await readers[1].waitForEnd();
+    expect([here.get(LiveHub).clients, there.get(LiveHub).clients]).toEqual([0, 0]);
   });
 });
