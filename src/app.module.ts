@@ -27,7 +27,7 @@ export class AppModule {
         HealthModule,
         GovernanceModule,
         RankingModule,
-        LiveModule,
+        LiveModule.forRoot({ ...process.env, ...options.env }),
         DashboardModule,
         CountersModule,
         StatsModule,

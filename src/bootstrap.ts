@@ -9,6 +9,7 @@ import { AccessGuard } from './access/access.guard';
 import { AppConfig, validateConfig } from './common/config';
 import { EdgeSettings, validateEdgeSettings } from './edge/edge.settings';
 import { validateAccessSettings } from './access/access.settings';
+import { validateLiveSettings } from './live/live.settings';
 import { edgeAdapter, installEdge, serveOpenApi } from './edge/edge.setup';
 import { createRootLogger, PinoLoggerService } from './edge/logging';
 import { RateLimitGuard } from './governance/rate-limit.guard';
@@ -45,6 +46,7 @@ function validateAtBoot(env: Record<string, unknown>): { edge: EdgeSettings; tra
   };
   attempt(() => validateConfig(env));
   attempt(() => validateAccessSettings(env));
+  attempt(() => validateLiveSettings(env));
   const edge = attempt(() => validateEdgeSettings(env));
   const tracingSettings = attempt(() => validateSettings(TracingSettings, env));
   if (!edge || !tracingSettings || problems.length > 0)

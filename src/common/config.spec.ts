@@ -10,7 +10,6 @@ describe('validateConfig', () => {
       LOG_LEVEL: 'info',
       SCHEDULER_ENABLED: true,
       EXPIRE_CHUNK: 100,
-      STREAM_COALESCE_MS: 250,
       QUOTA_INTERVAL_SEC: 3600,
       QUOTA_NEW_ITEMS: 10_000,
       QUOTA_NEW_LIKE_USERS: 10_000,
@@ -46,22 +45,18 @@ describe('validateConfig', () => {
     ['KEY_PREFIX', '{tag}'],
     ['LOG_LEVEL', 'loud'],
     ['EXPIRE_CHUNK', '0'],
-    ['STREAM_COALESCE_MS', '10'],
-    ['STREAM_COALESCE_MS', 'soon'],
     ['IDEMPOTENCY_TTL_SEC', '10'],
     ['SCHEDULER_ENABLED', 'maybe'],
     ['COUNTER_PRECISIONS', '1,1'],
     ['COUNTER_PRECISIONS', '0,5'],
     ['REDIS_COMMAND_TIMEOUT_MS', '1.5'],
-    ['HTTP_MAX_CONNECTIONS', '0'],
     ['METRICS_TOKEN', 'short'],
     ['METRICS_TOKEN', 'has a space in it 0123456789'],
   ])('refuses %s=%j with a message naming the variable', (name, value) => {
     expect(() => validateConfig({ [name]: value })).toThrow(new RegExp(`Invalid configuration:[\\s\\S]*${name}`));
   });
 
-  it('gives the connection cap and the metrics token their defaults', () => {
-    expect(validateConfig({})).toMatchObject({ HTTP_MAX_CONNECTIONS: 10_000 });
+  it('leaves the metrics token unset by default', () => {
     expect(validateConfig({}).METRICS_TOKEN).toBeUndefined();
   });
 

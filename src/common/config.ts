@@ -6,8 +6,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
- * The settings the modules without a settings class of their own read (the edge, access, ingest and
- * tracing have theirs), validated at boot. Nothing else reads process.env.
+ * The settings the modules without a settings class of their own read (the edge, access, live, ingest
+ * and tracing have theirs), validated at boot. Nothing else reads process.env.
  */
 export class AppConfig {
   @IntSetting(0, 65535)
@@ -82,32 +82,6 @@ export class AppConfig {
   /** How long a write's answer is kept under its Idempotency-Key: a repeat within it applies nothing. */
   @IntSetting(60, 30 * 86_400)
   IDEMPOTENCY_TTL_SEC = 86_400;
-
-  /**
-   * Live stream (GET /boards/:board/stream): how often an instance polls the change versions of the
-   * boards its clients watch, so at most one event per board per this many ms.
-   */
-  @IntSetting(20, 60_000)
-  STREAM_COALESCE_MS = 250;
-
-  /**
-   * Most live streams one instance serves (503 STREAM_CAPACITY beyond), and never more than half of
-   * HTTP_MAX_CONNECTIONS: probes and ordinary requests always find a connection.
-   */
-  @IntSetting(1, 1_000_000)
-  STREAM_MAX_STREAMS = 2000;
-
-  /** Most live streams of one client (API key, else address) per instance (429 STREAM_LIMIT beyond). */
-  @IntSetting(1, 1_000_000)
-  STREAM_MAX_PER_CLIENT = 32;
-
-  /** A live stream ends this long after it opened; the client reconnects with a fresh snapshot. */
-  @IntSetting(10_000, 86_400_000)
-  STREAM_MAX_LIFETIME_MS = 1_800_000;
-
-  /** A live stream whose client took none of the bytes sent for this long is cut (a stalled reader). */
-  @IntSetting(1000, 3_600_000)
-  STREAM_IDLE_TIMEOUT_MS = 60_000;
 
   @BoolSetting()
   SCHEDULER_ENABLED = true;
@@ -236,14 +210,6 @@ export class AppConfig {
   /** Longest a graceful shutdown may take before the process exits anyway (code 1). */
   @IntSetting(100, 600_000)
   SHUTDOWN_TIMEOUT_MS = 10_000;
-
-  /**
-   * Open connections the server accepts at once; one more is closed on arrival. An idle socket costs
-   * about 12 KB (the review's 18 500 sockets took 218 MB): 10 000 bound that near 120 MB and stay
-   * well under common file-descriptor limits, while a load balancer's pool needs a few hundred.
-   */
-  @IntSetting(1, 1_000_000)
-  HTTP_MAX_CONNECTIONS = 10_000;
 
   /**
    * When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (401 without, 403 wrong).

@@ -99,7 +99,7 @@ export class EdgeSettings {
    * about 12 KB (the review's 18 500 sockets took 218 MB): 10 000 bound that near 120 MB and stay
    * well under common file-descriptor limits, while a load balancer's pool needs a few hundred.
    */
-  // AppConfig names it too: the live streams take at most half of it.
+  // LiveSettings names it too: the live streams take at most half of it.
   @IntSetting(1, 1_000_000)
   HTTP_MAX_CONNECTIONS = 10_000;
 
