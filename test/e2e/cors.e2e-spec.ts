@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { validateConfig } from '../../src/common/config';
+import { validateEdgeSettings } from '../../src/edge/edge.settings';
 import { ADMIN } from '../support/app';
 import { useSingleNodeApp } from '../support/e2e';
 
@@ -97,7 +97,9 @@ describe('CORS', () => {
   it.each(['*', 'app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://x.example'])(
     'refuses CORS_ORIGINS=%s at boot, naming the setting',
     (value) => {
-      expect(() => validateConfig({ CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS must be comma-separated origins/);
+      expect(() => validateEdgeSettings({ CORS_ORIGINS: value })).toThrow(
+        /CORS_ORIGINS must be comma-separated origins/,
+      );
     },
   );
 });
