@@ -1,7 +1,6 @@
 import type { LiveClient } from './live-client';
 import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { ApiKeysService } from '../access/api-keys.service';
-import { AppConfig } from '../common/config';
 import { Clock } from '../common/clock';
 import { DomainError, NotFoundError } from '../common/errors';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
@@ -21,6 +20,7 @@ import {
 import { LIVE_MESSAGES as M } from './live.messages';
 import { HEARTBEAT_FRAME, sseFrame } from './sse';
 import { Subscriber, subscribersOf, Watch, WatchedBoard, WatchGroup, WatchSet } from './watch-set';
+import { LiveSettings } from './live.settings';
 
 /** What a stream event carries: the watched rows of one window and the board's change version. */
 export interface LiveListing {
@@ -73,7 +73,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     private readonly redis: RedisService,
     private readonly readBudget: RateLimitGuard,
     keys: ApiKeysService,
-    config: AppConfig,
+    config: LiveSettings,
   ) {
     this.incidents = new IncidentLog(new Logger('LiveHub'), clock);
     this.coalesceMs = config.STREAM_COALESCE_MS;

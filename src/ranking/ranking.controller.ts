@@ -2,15 +2,9 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, 
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
-import { answer, IdempotencyKey } from '../common/retry-safe';
-import {
-  AdminRoute,
-  BoardWrite,
-  ErrorResponse,
-  KeyedRoute,
-  RedisBackedController,
-  WindowRead,
-} from '../common/route-decorators';
+import { answer, IdempotencyKey } from '../edge/retry-safe';
+import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
+import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
   AroundQuery,
