@@ -23,7 +23,7 @@ import Redis from 'ioredis';
 import { headerArgs } from '../src/redis/function-args';
 import { ARGS_MODULE, defineLibrary } from '../src/redis/function-library';
 import { loadLibraries } from '../src/redis/functions';
-import { BOARD_WRITE_LIBRARIES } from '../src/ranking/core/script-call';
+import { RANKING_MODULES } from '../src/ranking/core/script-call';
 import { stopChild } from '../test/support/processes';
 import { testLibrary } from '../test/support/functions';
 import { startRedisServer } from './process-stats';
@@ -34,7 +34,7 @@ const PIPELINE = 500;
 const LOOP = 50_000;
 
 /** The libraries today's ranking write scripts carry (keys, idem, views, window, snapshot, board_write). */
-const PREPENDED = BOARD_WRITE_LIBRARIES;
+const PREPENDED = RANKING_MODULES.filter((path) => !path.endsWith('call_lib.lua'));
 
 const header = {
   version: 'v1',

@@ -22,9 +22,20 @@ export interface FunctionDefinition<In, Out> {
   decode(reply: unknown, input: In): Out;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a library holds functions of every signature
+type AnyDefinition = FunctionDefinition<any, any>;
+
 /** Declares a function: its input and output types are read off `build` and `decode`. */
 export function typedFunction<In, Out>(definition: FunctionDefinition<In, Out>): FunctionDefinition<In, Out> {
   return definition;
+}
+
+/**
+ * The Lua modules of `functions` under `dir`, by convention one `<handler>.lua` per handler (two
+ * definitions sharing a handler share its module), in the order first named.
+ */
+export function handlerModules(dir: string, functions: Record<string, AnyDefinition>): string[] {
+  return [...new Set(Object.values(functions).map((definition) => join(dir, `${definition.handler}.lua`)))];
 }
 
 /** Where a line of an assembled library comes from. */
@@ -52,9 +63,6 @@ export interface LibraryFunction<In, Out> extends FunctionDefinition<In, Out> {
   /** Declared `no-writes`: sent as FCALL_RO. */
   readonly readOnly: boolean;
 }
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a library holds functions of every signature
-type AnyDefinition = FunctionDefinition<any, any>;
 
 export type BoundFunctions<F extends Record<string, AnyDefinition>> = {
   [K in keyof F]: F[K] extends FunctionDefinition<infer In, infer Out> ? LibraryFunction<In, Out> : never;
