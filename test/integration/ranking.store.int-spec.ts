@@ -129,7 +129,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       expect((await ranking.item('s', 'h', 'x')).rank).toBe(1);
     });
 
-    it('reloads its scripts after the server lost them (EVALSHA falls back to EVAL on NOSCRIPT)', async () => {
+    it('reloads its function library after the server lost it (FCALL of a missing function loads it again)', async () => {
       const flushScripts = redis.flushScripts;
       if (!flushScripts) return; // a shared server's scripts are the other files' too
       await ranking.increment('b', 'x', 2);
