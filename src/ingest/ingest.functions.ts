@@ -44,6 +44,7 @@ export interface LeaseCall {
 export const INGEST_FUNCTIONS = {
   /** Answers the caller's epoch while it holds the source's lease, 0 when it does not. */
   lease: typedFunction({
+    name: 'tbIngestLease',
     handler: 'lease',
     numberOfKeys: 2,
     build: (call: LeaseCall) => ({
@@ -54,6 +55,7 @@ export const INGEST_FUNCTIONS = {
   }),
 
   apply: typedFunction({
+    name: 'tbIngestApply',
     handler: 'ingest_apply',
     numberOfKeys: 'dynamic',
     build: (call: ApplyCall) => ({

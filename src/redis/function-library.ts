@@ -13,6 +13,11 @@ export type FunctionFlag = 'no-writes' | 'allow-oom' | 'allow-stale' | 'no-clust
  * keys and args are made from domain values, `decode` the one place its reply is checked and read.
  */
 export interface FunctionDefinition<In, Out> {
+  /**
+   * The call's name in metrics, traces and reply errors (e.g. tbRankIncrement): one per definition and
+   * the same in every version of its library, unlike `redisName`.
+   */
+  name: string;
   /** The Lua local function (defined by one of the library's modules) that handles a call. */
   handler: string;
   flags?: readonly FunctionFlag[];

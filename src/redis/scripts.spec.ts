@@ -106,6 +106,9 @@ describe('function libraries', () => {
     ]);
     const declared = RANKING_SLICES.reduce((sum, [, functions]) => sum + Object.keys(functions).length, 0);
     expect(Object.keys(RANKING.functions)).toHaveLength(declared);
+    // Metrics and traces name a call by `name`: one per definition, scripts' command names included.
+    const names = [...FUNCTIONS.map((fn) => fn.name), ...ALL_SCRIPTS.map((script) => script.name)];
+    expect(new Set(names).size).toBe(names.length);
   });
 
   it.each(FUNCTIONS.map((fn) => [fn.redisName, fn] as const))(

@@ -21,6 +21,7 @@ export type BoardPutReply =
 /** The board config scripts: shard 0 decides a PUT, the other shards copy it, a delete empties a shard. */
 export const BOARDS_FUNCTIONS = {
   boardPut: typedFunction({
+    name: 'tbRankBoardPut',
     handler: 'board_put',
     numberOfKeys: 1,
     build: (call: Omit<PutBoardCommand, 'name'> & { keys: BoardKeys }) => ({
@@ -54,6 +55,7 @@ export const BOARDS_FUNCTIONS = {
   }),
 
   boardDelete: typedFunction({
+    name: 'tbRankBoardDelete',
     handler: 'board_delete',
     flags: ['allow-oom'],
     numberOfKeys: 2,
@@ -66,6 +68,7 @@ export const BOARDS_FUNCTIONS = {
   }),
 
   shardSync: typedFunction({
+    name: 'tbRankShardSync',
     handler: 'shard_sync',
     numberOfKeys: 1,
     build: (call: {

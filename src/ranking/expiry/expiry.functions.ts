@@ -19,6 +19,7 @@ export interface DueClaim {
 /** Expiry: draining a shard's expired slots, and the due index the scheduler claims boards from. */
 export const EXPIRY_FUNCTIONS = {
   expire: typedFunction({
+    name: 'tbRankExpire',
     handler: 'expire',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
@@ -31,6 +32,7 @@ export const EXPIRY_FUNCTIONS = {
   }),
 
   dueClaim: typedFunction({
+    name: 'tbRankDueClaim',
     handler: 'due_claim',
     flags: ['allow-oom'],
     numberOfKeys: 2,
@@ -48,6 +50,7 @@ export const EXPIRY_FUNCTIONS = {
   }),
 
   dueComplete: typedFunction({
+    name: 'tbRankDueComplete',
     handler: 'due_complete',
     flags: ['allow-oom'],
     numberOfKeys: 2,
@@ -60,6 +63,7 @@ export const EXPIRY_FUNCTIONS = {
   }),
 
   sweepTurn: typedFunction({
+    name: 'tbRankSweepTurn',
     handler: 'sweep_turn',
     flags: ['allow-oom'],
     numberOfKeys: 1,

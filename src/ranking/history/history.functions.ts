@@ -31,6 +31,7 @@ export function parseSnapshotRows(packed: string): ScoredItem[] {
 /** Snapshot reads: a window's snapshot at a time, an item through the snapshots, rows above scores in them. */
 export const HISTORY_FUNCTIONS = {
   historyRead: typedFunction({
+    name: 'tbRankHistoryRead',
     handler: 'history_read',
     flags: ['allow-oom'],
     numberOfKeys: 3,
@@ -45,6 +46,7 @@ export const HISTORY_FUNCTIONS = {
   }),
 
   historyItem: typedFunction({
+    name: 'tbRankHistoryItem',
     handler: 'history_item',
     flags: ['allow-oom'],
     numberOfKeys: 3,
@@ -67,6 +69,7 @@ export const HISTORY_FUNCTIONS = {
   }),
 
   historyCount: typedFunction({
+    name: 'tbRankHistoryCount',
     handler: 'history_count',
     flags: ['allow-oom'],
     numberOfKeys: 3,

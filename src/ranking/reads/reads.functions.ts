@@ -21,6 +21,7 @@ function listingRead<Call extends WindowCall>(
   extraArgs: (call: Call) => Array<string | number>,
 ) {
   return typedFunction({
+    name,
     handler,
     // Reads drain expired slots (writes that free memory): they run on a full Redis too.
     flags: ['allow-oom'],
@@ -49,6 +50,7 @@ export const READS_FUNCTIONS = {
   ]),
 
   readItem: typedFunction({
+    name: 'tbRankReadItem',
     handler: 'read_item',
     flags: ['allow-oom'],
     numberOfKeys: 3,
@@ -69,6 +71,7 @@ export const READS_FUNCTIONS = {
   ]),
 
   readNeighbours: typedFunction({
+    name: 'tbRankReadNeighbours',
     handler: 'read_neighbours',
     flags: ['allow-oom'],
     numberOfKeys: 3,

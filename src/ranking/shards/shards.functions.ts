@@ -7,6 +7,7 @@ import type { WindowConfig } from '../core/window-math';
 /** Counting across the shards of a board: items above given scores, one shard or every shard of a node per call. */
 export const SHARDS_FUNCTIONS = {
   countAbove: typedFunction({
+    name: 'tbRankCountAbove',
     handler: 'count_above',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
@@ -28,6 +29,7 @@ export const SHARDS_FUNCTIONS = {
   }),
 
   countAboveShards: typedFunction({
+    name: 'tbRankCountAboveShards',
     handler: 'count_above_shards',
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,

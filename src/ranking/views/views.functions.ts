@@ -59,6 +59,7 @@ function viewRowsOf(reply: Reply, rising: boolean): ViewRow[] {
 /** The one view script: every read of a trending view of one shard. */
 export const VIEWS_FUNCTIONS = {
   readView: typedFunction({
+    name: 'tbRankReadView',
     handler: 'read_view',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',

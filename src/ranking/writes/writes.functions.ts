@@ -110,6 +110,7 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
 export const WRITES_FUNCTIONS = {
   /** One item increment (increment.lua with one request); a refusal of the request is thrown. */
   increment: typedFunction({
+    name: 'tbRankIncrement',
     handler: 'increment',
     numberOfKeys: 'dynamic',
     build: (call: WriteCall & Omit<CoalescedIncrement, 'idem'>) =>
@@ -133,6 +134,7 @@ export const WRITES_FUNCTIONS = {
 
   /** Item increments that arrived together for one shard (WRITE_COALESCE_MS), applied in order by one call. */
   increments: typedFunction({
+    name: 'tbRankIncrements',
     handler: 'increment',
     numberOfKeys: 'dynamic',
     build: (call: BoardCall & { requests: CoalescedIncrement[] }) => incrementCall(call, call.requests),
@@ -144,6 +146,7 @@ export const WRITES_FUNCTIONS = {
   }),
 
   incrementBatch: typedFunction({
+    name: 'tbRankIncrementBatch',
     handler: 'increment_batch',
     numberOfKeys: 'dynamic',
     build: (call: WriteCall & { entries: BatchEntry[]; newItems: number }) => ({
@@ -170,6 +173,7 @@ export const WRITES_FUNCTIONS = {
   }),
 
   like: typedFunction({
+    name: 'tbRankLike',
     handler: 'like',
     numberOfKeys: 'dynamic',
     build: (
@@ -204,6 +208,7 @@ export const WRITES_FUNCTIONS = {
   }),
 
   requestClaim: typedFunction({
+    name: 'tbRankRequestClaim',
     handler: 'request_claim',
     numberOfKeys: 1,
     build: (call: LedgerCall) => ({
@@ -220,6 +225,7 @@ export const WRITES_FUNCTIONS = {
   }),
 
   requestComplete: typedFunction({
+    name: 'tbRankRequestComplete',
     handler: 'request_complete',
     numberOfKeys: 1,
     build: (call: LedgerCall & { body: string }) => ({
