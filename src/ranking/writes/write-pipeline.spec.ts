@@ -5,7 +5,7 @@ import type { IdemRequest } from '../../redis/idempotency';
 import { PreparedBoard } from '../core/board';
 import { RankingKeys } from '../core/ranking.keys';
 import { GuardedWrite, IdempotencyPolicy, RequestLedger } from './write-pipeline';
-import type { LedgerEntry } from './writes.scripts';
+import type { LedgerEntry } from './writes.functions';
 
 const KEYED: IdemRequest = { key: 'k', fingerprint: 'f' };
 const keys = new RankingKeys('tb:');

@@ -24,7 +24,7 @@ import type {
   WriteKind,
 } from './write-commands';
 import { atRefusal, byWindow, checkAt, checkCreatedAt, growthError } from './write-rules';
-import type { LedgerEntry } from './writes.scripts';
+import type { LedgerEntry } from './writes.functions';
 import { WritesStore } from './writes.store';
 
 /**

@@ -15,7 +15,10 @@ import { boardCall, WriteCall } from '../core/script-call';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
 import type { IncrementCommand, LikeCommand, UnlikeCommand, WriteAttempt } from './write-commands';
-import { CoalescedIncrement, LedgerCall, LedgerEntry, WRITES_SCRIPTS as S } from './writes.scripts';
+import { CoalescedIncrement, LedgerCall, LedgerEntry } from './writes.functions';
+import { RANKING } from '../ranking.functions';
+
+const S = RANKING.functions;
 
 /** A batch's checked entries grouped by shard, each shard's growth allowance (UNLIMITED: no quota). */
 export interface ShardedBatch extends WriteAttempt {
@@ -55,7 +58,7 @@ export class WritesStore {
         (_, pending) => this.sendIncrements(pending),
       );
     this.idemCalls = IdemCalls.for(config, redis.client);
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([RANKING.library]);
   }
 
   /** An increment on its item's shard (coalesced with others when WRITE_COALESCE_MS > 0); `newItems` its growth allowance. */
@@ -71,7 +74,7 @@ export class WritesStore {
             nowMs,
             increment,
           })
-        : this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
+        : this.redis.callFunction(S.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
     );
     await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply, command.item);
@@ -88,7 +91,7 @@ export class WritesStore {
     const settled = await Promise.allSettled(
       shards.map(([shard, entries]) =>
         guard(
-          this.redis.call(S.incrementBatch, {
+          this.redis.callFunction(S.incrementBatch, {
             ...this.write(board, board.shards[shard], nowMs, idem),
             entries,
             newItems: batch.newItems.get(shard)!,
@@ -112,7 +115,14 @@ export class WritesStore {
     const undo = command.kind === 'unlike';
     const atMs = eventTimeMs(command.kind === 'like' ? command.atSec : undefined, nowMs);
     const reply = await guard(
-      this.redis.call(S.like, { ...this.write(board, shard, nowMs, idem), item, userId, undo, ...growth, atMs }),
+      this.redis.callFunction(S.like, {
+        ...this.write(board, shard, nowMs, idem),
+        item,
+        userId,
+        undo,
+        ...growth,
+        atMs,
+      }),
     );
     await this.indexDue(board, reply.created[2]);
     return {
@@ -124,12 +134,12 @@ export class WritesStore {
 
   /** Claims (or reads) the ledger entry of a keyed request on a sharded board: see request_claim.lua. */
   claimRequest(board: PreparedBoard, idem: IdemRequest, nowMs: number): Promise<LedgerEntry> {
-    return this.redis.call(S.requestClaim, this.ledger(board, idem, nowMs));
+    return this.redis.callFunction(S.requestClaim, this.ledger(board, idem, nowMs));
   }
 
   /** Stores the whole answer of a keyed request on a sharded board in its ledger entry. */
   async completeRequest(board: PreparedBoard, idem: IdemRequest, nowMs: number, body: string): Promise<void> {
-    await this.redis.call(S.requestComplete, { ...this.ledger(board, idem, nowMs), body });
+    await this.redis.callFunction(S.requestComplete, { ...this.ledger(board, idem, nowMs), body });
   }
 
   /** The ledger entry of a request lives on the shard its key hashes to: ledgers spread like items. */
@@ -146,8 +156,8 @@ export class WritesStore {
   private async sendIncrements(pending: PendingIncrement[]): Promise<Array<Idempotent<StandingsReply> | Error>> {
     const { board, shard } = pending[0];
     const call = boardCall(board, shard, Math.max(...pending.map((p) => p.nowMs)), this.budgetFields);
-    if (pending.length === 1) return [await this.redis.call(S.increment, { ...call, ...pending[0].increment })];
-    return this.redis.call(S.increments, { ...call, requests: pending.map((p) => p.increment) });
+    if (pending.length === 1) return [await this.redis.callFunction(S.increment, { ...call, ...pending[0].increment })];
+    return this.redis.callFunction(S.increments, { ...call, requests: pending.map((p) => p.increment) });
   }
 
   /**
