@@ -13,7 +13,6 @@ import {
 } from '../common/route-decorators';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
-  AroundQuery,
   AroundResultDto,
   BatchIncrementDto,
   BatchResultDto,
@@ -29,9 +28,7 @@ import {
   HistoryResultDto,
   ItemHistoryQuery,
   ItemHistoryResultDto,
-  TopQuery,
   TopResultDto,
-  WindowQuery,
 } from './dto/item.dto';
 import {
   DEFAULT_AMOUNT,
@@ -39,6 +36,8 @@ import {
   DEFAULT_TOP_ITEMS,
   MAX_SHARDED_DEPTH_ITEMS,
 } from './core/ranking.limits';
+import { AroundDataQuery, ItemDataQuery, TopDataQuery } from './dto/lookup.dto';
+import { ItemDataService } from './items/items.service';
 import { BoardView, RankingService } from './ranking.service';
 import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
@@ -54,6 +53,7 @@ export class RankingController {
   constructor(
     private readonly ranking: RankingService,
     private readonly quotas: GrowthQuotas,
+    private readonly itemData: ItemDataService,
   ) {}
 
   @Put('admin/boards/:board')
@@ -201,14 +201,22 @@ export class RankingController {
     400,
     `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
   )
-  top(@Param() params: BoardParams, @Query() query: TopQuery): Promise<TopResultDto> {
-    return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? DEFAULT_TOP_ITEMS);
+  async top(@Param() params: BoardParams, @Query() query: TopDataQuery): Promise<TopResultDto> {
+    const page = await this.ranking.top(
+      params.board,
+      query.window,
+      query.offset ?? 0,
+      query.limit ?? DEFAULT_TOP_ITEMS,
+    );
+    return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
   }
 
   @Get('boards/:board/items/:item')
   @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ItemResultDto)
-  item(@Param() params: ItemParams, @Query() query: WindowQuery): Promise<ItemResultDto> {
-    return this.ranking.item(params.board, query.window, params.item);
+  async item(@Param() params: ItemParams, @Query() query: ItemDataQuery): Promise<ItemResultDto> {
+    const standing = await this.ranking.item(params.board, query.window, params.item);
+    const [withData] = await this.itemData.attach(params.board, [standing], query.data);
+    return withData;
   }
 
   @Get('boards/:board/items/:item/around')
@@ -217,8 +225,14 @@ export class RankingController {
     `${WINDOW_NOTE} Empty when the item holds nothing in the window.`,
     AroundResultDto,
   )
-  around(@Param() params: ItemParams, @Query() query: AroundQuery): Promise<AroundResultDto> {
-    return this.ranking.around(params.board, query.window, params.item, query.radius ?? DEFAULT_RADIUS_ITEMS);
+  async around(@Param() params: ItemParams, @Query() query: AroundDataQuery): Promise<AroundResultDto> {
+    const rows = await this.ranking.around(
+      params.board,
+      query.window,
+      params.item,
+      query.radius ?? DEFAULT_RADIUS_ITEMS,
+    );
+    return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };
   }
 
   @Get('boards/:board/history')

@@ -79,3 +79,9 @@ export const DECAY_REBASE_CHUNK = 256;
 export const DECAY_MAX_HALF_LIVES_PER_WINDOW = 512;
 /** What an item's decayed sum may hold once its last slot is taken out, relative to that slot's share: rounding only. */
 export const DECAY_ZERO_TOLERANCE = 1e-9;
+
+/** Ids of one lookup (POST /boards/:board/lookup). */
+export const LOOKUP_ITEMS: Bounds = { min: 1, max: 1000 };
+
+/** Most bytes (UTF-8) of one item's data, serialized as JSON. */
+export const ITEM_DATA_BYTES = 1024;

@@ -122,3 +122,13 @@ export interface PutBoardCommand {
   version: string;
   nowMs: number;
 }
+
+/** An item's data: a JSON object of at most ITEM_DATA_BYTES (PUT /boards/:board/items/:item/data). */
+export type ItemData = Record<string, unknown>;
+
+/** One id of a lookup: its score and rank in the window (board-wide, or among the ids given). */
+export interface LookupRow extends Standing {
+  item: string;
+  previousRank: number | null;
+  data?: ItemData | null;
+}

@@ -11,14 +11,18 @@ const lua = join(__dirname, 'lua');
 const snapshotLibrary = join(lua, 'snapshot_lib.lua');
 const viewsLibrary = join(lua, 'views_lib.lua');
 const windowLibrary = join(lua, 'window_lib.lua');
+/** Per-item data and the strict order of `ties: first`: window_lib's results changes call their hooks. */
+export const ITEM_DATA_LIBRARY = join(lua, 'item_data_lib.lua');
+const itemLibraries = [ITEM_DATA_LIBRARY];
 
 /** Scripts that read or expire a board's windows. */
-export const WINDOW_LIBRARIES = [KEYS_LIBRARY, viewsLibrary, windowLibrary, snapshotLibrary];
+export const WINDOW_LIBRARIES = [KEYS_LIBRARY, viewsLibrary, ...itemLibraries, windowLibrary, snapshotLibrary];
 
 /** Scripts that write a board (retry-safe writes, and the delete that keeps their answers' guard). */
 export const BOARD_WRITE_LIBRARIES = [
   ...WRITE_LIBRARIES,
   viewsLibrary,
+  ...itemLibraries,
   windowLibrary,
   snapshotLibrary,
   join(lua, 'board_write_lib.lua'),

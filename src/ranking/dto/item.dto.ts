@@ -228,8 +228,18 @@ export class ListedItemDto extends RisingFiguresDto {
   @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
 }
 
+/** With ?data=true: the item's data (PUT /boards/:board/items/:item/data). */
+const DataProperty = () =>
+  ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: "With ?data=true: the item's data (null: none)",
+  });
+
 export class RankedItemDto extends ListedItemDto {
   @PreviousRankProperty() previousRank!: number | null;
+  @DataProperty() data?: object | null;
 }
 
 export class WindowFiguresDto {
@@ -268,6 +278,7 @@ export class ItemResultDto extends WindowFiguresDto {
     description: 'Share (%) of the other ranked items scoring at or below this one',
   })
   percentile!: number | null;
+  @DataProperty() data?: object | null;
 }
 
 const UNIX_SEC_QUERY = optional({ kind: 'int', range: UNIX_SEC, fromQuery: true });

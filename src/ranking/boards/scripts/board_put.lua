@@ -112,4 +112,5 @@ local json = cjson.encode(wanted)
 redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'maxShards', max_shards)
 if max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', max_items) end
 store_views(stored_views, dropped)
+if #to_drop > 0 then prune_item_data(cfg_key) end
 return { 'updated', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), max_shards, tonumber(max_items) or 0, views_json }

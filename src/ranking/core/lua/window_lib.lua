@@ -14,6 +14,13 @@ local function version_error(cfg_key, version)
   return nil
 end
 
+-- Hook: the score of `item` in the window results `top_key` is now `score` (0: it left the window).
+-- Every change of a window's results calls it (item_data_lib; a script changing a results zset
+-- another way must call it too).
+local function results_changed(top_key, item, score)
+  if score == 0 then item_data_left(top_key, item) end
+end
+
 local function slot_key_of(slots_key, start)
   return sibling_key(slots_key, 'slots', 'slot:' .. start)
 end
@@ -68,6 +75,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       local item = entries[i]
       local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
       if left == 0 then redis.call('ZREM', top_key, item) end
+      results_changed(top_key, item, left)
       view_window_changed(top_key, tonumber(oldest[1]), item, -tonumber(entries[i + 1]), left, nil)
     end
   end
@@ -96,6 +104,7 @@ local function add_amount(slot_key, top_key, item, amount)
   if tonumber(redis.call('HINCRBY', slot_key, item, amount)) == 0 then redis.call('HDEL', slot_key, item) end
   local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
   if score == 0 then redis.call('ZREM', top_key, item) end
+  results_changed(top_key, item, score)
   return score
 end
 

@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import { Reply } from '../../redis/replies';
+import { ScriptCommand, typedScript } from '../../redis/scripts';
+import { itemDataOf } from '../core/item-data';
+import type { ItemData } from '../core/ranking.types';
+import { WINDOW_LIBRARIES, WindowCall, windowRead } from '../core/script-call';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    tbRankLookup: ScriptCommand<Context>;
+  }
+}
+
+/** One shard's answer to a lookup: per id (in the order sent) and per score to count above. */
+export interface LookupReply {
+  draining: boolean;
+  scores: number[];
+  /** The id's rank among this shard's items (0: not ranked). */
+  ranks: number[];
+  /** The id's rank in the shard's latest snapshot (0: absent or none kept). */
+  previousRanks: number[];
+  data: Array<ItemData | null>;
+  /** Items of the shard above each score sent. */
+  above: number[];
+}
+
+/** A lookup on one shard: `items` it holds (their scores), `scores` to count above, `withData` their data too. */
+export interface LookupCall extends WindowCall {
+  items: string[];
+  scores: number[];
+  withData: boolean;
+}
+
+export const LOOKUP_SCRIPTS = {
+  lookup: typedScript({
+    name: 'tbRankLookup',
+    file: join(__dirname, 'scripts', 'lookup.lua'),
+    libraries: WINDOW_LIBRARIES,
+    numberOfKeys: 3,
+    build: (call: LookupCall) =>
+      windowRead(call, [call.items.length, call.withData ? 1 : 0, ...call.items, ...call.scores]),
+    decode: (raw, call): LookupReply => {
+      const reply = new Reply('tbRankLookup', raw).expectLength(6);
+      const ints = (index: number, count: number) => reply.nested(index).expectLength(count).intsFrom(0);
+      const count = call.items.length;
+      return {
+        draining: reply.flag(0),
+        scores: ints(1, count),
+        ranks: ints(2, count),
+        previousRanks: ints(3, count),
+        data: itemDataOf(reply.nested(4), count),
+        above: ints(5, call.scores.length),
+      };
+    },
+  }),
+};
