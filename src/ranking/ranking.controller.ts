@@ -79,6 +79,7 @@ export class RankingController {
       query.reset ?? false,
       body.maxItems,
       body.views,
+      body.ties,
     );
     void reply.status(result.created ? 201 : 200);
     return result.board;

@@ -4,6 +4,7 @@ import { ClientBudget } from '../governance/growth-quotas';
 import { BoardPage, BoardsService, BoardView } from './boards/boards.service';
 import { RankedSources } from './boards/ranked-sources';
 import { ViewRowAnswer, WindowFigures } from './core/answers';
+import type { TiesMode } from './core/board';
 import type { HistoryPoint, ListedItem } from './core/ranking.types';
 import type { ViewInput } from './core/trending-math';
 import type { WindowInput } from './core/window-math';
@@ -37,7 +38,7 @@ export class RankingService {
     private readonly sources: RankedSources,
   ) {}
 
-  /** `shards`, `maxItems` and `views` undefined keep the stored ones. */
+  /** `shards`, `maxItems`, `views` and `ties` undefined keep the stored ones. */
   putBoard(
     name: string,
     windows: WindowInput[],
@@ -45,8 +46,9 @@ export class RankingService {
     reset = false,
     maxItems?: number,
     views?: ViewInput[],
+    ties?: TiesMode,
   ): Promise<{ created: boolean; board: BoardView }> {
-    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views });
+    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, ties });
   }
 
   getBoard(name: string): Promise<BoardView> {

@@ -1,3 +1,4 @@
+import type { TiesMode } from './board';
 import type { ViewConfig } from './trending-math';
 import type { WindowSpec } from './window-math';
 
@@ -117,6 +118,8 @@ export interface PutBoardCommand {
   shards: number | undefined;
   maxItems: number | undefined;
   views: ViewConfig[];
+  /** Absent: keep the stored one (shared for a new board). */
+  ties?: TiesMode;
   reset: boolean;
   /** The new config's version (a fresh id per PUT). */
   version: string;

@@ -13,7 +13,7 @@ const viewsLibrary = join(lua, 'views_lib.lua');
 const windowLibrary = join(lua, 'window_lib.lua');
 /** Per-item data and the strict order of `ties: first`: window_lib's results changes call their hooks. */
 export const ITEM_DATA_LIBRARY = join(lua, 'item_data_lib.lua');
-const itemLibraries = [ITEM_DATA_LIBRARY];
+const itemLibraries = [join(lua, 'ties_lib.lua'), ITEM_DATA_LIBRARY];
 
 /** Scripts that read or expire a board's windows. */
 export const WINDOW_LIBRARIES = [KEYS_LIBRARY, viewsLibrary, ...itemLibraries, windowLibrary, snapshotLibrary];

@@ -48,8 +48,11 @@ export class LookupService {
       name,
       request.window,
       async (board, window, nowMs) => {
-        const result = await this.store.lookup({ board, window, nowMs }, { items, boardRanks: !relative, withData });
-        const rows = relative ? relativeRanks(result.rows, false) : result.rows;
+        // Ranks among the ids need only scores, unless ties are strict: then the board order decides.
+        const strict = board.config.ties === 'first';
+        const ask = { items, boardRanks: !relative || strict, withData };
+        const result = await this.store.lookup({ board, window, nowMs }, ask);
+        const rows = relative ? relativeRanks(result.rows, strict) : result.rows;
         return { ...figures(name, window, nowMs, result.draining), items: rows };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.lookupReadsWindows(name, view.name))),

@@ -37,7 +37,7 @@ export class ReadsStore {
     const { board, window, nowMs } = read;
     if (!board.sharded) {
       const reply = await this.readTop(read, board.shards[0], offset, limit);
-      return { draining: reply.draining, items: withPreviousRanks(reply) };
+      return { draining: reply.draining, items: withPreviousRanks(reply, board.config.ties === 'first') };
     }
     // The board's head down to offset + limit, read progressively (mergeShardHeads): ranks count from the top.
     const depth = offset + limit;
@@ -82,7 +82,8 @@ export class ReadsStore {
       const reply = await guard(
         this.redis.call(S.readAround, { ...this.on(read, board.shards[0]), window, item, radius }),
       );
-      return { draining: reply.draining, items: reply.firstPosition === -1 ? [] : withPreviousRanks(reply) };
+      const items = reply.firstPosition === -1 ? [] : withPreviousRanks(reply, board.config.ties === 'first');
+      return { draining: reply.draining, items };
     }
     const own = await guard(this.redis.call(S.readItem, { ...this.on(read, board.shardOf(item)), window, item }));
     const score = own.standing.score;
@@ -142,9 +143,9 @@ export class ReadsStore {
   }
 }
 
-/** An unsharded listing's rows ranked, each with its previous rank as the script answered it. */
-function withPreviousRanks(reply: ListingReply): RankedRow[] {
-  return rankRows(reply.rows, reply.firstPosition, reply.higherThanFirst).map((row, i) => ({
+/** An unsharded listing's rows ranked (`strict`: a `ties: first` board), each with its previous rank as the script answered it. */
+function withPreviousRanks(reply: ListingReply, strict: boolean): RankedRow[] {
+  return rankRows(reply.rows, reply.firstPosition, reply.higherThanFirst, strict).map((row, i) => ({
     ...row,
     previousRank: reply.previousRanks[i],
   }));

@@ -784,6 +784,11 @@ export interface components {
             maxItems?: number;
             /** @description Trending views beside the windows. Omitted: the stored views are kept; [] removes them */
             views?: components["schemas"]["ViewDto"][];
+            /**
+             * @description Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher; boards of 1 shard). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data
+             * @enum {string}
+             */
+            ties?: "shared" | "first";
         };
         WindowViewDto: {
             name: string;
@@ -816,6 +821,11 @@ export interface components {
             maxItems?: number;
             /** @description Trending views; absent: none */
             views?: components["schemas"]["ViewViewDto"][];
+            /**
+             * @description Strict ranks among equal scores; absent: shared ranks
+             * @enum {string}
+             */
+            ties?: "first";
         };
         BoardListDto: {
             boards: components["schemas"]["BoardViewDto"][];

@@ -19,8 +19,10 @@
 -- ARGV[5]        now, unix milliseconds
 -- ARGV[6]        requested maxItems, or "" to keep the stored one (none for a new board)
 -- ARGV[7]        views, JSON array (see views_lib; "[]": none), checked against the windows by the app
+-- ARGV[8]        ties: "shared" | "first", or "" to keep the stored one (shared for a new board). A
+--                change drops every window's data (needs reset); "first" needs a board of 1 shard
 -- Reply: { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none), views
---        JSON } with status created | unchanged | updated, or { "conflict", message }
+--        JSON, ties } with status created | unchanged | updated, or { "conflict", message }
 -- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
 -- from its windows' live slots in this call (views_reconcile); a removed view's keys go.
 local cfg_key = KEYS[1]
@@ -31,6 +33,16 @@ local reset = ARGV[4] == '1'
 local now_ms = tonumber(ARGV[5])
 local max_items = ARGV[6]
 local views_json = ARGV[7]
+local ties = ARGV[8]
+
+-- Ties: stores the mode (config field `ties`, absent for shared; see ties_lib).
+local function store_ties()
+  if ties == 'first' then redis.call('HSET', cfg_key, 'ties', 'first') else redis.call('HDEL', cfg_key, 'ties') end
+end
+local function ties_problem(shard_count)
+  if ties == 'first' and tonumber(shard_count) > 1 then return 'ties "first" needs a board of 1 shard' end
+  return nil
+end
 
 -- Stores the views and brings their data in line with them (`dropped`: names of windows whose data went).
 local function store_views(old_views, dropped)
@@ -41,13 +53,16 @@ end
 local stored = redis.call('HGET', cfg_key, 'windows')
 if not stored then
   if shards == '' then shards = '1' end
+  if ties == '' then ties = 'shared' end
+  if ties_problem(shards) then return { 'conflict', ties_problem(shards) } end
+  store_ties()
   for _, w in ipairs(wanted) do w.createdAtMs = now_ms end
   local json = cjson.encode(wanted)
   redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', now_ms)
   if max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', max_items) end
   store_snapshot_confs(cfg_key, wanted)
   store_views(nil, {})
-  return { 'created', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), shards, tonumber(max_items) or 0, views_json }
+  return { 'created', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), shards, tonumber(max_items) or 0, views_json, ties }
 end
 
 local current = cjson.decode(stored)
@@ -61,17 +76,22 @@ local reshard = stored_shards ~= shards
 local stored_max_items = redis.call('HGET', cfg_key, 'maxItems') or ''
 if max_items == '' then max_items = stored_max_items end
 local stored_views = redis.call('HGET', cfg_key, 'views')
-local changed = #current ~= #wanted or reshard or max_items ~= stored_max_items or (stored_views or '[]') ~= views_json
+local stored_ties = redis.call('HGET', cfg_key, 'ties') or 'shared'
+if ties == '' then ties = stored_ties end
+local reties = ties ~= stored_ties
+local changed = #current ~= #wanted or reshard or reties or max_items ~= stored_max_items or (stored_views or '[]') ~= views_json
 if reshard and not reset then
   problems[#problems + 1] = 'shards would change from ' .. stored_shards .. ' to ' .. shards
 end
+if reties and not reset then problems[#problems + 1] = 'ties would change from ' .. stored_ties .. ' to ' .. ties end
+problems[#problems + 1] = ties_problem(shards)
 for i, w in ipairs(wanted) do
   local old = by_name[w.name]
   if current[i] == nil or current[i].name ~= w.name then changed = true end
   if old == nil then
     w.createdAtMs = now_ms
     changed = true
-  elseif reshard or old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
+  elseif reshard or reties or old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
     changed = true
     if reset then
       to_drop[#to_drop + 1] = w.name
@@ -98,7 +118,7 @@ if #problems > 0 then
   return { 'conflict', table.concat(problems, '; ') .. ' (use ?reset=true to drop that data)' }
 end
 if not changed then
-  return { 'unchanged', redis.call('HGET', cfg_key, 'version'), stored, shards, tonumber(redis.call('HGET', cfg_key, 'revision') or '0'), max_shards, tonumber(max_items) or 0, views_json }
+  return { 'unchanged', redis.call('HGET', cfg_key, 'version'), stored, shards, tonumber(redis.call('HGET', cfg_key, 'revision') or '0'), max_shards, tonumber(max_items) or 0, views_json, ties }
 end
 local dropped = {}
 for _, name in ipairs(to_drop) do
@@ -113,4 +133,5 @@ redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', s
 if max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', max_items) end
 store_views(stored_views, dropped)
 if #to_drop > 0 then prune_item_data(cfg_key) end
-return { 'updated', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), max_shards, tonumber(max_items) or 0, views_json }
+store_ties()
+return { 'updated', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), max_shards, tonumber(max_items) or 0, views_json, ties }

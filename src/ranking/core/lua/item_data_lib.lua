@@ -1,16 +1,12 @@
 -- item_data_lib: per-item JSON data of a board shard, removed once no window of the shard holds the
--- item. Prepended after keys_lib and before window_lib (whose results changes call item_data_left).
+-- item. Prepended after keys_lib and ties_lib (cfg_key_of_top) and before window_lib (whose results
+-- changes call item_data_left).
 -- KEYS: 0
 -- Keys: <tag>:data  hash  item -> JSON object (at most 1 024 bytes; only items some window holds)
 
 -- "<tag>:cfg" -> "<tag>:data"
 local function item_data_key(cfg_key)
   return sibling_key(cfg_key, 'cfg', 'data')
-end
-
--- "<tag>:<window>:top" -> "<tag>:cfg": names hold no braces, so the tag ends at the first "}".
-local function cfg_key_of_top(top_key)
-  return string.match(top_key, '^[^}]*}') .. ':cfg'
 end
 
 -- Whether some window of the shard of `cfg_key` holds `item` (its results zset has it, any score).
