@@ -15,6 +15,8 @@ import { LookupStore } from './lookup/lookup.store';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
 import { ReadsStore } from './reads/reads.store';
+import { SpansService } from './spans/spans.service';
+import { SpansStore } from './spans/spans.store';
 import { ShardsStore } from './shards/shards.store';
 import { ViewsService } from './views/views.service';
 import { ViewsStore } from './views/views.store';
@@ -26,9 +28,9 @@ import { WritesStore } from './writes/writes.store';
  * feature in capability slices (docs/architecture.md). Layers, lowest first; a slice
  * imports only from its own layer's core or below, never from a layer above it:
  *
- *   core  <-  boards  <-  shards, history  <-  reads, views, writes, lookup, items  <-  expiry  <-  facade (RankingService), controllers
+ *   core  <-  boards  <-  shards, history  <-  reads, spans, views, writes, lookup, items  <-  expiry  <-  facade (RankingService), controllers
  *
- * (shards and history are peers, as are reads, views, writes, lookup and items: peers never import each other.)
+ * (shards and history are peers, as are reads, spans, views, writes, lookup and items: peers never import each other.)
  */
 @Module({
   providers: [
@@ -41,6 +43,8 @@ import { WritesStore } from './writes/writes.store';
     HistoryService,
     ReadsStore,
     ReadsService,
+    SpansStore,
+    SpansService,
     ViewsStore,
     ViewsService,
     WritesStore,

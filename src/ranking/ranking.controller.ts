@@ -2,15 +2,9 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, 
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
-import { answer, IdempotencyKey } from '../common/retry-safe';
-import {
-  AdminRoute,
-  BoardWrite,
-  ErrorResponse,
-  KeyedRoute,
-  RedisBackedController,
-  WindowRead,
-} from '../common/route-decorators';
+import { answer, IdempotencyKey } from '../edge/retry-safe';
+import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
+import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
   AroundResultDto,
@@ -208,6 +202,9 @@ export class RankingController {
       query.window,
       query.offset ?? 0,
       query.limit ?? DEFAULT_TOP_ITEMS,
+      {
+        span: query.span,
+      },
     );
     return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
   }
@@ -215,7 +212,7 @@ export class RankingController {
   @Get('boards/:board/items/:item')
   @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ItemResultDto)
   async item(@Param() params: ItemParams, @Query() query: ItemDataQuery): Promise<ItemResultDto> {
-    const standing = await this.ranking.item(params.board, query.window, params.item);
+    const standing = await this.ranking.item(params.board, query.window, params.item, { span: query.span });
     const [withData] = await this.itemData.attach(params.board, [standing], query.data);
     return withData;
   }
@@ -232,6 +229,9 @@ export class RankingController {
       query.window,
       params.item,
       query.radius ?? DEFAULT_RADIUS_ITEMS,
+      {
+        span: query.span,
+      },
     );
     return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };
   }

@@ -85,3 +85,9 @@ export const LOOKUP_ITEMS: Bounds = { min: 1, max: 1000 };
 
 /** Most bytes (UTF-8) of one item's data, serialized as JSON. */
 export const ITEM_DATA_BYTES = 1024;
+
+/**
+ * Most slot fields one `?span=` read sums per shard (read_span.lua): each costs a step of Lua, and a
+ * span over more is refused (SPAN_TOO_COSTLY) rather than holding Redis; see docs/benchmarks.md.
+ */
+export const SPAN_MAX_FIELDS = 4_000;

@@ -5,7 +5,7 @@ import { IsId, IsOptionalNotNull, OptionalNameProperty, ToBool } from '../../com
 import { ID_LENGTH_CHARS } from '../../common/limits';
 import { ID_RULE } from '../../common/names';
 import { ITEM_DATA_BYTES, LOOKUP_ITEMS } from '../core/ranking.limits';
-import { AroundQuery, TopQuery, WindowFiguresDto, WindowQuery } from './item.dto';
+import { AroundQuery, ItemQuery, TopQuery, WindowFiguresDto } from './item.dto';
 
 const DATA_SCHEMA = {
   type: 'object',
@@ -34,7 +34,7 @@ export class AroundDataQuery extends AroundQuery {
   @DataFlag() data?: boolean;
 }
 
-export class ItemDataQuery extends WindowQuery {
+export class ItemDataQuery extends ItemQuery {
   @DataFlag() data?: boolean;
 }
 

@@ -25,15 +25,15 @@ export interface SnapshotPoint {
   above: number;
 }
 
-/** Snapshot rows as stored: "\x1e<item>\x1f<score>" each, best first (snapshot_lib.lua). */
+/** Snapshot rows as stored: "\x1e<item>\x1f<score>\x1f<position>" each (older snapshots: no position), best first (snapshot_lib.lua). */
 export function parseSnapshotRows(packed: string): ScoredItem[] {
   if (packed === '') return [];
   return packed
     .slice(1)
     .split('\x1e')
     .map((row) => {
-      const cut = row.indexOf('\x1f');
-      return { item: row.slice(0, cut), score: Number(row.slice(cut + 1)) };
+      const [item, score] = row.split('\x1f');
+      return { item, score: Number(score) };
     });
 }
 

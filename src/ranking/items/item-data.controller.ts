@@ -1,8 +1,9 @@
 import { applyDecorators, Body, Controller, Delete, HttpCode, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answer, IdempotencyKey } from '../../common/retry-safe';
-import { ErrorResponse, KeyedRoute, RedisBackedController, RetrySafe } from '../../common/route-decorators';
+import { answer, IdempotencyKey } from '../../edge/retry-safe';
+import { KeyedRoute } from '../../access/access.decorators';
+import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
 import { GrowthQuotas } from '../../governance/growth-quotas';
 import { ItemParams } from '../dto/item.dto';
 import { ITEM_DATA_BODY } from '../dto/lookup.dto';

@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ErrorResponse, KeyedRoute, RedisBackedController } from '../../common/route-decorators';
+import { KeyedRoute } from '../../access/access.decorators';
+import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { BoardParams } from '../dto/board.dto';
 import { LookupDto, LookupQuery, LookupResultDto } from '../dto/lookup.dto';
 import { LOOKUP_ITEMS } from '../core/ranking.limits';
