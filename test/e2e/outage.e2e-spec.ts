@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { RedisService } from '../../src/redis/redis.service';
 import { ADMIN, startTestApp } from '../support/app';
+import { RANKING } from '../../src/ranking/ranking.functions';
 import { useSingleNodeApp } from '../support/e2e';
 
 describe('when Redis goes away and comes back', () => {
@@ -149,11 +150,11 @@ describe('when Redis goes away and comes back', () => {
         // The 8th increment blocks the event loop for 3 timeouts right after it was sent, with 7 more in
         // flight: every reply reaches the socket during the stall, and timers run before sockets are read.
         const service = stalled.get(RedisService);
-        const call$ = service.call.bind(service);
+        const call$ = service.callFunction.bind(service);
         let increments = 0;
-        jest.spyOn(service, 'call').mockImplementation((script, input) => {
-          const pending = call$(script, input);
-          if (script.name === 'tbRankIncrement' && ++increments === 8) {
+        jest.spyOn(service, 'callFunction').mockImplementation((fn, input) => {
+          const pending = call$(fn, input);
+          if (fn === RANKING.functions.increment && ++increments === 8) {
             const untilMs = performance.now() + 3 * timeoutMs;
             while (performance.now() < untilMs);
           }

@@ -1,4 +1,4 @@
-import { parseSnapshotRows } from './history.scripts';
+import { parseSnapshotRows } from './history.functions';
 
 describe('parseSnapshotRows (snapshot_lib.lua stores "\\x1e<item>\\x1f<score>[\\x1f<position>]" per row, best first)', () => {
   it('reads rows in order, ids with spaces and any printable character included', () => {

@@ -6,7 +6,9 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ItemData } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
-import { ITEMS_SCRIPTS as S } from './items.scripts';
+import { RANKING } from '../ranking.functions';
+
+const S = RANKING.functions;
 
 /** A data write: `json` the serialized object, null to remove it. */
 export interface ItemDataCommand {
@@ -27,14 +29,14 @@ export class ItemDataStore {
     config: AppConfig,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([RANKING.library]);
   }
 
   /** Refused (TB_ITEM_NOT_HELD) when a data write names an item no window of its shard holds. */
   write(command: ItemDataCommand): Promise<Idempotent<boolean>> {
     const { board, nowMs, item, json, idem } = command;
     const call = { ...boardCall(board, board.shardOf(item), nowMs, this.budgetFields), item, json };
-    return guard(this.redis.call(S.itemDataWrite, { ...call, idem: this.redis.idemCall(idem) }));
+    return guard(this.redis.callFunction(S.itemDataWrite, { ...call, idem: this.redis.idemCall(idem) }));
   }
 
   /** The data of `items` (items without data are absent): one call per shard holding some of them. */
@@ -47,7 +49,7 @@ export class ItemDataStore {
     const found = new Map<string, ItemData>();
     await Promise.all(
       [...byShard].map(async ([shard, ids]) => {
-        const data = await this.redis.call(S.itemDataRead, { shard, items: ids });
+        const data = await this.redis.callFunction(S.itemDataRead, { shard, items: ids });
         ids.forEach((item, i) => {
           const value = data[i];
           if (value !== null) found.set(item, value);

@@ -7,7 +7,10 @@ import type { LookupRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
-import { LOOKUP_SCRIPTS as S, LookupReply } from './lookup.scripts';
+import { RANKING } from '../ranking.functions';
+import { LookupReply } from './lookup.functions';
+
+const S = RANKING.functions;
 
 /** A lookup of one window of a board at one time. */
 export interface LookupRead {
@@ -38,7 +41,7 @@ export class LookupStore {
     private readonly history: HistoryStore,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([RANKING.library]);
   }
 
   async lookup(read: LookupRead, ask: LookupAsk): Promise<{ draining: boolean; rows: LookupRow[] }> {
@@ -79,7 +82,7 @@ export class LookupStore {
 
   private call(read: LookupRead, shard: ShardKeys, items: string[], scores: number[], withData: boolean) {
     const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window };
-    return guard(this.redis.call(S.lookup, { ...call, items, scores, withData }));
+    return guard(this.redis.callFunction(S.lookup, { ...call, items, scores, withData }));
   }
 }
 

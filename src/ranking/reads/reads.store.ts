@@ -9,7 +9,10 @@ import { mergeListings, mergeShardHeads, rankRows } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
-import { ListingReply, READS_SCRIPTS as S } from './reads.scripts';
+import { ListingReply } from './reads.functions';
+import { RANKING } from '../ranking.functions';
+
+const S = RANKING.functions;
 
 /** A read of one window of a board at one time. */
 export interface WindowRead {
@@ -30,7 +33,7 @@ export class ReadsStore {
     private readonly history: HistoryStore,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([RANKING.library]);
   }
 
   async top(read: WindowRead, offset: number, limit: number): Promise<{ draining: boolean; items: RankedRow[] }> {
@@ -57,7 +60,7 @@ export class ReadsStore {
   async item(read: WindowRead, item: string): Promise<{ draining: boolean; standing: Standing; ranked: number }> {
     const { board, window, nowMs } = read;
     const home = board.shardOf(item);
-    const own = await guard(this.redis.call(S.readItem, { ...this.on(read, home), window, item }));
+    const own = await guard(this.redis.callFunction(S.readItem, { ...this.on(read, home), window, item }));
     if (!board.sharded) return own;
     const others = await this.shards.countAbove({
       board,
@@ -80,12 +83,14 @@ export class ReadsStore {
     const { board, window } = read;
     if (!board.sharded) {
       const reply = await guard(
-        this.redis.call(S.readAround, { ...this.on(read, board.shards[0]), window, item, radius }),
+        this.redis.callFunction(S.readAround, { ...this.on(read, board.shards[0]), window, item, radius }),
       );
       const items = reply.firstPosition === -1 ? [] : withPreviousRanks(reply, board.config.ties === 'first');
       return { draining: reply.draining, items };
     }
-    const own = await guard(this.redis.call(S.readItem, { ...this.on(read, board.shardOf(item)), window, item }));
+    const own = await guard(
+      this.redis.callFunction(S.readItem, { ...this.on(read, board.shardOf(item)), window, item }),
+    );
     const score = own.standing.score;
     if (score <= 0) return { draining: own.draining, items: [] };
     const around = await this.aroundOverShards(read, { item, score }, radius);
@@ -105,7 +110,7 @@ export class ReadsStore {
     const { item, score } = pivot;
     const replies = await Promise.all(
       board.shards.map((shard) =>
-        guard(this.redis.call(S.readNeighbours, { ...this.on(read, shard), window, item, score, radius })),
+        guard(this.redis.callFunction(S.readNeighbours, { ...this.on(read, shard), window, item, score, radius })),
       ),
     );
     const position = replies.reduce((sum, reply) => sum + reply.position, 0);
@@ -135,7 +140,7 @@ export class ReadsStore {
   }
 
   private readTop(read: WindowRead, shard: ShardKeys, offset: number, limit: number): Promise<ListingReply> {
-    return guard(this.redis.call(S.readTop, { ...this.on(read, shard), window: read.window, offset, limit }));
+    return guard(this.redis.callFunction(S.readTop, { ...this.on(read, shard), window: read.window, offset, limit }));
   }
 
   private on(read: WindowRead, shard: ShardKeys): BoardCall {

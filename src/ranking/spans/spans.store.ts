@@ -9,7 +9,10 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ListedItem, ScoredItem, Standing } from '../core/ranking.types';
 import { mergeListings, mergeShardHeads, rankRows } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
-import { SpanFigures, SpanQuestion, SPANS_SCRIPTS as S } from './spans.scripts';
+import { RANKING } from '../ranking.functions';
+import { SpanFigures, SpanQuestion } from './spans.functions';
+
+const S = RANKING.functions;
 
 /** A read of a window's newest `spanSec` seconds of slots at one time. */
 export interface SpanRead {
@@ -41,7 +44,7 @@ export class SpansStore {
     config: AppConfig,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([RANKING.library]);
   }
 
   async top(read: SpanRead, offset: number, limit: number): Promise<ListedItem[]> {
@@ -117,7 +120,7 @@ export class SpansStore {
   private async ask<Q extends SpanQuestion>(read: SpanRead, shard: ShardKeys, question: Q): Promise<Answer<Q['mode']>> {
     const { board, window, nowMs, spanSec } = read;
     const reply = await guard(
-      this.redis.call(S.readSpan, {
+      this.redis.callFunction(S.readSpan, {
         board,
         shard,
         nowMs,

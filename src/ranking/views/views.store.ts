@@ -10,7 +10,10 @@ import type { ViewListing, ViewRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import { mergeShardHeads, rankRows } from '../core/shard-math';
 import type { ViewConfig } from '../core/trending-math';
-import { ViewRead, ViewReply, VIEWS_SCRIPTS as S } from './views.scripts';
+import { ViewRead, ViewReply } from './views.functions';
+import { RANKING } from '../ranking.functions';
+
+const S = RANKING.functions;
 
 /** A read of one view of a board at one time. */
 export interface ViewSource {
@@ -47,7 +50,7 @@ export class ViewsStore {
     config: AppConfig,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([RANKING.library]);
   }
 
   /** A page of a view: like top, merged over the shards by rank score (every shard rebased to the same landmark). */
@@ -127,7 +130,12 @@ export class ViewsStore {
       board.window(name)!,
     );
     return guard(
-      this.redis.call(S.readView, { ...boardCall(board, shard, nowMs, this.budgetFields), view, windows, read }),
+      this.redis.callFunction(S.readView, {
+        ...boardCall(board, shard, nowMs, this.budgetFields),
+        view,
+        windows,
+        read,
+      }),
     );
   }
 }

@@ -1,9 +1,9 @@
--- window_lib: functions shared by the ranking scripts. Not a script of its own: it is prepended to
--- each ranking script when the script is registered.
+-- window_lib: functions shared by the ranking functions, a module of their function library (and of
+-- the ingest one).
 -- KEYS: 0
 -- Conventions: a window's keys come in KEYS as pairs (slots index zset, results zset). Its slot hashes
 -- are named <base>slot:<start>, where <base> is the slots key without its trailing "slots"
--- (sibling_key, from keys_lib, prepended before this library), so they always share the hash tag of
+-- (sibling_key, from keys_lib, a module before this one), so they always share the hash tag of
 -- the keys in KEYS. Times are passed in (unix s or ms); no TIME call.
 
 -- Refuses a write made with a cached config that is no longer the stored one.

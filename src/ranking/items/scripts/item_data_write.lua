@@ -10,6 +10,7 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ITEM_NOT_HELD (data for an item no window holds: nothing
 --        stored, so data never outlives its item and stays bounded by the board's items)
 local function item_data_write(keys, args)
+  begin_call(keys, args)
   local err = version_error(keys[1], args[1])
   if err then return redis.error_reply(err) end
   local now_ms = tonumber(args[2])
@@ -27,5 +28,3 @@ local function item_data_write(keys, args)
   bump_version(keys[1])
   return idem_finish(keys[1], 'cfg', idem, now_ms, { 1 })
 end
-
-return item_data_write(KEYS, ARGV)

@@ -17,6 +17,7 @@
 --          (false: none, or not asked) }, { items above each score given } }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function lookup(keys, args)
+  begin_call(keys, args)
   local err = version_error(keys[1], args[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(args[2]) / 1000)
@@ -37,5 +38,3 @@ local function lookup(keys, args)
   end
   return { more and 1 or 0, scores, ranks, previous, data, above_counts }
 end
-
-return lookup(KEYS, ARGV)

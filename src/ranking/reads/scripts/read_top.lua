@@ -13,12 +13,15 @@
 --        ties are listed in descending byte order of item id (Redis ZREVRANGE order), on a `ties: first`
 --        board in the strict order (ties_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-local keeps = cross_window(now_sec, tonumber(ARGV[5]))
-local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
-local offset = tonumber(ARGV[6])
-local last = offset + tonumber(ARGV[7]) - 1
-local page = tie_page(KEYS[3], offset, last) or redis.call('ZREVRANGE', KEYS[3], offset, last, 'WITHSCORES')
-return add_previous_ranks(append_listing({ more and 1 or 0, offset, 0, {} }, KEYS[3], page), KEYS[3], keeps)
+local function read_top(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+  local keeps = cross_window(now_sec, tonumber(ARGV[5]))
+  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
+  local offset = tonumber(ARGV[6])
+  local last = offset + tonumber(ARGV[7]) - 1
+  local page = tie_page(KEYS[3], offset, last) or redis.call('ZREVRANGE', KEYS[3], offset, last, 'WITHSCORES')
+  return add_previous_ranks(append_listing({ more and 1 or 0, offset, 0, {} }, KEYS[3], page), KEYS[3], keeps)
+end

@@ -25,13 +25,16 @@
 --                 rows before in board order, then the rows after }
 --        or { 0, fields the span holds } when it holds more than ARGV[7]
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local sums, fields = span_sums(KEYS[2], math.floor(tonumber(ARGV[2]) / 1000), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]))
-if not sums then return { 0, fields } end
-local reply = { 1, fields, 0 }
-local mode = ARGV[8]
-if mode == 'head' then return span_head(reply, sums, tonumber(ARGV[9]), tonumber(ARGV[10])) end
-local score = ARGV[10] == '' and (sums[ARGV[9]] or 0) or tonumber(ARGV[10])
-if mode == 'count' then return span_count(reply, sums, ARGV[9], score) end
-return span_near(reply, sums, { item = ARGV[9], score = score }, tonumber(ARGV[11]))
+local function read_span(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local sums, fields = span_sums(KEYS[2], math.floor(tonumber(ARGV[2]) / 1000), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]))
+  if not sums then return { 0, fields } end
+  local reply = { 1, fields, 0 }
+  local mode = ARGV[8]
+  if mode == 'head' then return span_head(reply, sums, tonumber(ARGV[9]), tonumber(ARGV[10])) end
+  local score = ARGV[10] == '' and (sums[ARGV[9]] or 0) or tonumber(ARGV[10])
+  if mode == 'count' then return span_count(reply, sums, ARGV[9], score) end
+  return span_near(reply, sums, { item = ARGV[9], score = score }, tonumber(ARGV[11]))
+end

@@ -1,15 +1,8 @@
-import { join } from 'node:path';
 import { Reply } from '../../redis/replies';
-import { ScriptCommand, typedScript } from '../../redis/scripts';
+import { typedFunction } from '../../redis/function-library';
 import { itemDataOf } from '../core/item-data';
 import type { ItemData } from '../core/ranking.types';
-import { WINDOW_LIBRARIES, WindowCall, windowRead } from '../core/script-call';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbRankLookup: ScriptCommand<Context>;
-  }
-}
+import { WindowCall, windowRead } from '../core/script-call';
 
 /** One shard's answer to a lookup: per id (in the order sent) and per score to count above. */
 export interface LookupReply {
@@ -31,11 +24,12 @@ export interface LookupCall extends WindowCall {
   withData: boolean;
 }
 
-export const LOOKUP_SCRIPTS = {
-  lookup: typedScript({
+export const LOOKUP_FUNCTIONS = {
+  lookup: typedFunction({
     name: 'tbRankLookup',
-    file: join(__dirname, 'scripts', 'lookup.lua'),
-    libraries: WINDOW_LIBRARIES,
+    handler: 'lookup',
+    // A read drains expired slots (writes that free memory): it runs on a full Redis too.
+    flags: ['allow-oom'],
     numberOfKeys: 3,
     build: (call: LookupCall) =>
       windowRead(call, [call.items.length, call.withData ? 1 : 0, ...call.items, ...call.scores]),

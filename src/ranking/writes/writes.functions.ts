@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { Reply } from '../../redis/replies';
 import {
   decodeIdempotent,
@@ -11,21 +10,11 @@ import {
   retentionArg,
 } from '../../redis/idempotency';
 import { growthRefusalOf } from '../../redis/refusals';
-import { ScriptCall, ScriptCommand, typedScript, WRITE_LIBRARIES } from '../../redis/scripts';
+import { typedFunction } from '../../redis/function-library';
+import { ScriptCall } from '../../redis/scripts';
 import { ShardKeys } from '../core/board';
 import type { BatchEntry, StandingsReply, WindowStanding } from '../core/ranking.types';
-import { BOARD_WRITE_LIBRARIES, BoardCall, boardArgs, WriteCall } from '../core/script-call';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbRankIncrement: ScriptCommand<Context>;
-    tbRankIncrementBatch: ScriptCommand<Context>;
-    tbRankIncrements: ScriptCommand<Context>;
-    tbRankLike: ScriptCommand<Context>;
-    tbRankRequestClaim: ScriptCommand<Context>;
-    tbRankRequestComplete: ScriptCommand<Context>;
-  }
-}
+import { BoardCall, boardArgs, WriteCall } from '../core/script-call';
 
 /** A retry-safe request on a sharded board and the shard its ledger entry lives on (see request_claim.lua). */
 export interface LedgerCall {
@@ -117,15 +106,12 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
   };
 }
 
-const dir = join(__dirname, 'scripts');
-
 /** The writes: increments (one, coalesced, a batch), likes, and the ledger of keyed requests on sharded boards. */
-export const WRITES_SCRIPTS = {
+export const WRITES_FUNCTIONS = {
   /** One item increment (increment.lua with one request); a refusal of the request is thrown. */
-  increment: typedScript({
+  increment: typedFunction({
     name: 'tbRankIncrement',
-    file: join(dir, 'increment.lua'),
-    libraries: BOARD_WRITE_LIBRARIES,
+    handler: 'increment',
     numberOfKeys: 'dynamic',
     build: (call: WriteCall & Omit<CoalescedIncrement, 'idem'>) =>
       incrementCall(call, [
@@ -147,10 +133,9 @@ export const WRITES_SCRIPTS = {
   }),
 
   /** Item increments that arrived together for one shard (WRITE_COALESCE_MS), applied in order by one call. */
-  increments: typedScript({
+  increments: typedFunction({
     name: 'tbRankIncrements',
-    file: join(dir, 'increment.lua'),
-    libraries: BOARD_WRITE_LIBRARIES,
+    handler: 'increment',
     numberOfKeys: 'dynamic',
     build: (call: BoardCall & { requests: CoalescedIncrement[] }) => incrementCall(call, call.requests),
     /** Each request's answer as `increment` decodes it, or its refusal. */
@@ -160,10 +145,9 @@ export const WRITES_SCRIPTS = {
     },
   }),
 
-  incrementBatch: typedScript({
+  incrementBatch: typedFunction({
     name: 'tbRankIncrementBatch',
-    file: join(dir, 'increment_batch.lua'),
-    libraries: BOARD_WRITE_LIBRARIES,
+    handler: 'increment_batch',
     numberOfKeys: 'dynamic',
     build: (call: WriteCall & { entries: BatchEntry[]; newItems: number }) => ({
       keys: call.shard.incrementKeys,
@@ -188,10 +172,9 @@ export const WRITES_SCRIPTS = {
       ),
   }),
 
-  like: typedScript({
+  like: typedFunction({
     name: 'tbRankLike',
-    file: join(dir, 'like.lua'),
-    libraries: BOARD_WRITE_LIBRARIES,
+    handler: 'like',
     numberOfKeys: 'dynamic',
     build: (
       call: WriteCall & {
@@ -224,10 +207,9 @@ export const WRITES_SCRIPTS = {
       ),
   }),
 
-  requestClaim: typedScript({
+  requestClaim: typedFunction({
     name: 'tbRankRequestClaim',
-    file: join(dir, 'request_claim.lua'),
-    libraries: WRITE_LIBRARIES,
+    handler: 'request_claim',
     numberOfKeys: 1,
     build: (call: LedgerCall) => ({
       keys: [call.ledger.keys.cfg()],
@@ -242,10 +224,9 @@ export const WRITES_SCRIPTS = {
     },
   }),
 
-  requestComplete: typedScript({
+  requestComplete: typedFunction({
     name: 'tbRankRequestComplete',
-    file: join(dir, 'request_complete.lua'),
-    libraries: WRITE_LIBRARIES,
+    handler: 'request_complete',
     numberOfKeys: 1,
     build: (call: LedgerCall & { body: string }) => ({
       keys: [call.ledger.keys.cfg()],

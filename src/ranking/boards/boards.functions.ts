@@ -1,19 +1,9 @@
-import { join } from 'node:path';
 import { RESEND_GUARD_MS } from '../../common/limits';
 import { intReply, oneOfReply, Reply } from '../../redis/replies';
-import { ScriptCommand, typedScript } from '../../redis/scripts';
+import { typedFunction } from '../../redis/function-library';
 import { TIES_MODES, TiesMode } from '../core/board';
 import type { BoardKeys } from '../core/ranking.keys';
-import { BOARD_WRITE_LIBRARIES, WINDOW_LIBRARIES } from '../core/script-call';
 import type { PutBoardCommand } from '../core/ranking.types';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbRankBoardPut: ScriptCommand<Context>;
-    tbRankBoardDelete: ScriptCommand<Context>;
-    tbRankShardSync: ScriptCommand<Context>;
-  }
-}
 
 export type BoardPutReply =
   | {
@@ -30,14 +20,11 @@ export type BoardPutReply =
     }
   | { status: 'conflict'; message: string };
 
-const dir = join(__dirname, 'scripts');
-
 /** The board config scripts: shard 0 decides a PUT, the other shards copy it, a delete empties a shard. */
-export const BOARDS_SCRIPTS = {
-  boardPut: typedScript({
+export const BOARDS_FUNCTIONS = {
+  boardPut: typedFunction({
     name: 'tbRankBoardPut',
-    file: join(dir, 'board_put.lua'),
-    libraries: WINDOW_LIBRARIES,
+    handler: 'board_put',
     numberOfKeys: 1,
     build: (call: Omit<PutBoardCommand, 'name'> & { keys: BoardKeys }) => ({
       keys: [call.keys.cfg()],
@@ -71,10 +58,10 @@ export const BOARDS_SCRIPTS = {
     },
   }),
 
-  boardDelete: typedScript({
+  boardDelete: typedFunction({
     name: 'tbRankBoardDelete',
-    file: join(dir, 'board_delete.lua'),
-    libraries: BOARD_WRITE_LIBRARIES,
+    handler: 'board_delete',
+    flags: ['allow-oom'],
     numberOfKeys: 2,
     build: (call: { keys: BoardKeys; nowMs: number; idemRetentionMs: number }) => ({
       keys: [call.keys.cfg(), call.keys.likes()],
@@ -84,10 +71,9 @@ export const BOARDS_SCRIPTS = {
     decode: (raw) => intReply('tbRankBoardDelete', raw) === 1,
   }),
 
-  shardSync: typedScript({
+  shardSync: typedFunction({
     name: 'tbRankShardSync',
-    file: join(dir, 'shard_sync.lua'),
-    libraries: WINDOW_LIBRARIES,
+    handler: 'shard_sync',
     numberOfKeys: 1,
     build: (call: {
       keys: BoardKeys;

@@ -1,25 +1,15 @@
-import { join } from 'node:path';
 import { Reply } from '../../redis/replies';
-import { ScriptCommand, typedScript } from '../../redis/scripts';
+import { typedFunction } from '../../redis/function-library';
 import { PreparedBoard, ShardKeys, windowArgsOf } from '../core/board';
-import { BoardCall, boardArgs, WINDOW_LIBRARIES } from '../core/script-call';
+import { BoardCall, boardArgs } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbRankCountAbove: ScriptCommand<Context>;
-    tbRankCountAboveShards: ScriptCommand<Context>;
-  }
-}
-
-const dir = join(__dirname, 'scripts');
-
 /** Counting across the shards of a board: items above given scores, one shard or every shard of a node per call. */
-export const SHARDS_SCRIPTS = {
-  countAbove: typedScript({
+export const SHARDS_FUNCTIONS = {
+  countAbove: typedFunction({
     name: 'tbRankCountAbove',
-    file: join(dir, 'count_above.lua'),
-    libraries: WINDOW_LIBRARIES,
+    handler: 'count_above',
+    flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
     build: (call: BoardCall & { windows: WindowConfig[]; scores: number[] }) => {
       const { keys } = call.shard;
@@ -38,10 +28,10 @@ export const SHARDS_SCRIPTS = {
     },
   }),
 
-  countAboveShards: typedScript({
+  countAboveShards: typedFunction({
     name: 'tbRankCountAboveShards',
-    file: join(dir, 'count_above_shards.lua'),
-    libraries: WINDOW_LIBRARIES,
+    handler: 'count_above_shards',
+    flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
     build: (call: {
       board: PreparedBoard;

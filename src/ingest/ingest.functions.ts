@@ -1,15 +1,8 @@
 import { join } from 'node:path';
 import { Reply } from '../redis/replies';
-import { ScriptCommand, typedScript } from '../redis/scripts';
+import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
 import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
-import { BOARD_WRITE_LIBRARIES } from '../ranking/core/script-call';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbIngestApply: ScriptCommand<Context>;
-    tbIngestLease: ScriptCommand<Context>;
-  }
-}
+import { RANKING_MODULES } from '../ranking/core/script-call';
 
 /** One event of a batch bound for one board shard, with the identity of the message that carried it. */
 export interface IngestEntry {
@@ -48,11 +41,11 @@ export interface LeaseCall {
   release?: boolean;
 }
 
-export const INGEST_SCRIPTS = {
+export const INGEST_FUNCTIONS = {
   /** Answers the caller's epoch while it holds the source's lease, 0 when it does not. */
-  lease: typedScript({
+  lease: typedFunction({
     name: 'tbIngestLease',
-    file: join(__dirname, 'scripts', 'lease.lua'),
+    handler: 'lease',
     numberOfKeys: 2,
     build: (call: LeaseCall) => ({
       keys: [call.lease, call.epochKey],
@@ -61,10 +54,9 @@ export const INGEST_SCRIPTS = {
     decode: (raw): number => new Reply('tbIngestLease', [raw]).int(0),
   }),
 
-  apply: typedScript({
+  apply: typedFunction({
     name: 'tbIngestApply',
-    file: join(__dirname, 'scripts', 'ingest_apply.lua'),
-    libraries: BOARD_WRITE_LIBRARIES,
+    handler: 'ingest_apply',
     numberOfKeys: 'dynamic',
     build: (call: ApplyCall) => ({
       keys: [...call.shard.incrementKeys, call.progressKey],
@@ -94,3 +86,16 @@ export const INGEST_SCRIPTS = {
     },
   }),
 };
+
+/**
+ * tb_ingest: the ingest functions on the ranking's shared modules (RANKING_MODULES): the apply is a
+ * board write like the ranking's own. A library of its own, not part of tb_ranking, so ranking never
+ * depends on ingest; the shared modules are compiled once per library that holds them. Bump `version`
+ * with every change of its Lua, RANKING_MODULES' included, or of a function's keys, args or reply.
+ */
+export const INGEST = defineLibrary({
+  name: 'tb_ingest',
+  version: 2,
+  modules: [...RANKING_MODULES, ...handlerModules(join(__dirname, 'scripts'), INGEST_FUNCTIONS)],
+  functions: INGEST_FUNCTIONS,
+});

@@ -1,17 +1,10 @@
-import { join } from 'node:path';
 import { Reply } from '../../redis/replies';
-import { ScriptCommand, typedScript } from '../../redis/scripts';
+import { typedFunction } from '../../redis/function-library';
 import { windowArgsOf } from '../core/board';
 import type { ViewRow } from '../core/ranking.types';
-import { BoardCall, boardArgs, WINDOW_LIBRARIES } from '../core/script-call';
+import { BoardCall, boardArgs } from '../core/script-call';
 import type { ViewConfig } from '../core/trending-math';
 import type { WindowConfig } from '../core/window-math';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbRankReadView: ScriptCommand<Context>;
-  }
-}
 
 /** What a view read asks for (read_view.lua): a page, one item, an item's neighbours, or a count above a rank score. */
 export type ViewRead =
@@ -64,11 +57,11 @@ function viewRowsOf(reply: Reply, rising: boolean): ViewRow[] {
 }
 
 /** The one view script: every read of a trending view of one shard. */
-export const VIEWS_SCRIPTS = {
-  readView: typedScript({
+export const VIEWS_FUNCTIONS = {
+  readView: typedFunction({
     name: 'tbRankReadView',
-    file: join(__dirname, 'scripts', 'read_view.lua'),
-    libraries: WINDOW_LIBRARIES,
+    handler: 'read_view',
+    flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
     build: (call: ViewCall) => {
       const { keys } = call.shard;

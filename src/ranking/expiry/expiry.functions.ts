@@ -1,17 +1,7 @@
-import { join } from 'node:path';
 import { flagReply, intReply, Reply } from '../../redis/replies';
-import { ScriptCommand, typedScript } from '../../redis/scripts';
+import { typedFunction } from '../../redis/function-library';
 import type { RankingKeys } from '../core/ranking.keys';
-import { BoardCall, boardArgs, WINDOW_LIBRARIES } from '../core/script-call';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbRankExpire: ScriptCommand<Context>;
-    tbRankDueClaim: ScriptCommand<Context>;
-    tbRankDueComplete: ScriptCommand<Context>;
-    tbRankSweepTurn: ScriptCommand<Context>;
-  }
-}
+import { BoardCall, boardArgs } from '../core/script-call';
 
 /** What an expire call left: expired data still to drain, and when the shard next has something to expire. */
 export interface ExpireReply {
@@ -26,14 +16,12 @@ export interface DueClaim {
   boards: string[];
 }
 
-const dir = join(__dirname, 'scripts');
-
 /** Expiry: draining a shard's expired slots, and the due index the scheduler claims boards from. */
-export const EXPIRY_SCRIPTS = {
-  expire: typedScript({
+export const EXPIRY_FUNCTIONS = {
+  expire: typedFunction({
     name: 'tbRankExpire',
-    file: join(dir, 'expire.lua'),
-    libraries: WINDOW_LIBRARIES,
+    handler: 'expire',
+    flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
     build: (call: BoardCall) => ({ keys: call.shard.allKeys, args: boardArgs(call) }),
     decode: (raw): ExpireReply => {
@@ -43,9 +31,10 @@ export const EXPIRY_SCRIPTS = {
     },
   }),
 
-  dueClaim: typedScript({
+  dueClaim: typedFunction({
     name: 'tbRankDueClaim',
-    file: join(dir, 'due_claim.lua'),
+    handler: 'due_claim',
+    flags: ['allow-oom'],
     numberOfKeys: 2,
     build: (call: { keys: RankingKeys; nowMs: number; leaseMs: number; most: number; dueByMs: number }) => ({
       keys: [call.keys.dueIndex(), call.keys.dueLeases()],
@@ -60,9 +49,10 @@ export const EXPIRY_SCRIPTS = {
     },
   }),
 
-  dueComplete: typedScript({
+  dueComplete: typedFunction({
     name: 'tbRankDueComplete',
-    file: join(dir, 'due_complete.lua'),
+    handler: 'due_complete',
+    flags: ['allow-oom'],
     numberOfKeys: 2,
     build: (call: { keys: RankingKeys; leaseEndMs: number; visited: Map<string, number | null> }) => ({
       keys: [call.keys.dueIndex(), call.keys.dueLeases()],
@@ -72,9 +62,10 @@ export const EXPIRY_SCRIPTS = {
     decode: (raw) => intReply('tbRankDueComplete', raw),
   }),
 
-  sweepTurn: typedScript({
+  sweepTurn: typedFunction({
     name: 'tbRankSweepTurn',
-    file: join(dir, 'sweep_turn.lua'),
+    handler: 'sweep_turn',
+    flags: ['allow-oom'],
     numberOfKeys: 1,
     build: (call: { keys: RankingKeys; nowMs: number; intervalMs: number }) => ({
       keys: [call.keys.dueSweep()],

@@ -1,16 +1,7 @@
-import { join } from 'node:path';
 import { Reply } from '../../redis/replies';
-import { ScriptCommand, typedScript } from '../../redis/scripts';
+import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
-import { WINDOW_LIBRARIES, WindowCall, windowRead } from '../core/script-call';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbRankHistoryRead: ScriptCommand<Context>;
-    tbRankHistoryItem: ScriptCommand<Context>;
-    tbRankHistoryCount: ScriptCommand<Context>;
-  }
-}
+import { WindowCall, windowRead } from '../core/script-call';
 
 /** A snapshot as one shard stored it: its boundary (unix s) and rows, best first. */
 export interface StoredSnapshot {
@@ -37,14 +28,12 @@ export function parseSnapshotRows(packed: string): ScoredItem[] {
     });
 }
 
-const dir = join(__dirname, 'scripts');
-
 /** Snapshot reads: a window's snapshot at a time, an item through the snapshots, rows above scores in them. */
-export const HISTORY_SCRIPTS = {
-  historyRead: typedScript({
+export const HISTORY_FUNCTIONS = {
+  historyRead: typedFunction({
     name: 'tbRankHistoryRead',
-    file: join(dir, 'history_read.lua'),
-    libraries: WINDOW_LIBRARIES,
+    handler: 'history_read',
+    flags: ['allow-oom'],
     numberOfKeys: 3,
     build: (call: WindowCall & { atSec: number | undefined }) => windowRead(call, [call.atSec ?? '']),
     /** keeps: the window keeps snapshots; snapshot: the one found (undefined: none) */
@@ -56,10 +45,10 @@ export const HISTORY_SCRIPTS = {
     },
   }),
 
-  historyItem: typedScript({
+  historyItem: typedFunction({
     name: 'tbRankHistoryItem',
-    file: join(dir, 'history_item.lua'),
-    libraries: WINDOW_LIBRARIES,
+    handler: 'history_item',
+    flags: ['allow-oom'],
     numberOfKeys: 3,
     build: (call: WindowCall & { item: string; fromSec: number; toSec: number; mostSnapshots: number }) =>
       windowRead(call, [call.item, call.fromSec, call.toSec, call.mostSnapshots]),
@@ -79,10 +68,10 @@ export const HISTORY_SCRIPTS = {
     },
   }),
 
-  historyCount: typedScript({
+  historyCount: typedFunction({
     name: 'tbRankHistoryCount',
-    file: join(dir, 'history_count.lua'),
-    libraries: WINDOW_LIBRARIES,
+    handler: 'history_count',
+    flags: ['allow-oom'],
     numberOfKeys: 3,
     build: (call: WindowCall & { points: Array<{ atSec: number; score: number }> }) =>
       windowRead(

@@ -1,14 +1,8 @@
 import { join } from 'node:path';
 import { Reply } from '../../redis/replies';
-import { ScriptCommand, typedScript } from '../../redis/scripts';
+import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
-import { rowsOf, WINDOW_LIBRARIES, WindowCall, windowRead } from '../core/script-call';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbRankReadSpan: ScriptCommand<Context>;
-  }
-}
+import { rowsOf, WindowCall, windowRead } from '../core/script-call';
 
 /** A span read of one shard: the window, the span's length and the most slot fields it may sum. */
 export interface SpanCall extends WindowCall {
@@ -73,14 +67,16 @@ function figuresOf(reply: Reply, question: SpanQuestion): SpanFigures {
   }
 }
 
-const dir = join(__dirname, 'scripts');
+/** The span reads' own shared module (beside the ranking's others, in core/lua). */
+export const SPAN_MODULE = join(__dirname, '..', 'core', 'lua', 'span_lib.lua');
 
 /** Reads of a window's newest slots (`?span=`), summed from the slot hashes of one shard. */
-export const SPANS_SCRIPTS = {
-  readSpan: typedScript({
+export const SPANS_FUNCTIONS = {
+  readSpan: typedFunction({
     name: 'tbRankReadSpan',
-    file: join(dir, 'read_span.lua'),
-    libraries: [...WINDOW_LIBRARIES, join(__dirname, '..', 'core', 'lua', 'span_lib.lua')],
+    handler: 'read_span',
+    // Sums slots and expires nothing: a read of any node, replicas included (FCALL_RO).
+    flags: ['no-writes'],
     numberOfKeys: 3,
     build: (call: SpanCall & { question: SpanQuestion }) =>
       windowRead(call, [call.spanSec, call.mostFields, ...questionArgs(call.question)]),

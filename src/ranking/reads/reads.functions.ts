@@ -1,17 +1,7 @@
-import { join } from 'node:path';
 import { Reply } from '../../redis/replies';
-import { ScriptCommand, ScriptCommandName, typedScript } from '../../redis/scripts';
+import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
-import { rowsOf, WINDOW_LIBRARIES, WindowCall, windowRead } from '../core/script-call';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbRankReadTop: ScriptCommand<Context>;
-    tbRankReadItem: ScriptCommand<Context>;
-    tbRankReadAround: ScriptCommand<Context>;
-    tbRankReadNeighbours: ScriptCommand<Context>;
-  }
-}
+import { rowsOf, WindowCall, windowRead } from '../core/script-call';
 
 /** A listing page: rows in board order, where the first sits and how many score above it. */
 export interface ListingReply {
@@ -24,18 +14,17 @@ export interface ListingReply {
   previousRanks: Array<number | null>;
 }
 
-const dir = join(__dirname, 'scripts');
-
 /** A single-window read answering a listing page: `extraArgs` follow the common window arguments. */
 function listingRead<Call extends WindowCall>(
-  name: ScriptCommandName,
-  file: string,
+  name: string,
+  handler: string,
   extraArgs: (call: Call) => Array<string | number>,
 ) {
-  return typedScript({
+  return typedFunction({
     name,
-    file: join(dir, file),
-    libraries: WINDOW_LIBRARIES,
+    handler,
+    // Reads drain expired slots (writes that free memory): they run on a full Redis too.
+    flags: ['allow-oom'],
     numberOfKeys: 3,
     build: (call: Call) => windowRead(call, extraArgs(call)),
     decode: (raw): ListingReply => {
@@ -54,16 +43,16 @@ function listingRead<Call extends WindowCall>(
 }
 
 /** Window reads of one shard: a page, an item's standing, an item and its neighbours. */
-export const READS_SCRIPTS = {
-  readTop: listingRead('tbRankReadTop', 'read_top.lua', (call: WindowCall & { offset: number; limit: number }) => [
+export const READS_FUNCTIONS = {
+  readTop: listingRead('tbRankReadTop', 'read_top', (call: WindowCall & { offset: number; limit: number }) => [
     call.offset,
     call.limit,
   ]),
 
-  readItem: typedScript({
+  readItem: typedFunction({
     name: 'tbRankReadItem',
-    file: join(dir, 'read_item.lua'),
-    libraries: WINDOW_LIBRARIES,
+    handler: 'read_item',
+    flags: ['allow-oom'],
     numberOfKeys: 3,
     build: (call: WindowCall & { item: string }) => windowRead(call, [call.item]),
     decode: (raw) => {
@@ -76,16 +65,15 @@ export const READS_SCRIPTS = {
     },
   }),
 
-  readAround: listingRead(
-    'tbRankReadAround',
-    'read_around.lua',
-    (call: WindowCall & { item: string; radius: number }) => [call.item, call.radius],
-  ),
+  readAround: listingRead('tbRankReadAround', 'read_around', (call: WindowCall & { item: string; radius: number }) => [
+    call.item,
+    call.radius,
+  ]),
 
-  readNeighbours: typedScript({
+  readNeighbours: typedFunction({
     name: 'tbRankReadNeighbours',
-    file: join(dir, 'read_neighbours.lua'),
-    libraries: WINDOW_LIBRARIES,
+    handler: 'read_neighbours',
+    flags: ['allow-oom'],
     numberOfKeys: 3,
     build: (call: WindowCall & { item: string; score: number; radius: number }) =>
       windowRead(call, [call.item, call.score, call.radius]),
