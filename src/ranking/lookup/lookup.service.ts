@@ -17,16 +17,18 @@ export interface LookupRequest {
 
 /**
  * Ranks among the given rows (a friends board): 1 + the rows ranked before it. Board ranks order the
- * rows (competition ranks, or strict ones on a `ties: first` board) when known; else their scores do.
+ * rows (strict on a `ties: first` board) when `byBoardRank`; else their scores do (competition ranks).
+ * One sort: n log n for the 1 000 ids a lookup may hold.
  */
 export function relativeRanks(rows: LookupRow[], byBoardRank: boolean): LookupRow[] {
-  const ranked = rows.filter((row) => row.score > 0);
-  const before = (row: LookupRow, other: LookupRow) =>
-    byBoardRank ? (other.rank ?? Infinity) < (row.rank ?? Infinity) : other.score > row.score;
-  return rows.map((row) => ({
-    ...row,
-    rank: row.score > 0 ? 1 + ranked.filter((other) => before(row, other)).length : null,
-  }));
+  const keyOf = (row: LookupRow) => (byBoardRank ? (row.rank ?? Infinity) : -row.score);
+  const ranked = rows.filter((row) => row.score > 0).sort((a, b) => keyOf(a) - keyOf(b));
+  const rankOf = new Map<LookupRow, number>();
+  ranked.forEach((row, i) => {
+    const previous = ranked[i - 1];
+    rankOf.set(row, previous && keyOf(previous) === keyOf(row) ? (rankOf.get(previous) as number) : i + 1);
+  });
+  return rows.map((row) => ({ ...row, rank: rankOf.get(row) ?? null }));
 }
 
 /** POST /boards/:board/lookup: given ids' scores and ranks in one window, in the order given. */
