@@ -52,6 +52,29 @@ describe('lookup and item data over HTTP', () => {
       ]);
     });
 
+    it('counts nothing a shard still holds past its window (expired, not yet drained)', async () => {
+      clock.advanceSec(30 * 60);
+      await increment('l', 'f', 6);
+      clock.advanceSec(31 * 60);
+      // Only f is live now. On 3 shards, f is on shard 2 and zz on shard 0: b (9, expired) sits on
+      // shard 1, which only the second round reads; it drains before it counts.
+      const res = await http()
+        .post('/boards/l/lookup')
+        .send({ items: ['f', 'zz'] })
+        .expect(200);
+      expect(res.body.items).toEqual([
+        { item: 'f', score: 6, rank: 1, previousRank: null },
+        { item: 'zz', score: 0, rank: null, previousRank: null },
+      ]);
+      expect(
+        (
+          await http()
+            .post('/boards/l/lookup')
+            .send({ items: ['b'] })
+        ).body.items[0].score,
+      ).toBe(0);
+    });
+
     it('answers competition ranks among the ids given with relative: true', async () => {
       const res = await http()
         .post('/boards/l/lookup')

@@ -18,7 +18,7 @@ export class LookupController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Scores and ranks of given ids in a window',
-    description: `${LOOKUP_ITEMS.min}-${LOOKUP_ITEMS.max} ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One script call per shard holding some of the ids, and for board ranks on a sharded board one more per shard. Reads windows only: a view's name is a 400.`,
+    description: `${LOOKUP_ITEMS.min}-${LOOKUP_ITEMS.max} ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks one per Redis node. Reads windows only: a view's name is a 400.`,
   })
   @ApiResponse({ status: 200, type: LookupResultDto })
   @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config';
+import { isRedisWrongNodeError } from '../../common/redis-errors';
 import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
@@ -27,9 +28,9 @@ export interface LookupAsk {
 }
 
 /**
- * Lookups of ids in one window. Unsharded: one script call. Sharded: each shard holding some of the
+ * Lookups of ids in one window. Unsharded: one function call. Sharded: each shard holding some of the
  * ids answers their scores (one call per shard, in parallel), then, for board ranks, every shard counts
- * its items above those scores (one call per shard, in parallel): rank = 1 + the items above on all.
+ * its items above those scores (one call per Redis node, in parallel): rank = 1 + the items above on all.
  */
 @Injectable()
 export class LookupStore {
@@ -70,14 +71,50 @@ export class LookupStore {
     return { draining, rows: ask.items.map((item) => found.get(item) as LookupRow) };
   }
 
-  /** Sets each row's board rank: 1 + the items above its score on every shard. Answers whether a shard drains. */
+  /**
+   * Sets each row's board rank: 1 + the items above its score on every shard, counted in one call per
+   * Redis node (lookup_count_shards), then shard by shard where that call could not (expired data to
+   * drain first, or a node that no longer serves it). Answers whether a shard drains.
+   */
   private async rankAcrossShards(read: LookupRead, rows: LookupRow[]): Promise<boolean> {
     const scores = [...new Set(rows.filter((row) => row.score > 0).map((row) => row.score))];
     if (scores.length === 0) return false;
-    const counts = await Promise.all(read.board.shards.map((shard) => this.call(read, shard, [], scores, false)));
-    const above = new Map(scores.map((score, i) => [score, counts.reduce((sum, reply) => sum + reply.above[i], 0)]));
+    const { shards } = read.board;
+    const groups = this.redis.groupByNode(shards.map((shard) => shard.keys.cfg()));
+    const counts = (
+      await Promise.all(
+        groups.map((group) =>
+          this.countOnNode(
+            read,
+            scores,
+            group.map((i) => shards[i]),
+          ),
+        ),
+      )
+    ).flat();
+    const above = new Map(scores.map((score, i) => [score, counts.reduce((sum, count) => sum + count.above[i], 0)]));
     for (const row of rows) row.rank = row.score > 0 ? 1 + (above.get(row.score) ?? 0) : null;
-    return counts.some((reply) => reply.draining);
+    return counts.some((count) => count.draining);
+  }
+
+  private async countOnNode(
+    read: LookupRead,
+    scores: number[],
+    shards: ShardKeys[],
+  ): Promise<Array<{ draining: boolean; above: number[] }>> {
+    const counts: Array<{ draining: boolean; above: number[] }> = [];
+    let uncounted = shards;
+    if (shards.length > 1) {
+      try {
+        const call = { board: read.board, shards, nowMs: read.nowMs, window: read.window, scores };
+        const reply = await guard(this.redis.callFunction(S.lookupCountShards, call));
+        counts.push({ draining: false, above: reply.above });
+        uncounted = reply.pending;
+      } catch (error) {
+        if (!isRedisWrongNodeError(error)) throw error;
+      }
+    }
+    return [...counts, ...(await Promise.all(uncounted.map((shard) => this.call(read, shard, [], scores, false))))];
   }
 
   private call(read: LookupRead, shard: ShardKeys, items: string[], scores: number[], withData: boolean) {

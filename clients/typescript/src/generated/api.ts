@@ -358,7 +358,7 @@ export interface paths {
         put?: never;
         /**
          * Scores and ranks of given ids in a window
-         * @description 1-1000 ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One script call per shard holding some of the ids, and for board ranks on a sharded board one more per shard. Reads windows only: a view's name is a 400.
+         * @description 1-1000 ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks one per Redis node. Reads windows only: a view's name is a 400.
          */
         post: operations["LookupController_lookup"];
         delete?: never;
