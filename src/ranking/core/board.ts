@@ -1,4 +1,5 @@
 import { BoardKeys } from './ranking.keys';
+import type { TiesMode } from './ranking.types';
 import { shardOf } from './shard-math';
 import type { ViewConfig } from './trending-math';
 import { WindowConfig } from './window-math';
@@ -17,8 +18,7 @@ export interface BoardConfig {
   ties?: TiesMode;
 }
 
-export const TIES_MODES = ['shared', 'first'] as const;
-export type TiesMode = (typeof TIES_MODES)[number];
+export { TIES_MODES, type TiesMode } from './ranking.types';
 
 /** The keys of one shard and the key lists its scripts take. */
 export interface ShardKeys {
