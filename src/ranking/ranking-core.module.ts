@@ -8,6 +8,10 @@ import { ExpiryStore } from './expiry/expiry.store';
 import { RankingScheduler } from './expiry/ranking.scheduler';
 import { HistoryService } from './history/history.service';
 import { HistoryStore } from './history/history.store';
+import { ItemDataService } from './items/items.service';
+import { ItemDataStore } from './items/items.store';
+import { LookupService } from './lookup/lookup.service';
+import { LookupStore } from './lookup/lookup.store';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
 import { ReadsStore } from './reads/reads.store';
@@ -25,9 +29,9 @@ import { WritesStore } from './writes/writes.store';
  * feature in capability slices (docs/architecture.md). Layers, lowest first; a slice
  * imports only from its own layer's core or below, never from a layer above it:
  *
- *   core  <-  boards  <-  shards, history  <-  reads, spans, views, writes  <-  expiry  <-  facade (RankingService), controller
+ *   core  <-  boards  <-  shards, history  <-  reads, spans, views, writes, lookup, items  <-  expiry  <-  facade (RankingService), controllers
  *
- * (shards and history are peers, as are reads, spans, views and writes: peers never import each other.)
+ * (shards and history are peers, as are reads, spans, views, writes, lookup and items: peers never import each other.)
  */
 @Module({
   providers: [
@@ -47,13 +51,17 @@ import { WritesStore } from './writes/writes.store';
     WritesStore,
     WritePipeline,
     WriteCommands,
+    LookupStore,
+    LookupService,
+    ItemDataStore,
+    ItemDataService,
     ExpiryStore,
     ExpiryService,
     RankingScheduler,
     RankingService,
   ],
   // BoardCache: stream ingest applies events with the boards' cached configs. WriteCommands: the
-  // controller builds its write commands with it.
-  exports: [RankingService, RankingScheduler, BoardCache, WriteCommands],
+  // controller builds its write commands with it. Lookup, item data: their controllers.
+  exports: [RankingService, RankingScheduler, BoardCache, WriteCommands, LookupService, ItemDataService],
 })
 export class RankingCoreModule {}

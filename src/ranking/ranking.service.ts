@@ -4,6 +4,7 @@ import type { ClientBudget } from '../governance/growth-quotas';
 import { BoardPage, BoardsService, BoardView } from './boards/boards.service';
 import { RankedSources } from './boards/ranked-sources';
 import { ViewRowAnswer, WindowFigures } from './core/answers';
+import type { TiesMode } from './core/board';
 import { InvalidInputError } from '../common/errors';
 import { RANKING_MESSAGES as M } from './core/ranking.messages';
 import type { HistoryPoint, ListedItem } from './core/ranking.types';
@@ -73,7 +74,7 @@ export class RankingService {
     private readonly spans: SpansService,
   ) {}
 
-  /** `shards`, `maxItems` and `views` undefined keep the stored ones. */
+  /** `shards`, `maxItems`, `views` and `ties` undefined keep the stored ones. */
   putBoard(
     name: string,
     windows: WindowInput[],
@@ -81,8 +82,9 @@ export class RankingService {
     reset = false,
     maxItems?: number,
     views?: ViewInput[],
+    ties?: TiesMode,
   ): Promise<{ created: boolean; board: BoardView }> {
-    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views });
+    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, ties });
   }
 
   getBoard(name: string): Promise<BoardView> {
