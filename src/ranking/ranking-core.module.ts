@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { BoardCache } from './boards/board-cache';
 import { BoardsService } from './boards/boards.service';
 import { BoardsStore } from './boards/boards.store';
+import { ArchivesService } from './calendar/archives.service';
+import { ArchivesStore } from './calendar/archives.store';
 import { RankedSources } from './boards/ranked-sources';
 import { ExpiryService } from './expiry/expiry.service';
 import { ExpiryStore } from './expiry/expiry.store';
@@ -22,7 +24,7 @@ import { WritesStore } from './writes/writes.store';
  * feature in capability slices (docs/architecture.md). Layers, lowest first; a slice
  * imports only from its own layer's core or below, never from a layer above it:
  *
- *   core  <-  boards  <-  shards, history  <-  reads, views, writes  <-  expiry  <-  facade (RankingService), controller
+ *   core  <-  boards  <-  shards, history  <-  calendar  <-  reads, views, writes  <-  expiry  <-  facade (RankingService), controller
  *
  * (shards and history are peers, as are reads, views and writes: peers never import each other.)
  */
@@ -35,6 +37,8 @@ import { WritesStore } from './writes/writes.store';
     ShardsStore,
     HistoryStore,
     HistoryService,
+    ArchivesStore,
+    ArchivesService,
     ReadsStore,
     ReadsService,
     ViewsStore,

@@ -50,4 +50,23 @@ export const RANKING_MESSAGES = {
     `board "${board}": an expired slot of the window is still being drained after ${calls} drain calls; a read lists nothing from outside its window, retry in a moment`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
+  calendarWithSpan: (field: string) =>
+    `${field}: a calendar window takes no period or interval (its periods come from the calendar)`,
+  unknownTimeZone: (field: string, zone: string) =>
+    `${field}.timeZone "${zone}" is not a known IANA time zone (like "Europe/Berlin", "America/New_York", "UTC")`,
+  calendarOnly: (field: string, key: string) => `${field}.${key} applies to calendar windows only`,
+  weekStartOffWeek: (field: string) => `${field}.weekStart applies to calendar "week" windows only`,
+  snapshotsOnCalendar: (field: string) =>
+    `${field}: a calendar window keeps archives ("archive": { "keep", "top" }), not snapshots`,
+  notCalendar: (board: string, window: string) =>
+    `window "${window}" of board "${board}" is not a calendar window (archives are kept by calendar windows)`,
+  keepsNoArchive: (board: string, window: string) =>
+    `window "${window}" of board "${board}" keeps no archive (give it "archive": { "keep", "top" })`,
+  noArchive: (board: string, window: string, atSec: number | undefined) =>
+    atSec === undefined
+      ? `window "${window}" of board "${board}" has no archive yet (one is kept at each period end)`
+      : `window "${window}" of board "${board}" keeps no archive of the period holding ${atSec}`,
+  atInClosedPeriod: (field: string, fromSec: number, toSec: number, atSec: number) =>
+    `${field} ${atSec} lies in the closed period ${fromSec}..${toSec} of every window (a calendar period takes events only while it is open)`,
+
 };

@@ -19,6 +19,7 @@ export const ERROR_TABLE = {
   API_KEY_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no" },
   STATS_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: nothing recorded in that hour" },
   SNAPSHOT_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: the window keeps no snapshots, or none is kept for that time (the message says which)" },
+  ARCHIVE_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: the window keeps no archive, or none of the period asked for (the message says which)" },
   INGEST_SOURCE_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no" },
   ROUTE_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: no such route" },
   METHOD_NOT_ALLOWED: { status: 405, applied: 'no', retryable: false, advice: "no: the path takes only the methods its Allow header lists" },
