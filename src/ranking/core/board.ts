@@ -85,6 +85,5 @@ export function windowArgsOf(windows: WindowConfig[], nowMs: number): number[] {
   return args;
 }
 
-
 export type PutBoardResult =
   { status: 'created' | 'updated' | 'unchanged'; config: BoardConfig } | { status: 'conflict'; message: string };

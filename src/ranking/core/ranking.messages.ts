@@ -68,5 +68,4 @@ export const RANKING_MESSAGES = {
       : `window "${window}" of board "${board}" keeps no archive of the period holding ${atSec}`,
   atInClosedPeriod: (field: string, fromSec: number, toSec: number, atSec: number) =>
     `${field} ${atSec} lies in the closed period ${fromSec}..${toSec} of every window (a calendar period takes events only while it is open)`,
-
 };

@@ -63,10 +63,17 @@ export function windowRead(call: WindowCall, extra: Array<string | number>): Scr
   const rule = slotRule(window, call.nowMs);
   return {
     keys: [keys.cfg(), keys.slots(window.name), keys.top(window.name)],
-    args: [call.board.config.version, call.nowMs, call.budgetFields, rule.periodSec, rule.intervalSec, rule.originSec, ...extra],
+    args: [
+      call.board.config.version,
+      call.nowMs,
+      call.budgetFields,
+      rule.periodSec,
+      rule.intervalSec,
+      rule.originSec,
+      ...extra,
+    ],
   };
 }
-
 
 /** (item, score) pairs from entry `first` on. */
 export function rowsOf(reply: Reply, first: number): ScoredItem[] {

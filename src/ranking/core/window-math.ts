@@ -174,13 +174,15 @@ function rollingWindow(input: WindowInput, field: string): WindowSpec {
 
 /** A calendar window: its zone checked and spelt canonically, the week start only on weeks. */
 function calendarWindow(input: WindowInput, field: string): WindowSpec {
-  if (input.period !== undefined || input.interval !== undefined) throw new InvalidInputError(M.calendarWithSpan(field));
+  if (input.period !== undefined || input.interval !== undefined)
+    throw new InvalidInputError(M.calendarWithSpan(field));
   if (input.snapshots !== undefined) throw new InvalidInputError(M.snapshotsOnCalendar(field));
   const calendar = CALENDARS.find((c) => c === input.calendar);
   if (calendar === undefined) throw new InvalidInputError(`${field}.calendar must be one of ${CALENDARS.join(', ')}`);
   if (input.weekStart !== undefined && calendar !== 'week') throw new InvalidInputError(M.weekStartOffWeek(field));
   const weekStart = WEEK_STARTS.find((w) => w === (input.weekStart ?? 'monday'));
-  if (weekStart === undefined) throw new InvalidInputError(`${field}.weekStart must be one of ${WEEK_STARTS.join(', ')}`);
+  if (weekStart === undefined)
+    throw new InvalidInputError(`${field}.weekStart must be one of ${WEEK_STARTS.join(', ')}`);
   const zone = input.timeZone ?? 'UTC';
   const timeZone = canonicalTimeZone(zone);
   if (timeZone === undefined) throw new InvalidInputError(M.unknownTimeZone(field, zone));
@@ -194,4 +196,3 @@ function calendarWindow(input: WindowInput, field: string): WindowSpec {
     ...(archive ? { snapshots: archive } : {}),
   };
 }
-

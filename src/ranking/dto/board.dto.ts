@@ -159,7 +159,6 @@ export class WindowDto {
   snapshots?: SnapshotsDto;
 }
 
-
 export class ViewDto {
   @NameProperty('View name (read with ?window=<name>); not a window name', 'trending')
   name!: string;
@@ -270,7 +269,6 @@ export class WindowViewDto {
   @ApiPropertyOptional({ type: ArchiveDto, description: 'Present when a calendar window keeps archives' })
   archive?: ArchiveDto;
 }
-
 
 export class ViewViewDto {
   @ApiProperty() name!: string;
