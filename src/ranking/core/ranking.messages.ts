@@ -68,4 +68,12 @@ export const RANKING_MESSAGES = {
       : `window "${window}" of board "${board}" keeps no archive of the period holding ${atSec}`,
   atInClosedPeriod: (field: string, fromSec: number, toSec: number, atSec: number) =>
     `${field} ${atSec} lies in the closed period ${fromSec}..${toSec} of every window (a calendar period takes events only while it is open)`,
+  spanNotInWindow: (board: string, window: string, spanSec: number, periodSec: number, intervalSec: number) =>
+    `span ${spanSec}s does not fit window "${window}" of board "${board}": it must be a multiple of the window's interval (${intervalSec}s) and at most its period (${periodSec}s)`,
+  spanOnCalendar: (board: string, window: string) =>
+    `span applies to rolling windows; "${window}" of board "${board}" is a calendar window (it counts its current period)`,
+  spanOnView: (board: string, view: string) =>
+    `span applies to rolling windows; "${view}" is a view of board "${board}" (read the span's window instead)`,
+  spanTooCostly: (board: string, window: string, spanSec: number, fields: number, mostFields: number) =>
+    `span ${spanSec}s of window "${window}" on board "${board}" holds ${fields} slot fields, more than the ${mostFields} one read sums: declare a window { "period": "${spanSec}s", "interval": ... } for it instead`,
 };
