@@ -125,5 +125,7 @@ describe('calendar windows and archives over HTTP', () => {
       .expect((res) => expect(res.body.code).toBe('ARCHIVE_NOT_FOUND'));
     await http().get('/boards/cal/archives?window=day&limit=0').expect(400);
     await http().get('/boards/cal/archive?window=nope').expect(404);
+    const history = await http().get('/boards/cal/history?window=day').expect(404);
+    expect(history.body.message).toMatch(/archive\?window=day/);
   });
 });

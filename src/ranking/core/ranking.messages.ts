@@ -60,6 +60,8 @@ export const RANKING_MESSAGES = {
     `${field}: a calendar window keeps archives ("archive": { "keep", "top" }), not snapshots`,
   notCalendar: (board: string, window: string) =>
     `window "${window}" of board "${board}" is not a calendar window (archives are kept by calendar windows)`,
+  calendarKeepsArchives: (board: string, window: string) =>
+    `window "${window}" of board "${board}" is a calendar window: read its closed periods with GET /boards/${board}/archive?window=${window}`,
   keepsNoArchive: (board: string, window: string) =>
     `window "${window}" of board "${board}" keeps no archive (give it "archive": { "keep", "top" })`,
   noArchive: (board: string, window: string, atSec: number | undefined) =>
