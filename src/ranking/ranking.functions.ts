@@ -5,6 +5,8 @@ import { CALENDAR_FUNCTIONS } from './calendar/calendar.functions';
 import { RANKING_MODULES } from './core/script-call';
 import { EXPIRY_FUNCTIONS } from './expiry/expiry.functions';
 import { HISTORY_FUNCTIONS } from './history/history.functions';
+import { ITEMS_FUNCTIONS } from './items/items.functions';
+import { LOOKUP_FUNCTIONS } from './lookup/lookup.functions';
 import { READS_FUNCTIONS } from './reads/reads.functions';
 import { SHARDS_FUNCTIONS } from './shards/shards.functions';
 import { SPAN_MODULE, SPANS_FUNCTIONS } from './spans/spans.functions';
@@ -17,6 +19,8 @@ export const RANKING_SLICES = [
   ['calendar', CALENDAR_FUNCTIONS],
   ['expiry', EXPIRY_FUNCTIONS],
   ['history', HISTORY_FUNCTIONS],
+  ['items', ITEMS_FUNCTIONS],
+  ['lookup', LOOKUP_FUNCTIONS],
   ['reads', READS_FUNCTIONS],
   ['shards', SHARDS_FUNCTIONS],
   ['spans', SPANS_FUNCTIONS],
@@ -43,6 +47,8 @@ export const RANKING = defineLibrary({
     ...CALENDAR_FUNCTIONS,
     ...EXPIRY_FUNCTIONS,
     ...HISTORY_FUNCTIONS,
+    ...ITEMS_FUNCTIONS,
+    ...LOOKUP_FUNCTIONS,
     ...READS_FUNCTIONS,
     ...SHARDS_FUNCTIONS,
     ...SPANS_FUNCTIONS,

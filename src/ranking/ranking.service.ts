@@ -5,6 +5,7 @@ import { ArchiveAnswer, ArchivesPage, ArchivesService } from './calendar/archive
 import { BoardPage, BoardsService, BoardView } from './boards/boards.service';
 import { RankedSources } from './boards/ranked-sources';
 import { ViewRowAnswer, WindowFigures } from './core/answers';
+import type { TiesMode } from './core/board';
 import { InvalidInputError } from '../common/errors';
 import { RANKING_MESSAGES as M } from './core/ranking.messages';
 import type { HistoryPoint, ListedItem } from './core/ranking.types';
@@ -53,7 +54,7 @@ export class RankingService {
     private readonly spans: SpansService,
   ) {}
 
-  /** `shards`, `maxItems` and `views` undefined keep the stored ones. */
+  /** `shards`, `maxItems`, `views` and `ties` undefined keep the stored ones. */
   putBoard(
     name: string,
     windows: WindowInput[],
@@ -61,8 +62,9 @@ export class RankingService {
     reset = false,
     maxItems?: number,
     views?: ViewInput[],
+    ties?: TiesMode,
   ): Promise<{ created: boolean; board: BoardView }> {
-    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views });
+    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, ties });
   }
 
   getBoard(name: string): Promise<BoardView> {

@@ -55,6 +55,8 @@ export interface RankedSource<Row extends ScoredItem> {
   around(shard: ShardKeys, item: string, radius: number): Promise<ShardAround<Row>>;
   /** Absent (a view): a sharded around reads the page of the board listing around the item's rank instead. */
   neighbours?(shard: ShardKeys, pivot: ScoredItem, radius: number): Promise<ShardNeighbours<Row>>;
+  /** Strict ranks (a window of a `ties: first` board): a row's rank is its position, ties included. */
+  readonly strict?: boolean;
 }
 
 /** A row with its board-wide competition rank, the source's own fields kept. */
@@ -74,13 +76,14 @@ export interface RankedStanding<Row extends ScoredItem> {
   listed: number;
 }
 
-/** Ranks rows like rankRows (competition ranks on their scores), keeping each row's own fields. */
+/** Ranks rows like rankRows (competition ranks on their scores, or `strict` positions), keeping each row's own fields. */
 function ranked<Row extends ScoredItem>(
   rows: Row[],
   firstPosition: number,
   higherThanFirst: number,
+  strict = false,
 ): Array<Ranked<Row>> {
-  return rankRows(rows, firstPosition, higherThanFirst).map((row, i) => ({ ...rows[i], rank: row.rank }));
+  return rankRows(rows, firstPosition, higherThanFirst, strict).map((row, i) => ({ ...rows[i], rank: row.rank }));
 }
 
 /** The three questions of every ranked source — a page, an item's standing, an item's neighbours — on one shard or many. */
@@ -95,7 +98,7 @@ export class RankedReader {
   ): Promise<RankedPage<Row>> {
     if (!board.sharded) {
       const page = await source.head(board.shards[0], offset, limit);
-      return { draining: page.draining, rows: ranked(page.rows, offset, page.higherThanFirst) };
+      return { draining: page.draining, rows: ranked(page.rows, offset, page.higherThanFirst, source.strict) };
     }
     // The board's head down to offset + limit, read progressively (mergeShardHeads): ranks count from the top.
     const depth = offset + limit;
@@ -140,7 +143,8 @@ export class RankedReader {
   ): Promise<RankedPage<Row>> {
     if (!board.sharded) {
       const page = await source.around(board.shards[0], item, radius);
-      const rows = page.firstPosition === -1 ? [] : ranked(page.rows, page.firstPosition, page.higherThanFirst);
+      const rows =
+        page.firstPosition === -1 ? [] : ranked(page.rows, page.firstPosition, page.higherThanFirst, source.strict);
       return { draining: page.draining, rows };
     }
     if (!source.neighbours) return this.aroundByRank(board, source, item, radius);

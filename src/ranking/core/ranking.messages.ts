@@ -70,6 +70,15 @@ export const RANKING_MESSAGES = {
       : `window "${window}" of board "${board}" keeps no archive of the period holding ${atSec}`,
   atInClosedPeriod: (field: string, fromSec: number, toSec: number, atSec: number) =>
     `${field} ${atSec} lies in the closed period ${fromSec}..${toSec} of every window (a calendar period takes events only while it is open)`,
+  dataTooLarge: (bytes: number, max: number) => `data is ${bytes} bytes of JSON; at most ${max} are allowed`,
+  dataNotAnObject: () => 'data must be a JSON object',
+  itemNotHeld: (board: string, item: string) =>
+    `no window of board "${board}" holds item "${item}": data is kept only for items the board holds`,
+  lookupReadsWindows: (board: string, view: string) =>
+    `"${view}" is a view of board "${board}": a lookup reads windows (name one of the board's windows)`,
+  lookupIdTwice: (item: string) => `items holds "${item}" twice`,
+  tiesFirstSharded: () =>
+    'ties "first" needs a board of 1 shard: strict order across shards is not supported (use shards: 1, or ties "shared")',
   spanNotInWindow: (board: string, window: string, spanSec: number, periodSec: number, intervalSec: number) =>
     `span ${spanSec}s does not fit window "${window}" of board "${board}": it must be a multiple of the window's interval (${intervalSec}s) and at most its period (${periodSec}s)`,
   spanOnCalendar: (board: string, window: string) =>

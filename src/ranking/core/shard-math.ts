@@ -58,12 +58,18 @@ export function mergeListings<Row extends ScoredItem>(listings: Row[][]): Row[] 
  * and has `higherThanFirst` items scoring above it: a row ties the previous one's rank on an equal
  * score, else its rank is its 1-based position.
  */
-export function rankRows(rows: ScoredItem[], firstPosition: number, higherThanFirst: number): ListedItem[] {
+export function rankRows(
+  rows: ScoredItem[],
+  firstPosition: number,
+  higherThanFirst: number,
+  strict = false,
+): ListedItem[] {
   const ranked: ListedItem[] = [];
   rows.forEach((row, i) => {
     const previous = ranked[i - 1];
-    const rank =
-      previous === undefined
+    const rank = strict
+      ? firstPosition + i + 1
+      : previous === undefined
         ? higherThanFirst + 1
         : previous.score === row.score
           ? previous.rank

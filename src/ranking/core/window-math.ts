@@ -83,6 +83,12 @@ export function slotStartSec(timeSec: number, intervalSec: number): number {
   return timeSec - (((timeSec % intervalSec) + intervalSec) % intervalSec);
 }
 
+/** [period, interval, origin]: a window's slot rule at `nowMs` as the scripts take it (window_lib). */
+export function slotRuleArgs(window: WindowSpec, nowMs: number): [number, number, number] {
+  const rule = slotRule(window, nowMs);
+  return [rule.periodSec, rule.intervalSec, rule.originSec];
+}
+
 /**
  * The span a window's figures cover at `nowMs`: from the start of the oldest live slot to the end of
  * the current one, so between periodSec - intervalSec and periodSec seconds of history.

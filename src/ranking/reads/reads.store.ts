@@ -75,6 +75,7 @@ export class ReadsStore {
     const { board, window, nowMs } = read;
     const on = (shard: ShardKeys) => ({ ...this.on(read, shard), window });
     return {
+      strict: board.config.ties === 'first',
       head: async (shard, offset, limit) =>
         pageOf(await guard(this.redis.callFunction(S.readTop, { ...on(shard), offset, limit }))),
       standing: async (shard, item) => {
