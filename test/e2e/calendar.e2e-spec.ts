@@ -52,6 +52,11 @@ describe('calendar windows and archives over HTTP', () => {
     const top = await http().get('/boards/cal/top?window=day').expect(200);
     expect(top.body).toMatchObject({ from: SAT_START, to: SUN_START, timeZone: 'Europe/Berlin' });
     expect(top.body.items.map((row: { item: string }) => row.item)).toEqual(['b', 'a', 'c']);
+    const lookup = await http()
+      .post('/boards/cal/lookup')
+      .send({ items: ['a', 'zz'], window: 'day' })
+      .expect(200);
+    expect(lookup.body.items.map((row: { score: number }) => row.score)).toEqual([3, 0]);
     const item = await http().get('/boards/cal/items/a?window=day').expect(200);
     expect(item.body).toMatchObject({ score: 3, rank: 2, timeZone: 'Europe/Berlin' });
     await http()
