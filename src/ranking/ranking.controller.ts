@@ -26,12 +26,12 @@ import {
   LikeResultDto,
   StandingDto,
   HistoryQuery,
+  SegmentWindowQuery,
   HistoryResultDto,
   ItemHistoryQuery,
   ItemHistoryResultDto,
   TopQuery,
   TopResultDto,
-  WindowQuery,
 } from './dto/item.dto';
 import {
   DEFAULT_AMOUNT,
@@ -79,6 +79,7 @@ export class RankingController {
       query.reset ?? false,
       body.maxItems,
       body.views,
+      body.segments?.max,
     );
     void reply.status(result.created ? 201 : 200);
     return result.board;
@@ -131,7 +132,16 @@ export class RankingController {
     const budget = this.quotas.budgetOf(request);
     return answer(
       reply,
-      await this.ranking.increment(params.board, params.item, amount, idemKey, budget, body.at, body.createdAt),
+      await this.ranking.increment(
+        params.board,
+        params.item,
+        amount,
+        idemKey,
+        budget,
+        body.at,
+        body.createdAt,
+        body.segments,
+      ),
     );
   }
 
@@ -202,13 +212,14 @@ export class RankingController {
     `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
   )
   top(@Param() params: BoardParams, @Query() query: TopQuery): Promise<TopResultDto> {
-    return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? DEFAULT_TOP_ITEMS);
+    const limit = query.limit ?? DEFAULT_TOP_ITEMS;
+    return this.ranking.top(params.board, query.window, query.offset ?? 0, limit, query.segment);
   }
 
   @Get('boards/:board/items/:item')
   @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ItemResultDto)
-  item(@Param() params: ItemParams, @Query() query: WindowQuery): Promise<ItemResultDto> {
-    return this.ranking.item(params.board, query.window, params.item);
+  item(@Param() params: ItemParams, @Query() query: SegmentWindowQuery): Promise<ItemResultDto> {
+    return this.ranking.item(params.board, query.window, params.item, query.segment);
   }
 
   @Get('boards/:board/items/:item/around')
@@ -218,7 +229,8 @@ export class RankingController {
     AroundResultDto,
   )
   around(@Param() params: ItemParams, @Query() query: AroundQuery): Promise<AroundResultDto> {
-    return this.ranking.around(params.board, query.window, params.item, query.radius ?? DEFAULT_RADIUS_ITEMS);
+    const radius = query.radius ?? DEFAULT_RADIUS_ITEMS;
+    return this.ranking.around(params.board, query.window, params.item, radius, query.segment);
   }
 
   @Get('boards/:board/history')

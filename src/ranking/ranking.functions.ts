@@ -27,7 +27,7 @@ export const RANKING_SLICES = [
  */
 export const RANKING = defineLibrary({
   name: 'tb_ranking',
-  version: 1,
+  version: 2,
   modules: [
     ...RANKING_MODULES,
     ...RANKING_SLICES.flatMap(([slice, functions]) => handlerModules(join(__dirname, slice, 'scripts'), functions)),

@@ -37,7 +37,7 @@ export class RankingService {
     private readonly sources: RankedSources,
   ) {}
 
-  /** `shards`, `maxItems` and `views` undefined keep the stored ones. */
+  /** `shards`, `maxItems`, `views` and `segmentsMax` undefined keep the stored ones. */
   putBoard(
     name: string,
     windows: WindowInput[],
@@ -45,8 +45,9 @@ export class RankingService {
     reset = false,
     maxItems?: number,
     views?: ViewInput[],
+    segmentsMax?: number,
   ): Promise<{ created: boolean; board: BoardView }> {
-    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views });
+    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, segmentsMax });
   }
 
   getBoard(name: string): Promise<BoardView> {
@@ -75,8 +76,9 @@ export class RankingService {
     budget?: ClientBudget,
     atSec?: number,
     createdAtSec?: number,
+    segments?: string[],
   ): Promise<WriteAnswer<ItemWritten>> {
-    return this.writes.increment({ name, item, amount, idemKey, budget, atSec, createdAtSec });
+    return this.writes.increment({ name, item, amount, idemKey, budget, atSec, createdAtSec, segments });
   }
 
   incrementBatch(
@@ -101,12 +103,13 @@ export class RankingService {
     return this.writes.like({ name, item, userId, undo, idemKey, budget, atSec });
   }
 
-  /** A page of a window or a view. */
+  /** A page of a window or a view (`segment`: of a window as that segment's). */
   top(
     name: string,
     windowName: string | undefined,
     offset: number,
     limit: number,
+    segment?: string,
   ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
     const page = { offset, limit };
     return this.sources.read(
@@ -114,25 +117,28 @@ export class RankingService {
       windowName,
       (board, window, nowMs) => this.reads.top(board, window, nowMs, page),
       (board, view, nowMs) => this.views.top(board, view, nowMs, page),
+      segment,
     );
   }
 
-  /** An item's score, rank and percentile in a window or a view. */
-  item(name: string, windowName: string | undefined, item: string): Promise<ItemAnswer> {
+  /** An item's score, rank and percentile in a window or a view (`segment`: of a window as that segment's). */
+  item(name: string, windowName: string | undefined, item: string, segment?: string): Promise<ItemAnswer> {
     return this.sources.read<ItemAnswer>(
       name,
       windowName,
       (board, window, nowMs) => this.reads.item(board, window, nowMs, item),
       (board, view, nowMs) => this.views.item(board, view, nowMs, item),
+      segment,
     );
   }
 
-  /** An item with up to `radius` neighbours on each side, in a window or a view. */
+  /** An item with up to `radius` neighbours on each side, in a window or a view (`segment`: as top). */
   around(
     name: string,
     windowName: string | undefined,
     item: string,
     radius: number,
+    segment?: string,
   ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
     const around = { item, radius };
     return this.sources.read(
@@ -140,6 +146,7 @@ export class RankingService {
       windowName,
       (board, window, nowMs) => this.reads.around(board, window, nowMs, around),
       (board, view, nowMs) => this.views.around(board, view, nowMs, around),
+      segment,
     );
   }
 

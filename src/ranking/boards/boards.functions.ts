@@ -15,6 +15,8 @@ export type BoardPutReply =
       /** null: no cap */
       maxItems: number | null;
       viewsJson: string;
+      /** 0: the board takes no segments */
+      segmentsMax: number;
     }
   | { status: 'conflict'; message: string };
 
@@ -34,13 +36,14 @@ export const BOARDS_FUNCTIONS = {
         call.nowMs,
         call.maxItems ?? '',
         JSON.stringify(call.views),
+        call.segmentsMax ?? '',
       ],
     }),
     decode: (raw): BoardPutReply => {
       const reply = new Reply('tbRankBoardPut', raw);
       const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
       if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
-      reply.expectLength(8);
+      reply.expectLength(9);
       return {
         status,
         version: reply.string(1),
@@ -50,6 +53,7 @@ export const BOARDS_FUNCTIONS = {
         mostShards: reply.number(5),
         maxItems: reply.int(6) || null,
         viewsJson: reply.string(7),
+        segmentsMax: reply.int(8),
       };
     },
   }),
@@ -79,6 +83,8 @@ export const BOARDS_FUNCTIONS = {
       revision: number;
       maxItems: number | null;
       viewsJson: string;
+      /** absent or 0: the board takes no segments */
+      segmentsMax?: number;
       nowMs: number;
     }) => ({
       keys: [call.keys.cfg()],
@@ -90,6 +96,7 @@ export const BOARDS_FUNCTIONS = {
         call.nowMs,
         call.maxItems ?? 0,
         call.viewsJson,
+        call.segmentsMax ?? 0,
       ],
     }),
     decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),

@@ -17,6 +17,8 @@ export interface BoardView {
   maxItems?: number;
   /** Present when the board has views. */
   views?: ViewView[];
+  /** Present when the board takes segments. */
+  segments?: { max: number };
 }
 
 /** A page of GET /boards: from `offset`, or after the name `cursor` when given. */
@@ -34,6 +36,8 @@ export interface PutBoardInput {
   reset: boolean;
   maxItems?: number;
   views?: ViewInput[];
+  /** Most live segments per shard; undefined keeps the stored one. */
+  segmentsMax?: number;
 }
 
 /** Boards: their configs (checked, stored, cached), the registry's pages, deletion, the change version. */
@@ -46,7 +50,7 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset, maxItems } = input;
+    const { name, shards, reset, maxItems, segmentsMax } = input;
     const windows = resolveWindows(input.windows);
     const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
     const version = randomUUID();
@@ -56,6 +60,7 @@ export class BoardsService {
       shards,
       maxItems,
       views,
+      segmentsMax,
       reset,
       version,
       nowMs: this.clock.nowMs(),
@@ -122,5 +127,6 @@ function viewOf(config: BoardConfig): BoardView {
     })),
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
     ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
+    ...(config.segmentsMax === undefined ? {} : { segments: { max: config.segmentsMax } }),
   };
 }

@@ -40,6 +40,7 @@ export class BoardsStore {
       windows: JSON.parse(stored.windows) as WindowConfig[],
       maxItems: stored.maxItems ? Number(stored.maxItems) : null,
       views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
+      ...(stored.segmentsMax ? { segmentsMax: Number(stored.segmentsMax) } : {}),
     };
   }
 
@@ -92,6 +93,7 @@ export class BoardsStore {
       windows: JSON.parse(reply.windowsJson) as WindowConfig[],
       maxItems: reply.maxItems,
       views: JSON.parse(reply.viewsJson) as ViewConfig[],
+      ...(reply.segmentsMax > 0 ? { segmentsMax: reply.segmentsMax } : {}),
     };
     await Promise.all(
       Array.from({ length: reply.shards - 1 }, (_, i) =>

@@ -117,6 +117,8 @@ export interface PutBoardCommand {
   shards: number | undefined;
   maxItems: number | undefined;
   views: ViewConfig[];
+  /** undefined keeps the stored one (none for a new board). */
+  segmentsMax?: number;
   reset: boolean;
   /** The new config's version (a fresh id per PUT). */
   version: string;

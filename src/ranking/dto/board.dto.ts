@@ -31,6 +31,7 @@ import {
   DEFAULT_RISING_MIN_COUNT,
   MAX_SLOTS_PER_WINDOW,
   RISING_MIN_COUNT,
+  SEGMENTS_MAX,
   SHARDS_PER_BOARD,
   SNAPSHOT_KEEP,
   SNAPSHOT_TOP_ITEMS,
@@ -72,6 +73,20 @@ export class SnapshotsDto {
   @Min(SNAPSHOT_TOP_ITEMS.min)
   @Max(SNAPSHOT_TOP_ITEMS.max)
   top!: number;
+}
+
+export class SegmentsDto {
+  @ApiProperty({
+    type: 'integer',
+    minimum: SEGMENTS_MAX.min,
+    maximum: SEGMENTS_MAX.max,
+    description:
+      'Most segments holding live data at once on each shard: an event naming a new segment beyond it is refused (409 SEGMENT_LIMIT)',
+  })
+  @IsInt()
+  @Min(SEGMENTS_MAX.min)
+  @Max(SEGMENTS_MAX.max)
+  max!: number;
 }
 
 export class WindowDto {
@@ -179,6 +194,17 @@ export class PutBoardDto {
 
   @Views()
   views?: ViewDto[];
+
+  @ApiPropertyOptional({
+    type: SegmentsDto,
+    description:
+      'Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board)',
+  })
+  @IsOptionalNotNull()
+  @IsObject({ message: 'segments must be an object like { "max": 100 }' })
+  @ValidateNested()
+  @Type(() => SegmentsDto)
+  segments?: SegmentsDto;
 }
 
 export class PutBoardQuery {
@@ -223,6 +249,8 @@ export class BoardViewDto {
   maxItems?: number;
   @ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' })
   views?: ViewViewDto[];
+  @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })
+  segments?: SegmentsDto;
 }
 
 export class BoardListDto {

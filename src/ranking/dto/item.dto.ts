@@ -5,6 +5,8 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, ValidateNested } from 'c
 import { CompiledValidation, FieldRule, ID_FIELD, NAME_FIELD, optional } from '../../common/compiled-checks';
 import {
   IdProperty,
+  IsName,
+  IsOptionalNotNull,
   NameProperty,
   OptionalIntProperty,
   OptionalNameProperty,
@@ -21,6 +23,7 @@ import {
   DEFAULT_TOP_ITEMS,
   HISTORY_ROWS_PER_CALL,
   RADIUS_ITEMS,
+  SEGMENTS_PER_EVENT,
 } from '../core/ranking.limits';
 import { VIEW_MODES } from '../core/trending-math';
 
@@ -74,7 +77,27 @@ export class LikeParams extends ItemParams {
   userId!: string;
 }
 
-@CompiledValidation({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD })
+/** An event's optional segments (a board with `segments` only). */
+const SegmentsProperty = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: [String],
+      minItems: SEGMENTS_PER_EVENT.min,
+      maxItems: SEGMENTS_PER_EVENT.max,
+      description:
+        'Segments (language, region, feed...) the event also counts in, each a name; on a board without `segments` a 400. A new segment beyond segments.max is a 409 SEGMENT_LIMIT',
+      example: ['en', 'us'],
+    }),
+    IsOptionalNotNull(),
+    IsArray(),
+    ArrayMinSize(SEGMENTS_PER_EVENT.min),
+    ArrayMaxSize(SEGMENTS_PER_EVENT.max),
+    IsName({ each: true }),
+  );
+
+const SEGMENTS_FIELD: FieldRule = optional({ kind: 'list', entries: SEGMENTS_PER_EVENT, item: NAME_FIELD });
+
+@CompiledValidation({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD })
 export class IncrementDto {
   @AmountProperty()
   amount?: number;
@@ -84,6 +107,9 @@ export class IncrementDto {
 
   @CreatedAtProperty()
   createdAt?: number;
+
+  @SegmentsProperty()
+  segments?: string[];
 }
 
 export class BatchEntryDto {
@@ -135,18 +161,31 @@ export class LikeDto {
   at?: number;
 }
 
-@CompiledValidation({ window: WINDOW_FIELD })
+/** The window of a read (the base of the read queries; the history reads take it as it is). */
 export class WindowQuery {
   @WindowProperty()
   window?: string;
 }
 
+/** A query's optional segment. */
+const SEGMENT_FIELD = optional(NAME_FIELD);
+
+@CompiledValidation({ window: WINDOW_FIELD, segment: SEGMENT_FIELD })
+export class SegmentWindowQuery extends WindowQuery {
+  @OptionalNameProperty(
+    'Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing)',
+    'en',
+  )
+  segment?: string;
+}
+
 @CompiledValidation({
   window: WINDOW_FIELD,
+  segment: SEGMENT_FIELD,
   limit: optional({ kind: 'int', range: PAGE_LIMIT_ITEMS, fromQuery: true }),
   offset: optional({ kind: 'int', range: PAGE_OFFSET_ITEMS, fromQuery: true }),
 })
-export class TopQuery extends WindowQuery {
+export class TopQuery extends SegmentWindowQuery {
   @PageLimit(DEFAULT_TOP_ITEMS)
   limit?: number;
 
@@ -156,9 +195,10 @@ export class TopQuery extends WindowQuery {
 
 @CompiledValidation({
   window: WINDOW_FIELD,
+  segment: SEGMENT_FIELD,
   radius: optional({ kind: 'int', range: RADIUS_ITEMS, fromQuery: true }),
 })
-export class AroundQuery extends WindowQuery {
+export class AroundQuery extends SegmentWindowQuery {
   @OptionalIntProperty(
     RADIUS_ITEMS,
     { default: DEFAULT_RADIUS_ITEMS, description: 'Neighbours on each side' },

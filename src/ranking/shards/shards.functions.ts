@@ -46,7 +46,8 @@ export const SHARDS_FUNCTIONS = {
         call.board.config.version,
         call.nowMs,
         call.windows.length,
-        ...call.windows.flatMap((w) => [w.name, w.periodSec, w.intervalSec]),
+        // Named as this board's keys name them (a segment's windows are "<window>~<segment>").
+        ...call.windows.flatMap((w) => [call.shards[0].keys.windowKeyName(w.name), w.periodSec, w.intervalSec]),
         ...call.scores,
         ...call.shards.map((shard) => shard.keys.cfg()),
       ],

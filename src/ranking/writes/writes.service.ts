@@ -20,8 +20,10 @@ import {
   byWindow,
   checkAt,
   checkCreatedAt,
+  checkSegments,
   createdOf,
   distinctItems,
+  segmentsOf,
   timeOf,
 } from './write-rules';
 import { WritesStore } from './writes.store';
@@ -66,17 +68,32 @@ export class WritesService {
   ) {}
 
   async increment(
-    request: WriteRequest & { item: string; amount: number; atSec?: number; createdAtSec?: number },
+    request: WriteRequest & {
+      item: string;
+      amount: number;
+      atSec?: number;
+      createdAtSec?: number;
+      segments?: string[];
+    },
   ): Promise<WriteAnswer<ItemWritten>> {
-    const { name, item, amount, budget, atSec, createdAtSec } = request;
-    // `at` and `createdAt` are part of the request only when sent: requests without keep their fingerprint.
-    const fingerprint = ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec)];
+    const { name, item, amount, budget, atSec, createdAtSec, segments } = request;
+    // `at`, `createdAt` and `segments` are part of the request only when sent: requests without keep their fingerprint.
+    const fingerprint = [
+      'increment',
+      name,
+      item,
+      amount,
+      ...timeOf(atSec),
+      ...createdOf(createdAtSec),
+      ...segmentsOf(segments),
+    ];
     const keyed = idemRequest(request.idemKey, fingerprint);
     return this.cache.withBoard(name, (board) =>
       this.ledgered(board, keyed, budget, 1, async (idem) => {
         const nowMs = this.clock.nowMs();
         const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
         checkCreatedAt('createdAt', createdAtSec, nowMs);
+        checkSegments('segments', segments, board);
         const reservation = reserveGrowth(budget, { items: 1 });
         try {
           const result = await this.store.increment({
@@ -88,6 +105,7 @@ export class WritesService {
             idem,
             atMs: eventTimeMs(atSec, nowMs),
             createdMs: createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs),
+            segments,
           });
           reservation.settle({ items: result.createdItems });
           const body = { board: name, item, windows: byWindow(result), draining: result.draining };

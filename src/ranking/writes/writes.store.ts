@@ -28,6 +28,8 @@ export interface IncrementCommand {
   idem?: IdemRequest;
   atMs: number;
   createdMs?: number;
+  /** The segments the event also counts in (absent: none). */
+  segments?: string[];
 }
 
 /** A batch's entries grouped by shard, each shard's growth allowance (UNLIMITED: no quota). */
@@ -241,8 +243,8 @@ export class WritesStore {
 
 /** An increment command as one request of an increment.lua call. */
 function coalesced(command: Omit<IncrementCommand, 'idem'> & Pick<CoalescedIncrement, 'idem'>): CoalescedIncrement {
-  const { item, amount, idem, newItems, atMs, createdMs } = command;
-  return { item, amount, idem, newItems, atMs, createdMs };
+  const { item, amount, idem, newItems, atMs, createdMs, segments } = command;
+  return { item, amount, idem, newItems, atMs, createdMs, segments };
 }
 
 type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }>>;

@@ -20,12 +20,18 @@ end
 
 -- Unlinks every key of one window: its slot hashes (found through its slots index), index and results.
 -- The window's keys are named after the board config key "<tag>:cfg" as "<tag>:<window>:...".
+-- The same window of every segment holding slots (segment_lib's "<tag>:segdue") goes with it.
 local function drop_window(cfg_key, window_name)
-  local base = sibling_key(cfg_key, 'cfg', window_name .. ':')
-  for _, start in ipairs(redis.call('ZRANGE', base .. 'slots', 0, -1)) do
-    redis.call('UNLINK', base .. 'slot:' .. start)
+  local bases = { sibling_key(cfg_key, 'cfg', window_name .. ':') }
+  for _, segment in ipairs(redis.call('ZRANGE', sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)) do
+    bases[#bases + 1] = sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
   end
-  redis.call('UNLINK', base .. 'slots', base .. 'top')
+  for _, base in ipairs(bases) do
+    for _, start in ipairs(redis.call('ZRANGE', base .. 'slots', 0, -1)) do
+      redis.call('UNLINK', base .. 'slot:' .. start)
+    end
+    redis.call('UNLINK', base .. 'slots', base .. 'top')
+  end
 end
 
 local function current_slot(now_sec, interval_sec)
