@@ -2,15 +2,9 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, 
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
-import { answer, IdempotencyKey } from '../common/retry-safe';
-import {
-  AdminRoute,
-  BoardWrite,
-  ErrorResponse,
-  KeyedRoute,
-  RedisBackedController,
-  WindowRead,
-} from '../common/route-decorators';
+import { answer, IdempotencyKey } from '../edge/retry-safe';
+import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
+import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
   AroundQuery,
@@ -26,7 +20,7 @@ import {
   LikeResultDto,
   StandingDto,
   HistoryQuery,
-  SegmentWindowQuery,
+  ItemQuery,
   HistoryResultDto,
   ItemHistoryQuery,
   ItemHistoryResultDto,
@@ -212,14 +206,16 @@ export class RankingController {
     `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
   )
   top(@Param() params: BoardParams, @Query() query: TopQuery): Promise<TopResultDto> {
-    const limit = query.limit ?? DEFAULT_TOP_ITEMS;
-    return this.ranking.top(params.board, query.window, query.offset ?? 0, limit, query.segment);
+    return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? DEFAULT_TOP_ITEMS, {
+      span: query.span,
+      segment: query.segment,
+    });
   }
 
   @Get('boards/:board/items/:item')
   @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ItemResultDto)
-  item(@Param() params: ItemParams, @Query() query: SegmentWindowQuery): Promise<ItemResultDto> {
-    return this.ranking.item(params.board, query.window, params.item, query.segment);
+  item(@Param() params: ItemParams, @Query() query: ItemQuery): Promise<ItemResultDto> {
+    return this.ranking.item(params.board, query.window, params.item, { span: query.span, segment: query.segment });
   }
 
   @Get('boards/:board/items/:item/around')
@@ -229,8 +225,10 @@ export class RankingController {
     AroundResultDto,
   )
   around(@Param() params: ItemParams, @Query() query: AroundQuery): Promise<AroundResultDto> {
-    const radius = query.radius ?? DEFAULT_RADIUS_ITEMS;
-    return this.ranking.around(params.board, query.window, params.item, radius, query.segment);
+    return this.ranking.around(params.board, query.window, params.item, query.radius ?? DEFAULT_RADIUS_ITEMS, {
+      span: query.span,
+      segment: query.segment,
+    });
   }
 
   @Get('boards/:board/history')

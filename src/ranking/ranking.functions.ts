@@ -6,6 +6,7 @@ import { EXPIRY_FUNCTIONS } from './expiry/expiry.functions';
 import { HISTORY_FUNCTIONS } from './history/history.functions';
 import { READS_FUNCTIONS } from './reads/reads.functions';
 import { SHARDS_FUNCTIONS } from './shards/shards.functions';
+import { SPAN_MODULE, SPANS_FUNCTIONS } from './spans/spans.functions';
 import { VIEWS_FUNCTIONS } from './views/views.functions';
 import { WRITES_FUNCTIONS } from './writes/writes.functions';
 
@@ -16,6 +17,7 @@ export const RANKING_SLICES = [
   ['history', HISTORY_FUNCTIONS],
   ['reads', READS_FUNCTIONS],
   ['shards', SHARDS_FUNCTIONS],
+  ['spans', SPANS_FUNCTIONS],
   ['views', VIEWS_FUNCTIONS],
   ['writes', WRITES_FUNCTIONS],
 ] as const;
@@ -30,6 +32,7 @@ export const RANKING = defineLibrary({
   version: 2,
   modules: [
     ...RANKING_MODULES,
+    SPAN_MODULE,
     ...RANKING_SLICES.flatMap(([slice, functions]) => handlerModules(join(__dirname, slice, 'scripts'), functions)),
   ],
   // Each name is one slice's own (a spread would hide a second one: the registry spec counts them).
@@ -39,6 +42,7 @@ export const RANKING = defineLibrary({
     ...HISTORY_FUNCTIONS,
     ...READS_FUNCTIONS,
     ...SHARDS_FUNCTIONS,
+    ...SPANS_FUNCTIONS,
     ...VIEWS_FUNCTIONS,
     ...WRITES_FUNCTIONS,
   },

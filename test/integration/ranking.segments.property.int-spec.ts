@@ -10,6 +10,9 @@ const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },
   { name: 'long', periodSec: 120, intervalSec: 40 },
 ];
+/** `?span=80s` on `long` reads as a window of its newest two slots: the model has it as a window of its own. */
+const SPAN = { name: 'long80', periodSec: 80, intervalSec: 40 };
+const MODEL_WINDOWS = [...WINDOWS, SPAN];
 const ITEMS = ['a', 'b', 'c', 'd', 'é', 'a b/c'];
 const SEGMENTS = ['en', 'fr', 'de:x', 'pt.br'];
 /** Small, so SEGMENT_LIMIT refusals and segments falling out of it both happen. */
@@ -52,8 +55,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
  * them, and the segments live on a shard (an event in one whose newest slot has not expired).
  */
 class SegmentModel {
-  readonly board = new RankingModel(WINDOWS);
-  readonly segments = new Map(SEGMENTS.map((s) => [s, new RankingModel(WINDOWS)]));
+  readonly board = new RankingModel(MODEL_WINDOWS);
+  readonly segments = new Map(SEGMENTS.map((s) => [s, new RankingModel(MODEL_WINDOWS)]));
   private readonly events: Array<{ atMs: number; item: string; segments: string[] }> = [];
 
   constructor(readonly shards: number) {}
@@ -143,7 +146,7 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
         const sums = segmentModel.sums(w.name, nowMs);
         const listing = segmentModel.listing(w.name, nowMs);
         for (const id of ITEMS.slice(0, 2)) {
-          const read = await setup.ranking.item(name, w.name, id, segment);
+          const read = await setup.ranking.item(name, w.name, id, { segment });
           expect([id, read.score, read.rank]).toEqual([
             id,
             sums.get(id) ?? 0,
@@ -152,11 +155,16 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
         }
       }
     }
+    for (const segment of SEGMENTS) {
+      const span = await setup.ranking.top(name, 'long', 0, 1000, { segment, span: '80s' });
+      const rows = span.items.map(({ item, score, rank }) => ({ item, score, rank }));
+      expect(rows).toEqual(model.segments.get(segment)!.listing(SPAN.name, nowMs));
+    }
   }
 
   async function readTop(name: string, window: string, segment?: string) {
-    let top = await setup.ranking.top(name, window, 0, 1000, segment);
-    for (let i = 0; top.draining && i < 50; i++) top = await setup.ranking.top(name, window, 0, 1000, segment);
+    let top = await setup.ranking.top(name, window, 0, 1000, { segment });
+    for (let i = 0; top.draining && i < 50; i++) top = await setup.ranking.top(name, window, 0, 1000, { segment });
     expect(top.draining).toBe(false);
     return top.items;
   }

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, Length, Matches, ValidateNested } from 'class-validator';
 import { CompiledValidation, FieldRule, ID_FIELD, NAME_FIELD, optional } from '../../common/compiled-checks';
 import {
   IdProperty,
@@ -161,17 +161,39 @@ export class LikeDto {
   at?: number;
 }
 
-/** The window of a read (the base of the read queries; the history reads take it as it is). */
+/** The window a query reads (each route's query below compiles its own check). */
 export class WindowQuery {
   @WindowProperty()
   window?: string;
 }
 
+/** `?span=`: a duration, checked against the window (a multiple of its interval, at most its period) by the read. */
+const SPAN_PATTERN = /^[1-9][0-9]{0,9}[smhd]?$/;
+const SPAN_FIELD: FieldRule = optional({ kind: 'string', pattern: SPAN_PATTERN, length: { min: 1, max: 11 } });
+const SpanProperty = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: 'string',
+      pattern: SPAN_PATTERN.source,
+      minLength: 1,
+      maxLength: 11,
+      example: '6h',
+      description:
+        "Rolling windows only: count only the newest slots covering this span (seconds, or 30s, 5m, 1h, 7d; a multiple of the window's interval, at most its period). Exact; a span holding more slot fields than one read sums is a 422 SPAN_TOO_COSTLY",
+    }),
+    IsOptionalNotNull(),
+    Matches(SPAN_PATTERN, { message: '$property must be a duration: seconds, or <n>s, <n>m, <n>h, <n>d' }),
+    Length(1, 11),
+  );
+
 /** A query's optional segment. */
 const SEGMENT_FIELD = optional(NAME_FIELD);
 
-@CompiledValidation({ window: WINDOW_FIELD, segment: SEGMENT_FIELD })
-export class SegmentWindowQuery extends WindowQuery {
+@CompiledValidation({ window: WINDOW_FIELD, span: SPAN_FIELD, segment: SEGMENT_FIELD })
+export class ItemQuery extends WindowQuery {
+  @SpanProperty()
+  span?: string;
+
   @OptionalNameProperty(
     'Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing)',
     'en',
@@ -181,11 +203,12 @@ export class SegmentWindowQuery extends WindowQuery {
 
 @CompiledValidation({
   window: WINDOW_FIELD,
+  span: SPAN_FIELD,
   segment: SEGMENT_FIELD,
   limit: optional({ kind: 'int', range: PAGE_LIMIT_ITEMS, fromQuery: true }),
   offset: optional({ kind: 'int', range: PAGE_OFFSET_ITEMS, fromQuery: true }),
 })
-export class TopQuery extends SegmentWindowQuery {
+export class TopQuery extends ItemQuery {
   @PageLimit(DEFAULT_TOP_ITEMS)
   limit?: number;
 
@@ -195,10 +218,11 @@ export class TopQuery extends SegmentWindowQuery {
 
 @CompiledValidation({
   window: WINDOW_FIELD,
+  span: SPAN_FIELD,
   segment: SEGMENT_FIELD,
   radius: optional({ kind: 'int', range: RADIUS_ITEMS, fromQuery: true }),
 })
-export class AroundQuery extends SegmentWindowQuery {
+export class AroundQuery extends ItemQuery {
   @OptionalIntProperty(
     RADIUS_ITEMS,
     { default: DEFAULT_RADIUS_ITEMS, description: 'Neighbours on each side' },

@@ -37,9 +37,21 @@ export function checkCreatedAt(field: string, createdAtSec: number | undefined, 
     throw new InvalidInputError(M.atInFuture(field, MAX_FUTURE_SKEW_SEC, createdAtSec, nowMs / 1000));
 }
 
-/** The fingerprint part of optional segments: nothing when absent. */
-export function segmentsOf(segments: string[] | undefined): Array<string | string[]> {
-  return segments === undefined ? [] : ['segments', segments];
+/**
+ * An increment's fingerprint: `at`, `createdAt` and `segments` are part of it only when sent, so
+ * requests without them keep the fingerprint they always had.
+ */
+export function incrementFingerprint(request: {
+  name: string;
+  item: string;
+  amount: number;
+  atSec?: number;
+  createdAtSec?: number;
+  segments?: string[];
+}): unknown[] {
+  const { name, item, amount, atSec, createdAtSec, segments } = request;
+  const segmented = segments === undefined ? [] : ['segments', segments];
+  return ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec), ...segmented];
 }
 
 /**

@@ -23,7 +23,7 @@ import {
   checkSegments,
   createdOf,
   distinctItems,
-  segmentsOf,
+  incrementFingerprint,
   timeOf,
 } from './write-rules';
 import { WritesStore } from './writes.store';
@@ -77,17 +77,7 @@ export class WritesService {
     },
   ): Promise<WriteAnswer<ItemWritten>> {
     const { name, item, amount, budget, atSec, createdAtSec, segments } = request;
-    // `at`, `createdAt` and `segments` are part of the request only when sent: requests without keep their fingerprint.
-    const fingerprint = [
-      'increment',
-      name,
-      item,
-      amount,
-      ...timeOf(atSec),
-      ...createdOf(createdAtSec),
-      ...segmentsOf(segments),
-    ];
-    const keyed = idemRequest(request.idemKey, fingerprint);
+    const keyed = idemRequest(request.idemKey, incrementFingerprint(request));
     return this.cache.withBoard(name, (board) =>
       this.ledgered(board, keyed, budget, 1, async (idem) => {
         const nowMs = this.clock.nowMs();

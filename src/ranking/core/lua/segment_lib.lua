@@ -26,6 +26,12 @@ local function segment_names(csv)
   return names
 end
 
+-- The earlier of two due times (unix ms), either nil for none.
+local function earliest_due(a, b)
+  if a == nil or b == nil then return a or b end
+  return math.min(a, b)
+end
+
 -- Refuses, before anything is written, an event naming segments that would make more than `max`
 -- segments live on this shard: 'TB_SEGMENT_LIMIT <live> <max> <new>', else nil. A segment whose
 -- newest slot has expired (even if not drained yet) is not live: naming it again makes it new.

@@ -29,6 +29,16 @@
 --        { -1, refusal } when the request was refused, nothing of it applied: TB_AT_OUT_OF_SPAN (no
 --        window holds the event's slot any more), TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (the whole call: nothing applied)
+-- What refuses one request before it changes anything (nil: admitted), and the new items it creates:
+-- its event time out of every window, a new segment beyond segments.max, or growth (admit_items).
+local function increment_admission(window_count, item, allowance, cap, covering, segments, segments_max, now_sec)
+  if not covering then return 0, 'TB_AT_OUT_OF_SPAN no window holds the slot' end
+  local refusal = segment_refusal(KEYS[1], segments, segments_max, now_sec)
+  if refusal then return 0, refusal end
+  if cap > 0 or allowance >= 0 then return admit_items(2, window_count, { item }, allowance, cap) end
+  return 0, nil
+end
+
 local function increment(keys, args)
   begin_call(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
@@ -59,26 +69,17 @@ local function increment(keys, args)
       local at_sec = math.floor(at_ms / 1000)
       if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
       local covering = holding_at[at_sec]
-      local allowance = tonumber(ARGV[first + 5])
       local segments = segment_names(ARGV[first + 8])
-      local created, refusal = 0, nil
-      if not covering then
-        refusal = 'TB_AT_OUT_OF_SPAN no window holds the slot'
-      else
-        refusal = segment_refusal(KEYS[1], segments, segments_max, now_sec)
-      end
-      if not refusal and (cap > 0 or allowance >= 0) then
-        created, refusal = admit_items(2, window_count, { item }, allowance, cap)
-      end
+      local created, refusal = increment_admission(window_count, item, tonumber(ARGV[first + 5]), cap, covering,
+        segments, segments_max, now_sec)
       if refusal then
         answer = { -1, refusal }
       else
         applied = applied + 1
         local seen_sec = math.min(at_ms, tonumber(ARGV[first + 7]) or math.huge) / 1000
         local reply = { draining }
-        local new_due_ms = add(reply, item, amount, at_sec, seen_sec, covering)
-        new_due_ms = math.min(new_due_ms or math.huge, segment_add(2, window_count, segments, item, amount, at_sec, covering) or math.huge)
-        if new_due_ms == math.huge then new_due_ms = nil end
+        local new_due_ms = earliest_due(add(reply, item, amount, at_sec, seen_sec, covering),
+          segment_add(2, window_count, segments, item, amount, at_sec, covering))
         for w = 0, window_count - 1 do
           reply[#reply + 1] = keeping and keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
         end
