@@ -5,6 +5,7 @@ import { GrowthQuotas } from '../governance/growth-quotas';
 import { answer, IdempotencyKey } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
+import { SegmentListDto } from './dto/segment.dto';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
   AroundQuery,
@@ -109,6 +110,20 @@ export class RankingController {
     return this.ranking.getBoard(params.board);
   }
 
+  @Get('boards/:board/segments')
+  @KeyedRoute('read', 'board')
+  @ApiOperation({
+    summary: "A board's segments holding live data (paged, sorted by name)",
+    description:
+      'Each row names a segment and the items it holds in its largest window. A segment whose data all expired is not listed (and no longer counts toward segments.max).',
+  })
+  @ApiResponse({ status: 200, type: SegmentListDto })
+  @ErrorResponse(400, 'INVALID_INPUT: a bad query, or a board that takes no segments')
+  @ErrorResponse(404, 'BOARD_NOT_FOUND')
+  listSegments(@Param() params: BoardParams, @Query() query: NamePageQuery): Promise<SegmentListDto> {
+    return this.ranking.listSegments(params.board, namePage(query));
+  }
+
   @Post('boards/:board/items/:item/increment')
   @BoardWrite(
     'Add an amount to an item in every window',
@@ -157,6 +172,7 @@ export class RankingController {
       amount: entry.amount ?? DEFAULT_AMOUNT,
       at: entry.at,
       createdAt: entry.createdAt,
+      segments: entry.segments,
     }));
     const budget = this.quotas.budgetOf(request);
     return answer(reply, await this.ranking.incrementBatch(params.board, entries, idemKey, budget));

@@ -181,6 +181,11 @@ export class RankingService {
     );
   }
 
+  /** A page of the board's live segments, each with the items it holds (a board without segments: 400). */
+  listSegments(name: string, page: { offset: number; limit: number; cursor?: string }) {
+    return this.sources.withSegments(name, (board, _, nowMs) => this.reads.segments(board, nowMs, page));
+  }
+
   /** The window's snapshot at or before `atSec` (default: the latest). */
   history(
     name: string,

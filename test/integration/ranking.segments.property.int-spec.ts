@@ -19,21 +19,24 @@ const SEGMENTS = ['en', 'fr', 'de:x', 'pt.br'];
 const SEGMENTS_MAX = 2;
 const PASS = { leaseMs: 30_000, claimBatch: 100 };
 
+type Entry = { item: string; amount: number; segments: string[] };
 type Op =
-  | { kind: 'inc'; item: string; amount: number; segments: string[] }
+  | ({ kind: 'inc' } & Entry)
+  | { kind: 'batch'; entries: Entry[] }
   | { kind: 'advance'; ms: number }
   | { kind: 'toBoundary'; intervalSec: number; offsetMs: number }
   | { kind: 'expire' };
 
+const entry: fc.Arbitrary<Entry> = fc.record({
+  item: fc.constantFrom(...ITEMS),
+  amount: fc.integer({ min: -3, max: 6 }).filter((n) => n !== 0),
+  segments: fc.subarray(SEGMENTS),
+});
 const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: entry.map((e) => ({ kind: 'inc' as const, ...e })) },
   {
-    weight: 6,
-    arbitrary: fc.record({
-      kind: fc.constant('inc' as const),
-      item: fc.constantFrom(...ITEMS),
-      amount: fc.integer({ min: -3, max: 6 }).filter((n) => n !== 0),
-      segments: fc.subarray(SEGMENTS),
-    }),
+    weight: 2,
+    arbitrary: fc.array(entry, { minLength: 1, maxLength: 5 }).map((entries) => ({ kind: 'batch' as const, entries })),
   },
   {
     weight: 3,
@@ -61,15 +64,47 @@ class SegmentModel {
 
   constructor(readonly shards: number) {}
 
-  /** Applies the event unless it would make more than SEGMENTS_MAX segments live on its shard; answers whether it did. */
-  increment(nowMs: number, item: string, amount: number, segments: string[]): boolean {
-    const live = this.live(shardOf(item, this.shards), nowMs);
-    const fresh = segments.filter((s) => !live.has(s));
-    if (fresh.length > 0 && live.size + fresh.length > SEGMENTS_MAX) return false;
-    this.events.push({ atMs: nowMs, item, segments });
-    this.board.increment(nowMs, item, amount);
-    for (const s of segments) this.segments.get(s)!.increment(nowMs, item, amount);
+  /**
+   * Applies the entries of one shard unless their segments together would make more than
+   * SEGMENTS_MAX live on it (a batch's part is refused whole); answers whether it did.
+   */
+  apply(nowMs: number, entries: Entry[]): boolean {
+    const live = this.live(shardOf(entries[0].item, this.shards), nowMs);
+    const fresh = new Set(entries.flatMap((e) => e.segments).filter((s) => !live.has(s)));
+    if (fresh.size > 0 && live.size + fresh.size > SEGMENTS_MAX) return false;
+    for (const { item, amount, segments } of entries) {
+      this.events.push({ atMs: nowMs, item, segments });
+      this.board.increment(nowMs, item, amount);
+      for (const s of segments) this.segments.get(s)!.increment(nowMs, item, amount);
+    }
     return true;
+  }
+
+  /** A batch: each shard's part applied or refused on its own; how many entries were applied. */
+  batch(nowMs: number, entries: Entry[]): number {
+    const parts = new Map<number, Entry[]>();
+    for (const e of entries)
+      parts.set(shardOf(e.item, this.shards), [...(parts.get(shardOf(e.item, this.shards)) ?? []), e]);
+    let applied = 0;
+    for (const part of parts.values()) if (this.apply(nowMs, part)) applied += part.length;
+    return applied;
+  }
+
+  /** GET /segments as the model has it: each segment live on some shard, with its items summed over shards. */
+  listed(nowMs: number): Array<{ name: string; items: number }> {
+    const shards = Array.from({ length: this.shards }, (_, k) => k);
+    const live = new Set(shards.flatMap((k) => [...this.live(k, nowMs)]));
+    return [...live].sort().map((name) => {
+      const model = this.segments.get(name)!;
+      const items = shards.map((k) =>
+        Math.max(
+          ...WINDOWS.map(
+            (w) => [...model.sums(w.name, nowMs)].filter(([id, n]) => n > 0 && shardOf(id, this.shards) === k).length,
+          ),
+        ),
+      );
+      return { name, items: items.reduce((a, b) => a + b, 0) };
+    });
   }
 
   live(shard: number, nowMs: number): Set<string> {
@@ -105,6 +140,7 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
           const model = new SegmentModel(shards);
           for (const step of ops) {
             if (step.kind === 'inc') await increment(name, model, step);
+            else if (step.kind === 'batch') await batch(name, model, step.entries);
             else if (step.kind === 'expire') await setup.ranking.expireDue(PASS);
             else moveClock(clock, step);
             await compare(name, model);
@@ -124,7 +160,7 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
   async function increment(name: string, model: SegmentModel, step: Extract<Op, { kind: 'inc' }>): Promise<void> {
     const { item, amount } = step;
     const segments = step.segments.length === 0 ? undefined : step.segments;
-    const applied = model.increment(clock.nowMs(), item, amount, step.segments);
+    const applied = model.apply(clock.nowMs(), [step]);
     const written = setup.ranking.increment(name, item, amount, undefined, undefined, undefined, undefined, segments);
     if (applied) {
       await written;
@@ -133,6 +169,19 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
     refused++;
     await expect(written).rejects.toMatchObject({ code: 'SEGMENT_LIMIT' });
     await written.catch((error: unknown) => expect(error).toBeInstanceOf(DomainError));
+  }
+
+  async function batch(name: string, model: SegmentModel, entries: Entry[]): Promise<void> {
+    const applied = model.batch(clock.nowMs(), entries);
+    const inputs = entries.map((e) => ({ ...e, segments: e.segments.length === 0 ? undefined : e.segments }));
+    const written = setup.ranking.incrementBatch(name, inputs);
+    if (applied === entries.length) {
+      expect((await written).body.count).toBe(applied);
+      return;
+    }
+    refused++;
+    const code = applied === 0 ? 'SEGMENT_LIMIT' : 'BATCH_PARTIAL';
+    await expect(written).rejects.toMatchObject({ code });
   }
 
   async function compare(name: string, model: SegmentModel): Promise<void> {
@@ -155,6 +204,8 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
         }
       }
     }
+    const listed = await setup.ranking.listSegments(name, { offset: 0, limit: 100 });
+    expect(listed.segments).toEqual(model.listed(nowMs));
     for (const segment of SEGMENTS) {
       const span = await setup.ranking.top(name, 'long', 0, 1000, { segment, span: '80s' });
       const rows = span.items.map(({ item, score, rank }) => ({ item, score, rank }));

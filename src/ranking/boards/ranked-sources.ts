@@ -53,6 +53,14 @@ export class RankedSources {
       if (call >= MAX_READ_DRAIN_CALLS) throw new WindowDrainingError(M.windowDraining(name, MAX_READ_DRAIN_CALLS));
     }
   }
+
+  /** Runs `read` on a board that takes segments (a 400 on one that takes none; 404 when it does not exist). */
+  withSegments<T>(name: string, read: SourceRead<void, T>): Promise<T> {
+    return this.cache.withBoard(name, (board) => {
+      if (board.config.segmentsMax === undefined) throw new InvalidInputError(M.noSegmentRead(name));
+      return read(board, undefined, this.clock.nowMs());
+    });
+  }
 }
 
 /** The board as its segment reads (the board itself without one); a 400 on a board taking no segments. */

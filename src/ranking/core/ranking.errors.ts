@@ -35,3 +35,8 @@ export function segmentLimitOf(error: unknown): ConflictError | undefined {
 export function isRefusal(error: unknown): boolean {
   return error instanceof StaleConfigError || error instanceof BoardGoneError;
 }
+
+/** A 409 SEGMENT_LIMIT (segmentLimitOf's). */
+export function isSegmentLimit(error: unknown): boolean {
+  return error instanceof ConflictError && error.code === 'SEGMENT_LIMIT';
+}

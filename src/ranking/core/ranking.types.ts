@@ -40,6 +40,8 @@ export interface BatchEntry {
   atMs?: number;
   /** The item's creation time (unix ms), for a hot view's firstSeen; absent: none. */
   createdMs?: number;
+  /** The segments the entry also counts in; absent: none. */
+  segments?: string[];
 }
 
 /** A listed row and its rank in the window's latest snapshot (null: absent, or the window keeps none). */

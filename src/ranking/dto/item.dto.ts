@@ -5,7 +5,6 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, Length, Matches, Validat
 import { CompiledValidation, FieldRule, ID_FIELD, NAME_FIELD, optional } from '../../common/compiled-checks';
 import {
   IdProperty,
-  IsName,
   IsOptionalNotNull,
   NameProperty,
   OptionalIntProperty,
@@ -23,8 +22,8 @@ import {
   DEFAULT_TOP_ITEMS,
   HISTORY_ROWS_PER_CALL,
   RADIUS_ITEMS,
-  SEGMENTS_PER_EVENT,
 } from '../core/ranking.limits';
+import { SEGMENTS_FIELD, SegmentsProperty } from './segment.dto';
 import { VIEW_MODES } from '../core/trending-math';
 
 /** Rank in the window's latest snapshot. */
@@ -77,26 +76,6 @@ export class LikeParams extends ItemParams {
   userId!: string;
 }
 
-/** An event's optional segments (a board with `segments` only). */
-const SegmentsProperty = () =>
-  applyDecorators(
-    ApiPropertyOptional({
-      type: [String],
-      minItems: SEGMENTS_PER_EVENT.min,
-      maxItems: SEGMENTS_PER_EVENT.max,
-      description:
-        'Segments (language, region, feed...) the event also counts in, each a name; on a board without `segments` a 400. A new segment beyond segments.max is a 409 SEGMENT_LIMIT',
-      example: ['en', 'us'],
-    }),
-    IsOptionalNotNull(),
-    IsArray(),
-    ArrayMinSize(SEGMENTS_PER_EVENT.min),
-    ArrayMaxSize(SEGMENTS_PER_EVENT.max),
-    IsName({ each: true }),
-  );
-
-const SEGMENTS_FIELD: FieldRule = optional({ kind: 'list', entries: SEGMENTS_PER_EVENT, item: NAME_FIELD });
-
 @CompiledValidation({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD })
 export class IncrementDto {
   @AmountProperty()
@@ -124,6 +103,9 @@ export class BatchEntryDto {
 
   @CreatedAtProperty()
   createdAt?: number;
+
+  @SegmentsProperty()
+  segments?: string[];
 }
 
 /** The entries of a batch: the type first, then their count, then each entry. */
@@ -144,7 +126,7 @@ const BatchEntries = () =>
     kind: 'array',
     entries: BATCH_ENTRIES,
     entry: BatchEntryDto,
-    fields: { item: ID_FIELD, amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD },
+    fields: { item: ID_FIELD, amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD },
   },
 })
 export class BatchIncrementDto {

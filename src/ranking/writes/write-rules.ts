@@ -50,8 +50,12 @@ export function incrementFingerprint(request: {
   segments?: string[];
 }): unknown[] {
   const { name, item, amount, atSec, createdAtSec, segments } = request;
-  const segmented = segments === undefined ? [] : ['segments', segments];
-  return ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec), ...segmented];
+  return ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec), ...segmentsOf(segments)];
+}
+
+/** The fingerprint part of optional segments: nothing when absent. */
+export function segmentsOf(segments: string[] | undefined): Array<string | string[]> {
+  return segments === undefined ? [] : ['segments', segments];
 }
 
 /**

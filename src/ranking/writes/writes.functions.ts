@@ -161,7 +161,14 @@ export const WRITES_FUNCTIONS = {
         ...boardArgs(call),
         ...idemArgs(call.idem, ''),
         call.newItems,
-        ...call.entries.flatMap((entry) => [entry.item, entry.amount, entry.atMs ?? call.nowMs, entry.createdMs ?? '']),
+        call.board.config.segmentsMax ?? 0,
+        ...call.entries.flatMap((entry) => [
+          entry.item,
+          entry.amount,
+          entry.atMs ?? call.nowMs,
+          entry.createdMs ?? '',
+          entry.segments?.join(',') ?? '',
+        ]),
       ],
     }),
     /** created: [new items, due time for the index (ms; 0: none)] */

@@ -9,7 +9,7 @@ import { CapRefusal, growthRefusalOf } from '../../redis/refusals';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import { PreparedBoard } from '../core/board';
-import { AtOutOfSpanError, isRefusal } from '../core/ranking.errors';
+import { AtOutOfSpanError, isRefusal, isSegmentLimit } from '../core/ranking.errors';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { BatchEntry, BatchOutcome, WindowStanding } from '../core/ranking.types';
 import { groupByShard } from '../core/shard-math';
@@ -24,6 +24,7 @@ import {
   createdOf,
   distinctItems,
   incrementFingerprint,
+  segmentsOf,
   timeOf,
 } from './write-rules';
 import { WritesStore } from './writes.store';
@@ -34,6 +35,7 @@ export interface BatchInput {
   amount: number;
   at?: number;
   createdAt?: number;
+  segments?: string[];
 }
 
 /** What an item write answers: each window's new standing. */
@@ -119,7 +121,7 @@ export class WritesService {
     const keyed = idemRequest(request.idemKey, [
       'increments',
       name,
-      inputs.map((e) => [e.item, e.amount, ...timeOf(e.at), ...createdOf(e.createdAt)]),
+      inputs.map((e) => [e.item, e.amount, ...timeOf(e.at), ...createdOf(e.createdAt), ...segmentsOf(e.segments)]),
     ]);
     // The request's time is when it arrived, whatever loading the config costs.
     const nowMs = this.clock.nowMs();
@@ -131,11 +133,13 @@ export class WritesService {
       const entries = inputs.map((input, i): BatchEntry => {
         checkAt(`items.${i}.at`, input.at, nowMs, board, keyedOnOneShard);
         checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
+        checkSegments(`items.${i}.segments`, input.segments, board);
         return {
           item: input.item,
           amount: input.amount,
           atMs: eventTimeMs(input.at, nowMs),
           ...(input.createdAt === undefined ? {} : { createdMs: eventTimeMs(input.createdAt, nowMs) }),
+          ...(input.segments === undefined ? {} : { segments: input.segments }),
         };
       });
       return this.applyBatch(name, entries, nowMs, idem, budget).catch((error: unknown) => {
@@ -220,9 +224,11 @@ export class WritesService {
   ): void {
     const outOfSpan = outcome.errors.find((error) => error instanceof AtOutOfSpanError);
     if (outOfSpan !== undefined && sofar.applied === 0) throw outOfSpan;
-    const unexpected = outcome.errors.find((error) => !isRefusal(error) && !growthRefusalOf(error));
+    // A part over segments.max is refused like one over a growth limit: whole, the others kept.
+    const limited = (error: unknown) => growthRefusalOf(error) !== undefined || isSegmentLimit(error);
+    const unexpected = outcome.errors.find((error) => !isRefusal(error) && !limited(error));
     if (unexpected !== undefined) throw unexpected;
-    const growth = outcome.errors.find((error) => growthRefusalOf(error));
+    const growth = outcome.errors.find(limited);
     if (growth === undefined) return;
     const refusal = this.growthError(growth, reservation, board);
     if (sofar.applied === 0) throw refusal;

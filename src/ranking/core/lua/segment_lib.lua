@@ -124,7 +124,7 @@ end
 -- `limit`, each drained first (at most `budget` fields in all) so its count is exact: { name_1,
 -- items_1, ... } with the items each holds in its largest window (negative scores count as absent,
 -- as every read treats them).
-local function segment_page(first_key, window_count, now_ms, after, limit, budget)
+local function segment_rows(first_key, window_count, now_ms, after, limit, budget)
   local segs = segment_indexes(KEYS[1])
   local live = redis.call('ZRANGE', segs, '(' .. math.floor(now_ms / 1000), '+inf', 'BYSCORE')
   table.sort(live)
