@@ -194,7 +194,7 @@ export class RankingController {
     const budget = this.quotas.budgetOf(request);
     return answer(
       reply,
-      await this.ranking.like(params.board, params.item, body.userId, false, idemKey, budget, body.at),
+      await this.ranking.like(params.board, params.item, body.userId, false, idemKey, budget, body.at, body.segments),
     );
   }
 

@@ -115,8 +115,9 @@ export class RankingService {
     idemKey?: string,
     budget?: ClientBudget,
     atSec?: number,
+    segments?: string[],
   ): Promise<WriteAnswer<ItemWritten & { userId: string; counted: boolean }>> {
-    return this.writes.like({ name, item, userId, undo, idemKey, budget, atSec });
+    return this.writes.like({ name, item, userId, undo, idemKey, budget, atSec, segments });
   }
 
   /** A page of a window or a view (of a window's newest slots with `span`). */

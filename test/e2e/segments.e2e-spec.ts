@@ -113,6 +113,25 @@ describe.each<[Topology, number]>([
     expect((await http().get('/boards/none/segments').expect(404)).body.code).toBe('BOARD_NOT_FOUND');
   });
 
+  it('a like counts in its segments, and taking it back takes it out of them', async () => {
+    const like = () =>
+      http()
+        .post('/boards/b/items/x/likes')
+        .send({ userId: 'u1', segments: ['en'] });
+    expect((await like().expect(200)).body.counted).toBe(true);
+    expect((await like().expect(200)).body.counted).toBe(false);
+    expect((await http().get('/boards/b/items/x?segment=en').expect(200)).body.score).toBe(1);
+    await http().delete('/boards/b/items/x/likes/u1').expect(200);
+    expect((await http().get('/boards/b/items/x?segment=en').expect(200)).body.score).toBe(0);
+    // en still holds a live slot (its score is 0): with us, two live segments.
+    await increment('y', { segments: ['en', 'us'] }).expect(200);
+    const refused = await http()
+      .post('/boards/b/items/y/likes')
+      .send({ userId: 'u2', segments: ['de'] })
+      .expect(409);
+    expect(refused.body.code).toBe('SEGMENT_LIMIT');
+  });
+
   it('a keyed increment with segments replays without counting twice', async () => {
     for (let i = 0; i < 2; i++)
       await increment('x', { segments: ['en'] })

@@ -20,9 +20,12 @@ const SEGMENTS_MAX = 2;
 const PASS = { leaseMs: 30_000, claimBatch: 100 };
 
 type Entry = { item: string; amount: number; segments: string[] };
+type Like = { item: string; user: string; segments: string[] };
 type Op =
   | ({ kind: 'inc' } & Entry)
   | { kind: 'batch'; entries: Entry[] }
+  | ({ kind: 'like' } & Like)
+  | ({ kind: 'unlike' } & Like)
   | { kind: 'advance'; ms: number }
   | { kind: 'toBoundary'; intervalSec: number; offsetMs: number }
   | { kind: 'expire' };
@@ -51,6 +54,15 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.constant({ kind: 'expire' as const }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('like' as const, 'unlike' as const),
+      item: fc.constantFrom(...ITEMS),
+      user: fc.constantFrom('u1', 'u2'),
+      segments: fc.subarray(SEGMENTS),
+    }),
+  },
 );
 
 /**
@@ -78,6 +90,29 @@ class SegmentModel {
       for (const s of segments) this.segments.get(s)!.increment(nowMs, item, amount);
     }
     return true;
+  }
+
+  /** The segments each counted like was counted in (an unlike takes it out of those). */
+  private readonly likedIn = new Map<string, string[]>();
+
+  /** A like: refused like an event when it would count in new segments past the limit; answers [applied, counted]. */
+  like(nowMs: number, { item, user, segments }: Like): [boolean, boolean] {
+    if (!this.board.wouldLike(nowMs, item, user)) return [true, false];
+    const live = this.live(shardOf(item, this.shards), nowMs);
+    const fresh = segments.filter((s) => !live.has(s));
+    if (fresh.length > 0 && live.size + fresh.length > SEGMENTS_MAX) return [false, false];
+    this.board.like(nowMs, item, user);
+    for (const s of segments) this.segments.get(s)!.like(nowMs, item, user);
+    this.likedIn.set(`${item}\x1f${user}`, segments);
+    this.events.push({ atMs: nowMs, item, segments });
+    return [true, true];
+  }
+
+  unlike(nowMs: number, { item, user }: Like): boolean {
+    const key = `${item}\x1f${user}`;
+    for (const s of this.likedIn.get(key) ?? []) this.segments.get(s)!.unlike(nowMs, item, user);
+    this.likedIn.delete(key);
+    return this.board.unlike(nowMs, item, user);
   }
 
   /** A batch: each shard's part applied or refused on its own; how many entries were applied. */
@@ -141,6 +176,7 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
           for (const step of ops) {
             if (step.kind === 'inc') await increment(name, model, step);
             else if (step.kind === 'batch') await batch(name, model, step.entries);
+            else if (step.kind === 'like' || step.kind === 'unlike') await like(name, model, step);
             else if (step.kind === 'expire') await setup.ranking.expireDue(PASS);
             else moveClock(clock, step);
             await compare(name, model);
@@ -182,6 +218,25 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
     refused++;
     const code = applied === 0 ? 'SEGMENT_LIMIT' : 'BATCH_PARTIAL';
     await expect(written).rejects.toMatchObject({ code });
+  }
+
+  async function like(name: string, model: SegmentModel, step: Extract<Op, { kind: 'like' | 'unlike' }>) {
+    const { item, user } = step;
+    const nowMs = clock.nowMs();
+    if (step.kind === 'unlike') {
+      const counted = model.unlike(nowMs, step);
+      expect((await setup.ranking.like(name, item, user, true)).body.counted).toBe(counted);
+      return;
+    }
+    const segments = step.segments.length === 0 ? undefined : step.segments;
+    const [applied, counted] = model.like(nowMs, step);
+    const written = setup.ranking.like(name, item, user, false, undefined, undefined, undefined, segments);
+    if (applied) {
+      expect((await written).body.counted).toBe(counted);
+      return;
+    }
+    refused++;
+    await expect(written).rejects.toMatchObject({ code: 'SEGMENT_LIMIT' });
   }
 
   async function compare(name: string, model: SegmentModel): Promise<void> {

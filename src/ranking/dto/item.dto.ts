@@ -134,13 +134,16 @@ export class BatchIncrementDto {
   items!: BatchEntryDto[];
 }
 
-@CompiledValidation({ userId: ID_FIELD, at: AT_FIELD })
+@CompiledValidation({ userId: ID_FIELD, at: AT_FIELD, segments: SEGMENTS_FIELD })
 export class LikeDto {
   @IdProperty('User id', 'user-7')
   userId!: string;
 
   @AtProperty()
   at?: number;
+
+  @SegmentsProperty()
+  segments?: string[];
 }
 
 /** The window a query reads (each route's query below compiles its own check). */

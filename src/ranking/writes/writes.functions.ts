@@ -198,6 +198,8 @@ export const WRITES_FUNCTIONS = {
         newLikes: number;
         /** The like's time (unix ms, not after now); absent: now. */
         atMs?: number;
+        /** The like's segments (absent: none). */
+        segments?: string[];
       },
     ) => ({
       keys: call.shard.allKeys,
@@ -210,6 +212,8 @@ export const WRITES_FUNCTIONS = {
         call.newItems,
         call.newLikes,
         call.atMs ?? call.nowMs,
+        call.segments?.join(',') ?? '',
+        call.board.config.segmentsMax ?? 0,
       ],
     }),
     /** created: [new items, new likes, due time for the index (ms; 0: none)] */

@@ -153,19 +153,21 @@ export class WritesService {
 
   /** Likes (undo = false) or takes a like back (undo = true: never refused, it creates nothing). */
   async like(
-    request: WriteRequest & { item: string; userId: string; undo: boolean; atSec?: number },
+    request: WriteRequest & { item: string; userId: string; undo: boolean; atSec?: number; segments?: string[] },
   ): Promise<WriteAnswer<ItemWritten & { userId: string; counted: boolean }>> {
-    const { name, item, userId, undo, budget, atSec } = request;
-    const keyed = idemRequest(request.idemKey, [undo ? 'unlike' : 'like', name, item, userId, ...timeOf(atSec)]);
+    const { name, item, userId, undo, budget, atSec, segments } = request;
+    const fingerprint = [undo ? 'unlike' : 'like', name, item, userId, ...timeOf(atSec), ...segmentsOf(segments)];
+    const keyed = idemRequest(request.idemKey, fingerprint);
     return this.cache.withBoard(name, (board) =>
       this.ledgered(board, keyed, budget, 1, async (idem) => {
         const nowMs = this.clock.nowMs();
         const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
+        checkSegments('segments', segments, board);
         const reservation = reserveGrowth(budget, undo ? {} : { items: 1, likeUsers: 1 });
         const growth = { newItems: reservation.allowance('items'), newLikes: reservation.allowance('likeUsers') };
         const atMs = eventTimeMs(atSec, nowMs);
         const result = await this.store
-          .like({ board, nowMs, item, userId, undo, growth, idem, atMs })
+          .like({ board, nowMs, item, userId, undo, growth, idem, atMs, segments })
           .catch((error: unknown) => {
             throw atRefusal(error, problem) ?? this.growthError(error, reservation, board);
           });

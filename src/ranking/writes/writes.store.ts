@@ -51,6 +51,8 @@ export interface LikeCommand {
   growth: { newItems: number; newLikes: number };
   idem?: IdemRequest;
   atMs: number;
+  /** A like's segments (absent: none; an unlike takes the like out of those it was counted in). */
+  segments?: string[];
 }
 
 /** An item increment waiting to share a script call with others to the same shard. */
@@ -131,7 +133,7 @@ export class WritesStore {
   async like(command: LikeCommand): Promise<WriteOutcome & { counted: boolean; createdLikes: number }> {
     const { board, nowMs, item, idem } = command;
     const shard = board.shardOf(item);
-    const { userId, undo, growth, atMs } = command;
+    const { userId, undo, growth, atMs, segments } = command;
     const reply = await guard(
       this.redis.callFunction(S.like, {
         ...this.write(board, shard, nowMs, idem),
@@ -140,6 +142,7 @@ export class WritesStore {
         undo,
         ...growth,
         atMs,
+        segments,
       }),
     );
     await this.indexDue(board, reply.created[2]);

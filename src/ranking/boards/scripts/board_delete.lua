@@ -20,6 +20,7 @@ local function board_delete(keys, args)
     drop_snapshots(cfg_key, w.name)
   end
   for _, view in ipairs(cjson.decode(redis.call('HGET', cfg_key, 'views') or '[]')) do drop_view(cfg_key, view.name) end
-  redis.call('UNLINK', cfg_key, likes_key, sibling_key(cfg_key, 'cfg', 'segs'), sibling_key(cfg_key, 'cfg', 'segdue'))
+  redis.call('UNLINK', cfg_key, likes_key, sibling_key(likes_key, 'likes', 'likesegs'), sibling_key(cfg_key, 'cfg', 'segs'),
+    sibling_key(cfg_key, 'cfg', 'segdue'))
   return 1
 end

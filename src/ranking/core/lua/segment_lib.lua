@@ -70,7 +70,8 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
         live_until = math.max(live_until, slot_start + period_sec)
       end
     end
-    redis.call('ZADD', segs, 'GT', live_until, name)
+    -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
+    if live_until > 0 then redis.call('ZADD', segs, 'GT', live_until, name) end
     if due_ms then
       redis.call('ZADD', segdue, 'LT', due_ms, name)
       new_due_ms = math.min(new_due_ms or math.huge, due_ms)

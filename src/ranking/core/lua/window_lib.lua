@@ -226,7 +226,11 @@ local function prune_likes(likes_key, window_count, now_sec, budget)
     if oldest_live_ms == nil or live_from_ms < oldest_live_ms then oldest_live_ms = live_from_ms end
   end
   local stale = redis.call('ZRANGE', likes_key, '-inf', '(' .. oldest_live_ms, 'BYSCORE', 'LIMIT', 0, budget)
-  if #stale > 0 then redis.call('ZREM', likes_key, unpack(stale)) end
+  if #stale > 0 then
+    redis.call('ZREM', likes_key, unpack(stale))
+    -- The segments recorded with them (segment_lib, like.lua) go too.
+    redis.call('HDEL', sibling_key(likes_key, 'likes', 'likesegs'), unpack(stale))
+  end
   return #stale >= budget
 end
 
