@@ -906,6 +906,14 @@ export interface components {
              * @example 1700000000.5
              */
             at?: number;
+            /**
+             * @description Segments (language, region, feed...) the event also counts in, each a name; on a board without `segments` a 400. A new segment beyond segments.max is a 409 SEGMENT_LIMIT
+             * @example [
+             *       "en",
+             *       "us"
+             *     ]
+             */
+            segments?: string[];
         };
         LikeResultDto: {
             board: string;
