@@ -8,7 +8,6 @@ import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access
 import { SegmentListDto } from './dto/segment.dto';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
-  AroundQuery,
   AroundResultDto,
   BatchIncrementDto,
   BatchResultDto,
@@ -21,11 +20,9 @@ import {
   LikeResultDto,
   StandingDto,
   HistoryQuery,
-  ItemQuery,
   HistoryResultDto,
   ItemHistoryQuery,
   ItemHistoryResultDto,
-  TopQuery,
   TopResultDto,
 } from './dto/item.dto';
 import {
@@ -34,6 +31,8 @@ import {
   DEFAULT_TOP_ITEMS,
   MAX_SHARDED_DEPTH_ITEMS,
 } from './core/ranking.limits';
+import { AroundDataQuery, ItemDataQuery, TopDataQuery } from './dto/lookup.dto';
+import { ItemDataService } from './items/items.service';
 import { BoardView, RankingService } from './ranking.service';
 import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
@@ -49,6 +48,7 @@ export class RankingController {
   constructor(
     private readonly ranking: RankingService,
     private readonly quotas: GrowthQuotas,
+    private readonly itemData: ItemDataService,
   ) {}
 
   @Put('admin/boards/:board')
@@ -74,6 +74,7 @@ export class RankingController {
       query.reset ?? false,
       body.maxItems,
       body.views,
+      body.ties,
       body.segments?.max,
     );
     void reply.status(result.created ? 201 : 200);
@@ -221,17 +222,29 @@ export class RankingController {
     400,
     `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
   )
-  top(@Param() params: BoardParams, @Query() query: TopQuery): Promise<TopResultDto> {
-    return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? DEFAULT_TOP_ITEMS, {
-      span: query.span,
-      segment: query.segment,
-    });
+  async top(@Param() params: BoardParams, @Query() query: TopDataQuery): Promise<TopResultDto> {
+    const page = await this.ranking.top(
+      params.board,
+      query.window,
+      query.offset ?? 0,
+      query.limit ?? DEFAULT_TOP_ITEMS,
+      {
+        span: query.span,
+        segment: query.segment,
+      },
+    );
+    return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
   }
 
   @Get('boards/:board/items/:item')
   @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ItemResultDto)
-  item(@Param() params: ItemParams, @Query() query: ItemQuery): Promise<ItemResultDto> {
-    return this.ranking.item(params.board, query.window, params.item, { span: query.span, segment: query.segment });
+  async item(@Param() params: ItemParams, @Query() query: ItemDataQuery): Promise<ItemResultDto> {
+    const standing = await this.ranking.item(params.board, query.window, params.item, {
+      span: query.span,
+      segment: query.segment,
+    });
+    const [withData] = await this.itemData.attach(params.board, [standing], query.data);
+    return withData;
   }
 
   @Get('boards/:board/items/:item/around')
@@ -240,11 +253,18 @@ export class RankingController {
     `${WINDOW_NOTE} Empty when the item holds nothing in the window.`,
     AroundResultDto,
   )
-  around(@Param() params: ItemParams, @Query() query: AroundQuery): Promise<AroundResultDto> {
-    return this.ranking.around(params.board, query.window, params.item, query.radius ?? DEFAULT_RADIUS_ITEMS, {
-      span: query.span,
-      segment: query.segment,
-    });
+  async around(@Param() params: ItemParams, @Query() query: AroundDataQuery): Promise<AroundResultDto> {
+    const rows = await this.ranking.around(
+      params.board,
+      query.window,
+      params.item,
+      query.radius ?? DEFAULT_RADIUS_ITEMS,
+      {
+        span: query.span,
+        segment: query.segment,
+      },
+    );
+    return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };
   }
 
   @Get('boards/:board/history')

@@ -4,6 +4,8 @@ import { BOARDS_FUNCTIONS } from './boards/boards.functions';
 import { RANKING_MODULES } from './core/script-call';
 import { EXPIRY_FUNCTIONS } from './expiry/expiry.functions';
 import { HISTORY_FUNCTIONS } from './history/history.functions';
+import { ITEMS_FUNCTIONS } from './items/items.functions';
+import { LOOKUP_FUNCTIONS } from './lookup/lookup.functions';
 import { READS_FUNCTIONS } from './reads/reads.functions';
 import { SHARDS_FUNCTIONS } from './shards/shards.functions';
 import { SPAN_MODULE, SPANS_FUNCTIONS } from './spans/spans.functions';
@@ -15,6 +17,8 @@ export const RANKING_SLICES = [
   ['boards', BOARDS_FUNCTIONS],
   ['expiry', EXPIRY_FUNCTIONS],
   ['history', HISTORY_FUNCTIONS],
+  ['items', ITEMS_FUNCTIONS],
+  ['lookup', LOOKUP_FUNCTIONS],
   ['reads', READS_FUNCTIONS],
   ['shards', SHARDS_FUNCTIONS],
   ['spans', SPANS_FUNCTIONS],
@@ -29,7 +33,7 @@ export const RANKING_SLICES = [
  */
 export const RANKING = defineLibrary({
   name: 'tb_ranking',
-  version: 2,
+  version: 3,
   modules: [
     ...RANKING_MODULES,
     SPAN_MODULE,
@@ -40,6 +44,8 @@ export const RANKING = defineLibrary({
     ...BOARDS_FUNCTIONS,
     ...EXPIRY_FUNCTIONS,
     ...HISTORY_FUNCTIONS,
+    ...ITEMS_FUNCTIONS,
+    ...LOOKUP_FUNCTIONS,
     ...READS_FUNCTIONS,
     ...SHARDS_FUNCTIONS,
     ...SPANS_FUNCTIONS,

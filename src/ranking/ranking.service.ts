@@ -4,6 +4,7 @@ import { ClientBudget } from '../governance/growth-quotas';
 import { BoardPage, BoardsService, BoardView } from './boards/boards.service';
 import { RankedSources } from './boards/ranked-sources';
 import { ViewRowAnswer, WindowFigures } from './core/answers';
+import type { TiesMode } from './core/board';
 import { InvalidInputError } from '../common/errors';
 import { RANKING_MESSAGES as M } from './core/ranking.messages';
 import type { HistoryPoint, ListedItem } from './core/ranking.types';
@@ -53,7 +54,7 @@ export class RankingService {
     private readonly spans: SpansService,
   ) {}
 
-  /** `shards`, `maxItems`, `views` and `segmentsMax` undefined keep the stored ones. */
+  /** `shards`, `maxItems`, `views`, `ties` and `segmentsMax` undefined keep the stored ones. */
   putBoard(
     name: string,
     windows: WindowInput[],
@@ -61,9 +62,10 @@ export class RankingService {
     reset = false,
     maxItems?: number,
     views?: ViewInput[],
+    ties?: TiesMode,
     segmentsMax?: number,
   ): Promise<{ created: boolean; board: BoardView }> {
-    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, segmentsMax });
+    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, ties, segmentsMax });
   }
 
   getBoard(name: string): Promise<BoardView> {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
-import { BoardConfig } from '../core/board';
+import { BoardConfig, TiesMode } from '../core/board';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
 import { resolveWindows, SnapshotSpec, WindowInput, WindowSpec } from '../core/window-math';
@@ -17,6 +17,8 @@ export interface BoardView {
   maxItems?: number;
   /** Present when the board has views. */
   views?: ViewView[];
+  /** Present when ties are strict ("first"). */
+  ties?: TiesMode;
   /** Present when the board takes segments. */
   segments?: { max: number };
 }
@@ -36,6 +38,7 @@ export interface PutBoardInput {
   reset: boolean;
   maxItems?: number;
   views?: ViewInput[];
+  ties?: TiesMode;
   /** Most live segments per shard; undefined keeps the stored one. */
   segmentsMax?: number;
 }
@@ -50,7 +53,8 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset, maxItems, segmentsMax } = input;
+    const { name, shards, reset, maxItems, ties, segmentsMax } = input;
+    if (ties === 'first' && shards !== undefined && shards > 1) throw new InvalidInputError(M.tiesFirstSharded());
     const windows = resolveWindows(input.windows);
     const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
     const version = randomUUID();
@@ -60,6 +64,7 @@ export class BoardsService {
       shards,
       maxItems,
       views,
+      ties,
       segmentsMax,
       reset,
       version,
@@ -127,6 +132,7 @@ function viewOf(config: BoardConfig): BoardView {
     })),
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
     ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
+    ...(config.ties === 'first' ? { ties: config.ties } : {}),
     ...(config.segmentsMax === undefined ? {} : { segments: { max: config.segmentsMax } }),
   };
 }

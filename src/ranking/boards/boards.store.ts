@@ -40,6 +40,7 @@ export class BoardsStore {
       windows: JSON.parse(stored.windows) as WindowConfig[],
       maxItems: stored.maxItems ? Number(stored.maxItems) : null,
       views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
+      ties: stored.ties === 'first' ? 'first' : 'shared',
       ...(stored.segmentsMax ? { segmentsMax: Number(stored.segmentsMax) } : {}),
     };
   }
@@ -93,6 +94,7 @@ export class BoardsStore {
       windows: JSON.parse(reply.windowsJson) as WindowConfig[],
       maxItems: reply.maxItems,
       views: JSON.parse(reply.viewsJson) as ViewConfig[],
+      ties: reply.ties,
       ...(reply.segmentsMax > 0 ? { segmentsMax: reply.segmentsMax } : {}),
     };
     await Promise.all(

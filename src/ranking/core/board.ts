@@ -1,4 +1,5 @@
 import { BoardKeys } from './ranking.keys';
+import type { TiesMode } from './ranking.types';
 import { shardOf } from './shard-math';
 import type { ViewConfig } from './trending-math';
 import { WindowConfig } from './window-math';
@@ -13,9 +14,13 @@ export interface BoardConfig {
   maxItems: number | null;
   /** Trending views, read like windows (names never a window's). */
   views: ViewConfig[];
+  /** Equal scores: one competition rank (shared, also when absent), or strict ranks in the order items reached their score (first). */
+  ties?: TiesMode;
   /** Most live segments per shard; absent: the board takes no segments. */
   segmentsMax?: number;
 }
+
+export { TIES_MODES, type TiesMode } from './ranking.types';
 
 /** The keys of one shard and the key lists its scripts take. */
 export interface ShardKeys {

@@ -38,6 +38,7 @@ import {
   VIEWS_PER_BOARD,
   WINDOWS_PER_BOARD,
 } from '../core/ranking.limits';
+import { TIES_MODES, TiesMode } from '../core/board';
 import { VIEW_MODES } from '../core/trending-math';
 
 const DURATION_SCHEMA = {
@@ -196,6 +197,15 @@ export class PutBoardDto {
   views?: ViewDto[];
 
   @ApiPropertyOptional({
+    enum: TIES_MODES,
+    description:
+      'Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher; boards of 1 shard). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data',
+  })
+  @IsOptionalNotNull()
+  @IsIn(TIES_MODES, { message: `ties must be one of ${TIES_MODES.join(', ')}` })
+  ties?: TiesMode;
+
+  @ApiPropertyOptional({
     type: SegmentsDto,
     description:
       'Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board)',
@@ -249,6 +259,8 @@ export class BoardViewDto {
   maxItems?: number;
   @ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' })
   views?: ViewViewDto[];
+  @ApiPropertyOptional({ enum: ['first'], description: 'Strict ranks among equal scores; absent: shared ranks' })
+  ties?: TiesMode;
   @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })
   segments?: SegmentsDto;
 }

@@ -19,10 +19,12 @@
 -- ARGV[5]        now, unix milliseconds
 -- ARGV[6]        requested maxItems, or "" to keep the stored one (none for a new board)
 -- ARGV[7]        views, JSON array (see views_lib; "[]": none), checked against the windows by the app
--- ARGV[8]        requested segments.max, or "" to keep the stored one (none for a new board): most live
+-- ARGV[8]        ties: "shared" | "first", or "" to keep the stored one (shared for a new board). A
+--                change drops every window's data (needs reset); "first" needs a board of 1 shard
+-- ARGV[9]        requested segments.max, or "" to keep the stored one (none for a new board): most live
 --                segments per shard, read by the writes from their args (the version vouches for it)
 -- Reply: { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none), views
---        JSON, segments.max (0: none) } with status created | unchanged | updated, or { "conflict", message }
+--        JSON, ties, segments.max (0: none) } with status created | unchanged | updated, or { "conflict", message }
 -- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
 -- from its windows' live slots in this call (views_reconcile); a removed view's keys go.
 -- The request, read from the call's args.
@@ -36,8 +38,32 @@ local function board_request()
     now_ms = tonumber(ARGV[5]),
     max_items = ARGV[6],
     views_json = ARGV[7],
-    segments_max = ARGV[8],
+    ties = ARGV[8],
+    segments_max = ARGV[9],
   }
+end
+
+-- Ties (ties_lib): the refusal of a strict order over several shards, or nil.
+local function board_ties_problem(r, shards)
+  if r.ties == 'first' and tonumber(shards) > 1 then return 'ties "first" needs a board of 1 shard' end
+  return nil
+end
+
+-- Stores the mode (config field `ties`, absent for shared).
+local function board_store_ties(r)
+  if r.ties == 'first' then redis.call('HSET', r.cfg_key, 'ties', 'first') else redis.call('HDEL', r.cfg_key, 'ties') end
+end
+
+-- Into `plan`: whether ties change (a change drops every window's data, like a change of shards).
+local function board_plan_ties(r, plan)
+  local stored_ties = redis.call('HGET', r.cfg_key, 'ties') or 'shared'
+  if r.ties == '' then r.ties = stored_ties end
+  plan.reties = r.ties ~= stored_ties
+  if plan.reties then plan.changed = true end
+  if plan.reties and not r.reset then
+    plan.problems[#plan.problems + 1] = 'ties would change from ' .. stored_ties .. ' to ' .. r.ties
+  end
+  plan.problems[#plan.problems + 1] = board_ties_problem(r, r.shards)
 end
 
 -- Stores the views and brings their data in line with them (`dropped`: names of windows whose data went).
@@ -52,6 +78,9 @@ end
 
 local function board_create(r)
   local shards = r.shards == '' and '1' or r.shards
+  if r.ties == '' then r.ties = 'shared' end
+  if board_ties_problem(r, shards) then return { 'conflict', board_ties_problem(r, shards) } end
+  board_store_ties(r)
   for _, w in ipairs(r.wanted) do w.createdAtMs = r.now_ms end
   local json = cjson.encode(r.wanted)
   redis.call('HSET', r.cfg_key, 'version', r.new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', r.now_ms)
@@ -59,7 +88,7 @@ local function board_create(r)
   if r.segments_max ~= '' then redis.call('HSET', r.cfg_key, 'segmentsMax', r.segments_max) end
   store_snapshot_confs(r.cfg_key, r.wanted)
   board_store_views(r, nil, {})
-  return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json,
+  return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
     tonumber(r.segments_max) or 0 }
 end
 
@@ -73,7 +102,7 @@ local function board_compare_windows(r, plan, current)
     if old == nil then
       w.createdAtMs = r.now_ms
       plan.changed = true
-    elseif plan.reshard or old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
+    elseif plan.reshard or plan.reties or old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
       plan.changed = true
       if r.reset then
         plan.to_drop[#plan.to_drop + 1] = w.name
@@ -117,6 +146,7 @@ local function board_plan(r, stored)
   if plan.reshard and not r.reset then
     plan.problems[#plan.problems + 1] = 'shards would change from ' .. stored_shards .. ' to ' .. r.shards
   end
+  board_plan_ties(r, plan)
   board_compare_windows(r, plan, current)
   return plan
 end
@@ -136,7 +166,9 @@ local function board_update(r, plan)
   if r.max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', r.max_items) end
   if r.segments_max ~= '' then redis.call('HSET', cfg_key, 'segmentsMax', r.segments_max) end
   board_store_views(r, plan.stored_views, dropped)
-  return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json,
+  if #plan.to_drop > 0 then prune_item_data(cfg_key) end
+  board_store_ties(r)
+  return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
     tonumber(r.segments_max) or 0 }
 end
 
@@ -152,7 +184,7 @@ local function board_put(keys, args)
   end
   if not plan.changed then
     return { 'unchanged', redis.call('HGET', r.cfg_key, 'version'), stored, r.shards,
-      tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards, tonumber(r.max_items) or 0, r.views_json,
+      tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
       tonumber(r.segments_max) or 0 }
   end
   return board_update(r, plan)

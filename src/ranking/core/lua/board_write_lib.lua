@@ -95,7 +95,7 @@ local function event_adder(window_count)
         score = standing(top_key, item)
       end
       reply[#reply + 1] = score
-      reply[#reply + 1] = rank_of(top_key, score)
+      reply[#reply + 1] = item_rank(top_key, item, score)
     end
     return new_due_ms
   end
