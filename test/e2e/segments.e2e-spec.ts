@@ -140,3 +140,28 @@ describe.each<[Topology, number]>([
     expect((await http().get('/boards/b/items/x?segment=en').expect(200)).body.score).toBe(1);
   });
 });
+
+/** A segment of a `ties: first` board ranks strictly too, in the order its items reached their scores in it. */
+describe('segments of a ties: first board', () => {
+  const e2e = useApp('single', { fresh: true });
+  const { http } = e2e;
+
+  it('ranks equal scores in a segment by when they reached them in that segment', async () => {
+    await createBoard(e2e.app(), 't', { ...BOARD, ties: 'first' });
+    const increment = (item: string, segments: string[]) =>
+      http().post(`/boards/t/items/${item}/increment`).send({ amount: 5, segments }).expect(200);
+    await increment('b', ['fr']);
+    await increment('a', ['en']);
+    await increment('b', ['en']);
+    const en = await http().get('/boards/t/top?segment=en').expect(200);
+    expect(en.body.items.map((r: { item: string; rank: number }) => [r.item, r.rank])).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ]);
+    const board = await http().get('/boards/t/top').expect(200);
+    expect(board.body.items.map((r: { item: string; rank: number }) => [r.item, r.rank])).toEqual([
+      ['b', 1],
+      ['a', 2],
+    ]);
+  });
+});

@@ -39,8 +39,8 @@ local function drop_window(cfg_key, window_name)
       redis.call('UNLINK', base .. 'slot:' .. start)
     end
     redis.call('UNLINK', base .. 'slots', base .. 'top')
+    drop_tie_order(base)
   end
-  drop_tie_order(bases[1])
 end
 
 local function current_slot(now_sec, interval_sec)
