@@ -6,8 +6,8 @@
 -- slot: live while that is after now; what segments.max counts) and "<tag>:segdue" (segment -> when,
 -- unix ms, its oldest slot expires: what the expiry drains).
 -- KEYS: 0
--- Window arguments as every multi-window function has them: period and interval at ARGV[5 + 3w] and
--- ARGV[6 + 3w]; the board's window keys as (slots, top) pairs from KEYS[first_key].
+-- Window arguments as every multi-window function has them from ARGV[5] (window_rule); the board's
+-- window keys as (slots, top) pairs from KEYS[first_key].
 
 -- The segment's key for a board window key "<tag>:<window>:<suffix>".
 local function segment_window_key(board_key, suffix, segment)
@@ -59,10 +59,10 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
     local live_until, due_ms = 0, nil
     for w = 0, window_count - 1 do
       if covering[w] then
-        local period_sec, interval_sec = tonumber(ARGV[5 + 3 * w]), tonumber(ARGV[6 + 3 * w])
+        local period_sec, interval_sec, origin_sec = window_rule(5, w)
         local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
         local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-        local slot_start = current_slot(at_sec, interval_sec)
+        local slot_start = current_slot(at_sec, interval_sec, origin_sec)
         if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
           due_ms = math.min(due_ms or math.huge, slot_due_ms(slot_start, period_sec))
         end
@@ -88,11 +88,11 @@ local function drain_segment(first_key, window_count, name, now_ms, budget)
   local now_sec = math.floor(now_ms / 1000)
   local next_ms = math.huge
   for w = 0, window_count - 1 do
-    local period_sec, interval_sec = tonumber(ARGV[5 + 3 * w]), tonumber(ARGV[6 + 3 * w])
+    local period_sec, interval_sec, origin_sec = window_rule(5, w)
     local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
     local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
     local more
-    budget, more = expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget)
+    budget, more = expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
     if more then next_ms = now_ms end
     local oldest = redis.call('ZRANGE', slots_key, 0, 0, 'WITHSCORES')
     if #oldest > 0 then next_ms = math.min(next_ms, slot_due_ms(tonumber(oldest[2]), period_sec)) end

@@ -7,9 +7,9 @@
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
 -- ARGV[4]        W, number of windows
--- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
--- ARGV[5+3W]     list the segments after this name ("" from the first)
--- ARGV[6+3W]     most segments to list
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
+-- ARGV[5+4W]     list the segments after this name ("" from the first)
+-- ARGV[6+4W]     most segments to list
 -- Reply: { name_1, items_1, ..., name_n, items_n } in byte order of name
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function segment_page(keys, args)
@@ -17,6 +17,6 @@ local function segment_page(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local window_count = tonumber(ARGV[4])
-  local after, limit = ARGV[5 + 3 * window_count], tonumber(ARGV[6 + 3 * window_count])
+  local after, limit = ARGV[5 + WINDOW_ARGS * window_count], tonumber(ARGV[6 + WINDOW_ARGS * window_count])
   return segment_rows(2, window_count, tonumber(ARGV[2]), after, limit, tonumber(ARGV[3]))
 end
