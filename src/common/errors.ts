@@ -78,6 +78,11 @@ export const ERROR_CODES = {
     retry:
       'no: the board holds its maxItems items; existing items keep counting, new ones wait until some leave every window',
   },
+  SEGMENT_LIMIT: {
+    status: 409,
+    applied: 'no',
+    retry: 'no: the board holds segments.max live segments; a new one waits until one of them holds no live data',
+  },
   INGEST_SOURCE_CONFLICT: {
     status: 409,
     applied: 'no',

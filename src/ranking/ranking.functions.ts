@@ -35,7 +35,7 @@ export const RANKING_SLICES = [
  */
 export const RANKING = defineLibrary({
   name: 'tb_ranking',
-  version: 2,
+  version: 3,
   modules: [
     ...RANKING_MODULES,
     SPAN_MODULE,

@@ -50,6 +50,8 @@ export type ItemAnswer = Awaited<ReturnType<ReadsService['item']>> | Awaited<Ret
 /** How a read is asked besides its source: `span` (a duration) reads only a rolling window's newest slots. */
 export interface ReadOptions {
   span?: string;
+  /** Read the window as this segment's (a board without segments: 400). */
+  segment?: string;
 }
 
 /** A span names a rolling window's slots: a view has none of its own. */
@@ -76,7 +78,7 @@ export class RankingService {
     private readonly spans: SpansService,
   ) {}
 
-  /** `shards`, `maxItems`, `views` and `ties` undefined keep the stored ones. */
+  /** `shards`, `maxItems`, `views`, `ties` and `segmentsMax` undefined keep the stored ones. */
   putBoard(
     name: string,
     windows: WindowInput[],
@@ -85,8 +87,9 @@ export class RankingService {
     maxItems?: number,
     views?: ViewInput[],
     ties?: TiesMode,
+    segmentsMax?: number,
   ): Promise<{ created: boolean; board: BoardView }> {
-    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, ties });
+    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, ties, segmentsMax });
   }
 
   getBoard(name: string): Promise<BoardView> {
@@ -120,6 +123,7 @@ export class RankingService {
     budget?: ClientBudget,
     atSec?: number,
     createdAtSec?: number,
+    segments?: string[],
   ): Promise<WriteAnswer<ItemWritten>>;
   increment(
     first: IncrementCommand | string,
@@ -129,10 +133,11 @@ export class RankingService {
     budget?: ClientBudget,
     atSec?: number,
     createdAtSec?: number,
+    segments?: string[],
   ): Promise<WriteAnswer<ItemWritten>> {
     if (typeof first !== 'string') return this.writes.increment(first);
     // The positional overload requires item and amount.
-    const fields = { board: first, item: item!, amount: amount!, atSec, createdAtSec };
+    const fields = { board: first, item: item!, amount: amount!, atSec, createdAtSec, segments };
     return this.writes.increment(this.commands.increment(fields, { idemKey, budget }));
   }
 
@@ -168,6 +173,7 @@ export class RankingService {
     idemKey?: string,
     budget?: ClientBudget,
     atSec?: number,
+    segments?: string[],
   ): Promise<WriteAnswer<LikeWritten>>;
   like(
     first: LikeCommand | UnlikeCommand | string,
@@ -177,12 +183,15 @@ export class RankingService {
     idemKey?: string,
     budget?: ClientBudget,
     atSec?: number,
+    segments?: string[],
   ): Promise<WriteAnswer<LikeWritten>> {
     if (typeof first !== 'string') return this.writes.like(first);
     // The positional overload requires item, user and undo.
     const fields = { board: first, item: item!, userId: userId! };
     const sent = { idemKey, budget };
-    const command = undo ? this.commands.unlike(fields, sent) : this.commands.like({ ...fields, atSec }, sent);
+    const command = undo
+      ? this.commands.unlike(fields, sent)
+      : this.commands.like({ ...fields, atSec, segments }, sent);
     return this.writes.like(command);
   }
 
@@ -205,6 +214,7 @@ export class RankingService {
           : this.spans.top(board, window, nowMs, span, page),
       (board, view, nowMs) =>
         span === undefined ? this.views.top(board, view, nowMs, page) : spanOnView(name, view.name),
+      options.segment,
     );
   }
 
@@ -220,6 +230,7 @@ export class RankingService {
           : this.spans.item(board, window, nowMs, span, item),
       (board, view, nowMs) =>
         span === undefined ? this.views.item(board, view, nowMs, item) : spanOnView(name, view.name),
+      options.segment,
     );
   }
 
@@ -242,7 +253,13 @@ export class RankingService {
           : this.spans.around(board, window, nowMs, span, around),
       (board, view, nowMs) =>
         span === undefined ? this.views.around(board, view, nowMs, around) : spanOnView(name, view.name),
+      options.segment,
     );
+  }
+
+  /** A page of the board's live segments, each with the items it holds (a board without segments: 400). */
+  listSegments(name: string, page: { offset: number; limit: number; cursor?: string }) {
+    return this.sources.withSegments(name, (board, _, nowMs) => this.reads.segments(board, nowMs, page));
   }
 
   /** The window's snapshot at or before `atSec` (default: the latest). */

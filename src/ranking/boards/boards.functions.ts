@@ -17,6 +17,8 @@ export type BoardPutReply =
       maxItems: number | null;
       viewsJson: string;
       ties: TiesMode;
+      /** 0: the board takes no segments */
+      segmentsMax: number;
     }
   | { status: 'conflict'; message: string };
 
@@ -37,13 +39,14 @@ export const BOARDS_FUNCTIONS = {
         call.maxItems ?? '',
         JSON.stringify(call.views),
         call.ties ?? '',
+        call.segmentsMax ?? '',
       ],
     }),
     decode: (raw): BoardPutReply => {
       const reply = new Reply('tbRankBoardPut', raw);
       const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
       if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
-      reply.expectLength(9);
+      reply.expectLength(10);
       return {
         status,
         version: reply.string(1),
@@ -54,6 +57,7 @@ export const BOARDS_FUNCTIONS = {
         maxItems: reply.int(6) || null,
         viewsJson: reply.string(7),
         ties: oneOfReply('tbRankBoardPut', reply.string(8), TIES_MODES),
+        segmentsMax: reply.int(9),
       };
     },
   }),
@@ -83,6 +87,8 @@ export const BOARDS_FUNCTIONS = {
       revision: number;
       maxItems: number | null;
       viewsJson: string;
+      /** absent or 0: the board takes no segments */
+      segmentsMax?: number;
       nowMs: number;
     }) => ({
       keys: [call.keys.cfg()],
@@ -94,6 +100,7 @@ export const BOARDS_FUNCTIONS = {
         call.nowMs,
         call.maxItems ?? 0,
         call.viewsJson,
+        call.segmentsMax ?? 0,
       ],
     }),
     decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),

@@ -33,6 +33,8 @@ export interface BoardView {
   views?: ViewView[];
   /** Present when ties are strict ("first"). */
   ties?: TiesMode;
+  /** Present when the board takes segments. */
+  segments?: { max: number };
 }
 
 /** A page of GET /boards: from `offset`, or after the name `cursor` when given. */
@@ -51,6 +53,8 @@ export interface PutBoardInput {
   maxItems?: number;
   views?: ViewInput[];
   ties?: TiesMode;
+  /** Most live segments per shard; undefined keeps the stored one. */
+  segmentsMax?: number;
 }
 
 /** Boards: their configs (checked, stored, cached), the registry's pages, deletion, the change version. */
@@ -63,7 +67,7 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset, maxItems, ties } = input;
+    const { name, shards, reset, maxItems, ties, segmentsMax } = input;
     if (ties === 'first' && shards !== undefined && shards > 1) throw new InvalidInputError(M.tiesFirstSharded());
     const windows = resolveWindows(input.windows);
     const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
@@ -75,6 +79,7 @@ export class BoardsService {
       maxItems,
       views,
       ties,
+      segmentsMax,
       reset,
       version,
       nowMs: this.clock.nowMs(),
@@ -137,6 +142,7 @@ function viewOf(config: BoardConfig): BoardView {
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
     ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
     ...(config.ties === 'first' ? { ties: config.ties } : {}),
+    ...(config.segmentsMax === undefined ? {} : { segments: { max: config.segmentsMax } }),
   };
 }
 

@@ -41,6 +41,7 @@ export class BoardsStore {
       maxItems: stored.maxItems ? Number(stored.maxItems) : null,
       views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
       ties: stored.ties === 'first' ? 'first' : 'shared',
+      ...(stored.segmentsMax ? { segmentsMax: Number(stored.segmentsMax) } : {}),
     };
   }
 
@@ -94,6 +95,7 @@ export class BoardsStore {
       maxItems: reply.maxItems,
       views: JSON.parse(reply.viewsJson) as ViewConfig[],
       ties: reply.ties,
+      ...(reply.segmentsMax > 0 ? { segmentsMax: reply.segmentsMax } : {}),
     };
     await Promise.all(
       Array.from({ length: reply.shards - 1 }, (_, i) =>

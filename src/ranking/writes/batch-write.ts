@@ -5,13 +5,21 @@ import { growthRefusalOf } from '../../redis/refusals';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import { PreparedBoard } from '../core/board';
-import { AtOutOfSpanError, isRefusal } from '../core/ranking.errors';
+import { AtOutOfSpanError, isRefusal, isSegmentLimit } from '../core/ranking.errors';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { BatchEntry, BatchOutcome } from '../core/ranking.types';
 import { groupByShard } from '../core/shard-math';
 import { atProblem, eventTimeMs } from '../core/window-math';
 import type { BatchCommand, BatchWritten, GuardedAttempt, WriteAttempt, WriteKind } from './write-commands';
-import { allowancesOf, atRefusal, checkAt, checkCreatedAt, distinctItems, growthError } from './write-rules';
+import {
+  allowancesOf,
+  atRefusal,
+  checkAt,
+  checkCreatedAt,
+  checkSegments,
+  distinctItems,
+  growthError,
+} from './write-rules';
 import { WritesStore } from './writes.store';
 
 /**
@@ -52,11 +60,13 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
     return command.entries.map((input, i): BatchEntry => {
       checkAt(`items.${i}.at`, input.at, nowMs, board, leftToScript);
       checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
+      checkSegments(`items.${i}.segments`, input.segments, board);
       return {
         item: input.item,
         amount: input.amount,
         atMs: eventTimeMs(input.at, nowMs),
         ...(input.createdAt === undefined ? {} : { createdMs: eventTimeMs(input.createdAt, nowMs) }),
+        ...(input.segments === undefined ? {} : { segments: input.segments }),
       };
     });
   }
@@ -113,9 +123,11 @@ function throwUnlessRetryable(
 ): void {
   const outOfSpan = outcome.errors.find((error) => error instanceof AtOutOfSpanError);
   if (outOfSpan !== undefined && sofar.applied === 0) throw outOfSpan;
-  const unexpected = outcome.errors.find((error) => !isRefusal(error) && !growthRefusalOf(error));
+  // A part over segments.max is refused like one over a growth limit: whole, the others kept.
+  const limited = (error: unknown) => growthRefusalOf(error) !== undefined || isSegmentLimit(error);
+  const unexpected = outcome.errors.find((error) => !isRefusal(error) && !limited(error));
   if (unexpected !== undefined) throw unexpected;
-  const growth = outcome.errors.find((error) => growthRefusalOf(error));
+  const growth = outcome.errors.find(limited);
   if (growth === undefined) return;
   const refusal = growthError(growth, reservation, board);
   if (sofar.applied === 0) throw refusal;

@@ -5,7 +5,7 @@ import type { ClientBudget } from '../../governance/growth-quotas';
 import { IdemRequest, idemRequest } from '../../redis/idempotency';
 import type { PreparedBoard } from '../core/board';
 import type { WindowStanding } from '../core/ranking.types';
-import { createdOf, timeOf } from './write-rules';
+import { createdOf, incrementFingerprint, segmentsOf, timeOf } from './write-rules';
 
 /**
  * The writes as objects, from the controller to the script: each names its board, carries its own
@@ -31,6 +31,8 @@ export interface IncrementCommand {
   amount: number;
   atSec?: number;
   createdAtSec?: number;
+  /** The segments the event also counts in (absent: none). */
+  segments?: string[];
   context: WriteContext;
 }
 
@@ -40,6 +42,7 @@ export interface BatchInput {
   amount: number;
   at?: number;
   createdAt?: number;
+  segments?: string[];
 }
 
 /** Amounts for many items, applied together (atomically per shard). */
@@ -57,6 +60,8 @@ export interface LikeCommand {
   item: string;
   userId: string;
   atSec?: number;
+  /** The segments the like counts in (absent: none). */
+  segments?: string[];
   context: WriteContext;
 }
 
@@ -121,19 +126,24 @@ export class WriteCommands {
   constructor(private readonly clock: Clock) {}
 
   increment(fields: Omit<IncrementCommand, 'kind' | 'context'>, sent: SentWith = {}): IncrementCommand {
-    const { board, item, amount, atSec, createdAtSec } = fields;
-    const what = ['increment', board, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec)];
+    const what = incrementFingerprint({ ...fields, name: fields.board });
     return { kind: 'increment', ...fields, context: this.context(sent, what) };
   }
 
   batch(fields: Omit<BatchCommand, 'kind' | 'context'>, sent: SentWith = {}): BatchCommand {
-    const rows = fields.entries.map((e) => [e.item, e.amount, ...timeOf(e.at), ...createdOf(e.createdAt)]);
+    const rows = fields.entries.map((e) => [
+      e.item,
+      e.amount,
+      ...timeOf(e.at),
+      ...createdOf(e.createdAt),
+      ...segmentsOf(e.segments),
+    ]);
     return { kind: 'batch', ...fields, context: this.context(sent, ['increments', fields.board, rows]) };
   }
 
   like(fields: Omit<LikeCommand, 'kind' | 'context'>, sent: SentWith = {}): LikeCommand {
-    const { board, item, userId, atSec } = fields;
-    const what = ['like', board, item, userId, ...timeOf(atSec)];
+    const { board, item, userId, atSec, segments } = fields;
+    const what = ['like', board, item, userId, ...timeOf(atSec), ...segmentsOf(segments)];
     return { kind: 'like', ...fields, context: this.context(sent, what) };
   }
 

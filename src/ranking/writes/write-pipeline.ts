@@ -23,7 +23,7 @@ import type {
   WriteContext,
   WriteKind,
 } from './write-commands';
-import { atRefusal, byWindow, checkAt, checkCreatedAt, growthError } from './write-rules';
+import { atRefusal, byWindow, checkAt, checkCreatedAt, checkSegments, growthError } from './write-rules';
 import type { LedgerEntry } from './writes.functions';
 import { WritesStore } from './writes.store';
 
@@ -242,6 +242,7 @@ class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritt
     const { board, nowMs, idem } = attempt;
     const problem = checkAt('at', command.atSec, nowMs, board, idem !== undefined);
     checkCreatedAt('createdAt', command.createdAtSec, nowMs);
+    checkSegments('segments', command.segments, board);
     return problem;
   }
 
@@ -269,7 +270,9 @@ type LikeOutcome = Awaited<ReturnType<WritesStore['like']>>;
 class LikeWrite extends ItemWrite<LikeCommand | UnlikeCommand, LikeOutcome, LikeWritten> {
   protected check(command: LikeCommand | UnlikeCommand, attempt: GuardedAttempt): AtProblem {
     if (command.kind === 'unlike') return undefined;
-    return checkAt('at', command.atSec, attempt.nowMs, attempt.board, attempt.idem !== undefined);
+    const problem = checkAt('at', command.atSec, attempt.nowMs, attempt.board, attempt.idem !== undefined);
+    checkSegments('segments', command.segments, attempt.board);
+    return problem;
   }
 
   protected growth(command: LikeCommand | UnlikeCommand): Growth {

@@ -114,6 +114,8 @@ export class WritesStore {
     const shard = board.shardOf(item);
     const undo = command.kind === 'unlike';
     const atMs = eventTimeMs(command.kind === 'like' ? command.atSec : undefined, nowMs);
+    // An unlike names none: it takes the like out of the segments it was counted in.
+    const segments = command.kind === 'like' ? command.segments : undefined;
     const reply = await guard(
       this.redis.callFunction(S.like, {
         ...this.write(board, shard, nowMs, idem),
@@ -122,6 +124,7 @@ export class WritesStore {
         undo,
         ...growth,
         atMs,
+        segments,
       }),
     );
     await this.indexDue(board, reply.created[2]);
@@ -229,10 +232,10 @@ function coalesced(
   attempt: { nowMs: number; newItems: number },
   idem: IdemCall | undefined,
 ): CoalescedIncrement {
-  const { item, amount, atSec, createdAtSec } = command;
+  const { item, amount, atSec, createdAtSec, segments } = command;
   const { nowMs, newItems } = attempt;
   const createdMs = createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs);
-  return { item, amount, idem, newItems, atMs: eventTimeMs(atSec, nowMs), createdMs };
+  return { item, amount, idem, newItems, atMs: eventTimeMs(atSec, nowMs), createdMs, segments };
 }
 
 type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }>>;

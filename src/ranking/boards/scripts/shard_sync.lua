@@ -12,6 +12,7 @@
 -- ARGV[5]        now, unix milliseconds (creation time of the shard's config)
 -- ARGV[6]        maxItems of the authoritative config (0: none)
 -- ARGV[7]        views of the authoritative config, JSON array ("[]": none); rebuilt here as board_put does
+-- ARGV[8]        segments.max of the authoritative config (0: none)
 -- Reply: "synced", or "unchanged" (this revision or a newer one is already held)
 local function shard_sync(keys, args)
   begin_call(keys, args)
@@ -39,6 +40,7 @@ local function shard_sync(keys, args)
   redis.call('HSETNX', cfg_key, 'createdAtMs', ARGV[5])
   store_snapshot_confs(cfg_key, cjson.decode(ARGV[2]))
   if ARGV[6] == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', ARGV[6]) end
+  if ARGV[8] == '0' then redis.call('HDEL', cfg_key, 'segmentsMax') else redis.call('HSET', cfg_key, 'segmentsMax', ARGV[8]) end
   local old_views = redis.call('HGET', cfg_key, 'views')
   if ARGV[7] == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', ARGV[7]) end
   views_reconcile(cfg_key, old_views, dropped, tonumber(ARGV[5]))
