@@ -135,6 +135,7 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
       applied: totals.applied,
       deadLettered: totals.deadLettered,
       lag: totals.lag,
+      throughput: totals.throughput,
       lastError: totals.lastError,
       lastErrorAt: totals.lastErrorAt,
       consumer: totals.leader,

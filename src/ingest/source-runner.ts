@@ -49,6 +49,8 @@ export class SourceRunner {
   private leaseUntil = 0;
   private renewedAt = 0;
   private lagMeasuredAt = 0;
+  /** Events applied by this runner since the last measurement (its throughput over that time). */
+  private appliedSinceMeasured = 0;
 
   constructor(
     readonly stored: StoredSource,
@@ -140,11 +142,15 @@ export class SourceRunner {
     }
   }
 
+  /** The source's lag, and the events/s this runner applied since the last measurement (0 at the first). */
   private async measureLag(): Promise<void> {
-    this.lagMeasuredAt = performance.now();
+    const now = performance.now();
+    const throughput = this.lagMeasuredAt === 0 ? 0 : (this.appliedSinceMeasured * 1000) / (now - this.lagMeasuredAt);
+    this.lagMeasuredAt = now;
+    this.appliedSinceMeasured = 0;
     const lag = await this.source.lag();
     this.context.observe(this.name, { lag });
-    await this.context.store.recordLag(this.name, lag);
+    await this.context.store.recordFigures(this.name, lag, Math.round(throughput));
   }
 
   /** One batch: applied per board shard, dead letters written, then everything acknowledged. */
@@ -173,6 +179,7 @@ export class SourceRunner {
     }
     await this.source.ack(pending.filter((entry) => entry.refusal === undefined).map((entry) => entry.message));
     const total = applied.reduce((sum, count) => sum + count, 0);
+    this.appliedSinceMeasured += total;
     this.context.observe(this.name, { applied: total, deadLettered });
     await this.context.store.addTotals(this.name, total, deadLettered);
   }

@@ -3,6 +3,11 @@
 'use strict';
 
 window.TrendboardKit = (() => {
+  /** The key or token typed into the page, kept in this tab only (sessionStorage). */
+  const TOKEN_KEY = 'trendboard-token';
+  const token = () => sessionStorage.getItem(TOKEN_KEY) || '';
+  const authHeaders = () => (token() ? { Authorization: `Bearer ${token()}` } : {});
+
   function element(tag, text, className) {
     const node = document.createElement(tag);
     if (text !== undefined) node.textContent = String(text);
@@ -87,5 +92,5 @@ window.TrendboardKit = (() => {
     return svg;
   }
 
-  return { element, fillSelect, format, lineChart, movementOf, parseEvent, sleep };
+  return { TOKEN_KEY, authHeaders, element, fillSelect, format, lineChart, movementOf, parseEvent, sleep, token };
 })();
