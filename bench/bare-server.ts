@@ -16,12 +16,15 @@ import { COUNTER_SCRIPTS } from '../src/counters/counters.scripts';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { BoardCall } from '../src/ranking/core/script-call';
-import { RANKING_SCRIPTS as S } from './ranking-scripts';
+import { RANKING } from '../src/ranking/ranking.functions';
 import { nodeOptions } from '../src/redis/redis-options';
 import { callScript, defineScript } from '../src/redis/scripts';
+import { callFunction, loadLibraries } from '../src/redis/functions';
 import { StatsKeys } from '../src/stats/stats-keys';
 import { bucketField, hourStartOf } from '../src/stats/stats-math';
 import { STATS_SCRIPTS } from '../src/stats/stats.scripts';
+
+const S = RANKING.functions;
 
 const EXPIRE_CHUNK = 1000;
 
@@ -38,7 +41,8 @@ async function main(): Promise<void> {
   });
   await redis.connect(); // no offline queue: nothing may be sent before the connection is up
   const keys = new RankingKeys(process.env.KEY_PREFIX ?? 'tb:');
-  for (const script of [...Object.values(S), ...Object.values(COUNTER_SCRIPTS), ...Object.values(STATS_SCRIPTS)]) {
+  await loadLibraries(redis, [RANKING.library]);
+  for (const script of [...Object.values(COUNTER_SCRIPTS), ...Object.values(STATS_SCRIPTS)]) {
     defineScript(redis, script);
   }
   const boardName = process.env.BOARD ?? 'bench';
@@ -68,7 +72,7 @@ async function main(): Promise<void> {
   app.post<{ Params: { item: string }; Body?: { amount?: number } }>(
     '/boards/:board/items/:item/increment',
     async (request) => {
-      const reply = await callScript(redis, S.increment, {
+      const reply = await callFunction(redis, S.increment, {
         ...on(),
         item: request.params.item,
         amount: request.body?.amount ?? 1,
@@ -80,21 +84,21 @@ async function main(): Promise<void> {
     '/boards/:board/increments',
     async (request) => {
       const entries = request.body.items.map((e) => ({ item: e.item, amount: e.amount ?? 1 }));
-      const reply = await callScript(redis, S.incrementBatch, { ...on(), entries });
+      const reply = await callFunction(redis, S.incrementBatch, { ...on(), entries });
       return { board: boardName, count: reply.value.applied };
     },
   );
   app.get<{ Querystring: { limit?: string } }>('/boards/:board/top', async (request) => {
     const limit = Number(request.query.limit ?? 10);
-    return { items: (await callScript(redis, S.readTop, { ...on(), window, offset: 0, limit })).rows };
+    return { items: (await callFunction(redis, S.readTop, { ...on(), window, offset: 0, limit })).rows };
   });
   app.get<{ Params: { item: string } }>('/boards/:board/items/:item', async (request) => {
     const item = request.params.item;
-    return { item, ...(await callScript(redis, S.readItem, { ...on(), window, item })).standing };
+    return { item, ...(await callFunction(redis, S.readItem, { ...on(), window, item })).standing };
   });
   app.get<{ Params: { item: string } }>('/boards/:board/items/:item/around', async (request) => {
     const item = request.params.item;
-    return { items: (await callScript(redis, S.readAround, { ...on(), window, item, radius: 5 })).rows };
+    return { items: (await callFunction(redis, S.readAround, { ...on(), window, item, radius: 5 })).rows };
   });
   const precisions = defaults.COUNTER_PRECISIONS.split(',').map(Number);
   const counterKeys = new CounterKeys(keys.prefix, defaults.COUNTER_INDEX_BUCKETS);

@@ -10,12 +10,14 @@ import { ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
-import { RANKING_SCRIPTS as S } from './ranking-scripts';
+import { RANKING } from '../src/ranking/ranking.functions';
 import { UNLIMITED } from '../src/governance/growth-quota';
-import { callScript, defineScript } from '../src/redis/scripts';
+import { callFunction, loadLibraries } from '../src/redis/functions';
 import { stopChild } from '../test/support/processes';
 import { cannon, DURATION_SEC, fmt, median, RunFigures } from './load';
 import { cpuSeconds, startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
+
+const S = RANKING.functions;
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const PREFIX = 'coal:';
@@ -184,12 +186,12 @@ function medianFigures(runs: Figures[]): Figures {
 
 async function scriptCalls(redis: Redis): Promise<number> {
   const stats = await redis.info('commandstats');
-  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+  return Number(/cmdstat_fcall:calls=(\d+)/.exec(stats)?.[1] ?? 0);
 }
 
 /** Increments per second one Redis node applies with N per script call, 64 calls in flight, no HTTP. */
 async function redisLevel(redis: Redis, redisPid: number | undefined): Promise<void> {
-  for (const script of Object.values(S)) defineScript(redis, script);
+  await loadLibraries(redis, [RANKING.library]);
   const keys = new RankingKeys(PREFIX);
   const stored = await redis.hgetall(keys.board(BOARD).cfg());
   const board = new PreparedBoard(
@@ -209,13 +211,18 @@ async function redisLevel(redis: Redis, redisPid: number | undefined): Promise<v
     const call = () => {
       const base = { board, shard: board.shards[0], nowMs: Date.now(), budgetFields: 100 };
       if (perCall === 1)
-        return callScript(redis, S.increment, { ...base, item: `seed-${n++ % ITEMS}`, amount: 1, newItems: UNLIMITED });
+        return callFunction(redis, S.increment, {
+          ...base,
+          item: `seed-${n++ % ITEMS}`,
+          amount: 1,
+          newItems: UNLIMITED,
+        });
       const requests = Array.from({ length: perCall }, () => ({
         item: `seed-${n++ % ITEMS}`,
         amount: 1,
         newItems: UNLIMITED,
       }));
-      return callScript(redis, S.increments, { ...base, requests });
+      return callFunction(redis, S.increments, { ...base, requests });
     };
     const cpuBefore = cpuSeconds(redisPid);
     const startedMs = performance.now();

@@ -2,8 +2,8 @@
  * Fixed cost of a call inside Redis (`npx ts-node --transpile-only bench/functions.ts`, 10-20 s): a
  * call that does nothing but parse the common header (read_header of src/redis/functions/args.lua,
  * three windows) and answer 0, sent four ways to a private redis-server:
- *   - EVALSHA of today's kind of script: the ranking write libraries (keys, idem, views, window,
- *     snapshot, board_write: ~930 lines, read from src/redis/scripts and src/ranking/core/lua, unchanged) prepended;
+ *   - EVALSHA of the kind of script the ranking ran before it moved to functions (#23): its shared
+ *     write modules (keys, idem, views, window, snapshot, board_write: ~930 lines) prepended;
  *   - EVALSHA of the same header parse with nothing prepended (the floor of a script);
  *   - FCALL_RO of a function in a small library (the test library of test/support/functions);
  *   - FCALL_RO of the same function in a library that also holds those ~930 lines as shared code.
@@ -23,9 +23,10 @@ import Redis from 'ioredis';
 import { headerArgs } from '../src/redis/function-args';
 import { ARGS_MODULE, defineLibrary } from '../src/redis/function-library';
 import { loadLibraries } from '../src/redis/functions';
-import { BOARD_WRITE_LIBRARIES } from '../src/ranking/core/script-call';
+import { RANKING_MODULES } from '../src/ranking/core/script-call';
 import { stopChild } from '../test/support/processes';
 import { testLibrary } from '../test/support/functions';
+import { loadAverage, measure, median, Pipeline, usecPerCall, variant, Variant } from './call-rounds';
 import { startRedisServer } from './process-stats';
 
 const CALLS = Number(process.env.BENCH_FN_CALLS ?? 6_000);
@@ -33,8 +34,11 @@ const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 5);
 const PIPELINE = 500;
 const LOOP = 50_000;
 
-/** The libraries today's ranking write scripts carry (keys, idem, views, window, snapshot, board_write). */
-const PREPENDED = BOARD_WRITE_LIBRARIES;
+/**
+ * What a ranking write script carried before #23: the shared modules but call_lib (which binds a
+ * function's call; a script has its KEYS and ARGV already).
+ */
+const PREPENDED = RANKING_MODULES.filter((path) => !path.endsWith('call_lib.lua'));
 
 const header = {
   version: 'v1',
@@ -47,63 +51,6 @@ const header = {
   ],
 };
 const args = headerArgs(header);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-/** usec_per_call of one command in INFO commandstats (0 when it was not called). */
-async function usecPerCall(redis: Redis, command: string): Promise<number> {
-  const stats = await redis.info('commandstats');
-  return Number(new RegExp(`cmdstat_${command}:calls=\\d+,usec=\\d+,usec_per_call=([\\d.]+)`).exec(stats)?.[1] ?? 0);
-}
-
-type Pipeline = ReturnType<Redis['pipeline']>;
-interface Variant {
-  name: string;
-  command: 'evalsha' | 'fcall_ro';
-  send: (pipeline: Pipeline) => void;
-  rounds: number[];
-  /** Redis main-thread CPU µs per call, reading and answering included (immune to time other processes take). */
-  cpu: number[];
-}
-
-/** CPU seconds the Redis main thread has used (user + system). */
-async function mainThreadCpu(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
-  return field('used_cpu_user_main_thread') + field('used_cpu_sys_main_thread');
-}
-
-/** One round: CONFIG RESETSTAT, CALLS calls, the command's usec_per_call. */
-async function round(redis: Redis, variant: Variant): Promise<[number, number]> {
-  await redis.config('RESETSTAT');
-  const cpuBefore = await mainThreadCpu(redis);
-  for (let sent = 0; sent < CALLS; sent += PIPELINE) {
-    const pipeline = redis.pipeline();
-    for (let i = 0; i < PIPELINE; i++) variant.send(pipeline);
-    const results = (await pipeline.exec()) ?? [];
-    const failed = results.find(([error]) => error);
-    if (failed) throw failed[0];
-  }
-  const cpuMicros = ((await mainThreadCpu(redis)) - cpuBefore) * 1e6;
-  return [await usecPerCall(redis, variant.command), cpuMicros / CALLS];
-}
-
-/**
- * Rounds interleaved (every variant once per round, round 0 a warm-up): on a machine shared with
- * other work, a busy spell then hits every variant alike instead of one of them.
- */
-async function measure(redis: Redis, variants: Variant[]): Promise<void> {
-  for (let r = 0; r <= ROUNDS; r++) {
-    for (const variant of variants) {
-      const [micros, cpu] = await round(redis, variant);
-      if (r > 0) variant.rounds.push(micros);
-      if (r > 0) variant.cpu.push(cpu);
-    }
-  }
-}
 
 /** Loads the scripts and libraries on `redis` and answers the variants to measure, in table order. */
 async function prepare(redis: Redis): Promise<{ variants: Variant[]; lines: number; loadMs: number }> {
@@ -124,13 +71,9 @@ async function prepare(redis: Redis): Promise<{ variants: Variant[]; lines: numb
   await loadLibraries(redis, [big.library]);
   const loadMs = performance.now() - loadStarted;
   await loadLibraries(redis, [small.library]);
-  const variant = (name: string, command: Variant['command'], send: Variant['send']): Variant => ({
-    ...{ name, command, send },
-    ...{ rounds: [], cpu: [] },
-  });
   const fcall = (fn: { redisName: string }) => (p: Pipeline) => p.fcall_ro(fn.redisName, 0, ...args);
   const variants = [
-    variant(`EVALSHA, ${lines} lines of ranking libraries prepended (today)`, 'evalsha', (p) =>
+    variant(`EVALSHA, ${lines} lines of ranking libraries prepended (before #23)`, 'evalsha', (p) =>
       p.evalsha(prependedSha, 0, ...args),
     ),
     variant('EVALSHA, header parse only (nothing prepended)', 'evalsha', (p) => p.evalsha(bareSha, 0, ...args)),
@@ -182,9 +125,11 @@ async function main(): Promise<void> {
   const redis = new Redis(server.url);
   try {
     const { variants, lines, loadMs } = await prepare(redis);
-    await measure(redis, variants);
+    const loadBefore = loadAverage();
+    await measure(redis, variants, { rounds: ROUNDS, calls: CALLS, pipelined: PIPELINE });
     await report(redis, variants, await headerAlone(redis));
     console.log(`\nFUNCTION LOAD of the ${lines}-line library: ${loadMs.toFixed(1)} ms (once per node and load).`);
+    console.log(`Load average: ${loadBefore} before the rounds, ${loadAverage()} after.`);
   } finally {
     redis.disconnect();
     await stopChild(server.child);

@@ -18,11 +18,13 @@ import { get, Agent, IncomingMessage } from 'node:http';
 import Redis from 'ioredis';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
-import { RANKING_SCRIPTS as S } from './ranking-scripts';
+import { RANKING } from '../src/ranking/ranking.functions';
 import { UNLIMITED } from '../src/governance/growth-quota';
-import { callScript } from '../src/redis/scripts';
+import { callFunction } from '../src/redis/functions';
 import { stopChild } from '../test/support/processes';
 import { cpuSeconds, startRedisServer, startService, waitForHttp } from './process-stats';
+
+const S = RANKING.functions;
 
 const ITEM_CHARS = 16;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -57,7 +59,7 @@ async function measureSnapshots(
   const nowMs = Math.floor(Date.now() / 60_000) * 60_000;
   // A window of `keep` minutes in 1-minute slots: every snapshot it keeps is live at the end.
   const windows = [{ name: 'w', periodSec: keep * 60, intervalSec: 60, snapshots: { keep, top } }];
-  const put = await callScript(redis, S.boardPut, {
+  const put = await callFunction(redis, S.boardPut, {
     keys: keys.board('hist'),
     windows,
     shards: 1,
@@ -93,7 +95,7 @@ async function measureSnapshots(
       item: item(first + i),
       amount: 100_000 + first + i,
     }));
-    await callScript(redis, S.incrementBatch, { ...call(nowMs), entries });
+    await callFunction(redis, S.incrementBatch, { ...call(nowMs), entries });
   }
   await redis.eval("collectgarbage('collect') return 0", 0);
   const before = usedMemory(await redis.info('memory'));
@@ -101,7 +103,7 @@ async function measureSnapshots(
   // like any script but writes no slot, so the memory delta is the snapshots' alone.
   const window = board.config.windows[0];
   for (let minute = 1; minute <= keep; minute++) {
-    await callScript(redis, S.historyRead, { ...call(nowMs + minute * 60_000), window, atSec: undefined });
+    await callFunction(redis, S.historyRead, { ...call(nowMs + minute * 60_000), window, atSec: undefined });
   }
   // Garbage of the scripts' Lua heap (counted in used_memory) is not the snapshots' memory.
   await redis.eval("collectgarbage('collect') return 0", 0);

@@ -9,14 +9,14 @@
  * out) how long the two instances take to drain as many boards falling due at once.
  */
 import { ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
-import { RANKING_SCRIPTS as S } from './ranking-scripts';
-import { loadScriptSource } from '../src/redis/scripts';
+import { RANKING } from '../src/ranking/ranking.functions';
 import { stopChild } from '../test/support/processes';
 import { cpuSeconds, startRedisServer, startService, waitForHttp } from './process-stats';
+
+const S = RANKING.functions;
 
 const BOARDS = Number(process.env.IDLE_BENCH_BOARDS ?? 20_000);
 const REST_SEC = Number(process.env.IDLE_BENCH_SEC ?? 30);
@@ -131,11 +131,10 @@ async function atRest(boards: number): Promise<RestFigures> {
     const createSec = await boardsWithData(fleet, names, WINDOWS);
     await new Promise((resolve) => setTimeout(resolve, 2000)); // let the last writes' effects settle
 
-    const expireSha = createHash('sha1').update(loadScriptSource(S.expire)).digest('hex');
     const monitor = await redis.monitor();
     let expireCalls = 0;
     monitor.on('monitor', (_time: string, args: string[]) => {
-      if (args[0]?.toLowerCase() === 'evalsha' && args[1] === expireSha) expireCalls++;
+      if (args[0]?.toLowerCase() === 'fcall' && args[1] === S.expire.redisName) expireCalls++;
     });
     const before = await restSample(fleet);
     const startedMs = performance.now();
@@ -208,7 +207,7 @@ async function restSample({ redis, redisPid, services }: Fleet) {
     serviceCpu: services.map((service) => cpuSeconds(service.pid)),
     redisCpu: cpuSeconds(redisPid),
     commands: Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0),
-    scriptCalls: calls('evalsha') + calls('eval'),
+    scriptCalls: calls('evalsha') + calls('eval') + calls('fcall') + calls('fcall_ro'),
   };
 }
 

@@ -14,10 +14,11 @@ import Redis, { Cluster } from 'ioredis';
 import { clusterClient, startRedisCluster } from '../test/support/cluster';
 import { stopChild } from '../test/support/processes';
 import { PreparedBoard } from '../src/ranking/core/board';
-import { RANKING_SCRIPTS as S } from './ranking-scripts';
+import { RANKING } from '../src/ranking/ranking.functions';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { BoardCall } from '../src/ranking/core/script-call';
 import { callScript, defineScript } from '../src/redis/scripts';
+import { callFunction, loadLibraries } from '../src/redis/functions';
 import { AppConfig } from '../src/common/config';
 import { coalescingBench } from './coalescing';
 import { idleBoardsBench } from './idle-boards';
@@ -30,6 +31,8 @@ import { historyMemoryBench, streamBench } from './history';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { CounterKeys } from '../src/counters/counter-keys';
 import { COUNTER_SCRIPTS } from '../src/counters/counters.scripts';
+
+const S = RANKING.functions;
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 /** An unrecorded run before each route's measured runs, per server: JIT and caches warm, both servers alike. */
@@ -47,7 +50,7 @@ async function main(): Promise<void> {
   // A plain client: in this tight loop auto-pipelining makes the client the bottleneck (about a third
   // fewer calls/s, see docs/benchmarks.md); the 'inside Redis' column does not depend on the client.
   const redis = new Redis(redisUrl);
-  for (const script of Object.values(S)) defineScript(redis, script);
+  await loadLibraries(redis, [RANKING.library]);
 
   console.log(`# trendboard benchmarks\n`);
   console.log(
@@ -211,12 +214,12 @@ async function redisBench(redis: Redis): Promise<void> {
       const callsPerSec = await throughputOf(() => {
         n++;
         if (batchSize === 1)
-          return callScript(redis, S.increment, { ...on(board, Date.now()), item: `i${n % 100_000}`, amount: 1 });
+          return callFunction(redis, S.increment, { ...on(board, Date.now()), item: `i${n % 100_000}`, amount: 1 });
         const entries = Array.from({ length: batchSize }, (_, i) => ({
           item: `i${(n * batchSize + i) % 100_000}`,
           amount: 1,
         }));
-        return callScript(redis, S.incrementBatch, { ...on(board, Date.now()), entries });
+        return callFunction(redis, S.incrementBatch, { ...on(board, Date.now()), entries });
       });
       console.log(
         `| increment script, ${windows} window(s), batch of ${batchSize} | ${fmt(callsPerSec)} | ${fmt(callsPerSec * batchSize)} | ${(await scriptMicrosPerCall(redis)).toFixed(1)} |`,
@@ -229,12 +232,12 @@ async function redisBench(redis: Redis): Promise<void> {
     const w = board.config.windows[0];
     const read = () => ({ ...on(board, Date.now()), window: w });
     await redis.config('RESETSTAT');
-    const top = await throughputOf(() => callScript(redis, S.readTop, { ...read(), offset: 0, limit: 10 }));
+    const top = await throughputOf(() => callFunction(redis, S.readTop, { ...read(), offset: 0, limit: 10 }));
     const topMicros = await scriptMicrosPerCall(redis);
     let k = 0;
     await redis.config('RESETSTAT');
     const rank = await throughputOf(() =>
-      callScript(redis, S.readItem, { ...read(), item: `s${(k++ * 7919) % size}` }),
+      callFunction(redis, S.readItem, { ...read(), item: `s${(k++ * 7919) % size}` }),
     );
     console.log(`| top-10 read, ${size.toLocaleString('en')} items | ${fmt(top)} | | ${topMicros.toFixed(1)} |`);
     console.log(
@@ -274,7 +277,7 @@ async function growthBench(redis: Redis): Promise<void> {
     [
       'item increment, existing item, 3 windows',
       (limited) =>
-        callScript(redis, S.increment, {
+        callFunction(redis, S.increment, {
           ...growthOn(limited ? capped : plain, limited, 1),
           item: existing(),
           amount: 1,
@@ -283,12 +286,16 @@ async function growthBench(redis: Redis): Promise<void> {
     [
       'item increment, new item, 3 windows',
       (limited) =>
-        callScript(redis, S.increment, { ...growthOn(limited ? capped : plain, limited, 1), item: fresh(), amount: 1 }),
+        callFunction(redis, S.increment, {
+          ...growthOn(limited ? capped : plain, limited, 1),
+          item: fresh(),
+          amount: 1,
+        }),
     ],
     [
       'batch of 100, existing items, 3 windows',
       (limited) =>
-        callScript(redis, S.incrementBatch, {
+        callFunction(redis, S.incrementBatch, {
           ...growthOn(limited ? capped : plain, limited, 100),
           entries: batchOf(existing),
         }),
@@ -296,7 +303,7 @@ async function growthBench(redis: Redis): Promise<void> {
     [
       'batch of 100, new items, 3 windows',
       (limited) =>
-        callScript(redis, S.incrementBatch, {
+        callFunction(redis, S.incrementBatch, {
           ...growthOn(limited ? capped : plain, limited, 100),
           entries: batchOf(fresh),
         }),
@@ -375,7 +382,7 @@ async function idempotencyMemoryBench(redis: Redis): Promise<void> {
   const pending: Array<Promise<unknown>> = [];
   for (let i = 0; i < count; i++) {
     const idem = { key: randomUUID(), fingerprint: 'f'.repeat(16), retentionMs: 86_400_000 };
-    pending.push(callScript(redis, S.increment, { ...on(board, Date.now()), idem, item: 'one-item', amount: 1 }));
+    pending.push(callFunction(redis, S.increment, { ...on(board, Date.now()), idem, item: 'one-item', amount: 1 }));
     if (pending.length >= 64) await Promise.all(pending.splice(0));
   }
   await Promise.all(pending);
@@ -407,7 +414,7 @@ async function expiryBench(redis: Redis): Promise<void> {
   let longestRoundTripMs = 0;
   for (;;) {
     const callStart = performance.now();
-    const { draining } = await callScript(redis, S.expire, on(board, later));
+    const { draining } = await callFunction(redis, S.expire, on(board, later));
     longestRoundTripMs = Math.max(longestRoundTripMs, performance.now() - callStart);
     calls++;
     if (!draining) break;
@@ -441,7 +448,7 @@ async function clusterBench(): Promise<void> {
   const client = clusterClient(cluster.nodes);
   try {
     await client.connect();
-    for (const script of Object.values(S)) defineScript(client, script);
+    await loadLibraries(client, [RANKING.library]);
     const keys = new RankingKeys(PREFIX);
     const boards = await Promise.all(Array.from({ length: 6 }, (_, i) => makeBoard(client, keys, `c${i}`, 1)));
     const slotsOf = new Set(boards.map((b) => client.slots[calculateSlotOf(b.keys.cfg())]?.[0]));
@@ -452,7 +459,7 @@ async function clusterBench(): Promise<void> {
       let n = 0;
       const perSec = await throughputOf(() => {
         const board = boards[n++ % count];
-        return callScript(client, S.increment, { ...on(board, Date.now()), item: `i${n % 10_000}`, amount: 1 });
+        return callFunction(client, S.increment, { ...on(board, Date.now()), item: `i${n % 10_000}`, amount: 1 });
       });
       console.log(`| ${count} (${count === 1 ? 'one node' : `spread over ${slotsOf.size} nodes`}) | ${fmt(perSec)} |`);
     }
@@ -462,7 +469,7 @@ async function clusterBench(): Promise<void> {
       let n = 0;
       const perSec = await throughputOf(() => {
         const item = `i${n++ % 10_000}`;
-        return callScript(client, S.increment, { ...on(sharded, Date.now(), item), item, amount: 1 });
+        return callFunction(client, S.increment, { ...on(sharded, Date.now(), item), item, amount: 1 });
       });
       console.log(`| 1 board of ${shards} shards (spread over ${nodesOf.size} nodes) | ${fmt(perSec)} |`);
     }
@@ -524,7 +531,7 @@ async function makeBoard(
     intervalSec: parse(interval),
   }));
   const nowMs = Date.now();
-  const reply = await callScript(redis, S.boardPut, {
+  const reply = await callFunction(redis, S.boardPut, {
     keys: keys.board(name),
     windows,
     shards,
@@ -536,7 +543,7 @@ async function makeBoard(
   });
   if (reply.status === 'conflict') throw new Error(`board ${name}: ${reply.message}`);
   for (let shard = 1; shard < shards; shard++)
-    await callScript(redis, S.shardSync, { keys: keys.board(name, shard), ...reply, nowMs });
+    await callFunction(redis, S.shardSync, { keys: keys.board(name, shard), ...reply, nowMs });
   return new PreparedBoard(
     {
       name,
@@ -557,16 +564,16 @@ async function seed(redis: Redis, board: PreparedBoard, items: number, atMs: num
       item: `s${first + i}`,
       amount: 1 + ((first + i) % 1000),
     }));
-    pending.push(callScript(redis, S.incrementBatch, { ...on(board, atMs), entries }));
+    pending.push(callFunction(redis, S.incrementBatch, { ...on(board, atMs), entries }));
     if (pending.length >= 16) await Promise.all(pending.splice(0));
   }
   await Promise.all(pending);
 }
 
-/** Mean time Redis spent inside one EVALSHA since the last CONFIG RESETSTAT (INFO commandstats). */
+/** Mean time Redis spent inside one FCALL since the last CONFIG RESETSTAT (INFO commandstats). */
 async function scriptMicrosPerCall(redis: Redis): Promise<number> {
   const stats = await redis.info('commandstats');
-  return Number(/cmdstat_evalsha:calls=\d+,usec=\d+,usec_per_call=([\d.]+)/.exec(stats)?.[1] ?? NaN);
+  return Number(/cmdstat_fcall:calls=\d+,usec=\d+,usec_per_call=([\d.]+)/.exec(stats)?.[1] ?? NaN);
 }
 
 /** Calls per second of `call`, 64 in flight, over half a run (at least 1 s). */

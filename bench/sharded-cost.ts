@@ -10,11 +10,13 @@ import Redis from 'ioredis';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
-import { RANKING_SCRIPTS as S } from './ranking-scripts';
+import { RANKING } from '../src/ranking/ranking.functions';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { shardOf } from '../src/ranking/core/shard-math';
 import { RedisService } from '../src/redis/redis.service';
 import { throughput } from './load';
+
+const S = RANKING.functions;
 
 const SHARDS = 64;
 const ITEMS_PER_SHARD = Number(process.env.SHARDED_BENCH_ITEMS_PER_SHARD ?? 100_000);
@@ -59,11 +61,13 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
   const writeBefore = async () => {
     const item = `s${(n++ * 7919) % total}`;
     const home = shardOf(item, SHARDS);
-    const reply = await redisService.call(S.increment, { ...call(home), item, amount: 1, newItems: UNLIMITED });
+    const reply = await redisService.callFunction(S.increment, { ...call(home), item, amount: 1, newItems: UNLIMITED });
     const scores = reply.value.standings.map((s) => s.score);
     await Promise.all(
       board.shards.map((_, shard) =>
-        shard === home ? undefined : redisService.call(S.countAbove, { ...call(shard), windows: [window], scores }),
+        shard === home
+          ? undefined
+          : redisService.callFunction(S.countAbove, { ...call(shard), windows: [window], scores }),
       ),
     );
   };
@@ -71,7 +75,9 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
   const top = (offset: number, limit: number) => () => ranking.top('hashed', undefined, offset, limit);
   const topBefore = (depth: number) => () =>
     Promise.all(
-      board.shards.map((_, shard) => redisService.call(S.readTop, { ...call(shard), window, offset: 0, limit: depth })),
+      board.shards.map((_, shard) =>
+        redisService.callFunction(S.readTop, { ...call(shard), window, offset: 0, limit: depth }),
+      ),
     );
   const around = () => ranking.around('hashed', undefined, `s${(n++ * 7919) % total}`, 100);
 

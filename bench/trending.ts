@@ -68,7 +68,7 @@ async function writeCost(redisUrl: string, repeats: number, durationSec: number)
         durationSec,
       );
       const stats = await redis.client.info('commandstats');
-      const micros = Number(/cmdstat_evalsha:calls=\d+,usec=\d+,usec_per_call=([\d.]+)/.exec(stats)?.[1] ?? NaN);
+      const micros = Number(/cmdstat_fcall:calls=\d+,usec=\d+,usec_per_call=([\d.]+)/.exec(stats)?.[1] ?? NaN);
       runs.get(name)!.push({ perSec, micros });
     }
   }

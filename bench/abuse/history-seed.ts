@@ -8,9 +8,11 @@
 import Redis from 'ioredis';
 import { PreparedBoard } from '../../src/ranking/core/board';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
-import { RANKING_SCRIPTS as S } from '../ranking-scripts';
+import { RANKING } from '../../src/ranking/ranking.functions';
 import { UNLIMITED } from '../../src/governance/growth-quota';
-import { callScript, defineScript } from '../../src/redis/scripts';
+import { callFunction, loadLibraries } from '../../src/redis/functions';
+
+const S = RANKING.functions;
 
 const item = (i: number) => `item-${String(i).padStart(11, '0')}`;
 
@@ -21,11 +23,11 @@ export async function seedHistory(
   keep: number,
   top: number,
 ): Promise<{ window: string; lowestItem: string }> {
-  for (const script of Object.values(S)) defineScript(redis, script);
+  await loadLibraries(redis, [RANKING.library]);
   const keys = new RankingKeys(prefix);
   const startMs = (Math.floor(Date.now() / 60_000) - keep) * 60_000;
   const windows = [{ name: 'w', periodSec: (keep + 1) * 60, intervalSec: 60, snapshots: { keep, top } }];
-  const put = await callScript(redis, S.boardPut, {
+  const put = await callFunction(redis, S.boardPut, {
     keys: keys.board(board),
     windows,
     shards: 1,
@@ -47,11 +49,11 @@ export async function seedHistory(
       item: item(first + i),
       amount: 100_000 + top - first - i,
     }));
-    await callScript(redis, S.incrementBatch, { ...call(startMs), entries, newItems: UNLIMITED });
+    await callFunction(redis, S.incrementBatch, { ...call(startMs), entries, newItems: UNLIMITED });
   }
   const window = prepared.config.windows[0];
   for (let minute = 1; minute <= keep; minute++) {
-    await callScript(redis, S.historyRead, { ...call(startMs + minute * 60_000), window, atSec: undefined });
+    await callFunction(redis, S.historyRead, { ...call(startMs + minute * 60_000), window, atSec: undefined });
   }
   return { window: window.name, lowestItem: item(top - 1) };
 }

@@ -33,6 +33,11 @@ export const ERROR_CODES = {
     retry: 'no: the window keeps no snapshots, or none is kept for that time (the message says which)',
   },
   INGEST_SOURCE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
+  ITEM_NOT_FOUND: {
+    status: 404,
+    applied: 'no',
+    retry: 'no: data is kept only for an item some window of the board holds; write to the item first',
+  },
   ROUTE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: no such route' },
   METHOD_NOT_ALLOWED: {
     status: 405,
@@ -85,12 +90,19 @@ export const ERROR_CODES = {
     retry: 'only the entries the message says were not applied',
   },
   BODY_TOO_LARGE: { status: 413, applied: 'no', retry: 'no: send a smaller body' },
+  DATA_TOO_LARGE: { status: 413, applied: 'no', retry: 'no: item data holds at most 1 024 bytes of JSON' },
   URI_TOO_LONG: { status: 414, applied: 'no', retry: 'no' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, applied: 'no', retry: 'no: send application/json' },
   IDEMPOTENCY_KEY_REUSED: {
     status: 422,
     applied: 'no',
     retry: 'no: the key was used for a different request; use a new key',
+  },
+  SPAN_TOO_COSTLY: {
+    status: 422,
+    applied: 'no',
+    retry:
+      'no: the span holds more slot fields than one read sums; declare a window of that period (the message says which)',
   },
   RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
   STREAM_LIMIT: {
@@ -241,6 +253,13 @@ export class RedisBusyError extends DomainError {
 }
 
 /** A read whose window still held expired data after its drain calls: it answers nothing rather than count it. */
+/** A `?span=` read that would sum more slot fields than one read may. */
+export class SpanTooCostlyError extends DomainError {
+  constructor(message: string) {
+    super('SPAN_TOO_COSTLY', message);
+  }
+}
+
 export class WindowDrainingError extends DomainError {
   constructor(message: string) {
     super('WINDOW_DRAINING', message);

@@ -3,9 +3,11 @@ import { Injectable } from '@nestjs/common';
 import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
 import { RankingKeys } from '../ranking/core/ranking.keys';
 import { RedisService } from '../redis/redis.service';
-import { ApplyReply, INGEST_SCRIPTS as S, IngestEntry } from './ingest.scripts';
+import { ApplyReply, INGEST, IngestEntry } from './ingest.functions';
 import type { SourceDeclaration } from './dto/ingest.dto';
 import { BoardGoneError, StaleConfigError } from '../ranking/core/ranking.errors';
+
+const S = INGEST.functions;
 
 /** The source's lease passed to another instance, which wrote to this shard already: nothing applied. */
 export class IngestFencedError extends Error {}
@@ -45,7 +47,7 @@ export class IngestStore {
   constructor(private readonly redis: RedisService) {
     this.tag = `{${redis.prefix}ingest}`;
     this.rankingKeys = new RankingKeys(redis.prefix);
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([INGEST.library]);
   }
 
   private get client() {
@@ -124,7 +126,7 @@ export class IngestStore {
 
   /** Takes or renews the source's lease: the epoch while this instance holds it, 0 when another does. */
   lease(name: string, instance: string, leaseMs: number, release = false): Promise<number> {
-    return this.redis.call(S.lease, {
+    return this.redis.callFunction(S.lease, {
       lease: `${this.tag}:lease:${name}`,
       epochKey: `${this.tag}:epoch:${name}`,
       instance,
@@ -144,7 +146,7 @@ export class IngestStore {
     budgetFields: number,
   ): Promise<ApplyReply> {
     const reply = await this.redis
-      .call(S.apply, {
+      .callFunction(S.apply, {
         board,
         shard,
         progressKey: `${shard.keys.tag}:ingest:${progress}`,

@@ -5,7 +5,7 @@ import type { ShardKeys } from '../ranking/core/board';
 import { IngestEvent, parseEvent } from './ingest-event';
 import { INGEST_RETRY_MS } from './ingest.limits';
 import { IngestFencedError, IngestStore, StoredSource } from './ingest.store';
-import type { EntryOutcome, IngestEntry } from './ingest.scripts';
+import type { EntryOutcome, IngestEntry } from './ingest.functions';
 import type { IngestSource, SourceMessage } from './sources/source';
 
 /** What a runner needs from its instance: the stores, the clock, the shared limits on in-flight work. */

@@ -8,9 +8,15 @@ import { ExpiryStore } from './expiry/expiry.store';
 import { RankingScheduler } from './expiry/ranking.scheduler';
 import { HistoryService } from './history/history.service';
 import { HistoryStore } from './history/history.store';
+import { ItemDataService } from './items/items.service';
+import { ItemDataStore } from './items/items.store';
+import { LookupService } from './lookup/lookup.service';
+import { LookupStore } from './lookup/lookup.store';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
 import { ReadsStore } from './reads/reads.store';
+import { SpansService } from './spans/spans.service';
+import { SpansStore } from './spans/spans.store';
 import { ShardsStore } from './shards/shards.store';
 import { ViewsService } from './views/views.service';
 import { ViewsStore } from './views/views.store';
@@ -22,9 +28,9 @@ import { WritesStore } from './writes/writes.store';
  * feature in capability slices (docs/architecture.md). Layers, lowest first; a slice
  * imports only from its own layer's core or below, never from a layer above it:
  *
- *   core  <-  boards  <-  shards, history  <-  reads, views, writes  <-  expiry  <-  facade (RankingService), controller
+ *   core  <-  boards  <-  shards, history  <-  reads, spans, views, writes, lookup, items  <-  expiry  <-  facade (RankingService), controllers
  *
- * (shards and history are peers, as are reads, views and writes: peers never import each other.)
+ * (shards and history are peers, as are reads, spans, views, writes, lookup and items: peers never import each other.)
  */
 @Module({
   providers: [
@@ -37,16 +43,22 @@ import { WritesStore } from './writes/writes.store';
     HistoryService,
     ReadsStore,
     ReadsService,
+    SpansStore,
+    SpansService,
     ViewsStore,
     ViewsService,
     WritesStore,
     WritesService,
+    LookupStore,
+    LookupService,
+    ItemDataStore,
+    ItemDataService,
     ExpiryStore,
     ExpiryService,
     RankingScheduler,
     RankingService,
   ],
-  // BoardCache: stream ingest applies events with the boards' cached configs.
-  exports: [RankingService, RankingScheduler, BoardCache],
+  // BoardCache: stream ingest applies events with the boards' cached configs. Lookup, item data: their controllers.
+  exports: [RankingService, RankingScheduler, BoardCache, LookupService, ItemDataService],
 })
 export class RankingCoreModule {}

@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
+import { ItemDataController } from './items/item-data.controller';
+import { LookupController } from './lookup/lookup.controller';
 import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
 
 /** Ranking over HTTP: the core module (its slices and their layer order are there) and its routes. */
 @Module({
   imports: [RankingCoreModule],
-  controllers: [RankingController],
+  controllers: [RankingController, LookupController, ItemDataController],
   exports: [RankingCoreModule],
 })
 export class RankingModule {}

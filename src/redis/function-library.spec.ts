@@ -17,6 +17,7 @@ const calls = moduleFile(
   'local function double(keys, args)\n  return twice(tonumber(args[1]))\nend\n\nlocal function peek(keys, args)\n  return 1\nend\n',
 );
 const double = typedFunction({
+  name: 'double',
   handler: 'double',
   numberOfKeys: 0,
   build: (n: number) => ({ keys: [], args: [n] }),
@@ -33,6 +34,7 @@ describe('defineLibrary', () => {
       double,
       doubleAgain: double, // a second decoder of the same Lua function: registered once
       peek: typedFunction({
+        name: 'peek',
         handler: 'peek',
         flags: ['no-writes'],
         numberOfKeys: 1,

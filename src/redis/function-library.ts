@@ -13,6 +13,11 @@ export type FunctionFlag = 'no-writes' | 'allow-oom' | 'allow-stale' | 'no-clust
  * keys and args are made from domain values, `decode` the one place its reply is checked and read.
  */
 export interface FunctionDefinition<In, Out> {
+  /**
+   * The call's name in metrics, traces and reply errors (e.g. tbRankIncrement): one per definition and
+   * the same in every version of its library, unlike `redisName`.
+   */
+  name: string;
   /** The Lua local function (defined by one of the library's modules) that handles a call. */
   handler: string;
   flags?: readonly FunctionFlag[];
@@ -22,9 +27,20 @@ export interface FunctionDefinition<In, Out> {
   decode(reply: unknown, input: In): Out;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a library holds functions of every signature
+type AnyDefinition = FunctionDefinition<any, any>;
+
 /** Declares a function: its input and output types are read off `build` and `decode`. */
 export function typedFunction<In, Out>(definition: FunctionDefinition<In, Out>): FunctionDefinition<In, Out> {
   return definition;
+}
+
+/**
+ * The Lua modules of `functions` under `dir`, by convention one `<handler>.lua` per handler (two
+ * definitions sharing a handler share its module), in the order first named.
+ */
+export function handlerModules(dir: string, functions: Record<string, AnyDefinition>): string[] {
+  return [...new Set(Object.values(functions).map((definition) => join(dir, `${definition.handler}.lua`)))];
 }
 
 /** Where a line of an assembled library comes from. */
@@ -52,9 +68,6 @@ export interface LibraryFunction<In, Out> extends FunctionDefinition<In, Out> {
   /** Declared `no-writes`: sent as FCALL_RO. */
   readonly readOnly: boolean;
 }
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a library holds functions of every signature
-type AnyDefinition = FunctionDefinition<any, any>;
 
 export type BoundFunctions<F extends Record<string, AnyDefinition>> = {
   [K in keyof F]: F[K] extends FunctionDefinition<infer In, infer Out> ? LibraryFunction<In, Out> : never;

@@ -122,9 +122,9 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   /** Runs a function of a defined library: build, FCALL / FCALL_RO (reloading its library once if missing), decode. */
   callFunction<In, Out>(fn: LibraryFunction<In, Out>, input: In): Promise<Out> {
     return traceRedisCall(
-      fn.redisName,
+      fn.name,
       () => fn.build(input).keys[0],
-      () => this.timed(callFunction(this.client, fn, input), fn.redisName),
+      () => this.timed(callFunction(this.client, fn, input), fn.name),
     );
   }
 

@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import calculateSlot from 'cluster-key-slot';
 import { PreparedBoard } from '../ranking/core/board';
 import { RankingKeys } from '../ranking/core/ranking.keys';
 import { declaredKeyCount, ScriptDefinition } from './scripts';
-import { ARGS_MODULE, FunctionLibrary } from './function-library';
+import { ARGS_MODULE, FunctionLibrary, LibraryFunction } from './function-library';
+import { RANKING, RANKING_SLICES } from '../ranking/ranking.functions';
 
 const SRC = join(__dirname, '..');
 
@@ -24,20 +25,32 @@ function collectScripts(): ScriptDefinition[] {
 
 const ALL_SCRIPTS = collectScripts();
 
-/**
- * The Lua modules of every function library exported as `{ library }` by a `*.functions.ts` registry,
- * and the shared argument reader every library starts with.
- */
-function collectFunctionModules(): string[] {
+/** Every library exported as `{ library, functions }` by a `*.functions.ts` registry of any feature. */
+function collectLibraries(): Array<{
+  library: FunctionLibrary;
+  functions: Record<string, LibraryFunction<never, unknown>>;
+}> {
   const registries = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) =>
     file.endsWith('.functions.ts'),
   );
-  const libraries = registries.flatMap((file) =>
-    Object.values(jest.requireActual<Record<string, { library?: FunctionLibrary }>>(join(SRC, file)))
-      .map((exported) => exported?.library)
-      .filter((library): library is FunctionLibrary => Array.isArray(library?.modules)),
+  return registries.flatMap((file) =>
+    Object.values(
+      jest.requireActual<
+        Record<string, { library?: FunctionLibrary; functions?: Record<string, LibraryFunction<never, unknown>> }>
+      >(join(SRC, file)),
+    ).flatMap((exported) =>
+      Array.isArray(exported?.library?.modules) && exported.functions
+        ? [{ library: exported.library, functions: exported.functions }]
+        : [],
+    ),
   );
-  return [ARGS_MODULE, ...libraries.flatMap((library) => library.modules)];
+}
+
+const LIBRARIES = collectLibraries();
+
+/** The Lua modules of every function library, and the shared argument reader every library starts with. */
+function collectFunctionModules(): string[] {
+  return [ARGS_MODULE, ...LIBRARIES.flatMap(({ library }) => library.modules)];
 }
 
 const FUNCTION_MODULES = collectFunctionModules();
@@ -45,7 +58,7 @@ const FUNCTION_MODULES = collectFunctionModules();
 describe('script registries', () => {
   it('finds every feature registry', () => {
     expect(new Set(ALL_SCRIPTS.map((s) => s.name.replace(/^tb([A-Z][a-z]+).*/, '$1')))).toEqual(
-      new Set(['Rank', 'Counter', 'Stats', 'Api', 'Ingest']),
+      new Set(['Counter', 'Stats', 'Api']),
     );
   });
 
@@ -58,29 +71,61 @@ describe('script registries', () => {
   });
 });
 
+/** A script's or a function module's header: the KEYS count, each key, the reply and the args documented. */
+function expectHeader(source: string, numberOfKeys: number | 'dynamic'): void {
+  expect(declaredKeyCount(source)).toBe(numberOfKeys);
+  const documentedKeys = new Set([...source.matchAll(/^-- KEYS\[(\d+)\]/gm)].map((m) => Number(m[1])));
+  if (numberOfKeys === 'dynamic') {
+    expect(documentedKeys.size).toBeGreaterThan(0);
+  } else {
+    expect([...documentedKeys].sort((a, b) => a - b)).toEqual(Array.from({ length: numberOfKeys }, (_, i) => i + 1));
+  }
+  expect(source).toMatch(/^-- Reply:/m);
+  expect(source).toMatch(/^-- ARGV\[1\]|^-- \(no ARGV\)/m);
+}
+
 describe('Lua script headers', () => {
   it.each(ALL_SCRIPTS.map((s) => [s.name, s] as const))(
     '%s declares the KEYS count it is registered with',
-    (_, script) => {
-      const source = readFileSync(script.file, 'utf8');
-      expect(declaredKeyCount(source)).toBe(script.numberOfKeys);
-      const documentedKeys = new Set([...source.matchAll(/^-- KEYS\[(\d+)\]/gm)].map((m) => Number(m[1])));
-      if (script.numberOfKeys === 'dynamic') {
-        expect(documentedKeys.size).toBeGreaterThan(0);
-      } else {
-        expect([...documentedKeys].sort((a, b) => a - b)).toEqual(
-          Array.from({ length: script.numberOfKeys }, (_, i) => i + 1),
-        );
-      }
-      expect(source).toMatch(/^-- Reply:/m);
-      expect(source).toMatch(/^-- ARGV\[1\]|^-- \(no ARGV\)/m);
-    },
+    (_, script) => expectHeader(readFileSync(script.file, 'utf8'), script.numberOfKeys),
   );
 
   const luaFiles = [...ALL_SCRIPTS.flatMap((s) => [s.file, ...(s.libraries ?? [])]), ...FUNCTION_MODULES];
   it.each(luaFiles.map((f) => [f]))('%s never reads the server clock', (file) => {
     expect(readFileSync(file, 'utf8')).not.toMatch(/['"]TIME['"]/);
   });
+});
+
+const FUNCTIONS = LIBRARIES.flatMap(({ functions }) => Object.values(functions));
+
+describe('function libraries', () => {
+  it('finds the ranking and ingest libraries, and each ranking function of a slice under a name of its own', () => {
+    expect(LIBRARIES.map(({ library }) => library.name.replace(/_v\d+$/, '')).sort()).toEqual([
+      'tb_ingest',
+      'tb_ranking',
+    ]);
+    const declared = RANKING_SLICES.reduce((sum, [, functions]) => sum + Object.keys(functions).length, 0);
+    expect(Object.keys(RANKING.functions)).toHaveLength(declared);
+    // Metrics and traces name a call by `name`: one per definition, scripts' command names included.
+    const names = [...FUNCTIONS.map((fn) => fn.name), ...ALL_SCRIPTS.map((script) => script.name)];
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it.each(FUNCTIONS.map((fn) => [fn.redisName, fn] as const))(
+    '%s: its module <handler>.lua declares the keys it is called with, and it binds its call first',
+    (_, fn) => {
+      const module = fn.library.modules.find((path) => basename(path) === `${fn.handler}.lua`);
+      expect(module).toBeDefined();
+      const source = readFileSync(module ?? '', 'utf8');
+      expectHeader(source, fn.numberOfKeys);
+      // The shared modules read KEYS and ARGV (call_lib): a function that did not bind its own call
+      // first would run on the previous call's keys.
+      expect(source).toMatch(
+        new RegExp(`^local function ${fn.handler}\\(keys, args\\)\n  begin_call\\(keys, args\\)$`, 'm'),
+      );
+      expect(source).not.toMatch(/^#!/m);
+    },
+  );
 });
 
 describe('ranking keys share one Cluster slot per call', () => {

@@ -52,8 +52,10 @@ export type AnyScript = Script<any, unknown>;
 
 /** Library shared by every feature: checked derivation of sibling keys inside a script. */
 export const KEYS_LIBRARY = join(__dirname, 'scripts', 'keys_lib.lua');
-/** Libraries of every idempotent write script: retry-safe writes (idem_lib needs keys_lib). */
-export const WRITE_LIBRARIES = [KEYS_LIBRARY, join(__dirname, 'scripts', 'idem_lib.lua')];
+/** Retry-safe writes: a library of write scripts and a module of function libraries that write (needs keys_lib). */
+export const IDEM_LIBRARY = join(__dirname, 'scripts', 'idem_lib.lua');
+/** Libraries of every idempotent write script. */
+export const WRITE_LIBRARIES = [KEYS_LIBRARY, IDEM_LIBRARY];
 
 /**
  * The script's source with its libraries prepended. A first line `#!lua flags=...` of the script file

@@ -3,9 +3,13 @@ import Redis, { Cluster } from 'ioredis';
 import { validateConfig } from '../../src/common/config';
 import { callFunction, loadLibraries } from '../../src/redis/functions';
 import { RedisService } from '../../src/redis/redis.service';
+import { RankingKeys } from '../../src/ranking/core/ranking.keys';
+import { RANKING } from '../../src/ranking/ranking.functions';
+import { RankingService } from '../../src/ranking/ranking.service';
 import { FakeClock } from '../support/clock';
 import { clusterClient, startRedisCluster } from '../support/cluster';
 import { testLibrary, twoWindowHeader } from '../support/functions';
+import { rankingServiceOn } from '../support/ranking';
 
 // A private 3-master Cluster with one replica per master: these tests flush functions and fail over,
 // which must never reach a Cluster other files use (REDIS_CLUSTER_NODES is not used here).
@@ -45,6 +49,26 @@ describe('Redis Functions on a Cluster', () => {
   }
   async function expectTotals(): Promise<void> {
     for (const key of keys) expect(await callFunction(cluster, fn.get, key)).toBe(totals.get(key) ?? 0);
+  }
+
+  /** The replica ("host:port") of a master. */
+  async function replicaOf(master: string): Promise<string> {
+    const addresses = server.nodes.split(',');
+    const infos = await Promise.all(addresses.map((address) => node(address).info('replication')));
+    const replica = addresses[infos.findIndex((info) => info.includes(`master_port:${master.split(':')[1]}\r`))];
+    expect(replica).toBeDefined();
+    return replica;
+  }
+
+  /** CLUSTER FAILOVER on `replica`, answering once it is a master (CLUSTER FAILOVER answers OK before). */
+  async function failOverTo(replica: string): Promise<void> {
+    await node(replica).cluster('FAILOVER');
+    for (let attempt = 0; attempt < 400; attempt++) {
+      const role = (await node(replica).role()) as unknown[];
+      if (role[0] === 'master') return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`${replica} was not promoted`);
   }
 
   beforeAll(async () => {
@@ -100,23 +124,8 @@ describe('Redis Functions on a Cluster', () => {
   });
 
   it('keeps calls succeeding through a failover (CLUSTER FAILOVER on a replica), then a flush of the new master', async () => {
-    const oldMaster = masterOf(keys[0]);
-    const addresses = server.nodes.split(',');
-    const infos = await Promise.all(addresses.map((address) => node(address).info('replication')));
-    const replica = addresses[infos.findIndex((info) => info.includes(`master_port:${oldMaster.split(':')[1]}\r`))];
-    expect(replica).toBeDefined();
-
-    await stream(4, async (batch) => {
-      if (batch !== 1) return;
-      await node(replica).cluster('FAILOVER');
-      // Bounded poll for the promotion: CLUSTER FAILOVER answers OK before the replica takes over.
-      for (let attempt = 0; attempt < 400; attempt++) {
-        const role = (await node(replica).role()) as unknown[];
-        if (role[0] === 'master') return;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      throw new Error(`${replica} was not promoted`);
-    });
+    const replica = await replicaOf(masterOf(keys[0]));
+    await stream(4, (batch) => (batch === 1 ? failOverTo(replica) : Promise.resolve()));
     await stream(4);
     await expectTotals();
     expect(masterOf(keys[0])).toBe(replica);
@@ -126,5 +135,60 @@ describe('Redis Functions on a Cluster', () => {
     await stream(4, (batch) => (batch === 1 ? node(replica).function('FLUSH') : Promise.resolve()));
     await expectTotals();
     expect(await libraryNames(replica)).toEqual(['tb_fntest_v1']);
+  });
+
+  // The ranking's own library (tb_ranking) the way the service runs it: loaded at init, reloaded by
+  // the first call that finds it missing on a node. Board "b0" lives on the master that loses its
+  // functions (FUNCTION FLUSH) and then fails over, while every board takes writes and reads.
+  describe('the ranking library through the service', () => {
+    const clock = new FakeClock(1_700_000_000_000);
+    const boards = Array.from({ length: 6 }, (_, i) => `b${i}`);
+    const expected = new Map<string, number>();
+    let service: RedisService;
+    let ranking: RankingService;
+
+    beforeAll(async () => {
+      const env = { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: 'tb:', REDIS_COMMAND_TIMEOUT_MS: '5000' };
+      const config = validateConfig(env);
+      service = new RedisService(config, clock);
+      ranking = rankingServiceOn(service, config, clock);
+      await service.onModuleInit();
+      for (const board of boards) await ranking.putBoard(board, [{ name: 'h', period: '1h', interval: '1m' }]);
+    });
+    afterAll(() => service.onApplicationShutdown());
+
+    /** `rounds` of one increment and one top read per board, all in flight together, with `during` among them. */
+    async function traffic(rounds: number, during: (round: number) => Promise<unknown>): Promise<void> {
+      for (let round = 0; round < rounds; round++) {
+        const calls: Array<Promise<unknown>> = boards.flatMap((board, i) => {
+          expected.set(board, (expected.get(board) ?? 0) + i + 1);
+          return [ranking.increment(board, 'x', i + 1), ranking.top(board, 'h', 0, 10)];
+        });
+        calls.splice(6, 0, during(round));
+        await Promise.all(calls);
+      }
+      for (const board of boards) expect((await ranking.item(board, 'h', 'x')).score).toBe(expected.get(board));
+    }
+
+    /** The master serving board b0, as the service's own client knows it (it follows MOVED). */
+    function homeOfB0(): string {
+      if (!(service.client instanceof Cluster)) throw new Error('a Cluster client');
+      return service.client.slots[calculateSlot(new RankingKeys('tb:').board('b0').cfg())][0];
+    }
+
+    it('keeps writes and reads answering while a master loses the library under load', async () => {
+      expect(service.functionsState).toEqual({ loaded: true });
+      const home = homeOfB0();
+      await traffic(6, (round) => (round % 2 === 0 ? node(home).function('FLUSH') : Promise.resolve()));
+      expect(await libraryNames(home)).toContain(RANKING.library.name);
+    });
+
+    it('keeps them answering through a failover, then a flush of the new master', async () => {
+      const replica = await replicaOf(homeOfB0());
+      await traffic(4, (round) => (round === 1 ? failOverTo(replica) : Promise.resolve()));
+      expect(homeOfB0()).toBe(replica);
+      await traffic(4, (round) => (round === 1 ? node(replica).function('FLUSH') : Promise.resolve()));
+      expect(await libraryNames(replica)).toContain(RANKING.library.name);
+    });
   });
 });

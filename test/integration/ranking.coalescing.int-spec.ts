@@ -12,13 +12,14 @@ const WINDOWS = [
 ];
 const T0 = 1_700_000_000_000;
 
-/** Script calls Redis ran since the last reset (every node of a Cluster). */
+/** Script and function calls Redis ran since the last reset (every node of a Cluster). */
 async function scriptCalls(redis: TestRedis): Promise<number> {
   const nodes = 'nodes' in redis.client ? redis.client.nodes('master') : [redis.client];
   let calls = 0;
   for (const node of nodes) {
     const stats = await node.info('commandstats');
-    for (const match of stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)) calls += Number(match[1]);
+    for (const match of stats.matchAll(/cmdstat_(?:evalsha|eval|fcall|fcall_ro):calls=(\d+)/g))
+      calls += Number(match[1]);
   }
   return calls;
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { FakeClock } from '../support/clock';
 import { validateConfig } from '../../src/common/config';
 import { NotFoundError } from '../../src/common/errors';
@@ -110,6 +111,48 @@ describe.each(CASES)(
       const history = await ranking.history('b', 'm', undefined);
       expect(history.items.map((row) => row.item)).toEqual(['a', 'b']);
       await expect(ranking.history('b', 'plain', undefined)).rejects.toThrow(/keeps no snapshots/);
+    });
+
+    /** Each item's history: one point, its score and its competition rank among `amounts`. */
+    async function expectRanks(amounts: number[]): Promise<void> {
+      for (const [i, amount] of amounts.entries()) {
+        const { points } = await ranking.itemHistory('wide', 'm', `i${i}`, undefined, undefined);
+        expect(points.map(({ score, rank }) => ({ score, rank }))).toEqual([
+          { score: amount, rank: 1 + amounts.filter((other) => other > amount).length },
+        ]);
+      }
+    }
+
+    it("an item's rank in each snapshot counts the rows scoring strictly above it, ties and all", async () => {
+      const windows = [{ name: 'm', period: '3m', interval: '1m', snapshots: { keep: 3, top: 40 } }];
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 30 }),
+          async (amounts) => {
+            await redis.clear();
+            clock.setMs(T0);
+            await ranking.putBoard('wide', windows, shards);
+            await ranking.top('wide', 'm', 0, 1); // marks the slot, so the next minute's first call snapshots it
+            await Promise.all(amounts.map((amount, i) => ranking.increment('wide', `i${i}`, amount)));
+            clock.advanceMs(MINUTE_MS);
+            await expectRanks(amounts);
+            // Snapshots taken before rows stored their position are read by counting rows.
+            for (const key of await redis.dataKeys('board:wide*:m:snap:*')) {
+              const rows = (await redis.client.get(key)) ?? '';
+              await redis.client.set(
+                key,
+                rows
+                  .split('\x1e')
+                  .map((row) => row.split('\x1f').slice(0, 2).join('\x1f'))
+                  .join('\x1e'),
+                'KEEPTTL',
+              );
+            }
+            await expectRanks(amounts);
+          },
+        ),
+        { numRuns: 6 },
+      );
     });
 
     it('a board delete removes its history; changing snapshots restarts it', async () => {

@@ -40,7 +40,7 @@ function holdCommand(client: RedisClient, matches: (command: Command) => boolean
   return { reached: held, release };
 }
 
-const isScript = (command: Command) => command.name === 'evalsha' || command.name === 'eval';
+const isScript = (command: Command) => ['evalsha', 'eval', 'fcall', 'fcall_ro'].includes(command.name);
 
 describe.each(TOPOLOGIES)('board registry under racing PUT and DELETE (%s)', (topology) => {
   let redis: TestRedis;

@@ -5,7 +5,7 @@ import { RedisService } from '../../src/redis/redis.service';
 import { MAX_READ_DRAIN_CALLS, MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/core/ranking.limits';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
-import { BOARDS_SCRIPTS } from '../../src/ranking/boards/boards.scripts';
+import { RANKING } from '../../src/ranking/ranking.functions';
 import { WindowSpec } from '../../src/ranking/core/window-math';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import { rankingServiceOn, startRankingService } from '../support/ranking';
@@ -129,7 +129,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       expect((await ranking.item('s', 'h', 'x')).rank).toBe(1);
     });
 
-    it('reloads its scripts after the server lost them (EVALSHA falls back to EVAL on NOSCRIPT)', async () => {
+    it('reloads its function library after the server lost it (FCALL of a missing function loads it again)', async () => {
       const flushScripts = redis.flushScripts;
       if (!flushScripts) return; // a shared server's scripts are the other files' too
       await ranking.increment('b', 'x', 2);
@@ -483,7 +483,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       Array.from({ length: 200 }, (_, i) => `item-${i}`).find((id) => shardOf(id, shards) === shard)!;
     /** Runs board_put on shard 0 only: a PUT that stopped before syncing the other shards. */
     const putOnShardZero = (shards: number | undefined, windows: WindowSpec[], reset: boolean) =>
-      service.call(BOARDS_SCRIPTS.boardPut, {
+      service.callFunction(RANKING.functions.boardPut, {
         keys: keysOf(0),
         windows,
         shards,
@@ -534,7 +534,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       const newer = await redis.client.hgetall(cfgOf(1));
       // The first PUT's sync arriving late:
       expect(
-        await service.call(BOARDS_SCRIPTS.shardSync, {
+        await service.callFunction(RANKING.functions.shardSync, {
           keys: keysOf(1),
           version: first.version,
           windowsJson: first.windows,

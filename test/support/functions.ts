@@ -30,6 +30,7 @@ export function testLibrary(version = 1) {
     records: { request: REQUEST_FIELDS },
     functions: {
       nothing: typedFunction({
+        name: 'nothing',
         handler: 'nothing',
         flags: ['no-writes'],
         numberOfKeys: 0,
@@ -37,6 +38,7 @@ export function testLibrary(version = 1) {
         decode: (raw) => intReply('nothing', raw),
       }),
       headerOnly: typedFunction({
+        name: 'header_only',
         handler: 'header_only',
         flags: ['no-writes'],
         numberOfKeys: 0,
@@ -44,6 +46,7 @@ export function testLibrary(version = 1) {
         decode: (raw) => intReply('header_only', raw),
       }),
       headerLoop: typedFunction({
+        name: 'header_loop',
         handler: 'header_loop',
         flags: ['no-writes'],
         numberOfKeys: 0,
@@ -54,6 +57,7 @@ export function testLibrary(version = 1) {
         decode: (raw) => intReply('header_loop', raw),
       }),
       headerEcho: typedFunction({
+        name: 'header_echo',
         handler: 'header_echo',
         flags: ['no-writes'],
         numberOfKeys: 0,
@@ -72,6 +76,7 @@ export function testLibrary(version = 1) {
         },
       }),
       recordsEcho: typedFunction({
+        name: 'records_echo',
         handler: 'records_echo',
         flags: ['no-writes'],
         numberOfKeys: 0,
@@ -87,6 +92,7 @@ export function testLibrary(version = 1) {
         },
       }),
       add: typedFunction({
+        name: 'add',
         handler: 'add',
         numberOfKeys: 1,
         build: (call: { key: string; amount: number; header: CallHeader }) => ({
@@ -96,6 +102,7 @@ export function testLibrary(version = 1) {
         decode: (raw) => intReply('add', raw),
       }),
       get: typedFunction({
+        name: 'get',
         handler: 'get',
         flags: ['no-writes'],
         numberOfKeys: 1,
@@ -103,6 +110,7 @@ export function testLibrary(version = 1) {
         decode: (raw) => intReply('get', raw),
       }),
       sneakyWrite: typedFunction({
+        name: 'sneaky_write',
         handler: 'sneaky_write',
         flags: ['no-writes'],
         numberOfKeys: 1,
@@ -110,12 +118,14 @@ export function testLibrary(version = 1) {
         decode: (raw) => raw,
       }),
       fail: typedFunction({
+        name: 'fail',
         handler: 'fail',
         numberOfKeys: 0,
         build: () => ({ keys: [], args: [] }),
         decode: (raw) => raw,
       }),
       countCalls: typedFunction({
+        name: 'count_calls',
         handler: 'count_calls',
         numberOfKeys: 0,
         build: () => ({ keys: [], args: [] }),

@@ -40,7 +40,8 @@ export interface TestRedis {
    */
   dataKeys(pattern: string): Promise<string[]>;
   /**
-   * SCRIPT FLUSH on every node, as after a Redis restart or failover: clients must reload their scripts.
+   * SCRIPT FLUSH and FUNCTION FLUSH on every node, as after a Redis restart without persistence: clients
+   * must reload their scripts and function libraries.
    * Only on servers this file started: on a shared one it would hit the other files' pipelines.
    */
   flushScripts?(): Promise<void>;
@@ -124,7 +125,7 @@ function assemble(
     flushScripts: server.shared
       ? undefined
       : async () => {
-          await Promise.all(nodes().map((node) => node.script('FLUSH')));
+          await Promise.all(nodes().flatMap((node) => [node.script('FLUSH'), node.function('FLUSH')]));
         },
     stop: async () => {
       if (server.shared) await clear(); // a private server goes away with its keys

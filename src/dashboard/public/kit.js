@@ -92,5 +92,25 @@ window.TrendboardKit = (() => {
     return svg;
   }
 
-  return { TOKEN_KEY, authHeaders, element, fillSelect, format, lineChart, movementOf, parseEvent, sleep, token };
+  /** An item's data (a JSON object) as term/value pairs for a <dl>: strings as they are, the rest as JSON. */
+  function dataEntries(data) {
+    return Object.entries(data ?? {}).flatMap(([key, value]) => [
+      element('dt', key),
+      element('dd', typeof value === 'string' ? value : JSON.stringify(value)),
+    ]);
+  }
+
+  return {
+    TOKEN_KEY,
+    authHeaders,
+    dataEntries,
+    element,
+    fillSelect,
+    format,
+    lineChart,
+    movementOf,
+    parseEvent,
+    sleep,
+    token,
+  };
 })();

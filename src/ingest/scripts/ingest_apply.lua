@@ -32,70 +32,68 @@ local function after(a_hi, a_lo, b_hi, b_lo)
   return a_hi > b_hi or (a_hi == b_hi and a_lo > b_lo)
 end
 
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_ms = tonumber(ARGV[2])
-local window_count = tonumber(ARGV[4])
-local progress = KEYS[2 * window_count + 2]
-local epoch = tonumber(ARGV[5 + 3 * window_count])
-local stored = redis.call('HMGET', progress, 'last', 'epoch')
-if stored[2] and tonumber(stored[2]) > epoch then return redis.error_reply('TB_INGEST_FENCED ' .. stored[2]) end
-local last_hi, last_lo = id_of(stored[1] or '0-0')
-local now_sec = math.floor(now_ms / 1000)
-cross_all(2, window_count, 5, 3, now_sec)
-local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
-local first = 6 + 3 * window_count
-
 -- Growth on this shard: new items are admitted in order until the board's cap (see board_write_lib).
-local cap = item_cap(KEYS[1])
-local held = 0
-if cap > 0 then
-  for w = 0, window_count - 1 do held = math.max(held, redis.call('ZCARD', KEYS[3 + 2 * w])) end
-end
-local admitted = {}
-local function admit(item)
-  if cap == 0 or admitted[item] then return true end
-  if new_items(2, window_count, { item }) == 0 then
+-- Answers admit(item): whether the item may be written (true for an item the shard already holds).
+local function ingest_admitter(window_count)
+  local cap = item_cap(KEYS[1])
+  local held = 0
+  if cap > 0 then
+    for w = 0, window_count - 1 do held = math.max(held, redis.call('ZCARD', KEYS[3 + 2 * w])) end
+  end
+  local admitted = {}
+  return function(item)
+    if cap == 0 or admitted[item] then return true end
+    if new_items(2, window_count, { item }) == 0 then
+      admitted[item] = true
+      return true
+    end
+    if held + 1 > cap then return false end
+    held = held + 1
     admitted[item] = true
     return true
   end
-  if held + 1 > cap then return false end
-  held = held + 1
-  admitted[item] = true
-  return true
 end
 
-local outcomes, accepted, holding_at = {}, {}, {}
-local new_last = nil
-for i = first, #ARGV, 4 do
-  local id = ARGV[i]
-  local hi, lo = id_of(id)
-  if not after(hi, lo, last_hi, last_lo) then
-    local refused = redis.call('HGET', progress, 'r:' .. id)
-    outcomes[#outcomes + 1] = refused and ('r:' .. refused) or 's'
-  else
-    new_last = id
-    local at_sec = math.floor(tonumber(ARGV[i + 3]) / 1000)
-    if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
-    local reason = nil
-    if not holding_at[at_sec] then
-      reason = 'AT_OUT_OF_SPAN'
-    elseif not admit(ARGV[i + 1]) then
-      reason = 'BOARD_FULL'
-    end
-    if reason then
-      redis.call('HSET', progress, 'r:' .. id, reason)
-      outcomes[#outcomes + 1] = 'r:' .. reason
+-- Sorts the entries into outcomes ("s" seen before, "r:<reason>" refused, recorded now, "a" to apply)
+-- and answers them, the arg positions of the entries to apply, the windows holding each event second
+-- and the highest new message id (nil: none). `last`: the progress hash's last id.
+local function ingest_classify(progress, last, now_sec, window_count)
+  local last_hi, last_lo = id_of(last)
+  local admit = ingest_admitter(window_count)
+  local outcomes, accepted, holding_at = {}, {}, {}
+  local new_last = nil
+  for i = 6 + 3 * window_count, #ARGV, 4 do
+    local id = ARGV[i]
+    local hi, lo = id_of(id)
+    if not after(hi, lo, last_hi, last_lo) then
+      local refused = redis.call('HGET', progress, 'r:' .. id)
+      outcomes[#outcomes + 1] = refused and ('r:' .. refused) or 's'
     else
-      accepted[#accepted + 1] = i
-      outcomes[#outcomes + 1] = 'a'
+      new_last = id
+      local at_sec = math.floor(tonumber(ARGV[i + 3]) / 1000)
+      if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
+      local reason = nil
+      if not holding_at[at_sec] then
+        reason = 'AT_OUT_OF_SPAN'
+      elseif not admit(ARGV[i + 1]) then
+        reason = 'BOARD_FULL'
+      end
+      if reason then
+        redis.call('HSET', progress, 'r:' .. id, reason)
+        outcomes[#outcomes + 1] = 'r:' .. reason
+      else
+        accepted[#accepted + 1] = i
+        outcomes[#outcomes + 1] = 'a'
+      end
     end
   end
+  return outcomes, accepted, holding_at, new_last
 end
 
-local new_due_ms = nil
-if #accepted > 0 then
-  bump_version(KEYS[1])
+-- Adds the accepted entries (their arg positions) to the windows holding them; answers the earliest
+-- due time of a slot this created, or nil.
+local function ingest_add(accepted, holding_at, window_count)
+  local new_due_ms = nil
   for w = 0, window_count - 1 do
     local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
     local period_sec, interval_sec = tonumber(ARGV[5 + 3 * w]), tonumber(ARGV[6 + 3 * w])
@@ -110,11 +108,33 @@ if #accepted > 0 then
       end
     end
   end
-  redis.call('HINCRBY', progress, 'applied', #accepted)
+  return new_due_ms
 end
-if new_last then redis.call('HSET', progress, 'last', new_last) end
-if not stored[2] or tonumber(stored[2]) < epoch then redis.call('HSET', progress, 'epoch', epoch) end
-local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
-local reply = { draining, due_ms, #accepted }
-for _, outcome in ipairs(outcomes) do reply[#reply + 1] = outcome end
-return reply
+
+local function ingest_apply(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_ms = tonumber(ARGV[2])
+  local window_count = tonumber(ARGV[4])
+  local progress = KEYS[2 * window_count + 2]
+  local epoch = tonumber(ARGV[5 + 3 * window_count])
+  local stored = redis.call('HMGET', progress, 'last', 'epoch')
+  if stored[2] and tonumber(stored[2]) > epoch then return redis.error_reply('TB_INGEST_FENCED ' .. stored[2]) end
+  local now_sec = math.floor(now_ms / 1000)
+  cross_all(2, window_count, 5, 3, now_sec)
+  local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
+  local outcomes, accepted, holding_at, new_last = ingest_classify(progress, stored[1] or '0-0', now_sec, window_count)
+  local new_due_ms = nil
+  if #accepted > 0 then
+    bump_version(KEYS[1])
+    new_due_ms = ingest_add(accepted, holding_at, window_count)
+    redis.call('HINCRBY', progress, 'applied', #accepted)
+  end
+  if new_last then redis.call('HSET', progress, 'last', new_last) end
+  if not stored[2] or tonumber(stored[2]) < epoch then redis.call('HSET', progress, 'epoch', epoch) end
+  local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
+  local reply = { draining, due_ms, #accepted }
+  for _, outcome in ipairs(outcomes) do reply[#reply + 1] = outcome end
+  return reply
+end

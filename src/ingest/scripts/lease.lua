@@ -5,18 +5,21 @@
 -- KEYS[2]  the source's epoch counter
 -- ARGV[1]  the calling instance, ARGV[2] lease length (ms), ARGV[3] 1: release instead
 -- Reply: the caller's epoch while it holds the lease, 0 when another instance holds it (or released)
-local held = redis.call('GET', KEYS[1])
-local owner, epoch = nil, nil
-if held then owner, epoch = string.match(held, '^(%S+) (%d+)$') end
-if ARGV[3] == '1' then
-  if owner == ARGV[1] then redis.call('DEL', KEYS[1]) end
-  return 0
+local function lease(keys, args)
+  begin_call(keys, args)
+  local held = redis.call('GET', KEYS[1])
+  local owner, epoch = nil, nil
+  if held then owner, epoch = string.match(held, '^(%S+) (%d+)$') end
+  if ARGV[3] == '1' then
+    if owner == ARGV[1] then redis.call('DEL', KEYS[1]) end
+    return 0
+  end
+  if owner == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    return tonumber(epoch)
+  end
+  if held then return 0 end
+  local next_epoch = redis.call('INCR', KEYS[2])
+  redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. next_epoch, 'PX', ARGV[2])
+  return next_epoch
 end
-if owner == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return tonumber(epoch)
-end
-if held then return 0 end
-local next_epoch = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. next_epoch, 'PX', ARGV[2])
-return next_epoch

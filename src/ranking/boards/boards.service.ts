@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
-import { BoardConfig } from '../core/board';
+import { BoardConfig, TiesMode } from '../core/board';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
 import { resolveWindows, SnapshotSpec, WindowInput, WindowSpec } from '../core/window-math';
@@ -17,6 +17,8 @@ export interface BoardView {
   maxItems?: number;
   /** Present when the board has views. */
   views?: ViewView[];
+  /** Present when ties are strict ("first"). */
+  ties?: TiesMode;
 }
 
 /** A page of GET /boards: from `offset`, or after the name `cursor` when given. */
@@ -34,6 +36,7 @@ export interface PutBoardInput {
   reset: boolean;
   maxItems?: number;
   views?: ViewInput[];
+  ties?: TiesMode;
 }
 
 /** Boards: their configs (checked, stored, cached), the registry's pages, deletion, the change version. */
@@ -46,7 +49,8 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset, maxItems } = input;
+    const { name, shards, reset, maxItems, ties } = input;
+    if (ties === 'first' && shards !== undefined && shards > 1) throw new InvalidInputError(M.tiesFirstSharded());
     const windows = resolveWindows(input.windows);
     const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
     const version = randomUUID();
@@ -56,6 +60,7 @@ export class BoardsService {
       shards,
       maxItems,
       views,
+      ties,
       reset,
       version,
       nowMs: this.clock.nowMs(),
@@ -122,5 +127,6 @@ function viewOf(config: BoardConfig): BoardView {
     })),
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
     ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
+    ...(config.ties === 'first' ? { ties: config.ties } : {}),
   };
 }

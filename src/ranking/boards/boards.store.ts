@@ -7,7 +7,9 @@ import type { PutBoardResult } from '../core/board';
 import type { PutBoardCommand } from '../core/ranking.types';
 import type { ViewConfig } from '../core/trending-math';
 import type { WindowConfig } from '../core/window-math';
-import { BOARDS_SCRIPTS as S } from './boards.scripts';
+import { RANKING } from '../ranking.functions';
+
+const S = RANKING.functions;
 
 /** Board configs and the registry of board names: load, PUT, DELETE, paging, the legacy registry's migration. */
 @Injectable()
@@ -21,7 +23,7 @@ export class BoardsStore {
   ) {
     this.keys = new RankingKeys(redis.prefix);
     this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([RANKING.library]);
   }
 
   prepare(config: BoardConfig): PreparedBoard {
@@ -38,6 +40,7 @@ export class BoardsStore {
       windows: JSON.parse(stored.windows) as WindowConfig[],
       maxItems: stored.maxItems ? Number(stored.maxItems) : null,
       views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
+      ties: stored.ties === 'first' ? 'first' : 'shared',
     };
   }
 
@@ -80,7 +83,7 @@ export class BoardsStore {
   async putBoard(command: PutBoardCommand): Promise<PutBoardResult> {
     const { name, nowMs } = command;
     await this.register(name);
-    const reply = await this.redis.call(S.boardPut, { ...command, keys: this.keys.board(name) });
+    const reply = await this.redis.callFunction(S.boardPut, { ...command, keys: this.keys.board(name) });
     if (reply.status === 'conflict') return reply;
     if (reply.status === 'created') await this.register(name);
     const config: BoardConfig = {
@@ -90,10 +93,11 @@ export class BoardsStore {
       windows: JSON.parse(reply.windowsJson) as WindowConfig[],
       maxItems: reply.maxItems,
       views: JSON.parse(reply.viewsJson) as ViewConfig[],
+      ties: reply.ties,
     };
     await Promise.all(
       Array.from({ length: reply.shards - 1 }, (_, i) =>
-        this.redis.call(S.shardSync, { keys: this.keys.board(name, i + 1), ...reply, nowMs }),
+        this.redis.callFunction(S.shardSync, { keys: this.keys.board(name, i + 1), ...reply, nowMs }),
       ),
     );
     for (let shard = reply.shards; shard < reply.mostShards; shard++) await this.deleteShard(name, shard, nowMs);
@@ -168,7 +172,7 @@ export class BoardsStore {
   }
 
   private deleteShard(name: string, shard: number, nowMs: number): Promise<boolean> {
-    return this.redis.call(S.boardDelete, {
+    return this.redis.callFunction(S.boardDelete, {
       keys: this.keys.board(name, shard),
       nowMs,
       idemRetentionMs: this.idemRetentionMs,

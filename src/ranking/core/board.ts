@@ -13,7 +13,12 @@ export interface BoardConfig {
   maxItems: number | null;
   /** Trending views, read like windows (names never a window's). */
   views: ViewConfig[];
+  /** Equal scores: one competition rank (shared, also when absent), or strict ranks in the order items reached their score (first). */
+  ties?: TiesMode;
 }
+
+export const TIES_MODES = ['shared', 'first'] as const;
+export type TiesMode = (typeof TIES_MODES)[number];
 
 /** The keys of one shard and the key lists its scripts take. */
 export interface ShardKeys {

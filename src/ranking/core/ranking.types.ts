@@ -1,3 +1,4 @@
+import type { TiesMode } from './board';
 import type { ViewConfig } from './trending-math';
 import type { WindowSpec } from './window-math';
 
@@ -117,8 +118,20 @@ export interface PutBoardCommand {
   shards: number | undefined;
   maxItems: number | undefined;
   views: ViewConfig[];
+  /** Absent: keep the stored one (shared for a new board). */
+  ties?: TiesMode;
   reset: boolean;
   /** The new config's version (a fresh id per PUT). */
   version: string;
   nowMs: number;
+}
+
+/** An item's data: a JSON object of at most ITEM_DATA_BYTES (PUT /boards/:board/items/:item/data). */
+export type ItemData = Record<string, unknown>;
+
+/** One id of a lookup: its score and rank in the window (board-wide, or among the ids given). */
+export interface LookupRow extends Standing {
+  item: string;
+  previousRank: number | null;
+  data?: ItemData | null;
 }

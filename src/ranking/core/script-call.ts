@@ -1,26 +1,29 @@
 import { join } from 'node:path';
 import { Reply } from '../../redis/replies';
-import { KEYS_LIBRARY, ScriptCall, WRITE_LIBRARIES } from '../../redis/scripts';
+import { IDEM_LIBRARY, KEYS_LIBRARY, ScriptCall } from '../../redis/scripts';
 import { IdemCall } from '../../redis/idempotency';
 import { PreparedBoard, ShardKeys } from './board';
 import type { ScoredItem } from './ranking.types';
 import type { WindowConfig } from './window-math';
 
-/** The Lua libraries every board script is sent with (see src/redis/scripts.ts), in the order they need each other. */
 const lua = join(__dirname, 'lua');
-const snapshotLibrary = join(lua, 'snapshot_lib.lua');
-const viewsLibrary = join(lua, 'views_lib.lua');
-const windowLibrary = join(lua, 'window_lib.lua');
 
-/** Scripts that read or expire a board's windows. */
-export const WINDOW_LIBRARIES = [KEYS_LIBRARY, viewsLibrary, windowLibrary, snapshotLibrary];
-
-/** Scripts that write a board (retry-safe writes, and the delete that keeps their answers' guard). */
-export const BOARD_WRITE_LIBRARIES = [
-  ...WRITE_LIBRARIES,
-  viewsLibrary,
-  windowLibrary,
-  snapshotLibrary,
+/**
+ * The shared Lua modules of a function library on boards (tb_ranking, tb_ingest), in the order they
+ * need each other: keys_lib's sibling_key, call_lib's per-call KEYS, ARGV and VIEWS (bound by every
+ * function's begin_call), idem_lib, views, windows, snapshots, then the common start of board writes.
+ * A change to any of them is a change of every library holding them: bump each one's version.
+ */
+export const RANKING_MODULES = [
+  KEYS_LIBRARY,
+  join(lua, 'call_lib.lua'),
+  IDEM_LIBRARY,
+  join(lua, 'views_lib.lua'),
+  // ties: first and item data: window_lib's results changes call their hooks.
+  join(lua, 'ties_lib.lua'),
+  join(lua, 'item_data_lib.lua'),
+  join(lua, 'window_lib.lua'),
+  join(lua, 'snapshot_lib.lua'),
   join(lua, 'board_write_lib.lua'),
 ];
 

@@ -37,6 +37,7 @@ import {
   VIEWS_PER_BOARD,
   WINDOWS_PER_BOARD,
 } from '../core/ranking.limits';
+import { TIES_MODES, TiesMode } from '../core/board';
 import { VIEW_MODES } from '../core/trending-math';
 
 const DURATION_SCHEMA = {
@@ -179,6 +180,15 @@ export class PutBoardDto {
 
   @Views()
   views?: ViewDto[];
+
+  @ApiPropertyOptional({
+    enum: TIES_MODES,
+    description:
+      'Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher; boards of 1 shard). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data',
+  })
+  @IsOptionalNotNull()
+  @IsIn(TIES_MODES, { message: `ties must be one of ${TIES_MODES.join(', ')}` })
+  ties?: TiesMode;
 }
 
 export class PutBoardQuery {
@@ -223,6 +233,8 @@ export class BoardViewDto {
   maxItems?: number;
   @ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' })
   views?: ViewViewDto[];
+  @ApiPropertyOptional({ enum: ['first'], description: 'Strict ranks among equal scores; absent: shared ranks' })
+  ties?: TiesMode;
 }
 
 export class BoardListDto {

@@ -5,7 +5,10 @@ import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { boardCall } from '../core/script-call';
-import { DueClaim, ExpireReply, EXPIRY_SCRIPTS as S } from './expiry.scripts';
+import { DueClaim, ExpireReply } from './expiry.functions';
+import { RANKING } from '../ranking.functions';
+
+const S = RANKING.functions;
 
 /** Expiry: a board's expired slots drained, and the due index (claims with a lease, the sweep's turn, entries). */
 @Injectable()
@@ -19,7 +22,7 @@ export class ExpiryStore {
   ) {
     this.keys = new RankingKeys(redis.prefix);
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([RANKING.library]);
   }
 
   /**
@@ -28,7 +31,9 @@ export class ExpiryStore {
    */
   async expire(board: PreparedBoard, nowMs: number): Promise<ExpireReply> {
     const replies = await Promise.all(
-      board.shards.map((shard) => guard(this.redis.call(S.expire, boardCall(board, shard, nowMs, this.budgetFields)))),
+      board.shards.map((shard) =>
+        guard(this.redis.callFunction(S.expire, boardCall(board, shard, nowMs, this.budgetFields))),
+      ),
     );
     const dues = replies.flatMap((reply) => (reply.nextDueMs === null ? [] : [reply.nextDueMs]));
     return {
@@ -39,17 +44,17 @@ export class ExpiryStore {
 
   /** Claims, from `nowMs` for `leaseMs`, up to `most` boards due by `dueByMs` (due_claim.lua). */
   claimDue(nowMs: number, leaseMs: number, most: number, dueByMs = nowMs): Promise<DueClaim> {
-    return this.redis.call(S.dueClaim, { keys: this.keys, nowMs, leaseMs, most, dueByMs });
+    return this.redis.callFunction(S.dueClaim, { keys: this.keys, nowMs, leaseMs, most, dueByMs });
   }
 
   /** Ends the claims of visited boards, each back in the index at its next due time (null: none). */
   async completeDue(leaseEndMs: number, visited: Map<string, number | null>): Promise<void> {
-    if (visited.size > 0) await this.redis.call(S.dueComplete, { keys: this.keys, leaseEndMs, visited });
+    if (visited.size > 0) await this.redis.callFunction(S.dueComplete, { keys: this.keys, leaseEndMs, visited });
   }
 
   /** True for the one caller (fleet-wide) that takes the sweep of this interval (sweep_turn.lua). */
   takeSweepTurn(nowMs: number, intervalMs: number): Promise<boolean> {
-    return this.redis.call(S.sweepTurn, { keys: this.keys, nowMs, intervalMs });
+    return this.redis.callFunction(S.sweepTurn, { keys: this.keys, nowMs, intervalMs });
   }
 
   /** Enters boards that have no due entry yet (ZADD NX), each at its own due time. */

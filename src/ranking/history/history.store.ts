@@ -8,7 +8,10 @@ import type { HistoryPoint, SnapshotListing } from '../core/ranking.types';
 import { BoardCall, boardCall } from '../core/script-call';
 import { mergeListings, rankRows } from '../core/shard-math';
 import { slotStartSec, WindowConfig } from '../core/window-math';
-import { HISTORY_SCRIPTS as S, SnapshotPoint } from './history.scripts';
+import { SnapshotPoint } from './history.functions';
+import { RANKING } from '../ranking.functions';
+
+const S = RANKING.functions;
 
 /** A page of an item's history: from `fromSec` to `toSec` (unix s, boundaries of kept snapshots). */
 export interface ItemHistoryRead {
@@ -38,7 +41,7 @@ export class HistoryStore {
     config: AppConfig,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([RANKING.library]);
   }
 
   /**
@@ -54,7 +57,7 @@ export class HistoryStore {
   ): Promise<{ keeps: boolean; listing?: SnapshotListing }> {
     const replies = await Promise.all(
       board.shards.map((shard) =>
-        guard(this.redis.call(S.historyRead, { ...this.on(board, shard, nowMs), window, atSec })),
+        guard(this.redis.callFunction(S.historyRead, { ...this.on(board, shard, nowMs), window, atSec })),
       ),
     );
     if (!replies.some((reply) => reply.keeps)) return { keeps: false };
@@ -82,7 +85,14 @@ export class HistoryStore {
     const top = window.snapshots?.top ?? 0;
     const mostSnapshots = Math.max(1, Math.floor(HISTORY_ROWS_PER_CALL / Math.max(1, top)));
     const own = await guard(
-      this.redis.call(S.historyItem, { ...this.on(board, home, nowMs), window, item, fromSec, toSec, mostSnapshots }),
+      this.redis.callFunction(S.historyItem, {
+        ...this.on(board, home, nowMs),
+        window,
+        item,
+        fromSec,
+        toSec,
+        mostSnapshots,
+      }),
     );
     const aboveElsewhere = await this.aboveElsewhere(read, home, own.points);
     return {
@@ -121,7 +131,7 @@ export class HistoryStore {
       board.shards
         .filter((shard) => shard !== home && listed.length > 0)
         .map((shard) =>
-          guard(this.redis.call(S.historyCount, { ...this.on(board, shard, nowMs), window, points: listed })),
+          guard(this.redis.callFunction(S.historyCount, { ...this.on(board, shard, nowMs), window, points: listed })),
         ),
     );
     return new Map(listed.map((point, i) => [point.atSec, others.reduce((sum, counts) => sum + counts[i], 0)]));

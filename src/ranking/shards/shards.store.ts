@@ -7,7 +7,9 @@ import { guard } from '../core/ranking.errors';
 import type { ShardCounts } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
-import { SHARDS_SCRIPTS as S } from './shards.scripts';
+import { RANKING } from '../ranking.functions';
+
+const S = RANKING.functions;
 
 /** What a count over shards asks: the items above each window's score, on every shard but `except`. */
 export interface CountAbove {
@@ -36,7 +38,7 @@ export class ShardsStore {
     config: AppConfig,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([RANKING.library]);
   }
 
   /**
@@ -65,7 +67,9 @@ export class ShardsStore {
     let uncounted = shards;
     if (shards.length > 1) {
       try {
-        const reply = await guard(this.redis.call(S.countAboveShards, { board, shards, nowMs, windows, scores }));
+        const reply = await guard(
+          this.redis.callFunction(S.countAboveShards, { board, shards, nowMs, windows, scores }),
+        );
         counts.push({ draining: false, above: reply.above, ranked: reply.ranked });
         uncounted = reply.pending;
       } catch (error) {
@@ -73,7 +77,13 @@ export class ShardsStore {
       }
     }
     const one = (shard: ShardKeys) =>
-      guard(this.redis.call(S.countAbove, { ...boardCall(board, shard, nowMs, this.budgetFields), windows, scores }));
+      guard(
+        this.redis.callFunction(S.countAbove, {
+          ...boardCall(board, shard, nowMs, this.budgetFields),
+          windows,
+          scores,
+        }),
+      );
     counts.push(...(await Promise.all(uncounted.map(one))));
     return sumCounts(windows, counts);
   }

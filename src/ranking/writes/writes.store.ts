@@ -13,7 +13,10 @@ import type { BatchEntry, BatchOutcome, StandingsReply, WriteOutcome } from '../
 import { boardCall, WriteCall } from '../core/script-call';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
-import { CoalescedIncrement, LedgerCall, LedgerEntry, WRITES_SCRIPTS as S } from './writes.scripts';
+import { CoalescedIncrement, LedgerCall, LedgerEntry } from './writes.functions';
+import { RANKING } from '../ranking.functions';
+
+const S = RANKING.functions;
 
 /** An item increment: `newItems` the new items it may create (UNLIMITED: no quota), `atMs` its event time. */
 export interface IncrementCommand {
@@ -78,7 +81,7 @@ export class WritesStore {
         { delayMs: config.WRITE_COALESCE_MS, maxBatch: MAX_COALESCED_INCREMENTS },
         (_, pending) => this.sendIncrements(pending),
       );
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([RANKING.library]);
   }
 
   async increment(command: IncrementCommand): Promise<WriteOutcome> {
@@ -93,7 +96,7 @@ export class WritesStore {
             nowMs,
             increment: coalesced(increment),
           })
-        : this.redis.call(S.increment, { ...this.write(board, shard, nowMs, idem), ...coalesced(increment) }),
+        : this.redis.callFunction(S.increment, { ...this.write(board, shard, nowMs, idem), ...coalesced(increment) }),
     );
     await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply, item);
@@ -110,7 +113,7 @@ export class WritesStore {
     const settled = await Promise.allSettled(
       shards.map(([shard, entries]) =>
         guard(
-          this.redis.call(S.incrementBatch, {
+          this.redis.callFunction(S.incrementBatch, {
             ...this.write(board, board.shards[shard], nowMs, idem),
             entries,
             newItems: command.newItems.get(shard)!,
@@ -128,7 +131,14 @@ export class WritesStore {
     const shard = board.shardOf(item);
     const { userId, undo, growth, atMs } = command;
     const reply = await guard(
-      this.redis.call(S.like, { ...this.write(board, shard, nowMs, idem), item, userId, undo, ...growth, atMs }),
+      this.redis.callFunction(S.like, {
+        ...this.write(board, shard, nowMs, idem),
+        item,
+        userId,
+        undo,
+        ...growth,
+        atMs,
+      }),
     );
     await this.indexDue(board, reply.created[2]);
     return {
@@ -140,12 +150,12 @@ export class WritesStore {
 
   /** Claims (or reads) the ledger entry of a keyed request on a sharded board: see request_claim.lua. */
   claimRequest(board: PreparedBoard, idem: IdemRequest, nowMs: number): Promise<LedgerEntry> {
-    return this.redis.call(S.requestClaim, this.ledger(board, idem, nowMs));
+    return this.redis.callFunction(S.requestClaim, this.ledger(board, idem, nowMs));
   }
 
   /** Stores the whole answer of a keyed request on a sharded board in its ledger entry. */
   async completeRequest(board: PreparedBoard, idem: IdemRequest, nowMs: number, body: string): Promise<void> {
-    await this.redis.call(S.requestComplete, { ...this.ledger(board, idem, nowMs), body });
+    await this.redis.callFunction(S.requestComplete, { ...this.ledger(board, idem, nowMs), body });
   }
 
   /** The ledger entry of a request lives on the shard its key hashes to: ledgers spread like items. */
@@ -162,8 +172,8 @@ export class WritesStore {
   private async sendIncrements(pending: PendingIncrement[]): Promise<Array<Idempotent<StandingsReply> | Error>> {
     const { board, shard } = pending[0];
     const call = boardCall(board, shard, Math.max(...pending.map((p) => p.nowMs)), this.budgetFields);
-    if (pending.length === 1) return [await this.redis.call(S.increment, { ...call, ...pending[0].increment })];
-    return this.redis.call(S.increments, { ...call, requests: pending.map((p) => p.increment) });
+    if (pending.length === 1) return [await this.redis.callFunction(S.increment, { ...call, ...pending[0].increment })];
+    return this.redis.callFunction(S.increments, { ...call, requests: pending.map((p) => p.increment) });
   }
 
   /**

@@ -1,4 +1,5 @@
--- idem_lib: retry-safe writes, prepended (after keys_lib) to every write script. The write's own
+-- idem_lib: retry-safe writes, prepended (after keys_lib) to every write script and a module (after
+-- keys_lib and call_lib, which binds ARGV per call) of every function library that writes. The write's own
 -- script looks its idempotency key up, applies the write and stores its reply in the same call, so
 -- no duplicate can slip between check and apply, whatever instance a retry reaches.
 -- Entries live in time buckets under the tag of what they protect: hash <base>idem:<bucket> (one

@@ -1,4 +1,5 @@
--- keys_lib: prepended to every script that derives keys from the keys in KEYS. A derived key keeps
+-- keys_lib: prepended to every script, and a module of every function library, that derives keys
+-- from the keys in KEYS. A derived key keeps
 -- the hash tag of the key it comes from, so the script still touches one Cluster slot.
 -- KEYS: 0
 

@@ -1,5 +1,5 @@
--- board_delete: removes every key of a board (config, likes, each window's slots, index, results and
--- snapshots, each view's keys).
+-- board_delete: removes every key of a board (config, likes, item data, each window's slots, index,
+-- results and snapshots, each view's keys).
 -- The board knows its keys: window names come from its config, slot hashes from each slots index.
 -- KEYS: 2
 -- KEYS[1]        board config hash
@@ -8,15 +8,18 @@
 -- ARGV[2]        idempotency retention (ms): the stored answers of the board go too
 -- ARGV[3]        retention (ms) of the keys the service gives Cluster writes (RESEND_GUARD_MS): those too
 -- Reply: 1 when the board existed, else 0
-local cfg_key, likes_key = KEYS[1], KEYS[2]
-idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[2]))
-idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[3]))
-local stored = redis.call('HGET', cfg_key, 'windows')
-if not stored then return 0 end
-for _, w in ipairs(cjson.decode(stored)) do
-  drop_window(cfg_key, w.name)
-  drop_snapshots(cfg_key, w.name)
+local function board_delete(keys, args)
+  begin_call(keys, args)
+  local cfg_key, likes_key = KEYS[1], KEYS[2]
+  idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[2]))
+  idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[3]))
+  local stored = redis.call('HGET', cfg_key, 'windows')
+  if not stored then return 0 end
+  for _, w in ipairs(cjson.decode(stored)) do
+    drop_window(cfg_key, w.name)
+    drop_snapshots(cfg_key, w.name)
+  end
+  for _, view in ipairs(cjson.decode(redis.call('HGET', cfg_key, 'views') or '[]')) do drop_view(cfg_key, view.name) end
+  redis.call('UNLINK', cfg_key, likes_key, item_data_key(cfg_key))
+  return 1
 end
-for _, view in ipairs(cjson.decode(redis.call('HGET', cfg_key, 'views') or '[]')) do drop_view(cfg_key, view.name) end
-redis.call('UNLINK', cfg_key, likes_key)
-return 1

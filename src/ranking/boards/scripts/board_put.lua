@@ -19,97 +19,163 @@
 -- ARGV[5]        now, unix milliseconds
 -- ARGV[6]        requested maxItems, or "" to keep the stored one (none for a new board)
 -- ARGV[7]        views, JSON array (see views_lib; "[]": none), checked against the windows by the app
+-- ARGV[8]        ties: "shared" | "first", or "" to keep the stored one (shared for a new board). A
+--                change drops every window's data (needs reset); "first" needs a board of 1 shard
 -- Reply: { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none), views
---        JSON } with status created | unchanged | updated, or { "conflict", message }
+--        JSON, ties } with status created | unchanged | updated, or { "conflict", message }
 -- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
 -- from its windows' live slots in this call (views_reconcile); a removed view's keys go.
-local cfg_key = KEYS[1]
-local wanted = cjson.decode(ARGV[1])
-local shards = ARGV[2]
-local new_version = ARGV[3]
-local reset = ARGV[4] == '1'
-local now_ms = tonumber(ARGV[5])
-local max_items = ARGV[6]
-local views_json = ARGV[7]
+-- The request, read from the call's args.
+local function board_request()
+  return {
+    cfg_key = KEYS[1],
+    wanted = cjson.decode(ARGV[1]),
+    shards = ARGV[2],
+    new_version = ARGV[3],
+    reset = ARGV[4] == '1',
+    now_ms = tonumber(ARGV[5]),
+    max_items = ARGV[6],
+    views_json = ARGV[7],
+    ties = ARGV[8],
+  }
+end
+
+-- Ties (ties_lib): the refusal of a strict order over several shards, or nil.
+local function board_ties_problem(r, shards)
+  if r.ties == 'first' and tonumber(shards) > 1 then return 'ties "first" needs a board of 1 shard' end
+  return nil
+end
+
+-- Stores the mode (config field `ties`, absent for shared).
+local function board_store_ties(r)
+  if r.ties == 'first' then redis.call('HSET', r.cfg_key, 'ties', 'first') else redis.call('HDEL', r.cfg_key, 'ties') end
+end
+
+-- Into `plan`: whether ties change (a change drops every window's data, like a change of shards).
+local function board_plan_ties(r, plan)
+  local stored_ties = redis.call('HGET', r.cfg_key, 'ties') or 'shared'
+  if r.ties == '' then r.ties = stored_ties end
+  plan.reties = r.ties ~= stored_ties
+  if plan.reties then plan.changed = true end
+  if plan.reties and not r.reset then
+    plan.problems[#plan.problems + 1] = 'ties would change from ' .. stored_ties .. ' to ' .. r.ties
+  end
+  plan.problems[#plan.problems + 1] = board_ties_problem(r, r.shards)
+end
 
 -- Stores the views and brings their data in line with them (`dropped`: names of windows whose data went).
-local function store_views(old_views, dropped)
-  if views_json == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', views_json) end
-  views_reconcile(cfg_key, old_views, dropped, now_ms)
-end
-
-local stored = redis.call('HGET', cfg_key, 'windows')
-if not stored then
-  if shards == '' then shards = '1' end
-  for _, w in ipairs(wanted) do w.createdAtMs = now_ms end
-  local json = cjson.encode(wanted)
-  redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', now_ms)
-  if max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', max_items) end
-  store_snapshot_confs(cfg_key, wanted)
-  store_views(nil, {})
-  return { 'created', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), shards, tonumber(max_items) or 0, views_json }
-end
-
-local current = cjson.decode(stored)
-local by_name = {}
-for _, w in ipairs(current) do by_name[w.name] = w end
-local problems, to_drop, resnapshot = {}, {}, {}
-local stored_shards = redis.call('HGET', cfg_key, 'shards')
-if shards == '' then shards = stored_shards end
-local max_shards = math.max(tonumber(redis.call('HGET', cfg_key, 'maxShards') or stored_shards), tonumber(shards))
-local reshard = stored_shards ~= shards
-local stored_max_items = redis.call('HGET', cfg_key, 'maxItems') or ''
-if max_items == '' then max_items = stored_max_items end
-local stored_views = redis.call('HGET', cfg_key, 'views')
-local changed = #current ~= #wanted or reshard or max_items ~= stored_max_items or (stored_views or '[]') ~= views_json
-if reshard and not reset then
-  problems[#problems + 1] = 'shards would change from ' .. stored_shards .. ' to ' .. shards
-end
-for i, w in ipairs(wanted) do
-  local old = by_name[w.name]
-  if current[i] == nil or current[i].name ~= w.name then changed = true end
-  if old == nil then
-    w.createdAtMs = now_ms
-    changed = true
-  elseif reshard or old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
-    changed = true
-    if reset then
-      to_drop[#to_drop + 1] = w.name
-      w.createdAtMs = now_ms
-    elseif old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
-      problems[#problems + 1] = 'window ' .. w.name .. ' would change from ' .. old.periodSec .. 's/' .. old.intervalSec ..
-        's to ' .. w.periodSec .. 's/' .. w.intervalSec .. 's'
-    end
+local function board_store_views(request, old_views, dropped)
+  if request.views_json == '[]' then
+    redis.call('HDEL', request.cfg_key, 'views')
   else
-    w.createdAtMs = old.createdAtMs
+    redis.call('HSET', request.cfg_key, 'views', request.views_json)
   end
-  if old ~= nil and not same_snapshots(old.snapshots, w.snapshots) then
-    changed = true
-    resnapshot[#resnapshot + 1] = w.name
+  views_reconcile(request.cfg_key, old_views, dropped, request.now_ms)
+end
+
+local function board_create(r)
+  local shards = r.shards == '' and '1' or r.shards
+  if r.ties == '' then r.ties = 'shared' end
+  if board_ties_problem(r, shards) then return { 'conflict', board_ties_problem(r, shards) } end
+  board_store_ties(r)
+  for _, w in ipairs(r.wanted) do w.createdAtMs = r.now_ms end
+  local json = cjson.encode(r.wanted)
+  redis.call('HSET', r.cfg_key, 'version', r.new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', r.now_ms)
+  if r.max_items ~= '' then redis.call('HSET', r.cfg_key, 'maxItems', r.max_items) end
+  store_snapshot_confs(r.cfg_key, r.wanted)
+  board_store_views(r, nil, {})
+  return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json, r.ties }
+end
+
+-- Compares the wanted windows with the stored ones (`plan.by_name`: the stored windows by name) into
+-- `plan`: changed, problems (refusals without reset), to_drop (with reset) and resnapshot; sets each
+-- wanted window's createdAtMs (kept, or now for a new or remade one).
+local function board_compare_windows(r, plan, current)
+  for i, w in ipairs(r.wanted) do
+    local old = plan.by_name[w.name]
+    if current[i] == nil or current[i].name ~= w.name then plan.changed = true end
+    if old == nil then
+      w.createdAtMs = r.now_ms
+      plan.changed = true
+    elseif plan.reshard or plan.reties or old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
+      plan.changed = true
+      if r.reset then
+        plan.to_drop[#plan.to_drop + 1] = w.name
+        w.createdAtMs = r.now_ms
+      elseif old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
+        plan.problems[#plan.problems + 1] = 'window ' .. w.name .. ' would change from ' .. old.periodSec .. 's/' ..
+          old.intervalSec .. 's to ' .. w.periodSec .. 's/' .. w.intervalSec .. 's'
+      end
+    else
+      w.createdAtMs = old.createdAtMs
+    end
+    if old ~= nil and not same_snapshots(old.snapshots, w.snapshots) then
+      plan.changed = true
+      plan.resnapshot[#plan.resnapshot + 1] = w.name
+    end
+    plan.by_name[w.name] = nil
   end
-  by_name[w.name] = nil
+  for name, _ in pairs(plan.by_name) do
+    plan.changed = true
+    if r.reset then plan.to_drop[#plan.to_drop + 1] = name else plan.problems[#plan.problems + 1] = 'window ' .. name .. ' would be removed' end
+  end
 end
-for name, _ in pairs(by_name) do
-  changed = true
-  if reset then to_drop[#to_drop + 1] = name else problems[#problems + 1] = 'window ' .. name .. ' would be removed' end
+
+-- What changing the stored config `stored` (windows JSON) into the request takes (see board_compare_windows).
+local function board_plan(r, stored)
+  local cfg_key = r.cfg_key
+  local current = cjson.decode(stored)
+  local plan = { by_name = {}, problems = {}, to_drop = {}, resnapshot = {} }
+  for _, w in ipairs(current) do plan.by_name[w.name] = w end
+  local stored_shards = redis.call('HGET', cfg_key, 'shards')
+  if r.shards == '' then r.shards = stored_shards end
+  plan.max_shards = math.max(tonumber(redis.call('HGET', cfg_key, 'maxShards') or stored_shards), tonumber(r.shards))
+  plan.reshard = stored_shards ~= r.shards
+  local stored_max_items = redis.call('HGET', cfg_key, 'maxItems') or ''
+  if r.max_items == '' then r.max_items = stored_max_items end
+  plan.stored_views = redis.call('HGET', cfg_key, 'views')
+  plan.changed = #current ~= #r.wanted or plan.reshard or r.max_items ~= stored_max_items
+    or (plan.stored_views or '[]') ~= r.views_json
+  if plan.reshard and not r.reset then
+    plan.problems[#plan.problems + 1] = 'shards would change from ' .. stored_shards .. ' to ' .. r.shards
+  end
+  board_plan_ties(r, plan)
+  board_compare_windows(r, plan, current)
+  return plan
 end
-if #problems > 0 then
-  table.sort(problems)
-  return { 'conflict', table.concat(problems, '; ') .. ' (use ?reset=true to drop that data)' }
+
+local function board_update(r, plan)
+  local cfg_key = r.cfg_key
+  local dropped = {}
+  for _, name in ipairs(plan.to_drop) do
+    drop_window(cfg_key, name)
+    drop_snapshots(cfg_key, name)
+    dropped[name] = true
+  end
+  for _, name in ipairs(plan.resnapshot) do drop_snapshots(cfg_key, name) end
+  store_snapshot_confs(cfg_key, r.wanted)
+  local json = cjson.encode(r.wanted)
+  redis.call('HSET', cfg_key, 'version', r.new_version, 'windows', json, 'shards', r.shards, 'maxShards', plan.max_shards)
+  if r.max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', r.max_items) end
+  board_store_views(r, plan.stored_views, dropped)
+  if #plan.to_drop > 0 then prune_item_data(cfg_key) end
+  board_store_ties(r)
+  return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties }
 end
-if not changed then
-  return { 'unchanged', redis.call('HGET', cfg_key, 'version'), stored, shards, tonumber(redis.call('HGET', cfg_key, 'revision') or '0'), max_shards, tonumber(max_items) or 0, views_json }
+
+local function board_put(keys, args)
+  begin_call(keys, args)
+  local r = board_request()
+  local stored = redis.call('HGET', r.cfg_key, 'windows')
+  if not stored then return board_create(r) end
+  local plan = board_plan(r, stored)
+  if #plan.problems > 0 then
+    table.sort(plan.problems)
+    return { 'conflict', table.concat(plan.problems, '; ') .. ' (use ?reset=true to drop that data)' }
+  end
+  if not plan.changed then
+    return { 'unchanged', redis.call('HGET', r.cfg_key, 'version'), stored, r.shards,
+      tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties }
+  end
+  return board_update(r, plan)
 end
-local dropped = {}
-for _, name in ipairs(to_drop) do
-  drop_window(cfg_key, name)
-  drop_snapshots(cfg_key, name)
-  dropped[name] = true
-end
-for _, name in ipairs(resnapshot) do drop_snapshots(cfg_key, name) end
-store_snapshot_confs(cfg_key, wanted)
-local json = cjson.encode(wanted)
-redis.call('HSET', cfg_key, 'version', new_version, 'windows', json, 'shards', shards, 'maxShards', max_shards)
-if max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', max_items) end
-store_views(stored_views, dropped)
-return { 'updated', new_version, json, shards, redis.call('HINCRBY', cfg_key, 'revision', 1), max_shards, tonumber(max_items) or 0, views_json }

@@ -13,31 +13,35 @@
 -- ARGV[6]        maxItems of the authoritative config (0: none)
 -- ARGV[7]        views of the authoritative config, JSON array ("[]": none); rebuilt here as board_put does
 -- Reply: "synced", or "unchanged" (this revision or a newer one is already held)
-local cfg_key = KEYS[1]
-local revision = tonumber(ARGV[4])
-if tonumber(redis.call('HGET', cfg_key, 'revision') or '-1') >= revision then return 'unchanged' end
-local wanted = {}
-for _, w in ipairs(cjson.decode(ARGV[2])) do wanted[w.name] = w end
-local stored = redis.call('HGET', cfg_key, 'windows')
-local reshard = redis.call('HGET', cfg_key, 'shards') ~= ARGV[3]
-local dropped = {}
-if stored then
-  for _, old in ipairs(cjson.decode(stored)) do
-    local new = wanted[old.name]
-    if reshard or new == nil or new.periodSec ~= old.periodSec or new.intervalSec ~= old.intervalSec or new.createdAtMs ~= old.createdAtMs then
-      drop_window(cfg_key, old.name)
-      drop_snapshots(cfg_key, old.name)
-      dropped[old.name] = true
-    elseif not same_snapshots(old.snapshots, new.snapshots) then
-      drop_snapshots(cfg_key, old.name)
+local function shard_sync(keys, args)
+  begin_call(keys, args)
+  local cfg_key = KEYS[1]
+  local revision = tonumber(ARGV[4])
+  if tonumber(redis.call('HGET', cfg_key, 'revision') or '-1') >= revision then return 'unchanged' end
+  local wanted = {}
+  for _, w in ipairs(cjson.decode(ARGV[2])) do wanted[w.name] = w end
+  local stored = redis.call('HGET', cfg_key, 'windows')
+  local reshard = redis.call('HGET', cfg_key, 'shards') ~= ARGV[3]
+  local dropped = {}
+  if stored then
+    for _, old in ipairs(cjson.decode(stored)) do
+      local new = wanted[old.name]
+      if reshard or new == nil or new.periodSec ~= old.periodSec or new.intervalSec ~= old.intervalSec or new.createdAtMs ~= old.createdAtMs then
+        drop_window(cfg_key, old.name)
+        drop_snapshots(cfg_key, old.name)
+        dropped[old.name] = true
+      elseif not same_snapshots(old.snapshots, new.snapshots) then
+        drop_snapshots(cfg_key, old.name)
+      end
     end
   end
+  redis.call('HSET', cfg_key, 'version', ARGV[1], 'revision', revision, 'windows', ARGV[2], 'shards', ARGV[3])
+  redis.call('HSETNX', cfg_key, 'createdAtMs', ARGV[5])
+  store_snapshot_confs(cfg_key, cjson.decode(ARGV[2]))
+  if ARGV[6] == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', ARGV[6]) end
+  local old_views = redis.call('HGET', cfg_key, 'views')
+  if ARGV[7] == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', ARGV[7]) end
+  views_reconcile(cfg_key, old_views, dropped, tonumber(ARGV[5]))
+  if next(dropped) then prune_item_data(cfg_key) end
+  return 'synced'
 end
-redis.call('HSET', cfg_key, 'version', ARGV[1], 'revision', revision, 'windows', ARGV[2], 'shards', ARGV[3])
-redis.call('HSETNX', cfg_key, 'createdAtMs', ARGV[5])
-store_snapshot_confs(cfg_key, cjson.decode(ARGV[2]))
-if ARGV[6] == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', ARGV[6]) end
-local old_views = redis.call('HGET', cfg_key, 'views')
-if ARGV[7] == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', ARGV[7]) end
-views_reconcile(cfg_key, old_views, dropped, tonumber(ARGV[5]))
-return 'synced'

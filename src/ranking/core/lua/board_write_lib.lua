@@ -1,5 +1,6 @@
 -- board_write_lib: the common start of every write to a board's items (increment, batch, like),
--- prepended after keys_lib, idem_lib and window_lib, and the admission of new items.
+-- a module of the ranking function library after keys_lib, idem_lib and window_lib, and the admission
+-- of new items.
 -- KEYS: 0
 -- ARGV[1] config version, ARGV[2] now (ms), ARGV[4] W; the idempotency arguments start at
 -- ARGV[idem_first + 3W] (idem_first: the script's own offset past its window arguments).
@@ -94,7 +95,7 @@ local function event_adder(window_count)
         score = standing(top_key, item)
       end
       reply[#reply + 1] = score
-      reply[#reply + 1] = rank_of(top_key, score)
+      reply[#reply + 1] = item_rank(top_key, item, score)
     end
     return new_due_ms
   end

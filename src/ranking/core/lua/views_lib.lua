@@ -1,5 +1,5 @@
--- views_lib: trending views (decay, hot, rising), prepended to every ranking script after keys_lib and
--- before window_lib. A view is one more results zset of the board, kept by the same script call that
+-- views_lib: trending views (decay, hot, rising), a module of the ranking function library after
+-- keys_lib and call_lib (which holds VIEWS, the views of the running call) and before window_lib. A view is one more results zset of the board, kept by the same script call that
 -- changes a window it reads (window_lib calls view_window_changed after every change of an item's sum
 -- in a window, write or expiry), so it is never recomputed by a job and expiry takes out of it exactly
 -- what the expired slot put in.
@@ -12,8 +12,6 @@
 -- while a decay view's landmark moves, <tag>:<view>:next (zset: the members moved to the new landmark).
 -- Scores cross to Redis as %.17g strings: Lua's own number-to-string conversion keeps 14 digits.
 
-local VIEWS = { loaded = false, by_top = {}, by_name = {}, list = {}, now_sec = 0 }
-
 local function view_num(x)
   return string.format('%.17g', x)
 end
@@ -22,8 +20,8 @@ local function view_key(cfg_key, view_name, suffix)
   return sibling_key(cfg_key, 'cfg', view_name .. ':' .. suffix)
 end
 
--- The views' code is built on first use in a call, not by the script's top level (which runs on every
--- call and would create all its closures each time): boards without views, most calls, pay one HGET.
+-- The views' code is built on first use after a FUNCTION LOAD, not by the library's top level: a
+-- library that never meets a view never builds it, and boards without views, most calls, pay one HGET.
 local views_api
 
 -- Reads the board shard's views (and rebases decay views to now). Every script that changes a window

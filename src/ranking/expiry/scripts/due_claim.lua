@@ -12,18 +12,21 @@
 -- ARGV[4]        due by, unix milliseconds: only boards due at or before it are claimed (a pass claims
 --                what was due when it began, so a board it puts back as due again waits for the next)
 -- Reply: { when (unix ms) these claims lapse, the names claimed, earliest due first... }
-local now_ms = tonumber(ARGV[1])
-local lease_ms = tonumber(ARGV[2])
-local most = tonumber(ARGV[3])
-local due_by = tonumber(ARGV[4])
-for _, name in ipairs(redis.call('ZRANGE', KEYS[2], '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
-  redis.call('ZREM', KEYS[2], name)
-  redis.call('ZADD', KEYS[1], 'LT', now_ms, name)
+local function due_claim(keys, args)
+  begin_call(keys, args)
+  local now_ms = tonumber(ARGV[1])
+  local lease_ms = tonumber(ARGV[2])
+  local most = tonumber(ARGV[3])
+  local due_by = tonumber(ARGV[4])
+  for _, name in ipairs(redis.call('ZRANGE', KEYS[2], '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
+    redis.call('ZREM', KEYS[2], name)
+    redis.call('ZADD', KEYS[1], 'LT', now_ms, name)
+  end
+  local due = redis.call('ZRANGE', KEYS[1], '-inf', due_by, 'BYSCORE', 'LIMIT', 0, most)
+  for _, name in ipairs(due) do
+    redis.call('ZREM', KEYS[1], name)
+    redis.call('ZADD', KEYS[2], now_ms + lease_ms, name)
+  end
+  table.insert(due, 1, now_ms + lease_ms)
+  return due
 end
-local due = redis.call('ZRANGE', KEYS[1], '-inf', due_by, 'BYSCORE', 'LIMIT', 0, most)
-for _, name in ipairs(due) do
-  redis.call('ZREM', KEYS[1], name)
-  redis.call('ZADD', KEYS[2], now_ms + lease_ms, name)
-end
-table.insert(due, 1, now_ms + lease_ms)
-return due

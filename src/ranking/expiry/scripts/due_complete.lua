@@ -9,10 +9,13 @@
 -- ARGV[2 + 2i], ARGV[3 + 2i] (i = 0..): a board name and its next due time (unix ms; 0: nothing left
 --                to expire, the board leaves the index until a write creates a slot)
 -- Reply: the number of boards completed
-local lease_end = ARGV[1]
-for i = 2, #ARGV, 2 do
-  local name, next_ms = ARGV[i], tonumber(ARGV[i + 1])
-  if tonumber(redis.call('ZSCORE', KEYS[2], name)) == tonumber(lease_end) then redis.call('ZREM', KEYS[2], name) end
-  if next_ms > 0 then redis.call('ZADD', KEYS[1], 'LT', next_ms, name) end
+local function due_complete(keys, args)
+  begin_call(keys, args)
+  local lease_end = ARGV[1]
+  for i = 2, #ARGV, 2 do
+    local name, next_ms = ARGV[i], tonumber(ARGV[i + 1])
+    if tonumber(redis.call('ZSCORE', KEYS[2], name)) == tonumber(lease_end) then redis.call('ZREM', KEYS[2], name) end
+    if next_ms > 0 then redis.call('ZADD', KEYS[1], 'LT', next_ms, name) end
+  end
+  return (#ARGV - 1) / 2
 end
-return (#ARGV - 1) / 2

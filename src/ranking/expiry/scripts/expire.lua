@@ -12,16 +12,19 @@
 --        (unix ms): when the oldest slot left, or the oldest like, falls out, or the next snapshot
 --        boundary of a window keeping snapshots and holding data; 0 when there is none }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-local budget = tonumber(ARGV[3])
-local window_count = tonumber(ARGV[4])
-cross_all(3, window_count, 5, 3, now_sec)
-local more_likes = prune_likes(KEYS[2], window_count, now_sec, budget)
-local draining = expire_all(3, window_count, 5, 3, now_sec, budget)
-if more_likes then draining = 1 end
-local next_ms = math.min(earliest_slot_due_ms(3, window_count) or math.huge, likes_due_ms(KEYS[2], window_count) or math.huge,
-  snapshot_due_ms(3, window_count, now_sec) or math.huge)
-if next_ms == math.huge then next_ms = 0 end
-return { draining, next_ms }
+local function expire(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+  local budget = tonumber(ARGV[3])
+  local window_count = tonumber(ARGV[4])
+  cross_all(3, window_count, 5, 3, now_sec)
+  local more_likes = prune_likes(KEYS[2], window_count, now_sec, budget)
+  local draining = expire_all(3, window_count, 5, 3, now_sec, budget)
+  if more_likes then draining = 1 end
+  local next_ms = math.min(earliest_slot_due_ms(3, window_count) or math.huge, likes_due_ms(KEYS[2], window_count) or math.huge,
+    snapshot_due_ms(3, window_count, now_sec) or math.huge)
+  if next_ms == math.huge then next_ms = 0 end
+  return { draining, next_ms }
+end

@@ -5,7 +5,10 @@
 -- ARGV[1]        now, unix milliseconds
 -- ARGV[2]        sweep interval, milliseconds
 -- Reply: 1 when the caller takes this sweep, else 0
-local now_ms = tonumber(ARGV[1])
-if tonumber(redis.call('GET', KEYS[1]) or '0') > now_ms then return 0 end
-redis.call('SET', KEYS[1], now_ms + tonumber(ARGV[2]))
-return 1
+local function sweep_turn(keys, args)
+  begin_call(keys, args)
+  local now_ms = tonumber(ARGV[1])
+  if tonumber(redis.call('GET', KEYS[1]) or '0') > now_ms then return 0 end
+  redis.call('SET', KEYS[1], now_ms + tonumber(ARGV[2]))
+  return 1
+end

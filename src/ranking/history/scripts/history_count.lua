@@ -12,18 +12,21 @@
 -- ARGV[6 ...]    pairs of boundary (unix s), score: count in this shard's snapshot at or before it
 -- Reply: { count_1, ... } one per pair (0 where the shard has no snapshot)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-local interval_sec = tonumber(ARGV[5])
-local conf = cross_window(now_sec, interval_sec)
-local reply = {}
-for i = 6, #ARGV, 2 do
-  local count = 0
-  if conf then
-    local _, rows = find_snapshot(KEYS[2], conf, interval_sec, now_sec, tonumber(ARGV[i]))
-    if rows then count = snapshot_count_above(rows, tonumber(ARGV[i + 1])) end
+local function history_count(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+  local interval_sec = tonumber(ARGV[5])
+  local conf = cross_window(now_sec, interval_sec)
+  local reply = {}
+  for i = 6, #ARGV, 2 do
+    local count = 0
+    if conf then
+      local _, rows = find_snapshot(KEYS[2], conf, interval_sec, now_sec, tonumber(ARGV[i]))
+      if rows then count = snapshot_count_above(rows, tonumber(ARGV[i + 1])) end
+    end
+    reply[#reply + 1] = count
   end
-  reply[#reply + 1] = count
+  return reply
 end
-return reply

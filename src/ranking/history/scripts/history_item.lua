@@ -16,27 +16,30 @@
 --          none left in range), then per snapshot oldest first: boundary (unix s), the item's score (0
 --          when not listed), rows scoring above it (-1 when not listed) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-local interval_sec = tonumber(ARGV[5])
-local conf = cross_window(now_sec, interval_sec)
-if not conf then return { 0, 0 } end
-local base = sibling_key(KEYS[2], 'slots', '')
-local oldest_kept = current_slot(now_sec, interval_sec) - snapshot_lifetime_sec(conf, interval_sec)
-local from = math.max(tonumber(ARGV[7]), oldest_kept + 1)
-local reply = { 1, 0 }
-if from > tonumber(ARGV[8]) then return reply end
-local most = tonumber(ARGV[9])
-local boundaries = redis.call('ZRANGE', base .. 'snaps', from, ARGV[8], 'BYSCORE', 'LIMIT', 0, most + 1)
-if #boundaries > most then reply[2] = tonumber(table.remove(boundaries)) end
-for _, boundary in ipairs(boundaries) do
-  local rows = redis.call('GET', base .. 'snap:' .. boundary)
-  if rows then
-    local score = snapshot_score(rows, ARGV[6])
-    reply[#reply + 1] = tonumber(boundary)
-    reply[#reply + 1] = score or 0
-    reply[#reply + 1] = score and snapshot_count_above(rows, score) or -1
+local function history_item(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+  local interval_sec = tonumber(ARGV[5])
+  local conf = cross_window(now_sec, interval_sec)
+  if not conf then return { 0, 0 } end
+  local base = sibling_key(KEYS[2], 'slots', '')
+  local oldest_kept = current_slot(now_sec, interval_sec) - snapshot_lifetime_sec(conf, interval_sec)
+  local from = math.max(tonumber(ARGV[7]), oldest_kept + 1)
+  local reply = { 1, 0 }
+  if from > tonumber(ARGV[8]) then return reply end
+  local most = tonumber(ARGV[9])
+  local boundaries = redis.call('ZRANGE', base .. 'snaps', from, ARGV[8], 'BYSCORE', 'LIMIT', 0, most + 1)
+  if #boundaries > most then reply[2] = tonumber(table.remove(boundaries)) end
+  for _, boundary in ipairs(boundaries) do
+    local rows = redis.call('GET', base .. 'snap:' .. boundary)
+    if rows then
+      local score = snapshot_score(rows, ARGV[6])
+      reply[#reply + 1] = tonumber(boundary)
+      reply[#reply + 1] = score or 0
+      reply[#reply + 1] = score and snapshot_count_above(rows, score) or -1
+    end
   end
+  return reply
 end
-return reply

@@ -12,14 +12,17 @@
 -- Reply: { keeps (0|1): the window keeps snapshots, [boundary (unix s), rows ("\30<item>\31<score>"
 --          best first): when one is found] }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-local interval_sec = tonumber(ARGV[5])
-local conf = cross_window(now_sec, interval_sec)
-if not conf then return { 0 } end
-local at = nil
-if ARGV[6] ~= '' then at = tonumber(ARGV[6]) end
-local boundary, rows = find_snapshot(KEYS[2], conf, interval_sec, now_sec, at)
-if not boundary then return { 1 } end
-return { 1, boundary, rows }
+local function history_read(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+  local interval_sec = tonumber(ARGV[5])
+  local conf = cross_window(now_sec, interval_sec)
+  if not conf then return { 0 } end
+  local at = nil
+  if ARGV[6] ~= '' then at = tonumber(ARGV[6]) end
+  local boundary, rows = find_snapshot(KEYS[2], conf, interval_sec, now_sec, at)
+  if not boundary then return { 1 } end
+  return { 1, boundary, rows }
+end

@@ -10,10 +10,13 @@
 -- ARGV[6]        item id
 -- Reply: { draining (0|1), score, rank (0: not ranked), ranked items (score > 0) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-cross_window(now_sec, tonumber(ARGV[5]))
-local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
-local score, rank = standing(KEYS[3], ARGV[6])
-return { more and 1 or 0, score, rank, redis.call('ZCOUNT', KEYS[3], '(0', '+inf') }
+local function read_item(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+  cross_window(now_sec, tonumber(ARGV[5]))
+  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
+  local score, rank = standing(KEYS[3], ARGV[6])
+  return { more and 1 or 0, score, rank, redis.call('ZCOUNT', KEYS[3], '(0', '+inf') }
+end

@@ -17,26 +17,29 @@
 --          items scoring above the score, number of items before, item_1, score_1, ... (up to
 --          radius items before the place, then up to radius items after it, in board order) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-cross_window(now_sec, tonumber(ARGV[5]))
-local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
-local top_key, item, score, radius = KEYS[3], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
-local inserted = redis.call('ZSCORE', top_key, item) == false
-if inserted then
-  -- A write first (a no-op: the item is not here) lets the ZADD through on a full Redis: Redis refuses
-  -- commands that can grow memory only while a script has written nothing, and this one removes what
-  -- it adds before it ends.
-  redis.call('ZREM', top_key, item)
-  redis.call('ZADD', top_key, ARGV[7], item)
+local function read_neighbours(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+  cross_window(now_sec, tonumber(ARGV[5]))
+  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
+  local top_key, item, score, radius = KEYS[3], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
+  local inserted = redis.call('ZSCORE', top_key, item) == false
+  if inserted then
+    -- A write first (a no-op: the item is not here) lets the ZADD through on a full Redis: Redis refuses
+    -- commands that can grow memory only while a script has written nothing, and this one removes what
+    -- it adds before it ends.
+    redis.call('ZREM', top_key, item)
+    redis.call('ZADD', top_key, ARGV[7], item)
+  end
+  local position = redis.call('ZREVRANK', top_key, item)
+  local before = {}
+  if position > 0 then before = redis.call('ZREVRANGE', top_key, math.max(0, position - radius), position - 1, 'WITHSCORES') end
+  local after = redis.call('ZREVRANGE', top_key, position + 1, position + radius, 'WITHSCORES')
+  if inserted then redis.call('ZREM', top_key, item) end
+  local reply = { more and 1 or 0, position, redis.call('ZCOUNT', top_key, above(score), '+inf'), #before / 2 }
+  for _, value in ipairs(before) do reply[#reply + 1] = value end
+  for _, value in ipairs(after) do reply[#reply + 1] = value end
+  return reply
 end
-local position = redis.call('ZREVRANK', top_key, item)
-local before = {}
-if position > 0 then before = redis.call('ZREVRANGE', top_key, math.max(0, position - radius), position - 1, 'WITHSCORES') end
-local after = redis.call('ZREVRANGE', top_key, position + 1, position + radius, 'WITHSCORES')
-if inserted then redis.call('ZREM', top_key, item) end
-local reply = { more and 1 or 0, position, redis.call('ZCOUNT', top_key, above(score), '+inf'), #before / 2 }
-for _, value in ipairs(before) do reply[#reply + 1] = value end
-for _, value in ipairs(after) do reply[#reply + 1] = value end
-return reply

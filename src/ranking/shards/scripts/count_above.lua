@@ -12,16 +12,19 @@
 -- Reply: { draining (0|1), above_1, ranked_1, ..., above_W, ranked_W }: items scoring strictly above
 --        the score, and items scoring above 0, in each window
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-local window_count = tonumber(ARGV[4])
-cross_all(2, window_count, 5, 3, now_sec)
-local reply = { expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3])) }
-for w = 0, window_count - 1 do
-  local top_key = KEYS[3 + 2 * w]
-  local score = tonumber(ARGV[5 + 3 * window_count + w])
-  reply[#reply + 1] = score > 0 and redis.call('ZCOUNT', top_key, above(score), '+inf') or 0
-  reply[#reply + 1] = redis.call('ZCOUNT', top_key, '(0', '+inf')
+local function count_above(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+  local window_count = tonumber(ARGV[4])
+  cross_all(2, window_count, 5, 3, now_sec)
+  local reply = { expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3])) }
+  for w = 0, window_count - 1 do
+    local top_key = KEYS[3 + 2 * w]
+    local score = tonumber(ARGV[5 + 3 * window_count + w])
+    reply[#reply + 1] = score > 0 and redis.call('ZCOUNT', top_key, above(score), '+inf') or 0
+    reply[#reply + 1] = redis.call('ZCOUNT', top_key, '(0', '+inf')
+  end
+  return reply
 end
-return reply

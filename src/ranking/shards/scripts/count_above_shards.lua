@@ -1,4 +1,3 @@
-#!lua flags=no-writes,allow-cross-slot-keys
 -- count_above_shards: count_above summed over several shards of a sharded board that live on this Redis
 -- node, in one call instead of one per shard (the other shards' share of a write's or an item's rank).
 -- The one script that reads keys of several hash tags: the shards' config keys come in ARGV, and the
@@ -18,43 +17,46 @@
 -- Reply: { P, position (1-based, among the shards in ARGV) of each of the P shards not counted,
 --          above_1, ranked_1, ..., above_W, ranked_W over the counted shards }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
-local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-local window_count = tonumber(ARGV[3])
-local first_score = 4 + 3 * window_count
-local first_shard = first_score + window_count
-local above_sum, ranked_sum, pending = {}, {}, {}
-for w = 1, window_count do
-  above_sum[w] = 0
-  ranked_sum[w] = 0
-end
-for s = first_shard, #ARGV do
-  local cfg_key = ARGV[s]
-  local err = version_error(cfg_key, ARGV[1])
-  if err then return redis.error_reply(err) end
-  local tops = {}
-  for w = 0, window_count - 1 do
-    local base = sibling_key(cfg_key, 'cfg', ARGV[4 + 3 * w] .. ':')
-    local cutoff = current_slot(now_sec, tonumber(ARGV[6 + 3 * w])) - tonumber(ARGV[5 + 3 * w])
-    if #redis.call('ZRANGE', base .. 'slots', '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then
-      tops = nil
-      break
-    end
-    tops[w + 1] = base .. 'top'
+local function count_above_shards(keys, args)
+  begin_call(keys, args)
+  local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+  local window_count = tonumber(ARGV[3])
+  local first_score = 4 + 3 * window_count
+  local first_shard = first_score + window_count
+  local above_sum, ranked_sum, pending = {}, {}, {}
+  for w = 1, window_count do
+    above_sum[w] = 0
+    ranked_sum[w] = 0
   end
-  if tops then
-    for w = 1, window_count do
-      local score = tonumber(ARGV[first_score + w - 1])
-      if score > 0 then above_sum[w] = above_sum[w] + redis.call('ZCOUNT', tops[w], above(score), '+inf') end
-      ranked_sum[w] = ranked_sum[w] + redis.call('ZCOUNT', tops[w], '(0', '+inf')
+  for s = first_shard, #ARGV do
+    local cfg_key = ARGV[s]
+    local err = version_error(cfg_key, ARGV[1])
+    if err then return redis.error_reply(err) end
+    local tops = {}
+    for w = 0, window_count - 1 do
+      local base = sibling_key(cfg_key, 'cfg', ARGV[4 + 3 * w] .. ':')
+      local cutoff = current_slot(now_sec, tonumber(ARGV[6 + 3 * w])) - tonumber(ARGV[5 + 3 * w])
+      if #redis.call('ZRANGE', base .. 'slots', '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then
+        tops = nil
+        break
+      end
+      tops[w + 1] = base .. 'top'
     end
-  else
-    pending[#pending + 1] = s - first_shard + 1
+    if tops then
+      for w = 1, window_count do
+        local score = tonumber(ARGV[first_score + w - 1])
+        if score > 0 then above_sum[w] = above_sum[w] + redis.call('ZCOUNT', tops[w], above(score), '+inf') end
+        ranked_sum[w] = ranked_sum[w] + redis.call('ZCOUNT', tops[w], '(0', '+inf')
+      end
+    else
+      pending[#pending + 1] = s - first_shard + 1
+    end
   end
+  local reply = { #pending }
+  for _, position in ipairs(pending) do reply[#reply + 1] = position end
+  for w = 1, window_count do
+    reply[#reply + 1] = above_sum[w]
+    reply[#reply + 1] = ranked_sum[w]
+  end
+  return reply
 end
-local reply = { #pending }
-for _, position in ipairs(pending) do reply[#reply + 1] = position end
-for w = 1, window_count do
-  reply[#reply + 1] = above_sum[w]
-  reply[#reply + 1] = ranked_sum[w]
-end
-return reply

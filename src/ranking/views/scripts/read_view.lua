@@ -25,97 +25,113 @@
 --        negative for an item first seen before the view's epoch); ties in descending byte order of
 --        item id (ZREVRANGE order).
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_ms = tonumber(ARGV[2])
-local now_sec = math.floor(now_ms / 1000)
-local window_count = tonumber(ARGV[4])
-cross_all(2, window_count, 5, 3, now_sec)
-views_load(KEYS[1], now_ms)
-local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
-local view = VIEWS.by_name[ARGV[5 + 3 * window_count]]
-if not view then return redis.error_reply('TB_STALE_CONFIG view not in the stored config') end
-local op = ARGV[6 + 3 * window_count]
-local first_arg = 7 + 3 * window_count
 -- Deepest merged page a read answers while a decay view's rebase runs (views_lib): a deeper one
 -- answers draining, and the service's next calls move more of the rebase first.
 local REBASE_MERGE_DEPTH = 2000
-local listing, landmark = view_listing(view, REBASE_MERGE_DEPTH)
-local reply = { draining, landmark, 0, 0 }
--- Membership is what lists a hot item; decay and rising list what scores above 0.
-local every_member = view.mode == 'hot'
-local listed_from = every_member and '-inf' or '(0'
 
-local function listed(score)
-  return every_member or score > 0
+-- A read of one view: what the helpers below share. Membership is what lists a hot item; decay and
+-- rising list what scores above 0.
+local function view_read(view, draining, landmark, listing, now_sec)
+  local every_member = view.mode == 'hot'
+  local interval_sec = tonumber(ARGV[6])
+  local current = current_slot(now_sec, interval_sec)
+  return {
+    view = view,
+    listing = listing,
+    reply = { draining, landmark, 0, 0 },
+    every_member = every_member,
+    listed_from = every_member and '-inf' or '(0',
+    current_slot_key = slot_key_of(KEYS[2], current),
+    previous_slot_key = slot_key_of(KEYS[2], current - interval_sec),
+  }
 end
 
--- Competition rank of a listed rank score (1, 2, 2, 4).
-local function view_rank(score)
-  return listing.count(above(score)) + 1
+local function view_listed(read, score)
+  return read.every_member or score > 0
 end
 
-local current = current_slot(now_sec, tonumber(ARGV[6]))
-local current_slot_key = slot_key_of(KEYS[2], current)
-local previous_slot_key = slot_key_of(KEYS[2], current - tonumber(ARGV[6]))
+local function view_rank(read, score)
+  return read.listing.count(above(score)) + 1
+end
 
-local function add_row(item, score)
+local function view_add_row(read, item, score)
+  local reply, view = read.reply, read.view
   reply[#reply + 1] = item
   reply[#reply + 1] = score
   if view.mode == 'rising' then
     reply[#reply + 1] = redis.call('ZSCORE', view.source_top, item) or '0'
     reply[#reply + 1] = redis.call('ZSCORE', view.baseline_top, item) or '0'
     reply[#reply + 1] = redis.call('HGET', view.items, item) or '0'
-    reply[#reply + 1] = redis.call('HGET', current_slot_key, item) or '0'
-    reply[#reply + 1] = redis.call('HGET', previous_slot_key, item) or '0'
+    reply[#reply + 1] = redis.call('HGET', read.current_slot_key, item) or '0'
+    reply[#reply + 1] = redis.call('HGET', read.previous_slot_key, item) or '0'
   end
 end
 
--- Appends a ZREVRANGE ... WITHSCORES page (scores kept as Redis' strings: every digit), up to the first
--- score <= 0, and sets b to the items scoring above the first row.
-local function add_page(page)
+-- A page of the listing from `offset`, or draining when it is deeper than a rebase lets it merge.
+local function view_add_page(read, offset, limit)
+  local page = read.listing.page(offset, limit)
+  if not page then
+    read.reply[1] = 1
+    return
+  end
   for i = 1, #page, 2 do
-    if not listed(tonumber(page[i + 1])) then break end
-    if i == 1 then reply[4] = view_rank(tonumber(page[i + 1])) - 1 end
-    add_row(page[i], page[i + 1])
+    if not view_listed(read, tonumber(page[i + 1])) then break end
+    if i == 1 then read.reply[4] = view_rank(read, tonumber(page[i + 1])) - 1 end
+    view_add_row(read, page[i], page[i + 1])
   end
 end
 
--- A page of rows, or draining when a rebase's merge cannot reach that deep yet.
-local function add_listing_page(offset, limit)
-  local page = listing.page(offset, limit)
-  if page then add_page(page) else reply[1] = 1 end
-end
-
-if op == 'top' then
-  local offset = tonumber(ARGV[first_arg])
-  reply[3] = offset
-  add_listing_page(offset, tonumber(ARGV[first_arg + 1]))
-elseif op == 'item' then
-  local item = ARGV[first_arg]
-  local score = listing.score(item)
-  reply[4] = listing.count(listed_from)
-  if score and listed(tonumber(score)) then
-    reply[3] = view_rank(tonumber(score))
-    add_row(item, score)
-  end
-elseif op == 'around' then
-  local item = ARGV[first_arg]
-  local score = listing.score(item)
+local function view_around(read, item, radius)
+  local reply = read.reply
+  local score = read.listing.score(item)
   reply[3] = -1
-  if score and listed(tonumber(score)) then
-    local position = listing.position(item, score)
-    if position then
-      local radius = tonumber(ARGV[first_arg + 1])
-      reply[3] = math.max(0, position - radius)
-      add_listing_page(reply[3], position + radius + 1 - reply[3])
-    else
-      reply[1] = 1
-    end
+  if not (score and view_listed(read, tonumber(score))) then return end
+  local position = read.listing.position(item, score)
+  if not position then
+    reply[1] = 1
+    return
   end
-elseif op == 'count' then
-  local score = tonumber(ARGV[first_arg])
-  reply[3] = listed(score) and listing.count(above(score)) or 0
-  reply[4] = listing.count(listed_from)
+  reply[3] = math.max(0, position - radius)
+  view_add_page(read, reply[3], position + radius + 1 - reply[3])
 end
-return reply
+
+-- What `op` asks of the view, from args[first_arg] on, into read.reply.
+local function view_answer(read, op, first_arg)
+  local reply, listing = read.reply, read.listing
+  if op == 'top' then
+    reply[3] = tonumber(ARGV[first_arg])
+    view_add_page(read, reply[3], tonumber(ARGV[first_arg + 1]))
+  elseif op == 'item' then
+    local item = ARGV[first_arg]
+    local score = listing.score(item)
+    reply[4] = listing.count(read.listed_from)
+    if score and view_listed(read, tonumber(score)) then
+      reply[3] = view_rank(read, tonumber(score))
+      view_add_row(read, item, score)
+    end
+  elseif op == 'around' then
+    view_around(read, ARGV[first_arg], tonumber(ARGV[first_arg + 1]))
+  elseif op == 'count' then
+    local score = tonumber(ARGV[first_arg])
+    reply[3] = view_listed(read, score) and listing.count(above(score)) or 0
+    reply[4] = listing.count(read.listed_from)
+  end
+end
+
+local function read_view(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_ms = tonumber(ARGV[2])
+  local now_sec = math.floor(now_ms / 1000)
+  local window_count = tonumber(ARGV[4])
+  cross_all(2, window_count, 5, 3, now_sec)
+  views_load(KEYS[1], now_ms)
+  local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
+  local view = VIEWS.by_name[ARGV[5 + 3 * window_count]]
+  if not view then return redis.error_reply('TB_STALE_CONFIG view not in the stored config') end
+  local listing, landmark = view_listing(view, REBASE_MERGE_DEPTH)
+  local read = view_read(view, draining, landmark, listing, now_sec)
+  view_answer(read, ARGV[6 + 3 * window_count], 7 + 3 * window_count)
+  return read.reply
+end

@@ -27,56 +27,59 @@
 --        { -1, refusal } when the request was refused, nothing of it applied: TB_AT_OUT_OF_SPAN (no
 --        window holds the event's slot any more), TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (the whole call: nothing applied)
-local err = version_error(KEYS[1], ARGV[1])
-if err then return redis.error_reply(err) end
-local now_ms = tonumber(ARGV[2])
-local now_sec = math.floor(now_ms / 1000)
-local window_count = tonumber(ARGV[4])
-local confs = cross_all(2, window_count, 5, 3, now_sec)
-local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
-local context = ARGV[5 + 3 * window_count]
-local cap = item_cap(KEYS[1])
-local keeping = snapshot_windows(2, window_count, confs)
-local add = event_adder(window_count)
--- Per call, not per request: the windows holding each event second, and one idempotency table for
--- every request without a key.
-local holding_at = {}
-local no_key = { key = '', field = '', fingerprint = '', context = context, ttl_ms = 0, may_store = true }
-local applied = 0
-local answers = {}
-for first = 6 + 3 * window_count, #ARGV, 8 do
-  local item, amount = ARGV[first], tonumber(ARGV[first + 1])
-  local idem = no_key
-  if ARGV[first + 2] ~= '' then idem = idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4]) end
-  local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
-  if not answer then
-    local at_ms = tonumber(ARGV[first + 6])
-    local at_sec = math.floor(at_ms / 1000)
-    if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
-    local covering = holding_at[at_sec]
-    local allowance = tonumber(ARGV[first + 5])
-    local created, refusal = 0, nil
-    if not covering then
-      refusal = 'TB_AT_OUT_OF_SPAN no window holds the slot'
-    elseif cap > 0 or allowance >= 0 then
-      created, refusal = admit_items(2, window_count, { item }, allowance, cap)
-    end
-    if refusal then
-      answer = { -1, refusal }
-    else
-      applied = applied + 1
-      local seen_sec = math.min(at_ms, tonumber(ARGV[first + 7]) or math.huge) / 1000
-      local reply = { draining }
-      local new_due_ms = add(reply, item, amount, at_sec, seen_sec, covering)
-      for w = 0, window_count - 1 do
-        reply[#reply + 1] = keeping and keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
+local function increment(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_ms = tonumber(ARGV[2])
+  local now_sec = math.floor(now_ms / 1000)
+  local window_count = tonumber(ARGV[4])
+  local confs = cross_all(2, window_count, 5, 3, now_sec)
+  local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
+  local context = ARGV[5 + 3 * window_count]
+  local cap = item_cap(KEYS[1])
+  local keeping = snapshot_windows(2, window_count, confs)
+  local add = event_adder(window_count)
+  -- Per call, not per request: the windows holding each event second, and one idempotency table for
+  -- every request without a key.
+  local holding_at = {}
+  local no_key = { key = '', field = '', fingerprint = '', context = context, ttl_ms = 0, may_store = true }
+  local applied = 0
+  local answers = {}
+  for first = 6 + 3 * window_count, #ARGV, 8 do
+    local item, amount = ARGV[first], tonumber(ARGV[first + 1])
+    local idem = no_key
+    if ARGV[first + 2] ~= '' then idem = idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4]) end
+    local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
+    if not answer then
+      local at_ms = tonumber(ARGV[first + 6])
+      local at_sec = math.floor(at_ms / 1000)
+      if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
+      local covering = holding_at[at_sec]
+      local allowance = tonumber(ARGV[first + 5])
+      local created, refusal = 0, nil
+      if not covering then
+        refusal = 'TB_AT_OUT_OF_SPAN no window holds the slot'
+      elseif cap > 0 or allowance >= 0 then
+        created, refusal = admit_items(2, window_count, { item }, allowance, cap)
       end
-      new_due_ms = with_snapshot_due(new_due_ms, 2, window_count, now_sec)
-      answer = idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, due_to_index(2, window_count, new_due_ms) })
+      if refusal then
+        answer = { -1, refusal }
+      else
+        applied = applied + 1
+        local seen_sec = math.min(at_ms, tonumber(ARGV[first + 7]) or math.huge) / 1000
+        local reply = { draining }
+        local new_due_ms = add(reply, item, amount, at_sec, seen_sec, covering)
+        for w = 0, window_count - 1 do
+          reply[#reply + 1] = keeping and keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
+        end
+        new_due_ms = with_snapshot_due(new_due_ms, 2, window_count, now_sec)
+        answer = idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, due_to_index(2, window_count, new_due_ms) })
+      end
     end
+    answers[#answers + 1] = answer
   end
-  answers[#answers + 1] = answer
+  -- The change version counts writes (what the live stream polls): one bump per applied request.
+  if applied > 0 then bump_version(KEYS[1], applied) end
+  return answers
 end
--- The change version counts writes (what the live stream polls): one bump per applied request.
-if applied > 0 then bump_version(KEYS[1], applied) end
-return answers

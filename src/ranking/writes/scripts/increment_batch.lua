@@ -19,40 +19,43 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA (see admit_items), TB_AT_OUT_OF_SPAN
 --        <entry> (1-based: no window holds that entry's slot any more): the whole batch is refused,
 --        nothing applied
-local answer, now_ms, window_count, idem = begin_board_write(5)
-if answer then return answer end
-local now_sec = math.floor(now_ms / 1000)
-cross_all(2, window_count, 5, 3, now_sec)
-local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
-local first = 10 + 3 * window_count
-local items, holding = {}, {}
--- Entries mostly share a time (now): the windows holding a second are worked out once per second.
-local holding_at = {}
-for i = first, #ARGV, 4 do
-  items[#items + 1] = ARGV[i]
-  local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
-  if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
-  holding[i] = holding_at[at_sec]
-  if not holding[i] then return redis.error_reply('TB_AT_OUT_OF_SPAN ' .. #items) end
-end
-local created, refusal = admit_items(2, window_count, items, tonumber(ARGV[9 + 3 * window_count]))
-if refusal then return redis.error_reply(refusal) end
-bump_version(KEYS[1])
--- Each entry into its slot (indexed, and its key made, once per window and slot), then the views.
-local new_due_ms = nil
-for w = 0, window_count - 1 do
-  local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
-  local period_sec, interval_sec = tonumber(ARGV[5 + 3 * w]), tonumber(ARGV[6 + 3 * w])
-  local indexed = {}
+local function increment_batch(keys, args)
+  begin_call(keys, args)
+  local answer, now_ms, window_count, idem = begin_board_write(5)
+  if answer then return answer end
+  local now_sec = math.floor(now_ms / 1000)
+  cross_all(2, window_count, 5, 3, now_sec)
+  local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
+  local first = 10 + 3 * window_count
+  local items, holding = {}, {}
+  -- Entries mostly share a time (now): the windows holding a second are worked out once per second.
+  local holding_at = {}
   for i = first, #ARGV, 4 do
-    if holding[i][w] then
-      local at_ms = tonumber(ARGV[i + 2])
-      local slot_start = current_slot(math.floor(at_ms / 1000), interval_sec)
-      local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
-      local due = add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i], tonumber(ARGV[i + 1]), seen_sec)
-      if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
+    items[#items + 1] = ARGV[i]
+    local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
+    if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
+    holding[i] = holding_at[at_sec]
+    if not holding[i] then return redis.error_reply('TB_AT_OUT_OF_SPAN ' .. #items) end
+  end
+  local created, refusal = admit_items(2, window_count, items, tonumber(ARGV[9 + 3 * window_count]))
+  if refusal then return redis.error_reply(refusal) end
+  bump_version(KEYS[1])
+  -- Each entry into its slot (indexed, and its key made, once per window and slot), then the views.
+  local new_due_ms = nil
+  for w = 0, window_count - 1 do
+    local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
+    local period_sec, interval_sec = tonumber(ARGV[5 + 3 * w]), tonumber(ARGV[6 + 3 * w])
+    local indexed = {}
+    for i = first, #ARGV, 4 do
+      if holding[i][w] then
+        local at_ms = tonumber(ARGV[i + 2])
+        local slot_start = current_slot(math.floor(at_ms / 1000), interval_sec)
+        local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
+        local due = add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i], tonumber(ARGV[i + 1]), seen_sec)
+        if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
+      end
     end
   end
+  local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
+  return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 4 }, { created, due_ms })
 end
-local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
-return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 4 }, { created, due_ms })

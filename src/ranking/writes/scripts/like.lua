@@ -26,71 +26,79 @@
 --          outcome, context and the counts: idem_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA items|likeUsers, TB_AT_OUT_OF_SPAN (no
 --        window holds the like's slot) (nothing applied)
-local answer, now_ms, window_count, idem = begin_board_write(8)
-if answer then return answer end
-local now_sec = math.floor(now_ms / 1000)
-local budget = tonumber(ARGV[3])
-cross_all(3, window_count, 5, 3, now_sec)
-local draining = expire_all(3, window_count, 5, 3, now_sec, budget)
-prune_likes(KEYS[2], window_count, now_sec, budget)
-local item = ARGV[5 + 3 * window_count]
-local member = item .. '\31' .. ARGV[6 + 3 * window_count]
-local undo = ARGV[7 + 3 * window_count] == '1'
-local liked = redis.call('ZSCORE', KEYS[2], member)
-local liked_ms = liked and tonumber(liked) or nil
-local at_ms = tonumber(ARGV[14 + 3 * window_count])
-local holding = like_windows(at_ms, window_count, now_sec)
-if not undo and #holding == 0 then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
-
--- A like counts unless the user's earlier like is still inside a window; it is admitted first.
-local counts = not undo and not (liked_ms and #like_windows(liked_ms, window_count, now_sec) > 0)
-local created_items, created_likes = 0, 0
-if counts then
-  local refusal
-  created_items, refusal = admit_items(3, window_count, { item }, tonumber(ARGV[12 + 3 * window_count]))
-  if refusal then return redis.error_reply(refusal) end
-  if not liked_ms then
-    if ARGV[13 + 3 * window_count] == '0' then return redis.error_reply('TB_QUOTA likeUsers 1') end
-    created_likes = 1
+-- The reply's figures once the like is applied: { draining, changed (0|1), score_1, rank_1, ...,
+-- score_W, rank_W, previous_1, ..., previous_W } and the earliest due time of a slot it created (or
+-- nil). `changed`: the windows (0-based) the like (or its withdrawal) changes, by `delta` at `at_sec`.
+local function like_standings(window_count, item, changed, delta, at_sec, event_sec, draining)
+  local reply = { draining, 0 }
+  local new_due_ms = nil
+  for w = 0, window_count - 1 do
+    local slots_key, top_key = KEYS[3 + 2 * w], KEYS[4 + 2 * w]
+    local score, rank
+    if changed[w] then
+      reply[2] = 1
+      local slot_start = current_slot(at_sec, tonumber(ARGV[6 + 3 * w]))
+      local new_slot
+      score, new_slot = add_event(slots_key, top_key, slot_start, item, delta, event_sec)
+      if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w]))) end
+      rank = item_rank(top_key, item, score)
+    else
+      score, rank = standing(top_key, item)
+    end
+    reply[#reply + 1] = score
+    reply[#reply + 1] = rank
   end
+  for w = 0, window_count - 1 do reply[#reply + 1] = previous_rank(KEYS[4 + 2 * w], item) end
+  return reply, new_due_ms
 end
 
--- Which windows this call changes, and by how much, at which time's slot.
-local changed, delta, at_sec = {}, 1, now_sec
-if undo then
-  if liked_ms then
-    redis.call('ZREM', KEYS[2], member)
-    for _, w in ipairs(like_windows(liked_ms, window_count, now_sec)) do changed[w] = true end
-  end
-  delta, at_sec = -1, math.floor((liked_ms or now_ms) / 1000)
-elseif counts then
-  redis.call('ZADD', KEYS[2], at_ms, member)
-  for _, w in ipairs(holding) do changed[w] = true end
-  at_sec = math.floor(at_ms / 1000)
-end
+local function like(keys, args)
+  begin_call(keys, args)
+  local answer, now_ms, window_count, idem = begin_board_write(8)
+  if answer then return answer end
+  local now_sec = math.floor(now_ms / 1000)
+  local budget = tonumber(ARGV[3])
+  cross_all(3, window_count, 5, 3, now_sec)
+  local draining = expire_all(3, window_count, 5, 3, now_sec, budget)
+  prune_likes(KEYS[2], window_count, now_sec, budget)
+  local item = ARGV[5 + 3 * window_count]
+  local member = item .. '\31' .. ARGV[6 + 3 * window_count]
+  local undo = ARGV[7 + 3 * window_count] == '1'
+  local liked = redis.call('ZSCORE', KEYS[2], member)
+  local liked_ms = liked and tonumber(liked) or nil
+  local at_ms = tonumber(ARGV[14 + 3 * window_count])
+  local holding = like_windows(at_ms, window_count, now_sec)
+  if not undo and #holding == 0 then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
 
-local reply = { draining, 0 }
-local new_due_ms = nil
--- An unlike takes an event out: it is no event time for a hot view's firstSeen.
-local event_sec = nil
-if not undo then event_sec = at_ms / 1000 end
-for w = 0, window_count - 1 do
-  local slots_key, top_key = KEYS[3 + 2 * w], KEYS[4 + 2 * w]
-  local score, rank
-  if changed[w] then
-    reply[2] = 1
-    local slot_start = current_slot(at_sec, tonumber(ARGV[6 + 3 * w]))
-    local new_slot
-    score, new_slot = add_event(slots_key, top_key, slot_start, item, delta, event_sec)
-    if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w]))) end
-    rank = rank_of(top_key, score)
-  else
-    score, rank = standing(top_key, item)
+  local counts = not undo and not (liked_ms and #like_windows(liked_ms, window_count, now_sec) > 0)
+  local created_items, created_likes = 0, 0
+  if counts then
+    local refusal
+    created_items, refusal = admit_items(3, window_count, { item }, tonumber(ARGV[12 + 3 * window_count]))
+    if refusal then return redis.error_reply(refusal) end
+    if not liked_ms then
+      if ARGV[13 + 3 * window_count] == '0' then return redis.error_reply('TB_QUOTA likeUsers 1') end
+      created_likes = 1
+    end
   end
-  reply[#reply + 1] = score
-  reply[#reply + 1] = rank
+
+  local changed, delta, at_sec = {}, 1, now_sec
+  if undo then
+    if liked_ms then
+      redis.call('ZREM', KEYS[2], member)
+      for _, w in ipairs(like_windows(liked_ms, window_count, now_sec)) do changed[w] = true end
+    end
+    delta, at_sec = -1, math.floor((liked_ms or now_ms) / 1000)
+  elseif counts then
+    redis.call('ZADD', KEYS[2], at_ms, member)
+    for _, w in ipairs(holding) do changed[w] = true end
+    at_sec = math.floor(at_ms / 1000)
+  end
+
+  local event_sec = nil
+  if not undo then event_sec = at_ms / 1000 end
+  local reply, new_due_ms = like_standings(window_count, item, changed, delta, at_sec, event_sec, draining)
+  if reply[2] == 1 then bump_version(KEYS[1]) end
+  local due_ms = due_to_index(3, window_count, with_snapshot_due(new_due_ms, 3, window_count, now_sec))
+  return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created_items, created_likes, due_ms })
 end
-if reply[2] == 1 then bump_version(KEYS[1]) end
-for w = 0, window_count - 1 do reply[#reply + 1] = previous_rank(KEYS[4 + 2 * w], item) end
-local due_ms = due_to_index(3, window_count, with_snapshot_due(new_due_ms, 3, window_count, now_sec))
-return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created_items, created_likes, due_ms })

@@ -10,8 +10,11 @@
 -- Reply: { 0, "pending" } claimed now; { 1, "pending" } claimed before and not answered yet (the
 --        parts are applied again: each replays where it already ran); { 1, "done", body } answered;
 --        { 2, "" } the key was used for another request
-local now_ms = tonumber(ARGV[1])
-local idem = idem_args(2, 'req\31')
-local stored = idem_begin(KEYS[1], 'cfg', idem, now_ms)
-if stored then return stored end
-return idem_finish(KEYS[1], 'cfg', idem, now_ms, {})
+local function request_claim(keys, args)
+  begin_call(keys, args)
+  local now_ms = tonumber(ARGV[1])
+  local idem = idem_args(2, 'req\31')
+  local stored = idem_begin(KEYS[1], 'cfg', idem, now_ms)
+  if stored then return stored end
+  return idem_finish(KEYS[1], 'cfg', idem, now_ms, {})
+end

@@ -6,6 +6,9 @@
 -- ARGV[2] .. ARGV[5]: idempotency key, request fingerprint, context ("done"), retention (ms) (idem_lib)
 -- ARGV[6]        the answer's body (JSON)
 -- Reply: { 0, "done", body }
-local now_ms = tonumber(ARGV[1])
-local idem = idem_args(2, 'req\31')
-return idem_finish(KEYS[1], 'cfg', idem, now_ms, { ARGV[6] })
+local function request_complete(keys, args)
+  begin_call(keys, args)
+  local now_ms = tonumber(ARGV[1])
+  local idem = idem_args(2, 'req\31')
+  return idem_finish(KEYS[1], 'cfg', idem, now_ms, { ARGV[6] })
+end

@@ -1,0 +1,141 @@
+/**
+ * Ranking calls before and after they moved to Redis Functions (issue #23), in one run on one private
+ * redis-server (`npx ts-node --transpile-only bench/functions-ranking.ts`, about a minute):
+ *   - before: the scripts as commit BENCH_OLD_REF (default ffb508b, the last before the move) built
+ *     them, read with `git show`: each script's text with its shared libraries prepended, by EVALSHA;
+ *   - now: the same calls as functions of the tb_ranking library, by FCALL.
+ * Both get the same keys and args (the function's own `build`: the move kept them) on the same board
+ * (one window of 24 h in 1 h slots, 10 000 items) at one fixed time, so both do the same work: a
+ * one-window item increment (`i<n>`, spread over the items) and a top-10 read. Figures as
+ * bench/call-rounds.ts measures them (commandstats µs per call, Redis main-thread CPU per call),
+ * BENCH_FN_ROUNDS interleaved rounds of BENCH_FN_CALLS calls; the ratio is now / before per round,
+ * its median reported (issue #23's target: ≤ 0.75). The two read_top variants must answer the same
+ * reply first, or the run stops.
+ */
+import { execFileSync } from 'node:child_process';
+import { isDeepStrictEqual } from 'node:util';
+import Redis from 'ioredis';
+import { AppConfig } from '../src/common/config';
+import { UNLIMITED } from '../src/governance/growth-quota';
+import { PreparedBoard } from '../src/ranking/core/board';
+import { RankingKeys } from '../src/ranking/core/ranking.keys';
+import { RANKING } from '../src/ranking/ranking.functions';
+import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';
+import { stopChild } from '../test/support/processes';
+import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
+import { startRedisServer } from './process-stats';
+
+const S = RANKING.functions;
+const OLD_REF = process.env.BENCH_OLD_REF ?? 'ffb508b';
+const CALLS = Number(process.env.BENCH_FN_CALLS ?? 6_000);
+const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 5);
+const PIPELINE = 100;
+const ITEMS = 10_000;
+const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
+
+/** The libraries the old scripts carried (src/ranking/core/script-call.ts at OLD_REF), in that order. */
+const KEYS_LIB = 'src/redis/scripts/keys_lib.lua';
+const CORE = 'src/ranking/core/lua';
+const WINDOW_LIBRARIES = [KEYS_LIB, `${CORE}/views_lib.lua`, `${CORE}/window_lib.lua`, `${CORE}/snapshot_lib.lua`];
+const BOARD_WRITE_LIBRARIES = [
+  KEYS_LIB,
+  'src/redis/scripts/idem_lib.lua',
+  ...WINDOW_LIBRARIES.slice(1),
+  `${CORE}/board_write_lib.lua`,
+];
+
+function oldFile(path: string): string {
+  return execFileSync('git', ['show', `${OLD_REF}:${path}`], { encoding: 'utf8', cwd: __dirname });
+}
+
+/** A script's text as the old loadScriptSource made it: its libraries, then its own text (neither has a #! line). */
+function oldScript(path: string, libraries: string[]): string {
+  return [...libraries.map(oldFile), oldFile(path)].join('\n');
+}
+
+async function makeBoard(redis: Redis, nowMs: number): Promise<PreparedBoard> {
+  const keys = new RankingKeys('tb:');
+  const windows = [{ name: 'day', periodSec: 86_400, intervalSec: 3600 }];
+  const reply = await callFunction(redis, S.boardPut, {
+    ...{ keys: keys.board('bench'), windows, shards: 1, maxItems: undefined, views: [] },
+    ...{ version: 'v-bench', reset: false, nowMs },
+  });
+  if (reply.status === 'conflict') throw new Error(reply.message);
+  const config = { name: 'bench', version: reply.version, shards: 1, maxItems: null, views: [] };
+  const board = new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board('bench'));
+  for (let first = 0; first < ITEMS; first += 1000) {
+    const entries = Array.from({ length: 1000 }, (_, i) => ({ item: `i${first + i}`, amount: 1 + ((first + i) % 97) }));
+    await callFunction(redis, S.incrementBatch, { ...on(board, nowMs), entries });
+  }
+  return board;
+}
+
+function on(board: PreparedBoard, nowMs: number) {
+  return { board, shard: board.shards[0], nowMs, budgetFields: EXPIRE_CHUNK, newItems: UNLIMITED };
+}
+
+/** The four variants, before and now of each call, after checking the two top reads answer alike. */
+async function prepare(redis: Redis, board: PreparedBoard, nowMs: number): Promise<Variant[]> {
+  const incrementSha = (await redis.script(
+    'LOAD',
+    oldScript('src/ranking/writes/scripts/increment.lua', BOARD_WRITE_LIBRARIES),
+  )) as string;
+  const readTopSha = (await redis.script(
+    'LOAD',
+    oldScript('src/ranking/reads/scripts/read_top.lua', WINDOW_LIBRARIES),
+  )) as string;
+  const window = board.config.windows[0];
+  const increment = (n: number) =>
+    fcallArgs(S.increment, S.increment.build({ ...on(board, nowMs), item: `i${(n * 7919) % ITEMS}`, amount: 1 }));
+  const top = fcallArgs(S.readTop, S.readTop.build({ ...on(board, nowMs), window, offset: 0, limit: 10 }));
+  const before = await redis.evalsha(readTopSha, ...top);
+  const now = await redis.fcall(S.readTop.redisName, ...top);
+  if (!isDeepStrictEqual(before, now)) throw new Error(`read_top answers differ: ${JSON.stringify([before, now])}`);
+  return [
+    variant('one-window increment, before: EVALSHA', 'evalsha', (p: Pipeline, n) =>
+      p.evalsha(incrementSha, ...increment(n)),
+    ),
+    variant('one-window increment, now: FCALL', 'fcall', (p: Pipeline, n) =>
+      p.fcall(S.increment.redisName, ...increment(n)),
+    ),
+    variant('top-10 read, before: EVALSHA', 'evalsha', (p: Pipeline) => p.evalsha(readTopSha, ...top)),
+    variant('top-10 read, now: FCALL', 'fcall', (p: Pipeline) => p.fcall(S.readTop.redisName, ...top)),
+  ];
+}
+
+function report(variants: Variant[], loads: string[]): void {
+  console.log(`## Ranking calls: scripts (${OLD_REF}) against tb_ranking functions\n`);
+  console.log(`${CALLS} calls x ${ROUNDS} rounds, pipelined ${PIPELINE}; load average ${loads.join(' → ')}.\n`);
+  console.log(
+    '| call | µs per call inside Redis, median (lowest / highest round) | CPU µs per call, median | now / before, median of rounds |',
+  );
+  console.log('| ---- | ---: | ---: | ---: |');
+  variants.forEach((v, i) => {
+    const wall = `${median(v.rounds).toFixed(2)} (${Math.min(...v.rounds).toFixed(2)} / ${Math.max(...v.rounds).toFixed(2)})`;
+    const before = i % 2 === 1 ? variants[i - 1] : undefined;
+    const ratio = before ? median(v.rounds.map((micros, r) => micros / before.rounds[r])).toFixed(2) : '';
+    console.log(`| ${v.name} | ${wall} | ${median(v.cpu).toFixed(2)} | ${ratio} |`);
+  });
+}
+
+async function main(): Promise<void> {
+  const server = await startRedisServer();
+  const redis = new Redis(server.url);
+  try {
+    await loadLibraries(redis, [RANKING.library]);
+    const nowMs = Date.now();
+    const board = await makeBoard(redis, nowMs);
+    const variants = await prepare(redis, board, nowMs);
+    const loadBefore = loadAverage();
+    await measure(redis, variants, { rounds: ROUNDS, calls: CALLS, pipelined: PIPELINE });
+    report(variants, [loadBefore, loadAverage()]);
+  } finally {
+    redis.disconnect();
+    await stopChild(server.child);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

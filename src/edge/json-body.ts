@@ -1,0 +1,133 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/**
+ * Limits every JSON body meets before anything walks it. The deepest legitimate body is
+ * `{"items":[{...}]}` (3 levels); the widest object a DTO has holds a handful of keys.
+ */
+export const JSON_LIMITS = {
+  maxDepth: 8,
+  maxKeysPerObject: 32,
+  /** The longest array a DTO takes is a batch's 1 000 entries. */
+  maxElementsPerArray: 1000,
+  /**
+   * Values (array elements and object members, at every depth) in one body: a full batch of 1 000
+   * entries of a handful of fields each fits. Bounds what class-transformer and class-validator build
+   * before a DTO's own checks run.
+   */
+  maxValuesPerBody: 10_000,
+  /** The batch route: 1000 entries with 128-character ids, every character \u-escaped, fit. */
+  maxBatchBytes: 1024 * 1024,
+  /** Every other route's bodies are a few fields. */
+  maxBodyBytes: 64 * 1024,
+} as const;
+
+/** Routes whose bodies may be as large as a batch (a lookup's 1 000 ids). */
+const LARGE_BODY_ROUTES = new Set(['/boards/:board/increments', '/boards/:board/lookup']);
+
+/** The bounds jsonShapeProblem checks (JSON_LIMITS by default). */
+export type JsonShapeLimits = Record<
+  'maxDepth' | 'maxKeysPerObject' | 'maxElementsPerArray' | 'maxValuesPerBody',
+  number
+>;
+
+/**
+ * What is wrong with a JSON text's shape (nesting deeper than `maxDepth`, an object with more than
+ * `maxKeysPerObject` keys, an array with more than `maxElementsPerArray` elements, more than
+ * `maxValuesPerBody` values in all), or undefined. One pass over the characters, no recursion, so its
+ * cost is linear whatever the text holds; the syntax itself is left to JSON.parse.
+ */
+export function jsonShapeProblem(text: string, limits: JsonShapeLimits = JSON_LIMITS): string | undefined {
+  // countAt[d] counts the members (object) or elements (array) of the container open at depth d;
+  // isArrayAt[d] says which. An element is counted at its first character after `[` or `,`.
+  const countAt: number[] = [];
+  const isArrayAt: boolean[] = [];
+  let values = 0;
+  let awaitingElement = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    const depth = countAt.length;
+    if (awaitingElement && c !== 0x5d) {
+      awaitingElement = false;
+      if (++countAt[depth - 1] > limits.maxElementsPerArray)
+        return `body has an array with more than ${limits.maxElementsPerArray} elements`;
+      if (++values > limits.maxValuesPerBody) return `body holds more than ${limits.maxValuesPerBody} values`;
+    }
+    if (c === 0x22) i = closingQuoteOf(text, i);
+    else if (c === 0x7b || c === 0x5b) {
+      countAt.push(0);
+      isArrayAt.push(c === 0x5b);
+      awaitingElement = c === 0x5b;
+      if (countAt.length > limits.maxDepth) return `body is nested deeper than ${limits.maxDepth} levels`;
+    } else if (c === 0x7d || c === 0x5d) {
+      awaitingElement = false;
+      countAt.pop();
+      isArrayAt.pop();
+    } else if (c === 0x2c) awaitingElement = depth > 0 && isArrayAt[depth - 1];
+    else if (c === 0x3a && depth > 0 && !isArrayAt[depth - 1]) {
+      if (++countAt[depth - 1] > limits.maxKeysPerObject)
+        return `body has an object with more than ${limits.maxKeysPerObject} keys`;
+      if (++values > limits.maxValuesPerBody) return `body holds more than ${limits.maxValuesPerBody} values`;
+    }
+  }
+  return undefined;
+}
+
+/** The index of the quote that closes the string opened at `open` (the text's length when none does). */
+function closingQuoteOf(text: string, open: number): number {
+  for (let i = open + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c)
+      i++; // backslash: skip the escaped character
+    else if (c === 0x22) return i;
+  }
+  return text.length;
+}
+
+/** The largest body a route accepts, bytes. */
+export function bodyLimitOf(request: FastifyRequest): number {
+  return LARGE_BODY_ROUTES.has(request.routeOptions.url ?? '') ? JSON_LIMITS.maxBatchBytes : JSON_LIMITS.maxBodyBytes;
+}
+
+/** An error Fastify answers with its status (the error filter gives it its code). */
+function httpError(statusCode: number, message: string): Error & { statusCode: number } {
+  return Object.assign(new Error(message), { statusCode });
+}
+
+/**
+ * Makes JSON the only body type (any other content type is a 415) and parses it with a parser that
+ * refuses, before parsing, a body over its route's size and a body too deep or too wide; the rest is
+ * Fastify's own JSON parser (prototype poisoning refused).
+ */
+export function guardJsonBodies(fastify: FastifyInstance): void {
+  const parse = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    // A write without a body that says it is JSON (a like, an increment by 1) has no body to parse.
+    if (text.trim() === '') return done(null, undefined);
+    const limit = bodyLimitOf(request);
+    if (Buffer.byteLength(text) > limit) return done(httpError(413, `body is larger than ${limit} bytes`), undefined);
+    const problem = jsonShapeProblem(text);
+    if (problem) return done(httpError(400, problem), undefined);
+    return parse(request, text, done);
+  });
+}
+
+/** Methods whose requests may carry a body a browser form could send too. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * Refuses (415) a write to a route of the app that does not declare `Content-Type: application/json`,
+ * with a body or without. A browser sends a cross-origin form or a `no-cors` fetch (POST with no
+ * type, text/plain, a form type) without asking first; JSON needs a CORS preflight the service never
+ * grants, so a page of another origin cannot make a visitor's browser write. Runs before the body is read.
+ */
+export function requireJsonWrites(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    if (!BODY_METHODS.has(request.method) || request.routeOptions.url === undefined) return done();
+    const type = request.headers['content-type'];
+    if (typeof type === 'string' && /^application\/json\s*(;|$)/i.test(type)) return done();
+    done(httpError(415, 'Writes must say what they send: send Content-Type: application/json (even with no body)'));
+  });
+}

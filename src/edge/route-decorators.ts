@@ -1,0 +1,55 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiHeader, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { ERROR_CODES, ErrorCode } from '../common/errors';
+
+/** The body of every error answer (see the README's "Errors and retries"). */
+export class ErrorBodyDto {
+  @ApiProperty({ type: 'integer', minimum: 400, maximum: 599, example: 404 }) statusCode!: number;
+  @ApiProperty({
+    description: 'What went wrong, naming the field or the resource',
+    example: 'board "x" does not exist',
+  })
+  message!: string;
+  @ApiProperty({ example: 'Not Found' }) error!: string;
+  @ApiProperty({ enum: Object.keys(ERROR_CODES), description: 'Stable machine code: act on it, not on the message' })
+  code!: ErrorCode;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Per-dependency health, on a NOT_READY answer only',
+  })
+  details?: object;
+}
+
+/** An error answer with its codes listed in the description. */
+export const ErrorResponse = (status: number, description: string) =>
+  ApiResponse({ status, description, type: ErrorBodyDto });
+
+/**
+ * A controller whose routes need Redis: 400 on bad input, 503 while Redis is away or this instance
+ * sheds load (and, on its /admin routes, while no admin credential is configured).
+ */
+export const RedisBackedController = () =>
+  applyDecorators(
+    ErrorResponse(400, 'INVALID_INPUT: the message names the field'),
+    ErrorResponse(
+      503,
+      'REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained',
+    ),
+  );
+
+/** A write that takes an Idempotency-Key: a repeat within the retention answers the first answer again. */
+export const RetrySafe = () =>
+  applyDecorators(
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        '1-128 printable ASCII characters. A repeat with the same key within IDEMPOTENCY_TTL_SEC answers the stored answer with Idempotent-Replayed: true and applies nothing; the same key with another request is a 422 IDEMPOTENCY_KEY_REUSED.',
+    }),
+    ErrorResponse(422, 'IDEMPOTENCY_KEY_REUSED'),
+    ErrorResponse(
+      429,
+      'QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting',
+    ),
+  );

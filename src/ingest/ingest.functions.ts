@@ -1,0 +1,101 @@
+import { join } from 'node:path';
+import { Reply } from '../redis/replies';
+import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
+import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
+import { RANKING_MODULES } from '../ranking/core/script-call';
+
+/** One event of a batch bound for one board shard, with the identity of the message that carried it. */
+export interface IngestEntry {
+  /** "<hi>-<lo>": a stream entry id, or "<sequence>-0" for JetStream; ascending within a call. */
+  id: string;
+  item: string;
+  amount: number;
+  atMs: number;
+}
+
+/** What the script did with one entry: applied now, applied by an earlier call, or refused (the reason). */
+export type EntryOutcome = { kind: 'applied' } | { kind: 'skipped' } | { kind: 'refused'; reason: string };
+
+export interface ApplyReply {
+  draining: boolean;
+  dueMs: number;
+  applied: number;
+  outcomes: EntryOutcome[];
+}
+
+export interface ApplyCall {
+  board: PreparedBoard;
+  shard: ShardKeys;
+  progressKey: string;
+  nowMs: number;
+  budgetFields: number;
+  epoch: number;
+  entries: IngestEntry[];
+}
+
+export interface LeaseCall {
+  lease: string;
+  epochKey: string;
+  instance: string;
+  leaseMs: number;
+  release?: boolean;
+}
+
+export const INGEST_FUNCTIONS = {
+  /** Answers the caller's epoch while it holds the source's lease, 0 when it does not. */
+  lease: typedFunction({
+    name: 'tbIngestLease',
+    handler: 'lease',
+    numberOfKeys: 2,
+    build: (call: LeaseCall) => ({
+      keys: [call.lease, call.epochKey],
+      args: [call.instance, call.leaseMs, call.release ? 1 : 0],
+    }),
+    decode: (raw): number => new Reply('tbIngestLease', [raw]).int(0),
+  }),
+
+  apply: typedFunction({
+    name: 'tbIngestApply',
+    handler: 'ingest_apply',
+    numberOfKeys: 'dynamic',
+    build: (call: ApplyCall) => ({
+      keys: [...call.shard.incrementKeys, call.progressKey],
+      args: [
+        call.board.config.version,
+        call.nowMs,
+        call.budgetFields,
+        ...call.board.windowArgs,
+        call.epoch,
+        ...call.entries.flatMap((entry) => [entry.id, entry.item, entry.amount, entry.atMs]),
+      ],
+    }),
+    decode: (raw, call): ApplyReply => {
+      const reply = new Reply('tbIngestApply', raw).expectLength(3 + call.entries.length);
+      return {
+        draining: reply.flag(0),
+        dueMs: reply.int(1),
+        applied: reply.int(2),
+        outcomes: call.entries.map((_, i): EntryOutcome => {
+          const text = reply.string(3 + i);
+          if (text === 'a') return { kind: 'applied' };
+          if (text === 's') return { kind: 'skipped' };
+          if (text.startsWith('r:')) return { kind: 'refused', reason: text.slice(2) };
+          throw reply.unexpected(3 + i, '"a", "s" or "r:<reason>"');
+        }),
+      };
+    },
+  }),
+};
+
+/**
+ * tb_ingest: the ingest functions on the ranking's shared modules (RANKING_MODULES): the apply is a
+ * board write like the ranking's own. A library of its own, not part of tb_ranking, so ranking never
+ * depends on ingest; the shared modules are compiled once per library that holds them. Bump `version`
+ * with every change of its Lua, RANKING_MODULES' included, or of a function's keys, args or reply.
+ */
+export const INGEST = defineLibrary({
+  name: 'tb_ingest',
+  version: 2,
+  modules: [...RANKING_MODULES, ...handlerModules(join(__dirname, 'scripts'), INGEST_FUNCTIONS)],
+  functions: INGEST_FUNCTIONS,
+});

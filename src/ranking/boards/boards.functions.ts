@@ -1,0 +1,101 @@
+import { RESEND_GUARD_MS } from '../../common/limits';
+import { intReply, oneOfReply, Reply } from '../../redis/replies';
+import { typedFunction } from '../../redis/function-library';
+import { TIES_MODES, TiesMode } from '../core/board';
+import type { BoardKeys } from '../core/ranking.keys';
+import type { PutBoardCommand } from '../core/ranking.types';
+
+export type BoardPutReply =
+  | {
+      status: 'created' | 'updated' | 'unchanged';
+      version: string;
+      windowsJson: string;
+      shards: number;
+      revision: number;
+      mostShards: number;
+      /** null: no cap */
+      maxItems: number | null;
+      viewsJson: string;
+      ties: TiesMode;
+    }
+  | { status: 'conflict'; message: string };
+
+/** The board config scripts: shard 0 decides a PUT, the other shards copy it, a delete empties a shard. */
+export const BOARDS_FUNCTIONS = {
+  boardPut: typedFunction({
+    name: 'tbRankBoardPut',
+    handler: 'board_put',
+    numberOfKeys: 1,
+    build: (call: Omit<PutBoardCommand, 'name'> & { keys: BoardKeys }) => ({
+      keys: [call.keys.cfg()],
+      args: [
+        JSON.stringify(call.windows),
+        call.shards ?? '',
+        call.version,
+        call.reset ? 1 : 0,
+        call.nowMs,
+        call.maxItems ?? '',
+        JSON.stringify(call.views),
+        call.ties ?? '',
+      ],
+    }),
+    decode: (raw): BoardPutReply => {
+      const reply = new Reply('tbRankBoardPut', raw);
+      const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
+      if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
+      reply.expectLength(9);
+      return {
+        status,
+        version: reply.string(1),
+        windowsJson: reply.string(2),
+        shards: reply.number(3),
+        revision: reply.int(4),
+        mostShards: reply.number(5),
+        maxItems: reply.int(6) || null,
+        viewsJson: reply.string(7),
+        ties: oneOfReply('tbRankBoardPut', reply.string(8), TIES_MODES),
+      };
+    },
+  }),
+
+  boardDelete: typedFunction({
+    name: 'tbRankBoardDelete',
+    handler: 'board_delete',
+    flags: ['allow-oom'],
+    numberOfKeys: 2,
+    build: (call: { keys: BoardKeys; nowMs: number; idemRetentionMs: number }) => ({
+      keys: [call.keys.cfg(), call.keys.likes()],
+      args: [call.nowMs, call.idemRetentionMs, RESEND_GUARD_MS],
+    }),
+    /** true when the shard existed */
+    decode: (raw) => intReply('tbRankBoardDelete', raw) === 1,
+  }),
+
+  shardSync: typedFunction({
+    name: 'tbRankShardSync',
+    handler: 'shard_sync',
+    numberOfKeys: 1,
+    build: (call: {
+      keys: BoardKeys;
+      version: string;
+      windowsJson: string;
+      shards: number;
+      revision: number;
+      maxItems: number | null;
+      viewsJson: string;
+      nowMs: number;
+    }) => ({
+      keys: [call.keys.cfg()],
+      args: [
+        call.version,
+        call.windowsJson,
+        call.shards,
+        call.revision,
+        call.nowMs,
+        call.maxItems ?? 0,
+        call.viewsJson,
+      ],
+    }),
+    decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),
+  }),
+};

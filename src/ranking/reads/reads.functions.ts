@@ -1,0 +1,94 @@
+import { Reply } from '../../redis/replies';
+import { typedFunction } from '../../redis/function-library';
+import type { ScoredItem } from '../core/ranking.types';
+import { rowsOf, WindowCall, windowRead } from '../core/script-call';
+
+/** A listing page: rows in board order, where the first sits and how many score above it. */
+export interface ListingReply {
+  draining: boolean;
+  /** 0-based position of the first row in the whole listing; -1 when an around read found no item. */
+  firstPosition: number;
+  higherThanFirst: number;
+  rows: ScoredItem[];
+  /** Each row's rank in the shard's latest snapshot (null: absent). */
+  previousRanks: Array<number | null>;
+}
+
+/** A single-window read answering a listing page: `extraArgs` follow the common window arguments. */
+function listingRead<Call extends WindowCall>(
+  name: string,
+  handler: string,
+  extraArgs: (call: Call) => Array<string | number>,
+) {
+  return typedFunction({
+    name,
+    handler,
+    // Reads drain expired slots (writes that free memory): they run on a full Redis too.
+    flags: ['allow-oom'],
+    numberOfKeys: 3,
+    build: (call: Call) => windowRead(call, extraArgs(call)),
+    decode: (raw): ListingReply => {
+      const reply = new Reply(name, raw).expectLength(4, true);
+      const rows = rowsOf(reply, 4);
+      const previous = reply.nested(3).expectLength(rows.length);
+      return {
+        draining: reply.flag(0),
+        firstPosition: reply.int(1),
+        higherThanFirst: reply.int(2),
+        rows,
+        previousRanks: rows.map((_, i) => previous.int(i) || null),
+      };
+    },
+  });
+}
+
+/** Window reads of one shard: a page, an item's standing, an item and its neighbours. */
+export const READS_FUNCTIONS = {
+  readTop: listingRead('tbRankReadTop', 'read_top', (call: WindowCall & { offset: number; limit: number }) => [
+    call.offset,
+    call.limit,
+  ]),
+
+  readItem: typedFunction({
+    name: 'tbRankReadItem',
+    handler: 'read_item',
+    flags: ['allow-oom'],
+    numberOfKeys: 3,
+    build: (call: WindowCall & { item: string }) => windowRead(call, [call.item]),
+    decode: (raw) => {
+      const reply = new Reply('tbRankReadItem', raw).expectLength(4);
+      return {
+        draining: reply.flag(0),
+        standing: { score: reply.int(1), rank: reply.int(2) || null },
+        ranked: reply.int(3),
+      };
+    },
+  }),
+
+  readAround: listingRead('tbRankReadAround', 'read_around', (call: WindowCall & { item: string; radius: number }) => [
+    call.item,
+    call.radius,
+  ]),
+
+  readNeighbours: typedFunction({
+    name: 'tbRankReadNeighbours',
+    handler: 'read_neighbours',
+    flags: ['allow-oom'],
+    numberOfKeys: 3,
+    build: (call: WindowCall & { item: string; score: number; radius: number }) =>
+      windowRead(call, [call.item, call.score, call.radius]),
+    decode: (raw) => {
+      const reply = new Reply('tbRankReadNeighbours', raw).expectLength(4, true);
+      const rows = rowsOf(reply, 4);
+      const beforeCount = reply.int(3);
+      return {
+        draining: reply.flag(0),
+        /** Items of this shard before the place the pair takes. */
+        position: reply.int(1),
+        above: reply.int(2),
+        before: rows.slice(0, beforeCount),
+        after: rows.slice(beforeCount),
+      };
+    },
+  }),
+};

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../common/config';
+import { SpanTooCostlyError } from '../../common/errors';
+import { RedisService } from '../../redis/redis.service';
+import { PreparedBoard, ShardKeys } from '../core/board';
+import { RankedSource } from '../core/ranked-reader';
+import { guard } from '../core/ranking.errors';
+import { SPAN_MAX_FIELDS } from '../core/ranking.limits';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import type { ScoredItem } from '../core/ranking.types';
+import type { WindowConfig } from '../core/window-math';
+import { RANKING } from '../ranking.functions';
+import { SpanFigures, SpanQuestion } from './spans.functions';
+
+const S = RANKING.functions;
+
+/** A read of a window's newest `spanSec` seconds of slots at one time. */
+export interface SpanRead {
+  board: PreparedBoard;
+  window: WindowConfig;
+  nowMs: number;
+  spanSec: number;
+}
+
+type Answer<Mode extends SpanFigures['mode']> = Extract<SpanFigures, { mode: Mode }> & { listed: number };
+
+/** The reply to a question of `mode`: decode answers the question asked, so another mode is a bug. */
+function answerOf<Mode extends SpanFigures['mode']>(mode: Mode, reply: SpanFigures & { listed: number }): Answer<Mode> {
+  if (reply.mode !== mode) throw new Error(`read_span answered ${reply.mode} to a ${mode} question`);
+  return reply as Answer<Mode>;
+}
+
+/**
+ * A span as a ranked source (read_span, one call per shard and question): the reader turns its
+ * answers into pages, standings and neighbours on one shard or many. Nothing is expired or drained:
+ * a span's slots all lie inside the window's period, and each read sums them afresh.
+ */
+@Injectable()
+export class SpansStore {
+  private readonly budgetFields: number;
+
+  constructor(
+    private readonly redis: RedisService,
+    config: AppConfig,
+  ) {
+    this.budgetFields = config.EXPIRE_CHUNK;
+    redis.defineFunctions([RANKING.library]);
+  }
+
+  /** Load shedding before each further round of a sharded read (RedisService.admit). */
+  admit(): void {
+    this.redis.admit();
+  }
+
+  sourceOf(read: SpanRead): RankedSource<ScoredItem> {
+    const ask = <Q extends SpanQuestion>(shard: ShardKeys, question: Q) => this.ask(read, shard, question);
+    return {
+      head: async (shard, offset, count) => {
+        const head = await ask(shard, { mode: 'head', offset, count });
+        return { draining: false, rows: head.rows, higherThanFirst: head.higherThanFirst };
+      },
+      standing: async (shard, item) => {
+        const own = await ask(shard, { mode: 'count', item });
+        const row = own.score > 0 ? { item, score: own.score } : undefined;
+        return { draining: false, row, score: own.score, above: own.above, listed: own.listed };
+      },
+      countAbove: async (shards, score) => {
+        const counts = await Promise.all(shards.map((shard) => ask(shard, { mode: 'count', item: '', score })));
+        const sum = (pick: (count: Answer<'count'>) => number) =>
+          counts.reduce((total, count) => total + pick(count), 0);
+        return { draining: false, above: sum((count) => count.above), listed: sum((count) => count.listed) };
+      },
+      around: async (shard, item, radius) => {
+        const near = await ask(shard, { mode: 'near', item, radius });
+        const rows = [...near.before, { item, score: near.score }, ...near.after];
+        const firstPosition = near.score > 0 ? near.position - near.before.length : -1;
+        return { draining: false, rows, firstPosition, higherThanFirst: near.aboveFirst };
+      },
+      neighbours: async (shard, pivot, radius) => {
+        const near = await ask(shard, { mode: 'near', item: pivot.item, score: pivot.score, radius });
+        return { draining: false, position: near.position, above: near.above, before: near.before, after: near.after };
+      },
+    };
+  }
+
+  /** One question to one shard; a span holding more fields than one read sums is a 422 naming what to declare. */
+  private async ask<Q extends SpanQuestion>(read: SpanRead, shard: ShardKeys, question: Q): Promise<Answer<Q['mode']>> {
+    const { board, window, nowMs, spanSec } = read;
+    const reply = await guard(
+      this.redis.callFunction(S.readSpan, {
+        board,
+        shard,
+        nowMs,
+        budgetFields: this.budgetFields,
+        window,
+        spanSec,
+        mostFields: SPAN_MAX_FIELDS,
+        question,
+      }),
+    );
+    if (reply.costly)
+      throw new SpanTooCostlyError(
+        M.spanTooCostly(board.config.name, window.name, spanSec, reply.fields, SPAN_MAX_FIELDS),
+      );
+    return answerOf<Q['mode']>(question.mode, reply);
+  }
+}

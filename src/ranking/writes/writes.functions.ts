@@ -1,0 +1,239 @@
+import { Reply } from '../../redis/replies';
+import {
+  decodeIdempotent,
+  decodeIdempotentReply,
+  IdemCall,
+  IdempotencyKeyReusedError,
+  IdempotentAnswerUnfundedError,
+  idemArgs,
+  Idempotent,
+  retentionArg,
+} from '../../redis/idempotency';
+import { growthRefusalOf } from '../../redis/refusals';
+import { typedFunction } from '../../redis/function-library';
+import { ScriptCall } from '../../redis/scripts';
+import { ShardKeys } from '../core/board';
+import type { BatchEntry, StandingsReply, WindowStanding } from '../core/ranking.types';
+import { BoardCall, boardArgs, WriteCall } from '../core/script-call';
+
+/** A retry-safe request on a sharded board and the shard its ledger entry lives on (see request_claim.lua). */
+export interface LedgerCall {
+  ledger: ShardKeys;
+  nowMs: number;
+  idem: IdemCall;
+}
+
+/** What the ledger knows of a request: new, claimed before but not answered, or answered (its body). */
+export type LedgerEntry = { state: 'claimed' | 'pending' } | { state: 'answered'; body: string };
+
+/** One item increment of a call: its own key (none: undefined), growth allowance and event time. */
+export interface CoalescedIncrement {
+  item: string;
+  amount: number;
+  idem?: IdemCall;
+  newItems: number;
+  /** The event's time (unix ms, not after now; absent: now). */
+  atMs?: number;
+  /** The item's creation time (unix ms; absent: none), for a hot view's firstSeen. */
+  createdMs?: number;
+}
+
+/** What one request of an increment call got: its own answer, or what refused it (TB_AT_OUT_OF_SPAN, growth, a reused key). */
+export type CoalescedAnswer = Idempotent<StandingsReply> | Error;
+
+/**
+ * [score_1, rank_1, ..., score_W, rank_W, previous_1, ..., previous_W] from entry `first` on. A reply
+ * stored before writes answered previous ranks (pairs only) replays with previousRank null.
+ */
+function standingsOf(reply: Reply, first: number, windowCount: number): WindowStanding[] {
+  const withPrevious = reply.length - first === 3 * windowCount;
+  if (!withPrevious) reply.expectLength(first + 2 * windowCount);
+  return Array.from({ length: windowCount }, (_, w) => ({
+    score: reply.int(first + 2 * w),
+    rank: reply.int(first + 2 * w + 1) || null,
+    previousRank: withPrevious ? reply.int(first + 2 * windowCount + w) || null : null,
+  }));
+}
+
+/** A write's standings, once its context (the window names it was answered with) is known. */
+function withStandings<T>(
+  decoded: Idempotent<{ reply: Reply; rest: T }>,
+  first: number,
+): Idempotent<T & StandingsReply> {
+  const { reply, rest } = decoded.value;
+  const windowCount = decoded.context.split(',').length;
+  return {
+    ...decoded,
+    value: { ...rest, draining: reply.flag(0), standings: standingsOf(reply, first, windowCount) },
+  };
+}
+
+/** What an increment answers for one request: { outcome, context, [created...], draining, standings... }. */
+function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAnswer {
+  // One request's reused key or refused growth refuses that request only.
+  if (answer.int(0) === 2) return new IdempotencyKeyReusedError();
+  if (answer.int(0) === 3) return new IdempotentAnswerUnfundedError();
+  // The refusal as a script error would carry it: the store turns it into its domain error.
+  if (answer.int(0) === -1) {
+    const refusal = new Error(answer.string(1));
+    return growthRefusalOf(refusal) ?? refusal;
+  }
+  return withStandings(
+    decodeIdempotentReply(answer, idem, (reply) => ({ reply, rest: {} }), 2),
+    1,
+  );
+}
+
+/** increment.lua's keys and arguments for the given requests, applied in this order. */
+function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptCall {
+  return {
+    keys: call.shard.incrementKeys,
+    args: [
+      ...boardArgs(call),
+      // The window names a write's answer is keyed by: stored with a retry-safe write, so a replay rebuilds it as it was.
+      call.board.windowNames,
+      ...requests.flatMap((request) => [
+        request.item,
+        request.amount,
+        request.idem?.key ?? '',
+        request.idem?.fingerprint ?? '',
+        request.idem ? retentionArg(request.idem) : 0,
+        request.newItems,
+        request.atMs ?? call.nowMs,
+        request.createdMs ?? '',
+      ]),
+    ],
+  };
+}
+
+/** The writes: increments (one, coalesced, a batch), likes, and the ledger of keyed requests on sharded boards. */
+export const WRITES_FUNCTIONS = {
+  /** One item increment (increment.lua with one request); a refusal of the request is thrown. */
+  increment: typedFunction({
+    name: 'tbRankIncrement',
+    handler: 'increment',
+    numberOfKeys: 'dynamic',
+    build: (call: WriteCall & Omit<CoalescedIncrement, 'idem'>) =>
+      incrementCall(call, [
+        {
+          item: call.item,
+          amount: call.amount,
+          idem: call.idem,
+          newItems: call.newItems,
+          atMs: call.atMs,
+          createdMs: call.createdMs,
+        },
+      ]),
+    /** created: [new items, due time for the index (ms; 0: none)] */
+    decode: (raw, call): Idempotent<StandingsReply> => {
+      const answer = incrementAnswer(new Reply('tbRankIncrement', raw).expectLength(1).nested(0), call.idem);
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+  }),
+
+  /** Item increments that arrived together for one shard (WRITE_COALESCE_MS), applied in order by one call. */
+  increments: typedFunction({
+    name: 'tbRankIncrements',
+    handler: 'increment',
+    numberOfKeys: 'dynamic',
+    build: (call: BoardCall & { requests: CoalescedIncrement[] }) => incrementCall(call, call.requests),
+    /** Each request's answer as `increment` decodes it, or its refusal. */
+    decode: (raw, call): CoalescedAnswer[] => {
+      const reply = new Reply('tbRankIncrements', raw).expectLength(call.requests.length);
+      return call.requests.map((request, i) => incrementAnswer(reply.nested(i).expectLength(2, true), request.idem));
+    },
+  }),
+
+  incrementBatch: typedFunction({
+    name: 'tbRankIncrementBatch',
+    handler: 'increment_batch',
+    numberOfKeys: 'dynamic',
+    build: (call: WriteCall & { entries: BatchEntry[]; newItems: number }) => ({
+      keys: call.shard.incrementKeys,
+      args: [
+        ...boardArgs(call),
+        ...idemArgs(call.idem, ''),
+        call.newItems,
+        ...call.entries.flatMap((entry) => [entry.item, entry.amount, entry.atMs ?? call.nowMs, entry.createdMs ?? '']),
+      ],
+    }),
+    /** created: [new items, due time for the index (ms; 0: none)] */
+    decode: (raw, call) =>
+      decodeIdempotent(
+        'tbRankIncrementBatch',
+        raw,
+        call.idem,
+        (reply) => {
+          reply.expectLength(2);
+          return { draining: reply.flag(0), applied: reply.int(1) };
+        },
+        2,
+      ),
+  }),
+
+  like: typedFunction({
+    name: 'tbRankLike',
+    handler: 'like',
+    numberOfKeys: 'dynamic',
+    build: (
+      call: WriteCall & {
+        item: string;
+        userId: string;
+        undo: boolean;
+        newItems: number;
+        newLikes: number;
+        /** The like's time (unix ms, not after now); absent: now. */
+        atMs?: number;
+      },
+    ) => ({
+      keys: call.shard.allKeys,
+      args: [
+        ...boardArgs(call),
+        call.item,
+        call.userId,
+        call.undo ? 1 : 0,
+        ...idemArgs(call.idem, call.board.windowNames),
+        call.newItems,
+        call.newLikes,
+        call.atMs ?? call.nowMs,
+      ],
+    }),
+    /** created: [new items, new likes, due time for the index (ms; 0: none)] */
+    decode: (raw, call): Idempotent<StandingsReply & { counted: boolean }> =>
+      withStandings(
+        decodeIdempotent('tbRankLike', raw, call.idem, (reply) => ({ reply, rest: { counted: reply.flag(1) } }), 3),
+        2,
+      ),
+  }),
+
+  requestClaim: typedFunction({
+    name: 'tbRankRequestClaim',
+    handler: 'request_claim',
+    numberOfKeys: 1,
+    build: (call: LedgerCall) => ({
+      keys: [call.ledger.keys.cfg()],
+      args: [call.nowMs, ...idemArgs(call.idem, 'pending')],
+    }),
+    decode: (raw, call): LedgerEntry => {
+      const entry = decodeIdempotent('tbRankRequestClaim', raw, call.idem, (reply) =>
+        reply.length > 0 ? reply.string(0) : undefined,
+      );
+      if (entry.context === 'done' && entry.value !== undefined) return { state: 'answered', body: entry.value };
+      return { state: entry.replayed ? 'pending' : 'claimed' };
+    },
+  }),
+
+  requestComplete: typedFunction({
+    name: 'tbRankRequestComplete',
+    handler: 'request_complete',
+    numberOfKeys: 1,
+    build: (call: LedgerCall & { body: string }) => ({
+      keys: [call.ledger.keys.cfg()],
+      args: [call.nowMs, ...idemArgs(call.idem, 'done'), call.body],
+    }),
+    decode: (raw, call) => {
+      decodeIdempotent('tbRankRequestComplete', raw, call.idem, (reply) => reply.string(0));
+    },
+  }),
+};
