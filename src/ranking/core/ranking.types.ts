@@ -1,6 +1,9 @@
-import type { TiesMode } from './board';
 import type { ViewConfig } from './trending-math';
 import type { WindowSpec } from './window-math';
+
+/** How equal scores rank: shared competition ranks, or strict ranks with the earlier score first. */
+export const TIES_MODES = ['shared', 'first'] as const;
+export type TiesMode = (typeof TIES_MODES)[number];
 
 /**
  * The ranking feature's shared vocabulary: what the slices hand each other and answer. Pure types:

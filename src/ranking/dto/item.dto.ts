@@ -13,7 +13,7 @@ import {
   PageLimit,
   PageOffset,
 } from '../../common/dto';
-import { MAX_FUTURE_SKEW_SEC, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS, UNIX_SEC } from '../../common/limits';
+import { MAX_FUTURE_SKEW_SEC, UNIX_SEC } from '../../common/limits';
 import {
   AMOUNT_RANGE,
   BATCH_ENTRIES,
@@ -144,7 +144,6 @@ export class WindowQuery {
 
 /** `?span=`: a duration, checked against the window (a multiple of its interval, at most its period) by the read. */
 const SPAN_PATTERN = /^[1-9][0-9]{0,9}[smhd]?$/;
-const SPAN_FIELD: FieldRule = optional({ kind: 'string', pattern: SPAN_PATTERN, length: { min: 1, max: 11 } });
 const SpanProperty = () =>
   applyDecorators(
     ApiPropertyOptional({
@@ -161,18 +160,11 @@ const SpanProperty = () =>
     Length(1, 11),
   );
 
-@CompiledValidation({ window: WINDOW_FIELD, span: SPAN_FIELD })
 export class ItemQuery extends WindowQuery {
   @SpanProperty()
   span?: string;
 }
 
-@CompiledValidation({
-  window: WINDOW_FIELD,
-  span: SPAN_FIELD,
-  limit: optional({ kind: 'int', range: PAGE_LIMIT_ITEMS, fromQuery: true }),
-  offset: optional({ kind: 'int', range: PAGE_OFFSET_ITEMS, fromQuery: true }),
-})
 export class TopQuery extends ItemQuery {
   @PageLimit(DEFAULT_TOP_ITEMS)
   limit?: number;
@@ -181,11 +173,6 @@ export class TopQuery extends ItemQuery {
   offset?: number;
 }
 
-@CompiledValidation({
-  window: WINDOW_FIELD,
-  span: SPAN_FIELD,
-  radius: optional({ kind: 'int', range: RADIUS_ITEMS, fromQuery: true }),
-})
 export class AroundQuery extends ItemQuery {
   @OptionalIntProperty(
     RADIUS_ITEMS,
@@ -273,8 +260,14 @@ export class RankedItemDto extends ListedItemDto {
 export class WindowFiguresDto {
   @ApiProperty() board!: string;
   @ApiProperty() window!: string;
-  @ApiProperty({ type: 'integer', description: 'Start of the oldest live slot (unix s)' }) from!: number;
-  @ApiProperty({ type: 'integer', description: 'End of the current slot (unix s)' }) to!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Start of the oldest live slot (unix s); of a calendar window, the current period start',
+  })
+  from!: number;
+  @ApiProperty({ type: 'integer', description: 'End of the current slot or calendar period (unix s)' }) to!: number;
+  @ApiPropertyOptional({ description: "A calendar window's IANA time zone (absent on rolling windows)" })
+  timeZone?: string;
   @ApiProperty({ description: 'True while an expired slot larger than one chunk is still being subtracted' })
   draining!: boolean;
   @ApiPropertyOptional({ enum: VIEW_MODES, description: "A view's mode (absent when reading a window)" })
