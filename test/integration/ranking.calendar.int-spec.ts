@@ -1,4 +1,5 @@
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
+import { shardOf } from '../../src/ranking/core/shard-math';
 import { useRankingService } from '../support/ranking';
 
 /** February 2028 in New York: a leap month, from 05:00 UTC on the 1st to 05:00 UTC on March 1st. */
@@ -46,5 +47,40 @@ describe('a calendar window at its period end, with nobody reading (single)', ()
     ]);
     const top = await setup.ranking.top('feb', 'month', 0, 10);
     expect(top).toMatchObject({ from: MAR_START_MS / 1000, items: [] });
+  });
+});
+
+describe('archives of a sharded calendar window (single)', () => {
+  const setup = useRankingService('single');
+  const { clock } = setup;
+  const DAY_MS = 86_400_000;
+  const FIRST_DAY_MS = Date.parse('2030-01-01T00:00:00Z');
+
+  it('keeps the newest `keep` periods of the board, though a shard that went quiet still holds older ones', async () => {
+    // Each shard keeps the newest `keep` periods it scored in: "quiet"'s shard keeps day 1 long after
+    // the board dropped it (SHARD_WENT_QUIET of the property test, with days for weeks).
+    expect(shardOf('quiet', 3)).not.toBe(shardOf('steady', 3));
+    await setup.ranking.putBoard('shardedDays', [{ name: 'day', calendar: 'day', archive: { keep: 2, top: 3 } }], 3);
+    for (let day = 0; day < 4; day++) {
+      clock.setMs(FIRST_DAY_MS + day * DAY_MS + 3_600_000);
+      await setup.ranking.top('shardedDays', 'day', 0, 10);
+      if (day === 0) await setup.ranking.increment('shardedDays', 'quiet', 5);
+      if (day < 3) await setup.ranking.increment('shardedDays', 'steady', day + 1);
+    }
+    const page = await setup.ranking.archives('shardedDays', 'day', 10, undefined);
+    expect(page.periods).toEqual([
+      {
+        from: (FIRST_DAY_MS + 2 * DAY_MS) / 1000,
+        to: (FIRST_DAY_MS + 3 * DAY_MS) / 1000,
+        items: [{ rank: 1, item: 'steady', score: 3 }],
+      },
+      {
+        from: (FIRST_DAY_MS + DAY_MS) / 1000,
+        to: (FIRST_DAY_MS + 2 * DAY_MS) / 1000,
+        items: [{ rank: 1, item: 'steady', score: 2 }],
+      },
+    ]);
+    const byCursor = await setup.ranking.archives('shardedDays', 'day', 1, page.periods[1].from);
+    expect(byCursor.periods).toEqual([]);
   });
 });

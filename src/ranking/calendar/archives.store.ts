@@ -28,7 +28,10 @@ export class ArchivesStore {
   /**
    * Up to `most` archives of periods starting at or before `latestSec` (undefined: the newest), newest
    * first. Each shard keeps its own top rows of a period, so the board's top rows are among their
-   * union; a shard's newest `most` periods hold every one of the board's newest `most` it has.
+   * union; a shard's newest `most` periods hold every one of the board's newest `most` it has. Each
+   * shard keeps the newest `keep` periods it scored in, so one that scored in none of the last few
+   * still holds older periods, whose other shards' rows are gone: only the newest `keep` periods of
+   * all shards are the board's.
    */
   async archives(
     board: PreparedBoard,
@@ -54,7 +57,13 @@ export class ArchivesStore {
     for (const { archives } of replies) {
       for (const archive of archives) byStart.set(archive.atSec, [...(byStart.get(archive.atSec) ?? []), archive.rows]);
     }
-    const starts = [...byStart.keys()].sort((a, b) => b - a).slice(0, most);
+    const boardKept = new Set(
+      [...new Set(replies.flatMap((reply) => reply.kept))].sort((a, b) => b - a).slice(0, window.snapshots?.keep),
+    );
+    const starts = [...byStart.keys()]
+      .filter((start) => boardKept.has(start))
+      .sort((a, b) => b - a)
+      .slice(0, most);
     const top = window.snapshots?.top;
     return {
       keeps: true,

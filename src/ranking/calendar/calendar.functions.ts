@@ -12,15 +12,20 @@ export const CALENDAR_FUNCTIONS = {
     numberOfKeys: 3,
     build: (call: WindowCall & { latestSec: number | undefined; most: number }) =>
       windowRead(call, [call.latestSec ?? '', call.most]),
-    /** keeps: the window keeps archives; archives newest first, atSec each period's start */
-    decode: (raw): { keeps: boolean; archives: StoredSnapshot[] } => {
+    /**
+     * keeps: the window keeps archives; kept: the start of every period this shard keeps; archives newest
+     * first, atSec each period's start
+     */
+    decode: (raw): { keeps: boolean; kept: number[]; archives: StoredSnapshot[] } => {
       const reply = new Reply('tbRankArchiveRead', raw).expectLength(1, true);
-      if (reply.length % 2 !== 1) throw reply.unexpected(reply.length - 1, 'pairs of period start, rows');
+      if (reply.length === 1) return { keeps: reply.flag(0), kept: [], archives: [] };
+      if (reply.length % 2 !== 0) throw reply.unexpected(reply.length - 1, 'pairs of period start, rows');
       return {
         keeps: reply.flag(0),
-        archives: Array.from({ length: (reply.length - 1) / 2 }, (_, i) => ({
-          atSec: reply.int(1 + 2 * i),
-          rows: parseSnapshotRows(reply.string(2 + 2 * i)),
+        kept: reply.nested(1).intsFrom(0),
+        archives: Array.from({ length: (reply.length - 2) / 2 }, (_, i) => ({
+          atSec: reply.int(2 + 2 * i),
+          rows: parseSnapshotRows(reply.string(3 + 2 * i)),
         })),
       };
     },

@@ -11,8 +11,12 @@
 -- ARGV[4] .. ARGV[6]: the window's current period length (s, twice) and start (window_lib)
 -- ARGV[7]        only periods starting at or before this time (unix s); "" for the newest
 -- ARGV[8]        most periods answered
--- Reply: { keeps (0|1): the window keeps archives, period start_1 (unix s), rows_1 ("\30<item>\31<score>
---          \31<position>" best first), ... } newest first
+-- Reply: { keeps (0|1): the window keeps archives, { the start of every period this shard keeps
+--          (unix s, oldest first) },
+--          period start_1, rows_1 ("\30<item>\31<score>\31<position>" best first), ... newest first }, or
+--          { 0 } when the window keeps none. A shard keeps the newest `keep` periods it scored in, so on a
+--          sharded board one shard may still hold a period the board no longer keeps: the app keeps the
+--          newest `keep` of all shards' periods (ArchivesStore).
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function archive_read(keys, args)
   begin_call(keys, args)
@@ -24,7 +28,9 @@ local function archive_read(keys, args)
   local base = sibling_key(KEYS[2], 'slots', '')
   local latest = ARGV[7] == '' and '+inf' or ARGV[7]
   local starts = redis.call('ZRANGE', base .. 'snaps', latest, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(ARGV[8]))
-  local reply = { 1 }
+  local kept = redis.call('ZRANGE', base .. 'snaps', 0, -1)
+  for i, start in ipairs(kept) do kept[i] = tonumber(start) end
+  local reply = { 1, kept }
   for _, start in ipairs(starts) do
     local rows = redis.call('GET', base .. 'snap:' .. start)
     if rows then
