@@ -5,6 +5,7 @@ import { RANKING_MODULES } from './core/script-call';
 import { EXPIRY_FUNCTIONS } from './expiry/expiry.functions';
 import { HISTORY_FUNCTIONS } from './history/history.functions';
 import { READS_FUNCTIONS } from './reads/reads.functions';
+import { SCORES_FUNCTIONS } from './scores/scores.functions';
 import { SHARDS_FUNCTIONS } from './shards/shards.functions';
 import { VIEWS_FUNCTIONS } from './views/views.functions';
 import { WRITES_FUNCTIONS } from './writes/writes.functions';
@@ -15,6 +16,7 @@ export const RANKING_SLICES = [
   ['expiry', EXPIRY_FUNCTIONS],
   ['history', HISTORY_FUNCTIONS],
   ['reads', READS_FUNCTIONS],
+  ['scores', SCORES_FUNCTIONS],
   ['shards', SHARDS_FUNCTIONS],
   ['views', VIEWS_FUNCTIONS],
   ['writes', WRITES_FUNCTIONS],
@@ -27,7 +29,7 @@ export const RANKING_SLICES = [
  */
 export const RANKING = defineLibrary({
   name: 'tb_ranking',
-  version: 1,
+  version: 2,
   modules: [
     ...RANKING_MODULES,
     ...RANKING_SLICES.flatMap(([slice, functions]) => handlerModules(join(__dirname, slice, 'scripts'), functions)),
@@ -38,6 +40,7 @@ export const RANKING = defineLibrary({
     ...EXPIRY_FUNCTIONS,
     ...HISTORY_FUNCTIONS,
     ...READS_FUNCTIONS,
+    ...SCORES_FUNCTIONS,
     ...SHARDS_FUNCTIONS,
     ...VIEWS_FUNCTIONS,
     ...WRITES_FUNCTIONS,

@@ -6,11 +6,13 @@
 -- (sibling_key, from keys_lib, a module before this one), so they always share the hash tag of
 -- the keys in KEYS. Times are passed in (unix s or ms); no TIME call.
 
--- Refuses a write made with a cached config that is no longer the stored one.
+-- Refuses a write made with a cached config that is no longer the stored one; binds the board's
+-- aggregate for the call (every function on a board's windows starts here).
 local function version_error(cfg_key, version)
-  local stored = redis.call('HGET', cfg_key, 'version')
-  if not stored then return 'TB_NO_BOARD board does not exist' end
-  if stored ~= version then return 'TB_STALE_CONFIG board config changed' end
+  local stored = redis.call('HMGET', cfg_key, 'version', 'aggregate')
+  if not stored[1] then return 'TB_NO_BOARD board does not exist' end
+  if stored[1] ~= version then return 'TB_STALE_CONFIG board config changed' end
+  BOARD.aggregate = stored[2] or 'sum'
   return nil
 end
 
@@ -35,7 +37,9 @@ end
 -- Subtracts the oldest expired slots (start <= current slot - period) from the results and deletes
 -- them, touching at most `budget` fields. Subtract and delete happen together, so an expired slot can
 -- never be subtracted twice. A slot bigger than the budget is drained in part (subtract + HDEL of the
--- same fields). Returns the budget left and whether expired data remains.
+-- same fields). On a max/min/last board the items the drained fields may have given their window
+-- score are recomputed from the live slots instead (best_settle; its slot reads count in the budget).
+-- Returns the budget left and whether expired data remains.
 local function expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget)
   local cutoff = current_slot(now_sec, interval_sec) - period_sec
   while true do
@@ -64,11 +68,15 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       redis.call('HDEL', slot_key, unpack(fields))
       budget = budget - #fields
     end
-    for i = 1, #entries, 2 do
-      local item = entries[i]
-      local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
-      if left == 0 then redis.call('ZREM', top_key, item) end
-      view_window_changed(top_key, tonumber(oldest[1]), item, -tonumber(entries[i + 1]), left, nil)
+    if BOARD.aggregate ~= 'sum' then
+      budget = budget - best_settle(BOARD.aggregate, slots_key, top_key, cutoff, entries)
+    else
+      for i = 1, #entries, 2 do
+        local item = entries[i]
+        local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
+        if left == 0 then redis.call('ZREM', top_key, item) end
+        view_window_changed(top_key, tonumber(oldest[1]), item, -tonumber(entries[i + 1]), left, nil)
+      end
     end
   end
 end
