@@ -1,10 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AccessModule } from './access/access.module';
 import { CommonModule, CommonModuleOptions } from './common/common.module';
 import { CountersModule } from './counters/counters.module';
-import { AppErrorFilter } from './common/error.filter';
+import { EdgeModule } from './edge/edge.module';
 import { GovernanceModule } from './governance/governance.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthModule } from './health/health.module';
@@ -22,18 +21,18 @@ export class AppModule {
       imports: [
         CommonModule.forRoot(options),
         ScheduleModule.forRoot(),
+        EdgeModule,
         RedisModule,
-        AccessModule,
+        AccessModule.forRoot({ ...process.env, ...options.env }),
         HealthModule,
         GovernanceModule,
         RankingModule,
-        LiveModule,
+        LiveModule.forRoot({ ...process.env, ...options.env }),
         DashboardModule,
         CountersModule,
         StatsModule,
         IngestModule.forRoot({ ...process.env, ...options.env }),
       ],
-      providers: [{ provide: APP_FILTER, useClass: AppErrorFilter }],
     };
   }
 }

@@ -2,7 +2,7 @@ import { INestApplication, Logger } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { AppConfig } from './common/config';
 import { createApp } from './bootstrap';
-import { logBootFailure } from './common/logging';
+import { logBootFailure } from './edge/logging';
 import { gracefulShutdown } from './shutdown';
 
 /** Settings to iterate on locally: a `.env` file in the working directory, under the real environment's. */

@@ -3,14 +3,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BearerToken } from '../common/bearer-token';
 import { Clock } from '../common/clock';
 import { COMMON_MESSAGES } from '../common/common.messages';
-import { AppConfig } from '../common/config';
+import { AccessSettings } from './access.settings';
 import { AccessError, RateLimitedError } from '../common/errors';
-import { RateLimiter } from '../governance/rate-limiter';
+import { RateLimiter } from '../common/rate-limiter';
 import { AUTH_FAILURES_BURST_FACTOR } from './access.limits';
 import { ACCESS_MESSAGES as M } from './access.messages';
 import { KeyGrant, refusalOf, RouteAccess, Scope } from './access-rules';
 import { ApiKeysService } from './api-keys.service';
-import { presentedKey } from './caller';
+import { presentedKey } from '../edge/caller';
 import { NetworkPrefixes, networkOf } from './client-network';
 
 declare module 'fastify' {
@@ -55,7 +55,7 @@ export class AccessGate {
   constructor(
     private readonly keys: ApiKeysService,
     private readonly clock: Clock,
-    config: AppConfig,
+    config: AccessSettings,
   ) {
     if (config.ADMIN_TOKEN) this.adminToken = new BearerToken(config.ADMIN_TOKEN);
     this.publicReads = config.PUBLIC_READS;
@@ -136,7 +136,7 @@ export class AccessGate {
     if (refusal?.reason === 'scope') throw new AccessError('API_KEY_SCOPE', M.scopeMissing(refusal.scope));
     if (refusal?.reason === 'prefix') throw new AccessError('API_KEY_SCOPE', M.prefixMissing(refusal.prefixes, name));
     if (refusal?.reason === 'prefixedAdmin') throw new AccessError('API_KEY_SCOPE', M.prefixedAdmin());
-    request.caller = { client: `key:${grant.name}`, grant };
+    request.caller = { client: `key:${grant.name}` };
   }
 
   /** 429 before any credential is checked, for a network past its failed checks. */

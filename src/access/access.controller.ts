@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AdminRoute, ErrorResponse, RedisBackedController } from '../common/route-decorators';
+import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
+import { AdminRoute } from './access.decorators';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListDto, ApiKeyParams, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 

@@ -1,14 +1,12 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { applyDecorators, HttpCode, SetMetadata } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiSecurity } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { API_KEY_SCHEME, BEARER_SCHEME } from '../edge/openapi';
+import { ErrorResponse, RetrySafe } from '../edge/route-decorators';
 import { RouteAccess } from './access-rules';
 
 /** Metadata key of a route's access rule (read by AccessGuard and RateLimitGuard). */
 export const ACCESS_RULE = 'trendboard:access';
-
-/** The OpenAPI security schemes of the document (bootstrap.ts declares them). */
-export const BEARER_SCHEME = 'bearer';
-export const API_KEY_SCHEME = 'apiKey';
 
 /**
  * What a route needs: every route declares it (AccessGuard refuses a route that does not, so a new
@@ -28,3 +26,46 @@ export const Access = (rule: RouteAccess) =>
 
 /** Health probes, the metrics scrape: no key ever. */
 export const PublicRoute = () => Access({ scope: 'public' });
+
+/**
+ * An /admin route: ADMIN_TOKEN or a key with the admin scope (401 missing, 403 wrong or without the
+ * scope, 503 when neither is configured).
+ */
+export const AdminRoute = () =>
+  applyDecorators(
+    Access({ scope: 'admin' }),
+    ErrorResponse(401, 'ADMIN_TOKEN_MISSING'),
+    ErrorResponse(403, 'ADMIN_TOKEN_INVALID, API_KEY_SCOPE'),
+  );
+
+/** A route that needs a key with `scope` once keys exist; name prefixes of a key apply to `nameParam`. */
+export const KeyedRoute = (scope: 'read' | 'write', nameParam?: string) =>
+  applyDecorators(
+    Access({ scope, nameParam }),
+    ErrorResponse(401, 'API_KEY_MISSING, API_KEY_INVALID'),
+    ErrorResponse(403, 'API_KEY_SCOPE'),
+  );
+
+/** A write to a board's items: 200 with `type`, 404 unknown board, 409 the board changed under the request. */
+export const BoardWrite = (summary: string, description: string, type: new () => object) =>
+  applyDecorators(
+    KeyedRoute('write', 'board'),
+    HttpCode(200),
+    RetrySafe(),
+    ApiOperation({ summary, description }),
+    ApiResponse({ status: 200, type }),
+    ErrorResponse(404, 'BOARD_NOT_FOUND'),
+    ErrorResponse(
+      409,
+      'CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied)',
+    ),
+  );
+
+/** A read of one window of a board: 200 with `type`, 404 unknown board or window. */
+export const WindowRead = (summary: string, description: string, type: new () => object) =>
+  applyDecorators(
+    KeyedRoute('read', 'board'),
+    ApiOperation({ summary, description }),
+    ApiResponse({ status: 200, type }),
+    ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND'),
+  );

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig } from '../common/config';
+import { AccessSettings } from './access.settings';
 import { IntervalJob } from '../common/interval-job';
 import { isRedisTimeoutError, isRedisUnavailableError } from '../common/redis-errors';
 import { JobRegistry } from '../common/jobs';
@@ -14,7 +14,7 @@ export class ApiKeysRefresher extends IntervalJob<void> {
   constructor(
     private readonly keys: ApiKeysService,
     registry: SchedulerRegistry,
-    config: AppConfig,
+    config: AccessSettings,
     jobs: JobRegistry,
   ) {
     super({ name: ApiKeysRefresher.JOB, enabled: true, intervalMs: config.API_KEYS_REFRESH_MS }, registry, jobs, {

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
-import { AppConfig } from '../common/config';
+import { AccessSettings } from './access.settings';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
 import { GENERATED_SECRET_BYTES, MAX_STORED_API_KEYS } from './access.limits';
 import { ACCESS_MESSAGES as M } from './access.messages';
@@ -53,7 +53,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
   constructor(
     private readonly store: ApiKeyStore,
     private readonly clock: Clock,
-    config: AppConfig,
+    config: AccessSettings,
   ) {
     this.fromConfig = parseConfiguredKeys(config.API_KEYS);
     this.keyed = config.ACCESS_MODE === 'keyed' || this.fromConfig.length > 0;

@@ -3,7 +3,6 @@ import { AnsweredRequests } from './answered-requests';
 import { Clock, SystemClock } from './clock';
 import { AppConfig, validateConfig } from './config';
 import { JobRegistry } from './jobs';
-import { RequestLog } from './request-log';
 
 export interface CommonModuleOptions {
   /** Values layered over the process environment (tests use this to point at their own Redis). */
@@ -24,7 +23,6 @@ export class CommonModule {
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: options.clock ?? new SystemClock() },
         AnsweredRequests,
-        RequestLog,
         JobRegistry,
       ],
       exports: [AppConfig, Clock, AnsweredRequests, JobRegistry],

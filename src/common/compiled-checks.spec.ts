@@ -7,7 +7,7 @@ import { IncrementCounterDto } from '../counters/dto/counter.dto';
 import { BatchIncrementDto, IncrementDto, ItemParams, TopQuery } from '../ranking/dto/item.dto';
 import { RecordDto } from '../stats/dto/stats.dto';
 import { compiledCheckOf, DtoClass, FieldRule, FieldRules, RegisteredCheck, registeredChecks } from './compiled-checks';
-import { createReferenceValidationPipe } from './validation';
+import { createReferenceValidationPipe } from '../edge/validation';
 
 /*
  * Every DTO with a compiled check registers itself (@CompiledValidation); loading the app module loads

@@ -96,43 +96,45 @@ function requiredReaderOf(rule: FieldRule): Reader {
   switch (rule.kind) {
     case 'string':
       return (value) => (typeof value === 'string' && rule.pattern.test(value) ? value : REFUSED);
-    case 'int': {
-      const { min, max } = rule.range;
-      const nonZero = rule.nonZero ?? false;
-      const accepts = (value: unknown): value is number =>
-        typeof value === 'number' &&
-        Number.isInteger(value) &&
-        value >= min &&
-        value <= max &&
-        !(nonZero && value === 0);
-      if (rule.fromQuery) {
-        return (value) => {
-          const parsed = queryInt(value);
-          return accepts(parsed) ? parsed : REFUSED;
-        };
-      }
-      return (value) => (accepts(value) ? value : REFUSED);
-    }
+    case 'int':
+      return intReader(rule);
     case 'finite': {
       const { min, max } = rule.range;
       return (value) =>
         typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : REFUSED;
     }
-    case 'array': {
-      const { min, max } = rule.entries;
-      const readEntry = objectReader(rule.entry, rule.fields);
-      return (value) => {
-        if (!Array.isArray(value) || value.length < min || value.length > max) return REFUSED;
-        const entries: object[] = new Array(value.length);
-        for (let i = 0; i < value.length; i++) {
-          const entry = readEntry(value[i]);
-          if (entry === undefined) return REFUSED;
-          entries[i] = entry;
-        }
-        return entries;
-      };
-    }
+    case 'array':
+      return arrayReader(rule);
   }
+}
+
+function intReader(rule: Extract<FieldRule, { kind: 'int' }>): Reader {
+  const { min, max } = rule.range;
+  const nonZero = rule.nonZero ?? false;
+  const accepts = (value: unknown): value is number =>
+    typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max && !(nonZero && value === 0);
+  if (rule.fromQuery) {
+    return (value) => {
+      const parsed = queryInt(value);
+      return accepts(parsed) ? parsed : REFUSED;
+    };
+  }
+  return (value) => (accepts(value) ? value : REFUSED);
+}
+
+function arrayReader(rule: Extract<FieldRule, { kind: 'array' }>): Reader {
+  const { min, max } = rule.entries;
+  const readEntry = objectReader(rule.entry, rule.fields);
+  return (value) => {
+    if (!Array.isArray(value) || value.length < min || value.length > max) return REFUSED;
+    const entries: object[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const entry = readEntry(value[i]);
+      if (entry === undefined) return REFUSED;
+      entries[i] = entry;
+    }
+    return entries;
+  };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

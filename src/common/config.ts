@@ -1,15 +1,14 @@
 import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
 import { BoolSetting, IntSetting, validateSettings } from './settings';
-import { isApiKeyList, isOriginList, isPrecisionList, isTrustProxy, ORIGIN_LIST_RULE } from './config-rules';
+import { isPrecisionList } from './config-rules';
 
-export { corsOriginsOf, trustProxyOf } from './config-rules';
-
-export const ACCESS_MODES = ['auto', 'keyed'] as const;
-export type AccessMode = (typeof ACCESS_MODES)[number];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** Every setting the service reads, validated at boot. Nothing else reads process.env. */
+/**
+ * The settings the modules without a settings class of their own read (the edge, access, live, ingest
+ * and tracing have theirs), validated at boot. Nothing else reads process.env.
+ */
 export class AppConfig {
   @IntSetting(0, 65535)
   PORT = 3000;
@@ -69,11 +68,6 @@ export class AppConfig {
   @Matches(/^[A-Za-z0-9_.:-]{0,32}$/, { message: 'KEY_PREFIX must be 0-32 characters of A-Z a-z 0-9 _ . : -' })
   KEY_PREFIX = 'tb:';
 
-  @IsOptional()
-  @IsString()
-  @Matches(/^\S{16,}$/, { message: 'ADMIN_TOKEN must be at least 16 characters without spaces' })
-  ADMIN_TOKEN?: string;
-
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevel = 'info';
 
@@ -88,32 +82,6 @@ export class AppConfig {
   /** How long a write's answer is kept under its Idempotency-Key: a repeat within it applies nothing. */
   @IntSetting(60, 30 * 86_400)
   IDEMPOTENCY_TTL_SEC = 86_400;
-
-  /**
-   * Live stream (GET /boards/:board/stream): how often an instance polls the change versions of the
-   * boards its clients watch, so at most one event per board per this many ms.
-   */
-  @IntSetting(20, 60_000)
-  STREAM_COALESCE_MS = 250;
-
-  /**
-   * Most live streams one instance serves (503 STREAM_CAPACITY beyond), and never more than half of
-   * HTTP_MAX_CONNECTIONS: probes and ordinary requests always find a connection.
-   */
-  @IntSetting(1, 1_000_000)
-  STREAM_MAX_STREAMS = 2000;
-
-  /** Most live streams of one client (API key, else address) per instance (429 STREAM_LIMIT beyond). */
-  @IntSetting(1, 1_000_000)
-  STREAM_MAX_PER_CLIENT = 32;
-
-  /** A live stream ends this long after it opened; the client reconnects with a fresh snapshot. */
-  @IntSetting(10_000, 86_400_000)
-  STREAM_MAX_LIFETIME_MS = 1_800_000;
-
-  /** A live stream whose client took none of the bytes sent for this long is cut (a stalled reader). */
-  @IntSetting(1000, 3_600_000)
-  STREAM_IDLE_TIMEOUT_MS = 60_000;
 
   @BoolSetting()
   SCHEDULER_ENABLED = true;
@@ -140,50 +108,6 @@ export class AppConfig {
   @IntSetting(60_000, 7 * 86_400_000)
   SCHEDULER_SWEEP_INTERVAL_MS = 3_600_000;
 
-  /**
-   * API keys from configuration: comma-separated `<secret>[:<scopes>[:<prefixes>]]`, a secret 16-256
-   * printable characters without comma, colon or space, scopes joined by `+` (read, write, admin;
-   * default read+write), name prefixes joined by `|`. Keys made by POST /admin/keys live in Redis.
-   */
-  @ValidateBy({
-    name: 'isApiKeyList',
-    validator: {
-      validate: isApiKeyList,
-      defaultMessage: () =>
-        'API_KEYS must be comma-separated <secret>[:<scopes>[:<prefixes>]] entries: a secret of 16-256 printable characters without comma, colon or space; scopes read, write, admin joined by +; prefixes joined by | (an admin key takes none)',
-    },
-  })
-  API_KEYS = '';
-
-  /** Once any key exists, reads still need none (writes and admin routes do). */
-  @BoolSetting()
-  PUBLIC_READS = false;
-
-  /** `auto`: keys needed once one exists or ever existed; `keyed`: always (production: survives a FLUSHALL). */
-  @IsIn(ACCESS_MODES)
-  ACCESS_MODE: AccessMode = 'auto';
-
-  /** Unknown keys / wrong admin tokens per second per client network (10 s; 2x in 1 s), then 429; 0: off. */
-  @IntSetting(0, 1_000_000)
-  AUTH_FAILURES_PER_SEC = 5;
-
-  /** How often each instance reads the stored API keys again (a key made or revoked elsewhere counts within it). */
-  @IntSetting(100, 3_600_000)
-  API_KEYS_REFRESH_MS = 5000;
-
-  /**
-   * Proxies whose X-Forwarded-For is believed, as Fastify's trustProxy takes them: a number of hops, or
-   * comma-separated addresses/CIDRs. Empty (default): the peer address is the client.
-   */
-  @ValidateBy({
-    name: 'isTrustProxy',
-    validator: {
-      validate: isTrustProxy,
-      defaultMessage: () => 'TRUST_PROXY must be a number of hops (1-10) or comma-separated IP addresses/CIDRs',
-    },
-  })
-  TRUST_PROXY = '';
-
   /** Sustained write requests per second per client (API key, else address) in this instance; 0 turns limiting off. */
   @IntSetting(0, 1_000_000)
   RATE_LIMIT_PER_SEC = 0;
@@ -202,14 +126,6 @@ export class AppConfig {
 
   @IntSetting(1, 10_000_000)
   RATE_LIMIT_MAX_CLIENTS = 50_000;
-
-  /** Bits of an address naming its client (rate limits, quotas); loopback is always one client (/8). */
-  @IntSetting(8, 32)
-  CLIENT_IPV4_PREFIX = 32;
-
-  /** The same for IPv6: a /64 is what one customer gets. */
-  @IntSetting(16, 128)
-  CLIENT_IPV6_PREFIX = 64;
 
   /**
    * Quotas on growth: the most new entries of each kind one client (a configured API key, else an
@@ -296,57 +212,6 @@ export class AppConfig {
   SHUTDOWN_TIMEOUT_MS = 10_000;
 
   /**
-   * A socket silent this long is closed: one that never sends a request, and one whose answer has not
-   * started that long (Node's socket inactivity timeout). 30 s: far above any answer (Redis commands
-   * time out in 0.5 s) and above the coming event stream's 15 s heartbeat, yet a socket opened and
-   * left idle is gone well before the 75 s the review measured.
-   */
-  @IntSetting(100, 600_000)
-  HTTP_CONNECTION_TIMEOUT_MS = 30_000;
-
-  /**
-   * Longest from a request's first byte to the end of its header block (Node's headersTimeout): a
-   * trickled header is answered 408 and closed. 10 s is what proxies commonly give (HAProxy's
-   * `timeout http-request`); our clients send a few hundred bytes of headers.
-   */
-  @IntSetting(100, 600_000)
-  @ValidateBy({
-    name: 'isWithinRequestTimeout',
-    validator: {
-      validate: (value, args) =>
-        typeof value === 'number' && value <= (args?.object as AppConfig).HTTP_REQUEST_TIMEOUT_MS,
-      defaultMessage: () =>
-        'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
-    },
-  })
-  HTTP_HEADERS_TIMEOUT_MS = 10_000;
-
-  /**
-   * Longest from a request's first byte to its last (Node's requestTimeout): a trickled body is
-   * answered 408 and closed, nothing applied. 30 s still takes the largest body (a 1 MB batch) over a
-   * link of 300 kbit/s.
-   */
-  @IntSetting(100, 600_000)
-  HTTP_REQUEST_TIMEOUT_MS = 30_000;
-
-  /**
-   * How long an idle keep-alive socket is kept after an answer. 72 s (Fastify's default) outlasts the
-   * 60 s idle timeout of common load balancers, so the balancer, not the service, closes a pooled
-   * socket: the other way round it may send a request on a socket just closed and answer a 502.
-   * Directly exposed, a few seconds is enough.
-   */
-  @IntSetting(100, 600_000)
-  HTTP_KEEP_ALIVE_TIMEOUT_MS = 72_000;
-
-  /**
-   * Open connections the server accepts at once; one more is closed on arrival. An idle socket costs
-   * about 12 KB (the review's 18 500 sockets took 218 MB): 10 000 bound that near 120 MB and stay
-   * well under common file-descriptor limits, while a load balancer's pool needs a few hundred.
-   */
-  @IntSetting(1, 1_000_000)
-  HTTP_MAX_CONNECTIONS = 10_000;
-
-  /**
    * When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (401 without, 403 wrong).
    * Unset, /metrics is public (a scraper on a private network needs nothing); set it wherever the
    * port is reachable from outside.
@@ -354,16 +219,6 @@ export class AppConfig {
   @IsOptional()
   @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters without spaces' })
   METRICS_TOKEN?: string;
-
-  /**
-   * Browser pages of these origins may call the API (CORS): comma-separated `scheme://host[:port]`.
-   * Empty (default): no CORS headers, so browsers allow only pages this service serves itself.
-   */
-  @ValidateBy({
-    name: 'isOriginList',
-    validator: { validate: isOriginList, defaultMessage: () => `CORS_ORIGINS must be ${ORIGIN_LIST_RULE}` },
-  })
-  CORS_ORIGINS = '';
 }
 
 /** Validates the environment; throws one error naming every bad variable (the process stops at boot). */

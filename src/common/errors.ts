@@ -92,6 +92,12 @@ export const ERROR_CODES = {
     applied: 'no',
     retry: 'no: the key was used for a different request; use a new key',
   },
+  SPAN_TOO_COSTLY: {
+    status: 422,
+    applied: 'no',
+    retry:
+      'no: the span holds more slot fields than one read sums; declare a window of that period (the message says which)',
+  },
   RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
   STREAM_LIMIT: {
     status: 429,
@@ -241,6 +247,13 @@ export class RedisBusyError extends DomainError {
 }
 
 /** A read whose window still held expired data after its drain calls: it answers nothing rather than count it. */
+/** A `?span=` read that would sum more slot fields than one read may. */
+export class SpanTooCostlyError extends DomainError {
+  constructor(message: string) {
+    super('SPAN_TOO_COSTLY', message);
+  }
+}
+
 export class WindowDrainingError extends DomainError {
   constructor(message: string) {
     super('WINDOW_DRAINING', message);

@@ -1,6 +1,5 @@
 import { ReplyError } from 'ioredis';
-import { TIMEOUT_MESSAGE } from '../redis/deadline';
-import { redisErrorKind } from './redis-errors';
+import { redisErrorKind, TIMEOUT_MESSAGE } from './redis-errors';
 
 describe('redisErrorKind', () => {
   it.each([

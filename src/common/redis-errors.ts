@@ -1,4 +1,5 @@
-import { TIMEOUT_MESSAGE } from '../redis/deadline';
+/** What a command answers when Redis gave no reply in time (the command may still have run). */
+export const TIMEOUT_MESSAGE = 'Command timed out';
 
 /** True for errors that mean "Redis is unreachable or too slow right now" (answered as 503), not a bug. */
 const UNAVAILABLE_MESSAGE =

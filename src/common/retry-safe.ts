@@ -1,41 +1,8 @@
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { callerOf } from '../access/caller';
-import { scopedIdempotencyKey } from '../redis/idempotency';
-import { InvalidInputError } from './errors';
-
-/** A write's answer, and whether it is the stored answer of an earlier request with the same Idempotency-Key. */
+/**
+ * A write's answer, and whether it is the stored answer of an earlier request with the same
+ * Idempotency-Key (the services return it; edge/retry-safe.ts reads the header and sends it).
+ */
 export interface WriteAnswer<T> {
   replayed: boolean;
   body: T;
-}
-
-export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-/** 1-128 printable ASCII characters (space included), as the contract says. */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,128}$/;
-
-/** The optional Idempotency-Key header: absent is undefined; malformed (or sent twice) is a 400. */
-export function parseIdempotencyKey(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(value)) {
-    throw new InvalidInputError('Idempotency-Key must be 1-128 printable ASCII characters');
-  }
-  return value;
-}
-
-/**
- * Parameter decorator: the request's validated Idempotency-Key scoped to its client (callerOf: its API
- * key, else its address), or undefined. Scoped, a key another client guessed or reused is another key:
- * it can neither replay this client's answers nor have its writes refused as a reuse.
- */
-export const IdempotencyKey = createParamDecorator((_: unknown, context: ExecutionContext) => {
-  const request = context.switchToHttp().getRequest<FastifyRequest>();
-  const key = parseIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
-  return key === undefined ? undefined : scopedIdempotencyKey(callerOf(request).client, key);
-});
-
-/** Sends a write's body, marking a replay with `Idempotent-Replayed: true`. */
-export function answer<T>(reply: FastifyReply, written: WriteAnswer<T>): T {
-  if (written.replayed) void reply.header('Idempotent-Replayed', 'true');
-  return written.body;
 }

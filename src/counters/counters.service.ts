@@ -66,31 +66,16 @@ export class CountersService {
     idemKey?: string,
     budget?: ClientBudget,
   ): Promise<WriteAnswer<IncrementResult>> {
-    if (!isCount(count)) {
-      throw new InvalidInputError(M.badCount(MAX_ABS_COUNT));
-    }
+    if (!isCount(count)) throw new InvalidInputError(M.badCount(MAX_ABS_COUNT));
     const nowMs = this.clock.nowMs();
-    const nowSec = Math.floor(nowMs / 1000);
-    const at = atSec ?? nowSec;
-    if (!Number.isInteger(at) || at < 0) throw new InvalidInputError(M.badAt());
-    const problem = atProblem(at, nowSec, this.settings.samples, this.settings.precisions);
-    // A keyed sample that aged out since its first request must still replay that answer: the script
-    // looks the key up before it applies the same retention rule (with the same `now`).
-    if (problem && !(problem.kind === 'past' && idemKey !== undefined)) throw new InvalidInputError(problem.message);
+    const { at, problem } = this.sampleTime(atSec, nowMs, idemKey !== undefined);
     const keyed = idemRequest(idemKey, ['counter', name, count, atSec ?? null]);
     return withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
       const reservation = reserveGrowth(budget, { counters: 1 });
       const written = await this.store
         .increment(name, nowMs, at, count, reservation.allowance('counters'), idem)
         .catch((error: unknown) => {
-          throw growthErrorOf(
-            error,
-            reservation,
-            capacityReached(
-              'counters',
-              `MAX_COUNTERS ${this.settings.maxCounters} split over ${this.settings.buckets} index buckets`,
-            ),
-          );
+          throw growthErrorOf(error, reservation, this.countersFull());
         });
       reservation.settle({ counters: written.created[0] });
       if (written.value.length === 0) {
@@ -102,6 +87,27 @@ export class CountersService {
         body: { name, count, at: Number(written.context), precisions: written.value },
       };
     });
+  }
+
+  /**
+   * The sample's time (default now) and why it is refused, if it is; refused at once unless a keyed
+   * sample aged out since its first request: that must still replay its answer, and the script looks
+   * the key up before it applies the same retention rule (with the same `now`).
+   */
+  private sampleTime(atSec: number | undefined, nowMs: number, keyed: boolean) {
+    const nowSec = Math.floor(nowMs / 1000);
+    const at = atSec ?? nowSec;
+    if (!Number.isInteger(at) || at < 0) throw new InvalidInputError(M.badAt());
+    const problem = atProblem(at, nowSec, this.settings.samples, this.settings.precisions);
+    if (problem && !(problem.kind === 'past' && keyed)) throw new InvalidInputError(problem.message);
+    return { at, problem };
+  }
+
+  private countersFull() {
+    return capacityReached(
+      'counters',
+      `MAX_COUNTERS ${this.settings.maxCounters} split over ${this.settings.buckets} index buckets`,
+    );
   }
 
   async read(

@@ -1,9 +1,4 @@
-/**
- * What a write may create, each kind with a quota of its own. idempotentAnswers: the answers of keyed
- * writes Redis keeps for IDEMPOTENCY_TTL_SEC (see answer-budget.ts).
- */
-export const GROWTH_KINDS = ['items', 'likeUsers', 'counters', 'statsPairs', 'idempotentAnswers'] as const;
-export type GrowthKind = (typeof GROWTH_KINDS)[number];
+import { GROWTH_KINDS, GrowthKind } from '../common/growth-kinds';
 
 /** The allowance a script gets for a kind without a quota: it may create any number. */
 export const UNLIMITED = -1;

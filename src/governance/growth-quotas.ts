@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { callerOf } from '../access/caller';
+import { callerOf } from '../edge/caller';
 import { Clock } from '../common/clock';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
 import { AppConfig } from '../common/config';
 import { ConflictError, QuotaExceededError } from '../common/errors';
 import { CapRefusal, growthRefusalOf, QuotaRefusal } from '../redis/refusals';
-import { GROWTH_KINDS, GrowthKind, GrowthQuota, UNLIMITED } from './growth-quota';
+import { GROWTH_KINDS, GrowthKind } from '../common/growth-kinds';
+import { GrowthQuota, UNLIMITED } from './growth-quota';
 
 export { UNLIMITED } from './growth-quota';
-export type { GrowthKind } from './growth-quota';
 
 /** How the quotas name a kind to a client. */
 const KIND_NAMES: Record<GrowthKind, string> = {

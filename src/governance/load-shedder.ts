@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { noteErrorCode } from '../common/answered-requests';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
-import { toErrorBody } from '../common/error.filter';
+import { toErrorBody } from '../edge/error.filter';
 import { RedisBusyError } from '../common/errors';
 import { RedisService } from '../redis/redis.service';
 

@@ -1,5 +1,5 @@
 import { LOCAL_SPAN_SEC } from './governance.limits';
-import { LatencyWheel } from './time-wheel';
+import { LatencyWheel } from '../common/time-wheel';
 
 export interface RouteFigures {
   route: string;

@@ -1,7 +1,8 @@
 import { Controller, Get, Header, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { BEARER_SCHEME, PublicRoute } from '../access/access.decorators';
-import { AdminRoute, ErrorResponse } from '../common/route-decorators';
+import { AdminRoute, PublicRoute } from '../access/access.decorators';
+import { BEARER_SCHEME } from '../edge/openapi';
+import { ErrorResponse } from '../edge/route-decorators';
 import { Clock } from '../common/clock';
 import { OptionalIntProperty } from '../common/dto';
 import { DEFAULT_LOCAL_READ_SPAN_SEC, LOCAL_READ_SPAN_SEC } from './governance.limits';

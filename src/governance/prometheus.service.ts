@@ -61,6 +61,13 @@ export class PrometheusService {
     // reserves for counters (promtool refuses them); sum() over the per-type series gives the same.
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
       this.registry.removeSingleMetric(name);
+    this.registerRedisMetrics(redis);
+    this.registerHttpMetrics(answered);
+    this.registerJobTotals(jobs);
+    this.registerJobTimes(jobs, clock);
+  }
+
+  private registerRedisMetrics(redis: RedisService): void {
     const redisErrors = new Counter({
       name: 'trendboard_redis_errors_total',
       help: 'Redis connection errors seen by the client',
@@ -87,6 +94,9 @@ export class PrometheusService {
         this.set(redis.pendingCommands());
       },
     });
+  }
+
+  private registerHttpMetrics(answered: AnsweredRequests): void {
     new Gauge({
       name: 'trendboard_http_requests_in_flight',
       help: 'HTTP requests received and not yet answered',
@@ -95,6 +105,9 @@ export class PrometheusService {
         this.set(answered.requestsInFlight);
       },
     });
+  }
+
+  private registerJobTotals(jobs: JobRegistry): void {
     const jobCounter = (name: string, help: string, read: (stats: JobStats) => number) =>
       new Counter({
         name,
@@ -118,6 +131,9 @@ export class PrometheusService {
         for (const [job, stats] of jobs.entries()) this.set({ job }, stats.lastDurationMs / 1000);
       },
     });
+  }
+
+  private registerJobTimes(jobs: JobRegistry, clock: Clock): void {
     new Gauge({
       name: 'trendboard_job_last_success_timestamp_seconds',
       help: 'Unix time of the end of the last pass without a failure (absent until one)',

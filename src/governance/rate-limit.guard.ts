@@ -3,12 +3,12 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ACCESS_RULE } from '../access/access.decorators';
 import type { RouteAccess } from '../access/access-rules';
-import { callerOf } from '../access/caller';
+import { callerOf } from '../edge/caller';
 import { Clock } from '../common/clock';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
 import { AppConfig } from '../common/config';
 import { RateLimitedError } from '../common/errors';
-import { RateLimiter } from './rate-limiter';
+import { RateLimiter } from '../common/rate-limiter';
 
 type Limited = 'read' | 'write';
 

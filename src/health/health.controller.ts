@@ -4,7 +4,7 @@ import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/term
 import { PublicRoute } from '../access/access.decorators';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
 import { NotReadyError } from '../common/errors';
-import { ErrorResponse } from '../common/route-decorators';
+import { ErrorResponse } from '../edge/route-decorators';
 import { RedisHealthIndicator } from './redis.health';
 
 @ApiTags('operations')

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { AdminRoute, ErrorResponse, RedisBackedController } from '../common/route-decorators';
+import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
+import { AdminRoute } from '../access/access.decorators';
 import { DeclareSourceDto, IngestParams, SourceListDto, SourceStatusDto } from './dto/ingest.dto';
 import { MAX_INGEST_SOURCES } from './ingest.limits';
 import { IngestService } from './ingest.service';

@@ -1,7 +1,6 @@
 import type { LiveClient } from './live-client';
 import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { ApiKeysService } from '../access/api-keys.service';
-import { AppConfig } from '../common/config';
 import { Clock } from '../common/clock';
 import { DomainError, NotFoundError } from '../common/errors';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
@@ -20,7 +19,8 @@ import {
 } from './live.limits';
 import { LIVE_MESSAGES as M } from './live.messages';
 import { HEARTBEAT_FRAME, sseFrame } from './sse';
-import { Subscriber, subscribersOf, WatchedBoard, WatchGroup, WatchSet } from './watch-set';
+import { Subscriber, subscribersOf, Watch, WatchedBoard, WatchGroup, WatchSet } from './watch-set';
+import { LiveSettings } from './live.settings';
 
 /** What a stream event carries: the watched rows of one window and the board's change version. */
 export interface LiveListing {
@@ -73,7 +73,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     private readonly redis: RedisService,
     private readonly readBudget: RateLimitGuard,
     keys: ApiKeysService,
-    config: AppConfig,
+    config: LiveSettings,
   ) {
     this.incidents = new IncidentLog(new Logger('LiveHub'), clock);
     this.coalesceMs = config.STREAM_COALESCE_MS;
@@ -117,35 +117,38 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
       const listing: LiveListing = { ...this.headOf(top, version), items: top.items };
       const client = open();
       client.write(sseFrame('snapshot', version, JSON.stringify(listing)));
-      const nowMs = this.clock.nowMs();
-      const subscriber: Subscriber = { client, owner, openedAtMs: nowMs, lastProgressMs: nowMs, detach: () => {} };
-      const remove = this.watches.add(
+      const watch = { board, shards: info.shards, version, window: top.window, limit, intervalSec };
+      const subscriber = this.watch(
+        { ...watch, slotSec: this.slotOf(intervalSec), rows: JSON.stringify(listing.items) },
         {
-          board,
-          shards: info.shards,
-          version,
-          window: top.window,
-          limit,
-          intervalSec,
-          slotSec: this.slotOf(intervalSec),
-          rows: JSON.stringify(listing.items),
+          client,
+          owner,
+          release,
         },
-        subscriber,
       );
-      const held = this.owners.get(owner);
-      held?.subscribers.add(subscriber);
-      subscriber.detach = () => {
-        remove();
-        held?.subscribers.delete(subscriber);
-        release();
-      };
-      this.subscribers.add(subscriber);
-      this.startTimers();
       return () => this.detach(subscriber);
     } catch (error) {
       release();
       throw error;
     }
+  }
+
+  /** Adds a client that got its snapshot to its board's watch and to its owner's streams. */
+  private watch(watched: Watch, who: { client: LiveClient; owner: string; release: () => void }): Subscriber {
+    const nowMs = this.clock.nowMs();
+    const { client, owner, release } = who;
+    const subscriber: Subscriber = { client, owner, openedAtMs: nowMs, lastProgressMs: nowMs, detach: () => {} };
+    const remove = this.watches.add(watched, subscriber);
+    const held = this.owners.get(owner);
+    held?.subscribers.add(subscriber);
+    subscriber.detach = () => {
+      remove();
+      held?.subscribers.delete(subscriber);
+      release();
+    };
+    this.subscribers.add(subscriber);
+    this.startTimers();
+    return subscriber;
   }
 
   /** HEAD: the same 404s as a stream, nothing subscribed. */

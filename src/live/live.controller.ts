@@ -1,8 +1,9 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { callerOf } from '../access/caller';
-import { ErrorResponse, KeyedRoute, RedisBackedController } from '../common/route-decorators';
+import { callerOf } from '../edge/caller';
+import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
+import { KeyedRoute } from '../access/access.decorators';
 import { BoardParams } from '../ranking/dto/board.dto';
 import { StreamQuery } from './dto/stream.dto';
 import { LiveHub } from './live-hub';

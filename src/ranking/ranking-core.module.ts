@@ -11,6 +11,8 @@ import { HistoryStore } from './history/history.store';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
 import { ReadsStore } from './reads/reads.store';
+import { SpansService } from './spans/spans.service';
+import { SpansStore } from './spans/spans.store';
 import { ShardsStore } from './shards/shards.store';
 import { ViewsService } from './views/views.service';
 import { ViewsStore } from './views/views.store';
@@ -22,9 +24,9 @@ import { WritesStore } from './writes/writes.store';
  * feature in capability slices (docs/architecture.md). Layers, lowest first; a slice
  * imports only from its own layer's core or below, never from a layer above it:
  *
- *   core  <-  boards  <-  shards, history  <-  reads, views, writes  <-  expiry  <-  facade (RankingService), controller
+ *   core  <-  boards  <-  shards, history  <-  reads, spans, views, writes  <-  expiry  <-  facade (RankingService), controller
  *
- * (shards and history are peers, as are reads, views and writes: peers never import each other.)
+ * (shards and history are peers, as are reads, spans, views and writes: peers never import each other.)
  */
 @Module({
   providers: [
@@ -37,6 +39,8 @@ import { WritesStore } from './writes/writes.store';
     HistoryService,
     ReadsStore,
     ReadsService,
+    SpansStore,
+    SpansService,
     ViewsStore,
     ViewsService,
     WritesStore,

@@ -2,15 +2,9 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, 
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
-import { answer, IdempotencyKey } from '../common/retry-safe';
-import {
-  AdminRoute,
-  BoardWrite,
-  ErrorResponse,
-  KeyedRoute,
-  RedisBackedController,
-  WindowRead,
-} from '../common/route-decorators';
+import { answer, IdempotencyKey } from '../edge/retry-safe';
+import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
+import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
   AroundQuery,
@@ -26,12 +20,12 @@ import {
   LikeResultDto,
   StandingDto,
   HistoryQuery,
+  ItemQuery,
   HistoryResultDto,
   ItemHistoryQuery,
   ItemHistoryResultDto,
   TopQuery,
   TopResultDto,
-  WindowQuery,
 } from './dto/item.dto';
 import {
   DEFAULT_AMOUNT,
@@ -202,13 +196,15 @@ export class RankingController {
     `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
   )
   top(@Param() params: BoardParams, @Query() query: TopQuery): Promise<TopResultDto> {
-    return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? DEFAULT_TOP_ITEMS);
+    return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? DEFAULT_TOP_ITEMS, {
+      span: query.span,
+    });
   }
 
   @Get('boards/:board/items/:item')
   @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ItemResultDto)
-  item(@Param() params: ItemParams, @Query() query: WindowQuery): Promise<ItemResultDto> {
-    return this.ranking.item(params.board, query.window, params.item);
+  item(@Param() params: ItemParams, @Query() query: ItemQuery): Promise<ItemResultDto> {
+    return this.ranking.item(params.board, query.window, params.item, { span: query.span });
   }
 
   @Get('boards/:board/items/:item/around')
@@ -218,7 +214,9 @@ export class RankingController {
     AroundResultDto,
   )
   around(@Param() params: ItemParams, @Query() query: AroundQuery): Promise<AroundResultDto> {
-    return this.ranking.around(params.board, query.window, params.item, query.radius ?? DEFAULT_RADIUS_ITEMS);
+    return this.ranking.around(params.board, query.window, params.item, query.radius ?? DEFAULT_RADIUS_ITEMS, {
+      span: query.span,
+    });
   }
 
   @Get('boards/:board/history')

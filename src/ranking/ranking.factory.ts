@@ -12,6 +12,8 @@ import { HistoryStore } from './history/history.store';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
 import { ReadsStore } from './reads/reads.store';
+import { SpansService } from './spans/spans.service';
+import { SpansStore } from './spans/spans.store';
 import { ShardsStore } from './shards/shards.store';
 import { ViewsService } from './views/views.service';
 import { ViewsStore } from './views/views.store';
@@ -44,6 +46,7 @@ export function createRankingGraph(redis: RedisService, config: AppConfig, clock
     new HistoryService(history, sources),
     expiry,
     sources,
+    new SpansService(new SpansStore(redis, config)),
   );
   return { ranking, boards, cache, expiry, expiryStore };
 }

@@ -7,6 +7,7 @@ import { HISTORY_FUNCTIONS } from './history/history.functions';
 import { READS_FUNCTIONS } from './reads/reads.functions';
 import { SCORES_FUNCTIONS } from './scores/scores.functions';
 import { SHARDS_FUNCTIONS } from './shards/shards.functions';
+import { SPAN_MODULE, SPANS_FUNCTIONS } from './spans/spans.functions';
 import { VIEWS_FUNCTIONS } from './views/views.functions';
 import { WRITES_FUNCTIONS } from './writes/writes.functions';
 
@@ -18,6 +19,7 @@ export const RANKING_SLICES = [
   ['reads', READS_FUNCTIONS],
   ['scores', SCORES_FUNCTIONS],
   ['shards', SHARDS_FUNCTIONS],
+  ['spans', SPANS_FUNCTIONS],
   ['views', VIEWS_FUNCTIONS],
   ['writes', WRITES_FUNCTIONS],
 ] as const;
@@ -32,6 +34,7 @@ export const RANKING = defineLibrary({
   version: 2,
   modules: [
     ...RANKING_MODULES,
+    SPAN_MODULE,
     ...RANKING_SLICES.flatMap(([slice, functions]) => handlerModules(join(__dirname, slice, 'scripts'), functions)),
   ],
   // Each name is one slice's own (a spread would hide a second one: the registry spec counts them).
@@ -42,6 +45,7 @@ export const RANKING = defineLibrary({
     ...READS_FUNCTIONS,
     ...SCORES_FUNCTIONS,
     ...SHARDS_FUNCTIONS,
+    ...SPANS_FUNCTIONS,
     ...VIEWS_FUNCTIONS,
     ...WRITES_FUNCTIONS,
   },

@@ -4,12 +4,15 @@ import { ClientBudget } from '../governance/growth-quotas';
 import { BoardPage, BoardsService, BoardView } from './boards/boards.service';
 import { RankedSources } from './boards/ranked-sources';
 import { ViewRowAnswer, WindowFigures } from './core/answers';
+import { InvalidInputError } from '../common/errors';
+import { RANKING_MESSAGES as M } from './core/ranking.messages';
 import type { HistoryPoint, ListedItem } from './core/ranking.types';
 import type { ViewInput } from './core/trending-math';
 import type { WindowInput } from './core/window-math';
 import { DuePassOptions, DuePassResult, ExpiryService } from './expiry/expiry.service';
 import { HistoryService } from './history/history.service';
 import { ReadsService } from './reads/reads.service';
+import { SpansService } from './spans/spans.service';
 import { ViewsService } from './views/views.service';
 import { BatchInput, BatchWritten, ItemWritten, WritesService } from './writes/writes.service';
 
@@ -20,6 +23,16 @@ export type { BatchInput, ItemWritten } from './writes/writes.service';
 
 /** An item's standing as answered: a window's (score, rank, percentile) or a view's row with its percentile. */
 export type ItemAnswer = Awaited<ReturnType<ReadsService['item']>> | Awaited<ReturnType<ViewsService['item']>>;
+
+/** How a read is asked besides its source: `span` (a duration) reads only a rolling window's newest slots. */
+export interface ReadOptions {
+  span?: string;
+}
+
+/** A span names a rolling window's slots: a view has none of its own. */
+function spanOnView(board: string, view: string): never {
+  throw new InvalidInputError(M.spanOnView(board, view));
+}
 
 /**
  * The ranking use cases in one place, each handed to the slice that owns it (boards, writes, reads,
@@ -35,6 +48,7 @@ export class RankingService {
     private readonly snapshots: HistoryService,
     private readonly expiry: ExpiryService,
     private readonly sources: RankedSources,
+    private readonly spans: SpansService,
   ) {}
 
   /** `shards`, `maxItems` and `views` undefined keep the stored ones. */
@@ -101,45 +115,62 @@ export class RankingService {
     return this.writes.like({ name, item, userId, undo, idemKey, budget, atSec });
   }
 
-  /** A page of a window or a view. */
+  /** A page of a window or a view (of a window's newest slots with `span`). */
   top(
     name: string,
     windowName: string | undefined,
     offset: number,
     limit: number,
+    options: ReadOptions = {},
   ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
     const page = { offset, limit };
+    const { span } = options;
     return this.sources.read(
       name,
       windowName,
-      (board, window, nowMs) => this.reads.top(board, window, nowMs, page),
-      (board, view, nowMs) => this.views.top(board, view, nowMs, page),
+      (board, window, nowMs) =>
+        span === undefined
+          ? this.reads.top(board, window, nowMs, page)
+          : this.spans.top(board, window, nowMs, span, page),
+      (board, view, nowMs) =>
+        span === undefined ? this.views.top(board, view, nowMs, page) : spanOnView(name, view.name),
     );
   }
 
-  /** An item's score, rank and percentile in a window or a view. */
-  item(name: string, windowName: string | undefined, item: string): Promise<ItemAnswer> {
+  /** An item's score, rank and percentile in a window or a view (of a window's newest slots with `span`). */
+  item(name: string, windowName: string | undefined, item: string, options: ReadOptions = {}): Promise<ItemAnswer> {
+    const { span } = options;
     return this.sources.read<ItemAnswer>(
       name,
       windowName,
-      (board, window, nowMs) => this.reads.item(board, window, nowMs, item),
-      (board, view, nowMs) => this.views.item(board, view, nowMs, item),
+      (board, window, nowMs) =>
+        span === undefined
+          ? this.reads.item(board, window, nowMs, item)
+          : this.spans.item(board, window, nowMs, span, item),
+      (board, view, nowMs) =>
+        span === undefined ? this.views.item(board, view, nowMs, item) : spanOnView(name, view.name),
     );
   }
 
-  /** An item with up to `radius` neighbours on each side, in a window or a view. */
+  /** An item with up to `radius` neighbours on each side, in a window or a view (of a window's newest slots with `span`). */
   around(
     name: string,
     windowName: string | undefined,
     item: string,
     radius: number,
+    options: ReadOptions = {},
   ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
     const around = { item, radius };
+    const { span } = options;
     return this.sources.read(
       name,
       windowName,
-      (board, window, nowMs) => this.reads.around(board, window, nowMs, around),
-      (board, view, nowMs) => this.views.around(board, view, nowMs, around),
+      (board, window, nowMs) =>
+        span === undefined
+          ? this.reads.around(board, window, nowMs, around)
+          : this.spans.around(board, window, nowMs, span, around),
+      (board, view, nowMs) =>
+        span === undefined ? this.views.around(board, view, nowMs, around) : spanOnView(name, view.name),
     );
   }
 

@@ -1,5 +1,4 @@
-/** What a command answers when Redis gave no reply in time (the command may still have run). */
-export const TIMEOUT_MESSAGE = 'Command timed out';
+import { TIMEOUT_MESSAGE } from '../common/redis-errors';
 
 /**
  * Rejects with "Command timed out" when `pending` has not settled within `timeoutMs` of time this

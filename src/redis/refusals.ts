@@ -1,4 +1,4 @@
-import { GROWTH_KINDS, GrowthKind } from '../governance/growth-quota';
+import { GROWTH_KINDS, GrowthKind } from '../common/growth-kinds';
 
 /**
  * A write script refused to create entries beyond its client's allowance (`TB_QUOTA <kind> <wanted>`):

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { answer, IdempotencyKey } from '../common/retry-safe';
-import { AdminRoute, ErrorResponse, KeyedRoute, RedisBackedController, RetrySafe } from '../common/route-decorators';
+import { answer, IdempotencyKey } from '../edge/retry-safe';
+import { ErrorResponse, RedisBackedController, RetrySafe } from '../edge/route-decorators';
+import { AdminRoute, KeyedRoute } from '../access/access.decorators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { PageQuery } from '../common/dto';

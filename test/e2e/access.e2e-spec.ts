@@ -3,9 +3,8 @@ import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
 import { ACCESS_RULE } from '../../src/access/access.decorators';
 import { ApiKeysRefresher } from '../../src/access/api-keys.refresher';
-import { FakeClock } from '../support/clock';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN, createBoard } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 const WRITER = 'writer-secret-0123456789';
 const READER = 'reader-secret-0123456789';
@@ -15,14 +14,9 @@ const CONFIGURED = `${WRITER}:write,${READER}:read,${EU}:read+write:eu.,${OPS}:a
 
 /** API keys with scopes, from API_KEYS and made over HTTP, on a Redis of the file's own. */
 describe('access: API keys and scopes', () => {
-  let redis: TestRedis;
-  const clock = new FakeClock(1_700_000_000_000);
-  const apps: NestFastifyApplication[] = [];
-  const start = async (env: Record<string, string | undefined> = {}) => {
-    const app = await startTestApp(redis, clock, env);
-    apps.push(app);
-    return app;
-  };
+  const e2e = useSingleNodeApp({ noApp: true });
+  const { clock } = e2e;
+  const start = e2e.startApp;
   const client = (app: NestFastifyApplication) => () => request(app.getHttpServer());
   const increment = (http: () => request.Agent, board: string, key?: string) => {
     const call = http().post(`/boards/${board}/items/x/increment`).send({ amount: 1 });
@@ -30,16 +24,7 @@ describe('access: API keys and scopes', () => {
   };
   const answerOf = (response: request.Response) => [response.status, response.body.code];
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-  afterEach(async () => {
-    while (apps.length > 0) await apps.pop()?.close();
-    await redis.clear();
-  });
-  afterAll(async () => {
-    await redis.stop();
-  });
+  afterEach(() => e2e.redis().clear());
 
   it('every route declares what it needs (no route is open by omission)', async () => {
     const app = await start();
@@ -62,7 +47,7 @@ describe('access: API keys and scopes', () => {
 
   it('with no key anywhere, reads and writes are open as before, and a sent key is ignored', async () => {
     const http = client(await start());
-    await createBoard(apps[0], 'open');
+    await createBoard(e2e.started()[0], 'open');
     expect((await increment(http, 'open')).status).toBe(200);
     expect((await increment(http, 'open', 'anything-at-all-0123456789')).status).toBe(200);
     expect((await http().get('/boards/open/items/x')).body.score).toBe(2);
@@ -71,7 +56,7 @@ describe('access: API keys and scopes', () => {
   describe('keys from API_KEYS', () => {
     it('a write needs a key with the write scope: missing 401, unknown 401, read-only 403', async () => {
       const http = client(await start({ API_KEYS: CONFIGURED }));
-      await createBoard(apps[0], 'b');
+      await createBoard(e2e.started()[0], 'b');
       expect(answerOf(await increment(http, 'b'))).toEqual([401, 'API_KEY_MISSING']);
       expect(answerOf(await increment(http, 'b', 'random-guess-0123456789'))).toEqual([401, 'API_KEY_INVALID']);
       expect(answerOf(await increment(http, 'b', READER))).toEqual([403, 'API_KEY_SCOPE']);
@@ -85,7 +70,7 @@ describe('access: API keys and scopes', () => {
 
     it('every write route and every read route is guarded', async () => {
       const http = client(await start({ API_KEYS: CONFIGURED }));
-      await createBoard(apps[0], 'b');
+      await createBoard(e2e.started()[0], 'b');
       const writes = [
         http()
           .post('/boards/b/increments')
@@ -116,7 +101,7 @@ describe('access: API keys and scopes', () => {
 
     it('PUBLIC_READS=true opens reads, not writes', async () => {
       const http = client(await start({ API_KEYS: CONFIGURED, PUBLIC_READS: 'true' }));
-      await createBoard(apps[0], 'b');
+      await createBoard(e2e.started()[0], 'b');
       expect((await http().get('/boards/b/top')).status).toBe(200);
       expect(answerOf(await increment(http, 'b'))).toEqual([401, 'API_KEY_MISSING']);
       expect(answerOf(await http().get('/boards/b/top').set('X-Api-Key', 'not-a-key-0123456789'))).toEqual([
@@ -127,8 +112,8 @@ describe('access: API keys and scopes', () => {
 
     it('a key limited to name prefixes touches only those names, and cannot list every name', async () => {
       const http = client(await start({ API_KEYS: CONFIGURED }));
-      await createBoard(apps[0], 'eu.posts');
-      await createBoard(apps[0], 'us.posts');
+      await createBoard(e2e.started()[0], 'eu.posts');
+      await createBoard(e2e.started()[0], 'us.posts');
       expect((await increment(http, 'eu.posts', EU)).status).toBe(200);
       const outside = await increment(http, 'us.posts', EU);
       expect(answerOf(outside)).toEqual([403, 'API_KEY_SCOPE']);
@@ -172,7 +157,7 @@ describe('access: API keys and scopes', () => {
           READ_RATE_LIMIT_BURST: '2',
         }),
       );
-      await createBoard(apps[0], 'r');
+      await createBoard(e2e.started()[0], 'r');
       clock.setMs(1_800_000_000_000);
       const read = (key: string) => http().get('/boards/r/top').set('X-Api-Key', key);
       expect([(await read(READER)).status, (await read(READER)).status]).toEqual([200, 200]);
@@ -192,7 +177,7 @@ describe('access: API keys and scopes', () => {
     it('makes a key whose secret is shown once, lists keys without secrets, and revokes', async () => {
       const http = client(await start());
       const nowSec = Math.floor(clock.nowMs() / 1000);
-      await createBoard(apps[0], 'b');
+      await createBoard(e2e.started()[0], 'b');
       const made = await make(http, { name: 'ingest', scopes: ['write'] });
       expect(made.status).toBe(201);
       expect(made.body).toEqual({
@@ -210,7 +195,9 @@ describe('access: API keys and scopes', () => {
       expect(listed.body).toEqual({
         keys: [{ name: 'ingest', scopes: ['write'], prefixes: [], source: 'redis', createdAt: nowSec }],
       });
-      expect(JSON.stringify(await redis.client.hgetall(`${redis.prefix}apikeys`))).not.toContain(made.body.key);
+      expect(JSON.stringify(await e2e.redis().client.hgetall(`${e2e.redis().prefix}apikeys`))).not.toContain(
+        made.body.key,
+      );
       expect((await http().delete('/admin/keys/ingest').set(ADMIN)).status).toBe(204);
       // No key left, yet the deployment had keys: it stays closed (fail closed, issue #22).
       expect(answerOf(await increment(http, 'b', made.body.key))).toEqual([401, 'API_KEY_INVALID']);
@@ -220,7 +207,7 @@ describe('access: API keys and scopes', () => {
     it('another instance accepts and refuses keys within API_KEYS_REFRESH_MS (its refresh job)', async () => {
       const first = client(await start({ API_KEYS: `${OPS}:admin` }));
       const second = await start({ API_KEYS: `${OPS}:admin` });
-      await createBoard(apps[0], 'b');
+      await createBoard(e2e.started()[0], 'b');
       const made = await make(first, { name: 'late', scopes: ['write'] });
       const other = client(second);
       expect(answerOf(await increment(other, 'b', made.body.key))).toEqual([401, 'API_KEY_INVALID']);

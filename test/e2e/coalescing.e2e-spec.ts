@@ -1,8 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN, createBoard } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 /** Calls of one script the instance sent, from its /metrics. */
 async function callsOf(app: NestFastifyApplication, script: string): Promise<number> {
@@ -15,28 +14,20 @@ describe.each([
   ['on (WRITE_COALESCE_MS=1, the default)', undefined],
   ['off (WRITE_COALESCE_MS=0)', '0'],
 ])('concurrent HTTP increments, coalescing %s', (_, coalesceMs) => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(1_700_000_000_000);
+  const e2e = useSingleNodeApp({ env: { WRITE_COALESCE_MS: coalesceMs, RATE_LIMIT_PER_SEC: '0' } });
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock, { WRITE_COALESCE_MS: coalesceMs, RATE_LIMIT_PER_SEC: '0' });
-    await createBoard(app, 'hot');
-    await request(app.getHttpServer())
+    await createBoard(e2e.app(), 'hot');
+    await request(e2e.app().getHttpServer())
       .post('/boards/hot/items/warm/increment')
       .set('Content-Type', 'application/json')
       .expect(200);
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
   });
 
   it('answers each request with its own standing, and counts each once', async () => {
     const answers = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        request(app.getHttpServer())
+        request(e2e.app().getHttpServer())
           .post('/boards/hot/items/x/increment')
           .set('Idempotency-Key', `key-${i % 90}`) // ten requests repeat an earlier key
           .send({ amount: 1 }),
@@ -47,9 +38,9 @@ describe.each([
     expect(fresh.map((a) => a.body.windows['1h'].score).sort((a, b) => a - b)).toEqual(
       Array.from({ length: 90 }, (_, i) => i + 1),
     );
-    const item = await request(app.getHttpServer()).get('/boards/hot/items/x');
+    const item = await request(e2e.app().getHttpServer()).get('/boards/hot/items/x');
     expect(item.body).toMatchObject({ score: 90, rank: 1 });
-    const coalesced = await callsOf(app, 'tbRankIncrements');
+    const coalesced = await callsOf(e2e.app(), 'tbRankIncrements');
     if (coalesceMs === '0') expect(coalesced).toBe(0);
     else expect(coalesced).toBeGreaterThan(0);
   });

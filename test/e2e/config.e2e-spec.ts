@@ -12,6 +12,13 @@ describe('configuration at boot', () => {
     );
   });
 
+  it('names every bad variable at once, whichever module reads it', async () => {
+    const env = { PORT: 'x', TRUST_PROXY: 'proxy.example', API_KEYS: 'short', REDIS_URL: 'redis://127.0.0.1:1' };
+    const refusal = createApp({ env });
+    await expect(refusal).rejects.toThrow(/^Invalid configuration:\n/);
+    await expect(refusal).rejects.toThrow(/PORT[\s\S]*API_KEYS[\s\S]*TRUST_PROXY/);
+  });
+
   it('stops the process at once with exit code 1 and the variable in the message', () => {
     const main = join(__dirname, '../../src/main.ts');
     const run = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', main], {

@@ -1,9 +1,7 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { validateConfig } from '../../src/common/config';
-import { FakeClock } from '../support/clock';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { validateEdgeSettings } from '../../src/edge/edge.settings';
+import { ADMIN } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 type Http = () => ReturnType<typeof request>;
 const PAGE = 'https://app.example.com';
@@ -13,14 +11,7 @@ const KEY = 'cors-test-key-0123456789abcdef';
 
 /** CORS for browser pages on other origins: off by default, an allow-list (CORS_ORIGINS) when set. */
 describe('CORS', () => {
-  let redis: TestRedis;
-  const clock = new FakeClock(1_700_000_000_000);
-  const apps: NestFastifyApplication[] = [];
-  const start = async (env: Record<string, string> = {}) => {
-    const app = await startTestApp(redis, clock, env);
-    apps.push(app);
-    return () => request(app.getHttpServer());
-  };
+  const e2e = useSingleNodeApp({ boards: ['b'] });
   const preflight = (http: Http, path: string, origin: string, method = 'POST') =>
     http()
       .options(path)
@@ -28,17 +19,8 @@ describe('CORS', () => {
       .set('Access-Control-Request-Method', method)
       .set('Access-Control-Request-Headers', 'content-type,idempotency-key,x-api-key');
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-  afterAll(async () => {
-    for (const app of apps) await app.close();
-    await redis.stop();
-  });
-
   it('is off by default: no CORS header on any answer, and a preflight is a 405', async () => {
-    const http = await start();
-    await createBoard(apps[0], 'b');
+    const http = e2e.http;
     const read = await http().get('/boards/b/top').set('Origin', PAGE);
     expect(read.status).toBe(200);
     expect(Object.keys(read.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
@@ -51,9 +33,8 @@ describe('CORS', () => {
   });
 
   describe('with CORS_ORIGINS set (a keyed service)', () => {
-    let http: Http;
+    const { http } = e2e.describeApp({ CORS_ORIGINS: `${PAGE}, ${LOCAL_PAGE}`, API_KEYS: KEY, ACCESS_MODE: 'keyed' });
     beforeAll(async () => {
-      http = await start({ CORS_ORIGINS: `${PAGE}, ${LOCAL_PAGE}`, API_KEYS: KEY, ACCESS_MODE: 'keyed' });
       await http()
         .put('/admin/boards/c')
         .set(ADMIN)
@@ -116,7 +97,9 @@ describe('CORS', () => {
   it.each(['*', 'app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://x.example'])(
     'refuses CORS_ORIGINS=%s at boot, naming the setting',
     (value) => {
-      expect(() => validateConfig({ CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS must be comma-separated origins/);
+      expect(() => validateEdgeSettings({ CORS_ORIGINS: value })).toThrow(
+        /CORS_ORIGINS must be comma-separated origins/,
+      );
     },
   );
 });

@@ -1,34 +1,19 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { FakeClock } from '../support/clock';
 import { CountersScheduler } from '../../src/counters/counters.scheduler';
-import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { ADMIN } from '../support/app';
+import { useApp } from '../support/e2e';
+import { TOPOLOGIES } from '../support/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;
 const ALL = [1, 5, 60, 300, 3600, 18000, 86400];
 
 describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  // Default precisions, 120 samples.
+  const e2e = useApp(topology, { startMs: T0, fresh: true });
+  const { clock, http } = e2e;
   const inc = (name: string, body?: object) =>
     http().post(`/counters/${name}/increment`).set('Content-Type', 'application/json').send(body);
-
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    app = await startTestApp(redis, clock); // default precisions, 120 samples
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
-  beforeEach(async () => {
-    await redis.clear();
-    clock.setMs(T0);
-  });
 
   it('increments (default 1, a count, a late `at`), reads every precision, lists and deletes', async () => {
     const first = await inc('hits:home');
@@ -115,7 +100,7 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
       (await http().delete('/admin/counters/hits:home').set({ Authorization: 'Bearer wrong-token-0123456789' })).status,
     ).toBe(403);
     expect((await http().delete('/admin/counters/hits:home').set(ADMIN)).status).toBe(204);
-    expect(await redis.keys('*hits:home*')).toEqual([]);
+    expect(await e2e.redis().keys('*hits:home*')).toEqual([]);
     const gone = await http().get('/counters/hits:home?precision=5');
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({
@@ -132,7 +117,7 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
     await inc('old');
     clock.advanceSec(200); // 1 s retention (120 s) passed
     await inc('fresh');
-    const scheduler = app.get(CountersScheduler);
+    const scheduler = e2e.app().get(CountersScheduler);
     const result = await scheduler.tick(); // pass 0: every precision due
     expect(result).toMatchObject({ pass: 0, failures: 0, slicesRemoved: 1, entriesRemoved: 1 });
     expect((await http().get('/counters')).body.counters).toEqual([
@@ -174,7 +159,7 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
       expect(response.status).toBe(400);
       expect(response.body.error).toBe('Bad Request');
       expect([response.body.message].flat().join('; ')).toMatch(message);
-      expect(await redis.keys('cnt:*')).toEqual([]);
+      expect(await e2e.redis().keys('cnt:*')).toEqual([]);
     });
 
     it.each([
@@ -229,29 +214,25 @@ describe.each(TOPOLOGIES)('counters over HTTP (%s)', (topology) => {
   });
 
   it('a keyed sample that aged out since its first request replays that answer; a new one is refused, storing nothing', async () => {
-    const short = await startTestApp(redis, clock, { COUNTER_PRECISIONS: '1,5' }); // longest retention 600 s
-    try {
-      const keyed = (key: string, at: number) =>
-        request(short.getHttpServer()).post('/counters/late/increment').set('Idempotency-Key', key).send({ at });
-      const first = await keyed('late-1', T0_SEC - 500);
-      expect(first.body).toEqual({ name: 'late', count: 1, at: T0_SEC - 500, precisions: [5] });
-      clock.advanceSec(200); // T0 - 500 is now past every retention
-      const retried = await keyed('late-1', T0_SEC - 500);
-      expect(retried.status).toBe(200);
-      expect(retried.headers['idempotent-replayed']).toBe('true');
-      expect(retried.text).toBe(first.text);
-      const fresh = await keyed('late-2', T0_SEC - 500);
-      expect([fresh.status, fresh.body.message]).toEqual([
-        400,
-        expect.stringMatching(/older than the longest retention/),
-      ]);
-      expect((await keyed('late-2', T0_SEC - 500)).headers['idempotent-replayed']).toBeUndefined(); // refused again
-      const plain = await request(short.getHttpServer())
-        .post('/counters/late/increment')
-        .send({ at: T0_SEC - 500 });
-      expect(plain.status).toBe(400);
-    } finally {
-      await short.close();
-    }
+    const short = await e2e.startApp({ COUNTER_PRECISIONS: '1,5' }); // longest retention 600 s
+    const keyed = (key: string, at: number) =>
+      request(short.getHttpServer()).post('/counters/late/increment').set('Idempotency-Key', key).send({ at });
+    const first = await keyed('late-1', T0_SEC - 500);
+    expect(first.body).toEqual({ name: 'late', count: 1, at: T0_SEC - 500, precisions: [5] });
+    clock.advanceSec(200); // T0 - 500 is now past every retention
+    const retried = await keyed('late-1', T0_SEC - 500);
+    expect(retried.status).toBe(200);
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    expect(retried.text).toBe(first.text);
+    const fresh = await keyed('late-2', T0_SEC - 500);
+    expect([fresh.status, fresh.body.message]).toEqual([
+      400,
+      expect.stringMatching(/older than the longest retention/),
+    ]);
+    expect((await keyed('late-2', T0_SEC - 500)).headers['idempotent-replayed']).toBeUndefined(); // refused again
+    const plain = await request(short.getHttpServer())
+      .post('/counters/late/increment')
+      .send({ at: T0_SEC - 500 });
+    expect(plain.status).toBe(400);
   });
 });

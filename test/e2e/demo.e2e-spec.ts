@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { SystemClock } from '../../src/common/clock';
-import { ADMIN, ADMIN_TOKEN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN, ADMIN_TOKEN } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 const DEMO = join(__dirname, '../../scripts/demo.ts');
 
@@ -23,26 +22,18 @@ function runDemo(base: string, args: string[] = []): Promise<{ code: number | nu
 }
 
 describe('npm run demo (scripts/demo.ts)', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
+  const e2e = useSingleNodeApp({ clock: new SystemClock(), listen: true });
   let base: string;
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, new SystemClock());
-    await app.listen(0, '127.0.0.1');
-    base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
+    base = (await e2e.app().getUrl()).replace('[::1]', '127.0.0.1');
   });
 
   it('feeds a live board, a counter and a stat, then cleans up with --clean', async () => {
     const run = await runDemo(base);
     expect(run.output).toMatch(/open .*\/dashboard\?board=demo\.posts/);
     expect(run.code).toBe(0);
-    const http = request(app.getHttpServer());
+    const http = request(e2e.app().getHttpServer());
     const top = await http.get('/boards/demo.posts/top?window=hour&limit=5').expect(200);
     expect(top.body.items.length).toBeGreaterThan(0);
     for (const view of ['fading', 'hot']) {

@@ -1,17 +1,13 @@
-import { AddressInfo, connect, Socket } from 'node:net';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { connect, Socket } from 'node:net';
 import request from 'supertest';
-import { JSON_LIMITS } from '../../src/common/json-body';
-import { FakeClock } from '../support/clock';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { JSON_LIMITS } from '../../src/edge/json-body';
+import { ADMIN } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 /** Bodies built to stall the process or walk the validators: refused before anything walks them. */
 describe('the HTTP edge bounds every body', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(1_700_000_000_000);
-  const http = () => request(app.getHttpServer());
+  const e2e = useSingleNodeApp({ boards: ['b'] });
+  const { http } = e2e;
   const BODY_ROUTES: Array<[string, string]> = [
     ['PUT', '/admin/boards/b'],
     ['POST', '/boards/b/items/x/increment'],
@@ -22,16 +18,6 @@ describe('the HTTP edge bounds every body', () => {
   ];
   const send = (method: string, path: string, body: string, type = 'application/json') =>
     (method === 'PUT' ? http().put(path) : http().post(path)).set(ADMIN).set('Content-Type', type).send(body);
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock);
-    await createBoard(app, 'b');
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
 
   it.each(BODY_ROUTES)('%s %s: a body nested 2000 levels deep is a 400 naming the limit', async (method, path) => {
     const deep = `{"a":${'['.repeat(2000)}${']'.repeat(2000)}}`;
@@ -157,27 +143,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('the HTTP edge closes idle and slow connections', () => {
   const TIMEOUTS = { connection: 300, headers: 300, request: 500, keepAlive: 300 };
   const MAX_CONNECTIONS = 8;
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  let port: number;
-  const clock = new FakeClock(1_700_000_000_000);
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock, {
+  const e2e = useSingleNodeApp({
+    env: {
       HTTP_CONNECTION_TIMEOUT_MS: String(TIMEOUTS.connection),
       HTTP_HEADERS_TIMEOUT_MS: String(TIMEOUTS.headers),
       HTTP_REQUEST_TIMEOUT_MS: String(TIMEOUTS.request),
       HTTP_KEEP_ALIVE_TIMEOUT_MS: String(TIMEOUTS.keepAlive),
       HTTP_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
-    });
-    await app.listen(0, '127.0.0.1');
-    port = (app.getHttpServer().address() as AddressInfo).port;
-    await createBoard(app, 'slow');
+    },
+    listen: true,
+    boards: ['slow'],
   });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
+  let port: number;
+  beforeAll(() => {
+    port = e2e.port();
   });
 
   it('closes a socket that never sends a request after HTTP_CONNECTION_TIMEOUT_MS, answering nothing', async () => {
@@ -217,7 +196,7 @@ describe('the HTTP edge closes idle and slow connections', () => {
     expect(bodyOf(slow.received)).toMatchObject({ statusCode: 408, code: 'REQUEST_TIMEOUT' });
     expect(slow.closedAfterMs).toBeGreaterThanOrEqual(TIMEOUTS.request - 20);
     expect(slow.closedAfterMs).toBeLessThan(TIMEOUTS.request + 700);
-    expect((await request(app.getHttpServer()).get('/boards/slow/items/x')).body.score).toBe(0);
+    expect((await request(e2e.app().getHttpServer()).get('/boards/slow/items/x')).body.score).toBe(0);
   });
 
   it('serves a keep-alive client request after request, and closes the socket once idle past the keep-alive timeout', async () => {
@@ -256,7 +235,7 @@ describe('the HTTP edge closes idle and slow connections', () => {
   });
 
   it('closes a connection over HTTP_MAX_CONNECTIONS on arrival; a freed place takes the next one', async () => {
-    const server = app.getHttpServer();
+    const server = e2e.app().getHttpServer();
     const open = () => new Promise<number>((resolve) => server.getConnections((_: unknown, n: number) => resolve(n)));
     while ((await open()) > 0) await sleep(50); // earlier tests' sockets time out
     const held: Socket[] = [];
@@ -276,18 +255,7 @@ describe('the HTTP edge closes idle and slow connections', () => {
 });
 
 describe('the HTTP edge sends security headers', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const http = () => request(app.getHttpServer());
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, new FakeClock(1_700_000_000_000));
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
+  const { http } = useSingleNodeApp();
 
   it.each([
     ['a JSON answer', 'get', '/health/live', 200],

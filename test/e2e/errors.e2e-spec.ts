@@ -1,26 +1,12 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { FakeClock } from '../support/clock';
 import { ERROR_CODES } from '../../src/common/errors';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 /** Every error a client can cause over HTTP answers { statusCode, message (one string), error, code }. */
 describe('error bodies carry a stable code', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(1_700_000_000_000);
-  const http = () => request(app.getHttpServer());
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock);
-    await createBoard(app, 'b');
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
+  const e2e = useSingleNodeApp({ boards: ['b'] });
+  const { http } = e2e;
 
   const cases: Array<[string, () => request.Test, keyof typeof ERROR_CODES]> = [
     ['a bad name', () => http().get('/boards/a%20b'), 'INVALID_INPUT'],
@@ -104,20 +90,16 @@ describe('error bodies carry a stable code', () => {
   });
 
   it('a client over the write rate answers RATE_LIMITED with Retry-After', async () => {
-    const strict = await startTestApp(redis, clock, { RATE_LIMIT_PER_SEC: '1', RATE_LIMIT_BURST: '1' });
-    try {
-      const answers = [];
-      for (let i = 0; i < 3; i++)
-        answers.push(
-          await request(strict.getHttpServer())
-            .post('/boards/b/items/x/increment')
-            .set('Content-Type', 'application/json'),
-        );
-      const limited = answers.find((answer) => answer.status === 429);
-      expect(limited?.body).toMatchObject({ statusCode: 429, code: 'RATE_LIMITED', message: expect.any(String) });
-      expect(limited?.headers['retry-after']).toMatch(/^\d+$/);
-    } finally {
-      await strict.close();
-    }
+    const strict = await e2e.startApp({ RATE_LIMIT_PER_SEC: '1', RATE_LIMIT_BURST: '1' });
+    const answers = [];
+    for (let i = 0; i < 3; i++)
+      answers.push(
+        await request(strict.getHttpServer())
+          .post('/boards/b/items/x/increment')
+          .set('Content-Type', 'application/json'),
+      );
+    const limited = answers.find((answer) => answer.status === 429);
+    expect(limited?.body).toMatchObject({ statusCode: 429, code: 'RATE_LIMITED', message: expect.any(String) });
+    expect(limited?.headers['retry-after']).toMatch(/^\d+$/);
   });
 });

@@ -1,29 +1,13 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 describe('governance over HTTP', () => {
-  let redis: TestRedis;
-  const clock = new FakeClock(1_700_000_000_000);
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-  afterAll(async () => {
-    await redis.stop();
-  });
+  const e2e = useSingleNodeApp({ noApp: true });
+  const { clock } = e2e;
 
   describe('local metrics and Prometheus', () => {
-    let app: NestFastifyApplication;
-    const http = () => request(app.getHttpServer());
-    beforeAll(async () => {
-      app = await startTestApp(redis, clock);
-    });
-    afterAll(async () => {
-      await app.close();
-    });
+    const { http } = e2e.describeApp();
 
     it('reports per-route requests, errors and latency of the last N seconds', async () => {
       clock.setMs(1_700_000_000_000);
@@ -83,14 +67,7 @@ describe('governance over HTTP', () => {
 
   describe('/metrics with METRICS_TOKEN', () => {
     const METRICS_TOKEN = 'scrape-token-0123456789abcdef';
-    let app: NestFastifyApplication;
-    const http = () => request(app.getHttpServer());
-    beforeAll(async () => {
-      app = await startTestApp(redis, clock, { METRICS_TOKEN });
-    });
-    afterAll(async () => {
-      await app.close();
-    });
+    const { http } = e2e.describeApp({ METRICS_TOKEN });
 
     it('answers Prometheus text to the token only: 401 without it, 403 with another', async () => {
       const served = await http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200);
@@ -124,18 +101,13 @@ describe('governance over HTTP', () => {
     const KEY1 = 'key-one-0123456789abcdef';
     const KEY2 = 'key-two-0123456789abcdef';
     const RATE = { RATE_LIMIT_PER_SEC: '2', RATE_LIMIT_BURST: '3' };
-    let app: NestFastifyApplication;
-    const http = () => request(app.getHttpServer());
+    const { http } = e2e.describeApp({ ...RATE, API_KEYS: `${KEY1},${KEY2}`, PUBLIC_READS: 'true' });
     beforeAll(async () => {
-      app = await startTestApp(redis, clock, { ...RATE, API_KEYS: `${KEY1},${KEY2}`, PUBLIC_READS: 'true' });
       await http()
         .put('/admin/boards/r')
         .set(ADMIN)
         .send({ windows: [{ period: '1h', interval: '1m' }] })
         .expect(201);
-    });
-    afterAll(async () => {
-      await app.close();
     });
 
     /** A second app on the same Redis with its own settings, closed after `use`. */
@@ -143,12 +115,8 @@ describe('governance over HTTP', () => {
       env: Record<string, string>,
       use: (http: () => ReturnType<typeof request>) => Promise<void>,
     ) {
-      const other = await startTestApp(redis, clock, env);
-      try {
-        await use(() => request(other.getHttpServer()));
-      } finally {
-        await other.close();
-      }
+      const other = await e2e.startApp(env);
+      await use(() => request(other.getHttpServer()));
     }
 
     it('answers 429 with Retry-After over the limit, applies nothing, and leaves reads and other clients alone', async () => {

@@ -1,42 +1,30 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { FakeClock } from '../support/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { ADMIN, createBoard } from '../support/app';
+import { useApp } from '../support/e2e';
+import { TOPOLOGIES } from '../support/redis';
 
 const API_KEY = 'growth-test-key-0123456789';
 
 describe.each(TOPOLOGIES)('quotas on growth over HTTP (%s)', (topology) => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  /** The same service with an API key configured: a key is a client of its own. */
-  let keyed: NestFastifyApplication;
-  const clock = new FakeClock(1_700_002_800_000);
-  const http = () => request(app.getHttpServer());
+  const quotas = {
+    QUOTA_NEW_ITEMS: '2',
+    QUOTA_NEW_COUNTERS: '1',
+    QUOTA_NEW_STATS_PAIRS: '1',
+    QUOTA_NEW_LIKE_USERS: '1',
+  };
+  /** `keyed`: the same service with an API key configured: a key is a client of its own. */
+  const e2e = useApp(topology, { startMs: 1_700_002_800_000, env: quotas, others: { keyed: { API_KEYS: API_KEY } } });
+  const { http } = e2e;
   const increment = (board: string, item: string) =>
     http().post(`/boards/${board}/items/${item}/increment`).set('Content-Type', 'application/json');
   const incrementWithKey = (board: string, item: string) =>
-    request(keyed.getHttpServer())
+    request(e2e.other('keyed').getHttpServer())
       .post(`/boards/${board}/items/${item}/increment`)
       .set('Content-Type', 'application/json')
       .set('X-Api-Key', API_KEY);
 
   beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    const quotas = {
-      QUOTA_NEW_ITEMS: '2',
-      QUOTA_NEW_COUNTERS: '1',
-      QUOTA_NEW_STATS_PAIRS: '1',
-      QUOTA_NEW_LIKE_USERS: '1',
-    };
-    app = await startTestApp(redis, clock, quotas);
-    keyed = await startTestApp(redis, clock, { ...quotas, API_KEYS: API_KEY });
-    await createBoard(app, 'q');
-  });
-  afterAll(async () => {
-    await app.close();
-    await keyed.close();
-    await redis.stop();
+    await createBoard(e2e.app(), 'q');
   });
 
   it('an anonymous creator gets 429 QUOTA_EXCEEDED with Retry-After for a new item; its items keep counting', async () => {

@@ -1,10 +1,9 @@
+import { AddressInfo, connect } from 'node:net';
 import { Logger } from '@nestjs/common';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { ApiKeysService } from '../../src/access/api-keys.service';
-import { FakeClock } from '../support/clock';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN, createBoard } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 const WRITER = 'writer-secret-0123456789';
 const READER = 'reader-secret-0123456789';
@@ -15,34 +14,25 @@ const JSON_TYPE = { 'Content-Type': 'application/json' };
  * 12, 13, 14, 15): each case failed on the code before the fix.
  */
 describe('hardening: edge, key store, scopes (issue #22)', () => {
-  let redis: TestRedis;
-  const clock = new FakeClock(1_700_000_000_000);
-  const apps: NestFastifyApplication[] = [];
+  const e2e = useSingleNodeApp({ noApp: true });
+  const { clock } = e2e;
   const start = async (env: Record<string, string | undefined> = {}) => {
-    const app = await startTestApp(redis, clock, env);
-    apps.push(app);
+    const app = await e2e.startApp(env);
     return () => request(app.getHttpServer());
   };
   const answerOf = (response: request.Response) => [response.status, response.body.code];
   const increment = (http: () => request.Agent, board: string, item = 'x') =>
     http().post(`/boards/${board}/items/${item}/increment`).send({});
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   afterEach(async () => {
-    while (apps.length > 0) await apps.pop()?.close();
-    await redis.clear();
+    await e2e.redis().clear();
     clock.advanceMs(60_000);
-  });
-  afterAll(async () => {
-    await redis.stop();
   });
 
   describe('row 6: bodies bounded before work', () => {
     it('refuses an array longer than 1 000 elements in the parser, before any DTO is built', async () => {
       const http = await start();
-      await createBoard(apps[0], 'b');
+      await createBoard(e2e.started()[0], 'b');
       const body = `{"items":[${'{},'.repeat(330_000)}{}]}`;
       const answer = await http().post('/boards/b/increments').set(JSON_TYPE).send(body);
       expect(answerOf(answer)).toEqual([400, 'INVALID_INPUT']);
@@ -51,7 +41,7 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
 
     it('on a keyed deployment refuses a write without a known key before reading its body', async () => {
       const http = await start({ API_KEYS: `${WRITER}:write` });
-      await createBoard(apps[0], 'b');
+      await createBoard(e2e.started()[0], 'b');
       // Not JSON at all: had it been parsed first, the answer would be a 400.
       const anonymous = await http().post('/boards/b/increments').set(JSON_TYPE).send('{"items": [nope');
       expect(answerOf(anonymous)).toEqual([401, 'API_KEY_MISSING']);
@@ -68,6 +58,27 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
         .send('{"items": [');
       expect(answerOf(keyed)).toEqual([400, 'INVALID_INPUT']);
     });
+
+    it('answers 401 to an anonymous 1 MB write whose body has not even been sent, and waits for a keyed one', async () => {
+      await start({ API_KEYS: `${WRITER}:write` });
+      await createBoard(e2e.started()[0], 'b');
+      await e2e.started()[0].listen(0, '127.0.0.1');
+      const port = (e2e.started()[0].getHttpServer().address() as AddressInfo).port;
+      // Only the headers go out: a service that read (let alone parsed) the body first could not answer yet.
+      const headersOnly = (key?: string) =>
+        firstAnswer(
+          port,
+          'POST /boards/b/increments HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n' +
+            `Content-Length: ${1024 * 1024}\r\n${key ? `X-Api-Key: ${key}\r\n` : ''}\r\n`,
+          1000,
+        );
+      const anonymous = await headersOnly();
+      expect(anonymous).toMatch(/^HTTP\/1\.1 401 /);
+      expect(JSON.parse(anonymous.slice(anonymous.indexOf('\r\n\r\n') + 4)).code).toBe('API_KEY_MISSING');
+      expect(await headersOnly('not-a-key-0123456789')).toMatch(/^HTTP\/1\.1 401 /);
+      // The control: an admitted write waits for its body (nothing answered within the second).
+      expect(await headersOnly(WRITER)).toBe('');
+    });
   });
 
   describe('row 8: the key store fails closed', () => {
@@ -75,21 +86,21 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
       const errors = jest.spyOn(Logger.prototype, 'error');
       try {
         const http = await start();
-        await createBoard(apps[0], 'b');
+        await createBoard(e2e.started()[0], 'b');
         const made = await http()
           .post('/admin/keys')
           .set(ADMIN)
           .send({ name: 'ingest', scopes: ['write'] });
         expect(made.status).toBe(201);
         expect(answerOf(await increment(http, 'b'))).toEqual([401, 'API_KEY_MISSING']);
-        await redis.client.del(`${redis.prefix}apikeys`);
-        await apps[0].get(ApiKeysService).reload();
+        await e2e.redis().client.del(`${e2e.redis().prefix}apikeys`);
+        await e2e.started()[0].get(ApiKeysService).reload();
         expect(answerOf(await increment(http, 'b'))).toEqual([401, 'API_KEY_MISSING']);
         // Flushing every key takes the marker too: this process remembers, and puts the marker back.
-        await redis.clear();
-        await createBoard(apps[0], 'b');
-        await apps[0].get(ApiKeysService).reload();
-        await apps[0].get(ApiKeysService).reload();
+        await e2e.redis().clear();
+        await createBoard(e2e.started()[0], 'b');
+        await e2e.started()[0].get(ApiKeysService).reload();
+        await e2e.started()[0].get(ApiKeysService).reload();
         expect(answerOf(await increment(http, 'b'))).toEqual([401, 'API_KEY_MISSING']);
         const lost = errors.mock.calls.filter(([message]) => String(message).includes('The API key store is empty'));
         expect(lost).toHaveLength(1);
@@ -103,7 +114,7 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
 
     it('with ACCESS_MODE=keyed needs a key even when no key exists anywhere', async () => {
       const http = await start({ ACCESS_MODE: 'keyed' });
-      await createBoard(apps[0], 'b');
+      await createBoard(e2e.started()[0], 'b');
       expect(answerOf(await increment(http, 'b'))).toEqual([401, 'API_KEY_MISSING']);
       expect(answerOf(await http().get('/boards/b/top?window=1h'))).toEqual([401, 'API_KEY_MISSING']);
     });
@@ -112,7 +123,7 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
   describe('row 10: admin keys cannot be limited to prefixes', () => {
     it('refuses to make one, and refuses every admin route to one stored by an older version', async () => {
       const http = await start();
-      await createBoard(apps[0], 'us.posts');
+      await createBoard(e2e.started()[0], 'us.posts');
       const made = await http()
         .post('/admin/keys')
         .set(ADMIN)
@@ -123,8 +134,8 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
       const { createHash } = await import('node:crypto');
       const digest = createHash('sha256').update(secret).digest('hex');
       const legacy = { digest, scopes: ['admin'], prefixes: ['eu.'], createdAtSec: 1 };
-      await redis.client.hset(`${redis.prefix}apikeys`, 'eu-admin', JSON.stringify(legacy));
-      await apps[0].get(ApiKeysService).reload();
+      await e2e.redis().client.hset(`${e2e.redis().prefix}apikeys`, 'eu-admin', JSON.stringify(legacy));
+      await e2e.started()[0].get(ApiKeysService).reload();
       const bearer = { Authorization: `Bearer ${secret}` };
       expect(answerOf(await http().delete('/admin/boards/us.posts').set(bearer))).toEqual([403, 'API_KEY_SCOPE']);
       expect(answerOf(await http().delete('/admin/boards/eu.posts').set(bearer))).toEqual([403, 'API_KEY_SCOPE']);
@@ -133,7 +144,7 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
         .set(bearer)
         .send({ name: 'root', scopes: ['admin'] });
       expect(answerOf(minted)).toEqual([403, 'API_KEY_SCOPE']);
-      expect(await redis.keys('board:us.posts}*')).not.toEqual([]); // still there
+      expect(await e2e.redis().keys('board:us.posts}*')).not.toEqual([]); // still there
     });
   });
 
@@ -181,7 +192,7 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
   describe('row 13: writes must say they are JSON', () => {
     it('refuses a bodyless POST without the JSON content type (what a cross-origin form sends), applies it with', async () => {
       const http = await start();
-      await createBoard(apps[0], 'b');
+      await createBoard(e2e.started()[0], 'b');
       const bare = await http().post('/boards/b/items/x/increment');
       expect(answerOf(bare)).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
       expect(bare.body.message).toContain('send Content-Type: application/json');
@@ -212,7 +223,7 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
   describe('row 15: guessing keys is rate-limited per network', () => {
     it('answers 429 with Retry-After past AUTH_FAILURES_PER_SEC failures, even to the right key, other networks unaffected', async () => {
       const http = await start({ API_KEYS: `${READER}:read`, AUTH_FAILURES_PER_SEC: '5', TRUST_PROXY: '127.0.0.1' });
-      await createBoard(apps[0], 'b');
+      await createBoard(e2e.started()[0], 'b');
       const read = (key: string, from = '203.0.113.9') =>
         http().get('/boards/b/top?window=1h').set('X-Api-Key', key).set('X-Forwarded-For', from);
       const statuses: number[] = [];
@@ -231,7 +242,7 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
   describe('keyed reads are private to their key', () => {
     it('answers Cache-Control: private and Vary: Authorization, X-Api-Key', async () => {
       const http = await start({ API_KEYS: `${READER}:read` });
-      await createBoard(apps[0], 'b');
+      await createBoard(e2e.started()[0], 'b');
       const answer = await http().get('/boards/b/top?window=1h').set('Authorization', `Bearer ${READER}`);
       expect(answer.status).toBe(200);
       expect(answer.headers['cache-control']).toBe('private');
@@ -239,3 +250,19 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
     });
   });
 });
+
+/** What the server sends within `waitMs` of `head` (the socket is then closed): '' when it sends nothing. */
+function firstAnswer(port: number, head: string, waitMs: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(head));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', () => undefined);
+    const timer = setTimeout(() => socket.destroy(), waitMs);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+  });
+}

@@ -1,30 +1,17 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 const T0 = 1_700_002_800_000;
 const T0_SEC = T0 / 1000;
 
 describe('history over HTTP', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const e2e = useSingleNodeApp({ startMs: T0 });
+  const { clock, http } = e2e;
   const increment = (item: string, amount: number) =>
     http().post(`/boards/h/items/${item}/increment`).send({ amount }).expect(200);
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock);
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
   beforeEach(async () => {
-    await redis.clear();
+    await e2e.redis().clear();
     clock.setMs(T0);
     await http()
       .put('/admin/boards/h')

@@ -1,8 +1,6 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { createBoard } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 const VICTIM = 'victim-secret-0123456789';
 const ATTACKER = 'attacker-secret-0123456789';
@@ -12,14 +10,14 @@ const KEYS = [VICTIM, ATTACKER, THRIFTY, SHARDER].map((secret) => `${secret}:rea
 
 /** Issue #22 rows 9 and 11: stored answers of keyed writes are budgeted, and keys are scoped per client. */
 describe('idempotency keys: scoped per client, stored answers budgeted', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  /** The same Redis through an app whose clients may each store 4 answers per hour. */
-  let budgetApp: NestFastifyApplication;
-  const clock = new FakeClock(1_700_000_000_000);
+  /** `budget`: the same Redis through an app whose clients may each store 4 answers per hour. */
+  const e2e = useSingleNodeApp({
+    env: { API_KEYS: KEYS },
+    others: { budget: { QUOTA_IDEMPOTENT_ANSWERS: '4' } },
+  });
+  const { clock, http } = e2e;
   const as = (secret: string) => ({ Authorization: `Bearer ${secret}` });
-  const http = () => request(app.getHttpServer());
-  const budgeted = () => request(budgetApp.getHttpServer());
+  const budgeted = () => request(e2e.other('budget').getHttpServer());
   const increment = (secret: string, board: string, item: string, amount: number, key?: string) => {
     const call = budgeted().post(`/boards/${board}/items/${item}/increment`).set(as(secret)).send({ amount });
     return key === undefined ? call : call.set('Idempotency-Key', key);
@@ -29,21 +27,13 @@ describe('idempotency keys: scoped per client, stored answers budgeted', () => {
   /** Answers every idempotency bucket of the file holds (fields of the `…:idem:<bucket>` hashes). */
   const storedAnswers = async () => {
     let fields = 0;
-    for (const key of await redis.keys('*:idem:*')) fields += await redis.client.hlen(key);
+    for (const key of await e2e.redis().keys('*:idem:*')) fields += await e2e.redis().client.hlen(key);
     return fields;
   };
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock, { API_KEYS: KEYS });
-    budgetApp = await startTestApp(redis, clock, { API_KEYS: KEYS, QUOTA_IDEMPOTENT_ANSWERS: '4' });
-    await createBoard(app, 'shared');
-    await createBoard(app, 'sharded', { windows: [{ period: '1h', interval: '1m' }], shards: 4 });
-  });
-  afterAll(async () => {
-    await app.close();
-    await budgetApp.close();
-    await redis.stop();
+    await createBoard(e2e.app(), 'shared');
+    await createBoard(e2e.app(), 'sharded', { windows: [{ period: '1h', interval: '1m' }], shards: 4 });
   });
 
   it("a key another client squatted neither refuses nor replays the victim's write (row 11)", async () => {
@@ -92,7 +82,7 @@ describe('idempotency keys: scoped per client, stored answers budgeted', () => {
   });
 
   it('refuses a keyed write past the quota of stored answers before applying it; its stored answers still replay (row 9)', async () => {
-    await createBoard(app, 'budget');
+    await createBoard(e2e.app(), 'budget');
     const before = await storedAnswers();
     const first = await increment(THRIFTY, 'budget', 'x', 1, 'k-0');
     for (let i = 1; i < 4; i++) expect((await increment(THRIFTY, 'budget', 'x', 1, `k-${i}`)).status).toBe(200);

@@ -1,12 +1,9 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import Redis from 'ioredis';
-import { FakeClock } from '../support/clock';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
+import { ADMIN, createBoard } from '../support/app';
 import { startTestNats, TestNats } from '../support/nats';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { useSingleNodeApp } from '../support/e2e';
 
 const T0 = 1_700_002_800_000;
 const INGEST_ENV = { INGEST_REFRESH_MS: '100', INGEST_LEASE_MS: '3000', INGEST_WAIT_MS: '50' };
@@ -27,11 +24,9 @@ async function until<T>(
 }
 
 describe('stream ingest over HTTP (single)', () => {
-  let redis: TestRedis;
   let nats: TestNats;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const e2e = useSingleNodeApp({ startMs: T0, env: INGEST_ENV });
+  const { http } = e2e;
   const sources = async () => (await http().get('/admin/ingest').set(ADMIN).expect(200)).body.sources;
   const top = async (board: string) =>
     Object.fromEntries(
@@ -44,13 +39,9 @@ describe('stream ingest over HTTP (single)', () => {
     );
 
   beforeAll(async () => {
-    [redis, nats] = await Promise.all([startTestRedis('single'), startTestNats()]);
-    app = await startTestApp(redis, clock, INGEST_ENV);
+    nats = await startTestNats();
   });
-  afterAll(async () => {
-    await app.close();
-    await Promise.all([redis.stop(), nats.stop()]);
-  });
+  afterAll(() => nats.stop());
 
   it('declares, lists and deletes sources; refuses bad declarations', async () => {
     await http().put('/admin/ingest/a').send({ kind: 'redis-stream', stream: 's' }).expect(401);
@@ -97,13 +88,13 @@ describe('stream ingest over HTTP (single)', () => {
   });
 
   it('counts a Redis stream once and dead-letters each bad entry once, with its reason and payload', async () => {
-    await createBoard(app, 'rs');
+    await createBoard(e2e.app(), 'rs');
     await http()
       .put('/admin/boards/capped')
       .set(ADMIN)
       .send({ windows: [{ period: '1h', interval: '1m' }], maxItems: 1 })
       .expect(201);
-    const client = redis.client as Redis;
+    const client = e2e.redis().client as Redis;
     const events = [
       { item: 'x' },
       { item: 'y', amount: 3 },
@@ -153,7 +144,7 @@ describe('stream ingest over HTTP (single)', () => {
   });
 
   it('counts a JetStream stream once, dead letters on their subject', async () => {
-    await createBoard(app, 'ns');
+    await createBoard(e2e.app(), 'ns');
     const connection = await connect({ servers: nats.url });
     const jsm = await jetstreamManager(connection);
     await jsm.streams.add({ name: 'EV', subjects: ['ev.>'] });

@@ -1,8 +1,6 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { FakeClock } from '../support/clock';
-import { createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { createBoard } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 const SHARDS = 64;
 const ITEMS = 64_000;
@@ -10,24 +8,22 @@ const FLOOD_REQUESTS = 600;
 const FLOOD_CONCURRENCY = 64;
 
 describe('load shedding: a flood of deep reads on a 64-shard board', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  let fastify: FastifyInstance;
-  const clock = new FakeClock(1_700_000_000_000);
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    // The production command timeout, so flood requests time out on the client while Redis still runs them.
-    // One client seeds 64 000 items: no quota on new items here.
-    app = await startTestApp(redis, clock, {
+  // The production command timeout, so flood requests time out on the client while Redis still runs them.
+  // One client seeds 64 000 items: no quota on new items here.
+  const e2e = useSingleNodeApp({
+    env: {
       REDIS_COMMAND_TIMEOUT_MS: '500',
       QUOTA_NEW_ITEMS: '0',
       // A quarter of the default: recovery within 1 s then holds with room to spare on a busy 2-core CI
       // machine (measured 0.35-0.4 s; 0.5-1.1 s at the default 1 024, the upper end under heavy load).
       REDIS_MAX_PENDING_COMMANDS: '256',
-    });
-    fastify = app.getHttpAdapter().getInstance();
-    await createBoard(app, 'hot', { windows: [{ period: '1h', interval: '1m' }], shards: SHARDS });
+    },
+  });
+  let fastify: FastifyInstance;
+
+  beforeAll(async () => {
+    fastify = e2e.app().getHttpAdapter().getInstance();
+    await createBoard(e2e.app(), 'hot', { windows: [{ period: '1h', interval: '1m' }], shards: SHARDS });
     for (let start = 0; start < ITEMS; start += 1000) {
       const items = Array.from({ length: 1000 }, (_, i) => ({
         item: `item-${start + i}`,
@@ -36,10 +32,6 @@ describe('load shedding: a flood of deep reads on a 64-shard board', () => {
       const seeded = await fastify.inject({ method: 'POST', url: '/boards/hot/increments', payload: { items } });
       expect(seeded.statusCode).toBe(200);
     }
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
   });
 
   it('sheds what it cannot take (503 REDIS_BUSY at once, never 500) and answers normally within 1 s of the flood ending', async () => {

@@ -2,11 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { useSingleNodeApp } from '../support/e2e';
 
 interface Schema {
   $ref?: string;
@@ -26,8 +22,7 @@ interface Document {
 }
 
 describe('the OpenAPI document (/docs-json)', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
+  const e2e = useSingleNodeApp();
   let document: Document;
   let dir: string;
   const operations = () =>
@@ -36,16 +31,10 @@ describe('the OpenAPI document (/docs-json)', () => {
     );
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, new FakeClock(1_700_000_000_000));
-    document = (await request(app.getHttpServer()).get('/docs-json').expect(200)).body;
+    document = (await e2e.http().get('/docs-json').expect(200)).body;
     dir = mkdtempSync(join(tmpdir(), 'tb-openapi-'));
   });
-  afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
-    await app.close();
-    await redis.stop();
-  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('passes `redocly lint` (recommended rules) with no error', () => {
     const file = join(dir, 'openapi.json');

@@ -1,28 +1,15 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { RedisService } from '../../src/redis/redis.service';
-import { FakeClock } from '../support/clock';
 import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
 import { RANKING } from '../../src/ranking/ranking.functions';
+import { useSingleNodeApp } from '../support/e2e';
 
 describe('when Redis goes away and comes back', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(1_700_000_000_000);
-  const http = () => request(app.getHttpServer());
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock);
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
+  const e2e = useSingleNodeApp();
+  const { clock, http } = e2e;
 
   it('answers 503 fast (never 500, never hangs), reports not ready, and recovers by itself', async () => {
-    if (!redis.pause || !redis.resume) return; // a shared REDIS_URL cannot be stopped from here
+    if (!e2e.redis().pause || !e2e.redis().resume) return; // a shared REDIS_URL cannot be stopped from here
     await http()
       .put('/admin/boards/b')
       .set(ADMIN)
@@ -30,7 +17,7 @@ describe('when Redis goes away and comes back', () => {
       .expect(201);
     await http().post('/boards/b/items/x/increment').set('Content-Type', 'application/json').expect(200);
 
-    await redis.pause();
+    await e2e.redis().pause!();
     for (const call of [
       () => http().post('/boards/b/items/x/increment').set('Content-Type', 'application/json'),
       () => http().get('/boards/b/top'),
@@ -63,7 +50,7 @@ describe('when Redis goes away and comes back', () => {
     });
     expect((await http().get('/health/live')).status).toBe(200);
 
-    await redis.resume(); // a fresh, empty server: scripts must be loaded again by the app
+    await e2e.redis().resume!(); // a fresh, empty server: scripts must be loaded again by the app
     let ready = 0;
     for (let attempt = 0; attempt < 100 && ready !== 200; attempt++) {
       ready = (await http().get('/health/ready')).status;
@@ -81,9 +68,9 @@ describe('when Redis goes away and comes back', () => {
   });
 
   it('answers 503 within the command timeout when Redis stops answering (auto-pipelined commands too), then recovers', async () => {
-    if (!redis.freeze || !redis.thaw) return; // a shared REDIS_URL cannot be frozen from here
+    if (!e2e.redis().freeze || !e2e.redis().thaw) return; // a shared REDIS_URL cannot be frozen from here
     const timeoutMs = 400;
-    const impatient = await startTestApp(redis, clock, {
+    const impatient = await startTestApp(e2e.redis(), clock, {
       REDIS_COMMAND_TIMEOUT_MS: String(timeoutMs),
       REDIS_AUTO_PIPELINING: 'true',
     });
@@ -99,7 +86,7 @@ describe('when Redis goes away and comes back', () => {
         .set(ADMIN)
         .send({ windows: [{ period: '1h', interval: '1m' }] })
         .expect(201);
-      redis.freeze();
+      e2e.redis().freeze!();
       // The later requests queue behind the first one's pipeline, still in flight: they too must stay within the timeout.
       const later = (delayMs: number, send: () => PromiseLike<request.Response>) =>
         new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => timed(send));
@@ -123,7 +110,7 @@ describe('when Redis goes away and comes back', () => {
         });
         expect(tookMs).toBeLessThan(timeoutMs + 150);
       }
-      redis.thaw();
+      e2e.redis().thaw!();
       let status = 0;
       for (let attempt = 0; attempt < 100 && status !== 200; attempt++) {
         status = (await call().get('/boards/f/top')).status;
@@ -139,7 +126,7 @@ describe('when Redis goes away and comes back', () => {
       expect([retried.status, retried.headers['idempotent-replayed']]).toEqual([200, 'true']);
       expect((await call().get('/boards/f/items/x')).body.score).toBe(1);
     } finally {
-      redis.thaw();
+      e2e.redis().thaw!();
       await impatient.close();
     }
   });
@@ -148,7 +135,7 @@ describe('when Redis goes away and comes back', () => {
     'a stalled event loop is not taken for a silent Redis: writes answered during the stall are 200 (auto-pipelining %s)',
     async (autoPipelining) => {
       const timeoutMs = 200;
-      const stalled = await startTestApp(redis, clock, {
+      const stalled = await startTestApp(e2e.redis(), clock, {
         REDIS_COMMAND_TIMEOUT_MS: String(timeoutMs),
         REDIS_AUTO_PIPELINING: autoPipelining,
       });

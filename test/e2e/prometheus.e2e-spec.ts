@@ -1,11 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
 import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { RedisService } from '../../src/redis/redis.service';
-import { FakeClock } from '../support/clock';
-import { createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { createBoard } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 /** promtool from PATH (Debian's `prometheus` package); .ci/run sets REQUIRE_PROMTOOL once it installed it. */
 const promtool = spawnSync('promtool', ['--version']).status === 0;
@@ -14,15 +11,11 @@ if (!promtool && process.env.REQUIRE_PROMTOOL) {
 }
 
 describe('/metrics for an operator', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(1_700_000_000_000);
-  const http = () => request(app.getHttpServer());
+  const e2e = useSingleNodeApp({ env: { RATE_LIMIT_PER_SEC: '1', RATE_LIMIT_BURST: '2' } });
+  const { clock, http } = e2e;
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock, { RATE_LIMIT_PER_SEC: '1', RATE_LIMIT_BURST: '2' });
-    await createBoard(app, 'scraped');
+    await createBoard(e2e.app(), 'scraped');
     // Two writes within the burst, one refused; a keyed write and its replay; a bad request.
     const statuses = [];
     for (let i = 0; i < 3; i++)
@@ -39,11 +32,7 @@ describe('/metrics for an operator', () => {
         .expect(200);
     clock.advanceMs(10_000);
     await http().post('/boards/scraped/items/a/increment').send({ amount: 0 }).expect(400);
-    await app.get(RankingScheduler).tick();
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
+    await e2e.app().get(RankingScheduler).tick();
   });
 
   const scrape = async () => (await http().get('/metrics').expect(200)).text;
@@ -86,15 +75,15 @@ describe('/metrics for an operator', () => {
   });
 
   it('says Redis is down (0) while it is, with the connection errors it caused', async () => {
-    if (!redis.pause || !redis.resume) return; // a shared REDIS_URL cannot be stopped from here
-    await redis.pause();
+    if (!e2e.redis().pause || !e2e.redis().resume) return; // a shared REDIS_URL cannot be stopped from here
+    await e2e.redis().pause!();
     await http().get('/boards').expect(503);
     const text = await scrape();
     expect(text).toMatch(/^trendboard_redis_up 0$/m);
     expect(text).toMatch(/trendboard_redis_command_errors_total\{kind="connection"\} [1-9]/);
     expect(text).toMatch(/trendboard_http_error_answers_total\{code="REDIS_UNAVAILABLE"\} 1/);
-    await redis.resume();
-    expect(await app.get(RedisService).waitUntilReady(5000)).toBe(true);
+    await e2e.redis().resume!();
+    expect(await e2e.app().get(RedisService).waitUntilReady(5000)).toBe(true);
     expect(await scrape()).toMatch(/^trendboard_redis_up 1$/m);
   });
 });

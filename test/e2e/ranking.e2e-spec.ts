@@ -1,16 +1,12 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { ADMIN } from '../support/app';
+import { useApp } from '../support/e2e';
+import { TOPOLOGIES } from '../support/redis';
 
 const T0 = 1_700_002_800_000;
 
 describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const e2e = useApp(topology, { startMs: T0, fresh: true });
+  const { clock, http } = e2e;
   const createBoard = (
     name = 'posts',
     body: object = {
@@ -20,19 +16,6 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       ],
     },
   ) => http().put(`/admin/boards/${name}`).set(ADMIN).send(body);
-
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    app = await startTestApp(redis, clock);
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
-  beforeEach(async () => {
-    await redis.clear();
-    clock.setMs(T0);
-  });
 
   describe('boards', () => {
     it('creates (201), repeats (200), conflicts (409), resets (200), lists, reads and deletes a board', async () => {
@@ -66,7 +49,7 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       expect((await http().delete('/admin/boards/posts').set(ADMIN)).status).toBe(204);
       expect((await http().get('/boards/posts')).status).toBe(404);
       expect((await http().delete('/admin/boards/posts').set(ADMIN)).status).toBe(404);
-      expect(await redis.keys('board:posts*')).toEqual([]);
+      expect(await e2e.redis().keys('board:posts*')).toEqual([]);
     });
 
     it('pages the board list by name: limit and offset or cursor, with the total', async () => {
@@ -179,7 +162,7 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       expect([wrong.status, wrong.body.code]).toEqual([403, 'ADMIN_TOKEN_INVALID']);
       expect((await http().delete('/admin/boards/x').set('Authorization', 'Basic abc')).status).toBe(401);
       // Nothing of the board (access times of these requests may be flushed meanwhile: not checked here).
-      expect(await redis.keys('board*')).toEqual([]);
+      expect(await e2e.redis().keys('board*')).toEqual([]);
     });
 
     it('refuses bad board names', async () => {
@@ -334,7 +317,7 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       expect((await http().post('/boards/posts/items/x/likes').send({})).body.message).toBe(
         'userId must be 1-128 printable characters',
       );
-      expect(await redis.client.exists(`{${redis.prefix}board:posts}:1h:top`)).toBe(0);
+      expect(await e2e.redis().client.exists(`{${e2e.redis().prefix}board:posts}:1h:top`)).toBe(0);
     });
 
     it('refuses a batch with any bad entry, naming it, and applies nothing', async () => {
@@ -392,7 +375,7 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       const window = await http().get('/boards/posts/top?window=week');
       expect(window.status).toBe(404);
       expect(window.body.message).toBe('window "week" does not exist on board "posts" (windows: 1h, day)');
-      expect(await redis.keys('board:nope*')).toEqual([]);
+      expect(await e2e.redis().keys('board:nope*')).toEqual([]);
     });
   });
 

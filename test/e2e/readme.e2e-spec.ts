@@ -1,10 +1,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SystemClock } from '../../src/common/clock';
-import { startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { useSingleNodeApp } from '../support/e2e';
 
 const ROOT = join(__dirname, '../..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -135,23 +133,15 @@ function shownTimes(value: unknown, key = ''): number[] {
  * (the top-level fields) of the real one. So the README cannot drift from the service again.
  */
 describe('the README examples, run as written', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  let base: string;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    // The real clock: the examples compute times with `date +%s`.
-    app = await startTestApp(redis, new SystemClock(), {
-      ADMIN_TOKEN: README_ADMIN_TOKEN,
-      STATS_FLUSH_INTERVAL_MS: '50',
-    });
-    await app.listen(0, '127.0.0.1');
-    base = await app.getUrl();
+  // The real clock: the examples compute times with `date +%s`.
+  const e2e = useSingleNodeApp({
+    clock: new SystemClock(),
+    env: { ADMIN_TOKEN: README_ADMIN_TOKEN, STATS_FLUSH_INTERVAL_MS: '50' },
+    listen: true,
   });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
+  let base: string;
+  beforeAll(async () => {
+    base = await e2e.app().getUrl();
   });
 
   it('finds the walk-through, retry-safe writes, counters, stats and access examples on the pages', () => {
@@ -197,20 +187,16 @@ describe('the README examples, run as written', () => {
 describe('the README walk-through on a keyed service', () => {
   const API_KEY = 'walk-through-key-0123456789abcdef';
   const ADMIN_TOKEN = 'walk-through-admin-0123456789abcdef';
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
+  const e2e = useSingleNodeApp({
+    clock: new SystemClock(),
+    env: { ADMIN_TOKEN, API_KEYS: API_KEY, ACCESS_MODE: 'keyed' },
+    listen: true,
+  });
   let base: string;
   const walkThrough = () => commandsOf(blocksOf(README)[0]);
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, new SystemClock(), { ADMIN_TOKEN, API_KEYS: API_KEY, ACCESS_MODE: 'keyed' });
-    await app.listen(0, '127.0.0.1');
-    base = await app.getUrl();
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
+    base = await e2e.app().getUrl();
   });
 
   it('runs as written with the admin token and a key', async () => {

@@ -1,23 +1,32 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
 import request from 'supertest';
 import { CounterStore } from '../../src/counters/counters.store';
 import { StatsStore } from '../../src/stats/stats.store';
-import { FakeClock } from '../support/clock';
-import { createBoard, startTestApp } from '../support/app';
+import { createBoard } from '../support/app';
 import { FaultProxy } from '../support/fault-proxy';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { useClusterApp, useSingleNodeApp } from '../support/e2e';
 
 const T0 = 1_700_000_000_000;
 
 /** Retried writes over HTTP, through a proxy that can lose Redis' answer after the write ran. */
 describe('retry-safe writes (Idempotency-Key)', () => {
-  let redis: TestRedis;
   let proxy: FaultProxy;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const e2e = useSingleNodeApp({
+    startMs: T0,
+    // No background traffic through the proxy: the next reply it drops is the request's own.
+    env: async (server) => {
+      proxy = await FaultProxy.start(Number(new URL(server.url).port));
+      return {
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        STATS_FLUSH_INTERVAL_MS: '60000',
+        REDIS_AUTO_PIPELINING: 'false',
+      };
+    },
+    boards: ['b'],
+  });
+  const { clock, http } = e2e;
+  afterAll(() => proxy.close());
   const increment = (item: string, amount: number, key?: string) => {
     const call = http().post(`/boards/b/items/${item}/increment`).send({ amount });
     return key === undefined ? call : call.set('Idempotency-Key', key);
@@ -32,23 +41,6 @@ describe('retry-safe writes (Idempotency-Key)', () => {
     }
     throw new Error('the app never reconnected through the proxy');
   }
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    proxy = await FaultProxy.start(Number(new URL(redis.url).port));
-    // No background traffic through the proxy: the next reply it drops is the request's own.
-    app = await startTestApp(redis, clock, {
-      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-      STATS_FLUSH_INTERVAL_MS: '60000',
-      REDIS_AUTO_PIPELINING: 'false',
-    });
-    await createBoard(app, 'b');
-  });
-  afterAll(async () => {
-    await app.close();
-    await proxy.close();
-    await redis.stop();
-  });
 
   it('without a key, a write whose answer was lost counts twice when retried (why keys exist)', async () => {
     await reconnected();
@@ -125,7 +117,7 @@ describe('retry-safe writes (Idempotency-Key)', () => {
   });
 
   it('on a sharded board a repeat answers byte for byte (board-wide rank included), and a reused key is refused on any shard', async () => {
-    await createBoard(app, 'sh', { windows: [{ period: '1h', interval: '1m' }], shards: 4 });
+    await createBoard(e2e.app(), 'sh', { windows: [{ period: '1h', interval: '1m' }], shards: 4 });
     const write = (item: string, amount: number, key: string) =>
       http().post(`/boards/sh/items/${item}/increment`).set('Idempotency-Key', key).send({ amount });
     const first = await write('mine', 5, 'sharded-1');
@@ -148,7 +140,7 @@ describe('retry-safe writes (Idempotency-Key)', () => {
   });
 
   it('scopes keys per board and per counter', async () => {
-    await createBoard(app, 'other');
+    await createBoard(e2e.app(), 'other');
     expect(
       (await http().post('/boards/other/items/x/increment').set('Idempotency-Key', 'k-2').send({ amount: 2 })).headers[
         'idempotent-replayed'
@@ -180,40 +172,37 @@ describe('retry-safe writes (Idempotency-Key)', () => {
 
 /** The same fault on a Cluster: one proxy per node (REDIS_CLUSTER_NAT_MAP sends the app through them). */
 describe('retry-safe writes on a Cluster', () => {
-  let redis: TestRedis;
   const proxies = new Map<string, FaultProxy>();
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const e2e = useClusterApp({
+    startMs: T0,
+    env: async (server) => {
+      for (const node of server.env.REDIS_CLUSTER_NODES.split(','))
+        proxies.set(node, await FaultProxy.start(Number(node.split(':')[1])));
+      const through = [...proxies].map(([node, proxy]) => [node, `127.0.0.1:${proxy.port}`]);
+      return {
+        REDIS_CLUSTER_NODES: through.map(([, proxied]) => proxied).join(','),
+        REDIS_CLUSTER_NAT_MAP: through.map(([node, proxied]) => `${node}=${proxied}`).join(','),
+        STATS_FLUSH_INTERVAL_MS: '60000',
+        // The write must outlive ioredis' reconnect and re-send even on a loaded machine: a 503 here
+        // would make the client send again, and a second request without a key counts again.
+        REDIS_COMMAND_TIMEOUT_MS: '10000',
+      };
+    },
+    boards: ['b'],
+  });
+  const { http } = e2e;
+  afterAll(async () => {
+    for (const proxy of proxies.values()) await proxy.close();
+  });
   const increment = (item: string, amount: number, key?: string) => {
     const call = http().post(`/boards/b/items/${item}/increment`).send({ amount });
     return key === undefined ? call : call.set('Idempotency-Key', key);
   };
 
-  beforeAll(async () => {
-    redis = await startTestRedis('cluster');
-    for (const node of redis.env.REDIS_CLUSTER_NODES.split(','))
-      proxies.set(node, await FaultProxy.start(Number(node.split(':')[1])));
-    const through = [...proxies].map(([node, proxy]) => [node, `127.0.0.1:${proxy.port}`]);
-    app = await startTestApp(redis, clock, {
-      REDIS_CLUSTER_NODES: through.map(([, proxied]) => proxied).join(','),
-      REDIS_CLUSTER_NAT_MAP: through.map(([node, proxied]) => `${node}=${proxied}`).join(','),
-      STATS_FLUSH_INTERVAL_MS: '60000',
-      // The write must outlive ioredis' reconnect and re-send even on a loaded machine: a 503 here
-      // would make the client send again, and a second request without a key counts again.
-      REDIS_COMMAND_TIMEOUT_MS: '10000',
-    });
-    await createBoard(app, 'b');
-  });
-  afterAll(async () => {
-    await app.close();
-    for (const proxy of proxies.values()) await proxy.close();
-    await redis.stop();
-  });
-
   const ownerOfBoard = () => {
-    const slot = calculateSlot(`{${redis.prefix}board:b}:cfg`);
-    return proxies.get(redis.client instanceof Cluster ? redis.client.slots[slot][0] : '');
+    const { prefix, client } = e2e.redis();
+    const slot = calculateSlot(`{${prefix}board:b}:cfg`);
+    return proxies.get(client instanceof Cluster ? client.slots[slot][0] : '');
   };
   /** Sends once: the service itself must get the answer through the lost reply. */
   const answered = async (send: () => request.Test): Promise<request.Response> => {
@@ -242,26 +231,31 @@ describe('retry-safe writes on a Cluster', () => {
   });
 
   it('every write route is guarded the same way: batch, like, counter, stats', async () => {
+    const { client } = e2e.redis();
     const ownerOf = (hashTagged: string) =>
-      proxies.get(redis.client instanceof Cluster ? redis.client.slots[calculateSlot(hashTagged)][0] : '');
+      proxies.get(client instanceof Cluster ? client.slots[calculateSlot(hashTagged)][0] : '');
     const lost = async (tag: string, send: () => request.Test) => {
       ownerOf(tag)?.dropNextReply();
       expect((await answered(send)).status).toBe(200);
     };
-    await lost(`{${redis.prefix}board:b}:cfg`, () =>
+    await lost(`{${e2e.redis().prefix}board:b}:cfg`, () =>
       http()
         .post('/boards/b/increments')
         .send({ items: [{ item: 'batch', amount: 2 }] }),
     );
-    await lost(`{${redis.prefix}board:b}:cfg`, () => http().post('/boards/b/items/liked/likes').send({ userId: 'u' }));
+    await lost(`{${e2e.redis().prefix}board:b}:cfg`, () =>
+      http().post('/boards/b/items/liked/likes').send({ userId: 'u' }),
+    );
     expect((await http().get('/boards/b/items/batch')).body.score).toBe(2);
     expect((await http().get('/boards/b/items/liked')).body.score).toBe(1);
-    await lost(app.get(CounterStore).keys.knownOf('hits'), () =>
+    await lost(e2e.app().get(CounterStore).keys.knownOf('hits'), () =>
       http().post('/counters/hits/increment').send({ count: 3 }),
     );
     const counted = await http().get('/counters/hits?precision=1d');
     expect(counted.body.samples.reduce((sum: number, sample: { count: number }) => sum + sample.count, 0)).toBe(3);
-    await lost(app.get(StatsStore).keys.current('ctx', 'T'), () => http().post('/stats/ctx/T').send({ value: 0.5 }));
+    await lost(e2e.app().get(StatsStore).keys.current('ctx', 'T'), () =>
+      http().post('/stats/ctx/T').send({ value: 0.5 }),
+    );
     expect((await http().get('/stats/ctx/T')).body).toMatchObject({ count: 1, sum: 0.5 });
   });
 });

@@ -1,9 +1,10 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { FakeClock } from '../support/clock';
 import { AccessTimeRecorder } from '../../src/stats/access-time.recorder';
 import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { startTestRedis } from '../support/redis';
+import { useApp } from '../support/e2e';
+import { TOPOLOGIES } from '../support/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary
 const H0 = T0 / 1000;
@@ -12,27 +13,17 @@ const enc = encodeURIComponent;
 const ENV = { STATS_FLUSH_INTERVAL_MS: '60000' };
 
 describe.each(TOPOLOGIES)('stats over HTTP (%s)', (topology) => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
-  const recorder = () => app.get(AccessTimeRecorder);
+  const e2e = useApp(topology, { startMs: T0, env: ENV });
+  const { clock, http } = e2e;
+  const recorder = () => e2e.app().get(AccessTimeRecorder);
   const record = (context: string, type: string, body: unknown) =>
     http()
       .post(`/stats/${enc(context)}/${enc(type)}`)
       .send(body as object);
 
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    app = await startTestApp(redis, clock, ENV);
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
   beforeEach(async () => {
     await recorder().flush();
-    await redis.clear();
+    await e2e.redis().clear();
     clock.setMs(T0 + 60_000);
   });
 
@@ -97,7 +88,7 @@ describe.each(TOPOLOGIES)('stats over HTTP (%s)', (topology) => {
     expect((await http().get('/boards/nope')).status).toBe(404);
     expect((await http().get('/no/such/route/1')).status).toBe(404);
     expect((await http().get('/no/such/route/2')).status).toBe(404);
-    expect(await redis.keys(`stats:GET /boards*`)).toEqual([]); // nothing written on the request path
+    expect(await e2e.redis().keys(`stats:GET /boards*`)).toEqual([]); // nothing written on the request path
     await recorder().flush();
     const boards = await http().get(`/stats/${enc('GET /boards')}/AccessTime`);
     expect(boards.status).toBe(200);

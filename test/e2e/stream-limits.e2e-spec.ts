@@ -4,9 +4,8 @@ import type { Socket } from 'node:net';
 import request from 'supertest';
 import { LiveHub } from '../../src/live/live-hub';
 import { STREAM_MAX_BUFFERED_BYTES } from '../../src/live/live.limits';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { FakeClock } from '../support/clock';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN, createBoard } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 import { listen, SseReader, StalledReader, waitUntil } from '../support/sse';
 
 const T0 = 1_700_002_800_000;
@@ -48,28 +47,24 @@ const answerOf = (reader: SseReader) => [
 ];
 
 describe('stream caps: per client, per instance (under the connection limit), lifetime, HEAD', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  let base = '';
-  const clock = new FakeClock(T0);
-  const { open } = streams(() => base);
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock, {
+  const e2e = useSingleNodeApp({
+    startMs: T0,
+    env: {
       STREAM_COALESCE_MS: '60000',
       API_KEYS: `${READ_KEY_A}:read,${READ_KEY_B}:read`,
       PUBLIC_READS: 'true',
       STREAM_MAX_PER_CLIENT: '3',
       // 7 streams at most: half the connections.
       HTTP_MAX_CONNECTIONS: '14',
-    });
-    base = await listen(app);
-    await createBoard(app, 'capped');
+    },
   });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
+  const { clock } = e2e;
+  let base = '';
+  const { open } = streams(() => base);
+
+  beforeAll(async () => {
+    base = await listen(e2e.app());
+    await createBoard(e2e.app(), 'capped');
   });
 
   it('refuses a client its 4th stream (429 STREAM_LIMIT), the instance its 8th (503), and probes still answer', async () => {
@@ -80,14 +75,14 @@ describe('stream caps: per client, per instance (under the connection limit), li
     for (let i = 0; i < 3; i++)
       expect(answerOf(await open('/boards/capped/stream', bearer(READ_KEY_A)))).toEqual([200, 'stream']);
     expect(answerOf(await open('/boards/capped/stream', bearer(READ_KEY_B)))).toEqual([200, 'stream']);
-    expect(app.get(LiveHub).clients).toBe(7);
+    expect(e2e.app().get(LiveHub).clients).toBe(7);
     expect(answerOf(await open('/boards/capped/stream', bearer(READ_KEY_B)))).toEqual([503, 'STREAM_CAPACITY']);
     const live = await SseReader.open(`${base}/health/live`);
     await live.waitForEnd();
     expect(live.response.statusCode).toBe(200);
     // A stream closed gives its place back.
     anonymous[0].close();
-    await waitUntil(() => app.get(LiveHub).clients === 6);
+    await waitUntil(() => e2e.app().get(LiveHub).clients === 6);
     expect(answerOf(await open('/boards/capped/stream'))).toEqual([200, 'stream']);
   });
 
@@ -95,67 +90,62 @@ describe('stream caps: per client, per instance (under the connection limit), li
     const reader = await open('/boards/capped/stream');
     await reader.waitFor(1);
     clock.advanceSec(30 * 60 - 1);
-    app.get(LiveHub).heartbeat();
+    e2e.app().get(LiveHub).heartbeat();
     await reader.waitFor(2);
     expect(reader.ended).toBe(false);
     clock.advanceSec(1);
-    app.get(LiveHub).heartbeat();
+    e2e.app().get(LiveHub).heartbeat();
     await reader.waitForEnd();
-    expect(app.get(LiveHub).clients).toBe(0);
+    expect(e2e.app().get(LiveHub).clients).toBe(0);
   });
 
   it('answers HEAD with the event-stream headers and no body, and the 404 of a GET', async () => {
-    const head = await request(app.getHttpServer()).head('/boards/capped/stream').timeout(2000);
+    const head = await request(e2e.app().getHttpServer()).head('/boards/capped/stream').timeout(2000);
     expect([head.status, head.headers['content-type']]).toEqual([200, 'text/event-stream; charset=utf-8']);
-    const missing = await request(app.getHttpServer()).head('/boards/nope/stream').timeout(2000);
+    const missing = await request(e2e.app().getHttpServer()).head('/boards/nope/stream').timeout(2000);
     expect(missing.status).toBe(404);
-    expect(app.get(LiveHub).clients).toBe(0);
+    expect(e2e.app().get(LiveHub).clients).toBe(0);
   });
 });
 
 describe('a stream costs reads from its client budget', () => {
+  const e2e = useSingleNodeApp({
+    startMs: T0,
+    env: { STREAM_COALESCE_MS: '60000', READ_RATE_LIMIT_PER_SEC: '5', READ_RATE_LIMIT_BURST: '25' },
+  });
+  const readers: SseReader[] = [];
+  afterEach(() => {
+    for (const reader of readers.splice(0)) reader.close();
+  });
+
   it('counts 10 reads per shard when a stream opens: 429 RATE_LIMITED past the read burst', async () => {
-    const redis = await startTestRedis();
-    const app = await startTestApp(redis, new FakeClock(T0), {
-      STREAM_COALESCE_MS: '60000',
-      READ_RATE_LIMIT_PER_SEC: '5',
-      READ_RATE_LIMIT_BURST: '25',
-    });
-    const readers: SseReader[] = [];
-    try {
-      const base = await listen(app);
-      await createBoard(app, 'paid');
-      for (let i = 0; i < 3; i++) {
-        readers.push(await SseReader.open(`${base}/boards/paid/stream`));
-        if (readers[i].response.statusCode !== 200) await readers[i].waitForEnd();
-      }
-      expect(readers.map(answerOf)).toEqual([
-        [200, 'stream'],
-        [200, 'stream'],
-        [429, 'RATE_LIMITED'],
-      ]);
-    } finally {
-      for (const reader of readers) reader.close();
-      await app.close();
-      await redis.stop();
+    const base = await listen(e2e.app());
+    await createBoard(e2e.app(), 'paid');
+    for (let i = 0; i < 3; i++) {
+      readers.push(await SseReader.open(`${base}/boards/paid/stream`));
+      if (readers[i].response.statusCode !== 200) await readers[i].waitForEnd();
     }
+    expect(readers.map(answerOf)).toEqual([
+      [200, 'stream'],
+      [200, 'stream'],
+      [429, 'RATE_LIMITED'],
+    ]);
   });
 });
 
 describe('clients that do not read: buffer bound, idle limit, no crash when their board goes', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
+  const e2e = useSingleNodeApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000', QUOTA_NEW_ITEMS: '0' } });
+  const { clock } = e2e;
   let hub: LiveHub;
   let base = '';
   let sockets: Map<number, Socket>;
-  const clock = new FakeClock(T0);
   const { open, stall } = streams(() => base);
   // 100 rows of long multi-byte ids: about 30 KB an event, so a few hundred events fill the socket buffers.
   const ids = Array.from({ length: 100 }, (_, i) => `${'😀'.repeat(60)}${String(i).padStart(3, '0')}`);
 
   /** One event to every client of the board: the top row's score moves, then a poll. */
   const push = async () => {
-    await request(app.getHttpServer())
+    await request(e2e.app().getHttpServer())
       .post(`/boards/slow/items/${encodeURIComponent(ids[0])}/increment`)
       .send({ amount: 1000 })
       .expect(200);
@@ -172,20 +162,14 @@ describe('clients that do not read: buffer bound, idle limit, no crash when thei
   };
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock, { STREAM_COALESCE_MS: '60000', QUOTA_NEW_ITEMS: '0' });
-    base = await listen(app);
-    hub = app.get(LiveHub);
-    sockets = serverSockets(app);
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
+    base = await listen(e2e.app());
+    hub = e2e.app().get(LiveHub);
+    sockets = serverSockets(e2e.app());
   });
   beforeEach(async () => {
-    await redis.clear();
-    await createBoard(app, 'slow');
-    await request(app.getHttpServer())
+    await e2e.redis().clear();
+    await createBoard(e2e.app(), 'slow');
+    await request(e2e.app().getHttpServer())
       .post('/boards/slow/increments')
       .send({ items: ids.map((item, i) => ({ item, amount: 1000 - i })) })
       .expect(200);
@@ -238,7 +222,7 @@ describe('clients that do not read: buffer bound, idle limit, no crash when thei
     const stalled = await stall('/boards/slow/stream?limit=100');
     await waitUntil(() => hub.clients === 1);
     await pushUntil(() => (sockets.get(stalled.localPort ?? -1)?.writableLength ?? 0) > 0);
-    await request(app.getHttpServer()).delete('/admin/boards/slow').set(ADMIN).expect(204);
+    await request(e2e.app().getHttpServer()).delete('/admin/boards/slow').set(ADMIN).expect(204);
     await hub.tick();
     // Two heartbeats: Fastify's own response listener takes the first error of a response, not a second.
     for (let beat = 0; beat < 2; beat++) {

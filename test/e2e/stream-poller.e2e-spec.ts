@@ -1,20 +1,27 @@
 import { Logger } from '@nestjs/common';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { ApiKeysService } from '../../src/access/api-keys.service';
 import { LiveHub, LiveListing } from '../../src/live/live-hub';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RedisService } from '../../src/redis/redis.service';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { FakeClock } from '../support/clock';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN, createBoard } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 import { listen, SseReader, waitUntil } from '../support/sse';
 
 const T0 = 1_700_002_800_000;
 
 describe("the poller's work is bounded and yields to requests", () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
+  const e2e = useSingleNodeApp({
+    startMs: T0,
+    env: {
+      STREAM_COALESCE_MS: '60000',
+      STREAM_MAX_PER_CLIENT: '100',
+      QUOTA_NEW_ITEMS: '0',
+      // The poller yields at a quarter of it: 16 commands.
+      REDIS_MAX_PENDING_COMMANDS: '64',
+      REDIS_COMMAND_TIMEOUT_MS: '300',
+    },
+  });
   let hub: LiveHub;
   let ranking: RankingService;
   let base = '';
@@ -26,28 +33,15 @@ describe("the poller's work is bounded and yields to requests", () => {
     return reader;
   };
   const increment = (board: string, item: string) =>
-    request(app.getHttpServer()).post(`/boards/${board}/items/${item}/increment`).send({}).expect(200);
+    request(e2e.app().getHttpServer()).post(`/boards/${board}/items/${item}/increment`).send({}).expect(200);
   const spy = <K extends 'changeVersion' | 'top'>(method: K) => jest.spyOn(ranking, method);
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, new FakeClock(T0), {
-      STREAM_COALESCE_MS: '60000',
-      STREAM_MAX_PER_CLIENT: '100',
-      QUOTA_NEW_ITEMS: '0',
-      // The poller yields at a quarter of it: 16 commands.
-      REDIS_MAX_PENDING_COMMANDS: '64',
-      REDIS_COMMAND_TIMEOUT_MS: '300',
-    });
-    base = await listen(app);
-    hub = app.get(LiveHub);
-    ranking = app.get(RankingService);
+    base = await listen(e2e.app());
+    hub = e2e.app().get(LiveHub);
+    ranking = e2e.app().get(RankingService);
   });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
-  beforeEach(() => redis.clear());
+  beforeEach(() => e2e.redis().clear());
   afterEach(async () => {
     jest.restoreAllMocks();
     for (const reader of readers.splice(0)) reader.close();
@@ -55,8 +49,8 @@ describe("the poller's work is bounded and yields to requests", () => {
   });
 
   it('reads a window once per row bucket (10, 25, 50, 100) whatever the limits, each client its own rows', async () => {
-    await createBoard(app, 'limits');
-    await request(app.getHttpServer())
+    await createBoard(e2e.app(), 'limits');
+    await request(e2e.app().getHttpServer())
       .post('/boards/limits/increments')
       .send({ items: Array.from({ length: 60 }, (_, i) => ({ item: `i${i}`, amount: 100 - i })) })
       .expect(200);
@@ -75,7 +69,7 @@ describe("the poller's work is bounded and yields to requests", () => {
   it('plans at most 256 commands a tick and takes the other boards in turn', async () => {
     // 32 shards x (1 version read + 4 groups) = 160 commands a board: one board a tick.
     for (const board of ['s1', 's2', 's3']) {
-      await createBoard(app, board, { windows: [{ period: '1h', interval: '1m' }], shards: 32 });
+      await createBoard(e2e.app(), board, { windows: [{ period: '1h', interval: '1m' }], shards: 32 });
       for (const limit of [1, 11, 26, 51]) await open(`/boards/${board}/stream?limit=${limit}`);
     }
     const versions = spy('changeVersion');
@@ -91,12 +85,12 @@ describe("the poller's work is bounded and yields to requests", () => {
   });
 
   it("skips its tick while Redis is behind with this instance's commands, and polls again once it caught up", async () => {
-    await createBoard(app, 'shed');
+    await createBoard(e2e.app(), 'shed');
     await open('/boards/shed/stream');
     const versions = spy('changeVersion');
     const warn = jest.spyOn(Logger.prototype, 'warn');
-    const client = app.get(RedisService).client;
-    redis.freeze!();
+    const client = e2e.app().get(RedisService).client;
+    e2e.redis().freeze!();
     let pings: Promise<unknown>;
     try {
       pings = Promise.all(Array.from({ length: 20 }, () => client.ping()));
@@ -104,7 +98,7 @@ describe("the poller's work is bounded and yields to requests", () => {
       expect(versions).not.toHaveBeenCalled();
       expect(warn.mock.calls.filter(([message]) => /skipped/.test(String(message)))).toHaveLength(1);
     } finally {
-      redis.thaw!();
+      e2e.redis().thaw!();
     }
     await pings;
     await hub.tick();
@@ -113,16 +107,16 @@ describe("the poller's work is bounded and yields to requests", () => {
 
   it('logs one line for a tick whose board polls all fail, not one per board', async () => {
     for (let i = 0; i < 5; i++) {
-      await createBoard(app, `down${i}`);
+      await createBoard(e2e.app(), `down${i}`);
       await open(`/boards/down${i}/stream`);
     }
     const warn = jest.spyOn(Logger.prototype, 'warn');
-    redis.freeze!();
+    e2e.redis().freeze!();
     try {
       await hub.tick();
       await hub.tick();
     } finally {
-      redis.thaw!();
+      e2e.redis().thaw!();
     }
     const lines = warn.mock.calls.filter(([message]) => /poll/.test(String(message)));
     expect(lines).toHaveLength(1);
@@ -132,40 +126,37 @@ describe("the poller's work is bounded and yields to requests", () => {
 });
 
 describe('a revoked key ends its streams', () => {
+  // Two instances of one deployment: both apps of a test on the same Redis.
+  const e2e = useSingleNodeApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' }, noApp: true });
+  const readers: SseReader[] = [];
+  afterEach(() => {
+    for (const reader of readers.splice(0)) reader.close();
+  });
+
   it('at once on the instance that revoked it, at the next key refresh on another', async () => {
-    const redis = await startTestRedis();
-    const clock = new FakeClock(T0);
-    const here = await startTestApp(redis, clock, { STREAM_COALESCE_MS: '60000' });
-    const there = await startTestApp(redis, clock, { STREAM_COALESCE_MS: '60000' });
-    const readers: SseReader[] = [];
-    try {
-      await createBoard(here, 'secret');
-      const made = await request(here.getHttpServer())
-        .post('/admin/keys')
-        .set(ADMIN)
-        .send({ name: 'viewer', scopes: ['read'] })
-        .expect(201);
-      const key = (made.body as { key: string }).key;
-      await there.get(ApiKeysService).reload();
-      for (const app of [here, there]) {
-        const reader = await SseReader.open(`${await listen(app)}/boards/secret/stream`, {
-          authorization: `Bearer ${key}`,
-        });
-        readers.push(reader);
-        await reader.waitFor(1);
-      }
-      await request(here.getHttpServer()).delete('/admin/keys/viewer').set(ADMIN).expect(204);
-      await readers[0].waitForEnd();
-      expect(readers[1].ended).toBe(false);
-      // What the refresh job does every API_KEYS_REFRESH_MS.
-      await there.get(ApiKeysService).reload();
-      await readers[1].waitForEnd();
-      expect([here.get(LiveHub).clients, there.get(LiveHub).clients]).toEqual([0, 0]);
-    } finally {
-      for (const reader of readers) reader.close();
-      await here.close();
-      await there.close();
-      await redis.stop();
+    const here = await e2e.startApp();
+    const there = await e2e.startApp();
+    await createBoard(here, 'secret');
+    const made = await request(here.getHttpServer())
+      .post('/admin/keys')
+      .set(ADMIN)
+      .send({ name: 'viewer', scopes: ['read'] })
+      .expect(201);
+    const key = (made.body as { key: string }).key;
+    await there.get(ApiKeysService).reload();
+    for (const app of [here, there]) {
+      const reader = await SseReader.open(`${await listen(app)}/boards/secret/stream`, {
+        authorization: `Bearer ${key}`,
+      });
+      readers.push(reader);
+      await reader.waitFor(1);
     }
+    await request(here.getHttpServer()).delete('/admin/keys/viewer').set(ADMIN).expect(204);
+    await readers[0].waitForEnd();
+    expect(readers[1].ended).toBe(false);
+    // What the refresh job does every API_KEYS_REFRESH_MS.
+    await there.get(ApiKeysService).reload();
+    await readers[1].waitForEnd();
+    expect([here.get(LiveHub).clients, there.get(LiveHub).clients]).toEqual([0, 0]);
   });
 });

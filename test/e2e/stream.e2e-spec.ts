@@ -4,8 +4,9 @@ import { LiveHub, LiveListing } from '../../src/live/live-hub';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { FakeClock } from '../support/clock';
 import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { startTestRedis } from '../support/redis';
 import { SseReader } from '../support/sse';
+import { useClusterApp, useSingleNodeApp } from '../support/e2e';
 
 const T0 = 1_700_002_800_000;
 
@@ -16,13 +17,12 @@ async function listen(app: NestFastifyApplication): Promise<string> {
 }
 
 describe('live stream over HTTP (SSE)', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
+  // The poll timer is left far out: the test drives each poll with hub.tick().
+  const e2e = useSingleNodeApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' }, fresh: true });
+  const { clock, http } = e2e;
   let base: string;
   let hub: LiveHub;
-  const clock = new FakeClock(T0);
   const readers: SseReader[] = [];
-  const http = () => request(app.getHttpServer());
   const open = async (query = '', headers: Record<string, string> = {}) => {
     const reader = await SseReader.open(`${base}/boards/live/stream${query}`, headers);
     readers.push(reader);
@@ -32,20 +32,10 @@ describe('live stream over HTTP (SSE)', () => {
     http().post(`/boards/live/items/${item}/increment`).send({ amount }).expect(200);
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    // The poll timer is left far out: the test drives each poll with hub.tick().
-    app = await startTestApp(redis, clock, { STREAM_COALESCE_MS: '60000' });
-    base = await listen(app);
-    hub = app.get(LiveHub);
-  });
-  afterAll(async () => {
-    for (const reader of readers) reader.close();
-    await app.close();
-    await redis.stop();
+    base = await listen(e2e.app());
+    hub = e2e.app().get(LiveHub);
   });
   beforeEach(async () => {
-    await redis.clear();
-    clock.setMs(T0);
     await http()
       .put('/admin/boards/live')
       .set(ADMIN)
@@ -89,7 +79,7 @@ describe('live stream over HTTP (SSE)', () => {
   });
 
   it('reads once per watched board per poll, whatever the number of clients', async () => {
-    const ranking = app.get(RankingService);
+    const ranking = e2e.app().get(RankingService);
     const clients = await Promise.all(Array.from({ length: 8 }, () => open('?window=m&limit=3')));
     await Promise.all(clients.map((client) => client.waitFor(1)));
     const versions = jest.spyOn(ranking, 'changeVersion');
@@ -183,53 +173,47 @@ describe('live stream timers and shutdown', () => {
 });
 
 describe('live stream of a sharded board on a Cluster', () => {
+  const e2e = useClusterApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' } });
+  const { clock, http } = e2e;
+  let reader: SseReader;
+  afterAll(() => reader?.close());
+
   it('sums the shards change versions and streams the merged top', async () => {
-    const redis = await startTestRedis('cluster');
-    const clock = new FakeClock(T0);
-    const app = await startTestApp(redis, clock, { STREAM_COALESCE_MS: '60000' });
-    const reader = await (async () => {
-      const base = await listen(app);
-      await request(app.getHttpServer())
-        .put('/admin/boards/wide')
-        .set(ADMIN)
-        .send({ windows: [{ period: '1h', interval: '1m', snapshots: { keep: 5, top: 10 } }], shards: 4 })
-        .expect(201);
-      return SseReader.open(`${base}/boards/wide/stream?limit=3`);
-    })();
-    try {
-      await reader.waitFor(1);
-      const [snapshot] = reader.named<LiveListing>('snapshot');
-      expect(snapshot.items).toEqual([]);
-      for (const [item, amount] of [
-        ['a', 3],
-        ['b', 5],
-        ['c', 4],
-        ['d', 1],
-      ] as const)
-        await request(app.getHttpServer()).post(`/boards/wide/items/${item}/increment`).send({ amount }).expect(200);
-      await app.get(LiveHub).tick();
-      await reader.waitFor(2);
-      const [top] = reader.named<LiveListing>('top');
-      expect(top.version).toBe(snapshot.version + 4);
-      expect(top.items.map((row) => [row.item, row.rank])).toEqual([
-        ['b', 1],
-        ['c', 2],
-        ['a', 3],
-      ]);
-      // The next slot: previous ranks from the shards' merged snapshot.
-      clock.advanceSec(60);
-      await request(app.getHttpServer()).post('/boards/wide/items/a/increment').send({ amount: 5 }).expect(200);
-      await app.get(LiveHub).tick();
-      await reader.waitFor(3);
-      expect(reader.named<LiveListing>('top')[1].items).toEqual([
-        { rank: 1, item: 'a', score: 8, previousRank: 3 },
-        { rank: 2, item: 'b', score: 5, previousRank: 1 },
-        { rank: 3, item: 'c', score: 4, previousRank: 2 },
-      ]);
-    } finally {
-      reader.close();
-      await app.close();
-      await redis.stop();
-    }
+    const base = await listen(e2e.app());
+    await http()
+      .put('/admin/boards/wide')
+      .set(ADMIN)
+      .send({ windows: [{ period: '1h', interval: '1m', snapshots: { keep: 5, top: 10 } }], shards: 4 })
+      .expect(201);
+    reader = await SseReader.open(`${base}/boards/wide/stream?limit=3`);
+    await reader.waitFor(1);
+    const [snapshot] = reader.named<LiveListing>('snapshot');
+    expect(snapshot.items).toEqual([]);
+    for (const [item, amount] of [
+      ['a', 3],
+      ['b', 5],
+      ['c', 4],
+      ['d', 1],
+    ] as const)
+      await http().post(`/boards/wide/items/${item}/increment`).send({ amount }).expect(200);
+    await e2e.app().get(LiveHub).tick();
+    await reader.waitFor(2);
+    const [top] = reader.named<LiveListing>('top');
+    expect(top.version).toBe(snapshot.version + 4);
+    expect(top.items.map((row) => [row.item, row.rank])).toEqual([
+      ['b', 1],
+      ['c', 2],
+      ['a', 3],
+    ]);
+    // The next slot: previous ranks from the shards' merged snapshot.
+    clock.advanceSec(60);
+    await http().post('/boards/wide/items/a/increment').send({ amount: 5 }).expect(200);
+    await e2e.app().get(LiveHub).tick();
+    await reader.waitFor(3);
+    expect(reader.named<LiveListing>('top')[1].items).toEqual([
+      { rank: 1, item: 'a', score: 8, previousRank: 3 },
+      { rank: 2, item: 'b', score: 5, previousRank: 1 },
+      { rank: 3, item: 'c', score: 4, previousRank: 2 },
+    ]);
   });
 });

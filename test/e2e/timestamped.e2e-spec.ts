@@ -1,8 +1,5 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { createBoard } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;
@@ -15,10 +12,8 @@ const BOARD = {
 
 /** Timestamped events (`at`) on increments, batch entries and likes, over HTTP. */
 describe.each([1, 3])('timestamped events (shards: %i)', (shards) => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const e2e = useSingleNodeApp({ startMs: T0 });
+  const { clock, http } = e2e;
   const increment = (item: string, body: object, key?: string) => {
     const call = http().post(`/boards/b/items/${item}/increment`).send(body);
     return key === undefined ? call : call.set('Idempotency-Key', key);
@@ -26,18 +21,10 @@ describe.each([1, 3])('timestamped events (shards: %i)', (shards) => {
   const score = async (item: string, window: string) =>
     (await http().get(`/boards/b/items/${item}?window=${window}`).expect(200)).body.score as number;
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock);
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
   beforeEach(async () => {
-    await redis.clear();
+    await e2e.redis().clear();
     clock.setMs(T0);
-    await createBoard(app, 'b', { ...BOARD, shards });
+    await createBoard(e2e.app(), 'b', { ...BOARD, shards });
   });
 
   it('lands in the slot of `at` in every window whose live span still holds it, and only those', async () => {

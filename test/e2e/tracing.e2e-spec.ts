@@ -1,9 +1,5 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-node';
-import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { useSingleNodeApp } from '../support/e2e';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN_ID = '00f067aa0ba902b7';
@@ -11,24 +7,14 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 
 /** Traces with an in-memory exporter: a span per request, a child per script call, coalescing as links. */
 describe('traces (OpenTelemetry, in-memory exporter)', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
   const exporter = new InMemorySpanExporter();
-  const http = () => request(app.getHttpServer());
+  const e2e = useSingleNodeApp({ spanExporter: exporter, boards: ['b'] });
+  const { http } = e2e;
   const spans = () => exporter.getFinishedSpans();
   const named = (name: string) => spans().filter((span) => span.name === name);
   const childrenOf = (parent: ReadableSpan) =>
     spans().filter((span) => span.parentSpanContext?.spanId === parent.spanContext().spanId);
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, new FakeClock(1_700_000_000_000), {}, { spanExporter: exporter });
-    await createBoard(app, 'b');
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
   beforeEach(() => exporter.reset());
 
   it("an increment: the request's span continues the caller's trace; the coalesced call links to it", async () => {
@@ -49,7 +35,7 @@ describe('traces (OpenTelemetry, in-memory exporter)', () => {
     expect(script.name).toBe('tbRankIncrement');
     expect(script.attributes).toMatchObject({
       'db.system.name': 'redis',
-      'trendboard.redis.hash_tag': `{${redis.prefix}board:b}`,
+      'trendboard.redis.hash_tag': `{${e2e.redis().prefix}board:b}`,
     });
     // Keys and values never reach a span: the item id is nowhere in any attribute.
     for (const span of spans()) expect(JSON.stringify(span.attributes)).not.toContain('secret-item');

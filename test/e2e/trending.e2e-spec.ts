@@ -1,8 +1,6 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { ADMIN } from '../support/app';
+import { useApp } from '../support/e2e';
+import { TOPOLOGIES } from '../support/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;
@@ -20,24 +18,9 @@ const BOARD = {
 
 /** Trending views over HTTP: config, validation, and reads (top, item, around) on plain and sharded boards. */
 describe.each(TOPOLOGIES)('trending views over HTTP (%s)', (topology) => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const e2e = useApp(topology, { startMs: T0, fresh: true });
+  const { clock, http } = e2e;
   const put = (body: object, name = 'b') => http().put(`/admin/boards/${name}`).set(ADMIN).send(body);
-
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    app = await startTestApp(redis, clock);
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
-  beforeEach(async () => {
-    await redis.clear();
-    clock.setMs(T0);
-  });
 
   it('creates a board with views, answers them, keeps them on a PUT without views, removes them with []', async () => {
     const created = await put(BOARD).expect(201);

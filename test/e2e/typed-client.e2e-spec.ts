@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SystemClock } from '../../src/common/clock';
-import { ADMIN_TOKEN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN_TOKEN } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 const ROOT = join(__dirname, '../..');
 /** Scratch space inside the project, so the generated program resolves the project's packages. */
@@ -102,24 +101,16 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 }
 
 describe('a client generated from the OpenAPI document', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
+  const e2e = useSingleNodeApp({ clock: new SystemClock(), listen: true });
   let base: string;
 
   beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, new SystemClock());
-    await app.listen(0, '127.0.0.1');
-    base = await app.getUrl();
+    base = await e2e.app().getUrl();
     mkdirSync(WORK, { recursive: true });
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
   });
 
   it('type-checks the walk-through against the generated types and runs it against the service', async () => {
-    const document = await app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/docs-json' });
+    const document = await e2e.app().getHttpAdapter().getInstance().inject({ method: 'GET', url: '/docs-json' });
     writeFileSync(join(WORK, 'openapi.json'), document.body);
     writeFileSync(join(WORK, 'walk.ts'), WALK_THROUGH);
     // Defaults make a field required in generated types unless told otherwise; a request may omit them.

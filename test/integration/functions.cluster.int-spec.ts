@@ -5,6 +5,7 @@ import { callFunction, loadLibraries } from '../../src/redis/functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { RANKING } from '../../src/ranking/ranking.functions';
+import { RankingService } from '../../src/ranking/ranking.service';
 import { FakeClock } from '../support/clock';
 import { clusterClient, startRedisCluster } from '../support/cluster';
 import { testLibrary, twoWindowHeader } from '../support/functions';
@@ -139,19 +140,25 @@ describe('Redis Functions on a Cluster', () => {
   // The ranking's own library (tb_ranking) the way the service runs it: loaded at init, reloaded by
   // the first call that finds it missing on a node. Board "b0" lives on the master that loses its
   // functions (FUNCTION FLUSH) and then fails over, while every board takes writes and reads.
-  it('keeps ranking writes and reads answering through a flush of one master and a failover', async () => {
+  describe('the ranking library through the service', () => {
     const clock = new FakeClock(1_700_000_000_000);
-    const config = validateConfig({
-      REDIS_CLUSTER_NODES: server.nodes,
-      KEY_PREFIX: 'tb:',
-      REDIS_COMMAND_TIMEOUT_MS: '5000',
-    });
-    const service = new RedisService(config, clock);
-    const ranking = rankingServiceOn(service, config, clock);
     const boards = Array.from({ length: 6 }, (_, i) => `b${i}`);
     const expected = new Map<string, number>();
+    let service: RedisService;
+    let ranking: RankingService;
+
+    beforeAll(async () => {
+      const env = { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: 'tb:', REDIS_COMMAND_TIMEOUT_MS: '5000' };
+      const config = validateConfig(env);
+      service = new RedisService(config, clock);
+      ranking = rankingServiceOn(service, config, clock);
+      await service.onModuleInit();
+      for (const board of boards) await ranking.putBoard(board, [{ name: 'h', period: '1h', interval: '1m' }]);
+    });
+    afterAll(() => service.onApplicationShutdown());
+
     /** `rounds` of one increment and one top read per board, all in flight together, with `during` among them. */
-    const traffic = async (rounds: number, during: (round: number) => Promise<unknown>) => {
+    async function traffic(rounds: number, during: (round: number) => Promise<unknown>): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         const calls: Array<Promise<unknown>> = boards.flatMap((board, i) => {
           expected.set(board, (expected.get(board) ?? 0) + i + 1);
@@ -161,28 +168,27 @@ describe('Redis Functions on a Cluster', () => {
         await Promise.all(calls);
       }
       for (const board of boards) expect((await ranking.item(board, 'h', 'x')).score).toBe(expected.get(board));
-    };
+    }
+
     /** The master serving board b0, as the service's own client knows it (it follows MOVED). */
-    const homeOfB0 = () => {
+    function homeOfB0(): string {
       if (!(service.client instanceof Cluster)) throw new Error('a Cluster client');
       return service.client.slots[calculateSlot(new RankingKeys('tb:').board('b0').cfg())][0];
-    };
-    try {
-      await service.onModuleInit();
-      expect(service.functionsState).toEqual({ loaded: true });
-      for (const board of boards) await ranking.putBoard(board, [{ name: 'h', period: '1h', interval: '1m' }]);
-      const home = homeOfB0();
-      const flush = (address: string) => node(address).function('FLUSH');
-      await traffic(6, (round) => (round % 2 === 0 ? flush(home) : Promise.resolve()));
-      expect(await libraryNames(home)).toContain(RANKING.library.name);
+    }
 
-      const replica = await replicaOf(home);
+    it('keeps writes and reads answering while a master loses the library under load', async () => {
+      expect(service.functionsState).toEqual({ loaded: true });
+      const home = homeOfB0();
+      await traffic(6, (round) => (round % 2 === 0 ? node(home).function('FLUSH') : Promise.resolve()));
+      expect(await libraryNames(home)).toContain(RANKING.library.name);
+    });
+
+    it('keeps them answering through a failover, then a flush of the new master', async () => {
+      const replica = await replicaOf(homeOfB0());
       await traffic(4, (round) => (round === 1 ? failOverTo(replica) : Promise.resolve()));
       expect(homeOfB0()).toBe(replica);
-      await traffic(4, (round) => (round === 1 ? flush(replica) : Promise.resolve()));
+      await traffic(4, (round) => (round === 1 ? node(replica).function('FLUSH') : Promise.resolve()));
       expect(await libraryNames(replica)).toContain(RANKING.library.name);
-    } finally {
-      await service.onApplicationShutdown();
-    }
+    });
   });
 });

@@ -5,12 +5,12 @@ import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RedisService } from '../../src/redis/redis.service';
 
-/** Script calls (EVALSHA and EVAL) every master ran since the last reset. */
+/** Script and function calls (EVALSHA, EVAL, FCALL, FCALL_RO) every master ran since the last reset. */
 async function scriptCalls(redis: TestRedis): Promise<number> {
   const nodes: Redis[] = 'nodes' in redis.client ? redis.client.nodes('master') : [redis.client];
   const stats = await Promise.all(nodes.map((node) => node.info('commandstats')));
   return stats
-    .flatMap((text) => [...text.matchAll(/cmdstat_eval(?:sha)?:calls=(\d+)/g)])
+    .flatMap((text) => [...text.matchAll(/cmdstat_(?:eval|evalsha|fcall|fcall_ro):calls=(\d+)/g)])
     .reduce((sum, m) => sum + Number(m[1]), 0);
 }
 

@@ -79,3 +79,9 @@ export const DECAY_REBASE_CHUNK = 256;
 export const DECAY_MAX_HALF_LIVES_PER_WINDOW = 512;
 /** What an item's decayed sum may hold once its last slot is taken out, relative to that slot's share: rounding only. */
 export const DECAY_ZERO_TOLERANCE = 1e-9;
+
+/**
+ * Most slot fields one `?span=` read sums per shard (read_span.lua): each costs a step of Lua, and a
+ * span over more is refused (SPAN_TOO_COSTLY) rather than holding Redis; see docs/benchmarks.md.
+ */
+export const SPAN_MAX_FIELDS = 4_000;

@@ -50,4 +50,10 @@ export const RANKING_MESSAGES = {
     `board "${board}": an expired slot of the window is still being drained after ${calls} drain calls; a read lists nothing from outside its window, retry in a moment`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
+  spanNotInWindow: (board: string, window: string, spanSec: number, periodSec: number, intervalSec: number) =>
+    `span ${spanSec}s does not fit window "${window}" of board "${board}": it must be a multiple of the window's interval (${intervalSec}s) and at most its period (${periodSec}s)`,
+  spanOnView: (board: string, view: string) =>
+    `span applies to rolling windows; "${view}" is a view of board "${board}" (read the span's window instead)`,
+  spanTooCostly: (board: string, window: string, spanSec: number, fields: number, mostFields: number) =>
+    `span ${spanSec}s of window "${window}" on board "${board}" holds ${fields} slot fields, more than the ${mostFields} one read sums: declare a window { "period": "${spanSec}s", "interval": ... } for it instead`,
 };

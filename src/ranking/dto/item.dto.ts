@@ -1,10 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, Length, Matches, ValidateNested } from 'class-validator';
 import { CompiledValidation, FieldRule, ID_FIELD, NAME_FIELD, optional } from '../../common/compiled-checks';
 import {
   IdProperty,
+  IsOptionalNotNull,
   NameProperty,
   OptionalIntProperty,
   OptionalNameProperty,
@@ -135,18 +136,44 @@ export class LikeDto {
   at?: number;
 }
 
-@CompiledValidation({ window: WINDOW_FIELD })
+/** The window a query reads (each route's query below compiles its own check). */
 export class WindowQuery {
   @WindowProperty()
   window?: string;
 }
 
+/** `?span=`: a duration, checked against the window (a multiple of its interval, at most its period) by the read. */
+const SPAN_PATTERN = /^[1-9][0-9]{0,9}[smhd]?$/;
+const SPAN_FIELD: FieldRule = optional({ kind: 'string', pattern: SPAN_PATTERN, length: { min: 1, max: 11 } });
+const SpanProperty = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: 'string',
+      pattern: SPAN_PATTERN.source,
+      minLength: 1,
+      maxLength: 11,
+      example: '6h',
+      description:
+        "Rolling windows only: count only the newest slots covering this span (seconds, or 30s, 5m, 1h, 7d; a multiple of the window's interval, at most its period). Exact; a span holding more slot fields than one read sums is a 422 SPAN_TOO_COSTLY",
+    }),
+    IsOptionalNotNull(),
+    Matches(SPAN_PATTERN, { message: '$property must be a duration: seconds, or <n>s, <n>m, <n>h, <n>d' }),
+    Length(1, 11),
+  );
+
+@CompiledValidation({ window: WINDOW_FIELD, span: SPAN_FIELD })
+export class ItemQuery extends WindowQuery {
+  @SpanProperty()
+  span?: string;
+}
+
 @CompiledValidation({
   window: WINDOW_FIELD,
+  span: SPAN_FIELD,
   limit: optional({ kind: 'int', range: PAGE_LIMIT_ITEMS, fromQuery: true }),
   offset: optional({ kind: 'int', range: PAGE_OFFSET_ITEMS, fromQuery: true }),
 })
-export class TopQuery extends WindowQuery {
+export class TopQuery extends ItemQuery {
   @PageLimit(DEFAULT_TOP_ITEMS)
   limit?: number;
 
@@ -156,9 +183,10 @@ export class TopQuery extends WindowQuery {
 
 @CompiledValidation({
   window: WINDOW_FIELD,
+  span: SPAN_FIELD,
   radius: optional({ kind: 'int', range: RADIUS_ITEMS, fromQuery: true }),
 })
-export class AroundQuery extends WindowQuery {
+export class AroundQuery extends ItemQuery {
   @OptionalIntProperty(
     RADIUS_ITEMS,
     { default: DEFAULT_RADIUS_ITEMS, description: 'Neighbours on each side' },

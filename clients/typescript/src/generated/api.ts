@@ -584,7 +584,7 @@ export interface components {
              * @description Stable machine code: act on it, not on the message
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "BOARD_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "STREAM_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
+            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "BOARD_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
             /** @description Per-dependency health, on a NOT_READY answer only */
             details?: {
                 [key: string]: unknown;
@@ -3079,6 +3079,8 @@ export interface operations {
             query?: {
                 /** @description Window or view name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 window?: string;
+                /** @description Rolling windows only: count only the newest slots covering this span (seconds, or 30s, 5m, 1h, 7d; a multiple of the window's interval, at most its period). Exact; a span holding more slot fields than one read sums is a 422 SPAN_TOO_COSTLY */
+                span?: string;
                 limit?: number;
                 offset?: number;
             };
@@ -3200,6 +3202,8 @@ export interface operations {
             query?: {
                 /** @description Window or view name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 window?: string;
+                /** @description Rolling windows only: count only the newest slots covering this span (seconds, or 30s, 5m, 1h, 7d; a multiple of the window's interval, at most its period). Exact; a span holding more slot fields than one read sums is a 422 SPAN_TOO_COSTLY */
+                span?: string;
             };
             header?: never;
             path: {
@@ -3321,6 +3325,8 @@ export interface operations {
             query?: {
                 /** @description Window or view name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 window?: string;
+                /** @description Rolling windows only: count only the newest slots covering this span (seconds, or 30s, 5m, 1h, 7d; a multiple of the window's interval, at most its period). Exact; a span holding more slot fields than one read sums is a 422 SPAN_TOO_COSTLY */
+                span?: string;
                 /** @description Neighbours on each side */
                 radius?: number;
             };

@@ -1,9 +1,16 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CODE_OF_STATUS, DomainError, ErrorCode, NotReadyError, QuotaExceededError, RateLimitedError } from './errors';
-import { noteErrorCode } from './answered-requests';
-import { Clock } from './clock';
-import { isRedisFullError, isRedisTimeoutError, isRedisUnavailableError } from './redis-errors';
+import {
+  CODE_OF_STATUS,
+  DomainError,
+  ErrorCode,
+  NotReadyError,
+  QuotaExceededError,
+  RateLimitedError,
+} from '../common/errors';
+import { noteErrorCode } from '../common/answered-requests';
+import { Clock } from '../common/clock';
+import { isRedisFullError, isRedisTimeoutError, isRedisUnavailableError } from '../common/redis-errors';
 
 /** Nest's error shape plus a stable machine `code`; `message` is always one string. */
 export interface ErrorBody {

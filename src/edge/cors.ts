@@ -1,6 +1,6 @@
 import fastifyCors from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppConfig, corsOriginsOf } from './config';
+import { corsOriginsOf, EdgeSettings } from './edge.settings';
 
 /** Headers a browser page may send beyond the CORS-safelisted ones: what the API reads. */
 export const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-Api-Key', 'Idempotency-Key', 'X-Request-Id'];
@@ -15,7 +15,7 @@ export const CORS_MAX_AGE_SEC = 600;
  * (401, 429, 503) carries the headers too and the page can read why. No credentials: keys and tokens
  * travel in headers a page sets itself, never in cookies.
  */
-export async function corsFor(app: NestFastifyApplication, config: AppConfig): Promise<void> {
+export async function corsFor(app: NestFastifyApplication, config: EdgeSettings): Promise<void> {
   const origins = corsOriginsOf(config);
   if (origins.length === 0) return;
   await app.register(fastifyCors, {

@@ -1,7 +1,6 @@
-import { applyDecorators, HttpCode } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
-import { Access } from '../access/access.decorators';
-import { ERROR_CODES, ErrorCode } from './errors';
+import { applyDecorators } from '@nestjs/common';
+import { ApiHeader, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { ERROR_CODES, ErrorCode } from '../common/errors';
 
 /** The body of every error answer (see the README's "Errors and retries"). */
 export class ErrorBodyDto {
@@ -39,25 +38,6 @@ export const RedisBackedController = () =>
     ),
   );
 
-/**
- * An /admin route: ADMIN_TOKEN or a key with the admin scope (401 missing, 403 wrong or without the
- * scope, 503 when neither is configured).
- */
-export const AdminRoute = () =>
-  applyDecorators(
-    Access({ scope: 'admin' }),
-    ErrorResponse(401, 'ADMIN_TOKEN_MISSING'),
-    ErrorResponse(403, 'ADMIN_TOKEN_INVALID, API_KEY_SCOPE'),
-  );
-
-/** A route that needs a key with `scope` once keys exist; name prefixes of a key apply to `nameParam`. */
-export const KeyedRoute = (scope: 'read' | 'write', nameParam?: string) =>
-  applyDecorators(
-    Access({ scope, nameParam }),
-    ErrorResponse(401, 'API_KEY_MISSING, API_KEY_INVALID'),
-    ErrorResponse(403, 'API_KEY_SCOPE'),
-  );
-
 /** A write that takes an Idempotency-Key: a repeat within the retention answers the first answer again. */
 export const RetrySafe = () =>
   applyDecorators(
@@ -72,28 +52,4 @@ export const RetrySafe = () =>
       429,
       'QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting',
     ),
-  );
-
-/** A write to a board's items: 200 with `type`, 404 unknown board, 409 the board changed under the request. */
-export const BoardWrite = (summary: string, description: string, type: new () => object) =>
-  applyDecorators(
-    KeyedRoute('write', 'board'),
-    HttpCode(200),
-    RetrySafe(),
-    ApiOperation({ summary, description }),
-    ApiResponse({ status: 200, type }),
-    ErrorResponse(404, 'BOARD_NOT_FOUND'),
-    ErrorResponse(
-      409,
-      'CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied)',
-    ),
-  );
-
-/** A read of one window of a board: 200 with `type`, 404 unknown board or window. */
-export const WindowRead = (summary: string, description: string, type: new () => object) =>
-  applyDecorators(
-    KeyedRoute('read', 'board'),
-    ApiOperation({ summary, description }),
-    ApiResponse({ status: 200, type }),
-    ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND'),
   );

@@ -1,12 +1,12 @@
-import { validateConfig } from './config';
+import { validateEdgeSettings } from './edge.settings';
 import { deadlineCheckIntervalMs } from './http-edge';
 import { isUnder } from './security-headers';
 
 describe('deadlineCheckIntervalMs', () => {
   it('checks at a quarter of the header timeout, at most once a second', () => {
-    expect(deadlineCheckIntervalMs(validateConfig({}))).toBe(1000);
-    expect(deadlineCheckIntervalMs(validateConfig({ HTTP_HEADERS_TIMEOUT_MS: '300' }))).toBe(75);
-    expect(deadlineCheckIntervalMs(validateConfig({ HTTP_HEADERS_TIMEOUT_MS: '100' }))).toBe(25);
+    expect(deadlineCheckIntervalMs(validateEdgeSettings({}))).toBe(1000);
+    expect(deadlineCheckIntervalMs(validateEdgeSettings({ HTTP_HEADERS_TIMEOUT_MS: '300' }))).toBe(75);
+    expect(deadlineCheckIntervalMs(validateEdgeSettings({ HTTP_HEADERS_TIMEOUT_MS: '100' }))).toBe(25);
   });
 });
 

@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import type { KeyGrant } from './access-rules';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Who makes the request, set by AccessGuard (absent on requests no route matched). */
+    /** Who makes the request, set by the access check (absent on requests no route matched). */
     caller?: Caller;
   }
 }
@@ -12,7 +11,6 @@ declare module 'fastify' {
 export interface Caller {
   /** `key:<name>` for a request with a known key, `ip:<network>` otherwise (AccessGate: CLIENT_IPV4_PREFIX, CLIENT_IPV6_PREFIX). */
   client: string;
-  grant?: KeyGrant;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
-import { compiledCheckOf } from './compiled-checks';
+import { compiledCheckOf } from '../common/compiled-checks';
 
 const OPTIONS = {
   whitelist: true,

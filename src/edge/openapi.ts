@@ -6,7 +6,10 @@ import type {
   ResponseObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ErrorBodyDto } from './route-decorators';
-import { API_KEY_SCHEME, BEARER_SCHEME } from '../access/access.decorators';
+
+/** The document's security schemes (the access rules' decorators name them on each keyed route). */
+export const BEARER_SCHEME = 'bearer';
+export const API_KEY_SCHEME = 'apiKey';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { noteErrorCode } from './answered-requests';
-import { COMMON_MESSAGES as M } from './common.messages';
+import { noteErrorCode } from '../common/answered-requests';
+import { COMMON_MESSAGES as M } from '../common/common.messages';
 import { toErrorBody } from './error.filter';
-import { DomainError } from './errors';
+import { DomainError } from '../common/errors';
 
 /** Methods a route may answer, in the order an `Allow` header lists them. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;

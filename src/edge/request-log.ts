@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AnsweredRequest, AnsweredRequests } from './answered-requests';
+import { AnsweredRequest, AnsweredRequests } from '../common/answered-requests';
 
 /**
  * One log line per answered request (Fastify's own two lines, "incoming request" and "request

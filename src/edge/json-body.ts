@@ -43,15 +43,8 @@ export function jsonShapeProblem(text: string, limits: JsonShapeLimits = JSON_LI
   const isArrayAt: boolean[] = [];
   let values = 0;
   let awaitingElement = false;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-      continue;
-    }
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
     const depth = countAt.length;
     if (awaitingElement && c !== 0x5d) {
@@ -60,7 +53,7 @@ export function jsonShapeProblem(text: string, limits: JsonShapeLimits = JSON_LI
         return `body has an array with more than ${limits.maxElementsPerArray} elements`;
       if (++values > limits.maxValuesPerBody) return `body holds more than ${limits.maxValuesPerBody} values`;
     }
-    if (c === 0x22) inString = true;
+    if (c === 0x22) i = closingQuoteOf(text, i);
     else if (c === 0x7b || c === 0x5b) {
       countAt.push(0);
       isArrayAt.push(c === 0x5b);
@@ -78,6 +71,17 @@ export function jsonShapeProblem(text: string, limits: JsonShapeLimits = JSON_LI
     }
   }
   return undefined;
+}
+
+/** The index of the quote that closes the string opened at `open` (the text's length when none does). */
+function closingQuoteOf(text: string, open: number): number {
+  for (let i = open + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c)
+      i++; // backslash: skip the escaped character
+    else if (c === 0x22) return i;
+  }
+  return text.length;
 }
 
 /** The largest body a route accepts, bytes. */

@@ -1,8 +1,8 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyHttpOptions } from 'fastify';
-import { COMMON_MESSAGES as M } from './common.messages';
-import { AppConfig } from './config';
+import { COMMON_MESSAGES as M } from '../common/common.messages';
+import { EdgeSettings } from './edge.settings';
 import { toErrorBody } from './error.filter';
 
 /**
@@ -11,12 +11,12 @@ import { toErrorBody } from './error.filter';
  * (the shorter of the two), at most 1 s, keeps both within 25 % of their setting. A check walks only
  * the requests still being received.
  */
-export function deadlineCheckIntervalMs(config: AppConfig): number {
+export function deadlineCheckIntervalMs(config: EdgeSettings): number {
   return Math.min(1000, Math.floor(config.HTTP_HEADERS_TIMEOUT_MS / 4));
 }
 
 /** Fastify's server options for the HTTP_* timeouts (the connection cap is set on the server itself). */
-export function httpServerOptions(config: AppConfig): Partial<FastifyHttpOptions<Server>> {
+export function httpServerOptions(config: EdgeSettings): Partial<FastifyHttpOptions<Server>> {
   return {
     // Socket inactivity: a socket that never sends a request, or whose answer stalls, is closed.
     connectionTimeout: config.HTTP_CONNECTION_TIMEOUT_MS,
@@ -38,7 +38,7 @@ export function httpServerOptions(config: AppConfig): Partial<FastifyHttpOptions
  * large, malformed HTTP) in the service's error shape with its code, then closes the socket. Fastify's
  * own answer has no `code`. A trickled body is cut here too: its handler never ran, nothing applied.
  */
-function answerClientError(config: AppConfig): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+function answerClientError(config: EdgeSettings): (error: NodeJS.ErrnoException, socket: Duplex) => void {
   const messages: Record<number, string> = {
     408: M.requestTimeout(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS),
     431: M.headersTooLarge(),

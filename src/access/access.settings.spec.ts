@@ -1,0 +1,35 @@
+import { validateAccessSettings } from './access.settings';
+
+describe('validateAccessSettings', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const settings = validateAccessSettings({});
+    expect(settings).toMatchObject({
+      API_KEYS: '',
+      PUBLIC_READS: false,
+      ACCESS_MODE: 'auto',
+      AUTH_FAILURES_PER_SEC: 5,
+      API_KEYS_REFRESH_MS: 5000,
+      CLIENT_IPV4_PREFIX: 32,
+      CLIENT_IPV6_PREFIX: 64,
+    });
+    expect(settings.ADMIN_TOKEN).toBeUndefined();
+  });
+
+  it('reads only its own variables', () => {
+    const settings = validateAccessSettings({ PORT: 'not-a-port', PUBLIC_READS: 'true' });
+    expect(settings.PUBLIC_READS).toBe(true);
+    expect(settings).not.toHaveProperty('PORT');
+  });
+
+  it.each([
+    ['ADMIN_TOKEN', 'short'],
+    ['API_KEYS', 'short'],
+    ['API_KEYS', 'a-long-enough-key-1,has space in it 0123'],
+    ['ACCESS_MODE', 'open'],
+    ['CLIENT_IPV4_PREFIX', '33'],
+  ])('refuses %s=%j with a message naming the variable', (name, value) => {
+    expect(() => validateAccessSettings({ [name]: value })).toThrow(
+      new RegExp(`Invalid configuration:[\\s\\S]*${name}`),
+    );
+  });
+});

@@ -1,0 +1,58 @@
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { SwaggerModule } from '@nestjs/swagger';
+import { LogController } from 'fastify';
+import type { Logger } from 'pino';
+import { corsFor } from './cors';
+import { EdgeSettings, trustProxyOf } from './edge.settings';
+import { httpServerOptions } from './http-edge';
+import { guardJsonBodies, JSON_LIMITS, requireJsonWrites } from './json-body';
+import { lazyChildLogger, requestId, echoRequestId } from './logging';
+import { answerWrongMethods } from './method-not-allowed';
+import { openApiDocument } from './openapi';
+import { securityHeaders } from './security-headers';
+import { AppValidationPipe } from './validation';
+
+/** The HTML pages the app serves: they get a Content-Security-Policy, every other answer the API headers. */
+const HTML_PAGES = ['/docs', '/dashboard'];
+
+/** The Fastify adapter: server timeouts, TRUST_PROXY, the largest body, request ids and the root logger. */
+export function edgeAdapter(config: EdgeSettings, logger: Logger): FastifyAdapter {
+  return new FastifyAdapter({
+    ...httpServerOptions(config),
+    trustProxy: trustProxyOf(config),
+    routerOptions: { maxParamLength: 2048 },
+    bodyLimit: JSON_LIMITS.maxBatchBytes,
+    genReqId: requestId,
+    loggerInstance: logger,
+    // RequestLog writes one line per request instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
+  });
+}
+
+/**
+ * The edge's hooks, in the order they run for a request: CORS, security headers, the request id,
+ * 405 for a known path's wrong method, the JSON body parser, and the JSON content type of writes
+ * (before the body is read). The access check registers its own hook after these (bootstrap.ts).
+ */
+export async function installEdge(app: NestFastifyApplication, config: EdgeSettings): Promise<void> {
+  const fastify = app.getHttpAdapter().getInstance();
+  // One connection over the cap is closed on arrival, before it costs more than a file descriptor.
+  app.getHttpServer().maxConnections = config.HTTP_MAX_CONNECTIONS;
+  await corsFor(app, config);
+  await securityHeaders(app, HTML_PAGES);
+  echoRequestId(fastify);
+  answerWrongMethods(fastify);
+  guardJsonBodies(fastify);
+  requireJsonWrites(fastify);
+  app.useGlobalPipes(new AppValidationPipe());
+}
+
+/** The OpenAPI document at /docs-json and its page at /docs. */
+export function serveOpenApi(app: NestFastifyApplication, version: string): void {
+  SwaggerModule.setup('docs', app, openApiDocument(app, version), {
+    jsonDocumentUrl: 'docs-json',
+    // No "valid" badge fetched from validator.swagger.io: the page's CSP allows images of this origin only.
+    swaggerOptions: { validatorUrl: null },
+  });
+}

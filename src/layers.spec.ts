@@ -1,0 +1,98 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/**
+ * Keeps the import graph of src/ layered: the order is the `layers` block of docs/architecture.md
+ * (highest first; peers share a line), so the document and the check cannot drift apart.
+ */
+const SRC = __dirname;
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'/g;
+
+/**
+ * Each folder of src/ and its rank (higher ranks are higher layers); the files at the root of src/
+ * are one layer, `app`, whose line names them.
+ */
+function declaredLayers(): { rank: Map<string, number>; rootFiles: string[] } {
+  const doc = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8');
+  const block = /```layers\n([\s\S]*?)```/.exec(doc);
+  if (!block) throw new Error('docs/architecture.md has no ```layers block');
+  const lines = block[1].trim().split('\n').reverse();
+  const rank = new Map<string, number>();
+  let rootFiles: string[] = [];
+  lines.forEach((line, i) => {
+    if (line.startsWith('app:')) {
+      rootFiles = line.slice('app:'.length).trim().split(/\s+/);
+      rank.set('app', i);
+    } else for (const name of line.trim().split(/\s+/)) rank.set(name, i);
+  });
+  return { rank, rootFiles };
+}
+
+/** Every source file of src/ (tests excluded), by its path relative to src/ without `.ts`. */
+function sourceFiles(dir = SRC): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    if (!entry.name.endsWith('.ts') || entry.name.endsWith('.spec.ts')) return [];
+    return [relative(SRC, path).replace(/\.ts$/, '')];
+  });
+}
+
+/** The files of src/ a file imports (relative imports only). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(SRC, `${file}.ts`), 'utf8');
+  return [...text.matchAll(IMPORT)].map((match) => relative(SRC, resolve(SRC, dirname(file), match[1])));
+}
+
+const layerOf = (file: string) => (file.includes('/') ? file.split('/')[0] : 'app');
+
+/** The first circle of imports found (a list of files, the first repeated last), or undefined. */
+function findCycle(graph: Map<string, string[]>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): string[] | undefined => {
+    if (state.get(file) === 'done') return undefined;
+    if (state.get(file) === 'open') return [...path.slice(path.indexOf(file)), file];
+    state.set(file, 'open');
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      const cycle = visit(next);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    state.set(file, 'done');
+    return undefined;
+  };
+  for (const file of graph.keys()) {
+    const cycle = visit(file);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+describe('the layers of src/ (docs/architecture.md)', () => {
+  const { rank, rootFiles } = declaredLayers();
+  const files = sourceFiles();
+  const graph = new Map(files.map((file) => [file, importsOf(file).filter((target) => files.includes(target))]));
+
+  it('places every folder and root file of src/ in the order', () => {
+    const unplaced = [...new Set(files.map(layerOf))].filter((layer) => !rank.has(layer));
+    expect(unplaced).toEqual([]);
+    const roots = files.filter((file) => !file.includes('/')).map((file) => `${file}.ts`);
+    expect(roots.sort()).toEqual([...rootFiles].sort());
+  });
+
+  it('has no import running up the order or between peers', () => {
+    const wrong: string[] = [];
+    for (const [file, targets] of graph)
+      for (const target of targets) {
+        const [from, to] = [layerOf(file), layerOf(target)];
+        if (from !== to && rank.get(to)! >= rank.get(from)!) wrong.push(`${file} -> ${target}`);
+      }
+    expect(wrong).toEqual([]);
+  });
+
+  it('has no circle of imports between files', () => {
+    expect(findCycle(graph)).toBeUndefined();
+  });
+});

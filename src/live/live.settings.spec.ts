@@ -1,0 +1,23 @@
+import { validateLiveSettings } from './live.settings';
+
+describe('validateLiveSettings', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    expect(validateLiveSettings({})).toMatchObject({
+      STREAM_COALESCE_MS: 250,
+      STREAM_MAX_STREAMS: 2000,
+      STREAM_MAX_PER_CLIENT: 32,
+      STREAM_MAX_LIFETIME_MS: 1_800_000,
+      STREAM_IDLE_TIMEOUT_MS: 60_000,
+      HTTP_MAX_CONNECTIONS: 10_000,
+      REDIS_MAX_PENDING_COMMANDS: 1024,
+    });
+  });
+
+  it.each([
+    ['STREAM_COALESCE_MS', '10'],
+    ['STREAM_COALESCE_MS', 'soon'],
+    ['STREAM_MAX_PER_CLIENT', '0'],
+  ])('refuses %s=%j with a message naming the variable', (name, value) => {
+    expect(() => validateLiveSettings({ [name]: value })).toThrow(new RegExp(`Invalid configuration:[\\s\\S]*${name}`));
+  });
+});

@@ -1,0 +1,120 @@
+-- span_lib: reads of a window's newest slots, summed per item in the script (read_span). Board
+-- order as everywhere: higher score first, equal scores in descending byte order of the item id.
+-- KEYS: 0
+
+-- Whether id `a` sorts after id `b` in byte order. Lua's own `<` on strings follows the C locale's
+-- collation (strcoll), which need not be byte order: compare bytes.
+local function id_after(a, b)
+  local length = math.min(#a, #b)
+  for i = 1, length do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x > y end
+  end
+  return #a > #b
+end
+
+-- Whether row (score, item) comes before row (other_score, other_item) in board order.
+local function comes_before(score, item, other_score, other_item)
+  if score ~= other_score then return score > other_score end
+  return id_after(item, other_item)
+end
+
+-- Per item, the sum of the slots starting in (now's slot - span, now's slot], and the fields read;
+-- nil (and the fields the span holds) when they are more than `most_fields`.
+local function span_sums(slots_key, now_sec, interval_sec, span_sec, most_fields)
+  local current = current_slot(now_sec, interval_sec)
+  local starts = redis.call('ZRANGE', slots_key, '(' .. (current - span_sec), current, 'BYSCORE')
+  local fields = 0
+  for _, start in ipairs(starts) do fields = fields + redis.call('HLEN', slot_key_of(slots_key, start)) end
+  if fields > most_fields then return nil, fields end
+  local sums = {}
+  for _, start in ipairs(starts) do
+    local entries = redis.call('HGETALL', slot_key_of(slots_key, start))
+    for i = 1, #entries, 2 do sums[entries[i]] = (sums[entries[i]] or 0) + tonumber(entries[i + 1]) end
+  end
+  return sums, fields
+end
+
+-- Whether (score, item) is placed before (other_score, other_item): in board order, or in its
+-- reverse when `reverse`.
+local function placed_before(score, item, other_score, other_item, reverse)
+  if reverse then return comes_before(other_score, other_item, score, item) end
+  return comes_before(score, item, other_score, other_item)
+end
+
+-- Inserts (item, score) into `rows` (kept in board order, or its reverse when `reverse`), keeping at
+-- most `most` rows: a bounded selection, so a page of a span costs n log(page), not a sort of n rows;
+-- a row that does not make it is refused before anything is allocated for it.
+local function keep_best(rows, item, score, most, reverse)
+  local last = rows[#rows]
+  if #rows >= most and not placed_before(score, item, last.score, last.item, reverse) then return end
+  local lo, hi = 1, #rows + 1
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if placed_before(rows[mid].score, rows[mid].item, score, item, reverse) then lo = mid + 1 else hi = mid end
+  end
+  table.insert(rows, lo, { item = item, score = score })
+  if #rows > most then rows[#rows] = nil end
+end
+
+-- How many listed items score above `score`; sets reply[3] to how many are listed.
+local function count_listed(reply, sums, score)
+  local above, listed = 0, 0
+  for _, sum in pairs(sums) do
+    if sum > 0 then
+      listed = listed + 1
+      if sum > score then above = above + 1 end
+    end
+  end
+  reply[3] = listed
+  return above
+end
+
+local function append_rows(reply, rows)
+  for _, row in ipairs(rows) do
+    reply[#reply + 1] = row.item
+    reply[#reply + 1] = row.score
+  end
+  return reply
+end
+
+local function span_head(reply, sums, offset, count)
+  local best = {}
+  for item, sum in pairs(sums) do
+    if sum > 0 then keep_best(best, item, sum, offset + count, false) end
+  end
+  local page = {}
+  for i = offset + 1, #best do page[#page + 1] = best[i] end
+  reply[4] = count_listed(reply, sums, page[1] and page[1].score or math.huge)
+  return append_rows(reply, page)
+end
+
+local function span_count(reply, sums, item, score)
+  reply[5] = count_listed(reply, sums, score)
+  reply[4] = sums[item] or 0 -- as a window's read answers it: a sum at or below 0 is not ranked
+  return reply
+end
+
+-- The `radius` rows just before (score, item) in board order and the `radius` just after it.
+local function span_near(reply, sums, pivot, radius)
+  local before, after, position = {}, {}, 0
+  for item, sum in pairs(sums) do
+    if sum > 0 and item ~= pivot.item then
+      if comes_before(sum, item, pivot.score, pivot.item) then
+        position = position + 1
+        keep_best(before, item, sum, radius, true)
+      else
+        keep_best(after, item, sum, radius, false)
+      end
+    end
+  end
+  local first = before[#before]
+  reply[4], reply[5] = pivot.score, position
+  reply[6] = count_listed(reply, sums, pivot.score)
+  reply[7] = first and count_listed(reply, sums, first.score) or reply[6]
+  reply[8] = #before
+  local rows = {}
+  for i = #before, 1, -1 do rows[#rows + 1] = before[i] end
+  for _, row in ipairs(after) do rows[#rows + 1] = row end
+  return append_rows(reply, rows)
+end

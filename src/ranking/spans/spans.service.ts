@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { InvalidInputError } from '../../common/errors';
+import { parseDurationSec } from '../../common/duration';
+import { checkPageDepth, figures, percentileOf, ViewRowAnswer, WindowFigures } from '../core/answers';
+import { PreparedBoard } from '../core/board';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import type { ListedItem } from '../core/ranking.types';
+import type { WindowConfig } from '../core/window-math';
+import { SpanRead, SpansStore } from './spans.store';
+
+/**
+ * Reads of a rolling window over a span chosen at read time (`?span=`): its newest span / interval
+ * slots. Answered like the window's own reads; `from`/`to` cover the span; rows carry no previous
+ * rank (snapshots are of the whole window).
+ */
+@Injectable()
+export class SpansService {
+  constructor(private readonly store: SpansStore) {}
+
+  async top(
+    board: PreparedBoard,
+    window: WindowConfig,
+    nowMs: number,
+    span: string,
+    page: { offset: number; limit: number },
+  ) {
+    checkPageDepth(board, page.offset, page.limit);
+    const read = spanRead(board, window, nowMs, span);
+    const rows = await this.store.top(read, page.offset, page.limit);
+    return { ...spanFigures(read), items: withoutPreviousRanks(rows) };
+  }
+
+  async item(board: PreparedBoard, window: WindowConfig, nowMs: number, span: string, item: string) {
+    const read = spanRead(board, window, nowMs, span);
+    const { standing, ranked } = await this.store.item(read, item);
+    return {
+      ...spanFigures(read),
+      item,
+      score: standing.score,
+      rank: standing.rank,
+      percentile: percentileOf(standing, ranked),
+    };
+  }
+
+  async around(
+    board: PreparedBoard,
+    window: WindowConfig,
+    nowMs: number,
+    span: string,
+    around: { item: string; radius: number },
+  ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
+    const read = spanRead(board, window, nowMs, span);
+    const rows = await this.store.around(read, around.item, around.radius);
+    return { ...spanFigures(read), item: around.item, items: withoutPreviousRanks(rows) };
+  }
+}
+
+/** The span as seconds, refused (400 naming it) unless a multiple of the window's interval and at most its period. */
+function spanRead(board: PreparedBoard, window: WindowConfig, nowMs: number, span: string): SpanRead {
+  const spanSec = parseDurationSec(span) ?? 0;
+  if (spanSec <= 0 || spanSec % window.intervalSec !== 0 || spanSec > window.periodSec)
+    throw new InvalidInputError(
+      M.spanNotInWindow(board.config.name, window.name, spanSec, window.periodSec, window.intervalSec),
+    );
+  return { board, window, nowMs, spanSec };
+}
+
+/** A span's figures: those of a window whose period is the span (it never drains). */
+function spanFigures(read: SpanRead): WindowFigures {
+  return figures(read.board.config.name, { ...read.window, periodSec: read.spanSec }, read.nowMs, false);
+}
+
+function withoutPreviousRanks(rows: ListedItem[]): ViewRowAnswer[] {
+  return rows.map((row) => ({ ...row, previousRank: null }));
+}
