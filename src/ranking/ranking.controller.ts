@@ -59,7 +59,7 @@ export class RankingController {
   })
   @ApiResponse({ status: 201, type: BoardViewDto })
   @ApiResponse({ status: 200, type: BoardViewDto })
-  @ErrorResponse(409, 'BOARD_CONFIG_CONFLICT: a window would change (use reset=true)')
+  @ErrorResponse(409, 'BOARD_CONFIG_CONFLICT: a window, the shards or the aggregate would change (use reset=true)')
   async putBoard(
     @Param() params: BoardParams,
     @Query() query: PutBoardQuery,
@@ -73,6 +73,7 @@ export class RankingController {
       query.reset ?? false,
       body.maxItems,
       body.views,
+      body.aggregate,
     );
     void reply.status(result.created ? 201 : 200);
     return result.board;

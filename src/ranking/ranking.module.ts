@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
+import { ScoresController } from './scores/scores.controller';
 
 /** Ranking over HTTP: the core module (its slices and their layer order are there) and its routes. */
 @Module({
   imports: [RankingCoreModule],
-  controllers: [RankingController],
+  controllers: [RankingController, ScoresController],
   exports: [RankingCoreModule],
 })
 export class RankingModule {}

@@ -6,6 +6,7 @@ import { RankedSources } from './boards/ranked-sources';
 import { ViewRowAnswer, WindowFigures } from './core/answers';
 import { InvalidInputError } from '../common/errors';
 import { RANKING_MESSAGES as M } from './core/ranking.messages';
+import type { Aggregate } from './core/aggregate';
 import type { HistoryPoint, ListedItem } from './core/ranking.types';
 import type { ViewInput } from './core/trending-math';
 import type { WindowInput } from './core/window-math';
@@ -59,8 +60,9 @@ export class RankingService {
     reset = false,
     maxItems?: number,
     views?: ViewInput[],
+    aggregate?: Aggregate,
   ): Promise<{ created: boolean; board: BoardView }> {
-    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views });
+    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, aggregate });
   }
 
   getBoard(name: string): Promise<BoardView> {
@@ -91,6 +93,18 @@ export class RankingService {
     createdAtSec?: number,
   ): Promise<WriteAnswer<ItemWritten>> {
     return this.writes.increment({ name, item, amount, idemKey, budget, atSec, createdAtSec });
+  }
+
+  /** A score on a max / min / last board (409 AGGREGATE_MISMATCH on a sum board). */
+  score(
+    name: string,
+    item: string,
+    score: number,
+    idemKey?: string,
+    budget?: ClientBudget,
+    atSec?: number,
+  ): Promise<WriteAnswer<ItemWritten>> {
+    return this.writes.score({ name, item, score, idemKey, budget, atSec });
   }
 
   incrementBatch(

@@ -1,6 +1,7 @@
 import { RESEND_GUARD_MS } from '../../common/limits';
 import { intReply, oneOfReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
+import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import type { BoardKeys } from '../core/ranking.keys';
 import type { PutBoardCommand } from '../core/ranking.types';
 
@@ -15,6 +16,7 @@ export type BoardPutReply =
       /** null: no cap */
       maxItems: number | null;
       viewsJson: string;
+      aggregate: Aggregate;
     }
   | { status: 'conflict'; message: string };
 
@@ -34,13 +36,14 @@ export const BOARDS_FUNCTIONS = {
         call.nowMs,
         call.maxItems ?? '',
         JSON.stringify(call.views),
+        call.aggregate ?? '',
       ],
     }),
     decode: (raw): BoardPutReply => {
       const reply = new Reply('tbRankBoardPut', raw);
       const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
       if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
-      reply.expectLength(8);
+      reply.expectLength(9);
       return {
         status,
         version: reply.string(1),
@@ -50,6 +53,7 @@ export const BOARDS_FUNCTIONS = {
         mostShards: reply.number(5),
         maxItems: reply.int(6) || null,
         viewsJson: reply.string(7),
+        aggregate: oneOfReply('tbRankBoardPut', reply.string(8), AGGREGATES),
       };
     },
   }),
@@ -79,6 +83,8 @@ export const BOARDS_FUNCTIONS = {
       revision: number;
       maxItems: number | null;
       viewsJson: string;
+      /** Absent: sum. */
+      aggregate?: Aggregate;
       nowMs: number;
     }) => ({
       keys: [call.keys.cfg()],
@@ -90,6 +96,7 @@ export const BOARDS_FUNCTIONS = {
         call.nowMs,
         call.maxItems ?? 0,
         call.viewsJson,
+        call.aggregate ?? 'sum',
       ],
     }),
     decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),

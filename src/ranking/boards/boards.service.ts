@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
+import type { Aggregate } from '../core/aggregate';
 import { BoardConfig } from '../core/board';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
@@ -17,6 +18,8 @@ export interface BoardView {
   maxItems?: number;
   /** Present when the board has views. */
   views?: ViewView[];
+  /** Present when not sum. */
+  aggregate?: Aggregate;
 }
 
 /** A page of GET /boards: from `offset`, or after the name `cursor` when given. */
@@ -34,6 +37,8 @@ export interface PutBoardInput {
   reset: boolean;
   maxItems?: number;
   views?: ViewInput[];
+  /** undefined keeps the stored one (sum for a new board). */
+  aggregate?: Aggregate;
 }
 
 /** Boards: their configs (checked, stored, cached), the registry's pages, deletion, the change version. */
@@ -46,9 +51,11 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset, maxItems } = input;
+    const { name, shards, reset, maxItems, aggregate } = input;
     const windows = resolveWindows(input.windows);
     const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
+    // Decay, hot and rising weigh sums of events; a max / min / last window holds no sum to weigh.
+    if (views.length > 0) await this.checkViewsAllowed(name, aggregate);
     const version = randomUUID();
     const result = await this.store.putBoard({
       name,
@@ -56,6 +63,7 @@ export class BoardsService {
       shards,
       maxItems,
       views,
+      aggregate,
       reset,
       version,
       nowMs: this.clock.nowMs(),
@@ -98,6 +106,12 @@ export class BoardsService {
     return this.store.changeVersion(await this.cache.get(name));
   }
 
+  /** Decay, hot and rising weigh sums of events: a max / min / last board (the one asked for, else the stored one) has none. */
+  private async checkViewsAllowed(name: string, asked: Aggregate | undefined): Promise<void> {
+    const aggregate = asked ?? (await this.store.loadBoard(name))?.aggregate ?? 'sum';
+    if (aggregate !== 'sum') throw new InvalidInputError(M.viewsNeedSum(name, aggregate));
+  }
+
   /** The stored views, checked again against the new windows (a PUT without `views` keeps them). */
   private async keptViews(name: string, windows: WindowSpec[]): Promise<ViewConfig[]> {
     const stored = (await this.store.loadBoard(name))?.views ?? [];
@@ -122,5 +136,6 @@ function viewOf(config: BoardConfig): BoardView {
     })),
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
     ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
+    ...(config.aggregate === undefined || config.aggregate === 'sum' ? {} : { aggregate: config.aggregate }),
   };
 }

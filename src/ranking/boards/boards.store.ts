@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config';
 import { RedisService } from '../../redis/redis.service';
+import { aggregateOf } from '../core/aggregate';
 import { BoardConfig, PreparedBoard } from '../core/board';
 import { RankingKeys } from '../core/ranking.keys';
 import type { PutBoardResult } from '../core/board';
@@ -40,6 +41,7 @@ export class BoardsStore {
       windows: JSON.parse(stored.windows) as WindowConfig[],
       maxItems: stored.maxItems ? Number(stored.maxItems) : null,
       views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
+      aggregate: aggregateOf(stored.aggregate),
     };
   }
 
@@ -92,6 +94,7 @@ export class BoardsStore {
       windows: JSON.parse(reply.windowsJson) as WindowConfig[],
       maxItems: reply.maxItems,
       views: JSON.parse(reply.viewsJson) as ViewConfig[],
+      aggregate: reply.aggregate,
     };
     await Promise.all(
       Array.from({ length: reply.shards - 1 }, (_, i) =>

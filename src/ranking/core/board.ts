@@ -1,3 +1,4 @@
+import type { Aggregate } from './aggregate';
 import { BoardKeys } from './ranking.keys';
 import { shardOf } from './shard-math';
 import type { ViewConfig } from './trending-math';
@@ -13,6 +14,8 @@ export interface BoardConfig {
   maxItems: number | null;
   /** Trending views, read like windows (names never a window's). */
   views: ViewConfig[];
+  /** Absent: sum. */
+  aggregate?: Aggregate;
 }
 
 /** The keys of one shard and the key lists its scripts take. */

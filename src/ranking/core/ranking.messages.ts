@@ -41,6 +41,12 @@ export const RANKING_MESSAGES = {
   atBeforeWindows: "at lies before every window's live span, or before every window holding it was created",
   keptViewsBroken: (problem: string) =>
     `the stored views no longer fit the windows (${problem}); send views with the new windows`,
+  viewsNeedSum: (board: string, aggregate: string) =>
+    `views (decay, hot, rising) weigh sums of events: board "${board}" would aggregate by ${aggregate}; drop the views or use aggregate sum`,
+  aggregateMismatch: (board: string, aggregate: string, write: string) =>
+    aggregate === 'sum'
+      ? `board "${board}" sums its events: ${write} takes no score (use increment, or a board with aggregate max, min or last)`
+      : `board "${board}" keeps the ${aggregate} score of each item: ${write} does not apply (POST /boards/${board}/items/:item/score records one)`,
   viewCount: (max: number) => `views must hold at most ${max} views`,
   viewNameTaken: (field: string, name: string) => `${field}.name "${name}" is already a window or view name`,
   viewField: (field: string, problem: string) => `${field}.${problem}`,

@@ -1,3 +1,4 @@
+import type { Aggregate } from './aggregate';
 import type { ViewConfig } from './trending-math';
 import type { WindowSpec } from './window-math';
 
@@ -117,6 +118,8 @@ export interface PutBoardCommand {
   shards: number | undefined;
   maxItems: number | undefined;
   views: ViewConfig[];
+  /** undefined keeps the stored one (sum for a new board). */
+  aggregate?: Aggregate;
   reset: boolean;
   /** The new config's version (a fresh id per PUT). */
   version: string;

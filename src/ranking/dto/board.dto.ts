@@ -37,6 +37,7 @@ import {
   VIEWS_PER_BOARD,
   WINDOWS_PER_BOARD,
 } from '../core/ranking.limits';
+import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import { VIEW_MODES } from '../core/trending-math';
 
 const DURATION_SCHEMA = {
@@ -179,11 +180,21 @@ export class PutBoardDto {
 
   @Views()
   views?: ViewDto[];
+
+  @ApiPropertyOptional({
+    enum: AGGREGATES,
+    description:
+      "How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data",
+  })
+  @IsOptionalNotNull()
+  @IsIn(AGGREGATES, { message: `$property must be one of ${AGGREGATES.join(', ')}` })
+  aggregate?: Aggregate;
 }
 
 export class PutBoardQuery {
   @ApiPropertyOptional({
-    description: 'Drop the data of windows whose period or interval changes, or that are removed',
+    description:
+      "Drop the data of windows whose period or interval changes, or that are removed (every window's when the shards or the aggregate change)",
   })
   @IsOptionalNotNull()
   @ToBool()
@@ -223,6 +234,8 @@ export class BoardViewDto {
   maxItems?: number;
   @ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' })
   views?: ViewViewDto[];
+  @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
+  aggregate?: Aggregate;
 }
 
 export class BoardListDto {

@@ -70,6 +70,7 @@ export class WritesService {
   ): Promise<WriteAnswer<ItemWritten>> {
     const { name, item, amount, budget, atSec, createdAtSec } = request;
     // `at` and `createdAt` are part of the request only when sent: requests without keep their fingerprint.
+    await this.checkAggregate(name, 'sum', 'increment');
     const fingerprint = ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec)];
     const keyed = idemRequest(request.idemKey, fingerprint);
     return this.cache.withBoard(name, (board) =>
@@ -99,6 +100,32 @@ export class WritesService {
     );
   }
 
+  /** Records a score on a max / min / last board: checked, charged and answered like an increment. */
+  async score(
+    request: WriteRequest & { item: string; score: number; atSec?: number },
+  ): Promise<WriteAnswer<ItemWritten>> {
+    const { name, item, score, budget, atSec } = request;
+    await this.checkAggregate(name, 'best', 'score');
+    const keyed = idemRequest(request.idemKey, ['score', name, item, score, ...timeOf(atSec)]);
+    return this.cache.withBoard(name, (board) =>
+      this.ledgered(board, keyed, budget, 1, async (idem) => {
+        const nowMs = this.clock.nowMs();
+        const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
+        const reservation = reserveGrowth(budget, { items: 1 });
+        const atMs = eventTimeMs(atSec, nowMs);
+        const newItems = reservation.allowance('items');
+        const result = await this.store
+          .score({ board, nowMs, item, score, newItems, idem, atMs })
+          .catch((error: unknown) => {
+            throw atRefusal(error, problem) ?? this.growthError(error, reservation, board);
+          });
+        reservation.settle({ items: result.createdItems });
+        const body = { board: name, item, windows: byWindow(result), draining: result.draining };
+        return { replayed: result.replayed, body };
+      }),
+    );
+  }
+
   /**
    * On a sharded board the shards apply their entries independently: when some shard refuses because
    * the config changed, only its entries are retried (regrouped by the reloaded config), once. A part
@@ -115,7 +142,7 @@ export class WritesService {
     ]);
     // The request's time is when it arrived, whatever loading the config costs.
     const nowMs = this.clock.nowMs();
-    const board = await this.cache.get(name);
+    const board = await this.checkAggregate(name, 'sum', 'increments');
     const shardsTouched = new Set(inputs.map((input) => board.shardOf(input.item))).size;
     return this.ledgered(board, keyed, budget, shardsTouched, (idem) => {
       // A keyed batch on one shard is checked by its script, after its replay (an old `at` still replays).
@@ -144,6 +171,7 @@ export class WritesService {
     request: WriteRequest & { item: string; userId: string; undo: boolean; atSec?: number },
   ): Promise<WriteAnswer<ItemWritten & { userId: string; counted: boolean }>> {
     const { name, item, userId, undo, budget, atSec } = request;
+    await this.checkAggregate(name, 'sum', undo ? 'unlike' : 'like');
     const keyed = idemRequest(request.idemKey, [undo ? 'unlike' : 'like', name, item, userId, ...timeOf(atSec)]);
     return this.cache.withBoard(name, (board) =>
       this.ledgered(board, keyed, budget, 1, async (idem) => {
@@ -162,6 +190,21 @@ export class WritesService {
         return { replayed: result.replayed, body: { ...written, draining: result.draining } };
       }),
     );
+  }
+
+  /**
+   * A sum board takes increments and likes, a max / min / last board ('best') scores: the other kind is
+   * 409 AGGREGATE_MISMATCH. A mismatch with the cached config is checked once more against the stored
+   * one (another instance may have changed the aggregate); a match needs no check: the write's call is
+   * refused if the config changed since. Answers the board as checked.
+   */
+  private async checkAggregate(name: string, takes: 'sum' | 'best', write: string): Promise<PreparedBoard> {
+    const takesOf = (board: PreparedBoard) => ((board.config.aggregate ?? 'sum') === 'sum' ? 'sum' : 'best');
+    const cached = await this.cache.get(name);
+    if (takesOf(cached) === takes) return cached;
+    const fresh = await this.cache.reload(name);
+    if (takesOf(fresh) === takes) return fresh;
+    throw new ConflictError('AGGREGATE_MISMATCH', M.aggregateMismatch(name, fresh.config.aggregate ?? 'sum', write));
   }
 
   private async applyBatch(

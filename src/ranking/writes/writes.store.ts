@@ -14,6 +14,7 @@ import { boardCall, WriteCall } from '../core/script-call';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
 import { CoalescedIncrement, LedgerCall, LedgerEntry } from './writes.functions';
+import type { ScoreRecord } from '../scores/scores.functions';
 import { RANKING } from '../ranking.functions';
 
 const S = RANKING.functions;
@@ -28,6 +29,13 @@ export interface IncrementCommand {
   idem?: IdemRequest;
   atMs: number;
   createdMs?: number;
+}
+
+/** A score on a max / min / last board: `newItems` the new items it may create (UNLIMITED: no quota). */
+export interface ScoreCommand extends ScoreRecord {
+  board: PreparedBoard;
+  nowMs: number;
+  idem?: IdemRequest;
 }
 
 /** A batch's entries grouped by shard, each shard's growth allowance (UNLIMITED: no quota). */
@@ -97,6 +105,17 @@ export class WritesStore {
             increment: coalesced(increment),
           })
         : this.redis.callFunction(S.increment, { ...this.write(board, shard, nowMs, idem), ...coalesced(increment) }),
+    );
+    await this.indexDue(board, reply.created[1]);
+    return this.rankOverShards(board, shard, nowMs, reply, item);
+  }
+
+  /** A score of a max / min / last board: one call on the item's shard, ranked over the shards like an increment. */
+  async score(command: ScoreCommand): Promise<WriteOutcome> {
+    const { board, nowMs, item, idem } = command;
+    const shard = board.shardOf(item);
+    const reply = await guard(
+      this.redis.callFunction(S.recordScore, { ...command, ...this.write(board, shard, nowMs, idem) }),
     );
     await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply, item);

@@ -19,8 +19,12 @@
 -- ARGV[5]        now, unix milliseconds
 -- ARGV[6]        requested maxItems, or "" to keep the stored one (none for a new board)
 -- ARGV[7]        views, JSON array (see views_lib; "[]": none), checked against the windows by the app
+-- ARGV[8]        requested aggregate (sum, max, min, last), or "" to keep the stored one (sum for a new
+--                board; stored only when not sum, so a sum board's config is as before aggregates). A
+--                change drops every window's data (the slots hold another kind of value), so it is
+--                refused unless `reset`, like a change of shards.
 -- Reply: { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none), views
---        JSON } with status created | unchanged | updated, or { "conflict", message }
+--        JSON, aggregate } with status created | unchanged | updated, or { "conflict", message }
 -- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
 -- from its windows' live slots in this call (views_reconcile); a removed view's keys go.
 -- The request, read from the call's args.
@@ -34,7 +38,12 @@ local function board_request()
     now_ms = tonumber(ARGV[5]),
     max_items = ARGV[6],
     views_json = ARGV[7],
+    aggregate = ARGV[8],
   }
+end
+
+local function board_store_aggregate(r)
+  if r.aggregate == 'sum' then redis.call('HDEL', r.cfg_key, 'aggregate') else redis.call('HSET', r.cfg_key, 'aggregate', r.aggregate) end
 end
 
 -- Stores the views and brings their data in line with them (`dropped`: names of windows whose data went).
@@ -53,9 +62,11 @@ local function board_create(r)
   local json = cjson.encode(r.wanted)
   redis.call('HSET', r.cfg_key, 'version', r.new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', r.now_ms)
   if r.max_items ~= '' then redis.call('HSET', r.cfg_key, 'maxItems', r.max_items) end
+  if r.aggregate == '' then r.aggregate = 'sum' end
+  board_store_aggregate(r)
   store_snapshot_confs(r.cfg_key, r.wanted)
   board_store_views(r, nil, {})
-  return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json }
+  return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json, r.aggregate }
 end
 
 -- Compares the wanted windows with the stored ones (`plan.by_name`: the stored windows by name) into
@@ -68,7 +79,7 @@ local function board_compare_windows(r, plan, current)
     if old == nil then
       w.createdAtMs = r.now_ms
       plan.changed = true
-    elseif plan.reshard or old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
+    elseif plan.reshard or plan.reaggregate or old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
       plan.changed = true
       if r.reset then
         plan.to_drop[#plan.to_drop + 1] = w.name
@@ -102,13 +113,19 @@ local function board_plan(r, stored)
   if r.shards == '' then r.shards = stored_shards end
   plan.max_shards = math.max(tonumber(redis.call('HGET', cfg_key, 'maxShards') or stored_shards), tonumber(r.shards))
   plan.reshard = stored_shards ~= r.shards
+  local stored_aggregate = redis.call('HGET', cfg_key, 'aggregate') or 'sum'
+  if r.aggregate == '' then r.aggregate = stored_aggregate end
+  plan.reaggregate = stored_aggregate ~= r.aggregate
   local stored_max_items = redis.call('HGET', cfg_key, 'maxItems') or ''
   if r.max_items == '' then r.max_items = stored_max_items end
   plan.stored_views = redis.call('HGET', cfg_key, 'views')
-  plan.changed = #current ~= #r.wanted or plan.reshard or r.max_items ~= stored_max_items
+  plan.changed = #current ~= #r.wanted or plan.reshard or plan.reaggregate or r.max_items ~= stored_max_items
     or (plan.stored_views or '[]') ~= r.views_json
   if plan.reshard and not r.reset then
     plan.problems[#plan.problems + 1] = 'shards would change from ' .. stored_shards .. ' to ' .. r.shards
+  end
+  if plan.reaggregate and not r.reset then
+    plan.problems[#plan.problems + 1] = 'aggregate would change from ' .. stored_aggregate .. ' to ' .. r.aggregate
   end
   board_compare_windows(r, plan, current)
   return plan
@@ -127,8 +144,9 @@ local function board_update(r, plan)
   local json = cjson.encode(r.wanted)
   redis.call('HSET', cfg_key, 'version', r.new_version, 'windows', json, 'shards', r.shards, 'maxShards', plan.max_shards)
   if r.max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', r.max_items) end
+  board_store_aggregate(r)
   board_store_views(r, plan.stored_views, dropped)
-  return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json }
+  return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.aggregate }
 end
 
 local function board_put(keys, args)
@@ -143,7 +161,8 @@ local function board_put(keys, args)
   end
   if not plan.changed then
     return { 'unchanged', redis.call('HGET', r.cfg_key, 'version'), stored, r.shards,
-      tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards, tonumber(r.max_items) or 0, r.views_json }
+      tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards, tonumber(r.max_items) or 0, r.views_json,
+      r.aggregate }
   end
   return board_update(r, plan)
 end
