@@ -38,7 +38,8 @@ end
 -- them, touching at most `budget` fields. Subtract and delete happen together, so an expired slot can
 -- never be subtracted twice. A slot bigger than the budget is drained in part (subtract + HDEL of the
 -- same fields). On a max/min/last board the items the drained fields may have given their window
--- score are recomputed from the live slots instead (best_settle; its slot reads count in the budget).
+-- score are recomputed from the live slots instead (best_settle; its slot reads count in the budget,
+-- and a pass takes at most budget / slots fields, at least one, so one call stays near `budget` reads).
 -- Returns the budget left and whether expired data remains.
 local function expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget)
   local cutoff = current_slot(now_sec, interval_sec) - period_sec
@@ -48,12 +49,15 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     if budget <= 0 then return 0, true end
     local slot_key = slot_key_of(slots_key, oldest[1])
     local size = redis.call('HLEN', slot_key)
-    local whole = size <= budget
+    -- Fields this pass may take: on a max/min/last board each may cost a read of every live slot.
+    local take = budget
+    if BOARD.aggregate ~= 'sum' then take = math.max(1, math.floor(budget / redis.call('ZCARD', slots_key))) end
+    local whole = size <= take
     local entries
     if whole then
       entries = redis.call('HGETALL', slot_key)
     else
-      entries = redis.call('HRANDFIELD', slot_key, budget, 'WITHVALUES')
+      entries = redis.call('HRANDFIELD', slot_key, take, 'WITHVALUES')
     end
     -- Deletes before it subtracts: on a full Redis (maxmemory, noeviction) a script may run commands
     -- that can grow memory (ZINCRBY) only once it has written, and DEL/HDEL/ZREM never grow it. So
