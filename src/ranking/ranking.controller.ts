@@ -145,7 +145,8 @@ export class RankingController {
   ): Promise<BatchResultDto> {
     const entries = body.items.map((entry) => ({
       item: entry.item,
-      amount: entry.amount ?? DEFAULT_AMOUNT,
+      amount: entry.amount ?? (entry.score === undefined ? DEFAULT_AMOUNT : undefined),
+      score: entry.score,
       at: entry.at,
       createdAt: entry.createdAt,
     }));

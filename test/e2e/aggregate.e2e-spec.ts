@@ -69,6 +69,29 @@ describe.each([1, 3])('aggregate boards over HTTP (shards: %i)', (shards) => {
     expect((await score('late', 'x', { score: 10 ** 15 }).expect(200)).body.windows['3m'].score).toBe(10 ** 15);
   });
 
+  it('a batch on a max board carries scores (one kind per batch)', async () => {
+    await put('best', { aggregate: 'max' }).expect(201);
+    await put('sums', {}).expect(201);
+    const batch = (board: string, items: object[]) => http().post(`/boards/${board}/increments`).send({ items });
+    const applied = await batch('best', [
+      { item: 'a', score: 3 },
+      { item: 'a', score: 9 },
+      { item: 'b', score: 4 },
+    ]).expect(200);
+    expect(applied.body).toMatchObject({ board: 'best', count: 3 });
+    const top = await http().get('/boards/best/top').expect(200);
+    expect(top.body.items.map((row: { item: string; score: number }) => [row.item, row.score])).toEqual([
+      ['a', 9],
+      ['b', 4],
+    ]);
+    const mixed = await batch('best', [{ item: 'a', score: 1 }, { item: 'b' }]).expect(400);
+    expect(mixed.body.message).toContain('items.1'); // a batch of scores: every entry carries one
+    const both = await batch('best', [{ item: 'a', score: 1, amount: 2 }]).expect(400);
+    expect(both.body.message).toContain('items.0');
+    expect((await batch('sums', [{ item: 'a', score: 1 }]).expect(409)).body.code).toBe('AGGREGATE_MISMATCH');
+    expect((await batch('best', [{ item: 'a', score: 0.5 }]).expect(400)).body.code).toBe('INVALID_INPUT');
+  });
+
   it('a repeat with the same Idempotency-Key answers the stored body and applies nothing', async () => {
     await put('best', { aggregate: 'max' }).expect(201);
     const first = await score('best', 'ann', { score: 5 }).set('Idempotency-Key', 'k1').expect(200);

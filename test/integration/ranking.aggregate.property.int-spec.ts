@@ -10,27 +10,39 @@ const WINDOWS = [
 ];
 const ITEMS = ['a', 'b', 'c', 'é', 'a b/c'];
 
+interface Scored {
+  item: string;
+  score: number;
+  backMs: number;
+}
+
 type Step =
-  | { kind: 'score'; item: string; score: number; backMs: number }
+  | ({ kind: 'score' } & Scored)
+  | { kind: 'batch'; entries: Scored[] }
   | { kind: 'advance'; ms: number }
   | { kind: 'toBoundary'; intervalSec: number; offsetMs: number };
 
+const scored = {
+  item: fc.constantFrom(...ITEMS),
+  // Few distinct values: equal scores in several slots are where a recompute can go wrong.
+  score: fc.oneof(
+    { weight: 12, arbitrary: fc.integer({ min: -3, max: 12 }) },
+    { weight: 1, arbitrary: fc.constantFrom(1_000_000_000_000_000, -1_000_000_000_000_000) },
+  ),
+  // Mostly now; sometimes a late event, maybe older than some or every window's span.
+  backMs: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(0) },
+    { weight: 2, arbitrary: fc.integer({ min: 0, max: 100_000 }) },
+  ),
+};
+
 const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('score' as const), ...scored }) },
   {
-    weight: 6,
+    weight: 2,
     arbitrary: fc.record({
-      kind: fc.constant('score' as const),
-      item: fc.constantFrom(...ITEMS),
-      // Few distinct values: equal scores in several slots are where a recompute can go wrong.
-      score: fc.oneof(
-        { weight: 12, arbitrary: fc.integer({ min: -3, max: 12 }) },
-        { weight: 1, arbitrary: fc.constantFrom(1_000_000_000_000_000, -1_000_000_000_000_000) },
-      ),
-      // Mostly now; sometimes a late event, maybe older than some or every window's span.
-      backMs: fc.oneof(
-        { weight: 3, arbitrary: fc.constant(0) },
-        { weight: 2, arbitrary: fc.integer({ min: 0, max: 100_000 }) },
-      ),
+      kind: fc.constant('batch' as const),
+      entries: fc.array(fc.record(scored), { minLength: 1, maxLength: 4 }),
     }),
   },
   {
@@ -91,6 +103,7 @@ describe.each(CASES)(
         const intervalMs = s.intervalSec * 1000;
         return clock.setMs(Math.ceil((nowMs + 1) / intervalMs) * intervalMs + s.offsetMs);
       }
+      if (s.kind === 'batch') return applyBatch(name, model, s.entries);
       const atMs = nowMs - s.backMs;
       const landed = model.record(nowMs, atMs, s.item, s.score);
       const written = setup.ranking.score(
@@ -103,6 +116,17 @@ describe.each(CASES)(
       );
       if (landed) await written;
       else await expect(written).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+
+    /** A batch lands whole, or not at all (400) when some entry's slot is outside every window's span. */
+    async function applyBatch(name: string, model: BestModel, entries: Scored[]): Promise<void> {
+      const nowMs = clock.nowMs();
+      const inputs = entries.map((e) => ({ item: e.item, score: e.score, at: (nowMs - e.backMs) / 1000 }));
+      const written = setup.ranking.incrementBatch(name, inputs);
+      if (!entries.every((e) => model.lands(nowMs, nowMs - e.backMs)))
+        return void (await expect(written).rejects.toMatchObject({ code: 'INVALID_INPUT' }));
+      await written;
+      for (const e of entries) model.record(nowMs, nowMs - e.backMs, e.item, e.score);
     }
 
     async function compare(name: string, model: BestModel, window: string): Promise<void> {

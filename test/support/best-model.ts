@@ -29,9 +29,18 @@ export class BestModel {
 
   /** Records a score at `atMs` (<= now); false when no window's live span holds its slot (the service's 400). */
   record(nowMs: number, atMs: number, item: string, score: number): boolean {
-    const holding = this.windows.filter((w) => slotOf(atMs, w) > slotOf(nowMs, w) - w.periodSec);
+    const holding = this.holding(nowMs, atMs);
     for (const w of holding) this.events.get(w.name)!.push({ atMs, seq: this.seq++, item, score });
     return holding.length > 0;
+  }
+
+  /** Whether some window's live span holds the slot of `atMs`. */
+  lands(nowMs: number, atMs: number): boolean {
+    return this.holding(nowMs, atMs).length > 0;
+  }
+
+  private holding(nowMs: number, atMs: number): ModelWindow[] {
+    return this.windows.filter((w) => slotOf(atMs, w) > slotOf(nowMs, w) - w.periodSec);
   }
 
   /** Each item's value over the live slots. */

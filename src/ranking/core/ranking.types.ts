@@ -36,6 +36,7 @@ export interface StandingsReply {
 
 export interface BatchEntry {
   item: string;
+  /** On a max / min / last board: the entry's score. */
   amount: number;
   /** The event's time (unix ms, not after now); absent: now. */
   atMs?: number;

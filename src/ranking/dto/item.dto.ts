@@ -17,6 +17,7 @@ import { MAX_FUTURE_SKEW_SEC, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS, UNIX_SEC } fr
 import {
   AMOUNT_RANGE,
   BATCH_ENTRIES,
+  SCORE_RANGE,
   DEFAULT_AMOUNT,
   DEFAULT_RADIUS_ITEMS,
   DEFAULT_TOP_ITEMS,
@@ -94,6 +95,11 @@ export class BatchEntryDto {
   @AmountProperty()
   amount?: number;
 
+  @OptionalIntProperty(SCORE_RANGE, {
+    description: 'On a max / min / last board, the score (instead of amount; see POST .../score); elsewhere 409',
+  })
+  score?: number;
+
   @AtProperty()
   at?: number;
 
@@ -119,7 +125,13 @@ const BatchEntries = () =>
     kind: 'array',
     entries: BATCH_ENTRIES,
     entry: BatchEntryDto,
-    fields: { item: ID_FIELD, amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD },
+    fields: {
+      item: ID_FIELD,
+      amount: AMOUNT_FIELD,
+      score: optional({ kind: 'int', range: SCORE_RANGE }),
+      at: AT_FIELD,
+      createdAt: AT_FIELD,
+    },
   },
 })
 export class BatchIncrementDto {

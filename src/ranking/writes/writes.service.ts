@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
-import { ConflictError, NotFoundError } from '../../common/errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
 import { WriteAnswer } from '../../common/retry-safe';
 import { ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
 import { ClientBudget, growthErrorOf, Reservation, reserveGrowth } from '../../governance/growth-quotas';
@@ -29,7 +29,10 @@ import { WritesStore } from './writes.store';
 /** A batch entry as the client sent it: `at` (absent: now) and `createdAt` (absent: none) in unix seconds. */
 export interface BatchInput {
   item: string;
-  amount: number;
+  /** Undefined only beside a score. */
+  amount?: number;
+  /** A max / min / last board's entries carry a score instead of an amount. */
+  score?: number;
   at?: number;
   createdAt?: number;
 }
@@ -138,11 +141,18 @@ export class WritesService {
     const keyed = idemRequest(request.idemKey, [
       'increments',
       name,
-      inputs.map((e) => [e.item, e.amount, ...timeOf(e.at), ...createdOf(e.createdAt)]),
+      inputs.map((e) => [
+        e.item,
+        e.amount,
+        ...(e.score === undefined ? [] : ['score', e.score]),
+        ...timeOf(e.at),
+        ...createdOf(e.createdAt),
+      ]),
     ]);
     // The request's time is when it arrived, whatever loading the config costs.
     const nowMs = this.clock.nowMs();
-    const board = await this.checkAggregate(name, 'sum', 'increments');
+    const scored = inputs.some((input) => input.score !== undefined);
+    const board = await this.checkAggregate(name, scored ? 'best' : 'sum', scored ? 'a batch of scores' : 'increments');
     const shardsTouched = new Set(inputs.map((input) => board.shardOf(input.item))).size;
     return this.ledgered(board, keyed, budget, shardsTouched, (idem) => {
       // A keyed batch on one shard is checked by its script, after its replay (an old `at` still replays).
@@ -152,7 +162,7 @@ export class WritesService {
         checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
         return {
           item: input.item,
-          amount: input.amount,
+          amount: batchValue(input, i, scored),
           atMs: eventTimeMs(input.at, nowMs),
           ...(input.createdAt === undefined ? {} : { createdMs: eventTimeMs(input.createdAt, nowMs) }),
         };
@@ -321,4 +331,12 @@ export class WritesService {
         ),
     );
   }
+}
+
+/** A batch entry's value: its amount, or in a batch of scores (a max / min / last board) its score; never both kinds. */
+function batchValue(input: BatchInput, i: number, scored: boolean): number {
+  const value = scored ? input.score : input.amount;
+  if (value === undefined || (scored && input.amount !== undefined))
+    throw new InvalidInputError(M.batchKinds(`items.${i}`));
+  return value;
 }

@@ -848,6 +848,8 @@ export interface components {
              * @default 1
              */
             amount?: number;
+            /** @description On a max / min / last board, the score (instead of amount; see POST .../score); elsewhere 409 */
+            score?: number;
             /**
              * @description The event's time, unix seconds (fractions allowed; default now): it lands in the slot of that time in every window and view whose live span still holds it. At most 5 s ahead (counted as now); older than every window's live span is a 400
              * @example 1700000000.5
