@@ -4,7 +4,7 @@ import { BadRequestException, DynamicModule, Type } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import { AppModule } from '../app.module';
 import { IncrementCounterDto } from '../counters/dto/counter.dto';
-import { BatchIncrementDto, IncrementDto, ItemParams, TopQuery } from '../ranking/dto/item.dto';
+import { BatchIncrementDto, IncrementDto, ItemParams, HistoryQuery } from '../ranking/dto/item.dto';
 import { RecordDto } from '../stats/dto/stats.dto';
 import { compiledCheckOf, DtoClass, FieldRule, FieldRules, RegisteredCheck, registeredChecks } from './compiled-checks';
 import { createReferenceValidationPipe } from '../edge/validation';
@@ -305,8 +305,8 @@ describe('compiled checks on common requests', () => {
     expect(compiledCheckOf(IncrementDto)!(undefined)).toBeInstanceOf(IncrementDto);
     expect(compiledCheckOf(IncrementDto)!({ amount: 0 })).toBeUndefined();
     expect(compiledCheckOf(IncrementDto)!({ amount: null })).toBeUndefined();
-    expect(compiledCheckOf(TopQuery)!({ limit: '10', window: '24h' })).toEqual(
-      Object.assign(new TopQuery(), { window: '24h', limit: 10 }),
+    expect(compiledCheckOf(HistoryQuery)!({ at: '1700000000', window: '24h' })).toEqual(
+      Object.assign(new HistoryQuery(), { window: '24h', at: 1_700_000_000 }),
     );
     const batch = compiledCheckOf(BatchIncrementDto)!({ items: [{ item: 'a', amount: 2 }, { item: 'b' }] });
     expect(batch).toEqual(Object.assign(new BatchIncrementDto(), { items: [{ item: 'a', amount: 2 }, { item: 'b' }] }));

@@ -33,6 +33,11 @@ export const ERROR_CODES = {
     retry: 'no: the window keeps no snapshots, or none is kept for that time (the message says which)',
   },
   INGEST_SOURCE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
+  ITEM_NOT_FOUND: {
+    status: 404,
+    applied: 'no',
+    retry: 'no: data is kept only for an item some window of the board holds; write to the item first',
+  },
   ROUTE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: no such route' },
   METHOD_NOT_ALLOWED: {
     status: 405,
@@ -90,6 +95,7 @@ export const ERROR_CODES = {
     retry: 'only the entries the message says were not applied',
   },
   BODY_TOO_LARGE: { status: 413, applied: 'no', retry: 'no: send a smaller body' },
+  DATA_TOO_LARGE: { status: 413, applied: 'no', retry: 'no: item data holds at most 1 024 bytes of JSON' },
   URI_TOO_LONG: { status: 414, applied: 'no', retry: 'no' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, applied: 'no', retry: 'no: send application/json' },
   IDEMPOTENCY_KEY_REUSED: {

@@ -21,8 +21,8 @@ export const JSON_LIMITS = {
   maxBodyBytes: 64 * 1024,
 } as const;
 
-/** Routes whose bodies may be as large as a batch. */
-const LARGE_BODY_ROUTES = new Set(['/boards/:board/increments']);
+/** Routes whose bodies may be as large as a batch (a lookup's 1 000 ids). */
+const LARGE_BODY_ROUTES = new Set(['/boards/:board/increments', '/boards/:board/lookup']);
 
 /** The bounds jsonShapeProblem checks (JSON_LIMITS by default). */
 export type JsonShapeLimits = Record<

@@ -8,6 +8,10 @@ import { ExpiryStore } from './expiry/expiry.store';
 import { RankingScheduler } from './expiry/ranking.scheduler';
 import { HistoryService } from './history/history.service';
 import { HistoryStore } from './history/history.store';
+import { ItemDataService } from './items/items.service';
+import { ItemDataStore } from './items/items.store';
+import { LookupService } from './lookup/lookup.service';
+import { LookupStore } from './lookup/lookup.store';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
 import { ReadsStore } from './reads/reads.store';
@@ -24,9 +28,9 @@ import { WritesStore } from './writes/writes.store';
  * feature in capability slices (docs/architecture.md). Layers, lowest first; a slice
  * imports only from its own layer's core or below, never from a layer above it:
  *
- *   core  <-  boards  <-  shards, history  <-  reads, spans, views, writes  <-  expiry  <-  facade (RankingService), controller
+ *   core  <-  boards  <-  shards, history  <-  reads, spans, views, writes, lookup, items  <-  expiry  <-  facade (RankingService), controllers
  *
- * (shards and history are peers, as are reads, spans, views and writes: peers never import each other.)
+ * (shards and history are peers, as are reads, spans, views, writes, lookup and items: peers never import each other.)
  */
 @Module({
   providers: [
@@ -45,12 +49,16 @@ import { WritesStore } from './writes/writes.store';
     ViewsService,
     WritesStore,
     WritesService,
+    LookupStore,
+    LookupService,
+    ItemDataStore,
+    ItemDataService,
     ExpiryStore,
     ExpiryService,
     RankingScheduler,
     RankingService,
   ],
-  // BoardCache: stream ingest applies events with the boards' cached configs.
-  exports: [RankingService, RankingScheduler, BoardCache],
+  // BoardCache: stream ingest applies events with the boards' cached configs. Lookup, item data: their controllers.
+  exports: [RankingService, RankingScheduler, BoardCache, LookupService, ItemDataService],
 })
 export class RankingCoreModule {}

@@ -7,7 +7,6 @@ import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
-  AroundQuery,
   AroundResultDto,
   BatchIncrementDto,
   BatchResultDto,
@@ -20,11 +19,9 @@ import {
   LikeResultDto,
   StandingDto,
   HistoryQuery,
-  ItemQuery,
   HistoryResultDto,
   ItemHistoryQuery,
   ItemHistoryResultDto,
-  TopQuery,
   TopResultDto,
 } from './dto/item.dto';
 import {
@@ -33,6 +30,8 @@ import {
   DEFAULT_TOP_ITEMS,
   MAX_SHARDED_DEPTH_ITEMS,
 } from './core/ranking.limits';
+import { AroundDataQuery, ItemDataQuery, TopDataQuery } from './dto/lookup.dto';
+import { ItemDataService } from './items/items.service';
 import { BoardView, RankingService } from './ranking.service';
 import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
@@ -48,6 +47,7 @@ export class RankingController {
   constructor(
     private readonly ranking: RankingService,
     private readonly quotas: GrowthQuotas,
+    private readonly itemData: ItemDataService,
   ) {}
 
   @Put('admin/boards/:board')
@@ -73,6 +73,7 @@ export class RankingController {
       query.reset ?? false,
       body.maxItems,
       body.views,
+      body.ties,
       body.aggregate,
     );
     void reply.status(result.created ? 201 : 200);
@@ -197,16 +198,25 @@ export class RankingController {
     400,
     `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
   )
-  top(@Param() params: BoardParams, @Query() query: TopQuery): Promise<TopResultDto> {
-    return this.ranking.top(params.board, query.window, query.offset ?? 0, query.limit ?? DEFAULT_TOP_ITEMS, {
-      span: query.span,
-    });
+  async top(@Param() params: BoardParams, @Query() query: TopDataQuery): Promise<TopResultDto> {
+    const page = await this.ranking.top(
+      params.board,
+      query.window,
+      query.offset ?? 0,
+      query.limit ?? DEFAULT_TOP_ITEMS,
+      {
+        span: query.span,
+      },
+    );
+    return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
   }
 
   @Get('boards/:board/items/:item')
   @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ItemResultDto)
-  item(@Param() params: ItemParams, @Query() query: ItemQuery): Promise<ItemResultDto> {
-    return this.ranking.item(params.board, query.window, params.item, { span: query.span });
+  async item(@Param() params: ItemParams, @Query() query: ItemDataQuery): Promise<ItemResultDto> {
+    const standing = await this.ranking.item(params.board, query.window, params.item, { span: query.span });
+    const [withData] = await this.itemData.attach(params.board, [standing], query.data);
+    return withData;
   }
 
   @Get('boards/:board/items/:item/around')
@@ -215,10 +225,17 @@ export class RankingController {
     `${WINDOW_NOTE} Empty when the item holds nothing in the window.`,
     AroundResultDto,
   )
-  around(@Param() params: ItemParams, @Query() query: AroundQuery): Promise<AroundResultDto> {
-    return this.ranking.around(params.board, query.window, params.item, query.radius ?? DEFAULT_RADIUS_ITEMS, {
-      span: query.span,
-    });
+  async around(@Param() params: ItemParams, @Query() query: AroundDataQuery): Promise<AroundResultDto> {
+    const rows = await this.ranking.around(
+      params.board,
+      query.window,
+      params.item,
+      query.radius ?? DEFAULT_RADIUS_ITEMS,
+      {
+        span: query.span,
+      },
+    );
+    return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };
   }
 
   @Get('boards/:board/history')

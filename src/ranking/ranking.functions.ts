@@ -4,6 +4,8 @@ import { BOARDS_FUNCTIONS } from './boards/boards.functions';
 import { RANKING_MODULES } from './core/script-call';
 import { EXPIRY_FUNCTIONS } from './expiry/expiry.functions';
 import { HISTORY_FUNCTIONS } from './history/history.functions';
+import { ITEMS_FUNCTIONS } from './items/items.functions';
+import { LOOKUP_FUNCTIONS } from './lookup/lookup.functions';
 import { READS_FUNCTIONS } from './reads/reads.functions';
 import { SCORES_FUNCTIONS } from './scores/scores.functions';
 import { SHARDS_FUNCTIONS } from './shards/shards.functions';
@@ -16,6 +18,8 @@ export const RANKING_SLICES = [
   ['boards', BOARDS_FUNCTIONS],
   ['expiry', EXPIRY_FUNCTIONS],
   ['history', HISTORY_FUNCTIONS],
+  ['items', ITEMS_FUNCTIONS],
+  ['lookup', LOOKUP_FUNCTIONS],
   ['reads', READS_FUNCTIONS],
   ['scores', SCORES_FUNCTIONS],
   ['shards', SHARDS_FUNCTIONS],
@@ -31,7 +35,7 @@ export const RANKING_SLICES = [
  */
 export const RANKING = defineLibrary({
   name: 'tb_ranking',
-  version: 2,
+  version: 3,
   modules: [
     ...RANKING_MODULES,
     SPAN_MODULE,
@@ -42,6 +46,8 @@ export const RANKING = defineLibrary({
     ...BOARDS_FUNCTIONS,
     ...EXPIRY_FUNCTIONS,
     ...HISTORY_FUNCTIONS,
+    ...ITEMS_FUNCTIONS,
+    ...LOOKUP_FUNCTIONS,
     ...READS_FUNCTIONS,
     ...SCORES_FUNCTIONS,
     ...SHARDS_FUNCTIONS,

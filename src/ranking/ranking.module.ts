@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ItemDataController } from './items/item-data.controller';
+import { LookupController } from './lookup/lookup.controller';
 import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
 import { ScoresController } from './scores/scores.controller';
@@ -6,7 +8,7 @@ import { ScoresController } from './scores/scores.controller';
 /** Ranking over HTTP: the core module (its slices and their layer order are there) and its routes. */
 @Module({
   imports: [RankingCoreModule],
-  controllers: [RankingController, ScoresController],
+  controllers: [RankingController, LookupController, ItemDataController, ScoresController],
   exports: [RankingCoreModule],
 })
 export class RankingModule {}

@@ -4,6 +4,7 @@ import { ClientBudget } from '../governance/growth-quotas';
 import { BoardPage, BoardsService, BoardView } from './boards/boards.service';
 import { RankedSources } from './boards/ranked-sources';
 import { ViewRowAnswer, WindowFigures } from './core/answers';
+import type { TiesMode } from './core/board';
 import { InvalidInputError } from '../common/errors';
 import { RANKING_MESSAGES as M } from './core/ranking.messages';
 import type { Aggregate } from './core/aggregate';
@@ -52,7 +53,7 @@ export class RankingService {
     private readonly spans: SpansService,
   ) {}
 
-  /** `shards`, `maxItems` and `views` undefined keep the stored ones. */
+  /** `shards`, `maxItems`, `views` and `ties` undefined keep the stored ones. */
   putBoard(
     name: string,
     windows: WindowInput[],
@@ -60,9 +61,10 @@ export class RankingService {
     reset = false,
     maxItems?: number,
     views?: ViewInput[],
+    ties?: TiesMode,
     aggregate?: Aggregate,
   ): Promise<{ created: boolean; board: BoardView }> {
-    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, aggregate });
+    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, ties, aggregate });
   }
 
   getBoard(name: string): Promise<BoardView> {

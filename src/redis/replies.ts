@@ -62,6 +62,14 @@ export class Reply {
     return value;
   }
 
+  /** A string, or null where the script answered false (a missing hash field of HMGET). */
+  optionalString(index: number): string | null {
+    const value = this.items[index];
+    if (value === null) return null;
+    if (typeof value !== 'string') throw this.mismatch(index, 'a string or null');
+    return value;
+  }
+
   /** A number sent as a Lua number or as a numeric string (floats cross as strings). */
   number(index: number): number {
     const value = this.items[index];

@@ -182,10 +182,16 @@ describeInBrowser(
       expect(await page.locator('#top tbody tr[data-item="post-f"] .move').textContent()).toBe('new');
       await page.screenshot({ path: join(SHOTS, 'dashboard-live.png'), fullPage: true });
 
-      // An item's sparkline: its rank at each kept slot boundary.
+      // An item's sparkline: its rank at each kept slot boundary; and its data, where it has some.
+      await http()
+        .put('/boards/trending/items/post-b/data')
+        .send({ title: 'Hello', tags: ['a'] })
+        .expect(204);
       await page.click('#top tbody tr[data-item="post-b"]');
       await page.waitForSelector('#sparkline svg polyline');
       expect(await page.locator('#item-note').textContent()).toMatch(/Rank at each of the last \d+ slot boundaries/);
+      await page.waitForSelector('#item-data dd', { timeout: 5000 });
+      expect(await page.locator('#item-data').innerText()).toMatch(/title\s+Hello\s+tags\s+\["a"\]/);
       await page.screenshot({ path: join(SHOTS, 'dashboard-item.png'), fullPage: true });
 
       // Counters, the stats hour and, with the admin token, the routes panels.

@@ -29,7 +29,10 @@ describe('load shedding: a flood of deep reads on a 64-shard board', () => {
         item: `item-${start + i}`,
         amount: 1 + ((start + i) % 997),
       }));
-      const seeded = await fastify.inject({ method: 'POST', url: '/boards/hot/increments', payload: { items } });
+      // Seeding is not what is tested: on a busy machine this instance may shed a 64-shard batch too.
+      let seeded = await fastify.inject({ method: 'POST', url: '/boards/hot/increments', payload: { items } });
+      for (let retry = 0; seeded.statusCode === 503 && retry < 20; retry++)
+        seeded = await fastify.inject({ method: 'POST', url: '/boards/hot/increments', payload: { items } });
       expect(seeded.statusCode).toBe(200);
     }
   });

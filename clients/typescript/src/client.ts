@@ -164,6 +164,32 @@ export class Boards extends Routes {
     return this.send({ method: 'GET', path, params: { board, item }, query, repeat: 'safe' }, options);
   }
 
+  /** Scores and ranks of up to 1 000 ids (board ranks, or with `relative` ranks among them), in the order given. */
+  lookup(
+    board: string,
+    body: Body<'/boards/{board}/lookup', 'post'>,
+    query: Query<'/boards/{board}/lookup', 'post'> = {},
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/lookup', 'post'> {
+    const path = '/boards/{board}/lookup';
+    return this.send({ method: 'POST', path, params: { board }, query, body, repeat: 'safe' }, options);
+  }
+
+  /** Stores an item's data (a JSON object of at most 1 024 bytes), kept while some window holds the item. */
+  putData(board: string, item: string, data: Record<string, unknown>, options?: CallOptions): Promise<void> {
+    const path = '/boards/{board}/items/{item}/data';
+    return this.send(
+      { method: 'PUT', path, params: { board, item }, body: data, repeat: 'safe', keyed: true },
+      options,
+    );
+  }
+
+  /** Removes an item's data. */
+  deleteData(board: string, item: string, options?: CallOptions): Promise<void> {
+    const path = '/boards/{board}/items/{item}/data';
+    return this.send({ method: 'DELETE', path, params: { board, item }, repeat: 'safe', keyed: true }, options);
+  }
+
   /** A window's listing at a slot boundary (the latest snapshot, or the latest at or before `at`). */
   history(
     board: string,

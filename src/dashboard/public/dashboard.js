@@ -17,7 +17,7 @@
   const MAX_TRIES = 5;
   /** 503 codes that pass by themselves: the page waits Retry-After and reads again, saying nothing alarming. */
   const PASSING = new Set(['WINDOW_DRAINING', 'REDIS_BUSY']);
-  const { element, fillSelect, format, lineChart, movementOf, parseEvent, sleep } = window.TrendboardKit;
+  const { dataEntries, element, fillSelect, format, lineChart, movementOf, parseEvent, sleep } = window.TrendboardKit;
 
   const $ = (id) => document.getElementById(id);
   const query = new URLSearchParams(location.search);
@@ -112,6 +112,7 @@
     state.live.clear();
     $('item-name').textContent = '';
     $('sparkline').replaceChildren();
+    $('item-data').replaceChildren();
     $('item-note').textContent = 'Click a row to see its rank over recent slots.';
     startStream();
   }
@@ -226,6 +227,11 @@
     state.selected = item;
     for (const tr of $('top').tBodies[0].rows) tr.classList.toggle('selected', tr.dataset.item === item);
     $('item-name').textContent = item;
+    // The item's data (PUT /boards/:board/items/:item/data), where it has some.
+    void getJson(`/boards/${path(state.board, 'items', item)}?window=${path(state.window)}&data=true`).then(
+      (standing) => state.selected === item && $('item-data').replaceChildren(...dataEntries(standing.data)),
+      () => $('item-data').replaceChildren(),
+    );
     if (!keepsSnapshots()) {
       const view = readableNamed(state.window);
       $('item-note').textContent = view?.mode

@@ -87,5 +87,13 @@ window.TrendboardKit = (() => {
     return svg;
   }
 
-  return { element, fillSelect, format, lineChart, movementOf, parseEvent, sleep };
+  /** An item's data (a JSON object) as term/value pairs for a <dl>: strings as they are, the rest as JSON. */
+  function dataEntries(data) {
+    return Object.entries(data ?? {}).flatMap(([key, value]) => [
+      element('dt', key),
+      element('dd', typeof value === 'string' ? value : JSON.stringify(value)),
+    ]);
+  }
+
+  return { dataEntries, element, fillSelect, format, lineChart, movementOf, parseEvent, sleep };
 })();

@@ -1,6 +1,7 @@
 import { RESEND_GUARD_MS } from '../../common/limits';
 import { intReply, oneOfReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
+import { TIES_MODES, TiesMode } from '../core/board';
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import type { BoardKeys } from '../core/ranking.keys';
 import type { PutBoardCommand } from '../core/ranking.types';
@@ -16,6 +17,7 @@ export type BoardPutReply =
       /** null: no cap */
       maxItems: number | null;
       viewsJson: string;
+      ties: TiesMode;
       aggregate: Aggregate;
     }
   | { status: 'conflict'; message: string };
@@ -36,6 +38,7 @@ export const BOARDS_FUNCTIONS = {
         call.nowMs,
         call.maxItems ?? '',
         JSON.stringify(call.views),
+        call.ties ?? '',
         call.aggregate ?? '',
       ],
     }),
@@ -43,7 +46,7 @@ export const BOARDS_FUNCTIONS = {
       const reply = new Reply('tbRankBoardPut', raw);
       const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
       if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
-      reply.expectLength(9);
+      reply.expectLength(10);
       return {
         status,
         version: reply.string(1),
@@ -53,7 +56,8 @@ export const BOARDS_FUNCTIONS = {
         mostShards: reply.number(5),
         maxItems: reply.int(6) || null,
         viewsJson: reply.string(7),
-        aggregate: oneOfReply('tbRankBoardPut', reply.string(8), AGGREGATES),
+        ties: oneOfReply('tbRankBoardPut', reply.string(8), TIES_MODES),
+        aggregate: oneOfReply('tbRankBoardPut', reply.string(9), AGGREGATES),
       };
     },
   }),

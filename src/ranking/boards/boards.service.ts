@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
 import type { Aggregate } from '../core/aggregate';
-import { BoardConfig } from '../core/board';
+import { BoardConfig, TiesMode } from '../core/board';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
 import { resolveWindows, SnapshotSpec, WindowInput, WindowSpec } from '../core/window-math';
@@ -18,6 +18,8 @@ export interface BoardView {
   maxItems?: number;
   /** Present when the board has views. */
   views?: ViewView[];
+  /** Present when ties are strict ("first"). */
+  ties?: TiesMode;
   /** Present when not sum. */
   aggregate?: Aggregate;
 }
@@ -37,6 +39,7 @@ export interface PutBoardInput {
   reset: boolean;
   maxItems?: number;
   views?: ViewInput[];
+  ties?: TiesMode;
   /** undefined keeps the stored one (sum for a new board). */
   aggregate?: Aggregate;
 }
@@ -51,7 +54,8 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset, maxItems, aggregate } = input;
+    const { name, shards, reset, maxItems, ties, aggregate } = input;
+    if (ties === 'first' && shards !== undefined && shards > 1) throw new InvalidInputError(M.tiesFirstSharded());
     const windows = resolveWindows(input.windows);
     const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
     // Decay, hot and rising weigh sums of events; a max / min / last window holds no sum to weigh.
@@ -63,6 +67,7 @@ export class BoardsService {
       shards,
       maxItems,
       views,
+      ties,
       aggregate,
       reset,
       version,
@@ -136,6 +141,7 @@ function viewOf(config: BoardConfig): BoardView {
     })),
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
     ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
+    ...(config.ties === 'first' ? { ties: config.ties } : {}),
     ...(config.aggregate === undefined || config.aggregate === 'sum' ? {} : { aggregate: config.aggregate }),
   };
 }

@@ -41,6 +41,7 @@ export class BoardsStore {
       windows: JSON.parse(stored.windows) as WindowConfig[],
       maxItems: stored.maxItems ? Number(stored.maxItems) : null,
       views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
+      ties: stored.ties === 'first' ? 'first' : 'shared',
       aggregate: aggregateOf(stored.aggregate),
     };
   }
@@ -94,6 +95,7 @@ export class BoardsStore {
       windows: JSON.parse(reply.windowsJson) as WindowConfig[],
       maxItems: reply.maxItems,
       views: JSON.parse(reply.viewsJson) as ViewConfig[],
+      ties: reply.ties,
       aggregate: reply.aggregate,
     };
     await Promise.all(

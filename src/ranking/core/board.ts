@@ -1,5 +1,6 @@
 import type { Aggregate } from './aggregate';
 import { BoardKeys } from './ranking.keys';
+import type { TiesMode } from './ranking.types';
 import { shardOf } from './shard-math';
 import type { ViewConfig } from './trending-math';
 import { WindowConfig } from './window-math';
@@ -16,7 +17,11 @@ export interface BoardConfig {
   views: ViewConfig[];
   /** Absent: sum. */
   aggregate?: Aggregate;
+  /** Equal scores: one competition rank (shared, also when absent), or strict ranks in the order items reached their score (first). */
+  ties?: TiesMode;
 }
+
+export { TIES_MODES, type TiesMode } from './ranking.types';
 
 /** The keys of one shard and the key lists its scripts take. */
 export interface ShardKeys {

@@ -60,6 +60,15 @@ export const RANKING_MESSAGES = {
     `board "${board}": an expired slot of the window is still being drained after ${calls} drain calls; a read lists nothing from outside its window, retry in a moment`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
+  dataTooLarge: (bytes: number, max: number) => `data is ${bytes} bytes of JSON; at most ${max} are allowed`,
+  dataNotAnObject: () => 'data must be a JSON object',
+  itemNotHeld: (board: string, item: string) =>
+    `no window of board "${board}" holds item "${item}": data is kept only for items the board holds`,
+  lookupReadsWindows: (board: string, view: string) =>
+    `"${view}" is a view of board "${board}": a lookup reads windows (name one of the board's windows)`,
+  lookupIdTwice: (item: string) => `items holds "${item}" twice`,
+  tiesFirstSharded: () =>
+    'ties "first" needs a board of 1 shard: strict order across shards is not supported (use shards: 1, or ties "shared")',
   spanNotInWindow: (board: string, window: string, spanSec: number, periodSec: number, intervalSec: number) =>
     `span ${spanSec}s does not fit window "${window}" of board "${board}": it must be a multiple of the window's interval (${intervalSec}s) and at most its period (${periodSec}s)`,
   spanOnView: (board: string, view: string) =>

@@ -2,6 +2,10 @@ import type { Aggregate } from './aggregate';
 import type { ViewConfig } from './trending-math';
 import type { WindowSpec } from './window-math';
 
+/** How equal scores rank: shared competition ranks, or strict ranks with the earlier score first. */
+export const TIES_MODES = ['shared', 'first'] as const;
+export type TiesMode = (typeof TIES_MODES)[number];
+
 /**
  * The ranking feature's shared vocabulary: what the slices hand each other and answer. Pure types:
  * no persistence file declares a domain type, every slice reads them from here.
@@ -121,8 +125,20 @@ export interface PutBoardCommand {
   views: ViewConfig[];
   /** undefined keeps the stored one (sum for a new board). */
   aggregate?: Aggregate;
+  /** Absent: keep the stored one (shared for a new board). */
+  ties?: TiesMode;
   reset: boolean;
   /** The new config's version (a fresh id per PUT). */
   version: string;
   nowMs: number;
+}
+
+/** An item's data: a JSON object of at most ITEM_DATA_BYTES (PUT /boards/:board/items/:item/data). */
+export type ItemData = Record<string, unknown>;
+
+/** One id of a lookup: its score and rank in the window (board-wide, or among the ids given). */
+export interface LookupRow extends Standing {
+  item: string;
+  previousRank: number | null;
+  data?: ItemData | null;
 }

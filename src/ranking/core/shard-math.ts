@@ -49,7 +49,7 @@ function codePointOrder(unit: number): number {
 }
 
 /** Merges listings that are each already in board order into one list in board order. */
-export function mergeListings(listings: ScoredItem[][]): ScoredItem[] {
+export function mergeListings<Row extends ScoredItem>(listings: Row[][]): Row[] {
   return listings.flat().sort(compareListed);
 }
 
@@ -58,12 +58,18 @@ export function mergeListings(listings: ScoredItem[][]): ScoredItem[] {
  * and has `higherThanFirst` items scoring above it: a row ties the previous one's rank on an equal
  * score, else its rank is its 1-based position.
  */
-export function rankRows(rows: ScoredItem[], firstPosition: number, higherThanFirst: number): ListedItem[] {
+export function rankRows(
+  rows: ScoredItem[],
+  firstPosition: number,
+  higherThanFirst: number,
+  strict = false,
+): ListedItem[] {
   const ranked: ListedItem[] = [];
   rows.forEach((row, i) => {
     const previous = ranked[i - 1];
-    const rank =
-      previous === undefined
+    const rank = strict
+      ? firstPosition + i + 1
+      : previous === undefined
         ? higherThanFirst + 1
         : previous.score === row.score
           ? previous.rank
@@ -86,7 +92,11 @@ export function groupByShard<T extends { item: string }>(entries: T[], shards: n
 }
 
 /** Reads up to `count` rows of one shard's listing from its position `from` on; fewer when the shard holds no more. */
-export type ShardRowReader = (shard: number, from: number, count: number) => Promise<ScoredItem[]>;
+export type ShardRowReader<Row extends ScoredItem = ScoredItem> = (
+  shard: number,
+  from: number,
+  count: number,
+) => Promise<Row[]>;
 
 /**
  * Rows each shard is first asked for when a page ends at `depth`: its share of a uniform spread (ids
@@ -118,12 +128,12 @@ export function maxRowsRead(depth: number, shards: number): number {
  * few rounds) and for its share of what is missing. No shard is asked past `depth` rows: a shard's
  * (depth + 1)-th row has `depth` rows above it. Answers the rows and how many were read.
  */
-export async function mergeShardHeads(
+export async function mergeShardHeads<Row extends ScoredItem>(
   shards: number,
   depth: number,
-  read: ShardRowReader,
-): Promise<{ rows: ScoredItem[]; rowsRead: number }> {
-  const heads: ScoredItem[][] = Array.from({ length: shards }, () => []);
+  read: ShardRowReader<Row>,
+): Promise<{ rows: Row[]; rowsRead: number }> {
+  const heads: Row[][] = Array.from({ length: shards }, () => []);
   const seen: Array<Set<string>> = heads.map(() => new Set());
   // A shard is open while it may hold rows above the depth-th row that were not read yet.
   const open = heads.map(() => true);
@@ -147,7 +157,7 @@ export async function mergeShardHeads(
 }
 
 /** Appends the rows a shard has not given yet: a write racing the read may move an item across the boundary between two rounds. */
-function keepNew(head: ScoredItem[], seen: Set<string>, rows: ScoredItem[]): void {
+function keepNew<Row extends ScoredItem>(head: Row[], seen: Set<string>, rows: Row[]): void {
   for (const row of rows) {
     if (seen.has(row.item)) continue;
     seen.add(row.item);

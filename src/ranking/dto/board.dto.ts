@@ -37,6 +37,7 @@ import {
   VIEWS_PER_BOARD,
   WINDOWS_PER_BOARD,
 } from '../core/ranking.limits';
+import { TIES_MODES, TiesMode } from '../core/board';
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import { VIEW_MODES } from '../core/trending-math';
 
@@ -182,6 +183,15 @@ export class PutBoardDto {
   views?: ViewDto[];
 
   @ApiPropertyOptional({
+    enum: TIES_MODES,
+    description:
+      'Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher; boards of 1 shard). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data',
+  })
+  @IsOptionalNotNull()
+  @IsIn(TIES_MODES, { message: `ties must be one of ${TIES_MODES.join(', ')}` })
+  ties?: TiesMode;
+
+  @ApiPropertyOptional({
     enum: AGGREGATES,
     description:
       "How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data",
@@ -234,6 +244,8 @@ export class BoardViewDto {
   maxItems?: number;
   @ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' })
   views?: ViewViewDto[];
+  @ApiPropertyOptional({ enum: ['first'], description: 'Strict ranks among equal scores; absent: shared ranks' })
+  ties?: TiesMode;
   @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
   aggregate?: Aggregate;
 }

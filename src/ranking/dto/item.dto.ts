@@ -13,7 +13,7 @@ import {
   PageLimit,
   PageOffset,
 } from '../../common/dto';
-import { MAX_FUTURE_SKEW_SEC, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS, UNIX_SEC } from '../../common/limits';
+import { MAX_FUTURE_SKEW_SEC, UNIX_SEC } from '../../common/limits';
 import {
   AMOUNT_RANGE,
   BATCH_ENTRIES,
@@ -156,7 +156,6 @@ export class WindowQuery {
 
 /** `?span=`: a duration, checked against the window (a multiple of its interval, at most its period) by the read. */
 const SPAN_PATTERN = /^[1-9][0-9]{0,9}[smhd]?$/;
-const SPAN_FIELD: FieldRule = optional({ kind: 'string', pattern: SPAN_PATTERN, length: { min: 1, max: 11 } });
 const SpanProperty = () =>
   applyDecorators(
     ApiPropertyOptional({
@@ -173,18 +172,11 @@ const SpanProperty = () =>
     Length(1, 11),
   );
 
-@CompiledValidation({ window: WINDOW_FIELD, span: SPAN_FIELD })
 export class ItemQuery extends WindowQuery {
   @SpanProperty()
   span?: string;
 }
 
-@CompiledValidation({
-  window: WINDOW_FIELD,
-  span: SPAN_FIELD,
-  limit: optional({ kind: 'int', range: PAGE_LIMIT_ITEMS, fromQuery: true }),
-  offset: optional({ kind: 'int', range: PAGE_OFFSET_ITEMS, fromQuery: true }),
-})
 export class TopQuery extends ItemQuery {
   @PageLimit(DEFAULT_TOP_ITEMS)
   limit?: number;
@@ -193,11 +185,6 @@ export class TopQuery extends ItemQuery {
   offset?: number;
 }
 
-@CompiledValidation({
-  window: WINDOW_FIELD,
-  span: SPAN_FIELD,
-  radius: optional({ kind: 'int', range: RADIUS_ITEMS, fromQuery: true }),
-})
 export class AroundQuery extends ItemQuery {
   @OptionalIntProperty(
     RADIUS_ITEMS,
@@ -268,8 +255,18 @@ export class ListedItemDto extends RisingFiguresDto {
   @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
 }
 
+/** With ?data=true: the item's data (PUT /boards/:board/items/:item/data). */
+const DataProperty = () =>
+  ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: "With ?data=true: the item's data (null: none)",
+  });
+
 export class RankedItemDto extends ListedItemDto {
   @PreviousRankProperty() previousRank!: number | null;
+  @DataProperty() data?: object | null;
 }
 
 export class WindowFiguresDto {
@@ -308,6 +305,7 @@ export class ItemResultDto extends WindowFiguresDto {
     description: 'Share (%) of the other ranked items scoring at or below this one',
   })
   percentile!: number | null;
+  @DataProperty() data?: object | null;
 }
 
 const UNIX_SEC_QUERY = optional({ kind: 'int', range: UNIX_SEC, fromQuery: true });

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config';
 import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
+import { RankedReader, RankedSource, ShardPage } from '../core/ranked-reader';
 import { guard } from '../core/ranking.errors';
-import type { ListedItem, RankedRow, ScoredItem, Standing } from '../core/ranking.types';
+import type { RankedRow, ScoredItem, Standing } from '../core/ranking.types';
 import { BoardCall, boardCall } from '../core/script-call';
-import { mergeListings, mergeShardHeads, rankRows } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
@@ -21,10 +21,18 @@ export interface WindowRead {
   nowMs: number;
 }
 
-/** Window reads, unsharded (one script call) and sharded (fan-out, merge, counts over the other shards). */
+/** A window's row as a shard answers it: its previous rank in that shard's latest snapshot. */
+type WindowRow = ScoredItem & { previousRank: number | null };
+
+/**
+ * Window reads as a ranked source (read_top, read_item, read_around, read_neighbours, count_above):
+ * the reader answers them on one shard or many. An unsharded row's previous rank comes with it; a
+ * sharded board's are the board-wide ones of its latest snapshots (HistoryStore.previousRanks).
+ */
 @Injectable()
 export class ReadsStore {
   private readonly budgetFields: number;
+  private readonly reader: RankedReader;
 
   constructor(
     private readonly redis: RedisService,
@@ -34,112 +42,71 @@ export class ReadsStore {
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
     redis.defineFunctions([RANKING.library]);
+    this.reader = new RankedReader(() => redis.admit());
   }
 
   async top(read: WindowRead, offset: number, limit: number): Promise<{ draining: boolean; items: RankedRow[] }> {
-    const { board, window, nowMs } = read;
-    if (!board.sharded) {
-      const reply = await this.readTop(read, board.shards[0], offset, limit);
-      return { draining: reply.draining, items: withPreviousRanks(reply) };
-    }
-    // The board's head down to offset + limit, read progressively (mergeShardHeads): ranks count from the top.
-    const depth = offset + limit;
-    let draining = false;
-    const [{ rows }, previous] = await Promise.all([
-      mergeShardHeads(board.shards.length, depth, async (shard, from, count) => {
-        this.redis.admit();
-        const reply = await this.readTop(read, board.shards[shard], from, count);
-        draining ||= reply.draining;
-        return reply.rows;
-      }),
-      this.history.previousRanks(board, window, nowMs),
-    ]);
-    return { draining, items: rankedWith(rankRows(rows, 0, 0).slice(offset, depth), previous) };
+    const previous = this.previousRanks(read);
+    const page = await this.reader.top(read.board, this.sourceOf(read), offset, limit);
+    return { draining: page.draining, items: await withBoardPreviousRanks(page.rows, previous) };
   }
 
   async item(read: WindowRead, item: string): Promise<{ draining: boolean; standing: Standing; ranked: number }> {
-    const { board, window, nowMs } = read;
-    const home = board.shardOf(item);
-    const own = await guard(this.redis.callFunction(S.readItem, { ...this.on(read, home), window, item }));
-    if (!board.sharded) return own;
-    const others = await this.shards.countAbove({
-      board,
-      except: home,
-      windows: [window],
-      nowMs,
-      scores: [own.standing.score],
-    });
-    return {
-      draining: own.draining || others.draining,
-      standing: {
-        score: own.standing.score,
-        rank: own.standing.rank === null ? null : own.standing.rank + others.above[0],
-      },
-      ranked: own.ranked + others.ranked[0],
-    };
+    const { draining, score, rank, listed } = await this.reader.item(read.board, this.sourceOf(read), item);
+    return { draining, standing: { score, rank }, ranked: listed };
   }
 
   async around(read: WindowRead, item: string, radius: number): Promise<{ draining: boolean; items: RankedRow[] }> {
-    const { board, window } = read;
-    if (!board.sharded) {
-      const reply = await guard(
-        this.redis.callFunction(S.readAround, { ...this.on(read, board.shards[0]), window, item, radius }),
-      );
-      return { draining: reply.draining, items: reply.firstPosition === -1 ? [] : withPreviousRanks(reply) };
-    }
-    const own = await guard(
-      this.redis.callFunction(S.readItem, { ...this.on(read, board.shardOf(item)), window, item }),
-    );
-    const score = own.standing.score;
-    if (score <= 0) return { draining: own.draining, items: [] };
-    const around = await this.aroundOverShards(read, { item, score }, radius);
-    return {
-      draining: own.draining || around.draining,
-      items: rankedWith(around.rows, await this.history.previousRanks(board, window, read.nowMs)),
-    };
+    const page = await this.reader.around(read.board, this.sourceOf(read), item, radius);
+    const previous = page.rows.length === 0 ? undefined : this.previousRanks(read);
+    return { draining: page.draining, items: await withBoardPreviousRanks(page.rows, previous) };
   }
 
-  /** The item's neighbours on every shard, merged: up to `radius` rows each side, ranked board-wide. */
-  private async aroundOverShards(
-    read: WindowRead,
-    pivot: ScoredItem,
-    radius: number,
-  ): Promise<{ draining: boolean; rows: ListedItem[] }> {
+  /** A sharded board's previous ranks (read beside the rows); undefined when the rows carry their own. */
+  private previousRanks(read: WindowRead): Promise<Map<string, number>> | undefined {
+    if (!read.board.sharded) return undefined;
+    const previous = this.history.previousRanks(read.board, read.window, read.nowMs);
+    // Handled here, awaited later: a failing page read must not leave it an unhandled rejection.
+    previous.catch(() => undefined);
+    return previous;
+  }
+
+  private sourceOf(read: WindowRead): RankedSource<WindowRow> {
     const { board, window, nowMs } = read;
-    const { item, score } = pivot;
-    const replies = await Promise.all(
-      board.shards.map((shard) =>
-        guard(this.redis.callFunction(S.readNeighbours, { ...this.on(read, shard), window, item, score, radius })),
-      ),
-    );
-    const position = replies.reduce((sum, reply) => sum + reply.position, 0);
-    const above = replies.reduce((sum, reply) => sum + reply.above, 0);
-    const before = mergeListings(replies.map((reply) => reply.before)).slice(-radius);
-    const after = mergeListings(replies.map((reply) => reply.after))
-      .filter((row) => row.score > 0)
-      .slice(0, radius);
-    const rows: ScoredItem[] = [...before, pivot, ...after];
-    const firstPosition = position - before.length;
-    let higherThanFirst = above;
-    if (rows[0].score !== score)
-      higherThanFirst =
-        firstPosition === 0
-          ? 0
-          : (
-              await this.shards.countAbove({
-                board,
-                except: undefined,
-                windows: [window],
-                nowMs,
-                scores: [rows[0].score],
-              })
-            ).above[0];
-    const draining = replies.some((reply) => reply.draining);
-    return { draining, rows: rankRows(rows, firstPosition, higherThanFirst) };
-  }
-
-  private readTop(read: WindowRead, shard: ShardKeys, offset: number, limit: number): Promise<ListingReply> {
-    return guard(this.redis.callFunction(S.readTop, { ...this.on(read, shard), window: read.window, offset, limit }));
+    const on = (shard: ShardKeys) => ({ ...this.on(read, shard), window });
+    return {
+      strict: board.config.ties === 'first',
+      head: async (shard, offset, limit) =>
+        pageOf(await guard(this.redis.callFunction(S.readTop, { ...on(shard), offset, limit }))),
+      standing: async (shard, item) => {
+        const own = await guard(this.redis.callFunction(S.readItem, { ...on(shard), item }));
+        const { score, rank } = own.standing;
+        const row = rank === null ? undefined : { item, score, previousRank: null };
+        return { draining: own.draining, row, score, above: rank === null ? 0 : rank - 1, listed: own.ranked };
+      },
+      countAbove: async (shards, score) => {
+        // The reader counts over every shard, or every shard but the item's own.
+        const except = board.shards.find((shard) => !shards.includes(shard));
+        const counts = await this.shards.countAbove({ board, except, windows: [window], nowMs, scores: [score] });
+        return { draining: counts.draining, above: counts.above[0], listed: counts.ranked[0] };
+      },
+      around: async (shard, item, radius) => {
+        const reply = await guard(this.redis.callFunction(S.readAround, { ...on(shard), item, radius }));
+        return { ...pageOf(reply), firstPosition: reply.firstPosition };
+      },
+      neighbours: async (shard, pivot, radius) => {
+        const reply = await guard(this.redis.callFunction(S.readNeighbours, { ...on(shard), ...pivot, radius }));
+        const unranked = (rows: ScoredItem[]) => rows.map((row) => ({ ...row, previousRank: null }));
+        return {
+          draining: reply.draining,
+          position: reply.position,
+          above: reply.above,
+          before: unranked(reply.before),
+          // Rows after the place may hold nothing in the window: they are not listed.
+          after: unranked(reply.after.filter((row) => row.score > 0)),
+        };
+      },
+    };
   }
 
   private on(read: WindowRead, shard: ShardKeys): BoardCall {
@@ -147,14 +114,22 @@ export class ReadsStore {
   }
 }
 
-/** An unsharded listing's rows ranked, each with its previous rank as the script answered it. */
-function withPreviousRanks(reply: ListingReply): RankedRow[] {
-  return rankRows(reply.rows, reply.firstPosition, reply.higherThanFirst).map((row, i) => ({
-    ...row,
-    previousRank: reply.previousRanks[i],
-  }));
+/** A listing page's rows, each with its previous rank as the script answered it. */
+function pageOf(reply: ListingReply): ShardPage<WindowRow> {
+  const rows = reply.rows.map((row, i) => ({ ...row, previousRank: reply.previousRanks[i] }));
+  return { draining: reply.draining, rows, higherThanFirst: reply.higherThanFirst };
 }
 
-function rankedWith(rows: ListedItem[], previous: Map<string, number>): RankedRow[] {
-  return rows.map((row) => ({ ...row, previousRank: previous.get(row.item) ?? null }));
+/** Ranked rows with the board's previous ranks when they were read apart (a sharded board), else their own. */
+async function withBoardPreviousRanks(
+  rows: Array<WindowRow & { rank: number }>,
+  previous: Promise<Map<string, number>> | undefined,
+): Promise<RankedRow[]> {
+  const ranks = await previous;
+  return rows.map(({ rank, item, score, previousRank }) => ({
+    rank,
+    item,
+    score,
+    previousRank: ranks === undefined ? previousRank : (ranks.get(item) ?? null),
+  }));
 }

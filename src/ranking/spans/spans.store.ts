@@ -3,11 +3,11 @@ import { AppConfig } from '../../common/config';
 import { SpanTooCostlyError } from '../../common/errors';
 import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
+import { RankedSource } from '../core/ranked-reader';
 import { guard } from '../core/ranking.errors';
 import { SPAN_MAX_FIELDS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
-import type { ListedItem, ScoredItem, Standing } from '../core/ranking.types';
-import { mergeListings, mergeShardHeads, rankRows } from '../core/shard-math';
+import type { ScoredItem } from '../core/ranking.types';
 import type { WindowConfig } from '../core/window-math';
 import { RANKING } from '../ranking.functions';
 import { SpanFigures, SpanQuestion } from './spans.functions';
@@ -31,8 +31,8 @@ function answerOf<Mode extends SpanFigures['mode']>(mode: Mode, reply: SpanFigur
 }
 
 /**
- * Span reads, unsharded (one script call) and sharded (fan-out, merge, counts over the other shards),
- * in the same board order and competition ranks as a window's reads. Nothing is expired or drained:
+ * A span as a ranked source (read_span, one call per shard and question): the reader turns its
+ * answers into pages, standings and neighbours on one shard or many. Nothing is expired or drained:
  * a span's slots all lie inside the window's period, and each read sums them afresh.
  */
 @Injectable()
@@ -47,73 +47,40 @@ export class SpansStore {
     redis.defineFunctions([RANKING.library]);
   }
 
-  async top(read: SpanRead, offset: number, limit: number): Promise<ListedItem[]> {
-    const { board } = read;
-    if (!board.sharded) {
-      const head = await this.ask(read, board.shards[0], { mode: 'head', offset, count: limit });
-      return rankRows(head.rows, offset, head.higherThanFirst);
-    }
-    const depth = offset + limit;
-    const { rows } = await mergeShardHeads(board.shards.length, depth, async (shard, from, count) => {
-      this.redis.admit();
-      return (await this.ask(read, board.shards[shard], { mode: 'head', offset: from, count })).rows;
-    });
-    return rankRows(rows, 0, 0).slice(offset, depth);
+  /** Load shedding before each further round of a sharded read (RedisService.admit). */
+  admit(): void {
+    this.redis.admit();
   }
 
-  async item(read: SpanRead, item: string): Promise<{ standing: Standing; ranked: number }> {
-    const { board } = read;
-    const home = board.shardOf(item);
-    const own = await this.ask(read, home, { mode: 'count', item });
-    const others = await Promise.all(
-      board.shards
-        .filter((shard) => shard !== home)
-        .map((shard) => this.ask(read, shard, { mode: 'count', item, score: own.score })),
-    );
-    const above = others.reduce((sum, answer) => sum + answer.above, own.above);
-    const ranked = others.reduce((sum, answer) => sum + answer.listed, own.listed);
-    return { standing: { score: own.score, rank: own.score > 0 ? above + 1 : null }, ranked };
-  }
-
-  async around(read: SpanRead, item: string, radius: number): Promise<ListedItem[]> {
-    const { board } = read;
-    if (!board.sharded) {
-      const near = await this.ask(read, board.shards[0], { mode: 'near', item, radius });
-      if (near.score <= 0) return [];
-      const rows = [...near.before, { item, score: near.score }, ...near.after];
-      return rankRows(rows, near.position - near.before.length, near.aboveFirst);
-    }
-    const own = await this.ask(read, board.shardOf(item), { mode: 'count', item });
-    if (own.score <= 0) return [];
-    return this.aroundOverShards(read, { item, score: own.score }, radius);
-  }
-
-  /** The pivot's neighbours on every shard, merged: up to `radius` rows each side, ranked board-wide. */
-  private async aroundOverShards(read: SpanRead, pivot: ScoredItem, radius: number): Promise<ListedItem[]> {
-    const { board } = read;
-    const question: SpanQuestion = { mode: 'near', item: pivot.item, score: pivot.score, radius };
-    const replies = await Promise.all(board.shards.map((shard) => this.ask(read, shard, question)));
-    const position = replies.reduce((sum, reply) => sum + reply.position, 0);
-    const before = mergeListings(replies.map((reply) => reply.before)).slice(-radius);
-    const after = mergeListings(replies.map((reply) => reply.after)).slice(0, radius);
-    const rows = [...before, pivot, ...after];
-    return rankRows(rows, position - before.length, await this.higherThan(read, pivot, rows[0].score, replies));
-  }
-
-  /** How many items of the board score above `score`: the replies counted it already when it is the pivot's. */
-  private async higherThan(
-    read: SpanRead,
-    pivot: ScoredItem,
-    score: number,
-    replies: Array<{ above: number }>,
-  ): Promise<number> {
-    const counted =
-      score === pivot.score
-        ? replies
-        : await Promise.all(
-            read.board.shards.map((shard) => this.ask(read, shard, { mode: 'count', item: pivot.item, score })),
-          );
-    return counted.reduce((sum, count) => sum + count.above, 0);
+  sourceOf(read: SpanRead): RankedSource<ScoredItem> {
+    const ask = <Q extends SpanQuestion>(shard: ShardKeys, question: Q) => this.ask(read, shard, question);
+    return {
+      head: async (shard, offset, count) => {
+        const head = await ask(shard, { mode: 'head', offset, count });
+        return { draining: false, rows: head.rows, higherThanFirst: head.higherThanFirst };
+      },
+      standing: async (shard, item) => {
+        const own = await ask(shard, { mode: 'count', item });
+        const row = own.score > 0 ? { item, score: own.score } : undefined;
+        return { draining: false, row, score: own.score, above: own.above, listed: own.listed };
+      },
+      countAbove: async (shards, score) => {
+        const counts = await Promise.all(shards.map((shard) => ask(shard, { mode: 'count', item: '', score })));
+        const sum = (pick: (count: Answer<'count'>) => number) =>
+          counts.reduce((total, count) => total + pick(count), 0);
+        return { draining: false, above: sum((count) => count.above), listed: sum((count) => count.listed) };
+      },
+      around: async (shard, item, radius) => {
+        const near = await ask(shard, { mode: 'near', item, radius });
+        const rows = [...near.before, { item, score: near.score }, ...near.after];
+        const firstPosition = near.score > 0 ? near.position - near.before.length : -1;
+        return { draining: false, rows, firstPosition, higherThanFirst: near.aboveFirst };
+      },
+      neighbours: async (shard, pivot, radius) => {
+        const near = await ask(shard, { mode: 'near', item: pivot.item, score: pivot.score, radius });
+        return { draining: false, position: near.position, above: near.above, before: near.before, after: near.after };
+      },
+    };
   }
 
   /** One question to one shard; a span holding more fields than one read sums is a 422 naming what to declare. */

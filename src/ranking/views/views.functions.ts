@@ -20,13 +20,29 @@ export interface ViewCall extends BoardCall {
   read: ViewRead;
 }
 
-/** What read_view answers: a and b as its header says for the read. */
+/**
+ * What read_view answers, named by the read: a page (`firstPosition` of its first row, -1 for an
+ * around read of an item not listed, and `higherThanFirst`), an item (its `rank` on the shard, 0 when
+ * not listed, and the shard's `listed` items), or a count (`above` a rank score, and `listed`). Each
+ * read fills the two fields it has; read_view sends them as its third and fourth entries.
+ */
 export interface ViewReply {
   draining: boolean;
   landmarkSec: number;
-  a: number;
-  b: number;
   rows: ViewRow[];
+  firstPosition: number;
+  higherThanFirst: number;
+  rank: number;
+  above: number;
+  listed: number;
+}
+
+/** The reply's two figures under the names of the read that asked. */
+function figuresOf(read: ViewRead, first: number, second: number) {
+  const none = { firstPosition: -1, higherThanFirst: 0, rank: 0, above: 0, listed: 0 };
+  if (read.op === 'top' || read.op === 'around') return { ...none, firstPosition: first, higherThanFirst: second };
+  if (read.op === 'item') return { ...none, rank: first, listed: second };
+  return { ...none, above: first, listed: second };
 }
 
 function readArgsOf(read: ViewRead): Array<string | number> {
@@ -73,7 +89,12 @@ export const VIEWS_FUNCTIONS = {
     decode: (raw, call): ViewReply => {
       const reply = new Reply('tbRankReadView', raw).expectLength(4, true);
       const rows = viewRowsOf(reply, call.view.mode === 'rising');
-      return { draining: reply.flag(0), landmarkSec: reply.int(1), a: reply.int(2), b: reply.int(3), rows };
+      return {
+        draining: reply.flag(0),
+        landmarkSec: reply.int(1),
+        rows,
+        ...figuresOf(call.read, reply.int(2), reply.int(3)),
+      };
     },
   }),
 };

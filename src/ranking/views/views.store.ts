@@ -1,14 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config';
-import { InvalidInputError } from '../../common/errors';
 import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { MAX_SHARDED_DEPTH_ITEMS } from '../core/ranking.limits';
-import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ViewListing, ViewRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
-import { mergeShardHeads, rankRows } from '../core/shard-math';
+import { RankedReader, RankedSource } from '../core/ranked-reader';
 import type { ViewConfig } from '../core/trending-math';
 import { ViewRead, ViewReply } from './views.functions';
 import { RANKING } from '../ranking.functions';
@@ -31,19 +28,14 @@ export interface ViewStanding {
   listed: number;
 }
 
-/** Ranks view rows like rankRows (competition ranks on the rank score), keeping each row's figures. */
-function rankViewRows(
-  rows: ViewRow[],
-  firstPosition: number,
-  higherThanFirst: number,
-): Array<ViewRow & { rank: number }> {
-  return rankRows(rows, firstPosition, higherThanFirst).map((ranked, i) => ({ ...rows[i], rank: ranked.rank }));
-}
+/** A view as a ranked source, with the landmark its last answer was rebased to. */
+type ViewRankedSource = RankedSource<ViewRow> & { readonly landmarkSec: number };
 
-/** View reads (read_view.lua), unsharded and merged over the shards by rank score. */
+/** View reads (read_view.lua) as a ranked source: the reader answers them on one shard or many, by rank score. */
 @Injectable()
 export class ViewsStore {
   private readonly budgetFields: number;
+  private readonly reader: RankedReader;
 
   constructor(
     private readonly redis: RedisService,
@@ -51,77 +43,63 @@ export class ViewsStore {
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
     redis.defineFunctions([RANKING.library]);
+    this.reader = new RankedReader(() => redis.admit());
   }
 
   /** A page of a view: like top, merged over the shards by rank score (every shard rebased to the same landmark). */
   async viewTop(source: ViewSource, offset: number, limit: number): Promise<ViewListing> {
-    const { board } = source;
-    if (!board.sharded) {
-      const reply = await this.readView(source, board.shards[0], { op: 'top', offset, limit });
-      return {
-        draining: reply.draining,
-        landmarkSec: reply.landmarkSec,
-        rows: rankViewRows(reply.rows, reply.a, reply.b),
-      };
-    }
-    const depth = offset + limit;
-    let draining = false;
-    let landmarkSec = 0;
-    const { rows } = await mergeShardHeads(board.shards.length, depth, async (shard, from, count) => {
-      this.redis.admit();
-      const reply = await this.readView(source, board.shards[shard], { op: 'top', offset: from, limit: count });
-      draining ||= reply.draining;
-      landmarkSec = reply.landmarkSec;
-      return reply.rows;
-    });
-    return { draining, landmarkSec, rows: rankViewRows(rows, 0, 0).slice(offset, depth) };
+    const ranked = this.sourceOf(source);
+    const page = await this.reader.top(source.board, ranked, offset, limit);
+    return { draining: page.draining, landmarkSec: ranked.landmarkSec, rows: page.rows };
   }
 
   /** One item of a view: its row (absent when not listed), board-wide rank and the listed items. */
   async viewItem(source: ViewSource, item: string): Promise<ViewStanding> {
-    const { board } = source;
-    const home = board.shardOf(item);
-    const own = await this.readView(source, home, { op: 'item', item });
-    const row = own.rows[0];
-    let { draining } = own;
-    let above = own.a - 1;
-    let listed = own.b;
-    if (board.sharded) {
-      const rankScore = row?.score ?? 0;
-      const others = await Promise.all(
-        board.shards
-          .filter((shard) => shard !== home)
-          .map((shard) => this.readView(source, shard, { op: 'count', rankScore })),
-      );
-      for (const other of others) {
-        draining ||= other.draining;
-        above += other.a;
-        listed += other.b;
-      }
-    }
-    return { draining, landmarkSec: own.landmarkSec, row, rank: row === undefined ? null : above + 1, listed };
+    const ranked = this.sourceOf(source);
+    const standing = await this.reader.item(source.board, ranked, item);
+    const { draining, row, rank, listed } = standing;
+    return { draining, landmarkSec: ranked.landmarkSec, row, rank, listed };
   }
 
-  /**
-   * An item of a view with up to `radius` neighbours on each side. A sharded board reads the page of the
-   * board listing around the item's rank (bounded like a deep top page).
-   */
+  /** An item of a view with up to `radius` neighbours on each side (a sharded board: by its rank, RankedReader). */
   async viewAround(source: ViewSource, item: string, radius: number): Promise<ViewListing> {
-    const { board } = source;
-    if (!board.sharded) {
-      const reply = await this.readView(source, board.shards[0], { op: 'around', item, radius });
-      const rows = reply.a === -1 ? [] : rankViewRows(reply.rows, reply.a, reply.b);
-      return { draining: reply.draining, landmarkSec: reply.landmarkSec, rows };
-    }
-    const own = await this.viewItem(source, item);
-    if (own.rank === null) return { draining: own.draining, landmarkSec: own.landmarkSec, rows: [] };
-    // Items tied with it may come before it: read from radius rows above its rank to radius rows past the ties.
-    const offset = Math.max(0, own.rank - 1 - radius);
-    if (offset >= MAX_SHARDED_DEPTH_ITEMS) throw new InvalidInputError(M.shardedAroundTooDeep(MAX_SHARDED_DEPTH_ITEMS));
-    const page = await this.viewTop(source, offset, Math.min(MAX_SHARDED_DEPTH_ITEMS - offset, 4 * radius + 1));
-    const at = page.rows.findIndex((row) => row.item === item);
-    const rows = at === -1 ? [] : page.rows.slice(Math.max(0, at - radius), at + radius + 1);
-    return { draining: own.draining || page.draining, landmarkSec: page.landmarkSec, rows };
+    const ranked = this.sourceOf(source);
+    const page = await this.reader.around(source.board, ranked, item, radius);
+    return { draining: page.draining, landmarkSec: ranked.landmarkSec, rows: page.rows };
+  }
+
+  private sourceOf(source: ViewSource): ViewRankedSource {
+    let landmarkSec = 0;
+    const read = async (shard: ShardKeys, question: ViewRead) => {
+      const reply = await this.readView(source, shard, question);
+      landmarkSec = reply.landmarkSec;
+      return reply;
+    };
+    return {
+      get landmarkSec() {
+        return landmarkSec;
+      },
+      head: async (shard, offset, limit) => {
+        const { draining, rows, higherThanFirst } = await read(shard, { op: 'top', offset, limit });
+        return { draining, rows, higherThanFirst };
+      },
+      standing: async (shard, item) => {
+        const { draining, rows, rank, listed } = await read(shard, { op: 'item', item });
+        return { draining, row: rows[0], score: rows[0]?.score ?? 0, above: Math.max(0, rank - 1), listed };
+      },
+      countAbove: async (shards, rankScore) => {
+        const counts = await Promise.all(shards.map((shard) => read(shard, { op: 'count', rankScore })));
+        return {
+          draining: counts.some((count) => count.draining),
+          above: counts.reduce((sum, count) => sum + count.above, 0),
+          listed: counts.reduce((sum, count) => sum + count.listed, 0),
+        };
+      },
+      around: async (shard, item, radius) => {
+        const { draining, rows, firstPosition, higherThanFirst } = await read(shard, { op: 'around', item, radius });
+        return { draining, rows, firstPosition, higherThanFirst };
+      },
+    };
   }
 
   private readView(source: ViewSource, shard: ShardKeys, read: ViewRead): Promise<ViewReply> {

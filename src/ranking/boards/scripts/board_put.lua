@@ -19,12 +19,14 @@
 -- ARGV[5]        now, unix milliseconds
 -- ARGV[6]        requested maxItems, or "" to keep the stored one (none for a new board)
 -- ARGV[7]        views, JSON array (see views_lib; "[]": none), checked against the windows by the app
--- ARGV[8]        requested aggregate (sum, max, min, last), or "" to keep the stored one (sum for a new
+-- ARGV[8]        ties: "shared" | "first", or "" to keep the stored one (shared for a new board). A
+--                change drops every window's data (needs reset); "first" needs a board of 1 shard
+-- ARGV[9]        requested aggregate (sum, max, min, last), or "" to keep the stored one (sum for a new
 --                board; stored only when not sum, so a sum board's config is as before aggregates). A
 --                change drops every window's data (the slots hold another kind of value), so it is
 --                refused unless `reset`, like a change of shards.
 -- Reply: { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none), views
---        JSON, aggregate } with status created | unchanged | updated, or { "conflict", message }
+--        JSON, ties, aggregate } with status created | unchanged | updated, or { "conflict", message }
 -- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
 -- from its windows' live slots in this call (views_reconcile); a removed view's keys go.
 -- The request, read from the call's args.
@@ -38,12 +40,36 @@ local function board_request()
     now_ms = tonumber(ARGV[5]),
     max_items = ARGV[6],
     views_json = ARGV[7],
-    aggregate = ARGV[8],
+    ties = ARGV[8],
+    aggregate = ARGV[9],
   }
 end
 
 local function board_store_aggregate(r)
   if r.aggregate == 'sum' then redis.call('HDEL', r.cfg_key, 'aggregate') else redis.call('HSET', r.cfg_key, 'aggregate', r.aggregate) end
+end
+
+-- Ties (ties_lib): the refusal of a strict order over several shards, or nil.
+local function board_ties_problem(r, shards)
+  if r.ties == 'first' and tonumber(shards) > 1 then return 'ties "first" needs a board of 1 shard' end
+  return nil
+end
+
+-- Stores the mode (config field `ties`, absent for shared).
+local function board_store_ties(r)
+  if r.ties == 'first' then redis.call('HSET', r.cfg_key, 'ties', 'first') else redis.call('HDEL', r.cfg_key, 'ties') end
+end
+
+-- Into `plan`: whether ties change (a change drops every window's data, like a change of shards).
+local function board_plan_ties(r, plan)
+  local stored_ties = redis.call('HGET', r.cfg_key, 'ties') or 'shared'
+  if r.ties == '' then r.ties = stored_ties end
+  plan.reties = r.ties ~= stored_ties
+  if plan.reties then plan.changed = true end
+  if plan.reties and not r.reset then
+    plan.problems[#plan.problems + 1] = 'ties would change from ' .. stored_ties .. ' to ' .. r.ties
+  end
+  plan.problems[#plan.problems + 1] = board_ties_problem(r, r.shards)
 end
 
 -- Stores the views and brings their data in line with them (`dropped`: names of windows whose data went).
@@ -58,6 +84,9 @@ end
 
 local function board_create(r)
   local shards = r.shards == '' and '1' or r.shards
+  if r.ties == '' then r.ties = 'shared' end
+  if board_ties_problem(r, shards) then return { 'conflict', board_ties_problem(r, shards) } end
+  board_store_ties(r)
   for _, w in ipairs(r.wanted) do w.createdAtMs = r.now_ms end
   local json = cjson.encode(r.wanted)
   redis.call('HSET', r.cfg_key, 'version', r.new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', r.now_ms)
@@ -66,7 +95,7 @@ local function board_create(r)
   board_store_aggregate(r)
   store_snapshot_confs(r.cfg_key, r.wanted)
   board_store_views(r, nil, {})
-  return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json, r.aggregate }
+  return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json, r.ties, r.aggregate }
 end
 
 -- Compares the wanted windows with the stored ones (`plan.by_name`: the stored windows by name) into
@@ -79,7 +108,7 @@ local function board_compare_windows(r, plan, current)
     if old == nil then
       w.createdAtMs = r.now_ms
       plan.changed = true
-    elseif plan.reshard or plan.reaggregate or old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
+    elseif plan.reshard or plan.reties or plan.reaggregate or old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
       plan.changed = true
       if r.reset then
         plan.to_drop[#plan.to_drop + 1] = w.name
@@ -127,6 +156,7 @@ local function board_plan(r, stored)
   if plan.reaggregate and not r.reset then
     plan.problems[#plan.problems + 1] = 'aggregate would change from ' .. stored_aggregate .. ' to ' .. r.aggregate
   end
+  board_plan_ties(r, plan)
   board_compare_windows(r, plan, current)
   return plan
 end
@@ -146,7 +176,9 @@ local function board_update(r, plan)
   if r.max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', r.max_items) end
   board_store_aggregate(r)
   board_store_views(r, plan.stored_views, dropped)
-  return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.aggregate }
+  if #plan.to_drop > 0 then prune_item_data(cfg_key) end
+  board_store_ties(r)
+  return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties, r.aggregate }
 end
 
 local function board_put(keys, args)
@@ -161,7 +193,7 @@ local function board_put(keys, args)
   end
   if not plan.changed then
     return { 'unchanged', redis.call('HGET', r.cfg_key, 'version'), stored, r.shards,
-      tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards, tonumber(r.max_items) or 0, r.views_json,
+      tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
       r.aggregate }
   end
   return board_update(r, plan)

@@ -44,5 +44,6 @@ local function shard_sync(keys, args)
   local old_views = redis.call('HGET', cfg_key, 'views')
   if ARGV[7] == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', ARGV[7]) end
   views_reconcile(cfg_key, old_views, dropped, tonumber(ARGV[5]))
+  if next(dropped) then prune_item_data(cfg_key) end
   return 'synced'
 end

@@ -1,5 +1,7 @@
 -- aggregate_lib: the windows of a max / min / last board, a module of the ranking function library
--- (after keys_lib and call_lib, before window_lib, whose expiry calls best_settle).
+-- (after keys_lib and call_lib, before window_lib, whose expiry calls best_settle). Every change of a
+-- window's results is told to `changed` (window_lib's results_changed, passed in by the callers: it is
+-- defined after this module), with the new score, 0 when the item left the window.
 -- KEYS: 0
 -- A slot hash holds, per item, what the item recorded inside that slot: on max and min its best score
 -- there; on last "<at_ms>:<score>" of its latest event there (equal times: the later arrival, since
@@ -49,7 +51,7 @@ end
 -- After expiry deleted `entries` (item, value pairs, HGETALL shape) from an expired slot of a window
 -- whose live slots start after `cutoff`: each item whose window score equals the drained one gets the
 -- best of the live slots, or leaves the window when none holds it. Returns the slots read.
-local function best_settle(mode, slots_key, top_key, cutoff, entries)
+local function best_settle(mode, slots_key, top_key, cutoff, entries, changed)
   local starts, reads = nil, 0
   for i = 1, #entries, 2 do
     local item = entries[i]
@@ -60,8 +62,10 @@ local function best_settle(mode, slots_key, top_key, cutoff, entries)
       reads = reads + spent
       if best == nil then
         redis.call('ZREM', top_key, item)
-      else
+        changed(top_key, item, 0)
+      elseif best ~= tonumber(held) then
         redis.call('ZADD', top_key, best, item)
+        changed(top_key, item, best)
       end
     end
   end
@@ -72,15 +76,14 @@ end
 -- at `slot_start` of one window (already indexed) and answers the item's window score. The slot keeps
 -- the event when it beats what the item holds there; the window then takes it on max (ZADD GT) and
 -- min (ZADD LT), and on last when no newer slot holds the item (a late event changes only its slot).
-local function best_record(mode, slots_key, top_key, slot_start, item, score_arg, at_arg)
+local function best_record(mode, slots_key, top_key, slot_start, item, score_arg, at_arg, changed)
   local slot_key = best_slot_key(slots_key, slot_start)
   local score, at_ms = tonumber(score_arg), tonumber(at_arg)
+  local before = redis.call('ZSCORE', top_key, item)
   local held = redis.call('HGET', slot_key, item)
   if held then
     local held_score, held_at = best_decode(mode, held)
-    if not best_beats(mode, score, at_ms, held_score, held_at) then
-      return tonumber(redis.call('ZSCORE', top_key, item))
-    end
+    if not best_beats(mode, score, at_ms, held_score, held_at) then return tonumber(before) end
   end
   redis.call('HSET', slot_key, item, mode == 'last' and (at_arg .. ':' .. score_arg) or score_arg)
   if mode == 'max' then
@@ -91,5 +94,7 @@ local function best_record(mode, slots_key, top_key, slot_start, item, score_arg
     local newer = redis.call('ZRANGE', slots_key, '(' .. slot_start, '+inf', 'BYSCORE')
     if best_over(mode, slots_key, newer, item) == nil then redis.call('ZADD', top_key, score, item) end
   end
-  return tonumber(redis.call('ZSCORE', top_key, item))
+  local after = tonumber(redis.call('ZSCORE', top_key, item))
+  if before == false or tonumber(before) ~= after then changed(top_key, item, after) end
+  return after
 end

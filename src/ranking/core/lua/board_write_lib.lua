@@ -95,7 +95,7 @@ local function event_adder(window_count)
         score = standing(top_key, item)
       end
       reply[#reply + 1] = score
-      reply[#reply + 1] = rank_of(top_key, score)
+      reply[#reply + 1] = item_rank(top_key, item, score)
     end
     return new_due_ms
   end
@@ -129,6 +129,6 @@ local function record_batch_score(slots_key, top_key, indexed, slot_start, perio
     indexed[slot_start] = true
     if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then new_due_ms = slot_due_ms(slot_start, period_sec) end
   end
-  best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg)
+  best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, results_changed)
   return new_due_ms
 end

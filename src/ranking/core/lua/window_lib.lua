@@ -16,6 +16,14 @@ local function version_error(cfg_key, version)
   return nil
 end
 
+-- Hook: the score of `item` in the window results `top_key` is now `score` (0: it left the window).
+-- Every change of a window's results calls it (ties_lib, item_data_lib; a script changing a results
+-- zset another way must call it too).
+local function results_changed(top_key, item, score)
+  tie_order_changed(top_key, item, score)
+  if score == 0 then item_data_left(top_key, item) end
+end
+
 local function slot_key_of(slots_key, start)
   return sibling_key(slots_key, 'slots', 'slot:' .. start)
 end
@@ -28,6 +36,7 @@ local function drop_window(cfg_key, window_name)
     redis.call('UNLINK', base .. 'slot:' .. start)
   end
   redis.call('UNLINK', base .. 'slots', base .. 'top')
+  drop_tie_order(base)
 end
 
 local function current_slot(now_sec, interval_sec)
@@ -73,12 +82,13 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       budget = budget - #fields
     end
     if BOARD.aggregate ~= 'sum' then
-      budget = budget - best_settle(BOARD.aggregate, slots_key, top_key, cutoff, entries)
+      budget = budget - best_settle(BOARD.aggregate, slots_key, top_key, cutoff, entries, results_changed)
     else
       for i = 1, #entries, 2 do
         local item = entries[i]
         local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
         if left == 0 then redis.call('ZREM', top_key, item) end
+        results_changed(top_key, item, left)
         view_window_changed(top_key, tonumber(oldest[1]), item, -tonumber(entries[i + 1]), left, nil)
       end
     end
@@ -108,6 +118,7 @@ local function add_amount(slot_key, top_key, item, amount)
   if tonumber(redis.call('HINCRBY', slot_key, item, amount)) == 0 then redis.call('HDEL', slot_key, item) end
   local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
   if score == 0 then redis.call('ZREM', top_key, item) end
+  results_changed(top_key, item, score)
   return score
 end
 
@@ -202,10 +213,15 @@ local function append_listing(reply, top_key, page)
   return reply
 end
 
+-- Rank of an item of `score` in one window: strict on a `ties: first` board (ties_lib), else competition.
+local function item_rank(top_key, item, score)
+  return tie_rank(top_key, item) or rank_of(top_key, score)
+end
+
 -- Current score and rank of an item in one window.
 local function standing(top_key, item)
   local score = tonumber(redis.call('ZSCORE', top_key, item) or '0')
-  return score, rank_of(top_key, score)
+  return score, item_rank(top_key, item, score)
 end
 
 -- Likes: window w (0-based) still holds a like made at `liked_ms` when the like's slot is live there

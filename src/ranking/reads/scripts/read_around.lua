@@ -23,9 +23,10 @@ local function read_around(keys, args)
   local reply = { more and 1 or 0, -1, 0, {} }
   local score = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[6]) or '0')
   if score <= 0 then return reply end
-  local position = redis.call('ZREVRANK', KEYS[3], ARGV[6])
+  local position = tie_position(KEYS[3], ARGV[6]) or redis.call('ZREVRANK', KEYS[3], ARGV[6])
   local radius = tonumber(ARGV[7])
   local first = math.max(0, position - radius)
   reply[2] = first
-  return add_previous_ranks(append_listing(reply, KEYS[3], redis.call('ZREVRANGE', KEYS[3], first, position + radius, 'WITHSCORES')), KEYS[3], keeps)
+  local page = tie_page(KEYS[3], first, position + radius) or redis.call('ZREVRANGE', KEYS[3], first, position + radius, 'WITHSCORES')
+  return add_previous_ranks(append_listing(reply, KEYS[3], page), KEYS[3], keeps)
 end

@@ -10,7 +10,8 @@
 -- ARGV[6]        offset (0-based), ARGV[7] limit
 -- Reply: { draining (0|1), position of the first listed (0-based), items with a higher score than
 --          the first listed, { previous rank of each listed (0: absent) }, item_1, score_1, ... }
---        ties are listed in descending byte order of item id (Redis ZREVRANGE order)
+--        ties are listed in descending byte order of item id (Redis ZREVRANGE order), on a `ties: first`
+--        board in the strict order (ties_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_top(keys, args)
   begin_call(keys, args)
@@ -20,6 +21,7 @@ local function read_top(keys, args)
   local keeps = cross_window(now_sec, tonumber(ARGV[5]))
   local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
   local offset = tonumber(ARGV[6])
-  local page = redis.call('ZREVRANGE', KEYS[3], offset, offset + tonumber(ARGV[7]) - 1, 'WITHSCORES')
+  local last = offset + tonumber(ARGV[7]) - 1
+  local page = tie_page(KEYS[3], offset, last) or redis.call('ZREVRANGE', KEYS[3], offset, last, 'WITHSCORES')
   return add_previous_ranks(append_listing({ more and 1 or 0, offset, 0, {} }, KEYS[3], page), KEYS[3], keeps)
 end

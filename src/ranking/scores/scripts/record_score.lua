@@ -43,7 +43,7 @@ local function record_score(keys, args)
       if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
         new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w])))
       end
-      held = best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg)
+      held = best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, results_changed)
     else
       held = standing(top_key, item)
     end

@@ -41,7 +41,7 @@ local function like_standings(window_count, item, changed, delta, at_sec, event_
       local new_slot
       score, new_slot = add_event(slots_key, top_key, slot_start, item, delta, event_sec)
       if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w]))) end
-      rank = rank_of(top_key, score)
+      rank = item_rank(top_key, item, score)
     else
       score, rank = standing(top_key, item)
     end

@@ -1,0 +1,102 @@
+/**
+ * ties: first and lookups (issue #25), on a private redis-server:
+ *
+ * memory: bytes Redis holds per item and window for the strict order of a `ties: first` board (the
+ * order zset and the marks hash), beside the results zset every board has (16-character ids).
+ * writes: Redis time per batch entry on a `ties: first` board against a shared one (batches of 1 000).
+ * lookup: one lookup of 1 000 ids on a board of 100 000 items, unsharded and over 8 shards.
+ *
+ * Run: npx ts-node --transpile-only bench/ties.ts (BENCH_TIES_ITEMS: items per board, default 100 000).
+ */
+import Redis from 'ioredis';
+import { SystemClock } from '../src/common/clock';
+import { validateConfig } from '../src/common/config';
+import { BoardCache } from '../src/ranking/boards/board-cache';
+import { BoardsStore } from '../src/ranking/boards/boards.store';
+import { HistoryStore } from '../src/ranking/history/history.store';
+import { LookupStore } from '../src/ranking/lookup/lookup.store';
+import { createRankingGraph } from '../src/ranking/ranking.factory';
+import { RedisService } from '../src/redis/redis.service';
+import { stopChild } from '../test/support/processes';
+import { startRedisServer } from './process-stats';
+
+const ITEMS = Number(process.env.BENCH_TIES_ITEMS ?? 100_000);
+const BATCH = 1000;
+const idOf = (i: number) => `item-${String(i).padStart(11, '0')}`;
+
+async function main(): Promise<void> {
+  const server = await startRedisServer();
+  const config = validateConfig({ REDIS_URL: server.url, KEY_PREFIX: 'bench:', REDIS_COMMAND_TIMEOUT_MS: '60000' });
+  const clock = new SystemClock();
+  const redisService = new RedisService(config, clock);
+  await redisService.waitUntilReady(10_000);
+  const raw = new Redis(server.url);
+  try {
+    const graph = createRankingGraph(redisService, config, clock);
+    const windows = [{ name: 'w', period: 3600, interval: 60 }];
+    const writeMs: Record<string, number> = { shared: 0, first: 0, sharded: 0 };
+    for (const [name, ties, shards] of [
+      ['shared', 'shared', 1],
+      ['first', 'first', 1],
+      ['sharded', 'shared', 8],
+    ] as const)
+      await graph.ranking.putBoard(name, windows, shards, false, undefined, undefined, ties);
+    // Interleaved, batch by batch, so the boards share whatever else the machine is doing.
+    for (let from = 0; from < ITEMS; from += BATCH) {
+      const entries = Array.from({ length: Math.min(BATCH, ITEMS - from) }, (_, k) => ({
+        item: idOf(from + k),
+        amount: 1 + ((from + k) % 1000),
+      }));
+      for (const name of ['shared', 'first', 'sharded'] as const) {
+        const started = process.hrtime.bigint();
+        await graph.ranking.incrementBatch(name, entries);
+        writeMs[name] += Number(process.hrtime.bigint() - started) / 1e6;
+      }
+    }
+    const usage = async (key: string) => Number((await raw.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
+    const top = await usage('{bench:board:first}:w:top');
+    const order = await usage('{bench:board:first}:w:order');
+    const marks = await usage('{bench:board:first}:w:marks');
+    console.log(`## ties: first, ${ITEMS.toLocaleString('en')} items (16-character ids), one window\n`);
+    console.log('| key | MEMORY USAGE per item |\n|---|---|');
+    console.log(`| results zset (every board) | ${(top / ITEMS).toFixed(1)} B |`);
+    console.log(`| order zset (ties: first) | ${(order / ITEMS).toFixed(1)} B |`);
+    console.log(`| marks hash (ties: first) | ${(marks / ITEMS).toFixed(1)} B |`);
+    console.log();
+    console.log('| board | batch increments, wall time per entry (batches of 1 000) |\n|---|---|');
+    for (const name of ['shared', 'first'] as const)
+      console.log(`| ${name} | ${((writeMs[name] * 1000) / ITEMS).toFixed(2)} µs |`);
+    console.log();
+    await lookupBench(redisService, config);
+  } finally {
+    raw.disconnect();
+    await redisService.onApplicationShutdown();
+    await stopChild(server.child);
+  }
+}
+
+async function lookupBench(redisService: RedisService, config: ReturnType<typeof validateConfig>): Promise<void> {
+  const boards = new BoardsStore(redisService, config);
+  const cache = new BoardCache(boards);
+  const store = new LookupStore(redisService, config, new HistoryStore(redisService, config));
+  console.log('| lookup of 1 000 ids (board ranks) | median | p99 |\n|---|---|---|');
+  for (const name of ['shared', 'first', 'sharded']) {
+    const board = await cache.get(name);
+    const window = board.window()!;
+    const times: number[] = [];
+    for (let run = 0; run < 200; run++) {
+      const items = Array.from({ length: 1000 }, (_, k) => idOf((run * 7919 + k * 97) % ITEMS));
+      const started = process.hrtime.bigint();
+      await store.lookup({ board, window, nowMs: Date.now() }, { items, boardRanks: true, withData: false });
+      times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    times.sort((a, b) => a - b);
+    const at = (q: number) => times[Math.floor(q * (times.length - 1))].toFixed(2);
+    console.log(
+      `| ${name} (${board.shards.length} shard${board.shards.length > 1 ? 's' : ''}) | ${at(0.5)} ms | ${at(0.99)} ms |`,
+    );
+  }
+  console.log();
+}
+
+if (require.main === module) void main();

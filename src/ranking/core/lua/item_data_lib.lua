@@ -1,0 +1,41 @@
+-- item_data_lib: per-item JSON data of a board shard, removed once no window of the shard holds the
+-- item. Prepended after keys_lib and ties_lib (cfg_key_of_top) and before window_lib (whose results
+-- changes call item_data_left).
+-- KEYS: 0
+-- Keys: <tag>:data  hash  item -> JSON object (at most 1 024 bytes; only items some window holds)
+
+-- "<tag>:cfg" -> "<tag>:data"
+local function item_data_key(cfg_key)
+  return sibling_key(cfg_key, 'cfg', 'data')
+end
+
+-- Whether some window of the shard of `cfg_key` holds `item` (its results zset has it, any score).
+local function item_held(cfg_key, item)
+  for _, w in ipairs(cjson.decode(redis.call('HGET', cfg_key, 'windows') or '[]')) do
+    if redis.call('ZSCORE', sibling_key(cfg_key, 'cfg', w.name .. ':top'), item) then return true end
+  end
+  return false
+end
+
+-- The data of each of `items` (false where none).
+local function item_data_of(cfg_key, items)
+  return redis.call('HMGET', item_data_key(cfg_key), unpack(items))
+end
+
+-- Hook: `item` just left the window of `top_key`. Its data goes when no other window holds it; the
+-- windows are read only when it has data, so items without data cost one HEXISTS.
+local function item_data_left(top_key, item)
+  local cfg_key = cfg_key_of_top(top_key)
+  local data_key = item_data_key(cfg_key)
+  if redis.call('HEXISTS', data_key, item) == 0 then return end
+  if not item_held(cfg_key, item) then redis.call('HDEL', data_key, item) end
+end
+
+-- After windows were dropped (a reset): removes the data of every item no window holds any more.
+-- Runs in the config write that dropped them; it reads each item with data once.
+local function prune_item_data(cfg_key)
+  local data_key = item_data_key(cfg_key)
+  for _, item in ipairs(redis.call('HKEYS', data_key)) do
+    if not item_held(cfg_key, item) then redis.call('HDEL', data_key, item) end
+  end
+end

@@ -1,0 +1,200 @@
+import { InvalidInputError } from '../../common/errors';
+import type { PreparedBoard, ShardKeys } from './board';
+import { MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
+import { RANKING_MESSAGES as M } from './ranking.messages';
+import type { ScoredItem } from './ranking.types';
+import { mergeListings, mergeShardHeads, rankRows } from './shard-math';
+
+/** A page of one shard's listing: its rows in board order and how many of the shard's items score above the first. */
+export interface ShardPage<Row extends ScoredItem> {
+  draining: boolean;
+  rows: Row[];
+  higherThanFirst: number;
+}
+
+/** An around read of one unsharded source: the page, and the first row's 0-based position (-1: item not listed). */
+export interface ShardAround<Row extends ScoredItem> extends ShardPage<Row> {
+  firstPosition: number;
+}
+
+/** An item on its own shard: its row when listed, its score (0 when it holds nothing), the shard's items above it and listed. */
+export interface ShardStanding<Row extends ScoredItem> {
+  draining: boolean;
+  row: Row | undefined;
+  score: number;
+  above: number;
+  listed: number;
+}
+
+/** Over a set of shards: how many items score above a score, and how many are listed. */
+export interface ShardCount {
+  draining: boolean;
+  above: number;
+  listed: number;
+}
+
+/** One shard's rows just before and just after the place a (score, item) pair takes in board order. */
+export interface ShardNeighbours<Row extends ScoredItem> {
+  draining: boolean;
+  /** The shard's items before the place, and those scoring above the pair's score. */
+  position: number;
+  above: number;
+  before: Row[];
+  after: Row[];
+}
+
+/**
+ * A ranked source of a board (a window, a span of it, a trending view — next a segment's or a
+ * calendar period's window): what it answers on one shard, each in one call. The reader turns these
+ * into board answers on one shard or many, so no source writes its own merge or rank arithmetic.
+ */
+export interface RankedSource<Row extends ScoredItem> {
+  head(shard: ShardKeys, offset: number, count: number): Promise<ShardPage<Row>>;
+  standing(shard: ShardKeys, item: string): Promise<ShardStanding<Row>>;
+  countAbove(shards: ShardKeys[], score: number): Promise<ShardCount>;
+  around(shard: ShardKeys, item: string, radius: number): Promise<ShardAround<Row>>;
+  /** Absent (a view): a sharded around reads the page of the board listing around the item's rank instead. */
+  neighbours?(shard: ShardKeys, pivot: ScoredItem, radius: number): Promise<ShardNeighbours<Row>>;
+  /** Strict ranks (a window of a `ties: first` board): a row's rank is its position, ties included. */
+  readonly strict?: boolean;
+}
+
+/** A row with its board-wide competition rank, the source's own fields kept. */
+export type Ranked<Row extends ScoredItem> = Row & { rank: number };
+
+export interface RankedPage<Row extends ScoredItem> {
+  draining: boolean;
+  rows: Array<Ranked<Row>>;
+}
+
+export interface RankedStanding<Row extends ScoredItem> {
+  draining: boolean;
+  row: Row | undefined;
+  score: number;
+  rank: number | null;
+  /** Items listed board-wide (for the percentile). */
+  listed: number;
+}
+
+/** Ranks rows like rankRows (competition ranks on their scores, or `strict` positions), keeping each row's own fields. */
+function ranked<Row extends ScoredItem>(
+  rows: Row[],
+  firstPosition: number,
+  higherThanFirst: number,
+  strict = false,
+): Array<Ranked<Row>> {
+  return rankRows(rows, firstPosition, higherThanFirst, strict).map((row, i) => ({ ...rows[i], rank: row.rank }));
+}
+
+/** The three questions of every ranked source — a page, an item's standing, an item's neighbours — on one shard or many. */
+export class RankedReader {
+  constructor(private readonly admit: () => void = () => {}) {}
+
+  async top<Row extends ScoredItem>(
+    board: PreparedBoard,
+    source: RankedSource<Row>,
+    offset: number,
+    limit: number,
+  ): Promise<RankedPage<Row>> {
+    if (!board.sharded) {
+      const page = await source.head(board.shards[0], offset, limit);
+      return { draining: page.draining, rows: ranked(page.rows, offset, page.higherThanFirst, source.strict) };
+    }
+    // The board's head down to offset + limit, read progressively (mergeShardHeads): ranks count from the top.
+    const depth = offset + limit;
+    let draining = false;
+    const { rows } = await mergeShardHeads(board.shards.length, depth, async (shard, from, count) => {
+      this.admit();
+      const page = await source.head(board.shards[shard], from, count);
+      draining ||= page.draining;
+      return page.rows;
+    });
+    return { draining, rows: ranked(rows, 0, 0).slice(offset, depth) };
+  }
+
+  async item<Row extends ScoredItem>(
+    board: PreparedBoard,
+    source: RankedSource<Row>,
+    item: string,
+  ): Promise<RankedStanding<Row>> {
+    const home = board.shardOf(item);
+    const own = await source.standing(home, item);
+    const others = board.sharded
+      ? await source.countAbove(
+          board.shards.filter((shard) => shard !== home),
+          own.score,
+        )
+      : { draining: false, above: 0, listed: 0 };
+    const rank = own.row === undefined ? null : own.above + others.above + 1;
+    return {
+      draining: own.draining || others.draining,
+      row: own.row,
+      score: own.score,
+      rank,
+      listed: own.listed + others.listed,
+    };
+  }
+
+  async around<Row extends ScoredItem>(
+    board: PreparedBoard,
+    source: RankedSource<Row>,
+    item: string,
+    radius: number,
+  ): Promise<RankedPage<Row>> {
+    if (!board.sharded) {
+      const page = await source.around(board.shards[0], item, radius);
+      const rows =
+        page.firstPosition === -1 ? [] : ranked(page.rows, page.firstPosition, page.higherThanFirst, source.strict);
+      return { draining: page.draining, rows };
+    }
+    if (!source.neighbours) return this.aroundByRank(board, source, item, radius);
+    const own = await source.standing(board.shardOf(item), item);
+    if (own.row === undefined) return { draining: own.draining, rows: [] };
+    const around = await this.aroundOverShards(board, source, own.row, radius);
+    return { draining: own.draining || around.draining, rows: around.rows };
+  }
+
+  /**
+   * A sharded around without a neighbours read: the page of the board listing around the item's rank,
+   * bounded like a deep top page. Items tied with it may come before it, so the page runs from radius
+   * rows above its rank to radius rows past the ties.
+   */
+  private async aroundByRank<Row extends ScoredItem>(
+    board: PreparedBoard,
+    source: RankedSource<Row>,
+    item: string,
+    radius: number,
+  ): Promise<RankedPage<Row>> {
+    const own = await this.item(board, source, item);
+    if (own.rank === null) return { draining: own.draining, rows: [] };
+    const offset = Math.max(0, own.rank - 1 - radius);
+    if (offset >= MAX_SHARDED_DEPTH_ITEMS) throw new InvalidInputError(M.shardedAroundTooDeep(MAX_SHARDED_DEPTH_ITEMS));
+    const page = await this.top(board, source, offset, Math.min(MAX_SHARDED_DEPTH_ITEMS - offset, 4 * radius + 1));
+    const at = page.rows.findIndex((row) => row.item === item);
+    const rows = at === -1 ? [] : page.rows.slice(Math.max(0, at - radius), at + radius + 1);
+    return { draining: own.draining || page.draining, rows };
+  }
+
+  /** The pivot's neighbours on every shard, merged: up to `radius` rows each side, ranked board-wide. */
+  private async aroundOverShards<Row extends ScoredItem>(
+    board: PreparedBoard,
+    source: RankedSource<Row>,
+    pivot: Row,
+    radius: number,
+  ): Promise<RankedPage<Row>> {
+    const neighbours = source.neighbours!.bind(source);
+    const replies = await Promise.all(board.shards.map((shard) => neighbours(shard, pivot, radius)));
+    const position = replies.reduce((sum, reply) => sum + reply.position, 0);
+    const before = mergeListings(replies.map((reply) => reply.before)).slice(-radius);
+    const after = mergeListings(replies.map((reply) => reply.after)).slice(0, radius);
+    const rows = [...before, pivot, ...after];
+    const firstPosition = position - before.length;
+    // Items above the first row: the replies counted them when it ties the pivot; at the top, none.
+    const counted =
+      firstPosition === 0 || rows[0].score === pivot.score
+        ? { draining: false, above: firstPosition === 0 ? 0 : replies.reduce((sum, reply) => sum + reply.above, 0) }
+        : await source.countAbove(board.shards, rows[0].score);
+    const draining = replies.some((reply) => reply.draining) || counted.draining;
+    return { draining, rows: ranked(rows, firstPosition, counted.above) };
+  }
+}

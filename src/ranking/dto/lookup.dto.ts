@@ -1,0 +1,104 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean } from 'class-validator';
+import { IsId, IsOptionalNotNull, OptionalNameProperty, ToBool } from '../../common/dto';
+import { ID_LENGTH_CHARS } from '../../common/limits';
+import { ID_RULE } from '../../common/names';
+import { ITEM_DATA_BYTES, LOOKUP_ITEMS } from '../core/ranking.limits';
+import { AroundQuery, ItemQuery, TopQuery, WindowFiguresDto } from './item.dto';
+
+const DATA_SCHEMA = {
+  type: 'object',
+  additionalProperties: true,
+  description: `A JSON object, at most ${ITEM_DATA_BYTES} bytes serialized (UTF-8)`,
+} as const;
+
+/** `?data=true`: each row carries its item's data. */
+const DataFlag = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: Boolean,
+      default: false,
+      description: "true: each row carries its item's data as `data` (null when it has none)",
+    }),
+    IsOptionalNotNull(),
+    ToBool(),
+    IsBoolean({ message: 'data must be true or false' }),
+  );
+
+export class TopDataQuery extends TopQuery {
+  @DataFlag() data?: boolean;
+}
+
+export class AroundDataQuery extends AroundQuery {
+  @DataFlag() data?: boolean;
+}
+
+export class ItemDataQuery extends ItemQuery {
+  @DataFlag() data?: boolean;
+}
+
+export class LookupQuery {
+  @DataFlag() data?: boolean;
+}
+
+export class LookupDto {
+  @ApiProperty({
+    type: [String],
+    minItems: LOOKUP_ITEMS.min,
+    maxItems: LOOKUP_ITEMS.max,
+    description: `Item ids (${ID_RULE}), each at most once; answered in this order`,
+    example: ['post-42', 'post-7'],
+  })
+  @IsArray({ message: 'items must be an array of ids' })
+  @ArrayMinSize(LOOKUP_ITEMS.min)
+  @ArrayMaxSize(LOOKUP_ITEMS.max)
+  @IsId({
+    each: true,
+    message: `each of items must be ${ID_LENGTH_CHARS.min}-${ID_LENGTH_CHARS.max} printable characters`,
+  })
+  items!: string[];
+
+  @OptionalNameProperty("Window name (default: the board's first window; views are not looked up)", '24h')
+  window?: string;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: false,
+    description: 'true: `rank` is the competition rank among the ids given (a friends board), not the board rank',
+  })
+  @IsOptionalNotNull()
+  @IsBoolean({ message: 'relative must be true or false' })
+  relative?: boolean;
+}
+
+export class LookupRowDto {
+  @ApiProperty() item!: string;
+  @ApiProperty({ type: Number, description: "The item's score in the window; 0 when the window holds nothing of it" })
+  score!: number;
+  @ApiProperty({
+    nullable: true,
+    type: 'integer',
+    minimum: 1,
+    description:
+      'Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when score <= 0',
+  })
+  rank!: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: 'integer',
+    minimum: 1,
+    description: "Board rank in the window's latest snapshot; null when absent from it or when the window keeps none",
+  })
+  previousRank!: number | null;
+  @ApiPropertyOptional({ ...DATA_SCHEMA, nullable: true, description: 'With ?data=true: the item data (null: none)' })
+  data?: object | null;
+}
+
+export class LookupResultDto extends WindowFiguresDto {
+  @ApiProperty({ type: [LookupRowDto], description: 'One row per id, in the order given' })
+  items!: LookupRowDto[];
+}
+
+/** The body of PUT /boards/:board/items/:item/data, for the OpenAPI document (any JSON object). */
+export const ITEM_DATA_BODY = { schema: { ...DATA_SCHEMA, example: { name: 'Ada', country: 'FR' } } };

@@ -1,0 +1,67 @@
+import { applyDecorators, Body, Controller, Delete, HttpCode, Param, Put, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answer, IdempotencyKey } from '../../edge/retry-safe';
+import { KeyedRoute } from '../../access/access.decorators';
+import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
+import { GrowthQuotas } from '../../governance/growth-quotas';
+import { ItemParams } from '../dto/item.dto';
+import { ITEM_DATA_BODY } from '../dto/lookup.dto';
+import { ITEM_DATA_BYTES } from '../core/ranking.limits';
+import { ItemDataService } from './items.service';
+
+/** A retry-safe write of an item's data: 204, 404 unknown board (or, for a PUT, an item the board does not hold). */
+const ItemDataWrite = (summary: string, description: string) =>
+  applyDecorators(
+    KeyedRoute('write', 'board'),
+    HttpCode(204),
+    RetrySafe(),
+    ApiOperation({ summary, description }),
+    ApiResponse({ status: 204, description: 'Done' }),
+    ErrorResponse(409, 'CONFIG_CHANGED (nothing applied: retry)'),
+  );
+
+@ApiTags('ranking')
+@RedisBackedController()
+@Controller()
+export class ItemDataController {
+  constructor(
+    private readonly itemData: ItemDataService,
+    private readonly quotas: GrowthQuotas,
+  ) {}
+
+  @Put('boards/:board/items/:item/data')
+  @ItemDataWrite(
+    "Store an item's data",
+    `Any JSON object of at most ${ITEM_DATA_BYTES} bytes serialized (UTF-8), replacing the item's data. Kept while some window of the board holds the item and removed with it; rows of top, around, items/:item and lookup carry it with ?data=true.`,
+  )
+  @ApiBody(ITEM_DATA_BODY)
+  @ErrorResponse(404, 'BOARD_NOT_FOUND, ITEM_NOT_FOUND (no window of the board holds the item)')
+  @ErrorResponse(413, `DATA_TOO_LARGE: over ${ITEM_DATA_BYTES} bytes of JSON`)
+  async put(
+    @Param() params: ItemParams,
+    @Body() data: unknown,
+    @IdempotencyKey() idemKey: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    const budget = this.quotas.budgetOf(request);
+    answer(
+      reply,
+      await this.itemData.write({ name: params.board, item: params.item, data: data ?? null, idemKey, budget }),
+    );
+  }
+
+  @Delete('boards/:board/items/:item/data')
+  @ItemDataWrite("Remove an item's data", 'Answers 204 whether or not the item had data.')
+  @ErrorResponse(404, 'BOARD_NOT_FOUND')
+  async remove(
+    @Param() params: ItemParams,
+    @IdempotencyKey() idemKey: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    const budget = this.quotas.budgetOf(request);
+    answer(reply, await this.itemData.write({ name: params.board, item: params.item, idemKey, budget }));
+  }
+}

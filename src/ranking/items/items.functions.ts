@@ -1,0 +1,30 @@
+import { decodeIdempotent, IdemCall, idemArgs } from '../../redis/idempotency';
+import { Reply } from '../../redis/replies';
+import { typedFunction } from '../../redis/function-library';
+import { ShardKeys } from '../core/board';
+import { BoardCall } from '../core/script-call';
+import { itemDataOf } from '../core/item-data';
+
+/** Item data of one shard: a retry-safe write (json null: remove), and the data of listed items. */
+export const ITEMS_FUNCTIONS = {
+  itemDataWrite: typedFunction({
+    name: 'tbRankItemDataWrite',
+    handler: 'item_data_write',
+    numberOfKeys: 1,
+    build: (call: BoardCall & { item: string; json: string | null; idem?: IdemCall }) => ({
+      keys: [call.shard.keys.cfg()],
+      args: [call.board.config.version, call.nowMs, call.item, call.json ?? '', ...idemArgs(call.idem, '')],
+    }),
+    decode: (raw, call) =>
+      decodeIdempotent('tbRankItemDataWrite', raw, call.idem, (reply) => reply.expectLength(1).flag(0)),
+  }),
+
+  itemDataRead: typedFunction({
+    name: 'tbRankItemDataRead',
+    handler: 'item_data_read',
+    flags: ['no-writes'],
+    numberOfKeys: 1,
+    build: (call: { shard: ShardKeys; items: string[] }) => ({ keys: [call.shard.keys.cfg()], args: call.items }),
+    decode: (raw, call) => itemDataOf(new Reply('tbRankItemDataRead', raw), call.items.length),
+  }),
+};

@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { NotFoundError } from '../../common/errors';
+import { WriteAnswer } from '../../common/retry-safe';
+import { ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
+import { ClientBudget } from '../../governance/growth-quotas';
+import { idemRequest } from '../../redis/idempotency';
+import { BoardCache } from '../boards/board-cache';
+import { itemDataJson } from '../core/item-data';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import type { ItemData } from '../core/ranking.types';
+import { ItemDataStore } from './items.store';
+
+/** A data write as the client sent it: `data` undefined removes the item's data. */
+export interface ItemDataRequest {
+  name: string;
+  item: string;
+  data?: unknown;
+  idemKey?: string;
+  budget?: ClientBudget;
+}
+
+/** Item data: stored on the item's shard for as long as some window holds the item, answered with rows on request. */
+@Injectable()
+export class ItemDataService {
+  constructor(
+    private readonly cache: BoardCache,
+    private readonly store: ItemDataStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Stores (data given) or removes the item's data; retry-safe with an Idempotency-Key. */
+  write(request: ItemDataRequest): Promise<WriteAnswer<null>> {
+    const { name, item, idemKey, budget } = request;
+    const json = request.data === undefined ? null : itemDataJson(request.data);
+    const keyed = idemRequest(idemKey, [json === null ? 'dataDelete' : 'dataPut', name, item, json]);
+    return this.cache.withBoard(name, (board) =>
+      withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
+        try {
+          const written = await this.store.write({ board, nowMs: this.clock.nowMs(), item, json, idem });
+          return { replayed: written.replayed, body: null };
+        } catch (error) {
+          if (error instanceof Error && error.message.includes('TB_ITEM_NOT_HELD'))
+            throw new NotFoundError('ITEM_NOT_FOUND', M.itemNotHeld(name, item));
+          throw error;
+        }
+      }),
+    );
+  }
+
+  /** `rows` each with its item's data (null: none) when `wanted`; as they are otherwise. */
+  async attach<Row extends { item: string }>(
+    name: string,
+    rows: Row[],
+    wanted: boolean | undefined,
+  ): Promise<Array<Row & { data?: ItemData | null }>> {
+    if (!wanted || rows.length === 0) return rows;
+    const found = await this.cache.withBoard(name, (board) =>
+      this.store.dataOf(
+        board,
+        rows.map((row) => row.item),
+      ),
+    );
+    return rows.map((row) => ({ ...row, data: found.get(row.item) ?? null }));
+  }
+}

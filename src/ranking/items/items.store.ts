@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../common/config';
+import { Idempotent, IdemRequest } from '../../redis/idempotency';
+import { RedisService } from '../../redis/redis.service';
+import { PreparedBoard, ShardKeys } from '../core/board';
+import { guard } from '../core/ranking.errors';
+import type { ItemData } from '../core/ranking.types';
+import { boardCall } from '../core/script-call';
+import { RANKING } from '../ranking.functions';
+
+const S = RANKING.functions;
+
+/** A data write: `json` the serialized object, null to remove it. */
+export interface ItemDataCommand {
+  board: PreparedBoard;
+  nowMs: number;
+  item: string;
+  json: string | null;
+  idem?: IdemRequest;
+}
+
+/** Item data: one hash per shard (item -> JSON), written on the item's shard, read per shard for listed rows. */
+@Injectable()
+export class ItemDataStore {
+  private readonly budgetFields: number;
+
+  constructor(
+    private readonly redis: RedisService,
+    config: AppConfig,
+  ) {
+    this.budgetFields = config.EXPIRE_CHUNK;
+    redis.defineFunctions([RANKING.library]);
+  }
+
+  /** Refused (TB_ITEM_NOT_HELD) when a data write names an item no window of its shard holds. */
+  write(command: ItemDataCommand): Promise<Idempotent<boolean>> {
+    const { board, nowMs, item, json, idem } = command;
+    const call = { ...boardCall(board, board.shardOf(item), nowMs, this.budgetFields), item, json };
+    return guard(this.redis.callFunction(S.itemDataWrite, { ...call, idem: this.redis.idemCall(idem) }));
+  }
+
+  /** The data of `items` (items without data are absent): one call per shard holding some of them. */
+  async dataOf(board: PreparedBoard, items: string[]): Promise<Map<string, ItemData>> {
+    const byShard = new Map<ShardKeys, string[]>();
+    for (const item of new Set(items)) {
+      const shard = board.shardOf(item);
+      byShard.set(shard, [...(byShard.get(shard) ?? []), item]);
+    }
+    const found = new Map<string, ItemData>();
+    await Promise.all(
+      [...byShard].map(async ([shard, ids]) => {
+        const data = await this.redis.callFunction(S.itemDataRead, { shard, items: ids });
+        ids.forEach((item, i) => {
+          const value = data[i];
+          if (value !== null) found.set(item, value);
+        });
+      }),
+    );
+    return found;
+  }
+}

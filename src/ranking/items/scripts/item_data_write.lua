@@ -1,0 +1,30 @@
+-- item_data_write: stores or removes one item's data on the item's shard, retry-safe.
+-- KEYS: 1
+-- KEYS[1]        the item's shard's config hash (holds the config version and the windows)
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        item id
+-- ARGV[4]        the data (a JSON object, at most 1 024 bytes), or "" to remove it
+-- ARGV[5..8]     idempotency key ("" for none), request fingerprint, context, retention (ms): idem_lib
+-- Reply: { outcome, context, [applied only:] 1 } (see idem_lib)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ITEM_NOT_HELD (data for an item no window holds: nothing
+--        stored, so data never outlives its item and stays bounded by the board's items)
+local function item_data_write(keys, args)
+  begin_call(keys, args)
+  local err = version_error(keys[1], args[1])
+  if err then return redis.error_reply(err) end
+  local now_ms = tonumber(args[2])
+  local idem = idem_of(args[5], '', args[6], args[7], args[8])
+  local replay = idem_begin(keys[1], 'cfg', idem, now_ms)
+  if replay then return replay end
+  local item, data = args[3], args[4]
+  if data == '' then
+    redis.call('HDEL', item_data_key(keys[1]), item)
+  elseif item_held(keys[1], item) then
+    redis.call('HSET', item_data_key(keys[1]), item, data)
+  else
+    return redis.error_reply('TB_ITEM_NOT_HELD no window holds the item')
+  end
+  bump_version(keys[1])
+  return idem_finish(keys[1], 'cfg', idem, now_ms, { 1 })
+end

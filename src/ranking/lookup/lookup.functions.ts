@@ -1,0 +1,92 @@
+import { Reply } from '../../redis/replies';
+import { typedFunction } from '../../redis/function-library';
+import { PreparedBoard, ShardKeys } from '../core/board';
+import { itemDataOf } from '../core/item-data';
+import type { ItemData } from '../core/ranking.types';
+import { WindowCall, windowRead } from '../core/script-call';
+import type { WindowConfig } from '../core/window-math';
+
+/** One shard's answer to a lookup: per id (in the order sent) and per score to count above. */
+export interface LookupReply {
+  draining: boolean;
+  scores: number[];
+  /** The id's rank among this shard's items (0: not ranked). */
+  ranks: number[];
+  /** The id's rank in the shard's latest snapshot (0: absent or none kept). */
+  previousRanks: number[];
+  data: Array<ItemData | null>;
+  /** Items of the shard above each score sent. */
+  above: number[];
+}
+
+/** The second round of a sharded lookup on the shards one Redis node serves (at least one). */
+export interface LookupCountCall {
+  board: PreparedBoard;
+  shards: ShardKeys[];
+  nowMs: number;
+  window: WindowConfig;
+  scores: number[];
+}
+
+/** A lookup on one shard: `items` it holds (their scores), `scores` to count above, `withData` their data too. */
+export interface LookupCall extends WindowCall {
+  items: string[];
+  scores: number[];
+  withData: boolean;
+}
+
+export const LOOKUP_FUNCTIONS = {
+  lookup: typedFunction({
+    name: 'tbRankLookup',
+    handler: 'lookup',
+    // A read drains expired slots (writes that free memory): it runs on a full Redis too.
+    flags: ['allow-oom'],
+    numberOfKeys: 3,
+    build: (call: LookupCall) =>
+      windowRead(call, [call.items.length, call.withData ? 1 : 0, ...call.items, ...call.scores]),
+    decode: (raw, call): LookupReply => {
+      const reply = new Reply('tbRankLookup', raw).expectLength(6);
+      const ints = (index: number, count: number) => reply.nested(index).expectLength(count).intsFrom(0);
+      const count = call.items.length;
+      return {
+        draining: reply.flag(0),
+        scores: ints(1, count),
+        ranks: ints(2, count),
+        previousRanks: ints(3, count),
+        data: itemDataOf(reply.nested(4), count),
+        above: ints(5, call.scores.length),
+      };
+    },
+  }),
+
+  lookupCountShards: typedFunction({
+    name: 'tbRankLookupCountShards',
+    handler: 'lookup_count_shards',
+    flags: ['no-writes', 'allow-cross-slot-keys'],
+    numberOfKeys: 1,
+    build: (call: LookupCountCall) => ({
+      keys: [call.shards[0].keys.cfg()],
+      args: [
+        call.board.config.version,
+        call.nowMs,
+        call.window.name,
+        call.window.periodSec,
+        call.window.intervalSec,
+        call.scores.length,
+        ...call.scores,
+        ...call.shards.map((shard) => shard.keys.cfg()),
+      ],
+    }),
+    decode: (raw, call) => {
+      const reply = new Reply('tbRankLookupCountShards', raw).expectLength(2);
+      return {
+        /** Shards with expired slots not yet drained: not counted. */
+        pending: reply
+          .nested(0)
+          .intsFrom(0)
+          .map((position) => call.shards[position - 1]),
+        above: reply.nested(1).expectLength(call.scores.length).intsFrom(0),
+      };
+    },
+  }),
+};

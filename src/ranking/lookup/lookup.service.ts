@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { InvalidInputError } from '../../common/errors';
+import { RankedSources } from '../boards/ranked-sources';
+import { figures, WindowFigures } from '../core/answers';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import type { LookupRow } from '../core/ranking.types';
+import { LookupStore } from './lookup.store';
+
+/** A lookup as the client asks it. */
+export interface LookupRequest {
+  name: string;
+  window?: string;
+  items: string[];
+  relative: boolean;
+  withData: boolean;
+}
+
+/**
+ * Ranks among the given rows (a friends board): 1 + the rows ranked before it. Board ranks order the
+ * rows (strict on a `ties: first` board) when `byBoardRank`; else their scores do (competition ranks).
+ * One sort: n log n for the 1 000 ids a lookup may hold.
+ */
+export function relativeRanks(rows: LookupRow[], byBoardRank: boolean): LookupRow[] {
+  const keyOf = (row: LookupRow) => (byBoardRank ? (row.rank ?? Infinity) : -row.score);
+  const ranked = rows.filter((row) => row.score > 0).sort((a, b) => keyOf(a) - keyOf(b));
+  const rankOf = new Map<LookupRow, number>();
+  ranked.forEach((row, i) => {
+    const previous = ranked[i - 1];
+    rankOf.set(row, previous && keyOf(previous) === keyOf(row) ? (rankOf.get(previous) as number) : i + 1);
+  });
+  return rows.map((row) => ({ ...row, rank: rankOf.get(row) ?? null }));
+}
+
+/** POST /boards/:board/lookup: given ids' scores and ranks in one window, in the order given. */
+@Injectable()
+export class LookupService {
+  constructor(
+    private readonly sources: RankedSources,
+    private readonly store: LookupStore,
+  ) {}
+
+  lookup(request: LookupRequest): Promise<WindowFigures & { items: LookupRow[] }> {
+    const { name, items, relative, withData } = request;
+    const seen = new Set<string>();
+    for (const item of items) {
+      if (seen.has(item)) throw new InvalidInputError(M.lookupIdTwice(item));
+      seen.add(item);
+    }
+    return this.sources.read(
+      name,
+      request.window,
+      async (board, window, nowMs) => {
+        // Ranks among the ids need only scores, unless ties are strict: then the board order decides.
+        const strict = board.config.ties === 'first';
+        const ask = { items, boardRanks: !relative || strict, withData };
+        const result = await this.store.lookup({ board, window, nowMs }, ask);
+        const rows = relative ? relativeRanks(result.rows, strict) : result.rows;
+        return { ...figures(name, window, nowMs, result.draining), items: rows };
+      },
+      (_, view) => Promise.reject(new InvalidInputError(M.lookupReadsWindows(name, view.name))),
+    );
+  }
+}

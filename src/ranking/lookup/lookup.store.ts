@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../common/config';
+import { isRedisWrongNodeError } from '../../common/redis-errors';
+import { RedisService } from '../../redis/redis.service';
+import { PreparedBoard, ShardKeys } from '../core/board';
+import { guard } from '../core/ranking.errors';
+import type { LookupRow } from '../core/ranking.types';
+import { boardCall } from '../core/script-call';
+import type { WindowConfig } from '../core/window-math';
+import { HistoryStore } from '../history/history.store';
+import { RANKING } from '../ranking.functions';
+import { LookupReply } from './lookup.functions';
+
+const S = RANKING.functions;
+
+/** A lookup of one window of a board at one time. */
+export interface LookupRead {
+  board: PreparedBoard;
+  window: WindowConfig;
+  nowMs: number;
+}
+
+/** What a lookup asks: board-wide ranks (or only scores, for ranks among the ids), data or not. */
+export interface LookupAsk {
+  items: string[];
+  boardRanks: boolean;
+  withData: boolean;
+}
+
+/**
+ * Lookups of ids in one window. Unsharded: one function call. Sharded: each shard holding some of the
+ * ids answers their scores (one call per shard, in parallel), then, for board ranks, every shard counts
+ * its items above those scores (one call per Redis node, in parallel): rank = 1 + the items above on all.
+ */
+@Injectable()
+export class LookupStore {
+  private readonly budgetFields: number;
+
+  constructor(
+    private readonly redis: RedisService,
+    config: AppConfig,
+    private readonly history: HistoryStore,
+  ) {
+    this.budgetFields = config.EXPIRE_CHUNK;
+    redis.defineFunctions([RANKING.library]);
+  }
+
+  async lookup(read: LookupRead, ask: LookupAsk): Promise<{ draining: boolean; rows: LookupRow[] }> {
+    const { board } = read;
+    if (!board.sharded) {
+      const reply = await this.call(read, board.shards[0], ask.items, [], ask.withData);
+      return {
+        draining: reply.draining,
+        rows: ask.items.map((item, i) => rowOf(item, reply, i, reply.ranks[i], ask.withData)),
+      };
+    }
+    const homes = new Map<ShardKeys, string[]>();
+    for (const item of ask.items) homes.set(board.shardOf(item), [...(homes.get(board.shardOf(item)) ?? []), item]);
+    const [owned, previous] = await Promise.all([
+      Promise.all([...homes].map(([shard, ids]) => this.call(read, shard, ids, [], ask.withData))),
+      this.history.previousRanks(board, read.window, read.nowMs),
+    ]);
+    const found = new Map<string, LookupRow>();
+    [...homes.values()].forEach((ids, s) =>
+      ids.forEach((item, i) =>
+        found.set(item, { ...rowOf(item, owned[s], i, 0, ask.withData), previousRank: previous.get(item) ?? null }),
+      ),
+    );
+    let draining = owned.some((reply) => reply.draining);
+    if (ask.boardRanks) draining = (await this.rankAcrossShards(read, [...found.values()])) || draining;
+    return { draining, rows: ask.items.map((item) => found.get(item) as LookupRow) };
+  }
+
+  /**
+   * Sets each row's board rank: 1 + the items above its score on every shard, counted in one call per
+   * Redis node (lookup_count_shards), then shard by shard where that call could not (expired data to
+   * drain first, or a node that no longer serves it). Answers whether a shard drains.
+   */
+  private async rankAcrossShards(read: LookupRead, rows: LookupRow[]): Promise<boolean> {
+    const scores = [...new Set(rows.filter((row) => row.score > 0).map((row) => row.score))];
+    if (scores.length === 0) return false;
+    const { shards } = read.board;
+    const groups = this.redis.groupByNode(shards.map((shard) => shard.keys.cfg()));
+    const counts = (
+      await Promise.all(
+        groups.map((group) =>
+          this.countOnNode(
+            read,
+            scores,
+            group.map((i) => shards[i]),
+          ),
+        ),
+      )
+    ).flat();
+    const above = new Map(scores.map((score, i) => [score, counts.reduce((sum, count) => sum + count.above[i], 0)]));
+    for (const row of rows) row.rank = row.score > 0 ? 1 + (above.get(row.score) ?? 0) : null;
+    return counts.some((count) => count.draining);
+  }
+
+  private async countOnNode(
+    read: LookupRead,
+    scores: number[],
+    shards: ShardKeys[],
+  ): Promise<Array<{ draining: boolean; above: number[] }>> {
+    const counts: Array<{ draining: boolean; above: number[] }> = [];
+    let uncounted = shards;
+    if (shards.length > 1) {
+      try {
+        const call = { board: read.board, shards, nowMs: read.nowMs, window: read.window, scores };
+        const reply = await guard(this.redis.callFunction(S.lookupCountShards, call));
+        counts.push({ draining: false, above: reply.above });
+        uncounted = reply.pending;
+      } catch (error) {
+        if (!isRedisWrongNodeError(error)) throw error;
+      }
+    }
+    return [...counts, ...(await Promise.all(uncounted.map((shard) => this.call(read, shard, [], scores, false))))];
+  }
+
+  private call(read: LookupRead, shard: ShardKeys, items: string[], scores: number[], withData: boolean) {
+    const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window };
+    return guard(this.redis.callFunction(S.lookup, { ...call, items, scores, withData }));
+  }
+}
+
+/** The row of the `i`-th id a shard answered; `rank` its rank as known so far (0: none). */
+function rowOf(item: string, reply: LookupReply, i: number, rank: number, withData: boolean): LookupRow {
+  const row = { item, score: reply.scores[i], rank: rank || null, previousRank: reply.previousRanks[i] || null };
+  return withData ? { ...row, data: reply.data[i] } : row;
+}

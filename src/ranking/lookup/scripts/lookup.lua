@@ -1,0 +1,40 @@
+-- lookup: scores of given item ids in one window of one shard, and how many items of the shard score
+-- above given scores, after expiry. An unsharded lookup is one call (ids, and counts above their own
+-- scores); a sharded one asks each shard for the scores of the ids it holds, then every shard for the
+-- counts above those scores (rank = 1 + the items above on every shard).
+-- KEYS: 3
+-- KEYS[1]        board config hash (holds the config version)
+-- KEYS[2]        the window's slots index zset
+-- KEYS[3]        the window's results zset
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields drained by this call
+-- ARGV[4], ARGV[5]: the window's period and interval, seconds
+-- ARGV[6]        N, number of ids; ARGV[7] 1 to answer each id's data (item_data_lib), else 0
+-- ARGV[8 .. 7+N] item ids; ARGV[8+N ...] scores to count above
+-- Reply: { draining (0|1), { score of each id (0: none) }, { rank of each id in this shard (0: not
+--          ranked) }, { previous rank of each id (0: absent or no snapshots) }, { data of each id
+--          (false: none, or not asked) }, { items above each score given } }
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local function lookup(keys, args)
+  begin_call(keys, args)
+  local err = version_error(keys[1], args[1])
+  if err then return redis.error_reply(err) end
+  local now_sec = math.floor(tonumber(args[2]) / 1000)
+  local keeps = cross_window(now_sec, tonumber(args[5]))
+  local _, more = expire_window(keys[2], keys[3], now_sec, tonumber(args[4]), tonumber(args[5]), tonumber(args[3]))
+  local id_count = tonumber(args[6])
+  local scores, ranks, previous, data, above_counts = {}, {}, {}, {}, {}
+  for i = 1, id_count do
+    local item = args[7 + i]
+    scores[i], ranks[i] = standing(keys[3], item)
+    previous[i] = keeps and previous_rank(keys[3], item) or 0
+    data[i] = false
+  end
+  if args[7] == '1' and id_count > 0 then data = item_data_of(keys[1], { unpack(args, 8, 7 + id_count) }) end
+  for i = 8 + id_count, #args do
+    local score = tonumber(args[i])
+    above_counts[#above_counts + 1] = score > 0 and redis.call('ZCOUNT', keys[3], above(score), '+inf') or 0
+  end
+  return { more and 1 or 0, scores, ranks, previous, data, above_counts }
+end

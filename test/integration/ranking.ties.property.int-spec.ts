@@ -1,0 +1,106 @@
+import fc from 'fast-check';
+import { moveClock, RankingOp } from '../support/ranking-ops';
+import { useRankingService } from '../support/ranking';
+import { TOPOLOGIES } from '../support/redis';
+import { TiesModel } from '../support/ties-model';
+
+const WINDOWS = [
+  { name: 'short', periodSec: 30, intervalSec: 10 },
+  { name: 'long', periodSec: 120, intervalSec: 40 },
+];
+const ITEMS = ['a', 'b', 'c', 'd', 'é', 'a b/c'];
+
+/** Positive amounts only: a score then moves on every change, so "when it reached its score" is one moment. */
+const item = fc.constantFrom(...ITEMS);
+const amount = fc.integer({ min: 1, max: 3 });
+const op: fc.Arbitrary<RankingOp> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('inc' as const), item, amount }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('batch' as const),
+      entries: fc.array(fc.record({ item, amount }), { minLength: 1, maxLength: 5 }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 50_000 }) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('toBoundary' as const),
+      intervalSec: fc.constantFrom(10, 40),
+      offsetMs: fc.constantFrom(-1, 0, 1),
+    }),
+  },
+);
+
+describe.each(TOPOLOGIES)('ties: first against a brute-force model (property, %s)', (topology) => {
+  const setup = useRankingService(topology);
+  const { clock } = setup;
+  let board = 0;
+  let equalScores = 0;
+
+  it('every listing is strict and orders equal scores by when they were reached, on every read', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+        fc.array(op, { minLength: 1, maxLength: 40 }),
+        async (startMs, ops) => {
+          const name = `t${board++}`;
+          clock.setMs(startMs);
+          const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
+          await setup.ranking.putBoard(name, windows, 1, false, undefined, undefined, 'first');
+          const model = new TiesModel(WINDOWS);
+          for (const step of ops) {
+            const nowMs = clock.nowMs();
+            if (step.kind === 'inc') {
+              await setup.ranking.increment(name, step.item, step.amount);
+              model.increment(nowMs, step.item, step.amount);
+            } else if (step.kind === 'batch') {
+              await setup.ranking.incrementBatch(name, step.entries);
+              model.expire(nowMs);
+              for (const e of step.entries) model.increment(nowMs, e.item, e.amount);
+            } else if (step.kind === 'advance' || step.kind === 'toBoundary') {
+              moveClock(clock, step);
+              model.expire(clock.nowMs());
+            }
+            for (const w of WINDOWS) await compare(name, w.name, model);
+          }
+          await setup.ranking.deleteBoard(name);
+        },
+      ),
+      { numRuns: 25 },
+    );
+    // Not vacuous: many listings held equal scores.
+    expect(equalScores).toBeGreaterThan(20);
+  });
+
+  async function compare(name: string, window: string, model: TiesModel): Promise<void> {
+    const expected = model.rows(window);
+    const top = await setup.ranking.top(name, window, 0, 100);
+    const listed = top.items.map((row) => row.item);
+    expect(top.items.map((row) => [row.rank, row.score])).toEqual(expected.map((row, i) => [i + 1, row.score]));
+    expect([...listed].sort()).toEqual(expected.map((row) => row.item).sort());
+    for (let i = 1; i < listed.length; i++) {
+      expect([listed[i - 1], listed[i], model.mayPrecede(window, listed[i - 1], listed[i])]).toEqual([
+        listed[i - 1],
+        listed[i],
+        true,
+      ]);
+      if (top.items[i].score === top.items[i - 1].score) equalScores++;
+    }
+    // The same order read another way: each item's own rank, and a page from the middle.
+    for (const [i, item] of listed.entries()) {
+      expect((await setup.ranking.item(name, window, item)).rank).toBe(i + 1);
+    }
+    if (listed.length > 2) {
+      const page = await setup.ranking.top(name, window, 1, 2);
+      expect(page.items.map((row) => [row.rank, row.item])).toEqual([
+        [2, listed[1]],
+        [3, listed[2]],
+      ]);
+    }
+  }
+});
