@@ -32,6 +32,11 @@ export const ERROR_CODES = {
     applied: 'no',
     retry: 'no: the window keeps no snapshots, or none is kept for that time (the message says which)',
   },
+  ARCHIVE_NOT_FOUND: {
+    status: 404,
+    applied: 'no',
+    retry: 'no: the window keeps no archive, or none of the period asked for (the message says which)',
+  },
   INGEST_SOURCE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
   ITEM_NOT_FOUND: {
     status: 404,

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Reply } from '../redis/replies';
 import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
-import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
+import { PreparedBoard, ShardKeys, windowArgsOf } from '../ranking/core/board';
 import { RANKING_MODULES } from '../ranking/core/script-call';
 
 /** One event of a batch bound for one board shard, with the identity of the message that carried it. */
@@ -64,7 +64,7 @@ export const INGEST_FUNCTIONS = {
         call.board.config.version,
         call.nowMs,
         call.budgetFields,
-        ...call.board.windowArgs,
+        ...windowArgsOf(call.board.config.windows, call.nowMs),
         call.epoch,
         ...call.entries.flatMap((entry) => [entry.id, entry.item, entry.amount, entry.atMs]),
       ],

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { BoardCache } from './boards/board-cache';
 import { BoardsService } from './boards/boards.service';
 import { BoardsStore } from './boards/boards.store';
+import { ArchivesService } from './calendar/archives.service';
+import { ArchivesStore } from './calendar/archives.store';
 import { RankedSources } from './boards/ranked-sources';
 import { ExpiryService } from './expiry/expiry.service';
 import { ExpiryStore } from './expiry/expiry.store';
@@ -28,7 +30,7 @@ import { WritesStore } from './writes/writes.store';
  * feature in capability slices (docs/architecture.md). Layers, lowest first; a slice
  * imports only from its own layer's core or below, never from a layer above it:
  *
- *   core  <-  boards  <-  shards, history  <-  reads, spans, views, writes, lookup, items  <-  expiry  <-  facade (RankingService), controllers
+ *   core  <-  boards  <-  shards, history  <-  calendar  <-  reads, spans, views, writes, lookup, items  <-  expiry  <-  facade (RankingService), controllers
  *
  * (shards and history are peers, as are reads, spans, views, writes, lookup and items: peers never import each other.)
  */
@@ -41,6 +43,8 @@ import { WritesStore } from './writes/writes.store';
     ShardsStore,
     HistoryStore,
     HistoryService,
+    ArchivesStore,
+    ArchivesService,
     ReadsStore,
     ReadsService,
     SpansStore,

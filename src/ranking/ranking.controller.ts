@@ -5,6 +5,7 @@ import { GrowthQuotas } from '../governance/growth-quotas';
 import { answer, IdempotencyKey } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
+import { ArchiveQuery, ArchiveResultDto, ArchivesQuery, ArchivesResultDto } from './dto/archive.dto';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
   AroundResultDto,
@@ -26,6 +27,7 @@ import {
 } from './dto/item.dto';
 import {
   DEFAULT_AMOUNT,
+  DEFAULT_ARCHIVE_PAGE,
   DEFAULT_RADIUS_ITEMS,
   DEFAULT_TOP_ITEMS,
   MAX_SHARDED_DEPTH_ITEMS,
@@ -258,5 +260,30 @@ export class RankingController {
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots')
   itemHistory(@Param() params: ItemParams, @Query() query: ItemHistoryQuery): Promise<ItemHistoryResultDto> {
     return this.ranking.itemHistory(params.board, query.window, params.item, query.from, query.to);
+  }
+
+  @Get('boards/:board/archive')
+  @WindowRead(
+    "A calendar window's final standings of a closed period",
+    'The archive of the closed period holding `at` (default: the latest kept). A calendar window with `archive` keeps its top rows once at each period end, as they stood when the period closed.',
+    ArchiveResultDto,
+  )
+  @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive, or none of the period holding `at`')
+  @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
+  archive(@Param() params: BoardParams, @Query() query: ArchiveQuery): Promise<ArchiveResultDto> {
+    const page = { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_TOP_ITEMS };
+    return this.ranking.archive(params.board, query.window, query.at, page);
+  }
+
+  @Get('boards/:board/archives')
+  @WindowRead(
+    "A calendar window's kept archives",
+    'Closed periods with their final standings, newest first, a page at a time (`nextCursor`).',
+    ArchivesResultDto,
+  )
+  @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive')
+  @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
+  archives(@Param() params: BoardParams, @Query() query: ArchivesQuery): Promise<ArchivesResultDto> {
+    return this.ranking.archives(params.board, query.window, query.limit ?? DEFAULT_ARCHIVE_PAGE, query.cursor);
   }
 }

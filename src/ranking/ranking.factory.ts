@@ -4,6 +4,8 @@ import { RedisService } from '../redis/redis.service';
 import { BoardCache } from './boards/board-cache';
 import { BoardsService } from './boards/boards.service';
 import { BoardsStore } from './boards/boards.store';
+import { ArchivesService } from './calendar/archives.service';
+import { ArchivesStore } from './calendar/archives.store';
 import { RankedSources } from './boards/ranked-sources';
 import { ExpiryService } from './expiry/expiry.service';
 import { ExpiryStore } from './expiry/expiry.store';
@@ -44,6 +46,7 @@ export function createRankingGraph(redis: RedisService, config: AppConfig, clock
     new ReadsService(new ReadsStore(redis, config, shards, history)),
     new ViewsService(new ViewsStore(redis, config)),
     new HistoryService(history, sources),
+    new ArchivesService(new ArchivesStore(redis, config), sources),
     expiry,
     sources,
     new SpansService(new SpansStore(redis, config)),

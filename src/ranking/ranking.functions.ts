@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { defineLibrary, handlerModules } from '../redis/function-library';
 import { BOARDS_FUNCTIONS } from './boards/boards.functions';
+import { CALENDAR_FUNCTIONS } from './calendar/calendar.functions';
 import { RANKING_MODULES } from './core/script-call';
 import { EXPIRY_FUNCTIONS } from './expiry/expiry.functions';
 import { HISTORY_FUNCTIONS } from './history/history.functions';
@@ -16,6 +17,7 @@ import { WRITES_FUNCTIONS } from './writes/writes.functions';
 /** Each slice's functions, beside the directory holding their Lua (one `<handler>.lua` per function). */
 export const RANKING_SLICES = [
   ['boards', BOARDS_FUNCTIONS],
+  ['calendar', CALENDAR_FUNCTIONS],
   ['expiry', EXPIRY_FUNCTIONS],
   ['history', HISTORY_FUNCTIONS],
   ['items', ITEMS_FUNCTIONS],
@@ -44,6 +46,7 @@ export const RANKING = defineLibrary({
   // Each name is one slice's own (a spread would hide a second one: the registry spec counts them).
   functions: {
     ...BOARDS_FUNCTIONS,
+    ...CALENDAR_FUNCTIONS,
     ...EXPIRY_FUNCTIONS,
     ...HISTORY_FUNCTIONS,
     ...ITEMS_FUNCTIONS,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { WriteAnswer } from '../common/retry-safe';
 import { ClientBudget } from '../governance/growth-quotas';
+import { ArchiveAnswer, ArchivesPage, ArchivesService } from './calendar/archives.service';
 import { BoardPage, BoardsService, BoardView } from './boards/boards.service';
 import { RankedSources } from './boards/ranked-sources';
 import { ViewRowAnswer, WindowFigures } from './core/answers';
@@ -48,6 +49,7 @@ export class RankingService {
     private readonly reads: ReadsService,
     private readonly views: ViewsService,
     private readonly snapshots: HistoryService,
+    private readonly calendars: ArchivesService,
     private readonly expiry: ExpiryService,
     private readonly sources: RankedSources,
     private readonly spans: SpansService,
@@ -197,6 +199,26 @@ export class RankingService {
     atSec: number | undefined,
   ): Promise<{ board: string; window: string; at: number; from: number; to: number; items: ListedItem[] }> {
     return this.snapshots.history(name, windowName, atSec);
+  }
+
+  /** A calendar window's final standings of the closed period holding `atSec` (default: the latest kept). */
+  archive(
+    name: string,
+    windowName: string | undefined,
+    atSec: number | undefined,
+    page: { offset: number; limit: number },
+  ): Promise<ArchiveAnswer> {
+    return this.calendars.archive(name, windowName, atSec, page);
+  }
+
+  /** A calendar window's kept archives, newest first, a page at a time. */
+  archives(
+    name: string,
+    windowName: string | undefined,
+    limit: number,
+    cursor: number | undefined,
+  ): Promise<ArchivesPage> {
+    return this.calendars.archives(name, windowName, limit, cursor);
   }
 
   /** An item's rank and score in every kept snapshot from `fromSec` to `toSec`, a page at a time. */

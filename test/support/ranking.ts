@@ -30,7 +30,7 @@ export function rankingServiceOn(redisService: RedisService, config: AppConfig, 
 export function useRankingService(
   topology: Topology,
   env: Record<string, string> = {},
-): { clock: FakeClock; readonly ranking: RankingService } {
+): { clock: FakeClock; readonly ranking: RankingService; readonly redis: TestRedis } {
   const clock = new FakeClock(0);
   let redis: TestRedis | undefined;
   let started: { ranking: RankingService; redisService: RedisService } | undefined;
@@ -47,6 +47,10 @@ export function useRankingService(
     get ranking() {
       if (!started) throw new Error('the RankingService starts in beforeAll');
       return started.ranking;
+    },
+    get redis() {
+      if (!redis) throw new Error('the Redis starts in beforeAll');
+      return redis;
     },
   };
 }

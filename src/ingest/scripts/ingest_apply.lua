@@ -12,10 +12,10 @@
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
 -- ARGV[4]        W, number of windows
--- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
--- ARGV[5+3W]     the caller's lease epoch: a lower one than recorded is refused (a consumer that lost
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
+-- ARGV[5+4W]     the caller's lease epoch: a lower one than recorded is refused (a consumer that lost
 --                its lease to another instance must not write behind the new holder's back)
--- ARGV[6+3W ...] quadruples of message id, item, amount (integer, non-zero), event time (unix ms),
+-- ARGV[6+4W ...] quadruples of message id, item, amount (integer, non-zero), event time (unix ms),
 --                ids ascending
 -- Reply: { draining (0|1), due time for the index (unix ms, 0: none), events applied now, then one
 --        outcome per entry: "a" applied now, "s" applied before, "r:<reason>" refused (now or before:
@@ -62,7 +62,7 @@ local function ingest_classify(progress, last, now_sec, window_count)
   local admit = ingest_admitter(window_count)
   local outcomes, accepted, holding_at = {}, {}, {}
   local new_last = nil
-  for i = 6 + 3 * window_count, #ARGV, 4 do
+  for i = 6 + WINDOW_ARGS * window_count, #ARGV, 4 do
     local id = ARGV[i]
     local hi, lo = id_of(id)
     if not after(hi, lo, last_hi, last_lo) then
@@ -99,13 +99,14 @@ local function ingest_add(accepted, holding_at, window_count)
   local new_due_ms = nil
   for w = 0, window_count - 1 do
     local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
-    local period_sec, interval_sec = tonumber(ARGV[5 + 3 * w]), tonumber(ARGV[6 + 3 * w])
+    local period_sec, interval_sec, origin_sec = window_rule(5, w)
     local indexed = {}
     for _, i in ipairs(accepted) do
       local at_ms = tonumber(ARGV[i + 3])
       local at_sec = math.floor(at_ms / 1000)
       if holding_at[at_sec][w] then
-        local slot_start = current_slot(at_sec, interval_sec)
+        local slot_start = current_slot(at_sec, interval_sec, origin_sec)
+
         local due = add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i + 1], tonumber(ARGV[i + 2]), at_ms / 1000)
         if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
       end
@@ -121,12 +122,12 @@ local function ingest_apply(keys, args)
   local now_ms = tonumber(ARGV[2])
   local window_count = tonumber(ARGV[4])
   local progress = KEYS[2 * window_count + 2]
-  local epoch = tonumber(ARGV[5 + 3 * window_count])
+  local epoch = tonumber(ARGV[5 + WINDOW_ARGS * window_count])
   local stored = redis.call('HMGET', progress, 'last', 'epoch')
   if stored[2] and tonumber(stored[2]) > epoch then return redis.error_reply('TB_INGEST_FENCED ' .. stored[2]) end
   local now_sec = math.floor(now_ms / 1000)
-  cross_all(2, window_count, 5, 3, now_sec)
-  local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
+  cross_all(2, window_count, 5, now_sec)
+  local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
   local outcomes, accepted, holding_at, new_last = ingest_classify(progress, stored[1] or '0-0', now_sec, window_count)
   local new_due_ms = nil
   if #accepted > 0 then

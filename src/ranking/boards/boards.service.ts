@@ -6,14 +6,28 @@ import type { Aggregate } from '../core/aggregate';
 import { BoardConfig, TiesMode } from '../core/board';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
-import { resolveWindows, SnapshotSpec, WindowInput, WindowSpec } from '../core/window-math';
+import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
+import type { Calendar, WeekStart } from '../core/calendar-math';
 import { BoardCache } from './board-cache';
 import { BoardsStore } from './boards.store';
+
+/** A window as GET /boards shows it: a calendar window's period and interval are its longest period. */
+export interface WindowView {
+  name: string;
+  period: number;
+  interval: number;
+  snapshots?: SnapshotSpec;
+  calendar?: Calendar;
+  timeZone?: string;
+  weekStart?: WeekStart;
+  archive?: SnapshotSpec;
+}
 
 export interface BoardView {
   name: string;
   shards: number;
-  windows: Array<{ name: string; period: number; interval: number; snapshots?: SnapshotSpec }>;
+  windows: WindowView[];
+
   /** Present when the board has a cap. */
   maxItems?: number;
   /** Present when the board has views. */
@@ -133,15 +147,23 @@ function viewOf(config: BoardConfig): BoardView {
   return {
     name: config.name,
     shards: config.shards,
-    windows: config.windows.map((w) => ({
-      name: w.name,
-      period: w.periodSec,
-      interval: w.intervalSec,
-      ...(w.snapshots ? { snapshots: w.snapshots } : {}),
-    })),
+    windows: config.windows.map(windowViewOf),
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
     ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
     ...(config.ties === 'first' ? { ties: config.ties } : {}),
     ...(config.aggregate === undefined || config.aggregate === 'sum' ? {} : { aggregate: config.aggregate }),
+  };
+}
+
+function windowViewOf(w: WindowConfig): WindowView {
+  const view: WindowView = { name: w.name, period: w.periodSec, interval: w.intervalSec };
+  if (!w.calendar) return w.snapshots ? { ...view, snapshots: w.snapshots } : view;
+  const { calendar, timeZone, weekStart } = w.calendar;
+  return {
+    ...view,
+    calendar,
+    timeZone,
+    ...(calendar === 'week' ? { weekStart } : {}),
+    ...(w.snapshots ? { archive: w.snapshots } : {}),
   };
 }

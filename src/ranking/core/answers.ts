@@ -17,6 +17,8 @@ export interface WindowFigures {
   draining: boolean;
   /** A view's mode (absent for a window). */
   mode?: ViewMode;
+  /** A calendar window's time zone (its period runs from local midnight to local midnight). */
+  timeZone?: string;
 }
 
 /** A listed row as answered; a view's row keeps no snapshots (previousRank null), rising rows add their figures. */
@@ -29,7 +31,8 @@ export interface ViewRowAnswer extends RankedRow {
 
 export function figures(board: string, window: WindowConfig, nowMs: number, draining: boolean): WindowFigures {
   const span = windowSpan(nowMs, window);
-  return { board, window: window.name, from: span.fromSec, to: span.toSec, draining };
+  const zone = window.calendar ? { timeZone: window.calendar.timeZone } : {};
+  return { board, window: window.name, from: span.fromSec, to: span.toSec, ...zone, draining };
 }
 
 /** Share of the other ranked items scoring at or below this one, in percent (100: nobody scores higher). */

@@ -3,7 +3,7 @@ import { BoardKeys } from './ranking.keys';
 import type { TiesMode } from './ranking.types';
 import { shardOf } from './shard-math';
 import type { ViewConfig } from './trending-math';
-import { WindowConfig } from './window-math';
+import { slotRule, WindowConfig } from './window-math';
 
 export interface BoardConfig {
   name: string;
@@ -40,8 +40,6 @@ export class PreparedBoard {
   readonly allKeys: string[];
   /** Every shard's keys, shard 0 first (one entry for an unsharded board). */
   readonly shards: ShardKeys[];
-  /** [W, period_1, interval_1, createdAtMs_1, ...] as the window scripts expect after their fixed args. */
-  readonly windowArgs: number[];
   /** The window names joined by commas (names hold no comma): what a write's answer is keyed by. */
   readonly windowNames: string;
   private readonly windowIndex: Map<string, number>;
@@ -56,7 +54,6 @@ export class PreparedBoard {
       return { keys, incrementKeys: [keys.cfg(), ...pairs], allKeys: [keys.cfg(), keys.likes(), ...pairs] };
     });
     ({ keys: this.keys, incrementKeys: this.incrementKeys, allKeys: this.allKeys } = this.shards[0]);
-    this.windowArgs = windowArgsOf(config.windows);
     this.windowNames = config.windows.map((w) => w.name).join(',');
     this.windowIndex = new Map(config.windows.map((w, i) => [w.name, i]));
   }
@@ -83,9 +80,17 @@ export class PreparedBoard {
   }
 }
 
-/** [W, period_1, interval_1, createdAtMs_1, ...]: the window arguments of the window scripts. */
-export function windowArgsOf(windows: WindowConfig[]): number[] {
-  return [windows.length, ...windows.flatMap((w) => [w.periodSec, w.intervalSec, w.createdAtMs])];
+/**
+ * [W, period_1, interval_1, createdAtMs_1, origin_1, ...]: the window arguments of the window scripts
+ * at `nowMs` (window_lib's WINDOW_ARGS; a calendar window's slot is its period at `nowMs`).
+ */
+export function windowArgsOf(windows: WindowConfig[], nowMs: number): number[] {
+  const args = [windows.length];
+  for (const w of windows) {
+    const rule = slotRule(w, nowMs);
+    args.push(rule.periodSec, rule.intervalSec, w.createdAtMs, rule.originSec);
+  }
+  return args;
 }
 
 export type PutBoardResult =

@@ -85,3 +85,14 @@ export function nextPeriod(spec: CalendarSpec, period: Period): Period {
 export function localTimeOf(spec: Pick<CalendarSpec, 'timeZone'>, atMs: number): string {
   return Temporal.Instant.fromEpochMilliseconds(atMs).toZonedDateTimeISO(spec.timeZone).toPlainDateTime().toString();
 }
+
+/**
+ * The longest period of each calendar (a day or a week holding a 25-hour day, 31 days, a leap year):
+ * what a calendar window reports as its period and interval where a rolling window's sizes are read.
+ */
+export const LONGEST_PERIOD_SEC: Record<Calendar, number> = {
+  day: 25 * 3600,
+  week: 7 * 86_400 + 3600,
+  month: 31 * 86_400 + 3600,
+  year: 366 * 86_400 + 3600,
+};

@@ -84,6 +84,12 @@ export const DECAY_MAX_HALF_LIVES_PER_WINDOW = 512;
 /** What an item's decayed sum may hold once its last slot is taken out, relative to that slot's share: rounding only. */
 export const DECAY_ZERO_TOLERANCE = 1e-9;
 
+/** A calendar window's archive: closed periods kept, and rows of each period's final standings. */
+export const ARCHIVE_KEEP: Bounds = { min: 1, max: 1000 };
+export const ARCHIVE_TOP_ITEMS: Bounds = { min: 1, max: 10_000 };
+/** Archives per page of GET /boards/:board/archives (each up to `top` rows). */
+export const ARCHIVE_PAGE: Bounds = { min: 1, max: 100 };
+export const DEFAULT_ARCHIVE_PAGE = 10;
 /** Ids of one lookup (POST /boards/:board/lookup). */
 export const LOOKUP_ITEMS: Bounds = { min: 1, max: 1000 };
 

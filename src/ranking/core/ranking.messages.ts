@@ -60,6 +60,26 @@ export const RANKING_MESSAGES = {
     `board "${board}": an expired slot of the window is still being drained after ${calls} drain calls; a read lists nothing from outside its window, retry in a moment`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
+  calendarWithSpan: (field: string) =>
+    `${field}: a calendar window takes no period or interval (its periods come from the calendar)`,
+  unknownTimeZone: (field: string, zone: string) =>
+    `${field}.timeZone "${zone}" is not a known IANA time zone (like "Europe/Berlin", "America/New_York", "UTC")`,
+  calendarOnly: (field: string, key: string) => `${field}.${key} applies to calendar windows only`,
+  weekStartOffWeek: (field: string) => `${field}.weekStart applies to calendar "week" windows only`,
+  snapshotsOnCalendar: (field: string) =>
+    `${field}: a calendar window keeps archives ("archive": { "keep", "top" }), not snapshots`,
+  notCalendar: (board: string, window: string) =>
+    `window "${window}" of board "${board}" is not a calendar window (archives are kept by calendar windows)`,
+  calendarKeepsArchives: (board: string, window: string) =>
+    `window "${window}" of board "${board}" is a calendar window: read its closed periods with GET /boards/${board}/archive?window=${window}`,
+  keepsNoArchive: (board: string, window: string) =>
+    `window "${window}" of board "${board}" keeps no archive (give it "archive": { "keep", "top" })`,
+  noArchive: (board: string, window: string, atSec: number | undefined) =>
+    atSec === undefined
+      ? `window "${window}" of board "${board}" has no archive yet (one is kept at each period end)`
+      : `window "${window}" of board "${board}" keeps no archive of the period holding ${atSec}`,
+  atInClosedPeriod: (field: string, fromSec: number, toSec: number, atSec: number) =>
+    `${field} ${atSec} lies in the closed period ${fromSec}..${toSec} of every window (a calendar period takes events only while it is open)`,
   dataTooLarge: (bytes: number, max: number) => `data is ${bytes} bytes of JSON; at most ${max} are allowed`,
   dataNotAnObject: () => 'data must be a JSON object',
   itemNotHeld: (board: string, item: string) =>
@@ -71,6 +91,8 @@ export const RANKING_MESSAGES = {
     'ties "first" needs a board of 1 shard: strict order across shards is not supported (use shards: 1, or ties "shared")',
   spanNotInWindow: (board: string, window: string, spanSec: number, periodSec: number, intervalSec: number) =>
     `span ${spanSec}s does not fit window "${window}" of board "${board}": it must be a multiple of the window's interval (${intervalSec}s) and at most its period (${periodSec}s)`,
+  spanOnCalendar: (board: string, window: string) =>
+    `span applies to rolling windows; "${window}" of board "${board}" is a calendar window (it counts its current period)`,
   spanOnView: (board: string, view: string) =>
     `span applies to rolling windows; "${view}" is a view of board "${board}" (read the span's window instead)`,
   spanTooCostly: (board: string, window: string, spanSec: number, fields: number, mostFields: number) =>

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { Reply } from '../../redis/replies';
 import { IDEM_LIBRARY, KEYS_LIBRARY, ScriptCall } from '../../redis/scripts';
 import { IdemCall } from '../../redis/idempotency';
-import { PreparedBoard, ShardKeys } from './board';
+import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
 import type { ScoredItem } from './ranking.types';
-import type { WindowConfig } from './window-math';
+import { slotRule, WindowConfig } from './window-math';
 
 const lua = join(__dirname, 'lua');
 
@@ -52,18 +52,30 @@ export function boardCall(board: PreparedBoard, shard: ShardKeys, nowMs: number,
   return { board, shard, nowMs, budgetFields };
 }
 
-/** [version, now, budget, W, period_1, interval_1, createdAtMs_1, ...]: what every multi-window script starts with. */
-export function boardArgs(call: BoardCall, windowArgs = call.board.windowArgs): Array<string | number> {
+/** [version, now, budget, W, period_1, interval_1, createdAtMs_1, origin_1, ...]: what every multi-window script starts with. */
+export function boardArgs(
+  call: BoardCall,
+  windowArgs = windowArgsOf(call.board.config.windows, call.nowMs),
+): Array<string | number> {
   return [call.board.config.version, call.nowMs, call.budgetFields, ...windowArgs];
 }
 
-/** The single-window reads: [cfg, slots, top] and [version, now, budget, period, interval, ...extra]. */
+/** The single-window reads: [cfg, slots, top] and [version, now, budget, period, interval, origin, ...extra]. */
 export function windowRead(call: WindowCall, extra: Array<string | number>): ScriptCall {
   const { keys } = call.shard;
   const { window } = call;
+  const rule = slotRule(window, call.nowMs);
   return {
     keys: [keys.cfg(), keys.slots(window.name), keys.top(window.name)],
-    args: [call.board.config.version, call.nowMs, call.budgetFields, window.periodSec, window.intervalSec, ...extra],
+    args: [
+      call.board.config.version,
+      call.nowMs,
+      call.budgetFields,
+      rule.periodSec,
+      rule.intervalSec,
+      rule.originSec,
+      ...extra,
+    ],
   };
 }
 

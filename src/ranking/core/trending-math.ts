@@ -90,6 +90,11 @@ export function resolveViews(inputs: ViewInput[], windows: WindowSpec[]): ViewCo
     }
     const window = windowOf.get(input.window);
     if (!window) throw refuse(`window "${input.window}" is not a window of the board`);
+    // Views are formulas over a rolling window's slots (decay by slot age, rising against a baseline).
+    for (const name of [input.window, input.baseline]) {
+      if (name !== undefined && windowOf.get(name)?.calendar)
+        throw refuse(`reads rolling windows; "${name}" is a calendar window`);
+    }
     const view = { input, base: { name: input.name, mode, window: input.window }, window, refuse };
     if (mode === 'decay') return decayView(view);
     if (mode === 'hot') return hotView(view);

@@ -1,4 +1,5 @@
-import { atProblem, eventTimeMs, resolveWindows, slotStartSec, windowHolds, windowSpan } from './window-math';
+import fc from 'fast-check';
+import { atProblem, eventTimeMs, resolveWindows, slotRule, slotStartSec, windowHolds, windowSpan } from './window-math';
 
 describe('slotStartSec', () => {
   it('floors a time to the start of its slot', () => {
@@ -86,5 +87,38 @@ describe('timestamped events', () => {
       kind: 'past',
       message: `items.3.at is older than every window's live span: the oldest accepted is ${1_700_002_800 - 3300} (items.3.at ${nowSec - 3301}, now ${nowSec})`,
     });
+  });
+});
+
+describe('calendar windows', () => {
+  const [berlinDay] = resolveWindows([{ calendar: 'day', timeZone: 'Europe/Berlin' }]);
+  const autumnSunday = Date.parse('2024-10-26T22:00:00Z');
+
+  it('are one slot per period: the current period is the slot, its start the origin', () => {
+    const rule = slotRule(berlinDay, autumnSunday + 3_600_000);
+    expect(rule).toEqual({ periodSec: 25 * 3600, intervalSec: 25 * 3600, originSec: autumnSunday / 1000 });
+    expect(windowSpan(autumnSunday, berlinDay)).toEqual({
+      fromSec: autumnSunday / 1000,
+      toSec: autumnSunday / 1000 + 25 * 3600,
+    });
+  });
+
+  it('hold an event only while its period is open', () => {
+    expect(windowHolds(berlinDay, autumnSunday / 1000, autumnSunday + 1000)).toBe(true);
+    expect(windowHolds(berlinDay, autumnSunday / 1000 - 1, autumnSunday + 1000)).toBe(false);
+    expect(atProblem('at', autumnSunday / 1000 - 1, autumnSunday + 1000, [berlinDay])?.message).toMatch(
+      /closed period/,
+    );
+  });
+
+  it('property: no period is longer than the length a calendar window reports', () => {
+    const windows = resolveWindows(
+      (['day', 'week', 'month', 'year'] as const).map((calendar) => ({ calendar, timeZone: 'America/New_York' })),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), (nowMs) => {
+        for (const window of windows) expect(slotRule(window, nowMs).periodSec).toBeLessThanOrEqual(window.periodSec);
+      }),
+    );
   });
 });

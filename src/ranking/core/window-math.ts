@@ -4,14 +4,28 @@ import { parseDurationSec } from '../../common/duration';
 import { isName, NAME_RULE } from '../../common/names';
 import { MAX_FUTURE_SKEW_SEC } from '../../common/limits';
 import { MAX_SLOTS_PER_WINDOW, WINDOWS_PER_BOARD } from './ranking.limits';
+import {
+  CALENDARS,
+  canonicalTimeZone,
+  CalendarSpec,
+  LONGEST_PERIOD_SEC,
+  Period,
+  periodAt,
+  WEEK_STARTS,
+} from './calendar-math';
 
 /** A window counts the newest periodSec / intervalSec slots of intervalSec each, the current one included. */
 export interface WindowSpec {
   name: string;
   periodSec: number;
   intervalSec: number;
-  /** Absent: the window keeps no history. */
+  /** Absent: the window keeps no history. On a calendar window: its archive (one per closed period). */
   snapshots?: SnapshotSpec;
+  /**
+   * Present on a calendar window: one slot per period of the calendar; periodSec and intervalSec then
+   * hold the longest such period (an upper bound for whatever sizes by them), never a slot length.
+   */
+  calendar?: CalendarSpec;
 }
 
 /** At each slot boundary the window's top `top` rows are stored; the newest `keep` boundaries are kept. */
@@ -27,13 +41,52 @@ export interface WindowConfig extends WindowSpec {
 
 export interface WindowInput {
   name?: string;
-  period: string | number;
-  interval: string | number;
+  period?: string | number;
+  interval?: string | number;
   snapshots?: SnapshotSpec;
+  calendar?: string;
+  timeZone?: string;
+  weekStart?: string;
+  archive?: SnapshotSpec;
+}
+
+/** How a window's slots fall at one time, as the scripts take it (window_lib's window arguments). */
+export interface SlotRule {
+  periodSec: number;
+  intervalSec: number;
+  /** 0 for a rolling window; a calendar window's current period start (unix s). */
+  originSec: number;
+}
+
+// The current period of each calendar window, reused while the time stays inside it: the zone rules
+// (Temporal) cost far more than a comparison, and every call on the board asks.
+const currentPeriods = new WeakMap<CalendarSpec, Period>();
+
+/** The calendar period holding `atMs` (unix ms). */
+export function calendarPeriod(calendar: CalendarSpec, atMs: number): Period {
+  const cached = currentPeriods.get(calendar);
+  if (cached && cached.startMs <= atMs && atMs < cached.endMs) return cached;
+  const period = periodAt(calendar, atMs);
+  currentPeriods.set(calendar, period);
+  return period;
+}
+
+/** The slot rule of a window at `nowMs`: a calendar window is one slot, its current period. */
+export function slotRule(window: WindowSpec, nowMs: number): SlotRule {
+  if (!window.calendar) return { periodSec: window.periodSec, intervalSec: window.intervalSec, originSec: 0 };
+  const { startMs, endMs } = calendarPeriod(window.calendar, nowMs);
+  const lengthSec = (endMs - startMs) / 1000;
+  return { periodSec: lengthSec, intervalSec: lengthSec, originSec: startMs / 1000 };
 }
 
 export function slotStartSec(timeSec: number, intervalSec: number): number {
   return timeSec - (((timeSec % intervalSec) + intervalSec) % intervalSec);
+}
+
+/** [period, interval, origin]: a window's slot rule at `nowMs` as the scripts take it (window_lib). */
+export function slotRuleArgs(window: WindowSpec, nowMs: number): [number, number, number] {
+  const rule = slotRule(window, nowMs);
+  return [rule.periodSec, rule.intervalSec, rule.originSec];
 }
 
 /**
@@ -41,12 +94,17 @@ export function slotStartSec(timeSec: number, intervalSec: number): number {
  * the current one, so between periodSec - intervalSec and periodSec seconds of history.
  */
 export function windowSpan(nowMs: number, window: WindowSpec): { fromSec: number; toSec: number } {
+  if (window.calendar) {
+    const { startMs, endMs } = calendarPeriod(window.calendar, nowMs);
+    return { fromSec: startMs / 1000, toSec: endMs / 1000 };
+  }
   const currentSec = slotStartSec(Math.floor(nowMs / 1000), window.intervalSec);
   return { fromSec: currentSec - window.periodSec + window.intervalSec, toSec: currentSec + window.intervalSec };
 }
 
 /** Whether a window still counts the slot of an event at `atSec` (its slot is live at `nowMs`). */
 export function windowHolds(window: WindowSpec, atSec: number, nowMs: number): boolean {
+  if (window.calendar) return Math.floor(atSec) >= windowSpan(nowMs, window).fromSec;
   return slotStartSec(Math.floor(atSec), window.intervalSec) >= windowSpan(nowMs, window).fromSec;
 }
 
@@ -76,6 +134,11 @@ export function atProblem(
     };
   }
   if (!windows.some((window) => windowHolds(window, eventTimeMs(atSec, nowMs) / 1000, nowMs))) {
+    const calendar = windows.every((window) => window.calendar) ? windows[0].calendar : undefined;
+    if (calendar) {
+      const closed = periodAt(calendar, Math.round(atSec * 1000));
+      return { kind: 'past', message: M.atInClosedPeriod(field, closed.startMs / 1000, closed.endMs / 1000, atSec) };
+    }
     const oldest = Math.min(...windows.map((window) => windowSpan(nowMs, window).fromSec));
     return { kind: 'past', message: M.atTooOld(field, oldest, atSec, nowSec) };
   }
@@ -89,20 +152,53 @@ export function resolveWindows(inputs: WindowInput[]): WindowSpec[] {
   }
   const seen = new Set<string>();
   return inputs.map((input, index) => {
-    const periodSec = parseDurationSec(input.period);
-    const intervalSec = parseDurationSec(input.interval);
     const field = `windows.${index}`;
-    if (periodSec === undefined) throw new InvalidInputError(M.notADuration(`${field}.period`));
-    if (intervalSec === undefined) throw new InvalidInputError(M.notADuration(`${field}.interval`));
-    if (periodSec % intervalSec !== 0) throw new InvalidInputError(M.periodNotMultiple(field));
-    if (periodSec / intervalSec > MAX_SLOTS_PER_WINDOW) {
-      throw new InvalidInputError(M.tooManySlots(field, periodSec / intervalSec, MAX_SLOTS_PER_WINDOW));
-    }
-    const name = input.name ?? String(input.period);
-    if (!isName(name)) throw new InvalidInputError(M.badWindowName(field, NAME_RULE));
-    if (seen.has(name)) throw new InvalidInputError(M.windowNameTwice(field, name));
-    seen.add(name);
-    const snapshots = input.snapshots && { keep: input.snapshots.keep, top: input.snapshots.top };
-    return { name, periodSec, intervalSec, ...(snapshots ? { snapshots } : {}) };
+    const window = input.calendar === undefined ? rollingWindow(input, field) : calendarWindow(input, field);
+    if (!isName(window.name)) throw new InvalidInputError(M.badWindowName(field, NAME_RULE));
+    if (seen.has(window.name)) throw new InvalidInputError(M.windowNameTwice(field, window.name));
+    seen.add(window.name);
+    return window;
   });
+}
+
+function rollingWindow(input: WindowInput, field: string): WindowSpec {
+  for (const key of ['timeZone', 'weekStart', 'archive'] as const) {
+    if (input[key] !== undefined) throw new InvalidInputError(M.calendarOnly(field, key));
+  }
+  const periodSec = parseDurationSec(input.period ?? '');
+  const intervalSec = parseDurationSec(input.interval ?? '');
+  if (periodSec === undefined) throw new InvalidInputError(M.notADuration(`${field}.period`));
+  if (intervalSec === undefined) throw new InvalidInputError(M.notADuration(`${field}.interval`));
+  if (periodSec % intervalSec !== 0) throw new InvalidInputError(M.periodNotMultiple(field));
+  if (periodSec / intervalSec > MAX_SLOTS_PER_WINDOW) {
+    throw new InvalidInputError(M.tooManySlots(field, periodSec / intervalSec, MAX_SLOTS_PER_WINDOW));
+  }
+  const name = input.name ?? String(input.period);
+  const snapshots = input.snapshots && { keep: input.snapshots.keep, top: input.snapshots.top };
+  return { name, periodSec, intervalSec, ...(snapshots ? { snapshots } : {}) };
+}
+
+/** A calendar window: its zone checked and spelt canonically, the week start only on weeks. */
+function calendarWindow(input: WindowInput, field: string): WindowSpec {
+  if (input.period !== undefined || input.interval !== undefined)
+    throw new InvalidInputError(M.calendarWithSpan(field));
+  if (input.snapshots !== undefined) throw new InvalidInputError(M.snapshotsOnCalendar(field));
+  const calendar = CALENDARS.find((c) => c === input.calendar);
+  if (calendar === undefined) throw new InvalidInputError(`${field}.calendar must be one of ${CALENDARS.join(', ')}`);
+  if (input.weekStart !== undefined && calendar !== 'week') throw new InvalidInputError(M.weekStartOffWeek(field));
+  const weekStart = WEEK_STARTS.find((w) => w === (input.weekStart ?? 'monday'));
+  if (weekStart === undefined)
+    throw new InvalidInputError(`${field}.weekStart must be one of ${WEEK_STARTS.join(', ')}`);
+  const zone = input.timeZone ?? 'UTC';
+  const timeZone = canonicalTimeZone(zone);
+  if (timeZone === undefined) throw new InvalidInputError(M.unknownTimeZone(field, zone));
+  const longest = LONGEST_PERIOD_SEC[calendar];
+  const archive = input.archive && { keep: input.archive.keep, top: input.archive.top };
+  return {
+    name: input.name ?? calendar,
+    periodSec: longest,
+    intervalSec: longest,
+    calendar: { calendar, timeZone, weekStart },
+    ...(archive ? { snapshots: archive } : {}),
+  };
 }

@@ -9,7 +9,9 @@ import {
   IsIn,
   IsInt,
   IsObject,
+  IsString,
   Max,
+  MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
@@ -24,7 +26,10 @@ import {
   ToBool,
 } from '../../common/dto';
 import { DURATION_SEC } from '../../common/limits';
+import { CALENDARS, Calendar, WEEK_STARTS, WeekStart } from '../core/calendar-math';
 import {
+  ARCHIVE_KEEP,
+  ARCHIVE_TOP_ITEMS,
   BOARD_MAX_ITEMS,
   DECAY_MAX_HALF_LIVES_PER_WINDOW,
   DEFAULT_HOT_TAU_SEC,
@@ -48,9 +53,9 @@ const DURATION_SCHEMA = {
   ],
 };
 
-/** A window's period or interval and its OpenAPI schema. */
-const DurationProperty = (description: string, example: string) =>
-  applyDecorators(ApiProperty({ description, example, ...DURATION_SCHEMA }), IsDuration());
+/** An optional duration of a view or window and its OpenAPI schema. */
+const OptionalDurationProperty = (description: string, example: string) =>
+  applyDecorators(ApiPropertyOptional({ description, example, ...DURATION_SCHEMA }), IsOptionalNotNull(), IsDuration());
 
 export class SnapshotsDto {
   @ApiProperty({
@@ -76,15 +81,74 @@ export class SnapshotsDto {
   top!: number;
 }
 
+export class ArchiveDto {
+  @ApiProperty({
+    type: 'integer',
+    minimum: ARCHIVE_KEEP.min,
+    maximum: ARCHIVE_KEEP.max,
+    description: 'Closed periods kept (the oldest goes when a new one is kept)',
+  })
+  @IsInt()
+  @Min(ARCHIVE_KEEP.min)
+  @Max(ARCHIVE_KEEP.max)
+  keep!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: ARCHIVE_TOP_ITEMS.min,
+    maximum: ARCHIVE_TOP_ITEMS.max,
+    description: "Rows of each period's final standings kept",
+  })
+  @IsInt()
+  @Min(ARCHIVE_TOP_ITEMS.min)
+  @Max(ARCHIVE_TOP_ITEMS.max)
+  top!: number;
+}
+
 export class WindowDto {
   @OptionalNameProperty('Window name (defaults to the period as given, e.g. "24h")', '24h')
   name?: string;
 
-  @DurationProperty('How much history the window covers: seconds, or 30s, 5m, 1h, 7d', '24h')
-  period!: string | number;
+  @OptionalDurationProperty(
+    'Rolling windows: how much history the window covers: seconds, or 30s, 5m, 1h, 7d (not with calendar)',
+    '24h',
+  )
+  period?: string | number;
 
-  @DurationProperty(`Slot length; the period must be a multiple of it (at most ${MAX_SLOTS_PER_WINDOW} slots)`, '1h')
-  interval!: string | number;
+  @OptionalDurationProperty(
+    `Rolling windows: slot length; the period must be a multiple of it (at most ${MAX_SLOTS_PER_WINDOW} slots)`,
+    '1h',
+  )
+  interval?: string | number;
+
+  @ApiPropertyOptional({
+    enum: CALENDARS,
+    description: 'A calendar window instead of a rolling one: counts the current period of its time zone',
+  })
+  @IsOptionalNotNull()
+  @IsIn(CALENDARS, { message: `$property must be one of ${CALENDARS.join(', ')}` })
+  calendar?: Calendar;
+
+  @ApiPropertyOptional({ description: 'Calendar windows: an IANA time zone (default UTC)', example: 'Europe/Berlin' })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(64)
+  timeZone?: string;
+
+  @ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar "week" windows only (default monday)' })
+  @IsOptionalNotNull()
+  @IsIn(WEEK_STARTS, { message: `$property must be one of ${WEEK_STARTS.join(', ')}` })
+  weekStart?: WeekStart;
+
+  @ApiPropertyOptional({
+    type: ArchiveDto,
+    description: "Calendar windows: keep each closed period's final standings (GET /boards/:board/archive)",
+  })
+  @IsOptionalNotNull()
+  @IsObject({ message: 'archive must be an object like { "keep": 12, "top": 100 }' })
+  @ValidateNested()
+  @Type(() => ArchiveDto)
+  archive?: ArchiveDto;
 
   @ApiPropertyOptional({
     type: SnapshotsDto,
@@ -96,10 +160,6 @@ export class WindowDto {
   @Type(() => SnapshotsDto)
   snapshots?: SnapshotsDto;
 }
-
-/** An optional duration of a view and its OpenAPI schema. */
-const OptionalDurationProperty = (description: string, example: string) =>
-  applyDecorators(ApiPropertyOptional({ description, example, ...DURATION_SCHEMA }), IsOptionalNotNull(), IsDuration());
 
 export class ViewDto {
   @NameProperty('View name (read with ?window=<name>); not a window name', 'trending')
@@ -224,6 +284,11 @@ export class WindowViewDto {
   @ApiProperty({ type: 'integer', minimum: 1, description: 'seconds' }) interval!: number;
   @ApiPropertyOptional({ type: SnapshotsDto, description: 'Present when the window keeps snapshots' })
   snapshots?: SnapshotsDto;
+  @ApiPropertyOptional({ enum: CALENDARS, description: 'Present on a calendar window' }) calendar?: Calendar;
+  @ApiPropertyOptional({ description: 'Calendar windows: the IANA time zone' }) timeZone?: string;
+  @ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar week windows' }) weekStart?: WeekStart;
+  @ApiPropertyOptional({ type: ArchiveDto, description: 'Present when a calendar window keeps archives' })
+  archive?: ArchiveDto;
 }
 
 export class ViewViewDto {

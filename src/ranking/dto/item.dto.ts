@@ -272,8 +272,14 @@ export class RankedItemDto extends ListedItemDto {
 export class WindowFiguresDto {
   @ApiProperty() board!: string;
   @ApiProperty() window!: string;
-  @ApiProperty({ type: 'integer', description: 'Start of the oldest live slot (unix s)' }) from!: number;
-  @ApiProperty({ type: 'integer', description: 'End of the current slot (unix s)' }) to!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Start of the oldest live slot (unix s); of a calendar window, the current period start',
+  })
+  from!: number;
+  @ApiProperty({ type: 'integer', description: 'End of the current slot or calendar period (unix s)' }) to!: number;
+  @ApiPropertyOptional({ description: "A calendar window's IANA time zone (absent on rolling windows)" })
+  timeZone?: string;
   @ApiProperty({ description: 'True while an expired slot larger than one chunk is still being subtracted' })
   draining!: boolean;
   @ApiPropertyOptional({ enum: VIEW_MODES, description: "A view's mode (absent when reading a window)" })

@@ -4,7 +4,7 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { itemDataOf } from '../core/item-data';
 import type { ItemData } from '../core/ranking.types';
 import { WindowCall, windowRead } from '../core/script-call';
-import type { WindowConfig } from '../core/window-math';
+import { slotRuleArgs, WindowConfig } from '../core/window-math';
 
 /** One shard's answer to a lookup: per id (in the order sent) and per score to count above. */
 export interface LookupReply {
@@ -70,8 +70,7 @@ export const LOOKUP_FUNCTIONS = {
         call.board.config.version,
         call.nowMs,
         call.window.name,
-        call.window.periodSec,
-        call.window.intervalSec,
+        ...slotRuleArgs(call.window, call.nowMs),
         call.scores.length,
         ...call.scores,
         ...call.shards.map((shard) => shard.keys.cfg()),

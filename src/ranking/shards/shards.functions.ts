@@ -2,7 +2,7 @@ import { Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { PreparedBoard, ShardKeys, windowArgsOf } from '../core/board';
 import { BoardCall, boardArgs } from '../core/script-call';
-import type { WindowConfig } from '../core/window-math';
+import { slotRule, WindowConfig } from '../core/window-math';
 
 /** Counting across the shards of a board: items above given scores, one shard or every shard of a node per call. */
 export const SHARDS_FUNCTIONS = {
@@ -15,7 +15,7 @@ export const SHARDS_FUNCTIONS = {
       const { keys } = call.shard;
       return {
         keys: [keys.cfg(), ...call.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)])],
-        args: [...boardArgs(call, windowArgsOf(call.windows)), ...call.scores],
+        args: [...boardArgs(call, windowArgsOf(call.windows, call.nowMs)), ...call.scores],
       };
     },
     decode: (raw, call) => {
@@ -46,7 +46,10 @@ export const SHARDS_FUNCTIONS = {
         call.board.config.version,
         call.nowMs,
         call.windows.length,
-        ...call.windows.flatMap((w) => [w.name, w.periodSec, w.intervalSec]),
+        ...call.windows.flatMap((w) => {
+          const rule = slotRule(w, call.nowMs);
+          return [w.name, rule.periodSec, rule.intervalSec, rule.originSec];
+        }),
         ...call.scores,
         ...call.shards.map((shard) => shard.keys.cfg()),
       ],

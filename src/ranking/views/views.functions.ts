@@ -83,7 +83,12 @@ export const VIEWS_FUNCTIONS = {
       const { keys } = call.shard;
       return {
         keys: [keys.cfg(), ...call.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)])],
-        args: [...boardArgs(call, windowArgsOf(call.windows)), call.view.name, call.read.op, ...readArgsOf(call.read)],
+        args: [
+          ...boardArgs(call, windowArgsOf(call.windows, call.nowMs)),
+          call.view.name,
+          call.read.op,
+          ...readArgsOf(call.read),
+        ],
       };
     },
     decode: (raw, call): ViewReply => {

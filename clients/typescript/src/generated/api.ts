@@ -347,6 +347,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/boards/{board}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A calendar window's final standings of a closed period
+         * @description The archive of the closed period holding `at` (default: the latest kept). A calendar window with `archive` keeps its top rows once at each period end, as they stood when the period closed.
+         */
+        get: operations["RankingController_archive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/boards/{board}/archives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A calendar window's kept archives
+         * @description Closed periods with their final standings, newest first, a page at a time (`nextCursor`).
+         */
+        get: operations["RankingController_archives"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/boards/{board}/lookup": {
         parameters: {
             query?: never;
@@ -648,7 +688,7 @@ export interface components {
              * @description Stable machine code: act on it, not on the message
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "BOARD_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
+            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "BOARD_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
             /** @description Per-dependency health, on a NOT_READY answer only */
             details?: {
                 [key: string]: unknown;
@@ -733,6 +773,12 @@ export interface components {
             /** @description Rank in the window's latest snapshot; null when absent from it or when the window keeps no snapshots */
             previousRank: number | null;
         };
+        ArchiveDto: {
+            /** @description Closed periods kept (the oldest goes when a new one is kept) */
+            keep: number;
+            /** @description Rows of each period's final standings kept */
+            top: number;
+        };
         SnapshotsDto: {
             /** @description Slot boundaries of history kept (each snapshot lives keep intervals) */
             keep: number;
@@ -746,15 +792,32 @@ export interface components {
              */
             name?: string;
             /**
-             * @description How much history the window covers: seconds, or 30s, 5m, 1h, 7d
+             * @description Rolling windows: how much history the window covers: seconds, or 30s, 5m, 1h, 7d (not with calendar)
              * @example 24h
              */
-            period: number | string;
+            period?: number | string;
             /**
-             * @description Slot length; the period must be a multiple of it (at most 10000 slots)
+             * @description Rolling windows: slot length; the period must be a multiple of it (at most 10000 slots)
              * @example 1h
              */
-            interval: number | string;
+            interval?: number | string;
+            /**
+             * @description A calendar window instead of a rolling one: counts the current period of its time zone
+             * @enum {string}
+             */
+            calendar?: "day" | "week" | "month" | "year";
+            /**
+             * @description Calendar windows: an IANA time zone (default UTC)
+             * @example Europe/Berlin
+             */
+            timeZone?: string;
+            /**
+             * @description Calendar "week" windows only (default monday)
+             * @enum {string}
+             */
+            weekStart?: "monday" | "sunday";
+            /** @description Calendar windows: keep each closed period's final standings (GET /boards/:board/archive) */
+            archive?: components["schemas"]["ArchiveDto"];
             /** @description Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank) */
             snapshots?: components["schemas"]["SnapshotsDto"];
         };
@@ -823,6 +886,20 @@ export interface components {
             interval: number;
             /** @description Present when the window keeps snapshots */
             snapshots?: components["schemas"]["SnapshotsDto"];
+            /**
+             * @description Present on a calendar window
+             * @enum {string}
+             */
+            calendar?: "day" | "week" | "month" | "year";
+            /** @description Calendar windows: the IANA time zone */
+            timeZone?: string;
+            /**
+             * @description Calendar week windows
+             * @enum {string}
+             */
+            weekStart?: "monday" | "sunday";
+            /** @description Present when a calendar window keeps archives */
+            archive?: components["schemas"]["ArchiveDto"];
         };
         ViewViewDto: {
             name: string;
@@ -975,10 +1052,12 @@ export interface components {
         TopResultDto: {
             board: string;
             window: string;
-            /** @description Start of the oldest live slot (unix s) */
+            /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
             from: number;
-            /** @description End of the current slot (unix s) */
+            /** @description End of the current slot or calendar period (unix s) */
             to: number;
+            /** @description A calendar window's IANA time zone (absent on rolling windows) */
+            timeZone?: string;
             /** @description True while an expired slot larger than one chunk is still being subtracted */
             draining: boolean;
             /**
@@ -992,10 +1071,12 @@ export interface components {
         ItemResultDto: {
             board: string;
             window: string;
-            /** @description Start of the oldest live slot (unix s) */
+            /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
             from: number;
-            /** @description End of the current slot (unix s) */
+            /** @description End of the current slot or calendar period (unix s) */
             to: number;
+            /** @description A calendar window's IANA time zone (absent on rolling windows) */
+            timeZone?: string;
             /** @description True while an expired slot larger than one chunk is still being subtracted */
             draining: boolean;
             /**
@@ -1022,10 +1103,12 @@ export interface components {
         AroundResultDto: {
             board: string;
             window: string;
-            /** @description Start of the oldest live slot (unix s) */
+            /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
             from: number;
-            /** @description End of the current slot (unix s) */
+            /** @description End of the current slot or calendar period (unix s) */
             to: number;
+            /** @description A calendar window's IANA time zone (absent on rolling windows) */
+            timeZone?: string;
             /** @description True while an expired slot larger than one chunk is still being subtracted */
             draining: boolean;
             /**
@@ -1083,6 +1166,41 @@ export interface components {
             /** @description null: every kept snapshot in range is answered. Else the answer is one page (a read scans at most 5000 snapshot rows): ask again with `from` = nextFrom for the rest */
             nextFrom: number | null;
         };
+        ArchiveRowDto: {
+            rank: number;
+            item: string;
+            score: number;
+        };
+        ArchiveResultDto: {
+            /** @description Start of the closed period: local midnight (unix s) */
+            from: number;
+            /** @description End of the closed period: the next local midnight (unix s) */
+            to: number;
+            /** @description The period's final standings, highest score first */
+            items: components["schemas"]["ArchiveRowDto"][];
+            board: string;
+            window: string;
+            /** @example Europe/Berlin */
+            timeZone: string;
+        };
+        ArchivedPeriodDto: {
+            /** @description Start of the closed period: local midnight (unix s) */
+            from: number;
+            /** @description End of the closed period: the next local midnight (unix s) */
+            to: number;
+            /** @description The period's final standings, highest score first */
+            items: components["schemas"]["ArchiveRowDto"][];
+        };
+        ArchivesResultDto: {
+            board: string;
+            window: string;
+            /** @example Europe/Berlin */
+            timeZone: string;
+            /** @description Kept periods, newest first */
+            periods: components["schemas"]["ArchivedPeriodDto"][];
+            /** @description Pass as `cursor` for the next page; null at the end */
+            nextCursor?: number | null;
+        };
         LookupDto: {
             /**
              * @description Item ids (1-128 printable characters), each at most once; answered in this order
@@ -1119,10 +1237,12 @@ export interface components {
         LookupResultDto: {
             board: string;
             window: string;
-            /** @description Start of the oldest live slot (unix s) */
+            /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
             from: number;
-            /** @description End of the current slot (unix s) */
+            /** @description End of the current slot or calendar period (unix s) */
             to: number;
+            /** @description A calendar window's IANA time zone (absent on rolling windows) */
+            timeZone?: string;
             /** @description True while an expired slot larger than one chunk is still being subtracted */
             draining: boolean;
             /**
@@ -3798,6 +3918,260 @@ export interface operations {
             };
             /**
              * @description SNAPSHOT_NOT_FOUND: the window keeps no snapshots
+             *
+             *     BOARD_NOT_FOUND, WINDOW_NOT_FOUND
+             */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    RankingController_archive: {
+        parameters: {
+            query?: {
+                /** @description A calendar window's name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                window?: string;
+                /** @description Unix s: the closed period holding it (default: the latest kept) */
+                at?: number;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Board name: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArchiveResultDto"];
+                };
+            };
+            /** @description INVALID_INPUT: the window is not a calendar window */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_MISSING, API_KEY_INVALID */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description ARCHIVE_NOT_FOUND: the window keeps no archive, or none of the period holding `at`
+             *
+             *     BOARD_NOT_FOUND, WINDOW_NOT_FOUND
+             */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    RankingController_archives: {
+        parameters: {
+            query?: {
+                /** @description A calendar window's name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                window?: string;
+                /** @description Periods per page */
+                limit?: number;
+                /** @description The page after the one whose nextCursor this is (default: the newest periods) */
+                cursor?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Board name: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArchivesResultDto"];
+                };
+            };
+            /** @description INVALID_INPUT: the window is not a calendar window */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_MISSING, API_KEY_INVALID */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description ARCHIVE_NOT_FOUND: the window keeps no archive
              *
              *     BOARD_NOT_FOUND, WINDOW_NOT_FOUND
              */

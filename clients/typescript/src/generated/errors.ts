@@ -19,6 +19,7 @@ export const ERROR_TABLE = {
   API_KEY_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no" },
   STATS_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: nothing recorded in that hour" },
   SNAPSHOT_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: the window keeps no snapshots, or none is kept for that time (the message says which)" },
+  ARCHIVE_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: the window keeps no archive, or none of the period asked for (the message says which)" },
   INGEST_SOURCE_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no" },
   ITEM_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: data is kept only for an item some window of the board holds; write to the item first" },
   ROUTE_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: no such route" },

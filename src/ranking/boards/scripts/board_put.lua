@@ -12,7 +12,7 @@
 -- (a new version and revision); the write scripts read it from the config hash, never from a cache.
 -- KEYS[1]        board config hash: version, revision, windows (JSON), shards, maxShards, createdAtMs,
 --                maxItems (absent: no cap)
--- ARGV[1]        requested windows, JSON array of { name, periodSec, intervalSec, snapshots? }
+-- ARGV[1]        requested windows, JSON array of { name, periodSec, intervalSec, snapshots?, calendar? }
 -- ARGV[2]        requested shards, or "" to keep the stored count (1 for a new board)
 -- ARGV[3]        version to store if anything changes (unique per change)
 -- ARGV[4]        reset: 1 to drop the data of changed or removed windows, else 0
@@ -98,6 +98,15 @@ local function board_create(r)
   return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json, r.ties, r.aggregate }
 end
 
+-- What a window counts, as a string to compare: "<period>s/<interval>s", or a calendar window's
+-- period, zone and week start (the same nominal period may be another zone's).
+local function window_span_of(w)
+  if type(w.calendar) == 'table' then
+    return w.calendar.calendar .. ' in ' .. w.calendar.timeZone .. ' from ' .. w.calendar.weekStart
+  end
+  return w.periodSec .. 's/' .. w.intervalSec .. 's'
+end
+
 -- Compares the wanted windows with the stored ones (`plan.by_name`: the stored windows by name) into
 -- `plan`: changed, problems (refusals without reset), to_drop (with reset) and resnapshot; sets each
 -- wanted window's createdAtMs (kept, or now for a new or remade one).
@@ -108,14 +117,13 @@ local function board_compare_windows(r, plan, current)
     if old == nil then
       w.createdAtMs = r.now_ms
       plan.changed = true
-    elseif plan.reshard or plan.reties or plan.reaggregate or old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
+    elseif plan.reshard or plan.reties or plan.reaggregate or window_span_of(old) ~= window_span_of(w) then
       plan.changed = true
       if r.reset then
         plan.to_drop[#plan.to_drop + 1] = w.name
         w.createdAtMs = r.now_ms
-      elseif old.periodSec ~= w.periodSec or old.intervalSec ~= w.intervalSec then
-        plan.problems[#plan.problems + 1] = 'window ' .. w.name .. ' would change from ' .. old.periodSec .. 's/' ..
-          old.intervalSec .. 's to ' .. w.periodSec .. 's/' .. w.intervalSec .. 's'
+      elseif window_span_of(old) ~= window_span_of(w) then
+        plan.problems[#plan.problems + 1] = 'window ' .. w.name .. ' would change from ' .. window_span_of(old) .. ' to ' .. window_span_of(w)
       end
     else
       w.createdAtMs = old.createdAtMs

@@ -49,15 +49,15 @@ local function best_over(mode, slots_key, starts, item)
 end
 
 -- After expiry deleted `entries` (item, value pairs, HGETALL shape) from an expired slot of a window
--- whose live slots start after `cutoff`: each item whose window score equals the drained one gets the
+-- whose live slots start at `live_from` or later: each item whose window score equals the drained one gets the
 -- best of the live slots, or leaves the window when none holds it. Returns the slots read.
-local function best_settle(mode, slots_key, top_key, cutoff, entries, changed)
+local function best_settle(mode, slots_key, top_key, live_from, entries, changed)
   local starts, reads = nil, 0
   for i = 1, #entries, 2 do
     local item = entries[i]
     local held = redis.call('ZSCORE', top_key, item)
     if held and tonumber(held) == best_decode(mode, entries[i + 1]) then
-      starts = starts or redis.call('ZRANGE', slots_key, '+inf', '(' .. cutoff, 'BYSCORE', 'REV')
+      starts = starts or redis.call('ZRANGE', slots_key, '+inf', live_from, 'BYSCORE', 'REV')
       local best, spent = best_over(mode, slots_key, starts, item)
       reads = reads + spent
       if best == nil then

@@ -3,7 +3,7 @@
 -- of new items.
 -- KEYS: 0
 -- ARGV[1] config version, ARGV[2] now (ms), ARGV[4] W; the idempotency arguments start at
--- ARGV[idem_first + 3W] (idem_first: the script's own offset past its window arguments).
+-- ARGV[idem_first + 4W] (idem_first: the script's own offset past its window arguments).
 
 -- Refuses a stale or missing config and answers a replay. Returns the reply to answer at once (or
 -- nil), then now (ms), the window count and the idempotency arguments.
@@ -12,7 +12,7 @@ local function begin_board_write(idem_first)
   if err then return redis.error_reply(err) end
   local now_ms = tonumber(ARGV[2])
   local window_count = tonumber(ARGV[4])
-  local idem = idem_args(idem_first + 3 * window_count, '')
+  local idem = idem_args(idem_first + WINDOW_ARGS * window_count, '')
   return idem_begin(KEYS[1], 'cfg', idem, now_ms), now_ms, window_count, idem
 end
 
@@ -67,7 +67,7 @@ local function admit_items(first_key, window_count, items, allowance, known_cap)
 end
 
 -- Item increments of one call (window keys as (slots, top) pairs from KEYS[2], periods and intervals
--- at ARGV[5 + 3w] and ARGV[6 + 3w]). A window's slot is indexed once per call (again only when an
+-- at ARGV[5 + 4w] and ARGV[6 + 4w]). A window's slot is indexed once per call (again only when an
 -- event lands in another slot of it). `add(reply, item, amount, at_sec, seen_sec, covering)` adds to
 -- the slot of `at_sec` in the windows of `covering` (see window_holds; views told, with `seen_sec`
 -- the event's time for hot's firstSeen), appends the per-window figures score_1, rank_1, ...,
@@ -81,12 +81,14 @@ local function event_adder(window_count)
       local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
       local score
       if covering[w] then
-        local slot_start = current_slot(at_sec, tonumber(ARGV[6 + 3 * w]))
+        local period_sec, interval_sec, origin_sec = window_rule(5, w)
+        local slot_start = current_slot(at_sec, interval_sec, origin_sec)
         if indexed[w] ~= slot_start then
           indexed[w] = slot_start
           slot_keys[w] = slot_key_of(slots_key, slot_start)
           if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-            new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w])))
+            new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec))
+
           end
         end
         score = add_amount(slot_keys[w], top_key, item, amount)

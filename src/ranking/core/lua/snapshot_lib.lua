@@ -54,8 +54,17 @@ local function snapshot_lifetime_sec(conf, interval_sec)
   return conf.keep * interval_sec
 end
 
+-- The snapshot boundaries (index members) to drop before one at `at` is stored: those older than the
+-- lifetime, or for a calendar window's archives (keyed by period start; periods differ in length)
+-- all but the newest keep - 1.
+local function stale_snapshots(index, at, conf, interval_sec, calendar)
+  if calendar then return redis.call('ZRANGE', index, 0, -conf.keep) end
+  return redis.call('ZRANGE', index, '-inf', at - snapshot_lifetime_sec(conf, interval_sec), 'BYSCORE')
+end
+
 -- Stores the listing of `top_key` as the snapshot at boundary `at` and makes it the previous listing.
-local function take_snapshot(base, top_key, at, conf, interval_sec)
+-- A calendar window's archive is kept by count (stale_snapshots), so its keys get no expiry.
+local function take_snapshot(base, top_key, at, conf, interval_sec, calendar)
   local page = redis.call('ZREVRANGE', top_key, 0, conf.top - 1, 'WITHSCORES')
   local rows, prev_args = {}, {}
   for i = 1, #page, 2 do
@@ -64,32 +73,37 @@ local function take_snapshot(base, top_key, at, conf, interval_sec)
     prev_args[#prev_args + 1] = page[i + 1]
     prev_args[#prev_args + 1] = page[i]
   end
-  local lifetime = snapshot_lifetime_sec(conf, interval_sec)
   local index = base .. 'snaps'
-  for _, old in ipairs(redis.call('ZRANGE', index, '-inf', at - lifetime, 'BYSCORE')) do
+  for _, old in ipairs(stale_snapshots(index, at, conf, interval_sec, calendar)) do
     redis.call('UNLINK', base .. 'snap:' .. old)
+    redis.call('ZREM', index, old)
   end
-  redis.call('ZREMRANGEBYSCORE', index, '-inf', at - lifetime)
-  redis.call('SET', base .. 'snap:' .. at, table.concat(rows), 'EX', lifetime)
-  redis.call('ZADD', index, at, at)
-  redis.call('EXPIRE', index, lifetime)
   local prev = base .. 'prev'
   redis.call('DEL', prev)
   for i = 1, #prev_args, SNAP_ZADD_ARGS do
     redis.call('ZADD', prev, unpack(prev_args, i, math.min(i + SNAP_ZADD_ARGS - 1, #prev_args)))
   end
+  redis.call('ZADD', index, at, at)
+  if calendar then
+    redis.call('SET', base .. 'snap:' .. at, table.concat(rows))
+    return
+  end
+  local lifetime = snapshot_lifetime_sec(conf, interval_sec)
+  redis.call('SET', base .. 'snap:' .. at, table.concat(rows), 'EX', lifetime)
+  redis.call('EXPIRE', index, lifetime)
   if #prev_args > 0 then redis.call('EXPIRE', prev, lifetime) end
 end
 
 -- Called before a script expires or writes a window: the first call in a new slot takes the snapshot
 -- at the end of the slot the window last ran in (its results then are still exactly the listing at
 -- that boundary: nothing of a later slot was applied and nothing was expired since), once, whoever
--- makes it. The first call ever only marks the slot.
-local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec)
+-- makes it. The first call ever only marks the slot. A calendar window (origin_sec > 0: one slot per
+-- period) stores its archive under the closed period's start, since only the app knows its end.
+local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec)
   local name = window_name_of(cfg_key, slots_key)
   local conf = confs[name]
   if not conf then return end
-  local current = current_slot(now_sec, interval_sec)
+  local current = current_slot(now_sec, interval_sec, origin_sec)
   local field = 'snapMark:' .. name
   local mark = tonumber(redis.call('HGET', cfg_key, field))
   if mark and mark >= current then return end
@@ -97,27 +111,34 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
   -- then goes without a snapshot, and the expiry that follows (which frees memory) still runs.
   local marked = redis.pcall('HSET', cfg_key, field, current)
   if type(marked) == 'table' and marked.err then return end
-  if mark then take_snapshot(sibling_key(slots_key, 'slots', ''), top_key, mark + interval_sec, conf, interval_sec) end
+  if not mark then return end
+  local base = sibling_key(slots_key, 'slots', '')
+  if (origin_sec or 0) > 0 then
+    -- A period where nothing scored has no standings to keep (and idle periods are never visited).
+    if redis.call('ZCOUNT', top_key, '(0', '+inf') > 0 then take_snapshot(base, top_key, mark, conf, interval_sec, true) end
+  else
+    take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec, false)
+  end
 end
 
--- cross_boundary for every window given as (slots, top) pairs from KEYS[first_key], intervals at
--- ARGV[first_arg + 1 + stride * w]. Answers the snapshot settings it read (snapshot_confs).
-local function cross_all(first_key, window_count, first_arg, stride, now_sec)
+-- cross_boundary for every window given as (slots, top) pairs from KEYS[first_key], window arguments
+-- (window_rule) from ARGV[first_arg]. Answers the snapshot settings it read (snapshot_confs).
+local function cross_all(first_key, window_count, first_arg, now_sec)
   local confs = snapshot_confs(KEYS[1])
   if not confs then return nil end
   for w = 0, window_count - 1 do
-    local interval_sec = tonumber(ARGV[first_arg + 1 + stride * w])
-    cross_boundary(KEYS[1], confs, KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, interval_sec)
+    local _, interval_sec, origin_sec = window_rule(first_arg, w)
+    cross_boundary(KEYS[1], confs, KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, interval_sec, origin_sec)
   end
   return confs
 end
 
 -- cross_boundary for the one window of a single-window script (KEYS: cfg, slots, top). Answers the
 -- window's snapshot setting ({ keep, top }), or nil when it keeps none.
-local function cross_window(now_sec, interval_sec)
+local function cross_window(now_sec, interval_sec, origin_sec)
   local confs = snapshot_confs(KEYS[1])
   local conf = confs and confs[window_name_of(KEYS[1], KEYS[2])]
-  if conf then cross_boundary(KEYS[1], confs, KEYS[2], KEYS[3], now_sec, interval_sec) end
+  if conf then cross_boundary(KEYS[1], confs, KEYS[2], KEYS[3], now_sec, interval_sec, origin_sec) end
   return conf
 end
 
@@ -157,7 +178,7 @@ end
 
 -- When the scheduler must next visit for a snapshot: the end of the current slot of the shortest
 -- snapshot-keeping window that holds data (its next boundary must be crossed even if nobody writes),
--- or nil. Windows as (slots, top) pairs from KEYS[first_key], intervals at ARGV[6 + 3w].
+-- or nil. Windows as (slots, top) pairs from KEYS[first_key], window arguments from ARGV[5].
 local function snapshot_due_ms(first_key, window_count, now_sec)
   local confs = snapshot_confs(KEYS[1])
   if not confs then return nil end
@@ -165,8 +186,8 @@ local function snapshot_due_ms(first_key, window_count, now_sec)
   for w = 0, window_count - 1 do
     local slots_key = KEYS[first_key + 2 * w]
     if confs[window_name_of(KEYS[1], slots_key)] and redis.call('ZCARD', KEYS[first_key + 2 * w + 1]) > 0 then
-      local interval_sec = tonumber(ARGV[6 + 3 * w])
-      local ends = (current_slot(now_sec, interval_sec) + interval_sec) * 1000
+      local _, interval_sec, origin_sec = window_rule(5, w)
+      local ends = (current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000
       if due == nil or ends < due then due = ends end
     end
   end
@@ -181,13 +202,16 @@ local function with_snapshot_due(new_due_ms, first_key, window_count, now_sec)
 end
 
 -- The snapshot of the window of `slots_key` at or before `at` (unix s; nil: the latest) still kept at
--- `now_sec`: its boundary and rows, or nil.
-local function find_snapshot(slots_key, conf, interval_sec, now_sec, at)
+-- `now_sec`: its boundary and rows, or nil. A calendar window's archives (origin_sec > 0) are kept by
+-- count, not time.
+local function find_snapshot(slots_key, conf, interval_sec, now_sec, at, origin_sec)
   local base = sibling_key(slots_key, 'slots', '')
   local found = redis.call('ZRANGE', base .. 'snaps', at or '+inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1)
   if #found == 0 then return nil end
   local boundary = tonumber(found[1])
-  if boundary <= current_slot(now_sec, interval_sec) - snapshot_lifetime_sec(conf, interval_sec) then return nil end
+  local expired = boundary <= current_slot(now_sec, interval_sec) - snapshot_lifetime_sec(conf, interval_sec)
+  if (origin_sec or 0) == 0 and expired then return nil end
+
   local rows = redis.call('GET', base .. 'snap:' .. boundary)
   if not rows then return nil end
   return boundary, rows

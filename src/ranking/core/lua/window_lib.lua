@@ -39,19 +39,36 @@ local function drop_window(cfg_key, window_name)
   drop_tie_order(base)
 end
 
-local function current_slot(now_sec, interval_sec)
-  return now_sec - (now_sec % interval_sec)
+-- Arguments per window after a script's fixed ones: period (s), interval (s), creation time (unix
+-- ms), origin (unix s). A rolling window's slots start at multiples of its interval (origin 0). A
+-- calendar window (origin > 0) is one slot per period: the caller passes, for its `now`, the current
+-- period's start as the origin and its length as both period and interval (periods differ in length:
+-- the time-zone rules live in the app, src/ranking/core/calendar-math.ts).
+local WINDOW_ARGS = 4
+
+-- The start of the slot holding `t` (unix s): an event before a calendar window's origin lands in a
+-- slot before its live span, which every caller then skips.
+local function current_slot(t, interval_sec, origin_sec)
+  return t - ((t - (origin_sec or 0)) % interval_sec)
 end
 
--- Subtracts the oldest expired slots (start <= current slot - period) from the results and deletes
--- them, touching at most `budget` fields. Subtract and delete happen together, so an expired slot can
+-- Window w's (0-based) period, interval and origin from its arguments at ARGV[first_arg + 4w].
+local function window_rule(first_arg, w)
+  local at = first_arg + WINDOW_ARGS * w
+  return tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 3])
+end
+
+-- Subtracts the oldest expired slots (those starting before the live span) from the results and
+-- deletes them, touching at most `budget` fields. Subtract and delete happen together, so an expired slot can
 -- never be subtracted twice. A slot bigger than the budget is drained in part (subtract + HDEL of the
 -- same fields). On a max/min/last board the items the drained fields may have given their window
 -- score are recomputed from the live slots instead (best_settle; its slot reads count in the budget,
 -- and a pass takes at most budget / slots fields, at least one, so one call stays near `budget` reads).
 -- Returns the budget left and whether expired data remains.
-local function expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget)
-  local cutoff = current_slot(now_sec, interval_sec) - period_sec
+local function expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
+  -- Exclusive: a calendar window's previous period may be shorter than the current one.
+  local live_from = current_slot(now_sec, interval_sec, origin_sec) - period_sec + interval_sec
+  local cutoff = '(' .. live_from
   while true do
     local oldest = redis.call('ZRANGE', slots_key, '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1)
     if #oldest == 0 then return budget, false end
@@ -82,7 +99,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       budget = budget - #fields
     end
     if BOARD.aggregate ~= 'sum' then
-      budget = budget - best_settle(BOARD.aggregate, slots_key, top_key, cutoff, entries, results_changed)
+      budget = budget - best_settle(BOARD.aggregate, slots_key, top_key, live_from, entries, results_changed)
     else
       for i = 1, #entries, 2 do
         local item = entries[i]
@@ -96,14 +113,13 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
 end
 
 -- Expires every window given as (slots, top) pairs starting at KEYS[first_key], with per-window
--- (period, interval) at ARGV[first_arg] with `stride` arguments per window. Returns 1 if data remains.
-local function expire_all(first_key, window_count, first_arg, stride, now_sec, budget)
+-- arguments (window_rule) from ARGV[first_arg]. Returns 1 if data remains.
+local function expire_all(first_key, window_count, first_arg, now_sec, budget)
   local draining = 0
   for w = 0, window_count - 1 do
-    local period_sec = tonumber(ARGV[first_arg + w * stride])
-    local interval_sec = tonumber(ARGV[first_arg + w * stride + 1])
+    local period_sec, interval_sec, origin_sec = window_rule(first_arg, w)
     local more
-    budget, more = expire_window(KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, period_sec, interval_sec, budget)
+    budget, more = expire_window(KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, period_sec, interval_sec, budget, origin_sec)
     if more then draining = 1 end
   end
   return draining
@@ -131,17 +147,17 @@ end
 
 -- Timestamped events: the first slot start (unix s) a window still counts at `now_sec`; an event at
 -- `at_sec` lands in a window only when its slot starts there or later.
-local function live_from_sec(now_sec, period_sec, interval_sec)
-  return current_slot(now_sec, interval_sec) - period_sec + interval_sec
+local function live_from_sec(now_sec, period_sec, interval_sec, origin_sec)
+  return current_slot(now_sec, interval_sec, origin_sec) - period_sec + interval_sec
 end
 
 -- The windows (0-based index -> true) whose live span still holds the slot of `at_sec`, or nil when
--- none does. Window args start at ARGV[5], three per window.
+-- none does. Window args start at ARGV[5] (window_rule).
 local function window_holds(at_sec, now_sec, window_count)
   local holding, any = {}, false
   for w = 0, window_count - 1 do
-    local period_sec, interval_sec = tonumber(ARGV[5 + 3 * w]), tonumber(ARGV[6 + 3 * w])
-    if current_slot(at_sec, interval_sec) >= live_from_sec(now_sec, period_sec, interval_sec) then
+    local period_sec, interval_sec, origin_sec = window_rule(5, w)
+    if current_slot(at_sec, interval_sec, origin_sec) >= live_from_sec(now_sec, period_sec, interval_sec, origin_sec) then
       holding[w] = true
       any = true
     end
@@ -158,19 +174,20 @@ local function add_event(slots_key, top_key, slot_start, item, amount, at_sec)
 end
 
 -- Due times (unix ms) feed the scheduler's due index: a slot starting at s (unix s) of a window of
--- period P is expired once the current slot reaches s + P (expire_window's cutoff), so at (s + P) s.
+-- period P is expired once the current slot reaches s + P (expire_window's cutoff), so at (s + P) s; a
+-- calendar window's slot (P its period's length) at its period's end.
 local function slot_due_ms(slot_start, period_sec)
   return (slot_start + period_sec) * 1000
 end
 
 -- The earliest due time of the oldest slots of the windows given as (slots, top) key pairs from
--- KEYS[first_key], periods at ARGV[5 + 3w]; nil when no window holds a slot.
+-- KEYS[first_key], periods at ARGV[5 + 4w]; nil when no window holds a slot.
 local function earliest_slot_due_ms(first_key, window_count)
   local earliest = nil
   for w = 0, window_count - 1 do
     local oldest = redis.call('ZRANGE', KEYS[first_key + 2 * w], 0, 0)
     if #oldest > 0 then
-      local due = slot_due_ms(tonumber(oldest[1]), tonumber(ARGV[5 + 3 * w]))
+      local due = slot_due_ms(tonumber(oldest[1]), tonumber(ARGV[5 + WINDOW_ARGS * w]))
       if earliest == nil or due < earliest then earliest = due end
     end
   end
@@ -225,14 +242,12 @@ local function standing(top_key, item)
 end
 
 -- Likes: window w (0-based) still holds a like made at `liked_ms` when the like's slot is live there
--- and the window existed when the like was made. Window args start at ARGV[5], three per window.
+-- and the window existed when the like was made. Window args start at ARGV[5] (window_rule).
 local function like_windows(liked_ms, window_count, now_sec)
   local holding = {}
   for w = 0, window_count - 1 do
-    local period_sec = tonumber(ARGV[5 + 3 * w])
-    local interval_sec = tonumber(ARGV[6 + 3 * w])
-    local live_from_ms = (current_slot(now_sec, interval_sec) - period_sec + interval_sec) * 1000
-    if liked_ms >= live_from_ms and liked_ms >= tonumber(ARGV[7 + 3 * w]) then holding[#holding + 1] = w end
+    local live_from_ms = live_from_sec(now_sec, window_rule(5, w)) * 1000
+    if liked_ms >= live_from_ms and liked_ms >= tonumber(ARGV[7 + WINDOW_ARGS * w]) then holding[#holding + 1] = w end
   end
   return holding
 end
@@ -242,9 +257,7 @@ end
 local function prune_likes(likes_key, window_count, now_sec, budget)
   local oldest_live_ms = nil
   for w = 0, window_count - 1 do
-    local period_sec = tonumber(ARGV[5 + 3 * w])
-    local interval_sec = tonumber(ARGV[6 + 3 * w])
-    local live_from_ms = (current_slot(now_sec, interval_sec) - period_sec + interval_sec) * 1000
+    local live_from_ms = live_from_sec(now_sec, window_rule(5, w)) * 1000
     if oldest_live_ms == nil or live_from_ms < oldest_live_ms then oldest_live_ms = live_from_ms end
   end
   local stale = redis.call('ZRANGE', likes_key, '-inf', '(' .. oldest_live_ms, 'BYSCORE', 'LIMIT', 0, budget)
@@ -260,9 +273,9 @@ local function likes_due_ms(likes_key, window_count)
   local liked_sec = math.floor(tonumber(oldest[2]) / 1000)
   local due = 0
   for w = 0, window_count - 1 do
-    local period_sec = tonumber(ARGV[5 + 3 * w])
-    local interval_sec = tonumber(ARGV[6 + 3 * w])
-    due = math.max(due, slot_due_ms(current_slot(liked_sec, interval_sec), period_sec))
+    local period_sec, interval_sec, origin_sec = window_rule(5, w)
+    due = math.max(due, slot_due_ms(current_slot(liked_sec, interval_sec, origin_sec), period_sec))
+
   end
   return due
 end

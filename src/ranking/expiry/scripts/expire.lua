@@ -7,7 +7,7 @@
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields (and likes) removed by this call
 -- ARGV[4]        W, number of windows
--- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
 -- Reply: { draining (0|1): 1 when expired data (slots or likes) remains (call again), next due time
 --        (unix ms): when the oldest slot left, or the oldest like, falls out, or the next snapshot
 --        boundary of a window keeping snapshots and holding data; 0 when there is none }
@@ -19,9 +19,9 @@ local function expire(keys, args)
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   local budget = tonumber(ARGV[3])
   local window_count = tonumber(ARGV[4])
-  cross_all(3, window_count, 5, 3, now_sec)
+  cross_all(3, window_count, 5, now_sec)
   local more_likes = prune_likes(KEYS[2], window_count, now_sec, budget)
-  local draining = expire_all(3, window_count, 5, 3, now_sec, budget)
+  local draining = expire_all(3, window_count, 5, now_sec, budget)
   if more_likes then draining = 1 end
   local next_ms = math.min(earliest_slot_due_ms(3, window_count) or math.huge, likes_due_ms(KEYS[2], window_count) or math.huge,
     snapshot_due_ms(3, window_count, now_sec) or math.huge)

@@ -8,8 +8,8 @@
 -- ARGV[1]        config version the caller built its keys from
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget (unused)
--- ARGV[4], ARGV[5]: the window's period and interval, seconds
--- ARGV[6 ...]    pairs of boundary (unix s), score: count in this shard's snapshot at or before it
+-- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib)
+-- ARGV[7 ...]    pairs of boundary (unix s), score: count in this shard's snapshot at or before it
 -- Reply: { count_1, ... } one per pair (0 where the shard has no snapshot)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function history_count(keys, args)
@@ -18,12 +18,12 @@ local function history_count(keys, args)
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   local interval_sec = tonumber(ARGV[5])
-  local conf = cross_window(now_sec, interval_sec)
+  local conf = cross_window(now_sec, interval_sec, tonumber(ARGV[6]))
   local reply = {}
-  for i = 6, #ARGV, 2 do
+  for i = 7, #ARGV, 2 do
     local count = 0
     if conf then
-      local _, rows = find_snapshot(KEYS[2], conf, interval_sec, now_sec, tonumber(ARGV[i]))
+      local _, rows = find_snapshot(KEYS[2], conf, interval_sec, now_sec, tonumber(ARGV[i]), tonumber(ARGV[6]))
       if rows then count = snapshot_count_above(rows, tonumber(ARGV[i + 1])) end
     end
     reply[#reply + 1] = count

@@ -9,9 +9,9 @@
 -- ARGV[1]        config version the caller built its keys from
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
--- ARGV[4], ARGV[5]: the window's period and interval, seconds
--- ARGV[6]        N, number of ids; ARGV[7] 1 to answer each id's data (item_data_lib), else 0
--- ARGV[8 .. 7+N] item ids; ARGV[8+N ...] scores to count above
+-- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib)
+-- ARGV[7]        N, number of ids; ARGV[8] 1 to answer each id's data (item_data_lib), else 0
+-- ARGV[9 .. 8+N] item ids; ARGV[9+N ...] scores to count above
 -- Reply: { draining (0|1), { score of each id (0: none) }, { rank of each id in this shard (0: not
 --          ranked) }, { previous rank of each id (0: absent or no snapshots) }, { data of each id
 --          (false: none, or not asked) }, { items above each score given } }
@@ -21,18 +21,19 @@ local function lookup(keys, args)
   local err = version_error(keys[1], args[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(args[2]) / 1000)
-  local keeps = cross_window(now_sec, tonumber(args[5]))
-  local _, more = expire_window(keys[2], keys[3], now_sec, tonumber(args[4]), tonumber(args[5]), tonumber(args[3]))
-  local id_count = tonumber(args[6])
+  local keeps = cross_window(now_sec, tonumber(args[5]), tonumber(args[6]))
+  local _, more = expire_window(keys[2], keys[3], now_sec, tonumber(args[4]), tonumber(args[5]), tonumber(args[3]), tonumber(args[6]))
+  local id_count = tonumber(args[7])
   local scores, ranks, previous, data, above_counts = {}, {}, {}, {}, {}
   for i = 1, id_count do
-    local item = args[7 + i]
+    local item = args[8 + i]
     scores[i], ranks[i] = standing(keys[3], item)
     previous[i] = keeps and previous_rank(keys[3], item) or 0
     data[i] = false
   end
-  if args[7] == '1' and id_count > 0 then data = item_data_of(keys[1], { unpack(args, 8, 7 + id_count) }) end
-  for i = 8 + id_count, #args do
+  if args[8] == '1' and id_count > 0 then data = item_data_of(keys[1], { unpack(args, 9, 8 + id_count) }) end
+  for i = 9 + id_count, #args do
+
     local score = tonumber(args[i])
     above_counts[#above_counts + 1] = score > 0 and redis.call('ZCOUNT', keys[3], above(score), '+inf') or 0
   end

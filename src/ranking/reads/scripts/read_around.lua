@@ -6,9 +6,9 @@
 -- ARGV[1]        config version the caller built its keys from
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
--- ARGV[4], ARGV[5]: the window's period and interval, seconds
--- ARGV[6]        item id
--- ARGV[7]        radius (neighbours on each side)
+-- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib)
+-- ARGV[7]        item id
+-- ARGV[8]        radius (neighbours on each side)
 -- Reply: { draining (0|1), position of the first listed (0-based; -1: item not ranked), items with a
 --          higher score than the first listed, { previous rank of each listed (0: absent) }, item_1,
 --          score_1, ... } in read_top's order
@@ -18,13 +18,13 @@ local function read_around(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  local keeps = cross_window(now_sec, tonumber(ARGV[5]))
-  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
+  local keeps = cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
+  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
   local reply = { more and 1 or 0, -1, 0, {} }
-  local score = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[6]) or '0')
+  local score = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[7]) or '0')
   if score <= 0 then return reply end
-  local position = tie_position(KEYS[3], ARGV[6]) or redis.call('ZREVRANK', KEYS[3], ARGV[6])
-  local radius = tonumber(ARGV[7])
+  local position = tie_position(KEYS[3], ARGV[7]) or redis.call('ZREVRANK', KEYS[3], ARGV[7])
+  local radius = tonumber(ARGV[8])
   local first = math.max(0, position - radius)
   reply[2] = first
   local page = tie_page(KEYS[3], first, position + radius) or redis.call('ZREVRANGE', KEYS[3], first, position + radius, 'WITHSCORES')

@@ -6,8 +6,8 @@
 -- ARGV[1]        config version the caller built its keys from
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
--- ARGV[4], ARGV[5]: the window's period and interval, seconds
--- ARGV[6]        item id
+-- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib)
+-- ARGV[7]        item id
 -- Reply: { draining (0|1), score, rank (0: not ranked), ranked items (score > 0) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_item(keys, args)
@@ -15,8 +15,8 @@ local function read_item(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  cross_window(now_sec, tonumber(ARGV[5]))
-  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
-  local score, rank = standing(KEYS[3], ARGV[6])
+  cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
+  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
+  local score, rank = standing(KEYS[3], ARGV[7])
   return { more and 1 or 0, score, rank, redis.call('ZCOUNT', KEYS[3], '(0', '+inf') }
 end

@@ -9,10 +9,10 @@
 -- ARGV[1]        config version the caller built its keys from
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
--- ARGV[4], ARGV[5]: the window's period and interval, seconds
--- ARGV[6]        item id
--- ARGV[7]        its score (> 0), read from its own shard
--- ARGV[8]        radius: most neighbours wanted on each side
+-- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib)
+-- ARGV[7]        item id
+-- ARGV[8]        its score (> 0), read from its own shard
+-- ARGV[9]        radius: most neighbours wanted on each side
 -- Reply: { draining (0|1), items of this shard before the place (0-based position of the place),
 --          items scoring above the score, number of items before, item_1, score_1, ... (up to
 --          radius items before the place, then up to radius items after it, in board order) }
@@ -22,16 +22,16 @@ local function read_neighbours(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  cross_window(now_sec, tonumber(ARGV[5]))
-  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
-  local top_key, item, score, radius = KEYS[3], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
+  cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
+  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
+  local top_key, item, score, radius = KEYS[3], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
   local inserted = redis.call('ZSCORE', top_key, item) == false
   if inserted then
     -- A write first (a no-op: the item is not here) lets the ZADD through on a full Redis: Redis refuses
     -- commands that can grow memory only while a script has written nothing, and this one removes what
     -- it adds before it ends.
     redis.call('ZREM', top_key, item)
-    redis.call('ZADD', top_key, ARGV[7], item)
+    redis.call('ZADD', top_key, ARGV[8], item)
   end
   local position = redis.call('ZREVRANK', top_key, item)
   local before = {}

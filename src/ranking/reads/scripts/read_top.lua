@@ -6,8 +6,8 @@
 -- ARGV[1]        config version the caller built its keys from
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
--- ARGV[4], ARGV[5]: the window's period and interval, seconds
--- ARGV[6]        offset (0-based), ARGV[7] limit
+-- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib)
+-- ARGV[7]        offset (0-based), ARGV[8] limit
 -- Reply: { draining (0|1), position of the first listed (0-based), items with a higher score than
 --          the first listed, { previous rank of each listed (0: absent) }, item_1, score_1, ... }
 --        ties are listed in descending byte order of item id (Redis ZREVRANGE order), on a `ties: first`
@@ -18,10 +18,10 @@ local function read_top(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  local keeps = cross_window(now_sec, tonumber(ARGV[5]))
-  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]))
-  local offset = tonumber(ARGV[6])
-  local last = offset + tonumber(ARGV[7]) - 1
+  local keeps = cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
+  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
+  local offset = tonumber(ARGV[7])
+  local last = offset + tonumber(ARGV[8]) - 1
   local page = tie_page(KEYS[3], offset, last) or redis.call('ZREVRANGE', KEYS[3], offset, last, 'WITHSCORES')
   return add_previous_ranks(append_listing({ more and 1 or 0, offset, 0, {} }, KEYS[3], page), KEYS[3], keeps)
 end

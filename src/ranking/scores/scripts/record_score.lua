@@ -8,13 +8,14 @@
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields (and recomputing reads) of this call
 -- ARGV[4]        W, number of windows
--- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
--- ARGV[5+3W] .. ARGV[8+3W]: idempotency key ("" for none), fingerprint, context (the window names),
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms),
+--                origin (window_lib)
+-- ARGV[5+4W] .. ARGV[8+4W]: idempotency key ("" for none), fingerprint, context (the window names),
 --                retention (see idem_lib)
--- ARGV[9+3W]     new items the client may create (0 or 1; -1: no quota)
--- ARGV[10+3W]    item id
--- ARGV[11+3W]    score, a decimal integer (|score| <= 10^15)
--- ARGV[12+3W]    the event's time, unix ms as a decimal integer, not after now
+-- ARGV[9+4W]     new items the client may create (0 or 1; -1: no quota)
+-- ARGV[10+4W]    item id
+-- ARGV[11+4W]    score, a decimal integer (|score| <= 10^15)
+-- ARGV[12+4W]    the event's time, unix ms as a decimal integer, not after now
 -- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none): applied
 --        only], draining (0|1), score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ...,
 --        previous_rank_W }, as increment answers one request
@@ -25,10 +26,10 @@ local function record_score(keys, args)
   local answer, now_ms, window_count, idem = begin_board_write(5)
   if answer then return answer end
   local now_sec = math.floor(now_ms / 1000)
-  local first = 9 + 3 * window_count
+  local first = 9 + WINDOW_ARGS * window_count
   local item, score_arg, at_arg = ARGV[first + 1], ARGV[first + 2], ARGV[first + 3]
-  local confs = cross_all(2, window_count, 5, 3, now_sec)
-  local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
+  local confs = cross_all(2, window_count, 5, now_sec)
+  local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
   local at_sec = math.floor(tonumber(at_arg) / 1000)
   local covering = window_holds(at_sec, now_sec, window_count)
   if not covering then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
@@ -39,9 +40,10 @@ local function record_score(keys, args)
     local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
     local held
     if covering[w] then
-      local slot_start = current_slot(at_sec, tonumber(ARGV[6 + 3 * w]))
+      local period_sec, interval_sec, origin_sec = window_rule(5, w)
+      local slot_start = current_slot(at_sec, interval_sec, origin_sec)
       if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-        new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w])))
+        new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec))
       end
       held = best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, results_changed)
     else

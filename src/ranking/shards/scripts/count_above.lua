@@ -7,8 +7,8 @@
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
 -- ARGV[4]        W, number of windows
--- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
--- ARGV[5+3W+(w-1)] score of window w to count above (<= 0: count nothing)
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
+-- ARGV[5+4W+(w-1)] score of window w to count above (<= 0: count nothing)
 -- Reply: { draining (0|1), above_1, ranked_1, ..., above_W, ranked_W }: items scoring strictly above
 --        the score, and items scoring above 0, in each window
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
@@ -18,11 +18,11 @@ local function count_above(keys, args)
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   local window_count = tonumber(ARGV[4])
-  cross_all(2, window_count, 5, 3, now_sec)
-  local reply = { expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3])) }
+  cross_all(2, window_count, 5, now_sec)
+  local reply = { expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3])) }
   for w = 0, window_count - 1 do
     local top_key = KEYS[3 + 2 * w]
-    local score = tonumber(ARGV[5 + 3 * window_count + w])
+    local score = tonumber(ARGV[5 + WINDOW_ARGS * window_count + w])
     reply[#reply + 1] = score > 0 and redis.call('ZCOUNT', top_key, above(score), '+inf') or 0
     reply[#reply + 1] = redis.call('ZCOUNT', top_key, '(0', '+inf')
   end

@@ -11,8 +11,9 @@
 -- ARGV[1]        config version the caller built its keys from
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        W, number of windows
--- ARGV[4+3(w-1)] .. ARGV[6+3(w-1)]: window w's name, period (s), interval (s)
--- ARGV[4+3W+(w-1)] score of window w to count above (<= 0: count nothing)
+-- ARGV[4+4(w-1)] .. ARGV[7+4(w-1)]: window w's name, period (s), interval (s), origin (window_lib)
+
+-- ARGV[4+4W+(w-1)] score of window w to count above (<= 0: count nothing)
 -- ARGV[4+4W] ..  the config hash of each shard to count
 -- Reply: { P, position (1-based, among the shards in ARGV) of each of the P shards not counted,
 --          above_1, ranked_1, ..., above_W, ranked_W over the counted shards }
@@ -21,7 +22,7 @@ local function count_above_shards(keys, args)
   begin_call(keys, args)
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   local window_count = tonumber(ARGV[3])
-  local first_score = 4 + 3 * window_count
+  local first_score = 4 + WINDOW_ARGS * window_count
   local first_shard = first_score + window_count
   local above_sum, ranked_sum, pending = {}, {}, {}
   for w = 1, window_count do
@@ -34,8 +35,9 @@ local function count_above_shards(keys, args)
     if err then return redis.error_reply(err) end
     local tops = {}
     for w = 0, window_count - 1 do
-      local base = sibling_key(cfg_key, 'cfg', ARGV[4 + 3 * w] .. ':')
-      local cutoff = current_slot(now_sec, tonumber(ARGV[6 + 3 * w])) - tonumber(ARGV[5 + 3 * w])
+      local base = sibling_key(cfg_key, 'cfg', ARGV[4 + WINDOW_ARGS * w] .. ':')
+      local period_sec, interval_sec = tonumber(ARGV[5 + WINDOW_ARGS * w]), tonumber(ARGV[6 + WINDOW_ARGS * w])
+      local cutoff = '(' .. live_from_sec(now_sec, period_sec, interval_sec, tonumber(ARGV[7 + WINDOW_ARGS * w]))
       if #redis.call('ZRANGE', base .. 'slots', '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then
         tops = nil
         break

@@ -9,9 +9,9 @@
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
 -- ARGV[4]        W, number of windows (1 or 2)
--- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
--- ARGV[5+3W]     view name
--- ARGV[6+3W]     what to read: top <offset> <limit> | item <item> | around <item> <radius> | count <rank score>
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
+-- ARGV[5+4W]     view name
+-- ARGV[6+4W]     what to read: top <offset> <limit> | item <item> | around <item> <radius> | count <rank score>
 --                (count: items scoring above a rank score, for a sharded board's rank)
 -- Reply: { draining (0|1), landmark (decay: unix s; else 0), a, b, rows... } where
 --        top, around: a = position (0-based) of the first row (around: -1 when the item is not listed),
@@ -125,13 +125,13 @@ local function read_view(keys, args)
   local now_ms = tonumber(ARGV[2])
   local now_sec = math.floor(now_ms / 1000)
   local window_count = tonumber(ARGV[4])
-  cross_all(2, window_count, 5, 3, now_sec)
+  cross_all(2, window_count, 5, now_sec)
   views_load(KEYS[1], now_ms)
-  local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
-  local view = VIEWS.by_name[ARGV[5 + 3 * window_count]]
+  local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  local view = VIEWS.by_name[ARGV[5 + WINDOW_ARGS * window_count]]
   if not view then return redis.error_reply('TB_STALE_CONFIG view not in the stored config') end
   local listing, landmark = view_listing(view, REBASE_MERGE_DEPTH)
   local read = view_read(view, draining, landmark, listing, now_sec)
-  view_answer(read, ARGV[6 + 3 * window_count], 7 + 3 * window_count)
+  view_answer(read, ARGV[6 + WINDOW_ARGS * window_count], 7 + WINDOW_ARGS * window_count)
   return read.reply
 end

@@ -10,9 +10,9 @@
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
 -- ARGV[4]        W, number of windows
--- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
--- ARGV[5+3W]     context stored with each keyed answer (the window names)
--- ARGV[6+3W ...] eight per request: item id; amount (integer, non-zero); idempotency key ("" for
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
+-- ARGV[5+4W]     context stored with each keyed answer (the window names)
+-- ARGV[6+4W ...] eight per request: item id; amount (integer, non-zero); idempotency key ("" for
 --                none); request fingerprint; retention (ms; negative: no budget to store an answer,
 --                see idem_lib); new items the client may create (0 or 1; -1: no quota); the event's
 --                time, unix ms (not after now: it lands in the slot of that time in every window
@@ -34,9 +34,9 @@ local function increment(keys, args)
   local now_ms = tonumber(ARGV[2])
   local now_sec = math.floor(now_ms / 1000)
   local window_count = tonumber(ARGV[4])
-  local confs = cross_all(2, window_count, 5, 3, now_sec)
-  local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
-  local context = ARGV[5 + 3 * window_count]
+  local confs = cross_all(2, window_count, 5, now_sec)
+  local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  local context = ARGV[5 + WINDOW_ARGS * window_count]
   local cap = item_cap(KEYS[1])
   local keeping = snapshot_windows(2, window_count, confs)
   local add = event_adder(window_count)
@@ -46,7 +46,7 @@ local function increment(keys, args)
   local no_key = { key = '', field = '', fingerprint = '', context = context, ttl_ms = 0, may_store = true }
   local applied = 0
   local answers = {}
-  for first = 6 + 3 * window_count, #ARGV, 8 do
+  for first = 6 + WINDOW_ARGS * window_count, #ARGV, 8 do
     local item, amount = ARGV[first], tonumber(ARGV[first + 1])
     local idem = no_key
     if ARGV[first + 2] ~= '' then idem = idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4]) end

@@ -8,10 +8,10 @@
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
 -- ARGV[4]        W, number of windows
--- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
--- ARGV[5+3W] .. ARGV[8+3W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
--- ARGV[9+3W]     new items the client may create (-1: no quota)
--- ARGV[10+3W ...] quadruples of item id, amount (integer, non-zero; a score, a decimal integer, on a
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
+-- ARGV[5+4W] .. ARGV[8+4W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
+-- ARGV[9+4W]     new items the client may create (-1: no quota)
+-- ARGV[10+4W ...] quadruples of item id, amount (integer, non-zero; a score, a decimal integer, on a
 --                max / min / last board), the event's time (unix ms, not after
 --                now), the item's creation time (unix ms, or "" for none): each entry lands in the slot
 --                of its time in every window whose live span still holds that slot (creation time: see
@@ -27,9 +27,9 @@ local function increment_batch(keys, args)
   local answer, now_ms, window_count, idem = begin_board_write(5)
   if answer then return answer end
   local now_sec = math.floor(now_ms / 1000)
-  cross_all(2, window_count, 5, 3, now_sec)
-  local draining = expire_all(2, window_count, 5, 3, now_sec, tonumber(ARGV[3]))
-  local first = 10 + 3 * window_count
+  cross_all(2, window_count, 5, now_sec)
+  local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  local first = 10 + WINDOW_ARGS * window_count
   local items, holding = {}, {}
   -- Entries mostly share a time (now): the windows holding a second are worked out once per second.
   local holding_at = {}
@@ -40,19 +40,19 @@ local function increment_batch(keys, args)
     holding[i] = holding_at[at_sec]
     if not holding[i] then return redis.error_reply('TB_AT_OUT_OF_SPAN ' .. #items) end
   end
-  local created, refusal = admit_items(2, window_count, items, tonumber(ARGV[9 + 3 * window_count]))
+  local created, refusal = admit_items(2, window_count, items, tonumber(ARGV[9 + WINDOW_ARGS * window_count]))
   if refusal then return redis.error_reply(refusal) end
   bump_version(KEYS[1])
   -- Each entry into its slot (indexed, and its key made, once per window and slot), then the views.
   local new_due_ms = nil
   for w = 0, window_count - 1 do
     local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
-    local period_sec, interval_sec = tonumber(ARGV[5 + 3 * w]), tonumber(ARGV[6 + 3 * w])
+    local period_sec, interval_sec, origin_sec = window_rule(5, w)
     local indexed = {}
     for i = first, #ARGV, 4 do
       if holding[i][w] then
         local at_ms = tonumber(ARGV[i + 2])
-        local slot_start = current_slot(math.floor(at_ms / 1000), interval_sec)
+        local slot_start = current_slot(math.floor(at_ms / 1000), interval_sec, origin_sec)
         local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
         local due
         if BOARD.aggregate == 'sum' then

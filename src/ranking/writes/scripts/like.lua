@@ -9,15 +9,15 @@
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        expiry budget: most expired-slot fields (and likes) removed by this call
 -- ARGV[4]        W, number of windows
--- ARGV[5+3(w-1)] .. ARGV[7+3(w-1)]: window w's period (s), interval (s), creation time (unix ms)
--- ARGV[5+3W]     item id
--- ARGV[6+3W]     user id
--- ARGV[7+3W]     undo: 1 to take the like back, 0 to like
--- ARGV[8+3W] .. ARGV[11+3W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
--- ARGV[12+3W]    new items the client may create (0 or 1; -1: no quota)
--- ARGV[13+3W]    new likes the client may create (0 or 1; -1: no quota): a like is new when the likes
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
+-- ARGV[5+4W]     item id
+-- ARGV[6+4W]     user id
+-- ARGV[7+4W]     undo: 1 to take the like back, 0 to like
+-- ARGV[8+4W] .. ARGV[11+4W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
+-- ARGV[12+4W]    new items the client may create (0 or 1; -1: no quota)
+-- ARGV[13+4W]    new likes the client may create (0 or 1; -1: no quota): a like is new when the likes
 --                zset holds no like of this user for this item (an unlike creates nothing)
--- ARGV[14+3W]    the like's time, unix ms (not after now; a like only): it lands in the slot of that time
+-- ARGV[14+4W]    the like's time, unix ms (not after now; a like only): it lands in the slot of that time
 --                in every window whose live span holds that slot and that existed then (like_windows)
 -- Reply: { outcome, context, [new items, new likes created, due time for the index (unix ms, 0: none;
 --          see due_to_index): applied only], draining (0|1), counted (0|1): this call changed the
@@ -37,10 +37,11 @@ local function like_standings(window_count, item, changed, delta, at_sec, event_
     local score, rank
     if changed[w] then
       reply[2] = 1
-      local slot_start = current_slot(at_sec, tonumber(ARGV[6 + 3 * w]))
+      local period_sec, interval_sec, origin_sec = window_rule(5, w)
+      local slot_start = current_slot(at_sec, interval_sec, origin_sec)
       local new_slot
       score, new_slot = add_event(slots_key, top_key, slot_start, item, delta, event_sec)
-      if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, tonumber(ARGV[5 + 3 * w]))) end
+      if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec)) end
       rank = item_rank(top_key, item, score)
     else
       score, rank = standing(top_key, item)
@@ -58,15 +59,15 @@ local function like(keys, args)
   if answer then return answer end
   local now_sec = math.floor(now_ms / 1000)
   local budget = tonumber(ARGV[3])
-  cross_all(3, window_count, 5, 3, now_sec)
-  local draining = expire_all(3, window_count, 5, 3, now_sec, budget)
+  cross_all(3, window_count, 5, now_sec)
+  local draining = expire_all(3, window_count, 5, now_sec, budget)
   prune_likes(KEYS[2], window_count, now_sec, budget)
-  local item = ARGV[5 + 3 * window_count]
-  local member = item .. '\31' .. ARGV[6 + 3 * window_count]
-  local undo = ARGV[7 + 3 * window_count] == '1'
+  local item = ARGV[5 + WINDOW_ARGS * window_count]
+  local member = item .. '\31' .. ARGV[6 + WINDOW_ARGS * window_count]
+  local undo = ARGV[7 + WINDOW_ARGS * window_count] == '1'
   local liked = redis.call('ZSCORE', KEYS[2], member)
   local liked_ms = liked and tonumber(liked) or nil
-  local at_ms = tonumber(ARGV[14 + 3 * window_count])
+  local at_ms = tonumber(ARGV[14 + WINDOW_ARGS * window_count])
   local holding = like_windows(at_ms, window_count, now_sec)
   if not undo and #holding == 0 then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
 
@@ -74,10 +75,10 @@ local function like(keys, args)
   local created_items, created_likes = 0, 0
   if counts then
     local refusal
-    created_items, refusal = admit_items(3, window_count, { item }, tonumber(ARGV[12 + 3 * window_count]))
+    created_items, refusal = admit_items(3, window_count, { item }, tonumber(ARGV[12 + WINDOW_ARGS * window_count]))
     if refusal then return redis.error_reply(refusal) end
     if not liked_ms then
-      if ARGV[13 + 3 * window_count] == '0' then return redis.error_reply('TB_QUOTA likeUsers 1') end
+      if ARGV[13 + WINDOW_ARGS * window_count] == '0' then return redis.error_reply('TB_QUOTA likeUsers 1') end
       created_likes = 1
     end
   end

@@ -1,0 +1,91 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { CompiledValidation, NAME_FIELD, optional } from '../../common/compiled-checks';
+import { OptionalIntProperty, OptionalNameProperty, PageLimit, PageOffset } from '../../common/dto';
+import { PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS, UNIX_SEC } from '../../common/limits';
+import { ARCHIVE_PAGE, DEFAULT_ARCHIVE_PAGE, DEFAULT_TOP_ITEMS } from '../core/ranking.limits';
+
+const WindowProperty = () =>
+  OptionalNameProperty("A calendar window's name (default: the board's first window)", 'week');
+const WINDOW_FIELD = optional(NAME_FIELD);
+const UNIX_SEC_QUERY = optional({ kind: 'int', range: UNIX_SEC, fromQuery: true });
+
+@CompiledValidation({
+  window: WINDOW_FIELD,
+  at: UNIX_SEC_QUERY,
+  limit: optional({ kind: 'int', range: PAGE_LIMIT_ITEMS, fromQuery: true }),
+  offset: optional({ kind: 'int', range: PAGE_OFFSET_ITEMS, fromQuery: true }),
+})
+export class ArchiveQuery {
+  @WindowProperty()
+  window?: string;
+
+  @OptionalIntProperty(
+    UNIX_SEC,
+    { description: 'Unix s: the closed period holding it (default: the latest kept)' },
+    { fromQuery: true },
+  )
+  at?: number;
+
+  @PageLimit(DEFAULT_TOP_ITEMS)
+  limit?: number;
+
+  @PageOffset()
+  offset?: number;
+}
+
+@CompiledValidation({
+  window: WINDOW_FIELD,
+  limit: optional({ kind: 'int', range: ARCHIVE_PAGE, fromQuery: true }),
+  cursor: UNIX_SEC_QUERY,
+})
+export class ArchivesQuery {
+  @WindowProperty()
+  window?: string;
+
+  @OptionalIntProperty(
+    ARCHIVE_PAGE,
+    { default: DEFAULT_ARCHIVE_PAGE, description: 'Periods per page' },
+    { fromQuery: true },
+  )
+  limit?: number;
+
+  @OptionalIntProperty(
+    UNIX_SEC,
+    { description: 'The page after the one whose nextCursor this is (default: the newest periods)' },
+    { fromQuery: true },
+  )
+  cursor?: number;
+}
+
+export class ArchiveRowDto {
+  @ApiProperty({ type: 'integer', minimum: 1 }) rank!: number;
+  @ApiProperty() item!: string;
+  @ApiProperty({ type: Number }) score!: number;
+}
+
+export class ArchivedPeriodDto {
+  @ApiProperty({ type: 'integer', description: 'Start of the closed period: local midnight (unix s)' }) from!: number;
+  @ApiProperty({ type: 'integer', description: 'End of the closed period: the next local midnight (unix s)' })
+  to!: number;
+  @ApiProperty({ type: [ArchiveRowDto], description: "The period's final standings, highest score first" })
+  items!: ArchiveRowDto[];
+}
+
+export class ArchiveResultDto extends ArchivedPeriodDto {
+  @ApiProperty() board!: string;
+  @ApiProperty() window!: string;
+  @ApiProperty({ example: 'Europe/Berlin' }) timeZone!: string;
+}
+
+export class ArchivesResultDto {
+  @ApiProperty() board!: string;
+  @ApiProperty() window!: string;
+  @ApiProperty({ example: 'Europe/Berlin' }) timeZone!: string;
+  @ApiProperty({ type: [ArchivedPeriodDto], description: 'Kept periods, newest first' }) periods!: ArchivedPeriodDto[];
+  @ApiPropertyOptional({
+    nullable: true,
+    type: 'integer',
+    description: 'Pass as `cursor` for the next page; null at the end',
+  })
+  nextCursor!: number | null;
+}

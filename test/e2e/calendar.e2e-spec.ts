@@ -1,0 +1,136 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { FakeClock } from '../support/clock';
+import { ADMIN, startTestApp } from '../support/app';
+import { startTestRedis, TestRedis } from '../support/redis';
+
+// Saturday 2024-03-30 12:00 in Berlin (UTC+1): the night after, clocks spring forward to UTC+2.
+const T0 = Date.parse('2024-03-30T11:00:00Z');
+const SAT_START = Date.parse('2024-03-29T23:00:00Z') / 1000;
+const SUN_START = Date.parse('2024-03-30T23:00:00Z') / 1000;
+const MON_START = Date.parse('2024-03-31T22:00:00Z') / 1000;
+
+describe('calendar windows and archives over HTTP', () => {
+  let redis: TestRedis;
+  let app: NestFastifyApplication;
+  const clock = new FakeClock(T0);
+  const http = () => request(app.getHttpServer());
+  const put = (windows: object[]) => http().put('/admin/boards/cal').set(ADMIN).send({ windows });
+  const increment = (item: string, amount: number, at?: number) =>
+    http().post(`/boards/cal/items/${item}/increment`).send({ amount, at });
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    app = await startTestApp(redis, clock);
+  });
+  afterAll(async () => {
+    await app.close();
+    await redis.stop();
+  });
+  beforeEach(async () => {
+    await redis.clear();
+    clock.setMs(T0);
+  });
+
+  it('counts the local day, answers its span and zone, and archives it once it closes', async () => {
+    const created = await put([
+      { calendar: 'day', timeZone: 'europe/berlin', archive: { keep: 2, top: 2 } },
+      { name: 'week', calendar: 'week', timeZone: 'America/New_York', weekStart: 'sunday' },
+      { name: '1h', period: '1h', interval: '1m' },
+    ]).expect(201);
+    expect(created.body.windows[0]).toEqual({
+      name: 'day',
+      period: 90_000,
+      interval: 90_000,
+      calendar: 'day',
+      timeZone: 'Europe/Berlin',
+      archive: { keep: 2, top: 2 },
+    });
+    await increment('a', 3).expect(200);
+    await increment('b', 5).expect(200);
+    await increment('c', 1).expect(200);
+    const top = await http().get('/boards/cal/top?window=day').expect(200);
+    expect(top.body).toMatchObject({ from: SAT_START, to: SUN_START, timeZone: 'Europe/Berlin' });
+    expect(top.body.items.map((row: { item: string }) => row.item)).toEqual(['b', 'a', 'c']);
+    const lookup = await http()
+      .post('/boards/cal/lookup')
+      .send({ items: ['a', 'zz'], window: 'day' })
+      .expect(200);
+    expect(lookup.body.items.map((row: { score: number }) => row.score)).toEqual([3, 0]);
+    const item = await http().get('/boards/cal/items/a?window=day').expect(200);
+    expect(item.body).toMatchObject({ score: 3, rank: 2, timeZone: 'Europe/Berlin' });
+    await http()
+      .get('/boards/cal/archive?window=day')
+      .expect(404)
+      .expect((res) => expect(res.body.code).toBe('ARCHIVE_NOT_FOUND'));
+
+    // Sunday lasts 23 hours in Berlin: its end is Monday 00:00 UTC+2.
+    clock.setMs(SUN_START * 1000 + 3_600_000);
+    const sunday = await http().get('/boards/cal/top?window=day').expect(200);
+    expect(sunday.body).toMatchObject({ from: SUN_START, to: MON_START, items: [] });
+    expect(MON_START - SUN_START).toBe(23 * 3600);
+    const archive = await http()
+      .get(`/boards/cal/archive?window=day&at=${SAT_START + 10}`)
+      .expect(200);
+    expect(archive.body).toEqual({
+      board: 'cal',
+      window: 'day',
+      timeZone: 'Europe/Berlin',
+      from: SAT_START,
+      to: SUN_START,
+      items: [
+        { rank: 1, item: 'b', score: 5 },
+        { rank: 2, item: 'a', score: 3 },
+      ],
+    });
+    const paged = await http().get('/boards/cal/archive?window=day&limit=1&offset=1').expect(200);
+    expect(paged.body.items).toEqual([{ rank: 2, item: 'a', score: 3 }]);
+    await http()
+      .get(`/boards/cal/archive?window=day&at=${SUN_START + 10}`)
+      .expect(404);
+    const archives = await http().get('/boards/cal/archives?window=day').expect(200);
+    expect(archives.body).toMatchObject({ board: 'cal', window: 'day', nextCursor: null });
+    expect(archives.body.periods).toEqual([{ from: SAT_START, to: SUN_START, items: archive.body.items }]);
+  });
+
+  it('refuses what a calendar window cannot be, naming it', async () => {
+    const bad = async (window: object, pattern: RegExp) => {
+      const res = await put([window]).expect(400);
+      expect(res.body.code).toBe('INVALID_INPUT');
+      expect(res.body.message).toMatch(pattern);
+    };
+    await bad({ calendar: 'day', timeZone: 'Mars/Olympus' }, /timeZone "Mars\/Olympus"/);
+    await bad({ calendar: 'day', period: '1d', interval: '1h' }, /no period or interval/);
+    await bad({ calendar: 'month', weekStart: 'sunday' }, /weekStart/);
+    await bad({ calendar: 'fortnight' }, /calendar must be one of/);
+    await bad({ calendar: 'day', archive: { keep: 0, top: 5 } }, /keep/);
+    await bad({ calendar: 'day', archive: { keep: 1, top: 10_001 } }, /top/);
+    await bad({ period: '1h', interval: '1m', timeZone: 'UTC' }, /calendar windows only/);
+  });
+
+  it('refuses a late event for a closed period, reads archives of a calendar window only', async () => {
+    await put([
+      { calendar: 'day', archive: { keep: 3, top: 5 } },
+      { name: '1h', period: '1h', interval: '1m' },
+    ]).expect(201);
+    await http()
+      .put('/admin/boards/cal2')
+      .set(ADMIN)
+      .send({ windows: [{ calendar: 'week' }] })
+      .expect(201);
+    const late = await http()
+      .post('/boards/cal2/items/a/increment')
+      .send({ at: T0 / 1000 - 8 * 86_400 })
+      .expect(400);
+    expect(late.body.message).toMatch(/closed period/);
+    await http().get('/boards/cal/archive?window=1h').expect(400);
+    await http()
+      .get('/boards/cal2/archives?window=week')
+      .expect(404)
+      .expect((res) => expect(res.body.code).toBe('ARCHIVE_NOT_FOUND'));
+    await http().get('/boards/cal/archives?window=day&limit=0').expect(400);
+    await http().get('/boards/cal/archive?window=nope').expect(404);
+    const history = await http().get('/boards/cal/history?window=day').expect(404);
+    expect(history.body.message).toMatch(/archive\?window=day/);
+  });
+});
