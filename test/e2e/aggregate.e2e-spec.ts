@@ -92,6 +92,33 @@ describe.each([1, 3])('aggregate boards over HTTP (shards: %i)', (shards) => {
     expect((await batch('best', [{ item: 'a', score: 0.5 }]).expect(400)).body.code).toBe('INVALID_INPUT');
   });
 
+  it('with ties: first, equal bests rank by who reached them first; a calendar day keeps the best of the day', async () => {
+    if (shards > 1) return; // ties: first is for boards of 1 shard
+    await http()
+      .put('/admin/boards/tied')
+      .set(ADMIN)
+      .send({ windows: [{ name: 'm', period: '3m', interval: '1m' }], aggregate: 'max', ties: 'first' })
+      .expect(201);
+    await score('tied', 'early', { score: 5 }).expect(200);
+    await score('tied', 'late', { score: 5 }).expect(200);
+    await score('tied', 'early', { score: 4 }).expect(200); // not a better score: its place stays
+    const ranks = await http().get('/boards/tied/top?window=m').expect(200);
+    expect(ranks.body.items.map((row: { item: string; rank: number }) => [row.item, row.rank])).toEqual([
+      ['early', 1],
+      ['late', 2],
+    ]);
+    await http()
+      .put('/admin/boards/daily')
+      .set(ADMIN)
+      .send({ windows: [{ calendar: 'day', timeZone: 'Europe/Berlin' }], aggregate: 'max' })
+      .expect(201);
+    await score('daily', 'ann', { score: 8 }).expect(200);
+    await score('daily', 'ann', { score: 3 }).expect(200);
+    expect((await http().get('/boards/daily/items/ann').expect(200)).body.score).toBe(8);
+    clock.setMs(T0 + 86_400_000); // the next local day starts empty
+    expect((await http().get('/boards/daily/items/ann').expect(200)).body.score).toBe(0);
+  });
+
   it('a repeat with the same Idempotency-Key answers the stored body and applies nothing', async () => {
     await put('best', { aggregate: 'max' }).expect(201);
     const first = await score('best', 'ann', { score: 5 }).set('Idempotency-Key', 'k1').expect(200);
