@@ -48,6 +48,7 @@ function boundsOf(rule: FieldRule) {
     case 'string':
       return rule.length;
     case 'array':
+    case 'list':
       return rule.entries;
     default:
       return rule.range;
@@ -74,6 +75,8 @@ function validValue(rule: FieldRule): unknown {
       return Math.min(rule.range.max, Math.max(rule.range.min, 0));
     case 'array':
       return Array.from({ length: Math.max(1, rule.entries.min) }, () => validObject(rule.fields));
+    case 'list':
+      return Array.from({ length: Math.max(1, rule.entries.min) }, () => validValue(rule.item));
   }
 }
 
@@ -122,6 +125,11 @@ function edgeValues(rule: FieldRule): unknown[] {
       );
       return [...absent, 'x', [5], ...lengths.map((n) => new Array(n).fill(entry)), ...entryEdges];
     }
+    case 'list': {
+      const item = validValue(rule.item);
+      const lengths = edgeNumbers(rule).filter((n) => n >= 0);
+      return [...absent, 'x', ...lengths.map((n) => new Array(n).fill(item)), ...edgeValues(rule.item).map((v) => [v])];
+    }
   }
 }
 
@@ -154,6 +162,7 @@ function documentedBounds(type: DtoClass, key: string, rule: FieldRule) {
     case 'string':
       return { min: schema.minLength, max: schema.maxLength };
     case 'array':
+    case 'list':
       return { min: schema.minItems, max: schema.maxItems };
     default:
       return { min: schema.minimum, max: schema.maximum };

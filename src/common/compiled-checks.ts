@@ -23,7 +23,9 @@ export type FieldRule =
   /** A finite number in `range`. */
   | { kind: 'finite'; range: Bounds; optional?: boolean }
   /** An array of `entries` objects, each holding `fields` and built into an `entry` instance. */
-  | { kind: 'array'; entries: Bounds; entry: DtoClass; fields: FieldRules; optional?: boolean };
+  | { kind: 'array'; entries: Bounds; entry: DtoClass; fields: FieldRules; optional?: boolean }
+  /** An array of `entries` values, each accepted by `item` (a list of names). */
+  | { kind: 'list'; entries: Bounds; item: FieldRule; optional?: boolean };
 
 export type FieldRules = Readonly<Record<string, FieldRule>>;
 
@@ -105,6 +107,8 @@ function requiredReaderOf(rule: FieldRule): Reader {
     }
     case 'array':
       return arrayReader(rule);
+    case 'list':
+      return listReader(rule);
   }
 }
 
@@ -134,6 +138,16 @@ function arrayReader(rule: Extract<FieldRule, { kind: 'array' }>): Reader {
       entries[i] = entry;
     }
     return entries;
+  };
+}
+
+function listReader(rule: Extract<FieldRule, { kind: 'list' }>): Reader {
+  const { min, max } = rule.entries;
+  const readItem = readerOf(rule.item);
+  return (value) => {
+    if (!Array.isArray(value) || value.length < min || value.length > max) return REFUSED;
+    const items = value.map(readItem);
+    return items.some((item) => item === REFUSED || item === undefined) ? REFUSED : items;
   };
 }
 

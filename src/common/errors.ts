@@ -83,6 +83,11 @@ export const ERROR_CODES = {
     applied: 'no',
     retry: 'no: a max/min/last board takes scores (POST .../score), a sum board increments and likes',
   },
+  SEGMENT_LIMIT: {
+    status: 409,
+    applied: 'no',
+    retry: 'no: the board holds segments.max live segments; a new one waits until one of them holds no live data',
+  },
   INGEST_SOURCE_CONFLICT: {
     status: 409,
     applied: 'no',

@@ -6,6 +6,7 @@ import { answer, IdempotencyKey } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
 import { ArchiveQuery, ArchiveResultDto, ArchivesQuery, ArchivesResultDto } from './dto/archive.dto';
+import { SegmentListDto } from './dto/segment.dto';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import {
   AroundResultDto,
@@ -77,6 +78,7 @@ export class RankingController {
       body.views,
       body.ties,
       body.aggregate,
+      body.segments?.max,
     );
     void reply.status(result.created ? 201 : 200);
     return result.board;
@@ -112,6 +114,20 @@ export class RankingController {
     return this.ranking.getBoard(params.board);
   }
 
+  @Get('boards/:board/segments')
+  @KeyedRoute('read', 'board')
+  @ApiOperation({
+    summary: "A board's segments holding live data (paged, sorted by name)",
+    description:
+      'Each row names a segment and the items it holds in its largest window. A segment whose data all expired is not listed (and no longer counts toward segments.max).',
+  })
+  @ApiResponse({ status: 200, type: SegmentListDto })
+  @ErrorResponse(400, 'INVALID_INPUT: a bad query, or a board that takes no segments')
+  @ErrorResponse(404, 'BOARD_NOT_FOUND')
+  listSegments(@Param() params: BoardParams, @Query() query: NamePageQuery): Promise<SegmentListDto> {
+    return this.ranking.listSegments(params.board, namePage(query));
+  }
+
   @Post('boards/:board/items/:item/increment')
   @BoardWrite(
     'Add an amount to an item in every window',
@@ -129,7 +145,16 @@ export class RankingController {
     const budget = this.quotas.budgetOf(request);
     return answer(
       reply,
-      await this.ranking.increment(params.board, params.item, amount, idemKey, budget, body.at, body.createdAt),
+      await this.ranking.increment(
+        params.board,
+        params.item,
+        amount,
+        idemKey,
+        budget,
+        body.at,
+        body.createdAt,
+        body.segments,
+      ),
     );
   }
 
@@ -152,6 +177,7 @@ export class RankingController {
       score: entry.score,
       at: entry.at,
       createdAt: entry.createdAt,
+      segments: entry.segments,
     }));
     const budget = this.quotas.budgetOf(request);
     return answer(reply, await this.ranking.incrementBatch(params.board, entries, idemKey, budget));
@@ -173,7 +199,7 @@ export class RankingController {
     const budget = this.quotas.budgetOf(request);
     return answer(
       reply,
-      await this.ranking.like(params.board, params.item, body.userId, false, idemKey, budget, body.at),
+      await this.ranking.like(params.board, params.item, body.userId, false, idemKey, budget, body.at, body.segments),
     );
   }
 
@@ -208,6 +234,7 @@ export class RankingController {
       query.limit ?? DEFAULT_TOP_ITEMS,
       {
         span: query.span,
+        segment: query.segment,
       },
     );
     return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
@@ -216,7 +243,10 @@ export class RankingController {
   @Get('boards/:board/items/:item')
   @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ItemResultDto)
   async item(@Param() params: ItemParams, @Query() query: ItemDataQuery): Promise<ItemResultDto> {
-    const standing = await this.ranking.item(params.board, query.window, params.item, { span: query.span });
+    const standing = await this.ranking.item(params.board, query.window, params.item, {
+      span: query.span,
+      segment: query.segment,
+    });
     const [withData] = await this.itemData.attach(params.board, [standing], query.data);
     return withData;
   }
@@ -235,6 +265,7 @@ export class RankingController {
       query.radius ?? DEFAULT_RADIUS_ITEMS,
       {
         span: query.span,
+        segment: query.segment,
       },
     );
     return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };

@@ -30,6 +30,8 @@ export type ItemAnswer = Awaited<ReturnType<ReadsService['item']>> | Awaited<Ret
 /** How a read is asked besides its source: `span` (a duration) reads only a rolling window's newest slots. */
 export interface ReadOptions {
   span?: string;
+  /** Read the window as this segment's (a board without segments: 400). */
+  segment?: string;
 }
 
 /** A span names a rolling window's slots: a view has none of its own. */
@@ -55,7 +57,7 @@ export class RankingService {
     private readonly spans: SpansService,
   ) {}
 
-  /** `shards`, `maxItems`, `views` and `ties` undefined keep the stored ones. */
+  /** `shards`, `maxItems`, `views`, `ties`, `aggregate` and `segmentsMax` undefined keep the stored ones. */
   putBoard(
     name: string,
     windows: WindowInput[],
@@ -65,8 +67,9 @@ export class RankingService {
     views?: ViewInput[],
     ties?: TiesMode,
     aggregate?: Aggregate,
+    segmentsMax?: number,
   ): Promise<{ created: boolean; board: BoardView }> {
-    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, ties, aggregate });
+    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, ties, aggregate, segmentsMax });
   }
 
   getBoard(name: string): Promise<BoardView> {
@@ -95,8 +98,9 @@ export class RankingService {
     budget?: ClientBudget,
     atSec?: number,
     createdAtSec?: number,
+    segments?: string[],
   ): Promise<WriteAnswer<ItemWritten>> {
-    return this.writes.increment({ name, item, amount, idemKey, budget, atSec, createdAtSec });
+    return this.writes.increment({ name, item, amount, idemKey, budget, atSec, createdAtSec, segments });
   }
 
   /** A score on a max / min / last board (409 AGGREGATE_MISMATCH on a sum board). */
@@ -129,8 +133,9 @@ export class RankingService {
     idemKey?: string,
     budget?: ClientBudget,
     atSec?: number,
+    segments?: string[],
   ): Promise<WriteAnswer<ItemWritten & { userId: string; counted: boolean }>> {
-    return this.writes.like({ name, item, userId, undo, idemKey, budget, atSec });
+    return this.writes.like({ name, item, userId, undo, idemKey, budget, atSec, segments });
   }
 
   /** A page of a window or a view (of a window's newest slots with `span`). */
@@ -152,6 +157,7 @@ export class RankingService {
           : this.spans.top(board, window, nowMs, span, page),
       (board, view, nowMs) =>
         span === undefined ? this.views.top(board, view, nowMs, page) : spanOnView(name, view.name),
+      options.segment,
     );
   }
 
@@ -167,6 +173,7 @@ export class RankingService {
           : this.spans.item(board, window, nowMs, span, item),
       (board, view, nowMs) =>
         span === undefined ? this.views.item(board, view, nowMs, item) : spanOnView(name, view.name),
+      options.segment,
     );
   }
 
@@ -189,7 +196,13 @@ export class RankingService {
           : this.spans.around(board, window, nowMs, span, around),
       (board, view, nowMs) =>
         span === undefined ? this.views.around(board, view, nowMs, around) : spanOnView(name, view.name),
+      options.segment,
     );
+  }
+
+  /** A page of the board's live segments, each with the items it holds (a board without segments: 400). */
+  listSegments(name: string, page: { offset: number; limit: number; cursor?: string }) {
+    return this.sources.withSegments(name, (board, _, nowMs) => this.reads.segments(board, nowMs, page));
   }
 
   /** The window's snapshot at or before `atSec` (default: the latest). */

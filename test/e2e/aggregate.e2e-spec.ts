@@ -181,4 +181,17 @@ describe.each([1, 3])('aggregate boards over HTTP (shards: %i)', (shards) => {
       .expect(201)
       .expect((res) => expect(res.body.aggregate).toBeUndefined());
   });
+
+  it('segments are for sum boards only: a max / min / last board with segments is a 400 either way round', async () => {
+    const asked = await put('m', { aggregate: 'max', segments: { max: 5 } }).expect(400);
+    expect(asked.body.code).toBe('INVALID_INPUT');
+    expect(asked.body.message).toContain('segments are kept for sum boards only');
+    await put('m', { aggregate: 'max' }).expect(201);
+    expect((await put('m', { segments: { max: 5 } }).expect(400)).body.code).toBe('INVALID_INPUT');
+    await put('s', { segments: { max: 5 } }).expect(201);
+    expect((await put('s', { aggregate: 'last' }, '?reset=true').expect(400)).body.code).toBe('INVALID_INPUT');
+    const batch = { items: [{ item: 'a', score: 2, segments: ['en'] }] };
+    expect((await http().post('/boards/m/increments').send(batch).expect(400)).body.code).toBe('INVALID_INPUT');
+    expect((await http().get('/boards/m').expect(200)).body.segments).toBeUndefined();
+  });
 });

@@ -20,10 +20,15 @@ export class RankingModel {
     for (const w of this.windows) this.add(w, Math.floor(nowMs / 1000), item, amount);
   }
 
+  /** Whether a like now would count: no earlier like of this user for this item is inside any window. */
+  wouldLike(nowMs: number, item: string, user: string): boolean {
+    const earlier = this.likes.get(`${item}\x1f${user}`);
+    return !(earlier !== undefined && this.windows.some((w) => this.holds(w, earlier, nowMs)));
+  }
+
   like(nowMs: number, item: string, user: string): boolean {
     const key = `${item}\x1f${user}`;
-    const earlier = this.likes.get(key);
-    if (earlier !== undefined && this.windows.some((w) => this.holds(w, earlier, nowMs))) return false;
+    if (!this.wouldLike(nowMs, item, user)) return false;
     this.likes.set(key, nowMs);
     this.increment(nowMs, item, 1);
     return true;

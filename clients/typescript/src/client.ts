@@ -190,6 +190,16 @@ export class Boards extends Routes {
     return this.send({ method: 'DELETE', path, params: { board, item }, repeat: 'safe', keyed: true }, options);
   }
 
+  /** The board's segments holding live data, by name, each with the items it holds (`cursor` pages on). */
+  segments(
+    board: string,
+    query: Query<'/boards/{board}/segments', 'get'> = {},
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/segments', 'get'> {
+    const path = '/boards/{board}/segments';
+    return this.send({ method: 'GET', path, params: { board }, query, repeat: 'safe' }, options);
+  }
+
   /** A window's listing at a slot boundary (the latest snapshot, or the latest at or before `at`). */
   history(
     board: string,

@@ -19,6 +19,8 @@ export type BoardPutReply =
       viewsJson: string;
       ties: TiesMode;
       aggregate: Aggregate;
+      /** 0: the board takes no segments */
+      segmentsMax: number;
     }
   | { status: 'conflict'; message: string };
 
@@ -40,13 +42,14 @@ export const BOARDS_FUNCTIONS = {
         JSON.stringify(call.views),
         call.ties ?? '',
         call.aggregate ?? '',
+        call.segmentsMax ?? '',
       ],
     }),
     decode: (raw): BoardPutReply => {
       const reply = new Reply('tbRankBoardPut', raw);
       const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
       if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
-      reply.expectLength(10);
+      reply.expectLength(11);
       return {
         status,
         version: reply.string(1),
@@ -58,6 +61,7 @@ export const BOARDS_FUNCTIONS = {
         viewsJson: reply.string(7),
         ties: oneOfReply('tbRankBoardPut', reply.string(8), TIES_MODES),
         aggregate: oneOfReply('tbRankBoardPut', reply.string(9), AGGREGATES),
+        segmentsMax: reply.int(10),
       };
     },
   }),
@@ -89,6 +93,8 @@ export const BOARDS_FUNCTIONS = {
       viewsJson: string;
       /** Absent: sum. */
       aggregate?: Aggregate;
+      /** absent or 0: the board takes no segments */
+      segmentsMax?: number;
       nowMs: number;
     }) => ({
       keys: [call.keys.cfg()],
@@ -101,6 +107,7 @@ export const BOARDS_FUNCTIONS = {
         call.maxItems ?? 0,
         call.viewsJson,
         call.aggregate ?? 'sum',
+        call.segmentsMax ?? 0,
       ],
     }),
     decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),

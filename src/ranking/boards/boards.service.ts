@@ -36,6 +36,8 @@ export interface BoardView {
   ties?: TiesMode;
   /** Present when not sum. */
   aggregate?: Aggregate;
+  /** Present when the board takes segments. */
+  segments?: { max: number };
 }
 
 /** A page of GET /boards: from `offset`, or after the name `cursor` when given. */
@@ -56,6 +58,8 @@ export interface PutBoardInput {
   ties?: TiesMode;
   /** undefined keeps the stored one (sum for a new board). */
   aggregate?: Aggregate;
+  /** Most live segments per shard; undefined keeps the stored one. */
+  segmentsMax?: number;
 }
 
 /** Boards: their configs (checked, stored, cached), the registry's pages, deletion, the change version. */
@@ -68,12 +72,14 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset, maxItems, ties, aggregate } = input;
+    const { name, shards, reset, maxItems, ties, aggregate, segmentsMax } = input;
     if (ties === 'first' && shards !== undefined && shards > 1) throw new InvalidInputError(M.tiesFirstSharded());
     const windows = resolveWindows(input.windows);
     const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
     // Decay, hot and rising weigh sums of events; a max / min / last window holds no sum to weigh.
-    if (views.length > 0) await this.checkViewsAllowed(name, aggregate);
+    // Segments are kept for sum boards only (a max / min / last segment window is not defined yet).
+    if (views.length > 0 || (aggregate !== undefined && aggregate !== 'sum') || (segmentsMax ?? 0) > 0)
+      await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, segmentsMax);
     const version = randomUUID();
     const result = await this.store.putBoard({
       name,
@@ -83,6 +89,7 @@ export class BoardsService {
       views,
       ties,
       aggregate,
+      segmentsMax,
       reset,
       version,
       nowMs: this.clock.nowMs(),
@@ -125,10 +132,22 @@ export class BoardsService {
     return this.store.changeVersion(await this.cache.get(name));
   }
 
-  /** Decay, hot and rising weigh sums of events: a max / min / last board (the one asked for, else the stored one) has none. */
-  private async checkViewsAllowed(name: string, asked: Aggregate | undefined): Promise<void> {
-    const aggregate = asked ?? (await this.store.loadBoard(name))?.aggregate ?? 'sum';
-    if (aggregate !== 'sum') throw new InvalidInputError(M.viewsNeedSum(name, aggregate));
+  /**
+   * Decay, hot and rising weigh sums of events, and segments are kept for sum boards only: a max / min /
+   * last board (the one asked for, else the stored one) takes neither. Omitted segments keep the stored ones.
+   */
+  private async checkSumOnlyFeatures(
+    name: string,
+    asked: Aggregate | undefined,
+    hasViews: boolean,
+    askedSegmentsMax: number | undefined,
+  ): Promise<void> {
+    const stored = asked === undefined || askedSegmentsMax === undefined ? await this.store.loadBoard(name) : undefined;
+    const aggregate = asked ?? stored?.aggregate ?? 'sum';
+    if (aggregate === 'sum') return;
+    if (hasViews) throw new InvalidInputError(M.viewsNeedSum(name, aggregate));
+    if ((askedSegmentsMax ?? stored?.segmentsMax ?? 0) > 0)
+      throw new InvalidInputError(M.segmentsNeedSum(name, aggregate));
   }
 
   /** The stored views, checked again against the new windows (a PUT without `views` keeps them). */
@@ -152,6 +171,7 @@ function viewOf(config: BoardConfig): BoardView {
     ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
     ...(config.ties === 'first' ? { ties: config.ties } : {}),
     ...(config.aggregate === undefined || config.aggregate === 'sum' ? {} : { aggregate: config.aggregate }),
+    ...(config.segmentsMax === undefined ? {} : { segments: { max: config.segmentsMax } }),
   };
 }
 

@@ -43,6 +43,7 @@ export class BoardsStore {
       views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
       ties: stored.ties === 'first' ? 'first' : 'shared',
       aggregate: aggregateOf(stored.aggregate),
+      ...(stored.segmentsMax ? { segmentsMax: Number(stored.segmentsMax) } : {}),
     };
   }
 
@@ -97,6 +98,7 @@ export class BoardsStore {
       views: JSON.parse(reply.viewsJson) as ViewConfig[],
       ties: reply.ties,
       aggregate: reply.aggregate,
+      ...(reply.segmentsMax > 0 ? { segmentsMax: reply.segmentsMax } : {}),
     };
     await Promise.all(
       Array.from({ length: reply.shards - 1 }, (_, i) =>

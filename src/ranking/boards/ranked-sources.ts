@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
-import { NotFoundError, WindowDrainingError } from '../../common/errors';
+import { InvalidInputError, NotFoundError, WindowDrainingError } from '../../common/errors';
 import { PreparedBoard } from '../core/board';
 import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
@@ -29,19 +29,22 @@ export class RankedSources {
    * time draining one more chunk, up to MAX_READ_DRAIN_CALLS; still draining then, it is a 503
    * WINDOW_DRAINING (the scheduler and the next reads go on draining). Each call is as short as any
    * expiry call: Redis is never held longer for it. (History reads answer no `draining`: snapshots are
-   * taken before anything expires.)
+   * taken before anything expires.) With `segment`, the window is read as that segment's (a 400 on a
+   * board without segments, or of a view: views are the board's only).
    */
   async read<T extends object>(
     name: string,
     sourceName: string | undefined,
     onWindow: SourceRead<WindowConfig, T>,
     onView: SourceRead<ViewConfig, T>,
+    segment?: string,
   ): Promise<T> {
     for (let call = 1; ; call++) {
       const answer = await this.cache.withBoard(name, (board) => {
         const window = board.window(sourceName);
-        if (window) return onWindow(board, window, this.clock.nowMs());
+        if (window) return onWindow(segmentOf(board, segment), window, this.clock.nowMs());
         const view = board.view(sourceName);
+        if (view && segment !== undefined) throw new InvalidInputError(M.segmentOfView(name, view.name));
         if (view) return onView(board, view, this.clock.nowMs());
         const known = [...board.config.windows, ...board.config.views].map((w) => w.name);
         throw new NotFoundError('WINDOW_NOT_FOUND', M.windowNotFound(name, sourceName, known));
@@ -50,4 +53,19 @@ export class RankedSources {
       if (call >= MAX_READ_DRAIN_CALLS) throw new WindowDrainingError(M.windowDraining(name, MAX_READ_DRAIN_CALLS));
     }
   }
+
+  /** Runs `read` on a board that takes segments (a 400 on one that takes none; 404 when it does not exist). */
+  withSegments<T>(name: string, read: SourceRead<void, T>): Promise<T> {
+    return this.cache.withBoard(name, (board) => {
+      if (board.config.segmentsMax === undefined) throw new InvalidInputError(M.noSegmentRead(name));
+      return read(board, undefined, this.clock.nowMs());
+    });
+  }
+}
+
+/** The board as its segment reads (the board itself without one); a 400 on a board taking no segments. */
+function segmentOf(board: PreparedBoard, segment: string | undefined): PreparedBoard {
+  if (segment === undefined) return board;
+  if (board.config.segmentsMax === undefined) throw new InvalidInputError(M.noSegmentRead(board.config.name));
+  return board.segment(segment);
 }

@@ -19,6 +19,8 @@ export interface BoardConfig {
   aggregate?: Aggregate;
   /** Equal scores: one competition rank (shared, also when absent), or strict ranks in the order items reached their score (first). */
   ties?: TiesMode;
+  /** Most live segments per shard; absent: the board takes no segments. */
+  segmentsMax?: number;
 }
 
 export { TIES_MODES, type TiesMode } from './ranking.types';
@@ -65,6 +67,17 @@ export class PreparedBoard {
   /** The shard holding an item. */
   shardOf(item: string): ShardKeys {
     return this.shards[shardOf(item, this.shards.length)];
+  }
+
+  /**
+   * The board as its segment `name` reads: the same config and shards, each window's keys the
+   * segment's. Views and snapshots are the board's only: a segment has none (previousRank null).
+   */
+  segment(name: string): PreparedBoard {
+    const windows = this.config.windows.map((window) => ({ ...window, snapshots: undefined }));
+    return new PreparedBoard({ ...this.config, windows, views: [] }, (shard) =>
+      this.shards[shard].keys.inSegment(name),
+    );
   }
 
   /** The named view; undefined when the board has none of that name. */

@@ -1,4 +1,6 @@
+import { ConflictError } from '../../common/errors';
 import { growthRefusalOf } from '../../redis/refusals';
+import { RANKING_MESSAGES as M } from './ranking.messages';
 
 /** A script refused a call because the board is gone or its config changed since it was cached. */
 export class BoardGoneError extends Error {}
@@ -15,11 +17,26 @@ export async function guard<T>(pending: Promise<T>): Promise<T> {
     if (message.startsWith('TB_NO_BOARD')) throw new BoardGoneError(message);
     if (message.startsWith('TB_STALE_CONFIG')) throw new StaleConfigError(message);
     if (message.startsWith('TB_AT_OUT_OF_SPAN')) throw new AtOutOfSpanError(message);
-    throw growthRefusalOf(error) ?? error;
+    throw growthRefusalOf(error) ?? segmentLimitOf(error) ?? error;
   }
+}
+
+/**
+ * The 409 SEGMENT_LIMIT of a write naming new segments beyond segments.max
+ * (`TB_SEGMENT_LIMIT <live> <max> <new>`, see segment_lib.lua): nothing of it was applied.
+ */
+export function segmentLimitOf(error: unknown): ConflictError | undefined {
+  const refusal = /^TB_SEGMENT_LIMIT (\d+) (\d+) (\d+)/.exec(error instanceof Error ? error.message : '');
+  if (!refusal) return undefined;
+  return new ConflictError('SEGMENT_LIMIT', M.segmentLimit(Number(refusal[1]), Number(refusal[2]), Number(refusal[3])));
 }
 
 /** A script refused the cached config: nothing was applied, a reload and retry is safe. */
 export function isRefusal(error: unknown): boolean {
   return error instanceof StaleConfigError || error instanceof BoardGoneError;
+}
+
+/** A 409 SEGMENT_LIMIT (segmentLimitOf's). */
+export function isSegmentLimit(error: unknown): boolean {
+  return error instanceof ConflictError && error.code === 'SEGMENT_LIMIT';
 }

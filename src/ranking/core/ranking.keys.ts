@@ -16,6 +16,10 @@
  *   {...}:<window>:snaps                      zset  snapshot boundaries (unix s), newest `keep` intervals
  *   {...}:<window>:snap:<at>                  string the listing at boundary <at> (snapshot_lib.lua)
  *   {...}:<window>:prev                       zset  item -> score in the latest snapshot (previousRank)
+ *   {...}:<window>~<segment>:slots|slot:<start>|top  a segment's window: the same three keys, in the
+ *                                             shard's tag (`~` is in no name, so never a board window's)
+ *   {...}:segs                                zset  segment -> end (unix s) of its newest live slot
+ *   {...}:segdue                              zset  segment -> when (unix ms) its oldest slot expires
  * The snapshot keys are derived inside the scripts from the slots key (same hash tag), like slot hashes.
  */
 export class RankingKeys {
@@ -60,7 +64,16 @@ export class RankingKeys {
 }
 
 export class BoardKeys {
-  constructor(readonly tag: string) {}
+  /** `segment`: the keys of that segment's windows (cfg, likes and the segment indexes stay the shard's). */
+  constructor(
+    readonly tag: string,
+    readonly segment?: string,
+  ) {}
+
+  /** The same shard's keys with each window read as the segment's (see segment_lib.lua). */
+  inSegment(segment: string): BoardKeys {
+    return new BoardKeys(this.tag, segment);
+  }
 
   cfg(): string {
     return `${this.tag}:cfg`;
@@ -70,16 +83,30 @@ export class BoardKeys {
     return `${this.tag}:likes`;
   }
 
+  /** Live segments of this shard: segment -> end (unix s) of its newest slot (derived in segment_lib.lua too). */
+  segments(): string {
+    return `${this.tag}:segs`;
+  }
+
   slots(window: string): string {
-    return `${this.tag}:${window}:slots`;
+    return `${this.base(window)}:slots`;
   }
 
   /** Also derived inside the scripts from `slots(window)` (sibling_key: "slots" -> "slot:<start>"). */
   slot(window: string, slotStartSec: number): string {
-    return `${this.tag}:${window}:slot:${slotStartSec}`;
+    return `${this.base(window)}:slot:${slotStartSec}`;
   }
 
   top(window: string): string {
-    return `${this.tag}:${window}:top`;
+    return `${this.base(window)}:top`;
+  }
+
+  /** What a window's keys are named after (`<window>` or `<window>~<segment>`): scripts that derive them take it. */
+  windowKeyName(window: string): string {
+    return this.segment === undefined ? window : `${window}~${this.segment}`;
+  }
+
+  private base(window: string): string {
+    return `${this.tag}:${this.windowKeyName(window)}`;
   }
 }

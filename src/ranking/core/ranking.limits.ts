@@ -46,6 +46,18 @@ export const MAX_SHARDED_DEPTH_ITEMS = 10_000;
 /** A board's maxItems: most items its windows may hold (per shard: ceil(maxItems / shards)). */
 export const BOARD_MAX_ITEMS: Bounds = { min: 1, max: 100_000_000 };
 
+/**
+ * Segments: how many a board may declare as live at once (`segments.max`, per shard: see docs/api.md),
+ * and how many one event may name (each costs one slot hash field and one zset entry per window).
+ */
+export const SEGMENTS_MAX: Bounds = { min: 1, max: 10_000 };
+export const SEGMENTS_PER_EVENT: Bounds = { min: 1, max: 8 };
+/**
+ * Segments due one scheduled expiry call drains (their fields within EXPIRE_CHUNK): a bound on the
+ * segments it visits even when reads already drained them (each visit is a few commands per window).
+ */
+export const SEGMENTS_EXPIRED_PER_CALL = 64;
+
 /** A window's snapshots: how many boundaries of history it keeps, and how many rows each holds. */
 export const SNAPSHOT_KEEP: Bounds = { min: 1, max: 1000 };
 export const SNAPSHOT_TOP_ITEMS: Bounds = { min: 1, max: 1000 };

@@ -15,6 +15,15 @@ export const RANKING_MESSAGES = {
     shards > 1
       ? `board "${board}" is full: the shard of this write holds ${held} of its ${cap} items (maxItems split over ${shards} shards) and the write would add ${wanted} new; existing items keep counting`
       : `board "${board}" is full: it holds ${held} of its maxItems ${cap} items and the write would add ${wanted} new; existing items keep counting`,
+  segmentLimit: (live: number, max: number, wanted: number) =>
+    `segment limit: the shard of this write holds ${live} live segments of its segments.max ${max} and the event names ${wanted} new; the event was not applied`,
+  noSegments: (board: string, field: string) =>
+    `${field}: board "${board}" takes no segments (declare "segments": { "max": n } in its config)`,
+  segmentTwice: (field: string) => `${field} names a segment twice`,
+  noSegmentRead: (board: string) =>
+    `segment: board "${board}" takes no segments (declare "segments": { "max": n } in its config)`,
+  segmentOfView: (board: string, view: string) =>
+    `segment: view "${view}" of board "${board}" is the board's only; segments answer its windows`,
   batchRefusedPartly: (board: string, applied: number, total: number, refused: number, reason: string) =>
     `board "${board}": ${applied} of ${total} entries applied, ${refused} not (${reason}); retry those`,
   windowCount: (min: number, max: number) => `windows must hold ${min} to ${max} windows`,
@@ -43,6 +52,8 @@ export const RANKING_MESSAGES = {
     `the stored views no longer fit the windows (${problem}); send views with the new windows`,
   viewsNeedSum: (board: string, aggregate: string) =>
     `views (decay, hot, rising) weigh sums of events: board "${board}" would aggregate by ${aggregate}; drop the views or use aggregate sum`,
+  segmentsNeedSum: (board: string, aggregate: string) =>
+    `segments are kept for sum boards only: board "${board}" would both take segments and aggregate by ${aggregate}; use aggregate sum, or a board without segments`,
   aggregateMismatch: (board: string, aggregate: string, write: string) =>
     aggregate === 'sum'
       ? `board "${board}" sums its events: ${write} takes no score (use increment, or a board with aggregate max, min or last)`

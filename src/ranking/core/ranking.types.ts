@@ -46,6 +46,8 @@ export interface BatchEntry {
   atMs?: number;
   /** The item's creation time (unix ms), for a hot view's firstSeen; absent: none. */
   createdMs?: number;
+  /** The segments the entry also counts in; absent: none. */
+  segments?: string[];
 }
 
 /** A listed row and its rank in the window's latest snapshot (null: absent, or the window keeps none). */
@@ -127,6 +129,8 @@ export interface PutBoardCommand {
   aggregate?: Aggregate;
   /** Absent: keep the stored one (shared for a new board). */
   ties?: TiesMode;
+  /** undefined keeps the stored one (none for a new board). */
+  segmentsMax?: number;
   reset: boolean;
   /** The new config's version (a fresh id per PUT). */
   version: string;

@@ -26,6 +26,7 @@ export const RANKING_MODULES = [
   join(lua, 'window_lib.lua'),
   join(lua, 'snapshot_lib.lua'),
   join(lua, 'board_write_lib.lua'),
+  join(lua, 'segment_lib.lua'),
 ];
 
 /** What every script on a board's keys gets: the cached config (its version is checked), the time and the expiry budget. */

@@ -36,6 +36,7 @@ import {
   DEFAULT_RISING_MIN_COUNT,
   MAX_SLOTS_PER_WINDOW,
   RISING_MIN_COUNT,
+  SEGMENTS_MAX,
   SHARDS_PER_BOARD,
   SNAPSHOT_KEEP,
   SNAPSHOT_TOP_ITEMS,
@@ -103,6 +104,20 @@ export class ArchiveDto {
   @Min(ARCHIVE_TOP_ITEMS.min)
   @Max(ARCHIVE_TOP_ITEMS.max)
   top!: number;
+}
+
+export class SegmentsDto {
+  @ApiProperty({
+    type: 'integer',
+    minimum: SEGMENTS_MAX.min,
+    maximum: SEGMENTS_MAX.max,
+    description:
+      'Most segments holding live data at once on each shard: an event naming a new segment beyond it is refused (409 SEGMENT_LIMIT)',
+  })
+  @IsInt()
+  @Min(SEGMENTS_MAX.min)
+  @Max(SEGMENTS_MAX.max)
+  max!: number;
 }
 
 export class WindowDto {
@@ -259,6 +274,17 @@ export class PutBoardDto {
   @IsOptionalNotNull()
   @IsIn(AGGREGATES, { message: `$property must be one of ${AGGREGATES.join(', ')}` })
   aggregate?: Aggregate;
+
+  @ApiPropertyOptional({
+    type: SegmentsDto,
+    description:
+      'Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board)',
+  })
+  @IsOptionalNotNull()
+  @IsObject({ message: 'segments must be an object like { "max": 100 }' })
+  @ValidateNested()
+  @Type(() => SegmentsDto)
+  segments?: SegmentsDto;
 }
 
 export class PutBoardQuery {
@@ -313,6 +339,8 @@ export class BoardViewDto {
   ties?: TiesMode;
   @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
   aggregate?: Aggregate;
+  @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })
+  segments?: SegmentsDto;
 }
 
 export class BoardListDto {

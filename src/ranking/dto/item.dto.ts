@@ -24,6 +24,7 @@ import {
   HISTORY_ROWS_PER_CALL,
   RADIUS_ITEMS,
 } from '../core/ranking.limits';
+import { SEGMENTS_FIELD, SegmentsProperty } from './segment.dto';
 import { VIEW_MODES } from '../core/trending-math';
 
 /** Rank in the window's latest snapshot. */
@@ -76,7 +77,7 @@ export class LikeParams extends ItemParams {
   userId!: string;
 }
 
-@CompiledValidation({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD })
+@CompiledValidation({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD })
 export class IncrementDto {
   @AmountProperty()
   amount?: number;
@@ -86,6 +87,9 @@ export class IncrementDto {
 
   @CreatedAtProperty()
   createdAt?: number;
+
+  @SegmentsProperty()
+  segments?: string[];
 }
 
 export class BatchEntryDto {
@@ -105,6 +109,9 @@ export class BatchEntryDto {
 
   @CreatedAtProperty()
   createdAt?: number;
+
+  @SegmentsProperty()
+  segments?: string[];
 }
 
 /** The entries of a batch: the type first, then their count, then each entry. */
@@ -131,6 +138,7 @@ const BatchEntries = () =>
       score: optional({ kind: 'int', range: SCORE_RANGE }),
       at: AT_FIELD,
       createdAt: AT_FIELD,
+      segments: SEGMENTS_FIELD,
     },
   },
 })
@@ -139,13 +147,16 @@ export class BatchIncrementDto {
   items!: BatchEntryDto[];
 }
 
-@CompiledValidation({ userId: ID_FIELD, at: AT_FIELD })
+@CompiledValidation({ userId: ID_FIELD, at: AT_FIELD, segments: SEGMENTS_FIELD })
 export class LikeDto {
   @IdProperty('User id', 'user-7')
   userId!: string;
 
   @AtProperty()
   at?: number;
+
+  @SegmentsProperty()
+  segments?: string[];
 }
 
 /** The window a query reads (each route's query below compiles its own check). */
@@ -175,6 +186,12 @@ const SpanProperty = () =>
 export class ItemQuery extends WindowQuery {
   @SpanProperty()
   span?: string;
+
+  @OptionalNameProperty(
+    'Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing)',
+    'en',
+  )
+  segment?: string;
 }
 
 export class TopQuery extends ItemQuery {

@@ -1,5 +1,6 @@
 import { flagReply, intReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
+import { SEGMENTS_EXPIRED_PER_CALL } from '../core/ranking.limits';
 import type { RankingKeys } from '../core/ranking.keys';
 import { BoardCall, boardArgs } from '../core/script-call';
 
@@ -23,7 +24,10 @@ export const EXPIRY_FUNCTIONS = {
     handler: 'expire',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
-    build: (call: BoardCall) => ({ keys: call.shard.allKeys, args: boardArgs(call) }),
+    build: (call: BoardCall) => ({
+      keys: call.shard.allKeys,
+      args: [...boardArgs(call), SEGMENTS_EXPIRED_PER_CALL],
+    }),
     decode: (raw): ExpireReply => {
       const reply = new Reply('tbRankExpire', raw).expectLength(2);
       const nextDueMs = reply.int(1);

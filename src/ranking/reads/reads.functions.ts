@@ -1,7 +1,7 @@
 import { Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
-import { rowsOf, WindowCall, windowRead } from '../core/script-call';
+import { BoardCall, boardArgs, rowsOf, WindowCall, windowRead } from '../core/script-call';
 
 /** A listing page: rows in board order, where the first sits and how many score above it. */
 export interface ListingReply {
@@ -42,8 +42,31 @@ function listingRead<Call extends WindowCall>(
   });
 }
 
-/** Window reads of one shard: a page, an item's standing, an item and its neighbours. */
+/** A shard's live segments, each with the items it holds (in its largest window). */
+export type SegmentRow = { name: string; items: number };
+
+/** Window reads of one shard: a page, an item's standing, an item and its neighbours; its segments. */
 export const READS_FUNCTIONS = {
+  segmentPage: typedFunction({
+    name: 'tbRankSegmentPage',
+    handler: 'segment_page',
+    // Drains the segments it lists (writes that free memory): it runs on a full Redis too.
+    flags: ['allow-oom'],
+    numberOfKeys: 'dynamic',
+    build: (call: BoardCall & { after: string; limit: number }) => ({
+      keys: call.shard.incrementKeys,
+      args: [...boardArgs(call), call.after, call.limit],
+    }),
+    decode: (raw): SegmentRow[] => {
+      const reply = new Reply('tbRankSegmentPage', raw);
+      reply.expectPairsFrom(0);
+      return Array.from({ length: reply.length / 2 }, (_, i) => ({
+        name: reply.string(2 * i),
+        items: reply.int(2 * i + 1),
+      }));
+    },
+  }),
+
   readTop: listingRead('tbRankReadTop', 'read_top', (call: WindowCall & { offset: number; limit: number }) => [
     call.offset,
     call.limit,

@@ -31,6 +31,14 @@ export class ReadsService {
     };
   }
 
+  /** A page of the board's live segments: after the name `cursor`, or from `offset` (names in byte order). */
+  async segments(board: PreparedBoard, nowMs: number, page: { offset: number; limit: number; cursor?: string }) {
+    const rows = await this.store.segments(board, nowMs, page.cursor ?? '', page.offset + page.limit);
+    const segments = rows.slice(page.offset);
+    const nextCursor = segments.length === page.limit ? segments[segments.length - 1].name : null;
+    return { board: board.config.name, segments, nextCursor };
+  }
+
   async around(
     board: PreparedBoard,
     window: WindowConfig,

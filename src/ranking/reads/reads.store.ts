@@ -9,7 +9,7 @@ import { BoardCall, boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
-import { ListingReply } from './reads.functions';
+import { ListingReply, SegmentRow } from './reads.functions';
 import { RANKING } from '../ranking.functions';
 
 const S = RANKING.functions;
@@ -63,6 +63,28 @@ export class ReadsStore {
   }
 
   /** A sharded board's previous ranks (read beside the rows); undefined when the rows carry their own. */
+  /**
+   * Up to `limit` of the board's live segments after `after` (byte order), each with the items it
+   * holds over every shard (an item's segment rows live on the item's shard).
+   */
+  async segments(board: PreparedBoard, nowMs: number, after: string, limit: number): Promise<SegmentRow[]> {
+    const pages = await Promise.all(
+      board.shards.map((shard) =>
+        guard(
+          this.redis.callFunction(S.segmentPage, {
+            ...boardCall(board, shard, nowMs, this.budgetFields),
+            after,
+            limit,
+          }),
+        ),
+      ),
+    );
+    const items = new Map<string, number>();
+    for (const row of pages.flat()) items.set(row.name, (items.get(row.name) ?? 0) + row.items);
+    const names = [...items.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    return names.slice(0, limit).map((name) => ({ name, items: items.get(name) ?? 0 }));
+  }
+
   private previousRanks(read: WindowRead): Promise<Map<string, number>> | undefined {
     if (!read.board.sharded) return undefined;
     const previous = this.history.previousRanks(read.board, read.window, read.nowMs);

@@ -46,9 +46,10 @@ export const SHARDS_FUNCTIONS = {
         call.board.config.version,
         call.nowMs,
         call.windows.length,
+        // Named as this board's keys name them (a segment's windows are "<window>~<segment>").
         ...call.windows.flatMap((w) => {
           const rule = slotRule(w, call.nowMs);
-          return [w.name, rule.periodSec, rule.intervalSec, rule.originSec];
+          return [call.shards[0].keys.windowKeyName(w.name), rule.periodSec, rule.intervalSec, rule.originSec];
         }),
         ...call.scores,
         ...call.shards.map((shard) => shard.keys.cfg()),

@@ -37,6 +37,66 @@ export function checkCreatedAt(field: string, createdAtSec: number | undefined, 
     throw new InvalidInputError(M.atInFuture(field, MAX_FUTURE_SKEW_SEC, createdAtSec, nowMs / 1000));
 }
 
+/**
+ * An increment's fingerprint: `at`, `createdAt` and `segments` are part of it only when sent, so
+ * requests without them keep the fingerprint they always had.
+ */
+export function incrementFingerprint(request: {
+  name: string;
+  item: string;
+  amount: number;
+  atSec?: number;
+  createdAtSec?: number;
+  segments?: string[];
+}): unknown[] {
+  const { name, item, amount, atSec, createdAtSec, segments } = request;
+  return ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec), ...segmentsOf(segments)];
+}
+
+/**
+ * A batch's fingerprint: each entry's item and amount, its score, `at`, `createdAt` and segments only
+ * when sent (batches without them keep the fingerprint they always had).
+ */
+export function batchFingerprint(
+  name: string,
+  inputs: Array<{
+    item: string;
+    amount?: number;
+    score?: number;
+    at?: number;
+    createdAt?: number;
+    segments?: string[];
+  }>,
+): unknown[] {
+  return [
+    'increments',
+    name,
+    inputs.map((e) => [
+      e.item,
+      e.amount,
+      ...(e.score === undefined ? [] : ['score', e.score]),
+      ...timeOf(e.at),
+      ...createdOf(e.createdAt),
+      ...segmentsOf(e.segments),
+    ]),
+  ];
+}
+
+/** The fingerprint part of optional segments: nothing when absent. */
+export function segmentsOf(segments: string[] | undefined): Array<string | string[]> {
+  return segments === undefined ? [] : ['segments', segments];
+}
+
+/**
+ * Refuses segments (400 naming `field`) on a board that takes none, or naming one segment twice (the
+ * event would count twice in it). Names and their count are the DTO's checks.
+ */
+export function checkSegments(field: string, segments: string[] | undefined, board: PreparedBoard): void {
+  if (segments === undefined) return;
+  if (board.config.segmentsMax === undefined) throw new InvalidInputError(M.noSegments(board.config.name, field));
+  if (new Set(segments).size !== segments.length) throw new InvalidInputError(M.segmentTwice(field));
+}
+
 /** A script's refusal of an event time as the client's 400, or undefined for any other error. */
 export function atRefusal(error: unknown, problem: { message: string } | undefined): InvalidInputError | undefined {
   if (!(error instanceof AtOutOfSpanError)) return undefined;

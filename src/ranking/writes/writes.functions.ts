@@ -14,6 +14,7 @@ import { typedFunction } from '../../redis/function-library';
 import { ScriptCall } from '../../redis/scripts';
 import { ShardKeys } from '../core/board';
 import type { BatchEntry, StandingsReply, WindowStanding } from '../core/ranking.types';
+import { segmentLimitOf } from '../core/ranking.errors';
 import { BoardCall, boardArgs, WriteCall } from '../core/script-call';
 
 /** A retry-safe request on a sharded board and the shard its ledger entry lives on (see request_claim.lua). */
@@ -36,6 +37,8 @@ export interface CoalescedIncrement {
   atMs?: number;
   /** The item's creation time (unix ms; absent: none), for a hot view's firstSeen. */
   createdMs?: number;
+  /** The segments the event also counts in (absent: none). */
+  segments?: string[];
 }
 
 /** What one request of an increment call got: its own answer, or what refused it (TB_AT_OUT_OF_SPAN, growth, a reused key). */
@@ -76,7 +79,7 @@ function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAn
   // The refusal as a script error would carry it: the store turns it into its domain error.
   if (answer.int(0) === -1) {
     const refusal = new Error(answer.string(1));
-    return growthRefusalOf(refusal) ?? refusal;
+    return growthRefusalOf(refusal) ?? segmentLimitOf(refusal) ?? refusal;
   }
   return withStandings(
     decodeIdempotentReply(answer, idem, (reply) => ({ reply, rest: {} }), 2),
@@ -92,6 +95,7 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
       ...boardArgs(call),
       // The window names a write's answer is keyed by: stored with a retry-safe write, so a replay rebuilds it as it was.
       call.board.windowNames,
+      call.board.config.segmentsMax ?? 0,
       ...requests.flatMap((request) => [
         request.item,
         request.amount,
@@ -101,6 +105,7 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
         request.newItems,
         request.atMs ?? call.nowMs,
         request.createdMs ?? '',
+        request.segments?.join(',') ?? '',
       ]),
     ],
   };
@@ -122,6 +127,7 @@ export const WRITES_FUNCTIONS = {
           newItems: call.newItems,
           atMs: call.atMs,
           createdMs: call.createdMs,
+          segments: call.segments,
         },
       ]),
     /** created: [new items, due time for the index (ms; 0: none)] */
@@ -155,7 +161,14 @@ export const WRITES_FUNCTIONS = {
         ...boardArgs(call),
         ...idemArgs(call.idem, ''),
         call.newItems,
-        ...call.entries.flatMap((entry) => [entry.item, entry.amount, entry.atMs ?? call.nowMs, entry.createdMs ?? '']),
+        call.board.config.segmentsMax ?? 0,
+        ...call.entries.flatMap((entry) => [
+          entry.item,
+          entry.amount,
+          entry.atMs ?? call.nowMs,
+          entry.createdMs ?? '',
+          entry.segments?.join(',') ?? '',
+        ]),
       ],
     }),
     /** created: [new items, due time for the index (ms; 0: none)] */
@@ -185,6 +198,8 @@ export const WRITES_FUNCTIONS = {
         newLikes: number;
         /** The like's time (unix ms, not after now); absent: now. */
         atMs?: number;
+        /** The like's segments (absent: none). */
+        segments?: string[];
       },
     ) => ({
       keys: call.shard.allKeys,
@@ -197,6 +212,8 @@ export const WRITES_FUNCTIONS = {
         call.newItems,
         call.newLikes,
         call.atMs ?? call.nowMs,
+        call.segments?.join(',') ?? '',
+        call.board.config.segmentsMax ?? 0,
       ],
     }),
     /** created: [new items, new likes, due time for the index (ms; 0: none)] */

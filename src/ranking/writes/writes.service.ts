@@ -9,7 +9,7 @@ import { CapRefusal, growthRefusalOf } from '../../redis/refusals';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import { PreparedBoard } from '../core/board';
-import { AtOutOfSpanError, isRefusal } from '../core/ranking.errors';
+import { AtOutOfSpanError, isRefusal, isSegmentLimit } from '../core/ranking.errors';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { BatchEntry, BatchOutcome, WindowStanding } from '../core/ranking.types';
 import { groupByShard } from '../core/shard-math';
@@ -20,8 +20,11 @@ import {
   byWindow,
   checkAt,
   checkCreatedAt,
-  createdOf,
+  checkSegments,
   distinctItems,
+  batchFingerprint,
+  incrementFingerprint,
+  segmentsOf,
   timeOf,
 } from './write-rules';
 import { WritesStore } from './writes.store';
@@ -35,6 +38,7 @@ export interface BatchInput {
   score?: number;
   at?: number;
   createdAt?: number;
+  segments?: string[];
 }
 
 /** What an item write answers: each window's new standing. */
@@ -69,18 +73,23 @@ export class WritesService {
   ) {}
 
   async increment(
-    request: WriteRequest & { item: string; amount: number; atSec?: number; createdAtSec?: number },
+    request: WriteRequest & {
+      item: string;
+      amount: number;
+      atSec?: number;
+      createdAtSec?: number;
+      segments?: string[];
+    },
   ): Promise<WriteAnswer<ItemWritten>> {
-    const { name, item, amount, budget, atSec, createdAtSec } = request;
-    // `at` and `createdAt` are part of the request only when sent: requests without keep their fingerprint.
+    const { name, item, amount, budget, atSec, createdAtSec, segments } = request;
     await this.checkAggregate(name, 'sum', 'increment');
-    const fingerprint = ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec)];
-    const keyed = idemRequest(request.idemKey, fingerprint);
+    const keyed = idemRequest(request.idemKey, incrementFingerprint(request));
     return this.cache.withBoard(name, (board) =>
       this.ledgered(board, keyed, budget, 1, async (idem) => {
         const nowMs = this.clock.nowMs();
         const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
         checkCreatedAt('createdAt', createdAtSec, nowMs);
+        checkSegments('segments', segments, board);
         const reservation = reserveGrowth(budget, { items: 1 });
         try {
           const result = await this.store.increment({
@@ -92,6 +101,7 @@ export class WritesService {
             idem,
             atMs: eventTimeMs(atSec, nowMs),
             createdMs: createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs),
+            segments,
           });
           reservation.settle({ items: result.createdItems });
           const body = { board: name, item, windows: byWindow(result), draining: result.draining };
@@ -138,17 +148,7 @@ export class WritesService {
    */
   async incrementBatch(request: WriteRequest & { inputs: BatchInput[] }): Promise<WriteAnswer<BatchWritten>> {
     const { name, inputs, budget } = request;
-    const keyed = idemRequest(request.idemKey, [
-      'increments',
-      name,
-      inputs.map((e) => [
-        e.item,
-        e.amount,
-        ...(e.score === undefined ? [] : ['score', e.score]),
-        ...timeOf(e.at),
-        ...createdOf(e.createdAt),
-      ]),
-    ]);
+    const keyed = idemRequest(request.idemKey, batchFingerprint(name, inputs));
     // The request's time is when it arrived, whatever loading the config costs.
     const nowMs = this.clock.nowMs();
     const scored = inputs.some((input) => input.score !== undefined);
@@ -160,11 +160,13 @@ export class WritesService {
       const entries = inputs.map((input, i): BatchEntry => {
         checkAt(`items.${i}.at`, input.at, nowMs, board, keyedOnOneShard);
         checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
+        checkSegments(`items.${i}.segments`, input.segments, board);
         return {
           item: input.item,
           amount: batchValue(input, i, scored),
           atMs: eventTimeMs(input.at, nowMs),
           ...(input.createdAt === undefined ? {} : { createdMs: eventTimeMs(input.createdAt, nowMs) }),
+          ...(input.segments === undefined ? {} : { segments: input.segments }),
         };
       });
       return this.applyBatch(name, entries, nowMs, idem, budget).catch((error: unknown) => {
@@ -178,20 +180,22 @@ export class WritesService {
 
   /** Likes (undo = false) or takes a like back (undo = true: never refused, it creates nothing). */
   async like(
-    request: WriteRequest & { item: string; userId: string; undo: boolean; atSec?: number },
+    request: WriteRequest & { item: string; userId: string; undo: boolean; atSec?: number; segments?: string[] },
   ): Promise<WriteAnswer<ItemWritten & { userId: string; counted: boolean }>> {
-    const { name, item, userId, undo, budget, atSec } = request;
+    const { name, item, userId, undo, budget, atSec, segments } = request;
     await this.checkAggregate(name, 'sum', undo ? 'unlike' : 'like');
-    const keyed = idemRequest(request.idemKey, [undo ? 'unlike' : 'like', name, item, userId, ...timeOf(atSec)]);
+    const fingerprint = [undo ? 'unlike' : 'like', name, item, userId, ...timeOf(atSec), ...segmentsOf(segments)];
+    const keyed = idemRequest(request.idemKey, fingerprint);
     return this.cache.withBoard(name, (board) =>
       this.ledgered(board, keyed, budget, 1, async (idem) => {
         const nowMs = this.clock.nowMs();
         const problem = checkAt('at', atSec, nowMs, board, idem !== undefined);
+        checkSegments('segments', segments, board);
         const reservation = reserveGrowth(budget, undo ? {} : { items: 1, likeUsers: 1 });
         const growth = { newItems: reservation.allowance('items'), newLikes: reservation.allowance('likeUsers') };
         const atMs = eventTimeMs(atSec, nowMs);
         const result = await this.store
-          .like({ board, nowMs, item, userId, undo, growth, idem, atMs })
+          .like({ board, nowMs, item, userId, undo, growth, idem, atMs, segments })
           .catch((error: unknown) => {
             throw atRefusal(error, problem) ?? this.growthError(error, reservation, board);
           });
@@ -265,9 +269,11 @@ export class WritesService {
   ): void {
     const outOfSpan = outcome.errors.find((error) => error instanceof AtOutOfSpanError);
     if (outOfSpan !== undefined && sofar.applied === 0) throw outOfSpan;
-    const unexpected = outcome.errors.find((error) => !isRefusal(error) && !growthRefusalOf(error));
+    // A part over segments.max is refused like one over a growth limit: whole, the others kept.
+    const limited = (error: unknown) => growthRefusalOf(error) !== undefined || isSegmentLimit(error);
+    const unexpected = outcome.errors.find((error) => !isRefusal(error) && !limited(error));
     if (unexpected !== undefined) throw unexpected;
-    const growth = outcome.errors.find((error) => growthRefusalOf(error));
+    const growth = outcome.errors.find(limited);
     if (growth === undefined) return;
     const refusal = this.growthError(growth, reservation, board);
     if (sofar.applied === 0) throw refusal;

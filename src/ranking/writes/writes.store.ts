@@ -29,6 +29,8 @@ export interface IncrementCommand {
   idem?: IdemRequest;
   atMs: number;
   createdMs?: number;
+  /** The segments the event also counts in (absent: none). */
+  segments?: string[];
 }
 
 /** A score on a max / min / last board: `newItems` the new items it may create (UNLIMITED: no quota). */
@@ -57,6 +59,8 @@ export interface LikeCommand {
   growth: { newItems: number; newLikes: number };
   idem?: IdemRequest;
   atMs: number;
+  /** A like's segments (absent: none; an unlike takes the like out of those it was counted in). */
+  segments?: string[];
 }
 
 /** An item increment waiting to share a script call with others to the same shard. */
@@ -148,7 +152,7 @@ export class WritesStore {
   async like(command: LikeCommand): Promise<WriteOutcome & { counted: boolean; createdLikes: number }> {
     const { board, nowMs, item, idem } = command;
     const shard = board.shardOf(item);
-    const { userId, undo, growth, atMs } = command;
+    const { userId, undo, growth, atMs, segments } = command;
     const reply = await guard(
       this.redis.callFunction(S.like, {
         ...this.write(board, shard, nowMs, idem),
@@ -157,6 +161,7 @@ export class WritesStore {
         undo,
         ...growth,
         atMs,
+        segments,
       }),
     );
     await this.indexDue(board, reply.created[2]);
@@ -260,8 +265,8 @@ export class WritesStore {
 
 /** An increment command as one request of an increment.lua call. */
 function coalesced(command: Omit<IncrementCommand, 'idem'> & Pick<CoalescedIncrement, 'idem'>): CoalescedIncrement {
-  const { item, amount, idem, newItems, atMs, createdMs } = command;
-  return { item, amount, idem, newItems, atMs, createdMs };
+  const { item, amount, idem, newItems, atMs, createdMs, segments } = command;
+  return { item, amount, idem, newItems, atMs, createdMs, segments };
 }
 
 type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }>>;

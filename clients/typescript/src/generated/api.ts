@@ -167,6 +167,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/boards/{board}/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A board's segments holding live data (paged, sorted by name)
+         * @description Each row names a segment and the items it holds in its largest window. A segment whose data all expired is not listed (and no longer counts toward segments.max).
+         */
+        get: operations["RankingController_listSegments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/boards/{board}/items/{item}/increment": {
         parameters: {
             query?: never;
@@ -688,7 +708,7 @@ export interface components {
              * @description Stable machine code: act on it, not on the message
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "BOARD_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
+            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "BOARD_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
             /** @description Per-dependency health, on a NOT_READY answer only */
             details?: {
                 [key: string]: unknown;
@@ -858,6 +878,10 @@ export interface components {
              */
             minCount?: number;
         };
+        SegmentsDto: {
+            /** @description Most segments holding live data at once on each shard: an event naming a new segment beyond it is refused (409 SEGMENT_LIMIT) */
+            max: number;
+        };
         PutBoardDto: {
             /** @description The windows; the first is the default for reads */
             windows: components["schemas"]["WindowDto"][];
@@ -877,6 +901,8 @@ export interface components {
              * @enum {string}
              */
             aggregate?: "sum" | "max" | "min" | "last";
+            /** @description Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board) */
+            segments?: components["schemas"]["SegmentsDto"];
         };
         WindowViewDto: {
             name: string;
@@ -933,11 +959,26 @@ export interface components {
              * @enum {string}
              */
             aggregate?: "sum" | "max" | "min" | "last";
+            /** @description Present when events may name segments */
+            segments?: components["schemas"]["SegmentsDto"];
         };
         BoardListDto: {
             boards: components["schemas"]["BoardViewDto"][];
             /** @description Registered board names; for a moment it may count a board whose PUT or DELETE is under way (not listed) */
             total: number;
+            /** @description The last name of this page when it is full: send it as `cursor` for the next page; null at the end */
+            nextCursor: string | null;
+        };
+        SegmentRowDto: {
+            /** @example en */
+            name: string;
+            /** @description Items the segment holds in its largest window */
+            items: number;
+        };
+        SegmentListDto: {
+            board: string;
+            /** @description Segments holding live data, in byte order of name */
+            segments: components["schemas"]["SegmentRowDto"][];
             /** @description The last name of this page when it is full: send it as `cursor` for the next page; null at the end */
             nextCursor: string | null;
         };
@@ -957,6 +998,14 @@ export interface components {
              * @example 1700000000.5
              */
             createdAt?: number;
+            /**
+             * @description Segments (language, region, feed...) the event also counts in, each a name; on a board without `segments` a 400. A new segment beyond segments.max is a 409 SEGMENT_LIMIT
+             * @example [
+             *       "en",
+             *       "us"
+             *     ]
+             */
+            segments?: string[];
         };
         IncrementResultDto: {
             board: string;
@@ -991,6 +1040,14 @@ export interface components {
              * @example 1700000000.5
              */
             createdAt?: number;
+            /**
+             * @description Segments (language, region, feed...) the event also counts in, each a name; on a board without `segments` a 400. A new segment beyond segments.max is a 409 SEGMENT_LIMIT
+             * @example [
+             *       "en",
+             *       "us"
+             *     ]
+             */
+            segments?: string[];
         };
         BatchIncrementDto: {
             items: components["schemas"]["BatchEntryDto"][];
@@ -1012,6 +1069,14 @@ export interface components {
              * @example 1700000000.5
              */
             at?: number;
+            /**
+             * @description Segments (language, region, feed...) the event also counts in, each a name; on a board without `segments` a 400. A new segment beyond segments.max is a 409 SEGMENT_LIMIT
+             * @example [
+             *       "en",
+             *       "us"
+             *     ]
+             */
+            segments?: string[];
         };
         LikeResultDto: {
             board: string;
@@ -2648,6 +2713,127 @@ export interface operations {
             };
         };
     };
+    RankingController_listSegments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description List the names after this one (the previous page's nextCursor); not with offset. Stable while entries come and go: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Board name: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentListDto"];
+                };
+            };
+            /** @description INVALID_INPUT: a bad query, or a board that takes no segments */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_MISSING, API_KEY_INVALID */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BOARD_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     RankingController_increment: {
         parameters: {
             query?: never;
@@ -3357,6 +3543,8 @@ export interface operations {
                 window?: string;
                 /** @description Rolling windows only: count only the newest slots covering this span (seconds, or 30s, 5m, 1h, 7d; a multiple of the window's interval, at most its period). Exact; a span holding more slot fields than one read sums is a 422 SPAN_TOO_COSTLY */
                 span?: string;
+                /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
                 limit?: number;
                 offset?: number;
                 /** @description true: each row carries its item's data as `data` (null when it has none) */
@@ -3482,6 +3670,8 @@ export interface operations {
                 window?: string;
                 /** @description Rolling windows only: count only the newest slots covering this span (seconds, or 30s, 5m, 1h, 7d; a multiple of the window's interval, at most its period). Exact; a span holding more slot fields than one read sums is a 422 SPAN_TOO_COSTLY */
                 span?: string;
+                /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
                 /** @description true: each row carries its item's data as `data` (null when it has none) */
                 data?: boolean;
             };
@@ -3607,6 +3797,8 @@ export interface operations {
                 window?: string;
                 /** @description Rolling windows only: count only the newest slots covering this span (seconds, or 30s, 5m, 1h, 7d; a multiple of the window's interval, at most its period). Exact; a span holding more slot fields than one read sums is a 422 SPAN_TOO_COSTLY */
                 span?: string;
+                /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
                 /** @description Neighbours on each side */
                 radius?: number;
                 /** @description true: each row carries its item's data as `data` (null when it has none) */

@@ -30,13 +30,19 @@ end
 
 -- Unlinks every key of one window: its slot hashes (found through its slots index), index and results.
 -- The window's keys are named after the board config key "<tag>:cfg" as "<tag>:<window>:...".
+-- The same window of every segment holding slots (segment_lib's "<tag>:segdue") goes with it.
 local function drop_window(cfg_key, window_name)
-  local base = sibling_key(cfg_key, 'cfg', window_name .. ':')
-  for _, start in ipairs(redis.call('ZRANGE', base .. 'slots', 0, -1)) do
-    redis.call('UNLINK', base .. 'slot:' .. start)
+  local bases = { sibling_key(cfg_key, 'cfg', window_name .. ':') }
+  for _, segment in ipairs(redis.call('ZRANGE', sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)) do
+    bases[#bases + 1] = sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
   end
-  redis.call('UNLINK', base .. 'slots', base .. 'top')
-  drop_tie_order(base)
+  for _, base in ipairs(bases) do
+    for _, start in ipairs(redis.call('ZRANGE', base .. 'slots', 0, -1)) do
+      redis.call('UNLINK', base .. 'slot:' .. start)
+    end
+    redis.call('UNLINK', base .. 'slots', base .. 'top')
+    drop_tie_order(base)
+  end
 end
 
 -- Arguments per window after a script's fixed ones: period (s), interval (s), creation time (unix
@@ -261,7 +267,11 @@ local function prune_likes(likes_key, window_count, now_sec, budget)
     if oldest_live_ms == nil or live_from_ms < oldest_live_ms then oldest_live_ms = live_from_ms end
   end
   local stale = redis.call('ZRANGE', likes_key, '-inf', '(' .. oldest_live_ms, 'BYSCORE', 'LIMIT', 0, budget)
-  if #stale > 0 then redis.call('ZREM', likes_key, unpack(stale)) end
+  if #stale > 0 then
+    redis.call('ZREM', likes_key, unpack(stale))
+    -- The segments recorded with them (segment_lib, like.lua) go too.
+    redis.call('HDEL', sibling_key(likes_key, 'likes', 'likesegs'), unpack(stale))
+  end
   return #stale >= budget
 end
 

@@ -8,6 +8,7 @@
 -- ARGV[3]        expiry budget: most expired-slot fields (and likes) removed by this call
 -- ARGV[4]        W, number of windows
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
+-- ARGV[5+4W]     most segments due whose windows this call drains (segment_lib; each within the budget)
 -- Reply: { draining (0|1): 1 when expired data (slots or likes) remains (call again), next due time
 --        (unix ms): when the oldest slot left, or the oldest like, falls out, or the next snapshot
 --        boundary of a window keeping snapshots and holding data; 0 when there is none }
@@ -22,9 +23,10 @@ local function expire(keys, args)
   cross_all(3, window_count, 5, now_sec)
   local more_likes = prune_likes(KEYS[2], window_count, now_sec, budget)
   local draining = expire_all(3, window_count, 5, now_sec, budget)
-  if more_likes then draining = 1 end
+  local segments_draining, segments_due_ms = expire_segments(3, window_count, tonumber(ARGV[2]), budget, tonumber(ARGV[5 + WINDOW_ARGS * window_count]))
+  if more_likes or segments_draining == 1 then draining = 1 end
   local next_ms = math.min(earliest_slot_due_ms(3, window_count) or math.huge, likes_due_ms(KEYS[2], window_count) or math.huge,
-    snapshot_due_ms(3, window_count, now_sec) or math.huge)
+    snapshot_due_ms(3, window_count, now_sec) or math.huge, segments_due_ms or math.huge)
   if next_ms == math.huge then next_ms = 0 end
   return { draining, next_ms }
 end

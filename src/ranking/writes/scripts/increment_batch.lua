@@ -11,15 +11,18 @@
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
 -- ARGV[5+4W] .. ARGV[8+4W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
 -- ARGV[9+4W]     new items the client may create (-1: no quota)
--- ARGV[10+4W ...] quadruples of item id, amount (integer, non-zero; a score, a decimal integer, on a
---                max / min / last board), the event's time (unix ms, not after
---                now), the item's creation time (unix ms, or "" for none): each entry lands in the slot
---                of its time in every window whose live span still holds that slot (creation time: see
---                increment.lua)
+-- ARGV[10+4W]    segments.max, most live segments on this shard (0: the board takes none)
+-- ARGV[11+4W ...] quintuples of item id, amount (integer, non-zero; a score, a decimal integer, on a
+--                max / min / last board), the event's time (unix ms, not after now), the item's
+--                creation time (unix ms, or "" for none), the segments it also counts in (joined by
+--                commas, "" for none; sum boards only): each entry lands in the slot of its time in
+--                every window (and each of its segments' windows) whose live span still holds that slot
+--                (creation time: see increment.lua)
 -- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none; see
 --        due_to_index): applied only], draining (0|1), entries applied } (outcome, context and the
 --        counts: see idem_lib)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA (see admit_items), TB_AT_OUT_OF_SPAN
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA (see admit_items), TB_SEGMENT_LIMIT (the
+--        entries' new segments together, see segment_refusal), TB_AT_OUT_OF_SPAN
 --        <entry> (1-based: no window holds that entry's slot any more): the whole batch is refused,
 --        nothing applied
 local function increment_batch(keys, args)
@@ -29,18 +32,24 @@ local function increment_batch(keys, args)
   local now_sec = math.floor(now_ms / 1000)
   cross_all(2, window_count, 5, now_sec)
   local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
-  local first = 10 + WINDOW_ARGS * window_count
-  local items, holding = {}, {}
+  local first = 11 + WINDOW_ARGS * window_count
+  local items, holding, named = {}, {}, {}
   -- Entries mostly share a time (now): the windows holding a second are worked out once per second.
   local holding_at = {}
-  for i = first, #ARGV, 4 do
+  for i = first, #ARGV, 5 do
     items[#items + 1] = ARGV[i]
+    for _, name in ipairs(segment_names(ARGV[i + 4])) do named[name] = true end
     local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
     if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
     holding[i] = holding_at[at_sec]
     if not holding[i] then return redis.error_reply('TB_AT_OUT_OF_SPAN ' .. #items) end
   end
-  local created, refusal = admit_items(2, window_count, items, tonumber(ARGV[9 + WINDOW_ARGS * window_count]))
+  local segments = {}
+  for name in pairs(named) do segments[#segments + 1] = name end
+  local refusal = segment_refusal(KEYS[1], segments, tonumber(ARGV[10 + WINDOW_ARGS * window_count]), now_sec)
+  if refusal then return redis.error_reply(refusal) end
+  local created
+  created, refusal = admit_items(2, window_count, items, tonumber(ARGV[9 + WINDOW_ARGS * window_count]))
   if refusal then return redis.error_reply(refusal) end
   bump_version(KEYS[1])
   -- Each entry into its slot (indexed, and its key made, once per window and slot), then the views.
@@ -49,7 +58,7 @@ local function increment_batch(keys, args)
     local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
     local period_sec, interval_sec, origin_sec = window_rule(5, w)
     local indexed = {}
-    for i = first, #ARGV, 4 do
+    for i = first, #ARGV, 5 do
       if holding[i][w] then
         local at_ms = tonumber(ARGV[i + 2])
         local slot_start = current_slot(math.floor(at_ms / 1000), interval_sec, origin_sec)
@@ -64,6 +73,11 @@ local function increment_batch(keys, args)
       end
     end
   end
+  for i = first, #ARGV, 5 do
+    local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
+    local segment_due = segment_add(2, window_count, segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]), at_sec, holding[i])
+    new_due_ms = earliest_due(new_due_ms, segment_due)
+  end
   local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
-  return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 4 }, { created, due_ms })
+  return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 5 }, { created, due_ms })
 end

@@ -19,12 +19,15 @@
 --                zset holds no like of this user for this item (an unlike creates nothing)
 -- ARGV[14+4W]    the like's time, unix ms (not after now; a like only): it lands in the slot of that time
 --                in every window whose live span holds that slot and that existed then (like_windows)
+-- ARGV[15+4W]    the segments a like also counts in, joined by commas ("" for none): recorded with
+--                the like ("<tag>:likesegs"), so taking it back subtracts from them too
+-- ARGV[16+4W]    segments.max, most live segments on this shard (0: the board takes none)
 -- Reply: { outcome, context, [new items, new likes created, due time for the index (unix ms, 0: none;
 --          see due_to_index): applied only], draining (0|1), counted (0|1): this call changed the
 --          counts, score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W }
 --          (rank 0: not ranked; previous rank: in the window's latest snapshot, 0 when absent;
 --          outcome, context and the counts: idem_lib)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA items|likeUsers, TB_AT_OUT_OF_SPAN (no
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA items|likeUsers, TB_SEGMENT_LIMIT, TB_AT_OUT_OF_SPAN (no
 --        window holds the like's slot) (nothing applied)
 -- The reply's figures once the like is applied: { draining, changed (0|1), score_1, rank_1, ...,
 -- score_W, rank_W, previous_1, ..., previous_W } and the earliest due time of a slot it created (or
@@ -53,6 +56,22 @@ local function like_standings(window_count, item, changed, delta, at_sec, event_
   return reply, new_due_ms
 end
 
+-- The like's segments, in the windows `changed` by `delta` at `at_sec`: a like counted records the
+-- segments it names (none: forgets any an earlier like recorded) and adds to them; an unlike
+-- subtracts from those recorded. Returns the earliest due time of a segment slot it created, or nil.
+local function like_segments(window_count, item, member, segments, undo, changed, delta, at_sec)
+  local key = sibling_key(KEYS[2], 'likes', 'likesegs')
+  if undo then
+    segments = segment_names(redis.call('HGET', key, member) or '')
+    redis.call('HDEL', key, member)
+  elseif #segments > 0 then
+    redis.call('HSET', key, member, table.concat(segments, ','))
+  else
+    redis.call('HDEL', key, member)
+  end
+  return segment_add(3, window_count, segments, item, delta, at_sec, changed)
+end
+
 local function like(keys, args)
   begin_call(keys, args)
   local answer, now_ms, window_count, idem = begin_board_write(8)
@@ -72,9 +91,11 @@ local function like(keys, args)
   if not undo and #holding == 0 then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
 
   local counts = not undo and not (liked_ms and #like_windows(liked_ms, window_count, now_sec) > 0)
+  local segments = segment_names(ARGV[15 + WINDOW_ARGS * window_count])
   local created_items, created_likes = 0, 0
   if counts then
-    local refusal
+    local refusal = segment_refusal(KEYS[1], segments, tonumber(ARGV[16 + WINDOW_ARGS * window_count]), now_sec)
+    if refusal then return redis.error_reply(refusal) end
     created_items, refusal = admit_items(3, window_count, { item }, tonumber(ARGV[12 + WINDOW_ARGS * window_count]))
     if refusal then return redis.error_reply(refusal) end
     if not liked_ms then
@@ -99,6 +120,9 @@ local function like(keys, args)
   local event_sec = nil
   if not undo then event_sec = at_ms / 1000 end
   local reply, new_due_ms = like_standings(window_count, item, changed, delta, at_sec, event_sec, draining)
+  if counts or (undo and liked_ms) then
+    new_due_ms = earliest_due(new_due_ms, like_segments(window_count, item, member, segments, undo, changed, delta, at_sec))
+  end
   if reply[2] == 1 then bump_version(KEYS[1]) end
   local due_ms = due_to_index(3, window_count, with_snapshot_due(new_due_ms, 3, window_count, now_sec))
   return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created_items, created_likes, due_ms })

@@ -1,0 +1,147 @@
+-- segment_lib: segments, a module of the ranking function library after window_lib and
+-- board_write_lib. A segment is a sub-board of one shard: its windows are the board's windows with
+-- keys "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name, so they are never a board
+-- window's keys), in the shard's hash tag, so every window function works on a segment when handed
+-- those keys. The shard indexes its segments: "<tag>:segs" (segment -> end, unix s, of its newest
+-- slot: live while that is after now; what segments.max counts) and "<tag>:segdue" (segment -> when,
+-- unix ms, its oldest slot expires: what the expiry drains).
+-- KEYS: 0
+-- Window arguments as every multi-window function has them from ARGV[5] (window_rule); the board's
+-- window keys as (slots, top) pairs from KEYS[first_key].
+
+-- The segment's key for a board window key "<tag>:<window>:<suffix>".
+local function segment_window_key(board_key, suffix, segment)
+  return sibling_key(board_key, ':' .. suffix, '~' .. segment .. ':' .. suffix)
+end
+
+-- The shard's segment indexes: live ends and due times.
+local function segment_indexes(cfg_key)
+  return sibling_key(cfg_key, 'cfg', 'segs'), sibling_key(cfg_key, 'cfg', 'segdue')
+end
+
+-- The segment names of a request, sent joined by commas (names hold none); "" for none.
+local function segment_names(csv)
+  local names = {}
+  for name in string.gmatch(csv, '[^,]+') do names[#names + 1] = name end
+  return names
+end
+
+-- The earlier of two due times (unix ms), either nil for none.
+local function earliest_due(a, b)
+  if a == nil or b == nil then return a or b end
+  return math.min(a, b)
+end
+
+-- Refuses, before anything is written, an event naming segments that would make more than `max`
+-- segments live on this shard: 'TB_SEGMENT_LIMIT <live> <max> <new>', else nil. A segment whose
+-- newest slot has expired (even if not drained yet) is not live: naming it again makes it new.
+local function segment_refusal(cfg_key, names, max, now_sec)
+  if #names == 0 then return nil end
+  local segs = segment_indexes(cfg_key)
+  local new = 0
+  for _, name in ipairs(names) do
+    local live_until = tonumber(redis.call('ZSCORE', segs, name))
+    if not live_until or live_until <= now_sec then new = new + 1 end
+  end
+  if new == 0 then return nil end
+  local live = redis.call('ZCOUNT', segs, '(' .. now_sec, '+inf')
+  if live + new > max then return 'TB_SEGMENT_LIMIT ' .. live .. ' ' .. max .. ' ' .. new end
+  return nil
+end
+
+-- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of
+-- `at_sec`, exactly as the board's windows got it. Segments are told to no view (views are the
+-- board's). Returns the earliest due time (unix ms) of a slot it created, or nil.
+local function segment_add(first_key, window_count, names, item, amount, at_sec, covering)
+  local segs, segdue = segment_indexes(KEYS[1])
+  local new_due_ms = nil
+  for _, name in ipairs(names) do
+    local live_until, due_ms = 0, nil
+    for w = 0, window_count - 1 do
+      if covering[w] then
+        local period_sec, interval_sec, origin_sec = window_rule(5, w)
+        local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
+        local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+        local slot_start = current_slot(at_sec, interval_sec, origin_sec)
+        if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
+          due_ms = math.min(due_ms or math.huge, slot_due_ms(slot_start, period_sec))
+        end
+        add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount)
+        live_until = math.max(live_until, slot_start + period_sec)
+      end
+    end
+    -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
+    if live_until > 0 then redis.call('ZADD', segs, 'GT', live_until, name) end
+    if due_ms then
+      redis.call('ZADD', segdue, 'LT', due_ms, name)
+      new_due_ms = math.min(new_due_ms or math.huge, due_ms)
+    end
+  end
+  return new_due_ms
+end
+
+-- Expires one segment's windows and moves its due entry to its oldest slot left (gone when it holds
+-- none; now while expired data remains). Returns the budget left and the segment's due time (unix ms,
+-- nil: none).
+local function drain_segment(first_key, window_count, name, now_ms, budget)
+  local _, segdue = segment_indexes(KEYS[1])
+  local now_sec = math.floor(now_ms / 1000)
+  local next_ms = math.huge
+  for w = 0, window_count - 1 do
+    local period_sec, interval_sec, origin_sec = window_rule(5, w)
+    local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
+    local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+    local more
+    budget, more = expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
+    if more then next_ms = now_ms end
+    local oldest = redis.call('ZRANGE', slots_key, 0, 0, 'WITHSCORES')
+    if #oldest > 0 then next_ms = math.min(next_ms, slot_due_ms(tonumber(oldest[2]), period_sec)) end
+  end
+  if next_ms == math.huge then
+    redis.call('ZREM', segdue, name)
+    return budget, nil
+  end
+  redis.call('ZADD', segdue, next_ms, name)
+  return budget, next_ms
+end
+
+-- The scheduled expiry of a shard's segments: drains up to `most` segments due by now (segdue), at
+-- most `budget` fields in all, and forgets segments no longer live. Returns 1 when expired segment
+-- data remains (call again), else 0, and the earliest due time (unix ms) of a segment left, or nil.
+local function expire_segments(first_key, window_count, now_ms, budget, most)
+  local segs, segdue = segment_indexes(KEYS[1])
+  redis.call('ZREMRANGEBYSCORE', segs, '-inf', math.floor(now_ms / 1000))
+  for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
+    if budget <= 0 then break end
+    budget = drain_segment(first_key, window_count, name, now_ms, budget)
+  end
+  local first = redis.call('ZRANGE', segdue, 0, 0, 'WITHSCORES')
+  if #first == 0 then return 0, nil end
+  local due_ms = tonumber(first[2])
+  return due_ms <= now_ms and 1 or 0, due_ms
+end
+
+-- One page of the shard's live segments after `after` (byte order; "" from the first), at most
+-- `limit`, each drained first (at most `budget` fields in all) so its count is exact: { name_1,
+-- items_1, ... } with the items each holds in its largest window (negative scores count as absent,
+-- as every read treats them).
+local function segment_rows(first_key, window_count, now_ms, after, limit, budget)
+  local segs = segment_indexes(KEYS[1])
+  local live = redis.call('ZRANGE', segs, '(' .. math.floor(now_ms / 1000), '+inf', 'BYSCORE')
+  table.sort(live)
+  local rows = {}
+  for _, name in ipairs(live) do
+    if #rows >= 2 * limit then break end
+    if name > after then
+      budget = drain_segment(first_key, window_count, name, now_ms, budget)
+      local items = 0
+      for w = 0, window_count - 1 do
+        local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+        items = math.max(items, redis.call('ZCOUNT', top_key, '(0', '+inf'))
+      end
+      rows[#rows + 1] = name
+      rows[#rows + 1] = items
+    end
+  end
+  return rows
+end

@@ -1,0 +1,22 @@
+-- segment_page: one page of a shard's live segments (segment_lib's segment_rows), each drained first.
+-- KEYS: dynamic
+-- KEYS[1]        board config hash (holds the config version)
+-- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset (the board's: the
+--                segments' keys are derived from them)
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields drained by this call
+-- ARGV[4]        W, number of windows
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
+-- ARGV[5+4W]     list the segments after this name ("" from the first)
+-- ARGV[6+4W]     most segments to list
+-- Reply: { name_1, items_1, ..., name_n, items_n } in byte order of name
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local function segment_page(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local window_count = tonumber(ARGV[4])
+  local after, limit = ARGV[5 + WINDOW_ARGS * window_count], tonumber(ARGV[6 + WINDOW_ARGS * window_count])
+  return segment_rows(2, window_count, tonumber(ARGV[2]), after, limit, tonumber(ARGV[3]))
+end

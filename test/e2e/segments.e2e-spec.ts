@@ -1,0 +1,167 @@
+import { ADMIN, createBoard } from '../support/app';
+import { T0, useApp } from '../support/e2e';
+import { Topology } from '../support/redis';
+
+const BOARD = {
+  windows: [
+    { name: 'hour', period: '1h', interval: '5m' },
+    { name: 'day', period: '24h', interval: '1h' },
+  ],
+  segments: { max: 2 },
+};
+
+/** Segments over HTTP: the config, every write and read that takes them, the listing, and every refusal. */
+describe.each<[Topology, number]>([
+  ['single', 1],
+  ['single', 3],
+  ['cluster', 3],
+])('segments (%s, shards: %i)', (topology, shards) => {
+  const e2e = useApp(topology, { fresh: true });
+  const { clock, http } = e2e;
+  const increment = (item: string, body: object) => http().post(`/boards/b/items/${item}/increment`).send(body);
+
+  beforeEach(async () => {
+    await createBoard(e2e.app(), 'b', { ...BOARD, shards });
+  });
+
+  it('the board answers its segments config', async () => {
+    const board = await http().get('/boards/b').expect(200);
+    expect(board.body.segments).toEqual({ max: 2 });
+  });
+
+  it('an event counts in the board and in each segment it names; reads answer the segment alone', async () => {
+    await increment('x', { amount: 3, segments: ['en', 'us'] }).expect(200);
+    await increment('y', { amount: 5, segments: ['en'] }).expect(200);
+    await increment('z', { amount: 7 }).expect(200);
+    await http()
+      .post('/boards/b/increments')
+      .send({ items: [{ item: 'x', amount: 1, segments: ['us'] }] })
+      .expect(200);
+
+    const top = await http().get('/boards/b/top').expect(200);
+    expect(top.body.items.map((r: { item: string; score: number }) => [r.item, r.score])).toEqual([
+      ['z', 7],
+      ['y', 5],
+      ['x', 4],
+    ]);
+    const en = await http().get('/boards/b/top?segment=en&window=day').expect(200);
+    expect(en.body.items).toEqual([
+      { item: 'y', score: 5, rank: 1, previousRank: null },
+      { item: 'x', score: 3, rank: 2, previousRank: null },
+    ]);
+    const us = await http().get('/boards/b/items/x?segment=us').expect(200);
+    expect(us.body).toMatchObject({ item: 'x', score: 4, rank: 1 });
+    const around = await http().get('/boards/b/items/y/around?segment=en&radius=1').expect(200);
+    expect(around.body.items.map((r: { item: string }) => r.item)).toEqual(['y', 'x']);
+    const span = await http().get('/boards/b/top?segment=en&span=10m').expect(200);
+    expect(span.body.items.map((r: { item: string }) => r.item)).toEqual(['y', 'x']);
+
+    const listed = await http().get('/boards/b/segments').expect(200);
+    expect(listed.body).toEqual({
+      board: 'b',
+      segments: [
+        { name: 'en', items: 2 },
+        { name: 'us', items: 1 },
+      ],
+      nextCursor: null,
+    });
+    const page = await http().get('/boards/b/segments?limit=1&cursor=en').expect(200);
+    expect(page.body.segments).toEqual([{ name: 'us', items: 1 }]);
+  });
+
+  it('a segment holding nothing answers an empty listing', async () => {
+    const empty = await http().get('/boards/b/top?segment=nobody').expect(200);
+    expect(empty.body.items).toEqual([]);
+    const item = await http().get('/boards/b/items/x?segment=nobody').expect(200);
+    expect(item.body).toMatchObject({ score: 0, rank: null });
+  });
+
+  it('a new segment beyond max is 409 SEGMENT_LIMIT and nothing of the event applies; an expired one stops counting', async () => {
+    await increment('x', { segments: ['en', 'us'] }).expect(200);
+    const refused = await increment('x', { amount: 9, segments: ['fr'] }).expect(409);
+    expect(refused.body.code).toBe('SEGMENT_LIMIT');
+    expect((await http().get('/boards/b/items/x').expect(200)).body.score).toBe(1);
+    // The same segments again are not new.
+    await increment('x', { segments: ['us'] }).expect(200);
+    // A day later every slot of en and us has expired: they no longer count, fr is welcome.
+    clock.setMs(T0 + 25 * 3600_000);
+    await increment('x', { segments: ['fr'] }).expect(200);
+    const listed = await http().get('/boards/b/segments').expect(200);
+    expect(listed.body.segments).toEqual([{ name: 'fr', items: 1 }]);
+  });
+
+  it('refuses segments a board cannot take, and bad segment input, with 400', async () => {
+    await createBoard(e2e.app(), 'plain');
+    const plain = await http()
+      .post('/boards/plain/items/x/increment')
+      .send({ segments: ['en'] })
+      .expect(400);
+    expect(plain.body.code).toBe('INVALID_INPUT');
+    expect((await http().get('/boards/plain/top?segment=en').expect(400)).body.code).toBe('INVALID_INPUT');
+    expect((await http().get('/boards/plain/segments').expect(400)).body.code).toBe('INVALID_INPUT');
+    for (const segments of [[], ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'], ['no space'], ['en', 'en'], 'en', [5]])
+      expect((await increment('x', { segments }).expect(400)).body.code).toBe('INVALID_INPUT');
+    expect((await http().get('/boards/b/top?segment=a%20b').expect(400)).body.code).toBe('INVALID_INPUT');
+    for (const segments of [{ max: 0 }, { max: 10_001 }, { max: 'x' }, 5]) {
+      const put = await http()
+        .put('/admin/boards/c')
+        .set(ADMIN)
+        .send({ ...BOARD, segments })
+        .expect(400);
+      expect(put.body.code).toBe('INVALID_INPUT');
+    }
+    expect((await http().get('/boards/none/segments').expect(404)).body.code).toBe('BOARD_NOT_FOUND');
+  });
+
+  it('a like counts in its segments, and taking it back takes it out of them', async () => {
+    const like = () =>
+      http()
+        .post('/boards/b/items/x/likes')
+        .send({ userId: 'u1', segments: ['en'] });
+    expect((await like().expect(200)).body.counted).toBe(true);
+    expect((await like().expect(200)).body.counted).toBe(false);
+    expect((await http().get('/boards/b/items/x?segment=en').expect(200)).body.score).toBe(1);
+    await http().delete('/boards/b/items/x/likes/u1').expect(200);
+    expect((await http().get('/boards/b/items/x?segment=en').expect(200)).body.score).toBe(0);
+    // en still holds a live slot (its score is 0): with us, two live segments.
+    await increment('y', { segments: ['en', 'us'] }).expect(200);
+    const refused = await http()
+      .post('/boards/b/items/y/likes')
+      .send({ userId: 'u2', segments: ['de'] })
+      .expect(409);
+    expect(refused.body.code).toBe('SEGMENT_LIMIT');
+  });
+
+  it('a keyed increment with segments replays without counting twice', async () => {
+    for (let i = 0; i < 2; i++)
+      await increment('x', { segments: ['en'] })
+        .set('Idempotency-Key', 'k1')
+        .expect(200);
+    expect((await http().get('/boards/b/items/x?segment=en').expect(200)).body.score).toBe(1);
+  });
+});
+
+/** A segment of a `ties: first` board ranks strictly too, in the order its items reached their scores in it. */
+describe('segments of a ties: first board', () => {
+  const e2e = useApp('single', { fresh: true });
+  const { http } = e2e;
+
+  it('ranks equal scores in a segment by when they reached them in that segment', async () => {
+    await createBoard(e2e.app(), 't', { ...BOARD, ties: 'first' });
+    const increment = (item: string, segments: string[]) =>
+      http().post(`/boards/t/items/${item}/increment`).send({ amount: 5, segments }).expect(200);
+    await increment('b', ['fr']);
+    await increment('a', ['en']);
+    await increment('b', ['en']);
+    const en = await http().get('/boards/t/top?segment=en').expect(200);
+    expect(en.body.items.map((r: { item: string; rank: number }) => [r.item, r.rank])).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ]);
+    const board = await http().get('/boards/t/top').expect(200);
+    expect(board.body.items.map((r: { item: string; rank: number }) => [r.item, r.rank])).toEqual([
+      ['b', 1],
+      ['a', 2],
+    ]);
+  });
+});

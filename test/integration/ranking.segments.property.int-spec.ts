@@ -1,0 +1,287 @@
+import fc from 'fast-check';
+import { DomainError } from '../../src/common/errors';
+import { shardOf } from '../../src/ranking/core/shard-math';
+import { RankingModel } from '../support/ranking-model';
+import { moveClock } from '../support/ranking-ops';
+import { useRankingService } from '../support/ranking';
+import { TOPOLOGIES } from '../support/redis';
+
+const WINDOWS = [
+  { name: 'short', periodSec: 30, intervalSec: 10 },
+  { name: 'long', periodSec: 120, intervalSec: 40 },
+];
+/** `?span=80s` on `long` reads as a window of its newest two slots: the model has it as a window of its own. */
+const SPAN = { name: 'long80', periodSec: 80, intervalSec: 40 };
+const MODEL_WINDOWS = [...WINDOWS, SPAN];
+const ITEMS = ['a', 'b', 'c', 'd', 'é', 'a b/c'];
+const SEGMENTS = ['en', 'fr', 'de:x', 'pt.br'];
+/** Small, so SEGMENT_LIMIT refusals and segments falling out of it both happen. */
+const SEGMENTS_MAX = 2;
+const PASS = { leaseMs: 30_000, claimBatch: 100 };
+
+type Entry = { item: string; amount: number; segments: string[] };
+type Like = { item: string; user: string; segments: string[] };
+type Op =
+  | ({ kind: 'inc' } & Entry)
+  | { kind: 'batch'; entries: Entry[] }
+  | ({ kind: 'like' } & Like)
+  | ({ kind: 'unlike' } & Like)
+  | { kind: 'advance'; ms: number }
+  | { kind: 'toBoundary'; intervalSec: number; offsetMs: number }
+  | { kind: 'expire' };
+
+const entry: fc.Arbitrary<Entry> = fc.record({
+  item: fc.constantFrom(...ITEMS),
+  amount: fc.integer({ min: -3, max: 6 }).filter((n) => n !== 0),
+  segments: fc.subarray(SEGMENTS),
+});
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: entry.map((e) => ({ kind: 'inc' as const, ...e })) },
+  {
+    weight: 2,
+    arbitrary: fc.array(entry, { minLength: 1, maxLength: 5 }).map((entries) => ({ kind: 'batch' as const, entries })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 90_000 }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('toBoundary' as const),
+      intervalSec: fc.constantFrom(10, 40),
+      offsetMs: fc.constantFrom(-1, 0, 1),
+    }),
+  },
+  { weight: 2, arbitrary: fc.constant({ kind: 'expire' as const }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('like' as const, 'unlike' as const),
+      item: fc.constantFrom(...ITEMS),
+      user: fc.constantFrom('u1', 'u2'),
+      segments: fc.subarray(SEGMENTS),
+    }),
+  },
+);
+
+/**
+ * The brute-force oracle: every event kept, the board's and each segment's listing recomputed from
+ * them, and the segments live on a shard (an event in one whose newest slot has not expired).
+ */
+class SegmentModel {
+  readonly board = new RankingModel(MODEL_WINDOWS);
+  readonly segments = new Map(SEGMENTS.map((s) => [s, new RankingModel(MODEL_WINDOWS)]));
+  private readonly events: Array<{ atMs: number; item: string; segments: string[] }> = [];
+
+  constructor(readonly shards: number) {}
+
+  /**
+   * Applies the entries of one shard unless their segments together would make more than
+   * SEGMENTS_MAX live on it (a batch's part is refused whole); answers whether it did.
+   */
+  apply(nowMs: number, entries: Entry[]): boolean {
+    const live = this.live(shardOf(entries[0].item, this.shards), nowMs);
+    const fresh = new Set(entries.flatMap((e) => e.segments).filter((s) => !live.has(s)));
+    if (fresh.size > 0 && live.size + fresh.size > SEGMENTS_MAX) return false;
+    for (const { item, amount, segments } of entries) {
+      this.events.push({ atMs: nowMs, item, segments });
+      this.board.increment(nowMs, item, amount);
+      for (const s of segments) this.segments.get(s)!.increment(nowMs, item, amount);
+    }
+    return true;
+  }
+
+  /** The segments each counted like was counted in (an unlike takes it out of those). */
+  private readonly likedIn = new Map<string, string[]>();
+
+  /** A like: refused like an event when it would count in new segments past the limit; answers [applied, counted]. */
+  like(nowMs: number, { item, user, segments }: Like): [boolean, boolean] {
+    if (!this.board.wouldLike(nowMs, item, user)) return [true, false];
+    const live = this.live(shardOf(item, this.shards), nowMs);
+    const fresh = segments.filter((s) => !live.has(s));
+    if (fresh.length > 0 && live.size + fresh.length > SEGMENTS_MAX) return [false, false];
+    this.board.like(nowMs, item, user);
+    for (const s of segments) this.segments.get(s)!.like(nowMs, item, user);
+    this.likedIn.set(`${item}\x1f${user}`, segments);
+    this.events.push({ atMs: nowMs, item, segments });
+    return [true, true];
+  }
+
+  unlike(nowMs: number, { item, user }: Like): boolean {
+    const key = `${item}\x1f${user}`;
+    for (const s of this.likedIn.get(key) ?? []) this.segments.get(s)!.unlike(nowMs, item, user);
+    this.likedIn.delete(key);
+    return this.board.unlike(nowMs, item, user);
+  }
+
+  /** A batch: each shard's part applied or refused on its own; how many entries were applied. */
+  batch(nowMs: number, entries: Entry[]): number {
+    const parts = new Map<number, Entry[]>();
+    for (const e of entries)
+      parts.set(shardOf(e.item, this.shards), [...(parts.get(shardOf(e.item, this.shards)) ?? []), e]);
+    let applied = 0;
+    for (const part of parts.values()) if (this.apply(nowMs, part)) applied += part.length;
+    return applied;
+  }
+
+  /** GET /segments as the model has it: each segment live on some shard, with its items summed over shards. */
+  listed(nowMs: number): Array<{ name: string; items: number }> {
+    const shards = Array.from({ length: this.shards }, (_, k) => k);
+    const live = new Set(shards.flatMap((k) => [...this.live(k, nowMs)]));
+    return [...live].sort().map((name) => {
+      const model = this.segments.get(name)!;
+      const items = shards.map((k) =>
+        Math.max(
+          ...WINDOWS.map(
+            (w) => [...model.sums(w.name, nowMs)].filter(([id, n]) => n > 0 && shardOf(id, this.shards) === k).length,
+          ),
+        ),
+      );
+      return { name, items: items.reduce((a, b) => a + b, 0) };
+    });
+  }
+
+  live(shard: number, nowMs: number): Set<string> {
+    const nowSec = Math.floor(nowMs / 1000);
+    const live = new Set<string>();
+    for (const event of this.events) {
+      if (shardOf(event.item, this.shards) !== shard) continue;
+      const atSec = Math.floor(event.atMs / 1000);
+      const end = Math.max(...WINDOWS.map((w) => atSec - (atSec % w.intervalSec) + w.periodSec));
+      if (end > nowSec) for (const s of event.segments) live.add(s);
+    }
+    return live;
+  }
+}
+
+describe.each(TOPOLOGIES)('segments against a model keeping every event (property, %s)', (topology) => {
+  // A tiny chunk, so expiry of a slot often takes several calls.
+  const setup = useRankingService(topology, { EXPIRE_CHUNK: '2' });
+  const { clock } = setup;
+  let board = 0;
+  let refused = 0;
+
+  it.each([1, 3])('each segment reads as a board of its events only (%i shards)', async (shards) => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+        fc.array(op, { minLength: 1, maxLength: 30 }),
+        async (startMs, ops) => {
+          const name = `s${board++}`;
+          clock.setMs(startMs);
+          const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
+          await setup.ranking.putBoard(
+            name,
+            windows,
+            shards,
+            false,
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+            SEGMENTS_MAX,
+          );
+          const model = new SegmentModel(shards);
+          for (const step of ops) {
+            if (step.kind === 'inc') await increment(name, model, step);
+            else if (step.kind === 'batch') await batch(name, model, step.entries);
+            else if (step.kind === 'like' || step.kind === 'unlike') await like(name, model, step);
+            else if (step.kind === 'expire') await setup.ranking.expireDue(PASS);
+            else moveClock(clock, step);
+            await compare(name, model);
+          }
+          await setup.ranking.deleteBoard(name);
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+
+  afterAll(() => {
+    // Not vacuous: the limit refused some events.
+    expect(refused).toBeGreaterThan(0);
+  });
+
+  async function increment(name: string, model: SegmentModel, step: Extract<Op, { kind: 'inc' }>): Promise<void> {
+    const { item, amount } = step;
+    const segments = step.segments.length === 0 ? undefined : step.segments;
+    const applied = model.apply(clock.nowMs(), [step]);
+    const written = setup.ranking.increment(name, item, amount, undefined, undefined, undefined, undefined, segments);
+    if (applied) {
+      await written;
+      return;
+    }
+    refused++;
+    await expect(written).rejects.toMatchObject({ code: 'SEGMENT_LIMIT' });
+    await written.catch((error: unknown) => expect(error).toBeInstanceOf(DomainError));
+  }
+
+  async function batch(name: string, model: SegmentModel, entries: Entry[]): Promise<void> {
+    const applied = model.batch(clock.nowMs(), entries);
+    const inputs = entries.map((e) => ({ ...e, segments: e.segments.length === 0 ? undefined : e.segments }));
+    const written = setup.ranking.incrementBatch(name, inputs);
+    if (applied === entries.length) {
+      expect((await written).body.count).toBe(applied);
+      return;
+    }
+    refused++;
+    const code = applied === 0 ? 'SEGMENT_LIMIT' : 'BATCH_PARTIAL';
+    await expect(written).rejects.toMatchObject({ code });
+  }
+
+  async function like(name: string, model: SegmentModel, step: Extract<Op, { kind: 'like' | 'unlike' }>) {
+    const { item, user } = step;
+    const nowMs = clock.nowMs();
+    if (step.kind === 'unlike') {
+      const counted = model.unlike(nowMs, step);
+      expect((await setup.ranking.like(name, item, user, true)).body.counted).toBe(counted);
+      return;
+    }
+    const segments = step.segments.length === 0 ? undefined : step.segments;
+    const [applied, counted] = model.like(nowMs, step);
+    const written = setup.ranking.like(name, item, user, false, undefined, undefined, undefined, segments);
+    if (applied) {
+      expect((await written).body.counted).toBe(counted);
+      return;
+    }
+    refused++;
+    await expect(written).rejects.toMatchObject({ code: 'SEGMENT_LIMIT' });
+  }
+
+  async function compare(name: string, model: SegmentModel): Promise<void> {
+    const nowMs = clock.nowMs();
+    for (const w of WINDOWS) {
+      const top = await readTop(name, w.name);
+      expect(top).toEqual(model.board.listed(w.name, nowMs));
+      for (const segment of SEGMENTS) {
+        const segmentModel = model.segments.get(segment)!;
+        expect(await readTop(name, w.name, segment)).toEqual(segmentModel.listed(w.name, nowMs));
+        const sums = segmentModel.sums(w.name, nowMs);
+        const listing = segmentModel.listing(w.name, nowMs);
+        for (const id of ITEMS.slice(0, 2)) {
+          const read = await setup.ranking.item(name, w.name, id, { segment });
+          expect([id, read.score, read.rank]).toEqual([
+            id,
+            sums.get(id) ?? 0,
+            listing.find((row) => row.item === id)?.rank ?? null,
+          ]);
+        }
+      }
+    }
+    const listed = await setup.ranking.listSegments(name, { offset: 0, limit: 100 });
+    expect(listed.segments).toEqual(model.listed(nowMs));
+    for (const segment of SEGMENTS) {
+      const span = await setup.ranking.top(name, 'long', 0, 1000, { segment, span: '80s' });
+      const rows = span.items.map(({ item, score, rank }) => ({ item, score, rank }));
+      expect(rows).toEqual(model.segments.get(segment)!.listing(SPAN.name, nowMs));
+    }
+  }
+
+  async function readTop(name: string, window: string, segment?: string) {
+    let top = await setup.ranking.top(name, window, 0, 1000, { segment });
+    for (let i = 0; top.draining && i < 50; i++) top = await setup.ranking.top(name, window, 0, 1000, { segment });
+    expect(top.draining).toBe(false);
+    return top.items;
+  }
+});
