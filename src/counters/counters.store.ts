@@ -4,7 +4,7 @@ import { RedisService } from '../redis/redis.service';
 import { Sample } from './counter-math';
 import { CounterKeys, member } from './counter-keys';
 import { counterSettings, CounterSettings } from './counter-settings';
-import { Idempotent, IdemRequest } from '../redis/idempotency';
+import { IdemCalls, Idempotent, IdemRequest } from '../redis/idempotency';
 import { growthRefusalOf } from '../redis/refusals';
 import { CleanPage, CounterCall, COUNTER_SCRIPTS as S } from './counters.scripts';
 
@@ -16,6 +16,7 @@ export class CounterStore {
   readonly settings: CounterSettings;
   readonly keys: CounterKeys;
   private readonly longestPrecisionSec: number;
+  private readonly idemCalls: IdemCalls;
 
   constructor(
     private readonly redis: RedisService,
@@ -24,6 +25,7 @@ export class CounterStore {
     this.settings = counterSettings(config);
     this.keys = new CounterKeys(redis.prefix, this.settings.buckets);
     this.longestPrecisionSec = Math.max(...this.settings.precisions);
+    this.idemCalls = IdemCalls.for(config, redis.client);
     redis.defineScripts(Object.values(S));
   }
 
@@ -46,7 +48,7 @@ export class CounterStore {
         nowMs,
         atSec,
         count,
-        idem: this.redis.idemCall(idem),
+        idem: this.idemCalls.of(idem),
         newCounters,
         bucketCap: this.settings.bucketCap,
       });

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { RankingCoreModule } from '../ranking/ranking-core.module';
+import { ConfiguredSources, readConfiguredSources } from './ingest-config';
 import { IngestController } from './ingest.controller';
 import { IngestMetrics } from './ingest.metrics';
 import { IngestService } from './ingest.service';
@@ -9,7 +10,7 @@ import { IngestStore } from './ingest.store';
 /** Stream ingest: sources declared by admin routes, consumed with exactly-once effect (docs/ingest.md). */
 @Module({})
 export class IngestModule {
-  /** `env`: the environment the app was started with (INGEST_* validated here, at boot). */
+  /** `env`: the environment the app was started with (INGEST_* and the configured sources validated here, at boot). */
   static forRoot(env: Record<string, unknown>): DynamicModule {
     return {
       module: IngestModule,
@@ -17,6 +18,7 @@ export class IngestModule {
       controllers: [IngestController],
       providers: [
         { provide: IngestSettings, useValue: validateIngestSettings(env) },
+        { provide: ConfiguredSources, useValue: readConfiguredSources(env) },
         IngestStore,
         IngestMetrics,
         IngestService,

@@ -4,10 +4,11 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import Redis, { Cluster } from 'ioredis';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../common/config';
-import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
+import { ConflictError, NotFoundError } from '../common/errors';
 import { BoardCache } from '../ranking/boards/board-cache';
 import { RedisService } from '../redis/redis.service';
 import { DeclareSourceDto, SourceDeclaration, SourceStatusDto } from './dto/ingest.dto';
+import { checkedDeclaration, ConfiguredSource, ConfiguredSources } from './ingest-config';
 import { MAX_INGEST_SOURCES } from './ingest.limits';
 import { IngestMetrics } from './ingest.metrics';
 import { INGEST_MESSAGES as M } from './ingest.messages';
@@ -16,9 +17,6 @@ import { IngestStore, progressName, StoredSource } from './ingest.store';
 import { SourceRunner } from './source-runner';
 import { NatsSource } from './sources/nats.source';
 import { RedisStreamSource } from './sources/redis-stream.source';
-
-const REDIS_ONLY = ['url', 'group'] as const;
-const NATS_ONLY = ['servers', 'subject', 'durable'] as const;
 
 /**
  * Stream sources: declarations kept in Redis for the whole fleet, and on every instance a refresh
@@ -35,6 +33,8 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
   private refreshing?: Promise<void>;
   private inFlight = 0;
   private readonly waiting: Array<() => void> = [];
+  /** Configured sources not declared yet (Redis away at boot): tried again at each refresh. */
+  private readonly toDeclare: Set<ConfiguredSource>;
 
   constructor(
     private readonly store: IngestStore,
@@ -44,13 +44,18 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
     private readonly settings: IngestSettings,
     private readonly clock: Clock,
     private readonly metrics: IngestMetrics,
-  ) {}
+    configured: ConfiguredSources,
+  ) {
+    this.toDeclare = new Set(configured.sources);
+  }
 
   onApplicationBootstrap(): void {
-    if (!this.settings.enabled) return;
-    this.timer = setInterval(() => void this.refresh(), this.settings.INGEST_REFRESH_MS);
+    // An instance that consumes nothing still declares its configured sources for the others.
+    if (!this.settings.enabled && this.toDeclare.size === 0) return;
+    const tick = () => void this.declareConfigured().then(() => this.refresh());
+    this.timer = setInterval(tick, this.settings.INGEST_REFRESH_MS);
     this.timer.unref();
-    void this.refresh();
+    tick();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -61,7 +66,18 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   async declare(name: string, body: DeclareSourceDto): Promise<{ created: boolean; source: SourceStatusDto }> {
-    const declaration = checked(body);
+    const { created, stored } = await this.put(name, checkedDeclaration(body));
+    return { created, source: await this.status(stored) };
+  }
+
+  /**
+   * Stores a declaration unless the same one is stored: the same declaration again is a no-op (its
+   * declaredAt and totals stay), a changed one restarts the source where it stopped (same stream).
+   */
+  private async put(
+    name: string,
+    declaration: SourceDeclaration,
+  ): Promise<{ created: boolean; changed: boolean; stored: StoredSource }> {
     const existing = await this.store.get(name);
     if (existing && existing.declaration.kind !== declaration.kind)
       throw new ConflictError('INGEST_SOURCE_CONFLICT', M.kindChanged(name, existing.declaration.kind));
@@ -73,7 +89,32 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
       : { name, declaration, declaredAt: Math.floor(this.clock.nowMs() / 1000) };
     if (!same) await this.store.put(stored);
     void this.refresh();
-    return { created: !existing, source: await this.status(stored) };
+    return { created: !existing, changed: !same, stored };
+  }
+
+  /**
+   * Declares the configured sources as the admin route would. The configuration wins at boot: a
+   * declaration an admin changed or deleted since is put back (and logged); until the next boot the
+   * admin's change holds. A refusal (another kind under the name, too many sources) is logged and
+   * not retried; Redis away leaves the rest for the next refresh.
+   */
+  private async declareConfigured(): Promise<void> {
+    // A set, not a queue: a slow Redis may let two refreshes run this at once, and putting twice is harmless.
+    for (const source of this.toDeclare) {
+      const { name, declaration } = source;
+      try {
+        const { created, changed } = await this.put(name, declaration);
+        if (created) this.logger.log(`source "${name}" declared from the configuration`);
+        else if (changed)
+          this.logger.warn(
+            `source "${name}": the declaration stored differed from the configuration's; the configuration's now holds`,
+          );
+      } catch (error) {
+        if (!(error instanceof ConflictError)) return;
+        this.logger.error(`source "${name}" of the configuration not declared: ${error.message}`);
+      }
+      this.toDeclare.delete(source);
+    }
   }
 
   async list(): Promise<SourceStatusDto[]> {
@@ -94,6 +135,7 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
       applied: totals.applied,
       deadLettered: totals.deadLettered,
       lag: totals.lag,
+      throughput: totals.throughput,
       lastError: totals.lastError,
       lastErrorAt: totals.lastErrorAt,
       consumer: totals.leader,
@@ -171,32 +213,4 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
       this.waiting.shift()?.();
     };
   }
-}
-
-/** The declaration with only its kind's fields; a field of the other kind, or a missing one, is a 400. */
-function checked(body: DeclareSourceDto): SourceDeclaration {
-  const foreign = body.kind === 'nats' ? REDIS_ONLY : NATS_ONLY;
-  for (const field of foreign) if (body[field] !== undefined) throw new InvalidInputError(M.fieldFor(field, body.kind));
-  const common = {
-    stream: body.stream,
-    ...(body.board === undefined ? {} : { board: body.board }),
-    ...(body.deadLetter === undefined ? {} : { deadLetter: body.deadLetter }),
-  };
-  if (body.kind === 'redis-stream')
-    return {
-      kind: 'redis-stream',
-      ...common,
-      ...(body.url === undefined ? {} : { url: body.url }),
-      ...(body.group === undefined ? {} : { group: body.group }),
-    };
-  if (body.servers === undefined) throw new InvalidInputError(M.fieldNeeded('servers', 'nats'));
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(body.stream))
-    throw new InvalidInputError('stream must be a JetStream stream name: 1-64 characters of A-Z a-z 0-9 _ -');
-  return {
-    kind: 'nats',
-    servers: body.servers,
-    ...common,
-    ...(body.subject === undefined ? {} : { subject: body.subject }),
-    ...(body.durable === undefined ? {} : { durable: body.durable }),
-  };
 }

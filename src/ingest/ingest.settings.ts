@@ -1,7 +1,5 @@
-import { Transform } from 'class-transformer';
-import { IsIn, IsInt, Max, Min, validateSync } from 'class-validator';
-import { plainToInstance } from 'class-transformer';
-import { applyDecorators } from '@nestjs/common';
+import { IsIn } from 'class-validator';
+import { IntSetting as Bounded, validateSettings } from '../common/settings';
 import {
   INGEST_BATCH_MESSAGES,
   INGEST_IN_FLIGHT,
@@ -10,10 +8,7 @@ import {
   INGEST_WAIT_MS,
 } from './ingest.limits';
 
-const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
-const IntSetting = (bounds: { min: number; max: number }) =>
-  applyDecorators(Transform(toInt), IsInt(), Min(bounds.min), Max(bounds.max));
+const IntSetting = (bounds: { min: number; max: number }) => Bounded(bounds.min, bounds.max);
 
 /**
  * INGEST_* settings, validated at boot like AppConfig (kept in the ingest module: config.ts is full).
@@ -46,15 +41,5 @@ export class IngestSettings {
 
 /** Validates the INGEST_* variables; throws one error naming every bad one (the process stops at boot). */
 export function validateIngestSettings(env: Record<string, unknown>): IngestSettings {
-  const known = new Set(Object.keys(new IngestSettings()));
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([k, v]) => known.has(k) && v !== undefined && v !== ''),
-  );
-  const settings = plainToInstance(IngestSettings, present, { exposeDefaultValues: true });
-  const errors = validateSync(settings, { forbidUnknownValues: false });
-  if (errors.length > 0) {
-    const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
-    throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
-  }
-  return settings;
+  return validateSettings(IngestSettings, env);
 }

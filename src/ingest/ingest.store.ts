@@ -23,6 +23,7 @@ export interface SourceTotals {
   applied: number;
   deadLettered: number;
   lag: number | null;
+  throughput: number | null;
   lastError: string | null;
   lastErrorAt: number | null;
   leader: string | null;
@@ -31,7 +32,7 @@ export interface SourceTotals {
 /**
  * The ingest feature's Redis keys and calls. Fleet-wide state lives under one hash tag:
  *   {<prefix>ingest}:sources            hash  name -> declaration JSON (every instance reads it)
- *   {<prefix>ingest}:stats:<name>       hash  applied, deadLettered, lag, lastError, lastErrorAt
+ *   {<prefix>ingest}:stats:<name>       hash  applied, deadLettered, lag, throughput, lastError, lastErrorAt
  *   {<prefix>ingest}:lease:<name>       string "<instance> <epoch>": who consumes the source now
  *   {<prefix>ingest}:epoch:<name>       counter of lease epochs (never deleted: epochs only grow)
  * Progress lives with the data it guards, under each board shard's tag (ingest_apply.lua):
@@ -89,6 +90,7 @@ export class IngestStore {
       applied: Number(stats.applied ?? 0),
       deadLettered: Number(stats.deadLettered ?? 0),
       lag: stats.lag === undefined ? null : Number(stats.lag),
+      throughput: stats.throughput === undefined ? null : Number(stats.throughput),
       lastError: stats.lastError ?? null,
       lastErrorAt: stats.lastErrorAt === undefined ? null : Number(stats.lastErrorAt),
       leader: lease === null ? null : lease.split(' ')[0],
@@ -105,8 +107,10 @@ export class IngestStore {
     );
   }
 
-  async recordLag(name: string, lag: number): Promise<void> {
-    if (await this.declared(name)) await this.redis.timed(this.client.hset(`${this.tag}:stats:${name}`, 'lag', lag));
+  /** The lag and throughput (events/s) the consuming instance measured last. */
+  async recordFigures(name: string, lag: number, throughput: number): Promise<void> {
+    if (await this.declared(name))
+      await this.redis.timed(this.client.hset(`${this.tag}:stats:${name}`, 'lag', lag, 'throughput', throughput));
   }
 
   async recordError(name: string, error: string, atSec: number): Promise<void> {

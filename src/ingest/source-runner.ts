@@ -49,6 +49,8 @@ export class SourceRunner {
   private leaseUntil = 0;
   private renewedAt = 0;
   private lagMeasuredAt = 0;
+  /** Events applied by this runner since the last measurement (its throughput over that time). */
+  private appliedSinceMeasured = 0;
 
   constructor(
     readonly stored: StoredSource,
@@ -119,15 +121,9 @@ export class SourceRunner {
 
   private async consume(): Promise<void> {
     while (!this.stopping && this.holding()) {
-      if (performance.now() - this.renewedAt > this.context.leaseMs / 3) {
-        const epoch = this.epoch;
-        if (!(await this.takeLease()) || this.epoch !== epoch) return; // lost: the new holder starts over
-      }
+      if (!(await this.renewed())) return;
       if (performance.now() - this.lagMeasuredAt > 1000) await this.measureLag();
-      const messages = await this.source.next(
-        this.context.batch,
-        Math.min(this.context.waitMs, this.context.leaseMs / 4),
-      );
+      const messages = await this.read();
       if (messages.length === 0) continue;
       const done = await this.context.admit();
       try {
@@ -140,11 +136,26 @@ export class SourceRunner {
     }
   }
 
+  private read(): Promise<SourceMessage[]> {
+    return this.source.next(this.context.batch, Math.min(this.context.waitMs, this.context.leaseMs / 4));
+  }
+
+  /** Renews the lease every third of its length; false when it was lost (the new holder starts over). */
+  private async renewed(): Promise<boolean> {
+    if (performance.now() - this.renewedAt <= this.context.leaseMs / 3) return true;
+    const epoch = this.epoch;
+    return (await this.takeLease()) && this.epoch === epoch;
+  }
+
+  /** The source's lag, and the events/s this runner applied since the last measurement (0 at the first). */
   private async measureLag(): Promise<void> {
-    this.lagMeasuredAt = performance.now();
+    const now = performance.now();
+    const throughput = this.lagMeasuredAt === 0 ? 0 : (this.appliedSinceMeasured * 1000) / (now - this.lagMeasuredAt);
+    this.lagMeasuredAt = now;
+    this.appliedSinceMeasured = 0;
     const lag = await this.source.lag();
     this.context.observe(this.name, { lag });
-    await this.context.store.recordLag(this.name, lag);
+    await this.context.store.recordFigures(this.name, lag, Math.round(throughput));
   }
 
   /** One batch: applied per board shard, dead letters written, then everything acknowledged. */
@@ -166,15 +177,23 @@ export class SourceRunner {
     }
     const applied = await Promise.all([...byBoard].map(([board, entries]) => this.applyToBoard(board, entries, nowMs)));
     const refused = pending.filter((entry) => entry.refusal !== undefined);
-    let deadLettered = 0;
-    for (const entry of refused) {
-      if (await this.source.deadLetter(entry.message, entry.refusal!)) deadLettered++;
-      if (entry.refusedOn) await this.context.store.forgetRefusal(entry.refusedOn, this.progress, entry.message.id);
-    }
-    await this.source.ack(pending.filter((entry) => entry.refusal === undefined).map((entry) => entry.message));
+    // Dead letters, acknowledgements and totals are independent of each other: sent together.
+    const [written] = await Promise.all([
+      Promise.all(refused.map((entry) => this.deadLetter(entry))),
+      this.source.ack(pending.filter((entry) => entry.refusal === undefined).map((entry) => entry.message)),
+    ]);
     const total = applied.reduce((sum, count) => sum + count, 0);
+    const deadLettered = written.filter(Boolean).length;
+    this.appliedSinceMeasured += total;
     this.context.observe(this.name, { applied: total, deadLettered });
     await this.context.store.addTotals(this.name, total, deadLettered);
+  }
+
+  /** Writes a refused message's dead letter (true: by this call), then forgets the shard's refusal. */
+  private async deadLetter(entry: Pending): Promise<boolean> {
+    const written = await this.source.deadLetter(entry.message, entry.refusal!);
+    if (entry.refusedOn) await this.context.store.forgetRefusal(entry.refusedOn, this.progress, entry.message.id);
+    return written;
   }
 
   /**

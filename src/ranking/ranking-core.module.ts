@@ -22,7 +22,8 @@ import { SpansStore } from './spans/spans.store';
 import { ShardsStore } from './shards/shards.store';
 import { ViewsService } from './views/views.service';
 import { ViewsStore } from './views/views.store';
-import { WritesService } from './writes/writes.service';
+import { WriteCommands } from './writes/write-commands';
+import { WritePipeline } from './writes/write-pipeline';
 import { WritesStore } from './writes/writes.store';
 
 /**
@@ -52,7 +53,8 @@ import { WritesStore } from './writes/writes.store';
     ViewsStore,
     ViewsService,
     WritesStore,
-    WritesService,
+    WritePipeline,
+    WriteCommands,
     LookupStore,
     LookupService,
     ItemDataStore,
@@ -62,7 +64,8 @@ import { WritesStore } from './writes/writes.store';
     RankingScheduler,
     RankingService,
   ],
-  // BoardCache: stream ingest applies events with the boards' cached configs. Lookup, item data: their controllers.
-  exports: [RankingService, RankingScheduler, BoardCache, LookupService, ItemDataService],
+  // BoardCache: stream ingest applies events with the boards' cached configs. WriteCommands: the
+  // controller builds its write commands with it. Lookup, item data: their controllers.
+  exports: [RankingService, RankingScheduler, BoardCache, WriteCommands, LookupService, ItemDataService],
 })
 export class RankingCoreModule {}

@@ -36,6 +36,7 @@ import {
 import { AroundDataQuery, ItemDataQuery, TopDataQuery } from './dto/lookup.dto';
 import { ItemDataService } from './items/items.service';
 import { BoardView, RankingService } from './ranking.service';
+import { SentWith, WriteCommands } from './writes/write-commands';
 import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
 
@@ -50,6 +51,7 @@ export class RankingController {
   constructor(
     private readonly ranking: RankingService,
     private readonly quotas: GrowthQuotas,
+    private readonly commands: WriteCommands,
     private readonly itemData: ItemDataService,
   ) {}
 
@@ -141,21 +143,18 @@ export class RankingController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementDto = {},
   ): Promise<IncrementResultDto> {
-    const amount = body.amount ?? DEFAULT_AMOUNT;
-    const budget = this.quotas.budgetOf(request);
-    return answer(
-      reply,
-      await this.ranking.increment(
-        params.board,
-        params.item,
-        amount,
-        idemKey,
-        budget,
-        body.at,
-        body.createdAt,
-        body.segments,
-      ),
+    const command = this.commands.increment(
+      {
+        board: params.board,
+        item: params.item,
+        amount: body.amount ?? DEFAULT_AMOUNT,
+        atSec: body.at,
+        createdAtSec: body.createdAt,
+        segments: body.segments,
+      },
+      this.sentWith(idemKey, request),
     );
+    return answer(reply, await this.ranking.increment(command));
   }
 
   @Post('boards/:board/increments')
@@ -179,8 +178,8 @@ export class RankingController {
       createdAt: entry.createdAt,
       segments: entry.segments,
     }));
-    const budget = this.quotas.budgetOf(request);
-    return answer(reply, await this.ranking.incrementBatch(params.board, entries, idemKey, budget));
+    const command = this.commands.batch({ board: params.board, entries }, this.sentWith(idemKey, request));
+    return answer(reply, await this.ranking.incrementBatch(command));
   }
 
   @Post('boards/:board/items/:item/likes')
@@ -196,11 +195,12 @@ export class RankingController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LikeResultDto> {
-    const budget = this.quotas.budgetOf(request);
-    return answer(
-      reply,
-      await this.ranking.like(params.board, params.item, body.userId, false, idemKey, budget, body.at, body.segments),
+    const { board, item } = params;
+    const command = this.commands.like(
+      { board, item, userId: body.userId, atSec: body.at, segments: body.segments },
+      this.sentWith(idemKey, request),
     );
+    return answer(reply, await this.ranking.like(command));
   }
 
   @Delete('boards/:board/items/:item/likes/:userId')
@@ -215,9 +215,10 @@ export class RankingController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LikeResultDto> {
-    // An unlike creates nothing, but its stored answer counts (quota idempotentAnswers).
-    const budget = this.quotas.budgetOf(request);
-    return answer(reply, await this.ranking.like(params.board, params.item, params.userId, true, idemKey, budget));
+    // An unlike creates nothing, but its stored answer counts (quota idempotentAnswers): it carries the budget too.
+    const { board, item, userId } = params;
+    const command = this.commands.unlike({ board, item, userId }, this.sentWith(idemKey, request));
+    return answer(reply, await this.ranking.like(command));
   }
 
   @Get('boards/:board/top')
@@ -316,5 +317,10 @@ export class RankingController {
   @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
   archives(@Param() params: BoardParams, @Query() query: ArchivesQuery): Promise<ArchivesResultDto> {
     return this.ranking.archives(params.board, query.window, query.limit ?? DEFAULT_ARCHIVE_PAGE, query.cursor);
+  }
+
+  /** How a write was sent: its scoped Idempotency-Key and the budgets of the client it counts for. */
+  private sentWith(idemKey: string | undefined, request: FastifyRequest): SentWith {
+    return { idemKey, budget: this.quotas.budgetOf(request) };
   }
 }

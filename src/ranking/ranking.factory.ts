@@ -19,7 +19,8 @@ import { SpansStore } from './spans/spans.store';
 import { ShardsStore } from './shards/shards.store';
 import { ViewsService } from './views/views.service';
 import { ViewsStore } from './views/views.store';
-import { WritesService } from './writes/writes.service';
+import { WriteCommands } from './writes/write-commands';
+import { WritePipeline } from './writes/write-pipeline';
 import { WritesStore } from './writes/writes.store';
 
 /** The ranking slices wired by hand, as RankingModule wires them: for tests and benchmarks without the Nest app. */
@@ -42,7 +43,8 @@ export function createRankingGraph(redis: RedisService, config: AppConfig, clock
   const expiry = new ExpiryService(expiryStore, boards, cache, clock);
   const ranking = new RankingService(
     new BoardsService(boards, cache, clock),
-    new WritesService(new WritesStore(redis, config, shards, history), boards, cache, clock),
+    new WritePipeline(new WritesStore(redis, config, shards, history), boards, cache, clock),
+    new WriteCommands(clock),
     new ReadsService(new ReadsStore(redis, config, shards, history)),
     new ViewsService(new ViewsStore(redis, config)),
     new HistoryService(history, sources),

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { WriteAnswer } from '../common/retry-safe';
-import { ClientBudget } from '../governance/growth-quotas';
+import type { ClientBudget } from '../governance/growth-quotas';
 import { ArchiveAnswer, ArchivesPage, ArchivesService } from './calendar/archives.service';
 import { BoardPage, BoardsService, BoardView } from './boards/boards.service';
 import { RankedSources } from './boards/ranked-sources';
@@ -17,12 +17,33 @@ import { HistoryService } from './history/history.service';
 import { ReadsService } from './reads/reads.service';
 import { SpansService } from './spans/spans.service';
 import { ViewsService } from './views/views.service';
-import { BatchInput, BatchWritten, ItemWritten, WritesService } from './writes/writes.service';
+import {
+  BatchCommand,
+  BatchInput,
+  BatchWritten,
+  IncrementCommand,
+  ItemWritten,
+  LikeCommand,
+  LikeWritten,
+  UnlikeCommand,
+  WriteCommands,
+} from './writes/write-commands';
+import { WritePipeline } from './writes/write-pipeline';
 
 export type { ViewRowAnswer, WindowFigures } from './core/answers';
 export type { BoardPage, BoardView } from './boards/boards.service';
 export type { DuePassOptions, DuePassResult } from './expiry/expiry.service';
-export type { BatchInput, ItemWritten } from './writes/writes.service';
+export type {
+  BatchCommand,
+  BatchInput,
+  BatchWritten,
+  IncrementCommand,
+  ItemWritten,
+  LikeCommand,
+  LikeWritten,
+  UnlikeCommand,
+  WriteContext,
+} from './writes/write-commands';
 
 /** An item's standing as answered: a window's (score, rank, percentile) or a view's row with its percentile. */
 export type ItemAnswer = Awaited<ReturnType<ReadsService['item']>> | Awaited<ReturnType<ViewsService['item']>>;
@@ -47,7 +68,8 @@ function spanOnView(board: string, view: string): never {
 export class RankingService {
   constructor(
     private readonly boards: BoardsService,
-    private readonly writes: WritesService,
+    private readonly writes: WritePipeline,
+    private readonly commands: WriteCommands,
     private readonly reads: ReadsService,
     private readonly views: ViewsService,
     private readonly snapshots: HistoryService,
@@ -89,7 +111,12 @@ export class RankingService {
     return this.boards.changeVersion(name);
   }
 
-  /** `budget`: the client's quotas on growth (none: the write may create anything). */
+  /**
+   * An increment, as a command (WriteCommands builds one). The positional form (the library's first
+   * API, kept working) builds the command here: `budget` the client's quotas on growth (none: the
+   * write may create anything), `atSec`/`createdAtSec` the event's and the item's times.
+   */
+  increment(command: IncrementCommand): Promise<WriteAnswer<ItemWritten>>;
   increment(
     name: string,
     item: string,
@@ -99,8 +126,21 @@ export class RankingService {
     atSec?: number,
     createdAtSec?: number,
     segments?: string[],
+  ): Promise<WriteAnswer<ItemWritten>>;
+  increment(
+    first: IncrementCommand | string,
+    item?: string,
+    amount?: number,
+    idemKey?: string,
+    budget?: ClientBudget,
+    atSec?: number,
+    createdAtSec?: number,
+    segments?: string[],
   ): Promise<WriteAnswer<ItemWritten>> {
-    return this.writes.increment({ name, item, amount, idemKey, budget, atSec, createdAtSec, segments });
+    if (typeof first !== 'string') return this.writes.increment(first);
+    // The positional overload requires item and amount.
+    const fields = { board: first, item: item!, amount: amount!, atSec, createdAtSec, segments };
+    return this.writes.increment(this.commands.increment(fields, { idemKey, budget }));
   }
 
   /** A score on a max / min / last board (409 AGGREGATE_MISMATCH on a sum board). */
@@ -112,19 +152,33 @@ export class RankingService {
     budget?: ClientBudget,
     atSec?: number,
   ): Promise<WriteAnswer<ItemWritten>> {
-    return this.writes.score({ name, item, score, idemKey, budget, atSec });
+    return this.writes.score(this.commands.score({ board: name, item, score, atSec }, { idemKey, budget }));
   }
 
+  /** A batch of increments, as a command or (the library's first API) positionally. */
+  incrementBatch(command: BatchCommand): Promise<WriteAnswer<BatchWritten>>;
   incrementBatch(
     name: string,
-    inputs: BatchInput[],
+    entries: BatchInput[],
+    idemKey?: string,
+    budget?: ClientBudget,
+  ): Promise<WriteAnswer<BatchWritten>>;
+  incrementBatch(
+    first: BatchCommand | string,
+    entries?: BatchInput[],
     idemKey?: string,
     budget?: ClientBudget,
   ): Promise<WriteAnswer<BatchWritten>> {
-    return this.writes.incrementBatch({ name, inputs, idemKey, budget });
+    if (typeof first !== 'string') return this.writes.incrementBatch(first);
+    // The positional overload requires the entries.
+    return this.writes.incrementBatch(this.commands.batch({ board: first, entries: entries! }, { idemKey, budget }));
   }
 
-  /** Likes (undo = false) or takes a like back (undo = true: never refused, it creates nothing). */
+  /**
+   * A like or an unlike, as a command; positionally (the library's first API) `undo` = true takes the
+   * like back (never refused, it creates nothing).
+   */
+  like(command: LikeCommand | UnlikeCommand): Promise<WriteAnswer<LikeWritten>>;
   like(
     name: string,
     item: string,
@@ -134,8 +188,25 @@ export class RankingService {
     budget?: ClientBudget,
     atSec?: number,
     segments?: string[],
-  ): Promise<WriteAnswer<ItemWritten & { userId: string; counted: boolean }>> {
-    return this.writes.like({ name, item, userId, undo, idemKey, budget, atSec, segments });
+  ): Promise<WriteAnswer<LikeWritten>>;
+  like(
+    first: LikeCommand | UnlikeCommand | string,
+    item?: string,
+    userId?: string,
+    undo?: boolean,
+    idemKey?: string,
+    budget?: ClientBudget,
+    atSec?: number,
+    segments?: string[],
+  ): Promise<WriteAnswer<LikeWritten>> {
+    if (typeof first !== 'string') return this.writes.like(first);
+    // The positional overload requires item, user and undo.
+    const fields = { board: first, item: item!, userId: userId! };
+    const sent = { idemKey, budget };
+    const command = undo
+      ? this.commands.unlike(fields, sent)
+      : this.commands.like({ ...fields, atSec, segments }, sent);
+    return this.writes.like(command);
   }
 
   /** A page of a window or a view (of a window's newest slots with `span`). */

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DomainError } from '../common/errors';
+import { RESEND_GUARD_MS } from '../common/limits';
 import { Reply } from './replies';
 import type { ScriptArg } from './scripts';
 
@@ -30,6 +31,30 @@ export interface IdemCall extends IdemRequest {
  */
 export function internalIdemCall(retentionMs: number): IdemCall {
   return { key: `\x01${randomUUID()}`, fingerprint: '', retentionMs, internal: true };
+}
+
+/**
+ * The idempotency part of every write script call: the client's key with the configured retention
+ * (IDEMPOTENCY_TTL_SEC); on a Cluster, a write without one gets a key of the service's own, kept for
+ * RESEND_GUARD_MS (see internalIdemCall). Each store that writes keeps one.
+ */
+export class IdemCalls {
+  constructor(
+    private readonly retentionMs: number,
+    private readonly onCluster: boolean,
+  ) {}
+
+  /** For the connection `client` (its isCluster) and the configured retention. */
+  static for(config: { IDEMPOTENCY_TTL_SEC: number }, client: { isCluster: boolean }): IdemCalls {
+    return new IdemCalls(config.IDEMPOTENCY_TTL_SEC * 1000, client.isCluster);
+  }
+
+  of(idem: IdemRequest): IdemCall;
+  of(idem: IdemRequest | undefined): IdemCall | undefined;
+  of(idem: IdemRequest | undefined): IdemCall | undefined {
+    if (idem) return { ...idem, retentionMs: this.retentionMs };
+    return this.onCluster ? internalIdemCall(RESEND_GUARD_MS) : undefined;
+  }
 }
 
 /** A write's decoded reply, and whether it was replayed from the stored answer of its key. */

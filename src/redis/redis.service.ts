@@ -5,11 +5,9 @@ import { Clock } from '../common/clock';
 import { AppConfig } from '../common/config';
 import { COMMON_MESSAGES } from '../common/common.messages';
 import { RedisBusyError } from '../common/errors';
-import { RESEND_GUARD_MS } from '../common/limits';
 import { plainRedisReason } from '../common/redis-errors';
 import { withDeadline } from './deadline';
 import { nodeOptions } from './redis-options';
-import { IdemCall, internalIdemCall, IdemRequest } from './idempotency';
 import { callScript, commandArgs, defineScript, Script, ScriptDefinition } from './scripts';
 import type { FunctionLibrary, LibraryFunction } from './function-library';
 import { FunctionLibraries, LibrariesState } from './function-loader';
@@ -41,7 +39,6 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   private readonly beforeClose: Array<() => Promise<void>> = [];
   /** Clock time the current outage began; undefined while connected. */
   private downSinceMs?: number;
-  private readonly idemRetentionMs: number;
   private readonly commandTimeoutMs: number;
   private readonly maxPendingCommands: number;
   private commandObserver?: CommandObserver;
@@ -58,7 +55,6 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     @Optional() @Inject(REDIS_CLIENT) given?: RedisClient,
   ) {
     this.prefix = config.KEY_PREFIX;
-    this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
     this.commandTimeoutMs = config.REDIS_COMMAND_TIMEOUT_MS;
     this.maxPendingCommands = config.REDIS_MAX_PENDING_COMMANDS;
     this.ownsClient = given === undefined;
@@ -167,17 +163,6 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
         throw error;
       },
     );
-  }
-
-  /**
-   * The idempotency part of a write script call: the client's key with the configured retention; on a
-   * Cluster, a write without one gets a key of the service's own, kept for RESEND_GUARD_MS.
-   */
-  idemCall(idem: IdemRequest): IdemCall;
-  idemCall(idem: IdemRequest | undefined): IdemCall | undefined;
-  idemCall(idem: IdemRequest | undefined): IdemCall | undefined {
-    if (idem) return { ...idem, retentionMs: this.idemRetentionMs };
-    return this.client.isCluster ? internalIdemCall(RESEND_GUARD_MS) : undefined;
   }
 
   /**
@@ -319,7 +304,7 @@ function connectionOf(config: AppConfig): RedisClient {
       enableOfflineQueue: false,
       // ioredis re-sends a command after "Connection is closed" (retryDelayOnFailover), both when
       // it was never sent (a node still connecting: needed) and when its answer was lost: every
-      // write therefore carries a key on a Cluster (idemCall), so a second run is a replay.
+      // write therefore carries a key on a Cluster (IdemCalls), so a second run is a replay.
       natMap: natMapOf(config.REDIS_CLUSTER_NAT_MAP),
       redisOptions: options,
       clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),

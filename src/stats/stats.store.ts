@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../common/config';
-import { Idempotent, IdemRequest } from '../redis/idempotency';
+import { IdemCalls, Idempotent, IdemRequest } from '../redis/idempotency';
 import { growthRefusalOf } from '../redis/refusals';
 import { RedisService } from '../redis/redis.service';
 import { PairCall, STATS_SCRIPTS as S, StoredHour, WriteResult } from './stats.scripts';
@@ -41,6 +41,7 @@ export class StatsStore {
   readonly keys: StatsKeys;
   /** Most live pairs (MAX_STATS_PAIRS; 0: no cap). */
   readonly maxPairs: number;
+  private readonly idemCalls: IdemCalls;
 
   constructor(
     private readonly redis: RedisService,
@@ -48,6 +49,7 @@ export class StatsStore {
   ) {
     this.keys = new StatsKeys(redis.prefix);
     this.maxPairs = config.MAX_STATS_PAIRS;
+    this.idemCalls = IdemCalls.for(config, redis.client);
     redis.defineScripts(Object.values(S));
   }
 
@@ -188,7 +190,7 @@ export class StatsStore {
   }
 
   private recordCall(value: RecordCall, idem: IdemRequest | undefined) {
-    return { ...this.pair(value.context, value.type), ...value, idem: this.redis.idemCall(idem) };
+    return { ...this.pair(value.context, value.type), ...value, idem: this.idemCalls.of(idem) };
   }
 
   private pair(context: string, type: string): PairCall {

@@ -2,6 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Redis from 'ioredis';
 import { Browser, chromium, Page } from 'playwright-core';
 import request from 'supertest';
 import { FakeClock } from '../support/clock';
@@ -43,7 +44,12 @@ describeInBrowser(
 
     beforeAll(async () => {
       redis = await startTestRedis();
-      app = await startTestApp(redis, clock, { STREAM_COALESCE_MS: '50' });
+      // Ingest reads its declarations and the stream often: the panel's figures move within the test.
+      app = await startTestApp(redis, clock, {
+        STREAM_COALESCE_MS: '50',
+        INGEST_REFRESH_MS: '100',
+        INGEST_WAIT_MS: '50',
+      });
       await app.listen(0, '127.0.0.1');
       base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
       browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
@@ -300,6 +306,70 @@ describeInBrowser(
       await page.close();
     });
 
+    it('shows each stream source with its lag, applied and dead-lettered events and throughput, moving (and no last error)', async () => {
+      await http()
+        .put('/admin/boards/ingested')
+        .set(ADMIN)
+        .send({ windows: [{ name: 'hour', period: '1h', interval: '5m' }] })
+        .expect(201);
+      const stream = redis.client as Redis;
+      const add = (count: number, payload = '{"item":"i-1"}') =>
+        Promise.all(Array.from({ length: count }, () => stream.xadd('clicks', '*', 'event', payload)));
+      await add(5);
+      await http()
+        .put('/admin/ingest/clicks')
+        .set(ADMIN)
+        .send({ kind: 'redis-stream', stream: 'clicks', board: 'ingested' })
+        .expect(201);
+      const { page, errors } = await newPage();
+      await page.goto(`${base}/dashboard`);
+      await page.fill('#token', ADMIN_TOKEN);
+      await page.dispatchEvent('#token', 'change');
+      const cell = (name: string) => page.locator(`#ingest-sources tr[data-source="clicks"] .${name}`);
+      await page.waitForFunction(
+        () => document.querySelector('#ingest-sources tr[data-source="clicks"] .applied')?.textContent === '5',
+        undefined,
+        { timeout: 10_000 },
+      );
+      expect(await cell('dead').textContent()).toBe('0');
+
+      // A steady flow with one bad entry: applied and dead-lettered move, the throughput shows, the lag drains.
+      let flowing = true;
+      const flow = (async () => {
+        for (let sent = 0; flowing && sent < 200; sent++) {
+          await add(10);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })();
+      await add(1, 'not json');
+      try {
+        await page.waitForFunction(
+          () => {
+            const row = document.querySelector('#ingest-sources tr[data-source="clicks"]');
+            const value = (name: string) => Number(row?.querySelector(`.${name}`)?.textContent);
+            return value('applied') > 5 && value('dead') === 1 && value('throughput') > 0;
+          },
+          undefined,
+          { timeout: 15_000 },
+        );
+      } finally {
+        flowing = false;
+        await flow;
+      }
+      await page.waitForFunction(
+        () => document.querySelector('#ingest-sources tr[data-source="clicks"] .lag')?.textContent === '0',
+        undefined,
+        { timeout: 10_000 },
+      );
+      expect(Number(await cell('applied').textContent())).toBe(Number(await stream.xlen('clicks')) - 1);
+      expect(await page.locator('#ingest-sources tr[data-source="clicks"] td').nth(1).textContent()).toBe(
+        'Redis clicks',
+      );
+      await page.screenshot({ path: join(SHOTS, 'dashboard-ingest.png'), fullPage: true });
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
     it('serves the page with its own scripts only (CSP) and the API security headers on its data', async () => {
       const page = await http().get('/dashboard').expect(200);
       expect(page.headers['content-type']).toMatch(/^text\/html/);
@@ -310,10 +380,11 @@ describeInBrowser(
         .expect(200)
         .expect('content-type', /javascript/);
       await http().get('/dashboard/dashboard.css').expect(200).expect('content-type', /css/);
-      await http()
-        .get('/dashboard/kit.js')
-        .expect(200)
-        .expect('content-type', /javascript/);
+      for (const script of ['kit.js', 'ingest.js'])
+        await http()
+          .get(`/dashboard/${script}`)
+          .expect(200)
+          .expect('content-type', /javascript/);
     });
   },
 );

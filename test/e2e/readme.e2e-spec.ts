@@ -155,7 +155,10 @@ describe('the README examples, run as written', () => {
         .flatMap(commandsOf)
         .map((command) => ({ ...command, page: page.path })),
     );
-    const { status, stderr, lastRun, outputOf } = await runCommands(commands, base);
+    // REDIS_URL: the ingest page's examples write their stream with redis-cli to the service's own Redis.
+    const { status, stderr, lastRun, outputOf } = await runCommands(commands, base, {
+      REDIS_URL: e2e.redis().url,
+    });
     // On a failure: the command that failed, its answer (--fail-with-body prints it) and curl's error.
     expect({ status, stderr, lastRun }).toEqual({ status: 0, stderr: '', lastRun: commands.at(-1)?.text });
     let checked = 0;

@@ -2,7 +2,7 @@ import { ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { freePort, stopChild, waitForPing } from './processes';
 
 /** How many messages a fault test sends: small in `npm test`, 200 000 with INGEST_FAULT_MESSAGES=200000. */
@@ -109,7 +109,7 @@ export function expectedBoards(messages: FaultMessage[]): Record<string, string[
 }
 
 /** What the boards hold, read straight from every shard's results of the window. */
-export async function storedBoards(redis: Redis, prefix: string): Promise<Record<string, string[]>> {
+export async function storedBoards(redis: Redis | Cluster, prefix: string): Promise<Record<string, string[]>> {
   const boards: Record<string, string[]> = {};
   for (const { name, shards } of FAULT_BOARDS) {
     const rows: string[] = [];

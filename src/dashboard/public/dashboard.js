@@ -9,7 +9,6 @@
   const REFRESH_MS = 5000;
   /** Scores of an item kept from the stream when its window keeps no snapshots. */
   const LIVE_POINTS = 60;
-  const TOKEN_KEY = 'trendboard-token';
   /** The counter precision shown first (when the counter keeps it): minutes read well on a small chart. */
   const DEFAULT_PRECISION = '60';
 
@@ -18,13 +17,12 @@
   /** 503 codes that pass by themselves: the page waits Retry-After and reads again, saying nothing alarming. */
   const PASSING = new Set(['WINDOW_DRAINING', 'REDIS_BUSY']);
   const { dataEntries, element, fillSelect, format, lineChart, movementOf, parseEvent, sleep } = window.TrendboardKit;
+  const { TOKEN_KEY, authHeaders, token } = window.TrendboardKit;
 
   const $ = (id) => document.getElementById(id);
   const query = new URLSearchParams(location.search);
   const state = { boards: [], board: null, window: null, limit: 10, stream: null, selected: null, live: new Map() };
 
-  const token = () => sessionStorage.getItem(TOKEN_KEY) || '';
-  const authHeaders = () => (token() ? { Authorization: `Bearer ${token()}` } : {});
   const path = (...parts) => parts.map(encodeURIComponent).join('/');
 
   /** How long to wait before reading again, for an answer that asks for it; undefined for a real error. */

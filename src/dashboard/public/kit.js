@@ -3,6 +3,11 @@
 'use strict';
 
 window.TrendboardKit = (() => {
+  /** The key or token typed into the page, kept in this tab only (sessionStorage). */
+  const TOKEN_KEY = 'trendboard-token';
+  const token = () => sessionStorage.getItem(TOKEN_KEY) || '';
+  const authHeaders = () => (token() ? { Authorization: `Bearer ${token()}` } : {});
+
   function element(tag, text, className) {
     const node = document.createElement(tag);
     if (text !== undefined) node.textContent = String(text);
@@ -95,5 +100,17 @@ window.TrendboardKit = (() => {
     ]);
   }
 
-  return { dataEntries, element, fillSelect, format, lineChart, movementOf, parseEvent, sleep };
+  return {
+    TOKEN_KEY,
+    authHeaders,
+    dataEntries,
+    element,
+    fillSelect,
+    format,
+    lineChart,
+    movementOf,
+    parseEvent,
+    sleep,
+    token,
+  };
 })();

@@ -94,6 +94,13 @@ export class SourceStatusDto {
     description: 'Messages not yet applied, as last measured by the consuming instance (null: not yet)',
   })
   lag!: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      'Events applied per second over the last second or so, as last measured by the consuming instance (null: not yet)',
+  })
+  throughput!: number | null;
   @ApiProperty({ type: 'string', nullable: true, description: 'The last failure (connection, Redis), null: none' })
   lastError!: string | null;
   @ApiProperty({ type: 'integer', nullable: true, description: 'When lastError happened, unix s' })

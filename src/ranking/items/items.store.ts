@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config';
-import { Idempotent, IdemRequest } from '../../redis/idempotency';
+import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
 import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
@@ -23,12 +23,14 @@ export interface ItemDataCommand {
 @Injectable()
 export class ItemDataStore {
   private readonly budgetFields: number;
+  private readonly idemCalls: IdemCalls;
 
   constructor(
     private readonly redis: RedisService,
     config: AppConfig,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
+    this.idemCalls = IdemCalls.for(config, redis.client);
     redis.defineFunctions([RANKING.library]);
   }
 
@@ -36,7 +38,7 @@ export class ItemDataStore {
   write(command: ItemDataCommand): Promise<Idempotent<boolean>> {
     const { board, nowMs, item, json, idem } = command;
     const call = { ...boardCall(board, board.shardOf(item), nowMs, this.budgetFields), item, json };
-    return guard(this.redis.callFunction(S.itemDataWrite, { ...call, idem: this.redis.idemCall(idem) }));
+    return guard(this.redis.callFunction(S.itemDataWrite, { ...call, idem: this.idemCalls.of(idem) }));
   }
 
   /** The data of `items` (items without data are absent): one call per shard holding some of them. */

@@ -1,13 +1,14 @@
-import { InvalidInputError } from '../../common/errors';
+import { ConflictError, InvalidInputError } from '../../common/errors';
 import { MAX_FUTURE_SKEW_SEC } from '../../common/limits';
-import { UNLIMITED } from '../../governance/growth-quotas';
+import { growthErrorOf, Reservation, UNLIMITED } from '../../governance/growth-quotas';
+import type { CapRefusal } from '../../redis/refusals';
 import { PreparedBoard } from '../core/board';
 import { AtOutOfSpanError } from '../core/ranking.errors';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { BatchEntry, WindowStanding } from '../core/ranking.types';
 import { atProblem } from '../core/window-math';
 
-/** The write rules (pure): event times, request fingerprints, a batch's growth split over its shards. */
+/** The write rules (pure): event times, request fingerprints, a batch's growth split over its shards, refusals. */
 
 /** The fingerprint part of an optional `at`: nothing when absent. */
 export function timeOf(atSec: number | undefined): number[] {
@@ -130,4 +131,17 @@ export function byWindow(written: {
   standings: WindowStanding[];
 }): Record<string, WindowStanding> {
   return Object.fromEntries(written.windowNames.map((name, i) => [name, written.standings[i]]));
+}
+
+/** A script's growth refusal as the client's error (BOARD_FULL for the board's cap); any other error as it is. */
+export function growthError(error: unknown, reservation: Reservation, board: PreparedBoard): unknown {
+  return growthErrorOf(
+    error,
+    reservation,
+    (refusal: CapRefusal) =>
+      new ConflictError(
+        'BOARD_FULL',
+        M.boardFull(board.config.name, refusal.held, refusal.cap, board.shards.length, refusal.wanted),
+      ),
+  );
 }

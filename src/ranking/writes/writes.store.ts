@@ -2,65 +2,29 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Coalescer } from '../../common/coalescer';
 import { AppConfig } from '../../common/config';
 import { ConflictError } from '../../common/errors';
-import { Idempotent, IdemRequest } from '../../redis/idempotency';
+import { IdemCall, IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
 import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { BoardGoneError, guard, StaleConfigError } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { MAX_COALESCED_INCREMENTS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { eventTimeMs } from '../core/window-math';
 import type { BatchEntry, BatchOutcome, StandingsReply, WriteOutcome } from '../core/ranking.types';
 import { boardCall, WriteCall } from '../core/script-call';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
+import type { IncrementCommand, LikeCommand, UnlikeCommand, WriteAttempt } from './write-commands';
 import { CoalescedIncrement, LedgerCall, LedgerEntry } from './writes.functions';
 import type { ScoreRecord } from '../scores/scores.functions';
 import { RANKING } from '../ranking.functions';
 
 const S = RANKING.functions;
 
-/** An item increment: `newItems` the new items it may create (UNLIMITED: no quota), `atMs` its event time. */
-export interface IncrementCommand {
-  board: PreparedBoard;
-  nowMs: number;
-  item: string;
-  amount: number;
-  newItems: number;
-  idem?: IdemRequest;
-  atMs: number;
-  createdMs?: number;
-  /** The segments the event also counts in (absent: none). */
-  segments?: string[];
-}
-
-/** A score on a max / min / last board: `newItems` the new items it may create (UNLIMITED: no quota). */
-export interface ScoreCommand extends ScoreRecord {
-  board: PreparedBoard;
-  nowMs: number;
-  idem?: IdemRequest;
-}
-
-/** A batch's entries grouped by shard, each shard's growth allowance (UNLIMITED: no quota). */
-export interface BatchCommand {
-  board: PreparedBoard;
-  nowMs: number;
+/** A batch's checked entries grouped by shard, each shard's growth allowance (UNLIMITED: no quota). */
+export interface ShardedBatch extends WriteAttempt {
   groups: Map<number, BatchEntry[]>;
   newItems: Map<number, number>;
-  idem?: IdemRequest;
-}
-
-/** A like (undo false) or its withdrawal; `growth`: the new items and likes it may create. */
-export interface LikeCommand {
-  board: PreparedBoard;
-  nowMs: number;
-  item: string;
-  userId: string;
-  undo: boolean;
-  growth: { newItems: number; newLikes: number };
-  idem?: IdemRequest;
-  atMs: number;
-  /** A like's segments (absent: none; an unlike takes the like out of those it was counted in). */
-  segments?: string[];
 }
 
 /** An item increment waiting to share a script call with others to the same shard. */
@@ -77,6 +41,7 @@ export class WritesStore {
   private readonly keys: RankingKeys;
   private readonly logger = new Logger('RankingWrites');
   private readonly budgetFields: number;
+  private readonly idemCalls: IdemCalls;
   /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
   private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
 
@@ -93,36 +58,38 @@ export class WritesStore {
         { delayMs: config.WRITE_COALESCE_MS, maxBatch: MAX_COALESCED_INCREMENTS },
         (_, pending) => this.sendIncrements(pending),
       );
+    this.idemCalls = IdemCalls.for(config, redis.client);
     redis.defineFunctions([RANKING.library]);
   }
 
-  async increment(command: IncrementCommand): Promise<WriteOutcome> {
-    const { board, nowMs, item, idem } = command;
-    const shard = board.shardOf(item);
-    const increment = { ...command, idem: this.redis.idemCall(idem) };
+  /** An increment on its item's shard (coalesced with others when WRITE_COALESCE_MS > 0); `newItems` its growth allowance. */
+  async increment(command: IncrementCommand, attempt: WriteAttempt & { newItems: number }): Promise<WriteOutcome> {
+    const { board, nowMs, idem } = attempt;
+    const shard = board.shardOf(command.item);
+    const increment = coalesced(command, attempt, this.idemCalls.of(idem));
     const reply = await guard(
       this.increments
         ? this.increments.submit(`${shard.keys.cfg()}\n${board.config.version}\n${Math.floor(nowMs / 1000)}`, {
             board,
             shard,
             nowMs,
-            increment: coalesced(increment),
+            increment,
           })
-        : this.redis.callFunction(S.increment, { ...this.write(board, shard, nowMs, idem), ...coalesced(increment) }),
+        : this.redis.callFunction(S.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
     );
     await this.indexDue(board, reply.created[1]);
-    return this.rankOverShards(board, shard, nowMs, reply, item);
+    return this.rankOverShards(board, shard, nowMs, reply, command.item);
   }
 
   /** A score of a max / min / last board: one call on the item's shard, ranked over the shards like an increment. */
-  async score(command: ScoreCommand): Promise<WriteOutcome> {
-    const { board, nowMs, item, idem } = command;
-    const shard = board.shardOf(item);
+  async score(record: ScoreRecord, attempt: WriteAttempt): Promise<WriteOutcome> {
+    const { board, nowMs, idem } = attempt;
+    const shard = board.shardOf(record.item);
     const reply = await guard(
-      this.redis.callFunction(S.recordScore, { ...command, ...this.write(board, shard, nowMs, idem) }),
+      this.redis.callFunction(S.recordScore, { ...record, ...this.write(board, shard, nowMs, idem) }),
     );
     await this.indexDue(board, reply.created[1]);
-    return this.rankOverShards(board, shard, nowMs, reply, item);
+    return this.rankOverShards(board, shard, nowMs, reply, record.item);
   }
 
   /**
@@ -130,16 +97,16 @@ export class WritesStore {
    * (and per shard); the shards of a sharded board apply independently (see docs/scaling.md).
    * Answers what was applied, and the entries of shards that failed with their errors.
    */
-  async incrementBatch(command: BatchCommand): Promise<BatchOutcome> {
-    const { board, nowMs, idem } = command;
-    const shards = [...command.groups];
+  async incrementBatch(batch: ShardedBatch): Promise<BatchOutcome> {
+    const { board, nowMs, idem } = batch;
+    const shards = [...batch.groups];
     const settled = await Promise.allSettled(
       shards.map(([shard, entries]) =>
         guard(
           this.redis.callFunction(S.incrementBatch, {
             ...this.write(board, board.shards[shard], nowMs, idem),
             entries,
-            newItems: command.newItems.get(shard)!,
+            newItems: batch.newItems.get(shard)!,
           }),
         ),
       ),
@@ -149,10 +116,18 @@ export class WritesStore {
     return outcome;
   }
 
-  async like(command: LikeCommand): Promise<WriteOutcome & { counted: boolean; createdLikes: number }> {
-    const { board, nowMs, item, idem } = command;
+  /** A like or an unlike on its item's shard; `growth`: the new items and likes it may create. */
+  async like(
+    command: LikeCommand | UnlikeCommand,
+    attempt: WriteAttempt & { growth: { newItems: number; newLikes: number } },
+  ): Promise<WriteOutcome & { counted: boolean; createdLikes: number }> {
+    const { board, nowMs, idem, growth } = attempt;
+    const { item, userId } = command;
     const shard = board.shardOf(item);
-    const { userId, undo, growth, atMs, segments } = command;
+    const undo = command.kind === 'unlike';
+    const atMs = eventTimeMs(command.kind === 'like' ? command.atSec : undefined, nowMs);
+    // An unlike names none: it takes the like out of the segments it was counted in.
+    const segments = command.kind === 'like' ? command.segments : undefined;
     const reply = await guard(
       this.redis.callFunction(S.like, {
         ...this.write(board, shard, nowMs, idem),
@@ -184,7 +159,7 @@ export class WritesStore {
 
   /** The ledger entry of a request lives on the shard its key hashes to: ledgers spread like items. */
   private ledger(board: PreparedBoard, idem: IdemRequest, nowMs: number): LedgerCall {
-    return { ledger: board.shardOf(idem.key), nowMs, idem: this.redis.idemCall(idem) };
+    return { ledger: board.shardOf(idem.key), nowMs, idem: this.idemCalls.of(idem) };
   }
 
   /**
@@ -259,14 +234,20 @@ export class WritesStore {
   }
 
   private write(board: PreparedBoard, shard: ShardKeys, nowMs: number, idem: IdemRequest | undefined): WriteCall {
-    return { ...boardCall(board, shard, nowMs, this.budgetFields), idem: this.redis.idemCall(idem) };
+    return { ...boardCall(board, shard, nowMs, this.budgetFields), idem: this.idemCalls.of(idem) };
   }
 }
 
-/** An increment command as one request of an increment.lua call. */
-function coalesced(command: Omit<IncrementCommand, 'idem'> & Pick<CoalescedIncrement, 'idem'>): CoalescedIncrement {
-  const { item, amount, idem, newItems, atMs, createdMs, segments } = command;
-  return { item, amount, idem, newItems, atMs, createdMs, segments };
+/** An increment command as one request of an increment.lua call: event and creation times in unix ms. */
+function coalesced(
+  command: IncrementCommand,
+  attempt: { nowMs: number; newItems: number },
+  idem: IdemCall | undefined,
+): CoalescedIncrement {
+  const { item, amount, atSec, createdAtSec, segments } = command;
+  const { nowMs, newItems } = attempt;
+  const createdMs = createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs);
+  return { item, amount, idem, newItems, atMs: eventTimeMs(atSec, nowMs), createdMs, segments };
 }
 
 type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }>>;

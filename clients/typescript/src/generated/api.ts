@@ -500,7 +500,7 @@ export interface paths {
         };
         /**
          * The live dashboard page
-         * @description Boards with a live top N (movement from previousRank), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes and per-route requests and errors.
+         * @description Boards with a live top N (movement from previousRank), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, and each stream ingest source (lag, applied, dead-lettered, throughput, last error).
          */
         get: operations["DashboardController_page"];
         put?: never;
@@ -1521,6 +1521,8 @@ export interface components {
             deadLettered: number;
             /** @description Messages not yet applied, as last measured by the consuming instance (null: not yet) */
             lag: number | null;
+            /** @description Events applied per second over the last second or so, as last measured by the consuming instance (null: not yet) */
+            throughput: number | null;
             /** @description The last failure (connection, Redis), null: none */
             lastError: string | null;
             /** @description When lastError happened, unix s */

@@ -1,0 +1,148 @@
+import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
+import type { WriteAnswer } from '../../common/retry-safe';
+import { Reservation, reserveGrowth } from '../../governance/growth-quotas';
+import { growthRefusalOf } from '../../redis/refusals';
+import { BoardCache } from '../boards/board-cache';
+import { BoardsStore } from '../boards/boards.store';
+import { PreparedBoard } from '../core/board';
+import { AtOutOfSpanError, isRefusal, isSegmentLimit } from '../core/ranking.errors';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import type { BatchEntry, BatchOutcome } from '../core/ranking.types';
+import { groupByShard } from '../core/shard-math';
+import { atProblem, eventTimeMs } from '../core/window-math';
+import type { BatchCommand, BatchInput, BatchWritten, GuardedAttempt, WriteAttempt, WriteKind } from './write-commands';
+import {
+  allowancesOf,
+  atRefusal,
+  checkAt,
+  checkCreatedAt,
+  checkSegments,
+  distinctItems,
+  growthError,
+} from './write-rules';
+import { WritesStore } from './writes.store';
+
+/**
+ * A batch: checked whole (400 naming the first bad entry, nothing applied), then one script call per
+ * shard holding any of its entries. On a sharded board the shards apply their entries independently:
+ * when some shard refuses because the config changed, only its entries are run again (regrouped by the
+ * reloaded config), once, each run reserving growth for what it sends and settling what it created. A
+ * part that would create more new items than the board's cap or the client's quota allows is refused
+ * whole (nothing of it applied): 409 BOARD_FULL / 429 QUOTA_EXCEEDED when nothing was applied, else
+ * 409 BATCH_PARTIAL naming the reason. The whole batch goes by the time it arrived.
+ */
+export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
+  constructor(
+    private readonly store: WritesStore,
+    private readonly boards: BoardsStore,
+    private readonly cache: BoardCache,
+  ) {}
+
+  parts(command: BatchCommand, board: PreparedBoard): number {
+    return new Set(command.entries.map((entry) => board.shardOf(entry.item))).size;
+  }
+
+  async apply(command: BatchCommand, attempt: GuardedAttempt): Promise<WriteAnswer<BatchWritten>> {
+    const entries = this.check(command, attempt);
+    return this.onShards(command, entries, attempt).catch((error: unknown) => {
+      const entry = error instanceof AtOutOfSpanError ? Number(/ (\d+)$/.exec(error.message)?.[1] ?? 1) - 1 : -1;
+      if (entry < 0) throw error;
+      const field = `items.${entry}.at`;
+      const { nowMs, board } = attempt;
+      throw atRefusal(error, atProblem(field, command.entries[entry].at ?? nowMs / 1000, nowMs, board.config.windows));
+    });
+  }
+
+  /** The entries with their event times; a keyed batch whose script replays first is checked there (an old `at` still replays). */
+  private check(command: BatchCommand, attempt: GuardedAttempt): BatchEntry[] {
+    const { nowMs, board } = attempt;
+    const leftToScript = attempt.idem !== undefined && attempt.replaysInScript;
+    const scored = command.entries.some((input) => input.score !== undefined);
+    return command.entries.map((input, i): BatchEntry => {
+      checkAt(`items.${i}.at`, input.at, nowMs, board, leftToScript);
+      checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
+      checkSegments(`items.${i}.segments`, input.segments, board);
+      return {
+        item: input.item,
+        amount: batchValue(input, i, scored),
+        atMs: eventTimeMs(input.at, nowMs),
+        ...(input.createdAt === undefined ? {} : { createdMs: eventTimeMs(input.createdAt, nowMs) }),
+        ...(input.segments === undefined ? {} : { segments: input.segments }),
+      };
+    });
+  }
+
+  private async onShards(
+    command: BatchCommand,
+    entries: BatchEntry[],
+    attempt: WriteAttempt,
+  ): Promise<WriteAnswer<BatchWritten>> {
+    const { board: name, context } = command;
+    let pending = entries;
+    const done = { applied: 0, draining: false, replayed: true };
+    for (let run = 0; run < 2; run++) {
+      const board = run === 0 ? await this.cache.get(name) : await this.cache.reload(name);
+      const groups = groupByShard(pending, board.shards.length);
+      const reservation = reserveGrowth(context.budget, { items: distinctItems(pending) });
+      const newItems = allowancesOf(groups, reservation.allowance('items'));
+      const outcome = await this.store
+        .incrementBatch({ board, nowMs: attempt.nowMs, idem: attempt.idem, groups, newItems })
+        .catch((error: unknown) => {
+          reservation.settle();
+          throw error;
+        });
+      reservation.settle({ items: outcome.createdItems });
+      done.applied += outcome.applied;
+      done.draining ||= outcome.draining;
+      done.replayed &&= outcome.replayed;
+      if (outcome.refused.length === 0)
+        return { replayed: done.replayed, body: { board: name, count: done.applied, draining: done.draining } };
+      throwUnlessRetryable(board, outcome, reservation, { applied: done.applied, entries: entries.length });
+      pending = outcome.refused;
+    }
+    return this.refuseUnapplied(name, done.applied, entries.length, pending.length);
+  }
+
+  /** Entries still refused for a stale config after the second run: partly applied, gone, or changed again. */
+  private async refuseUnapplied(name: string, applied: number, entries: number, pending: number): Promise<never> {
+    if (applied > 0) throw new ConflictError('BATCH_PARTIAL', M.batchPartial(name, applied, entries, pending));
+    if (!(await this.boards.loadBoard(name))) throw new NotFoundError('BOARD_NOT_FOUND', M.boardNotFound(name));
+    throw new ConflictError('CONFIG_CHANGED', M.configChanged(name));
+  }
+}
+
+/**
+ * A batch some shards refused: only a stale or missing config is run again (the caller regroups the
+ * refused entries by the reloaded config). An event time out of span, a growth refusal or any other
+ * error ends the batch here, as a partial answer when something was applied.
+ */
+function throwUnlessRetryable(
+  board: PreparedBoard,
+  outcome: BatchOutcome,
+  reservation: Reservation,
+  sofar: { applied: number; entries: number },
+): void {
+  const outOfSpan = outcome.errors.find((error) => error instanceof AtOutOfSpanError);
+  if (outOfSpan !== undefined && sofar.applied === 0) throw outOfSpan;
+  // A part over segments.max is refused like one over a growth limit: whole, the others kept.
+  const limited = (error: unknown) => growthRefusalOf(error) !== undefined || isSegmentLimit(error);
+  const unexpected = outcome.errors.find((error) => !isRefusal(error) && !limited(error));
+  if (unexpected !== undefined) throw unexpected;
+  const growth = outcome.errors.find(limited);
+  if (growth === undefined) return;
+  const refusal = growthError(growth, reservation, board);
+  if (sofar.applied === 0) throw refusal;
+  const message = (refusal as Error).message;
+  throw new ConflictError(
+    'BATCH_PARTIAL',
+    M.batchRefusedPartly(board.config.name, sofar.applied, sofar.entries, outcome.refused.length, message),
+  );
+}
+
+/** A batch entry's value: its amount, or in a batch of scores (a max / min / last board) its score; never both kinds. */
+function batchValue(input: BatchInput, i: number, scored: boolean): number {
+  const value = scored ? input.score : input.amount;
+  if (value === undefined || (scored && input.amount !== undefined))
+    throw new InvalidInputError(M.batchKinds(`items.${i}`));
+  return value;
+}

@@ -1,0 +1,170 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import type { WriteAnswer } from '../../common/retry-safe';
+import type { ClientBudget } from '../../governance/growth-quotas';
+import { IdemRequest, idemRequest } from '../../redis/idempotency';
+import type { PreparedBoard } from '../core/board';
+import type { WindowStanding } from '../core/ranking.types';
+import { batchFingerprint, incrementFingerprint, segmentsOf, timeOf } from './write-rules';
+
+/**
+ * The writes as objects, from the controller to the script: each names its board, carries its own
+ * fields and the context every write shares. Built once (WriteCommands) and passed unchanged through
+ * the facade to the pipeline (WritePipeline) and the store.
+ */
+
+/** What every write carries besides its own fields. */
+export interface WriteContext {
+  /** When the request arrived (unix ms): its checks and its script call go by this time. */
+  nowMs: number;
+  /** The client's Idempotency-Key (scoped to the client) and what the request asks for; none: not keyed. */
+  idem?: IdemRequest;
+  /** The client's allowance of growth (quotas on new items, likes, stored answers); none: unlimited. */
+  budget?: ClientBudget;
+}
+
+/** An item increment; `atSec` the event's time (absent: now), `createdAtSec` the item's creation time. */
+export interface IncrementCommand {
+  kind: 'increment';
+  board: string;
+  item: string;
+  amount: number;
+  atSec?: number;
+  createdAtSec?: number;
+  /** The segments the event also counts in (absent: none). */
+  segments?: string[];
+  context: WriteContext;
+}
+
+/** A score on a max / min / last board; `atSec` the event's time (absent: now). */
+export interface ScoreCommand {
+  kind: 'score';
+  board: string;
+  item: string;
+  /** An integer, |score| <= MAX_ABS_SCORE. */
+  score: number;
+  atSec?: number;
+  context: WriteContext;
+}
+
+/** A batch entry as the client sent it: `at` (absent: now) and `createdAt` (absent: none) in unix seconds. */
+export interface BatchInput {
+  item: string;
+  /** Undefined only beside a score. */
+  amount?: number;
+  /** A max / min / last board's entries carry a score instead of an amount. */
+  score?: number;
+  at?: number;
+  createdAt?: number;
+  segments?: string[];
+}
+
+/** Amounts for many items, applied together (atomically per shard). */
+export interface BatchCommand {
+  kind: 'batch';
+  board: string;
+  entries: BatchInput[];
+  context: WriteContext;
+}
+
+/** A user's like of an item, counted once while it is inside any window. */
+export interface LikeCommand {
+  kind: 'like';
+  board: string;
+  item: string;
+  userId: string;
+  atSec?: number;
+  /** The segments the like counts in (absent: none). */
+  segments?: string[];
+  context: WriteContext;
+}
+
+/** A like taken back: never refused for growth, it creates nothing. */
+export interface UnlikeCommand {
+  kind: 'unlike';
+  board: string;
+  item: string;
+  userId: string;
+  context: WriteContext;
+}
+
+export type WriteCommand = IncrementCommand | ScoreCommand | BatchCommand | LikeCommand | UnlikeCommand;
+
+/** What an item write answers: each window's new standing. */
+export interface ItemWritten {
+  board: string;
+  item: string;
+  windows: Record<string, WindowStanding>;
+  /** True while an expired slot larger than one chunk is still being subtracted. */
+  draining: boolean;
+}
+
+export type LikeWritten = ItemWritten & { userId: string; counted: boolean };
+
+export type BatchWritten = { board: string; count: number; draining: boolean };
+
+/** One run of a command on its board: the config as cached, its time, the key its idempotency strategy hands the script. */
+export interface WriteAttempt {
+  board: PreparedBoard;
+  nowMs: number;
+  idem?: IdemRequest;
+}
+
+/** An attempt as a kind of write runs it: `replaysInScript` when its script answers a repeat before its checks. */
+export interface GuardedAttempt extends WriteAttempt {
+  replaysInScript: boolean;
+}
+
+/**
+ * One kind of write (increment, batch, like/unlike) as the pipeline runs it: how many shards it calls,
+ * and its own steps (check the command, reserve growth, run on the shard(s), settle, build the answer).
+ */
+export interface WriteKind<C extends WriteCommand, T> {
+  parts(command: C, board: PreparedBoard): number;
+  apply(command: C, attempt: GuardedAttempt): Promise<WriteAnswer<T>>;
+}
+
+/** How a request was sent: its Idempotency-Key (already scoped to its client) and its client's budget. */
+export interface SentWith {
+  idemKey?: string;
+  budget?: ClientBudget;
+}
+
+/**
+ * Builds the commands: stamps the arrival time and fingerprints the request. A fingerprint holds the
+ * operation and the values that decide its effect; `at` and `createdAt` count only when sent, so
+ * requests without them keep the fingerprint they always had (stored answers stay valid).
+ */
+@Injectable()
+export class WriteCommands {
+  constructor(private readonly clock: Clock) {}
+
+  increment(fields: Omit<IncrementCommand, 'kind' | 'context'>, sent: SentWith = {}): IncrementCommand {
+    const what = incrementFingerprint({ ...fields, name: fields.board });
+    return { kind: 'increment', ...fields, context: this.context(sent, what) };
+  }
+
+  batch(fields: Omit<BatchCommand, 'kind' | 'context'>, sent: SentWith = {}): BatchCommand {
+    return { kind: 'batch', ...fields, context: this.context(sent, batchFingerprint(fields.board, fields.entries)) };
+  }
+
+  score(fields: Omit<ScoreCommand, 'kind' | 'context'>, sent: SentWith = {}): ScoreCommand {
+    const { board, item, score, atSec } = fields;
+    return { kind: 'score', ...fields, context: this.context(sent, ['score', board, item, score, ...timeOf(atSec)]) };
+  }
+
+  like(fields: Omit<LikeCommand, 'kind' | 'context'>, sent: SentWith = {}): LikeCommand {
+    const { board, item, userId, atSec, segments } = fields;
+    const what = ['like', board, item, userId, ...timeOf(atSec), ...segmentsOf(segments)];
+    return { kind: 'like', ...fields, context: this.context(sent, what) };
+  }
+
+  unlike(fields: Omit<UnlikeCommand, 'kind' | 'context'>, sent: SentWith = {}): UnlikeCommand {
+    const { board, item, userId } = fields;
+    return { kind: 'unlike', ...fields, context: this.context(sent, ['unlike', board, item, userId]) };
+  }
+
+  private context(sent: SentWith, what: unknown[]): WriteContext {
+    return { nowMs: this.clock.nowMs(), idem: idemRequest(sent.idemKey, what), budget: sent.budget };
+  }
+}
