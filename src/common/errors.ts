@@ -78,6 +78,11 @@ export const ERROR_CODES = {
     retry:
       'no: the board holds its maxItems items; existing items keep counting, new ones wait until some leave every window',
   },
+  AGGREGATE_MISMATCH: {
+    status: 409,
+    applied: 'no',
+    retry: 'no: a max/min/last board takes scores (POST .../score), a sum board increments and likes',
+  },
   SEGMENT_LIMIT: {
     status: 409,
     applied: 'no',

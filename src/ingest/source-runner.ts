@@ -241,11 +241,14 @@ function entryOf(entry: Pending, nowMs: number): IngestEntry {
   return { id: entry.message.id, item: event.item, amount: event.amount, atMs: event.atMs ?? nowMs };
 }
 
+/** Why the apply script refused an entry, as its dead letter says (AT_OUT_OF_SPAN: the default). */
+const REFUSALS: Record<string, string> = {
+  BOARD_FULL: 'BOARD_FULL: the board holds its maxItems items',
+  AGGREGATE_MISMATCH: 'AGGREGATE_MISMATCH: the board keeps a max / min / last score per item; events add amounts',
+};
+
 function settle(entry: Pending, outcome: EntryOutcome, shard: ShardKeys): void {
   if (outcome.kind !== 'refused') return;
-  entry.refusal =
-    outcome.reason === 'BOARD_FULL'
-      ? 'BOARD_FULL: the board holds its maxItems items'
-      : `${outcome.reason}: no window holds the event's time any more`;
+  entry.refusal = REFUSALS[outcome.reason] ?? `${outcome.reason}: no window holds the event's time any more`;
   entry.refusedOn = shard;
 }

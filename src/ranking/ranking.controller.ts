@@ -64,7 +64,7 @@ export class RankingController {
   })
   @ApiResponse({ status: 201, type: BoardViewDto })
   @ApiResponse({ status: 200, type: BoardViewDto })
-  @ErrorResponse(409, 'BOARD_CONFIG_CONFLICT: a window would change (use reset=true)')
+  @ErrorResponse(409, 'BOARD_CONFIG_CONFLICT: a window, the shards or the aggregate would change (use reset=true)')
   async putBoard(
     @Param() params: BoardParams,
     @Query() query: PutBoardQuery,
@@ -79,6 +79,7 @@ export class RankingController {
       body.maxItems,
       body.views,
       body.ties,
+      body.aggregate,
       body.segments?.max,
     );
     void reply.status(result.created ? 201 : 200);
@@ -171,7 +172,8 @@ export class RankingController {
   ): Promise<BatchResultDto> {
     const entries = body.items.map((entry) => ({
       item: entry.item,
-      amount: entry.amount ?? DEFAULT_AMOUNT,
+      amount: entry.amount ?? (entry.score === undefined ? DEFAULT_AMOUNT : undefined),
+      score: entry.score,
       at: entry.at,
       createdAt: entry.createdAt,
       segments: entry.segments,

@@ -3,11 +3,12 @@ import { ItemDataController } from './items/item-data.controller';
 import { LookupController } from './lookup/lookup.controller';
 import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
+import { ScoresController } from './scores/scores.controller';
 
 /** Ranking over HTTP: the core module (its slices and their layer order are there) and its routes. */
 @Module({
   imports: [RankingCoreModule],
-  controllers: [RankingController, LookupController, ItemDataController],
+  controllers: [RankingController, LookupController, ItemDataController, ScoresController],
   exports: [RankingCoreModule],
 })
 export class RankingModule {}

@@ -8,6 +8,7 @@ import { ViewRowAnswer, WindowFigures } from './core/answers';
 import type { TiesMode } from './core/board';
 import { InvalidInputError } from '../common/errors';
 import { RANKING_MESSAGES as M } from './core/ranking.messages';
+import type { Aggregate } from './core/aggregate';
 import type { HistoryPoint, ListedItem } from './core/ranking.types';
 import type { ViewInput } from './core/trending-math';
 import type { WindowInput } from './core/window-math';
@@ -78,7 +79,7 @@ export class RankingService {
     private readonly spans: SpansService,
   ) {}
 
-  /** `shards`, `maxItems`, `views`, `ties` and `segmentsMax` undefined keep the stored ones. */
+  /** `shards`, `maxItems`, `views`, `ties`, `aggregate` and `segmentsMax` undefined keep the stored ones. */
   putBoard(
     name: string,
     windows: WindowInput[],
@@ -87,9 +88,10 @@ export class RankingService {
     maxItems?: number,
     views?: ViewInput[],
     ties?: TiesMode,
+    aggregate?: Aggregate,
     segmentsMax?: number,
   ): Promise<{ created: boolean; board: BoardView }> {
-    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, ties, segmentsMax });
+    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, ties, aggregate, segmentsMax });
   }
 
   getBoard(name: string): Promise<BoardView> {
@@ -139,6 +141,18 @@ export class RankingService {
     // The positional overload requires item and amount.
     const fields = { board: first, item: item!, amount: amount!, atSec, createdAtSec, segments };
     return this.writes.increment(this.commands.increment(fields, { idemKey, budget }));
+  }
+
+  /** A score on a max / min / last board (409 AGGREGATE_MISMATCH on a sum board). */
+  score(
+    name: string,
+    item: string,
+    score: number,
+    idemKey?: string,
+    budget?: ClientBudget,
+    atSec?: number,
+  ): Promise<WriteAnswer<ItemWritten>> {
+    return this.writes.score(this.commands.score({ board: name, item, score, atSec }, { idemKey, budget }));
   }
 
   /** A batch of increments, as a command or (the library's first API) positionally. */

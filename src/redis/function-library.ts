@@ -51,7 +51,7 @@ export interface SourceLine {
 
 /** A library as Redis loads it: its versioned name, its assembled source, and where each line came from. */
 export interface FunctionLibrary {
-  /** `<name>_v<version>`, e.g. tb_ranking_v3: what FUNCTION LOAD registers and FUNCTION LIST shows. */
+  /** `<name>_v<version>`, e.g. tb_ranking_v4: what FUNCTION LOAD registers and FUNCTION LIST shows. */
   readonly name: string;
   readonly source: string;
   /** Absolute paths of its Lua modules, ARGS_MODULE first. */

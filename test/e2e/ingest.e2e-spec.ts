@@ -94,6 +94,11 @@ describe('stream ingest over HTTP (single)', () => {
       .set(ADMIN)
       .send({ windows: [{ period: '1h', interval: '1m' }], maxItems: 1 })
       .expect(201);
+    await http()
+      .put('/admin/boards/best')
+      .set(ADMIN)
+      .send({ windows: [{ period: '1h', interval: '1m' }], aggregate: 'max' })
+      .expect(201);
     const client = e2e.redis().client as Redis;
     const events = [
       { item: 'x' },
@@ -105,6 +110,7 @@ describe('stream ingest over HTTP (single)', () => {
       { item: 'x', actor: 'u1' }, // not supported here
       { board: 'capped', item: 'first' },
       { board: 'capped', item: 'second' }, // BOARD_FULL
+      { board: 'best', item: 'x', amount: 2 }, // a max board takes scores: AGGREGATE_MISMATCH
     ];
     for (const event of events) await client.xadd('in', '*', 'event', JSON.stringify(event));
     await client.xadd('in', '*', 'event', 'not json');
@@ -119,16 +125,26 @@ describe('stream ingest over HTTP (single)', () => {
       'every entry handled',
       async () => {
         const [source] = await sources();
-        return source.applied + source.deadLettered === 11 && source.lag === 0 ? source : undefined;
+        return source.applied + source.deadLettered === 12 && source.lag === 0 ? source : undefined;
       },
       sources,
     );
-    expect(done).toMatchObject({ applied: 4, deadLettered: 7, lastError: null });
+    expect(done).toMatchObject({ applied: 4, deadLettered: 8, lastError: null });
     expect(await top('rs')).toEqual({ x: 3, y: 3 });
     expect(await top('capped')).toEqual({ first: 1 });
+    expect(await top('best')).toEqual({});
     const dead = (await client.xrange('in:dead', '-', '+')).map(([, fields]) => Object.fromEntries(chunk(fields)));
     expect(dead.map((d) => d.reason.split(':')[0]).sort()).toEqual(
-      ['AT_OUT_OF_SPAN', 'BOARD_FULL', 'BOARD_NOT_FOUND', 'INVALID', 'INVALID', 'INVALID', 'NOT_JSON'].sort(),
+      [
+        'AGGREGATE_MISMATCH',
+        'AT_OUT_OF_SPAN',
+        'BOARD_FULL',
+        'BOARD_NOT_FOUND',
+        'INVALID',
+        'INVALID',
+        'INVALID',
+        'NOT_JSON',
+      ].sort(),
     );
     expect(dead.find((d) => d.reason.startsWith('NOT_JSON'))).toMatchObject({ source: 'rs', payload: 'not json' });
     expect(await client.xpending('in', 'trendboard')).toEqual([0, null, null, null]);
@@ -138,7 +154,7 @@ describe('stream ingest over HTTP (single)', () => {
     await until('the new entry', async () => ((await top('rs')).z === 5 ? true : undefined));
     const metrics = (await http().get('/metrics').expect(200)).text;
     expect(metrics).toMatch(/trendboard_ingest_applied_total\{source="rs"\} 5/);
-    expect(metrics).toMatch(/trendboard_ingest_dead_lettered_total\{source="rs"\} 7/);
+    expect(metrics).toMatch(/trendboard_ingest_dead_lettered_total\{source="rs"\} 8/);
     expect(metrics).toMatch(/trendboard_ingest_lag_messages\{source="rs"\} \d+/);
     await http().delete('/admin/ingest/rs').set(ADMIN).expect(204);
   });

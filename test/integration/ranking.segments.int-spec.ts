@@ -32,7 +32,7 @@ describe.each(TOPOLOGIES)('segment keys (%s)', (topology) => {
   });
 
   async function feed(board: string): Promise<void> {
-    await service.ranking.putBoard(board, WINDOWS, 3, false, undefined, undefined, undefined, 50);
+    await service.ranking.putBoard(board, WINDOWS, 3, false, undefined, undefined, undefined, undefined, 50);
     for (let i = 0; i < 30; i++) {
       const segments = [`s${i % 7}`, `t${i % 3}`];
       await service.ranking.increment(
@@ -78,7 +78,7 @@ describe.each(TOPOLOGIES)('segment keys (%s)', (topology) => {
 
   it('a reset that drops a window drops it in every segment too', async () => {
     await feed('b');
-    await service.ranking.putBoard('b', [WINDOWS[1]], 3, true, undefined, undefined, undefined, 50);
+    await service.ranking.putBoard('b', [WINDOWS[1]], 3, true, undefined, undefined, undefined, undefined, 50);
     expect((await redis.dataKeys('board:b*')).filter((key) => key.includes(':hour~'))).toEqual([]);
     expect((await service.ranking.top('b', 'day', 0, 10, { segment: 'u' })).items).toEqual([
       { item: 'x', score: 2, rank: 1, previousRank: null },

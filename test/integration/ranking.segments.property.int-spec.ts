@@ -171,7 +171,17 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
           const name = `s${board++}`;
           clock.setMs(startMs);
           const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-          await setup.ranking.putBoard(name, windows, shards, false, undefined, undefined, undefined, SEGMENTS_MAX);
+          await setup.ranking.putBoard(
+            name,
+            windows,
+            shards,
+            false,
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+            SEGMENTS_MAX,
+          );
           const model = new SegmentModel(shards);
           for (const step of ops) {
             if (step.kind === 'inc') await increment(name, model, step);

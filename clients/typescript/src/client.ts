@@ -84,6 +84,17 @@ export class Boards extends Routes {
     return this.send({ method: 'POST', path, params: { board, item }, body, repeat: 'safe', keyed: true }, options);
   }
 
+  /** Records a score on a max / min / last board; answers each window's score and rank as increment does. */
+  score(
+    board: string,
+    item: string,
+    body: Body<'/boards/{board}/items/{item}/score', 'post'>,
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/items/{item}/score', 'post'> {
+    const path = '/boards/{board}/items/{item}/score';
+    return this.send({ method: 'POST', path, params: { board, item }, body, repeat: 'safe', keyed: true }, options);
+  }
+
   /** Up to 1000 increments in one atomic step (all or nothing). */
   batch(
     board: string,

@@ -19,7 +19,7 @@
 --                ids ascending
 -- Reply: { draining (0|1), due time for the index (unix ms, 0: none), events applied now, then one
 --        outcome per entry: "a" applied now, "s" applied before, "r:<reason>" refused (now or before:
---        dead-letter it) }
+--        dead-letter it; AGGREGATE_MISMATCH on a max / min / last board, AT_OUT_OF_SPAN, BOARD_FULL) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (nothing applied), TB_INGEST_FENCED <epoch> (nothing applied)
 
 -- Message ids "<hi>-<lo>" as two numbers (exact up to 2^53: stream ids' milliseconds and sequences are).
@@ -73,7 +73,10 @@ local function ingest_classify(progress, last, now_sec, window_count)
       local at_sec = math.floor(tonumber(ARGV[i + 3]) / 1000)
       if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
       local reason = nil
-      if not holding_at[at_sec] then
+      -- A stream event adds an amount: a max / min / last board takes only scores (POST .../score).
+      if BOARD.aggregate ~= 'sum' then
+        reason = 'AGGREGATE_MISMATCH'
+      elseif not holding_at[at_sec] then
         reason = 'AT_OUT_OF_SPAN'
       elseif not admit(ARGV[i + 1]) then
         reason = 'BOARD_FULL'

@@ -2,6 +2,7 @@ import { RESEND_GUARD_MS } from '../../common/limits';
 import { intReply, oneOfReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { TIES_MODES, TiesMode } from '../core/board';
+import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import type { BoardKeys } from '../core/ranking.keys';
 import type { PutBoardCommand } from '../core/ranking.types';
 
@@ -17,6 +18,7 @@ export type BoardPutReply =
       maxItems: number | null;
       viewsJson: string;
       ties: TiesMode;
+      aggregate: Aggregate;
       /** 0: the board takes no segments */
       segmentsMax: number;
     }
@@ -39,6 +41,7 @@ export const BOARDS_FUNCTIONS = {
         call.maxItems ?? '',
         JSON.stringify(call.views),
         call.ties ?? '',
+        call.aggregate ?? '',
         call.segmentsMax ?? '',
       ],
     }),
@@ -46,7 +49,7 @@ export const BOARDS_FUNCTIONS = {
       const reply = new Reply('tbRankBoardPut', raw);
       const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
       if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
-      reply.expectLength(10);
+      reply.expectLength(11);
       return {
         status,
         version: reply.string(1),
@@ -57,7 +60,8 @@ export const BOARDS_FUNCTIONS = {
         maxItems: reply.int(6) || null,
         viewsJson: reply.string(7),
         ties: oneOfReply('tbRankBoardPut', reply.string(8), TIES_MODES),
-        segmentsMax: reply.int(9),
+        aggregate: oneOfReply('tbRankBoardPut', reply.string(9), AGGREGATES),
+        segmentsMax: reply.int(10),
       };
     },
   }),
@@ -87,6 +91,8 @@ export const BOARDS_FUNCTIONS = {
       revision: number;
       maxItems: number | null;
       viewsJson: string;
+      /** Absent: sum. */
+      aggregate?: Aggregate;
       /** absent or 0: the board takes no segments */
       segmentsMax?: number;
       nowMs: number;
@@ -100,6 +106,7 @@ export const BOARDS_FUNCTIONS = {
         call.nowMs,
         call.maxItems ?? 0,
         call.viewsJson,
+        call.aggregate ?? 'sum',
         call.segmentsMax ?? 0,
       ],
     }),

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
+import type { Aggregate } from '../core/aggregate';
 import { BoardConfig, TiesMode } from '../core/board';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
@@ -33,6 +34,8 @@ export interface BoardView {
   views?: ViewView[];
   /** Present when ties are strict ("first"). */
   ties?: TiesMode;
+  /** Present when not sum. */
+  aggregate?: Aggregate;
   /** Present when the board takes segments. */
   segments?: { max: number };
 }
@@ -53,6 +56,8 @@ export interface PutBoardInput {
   maxItems?: number;
   views?: ViewInput[];
   ties?: TiesMode;
+  /** undefined keeps the stored one (sum for a new board). */
+  aggregate?: Aggregate;
   /** Most live segments per shard; undefined keeps the stored one. */
   segmentsMax?: number;
 }
@@ -67,10 +72,14 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset, maxItems, ties, segmentsMax } = input;
+    const { name, shards, reset, maxItems, ties, aggregate, segmentsMax } = input;
     if (ties === 'first' && shards !== undefined && shards > 1) throw new InvalidInputError(M.tiesFirstSharded());
     const windows = resolveWindows(input.windows);
     const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
+    // Decay, hot and rising weigh sums of events; a max / min / last window holds no sum to weigh.
+    // Segments are kept for sum boards only (a max / min / last segment window is not defined yet).
+    if (views.length > 0 || (aggregate !== undefined && aggregate !== 'sum') || (segmentsMax ?? 0) > 0)
+      await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, segmentsMax);
     const version = randomUUID();
     const result = await this.store.putBoard({
       name,
@@ -79,6 +88,7 @@ export class BoardsService {
       maxItems,
       views,
       ties,
+      aggregate,
       segmentsMax,
       reset,
       version,
@@ -122,6 +132,24 @@ export class BoardsService {
     return this.store.changeVersion(await this.cache.get(name));
   }
 
+  /**
+   * Decay, hot and rising weigh sums of events, and segments are kept for sum boards only: a max / min /
+   * last board (the one asked for, else the stored one) takes neither. Omitted segments keep the stored ones.
+   */
+  private async checkSumOnlyFeatures(
+    name: string,
+    asked: Aggregate | undefined,
+    hasViews: boolean,
+    askedSegmentsMax: number | undefined,
+  ): Promise<void> {
+    const stored = asked === undefined || askedSegmentsMax === undefined ? await this.store.loadBoard(name) : undefined;
+    const aggregate = asked ?? stored?.aggregate ?? 'sum';
+    if (aggregate === 'sum') return;
+    if (hasViews) throw new InvalidInputError(M.viewsNeedSum(name, aggregate));
+    if ((askedSegmentsMax ?? stored?.segmentsMax ?? 0) > 0)
+      throw new InvalidInputError(M.segmentsNeedSum(name, aggregate));
+  }
+
   /** The stored views, checked again against the new windows (a PUT without `views` keeps them). */
   private async keptViews(name: string, windows: WindowSpec[]): Promise<ViewConfig[]> {
     const stored = (await this.store.loadBoard(name))?.views ?? [];
@@ -142,6 +170,7 @@ function viewOf(config: BoardConfig): BoardView {
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
     ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
     ...(config.ties === 'first' ? { ties: config.ties } : {}),
+    ...(config.aggregate === undefined || config.aggregate === 'sum' ? {} : { aggregate: config.aggregate }),
     ...(config.segmentsMax === undefined ? {} : { segments: { max: config.segmentsMax } }),
   };
 }

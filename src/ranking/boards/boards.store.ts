@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config';
 import { RedisService } from '../../redis/redis.service';
+import { aggregateOf } from '../core/aggregate';
 import { BoardConfig, PreparedBoard } from '../core/board';
 import { RankingKeys } from '../core/ranking.keys';
 import type { PutBoardResult } from '../core/board';
@@ -41,6 +42,7 @@ export class BoardsStore {
       maxItems: stored.maxItems ? Number(stored.maxItems) : null,
       views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
       ties: stored.ties === 'first' ? 'first' : 'shared',
+      aggregate: aggregateOf(stored.aggregate),
       ...(stored.segmentsMax ? { segmentsMax: Number(stored.segmentsMax) } : {}),
     };
   }
@@ -95,6 +97,7 @@ export class BoardsStore {
       maxItems: reply.maxItems,
       views: JSON.parse(reply.viewsJson) as ViewConfig[],
       ties: reply.ties,
+      aggregate: reply.aggregate,
       ...(reply.segmentsMax > 0 ? { segmentsMax: reply.segmentsMax } : {}),
     };
     await Promise.all(

@@ -1,3 +1,4 @@
+import type { Aggregate } from './aggregate';
 import { BoardKeys } from './ranking.keys';
 import type { TiesMode } from './ranking.types';
 import { shardOf } from './shard-math';
@@ -14,6 +15,8 @@ export interface BoardConfig {
   maxItems: number | null;
   /** Trending views, read like windows (names never a window's). */
   views: ViewConfig[];
+  /** Absent: sum. */
+  aggregate?: Aggregate;
   /** Equal scores: one competition rank (shared, also when absent), or strict ranks in the order items reached their score (first). */
   ties?: TiesMode;
   /** Most live segments per shard; absent: the board takes no segments. */

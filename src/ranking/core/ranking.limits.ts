@@ -5,6 +5,10 @@ export const MAX_ABS_AMOUNT = 1_000_000;
 export const AMOUNT_RANGE: Bounds = { min: -MAX_ABS_AMOUNT, max: MAX_ABS_AMOUNT };
 export const DEFAULT_AMOUNT = 1;
 
+/** Largest |score| a max / min / last board records: integers stay exact in a zset's double (2^53 > 10^15). */
+export const MAX_ABS_SCORE = 1_000_000_000_000_000;
+export const SCORE_RANGE: Bounds = { min: -MAX_ABS_SCORE, max: MAX_ABS_SCORE };
+
 /** Entries of one batch of increments. */
 export const BATCH_ENTRIES: Bounds = { min: 1, max: 1000 };
 

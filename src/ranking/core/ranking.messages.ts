@@ -50,6 +50,18 @@ export const RANKING_MESSAGES = {
   atBeforeWindows: "at lies before every window's live span, or before every window holding it was created",
   keptViewsBroken: (problem: string) =>
     `the stored views no longer fit the windows (${problem}); send views with the new windows`,
+  viewsNeedSum: (board: string, aggregate: string) =>
+    `views (decay, hot, rising) weigh sums of events: board "${board}" would aggregate by ${aggregate}; drop the views or use aggregate sum`,
+  segmentsNeedSum: (board: string, aggregate: string) =>
+    `segments are kept for sum boards only: board "${board}" would both take segments and aggregate by ${aggregate}; use aggregate sum, or a board without segments`,
+  aggregateMismatch: (board: string, aggregate: string, write: string) =>
+    aggregate === 'sum'
+      ? `board "${board}" sums its events: ${write} takes no score (use increment, or a board with aggregate max, min or last)`
+      : `board "${board}" keeps the ${aggregate} score of each item: ${write} does not apply (POST /boards/${board}/items/:item/score records one)`,
+  batchKinds: (field: string) =>
+    `${field} must carry a score on a max / min / last board and an amount elsewhere, not both: a batch is of one kind`,
+  spanNeedsSum: (board: string, aggregate: string) =>
+    `span sums the newest slots of a window: board "${board}" keeps the ${aggregate} score of each item (declare a window of that period instead)`,
   viewCount: (max: number) => `views must hold at most ${max} views`,
   viewNameTaken: (field: string, name: string) => `${field}.name "${name}" is already a window or view name`,
   viewField: (field: string, problem: string) => `${field}.${problem}`,

@@ -1,3 +1,4 @@
+import type { Aggregate } from './aggregate';
 import type { ViewConfig } from './trending-math';
 import type { WindowSpec } from './window-math';
 
@@ -39,6 +40,7 @@ export interface StandingsReply {
 
 export interface BatchEntry {
   item: string;
+  /** On a max / min / last board: the entry's score. */
   amount: number;
   /** The event's time (unix ms, not after now); absent: now. */
   atMs?: number;
@@ -123,6 +125,8 @@ export interface PutBoardCommand {
   shards: number | undefined;
   maxItems: number | undefined;
   views: ViewConfig[];
+  /** undefined keeps the stored one (sum for a new board). */
+  aggregate?: Aggregate;
   /** Absent: keep the stored one (shared for a new board). */
   ties?: TiesMode;
   /** undefined keeps the stored one (none for a new board). */

@@ -11,7 +11,7 @@ const lua = join(__dirname, 'lua');
 /**
  * The shared Lua modules of a function library on boards (tb_ranking, tb_ingest), in the order they
  * need each other: keys_lib's sibling_key, call_lib's per-call KEYS, ARGV and VIEWS (bound by every
- * function's begin_call), idem_lib, views, windows, snapshots, then the common start of board writes.
+ * function's begin_call), idem_lib, views, the max / min / last aggregates, windows, snapshots, then the common start of board writes.
  * A change to any of them is a change of every library holding them: bump each one's version.
  */
 export const RANKING_MODULES = [
@@ -22,6 +22,7 @@ export const RANKING_MODULES = [
   // ties: first and item data: window_lib's results changes call their hooks.
   join(lua, 'ties_lib.lua'),
   join(lua, 'item_data_lib.lua'),
+  join(lua, 'aggregate_lib.lua'),
   join(lua, 'window_lib.lua'),
   join(lua, 'snapshot_lib.lua'),
   join(lua, 'board_write_lib.lua'),

@@ -44,6 +44,7 @@ import {
   WINDOWS_PER_BOARD,
 } from '../core/ranking.limits';
 import { TIES_MODES, TiesMode } from '../core/board';
+import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import { VIEW_MODES } from '../core/trending-math';
 
 const DURATION_SCHEMA = {
@@ -266,6 +267,15 @@ export class PutBoardDto {
   ties?: TiesMode;
 
   @ApiPropertyOptional({
+    enum: AGGREGATES,
+    description:
+      "How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data",
+  })
+  @IsOptionalNotNull()
+  @IsIn(AGGREGATES, { message: `$property must be one of ${AGGREGATES.join(', ')}` })
+  aggregate?: Aggregate;
+
+  @ApiPropertyOptional({
     type: SegmentsDto,
     description:
       'Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board)',
@@ -279,7 +289,8 @@ export class PutBoardDto {
 
 export class PutBoardQuery {
   @ApiPropertyOptional({
-    description: 'Drop the data of windows whose period or interval changes, or that are removed',
+    description:
+      "Drop the data of windows whose period or interval changes, or that are removed (every window's when the shards or the aggregate change)",
   })
   @IsOptionalNotNull()
   @ToBool()
@@ -326,6 +337,8 @@ export class BoardViewDto {
   views?: ViewViewDto[];
   @ApiPropertyOptional({ enum: ['first'], description: 'Strict ranks among equal scores; absent: shared ranks' })
   ties?: TiesMode;
+  @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
+  aggregate?: Aggregate;
   @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })
   segments?: SegmentsDto;
 }

@@ -17,6 +17,7 @@ import { MAX_FUTURE_SKEW_SEC, UNIX_SEC } from '../../common/limits';
 import {
   AMOUNT_RANGE,
   BATCH_ENTRIES,
+  SCORE_RANGE,
   DEFAULT_AMOUNT,
   DEFAULT_RADIUS_ITEMS,
   DEFAULT_TOP_ITEMS,
@@ -98,6 +99,11 @@ export class BatchEntryDto {
   @AmountProperty()
   amount?: number;
 
+  @OptionalIntProperty(SCORE_RANGE, {
+    description: 'On a max / min / last board, the score (instead of amount; see POST .../score); elsewhere 409',
+  })
+  score?: number;
+
   @AtProperty()
   at?: number;
 
@@ -126,7 +132,14 @@ const BatchEntries = () =>
     kind: 'array',
     entries: BATCH_ENTRIES,
     entry: BatchEntryDto,
-    fields: { item: ID_FIELD, amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD },
+    fields: {
+      item: ID_FIELD,
+      amount: AMOUNT_FIELD,
+      score: optional({ kind: 'int', range: SCORE_RANGE }),
+      at: AT_FIELD,
+      createdAt: AT_FIELD,
+      segments: SEGMENTS_FIELD,
+    },
   },
 })
 export class BatchIncrementDto {

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../../common/errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { Reservation, reserveGrowth } from '../../governance/growth-quotas';
 import { growthRefusalOf } from '../../redis/refusals';
@@ -10,7 +10,7 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { BatchEntry, BatchOutcome } from '../core/ranking.types';
 import { groupByShard } from '../core/shard-math';
 import { atProblem, eventTimeMs } from '../core/window-math';
-import type { BatchCommand, BatchWritten, GuardedAttempt, WriteAttempt, WriteKind } from './write-commands';
+import type { BatchCommand, BatchInput, BatchWritten, GuardedAttempt, WriteAttempt, WriteKind } from './write-commands';
 import {
   allowancesOf,
   atRefusal,
@@ -57,13 +57,14 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
   private check(command: BatchCommand, attempt: GuardedAttempt): BatchEntry[] {
     const { nowMs, board } = attempt;
     const leftToScript = attempt.idem !== undefined && attempt.replaysInScript;
+    const scored = command.entries.some((input) => input.score !== undefined);
     return command.entries.map((input, i): BatchEntry => {
       checkAt(`items.${i}.at`, input.at, nowMs, board, leftToScript);
       checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
       checkSegments(`items.${i}.segments`, input.segments, board);
       return {
         item: input.item,
-        amount: input.amount,
+        amount: batchValue(input, i, scored),
         atMs: eventTimeMs(input.at, nowMs),
         ...(input.createdAt === undefined ? {} : { createdMs: eventTimeMs(input.createdAt, nowMs) }),
         ...(input.segments === undefined ? {} : { segments: input.segments }),
@@ -136,4 +137,12 @@ function throwUnlessRetryable(
     'BATCH_PARTIAL',
     M.batchRefusedPartly(board.config.name, sofar.applied, sofar.entries, outcome.refused.length, message),
   );
+}
+
+/** A batch entry's value: its amount, or in a batch of scores (a max / min / last board) its score; never both kinds. */
+function batchValue(input: BatchInput, i: number, scored: boolean): number {
+  const value = scored ? input.score : input.amount;
+  if (value === undefined || (scored && input.amount !== undefined))
+    throw new InvalidInputError(M.batchKinds(`items.${i}`));
+  return value;
 }

@@ -5,7 +5,7 @@ import type { ClientBudget } from '../../governance/growth-quotas';
 import { IdemRequest, idemRequest } from '../../redis/idempotency';
 import type { PreparedBoard } from '../core/board';
 import type { WindowStanding } from '../core/ranking.types';
-import { createdOf, incrementFingerprint, segmentsOf, timeOf } from './write-rules';
+import { batchFingerprint, incrementFingerprint, segmentsOf, timeOf } from './write-rules';
 
 /**
  * The writes as objects, from the controller to the script: each names its board, carries its own
@@ -36,10 +36,24 @@ export interface IncrementCommand {
   context: WriteContext;
 }
 
+/** A score on a max / min / last board; `atSec` the event's time (absent: now). */
+export interface ScoreCommand {
+  kind: 'score';
+  board: string;
+  item: string;
+  /** An integer, |score| <= MAX_ABS_SCORE. */
+  score: number;
+  atSec?: number;
+  context: WriteContext;
+}
+
 /** A batch entry as the client sent it: `at` (absent: now) and `createdAt` (absent: none) in unix seconds. */
 export interface BatchInput {
   item: string;
-  amount: number;
+  /** Undefined only beside a score. */
+  amount?: number;
+  /** A max / min / last board's entries carry a score instead of an amount. */
+  score?: number;
   at?: number;
   createdAt?: number;
   segments?: string[];
@@ -74,7 +88,7 @@ export interface UnlikeCommand {
   context: WriteContext;
 }
 
-export type WriteCommand = IncrementCommand | BatchCommand | LikeCommand | UnlikeCommand;
+export type WriteCommand = IncrementCommand | ScoreCommand | BatchCommand | LikeCommand | UnlikeCommand;
 
 /** What an item write answers: each window's new standing. */
 export interface ItemWritten {
@@ -131,14 +145,12 @@ export class WriteCommands {
   }
 
   batch(fields: Omit<BatchCommand, 'kind' | 'context'>, sent: SentWith = {}): BatchCommand {
-    const rows = fields.entries.map((e) => [
-      e.item,
-      e.amount,
-      ...timeOf(e.at),
-      ...createdOf(e.createdAt),
-      ...segmentsOf(e.segments),
-    ]);
-    return { kind: 'batch', ...fields, context: this.context(sent, ['increments', fields.board, rows]) };
+    return { kind: 'batch', ...fields, context: this.context(sent, batchFingerprint(fields.board, fields.entries)) };
+  }
+
+  score(fields: Omit<ScoreCommand, 'kind' | 'context'>, sent: SentWith = {}): ScoreCommand {
+    const { board, item, score, atSec } = fields;
+    return { kind: 'score', ...fields, context: this.context(sent, ['score', board, item, score, ...timeOf(atSec)]) };
   }
 
   like(fields: Omit<LikeCommand, 'kind' | 'context'>, sent: SentWith = {}): LikeCommand {

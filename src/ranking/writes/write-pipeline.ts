@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
+import { ConflictError } from '../../common/errors';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { AnswerCost, ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
 import type { GrowthKind } from '../../common/growth-kinds';
@@ -8,7 +9,9 @@ import type { IdemRequest } from '../../redis/idempotency';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import type { PreparedBoard } from '../core/board';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { WriteOutcome } from '../core/ranking.types';
+import { eventTimeMs } from '../core/window-math';
 import { BatchWrite } from './batch-write';
 import type {
   BatchCommand,
@@ -18,6 +21,7 @@ import type {
   ItemWritten,
   LikeCommand,
   LikeWritten,
+  ScoreCommand,
   UnlikeCommand,
   WriteCommand,
   WriteContext,
@@ -42,6 +46,7 @@ export class WritePipeline {
   private readonly policy: IdempotencyPolicy;
   private readonly incrementWrite: IncrementWrite;
   private readonly likeWrite: LikeWrite;
+  private readonly scoreWrite: ScoreWrite;
   private readonly batchWrite: BatchWrite;
 
   constructor(
@@ -53,11 +58,17 @@ export class WritePipeline {
     this.policy = new IdempotencyPolicy(store);
     this.incrementWrite = new IncrementWrite(store);
     this.likeWrite = new LikeWrite(store);
+    this.scoreWrite = new ScoreWrite(store);
     this.batchWrite = new BatchWrite(store, boards, cache);
   }
 
   increment(command: IncrementCommand): Promise<WriteAnswer<ItemWritten>> {
     return this.run(command, this.incrementWrite);
+  }
+
+  /** A score on a max / min / last board (409 AGGREGATE_MISMATCH on a sum board). */
+  score(command: ScoreCommand): Promise<WriteAnswer<ItemWritten>> {
+    return this.run(command, this.scoreWrite);
   }
 
   /** See BatchWrite: on a sharded board each shard applies its part on its own. */
@@ -69,7 +80,8 @@ export class WritePipeline {
     return this.run(command, this.likeWrite);
   }
 
-  private run<C extends WriteCommand, T>(command: C, kind: WriteKind<C, T>): Promise<WriteAnswer<T>> {
+  private async run<C extends WriteCommand, T>(command: C, kind: WriteKind<C, T>): Promise<WriteAnswer<T>> {
+    await this.checkAggregate(command);
     let attempts = 0;
     return this.cache.withBoard(command.board, (board) => this.onBoard(command, kind, board, attempts++));
   }
@@ -89,6 +101,22 @@ export class WritePipeline {
   }
 
   /**
+   * A sum board takes increments and likes, a max / min / last board ('best') scores (a batch: its
+   * entries' kind): the other kind is 409 AGGREGATE_MISMATCH. A mismatch with the cached config is
+   * checked once more against the stored one (another instance may have changed the aggregate); a match
+   * needs no check: the write's call is refused if the config changed since.
+   */
+  private async checkAggregate(command: WriteCommand): Promise<void> {
+    const { takes, write } = aggregateWrite(command);
+    const takesOf = (board: PreparedBoard) => ((board.config.aggregate ?? 'sum') === 'sum' ? 'sum' : 'best');
+    if (takesOf(await this.cache.get(command.board)) === takes) return;
+    const fresh = await this.cache.reload(command.board);
+    if (takesOf(fresh) === takes) return;
+    const name = command.board;
+    throw new ConflictError('AGGREGATE_MISMATCH', M.aggregateMismatch(name, fresh.config.aggregate ?? 'sum', write));
+  }
+
+  /**
    * The request's time, except when run again on a reloaded config: that config may have remade a
    * window after the request arrived, and a like timed before its window existed would be invisible
    * to its unlike (and counted again by a repeat), so the second run takes the clock's time.
@@ -96,6 +124,14 @@ export class WritePipeline {
   private attemptMs(command: WriteCommand, attempt: number): number {
     return attempt === 0 ? command.context.nowMs : this.clock.nowMs();
   }
+}
+
+/** What a write takes ('sum': amounts, 'best': scores) and its name in an AGGREGATE_MISMATCH message. */
+function aggregateWrite(command: WriteCommand): { takes: 'sum' | 'best'; write: string } {
+  if (command.kind === 'score') return { takes: 'best', write: 'score' };
+  if (command.kind !== 'batch') return { takes: 'sum', write: command.kind };
+  const scored = command.entries.some((entry) => entry.score !== undefined);
+  return scored ? { takes: 'best', write: 'a batch of scores' } : { takes: 'sum', write: 'increments' };
 }
 
 /**
@@ -207,7 +243,11 @@ type AtProblem = { message: string } | undefined;
  * A write of one item on its shard (increment, like, unlike): the same five steps for each, the kind
  * filling them in. A script's refusal of the event time or of growth becomes the client's error here.
  */
-abstract class ItemWrite<C extends IncrementCommand | LikeCommand | UnlikeCommand, R, T> implements WriteKind<C, T> {
+abstract class ItemWrite<
+  C extends IncrementCommand | ScoreCommand | LikeCommand | UnlikeCommand,
+  R,
+  T,
+> implements WriteKind<C, T> {
   constructor(protected readonly store: WritesStore) {}
 
   parts(): number {
@@ -259,6 +299,32 @@ class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritt
   }
 
   protected answer(command: IncrementCommand, result: WriteOutcome): WriteAnswer<ItemWritten> {
+    const body = { board: command.board, item: command.item, windows: byWindow(result), draining: result.draining };
+    return { replayed: result.replayed, body };
+  }
+}
+
+/** A score on a max / min / last board: checked, charged and answered like an increment. */
+class ScoreWrite extends ItemWrite<ScoreCommand, WriteOutcome, ItemWritten> {
+  protected check(command: ScoreCommand, attempt: GuardedAttempt): AtProblem {
+    return checkAt('at', command.atSec, attempt.nowMs, attempt.board, attempt.idem !== undefined);
+  }
+
+  protected growth(): Growth {
+    return { items: 1 };
+  }
+
+  protected onShard(command: ScoreCommand, attempt: GuardedAttempt, reservation: Reservation) {
+    const { item, score, atSec } = command;
+    const record = { item, score, newItems: reservation.allowance('items'), atMs: eventTimeMs(atSec, attempt.nowMs) };
+    return this.store.score(record, attempt);
+  }
+
+  protected created(result: WriteOutcome): Growth {
+    return { items: result.createdItems };
+  }
+
+  protected answer(command: ScoreCommand, result: WriteOutcome): WriteAnswer<ItemWritten> {
     const body = { board: command.board, item: command.item, windows: byWindow(result), draining: result.draining };
     return { replayed: result.replayed, body };
   }

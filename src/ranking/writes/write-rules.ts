@@ -54,6 +54,35 @@ export function incrementFingerprint(request: {
   return ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec), ...segmentsOf(segments)];
 }
 
+/**
+ * A batch's fingerprint: each entry's item and amount, its score, `at`, `createdAt` and segments only
+ * when sent (batches without them keep the fingerprint they always had).
+ */
+export function batchFingerprint(
+  name: string,
+  inputs: Array<{
+    item: string;
+    amount?: number;
+    score?: number;
+    at?: number;
+    createdAt?: number;
+    segments?: string[];
+  }>,
+): unknown[] {
+  return [
+    'increments',
+    name,
+    inputs.map((e) => [
+      e.item,
+      e.amount,
+      ...(e.score === undefined ? [] : ['score', e.score]),
+      ...timeOf(e.at),
+      ...createdOf(e.createdAt),
+      ...segmentsOf(e.segments),
+    ]),
+  ];
+}
+
 /** The fingerprint part of optional segments: nothing when absent. */
 export function segmentsOf(segments: string[] | undefined): Array<string | string[]> {
   return segments === undefined ? [] : ['segments', segments];

@@ -58,8 +58,8 @@ function standingsOf(reply: Reply, first: number, windowCount: number): WindowSt
   }));
 }
 
-/** A write's standings, once its context (the window names it was answered with) is known. */
-function withStandings<T>(
+/** A write's standings (an increment's, a like's, a score's), once its context (the window names it was answered with) is known. */
+export function withStandings<T>(
   decoded: Idempotent<{ reply: Reply; rest: T }>,
   first: number,
 ): Idempotent<T & StandingsReply> {

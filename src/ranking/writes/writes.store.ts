@@ -16,6 +16,7 @@ import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
 import type { IncrementCommand, LikeCommand, UnlikeCommand, WriteAttempt } from './write-commands';
 import { CoalescedIncrement, LedgerCall, LedgerEntry } from './writes.functions';
+import type { ScoreRecord } from '../scores/scores.functions';
 import { RANKING } from '../ranking.functions';
 
 const S = RANKING.functions;
@@ -78,6 +79,17 @@ export class WritesStore {
     );
     await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply, command.item);
+  }
+
+  /** A score of a max / min / last board: one call on the item's shard, ranked over the shards like an increment. */
+  async score(record: ScoreRecord, attempt: WriteAttempt): Promise<WriteOutcome> {
+    const { board, nowMs, idem } = attempt;
+    const shard = board.shardOf(record.item);
+    const reply = await guard(
+      this.redis.callFunction(S.recordScore, { ...record, ...this.write(board, shard, nowMs, idem) }),
+    );
+    await this.indexDue(board, reply.created[1]);
+    return this.rankOverShards(board, shard, nowMs, reply, record.item);
   }
 
   /**

@@ -32,6 +32,7 @@ export const ERROR_TABLE = {
   BOARD_INCOMPLETE: { status: 409, applied: 'no', retryable: false, advice: "after repeating the board PUT: a shard has no config (a PUT in progress or one that failed)" },
   WRITE_APPLIED_RANK_UNKNOWN: { status: 409, applied: 'yes', retryable: false, advice: "no: the write was applied, only its board-wide rank could not be read; read the item instead" },
   BOARD_FULL: { status: 409, applied: 'no', retryable: false, advice: "no: the board holds its maxItems items; existing items keep counting, new ones wait until some leave every window" },
+  AGGREGATE_MISMATCH: { status: 409, applied: 'no', retryable: false, advice: "no: a max/min/last board takes scores (POST .../score), a sum board increments and likes" },
   SEGMENT_LIMIT: { status: 409, applied: 'no', retryable: false, advice: "no: the board holds segments.max live segments; a new one waits until one of them holds no live data" },
   INGEST_SOURCE_CONFLICT: { status: 409, applied: 'no', retryable: false, advice: "no: a source of another kind has that name; delete it first or pick another name" },
   INGEST_SOURCES_FULL: { status: 409, applied: 'no', retryable: false, advice: "no: delete a source first" },

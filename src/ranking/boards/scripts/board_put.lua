@@ -21,10 +21,15 @@
 -- ARGV[7]        views, JSON array (see views_lib; "[]": none), checked against the windows by the app
 -- ARGV[8]        ties: "shared" | "first", or "" to keep the stored one (shared for a new board). A
 --                change drops every window's data (needs reset); "first" needs a board of 1 shard
--- ARGV[9]        requested segments.max, or "" to keep the stored one (none for a new board): most live
+-- ARGV[9]        requested aggregate (sum, max, min, last), or "" to keep the stored one (sum for a new
+--                board; stored only when not sum, so a sum board's config is as before aggregates). A
+--                change drops every window's data (the slots hold another kind of value), so it is
+--                refused unless `reset`, like a change of shards.
+-- ARGV[10]       requested segments.max, or "" to keep the stored one (none for a new board): most live
 --                segments per shard, read by the writes from their args (the version vouches for it)
 -- Reply: { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none), views
---        JSON, ties, segments.max (0: none) } with status created | unchanged | updated, or { "conflict", message }
+--        JSON, ties, aggregate, segments.max (0: none) } with status created | unchanged | updated, or
+--        { "conflict", message }
 -- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
 -- from its windows' live slots in this call (views_reconcile); a removed view's keys go.
 -- The request, read from the call's args.
@@ -39,8 +44,13 @@ local function board_request()
     max_items = ARGV[6],
     views_json = ARGV[7],
     ties = ARGV[8],
-    segments_max = ARGV[9],
+    aggregate = ARGV[9],
+    segments_max = ARGV[10],
   }
+end
+
+local function board_store_aggregate(r)
+  if r.aggregate == 'sum' then redis.call('HDEL', r.cfg_key, 'aggregate') else redis.call('HSET', r.cfg_key, 'aggregate', r.aggregate) end
 end
 
 -- Ties (ties_lib): the refusal of a strict order over several shards, or nil.
@@ -86,10 +96,12 @@ local function board_create(r)
   redis.call('HSET', r.cfg_key, 'version', r.new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', r.now_ms)
   if r.max_items ~= '' then redis.call('HSET', r.cfg_key, 'maxItems', r.max_items) end
   if r.segments_max ~= '' then redis.call('HSET', r.cfg_key, 'segmentsMax', r.segments_max) end
+  if r.aggregate == '' then r.aggregate = 'sum' end
+  board_store_aggregate(r)
   store_snapshot_confs(r.cfg_key, r.wanted)
   board_store_views(r, nil, {})
   return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
-    tonumber(r.segments_max) or 0 }
+    r.aggregate, tonumber(r.segments_max) or 0 }
 end
 
 -- What a window counts, as a string to compare: "<period>s/<interval>s", or a calendar window's
@@ -111,7 +123,7 @@ local function board_compare_windows(r, plan, current)
     if old == nil then
       w.createdAtMs = r.now_ms
       plan.changed = true
-    elseif plan.reshard or plan.reties or window_span_of(old) ~= window_span_of(w) then
+    elseif plan.reshard or plan.reties or plan.reaggregate or window_span_of(old) ~= window_span_of(w) then
       plan.changed = true
       if r.reset then
         plan.to_drop[#plan.to_drop + 1] = w.name
@@ -144,15 +156,21 @@ local function board_plan(r, stored)
   if r.shards == '' then r.shards = stored_shards end
   plan.max_shards = math.max(tonumber(redis.call('HGET', cfg_key, 'maxShards') or stored_shards), tonumber(r.shards))
   plan.reshard = stored_shards ~= r.shards
+  local stored_aggregate = redis.call('HGET', cfg_key, 'aggregate') or 'sum'
+  if r.aggregate == '' then r.aggregate = stored_aggregate end
+  plan.reaggregate = stored_aggregate ~= r.aggregate
   local stored_max_items = redis.call('HGET', cfg_key, 'maxItems') or ''
   if r.max_items == '' then r.max_items = stored_max_items end
   local stored_segments_max = redis.call('HGET', cfg_key, 'segmentsMax') or ''
   if r.segments_max == '' then r.segments_max = stored_segments_max end
   plan.stored_views = redis.call('HGET', cfg_key, 'views')
-  plan.changed = #current ~= #r.wanted or plan.reshard or r.max_items ~= stored_max_items
+  plan.changed = #current ~= #r.wanted or plan.reshard or plan.reaggregate or r.max_items ~= stored_max_items
     or (plan.stored_views or '[]') ~= r.views_json or r.segments_max ~= stored_segments_max
   if plan.reshard and not r.reset then
     plan.problems[#plan.problems + 1] = 'shards would change from ' .. stored_shards .. ' to ' .. r.shards
+  end
+  if plan.reaggregate and not r.reset then
+    plan.problems[#plan.problems + 1] = 'aggregate would change from ' .. stored_aggregate .. ' to ' .. r.aggregate
   end
   board_plan_ties(r, plan)
   board_compare_windows(r, plan, current)
@@ -173,11 +191,12 @@ local function board_update(r, plan)
   redis.call('HSET', cfg_key, 'version', r.new_version, 'windows', json, 'shards', r.shards, 'maxShards', plan.max_shards)
   if r.max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', r.max_items) end
   if r.segments_max ~= '' then redis.call('HSET', cfg_key, 'segmentsMax', r.segments_max) end
+  board_store_aggregate(r)
   board_store_views(r, plan.stored_views, dropped)
   if #plan.to_drop > 0 then prune_item_data(cfg_key) end
   board_store_ties(r)
   return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
-    tonumber(r.segments_max) or 0 }
+    r.aggregate, tonumber(r.segments_max) or 0 }
 end
 
 local function board_put(keys, args)
@@ -193,7 +212,7 @@ local function board_put(keys, args)
   if not plan.changed then
     return { 'unchanged', redis.call('HGET', r.cfg_key, 'version'), stored, r.shards,
       tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
-      tonumber(r.segments_max) or 0 }
+      r.aggregate, tonumber(r.segments_max) or 0 }
   end
   return board_update(r, plan)
 end

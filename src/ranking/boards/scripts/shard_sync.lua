@@ -12,7 +12,8 @@
 -- ARGV[5]        now, unix milliseconds (creation time of the shard's config)
 -- ARGV[6]        maxItems of the authoritative config (0: none)
 -- ARGV[7]        views of the authoritative config, JSON array ("[]": none); rebuilt here as board_put does
--- ARGV[8]        segments.max of the authoritative config (0: none)
+-- ARGV[8]        aggregate of the authoritative config (sum, max, min, last): a change drops every window's data
+-- ARGV[9]        segments.max of the authoritative config (0: none)
 -- Reply: "synced", or "unchanged" (this revision or a newer one is already held)
 local function shard_sync(keys, args)
   begin_call(keys, args)
@@ -22,7 +23,7 @@ local function shard_sync(keys, args)
   local wanted = {}
   for _, w in ipairs(cjson.decode(ARGV[2])) do wanted[w.name] = w end
   local stored = redis.call('HGET', cfg_key, 'windows')
-  local reshard = redis.call('HGET', cfg_key, 'shards') ~= ARGV[3]
+  local reshard = redis.call('HGET', cfg_key, 'shards') ~= ARGV[3] or (redis.call('HGET', cfg_key, 'aggregate') or 'sum') ~= ARGV[8]
   local dropped = {}
   if stored then
     for _, old in ipairs(cjson.decode(stored)) do
@@ -39,8 +40,9 @@ local function shard_sync(keys, args)
   redis.call('HSET', cfg_key, 'version', ARGV[1], 'revision', revision, 'windows', ARGV[2], 'shards', ARGV[3])
   redis.call('HSETNX', cfg_key, 'createdAtMs', ARGV[5])
   store_snapshot_confs(cfg_key, cjson.decode(ARGV[2]))
+  if ARGV[8] == 'sum' then redis.call('HDEL', cfg_key, 'aggregate') else redis.call('HSET', cfg_key, 'aggregate', ARGV[8]) end
   if ARGV[6] == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', ARGV[6]) end
-  if ARGV[8] == '0' then redis.call('HDEL', cfg_key, 'segmentsMax') else redis.call('HSET', cfg_key, 'segmentsMax', ARGV[8]) end
+  if ARGV[9] == '0' then redis.call('HDEL', cfg_key, 'segmentsMax') else redis.call('HSET', cfg_key, 'segmentsMax', ARGV[9]) end
   local old_views = redis.call('HGET', cfg_key, 'views')
   if ARGV[7] == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', ARGV[7]) end
   views_reconcile(cfg_key, old_views, dropped, tonumber(ARGV[5]))

@@ -121,3 +121,16 @@ local function add_batch_entry(slots_key, top_key, indexed, slot_start, period_s
   view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
   return new_due_ms
 end
+
+-- A batch entry's score on a max / min / last board (the batch increment), in the slot starting at
+-- `slot_start` of one window: indexed once per call as add_batch_entry does, then best_record.
+-- Answers the due time of a slot this created, or nil.
+local function record_batch_score(slots_key, top_key, indexed, slot_start, period_sec, item, score_arg, at_arg)
+  local new_due_ms = nil
+  if not indexed[slot_start] then
+    indexed[slot_start] = true
+    if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then new_due_ms = slot_due_ms(slot_start, period_sec) end
+  end
+  best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, results_changed)
+  return new_due_ms
+end

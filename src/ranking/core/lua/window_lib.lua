@@ -6,11 +6,13 @@
 -- (sibling_key, from keys_lib, a module before this one), so they always share the hash tag of
 -- the keys in KEYS. Times are passed in (unix s or ms); no TIME call.
 
--- Refuses a write made with a cached config that is no longer the stored one.
+-- Refuses a write made with a cached config that is no longer the stored one; binds the board's
+-- aggregate for the call (every function on a board's windows starts here).
 local function version_error(cfg_key, version)
-  local stored = redis.call('HGET', cfg_key, 'version')
-  if not stored then return 'TB_NO_BOARD board does not exist' end
-  if stored ~= version then return 'TB_STALE_CONFIG board config changed' end
+  local stored = redis.call('HMGET', cfg_key, 'version', 'aggregate')
+  if not stored[1] then return 'TB_NO_BOARD board does not exist' end
+  if stored[1] ~= version then return 'TB_STALE_CONFIG board config changed' end
+  BOARD.aggregate = stored[2] or 'sum'
   return nil
 end
 
@@ -65,22 +67,29 @@ end
 -- Subtracts the oldest expired slots (those starting before the live span) from the results and
 -- deletes them, touching at most `budget` fields. Subtract and delete happen together, so an expired slot can
 -- never be subtracted twice. A slot bigger than the budget is drained in part (subtract + HDEL of the
--- same fields). Returns the budget left and whether expired data remains.
+-- same fields). On a max/min/last board the items the drained fields may have given their window
+-- score are recomputed from the live slots instead (best_settle; its slot reads count in the budget,
+-- and a pass takes at most budget / slots fields, at least one, so one call stays near `budget` reads).
+-- Returns the budget left and whether expired data remains.
 local function expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
   -- Exclusive: a calendar window's previous period may be shorter than the current one.
-  local cutoff = '(' .. (current_slot(now_sec, interval_sec, origin_sec) - period_sec + interval_sec)
+  local live_from = current_slot(now_sec, interval_sec, origin_sec) - period_sec + interval_sec
+  local cutoff = '(' .. live_from
   while true do
     local oldest = redis.call('ZRANGE', slots_key, '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1)
     if #oldest == 0 then return budget, false end
     if budget <= 0 then return 0, true end
     local slot_key = slot_key_of(slots_key, oldest[1])
     local size = redis.call('HLEN', slot_key)
-    local whole = size <= budget
+    -- Fields this pass may take: on a max/min/last board each may cost a read of every live slot.
+    local take = budget
+    if BOARD.aggregate ~= 'sum' then take = math.max(1, math.floor(budget / redis.call('ZCARD', slots_key))) end
+    local whole = size <= take
     local entries
     if whole then
       entries = redis.call('HGETALL', slot_key)
     else
-      entries = redis.call('HRANDFIELD', slot_key, budget, 'WITHVALUES')
+      entries = redis.call('HRANDFIELD', slot_key, take, 'WITHVALUES')
     end
     -- Deletes before it subtracts: on a full Redis (maxmemory, noeviction) a script may run commands
     -- that can grow memory (ZINCRBY) only once it has written, and DEL/HDEL/ZREM never grow it. So
@@ -95,12 +104,16 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       redis.call('HDEL', slot_key, unpack(fields))
       budget = budget - #fields
     end
-    for i = 1, #entries, 2 do
-      local item = entries[i]
-      local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
-      if left == 0 then redis.call('ZREM', top_key, item) end
-      results_changed(top_key, item, left)
-      view_window_changed(top_key, tonumber(oldest[1]), item, -tonumber(entries[i + 1]), left, nil)
+    if BOARD.aggregate ~= 'sum' then
+      budget = budget - best_settle(BOARD.aggregate, slots_key, top_key, live_from, entries, results_changed)
+    else
+      for i = 1, #entries, 2 do
+        local item = entries[i]
+        local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
+        if left == 0 then redis.call('ZREM', top_key, item) end
+        results_changed(top_key, item, left)
+        view_window_changed(top_key, tonumber(oldest[1]), item, -tonumber(entries[i + 1]), left, nil)
+      end
     end
   end
 end

@@ -1,4 +1,6 @@
--- increment_batch: adds amounts to many items in every window of a board, in one atomic step.
+-- increment_batch: adds amounts to many items in every window of a board, in one atomic step; on a
+-- max / min / last board each entry's value is a score instead, recorded as record_score does
+-- (best_record; the caller checked the aggregate against the config version).
 -- KEYS: dynamic
 -- KEYS[1]        board config hash (holds the config version)
 -- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
@@ -10,10 +12,11 @@
 -- ARGV[5+4W] .. ARGV[8+4W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
 -- ARGV[9+4W]     new items the client may create (-1: no quota)
 -- ARGV[10+4W]    segments.max, most live segments on this shard (0: the board takes none)
--- ARGV[11+4W ...] quintuples of item id, amount (integer, non-zero), the event's time (unix ms, not after
---                now), the item's creation time (unix ms, or "" for none), the segments it also counts in
---                (joined by commas, "" for none): each entry lands in the slot of its time in every
---                window (and each of its segments' windows) whose live span still holds that slot
+-- ARGV[11+4W ...] quintuples of item id, amount (integer, non-zero; a score, a decimal integer, on a
+--                max / min / last board), the event's time (unix ms, not after now), the item's
+--                creation time (unix ms, or "" for none), the segments it also counts in (joined by
+--                commas, "" for none; sum boards only): each entry lands in the slot of its time in
+--                every window (and each of its segments' windows) whose live span still holds that slot
 --                (creation time: see increment.lua)
 -- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none; see
 --        due_to_index): applied only], draining (0|1), entries applied } (outcome, context and the
@@ -59,9 +62,13 @@ local function increment_batch(keys, args)
       if holding[i][w] then
         local at_ms = tonumber(ARGV[i + 2])
         local slot_start = current_slot(math.floor(at_ms / 1000), interval_sec, origin_sec)
-
         local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
-        local due = add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i], tonumber(ARGV[i + 1]), seen_sec)
+        local due
+        if BOARD.aggregate == 'sum' then
+          due = add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i], tonumber(ARGV[i + 1]), seen_sec)
+        else
+          due = record_batch_score(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i], ARGV[i + 1], ARGV[i + 2])
+        end
         if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
       end
     end

@@ -1,0 +1,100 @@
+-- aggregate_lib: the windows of a max / min / last board, a module of the ranking function library
+-- (after keys_lib and call_lib, before window_lib, whose expiry calls best_settle). Every change of a
+-- window's results is told to `changed` (window_lib's results_changed, passed in by the callers: it is
+-- defined after this module), with the new score, 0 when the item left the window.
+-- KEYS: 0
+-- A slot hash holds, per item, what the item recorded inside that slot: on max and min its best score
+-- there; on last "<at_ms>:<score>" of its latest event there (equal times: the later arrival, since
+-- Redis applies writes one at a time). A window's results zset holds, per item, the best over its
+-- live slots (last: the newest live slot holding the item). Events of one second share a slot, so on
+-- last a later slot always holds later events. When expiry drains a slot, the items whose window
+-- score equals what they recorded there may have taken it from that slot: only they are recomputed
+-- from the live slots, one HGET per live slot (at most MAX_SLOTS_PER_WINDOW), counted in the budget.
+
+-- Score and event time (unix ms; 0 on max and min) of a slot hash value.
+local function best_decode(mode, value)
+  if mode == 'last' then
+    local at_ms, score = string.match(value, '^(%d+):(-?%d+)$')
+    return tonumber(score), tonumber(at_ms)
+  end
+  return tonumber(value), 0
+end
+
+-- Whether a new event (score, at_ms) replaces what an item holds (held_score, held_at) in one slot.
+local function best_beats(mode, score, at_ms, held_score, held_at)
+  if mode == 'max' then return score > held_score end
+  if mode == 'min' then return score < held_score end
+  return at_ms >= held_at
+end
+
+local function best_slot_key(slots_key, start)
+  return sibling_key(slots_key, 'slots', 'slot:' .. start)
+end
+
+-- An item's window score over the slots `starts` (newest first), or nil when none holds it; and the
+-- slots read.
+local function best_over(mode, slots_key, starts, item)
+  local best, reads = nil, 0
+  for _, start in ipairs(starts) do
+    local value = redis.call('HGET', best_slot_key(slots_key, start), item)
+    reads = reads + 1
+    if value then
+      local score = best_decode(mode, value)
+      -- last: the newest slot holding the item holds its latest event.
+      if mode == 'last' then return score, reads end
+      if best == nil or best_beats(mode, score, 0, best, 0) then best = score end
+    end
+  end
+  return best, reads
+end
+
+-- After expiry deleted `entries` (item, value pairs, HGETALL shape) from an expired slot of a window
+-- whose live slots start at `live_from` or later: each item whose window score equals the drained one gets the
+-- best of the live slots, or leaves the window when none holds it. Returns the slots read.
+local function best_settle(mode, slots_key, top_key, live_from, entries, changed)
+  local starts, reads = nil, 0
+  for i = 1, #entries, 2 do
+    local item = entries[i]
+    local held = redis.call('ZSCORE', top_key, item)
+    if held and tonumber(held) == best_decode(mode, entries[i + 1]) then
+      starts = starts or redis.call('ZRANGE', slots_key, '+inf', live_from, 'BYSCORE', 'REV')
+      local best, spent = best_over(mode, slots_key, starts, item)
+      reads = reads + spent
+      if best == nil then
+        redis.call('ZREM', top_key, item)
+        changed(top_key, item, 0)
+      elseif best ~= tonumber(held) then
+        redis.call('ZADD', top_key, best, item)
+        changed(top_key, item, best)
+      end
+    end
+  end
+  return reads
+end
+
+-- Records an event (score and event time as their decimal strings) of an item in the slot starting
+-- at `slot_start` of one window (already indexed) and answers the item's window score. The slot keeps
+-- the event when it beats what the item holds there; the window then takes it on max (ZADD GT) and
+-- min (ZADD LT), and on last when no newer slot holds the item (a late event changes only its slot).
+local function best_record(mode, slots_key, top_key, slot_start, item, score_arg, at_arg, changed)
+  local slot_key = best_slot_key(slots_key, slot_start)
+  local score, at_ms = tonumber(score_arg), tonumber(at_arg)
+  local before = redis.call('ZSCORE', top_key, item)
+  local held = redis.call('HGET', slot_key, item)
+  if held then
+    local held_score, held_at = best_decode(mode, held)
+    if not best_beats(mode, score, at_ms, held_score, held_at) then return tonumber(before) end
+  end
+  redis.call('HSET', slot_key, item, mode == 'last' and (at_arg .. ':' .. score_arg) or score_arg)
+  if mode == 'max' then
+    redis.call('ZADD', top_key, 'GT', score, item)
+  elseif mode == 'min' then
+    redis.call('ZADD', top_key, 'LT', score, item)
+  else
+    local newer = redis.call('ZRANGE', slots_key, '(' .. slot_start, '+inf', 'BYSCORE')
+    if best_over(mode, slots_key, newer, item) == nil then redis.call('ZADD', top_key, score, item) end
+  end
+  local after = tonumber(redis.call('ZSCORE', top_key, item))
+  if before == false or tonumber(before) ~= after then changed(top_key, item, after) end
+  return after
+end

@@ -1,0 +1,43 @@
+import { decodeIdempotent, Idempotent, idemArgs } from '../../redis/idempotency';
+import { typedFunction } from '../../redis/function-library';
+import type { StandingsReply } from '../core/ranking.types';
+import { boardArgs, WriteCall } from '../core/script-call';
+import { withStandings } from '../writes/writes.functions';
+
+/** A score of an item on a max / min / last board: its value, growth allowance and event time. */
+export interface ScoreRecord {
+  item: string;
+  /** An integer, |score| <= MAX_ABS_SCORE. */
+  score: number;
+  /** New items it may create (0 or 1; UNLIMITED: no quota). */
+  newItems: number;
+  /** The event's time (unix ms, an integer not after now). */
+  atMs: number;
+}
+
+/** Max / min / last boards: the one write their windows take. */
+export const SCORES_FUNCTIONS = {
+  recordScore: typedFunction({
+    name: 'tbRankRecordScore',
+    handler: 'record_score',
+    numberOfKeys: 'dynamic',
+    build: (call: WriteCall & ScoreRecord) => ({
+      keys: call.shard.incrementKeys,
+      args: [
+        ...boardArgs(call),
+        ...idemArgs(call.idem, call.board.windowNames),
+        call.newItems,
+        call.item,
+        // Decimal strings: the slot keeps them as sent (Lua's tostring would print 10^15 as 1e+15).
+        call.score.toFixed(0),
+        call.atMs.toFixed(0),
+      ],
+    }),
+    /** created: [new items, due time for the index (ms; 0: none)] */
+    decode: (raw, call): Idempotent<StandingsReply> =>
+      withStandings(
+        decodeIdempotent('tbRankRecordScore', raw, call.idem, (reply) => ({ reply, rest: {} }), 2),
+        1,
+      ),
+  }),
+};

@@ -1,0 +1,62 @@
+-- record_score: records an item's score on a max / min / last board in every window whose live span holds
+-- the event's slot, expiring what fell out first (aggregate_lib says how slots and windows keep it).
+-- KEYS: dynamic
+-- KEYS[1]        board config hash (holds the config version and the aggregate)
+-- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
+-- ARGV[1]        config version the caller built its keys from (the caller checked the aggregate
+--                against that version, so a sum board never gets here)
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields (and recomputing reads) of this call
+-- ARGV[4]        W, number of windows
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms),
+--                origin (window_lib)
+-- ARGV[5+4W] .. ARGV[8+4W]: idempotency key ("" for none), fingerprint, context (the window names),
+--                retention (see idem_lib)
+-- ARGV[9+4W]     new items the client may create (0 or 1; -1: no quota)
+-- ARGV[10+4W]    item id
+-- ARGV[11+4W]    score, a decimal integer (|score| <= 10^15)
+-- ARGV[12+4W]    the event's time, unix ms as a decimal integer, not after now
+-- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none): applied
+--        only], draining (0|1), score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ...,
+--        previous_rank_W }, as increment answers one request
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_AT_OUT_OF_SPAN (no window holds the event's slot),
+--         TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items); nothing applied
+local function record_score(keys, args)
+  begin_call(keys, args)
+  local answer, now_ms, window_count, idem = begin_board_write(5)
+  if answer then return answer end
+  local now_sec = math.floor(now_ms / 1000)
+  local first = 9 + WINDOW_ARGS * window_count
+  local item, score_arg, at_arg = ARGV[first + 1], ARGV[first + 2], ARGV[first + 3]
+  local confs = cross_all(2, window_count, 5, now_sec)
+  local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  local at_sec = math.floor(tonumber(at_arg) / 1000)
+  local covering = window_holds(at_sec, now_sec, window_count)
+  if not covering then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
+  local created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[first]))
+  if refusal then return redis.error_reply(refusal) end
+  local reply, new_due_ms = { draining }, nil
+  for w = 0, window_count - 1 do
+    local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
+    local held
+    if covering[w] then
+      local period_sec, interval_sec, origin_sec = window_rule(5, w)
+      local slot_start = current_slot(at_sec, interval_sec, origin_sec)
+      if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
+        new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec))
+      end
+      held = best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, results_changed)
+    else
+      held = standing(top_key, item)
+    end
+    reply[#reply + 1] = held
+    reply[#reply + 1] = rank_of(top_key, held)
+  end
+  local keeping = snapshot_windows(2, window_count, confs)
+  for w = 0, window_count - 1 do
+    reply[#reply + 1] = keeping and keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
+  end
+  new_due_ms = with_snapshot_due(new_due_ms, 2, window_count, now_sec)
+  bump_version(KEYS[1], 1)
+  return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, due_to_index(2, window_count, new_due_ms) })
+end
