@@ -50,14 +50,17 @@ function boundsOf(rule: FieldRule) {
     case 'array':
     case 'list':
       return rule.entries;
+    case 'flag':
+      return { min: undefined, max: undefined };
     default:
       return rule.range;
   }
 }
 
 /** Numbers at every edge of a rule's limits (and around zero when zero is refused). */
-function edgeNumbers(rule: FieldRule): number[] {
-  const { min, max } = boundsOf(rule);
+function edgeNumbers(rule: Exclude<FieldRule, { kind: 'flag' }>): number[] {
+  const { min, max } =
+    rule.kind === 'string' ? rule.length : rule.kind === 'array' || rule.kind === 'list' ? rule.entries : rule.range;
   return [...around(rule, min), ...around(rule, max), ...(rule.kind === 'int' && rule.nonZero ? around(rule, 0) : [])];
 }
 
@@ -77,6 +80,8 @@ function validValue(rule: FieldRule): unknown {
       return Array.from({ length: Math.max(1, rule.entries.min) }, () => validObject(rule.fields));
     case 'list':
       return Array.from({ length: Math.max(1, rule.entries.min) }, () => validValue(rule.item));
+    case 'flag':
+      return 'true';
   }
 }
 
@@ -130,6 +135,8 @@ function edgeValues(rule: FieldRule): unknown[] {
       const lengths = edgeNumbers(rule).filter((n) => n >= 0);
       return [...absent, 'x', ...lengths.map((n) => new Array(n).fill(item)), ...edgeValues(rule.item).map((v) => [v])];
     }
+    case 'flag':
+      return [...absent, 'true', 'false', '1', '0', '2', 'yes', '', true, false, 1];
   }
 }
 
@@ -164,6 +171,8 @@ function documentedBounds(type: DtoClass, key: string, rule: FieldRule) {
     case 'array':
     case 'list':
       return { min: schema.minItems, max: schema.maxItems };
+    case 'flag':
+      return { min: undefined, max: undefined };
     default:
       return { min: schema.minimum, max: schema.maximum };
   }

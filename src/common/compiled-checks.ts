@@ -25,7 +25,9 @@ export type FieldRule =
   /** An array of `entries` objects, each holding `fields` and built into an `entry` instance. */
   | { kind: 'array'; entries: Bounds; entry: DtoClass; fields: FieldRules; optional?: boolean }
   /** An array of `entries` values, each accepted by `item` (a list of names). */
-  | { kind: 'list'; entries: Bounds; item: FieldRule; optional?: boolean };
+  | { kind: 'list'; entries: Bounds; item: FieldRule; optional?: boolean }
+  /** A query flag: true or false, from the query string as true/1 or false/0 (the ToBool transform). */
+  | { kind: 'flag'; optional?: boolean };
 
 export type FieldRules = Readonly<Record<string, FieldRule>>;
 
@@ -109,8 +111,20 @@ function requiredReaderOf(rule: FieldRule): Reader {
       return arrayReader(rule);
     case 'list':
       return listReader(rule);
+    case 'flag':
+      return (value) => FLAG_VALUES.get(value) ?? REFUSED;
   }
 }
+
+/** What ToBool and IsBoolean accept for a flag, and what they make of it. */
+const FLAG_VALUES = new Map<unknown, boolean>([
+  [true, true],
+  ['true', true],
+  ['1', true],
+  [false, false],
+  ['false', false],
+  ['0', false],
+]);
 
 function intReader(rule: Extract<FieldRule, { kind: 'int' }>): Reader {
   const { min, max } = rule.range;

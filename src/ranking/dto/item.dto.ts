@@ -60,7 +60,7 @@ const CreatedAtProperty = () =>
 
 /** A query's optional window name. */
 const WindowProperty = () => OptionalNameProperty("Window or view name (default: the board's first window)", '24h');
-const WINDOW_FIELD = optional(NAME_FIELD);
+export const WINDOW_FIELD = optional(NAME_FIELD);
 
 @CompiledValidation({ board: NAME_FIELD, item: ID_FIELD })
 export class ItemParams {
@@ -166,7 +166,7 @@ export class WindowQuery {
 }
 
 /** `?span=`: a duration, checked against the window (a multiple of its interval, at most its period) by the read. */
-const SPAN_PATTERN = /^[1-9][0-9]{0,9}[smhd]?$/;
+export const SPAN_PATTERN = /^[1-9][0-9]{0,9}[smhd]?$/;
 const SpanProperty = () =>
   applyDecorators(
     ApiPropertyOptional({

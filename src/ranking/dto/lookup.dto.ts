@@ -2,10 +2,11 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean } from 'class-validator';
 import { IsId, IsOptionalNotNull, OptionalNameProperty, ToBool } from '../../common/dto';
-import { ID_LENGTH_CHARS } from '../../common/limits';
+import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
 import { ID_RULE } from '../../common/names';
-import { ITEM_DATA_BYTES, LOOKUP_ITEMS } from '../core/ranking.limits';
-import { AroundQuery, ItemQuery, TopQuery, WindowFiguresDto } from './item.dto';
+import { ITEM_DATA_BYTES, LOOKUP_ITEMS, RADIUS_ITEMS } from '../core/ranking.limits';
+import { CompiledValidation, FieldRules, optional } from '../../common/compiled-checks';
+import { AroundQuery, ItemQuery, SPAN_PATTERN, TopQuery, WINDOW_FIELD, WindowFiguresDto } from './item.dto';
 
 const DATA_SCHEMA = {
   type: 'object',
@@ -26,14 +27,37 @@ const DataFlag = () =>
     IsBoolean({ message: 'data must be true or false' }),
   );
 
+/** The fields every item read's query checks (compiled on the routes' query classes below). */
+const ITEM_QUERY_FIELDS = {
+  window: WINDOW_FIELD,
+  span: optional({ kind: 'string', pattern: SPAN_PATTERN, length: { min: 1, max: 11 } }),
+  segment: WINDOW_FIELD,
+} as const satisfies FieldRules;
+
+const TOP_QUERY_FIELDS = {
+  ...ITEM_QUERY_FIELDS,
+  limit: optional({ kind: 'int', range: PAGE_LIMIT_ITEMS, fromQuery: true }),
+  offset: optional({ kind: 'int', range: PAGE_OFFSET_ITEMS, fromQuery: true }),
+} as const satisfies FieldRules;
+
+const AROUND_QUERY_FIELDS = {
+  ...ITEM_QUERY_FIELDS,
+  radius: optional({ kind: 'int', range: RADIUS_ITEMS, fromQuery: true }),
+} as const satisfies FieldRules;
+
+const DATA_FIELD = optional({ kind: 'flag' });
+
+@CompiledValidation({ ...TOP_QUERY_FIELDS, data: DATA_FIELD })
 export class TopDataQuery extends TopQuery {
   @DataFlag() data?: boolean;
 }
 
+@CompiledValidation({ ...AROUND_QUERY_FIELDS, data: DATA_FIELD })
 export class AroundDataQuery extends AroundQuery {
   @DataFlag() data?: boolean;
 }
 
+@CompiledValidation({ ...ITEM_QUERY_FIELDS, data: DATA_FIELD })
 export class ItemDataQuery extends ItemQuery {
   @DataFlag() data?: boolean;
 }
