@@ -3,7 +3,6 @@ import { InvalidInputError } from '../../common/errors';
 import { parseDurationSec } from '../../common/duration';
 import { checkPageDepth, figures, percentileOf, ViewRowAnswer, WindowFigures } from '../core/answers';
 import { PreparedBoard } from '../core/board';
-import { RankedReader } from '../core/ranked-reader';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ListedItem } from '../core/ranking.types';
 import type { WindowConfig } from '../core/window-math';
@@ -16,11 +15,7 @@ import { SpanRead, SpansStore } from './spans.store';
  */
 @Injectable()
 export class SpansService {
-  private readonly reader: RankedReader;
-
-  constructor(private readonly store: SpansStore) {
-    this.reader = new RankedReader(() => store.admit());
-  }
+  constructor(private readonly store: SpansStore) {}
 
   async top(
     board: PreparedBoard,
@@ -31,13 +26,13 @@ export class SpansService {
   ) {
     checkPageDepth(board, page.offset, page.limit);
     const read = spanRead(board, window, nowMs, span);
-    const { rows } = await this.reader.top(board, this.store.sourceOf(read), page.offset, page.limit);
+    const { rows } = await this.store.top(read, page.offset, page.limit);
     return { ...spanFigures(read), items: withoutPreviousRanks(rows) };
   }
 
   async item(board: PreparedBoard, window: WindowConfig, nowMs: number, span: string, item: string) {
     const read = spanRead(board, window, nowMs, span);
-    const standing = await this.reader.item(board, this.store.sourceOf(read), item);
+    const standing = await this.store.item(read, item);
     return {
       ...spanFigures(read),
       item,
@@ -55,7 +50,7 @@ export class SpansService {
     around: { item: string; radius: number },
   ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
     const read = spanRead(board, window, nowMs, span);
-    const { rows } = await this.reader.around(board, this.store.sourceOf(read), around.item, around.radius);
+    const { rows } = await this.store.around(read, around.item, around.radius);
     return { ...spanFigures(read), item: around.item, items: withoutPreviousRanks(rows) };
   }
 }

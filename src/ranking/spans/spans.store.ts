@@ -3,7 +3,7 @@ import { AppConfig } from '../../common/config';
 import { SpanTooCostlyError } from '../../common/errors';
 import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
-import { RankedSource } from '../core/ranked-reader';
+import { RankedPage, RankedReader, RankedSource, RankedStanding } from '../core/ranked-reader';
 import { guard } from '../core/ranking.errors';
 import { SPAN_MAX_FIELDS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
@@ -31,13 +31,14 @@ function answerOf<Mode extends SpanFigures['mode']>(mode: Mode, reply: SpanFigur
 }
 
 /**
- * A span as a ranked source (read_span, one call per shard and question): the reader turns its
- * answers into pages, standings and neighbours on one shard or many. Nothing is expired or drained:
+ * Span reads: a span is a ranked source (read_span, one call per shard and question) that the reader
+ * turns into pages, standings and neighbours on one shard or many, as windows and views are. Nothing is expired or drained:
  * a span's slots all lie inside the window's period, and each read sums them afresh.
  */
 @Injectable()
 export class SpansStore {
   private readonly budgetFields: number;
+  private readonly reader: RankedReader;
 
   constructor(
     private readonly redis: RedisService,
@@ -45,14 +46,22 @@ export class SpansStore {
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
     redis.defineFunctions([RANKING.library]);
+    this.reader = new RankedReader(() => redis.admit());
   }
 
-  /** Load shedding before each further round of a sharded read (RedisService.admit). */
-  admit(): void {
-    this.redis.admit();
+  top(read: SpanRead, offset: number, limit: number): Promise<RankedPage<ScoredItem>> {
+    return this.reader.top(read.board, this.sourceOf(read), offset, limit);
   }
 
-  sourceOf(read: SpanRead): RankedSource<ScoredItem> {
+  item(read: SpanRead, item: string): Promise<RankedStanding<ScoredItem>> {
+    return this.reader.item(read.board, this.sourceOf(read), item);
+  }
+
+  around(read: SpanRead, item: string, radius: number): Promise<RankedPage<ScoredItem>> {
+    return this.reader.around(read.board, this.sourceOf(read), item, radius);
+  }
+
+  private sourceOf(read: SpanRead): RankedSource<ScoredItem> {
     const ask = <Q extends SpanQuestion>(shard: ShardKeys, question: Q) => this.ask(read, shard, question);
     return {
       head: async (shard, offset, count) => {
