@@ -22,7 +22,13 @@ export const ERROR_CODES = {
     applied: 'no',
     retry: 'no: the key lacks the scope, or the name is outside its prefixes (the message says which)',
   },
+  RETRACTED: {
+    status: 403,
+    applied: 'no',
+    retry: "later: the actor's events are blocked by a retraction until the time the message names",
+  },
   BOARD_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: create the board first' },
+  RETRACTION_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: unknown id, or finished more than 7 days ago' },
   WINDOW_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: the message lists the windows' },
   COUNTER_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
   API_KEY_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },

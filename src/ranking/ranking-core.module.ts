@@ -17,6 +17,9 @@ import { LookupStore } from './lookup/lookup.store';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
 import { ReadsStore } from './reads/reads.store';
+import { RetractionMetrics } from './retraction/retraction.metrics';
+import { RetractionService } from './retraction/retraction.service';
+import { RetractionStore } from './retraction/retraction.store';
 import { SpansService } from './spans/spans.service';
 import { SpansStore } from './spans/spans.store';
 import { ShardsStore } from './shards/shards.store';
@@ -63,9 +66,20 @@ import { WritesStore } from './writes/writes.store';
     ExpiryService,
     RankingScheduler,
     RankingService,
+    RetractionStore,
+    RetractionMetrics,
+    RetractionService,
   ],
   // BoardCache: stream ingest applies events with the boards' cached configs. WriteCommands: the
-  // controller builds its write commands with it. Lookup, item data: their controllers.
-  exports: [RankingService, RankingScheduler, BoardCache, WriteCommands, LookupService, ItemDataService],
+  // controller builds its write commands with it. Lookup, item data, retractions: their controllers.
+  exports: [
+    RankingService,
+    RankingScheduler,
+    BoardCache,
+    WriteCommands,
+    LookupService,
+    ItemDataService,
+    RetractionService,
+  ],
 })
 export class RankingCoreModule {}

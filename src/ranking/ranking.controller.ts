@@ -81,6 +81,7 @@ export class RankingController {
       body.ties,
       body.aggregate,
       body.segments?.max,
+      body.actors,
     );
     void reply.status(result.created ? 201 : 200);
     return result.board;
@@ -151,6 +152,7 @@ export class RankingController {
         atSec: body.at,
         createdAtSec: body.createdAt,
         segments: body.segments,
+        actor: body.actor,
       },
       this.sentWith(idemKey, request),
     );
@@ -177,6 +179,7 @@ export class RankingController {
       at: entry.at,
       createdAt: entry.createdAt,
       segments: entry.segments,
+      actor: entry.actor,
     }));
     const command = this.commands.batch({ board: params.board, entries }, this.sentWith(idemKey, request));
     return answer(reply, await this.ranking.incrementBatch(command));

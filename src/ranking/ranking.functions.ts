@@ -8,6 +8,7 @@ import { HISTORY_FUNCTIONS } from './history/history.functions';
 import { ITEMS_FUNCTIONS } from './items/items.functions';
 import { LOOKUP_FUNCTIONS } from './lookup/lookup.functions';
 import { READS_FUNCTIONS } from './reads/reads.functions';
+import { RETRACTION_FUNCTIONS } from './retraction/retraction.functions';
 import { SCORES_FUNCTIONS } from './scores/scores.functions';
 import { SHARDS_FUNCTIONS } from './shards/shards.functions';
 import { SPAN_MODULE, SPANS_FUNCTIONS } from './spans/spans.functions';
@@ -23,6 +24,7 @@ export const RANKING_SLICES = [
   ['items', ITEMS_FUNCTIONS],
   ['lookup', LOOKUP_FUNCTIONS],
   ['reads', READS_FUNCTIONS],
+  ['retraction', RETRACTION_FUNCTIONS],
   ['scores', SCORES_FUNCTIONS],
   ['shards', SHARDS_FUNCTIONS],
   ['spans', SPANS_FUNCTIONS],
@@ -37,7 +39,7 @@ export const RANKING_SLICES = [
  */
 export const RANKING = defineLibrary({
   name: 'tb_ranking',
-  version: 4,
+  version: 5,
   modules: [
     ...RANKING_MODULES,
     SPAN_MODULE,
@@ -52,6 +54,7 @@ export const RANKING = defineLibrary({
     ...ITEMS_FUNCTIONS,
     ...LOOKUP_FUNCTIONS,
     ...READS_FUNCTIONS,
+    ...RETRACTION_FUNCTIONS,
     ...SCORES_FUNCTIONS,
     ...SHARDS_FUNCTIONS,
     ...SPANS_FUNCTIONS,

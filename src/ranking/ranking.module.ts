@@ -3,12 +3,13 @@ import { ItemDataController } from './items/item-data.controller';
 import { LookupController } from './lookup/lookup.controller';
 import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
+import { RetractionController } from './retraction/retraction.controller';
 import { ScoresController } from './scores/scores.controller';
 
 /** Ranking over HTTP: the core module (its slices and their layer order are there) and its routes. */
 @Module({
   imports: [RankingCoreModule],
-  controllers: [RankingController, LookupController, ItemDataController, ScoresController],
+  controllers: [RankingController, LookupController, ItemDataController, ScoresController, RetractionController],
   exports: [RankingCoreModule],
 })
 export class RankingModule {}

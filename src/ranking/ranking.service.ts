@@ -79,7 +79,7 @@ export class RankingService {
     private readonly spans: SpansService,
   ) {}
 
-  /** `shards`, `maxItems`, `views`, `ties`, `aggregate` and `segmentsMax` undefined keep the stored ones. */
+  /** `shards`, `maxItems`, `views`, `ties`, `aggregate`, `segmentsMax` and `actors` undefined keep the stored ones. */
   putBoard(
     name: string,
     windows: WindowInput[],
@@ -90,8 +90,20 @@ export class RankingService {
     ties?: TiesMode,
     aggregate?: Aggregate,
     segmentsMax?: number,
+    actors?: boolean,
   ): Promise<{ created: boolean; board: BoardView }> {
-    return this.boards.putBoard({ name, windows, shards, reset, maxItems, views, ties, aggregate, segmentsMax });
+    return this.boards.putBoard({
+      name,
+      windows,
+      shards,
+      reset,
+      maxItems,
+      views,
+      ties,
+      aggregate,
+      segmentsMax,
+      actors,
+    });
   }
 
   getBoard(name: string): Promise<BoardView> {

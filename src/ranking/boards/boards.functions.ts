@@ -21,6 +21,8 @@ export type BoardPutReply =
       aggregate: Aggregate;
       /** 0: the board takes no segments */
       segmentsMax: number;
+      /** Events may name an actor. */
+      actors: boolean;
     }
   | { status: 'conflict'; message: string };
 
@@ -43,13 +45,14 @@ export const BOARDS_FUNCTIONS = {
         call.ties ?? '',
         call.aggregate ?? '',
         call.segmentsMax ?? '',
+        call.actors === undefined ? '' : call.actors ? 1 : 0,
       ],
     }),
     decode: (raw): BoardPutReply => {
       const reply = new Reply('tbRankBoardPut', raw);
       const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
       if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
-      reply.expectLength(11);
+      reply.expectLength(12);
       return {
         status,
         version: reply.string(1),
@@ -62,6 +65,7 @@ export const BOARDS_FUNCTIONS = {
         ties: oneOfReply('tbRankBoardPut', reply.string(8), TIES_MODES),
         aggregate: oneOfReply('tbRankBoardPut', reply.string(9), AGGREGATES),
         segmentsMax: reply.int(10),
+        actors: reply.flag(11),
       };
     },
   }),
@@ -95,6 +99,7 @@ export const BOARDS_FUNCTIONS = {
       aggregate?: Aggregate;
       /** absent or 0: the board takes no segments */
       segmentsMax?: number;
+      actors?: boolean;
       nowMs: number;
     }) => ({
       keys: [call.keys.cfg()],
@@ -108,6 +113,7 @@ export const BOARDS_FUNCTIONS = {
         call.viewsJson,
         call.aggregate ?? 'sum',
         call.segmentsMax ?? 0,
+        call.actors ? 1 : 0,
       ],
     }),
     decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),

@@ -8,6 +8,7 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
 import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
 import type { Calendar, WeekStart } from '../core/calendar-math';
+import { checkActorsSetting } from '../core/actor-rules';
 import { BoardCache } from './board-cache';
 import { BoardsStore } from './boards.store';
 
@@ -38,6 +39,8 @@ export interface BoardView {
   aggregate?: Aggregate;
   /** Present when the board takes segments. */
   segments?: { max: number };
+  /** Present (true) when events may name an actor. */
+  actors?: boolean;
 }
 
 /** A page of GET /boards: from `offset`, or after the name `cursor` when given. */
@@ -60,6 +63,8 @@ export interface PutBoardInput {
   aggregate?: Aggregate;
   /** Most live segments per shard; undefined keeps the stored one. */
   segmentsMax?: number;
+  /** Events may name an actor; undefined keeps the stored setting. */
+  actors?: boolean;
 }
 
 /** Boards: their configs (checked, stored, cached), the registry's pages, deletion, the change version. */
@@ -80,6 +85,7 @@ export class BoardsService {
     // Segments are kept for sum boards only (a max / min / last segment window is not defined yet).
     if (views.length > 0 || (aggregate !== undefined && aggregate !== 'sum') || (segmentsMax ?? 0) > 0)
       await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, segmentsMax);
+    await this.checkActors(input, views);
     const version = randomUUID();
     const result = await this.store.putBoard({
       name,
@@ -90,6 +96,7 @@ export class BoardsService {
       ties,
       aggregate,
       segmentsMax,
+      actors: input.actors,
       reset,
       version,
       nowMs: this.clock.nowMs(),
@@ -150,6 +157,19 @@ export class BoardsService {
       throw new InvalidInputError(M.segmentsNeedSum(name, aggregate));
   }
 
+  /** Actors as the board will keep them (omitted settings: the stored ones), checked (checkActorsSetting). */
+  private async checkActors(input: PutBoardInput, views: ViewConfig[]): Promise<void> {
+    const needsStored = input.actors === undefined || input.aggregate === undefined || input.segmentsMax === undefined;
+    const stored = needsStored ? await this.store.loadBoard(input.name) : undefined;
+    checkActorsSetting({
+      board: input.name,
+      actors: input.actors ?? stored?.actors ?? false,
+      aggregate: input.aggregate ?? stored?.aggregate ?? 'sum',
+      segmentsMax: input.segmentsMax ?? stored?.segmentsMax ?? 0,
+      views,
+    });
+  }
+
   /** The stored views, checked again against the new windows (a PUT without `views` keeps them). */
   private async keptViews(name: string, windows: WindowSpec[]): Promise<ViewConfig[]> {
     const stored = (await this.store.loadBoard(name))?.views ?? [];
@@ -172,6 +192,7 @@ function viewOf(config: BoardConfig): BoardView {
     ...(config.ties === 'first' ? { ties: config.ties } : {}),
     ...(config.aggregate === undefined || config.aggregate === 'sum' ? {} : { aggregate: config.aggregate }),
     ...(config.segmentsMax === undefined ? {} : { segments: { max: config.segmentsMax } }),
+    ...(config.actors ? { actors: true } : {}),
   };
 }
 

@@ -44,6 +44,7 @@ export class BoardsStore {
       ties: stored.ties === 'first' ? 'first' : 'shared',
       aggregate: aggregateOf(stored.aggregate),
       ...(stored.segmentsMax ? { segmentsMax: Number(stored.segmentsMax) } : {}),
+      ...(stored.actors === '1' ? { actors: true } : {}),
     };
   }
 
@@ -99,6 +100,7 @@ export class BoardsStore {
       ties: reply.ties,
       aggregate: reply.aggregate,
       ...(reply.segmentsMax > 0 ? { segmentsMax: reply.segmentsMax } : {}),
+      ...(reply.actors ? { actors: true } : {}),
     };
     await Promise.all(
       Array.from({ length: reply.shards - 1 }, (_, i) =>

@@ -21,6 +21,8 @@ export interface BoardConfig {
   ties?: TiesMode;
   /** Most live segments per shard; absent: the board takes no segments. */
   segmentsMax?: number;
+  /** Events may name an actor (actor_lib.lua keeps who contributed what; unique views, retraction). */
+  actors?: boolean;
 }
 
 export { TIES_MODES, type TiesMode } from './ranking.types';

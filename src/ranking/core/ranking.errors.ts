@@ -1,4 +1,4 @@
-import { ConflictError } from '../../common/errors';
+import { ConflictError, DomainError } from '../../common/errors';
 import { growthRefusalOf } from '../../redis/refusals';
 import { RANKING_MESSAGES as M } from './ranking.messages';
 
@@ -17,7 +17,7 @@ export async function guard<T>(pending: Promise<T>): Promise<T> {
     if (message.startsWith('TB_NO_BOARD')) throw new BoardGoneError(message);
     if (message.startsWith('TB_STALE_CONFIG')) throw new StaleConfigError(message);
     if (message.startsWith('TB_AT_OUT_OF_SPAN')) throw new AtOutOfSpanError(message);
-    throw growthRefusalOf(error) ?? segmentLimitOf(error) ?? error;
+    throw growthRefusalOf(error) ?? segmentLimitOf(error) ?? retractedOf(error) ?? error;
   }
 }
 
@@ -29,6 +29,14 @@ export function segmentLimitOf(error: unknown): ConflictError | undefined {
   const refusal = /^TB_SEGMENT_LIMIT (\d+) (\d+) (\d+)/.exec(error instanceof Error ? error.message : '');
   if (!refusal) return undefined;
   return new ConflictError('SEGMENT_LIMIT', M.segmentLimit(Number(refusal[1]), Number(refusal[2]), Number(refusal[3])));
+}
+
+/** The 403 RETRACTED of an event whose actor a retraction blocks (`TB_RETRACTED <until ms>`, see actor_lib.lua). */
+export function retractedOf(error: unknown): DomainError | undefined {
+  const refusal = /^TB_RETRACTED (\d+)/.exec(error instanceof Error ? error.message : '');
+  if (!refusal) return undefined;
+  const until = new Date(Number(refusal[1])).toISOString();
+  return new DomainError('RETRACTED', `actor: its events are refused until ${until} (a retraction blocked it)`);
 }
 
 /** A script refused the cached config: nothing was applied, a reload and retry is safe. */

@@ -88,6 +88,11 @@ export class BoardKeys {
     return `${this.tag}:segs`;
   }
 
+  /** A retraction's record on this shard (retract_step.lua): actor, state, events, amount, startedMs. */
+  retraction(id: string): string {
+    return `${this.tag}:ret:${id}`;
+  }
+
   slots(window: string): string {
     return `${this.base(window)}:slots`;
   }

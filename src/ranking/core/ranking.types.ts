@@ -48,6 +48,8 @@ export interface BatchEntry {
   createdMs?: number;
   /** The segments the entry also counts in; absent: none. */
   segments?: string[];
+  /** Who sent it (a board with actors); absent: no one. */
+  actor?: string;
 }
 
 /** A listed row and its rank in the window's latest snapshot (null: absent, or the window keeps none). */
@@ -131,6 +133,8 @@ export interface PutBoardCommand {
   ties?: TiesMode;
   /** undefined keeps the stored one (none for a new board). */
   segmentsMax?: number;
+  /** undefined keeps the stored one (off for a new board). */
+  actors?: boolean;
   reset: boolean;
   /** The new config's version (a fresh id per PUT). */
   version: string;

@@ -19,6 +19,8 @@ export const RANKING_MODULES = [
   join(lua, 'call_lib.lua'),
   IDEM_LIBRARY,
   join(lua, 'views_lib.lua'),
+  // who contributed what (boards with actors): expiry (window_lib) drains it, unique views read it.
+  join(lua, 'actor_lib.lua'),
   // ties: first and item data: window_lib's results changes call their hooks.
   join(lua, 'ties_lib.lua'),
   join(lua, 'item_data_lib.lua'),

@@ -20,7 +20,7 @@ import type { WindowSpec } from './window-math';
  * maths in Lua; the property test holds both to a model that keeps every event).
  */
 
-export const VIEW_MODES = ['decay', 'hot', 'rising'] as const;
+export const VIEW_MODES = ['decay', 'hot', 'rising', 'unique'] as const;
 export type ViewMode = (typeof VIEW_MODES)[number];
 
 export interface ViewInput {
@@ -68,6 +68,7 @@ const FIELDS_OF: Record<ViewMode, string[]> = {
   decay: ['halfLife'],
   hot: ['tau'],
   rising: ['baseline', 'minCount'],
+  unique: [],
 };
 
 /** Checks a board's requested views against its windows; throws naming the problem. */
@@ -98,6 +99,9 @@ export function resolveViews(inputs: ViewInput[], windows: WindowSpec[]): ViewCo
     const view = { input, base: { name: input.name, mode, window: input.window }, window, refuse };
     if (mode === 'decay') return decayView(view);
     if (mode === 'hot') return hotView(view);
+    // unique: distinct actors in the window (actor_lib.lua keeps their pairs; exact, not an estimate).
+    if (mode === 'unique')
+      return { ...view.base, spec: JSON.stringify([view.base, window.periodSec, window.intervalSec]) };
     return risingView(view, windowOf);
   });
 }

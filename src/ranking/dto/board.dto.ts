@@ -180,7 +180,7 @@ export class ViewDto {
   @NameProperty('View name (read with ?window=<name>); not a window name', 'trending')
   name!: string;
 
-  @ApiProperty({ enum: VIEW_MODES, description: 'decay, hot or rising (see docs/trending.md)' })
+  @ApiProperty({ enum: VIEW_MODES, description: 'decay, hot, rising or unique (see docs/trending.md)' })
   @IsIn(VIEW_MODES, { message: `$property must be one of ${VIEW_MODES.join(', ')}` })
   mode!: string;
 
@@ -285,6 +285,14 @@ export class PutBoardDto {
   @ValidateNested()
   @Type(() => SegmentsDto)
   segments?: SegmentsDto;
+
+  @ApiPropertyOptional({
+    description:
+      'Lets increments and batch entries name an `actor`: the board keeps who contributed what (for `unique` views and retractions). Sum boards without segments only. Omitted: the current setting (off for a new board)',
+  })
+  @IsOptionalNotNull()
+  @IsBoolean({ message: 'actors must be true or false' })
+  actors?: boolean;
 }
 
 export class PutBoardQuery {
@@ -319,7 +327,7 @@ export class WindowViewDto {
 
 export class ViewViewDto {
   @ApiProperty() name!: string;
-  @ApiProperty({ enum: VIEW_MODES }) mode!: 'decay' | 'hot' | 'rising';
+  @ApiProperty({ enum: VIEW_MODES }) mode!: 'decay' | 'hot' | 'rising' | 'unique';
   @ApiProperty() window!: string;
   @ApiPropertyOptional({ type: 'integer', description: 'decay: seconds' }) halfLife?: number;
   @ApiPropertyOptional({ type: 'integer', description: 'hot: seconds' }) tau?: number;
@@ -341,6 +349,8 @@ export class BoardViewDto {
   aggregate?: Aggregate;
   @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })
   segments?: SegmentsDto;
+  @ApiPropertyOptional({ enum: [true], description: 'Present when events may name an actor' })
+  actors?: boolean;
 }
 
 export class BoardListDto {

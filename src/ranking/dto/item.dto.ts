@@ -25,6 +25,7 @@ import {
   RADIUS_ITEMS,
 } from '../core/ranking.limits';
 import { SEGMENTS_FIELD, SegmentsProperty } from './segment.dto';
+import { ACTOR_FIELD, ActorProperty, withActor } from './actor.dto';
 import { VIEW_MODES } from '../core/trending-math';
 
 /** Rank in the window's latest snapshot. */
@@ -77,7 +78,7 @@ export class LikeParams extends ItemParams {
   userId!: string;
 }
 
-@CompiledValidation({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD })
+@CompiledValidation(withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD }))
 export class IncrementDto {
   @AmountProperty()
   amount?: number;
@@ -90,6 +91,7 @@ export class IncrementDto {
 
   @SegmentsProperty()
   segments?: string[];
+  @ActorProperty() actor?: string;
 }
 
 export class BatchEntryDto {
@@ -112,6 +114,7 @@ export class BatchEntryDto {
 
   @SegmentsProperty()
   segments?: string[];
+  @ActorProperty() actor?: string;
 }
 
 /** The entries of a batch: the type first, then their count, then each entry. */
@@ -139,6 +142,7 @@ const BatchEntries = () =>
       at: AT_FIELD,
       createdAt: AT_FIELD,
       segments: SEGMENTS_FIELD,
+      actor: ACTOR_FIELD,
     },
   },
 })

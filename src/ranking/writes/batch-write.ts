@@ -5,6 +5,7 @@ import { growthRefusalOf } from '../../redis/refusals';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import { PreparedBoard } from '../core/board';
+import { checkActor } from '../core/actor-rules';
 import { AtOutOfSpanError, isRefusal, isSegmentLimit } from '../core/ranking.errors';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { BatchEntry, BatchOutcome } from '../core/ranking.types';
@@ -62,12 +63,14 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
       checkAt(`items.${i}.at`, input.at, nowMs, board, leftToScript);
       checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
       checkSegments(`items.${i}.segments`, input.segments, board);
+      checkActor(`items.${i}.actor`, input.actor, board);
       return {
         item: input.item,
         amount: batchValue(input, i, scored),
         atMs: eventTimeMs(input.at, nowMs),
         ...(input.createdAt === undefined ? {} : { createdMs: eventTimeMs(input.createdAt, nowMs) }),
         ...(input.segments === undefined ? {} : { segments: input.segments }),
+        ...(input.actor === undefined ? {} : { actor: input.actor }),
       };
     });
   }

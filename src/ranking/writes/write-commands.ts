@@ -33,6 +33,8 @@ export interface IncrementCommand {
   createdAtSec?: number;
   /** The segments the event also counts in (absent: none). */
   segments?: string[];
+  /** Who sent the event (a board with actors only; absent: no one). */
+  actor?: string;
   context: WriteContext;
 }
 
@@ -57,6 +59,7 @@ export interface BatchInput {
   at?: number;
   createdAt?: number;
   segments?: string[];
+  actor?: string;
 }
 
 /** Amounts for many items, applied together (atomically per shard). */

@@ -28,6 +28,7 @@ import type {
   WriteKind,
 } from './write-commands';
 import { atRefusal, byWindow, checkAt, checkCreatedAt, checkSegments, growthError } from './write-rules';
+import { checkActor } from '../core/actor-rules';
 import type { LedgerEntry } from './writes.functions';
 import { WritesStore } from './writes.store';
 
@@ -283,6 +284,7 @@ class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritt
     const problem = checkAt('at', command.atSec, nowMs, board, idem !== undefined);
     checkCreatedAt('createdAt', command.createdAtSec, nowMs);
     checkSegments('segments', command.segments, board);
+    checkActor('actor', command.actor, board);
     return problem;
   }
 

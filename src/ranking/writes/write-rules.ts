@@ -49,9 +49,14 @@ export function incrementFingerprint(request: {
   atSec?: number;
   createdAtSec?: number;
   segments?: string[];
+  actor?: string;
 }): unknown[] {
-  const { name, item, amount, atSec, createdAtSec, segments } = request;
-  return ['increment', name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec), ...segmentsOf(segments)];
+  const { name, item, amount, atSec, createdAtSec, segments, actor } = request;
+  return [
+    'increment',
+    ...[name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec), ...segmentsOf(segments)],
+    ...actorOf(actor),
+  ];
 }
 
 /**
@@ -67,6 +72,7 @@ export function batchFingerprint(
     at?: number;
     createdAt?: number;
     segments?: string[];
+    actor?: string;
   }>,
 ): unknown[] {
   return [
@@ -79,8 +85,14 @@ export function batchFingerprint(
       ...timeOf(e.at),
       ...createdOf(e.createdAt),
       ...segmentsOf(e.segments),
+      ...actorOf(e.actor),
     ]),
   ];
+}
+
+/** The fingerprint part of an optional actor: nothing when absent. */
+function actorOf(actor: string | undefined): string[] {
+  return actor === undefined ? [] : ['actor', actor];
 }
 
 /** The fingerprint part of optional segments: nothing when absent. */

@@ -14,7 +14,7 @@ import { typedFunction } from '../../redis/function-library';
 import { ScriptCall } from '../../redis/scripts';
 import { ShardKeys } from '../core/board';
 import type { BatchEntry, StandingsReply, WindowStanding } from '../core/ranking.types';
-import { segmentLimitOf } from '../core/ranking.errors';
+import { retractedOf, segmentLimitOf } from '../core/ranking.errors';
 import { BoardCall, boardArgs, WriteCall } from '../core/script-call';
 
 /** A retry-safe request on a sharded board and the shard its ledger entry lives on (see request_claim.lua). */
@@ -39,6 +39,8 @@ export interface CoalescedIncrement {
   createdMs?: number;
   /** The segments the event also counts in (absent: none). */
   segments?: string[];
+  /** Who sent it (absent: no one). */
+  actor?: string;
 }
 
 /** What one request of an increment call got: its own answer, or what refused it (TB_AT_OUT_OF_SPAN, growth, a reused key). */
@@ -79,7 +81,7 @@ function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAn
   // The refusal as a script error would carry it: the store turns it into its domain error.
   if (answer.int(0) === -1) {
     const refusal = new Error(answer.string(1));
-    return growthRefusalOf(refusal) ?? segmentLimitOf(refusal) ?? refusal;
+    return growthRefusalOf(refusal) ?? segmentLimitOf(refusal) ?? retractedOf(refusal) ?? refusal;
   }
   return withStandings(
     decodeIdempotentReply(answer, idem, (reply) => ({ reply, rest: {} }), 2),
@@ -106,6 +108,7 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
         request.atMs ?? call.nowMs,
         request.createdMs ?? '',
         request.segments?.join(',') ?? '',
+        request.actor ?? '',
       ]),
     ],
   };
@@ -128,6 +131,7 @@ export const WRITES_FUNCTIONS = {
           atMs: call.atMs,
           createdMs: call.createdMs,
           segments: call.segments,
+          actor: call.actor,
         },
       ]),
     /** created: [new items, due time for the index (ms; 0: none)] */
@@ -168,6 +172,7 @@ export const WRITES_FUNCTIONS = {
           entry.atMs ?? call.nowMs,
           entry.createdMs ?? '',
           entry.segments?.join(',') ?? '',
+          entry.actor ?? '',
         ]),
       ],
     }),

@@ -244,10 +244,10 @@ function coalesced(
   attempt: { nowMs: number; newItems: number },
   idem: IdemCall | undefined,
 ): CoalescedIncrement {
-  const { item, amount, atSec, createdAtSec, segments } = command;
+  const { item, amount, atSec, createdAtSec, segments, actor } = command;
   const { nowMs, newItems } = attempt;
   const createdMs = createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs);
-  return { item, amount, idem, newItems, atMs: eventTimeMs(atSec, nowMs), createdMs, segments };
+  return { item, amount, idem, newItems, atMs: eventTimeMs(atSec, nowMs), createdMs, segments, actor };
 }
 
 type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }>>;

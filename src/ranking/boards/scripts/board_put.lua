@@ -27,8 +27,10 @@
 --                refused unless `reset`, like a change of shards.
 -- ARGV[10]       requested segments.max, or "" to keep the stored one (none for a new board): most live
 --                segments per shard, read by the writes from their args (the version vouches for it)
+-- ARGV[11]       requested actors: "1" (events may name an actor, actor_lib), "0", or "" to keep the
+--                stored setting (off for a new board); stored as the field `actors` when on
 -- Reply: { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none), views
---        JSON, ties, aggregate, segments.max (0: none) } with status created | unchanged | updated, or
+--        JSON, ties, aggregate, segments.max (0: none), actors (0|1) } with status created | unchanged | updated, or
 --        { "conflict", message }
 -- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
 -- from its windows' live slots in this call (views_reconcile); a removed view's keys go.
@@ -46,7 +48,13 @@ local function board_request()
     ties = ARGV[8],
     aggregate = ARGV[9],
     segments_max = ARGV[10],
+    actors = ARGV[11],
   }
+end
+
+-- Stores the actors setting (the field `actors`, absent when off).
+local function board_store_actors(r)
+  if r.actors == '1' then redis.call('HSET', r.cfg_key, 'actors', '1') else redis.call('HDEL', r.cfg_key, 'actors') end
 end
 
 local function board_store_aggregate(r)
@@ -97,11 +105,13 @@ local function board_create(r)
   if r.max_items ~= '' then redis.call('HSET', r.cfg_key, 'maxItems', r.max_items) end
   if r.segments_max ~= '' then redis.call('HSET', r.cfg_key, 'segmentsMax', r.segments_max) end
   if r.aggregate == '' then r.aggregate = 'sum' end
+  if r.actors == '' then r.actors = '0' end
   board_store_aggregate(r)
+  board_store_actors(r)
   store_snapshot_confs(r.cfg_key, r.wanted)
   board_store_views(r, nil, {})
   return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
-    r.aggregate, tonumber(r.segments_max) or 0 }
+    r.aggregate, tonumber(r.segments_max) or 0, tonumber(r.actors) }
 end
 
 -- What a window counts, as a string to compare: "<period>s/<interval>s", or a calendar window's
@@ -163,9 +173,12 @@ local function board_plan(r, stored)
   if r.max_items == '' then r.max_items = stored_max_items end
   local stored_segments_max = redis.call('HGET', cfg_key, 'segmentsMax') or ''
   if r.segments_max == '' then r.segments_max = stored_segments_max end
+  local stored_actors = redis.call('HGET', cfg_key, 'actors') or '0'
+  if r.actors == '' then r.actors = stored_actors end
   plan.stored_views = redis.call('HGET', cfg_key, 'views')
   plan.changed = #current ~= #r.wanted or plan.reshard or plan.reaggregate or r.max_items ~= stored_max_items
     or (plan.stored_views or '[]') ~= r.views_json or r.segments_max ~= stored_segments_max
+    or r.actors ~= stored_actors
   if plan.reshard and not r.reset then
     plan.problems[#plan.problems + 1] = 'shards would change from ' .. stored_shards .. ' to ' .. r.shards
   end
@@ -192,11 +205,12 @@ local function board_update(r, plan)
   if r.max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', r.max_items) end
   if r.segments_max ~= '' then redis.call('HSET', cfg_key, 'segmentsMax', r.segments_max) end
   board_store_aggregate(r)
+  board_store_actors(r)
   board_store_views(r, plan.stored_views, dropped)
   if #plan.to_drop > 0 then prune_item_data(cfg_key) end
   board_store_ties(r)
   return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
-    r.aggregate, tonumber(r.segments_max) or 0 }
+    r.aggregate, tonumber(r.segments_max) or 0, tonumber(r.actors) }
 end
 
 local function board_put(keys, args)
@@ -212,7 +226,7 @@ local function board_put(keys, args)
   if not plan.changed then
     return { 'unchanged', redis.call('HGET', r.cfg_key, 'version'), stored, r.shards,
       tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
-      r.aggregate, tonumber(r.segments_max) or 0 }
+      r.aggregate, tonumber(r.segments_max) or 0, tonumber(r.actors) }
   end
   return board_update(r, plan)
 end

@@ -14,6 +14,7 @@
 -- ARGV[7]        views of the authoritative config, JSON array ("[]": none); rebuilt here as board_put does
 -- ARGV[8]        aggregate of the authoritative config (sum, max, min, last): a change drops every window's data
 -- ARGV[9]        segments.max of the authoritative config (0: none)
+-- ARGV[10]       actors of the authoritative config (1: on, 0: off)
 -- Reply: "synced", or "unchanged" (this revision or a newer one is already held)
 local function shard_sync(keys, args)
   begin_call(keys, args)
@@ -43,6 +44,7 @@ local function shard_sync(keys, args)
   if ARGV[8] == 'sum' then redis.call('HDEL', cfg_key, 'aggregate') else redis.call('HSET', cfg_key, 'aggregate', ARGV[8]) end
   if ARGV[6] == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', ARGV[6]) end
   if ARGV[9] == '0' then redis.call('HDEL', cfg_key, 'segmentsMax') else redis.call('HSET', cfg_key, 'segmentsMax', ARGV[9]) end
+  if ARGV[10] == '1' then redis.call('HSET', cfg_key, 'actors', '1') else redis.call('HDEL', cfg_key, 'actors') end
   local old_views = redis.call('HGET', cfg_key, 'views')
   if ARGV[7] == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', ARGV[7]) end
   views_reconcile(cfg_key, old_views, dropped, tonumber(ARGV[5]))

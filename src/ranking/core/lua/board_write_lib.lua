@@ -68,14 +68,14 @@ end
 
 -- Item increments of one call (window keys as (slots, top) pairs from KEYS[2], periods and intervals
 -- at ARGV[5 + 4w] and ARGV[6 + 4w]). A window's slot is indexed once per call (again only when an
--- event lands in another slot of it). `add(reply, item, amount, at_sec, seen_sec, covering)` adds to
+-- event lands in another slot of it). `add(reply, item, amount, at_sec, seen_sec, covering, actor)` adds to
 -- the slot of `at_sec` in the windows of `covering` (see window_holds; views told, with `seen_sec`
--- the event's time for hot's firstSeen), appends the per-window figures score_1, rank_1, ...,
+-- the event's time for hot's firstSeen; the actor's contribution kept, actor_lib, unless actor is nil or ""), appends the per-window figures score_1, rank_1, ...,
 -- score_W, rank_W to `reply`, ranks as of this addition (a window not covering the event answers the
 -- item's standing), and returns the earliest due time (unix ms) of the slots it indexed, or nil.
 local function event_adder(window_count)
   local indexed, slot_keys = {}, {}
-  return function(reply, item, amount, at_sec, seen_sec, covering)
+  return function(reply, item, amount, at_sec, seen_sec, covering, actor)
     local new_due_ms = nil
     for w = 0, window_count - 1 do
       local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
@@ -92,6 +92,7 @@ local function event_adder(window_count)
           end
         end
         score = add_amount(slot_keys[w], top_key, item, amount)
+        actor_add(slots_key, top_key, slot_start, actor or '', item, amount)
         view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
       else
         score = standing(top_key, item)
@@ -105,9 +106,10 @@ end
 
 -- One entry of a batch (the batch increment, stream ingest) into the slot starting at `slot_start` of
 -- one window: the slot is indexed once per call (`indexed`: slot start -> slot key, kept by the
--- caller per window), the amount added and the views told. Answers the due time of a slot this
--- created (nil when it was indexed already), for the due index.
-local function add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, item, amount, seen_sec)
+-- caller per window), the amount added, the actor's contribution kept (actor_lib; nil or "": none)
+-- and the views told. Answers the due time of a slot this created (nil when it was indexed already),
+-- for the due index.
+local function add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, item, amount, seen_sec, actor)
   local slot_key = indexed[slot_start]
   local new_due_ms = nil
   if not slot_key then
@@ -118,6 +120,7 @@ local function add_batch_entry(slots_key, top_key, indexed, slot_start, period_s
     end
   end
   local score = add_amount(slot_key, top_key, item, amount)
+  actor_add(slots_key, top_key, slot_start, actor or '', item, amount)
   view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
   return new_due_ms
 end

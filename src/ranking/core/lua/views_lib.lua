@@ -1,4 +1,4 @@
--- views_lib: trending views (decay, hot, rising), a module of the ranking function library after
+-- views_lib: trending views (decay, hot, rising; unique, kept by actor_lib), a module of the ranking function library after
 -- keys_lib and call_lib (which holds VIEWS, the views of the running call) and before window_lib. A view is one more results zset of the board, kept by the same script call that
 -- changes a window it reads (window_lib calls view_window_changed after every change of an item's sum
 -- in a window, write or expiry), so it is never recomputed by a job and expiry takes out of it exactly
@@ -258,7 +258,7 @@ views_api = function()
         decay_add(view, item, slot_start, delta)
       elseif view.mode == 'hot' then
         hot_update(view, item, sum, at_sec)
-      else
+      elseif view.mode == 'rising' then
         rising_update(view, item)
       end
     end
@@ -274,6 +274,15 @@ views_api = function()
   -- and hot take each slot oldest first (hot's firstSeen is then the start of the item's oldest slot),
   -- rising every item of its two windows. Costs one pass over the window's data, once per change.
   local function build_view(cfg_key, view)
+    if view.mode == 'unique' then
+      -- One per (actor, item) pair the window holds (actor_lib keeps them as its slots change).
+      local pairs_key = sibling_key(cfg_key, 'cfg', view.window .. ':pairs')
+      local held = redis.call('HKEYS', pairs_key)
+      for _, pair in ipairs(held) do
+        redis.call('ZINCRBY', view.top, 1, string.match(pair, '^[^\31]*\31(.*)$'))
+      end
+      return
+    end
     if view.mode == 'rising' then
       local seen = {}
       for _, top in ipairs({ view.source_top, view.baseline_top }) do

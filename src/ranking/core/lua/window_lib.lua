@@ -37,9 +37,11 @@ local function drop_window(cfg_key, window_name)
     bases[#bases + 1] = sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
   end
   for _, base in ipairs(bases) do
-    for _, start in ipairs(redis.call('ZRANGE', base .. 'slots', 0, -1)) do
+    local starts = redis.call('ZRANGE', base .. 'slots', 0, -1)
+    for _, start in ipairs(starts) do
       redis.call('UNLINK', base .. 'slot:' .. start)
     end
+    actor_drop_window(base, starts)
     redis.call('UNLINK', base .. 'slots', base .. 'top')
     drop_tie_order(base)
   end
@@ -78,6 +80,11 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
   while true do
     local oldest = redis.call('ZRANGE', slots_key, '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1)
     if #oldest == 0 then return budget, false end
+    if budget <= 0 then return 0, true end
+    -- Who contributed to the slot goes first (actor_lib): its items are drained only once none is left.
+    local contributions_left
+    budget, contributions_left = actor_slot_expire(slots_key, top_key, oldest[1], budget)
+    if not contributions_left then return 0, true end
     if budget <= 0 then return 0, true end
     local slot_key = slot_key_of(slots_key, oldest[1])
     local size = redis.call('HLEN', slot_key)

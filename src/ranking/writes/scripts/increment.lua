@@ -13,14 +13,15 @@
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
 -- ARGV[5+4W]     context stored with each keyed answer (the window names)
 -- ARGV[6+4W]     segments.max, most live segments on this shard (0: the board takes none)
--- ARGV[7+4W ...] nine per request: item id; amount (integer, non-zero); idempotency key ("" for
+-- ARGV[7+4W ...] ten per request: item id; amount (integer, non-zero); idempotency key ("" for
 --                none); request fingerprint; retention (ms; negative: no budget to store an answer,
 --                see idem_lib); new items the client may create (0 or 1; -1: no quota); the event's
 --                time, unix ms (not after now: it lands in the slot of that time in every window
 --                whose live span still holds that slot, and only those); the
 --                item's creation time, unix ms, or "" for none (a hot view's firstSeen is the earliest
 --                of the item's event and creation times); the segments it also counts in, joined by
---                commas ("" for none; see segment_lib)
+--                commas ("" for none; see segment_lib); the actor ("" for none; actor_lib: a blocked
+--                actor refuses the request, TB_RETRACTED <until ms>)
 -- Reply: one entry per request, in order: { outcome, context, [new items created, due time for the
 --        index (unix ms, 0: none; see due_to_index): applied only], draining (0|1), score_1, rank_1,
 --        ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W } (rank 0: not ranked; previous
@@ -30,10 +31,11 @@
 --        window holds the event's slot any more), TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (the whole call: nothing applied)
 -- What refuses one request before it changes anything (nil: admitted), and the new items it creates:
--- its event time out of every window, a new segment beyond segments.max, or growth (admit_items).
-local function increment_admission(window_count, item, allowance, cap, covering, segments, segments_max, now_sec)
+-- its event time out of every window, a blocked actor, a new segment beyond segments.max, or growth
+-- (admit_items).
+local function increment_admission(window_count, item, allowance, cap, covering, segments, segments_max, now_sec, actor)
   if not covering then return 0, 'TB_AT_OUT_OF_SPAN no window holds the slot' end
-  local refusal = segment_refusal(KEYS[1], segments, segments_max, now_sec)
+  local refusal = actor_refusal(KEYS[1], actor, tonumber(ARGV[2])) or segment_refusal(KEYS[1], segments, segments_max, now_sec)
   if refusal then return 0, refusal end
   if cap > 0 or allowance >= 0 then return admit_items(2, window_count, { item }, allowance, cap) end
   return 0, nil
@@ -59,7 +61,7 @@ local function increment(keys, args)
   local no_key = { key = '', field = '', fingerprint = '', context = context, ttl_ms = 0, may_store = true }
   local applied = 0
   local answers = {}
-  for first = 7 + WINDOW_ARGS * window_count, #ARGV, 9 do
+  for first = 7 + WINDOW_ARGS * window_count, #ARGV, 10 do
     local item, amount = ARGV[first], tonumber(ARGV[first + 1])
     local idem = no_key
     if ARGV[first + 2] ~= '' then idem = idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4]) end
@@ -71,14 +73,14 @@ local function increment(keys, args)
       local covering = holding_at[at_sec]
       local segments = segment_names(ARGV[first + 8])
       local created, refusal = increment_admission(window_count, item, tonumber(ARGV[first + 5]), cap, covering,
-        segments, segments_max, now_sec)
+        segments, segments_max, now_sec, ARGV[first + 9])
       if refusal then
         answer = { -1, refusal }
       else
         applied = applied + 1
         local seen_sec = math.min(at_ms, tonumber(ARGV[first + 7]) or math.huge) / 1000
         local reply = { draining }
-        local new_due_ms = earliest_due(add(reply, item, amount, at_sec, seen_sec, covering),
+        local new_due_ms = earliest_due(add(reply, item, amount, at_sec, seen_sec, covering, ARGV[first + 9]),
           segment_add(2, window_count, segments, item, amount, at_sec, covering))
         for w = 0, window_count - 1 do
           reply[#reply + 1] = keeping and keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0

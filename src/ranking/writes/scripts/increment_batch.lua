@@ -12,17 +12,18 @@
 -- ARGV[5+4W] .. ARGV[8+4W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
 -- ARGV[9+4W]     new items the client may create (-1: no quota)
 -- ARGV[10+4W]    segments.max, most live segments on this shard (0: the board takes none)
--- ARGV[11+4W ...] quintuples of item id, amount (integer, non-zero; a score, a decimal integer, on a
+-- ARGV[11+4W ...] sextuples of item id, amount (integer, non-zero; a score, a decimal integer, on a
 --                max / min / last board), the event's time (unix ms, not after now), the item's
 --                creation time (unix ms, or "" for none), the segments it also counts in (joined by
---                commas, "" for none; sum boards only): each entry lands in the slot of its time in
+--                commas, "" for none; sum boards only), the actor ("" for none; actor_lib): each entry lands in the slot of its time in
 --                every window (and each of its segments' windows) whose live span still holds that slot
 --                (creation time: see increment.lua)
 -- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none; see
 --        due_to_index): applied only], draining (0|1), entries applied } (outcome, context and the
 --        counts: see idem_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA (see admit_items), TB_SEGMENT_LIMIT (the
---        entries' new segments together, see segment_refusal), TB_AT_OUT_OF_SPAN
+--        entries' new segments together, see segment_refusal), TB_RETRACTED <until ms> (an entry's
+--        actor is blocked, see actor_refusal), TB_AT_OUT_OF_SPAN
 --        <entry> (1-based: no window holds that entry's slot any more): the whole batch is refused,
 --        nothing applied
 local function increment_batch(keys, args)
@@ -36,7 +37,9 @@ local function increment_batch(keys, args)
   local items, holding, named = {}, {}, {}
   -- Entries mostly share a time (now): the windows holding a second are worked out once per second.
   local holding_at = {}
-  for i = first, #ARGV, 5 do
+  for i = first, #ARGV, 6 do
+    local blocked = actor_refusal(KEYS[1], ARGV[i + 5], now_ms)
+    if blocked then return redis.error_reply(blocked) end
     items[#items + 1] = ARGV[i]
     for _, name in ipairs(segment_names(ARGV[i + 4])) do named[name] = true end
     local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
@@ -58,14 +61,14 @@ local function increment_batch(keys, args)
     local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
     local period_sec, interval_sec, origin_sec = window_rule(5, w)
     local indexed = {}
-    for i = first, #ARGV, 5 do
+    for i = first, #ARGV, 6 do
       if holding[i][w] then
         local at_ms = tonumber(ARGV[i + 2])
         local slot_start = current_slot(math.floor(at_ms / 1000), interval_sec, origin_sec)
         local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
         local due
         if BOARD.aggregate == 'sum' then
-          due = add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i], tonumber(ARGV[i + 1]), seen_sec)
+          due = add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i], tonumber(ARGV[i + 1]), seen_sec, ARGV[i + 5])
         else
           due = record_batch_score(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i], ARGV[i + 1], ARGV[i + 2])
         end
@@ -73,11 +76,11 @@ local function increment_batch(keys, args)
       end
     end
   end
-  for i = first, #ARGV, 5 do
+  for i = first, #ARGV, 6 do
     local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
     local segment_due = segment_add(2, window_count, segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]), at_sec, holding[i])
     new_due_ms = earliest_due(new_due_ms, segment_due)
   end
   local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
-  return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 5 }, { created, due_ms })
+  return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 6 }, { created, due_ms })
 end

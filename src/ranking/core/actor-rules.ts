@@ -1,0 +1,47 @@
+import { InvalidInputError } from '../../common/errors';
+import type { Aggregate } from './aggregate';
+import type { PreparedBoard } from './board';
+import type { ViewConfig } from './trending-math';
+
+/** What decides whether a board may keep actors: its aggregate, segments and views as they will be stored. */
+export interface ActorsSetting {
+  board: string;
+  actors: boolean;
+  aggregate: Aggregate;
+  segmentsMax: number;
+  views: ViewConfig[];
+}
+
+/**
+ * Refuses (400 naming the field) a board config where actors make no sense or are not kept: a max / min /
+ * last board (a retraction could not take one actor's share out of a maximum), a board with segments (a
+ * segment's windows keep no contributions yet, so a retraction could not reach them), and a unique view
+ * on a board without actors (it would count no one).
+ */
+export function checkActorsSetting(setting: ActorsSetting): void {
+  const { board, actors, aggregate, segmentsMax, views } = setting;
+  if (!actors) {
+    const unique = views.find((view) => view.mode === 'unique');
+    if (unique)
+      throw new InvalidInputError(
+        `views: unique view "${unique.name}" counts distinct actors: board "${board}" needs "actors": true`,
+      );
+    return;
+  }
+  if (aggregate !== 'sum')
+    throw new InvalidInputError(
+      `actors: kept for sum boards only: board "${board}" would aggregate by ${aggregate} (a retraction cannot take one actor's share out of a ${aggregate})`,
+    );
+  if (segmentsMax > 0)
+    throw new InvalidInputError(
+      `actors: not supported together with segments yet: board "${board}" takes segments (use separate boards)`,
+    );
+}
+
+/** Refuses (400 naming `field`) an actor on a board that keeps none. */
+export function checkActor(field: string, actor: string | undefined, board: PreparedBoard): void {
+  if (actor === undefined || board.config.actors) return;
+  throw new InvalidInputError(
+    `${field}: board "${board.config.name}" keeps no actors; declare "actors": true on the board to send one`,
+  );
+}

@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../common/config';
+import { RedisService } from '../../redis/redis.service';
+import { PreparedBoard, ShardKeys } from '../core/board';
+import { guard } from '../core/ranking.errors';
+import { RANKING } from '../ranking.functions';
+import { RetractStepCall, RetractStepReply } from './retraction.functions';
+
+const S = RANKING.functions;
+
+/** A step's own fields: the rest of the call (board, shard, time, expiry budget) the store adds. */
+export type RetractStep = Omit<RetractStepCall, 'board' | 'shard' | 'budgetFields'>;
+
+/** A retraction's record on one shard as stored (absent fields: no record there). */
+export interface RetractionRecord {
+  actor?: string;
+  state?: string;
+  events?: string;
+  amount?: string;
+  startedMs?: string;
+}
+
+/** Retractions in Redis: one bounded step on one shard, and the records of every shard. */
+@Injectable()
+export class RetractionStore {
+  private readonly budgetFields: number;
+
+  constructor(
+    private readonly redis: RedisService,
+    config: AppConfig,
+  ) {
+    this.budgetFields = config.EXPIRE_CHUNK;
+    redis.defineFunctions([RANKING.library]);
+  }
+
+  step(board: PreparedBoard, shard: ShardKeys, step: RetractStep): Promise<RetractStepReply> {
+    return guard(this.redis.callFunction(S.retractStep, { ...step, board, shard, budgetFields: this.budgetFields }));
+  }
+
+  /** The record of every shard, shard 0 first. */
+  records(board: PreparedBoard, id: string): Promise<RetractionRecord[]> {
+    return Promise.all(
+      board.shards.map((shard) => this.redis.timed(this.redis.client.hgetall(shard.keys.retraction(id)))),
+    );
+  }
+}

@@ -1,0 +1,89 @@
+-- retract_step: one bounded chunk of a retraction on one shard (an actor's events out of every
+-- window, view and unique count; see actor_lib). A retraction is a record under the board's hash tag,
+-- "<tag>:ret:<id>" (hash: actor, state, events, amount, startedMs), created by its first step; each
+-- step takes at most `most` contributions out, removing each from the indexes in the same call that
+-- subtracts it, so a step repeated (a retry, a second instance, a restart) finds nothing twice. The
+-- record turns "done" on the first step that finds fewer than `most` left.
+-- KEYS: dynamic
+-- KEYS[1]        board config hash (holds the config version)
+-- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
+-- KEYS[2W+2]     the retraction's record hash
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields drained by this call
+-- ARGV[4]        W, number of windows
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
+-- ARGV[5+4W]     the actor
+-- ARGV[6+4W]     most contributions this step takes out (over every window)
+-- ARGV[7+4W]     the ledger window (0-based): events and amount are counted from its contributions
+--                only, so an event counts once however many windows held it
+-- ARGV[8+4W]     block until (unix ms; 0: no block): the actor's new events are refused until then
+-- Reply: { done (0|1), contributions taken by this step, events, amount (the record's totals) }
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+-- Takes up to `most` of `actor`'s contributions out of one window: out of the index and its slot's
+-- contributions first, then subtracted from the slot, the results, the views (as expiry does) and the
+-- unique counts. Returns how many it took and their events and amount.
+local function actor_retract_window(slots_key, top_key, actor, most)
+  local byactor, pairs_key = actor_window_keys(slots_key)
+  local prefix = actor .. ACTOR_SEP
+  local members = redis.call('ZRANGE', byactor, '[' .. prefix, '(' .. actor .. '\32', 'BYLEX', 'LIMIT', 0, most)
+  if #members == 0 then return 0, 0, 0 end
+  redis.call('ZREM', byactor, unpack(members))
+  local events, amount = 0, 0
+  for _, member in ipairs(members) do
+    local start, item = string.match(string.sub(member, #prefix + 1), '^(%d+)\31(.*)$')
+    local act_key = actor_slot_key(slots_key, start)
+    local sum, count = actor_figures(redis.call('HGET', act_key, prefix .. item))
+    redis.call('HDEL', act_key, prefix .. item)
+    if sum ~= 0 then
+      local score = add_amount(slot_key_of(slots_key, start), top_key, item, -sum)
+      view_window_changed(top_key, tonumber(start), item, -sum, score, nil)
+    end
+    actor_pair_moved(pairs_key, top_key, actor, item, -1)
+    events, amount = events + count, amount + sum
+  end
+  return #members, events, amount
+end
+
+-- How long (s) a finished retraction can still be read (GET /admin/boards/:board/retractions/:id).
+local RETRACTION_KEEP_SEC = 7 * 86400
+
+local function retract_step(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_ms = tonumber(ARGV[2])
+  local window_count = tonumber(ARGV[4])
+  local record = KEYS[2 + 2 * window_count]
+  local first = 5 + WINDOW_ARGS * window_count
+  local actor, most, ledger = ARGV[first], tonumber(ARGV[first + 1]), tonumber(ARGV[first + 2])
+  local block_until_ms = tonumber(ARGV[first + 3])
+  if redis.call('HSETNX', record, 'actor', actor) == 1 then
+    redis.call('HSET', record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
+  end
+  if block_until_ms > now_ms then
+    local blocked = sibling_key(KEYS[1], 'cfg', 'blocked')
+    local field = 'a' .. ACTOR_SEP .. actor
+    if block_until_ms > (tonumber(redis.call('HGET', blocked, field)) or 0) then redis.call('HSET', blocked, field, block_until_ms) end
+  end
+  cross_all(2, window_count, 5, math.floor(now_ms / 1000))
+  expire_all(2, window_count, 5, math.floor(now_ms / 1000), tonumber(ARGV[3]))
+  local taken = 0
+  for w = 0, window_count - 1 do
+    if taken >= most then break end
+    local count, events, amount = actor_retract_window(KEYS[2 + 2 * w], KEYS[3 + 2 * w], actor, most - taken)
+    taken = taken + count
+    if w == ledger and count > 0 then
+      redis.call('HINCRBY', record, 'events', events)
+      redis.call('HINCRBY', record, 'amount', amount)
+    end
+  end
+  if taken > 0 then bump_version(KEYS[1], 1) end
+  local done = taken < most
+  if done then
+    redis.call('HSET', record, 'state', 'done')
+    redis.call('EXPIRE', record, RETRACTION_KEEP_SEC)
+  end
+  local totals = redis.call('HMGET', record, 'events', 'amount')
+  return { done and 1 or 0, taken, tonumber(totals[1]), tonumber(totals[2]) }
+end

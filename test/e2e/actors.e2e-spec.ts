@@ -1,0 +1,192 @@
+import { ADMIN, createBoard } from '../support/app';
+import { T0, useApp } from '../support/e2e';
+import { Topology } from '../support/redis';
+
+const BOARD = {
+  windows: [
+    { name: 'hour', period: '1h', interval: '5m' },
+    { name: 'day', period: '24h', interval: '1h' },
+  ],
+  views: [{ name: 'people', mode: 'unique', window: 'hour' }],
+  actors: true,
+};
+
+type Row = { item: string; score: number };
+const rowsOf = (body: { items: Row[] }) => body.items.map((r) => [r.item, r.score]);
+
+/** Actors over HTTP: the config and its refusals, actors on events, unique views, retractions and their errors. */
+describe.each<[Topology, number]>([
+  ['single', 1],
+  ['single', 3],
+  ['cluster', 3],
+])('actors (%s, shards: %i)', (topology, shards) => {
+  const e2e = useApp(topology, { fresh: true });
+  const { clock, http } = e2e;
+  const increment = (item: string, body: object) => http().post(`/boards/b/items/${item}/increment`).send(body);
+  const retract = (body: object) => http().post('/admin/boards/b/retractions').set(ADMIN).send(body);
+
+  /** Polls a retraction until done (its steps run in the background; each poll lets them go on). */
+  async function finished(id: string): Promise<{ state: string; events: number; amount: number }> {
+    for (let i = 0; i < 200; i++) {
+      const got = await http().get(`/admin/boards/b/retractions/${id}`).set(ADMIN).expect(200);
+      if (got.body.state === 'done') return got.body;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    throw new Error(`retraction ${id} did not finish`);
+  }
+
+  beforeEach(async () => {
+    await createBoard(e2e.app(), 'b', { ...BOARD, shards });
+  });
+
+  it('the board answers its actors setting and its unique view', async () => {
+    const board = await http().get('/boards/b').expect(200);
+    expect(board.body).toMatchObject({ actors: true, views: [{ name: 'people', mode: 'unique', window: 'hour' }] });
+  });
+
+  it('a unique view counts distinct actors per item; events without an actor count in windows only', async () => {
+    await increment('x', { amount: 5, actor: 'ann' }).expect(200);
+    await increment('x', { amount: 1, actor: 'ann' }).expect(200);
+    await increment('x', { amount: 1, actor: 'bob' }).expect(200);
+    await increment('y', { amount: 2, actor: 'cy' }).expect(200);
+    await increment('y', { amount: 9 }).expect(200);
+    await http()
+      .post('/boards/b/increments')
+      .send({
+        items: [
+          { item: 'y', amount: 1, actor: 'dee' },
+          { item: 'z', amount: 1, actor: 'dee' },
+        ],
+      })
+      .expect(200);
+
+    expect(rowsOf((await http().get('/boards/b/top').expect(200)).body)).toEqual([
+      ['y', 12],
+      ['x', 7],
+      ['z', 1],
+    ]);
+    const people = await http().get('/boards/b/top?window=people').expect(200);
+    expect(people.body.mode).toBe('unique');
+    expect(rowsOf(people.body)).toEqual([
+      ['y', 2],
+      ['x', 2],
+      ['z', 1],
+    ]);
+    const item = await http().get('/boards/b/items/z?window=people').expect(200);
+    expect(item.body).toMatchObject({ item: 'z', score: 1, rank: 3 });
+  });
+
+  it('an actor leaves the unique count when its last slot expires, not before', async () => {
+    clock.setMs(T0);
+    await increment('x', { actor: 'ann' }).expect(200);
+    clock.advanceSec(30 * 60);
+    await increment('x', { actor: 'ann' }).expect(200);
+    await increment('x', { actor: 'bob' }).expect(200);
+    clock.advanceSec(40 * 60);
+    expect(rowsOf((await http().get('/boards/b/top?window=people').expect(200)).body)).toEqual([['x', 2]]);
+    clock.advanceSec(30 * 60);
+    expect(rowsOf((await http().get('/boards/b/top?window=people').expect(200)).body)).toEqual([]);
+    expect(rowsOf((await http().get('/boards/b/top?window=day').expect(200)).body)).toEqual([['x', 3]]);
+  });
+
+  it("a retraction takes an actor's events out of every window and view, and counts them once", async () => {
+    await increment('x', { amount: 5, actor: 'spam' }).expect(200);
+    await increment('x', { amount: 2, actor: 'ann' }).expect(200);
+    clock.advanceSec(600);
+    await increment('y', { amount: 3, actor: 'spam' }).expect(200);
+    await increment('y', { amount: 1, actor: 'bob' }).expect(200);
+
+    const started = await retract({ actor: 'spam' }).expect(202);
+    expect(started.body).toMatchObject({ id: expect.any(String), actor: 'spam' });
+    expect(await finished(started.body.id)).toMatchObject({ state: 'done', events: 2, amount: 8 });
+    for (const window of ['hour', 'day']) {
+      const top = await http().get(`/boards/b/top?window=${window}`).expect(200);
+      expect(rowsOf(top.body)).toEqual([
+        ['x', 2],
+        ['y', 1],
+      ]);
+    }
+    expect(rowsOf((await http().get('/boards/b/top?window=people').expect(200)).body)).toEqual([
+      ['y', 1],
+      ['x', 1],
+    ]);
+    // Not blocked: the actor's later events count again.
+    await increment('x', { amount: 1, actor: 'spam' }).expect(200);
+  });
+
+  it("a retraction with block refuses the actor's events (403 RETRACTED) until the block ends", async () => {
+    await increment('x', { actor: 'spam' }).expect(200);
+    const started = await retract({ actor: 'spam', block: '1h' }).expect(202);
+    await finished(started.body.id);
+    const refused = await increment('x', { actor: 'spam' }).expect(403);
+    expect(refused.body.code).toBe('RETRACTED');
+    const batch = await http()
+      .post('/boards/b/increments')
+      .send({
+        items: [
+          { item: 'x', actor: 'ann' },
+          { item: 'y', actor: 'spam' },
+        ],
+      })
+      .expect(403);
+    expect(batch.body.code).toBe('RETRACTED');
+    await increment('x', { actor: 'ann' }).expect(200);
+    clock.advanceSec(3601);
+    await increment('x', { actor: 'spam' }).expect(200);
+  });
+
+  it('refuses what a retraction cannot take, and unknown ids', async () => {
+    expect((await retract({ item: 'x' }).expect(400)).body.message).toMatch(/item/);
+    expect((await retract({}).expect(400)).body.message).toMatch(/actor/);
+    expect((await retract({ actor: 'a', block: 'soon' }).expect(400)).body.message).toMatch(/block/);
+    await http().post('/admin/boards/b/retractions').send({ actor: 'a' }).expect(401);
+    await http().post('/admin/boards/nope/retractions').set(ADMIN).send({ actor: 'a' }).expect(404);
+    const unknown = await http()
+      .get('/admin/boards/b/retractions/0b7e9a8e-7c1f-4bb0-9d1c-2f5b1d3c9e10')
+      .set(ADMIN)
+      .expect(404);
+    expect(unknown.body.code).toBe('RETRACTION_NOT_FOUND');
+    await http().get('/admin/boards/b/retractions/not-an-id').set(ADMIN).expect(400);
+  });
+});
+
+describe('actors config (single)', () => {
+  const e2e = useApp('single', { fresh: true });
+  const { http } = e2e;
+  const put = (name: string, body: object) => http().put(`/admin/boards/${name}`).set(ADMIN).send(body);
+  const windows = [{ name: 'hour', period: '1h', interval: '5m' }];
+
+  it('refuses actors where they make no sense, and an actor on a board without them', async () => {
+    const max = await put('m', { windows, actors: true, aggregate: 'max' }).expect(400);
+    expect(max.body).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^actors: .*max/) });
+    expect((await put('s', { windows, actors: true, segments: { max: 2 } }).expect(400)).body.message).toMatch(
+      /^actors: .*segments/,
+    );
+    const unique = [{ name: 'people', mode: 'unique', window: 'hour' }];
+    expect((await put('u', { windows, views: unique }).expect(400)).body.message).toMatch(/actors/);
+    expect((await put('u', { windows, actors: 'yes' }).expect(400)).body.message).toMatch(/actors/);
+    await createBoard(e2e.app(), 'plain', { windows });
+    const refused = await http().post('/boards/plain/items/x/increment').send({ actor: 'ann' }).expect(400);
+    expect(refused.body.message).toMatch(/^actor: /);
+    const batch = await http()
+      .post('/boards/plain/increments')
+      .send({ items: [{ item: 'x', actor: 'ann' }] })
+      .expect(400);
+    expect(batch.body.message).toMatch(/^items\.0\.actor: /);
+    expect(
+      (await http().post('/admin/boards/plain/retractions').set(ADMIN).send({ actor: 'a' }).expect(400)).body.message,
+    ).toMatch(/actors/);
+  });
+
+  it('turning actors on later keeps the data and builds a unique view from what it holds', async () => {
+    await put('late', { windows }).expect(201);
+    await http().post('/boards/late/items/x/increment').send({}).expect(200);
+    await put('late', { windows, actors: true, views: [{ name: 'people', mode: 'unique', window: 'hour' }] }).expect(
+      200,
+    );
+    await http().post('/boards/late/items/x/increment').send({ actor: 'ann' }).expect(200);
+    const people = await http().get('/boards/late/top?window=people').expect(200);
+    expect(rowsOf(people.body)).toEqual([['x', 1]]);
+    expect(rowsOf((await http().get('/boards/late/top').expect(200)).body)).toEqual([['x', 2]]);
+  });
+});
