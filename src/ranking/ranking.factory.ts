@@ -17,6 +17,9 @@ import { ReadsStore } from './reads/reads.store';
 import { SpansService } from './spans/spans.service';
 import { SpansStore } from './spans/spans.store';
 import { ShardsStore } from './shards/shards.store';
+import { RetractionMetrics } from './retraction/retraction.metrics';
+import { RetractionService } from './retraction/retraction.service';
+import { RetractionStore } from './retraction/retraction.store';
 import { ViewsService } from './views/views.service';
 import { ViewsStore } from './views/views.store';
 import { WriteCommands } from './writes/write-commands';
@@ -30,6 +33,7 @@ export interface RankingGraph {
   cache: BoardCache;
   expiry: ExpiryService;
   expiryStore: ExpiryStore;
+  retractions: RetractionService;
 }
 
 /** One instance's ranking graph over a connection: its own stores, config cache and services. */
@@ -53,5 +57,6 @@ export function createRankingGraph(redis: RedisService, config: AppConfig, clock
     sources,
     new SpansService(new SpansStore(redis, config)),
   );
-  return { ranking, boards, cache, expiry, expiryStore };
+  const retractions = new RetractionService(new RetractionStore(redis, config), cache, clock, new RetractionMetrics());
+  return { ranking, boards, cache, expiry, expiryStore, retractions };
 }

@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Counter, Gauge } from 'prom-client';
 import { PrometheusService } from '../../governance/prometheus.service';
@@ -22,10 +22,12 @@ export class RetractionMetrics implements OnModuleInit {
     registers: [],
   });
 
-  constructor(private readonly modules: ModuleRef) {}
+  /** Without `modules` (a graph built by hand: tests, benchmarks) the figures are kept but not exported. */
+  constructor(@Optional() private readonly modules?: ModuleRef) {}
 
   /** Registered on the app's registry when there is one (looked up: governance exports it to no one). */
   onModuleInit(): void {
+    if (!this.modules) return;
     let prometheus: PrometheusService;
     try {
       prometheus = this.modules.get(PrometheusService, { strict: false });

@@ -68,6 +68,11 @@ export class RetractionService implements OnApplicationShutdown {
     return view;
   }
 
+  /** Resolves once this instance's runner of the retraction (if any) has stopped: finished or paused. */
+  async settled(name: string, id: string): Promise<void> {
+    await this.runners.get(runnerKey(name, id));
+  }
+
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
     await Promise.allSettled([...this.runners.values()]);

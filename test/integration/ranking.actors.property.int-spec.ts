@@ -1,0 +1,233 @@
+import fc from 'fast-check';
+import { AppConfig, validateConfig } from '../../src/common/config';
+import { createRankingGraph, RankingGraph } from '../../src/ranking/ranking.factory';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { RedisService } from '../../src/redis/redis.service';
+import { FakeClock } from '../support/clock';
+import { moveClock } from '../support/ranking-ops';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+
+const WINDOWS = [
+  { name: 'short', periodSec: 30, intervalSec: 10 },
+  { name: 'long', periodSec: 120, intervalSec: 40 },
+];
+const VIEWS = [
+  { name: 'shortPeople', mode: 'unique', window: 'short' },
+  { name: 'longPeople', mode: 'unique', window: 'long' },
+];
+const ITEMS = ['a', 'b', 'c', 'é', 'a b/c'];
+const ACTORS = ['ann', 'bob', 'cy', 'd:e'];
+const PASS = { leaseMs: 30_000, claimBatch: 100 };
+
+type Entry = { item: string; amount: number; actor?: string };
+type Op =
+  | ({ kind: 'inc' } & Entry)
+  | { kind: 'batch'; entries: Entry[] }
+  | { kind: 'retract'; actor: string; blockSec?: number }
+  | { kind: 'advance'; ms: number }
+  | { kind: 'toBoundary'; intervalSec: number; offsetMs: number }
+  | { kind: 'expire' };
+
+const entry: fc.Arbitrary<Entry> = fc.record(
+  {
+    item: fc.constantFrom(...ITEMS),
+    amount: fc.integer({ min: -3, max: 6 }).filter((n) => n !== 0),
+    actor: fc.constantFrom(...ACTORS),
+  },
+  { requiredKeys: ['item', 'amount'] },
+);
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 8, arbitrary: entry.map((e) => ({ kind: 'inc' as const, ...e })) },
+  {
+    weight: 2,
+    arbitrary: fc.array(entry, { minLength: 1, maxLength: 5 }).map((entries) => ({ kind: 'batch' as const, entries })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { kind: fc.constant('retract' as const), actor: fc.constantFrom(...ACTORS), blockSec: fc.constantFrom(5, 60) },
+      { requiredKeys: ['kind', 'actor'] },
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 50_000 }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('toBoundary' as const),
+      intervalSec: fc.constantFrom(10, 40),
+      offsetMs: fc.constantFrom(-1, 0, 1),
+    }),
+  },
+  { weight: 2, arbitrary: fc.constant({ kind: 'expire' as const }) },
+);
+
+type Row = { rank: number; item: string; score: number };
+
+/** The brute-force oracle: every event kept; windows, unique counts and retractions recomputed from them. */
+class ActorModel {
+  private events: Array<{ atSec: number } & Entry> = [];
+  private readonly blockedUntilMs = new Map<string, number>();
+
+  blocked(actor: string | undefined, nowMs: number): boolean {
+    return actor !== undefined && (this.blockedUntilMs.get(actor) ?? 0) > nowMs;
+  }
+
+  add(nowMs: number, entries: Entry[]): void {
+    for (const e of entries) this.events.push({ ...e, atSec: Math.floor(nowMs / 1000) });
+  }
+
+  /** Takes the actor's events out; answers the live ones (in the longest window, which holds every live event). */
+  retract(nowMs: number, actor: string, blockSec?: number): { events: number; amount: number } {
+    const live = this.live('long', nowMs).filter((e) => e.actor === actor);
+    this.events = this.events.filter((e) => e.actor !== actor);
+    if (blockSec !== undefined) this.blockedUntilMs.set(actor, nowMs + blockSec * 1000);
+    return { events: live.length, amount: live.reduce((sum, e) => sum + e.amount, 0) };
+  }
+
+  live(windowName: string, nowMs: number): Array<{ atSec: number } & Entry> {
+    const w = WINDOWS.find((x) => x.name === windowName)!;
+    const nowSec = Math.floor(nowMs / 1000);
+    const current = nowSec - (nowSec % w.intervalSec);
+    return this.events.filter((e) => e.atSec - (e.atSec % w.intervalSec) > current - w.periodSec);
+  }
+
+  listing(source: string, nowMs: number): Row[] {
+    const view = VIEWS.find((v) => v.name === source);
+    const scores = new Map<string, number>();
+    if (view) {
+      const actors = new Map<string, Set<string>>();
+      for (const e of this.live(view.window, nowMs)) {
+        if (e.actor !== undefined) actors.set(e.item, (actors.get(e.item) ?? new Set()).add(e.actor));
+      }
+      for (const [item, who] of actors) scores.set(item, who.size);
+    } else {
+      for (const e of this.live(source, nowMs)) scores.set(e.item, (scores.get(e.item) ?? 0) + e.amount);
+    }
+    const rows = [...scores]
+      .filter(([, score]) => score > 0)
+      .sort(([a, sa], [b, sb]) => sb - sa || Buffer.compare(Buffer.from(b), Buffer.from(a)));
+    return rows.map(([item, score]) => ({ rank: 1 + rows.filter(([, s]) => s > score).length, item, score }));
+  }
+}
+
+describe.each(TOPOLOGIES)(
+  'actors, unique views and retractions against a model keeping every event (property, %s)',
+  (topology) => {
+    const clock = new FakeClock(0);
+    const commands = new WriteCommands(clock);
+    let redis: TestRedis;
+    let redisService: RedisService;
+    let config: AppConfig;
+    let graph: RankingGraph;
+    let board = 0;
+    const seen = { retracted: 0, refused: 0 };
+
+    beforeAll(async () => {
+      redis = await startTestRedis(topology);
+      // A tiny chunk, so expiry of a slot (and of its contributions) often takes several calls.
+      config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '2' });
+      redisService = new RedisService(config, clock);
+      await redisService.waitUntilReady(10_000);
+      graph = createRankingGraph(redisService, config, clock);
+    });
+
+    afterAll(async () => {
+      await graph.retractions.onApplicationShutdown();
+      await redisService.onApplicationShutdown();
+      await redis.stop();
+      // Not vacuous: retractions took events out, and blocks refused some.
+      expect(seen.retracted).toBeGreaterThan(0);
+      expect(seen.refused).toBeGreaterThan(0);
+    });
+
+    it.each([1, 3])('every window and unique view reads as the events left (%i shards)', async (shards) => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+          fc.array(op, { minLength: 1, maxLength: 30 }),
+          async (startMs, ops) => {
+            const name = `a${board++}`;
+            clock.setMs(startMs);
+            const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
+            await graph.ranking.putBoard(
+              name,
+              windows,
+              shards,
+              false,
+              undefined,
+              VIEWS,
+              undefined,
+              undefined,
+              undefined,
+              true,
+            );
+            const model = new ActorModel();
+            for (const step of ops) {
+              if (step.kind === 'inc' || step.kind === 'batch')
+                await write(name, model, step.kind === 'inc' ? [step] : step.entries, step.kind);
+              else if (step.kind === 'retract') await retract(name, model, step);
+              else if (step.kind === 'expire') await graph.ranking.expireDue(PASS);
+              else moveClock(clock, step);
+              await compare(name, model);
+            }
+            await graph.ranking.deleteBoard(name);
+          },
+        ),
+        { numRuns: 30 },
+      );
+    });
+
+    async function write(name: string, model: ActorModel, entries: Entry[], kind: 'inc' | 'batch'): Promise<void> {
+      const nowMs = clock.nowMs();
+      const refused = entries.some((e) => model.blocked(e.actor, nowMs));
+      const written =
+        kind === 'inc'
+          ? graph.ranking.increment(commands.increment({ board: name, ...entries[0] }))
+          : graph.ranking.incrementBatch(commands.batch({ board: name, entries }));
+      if (!refused) {
+        await written;
+        model.add(nowMs, entries);
+        return;
+      }
+      seen.refused++;
+      // A batch is refused per shard: entries of shards without a blocked actor apply.
+      await written.catch(() => undefined);
+      if (kind === 'batch') await refusedBatchParts(name, model, entries, nowMs);
+    }
+
+    /** What a partly refused batch applied: the model learns it from the entries' shards (read back per item). */
+    async function refusedBatchParts(name: string, model: ActorModel, entries: Entry[], nowMs: number): Promise<void> {
+      const board = await graph.cache.get(name);
+      const refusedShards = new Set(
+        entries.filter((e) => model.blocked(e.actor, nowMs)).map((e) => board.shardOf(e.item)),
+      );
+      model.add(
+        nowMs,
+        entries.filter((e) => !refusedShards.has(board.shardOf(e.item))),
+      );
+    }
+
+    async function retract(name: string, model: ActorModel, step: Extract<Op, { kind: 'retract' }>): Promise<void> {
+      const expected = model.retract(clock.nowMs(), step.actor, step.blockSec);
+      const started = await graph.retractions.start(name, { actor: step.actor, blockSec: step.blockSec });
+      await graph.retractions.settled(name, started.id);
+      const done = await graph.retractions.get(name, started.id);
+      expect(done).toMatchObject({ state: 'done', actor: step.actor, ...expected });
+      seen.retracted += expected.events;
+    }
+
+    async function compare(name: string, model: ActorModel): Promise<void> {
+      const nowMs = clock.nowMs();
+      for (const source of [...WINDOWS.map((w) => w.name), ...VIEWS.map((v) => v.name)]) {
+        const top = await graph.ranking.top(name, source, 0, 1000);
+        expect({ source, rows: top.items.map(({ rank, item, score }) => ({ rank, item, score })) }).toEqual({
+          source,
+          rows: model.listing(source, nowMs),
+        });
+      }
+    }
+  },
+);

@@ -1,0 +1,93 @@
+import { AppConfig, validateConfig } from '../../src/common/config';
+import { createRankingGraph, RankingGraph } from '../../src/ranking/ranking.factory';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { RedisService } from '../../src/redis/redis.service';
+import { FakeClock } from '../support/clock';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+
+const T0 = 1_700_000_000_000;
+const WINDOWS = [
+  { name: 'hour', period: '1h', interval: '1m' },
+  { name: 'day', period: '1d', interval: '1h' },
+];
+const VIEWS = [{ name: 'people', mode: 'unique', window: 'hour' }];
+
+/**
+ * A retraction big enough to take many steps, stopped by one instance's shutdown in the middle and
+ * finished by two others at once, while other actors keep writing: every count is exact afterwards.
+ */
+describe.each(TOPOLOGIES)('a retraction across restarts and instances (%s)', (topology) => {
+  const clock = new FakeClock(T0);
+  const commands = new WriteCommands(clock);
+  let redis: TestRedis;
+  let config: AppConfig;
+  const connections: RedisService[] = [];
+
+  async function instance(): Promise<RankingGraph> {
+    const redisService = new RedisService(config, clock);
+    await redisService.waitUntilReady(10_000);
+    connections.push(redisService);
+    return createRankingGraph(redisService, config, clock);
+  }
+
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+  });
+
+  afterAll(async () => {
+    for (const connection of connections) await connection.onApplicationShutdown();
+    await redis.stop();
+  });
+
+  it('resumes after a restart, shares the work with a second instance, and never subtracts twice', async () => {
+    const first = await instance();
+    await first.ranking.putBoard('r', WINDOWS, 3, false, undefined, VIEWS, undefined, undefined, undefined, true);
+    const expected = new Map<string, number>();
+    const actors = new Map<string, Set<string>>();
+    let spamEvents = 0;
+    for (let minute = 0; minute < 40; minute++) {
+      const entries = Array.from({ length: 50 }, (_, i) => ({
+        item: `i${(minute * 7 + i) % 60}`,
+        amount: 1 + (i % 3),
+        actor: i % 5 === 0 ? `u${i}` : 'spam',
+      }));
+      await first.ranking.incrementBatch(commands.batch({ board: 'r', entries }));
+      for (const e of entries) {
+        if (e.actor === 'spam') spamEvents++;
+        else {
+          expected.set(e.item, (expected.get(e.item) ?? 0) + e.amount);
+          actors.set(e.item, (actors.get(e.item) ?? new Set()).add(e.actor));
+        }
+      }
+      clock.advanceSec(60);
+    }
+    clock.advanceSec(-60);
+
+    const started = await first.retractions.start('r', { actor: 'spam' });
+    expect(started.state).toBe('running');
+    await first.retractions.onApplicationShutdown();
+    const paused = await first.retractions.get('r', started.id);
+    expect(paused.state).toBe('running');
+
+    // Two instances resume it at once while another actor writes.
+    const [second, third] = [await instance(), await instance()];
+    await Promise.all([second.retractions.get('r', started.id), third.retractions.get('r', started.id)]);
+    await second.ranking.increment(commands.increment({ board: 'r', item: 'i1', amount: 4, actor: 'late' }));
+    expected.set('i1', (expected.get('i1') ?? 0) + 4);
+    actors.get('i1')!.add('late');
+    await Promise.all([second.retractions.settled('r', started.id), third.retractions.settled('r', started.id)]);
+
+    const done = await third.retractions.get('r', started.id);
+    expect(done).toMatchObject({ state: 'done', events: spamEvents });
+    for (const window of ['hour', 'day']) {
+      const top = await second.ranking.top('r', window, 0, 1000);
+      const rows = new Map(top.items.map((row) => [row.item, row.score]));
+      expect(rows).toEqual(new Map([...expected].filter(([, score]) => score > 0)));
+    }
+    const people = await second.ranking.top('r', 'people', 0, 1000);
+    expect(new Map(people.items.map((row) => [row.item, row.score]))).toEqual(
+      new Map([...actors].map(([item, who]) => [item, who.size])),
+    );
+  });
+});
