@@ -9,9 +9,9 @@ import { RetractionRecord, RetractionStore } from './retraction.store';
 
 /**
  * Most contributions one step takes out (over every window of a shard): each costs about ten Redis
- * commands, so a step stays near 1-2 ms, well under the 5 ms a call may hold Redis.
+ * commands (a decay view a few more), so a step stays near 2-3 ms (bench/actors.ts), under the 5 ms a call may hold Redis.
  */
-export const RETRACT_STEP_CONTRIBUTIONS = 200;
+export const RETRACT_STEP_CONTRIBUTIONS = 128;
 
 /** What a retraction answers: `events` counts each retracted event once, `amount` sums them. */
 export interface RetractionView {
