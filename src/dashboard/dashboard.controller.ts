@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PublicRoute } from '../access/access.decorators';
 
-/** The page and its four assets, read once at boot (they ship in dist/dashboard/public). */
+/** The page and its five assets, read once at boot (they ship in dist/dashboard/public). */
 const PUBLIC_DIR = join(__dirname, 'public');
 const read = (file: string) => readFileSync(join(PUBLIC_DIR, file));
 
@@ -22,13 +22,14 @@ export class DashboardController {
   private readonly script = read('dashboard.js');
   private readonly kit = read('kit.js');
   private readonly ingest = read('ingest.js');
+  private readonly retractions = read('retractions.js');
   private readonly style = read('dashboard.css');
 
   @Get()
   @ApiOperation({
     summary: 'The live dashboard page',
     description:
-      'Boards with a live top N (movement from previousRank), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, and each stream ingest source (lag, applied, dead-lettered, throughput, last error).',
+      'Boards with a live top N (movement from previousRank), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, each stream ingest source (lag, applied, dead-lettered, throughput, last error), and retractions started from the page (state, events, amount).',
   })
   @ApiProduces('text/html')
   @ApiResponse({ status: 200, description: 'text/html' })
@@ -52,6 +53,12 @@ export class DashboardController {
   @ApiExcludeEndpoint()
   ingestScript(@Res() reply: FastifyReply): void {
     void reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(this.ingest);
+  }
+
+  @Get('retractions.js')
+  @ApiExcludeEndpoint()
+  retractionsScript(@Res() reply: FastifyReply): void {
+    void reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(this.retractions);
   }
 
   @Get('dashboard.css')

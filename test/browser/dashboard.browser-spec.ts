@@ -370,6 +370,43 @@ describeInBrowser(
       await page.close();
     });
 
+    it('starts a retraction of an actor and shows it to its end, with what it took out', async () => {
+      await http()
+        .put('/admin/boards/acted')
+        .set(ADMIN)
+        .send({ windows: [{ name: 'hour', period: '1h', interval: '5m' }], actors: true })
+        .expect(201);
+      for (const [item, amount, actor] of [
+        ['x', 5, 'spam'],
+        ['y', 3, 'spam'],
+        ['x', 2, 'ann'],
+      ] as const)
+        await http().post(`/boards/acted/items/${item}/increment`).send({ amount, actor }).expect(200);
+      const { page, errors } = await newPage();
+      await page.goto(`${base}/dashboard`);
+      await page.fill('#token', ADMIN_TOKEN);
+      await page.dispatchEvent('#token', 'change');
+      await page.fill('#retract-board', 'acted');
+      await page.fill('#retract-actor', 'spam');
+      await page.fill('#retract-block', '1h');
+      await page.click('#retract-form button');
+      await page.waitForFunction(
+        () => document.querySelector('#retractions-list tbody tr .state')?.textContent === 'done',
+        undefined,
+        { timeout: 10_000 },
+      );
+      const row = page.locator('#retractions-list tbody tr').first();
+      expect(await row.locator('.actor').textContent()).toBe('spam');
+      expect(await row.locator('.events').textContent()).toBe('2');
+      expect(await row.locator('.amount').textContent()).toBe('8');
+      const top = await http().get('/boards/acted/top').expect(200);
+      expect(top.body.items.map((r: { item: string; score: number }) => [r.item, r.score])).toEqual([['x', 2]]);
+      await http().post('/boards/acted/items/x/increment').send({ actor: 'spam' }).expect(403);
+      await page.screenshot({ path: join(SHOTS, 'dashboard-retractions.png'), fullPage: true });
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
     it('serves the page with its own scripts only (CSP) and the API security headers on its data', async () => {
       const page = await http().get('/dashboard').expect(200);
       expect(page.headers['content-type']).toMatch(/^text\/html/);
@@ -380,7 +417,7 @@ describeInBrowser(
         .expect(200)
         .expect('content-type', /javascript/);
       await http().get('/dashboard/dashboard.css').expect(200).expect('content-type', /css/);
-      for (const script of ['kit.js', 'ingest.js'])
+      for (const script of ['kit.js', 'ingest.js', 'retractions.js'])
         await http()
           .get(`/dashboard/${script}`)
           .expect(200)
