@@ -57,6 +57,12 @@ export function createRankingGraph(redis: RedisService, config: AppConfig, clock
     sources,
     new SpansService(new SpansStore(redis, config)),
   );
-  const retractions = new RetractionService(new RetractionStore(redis, config), cache, clock, new RetractionMetrics());
+  const retractions = new RetractionService(
+    new RetractionStore(redis, config),
+    cache,
+    clock,
+    new RetractionMetrics(),
+    history,
+  );
   return { ranking, boards, cache, expiry, expiryStore, retractions };
 }

@@ -136,7 +136,7 @@ describe.each<[Topology, number]>([
   });
 
   it('refuses what a retraction cannot take, and unknown ids', async () => {
-    expect((await retract({ item: 'x' }).expect(400)).body.message).toMatch(/item/);
+    expect((await retract({ item: 'x', actor: 'a' }).expect(400)).body.message).toMatch(/one of actor, item/);
     expect((await retract({}).expect(400)).body.message).toMatch(/actor/);
     expect((await retract({ actor: 'a', block: 'soon' }).expect(400)).body.message).toMatch(/block/);
     await http().post('/admin/boards/b/retractions').send({ actor: 'a' }).expect(401);
@@ -166,6 +166,9 @@ describe('actors config (single)', () => {
     expect((await put('u', { windows, views: unique }).expect(400)).body.message).toMatch(/actors/);
     expect((await put('u', { windows, actors: 'yes' }).expect(400)).body.message).toMatch(/actors/);
     await createBoard(e2e.app(), 'plain', { windows });
+    await createBoard(e2e.app(), 'best', { windows, aggregate: 'max' });
+    const best = await http().post('/admin/boards/best/retractions').set(ADMIN).send({ item: 'x' }).expect(400);
+    expect(best.body.message).toMatch(/^item: .*max/);
     const refused = await http().post('/boards/plain/items/x/increment').send({ actor: 'ann' }).expect(400);
     expect(refused.body.message).toMatch(/^actor: /);
     const batch = await http()
@@ -188,5 +191,90 @@ describe('actors config (single)', () => {
     const people = await http().get('/boards/late/top?window=people').expect(200);
     expect(rowsOf(people.body)).toEqual([['x', 1]]);
     expect(rowsOf((await http().get('/boards/late/top').expect(200)).body)).toEqual([['x', 2]]);
+  });
+});
+
+describe.each<[Topology, number]>([
+  ['single', 1],
+  ['cluster', 3],
+])('item retraction (%s, shards: %i)', (topology, shards) => {
+  const e2e = useApp(topology, { fresh: true });
+  const { clock, http } = e2e;
+  const DAY_MS = 86_400_000;
+  const rows = async (path: string) => rowsOf((await http().get(path).expect(200)).body);
+
+  it('takes the item out of every window, view, unique count, snapshot and archive, removes its data, and blocks it', async () => {
+    clock.setMs(Math.floor(T0 / DAY_MS) * DAY_MS + DAY_MS - 30 * 60_000);
+    await createBoard(e2e.app(), 'h', {
+      windows: [
+        { name: 'hour', period: '1h', interval: '5m', snapshots: { keep: 10, top: 10 } },
+        { name: 'day', calendar: 'day', archive: { keep: 3, top: 10 } },
+      ],
+      views: [
+        { name: 'people', mode: 'unique', window: 'hour' },
+        { name: 'fresh', mode: 'hot', window: 'hour' },
+      ],
+      actors: true,
+      shards,
+    });
+    const increment = (item: string, body: object) => http().post(`/boards/h/items/${item}/increment`).send(body);
+    await increment('x', { amount: 9, actor: 'ann' }).expect(200);
+    await increment('x', { amount: 1 }).expect(200);
+    await increment('y', { amount: 5, actor: 'bob' }).expect(200);
+    await increment('z', { amount: 2, actor: 'ann' }).expect(200);
+    await http().put('/boards/h/items/x/data').send({ title: 'spam' }).expect(204);
+    clock.advanceSec(300);
+    await increment('y', { amount: 1, actor: 'cy' }).expect(200);
+    // Past midnight: the day's archive is taken; the hour keeps its snapshots.
+    clock.advanceSec(30 * 60);
+    await increment('z', { amount: 1 }).expect(200);
+    expect((await rows('/boards/h/history?window=hour'))[0]).toEqual(['x', 10]);
+    expect((await rows('/boards/h/archive?window=day'))[0]).toEqual(['x', 10]);
+
+    const started = await http()
+      .post('/admin/boards/h/retractions')
+      .set(ADMIN)
+      .send({ item: 'x', block: '1h' })
+      .expect(202);
+    expect(started.body).toMatchObject({ item: 'x' });
+    let done = started.body;
+    for (let i = 0; done.state !== 'done' && i < 100; i++)
+      done = (await http().get(`/admin/boards/h/retractions/${started.body.id}`).set(ADMIN).expect(200)).body;
+    expect(done).toMatchObject({ state: 'done', item: 'x', events: 1, amount: 10 });
+
+    expect(await rows('/boards/h/top?window=hour')).toEqual([
+      ['y', 6],
+      ['z', 3],
+    ]);
+    expect(await rows('/boards/h/top?window=people')).toEqual([
+      ['y', 2],
+      ['z', 1],
+    ]);
+    expect((await rows('/boards/h/top?window=fresh')).map(([item]) => item).sort()).toEqual(['y', 'z']);
+    const history = await http().get('/boards/h/history?window=hour').expect(200);
+    expect(history.body.items).toEqual([
+      { rank: 1, item: 'y', score: 6 },
+      { rank: 2, item: 'z', score: 2 },
+    ]);
+    const archive = await http().get('/boards/h/archive?window=day').expect(200);
+    expect(rowsOf(archive.body)).toEqual([
+      ['y', 6],
+      ['z', 2],
+    ]);
+    const points = await http().get('/boards/h/items/x/history?window=hour').expect(200);
+    expect(points.body.points.filter((p: { rank: number | null }) => p.rank !== null)).toEqual([]);
+    const top = await http().get('/boards/h/top?window=hour').expect(200);
+    expect(top.body.items[0]).toMatchObject({ item: 'y', previousRank: 1 });
+    await http().get('/boards/h/items/x?window=hour&data=true').expect(200);
+    const data = await http()
+      .post('/boards/h/lookup?data=true')
+      .send({ items: ['x'] })
+      .expect(200);
+    expect(data.body.items[0]).toMatchObject({ item: 'x', score: 0, data: null });
+
+    const refused = await increment('x', { amount: 1 }).expect(403);
+    expect(refused.body).toMatchObject({ code: 'RETRACTED', message: expect.stringMatching(/^item: /) });
+    clock.advanceSec(3601);
+    await increment('x', { amount: 1 }).expect(200);
   });
 });

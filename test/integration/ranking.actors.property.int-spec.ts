@@ -23,7 +23,7 @@ type Entry = { item: string; amount: number; actor?: string };
 type Op =
   | ({ kind: 'inc' } & Entry)
   | { kind: 'batch'; entries: Entry[] }
-  | { kind: 'retract'; actor: string; blockSec?: number }
+  | { kind: 'retract'; target: 'actor' | 'item'; id: string; blockSec?: number }
   | { kind: 'advance'; ms: number }
   | { kind: 'toBoundary'; intervalSec: number; offsetMs: number }
   | { kind: 'expire' };
@@ -44,9 +44,25 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc.record(
-      { kind: fc.constant('retract' as const), actor: fc.constantFrom(...ACTORS), blockSec: fc.constantFrom(5, 60) },
-      { requiredKeys: ['kind', 'actor'] },
+    arbitrary: fc.oneof(
+      fc.record(
+        {
+          kind: fc.constant('retract' as const),
+          target: fc.constant('actor' as const),
+          id: fc.constantFrom(...ACTORS),
+          blockSec: fc.constantFrom(5, 60),
+        },
+        { requiredKeys: ['kind', 'target', 'id'] },
+      ),
+      fc.record(
+        {
+          kind: fc.constant('retract' as const),
+          target: fc.constant('item' as const),
+          id: fc.constantFrom(...ITEMS),
+          blockSec: fc.constantFrom(5, 60),
+        },
+        { requiredKeys: ['kind', 'target', 'id'] },
+      ),
     ),
   },
   {
@@ -71,20 +87,27 @@ class ActorModel {
   private events: Array<{ atSec: number } & Entry> = [];
   private readonly blockedUntilMs = new Map<string, number>();
 
-  blocked(actor: string | undefined, nowMs: number): boolean {
-    return actor !== undefined && (this.blockedUntilMs.get(actor) ?? 0) > nowMs;
+  /** Whether a block refuses the entry (its actor's or its item's). */
+  blocked(entry: Entry, nowMs: number): boolean {
+    const until = (key: string) => this.blockedUntilMs.get(key) ?? 0;
+    return (entry.actor !== undefined && until(`actor:${entry.actor}`) > nowMs) || until(`item:${entry.item}`) > nowMs;
   }
 
   add(nowMs: number, entries: Entry[]): void {
     for (const e of entries) this.events.push({ ...e, atSec: Math.floor(nowMs / 1000) });
   }
 
-  /** Takes the actor's events out; answers the live ones (in the longest window, which holds every live event). */
-  retract(nowMs: number, actor: string, blockSec?: number): { events: number; amount: number } {
-    const live = this.live('long', nowMs).filter((e) => e.actor === actor);
-    this.events = this.events.filter((e) => e.actor !== actor);
-    if (blockSec !== undefined) this.blockedUntilMs.set(actor, nowMs + blockSec * 1000);
-    return { events: live.length, amount: live.reduce((sum, e) => sum + e.amount, 0) };
+  /**
+   * Takes the actor's or the item's events out; answers the live ones (in the longest window, which holds
+   * every live event): an item's events count only those that carried an actor (the others are not kept one by one).
+   */
+  retract(nowMs: number, target: 'actor' | 'item', id: string, blockSec?: number): { events: number; amount: number } {
+    const hit = (e: Entry) => (target === 'actor' ? e.actor === id : e.item === id);
+    const live = this.live('long', nowMs).filter(hit);
+    this.events = this.events.filter((e) => !hit(e));
+    if (blockSec !== undefined) this.blockedUntilMs.set(`${target}:${id}`, nowMs + blockSec * 1000);
+    const events = live.filter((e) => target === 'actor' || e.actor !== undefined).length;
+    return { events, amount: live.reduce((sum, e) => sum + e.amount, 0) };
   }
 
   live(windowName: string, nowMs: number): Array<{ atSec: number } & Entry> {
@@ -182,7 +205,7 @@ describe.each(TOPOLOGIES)(
 
     async function write(name: string, model: ActorModel, entries: Entry[], kind: 'inc' | 'batch'): Promise<void> {
       const nowMs = clock.nowMs();
-      const refused = entries.some((e) => model.blocked(e.actor, nowMs));
+      const refused = entries.some((e) => model.blocked(e, nowMs));
       const written =
         kind === 'inc'
           ? graph.ranking.increment(commands.increment({ board: name, ...entries[0] }))
@@ -201,9 +224,7 @@ describe.each(TOPOLOGIES)(
     /** What a partly refused batch applied: the model learns it from the entries' shards (read back per item). */
     async function refusedBatchParts(name: string, model: ActorModel, entries: Entry[], nowMs: number): Promise<void> {
       const board = await graph.cache.get(name);
-      const refusedShards = new Set(
-        entries.filter((e) => model.blocked(e.actor, nowMs)).map((e) => board.shardOf(e.item)),
-      );
+      const refusedShards = new Set(entries.filter((e) => model.blocked(e, nowMs)).map((e) => board.shardOf(e.item)));
       model.add(
         nowMs,
         entries.filter((e) => !refusedShards.has(board.shardOf(e.item))),
@@ -211,11 +232,11 @@ describe.each(TOPOLOGIES)(
     }
 
     async function retract(name: string, model: ActorModel, step: Extract<Op, { kind: 'retract' }>): Promise<void> {
-      const expected = model.retract(clock.nowMs(), step.actor, step.blockSec);
-      const started = await graph.retractions.start(name, { actor: step.actor, blockSec: step.blockSec });
+      const expected = model.retract(clock.nowMs(), step.target, step.id, step.blockSec);
+      const started = await graph.retractions.start(name, { kind: step.target, id: step.id }, step.blockSec);
       await graph.retractions.settled(name, started.id);
       const done = await graph.retractions.get(name, started.id);
-      expect(done).toMatchObject({ state: 'done', actor: step.actor, ...expected });
+      expect(done).toMatchObject({ state: 'done', [step.target]: step.id, ...expected });
       seen.retracted += expected.events;
     }
 

@@ -31,12 +31,12 @@ export function segmentLimitOf(error: unknown): ConflictError | undefined {
   return new ConflictError('SEGMENT_LIMIT', M.segmentLimit(Number(refusal[1]), Number(refusal[2]), Number(refusal[3])));
 }
 
-/** The 403 RETRACTED of an event whose actor a retraction blocks (`TB_RETRACTED <until ms>`, see actor_lib.lua). */
+/** The 403 RETRACTED of an event whose actor or item a retraction blocks (`TB_RETRACTED <actor|item> <until ms>`, see actor_lib.lua). */
 export function retractedOf(error: unknown): DomainError | undefined {
-  const refusal = /^TB_RETRACTED (\d+)/.exec(error instanceof Error ? error.message : '');
+  const refusal = /^TB_RETRACTED (actor|item) (\d+)/.exec(error instanceof Error ? error.message : '');
   if (!refusal) return undefined;
-  const until = new Date(Number(refusal[1])).toISOString();
-  return new DomainError('RETRACTED', `actor: its events are refused until ${until} (a retraction blocked it)`);
+  const until = new Date(Number(refusal[2])).toISOString();
+  return new DomainError('RETRACTED', `${refusal[1]}: its events are refused until ${until} (a retraction blocked it)`);
 }
 
 /** A script refused the cached config: nothing was applied, a reload and retry is safe. */

@@ -12,13 +12,18 @@ export class StartRetractionDto {
   @IsId()
   actor?: string;
 
-  @ApiPropertyOptional({ description: 'An item to retract: not supported yet (400)', example: 'post-42' })
+  @ApiPropertyOptional({
+    description:
+      'Or an item to retract: out of every window, view, unique count, snapshot and archive, its data removed',
+    example: 'post-42',
+  })
   @IsOptionalNotNull()
   @IsId()
   item?: string;
 
   @ApiPropertyOptional({
-    description: "Refuse the actor's new events for this long (403 RETRACTED): seconds, or like 30s, 5m, 1h, 7d",
+    description:
+      "Refuse the actor's (or the item's) new events for this long (403 RETRACTED): seconds, or like 30s, 5m, 1h, 7d",
     example: '1d',
     oneOf: [
       { type: 'integer', minimum: DURATION_SEC.min, maximum: DURATION_SEC.max },
@@ -41,9 +46,13 @@ export class RetractionParams {
 
 export class RetractionDto {
   @ApiProperty() id!: string;
-  @ApiProperty() actor!: string;
+  @ApiPropertyOptional({ description: 'An actor retraction' }) actor?: string;
+  @ApiPropertyOptional({ description: 'An item retraction' }) item?: string;
   @ApiProperty({ enum: ['running', 'done'] }) state!: 'running' | 'done';
-  @ApiProperty({ type: 'integer', description: 'Events retracted so far, each counted once (not per window)' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Events retracted so far, each counted once (not per window; of an item, those that carried an actor)',
+  })
   events!: number;
   @ApiProperty({ type: 'integer', description: 'Their amounts summed' }) amount!: number;
   @ApiProperty({ type: 'integer', description: 'When it started, unix s' }) startedAt!: number;

@@ -123,6 +123,16 @@ export class HistoryStore {
     return ranks;
   }
 
+  /**
+   * Forgets this instance's cached previous ranks of a board (an item retraction rewrote its snapshots);
+   * other instances' caches follow at their next slot.
+   */
+  forgetPreviousRanks(boardName: string): void {
+    for (const key of this.previousListings.keys()) {
+      if (key.startsWith(`${boardName}\x1f`)) this.previousListings.delete(key);
+    }
+  }
+
   /** Rows above each listed point's score on the shards other than the item's own, by boundary. */
   private async aboveElsewhere(read: ItemHistoryRead, home: ShardKeys, points: SnapshotPoint[]) {
     const { board, window, nowMs } = read;

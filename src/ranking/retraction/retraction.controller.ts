@@ -19,22 +19,23 @@ export class RetractionController {
   @AdminRoute()
   @HttpCode(202)
   @ApiOperation({
-    summary: "Retract an actor's events from every window, view and unique count",
+    summary: "Retract an actor's events, or an item, from every window, view and unique count",
     description:
-      'Answers 202 once the retraction is recorded (and its block applied); it runs on in bounded steps. Snapshots and archives already taken are not rewritten (see docs/api.md).',
+      "Answers 202 once the retraction is recorded (and its block applied); it runs on in bounded steps. An item's retraction also takes it out of every kept snapshot and archive, and removes its data; an actor's leaves snapshots and archives already taken as they are (see docs/api.md).",
   })
   @ApiResponse({ status: 202, type: RetractionDto })
   @ErrorResponse(
     400,
-    'INVALID_INPUT: neither or both of actor and item, an item (not supported yet), a bad block, a board without actors',
+    'INVALID_INPUT: neither or both of actor and item, a bad block, an actor on a board without actors',
   )
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   start(@Param() params: BoardParams, @Body() body: StartRetractionDto): Promise<RetractionView> {
-    if (body.item !== undefined)
-      throw new InvalidInputError('item: retracting an item is not supported yet; retract actors (actor)');
-    if (body.actor === undefined) throw new InvalidInputError('actor: name the actor to retract');
+    if ((body.actor === undefined) === (body.item === undefined))
+      throw new InvalidInputError('actor: name either the actor or the item to retract (one of actor, item)');
+    const target =
+      body.actor === undefined ? { kind: 'item' as const, id: body.item! } : { kind: 'actor' as const, id: body.actor };
     const blockSec = body.block === undefined ? undefined : parseDurationSec(body.block);
-    return this.retractions.start(params.board, { actor: body.actor, blockSec });
+    return this.retractions.start(params.board, target, blockSec);
   }
 
   @Get('admin/boards/:board/retractions/:id')

@@ -2,11 +2,12 @@ import { Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { BoardCall, boardArgs } from '../core/script-call';
 
-/** One step of an actor's retraction on one shard (retract_step.lua). */
+/** One step of a retraction on one shard: of an actor (retract_step.lua) or an item (retract_item.lua). */
 export interface RetractStepCall extends BoardCall {
   id: string;
-  actor: string;
-  /** Most contributions the step takes out, over every window. */
+  /** The actor or the item retracted. */
+  target: string;
+  /** Most units of work the step does: contributions (an actor), or slots, contributions and snapshots (an item). */
   most: number;
   /** The window (0-based) whose contributions count the retraction's events and amount. */
   ledgerWindow: number;
@@ -30,11 +31,28 @@ export const RETRACTION_FUNCTIONS = {
     numberOfKeys: 'dynamic',
     build: (call: RetractStepCall) => ({
       keys: [...call.shard.incrementKeys, call.shard.keys.retraction(call.id)],
-      args: [...boardArgs(call), call.actor, call.most, call.ledgerWindow, call.blockUntilMs],
+      args: stepArgs(call),
     }),
-    decode: (raw): RetractStepReply => {
-      const reply = new Reply('tbRankRetractStep', raw).expectLength(4);
-      return { done: reply.flag(0), taken: reply.int(1), events: reply.int(2), amount: reply.int(3) };
-    },
+    decode: (raw): RetractStepReply => stepReply('tbRankRetractStep', raw),
+  }),
+
+  retractItem: typedFunction({
+    name: 'tbRankRetractItem',
+    handler: 'retract_item',
+    numberOfKeys: 'dynamic',
+    build: (call: RetractStepCall) => ({
+      keys: [...call.shard.incrementKeys, call.shard.keys.retraction(call.id)],
+      args: stepArgs(call),
+    }),
+    decode: (raw): RetractStepReply => stepReply('tbRankRetractItem', raw),
   }),
 };
+
+function stepArgs(call: RetractStepCall): Array<string | number> {
+  return [...boardArgs(call), call.target, call.most, call.ledgerWindow, call.blockUntilMs];
+}
+
+function stepReply(name: string, raw: unknown): RetractStepReply {
+  const reply = new Reply(name, raw).expectLength(4);
+  return { done: reply.flag(0), taken: reply.int(1), events: reply.int(2), amount: reply.int(3) };
+}

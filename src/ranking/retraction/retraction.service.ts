@@ -4,30 +4,44 @@ import { Clock } from '../../common/clock';
 import { InvalidInputError, NotFoundError } from '../../common/errors';
 import { BoardCache } from '../boards/board-cache';
 import { PreparedBoard } from '../core/board';
+import { HistoryStore } from '../history/history.store';
 import { RetractionMetrics } from './retraction.metrics';
-import { RetractionRecord, RetractionStore } from './retraction.store';
+import { RetractionKind, RetractionRecord, RetractionStore } from './retraction.store';
 
 /**
- * Most contributions one step takes out (over every window of a shard): each costs about ten Redis
- * commands (a decay view a few more), so a step stays near 2-3 ms (bench/actors.ts), under the 5 ms a call may hold Redis.
+ * Most units of work one step does on a shard (an actor's contributions; an item's slots, contributions
+ * and snapshots): a contribution costs about ten Redis commands (a decay view a few more), so a step
+ * stays near 2-3 ms of Redis time (bench/actors.ts), under the 5 ms a call may hold Redis.
  */
-export const RETRACT_STEP_CONTRIBUTIONS = 128;
+export const RETRACT_STEP_UNITS = 128;
+
+/** What a retraction takes out: an actor's events, or an item. */
+export type RetractionTarget = { kind: RetractionKind; id: string };
 
 /** What a retraction answers: `events` counts each retracted event once, `amount` sums them. */
 export interface RetractionView {
   id: string;
-  actor: string;
+  actor?: string;
+  item?: string;
   state: 'running' | 'done';
   events: number;
   amount: number;
   startedAt: number;
 }
 
+/** One retraction as its runner goes: the board, its id, what it takes out. */
+interface Run {
+  board: string;
+  id: string;
+  target: RetractionTarget;
+}
+
 /**
- * Retractions of an actor: bounded steps on each shard (retract_step.lua), run in the background
- * after the first step of every shard (which stores the record and the block) has answered. Every step
- * is safe to repeat, so a restart, a second instance or a failed step only means running the rest again:
- * a GET of a retraction still running that no local runner holds starts one.
+ * Retractions of an actor or an item: bounded steps on each shard concerned (retract_step.lua,
+ * retract_item.lua), run in the background after the first step of every such shard (which stores the
+ * record and the block) has answered. Every step is safe to repeat, so a restart, a second instance or
+ * a failed step only means running the rest again: a GET of a retraction still running that no local
+ * runner holds starts one.
  */
 @Injectable()
 export class RetractionService implements OnApplicationShutdown {
@@ -40,31 +54,36 @@ export class RetractionService implements OnApplicationShutdown {
     private readonly cache: BoardCache,
     private readonly clock: Clock,
     private readonly metrics: RetractionMetrics,
+    private readonly history: HistoryStore,
   ) {}
 
-  async start(name: string, request: { actor: string; blockSec?: number }): Promise<RetractionView> {
+  async start(name: string, target: RetractionTarget, blockSec?: number): Promise<RetractionView> {
     const board = await this.cache.get(name);
-    if (!board.config.actors)
+    if (target.kind === 'actor' && !board.config.actors)
       throw new InvalidInputError(`actor: board "${name}" keeps no actors, so it has no actor's events to retract`);
-    const id = randomUUID();
+    // A max / min / last window keeps no sum to subtract an item's share from (its slots hold best scores).
+    if (target.kind === 'item' && (board.config.aggregate ?? 'sum') !== 'sum')
+      throw new InvalidInputError(
+        `item: board "${name}" aggregates by ${board.config.aggregate}: retractions need a sum board`,
+      );
+    const run = { board: name, id: randomUUID(), target };
     const nowMs = this.clock.nowMs();
-    const blockUntilMs = request.blockSec === undefined ? 0 : nowMs + request.blockSec * 1000;
+    const blockUntilMs = blockSec === undefined ? 0 : nowMs + blockSec * 1000;
     await this.cache.withBoard(name, (fresh) =>
-      Promise.all(fresh.shards.map((_, shard) => this.step(fresh, shard, id, request.actor, blockUntilMs))),
+      Promise.all(shardsOf(fresh, target).map((shard) => this.step(fresh, shard, run, blockUntilMs))),
     );
-    this.logger.log(`retraction ${id} of an actor on board "${name}" started`);
-    this.launch(name, id, request.actor);
-    return this.get(name, id);
+    this.logger.log(`retraction ${run.id} of an ${target.kind} on board "${name}" started`);
+    this.launch(run);
+    return this.get(name, run.id);
   }
 
   async get(name: string, id: string): Promise<RetractionView> {
     const board = await this.cache.get(name);
-    const records = await this.store.records(board, id);
-    const first = records[0];
-    if (first?.actor === undefined)
-      throw new NotFoundError('RETRACTION_NOT_FOUND', `retraction "${id}" of board "${name}" is not known`);
-    const view = viewOf(id, first.actor, records);
-    if (view.state === 'running' && !this.runners.has(runnerKey(name, id))) this.launch(name, id, first.actor);
+    const records = (await this.store.records(board, id)).filter((r) => r.state !== undefined);
+    const target = targetOf(records[0]);
+    if (!target) throw new NotFoundError('RETRACTION_NOT_FOUND', `retraction "${id}" of board "${name}" is not known`);
+    const view = viewOf(id, target, records);
+    if (view.state === 'running' && !this.runners.has(runnerKey(name, id))) this.launch({ board: name, id, target });
     return view;
   }
 
@@ -78,12 +97,12 @@ export class RetractionService implements OnApplicationShutdown {
     await Promise.allSettled([...this.runners.values()]);
   }
 
-  private launch(name: string, id: string, actor: string): void {
-    const key = runnerKey(name, id);
+  private launch(run: Run): void {
+    const key = runnerKey(run.board, run.id);
     if (this.stopping || this.runners.has(key)) return;
-    const runner = this.run(name, id, actor)
+    const runner = this.run(run)
       .catch((error: unknown) =>
-        this.logger.warn(`retraction ${id} on board "${name}" paused (a GET resumes it): ${String(error)}`),
+        this.logger.warn(`retraction ${run.id} on board "${run.board}" paused (a GET resumes it): ${String(error)}`),
       )
       .finally(() => {
         this.runners.delete(key);
@@ -93,19 +112,23 @@ export class RetractionService implements OnApplicationShutdown {
     this.metrics.runningNow(this.runners.size);
   }
 
-  /** Steps every shard until each answers done (a board that lost shards meanwhile: the ones left). */
-  private async run(name: string, id: string, actor: string): Promise<void> {
-    for (let shard = 0; ; shard++) {
+  /** Steps every shard concerned until each answers done (a board that lost shards meanwhile: the ones left). */
+  private async run(run: Run): Promise<void> {
+    for (let turn = 0; ; turn++) {
       let done = false;
       while (!done) {
         if (this.stopping) return;
-        const step = await this.cache.withBoard(name, async (board) =>
-          shard < board.shards.length ? this.step(board, shard, id, actor, 0) : undefined,
-        );
+        const step = await this.cache.withBoard(run.board, async (board) => {
+          const shard = shardsOf(board, run.target)[turn];
+          return shard === undefined ? undefined : this.step(board, shard, run, 0);
+        });
         if (step === undefined) {
-          const view = await this.get(name, id);
+          if (run.target.kind === 'item') this.history.forgetPreviousRanks(run.board);
+          const view = await this.get(run.board, run.id);
           this.metrics.finishedOne();
-          this.logger.log(`retraction ${id} on board "${name}" done: ${view.events} events, amount ${view.amount}`);
+          this.logger.log(
+            `retraction ${run.id} on board "${run.board}" done: ${view.events} events, amount ${view.amount}`,
+          );
           return;
         }
         done = step.done;
@@ -113,11 +136,11 @@ export class RetractionService implements OnApplicationShutdown {
     }
   }
 
-  private async step(board: PreparedBoard, shard: number, id: string, actor: string, blockUntilMs: number) {
-    const reply = await this.store.step(board, board.shards[shard], {
-      id,
-      actor,
-      most: RETRACT_STEP_CONTRIBUTIONS,
+  private async step(board: PreparedBoard, shard: number, run: Run, blockUntilMs: number) {
+    const reply = await this.store.step(run.target.kind, board, board.shards[shard], {
+      id: run.id,
+      target: run.target.id,
+      most: RETRACT_STEP_UNITS,
       ledgerWindow: ledgerWindowOf(board),
       blockUntilMs,
       nowMs: this.clock.nowMs(),
@@ -131,18 +154,37 @@ function runnerKey(name: string, id: string): string {
   return `${name}\u001f${id}`;
 }
 
-/** The window whose contributions count a retraction's events: the longest, which holds every live event. */
+/** The shards a retraction runs on: every shard for an actor, the item's own for an item. */
+function shardsOf(board: PreparedBoard, target: RetractionTarget): number[] {
+  if (target.kind === 'item') return [board.shards.indexOf(board.shardOf(target.id))];
+  return board.shards.map((_, shard) => shard);
+}
+
+/**
+ * The window whose contributions count a retraction's events: the longest rolling one, which holds every
+ * live event (a calendar window starts empty each period); a board of calendar windows only, its longest.
+ */
 function ledgerWindowOf(board: PreparedBoard): number {
   const windows = board.config.windows;
-  return windows.reduce((longest, w, i) => (w.periodSec > windows[longest].periodSec ? i : longest), 0);
+  const rank = (i: number) => [windows[i].calendar ? 0 : 1, windows[i].periodSec];
+  return windows.reduce((best, _, i) => {
+    const [a, b] = [rank(i), rank(best)];
+    return a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]) ? i : best;
+  }, 0);
+}
+
+function targetOf(record: RetractionRecord | undefined): RetractionTarget | undefined {
+  if (record?.actor !== undefined) return { kind: 'actor', id: record.actor };
+  if (record?.item !== undefined) return { kind: 'item', id: record.item };
+  return undefined;
 }
 
 /** The shards' records as one retraction: done once every shard's is. */
-function viewOf(id: string, actor: string, records: RetractionRecord[]): RetractionView {
+function viewOf(id: string, target: RetractionTarget, records: RetractionRecord[]): RetractionView {
   const sum = (field: 'events' | 'amount') => records.reduce((total, r) => total + Number(r[field] ?? 0), 0);
   return {
     id,
-    actor,
+    [target.kind]: target.id,
     state: records.every((r) => r.state === 'done') ? 'done' : 'running',
     events: sum('events'),
     amount: sum('amount'),

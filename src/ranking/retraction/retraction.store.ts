@@ -11,9 +11,13 @@ const S = RANKING.functions;
 /** A step's own fields: the rest of the call (board, shard, time, expiry budget) the store adds. */
 export type RetractStep = Omit<RetractStepCall, 'board' | 'shard' | 'budgetFields'>;
 
+/** What a retraction takes out: an actor's events (every shard), or an item (its shard). */
+export type RetractionKind = 'actor' | 'item';
+
 /** A retraction's record on one shard as stored (absent fields: no record there). */
 export interface RetractionRecord {
   actor?: string;
+  item?: string;
   state?: string;
   events?: string;
   amount?: string;
@@ -33,8 +37,9 @@ export class RetractionStore {
     redis.defineFunctions([RANKING.library]);
   }
 
-  step(board: PreparedBoard, shard: ShardKeys, step: RetractStep): Promise<RetractStepReply> {
-    return guard(this.redis.callFunction(S.retractStep, { ...step, board, shard, budgetFields: this.budgetFields }));
+  step(kind: RetractionKind, board: PreparedBoard, shard: ShardKeys, step: RetractStep): Promise<RetractStepReply> {
+    const call = { ...step, board, shard, budgetFields: this.budgetFields };
+    return guard(this.redis.callFunction(kind === 'actor' ? S.retractStep : S.retractItem, call));
   }
 
   /** The record of every shard, shard 0 first. */

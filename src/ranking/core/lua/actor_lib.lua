@@ -4,30 +4,37 @@
 -- Per window (keys beside its "<base>slots", so in the shard's hash tag):
 --   <base>act:<start>  hash  actor<US>item -> "<amount>:<events>" the actor's events in that slot
 --   <base>byactor      zset  actor<US><start><US>item, all scored 0: an actor's contributions by lex range
+--   <base>byitem       zset  item<US><start><US>actor, all scored 0: an item's contributions (item retraction)
 --   <base>pairs        hash  actor<US>item -> number of live slots holding it (a unique view's count is
 --                            the number of pairs of the item, moved on 0 <-> 1 only)
 -- A contribution is kept while its slot lives (expire_window drains the slot's contributions before its
 -- items) and until a retraction takes it out (actor_retract_window): both remove it from byactor and
 -- act:<start> in the same call that subtracts it, so nothing is ever subtracted twice.
-local ACTOR_SEP = '\31'
+local ACTORS = { SEP = '\31', KEEP_SEC = 7 * 86400 }
 
-local function actor_window_keys(slots_key)
-  return sibling_key(slots_key, 'slots', 'byactor'), sibling_key(slots_key, 'slots', 'pairs')
+function ACTORS.window_keys(slots_key)
+  return sibling_key(slots_key, 'slots', 'byactor'), sibling_key(slots_key, 'slots', 'pairs'),
+    sibling_key(slots_key, 'slots', 'byitem')
 end
 
-local function actor_slot_key(slots_key, start)
+-- The two index members of one contribution: by actor, by item.
+function ACTORS.members(actor, start, item)
+  return actor .. ACTORS.SEP .. start .. ACTORS.SEP .. item, item .. ACTORS.SEP .. start .. ACTORS.SEP .. actor
+end
+
+function ACTORS.slot_key(slots_key, start)
   return sibling_key(slots_key, 'slots', 'act:' .. start)
 end
 
 -- "<amount>:<events>" as numbers (nil: none).
-local function actor_figures(value)
+function ACTORS.figures(value)
   if not value then return 0, 0 end
   local amount, events = string.match(value, '^(-?%d+):(%d+)$')
   return tonumber(amount), tonumber(events)
 end
 
 -- Moves the item's count in every unique view reading `top_key` by `delta` (one actor more or less).
-local function unique_changed(top_key, item, delta)
+function ACTORS.unique_changed(top_key, item, delta)
   if not VIEWS.loaded then views_load(KEYS[1], tonumber(ARGV[2])) end
   for _, view in ipairs(VIEWS.by_top[top_key] or {}) do
     if view.mode == 'unique' then
@@ -37,70 +44,85 @@ local function unique_changed(top_key, item, delta)
 end
 
 -- One live slot more (+1) or less (-1) holds the pair: the item gains an actor at 0 -> 1, loses one at 1 -> 0.
-local function actor_pair_moved(pairs_key, top_key, actor, item, delta)
-  local held = tonumber(redis.call('HINCRBY', pairs_key, actor .. ACTOR_SEP .. item, delta))
+function ACTORS.pair_moved(pairs_key, top_key, actor, item, delta)
+  local held = tonumber(redis.call('HINCRBY', pairs_key, actor .. ACTORS.SEP .. item, delta))
   if held <= 0 then
-    redis.call('HDEL', pairs_key, actor .. ACTOR_SEP .. item)
-    unique_changed(top_key, item, -1)
+    redis.call('HDEL', pairs_key, actor .. ACTORS.SEP .. item)
+    ACTORS.unique_changed(top_key, item, -1)
   elseif held == 1 and delta > 0 then
-    unique_changed(top_key, item, 1)
+    ACTORS.unique_changed(top_key, item, 1)
   end
 end
 
 -- Records one event of `actor` (amount added to the window's slot by the caller) in the slot starting
 -- at `slot_start` of the window (slots_key, top_key). No actor (""): nothing is kept.
-local function actor_add(slots_key, top_key, slot_start, actor, item, amount)
+function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount)
   if actor == '' then return end
-  local act_key = actor_slot_key(slots_key, slot_start)
-  local pair = actor .. ACTOR_SEP .. item
+  local act_key = ACTORS.slot_key(slots_key, slot_start)
+  local pair = actor .. ACTORS.SEP .. item
   local old = redis.call('HGET', act_key, pair)
-  local sum, events = actor_figures(old)
+  local sum, events = ACTORS.figures(old)
   redis.call('HSET', act_key, pair, string.format('%d:%d', sum + amount, events + 1))
   if old then return end
-  local byactor, pairs_key = actor_window_keys(slots_key)
-  redis.call('ZADD', byactor, 0, actor .. ACTOR_SEP .. slot_start .. ACTOR_SEP .. item)
-  actor_pair_moved(pairs_key, top_key, actor, item, 1)
+  local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
+  local by_actor, by_item = ACTORS.members(actor, slot_start, item)
+  redis.call('ZADD', byactor, 0, by_actor)
+  redis.call('ZADD', byitem, 0, by_item)
+  ACTORS.pair_moved(pairs_key, top_key, actor, item, 1)
 end
 
 -- Expiry of the slot starting at `slot_start`: drains its contributions (at most `budget` fields),
 -- deleting before anything else (a full Redis still expires). Returns the budget left and whether
 -- none is left (only then may the caller drain the slot's items).
-local function actor_slot_expire(slots_key, top_key, slot_start, budget)
-  local act_key = actor_slot_key(slots_key, slot_start)
+function ACTORS.slot_expire(slots_key, top_key, slot_start, budget)
+  local act_key = ACTORS.slot_key(slots_key, slot_start)
   local size = redis.call('HLEN', act_key)
   if size == 0 then return budget, true end
   local whole = size <= budget
   local entries
   if whole then entries = redis.call('HGETALL', act_key) else entries = redis.call('HRANDFIELD', act_key, budget) end
   local step = whole and 2 or 1
-  local fields, members = {}, {}
+  local fields, members, item_members = {}, {}, {}
   for i = 1, #entries, step do
     local pair = entries[i]
     local actor, item = string.match(pair, '^([^\31]*)\31(.*)$')
     fields[#fields + 1] = pair
-    members[#members + 1] = actor .. ACTOR_SEP .. slot_start .. ACTOR_SEP .. item
+    members[#members + 1], item_members[#item_members + 1] = ACTORS.members(actor, slot_start, item)
   end
   if whole then redis.call('DEL', act_key) else redis.call('HDEL', act_key, unpack(fields)) end
-  local byactor, pairs_key = actor_window_keys(slots_key)
+  local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
   redis.call('ZREM', byactor, unpack(members))
+  redis.call('ZREM', byitem, unpack(item_members))
   for _, pair in ipairs(fields) do
     local actor, item = string.match(pair, '^([^\31]*)\31(.*)$')
-    actor_pair_moved(pairs_key, top_key, actor, item, -1)
+    ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
   end
   return budget - #fields, whole
 end
 
 -- Unlinks the contributions of a window whose keys go (drop_window): `base` is "<tag>:<window>:".
-local function actor_drop_window(base, starts)
+function ACTORS.drop_window(base, starts)
   for _, start in ipairs(starts) do redis.call('UNLINK', base .. 'act:' .. start) end
-  redis.call('UNLINK', base .. 'byactor', base .. 'pairs')
+  redis.call('UNLINK', base .. 'byactor', base .. 'pairs', base .. 'byitem')
 end
 
--- The shard's blocks: "<tag>:blocked" hash, "a"<US>actor -> until (unix ms), set by a retraction with
--- `block`. Refuses an event of a blocked actor: 'TB_RETRACTED <until ms>', else nil.
-local function actor_refusal(cfg_key, actor, now_ms)
-  if actor == nil or actor == '' then return nil end
-  local until_ms = tonumber(redis.call('HGET', sibling_key(cfg_key, 'cfg', 'blocked'), 'a' .. ACTOR_SEP .. actor))
-  if until_ms and until_ms > now_ms then return 'TB_RETRACTED ' .. until_ms end
+-- How long (s) a finished retraction's record stays readable (retract_step, retract_item).
+
+-- Blocks `field` ("a"<US>actor or "i"<US>item) of the shard's blocks until `until_ms` (a later block wins).
+function ACTORS.block_until(cfg_key, field, until_ms)
+  local blocked = sibling_key(cfg_key, 'cfg', 'blocked')
+  if until_ms > (tonumber(redis.call('HGET', blocked, field)) or 0) then redis.call('HSET', blocked, field, until_ms) end
+end
+
+-- The shard's blocks: "<tag>:blocked" hash, "a"<US>actor and "i"<US>item -> until (unix ms), set by a
+-- retraction with `block`. Refuses an event of a blocked actor or item: 'TB_RETRACTED <actor|item>
+-- <until ms>', else nil (one HMGET; a shard without blocks has no such key).
+function ACTORS.refusal(cfg_key, actor, now_ms, item)
+  local blocked = redis.call('HMGET', sibling_key(cfg_key, 'cfg', 'blocked'), 'a' .. ACTORS.SEP .. (actor or ''),
+    'i' .. ACTORS.SEP .. (item or ''))
+  for i, what in ipairs({ 'actor', 'item' }) do
+    local until_ms = tonumber(blocked[i])
+    if until_ms and until_ms > now_ms then return 'TB_RETRACTED ' .. what .. ' ' .. until_ms end
+  end
   return nil
 end

@@ -92,7 +92,7 @@ local function event_adder(window_count)
           end
         end
         score = add_amount(slot_keys[w], top_key, item, amount)
-        actor_add(slots_key, top_key, slot_start, actor or '', item, amount)
+        ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
         view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
       else
         score = standing(top_key, item)
@@ -120,7 +120,7 @@ local function add_batch_entry(slots_key, top_key, indexed, slot_start, period_s
     end
   end
   local score = add_amount(slot_key, top_key, item, amount)
-  actor_add(slots_key, top_key, slot_start, actor or '', item, amount)
+  ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
   view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
   return new_due_ms
 end

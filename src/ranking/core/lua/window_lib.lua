@@ -41,7 +41,7 @@ local function drop_window(cfg_key, window_name)
     for _, start in ipairs(starts) do
       redis.call('UNLINK', base .. 'slot:' .. start)
     end
-    actor_drop_window(base, starts)
+    ACTORS.drop_window(base, starts)
     redis.call('UNLINK', base .. 'slots', base .. 'top')
     drop_tie_order(base)
   end
@@ -83,7 +83,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     if budget <= 0 then return 0, true end
     -- Who contributed to the slot goes first (actor_lib): its items are drained only once none is left.
     local contributions_left
-    budget, contributions_left = actor_slot_expire(slots_key, top_key, oldest[1], budget)
+    budget, contributions_left = ACTORS.slot_expire(slots_key, top_key, oldest[1], budget)
     if not contributions_left then return 0, true end
     if budget <= 0 then return 0, true end
     local slot_key = slot_key_of(slots_key, oldest[1])

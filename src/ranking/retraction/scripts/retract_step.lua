@@ -23,30 +23,28 @@
 -- Takes up to `most` of `actor`'s contributions out of one window: out of the index and its slot's
 -- contributions first, then subtracted from the slot, the results, the views (as expiry does) and the
 -- unique counts. Returns how many it took and their events and amount.
-local function actor_retract_window(slots_key, top_key, actor, most)
-  local byactor, pairs_key = actor_window_keys(slots_key)
-  local prefix = actor .. ACTOR_SEP
+function ACTORS.retract_window(slots_key, top_key, actor, most)
+  local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
+  local prefix = actor .. ACTORS.SEP
   local members = redis.call('ZRANGE', byactor, '[' .. prefix, '(' .. actor .. '\32', 'BYLEX', 'LIMIT', 0, most)
   if #members == 0 then return 0, 0, 0 end
   redis.call('ZREM', byactor, unpack(members))
   local events, amount = 0, 0
   for _, member in ipairs(members) do
     local start, item = string.match(string.sub(member, #prefix + 1), '^(%d+)\31(.*)$')
-    local act_key = actor_slot_key(slots_key, start)
-    local sum, count = actor_figures(redis.call('HGET', act_key, prefix .. item))
+    redis.call('ZREM', byitem, item .. ACTORS.SEP .. start .. ACTORS.SEP .. actor)
+    local act_key = ACTORS.slot_key(slots_key, start)
+    local sum, count = ACTORS.figures(redis.call('HGET', act_key, prefix .. item))
     redis.call('HDEL', act_key, prefix .. item)
     if sum ~= 0 then
       local score = add_amount(slot_key_of(slots_key, start), top_key, item, -sum)
       view_window_changed(top_key, tonumber(start), item, -sum, score, nil)
     end
-    actor_pair_moved(pairs_key, top_key, actor, item, -1)
+    ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
     events, amount = events + count, amount + sum
   end
   return #members, events, amount
 end
-
--- How long (s) a finished retraction can still be read (GET /admin/boards/:board/retractions/:id).
-local RETRACTION_KEEP_SEC = 7 * 86400
 
 local function retract_step(keys, args)
   begin_call(keys, args)
@@ -61,17 +59,13 @@ local function retract_step(keys, args)
   if redis.call('HSETNX', record, 'actor', actor) == 1 then
     redis.call('HSET', record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
   end
-  if block_until_ms > now_ms then
-    local blocked = sibling_key(KEYS[1], 'cfg', 'blocked')
-    local field = 'a' .. ACTOR_SEP .. actor
-    if block_until_ms > (tonumber(redis.call('HGET', blocked, field)) or 0) then redis.call('HSET', blocked, field, block_until_ms) end
-  end
+  if block_until_ms > now_ms then ACTORS.block_until(KEYS[1], 'a' .. ACTORS.SEP .. actor, block_until_ms) end
   cross_all(2, window_count, 5, math.floor(now_ms / 1000))
   expire_all(2, window_count, 5, math.floor(now_ms / 1000), tonumber(ARGV[3]))
   local taken = 0
   for w = 0, window_count - 1 do
     if taken >= most then break end
-    local count, events, amount = actor_retract_window(KEYS[2 + 2 * w], KEYS[3 + 2 * w], actor, most - taken)
+    local count, events, amount = ACTORS.retract_window(KEYS[2 + 2 * w], KEYS[3 + 2 * w], actor, most - taken)
     taken = taken + count
     if w == ledger and count > 0 then
       redis.call('HINCRBY', record, 'events', events)
@@ -82,7 +76,7 @@ local function retract_step(keys, args)
   local done = taken < most
   if done then
     redis.call('HSET', record, 'state', 'done')
-    redis.call('EXPIRE', record, RETRACTION_KEEP_SEC)
+    redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
   end
   local totals = redis.call('HMGET', record, 'events', 'amount')
   return { done and 1 or 0, taken, tonumber(totals[1]), tonumber(totals[2]) }

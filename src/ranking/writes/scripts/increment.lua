@@ -21,7 +21,7 @@
 --                item's creation time, unix ms, or "" for none (a hot view's firstSeen is the earliest
 --                of the item's event and creation times); the segments it also counts in, joined by
 --                commas ("" for none; see segment_lib); the actor ("" for none; actor_lib: a blocked
---                actor refuses the request, TB_RETRACTED <until ms>)
+--                actor or item refuses the request, TB_RETRACTED <actor|item> <until ms>)
 -- Reply: one entry per request, in order: { outcome, context, [new items created, due time for the
 --        index (unix ms, 0: none; see due_to_index): applied only], draining (0|1), score_1, rank_1,
 --        ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W } (rank 0: not ranked; previous
@@ -35,7 +35,7 @@
 -- (admit_items).
 local function increment_admission(window_count, item, allowance, cap, covering, segments, segments_max, now_sec, actor)
   if not covering then return 0, 'TB_AT_OUT_OF_SPAN no window holds the slot' end
-  local refusal = actor_refusal(KEYS[1], actor, tonumber(ARGV[2])) or segment_refusal(KEYS[1], segments, segments_max, now_sec)
+  local refusal = ACTORS.refusal(KEYS[1], actor, tonumber(ARGV[2]), item) or segment_refusal(KEYS[1], segments, segments_max, now_sec)
   if refusal then return 0, refusal end
   if cap > 0 or allowance >= 0 then return admit_items(2, window_count, { item }, allowance, cap) end
   return 0, nil

@@ -22,8 +22,8 @@
 --        due_to_index): applied only], draining (0|1), entries applied } (outcome, context and the
 --        counts: see idem_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA (see admit_items), TB_SEGMENT_LIMIT (the
---        entries' new segments together, see segment_refusal), TB_RETRACTED <until ms> (an entry's
---        actor is blocked, see actor_refusal), TB_AT_OUT_OF_SPAN
+--        entries' new segments together, see segment_refusal), TB_RETRACTED <actor|item> <until ms>
+--        (an entry's actor or item is blocked, see actor_refusal), TB_AT_OUT_OF_SPAN
 --        <entry> (1-based: no window holds that entry's slot any more): the whole batch is refused,
 --        nothing applied
 local function increment_batch(keys, args)
@@ -38,7 +38,7 @@ local function increment_batch(keys, args)
   -- Entries mostly share a time (now): the windows holding a second are worked out once per second.
   local holding_at = {}
   for i = first, #ARGV, 6 do
-    local blocked = actor_refusal(KEYS[1], ARGV[i + 5], now_ms)
+    local blocked = ACTORS.refusal(KEYS[1], ARGV[i + 5], now_ms, ARGV[i])
     if blocked then return redis.error_reply(blocked) end
     items[#items + 1] = ARGV[i]
     for _, name in ipairs(segment_names(ARGV[i + 4])) do named[name] = true end

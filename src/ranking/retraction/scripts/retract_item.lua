@@ -1,0 +1,155 @@
+-- retract_item: one bounded step of an item's retraction on the item's shard: the item out of every
+-- slot, window, view and unique count of the board and of each segment, then out of every kept
+-- snapshot and archive, and its data removed. The record ("<tag>:ret:<id>", as retract_step's: item,
+-- state, events, amount, startedMs) keeps a cursor per window (`c:<slots key>`: the last slot start
+-- done) and per history (`s:<window>`: the last boundary rewritten), so a step goes on where the last
+-- one ended; what a step takes out it removes in the same call, so a step repeated finds nothing twice.
+-- KEYS: dynamic
+-- KEYS[1]        board config hash (holds the config version)
+-- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
+-- KEYS[2W+2]     the retraction's record hash
+-- ARGV[1]        config version the caller built its keys from
+-- ARGV[2]        now, unix milliseconds
+-- ARGV[3]        expiry budget: most expired-slot fields drained by this call
+-- ARGV[4]        W, number of windows
+-- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
+-- ARGV[5+4W]     the item
+-- ARGV[6+4W]     most units of work this step does (a slot, a contribution, or a snapshot row count / 100)
+-- ARGV[7+4W]     the ledger window (0-based): the amount is the item's sum there, events its
+--                contributions' events (those that carried an actor)
+-- ARGV[8+4W]     block until (unix ms; 0: no block): the item's new events are refused until then
+-- Reply: { done (0|1), units of work done by this step, events, amount (the record's totals) }
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+
+-- The item's contributions in one window (actor_lib): forgotten, and each actor out of the unique
+-- counts; their slot amounts go with the slots (item_out_of_slots). Returns the work left and the
+-- events counted.
+function ACTORS.item_contributions_out(slots_key, top_key, item, budget)
+  local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
+  local prefix = item .. ACTORS.SEP
+  local members = redis.call('ZRANGE', byitem, '[' .. prefix, '(' .. item .. '\32', 'BYLEX', 'LIMIT', 0, budget)
+  if #members == 0 then return budget, 0 end
+  redis.call('ZREM', byitem, unpack(members))
+  local events = 0
+  for _, member in ipairs(members) do
+    local start, actor = string.match(string.sub(member, #prefix + 1), '^(%d+)\31(.*)$')
+    local act_key = ACTORS.slot_key(slots_key, start)
+    local _, count = ACTORS.figures(redis.call('HGET', act_key, actor .. ACTORS.SEP .. item))
+    redis.call('HDEL', act_key, actor .. ACTORS.SEP .. item)
+    redis.call('ZREM', byactor, actor .. ACTORS.SEP .. start .. ACTORS.SEP .. item)
+    ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
+    events = events + count
+  end
+  return budget - #members, events
+end
+
+-- The item out of the slots of one window after the record's cursor, oldest first, each subtracted
+-- from the results and the views as expiry does. Returns the work left and the amount taken.
+function ACTORS.item_out_of_slots(record, slots_key, top_key, item, budget)
+  local cursor = 'c:' .. slots_key
+  local after = redis.call('HGET', record, cursor) or '-inf'
+  local from = after == '-inf' and after or '(' .. after
+  local starts = redis.call('ZRANGE', slots_key, from, '+inf', 'BYSCORE', 'LIMIT', 0, budget)
+  local amount = 0
+  for _, start in ipairs(starts) do
+    local held = tonumber(redis.call('HGET', slot_key_of(slots_key, start), item))
+    if held then
+      local score = add_amount(slot_key_of(slots_key, start), top_key, item, -held)
+      view_window_changed(top_key, tonumber(start), item, -held, score, nil)
+      amount = amount + held
+    end
+  end
+  if #starts > 0 then redis.call('HSET', record, cursor, starts[#starts]) end
+  return budget - #starts, amount
+end
+
+-- The item's row out of one stored listing (a snapshot or an archive): the rows after it move up one
+-- position. Returns the rows it had to renumber.
+function ACTORS.item_out_of_listing(key, item)
+  local rows = redis.call('GET', key)
+  if not rows then return 0 end
+  local at = string.find(rows, SNAP_ROW .. item .. SNAP_FIELD, 1, true)
+  if not at then return 0 end
+  local _, position, after = snapshot_row_at(rows, at)
+  local tail, moved = string.sub(rows, after), 0
+  -- Rows stored before positions were (no third field) are counted on read: nothing to renumber.
+  if position then
+    tail = string.gsub(tail .. SNAP_ROW, '\31(%d+)\30', function(n)
+      moved = moved + 1
+      return SNAP_FIELD .. (tonumber(n) - 1) .. SNAP_ROW
+    end)
+    tail = string.sub(tail, 1, -2)
+  end
+  redis.call('SET', key, string.sub(rows, 1, at - 1) .. tail, 'KEEPTTL')
+  return moved
+end
+
+-- The item out of the kept snapshots (or archives) of one window after the record's cursor, and out
+-- of its previous listing. Returns the work left.
+function ACTORS.item_out_of_history(record, slots_key, name, item, budget)
+  local base = sibling_key(slots_key, 'slots', '')
+  redis.call('ZREM', base .. 'prev', item)
+  local cursor = 's:' .. name
+  local after = redis.call('HGET', record, cursor)
+  local from = after and '(' .. after or '-inf'
+  for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', from, '+inf', 'BYSCORE', 'LIMIT', 0, budget)) do
+    budget = budget - 1 - math.floor(ACTORS.item_out_of_listing(base .. 'snap:' .. at, item) / 100)
+    redis.call('HSET', record, cursor, at)
+    if budget <= 0 then return 0 end
+  end
+  return budget
+end
+
+-- Every window of the board, then of each segment: (slots key, top key, whether it is the ledger).
+function ACTORS.item_windows(window_count, ledger)
+  local windows = {}
+  for w = 0, window_count - 1 do windows[#windows + 1] = { KEYS[2 + 2 * w], KEYS[3 + 2 * w], w == ledger } end
+  for _, segment in ipairs(redis.call('ZRANGE', sibling_key(KEYS[1], 'cfg', 'segdue'), 0, -1)) do
+    for w = 0, window_count - 1 do
+      windows[#windows + 1] = { segment_window_key(KEYS[2 + 2 * w], 'slots', segment),
+        segment_window_key(KEYS[3 + 2 * w], 'top', segment), false }
+    end
+  end
+  return windows
+end
+
+local function retract_item(keys, args)
+  begin_call(keys, args)
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local now_ms, window_count = tonumber(ARGV[2]), tonumber(ARGV[4])
+  local record = KEYS[2 + 2 * window_count]
+  local first = 5 + WINDOW_ARGS * window_count
+  local item, most, ledger = ARGV[first], tonumber(ARGV[first + 1]), tonumber(ARGV[first + 2])
+  local block_until_ms = tonumber(ARGV[first + 3])
+  if redis.call('HSETNX', record, 'item', item) == 1 then
+    redis.call('HSET', record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
+  end
+  if block_until_ms > now_ms then ACTORS.block_until(KEYS[1], 'i' .. ACTORS.SEP .. item, block_until_ms) end
+  local now_sec = math.floor(now_ms / 1000)
+  local confs = cross_all(2, window_count, 5, now_sec)
+  expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  local budget, events, amount = most, 0, 0
+  for _, window in ipairs(ACTORS.item_windows(window_count, ledger)) do
+    local counted, taken
+    budget, counted = ACTORS.item_contributions_out(window[1], window[2], item, budget)
+    if budget > 0 then budget, taken = ACTORS.item_out_of_slots(record, window[1], window[2], item, budget) end
+    if window[3] then events, amount = events + counted, amount + (taken or 0) end
+    if budget <= 0 then break end
+  end
+  for name, _ in pairs(confs or {}) do
+    if budget <= 0 then break end
+    budget = ACTORS.item_out_of_history(record, sibling_key(KEYS[1], 'cfg', name .. ':slots'), name, item, budget)
+  end
+  redis.call('HINCRBY', record, 'events', events)
+  redis.call('HINCRBY', record, 'amount', amount)
+  if most - budget > 0 then bump_version(KEYS[1], 1) end
+  local done = budget > 0
+  if done then
+    redis.call('HDEL', item_data_key(KEYS[1]), item)
+    redis.call('HSET', record, 'state', 'done')
+    redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
+  end
+  local totals = redis.call('HMGET', record, 'events', 'amount')
+  return { done and 1 or 0, most - budget, tonumber(totals[1]), tonumber(totals[2]) }
+end
