@@ -106,7 +106,7 @@ async function retraction(graph: RankingGraph, redis: Redis, clock: FakeClock, p
   await redis.call('SLOWLOG', 'RESET');
   let started = process.hrtime.bigint();
   const cpuBefore = cpuSeconds(pid);
-  const { id } = await graph.retractions.start('r', { kind: 'actor', id: 'spam' });
+  const { id } = (await graph.retractions.start('r', { kind: 'actor', id: 'spam' })).body;
   await graph.retractions.settled('r', id);
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   const cpuMs = (cpuSeconds(pid) - cpuBefore) * 1000;

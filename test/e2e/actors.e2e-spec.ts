@@ -135,6 +135,20 @@ describe.each<[Topology, number]>([
     await increment('x', { actor: 'spam' }).expect(200);
   });
 
+  it('a retraction with an Idempotency-Key is started once; the key for another actor is a 422', async () => {
+    await increment('x', { amount: 4, actor: 'spam' }).expect(200);
+    const first = await retract({ actor: 'spam' }).set('Idempotency-Key', 'retract-spam-1').expect(202);
+    await finished(first.body.id);
+    await increment('y', { amount: 1, actor: 'spam' }).expect(200);
+    const again = await retract({ actor: 'spam' }).set('Idempotency-Key', 'retract-spam-1').expect(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toMatchObject({ id: first.body.id, state: 'done', events: 1, amount: 4 });
+    // Replayed, not run again: the later event stays.
+    expect(rowsOf((await http().get('/boards/b/top').expect(200)).body)).toEqual([['y', 1]]);
+    const reused = await retract({ actor: 'ann' }).set('Idempotency-Key', 'retract-spam-1').expect(422);
+    expect(reused.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
   it('refuses what a retraction cannot take, and unknown ids', async () => {
     expect((await retract({ item: 'x', actor: 'a' }).expect(400)).body.message).toMatch(/one of actor, item/);
     expect((await retract({}).expect(400)).body.message).toMatch(/actor/);

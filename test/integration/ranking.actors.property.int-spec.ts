@@ -233,7 +233,7 @@ describe.each(TOPOLOGIES)(
 
     async function retract(name: string, model: ActorModel, step: Extract<Op, { kind: 'retract' }>): Promise<void> {
       const expected = model.retract(clock.nowMs(), step.target, step.id, step.blockSec);
-      const started = await graph.retractions.start(name, { kind: step.target, id: step.id }, step.blockSec);
+      const started = (await graph.retractions.start(name, { kind: step.target, id: step.id }, step.blockSec)).body;
       await graph.retractions.settled(name, started.id);
       const done = await graph.retractions.get(name, started.id);
       expect(done).toMatchObject({ state: 'done', [step.target]: step.id, ...expected });

@@ -64,7 +64,7 @@ describe.each(TOPOLOGIES)('a retraction across restarts and instances (%s)', (to
     }
     clock.advanceSec(-60);
 
-    const started = await first.retractions.start('r', { kind: 'actor', id: 'spam' });
+    const started = (await first.retractions.start('r', { kind: 'actor', id: 'spam' })).body;
     expect(started.state).toBe('running');
     await first.retractions.onApplicationShutdown();
     const paused = await first.retractions.get('r', started.id);

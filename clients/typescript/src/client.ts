@@ -200,6 +200,26 @@ export class Boards extends Routes {
     return this.send({ method: 'GET', path, params: { board }, query, repeat: 'safe' }, options);
   }
 
+  /** Starts retracting an actor's events or an item (admin); repeated with its Idempotency-Key, it answers the same retraction. */
+  retract(
+    board: string,
+    body: Body<'/admin/boards/{board}/retractions', 'post'>,
+    options?: CallOptions,
+  ): Answer<'/admin/boards/{board}/retractions', 'post'> {
+    const path = '/admin/boards/{board}/retractions';
+    return this.send({ method: 'POST', path, params: { board }, body, repeat: 'safe', keyed: true }, options);
+  }
+
+  /** A retraction's progress (admin): `state` running or done, `events`, `amount`. */
+  retraction(
+    board: string,
+    id: string,
+    options?: CallOptions,
+  ): Answer<'/admin/boards/{board}/retractions/{id}', 'get'> {
+    const path = '/admin/boards/{board}/retractions/{id}';
+    return this.send({ method: 'GET', path, params: { board, id }, repeat: 'safe' }, options);
+  }
+
   /** A window's listing at a slot boundary (the latest snapshot, or the latest at or before `at`). */
   history(
     board: string,

@@ -1,9 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AdminRoute } from '../../access/access.decorators';
 import { parseDurationSec } from '../../common/duration';
 import { InvalidInputError } from '../../common/errors';
-import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
+import type { FastifyReply } from 'fastify';
+import { answer, IdempotencyKey } from '../../edge/retry-safe';
+import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
 import { BoardParams } from '../dto/board.dto';
 import { RetractionDto, RetractionParams, StartRetractionDto } from '../dto/retraction.dto';
 import { RetractionService, RetractionView } from './retraction.service';
@@ -24,18 +26,24 @@ export class RetractionController {
       "Answers 202 once the retraction is recorded (and its block applied); it runs on in bounded steps. An item's retraction also takes it out of every kept snapshot and archive, and removes its data; an actor's leaves snapshots and archives already taken as they are (see docs/api.md).",
   })
   @ApiResponse({ status: 202, type: RetractionDto })
+  @RetrySafe()
   @ErrorResponse(
     400,
     'INVALID_INPUT: neither or both of actor and item, a bad block, an actor on a board without actors',
   )
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
-  start(@Param() params: BoardParams, @Body() body: StartRetractionDto): Promise<RetractionView> {
+  async start(
+    @Param() params: BoardParams,
+    @Body() body: StartRetractionDto,
+    @IdempotencyKey() idemKey: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RetractionView> {
     if ((body.actor === undefined) === (body.item === undefined))
       throw new InvalidInputError('actor: name either the actor or the item to retract (one of actor, item)');
     const target =
       body.actor === undefined ? { kind: 'item' as const, id: body.item! } : { kind: 'actor' as const, id: body.actor };
     const blockSec = body.block === undefined ? undefined : parseDurationSec(body.block);
-    return this.retractions.start(params.board, target, blockSec);
+    return answer(reply, await this.retractions.start(params.board, target, blockSec, idemKey));
   }
 
   @Get('admin/boards/:board/retractions/:id')

@@ -1,7 +1,9 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { InvalidInputError, NotFoundError } from '../../common/errors';
+import type { WriteAnswer } from '../../common/retry-safe';
+import { IdempotencyKeyReusedError } from '../../redis/idempotency';
 import { BoardCache } from '../boards/board-cache';
 import { PreparedBoard } from '../core/board';
 import { HistoryStore } from '../history/history.store';
@@ -57,8 +59,24 @@ export class RetractionService implements OnApplicationShutdown {
     private readonly history: HistoryStore,
   ) {}
 
-  async start(name: string, target: RetractionTarget, blockSec?: number): Promise<RetractionView> {
+  /**
+   * Starts a retraction. With an Idempotency-Key (scoped to the client) its id is derived from the key,
+   * so a repeat finds the retraction it started (a replay) instead of starting another; the same key
+   * for another actor or item is a 422.
+   */
+  async start(
+    name: string,
+    target: RetractionTarget,
+    blockSec?: number,
+    idemKey?: string,
+  ): Promise<WriteAnswer<RetractionView>> {
     const board = await this.cache.get(name);
+    const id = idemKey === undefined ? randomUUID() : keyedId(name, idemKey);
+    const earlier = idemKey === undefined ? undefined : await this.find(board, id);
+    if (earlier) {
+      if (earlier[target.kind] !== target.id) throw new IdempotencyKeyReusedError();
+      return { replayed: true, body: earlier };
+    }
     if (target.kind === 'actor' && !board.config.actors)
       throw new InvalidInputError(`actor: board "${name}" keeps no actors, so it has no actor's events to retract`);
     // A max / min / last window keeps no sum to subtract an item's share from (its slots hold best scores).
@@ -66,7 +84,7 @@ export class RetractionService implements OnApplicationShutdown {
       throw new InvalidInputError(
         `item: board "${name}" aggregates by ${board.config.aggregate}: retractions need a sum board`,
       );
-    const run = { board: name, id: randomUUID(), target };
+    const run = { board: name, id, target };
     const nowMs = this.clock.nowMs();
     const blockUntilMs = blockSec === undefined ? 0 : nowMs + blockSec * 1000;
     await this.cache.withBoard(name, (fresh) =>
@@ -74,15 +92,22 @@ export class RetractionService implements OnApplicationShutdown {
     );
     this.logger.log(`retraction ${run.id} of an ${target.kind} on board "${name}" started`);
     this.launch(run);
-    return this.get(name, run.id);
+    return { replayed: false, body: await this.get(name, run.id) };
   }
 
   async get(name: string, id: string): Promise<RetractionView> {
-    const board = await this.cache.get(name);
+    const view = await this.find(await this.cache.get(name), id);
+    if (!view) throw new NotFoundError('RETRACTION_NOT_FOUND', `retraction "${id}" of board "${name}" is not known`);
+    return view;
+  }
+
+  /** The retraction as its records say (undefined: none); one still running that no local runner holds is resumed. */
+  private async find(board: PreparedBoard, id: string): Promise<RetractionView | undefined> {
     const records = (await this.store.records(board, id)).filter((r) => r.state !== undefined);
     const target = targetOf(records[0]);
-    if (!target) throw new NotFoundError('RETRACTION_NOT_FOUND', `retraction "${id}" of board "${name}" is not known`);
+    if (!target) return undefined;
     const view = viewOf(id, target, records);
+    const name = board.config.name;
     if (view.state === 'running' && !this.runners.has(runnerKey(name, id))) this.launch({ board: name, id, target });
     return view;
   }
@@ -148,6 +173,13 @@ export class RetractionService implements OnApplicationShutdown {
     this.metrics.took(reply.taken);
     return reply;
   }
+}
+
+/** A retraction id from a client's Idempotency-Key: a UUID (version 4 layout) of the key's digest. */
+function keyedId(name: string, idemKey: string): string {
+  const hex = createHash('sha256').update(`retraction\u001f${name}\u001f${idemKey}`).digest('hex');
+  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 function runnerKey(name: string, id: string): string {

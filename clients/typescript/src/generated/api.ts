@@ -471,6 +471,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/boards/{board}/retractions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retract an actor's events, or an item, from every window, view and unique count
+         * @description Answers 202 once the retraction is recorded (and its block applied); it runs on in bounded steps. An item's retraction also takes it out of every kept snapshot and archive, and removes its data; an actor's leaves snapshots and archives already taken as they are (see docs/api.md).
+         */
+        post: operations["RetractionController_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/boards/{board}/retractions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A retraction's progress: state and what it took out so far */
+        get: operations["RetractionController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/boards/{board}/stream": {
         parameters: {
             query?: never;
@@ -500,7 +537,7 @@ export interface paths {
         };
         /**
          * The live dashboard page
-         * @description Boards with a live top N (movement from previousRank), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, and each stream ingest source (lag, applied, dead-lettered, throughput, last error).
+         * @description Boards with a live top N (movement from previousRank), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, each stream ingest source (lag, applied, dead-lettered, throughput, last error), and retractions started from the page (state, events, amount).
          */
         get: operations["DashboardController_page"];
         put?: never;
@@ -708,7 +745,7 @@ export interface components {
              * @description Stable machine code: act on it, not on the message
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "BOARD_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
+            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
             /** @description Per-dependency health, on a NOT_READY answer only */
             details?: {
                 [key: string]: unknown;
@@ -848,10 +885,10 @@ export interface components {
              */
             name: string;
             /**
-             * @description decay, hot or rising (see docs/trending.md)
+             * @description decay, hot, rising or unique (see docs/trending.md)
              * @enum {string}
              */
-            mode: "decay" | "hot" | "rising";
+            mode: "decay" | "hot" | "rising" | "unique";
             /**
              * @description The window the view reads (rising: the short window): 1-64 characters of A-Z a-z 0-9 _ . : -
              * @example 1h
@@ -903,6 +940,8 @@ export interface components {
             aggregate?: "sum" | "max" | "min" | "last";
             /** @description Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board) */
             segments?: components["schemas"]["SegmentsDto"];
+            /** @description Lets increments and batch entries name an `actor`: the board keeps who contributed what (for `unique` views and retractions). Sum boards without segments only. Omitted: the current setting (off for a new board) */
+            actors?: boolean;
         };
         WindowViewDto: {
             name: string;
@@ -930,7 +969,7 @@ export interface components {
         ViewViewDto: {
             name: string;
             /** @enum {string} */
-            mode: "decay" | "hot" | "rising";
+            mode: "decay" | "hot" | "rising" | "unique";
             window: string;
             /** @description decay: seconds */
             halfLife?: number;
@@ -961,6 +1000,11 @@ export interface components {
             aggregate?: "sum" | "max" | "min" | "last";
             /** @description Present when events may name segments */
             segments?: components["schemas"]["SegmentsDto"];
+            /**
+             * @description Present when events may name an actor
+             * @enum {boolean}
+             */
+            actors?: true;
         };
         BoardListDto: {
             boards: components["schemas"]["BoardViewDto"][];
@@ -1006,6 +1050,11 @@ export interface components {
              *     ]
              */
             segments?: string[];
+            /**
+             * @description Who sent the event (1-128 printable characters), on a board with "actors": true (elsewhere 400): counted once per item by unique views, and taken out by a retraction of that actor
+             * @example user-7
+             */
+            actor?: string;
         };
         IncrementResultDto: {
             board: string;
@@ -1048,6 +1097,11 @@ export interface components {
              *     ]
              */
             segments?: string[];
+            /**
+             * @description Who sent the event (1-128 printable characters), on a board with "actors": true (elsewhere 400): counted once per item by unique views, and taken out by a retraction of that actor
+             * @example user-7
+             */
+            actor?: string;
         };
         BatchIncrementDto: {
             items: components["schemas"]["BatchEntryDto"][];
@@ -1129,7 +1183,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising";
+            mode?: "decay" | "hot" | "rising" | "unique";
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
         };
@@ -1148,7 +1202,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising";
+            mode?: "decay" | "hot" | "rising" | "unique";
             item: string;
             /** @description A window's sum over its live slots (an integer); a view's score (decay: the decayed sum as of now; hot, rising: their formula's score) */
             score: number;
@@ -1180,7 +1234,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising";
+            mode?: "decay" | "hot" | "rising" | "unique";
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
             item: string;
@@ -1314,7 +1368,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising";
+            mode?: "decay" | "hot" | "rising" | "unique";
             /** @description One row per id, in the order given */
             items: components["schemas"]["LookupRowDto"][];
         };
@@ -1329,6 +1383,38 @@ export interface components {
              * @example 1700000000.5
              */
             at?: number;
+        };
+        StartRetractionDto: {
+            /**
+             * @description The actor whose events every window, view and unique count loses
+             * @example user-7
+             */
+            actor?: string;
+            /**
+             * @description Or an item to retract: out of every window, view, unique count, snapshot and archive, its data removed
+             * @example post-42
+             */
+            item?: string;
+            /**
+             * @description Refuse the actor's (or the item's) new events for this long (403 RETRACTED): seconds, or like 30s, 5m, 1h, 7d
+             * @example 1d
+             */
+            block?: number | string;
+        };
+        RetractionDto: {
+            id: string;
+            /** @description An actor retraction */
+            actor?: string;
+            /** @description An item retraction */
+            item?: string;
+            /** @enum {string} */
+            state: "running" | "done";
+            /** @description Events retracted so far, each counted once (not per window; of an item, those that carried an actor) */
+            events: number;
+            /** @description Their amounts summed */
+            amount: number;
+            /** @description When it started, unix s */
+            startedAt: number;
         };
         IncrementCounterDto: {
             /**
@@ -5097,6 +5183,293 @@ export interface operations {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    RetractionController_start: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters. A repeat with the same key within IDEMPOTENCY_TTL_SEC answers the stored answer with Idempotent-Replayed: true and applies nothing; the same key with another request is a 422 IDEMPOTENCY_KEY_REUSED. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Board name: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartRetractionDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key (nothing applied again) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetractionDto"];
+                };
+            };
+            /** @description INVALID_INPUT: neither or both of actor and item, a bad block, an actor on a board without actors */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ADMIN_TOKEN_MISSING */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BOARD_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BODY_TOO_LARGE: over the route's body size (1 MB for a batch, 64 KB elsewhere) */
+            413: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json */
+            415: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    RetractionController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Board name: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+                /** @description Retraction id, as POST answered it: 1-128 printable characters */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetractionDto"];
+                };
+            };
+            /** @description INVALID_INPUT: the message names the field */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ADMIN_TOKEN_MISSING */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BOARD_NOT_FOUND, RETRACTION_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
