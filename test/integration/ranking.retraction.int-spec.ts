@@ -89,5 +89,12 @@ describe.each(TOPOLOGIES)('a retraction across restarts and instances (%s)', (to
     expect(new Map(people.items.map((row) => [row.item, row.score]))).toEqual(
       new Map([...actors].map(([item, who]) => [item, who.size])),
     );
+
+    // A deleted board leaves nothing of its actors: contributions, indexes, unique counts (a record expires, and so do the stored answers of keyed writes).
+    expect(
+      (await redis.keys('board:r*')).filter((key) => /:(act:|byactor|byitem|pairs)/.test(key)).length,
+    ).toBeGreaterThan(0);
+    await second.ranking.deleteBoard('r');
+    expect((await redis.keys('board:r*')).filter((key) => !/:(ret|idem):/.test(key))).toEqual([]);
   });
 });

@@ -58,6 +58,8 @@ local function retract_step(keys, args)
   local block_until_ms = tonumber(ARGV[first + 3])
   if redis.call('HSETNX', record, 'actor', actor) == 1 then
     redis.call('HSET', record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
+    -- Gone with its board or not, a record goes after ACTORS.KEEP_SEC (renewed when it is done).
+    redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
   end
   if block_until_ms > now_ms then ACTORS.block_until(KEYS[1], 'a' .. ACTORS.SEP .. actor, block_until_ms) end
   cross_all(2, window_count, 5, math.floor(now_ms / 1000))
