@@ -13,7 +13,7 @@ import { RetractionKind, RetractionRecord, RetractionStore } from './retraction.
 /**
  * Most units of work one step does on a shard (an actor's contributions; an item's slots, contributions
  * and snapshots): a contribution costs about ten Redis commands (a decay view a few more), so a step
- * stays near 2-3 ms of Redis time (bench/actors.ts), under the 5 ms a call may hold Redis.
+ * stays near 3 ms of Redis CPU (bench/actors.ts), under the 5 ms a call may hold Redis.
  */
 export const RETRACT_STEP_UNITS = 128;
 
