@@ -135,6 +135,33 @@ describe.each<[Topology, number]>([
     await increment('x', { actor: 'spam' }).expect(200);
   });
 
+  it("a like's user is its actor: it counts in unique views, an unlike takes it back, a retraction takes it once", async () => {
+    const like = (item: string, userId: string) => http().post(`/boards/b/items/${item}/likes`).send({ userId });
+    const unlike = (item: string, userId: string) => http().delete(`/boards/b/items/${item}/likes/${userId}`);
+    await like('x', 'ann').expect(200);
+    await like('x', 'bob').expect(200);
+    await increment('x', { amount: 3, actor: 'ann' }).expect(200);
+    expect(rowsOf((await http().get('/boards/b/top?window=people').expect(200)).body)).toEqual([['x', 2]]);
+    await unlike('x', 'bob').expect(200);
+    expect(rowsOf((await http().get('/boards/b/top?window=people').expect(200)).body)).toEqual([['x', 1]]);
+
+    const started = await retract({ actor: 'ann', block: '1h' }).expect(202);
+    expect(await finished(started.body.id)).toMatchObject({ events: 2, amount: 4 });
+    expect(rowsOf((await http().get('/boards/b/top').expect(200)).body)).toEqual([]);
+    // The retracted like is gone with its counts: taking it back changes nothing, liking again is blocked.
+    expect((await unlike('x', 'ann').expect(200)).body.counted).toBe(false);
+    expect((await like('x', 'ann').expect(403)).body.code).toBe('RETRACTED');
+    await like('x', 'cy').expect(200);
+    expect(rowsOf((await http().get('/boards/b/top').expect(200)).body)).toEqual([['x', 1]]);
+
+    // An item's retraction takes its likes too: taking one back afterwards subtracts nothing.
+    const item = await retract({ item: 'x' }).expect(202);
+    await finished(item.body.id);
+    expect((await unlike('x', 'cy').expect(200)).body.counted).toBe(false);
+    await increment('x', { amount: 1 }).expect(200);
+    expect(rowsOf((await http().get('/boards/b/top').expect(200)).body)).toEqual([['x', 1]]);
+  });
+
   it('a retraction with an Idempotency-Key is started once; the key for another actor is a 422', async () => {
     await increment('x', { amount: 4, actor: 'spam' }).expect(200);
     const first = await retract({ actor: 'spam' }).set('Idempotency-Key', 'retract-spam-1').expect(202);

@@ -71,6 +71,33 @@ function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount)
   ACTORS.pair_moved(pairs_key, top_key, actor, item, 1)
 end
 
+-- Takes one event of `amount` back from the actor's contribution in the slot starting at `slot_start`
+-- (an unlike): the contribution goes with its last event. No actor (nil or ""): nothing.
+function ACTORS.take_back(slots_key, top_key, slot_start, actor, item, amount)
+  if actor == nil or actor == '' then return end
+  local act_key = ACTORS.slot_key(slots_key, slot_start)
+  local pair = actor .. ACTORS.SEP .. item
+  local sum, events = ACTORS.figures(redis.call('HGET', act_key, pair))
+  if events > 1 then
+    redis.call('HSET', act_key, pair, string.format('%d:%d', sum - amount, events - 1))
+    return
+  end
+  if events == 0 then return end
+  redis.call('HDEL', act_key, pair)
+  local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
+  local by_actor, by_item = ACTORS.members(actor, slot_start, item)
+  redis.call('ZREM', byactor, by_actor)
+  redis.call('ZREM', byitem, by_item)
+  ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
+end
+
+-- Forgets a like ("<item><US><user>" of the shard's likes, and the segments recorded with it) whose
+-- counts a retraction took out.
+function ACTORS.forget_like(member)
+  redis.call('ZREM', sibling_key(KEYS[1], 'cfg', 'likes'), member)
+  redis.call('HDEL', sibling_key(KEYS[1], 'cfg', 'likesegs'), member)
+end
+
 -- Expiry of the slot starting at `slot_start`: drains its contributions (at most `budget` fields),
 -- deleting before anything else (a full Redis still expires). Returns the budget left and whether
 -- none is left (only then may the caller drain the slot's items).

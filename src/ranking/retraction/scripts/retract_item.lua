@@ -100,6 +100,18 @@ function ACTORS.item_out_of_history(record, slots_key, name, item, budget)
   return budget
 end
 
+-- The item's likes out of the shard's likes (their counts went with the slots), a ZSCAN page per call
+-- from the record's cursor (`likes`: "done" once a scan came round). Returns the work left.
+function ACTORS.item_likes_out(record, item, budget)
+  local cursor = redis.call('HGET', record, 'likes') or '0'
+  if cursor == 'done' then return budget end
+  local pattern = string.gsub(item, '[%*%?%[%]\\]', '\\%0') .. ACTORS.SEP .. '*'
+  local page = redis.call('ZSCAN', sibling_key(KEYS[1], 'cfg', 'likes'), cursor, 'MATCH', pattern, 'COUNT', budget)
+  for i = 1, #page[2], 2 do ACTORS.forget_like(page[2][i]) end
+  redis.call('HSET', record, 'likes', page[1] == '0' and 'done' or page[1])
+  return page[1] == '0' and budget - 1 or 0
+end
+
 -- Every window of the board, then of each segment: (slots key, top key, whether it is the ledger).
 function ACTORS.item_windows(window_count, ledger)
   local windows = {}
@@ -139,6 +151,7 @@ local function retract_item(keys, args)
     if window[3] then events, amount = events + counted, amount + (taken or 0) end
     if budget <= 0 then break end
   end
+  if budget > 0 then budget = ACTORS.item_likes_out(record, item, budget) end
   for name, _ in pairs(confs or {}) do
     if budget <= 0 then break end
     budget = ACTORS.item_out_of_history(record, sibling_key(KEYS[1], 'cfg', name .. ':slots'), name, item, budget)

@@ -33,6 +33,8 @@ function ACTORS.retract_window(slots_key, top_key, actor, most)
   for _, member in ipairs(members) do
     local start, item = string.match(string.sub(member, #prefix + 1), '^(%d+)\31(.*)$')
     redis.call('ZREM', byitem, item .. ACTORS.SEP .. start .. ACTORS.SEP .. actor)
+    -- A like of the actor's goes with it, so that taking it back later subtracts nothing twice.
+    ACTORS.forget_like(item .. ACTORS.SEP .. actor)
     local act_key = ACTORS.slot_key(slots_key, start)
     local sum, count = ACTORS.figures(redis.call('HGET', act_key, prefix .. item))
     redis.call('HDEL', act_key, prefix .. item)

@@ -27,12 +27,14 @@
 --          counts, score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W }
 --          (rank 0: not ranked; previous rank: in the window's latest snapshot, 0 when absent;
 --          outcome, context and the counts: idem_lib)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA items|likeUsers, TB_SEGMENT_LIMIT, TB_AT_OUT_OF_SPAN (no
+-- On a board with actors (config field `actors`) the user is the like's actor (actor_lib): a like adds
+-- a contribution, an unlike takes it back, and a blocked user or item refuses a like (TB_RETRACTED).
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_RETRACTED, TB_BOARD_FULL, TB_QUOTA items|likeUsers, TB_SEGMENT_LIMIT, TB_AT_OUT_OF_SPAN (no
 --        window holds the like's slot) (nothing applied)
 -- The reply's figures once the like is applied: { draining, changed (0|1), score_1, rank_1, ...,
 -- score_W, rank_W, previous_1, ..., previous_W } and the earliest due time of a slot it created (or
 -- nil). `changed`: the windows (0-based) the like (or its withdrawal) changes, by `delta` at `at_sec`.
-local function like_standings(window_count, item, changed, delta, at_sec, event_sec, draining)
+local function like_standings(window_count, item, changed, delta, at_sec, event_sec, draining, actor)
   local reply = { draining, 0 }
   local new_due_ms = nil
   for w = 0, window_count - 1 do
@@ -44,6 +46,11 @@ local function like_standings(window_count, item, changed, delta, at_sec, event_
       local slot_start = current_slot(at_sec, interval_sec, origin_sec)
       local new_slot
       score, new_slot = add_event(slots_key, top_key, slot_start, item, delta, event_sec)
+      if delta > 0 then
+        ACTORS.add(slots_key, top_key, slot_start, actor or '', item, delta)
+      else
+        ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -delta)
+      end
       if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec)) end
       rank = item_rank(top_key, item, score)
     else
@@ -93,8 +100,9 @@ local function like(keys, args)
   local counts = not undo and not (liked_ms and #like_windows(liked_ms, window_count, now_sec) > 0)
   local segments = segment_names(ARGV[15 + WINDOW_ARGS * window_count])
   local created_items, created_likes = 0, 0
+  local actor = redis.call('HGET', KEYS[1], 'actors') == '1' and ARGV[6 + WINDOW_ARGS * window_count] or nil
   if counts then
-    local refusal = segment_refusal(KEYS[1], segments, tonumber(ARGV[16 + WINDOW_ARGS * window_count]), now_sec)
+    local refusal = ACTORS.refusal(KEYS[1], actor, now_ms, item) or segment_refusal(KEYS[1], segments, tonumber(ARGV[16 + WINDOW_ARGS * window_count]), now_sec)
     if refusal then return redis.error_reply(refusal) end
     created_items, refusal = admit_items(3, window_count, { item }, tonumber(ARGV[12 + WINDOW_ARGS * window_count]))
     if refusal then return redis.error_reply(refusal) end
@@ -119,7 +127,7 @@ local function like(keys, args)
 
   local event_sec = nil
   if not undo then event_sec = at_ms / 1000 end
-  local reply, new_due_ms = like_standings(window_count, item, changed, delta, at_sec, event_sec, draining)
+  local reply, new_due_ms = like_standings(window_count, item, changed, delta, at_sec, event_sec, draining, actor)
   if counts or (undo and liked_ms) then
     new_due_ms = earliest_due(new_due_ms, like_segments(window_count, item, member, segments, undo, changed, delta, at_sec))
   end
