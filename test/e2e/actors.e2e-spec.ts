@@ -200,9 +200,6 @@ describe('actors config (single)', () => {
   it('refuses actors where they make no sense, and an actor on a board without them', async () => {
     const max = await put('m', { windows, actors: true, aggregate: 'max' }).expect(400);
     expect(max.body).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^actors: .*max/) });
-    expect((await put('s', { windows, actors: true, segments: { max: 2 } }).expect(400)).body.message).toMatch(
-      /^actors: .*segments/,
-    );
     const unique = [{ name: 'people', mode: 'unique', window: 'hour' }];
     expect((await put('u', { windows, views: unique }).expect(400)).body.message).toMatch(/actors/);
     expect((await put('u', { windows, actors: 'yes' }).expect(400)).body.message).toMatch(/actors/);
@@ -220,6 +217,42 @@ describe('actors config (single)', () => {
     expect(
       (await http().post('/admin/boards/plain/retractions').set(ADMIN).send({ actor: 'a' }).expect(400)).body.message,
     ).toMatch(/actors/);
+  });
+
+  it("a board with segments keeps each segment's contributions: retractions reach them", async () => {
+    await put('seg', { windows, actors: true, segments: { max: 4 } }).expect(201);
+    const increment = (item: string, body: object) => http().post(`/boards/seg/items/${item}/increment`).send(body);
+    await increment('x', { amount: 5, actor: 'spam', segments: ['en'] }).expect(200);
+    await increment('x', { amount: 2, actor: 'ann', segments: ['en'] }).expect(200);
+    await http()
+      .post('/boards/seg/increments')
+      .send({ items: [{ item: 'y', amount: 3, actor: 'spam', segments: ['en', 'fr'] }] })
+      .expect(200);
+    await http()
+      .post('/boards/seg/items/z/likes')
+      .send({ userId: 'spam', segments: ['fr'] })
+      .expect(200);
+    await http()
+      .post('/boards/seg/items/z/likes')
+      .send({ userId: 'ann', segments: ['fr'] })
+      .expect(200);
+    await http().delete('/boards/seg/items/z/likes/ann').expect(200);
+
+    const retract = (body: object) => http().post('/admin/boards/seg/retractions').set(ADMIN).send(body).expect(202);
+    const done = async (id: string) => {
+      for (let i = 0; i < 100; i++) {
+        const got = await http().get(`/admin/boards/seg/retractions/${id}`).set(ADMIN).expect(200);
+        if (got.body.state === 'done') return got.body;
+      }
+      throw new Error('not done');
+    };
+    expect(await done((await retract({ actor: 'spam' })).body.id)).toMatchObject({ events: 3, amount: 9 });
+    expect(rowsOf((await http().get('/boards/seg/top?segment=en').expect(200)).body)).toEqual([['x', 2]]);
+    expect(rowsOf((await http().get('/boards/seg/top?segment=fr').expect(200)).body)).toEqual([]);
+    expect(rowsOf((await http().get('/boards/seg/top').expect(200)).body)).toEqual([['x', 2]]);
+    await done((await retract({ item: 'x' })).body.id);
+    expect(rowsOf((await http().get('/boards/seg/top?segment=en').expect(200)).body)).toEqual([]);
+    expect(rowsOf((await http().get('/boards/seg/top').expect(200)).body)).toEqual([]);
   });
 
   it('turning actors on later keeps the data and builds a unique view from what it holds', async () => {

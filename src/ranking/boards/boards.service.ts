@@ -159,13 +159,12 @@ export class BoardsService {
 
   /** Actors as the board will keep them (omitted settings: the stored ones), checked (checkActorsSetting). */
   private async checkActors(input: PutBoardInput, views: ViewConfig[]): Promise<void> {
-    const needsStored = input.actors === undefined || input.aggregate === undefined || input.segmentsMax === undefined;
+    const needsStored = input.actors === undefined || input.aggregate === undefined;
     const stored = needsStored ? await this.store.loadBoard(input.name) : undefined;
     checkActorsSetting({
       board: input.name,
       actors: input.actors ?? stored?.actors ?? false,
       aggregate: input.aggregate ?? stored?.aggregate ?? 'sum',
-      segmentsMax: input.segmentsMax ?? stored?.segmentsMax ?? 0,
       views,
     });
   }

@@ -3,23 +3,21 @@ import type { Aggregate } from './aggregate';
 import type { PreparedBoard } from './board';
 import type { ViewConfig } from './trending-math';
 
-/** What decides whether a board may keep actors: its aggregate, segments and views as they will be stored. */
+/** What decides whether a board may keep actors: its aggregate and views as they will be stored. */
 export interface ActorsSetting {
   board: string;
   actors: boolean;
   aggregate: Aggregate;
-  segmentsMax: number;
   views: ViewConfig[];
 }
 
 /**
- * Refuses (400 naming the field) a board config where actors make no sense or are not kept: a max / min /
- * last board (a retraction could not take one actor's share out of a maximum), a board with segments (a
- * segment's windows keep no contributions yet, so a retraction could not reach them), and a unique view
- * on a board without actors (it would count no one).
+ * Refuses (400 naming the field) a board config where actors make no sense: a max / min / last board (a
+ * retraction could not take one actor's share out of a maximum), and a unique view on a board without
+ * actors (it would count no one).
  */
 export function checkActorsSetting(setting: ActorsSetting): void {
-  const { board, actors, aggregate, segmentsMax, views } = setting;
+  const { board, actors, aggregate, views } = setting;
   if (!actors) {
     const unique = views.find((view) => view.mode === 'unique');
     if (unique)
@@ -31,10 +29,6 @@ export function checkActorsSetting(setting: ActorsSetting): void {
   if (aggregate !== 'sum')
     throw new InvalidInputError(
       `actors: kept for sum boards only: board "${board}" would aggregate by ${aggregate} (a retraction cannot take one actor's share out of a ${aggregate})`,
-    );
-  if (segmentsMax > 0)
-    throw new InvalidInputError(
-      `actors: not supported together with segments yet: board "${board}" takes segments (use separate boards)`,
     );
 }
 

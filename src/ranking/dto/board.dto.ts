@@ -288,7 +288,7 @@ export class PutBoardDto {
 
   @ApiPropertyOptional({
     description:
-      "Lets increments and batch entries name an `actor` (and makes a like's userId its actor): the board keeps who contributed what (for `unique` views and retractions). Sum boards without segments only. Omitted: the current setting (off for a new board)",
+      "Lets increments and batch entries name an `actor` (and makes a like's userId its actor): the board keeps who contributed what (for `unique` views and retractions). Sum boards only. Omitted: the current setting (off for a new board)",
   })
   @IsOptionalNotNull()
   @IsBoolean({ message: 'actors must be true or false' })

@@ -940,7 +940,7 @@ export interface components {
             aggregate?: "sum" | "max" | "min" | "last";
             /** @description Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board) */
             segments?: components["schemas"]["SegmentsDto"];
-            /** @description Lets increments and batch entries name an `actor`: the board keeps who contributed what (for `unique` views and retractions). Sum boards without segments only. Omitted: the current setting (off for a new board) */
+            /** @description Lets increments and batch entries name an `actor` (and makes a like's userId its actor): the board keeps who contributed what (for `unique` views and retractions). Sum boards only. Omitted: the current setting (off for a new board) */
             actors?: boolean;
         };
         WindowViewDto: {

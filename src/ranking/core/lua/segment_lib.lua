@@ -51,8 +51,10 @@ end
 
 -- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of
 -- `at_sec`, exactly as the board's windows got it. Segments are told to no view (views are the
--- board's). Returns the earliest due time (unix ms) of a slot it created, or nil.
-local function segment_add(first_key, window_count, names, item, amount, at_sec, covering)
+-- board's). `actor` (nil or "": none) keeps the actor's contribution in each segment window as the
+-- board's windows keep it (actor_lib), or with `take_back` (an unlike) takes one back. Returns the
+-- earliest due time (unix ms) of a slot it created, or nil.
+local function segment_add(first_key, window_count, names, item, amount, at_sec, covering, actor, take_back)
   local segs, segdue = segment_indexes(KEYS[1])
   local new_due_ms = nil
   for _, name in ipairs(names) do
@@ -67,6 +69,11 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
           due_ms = math.min(due_ms or math.huge, slot_due_ms(slot_start, period_sec))
         end
         add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount)
+        if take_back then
+          ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -amount)
+        else
+          ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
+        end
         live_until = math.max(live_until, slot_start + period_sec)
       end
     end

@@ -67,11 +67,12 @@ local function retract_step(keys, args)
   cross_all(2, window_count, 5, math.floor(now_ms / 1000))
   expire_all(2, window_count, 5, math.floor(now_ms / 1000), tonumber(ARGV[3]))
   local taken = 0
-  for w = 0, window_count - 1 do
+  -- The board's windows, then each segment's (ACTORS.item_windows, retract_item.lua: loaded before this).
+  for _, window in ipairs(ACTORS.item_windows(window_count, ledger)) do
     if taken >= most then break end
-    local count, events, amount = ACTORS.retract_window(KEYS[2 + 2 * w], KEYS[3 + 2 * w], actor, most - taken)
+    local count, events, amount = ACTORS.retract_window(window[1], window[2], actor, most - taken)
     taken = taken + count
-    if w == ledger and count > 0 then
+    if window[3] and count > 0 then
       redis.call('HINCRBY', record, 'events', events)
       redis.call('HINCRBY', record, 'amount', amount)
     end
