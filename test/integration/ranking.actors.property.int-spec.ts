@@ -17,9 +17,10 @@ const VIEWS = [
 ];
 const ITEMS = ['a', 'b', 'c', 'é', 'a b/c'];
 const ACTORS = ['ann', 'bob', 'cy', 'd:e'];
+const SEGMENTS = ['en', 'fr'];
 const PASS = { leaseMs: 30_000, claimBatch: 100 };
 
-type Entry = { item: string; amount: number; actor?: string };
+type Entry = { item: string; amount: number; actor?: string; segments?: string[] };
 type Op =
   | ({ kind: 'inc' } & Entry)
   | { kind: 'batch'; entries: Entry[] }
@@ -33,6 +34,7 @@ const entry: fc.Arbitrary<Entry> = fc.record(
     item: fc.constantFrom(...ITEMS),
     amount: fc.integer({ min: -3, max: 6 }).filter((n) => n !== 0),
     actor: fc.constantFrom(...ACTORS),
+    segments: fc.subarray(SEGMENTS, { minLength: 1 }),
   },
   { requiredKeys: ['item', 'amount'] },
 );
@@ -117,7 +119,7 @@ class ActorModel {
     return this.events.filter((e) => e.atSec - (e.atSec % w.intervalSec) > current - w.periodSec);
   }
 
-  listing(source: string, nowMs: number): Row[] {
+  listing(source: string, nowMs: number, segment?: string): Row[] {
     const view = VIEWS.find((v) => v.name === source);
     const scores = new Map<string, number>();
     if (view) {
@@ -127,7 +129,10 @@ class ActorModel {
       }
       for (const [item, who] of actors) scores.set(item, who.size);
     } else {
-      for (const e of this.live(source, nowMs)) scores.set(e.item, (scores.get(e.item) ?? 0) + e.amount);
+      for (const e of this.live(source, nowMs)) {
+        if (segment === undefined || e.segments?.includes(segment))
+          scores.set(e.item, (scores.get(e.item) ?? 0) + e.amount);
+      }
     }
     const rows = [...scores]
       .filter(([, score]) => score > 0)
@@ -184,7 +189,7 @@ describe.each(TOPOLOGIES)(
               VIEWS,
               undefined,
               undefined,
-              undefined,
+              SEGMENTS.length,
               true,
             );
             const model = new ActorModel();
@@ -242,11 +247,19 @@ describe.each(TOPOLOGIES)(
 
     async function compare(name: string, model: ActorModel): Promise<void> {
       const nowMs = clock.nowMs();
-      for (const source of [...WINDOWS.map((w) => w.name), ...VIEWS.map((v) => v.name)]) {
-        const top = await graph.ranking.top(name, source, 0, 1000);
-        expect({ source, rows: top.items.map(({ rank, item, score }) => ({ rank, item, score })) }).toEqual({
+      const sources = [
+        ...[...WINDOWS.map((w) => w.name), ...VIEWS.map((v) => v.name)].map((source) => ({
           source,
-          rows: model.listing(source, nowMs),
+          segment: undefined as string | undefined,
+        })),
+        ...SEGMENTS.flatMap((segment) => WINDOWS.map((w) => ({ source: w.name, segment }))),
+      ];
+      for (const { source, segment } of sources) {
+        const top = await graph.ranking.top(name, source, 0, 1000, { segment });
+        expect({ source, segment, rows: top.items.map(({ rank, item, score }) => ({ rank, item, score })) }).toEqual({
+          source,
+          segment,
+          rows: model.listing(source, nowMs, segment),
         });
       }
     }
