@@ -72,7 +72,8 @@ describe.each(TOPOLOGIES)('a retraction across restarts and instances (%s)', (to
 
     // Two instances resume it at once while another actor writes.
     const [second, third] = [await instance(), await instance()];
-    await Promise.all([second.retractions.get('r', started.id), third.retractions.get('r', started.id)]);
+    // Started as instances start (no GET): what a stopped instance left running, they finish.
+    await Promise.all([second.retractions.onApplicationBootstrap(), third.retractions.onApplicationBootstrap()]);
     await second.ranking.increment(commands.increment({ board: 'r', item: 'i1', amount: 4, actor: 'late' }));
     expected.set('i1', (expected.get('i1') ?? 0) + 4);
     actors.get('i1')!.add('late');
@@ -80,6 +81,7 @@ describe.each(TOPOLOGIES)('a retraction across restarts and instances (%s)', (to
 
     const done = await third.retractions.get('r', started.id);
     expect(done).toMatchObject({ state: 'done', events: spamEvents });
+    expect(await redis.client.zcard(`${redis.prefix}retractions:running`)).toBe(0);
     for (const window of ['hour', 'day']) {
       const top = await second.ranking.top('r', window, 0, 1000);
       const rows = new Map(top.items.map((row) => [row.item, row.score]));

@@ -48,6 +48,14 @@ export class RankingKeys {
     return `{${this.prefix}due}:leases`;
   }
 
+  /**
+   * Retractions started and not seen to their end (zset: "<board><US><id>" -> start time, ms), so an
+   * instance starting up resumes those a stopped one left. Written on its own, by single-key commands.
+   */
+  retractionsRunning(): string {
+    return `${this.prefix}retractions:running`;
+  }
+
   /** When (unix ms) the next sweep of the registry into the due index may start (sweep_turn.lua). */
   dueSweep(): string {
     return `{${this.prefix}due}:sweep`;

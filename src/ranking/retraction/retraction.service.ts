@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { InvalidInputError, NotFoundError } from '../../common/errors';
@@ -16,6 +16,9 @@ import { RetractionKind, RetractionRecord, RetractionStore } from './retraction.
  * stays near 3 ms of Redis CPU (bench/actors.ts), under the 5 ms a call may hold Redis.
  */
 export const RETRACT_STEP_UNITS = 128;
+
+/** Most retractions an instance resumes as it starts (the rest: at their next GET). */
+const RESUMED_AT_START = 100;
 
 /** What a retraction takes out: an actor's events, or an item. */
 export type RetractionTarget = { kind: RetractionKind; id: string };
@@ -46,7 +49,7 @@ interface Run {
  * runner holds starts one.
  */
 @Injectable()
-export class RetractionService implements OnApplicationShutdown {
+export class RetractionService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Retraction');
   private readonly runners = new Map<string, Promise<void>>();
   private stopping = false;
@@ -90,6 +93,7 @@ export class RetractionService implements OnApplicationShutdown {
     await this.cache.withBoard(name, (fresh) =>
       Promise.all(shardsOf(fresh, target).map((shard) => this.step(fresh, shard, run, blockUntilMs))),
     );
+    await this.store.running(name, run.id, nowMs);
     this.logger.log(`retraction ${run.id} of an ${target.kind} on board "${name}" started`);
     this.launch(run);
     return { replayed: false, body: await this.get(name, run.id) };
@@ -115,6 +119,18 @@ export class RetractionService implements OnApplicationShutdown {
   /** Resolves once this instance's runner of the retraction (if any) has stopped: finished or paused. */
   async settled(name: string, id: string): Promise<void> {
     await this.runners.get(runnerKey(name, id));
+  }
+
+  /** Resumes the retractions a stopped instance left running (a board gone meanwhile: forgotten). */
+  async onApplicationBootstrap(): Promise<void> {
+    for (const [board, id] of await this.store.runningOnes(RESUMED_AT_START)) {
+      const view = await this.get(board, id).catch(async (error: unknown) => {
+        if (error instanceof NotFoundError) await this.store.finished(board, id);
+        else this.logger.warn(`retraction ${id} on board "${board}" not resumed: ${String(error)}`);
+      });
+      // Done, but its runner stopped before it said so.
+      if (view?.state === 'done') await this.store.finished(board, id);
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -149,6 +165,7 @@ export class RetractionService implements OnApplicationShutdown {
         });
         if (step === undefined) {
           if (run.target.kind === 'item') this.history.forgetPreviousRanks(run.board);
+          await this.store.finished(run.board, run.id);
           const view = await this.get(run.board, run.id);
           this.metrics.finishedOne();
           this.logger.log(

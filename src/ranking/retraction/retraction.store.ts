@@ -4,6 +4,7 @@ import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RANKING } from '../ranking.functions';
+import { RankingKeys } from '../core/ranking.keys';
 import { RetractStepCall, RetractStepReply } from './retraction.functions';
 
 const S = RANKING.functions;
@@ -28,13 +29,30 @@ export interface RetractionRecord {
 @Injectable()
 export class RetractionStore {
   private readonly budgetFields: number;
+  private readonly keys: RankingKeys;
 
   constructor(
     private readonly redis: RedisService,
     config: AppConfig,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
+    this.keys = new RankingKeys(redis.prefix);
     redis.defineFunctions([RANKING.library]);
+  }
+
+  /** Notes a retraction as running (until `finished`), for instances that start later to resume. */
+  async running(board: string, id: string, nowMs: number): Promise<void> {
+    await this.redis.timed(this.redis.client.zadd(this.keys.retractionsRunning(), nowMs, `${board}\u001f${id}`));
+  }
+
+  async finished(board: string, id: string): Promise<void> {
+    await this.redis.timed(this.redis.client.zrem(this.keys.retractionsRunning(), `${board}\u001f${id}`));
+  }
+
+  /** The retractions noted as running (at most `most`, oldest first): [board, id]. */
+  async runningOnes(most: number): Promise<Array<[string, string]>> {
+    const members = await this.redis.timed(this.redis.client.zrange(this.keys.retractionsRunning(), 0, most - 1));
+    return members.map((member) => member.split('\u001f') as [string, string]);
   }
 
   step(kind: RetractionKind, board: PreparedBoard, shard: ShardKeys, step: RetractStep): Promise<RetractStepReply> {
