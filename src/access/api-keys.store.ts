@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RedisService } from '../redis/redis.service';
 import { MAX_STORED_API_KEYS } from './access.limits';
-import { ACCESS_SCRIPTS as S, StoredKey } from './access.scripts';
+import { ACCESS, StoredKey } from './access.functions';
 
 /** What the key store holds: the stored keys, and whether this deployment has ever had any. */
 export interface StoredKeys {
@@ -22,7 +22,7 @@ export class ApiKeyStore {
   constructor(private readonly redis: RedisService) {
     this.hashKey = `${redis.prefix}apikeys`;
     this.markerKey = `{${this.hashKey}}:keyed`;
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([ACCESS.library]);
   }
 
   /** Every stored key: name -> stored JSON (checked by the caller). */
@@ -40,7 +40,7 @@ export class ApiKeyStore {
   }
 
   create(name: string, stored: StoredKey): Promise<'created' | 'exists' | 'full'> {
-    return this.redis.call(S.create, {
+    return this.redis.callFunction(ACCESS.functions.create, {
       hashKey: this.hashKey,
       markerKey: this.markerKey,
       name,

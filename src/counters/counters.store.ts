@@ -6,11 +6,13 @@ import { CounterKeys, member } from './counter-keys';
 import { counterSettings, CounterSettings } from './counter-settings';
 import { IdemCalls, Idempotent, IdemRequest } from '../redis/idempotency';
 import { growthRefusalOf } from '../redis/refusals';
-import { CleanPage, CounterCall, COUNTER_SCRIPTS as S } from './counters.scripts';
+import { CleanPage, CounterCall, COUNTERS } from './counters.functions';
 
-export type { CleanPage } from './counters.scripts';
+export type { CleanPage } from './counters.functions';
 
-/** The only file of the counters feature that talks to Redis: key lists, script calls, reply parsing. */
+const S = COUNTERS.functions;
+
+/** The only file of the counters feature that talks to Redis: key lists, function calls, reply parsing. */
 @Injectable()
 export class CounterStore {
   readonly settings: CounterSettings;
@@ -26,7 +28,7 @@ export class CounterStore {
     this.keys = new CounterKeys(redis.prefix, this.settings.buckets);
     this.longestPrecisionSec = Math.max(...this.settings.precisions);
     this.idemCalls = IdemCalls.for(config, redis.client);
-    redis.defineScripts(Object.values(S));
+    redis.defineFunctions([COUNTERS.library]);
   }
 
   /**
@@ -43,7 +45,7 @@ export class CounterStore {
     idem?: IdemRequest,
   ): Promise<Idempotent<number[]>> {
     try {
-      return await this.redis.call(S.increment, {
+      return await this.redis.callFunction(S.increment, {
         ...this.counter(name),
         nowMs,
         atSec,
@@ -65,7 +67,7 @@ export class CounterStore {
     fromSec: number,
     toSec: number,
   ): Promise<{ known: boolean; samples: Sample[] }> {
-    return this.redis.call(S.read, { ...this.counter(name), precisionSec, nowMs, fromSec, toSec });
+    return this.redis.callFunction(S.read, { ...this.counter(name), precisionSec, nowMs, fromSec, toSec });
   }
 
   /**
@@ -125,13 +127,21 @@ export class CounterStore {
 
   /** Deletes every key and index entry of a counter; false when there was none. */
   async delete(name: string): Promise<boolean> {
-    return (await this.redis.call(S.delete, this.counter(name))) > 0;
+    return (await this.redis.callFunction(S.delete, this.counter(name))) > 0;
   }
 
   /** Cleans one page (at most `cleanBatch` index entries) of one bucket, after `cursor`. */
   cleanPage(bucket: number, nowMs: number, pass: number, cursor: string): Promise<CleanPage> {
     const { samples, cleanBatch } = this.settings;
-    return this.redis.call(S.clean, { keys: this.keys, bucket, nowMs, samples, pass, cursor, pageSize: cleanBatch });
+    return this.redis.callFunction(S.clean, {
+      keys: this.keys,
+      bucket,
+      nowMs,
+      samples,
+      pass,
+      cursor,
+      pageSize: cleanBatch,
+    });
   }
 
   private counter(name: string): CounterCall {

@@ -8,7 +8,6 @@ import { RedisBusyError } from '../common/errors';
 import { plainRedisReason } from '../common/redis-errors';
 import { withDeadline } from './deadline';
 import { nodeOptions } from './redis-options';
-import { callScript, commandArgs, defineScript, Script, ScriptDefinition } from './scripts';
 import type { FunctionLibrary, LibraryFunction } from './function-library';
 import { FunctionLibraries, LibrariesState } from './function-loader';
 import { callFunction, queueFunction } from './functions';
@@ -35,7 +34,6 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   /** Every key of this service starts with it (KEY_PREFIX); each feature names its keys from it. */
   readonly prefix: string;
   private readonly logger = new Logger('Redis');
-  private readonly defined = new Set<string>();
   private readonly beforeClose: Array<() => Promise<void>> = [];
   /** Clock time the current outage began; undefined while connected. */
   private downSinceMs?: number;
@@ -87,17 +85,8 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     });
   }
 
-  /** Registers scripts once per process. */
-  defineScripts(definitions: ScriptDefinition[]): void {
-    for (const definition of definitions) {
-      if (this.defined.has(definition.name)) continue;
-      defineScript(this.client, definition);
-      this.defined.add(definition.name);
-    }
-  }
-
   /**
-   * Adds function libraries (each feature's store, in its constructor, as with defineScripts). They are
+   * Adds function libraries (each feature's store, in its constructor). They are
    * loaded on every master at module init, after each reconnection, and at once when added later.
    */
   defineFunctions(libraries: readonly FunctionLibrary[]): void {
@@ -127,15 +116,6 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   /** Queues a function call on a pipeline; decode its reply with `fn.decode` once the pipeline ran. */
   queueFunction<In>(pipeline: ChainableCommander, fn: LibraryFunction<In, unknown>, input: In): void {
     queueFunction(pipeline, fn, input);
-  }
-
-  /** Runs a registered script: its builder makes KEYS and ARGV, its decoder checks and reads the reply. */
-  call<In, Out>(script: Script<In, Out>, input: In): Promise<Out> {
-    return traceRedisCall(
-      script.name,
-      () => script.build(input).keys[0],
-      () => this.timed(callScript(this.client, script, input), script.name),
-    );
   }
 
   /** Told of every command that goes through `timed` (its duration and error): /metrics. */
@@ -208,11 +188,6 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   admit(): void {
     const pending = this.pendingCommands();
     if (pending >= this.maxPendingCommands) throw new RedisBusyError(COMMON_MESSAGES.redisBusy(pending));
-  }
-
-  /** Queues a script call on a pipeline; decode its reply with `script.decode` once the pipeline ran. */
-  queue<In>(pipeline: ChainableCommander, script: Script<In, unknown>, input: In): void {
-    pipeline[script.name](...commandArgs(script, script.build(input)));
   }
 
   async ping(timeoutMs: number): Promise<void> {

@@ -45,7 +45,7 @@ class SlowestFailsOnce extends StatsStore {
   }
 }
 
-describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (topology) => {
+describe.each(TOPOLOGIES)('stats functions through the store (real Redis, %s)', (topology) => {
   let redis: TestRedis;
   let service: RedisService;
   let config: AppConfig;
@@ -280,7 +280,7 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       expect((await stats.slowest(1))[0]).toEqual({ context: 'GET /a', average: 2 });
     });
 
-    it('reloads its scripts after the server lost them, in the pipelined flush and in single calls', async () => {
+    it('reloads its functions after the server lost them, in the pipelined flush and in single calls', async () => {
       const flushScripts = redis.flushScripts;
       if (!flushScripts) return; // a shared server's scripts are the other files' too
       await stats.flush([batchOf('GET /a', H0, [0.1])]);
