@@ -10,6 +10,7 @@ import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
+import { RedisFunctions } from '../src/redis/redis-functions';
 import { FakeClock } from '../test/support/clock';
 import { stopChild } from '../test/support/processes';
 import { loadAverage } from './call-rounds';
@@ -34,7 +35,7 @@ export async function calendarResetBench(): Promise<void> {
   const redisService = new RedisService(config, clock);
   try {
     await redisService.waitUntilReady(10_000);
-    const { ranking } = createRankingGraph(redisService, config, clock);
+    const { ranking } = createRankingGraph(redisService, new RedisFunctions(redisService), config, clock);
     await ranking.putBoard('cal', [
       { name: 'day', calendar: 'day', timeZone: 'Europe/Berlin', archive: { keep: 3, top: 10_000 } },
     ]);

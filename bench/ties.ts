@@ -17,6 +17,7 @@ import { HistoryStore } from '../src/ranking/history/history.store';
 import { LookupStore } from '../src/ranking/lookup/lookup.store';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
+import { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../test/support/processes';
 import { startRedisServer } from './process-stats';
 
@@ -32,7 +33,8 @@ async function main(): Promise<void> {
   await redisService.waitUntilReady(10_000);
   const raw = new Redis(server.url);
   try {
-    const graph = createRankingGraph(redisService, config, clock);
+    const functions = new RedisFunctions(redisService);
+    const graph = createRankingGraph(redisService, functions, config, clock);
     const windows = [{ name: 'w', period: 3600, interval: 60 }];
     const writeMs: Record<string, number> = { shared: 0, first: 0, sharded: 0 };
     for (const [name, ties, shards] of [
@@ -67,7 +69,7 @@ async function main(): Promise<void> {
     for (const name of ['shared', 'first'] as const)
       console.log(`| ${name} | ${((writeMs[name] * 1000) / ITEMS).toFixed(2)} µs |`);
     console.log();
-    await lookupBench(redisService, config);
+    await lookupBench(redisService, functions, config);
   } finally {
     raw.disconnect();
     await redisService.onApplicationShutdown();
@@ -75,10 +77,14 @@ async function main(): Promise<void> {
   }
 }
 
-async function lookupBench(redisService: RedisService, config: ReturnType<typeof validateConfig>): Promise<void> {
-  const boards = new BoardsStore(redisService, config);
+async function lookupBench(
+  redisService: RedisService,
+  functions: RedisFunctions,
+  config: ReturnType<typeof validateConfig>,
+): Promise<void> {
+  const boards = new BoardsStore(redisService, functions, config);
   const cache = new BoardCache(boards);
-  const store = new LookupStore(redisService, config, new HistoryStore(redisService, config));
+  const store = new LookupStore(redisService, functions, config, new HistoryStore(functions, config));
   console.log('| lookup of 1 000 ids (board ranks) | median | p99 |\n|---|---|---|');
   for (const name of ['shared', 'first', 'sharded']) {
     const board = await cache.get(name);

@@ -12,6 +12,7 @@ import { CountersService } from '../src/counters/counters.service';
 import { CounterStore } from '../src/counters/counters.store';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
+import { RedisFunctions } from '../src/redis/redis-functions';
 import { StatsService } from '../src/stats/stats.service';
 import { StatsStore } from '../src/stats/stats.store';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../src/ranking/core/ranking.limits';
@@ -36,9 +37,10 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
   const clock = new SystemClock();
   const redisService = new RedisService(config, clock);
   await redisService.waitUntilReady(10_000);
-  const { ranking } = createRankingGraph(redisService, config, clock);
-  const counters = new CountersService(new CounterStore(redisService, config), clock);
-  const stats = new StatsService(new StatsStore(redisService, config), clock);
+  const functions = new RedisFunctions(redisService);
+  const { ranking } = createRankingGraph(redisService, functions, config, clock);
+  const counters = new CountersService(new CounterStore(redisService, functions, config), clock);
+  const stats = new StatsService(new StatsStore(redisService, functions, config), clock);
   const admin = new Redis(redisUrl);
   /** Redis µs per call of `run`, all commands counted. */
   const redisMicros = async (run: (i: number) => Promise<unknown>, times: number) => {

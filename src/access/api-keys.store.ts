@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RedisService } from '../redis/redis.service';
+import { RedisFunctions } from '../redis/redis-functions';
 import { MAX_STORED_API_KEYS } from './access.limits';
 import { ACCESS, StoredKey } from './access.functions';
 
@@ -19,10 +20,13 @@ export class ApiKeyStore {
   private readonly hashKey: string;
   private readonly markerKey: string;
 
-  constructor(private readonly redis: RedisService) {
+  constructor(
+    private readonly redis: RedisService,
+    private readonly functions: RedisFunctions,
+  ) {
     this.hashKey = `${redis.prefix}apikeys`;
     this.markerKey = `{${this.hashKey}}:keyed`;
-    redis.defineFunctions([ACCESS.library]);
+    functions.define([ACCESS.library]);
   }
 
   /** Every stored key: name -> stored JSON (checked by the caller). */
@@ -40,7 +44,7 @@ export class ApiKeyStore {
   }
 
   create(name: string, stored: StoredKey): Promise<'created' | 'exists' | 'full'> {
-    return this.redis.callFunction(ACCESS.functions.create, {
+    return this.functions.call(ACCESS.functions.create, {
       hashKey: this.hashKey,
       markerKey: this.markerKey,
       name,

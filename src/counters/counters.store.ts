@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../common/config';
 import { RedisService } from '../redis/redis.service';
+import { RedisFunctions } from '../redis/redis-functions';
 import { Sample } from './counter-math';
 import { CounterKeys, member } from './counter-keys';
 import { counterSettings, CounterSettings } from './counter-settings';
@@ -22,13 +23,14 @@ export class CounterStore {
 
   constructor(
     private readonly redis: RedisService,
+    private readonly functions: RedisFunctions,
     config: AppConfig,
   ) {
     this.settings = counterSettings(config);
     this.keys = new CounterKeys(redis.prefix, this.settings.buckets);
     this.longestPrecisionSec = Math.max(...this.settings.precisions);
     this.idemCalls = IdemCalls.for(config, redis.client);
-    redis.defineFunctions([COUNTERS.library]);
+    functions.define([COUNTERS.library]);
   }
 
   /**
@@ -45,7 +47,7 @@ export class CounterStore {
     idem?: IdemRequest,
   ): Promise<Idempotent<number[]>> {
     try {
-      return await this.redis.callFunction(S.increment, {
+      return await this.functions.call(S.increment, {
         ...this.counter(name),
         nowMs,
         atSec,
@@ -67,7 +69,7 @@ export class CounterStore {
     fromSec: number,
     toSec: number,
   ): Promise<{ known: boolean; samples: Sample[] }> {
-    return this.redis.callFunction(S.read, { ...this.counter(name), precisionSec, nowMs, fromSec, toSec });
+    return this.functions.call(S.read, { ...this.counter(name), precisionSec, nowMs, fromSec, toSec });
   }
 
   /**
@@ -127,13 +129,13 @@ export class CounterStore {
 
   /** Deletes every key and index entry of a counter; false when there was none. */
   async delete(name: string): Promise<boolean> {
-    return (await this.redis.callFunction(S.delete, this.counter(name))) > 0;
+    return (await this.functions.call(S.delete, this.counter(name))) > 0;
   }
 
   /** Cleans one page (at most `cleanBatch` index entries) of one bucket, after `cursor`. */
   cleanPage(bucket: number, nowMs: number, pass: number, cursor: string): Promise<CleanPage> {
     const { samples, cleanBatch } = this.settings;
-    return this.redis.callFunction(S.clean, {
+    return this.functions.call(S.clean, {
       keys: this.keys,
       bucket,
       nowMs,

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
 import { RankingKeys } from '../ranking/core/ranking.keys';
 import { RedisService } from '../redis/redis.service';
+import { RedisFunctions } from '../redis/redis-functions';
 import { ApplyReply, INGEST, IngestEntry } from './ingest.functions';
 import type { SourceDeclaration } from './dto/ingest.dto';
 import { BoardGoneError, StaleConfigError } from '../ranking/core/ranking.errors';
@@ -44,10 +45,13 @@ export class IngestStore {
   /** The ranking's key names: the due index a write enters a board into. */
   private readonly rankingKeys: RankingKeys;
 
-  constructor(private readonly redis: RedisService) {
+  constructor(
+    private readonly redis: RedisService,
+    private readonly functions: RedisFunctions,
+  ) {
     this.tag = `{${redis.prefix}ingest}`;
     this.rankingKeys = new RankingKeys(redis.prefix);
-    redis.defineFunctions([INGEST.library]);
+    functions.define([INGEST.library]);
   }
 
   private get client() {
@@ -126,7 +130,7 @@ export class IngestStore {
 
   /** Takes or renews the source's lease: the epoch while this instance holds it, 0 when another does. */
   lease(name: string, instance: string, leaseMs: number, release = false): Promise<number> {
-    return this.redis.callFunction(S.lease, {
+    return this.functions.call(S.lease, {
       lease: `${this.tag}:lease:${name}`,
       epochKey: `${this.tag}:epoch:${name}`,
       instance,
@@ -145,8 +149,8 @@ export class IngestStore {
     nowMs: number,
     budgetFields: number,
   ): Promise<ApplyReply> {
-    const reply = await this.redis
-      .callFunction(S.apply, {
+    const reply = await this.functions
+      .call(S.apply, {
         board,
         shard,
         progressKey: `${shard.keys.tag}:ingest:${progress}`,

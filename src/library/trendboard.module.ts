@@ -9,6 +9,7 @@ import { CountersCoreModule } from '../counters/counters-core.module';
 import { CountersModule } from '../counters/counters.module';
 import { RankingCoreModule } from '../ranking/ranking-core.module';
 import { RankingModule } from '../ranking/ranking.module';
+import { RedisFunctions } from '../redis/redis-functions';
 import { REDIS_CLIENT, RedisClient, RedisService } from '../redis/redis.service';
 import { StatsCoreModule } from '../stats/stats-core.module';
 import { StatsModule } from '../stats/stats.module';
@@ -53,10 +54,11 @@ class TrendboardFoundationModule {
         { provide: Clock, inject: [OPTIONS], useFactory: (o: TrendboardOptions) => o.clock ?? new SystemClock() },
         { provide: REDIS_CLIENT, inject: [OPTIONS], useFactory: (o: TrendboardOptions) => o.redis },
         RedisService,
+        RedisFunctions,
         JobRegistry,
         AnsweredRequests,
       ],
-      exports: [AppConfig, Clock, RedisService, JobRegistry, AnsweredRequests],
+      exports: [AppConfig, Clock, RedisService, RedisFunctions, JobRegistry, AnsweredRequests],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Clock } from '../common/clock';
 import { AppConfig } from '../common/config';
+import { RedisFunctions } from '../redis/redis-functions';
 import { RedisService } from '../redis/redis.service';
 import { BoardCache } from './boards/board-cache';
 import { BoardsService } from './boards/boards.service';
@@ -33,25 +34,30 @@ export interface RankingGraph {
 }
 
 /** One instance's ranking graph over a connection: its own stores, config cache and services. */
-export function createRankingGraph(redis: RedisService, config: AppConfig, clock: Clock): RankingGraph {
-  const boards = new BoardsStore(redis, config);
+export function createRankingGraph(
+  redis: RedisService,
+  functions: RedisFunctions,
+  config: AppConfig,
+  clock: Clock,
+): RankingGraph {
+  const boards = new BoardsStore(redis, functions, config);
   const cache = new BoardCache(boards);
   const sources = new RankedSources(cache, clock);
-  const shards = new ShardsStore(redis, config);
-  const history = new HistoryStore(redis, config);
-  const expiryStore = new ExpiryStore(redis, config);
+  const shards = new ShardsStore(redis, functions, config);
+  const history = new HistoryStore(functions, config);
+  const expiryStore = new ExpiryStore(redis, functions, config);
   const expiry = new ExpiryService(expiryStore, boards, cache, clock);
   const ranking = new RankingService(
     new BoardsService(boards, cache, clock),
-    new WritePipeline(new WritesStore(redis, config, shards, history), boards, cache, clock),
+    new WritePipeline(new WritesStore(redis, functions, config, shards, history), boards, cache, clock),
     new WriteCommands(clock),
-    new ReadsService(new ReadsStore(redis, config, shards, history)),
-    new ViewsService(new ViewsStore(redis, config)),
+    new ReadsService(new ReadsStore(redis, functions, config, shards, history)),
+    new ViewsService(new ViewsStore(redis, functions, config)),
     new HistoryService(history, sources),
-    new ArchivesService(new ArchivesStore(redis, config), sources),
+    new ArchivesService(new ArchivesStore(functions, config), sources),
     expiry,
     sources,
-    new SpansService(new SpansStore(redis, config)),
+    new SpansService(new SpansStore(redis, functions, config)),
   );
   return { ranking, boards, cache, expiry, expiryStore };
 }

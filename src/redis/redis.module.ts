@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
+import { RedisFunctions } from './redis-functions';
 import { RedisService } from './redis.service';
 
 @Global()
-@Module({ providers: [RedisService], exports: [RedisService] })
+@Module({ providers: [RedisService, RedisFunctions], exports: [RedisService, RedisFunctions] })
 export class RedisModule {}

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
-import Redis, { ChainableCommander, Cluster } from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import calculateSlot from 'cluster-key-slot';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../common/config';
@@ -8,10 +8,6 @@ import { RedisBusyError } from '../common/errors';
 import { plainRedisReason } from '../common/redis-errors';
 import { withDeadline } from './deadline';
 import { nodeOptions } from './redis-options';
-import type { FunctionLibrary, LibraryFunction } from './function-library';
-import { FunctionLibraries, LibrariesState } from './function-loader';
-import { callFunction, queueFunction } from './functions';
-import { traceRedisCall } from '../tracing/tracing';
 
 export type RedisClient = Redis | Cluster;
 
@@ -25,8 +21,9 @@ export const REDIS_CLIENT = Symbol('trendboard redis client');
 export type CommandObserver = (command: string, durationMs: number, error?: unknown) => void;
 
 /**
- * The one Redis connection of the process (single node or Cluster). It fails fast while Redis is away
- * (no offline queue, a command timeout) so requests get 503 at once, and reconnects by itself.
+ * The one Redis connection of the process (single node or Cluster), its key prefix and its state (down,
+ * busy, the command deadline). It fails fast while Redis is away (no offline queue, a command timeout)
+ * so requests get 503 at once, and reconnects by itself. Function libraries: RedisFunctions.
  */
 @Injectable()
 export class RedisService implements OnModuleInit, OnApplicationShutdown {
@@ -40,10 +37,6 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   private readonly commandTimeoutMs: number;
   private readonly maxPendingCommands: number;
   private commandObserver?: CommandObserver;
-  /** The function libraries of the process (defineFunctions) and whether Redis holds them. */
-  private readonly libraries: FunctionLibraries;
-  /** Set once onModuleInit ran: from then on a new connection or a new library loads libraries at once. */
-  private initialised = false;
   /** False for a connection given by the embedding app: it closes it itself. */
   private readonly ownsClient: boolean;
 
@@ -59,15 +52,12 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     this.client = given ?? connectionOf(config);
     this.client.on('error', (error: Error) => this.connectionLost(error.message));
     this.client.on('ready', () => this.connectionBack());
-    this.libraries = new FunctionLibraries(this.client);
   }
 
   /** Boot waits briefly for the first connection; a Redis that is down does not stop the process (ready is 503). */
   async onModuleInit(): Promise<void> {
     const connected = await this.waitUntilReady(2000);
-    this.initialised = true;
     if (!connected) this.connectionLost('not reachable yet at boot');
-    else await this.loadFunctions();
   }
 
   /** Resolves true once connected (or already), false after `timeoutMs`. */
@@ -85,39 +75,6 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     });
   }
 
-  /**
-   * Adds function libraries (each feature's store, in its constructor). They are
-   * loaded on every master at module init, after each reconnection, and at once when added later.
-   */
-  defineFunctions(libraries: readonly FunctionLibrary[]): void {
-    this.libraries.define(libraries);
-    if (this.initialised && this.client.status === 'ready') void this.loadFunctions();
-  }
-
-  /** Whether every defined library is loaded: readiness waits for it (a call before would pay a reload). */
-  get functionsState(): LibrariesState {
-    return this.libraries.status;
-  }
-
-  /** For readiness: the libraries' state, after loading them again (at most once a second) if they are not loaded. */
-  ensureFunctions(minIntervalMs = 1000): Promise<LibrariesState> {
-    return this.libraries.loadIfMissing(minIntervalMs);
-  }
-
-  /** Runs a function of a defined library: build, FCALL / FCALL_RO (reloading its library once if missing), decode. */
-  callFunction<In, Out>(fn: LibraryFunction<In, Out>, input: In): Promise<Out> {
-    return traceRedisCall(
-      fn.name,
-      () => fn.build(input).keys[0],
-      () => this.timed(callFunction(this.client, fn, input), fn.name),
-    );
-  }
-
-  /** Queues a function call on a pipeline; decode its reply with `fn.decode` once the pipeline ran. */
-  queueFunction<In>(pipeline: ChainableCommander, fn: LibraryFunction<In, unknown>, input: In): void {
-    queueFunction(pipeline, fn, input);
-  }
-
   /** Told of every command that goes through `timed` (its duration and error): /metrics. */
   observeCommands(observer: CommandObserver): void {
     this.commandObserver = observer;
@@ -126,7 +83,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   /**
    * A command's reply within REDIS_COMMAND_TIMEOUT_MS, else "Command timed out" (503): every call to
    * Redis on a request's path goes through here (see withDeadline for why not ioredis' own timer).
-   * `command` names it for the observer: a script's name, else "command".
+   * `command` names it for the observer: a function's name, else "command".
    */
   timed<T>(pending: Promise<T>, command = 'command'): Promise<T> {
     const deadlined = withDeadline(pending, this.commandTimeoutMs);
@@ -242,17 +199,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     );
   }
 
-  /** Loads the libraries (logging a failure: readiness reports it until a later load succeeds). */
-  private async loadFunctions(): Promise<void> {
-    if (this.libraries.names.length === 0) return;
-    const state = await this.libraries.load();
-    if (!state.loaded) this.logger.error(`function libraries not loaded: ${state.reason}`);
-  }
-
   private connectionBack(): void {
-    // A node that restarted without persistence came back with no functions: load them now, not on
-    // the first calls (before init, onModuleInit loads them).
-    if (this.initialised) void this.loadFunctions();
     if (this.downSinceMs === undefined) return;
     const downMs = this.clock.nowMs() - this.downSinceMs;
     this.downSinceMs = undefined;

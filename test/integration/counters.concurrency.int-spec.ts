@@ -5,6 +5,7 @@ import { parseMember } from '../../src/counters/counter-keys';
 import { CountersService } from '../../src/counters/counters.service';
 import { CounterStore } from '../../src/counters/counters.store';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { knownMembers } from '../support/counter-index';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
@@ -40,7 +41,7 @@ describe.each(TOPOLOGIES)('counters: increments racing two cleaners (two instanc
     for (let i = 0; i < 2; i++) {
       const service = new RedisService(config, clock);
       await service.waitUntilReady(5000);
-      const store = new CounterStore(service, config);
+      const store = new CounterStore(service, new RedisFunctions(service), config);
       services.push(service);
       instances.push({ store, counters: new CountersService(store, clock) });
     }

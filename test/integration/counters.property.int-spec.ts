@@ -5,6 +5,7 @@ import { InvalidInputError, NotFoundError } from '../../src/common/errors';
 import { CountersService } from '../../src/counters/counters.service';
 import { CounterStore } from '../../src/counters/counters.store';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { knownMembers } from '../support/counter-index';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
@@ -128,7 +129,7 @@ describe.each(TOPOLOGIES)('counters against an in-memory model (property, %s)', 
     });
     service = new RedisService(config, clock);
     await service.waitUntilReady(5000);
-    store = new CounterStore(service, config);
+    store = new CounterStore(service, new RedisFunctions(service), config);
     counters = new CountersService(store, clock);
   });
   afterAll(async () => {

@@ -6,6 +6,7 @@ import { CounterKeys } from '../../src/counters/counter-keys';
 import { CountersService } from '../../src/counters/counters.service';
 import { CounterStore } from '../../src/counters/counters.store';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
 const T0 = 1_700_000_000_000; // unix ms; 1_700_000_000 is a multiple of 5 and 100 s (its 300 s slice starts at T0 - 200)
@@ -34,7 +35,7 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
     });
     service = new RedisService(config, clock);
     await service.waitUntilReady(5000);
-    store = new CounterStore(service, config);
+    store = new CounterStore(service, new RedisFunctions(service), config);
     keys = store.keys;
     counters = new CountersService(store, clock);
   });

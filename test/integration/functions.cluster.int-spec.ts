@@ -3,6 +3,7 @@ import Redis, { Cluster } from 'ioredis';
 import { validateConfig } from '../../src/common/config';
 import { callFunction, loadLibraries } from '../../src/redis/functions';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import { RankingService } from '../../src/ranking/ranking.service';
@@ -96,16 +97,17 @@ describe('Redis Functions on a Cluster', () => {
     expect(await callFunction(cluster, fn.headerEcho, header)).toMatchObject({ nowSec: 1_700_000_000 });
   });
 
-  it('RedisService on a Cluster loads its libraries on every master at init', async () => {
+  it('RedisFunctions on a Cluster loads its libraries on every master at init', async () => {
     await Promise.all(cluster.nodes('master').map((master) => master.function('FLUSH')));
     const config = validateConfig({ REDIS_CLUSTER_NODES: server.nodes, REDIS_COMMAND_TIMEOUT_MS: '5000' });
     const service = new RedisService(config, new FakeClock(0));
+    const functions = new RedisFunctions(service);
     try {
-      service.defineFunctions([library]);
-      await service.onModuleInit();
-      expect(service.functionsState).toEqual({ loaded: true });
+      functions.define([library]);
+      await functions.onModuleInit();
+      expect(functions.state).toEqual({ loaded: true });
       for (const address of server.nodes.split(',')) expect(await libraryNames(address)).toEqual(['tb_fntest_v1']);
-      expect(await service.callFunction(fn.headerEcho, header)).toMatchObject({ budget: 64 });
+      expect(await functions.call(fn.headerEcho, header)).toMatchObject({ budget: 64 });
     } finally {
       await service.onApplicationShutdown();
     }
@@ -152,6 +154,7 @@ describe('Redis Functions on a Cluster', () => {
     const boards = Array.from({ length: 6 }, (_, i) => `b${i}`);
     const expected = new Map<string, number>();
     let service: RedisService;
+    let functions: RedisFunctions;
     let ranking: RankingService;
     let counters: CounterStore;
     let stats: StatsStore;
@@ -162,10 +165,11 @@ describe('Redis Functions on a Cluster', () => {
       const env = { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: 'tb:', REDIS_COMMAND_TIMEOUT_MS: '5000' };
       const config = validateConfig(env);
       service = new RedisService(config, clock);
-      ranking = rankingServiceOn(service, config, clock);
-      counters = new CounterStore(service, config);
-      stats = new StatsStore(service, config);
-      await service.onModuleInit();
+      functions = new RedisFunctions(service);
+      ranking = rankingServiceOn(service, functions, config, clock);
+      counters = new CounterStore(service, functions, config);
+      stats = new StatsStore(service, functions, config);
+      await Promise.all([service.onModuleInit(), functions.onModuleInit()]);
       for (const board of boards) await ranking.putBoard(board, [{ name: 'h', period: '1h', interval: '1m' }]);
     });
     afterAll(() => service.onApplicationShutdown());
@@ -225,7 +229,7 @@ describe('Redis Functions on a Cluster', () => {
     }
 
     it('keeps writes and reads answering while a master loses the libraries under load', async () => {
-      expect(service.functionsState).toEqual({ loaded: true });
+      expect(functions.state).toEqual({ loaded: true });
       const home = homeOfB0();
       await traffic(6, (round) => (round % 2 === 0 ? node(home).function('FLUSH') : Promise.resolve()));
       expect(await libraryNames(home)).toEqual(

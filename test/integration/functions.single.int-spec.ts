@@ -8,6 +8,7 @@ import { RedisHealthIndicator } from '../../src/health/redis.health';
 import { defineLibrary } from '../../src/redis/function-library';
 import { callFunction, loadLibraries } from '../../src/redis/functions';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { FakeClock } from '../support/clock';
 import { testLibrary, twoWindowHeader } from '../support/functions';
 import { startPrivateRedis } from '../support/private-redis';
@@ -179,18 +180,19 @@ describe('Redis Functions on a single node', () => {
     }
   });
 
-  it('RedisService loads its libraries at init, and reloads after a flush', async () => {
+  it('RedisFunctions loads its libraries at init, and reloads after a flush', async () => {
     const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
     const service = new RedisService(config, new FakeClock(0));
+    const functions = new RedisFunctions(service);
     try {
       await server.client.function('FLUSH');
-      service.defineFunctions([library]);
-      expect(service.functionsState).toEqual({ loaded: false, reason: expect.stringMatching(/not loaded/) });
-      await service.onModuleInit();
-      expect(service.functionsState).toEqual({ loaded: true });
+      functions.define([library]);
+      expect(functions.state).toEqual({ loaded: false, reason: expect.stringMatching(/not loaded/) });
+      await functions.onModuleInit();
+      expect(functions.state).toEqual({ loaded: true });
       expect(await server.client.function('LIST')).toHaveLength(1);
       await server.client.function('FLUSH');
-      expect(await service.callFunction(fn.add, { key: 'svc', amount: 3, header })).toBe(3);
+      expect(await functions.call(fn.add, { key: 'svc', amount: 3, header })).toBe(3);
     } finally {
       await service.onApplicationShutdown();
     }
@@ -203,14 +205,15 @@ describe('Redis Functions on a single node', () => {
     await server.client.function('LOAD', squatter);
     const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
     const service = new RedisService(config, new FakeClock(0));
-    const health = new RedisHealthIndicator(service, new HealthIndicatorService());
+    const functions = new RedisFunctions(service);
+    const health = new RedisHealthIndicator(service, functions, new HealthIndicatorService());
     try {
-      service.defineFunctions([library]);
-      await service.onModuleInit();
+      functions.define([library]);
+      await functions.onModuleInit();
       const down = { status: 'down', message: expect.stringMatching(/Function tb_fntest_v1_add already exists/) };
       expect(await health.isHealthy()).toEqual({ redis: down });
       await server.client.function('DELETE', 'squatter');
-      expect(await service.ensureFunctions(0)).toEqual({ loaded: true }); // readiness' retry, not throttled
+      expect(await functions.ensureLoaded(0)).toEqual({ loaded: true }); // readiness' retry, not throttled
       expect(await health.isHealthy()).toEqual({ redis: { status: 'up' } });
     } finally {
       await service.onApplicationShutdown();

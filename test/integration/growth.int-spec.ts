@@ -8,6 +8,7 @@ import { ClientBudget } from '../../src/governance/growth-quotas';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { StatsService } from '../../src/stats/stats.service';
 import { StatsStore } from '../../src/stats/stats.store';
 import { FakeClock } from '../support/clock';
@@ -55,10 +56,11 @@ describe.each(TOPOLOGIES)('quotas on growth, caps and aging out (real Redis, %s)
     });
     service = new RedisService(config, clock);
     await service.waitUntilReady(10_000);
-    ranking = rankingServiceOn(service, config, clock);
-    counterStore = new CounterStore(service, config);
+    const functions = new RedisFunctions(service);
+    ranking = rankingServiceOn(service, functions, config, clock);
+    counterStore = new CounterStore(service, functions, config);
     counters = new CountersService(counterStore, clock);
-    statsStore = new StatsStore(service, config);
+    statsStore = new StatsStore(service, functions, config);
   });
   afterAll(async () => {
     await service.onApplicationShutdown();

@@ -6,6 +6,7 @@ import { AppConfig, validateConfig } from '../../src/common/config';
 import { JobRegistry } from '../../src/common/jobs';
 import { NotFoundError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { AccessTimeRecorder } from '../../src/stats/access-time.recorder';
 import { ACCESS_TIME, StatsService } from '../../src/stats/stats.service';
 import { Batch, StatsStore } from '../../src/stats/stats.store';
@@ -61,7 +62,7 @@ describe.each(TOPOLOGIES)('stats functions through the store (real Redis, %s)', 
     config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
     service = new RedisService(config, clock);
     await service.waitUntilReady(5000);
-    store = new StatsStore(service, config);
+    store = new StatsStore(service, new RedisFunctions(service), config);
     stats = new StatsService(store, clock);
   });
   afterAll(async () => {
@@ -294,7 +295,7 @@ describe.each(TOPOLOGIES)('stats functions through the store (real Redis, %s)', 
     });
 
     it('counts each sample once when the slowest-list update fails after the merges, and retries the list alone', async () => {
-      const flaky = new StatsService(new SlowestFailsOnce(service, config), clock);
+      const flaky = new StatsService(new SlowestFailsOnce(service, new RedisFunctions(service), config), clock);
       const answered = new AnsweredRequests(new HttpAdapterHost());
       const recorder = new AccessTimeRecorder(answered, flaky, clock, config, service, new JobRegistry());
       recorder.observe('GET /a', 0.1);

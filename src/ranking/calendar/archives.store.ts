@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config';
-import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ScoredItem } from '../core/ranking.types';
@@ -18,11 +18,11 @@ export class ArchivesStore {
   private readonly budgetFields: number;
 
   constructor(
-    private readonly redis: RedisService,
+    private readonly functions: RedisFunctions,
     config: AppConfig,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineFunctions([RANKING.library]);
+    functions.define([RANKING.library]);
   }
 
   /**
@@ -43,7 +43,7 @@ export class ArchivesStore {
     const replies = await Promise.all(
       board.shards.map((shard) =>
         guard(
-          this.redis.callFunction(S.archiveRead, {
+          this.functions.call(S.archiveRead, {
             ...boardCall(board, shard, nowMs, this.budgetFields),
             window,
             latestSec,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config';
 import { isRedisWrongNodeError } from '../../common/redis-errors';
 import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { LookupRow } from '../core/ranking.types';
@@ -38,11 +39,12 @@ export class LookupStore {
 
   constructor(
     private readonly redis: RedisService,
+    private readonly functions: RedisFunctions,
     config: AppConfig,
     private readonly history: HistoryStore,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineFunctions([RANKING.library]);
+    functions.define([RANKING.library]);
   }
 
   async lookup(read: LookupRead, ask: LookupAsk): Promise<{ draining: boolean; rows: LookupRow[] }> {
@@ -107,7 +109,7 @@ export class LookupStore {
     if (shards.length > 1) {
       try {
         const call = { board: read.board, shards, nowMs: read.nowMs, window: read.window, scores };
-        const reply = await guard(this.redis.callFunction(S.lookupCountShards, call));
+        const reply = await guard(this.functions.call(S.lookupCountShards, call));
         counts.push({ draining: false, above: reply.above });
         uncounted = reply.pending;
       } catch (error) {
@@ -119,7 +121,7 @@ export class LookupStore {
 
   private call(read: LookupRead, shard: ShardKeys, items: string[], scores: number[], withData: boolean) {
     const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window };
-    return guard(this.redis.callFunction(S.lookup, { ...call, items, scores, withData }));
+    return guard(this.functions.call(S.lookup, { ...call, items, scores, withData }));
   }
 }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config';
 import { isRedisWrongNodeError } from '../../common/redis-errors';
 import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ShardCounts } from '../core/ranking.types';
@@ -35,10 +36,11 @@ export class ShardsStore {
 
   constructor(
     private readonly redis: RedisService,
+    private readonly functions: RedisFunctions,
     config: AppConfig,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineFunctions([RANKING.library]);
+    functions.define([RANKING.library]);
   }
 
   /**
@@ -67,9 +69,7 @@ export class ShardsStore {
     let uncounted = shards;
     if (shards.length > 1) {
       try {
-        const reply = await guard(
-          this.redis.callFunction(S.countAboveShards, { board, shards, nowMs, windows, scores }),
-        );
+        const reply = await guard(this.functions.call(S.countAboveShards, { board, shards, nowMs, windows, scores }));
         counts.push({ draining: false, above: reply.above, ranked: reply.ranked });
         uncounted = reply.pending;
       } catch (error) {
@@ -78,7 +78,7 @@ export class ShardsStore {
     }
     const one = (shard: ShardKeys) =>
       guard(
-        this.redis.callFunction(S.countAbove, {
+        this.functions.call(S.countAbove, {
           ...boardCall(board, shard, nowMs, this.budgetFields),
           windows,
           scores,

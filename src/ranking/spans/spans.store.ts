@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config';
 import { SpanTooCostlyError } from '../../common/errors';
 import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { RankedPage, RankedReader, RankedSource, RankedStanding } from '../core/ranked-reader';
 import { guard } from '../core/ranking.errors';
@@ -41,11 +42,12 @@ export class SpansStore {
   private readonly reader: RankedReader;
 
   constructor(
-    private readonly redis: RedisService,
+    redis: RedisService,
+    private readonly functions: RedisFunctions,
     config: AppConfig,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineFunctions([RANKING.library]);
+    functions.define([RANKING.library]);
     this.reader = new RankedReader(() => redis.admit());
   }
 
@@ -96,7 +98,7 @@ export class SpansStore {
   private async ask<Q extends SpanQuestion>(read: SpanRead, shard: ShardKeys, question: Q): Promise<Answer<Q['mode']>> {
     const { board, window, nowMs, spanSec } = read;
     const reply = await guard(
-      this.redis.callFunction(S.readSpan, {
+      this.functions.call(S.readSpan, {
         board,
         shard,
         nowMs,

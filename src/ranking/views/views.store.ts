@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../common/config';
 import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ViewListing, ViewRow } from '../core/ranking.types';
@@ -38,11 +39,12 @@ export class ViewsStore {
   private readonly reader: RankedReader;
 
   constructor(
-    private readonly redis: RedisService,
+    redis: RedisService,
+    private readonly functions: RedisFunctions,
     config: AppConfig,
   ) {
     this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineFunctions([RANKING.library]);
+    functions.define([RANKING.library]);
     this.reader = new RankedReader(() => redis.admit());
   }
 
@@ -108,7 +110,7 @@ export class ViewsStore {
       board.window(name)!,
     );
     return guard(
-      this.redis.callFunction(S.readView, {
+      this.functions.call(S.readView, {
         ...boardCall(board, shard, nowMs, this.budgetFields),
         view,
         windows,
