@@ -10,6 +10,7 @@ import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { FakeClock } from '../test/support/clock';
 import { stopChild } from '../test/support/processes';
@@ -32,7 +33,7 @@ export async function calendarResetBench(): Promise<void> {
   const redis = new Redis(server.url);
   const clock = new FakeClock(NOON_MS);
   const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
-  const redisService = new RedisService(config, clock);
+  const redisService = new RedisService(RedisSettings.from(config), clock);
   try {
     await redisService.waitUntilReady(10_000);
     const { ranking } = createRankingGraph(redisService, new RedisFunctions(redisService), config, clock);

@@ -14,6 +14,7 @@ import { RANKING } from '../src/ranking/ranking.functions';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { shardOf } from '../src/ranking/core/shard-math';
 import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { throughput } from './load';
 
@@ -25,7 +26,7 @@ const WINDOWS = [{ period: '24h', interval: '1h' }];
 
 export async function shardedCostBench(redisUrl: string, repeats: number): Promise<void> {
   const config = validateConfig({ REDIS_URL: redisUrl, KEY_PREFIX: 'bshard:', REDIS_COMMAND_TIMEOUT_MS: '60000' });
-  const redisService = new RedisService(config, new SystemClock());
+  const redisService = new RedisService(RedisSettings.from(config), new SystemClock());
   const functions = new RedisFunctions(redisService);
   await redisService.waitUntilReady(10_000);
   const { ranking, cache } = createRankingGraph(redisService, functions, config, new SystemClock());

@@ -17,9 +17,11 @@ import { HistoryStore } from '../src/ranking/history/history.store';
 import { LookupStore } from '../src/ranking/lookup/lookup.store';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../test/support/processes';
 import { startRedisServer } from './process-stats';
+import { RankingSettings } from '../src/ranking/core/ranking.settings';
 
 const ITEMS = Number(process.env.BENCH_TIES_ITEMS ?? 100_000);
 const BATCH = 1000;
@@ -29,7 +31,7 @@ async function main(): Promise<void> {
   const server = await startRedisServer();
   const config = validateConfig({ REDIS_URL: server.url, KEY_PREFIX: 'bench:', REDIS_COMMAND_TIMEOUT_MS: '60000' });
   const clock = new SystemClock();
-  const redisService = new RedisService(config, clock);
+  const redisService = new RedisService(RedisSettings.from(config), clock);
   await redisService.waitUntilReady(10_000);
   const raw = new Redis(server.url);
   try {
@@ -82,9 +84,10 @@ async function lookupBench(
   functions: RedisFunctions,
   config: ReturnType<typeof validateConfig>,
 ): Promise<void> {
-  const boards = new BoardsStore(redisService, functions, config);
+  const settings = RankingSettings.from(config);
+  const boards = new BoardsStore(redisService, functions, settings);
   const cache = new BoardCache(boards);
-  const store = new LookupStore(redisService, functions, config, new HistoryStore(functions, config));
+  const store = new LookupStore(redisService, functions, settings, new HistoryStore(functions, settings));
   console.log('| lookup of 1 000 ids (board ranks) | median | p99 |\n|---|---|---|');
   for (const name of ['shared', 'first', 'sharded']) {
     const board = await cache.get(name);

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../common/config';
 import { RedisService } from '../redis/redis.service';
 import { RedisFunctions } from '../redis/redis-functions';
 import { Sample } from './counter-math';
 import { CounterKeys, member } from './counter-keys';
-import { counterSettings, CounterSettings } from './counter-settings';
+import { CountersSettings } from './counters.settings';
 import { IdemCalls, Idempotent, IdemRequest } from '../redis/idempotency';
 import { growthRefusalOf } from '../redis/refusals';
 import { CleanPage, CounterCall, COUNTERS } from './counters.functions';
@@ -16,7 +15,7 @@ const S = COUNTERS.functions;
 /** The only file of the counters feature that talks to Redis: key lists, function calls, reply parsing. */
 @Injectable()
 export class CounterStore {
-  readonly settings: CounterSettings;
+  readonly settings: CountersSettings;
   readonly keys: CounterKeys;
   private readonly longestPrecisionSec: number;
   private readonly idemCalls: IdemCalls;
@@ -24,12 +23,12 @@ export class CounterStore {
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
-    config: AppConfig,
+    settings: CountersSettings,
   ) {
-    this.settings = counterSettings(config);
+    this.settings = settings;
     this.keys = new CounterKeys(redis.prefix, this.settings.buckets);
     this.longestPrecisionSec = Math.max(...this.settings.precisions);
-    this.idemCalls = IdemCalls.for(config, redis.client);
+    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
     functions.define([COUNTERS.library]);
   }
 

@@ -11,6 +11,7 @@ import { RankingCoreModule } from '../ranking/ranking-core.module';
 import { RankingModule } from '../ranking/ranking.module';
 import { RedisFunctions } from '../redis/redis-functions';
 import { REDIS_CLIENT, RedisClient, RedisService } from '../redis/redis.service';
+import { RedisSettings } from '../redis/redis.settings';
 import { StatsCoreModule } from '../stats/stats-core.module';
 import { StatsModule } from '../stats/stats.module';
 
@@ -53,6 +54,7 @@ class TrendboardFoundationModule {
         },
         { provide: Clock, inject: [OPTIONS], useFactory: (o: TrendboardOptions) => o.clock ?? new SystemClock() },
         { provide: REDIS_CLIENT, inject: [OPTIONS], useFactory: (o: TrendboardOptions) => o.redis },
+        { provide: RedisSettings, inject: [AppConfig], useFactory: (config: AppConfig) => RedisSettings.from(config) },
         RedisService,
         RedisFunctions,
         JobRegistry,

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AppConfig } from '../common/config';
+import { RankingSettings } from './core/ranking.settings';
 import { BoardCache } from './boards/board-cache';
 import { BoardsService } from './boards/boards.service';
 import { BoardsStore } from './boards/boards.store';
@@ -37,6 +39,7 @@ import { WritesStore } from './writes/writes.store';
  */
 @Module({
   providers: [
+    { provide: RankingSettings, inject: [AppConfig], useFactory: (config: AppConfig) => RankingSettings.from(config) },
     BoardsStore,
     BoardCache,
     RankedSources,

@@ -3,6 +3,7 @@ import { AppConfig } from '../common/config';
 import { RedisFunctions } from '../redis/redis-functions';
 import { RedisService } from '../redis/redis.service';
 import { BoardCache } from './boards/board-cache';
+import { RankingSettings } from './core/ranking.settings';
 import { BoardsService } from './boards/boards.service';
 import { BoardsStore } from './boards/boards.store';
 import { ArchivesService } from './calendar/archives.service';
@@ -40,24 +41,25 @@ export function createRankingGraph(
   config: AppConfig,
   clock: Clock,
 ): RankingGraph {
-  const boards = new BoardsStore(redis, functions, config);
+  const settings = RankingSettings.from(config);
+  const boards = new BoardsStore(redis, functions, settings);
   const cache = new BoardCache(boards);
   const sources = new RankedSources(cache, clock);
-  const shards = new ShardsStore(redis, functions, config);
-  const history = new HistoryStore(functions, config);
-  const expiryStore = new ExpiryStore(redis, functions, config);
+  const shards = new ShardsStore(redis, functions, settings);
+  const history = new HistoryStore(functions, settings);
+  const expiryStore = new ExpiryStore(redis, functions, settings);
   const expiry = new ExpiryService(expiryStore, boards, cache, clock);
   const ranking = new RankingService(
     new BoardsService(boards, cache, clock),
-    new WritePipeline(new WritesStore(redis, functions, config, shards, history), boards, cache, clock),
+    new WritePipeline(new WritesStore(redis, functions, settings, shards, history), boards, cache, clock),
     new WriteCommands(clock),
-    new ReadsService(new ReadsStore(redis, functions, config, shards, history)),
-    new ViewsService(new ViewsStore(redis, functions, config)),
+    new ReadsService(new ReadsStore(redis, functions, settings, shards, history)),
+    new ViewsService(new ViewsStore(redis, functions, settings)),
     new HistoryService(history, sources),
-    new ArchivesService(new ArchivesStore(functions, config), sources),
+    new ArchivesService(new ArchivesStore(functions, settings), sources),
     expiry,
     sources,
-    new SpansService(new SpansStore(redis, functions, config)),
+    new SpansService(new SpansStore(redis, functions, settings)),
   );
   return { ranking, boards, cache, expiry, expiryStore };
 }

@@ -2,12 +2,12 @@ import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Option
 import Redis, { Cluster } from 'ioredis';
 import calculateSlot from 'cluster-key-slot';
 import { Clock } from '../common/clock';
-import { AppConfig } from '../common/config';
 import { COMMON_MESSAGES } from '../common/common.messages';
 import { RedisBusyError } from '../common/errors';
 import { plainRedisReason } from '../common/redis-errors';
 import { withDeadline } from './deadline';
 import { nodeOptions } from './redis-options';
+import { RedisSettings } from './redis.settings';
 
 export type RedisClient = Redis | Cluster;
 
@@ -41,15 +41,15 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   private readonly ownsClient: boolean;
 
   constructor(
-    config: AppConfig,
+    settings: RedisSettings,
     private readonly clock: Clock,
     @Optional() @Inject(REDIS_CLIENT) given?: RedisClient,
   ) {
-    this.prefix = config.KEY_PREFIX;
-    this.commandTimeoutMs = config.REDIS_COMMAND_TIMEOUT_MS;
-    this.maxPendingCommands = config.REDIS_MAX_PENDING_COMMANDS;
+    this.prefix = settings.keyPrefix;
+    this.commandTimeoutMs = settings.commandTimeoutMs;
+    this.maxPendingCommands = settings.maxPendingCommands;
     this.ownsClient = given === undefined;
-    this.client = given ?? connectionOf(config);
+    this.client = given ?? connectionOf(settings);
     this.client.on('error', (error: Error) => this.connectionLost(error.message));
     this.client.on('ready', () => this.connectionBack());
   }
@@ -208,15 +208,15 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
 }
 
 /** The service's own connection, from REDIS_URL or REDIS_CLUSTER_NODES. */
-function connectionOf(config: AppConfig): RedisClient {
-  const cluster = config.REDIS_CLUSTER_NODES;
+function connectionOf(settings: RedisSettings): RedisClient {
+  const cluster = settings.clusterNodes;
   // Not auto-pipelined on a Cluster: ioredis groups auto-pipelines by the first argument, which for a
   // script with a dynamic key count is the count, not a key.
   const options = nodeOptions({
-    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-    autoPipelining: !cluster && config.REDIS_AUTO_PIPELINING,
+    commandTimeoutMs: settings.commandTimeoutMs,
+    autoPipelining: !cluster && settings.autoPipelining,
   });
-  if (!cluster) return new Redis(config.REDIS_URL, options);
+  if (!cluster) return new Redis(settings.url, options);
   return new Cluster(
     cluster.split(',').map((node) => {
       const [host, port] = node.split(':');
@@ -227,7 +227,7 @@ function connectionOf(config: AppConfig): RedisClient {
       // ioredis re-sends a command after "Connection is closed" (retryDelayOnFailover), both when
       // it was never sent (a node still connecting: needed) and when its answer was lost: every
       // write therefore carries a key on a Cluster (IdemCalls), so a second run is a replay.
-      natMap: natMapOf(config.REDIS_CLUSTER_NAT_MAP),
+      natMap: natMapOf(settings.clusterNatMap),
       redisOptions: options,
       clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     },

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../common/config';
 import { IdemCalls, Idempotent, IdemRequest } from '../redis/idempotency';
 import { isFunctionMissing } from '../redis/functions';
 import { growthRefusalOf } from '../redis/refusals';
@@ -7,6 +6,7 @@ import { RedisService } from '../redis/redis.service';
 import { RedisFunctions } from '../redis/redis-functions';
 import { PairCall, STATS, StoredHour, WriteResult } from './stats.functions';
 import { StatsKeys } from './stats-keys';
+import { StatsSettings } from './stats.settings';
 import { Histogram, Moments } from './stats-math';
 import { indexMember, parseIndexMember } from './stats-names';
 
@@ -50,11 +50,11 @@ export class StatsStore {
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
-    config: AppConfig,
+    settings: StatsSettings,
   ) {
     this.keys = new StatsKeys(redis.prefix);
-    this.maxPairs = config.MAX_STATS_PAIRS;
-    this.idemCalls = IdemCalls.for(config, redis.client);
+    this.maxPairs = settings.maxPairs;
+    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
     functions.define([STATS.library]);
   }
 

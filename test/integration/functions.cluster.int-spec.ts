@@ -3,6 +3,7 @@ import Redis, { Cluster } from 'ioredis';
 import { validateConfig } from '../../src/common/config';
 import { callFunction, loadLibraries } from '../../src/redis/functions';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { RANKING } from '../../src/ranking/ranking.functions';
@@ -17,6 +18,8 @@ import { FakeClock } from '../support/clock';
 import { clusterClient, startRedisCluster } from '../support/cluster';
 import { testLibrary, twoWindowHeader } from '../support/functions';
 import { rankingServiceOn } from '../support/ranking';
+import { CountersSettings } from '../../src/counters/counters.settings';
+import { StatsSettings } from '../../src/stats/stats.settings';
 
 // A private 3-master Cluster with one replica per master: these tests flush functions and fail over,
 // which must never reach a Cluster other files use (REDIS_CLUSTER_NODES is not used here).
@@ -100,7 +103,7 @@ describe('Redis Functions on a Cluster', () => {
   it('RedisFunctions on a Cluster loads its libraries on every master at init', async () => {
     await Promise.all(cluster.nodes('master').map((master) => master.function('FLUSH')));
     const config = validateConfig({ REDIS_CLUSTER_NODES: server.nodes, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    const service = new RedisService(config, new FakeClock(0));
+    const service = new RedisService(RedisSettings.from(config), new FakeClock(0));
     const functions = new RedisFunctions(service);
     try {
       functions.define([library]);
@@ -164,11 +167,11 @@ describe('Redis Functions on a Cluster', () => {
     beforeAll(async () => {
       const env = { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: 'tb:', REDIS_COMMAND_TIMEOUT_MS: '5000' };
       const config = validateConfig(env);
-      service = new RedisService(config, clock);
+      service = new RedisService(RedisSettings.from(config), clock);
       functions = new RedisFunctions(service);
       ranking = rankingServiceOn(service, functions, config, clock);
-      counters = new CounterStore(service, functions, config);
-      stats = new StatsStore(service, functions, config);
+      counters = new CounterStore(service, functions, CountersSettings.from(config));
+      stats = new StatsStore(service, functions, StatsSettings.from(config));
       await Promise.all([service.onModuleInit(), functions.onModuleInit()]);
       for (const board of boards) await ranking.putBoard(board, [{ name: 'h', period: '1h', interval: '1m' }]);
     });

@@ -8,6 +8,7 @@ import { RedisHealthIndicator } from '../../src/health/redis.health';
 import { defineLibrary } from '../../src/redis/function-library';
 import { callFunction, loadLibraries } from '../../src/redis/functions';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { FakeClock } from '../support/clock';
 import { testLibrary, twoWindowHeader } from '../support/functions';
@@ -182,7 +183,7 @@ describe('Redis Functions on a single node', () => {
 
   it('RedisFunctions loads its libraries at init, and reloads after a flush', async () => {
     const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    const service = new RedisService(config, new FakeClock(0));
+    const service = new RedisService(RedisSettings.from(config), new FakeClock(0));
     const functions = new RedisFunctions(service);
     try {
       await server.client.function('FLUSH');
@@ -204,7 +205,7 @@ describe('Redis Functions on a single node', () => {
     const squatter = `#!lua name=squatter\nredis.register_function('${fn.add.redisName}', function() return 0 end)`;
     await server.client.function('LOAD', squatter);
     const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    const service = new RedisService(config, new FakeClock(0));
+    const service = new RedisService(RedisSettings.from(config), new FakeClock(0));
     const functions = new RedisFunctions(service);
     const health = new RedisHealthIndicator(service, functions, new HealthIndicatorService());
     try {

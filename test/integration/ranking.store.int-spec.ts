@@ -14,6 +14,7 @@ import { BoardCache } from '../../src/ranking/boards/board-cache';
 import { BoardsStore } from '../../src/ranking/boards/boards.store';
 import { StaleConfigError } from '../../src/ranking/core/ranking.errors';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { RankingSettings } from '../../src/ranking/core/ranking.settings';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;
@@ -617,7 +618,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     });
 
     it('answers CONFIG_CHANGED when the config changes again between the reload and the retry', async () => {
-      const store = new BoardsStore(service, functions, validateConfig({ ...redis.env }));
+      const store = new BoardsStore(service, functions, RankingSettings.from(validateConfig({ ...redis.env })));
       const cache = new BoardCache(store);
       let calls = 0;
       const refuseTwice = async () => {

@@ -4,6 +4,7 @@ import { AppConfig, validateConfig } from '../../src/common/config';
 import { createRankingGraph } from '../../src/ranking/ranking.factory';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { startTestRedis, TestRedis, Topology } from './redis';
 
@@ -14,7 +15,7 @@ export async function startRankingService(
   env: Record<string, string> = {},
 ): Promise<{ ranking: RankingService; redisService: RedisService; functions: RedisFunctions }> {
   const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
-  const redisService = new RedisService(config, clock);
+  const redisService = new RedisService(RedisSettings.from(config), clock);
   const functions = new RedisFunctions(redisService);
   await redisService.waitUntilReady(10_000);
   return { ranking: rankingServiceOn(redisService, functions, config, clock), redisService, functions };

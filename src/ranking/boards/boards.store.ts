@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { aggregateOf } from '../core/aggregate';
@@ -10,6 +9,7 @@ import type { PutBoardCommand } from '../core/ranking.types';
 import type { ViewConfig } from '../core/trending-math';
 import type { WindowConfig } from '../core/window-math';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -22,10 +22,10 @@ export class BoardsStore {
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
-    config: AppConfig,
+    settings: RankingSettings,
   ) {
     this.keys = new RankingKeys(redis.prefix);
-    this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
+    this.idemRetentionMs = settings.idempotencyRetentionMs;
     functions.define([RANKING.library]);
   }
 

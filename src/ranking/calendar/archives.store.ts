@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
@@ -9,6 +8,7 @@ import { mergeListings } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
 import type { StoredSnapshot } from '../history/history.functions';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -19,9 +19,9 @@ export class ArchivesStore {
 
   constructor(
     private readonly functions: RedisFunctions,
-    config: AppConfig,
+    settings: RankingSettings,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
+    this.budgetFields = settings.expireChunk;
     functions.define([RANKING.library]);
   }
 

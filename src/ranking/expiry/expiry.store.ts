@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
@@ -8,6 +7,7 @@ import { RankingKeys } from '../core/ranking.keys';
 import { boardCall } from '../core/script-call';
 import { DueClaim, ExpireReply } from './expiry.functions';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -20,10 +20,10 @@ export class ExpiryStore {
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
-    config: AppConfig,
+    settings: RankingSettings,
   ) {
     this.keys = new RankingKeys(redis.prefix);
-    this.budgetFields = config.EXPIRE_CHUNK;
+    this.budgetFields = settings.expireChunk;
     functions.define([RANKING.library]);
   }
 

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
@@ -10,6 +9,7 @@ import { mergeListings, rankRows } from '../core/shard-math';
 import { slotStartSec, WindowConfig } from '../core/window-math';
 import { SnapshotPoint } from './history.functions';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -38,9 +38,9 @@ export class HistoryStore {
 
   constructor(
     private readonly functions: RedisFunctions,
-    config: AppConfig,
+    settings: RankingSettings,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
+    this.budgetFields = settings.expireChunk;
     functions.define([RANKING.library]);
   }
 

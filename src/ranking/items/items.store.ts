@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
@@ -8,6 +7,7 @@ import { guard } from '../core/ranking.errors';
 import type { ItemData } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -29,10 +29,10 @@ export class ItemDataStore {
   constructor(
     redis: RedisService,
     private readonly functions: RedisFunctions,
-    config: AppConfig,
+    settings: RankingSettings,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
-    this.idemCalls = IdemCalls.for(config, redis.client);
+    this.budgetFields = settings.expireChunk;
+    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
     functions.define([RANKING.library]);
   }
 

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { isRedisWrongNodeError } from '../../common/redis-errors';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
@@ -11,6 +10,7 @@ import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { RANKING } from '../ranking.functions';
 import { LookupReply } from './lookup.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -40,10 +40,10 @@ export class LookupStore {
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
-    config: AppConfig,
+    settings: RankingSettings,
     private readonly history: HistoryStore,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
+    this.budgetFields = settings.expireChunk;
     functions.define([RANKING.library]);
   }
 

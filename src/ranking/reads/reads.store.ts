@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
@@ -12,6 +11,7 @@ import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
 import { ListingReply, SegmentRow } from './reads.functions';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -38,11 +38,11 @@ export class ReadsStore {
   constructor(
     redis: RedisService,
     private readonly functions: RedisFunctions,
-    config: AppConfig,
+    settings: RankingSettings,
     private readonly shards: ShardsStore,
     private readonly history: HistoryStore,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
+    this.budgetFields = settings.expireChunk;
     functions.define([RANKING.library]);
     this.reader = new RankedReader(() => redis.admit());
   }

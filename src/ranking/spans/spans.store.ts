@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { SpanTooCostlyError } from '../../common/errors';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
@@ -12,6 +11,7 @@ import type { ScoredItem } from '../core/ranking.types';
 import type { WindowConfig } from '../core/window-math';
 import { RANKING } from '../ranking.functions';
 import { SpanFigures, SpanQuestion } from './spans.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -44,9 +44,9 @@ export class SpansStore {
   constructor(
     redis: RedisService,
     private readonly functions: RedisFunctions,
-    config: AppConfig,
+    settings: RankingSettings,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
+    this.budgetFields = settings.expireChunk;
     functions.define([RANKING.library]);
     this.reader = new RankedReader(() => redis.admit());
   }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
@@ -10,6 +9,7 @@ import { RankedReader, RankedSource } from '../core/ranked-reader';
 import type { ViewConfig } from '../core/trending-math';
 import { ViewRead, ViewReply } from './views.functions';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -41,9 +41,9 @@ export class ViewsStore {
   constructor(
     redis: RedisService,
     private readonly functions: RedisFunctions,
-    config: AppConfig,
+    settings: RankingSettings,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
+    this.budgetFields = settings.expireChunk;
     functions.define([RANKING.library]);
     this.reader = new RankedReader(() => redis.admit());
   }

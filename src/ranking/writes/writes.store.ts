@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Coalescer } from '../../common/coalescer';
-import { AppConfig } from '../../common/config';
 import { ConflictError } from '../../common/errors';
 import { IdemCall, IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
 import { RedisService } from '../../redis/redis.service';
@@ -19,6 +18,7 @@ import type { IncrementCommand, LikeCommand, UnlikeCommand, WriteAttempt } from 
 import { CoalescedIncrement, LedgerCall, LedgerEntry } from './writes.functions';
 import type { ScoreRecord } from '../scores/scores.functions';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -49,18 +49,18 @@ export class WritesStore {
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
-    config: AppConfig,
+    settings: RankingSettings,
     private readonly shards: ShardsStore,
     private readonly history: HistoryStore,
   ) {
     this.keys = new RankingKeys(redis.prefix);
-    this.budgetFields = config.EXPIRE_CHUNK;
-    if (config.WRITE_COALESCE_MS > 0)
+    this.budgetFields = settings.expireChunk;
+    if (settings.writeCoalesceMs > 0)
       this.increments = new Coalescer(
-        { delayMs: config.WRITE_COALESCE_MS, maxBatch: MAX_COALESCED_INCREMENTS },
+        { delayMs: settings.writeCoalesceMs, maxBatch: MAX_COALESCED_INCREMENTS },
         (_, pending) => this.sendIncrements(pending),
       );
-    this.idemCalls = IdemCalls.for(config, redis.client);
+    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
     functions.define([RANKING.library]);
   }
 
