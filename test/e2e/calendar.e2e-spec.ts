@@ -1,8 +1,5 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 // Saturday 2024-03-30 12:00 in Berlin (UTC+1): the night after, clocks spring forward to UTC+2.
 const T0 = Date.parse('2024-03-30T11:00:00Z');
@@ -11,26 +8,10 @@ const SUN_START = Date.parse('2024-03-30T23:00:00Z') / 1000;
 const MON_START = Date.parse('2024-03-31T22:00:00Z') / 1000;
 
 describe('calendar windows and archives over HTTP', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const { clock, http } = useSingleNodeApp({ startMs: T0, fresh: true });
   const put = (windows: object[]) => http().put('/admin/boards/cal').set(ADMIN).send({ windows });
   const increment = (item: string, amount: number, at?: number) =>
     http().post(`/boards/cal/items/${item}/increment`).send({ amount, at });
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock);
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
-  beforeEach(async () => {
-    await redis.clear();
-    clock.setMs(T0);
-  });
 
   it('counts the local day, answers its span and zone, and archives it once it closes', async () => {
     const created = await put([
