@@ -60,7 +60,7 @@ class TrendboardFoundationModule {
         JobRegistry,
         AnsweredRequests,
       ],
-      exports: [AppConfig, Clock, RedisService, RedisFunctions, JobRegistry, AnsweredRequests],
+      exports: [AppConfig, Clock, RedisSettings, RedisService, RedisFunctions, JobRegistry, AnsweredRequests],
     };
   }
 }

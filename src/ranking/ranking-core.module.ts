@@ -67,8 +67,17 @@ import { WritesStore } from './writes/writes.store';
     RankingScheduler,
     RankingService,
   ],
-  // BoardCache: stream ingest applies events with the boards' cached configs. WriteCommands: the
-  // controller builds its write commands with it. Lookup, item data: their controllers.
-  exports: [RankingService, RankingScheduler, BoardCache, WriteCommands, LookupService, ItemDataService],
+  // BoardCache and RankingSettings: stream ingest applies events with the boards' cached configs and
+  // the same drain budget. WriteCommands: the controller builds its write commands with it. Lookup,
+  // item data: their controllers.
+  exports: [
+    RankingSettings,
+    RankingService,
+    RankingScheduler,
+    BoardCache,
+    WriteCommands,
+    LookupService,
+    ItemDataService,
+  ],
 })
 export class RankingCoreModule {}

@@ -11,6 +11,6 @@ import { RedisSettings } from './redis.settings';
     RedisService,
     RedisFunctions,
   ],
-  exports: [RedisService, RedisFunctions],
+  exports: [RedisSettings, RedisService, RedisFunctions],
 })
 export class RedisModule {}
