@@ -28,9 +28,10 @@ export interface LookupAsk {
 }
 
 /**
- * Lookups of ids in one window. Unsharded: one function call. Sharded: each shard holding some of the
- * ids answers their scores (one call per shard, in parallel), then, for board ranks, every shard counts
- * its items above those scores (one call per Redis node, in parallel): rank = 1 + the items above on all.
+ * Lookups of ids in one window. Unsharded: one function call. Sharded, every shard on one Redis node:
+ * one call (lookup_node). Otherwise each shard holding some of the ids answers their scores (one call
+ * per shard, in parallel), then, for board ranks, every shard counts its items above those scores (one
+ * call per Redis node, in parallel): rank = 1 + the items above on all.
  */
 @Injectable()
 export class LookupStore {
@@ -54,6 +55,8 @@ export class LookupStore {
         rows: ask.items.map((item, i) => rowOf(item, reply, i, reply.ranks[i], ask.withData)),
       };
     }
+    const onOneNode = await this.lookupOnOneNode(read, ask);
+    if (onOneNode) return { draining: false, rows: onOneNode };
     const homes = new Map<ShardKeys, string[]>();
     for (const item of ask.items) homes.set(board.shardOf(item), [...(homes.get(board.shardOf(item)) ?? []), item]);
     const [owned, previous] = await Promise.all([
@@ -69,6 +72,37 @@ export class LookupStore {
     let draining = owned.some((reply) => reply.draining);
     if (ask.boardRanks) draining = (await this.rankAcrossShards(read, [...found.values()])) || draining;
     return { draining, rows: ask.items.map((item) => found.get(item) as LookupRow) };
+  }
+
+  /**
+   * The whole lookup in one call when one Redis node serves every shard (lookup_node), previous ranks
+   * from the history store's per-slot cache; null when the two rounds must answer instead (shards on
+   * several nodes, a shard with expired slots to drain first, or a node that no longer serves one).
+   */
+  private async lookupOnOneNode(read: LookupRead, ask: LookupAsk): Promise<LookupRow[] | null> {
+    const { board, window, nowMs } = read;
+    if (this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg())).length > 1) return null;
+    const homes = ask.items.map((item) => board.shards.indexOf(board.shardOf(item)));
+    const call = { board, shards: board.shards, nowMs, window, homes, ...ask };
+    try {
+      const [reply, previous] = await Promise.all([
+        guard(this.redis.callFunction(S.lookupNode, call)),
+        this.history.previousRanks(board, window, nowMs),
+      ]);
+      if (!reply) return null;
+      return ask.items.map((item, i) => {
+        const row = {
+          item,
+          score: reply.scores[i],
+          rank: reply.ranks[i] || null,
+          previousRank: previous.get(item) ?? null,
+        };
+        return ask.withData ? { ...row, data: reply.data[i] } : row;
+      });
+    } catch (error) {
+      if (!isRedisWrongNodeError(error)) throw error;
+      return null;
+    }
   }
 
   /**
