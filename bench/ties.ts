@@ -4,7 +4,8 @@
  * memory: bytes Redis holds per item and window for the strict order of a `ties: first` board (the
  * order zset and the marks hash), beside the results zset every board has (16-character ids).
  * writes: Redis time per batch entry on a `ties: first` board against a shared one (batches of 1 000).
- * lookup: one lookup of 1 000 ids on a board of 100 000 items, unsharded and over 8 shards.
+ * lookup: one lookup of 1 000 ids on a board of 100 000 items, unsharded and over 8 shards (in one call,
+ * and in the two rounds shards on several nodes take), wall time and Redis main-thread CPU.
  *
  * Run: npx ts-node --transpile-only bench/ties.ts (BENCH_TIES_ITEMS: items per board, default 100 000).
  */
@@ -18,6 +19,7 @@ import { LookupStore } from '../src/ranking/lookup/lookup.store';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
 import { stopChild } from '../test/support/processes';
+import { loadAverage, mainThreadCpu } from './call-rounds';
 import { startRedisServer } from './process-stats';
 
 const ITEMS = Number(process.env.BENCH_TIES_ITEMS ?? 100_000);
@@ -75,28 +77,52 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * The two rounds a lookup of a sharded board takes when its shards are on several Redis nodes: this
+ * connection reports each shard on a node of its own (the bench's one redis-server serves them all).
+ */
+class ShardPerNode extends RedisService {
+  override groupByNode(keys: string[]): number[][] {
+    return keys.map((_, i) => [i]);
+  }
+}
+
 async function lookupBench(redisService: RedisService, config: ReturnType<typeof validateConfig>): Promise<void> {
   const boards = new BoardsStore(redisService, config);
   const cache = new BoardCache(boards);
-  const store = new LookupStore(redisService, config, new HistoryStore(redisService, config));
-  console.log('| lookup of 1 000 ids (board ranks) | median | p99 |\n|---|---|---|');
-  for (const name of ['shared', 'first', 'sharded']) {
+  const oneCall = new LookupStore(redisService, config, new HistoryStore(redisService, config));
+  const perNode = new ShardPerNode(config, new SystemClock());
+  await perNode.waitUntilReady(10_000);
+  const twoRounds = new LookupStore(perNode, config, new HistoryStore(perNode, config));
+  const raw = new Redis(config.REDIS_URL!);
+  console.log(`load average ${loadAverage()}\n`);
+  console.log('| lookup of 1 000 ids (board ranks) | median | p99 | Redis CPU per lookup |\n|---|---|---|---|');
+  const variants = [
+    ['shared', oneCall, ''],
+    ['first', oneCall, ''],
+    ['sharded', oneCall, ', one call (one Redis node)'],
+    ['sharded', twoRounds, ', two rounds (as on shards of several nodes)'],
+  ] as const;
+  for (const [name, store, how] of variants) {
     const board = await cache.get(name);
     const window = board.window()!;
     const times: number[] = [];
+    const cpuBefore = await mainThreadCpu(raw);
     for (let run = 0; run < 200; run++) {
       const items = Array.from({ length: 1000 }, (_, k) => idOf((run * 7919 + k * 97) % ITEMS));
       const started = process.hrtime.bigint();
       await store.lookup({ board, window, nowMs: Date.now() }, { items, boardRanks: true, withData: false });
       times.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
+    const cpuMs = (((await mainThreadCpu(raw)) - cpuBefore) * 1000) / 200;
     times.sort((a, b) => a - b);
     const at = (q: number) => times[Math.floor(q * (times.length - 1))].toFixed(2);
-    console.log(
-      `| ${name} (${board.shards.length} shard${board.shards.length > 1 ? 's' : ''}) | ${at(0.5)} ms | ${at(0.99)} ms |`,
-    );
+    const shards = `${board.shards.length} shard${board.shards.length > 1 ? 's' : ''}`;
+    console.log(`| ${name} (${shards}${how}) | ${at(0.5)} ms | ${at(0.99)} ms | ${cpuMs.toFixed(2)} ms |`);
   }
-  console.log();
+  console.log(`\nload average ${loadAverage()}`);
+  raw.disconnect();
+  await perNode.onApplicationShutdown();
 }
 
 if (require.main === module) void main();
