@@ -39,6 +39,12 @@ export const MAX_SLOTS_PER_WINDOW = 10_000;
  */
 export const MAX_AGGREGATE_SLOTS = 1_000;
 
+/**
+ * Ids x shards one call of a sharded lookup on one node counts above (lookup_node: one ZCOUNT each at
+ * most): the lookup's calls run in parallel, one round, each a few milliseconds at most.
+ */
+export const LOOKUP_COUNTS_PER_CALL = 2_000;
+
 /** Key groups a board's items spread over. */
 export const SHARDS_PER_BOARD: Bounds = { min: 1, max: 64 };
 

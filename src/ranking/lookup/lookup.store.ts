@@ -4,12 +4,13 @@ import { isRedisWrongNodeError } from '../../common/redis-errors';
 import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
+import { LOOKUP_COUNTS_PER_CALL } from '../core/ranking.limits';
 import type { LookupRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { RANKING } from '../ranking.functions';
-import { LookupReply } from './lookup.functions';
+import { LookupNodeReply, LookupReply } from './lookup.functions';
 
 const S = RANKING.functions;
 
@@ -75,30 +76,31 @@ export class LookupStore {
   }
 
   /**
-   * The whole lookup in one call when one Redis node serves every shard (lookup_node), previous ranks
-   * from the history store's per-slot cache; null when the two rounds must answer instead (shards on
-   * several nodes, a shard with expired slots to drain first, or a node that no longer serves one).
+   * The whole lookup in one round when one Redis node serves every shard (lookup_node), its ids split
+   * so that no call counts more than LOOKUP_COUNTS_PER_CALL (ids x shards), the calls in parallel;
+   * previous ranks from the history store's per-slot cache. Null when the two rounds must answer
+   * instead (shards on several nodes, a shard with expired slots to drain first, or a node that no
+   * longer serves one).
    */
   private async lookupOnOneNode(read: LookupRead, ask: LookupAsk): Promise<LookupRow[] | null> {
     const { board, window, nowMs } = read;
     if (this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg())).length > 1) return null;
-    const homes = ask.items.map((item) => board.shards.indexOf(board.shardOf(item)));
-    const call = { board, shards: board.shards, nowMs, window, homes, ...ask };
+    const perCall = Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / board.shards.length));
+    const chunks = Array.from({ length: Math.ceil(ask.items.length / perCall) }, (_, c) =>
+      ask.items.slice(c * perCall, (c + 1) * perCall),
+    );
+    const callOf = (items: string[]) => {
+      const homes = items.map((item) => board.shards.indexOf(board.shardOf(item)));
+      return { board, shards: board.shards, nowMs, window, ...ask, items, homes };
+    };
     try {
-      const [reply, previous] = await Promise.all([
-        guard(this.redis.callFunction(S.lookupNode, call)),
+      const [replies, previous] = await Promise.all([
+        Promise.all(chunks.map((items) => guard(this.redis.callFunction(S.lookupNode, callOf(items))))),
         this.history.previousRanks(board, window, nowMs),
       ]);
-      if (!reply) return null;
-      return ask.items.map((item, i) => {
-        const row = {
-          item,
-          score: reply.scores[i],
-          rank: reply.ranks[i] || null,
-          previousRank: previous.get(item) ?? null,
-        };
-        return ask.withData ? { ...row, data: reply.data[i] } : row;
-      });
+      const answered = replies.filter((reply) => reply !== null);
+      if (answered.length < replies.length) return null;
+      return chunks.flatMap((items, c) => items.map((item, i) => nodeRow(item, answered[c], i, previous, ask)));
     } catch (error) {
       if (!isRedisWrongNodeError(error)) throw error;
       return null;
@@ -155,6 +157,18 @@ export class LookupStore {
     const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window };
     return guard(this.redis.callFunction(S.lookup, { ...call, items, scores, withData }));
   }
+}
+
+/** The row of the `i`-th id a lookup_node call answered, with its previous rank on the board. */
+function nodeRow(
+  item: string,
+  reply: NonNullable<LookupNodeReply>,
+  i: number,
+  previous: Map<string, number>,
+  ask: LookupAsk,
+): LookupRow {
+  const row = { item, score: reply.scores[i], rank: reply.ranks[i] || null, previousRank: previous.get(item) ?? null };
+  return ask.withData ? { ...row, data: reply.data[i] } : row;
 }
 
 /** The row of the `i`-th id a shard answered; `rank` its rank as known so far (0: none). */
