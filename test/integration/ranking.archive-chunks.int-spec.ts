@@ -126,6 +126,34 @@ describe.each(TOPOLOGIES)('a calendar archive taken in chunks by two instances (
       expect(written.body.windows.day.previousRank).toBe(1);
     });
 
+    it('a period that ends while the one before is still being archived: both archives, exact, oldest first', async () => {
+      clock.setMs(DAY_ONE_MS + 6 * DAY_MS + 3_600_000);
+      await setup.ranking.putBoard('chunks-two', [{ name: 'day', calendar: 'day', archive: { keep: 3, top: TOP } }]);
+      const dayOne = Array.from({ length: 60 }, (_, i) => ({ item: `a${i}`, amount: (i % 30) + 1 }));
+      await setup.ranking.incrementBatch('chunks-two', dayOne);
+      // The next day: its first write crosses the boundary and drains one chunk of day one, no more.
+      clock.setMs(DAY_ONE_MS + 7 * DAY_MS + 3_600_000);
+      const dayTwo = Array.from({ length: 40 }, (_, i) => ({ item: `b${i}`, amount: 100 + i }));
+      await other.incrementBatch('chunks-two', dayTwo);
+      expect(await setup.redis.keys('*chunks-two}:day:arch')).toHaveLength(1);
+      // A day later nobody has drained day one yet: both days are pending.
+      clock.setMs(DAY_ONE_MS + 8 * DAY_MS + 3_600_000);
+      await setup.ranking.increment('chunks-two', 'c0', 1);
+      expect(await setup.redis.client.hlen((await setup.redis.keys('*chunks-two}:day:arch'))[0])).toBe(2);
+      await setup.ranking.expireDue({ leaseMs: 30_000, claimBatch: 10 });
+      const page = await other.archives('chunks-two', 'day', 10, undefined);
+      const sums = (entries: Array<{ item: string; amount: number }>) =>
+        new Map(entries.map(({ item, amount }) => [item, amount]));
+      expect(page.periods.map((period) => period.from)).toEqual([
+        (DAY_ONE_MS + 7 * DAY_MS) / 1000,
+        (DAY_ONE_MS + 6 * DAY_MS) / 1000,
+      ]);
+      expect(page.periods.map((period) => period.items)).toEqual([
+        expectedArchive(sums(dayTwo)),
+        expectedArchive(sums(dayOne)),
+      ]);
+    });
+
     it('a period whose archive is read before any drain: the read drains it, chunk by chunk, then answers', async () => {
       clock.setMs(DAY_ONE_MS + 3 * DAY_MS + 3_600_000);
       await setup.ranking.putBoard('chunks-read', [{ name: 'day', calendar: 'day', archive: { keep: 1, top: 3 } }]);
