@@ -4,7 +4,8 @@
  * memory: bytes Redis holds per item and window for the strict order of a `ties: first` board (the
  * order zset and the marks hash), beside the results zset every board has (16-character ids).
  * writes: Redis time per batch entry on a `ties: first` board against a shared one (batches of 1 000).
- * lookup: one lookup of 1 000 ids on a board of 100 000 items, unsharded and over 8 shards.
+ * lookup: one lookup of 1 000 ids on a board of 100 000 items, unsharded and over 8 shards (in one call,
+ * and in the two rounds shards on several nodes take), wall time and Redis main-thread CPU.
  *
  * Run: npx ts-node --transpile-only bench/ties.ts (BENCH_TIES_ITEMS: items per board, default 100 000).
  */
@@ -20,6 +21,7 @@ import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../test/support/processes';
+import { loadAverage, mainThreadCpu } from './call-rounds';
 import { startRedisServer } from './process-stats';
 import { RankingSettings } from '../src/ranking/core/ranking.settings';
 
@@ -79,6 +81,16 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * The two rounds a lookup of a sharded board takes when its shards are on several Redis nodes: this
+ * connection reports each shard on a node of its own (the bench's one redis-server serves them all).
+ */
+class ShardPerNode extends RedisService {
+  override groupByNode(keys: string[]): number[][] {
+    return keys.map((_, i) => [i]);
+  }
+}
+
 async function lookupBench(
   redisService: RedisService,
   functions: RedisFunctions,
@@ -87,25 +99,50 @@ async function lookupBench(
   const settings = RankingSettings.from(config);
   const boards = new BoardsStore(redisService, functions, settings);
   const cache = new BoardCache(boards);
-  const store = new LookupStore(redisService, functions, settings, new HistoryStore(functions, settings));
-  console.log('| lookup of 1 000 ids (board ranks) | median | p99 |\n|---|---|---|');
-  for (const name of ['shared', 'first', 'sharded']) {
+  const oneCall = new LookupStore(redisService, functions, settings, new HistoryStore(functions, settings));
+  const perNode = new ShardPerNode(RedisSettings.from(config), new SystemClock());
+  await perNode.waitUntilReady(10_000);
+  const perNodeFunctions = new RedisFunctions(perNode);
+  const twoRounds = new LookupStore(perNode, perNodeFunctions, settings, new HistoryStore(perNodeFunctions, settings));
+  const raw = new Redis(config.REDIS_URL!);
+  console.log(`load average ${loadAverage()}\n`);
+  console.log(
+    '| lookup of 1 000 ids (board ranks) | median | p99 | Redis CPU per lookup | longest Redis call |\n|---|---|---|---|---|',
+  );
+  const variants = [
+    ['shared', oneCall, ''],
+    ['first', oneCall, ''],
+    ['sharded', oneCall, ', one round (one Redis node)'],
+    ['sharded', twoRounds, ', two rounds (as on shards of several nodes)'],
+  ] as const;
+  for (const [name, store, how] of variants) {
     const board = await cache.get(name);
     const window = board.window()!;
     const times: number[] = [];
+    await raw.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '100000');
+    await raw.call('SLOWLOG', 'RESET');
+    const cpuBefore = await mainThreadCpu(raw);
     for (let run = 0; run < 200; run++) {
       const items = Array.from({ length: 1000 }, (_, k) => idOf((run * 7919 + k * 97) % ITEMS));
       const started = process.hrtime.bigint();
       await store.lookup({ board, window, nowMs: Date.now() }, { items, boardRanks: true, withData: false });
       times.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
+    const cpuMs = (((await mainThreadCpu(raw)) - cpuBefore) * 1000) / 200;
+    // The longest single Redis call of the 200 lookups (SLOWLOG: wall time inside Redis).
+    const calls = (await raw.call('SLOWLOG', 'GET', '-1')) as Array<[number, number, number, string[]]>;
+    const longestMs = Math.max(...calls.filter((c) => /^fcall/i.test(c[3][0])).map((c) => c[2])) / 1000;
+    await raw.call('CONFIG', 'SET', 'slowlog-log-slower-than', '10000');
     times.sort((a, b) => a - b);
     const at = (q: number) => times[Math.floor(q * (times.length - 1))].toFixed(2);
+    const shards = `${board.shards.length} shard${board.shards.length > 1 ? 's' : ''}`;
     console.log(
-      `| ${name} (${board.shards.length} shard${board.shards.length > 1 ? 's' : ''}) | ${at(0.5)} ms | ${at(0.99)} ms |`,
+      `| ${name} (${shards}${how}) | ${at(0.5)} ms | ${at(0.99)} ms | ${cpuMs.toFixed(2)} ms | ${longestMs.toFixed(2)} ms |`,
     );
   }
-  console.log();
+  console.log(`\nload average ${loadAverage()}`);
+  raw.disconnect();
+  await perNode.onApplicationShutdown();
 }
 
 if (require.main === module) void main();

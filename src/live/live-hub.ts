@@ -6,7 +6,6 @@ import { DomainError, NotFoundError } from '../common/errors';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
 import type { RankedRow } from '../ranking/core/ranking.types';
 import { RankingService } from '../ranking/ranking.service';
-import { slotStartSec } from '../ranking/core/window-math';
 import { RedisService } from '../redis/redis.service';
 import { IncidentLog } from './incident-log';
 import {
@@ -113,13 +112,12 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
         this.ranking.changeVersion(board),
         this.ranking.top(board, window, 0, limit),
       ]);
-      const intervalSec = info.windows.find((w) => w.name === top.window)?.interval ?? 1;
       const listing: LiveListing = { ...this.headOf(top, version), items: top.items };
       const client = open();
       client.write(sseFrame('snapshot', version, JSON.stringify(listing)));
-      const watch = { board, shards: info.shards, version, window: top.window, limit, intervalSec };
+      const watch = { board, shards: info.shards, version, window: top.window, limit, untilSec: top.to };
       const subscriber = this.watch(
-        { ...watch, slotSec: this.slotOf(intervalSec), rows: JSON.stringify(listing.items) },
+        { ...watch, rows: JSON.stringify(listing.items) },
         {
           client,
           owner,
@@ -301,10 +299,10 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   }
 
   private async pollGroup(watched: WatchedBoard, group: WatchGroup, version: number, moved: boolean): Promise<void> {
-    const slotSec = this.slotOf(group.intervalSec);
-    if (!moved && slotSec === group.sentSlotSec) return;
+    // A slot's end (or a calendar period's, in its zone) passed: expiry may have changed the rows, with no write.
+    if (!moved && Math.floor(this.clock.nowMs() / 1000) < group.readUntilSec) return;
     const top = await this.ranking.top(watched.name, group.window, 0, group.readRows);
-    group.sentSlotSec = slotSec;
+    group.readUntilSec = top.to;
     const head = JSON.stringify(this.headOf(top, version));
     for (const view of group.views.values()) {
       const rows = JSON.stringify(top.items.slice(0, view.limit));
@@ -318,10 +316,6 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
 
   private headOf(top: { board: string; window: string; from: number; to: number }, version: number) {
     return { board: top.board, window: top.window, from: top.from, to: top.to, version };
-  }
-
-  private slotOf(intervalSec: number): number {
-    return slotStartSec(Math.floor(this.clock.nowMs() / 1000), intervalSec);
   }
 
   private startTimers(): void {

@@ -26,9 +26,11 @@ export interface WatchGroup {
   readonly window: string;
   /** Rows one poll reads: the bucket (STREAM_READ_ROWS) of every view's limit. */
   readonly readRows: number;
-  readonly intervalSec: number;
-  /** The slot the rows were last read in: a new slot may change them without a write. */
-  sentSlotSec: number;
+  /**
+   * The `to` of the listing last read (unix s): the end of its window's current slot, or of a calendar
+   * window's period. Past it the rows may change without a write (a slot expires, a period resets).
+   */
+  readUntilSec: number;
   readonly views: Map<number, RowView>;
 }
 
@@ -45,8 +47,8 @@ export interface Watch {
   version: number;
   window: string;
   limit: number;
-  intervalSec: number;
-  slotSec: number;
+  /** The `to` of the listing the subscriber was sent (WatchGroup.readUntilSec). */
+  untilSec: number;
   rows: string;
 }
 
@@ -74,8 +76,7 @@ export class WatchSet {
     const group = watched.groups.get(key) ?? {
       window: watch.window,
       readRows,
-      intervalSec: watch.intervalSec,
-      sentSlotSec: watch.slotSec,
+      readUntilSec: watch.untilSec,
       views: new Map<number, RowView>(),
     };
     watched.groups.set(key, group);

@@ -386,5 +386,45 @@ describeInBrowser(
           .expect(200)
           .expect('content-type', /javascript/);
     });
+
+    // Last: it moves the clock a day on.
+    it("shows a calendar window's period in its zone, its archives, and a new period's archive live", async () => {
+      await http()
+        .put('/admin/boards/league')
+        .set(ADMIN)
+        .send({ windows: [{ name: 'day', calendar: 'day', timeZone: 'Asia/Tokyo', archive: { keep: 3, top: 5 } }] })
+        .expect(201);
+      await http()
+        .post('/boards/league/increments')
+        .send({
+          items: [
+            { item: 'ann', amount: 7 },
+            { item: 'bob', amount: 3 },
+          ],
+        })
+        .expect(200);
+      const { page, errors } = await newPage();
+      await page.goto(`${base}/dashboard?board=league&window=day`);
+      await page.waitForSelector('#top tbody tr[data-item="ann"]');
+      expect(await page.locator('#window option').allTextContents()).toEqual(['day · day in Asia/Tokyo, archived']);
+      expect(await page.locator('#span').textContent()).toMatch(/^league \/ day: day .+ – .+ \(Asia\/Tokyo\)/);
+      await page.waitForFunction(() =>
+        /No closed period archived yet/.test(document.querySelector('#archives-note')?.textContent ?? ''),
+      );
+
+      // Tokyo's midnight passes with nobody writing: the stream shows the new, empty day and the
+      // archive panel the day that closed.
+      const { body: day } = await http().get('/boards/league/top?window=day').expect(200);
+      clock.setMs(day.to * 1000 + 1000);
+      await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 0, undefined, {
+        timeout: 5000,
+      });
+      await page.waitForSelector('#archives-list li', { timeout: 5000 });
+      expect(await page.locator('#archives-list').innerText()).toMatch(/ann\s+7\s+bob\s+3/);
+      expect(await page.locator('#archives-list h3').textContent()).toContain('(Asia/Tokyo)');
+      await page.screenshot({ path: join(SHOTS, 'dashboard-calendar.png'), fullPage: true });
+      expect(errors).toEqual([]);
+      await page.close();
+    });
   },
 );

@@ -111,6 +111,30 @@ describe('live stream over HTTP (SSE)', () => {
     expect(reader.named<LiveListing>('top')[1].items).toEqual([]);
   });
 
+  it('a calendar window resets at local midnight in its zone: the stream delivers it without any write', async () => {
+    await http()
+      .put('/admin/boards/berlin')
+      .set(ADMIN)
+      .send({ windows: [{ name: 'day', calendar: 'day', timeZone: 'Europe/Berlin' }] })
+      .expect(201);
+    await http().post('/boards/berlin/items/a/increment').send({ amount: 4 }).expect(200);
+    const reader = await SseReader.open(`${base}/boards/berlin/stream?window=day`);
+    readers.push(reader);
+    await reader.waitFor(1);
+    const [snapshot] = reader.named<LiveListing>('snapshot');
+    expect(snapshot.items).toEqual([{ rank: 1, item: 'a', score: 4, previousRank: null }]);
+    // T0 is midnight in Berlin (23:00 UTC): the day ends at snapshot.to, not at a multiple of its length.
+    expect((snapshot.to * 1000 - T0) % 86_400_000).toBe(0);
+    clock.setMs(snapshot.to * 1000 - 1000);
+    await hub.tick();
+    clock.setMs(snapshot.to * 1000);
+    await hub.tick();
+    await reader.waitFor(2);
+    const [reset] = reader.named<LiveListing>('top');
+    expect(reset).toMatchObject({ from: snapshot.to, items: [] });
+    expect(reader.events).toHaveLength(2);
+  });
+
   it('ends the streams of a deleted board', async () => {
     const reader = await open();
     await reader.waitFor(1);

@@ -21,7 +21,11 @@
 
   const $ = (id) => document.getElementById(id);
   const query = new URLSearchParams(location.search);
-  const state = { boards: [], board: null, window: null, limit: 10, stream: null, selected: null, live: new Map() };
+  const state = {
+    ...{ boards: [], board: null, window: null, limit: 10, stream: null, selected: null, live: new Map() },
+    // The `from` of the listing last shown: a calendar window's new period re-reads its archives.
+    periodFrom: null,
+  };
 
   const path = (...parts) => parts.map(encodeURIComponent).join('/');
 
@@ -85,10 +89,20 @@
     return [...board.windows, ...(board.views ?? [])];
   }
 
-  /** A window says whether it keeps history; a view says its mode and the window it reads. */
+  /**
+   * A window says whether it keeps history; a calendar window its period, zone and whether it keeps
+   * archives; a view says its mode and the window it reads.
+   */
   function labelOf(readable) {
     if (readable.mode)
       return { value: readable.name, label: `${readable.name} · ${readable.mode} view of ${readable.window}` };
+    if (readable.calendar) {
+      const archived = readable.archive ? ', archived' : '';
+      return {
+        value: readable.name,
+        label: `${readable.name} · ${readable.calendar} in ${readable.timeZone}${archived}`,
+      };
+    }
     return { value: readable.name, label: readable.snapshots ? `${readable.name} · history kept` : readable.name };
   }
 
@@ -112,6 +126,8 @@
     $('sparkline').replaceChildren();
     $('item-data').replaceChildren();
     $('item-note').textContent = 'Click a row to see its rank over recent slots.';
+    state.periodFrom = null;
+    void loadArchives();
     startStream();
   }
 
@@ -167,15 +183,26 @@
     }
   }
 
+  /** A listing's span: times of day for a rolling window; a calendar window's period in its own zone. */
+  function spanText(listing, readable) {
+    if (!readable?.calendar)
+      return `${new Date(listing.from * 1000).toLocaleTimeString()} – ${new Date(listing.to * 1000).toLocaleTimeString()}`;
+    const local = { timeZone: readable.timeZone, dateStyle: 'medium', timeStyle: 'short' };
+    const at = (sec) => new Date(sec * 1000).toLocaleString(undefined, local);
+    return `${readable.calendar} ${at(listing.from)} – ${at(listing.to)} (${readable.timeZone})`;
+  }
+
   function renderTop(listing) {
-    const from = new Date(listing.from * 1000).toLocaleTimeString();
-    const to = new Date(listing.to * 1000).toLocaleTimeString();
     // The stream's listing names no mode: the board's config says what the window is.
-    const mode = listing.mode ?? readableNamed(listing.window)?.mode;
+    const readable = readableNamed(listing.window);
+    const mode = listing.mode ?? readable?.mode;
     const kind = mode ? ` (${mode} view)` : '';
     const draining = listing.draining ? ' · catching up: an expired slot is still being cleared' : '';
     $('span').textContent =
-      `${listing.board} / ${listing.window}${kind}: ${from} – ${to} · version ${listing.version}${draining}`;
+      `${listing.board} / ${listing.window}${kind}: ${spanText(listing, readable)} · version ${listing.version}${draining}`;
+    // A calendar period ended (the stream delivers its reset): the period just closed is archived now.
+    if (readable?.archive && state.periodFrom !== null && state.periodFrom !== listing.from) void loadArchives();
+    state.periodFrom = listing.from;
     const rows = listing.items.map((row) => {
       const move = movementOf(row);
       const tr = element('tr');
@@ -256,6 +283,45 @@
         field === 'rank',
       ),
     );
+  }
+
+  // ---- archives of a calendar window ----
+
+  /** Rows of an archived period listed in the panel. */
+  const ARCHIVE_ROWS = 5;
+
+  /** The newest archived periods of the selected window, when it keeps archives (the panel hides otherwise). */
+  async function loadArchives() {
+    const readable = readableNamed(state.window);
+    $('archives').hidden = !readable?.archive;
+    if (!readable?.archive) return;
+    const [board, windowName] = [state.board, state.window];
+    $('archives-window').textContent = `${board} / ${windowName}`;
+    try {
+      const page = await getJson(`/boards/${path(board)}/archives?window=${path(windowName)}&limit=5`);
+      if (state.board !== board || state.window !== windowName) return;
+      $('archives-note').textContent =
+        page.periods.length > 0
+          ? `The final standings of the last ${page.periods.length} closed period(s), newest first (${readable.archive.keep} kept).`
+          : `No closed period archived yet: each ${readable.calendar}'s final top ${readable.archive.top} is kept when it ends.`;
+      $('archives-list').replaceChildren(...page.periods.map((period) => archivedPeriod(period, readable)));
+    } catch (error) {
+      $('archives-note').textContent = `archives: ${error.message}`;
+    }
+  }
+
+  function archivedPeriod(period, readable) {
+    const list = element('ol');
+    list.append(
+      ...period.items.slice(0, ARCHIVE_ROWS).map((row) => {
+        const li = element('li');
+        li.append(element('span', row.item, 'item'), ' ', element('span', format(row.score), 'num'));
+        return li;
+      }),
+    );
+    const block = element('div', undefined, 'archive');
+    block.append(element('h3', spanText(period, readable)), list);
+    return block;
   }
 
   // ---- counters ----

@@ -31,7 +31,8 @@ export class ArchivesStore {
    * union; a shard's newest `most` periods hold every one of the board's newest `most` it has. Each
    * shard keeps the newest `keep` periods it scored in, so one that scored in none of the last few
    * still holds older periods, whose other shards' rows are gone: only the newest `keep` periods of
-   * all shards are the board's.
+   * all shards are the board's. While a shard is still taking an archive (in chunks, archive_lib.lua)
+   * the answer is `draining` and lists nothing.
    */
   async archives(
     board: PreparedBoard,
@@ -39,7 +40,7 @@ export class ArchivesStore {
     nowMs: number,
     latestSec: number | undefined,
     most: number,
-  ): Promise<{ keeps: boolean; archives: StoredSnapshot[] }> {
+  ): Promise<{ keeps: boolean; draining: boolean; archives: StoredSnapshot[] }> {
     const replies = await Promise.all(
       board.shards.map((shard) =>
         guard(
@@ -52,7 +53,9 @@ export class ArchivesStore {
         ),
       ),
     );
-    if (!replies.some((reply) => reply.keeps)) return { keeps: false, archives: [] };
+    if (!replies.some((reply) => reply.keeps)) return { keeps: false, draining: false, archives: [] };
+    // A shard still taking an archive lists its period later: the read is sent again (RankedSources).
+    if (replies.some((reply) => reply.draining)) return { keeps: true, draining: true, archives: [] };
     const byStart = new Map<number, ScoredItem[][]>();
     for (const { archives } of replies) {
       for (const archive of archives) byStart.set(archive.atSec, [...(byStart.get(archive.atSec) ?? []), archive.rows]);
@@ -67,6 +70,7 @@ export class ArchivesStore {
     const top = window.snapshots?.top;
     return {
       keeps: true,
+      draining: false,
       archives: starts.map((atSec) => ({ atSec, rows: mergeListings(byStart.get(atSec) ?? []).slice(0, top) })),
     };
   }

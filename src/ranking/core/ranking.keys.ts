@@ -16,6 +16,9 @@
  *   {...}:<window>:snaps                      zset  snapshot boundaries (unix s), newest `keep` intervals
  *   {...}:<window>:snap:<at>                  string the listing at boundary <at> (snapshot_lib.lua)
  *   {...}:<window>:prev                       zset  item -> score in the latest snapshot (previousRank)
+ *   {...}:<window>:arch                       hash  a calendar window's pending archives: closed slot
+ *                                             start -> "<top> <keep> <rows written>" (archive_lib.lua)
+ *   {...}:<window>:archrows:<start>           zset  the best `top` rows of a pending archive's slot so far
  *   {...}:<window>~<segment>:slots|slot:<start>|top  a segment's window: the same three keys, in the
  *                                             shard's tag (`~` is in no name, so never a board window's)
  *   {...}:segs                                zset  segment -> end (unix s) of its newest live slot

@@ -15,8 +15,7 @@
 --   snapMark:<window>  the slot start (unix s) the window's scripts last ran in
 --   ver                change version: bumped by every write, polled by the live stream
 
-local SNAP_ROW = '\30'
-local SNAP_FIELD = '\31'
+-- SNAP_ROW and SNAP_FIELD, the row and field separators: archive_lib, a module before this one.
 -- ZADD arguments per call (score, member pairs): well under Lua's stack limit for unpack.
 local SNAP_ZADD_ARGS = 1000
 
@@ -54,17 +53,9 @@ local function snapshot_lifetime_sec(conf, interval_sec)
   return conf.keep * interval_sec
 end
 
--- The snapshot boundaries (index members) to drop before one at `at` is stored: those older than the
--- lifetime, or for a calendar window's archives (keyed by period start; periods differ in length)
--- all but the newest keep - 1.
-local function stale_snapshots(index, at, conf, interval_sec, calendar)
-  if calendar then return redis.call('ZRANGE', index, 0, -conf.keep) end
-  return redis.call('ZRANGE', index, '-inf', at - snapshot_lifetime_sec(conf, interval_sec), 'BYSCORE')
-end
-
 -- Stores the listing of `top_key` as the snapshot at boundary `at` and makes it the previous listing.
--- A calendar window's archive is kept by count (stale_snapshots), so its keys get no expiry.
-local function take_snapshot(base, top_key, at, conf, interval_sec, calendar)
+-- (A calendar window's archives are taken by archive_lib instead, in chunks, and kept by count.)
+local function take_snapshot(base, top_key, at, conf, interval_sec)
   local page = redis.call('ZREVRANGE', top_key, 0, conf.top - 1, 'WITHSCORES')
   local rows, prev_args = {}, {}
   for i = 1, #page, 2 do
@@ -74,7 +65,7 @@ local function take_snapshot(base, top_key, at, conf, interval_sec, calendar)
     prev_args[#prev_args + 1] = page[i]
   end
   local index = base .. 'snaps'
-  for _, old in ipairs(stale_snapshots(index, at, conf, interval_sec, calendar)) do
+  for _, old in ipairs(redis.call('ZRANGE', index, '-inf', at - snapshot_lifetime_sec(conf, interval_sec), 'BYSCORE')) do
     redis.call('UNLINK', base .. 'snap:' .. old)
     redis.call('ZREM', index, old)
   end
@@ -84,10 +75,6 @@ local function take_snapshot(base, top_key, at, conf, interval_sec, calendar)
     redis.call('ZADD', prev, unpack(prev_args, i, math.min(i + SNAP_ZADD_ARGS - 1, #prev_args)))
   end
   redis.call('ZADD', index, at, at)
-  if calendar then
-    redis.call('SET', base .. 'snap:' .. at, table.concat(rows))
-    return
-  end
   local lifetime = snapshot_lifetime_sec(conf, interval_sec)
   redis.call('SET', base .. 'snap:' .. at, table.concat(rows), 'EX', lifetime)
   redis.call('EXPIRE', index, lifetime)
@@ -98,7 +85,8 @@ end
 -- at the end of the slot the window last ran in (its results then are still exactly the listing at
 -- that boundary: nothing of a later slot was applied and nothing was expired since), once, whoever
 -- makes it. The first call ever only marks the slot. A calendar window (origin_sec > 0: one slot per
--- period) stores its archive under the closed period's start, since only the app knows its end.
+-- period) only marks its closed slot for archive_lib, which archives it in chunks as it drains, under
+-- the closed period's start, since only the app knows its end.
 local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec)
   local name = window_name_of(cfg_key, slots_key)
   local conf = confs[name]
@@ -112,12 +100,10 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
   local marked = redis.pcall('HSET', cfg_key, field, current)
   if type(marked) == 'table' and marked.err then return end
   if not mark then return end
-  local base = sibling_key(slots_key, 'slots', '')
   if (origin_sec or 0) > 0 then
-    -- A period where nothing scored has no standings to keep (and idle periods are never visited).
-    if redis.call('ZCOUNT', top_key, '(0', '+inf') > 0 then take_snapshot(base, top_key, mark, conf, interval_sec, true) end
+    archive_begin(slots_key, mark, conf)
   else
-    take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec, false)
+    take_snapshot(sibling_key(slots_key, 'slots', ''), top_key, mark + interval_sec, conf, interval_sec)
   end
 end
 
@@ -283,6 +269,7 @@ local function drop_snapshots(cfg_key, window_name)
   local base = sibling_key(cfg_key, 'cfg', window_name .. ':')
   for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', 0, -1)) do redis.call('UNLINK', base .. 'snap:' .. at) end
   redis.call('UNLINK', base .. 'snaps', base .. 'prev')
+  drop_archives(base)
   redis.call('HDEL', cfg_key, 'snapMark:' .. window_name)
 end
 
