@@ -132,6 +132,49 @@ describe.each<[Topology, number]>([
     expect(refused.body.code).toBe('SEGMENT_LIMIT');
   });
 
+  it('views read as the segment: each answers as the same view of a board given only its events', async () => {
+    const views = [
+      { name: 'fade', mode: 'decay', window: 'hour', halfLife: '20m' },
+      { name: 'hot', mode: 'hot', window: 'day', tau: '1h' },
+      { name: 'rising', mode: 'rising', window: 'hour', baseline: 'day', minCount: 2 },
+    ];
+    await createBoard(e2e.app(), 'v', { ...BOARD, shards, views });
+    await createBoard(e2e.app(), 'mirror', { windows: BOARD.windows, shards, views });
+    const events: Array<[string, number, string[]]> = [
+      ['x', 3, ['en']],
+      ['y', 5, ['us']],
+      ['z', 2, ['en', 'us']],
+      ['x', 4, []],
+      ['y', 1, ['en']],
+    ];
+    for (const [step, [item, amount, segments]] of events.entries()) {
+      clock.advanceMs(7 * 60_000 * step);
+      const body = segments.length > 0 ? { amount, segments } : { amount };
+      await http().post(`/boards/v/items/${item}/increment`).send(body).expect(200);
+      if (segments.includes('en'))
+        await http().post(`/boards/mirror/items/${item}/increment`).send({ amount }).expect(200);
+    }
+    for (const { name } of views) {
+      const own = await http().get(`/boards/v/top?window=${name}&segment=en`).expect(200);
+      const mirror = await http().get(`/boards/mirror/top?window=${name}`).expect(200);
+      expect({ ...own.body, board: 'mirror' }).toEqual(mirror.body);
+      const item = await http().get(`/boards/v/items/z?window=${name}&segment=en`).expect(200);
+      expect({ ...item.body, board: 'mirror' }).toEqual(
+        (await http().get(`/boards/mirror/items/z?window=${name}`).expect(200)).body,
+      );
+      const around = await http().get(`/boards/v/items/z/around?window=${name}&segment=en&radius=1`).expect(200);
+      expect(around.body.items).toEqual(
+        (await http().get(`/boards/mirror/items/z/around?window=${name}&radius=1`).expect(200)).body.items,
+      );
+      const nobody = await http().get(`/boards/v/top?window=${name}&segment=nobody`).expect(200);
+      expect(nobody.body.items).toEqual([]);
+    }
+    const fade = await http().get('/boards/v/top?window=fade&segment=en').expect(200);
+    expect(fade.body.items.map((r: { item: string }) => r.item)).toEqual(['y', 'z']);
+    const board = await http().get('/boards/v/top?window=fade').expect(200);
+    expect(board.body.items.map((r: { item: string }) => r.item)).toEqual(['x', 'y', 'z']);
+  });
+
   it('a keyed increment with segments replays without counting twice', async () => {
     for (let i = 0; i < 2; i++)
       await increment('x', { segments: ['en'] })

@@ -18,6 +18,17 @@ const SEGMENTS = ['en', 'fr', 'de:x', 'pt.br'];
 /** Small, so SEGMENT_LIMIT refusals and segments falling out of it both happen. */
 const SEGMENTS_MAX = 2;
 const PASS = { leaseMs: 30_000, claimBatch: 100 };
+/** One view of each mode: a segment's must answer as the same view of a board given only its events (a mirror). */
+const VIEWS = [
+  { name: 'fade', mode: 'decay', window: 'short', halfLife: 7 },
+  { name: 'hot', mode: 'hot', window: 'long', tau: 60 },
+  { name: 'rising', mode: 'rising', window: 'short', baseline: 'long', minCount: 2 },
+];
+
+/** An event the model counted in a segment: what that segment's mirror board is sent, in order. */
+type MirrorEvent =
+  | { segment: string; kind: 'inc'; item: string; amount: number }
+  | { segment: string; kind: 'like' | 'unlike'; item: string; user: string };
 
 type Entry = { item: string; amount: number; segments: string[] };
 type Like = { item: string; user: string; segments: string[] };
@@ -73,6 +84,8 @@ class SegmentModel {
   readonly board = new RankingModel(MODEL_WINDOWS);
   readonly segments = new Map(SEGMENTS.map((s) => [s, new RankingModel(MODEL_WINDOWS)]));
   private readonly events: Array<{ atMs: number; item: string; segments: string[] }> = [];
+  /** What the mirrors are still to be sent (SegmentMirrors.send). */
+  readonly mirrored: MirrorEvent[] = [];
 
   constructor(readonly shards: number) {}
 
@@ -88,6 +101,7 @@ class SegmentModel {
       this.events.push({ atMs: nowMs, item, segments });
       this.board.increment(nowMs, item, amount);
       for (const s of segments) this.segments.get(s)!.increment(nowMs, item, amount);
+      for (const segment of segments) this.mirrored.push({ segment, kind: 'inc', item, amount });
     }
     return true;
   }
@@ -103,6 +117,7 @@ class SegmentModel {
     if (fresh.length > 0 && live.size + fresh.length > SEGMENTS_MAX) return [false, false];
     this.board.like(nowMs, item, user);
     for (const s of segments) this.segments.get(s)!.like(nowMs, item, user);
+    for (const segment of segments) this.mirrored.push({ segment, kind: 'like', item, user });
     this.likedIn.set(`${item}\x1f${user}`, segments);
     this.events.push({ atMs: nowMs, item, segments });
     return [true, true];
@@ -111,6 +126,7 @@ class SegmentModel {
   unlike(nowMs: number, { item, user }: Like): boolean {
     const key = `${item}\x1f${user}`;
     for (const s of this.likedIn.get(key) ?? []) this.segments.get(s)!.unlike(nowMs, item, user);
+    for (const segment of this.likedIn.get(key) ?? []) this.mirrored.push({ segment, kind: 'unlike', item, user });
     this.likedIn.delete(key);
     return this.board.unlike(nowMs, item, user);
   }
@@ -171,17 +187,10 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
           const name = `s${board++}`;
           clock.setMs(startMs);
           const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-          await setup.ranking.putBoard(
-            name,
-            windows,
-            shards,
-            false,
-            undefined,
-            undefined,
-            undefined,
-            undefined,
-            SEGMENTS_MAX,
-          );
+          const put = (board: string, segmentsMax?: number) =>
+            setup.ranking.putBoard(board, windows, shards, false, undefined, VIEWS, undefined, undefined, segmentsMax);
+          await put(name, SEGMENTS_MAX);
+          for (const segment of SEGMENTS) await put(mirrorOf(name, segment));
           const model = new SegmentModel(shards);
           for (const step of ops) {
             if (step.kind === 'inc') await increment(name, model, step);
@@ -189,9 +198,12 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
             else if (step.kind === 'like' || step.kind === 'unlike') await like(name, model, step);
             else if (step.kind === 'expire') await setup.ranking.expireDue(PASS);
             else moveClock(clock, step);
+            await sendToMirrors(name, model);
             await compare(name, model);
+            await compareViews(name);
           }
-          await setup.ranking.deleteBoard(name);
+          for (const board of [name, ...SEGMENTS.map((segment) => mirrorOf(name, segment))])
+            await setup.ranking.deleteBoard(board);
         },
       ),
       { numRuns: 15 },
@@ -275,6 +287,39 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
       const span = await setup.ranking.top(name, 'long', 0, 1000, { segment, span: '80s' });
       const rows = span.items.map(({ item, score, rank }) => ({ item, score, rank }));
       expect(rows).toEqual(model.segments.get(segment)!.listing(SPAN.name, nowMs));
+    }
+  }
+
+  /** The board given only `segment`'s events, one by one (as the segment took them, in one call or not). */
+  function mirrorOf(name: string, segment: string): string {
+    return `${name}.m${SEGMENTS.indexOf(segment)}`;
+  }
+
+  async function sendToMirrors(name: string, model: SegmentModel): Promise<void> {
+    for (const event of model.mirrored.splice(0)) {
+      const mirror = mirrorOf(name, event.segment);
+      if (event.kind === 'inc') await setup.ranking.increment(mirror, event.item, event.amount);
+      else await setup.ranking.like(mirror, event.item, event.user, event.kind === 'unlike');
+    }
+  }
+
+  /** Each view of each segment: the rows, an item's standing and its neighbours equal those of the segment's mirror. */
+  async function compareViews(name: string): Promise<void> {
+    for (const segment of SEGMENTS) {
+      const mirror = mirrorOf(name, segment);
+      for (const { name: view } of VIEWS) {
+        const label = `${segment} ${view}`;
+        const [mine, theirs] = [await readTop(name, view, segment), await readTop(mirror, view)];
+        expect([label, mine]).toEqual([label, theirs]);
+        const item = theirs[0]?.item ?? ITEMS[0];
+        const [own, other] = [
+          await setup.ranking.item(name, view, item, { segment }),
+          await setup.ranking.item(mirror, view, item),
+        ];
+        expect([label, { ...own, board: mirror }]).toEqual([label, other]);
+        const around = await setup.ranking.around(name, view, item, 2, { segment });
+        expect([label, around.items]).toEqual([label, (await setup.ranking.around(mirror, view, item, 2)).items]);
+      }
     }
   }
 

@@ -49,42 +49,12 @@ local function segment_refusal(cfg_key, names, max, now_sec)
   return nil
 end
 
--- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of
--- `at_sec`, exactly as the board's windows got it. Segments are told to no view (views are the
--- board's). Returns the earliest due time (unix ms) of a slot it created, or nil.
-local function segment_add(first_key, window_count, names, item, amount, at_sec, covering)
-  local segs, segdue = segment_indexes(KEYS[1])
-  local new_due_ms = nil
-  for _, name in ipairs(names) do
-    local live_until, due_ms = 0, nil
-    for w = 0, window_count - 1 do
-      if covering[w] then
-        local period_sec, interval_sec, origin_sec = window_rule(5, w)
-        local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
-        local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-        local slot_start = current_slot(at_sec, interval_sec, origin_sec)
-        if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-          due_ms = math.min(due_ms or math.huge, slot_due_ms(slot_start, period_sec))
-        end
-        add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount)
-        live_until = math.max(live_until, slot_start + period_sec)
-      end
-    end
-    -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
-    if live_until > 0 then redis.call('ZADD', segs, 'GT', live_until, name) end
-    if due_ms then
-      redis.call('ZADD', segdue, 'LT', due_ms, name)
-      new_due_ms = math.min(new_due_ms or math.huge, due_ms)
-    end
-  end
-  return new_due_ms
-end
-
--- Expires one segment's windows and moves its due entry to its oldest slot left (gone when it holds
--- none; now while expired data remains). Returns the budget left and the segment's due time (unix ms,
--- nil: none).
+-- Expires one segment's windows (and so its views) and moves its due entry to its oldest slot left
+-- (gone, with its views' keys, when it holds none; now while expired data remains). Returns the
+-- budget left and the segment's due time (unix ms, nil: none).
 local function drain_segment(first_key, window_count, name, now_ms, budget)
   local _, segdue = segment_indexes(KEYS[1])
+  segment_views(KEYS[1], name)
   local now_sec = math.floor(now_ms / 1000)
   local next_ms = math.huge
   for w = 0, window_count - 1 do
@@ -99,10 +69,48 @@ local function drain_segment(first_key, window_count, name, now_ms, budget)
   end
   if next_ms == math.huge then
     redis.call('ZREM', segdue, name)
+    drop_segment_views(KEYS[1], name)
     return budget, nil
   end
   redis.call('ZADD', segdue, next_ms, name)
   return budget, next_ms
+end
+
+-- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of
+-- `at_sec`, exactly as the board's windows got it, and to the segment's views (views_lib; `seen_sec`
+-- as the board's views got it: the event's time for hot's firstSeen, nil for none). A segment is
+-- first drained (once per call, within the call's budget, ARGV[3]) as a board's windows are before a
+-- write: its views then see expiry and events in the order a board of its events would. Returns the
+-- earliest due time (unix ms) of a slot it created, or nil.
+local function segment_add(first_key, window_count, names, item, amount, at_sec, covering, seen_sec)
+  local segs, segdue = segment_indexes(KEYS[1])
+  local new_due_ms = nil
+  for _, name in ipairs(names) do
+    if not segment_seen(name) then drain_segment(first_key, window_count, name, tonumber(ARGV[2]), tonumber(ARGV[3])) end
+    segment_views(KEYS[1], name)
+    local live_until, due_ms = 0, nil
+    for w = 0, window_count - 1 do
+      if covering[w] then
+        local period_sec, interval_sec, origin_sec = window_rule(5, w)
+        local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
+        local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+        local slot_start = current_slot(at_sec, interval_sec, origin_sec)
+        if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
+          due_ms = math.min(due_ms or math.huge, slot_due_ms(slot_start, period_sec))
+        end
+        local score = add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount)
+        view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+        live_until = math.max(live_until, slot_start + period_sec)
+      end
+    end
+    -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
+    if live_until > 0 then redis.call('ZADD', segs, 'GT', live_until, name) end
+    if due_ms then
+      redis.call('ZADD', segdue, 'LT', due_ms, name)
+      new_due_ms = math.min(new_due_ms or math.huge, due_ms)
+    end
+  end
+  return new_due_ms
 end
 
 -- The scheduled expiry of a shard's segments: drains up to `most` segments due by now (segdue), at
