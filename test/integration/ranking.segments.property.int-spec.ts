@@ -18,6 +18,8 @@ const SEGMENTS = ['en', 'fr', 'de:x', 'pt.br'];
 /** Small, so SEGMENT_LIMIT refusals and segments falling out of it both happen. */
 const SEGMENTS_MAX = 2;
 const PASS = { leaseMs: 30_000, claimBatch: 100 };
+/** The window keeping snapshots: a segment's history and previous ranks must be its mirror's. */
+const HISTORY_WINDOW = 'long';
 /** One view of each mode: a segment's must answer as the same view of a board given only its events (a mirror). */
 const VIEWS = [
   { name: 'fade', mode: 'decay', window: 'short', halfLife: 7 },
@@ -186,7 +188,12 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
         async (startMs, ops) => {
           const name = `s${board++}`;
           clock.setMs(startMs);
-          const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
+          const windows = WINDOWS.map((w) => ({
+            name: w.name,
+            period: w.periodSec,
+            interval: w.intervalSec,
+            ...(w.name === HISTORY_WINDOW ? { snapshots: { keep: 10, top: 100 } } : {}),
+          }));
           const put = (board: string, segmentsMax?: number) =>
             setup.ranking.putBoard(board, windows, shards, false, undefined, VIEWS, undefined, undefined, segmentsMax);
           await put(name, SEGMENTS_MAX);
@@ -201,6 +208,7 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
             await sendToMirrors(name, model);
             await compare(name, model);
             await compareViews(name);
+            await compareHistory(name);
           }
           for (const board of [name, ...SEGMENTS.map((segment) => mirrorOf(name, segment))])
             await setup.ranking.deleteBoard(board);
@@ -265,10 +273,10 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
     const nowMs = clock.nowMs();
     for (const w of WINDOWS) {
       const top = await readTop(name, w.name);
-      expect(top).toEqual(model.board.listed(w.name, nowMs));
+      expect(unranked(top)).toEqual(model.board.listing(w.name, nowMs));
       for (const segment of SEGMENTS) {
         const segmentModel = model.segments.get(segment)!;
-        expect(await readTop(name, w.name, segment)).toEqual(segmentModel.listed(w.name, nowMs));
+        expect(unranked(await readTop(name, w.name, segment))).toEqual(segmentModel.listing(w.name, nowMs));
         const sums = segmentModel.sums(w.name, nowMs);
         const listing = segmentModel.listing(w.name, nowMs);
         for (const id of ITEMS.slice(0, 2)) {
@@ -321,6 +329,33 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
         expect([label, around.items]).toEqual([label, (await setup.ranking.around(mirror, view, item, 2)).items]);
       }
     }
+  }
+
+  /** Each segment's history, item history and previous ranks equal its mirror's (or both have none). */
+  async function compareHistory(name: string): Promise<void> {
+    const orMissing = <T>(read: Promise<T>) =>
+      read.catch((error: { code?: string }) => {
+        if (error.code !== 'SNAPSHOT_NOT_FOUND') throw error;
+        return 'SNAPSHOT_NOT_FOUND';
+      });
+    for (const segment of SEGMENTS) {
+      const mirror = mirrorOf(name, segment);
+      const label = `${segment} history`;
+      expect([label, await readTop(name, HISTORY_WINDOW, segment)]).toEqual([
+        label,
+        await readTop(mirror, HISTORY_WINDOW),
+      ]);
+      const own = await orMissing(setup.ranking.history(name, HISTORY_WINDOW, undefined, segment));
+      const other = await orMissing(setup.ranking.history(mirror, HISTORY_WINDOW, undefined));
+      expect([label, typeof own === 'string' ? own : { ...own, board: mirror }]).toEqual([label, other]);
+      const points = await setup.ranking.itemHistory(name, HISTORY_WINDOW, ITEMS[0], undefined, undefined, segment);
+      const mirrored = await setup.ranking.itemHistory(mirror, HISTORY_WINDOW, ITEMS[0], undefined, undefined);
+      expect([label, points.points]).toEqual([label, mirrored.points]);
+    }
+  }
+
+  function unranked(rows: Array<{ item: string; score: number; rank: number }>) {
+    return rows.map(({ item, score, rank }) => ({ rank, item, score }));
   }
 
   async function readTop(name: string, window: string, segment?: string) {

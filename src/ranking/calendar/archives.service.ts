@@ -40,12 +40,16 @@ export class ArchivesService {
     private readonly sources: RankedSources,
   ) {}
 
-  /** The final standings of the closed period holding `atSec` (default: the latest kept), rows offset..offset+limit. */
+  /**
+   * The final standings of the closed period holding `atSec` (default: the latest kept), rows
+   * offset..offset+limit; with `segment`, the segment's.
+   */
   archive(
     name: string,
     windowName: string | undefined,
     atSec: number | undefined,
     page: { offset: number; limit: number },
+    segment?: string,
   ): Promise<ArchiveAnswer> {
     return this.sources.read(
       name,
@@ -61,6 +65,7 @@ export class ArchivesService {
         return { board: name, window: window.name, timeZone: calendar.timeZone, ...period, items };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.notCalendar(name, view.name))),
+      segment,
     );
   }
 
@@ -70,6 +75,7 @@ export class ArchivesService {
     windowName: string | undefined,
     limit: number,
     cursor: number | undefined,
+    segment?: string,
   ): Promise<ArchivesPage> {
     return this.sources.read(
       name,
@@ -83,6 +89,7 @@ export class ArchivesService {
         return { board: name, window: window.name, timeZone: calendar.timeZone, periods, nextCursor };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.notCalendar(name, view.name))),
+      segment,
     );
   }
 

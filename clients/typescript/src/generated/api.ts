@@ -3926,6 +3926,8 @@ export interface operations {
             query?: {
                 /** @description Window or view name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 window?: string;
+                /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
                 /** @description Unix s: the latest snapshot taken at or before it (default: the latest) */
                 at?: number;
             };
@@ -4051,6 +4053,8 @@ export interface operations {
             query?: {
                 /** @description Window or view name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 window?: string;
+                /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
                 /** @description Unix s: oldest snapshot boundary to answer (default: all kept) */
                 from?: number;
                 /** @description Unix s: newest snapshot boundary to answer (default: now) */
@@ -4180,6 +4184,8 @@ export interface operations {
             query?: {
                 /** @description A calendar window's name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 window?: string;
+                /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
                 /** @description Unix s: the closed period holding it (default: the latest kept) */
                 at?: number;
                 limit?: number;
@@ -4307,6 +4313,8 @@ export interface operations {
             query?: {
                 /** @description A calendar window's name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 window?: string;
+                /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
                 /** @description Periods per page */
                 limit?: number;
                 /** @description The page after the one whose nextCursor this is (default: the newest periods) */

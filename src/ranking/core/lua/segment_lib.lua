@@ -49,24 +49,44 @@ local function segment_refusal(cfg_key, names, max, now_sec)
   return nil
 end
 
--- Expires one segment's windows (and so its views) and moves its due entry to its oldest slot left
--- (gone, with its views' keys, when it holds none; now while expired data remains). Returns the
--- budget left and the segment's due time (unix ms, nil: none).
+-- The end (unix ms) of the current slot of the shortest window of segment `name` that keeps
+-- snapshots and holds data (its next boundary must be crossed even if nobody writes), or nil.
+local function segment_snapshot_due_ms(first_key, window_count, name, now_sec, confs)
+  if not confs then return nil end
+  local due = nil
+  for w = 0, window_count - 1 do
+    local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
+    local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+    if snapshot_conf_of(confs, KEYS[1], slots_key) and redis.call('ZCARD', top_key) > 0 then
+      local _, interval_sec, origin_sec = window_rule(5, w)
+      due = math.min(due or math.huge, (current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000)
+    end
+  end
+  return due
+end
+
+-- Expires one segment's windows (and so its views), after crossing the boundaries of those keeping
+-- snapshots (snapshot_lib), and moves its due entry to its oldest slot left or its next snapshot
+-- boundary (gone, with its views' keys, when it holds none; now while expired data remains). Returns
+-- the budget left and the segment's due time (unix ms, nil: none).
 local function drain_segment(first_key, window_count, name, now_ms, budget)
   local _, segdue = segment_indexes(KEYS[1])
   segment_views(KEYS[1], name)
   local now_sec = math.floor(now_ms / 1000)
+  local confs = snapshot_confs(KEYS[1])
   local next_ms = math.huge
   for w = 0, window_count - 1 do
     local period_sec, interval_sec, origin_sec = window_rule(5, w)
     local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
     local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+    if confs then cross_boundary(KEYS[1], confs, slots_key, top_key, now_sec, interval_sec, origin_sec) end
     local more
     budget, more = expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
     if more then next_ms = now_ms end
     local oldest = redis.call('ZRANGE', slots_key, 0, 0, 'WITHSCORES')
     if #oldest > 0 then next_ms = math.min(next_ms, slot_due_ms(tonumber(oldest[2]), period_sec)) end
   end
+  next_ms = math.min(next_ms, segment_snapshot_due_ms(first_key, window_count, name, now_sec, confs) or math.huge)
   if next_ms == math.huge then
     redis.call('ZREM', segdue, name)
     drop_segment_views(KEYS[1], name)
@@ -106,6 +126,8 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
     -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
     if live_until > 0 then redis.call('ZADD', segs, 'GT', live_until, name) end
     if due_ms then
+      local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
+      due_ms = math.min(due_ms, segment_snapshot_due_ms(first_key, window_count, name, now_sec, snapshot_confs(KEYS[1])) or math.huge)
       redis.call('ZADD', segdue, 'LT', due_ms, name)
       new_due_ms = math.min(new_due_ms or math.huge, due_ms)
     end
@@ -118,14 +140,19 @@ end
 -- data remains (call again), else 0, and the earliest due time (unix ms) of a segment left, or nil.
 local function expire_segments(first_key, window_count, now_ms, budget, most)
   local segs, segdue = segment_indexes(KEYS[1])
+  local seghist = sibling_key(KEYS[1], 'cfg', 'seghist')
   redis.call('ZREMRANGEBYSCORE', segs, '-inf', math.floor(now_ms / 1000))
+  redis.call('ZREMRANGEBYSCORE', seghist, '-inf', math.floor(now_ms / 1000))
   for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
     if budget <= 0 then break end
     budget = drain_segment(first_key, window_count, name, now_ms, budget)
   end
   local first = redis.call('ZRANGE', segdue, 0, 0, 'WITHSCORES')
-  if #first == 0 then return 0, nil end
-  local due_ms = tonumber(first[2])
+  local due_ms = #first > 0 and tonumber(first[2]) or nil
+  -- The history index is emptied by this function only: the scheduler comes back when an entry ends.
+  local history = redis.call('ZRANGE', seghist, 0, 0, 'WITHSCORES')
+  if #history > 0 then due_ms = math.min(due_ms or math.huge, (tonumber(history[2]) + 1) * 1000) end
+  if not due_ms then return 0, nil end
   return due_ms <= now_ms and 1 or 0, due_ms
 end
 
