@@ -93,6 +93,14 @@ describe.each(TOPOLOGIES)('segment keys (%s)', (topology) => {
     for (const suffix of ['fade~s1:top', 'hot~s1:items', 'day~s1:mark', 'hour~s1:snaps', 'hour~s1:prev'])
       expect([suffix, keys.some((key) => key.endsWith(suffix))]).toEqual([suffix, true]);
     for (const key of keys) expect(key).toMatch(new RegExp(`^\\{${redis.prefix}board:b(/[12])?\\}:`));
+    // Reading a segment that never held data stores nothing (any name may be read).
+    const ghost = { segment: 'ghost' };
+    clock.advanceMs(3600_000);
+    for (const window of ['hour', 'fade', 'rising']) await service.ranking.top('b', window, 0, 10, ghost);
+    await expect(service.ranking.history('b', 'day', undefined, 'ghost')).rejects.toMatchObject({
+      code: 'SNAPSHOT_NOT_FOUND',
+    });
+    expect((await redis.dataKeys('board:b*')).filter((key) => key.includes('ghost'))).toEqual([]);
     await service.ranking.deleteBoard('b');
     expect(await redis.dataKeys('board:b*')).toEqual([]);
   });

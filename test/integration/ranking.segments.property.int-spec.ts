@@ -179,6 +179,19 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
   const { clock } = setup;
   let board = 0;
   let refused = 0;
+  /**
+   * The mirror boards made so far: each when its segment first counts an event, as a segment's history
+   * starts with its first event (a read of a segment stores nothing); before that the segment reads empty.
+   */
+  const mirrors = new Set<string>();
+  const windows = WINDOWS.map((w) => ({
+    name: w.name,
+    period: w.periodSec,
+    interval: w.intervalSec,
+    ...(w.name === HISTORY_WINDOW ? { snapshots: { keep: 10, top: 100 } } : {}),
+  }));
+  const put = (board: string, shards: number, segmentsMax?: number) =>
+    setup.ranking.putBoard(board, windows, shards, false, undefined, VIEWS, undefined, undefined, segmentsMax);
 
   it.each([1, 3])('each segment reads as a board of its events only (%i shards)', async (shards) => {
     await fc.assert(
@@ -188,16 +201,8 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
         async (startMs, ops) => {
           const name = `s${board++}`;
           clock.setMs(startMs);
-          const windows = WINDOWS.map((w) => ({
-            name: w.name,
-            period: w.periodSec,
-            interval: w.intervalSec,
-            ...(w.name === HISTORY_WINDOW ? { snapshots: { keep: 10, top: 100 } } : {}),
-          }));
-          const put = (board: string, segmentsMax?: number) =>
-            setup.ranking.putBoard(board, windows, shards, false, undefined, VIEWS, undefined, undefined, segmentsMax);
-          await put(name, SEGMENTS_MAX);
-          for (const segment of SEGMENTS) await put(mirrorOf(name, segment));
+          mirrors.clear();
+          await put(name, shards, SEGMENTS_MAX);
           const model = new SegmentModel(shards);
           for (const step of ops) {
             if (step.kind === 'inc') await increment(name, model, step);
@@ -205,13 +210,12 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
             else if (step.kind === 'like' || step.kind === 'unlike') await like(name, model, step);
             else if (step.kind === 'expire') await setup.ranking.expireDue(PASS);
             else moveClock(clock, step);
-            await sendToMirrors(name, model);
+            await sendToMirrors(name, shards, model);
             await compare(name, model);
             await compareViews(name);
-            await compareHistory(name);
+            await compareHistory(name, shards);
           }
-          for (const board of [name, ...SEGMENTS.map((segment) => mirrorOf(name, segment))])
-            await setup.ranking.deleteBoard(board);
+          for (const board of [name, ...mirrors]) await setup.ranking.deleteBoard(board);
         },
       ),
       { numRuns: 15 },
@@ -303,9 +307,11 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
     return `${name}.m${SEGMENTS.indexOf(segment)}`;
   }
 
-  async function sendToMirrors(name: string, model: SegmentModel): Promise<void> {
+  async function sendToMirrors(name: string, shards: number, model: SegmentModel): Promise<void> {
     for (const event of model.mirrored.splice(0)) {
       const mirror = mirrorOf(name, event.segment);
+      if (!mirrors.has(mirror)) await put(mirror, shards);
+      mirrors.add(mirror);
       if (event.kind === 'inc') await setup.ranking.increment(mirror, event.item, event.amount);
       else await setup.ranking.like(mirror, event.item, event.user, event.kind === 'unlike');
     }
@@ -315,6 +321,10 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
   async function compareViews(name: string): Promise<void> {
     for (const segment of SEGMENTS) {
       const mirror = mirrorOf(name, segment);
+      if (!mirrors.has(mirror)) {
+        for (const { name: view } of VIEWS) expect(await readTop(name, view, segment)).toEqual([]);
+        continue;
+      }
       for (const { name: view } of VIEWS) {
         const label = `${segment} ${view}`;
         const [mine, theirs] = [await readTop(name, view, segment), await readTop(mirror, view)];
@@ -332,7 +342,7 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
   }
 
   /** Each segment's history, item history and previous ranks equal its mirror's (or both have none). */
-  async function compareHistory(name: string): Promise<void> {
+  async function compareHistory(name: string, shards: number): Promise<void> {
     const orMissing = <T>(read: Promise<T>) =>
       read.catch((error: { code?: string }) => {
         if (error.code !== 'SNAPSHOT_NOT_FOUND') throw error;
@@ -341,6 +351,11 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
     for (const segment of SEGMENTS) {
       const mirror = mirrorOf(name, segment);
       const label = `${segment} history`;
+      if (!mirrors.has(mirror)) {
+        const none = await orMissing(setup.ranking.history(name, HISTORY_WINDOW, undefined, segment));
+        expect([label, none]).toEqual([label, 'SNAPSHOT_NOT_FOUND']);
+        continue;
+      }
       expect([label, await readTop(name, HISTORY_WINDOW, segment)]).toEqual([
         label,
         await readTop(mirror, HISTORY_WINDOW),
@@ -350,7 +365,10 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
       expect([label, typeof own === 'string' ? own : { ...own, board: mirror }]).toEqual([label, other]);
       const points = await setup.ranking.itemHistory(name, HISTORY_WINDOW, ITEMS[0], undefined, undefined, segment);
       const mirrored = await setup.ranking.itemHistory(mirror, HISTORY_WINDOW, ITEMS[0], undefined, undefined);
-      expect([label, points.points]).toEqual([label, mirrored.points]);
+      // A sharded board's shards are also visited by its writes' cross-shard counts, a segment's are not:
+      // its shard may lack points where the item was not listed (rank null). Listed points are the same.
+      const listed = (answer: typeof points) => answer.points.filter((point) => shards === 1 || point.rank !== null);
+      expect([label, listed(points)]).toEqual([label, listed(mirrored)]);
     }
   }
 

@@ -79,7 +79,7 @@ local function drain_segment(first_key, window_count, name, now_ms, budget)
     local period_sec, interval_sec, origin_sec = window_rule(5, w)
     local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
     local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-    if confs then cross_boundary(KEYS[1], confs, slots_key, top_key, now_sec, interval_sec, origin_sec) end
+    if confs then cross_boundary(KEYS[1], confs, slots_key, top_key, now_sec, interval_sec, origin_sec, true) end
     local more
     budget, more = expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
     if more then next_ms = now_ms end

@@ -117,15 +117,19 @@ end
 -- Called before a script expires or writes a window: the first call in a new slot takes the snapshot
 -- at the end of the slot the window last ran in (its results then are still exactly the listing at
 -- that boundary: nothing of a later slot was applied and nothing was expired since), once, whoever
--- makes it. The first call ever only marks the slot. A calendar window (origin_sec > 0: one slot per
--- period) stores its archive under the closed period's start, since only the app knows its end.
-local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec)
+-- makes it. The first call ever only marks the slot (a segment's: its first drain or write, `create`).
+-- A calendar window (origin_sec > 0: one slot per period) stores its archive under the closed period's
+-- start, since only the app knows its end.
+local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, create)
   local conf, segment = snapshot_conf_of(confs, cfg_key, slots_key)
   if not conf then return end
   local current = current_slot(now_sec, interval_sec, origin_sec)
   local base = sibling_key(slots_key, 'slots', '')
   local mark = tonumber(segment and redis.call('GET', base .. 'mark') or redis.call('HGET', cfg_key, 'snapMark:' .. window_name_of(cfg_key, slots_key)))
   if mark and mark >= current then return end
+  -- A segment's history starts with its first write or drain (`create`): a read of a segment without
+  -- one stores nothing (any name may be read).
+  if segment and not mark and not create then return end
   -- On a full Redis (maxmemory, noeviction) this first write of the script is refused: the boundary
   -- then goes without a snapshot, and the expiry that follows (which frees memory) still runs.
   local marked
