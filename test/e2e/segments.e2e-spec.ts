@@ -69,6 +69,28 @@ describe.each<[Topology, number]>([
     expect(page.body.segments).toEqual([{ name: 'us', items: 1 }]);
   });
 
+  it("a lookup reads the segment's scores and ranks", async () => {
+    await increment('x', { amount: 3, segments: ['en'] }).expect(200);
+    await increment('y', { amount: 5, segments: ['us'] }).expect(200);
+    await increment('z', { amount: 4, segments: ['en', 'us'] }).expect(200);
+    await increment('w', { amount: 9 }).expect(200);
+    const lookup = (query: string, body: object) => http().post(`/boards/b/lookup${query}`).send(body);
+    const en = await lookup('?segment=en', { items: ['x', 'y', 'z', 'w'], window: 'day' }).expect(200);
+    expect(en.body.items.map((r: { item: string; score: number; rank: number }) => [r.item, r.score, r.rank])).toEqual([
+      ['x', 3, 2],
+      ['y', 0, null],
+      ['z', 4, 1],
+      ['w', 0, null],
+    ]);
+    const relative = await lookup('?segment=us', { items: ['z', 'y'], relative: true }).expect(200);
+    expect(relative.body.items.map((r: { rank: number }) => r.rank)).toEqual([2, 1]);
+    const board = await lookup('', { items: ['x', 'w'] }).expect(200);
+    expect(board.body.items.map((r: { rank: number }) => r.rank)).toEqual([4, 1]);
+    const nobody = await lookup('?segment=nobody', { items: ['x'] }).expect(200);
+    expect(nobody.body.items).toEqual([{ item: 'x', score: 0, rank: null, previousRank: null }]);
+    expect((await lookup('?segment=a%20b', { items: ['x'] }).expect(400)).body.code).toBe('INVALID_INPUT');
+  });
+
   it('a segment holding nothing answers an empty listing', async () => {
     const empty = await http().get('/boards/b/top?segment=nobody').expect(200);
     expect(empty.body.items).toEqual([]);

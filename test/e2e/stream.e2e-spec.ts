@@ -111,6 +111,44 @@ describe('live stream over HTTP (SSE)', () => {
     expect(reader.named<LiveListing>('top')[1].items).toEqual([]);
   });
 
+  it("a segment's stream answers and pushes that segment's rows only", async () => {
+    await http()
+      .put('/admin/boards/live')
+      .set(ADMIN)
+      .send({
+        windows: [{ name: 'm', period: '2m', interval: '1m', snapshots: { keep: 5, top: 10 } }],
+        segments: { max: 4 },
+      })
+      .expect(200);
+    const write = (item: string, amount: number, segments: string[]) =>
+      http().post(`/boards/live/items/${item}/increment`).send({ amount, segments }).expect(200);
+    await write('a', 2, ['en']);
+    await write('b', 9, ['fr']);
+    const en = await open('?segment=en');
+    const board = await open();
+    await Promise.all([en.waitFor(1), board.waitFor(1)]);
+    const [snapshot] = en.named<LiveListing>('snapshot');
+    expect(snapshot).toMatchObject({ board: 'live', window: 'm', segment: 'en' });
+    expect(snapshot.items).toEqual([{ rank: 1, item: 'a', score: 2, previousRank: null }]);
+    expect(board.named<LiveListing>('snapshot')[0]).not.toHaveProperty('segment');
+
+    await write('c', 3, ['en']);
+    await hub.tick();
+    await Promise.all([en.waitFor(2), board.waitFor(2)]);
+    expect(en.named<LiveListing>('top')[0].items.map((row) => [row.item, row.score])).toEqual([
+      ['c', 3],
+      ['a', 2],
+    ]);
+    expect(board.named<LiveListing>('top')[0].items.map((row) => row.item)).toEqual(['b', 'c', 'a']);
+    // A write to another segment moves the board's rows, not this segment's: no event on its stream.
+    await write('b', 1, ['fr']);
+    await hub.tick();
+    await board.waitFor(3);
+    expect(en.named<LiveListing>('top')).toHaveLength(1);
+    const plain = await http().get('/boards/none/stream?segment=en').expect(404);
+    expect(plain.body.code).toBe('BOARD_NOT_FOUND');
+  });
+
   it('ends the streams of a deleted board', async () => {
     const reader = await open();
     await reader.waitFor(1);
