@@ -22,6 +22,8 @@
   const $ = (id) => document.getElementById(id);
   const query = new URLSearchParams(location.search);
   const state = { boards: [], board: null, window: null, limit: 10, stream: null, selected: null, live: new Map() };
+  /** The segment the listings read ('' : the whole board); a board taking segments shows the picker. */
+  state.segment = query.get('segment') ?? '';
 
   const path = (...parts) => parts.map(encodeURIComponent).join('/');
 
@@ -98,10 +100,30 @@
   }
 
   function selectBoard(name, windowName) {
+    if (state.board !== null && state.board !== name) state.segment = '';
     state.board = name;
     const board = state.boards.find((b) => b.name === name);
     fillSelect($('window'), readablesOf(board).map(labelOf), windowName);
+    void loadSegments();
     selectWindow($('window').value);
+  }
+
+  /** The segment picker: the board's live segments (GET /boards/:board/segments), hidden on a board without. */
+  async function loadSegments() {
+    const board = state.boards.find((b) => b.name === state.board);
+    $('segment-label').hidden = !board?.segments;
+    if (!board?.segments) return;
+    const { segments } = await getJson(`/boards/${path(board.name)}/segments?limit=1000`);
+    const options = segments.map((s) => ({ value: s.name, label: `${s.name} · ${s.items} items` }));
+    // A segment picked (or named in the page's address) stays pickable while it holds nothing.
+    if (state.segment && !segments.some((s) => s.name === state.segment))
+      options.unshift({ value: state.segment, label: `${state.segment} · empty` });
+    fillSelect($('segment'), [{ value: '', label: 'whole board' }, ...options], state.segment);
+  }
+
+  /** The query part naming the segment read, if any. */
+  function segmentQuery() {
+    return state.segment ? `&segment=${path(state.segment)}` : '';
   }
 
   function selectWindow(name) {
@@ -127,7 +149,8 @@
     let lastId = '';
     while (!signal.aborted) {
       try {
-        const response = await fetch(`/boards/${path(board)}/stream?window=${path(windowName)}&limit=${limit}`, {
+        const url = `/boards/${path(board)}/stream?window=${path(windowName)}&limit=${limit}${segmentQuery()}`;
+        const response = await fetch(url, {
           headers: { ...authHeaders(), Accept: 'text/event-stream', ...(lastId ? { 'Last-Event-ID': lastId } : {}) },
           signal,
         });
@@ -174,8 +197,9 @@
     const mode = listing.mode ?? readableNamed(listing.window)?.mode;
     const kind = mode ? ` (${mode} view)` : '';
     const draining = listing.draining ? ' · catching up: an expired slot is still being cleared' : '';
+    const segment = listing.segment ? ` · segment ${listing.segment}` : '';
     $('span').textContent =
-      `${listing.board} / ${listing.window}${kind}: ${from} – ${to} · version ${listing.version}${draining}`;
+      `${listing.board} / ${listing.window}${kind}${segment}: ${from} – ${to} · version ${listing.version}${draining}`;
     const rows = listing.items.map((row) => {
       const move = movementOf(row);
       const tr = element('tr');
@@ -226,7 +250,9 @@
     for (const tr of $('top').tBodies[0].rows) tr.classList.toggle('selected', tr.dataset.item === item);
     $('item-name').textContent = item;
     // The item's data (PUT /boards/:board/items/:item/data), where it has some.
-    void getJson(`/boards/${path(state.board, 'items', item)}?window=${path(state.window)}&data=true`).then(
+    void getJson(
+      `/boards/${path(state.board, 'items', item)}?window=${path(state.window)}&data=true${segmentQuery()}`,
+    ).then(
       (standing) => state.selected === item && $('item-data').replaceChildren(...dataEntries(standing.data)),
       () => $('item-data').replaceChildren(),
     );
@@ -239,7 +265,7 @@
       return;
     }
     const history = await getJson(
-      `/boards/${path(state.board, 'items', item, 'history')}?window=${path(state.window)}`,
+      `/boards/${path(state.board, 'items', item, 'history')}?window=${path(state.window)}${segmentQuery()}`,
     );
     const points = history.points.filter((point) => point.rank !== null);
     $('item-note').textContent =
@@ -370,6 +396,7 @@
   function refresh() {
     // An empty service is looked at again: a board made meanwhile (or by `npm run demo`) shows up by itself.
     if (state.boards.length === 0) void loadBoards().catch((error) => setStatus(error.message));
+    else void loadSegments().catch((error) => setStatus(error.message));
     void loadCounters().catch((error) => ($('counter-note').textContent = error.message));
     void loadAdmin();
   }
@@ -384,6 +411,10 @@
   });
   $('board').addEventListener('change', () => selectBoard($('board').value));
   $('window').addEventListener('change', () => selectWindow($('window').value));
+  $('segment').addEventListener('change', () => {
+    state.segment = $('segment').value;
+    selectWindow(state.window);
+  });
   $('limit').addEventListener('change', () => {
     state.limit = Number($('limit').value);
     startStream();
