@@ -1,6 +1,7 @@
 import { FakeClock } from '../support/clock';
 import { startRankingService } from '../support/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import type { ViewInput } from '../../src/ranking/core/trending-math';
 import type { RankingService } from '../../src/ranking/ranking.service';
 import type { RedisService } from '../../src/redis/redis.service';
 
@@ -156,6 +157,32 @@ describe.each(TOPOLOGIES)('segment keys (%s)', (topology) => {
       }
     }
     expect(found).toBeGreaterThan(0);
+  });
+
+  it("a view a PUT adds or changes is built for each segment from the segment's live slots", async () => {
+    const put = (board: string, views: ViewInput[], max?: number) =>
+      service.ranking.putBoard(board, WINDOWS, 3, false, undefined, views, undefined, undefined, max);
+    await put('b', [VIEWS[0]], 5);
+    await put('m', [VIEWS[0]]);
+    for (let i = 0; i < 12; i++) {
+      const item = `i${i % 5}`;
+      await service.ranking.increment('b', item, 1 + i, undefined, undefined, undefined, undefined, ['en']);
+      await service.ranking.increment('m', item, 1 + i);
+      await service.ranking.increment('b', `o${i}`, 2, undefined, undefined, undefined, undefined, ['fr']);
+      clock.advanceMs(7 * 60_000);
+    }
+    // Changed (half-life), added (hot, rising) and dropped views, after the data is in.
+    const changed = [{ ...VIEWS[0], halfLife: '30m' }, VIEWS[1], VIEWS[2]];
+    await put('b', changed, 5);
+    await put('m', changed);
+    for (const view of ['fade', 'hot', 'rising']) {
+      const own = await service.ranking.top('b', view, 0, 100, { segment: 'en' });
+      const mirror = await service.ranking.top('m', view, 0, 100);
+      expect([view, { ...own, board: 'm' }]).toEqual([view, mirror]);
+      expect(own.items.length).toBeGreaterThan(0);
+    }
+    await put('b', [VIEWS[1]], 5);
+    expect((await redis.dataKeys('board:b*')).filter((key) => /:(fade|rising)~/.test(key))).toEqual([]);
   });
 
   it('a reset that drops a window drops it in every segment too', async () => {
