@@ -96,17 +96,30 @@ local function drain_segment(first_key, window_count, name, now_ms, budget)
   return budget, next_ms
 end
 
+-- Whether a write must drain segment `name` first: when the board keeps snapshots (its boundaries
+-- are crossed by every write, as a board's are) or something of it is due (segdue). A segment with
+-- nothing due has nothing expired to drain: one ZSCORE instead of a read of every window.
+local function segment_drain_due(name, now_ms, keeps_snapshots)
+  if keeps_snapshots then return true end
+  local due_ms = tonumber(redis.call('ZSCORE', sibling_key(KEYS[1], 'cfg', 'segdue'), name))
+  return due_ms ~= nil and due_ms <= now_ms
+end
+
 -- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of
 -- `at_sec`, exactly as the board's windows got it, and to the segment's views (views_lib; `seen_sec`
 -- as the board's views got it: the event's time for hot's firstSeen, nil for none). A segment is
--- first drained (once per call, within the call's budget, ARGV[3]) as a board's windows are before a
--- write: its views then see expiry and events in the order a board of its events would. Returns the
--- earliest due time (unix ms) of a slot it created, or nil.
+-- first drained where due (once per call, within the call's budget, ARGV[3]) as a board's windows are
+-- before a write: its views then see expiry and events in the order a board of its events would.
+-- Returns the earliest due time (unix ms) of a slot it created, or nil.
 local function segment_add(first_key, window_count, names, item, amount, at_sec, covering, seen_sec)
   local segs, segdue = segment_indexes(KEYS[1])
   local new_due_ms = nil
+  local now_ms = tonumber(ARGV[2])
+  local keeps_snapshots = #names > 0 and snapshot_confs(KEYS[1]) ~= nil
   for _, name in ipairs(names) do
-    if not segment_seen(name) then drain_segment(first_key, window_count, name, tonumber(ARGV[2]), tonumber(ARGV[3])) end
+    if not segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
+      drain_segment(first_key, window_count, name, now_ms, tonumber(ARGV[3]))
+    end
     segment_views(KEYS[1], name)
     local live_until, due_ms = 0, nil
     for w = 0, window_count - 1 do
