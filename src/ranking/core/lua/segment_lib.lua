@@ -2,9 +2,11 @@
 -- board_write_lib. A segment is a sub-board of one shard: its windows are the board's windows with
 -- keys "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name, so they are never a board
 -- window's keys), in the shard's hash tag, so every window function works on a segment when handed
--- those keys. The shard indexes its segments: "<tag>:segs" (segment -> end, unix s, of its newest
--- slot: live while that is after now; what segments.max counts) and "<tag>:segdue" (segment -> when,
--- unix ms, its oldest slot expires: what the expiry drains).
+-- those keys. Its views (segment_views_lib) and history (snapshot_lib) are the board's the same way,
+-- under "~<segment>" keys. The shard indexes its segments: "<tag>:segs" (segment -> end, unix s, of
+-- its newest slot: live while that is after now; what segments.max counts), "<tag>:segdue" (segment
+-- -> when, unix ms, its oldest slot expires or, while it holds data, its next snapshot boundary: what
+-- the expiry visits) and "<tag>:seghist" (snapshot_lib: until when it may hold history).
 -- KEYS: 0
 -- Window arguments as every multi-window function has them from ARGV[5] (window_rule); the board's
 -- window keys as (slots, top) pairs from KEYS[first_key].
@@ -49,8 +51,8 @@ local function segment_refusal(cfg_key, names, max, now_sec)
   return nil
 end
 
--- The end (unix ms) of the current slot of the shortest window of segment `name` that keeps
--- snapshots and holds data (its next boundary must be crossed even if nobody writes), or nil.
+-- The earliest end (unix ms) of the current slot among the windows of segment `name` that keep
+-- snapshots and hold data (their next boundary must be crossed even if nobody writes), or nil.
 local function segment_snapshot_due_ms(first_key, window_count, name, now_sec, confs)
   if not confs then return nil end
   local due = nil
@@ -115,9 +117,9 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
   local segs, segdue = segment_indexes(KEYS[1])
   local new_due_ms = nil
   local now_ms = tonumber(ARGV[2])
-  local keeps_snapshots = #names > 0 and snapshot_confs(KEYS[1]) ~= nil
+  local confs = #names > 0 and snapshot_confs(KEYS[1]) or nil
   for _, name in ipairs(names) do
-    if not segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
+    if not segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
       drain_segment(first_key, window_count, name, now_ms, tonumber(ARGV[3]))
     end
     segment_views(KEYS[1], name)
@@ -139,8 +141,8 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
     -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
     if live_until > 0 then redis.call('ZADD', segs, 'GT', live_until, name) end
     if due_ms then
-      local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-      due_ms = math.min(due_ms, segment_snapshot_due_ms(first_key, window_count, name, now_sec, snapshot_confs(KEYS[1])) or math.huge)
+      local snapshot_due_ms = segment_snapshot_due_ms(first_key, window_count, name, math.floor(now_ms / 1000), confs)
+      due_ms = math.min(due_ms, snapshot_due_ms or math.huge)
       redis.call('ZADD', segdue, 'LT', due_ms, name)
       new_due_ms = math.min(new_due_ms or math.huge, due_ms)
     end
