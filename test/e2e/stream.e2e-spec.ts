@@ -216,8 +216,12 @@ describe('live stream of a sharded board on a Cluster', () => {
   let reader: SseReader;
   afterAll(() => reader?.close());
 
+  let base: string;
+  beforeAll(async () => {
+    base = await listen(e2e.app());
+  });
+
   it('sums the shards change versions and streams the merged top', async () => {
-    const base = await listen(e2e.app());
     await http()
       .put('/admin/boards/wide')
       .set(ADMIN)
@@ -253,5 +257,43 @@ describe('live stream of a sharded board on a Cluster', () => {
       { rank: 2, item: 'b', score: 5, previousRank: 1 },
       { rank: 3, item: 'c', score: 4, previousRank: 2 },
     ]);
+  });
+
+  it("streams a segment's merged top with previous ranks from the segment's own snapshots", async () => {
+    await http()
+      .put('/admin/boards/wideseg')
+      .set(ADMIN)
+      .send({
+        windows: [{ period: '1h', interval: '1m', snapshots: { keep: 5, top: 10 } }],
+        shards: 4,
+        segments: { max: 5 },
+      })
+      .expect(201);
+    const write = (item: string, amount: number, segments: string[]) =>
+      http().post(`/boards/wideseg/items/${item}/increment`).send({ amount, segments }).expect(200);
+    for (const [item, amount] of [
+      ['a', 3],
+      ['b', 5],
+      ['c', 4],
+    ] as const)
+      await write(item, amount, ['en']);
+    await write('z', 50, ['fr']);
+    const en = await SseReader.open(`${base}/boards/wideseg/stream?limit=3&segment=en`);
+    try {
+      await en.waitFor(1);
+      expect(en.named<LiveListing>('snapshot')[0].items.map((row) => row.item)).toEqual(['b', 'c', 'a']);
+      clock.advanceSec(60);
+      await write('a', 5, ['en']);
+      await e2e.app().get(LiveHub).tick();
+      await en.waitFor(2);
+      expect(en.named<LiveListing>('top')[0]).toMatchObject({ segment: 'en' });
+      expect(en.named<LiveListing>('top')[0].items).toEqual([
+        { rank: 1, item: 'a', score: 8, previousRank: 3 },
+        { rank: 2, item: 'b', score: 5, previousRank: 1 },
+        { rank: 3, item: 'c', score: 4, previousRank: 2 },
+      ]);
+    } finally {
+      en.close();
+    }
   });
 });
