@@ -49,7 +49,12 @@ async function resetOnce(server: { url: string }, archive: boolean): Promise<Res
   const redisService = new RedisService(RedisSettings.from(config), clock);
   try {
     await redisService.waitUntilReady(10_000);
-    const { ranking, cache, expiryStore } = createRankingGraph(redisService, new RedisFunctions(redisService), config, clock);
+    const { ranking, cache, expiryStore } = createRankingGraph(
+      redisService,
+      new RedisFunctions(redisService),
+      config,
+      clock,
+    );
     const name = archive ? 'cal' : 'plain';
     await ranking.putBoard(name, [
       {

@@ -25,6 +25,8 @@ import { LiveSettings } from './live.settings';
 export interface LiveListing {
   board: string;
   window: string;
+  /** Present when the stream reads a segment's rows. */
+  segment?: string;
   from: number;
   to: number;
   version: number;
@@ -94,7 +96,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
    * answers them as the client's first event, then adds the client to its board's watch. Refused
    * beyond the instance's streams (503 STREAM_CAPACITY), the client's (429 STREAM_LIMIT) and its read
    * budget (429 RATE_LIMITED: a stream costs STREAM_READ_COST_PER_SHARD reads per shard). Answers what
-   * takes the client out when its connection closes.
+   * takes the client out when its connection closes. With `segment`, the rows are that segment's.
    */
   async subscribe(
     board: string,
@@ -102,6 +104,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     limit: number,
     owner: string,
     open: () => LiveClient,
+    segment?: string,
   ): Promise<() => void> {
     const release = this.reserve(owner);
     try {
@@ -110,12 +113,12 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
       this.readBudget.chargeReads(owner, STREAM_READ_COST_PER_SHARD * info.shards - 1);
       const [version, top] = await Promise.all([
         this.ranking.changeVersion(board),
-        this.ranking.top(board, window, 0, limit),
+        this.ranking.top(board, window, 0, limit, { segment }),
       ]);
-      const listing: LiveListing = { ...this.headOf(top, version), items: top.items };
+      const listing: LiveListing = { ...this.headOf(top, version, segment), items: top.items };
       const client = open();
       client.write(sseFrame('snapshot', version, JSON.stringify(listing)));
-      const watch = { board, shards: info.shards, version, window: top.window, limit, untilSec: top.to };
+      const watch = { board, shards: info.shards, version, window: top.window, segment, limit, untilSec: top.to };
       const subscriber = this.watch(
         { ...watch, rows: JSON.stringify(listing.items) },
         {
@@ -150,8 +153,8 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   }
 
   /** HEAD: the same 404s as a stream, nothing subscribed. */
-  async check(board: string, window: string | undefined): Promise<void> {
-    await this.ranking.top(board, window, 0, 1);
+  async check(board: string, window: string | undefined, segment?: string): Promise<void> {
+    await this.ranking.top(board, window, 0, 1, { segment });
   }
 
   /** Clients connected to this instance. */
@@ -301,9 +304,9 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   private async pollGroup(watched: WatchedBoard, group: WatchGroup, version: number, moved: boolean): Promise<void> {
     // A slot's end (or a calendar period's, in its zone) passed: expiry may have changed the rows, with no write.
     if (!moved && Math.floor(this.clock.nowMs() / 1000) < group.readUntilSec) return;
-    const top = await this.ranking.top(watched.name, group.window, 0, group.readRows);
+    const top = await this.ranking.top(watched.name, group.window, 0, group.readRows, { segment: group.segment });
     group.readUntilSec = top.to;
-    const head = JSON.stringify(this.headOf(top, version));
+    const head = JSON.stringify(this.headOf(top, version, group.segment));
     for (const view of group.views.values()) {
       const rows = JSON.stringify(top.items.slice(0, view.limit));
       if (rows === view.sentRows) continue;
@@ -314,8 +317,10 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     }
   }
 
-  private headOf(top: { board: string; window: string; from: number; to: number }, version: number) {
-    return { board: top.board, window: top.window, from: top.from, to: top.to, version };
+  /** The event's fields before its rows: `segment` (after `window`) only on a segment's stream. */
+  private headOf(top: { board: string; window: string; from: number; to: number }, version: number, segment?: string) {
+    const { board, window, from, to } = top;
+    return segment === undefined ? { board, window, from, to, version } : { board, window, segment, from, to, version };
   }
 
   private startTimers(): void {

@@ -21,9 +21,11 @@ export interface RowView {
   sentRows: string;
 }
 
-/** The clients of one board watching one window within one row bucket: one read per poll serves them all. */
+/** The clients of one board watching one window (of one segment) within one row bucket: one read per poll serves them all. */
 export interface WatchGroup {
   readonly window: string;
+  /** The segment whose rows it reads (undefined: the board's). */
+  readonly segment?: string;
   /** Rows one poll reads: the bucket (STREAM_READ_ROWS) of every view's limit. */
   readonly readRows: number;
   /**
@@ -46,6 +48,7 @@ export interface Watch {
   shards: number;
   version: number;
   window: string;
+  segment?: string;
   limit: number;
   /** The `to` of the listing the subscriber was sent (WatchGroup.readUntilSec). */
   untilSec: number;
@@ -72,9 +75,10 @@ export class WatchSet {
     };
     this.boards.set(watch.board, watched);
     const readRows = readRowsOf(watch.limit);
-    const key = `${watch.window}\x1f${readRows}`;
+    const key = `${watch.window}\x1f${watch.segment ?? ''}\x1f${readRows}`;
     const group = watched.groups.get(key) ?? {
       window: watch.window,
+      segment: watch.segment,
       readRows,
       readUntilSec: watch.untilSec,
       views: new Map<number, RowView>(),

@@ -271,6 +271,54 @@ describeInBrowser(
       await page.close();
     });
 
+    it("a segment picker switches the board's listings to a segment, live", async () => {
+      await http()
+        .put('/admin/boards/langs')
+        .set(ADMIN)
+        .send({
+          windows: [{ name: 'hour', period: '1h', interval: '5m', snapshots: { keep: 5, top: 10 } }],
+          segments: { max: 10 },
+        })
+        .expect(201);
+      const write = (item: string, amount: number, segments: string[]) =>
+        http().post(`/boards/langs/items/${item}/increment`).send({ amount, segments }).expect(200);
+      await write('hola', 9, ['es']);
+      await write('hello', 4, ['en']);
+      await write('bonjour', 2, ['fr', 'en']);
+      const { page, errors } = await newPage();
+      await page.goto(`${base}/dashboard?board=langs`);
+      await page.waitForSelector('#top tbody tr[data-item="hola"]');
+      expect(await page.locator('#segment-label').isVisible()).toBe(true);
+      expect(await page.locator('#segment option').allTextContents()).toEqual([
+        'whole board',
+        'en · 2 items',
+        'es · 1 items',
+        'fr · 1 items',
+      ]);
+      await page.selectOption('#segment', 'en');
+      await page.waitForFunction(() => !document.querySelector('#top tbody tr[data-item="hola"]'));
+      const items = () => page.locator('#top tbody tr .item').allTextContents();
+      expect(await items()).toEqual(['hello', 'bonjour']);
+      expect(await page.locator('#span').textContent()).toMatch(/^langs \/ hour · segment en:/);
+      // Live: a write to the segment moves its rows; one to another segment does not show.
+      await write('bonjour', 5, ['en']);
+      await write('hola', 50, ['es']);
+      await page.waitForFunction(() => document.querySelector('#top tbody tr .item')?.textContent === 'bonjour');
+      expect(await items()).toEqual(['bonjour', 'hello']);
+      // The item panel reads the segment too: its history is the segment's.
+      await page.click('#top tbody tr[data-item="hello"]');
+      await page.waitForSelector('#item-note:has-text("Rank at each")');
+      await page.screenshot({ path: join(SHOTS, 'dashboard-segment.png'), fullPage: true });
+      await page.selectOption('#segment', '');
+      await page.waitForSelector('#top tbody tr[data-item="hola"]');
+      // A board without segments shows no picker.
+      await page.goto(`${base}/dashboard?board=quiet`);
+      await page.waitForSelector('#status.live');
+      expect(await page.locator('#segment-label').isVisible()).toBe(false);
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
     it('a window still draining (503 WINDOW_DRAINING, Retry-After: 1) is waited for, never shown as an error', async () => {
       const { page, errors, statuses } = await newPage();
       const drainingOnce = (pattern: string) => {

@@ -26,6 +26,8 @@
     // The `from` of the listing last shown: a calendar window's new period re-reads its archives.
     periodFrom: null,
   };
+  /** The segment the listings read ('' : the whole board); a board taking segments shows the picker. */
+  state.segment = query.get('segment') ?? '';
 
   const path = (...parts) => parts.map(encodeURIComponent).join('/');
 
@@ -112,10 +114,30 @@
   }
 
   function selectBoard(name, windowName) {
+    if (state.board !== null && state.board !== name) state.segment = '';
     state.board = name;
     const board = state.boards.find((b) => b.name === name);
     fillSelect($('window'), readablesOf(board).map(labelOf), windowName);
+    void loadSegments();
     selectWindow($('window').value);
+  }
+
+  /** The segment picker: the board's live segments (GET /boards/:board/segments), hidden on a board without. */
+  async function loadSegments() {
+    const board = state.boards.find((b) => b.name === state.board);
+    $('segment-label').hidden = !board?.segments;
+    if (!board?.segments) return;
+    const { segments } = await getJson(`/boards/${path(board.name)}/segments?limit=1000`);
+    const options = segments.map((s) => ({ value: s.name, label: `${s.name} · ${s.items} items` }));
+    // A segment picked (or named in the page's address) stays pickable while it holds nothing.
+    if (state.segment && !segments.some((s) => s.name === state.segment))
+      options.unshift({ value: state.segment, label: `${state.segment} · empty` });
+    fillSelect($('segment'), [{ value: '', label: 'whole board' }, ...options], state.segment);
+  }
+
+  /** The query part naming the segment read, if any. */
+  function segmentQuery() {
+    return state.segment ? `&segment=${path(state.segment)}` : '';
   }
 
   function selectWindow(name) {
@@ -143,7 +165,8 @@
     let lastId = '';
     while (!signal.aborted) {
       try {
-        const response = await fetch(`/boards/${path(board)}/stream?window=${path(windowName)}&limit=${limit}`, {
+        const url = `/boards/${path(board)}/stream?window=${path(windowName)}&limit=${limit}${segmentQuery()}`;
+        const response = await fetch(url, {
           headers: { ...authHeaders(), Accept: 'text/event-stream', ...(lastId ? { 'Last-Event-ID': lastId } : {}) },
           signal,
         });
@@ -198,8 +221,9 @@
     const mode = listing.mode ?? readable?.mode;
     const kind = mode ? ` (${mode} view)` : '';
     const draining = listing.draining ? ' · catching up: an expired slot is still being cleared' : '';
+    const segment = listing.segment ? ` · segment ${listing.segment}` : '';
     $('span').textContent =
-      `${listing.board} / ${listing.window}${kind}: ${spanText(listing, readable)} · version ${listing.version}${draining}`;
+      `${listing.board} / ${listing.window}${kind}${segment}: ${spanText(listing, readable)} · version ${listing.version}${draining}`;
     // A calendar period ended (the stream delivers its reset): the period just closed is archived now.
     if (readable?.archive && state.periodFrom !== null && state.periodFrom !== listing.from) void loadArchives();
     state.periodFrom = listing.from;
@@ -253,7 +277,9 @@
     for (const tr of $('top').tBodies[0].rows) tr.classList.toggle('selected', tr.dataset.item === item);
     $('item-name').textContent = item;
     // The item's data (PUT /boards/:board/items/:item/data), where it has some.
-    void getJson(`/boards/${path(state.board, 'items', item)}?window=${path(state.window)}&data=true`).then(
+    void getJson(
+      `/boards/${path(state.board, 'items', item)}?window=${path(state.window)}&data=true${segmentQuery()}`,
+    ).then(
       (standing) => state.selected === item && $('item-data').replaceChildren(...dataEntries(standing.data)),
       () => $('item-data').replaceChildren(),
     );
@@ -266,7 +292,7 @@
       return;
     }
     const history = await getJson(
-      `/boards/${path(state.board, 'items', item, 'history')}?window=${path(state.window)}`,
+      `/boards/${path(state.board, 'items', item, 'history')}?window=${path(state.window)}${segmentQuery()}`,
     );
     const points = history.points.filter((point) => point.rank !== null);
     $('item-note').textContent =
@@ -298,7 +324,7 @@
     const [board, windowName] = [state.board, state.window];
     $('archives-window').textContent = `${board} / ${windowName}`;
     try {
-      const page = await getJson(`/boards/${path(board)}/archives?window=${path(windowName)}&limit=5`);
+      const page = await getJson(`/boards/${path(board)}/archives?window=${path(windowName)}&limit=5${segmentQuery()}`);
       if (state.board !== board || state.window !== windowName) return;
       $('archives-note').textContent =
         page.periods.length > 0
@@ -436,6 +462,7 @@
   function refresh() {
     // An empty service is looked at again: a board made meanwhile (or by `npm run demo`) shows up by itself.
     if (state.boards.length === 0) void loadBoards().catch((error) => setStatus(error.message));
+    else void loadSegments().catch((error) => setStatus(error.message));
     void loadCounters().catch((error) => ($('counter-note').textContent = error.message));
     void loadAdmin();
   }
@@ -450,6 +477,10 @@
   });
   $('board').addEventListener('change', () => selectBoard($('board').value));
   $('window').addEventListener('change', () => selectWindow($('window').value));
+  $('segment').addEventListener('change', () => {
+    state.segment = $('segment').value;
+    selectWindow(state.window);
+  });
   $('limit').addEventListener('change', () => {
     state.limit = Number($('limit').value);
     startStream();

@@ -46,14 +46,16 @@ export class ArchivesService {
 
   /**
    * The final standings of the closed period holding `atSec` (default: the latest kept), rows
-   * offset..offset+limit. Each call drains one chunk of the window; an archive still being taken then
-   * makes RankedSources send it again, and after MAX_READ_DRAIN_CALLS it is a 503 WINDOW_DRAINING.
+   * offset..offset+limit; with `segment`, the segment's. Each call drains one chunk of the window; an
+   * archive still being taken then makes RankedSources send it again, and after MAX_READ_DRAIN_CALLS
+   * it is a 503 WINDOW_DRAINING.
    */
   async archive(
     name: string,
     windowName: string | undefined,
     atSec: number | undefined,
     page: { offset: number; limit: number },
+    segment?: string,
   ): Promise<ArchiveAnswer> {
     const answer = await this.sources.read<ArchiveAnswer | typeof DRAINING>(
       name,
@@ -70,6 +72,7 @@ export class ArchivesService {
         return { board: name, window: window.name, timeZone: calendar.timeZone, ...period, items };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.notCalendar(name, view.name))),
+      segment,
     );
     return settled(name, answer);
   }
@@ -80,6 +83,7 @@ export class ArchivesService {
     windowName: string | undefined,
     limit: number,
     cursor: number | undefined,
+    segment?: string,
   ): Promise<ArchivesPage> {
     const answer = await this.sources.read<ArchivesPage | typeof DRAINING>(
       name,
@@ -94,6 +98,7 @@ export class ArchivesService {
         return { board: name, window: window.name, timeZone: calendar.timeZone, periods, nextCursor };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.notCalendar(name, view.name))),
+      segment,
     );
     return settled(name, answer);
   }

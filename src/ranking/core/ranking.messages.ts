@@ -22,8 +22,6 @@ export const RANKING_MESSAGES = {
   segmentTwice: (field: string) => `${field} names a segment twice`,
   noSegmentRead: (board: string) =>
     `segment: board "${board}" takes no segments (declare "segments": { "max": n } in its config)`,
-  segmentOfView: (board: string, view: string) =>
-    `segment: view "${view}" of board "${board}" is the board's only; segments answer its windows`,
   batchRefusedPartly: (board: string, applied: number, total: number, refused: number, reason: string) =>
     `board "${board}": ${applied} of ${total} entries applied, ${refused} not (${reason}); retry those`,
   windowCount: (min: number, max: number) => `windows must hold ${min} to ${max} windows`,

@@ -19,6 +19,7 @@ export const RANKING_MODULES = [
   join(lua, 'call_lib.lua'),
   IDEM_LIBRARY,
   join(lua, 'views_lib.lua'),
+  join(lua, 'segment_views_lib.lua'),
   // ties: first and item data: window_lib's results changes call their hooks.
   join(lua, 'ties_lib.lua'),
   join(lua, 'item_data_lib.lua'),

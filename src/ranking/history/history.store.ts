@@ -110,7 +110,7 @@ export class HistoryStore {
   /** Sharded boards: the window's latest snapshot over every shard, item -> rank (cached per slot). */
   previousRanks(board: PreparedBoard, window: WindowConfig, nowMs: number): Promise<Map<string, number>> {
     if (!window.snapshots) return Promise.resolve(new Map());
-    const key = `${board.config.name}\x1f${window.name}`;
+    const key = `${board.config.name}\x1f${board.keys.windowKeyName(window.name)}`;
     const slotSec = slotStartSec(Math.floor(nowMs / 1000), window.intervalSec);
     const cached = this.previousListings.get(key);
     if (cached && cached.version === board.config.version && cached.slotSec === slotSec) return cached.ranks;

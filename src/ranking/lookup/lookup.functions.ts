@@ -117,7 +117,7 @@ export const LOOKUP_FUNCTIONS = {
       args: [
         call.board.config.version,
         call.nowMs,
-        call.window.name,
+        call.shards[0].keys.windowKeyName(call.window.name),
         ...slotRuleArgs(call.window, call.nowMs),
         call.scores.length,
         ...call.scores,

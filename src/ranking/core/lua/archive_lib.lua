@@ -9,7 +9,9 @@
 -- step is one script on the board's hash tag, so whichever call (write, read or scheduler, on any
 -- instance) runs it next goes on where the last one stopped, and the archive is stored once.
 -- Keys, siblings of the window's slots key:
---   <base>arch           hash   closed slot start (unix s) -> "<top> <keep> <rows written>": pending archives
+--   <base>arch           hash   closed slot start (unix s) -> "<top> <keep> <rows written> <expire s>":
+--                               pending archives (expire s: a segment's archive lives that long, 0: kept
+--                               until `keep` newer ones replace it)
 --   <base>archrows:<at>  zset   item -> score: the best `top` rows of the slot drained so far
 --   <base>snap:<at>      string the archive's rows (snapshot_lib's format), visible once in <base>snaps
 
@@ -21,12 +23,13 @@ local function archive_base(slots_key)
 end
 
 -- Marks the closed slot starting at `slot_start` as pending: nothing is read yet. A slot that was
--- never written (nothing scored in that period) has no standings to keep.
-local function archive_begin(slots_key, slot_start, conf)
+-- never written (nothing scored in that period) has no standings to keep. `expire_sec` > 0: the
+-- archive's keys expire that long after it is complete (a segment's).
+local function archive_begin(slots_key, slot_start, conf, expire_sec)
   if not redis.call('ZSCORE', slots_key, slot_start) then return end
   local base = archive_base(slots_key)
   redis.call('UNLINK', base .. 'archrows:' .. slot_start, base .. 'snap:' .. slot_start)
-  redis.call('HSET', base .. 'arch', slot_start, conf.top .. ' ' .. conf.keep .. ' 0')
+  redis.call('HSET', base .. 'arch', slot_start, conf.top .. ' ' .. conf.keep .. ' 0 ' .. expire_sec)
 end
 
 -- The pending archives of a window (slot start -> { top, keep, written }), or nil when none is.
@@ -35,8 +38,9 @@ local function archives_pending(slots_key)
   if #stored == 0 then return nil end
   local pending = {}
   for i = 1, #stored, 2 do
-    local top, keep, written = string.match(stored[i + 1], '^(%d+) (%d+) (%d+)$')
-    pending[stored[i]] = { top = tonumber(top), keep = tonumber(keep), written = tonumber(written) }
+    local top, keep, written, expire = string.match(stored[i + 1], '^(%d+) (%d+) (%d+) ?(%d*)$')
+    pending[stored[i]] =
+      { top = tonumber(top), keep = tonumber(keep), written = tonumber(written), expire_sec = tonumber(expire) or 0 }
   end
   return pending
 end
@@ -81,6 +85,9 @@ local function archive_finish(base, at, state)
     redis.call('ZADD', index, at, at)
     redis.call('UNLINK', base .. 'prev')
     redis.call('RENAME', base .. 'archrows:' .. at, base .. 'prev')
+    if state.expire_sec > 0 then
+      for _, key in ipairs({ base .. 'snap:' .. at, index, base .. 'prev' }) do redis.call('EXPIRE', key, state.expire_sec) end
+    end
   end
   redis.call('HDEL', base .. 'arch', at)
 end
@@ -107,7 +114,7 @@ local function archive_write(slots_key, pending, budget)
     if state.written >= redis.call('ZCARD', base .. 'archrows:' .. at) then
       archive_finish(base, at, state)
     else
-      redis.call('HSET', base .. 'arch', at, state.top .. ' ' .. state.keep .. ' ' .. state.written)
+      redis.call('HSET', base .. 'arch', at, table.concat({ state.top, state.keep, state.written, state.expire_sec }, ' '))
       return budget, true
     end
   end
