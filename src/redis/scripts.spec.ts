@@ -88,6 +88,13 @@ describe('function libraries', () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
+  it.each(LIBRARIES.map(({ library }) => [library.name, library] as const))(
+    '%s: its main chunk keeps under the 200 locals Lua allows (handler modules are blocks of their own)',
+    (_, library) => {
+      expect(mainChunkLocals(library.source)).toBeLessThan(MAIN_CHUNK_LOCALS_MAX);
+    },
+  );
+
   it.each(FUNCTIONS.map((fn) => [fn.redisName, fn] as const))(
     '%s: its module <handler>.lua declares the keys it is called with, and it binds its call first',
     (_, fn) => {
@@ -170,3 +177,21 @@ describe('ranking keys share one Cluster slot per call', () => {
     expect(builder.board('a', 3).cfg()).toBe('{tb:board:a/3}:cfg');
   });
 });
+
+/** Lua compiles a chunk with at most 200 locals; a library nearing it fails to load (FUNCTION LOAD). */
+const MAIN_CHUNK_LOCALS_MAX = 190;
+
+/** The names the library's main chunk declares: top-level `local` lines outside the handlers' do-blocks. */
+function mainChunkLocals(source: string): number {
+  let inBlock = false;
+  let count = 0;
+  for (const line of source.split('\n')) {
+    if (line.startsWith('do -- ')) inBlock = true;
+    else if (line.startsWith('end -- ')) inBlock = false;
+    else if (!inBlock && line.startsWith('local ')) {
+      const declared = line.startsWith('local function ') ? 'x' : line.slice(6).split('=')[0];
+      count += declared.split(',').length;
+    }
+  }
+  return count;
+}
