@@ -85,7 +85,7 @@ export const LOOKUP_FUNCTIONS = {
       args: [
         call.board.config.version,
         call.nowMs,
-        call.window.name,
+        call.shards[0].keys.windowKeyName(call.window.name),
         ...slotRuleArgs(call.window, call.nowMs),
         call.shards.length,
         ...call.shards.map((shard) => shard.keys.cfg()),

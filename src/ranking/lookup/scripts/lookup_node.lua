@@ -8,7 +8,7 @@
 -- KEYS[1]        the config hash of the first shard in ARGV (routes the call to the node serving it)
 -- ARGV[1]        config version the caller built its keys from
 -- ARGV[2]        now, unix milliseconds
--- ARGV[3]        the window's name; ARGV[4] .. ARGV[6]: its period and interval (s) and origin (window_lib)
+-- ARGV[3]        the window's key name (a segment's: <window>~<segment>); ARGV[4] .. ARGV[6]: its period and interval (s) and origin (window_lib)
 -- ARGV[7]        S, number of shards; ARGV[8 .. 7+S]: the config hash of each shard
 -- ARGV[8+S]      1 to answer each id's data (item_data_lib), else 0
 -- ARGV[9+S]      1 to answer board ranks, else 0 (ranks among the ids need only the scores)
