@@ -97,6 +97,7 @@ export class NatsSource implements IngestSource {
     // A pull returns when it holds all it asked for, or when it expires: asking for what is waiting
     // returns at once; only an empty stream waits (for up to waitMs, at least the 1 s JetStream takes).
     const waiting = (await consumer.info()).num_pending;
+    if (waiting === 0 && waitMs <= 0) return [];
     const fetched = await consumer.fetch({
       max_messages: waiting > 0 ? Math.min(max, waiting) : max,
       expires: Math.max(1000, waitMs),
