@@ -138,7 +138,8 @@ export class NatsSource implements IngestSource {
       written = !ack.duplicate;
     } catch (error) {
       // No stream captures the subject: published plainly (a subscriber may still take it), never blocking the source.
-      if (!/no responders|503/i.test(String(error))) throw error;
+      // The client answers a publish nobody stores as JetStreamNotEnabled (503, no responders).
+      if (!/no responders|503|JetStreamNotEnabled/i.test(String(error))) throw error;
       this.connection?.publish(this.deadSubject, body);
     }
     await this.ack([message]);
