@@ -10,6 +10,10 @@
  *      recorded on the shards), p50/p99/max of those samples: end-to-end lag.
  *   3. HTTP: GET /boards/one/top (fastify inject, in process) latency p50/p99 with ingest idle and with
  *      the steady rate running.
+ * After the backlog: CPU per 1 000 events (this process, redis-server) and INFO commandstats (each
+ * command's share, µs per 1 000 events; commands run by a function count in its fcall too).
+ * Variants: BENCH_INGEST_ITEMS=skewed, BENCH_INGEST_HASH_LISTPACK=<n> (redis-server's
+ * hash-max-listpack-entries), BENCH_INGEST_BATCH=<n> (INGEST_BATCH).
  */
 import Redis from 'ioredis';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -111,6 +115,7 @@ async function main(): Promise<void> {
       ADMIN_TOKEN: 'b'.repeat(32),
       LOG_LEVEL: 'error',
       INGEST_REFRESH_MS: '200',
+      ...(process.env.BENCH_INGEST_BATCH ? { INGEST_BATCH: process.env.BENCH_INGEST_BATCH } : {}),
     },
   });
   await app.init();
