@@ -17,6 +17,8 @@ import { validateConfig } from '../src/common/config';
 import { createRankingGraph, RankingGraph } from '../src/ranking/ranking.factory';
 import { BatchInput } from '../src/ranking/writes/write-commands';
 import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
+import { RedisFunctions } from '../src/redis/redis-functions';
 import { FakeClock } from '../test/support/clock';
 import { stopChild } from '../test/support/processes';
 import { loadAverage } from './call-rounds';
@@ -151,10 +153,10 @@ async function main(): Promise<void> {
   const redis = new Redis(server.url);
   const clock = new FakeClock(NOW_MS);
   const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
-  const redisService = new RedisService(config, clock);
+  const redisService = new RedisService(RedisSettings.from(config), clock);
   try {
     await redisService.waitUntilReady(10_000);
-    const graph = createRankingGraph(redisService, config, clock);
+    const graph = createRankingGraph(redisService, new RedisFunctions(redisService), config, clock);
     const loadBefore = loadAverage();
     const lines = [...(await memory(graph, redis)), '', ...(await retraction(graph, redis, clock, server.child.pid))];
     console.log(`load average ${loadBefore} before, ${loadAverage()} after`);

@@ -255,6 +255,35 @@ describe('actors config (single)', () => {
     expect(rowsOf((await http().get('/boards/seg/top').expect(200)).body)).toEqual([]);
   });
 
+  it("a unique view a PUT adds is built for each segment from the segment's own actors", async () => {
+    const segments = { max: 4 };
+    await put('segv', { windows, actors: true, segments }).expect(201);
+    const increment = (item: string, body: object) => http().post(`/boards/segv/items/${item}/increment`).send(body);
+    await increment('x', { actor: 'ann', segments: ['en'] }).expect(200);
+    await increment('x', { actor: 'ann', segments: ['en'] }).expect(200);
+    await increment('x', { actor: 'bob', segments: ['fr'] }).expect(200);
+    await increment('y', { actor: 'cy', segments: ['en', 'fr'] }).expect(200);
+    await increment('y', { actor: 'dee', segments: ['fr'] }).expect(200);
+    const views = [{ name: 'people', mode: 'unique', window: 'hour' }];
+    await put('segv', { windows, actors: true, segments, views }).expect(200);
+    const people = async (segment: string) =>
+      rowsOf((await http().get(`/boards/segv/top?window=people&segment=${segment}`).expect(200)).body);
+    expect(await people('en')).toEqual([
+      ['y', 1],
+      ['x', 1],
+    ]);
+    expect(await people('fr')).toEqual([
+      ['y', 2],
+      ['x', 1],
+    ]);
+    // Kept from then on as the segment's windows change.
+    await increment('x', { actor: 'eve', segments: ['en'] }).expect(200);
+    expect(await people('en')).toEqual([
+      ['x', 2],
+      ['y', 1],
+    ]);
+  });
+
   it('turning actors on later keeps the data and builds a unique view from what it holds', async () => {
     await put('late', { windows }).expect(201);
     await http().post('/boards/late/items/x/increment').send({}).expect(200);

@@ -2,6 +2,8 @@ import { AppConfig, validateConfig } from '../../src/common/config';
 import { createRankingGraph, RankingGraph } from '../../src/ranking/ranking.factory';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { FakeClock } from '../support/clock';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 
@@ -24,10 +26,10 @@ describe.each(TOPOLOGIES)('a retraction across restarts and instances (%s)', (to
   const connections: RedisService[] = [];
 
   async function instance(): Promise<RankingGraph> {
-    const redisService = new RedisService(config, clock);
+    const redisService = new RedisService(RedisSettings.from(config), clock);
     await redisService.waitUntilReady(10_000);
     connections.push(redisService);
-    return createRankingGraph(redisService, config, clock);
+    return createRankingGraph(redisService, new RedisFunctions(redisService), config, clock);
   }
 
   beforeAll(async () => {
@@ -99,4 +101,97 @@ describe.each(TOPOLOGIES)('a retraction across restarts and instances (%s)', (to
     await second.ranking.deleteBoard('r');
     expect((await redis.keys('board:r*')).filter((key) => !/:(ret|idem):/.test(key))).toEqual([]);
   });
+});
+
+/**
+ * An item retracted while a calendar archive is still being taken in chunks (EXPIRE_CHUNK 2: draining
+ * the closed day, then writing its rows out, takes many calls), at every stage of it, on the board and
+ * in a segment: the archive, once complete, never lists the item, and its rows are the day's best of
+ * the others with consecutive ranks.
+ */
+describe.each(TOPOLOGIES)('an item retraction during a chunked calendar archive (%s)', (topology) => {
+  const DAY_MS = 86_400_000;
+  const TOP = 5;
+  const DAY_ONE_MS = Date.parse('2031-03-03T00:00:00Z');
+  const clock = new FakeClock(DAY_ONE_MS);
+  const commands = new WriteCommands(clock);
+  let redis: TestRedis;
+  let redisService: RedisService;
+  let graph: RankingGraph;
+
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '2' });
+    redisService = new RedisService(RedisSettings.from(config), clock);
+    await redisService.waitUntilReady(10_000);
+    graph = createRankingGraph(redisService, new RedisFunctions(redisService), config, clock);
+  });
+
+  afterAll(async () => {
+    await graph.retractions.onApplicationShutdown();
+    await redisService.onApplicationShutdown();
+    await redis.stop();
+  });
+
+  /** The archive once complete (a read drains chunks; while one is pending it may answer WINDOW_DRAINING). */
+  async function archived(
+    name: string,
+    segment?: string,
+  ): Promise<Array<{ rank: number; item: string; score: number }>> {
+    for (let i = 0; i < 50; i++) {
+      try {
+        const answer = await graph.ranking.archive(name, 'day', undefined, { offset: 0, limit: 100 }, segment);
+        return answer.items.map(({ rank, item, score }) => ({ rank, item, score }));
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'WINDOW_DRAINING') throw error;
+      }
+    }
+    throw new Error(`the archive of ${name} stayed pending`);
+  }
+
+  it.each(Array.from({ length: 10 }, (_, calls) => calls))(
+    'retracted after %i chunk(s) of the archive: gone from it, the rest the best of the others',
+    async (calls) => {
+      const name = `pending${calls}`;
+      clock.setMs(DAY_ONE_MS + 3_600_000);
+      await graph.ranking.putBoard(
+        name,
+        [{ name: 'day', calendar: 'day', archive: { keep: 2, top: TOP } }],
+        1,
+        false,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        2,
+        true,
+      );
+      // x scores best: its row is among the first written out.
+      const scores = new Map([
+        ['x', 50],
+        ...Array.from({ length: 8 }, (_, i) => [`i${i}`, 10 + i] as [string, number]),
+      ]);
+      const entries = [...scores].map(([item, amount], i) => ({ item, amount, actor: `u${i % 3}`, segments: ['en'] }));
+      await graph.ranking.incrementBatch(commands.batch({ board: name, entries }));
+      clock.setMs(DAY_ONE_MS + DAY_MS + 60_000);
+      // Each write drains (or writes out) one more chunk of the board's and the segment's archive.
+      for (let i = 0; i < calls; i++)
+        await graph.ranking.increment(commands.increment({ board: name, item: 'w', amount: 1, segments: ['en'] }));
+      const started = (await graph.retractions.start(name, { kind: 'item', id: 'x' })).body;
+      await graph.retractions.settled(name, started.id);
+      expect(await graph.retractions.get(name, started.id)).toMatchObject({ state: 'done' });
+
+      const others = [...scores]
+        .filter(([item]) => item !== 'x')
+        .sort(([, a], [, b]) => b - a)
+        .map(([item, score], i) => ({ rank: i + 1, item, score }));
+      for (const segment of [undefined, 'en']) {
+        const rows = await archived(name, segment);
+        // TOP - 1 rows when x's row was written out already (the rows after it moved up), else TOP.
+        expect([TOP - 1, TOP]).toContain(rows.length);
+        expect({ segment, rows }).toEqual({ segment, rows: others.slice(0, rows.length) });
+      }
+      await graph.ranking.deleteBoard(name);
+    },
+  );
 });

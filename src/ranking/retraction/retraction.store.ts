@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RANKING } from '../ranking.functions';
 import { RankingKeys } from '../core/ranking.keys';
+import { RankingSettings } from '../core/ranking.settings';
 import { RetractStepCall, RetractStepReply } from './retraction.functions';
 
 const S = RANKING.functions;
@@ -33,11 +34,12 @@ export class RetractionStore {
 
   constructor(
     private readonly redis: RedisService,
-    config: AppConfig,
+    private readonly functions: RedisFunctions,
+    settings: RankingSettings,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
+    this.budgetFields = settings.expireChunk;
     this.keys = new RankingKeys(redis.prefix);
-    redis.defineFunctions([RANKING.library]);
+    functions.define([RANKING.library]);
   }
 
   /** Notes a retraction as running (until `finished`), for instances that start later to resume. */
@@ -57,7 +59,7 @@ export class RetractionStore {
 
   step(kind: RetractionKind, board: PreparedBoard, shard: ShardKeys, step: RetractStep): Promise<RetractStepReply> {
     const call = { ...step, board, shard, budgetFields: this.budgetFields };
-    return guard(this.redis.callFunction(kind === 'actor' ? S.retractStep : S.retractItem, call));
+    return guard(this.functions.call(kind === 'actor' ? S.retractStep : S.retractItem, call));
   }
 
   /** The record of every shard, shard 0 first. */

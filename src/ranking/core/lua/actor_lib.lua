@@ -1,5 +1,6 @@
 -- actor_lib: who contributed what (boards with `actors: true`), a module of the ranking function
--- library after views_lib and before window_lib (which calls it on every slot it expires).
+-- library after views_lib and segment_views_lib and before window_lib (which calls it on every slot it
+-- expires). A segment's windows (segment_lib) keep their contributions the same way, under their keys.
 -- KEYS: 0
 -- Per window (keys beside its "<base>slots", so in the shard's hash tag):
 --   <base>act:<start>  hash  actor<US>item -> "<amount>:<events>" the actor's events in that slot
@@ -8,8 +9,9 @@
 --   <base>pairs        hash  actor<US>item -> number of live slots holding it (a unique view's count is
 --                            the number of pairs of the item, moved on 0 <-> 1 only)
 -- A contribution is kept while its slot lives (expire_window drains the slot's contributions before its
--- items) and until a retraction takes it out (actor_retract_window): both remove it from byactor and
+-- items) and until a retraction takes it out (retract_step, retract_item): both remove it from byactor and
 -- act:<start> in the same call that subtracts it, so nothing is ever subtracted twice.
+-- KEEP_SEC: how long (s) a retraction's record stays readable (retract_step, retract_item).
 local ACTORS = { SEP = '\31', KEEP_SEC = 7 * 86400 }
 
 function ACTORS.window_keys(slots_key)
@@ -33,10 +35,10 @@ function ACTORS.figures(value)
   return tonumber(amount), tonumber(events)
 end
 
--- Moves the item's count in every unique view reading `top_key` by `delta` (one actor more or less).
+-- Moves the item's count in every unique view reading `top_key` by `delta` (one actor more or less):
+-- a segment's window's are the segment's unique views (segment_views_lib).
 function ACTORS.unique_changed(top_key, item, delta)
-  if not VIEWS.loaded then views_load(KEYS[1], tonumber(ARGV[2])) end
-  for _, view in ipairs(VIEWS.by_top[top_key] or {}) do
+  for _, view in ipairs(views_reading(top_key) or {}) do
     if view.mode == 'unique' then
       if tonumber(redis.call('ZINCRBY', view.top, delta, item)) <= 0 then redis.call('ZREM', view.top, item) end
     end
@@ -132,8 +134,6 @@ function ACTORS.drop_window(base, starts)
   for _, start in ipairs(starts) do redis.call('UNLINK', base .. 'act:' .. start) end
   redis.call('UNLINK', base .. 'byactor', base .. 'pairs', base .. 'byitem')
 end
-
--- How long (s) a finished retraction's record stays readable (retract_step, retract_item).
 
 -- Blocks `field` ("a"<US>actor or "i"<US>item) of the shard's blocks until `until_ms` (a later block wins).
 function ACTORS.block_until(cfg_key, field, until_ms)

@@ -1,9 +1,11 @@
 -- retract_item: one bounded step of an item's retraction on the item's shard: the item out of every
 -- slot, window, view and unique count of the board and of each segment, then out of every kept
--- snapshot and archive, and its data removed. The record ("<tag>:ret:<id>", as retract_step's: item,
--- state, events, amount, startedMs) keeps a cursor per window (`c:<slots key>`: the last slot start
--- done) and per history (`s:<window>`: the last boundary rewritten), so a step goes on where the last
--- one ended; what a step takes out it removes in the same call, so a step repeated finds nothing twice.
+-- snapshot and archive (the board's and each segment's, archives still being taken included), and its
+-- data removed. The record ("<tag>:ret:<id>", as retract_step's: item, state, events, amount,
+-- startedMs) keeps a cursor per window (`c:<slots key>`: the last slot start done) and per history
+-- (`s:<window>`, a segment's `s:<window>~<segment>`: the last boundary rewritten), so a step goes on
+-- where the last one ended; what a step takes out it removes in the same call, so a step repeated
+-- finds nothing twice.
 -- KEYS: dynamic
 -- KEYS[1]        board config hash (holds the config version)
 -- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
@@ -24,7 +26,7 @@
 -- The item's contributions in one window (actor_lib): forgotten, and each actor out of the unique
 -- counts; their slot amounts go with the slots (item_out_of_slots). Returns the work left and the
 -- events counted.
-function ACTORS.item_contributions_out(slots_key, top_key, item, budget)
+local function item_contributions_out(slots_key, top_key, item, budget)
   local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
   local prefix = item .. ACTORS.SEP
   local members = redis.call('ZRANGE', byitem, '[' .. prefix, '(' .. item .. '\32', 'BYLEX', 'LIMIT', 0, budget)
@@ -45,7 +47,7 @@ end
 
 -- The item out of the slots of one window after the record's cursor, oldest first, each subtracted
 -- from the results and the views as expiry does. Returns the work left and the amount taken.
-function ACTORS.item_out_of_slots(record, slots_key, top_key, item, budget)
+local function item_out_of_slots(record, slots_key, top_key, item, budget)
   local cursor = 'c:' .. slots_key
   local after = redis.call('HGET', record, cursor) or '-inf'
   local from = after == '-inf' and after or '(' .. after
@@ -65,7 +67,7 @@ end
 
 -- The item's row out of one stored listing (a snapshot or an archive): the rows after it move up one
 -- position. Returns the rows it had to renumber.
-function ACTORS.item_out_of_listing(key, item)
+local function item_out_of_listing(key, item)
   local rows = redis.call('GET', key)
   if not rows then return 0 end
   local at = string.find(rows, SNAP_ROW .. item .. SNAP_FIELD, 1, true)
@@ -84,25 +86,59 @@ function ACTORS.item_out_of_listing(key, item)
   return moved
 end
 
--- The item out of the kept snapshots (or archives) of one window after the record's cursor, and out
--- of its previous listing. Returns the work left.
-function ACTORS.item_out_of_history(record, slots_key, name, item, budget)
+-- The item out of a calendar window's archives still being taken (archive_lib): out of the rows kept
+-- so far and, when its row was written out already, out of the archive's text (the rows after it move
+-- up, and the rows still to write follow on).
+local function item_out_of_pending(slots_key, base, item)
+  for at, state in pairs(archives_pending(slots_key) or {}) do
+    local rows_key = base .. 'archrows:' .. at
+    local rank = redis.call('ZREVRANK', rows_key, item)
+    if rank then
+      redis.call('ZREM', rows_key, item)
+      if rank < state.written then
+        item_out_of_listing(base .. 'snap:' .. at, item)
+        redis.call('HSET', base .. 'arch', at, table.concat({ state.top, state.keep, state.written - 1, state.expire_sec }, ' '))
+      end
+    end
+  end
+end
+
+-- The item out of the kept snapshots (or archives) of one window after the record's cursor, out of
+-- its archives still being taken and out of its previous listing. Returns the work left.
+local function item_out_of_history(record, slots_key, item, budget)
   local base = sibling_key(slots_key, 'slots', '')
   redis.call('ZREM', base .. 'prev', item)
-  local cursor = 's:' .. name
+  item_out_of_pending(slots_key, base, item)
+  local cursor = 's:' .. window_name_of(KEYS[1], slots_key)
   local after = redis.call('HGET', record, cursor)
   local from = after and '(' .. after or '-inf'
   for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', from, '+inf', 'BYSCORE', 'LIMIT', 0, budget)) do
-    budget = budget - 1 - math.floor(ACTORS.item_out_of_listing(base .. 'snap:' .. at, item) / 100)
+    budget = budget - 1 - math.floor(item_out_of_listing(base .. 'snap:' .. at, item) / 100)
     redis.call('HSET', record, cursor, at)
     if budget <= 0 then return 0 end
   end
   return budget
 end
 
+-- The slots keys of the windows keeping history (`confs`: snapshot_lib's settings, nil: none): the
+-- board's, then those of each segment that may hold some (snapshot_lib's "<tag>:seghist").
+local function history_windows(window_count, confs)
+  local windows = {}
+  if not confs then return windows end
+  local segments = redis.call('ZRANGE', sibling_key(KEYS[1], 'cfg', 'seghist'), 0, -1)
+  for s = 0, #segments do
+    for w = 0, window_count - 1 do
+      local slots_key = KEYS[2 + 2 * w]
+      if s > 0 then slots_key = segment_window_key(slots_key, 'slots', segments[s]) end
+      if snapshot_conf_of(confs, KEYS[1], slots_key) then windows[#windows + 1] = slots_key end
+    end
+  end
+  return windows
+end
+
 -- The item's likes out of the shard's likes (their counts went with the slots), a ZSCAN page per call
 -- from the record's cursor (`likes`: "done" once a scan came round). Returns the work left.
-function ACTORS.item_likes_out(record, item, budget)
+local function item_likes_out(record, item, budget)
   local cursor = redis.call('HGET', record, 'likes') or '0'
   if cursor == 'done' then return budget end
   local pattern = string.gsub(item, '[%*%?%[%]\\]', '\\%0') .. ACTORS.SEP .. '*'
@@ -110,19 +146,6 @@ function ACTORS.item_likes_out(record, item, budget)
   for i = 1, #page[2], 2 do ACTORS.forget_like(page[2][i]) end
   redis.call('HSET', record, 'likes', page[1] == '0' and 'done' or page[1])
   return page[1] == '0' and budget - 1 or 0
-end
-
--- Every window of the board, then of each segment: (slots key, top key, whether it is the ledger).
-function ACTORS.item_windows(window_count, ledger)
-  local windows = {}
-  for w = 0, window_count - 1 do windows[#windows + 1] = { KEYS[2 + 2 * w], KEYS[3 + 2 * w], w == ledger } end
-  for _, segment in ipairs(redis.call('ZRANGE', sibling_key(KEYS[1], 'cfg', 'segdue'), 0, -1)) do
-    for w = 0, window_count - 1 do
-      windows[#windows + 1] = { segment_window_key(KEYS[2 + 2 * w], 'slots', segment),
-        segment_window_key(KEYS[3 + 2 * w], 'top', segment), false }
-    end
-  end
-  return windows
 end
 
 local function retract_item(keys, args)
@@ -144,17 +167,18 @@ local function retract_item(keys, args)
   local confs = cross_all(2, window_count, 5, now_sec)
   expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
   local budget, events, amount = most, 0, 0
-  for _, window in ipairs(ACTORS.item_windows(window_count, ledger)) do
+  -- The board's windows, then each segment's (drained first where due: segment_lib's every_window).
+  for _, window in ipairs(every_window(2, window_count, now_ms)) do
     local counted, taken
-    budget, counted = ACTORS.item_contributions_out(window[1], window[2], item, budget)
-    if budget > 0 then budget, taken = ACTORS.item_out_of_slots(record, window[1], window[2], item, budget) end
-    if window[3] then events, amount = events + counted, amount + (taken or 0) end
+    budget, counted = item_contributions_out(window[1], window[2], item, budget)
+    if budget > 0 then budget, taken = item_out_of_slots(record, window[1], window[2], item, budget) end
+    if window[4] == nil and window[3] == ledger then events, amount = events + counted, amount + (taken or 0) end
     if budget <= 0 then break end
   end
-  if budget > 0 then budget = ACTORS.item_likes_out(record, item, budget) end
-  for name, _ in pairs(confs or {}) do
+  if budget > 0 then budget = item_likes_out(record, item, budget) end
+  for _, slots_key in ipairs(history_windows(window_count, confs)) do
     if budget <= 0 then break end
-    budget = ACTORS.item_out_of_history(record, sibling_key(KEYS[1], 'cfg', name .. ':slots'), name, item, budget)
+    budget = item_out_of_history(record, slots_key, item, budget)
   end
   redis.call('HINCRBY', record, 'events', events)
   redis.call('HINCRBY', record, 'amount', amount)

@@ -20,10 +20,10 @@
 -- ARGV[8+4W]     block until (unix ms; 0: no block): the actor's new events are refused until then
 -- Reply: { done (0|1), contributions taken by this step, events, amount (the record's totals) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
--- Takes up to `most` of `actor`'s contributions out of one window: out of the index and its slot's
--- contributions first, then subtracted from the slot, the results, the views (as expiry does) and the
--- unique counts. Returns how many it took and their events and amount.
-function ACTORS.retract_window(slots_key, top_key, actor, most)
+-- Takes up to `most` of `actor`'s contributions out of one window (the board's or a segment's): out of
+-- the index and its slot's contributions first, then subtracted from the slot, the results, the views
+-- (as expiry does) and the unique counts. Returns how many it took and their events and amount.
+local function retract_window(slots_key, top_key, actor, most)
   local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
   local prefix = actor .. ACTORS.SEP
   local members = redis.call('ZRANGE', byactor, '[' .. prefix, '(' .. actor .. '\32', 'BYLEX', 'LIMIT', 0, most)
@@ -67,12 +67,12 @@ local function retract_step(keys, args)
   cross_all(2, window_count, 5, math.floor(now_ms / 1000))
   expire_all(2, window_count, 5, math.floor(now_ms / 1000), tonumber(ARGV[3]))
   local taken = 0
-  -- The board's windows, then each segment's (ACTORS.item_windows, retract_item.lua: loaded before this).
-  for _, window in ipairs(ACTORS.item_windows(window_count, ledger)) do
+  -- The board's windows, then each segment's (drained first where due: segment_lib's every_window).
+  for _, window in ipairs(every_window(2, window_count, now_ms)) do
     if taken >= most then break end
-    local count, events, amount = ACTORS.retract_window(window[1], window[2], actor, most - taken)
+    local count, events, amount = retract_window(window[1], window[2], actor, most - taken)
     taken = taken + count
-    if window[3] and count > 0 then
+    if window[4] == nil and window[3] == ledger and count > 0 then
       redis.call('HINCRBY', record, 'events', events)
       redis.call('HINCRBY', record, 'amount', amount)
     end

@@ -81,7 +81,7 @@ local function increment(keys, args)
         local seen_sec = math.min(at_ms, tonumber(ARGV[first + 7]) or math.huge) / 1000
         local reply = { draining }
         local new_due_ms = earliest_due(add(reply, item, amount, at_sec, seen_sec, covering, ARGV[first + 9]),
-          segment_add(2, window_count, segments, item, amount, at_sec, covering, ARGV[first + 9]))
+          segment_add(2, window_count, segments, item, amount, at_sec, covering, seen_sec, ARGV[first + 9]))
         for w = 0, window_count - 1 do
           reply[#reply + 1] = keeping and keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
         end

@@ -77,9 +77,10 @@ local function increment_batch(keys, args)
     end
   end
   for i = first, #ARGV, 6 do
-    local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
-    local segment_due = segment_add(2, window_count, segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]), at_sec, holding[i],
-      ARGV[i + 5])
+    local at_ms = tonumber(ARGV[i + 2])
+    local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
+    local segment_due = segment_add(2, window_count, segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]),
+      math.floor(at_ms / 1000), holding[i], seen_sec, ARGV[i + 5])
     new_due_ms = earliest_due(new_due_ms, segment_due)
   end
   local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
