@@ -104,12 +104,14 @@ describe.each(TOPOLOGIES)('a retraction across restarts and instances (%s)', (to
 });
 
 /**
- * An item retracted while a calendar archive is still being taken in chunks (EXPIRE_CHUNK 2: draining
- * the closed day, then writing its rows out, takes many calls), at every stage of it, on the board and
- * in a segment: the archive, once complete, never lists the item, and its rows are the day's best of
- * the others with consecutive ranks.
+ * Retractions and history: an actor's retraction crosses a segment's due boundary before it changes
+ * the segment (its snapshot keeps the standings at the boundary, as the board's does); an item retracted
+ * while a calendar archive is still being taken in chunks (EXPIRE_CHUNK 2: draining the closed day,
+ * then writing its rows out, takes many calls), at every stage of it, on the board and in a segment:
+ * the archive, once complete, never lists the item, and its rows are the day's best of the others
+ * with consecutive ranks.
  */
-describe.each(TOPOLOGIES)('an item retraction during a chunked calendar archive (%s)', (topology) => {
+describe.each(TOPOLOGIES)('retractions and the history of segments and chunked archives (%s)', (topology) => {
   const DAY_MS = 86_400_000;
   const TOP = 5;
   const DAY_ONE_MS = Date.parse('2031-03-03T00:00:00Z');
@@ -148,6 +150,33 @@ describe.each(TOPOLOGIES)('an item retraction during a chunked calendar archive 
     }
     throw new Error(`the archive of ${name} stayed pending`);
   }
+
+  it("an actor's retraction crosses a segment's boundary first: its snapshot keeps the standings at the boundary", async () => {
+    const FIVE_MIN_MS = 300_000;
+    clock.setMs(Math.floor(DAY_ONE_MS / FIVE_MIN_MS) * FIVE_MIN_MS + 60_000);
+    const windows = [{ name: 'hour', period: '1h', interval: '5m', snapshots: { keep: 3, top: 10 } }];
+    await graph.ranking.putBoard('kept', windows, 1, false, undefined, undefined, undefined, undefined, 2, true);
+    const events = [
+      { item: 'x', amount: 5, actor: 'spam' },
+      { item: 'x', amount: 2, actor: 'ann' },
+      { item: 'y', amount: 4, actor: 'spam' },
+    ];
+    for (const e of events)
+      await graph.ranking.increment(commands.increment({ board: 'kept', ...e, segments: ['en'] }));
+    // Past the boundary, with no write, read or scheduler pass before the retraction.
+    clock.advanceMs(FIVE_MIN_MS);
+    const started = (await graph.retractions.start('kept', { kind: 'actor', id: 'spam' })).body;
+    await graph.retractions.settled('kept', started.id);
+    const rows = (found: { items: Array<{ item: string; score: number }> }) =>
+      found.items.map(({ item, score }) => [item, score]);
+    const atBoundary = [
+      ['x', 7],
+      ['y', 4],
+    ];
+    expect(rows(await graph.ranking.history('kept', 'hour', undefined))).toEqual(atBoundary);
+    expect(rows(await graph.ranking.history('kept', 'hour', undefined, 'en'))).toEqual(atBoundary);
+    expect(rows(await graph.ranking.top('kept', 'hour', 0, 10, { segment: 'en' }))).toEqual([['x', 2]]);
+  });
 
   it.each(Array.from({ length: 10 }, (_, calls) => calls))(
     'retracted after %i chunk(s) of the archive: gone from it, the rest the best of the others',
