@@ -95,7 +95,7 @@ export const INGEST_FUNCTIONS = {
  */
 export const INGEST = defineLibrary({
   name: 'tb_ingest',
-  version: 4,
+  version: 5,
   modules: [...RANKING_MODULES, ...handlerModules(join(__dirname, 'scripts'), INGEST_FUNCTIONS)],
   functions: INGEST_FUNCTIONS,
 });

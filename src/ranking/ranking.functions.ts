@@ -37,7 +37,7 @@ export const RANKING_SLICES = [
  */
 export const RANKING = defineLibrary({
   name: 'tb_ranking',
-  version: 4,
+  version: 5,
   modules: [
     ...RANKING_MODULES,
     SPAN_MODULE,

@@ -20,7 +20,11 @@ local function segment_indexes(cfg_key)
 end
 
 -- The segment names of a request, sent joined by commas (names hold none); "" for none.
+-- The names of a request naming none (most): shared, so never written by a caller.
+local NO_SEGMENTS = {}
+
 local function segment_names(csv)
+  if csv == '' then return NO_SEGMENTS end
   local names = {}
   for name in string.gmatch(csv, '[^,]+') do names[#names + 1] = name end
   return names
@@ -53,6 +57,7 @@ end
 -- `at_sec`, exactly as the board's windows got it. Segments are told to no view (views are the
 -- board's). Returns the earliest due time (unix ms) of a slot it created, or nil.
 local function segment_add(first_key, window_count, names, item, amount, at_sec, covering)
+  if #names == 0 then return nil end
   local segs, segdue = segment_indexes(KEYS[1])
   local new_due_ms = nil
   for _, name in ipairs(names) do

@@ -26,11 +26,20 @@ local views_api
 
 -- Reads the board shard's views (and rebases decay views to now). Every script that changes a window
 -- or reads a view calls it once, before the first change; view_window_changed calls it when needed.
+-- A board without views (most calls) shares these empty tables: only load_views fills VIEWS' tables,
+-- and it gets fresh ones.
+local NO_VIEWS = { by_top = {}, by_name = {}, list = {} }
+
 local function views_load(cfg_key, now_ms)
-  VIEWS.loaded, VIEWS.by_top, VIEWS.by_name, VIEWS.list = true, {}, {}, {}
+  VIEWS.loaded = true
   VIEWS.now_sec = math.floor(now_ms / 1000)
-  local json = redis.call('HGET', cfg_key, 'views')
-  if json then views_api().load_views(cfg_key, json) end
+  local json = config_field(cfg_key, 'views')
+  if not json then
+    VIEWS.by_top, VIEWS.by_name, VIEWS.list = NO_VIEWS.by_top, NO_VIEWS.by_name, NO_VIEWS.list
+    return
+  end
+  VIEWS.by_top, VIEWS.by_name, VIEWS.list = {}, {}, {}
+  views_api().load_views(cfg_key, json)
 end
 
 local API = nil
