@@ -21,9 +21,14 @@ local BOARD = { aggregate = 'sum' }
 -- the item cap), which was a third of a one-window increment's Redis commands. Valid for the config
 -- hash `cfg_key` of this call only (nil: nothing read yet); a function writing these fields (board_put,
 -- shard_sync) never calls version_error, so never reads a stale copy. `ties_top`/`ties_first`: the
--- last results key ties_first answered for.
-local CONFIG_FIELDS = { 'version', 'aggregate', 'ties', 'views', 'snapshots', 'maxItems', 'shards' }
-local CONFIG = { cfg_key = nil, ties_top = nil, ties_first = false }
+-- last results key ties_first answered for. (Fields of one table: a library's top level may hold at
+-- most 200 locals, and it holds about 190.)
+local CONFIG = {
+  fields = { 'version', 'aggregate', 'ties', 'views', 'snapshots', 'maxItems', 'shards' },
+  cfg_key = nil,
+  ties_top = nil,
+  ties_first = false,
+}
 
 local function begin_call(keys, args)
   KEYS, ARGV = keys, args
@@ -33,15 +38,16 @@ local function begin_call(keys, args)
 end
 
 -- Reads the config fields of `cfg_key` (one HMGET) and keeps them for the call; answers the stored
--- values in CONFIG_FIELDS order (false: absent).
+-- values in CONFIG.fields order (false: absent).
 local function read_config(cfg_key)
-  local stored = redis.call('HMGET', cfg_key, unpack(CONFIG_FIELDS))
-  for i = 1, #CONFIG_FIELDS do CONFIG[CONFIG_FIELDS[i]] = stored[i] end
+  local fields = CONFIG.fields
+  local stored = redis.call('HMGET', cfg_key, unpack(fields))
+  for i = 1, #fields do CONFIG[fields[i]] = stored[i] end
   CONFIG.cfg_key = cfg_key
   return stored
 end
 
--- One of CONFIG_FIELDS of the config hash `cfg_key` (false: absent): kept by read_config, else read.
+-- One of CONFIG.fields of the config hash `cfg_key` (false: absent): kept by read_config, else read.
 local function config_field(cfg_key, field)
   if cfg_key == CONFIG.cfg_key then return CONFIG[field] end
   return redis.call('HGET', cfg_key, field)

@@ -16,14 +16,13 @@ local TIE_MARK_MAX = 999999999999999
 -- "<tag>:<window>:top" -> "<tag>:cfg": names hold no braces, so the tag ends at the first "}" (also
 -- item_data_lib's, prepended after this library).
 -- Kept from call to call (a pure function of the key), so a call on a known window builds no string;
--- emptied when it holds CFG_OF_TOP_MAX keys.
-local CFG_OF_TOP_MAX = 1024
-local cfg_of_top = { keys = {}, size = 0 }
+-- emptied when it holds `max` keys.
+local cfg_of_top = { keys = {}, size = 0, max = 1024 }
 
 local function cfg_key_of_top(top_key)
   local cfg_key = cfg_of_top.keys[top_key]
   if cfg_key then return cfg_key end
-  if cfg_of_top.size >= CFG_OF_TOP_MAX then cfg_of_top.keys, cfg_of_top.size = {}, 0 end
+  if cfg_of_top.size >= cfg_of_top.max then cfg_of_top.keys, cfg_of_top.size = {}, 0 end
   cfg_key = string.match(top_key, '^[^}]*}') .. ':cfg'
   cfg_of_top.keys[top_key], cfg_of_top.size = cfg_key, cfg_of_top.size + 1
   return cfg_key

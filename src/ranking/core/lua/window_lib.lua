@@ -24,8 +24,21 @@ local function results_changed(top_key, item, score)
   if score == 0 then item_data_left(top_key, item) end
 end
 
+-- The slot key of the last slot start asked for each slots key, kept from call to call (a pure function
+-- of both), so a call in a known slot builds no string; emptied when it holds `max` slots keys.
+local slot_key_memo = { by_slots = {}, size = 0, max = 1024 }
+
 local function slot_key_of(slots_key, start)
-  return sibling_key(slots_key, 'slots', 'slot:' .. start)
+  local known = slot_key_memo.by_slots[slots_key]
+  if known and known.start == start then return known.key end
+  local key = sibling_key(slots_key, 'slots', 'slot:' .. start)
+  if not known then
+    if slot_key_memo.size >= slot_key_memo.max then slot_key_memo.by_slots, slot_key_memo.size = {}, 0 end
+    known = {}
+    slot_key_memo.by_slots[slots_key], slot_key_memo.size = known, slot_key_memo.size + 1
+  end
+  known.start, known.key = start, key
+  return key
 end
 
 -- Unlinks every key of one window: its slot hashes (found through its slots index), index and results.

@@ -39,13 +39,18 @@ local function increment_admission(window_count, item, allowance, cap, covering,
   return 0, nil
 end
 
--- The idempotency entry of every request without a key (idem_lib reads it, never writes it): one
--- table for the library, its context set by each call.
-local NO_KEY = { key = '', field = '', fingerprint = '', context = '', ttl_ms = 0, may_store = true }
-
 -- What every request of the running call shares (set by increment): a library-level table, so a call
--- builds none.
-local INCREMENT = { now_ms = 0, now_sec = 0, window_count = 0, draining = 0, keeping = nil, add = nil }
+-- builds none. `no_key`: the idempotency entry of every request without a key (idem_lib reads it,
+-- never writes it), its context set by each call.
+local INCREMENT = {
+  now_ms = 0,
+  now_sec = 0,
+  window_count = 0,
+  draining = 0,
+  keeping = nil,
+  add = nil,
+  no_key = { key = '', field = '', fingerprint = '', context = '', ttl_ms = 0, may_store = true },
+}
 
 -- Applies one admitted request; answers what idem_finish answers: { 0, context, created, due,
 -- draining, score_1, rank_1, ..., previous_rank_1, ... }. A request without a key stores nothing, so
@@ -53,7 +58,7 @@ local INCREMENT = { now_ms = 0, now_sec = 0, window_count = 0, draining = 0, kee
 local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg, segments, covering, created)
   local call = INCREMENT
   local window_count = call.window_count
-  local keyless = idem == NO_KEY
+  local keyless = idem == call.no_key
   local reply = keyless and { 0, idem.context, created, 0, call.draining } or { call.draining }
   local seen_sec = math.min(at_ms, tonumber(created_ms_arg) or math.huge) / 1000
   local new_due_ms = earliest_due(call.add(reply, item, amount, at_sec, seen_sec, covering),
@@ -85,12 +90,12 @@ local function increment(keys, args)
   call.keeping, call.add = snapshot_windows(2, window_count, confs), event_adder(window_count)
   -- Per call, not per request: the windows holding each event second (window_holds).
   local holding_at = {}
-  NO_KEY.context = context
+  call.no_key.context = context
   local applied = 0
   local answers = {}
   for first = 7 + WINDOW_ARGS * window_count, #ARGV, 9 do
     local item, amount = ARGV[first], tonumber(ARGV[first + 1])
-    local idem = NO_KEY
+    local idem = call.no_key
     if ARGV[first + 2] ~= '' then idem = idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4]) end
     local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
     if not answer then
