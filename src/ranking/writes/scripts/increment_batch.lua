@@ -73,10 +73,13 @@ local function increment_batch(keys, args)
       end
     end
   end
-  for i = first, #ARGV, 5 do
-    local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
-    local segment_due = segment_add(2, window_count, segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]), at_sec, holding[i])
-    new_due_ms = earliest_due(new_due_ms, segment_due)
+  -- A batch naming no segment (most) skips this pass: it would do nothing for each of its entries.
+  if #segments > 0 then
+    for i = first, #ARGV, 5 do
+      local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
+      local segment_due = segment_add(2, window_count, segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]), at_sec, holding[i])
+      new_due_ms = earliest_due(new_due_ms, segment_due)
+    end
   end
   local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
   return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 5 }, { created, due_ms })
