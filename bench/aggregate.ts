@@ -5,19 +5,21 @@
  *     24 h in 1 h slots holding ITEMS items, measured in interleaved rounds as bench/call-rounds.ts
  *     does (commandstats µs per call, Redis main-thread CPU per call);
  *   - expiry: a max board of EXPIRY_ITEMS items that scored in each of 24 slots, best in the oldest,
- *     so when that slot expires every item is recomputed from the 23 live ones (the worst case); the
- *     expire calls run at the default EXPIRE_CHUNK until nothing is left, each timed by SLOWLOG.
+ *     so when that slot expires every item is recomputed from the 23 live ones (the worst case); then
+ *     the same over MAX_AGGREGATE_SLOTS slots (EXPIRY_WIDE_ITEMS items); the expire calls run at the
+ *     default EXPIRE_CHUNK until nothing is left, each timed by SLOWLOG and by Redis CPU.
  */
 import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import type { Aggregate } from '../src/ranking/core/aggregate';
 import { PreparedBoard } from '../src/ranking/core/board';
+import { MAX_AGGREGATE_SLOTS } from '../src/ranking/core/ranking.limits';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';
 import { stopChild } from '../test/support/processes';
-import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
+import { loadAverage, mainThreadCpu, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
@@ -25,12 +27,20 @@ const CALLS = Number(process.env.BENCH_AGG_CALLS ?? 6_000);
 const ROUNDS = Number(process.env.BENCH_AGG_ROUNDS ?? 5);
 const ITEMS = 10_000;
 const EXPIRY_ITEMS = Number(process.env.BENCH_AGG_EXPIRY_ITEMS ?? 5_000);
+/** Items of the widest window's expiry (each scored in all its MAX_AGGREGATE_SLOTS slots). */
+const EXPIRY_WIDE_ITEMS = Number(process.env.BENCH_AGG_EXPIRY_WIDE_ITEMS ?? 200);
 const HOUR_MS = 3_600_000;
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
 const keys = new RankingKeys('tb:');
 
-async function makeBoard(redis: Redis, name: string, aggregate: Aggregate, nowMs: number): Promise<PreparedBoard> {
-  const windows = [{ name: 'day', periodSec: 86_400, intervalSec: 3600 }];
+async function makeBoard(
+  redis: Redis,
+  name: string,
+  aggregate: Aggregate,
+  nowMs: number,
+  slots = 24,
+): Promise<PreparedBoard> {
+  const windows = [{ name: 'day', periodSec: slots * 3600, intervalSec: 3600 }];
   const reply = await callFunction(redis, S.boardPut, {
     ...{ keys: keys.board(name), windows, shards: 1, maxItems: undefined, views: [], aggregate },
     ...{ version: `v-${name}`, reset: false, nowMs },
@@ -78,17 +88,20 @@ async function writeVariants(redis: Redis, nowMs: number): Promise<Variant[]> {
   ];
 }
 
-/** The worst expiry of a max board, draining its oldest slot: each expire call's µs (SLOWLOG). */
-async function worstExpiry(redis: Redis, startMs: number): Promise<number[]> {
-  const board = await makeBoard(redis, 'expiry', 'max', startMs);
-  for (let slot = 0; slot < 24; slot++) {
+/**
+ * The worst expiry of a max board of `slots` hourly slots, draining its oldest: each expire call's
+ * wall µs (SLOWLOG) and Redis main-thread CPU µs (INFO cpu around it, less the same for no call).
+ */
+async function worstExpiry(redis: Redis, startMs: number, slots: number, items: number): Promise<Expiry> {
+  const board = await makeBoard(redis, `expiry${slots}`, 'max', startMs, slots);
+  for (let slot = 0; slot < slots; slot++) {
     const nowMs = startMs + slot * HOUR_MS;
-    await pipelined(redis, EXPIRY_ITEMS, (p, n) =>
+    await pipelined(redis, items, (p, n) =>
       p.fcall(
         S.recordScore.redisName,
         ...fcallArgs(
           S.recordScore,
-          S.recordScore.build({ ...on(board, nowMs), item: `e${n}`, score: 1000 - slot, atMs: nowMs }),
+          S.recordScore.build({ ...on(board, nowMs), item: `e${n}`, score: 100_000 - slot, atMs: nowMs }),
         ),
       ),
     );
@@ -96,15 +109,28 @@ async function worstExpiry(redis: Redis, startMs: number): Promise<number[]> {
   await redis.config('SET', 'slowlog-log-slower-than', '0');
   await redis.config('SET', 'slowlog-max-len', '100000');
   await redis.slowlog('RESET');
-  const expireMs = startMs + 24 * HOUR_MS;
-  while ((await callFunction(redis, S.expire, on(board, expireMs))).draining);
+  const expireMs = startMs + slots * HOUR_MS;
+  const idleCpu = -((await mainThreadCpu(redis)) - (await mainThreadCpu(redis)));
+  const cpu: number[] = [];
+  for (let draining = true; draining;) {
+    const before = await mainThreadCpu(redis);
+    draining = (await callFunction(redis, S.expire, on(board, expireMs))).draining;
+    cpu.push(((await mainThreadCpu(redis)) - before - idleCpu) * 1e6);
+  }
   const entries = (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;
-  const expiries = entries.filter((entry) => entry[3][0].toLowerCase() === 'fcall').map((entry) => entry[2]);
+  const wall = entries.filter((entry) => entry[3][0].toLowerCase() === 'fcall').map((entry) => entry[2]);
   await redis.config('SET', 'slowlog-log-slower-than', '10000');
-  return expiries;
+  return { slots, items, wall, cpu };
 }
 
-function report(variants: Variant[], loads: string[], expiry: number[]): void {
+interface Expiry {
+  slots: number;
+  items: number;
+  wall: number[];
+  cpu: number[];
+}
+
+function report(variants: Variant[], loads: string[], expiries: Expiry[]): void {
   console.log(`## Max boards: score writes against increments, and the worst expiry\n`);
   console.log(`${CALLS} calls x ${ROUNDS} rounds, pipelined 100; load average ${loads.join(' → ')}.\n`);
   console.log('| call | µs per call inside Redis, median (lowest / highest round) | CPU µs per call, median |');
@@ -113,12 +139,14 @@ function report(variants: Variant[], loads: string[], expiry: number[]): void {
     const wall = `${median(v.rounds).toFixed(2)} (${Math.min(...v.rounds).toFixed(2)} / ${Math.max(...v.rounds).toFixed(2)})`;
     console.log(`| ${v.name} | ${wall} | ${median(v.cpu).toFixed(2)} |`);
   }
-  const sorted = [...expiry].sort((a, b) => a - b);
-  const p99 = sorted[Math.floor(sorted.length * 0.99)];
-  const total = (expiry.reduce((a, b) => a + b, 0) / 1000).toFixed(1);
-  console.log(
-    `\nExpiry of a max board's oldest slot, ${EXPIRY_ITEMS} items each recomputed from 23 live slots, EXPIRE_CHUNK ${EXPIRE_CHUNK}: ${expiry.length} calls of median ${median(expiry)} µs, p99 ${p99} µs, longest ${sorted[sorted.length - 1]} µs; ${total} ms in all (load average ${loadAverage()}).`,
-  );
+  for (const { slots, items, wall, cpu } of expiries) {
+    const sorted = [...wall].sort((a, b) => a - b);
+    const p99 = sorted[Math.floor(sorted.length * 0.99)];
+    const total = (wall.reduce((a, b) => a + b, 0) / 1000).toFixed(1);
+    console.log(
+      `\nExpiry of a max board's oldest slot, ${items} items each recomputed from ${slots - 1} live slots, EXPIRE_CHUNK ${EXPIRE_CHUNK}: ${wall.length} calls of median ${median(wall)} µs, p99 ${p99} µs, longest ${sorted[sorted.length - 1]} µs (SLOWLOG); CPU median ${median(cpu).toFixed(0)} µs, longest ${Math.max(...cpu).toFixed(0)} µs; ${total} ms in all (load average ${loadAverage()}).`,
+    );
+  }
 }
 
 async function main(): Promise<void> {
@@ -131,7 +159,13 @@ async function main(): Promise<void> {
     const loadBefore = loadAverage();
     await measure(redis, variants, { rounds: ROUNDS, calls: CALLS, pipelined: 100 });
     const loadAfter = loadAverage();
-    report(variants, [loadBefore, loadAfter], await worstExpiry(redis, nowMs - (nowMs % HOUR_MS)));
+    const hourMs = nowMs - (nowMs % HOUR_MS);
+    // 24 slots (a day in hours) and MAX_AGGREGATE_SLOTS: each drained item is recomputed from every live slot.
+    const expiries = [
+      await worstExpiry(redis, hourMs, 24, EXPIRY_ITEMS),
+      await worstExpiry(redis, hourMs, MAX_AGGREGATE_SLOTS, EXPIRY_WIDE_ITEMS),
+    ];
+    report(variants, [loadBefore, loadAfter], expiries);
   } finally {
     redis.disconnect();
     await stopChild(server.child);

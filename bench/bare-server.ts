@@ -12,17 +12,16 @@ import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { CounterKeys } from '../src/counters/counter-keys';
-import { COUNTER_SCRIPTS } from '../src/counters/counters.scripts';
+import { COUNTERS } from '../src/counters/counters.functions';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { BoardCall } from '../src/ranking/core/script-call';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { nodeOptions } from '../src/redis/redis-options';
-import { callScript, defineScript } from '../src/redis/scripts';
 import { callFunction, loadLibraries } from '../src/redis/functions';
 import { StatsKeys } from '../src/stats/stats-keys';
 import { bucketField, hourStartOf } from '../src/stats/stats-math';
-import { STATS_SCRIPTS } from '../src/stats/stats.scripts';
+import { STATS } from '../src/stats/stats.functions';
 
 const S = RANKING.functions;
 
@@ -41,10 +40,7 @@ async function main(): Promise<void> {
   });
   await redis.connect(); // no offline queue: nothing may be sent before the connection is up
   const keys = new RankingKeys(process.env.KEY_PREFIX ?? 'tb:');
-  await loadLibraries(redis, [RANKING.library]);
-  for (const script of [...Object.values(COUNTER_SCRIPTS), ...Object.values(STATS_SCRIPTS)]) {
-    defineScript(redis, script);
-  }
+  await loadLibraries(redis, [RANKING.library, COUNTERS.library, STATS.library]);
   const boardName = process.env.BOARD ?? 'bench';
   const stored = await redis.hgetall(keys.board(boardName).cfg());
   const board = new PreparedBoard(
@@ -105,7 +101,7 @@ async function main(): Promise<void> {
   app.post<{ Params: { name: string }; Body?: { count?: number } }>('/counters/:name/increment', async (request) => {
     const name = request.params.name;
     const nowMs = Date.now();
-    const landed = await callScript(redis, COUNTER_SCRIPTS.increment, {
+    const landed = await callFunction(redis, COUNTERS.functions.increment, {
       keys: counterKeys,
       name,
       precisionsSec: precisions,
@@ -125,7 +121,7 @@ async function main(): Promise<void> {
       const { context, type } = request.params;
       const nowMs = Date.now();
       const value = request.body.value;
-      const reply = await callScript(redis, STATS_SCRIPTS.record, {
+      const reply = await callFunction(redis, STATS.functions.record, {
         keys: statsKeys,
         context,
         type,

@@ -38,7 +38,7 @@ export async function usecPerCall(redis: Redis, command: string): Promise<number
 }
 
 /** CPU seconds the Redis main thread has used (user + system). */
-async function mainThreadCpu(redis: Redis): Promise<number> {
+export async function mainThreadCpu(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');
   const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
   return field('used_cpu_user_main_thread') + field('used_cpu_sys_main_thread');

@@ -45,9 +45,9 @@ const header = {
   nowMs: 1_700_000_000_000,
   budget: 64,
   windows: [
-    { periodSec: 3600, intervalSec: 60, createdAtMs: 1 },
-    { periodSec: 86_400, intervalSec: 3600, createdAtMs: 2 },
-    { periodSec: 604_800, intervalSec: 86_400, createdAtMs: 3 },
+    { periodSec: 3600, intervalSec: 60, createdAtMs: 1, originSec: 0 },
+    { periodSec: 86_400, intervalSec: 3600, createdAtMs: 2, originSec: 0 },
+    { periodSec: 604_800, intervalSec: 86_400, createdAtMs: 3, originSec: 0 },
   ],
 };
 const args = headerArgs(header);
@@ -83,8 +83,14 @@ async function prepare(redis: Redis): Promise<{ variants: Variant[]; lines: numb
       'fcall_ro',
       fcall(big.functions.headerOnly),
     ),
-    variant('floor: EVALSHA of `return 0`, same 13 args', 'evalsha', (p) => p.evalsha(nothingSha, 0, ...args)),
-    variant('floor: FCALL_RO of a function answering 0, same 13 args', 'fcall_ro', fcall(small.functions.nothing)),
+    variant(`floor: EVALSHA of \`return 0\`, same ${args.length} args`, 'evalsha', (p) =>
+      p.evalsha(nothingSha, 0, ...args),
+    ),
+    variant(
+      `floor: FCALL_RO of a function answering 0, same ${args.length} args`,
+      'fcall_ro',
+      fcall(small.functions.nothing),
+    ),
   ];
   return { variants, lines, loadMs };
 }
@@ -107,7 +113,7 @@ async function report(redis: Redis, variants: Variant[], loops: number[]): Promi
   const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
   console.log(`## Redis Functions: fixed cost per call\n`);
   console.log(`${model}, ${cores} CPUs (shared); Node ${process.version}; Redis ${redisVersion}.`);
-  console.log(`Header: version, now, budget, 3 windows (13 args). ${CALLS} calls x ${ROUNDS} rounds, pipelined.\n`);
+  console.log(`Header: version, now, budget, 3 windows (16 args). ${CALLS} calls x ${ROUNDS} rounds, pipelined.\n`);
   console.log(
     '| call | µs per call inside Redis (commandstats), median of rounds | lowest round | highest round | Redis main-thread CPU µs per call, median |',
   );

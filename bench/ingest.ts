@@ -10,6 +10,10 @@
  *      recorded on the shards), p50/p99/max of those samples: end-to-end lag.
  *   3. HTTP: GET /boards/one/top (fastify inject, in process) latency p50/p99 with ingest idle and with
  *      the steady rate running.
+ * After the backlog: CPU per 1 000 events (this process, redis-server) and INFO commandstats (each
+ * command's share, µs per 1 000 events; commands run by a function count in its fcall too).
+ * Variants: BENCH_INGEST_ITEMS=skewed, BENCH_INGEST_HASH_LISTPACK=<n> (redis-server's
+ * hash-max-listpack-entries), BENCH_INGEST_BATCH=<n> (INGEST_BATCH).
  */
 import Redis from 'ioredis';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -22,13 +26,18 @@ const RATE = Number(process.env.BENCH_INGEST_RATE ?? 20_000);
 const SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
 const ADMIN = { authorization: `Bearer ${'b'.repeat(32)}` };
 const PREFIX = 'bench:';
+/** 'uniform': items in turn, no repeat within 1 000 events; 'skewed': item ⌊1000·u³⌋ (u uniform), a few items take most events, as trends do. */
+const ITEMS = process.env.BENCH_INGEST_ITEMS ?? 'uniform';
+/** Set: redis-server's hash-max-listpack-entries (its default, 512, keeps slots of up to 512 items as listpacks: each write scans one). */
+const HASH_LISTPACK = process.env.BENCH_INGEST_HASH_LISTPACK;
 
 let seq = 0;
 function payload(): string {
   seq++;
   if (seq % 100 === 0) return 'not json';
   const board = seq % 2 === 0 ? 'one' : 'four';
-  return JSON.stringify({ board, item: `item-${(seq * 7919) % 1000}`, amount: 1 + (seq % 3) });
+  const item = ITEMS === 'skewed' ? Math.floor(1000 * Math.random() ** 3) : (seq * 7919) % 1000;
+  return JSON.stringify({ board, item: `item-${item}`, amount: 1 + (seq % 3) });
 }
 
 async function add(client: Redis, count: number): Promise<void> {
@@ -60,6 +69,20 @@ async function redisCpuMs(client: Redis): Promise<number> {
   return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
 }
 
+/** INFO commandstats since the last RESETSTAT: each command's calls and CPU µs per 1 000 events. */
+async function commandStats(client: Redis, events: number): Promise<string> {
+  const lines = (await client.info('commandstats')).split('\n').filter((line) => line.startsWith('cmdstat_'));
+  return lines
+    .map((line) => {
+      const [, name, calls, usec] = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line) ?? [];
+      return { name, calls: Number(calls), usPer1000: (Number(usec) * 1000) / events };
+    })
+    .filter((stat) => stat.usPer1000 >= 10)
+    .sort((a, b) => b.usPer1000 - a.usPer1000)
+    .map((stat) => `  ${stat.name}: ${stat.calls} calls, ${(stat.usPer1000 / 1000).toFixed(2)} ms per 1000 events`)
+    .join('\n');
+}
+
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -80,6 +103,10 @@ async function httpLatency(app: NestFastifyApplication, requests: number): Promi
 async function main(): Promise<void> {
   const redis = await startRedisServer();
   const client = new Redis(redis.url);
+  if (HASH_LISTPACK !== undefined) await client.config('SET', 'hash-max-listpack-entries', HASH_LISTPACK);
+  console.log(
+    `items ${ITEMS}, hash-max-listpack-entries ${String(((await client.config('GET', 'hash-max-listpack-entries')) as string[])[1])}`,
+  );
   const app = await createApp({
     logDestination: { write: () => undefined },
     env: {
@@ -88,6 +115,7 @@ async function main(): Promise<void> {
       ADMIN_TOKEN: 'b'.repeat(32),
       LOG_LEVEL: 'error',
       INGEST_REFRESH_MS: '200',
+      ...(process.env.BENCH_INGEST_BATCH ? { INGEST_BATCH: process.env.BENCH_INGEST_BATCH } : {}),
     },
   });
   await app.init();
@@ -107,6 +135,7 @@ async function main(): Promise<void> {
 
     for (let added = 0; added < BACKLOG; added += 5000) await add(client, Math.min(5000, BACKLOG - added));
     // CPU time, not only the wall clock: on a shared, loaded machine it says what each event costs.
+    await client.config('RESETSTAT');
     const cpuBefore = process.cpuUsage();
     const redisBefore = await redisCpuMs(client);
     const started = performance.now();
@@ -123,6 +152,8 @@ async function main(): Promise<void> {
     console.log(
       `backlog: ${BACKLOG} events in ${backlogSec.toFixed(2)} s = ${Math.round(BACKLOG / backlogSec)} events/s; CPU per 1000 events: service ${((cpu.user + cpu.system) / BACKLOG).toFixed(2)} ms, redis-server ${((redisMs * 1000) / BACKLOG).toFixed(2)} ms`,
     );
+
+    console.log(await commandStats(client, BACKLOG));
 
     const lags: number[] = [];
     const tickMs = 10;

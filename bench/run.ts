@@ -17,7 +17,6 @@ import { PreparedBoard } from '../src/ranking/core/board';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { BoardCall } from '../src/ranking/core/script-call';
-import { callScript, defineScript } from '../src/redis/scripts';
 import { callFunction, loadLibraries } from '../src/redis/functions';
 import { AppConfig } from '../src/common/config';
 import { coalescingBench } from './coalescing';
@@ -30,7 +29,7 @@ import { worstRequestsBench } from './worst-requests';
 import { historyMemoryBench, streamBench } from './history';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { CounterKeys } from '../src/counters/counter-keys';
-import { COUNTER_SCRIPTS } from '../src/counters/counters.scripts';
+import { COUNTERS } from '../src/counters/counters.functions';
 
 const S = RANKING.functions;
 
@@ -258,7 +257,7 @@ async function growthBench(redis: Redis): Promise<void> {
   console.log('## Quotas on growth: µs per call inside Redis, without and with the checks (64 calls in flight)\n');
   console.log('| write | no limits | quota + cap | with / without |');
   console.log('|---|---|---|---|');
-  for (const script of Object.values(COUNTER_SCRIPTS)) defineScript(redis, script);
+  await loadLibraries(redis, [COUNTERS.library]);
   const keys = new RankingKeys(PREFIX);
   const plain = await makeBoard(redis, keys, 'growth-plain', 3);
   const capped = await makeBoard(redis, keys, 'growth-capped', 3, '24h', '1h', 1, 100_000_000);
@@ -312,7 +311,7 @@ async function growthBench(redis: Redis): Promise<void> {
       'counter increment, existing counter, 7 precisions',
       (limited) => {
         const config = new AppConfig();
-        return callScript(redis, COUNTER_SCRIPTS.increment, {
+        return callFunction(redis, COUNTERS.functions.increment, {
           keys: new CounterKeys(PREFIX, config.COUNTER_INDEX_BUCKETS),
           name: `c${n++ % 1000}`,
           precisionsSec: config.COUNTER_PRECISIONS.split(',').map(Number),

@@ -6,13 +6,16 @@
  * 0, 1, 2, 4 or 8 segments out of a pool of 50. Reported per count: Redis memory per event (INFO
  * used_memory, after a settle) and the increment's Redis time per call (commandstats µs per FCALL,
  * Redis main-thread CPU per call, median of BENCH_SEG_ROUNDS interleaved rounds of BENCH_SEG_CALLS
- * pipelined calls), and the cost of one extra segment against none.
+ * pipelined calls), and the cost of one extra segment against none. BENCH_SEG_VIEWS=1 gives the board
+ * three views (decay and rising over the hour, hot over the day), which each segment keeps as its own,
+ * and snapshots on both windows.
  */
 import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
+import { resolveViews } from '../src/ranking/core/trending-math';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';
 import { stopChild } from '../test/support/processes';
@@ -27,19 +30,31 @@ const COUNTS = [0, 1, 2, 4, 8];
 const POOL = 50;
 const PIPELINE = 100;
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
+const WITH_VIEWS = process.env.BENCH_SEG_VIEWS === '1';
+const HISTORY = WITH_VIEWS ? { snapshots: { keep: 12, top: 100 } } : {};
 const WINDOWS = [
-  { name: 'hour', periodSec: 3600, intervalSec: 300 },
-  { name: 'day', periodSec: 86_400, intervalSec: 3600 },
+  { name: 'hour', periodSec: 3600, intervalSec: 300, ...HISTORY },
+  { name: 'day', periodSec: 86_400, intervalSec: 3600, ...HISTORY },
 ];
+const VIEWS = WITH_VIEWS
+  ? resolveViews(
+      [
+        { name: 'fade', mode: 'decay', window: 'hour', halfLife: '20m' },
+        { name: 'hot', mode: 'hot', window: 'day', tau: '6h' },
+        { name: 'rising', mode: 'rising', window: 'hour', baseline: 'day' },
+      ],
+      WINDOWS,
+    )
+  : [];
 
 async function makeBoard(redis: Redis, name: string, nowMs: number): Promise<PreparedBoard> {
   const keys = new RankingKeys('tb:');
   const reply = await callFunction(redis, S.boardPut, {
-    ...{ keys: keys.board(name), windows: WINDOWS, shards: 1, maxItems: undefined, views: [] },
+    ...{ keys: keys.board(name), windows: WINDOWS, shards: 1, maxItems: undefined, views: VIEWS },
     ...{ version: `v-${name}`, reset: false, nowMs, segmentsMax: 10_000 },
   });
   if (reply.status === 'conflict') throw new Error(reply.message);
-  const config = { name, version: reply.version, shards: 1, maxItems: null, views: [], segmentsMax: 10_000 };
+  const config = { name, version: reply.version, shards: 1, maxItems: null, views: VIEWS, segmentsMax: 10_000 };
   return new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board(name));
 }
 
@@ -95,7 +110,8 @@ async function main(): Promise<void> {
 }
 
 function report(memory: Map<number, number>, variants: Variant[], load: string[]): void {
-  console.log(`load average ${load[0]} before, ${load[1]} after; ${EVENTS} events per memory figure`);
+  const views = WITH_VIEWS ? ', 3 views and snapshots' : '';
+  console.log(`load average ${load[0]} before, ${load[1]} after; ${EVENTS} events per memory figure${views}`);
   console.log('| segments per event | bytes per event | µs per increment (commandstats) | CPU µs per increment |');
   console.log('| ---: | ---: | ---: | ---: |');
   variants.forEach((v, i) => {

@@ -14,6 +14,8 @@ import { RANKING } from '../src/ranking/ranking.functions';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { shardOf } from '../src/ranking/core/shard-math';
 import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
+import { RedisFunctions } from '../src/redis/redis-functions';
 import { throughput } from './load';
 
 const S = RANKING.functions;
@@ -24,9 +26,10 @@ const WINDOWS = [{ period: '24h', interval: '1h' }];
 
 export async function shardedCostBench(redisUrl: string, repeats: number): Promise<void> {
   const config = validateConfig({ REDIS_URL: redisUrl, KEY_PREFIX: 'bshard:', REDIS_COMMAND_TIMEOUT_MS: '60000' });
-  const redisService = new RedisService(config, new SystemClock());
+  const redisService = new RedisService(RedisSettings.from(config), new SystemClock());
+  const functions = new RedisFunctions(redisService);
   await redisService.waitUntilReady(10_000);
-  const { ranking, cache } = createRankingGraph(redisService, config, new SystemClock());
+  const { ranking, cache } = createRankingGraph(redisService, functions, config, new SystemClock());
   const admin = new Redis(redisUrl);
   const redisMicros = async (run: () => Promise<unknown>, times: number) => {
     await admin.config('RESETSTAT');
@@ -61,13 +64,11 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
   const writeBefore = async () => {
     const item = `s${(n++ * 7919) % total}`;
     const home = shardOf(item, SHARDS);
-    const reply = await redisService.callFunction(S.increment, { ...call(home), item, amount: 1, newItems: UNLIMITED });
+    const reply = await functions.call(S.increment, { ...call(home), item, amount: 1, newItems: UNLIMITED });
     const scores = reply.value.standings.map((s) => s.score);
     await Promise.all(
       board.shards.map((_, shard) =>
-        shard === home
-          ? undefined
-          : redisService.callFunction(S.countAbove, { ...call(shard), windows: [window], scores }),
+        shard === home ? undefined : functions.call(S.countAbove, { ...call(shard), windows: [window], scores }),
       ),
     );
   };
@@ -75,9 +76,7 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
   const top = (offset: number, limit: number) => () => ranking.top('hashed', undefined, offset, limit);
   const topBefore = (depth: number) => () =>
     Promise.all(
-      board.shards.map((_, shard) =>
-        redisService.callFunction(S.readTop, { ...call(shard), window, offset: 0, limit: depth }),
-      ),
+      board.shards.map((_, shard) => functions.call(S.readTop, { ...call(shard), window, offset: 0, limit: depth })),
     );
   const around = () => ranking.around('hashed', undefined, `s${(n++ * 7919) % total}`, 100);
 

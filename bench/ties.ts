@@ -4,7 +4,8 @@
  * memory: bytes Redis holds per item and window for the strict order of a `ties: first` board (the
  * order zset and the marks hash), beside the results zset every board has (16-character ids).
  * writes: Redis time per batch entry on a `ties: first` board against a shared one (batches of 1 000).
- * lookup: one lookup of 1 000 ids on a board of 100 000 items, unsharded and over 8 shards.
+ * lookup: one lookup of 1 000 ids on a board of 100 000 items, unsharded and over 8 shards (in one call,
+ * and in the two rounds shards on several nodes take), wall time and Redis main-thread CPU.
  *
  * Run: npx ts-node --transpile-only bench/ties.ts (BENCH_TIES_ITEMS: items per board, default 100 000).
  */
@@ -17,8 +18,12 @@ import { HistoryStore } from '../src/ranking/history/history.store';
 import { LookupStore } from '../src/ranking/lookup/lookup.store';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
+import { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../test/support/processes';
+import { loadAverage, mainThreadCpu } from './call-rounds';
 import { startRedisServer } from './process-stats';
+import { RankingSettings } from '../src/ranking/core/ranking.settings';
 
 const ITEMS = Number(process.env.BENCH_TIES_ITEMS ?? 100_000);
 const BATCH = 1000;
@@ -28,11 +33,12 @@ async function main(): Promise<void> {
   const server = await startRedisServer();
   const config = validateConfig({ REDIS_URL: server.url, KEY_PREFIX: 'bench:', REDIS_COMMAND_TIMEOUT_MS: '60000' });
   const clock = new SystemClock();
-  const redisService = new RedisService(config, clock);
+  const redisService = new RedisService(RedisSettings.from(config), clock);
   await redisService.waitUntilReady(10_000);
   const raw = new Redis(server.url);
   try {
-    const graph = createRankingGraph(redisService, config, clock);
+    const functions = new RedisFunctions(redisService);
+    const graph = createRankingGraph(redisService, functions, config, clock);
     const windows = [{ name: 'w', period: 3600, interval: 60 }];
     const writeMs: Record<string, number> = { shared: 0, first: 0, sharded: 0 };
     for (const [name, ties, shards] of [
@@ -67,7 +73,7 @@ async function main(): Promise<void> {
     for (const name of ['shared', 'first'] as const)
       console.log(`| ${name} | ${((writeMs[name] * 1000) / ITEMS).toFixed(2)} µs |`);
     console.log();
-    await lookupBench(redisService, config);
+    await lookupBench(redisService, functions, config);
   } finally {
     raw.disconnect();
     await redisService.onApplicationShutdown();
@@ -75,28 +81,68 @@ async function main(): Promise<void> {
   }
 }
 
-async function lookupBench(redisService: RedisService, config: ReturnType<typeof validateConfig>): Promise<void> {
-  const boards = new BoardsStore(redisService, config);
+/**
+ * The two rounds a lookup of a sharded board takes when its shards are on several Redis nodes: this
+ * connection reports each shard on a node of its own (the bench's one redis-server serves them all).
+ */
+class ShardPerNode extends RedisService {
+  override groupByNode(keys: string[]): number[][] {
+    return keys.map((_, i) => [i]);
+  }
+}
+
+async function lookupBench(
+  redisService: RedisService,
+  functions: RedisFunctions,
+  config: ReturnType<typeof validateConfig>,
+): Promise<void> {
+  const settings = RankingSettings.from(config);
+  const boards = new BoardsStore(redisService, functions, settings);
   const cache = new BoardCache(boards);
-  const store = new LookupStore(redisService, config, new HistoryStore(redisService, config));
-  console.log('| lookup of 1 000 ids (board ranks) | median | p99 |\n|---|---|---|');
-  for (const name of ['shared', 'first', 'sharded']) {
+  const oneCall = new LookupStore(redisService, functions, settings, new HistoryStore(functions, settings));
+  const perNode = new ShardPerNode(RedisSettings.from(config), new SystemClock());
+  await perNode.waitUntilReady(10_000);
+  const perNodeFunctions = new RedisFunctions(perNode);
+  const twoRounds = new LookupStore(perNode, perNodeFunctions, settings, new HistoryStore(perNodeFunctions, settings));
+  const raw = new Redis(config.REDIS_URL!);
+  console.log(`load average ${loadAverage()}\n`);
+  console.log(
+    '| lookup of 1 000 ids (board ranks) | median | p99 | Redis CPU per lookup | longest Redis call |\n|---|---|---|---|---|',
+  );
+  const variants = [
+    ['shared', oneCall, ''],
+    ['first', oneCall, ''],
+    ['sharded', oneCall, ', one round (one Redis node)'],
+    ['sharded', twoRounds, ', two rounds (as on shards of several nodes)'],
+  ] as const;
+  for (const [name, store, how] of variants) {
     const board = await cache.get(name);
     const window = board.window()!;
     const times: number[] = [];
+    await raw.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '100000');
+    await raw.call('SLOWLOG', 'RESET');
+    const cpuBefore = await mainThreadCpu(raw);
     for (let run = 0; run < 200; run++) {
       const items = Array.from({ length: 1000 }, (_, k) => idOf((run * 7919 + k * 97) % ITEMS));
       const started = process.hrtime.bigint();
       await store.lookup({ board, window, nowMs: Date.now() }, { items, boardRanks: true, withData: false });
       times.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
+    const cpuMs = (((await mainThreadCpu(raw)) - cpuBefore) * 1000) / 200;
+    // The longest single Redis call of the 200 lookups (SLOWLOG: wall time inside Redis).
+    const calls = (await raw.call('SLOWLOG', 'GET', '-1')) as Array<[number, number, number, string[]]>;
+    const longestMs = Math.max(...calls.filter((c) => /^fcall/i.test(c[3][0])).map((c) => c[2])) / 1000;
+    await raw.call('CONFIG', 'SET', 'slowlog-log-slower-than', '10000');
     times.sort((a, b) => a - b);
     const at = (q: number) => times[Math.floor(q * (times.length - 1))].toFixed(2);
+    const shards = `${board.shards.length} shard${board.shards.length > 1 ? 's' : ''}`;
     console.log(
-      `| ${name} (${board.shards.length} shard${board.shards.length > 1 ? 's' : ''}) | ${at(0.5)} ms | ${at(0.99)} ms |`,
+      `| ${name} (${shards}${how}) | ${at(0.5)} ms | ${at(0.99)} ms | ${cpuMs.toFixed(2)} ms | ${longestMs.toFixed(2)} ms |`,
     );
   }
-  console.log();
+  console.log(`\nload average ${loadAverage()}`);
+  raw.disconnect();
+  await perNode.onApplicationShutdown();
 }
 
 if (require.main === module) void main();

@@ -14,6 +14,8 @@ import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
+import { RedisFunctions } from '../src/redis/redis-functions';
 import { FakeClock } from '../test/support/clock';
 import { throughput } from './load';
 
@@ -43,9 +45,9 @@ export async function trendingBench(redisUrl: string, repeats: number, durationS
 
 async function serviceOn(redisUrl: string, prefix: string, clock: SystemClock | FakeClock) {
   const config = validateConfig({ REDIS_URL: redisUrl, KEY_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: '60000' });
-  const redis = new RedisService(config, clock);
+  const redis = new RedisService(RedisSettings.from(config), clock);
   await redis.waitUntilReady(10_000);
-  return { redis, ranking: createRankingGraph(redis, config, clock).ranking };
+  return { redis, ranking: createRankingGraph(redis, new RedisFunctions(redis), config, clock).ranking };
 }
 
 async function writeCost(redisUrl: string, repeats: number, durationSec: number): Promise<void> {

@@ -12,10 +12,14 @@ import { CountersService } from '../src/counters/counters.service';
 import { CounterStore } from '../src/counters/counters.store';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
+import { RedisFunctions } from '../src/redis/redis-functions';
 import { StatsService } from '../src/stats/stats.service';
 import { StatsStore } from '../src/stats/stats.store';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../src/ranking/core/ranking.limits';
 import { seedHistory } from './abuse/history-seed';
+import { CountersSettings } from '../src/counters/counters.settings';
+import { StatsSettings } from '../src/stats/stats.settings';
 
 const ITEMS = Number(process.env.WORST_BENCH_ITEMS ?? 1_000_000);
 const WINDOWS = [
@@ -34,11 +38,12 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
   };
   const config = validateConfig(env);
   const clock = new SystemClock();
-  const redisService = new RedisService(config, clock);
+  const redisService = new RedisService(RedisSettings.from(config), clock);
   await redisService.waitUntilReady(10_000);
-  const { ranking } = createRankingGraph(redisService, config, clock);
-  const counters = new CountersService(new CounterStore(redisService, config), clock);
-  const stats = new StatsService(new StatsStore(redisService, config), clock);
+  const functions = new RedisFunctions(redisService);
+  const { ranking } = createRankingGraph(redisService, functions, config, clock);
+  const counters = new CountersService(new CounterStore(redisService, functions, CountersSettings.from(config)), clock);
+  const stats = new StatsService(new StatsStore(redisService, functions, StatsSettings.from(config)), clock);
   const admin = new Redis(redisUrl);
   /** Redis µs per call of `run`, all commands counted. */
   const redisMicros = async (run: (i: number) => Promise<unknown>, times: number) => {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { RedisService } from '../redis/redis.service';
+import { RedisFunctions } from '../redis/redis-functions';
 import { MAX_STORED_API_KEYS } from './access.limits';
-import { ACCESS_SCRIPTS as S, StoredKey } from './access.scripts';
+import { ACCESS, StoredKey } from './access.functions';
 
 /** What the key store holds: the stored keys, and whether this deployment has ever had any. */
 export interface StoredKeys {
@@ -19,10 +20,13 @@ export class ApiKeyStore {
   private readonly hashKey: string;
   private readonly markerKey: string;
 
-  constructor(private readonly redis: RedisService) {
+  constructor(
+    private readonly redis: RedisService,
+    private readonly functions: RedisFunctions,
+  ) {
     this.hashKey = `${redis.prefix}apikeys`;
     this.markerKey = `{${this.hashKey}}:keyed`;
-    redis.defineScripts(Object.values(S));
+    functions.define([ACCESS.library]);
   }
 
   /** Every stored key: name -> stored JSON (checked by the caller). */
@@ -40,7 +44,7 @@ export class ApiKeyStore {
   }
 
   create(name: string, stored: StoredKey): Promise<'created' | 'exists' | 'full'> {
-    return this.redis.call(S.create, {
+    return this.functions.call(ACCESS.functions.create, {
       hashKey: this.hashKey,
       markerKey: this.markerKey,
       name,

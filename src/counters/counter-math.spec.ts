@@ -14,7 +14,7 @@ import {
   sliceStart,
 } from './counter-math';
 import { CounterKeys, member, parseMember } from './counter-keys';
-import { counterSettings } from './counter-settings';
+import { CountersSettings } from './counters.settings';
 
 const DEFAULT = [1, 5, 60, 300, 3600, 18000, 86400];
 
@@ -109,7 +109,7 @@ describe('precision parsing and validation', () => {
   });
 
   it('validates the counter settings at boot', () => {
-    expect(counterSettings(validateConfig({}))).toEqual({
+    expect(CountersSettings.from(validateConfig({}))).toEqual({
       precisions: DEFAULT,
       samples: 120,
       buckets: 16,
@@ -117,12 +117,14 @@ describe('precision parsing and validation', () => {
       cleanIntervalMs: 60000,
       maxCounters: 100_000,
       bucketCap: 6250,
+      schedulerEnabled: true,
+      idempotencyRetentionMs: 86_400_000,
     });
-    expect(counterSettings(validateConfig({ MAX_COUNTERS: '10', COUNTER_INDEX_BUCKETS: '4' })).bucketCap).toBe(3);
-    expect(counterSettings(validateConfig({ MAX_COUNTERS: '0' })).bucketCap).toBe(0);
-    expect(counterSettings(validateConfig({ COUNTER_PRECISIONS: '60,1', COUNTER_SAMPLES: '10' })).precisions).toEqual([
-      1, 60,
-    ]);
+    expect(CountersSettings.from(validateConfig({ MAX_COUNTERS: '10', COUNTER_INDEX_BUCKETS: '4' })).bucketCap).toBe(3);
+    expect(CountersSettings.from(validateConfig({ MAX_COUNTERS: '0' })).bucketCap).toBe(0);
+    expect(
+      CountersSettings.from(validateConfig({ COUNTER_PRECISIONS: '60,1', COUNTER_SAMPLES: '10' })).precisions,
+    ).toEqual([1, 60]);
     expect(() => validateConfig({ COUNTER_PRECISIONS: '1,0' })).toThrow(
       /COUNTER_PRECISIONS must be comma-separated positive integers/,
     );

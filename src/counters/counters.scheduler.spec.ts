@@ -1,5 +1,4 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { validateConfig } from '../common/config';
 import { JobRegistry } from '../common/jobs';
 import { CountersScheduler } from './counters.scheduler';
 import { CleanPassResult, CountersService } from './counters.service';
@@ -8,15 +7,10 @@ function schedulerWith(cleanPass: (pass: number) => Promise<CleanPassResult>) {
   // The scheduler's own logic only: a service whose clean pass the test decides (no Redis involved).
   const service: CountersService = Object.assign(Object.create(CountersService.prototype), {
     cleanPass,
-    settings: { cleanIntervalMs: 60_000 },
+    settings: { cleanIntervalMs: 60_000, schedulerEnabled: false },
   });
   const jobs = new JobRegistry();
-  const scheduler = new CountersScheduler(
-    service,
-    new SchedulerRegistry(),
-    validateConfig({ SCHEDULER_ENABLED: 'false' }),
-    jobs,
-  );
+  const scheduler = new CountersScheduler(service, new SchedulerRegistry(), jobs);
   return { scheduler, jobs };
 }
 

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig } from '../common/config';
 import { IntervalJob } from '../common/interval-job';
 import { JobRegistry, JobStats } from '../common/jobs';
 import { CleanPassResult, CountersService } from './counters.service';
@@ -27,22 +26,17 @@ export class CountersScheduler extends IntervalJob<CleanPassResult, CounterClean
   constructor(
     private readonly counters: CountersService,
     registry: SchedulerRegistry,
-    config: AppConfig,
     jobs: JobRegistry,
   ) {
-    super(
-      { name: CountersScheduler.JOB, enabled: config.SCHEDULER_ENABLED, intervalMs: counters.settings.cleanIntervalMs },
-      registry,
-      jobs,
-      {
-        runs: 0,
-        failures: 0,
-        lastDurationMs: 0,
-        passes: 0,
-        slicesRemoved: 0,
-        entriesRemoved: 0,
-      },
-    );
+    const { schedulerEnabled, cleanIntervalMs } = counters.settings;
+    super({ name: CountersScheduler.JOB, enabled: schedulerEnabled, intervalMs: cleanIntervalMs }, registry, jobs, {
+      runs: 0,
+      failures: 0,
+      lastDurationMs: 0,
+      passes: 0,
+      slicesRemoved: 0,
+      entriesRemoved: 0,
+    });
   }
 
   /** The pass number the next tick will use (0 first: every precision is due on pass 0). */

@@ -8,7 +8,7 @@ import { capacityReached, ClientBudget, growthErrorOf, reserveGrowth } from '../
 import { COUNTER_MESSAGES as M } from './counters.messages';
 import { atProblem, isCount, resolvePrecision, Sample, shapeSamples } from './counter-math';
 import { DEFAULT_COUNT, MAX_ABS_COUNT } from './counters.limits';
-import { CounterSettings } from './counter-settings';
+import { CountersSettings } from './counters.settings';
 import { firstNames } from './name-pages';
 import { CounterStore } from './counters.store';
 
@@ -48,7 +48,7 @@ export interface CleanPassResult {
 /** Multi-precision counters: increments, reads, listing, deletion and the cleaner pass. No HTTP types. */
 @Injectable()
 export class CountersService {
-  readonly settings: CounterSettings;
+  readonly settings: CountersSettings;
   private readonly logger = new Logger('Counters');
 
   constructor(

@@ -1,32 +1,35 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../common/config';
 import { RedisService } from '../redis/redis.service';
+import { RedisFunctions } from '../redis/redis-functions';
 import { Sample } from './counter-math';
 import { CounterKeys, member } from './counter-keys';
-import { counterSettings, CounterSettings } from './counter-settings';
+import { CountersSettings } from './counters.settings';
 import { IdemCalls, Idempotent, IdemRequest } from '../redis/idempotency';
 import { growthRefusalOf } from '../redis/refusals';
-import { CleanPage, CounterCall, COUNTER_SCRIPTS as S } from './counters.scripts';
+import { CleanPage, CounterCall, COUNTERS } from './counters.functions';
 
-export type { CleanPage } from './counters.scripts';
+export type { CleanPage } from './counters.functions';
 
-/** The only file of the counters feature that talks to Redis: key lists, script calls, reply parsing. */
+const S = COUNTERS.functions;
+
+/** The only file of the counters feature that talks to Redis: key lists, function calls, reply parsing. */
 @Injectable()
 export class CounterStore {
-  readonly settings: CounterSettings;
+  readonly settings: CountersSettings;
   readonly keys: CounterKeys;
   private readonly longestPrecisionSec: number;
   private readonly idemCalls: IdemCalls;
 
   constructor(
     private readonly redis: RedisService,
-    config: AppConfig,
+    private readonly functions: RedisFunctions,
+    settings: CountersSettings,
   ) {
-    this.settings = counterSettings(config);
+    this.settings = settings;
     this.keys = new CounterKeys(redis.prefix, this.settings.buckets);
     this.longestPrecisionSec = Math.max(...this.settings.precisions);
-    this.idemCalls = IdemCalls.for(config, redis.client);
-    redis.defineScripts(Object.values(S));
+    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
+    functions.define([COUNTERS.library]);
   }
 
   /**
@@ -43,7 +46,7 @@ export class CounterStore {
     idem?: IdemRequest,
   ): Promise<Idempotent<number[]>> {
     try {
-      return await this.redis.call(S.increment, {
+      return await this.functions.call(S.increment, {
         ...this.counter(name),
         nowMs,
         atSec,
@@ -65,7 +68,7 @@ export class CounterStore {
     fromSec: number,
     toSec: number,
   ): Promise<{ known: boolean; samples: Sample[] }> {
-    return this.redis.call(S.read, { ...this.counter(name), precisionSec, nowMs, fromSec, toSec });
+    return this.functions.call(S.read, { ...this.counter(name), precisionSec, nowMs, fromSec, toSec });
   }
 
   /**
@@ -125,13 +128,21 @@ export class CounterStore {
 
   /** Deletes every key and index entry of a counter; false when there was none. */
   async delete(name: string): Promise<boolean> {
-    return (await this.redis.call(S.delete, this.counter(name))) > 0;
+    return (await this.functions.call(S.delete, this.counter(name))) > 0;
   }
 
   /** Cleans one page (at most `cleanBatch` index entries) of one bucket, after `cursor`. */
   cleanPage(bucket: number, nowMs: number, pass: number, cursor: string): Promise<CleanPage> {
     const { samples, cleanBatch } = this.settings;
-    return this.redis.call(S.clean, { keys: this.keys, bucket, nowMs, samples, pass, cursor, pageSize: cleanBatch });
+    return this.functions.call(S.clean, {
+      keys: this.keys,
+      bucket,
+      nowMs,
+      samples,
+      pass,
+      cursor,
+      pageSize: cleanBatch,
+    });
   }
 
   private counter(name: string): CounterCall {

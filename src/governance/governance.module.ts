@@ -1,4 +1,6 @@
 import { Global, Module } from '@nestjs/common';
+import { AppConfig } from '../common/config';
+import { GovernanceSettings } from './governance.settings';
 import { GrowthQuotas } from './growth-quotas';
 import { LoadShedder } from './load-shedder';
 import { MetricsController } from './metrics.controller';
@@ -17,7 +19,19 @@ import { RequestMetrics } from './request-metrics';
 @Global()
 @Module({
   controllers: [MetricsController],
-  providers: [PrometheusService, RequestMetrics, RateLimitGuard, MetricsGuard, LoadShedder, GrowthQuotas],
+  providers: [
+    {
+      provide: GovernanceSettings,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => GovernanceSettings.from(config),
+    },
+    PrometheusService,
+    RequestMetrics,
+    RateLimitGuard,
+    MetricsGuard,
+    LoadShedder,
+    GrowthQuotas,
+  ],
   exports: [RateLimitGuard, GrowthQuotas],
 })
 export class GovernanceModule {}

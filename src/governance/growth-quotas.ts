@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../edge/caller';
 import { Clock } from '../common/clock';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
-import { AppConfig } from '../common/config';
+import { GovernanceSettings } from './governance.settings';
 import { ConflictError, QuotaExceededError } from '../common/errors';
 import { CapRefusal, growthRefusalOf, QuotaRefusal } from '../redis/refusals';
 import { GROWTH_KINDS, GrowthKind } from '../common/growth-kinds';
@@ -120,19 +120,13 @@ export class GrowthQuotas {
   private readonly quota: GrowthQuota;
 
   constructor(
-    config: AppConfig,
+    settings: GovernanceSettings,
     private readonly clock: Clock,
   ) {
     this.quota = new GrowthQuota({
-      perInterval: {
-        items: config.QUOTA_NEW_ITEMS,
-        likeUsers: config.QUOTA_NEW_LIKE_USERS,
-        counters: config.QUOTA_NEW_COUNTERS,
-        statsPairs: config.QUOTA_NEW_STATS_PAIRS,
-        idempotentAnswers: config.QUOTA_IDEMPOTENT_ANSWERS,
-      },
-      intervalMs: config.QUOTA_INTERVAL_SEC * 1000,
-      maxClients: config.RATE_LIMIT_MAX_CLIENTS,
+      perInterval: settings.quotas,
+      intervalMs: settings.quotaIntervalMs,
+      maxClients: settings.maxClients,
     });
   }
 

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { BearerToken } from '../common/bearer-token';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
-import { AppConfig } from '../common/config';
+import { GovernanceSettings } from './governance.settings';
 import { AccessError } from '../common/errors';
 
 /** GET /metrics: open when METRICS_TOKEN is unset, else the token is required (401 missing, 403 wrong). */
@@ -10,8 +10,8 @@ import { AccessError } from '../common/errors';
 export class MetricsGuard implements CanActivate {
   private readonly token?: BearerToken;
 
-  constructor(config: AppConfig) {
-    if (config.METRICS_TOKEN) this.token = new BearerToken(config.METRICS_TOKEN);
+  constructor(settings: GovernanceSettings) {
+    if (settings.metricsToken) this.token = new BearerToken(settings.metricsToken);
   }
 
   canActivate(context: ExecutionContext): boolean {

@@ -6,7 +6,7 @@ import type { RouteAccess } from '../access/access-rules';
 import { callerOf } from '../edge/caller';
 import { Clock } from '../common/clock';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
-import { AppConfig } from '../common/config';
+import { GovernanceSettings, RateBudget } from './governance.settings';
 import { RateLimitedError } from '../common/errors';
 import { RateLimiter } from '../common/rate-limiter';
 
@@ -23,21 +23,18 @@ export class RateLimitGuard implements CanActivate {
   private readonly limiters: Partial<Record<Limited, RateLimiter>> = {};
 
   constructor(
-    config: AppConfig,
+    settings: GovernanceSettings,
     private readonly clock: Clock,
     private readonly reflector: Reflector,
   ) {
-    const budgets: Record<Limited, [number, number]> = {
-      write: [config.RATE_LIMIT_PER_SEC, config.RATE_LIMIT_BURST],
-      read: [config.READ_RATE_LIMIT_PER_SEC, config.READ_RATE_LIMIT_BURST],
-    };
+    const budgets: Record<Limited, RateBudget> = { write: settings.writeRate, read: settings.readRate };
     for (const kind of ['read', 'write'] as const) {
-      const [perSecond, burst] = budgets[kind];
+      const { perSecond, burst } = budgets[kind];
       if (perSecond > 0) {
         this.limiters[kind] = new RateLimiter({
           perSecond,
           burst: burst || 2 * perSecond,
-          maxClients: config.RATE_LIMIT_MAX_CLIENTS,
+          maxClients: settings.maxClients,
         });
       }
     }

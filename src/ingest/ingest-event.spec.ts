@@ -14,6 +14,15 @@ describe('parseEvent', () => {
     expect(parseEvent('{"item":"a","id":"e-1"}', 'b', NOW)).toEqual({ board: 'b', item: 'a', amount: 1 });
   });
 
+  it('reads its segments', () => {
+    expect(parseEvent('{"item":"a","segments":["en","us"]}', 'b', NOW)).toEqual({
+      board: 'b',
+      item: 'a',
+      amount: 1,
+      segments: ['en', 'us'],
+    });
+  });
+
   it('counts an event from the future as now', () => {
     expect(parseEvent('{"item":"a","at":1800000000}', 'b', NOW)).toMatchObject({ atMs: NOW });
   });
@@ -30,6 +39,11 @@ describe('parseEvent', () => {
     ['{"board":"b","item":"a","at":"now"}', 'INVALID: at'],
     ['{"board":"b","item":"a","actor":"u"}', 'INVALID: actor is not supported'],
     ['{"board":"b","item":"a","colour":"red"}', 'INVALID: unknown field colour'],
+    ['{"board":"b","item":"a","segments":[]}', 'INVALID: segments must be 1-8 names'],
+    ['{"board":"b","item":"a","segments":"en"}', 'INVALID: segments must be'],
+    ['{"board":"b","item":"a","segments":["a{b"]}', 'INVALID: segments must be'],
+    ['{"board":"b","item":"a","segments":["1","2","3","4","5","6","7","8","9"]}', 'INVALID: segments must be'],
+    ['{"board":"b","item":"a","segments":["en","en"]}', 'INVALID: segments names a segment twice'],
   ])('refuses %s', (payload, reason) => {
     expect(parseEvent(payload, undefined, NOW)).toEqual(expect.stringContaining(reason));
   });

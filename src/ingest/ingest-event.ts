@@ -1,4 +1,5 @@
 import { ID_PATTERN, ID_RULE, isName, NAME_RULE } from '../common/names';
+import { SEGMENTS_PER_EVENT } from '../ranking/core/ranking.limits';
 import { MAX_EVENT_AMOUNT } from './ingest.limits';
 
 /** A message's event once checked: what one batch entry of the HTTP API carries, plus its board. */
@@ -8,11 +9,13 @@ export interface IngestEvent {
   amount: number;
   /** The event's time (unix ms); absent in the message: the time it is applied. */
   atMs?: number;
+  /** The segments it also counts in, as a batch entry's `segments` (absent: none). */
+  segments?: string[];
 }
 
 /** Fields of the wider contract (api.md) this service does not count yet: refused by name, not dropped. */
-const NOT_SUPPORTED = ['score', 'actor', 'segments', 'createdAt'];
-const KNOWN = new Set(['board', 'item', 'amount', 'at', 'id']);
+const NOT_SUPPORTED = ['score', 'actor', 'createdAt'];
+const KNOWN = new Set(['board', 'item', 'amount', 'at', 'id', 'segments']);
 
 /**
  * Reads a message payload: the event, or why it is not one (the reason of its dead letter).
@@ -41,10 +44,24 @@ export function parseEvent(payload: string, defaultBoard: string | undefined, no
   if (typeof amount !== 'number' || !Number.isInteger(amount) || amount === 0 || Math.abs(amount) > MAX_EVENT_AMOUNT)
     return `INVALID: amount must be a non-zero integer of absolute value at most ${MAX_EVENT_AMOUNT}`;
   const parsed: IngestEvent = { board, item: event.item, amount };
+  if (event.segments !== undefined) {
+    const segments = segmentsOf(event.segments);
+    if (typeof segments === 'string') return segments;
+    parsed.segments = segments;
+  }
   if (event.at !== undefined) {
     if (typeof event.at !== 'number' || !Number.isFinite(event.at) || event.at < 0)
       return 'INVALID: at must be a unix time in seconds';
     parsed.atMs = Math.min(Math.floor(event.at * 1000), nowMs);
   }
   return parsed;
+}
+
+/** A message's `segments` as a batch entry takes them (1-8 names, none twice), or why not. */
+function segmentsOf(value: unknown): string[] | string {
+  const { min, max } = SEGMENTS_PER_EVENT;
+  if (!Array.isArray(value) || value.length < min || value.length > max || !value.every(isName))
+    return `INVALID: segments must be ${min}-${max} names, each ${NAME_RULE}`;
+  if (new Set(value).size !== value.length) return 'INVALID: segments names a segment twice';
+  return value as string[];
 }

@@ -11,6 +11,17 @@ export interface IngestEntry {
   item: string;
   amount: number;
   atMs: number;
+  /** The segments the event also counts in (absent: none). */
+  segments?: string[];
+}
+
+/** Events of one batch part summed per (item, second, segments): what ingest_groups adds. */
+export interface IngestGroup {
+  item: string;
+  amount: number;
+  /** The earliest event time of the group (unix ms): hot views' firstSeen. */
+  atMs: number;
+  segments?: string[];
 }
 
 /** What the script did with one entry: applied now, applied by an earlier call, or refused (the reason). */
@@ -31,6 +42,14 @@ export interface ApplyCall {
   budgetFields: number;
   epoch: number;
   entries: IngestEntry[];
+}
+
+/** A batch part no call has seen, summed per group; the part's ids as its first and last. */
+export interface GroupsCall extends Omit<ApplyCall, 'entries'> {
+  firstId: string;
+  lastId: string;
+  events: number;
+  groups: IngestGroup[];
 }
 
 export interface LeaseCall {
@@ -66,7 +85,8 @@ export const INGEST_FUNCTIONS = {
         call.budgetFields,
         ...windowArgsOf(call.board.config.windows, call.nowMs),
         call.epoch,
-        ...call.entries.flatMap((entry) => [entry.id, entry.item, entry.amount, entry.atMs]),
+        call.board.config.segmentsMax ?? 0,
+        ...call.entries.flatMap((entry) => [entry.id, entry.item, entry.amount, entry.atMs, csv(entry.segments)]),
       ],
     }),
     decode: (raw, call): ApplyReply => {
@@ -85,7 +105,39 @@ export const INGEST_FUNCTIONS = {
       };
     },
   }),
+
+  /** The fast path of `apply`: a fresh part of a sum board, whole; undefined: send it to `apply`. */
+  groups: typedFunction({
+    name: 'tbIngestGroups',
+    handler: 'ingest_groups',
+    numberOfKeys: 'dynamic',
+    build: (call: GroupsCall) => ({
+      keys: [...call.shard.incrementKeys, call.progressKey],
+      args: [
+        call.board.config.version,
+        call.nowMs,
+        call.budgetFields,
+        ...windowArgsOf(call.board.config.windows, call.nowMs),
+        call.epoch,
+        call.board.config.segmentsMax ?? 0,
+        call.firstId,
+        call.lastId,
+        call.events,
+        ...call.groups.flatMap((group) => [group.item, group.amount, group.atMs, csv(group.segments)]),
+      ],
+    }),
+    decode: (raw): Omit<ApplyReply, 'outcomes'> | undefined => {
+      const reply = new Reply('tbIngestGroups', raw);
+      if (reply.int(0) === -1) return undefined;
+      reply.expectLength(3);
+      return { draining: reply.flag(0), dueMs: reply.int(1), applied: reply.int(2) };
+    },
+  }),
 };
+
+function csv(segments: string[] | undefined): string {
+  return segments?.join(',') ?? '';
+}
 
 /**
  * tb_ingest: the ingest functions on the ranking's shared modules (RANKING_MODULES): the apply is a

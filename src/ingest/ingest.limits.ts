@@ -3,7 +3,7 @@
 /** Most sources declared at once (each holds a connection and a loop on the instance that leads it). */
 export const MAX_INGEST_SOURCES = 64;
 /** Most events one batch holds (a script call per board shard applies its part). */
-export const INGEST_BATCH_MESSAGES = { min: 1, max: 1000, default: 256 };
+export const INGEST_BATCH_MESSAGES = { min: 1, max: 1000, default: 1000 };
 /** Most sources applying a batch at once on one instance: the rest wait, so HTTP keeps its share of Redis. */
 export const INGEST_IN_FLIGHT = { min: 1, max: 64, default: 4 };
 /** How often an instance reads the declarations (starts and stops sources), ms. */

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import Redis, { Cluster } from 'ioredis';
 import { Clock } from '../common/clock';
-import { AppConfig } from '../common/config';
 import { ConflictError, NotFoundError } from '../common/errors';
 import { BoardCache } from '../ranking/boards/board-cache';
 import { RedisService } from '../redis/redis.service';
@@ -17,6 +16,8 @@ import { IngestStore, progressName, StoredSource } from './ingest.store';
 import { SourceRunner } from './source-runner';
 import { NatsSource } from './sources/nats.source';
 import { RedisStreamSource } from './sources/redis-stream.source';
+import { RankingSettings } from '../ranking/core/ranking.settings';
+import { RedisSettings } from '../redis/redis.settings';
 
 /**
  * Stream sources: declarations kept in Redis for the whole fleet, and on every instance a refresh
@@ -40,7 +41,8 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
     private readonly store: IngestStore,
     private readonly boards: BoardCache,
     private readonly redis: RedisService,
-    private readonly config: AppConfig,
+    private readonly ranking: RankingSettings,
+    private readonly redisSettings: RedisSettings,
     private readonly settings: IngestSettings,
     private readonly clock: Clock,
     private readonly metrics: IngestMetrics,
@@ -171,7 +173,7 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
         boards: this.boards,
         instance: this.instance,
         nowMs: () => this.clock.nowMs(),
-        budgetFields: this.config.EXPIRE_CHUNK,
+        budgetFields: this.ranking.expireChunk,
         batch: this.settings.INGEST_BATCH,
         waitMs: this.settings.INGEST_WAIT_MS,
         leaseMs: this.settings.INGEST_LEASE_MS,
@@ -193,8 +195,8 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
   private connect(url: string | undefined): Redis | Cluster {
     const options = { maxRetriesPerRequest: 1, connectTimeout: 2000 };
     if (url !== undefined) return new Redis(url, options);
-    const nodes = this.config.REDIS_CLUSTER_NODES;
-    if (!nodes) return new Redis(this.config.REDIS_URL, options);
+    const nodes = this.redisSettings.clusterNodes;
+    if (!nodes) return new Redis(this.redisSettings.url, options);
     const startup = nodes.split(',').map((node) => ({ host: node.split(':')[0], port: Number(node.split(':')[1]) }));
     return new Cluster(startup, { redisOptions: options });
   }

@@ -3,7 +3,10 @@ import { Injectable } from '@nestjs/common';
 import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
 import { RankingKeys } from '../ranking/core/ranking.keys';
 import { RedisService } from '../redis/redis.service';
-import { ApplyReply, INGEST, IngestEntry } from './ingest.functions';
+import { RedisFunctions } from '../redis/redis-functions';
+import type { LibraryFunction } from '../redis/function-library';
+import { ApplyReply, EntryOutcome, INGEST, IngestEntry } from './ingest.functions';
+import { groupsOf } from './ingest-groups';
 import type { SourceDeclaration } from './dto/ingest.dto';
 import { BoardGoneError, StaleConfigError } from '../ranking/core/ranking.errors';
 
@@ -11,6 +14,18 @@ const S = INGEST.functions;
 
 /** The source's lease passed to another instance, which wrote to this shard already: nothing applied. */
 export class IngestFencedError extends Error {}
+
+/** One board shard's part of a batch, as the source's lease holder (`epoch`) applies it. */
+export interface ShardPart {
+  board: PreparedBoard;
+  shard: ShardKeys;
+  /** The source's progress name (progressName). */
+  progress: string;
+  epoch: number;
+  entries: IngestEntry[];
+  nowMs: number;
+  budgetFields: number;
+}
 
 /** A declaration as stored: what the admin sent, and when. */
 export interface StoredSource {
@@ -44,10 +59,13 @@ export class IngestStore {
   /** The ranking's key names: the due index a write enters a board into. */
   private readonly rankingKeys: RankingKeys;
 
-  constructor(private readonly redis: RedisService) {
+  constructor(
+    private readonly redis: RedisService,
+    private readonly functions: RedisFunctions,
+  ) {
     this.tag = `{${redis.prefix}ingest}`;
     this.rankingKeys = new RankingKeys(redis.prefix);
-    redis.defineFunctions([INGEST.library]);
+    functions.define([INGEST.library]);
   }
 
   private get client() {
@@ -126,7 +144,7 @@ export class IngestStore {
 
   /** Takes or renews the source's lease: the epoch while this instance holds it, 0 when another does. */
   lease(name: string, instance: string, leaseMs: number, release = false): Promise<number> {
-    return this.redis.callFunction(S.lease, {
+    return this.functions.call(S.lease, {
       lease: `${this.tag}:lease:${name}`,
       epochKey: `${this.tag}:epoch:${name}`,
       instance,
@@ -135,38 +153,34 @@ export class IngestStore {
     });
   }
 
-  /** One shard's part of a batch, applied with the source's progress on that shard in one script call. */
-  async apply(
-    board: PreparedBoard,
-    shard: ShardKeys,
-    progress: string,
-    epoch: number,
-    entries: IngestEntry[],
-    nowMs: number,
-    budgetFields: number,
-  ): Promise<ApplyReply> {
-    const reply = await this.redis
-      .callFunction(S.apply, {
-        board,
-        shard,
-        progressKey: `${shard.keys.tag}:ingest:${progress}`,
-        nowMs,
-        budgetFields,
-        epoch,
-        entries,
-      })
-      .catch((error: unknown) => {
-        // The refusals BoardCache knows how to handle (reload the config, run again), and fencing.
-        const message = error instanceof Error ? error.message : '';
-        if (message.startsWith('TB_NO_BOARD')) throw new BoardGoneError(message);
-        if (message.startsWith('TB_STALE_CONFIG')) throw new StaleConfigError(message);
-        if (message.startsWith('TB_INGEST_FENCED')) throw new IngestFencedError(message);
-        throw error;
-      });
+  /**
+   * One shard's part of a batch, applied with the source's progress on that shard in one script call:
+   * summed per group when the part is fresh and every group is accepted (ingest_groups), else entry
+   * by entry (ingest_apply, which answers each entry's outcome).
+   */
+  async apply(part: ShardPart): Promise<ApplyReply> {
+    const base = { ...part, progressKey: `${part.shard.keys.tag}:ingest:${part.progress}` };
+    let reply: ApplyReply | undefined;
+    if ((part.board.config.aggregate ?? 'sum') === 'sum') {
+      const summed = await this.call(S.groups, { ...base, ...groupsOf(part.entries) });
+      if (summed) reply = { ...summed, outcomes: part.entries.map((): EntryOutcome => ({ kind: 'applied' })) };
+    }
+    reply ??= await this.call(S.apply, base);
     if (reply.dueMs > 0)
       // As a ranking write does: the scheduler visits the board when its new slot is due.
-      await this.redis.timed(this.client.zadd(this.rankingKeys.dueIndex(), 'LT', reply.dueMs, board.config.name));
+      await this.redis.timed(this.client.zadd(this.rankingKeys.dueIndex(), 'LT', reply.dueMs, part.board.config.name));
     return reply;
+  }
+
+  /** Runs an ingest function, its refusals as the errors BoardCache handles (reload the config, run again), and fencing. */
+  private call<In, Out>(fn: LibraryFunction<In, Out>, input: In): Promise<Out> {
+    return this.functions.call(fn, input).catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : '';
+      if (message.startsWith('TB_NO_BOARD')) throw new BoardGoneError(message);
+      if (message.startsWith('TB_STALE_CONFIG')) throw new StaleConfigError(message);
+      if (message.startsWith('TB_INGEST_FENCED')) throw new IngestFencedError(message);
+      throw error;
+    });
   }
 
   /** Clears a refusal remembered for a message once its dead letter is written. */

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { NotFoundError } from '../common/errors';
+import { RANKING_MESSAGES as M } from '../ranking/core/ranking.messages';
 import type { BoardCache } from '../ranking/boards/board-cache';
 import type { ShardKeys } from '../ranking/core/board';
 import { IngestEvent, parseEvent } from './ingest-event';
@@ -49,6 +50,8 @@ export class SourceRunner {
   private leaseUntil = 0;
   private renewedAt = 0;
   private lagMeasuredAt = 0;
+  /** The last batch's dead letters, acknowledgements and totals, under way while the next batch is applied. */
+  private settling: Promise<void> = Promise.resolve();
   /** Events applied by this runner since the last measurement (its throughput over that time). */
   private appliedSinceMeasured = 0;
 
@@ -119,25 +122,43 @@ export class SourceRunner {
     return performance.now() < this.leaseUntil;
   }
 
+  /**
+   * Reads and applies batches while the lease holds. Two things overlap the apply of a batch: the
+   * read of the next one (without waiting for new messages: a read that waits would hold the
+   * acknowledgements behind it on the source's connection) and the acknowledgement of the previous
+   * one, awaited before the next apply and before leaving (a failed one starts the source over).
+   */
   private async consume(): Promise<void> {
-    while (!this.stopping && this.holding()) {
-      if (!(await this.renewed())) return;
-      if (performance.now() - this.lagMeasuredAt > 1000) await this.measureLag();
-      const messages = await this.read();
-      if (messages.length === 0) continue;
-      const done = await this.context.admit();
-      try {
-        // Lost while reading or waiting: the batch is left to the new holder, unapplied here.
-        if (!this.holding()) return;
-        await this.apply(messages);
-      } finally {
-        done();
+    let next: Promise<SourceMessage[]> | undefined;
+    try {
+      while (!this.stopping && this.holding()) {
+        if (!(await this.renewed())) return;
+        if (performance.now() - this.lagMeasuredAt > 1000) await this.measureLag();
+        const messages = await (next ?? this.read(this.context.waitMs));
+        next = undefined;
+        if (messages.length === 0) continue;
+        next = this.read(0);
+        await this.settling;
+        const done = await this.context.admit();
+        try {
+          // Lost while reading or waiting: the batch is left to the new holder, unapplied here.
+          if (!this.holding()) return;
+          await this.apply(messages);
+        } finally {
+          done();
+        }
       }
+    } finally {
+      // Read but not applied: left pending, the next holder (or this one, reopened) reads it again.
+      await next?.catch(() => undefined);
+      const settling = this.settling;
+      this.settling = Promise.resolve();
+      await settling;
     }
   }
 
-  private read(): Promise<SourceMessage[]> {
-    return this.source.next(this.context.batch, Math.min(this.context.waitMs, this.context.leaseMs / 4));
+  private read(waitMs: number): Promise<SourceMessage[]> {
+    return this.source.next(this.context.batch, Math.min(waitMs, this.context.leaseMs / 4));
   }
 
   /** Renews the lease every third of its length; false when it was lost (the new holder starts over). */
@@ -158,7 +179,7 @@ export class SourceRunner {
     await this.context.store.recordFigures(this.name, lag, Math.round(throughput));
   }
 
-  /** One batch: applied per board shard, dead letters written, then everything acknowledged. */
+  /** One batch: applied per board shard; its dead letters and acknowledgements then start (settle). */
   private async apply(messages: SourceMessage[]): Promise<void> {
     const nowMs = this.context.nowMs();
     const pending: Pending[] = messages.map((message) => {
@@ -176,17 +197,25 @@ export class SourceRunner {
       byBoard.set(entry.event.board, list);
     }
     const applied = await Promise.all([...byBoard].map(([board, entries]) => this.applyToBoard(board, entries, nowMs)));
+    const total = applied.reduce((sum, count) => sum + count, 0);
+    this.appliedSinceMeasured += total;
+    const settled = this.settle(pending, total);
+    // Handled where it is awaited (the next batch, or leaving consume); no unhandled rejection meanwhile.
+    settled.catch(() => undefined);
+    this.settling = settled;
+  }
+
+  /** After a batch is applied: its dead letters, the acknowledgement of the rest, the totals. */
+  private async settle(pending: Pending[], applied: number): Promise<void> {
     const refused = pending.filter((entry) => entry.refusal !== undefined);
     // Dead letters, acknowledgements and totals are independent of each other: sent together.
     const [written] = await Promise.all([
       Promise.all(refused.map((entry) => this.deadLetter(entry))),
       this.source.ack(pending.filter((entry) => entry.refusal === undefined).map((entry) => entry.message)),
     ]);
-    const total = applied.reduce((sum, count) => sum + count, 0);
     const deadLettered = written.filter(Boolean).length;
-    this.appliedSinceMeasured += total;
-    this.context.observe(this.name, { applied: total, deadLettered });
-    await this.context.store.addTotals(this.name, total, deadLettered);
+    this.context.observe(this.name, { applied, deadLettered });
+    await this.context.store.addTotals(this.name, applied, deadLettered);
   }
 
   /** Writes a refused message's dead letter (true: by this call), then forgets the shard's refusal. */
@@ -207,22 +236,28 @@ export class SourceRunner {
       await this.context.boards.withBoard(name, async (board) => {
         const parts = new Map<ShardKeys, Pending[]>();
         for (const entry of entries) {
+          // As the HTTP batch: segments on a board without them are refused (this config's answer: a rerun decides again).
+          entry.refusal =
+            entry.event!.segments && board.config.segmentsMax === undefined
+              ? `INVALID: ${M.noSegments(name, 'segments')}`
+              : undefined;
+          if (entry.refusal) continue;
           const shard = board.shardOf(entry.event!.item);
-          const part = parts.get(shard) ?? [];
-          part.push(entry);
-          parts.set(shard, part);
+          const part = parts.get(shard);
+          if (part) part.push(entry);
+          else parts.set(shard, [entry]);
         }
         await Promise.all(
           [...parts].map(async ([shard, part]) => {
-            const reply = await this.context.store.apply(
+            const reply = await this.context.store.apply({
               board,
               shard,
-              this.progress,
-              this.epoch,
-              part.map((entry): IngestEntry => entryOf(entry, nowMs)),
+              progress: this.progress,
+              epoch: this.epoch,
+              entries: part.map((entry): IngestEntry => entryOf(entry, nowMs)),
               nowMs,
-              this.context.budgetFields,
-            );
+              budgetFields: this.context.budgetFields,
+            });
             applied += reply.applied;
             reply.outcomes.forEach((outcome, i) => settle(part[i], outcome, shard));
           }),
@@ -238,13 +273,20 @@ export class SourceRunner {
 
 function entryOf(entry: Pending, nowMs: number): IngestEntry {
   const event = entry.event!;
-  return { id: entry.message.id, item: event.item, amount: event.amount, atMs: event.atMs ?? nowMs };
+  return {
+    id: entry.message.id,
+    item: event.item,
+    amount: event.amount,
+    atMs: event.atMs ?? nowMs,
+    ...(event.segments ? { segments: event.segments } : {}),
+  };
 }
 
 /** Why the apply script refused an entry, as its dead letter says (AT_OUT_OF_SPAN: the default). */
 const REFUSALS: Record<string, string> = {
   BOARD_FULL: 'BOARD_FULL: the board holds its maxItems items',
   AGGREGATE_MISMATCH: 'AGGREGATE_MISMATCH: the board keeps a max / min / last score per item; events add amounts',
+  SEGMENT_LIMIT: "SEGMENT_LIMIT: the event names a new segment beyond the board's segments.max",
 };
 
 function settle(entry: Pending, outcome: EntryOutcome, shard: ShardKeys): void {

@@ -9,7 +9,9 @@ import { CountersCoreModule } from '../counters/counters-core.module';
 import { CountersModule } from '../counters/counters.module';
 import { RankingCoreModule } from '../ranking/ranking-core.module';
 import { RankingModule } from '../ranking/ranking.module';
+import { RedisFunctions } from '../redis/redis-functions';
 import { REDIS_CLIENT, RedisClient, RedisService } from '../redis/redis.service';
+import { RedisSettings } from '../redis/redis.settings';
 import { StatsCoreModule } from '../stats/stats-core.module';
 import { StatsModule } from '../stats/stats.module';
 
@@ -52,11 +54,13 @@ class TrendboardFoundationModule {
         },
         { provide: Clock, inject: [OPTIONS], useFactory: (o: TrendboardOptions) => o.clock ?? new SystemClock() },
         { provide: REDIS_CLIENT, inject: [OPTIONS], useFactory: (o: TrendboardOptions) => o.redis },
+        { provide: RedisSettings, inject: [AppConfig], useFactory: (config: AppConfig) => RedisSettings.from(config) },
         RedisService,
+        RedisFunctions,
         JobRegistry,
         AnsweredRequests,
       ],
-      exports: [AppConfig, Clock, RedisService, JobRegistry, AnsweredRequests],
+      exports: [AppConfig, Clock, RedisSettings, RedisService, RedisFunctions, JobRegistry, AnsweredRequests],
     };
   }
 }

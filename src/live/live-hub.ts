@@ -6,7 +6,6 @@ import { DomainError, NotFoundError } from '../common/errors';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
 import type { RankedRow } from '../ranking/core/ranking.types';
 import { RankingService } from '../ranking/ranking.service';
-import { slotStartSec } from '../ranking/core/window-math';
 import { RedisService } from '../redis/redis.service';
 import { IncidentLog } from './incident-log';
 import {
@@ -26,6 +25,8 @@ import { LiveSettings } from './live.settings';
 export interface LiveListing {
   board: string;
   window: string;
+  /** Present when the stream reads a segment's rows. */
+  segment?: string;
   from: number;
   to: number;
   version: number;
@@ -95,7 +96,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
    * answers them as the client's first event, then adds the client to its board's watch. Refused
    * beyond the instance's streams (503 STREAM_CAPACITY), the client's (429 STREAM_LIMIT) and its read
    * budget (429 RATE_LIMITED: a stream costs STREAM_READ_COST_PER_SHARD reads per shard). Answers what
-   * takes the client out when its connection closes.
+   * takes the client out when its connection closes. With `segment`, the rows are that segment's.
    */
   async subscribe(
     board: string,
@@ -103,6 +104,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     limit: number,
     owner: string,
     open: () => LiveClient,
+    segment?: string,
   ): Promise<() => void> {
     const release = this.reserve(owner);
     try {
@@ -111,15 +113,14 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
       this.readBudget.chargeReads(owner, STREAM_READ_COST_PER_SHARD * info.shards - 1);
       const [version, top] = await Promise.all([
         this.ranking.changeVersion(board),
-        this.ranking.top(board, window, 0, limit),
+        this.ranking.top(board, window, 0, limit, { segment }),
       ]);
-      const intervalSec = info.windows.find((w) => w.name === top.window)?.interval ?? 1;
-      const listing: LiveListing = { ...this.headOf(top, version), items: top.items };
+      const listing: LiveListing = { ...this.headOf(top, version, segment), items: top.items };
       const client = open();
       client.write(sseFrame('snapshot', version, JSON.stringify(listing)));
-      const watch = { board, shards: info.shards, version, window: top.window, limit, intervalSec };
+      const watch = { board, shards: info.shards, version, window: top.window, segment, limit, untilSec: top.to };
       const subscriber = this.watch(
-        { ...watch, slotSec: this.slotOf(intervalSec), rows: JSON.stringify(listing.items) },
+        { ...watch, rows: JSON.stringify(listing.items) },
         {
           client,
           owner,
@@ -152,8 +153,8 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   }
 
   /** HEAD: the same 404s as a stream, nothing subscribed. */
-  async check(board: string, window: string | undefined): Promise<void> {
-    await this.ranking.top(board, window, 0, 1);
+  async check(board: string, window: string | undefined, segment?: string): Promise<void> {
+    await this.ranking.top(board, window, 0, 1, { segment });
   }
 
   /** Clients connected to this instance. */
@@ -301,11 +302,11 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   }
 
   private async pollGroup(watched: WatchedBoard, group: WatchGroup, version: number, moved: boolean): Promise<void> {
-    const slotSec = this.slotOf(group.intervalSec);
-    if (!moved && slotSec === group.sentSlotSec) return;
-    const top = await this.ranking.top(watched.name, group.window, 0, group.readRows);
-    group.sentSlotSec = slotSec;
-    const head = JSON.stringify(this.headOf(top, version));
+    // A slot's end (or a calendar period's, in its zone) passed: expiry may have changed the rows, with no write.
+    if (!moved && Math.floor(this.clock.nowMs() / 1000) < group.readUntilSec) return;
+    const top = await this.ranking.top(watched.name, group.window, 0, group.readRows, { segment: group.segment });
+    group.readUntilSec = top.to;
+    const head = JSON.stringify(this.headOf(top, version, group.segment));
     for (const view of group.views.values()) {
       const rows = JSON.stringify(top.items.slice(0, view.limit));
       if (rows === view.sentRows) continue;
@@ -316,12 +317,10 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     }
   }
 
-  private headOf(top: { board: string; window: string; from: number; to: number }, version: number) {
-    return { board: top.board, window: top.window, from: top.from, to: top.to, version };
-  }
-
-  private slotOf(intervalSec: number): number {
-    return slotStartSec(Math.floor(this.clock.nowMs() / 1000), intervalSec);
+  /** The event's fields before its rows: `segment` (after `window`) only on a segment's stream. */
+  private headOf(top: { board: string; window: string; from: number; to: number }, version: number, segment?: string) {
+    const { board, window, from, to } = top;
+    return segment === undefined ? { board, window, from, to, version } : { board, window, segment, from, to, version };
   }
 
   private startTimers(): void {

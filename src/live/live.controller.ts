@@ -26,7 +26,7 @@ export class LiveController {
   @ApiOperation({
     summary: "A window's live top N (Server-Sent Events)",
     description:
-      `Event \`snapshot\` first ({ board, window, from, to, version, items }), then event \`top\` with the same shape whenever the top \`limit\` rows change, at most one per STREAM_COALESCE_MS; a comment line every ${STREAM_HEARTBEAT_MS / 1000} s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. ` +
+      `Event \`snapshot\` first ({ board, window, from, to, version, items; segment with ?segment= }), then event \`top\` with the same shape whenever the top \`limit\` rows change, at most one per STREAM_COALESCE_MS; a comment line every ${STREAM_HEARTBEAT_MS / 1000} s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. ` +
       `Opening a stream costs ${STREAM_READ_COST_PER_SHARD} reads per shard of the board from the client's read budget. The stream ends after STREAM_MAX_LIFETIME_MS, when its API key is revoked, when its board is deleted, when the client read nothing for STREAM_IDLE_TIMEOUT_MS or left more than ${STREAM_MAX_BUFFERED_BYTES} bytes unread; reconnect then. HEAD answers the headers only.`,
   })
   @ApiResponse({
@@ -48,7 +48,7 @@ export class LiveController {
   ): Promise<void> {
     // A HEAD answer has no body, so it can't carry a stream: the headers a GET would answer, nothing opened.
     if (request.method === 'HEAD') {
-      await this.hub.check(params.board, query.window);
+      await this.hub.check(params.board, query.window, query.segment);
       answerHead(reply);
       return;
     }
@@ -58,6 +58,7 @@ export class LiveController {
       query.limit ?? DEFAULT_STREAM_ROWS,
       callerOf(request).client,
       () => sseClient(reply),
+      query.segment,
     );
     // A client gone while its first read was under way is dropped at once.
     if (reply.raw.destroyed) unsubscribe();

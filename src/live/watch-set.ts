@@ -21,14 +21,18 @@ export interface RowView {
   sentRows: string;
 }
 
-/** The clients of one board watching one window within one row bucket: one read per poll serves them all. */
+/** The clients of one board watching one window (of one segment) within one row bucket: one read per poll serves them all. */
 export interface WatchGroup {
   readonly window: string;
+  /** The segment whose rows it reads (undefined: the board's). */
+  readonly segment?: string;
   /** Rows one poll reads: the bucket (STREAM_READ_ROWS) of every view's limit. */
   readonly readRows: number;
-  readonly intervalSec: number;
-  /** The slot the rows were last read in: a new slot may change them without a write. */
-  sentSlotSec: number;
+  /**
+   * The `to` of the listing last read (unix s): the end of its window's current slot, or of a calendar
+   * window's period. Past it the rows may change without a write (a slot expires, a period resets).
+   */
+  readUntilSec: number;
   readonly views: Map<number, RowView>;
 }
 
@@ -44,9 +48,10 @@ export interface Watch {
   shards: number;
   version: number;
   window: string;
+  segment?: string;
   limit: number;
-  intervalSec: number;
-  slotSec: number;
+  /** The `to` of the listing the subscriber was sent (WatchGroup.readUntilSec). */
+  untilSec: number;
   rows: string;
 }
 
@@ -70,12 +75,12 @@ export class WatchSet {
     };
     this.boards.set(watch.board, watched);
     const readRows = readRowsOf(watch.limit);
-    const key = `${watch.window}\x1f${readRows}`;
+    const key = `${watch.window}\x1f${watch.segment ?? ''}\x1f${readRows}`;
     const group = watched.groups.get(key) ?? {
       window: watch.window,
+      segment: watch.segment,
       readRows,
-      intervalSec: watch.intervalSec,
-      sentSlotSec: watch.slotSec,
+      readUntilSec: watch.untilSec,
       views: new Map<number, RowView>(),
     };
     watched.groups.set(key, group);

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AppConfig } from '../common/config';
+import { RankingSettings } from './core/ranking.settings';
 import { BoardCache } from './boards/board-cache';
 import { BoardsService } from './boards/boards.service';
 import { BoardsStore } from './boards/boards.store';
@@ -37,6 +39,7 @@ import { WritesStore } from './writes/writes.store';
  */
 @Module({
   providers: [
+    { provide: RankingSettings, inject: [AppConfig], useFactory: (config: AppConfig) => RankingSettings.from(config) },
     BoardsStore,
     BoardCache,
     RankedSources,
@@ -64,8 +67,17 @@ import { WritesStore } from './writes/writes.store';
     RankingScheduler,
     RankingService,
   ],
-  // BoardCache: stream ingest applies events with the boards' cached configs. WriteCommands: the
-  // controller builds its write commands with it. Lookup, item data: their controllers.
-  exports: [RankingService, RankingScheduler, BoardCache, WriteCommands, LookupService, ItemDataService],
+  // BoardCache and RankingSettings: stream ingest applies events with the boards' cached configs and
+  // the same drain budget. WriteCommands: the controller builds its write commands with it. Lookup,
+  // item data: their controllers.
+  exports: [
+    RankingSettings,
+    RankingService,
+    RankingScheduler,
+    BoardCache,
+    WriteCommands,
+    LookupService,
+    ItemDataService,
+  ],
 })
 export class RankingCoreModule {}

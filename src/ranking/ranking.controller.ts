@@ -280,7 +280,7 @@ export class RankingController {
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots, or none at or before `at`')
   history(@Param() params: BoardParams, @Query() query: HistoryQuery): Promise<HistoryResultDto> {
-    return this.ranking.history(params.board, query.window, query.at);
+    return this.ranking.history(params.board, query.window, query.at, query.segment);
   }
 
   @Get('boards/:board/items/:item/history')
@@ -291,7 +291,7 @@ export class RankingController {
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots')
   itemHistory(@Param() params: ItemParams, @Query() query: ItemHistoryQuery): Promise<ItemHistoryResultDto> {
-    return this.ranking.itemHistory(params.board, query.window, params.item, query.from, query.to);
+    return this.ranking.itemHistory(params.board, query.window, params.item, query.from, query.to, query.segment);
   }
 
   @Get('boards/:board/archive')
@@ -304,7 +304,7 @@ export class RankingController {
   @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
   archive(@Param() params: BoardParams, @Query() query: ArchiveQuery): Promise<ArchiveResultDto> {
     const page = { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_TOP_ITEMS };
-    return this.ranking.archive(params.board, query.window, query.at, page);
+    return this.ranking.archive(params.board, query.window, query.at, page, query.segment);
   }
 
   @Get('boards/:board/archives')
@@ -316,7 +316,13 @@ export class RankingController {
   @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive')
   @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
   archives(@Param() params: BoardParams, @Query() query: ArchivesQuery): Promise<ArchivesResultDto> {
-    return this.ranking.archives(params.board, query.window, query.limit ?? DEFAULT_ARCHIVE_PAGE, query.cursor);
+    return this.ranking.archives(
+      params.board,
+      query.window,
+      query.limit ?? DEFAULT_ARCHIVE_PAGE,
+      query.cursor,
+      query.segment,
+    );
   }
 
   /** How a write was sent: its scoped Idempotency-Key and the budgets of the client it counts for. */

@@ -1,7 +1,9 @@
 import { Clock } from '../common/clock';
 import { AppConfig } from '../common/config';
+import { RedisFunctions } from '../redis/redis-functions';
 import { RedisService } from '../redis/redis.service';
 import { BoardCache } from './boards/board-cache';
+import { RankingSettings } from './core/ranking.settings';
 import { BoardsService } from './boards/boards.service';
 import { BoardsStore } from './boards/boards.store';
 import { ArchivesService } from './calendar/archives.service';
@@ -33,25 +35,31 @@ export interface RankingGraph {
 }
 
 /** One instance's ranking graph over a connection: its own stores, config cache and services. */
-export function createRankingGraph(redis: RedisService, config: AppConfig, clock: Clock): RankingGraph {
-  const boards = new BoardsStore(redis, config);
+export function createRankingGraph(
+  redis: RedisService,
+  functions: RedisFunctions,
+  config: AppConfig,
+  clock: Clock,
+): RankingGraph {
+  const settings = RankingSettings.from(config);
+  const boards = new BoardsStore(redis, functions, settings);
   const cache = new BoardCache(boards);
   const sources = new RankedSources(cache, clock);
-  const shards = new ShardsStore(redis, config);
-  const history = new HistoryStore(redis, config);
-  const expiryStore = new ExpiryStore(redis, config);
+  const shards = new ShardsStore(redis, functions, settings);
+  const history = new HistoryStore(functions, settings);
+  const expiryStore = new ExpiryStore(redis, functions, settings);
   const expiry = new ExpiryService(expiryStore, boards, cache, clock);
   const ranking = new RankingService(
     new BoardsService(boards, cache, clock),
-    new WritePipeline(new WritesStore(redis, config, shards, history), boards, cache, clock),
+    new WritePipeline(new WritesStore(redis, functions, settings, shards, history), boards, cache, clock),
     new WriteCommands(clock),
-    new ReadsService(new ReadsStore(redis, config, shards, history)),
-    new ViewsService(new ViewsStore(redis, config)),
+    new ReadsService(new ReadsStore(redis, functions, settings, shards, history)),
+    new ViewsService(new ViewsStore(redis, functions, settings)),
     new HistoryService(history, sources),
-    new ArchivesService(new ArchivesStore(redis, config), sources),
+    new ArchivesService(new ArchivesStore(functions, settings), sources),
     expiry,
     sources,
-    new SpansService(new SpansStore(redis, config)),
+    new SpansService(new SpansStore(redis, functions, settings)),
   );
   return { ranking, boards, cache, expiry, expiryStore };
 }

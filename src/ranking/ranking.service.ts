@@ -281,8 +281,9 @@ export class RankingService {
     name: string,
     windowName: string | undefined,
     atSec: number | undefined,
+    segment?: string,
   ): Promise<{ board: string; window: string; at: number; from: number; to: number; items: ListedItem[] }> {
-    return this.snapshots.history(name, windowName, atSec);
+    return this.snapshots.history(name, windowName, atSec, segment);
   }
 
   /** A calendar window's final standings of the closed period holding `atSec` (default: the latest kept). */
@@ -291,8 +292,9 @@ export class RankingService {
     windowName: string | undefined,
     atSec: number | undefined,
     page: { offset: number; limit: number },
+    segment?: string,
   ): Promise<ArchiveAnswer> {
-    return this.calendars.archive(name, windowName, atSec, page);
+    return this.calendars.archive(name, windowName, atSec, page, segment);
   }
 
   /** A calendar window's kept archives, newest first, a page at a time. */
@@ -301,8 +303,9 @@ export class RankingService {
     windowName: string | undefined,
     limit: number,
     cursor: number | undefined,
+    segment?: string,
   ): Promise<ArchivesPage> {
-    return this.calendars.archives(name, windowName, limit, cursor);
+    return this.calendars.archives(name, windowName, limit, cursor, segment);
   }
 
   /** An item's rank and score in every kept snapshot from `fromSec` to `toSec`, a page at a time. */
@@ -312,8 +315,9 @@ export class RankingService {
     item: string,
     fromSec: number | undefined,
     toSec: number | undefined,
+    segment?: string,
   ): Promise<{ board: string; window: string; item: string; points: HistoryPoint[]; nextFrom: number | null }> {
-    return this.snapshots.itemHistory(name, windowName, item, fromSec, toSec);
+    return this.snapshots.itemHistory(name, windowName, item, fromSec, toSec, segment);
   }
 
   /** One scheduler pass over the due boards (see ExpiryService.expireDue). */

@@ -11,13 +11,17 @@ export interface CallHeader {
   nowMs: number;
   /** Most expired-slot fields the call may drain. */
   budget: number;
-  windows: ReadonlyArray<{ periodSec: number; intervalSec: number; createdAtMs: number }>;
+  /** `originSec`: where the window's slots start (unix s; 0 for a rolling window: ranking's slotRule). */
+  windows: ReadonlyArray<{ periodSec: number; intervalSec: number; createdAtMs: number; originSec: number }>;
 }
 
-/** The header's arguments: version, now, budget, W, then period, interval, creation time per window. */
+/**
+ * The header's arguments: version, now, budget, W, then period, interval, creation time and slot
+ * origin per window: the layout of a board call's header (boardArgs, windowArgsOf in src/ranking/core).
+ */
 export function headerArgs(header: CallHeader): ScriptArg[] {
   const args: ScriptArg[] = [header.version, header.nowMs, header.budget, header.windows.length];
-  for (const w of header.windows) args.push(w.periodSec, w.intervalSec, w.createdAtMs);
+  for (const w of header.windows) args.push(w.periodSec, w.intervalSec, w.createdAtMs, w.originSec);
   return args;
 }
 

@@ -93,18 +93,18 @@ describe('defineLibrary', () => {
 });
 
 describe('function arguments', () => {
-  it('writes the common header: version, now, budget, W, then a triple per window', () => {
+  it('writes the common header: version, now, budget, W, then four per window', () => {
     expect(
       headerArgs({
         version: 'v',
         nowMs: 5_000,
         budget: 64,
         windows: [
-          { periodSec: 3600, intervalSec: 60, createdAtMs: 1 },
-          { periodSec: 86_400, intervalSec: 3600, createdAtMs: 2 },
+          { periodSec: 3600, intervalSec: 60, createdAtMs: 1, originSec: 0 },
+          { periodSec: 86_400, intervalSec: 3600, createdAtMs: 2, originSec: 1_699_999_200 },
         ],
       }),
-    ).toEqual(['v', 5_000, 64, 2, 3600, 60, 1, 86_400, 3600, 2]);
+    ).toEqual(['v', 5_000, 64, 2, 3600, 60, 1, 0, 86_400, 3600, 2, 1_699_999_200]);
   });
 
   it('writes records as a count, then each row in the order of the field list ("" for absent)', () => {

@@ -131,22 +131,39 @@ function assemble(
   };
   add(`-- ${name}: assembled by src/redis/function-library.ts; edit the modules, not this text.`);
   add(`local RECORD_FIELDS = ${luaRecordFields(spec.records ?? {})}`);
-  for (const path of [ARGS_MODULE, ...spec.modules]) {
+  const texts = [ARGS_MODULE, ...spec.modules].map((path) => {
     const text = readFileSync(path, 'utf8').replace(/\n$/, '');
     if (text.startsWith('#!')) throw new Error(`${path}: a module has no #! line (the library has one)`);
-    add(text, basename(path));
+    return { module: basename(path), text };
+  });
+  const registered = registrations(name, spec.functions, texts.map(({ text }) => text).join('\n'));
+  for (const { module, text } of texts) {
+    const own = registered.get(module.replace(/\.lua$/, ''));
+    // A handler's module is a block of its own, registered inside it: its locals are not the main
+    // chunk's, which Lua caps at 200 (the shared modules' functions must be main-chunk locals).
+    if (own !== undefined) add(`do -- ${module}`);
+    add(text, module);
+    if (own !== undefined) {
+      add(own);
+      add(`end -- ${module}`);
+      registered.delete(module.replace(/\.lua$/, ''));
+    }
   }
-  for (const registration of registrations(name, spec.functions, lines.join('\n'))) add(registration);
+  for (const registration of registered.values()) add(registration);
   return { source: lines.join('\n') + '\n', locate: (line) => origins[line - 1] };
 }
 
 /**
- * One `redis.register_function` line per handler. Two definitions may share a handler (one Lua
- * function, two decoders): it is registered once, and must carry the same flags.
+ * One `redis.register_function` line per handler, by handler. Two definitions may share a handler (one
+ * Lua function, two decoders): it is registered once, and must carry the same flags.
  */
-function registrations(name: string, functions: Record<string, AnyDefinition>, modulesText: string): string[] {
+function registrations(
+  name: string,
+  functions: Record<string, AnyDefinition>,
+  modulesText: string,
+): Map<string, string> {
   const registered = new Map<string, string>();
-  const lines: string[] = [];
+  const lines = new Map<string, string>();
   for (const definition of Object.values(functions)) {
     if (!LUA_NAME.test(definition.handler)) throw new Error(`${name}: handler "${definition.handler}" is no Lua name`);
     const flags = (definition.flags ?? []).map((flag) => `'${flag}'`).join(', ');
@@ -159,7 +176,8 @@ function registrations(name: string, functions: Record<string, AnyDefinition>, m
     if (!new RegExp(`^local function ${definition.handler}\\(`, 'm').test(modulesText)) {
       throw new Error(`${name}: no module defines "local function ${definition.handler}(keys, args)"`);
     }
-    lines.push(
+    lines.set(
+      definition.handler,
       `redis.register_function{function_name = '${name}_${definition.handler}', callback = ${definition.handler}, flags = { ${flags} }}`,
     );
   }

@@ -45,8 +45,8 @@ export class IdemCalls {
   ) {}
 
   /** For the connection `client` (its isCluster) and the configured retention. */
-  static for(config: { IDEMPOTENCY_TTL_SEC: number }, client: { isCluster: boolean }): IdemCalls {
-    return new IdemCalls(config.IDEMPOTENCY_TTL_SEC * 1000, client.isCluster);
+  static for(retentionMs: number, client: { isCluster: boolean }): IdemCalls {
+    return new IdemCalls(retentionMs, client.isCluster);
   }
 
   of(idem: IdemRequest): IdemCall;

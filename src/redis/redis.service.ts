@@ -1,18 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
-import Redis, { ChainableCommander, Cluster } from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import calculateSlot from 'cluster-key-slot';
 import { Clock } from '../common/clock';
-import { AppConfig } from '../common/config';
 import { COMMON_MESSAGES } from '../common/common.messages';
 import { RedisBusyError } from '../common/errors';
 import { plainRedisReason } from '../common/redis-errors';
 import { withDeadline } from './deadline';
 import { nodeOptions } from './redis-options';
-import { callScript, commandArgs, defineScript, Script, ScriptDefinition } from './scripts';
-import type { FunctionLibrary, LibraryFunction } from './function-library';
-import { FunctionLibraries, LibrariesState } from './function-loader';
-import { callFunction, queueFunction } from './functions';
-import { traceRedisCall } from '../tracing/tracing';
+import { RedisSettings } from './redis.settings';
 
 export type RedisClient = Redis | Cluster;
 
@@ -26,8 +21,9 @@ export const REDIS_CLIENT = Symbol('trendboard redis client');
 export type CommandObserver = (command: string, durationMs: number, error?: unknown) => void;
 
 /**
- * The one Redis connection of the process (single node or Cluster). It fails fast while Redis is away
- * (no offline queue, a command timeout) so requests get 503 at once, and reconnects by itself.
+ * The one Redis connection of the process (single node or Cluster), its key prefix and its state (down,
+ * busy, the command deadline). It fails fast while Redis is away (no offline queue, a command timeout)
+ * so requests get 503 at once, and reconnects by itself. Function libraries: RedisFunctions.
  */
 @Injectable()
 export class RedisService implements OnModuleInit, OnApplicationShutdown {
@@ -35,41 +31,33 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   /** Every key of this service starts with it (KEY_PREFIX); each feature names its keys from it. */
   readonly prefix: string;
   private readonly logger = new Logger('Redis');
-  private readonly defined = new Set<string>();
   private readonly beforeClose: Array<() => Promise<void>> = [];
   /** Clock time the current outage began; undefined while connected. */
   private downSinceMs?: number;
   private readonly commandTimeoutMs: number;
   private readonly maxPendingCommands: number;
   private commandObserver?: CommandObserver;
-  /** The function libraries of the process (defineFunctions) and whether Redis holds them. */
-  private readonly libraries: FunctionLibraries;
-  /** Set once onModuleInit ran: from then on a new connection or a new library loads libraries at once. */
-  private initialised = false;
   /** False for a connection given by the embedding app: it closes it itself. */
   private readonly ownsClient: boolean;
 
   constructor(
-    config: AppConfig,
+    settings: RedisSettings,
     private readonly clock: Clock,
     @Optional() @Inject(REDIS_CLIENT) given?: RedisClient,
   ) {
-    this.prefix = config.KEY_PREFIX;
-    this.commandTimeoutMs = config.REDIS_COMMAND_TIMEOUT_MS;
-    this.maxPendingCommands = config.REDIS_MAX_PENDING_COMMANDS;
+    this.prefix = settings.keyPrefix;
+    this.commandTimeoutMs = settings.commandTimeoutMs;
+    this.maxPendingCommands = settings.maxPendingCommands;
     this.ownsClient = given === undefined;
-    this.client = given ?? connectionOf(config);
+    this.client = given ?? connectionOf(settings);
     this.client.on('error', (error: Error) => this.connectionLost(error.message));
     this.client.on('ready', () => this.connectionBack());
-    this.libraries = new FunctionLibraries(this.client);
   }
 
   /** Boot waits briefly for the first connection; a Redis that is down does not stop the process (ready is 503). */
   async onModuleInit(): Promise<void> {
     const connected = await this.waitUntilReady(2000);
-    this.initialised = true;
     if (!connected) this.connectionLost('not reachable yet at boot');
-    else await this.loadFunctions();
   }
 
   /** Resolves true once connected (or already), false after `timeoutMs`. */
@@ -87,57 +75,6 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     });
   }
 
-  /** Registers scripts once per process. */
-  defineScripts(definitions: ScriptDefinition[]): void {
-    for (const definition of definitions) {
-      if (this.defined.has(definition.name)) continue;
-      defineScript(this.client, definition);
-      this.defined.add(definition.name);
-    }
-  }
-
-  /**
-   * Adds function libraries (each feature's store, in its constructor, as with defineScripts). They are
-   * loaded on every master at module init, after each reconnection, and at once when added later.
-   */
-  defineFunctions(libraries: readonly FunctionLibrary[]): void {
-    this.libraries.define(libraries);
-    if (this.initialised && this.client.status === 'ready') void this.loadFunctions();
-  }
-
-  /** Whether every defined library is loaded: readiness waits for it (a call before would pay a reload). */
-  get functionsState(): LibrariesState {
-    return this.libraries.status;
-  }
-
-  /** For readiness: the libraries' state, after loading them again (at most once a second) if they are not loaded. */
-  ensureFunctions(minIntervalMs = 1000): Promise<LibrariesState> {
-    return this.libraries.loadIfMissing(minIntervalMs);
-  }
-
-  /** Runs a function of a defined library: build, FCALL / FCALL_RO (reloading its library once if missing), decode. */
-  callFunction<In, Out>(fn: LibraryFunction<In, Out>, input: In): Promise<Out> {
-    return traceRedisCall(
-      fn.name,
-      () => fn.build(input).keys[0],
-      () => this.timed(callFunction(this.client, fn, input), fn.name),
-    );
-  }
-
-  /** Queues a function call on a pipeline; decode its reply with `fn.decode` once the pipeline ran. */
-  queueFunction<In>(pipeline: ChainableCommander, fn: LibraryFunction<In, unknown>, input: In): void {
-    queueFunction(pipeline, fn, input);
-  }
-
-  /** Runs a registered script: its builder makes KEYS and ARGV, its decoder checks and reads the reply. */
-  call<In, Out>(script: Script<In, Out>, input: In): Promise<Out> {
-    return traceRedisCall(
-      script.name,
-      () => script.build(input).keys[0],
-      () => this.timed(callScript(this.client, script, input), script.name),
-    );
-  }
-
   /** Told of every command that goes through `timed` (its duration and error): /metrics. */
   observeCommands(observer: CommandObserver): void {
     this.commandObserver = observer;
@@ -146,7 +83,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   /**
    * A command's reply within REDIS_COMMAND_TIMEOUT_MS, else "Command timed out" (503): every call to
    * Redis on a request's path goes through here (see withDeadline for why not ioredis' own timer).
-   * `command` names it for the observer: a script's name, else "command".
+   * `command` names it for the observer: a function's name, else "command".
    */
   timed<T>(pending: Promise<T>, command = 'command'): Promise<T> {
     const deadlined = withDeadline(pending, this.commandTimeoutMs);
@@ -210,11 +147,6 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     if (pending >= this.maxPendingCommands) throw new RedisBusyError(COMMON_MESSAGES.redisBusy(pending));
   }
 
-  /** Queues a script call on a pipeline; decode its reply with `script.decode` once the pipeline ran. */
-  queue<In>(pipeline: ChainableCommander, script: Script<In, unknown>, input: In): void {
-    pipeline[script.name](...commandArgs(script, script.build(input)));
-  }
-
   async ping(timeoutMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -267,17 +199,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     );
   }
 
-  /** Loads the libraries (logging a failure: readiness reports it until a later load succeeds). */
-  private async loadFunctions(): Promise<void> {
-    if (this.libraries.names.length === 0) return;
-    const state = await this.libraries.load();
-    if (!state.loaded) this.logger.error(`function libraries not loaded: ${state.reason}`);
-  }
-
   private connectionBack(): void {
-    // A node that restarted without persistence came back with no functions: load them now, not on
-    // the first calls (before init, onModuleInit loads them).
-    if (this.initialised) void this.loadFunctions();
     if (this.downSinceMs === undefined) return;
     const downMs = this.clock.nowMs() - this.downSinceMs;
     this.downSinceMs = undefined;
@@ -286,15 +208,15 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
 }
 
 /** The service's own connection, from REDIS_URL or REDIS_CLUSTER_NODES. */
-function connectionOf(config: AppConfig): RedisClient {
-  const cluster = config.REDIS_CLUSTER_NODES;
+function connectionOf(settings: RedisSettings): RedisClient {
+  const cluster = settings.clusterNodes;
   // Not auto-pipelined on a Cluster: ioredis groups auto-pipelines by the first argument, which for a
   // script with a dynamic key count is the count, not a key.
   const options = nodeOptions({
-    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-    autoPipelining: !cluster && config.REDIS_AUTO_PIPELINING,
+    commandTimeoutMs: settings.commandTimeoutMs,
+    autoPipelining: !cluster && settings.autoPipelining,
   });
-  if (!cluster) return new Redis(config.REDIS_URL, options);
+  if (!cluster) return new Redis(settings.url, options);
   return new Cluster(
     cluster.split(',').map((node) => {
       const [host, port] = node.split(':');
@@ -305,7 +227,7 @@ function connectionOf(config: AppConfig): RedisClient {
       // ioredis re-sends a command after "Connection is closed" (retryDelayOnFailover), both when
       // it was never sent (a node still connecting: needed) and when its answer was lost: every
       // write therefore carries a key on a Cluster (IdemCalls), so a second run is a replay.
-      natMap: natMapOf(config.REDIS_CLUSTER_NAT_MAP),
+      natMap: natMapOf(settings.clusterNatMap),
       redisOptions: options,
       clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     },

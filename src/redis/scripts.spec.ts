@@ -3,27 +3,11 @@ import { basename, join } from 'node:path';
 import calculateSlot from 'cluster-key-slot';
 import { PreparedBoard } from '../ranking/core/board';
 import { RankingKeys } from '../ranking/core/ranking.keys';
-import { declaredKeyCount, ScriptDefinition } from './scripts';
+import { declaredKeyCount } from './scripts';
 import { ARGS_MODULE, FunctionLibrary, LibraryFunction } from './function-library';
 import { RANKING, RANKING_SLICES } from '../ranking/ranking.functions';
 
 const SRC = join(__dirname, '..');
-
-/** Every `*.scripts.ts` registry of every feature, found on disk: a new feature's scripts are checked without a list to keep. */
-function collectScripts(): ScriptDefinition[] {
-  const registries = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) =>
-    file.endsWith('.scripts.ts'),
-  );
-  return registries.flatMap((file) =>
-    Object.values(jest.requireActual<Record<string, unknown>>(join(SRC, file)))
-      .filter(
-        (exported): exported is Record<string, ScriptDefinition> => typeof exported === 'object' && exported !== null,
-      )
-      .flatMap((registry) => Object.values(registry).filter((entry) => typeof entry?.file === 'string')),
-  );
-}
-
-const ALL_SCRIPTS = collectScripts();
 
 /** Every library exported as `{ library, functions }` by a `*.functions.ts` registry of any feature. */
 function collectLibraries(): Array<{
@@ -55,23 +39,20 @@ function collectFunctionModules(): string[] {
 
 const FUNCTION_MODULES = collectFunctionModules();
 
-describe('script registries', () => {
-  it('finds every feature registry', () => {
-    expect(new Set(ALL_SCRIPTS.map((s) => s.name.replace(/^tb([A-Z][a-z]+).*/, '$1')))).toEqual(
-      new Set(['Counter', 'Stats', 'Api']),
-    );
-  });
-
-  it('registers every .lua file under src as a script, a script library or a function module, and names each command once', () => {
-    const used = new Set([...ALL_SCRIPTS.flatMap((s) => [s.file, ...(s.libraries ?? [])]), ...FUNCTION_MODULES]);
+describe('Lua files', () => {
+  it('uses every .lua file under src as a module of a function library', () => {
+    const used = new Set(FUNCTION_MODULES);
     const onDisk = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.lua'));
     expect(onDisk.length).toBeGreaterThan(0);
     for (const file of onDisk) expect(used).toContain(join(SRC, file));
-    expect(new Set(ALL_SCRIPTS.map((s) => s.name)).size).toBe(ALL_SCRIPTS.length);
+  });
+
+  it.each([...new Set(FUNCTION_MODULES)].map((f) => [f]))('%s never reads the server clock', (file) => {
+    expect(readFileSync(file, 'utf8')).not.toMatch(/['"]TIME['"]/);
   });
 });
 
-/** A script's or a function module's header: the KEYS count, each key, the reply and the args documented. */
+/** A function module's header: the KEYS count, each key, the reply and the args documented. */
 function expectHeader(source: string, numberOfKeys: number | 'dynamic'): void {
   expect(declaredKeyCount(source)).toBe(numberOfKeys);
   const documentedKeys = new Set([...source.matchAll(/^-- KEYS\[(\d+)\]/gm)].map((m) => Number(m[1])));
@@ -84,32 +65,35 @@ function expectHeader(source: string, numberOfKeys: number | 'dynamic'): void {
   expect(source).toMatch(/^-- ARGV\[1\]|^-- \(no ARGV\)/m);
 }
 
-describe('Lua script headers', () => {
-  it.each(ALL_SCRIPTS.map((s) => [s.name, s] as const))(
-    '%s declares the KEYS count it is registered with',
-    (_, script) => expectHeader(readFileSync(script.file, 'utf8'), script.numberOfKeys),
-  );
-
-  const luaFiles = [...ALL_SCRIPTS.flatMap((s) => [s.file, ...(s.libraries ?? [])]), ...FUNCTION_MODULES];
-  it.each(luaFiles.map((f) => [f]))('%s never reads the server clock', (file) => {
-    expect(readFileSync(file, 'utf8')).not.toMatch(/['"]TIME['"]/);
-  });
-});
-
 const FUNCTIONS = LIBRARIES.flatMap(({ functions }) => Object.values(functions));
 
+/** Lua source without its comments (headers name ARGV positions). */
+function codeOf(source: string): string {
+  return source.replace(/--.*$/gm, '');
+}
+
 describe('function libraries', () => {
-  it('finds the ranking and ingest libraries, and each ranking function of a slice under a name of its own', () => {
+  it('finds every feature library, and each ranking function of a slice under a name of its own', () => {
     expect(LIBRARIES.map(({ library }) => library.name.replace(/_v\d+$/, '')).sort()).toEqual([
+      'tb_access',
+      'tb_counters',
       'tb_ingest',
       'tb_ranking',
+      'tb_stats',
     ]);
     const declared = RANKING_SLICES.reduce((sum, [, functions]) => sum + Object.keys(functions).length, 0);
     expect(Object.keys(RANKING.functions)).toHaveLength(declared);
-    // Metrics and traces name a call by `name`: one per definition, scripts' command names included.
-    const names = [...FUNCTIONS.map((fn) => fn.name), ...ALL_SCRIPTS.map((script) => script.name)];
+    // Metrics and traces name a call by `name`: one per definition, over every library.
+    const names = FUNCTIONS.map((fn) => fn.name);
     expect(new Set(names).size).toBe(names.length);
   });
+
+  it.each(LIBRARIES.map(({ library }) => [library.name, library] as const))(
+    '%s: its main chunk keeps under the 200 locals Lua allows (handler modules are blocks of their own)',
+    (_, library) => {
+      expect(mainChunkLocals(library.source)).toBeLessThan(MAIN_CHUNK_LOCALS_MAX);
+    },
+  );
 
   it.each(FUNCTIONS.map((fn) => [fn.redisName, fn] as const))(
     '%s: its module <handler>.lua declares the keys it is called with, and it binds its call first',
@@ -118,12 +102,18 @@ describe('function libraries', () => {
       expect(module).toBeDefined();
       const source = readFileSync(module ?? '', 'utf8');
       expectHeader(source, fn.numberOfKeys);
-      // The shared modules read KEYS and ARGV (call_lib): a function that did not bind its own call
-      // first would run on the previous call's keys.
-      expect(source).toMatch(
-        new RegExp(`^local function ${fn.handler}\\(keys, args\\)\n  begin_call\\(keys, args\\)$`, 'm'),
-      );
       expect(source).not.toMatch(/^#!/m);
+      if (fn.library.modules.some((path) => basename(path) === 'call_lib.lua')) {
+        // The shared modules read KEYS and ARGV (call_lib): a function that did not bind its own call
+        // first would run on the previous call's keys.
+        expect(source).toMatch(
+          new RegExp(`^local function ${fn.handler}\\(keys, args\\)\n  begin_call\\(keys, args\\)$`, 'm'),
+        );
+        return;
+      }
+      // No call_lib: nothing binds KEYS or ARGV, so the function's code reads its own keys and args.
+      expect(source).toMatch(new RegExp(`^local function ${fn.handler}\\(keys, args\\)$`, 'm'));
+      expect(codeOf(source)).not.toMatch(/\b(KEYS|ARGV)\b/);
     },
   );
 });
@@ -187,3 +177,21 @@ describe('ranking keys share one Cluster slot per call', () => {
     expect(builder.board('a', 3).cfg()).toBe('{tb:board:a/3}:cfg');
   });
 });
+
+/** Lua compiles a chunk with at most 200 locals; a library nearing it fails to load (FUNCTION LOAD). */
+const MAIN_CHUNK_LOCALS_MAX = 190;
+
+/** The names the library's main chunk declares: top-level `local` lines outside the handlers' do-blocks. */
+function mainChunkLocals(source: string): number {
+  let inBlock = false;
+  let count = 0;
+  for (const line of source.split('\n')) {
+    if (line.startsWith('do -- ')) inBlock = true;
+    else if (line.startsWith('end -- ')) inBlock = false;
+    else if (!inBlock && line.startsWith('local ')) {
+      const declared = line.startsWith('local function ') ? 'x' : line.slice(6).split('=')[0];
+      count += declared.split(',').length;
+    }
+  }
+  return count;
+}

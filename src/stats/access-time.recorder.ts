@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AnsweredRequests } from '../common/answered-requests';
 import { Clock } from '../common/clock';
-import { AppConfig } from '../common/config';
+import { StatsSettings } from './stats.settings';
 import { JobRegistry, JobStats } from '../common/jobs';
 import { RedisService } from '../redis/redis.service';
 import { ACCESS_TIME, StatsService } from './stats.service';
@@ -39,7 +39,7 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
     private readonly answered: AnsweredRequests,
     private readonly statsService: StatsService,
     private readonly clock: Clock,
-    private readonly config: AppConfig,
+    private readonly settings: StatsSettings,
     private readonly redis: RedisService,
     jobs: JobRegistry,
   ) {
@@ -54,7 +54,7 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.flush(), this.config.STATS_FLUSH_INTERVAL_MS);
+    this.timer = setInterval(() => void this.flush(), this.settings.flushIntervalMs);
     this.timer.unref();
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig } from '../common/config';
+import { StatsSettings } from './stats.settings';
 import { IntervalJob } from '../common/interval-job';
 import { JobRegistry, JobStats } from '../common/jobs';
 import { MAX_PRUNE_STEPS_PER_PASS } from './stats.limits';
@@ -25,20 +25,20 @@ export class StatsIndexScheduler extends IntervalJob<{ removed: number; steps: n
   constructor(
     private readonly service: StatsService,
     registry: SchedulerRegistry,
-    config: AppConfig,
+    settings: StatsSettings,
     jobs: JobRegistry,
   ) {
     super(
       {
         name: StatsIndexScheduler.JOB,
-        enabled: config.SCHEDULER_ENABLED,
-        intervalMs: config.STATS_INDEX_PRUNE_INTERVAL_MS,
+        enabled: settings.schedulerEnabled,
+        intervalMs: settings.indexPruneIntervalMs,
       },
       registry,
       jobs,
       { runs: 0, failures: 0, lastDurationMs: 0, entriesRemoved: 0 },
     );
-    this.batch = config.STATS_INDEX_PRUNE_BATCH;
+    this.batch = settings.indexPruneBatch;
   }
 
   protected async runPass(): Promise<{ result: { removed: number; steps: number }; failures: number }> {

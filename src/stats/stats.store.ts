@@ -1,14 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../common/config';
 import { IdemCalls, Idempotent, IdemRequest } from '../redis/idempotency';
+import { isFunctionMissing } from '../redis/functions';
 import { growthRefusalOf } from '../redis/refusals';
 import { RedisService } from '../redis/redis.service';
-import { PairCall, STATS_SCRIPTS as S, StoredHour, WriteResult } from './stats.scripts';
+import { RedisFunctions } from '../redis/redis-functions';
+import { PairCall, STATS, StoredHour, WriteResult } from './stats.functions';
 import { StatsKeys } from './stats-keys';
+import { StatsSettings } from './stats.settings';
 import { Histogram, Moments } from './stats-math';
 import { indexMember, parseIndexMember } from './stats-names';
 
-export type { StoredHour, WriteResult, WriteStatus } from './stats.scripts';
+export type { StoredHour, WriteResult, WriteStatus } from './stats.functions';
+
+const S = STATS.functions;
 
 /** A batch aggregated in process, for one context/type and the hour its samples were taken in. */
 export interface Batch {
@@ -35,7 +39,7 @@ export interface IndexEntry {
   hourStart: number;
 }
 
-/** The only file of the stats feature that talks to Redis: keys, script calls, reply parsing. */
+/** The only file of the stats feature that talks to Redis: keys, function calls, reply parsing. */
 @Injectable()
 export class StatsStore {
   readonly keys: StatsKeys;
@@ -45,12 +49,13 @@ export class StatsStore {
 
   constructor(
     private readonly redis: RedisService,
-    config: AppConfig,
+    private readonly functions: RedisFunctions,
+    settings: StatsSettings,
   ) {
     this.keys = new StatsKeys(redis.prefix);
-    this.maxPairs = config.MAX_STATS_PAIRS;
-    this.idemCalls = IdemCalls.for(config, redis.client);
-    redis.defineScripts(Object.values(S));
+    this.maxPairs = settings.maxPairs;
+    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
+    functions.define([STATS.library]);
   }
 
   get isCluster(): boolean {
@@ -70,7 +75,7 @@ export class StatsStore {
    */
   async admitToIndex(entry: IndexEntry, oldestLiveHour: number, newPairs: number): Promise<boolean> {
     try {
-      return await this.redis.call(S.indexAdmit, {
+      return await this.functions.call(S.indexAdmit, {
         keys: this.keys,
         member: indexMember(entry.context, entry.type),
         hourStart: entry.hourStart,
@@ -85,18 +90,18 @@ export class StatsStore {
 
   /** One bounded pruning step: removes up to `batch` pairs listed before `oldestLiveHour`; answers how many. */
   pruneIndex(oldestLiveHour: number, batch: number): Promise<number> {
-    return this.redis.call(S.indexPrune, { keys: this.keys, oldestLiveHour, batch });
+    return this.functions.call(S.indexPrune, { keys: this.keys, oldestLiveHour, batch });
   }
 
   /** Records one value; on a replay, the context is the hour the first request was recorded in. */
   record(value: RecordCall, idem?: IdemRequest): Promise<Idempotent<WriteResult>> {
-    return this.redis.call(S.record, { ...this.recordCall(value, idem), apply: true });
+    return this.functions.call(S.record, { ...this.recordCall(value, idem), apply: true });
   }
 
   /** The stored answer of a recorded value's Idempotency-Key, recording nothing; undefined when there is none. */
   async storedAnswer(value: RecordCall, idem: IdemRequest): Promise<Idempotent<WriteResult> | undefined> {
     try {
-      return await this.redis.call(S.record, { ...this.recordCall(value, idem), apply: false });
+      return await this.functions.call(S.record, { ...this.recordCall(value, idem), apply: false });
     } catch (error) {
       if (error instanceof Error && error.message.startsWith('TB_NOT_STORED')) return undefined;
       throw error;
@@ -105,7 +110,7 @@ export class StatsStore {
 
   /** Both stored hours of a context/type, read atomically. */
   read(context: string, type: string): Promise<StoredHour[]> {
-    return this.redis.call(S.read, this.pair(context, type));
+    return this.functions.call(S.read, this.pair(context, type));
   }
 
   /**
@@ -117,20 +122,24 @@ export class StatsStore {
     if (!this.isCluster) {
       const pipeline = this.redis.client.pipeline();
       if (index.length > 0) pipeline.zadd(this.keys.index(), 'GT', ...indexArgs(index));
-      for (const batch of batches) this.redis.queue(pipeline, S.merge, callOf(batch));
+      for (const batch of batches) this.functions.queue(pipeline, S.merge, callOf(batch));
       const replies = (await this.redis.timed(pipeline.exec())) ?? [];
-      return batches.map((batch, i) => {
-        const [error, reply] = replies[i + (index.length > 0 ? 1 : 0)] ?? [new Error('no reply'), undefined];
-        if (error) return error;
-        try {
-          return S.merge.decode(reply, callOf(batch));
-        } catch (decodeError) {
-          return toError(decodeError);
-        }
-      });
+      return Promise.all(
+        batches.map((batch, i) => {
+          const [error, reply] = replies[i + (index.length > 0 ? 1 : 0)] ?? [new Error('no reply'), undefined];
+          // A node that lost tb_stats ran nothing: the call on its own reloads it and runs the merge once.
+          if (isFunctionMissing(error)) return this.functions.call(S.merge, callOf(batch)).catch(toError);
+          if (error) return error;
+          try {
+            return S.merge.decode(reply, callOf(batch));
+          } catch (decodeError) {
+            return toError(decodeError);
+          }
+        }),
+      );
     }
     await this.addToIndex(index);
-    const settled = await Promise.allSettled(batches.map((batch) => this.redis.call(S.merge, callOf(batch))));
+    const settled = await Promise.allSettled(batches.map((batch) => this.functions.call(S.merge, callOf(batch))));
     return settled.map((result) => (result.status === 'fulfilled' ? result.value : toError(result.reason)));
   }
 

@@ -271,6 +271,54 @@ describeInBrowser(
       await page.close();
     });
 
+    it("a segment picker switches the board's listings to a segment, live", async () => {
+      await http()
+        .put('/admin/boards/langs')
+        .set(ADMIN)
+        .send({
+          windows: [{ name: 'hour', period: '1h', interval: '5m', snapshots: { keep: 5, top: 10 } }],
+          segments: { max: 10 },
+        })
+        .expect(201);
+      const write = (item: string, amount: number, segments: string[]) =>
+        http().post(`/boards/langs/items/${item}/increment`).send({ amount, segments }).expect(200);
+      await write('hola', 9, ['es']);
+      await write('hello', 4, ['en']);
+      await write('bonjour', 2, ['fr', 'en']);
+      const { page, errors } = await newPage();
+      await page.goto(`${base}/dashboard?board=langs`);
+      await page.waitForSelector('#top tbody tr[data-item="hola"]');
+      expect(await page.locator('#segment-label').isVisible()).toBe(true);
+      expect(await page.locator('#segment option').allTextContents()).toEqual([
+        'whole board',
+        'en · 2 items',
+        'es · 1 items',
+        'fr · 1 items',
+      ]);
+      await page.selectOption('#segment', 'en');
+      await page.waitForFunction(() => !document.querySelector('#top tbody tr[data-item="hola"]'));
+      const items = () => page.locator('#top tbody tr .item').allTextContents();
+      expect(await items()).toEqual(['hello', 'bonjour']);
+      expect(await page.locator('#span').textContent()).toMatch(/^langs \/ hour · segment en:/);
+      // Live: a write to the segment moves its rows; one to another segment does not show.
+      await write('bonjour', 5, ['en']);
+      await write('hola', 50, ['es']);
+      await page.waitForFunction(() => document.querySelector('#top tbody tr .item')?.textContent === 'bonjour');
+      expect(await items()).toEqual(['bonjour', 'hello']);
+      // The item panel reads the segment too: its history is the segment's.
+      await page.click('#top tbody tr[data-item="hello"]');
+      await page.waitForSelector('#item-note:has-text("Rank at each")');
+      await page.screenshot({ path: join(SHOTS, 'dashboard-segment.png'), fullPage: true });
+      await page.selectOption('#segment', '');
+      await page.waitForSelector('#top tbody tr[data-item="hola"]');
+      // A board without segments shows no picker.
+      await page.goto(`${base}/dashboard?board=quiet`);
+      await page.waitForSelector('#status.live');
+      expect(await page.locator('#segment-label').isVisible()).toBe(false);
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
     it('a window still draining (503 WINDOW_DRAINING, Retry-After: 1) is waited for, never shown as an error', async () => {
       const { page, errors, statuses } = await newPage();
       const drainingOnce = (pattern: string) => {
@@ -385,6 +433,46 @@ describeInBrowser(
           .get(`/dashboard/${script}`)
           .expect(200)
           .expect('content-type', /javascript/);
+    });
+
+    // Last: it moves the clock a day on.
+    it("shows a calendar window's period in its zone, its archives, and a new period's archive live", async () => {
+      await http()
+        .put('/admin/boards/league')
+        .set(ADMIN)
+        .send({ windows: [{ name: 'day', calendar: 'day', timeZone: 'Asia/Tokyo', archive: { keep: 3, top: 5 } }] })
+        .expect(201);
+      await http()
+        .post('/boards/league/increments')
+        .send({
+          items: [
+            { item: 'ann', amount: 7 },
+            { item: 'bob', amount: 3 },
+          ],
+        })
+        .expect(200);
+      const { page, errors } = await newPage();
+      await page.goto(`${base}/dashboard?board=league&window=day`);
+      await page.waitForSelector('#top tbody tr[data-item="ann"]');
+      expect(await page.locator('#window option').allTextContents()).toEqual(['day · day in Asia/Tokyo, archived']);
+      expect(await page.locator('#span').textContent()).toMatch(/^league \/ day: day .+ – .+ \(Asia\/Tokyo\)/);
+      await page.waitForFunction(() =>
+        /No closed period archived yet/.test(document.querySelector('#archives-note')?.textContent ?? ''),
+      );
+
+      // Tokyo's midnight passes with nobody writing: the stream shows the new, empty day and the
+      // archive panel the day that closed.
+      const { body: day } = await http().get('/boards/league/top?window=day').expect(200);
+      clock.setMs(day.to * 1000 + 1000);
+      await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 0, undefined, {
+        timeout: 5000,
+      });
+      await page.waitForSelector('#archives-list li', { timeout: 5000 });
+      expect(await page.locator('#archives-list').innerText()).toMatch(/ann\s+7\s+bob\s+3/);
+      expect(await page.locator('#archives-list h3').textContent()).toContain('(Asia/Tokyo)');
+      await page.screenshot({ path: join(SHOTS, 'dashboard-calendar.png'), fullPage: true });
+      expect(errors).toEqual([]);
+      await page.close();
     });
   },
 );

@@ -194,4 +194,15 @@ describe.each([1, 3])('aggregate boards over HTTP (shards: %i)', (shards) => {
     expect((await http().post('/boards/m/increments').send(batch).expect(400)).body.code).toBe('INVALID_INPUT');
     expect((await http().get('/boards/m').expect(200)).body.segments).toBeUndefined();
   });
+
+  it('a rolling window of a max / min / last board holds at most 1 000 slots (its expiry reads each), either way round', async () => {
+    const wide = [{ name: 'week', period: '7d', interval: '5m' }];
+    const asked = await put('wide', { aggregate: 'min', windows: wide }).expect(400);
+    expect(asked.body.code).toBe('INVALID_INPUT');
+    expect(asked.body.message).toContain('windows.week');
+    expect(asked.body.message).toContain('at most 1000 slots');
+    await put('wide', { aggregate: 'last', windows: [{ name: 'week', period: '7d', interval: '15m' }] }).expect(201);
+    expect((await put('wide', { windows: wide }).expect(400)).body.code).toBe('INVALID_INPUT');
+    await put('wideSum', { windows: wide }).expect(201);
+  });
 });

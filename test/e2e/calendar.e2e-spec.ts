@@ -1,8 +1,6 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { RankingService } from '../../src/ranking/ranking.service';
+import { ADMIN } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 // Saturday 2024-03-30 12:00 in Berlin (UTC+1): the night after, clocks spring forward to UTC+2.
 const T0 = Date.parse('2024-03-30T11:00:00Z');
@@ -11,26 +9,10 @@ const SUN_START = Date.parse('2024-03-30T23:00:00Z') / 1000;
 const MON_START = Date.parse('2024-03-31T22:00:00Z') / 1000;
 
 describe('calendar windows and archives over HTTP', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const { clock, http } = useSingleNodeApp({ startMs: T0, fresh: true });
   const put = (windows: object[]) => http().put('/admin/boards/cal').set(ADMIN).send({ windows });
   const increment = (item: string, amount: number, at?: number) =>
     http().post(`/boards/cal/items/${item}/increment`).send({ amount, at });
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock);
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
-  beforeEach(async () => {
-    await redis.clear();
-    clock.setMs(T0);
-  });
 
   it('counts the local day, answers its span and zone, and archives it once it closes', async () => {
     const created = await put([
@@ -132,5 +114,37 @@ describe('calendar windows and archives over HTTP', () => {
     await http().get('/boards/cal/archive?window=nope').expect(404);
     const history = await http().get('/boards/cal/history?window=day').expect(404);
     expect(history.body.message).toMatch(/archive\?window=day/);
+  });
+});
+
+describe('an archive still being taken, over HTTP', () => {
+  // 5 fields or rows a call: 200 items take 40 drain calls, beyond what one read drains (MAX_READ_DRAIN_CALLS).
+  const { app, clock, http } = useSingleNodeApp({ startMs: T0, fresh: true, env: { EXPIRE_CHUNK: '5' } });
+
+  it('answers 503 WINDOW_DRAINING with Retry-After until the scheduler finished it, then the archive', async () => {
+    await http()
+      .put('/admin/boards/big')
+      .set(ADMIN)
+      .send({ windows: [{ calendar: 'day', timeZone: 'Europe/Berlin', archive: { keep: 2, top: 50 } }] })
+      .expect(201);
+    const items = Array.from({ length: 200 }, (_, i) => ({ item: `p${i}`, amount: i + 1 }));
+    await http().post('/boards/big/increments').send({ items }).expect(200);
+    clock.setMs(SUN_START * 1000 + 1000);
+
+    const pending = await http().get('/boards/big/archives?window=day').expect(503);
+    expect(pending.body.code).toBe('WINDOW_DRAINING');
+    expect(pending.headers['retry-after']).toBeDefined();
+    await http().get('/boards/big/archive?window=day').expect(503);
+
+    await app().get(RankingService).expireDue({ leaseMs: 30_000, claimBatch: 10 });
+    const { body } = await http().get('/boards/big/archive?window=day&limit=3').expect(200);
+    expect(body).toMatchObject({ from: SAT_START, to: SUN_START, timeZone: 'Europe/Berlin' });
+    expect(body.items).toEqual([
+      { rank: 1, item: 'p199', score: 200 },
+      { rank: 2, item: 'p198', score: 199 },
+      { rank: 3, item: 'p197', score: 198 },
+    ]);
+    const page = await http().get('/boards/big/archive?window=day&offset=49&limit=5').expect(200);
+    expect(page.body.items).toEqual([{ rank: 50, item: 'p150', score: 151 }]);
   });
 });

@@ -1,9 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { FakeClock } from '../support/clock';
 import { createApp } from '../../src/bootstrap';
-import { startTestApp } from '../support/app';
-import { startTestRedis } from '../support/redis';
+import { useSingleNodeApp } from '../support/e2e';
 
 describe('configuration at boot', () => {
   it('refuses to build the app when a variable is bad, naming it', async () => {
@@ -30,15 +28,13 @@ describe('configuration at boot', () => {
     expect(run.stderr).toMatch(/LOG_LEVEL must be one of/);
   });
 
-  it('never writes its settings into process.env (a second app in the same process gets its own)', async () => {
-    const redis = await startTestRedis();
-    try {
+  describe('with a Redis', () => {
+    const { startApp } = useSingleNodeApp({ noApp: true });
+
+    it('never writes its settings into process.env (a second app in the same process gets its own)', async () => {
       const before = { ...process.env };
-      const app = await startTestApp(redis, new FakeClock(1_700_000_000_000));
-      await app.close();
+      await startApp();
       expect(process.env).toEqual(before);
-    } finally {
-      await redis.stop();
-    }
+    });
   });
 });

@@ -159,6 +159,53 @@ describe('stream ingest over HTTP (single)', () => {
     await http().delete('/admin/ingest/rs').set(ADMIN).expect(204);
   });
 
+  it('counts messages in their segments; dead-letters a new segment past segments.max and segments a board does not take', async () => {
+    await createBoard(e2e.app(), 'seg', { windows: [{ period: '1h', interval: '1m' }], segments: { max: 2 } });
+    await createBoard(e2e.app(), 'plain');
+    const client = e2e.redis().client as Redis;
+    const events = [
+      { item: 'x', amount: 2, segments: ['en'] },
+      { item: 'y', segments: ['en', 'us'] },
+      { item: 'x' },
+      { item: 'y', segments: ['fr'] }, // a third live segment: SEGMENT_LIMIT
+      { board: 'plain', item: 'x', segments: ['en'] }, // a board without segments: INVALID
+      { item: 'x', segments: ['en', 'en'] }, // INVALID
+    ];
+    for (const event of events) await client.xadd('seg-in', '*', 'event', JSON.stringify(event));
+    await http()
+      .put('/admin/ingest/seg')
+      .set(ADMIN)
+      .send({ kind: 'redis-stream', stream: 'seg-in', board: 'seg' })
+      .expect(201);
+    await until(
+      'every entry handled',
+      async () => {
+        const [source] = (await sources()).filter((s: { name: string }) => s.name === 'seg');
+        return source.applied + source.deadLettered === 6 && source.lag === 0 ? source : undefined;
+      },
+      sources,
+    );
+    const segmentTop = async (segment: string) =>
+      Object.fromEntries(
+        (
+          (await http().get(`/boards/seg/top?segment=${segment}`).expect(200)).body.items as Array<{
+            item: string;
+            score: number;
+          }>
+        ).map((row) => [row.item, row.score]),
+      );
+    expect(await top('seg')).toEqual({ x: 3, y: 1 });
+    expect(await segmentTop('en')).toEqual({ x: 2, y: 1 });
+    expect(await segmentTop('us')).toEqual({ y: 1 });
+    expect(await segmentTop('fr')).toEqual({});
+    const reasons = (await client.xrange('seg-in:dead', '-', '+')).map(([, fields]) =>
+      String(Object.fromEntries(chunk(fields)).reason),
+    );
+    expect(reasons.map((reason) => reason.split(':')[0]).sort()).toEqual(['INVALID', 'INVALID', 'SEGMENT_LIMIT']);
+    expect(reasons).toContainEqual(expect.stringContaining('board "plain" takes no segments'));
+    await http().delete('/admin/ingest/seg').set(ADMIN).expect(204);
+  });
+
   it('counts a JetStream stream once, dead letters on their subject', async () => {
     await createBoard(e2e.app(), 'ns');
     const connection = await connect({ servers: nats.url });

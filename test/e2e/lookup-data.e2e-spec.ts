@@ -1,16 +1,10 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN, createBoard } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 const T0 = 1_700_002_800_000;
 
 describe('lookup and item data over HTTP', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const { app, clock, http, redis } = useSingleNodeApp({ startMs: T0, fresh: true });
   const increment = (board: string, item: string, amount: number) =>
     http().post(`/boards/${board}/items/${item}/increment`).send({ amount }).expect(200);
   const scores = { a: 5, b: 9, c: 5, d: 1, e: 7 };
@@ -18,22 +12,9 @@ describe('lookup and item data over HTTP', () => {
     for (const [item, amount] of Object.entries(scores)) await increment(board, item, amount);
   };
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock);
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
-  beforeEach(async () => {
-    await redis.clear();
-    clock.setMs(T0);
-  });
-
   describe.each([1, 3])('lookup on a board of %i shard(s)', (shards) => {
     beforeEach(async () => {
-      await createBoard(app, 'l', { windows: [{ name: 'h', period: '1h', interval: '1m' }], shards });
+      await createBoard(app(), 'l', { windows: [{ name: 'h', period: '1h', interval: '1m' }], shards });
       await fill('l');
     });
 
@@ -85,7 +66,7 @@ describe('lookup and item data over HTTP', () => {
   });
 
   it('refuses a bad lookup with a 4xx and a code', async () => {
-    await createBoard(app, 'l');
+    await createBoard(app(), 'l');
     const refused = async (body: object, status: number, code: string, path = '/boards/l/lookup') => {
       const res = await http().post(path).send(body).expect(status);
       expect(res.body.code).toBe(code);
@@ -109,14 +90,14 @@ describe('lookup and item data over HTTP', () => {
   });
 
   it('a lookup of 1 000 ids with long ids fits the body limit', async () => {
-    await createBoard(app, 'l');
+    await createBoard(app(), 'l');
     const items = Array.from({ length: 1000 }, (_, i) => `${'x'.repeat(120)}${i}`);
     const res = await http().post('/boards/l/lookup').send({ items }).expect(200);
     expect(res.body.items).toHaveLength(1000);
   });
 
   it('refuses a lookup of a view with a 400 naming it', async () => {
-    await createBoard(app, 'v', {
+    await createBoard(app(), 'v', {
       windows: [{ name: 'h', period: '1h', interval: '1m' }],
       views: [{ name: 'hot', mode: 'hot', window: 'h' }],
     });
@@ -133,13 +114,13 @@ describe('lookup and item data over HTTP', () => {
         .put(`/boards/${board}/items/${item}/data`)
         .set('Content-Type', 'application/json')
         .send(JSON.stringify(data));
-    const dataKeys = async () => redis.dataKeys('board:*');
+    const dataKeys = async () => redis().dataKeys('board:*');
     const hasDataKey = async () => (await dataKeys()).some((key) => key.endsWith(':data'));
 
     it.each([1, 3])(
       'rows carry data with ?data=true on top, items/:item, around and lookup (%i shards)',
       async (shards) => {
-        await createBoard(app, 'd', { windows: [{ name: 'h', period: '1h', interval: '1m' }], shards });
+        await createBoard(app(), 'd', { windows: [{ name: 'h', period: '1h', interval: '1m' }], shards });
         await fill('d');
         await put('d', 'b', { name: 'Bea', tags: ['x'] }).expect(204);
         await put('d', 'e', { name: 'Eve' }).expect(204);
@@ -174,7 +155,7 @@ describe('lookup and item data over HTTP', () => {
     );
 
     it('refuses bad data with a 4xx and a code, and data for an item the board does not hold', async () => {
-      await createBoard(app, 'd');
+      await createBoard(app(), 'd');
       await increment('d', 'a', 1);
       const refused = async (data: unknown, status: number, code: string) => {
         const res = await put('d', 'a', data).expect(status);
@@ -197,7 +178,7 @@ describe('lookup and item data over HTTP', () => {
     });
 
     it('is retry-safe with an Idempotency-Key', async () => {
-      await createBoard(app, 'd');
+      await createBoard(app(), 'd');
       await increment('d', 'a', 1);
       const keyed = (data: unknown) => put('d', 'a', data).set('Idempotency-Key', 'k1');
       await keyed({ v: 1 }).expect(204);
@@ -209,7 +190,7 @@ describe('lookup and item data over HTTP', () => {
     });
 
     it('goes with the item when its last window lets it go, not before', async () => {
-      await createBoard(app, 'd', {
+      await createBoard(app(), 'd', {
         windows: [
           { name: 'short', period: '2m', interval: '1m' },
           { name: 'long', period: '5m', interval: '1m' },
@@ -231,7 +212,7 @@ describe('lookup and item data over HTTP', () => {
     });
 
     it('goes when a negative increment takes the item to 0 in every window, and with the board', async () => {
-      await createBoard(app, 'd');
+      await createBoard(app(), 'd');
       await increment('d', 'a', 2);
       await increment('d', 'b', 2);
       await put('d', 'a', { x: 1 }).expect(204);

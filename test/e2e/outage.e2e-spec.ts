@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { RedisService } from '../../src/redis/redis.service';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { ADMIN, startTestApp } from '../support/app';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import { useSingleNodeApp } from '../support/e2e';
@@ -149,10 +149,10 @@ describe('when Redis goes away and comes back', () => {
           .expect(201);
         // The 8th increment blocks the event loop for 3 timeouts right after it was sent, with 7 more in
         // flight: every reply reaches the socket during the stall, and timers run before sockets are read.
-        const service = stalled.get(RedisService);
-        const call$ = service.callFunction.bind(service);
+        const functions = stalled.get(RedisFunctions);
+        const call$ = functions.call.bind(functions);
         let increments = 0;
-        jest.spyOn(service, 'callFunction').mockImplementation((fn, input) => {
+        jest.spyOn(functions, 'call').mockImplementation((fn, input) => {
           const pending = call$(fn, input);
           if (fn === RANKING.functions.increment && ++increments === 8) {
             const untilMs = performance.now() + 3 * timeoutMs;

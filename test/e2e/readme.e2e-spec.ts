@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SystemClock } from '../../src/common/clock';
 import { useSingleNodeApp } from '../support/e2e';
+import { startTestNats, TestNats } from '../support/nats';
 
 const ROOT = join(__dirname, '../..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -140,9 +141,12 @@ describe('the README examples, run as written', () => {
     listen: true,
   });
   let base: string;
+  let nats: TestNats;
   beforeAll(async () => {
     base = await e2e.app().getUrl();
+    nats = await startTestNats();
   });
+  afterAll(() => nats.stop());
 
   it('finds the walk-through, retry-safe writes, counters, stats and access examples on the pages', () => {
     expect(pages().length).toBeGreaterThanOrEqual(10);
@@ -155,9 +159,11 @@ describe('the README examples, run as written', () => {
         .flatMap(commandsOf)
         .map((command) => ({ ...command, page: page.path })),
     );
-    // REDIS_URL: the ingest page's examples write their stream with redis-cli to the service's own Redis.
+    // The ingest page's examples write their streams: with redis-cli to the service's own Redis
+    // (REDIS_URL), with scripts/nats-publish.mjs to a nats-server of this test's (NATS_URL).
     const { status, stderr, lastRun, outputOf } = await runCommands(commands, base, {
       REDIS_URL: e2e.redis().url,
+      NATS_URL: nats.url,
     });
     // On a failure: the command that failed, its answer (--fail-with-body prints it) and curl's error.
     expect({ status, stderr, lastRun }).toEqual({ status: 0, stderr: '', lastRun: commands.at(-1)?.text });

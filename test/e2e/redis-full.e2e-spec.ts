@@ -1,46 +1,30 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { FakeClock } from '../support/clock';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { createBoard, startTestApp } from '../support/app';
-import { startRedisCluster } from '../support/cluster';
-import { startPrivateRedis } from '../support/private-redis';
-import { TOPOLOGIES, Topology } from '../support/redis';
+import { createBoard } from '../support/app';
+import { useApp } from '../support/e2e';
+import { TOPOLOGIES } from '../support/redis';
 
 const T0 = 1_700_000_000_000;
 
 const FULL = ['--maxmemory', '4mb', '--maxmemory-policy', 'noeviction'];
 
-/** A private single node or three-master Cluster whose nodes hold 4 MB each (never a shared server). */
-async function startSmallRedis(
-  topology: Topology,
-): Promise<{ env: Record<string, string>; stop: () => Promise<void> }> {
-  if (topology === 'single') return startPrivateRedis(FULL);
-  const cluster = await startRedisCluster(FULL);
-  return { env: { REDIS_CLUSTER_NODES: cluster.nodes, KEY_PREFIX: 'tb:' }, stop: cluster.stopServer };
-}
-
 /** maxmemory + noeviction: a full Redis refuses writes, keeps answering reads, and heals as windows move on. */
 describe.each(TOPOLOGIES)('a full Redis is an outage that heals (%s)', (topology) => {
-  let redis: { env: Record<string, string>; stop: () => Promise<void> };
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  // A private single node or three-master Cluster whose nodes hold 4 MB each (never a shared server).
+  // One client fills Redis with new items: its quota is not what this file tests.
+  const { app, clock, http } = useApp(topology, {
+    redisServerArgs: FULL,
+    startMs: T0,
+    env: { QUOTA_NEW_ITEMS: '0' },
+  });
   const batchOf = (round: number) => ({
     items: Array.from({ length: 1000 }, (_, i) => ({ item: `item-${round}-${i}-${'x'.repeat(40)}` })),
   });
 
-  beforeAll(async () => {
-    redis = await startSmallRedis(topology);
-    // One client fills Redis with new items: its quota is not what this file tests.
-    app = await startTestApp(redis, clock, { QUOTA_NEW_ITEMS: '0' });
-    // The window keeps snapshots: crossing a boundary on a full Redis must not stop the expiry that frees it.
-    await createBoard(app, 'b', { windows: [{ period: '10m', interval: '1m', snapshots: { keep: 3, top: 10 } }] });
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
+  // The window keeps snapshots: crossing a boundary on a full Redis must not stop the expiry that frees it.
+  beforeAll(() =>
+    createBoard(app(), 'b', { windows: [{ period: '10m', interval: '1m', snapshots: { keep: 3, top: 10 } }] }),
+  );
 
   it('answers 507 REDIS_FULL, applies nothing of a refused write, keeps reads up, and writes again once expiry freed memory', async () => {
     let full: request.Response | undefined;
@@ -76,7 +60,7 @@ describe.each(TOPOLOGIES)('a full Redis is an outage that heals (%s)', (topology
     const top = await http().get('/boards/b/top?limit=3');
     expect([top.status, top.body.code]).toEqual([503, 'WINDOW_DRAINING']);
     expect(top.headers['retry-after']).toBe('1');
-    const ranking = app.get(RankingService);
+    const ranking = app().get(RankingService);
     let pass = await ranking.expireDue({ leaseMs: 30_000, claimBatch: 100 });
     for (let i = 0; i < 20 && pass.stillDraining > 0; i++) {
       clock.advanceMs(1); // a board still draining is due again on the next pass

@@ -1,8 +1,5 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { createBoard } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 import { SPAN_MAX_FIELDS } from '../../src/ranking/core/ranking.limits';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
@@ -15,26 +12,15 @@ const BOARD = {
 
 /** `?span=` over HTTP: the newest slots of a rolling window, and every way to ask one wrongly. */
 describe.each([1, 3])('spans chosen at read time (shards: %i)', (shards) => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const { app, clock, http } = useSingleNodeApp({
+    startMs: T0,
+    fresh: true,
+    env: { QUOTA_NEW_ITEMS: String(SPAN_MAX_FIELDS * 3) },
+  });
   const add = (item: string, amount: number) =>
     http().post(`/boards/b/items/${item}/increment`).send({ amount }).expect(200);
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock, { QUOTA_NEW_ITEMS: String(SPAN_MAX_FIELDS * 3) });
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
-  beforeEach(async () => {
-    await redis.clear();
-    clock.setMs(T0);
-    await createBoard(app, 'b', { ...BOARD, shards });
-  });
+  beforeEach(() => createBoard(app(), 'b', { ...BOARD, shards }));
 
   it('top, item and around count only the newest slots; from/to say which', async () => {
     await add('old', 10); // the slot starting at T0

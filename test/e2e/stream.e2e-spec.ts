@@ -111,6 +111,68 @@ describe('live stream over HTTP (SSE)', () => {
     expect(reader.named<LiveListing>('top')[1].items).toEqual([]);
   });
 
+  it('a calendar window resets at local midnight in its zone: the stream delivers it without any write', async () => {
+    await http()
+      .put('/admin/boards/berlin')
+      .set(ADMIN)
+      .send({ windows: [{ name: 'day', calendar: 'day', timeZone: 'Europe/Berlin' }] })
+      .expect(201);
+    await http().post('/boards/berlin/items/a/increment').send({ amount: 4 }).expect(200);
+    const reader = await SseReader.open(`${base}/boards/berlin/stream?window=day`);
+    readers.push(reader);
+    await reader.waitFor(1);
+    const [snapshot] = reader.named<LiveListing>('snapshot');
+    expect(snapshot.items).toEqual([{ rank: 1, item: 'a', score: 4, previousRank: null }]);
+    // T0 is midnight in Berlin (23:00 UTC): the day ends at snapshot.to, not at a multiple of its length.
+    expect((snapshot.to * 1000 - T0) % 86_400_000).toBe(0);
+    clock.setMs(snapshot.to * 1000 - 1000);
+    await hub.tick();
+    clock.setMs(snapshot.to * 1000);
+    await hub.tick();
+    await reader.waitFor(2);
+    const [reset] = reader.named<LiveListing>('top');
+    expect(reset).toMatchObject({ from: snapshot.to, items: [] });
+    expect(reader.events).toHaveLength(2);
+  });
+
+  it("a segment's stream answers and pushes that segment's rows only", async () => {
+    await http()
+      .put('/admin/boards/live')
+      .set(ADMIN)
+      .send({
+        windows: [{ name: 'm', period: '2m', interval: '1m', snapshots: { keep: 5, top: 10 } }],
+        segments: { max: 4 },
+      })
+      .expect(200);
+    const write = (item: string, amount: number, segments: string[]) =>
+      http().post(`/boards/live/items/${item}/increment`).send({ amount, segments }).expect(200);
+    await write('a', 2, ['en']);
+    await write('b', 9, ['fr']);
+    const en = await open('?segment=en');
+    const board = await open();
+    await Promise.all([en.waitFor(1), board.waitFor(1)]);
+    const [snapshot] = en.named<LiveListing>('snapshot');
+    expect(snapshot).toMatchObject({ board: 'live', window: 'm', segment: 'en' });
+    expect(snapshot.items).toEqual([{ rank: 1, item: 'a', score: 2, previousRank: null }]);
+    expect(board.named<LiveListing>('snapshot')[0]).not.toHaveProperty('segment');
+
+    await write('c', 3, ['en']);
+    await hub.tick();
+    await Promise.all([en.waitFor(2), board.waitFor(2)]);
+    expect(en.named<LiveListing>('top')[0].items.map((row) => [row.item, row.score])).toEqual([
+      ['c', 3],
+      ['a', 2],
+    ]);
+    expect(board.named<LiveListing>('top')[0].items.map((row) => row.item)).toEqual(['b', 'c', 'a']);
+    // A write to another segment moves the board's rows, not this segment's: no event on its stream.
+    await write('b', 1, ['fr']);
+    await hub.tick();
+    await board.waitFor(3);
+    expect(en.named<LiveListing>('top')).toHaveLength(1);
+    const plain = await http().get('/boards/none/stream?segment=en').expect(404);
+    expect(plain.body.code).toBe('BOARD_NOT_FOUND');
+  });
+
   it('ends the streams of a deleted board', async () => {
     const reader = await open();
     await reader.waitFor(1);
@@ -178,8 +240,12 @@ describe('live stream of a sharded board on a Cluster', () => {
   let reader: SseReader;
   afterAll(() => reader?.close());
 
+  let base: string;
+  beforeAll(async () => {
+    base = await listen(e2e.app());
+  });
+
   it('sums the shards change versions and streams the merged top', async () => {
-    const base = await listen(e2e.app());
     await http()
       .put('/admin/boards/wide')
       .set(ADMIN)
@@ -215,5 +281,43 @@ describe('live stream of a sharded board on a Cluster', () => {
       { rank: 2, item: 'b', score: 5, previousRank: 1 },
       { rank: 3, item: 'c', score: 4, previousRank: 2 },
     ]);
+  });
+
+  it("streams a segment's merged top with previous ranks from the segment's own snapshots", async () => {
+    await http()
+      .put('/admin/boards/wideseg')
+      .set(ADMIN)
+      .send({
+        windows: [{ period: '1h', interval: '1m', snapshots: { keep: 5, top: 10 } }],
+        shards: 4,
+        segments: { max: 5 },
+      })
+      .expect(201);
+    const write = (item: string, amount: number, segments: string[]) =>
+      http().post(`/boards/wideseg/items/${item}/increment`).send({ amount, segments }).expect(200);
+    for (const [item, amount] of [
+      ['a', 3],
+      ['b', 5],
+      ['c', 4],
+    ] as const)
+      await write(item, amount, ['en']);
+    await write('z', 50, ['fr']);
+    const en = await SseReader.open(`${base}/boards/wideseg/stream?limit=3&segment=en`);
+    try {
+      await en.waitFor(1);
+      expect(en.named<LiveListing>('snapshot')[0].items.map((row) => row.item)).toEqual(['b', 'c', 'a']);
+      clock.advanceSec(60);
+      await write('a', 5, ['en']);
+      await e2e.app().get(LiveHub).tick();
+      await en.waitFor(2);
+      expect(en.named<LiveListing>('top')[0]).toMatchObject({ segment: 'en' });
+      expect(en.named<LiveListing>('top')[0].items).toEqual([
+        { rank: 1, item: 'a', score: 8, previousRank: 3 },
+        { rank: 2, item: 'b', score: 5, previousRank: 1 },
+        { rank: 3, item: 'c', score: 4, previousRank: 2 },
+      ]);
+    } finally {
+      en.close();
+    }
   });
 });

@@ -1,16 +1,10 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { FakeClock } from '../support/clock';
-import { ADMIN, createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN, createBoard } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
 
 const T0 = 1_700_002_800_000;
 
 describe('ties: first over HTTP', () => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const { app, clock, http, redis } = useSingleNodeApp({ startMs: T0, fresh: true });
   const increment = (item: string, amount: number) =>
     http().post(`/boards/t/items/${item}/increment`).send({ amount }).expect(200);
   const rows = async (path: string) =>
@@ -20,21 +14,8 @@ describe('ties: first over HTTP', () => {
       row.score,
     ]);
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await startTestApp(redis, clock);
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
-  beforeEach(async () => {
-    await redis.clear();
-    clock.setMs(T0);
-  });
-
   it('ranks strictly, the item that reached its score first higher, on every read', async () => {
-    await createBoard(app, 't', { windows: [{ name: 'h', period: '1h', interval: '1m' }], ties: 'first' });
+    await createBoard(app(), 't', { windows: [{ name: 'h', period: '1h', interval: '1m' }], ties: 'first' });
     expect((await http().get('/boards/t').expect(200)).body.ties).toBe('first');
     await increment('a', 5);
     await increment('c', 2);
@@ -76,7 +57,7 @@ describe('ties: first over HTTP', () => {
   });
 
   it('orders by the expiry that gave an item its score', async () => {
-    await createBoard(app, 't', { windows: [{ name: 'm', period: '3m', interval: '1m' }], ties: 'first' });
+    await createBoard(app(), 't', { windows: [{ name: 'm', period: '3m', interval: '1m' }], ties: 'first' });
     await increment('a', 1); // slot 0: a 1
     clock.advanceSec(60);
     await increment('b', 2); // slot 1: b reaches 2
@@ -106,13 +87,13 @@ describe('ties: first over HTTP', () => {
     expect((await http().get('/boards/s/items/a')).body.score).toBe(0);
     await http().post('/boards/s/items/a/increment').send({ amount: 3 }).expect(200);
     await put({ windows, ties: 'shared' }, '?reset=true').expect(200);
-    expect(await redis.dataKeys('board:s}:h:order')).toEqual([]);
+    expect(await redis().dataKeys('board:s}:h:order')).toEqual([]);
     await http().delete('/admin/boards/s').set(ADMIN).expect(204);
-    expect(await redis.dataKeys('board:s*')).toEqual([]);
+    expect(await redis().dataKeys('board:s*')).toEqual([]);
   });
 
   it('keeps shared ranks on a board without ties', async () => {
-    await createBoard(app, 't');
+    await createBoard(app(), 't');
     await increment('a', 5);
     await increment('b', 5);
     expect((await rows('/boards/t/top')).map((row: unknown[]) => row[1])).toEqual([1, 1]);

@@ -5,8 +5,11 @@ import { parseMember } from '../../src/counters/counter-keys';
 import { CountersService } from '../../src/counters/counters.service';
 import { CounterStore } from '../../src/counters/counters.store';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { knownMembers } from '../support/counter-index';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { CountersSettings } from '../../src/counters/counters.settings';
 
 const PRECISIONS = [1, 5, 60];
 const SAMPLES = 3; // retentions 3 s, 15 s, 180 s: clock jumps empty whole counters while increments arrive
@@ -38,9 +41,9 @@ describe.each(TOPOLOGIES)('counters: increments racing two cleaners (two instanc
       COUNTER_CLEAN_BATCH: '2', // many small pages: many interleavings with the increments
     });
     for (let i = 0; i < 2; i++) {
-      const service = new RedisService(config, clock);
+      const service = new RedisService(RedisSettings.from(config), clock);
       await service.waitUntilReady(5000);
-      const store = new CounterStore(service, config);
+      const store = new CounterStore(service, new RedisFunctions(service), CountersSettings.from(config));
       services.push(service);
       instances.push({ store, counters: new CountersService(store, clock) });
     }

@@ -5,8 +5,11 @@ import { InvalidInputError, NotFoundError } from '../../src/common/errors';
 import { CountersService } from '../../src/counters/counters.service';
 import { CounterStore } from '../../src/counters/counters.store';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { knownMembers } from '../support/counter-index';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { CountersSettings } from '../../src/counters/counters.settings';
 
 const PRECISIONS = [1, 5, 60, 120]; // 120 s: visited every 2nd pass
 const SAMPLES = 4;
@@ -126,9 +129,9 @@ describe.each(TOPOLOGIES)('counters against an in-memory model (property, %s)', 
       COUNTER_INDEX_BUCKETS: '2',
       COUNTER_CLEAN_BATCH: '3',
     });
-    service = new RedisService(config, clock);
+    service = new RedisService(RedisSettings.from(config), clock);
     await service.waitUntilReady(5000);
-    store = new CounterStore(service, config);
+    store = new CounterStore(service, new RedisFunctions(service), CountersSettings.from(config));
     counters = new CountersService(store, clock);
   });
   afterAll(async () => {

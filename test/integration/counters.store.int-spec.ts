@@ -6,7 +6,10 @@ import { CounterKeys } from '../../src/counters/counter-keys';
 import { CountersService } from '../../src/counters/counters.service';
 import { CounterStore } from '../../src/counters/counters.store';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { CountersSettings } from '../../src/counters/counters.settings';
 
 const T0 = 1_700_000_000_000; // unix ms; 1_700_000_000 is a multiple of 5 and 100 s (its 300 s slice starts at T0 - 200)
 const T0_SEC = T0 / 1000;
@@ -32,9 +35,9 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
       COUNTER_INDEX_BUCKETS: '4',
       COUNTER_CLEAN_BATCH: '2',
     });
-    service = new RedisService(config, clock);
+    service = new RedisService(RedisSettings.from(config), clock);
     await service.waitUntilReady(5000);
-    store = new CounterStore(service, config);
+    store = new CounterStore(service, new RedisFunctions(service), CountersSettings.from(config));
     keys = store.keys;
     counters = new CountersService(store, clock);
   });

@@ -3,13 +3,23 @@ import Redis, { Cluster } from 'ioredis';
 import { validateConfig } from '../../src/common/config';
 import { callFunction, loadLibraries } from '../../src/redis/functions';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import { RankingService } from '../../src/ranking/ranking.service';
+import { CounterStore } from '../../src/counters/counters.store';
+import { UNLIMITED } from '../../src/governance/growth-quota';
+import { StatsStore } from '../../src/stats/stats.store';
+import { COUNTERS } from '../../src/counters/counters.functions';
+import { STATS } from '../../src/stats/stats.functions';
+import { bucketField } from '../../src/stats/stats-math';
 import { FakeClock } from '../support/clock';
 import { clusterClient, startRedisCluster } from '../support/cluster';
 import { testLibrary, twoWindowHeader } from '../support/functions';
 import { rankingServiceOn } from '../support/ranking';
+import { CountersSettings } from '../../src/counters/counters.settings';
+import { StatsSettings } from '../../src/stats/stats.settings';
 
 // A private 3-master Cluster with one replica per master: these tests flush functions and fail over,
 // which must never reach a Cluster other files use (REDIS_CLUSTER_NODES is not used here).
@@ -90,16 +100,17 @@ describe('Redis Functions on a Cluster', () => {
     expect(await callFunction(cluster, fn.headerEcho, header)).toMatchObject({ nowSec: 1_700_000_000 });
   });
 
-  it('RedisService on a Cluster loads its libraries on every master at init', async () => {
+  it('RedisFunctions on a Cluster loads its libraries on every master at init', async () => {
     await Promise.all(cluster.nodes('master').map((master) => master.function('FLUSH')));
     const config = validateConfig({ REDIS_CLUSTER_NODES: server.nodes, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    const service = new RedisService(config, new FakeClock(0));
+    const service = new RedisService(RedisSettings.from(config), new FakeClock(0));
+    const functions = new RedisFunctions(service);
     try {
-      service.defineFunctions([library]);
-      await service.onModuleInit();
-      expect(service.functionsState).toEqual({ loaded: true });
+      functions.define([library]);
+      await functions.onModuleInit();
+      expect(functions.state).toEqual({ loaded: true });
       for (const address of server.nodes.split(',')) expect(await libraryNames(address)).toEqual(['tb_fntest_v1']);
-      expect(await service.callFunction(fn.headerEcho, header)).toMatchObject({ budget: 64 });
+      expect(await functions.call(fn.headerEcho, header)).toMatchObject({ budget: 64 });
     } finally {
       await service.onApplicationShutdown();
     }
@@ -137,37 +148,81 @@ describe('Redis Functions on a Cluster', () => {
     expect(await libraryNames(replica)).toEqual(['tb_fntest_v1']);
   });
 
-  // The ranking's own library (tb_ranking) the way the service runs it: loaded at init, reloaded by
-  // the first call that finds it missing on a node. Board "b0" lives on the master that loses its
-  // functions (FUNCTION FLUSH) and then fails over, while every board takes writes and reads.
-  describe('the ranking library through the service', () => {
+  // The service's libraries the way it runs them: loaded at init, reloaded by the first call that
+  // finds one missing on a node. Board "b0" lives on the master that loses its functions (FUNCTION
+  // FLUSH) and then fails over, while every board takes writes and reads, and a counter and a stats
+  // pair homed on that same master (tb_counters, tb_stats) take theirs.
+  describe('the ranking, counters and stats libraries through the service', () => {
     const clock = new FakeClock(1_700_000_000_000);
     const boards = Array.from({ length: 6 }, (_, i) => `b${i}`);
     const expected = new Map<string, number>();
     let service: RedisService;
+    let functions: RedisFunctions;
     let ranking: RankingService;
+    let counters: CounterStore;
+    let stats: StatsStore;
+    let counted = 0;
+    let recorded = 0;
 
     beforeAll(async () => {
       const env = { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: 'tb:', REDIS_COMMAND_TIMEOUT_MS: '5000' };
       const config = validateConfig(env);
-      service = new RedisService(config, clock);
-      ranking = rankingServiceOn(service, config, clock);
-      await service.onModuleInit();
+      service = new RedisService(RedisSettings.from(config), clock);
+      functions = new RedisFunctions(service);
+      ranking = rankingServiceOn(service, functions, config, clock);
+      counters = new CounterStore(service, functions, CountersSettings.from(config));
+      stats = new StatsStore(service, functions, StatsSettings.from(config));
+      await Promise.all([service.onModuleInit(), functions.onModuleInit()]);
       for (const board of boards) await ranking.putBoard(board, [{ name: 'h', period: '1h', interval: '1m' }]);
     });
     afterAll(() => service.onApplicationShutdown());
 
+    /** The first of c0, c1, ... whose key (`keyOf`) the master serving board b0 holds. */
+    function homedWithB0(keyOf: (name: string) => string): string {
+      const home = homeOfB0();
+      const slots = (service.client as Cluster).slots;
+      for (let i = 0; i < 1000; i++) if (slots[calculateSlot(keyOf(`c${i}`))][0] === home) return `c${i}`;
+      throw new Error(`no name homed on ${home}`);
+    }
+
+    /** One counter increment and one stats record on b0's master (a call each, in among the ranking's). */
+    function counterAndStats(): Array<Promise<unknown>> {
+      const counter = homedWithB0((name) => counters.keys.knownOf(name));
+      const context = homedWithB0((name) => stats.keys.current(name, 'T'));
+      const nowMs = clock.nowMs();
+      counted++;
+      recorded++;
+      return [
+        counters.increment(counter, nowMs, Math.floor(nowMs / 1000), 1, UNLIMITED),
+        stats.record({ context, type: 'T', nowMs, hourStart: 1_699_999_200, value: 1, histogramField: bucketField(1) }),
+      ];
+    }
+
     /** `rounds` of one increment and one top read per board, all in flight together, with `during` among them. */
     async function traffic(rounds: number, during: (round: number) => Promise<unknown>): Promise<void> {
+      const counter = homedWithB0((name) => counters.keys.knownOf(name));
+      const context = homedWithB0((name) => stats.keys.current(name, 'T'));
+      const countedBefore = await countOf(counter);
+      const recordedBefore = (await stats.read(context, 'T'))[0]?.moments.count ?? 0;
+      counted = recorded = 0;
       for (let round = 0; round < rounds; round++) {
         const calls: Array<Promise<unknown>> = boards.flatMap((board, i) => {
           expected.set(board, (expected.get(board) ?? 0) + i + 1);
           return [ranking.increment(board, 'x', i + 1), ranking.top(board, 'h', 0, 10)];
         });
-        calls.splice(6, 0, during(round));
+        calls.splice(6, 0, during(round), ...counterAndStats());
         await Promise.all(calls);
       }
       for (const board of boards) expect((await ranking.item(board, 'h', 'x')).score).toBe(expected.get(board));
+      expect(await countOf(counter)).toBe(countedBefore + counted);
+      expect((await stats.read(context, 'T'))[0].moments.count).toBe(recordedBefore + recorded);
+    }
+
+    /** The counter's count over its 60 s slices (the clock stands still: one slice). */
+    async function countOf(counter: string): Promise<number> {
+      const nowMs = clock.nowMs();
+      const { samples } = await counters.read(counter, 60, nowMs, 0, Math.floor(nowMs / 1000));
+      return samples.reduce((sum, sample) => sum + sample.count, 0);
     }
 
     /** The master serving board b0, as the service's own client knows it (it follows MOVED). */
@@ -176,11 +231,13 @@ describe('Redis Functions on a Cluster', () => {
       return service.client.slots[calculateSlot(new RankingKeys('tb:').board('b0').cfg())][0];
     }
 
-    it('keeps writes and reads answering while a master loses the library under load', async () => {
-      expect(service.functionsState).toEqual({ loaded: true });
+    it('keeps writes and reads answering while a master loses the libraries under load', async () => {
+      expect(functions.state).toEqual({ loaded: true });
       const home = homeOfB0();
       await traffic(6, (round) => (round % 2 === 0 ? node(home).function('FLUSH') : Promise.resolve()));
-      expect(await libraryNames(home)).toContain(RANKING.library.name);
+      expect(await libraryNames(home)).toEqual(
+        expect.arrayContaining([RANKING.library.name, COUNTERS.library.name, STATS.library.name]),
+      );
     });
 
     it('keeps them answering through a failover, then a flush of the new master', async () => {
@@ -188,7 +245,9 @@ describe('Redis Functions on a Cluster', () => {
       await traffic(4, (round) => (round === 1 ? failOverTo(replica) : Promise.resolve()));
       expect(homeOfB0()).toBe(replica);
       await traffic(4, (round) => (round === 1 ? node(replica).function('FLUSH') : Promise.resolve()));
-      expect(await libraryNames(replica)).toContain(RANKING.library.name);
+      expect(await libraryNames(replica)).toEqual(
+        expect.arrayContaining([RANKING.library.name, COUNTERS.library.name, STATS.library.name]),
+      );
     });
   });
 });

@@ -8,9 +8,13 @@ import { RedisHealthIndicator } from '../../src/health/redis.health';
 import { defineLibrary } from '../../src/redis/function-library';
 import { callFunction, loadLibraries } from '../../src/redis/functions';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { FakeClock } from '../support/clock';
 import { testLibrary, twoWindowHeader } from '../support/functions';
 import { startPrivateRedis } from '../support/private-redis';
+import { windowArgsOf } from '../../src/ranking/core/board';
+import { resolveWindows } from '../../src/ranking/core/window-math';
 
 // A private server: these tests FUNCTION FLUSH it, which must never reach a server other files use.
 describe('Redis Functions on a single node', () => {
@@ -55,18 +59,32 @@ describe('Redis Functions on a single node', () => {
       nowSec: 1_700_000_123,
       budget: 64,
       windows: [
-        [3600, 60, 1_000],
-        [604_800, 86_400, 2_000],
+        [3600, 60, 1_000, 0],
+        [604_800, 86_400, 2_000, 0],
       ],
     });
     expect(await callFunction(client, fn.headerEcho, { ...header, windows: [] })).toMatchObject({ windows: [] });
     // Windows are cached per version and compared with the raw arguments: any change is seen.
     const changed = { ...header, windows: [header.windows[0], { ...header.windows[1], createdAtMs: 3_000 }] };
-    expect((await callFunction(client, fn.headerEcho, changed)).windows[1]).toEqual([604_800, 86_400, 3_000]);
-    expect((await callFunction(client, fn.headerEcho, header)).windows[1]).toEqual([604_800, 86_400, 2_000]);
+    expect((await callFunction(client, fn.headerEcho, changed)).windows[1]).toEqual([604_800, 86_400, 3_000, 0]);
+    expect((await callFunction(client, fn.headerEcho, header)).windows[1]).toEqual([604_800, 86_400, 2_000, 0]);
     const other = { ...header, version: 'v2', windows: [header.windows[1]] };
-    expect((await callFunction(client, fn.headerEcho, other)).windows).toEqual([[604_800, 86_400, 2_000]]);
+    expect((await callFunction(client, fn.headerEcho, other)).windows).toEqual([[604_800, 86_400, 2_000, 0]]);
     expect((await callFunction(client, fn.headerEcho, header)).windows).toHaveLength(2);
+  });
+
+  it("reads a board call's own header (windowArgsOf: four per window, a calendar window's slot origin)", async () => {
+    const nowMs = Date.UTC(2026, 10, 25, 9, 30);
+    const windows = resolveWindows([
+      { name: 'h', period: '1h', interval: '1m' },
+      { name: 'day', calendar: 'day', timeZone: 'UTC' },
+    ]).map((spec) => ({ ...spec, createdAtMs: 7 }));
+    const args = ['v3', nowMs, 64, ...windowArgsOf(windows, nowMs)];
+    const reply = await client.fcall_ro(fn.headerEcho.redisName, 0, ...args);
+    expect(fn.headerEcho.decode(reply, header).windows).toEqual([
+      [3600, 60, 7, 0],
+      [86_400, 86_400, 7, Date.UTC(2026, 10, 25) / 1000],
+    ]);
   });
 
   it('reads per-request records by field name, in the order the library declared', async () => {
@@ -87,8 +105,11 @@ describe('Redis Functions on a single node', () => {
     await expect(client.fcall_ro(fn.headerEcho.redisName, 0, 'v', 'soon', 2, 0)).rejects.toThrow(
       /TB_BAD_ARGS now \(args\[2\]\) is not a number: soon/,
     );
-    await expect(client.fcall_ro(fn.headerEcho.redisName, 0, 'v', 1, 2, 1, 3600, 'x', 0)).rejects.toThrow(
+    await expect(client.fcall_ro(fn.headerEcho.redisName, 0, 'v', 1, 2, 1, 3600, 'x', 0, 0)).rejects.toThrow(
       /TB_BAD_ARGS window interval \(args\[6\]\) is not a number: x/,
+    );
+    await expect(client.fcall_ro(fn.headerEcho.redisName, 0, 'v', 1, 2, 1, 3600, 60, 0, 'y')).rejects.toThrow(
+      /TB_BAD_ARGS window slot origin \(args\[8\]\) is not a number: y/,
     );
     await expect(client.fcall_ro(fn.recordsEcho.redisName, 0, 'v', 1, 2, 0, 2, 'a', 1)).rejects.toThrow(
       /TB_BAD_ARGS 2 records of 3 fields need 6 args from 6/,
@@ -179,18 +200,19 @@ describe('Redis Functions on a single node', () => {
     }
   });
 
-  it('RedisService loads its libraries at init, and reloads after a flush', async () => {
+  it('RedisFunctions loads its libraries at init, and reloads after a flush', async () => {
     const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    const service = new RedisService(config, new FakeClock(0));
+    const service = new RedisService(RedisSettings.from(config), new FakeClock(0));
+    const functions = new RedisFunctions(service);
     try {
       await server.client.function('FLUSH');
-      service.defineFunctions([library]);
-      expect(service.functionsState).toEqual({ loaded: false, reason: expect.stringMatching(/not loaded/) });
-      await service.onModuleInit();
-      expect(service.functionsState).toEqual({ loaded: true });
+      functions.define([library]);
+      expect(functions.state).toEqual({ loaded: false, reason: expect.stringMatching(/not loaded/) });
+      await functions.onModuleInit();
+      expect(functions.state).toEqual({ loaded: true });
       expect(await server.client.function('LIST')).toHaveLength(1);
       await server.client.function('FLUSH');
-      expect(await service.callFunction(fn.add, { key: 'svc', amount: 3, header })).toBe(3);
+      expect(await functions.call(fn.add, { key: 'svc', amount: 3, header })).toBe(3);
     } finally {
       await service.onApplicationShutdown();
     }
@@ -202,15 +224,16 @@ describe('Redis Functions on a single node', () => {
     const squatter = `#!lua name=squatter\nredis.register_function('${fn.add.redisName}', function() return 0 end)`;
     await server.client.function('LOAD', squatter);
     const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    const service = new RedisService(config, new FakeClock(0));
-    const health = new RedisHealthIndicator(service, new HealthIndicatorService());
+    const service = new RedisService(RedisSettings.from(config), new FakeClock(0));
+    const functions = new RedisFunctions(service);
+    const health = new RedisHealthIndicator(service, functions, new HealthIndicatorService());
     try {
-      service.defineFunctions([library]);
-      await service.onModuleInit();
+      functions.define([library]);
+      await functions.onModuleInit();
       const down = { status: 'down', message: expect.stringMatching(/Function tb_fntest_v1_add already exists/) };
       expect(await health.isHealthy()).toEqual({ redis: down });
       await server.client.function('DELETE', 'squatter');
-      expect(await service.ensureFunctions(0)).toEqual({ loaded: true }); // readiness' retry, not throttled
+      expect(await functions.ensureLoaded(0)).toEqual({ loaded: true }); // readiness' retry, not throttled
       expect(await health.isHealthy()).toEqual({ redis: { status: 'up' } });
     } finally {
       await service.onApplicationShutdown();

@@ -8,11 +8,15 @@ import { ClientBudget } from '../../src/governance/growth-quotas';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { StatsService } from '../../src/stats/stats.service';
 import { StatsStore } from '../../src/stats/stats.store';
 import { FakeClock } from '../support/clock';
 import { rankingServiceOn } from '../support/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { CountersSettings } from '../../src/counters/counters.settings';
+import { StatsSettings } from '../../src/stats/stats.settings';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const HOUR_MS = 3_600_000;
@@ -53,12 +57,13 @@ describe.each(TOPOLOGIES)('quotas on growth, caps and aging out (real Redis, %s)
       MAX_COUNTERS: '3',
       MAX_STATS_PAIRS: '3',
     });
-    service = new RedisService(config, clock);
+    service = new RedisService(RedisSettings.from(config), clock);
     await service.waitUntilReady(10_000);
-    ranking = rankingServiceOn(service, config, clock);
-    counterStore = new CounterStore(service, config);
+    const functions = new RedisFunctions(service);
+    ranking = rankingServiceOn(service, functions, config, clock);
+    counterStore = new CounterStore(service, functions, CountersSettings.from(config));
     counters = new CountersService(counterStore, clock);
-    statsStore = new StatsStore(service, config);
+    statsStore = new StatsStore(service, functions, StatsSettings.from(config));
   });
   afterAll(async () => {
     await service.onApplicationShutdown();

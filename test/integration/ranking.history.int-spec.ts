@@ -26,9 +26,10 @@ describe.each(CASES)(
 
     beforeAll(async () => {
       redis = await startTestRedis(topology);
-      ({ ranking, redisService: service } = await startRankingService(redis, clock, { EXPIRE_CHUNK: '3' }));
+      const started = await startRankingService(redis, clock, { EXPIRE_CHUNK: '3' });
+      ({ ranking, redisService: service } = started);
       const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '3' });
-      second = rankingServiceOn(service, config, clock);
+      second = rankingServiceOn(service, started.functions, config, clock);
     });
     afterAll(async () => {
       await service.onApplicationShutdown();

@@ -8,10 +8,13 @@ import { RankingService } from '../../src/ranking/ranking.service';
 import { ExpiryStore } from '../../src/ranking/expiry/expiry.store';
 import { createRankingGraph } from '../../src/ranking/ranking.factory';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { FakeClock } from '../support/clock';
 import { RankingModel } from '../support/ranking-model';
 import { moveClock, RankingOp, rankingOps } from '../support/ranking-ops';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { RankingSettings } from '../../src/ranking/core/ranking.settings';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },
@@ -46,15 +49,22 @@ interface Instance {
   ranking: RankingService;
   scheduler: RankingScheduler;
   redisService: RedisService;
+  functions: RedisFunctions;
 }
 
 /** An instance as the app builds it: its own connection, store, config cache and scheduler. */
 async function startInstance(config: AppConfig, clock: FakeClock): Promise<Instance> {
-  const redisService = new RedisService(config, clock);
+  const redisService = new RedisService(RedisSettings.from(config), clock);
   await redisService.waitUntilReady(10_000);
-  const { ranking, expiry } = createRankingGraph(redisService, config, clock);
-  const scheduler = new RankingScheduler(expiry, new SchedulerRegistry(), config, new JobRegistry());
-  return { ranking, scheduler, redisService };
+  const functions = new RedisFunctions(redisService);
+  const { ranking, expiry } = createRankingGraph(redisService, functions, config, clock);
+  const scheduler = new RankingScheduler(
+    expiry,
+    new SchedulerRegistry(),
+    RankingSettings.from(config),
+    new JobRegistry(),
+  );
+  return { ranking, scheduler, redisService, functions };
 }
 
 describe.each(TOPOLOGIES)('the due-index scheduler (%s)', (topology) => {
@@ -206,7 +216,11 @@ describe.each(TOPOLOGIES)('the due-index scheduler (%s)', (topology) => {
     await a.ranking.increment('leased', 'x', 1);
     clock.advanceSec(120);
     // Instance a claims the board and "crashes" (never completes the claim).
-    const crashed = new ExpiryStore(a.redisService, validateConfig({ ...redis.env }));
+    const crashed = new ExpiryStore(
+      a.redisService,
+      a.functions,
+      RankingSettings.from(validateConfig({ ...redis.env })),
+    );
     expect((await crashed.claimDue(clock.nowMs(), LEASE_MS, 100)).boards).toContain('leased');
     expect(await b.ranking.expireDue({ leaseMs: LEASE_MS, claimBatch: 100 })).toMatchObject({ visited: 0 });
     expect(await redis.client.exists(keys.board('leased').slots('m'))).toBe(1);

@@ -2,6 +2,7 @@ import { FakeClock } from '../support/clock';
 import { validateConfig } from '../../src/common/config';
 import { ConflictError, InvalidInputError, NotFoundError, WindowDrainingError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { MAX_READ_DRAIN_CALLS, MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/core/ranking.limits';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
@@ -13,6 +14,7 @@ import { BoardCache } from '../../src/ranking/boards/board-cache';
 import { BoardsStore } from '../../src/ranking/boards/boards.store';
 import { StaleConfigError } from '../../src/ranking/core/ranking.errors';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { RankingSettings } from '../../src/ranking/core/ranking.settings';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;
@@ -22,6 +24,7 @@ const PASS = { leaseMs: 30_000, claimBatch: 100 };
 describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', (topology) => {
   let redis: TestRedis;
   let service: RedisService;
+  let functions: RedisFunctions;
   let ranking: RankingService;
   let clock: FakeClock;
   const raw = (key: string, board = 'b') => `{${redis.prefix}board:${board}}:${key}`;
@@ -30,7 +33,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
   beforeAll(async () => {
     redis = await startTestRedis(topology);
     clock = new FakeClock(T0);
-    ({ ranking, redisService: service } = await startRankingService(redis, clock, { EXPIRE_CHUNK: '3' }));
+    ({ ranking, redisService: service, functions } = await startRankingService(redis, clock, { EXPIRE_CHUNK: '3' }));
   });
   afterAll(async () => {
     await service.onApplicationShutdown();
@@ -483,7 +486,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       Array.from({ length: 200 }, (_, i) => `item-${i}`).find((id) => shardOf(id, shards) === shard)!;
     /** Runs board_put on shard 0 only: a PUT that stopped before syncing the other shards. */
     const putOnShardZero = (shards: number | undefined, windows: WindowSpec[], reset: boolean) =>
-      service.callFunction(RANKING.functions.boardPut, {
+      functions.call(RANKING.functions.boardPut, {
         keys: keysOf(0),
         windows,
         shards,
@@ -534,7 +537,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       const newer = await redis.client.hgetall(cfgOf(1));
       // The first PUT's sync arriving late:
       expect(
-        await service.callFunction(RANKING.functions.shardSync, {
+        await functions.call(RANKING.functions.shardSync, {
           keys: keysOf(1),
           version: first.version,
           windowsJson: first.windows,
@@ -599,7 +602,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
   describe('config cache', () => {
     it('a second instance with a stale cached config reloads and retries once', async () => {
       const config = validateConfig({ ...redis.env });
-      const other = rankingServiceOn(service, config, clock);
+      const other = rankingServiceOn(service, functions, config, clock);
       await other.increment('b', 'x', 1); // caches the current config
       await ranking.putBoard('b', [
         { name: 'm', period: '3m', interval: '1m' },
@@ -615,7 +618,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     });
 
     it('answers CONFIG_CHANGED when the config changes again between the reload and the retry', async () => {
-      const store = new BoardsStore(service, validateConfig({ ...redis.env }));
+      const store = new BoardsStore(service, functions, RankingSettings.from(validateConfig({ ...redis.env })));
       const cache = new BoardCache(store);
       let calls = 0;
       const refuseTwice = async () => {

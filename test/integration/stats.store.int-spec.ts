@@ -6,6 +6,8 @@ import { AppConfig, validateConfig } from '../../src/common/config';
 import { JobRegistry } from '../../src/common/jobs';
 import { NotFoundError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { AccessTimeRecorder } from '../../src/stats/access-time.recorder';
 import { ACCESS_TIME, StatsService } from '../../src/stats/stats.service';
 import { Batch, StatsStore } from '../../src/stats/stats.store';
@@ -18,6 +20,7 @@ import {
   RELATIVE_ACCURACY,
 } from '../../src/stats/stats-math';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { StatsSettings } from '../../src/stats/stats.settings';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const H0 = T0 / 1000;
@@ -45,7 +48,7 @@ class SlowestFailsOnce extends StatsStore {
   }
 }
 
-describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (topology) => {
+describe.each(TOPOLOGIES)('stats functions through the store (real Redis, %s)', (topology) => {
   let redis: TestRedis;
   let service: RedisService;
   let config: AppConfig;
@@ -59,9 +62,9 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
   beforeAll(async () => {
     redis = await startTestRedis(topology);
     config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    service = new RedisService(config, clock);
+    service = new RedisService(RedisSettings.from(config), clock);
     await service.waitUntilReady(5000);
-    store = new StatsStore(service, config);
+    store = new StatsStore(service, new RedisFunctions(service), StatsSettings.from(config));
     stats = new StatsService(store, clock);
   });
   afterAll(async () => {
@@ -280,7 +283,7 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
       expect((await stats.slowest(1))[0]).toEqual({ context: 'GET /a', average: 2 });
     });
 
-    it('reloads its scripts after the server lost them, in the pipelined flush and in single calls', async () => {
+    it('reloads its functions after the server lost them, in the pipelined flush and in single calls', async () => {
       const flushScripts = redis.flushScripts;
       if (!flushScripts) return; // a shared server's scripts are the other files' too
       await stats.flush([batchOf('GET /a', H0, [0.1])]);
@@ -294,9 +297,19 @@ describe.each(TOPOLOGIES)('stats scripts through the store (real Redis, %s)', (t
     });
 
     it('counts each sample once when the slowest-list update fails after the merges, and retries the list alone', async () => {
-      const flaky = new StatsService(new SlowestFailsOnce(service, config), clock);
+      const flaky = new StatsService(
+        new SlowestFailsOnce(service, new RedisFunctions(service), StatsSettings.from(config)),
+        clock,
+      );
       const answered = new AnsweredRequests(new HttpAdapterHost());
-      const recorder = new AccessTimeRecorder(answered, flaky, clock, config, service, new JobRegistry());
+      const recorder = new AccessTimeRecorder(
+        answered,
+        flaky,
+        clock,
+        StatsSettings.from(config),
+        service,
+        new JobRegistry(),
+      );
       recorder.observe('GET /a', 0.1);
       recorder.observe('GET /a', 0.3);
       recorder.observe('GET /b', 2);

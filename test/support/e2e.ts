@@ -33,6 +33,8 @@ export interface E2eOptions {
   /** More apps on the same Redis for the whole file, by name, each with settings over `env`: see other(). */
   others?: Record<string, Env>;
   spanExporter?: AppOptions['spanExporter'];
+  /** redis-server arguments (e.g. maxmemory): the file's Redis is then always a server of its own. */
+  redisServerArgs?: readonly string[];
 }
 
 export interface E2eContext {
@@ -77,7 +79,7 @@ class E2eApps {
   }
 
   async start(): Promise<void> {
-    this.redis = await startTestRedis(this.topology);
+    this.redis = await startTestRedis(this.topology, this.options.redisServerArgs);
     const { env, noApp, others, listen, boards } = this.options;
     this.fileEnv = typeof env === 'function' ? await env(this.redis) : (env ?? {});
     if (noApp) return;

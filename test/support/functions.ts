@@ -65,7 +65,7 @@ export function testLibrary(version = 1) {
         decode: (raw): EchoedHeader => {
           const reply = new Reply('header_echo', raw).expectLength(5, true);
           const windows: number[][] = [];
-          for (let w = 0; w < reply.int(4); w++) windows.push([0, 1, 2].map((i) => reply.int(5 + 3 * w + i)));
+          for (let w = 0; w < reply.int(4); w++) windows.push([0, 1, 2, 3].map((i) => reply.int(5 + 4 * w + i)));
           return {
             version: reply.string(0),
             nowMs: reply.int(1),
@@ -142,8 +142,8 @@ export function twoWindowHeader(nowMs: number): CallHeader {
     nowMs,
     budget: 64,
     windows: [
-      { periodSec: 3600, intervalSec: 60, createdAtMs: 1_000 },
-      { periodSec: 604_800, intervalSec: 86_400, createdAtMs: 2_000 },
+      { periodSec: 3600, intervalSec: 60, createdAtMs: 1_000, originSec: 0 },
+      { periodSec: 604_800, intervalSec: 86_400, createdAtMs: 2_000, originSec: 0 },
     ],
   };
 }

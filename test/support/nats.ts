@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,8 @@ export interface TestNats {
 
 export async function startTestNats(): Promise<TestNats> {
   const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'tb-nats-'));
+  // In memory where there is a tmpfs: a restart (SIGKILL) keeps the store, and writes cost no disk.
+  const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'tb-nats-'));
   let child = await spawnNats(port, dir);
   return {
     url: `nats://127.0.0.1:${port}`,

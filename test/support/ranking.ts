@@ -4,6 +4,8 @@ import { AppConfig, validateConfig } from '../../src/common/config';
 import { createRankingGraph } from '../../src/ranking/ranking.factory';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { startTestRedis, TestRedis, Topology } from './redis';
 
 /** A RankingService on the test file's Redis without the HTTP app (config layered over the test's env). */
@@ -11,16 +13,22 @@ export async function startRankingService(
   redis: TestRedis,
   clock: Clock,
   env: Record<string, string> = {},
-): Promise<{ ranking: RankingService; redisService: RedisService }> {
+): Promise<{ ranking: RankingService; redisService: RedisService; functions: RedisFunctions }> {
   const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
-  const redisService = new RedisService(config, clock);
+  const redisService = new RedisService(RedisSettings.from(config), clock);
+  const functions = new RedisFunctions(redisService);
   await redisService.waitUntilReady(10_000);
-  return { ranking: rankingServiceOn(redisService, config, clock), redisService };
+  return { ranking: rankingServiceOn(redisService, functions, config, clock), redisService, functions };
 }
 
 /** A RankingService with its own stores and config cache over an existing connection (a second instance). */
-export function rankingServiceOn(redisService: RedisService, config: AppConfig, clock: Clock): RankingService {
-  return createRankingGraph(redisService, config, clock).ranking;
+export function rankingServiceOn(
+  redisService: RedisService,
+  functions: RedisFunctions,
+  config: AppConfig,
+  clock: Clock,
+): RankingService {
+  return createRankingGraph(redisService, functions, config, clock).ranking;
 }
 
 /**
@@ -33,7 +41,7 @@ export function useRankingService(
 ): { clock: FakeClock; readonly ranking: RankingService; readonly redis: TestRedis } {
   const clock = new FakeClock(0);
   let redis: TestRedis | undefined;
-  let started: { ranking: RankingService; redisService: RedisService } | undefined;
+  let started: Awaited<ReturnType<typeof startRankingService>> | undefined;
   beforeAll(async () => {
     redis = await startTestRedis(topology);
     started = await startRankingService(redis, clock, env);

@@ -68,12 +68,18 @@ interface Server {
   source: string;
 }
 
-export async function startTestRedis(topology: Topology = 'single'): Promise<TestRedis> {
+export async function startTestRedis(
+  topology: Topology = 'single',
+  serverArgs?: readonly string[],
+): Promise<TestRedis> {
   const prefix = `t${randomBytes(4).toString('hex')}:`;
   if (topology === 'cluster') {
     requireRedisServer();
-    const given = process.env.REDIS_CLUSTER_NODES;
-    const server = given ? { nodes: given, stopServer: async () => undefined } : await startRedisCluster();
+    // Server arguments (e.g. maxmemory) are for a Cluster of the file's own, never a given one.
+    const given = serverArgs ? undefined : process.env.REDIS_CLUSTER_NODES;
+    const server = given
+      ? { nodes: given, stopServer: async () => undefined }
+      : await startRedisCluster([...(serverArgs ?? [])]);
     const client = clusterClient(server.nodes);
     await client.connect();
     return assemble('cluster', '', { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: prefix }, prefix, client, {
@@ -82,7 +88,7 @@ export async function startTestRedis(topology: Topology = 'single'): Promise<Tes
       source: given ? 'REDIS_CLUSTER_NODES' : 'redis-server cluster',
     });
   }
-  const url = await singleServer();
+  const url = serverArgs ? (requireRedisServer(), await startRedisServer(serverArgs)) : await singleServer();
   const client = new Redis(url.url, { maxRetriesPerRequest: 1, lazyConnect: true });
   await client.connect();
   return assemble('single', url.url, { REDIS_URL: url.url, KEY_PREFIX: prefix }, prefix, client, url);
@@ -188,20 +194,23 @@ async function tryTestcontainers(): Promise<(Server & { url: string }) | undefin
   }
 }
 
-function spawnServer(port: number): ChildProcess {
+function spawnServer(port: number, serverArgs: readonly string[]): ChildProcess {
   return spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+    [
+      ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+      ...serverArgs,
+    ],
     {
       stdio: 'ignore',
     },
   );
 }
 
-async function startRedisServer(): Promise<Server & { url: string }> {
+async function startRedisServer(serverArgs: readonly string[] = []): Promise<Server & { url: string }> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
-    let child = spawnServer(port);
+    let child = spawnServer(port, serverArgs);
     if (!(await waitForPing(port, child))) {
       await stopChild(child);
       continue;
@@ -212,7 +221,7 @@ async function startRedisServer(): Promise<Server & { url: string }> {
       stopServer: () => stopChild(child),
       pause: () => stopChild(child),
       resume: async () => {
-        child = spawnServer(port);
+        child = spawnServer(port, serverArgs);
         if (!(await waitForPing(port, child))) throw new Error(`redis-server did not restart on port ${port}`);
       },
       freeze: () => void child.kill('SIGSTOP'),

@@ -7,8 +7,10 @@
 -- ARGV[2]        the stored JSON (the secret's SHA-256 digest, never the secret)
 -- ARGV[3]        most keys the hash may hold
 -- Reply: 'created', 'exists' (the name is taken) or 'full'
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'exists' end
-if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 'full' end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('SET', KEYS[2], '1')
-return 'created'
+local function key_create(keys, args)
+  if redis.call('HEXISTS', keys[1], args[1]) == 1 then return 'exists' end
+  if redis.call('HLEN', keys[1]) >= tonumber(args[3]) then return 'full' end
+  redis.call('HSET', keys[1], args[1], args[2])
+  redis.call('SET', keys[2], '1')
+  return 'created'
+end

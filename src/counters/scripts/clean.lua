@@ -15,39 +15,41 @@
 -- ARGV[5]        page size: most index entries visited by this call
 -- Reply: { next cursor ("" when the bucket is done), entries visited, entries due, slices removed, entries removed,
 --          names entries removed }
-local now_sec = math.floor(tonumber(ARGV[1]) / 1000)
-local samples = tonumber(ARGV[2])
-local pass = tonumber(ARGV[3])
-local cursor = ARGV[4]
-local page_size = tonumber(ARGV[5])
-local start = '-'
-if cursor ~= '' then start = '(' .. cursor end
-local members = redis.call('ZRANGE', KEYS[1], start, '+', 'BYLEX', 'LIMIT', 0, page_size)
-local due, slices, dropped = 0, 0, 0
-for _, member in ipairs(members) do
-  local prec = tonumber(string.match(member, '^(%d+):'))
-  if prec and prec > 0 and pass % math.max(1, math.floor(prec / 60)) == 0 then
-    due = due + 1
-    local hkey = sibling_key(KEYS[1], 'known', 'count:' .. member)
-    local cutoff = now_sec - samples * prec
-    local old = {}
-    for _, field in ipairs(redis.call('HKEYS', hkey)) do
-      local t = tonumber(field)
-      if t == nil or t <= cutoff then old[#old + 1] = field end
-    end
-    for i = 1, #old, 1000 do
-      redis.call('HDEL', hkey, unpack(old, i, math.min(i + 999, #old)))
-    end
-    slices = slices + #old
-    if redis.call('EXISTS', hkey) == 0 then
-      redis.call('ZREM', KEYS[1], member)
-      dropped = dropped + 1
+local function clean(keys, args)
+  local now_sec = math.floor(tonumber(args[1]) / 1000)
+  local samples = tonumber(args[2])
+  local pass = tonumber(args[3])
+  local cursor = args[4]
+  local page_size = tonumber(args[5])
+  local start = '-'
+  if cursor ~= '' then start = '(' .. cursor end
+  local members = redis.call('ZRANGE', keys[1], start, '+', 'BYLEX', 'LIMIT', 0, page_size)
+  local due, slices, dropped = 0, 0, 0
+  for _, member in ipairs(members) do
+    local prec = tonumber(string.match(member, '^(%d+):'))
+    if prec and prec > 0 and pass % math.max(1, math.floor(prec / 60)) == 0 then
+      due = due + 1
+      local hkey = sibling_key(keys[1], 'known', 'count:' .. member)
+      local cutoff = now_sec - samples * prec
+      local old = {}
+      for _, field in ipairs(redis.call('HKEYS', hkey)) do
+        local t = tonumber(field)
+        if t == nil or t <= cutoff then old[#old + 1] = field end
+      end
+      for i = 1, #old, 1000 do
+        redis.call('HDEL', hkey, unpack(old, i, math.min(i + 999, #old)))
+      end
+      slices = slices + #old
+      if redis.call('EXISTS', hkey) == 0 then
+        redis.call('ZREM', keys[1], member)
+        dropped = dropped + 1
+      end
     end
   end
+  local names_key = sibling_key(keys[1], 'known', 'names')
+  local gone = redis.call('ZRANGE', names_key, '-inf', tonumber(args[1]), 'BYSCORE', 'LIMIT', 0, page_size)
+  if #gone > 0 then redis.call('ZREM', names_key, unpack(gone)) end
+  local next_cursor = ''
+  if #members == page_size then next_cursor = members[#members] end
+  return { next_cursor, #members, due, slices, dropped, #gone }
 end
-local names_key = sibling_key(KEYS[1], 'known', 'names')
-local gone = redis.call('ZRANGE', names_key, '-inf', tonumber(ARGV[1]), 'BYSCORE', 'LIMIT', 0, page_size)
-if #gone > 0 then redis.call('ZREM', names_key, unpack(gone)) end
-local next_cursor = ''
-if #members == page_size then next_cursor = members[#members] end
-return { next_cursor, #members, due, slices, dropped, #gone }

@@ -8,24 +8,26 @@
 -- ARGV[1]        counter name
 -- ARGV[1+i]      configured precision i, seconds
 -- Reply: number of index entries and count hashes removed (0: the counter did not exist)
-local name = ARGV[1]
-local removed = 0
-for i = 2, #KEYS do
-  removed = removed + redis.call('DEL', KEYS[i])
-  removed = removed + redis.call('ZREM', KEYS[1], ARGV[i] .. ':' .. name)
-end
-local cursor = '0'
-repeat
-  local page = redis.call('ZSCAN', KEYS[1], cursor, 'MATCH', '*:' .. name, 'COUNT', 500)
-  cursor = page[1]
-  for i = 1, #page[2], 2 do
-    local member = page[2][i]
-    local prec = string.match(member, '^(%d+):')
-    if prec and string.sub(member, #prec + 2) == name then
-      removed = removed + redis.call('DEL', sibling_key(KEYS[1], 'known', 'count:' .. member))
-      removed = removed + redis.call('ZREM', KEYS[1], member)
-    end
+local function delete(keys, args)
+  local name = args[1]
+  local removed = 0
+  for i = 2, #keys do
+    removed = removed + redis.call('DEL', keys[i])
+    removed = removed + redis.call('ZREM', keys[1], args[i] .. ':' .. name)
   end
-until cursor == '0'
-redis.call('ZREM', sibling_key(KEYS[1], 'known', 'names'), name)
-return removed
+  local cursor = '0'
+  repeat
+    local page = redis.call('ZSCAN', keys[1], cursor, 'MATCH', '*:' .. name, 'COUNT', 500)
+    cursor = page[1]
+    for i = 1, #page[2], 2 do
+      local member = page[2][i]
+      local prec = string.match(member, '^(%d+):')
+      if prec and string.sub(member, #prec + 2) == name then
+        removed = removed + redis.call('DEL', sibling_key(keys[1], 'known', 'count:' .. member))
+        removed = removed + redis.call('ZREM', keys[1], member)
+      end
+    end
+  until cursor == '0'
+  redis.call('ZREM', sibling_key(keys[1], 'known', 'names'), name)
+  return removed
+end

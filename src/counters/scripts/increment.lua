@@ -25,65 +25,73 @@
 --        { 0, context, 0 } and nothing stored when every retention is past `at` (a refusal: a retry
 --        with the key is judged again)
 -- Errors: TB_QUOTA counters 1, TB_CAPACITY <live> <cap> 1 (nothing applied)
-local now_ms = tonumber(ARGV[1])
-local now_sec = math.floor(now_ms / 1000)
-local samples = tonumber(ARGV[2])
-local at = tonumber(ARGV[3])
-local count = tonumber(ARGV[4])
-local name = ARGV[5]
-local idem = idem_args(6, name .. '\31')
-local replay = idem_begin(KEYS[1], 'known', idem, now_ms)
-if replay then return replay end
-local allowance = tonumber(ARGV[10])
-local cap = tonumber(ARGV[11])
-local names_key = sibling_key(KEYS[1], 'known', 'names')
-
-local landed, starts, live_until_ms = {}, {}, 0
-for i = 1, #KEYS - 1 do
-  local prec = tonumber(ARGV[11 + i])
-  local start = at - (at % prec)
-  if start > now_sec - samples * prec then
-    landed[#landed + 1] = prec
-    starts[i] = start
-    live_until_ms = math.max(live_until_ms, (start + samples * prec) * 1000)
-  end
-end
-if #landed == 0 then return { 0, idem.context, 0 } end
 
 -- A counter listed in no names entry may predate them: its index entries say whether it exists.
-local function known_before()
-  for i = 1, #KEYS - 1 do
-    if redis.call('ZSCORE', KEYS[1], ARGV[11 + i] .. ':' .. name) then return true end
+local function counter_known_before(keys, args, name)
+  for i = 1, #keys - 1 do
+    if redis.call('ZSCORE', keys[1], args[11 + i] .. ':' .. name) then return true end
   end
   return false
 end
 
-local created = 0
-if #landed > 0 then
-  local live = redis.call('ZSCORE', names_key, name)
-  local is_new
-  if live then is_new = tonumber(live) <= now_ms else is_new = not known_before() end
-  if is_new then
-    if cap > 0 then
-      local held = redis.call('ZCOUNT', names_key, '(' .. now_ms, '+inf')
-      if held >= cap then return redis.error_reply('TB_CAPACITY ' .. held .. ' ' .. cap .. ' 1') end
+-- The slice start of `at` at each precision whose retention still covers it (by key position), the
+-- precisions (s) landed in, and the time (ms) the newest of those slices leaves its retention.
+local function counter_slices(keys, args, at, now_sec, samples)
+  local landed, starts, live_until_ms = {}, {}, 0
+  for i = 1, #keys - 1 do
+    local prec = tonumber(args[11 + i])
+    local start = at - (at % prec)
+    if start > now_sec - samples * prec then
+      landed[#landed + 1] = prec
+      starts[i] = start
+      live_until_ms = math.max(live_until_ms, (start + samples * prec) * 1000)
     end
-    if allowance == 0 then return redis.error_reply('TB_QUOTA counters 1') end
-    created = 1
   end
+  return landed, starts, live_until_ms
 end
 
-for i = 1, #KEYS - 1 do
-  local start = starts[i]
-  if start then
-    local prec = tonumber(ARGV[11 + i])
-    redis.call('HINCRBY', KEYS[1 + i], string.format('%d', start), count)
-    redis.call('ZADD', KEYS[1], 0, string.format('%d', prec) .. ':' .. name)
-    -- Only ever later: a late sample must not shorten the life of newer slices.
-    local ttl_ms = (start + samples * prec) * 1000 - now_ms
-    local current_ms = redis.call('PTTL', KEYS[1 + i])
-    if current_ms < 0 or current_ms < ttl_ms then redis.call('PEXPIRE', KEYS[1 + i], ttl_ms) end
+-- 1 when the write makes the counter live (new), 0 when it is live already; a redis error reply when
+-- the bucket's cap or the client's allowance refuses a new one.
+local function counter_admit(keys, args, name, names_key, now_ms)
+  local live = redis.call('ZSCORE', names_key, name)
+  local is_new
+  if live then is_new = tonumber(live) <= now_ms else is_new = not counter_known_before(keys, args, name) end
+  if not is_new then return 0 end
+  local cap = tonumber(args[11])
+  if cap > 0 then
+    local held = redis.call('ZCOUNT', names_key, '(' .. now_ms, '+inf')
+    if held >= cap then return nil, redis.error_reply('TB_CAPACITY ' .. held .. ' ' .. cap .. ' 1') end
   end
+  if tonumber(args[10]) == 0 then return nil, redis.error_reply('TB_QUOTA counters 1') end
+  return 1
 end
-if #landed > 0 then redis.call('ZADD', names_key, 'GT', live_until_ms, name) end
-return idem_finish(KEYS[1], 'known', idem, now_ms, landed, { created })
+
+local function increment(keys, args)
+  local now_ms = tonumber(args[1])
+  local samples = tonumber(args[2])
+  local at = tonumber(args[3])
+  local count = tonumber(args[4])
+  local name = args[5]
+  local idem = idem_of(args[6], name .. '\31', args[7], args[8], args[9])
+  local replay = idem_begin(keys[1], 'known', idem, now_ms)
+  if replay then return replay end
+  local names_key = sibling_key(keys[1], 'known', 'names')
+  local landed, starts, live_until_ms = counter_slices(keys, args, at, math.floor(now_ms / 1000), samples)
+  if #landed == 0 then return { 0, idem.context, 0 } end
+  local created, refusal = counter_admit(keys, args, name, names_key, now_ms)
+  if refusal then return refusal end
+  for i = 1, #keys - 1 do
+    local start = starts[i]
+    if start then
+      local prec = tonumber(args[11 + i])
+      redis.call('HINCRBY', keys[1 + i], string.format('%d', start), count)
+      redis.call('ZADD', keys[1], 0, string.format('%d', prec) .. ':' .. name)
+      -- Only ever later: a late sample must not shorten the life of newer slices.
+      local ttl_ms = (start + samples * prec) * 1000 - now_ms
+      local current_ms = redis.call('PTTL', keys[1 + i])
+      if current_ms < 0 or current_ms < ttl_ms then redis.call('PEXPIRE', keys[1 + i], ttl_ms) end
+    end
+  end
+  redis.call('ZADD', names_key, 'GT', live_until_ms, name)
+  return idem_finish(keys[1], 'known', idem, now_ms, landed, { created })
+end

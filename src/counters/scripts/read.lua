@@ -11,26 +11,28 @@
 -- ARGV[6]        counter name
 -- ARGV[7..]      every configured precision, seconds (for the "is it known" check)
 -- Reply: { known (0|1), t_1, count_1, t_2, count_2, ... } slices unsorted
-local now_sec = math.floor(tonumber(ARGV[1]) / 1000)
-local samples = tonumber(ARGV[2])
-local prec = tonumber(ARGV[3])
-local from, to = tonumber(ARGV[4]), tonumber(ARGV[5])
-local name = ARGV[6]
-local known = 0
-for i = 7, #ARGV do
-  if redis.call('ZSCORE', KEYS[1], ARGV[i] .. ':' .. name) then
-    known = 1
-    break
+local function read(keys, args)
+  local now_sec = math.floor(tonumber(args[1]) / 1000)
+  local samples = tonumber(args[2])
+  local prec = tonumber(args[3])
+  local from, to = tonumber(args[4]), tonumber(args[5])
+  local name = args[6]
+  local known = 0
+  for i = 7, #args do
+    if redis.call('ZSCORE', keys[1], args[i] .. ':' .. name) then
+      known = 1
+      break
+    end
   end
-end
-local reply = { known }
-local cutoff = now_sec - samples * prec
-local entries = redis.call('HGETALL', KEYS[2])
-for i = 1, #entries, 2 do
-  local t = tonumber(entries[i])
-  if t and t > cutoff and t <= to and t + prec > from then
-    reply[#reply + 1] = t
-    reply[#reply + 1] = tonumber(entries[i + 1])
+  local reply = { known }
+  local cutoff = now_sec - samples * prec
+  local entries = redis.call('HGETALL', keys[2])
+  for i = 1, #entries, 2 do
+    local t = tonumber(entries[i])
+    if t and t > cutoff and t <= to and t + prec > from then
+      reply[#reply + 1] = t
+      reply[#reply + 1] = tonumber(entries[i + 1])
+    end
   end
+  return reply
 end
-return reply

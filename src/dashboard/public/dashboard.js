@@ -21,7 +21,13 @@
 
   const $ = (id) => document.getElementById(id);
   const query = new URLSearchParams(location.search);
-  const state = { boards: [], board: null, window: null, limit: 10, stream: null, selected: null, live: new Map() };
+  const state = {
+    ...{ boards: [], board: null, window: null, limit: 10, stream: null, selected: null, live: new Map() },
+    // The `from` of the listing last shown: a calendar window's new period re-reads its archives.
+    periodFrom: null,
+  };
+  /** The segment the listings read ('' : the whole board); a board taking segments shows the picker. */
+  state.segment = query.get('segment') ?? '';
 
   const path = (...parts) => parts.map(encodeURIComponent).join('/');
 
@@ -85,10 +91,20 @@
     return [...board.windows, ...(board.views ?? [])];
   }
 
-  /** A window says whether it keeps history; a view says its mode and the window it reads. */
+  /**
+   * A window says whether it keeps history; a calendar window its period, zone and whether it keeps
+   * archives; a view says its mode and the window it reads.
+   */
   function labelOf(readable) {
     if (readable.mode)
       return { value: readable.name, label: `${readable.name} · ${readable.mode} view of ${readable.window}` };
+    if (readable.calendar) {
+      const archived = readable.archive ? ', archived' : '';
+      return {
+        value: readable.name,
+        label: `${readable.name} · ${readable.calendar} in ${readable.timeZone}${archived}`,
+      };
+    }
     return { value: readable.name, label: readable.snapshots ? `${readable.name} · history kept` : readable.name };
   }
 
@@ -98,10 +114,30 @@
   }
 
   function selectBoard(name, windowName) {
+    if (state.board !== null && state.board !== name) state.segment = '';
     state.board = name;
     const board = state.boards.find((b) => b.name === name);
     fillSelect($('window'), readablesOf(board).map(labelOf), windowName);
+    void loadSegments();
     selectWindow($('window').value);
+  }
+
+  /** The segment picker: the board's live segments (GET /boards/:board/segments), hidden on a board without. */
+  async function loadSegments() {
+    const board = state.boards.find((b) => b.name === state.board);
+    $('segment-label').hidden = !board?.segments;
+    if (!board?.segments) return;
+    const { segments } = await getJson(`/boards/${path(board.name)}/segments?limit=1000`);
+    const options = segments.map((s) => ({ value: s.name, label: `${s.name} · ${s.items} items` }));
+    // A segment picked (or named in the page's address) stays pickable while it holds nothing.
+    if (state.segment && !segments.some((s) => s.name === state.segment))
+      options.unshift({ value: state.segment, label: `${state.segment} · empty` });
+    fillSelect($('segment'), [{ value: '', label: 'whole board' }, ...options], state.segment);
+  }
+
+  /** The query part naming the segment read, if any. */
+  function segmentQuery() {
+    return state.segment ? `&segment=${path(state.segment)}` : '';
   }
 
   function selectWindow(name) {
@@ -112,6 +148,8 @@
     $('sparkline').replaceChildren();
     $('item-data').replaceChildren();
     $('item-note').textContent = 'Click a row to see its rank over recent slots.';
+    state.periodFrom = null;
+    void loadArchives();
     startStream();
   }
 
@@ -127,7 +165,8 @@
     let lastId = '';
     while (!signal.aborted) {
       try {
-        const response = await fetch(`/boards/${path(board)}/stream?window=${path(windowName)}&limit=${limit}`, {
+        const url = `/boards/${path(board)}/stream?window=${path(windowName)}&limit=${limit}${segmentQuery()}`;
+        const response = await fetch(url, {
           headers: { ...authHeaders(), Accept: 'text/event-stream', ...(lastId ? { 'Last-Event-ID': lastId } : {}) },
           signal,
         });
@@ -167,15 +206,27 @@
     }
   }
 
+  /** A listing's span: times of day for a rolling window; a calendar window's period in its own zone. */
+  function spanText(listing, readable) {
+    if (!readable?.calendar)
+      return `${new Date(listing.from * 1000).toLocaleTimeString()} – ${new Date(listing.to * 1000).toLocaleTimeString()}`;
+    const local = { timeZone: readable.timeZone, dateStyle: 'medium', timeStyle: 'short' };
+    const at = (sec) => new Date(sec * 1000).toLocaleString(undefined, local);
+    return `${readable.calendar} ${at(listing.from)} – ${at(listing.to)} (${readable.timeZone})`;
+  }
+
   function renderTop(listing) {
-    const from = new Date(listing.from * 1000).toLocaleTimeString();
-    const to = new Date(listing.to * 1000).toLocaleTimeString();
     // The stream's listing names no mode: the board's config says what the window is.
-    const mode = listing.mode ?? readableNamed(listing.window)?.mode;
+    const readable = readableNamed(listing.window);
+    const mode = listing.mode ?? readable?.mode;
     const kind = mode ? ` (${mode} view)` : '';
     const draining = listing.draining ? ' · catching up: an expired slot is still being cleared' : '';
+    const segment = listing.segment ? ` · segment ${listing.segment}` : '';
     $('span').textContent =
-      `${listing.board} / ${listing.window}${kind}: ${from} – ${to} · version ${listing.version}${draining}`;
+      `${listing.board} / ${listing.window}${kind}${segment}: ${spanText(listing, readable)} · version ${listing.version}${draining}`;
+    // A calendar period ended (the stream delivers its reset): the period just closed is archived now.
+    if (readable?.archive && state.periodFrom !== null && state.periodFrom !== listing.from) void loadArchives();
+    state.periodFrom = listing.from;
     const rows = listing.items.map((row) => {
       const move = movementOf(row);
       const tr = element('tr');
@@ -226,7 +277,9 @@
     for (const tr of $('top').tBodies[0].rows) tr.classList.toggle('selected', tr.dataset.item === item);
     $('item-name').textContent = item;
     // The item's data (PUT /boards/:board/items/:item/data), where it has some.
-    void getJson(`/boards/${path(state.board, 'items', item)}?window=${path(state.window)}&data=true`).then(
+    void getJson(
+      `/boards/${path(state.board, 'items', item)}?window=${path(state.window)}&data=true${segmentQuery()}`,
+    ).then(
       (standing) => state.selected === item && $('item-data').replaceChildren(...dataEntries(standing.data)),
       () => $('item-data').replaceChildren(),
     );
@@ -239,7 +292,7 @@
       return;
     }
     const history = await getJson(
-      `/boards/${path(state.board, 'items', item, 'history')}?window=${path(state.window)}`,
+      `/boards/${path(state.board, 'items', item, 'history')}?window=${path(state.window)}${segmentQuery()}`,
     );
     const points = history.points.filter((point) => point.rank !== null);
     $('item-note').textContent =
@@ -256,6 +309,45 @@
         field === 'rank',
       ),
     );
+  }
+
+  // ---- archives of a calendar window ----
+
+  /** Rows of an archived period listed in the panel. */
+  const ARCHIVE_ROWS = 5;
+
+  /** The newest archived periods of the selected window, when it keeps archives (the panel hides otherwise). */
+  async function loadArchives() {
+    const readable = readableNamed(state.window);
+    $('archives').hidden = !readable?.archive;
+    if (!readable?.archive) return;
+    const [board, windowName] = [state.board, state.window];
+    $('archives-window').textContent = `${board} / ${windowName}`;
+    try {
+      const page = await getJson(`/boards/${path(board)}/archives?window=${path(windowName)}&limit=5${segmentQuery()}`);
+      if (state.board !== board || state.window !== windowName) return;
+      $('archives-note').textContent =
+        page.periods.length > 0
+          ? `The final standings of the last ${page.periods.length} closed period(s), newest first (${readable.archive.keep} kept).`
+          : `No closed period archived yet: each ${readable.calendar}'s final top ${readable.archive.top} is kept when it ends.`;
+      $('archives-list').replaceChildren(...page.periods.map((period) => archivedPeriod(period, readable)));
+    } catch (error) {
+      $('archives-note').textContent = `archives: ${error.message}`;
+    }
+  }
+
+  function archivedPeriod(period, readable) {
+    const list = element('ol');
+    list.append(
+      ...period.items.slice(0, ARCHIVE_ROWS).map((row) => {
+        const li = element('li');
+        li.append(element('span', row.item, 'item'), ' ', element('span', format(row.score), 'num'));
+        return li;
+      }),
+    );
+    const block = element('div', undefined, 'archive');
+    block.append(element('h3', spanText(period, readable)), list);
+    return block;
   }
 
   // ---- counters ----
@@ -370,6 +462,7 @@
   function refresh() {
     // An empty service is looked at again: a board made meanwhile (or by `npm run demo`) shows up by itself.
     if (state.boards.length === 0) void loadBoards().catch((error) => setStatus(error.message));
+    else void loadSegments().catch((error) => setStatus(error.message));
     void loadCounters().catch((error) => ($('counter-note').textContent = error.message));
     void loadAdmin();
   }
@@ -384,6 +477,10 @@
   });
   $('board').addEventListener('change', () => selectBoard($('board').value));
   $('window').addEventListener('change', () => selectWindow($('window').value));
+  $('segment').addEventListener('change', () => {
+    state.segment = $('segment').value;
+    selectWindow(state.window);
+  });
   $('limit').addEventListener('change', () => {
     state.limit = Number($('limit').value);
     startStream();

@@ -97,6 +97,7 @@ export class NatsSource implements IngestSource {
     // A pull returns when it holds all it asked for, or when it expires: asking for what is waiting
     // returns at once; only an empty stream waits (for up to waitMs, at least the 1 s JetStream takes).
     const waiting = (await consumer.info()).num_pending;
+    if (waiting === 0 && waitMs <= 0) return [];
     const fetched = await consumer.fetch({
       max_messages: waiting > 0 ? Math.min(max, waiting) : max,
       expires: Math.max(1000, waitMs),
@@ -137,7 +138,8 @@ export class NatsSource implements IngestSource {
       written = !ack.duplicate;
     } catch (error) {
       // No stream captures the subject: published plainly (a subscriber may still take it), never blocking the source.
-      if (!/no responders|503/i.test(String(error))) throw error;
+      // The client answers a publish nobody stores as JetStreamNotEnabled (503, no responders).
+      if (!/no responders|503|JetStreamNotEnabled/i.test(String(error))) throw error;
       this.connection?.publish(this.deadSubject, body);
     }
     await this.ack([message]);

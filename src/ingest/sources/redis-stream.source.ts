@@ -82,14 +82,16 @@ export class RedisStreamSource implements IngestSource {
       const entries = reply[1].filter((entry): entry is Entry => entry !== null);
       if (entries.length > 0) return entries.map(messageOf);
     }
-    const reply = (await this.redis.xreadgroup(
+    // BLOCK 0 would wait for ever: no wait asked, no BLOCK.
+    const block = waitMs > 0 ? ['BLOCK', waitMs] : [];
+    const reply = (await this.redis.call(
+      'XREADGROUP',
       'GROUP',
       this.group,
       this.consumer,
       'COUNT',
       max,
-      'BLOCK',
-      waitMs,
+      ...block,
       'STREAMS',
       this.declaration.stream,
       '>',

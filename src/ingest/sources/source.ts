@@ -18,7 +18,7 @@ export interface SourceMessage {
 export interface IngestSource {
   /** Connects and prepares the consumer (group, durable consumer), ready to read from the oldest unacknowledged message. */
   open(): Promise<void>;
-  /** Up to `max` messages in id order, waiting at most `waitMs` when none is there. */
+  /** Up to `max` messages in id order, waiting at most `waitMs` when none is there (0: not at all). */
   next(max: number, waitMs: number): Promise<SourceMessage[]>;
   /** Acknowledges messages applied (or found applied): the source never delivers them again. */
   ack(messages: SourceMessage[]): Promise<void>;

@@ -4,11 +4,15 @@ import { DEFAULT_STREAM_ROWS, STREAM_ROWS } from '../live.limits';
 
 @CompiledValidation({
   window: optional(NAME_FIELD),
+  segment: optional(NAME_FIELD),
   limit: optional({ kind: 'int', range: STREAM_ROWS, fromQuery: true }),
 })
 export class StreamQuery {
   @OptionalNameProperty("Window name (default: the board's first window)", '24h')
   window?: string;
+
+  @OptionalNameProperty("Segment: the window's rows as that segment's (a board with segments only)", 'en')
+  segment?: string;
 
   @OptionalIntProperty(STREAM_ROWS, { default: DEFAULT_STREAM_ROWS, description: 'Rows watched' }, { fromQuery: true })
   limit?: number;

@@ -4,6 +4,7 @@ import { Clock } from '../../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
 import type { Aggregate } from '../core/aggregate';
 import { BoardConfig, TiesMode } from '../core/board';
+import { MAX_AGGREGATE_SLOTS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
 import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
@@ -78,8 +79,9 @@ export class BoardsService {
     const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
     // Decay, hot and rising weigh sums of events; a max / min / last window holds no sum to weigh.
     // Segments are kept for sum boards only (a max / min / last segment window is not defined yet).
-    if (views.length > 0 || (aggregate !== undefined && aggregate !== 'sum') || (segmentsMax ?? 0) > 0)
-      await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, segmentsMax);
+    const manySlots = windows.some((w) => !w.calendar && w.periodSec / w.intervalSec > MAX_AGGREGATE_SLOTS);
+    if (views.length > 0 || (aggregate ?? (manySlots ? 'max' : 'sum')) !== 'sum' || (segmentsMax ?? 0) > 0)
+      await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, segmentsMax, windows);
     const version = randomUUID();
     const result = await this.store.putBoard({
       name,
@@ -135,17 +137,21 @@ export class BoardsService {
   /**
    * Decay, hot and rising weigh sums of events, and segments are kept for sum boards only: a max / min /
    * last board (the one asked for, else the stored one) takes neither. Omitted segments keep the stored ones.
+   * Its rolling windows hold at most MAX_AGGREGATE_SLOTS slots: expiry recomputes an item from every live slot.
    */
   private async checkSumOnlyFeatures(
     name: string,
     asked: Aggregate | undefined,
     hasViews: boolean,
     askedSegmentsMax: number | undefined,
+    windows: WindowSpec[],
   ): Promise<void> {
     const stored = asked === undefined || askedSegmentsMax === undefined ? await this.store.loadBoard(name) : undefined;
     const aggregate = asked ?? stored?.aggregate ?? 'sum';
     if (aggregate === 'sum') return;
     if (hasViews) throw new InvalidInputError(M.viewsNeedSum(name, aggregate));
+    const wide = windows.find((w) => !w.calendar && w.periodSec / w.intervalSec > MAX_AGGREGATE_SLOTS);
+    if (wide) throw new InvalidInputError(M.aggregateTooManySlots(name, aggregate, wide.name, MAX_AGGREGATE_SLOTS));
     if ((askedSegmentsMax ?? stored?.segmentsMax ?? 0) > 0)
       throw new InvalidInputError(M.segmentsNeedSum(name, aggregate));
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { aggregateOf } from '../core/aggregate';
 import { BoardConfig, PreparedBoard } from '../core/board';
 import { RankingKeys } from '../core/ranking.keys';
@@ -9,6 +9,7 @@ import type { PutBoardCommand } from '../core/ranking.types';
 import type { ViewConfig } from '../core/trending-math';
 import type { WindowConfig } from '../core/window-math';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -20,11 +21,12 @@ export class BoardsStore {
 
   constructor(
     private readonly redis: RedisService,
-    config: AppConfig,
+    private readonly functions: RedisFunctions,
+    settings: RankingSettings,
   ) {
     this.keys = new RankingKeys(redis.prefix);
-    this.idemRetentionMs = config.IDEMPOTENCY_TTL_SEC * 1000;
-    redis.defineFunctions([RANKING.library]);
+    this.idemRetentionMs = settings.idempotencyRetentionMs;
+    functions.define([RANKING.library]);
   }
 
   prepare(config: BoardConfig): PreparedBoard {
@@ -86,7 +88,7 @@ export class BoardsStore {
   async putBoard(command: PutBoardCommand): Promise<PutBoardResult> {
     const { name, nowMs } = command;
     await this.register(name);
-    const reply = await this.redis.callFunction(S.boardPut, { ...command, keys: this.keys.board(name) });
+    const reply = await this.functions.call(S.boardPut, { ...command, keys: this.keys.board(name) });
     if (reply.status === 'conflict') return reply;
     if (reply.status === 'created') await this.register(name);
     const config: BoardConfig = {
@@ -102,7 +104,7 @@ export class BoardsStore {
     };
     await Promise.all(
       Array.from({ length: reply.shards - 1 }, (_, i) =>
-        this.redis.callFunction(S.shardSync, { keys: this.keys.board(name, i + 1), ...reply, nowMs }),
+        this.functions.call(S.shardSync, { keys: this.keys.board(name, i + 1), ...reply, nowMs }),
       ),
     );
     for (let shard = reply.shards; shard < reply.mostShards; shard++) await this.deleteShard(name, shard, nowMs);
@@ -177,7 +179,7 @@ export class BoardsStore {
   }
 
   private deleteShard(name: string, shard: number, nowMs: number): Promise<boolean> {
-    return this.redis.callFunction(S.boardDelete, {
+    return this.functions.call(S.boardDelete, {
       keys: this.keys.board(name, shard),
       nowMs,
       idemRetentionMs: this.idemRetentionMs,

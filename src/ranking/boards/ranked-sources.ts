@@ -29,8 +29,8 @@ export class RankedSources {
    * time draining one more chunk, up to MAX_READ_DRAIN_CALLS; still draining then, it is a 503
    * WINDOW_DRAINING (the scheduler and the next reads go on draining). Each call is as short as any
    * expiry call: Redis is never held longer for it. (History reads answer no `draining`: snapshots are
-   * taken before anything expires.) With `segment`, the window is read as that segment's (a 400 on a
-   * board without segments, or of a view: views are the board's only).
+   * taken before anything expires.) With `segment`, the window or view is read as that segment's (a
+   * 400 on a board without segments).
    */
   async read<T extends object>(
     name: string,
@@ -44,8 +44,7 @@ export class RankedSources {
         const window = board.window(sourceName);
         if (window) return onWindow(segmentOf(board, segment), window, this.clock.nowMs());
         const view = board.view(sourceName);
-        if (view && segment !== undefined) throw new InvalidInputError(M.segmentOfView(name, view.name));
-        if (view) return onView(board, view, this.clock.nowMs());
+        if (view) return onView(segmentOf(board, segment), view, this.clock.nowMs());
         const known = [...board.config.windows, ...board.config.views].map((w) => w.name);
         throw new NotFoundError('WINDOW_NOT_FOUND', M.windowNotFound(name, sourceName, known));
       });

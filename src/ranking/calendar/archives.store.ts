@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
-import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ScoredItem } from '../core/ranking.types';
@@ -9,6 +8,7 @@ import { mergeListings } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
 import type { StoredSnapshot } from '../history/history.functions';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -18,11 +18,11 @@ export class ArchivesStore {
   private readonly budgetFields: number;
 
   constructor(
-    private readonly redis: RedisService,
-    config: AppConfig,
+    private readonly functions: RedisFunctions,
+    settings: RankingSettings,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineFunctions([RANKING.library]);
+    this.budgetFields = settings.expireChunk;
+    functions.define([RANKING.library]);
   }
 
   /**
@@ -31,7 +31,8 @@ export class ArchivesStore {
    * union; a shard's newest `most` periods hold every one of the board's newest `most` it has. Each
    * shard keeps the newest `keep` periods it scored in, so one that scored in none of the last few
    * still holds older periods, whose other shards' rows are gone: only the newest `keep` periods of
-   * all shards are the board's.
+   * all shards are the board's. While a shard is still taking an archive (in chunks, archive_lib.lua)
+   * the answer is `draining` and lists nothing.
    */
   async archives(
     board: PreparedBoard,
@@ -39,11 +40,11 @@ export class ArchivesStore {
     nowMs: number,
     latestSec: number | undefined,
     most: number,
-  ): Promise<{ keeps: boolean; archives: StoredSnapshot[] }> {
+  ): Promise<{ keeps: boolean; draining: boolean; archives: StoredSnapshot[] }> {
     const replies = await Promise.all(
       board.shards.map((shard) =>
         guard(
-          this.redis.callFunction(S.archiveRead, {
+          this.functions.call(S.archiveRead, {
             ...boardCall(board, shard, nowMs, this.budgetFields),
             window,
             latestSec,
@@ -52,7 +53,9 @@ export class ArchivesStore {
         ),
       ),
     );
-    if (!replies.some((reply) => reply.keeps)) return { keeps: false, archives: [] };
+    if (!replies.some((reply) => reply.keeps)) return { keeps: false, draining: false, archives: [] };
+    // A shard still taking an archive lists its period later: the read is sent again (RankedSources).
+    if (replies.some((reply) => reply.draining)) return { keeps: true, draining: true, archives: [] };
     const byStart = new Map<number, ScoredItem[][]>();
     for (const { archives } of replies) {
       for (const archive of archives) byStart.set(archive.atSec, [...(byStart.get(archive.atSec) ?? []), archive.rows]);
@@ -67,6 +70,7 @@ export class ArchivesStore {
     const top = window.snapshots?.top;
     return {
       keeps: true,
+      draining: false,
       archives: starts.map((atSec) => ({ atSec, rows: mergeListings(byStart.get(atSec) ?? []).slice(0, top) })),
     };
   }

@@ -70,14 +70,11 @@ export class PreparedBoard {
   }
 
   /**
-   * The board as its segment `name` reads: the same config and shards, each window's keys the
-   * segment's. Views and snapshots are the board's only: a segment has none (previousRank null).
+   * The board as its segment `name` reads: the same config, views and shards, each window's, view's
+   * and snapshot's keys the segment's.
    */
   segment(name: string): PreparedBoard {
-    const windows = this.config.windows.map((window) => ({ ...window, snapshots: undefined }));
-    return new PreparedBoard({ ...this.config, windows, views: [] }, (shard) =>
-      this.shards[shard].keys.inSegment(name),
-    );
+    return new PreparedBoard(this.config, (shard) => this.shards[shard].keys.inSegment(name));
   }
 
   /** The named view; undefined when the board has none of that name. */

@@ -16,10 +16,18 @@
  *   {...}:<window>:snaps                      zset  snapshot boundaries (unix s), newest `keep` intervals
  *   {...}:<window>:snap:<at>                  string the listing at boundary <at> (snapshot_lib.lua)
  *   {...}:<window>:prev                       zset  item -> score in the latest snapshot (previousRank)
+ *   {...}:<window>:arch                       hash  a calendar window's pending archives: closed slot
+ *                                             start -> "<top> <keep> <rows written>" (archive_lib.lua)
+ *   {...}:<window>:archrows:<start>           zset  the best `top` rows of a pending archive's slot so far
  *   {...}:<window>~<segment>:slots|slot:<start>|top  a segment's window: the same three keys, in the
  *                                             shard's tag (`~` is in no name, so never a board window's)
+ *   {...}:<window>~<segment>:snaps|snap:<at>|prev|mark  a segment's history (snapshot_lib; mark: its
+ *                                             slot mark, a string expiring keep + 1 intervals after its last run)
+ *   {...}:<view>~<segment>:top|items|meta|next  a segment's view (segment_views_lib)
  *   {...}:segs                                zset  segment -> end (unix s) of its newest live slot
- *   {...}:segdue                              zset  segment -> when (unix ms) its oldest slot expires
+ *   {...}:segdue                              zset  segment -> when (unix ms) its oldest slot expires, or
+ *                                             its next snapshot boundary while it holds data
+ *   {...}:seghist                             zset  segment -> until when (unix s) it may hold history
  * The snapshot keys are derived inside the scripts from the slots key (same hash tag), like slot hashes.
  */
 export class RankingKeys {

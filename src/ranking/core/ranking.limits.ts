@@ -32,6 +32,18 @@ export const DEFAULT_TOP_ITEMS = 10;
 /** Windows of one board, and slots (period / interval) of one window. */
 export const WINDOWS_PER_BOARD: Bounds = { min: 1, max: 8 };
 export const MAX_SLOTS_PER_WINDOW = 10_000;
+/**
+ * Slots of a rolling window of a max / min / last board: expiry recomputes an item from every live
+ * slot (one HGET each, at least one item a call), so this bounds the longest expire call (about 1 000
+ * reads, like EXPIRE_CHUNK's 100 fields with their hooks: docs/benchmarks.md).
+ */
+export const MAX_AGGREGATE_SLOTS = 1_000;
+
+/**
+ * Ids x shards one call of a sharded lookup on one node counts above (lookup_node: one ZCOUNT each at
+ * most): the lookup's calls run in parallel, one round, each a few milliseconds at most.
+ */
+export const LOOKUP_COUNTS_PER_CALL = 2_000;
 
 /** Key groups a board's items spread over. */
 export const SHARDS_PER_BOARD: Bounds = { min: 1, max: 64 };

@@ -22,8 +22,6 @@ export const RANKING_MESSAGES = {
   segmentTwice: (field: string) => `${field} names a segment twice`,
   noSegmentRead: (board: string) =>
     `segment: board "${board}" takes no segments (declare "segments": { "max": n } in its config)`,
-  segmentOfView: (board: string, view: string) =>
-    `segment: view "${view}" of board "${board}" is the board's only; segments answer its windows`,
   batchRefusedPartly: (board: string, applied: number, total: number, refused: number, reason: string) =>
     `board "${board}": ${applied} of ${total} entries applied, ${refused} not (${reason}); retry those`,
   windowCount: (min: number, max: number) => `windows must hold ${min} to ${max} windows`,
@@ -52,6 +50,8 @@ export const RANKING_MESSAGES = {
     `the stored views no longer fit the windows (${problem}); send views with the new windows`,
   viewsNeedSum: (board: string, aggregate: string) =>
     `views (decay, hot, rising) weigh sums of events: board "${board}" would aggregate by ${aggregate}; drop the views or use aggregate sum`,
+  aggregateTooManySlots: (board: string, aggregate: string, window: string, max: number) =>
+    `windows.${window}: board "${board}" aggregates by ${aggregate}, whose rolling windows hold at most ${max} slots (period / interval): expiry recomputes an item from every live slot; use a longer interval`,
   segmentsNeedSum: (board: string, aggregate: string) =>
     `segments are kept for sum boards only: board "${board}" would both take segments and aggregate by ${aggregate}; use aggregate sum, or a board without segments`,
   aggregateMismatch: (board: string, aggregate: string, write: string) =>

@@ -19,10 +19,13 @@ export const RANKING_MODULES = [
   join(lua, 'call_lib.lua'),
   IDEM_LIBRARY,
   join(lua, 'views_lib.lua'),
+  join(lua, 'segment_views_lib.lua'),
   // ties: first and item data: window_lib's results changes call their hooks.
   join(lua, 'ties_lib.lua'),
   join(lua, 'item_data_lib.lua'),
   join(lua, 'aggregate_lib.lua'),
+  // A calendar window's chunked archive: window_lib's expiry drives it, snapshot_lib's boundary starts it.
+  join(lua, 'archive_lib.lua'),
   join(lua, 'window_lib.lua'),
   join(lua, 'snapshot_lib.lua'),
   join(lua, 'board_write_lib.lua'),

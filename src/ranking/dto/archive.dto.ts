@@ -3,6 +3,7 @@ import { CompiledValidation, NAME_FIELD, optional } from '../../common/compiled-
 import { OptionalIntProperty, OptionalNameProperty, PageLimit, PageOffset } from '../../common/dto';
 import { PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS, UNIX_SEC } from '../../common/limits';
 import { ARCHIVE_PAGE, DEFAULT_ARCHIVE_PAGE, DEFAULT_TOP_ITEMS } from '../core/ranking.limits';
+import { SegmentQueryProperty } from './segment.dto';
 
 const WindowProperty = () =>
   OptionalNameProperty("A calendar window's name (default: the board's first window)", 'week');
@@ -11,6 +12,7 @@ const UNIX_SEC_QUERY = optional({ kind: 'int', range: UNIX_SEC, fromQuery: true 
 
 @CompiledValidation({
   window: WINDOW_FIELD,
+  segment: WINDOW_FIELD,
   at: UNIX_SEC_QUERY,
   limit: optional({ kind: 'int', range: PAGE_LIMIT_ITEMS, fromQuery: true }),
   offset: optional({ kind: 'int', range: PAGE_OFFSET_ITEMS, fromQuery: true }),
@@ -18,6 +20,9 @@ const UNIX_SEC_QUERY = optional({ kind: 'int', range: UNIX_SEC, fromQuery: true 
 export class ArchiveQuery {
   @WindowProperty()
   window?: string;
+
+  @SegmentQueryProperty()
+  segment?: string;
 
   @OptionalIntProperty(
     UNIX_SEC,
@@ -35,12 +40,16 @@ export class ArchiveQuery {
 
 @CompiledValidation({
   window: WINDOW_FIELD,
+  segment: WINDOW_FIELD,
   limit: optional({ kind: 'int', range: ARCHIVE_PAGE, fromQuery: true }),
   cursor: UNIX_SEC_QUERY,
 })
 export class ArchivesQuery {
   @WindowProperty()
   window?: string;
+
+  @SegmentQueryProperty()
+  segment?: string;
 
   @OptionalIntProperty(
     ARCHIVE_PAGE,

@@ -24,7 +24,7 @@ import {
   HISTORY_ROWS_PER_CALL,
   RADIUS_ITEMS,
 } from '../core/ranking.limits';
-import { SEGMENTS_FIELD, SegmentsProperty } from './segment.dto';
+import { SEGMENTS_FIELD, SegmentQueryProperty, SegmentsProperty } from './segment.dto';
 import { VIEW_MODES } from '../core/trending-math';
 
 /** Rank in the window's latest snapshot. */
@@ -187,10 +187,7 @@ export class ItemQuery extends WindowQuery {
   @SpanProperty()
   span?: string;
 
-  @OptionalNameProperty(
-    'Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing)',
-    'en',
-  )
+  @SegmentQueryProperty()
   segment?: string;
 }
 
@@ -333,8 +330,11 @@ export class ItemResultDto extends WindowFiguresDto {
 
 const UNIX_SEC_QUERY = optional({ kind: 'int', range: UNIX_SEC, fromQuery: true });
 
-@CompiledValidation({ window: WINDOW_FIELD, at: UNIX_SEC_QUERY })
+@CompiledValidation({ window: WINDOW_FIELD, at: UNIX_SEC_QUERY, segment: WINDOW_FIELD })
 export class HistoryQuery extends WindowQuery {
+  @SegmentQueryProperty()
+  segment?: string;
+
   @OptionalIntProperty(
     UNIX_SEC,
     { description: 'Unix s: the latest snapshot taken at or before it (default: the latest)' },
@@ -343,8 +343,11 @@ export class HistoryQuery extends WindowQuery {
   at?: number;
 }
 
-@CompiledValidation({ window: WINDOW_FIELD, from: UNIX_SEC_QUERY, to: UNIX_SEC_QUERY })
+@CompiledValidation({ window: WINDOW_FIELD, from: UNIX_SEC_QUERY, to: UNIX_SEC_QUERY, segment: WINDOW_FIELD })
 export class ItemHistoryQuery extends WindowQuery {
+  @SegmentQueryProperty()
+  segment?: string;
+
   @OptionalIntProperty(
     UNIX_SEC,
     { description: 'Unix s: oldest snapshot boundary to answer (default: all kept)' },

@@ -7,6 +7,7 @@ import { ID_RULE } from '../../common/names';
 import { ITEM_DATA_BYTES, LOOKUP_ITEMS, RADIUS_ITEMS } from '../core/ranking.limits';
 import { CompiledValidation, FieldRules, optional } from '../../common/compiled-checks';
 import { AroundQuery, ItemQuery, SPAN_PATTERN, TopQuery, WINDOW_FIELD, WindowFiguresDto } from './item.dto';
+import { SegmentQueryProperty } from './segment.dto';
 
 const DATA_SCHEMA = {
   type: 'object',
@@ -64,6 +65,9 @@ export class ItemDataQuery extends ItemQuery {
 
 export class LookupQuery {
   @DataFlag() data?: boolean;
+
+  @SegmentQueryProperty()
+  segment?: string;
 }
 
 export class LookupDto {

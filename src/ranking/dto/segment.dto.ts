@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray } from 'class-validator';
 import { FieldRule, NAME_FIELD, optional } from '../../common/compiled-checks';
-import { IsName, IsOptionalNotNull, NextCursorProperty } from '../../common/dto';
+import { IsName, IsOptionalNotNull, NextCursorProperty, OptionalNameProperty } from '../../common/dto';
 import { SEGMENTS_PER_EVENT } from '../core/ranking.limits';
 
 /** An event's optional segments (a board with `segments` only). */
@@ -38,3 +38,10 @@ export class SegmentListDto {
   @NextCursorProperty()
   nextCursor!: string | null;
 }
+
+/** `?segment=`: the reads of a board with segments answer as that segment's. */
+export const SegmentQueryProperty = () =>
+  OptionalNameProperty(
+    'Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing)',
+    'en',
+  );

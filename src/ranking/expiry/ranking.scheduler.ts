@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig } from '../../common/config';
+import { RankingSettings } from '../core/ranking.settings';
 import { IntervalJob } from '../../common/interval-job';
 import { JobRegistry } from '../../common/jobs';
 import { DuePassResult, ExpiryService } from './expiry.service';
@@ -22,18 +22,18 @@ export class RankingScheduler extends IntervalJob<DuePassResult> {
   constructor(
     private readonly expiry: ExpiryService,
     registry: SchedulerRegistry,
-    config: AppConfig,
+    settings: RankingSettings,
     jobs: JobRegistry,
   ) {
     super(
-      { name: RankingScheduler.JOB, enabled: config.SCHEDULER_ENABLED, intervalMs: config.SCHEDULER_INTERVAL_MS },
+      { name: RankingScheduler.JOB, enabled: settings.scheduler.enabled, intervalMs: settings.scheduler.intervalMs },
       registry,
       jobs,
       { runs: 0, failures: 0, lastDurationMs: 0, backlog: 0 },
     );
-    this.leaseMs = config.SCHEDULER_LEASE_MS;
-    this.claimBatch = config.SCHEDULER_CLAIM_BATCH;
-    this.sweepIntervalMs = config.SCHEDULER_SWEEP_INTERVAL_MS;
+    this.leaseMs = settings.scheduler.leaseMs;
+    this.claimBatch = settings.scheduler.claimBatch;
+    this.sweepIntervalMs = settings.scheduler.sweepIntervalMs;
   }
 
   protected async runPass(): Promise<{ result: DuePassResult; failures: number }> {

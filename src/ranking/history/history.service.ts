@@ -15,12 +15,14 @@ export class HistoryService {
 
   /**
    * The window's snapshot at or before `atSec` (default: the latest): `from`/`to` are the span its
-   * figures cover, the slot that closed at `at` and the period before it.
+   * figures cover, the slot that closed at `at` and the period before it. With `segment`, the
+   * segment's (segment_lib keeps its history as the board's).
    */
   async history(
     name: string,
     windowName: string | undefined,
     atSec: number | undefined,
+    segment?: string,
   ): Promise<{ board: string; window: string; at: number; from: number; to: number; items: ListedItem[] }> {
     return this.sources.read(
       name,
@@ -40,6 +42,7 @@ export class HistoryService {
         };
       },
       (_, view) => viewHasNoHistory(name, view),
+      segment,
     );
   }
 
@@ -54,6 +57,7 @@ export class HistoryService {
     item: string,
     fromSec: number | undefined,
     toSec: number | undefined,
+    segment?: string,
   ): Promise<{ board: string; window: string; item: string; points: HistoryPoint[]; nextFrom: number | null }> {
     if (fromSec !== undefined && toSec !== undefined && fromSec > toSec)
       throw new InvalidInputError(M.historyRange(fromSec, toSec));
@@ -67,6 +71,7 @@ export class HistoryService {
         return { board: name, window: window.name, item, points, nextFrom: nextSec };
       },
       (_, view) => viewHasNoHistory(name, view),
+      segment,
     );
   }
 }

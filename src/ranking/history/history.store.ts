@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
-import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { HISTORY_ROWS_PER_CALL, MAX_CACHED_PREVIOUS_LISTINGS } from '../core/ranking.limits';
@@ -10,6 +9,7 @@ import { mergeListings, rankRows } from '../core/shard-math';
 import { slotStartSec, WindowConfig } from '../core/window-math';
 import { SnapshotPoint } from './history.functions';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -37,11 +37,11 @@ export class HistoryStore {
   >();
 
   constructor(
-    private readonly redis: RedisService,
-    config: AppConfig,
+    private readonly functions: RedisFunctions,
+    settings: RankingSettings,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineFunctions([RANKING.library]);
+    this.budgetFields = settings.expireChunk;
+    functions.define([RANKING.library]);
   }
 
   /**
@@ -57,7 +57,7 @@ export class HistoryStore {
   ): Promise<{ keeps: boolean; listing?: SnapshotListing }> {
     const replies = await Promise.all(
       board.shards.map((shard) =>
-        guard(this.redis.callFunction(S.historyRead, { ...this.on(board, shard, nowMs), window, atSec })),
+        guard(this.functions.call(S.historyRead, { ...this.on(board, shard, nowMs), window, atSec })),
       ),
     );
     if (!replies.some((reply) => reply.keeps)) return { keeps: false };
@@ -85,7 +85,7 @@ export class HistoryStore {
     const top = window.snapshots?.top ?? 0;
     const mostSnapshots = Math.max(1, Math.floor(HISTORY_ROWS_PER_CALL / Math.max(1, top)));
     const own = await guard(
-      this.redis.callFunction(S.historyItem, {
+      this.functions.call(S.historyItem, {
         ...this.on(board, home, nowMs),
         window,
         item,
@@ -110,7 +110,7 @@ export class HistoryStore {
   /** Sharded boards: the window's latest snapshot over every shard, item -> rank (cached per slot). */
   previousRanks(board: PreparedBoard, window: WindowConfig, nowMs: number): Promise<Map<string, number>> {
     if (!window.snapshots) return Promise.resolve(new Map());
-    const key = `${board.config.name}\x1f${window.name}`;
+    const key = `${board.config.name}\x1f${board.keys.windowKeyName(window.name)}`;
     const slotSec = slotStartSec(Math.floor(nowMs / 1000), window.intervalSec);
     const cached = this.previousListings.get(key);
     if (cached && cached.version === board.config.version && cached.slotSec === slotSec) return cached.ranks;
@@ -131,7 +131,7 @@ export class HistoryStore {
       board.shards
         .filter((shard) => shard !== home && listed.length > 0)
         .map((shard) =>
-          guard(this.redis.callFunction(S.historyCount, { ...this.on(board, shard, nowMs), window, points: listed })),
+          guard(this.functions.call(S.historyCount, { ...this.on(board, shard, nowMs), window, points: listed })),
         ),
     );
     return new Map(listed.map((point, i) => [point.atSec, others.reduce((sum, counts) => sum + counts[i], 0)]));

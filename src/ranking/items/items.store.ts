@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
 import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ItemData } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -26,19 +27,20 @@ export class ItemDataStore {
   private readonly idemCalls: IdemCalls;
 
   constructor(
-    private readonly redis: RedisService,
-    config: AppConfig,
+    redis: RedisService,
+    private readonly functions: RedisFunctions,
+    settings: RankingSettings,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
-    this.idemCalls = IdemCalls.for(config, redis.client);
-    redis.defineFunctions([RANKING.library]);
+    this.budgetFields = settings.expireChunk;
+    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
+    functions.define([RANKING.library]);
   }
 
   /** Refused (TB_ITEM_NOT_HELD) when a data write names an item no window of its shard holds. */
   write(command: ItemDataCommand): Promise<Idempotent<boolean>> {
     const { board, nowMs, item, json, idem } = command;
     const call = { ...boardCall(board, board.shardOf(item), nowMs, this.budgetFields), item, json };
-    return guard(this.redis.callFunction(S.itemDataWrite, { ...call, idem: this.idemCalls.of(idem) }));
+    return guard(this.functions.call(S.itemDataWrite, { ...call, idem: this.idemCalls.of(idem) }));
   }
 
   /** The data of `items` (items without data are absent): one call per shard holding some of them. */
@@ -51,7 +53,7 @@ export class ItemDataStore {
     const found = new Map<string, ItemData>();
     await Promise.all(
       [...byShard].map(async ([shard, ids]) => {
-        const data = await this.redis.callFunction(S.itemDataRead, { shard, items: ids });
+        const data = await this.functions.call(S.itemDataRead, { shard, items: ids });
         ids.forEach((item, i) => {
           const value = data[i];
           if (value !== null) found.set(item, value);

@@ -29,6 +29,7 @@ export class LookupController {
       items: body.items,
       relative: body.relative ?? false,
       withData: query.data ?? false,
+      segment: query.segment,
     });
   }
 }

@@ -28,6 +28,22 @@ export interface LookupCountCall {
   scores: number[];
 }
 
+/** A whole lookup on the shards of a board one Redis node serves (every shard of the board). */
+export interface LookupNodeCall {
+  board: PreparedBoard;
+  shards: ShardKeys[];
+  nowMs: number;
+  window: WindowConfig;
+  items: string[];
+  /** The position in `shards` of the shard holding each id. */
+  homes: number[];
+  withData: boolean;
+  boardRanks: boolean;
+}
+
+/** Per id, in the order sent: score, board rank (0: none, or not asked) and data; null when a shard had expired slots to drain. */
+export type LookupNodeReply = { scores: number[]; ranks: number[]; data: Array<ItemData | null> } | null;
+
 /** A lookup on one shard: `items` it holds (their scores), `scores` to count above, `withData` their data too. */
 export interface LookupCall extends WindowCall {
   items: string[];
@@ -59,6 +75,38 @@ export const LOOKUP_FUNCTIONS = {
     },
   }),
 
+  lookupNode: typedFunction({
+    name: 'tbRankLookupNode',
+    handler: 'lookup_node',
+    flags: ['no-writes', 'allow-cross-slot-keys'],
+    numberOfKeys: 1,
+    build: (call: LookupNodeCall) => ({
+      keys: [call.shards[0].keys.cfg()],
+      args: [
+        call.board.config.version,
+        call.nowMs,
+        call.shards[0].keys.windowKeyName(call.window.name),
+        ...slotRuleArgs(call.window, call.nowMs),
+        call.shards.length,
+        ...call.shards.map((shard) => shard.keys.cfg()),
+        call.withData ? 1 : 0,
+        call.boardRanks ? 1 : 0,
+        ...call.items.flatMap((item, i) => [item, call.homes[i] + 1]),
+      ],
+    }),
+    decode: (raw, call): LookupNodeReply => {
+      const reply = new Reply('tbRankLookupNode', raw).expectLength(1, true);
+      if (!reply.flag(0)) return null;
+      reply.expectLength(4);
+      const count = call.items.length;
+      return {
+        scores: reply.nested(1).expectLength(count).intsFrom(0),
+        ranks: reply.nested(2).expectLength(count).intsFrom(0),
+        data: itemDataOf(reply.nested(3), count),
+      };
+    },
+  }),
+
   lookupCountShards: typedFunction({
     name: 'tbRankLookupCountShards',
     handler: 'lookup_count_shards',
@@ -69,7 +117,7 @@ export const LOOKUP_FUNCTIONS = {
       args: [
         call.board.config.version,
         call.nowMs,
-        call.window.name,
+        call.shards[0].keys.windowKeyName(call.window.name),
         ...slotRuleArgs(call.window, call.nowMs),
         call.scores.length,
         ...call.scores,

@@ -13,6 +13,8 @@ export interface LookupRequest {
   items: string[];
   relative: boolean;
   withData: boolean;
+  /** Look the ids up in this segment (a board without segments: 400). */
+  segment?: string;
 }
 
 /**
@@ -58,6 +60,7 @@ export class LookupService {
         return { ...figures(name, window, nowMs, result.draining), items: rows };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.lookupReadsWindows(name, view.name))),
+      request.segment,
     );
   }
 }

@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { isRedisWrongNodeError } from '../../common/redis-errors';
 import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
+import { LOOKUP_COUNTS_PER_CALL } from '../core/ranking.limits';
 import type { LookupRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { RANKING } from '../ranking.functions';
-import { LookupReply } from './lookup.functions';
+import { LookupNodeReply, LookupReply } from './lookup.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -28,9 +30,10 @@ export interface LookupAsk {
 }
 
 /**
- * Lookups of ids in one window. Unsharded: one function call. Sharded: each shard holding some of the
- * ids answers their scores (one call per shard, in parallel), then, for board ranks, every shard counts
- * its items above those scores (one call per Redis node, in parallel): rank = 1 + the items above on all.
+ * Lookups of ids in one window. Unsharded: one function call. Sharded, every shard on one Redis node:
+ * one call (lookup_node). Otherwise each shard holding some of the ids answers their scores (one call
+ * per shard, in parallel), then, for board ranks, every shard counts its items above those scores (one
+ * call per Redis node, in parallel): rank = 1 + the items above on all.
  */
 @Injectable()
 export class LookupStore {
@@ -38,11 +41,12 @@ export class LookupStore {
 
   constructor(
     private readonly redis: RedisService,
-    config: AppConfig,
+    private readonly functions: RedisFunctions,
+    settings: RankingSettings,
     private readonly history: HistoryStore,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineFunctions([RANKING.library]);
+    this.budgetFields = settings.expireChunk;
+    functions.define([RANKING.library]);
   }
 
   async lookup(read: LookupRead, ask: LookupAsk): Promise<{ draining: boolean; rows: LookupRow[] }> {
@@ -54,6 +58,8 @@ export class LookupStore {
         rows: ask.items.map((item, i) => rowOf(item, reply, i, reply.ranks[i], ask.withData)),
       };
     }
+    const onOneNode = await this.lookupOnOneNode(read, ask);
+    if (onOneNode) return { draining: false, rows: onOneNode };
     const homes = new Map<ShardKeys, string[]>();
     for (const item of ask.items) homes.set(board.shardOf(item), [...(homes.get(board.shardOf(item)) ?? []), item]);
     const [owned, previous] = await Promise.all([
@@ -69,6 +75,38 @@ export class LookupStore {
     let draining = owned.some((reply) => reply.draining);
     if (ask.boardRanks) draining = (await this.rankAcrossShards(read, [...found.values()])) || draining;
     return { draining, rows: ask.items.map((item) => found.get(item) as LookupRow) };
+  }
+
+  /**
+   * The whole lookup in one round when one Redis node serves every shard (lookup_node), its ids split
+   * so that no call counts more than LOOKUP_COUNTS_PER_CALL (ids x shards), the calls in parallel;
+   * previous ranks from the history store's per-slot cache. Null when the two rounds must answer
+   * instead (shards on several nodes, a shard with expired slots to drain first, or a node that no
+   * longer serves one).
+   */
+  private async lookupOnOneNode(read: LookupRead, ask: LookupAsk): Promise<LookupRow[] | null> {
+    const { board, window, nowMs } = read;
+    if (this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg())).length > 1) return null;
+    const perCall = Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / board.shards.length));
+    const chunks = Array.from({ length: Math.ceil(ask.items.length / perCall) }, (_, c) =>
+      ask.items.slice(c * perCall, (c + 1) * perCall),
+    );
+    const callOf = (items: string[]) => {
+      const homes = items.map((item) => board.shards.indexOf(board.shardOf(item)));
+      return { board, shards: board.shards, nowMs, window, ...ask, items, homes };
+    };
+    try {
+      const [replies, previous] = await Promise.all([
+        Promise.all(chunks.map((items) => guard(this.functions.call(S.lookupNode, callOf(items))))),
+        this.history.previousRanks(board, window, nowMs),
+      ]);
+      const answered = replies.filter((reply) => reply !== null);
+      if (answered.length < replies.length) return null;
+      return chunks.flatMap((items, c) => items.map((item, i) => nodeRow(item, answered[c], i, previous, ask)));
+    } catch (error) {
+      if (!isRedisWrongNodeError(error)) throw error;
+      return null;
+    }
   }
 
   /**
@@ -107,7 +145,7 @@ export class LookupStore {
     if (shards.length > 1) {
       try {
         const call = { board: read.board, shards, nowMs: read.nowMs, window: read.window, scores };
-        const reply = await guard(this.redis.callFunction(S.lookupCountShards, call));
+        const reply = await guard(this.functions.call(S.lookupCountShards, call));
         counts.push({ draining: false, above: reply.above });
         uncounted = reply.pending;
       } catch (error) {
@@ -119,8 +157,20 @@ export class LookupStore {
 
   private call(read: LookupRead, shard: ShardKeys, items: string[], scores: number[], withData: boolean) {
     const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window };
-    return guard(this.redis.callFunction(S.lookup, { ...call, items, scores, withData }));
+    return guard(this.functions.call(S.lookup, { ...call, items, scores, withData }));
   }
+}
+
+/** The row of the `i`-th id a lookup_node call answered, with its previous rank on the board. */
+function nodeRow(
+  item: string,
+  reply: NonNullable<LookupNodeReply>,
+  i: number,
+  previous: Map<string, number>,
+  ask: LookupAsk,
+): LookupRow {
+  const row = { item, score: reply.scores[i], rank: reply.ranks[i] || null, previousRank: previous.get(item) ?? null };
+  return ask.withData ? { ...row, data: reply.data[i] } : row;
 }
 
 /** The row of the `i`-th id a shard answered; `rank` its rank as known so far (0: none). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { RankedReader, RankedSource, ShardPage } from '../core/ranked-reader';
 import { guard } from '../core/ranking.errors';
@@ -11,6 +11,7 @@ import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
 import { ListingReply, SegmentRow } from './reads.functions';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -35,13 +36,14 @@ export class ReadsStore {
   private readonly reader: RankedReader;
 
   constructor(
-    private readonly redis: RedisService,
-    config: AppConfig,
+    redis: RedisService,
+    private readonly functions: RedisFunctions,
+    settings: RankingSettings,
     private readonly shards: ShardsStore,
     private readonly history: HistoryStore,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineFunctions([RANKING.library]);
+    this.budgetFields = settings.expireChunk;
+    functions.define([RANKING.library]);
     this.reader = new RankedReader(() => redis.admit());
   }
 
@@ -71,7 +73,7 @@ export class ReadsStore {
     const pages = await Promise.all(
       board.shards.map((shard) =>
         guard(
-          this.redis.callFunction(S.segmentPage, {
+          this.functions.call(S.segmentPage, {
             ...boardCall(board, shard, nowMs, this.budgetFields),
             after,
             limit,
@@ -99,9 +101,9 @@ export class ReadsStore {
     return {
       strict: board.config.ties === 'first',
       head: async (shard, offset, limit) =>
-        pageOf(await guard(this.redis.callFunction(S.readTop, { ...on(shard), offset, limit }))),
+        pageOf(await guard(this.functions.call(S.readTop, { ...on(shard), offset, limit }))),
       standing: async (shard, item) => {
-        const own = await guard(this.redis.callFunction(S.readItem, { ...on(shard), item }));
+        const own = await guard(this.functions.call(S.readItem, { ...on(shard), item }));
         const { score, rank } = own.standing;
         const row = rank === null ? undefined : { item, score, previousRank: null };
         return { draining: own.draining, row, score, above: rank === null ? 0 : rank - 1, listed: own.ranked };
@@ -113,11 +115,11 @@ export class ReadsStore {
         return { draining: counts.draining, above: counts.above[0], listed: counts.ranked[0] };
       },
       around: async (shard, item, radius) => {
-        const reply = await guard(this.redis.callFunction(S.readAround, { ...on(shard), item, radius }));
+        const reply = await guard(this.functions.call(S.readAround, { ...on(shard), item, radius }));
         return { ...pageOf(reply), firstPosition: reply.firstPosition };
       },
       neighbours: async (shard, pivot, radius) => {
-        const reply = await guard(this.redis.callFunction(S.readNeighbours, { ...on(shard), ...pivot, radius }));
+        const reply = await guard(this.functions.call(S.readNeighbours, { ...on(shard), ...pivot, radius }));
         const unranked = (rows: ScoredItem[]) => rows.map((row) => ({ ...row, previousRank: null }));
         return {
           draining: reply.draining,

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { isRedisWrongNodeError } from '../../common/redis-errors';
 import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ShardCounts } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -35,10 +36,11 @@ export class ShardsStore {
 
   constructor(
     private readonly redis: RedisService,
-    config: AppConfig,
+    private readonly functions: RedisFunctions,
+    settings: RankingSettings,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineFunctions([RANKING.library]);
+    this.budgetFields = settings.expireChunk;
+    functions.define([RANKING.library]);
   }
 
   /**
@@ -67,9 +69,7 @@ export class ShardsStore {
     let uncounted = shards;
     if (shards.length > 1) {
       try {
-        const reply = await guard(
-          this.redis.callFunction(S.countAboveShards, { board, shards, nowMs, windows, scores }),
-        );
+        const reply = await guard(this.functions.call(S.countAboveShards, { board, shards, nowMs, windows, scores }));
         counts.push({ draining: false, above: reply.above, ranked: reply.ranked });
         uncounted = reply.pending;
       } catch (error) {
@@ -78,7 +78,7 @@ export class ShardsStore {
     }
     const one = (shard: ShardKeys) =>
       guard(
-        this.redis.callFunction(S.countAbove, {
+        this.functions.call(S.countAbove, {
           ...boardCall(board, shard, nowMs, this.budgetFields),
           windows,
           scores,

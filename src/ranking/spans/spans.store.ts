@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { SpanTooCostlyError } from '../../common/errors';
 import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { RankedPage, RankedReader, RankedSource, RankedStanding } from '../core/ranked-reader';
 import { guard } from '../core/ranking.errors';
@@ -11,6 +11,7 @@ import type { ScoredItem } from '../core/ranking.types';
 import type { WindowConfig } from '../core/window-math';
 import { RANKING } from '../ranking.functions';
 import { SpanFigures, SpanQuestion } from './spans.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -41,11 +42,12 @@ export class SpansStore {
   private readonly reader: RankedReader;
 
   constructor(
-    private readonly redis: RedisService,
-    config: AppConfig,
+    redis: RedisService,
+    private readonly functions: RedisFunctions,
+    settings: RankingSettings,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineFunctions([RANKING.library]);
+    this.budgetFields = settings.expireChunk;
+    functions.define([RANKING.library]);
     this.reader = new RankedReader(() => redis.admit());
   }
 
@@ -96,7 +98,7 @@ export class SpansStore {
   private async ask<Q extends SpanQuestion>(read: SpanRead, shard: ShardKeys, question: Q): Promise<Answer<Q['mode']>> {
     const { board, window, nowMs, spanSec } = read;
     const reply = await guard(
-      this.redis.callFunction(S.readSpan, {
+      this.functions.call(S.readSpan, {
         board,
         shard,
         nowMs,

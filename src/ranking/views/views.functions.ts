@@ -13,7 +13,10 @@ export type ViewRead =
   | { op: 'around'; item: string; radius: number }
   | { op: 'count'; rankScore: number };
 
-/** A read of one view of one shard: the windows it reads (its window first, then a rising view's baseline). */
+/**
+ * A read of one view of one shard: the windows it reads (its window first, then a rising view's baseline);
+ * the shard's keys name a segment when the view is read as that segment's.
+ */
 export interface ViewCall extends BoardCall {
   view: ViewConfig;
   windows: WindowConfig[];
@@ -85,6 +88,7 @@ export const VIEWS_FUNCTIONS = {
         keys: [keys.cfg(), ...call.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)])],
         args: [
           ...boardArgs(call, windowArgsOf(call.windows, call.nowMs)),
+          keys.segment ?? '',
           call.view.name,
           call.read.op,
           ...readArgsOf(call.read),

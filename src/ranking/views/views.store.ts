@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../common/config';
 import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ViewListing, ViewRow } from '../core/ranking.types';
@@ -9,6 +9,7 @@ import { RankedReader, RankedSource } from '../core/ranked-reader';
 import type { ViewConfig } from '../core/trending-math';
 import { ViewRead, ViewReply } from './views.functions';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -38,11 +39,12 @@ export class ViewsStore {
   private readonly reader: RankedReader;
 
   constructor(
-    private readonly redis: RedisService,
-    config: AppConfig,
+    redis: RedisService,
+    private readonly functions: RedisFunctions,
+    settings: RankingSettings,
   ) {
-    this.budgetFields = config.EXPIRE_CHUNK;
-    redis.defineFunctions([RANKING.library]);
+    this.budgetFields = settings.expireChunk;
+    functions.define([RANKING.library]);
     this.reader = new RankedReader(() => redis.admit());
   }
 
@@ -108,7 +110,7 @@ export class ViewsStore {
       board.window(name)!,
     );
     return guard(
-      this.redis.callFunction(S.readView, {
+      this.functions.call(S.readView, {
         ...boardCall(board, shard, nowMs, this.budgetFields),
         view,
         windows,

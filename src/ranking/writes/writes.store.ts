@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Coalescer } from '../../common/coalescer';
-import { AppConfig } from '../../common/config';
 import { ConflictError } from '../../common/errors';
 import { IdemCall, IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
 import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { BoardGoneError, guard, StaleConfigError } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
@@ -18,6 +18,7 @@ import type { IncrementCommand, LikeCommand, UnlikeCommand, WriteAttempt } from 
 import { CoalescedIncrement, LedgerCall, LedgerEntry } from './writes.functions';
 import type { ScoreRecord } from '../scores/scores.functions';
 import { RANKING } from '../ranking.functions';
+import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
@@ -47,19 +48,20 @@ export class WritesStore {
 
   constructor(
     private readonly redis: RedisService,
-    config: AppConfig,
+    private readonly functions: RedisFunctions,
+    settings: RankingSettings,
     private readonly shards: ShardsStore,
     private readonly history: HistoryStore,
   ) {
     this.keys = new RankingKeys(redis.prefix);
-    this.budgetFields = config.EXPIRE_CHUNK;
-    if (config.WRITE_COALESCE_MS > 0)
+    this.budgetFields = settings.expireChunk;
+    if (settings.writeCoalesceMs > 0)
       this.increments = new Coalescer(
-        { delayMs: config.WRITE_COALESCE_MS, maxBatch: MAX_COALESCED_INCREMENTS },
+        { delayMs: settings.writeCoalesceMs, maxBatch: MAX_COALESCED_INCREMENTS },
         (_, pending) => this.sendIncrements(pending),
       );
-    this.idemCalls = IdemCalls.for(config, redis.client);
-    redis.defineFunctions([RANKING.library]);
+    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
+    functions.define([RANKING.library]);
   }
 
   /** An increment on its item's shard (coalesced with others when WRITE_COALESCE_MS > 0); `newItems` its growth allowance. */
@@ -75,7 +77,7 @@ export class WritesStore {
             nowMs,
             increment,
           })
-        : this.redis.callFunction(S.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
+        : this.functions.call(S.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
     );
     await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply, command.item);
@@ -86,7 +88,7 @@ export class WritesStore {
     const { board, nowMs, idem } = attempt;
     const shard = board.shardOf(record.item);
     const reply = await guard(
-      this.redis.callFunction(S.recordScore, { ...record, ...this.write(board, shard, nowMs, idem) }),
+      this.functions.call(S.recordScore, { ...record, ...this.write(board, shard, nowMs, idem) }),
     );
     await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply, record.item);
@@ -103,7 +105,7 @@ export class WritesStore {
     const settled = await Promise.allSettled(
       shards.map(([shard, entries]) =>
         guard(
-          this.redis.callFunction(S.incrementBatch, {
+          this.functions.call(S.incrementBatch, {
             ...this.write(board, board.shards[shard], nowMs, idem),
             entries,
             newItems: batch.newItems.get(shard)!,
@@ -129,7 +131,7 @@ export class WritesStore {
     // An unlike names none: it takes the like out of the segments it was counted in.
     const segments = command.kind === 'like' ? command.segments : undefined;
     const reply = await guard(
-      this.redis.callFunction(S.like, {
+      this.functions.call(S.like, {
         ...this.write(board, shard, nowMs, idem),
         item,
         userId,
@@ -149,12 +151,12 @@ export class WritesStore {
 
   /** Claims (or reads) the ledger entry of a keyed request on a sharded board: see request_claim.lua. */
   claimRequest(board: PreparedBoard, idem: IdemRequest, nowMs: number): Promise<LedgerEntry> {
-    return this.redis.callFunction(S.requestClaim, this.ledger(board, idem, nowMs));
+    return this.functions.call(S.requestClaim, this.ledger(board, idem, nowMs));
   }
 
   /** Stores the whole answer of a keyed request on a sharded board in its ledger entry. */
   async completeRequest(board: PreparedBoard, idem: IdemRequest, nowMs: number, body: string): Promise<void> {
-    await this.redis.callFunction(S.requestComplete, { ...this.ledger(board, idem, nowMs), body });
+    await this.functions.call(S.requestComplete, { ...this.ledger(board, idem, nowMs), body });
   }
 
   /** The ledger entry of a request lives on the shard its key hashes to: ledgers spread like items. */
@@ -171,8 +173,8 @@ export class WritesStore {
   private async sendIncrements(pending: PendingIncrement[]): Promise<Array<Idempotent<StandingsReply> | Error>> {
     const { board, shard } = pending[0];
     const call = boardCall(board, shard, Math.max(...pending.map((p) => p.nowMs)), this.budgetFields);
-    if (pending.length === 1) return [await this.redis.callFunction(S.increment, { ...call, ...pending[0].increment })];
-    return this.redis.callFunction(S.increments, { ...call, requests: pending.map((p) => p.increment) });
+    if (pending.length === 1) return [await this.functions.call(S.increment, { ...call, ...pending[0].increment })];
+    return this.functions.call(S.increments, { ...call, requests: pending.map((p) => p.increment) });
   }
 
   /**

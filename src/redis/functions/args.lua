@@ -9,7 +9,9 @@
 --   args[2]  now, unix milliseconds (scripts never read the server clock)
 --   args[3]  budget: most expired-slot fields the call may drain
 --   args[4]  W, number of windows (0 allowed)
---   args[5 .. 4+3W]  per window: period (s), interval (s), creation time (unix ms)
+--   args[5 .. 4+4W]  per window (HEADER_WINDOW_ARGS of them): period (s), interval (s), creation time
+--                    (unix ms), slot origin (unix s: where the window's slots start; 0 for a rolling
+--                    window; windowArgsOf in src/ranking/core/board.ts writes them for a board)
 -- Per-request data follows as records: a count, then that many rows of the fields the library
 -- declared for it (RECORD_FIELDS, emitted by function-library.ts), read into named tables.
 
@@ -18,6 +20,9 @@
 local function bad_args(what)
   return error({ err = 'TB_BAD_ARGS ' .. what })
 end
+
+-- Arguments per window in the header.
+local HEADER_WINDOW_ARGS = 4
 
 local function number_at(args, index, what)
   local value = tonumber(args[index])
@@ -28,7 +33,7 @@ end
 -- Parsed windows by config version: a board's calls send the same window arguments call after call,
 -- and a library's top-level locals live from call to call (until the next load on that node), so
 -- they are parsed once and, after that, only compared with the raw arguments they came from (Lua
--- interns strings: one pointer comparison each), which costs far less than tonumber and three tables
+-- interns strings: one pointer comparison each), which costs far less than tonumber and a table
 -- per window. Correct whatever the versions are: any difference re-parses. Bounded: emptied when it
 -- holds WINDOW_CACHE_MAX versions. The windows tables are shared by every call that hits: read-only.
 local WINDOW_CACHE_MAX = 256
@@ -39,15 +44,17 @@ local function parse_windows(args, window_count)
   local tonumber = tonumber
   local windows, raw = {}, {}
   for w = 1, window_count do
-    local at = 2 + 3 * w
-    local period, interval, created = tonumber(args[at]), tonumber(args[at + 1]), tonumber(args[at + 2])
-    if not (period and interval and created) then
+    local at = 5 + HEADER_WINDOW_ARGS * (w - 1)
+    local period, interval = tonumber(args[at]), tonumber(args[at + 1])
+    local created, origin = tonumber(args[at + 2]), tonumber(args[at + 3])
+    if not (period and interval and created and origin) then
       number_at(args, at, 'window period')
       number_at(args, at + 1, 'window interval')
       number_at(args, at + 2, 'window creation time')
+      number_at(args, at + 3, 'window slot origin')
     end
-    windows[w] = { period_sec = period, interval_sec = interval, created_ms = created }
-    raw[3 * w - 2], raw[3 * w - 1], raw[3 * w] = args[at], args[at + 1], args[at + 2]
+    windows[w] = { period_sec = period, interval_sec = interval, created_ms = created, origin_sec = origin }
+    for i = 0, HEADER_WINDOW_ARGS - 1 do raw[#raw + 1] = args[at + i] end
   end
   return windows, raw
 end
@@ -55,7 +62,7 @@ end
 local function cached_windows(args, window_count)
   local version = args[1]
   local cached = window_cache[version]
-  if cached and #cached.raw == 3 * window_count then
+  if cached and #cached.raw == HEADER_WINDOW_ARGS * window_count then
     local raw = cached.raw
     local same = true
     for i = 1, #raw do
@@ -76,7 +83,7 @@ local function cached_windows(args, window_count)
 end
 
 -- The common header as a named table, and the index of the first argument after it:
---   { version, now_ms, now_sec, budget, windows = { { period_sec, interval_sec, created_ms }, ... } }
+--   { version, now_ms, now_sec, budget, windows = { { period_sec, interval_sec, created_ms, origin_sec }, ... } }
 -- `windows` may be shared with other calls (cached_windows): never change it.
 local function read_header(args)
   local tonumber = tonumber
@@ -86,7 +93,7 @@ local function read_header(args)
     number_at(args, 2, 'now')
     number_at(args, 3, 'budget')
   end
-  if #args < 4 + 3 * window_count then
+  if #args < 4 + HEADER_WINDOW_ARGS * window_count then
     bad_args('header names ' .. window_count .. ' windows but has ' .. #args .. ' args')
   end
   return {
@@ -95,7 +102,7 @@ local function read_header(args)
     now_sec = math.floor(now_ms / 1000),
     budget = budget,
     windows = cached_windows(args, window_count),
-  }, 5 + 3 * window_count
+  }, 5 + HEADER_WINDOW_ARGS * window_count
 end
 
 -- Records from args[first]: a count, then `count` rows of #fields values each, read into tables named

@@ -10,17 +10,19 @@
 -- ARGV[5]        new pairs the client may create (0 or 1; -1: no quota)
 -- Reply: 1 when the pair was new (created), 0 when it was live already
 -- Errors: TB_CAPACITY <live> <cap> 1, TB_QUOTA statsPairs 1 (nothing written)
-local oldest = tonumber(ARGV[1])
-local listed = redis.call('ZSCORE', KEYS[1], ARGV[3])
-local created = 0
-if not listed or tonumber(listed) < oldest then
-  local cap = tonumber(ARGV[4])
-  if cap > 0 then
-    local live = redis.call('ZCOUNT', KEYS[1], oldest, '+inf')
-    if live >= cap then return redis.error_reply('TB_CAPACITY ' .. live .. ' ' .. cap .. ' 1') end
+local function index_admit(keys, args)
+  local oldest = tonumber(args[1])
+  local listed = redis.call('ZSCORE', keys[1], args[3])
+  local created = 0
+  if not listed or tonumber(listed) < oldest then
+    local cap = tonumber(args[4])
+    if cap > 0 then
+      local live = redis.call('ZCOUNT', keys[1], oldest, '+inf')
+      if live >= cap then return redis.error_reply('TB_CAPACITY ' .. live .. ' ' .. cap .. ' 1') end
+    end
+    if args[5] == '0' then return redis.error_reply('TB_QUOTA statsPairs 1') end
+    created = 1
   end
-  if ARGV[5] == '0' then return redis.error_reply('TB_QUOTA statsPairs 1') end
-  created = 1
+  redis.call('ZADD', keys[1], 'GT', args[2], args[3])
+  return created
 end
-redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[3])
-return created

@@ -7,6 +7,8 @@
 -- ARGV[1]        the oldest live hour (unix s)
 -- ARGV[2]        most entries removed by this call
 -- Reply: the number of entries removed (fewer than ARGV[2]: none stale is left)
-local stale = redis.call('ZRANGE', KEYS[1], '-inf', '(' .. ARGV[1], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[2]))
-if #stale > 0 then redis.call('ZREM', KEYS[1], unpack(stale)) end
-return #stale
+local function index_prune(keys, args)
+  local stale = redis.call('ZRANGE', keys[1], '-inf', '(' .. args[1], 'BYSCORE', 'LIMIT', 0, tonumber(args[2]))
+  if #stale > 0 then redis.call('ZREM', keys[1], unpack(stale)) end
+  return #stale
+end

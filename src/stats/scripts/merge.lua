@@ -8,9 +8,11 @@
 -- ARGV[3]..ARGV[9]: the batch's count (>= 1), sum, sum of squares, min, max, mean and M2
 -- ARGV[10], ARGV[11], ...: histogram field (z, p<i>, n<i>) and count pairs
 -- Reply: { status (1 current, 2 previous, 0 dropped: too old), count, sum, sumsq (strings) of that hour }
-local now_sec = math.floor(tonumber(ARGV[1]) / 1000)
-local hour = tonumber(ARGV[2])
-local key, status = target_hash(KEYS[1], KEYS[2], hour, now_sec)
-if key == nil then return { 0 } end
-local figures = merge_into(key, hour, now_sec, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), 10)
-return { status, figures[1], figures[2], figures[3] }
+local function merge(keys, args)
+  local now_sec = math.floor(tonumber(args[1]) / 1000)
+  local hour = tonumber(args[2])
+  local key, status = target_hash(keys[1], keys[2], hour, now_sec)
+  if key == nil then return { 0 } end
+  local figures = merge_into(key, hour, now_sec, tonumber(args[3]), tonumber(args[4]), tonumber(args[5]), tonumber(args[6]), tonumber(args[7]), tonumber(args[8]), tonumber(args[9]), args, 10)
+  return { status, figures[1], figures[2], figures[3] }
+end

@@ -4,4 +4,6 @@
 -- KEYS[2]        the previous hour's hash
 -- (no ARGV)
 -- Reply: { HGETALL current, HGETALL previous } (flat field/value lists; the app picks the hour by its clock)
-return { redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]) }
+local function read(keys, args)
+  return { redis.call('HGETALL', keys[1]), redis.call('HGETALL', keys[2]) }
+end

@@ -13,16 +13,18 @@
 --          too old), count, sum, sumsq (strings) of the hour the value went into (none when dropped) }
 --        (outcome and context: see idem_lib)
 -- Errors: TB_NOT_STORED (ARGV[9] 0 and no stored answer: nothing recorded)
-local now_ms = tonumber(ARGV[1])
-local now_sec = math.floor(now_ms / 1000)
-local hour = tonumber(ARGV[2])
-local idem = idem_args(5, '')
-local replay = idem_begin(KEYS[1], 'cur', idem, now_ms)
-if replay then return replay end
-if ARGV[9] == '0' then return redis.error_reply('TB_NOT_STORED no stored answer for this key') end
-local key, status = target_hash(KEYS[1], KEYS[2], hour, now_sec)
-if key == nil then return idem_finish(KEYS[1], 'cur', idem, now_ms, { 0 }) end
-local v = tonumber(ARGV[3])
-local figures = merge_into(key, hour, now_sec, 1, v, v * v, v, v, v, 0, #ARGV + 1)
-redis.call('HINCRBY', key, ARGV[4], 1)
-return idem_finish(KEYS[1], 'cur', idem, now_ms, { status, figures[1], figures[2], figures[3] })
+local function record(keys, args)
+  local now_ms = tonumber(args[1])
+  local now_sec = math.floor(now_ms / 1000)
+  local hour = tonumber(args[2])
+  local idem = idem_of(args[5], '', args[6], args[7], args[8])
+  local replay = idem_begin(keys[1], 'cur', idem, now_ms)
+  if replay then return replay end
+  if args[9] == '0' then return redis.error_reply('TB_NOT_STORED no stored answer for this key') end
+  local key, status = target_hash(keys[1], keys[2], hour, now_sec)
+  if key == nil then return idem_finish(keys[1], 'cur', idem, now_ms, { 0 }) end
+  local v = tonumber(args[3])
+  local figures = merge_into(key, hour, now_sec, 1, v, v * v, v, v, v, 0, args, #args + 1)
+  redis.call('HINCRBY', key, args[4], 1)
+  return idem_finish(keys[1], 'cur', idem, now_ms, { status, figures[1], figures[2], figures[3] })
+end

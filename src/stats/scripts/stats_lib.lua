@@ -1,4 +1,4 @@
--- stats_lib: shared by record.lua and merge.lua. One hash per hour holds count, sum, sumsq, min, max,
+-- stats_lib: shared by record.lua and merge.lua (a module of tb_stats). One hash per hour holds count, sum, sumsq, min, max,
 -- the running mean and M2 (for a stable variance), and the log-bucket histogram fields
 -- (z, p<i>, n<i>). The previous hour's hash is kept beside the current one until the next rollover.
 local HOUR = 3600
@@ -31,8 +31,8 @@ local function target_hash(cur, prev, hour, now_sec)
 end
 
 -- Adds a batch (count n_b >= 1, its sum, sum of squares, min, max, mean and M2) and histogram field/count
--- pairs ARGV[first_pair..] to the hash `key` of `hour`; moments combine by Chan et al.'s formula.
-local function merge_into(key, hour, now_sec, n_b, sum_b, sumsq_b, min_b, max_b, mean_b, m2_b, first_pair)
+-- pairs args[first_pair..] to the hash `key` of `hour`; moments combine by Chan et al.'s formula.
+local function merge_into(key, hour, now_sec, n_b, sum_b, sumsq_b, min_b, max_b, mean_b, m2_b, args, first_pair)
   local s = redis.call('HMGET', key, 'count', 'sum', 'sumsq', 'min', 'max', 'mean', 'm2')
   local n_a = tonumber(s[1]) or 0
   if n_a == 0 then
@@ -50,8 +50,8 @@ local function merge_into(key, hour, now_sec, n_b, sum_b, sumsq_b, min_b, max_b,
       'mean', mean_a + delta * n_b / n,
       'm2', m2_a + m2_b + delta * delta * n_a * n_b / n)
   end
-  for i = first_pair, #ARGV, 2 do
-    redis.call('HINCRBY', key, ARGV[i], ARGV[i + 1])
+  for i = first_pair, #args, 2 do
+    redis.call('HINCRBY', key, args[i], args[i + 1])
   end
   local ttl = hour + KEEP - now_sec
   if ttl < 60 then ttl = 60 end

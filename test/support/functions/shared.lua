@@ -11,6 +11,7 @@ local function header_reply(h)
     reply[#reply + 1] = w.period_sec
     reply[#reply + 1] = w.interval_sec
     reply[#reply + 1] = w.created_ms
+    reply[#reply + 1] = w.origin_sec
   end
   return reply
 end

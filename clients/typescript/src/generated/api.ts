@@ -480,7 +480,7 @@ export interface paths {
         };
         /**
          * A window's live top N (Server-Sent Events)
-         * @description Event `snapshot` first ({ board, window, from, to, version, items }), then event `top` with the same shape whenever the top `limit` rows change, at most one per STREAM_COALESCE_MS; a comment line every 15 s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. Opening a stream costs 10 reads per shard of the board from the client's read budget. The stream ends after STREAM_MAX_LIFETIME_MS, when its API key is revoked, when its board is deleted, when the client read nothing for STREAM_IDLE_TIMEOUT_MS or left more than 262144 bytes unread; reconnect then. HEAD answers the headers only.
+         * @description Event `snapshot` first ({ board, window, from, to, version, items; segment with ?segment= }), then event `top` with the same shape whenever the top `limit` rows change, at most one per STREAM_COALESCE_MS; a comment line every 15 s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. Opening a stream costs 10 reads per shard of the board from the client's read budget. The stream ends after STREAM_MAX_LIFETIME_MS, when its API key is revoked, when its board is deleted, when the client read nothing for STREAM_IDLE_TIMEOUT_MS or left more than 262144 bytes unread; reconnect then. HEAD answers the headers only.
          */
         get: operations["LiveController_stream"];
         put?: never;
@@ -3926,6 +3926,8 @@ export interface operations {
             query?: {
                 /** @description Window or view name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 window?: string;
+                /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
                 /** @description Unix s: the latest snapshot taken at or before it (default: the latest) */
                 at?: number;
             };
@@ -4051,6 +4053,8 @@ export interface operations {
             query?: {
                 /** @description Window or view name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 window?: string;
+                /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
                 /** @description Unix s: oldest snapshot boundary to answer (default: all kept) */
                 from?: number;
                 /** @description Unix s: newest snapshot boundary to answer (default: now) */
@@ -4180,6 +4184,8 @@ export interface operations {
             query?: {
                 /** @description A calendar window's name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 window?: string;
+                /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
                 /** @description Unix s: the closed period holding it (default: the latest kept) */
                 at?: number;
                 limit?: number;
@@ -4307,6 +4313,8 @@ export interface operations {
             query?: {
                 /** @description A calendar window's name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 window?: string;
+                /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
                 /** @description Periods per page */
                 limit?: number;
                 /** @description The page after the one whose nextCursor this is (default: the newest periods) */
@@ -4434,6 +4442,8 @@ export interface operations {
             query?: {
                 /** @description true: each row carries its item's data as `data` (null when it has none) */
                 data?: boolean;
+                /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
             };
             header?: never;
             path: {
@@ -5110,6 +5120,8 @@ export interface operations {
             query?: {
                 /** @description Window name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 window?: string;
+                /** @description Segment: the window's rows as that segment's (a board with segments only): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                segment?: string;
                 /** @description Rows watched */
                 limit?: number;
             };

@@ -21,6 +21,6 @@ local function board_delete(keys, args)
   end
   for _, view in ipairs(cjson.decode(redis.call('HGET', cfg_key, 'views') or '[]')) do drop_view(cfg_key, view.name) end
   redis.call('UNLINK', cfg_key, likes_key, item_data_key(cfg_key), sibling_key(likes_key, 'likes', 'likesegs'),
-    sibling_key(cfg_key, 'cfg', 'segs'), sibling_key(cfg_key, 'cfg', 'segdue'))
+    sibling_key(cfg_key, 'cfg', 'segs'), sibling_key(cfg_key, 'cfg', 'segdue'), sibling_key(cfg_key, 'cfg', 'seghist'))
   return 1
 end

@@ -10,7 +10,8 @@
 local KEYS, ARGV = {}, {}
 
 -- The board shard's views, loaded by views_load (views_lib) at most once per call.
-local VIEWS = { loaded = false, by_top = {}, by_name = {}, list = {}, now_sec = 0 }
+-- segments: segment -> its views by name (views_lib's segment_views), registered on first use in a call.
+local VIEWS = { loaded = false, by_top = {}, by_name = {}, list = {}, segments = {}, now_sec = 0 }
 
 -- The board's aggregate (sum, max, min, last), read with the config version (version_error): expiry
 -- drains a slot of a sum board by subtraction and of the others by recomputing (aggregate_lib).

@@ -2,9 +2,11 @@
 -- board_write_lib. A segment is a sub-board of one shard: its windows are the board's windows with
 -- keys "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name, so they are never a board
 -- window's keys), in the shard's hash tag, so every window function works on a segment when handed
--- those keys. The shard indexes its segments: "<tag>:segs" (segment -> end, unix s, of its newest
--- slot: live while that is after now; what segments.max counts) and "<tag>:segdue" (segment -> when,
--- unix ms, its oldest slot expires: what the expiry drains).
+-- those keys. Its views (segment_views_lib) and history (snapshot_lib) are the board's the same way,
+-- under "~<segment>" keys. The shard indexes its segments: "<tag>:segs" (segment -> end, unix s, of
+-- its newest slot: live while that is after now; what segments.max counts), "<tag>:segdue" (segment
+-- -> when, unix ms, its oldest slot expires or, while it holds data, its next snapshot boundary: what
+-- the expiry visits) and "<tag>:seghist" (snapshot_lib: until when it may hold history).
 -- KEYS: 0
 -- Window arguments as every multi-window function has them from ARGV[5] (window_rule); the board's
 -- window keys as (slots, top) pairs from KEYS[first_key].
@@ -53,14 +55,80 @@ local function segment_refusal(cfg_key, names, max, now_sec)
   return nil
 end
 
+-- The earliest end (unix ms) of the current slot among the windows of segment `name` that keep
+-- snapshots and hold data (their next boundary must be crossed even if nobody writes), or nil.
+local function segment_snapshot_due_ms(first_key, window_count, name, now_sec, confs)
+  if not confs then return nil end
+  local due = nil
+  for w = 0, window_count - 1 do
+    local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
+    local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+    if snapshot_conf_of(confs, KEYS[1], slots_key) and redis.call('ZCARD', top_key) > 0 then
+      local _, interval_sec, origin_sec = window_rule(5, w)
+      due = math.min(due or math.huge, (current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000)
+    end
+  end
+  return due
+end
+
+-- Expires one segment's windows (and so its views), after crossing the boundaries of those keeping
+-- snapshots (snapshot_lib), and moves its due entry to its oldest slot left or its next snapshot
+-- boundary (gone, with its views' keys, when it holds none; now while expired data remains). Returns
+-- the budget left and the segment's due time (unix ms, nil: none).
+local function drain_segment(first_key, window_count, name, now_ms, budget)
+  local _, segdue = segment_indexes(KEYS[1])
+  segment_views(KEYS[1], name)
+  local now_sec = math.floor(now_ms / 1000)
+  local confs = snapshot_confs(KEYS[1])
+  local next_ms = math.huge
+  for w = 0, window_count - 1 do
+    local period_sec, interval_sec, origin_sec = window_rule(5, w)
+    local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
+    local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+    if confs then cross_boundary(KEYS[1], confs, slots_key, top_key, now_sec, interval_sec, origin_sec, true) end
+    local more
+    budget, more = expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
+    if more then next_ms = now_ms end
+    local oldest = redis.call('ZRANGE', slots_key, 0, 0, 'WITHSCORES')
+    if #oldest > 0 then next_ms = math.min(next_ms, slot_due_ms(tonumber(oldest[2]), period_sec)) end
+  end
+  next_ms = math.min(next_ms, segment_snapshot_due_ms(first_key, window_count, name, now_sec, confs) or math.huge)
+  if next_ms == math.huge then
+    redis.call('ZREM', segdue, name)
+    drop_segment_views(KEYS[1], name)
+    return budget, nil
+  end
+  redis.call('ZADD', segdue, next_ms, name)
+  return budget, next_ms
+end
+
+-- Whether a write must drain segment `name` first: when the board keeps snapshots (its boundaries
+-- are crossed by every write, as a board's are) or something of it is due (segdue). A segment with
+-- nothing due has nothing expired to drain: one ZSCORE instead of a read of every window.
+local function segment_drain_due(name, now_ms, keeps_snapshots)
+  if keeps_snapshots then return true end
+  local due_ms = tonumber(redis.call('ZSCORE', sibling_key(KEYS[1], 'cfg', 'segdue'), name))
+  return due_ms ~= nil and due_ms <= now_ms
+end
+
 -- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of
--- `at_sec`, exactly as the board's windows got it. Segments are told to no view (views are the
--- board's). Returns the earliest due time (unix ms) of a slot it created, or nil.
-local function segment_add(first_key, window_count, names, item, amount, at_sec, covering)
+-- `at_sec`, exactly as the board's windows got it, and to the segment's views (views_lib; `seen_sec`
+-- as the board's views got it: the event's time for hot's firstSeen, nil for none). A segment is
+-- first drained where due (once per call, within the call's budget, ARGV[3]) as a board's windows are
+-- before a write: its views then see expiry and events in the order a board of its events would.
+-- Returns the earliest due time (unix ms) of a slot it created, or nil.
+local function segment_add(first_key, window_count, names, item, amount, at_sec, covering, seen_sec)
+  -- An event naming no segment (the common case) reads nothing: no index, no snapshot config.
   if #names == 0 then return nil end
   local segs, segdue = segment_indexes(KEYS[1])
   local new_due_ms = nil
+  local now_ms = tonumber(ARGV[2])
+  local confs = snapshot_confs(KEYS[1])
   for _, name in ipairs(names) do
+    if not segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
+      drain_segment(first_key, window_count, name, now_ms, tonumber(ARGV[3]))
+    end
+    segment_views(KEYS[1], name)
     local live_until, due_ms = 0, nil
     for w = 0, window_count - 1 do
       if covering[w] then
@@ -71,13 +139,16 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
         if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
           due_ms = math.min(due_ms or math.huge, slot_due_ms(slot_start, period_sec))
         end
-        add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount)
+        local score = add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount)
+        view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
         live_until = math.max(live_until, slot_start + period_sec)
       end
     end
     -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
     if live_until > 0 then redis.call('ZADD', segs, 'GT', live_until, name) end
     if due_ms then
+      local snapshot_due_ms = segment_snapshot_due_ms(first_key, window_count, name, math.floor(now_ms / 1000), confs)
+      due_ms = math.min(due_ms, snapshot_due_ms or math.huge)
       redis.call('ZADD', segdue, 'LT', due_ms, name)
       new_due_ms = math.min(new_due_ms or math.huge, due_ms)
     end
@@ -85,44 +156,24 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
   return new_due_ms
 end
 
--- Expires one segment's windows and moves its due entry to its oldest slot left (gone when it holds
--- none; now while expired data remains). Returns the budget left and the segment's due time (unix ms,
--- nil: none).
-local function drain_segment(first_key, window_count, name, now_ms, budget)
-  local _, segdue = segment_indexes(KEYS[1])
-  local now_sec = math.floor(now_ms / 1000)
-  local next_ms = math.huge
-  for w = 0, window_count - 1 do
-    local period_sec, interval_sec, origin_sec = window_rule(5, w)
-    local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
-    local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-    local more
-    budget, more = expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
-    if more then next_ms = now_ms end
-    local oldest = redis.call('ZRANGE', slots_key, 0, 0, 'WITHSCORES')
-    if #oldest > 0 then next_ms = math.min(next_ms, slot_due_ms(tonumber(oldest[2]), period_sec)) end
-  end
-  if next_ms == math.huge then
-    redis.call('ZREM', segdue, name)
-    return budget, nil
-  end
-  redis.call('ZADD', segdue, next_ms, name)
-  return budget, next_ms
-end
-
 -- The scheduled expiry of a shard's segments: drains up to `most` segments due by now (segdue), at
 -- most `budget` fields in all, and forgets segments no longer live. Returns 1 when expired segment
 -- data remains (call again), else 0, and the earliest due time (unix ms) of a segment left, or nil.
 local function expire_segments(first_key, window_count, now_ms, budget, most)
   local segs, segdue = segment_indexes(KEYS[1])
+  local seghist = sibling_key(KEYS[1], 'cfg', 'seghist')
   redis.call('ZREMRANGEBYSCORE', segs, '-inf', math.floor(now_ms / 1000))
+  redis.call('ZREMRANGEBYSCORE', seghist, '-inf', math.floor(now_ms / 1000))
   for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
     if budget <= 0 then break end
     budget = drain_segment(first_key, window_count, name, now_ms, budget)
   end
   local first = redis.call('ZRANGE', segdue, 0, 0, 'WITHSCORES')
-  if #first == 0 then return 0, nil end
-  local due_ms = tonumber(first[2])
+  local due_ms = #first > 0 and tonumber(first[2]) or nil
+  -- The history index is emptied by this function only: the scheduler comes back when an entry ends.
+  local history = redis.call('ZRANGE', seghist, 0, 0, 'WITHSCORES')
+  if #history > 0 then due_ms = math.min(due_ms or math.huge, (tonumber(history[2]) + 1) * 1000) end
+  if not due_ms then return 0, nil end
   return due_ms <= now_ms and 1 or 0, due_ms
 end
 

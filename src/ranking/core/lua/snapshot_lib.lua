@@ -14,9 +14,14 @@
 --   snapshots          "<window> <keep> <top>;..." for the windows keeping snapshots (absent: none)
 --   snapMark:<window>  the slot start (unix s) the window's scripts last ran in
 --   ver                change version: bumped by every write, polled by the live stream
+-- A segment's window ("<window>~<segment>", segment_lib) keeps the history its window's setting says
+-- under its own keys, the same way, with its mark in <base>mark (string, expiring SEGMENT_MARK_KEEP
+-- intervals after its last run: a segment with data is visited at every boundary, see segment_lib)
+-- and "<tag>:seghist" (segment -> until when, unix s, it may hold history: what drop_snapshots reaches).
+-- A segment's calendar archives expire `keep` periods after they close (segments come and go: a
+-- board's are kept until `keep` newer ones replace them).
 
-local SNAP_ROW = '\30'
-local SNAP_FIELD = '\31'
+-- SNAP_ROW and SNAP_FIELD, the row and field separators: archive_lib, a module before this one.
 -- ZADD arguments per call (score, member pairs): well under Lua's stack limit for unpack.
 local SNAP_ZADD_ARGS = 1000
 
@@ -49,22 +54,27 @@ local function window_name_of(cfg_key, slots_key)
   return string.sub(slots_key, #cfg_key - 2, -7)
 end
 
+-- Intervals a segment window's mark outlives its last run: one more than the snapshots it keeps, so a
+-- mark is never forgotten while a snapshot it would take could still be read.
+local SEGMENT_MARK_KEEP = 1
+
+-- The snapshot setting of the window of `slots_key` (a segment's window: its window's), and the
+-- segment it belongs to (nil: the board's).
+local function snapshot_conf_of(confs, cfg_key, slots_key)
+  local name = window_name_of(cfg_key, slots_key)
+  local window, segment = string.match(name, '^([^~]*)~(.*)$')
+  if window then return confs[window], segment end
+  return confs[name], nil
+end
+
 -- A snapshot stays readable for `keep` intervals: its own and the keep - 1 after it.
 local function snapshot_lifetime_sec(conf, interval_sec)
   return conf.keep * interval_sec
 end
 
--- The snapshot boundaries (index members) to drop before one at `at` is stored: those older than the
--- lifetime, or for a calendar window's archives (keyed by period start; periods differ in length)
--- all but the newest keep - 1.
-local function stale_snapshots(index, at, conf, interval_sec, calendar)
-  if calendar then return redis.call('ZRANGE', index, 0, -conf.keep) end
-  return redis.call('ZRANGE', index, '-inf', at - snapshot_lifetime_sec(conf, interval_sec), 'BYSCORE')
-end
-
 -- Stores the listing of `top_key` as the snapshot at boundary `at` and makes it the previous listing.
--- A calendar window's archive is kept by count (stale_snapshots), so its keys get no expiry.
-local function take_snapshot(base, top_key, at, conf, interval_sec, calendar)
+-- (A calendar window's archives are taken by archive_lib instead, in chunks, and kept by count.)
+local function take_snapshot(base, top_key, at, conf, interval_sec)
   local page = redis.call('ZREVRANGE', top_key, 0, conf.top - 1, 'WITHSCORES')
   local rows, prev_args = {}, {}
   for i = 1, #page, 2 do
@@ -74,7 +84,7 @@ local function take_snapshot(base, top_key, at, conf, interval_sec, calendar)
     prev_args[#prev_args + 1] = page[i]
   end
   local index = base .. 'snaps'
-  for _, old in ipairs(stale_snapshots(index, at, conf, interval_sec, calendar)) do
+  for _, old in ipairs(redis.call('ZRANGE', index, '-inf', at - snapshot_lifetime_sec(conf, interval_sec), 'BYSCORE')) do
     redis.call('UNLINK', base .. 'snap:' .. old)
     redis.call('ZREM', index, old)
   end
@@ -84,10 +94,6 @@ local function take_snapshot(base, top_key, at, conf, interval_sec, calendar)
     redis.call('ZADD', prev, unpack(prev_args, i, math.min(i + SNAP_ZADD_ARGS - 1, #prev_args)))
   end
   redis.call('ZADD', index, at, at)
-  if calendar then
-    redis.call('SET', base .. 'snap:' .. at, table.concat(rows))
-    return
-  end
   local lifetime = snapshot_lifetime_sec(conf, interval_sec)
   redis.call('SET', base .. 'snap:' .. at, table.concat(rows), 'EX', lifetime)
   redis.call('EXPIRE', index, lifetime)
@@ -97,27 +103,39 @@ end
 -- Called before a script expires or writes a window: the first call in a new slot takes the snapshot
 -- at the end of the slot the window last ran in (its results then are still exactly the listing at
 -- that boundary: nothing of a later slot was applied and nothing was expired since), once, whoever
--- makes it. The first call ever only marks the slot. A calendar window (origin_sec > 0: one slot per
--- period) stores its archive under the closed period's start, since only the app knows its end.
-local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec)
-  local name = window_name_of(cfg_key, slots_key)
-  local conf = confs[name]
+-- makes it. The first call ever only marks the slot (a segment's: its first drain or write, `create`).
+-- A calendar window (origin_sec > 0: one slot per period) only marks its closed slot for archive_lib,
+-- which archives it in chunks as it drains, under the closed period's start, since only the app knows
+-- its end.
+local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, create)
+  local conf, segment = snapshot_conf_of(confs, cfg_key, slots_key)
   if not conf then return end
   local current = current_slot(now_sec, interval_sec, origin_sec)
-  local field = 'snapMark:' .. name
-  local mark = tonumber(redis.call('HGET', cfg_key, field))
+  local base = sibling_key(slots_key, 'slots', '')
+  local mark = tonumber(segment and redis.call('GET', base .. 'mark') or redis.call('HGET', cfg_key, 'snapMark:' .. window_name_of(cfg_key, slots_key)))
   if mark and mark >= current then return end
+  -- A segment's history starts with its first write or drain (`create`): a read of a segment without
+  -- one stores nothing (any name may be read).
+  if segment and not mark and not create then return end
   -- On a full Redis (maxmemory, noeviction) this first write of the script is refused: the boundary
   -- then goes without a snapshot, and the expiry that follows (which frees memory) still runs.
-  local marked = redis.pcall('HSET', cfg_key, field, current)
+  local marked
+  if segment then
+    local mark_sec = (conf.keep + SEGMENT_MARK_KEEP) * interval_sec
+    marked = redis.pcall('SET', base .. 'mark', current, 'EX', mark_sec)
+    if not (type(marked) == 'table' and marked.err) then
+      redis.call('ZADD', sibling_key(cfg_key, 'cfg', 'seghist'), 'GT', now_sec + mark_sec, segment)
+    end
+  else
+    marked = redis.pcall('HSET', cfg_key, 'snapMark:' .. window_name_of(cfg_key, slots_key), current)
+  end
   if type(marked) == 'table' and marked.err then return end
   if not mark then return end
-  local base = sibling_key(slots_key, 'slots', '')
   if (origin_sec or 0) > 0 then
-    -- A period where nothing scored has no standings to keep (and idle periods are never visited).
-    if redis.call('ZCOUNT', top_key, '(0', '+inf') > 0 then take_snapshot(base, top_key, mark, conf, interval_sec, true) end
+    -- A segment's archives expire `keep` periods after they close (segments come and go).
+    archive_begin(slots_key, mark, conf, segment and conf.keep * interval_sec or 0)
   else
-    take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec, false)
+    take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec)
   end
 end
 
@@ -137,7 +155,7 @@ end
 -- window's snapshot setting ({ keep, top }), or nil when it keeps none.
 local function cross_window(now_sec, interval_sec, origin_sec)
   local confs = snapshot_confs(KEYS[1])
-  local conf = confs and confs[window_name_of(KEYS[1], KEYS[2])]
+  local conf = confs and snapshot_conf_of(confs, KEYS[1], KEYS[2])
   if conf then cross_boundary(KEYS[1], confs, KEYS[2], KEYS[3], now_sec, interval_sec, origin_sec) end
   return conf
 end
@@ -149,7 +167,7 @@ local function snapshot_windows(first_key, window_count, confs)
   if not confs then return nil end
   local keeping = {}
   for w = 0, window_count - 1 do
-    if confs[window_name_of(KEYS[1], KEYS[first_key + 2 * w])] then keeping[w] = true end
+    if snapshot_conf_of(confs, KEYS[1], KEYS[first_key + 2 * w]) then keeping[w] = true end
   end
   return keeping
 end
@@ -185,7 +203,7 @@ local function snapshot_due_ms(first_key, window_count, now_sec)
   local due = nil
   for w = 0, window_count - 1 do
     local slots_key = KEYS[first_key + 2 * w]
-    if confs[window_name_of(KEYS[1], slots_key)] and redis.call('ZCARD', KEYS[first_key + 2 * w + 1]) > 0 then
+    if snapshot_conf_of(confs, KEYS[1], slots_key) and redis.call('ZCARD', KEYS[first_key + 2 * w + 1]) > 0 then
       local _, interval_sec, origin_sec = window_rule(5, w)
       local ends = (current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000
       if due == nil or ends < due then due = ends end
@@ -278,11 +296,17 @@ local function snapshot_score(rows, item)
 end
 
 -- Unlinks a window's history (snapshots, index, previous listing) and forgets its slot mark, so a
--- remade or reconfigured window starts its history afresh.
+-- remade or reconfigured window starts its history afresh; the same for each segment's window.
 local function drop_snapshots(cfg_key, window_name)
-  local base = sibling_key(cfg_key, 'cfg', window_name .. ':')
-  for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', 0, -1)) do redis.call('UNLINK', base .. 'snap:' .. at) end
-  redis.call('UNLINK', base .. 'snaps', base .. 'prev')
+  local bases = { sibling_key(cfg_key, 'cfg', window_name .. ':') }
+  for _, segment in ipairs(redis.call('ZRANGE', sibling_key(cfg_key, 'cfg', 'seghist'), 0, -1)) do
+    bases[#bases + 1] = sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
+  end
+  for _, base in ipairs(bases) do
+    for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', 0, -1)) do redis.call('UNLINK', base .. 'snap:' .. at) end
+    redis.call('UNLINK', base .. 'snaps', base .. 'prev', base .. 'mark')
+    drop_archives(base)
+  end
   redis.call('HDEL', cfg_key, 'snapMark:' .. window_name)
 end
 

@@ -10,6 +10,8 @@
 -- config key like a window's: <tag>:<view>:top (zset: the view's rank score per item), <tag>:<view>:items
 -- (hash: hot's firstSeen, rising's since, per item), <tag>:<view>:meta (hash: decay's landmark) and,
 -- while a decay view's landmark moves, <tag>:<view>:next (zset: the members moved to the new landmark).
+-- A segment's views are the same code over the segment's keys (segment_views_lib, the next module,
+-- which also holds view_window_changed, window_lib's hook).
 -- Scores cross to Redis as %.17g strings: Lua's own number-to-string conversion keeps 14 digits.
 
 local function view_num(x)
@@ -31,7 +33,9 @@ local views_api
 local NO_VIEWS = { by_top = {}, by_name = {}, list = {} }
 
 local function views_load(cfg_key, now_ms)
-  VIEWS.loaded = true
+  -- VIEWS.segments is written on every segment's first change in a call (segment_views_lib), views
+  -- or none, so it is the call's own; the views' tables are shared while the board has none.
+  VIEWS.loaded, VIEWS.segments = true, {}
   VIEWS.now_sec = math.floor(now_ms / 1000)
   local json = config_field(cfg_key, 'views')
   if not json then
@@ -101,27 +105,45 @@ views_api = function()
     end
   end
 
+  -- A view's keys and its windows' keys: the board's (segment nil) or a segment's.
+  local function bind_view(cfg_key, view, segment)
+    local suffix = segment and ('~' .. segment) or ''
+    local own = view.name .. suffix
+    view.top = view_key(cfg_key, own, 'top')
+    view.items = view_key(cfg_key, own, 'items')
+    view.meta = view_key(cfg_key, own, 'meta')
+    view.next_top = view_key(cfg_key, own, 'next')
+    view.source_top = sibling_key(cfg_key, 'cfg', view.window .. suffix .. ':top')
+    view.source_slots = sibling_key(cfg_key, 'cfg', view.window .. suffix .. ':slots')
+    if view.baseline then view.baseline_top = sibling_key(cfg_key, 'cfg', view.baseline .. suffix .. ':top') end
+  end
+
+  -- Tells the view about changes of its windows (view_window_changed) and brings a decay view to now.
+  local function register(view)
+    for _, top in ipairs({ view.source_top, view.baseline_top }) do
+      VIEWS.by_top[top] = VIEWS.by_top[top] or {}
+      table.insert(VIEWS.by_top[top], view)
+    end
+    if view.mode == 'decay' then decay_rebase(view, VIEWS.now_sec) end
+  end
+
   -- views_load, once it found views.
   local function load_views(cfg_key, json)
     for _, view in ipairs(cjson.decode(json)) do
-      view.top = view_key(cfg_key, view.name, 'top')
-      view.items = view_key(cfg_key, view.name, 'items')
-      view.meta = view_key(cfg_key, view.name, 'meta')
-      view.next_top = view_key(cfg_key, view.name, 'next')
-      view.source_top = sibling_key(cfg_key, 'cfg', view.window .. ':top')
+      bind_view(cfg_key, view, nil)
       VIEWS.list[#VIEWS.list + 1] = view
       VIEWS.by_name[view.name] = view
-      local sources = { view.source_top }
-      if view.baseline then
-        view.baseline_top = sibling_key(cfg_key, 'cfg', view.baseline .. ':top')
-        sources[2] = view.baseline_top
-      end
-      for _, top in ipairs(sources) do
-        VIEWS.by_top[top] = VIEWS.by_top[top] or {}
-        table.insert(VIEWS.by_top[top], view)
-      end
-      if view.mode == 'decay' then decay_rebase(view, VIEWS.now_sec) end
+      register(view)
     end
+  end
+
+  -- A copy of the board's view `view` over the windows of `segment`.
+  local function segment_copy(cfg_key, view, segment)
+    local copy = {}
+    for field, value in pairs(view) do copy[field] = value end
+    copy.landmark, copy.next_landmark, copy.factor = nil, nil, nil
+    bind_view(cfg_key, copy, segment)
+    return copy
   end
 
   local function decay_add(view, item, slot_start, delta)
@@ -273,11 +295,23 @@ views_api = function()
     end
   end
 
-  -- Unlinks every key of one view.
-  local function drop(cfg_key, view_name)
-    redis.call('UNLINK', view_key(cfg_key, view_name, 'top'), view_key(cfg_key, view_name, 'items'),
-      view_key(cfg_key, view_name, 'meta'), view_key(cfg_key, view_name, 'next'))
+  -- Unlinks the keys of one view of the board (or, named "<view>~<segment>", of a segment).
+  local function drop_keys(cfg_key, own_name)
+    redis.call('UNLINK', view_key(cfg_key, own_name, 'top'), view_key(cfg_key, own_name, 'items'),
+      view_key(cfg_key, own_name, 'meta'), view_key(cfg_key, own_name, 'next'))
   end
+
+  -- The shard's segments that may hold data (segment_lib's "<tag>:segdue").
+  local function segments_held(cfg_key)
+    return redis.call('ZRANGE', sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)
+  end
+
+  -- Unlinks every key of one view: the board's and every segment's.
+  local function drop(cfg_key, view_name)
+    drop_keys(cfg_key, view_name)
+    for _, segment in ipairs(segments_held(cfg_key)) do drop_keys(cfg_key, view_name .. '~' .. segment) end
+  end
+
 
   -- Builds a view (new, changed, or whose window was remade) from its windows' slots as they are: decay
   -- and hot take each slot oldest first (hot's firstSeen is then the start of the item's oldest slot),
@@ -295,7 +329,7 @@ views_api = function()
       end
       return
     end
-    local slots_key = sibling_key(cfg_key, 'cfg', view.window .. ':slots')
+    local slots_key = view.source_slots
     for _, start in ipairs(redis.call('ZRANGE', slots_key, 0, -1)) do
       local entries = redis.call('HGETALL', sibling_key(slots_key, 'slots', 'slot:' .. start))
       for i = 1, #entries, 2 do
@@ -307,6 +341,13 @@ views_api = function()
         end
       end
     end
+  end
+
+  -- Rebuilds one view (the board's or a segment's copy) from its windows as they are.
+  local function rebuild(cfg_key, own_name, view)
+    drop_keys(cfg_key, own_name)
+    if view.mode == 'decay' then decay_rebase(view, VIEWS.now_sec) end
+    build_view(cfg_key, view)
   end
 
   -- After a config change (board_put, shard_sync): drops the data of views that are gone, and rebuilds
@@ -323,24 +364,17 @@ views_api = function()
       old[view.name] = nil
       local stale = dropped_windows[view.window] or (view.baseline and dropped_windows[view.baseline])
       if before == nil or before.spec ~= view.spec or stale then
-        drop(cfg_key, view.name)
-        if view.mode == 'decay' then decay_rebase(view, VIEWS.now_sec) end
-        build_view(cfg_key, view)
+        rebuild(cfg_key, view.name, view)
+        for _, segment in ipairs(segments_held(cfg_key)) do
+          rebuild(cfg_key, view.name .. '~' .. segment, segment_copy(cfg_key, view, segment))
+        end
       end
     end
     for name, _ in pairs(old) do drop(cfg_key, name) end
   end
   API = { load_views = load_views, window_changed = window_changed, drop = drop, reconcile = reconcile,
-    listing_of = listing_of }
+    listing_of = listing_of, segment_copy = segment_copy, register = register, drop_keys = drop_keys }
   return API
-end
-
--- Called by window_lib after an item's sum in a window (its results zset `top_key`) changed by `delta`
--- in the slot starting at `slot_start` to `sum`; `at_sec` is the event's time for a write, nil for
--- expiry.
-local function view_window_changed(top_key, slot_start, item, delta, sum, at_sec)
-  if not VIEWS.loaded then views_load(KEYS[1], tonumber(ARGV[2])) end
-  if VIEWS.by_top[top_key] then views_api().window_changed(top_key, slot_start, item, delta, sum, at_sec) end
 end
 
 -- See listing_of above.
@@ -357,3 +391,4 @@ end
 local function views_reconcile(cfg_key, old_json, dropped_windows, now_ms)
   views_api().reconcile(cfg_key, old_json, dropped_windows, now_ms)
 end
+

@@ -77,25 +77,44 @@ local function window_rule(first_arg, w)
   return tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 3])
 end
 
+-- Takes `entries` (item, value pairs, HGETALL shape), just deleted from the expired slot starting at
+-- `slot_start`, out of the results; answers the budget they cost beyond their fields. On a
+-- max/min/last board the items the drained fields may have given their window score are recomputed
+-- from the live slots instead (best_settle; its slot reads count in the budget).
+local function subtract_drained(slots_key, top_key, slot_start, live_from, entries)
+  if BOARD.aggregate ~= 'sum' then
+    return best_settle(BOARD.aggregate, slots_key, top_key, live_from, entries, results_changed)
+  end
+  for i = 1, #entries, 2 do
+    local item = entries[i]
+    local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
+    if left == 0 then redis.call('ZREM', top_key, item) end
+    results_changed(top_key, item, left)
+    view_window_changed(top_key, slot_start, item, -tonumber(entries[i + 1]), left, nil)
+  end
+  return 0
+end
+
 -- Subtracts the oldest expired slots (those starting before the live span) from the results and
 -- deletes them, touching at most `budget` fields. Subtract and delete happen together, so an expired slot can
 -- never be subtracted twice. A slot bigger than the budget is drained in part (subtract + HDEL of the
--- same fields). On a max/min/last board the items the drained fields may have given their window
--- score are recomputed from the live slots instead (best_settle; its slot reads count in the budget,
--- and a pass takes at most budget / slots fields, at least one, so one call stays near `budget` reads).
--- Returns the budget left and whether expired data remains.
+-- same fields). On a max/min/last board a pass takes at most budget / slots fields, at least one (each
+-- may cost a read of every live slot), so one call stays near `budget` reads. A calendar window's
+-- closed slot pending an archive (archive_lib) hands it what it drains, then its rows are written
+-- out within the same budget. Returns the budget left and whether expired data (or rows) remains.
 local function expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
   -- Exclusive: a calendar window's previous period may be shorter than the current one.
   local live_from = current_slot(now_sec, interval_sec, origin_sec) - period_sec + interval_sec
+  -- Only a calendar window (origin > 0) can have archives pending (archive_lib); a rolling one asks nothing.
+  local pending = (origin_sec or 0) > 0 and archives_pending(slots_key) or nil
   while true do
     -- The oldest slot (members are their own start, as scores): the cheapest question a call asks
     -- every time, and almost always answered "still live".
     local oldest = redis.call('ZRANGE', slots_key, 0, 0)
-    if #oldest == 0 or tonumber(oldest[1]) >= live_from then return budget, false end
+    if #oldest == 0 or tonumber(oldest[1]) >= live_from then break end
     if budget <= 0 then return 0, true end
     local slot_key = slot_key_of(slots_key, oldest[1])
     local size = redis.call('HLEN', slot_key)
-    -- Fields this pass may take: on a max/min/last board each may cost a read of every live slot.
     local take = budget
     if BOARD.aggregate ~= 'sum' then take = math.max(1, math.floor(budget / redis.call('ZCARD', slots_key))) end
     local whole = size <= take
@@ -108,28 +127,21 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     -- Deletes before it subtracts: on a full Redis (maxmemory, noeviction) a script may run commands
     -- that can grow memory (ZINCRBY) only once it has written, and DEL/HDEL/ZREM never grow it. So
     -- expiry, the one thing that frees memory, still runs on a full Redis.
-    local fields = {}
-    for i = 1, #entries, 2 do fields[#fields + 1] = entries[i] end
     if whole then
       redis.call('DEL', slot_key)
       redis.call('ZREM', slots_key, oldest[1])
       budget = budget - math.max(size, 1)
     else
+      local fields = {}
+      for i = 1, #entries, 2 do fields[#fields + 1] = entries[i] end
       redis.call('HDEL', slot_key, unpack(fields))
       budget = budget - #fields
     end
-    if BOARD.aggregate ~= 'sum' then
-      budget = budget - best_settle(BOARD.aggregate, slots_key, top_key, live_from, entries, results_changed)
-    else
-      for i = 1, #entries, 2 do
-        local item = entries[i]
-        local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
-        if left == 0 then redis.call('ZREM', top_key, item) end
-        results_changed(top_key, item, left)
-        view_window_changed(top_key, tonumber(oldest[1]), item, -tonumber(entries[i + 1]), left, nil)
-      end
-    end
+    if pending then archive_take(slots_key, pending, oldest[1], entries) end
+    budget = budget - subtract_drained(slots_key, top_key, tonumber(oldest[1]), live_from, entries)
   end
+  if pending then return archive_write(slots_key, pending, budget) end
+  return budget, false
 end
 
 -- Expires every window given as (slots, top) pairs starting at KEYS[first_key], with per-window

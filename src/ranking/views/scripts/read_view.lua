@@ -10,8 +10,9 @@
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
 -- ARGV[4]        W, number of windows (1 or 2)
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
--- ARGV[5+4W]     view name
--- ARGV[6+4W]     what to read: top <offset> <limit> | item <item> | around <item> <radius> | count <rank score>
+-- ARGV[5+4W]     segment whose view to read ("" for the board's; the window keys are then the segment's)
+-- ARGV[6+4W]     view name
+-- ARGV[7+4W]     what to read: top <offset> <limit> | item <item> | around <item> <radius> | count <rank score>
 --                (count: items scoring above a rank score, for a sharded board's rank)
 -- Reply: { draining (0|1), landmark (decay: unix s; else 0), a, b, rows... } where
 --        top, around: a = position (0-based) of the first row (around: -1 when the item is not listed),
@@ -118,6 +119,26 @@ local function view_answer(read, op, first_arg)
   end
 end
 
+-- What a segment holding no data lists: nothing (read without registering its views, which would
+-- store a decay landmark for any name a reader sends; its landmark is the board's view's).
+local EMPTY_LISTING = {
+  score = function() return nil end,
+  count = function() return 0 end,
+  page = function() return {} end,
+  position = function() return nil end,
+}
+
+-- The views a read answers from: the board's, or a held segment's (nil: a segment holding no data).
+local function views_read(segment, now_sec, window_count)
+  if segment == '' then
+    -- A segment has no snapshots (its windows' keys are not the board's): only the board crosses them.
+    cross_all(2, window_count, 5, now_sec)
+    return VIEWS.by_name
+  end
+  if not redis.call('ZSCORE', sibling_key(KEYS[1], 'cfg', 'segdue'), segment) then return nil end
+  return segment_views(KEYS[1], segment)
+end
+
 local function read_view(keys, args)
   begin_call(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
@@ -125,13 +146,17 @@ local function read_view(keys, args)
   local now_ms = tonumber(ARGV[2])
   local now_sec = math.floor(now_ms / 1000)
   local window_count = tonumber(ARGV[4])
-  cross_all(2, window_count, 5, now_sec)
+  local first_arg = 5 + WINDOW_ARGS * window_count
   views_load(KEYS[1], now_ms)
-  local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
-  local view = VIEWS.by_name[ARGV[5 + WINDOW_ARGS * window_count]]
+  local views = views_read(ARGV[first_arg], now_sec, window_count)
+  local view = (views or VIEWS.by_name)[ARGV[first_arg + 1]]
   if not view then return redis.error_reply('TB_STALE_CONFIG view not in the stored config') end
+  local draining = 0
+  if views then draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3])) end
+  -- An empty segment answers the board's landmark: the one every shard's rows of the read are scaled to.
   local listing, landmark = view_listing(view, REBASE_MERGE_DEPTH)
+  if not views then listing = EMPTY_LISTING end
   local read = view_read(view, draining, landmark, listing, now_sec)
-  view_answer(read, ARGV[6 + WINDOW_ARGS * window_count], 7 + WINDOW_ARGS * window_count)
+  view_answer(read, ARGV[first_arg + 2], first_arg + 3)
   return read.reply
 end

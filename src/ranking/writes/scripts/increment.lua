@@ -62,7 +62,7 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   local reply = keyless and { 0, idem.context, created, 0, call.draining } or { call.draining }
   local seen_sec = math.min(at_ms, tonumber(created_ms_arg) or math.huge) / 1000
   local new_due_ms = earliest_due(call.add(reply, item, amount, at_sec, seen_sec, covering),
-    segment_add(2, window_count, segments, item, amount, at_sec, covering))
+    segment_add(2, window_count, segments, item, amount, at_sec, covering, seen_sec))
   for w = 0, window_count - 1 do
     reply[#reply + 1] = call.keeping and call.keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
   end

@@ -58,8 +58,9 @@ end
 
 -- The like's segments, in the windows `changed` by `delta` at `at_sec`: a like counted records the
 -- segments it names (none: forgets any an earlier like recorded) and adds to them; an unlike
--- subtracts from those recorded. Returns the earliest due time of a segment slot it created, or nil.
-local function like_segments(window_count, item, member, segments, undo, changed, delta, at_sec)
+-- subtracts from those recorded; their views see `event_sec` as the board's do. Returns the earliest due
+-- time of a segment slot it created, or nil.
+local function like_segments(window_count, item, member, segments, undo, changed, delta, at_sec, event_sec)
   local key = sibling_key(KEYS[2], 'likes', 'likesegs')
   if undo then
     segments = segment_names(redis.call('HGET', key, member) or '')
@@ -69,7 +70,7 @@ local function like_segments(window_count, item, member, segments, undo, changed
   else
     redis.call('HDEL', key, member)
   end
-  return segment_add(3, window_count, segments, item, delta, at_sec, changed)
+  return segment_add(3, window_count, segments, item, delta, at_sec, changed, event_sec)
 end
 
 local function like(keys, args)
@@ -121,7 +122,7 @@ local function like(keys, args)
   if not undo then event_sec = at_ms / 1000 end
   local reply, new_due_ms = like_standings(window_count, item, changed, delta, at_sec, event_sec, draining)
   if counts or (undo and liked_ms) then
-    new_due_ms = earliest_due(new_due_ms, like_segments(window_count, item, member, segments, undo, changed, delta, at_sec))
+    new_due_ms = earliest_due(new_due_ms, like_segments(window_count, item, member, segments, undo, changed, delta, at_sec, event_sec))
   end
   if reply[2] == 1 then bump_version(KEYS[1]) end
   local due_ms = due_to_index(3, window_count, with_snapshot_due(new_due_ms, 3, window_count, now_sec))

@@ -1,18 +1,10 @@
 import { join } from 'node:path';
 import { intReply, Reply } from '../redis/replies';
 import { decodeIdempotent, IdemCall, idemArgs } from '../redis/idempotency';
-import { KEYS_LIBRARY, ScriptCommand, typedScript, WRITE_LIBRARIES } from '../redis/scripts';
+import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
+import { IDEM_LIBRARY, KEYS_LIBRARY } from '../redis/scripts';
 import type { Sample } from './counter-math';
 import type { CounterKeys } from './counter-keys';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbCounterIncrement: ScriptCommand<Context>;
-    tbCounterRead: ScriptCommand<Context>;
-    tbCounterDelete: ScriptCommand<Context>;
-    tbCounterClean: ScriptCommand<Context>;
-  }
-}
 
 /** A counter in its bucket, with the precisions and retention the service is configured with. */
 export interface CounterCall {
@@ -35,19 +27,16 @@ export interface CleanPage {
   namesRemoved: number;
 }
 
-const dir = join(__dirname, 'scripts');
-
 /** [known index, count hash of each precision]: every key of a counter, in its bucket's tag. */
 function counterKeys(call: CounterCall): string[] {
   return [call.keys.knownOf(call.name), ...call.precisionsSec.map((p) => call.keys.count(call.name, p))];
 }
 
-/** Every counters script: keys and arguments built from domain values, replies checked (see each .lua header). */
-export const COUNTER_SCRIPTS = {
-  increment: typedScript({
+/** Every counters function: keys and arguments built from domain values, replies checked (see each .lua header). */
+export const COUNTER_FUNCTIONS = {
+  increment: typedFunction({
     name: 'tbCounterIncrement',
-    file: join(dir, 'increment.lua'),
-    libraries: WRITE_LIBRARIES,
+    handler: 'increment',
     numberOfKeys: 'dynamic',
     build: (
       call: CounterCall & {
@@ -79,9 +68,10 @@ export const COUNTER_SCRIPTS = {
     decode: (raw, call) => decodeIdempotent('tbCounterIncrement', raw, call.idem, (reply) => reply.intsFrom(0), 1),
   }),
 
-  read: typedScript({
+  read: typedFunction({
     name: 'tbCounterRead',
-    file: join(dir, 'read.lua'),
+    handler: 'read',
+    flags: ['no-writes'],
     numberOfKeys: 2,
     build: (call: CounterCall & { precisionSec: number; nowMs: number; fromSec: number; toSec: number }) => ({
       keys: [call.keys.knownOf(call.name), call.keys.count(call.name, call.precisionSec)],
@@ -95,20 +85,21 @@ export const COUNTER_SCRIPTS = {
     },
   }),
 
-  delete: typedScript({
+  // allow-oom: deleting a counter frees memory, so it runs on a full Redis (as the cleaner does).
+  delete: typedFunction({
     name: 'tbCounterDelete',
-    file: join(dir, 'delete.lua'),
-    libraries: [KEYS_LIBRARY],
+    handler: 'delete',
+    flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
     build: (call: CounterCall) => ({ keys: counterKeys(call), args: [call.name, ...call.precisionsSec] }),
     /** Index entries and hashes removed. */
     decode: (raw) => intReply('tbCounterDelete', raw),
   }),
 
-  clean: typedScript({
+  clean: typedFunction({
     name: 'tbCounterClean',
-    file: join(dir, 'clean.lua'),
-    libraries: [KEYS_LIBRARY],
+    handler: 'clean',
+    flags: ['allow-oom'],
     numberOfKeys: 1,
     build: (call: {
       keys: CounterKeys;
@@ -135,3 +126,15 @@ export const COUNTER_SCRIPTS = {
     },
   }),
 };
+
+/**
+ * tb_counters: the counters' functions, loaded once per node and called by FCALL / FCALL_RO like
+ * tb_ranking. Bump `version` with every change of its Lua (keys_lib and idem_lib included) or of a
+ * function's keys, args or reply.
+ */
+export const COUNTERS = defineLibrary({
+  name: 'tb_counters',
+  version: 1,
+  modules: [KEYS_LIBRARY, IDEM_LIBRARY, ...handlerModules(join(__dirname, 'scripts'), COUNTER_FUNCTIONS)],
+  functions: COUNTER_FUNCTIONS,
+});

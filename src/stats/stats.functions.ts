@@ -1,19 +1,10 @@
 import { join } from 'node:path';
 import { intReply, Reply } from '../redis/replies';
 import { decodeIdempotent, IdemCall, idemArgs } from '../redis/idempotency';
-import { ScriptCommand, typedScript, WRITE_LIBRARIES } from '../redis/scripts';
+import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
+import { IDEM_LIBRARY, KEYS_LIBRARY } from '../redis/scripts';
 import { Histogram, isHistogramField, Moments } from './stats-math';
 import type { StatsKeys } from './stats-keys';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbStatsRecord: ScriptCommand<Context>;
-    tbStatsMerge: ScriptCommand<Context>;
-    tbStatsRead: ScriptCommand<Context>;
-    tbStatsIndexAdmit: ScriptCommand<Context>;
-    tbStatsIndexPrune: ScriptCommand<Context>;
-  }
-}
 
 /** Where a write landed: the hour the caller asked for was the stored current hour, the previous one, or too old. */
 export type WriteStatus = 'current' | 'previous' | 'dropped';
@@ -40,7 +31,6 @@ export interface PairCall {
 }
 
 const dir = join(__dirname, 'scripts');
-const library = [join(dir, 'stats_lib.lua')];
 const STATUS: Record<number, WriteStatus> = { 0: 'dropped', 1: 'current', 2: 'previous' };
 
 function hourKeys(call: PairCall): string[] {
@@ -86,12 +76,11 @@ function momentArgs(m: Moments): string[] {
   return [m.count, m.sum, m.sumsq, m.min, m.max, m.mean, m.m2].map(String);
 }
 
-/** Every stats script: keys and arguments built from domain values, replies checked (see each .lua header). */
-export const STATS_SCRIPTS = {
-  record: typedScript({
+/** Every stats function: keys and arguments built from domain values, replies checked (see each .lua header). */
+export const STATS_FUNCTIONS = {
+  record: typedFunction({
     name: 'tbStatsRecord',
-    file: join(dir, 'record.lua'),
-    libraries: [...WRITE_LIBRARIES, ...library],
+    handler: 'record',
     numberOfKeys: 2,
     build: (
       call: PairCall & {
@@ -118,10 +107,9 @@ export const STATS_SCRIPTS = {
     decode: (raw, call) => decodeIdempotent('tbStatsRecord', raw, call.idem, writeResult),
   }),
 
-  merge: typedScript({
+  merge: typedFunction({
     name: 'tbStatsMerge',
-    file: join(dir, 'merge.lua'),
-    libraries: library,
+    handler: 'merge',
     numberOfKeys: 2,
     build: (call: PairCall & { nowMs: number; hourStart: number; moments: Moments; histogram: Histogram }) => ({
       keys: hourKeys(call),
@@ -135,9 +123,9 @@ export const STATS_SCRIPTS = {
     decode: (raw) => writeResult(new Reply('tbStatsMerge', raw)),
   }),
 
-  indexAdmit: typedScript({
+  indexAdmit: typedFunction({
     name: 'tbStatsIndexAdmit',
-    file: join(dir, 'index_admit.lua'),
+    handler: 'index_admit',
     numberOfKeys: 1,
     build: (call: {
       keys: StatsKeys;
@@ -156,9 +144,11 @@ export const STATS_SCRIPTS = {
     decode: (raw) => intReply('tbStatsIndexAdmit', raw) === 1,
   }),
 
-  indexPrune: typedScript({
+  // allow-oom: the pruner only removes entries, so it keeps running on a full Redis.
+  indexPrune: typedFunction({
     name: 'tbStatsIndexPrune',
-    file: join(dir, 'index_prune.lua'),
+    handler: 'index_prune',
+    flags: ['allow-oom'],
     numberOfKeys: 1,
     build: (call: { keys: StatsKeys; oldestLiveHour: number; batch: number }) => ({
       keys: [call.keys.index()],
@@ -168,9 +158,10 @@ export const STATS_SCRIPTS = {
     decode: (raw) => intReply('tbStatsIndexPrune', raw),
   }),
 
-  read: typedScript({
+  read: typedFunction({
     name: 'tbStatsRead',
-    file: join(dir, 'read.lua'),
+    handler: 'read',
+    flags: ['no-writes'],
     numberOfKeys: 2,
     build: (call: PairCall) => ({ keys: hourKeys(call), args: [] }),
     /** The stored hours, current hash first. */
@@ -180,3 +171,15 @@ export const STATS_SCRIPTS = {
     },
   }),
 };
+
+/**
+ * tb_stats: the stats' functions, loaded once per node and called by FCALL / FCALL_RO like tb_ranking.
+ * Bump `version` with every change of its Lua (keys_lib, idem_lib and stats_lib included) or of a
+ * function's keys, args or reply.
+ */
+export const STATS = defineLibrary({
+  name: 'tb_stats',
+  version: 1,
+  modules: [KEYS_LIBRARY, IDEM_LIBRARY, join(dir, 'stats_lib.lua'), ...handlerModules(dir, STATS_FUNCTIONS)],
+  functions: STATS_FUNCTIONS,
+});

@@ -1,12 +1,6 @@
 import { join } from 'node:path';
 import { oneOfReply } from '../redis/replies';
-import { ScriptCommand, typedScript } from '../redis/scripts';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    tbApiKeyCreate: ScriptCommand<Context>;
-  }
-}
+import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
 
 /** What the service stores of a key: the digest of its secret and what it grants. */
 export interface StoredKey {
@@ -16,10 +10,10 @@ export interface StoredKey {
   createdAtSec: number;
 }
 
-export const ACCESS_SCRIPTS = {
-  create: typedScript({
+export const ACCESS_FUNCTIONS = {
+  create: typedFunction({
     name: 'tbApiKeyCreate',
-    file: join(__dirname, 'scripts', 'key_create.lua'),
+    handler: 'key_create',
     numberOfKeys: 2,
     build: (call: { hashKey: string; markerKey: string; name: string; stored: StoredKey; maxKeys: number }) => ({
       keys: [call.hashKey, call.markerKey],
@@ -28,3 +22,14 @@ export const ACCESS_SCRIPTS = {
     decode: (raw) => oneOfReply('tbApiKeyCreate', raw, ['created', 'exists', 'full'] as const),
   }),
 };
+
+/**
+ * tb_access: the API key store's function, loaded once per node and called by FCALL like tb_ranking.
+ * Bump `version` with every change of its Lua or of the function's keys, args or reply.
+ */
+export const ACCESS = defineLibrary({
+  name: 'tb_access',
+  version: 1,
+  modules: handlerModules(join(__dirname, 'scripts'), ACCESS_FUNCTIONS),
+  functions: ACCESS_FUNCTIONS,
+});

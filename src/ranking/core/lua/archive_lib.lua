@@ -1,0 +1,130 @@
+-- archive_lib: a calendar window's archive taken in bounded chunks, a module of the function libraries
+-- on boards (after keys_lib and aggregate_lib, before window_lib, whose expiry drives it).
+-- KEYS: 0
+-- A calendar window holds one slot per period, and a closed period's slot no longer changes (an event
+-- stamped in a closed period is refused), so it holds the period's final standings exactly. The first
+-- call in a new period (snapshot_lib's cross_boundary) only marks the closed slot as pending; the
+-- expiry that drains it, EXPIRE_CHUNK fields a call, also keeps the best `top` of the fields it drains,
+-- and once the slot is gone the rows are written out, again at most a budget of rows a call. Every
+-- step is one script on the board's hash tag, so whichever call (write, read or scheduler, on any
+-- instance) runs it next goes on where the last one stopped, and the archive is stored once.
+-- Keys, siblings of the window's slots key:
+--   <base>arch           hash   closed slot start (unix s) -> "<top> <keep> <rows written> <expire s>":
+--                               pending archives (expire s: a segment's archive lives that long, 0: kept
+--                               until `keep` newer ones replace it)
+--   <base>archrows:<at>  zset   item -> score: the best `top` rows of the slot drained so far
+--   <base>snap:<at>      string the archive's rows (snapshot_lib's format), visible once in <base>snaps
+
+local SNAP_ROW = '\30'
+local SNAP_FIELD = '\31'
+
+local function archive_base(slots_key)
+  return sibling_key(slots_key, 'slots', '')
+end
+
+-- Marks the closed slot starting at `slot_start` as pending: nothing is read yet. A slot that was
+-- never written (nothing scored in that period) has no standings to keep. `expire_sec` > 0: the
+-- archive's keys expire that long after it is complete (a segment's).
+local function archive_begin(slots_key, slot_start, conf, expire_sec)
+  if not redis.call('ZSCORE', slots_key, slot_start) then return end
+  local base = archive_base(slots_key)
+  redis.call('UNLINK', base .. 'archrows:' .. slot_start, base .. 'snap:' .. slot_start)
+  redis.call('HSET', base .. 'arch', slot_start, conf.top .. ' ' .. conf.keep .. ' 0 ' .. expire_sec)
+end
+
+-- The pending archives of a window (slot start -> { top, keep, written }), or nil when none is.
+local function archives_pending(slots_key)
+  local stored = redis.call('HGETALL', archive_base(slots_key) .. 'arch')
+  if #stored == 0 then return nil end
+  local pending = {}
+  for i = 1, #stored, 2 do
+    local top, keep, written, expire = string.match(stored[i + 1], '^(%d+) (%d+) (%d+) ?(%d*)$')
+    pending[stored[i]] =
+      { top = tonumber(top), keep = tonumber(keep), written = tonumber(written), expire_sec = tonumber(expire) or 0 }
+  end
+  return pending
+end
+
+-- A slot value's score as Redis stored it (a string: a Lua number would print 14 digits).
+local function archive_score(value)
+  if BOARD.aggregate == 'last' then return string.match(value, ':(-?%d+)$') end
+  return value
+end
+
+-- Keeps, of `entries` (item, value pairs) drained from the slot starting at `slot_start`, those that
+-- may be among the archive's best `top` rows.
+local function archive_take(slots_key, pending, slot_start, entries)
+  local state = pending[slot_start]
+  if not state then return end
+  local rows_key = archive_base(slots_key) .. 'archrows:' .. slot_start
+  local args = {}
+  for i = 1, #entries, 2 do
+    local score = archive_score(entries[i + 1])
+    if tonumber(score) > 0 then
+      args[#args + 1] = score
+      args[#args + 1] = entries[i]
+    end
+  end
+  if #args == 0 then return end
+  redis.call('ZADD', rows_key, unpack(args))
+  -- ZREVRANGE's order (score, then id, descending): the rows dropped are those a full listing would
+  -- have put after the first `top`.
+  local extra = redis.call('ZCARD', rows_key) - state.top
+  if extra > 0 then redis.call('ZREMRANGEBYRANK', rows_key, 0, extra - 1) end
+end
+
+-- The archive of `at` is complete: it becomes visible (its index entry), the oldest beyond `keep`
+-- go, and its rows become the previous listing (previousRank).
+local function archive_finish(base, at, state)
+  local index = base .. 'snaps'
+  if state.written > 0 then
+    for _, old in ipairs(redis.call('ZRANGE', index, 0, -state.keep)) do
+      redis.call('UNLINK', base .. 'snap:' .. old)
+      redis.call('ZREM', index, old)
+    end
+    redis.call('ZADD', index, at, at)
+    redis.call('UNLINK', base .. 'prev')
+    redis.call('RENAME', base .. 'archrows:' .. at, base .. 'prev')
+    if state.expire_sec > 0 then
+      for _, key in ipairs({ base .. 'snap:' .. at, index, base .. 'prev' }) do redis.call('EXPIRE', key, state.expire_sec) end
+    end
+  end
+  redis.call('HDEL', base .. 'arch', at)
+end
+
+-- Writes out, oldest first, the pending archives whose slot is drained, at most `budget` rows.
+-- Returns the budget left and whether rows remain.
+local function archive_write(slots_key, pending, budget)
+  local base = archive_base(slots_key)
+  local starts = {}
+  for at in pairs(pending) do starts[#starts + 1] = at end
+  table.sort(starts, function(a, b) return tonumber(a) < tonumber(b) end)
+  for _, at in ipairs(starts) do
+    if redis.call('ZSCORE', slots_key, at) then return budget, false end
+    if budget <= 0 then return 0, true end
+    local state = pending[at]
+    local page = redis.call('ZREVRANGE', base .. 'archrows:' .. at, state.written, state.written + budget - 1, 'WITHSCORES')
+    local rows = {}
+    for i = 1, #page, 2 do
+      rows[#rows + 1] = SNAP_ROW .. page[i] .. SNAP_FIELD .. page[i + 1] .. SNAP_FIELD .. (state.written + #rows + 1)
+    end
+    if #rows > 0 then redis.call('APPEND', base .. 'snap:' .. at, table.concat(rows)) end
+    state.written = state.written + #rows
+    budget = budget - math.max(#rows, 1)
+    if state.written >= redis.call('ZCARD', base .. 'archrows:' .. at) then
+      archive_finish(base, at, state)
+    else
+      redis.call('HSET', base .. 'arch', at, table.concat({ state.top, state.keep, state.written, state.expire_sec }, ' '))
+      return budget, true
+    end
+  end
+  return budget, false
+end
+
+-- Forgets a window's pending archives (a remade or reconfigured window, a deleted board).
+local function drop_archives(base)
+  for _, at in ipairs(redis.call('HKEYS', base .. 'arch')) do
+    redis.call('UNLINK', base .. 'archrows:' .. at, base .. 'snap:' .. at)
+  end
+  redis.call('UNLINK', base .. 'arch')
+end

@@ -1,0 +1,61 @@
+-- segment_views_lib: the trending views of segments, a module of the ranking function library right
+-- after views_lib (and before window_lib, which calls view_window_changed). A segment (segment_lib)
+-- has each view of the board over its own windows, keyed like a segment's window:
+-- <tag>:<view>~<segment>:top|items|meta|next, reading <tag>:<window>~<segment>:top; views_lib's code
+-- keeps it, so a segment's view holds exactly what the view of a board of only its events would.
+-- A segment's views are registered (VIEWS.segments) on the first change of its windows in a call.
+-- KEYS: 0
+
+-- The views of a segment by name (each the board's view over the segment's windows), registered
+-- once per call so that changes of the segment's windows in this call reach them. Call before
+-- changing its windows.
+local function segment_views(cfg_key, segment)
+  if not VIEWS.loaded then views_load(cfg_key, tonumber(ARGV[2])) end
+  local views = VIEWS.segments[segment]
+  if not views then
+    views = {}
+    local api = #VIEWS.list > 0 and views_api()
+    for _, view in ipairs(api and VIEWS.list or {}) do
+      views[view.name] = api.segment_copy(cfg_key, view, segment)
+      api.register(views[view.name])
+    end
+    VIEWS.segments[segment] = views
+  end
+  return views
+end
+
+-- Whether this call registered the segment's views already (segment_views).
+local function segment_seen(segment)
+  return VIEWS.loaded and VIEWS.segments[segment] ~= nil
+end
+
+-- Unlinks the keys of the views of a segment that holds no data any more and forgets its views
+-- registered in this call: a later change registers them anew, from no state (a decay landmark).
+local function drop_segment_views(cfg_key, segment)
+  if not VIEWS.loaded then views_load(cfg_key, tonumber(ARGV[2])) end
+  for _, view in pairs(VIEWS.segments[segment] or {}) do
+    VIEWS.by_top[view.source_top] = nil
+    if view.baseline_top then VIEWS.by_top[view.baseline_top] = nil end
+  end
+  for _, view in ipairs(VIEWS.list) do views_api().drop_keys(cfg_key, view.name .. '~' .. segment) end
+  VIEWS.segments[segment] = nil
+end
+
+-- The segment whose window results `top_key` is ("<tag>:<window>~<segment>:top"), or nil for a board window.
+local function segment_of_top(top_key)
+  return string.match(string.sub(top_key, #KEYS[1] - 2), '^[^~]*~(.*):top$')
+end
+
+-- Called by window_lib after an item's sum in a window (its results zset `top_key`) changed by `delta`
+-- in the slot starting at `slot_start` to `sum`; `at_sec` is the event's time for a write, nil for
+-- expiry. A segment's window reaches the segment's views, registered on its first change in the call
+-- (whichever function drains or writes it).
+local function view_window_changed(top_key, slot_start, item, delta, sum, at_sec)
+  if not VIEWS.loaded then views_load(KEYS[1], tonumber(ARGV[2])) end
+  if not VIEWS.by_top[top_key] and #VIEWS.list > 0 then
+    local segment = segment_of_top(top_key)
+    if segment and not VIEWS.segments[segment] then segment_views(KEYS[1], segment) end
+  end
+  if VIEWS.by_top[top_key] then views_api().window_changed(top_key, slot_start, item, delta, sum, at_sec) end
+end
+

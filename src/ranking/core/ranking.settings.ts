@@ -1,0 +1,34 @@
+import { AppConfig } from '../../common/config';
+
+/**
+ * The settings the ranking module reads (docs/configuration.md), taken once from the validated
+ * configuration: its stores and scheduler name these, never AppConfig.
+ */
+export class RankingSettings {
+  private constructor(
+    /** EXPIRE_CHUNK: most expired-slot fields one function call drains. */
+    readonly expireChunk: number,
+    /** WRITE_COALESCE_MS: how long an increment may wait to share a call (0: never). */
+    readonly writeCoalesceMs: number,
+    /** IDEMPOTENCY_TTL_SEC, in ms: how long a keyed write's answer is kept. */
+    readonly idempotencyRetentionMs: number,
+    /** SCHEDULER_*: the expiry job of this instance. */
+    readonly scheduler: {
+      enabled: boolean;
+      intervalMs: number;
+      leaseMs: number;
+      claimBatch: number;
+      sweepIntervalMs: number;
+    },
+  ) {}
+
+  static from(config: AppConfig): RankingSettings {
+    return new RankingSettings(config.EXPIRE_CHUNK, config.WRITE_COALESCE_MS, config.IDEMPOTENCY_TTL_SEC * 1000, {
+      enabled: config.SCHEDULER_ENABLED,
+      intervalMs: config.SCHEDULER_INTERVAL_MS,
+      leaseMs: config.SCHEDULER_LEASE_MS,
+      claimBatch: config.SCHEDULER_CLAIM_BATCH,
+      sweepIntervalMs: config.SCHEDULER_SWEEP_INTERVAL_MS,
+    });
+  }
+}

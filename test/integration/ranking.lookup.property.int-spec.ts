@@ -1,0 +1,141 @@
+import fc from 'fast-check';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { ADMIN, startTestApp } from '../support/app';
+import { FakeClock } from '../support/clock';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+
+/**
+ * POST /boards/:board/lookup on sharded boards against a brute force: board ranks (competition),
+ * ranks among the ids, scores and data, after random increments (negative and zero sums included) and
+ * clock moves that expire slots. On one Redis the whole lookup is one function call (lookup_node);
+ * on a Cluster, or while a shard drains, the two rounds answer, and must answer the same.
+ */
+const T0 = 1_700_002_800_000;
+const POOL = Array.from({ length: 24 }, (_, i) => `p${i}`);
+const MINUTE_MS = 60_000;
+
+const step = fc.oneof(
+  fc.record({
+    kind: fc.constant('batch' as const),
+    entries: fc.array(
+      fc.record({ item: fc.constantFrom(...POOL), amount: fc.integer({ min: -3, max: 9 }).filter((n) => n !== 0) }),
+      { minLength: 1, maxLength: 12 },
+    ),
+  }),
+  fc.record({ kind: fc.constant('move' as const), minutes: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ kind: fc.constant('data' as const), item: fc.constantFrom(...POOL) }),
+);
+
+describe.each(TOPOLOGIES)('lookups of sharded boards against a brute force (property, %s)', (topology) => {
+  let redis: TestRedis;
+  let app: NestFastifyApplication;
+  const clock = new FakeClock(T0);
+  const http = () => request(app.getHttpServer());
+  let board = 0;
+  let ranked = 0;
+
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    app = await startTestApp(redis, clock, { EXPIRE_CHUNK: '3' });
+  });
+  afterAll(async () => {
+    await app.close();
+    await redis.stop();
+  });
+
+  it.each([3, 8])('%i shards: every lookup answers the brute force', async (shards) => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 12 }),
+        fc.shuffledSubarray([...POOL, 'nobody'], { minLength: 1 }),
+        async (steps, asked) => {
+          const name = `lk${board++}`;
+          await http()
+            .put(`/admin/boards/${name}`)
+            .set(ADMIN)
+            .send({ windows: [{ name: 'w', period: '3m', interval: '1m' }], shards })
+            .expect(201);
+          // Each event, with the minute it landed in: a 3-minute window holds the current minute and the two before.
+          const events: Array<{ item: string; amount: number; minute: number }> = [];
+          const data = new Map<string, object>();
+          for (const s of steps) {
+            const minute = Math.floor(clock.nowMs() / MINUTE_MS);
+            if (s.kind === 'move') clock.advanceMs(s.minutes * MINUTE_MS);
+            if (s.kind === 'batch') {
+              await http().post(`/boards/${name}/increments`).send({ items: s.entries }).expect(200);
+              events.push(...s.entries.map((e) => ({ ...e, minute })));
+            }
+            if (s.kind === 'data') {
+              // Refused (404) for an item no window holds: data never outlives its item.
+              const put = await http().put(`/boards/${name}/items/${s.item}/data`).send({ n: s.item, minute });
+              expect([204, 404]).toContain(put.status);
+              if (put.status === 204) data.set(s.item, { n: s.item, minute });
+            }
+          }
+          const now = Math.floor(clock.nowMs() / MINUTE_MS);
+          const scores = new Map<string, number>();
+          for (const e of events.filter((e) => e.minute > now - 3))
+            scores.set(e.item, (scores.get(e.item) ?? 0) + e.amount);
+          const scoreOf = (item: string) => Math.max(scores.get(item) ?? 0, 0) || 0;
+          const positive = [...scores.values()].filter((score) => score > 0);
+          const boardRank = (item: string) => {
+            const score = scoreOf(item);
+            return score > 0 ? 1 + positive.filter((other) => other > score).length : null;
+          };
+
+          const { body } = await http()
+            .post(`/boards/${name}/lookup?data=true`)
+            .send({ items: asked, window: 'w' })
+            .expect(200);
+          expect(body.items.map((row: { item: string; score: number }) => [row.item, Math.max(row.score, 0)])).toEqual(
+            asked.map((item) => [item, scoreOf(item)]),
+          );
+          expect(body.items.map((row: { rank: number | null }) => row.rank)).toEqual(asked.map(boardRank));
+          // An item's data is the last stored for it, or none (it goes once no window holds the item).
+          for (const row of body.items as Array<{ item: string; data: object | null }>) {
+            if (row.data !== null) expect(row.data).toEqual(data.get(row.item));
+          }
+          ranked += asked.filter((item) => boardRank(item) !== null).length;
+
+          const relative = await http()
+            .post(`/boards/${name}/lookup`)
+            .send({ items: asked, window: 'w', relative: true })
+            .expect(200);
+          const among = asked.map(scoreOf).filter((score) => score > 0);
+          expect(relative.body.items.map((row: { rank: number | null }) => row.rank)).toEqual(
+            asked.map((item) => (scoreOf(item) > 0 ? 1 + among.filter((s) => s > scoreOf(item)).length : null)),
+          );
+          await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
+        },
+      ),
+      { numRuns: topology === 'single' ? 40 : 25 },
+    );
+    expect(ranked).toBeGreaterThan(10); // not vacuous
+  });
+
+  it('on one Redis, a lookup of a sharded board is one round: 2 000 counts (ids x shards) a call at most', async () => {
+    if (topology !== 'single') return;
+    await http()
+      .put('/admin/boards/one')
+      .set(ADMIN)
+      .send({ windows: [{ name: 'w', period: '1h', interval: '1m' }], shards: 8 })
+      .expect(201);
+    const ids = Array.from({ length: 300 }, (_, i) => `one-${i}`);
+    await http()
+      .post('/boards/one/increments')
+      .send({ items: ids.map((item, i) => ({ item, amount: i + 1 })) })
+      .expect(200);
+    for (const [asked, calls] of [
+      [ids.slice(0, 24), 1],
+      [ids, 2],
+    ] as const) {
+      await redis.client.config('RESETSTAT');
+      const { body } = await http().post('/boards/one/lookup').send({ items: asked, window: 'w' }).expect(200);
+      expect(body.items.map((row: { rank: number }) => row.rank)).toEqual(asked.map((_, i) => ids.length - i));
+      const stats = await redis.client.info('commandstats');
+      const counted = [...stats.matchAll(/^cmdstat_(fcall|fcall_ro|evalsha|eval):calls=(\d+)/gm)];
+      expect(counted.map(([, command, count]) => [command, Number(count)])).toEqual([['fcall_ro', calls]]);
+    }
+  });
+});
