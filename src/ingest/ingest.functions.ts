@@ -148,6 +148,11 @@ function csv(segments: string[] | undefined): string {
 export const INGEST = defineLibrary({
   name: 'tb_ingest',
   version: 5,
-  modules: [...RANKING_MODULES, ...handlerModules(join(__dirname, 'scripts'), INGEST_FUNCTIONS)],
+  modules: [
+    ...RANKING_MODULES,
+    // What ingest_apply and ingest_groups share: their modules are blocks of their own.
+    join(__dirname, 'lua', 'ingest_lib.lua'),
+    ...handlerModules(join(__dirname, 'scripts'), INGEST_FUNCTIONS),
+  ],
   functions: INGEST_FUNCTIONS,
 });

@@ -1,0 +1,151 @@
+-- ingest_lib: what the ingest functions share (ingest_apply, its general path, and ingest_groups, its
+-- fast path), a module of the tb_ingest function library after the ranking's shared modules. Handler
+-- modules are blocks of their own (src/redis/function-library.ts), so a helper both call lives here.
+-- KEYS: 0
+-- Conventions: the keys and arguments as ingest_apply.lua documents them.
+
+-- Message ids "<hi>-<lo>" as two numbers (exact up to 2^53: stream ids' milliseconds and sequences are).
+local function id_of(text)
+  local hi, lo = string.match(text, '^(%d+)-(%d+)$')
+  return tonumber(hi), tonumber(lo)
+end
+
+local function after(a_hi, a_lo, b_hi, b_lo)
+  return a_hi > b_hi or (a_hi == b_hi and a_lo > b_lo)
+end
+
+-- Growth on this shard: new items are admitted in order until the board's cap (see board_write_lib).
+-- Answers admit(item, take): whether the item may be written (true for an item the shard already
+-- holds); with `take` it is counted as admitted.
+local function ingest_admitter(window_count)
+  local cap = item_cap(KEYS[1])
+  local held = nil
+  local admitted = {}
+  return function(item, take)
+    if cap == 0 or admitted[item] then return true end
+    if new_items(2, window_count, { item }) == 0 then
+      admitted[item] = true
+      return true
+    end
+    if held == nil then
+      held = 0
+      for w = 0, window_count - 1 do held = math.max(held, redis.call('ZCARD', KEYS[3 + 2 * w])) end
+    end
+    if held + 1 > cap then return false end
+    if take then
+      held = held + 1
+      admitted[item] = true
+    end
+    return true
+  end
+end
+
+-- Segments on this shard: new segments are admitted in order until segments.max (as segment_refusal
+-- counts them: a segment is live while its newest slot has not expired). Answers admit(names, take).
+local function ingest_segment_admitter(max, now_sec)
+  local segs = segment_indexes(KEYS[1])
+  local live, known = nil, {}
+  return function(names, take)
+    local fresh = {}
+    for _, name in ipairs(names) do
+      if known[name] == nil then
+        local live_until = tonumber(redis.call('ZSCORE', segs, name))
+        known[name] = live_until ~= nil and live_until > now_sec
+      end
+      if not known[name] then fresh[#fresh + 1] = name end
+    end
+    if #fresh == 0 then return true end
+    live = live or redis.call('ZCOUNT', segs, '(' .. now_sec, '+inf')
+    if live + #fresh > max then return false end
+    if take then
+      live = live + #fresh
+      for _, name in ipairs(fresh) do known[name] = true end
+    end
+    return true
+  end
+end
+
+-- Checks one event (its item at ARGV[base + 1], time at ARGV[base + 3], segments at ARGV[base + 4])
+-- against the windows, segments.max and the item cap, in that order (as the HTTP batch does), and
+-- takes its share of both limits when it passes. Answers nil (accepted) or the refusal's reason.
+-- `checks`: { holding_at (second -> windows holding it, or false), admit, admit_segments, now_sec, window_count }.
+local function ingest_check(checks, base)
+  local at_sec = math.floor(tonumber(ARGV[base + 3]) / 1000)
+  local holding_at = checks.holding_at
+  if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, checks.now_sec, checks.window_count) or false end
+  if not holding_at[at_sec] then return 'AT_OUT_OF_SPAN' end
+  -- Most events name no segment: no list is made for them.
+  local names = ARGV[base + 4] ~= '' and segment_names(ARGV[base + 4]) or nil
+  if names and not checks.admit_segments(names, false) then return 'SEGMENT_LIMIT' end
+  if not checks.admit(ARGV[base + 1], true) then return 'BOARD_FULL' end
+  if names then checks.admit_segments(names, true) end
+  return nil
+end
+
+local function ingest_checks(now_sec, window_count, segments_max)
+  return { holding_at = {}, admit = ingest_admitter(window_count), now_sec = now_sec, window_count = window_count,
+    admit_segments = ingest_segment_admitter(segments_max, now_sec) }
+end
+
+-- One window's part of the accepted events (arg positions `base`: item, amount, time from base + 1),
+-- event by event (add_batch_entry: ties and views told of each change, in order). Answers the
+-- earliest due time of a slot it created, or nil.
+local function ingest_add_window(w, accepted, holding_at)
+  local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
+  local period_sec, interval_sec, origin_sec = window_rule(5, w)
+  local indexed, slot_at, new_due_ms = {}, {}, nil
+  for _, base in ipairs(accepted) do
+    local at_ms = tonumber(ARGV[base + 3])
+    local at_sec = math.floor(at_ms / 1000)
+    if holding_at[at_sec][w] then
+      slot_at[at_sec] = slot_at[at_sec] or current_slot(at_sec, interval_sec, origin_sec)
+      local due = add_batch_entry(slots_key, top_key, indexed, slot_at[at_sec], period_sec, ARGV[base + 1], tonumber(ARGV[base + 2]), at_ms / 1000)
+      if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
+    end
+  end
+  return new_due_ms
+end
+
+-- Adds the accepted events (arg positions `base`: item, amount, time, segments from base + 1) to the
+-- windows holding them, then to their segments; answers the earliest due time of a slot this
+-- created, or nil.
+local function ingest_add(accepted, holding_at, window_count)
+  local new_due_ms = nil
+  for w = 0, window_count - 1 do new_due_ms = earliest_due(new_due_ms, ingest_add_window(w, accepted, holding_at)) end
+  for _, base in ipairs(accepted) do
+    if ARGV[base + 4] ~= '' then
+      local at_sec = math.floor(tonumber(ARGV[base + 3]) / 1000)
+      local due = segment_add(2, window_count, segment_names(ARGV[base + 4]), ARGV[base + 1], tonumber(ARGV[base + 2]), at_sec, holding_at[at_sec])
+      new_due_ms = earliest_due(new_due_ms, due)
+    end
+  end
+  return new_due_ms
+end
+
+-- The start every ingest call shares: the config version and the lease epoch checked. Answers an error
+-- reply, or nil and the call's state { window_count, progress, epoch, last, stored_epoch }.
+local function ingest_begin()
+  local err = version_error(KEYS[1], ARGV[1])
+  if err then return redis.error_reply(err) end
+  local window_count = tonumber(ARGV[4])
+  local progress = KEYS[2 * window_count + 2]
+  local epoch = tonumber(ARGV[5 + WINDOW_ARGS * window_count])
+  local stored = redis.call('HMGET', progress, 'last', 'epoch')
+  if stored[2] and tonumber(stored[2]) > epoch then return redis.error_reply('TB_INGEST_FENCED ' .. stored[2]) end
+  return nil, { window_count = window_count, progress = progress, epoch = epoch, last = stored[1] or '0-0',
+    stored_epoch = tonumber(stored[2]) }
+end
+
+-- Adds `accepted` and records the progress with it: events applied, the highest id (nil: none new)
+-- and the epoch. Answers the due time for the index (0: none).
+local function ingest_write(call, accepted, events, holding_at, new_last, now_sec)
+  local new_due_ms = nil
+  if events > 0 then
+    bump_version(KEYS[1])
+    new_due_ms = ingest_add(accepted, holding_at, call.window_count)
+    redis.call('HINCRBY', call.progress, 'applied', events)
+  end
+  if new_last then redis.call('HSET', call.progress, 'last', new_last) end
+  if not call.stored_epoch or call.stored_epoch < call.epoch then redis.call('HSET', call.progress, 'epoch', call.epoch) end
+  return due_to_index(2, call.window_count, with_snapshot_due(new_due_ms, 2, call.window_count, now_sec))
+end
