@@ -1,8 +1,8 @@
 /**
  * The floor: a bare Fastify + ioredis server that runs the SAME Lua scripts as the service for the
  * same routes (ranking, counter increment, stats record), with no Nest, no validation, no metrics,
- * no logging, no stats index; and `POST /minimal/:item/increment`, the hand-rolled one-window script a
- * team writes instead (bench/minimal-increment.lua). Started by bench/run.ts and bench/coalescing.ts.
+ * no logging, no stats index; and `POST /minimal/:item/increment` and `GET /minimal/top`, the hand-rolled
+ * one-window script and top-N read a team writes instead (bench/minimal-increment.lua, one ZREVRANGE). Started by bench/run.ts and bench/coalescing.ts.
  * Usage: PORT=... REDIS_URL=... KEY_PREFIX=... BOARD=... ts-node bench/bare-server.ts
  */
 import Fastify from 'fastify';
@@ -147,6 +147,18 @@ async function main(): Promise<void> {
     );
     if (!Array.isArray(reply)) throw new Error('minimal-increment.lua answers { score, rank }');
     return { item: request.params.item, score: Number(reply[0]), rank: Number(reply[1]) };
+  });
+  // The hand-rolled top-N that goes with it: one ZREVRANGE ... WITHSCORES of the results zset.
+  app.get<{ Querystring: { limit?: string } }>('/minimal/top', async (request) => {
+    const flat = await redis.zrevrange(
+      `{${keys.prefix}minimal}:top`,
+      0,
+      Number(request.query.limit ?? 10) - 1,
+      'WITHSCORES',
+    );
+    const items: Array<{ item: string; score: number }> = [];
+    for (let i = 0; i < flat.length; i += 2) items.push({ item: flat[i], score: Number(flat[i + 1]) });
+    return { items };
   });
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
   process.send?.('ready');

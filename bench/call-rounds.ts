@@ -13,7 +13,7 @@ export type Pipeline = ReturnType<Redis['pipeline']>;
 export interface Variant {
   name: string;
   /** The command whose commandstats row is read (evalsha, fcall, fcall_ro). */
-  command: 'evalsha' | 'fcall' | 'fcall_ro';
+  command: 'evalsha' | 'fcall' | 'fcall_ro' | 'hmget';
   /** Queues the variant's `n`th call. */
   send: (pipeline: Pipeline, n: number) => void;
   /** µs per call inside Redis (commandstats), one entry per measured round. */

@@ -48,16 +48,17 @@ export async function startRedisServer(): Promise<{ child: ChildProcess; port: n
 }
 
 /**
- * The service as `npm start` runs it (dist/main.js) on a free port of 127.0.0.1, with `env` over this
- * process's environment; its stderr shows in the bench's output unless `quiet`. Not waited for: see
- * waitForHttp.
+ * The service as `npm start` runs it (dist/main.js, or the build at `main`) on a free port of
+ * 127.0.0.1, with `env` over this process's environment; its stderr shows in the bench's output unless
+ * `quiet`. Not waited for: see waitForHttp.
  */
 export async function startService(
   env: Record<string, string>,
   quiet = false,
+  main = join(__dirname, '..', 'dist', 'main.js'),
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [main], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: quiet ? 'ignore' : ['ignore', 'ignore', 'inherit'],
   });

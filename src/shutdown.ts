@@ -10,9 +10,10 @@ const beginStopping = new WeakMap<INestApplication, () => void>();
  */
 export function prepareGracefulShutdown(app: INestApplication, fastify: FastifyInstance): void {
   let stopping = false;
-  fastify.addHook('onSend', async (_request, reply, payload) => {
+  // A callback hook: an async one costs every answer a promise.
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (stopping) void reply.header('Connection', 'close');
-    return payload;
+    done(null, payload);
   });
   beginStopping.set(app, () => (stopping = true));
 }

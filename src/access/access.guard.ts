@@ -19,13 +19,16 @@ export class AccessGuard implements CanActivate {
     private readonly gate: AccessGate,
   ) {}
 
+  /**
+   * Each handler's rule (its own, else its class's) with the class it was read for, read once:
+   * metadata does not change after boot. A handler inherited by two classes is read again for the other.
+   */
+  private readonly rules = new WeakMap<object, { owner: object; rule: RouteAccess | undefined }>();
+
   /** Synchronous once the stored keys were read: a guard that awaits costs every request a promise. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const rule = this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_RULE, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const rule = this.ruleOf(context);
     if (!rule) throw new Error(`${context.getClass().name}.${context.getHandler().name} declares no access rule`);
     if (rule.scope === 'public') return true;
     const http = context.switchToHttp();
@@ -33,5 +36,15 @@ export class AccessGuard implements CanActivate {
     if (request.accessChecked) return true;
     const checked = this.gate.check(request, rule, http.getResponse<FastifyReply>());
     return checked === true ? true : checked.then(() => true);
+  }
+
+  private ruleOf(context: ExecutionContext): RouteAccess | undefined {
+    const handler = context.getHandler();
+    const owner = context.getClass();
+    const known = this.rules.get(handler);
+    if (known?.owner === owner) return known.rule;
+    const rule = this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_RULE, [handler, owner]);
+    this.rules.set(handler, { owner, rule });
+    return rule;
   }
 }

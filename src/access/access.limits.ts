@@ -15,3 +15,6 @@ export const GENERATED_SECRET_BYTES = 32;
 
 /** Failed credential checks one network may make within one second: this many times AUTH_FAILURES_PER_SEC. */
 export const AUTH_FAILURES_BURST_FACTOR = 2;
+
+/** Addresses whose client name AccessGate.clientOf keeps (emptied when full). */
+export const CLIENTS_BY_ADDRESS_MAX = 10_000;

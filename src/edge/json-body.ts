@@ -125,7 +125,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
  */
 export function requireJsonWrites(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, _reply, done) => {
-    if (!BODY_METHODS.has(request.method) || request.routeOptions.url === undefined) return done();
+    // is404: no route of the app (routeOptions.url would build Fastify's whole route view to say so).
+    if (!BODY_METHODS.has(request.method) || request.is404) return done();
     const type = request.headers['content-type'];
     if (typeof type === 'string' && /^application\/json\s*(;|$)/i.test(type)) return done();
     done(httpError(415, 'Writes must say what they send: send Content-Type: application/json (even with no body)'));

@@ -24,6 +24,8 @@ interface Buckets {
  */
 export class GrowthQuota {
   private readonly clients = new Map<string, Buckets>();
+  /** The client last moved to the end of `clients` (its most recent): a repeat needs no move. */
+  private newest: string | undefined;
   /** Shared by every client that finds the table full of clients still owing a refill. */
   private readonly overflow: Buckets;
 
@@ -73,8 +75,9 @@ export class GrowthQuota {
   private bucketsOf(client: string, nowMs: number): Buckets {
     let buckets = this.clients.get(client);
     if (buckets) {
-      this.clients.delete(client); // re-insert: Map order is recency order
       this.refill(buckets, nowMs);
+      if (client === this.newest) return buckets;
+      this.clients.delete(client); // re-insert: Map order is recency order
     } else {
       if (this.clients.size >= this.options.maxClients) {
         const [oldest, oldestBuckets] = this.clients.entries().next().value as [string, Buckets];
@@ -85,17 +88,20 @@ export class GrowthQuota {
       buckets = { lastMs: nowMs, tokens: this.fullTokens() };
     }
     this.clients.set(client, buckets);
+    this.newest = client;
     return buckets;
   }
 
   private refill(buckets: Buckets, nowMs: number): Buckets {
     if (buckets.lastMs === -Infinity) buckets.lastMs = nowMs;
-    const elapsedMs = Math.max(0, nowMs - buckets.lastMs);
-    GROWTH_KINDS.forEach((kind, i) => {
-      const limit = this.options.perInterval[kind];
+    const elapsedMs = nowMs - buckets.lastMs;
+    // Nothing to add (the same millisecond, or a clock that stepped back): tokens never exceed a limit.
+    if (elapsedMs <= 0) return buckets;
+    for (let i = 0; i < GROWTH_KINDS.length; i++) {
+      const limit = this.options.perInterval[GROWTH_KINDS[i]];
       buckets.tokens[i] = Math.min(limit, buckets.tokens[i] + (elapsedMs * limit) / this.options.intervalMs);
-    });
-    buckets.lastMs = Math.max(buckets.lastMs, nowMs);
+    }
+    buckets.lastMs = nowMs;
     return buckets;
   }
 

@@ -31,11 +31,10 @@ export class LoadShedder implements OnModuleInit {
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onRequest', (request, reply, done) => {
+      // Fastify builds routeOptions anew on every read: only a busy instance reads it.
+      if (!this.redis.busy) return done();
       const route = request.routeOptions.url;
-      if (!this.redis.busy || route === undefined || UNSHED_ROUTES.has(route) || route.startsWith('/docs')) {
-        done();
-        return;
-      }
+      if (route === undefined || UNSHED_ROUTES.has(route) || route.startsWith('/docs')) return done();
       const body = toErrorBody(new RedisBusyError(M.redisBusy(this.redis.pendingCommands())));
       noteErrorCode(request, body.code);
       void reply.code(503).header('Retry-After', '1').send(body);

@@ -148,9 +148,9 @@ function csv(segments: string[] | undefined): string {
 export const INGEST = defineLibrary({
   name: 'tb_ingest',
   version: 5,
-  // ingest_lib: what ingest_apply and ingest_groups share (handler modules are blocks of their own).
   modules: [
     ...RANKING_MODULES,
+    // What ingest_apply and ingest_groups share: their modules are blocks of their own.
     join(__dirname, 'lua', 'ingest_lib.lua'),
     ...handlerModules(join(__dirname, 'scripts'), INGEST_FUNCTIONS),
   ],

@@ -1,8 +1,8 @@
--- ingest_lib: what the ingest functions share (ingest_apply, ingest_groups), a module of the tb_ingest
--- library after the ranking's shared modules (RANKING_MODULES) and before its handler modules: each
--- handler module is a block of its own (src/redis/function-library.ts), so one cannot call a local
--- of another.
+-- ingest_lib: what the ingest functions share (ingest_apply, its general path, and ingest_groups, its
+-- fast path), a module of the tb_ingest function library after the ranking's shared modules. Handler
+-- modules are blocks of their own (src/redis/function-library.ts), so a helper both call lives here.
 -- KEYS: 0
+-- Conventions: the keys and arguments as ingest_apply.lua documents them.
 
 -- Message ids "<hi>-<lo>" as two numbers (exact up to 2^53: stream ids' milliseconds and sequences are).
 local function id_of(text)

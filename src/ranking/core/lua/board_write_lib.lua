@@ -21,10 +21,9 @@ end
 -- the board's maxItems split over its shards (ceil(maxItems / shards)), read from the shard's config
 -- so it is always the stored one; 0 when the board has none.
 local function item_cap(cfg_key)
-  local stored = redis.call('HMGET', cfg_key, 'maxItems', 'shards')
-  local most = tonumber(stored[1])
+  local most = tonumber(config_field(cfg_key, 'maxItems'))
   if not most then return 0 end
-  return math.ceil(most / tonumber(stored[2] or '1'))
+  return math.ceil(most / tonumber(config_field(cfg_key, 'shards') or '1'))
 end
 
 -- How many of `items` (repeats allowed) this shard holds in no window. Windows' results zsets are

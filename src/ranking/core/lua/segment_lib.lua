@@ -22,7 +22,11 @@ local function segment_indexes(cfg_key)
 end
 
 -- The segment names of a request, sent joined by commas (names hold none); "" for none.
+-- The names of a request naming none (most): shared, so never written by a caller.
+local NO_SEGMENTS = {}
+
 local function segment_names(csv)
+  if csv == '' then return NO_SEGMENTS end
   local names = {}
   for name in string.gmatch(csv, '[^,]+') do names[#names + 1] = name end
   return names
@@ -116,10 +120,12 @@ end
 -- windows keep it (actor_lib, so a segment's unique views count it), or with `take_back` (an unlike)
 -- takes one back. Returns the earliest due time (unix ms) of a slot it created, or nil.
 local function segment_add(first_key, window_count, names, item, amount, at_sec, covering, seen_sec, actor, take_back)
+  -- An event naming no segment (the common case) reads nothing: no index, no snapshot config.
+  if #names == 0 then return nil end
   local segs, segdue = segment_indexes(KEYS[1])
   local new_due_ms = nil
   local now_ms = tonumber(ARGV[2])
-  local confs = #names > 0 and snapshot_confs(KEYS[1]) or nil
+  local confs = snapshot_confs(KEYS[1])
   for _, name in ipairs(names) do
     if not segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
       drain_segment(first_key, window_count, name, now_ms, tonumber(ARGV[3]))

@@ -27,7 +27,7 @@ local SNAP_ZADD_ARGS = 1000
 
 -- name -> { keep, top } for the windows keeping snapshots, or nil when none does (one HGET).
 local function snapshot_confs(cfg_key)
-  local stored = redis.call('HGET', cfg_key, 'snapshots')
+  local stored = config_field(cfg_key, 'snapshots')
   if not stored then return nil end
   local confs = {}
   for name, keep, top in string.gmatch(stored, '([^; ]+) (%d+) (%d+)') do

@@ -15,12 +15,27 @@ local TIE_MARK_MAX = 999999999999999
 
 -- "<tag>:<window>:top" -> "<tag>:cfg": names hold no braces, so the tag ends at the first "}" (also
 -- item_data_lib's, prepended after this library).
+-- Kept from call to call (a pure function of the key), so a call on a known window builds no string;
+-- emptied when it holds `max` keys.
+local cfg_of_top = { keys = {}, size = 0, max = 1024 }
+
 local function cfg_key_of_top(top_key)
-  return string.match(top_key, '^[^}]*}') .. ':cfg'
+  local cfg_key = cfg_of_top.keys[top_key]
+  if cfg_key then return cfg_key end
+  if cfg_of_top.size >= cfg_of_top.max then cfg_of_top.keys, cfg_of_top.size = {}, 0 end
+  cfg_key = string.match(top_key, '^[^}]*}') .. ':cfg'
+  cfg_of_top.keys[top_key], cfg_of_top.size = cfg_key, cfg_of_top.size + 1
+  return cfg_key
 end
 
+-- Asked for every results change and rank: answered from the call's config (call_lib) when it is this
+-- board's, and kept for the last results key asked about.
 local function ties_first(top_key)
-  return redis.call('HGET', cfg_key_of_top(top_key), 'ties') == 'first'
+  if top_key == CONFIG.ties_top then return CONFIG.ties_first end
+  local cfg_key = cfg_key_of_top(top_key)
+  if cfg_key ~= CONFIG.cfg_key then return redis.call('HGET', cfg_key, 'ties') == 'first' end
+  CONFIG.ties_top, CONFIG.ties_first = top_key, CONFIG.ties == 'first'
+  return CONFIG.ties_first
 end
 
 -- Hook: the item's score in the window of `top_key` is now `score`: it takes a new place among the

@@ -1,5 +1,6 @@
--- views_lib: trending views (decay, hot, rising; unique, kept by actor_lib), a module of the ranking function library after
--- keys_lib and call_lib (which holds VIEWS, the views of the running call) and before window_lib. A view is one more results zset of the board, kept by the same script call that
+-- views_lib: trending views (decay, hot, rising; unique, kept by actor_lib), a module of the ranking
+-- function library after keys_lib and call_lib (which holds VIEWS, the views of the running call) and
+-- before window_lib. A view is one more results zset of the board, kept by the same script call that
 -- changes a window it reads (window_lib calls view_window_changed after every change of an item's sum
 -- in a window, write or expiry), so it is never recomputed by a job and expiry takes out of it exactly
 -- what the expired slot put in.
@@ -23,16 +24,24 @@ local function view_key(cfg_key, view_name, suffix)
 end
 
 -- The views' code is built on first use after a FUNCTION LOAD, not by the library's top level: a
--- library that never meets a view never builds it, and boards without views, most calls, pay one HGET.
+-- library that never meets a view never builds it, and boards without views, most calls, read none.
 local views_api
+
+-- A board without views (most calls) shares these empty tables: only load_views fills them, fresh.
+local NO_VIEWS = { by_top = {}, by_name = {}, list = {} }
 
 -- Reads the board shard's views (and rebases decay views to now). Every script that changes a window
 -- or reads a view calls it once, before the first change; view_window_changed calls it when needed.
+-- VIEWS.segments is the call's own: a segment's first change in a call writes it, views or none.
 local function views_load(cfg_key, now_ms)
-  VIEWS.loaded, VIEWS.by_top, VIEWS.by_name, VIEWS.list, VIEWS.segments = true, {}, {}, {}, {}
-  VIEWS.now_sec = math.floor(now_ms / 1000)
-  local json = redis.call('HGET', cfg_key, 'views')
-  if json then views_api().load_views(cfg_key, json) end
+  VIEWS.loaded, VIEWS.segments, VIEWS.now_sec = true, {}, math.floor(now_ms / 1000)
+  local json = config_field(cfg_key, 'views')
+  if not json then
+    VIEWS.by_top, VIEWS.by_name, VIEWS.list = NO_VIEWS.by_top, NO_VIEWS.by_name, NO_VIEWS.list
+    return
+  end
+  VIEWS.by_top, VIEWS.by_name, VIEWS.list = {}, {}, {}
+  views_api().load_views(cfg_key, json)
 end
 
 local API = nil
@@ -301,17 +310,14 @@ views_api = function()
     for _, segment in ipairs(segments_held(cfg_key)) do drop_keys(cfg_key, view_name .. '~' .. segment) end
   end
 
-
   -- Builds a view (new, changed, or whose window was remade) from its windows' slots as they are: decay
   -- and hot take each slot oldest first (hot's firstSeen is then the start of the item's oldest slot),
   -- rising every item of its two windows. Costs one pass over the window's data, once per change.
   local function build_view(cfg_key, view)
     if view.mode == 'unique' then
-      -- One per (actor, item) pair the window holds (actor_lib keeps them as its slots change).
+      -- One per (actor, item) pair the window holds (actor_lib keeps them as its slots change);
       -- view.source_slots: the board's window or, for a segment's copy, the segment's.
-      local pairs_key = sibling_key(view.source_slots, 'slots', 'pairs')
-      local held = redis.call('HKEYS', pairs_key)
-      for _, pair in ipairs(held) do
+      for _, pair in ipairs(redis.call('HKEYS', sibling_key(view.source_slots, 'slots', 'pairs'))) do
         redis.call('ZINCRBY', view.top, 1, string.match(pair, '^[^\31]*\31(.*)$'))
       end
       return

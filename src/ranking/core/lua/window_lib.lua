@@ -9,7 +9,7 @@
 -- Refuses a write made with a cached config that is no longer the stored one; binds the board's
 -- aggregate for the call (every function on a board's windows starts here).
 local function version_error(cfg_key, version)
-  local stored = redis.call('HMGET', cfg_key, 'version', 'aggregate')
+  local stored = read_config(cfg_key)
   if not stored[1] then return 'TB_NO_BOARD board does not exist' end
   if stored[1] ~= version then return 'TB_STALE_CONFIG board config changed' end
   BOARD.aggregate = stored[2] or 'sum'
@@ -24,8 +24,21 @@ local function results_changed(top_key, item, score)
   if score == 0 then item_data_left(top_key, item) end
 end
 
+-- The slot key of the last slot start asked for each slots key, kept from call to call (a pure function
+-- of both), so a call in a known slot builds no string; emptied when it holds `max` slots keys.
+local slot_key_memo = { by_slots = {}, size = 0, max = 1024 }
+
 local function slot_key_of(slots_key, start)
-  return sibling_key(slots_key, 'slots', 'slot:' .. start)
+  local known = slot_key_memo.by_slots[slots_key]
+  if known and known.start == start then return known.key end
+  local key = sibling_key(slots_key, 'slots', 'slot:' .. start)
+  if not known then
+    if slot_key_memo.size >= slot_key_memo.max then slot_key_memo.by_slots, slot_key_memo.size = {}, 0 end
+    known = {}
+    slot_key_memo.by_slots[slots_key], slot_key_memo.size = known, slot_key_memo.size + 1
+  end
+  known.start, known.key = start, key
+  return key
 end
 
 -- Unlinks every key of one window: its slot hashes (found through its slots index), index and results.
@@ -94,11 +107,13 @@ end
 local function expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
   -- Exclusive: a calendar window's previous period may be shorter than the current one.
   local live_from = current_slot(now_sec, interval_sec, origin_sec) - period_sec + interval_sec
-  local cutoff = '(' .. live_from
+  -- Only a calendar window (origin > 0) can have archives pending (archive_lib); a rolling one asks nothing.
   local pending = (origin_sec or 0) > 0 and archives_pending(slots_key) or nil
   while true do
-    local oldest = redis.call('ZRANGE', slots_key, '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1)
-    if #oldest == 0 then break end
+    -- The oldest slot (members are their own start, as scores): the cheapest question a call asks
+    -- every time, and almost always answered "still live".
+    local oldest = redis.call('ZRANGE', slots_key, 0, 0)
+    if #oldest == 0 or tonumber(oldest[1]) >= live_from then break end
     if budget <= 0 then return 0, true end
     -- Who contributed to the slot goes first (actor_lib): its items are drained only once none is left.
     local contributions_left
@@ -175,9 +190,22 @@ local function live_from_sec(now_sec, period_sec, interval_sec, origin_sec)
   return current_slot(now_sec, interval_sec, origin_sec) - period_sec + interval_sec
 end
 
+-- window_holds' answer for an event at now, which every window holds (its current slot is live),
+-- by window count: shared by every call, so never written by one.
+local EVERY_WINDOW = {}
+
 -- The windows (0-based index -> true) whose live span still holds the slot of `at_sec`, or nil when
--- none does. Window args start at ARGV[5] (window_rule).
+-- none does. Window args start at ARGV[5] (window_rule). The answer is read-only.
 local function window_holds(at_sec, now_sec, window_count)
+  if at_sec == now_sec then
+    local every = EVERY_WINDOW[window_count]
+    if not every then
+      every = {}
+      for w = 0, window_count - 1 do every[w] = true end
+      EVERY_WINDOW[window_count] = every
+    end
+    return window_count > 0 and every or nil
+  end
   local holding, any = {}, false
   for w = 0, window_count - 1 do
     local period_sec, interval_sec, origin_sec = window_rule(5, w)
@@ -242,12 +270,13 @@ local function rank_of(top_key, score)
 end
 
 -- Appends a listing page (ZREVRANGE ... WITHSCORES) to a read reply: stops at the first score <= 0,
--- and stores at reply[3] how many items score higher than the first one listed.
-local function append_listing(reply, top_key, page)
+-- and stores at reply[3] how many items score higher than the first one listed: none when the page
+-- starts at position 0 (`from_top`: it holds the highest score), else counted.
+local function append_listing(reply, top_key, page, from_top)
   for i = 1, #page, 2 do
     local score = tonumber(page[i + 1])
     if score <= 0 then break end
-    if i == 1 then reply[3] = rank_of(top_key, score) - 1 end
+    if i == 1 then reply[3] = from_top and 0 or rank_of(top_key, score) - 1 end
     reply[#reply + 1] = page[i]
     reply[#reply + 1] = score
   end

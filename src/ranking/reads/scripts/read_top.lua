@@ -23,5 +23,6 @@ local function read_top(keys, args)
   local offset = tonumber(ARGV[7])
   local last = offset + tonumber(ARGV[8]) - 1
   local page = tie_page(KEYS[3], offset, last) or redis.call('ZREVRANGE', KEYS[3], offset, last, 'WITHSCORES')
-  return add_previous_ranks(append_listing({ more and 1 or 0, offset, 0, {} }, KEYS[3], page), KEYS[3], keeps)
+  local listing = append_listing({ more and 1 or 0, offset, 0, {} }, KEYS[3], page, offset == 0)
+  return add_previous_ranks(listing, KEYS[3], keeps)
 end

@@ -41,6 +41,40 @@ local function increment_admission(window_count, item, allowance, cap, covering,
   return 0, nil
 end
 
+-- What every request of the running call shares (set by increment): a library-level table, so a call
+-- builds none. `no_key`: the idempotency entry of every request without a key (idem_lib reads it,
+-- never writes it), its context set by each call.
+local INCREMENT = {
+  now_ms = 0,
+  now_sec = 0,
+  window_count = 0,
+  draining = 0,
+  keeping = nil,
+  add = nil,
+  no_key = { key = '', field = '', fingerprint = '', context = '', ttl_ms = 0, may_store = true },
+}
+
+-- Applies one admitted request; answers what idem_finish answers: { 0, context, created, due,
+-- draining, score_1, rank_1, ..., previous_rank_1, ... }. A request without a key stores nothing, so
+-- its answer is built in place, in one table.
+local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg, segments, covering, created, actor)
+  local call = INCREMENT
+  local window_count = call.window_count
+  local keyless = idem == call.no_key
+  local reply = keyless and { 0, idem.context, created, 0, call.draining } or { call.draining }
+  local seen_sec = math.min(at_ms, tonumber(created_ms_arg) or math.huge) / 1000
+  local new_due_ms = earliest_due(call.add(reply, item, amount, at_sec, seen_sec, covering, actor),
+    segment_add(2, window_count, segments, item, amount, at_sec, covering, seen_sec, actor))
+  for w = 0, window_count - 1 do
+    reply[#reply + 1] = call.keeping and call.keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
+  end
+  new_due_ms = with_snapshot_due(new_due_ms, 2, window_count, call.now_sec)
+  local due = due_to_index(2, window_count, new_due_ms)
+  if not keyless then return idem_finish(KEYS[1], 'cfg', idem, call.now_ms, reply, { created, due }) end
+  reply[4] = due
+  return reply
+end
+
 local function increment(keys, args)
   begin_call(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
@@ -53,17 +87,17 @@ local function increment(keys, args)
   local context = ARGV[5 + WINDOW_ARGS * window_count]
   local segments_max = tonumber(ARGV[6 + WINDOW_ARGS * window_count])
   local cap = item_cap(KEYS[1])
-  local keeping = snapshot_windows(2, window_count, confs)
-  local add = event_adder(window_count)
-  -- Per call, not per request: the windows holding each event second, and one idempotency table for
-  -- every request without a key.
+  local call = INCREMENT
+  call.now_ms, call.now_sec, call.window_count, call.draining = now_ms, now_sec, window_count, draining
+  call.keeping, call.add = snapshot_windows(2, window_count, confs), event_adder(window_count)
+  -- Per call, not per request: the windows holding each event second (window_holds).
   local holding_at = {}
-  local no_key = { key = '', field = '', fingerprint = '', context = context, ttl_ms = 0, may_store = true }
+  call.no_key.context = context
   local applied = 0
   local answers = {}
   for first = 7 + WINDOW_ARGS * window_count, #ARGV, 10 do
     local item, amount = ARGV[first], tonumber(ARGV[first + 1])
-    local idem = no_key
+    local idem = call.no_key
     if ARGV[first + 2] ~= '' then idem = idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4]) end
     local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
     if not answer then
@@ -78,15 +112,8 @@ local function increment(keys, args)
         answer = { -1, refusal }
       else
         applied = applied + 1
-        local seen_sec = math.min(at_ms, tonumber(ARGV[first + 7]) or math.huge) / 1000
-        local reply = { draining }
-        local new_due_ms = earliest_due(add(reply, item, amount, at_sec, seen_sec, covering, ARGV[first + 9]),
-          segment_add(2, window_count, segments, item, amount, at_sec, covering, seen_sec, ARGV[first + 9]))
-        for w = 0, window_count - 1 do
-          reply[#reply + 1] = keeping and keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
-        end
-        new_due_ms = with_snapshot_due(new_due_ms, 2, window_count, now_sec)
-        answer = idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, due_to_index(2, window_count, new_due_ms) })
+        answer = increment_apply(idem, item, amount, at_ms, at_sec, ARGV[first + 7], segments, covering, created,
+          ARGV[first + 9])
       end
     end
     answers[#answers + 1] = answer

@@ -26,6 +26,21 @@
 --        (an entry's actor or item is blocked, see actor_refusal), TB_AT_OUT_OF_SPAN
 --        <entry> (1-based: no window holds that entry's slot any more): the whole batch is refused,
 --        nothing applied
+-- Adds each entry from ARGV[first] to its segments (segment_add, with its actor: the board's windows
+-- kept the actor's part in the pass before), in the windows `holding` it; returns the earliest due
+-- time (unix ms) of a slot it created, or nil.
+local function batch_segments_add(first, window_count, holding)
+  local new_due_ms = nil
+  for i = first, #ARGV, 6 do
+    local at_ms = tonumber(ARGV[i + 2])
+    local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
+    local segment_due = segment_add(2, window_count, segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]),
+      math.floor(at_ms / 1000), holding[i], seen_sec, ARGV[i + 5])
+    new_due_ms = earliest_due(new_due_ms, segment_due)
+  end
+  return new_due_ms
+end
+
 local function increment_batch(keys, args)
   begin_call(keys, args)
   local answer, now_ms, window_count, idem = begin_board_write(5)
@@ -76,13 +91,8 @@ local function increment_batch(keys, args)
       end
     end
   end
-  for i = first, #ARGV, 6 do
-    local at_ms = tonumber(ARGV[i + 2])
-    local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
-    local segment_due = segment_add(2, window_count, segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]),
-      math.floor(at_ms / 1000), holding[i], seen_sec, ARGV[i + 5])
-    new_due_ms = earliest_due(new_due_ms, segment_due)
-  end
+  -- A batch naming no segment (most) skips this pass: it would do nothing for each of its entries.
+  if #segments > 0 then new_due_ms = earliest_due(new_due_ms, batch_segments_add(first, window_count, holding)) end
   local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
   return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 6 }, { created, due_ms })
 end

@@ -102,7 +102,7 @@ local function like(keys, args)
   local counts = not undo and not (liked_ms and #like_windows(liked_ms, window_count, now_sec) > 0)
   local segments = segment_names(ARGV[15 + WINDOW_ARGS * window_count])
   local created_items, created_likes = 0, 0
-  local actor = redis.call('HGET', KEYS[1], 'actors') == '1' and ARGV[6 + WINDOW_ARGS * window_count] or nil
+  local actor = config_field(KEYS[1], 'actors') == '1' and ARGV[6 + WINDOW_ARGS * window_count] or nil
   if counts then
     local refusal = ACTORS.refusal(KEYS[1], actor, now_ms, item) or segment_refusal(KEYS[1], segments, tonumber(ARGV[16 + WINDOW_ARGS * window_count]), now_sec)
     if refusal then return redis.error_reply(refusal) end

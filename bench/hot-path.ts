@@ -1,0 +1,229 @@
+/**
+ * Issue #24's comparison (`npm run build`, then `npx ts-node --transpile-only bench/hot-path.ts`, about
+ * 3-4 minutes): the service on its defaults (dist/main.js; limits as shipped) against the hand-rolled
+ * server a team writes instead (bench/bare-server.ts: `POST /minimal/:item/increment`, one HINCRBY +
+ * ZINCRBY + ZCOUNT, and `GET /minimal/top`, one ZREVRANGE ... WITHSCORES) and against the service's own
+ * same-script floor (the bare server running the service's functions with nothing around them), all
+ * on one private redis-server with 10 000 items each (so no quota refuses a write). One round runs
+ * every route on every server one after the other (HOT_ROUND_SEC each, 50 connections); a ratio is
+ * taken within a round, so it shares the machine's state of that moment, and the median of HOT_ROUNDS
+ * rounds is reported with the load average of each round. Then batches of 100 increments through
+ * the service, and SLOWLOG (threshold 5 ms) of each phase after seeding. HOT_BEFORE_DIST=<dir>/dist
+ * adds a second service built from other code (e.g. `git archive <commit>` built elsewhere) to every
+ * round, on its own key prefix, so a change is measured before and after in the same run.
+ */
+import { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { stopChild } from '../test/support/processes';
+import { loadAverage } from './call-rounds';
+import { cannon, fmt, median, RunFigures } from './load';
+import { startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
+
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const PREFIX = 'hot:';
+const BOARD = 'hot';
+const ITEMS = 10_000;
+const ROUNDS = Number(process.env.HOT_ROUNDS ?? 5);
+const SECONDS = Number(process.env.HOT_ROUND_SEC ?? 4);
+const SLOW_MICROS = 5_000;
+
+const BEFORE_DIST = process.env.HOT_BEFORE_DIST;
+
+type Server = 'service' | 'hand-rolled' | 'floor' | 'service before';
+const SERVERS: Server[] = BEFORE_DIST
+  ? ['service', 'hand-rolled', 'floor', 'service before']
+  : ['service', 'hand-rolled', 'floor'];
+
+interface Route {
+  name: string;
+  method: 'GET' | 'POST';
+  /** The path on each server. */
+  paths: Record<Server, string>;
+  body?: string;
+  randomItems?: number;
+}
+
+const ROUTES: Route[] = [
+  {
+    name: 'increment',
+    method: 'POST',
+    body: '{"amount":1}',
+    randomItems: ITEMS,
+    paths: {
+      service: `/boards/${BOARD}/items/[<item>]/increment`,
+      'hand-rolled': '/minimal/[<item>]/increment',
+      floor: `/boards/${BOARD}/items/[<item>]/increment`,
+      'service before': `/boards/${BOARD}/items/[<item>]/increment`,
+    },
+  },
+  {
+    name: 'top-10',
+    method: 'GET',
+    paths: {
+      service: `/boards/${BOARD}/top?limit=10`,
+      'hand-rolled': '/minimal/top?limit=10',
+      floor: `/boards/${BOARD}/top?limit=10`,
+      'service before': `/boards/${BOARD}/top?limit=10`,
+    },
+  },
+];
+
+async function seed(serviceUrl: string, redis: Redis, prefix: string): Promise<void> {
+  const put = await fetch(`${serviceUrl}/admin/boards/${BOARD}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ windows: [{ period: '24h', interval: '1h' }] }),
+  });
+  if (put.status !== 201) throw new Error(`creating the board failed: ${put.status}`);
+  for (let first = 0; first < ITEMS; first += 500) {
+    const items = Array.from({ length: 500 }, (_, i) => ({
+      item: `seed-${first + i}`,
+      amount: 1 + ((first + i) % 97),
+    }));
+    const seeded = await fetch(`${serviceUrl}/boards/${BOARD}/increments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items }),
+    });
+    if (seeded.status !== 200) throw new Error(`seeding the board failed: ${seeded.status}`);
+  }
+  if (prefix !== PREFIX) return;
+  // The hand-rolled server's keys (bare-server.ts), holding the same items and scores.
+  const hourStartSec = Math.floor(Date.now() / 3_600_000) * 3600;
+  const pipeline = redis.pipeline();
+  for (let i = 0; i < ITEMS; i++) {
+    pipeline.hincrby(`{${PREFIX}minimal}:slot:${hourStartSec}`, `seed-${i}`, 1 + (i % 97));
+    pipeline.zincrby(`{${PREFIX}minimal}:top`, 1 + (i % 97), `seed-${i}`);
+  }
+  await pipeline.exec();
+}
+
+type Runs = Map<string, RunFigures[]>;
+
+async function round(
+  urls: Partial<Record<Server, string>>,
+  pids: Partial<Record<Server, number | undefined>>,
+  runs: Runs,
+  sec: number,
+) {
+  for (const route of ROUTES) {
+    for (const server of SERVERS) {
+      const run = await cannon(urls[server] ?? '', { ...route, path: route.paths[server] }, pids[server], sec);
+      if (run.non2xx > 0) throw new Error(`${server} ${route.name}: ${run.non2xx} answers were not 2xx`);
+      const key = `${route.name} ${server}`;
+      runs.set(key, [...(runs.get(key) ?? []), run]);
+    }
+  }
+}
+
+function report(runs: Runs, loads: string[]): void {
+  console.log(`## Hot path: service (defaults) against a hand-rolled server and its own floor\n`);
+  console.log(
+    `${ROUNDS} rounds x ${SECONDS} s per route and server, 50 connections; load average per round: ${loads.join(' | ')}.\n`,
+  );
+  console.log(
+    '| route | server | req/s median | p50 / p99 ms (median) | CPU µs per request (median) | req/s vs hand-rolled (median of rounds) | req/s vs floor | p99 vs hand-rolled |',
+  );
+  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const route of ROUTES) {
+    const of = (server: Server) => runs.get(`${route.name} ${server}`) ?? [];
+    const ratio = (service: Server, server: Server, figure: (r: RunFigures) => number) =>
+      median(of(service).map((run, i) => figure(run) / figure(of(server)[i]))).toFixed(2);
+    for (const server of SERVERS) {
+      const r = of(server);
+      const pick = (figure: (x: RunFigures) => number) => median(r.map(figure));
+      const service = server.startsWith('service');
+      const ratios = service
+        ? [
+            ratio(server, 'hand-rolled', (x) => x.reqPerSec),
+            ratio(server, 'floor', (x) => x.reqPerSec),
+            ratio(server, 'hand-rolled', (x) => x.p99),
+          ]
+        : ['', '', ''];
+      console.log(
+        `| ${route.name} | ${server} | ${fmt(pick((x) => x.reqPerSec))} | ${pick((x) => x.p50)} / ${pick((x) => x.p99)} | ${pick((x) => x.cpuMicrosPerRequest).toFixed(0)} | ${ratios.join(' | ')} |`,
+      );
+    }
+  }
+}
+
+async function batches(serviceUrl: string, pid: number | undefined): Promise<void> {
+  const body = JSON.stringify({
+    items: Array.from({ length: 100 }, (_, i) => ({ item: `seed-${i * 97}`, amount: 1 })),
+  });
+  const route = { method: 'POST' as const, path: `/boards/${BOARD}/increments`, body };
+  await cannon(serviceUrl, route, pid, 1);
+  const rates: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) rates.push((await cannon(serviceUrl, route, pid, SECONDS)).reqPerSec * 100);
+  console.log(
+    `\nBatches of 100 increments through the service: ${rates.map(fmt).join(', ')} item increments/s (median ${fmt(median(rates))}); load ${loadAverage()}.`,
+  );
+}
+
+async function slowCalls(redis: Redis, phase: string): Promise<void> {
+  const entries = (await redis.slowlog('GET', 10_000)) as Array<[number, number, number, string[]]>;
+  // Per command (a function by its name): how many calls took longer, and the longest.
+  const byCommand = new Map<string, { count: number; longestMicros: number }>();
+  for (const [, , micros, args] of entries) {
+    const name = /^fcall/i.test(args[0]) ? `${args[0]} ${args[1]}` : args[0];
+    const seen = byCommand.get(name) ?? { count: 0, longestMicros: 0 };
+    byCommand.set(name, { count: seen.count + 1, longestMicros: Math.max(seen.longestMicros, micros) });
+  }
+  const parts = [...byCommand].map(
+    ([name, s]) => `${name}: ${s.count}, longest ${(s.longestMicros / 1000).toFixed(2)} ms`,
+  );
+  console.log(`SLOWLOG over ${SLOW_MICROS / 1000} ms, ${phase}: ${entries.length} calls. ${parts.join('; ')}`);
+  await redis.slowlog('RESET');
+}
+
+async function main(): Promise<void> {
+  const children: ChildProcess[] = [];
+  const redisServer = await startRedisServer();
+  children.push(redisServer.child);
+  const redis = new Redis(redisServer.url);
+  try {
+    const env = { REDIS_URL: redisServer.url, ADMIN_TOKEN };
+    const service = await startService({ ...env, KEY_PREFIX: PREFIX }, true);
+    children.push(service.child);
+    await waitForHttp(`${service.url}/health/ready`);
+    await seed(service.url, redis, PREFIX);
+    const bare = await startBareServer({ REDIS_URL: redisServer.url, KEY_PREFIX: PREFIX, BOARD });
+    children.push(bare.child);
+    const urls: Partial<Record<Server, string>> = { service: service.url, 'hand-rolled': bare.url, floor: bare.url };
+    const pids: Partial<Record<Server, number | undefined>> = {
+      service: service.child.pid,
+      'hand-rolled': bare.child.pid,
+      floor: bare.child.pid,
+    };
+    if (BEFORE_DIST) {
+      const before = await startService({ ...env, KEY_PREFIX: 'hot-before:' }, true, join(BEFORE_DIST, 'main.js'));
+      children.push(before.child);
+      await waitForHttp(`${before.url}/health/ready`);
+      await seed(before.url, redis, 'hot-before:');
+      urls['service before'] = before.url;
+      pids['service before'] = before.child.pid;
+    }
+    await redis.config('SET', 'slowlog-log-slower-than', String(SLOW_MICROS), 'slowlog-max-len', '100000');
+    await redis.slowlog('RESET');
+    await round(urls, pids, new Map(), 1); // warm-up, not kept
+    const runs: Runs = new Map();
+    const loads: string[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      await round(urls, pids, runs, SECONDS);
+      loads.push(loadAverage().split(' ')[0]);
+    }
+    report(runs, loads);
+    await slowCalls(redis, 'single increments and top-10 reads');
+    await batches(service.url, service.child.pid);
+    await slowCalls(redis, 'batches');
+  } finally {
+    redis.disconnect();
+    for (const child of children.reverse()) await stopChild(child);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
