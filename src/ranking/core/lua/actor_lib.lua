@@ -135,16 +135,23 @@ function ACTORS.drop_window(base, starts)
   redis.call('UNLINK', base .. 'byactor', base .. 'pairs', base .. 'byitem')
 end
 
--- Blocks `field` ("a"<US>actor or "i"<US>item) of the shard's blocks until `until_ms` (a later block wins).
+-- Blocks `field` ("a"<US>actor or "i"<US>item) of the shard's blocks until `until_ms` (a later block
+-- wins), and moves the config's `blockedUntil` (the latest block's end) to it when later.
 function ACTORS.block_until(cfg_key, field, until_ms)
   local blocked = sibling_key(cfg_key, 'cfg', 'blocked')
   if until_ms > (tonumber(redis.call('HGET', blocked, field)) or 0) then redis.call('HSET', blocked, field, until_ms) end
+  if until_ms > (tonumber(config_field(cfg_key, 'blockedUntil')) or 0) then
+    redis.call('HSET', cfg_key, 'blockedUntil', until_ms)
+    if cfg_key == CONFIG.cfg_key then CONFIG.blockedUntil = until_ms end
+  end
 end
 
 -- The shard's blocks: "<tag>:blocked" hash, "a"<US>actor and "i"<US>item -> until (unix ms), set by a
 -- retraction with `block`. Refuses an event of a blocked actor or item: 'TB_RETRACTED <actor|item>
--- <until ms>', else nil (one HMGET; a shard without blocks has no such key).
+-- <until ms>', else nil. A shard whose config's `blockedUntil` is absent or past (most writes) holds
+-- no live block: answered from the call's config copy (call_lib), no command; else one HMGET.
 function ACTORS.refusal(cfg_key, actor, now_ms, item)
+  if (tonumber(config_field(cfg_key, 'blockedUntil')) or 0) <= now_ms then return nil end
   local blocked = redis.call('HMGET', sibling_key(cfg_key, 'cfg', 'blocked'), 'a' .. ACTORS.SEP .. (actor or ''),
     'i' .. ACTORS.SEP .. (item or ''))
   for i, what in ipairs({ 'actor', 'item' }) do

@@ -19,13 +19,14 @@ local BOARD = { aggregate = 'sum' }
 
 -- The board config fields a call may read, from the one HMGET version_error makes (every function
 -- on a board's windows starts with it): read here instead of one HGET each (views, snapshots, ties,
--- the item cap, a like's actors), which was a third of a one-window increment's Redis commands. Valid
--- for the config hash `cfg_key` of this call only (nil: nothing read yet); a function writing these
--- fields (board_put, shard_sync) never calls version_error, so never reads a stale copy.
--- `ties_top`/`ties_first`: the last results key ties_first answered for. (Fields of one table: a
--- library's top level may hold at most 200 locals, and it holds about 190.)
+-- the item cap, a like's actors, the end of the latest block), which was a third of a one-window
+-- increment's Redis commands. Valid for the config hash `cfg_key` of this call only (nil: nothing read
+-- yet); a function writing these fields (board_put, shard_sync) never calls version_error, so never
+-- reads a stale copy, and a retraction's block (actor_lib) writes its copy too. `ties_top` /
+-- `ties_first`: the last results key ties_first answered for. (Fields of one table: a library's top
+-- level may hold at most 200 locals, and it holds about 190.)
 local CONFIG = {
-  fields = { 'version', 'aggregate', 'ties', 'views', 'snapshots', 'maxItems', 'shards', 'actors' },
+  fields = { 'version', 'aggregate', 'ties', 'views', 'snapshots', 'maxItems', 'shards', 'actors', 'blockedUntil' },
   cfg_key = nil,
   ties_top = nil,
   ties_first = false,
