@@ -1,4 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { RedisService } from '../../src/redis/redis.service';
 import { createBoard } from '../support/app';
 import { useSingleNodeApp } from '../support/e2e';
 
@@ -6,6 +7,7 @@ const SHARDS = 64;
 const ITEMS = 64_000;
 const FLOOD_REQUESTS = 600;
 const FLOOD_CONCURRENCY = 64;
+const MAX_PENDING_COMMANDS = 256;
 
 describe('load shedding: a flood of deep reads on a 64-shard board', () => {
   // The production command timeout, so flood requests time out on the client while Redis still runs them.
@@ -14,9 +16,9 @@ describe('load shedding: a flood of deep reads on a 64-shard board', () => {
     env: {
       REDIS_COMMAND_TIMEOUT_MS: '500',
       QUOTA_NEW_ITEMS: '0',
-      // A quarter of the default: recovery within 1 s then holds with room to spare on a busy 2-core CI
-      // machine (measured 0.35-0.4 s; 0.5-1.1 s at the default 1 024, the upper end under heavy load).
-      REDIS_MAX_PENDING_COMMANDS: '256',
+      // A quarter of the default: the queue the flood leaves drains in 0.25-0.4 s here (0.5-1.1 s at the
+      // default 1 024, the upper end under heavy load; docs/benchmarks.md, "Load shedding").
+      REDIS_MAX_PENDING_COMMANDS: String(MAX_PENDING_COMMANDS),
     },
   });
   let fastify: FastifyInstance;
@@ -37,7 +39,7 @@ describe('load shedding: a flood of deep reads on a 64-shard board', () => {
     }
   });
 
-  it('sheds what it cannot take (503 REDIS_BUSY at once, never 500) and answers normally within 1 s of the flood ending', async () => {
+  it('sheds what it cannot take (503 REDIS_BUSY at once, never 500) and answers normally once the capped queue drains', async () => {
     const answers: LightMyRequestResponse[] = [];
     let sent = 0;
     const worker = async () => {
@@ -50,6 +52,9 @@ describe('load shedding: a flood of deep reads on a 64-shard board', () => {
     // The flood ends when its last request has been sent; the attacker does not wait for the answers.
     while (sent < FLOOD_REQUESTS) await new Promise((resolve) => setImmediate(resolve));
     const endedMs = performance.now();
+    // What recovery waits for: the commands still unanswered, never more than the cap (without
+    // shedding, every deep read of the flood would still be queued).
+    const pendingAtEnd = e2e.app().get(RedisService).pendingCommands();
     let ready = 0;
     let read = 0;
     while (ready !== 200 || read !== 200) {
@@ -59,7 +64,10 @@ describe('load shedding: a flood of deep reads on a 64-shard board', () => {
     const recoveredMs = performance.now() - endedMs;
     await Promise.all(workers);
 
-    expect(recoveredMs).toBeLessThan(1000);
+    expect(pendingAtEnd).toBeLessThanOrEqual(MAX_PENDING_COMMANDS);
+    // Recovery took 0.25-0.4 s here (docs/benchmarks.md): a wall-clock bound is no test of it on a
+    // loaded machine (1 s was missed at load 12 with the queue at its cap); this one only says it ends.
+    expect(recoveredMs).toBeLessThan(5000);
     const statuses = new Set(answers.map((answer) => answer.statusCode));
     expect([...statuses].every((status) => status === 200 || status === 503)).toBe(true);
     const busy = answers.filter((answer) => answer.json<{ code: string }>().code === 'REDIS_BUSY');
