@@ -4,15 +4,17 @@
 -- A calendar window holds one slot per period, and a closed period's slot no longer changes (an event
 -- stamped in a closed period is refused), so it holds the period's final standings exactly. The first
 -- call in a new period (snapshot_lib's cross_boundary) only marks the closed slot as pending; the
--- expiry that drains it, EXPIRE_CHUNK fields a call, also keeps the best `top` of the fields it drains,
--- and once the slot is gone the rows are written out, again at most a budget of rows a call. Every
+-- expiry that drains it, EXPIRE_CHUNK fields a call, also keeps the fields it drains, and once the slot
+-- is gone all but the best `top` are dropped and the rows written out, again at most a budget of rows
+-- a call. (Dropping only then keeps an item retracted mid-drain exact: the next best is still there.) Every
 -- step is one script on the board's hash tag, so whichever call (write, read or scheduler, on any
 -- instance) runs it next goes on where the last one stopped, and the archive is stored once.
 -- Keys, siblings of the window's slots key:
 --   <base>arch           hash   closed slot start (unix s) -> "<top> <keep> <rows written> <expire s>":
 --                               pending archives (expire s: a segment's archive lives that long, 0: kept
 --                               until `keep` newer ones replace it)
---   <base>archrows:<at>  zset   item -> score: the best `top` rows of the slot drained so far
+--   <base>archrows:<at>  zset   item -> score: the rows of the slot drained so far (its best `top` once
+--                               the slot is gone)
 --   <base>snap:<at>      string the archive's rows (snapshot_lib's format), visible once in <base>snaps
 
 local SNAP_ROW = '\30'
@@ -51,8 +53,7 @@ local function archive_score(value)
   return value
 end
 
--- Keeps, of `entries` (item, value pairs) drained from the slot starting at `slot_start`, those that
--- may be among the archive's best `top` rows.
+-- Keeps `entries` (item, value pairs) drained from the slot starting at `slot_start` that scored.
 local function archive_take(slots_key, pending, slot_start, entries)
   local state = pending[slot_start]
   if not state then return end
@@ -67,10 +68,17 @@ local function archive_take(slots_key, pending, slot_start, entries)
   end
   if #args == 0 then return end
   redis.call('ZADD', rows_key, unpack(args))
-  -- ZREVRANGE's order (score, then id, descending): the rows dropped are those a full listing would
-  -- have put after the first `top`.
+end
+
+-- Drops, at most `budget` at a time, the rows of a drained slot beyond its best `top`: in ZREVRANGE's
+-- order (score, then id, descending), those a full listing would have put after the first `top`.
+-- Returns the budget left and whether rows remain to drop.
+local function archive_trim(rows_key, state, budget)
   local extra = redis.call('ZCARD', rows_key) - state.top
-  if extra > 0 then redis.call('ZREMRANGEBYRANK', rows_key, 0, extra - 1) end
+  if extra <= 0 then return budget, false end
+  local dropped = math.min(extra, budget)
+  redis.call('ZREMRANGEBYRANK', rows_key, 0, dropped - 1)
+  return budget - dropped, dropped < extra
 end
 
 -- The archive of `at` is complete: it becomes visible (its index entry), the oldest beyond `keep`
@@ -103,6 +111,11 @@ local function archive_write(slots_key, pending, budget)
     if redis.call('ZSCORE', slots_key, at) then return budget, false end
     if budget <= 0 then return 0, true end
     local state = pending[at]
+    if state.written == 0 then
+      local trimming
+      budget, trimming = archive_trim(base .. 'archrows:' .. at, state, budget)
+      if trimming or budget <= 0 then return budget, true end
+    end
     local page = redis.call('ZREVRANGE', base .. 'archrows:' .. at, state.written, state.written + budget - 1, 'WITHSCORES')
     local rows = {}
     for i = 1, #page, 2 do
