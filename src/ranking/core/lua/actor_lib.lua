@@ -160,3 +160,20 @@ function ACTORS.refusal(cfg_key, actor, now_ms, item)
   end
   return nil
 end
+
+-- The start of a retraction step (retract_step for an actor, retract_item for an item): its arguments
+-- from ARGV[first] on (the id, the most contributions to take, the window whose events are counted,
+-- the block's end in unix ms), its record (created once: state, counts, start; gone after KEEP_SEC
+-- unless renewed) and its block. `kind` is 'actor' or 'item'.
+function ACTORS.begin_retraction(kind, now_ms, window_count, first)
+  local record = KEYS[2 + 2 * window_count]
+  local id, most, ledger = ARGV[first], tonumber(ARGV[first + 1]), tonumber(ARGV[first + 2])
+  local block_until_ms = tonumber(ARGV[first + 3])
+  if redis.call('HSETNX', record, kind, id) == 1 then
+    redis.call('HSET', record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
+    redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
+  end
+  if block_until_ms > now_ms then ACTORS.block_until(KEYS[1], string.sub(kind, 1, 1) .. ACTORS.SEP .. id, block_until_ms) end
+  return { record = record, id = id, most = most, ledger = ledger }
+end
+

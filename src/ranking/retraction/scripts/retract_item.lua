@@ -153,16 +153,8 @@ local function retract_item(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_ms, window_count = tonumber(ARGV[2]), tonumber(ARGV[4])
-  local record = KEYS[2 + 2 * window_count]
-  local first = 5 + WINDOW_ARGS * window_count
-  local item, most, ledger = ARGV[first], tonumber(ARGV[first + 1]), tonumber(ARGV[first + 2])
-  local block_until_ms = tonumber(ARGV[first + 3])
-  if redis.call('HSETNX', record, 'item', item) == 1 then
-    redis.call('HSET', record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
-    -- Gone with its board or not, a record goes after ACTORS.KEEP_SEC (renewed when it is done).
-    redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
-  end
-  if block_until_ms > now_ms then ACTORS.block_until(KEYS[1], 'i' .. ACTORS.SEP .. item, block_until_ms) end
+  local step = ACTORS.begin_retraction('item', now_ms, window_count, 5 + WINDOW_ARGS * window_count)
+  local record, item, most, ledger = step.record, step.id, step.most, step.ledger
   local now_sec = math.floor(now_ms / 1000)
   local confs = cross_all(2, window_count, 5, now_sec)
   expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))

@@ -52,18 +52,9 @@ local function retract_step(keys, args)
   begin_call(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
-  local now_ms = tonumber(ARGV[2])
-  local window_count = tonumber(ARGV[4])
-  local record = KEYS[2 + 2 * window_count]
-  local first = 5 + WINDOW_ARGS * window_count
-  local actor, most, ledger = ARGV[first], tonumber(ARGV[first + 1]), tonumber(ARGV[first + 2])
-  local block_until_ms = tonumber(ARGV[first + 3])
-  if redis.call('HSETNX', record, 'actor', actor) == 1 then
-    redis.call('HSET', record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
-    -- Gone with its board or not, a record goes after ACTORS.KEEP_SEC (renewed when it is done).
-    redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
-  end
-  if block_until_ms > now_ms then ACTORS.block_until(KEYS[1], 'a' .. ACTORS.SEP .. actor, block_until_ms) end
+  local now_ms, window_count = tonumber(ARGV[2]), tonumber(ARGV[4])
+  local step = ACTORS.begin_retraction('actor', now_ms, window_count, 5 + WINDOW_ARGS * window_count)
+  local record, actor, most, ledger = step.record, step.id, step.most, step.ledger
   cross_all(2, window_count, 5, math.floor(now_ms / 1000))
   expire_all(2, window_count, 5, math.floor(now_ms / 1000), tonumber(ARGV[3]))
   local taken = 0
