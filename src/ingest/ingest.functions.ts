@@ -60,6 +60,18 @@ export interface LeaseCall {
   release?: boolean;
 }
 
+/** The arguments both apply functions start with: the board call's header, the fencing epoch, segments.max. */
+function partHeader(call: Omit<ApplyCall, 'entries'>) {
+  return [
+    call.board.config.version,
+    call.nowMs,
+    call.budgetFields,
+    ...windowArgsOf(call.board.config.windows, call.nowMs),
+    call.epoch,
+    call.board.config.segmentsMax ?? 0,
+  ];
+}
+
 export const INGEST_FUNCTIONS = {
   /** Answers the caller's epoch while it holds the source's lease, 0 when it does not. */
   lease: typedFunction({
@@ -80,12 +92,7 @@ export const INGEST_FUNCTIONS = {
     build: (call: ApplyCall) => ({
       keys: [...call.shard.incrementKeys, call.progressKey],
       args: [
-        call.board.config.version,
-        call.nowMs,
-        call.budgetFields,
-        ...windowArgsOf(call.board.config.windows, call.nowMs),
-        call.epoch,
-        call.board.config.segmentsMax ?? 0,
+        ...partHeader(call),
         ...call.entries.flatMap((entry) => [entry.id, entry.item, entry.amount, entry.atMs, csv(entry.segments)]),
       ],
     }),
@@ -114,12 +121,7 @@ export const INGEST_FUNCTIONS = {
     build: (call: GroupsCall) => ({
       keys: [...call.shard.incrementKeys, call.progressKey],
       args: [
-        call.board.config.version,
-        call.nowMs,
-        call.budgetFields,
-        ...windowArgsOf(call.board.config.windows, call.nowMs),
-        call.epoch,
-        call.board.config.segmentsMax ?? 0,
+        ...partHeader(call),
         call.firstId,
         call.lastId,
         call.events,

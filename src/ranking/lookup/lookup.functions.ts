@@ -51,6 +51,19 @@ export interface LookupCall extends WindowCall {
   withData: boolean;
 }
 
+/**
+ * The first arguments of a read across the shards one node serves: the config version, now, the
+ * window's key name (a segment's: <window>~<segment>) and its slot rule; KEYS[1] routes the call.
+ */
+function acrossShardsHeader(call: { board: PreparedBoard; shards: ShardKeys[]; nowMs: number; window: WindowConfig }) {
+  return [
+    call.board.config.version,
+    call.nowMs,
+    call.shards[0].keys.windowKeyName(call.window.name),
+    ...slotRuleArgs(call.window, call.nowMs),
+  ];
+}
+
 export const LOOKUP_FUNCTIONS = {
   lookup: typedFunction({
     name: 'tbRankLookup',
@@ -83,10 +96,7 @@ export const LOOKUP_FUNCTIONS = {
     build: (call: LookupNodeCall) => ({
       keys: [call.shards[0].keys.cfg()],
       args: [
-        call.board.config.version,
-        call.nowMs,
-        call.shards[0].keys.windowKeyName(call.window.name),
-        ...slotRuleArgs(call.window, call.nowMs),
+        ...acrossShardsHeader(call),
         call.shards.length,
         ...call.shards.map((shard) => shard.keys.cfg()),
         call.withData ? 1 : 0,
@@ -115,10 +125,7 @@ export const LOOKUP_FUNCTIONS = {
     build: (call: LookupCountCall) => ({
       keys: [call.shards[0].keys.cfg()],
       args: [
-        call.board.config.version,
-        call.nowMs,
-        call.shards[0].keys.windowKeyName(call.window.name),
-        ...slotRuleArgs(call.window, call.nowMs),
+        ...acrossShardsHeader(call),
         call.scores.length,
         ...call.scores,
         ...call.shards.map((shard) => shard.keys.cfg()),
