@@ -23,6 +23,15 @@ describe('parseEvent', () => {
     });
   });
 
+  it('reads its actor', () => {
+    expect(parseEvent('{"item":"a","actor":"user-7"}', 'b', NOW)).toEqual({
+      board: 'b',
+      item: 'a',
+      amount: 1,
+      actor: 'user-7',
+    });
+  });
+
   it('counts an event from the future as now', () => {
     expect(parseEvent('{"item":"a","at":1800000000}', 'b', NOW)).toMatchObject({ atMs: NOW });
   });
@@ -37,7 +46,9 @@ describe('parseEvent', () => {
     ['{"board":"b","item":"a","amount":1.5}', 'INVALID: amount'],
     ['{"board":"b","item":"a","amount":1000001}', 'INVALID: amount'],
     ['{"board":"b","item":"a","at":"now"}', 'INVALID: at'],
-    ['{"board":"b","item":"a","actor":"u"}', 'INVALID: actor is not supported'],
+    ['{"board":"b","item":"a","score":5}', 'INVALID: score is not supported'],
+    ['{"board":"b","item":"a","actor":""}', 'INVALID: actor must be'],
+    ['{"board":"b","item":"a","actor":7}', 'INVALID: actor must be'],
     ['{"board":"b","item":"a","colour":"red"}', 'INVALID: unknown field colour'],
     ['{"board":"b","item":"a","segments":[]}', 'INVALID: segments must be 1-8 names'],
     ['{"board":"b","item":"a","segments":"en"}', 'INVALID: segments must be'],

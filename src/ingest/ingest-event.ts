@@ -11,11 +11,13 @@ export interface IngestEvent {
   atMs?: number;
   /** The segments it also counts in, as a batch entry's `segments` (absent: none). */
   segments?: string[];
+  /** Who sent it (boards with `actors: true`; absent: no one), as a batch entry's `actor`. */
+  actor?: string;
 }
 
 /** Fields of the wider contract (api.md) this service does not count yet: refused by name, not dropped. */
-const NOT_SUPPORTED = ['score', 'actor', 'createdAt'];
-const KNOWN = new Set(['board', 'item', 'amount', 'at', 'id', 'segments']);
+const NOT_SUPPORTED = ['score', 'createdAt'];
+const KNOWN = new Set(['board', 'item', 'amount', 'at', 'id', 'segments', 'actor']);
 
 /**
  * Reads a message payload: the event, or why it is not one (the reason of its dead letter).
@@ -44,6 +46,10 @@ export function parseEvent(payload: string, defaultBoard: string | undefined, no
   if (typeof amount !== 'number' || !Number.isInteger(amount) || amount === 0 || Math.abs(amount) > MAX_EVENT_AMOUNT)
     return `INVALID: amount must be a non-zero integer of absolute value at most ${MAX_EVENT_AMOUNT}`;
   const parsed: IngestEvent = { board, item: event.item, amount };
+  if (event.actor !== undefined) {
+    if (typeof event.actor !== 'string' || !ID_PATTERN.test(event.actor)) return `INVALID: actor must be ${ID_RULE}`;
+    parsed.actor = event.actor;
+  }
   if (event.segments !== undefined) {
     const segments = segmentsOf(event.segments);
     if (typeof segments === 'string') return segments;

@@ -13,15 +13,21 @@ export interface IngestEntry {
   atMs: number;
   /** The segments the event also counts in (absent: none). */
   segments?: string[];
+  /** Who sent it (absent: no one): kept as an HTTP increment's actor (actor_lib). */
+  actor?: string;
 }
 
-/** Events of one batch part summed per (item, second, segments): what ingest_groups adds. */
+/**
+ * Events of one batch part summed per (item, second, segments): what ingest_groups adds. An event with
+ * an actor is a group of its own (an actor's contribution counts its events, one per event).
+ */
 export interface IngestGroup {
   item: string;
   amount: number;
   /** The earliest event time of the group (unix ms): hot views' firstSeen. */
   atMs: number;
   segments?: string[];
+  actor?: string;
 }
 
 /** What the script did with one entry: applied now, applied by an earlier call, or refused (the reason). */
@@ -93,7 +99,14 @@ export const INGEST_FUNCTIONS = {
       keys: [...call.shard.incrementKeys, call.progressKey],
       args: [
         ...partHeader(call),
-        ...call.entries.flatMap((entry) => [entry.id, entry.item, entry.amount, entry.atMs, csv(entry.segments)]),
+        ...call.entries.flatMap((entry) => [
+          entry.id,
+          entry.item,
+          entry.amount,
+          entry.atMs,
+          csv(entry.segments),
+          entry.actor ?? '',
+        ]),
       ],
     }),
     decode: (raw, call): ApplyReply => {
@@ -125,7 +138,13 @@ export const INGEST_FUNCTIONS = {
         call.firstId,
         call.lastId,
         call.events,
-        ...call.groups.flatMap((group) => [group.item, group.amount, group.atMs, csv(group.segments)]),
+        ...call.groups.flatMap((group) => [
+          group.item,
+          group.amount,
+          group.atMs,
+          csv(group.segments),
+          group.actor ?? '',
+        ]),
       ],
     }),
     decode: (raw): Omit<ApplyReply, 'outcomes'> | undefined => {

@@ -2,7 +2,8 @@ import { Logger } from '@nestjs/common';
 import { NotFoundError } from '../common/errors';
 import { RANKING_MESSAGES as M } from '../ranking/core/ranking.messages';
 import type { BoardCache } from '../ranking/boards/board-cache';
-import type { ShardKeys } from '../ranking/core/board';
+import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
+import { retractedOf } from '../ranking/core/ranking.errors';
 import { IngestEvent, parseEvent } from './ingest-event';
 import { INGEST_RETRY_MS } from './ingest.limits';
 import { IngestFencedError, IngestStore, StoredSource } from './ingest.store';
@@ -236,11 +237,8 @@ export class SourceRunner {
       await this.context.boards.withBoard(name, async (board) => {
         const parts = new Map<ShardKeys, Pending[]>();
         for (const entry of entries) {
-          // As the HTTP batch: segments on a board without them are refused (this config's answer: a rerun decides again).
-          entry.refusal =
-            entry.event!.segments && board.config.segmentsMax === undefined
-              ? `INVALID: ${M.noSegments(name, 'segments')}`
-              : undefined;
+          // This config's answer: a rerun with a new one decides again.
+          entry.refusal = boardRefusal(entry.event!, board);
           if (entry.refusal) continue;
           const shard = board.shardOf(entry.event!.item);
           const part = parts.get(shard);
@@ -279,7 +277,16 @@ function entryOf(entry: Pending, nowMs: number): IngestEntry {
     amount: event.amount,
     atMs: event.atMs ?? nowMs,
     ...(event.segments ? { segments: event.segments } : {}),
+    ...(event.actor ? { actor: event.actor } : {}),
   };
+}
+
+/** As the HTTP batch: segments on a board without them, an actor on a board without actors, are invalid. */
+function boardRefusal(event: IngestEvent, board: PreparedBoard): string | undefined {
+  if (event.segments && board.config.segmentsMax === undefined)
+    return `INVALID: ${M.noSegments(board.config.name, 'segments')}`;
+  if (event.actor !== undefined && !board.config.actors) return `INVALID: ${M.noActors(board.config.name, 'actor')}`;
+  return undefined;
 }
 
 /** Why the apply script refused an entry, as its dead letter says (AT_OUT_OF_SPAN: the default). */
@@ -291,6 +298,10 @@ const REFUSALS: Record<string, string> = {
 
 function settle(entry: Pending, outcome: EntryOutcome, shard: ShardKeys): void {
   if (outcome.kind !== 'refused') return;
-  entry.refusal = REFUSALS[outcome.reason] ?? `${outcome.reason}: no window holds the event's time any more`;
+  // "RETRACTED <actor|item> <until ms>": worded as the HTTP 403 RETRACTED.
+  const retracted = retractedOf(new Error(`TB_${outcome.reason}`));
+  entry.refusal = retracted
+    ? `RETRACTED: ${retracted.message}`
+    : (REFUSALS[outcome.reason] ?? `${outcome.reason}: no window holds the event's time any more`);
   entry.refusedOn = shard;
 }

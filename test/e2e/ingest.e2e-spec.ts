@@ -107,7 +107,7 @@ describe('stream ingest over HTTP (single)', () => {
       { item: 'x', at: T0 / 1000 - 7200 }, // older than the window: AT_OUT_OF_SPAN
       { board: 'nope', item: 'x' }, // unknown board
       { item: 'x', amount: 0 }, // invalid field
-      { item: 'x', actor: 'u1' }, // not supported here
+      { item: 'x', actor: 'u1' }, // a board without actors: INVALID
       { board: 'capped', item: 'first' },
       { board: 'capped', item: 'second' }, // BOARD_FULL
       { board: 'best', item: 'x', amount: 2 }, // a max board takes scores: AGGREGATE_MISMATCH
@@ -204,6 +204,69 @@ describe('stream ingest over HTTP (single)', () => {
     expect(reasons.map((reason) => reason.split(':')[0]).sort()).toEqual(['INVALID', 'INVALID', 'SEGMENT_LIMIT']);
     expect(reasons).toContainEqual(expect.stringContaining('board "plain" takes no segments'));
     await http().delete('/admin/ingest/seg').set(ADMIN).expect(204);
+  });
+
+  it("counts an actor's events as HTTP increments with that actor; dead-letters a blocked actor and an actor on a board without actors", async () => {
+    const board = {
+      windows: [{ name: 'hour', period: '1h', interval: '1m' }],
+      views: [{ name: 'people', mode: 'unique', window: 'hour' }],
+      segments: { max: 2 },
+      actors: true,
+    };
+    await createBoard(e2e.app(), 'act', board);
+    await createBoard(e2e.app(), 'act-http', board);
+    await createBoard(e2e.app(), 'no-act');
+    await http().post('/admin/boards/act/retractions').set(ADMIN).send({ actor: 'spam', block: '1h' }).expect(202);
+    const client = e2e.redis().client as Redis;
+    const counted = [
+      { item: 'x', actor: 'u1' },
+      { item: 'x', amount: 2, actor: 'u2', segments: ['en'] },
+      { item: 'x', actor: 'u1', segments: ['en'] },
+      { item: 'y', amount: 4 },
+      { item: 'y', actor: 'u3' },
+    ];
+    const events = [
+      ...counted.slice(0, 3),
+      { item: 'x', actor: 'spam' }, // blocked: RETRACTED
+      { board: 'no-act', item: 'x', actor: 'u1' }, // a board without actors: INVALID
+      ...counted.slice(3),
+    ];
+    for (const event of events) await client.xadd('act-in', '*', 'event', JSON.stringify(event));
+    await http()
+      .put('/admin/ingest/act')
+      .set(ADMIN)
+      .send({ kind: 'redis-stream', stream: 'act-in', board: 'act' })
+      .expect(201);
+    const done = await until(
+      'every entry handled',
+      async () => {
+        const [source] = (await sources()).filter((s: { name: string }) => s.name === 'act');
+        return source.applied + source.deadLettered === events.length && source.lag === 0 ? source : undefined;
+      },
+      sources,
+    );
+    expect(done).toMatchObject({ applied: 5, deadLettered: 2 });
+    for (const { item, ...body } of counted)
+      await http().post(`/boards/act-http/items/${item}/increment`).send(body).expect(200);
+    const read = async (name: string, query: string) =>
+      (await http().get(`/boards/${name}/top?${query}`).expect(200)).body.items;
+    for (const query of ['window=hour', 'window=people', 'window=hour&segment=en', 'window=people&segment=en'])
+      expect([query, await read('act', query)]).toEqual([query, await read('act-http', query)]);
+    expect(await top('act')).toEqual({ x: 4, y: 5 });
+    expect(await read('act', 'window=people')).toMatchObject([
+      { item: 'x', score: 2 },
+      { item: 'y', score: 1 },
+    ]);
+    expect(await top('no-act')).toEqual({});
+    const reasons = (await client.xrange('act-in:dead', '-', '+')).map(([, fields]) =>
+      String(Object.fromEntries(chunk(fields)).reason),
+    );
+    // Dead letters are written concurrently: their order is not the messages'.
+    expect(reasons.sort()).toEqual([
+      'INVALID: actor: board "no-act" keeps no actors; declare "actors": true on the board to send one',
+      `RETRACTED: actor: its events are refused until ${new Date(T0 + 3_600_000).toISOString()} (a retraction blocked it)`,
+    ]);
+    await http().delete('/admin/ingest/act').set(ADMIN).expect(204);
   });
 
   it('counts a JetStream stream once, dead letters on their subject', async () => {

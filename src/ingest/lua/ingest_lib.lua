@@ -65,15 +65,18 @@ local function ingest_segment_admitter(max, now_sec)
   end
 end
 
--- Checks one event (its item at ARGV[base + 1], time at ARGV[base + 3], segments at ARGV[base + 4])
--- against the windows, segments.max and the item cap, in that order (as the HTTP batch does), and
--- takes its share of both limits when it passes. Answers nil (accepted) or the refusal's reason.
+-- Checks one event (its item at ARGV[base + 1], time at ARGV[base + 3], segments at ARGV[base + 4],
+-- actor at ARGV[base + 5]) against the windows, the blocks, segments.max and the item cap, in that
+-- order (as an HTTP increment does), and takes its share of both limits when it passes. Answers nil
+-- (accepted) or the refusal's reason ("RETRACTED <actor|item> <until ms>" for a block).
 -- `checks`: { holding_at (second -> windows holding it, or false), admit, admit_segments, now_sec, window_count }.
 local function ingest_check(checks, base)
   local at_sec = math.floor(tonumber(ARGV[base + 3]) / 1000)
   local holding_at = checks.holding_at
   if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, checks.now_sec, checks.window_count) or false end
   if not holding_at[at_sec] then return 'AT_OUT_OF_SPAN' end
+  local blocked = ACTORS.refusal(KEYS[1], ARGV[base + 5], tonumber(ARGV[2]), ARGV[base + 1])
+  if blocked then return string.sub(blocked, 4) end
   -- Most events name no segment: no list is made for them.
   local names = ARGV[base + 4] ~= '' and segment_names(ARGV[base + 4]) or nil
   if names and not checks.admit_segments(names, false) then return 'SEGMENT_LIMIT' end
@@ -87,9 +90,10 @@ local function ingest_checks(now_sec, window_count, segments_max)
     admit_segments = ingest_segment_admitter(segments_max, now_sec) }
 end
 
--- One window's part of the accepted events (arg positions `base`: item, amount, time from base + 1),
--- event by event (add_batch_entry: ties and views told of each change, in order). Answers the
--- earliest due time of a slot it created, or nil.
+-- One window's part of the accepted events (arg positions `base`: item, amount, time from base + 1,
+-- actor at base + 5), event by event (add_batch_entry: ties and views told of each change, in order,
+-- the actor's contribution kept as an HTTP increment keeps it). Answers the earliest due time of a
+-- slot it created, or nil.
 local function ingest_add_window(w, accepted, holding_at)
   local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
   local period_sec, interval_sec, origin_sec = window_rule(5, w)
@@ -99,14 +103,15 @@ local function ingest_add_window(w, accepted, holding_at)
     local at_sec = math.floor(at_ms / 1000)
     if holding_at[at_sec][w] then
       slot_at[at_sec] = slot_at[at_sec] or current_slot(at_sec, interval_sec, origin_sec)
-      local due = add_batch_entry(slots_key, top_key, indexed, slot_at[at_sec], period_sec, ARGV[base + 1], tonumber(ARGV[base + 2]), at_ms / 1000)
+      local due = add_batch_entry(slots_key, top_key, indexed, slot_at[at_sec], period_sec, ARGV[base + 1],
+        tonumber(ARGV[base + 2]), at_ms / 1000, ARGV[base + 5])
       if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
     end
   end
   return new_due_ms
 end
 
--- Adds the accepted events (arg positions `base`: item, amount, time, segments from base + 1) to the
+-- Adds the accepted events (arg positions `base`: item, amount, time, segments, actor from base + 1) to the
 -- windows holding them, then to their segments; answers the earliest due time of a slot this
 -- created, or nil.
 local function ingest_add(accepted, holding_at, window_count)
@@ -117,7 +122,7 @@ local function ingest_add(accepted, holding_at, window_count)
       local at_sec = math.floor(tonumber(ARGV[base + 3]) / 1000)
       -- The event's time as the board's views saw it (hot's firstSeen): the segment's views see the same.
       local due = segment_add(2, window_count, segment_names(ARGV[base + 4]), ARGV[base + 1], tonumber(ARGV[base + 2]), at_sec,
-        holding_at[at_sec], tonumber(ARGV[base + 3]) / 1000)
+        holding_at[at_sec], tonumber(ARGV[base + 3]) / 1000, ARGV[base + 5])
       new_due_ms = earliest_due(new_due_ms, due)
     end
   end

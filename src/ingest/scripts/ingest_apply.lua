@@ -18,12 +18,13 @@
 -- ARGV[5+4W]     the caller's lease epoch: a lower one than recorded is refused (a consumer that lost
 --                its lease to another instance must not write behind the new holder's back)
 -- ARGV[6+4W]     segments.max, most live segments on this shard (0: the board takes none)
--- ARGV[7+4W ...] quintuples of message id, item, amount (integer, non-zero), event time (unix ms),
---                segments (joined by commas, "" for none), ids ascending
+-- ARGV[7+4W ...] sextuples of message id, item, amount (integer, non-zero), event time (unix ms),
+--                segments (joined by commas, "" for none), actor ("" for none; kept as an HTTP
+--                increment's, actor_lib), ids ascending
 -- Reply: { draining (0|1), due time for the index (unix ms, 0: none), events applied now, then one
 --        outcome per entry: "a" applied now, "s" applied before, "r:<reason>" refused (now or before:
 --        dead-letter it; AGGREGATE_MISMATCH on a max / min / last board, AT_OUT_OF_SPAN,
---        SEGMENT_LIMIT, BOARD_FULL) }
+--        RETRACTED <actor|item> <until ms> (blocked, see ACTORS.refusal), SEGMENT_LIMIT, BOARD_FULL) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (nothing applied), TB_INGEST_FENCED <epoch> (nothing applied)
 
 -- The helpers (checks, the write, the progress) are ingest_lib's, shared with ingest_groups.
@@ -34,7 +35,7 @@ local function ingest_classify(call, checks, first)
   local last_hi, last_lo = id_of(call.last)
   local outcomes, accepted = {}, {}
   local new_last = nil
-  for i = first, #ARGV, 5 do
+  for i = first, #ARGV, 6 do
     local id = ARGV[i]
     local hi, lo = id_of(id)
     if not after(hi, lo, last_hi, last_lo) then

@@ -1,9 +1,9 @@
 -- ingest_groups: the fast path of ingest_apply for a batch part no earlier call has seen, on a sum
--- board: the caller sends the part's events summed per (item, second, segments), in the order of
--- each group's last event (so `ties: first` orders items as event-by-event adding would), with only
--- the part's first and last message ids. Applied whole, with the progress, or not at all: when a
--- message of the part was applied before, or any group would be refused, nothing is added and the
--- caller sends the part entry by entry to ingest_apply (which records each refusal for its dead letter).
+-- board: the caller sends the part's events summed per (item, second, segments; an event with an
+-- actor alone), in the order of each group's last event (so `ties: first` orders items as
+-- event-by-event adding would), with only the part's first and last message ids. Applied whole, with
+-- the progress, or not at all: when a message of the part was applied before, or any group would be
+-- refused, nothing is added and the caller sends the part entry by entry to ingest_apply (which records each refusal for its dead letter).
 -- KEYS: dynamic
 -- KEYS[1]        board config hash (holds the config version)
 -- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
@@ -12,8 +12,9 @@
 --                lease epoch, segments.max)
 -- ARGV[7+4W]     the part's first (lowest) message id, ARGV[8+4W] its last (highest)
 -- ARGV[9+4W]     the number of events (messages) the part holds
--- ARGV[10+4W ...] quadruples of item, amount (the group's sum, an integer), event time (unix ms, the
---                group's earliest), segments (joined by commas, "" for none)
+-- ARGV[10+4W ...] quintuples of item, amount (the group's sum, an integer), event time (unix ms, the
+--                group's earliest), segments (joined by commas, "" for none), actor ("" for none: a
+--                group with an actor is one event, its contribution counted as one, see actor_lib)
 -- Reply: { draining (0|1), due time for the index (unix ms, 0: none), events applied } or { -1 }: not
 --        applied, send the part to ingest_apply
 -- Errors: as ingest_apply
@@ -32,7 +33,7 @@ local function ingest_groups(keys, args)
   local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
   local checks = ingest_checks(now_sec, window_count, tonumber(ARGV[6 + WINDOW_ARGS * window_count]))
   local accepted = {}
-  for i = first, #ARGV, 4 do
+  for i = first, #ARGV, 5 do
     -- Arg positions as ingest_apply's (item at base + 1), the id's place left out.
     if ingest_check(checks, i - 1) then return { -1 } end
     accepted[#accepted + 1] = i - 1

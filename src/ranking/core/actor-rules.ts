@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../../common/errors';
 import type { Aggregate } from './aggregate';
 import type { PreparedBoard } from './board';
+import { RANKING_MESSAGES as M } from './ranking.messages';
 import type { ViewConfig } from './trending-math';
 
 /** What decides whether a board may keep actors: its aggregate and views as they will be stored. */
@@ -35,7 +36,5 @@ export function checkActorsSetting(setting: ActorsSetting): void {
 /** Refuses (400 naming `field`) an actor on a board that keeps none. */
 export function checkActor(field: string, actor: string | undefined, board: PreparedBoard): void {
   if (actor === undefined || board.config.actors) return;
-  throw new InvalidInputError(
-    `${field}: board "${board.config.name}" keeps no actors; declare "actors": true on the board to send one`,
-  );
+  throw new InvalidInputError(M.noActors(board.config.name, field));
 }

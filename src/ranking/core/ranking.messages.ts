@@ -19,6 +19,8 @@ export const RANKING_MESSAGES = {
     `segment limit: the shard of this write holds ${live} live segments of its segments.max ${max} and the event names ${wanted} new; the event was not applied`,
   noSegments: (board: string, field: string) =>
     `${field}: board "${board}" takes no segments (declare "segments": { "max": n } in its config)`,
+  noActors: (board: string, field: string) =>
+    `${field}: board "${board}" keeps no actors; declare "actors": true on the board to send one`,
   segmentTwice: (field: string) => `${field} names a segment twice`,
   noSegmentRead: (board: string) =>
     `segment: board "${board}" takes no segments (declare "segments": { "max": n } in its config)`,
