@@ -49,8 +49,8 @@ async function send(graph: RankingGraph, board: string, entries: BatchInput[]): 
 /** Bytes per event of EVENTS distinct (actor, item) pairs, with and without the actor, and per item of an HLL. */
 async function memory(graph: RankingGraph, redis: Redis): Promise<string[]> {
   const windows = WINDOWS.slice(0, 2).map((w, i) => ({ ...w, interval: i === 0 ? '5m' : '1h' }));
-  await graph.ranking.putBoard('plain', windows);
-  await graph.ranking.putBoard('acted', windows, 1, false, undefined, [], undefined, undefined, undefined, true);
+  await graph.ranking.putBoard({ name: 'plain', windows });
+  await graph.ranking.putBoard({ name: 'acted', windows, shards: 1, views: [], actors: true });
   const events = Array.from({ length: EVENTS }, (_, n) => ({ item: `i${n % 1000}`, amount: 1, actor: `a${n}` }));
   let before = await usedMemory(redis);
   await send(
@@ -85,7 +85,7 @@ async function slowlog(redis: Redis): Promise<Array<[number, string]>> {
 async function retraction(graph: RankingGraph, redis: Redis, clock: FakeClock, pid?: number): Promise<string[]> {
   const expected = new Map<string, number>();
   for (const board of ['r', 'twin']) {
-    await graph.ranking.putBoard(board, WINDOWS, 1, false, undefined, VIEWS, undefined, undefined, undefined, true);
+    await graph.ranking.putBoard({ name: board, windows: WINDOWS, shards: 1, views: VIEWS, actors: true });
   }
   const spam: BatchInput[] = [];
   for (let minute = 0; minute < 60; minute++) {

@@ -56,14 +56,17 @@ async function resetOnce(server: { url: string }, archive: boolean): Promise<Res
       clock,
     );
     const name = archive ? 'cal' : 'plain';
-    await ranking.putBoard(name, [
-      {
-        name: 'day',
-        calendar: 'day',
-        timeZone: 'Europe/Berlin',
-        ...(archive ? { archive: { keep: 3, top: 10_000 } } : {}),
-      },
-    ]);
+    await ranking.putBoard({
+      name,
+      windows: [
+        {
+          name: 'day',
+          calendar: 'day',
+          timeZone: 'Europe/Berlin',
+          ...(archive ? { archive: { keep: 3, top: 10_000 } } : {}),
+        },
+      ],
+    });
     for (let i = 0; i < ITEMS; i += 1000) {
       const entries = Array.from({ length: Math.min(1000, ITEMS - i) }, (_, k) => ({
         item: `item-${i + k}`,

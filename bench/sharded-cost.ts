@@ -45,7 +45,7 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
 
   const total = SHARDS * ITEMS_PER_SHARD;
   console.log(`## A board of ${SHARDS} shards, ${total.toLocaleString('en')} items (Redis time per request)\n`);
-  await ranking.putBoard('hashed', WINDOWS, SHARDS);
+  await ranking.putBoard({ name: 'hashed', windows: WINDOWS, shards: SHARDS });
   for (let first = 0; first < total; first += 64_000) {
     const batches = Array.from({ length: 64 }, (_, b) =>
       Array.from({ length: 1000 }, (_, i) => {
@@ -109,7 +109,7 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
     const pool = pools[shardOf(id, SHARDS)];
     if (pool.length < 4000) pool.push(id);
   }
-  await ranking.putBoard('blocks', WINDOWS, SHARDS);
+  await ranking.putBoard({ name: 'blocks', windows: WINDOWS, shards: SHARDS });
   const used = new Array(SHARDS).fill(0);
   const entries = Array.from({ length: 200_000 }, (_, i) => {
     const shard = Math.floor(i / 1700) % SHARDS;

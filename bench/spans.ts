@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const clock = new FakeClock(T0_MS);
   const { ranking, redisService } = await startRankingService(redis, clock, { QUOTA_NEW_ITEMS: String(ITEMS) });
   try {
-    await ranking.putBoard('spans', [{ name: 'week', period: '7d', interval: '1h' }], 1);
+    await ranking.putBoard({ name: 'spans', windows: [{ name: 'week', period: '7d', interval: '1h' }], shards: 1 });
     for (let slot = 0; slot < SLOTS; slot++) {
       clock.setMs(T0_MS + slot * HOUR_MS);
       const items = Array.from({ length: Math.ceil(ITEMS / SLOTS) }, (_, i) => i * SLOTS + slot).filter(

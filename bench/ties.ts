@@ -46,7 +46,7 @@ async function main(): Promise<void> {
       ['first', 'first', 1],
       ['sharded', 'shared', 8],
     ] as const)
-      await graph.ranking.putBoard(name, windows, shards, false, undefined, undefined, ties);
+      await graph.ranking.putBoard({ name, windows, shards, ties });
     // Interleaved, batch by batch, so the boards share whatever else the machine is doing.
     for (let from = 0; from < ITEMS; from += BATCH) {
       const entries = Array.from({ length: Math.min(BATCH, ITEMS - from) }, (_, k) => ({

@@ -59,7 +59,13 @@ async function writeCost(redisUrl: string, repeats: number, durationSec: number)
     ['all three', [DECAY, RISING, HOT]],
   ];
   for (const [name, views] of boards)
-    await ranking.putBoard(name.replace(' ', '-'), WINDOWS, 1, true, undefined, views as never);
+    await ranking.putBoard({
+      name: name.replace(' ', '-'),
+      windows: WINDOWS,
+      shards: 1,
+      reset: true,
+      views: views as never,
+    });
   const runs = new Map<string, Array<{ perSec: number; micros: number }>>(boards.map(([name]) => [name, []]));
   for (let repeat = 0; repeat < repeats; repeat++) {
     for (const [name] of boards) {
@@ -96,7 +102,7 @@ async function bursts(redisUrl: string): Promise<void> {
   const startSec = Math.floor(Date.now() / 1000 / 3600) * 3600;
   const clock = new FakeClock(startSec * 1000);
   const { redis, ranking } = await serviceOn(redisUrl, 'bburst:', clock);
-  await ranking.putBoard('bursts', WINDOWS, 1, true, undefined, [RISING] as never);
+  await ranking.putBoard({ name: 'bursts', windows: WINDOWS, shards: 1, reset: true, views: [RISING] as never });
   const random = mulberry32(13);
   const harmonic = Array.from({ length: ITEMS }, (_, k) => 1 / (k + 1)).reduce((a, b) => a + b, 0);
   const perStep = Array.from(

@@ -56,7 +56,7 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
     return micros / times;
   };
 
-  await ranking.putBoard('ref', WINDOWS);
+  await ranking.putBoard({ name: 'ref', windows: WINDOWS });
   for (let first = 0; first < ITEMS; first += 32_000) {
     await Promise.all(
       Array.from({ length: 32 }, (_, b) =>

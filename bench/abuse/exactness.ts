@@ -45,9 +45,12 @@ export const exactnessAbuse: AbusePart = async () => {
   const { ranking, redisService } = await startRankingService(redis, clock, { REDIS_COMMAND_TIMEOUT_MS: '5000' });
   const rows: AbuseRow[] = [];
   try {
-    await ranking.putBoard('decay', [{ name: 'hour', period: '1h', interval: '1m' }], 1, false, undefined, [
-      { name: 'fading', mode: 'decay', window: 'hour', halfLife: HALF_LIFE_SEC },
-    ] as never);
+    await ranking.putBoard({
+      name: 'decay',
+      windows: [{ name: 'hour', period: '1h', interval: '1m' }],
+      shards: 1,
+      views: [{ name: 'fading', mode: 'decay', window: 'hour', halfLife: HALF_LIFE_SEC }] as never,
+    });
     await fill(ranking, 'decay');
     await ranking.top('decay', 'fading', 0, 10); // the scripts are loaded (compiled) before measuring
     clock.setMs((T0_SEC + 600) * 1000); // the next epoch: the landmark moves
@@ -65,7 +68,7 @@ export const exactnessAbuse: AbusePart = async () => {
       held: rebaseMs < 5,
     });
 
-    await ranking.putBoard('drain', [{ name: 'm', period: '3m', interval: '1m' }]);
+    await ranking.putBoard({ name: 'drain', windows: [{ name: 'm', period: '3m', interval: '1m' }] });
     await fill(ranking, 'drain');
     await ranking.top('drain', 'm', 0, 10);
     clock.advanceSec(180);

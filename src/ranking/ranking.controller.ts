@@ -71,18 +71,18 @@ export class RankingController {
     @Body() body: PutBoardDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BoardView> {
-    const result = await this.ranking.putBoard(
-      params.board,
-      body.windows,
-      body.shards,
-      query.reset ?? false,
-      body.maxItems,
-      body.views,
-      body.ties,
-      body.aggregate,
-      body.segments?.max,
-      body.actors,
-    );
+    const result = await this.ranking.putBoard({
+      name: params.board,
+      windows: body.windows,
+      shards: body.shards,
+      reset: query.reset,
+      maxItems: body.maxItems,
+      views: body.views,
+      ties: body.ties,
+      aggregate: body.aggregate,
+      segmentsMax: body.segments?.max,
+      actors: body.actors,
+    });
     void reply.status(result.created ? 201 : 200);
     return result.board;
   }

@@ -2,16 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { WriteAnswer } from '../common/retry-safe';
 import type { ClientBudget } from '../governance/growth-quotas';
 import { ArchiveAnswer, ArchivesPage, ArchivesService } from './calendar/archives.service';
-import { BoardPage, BoardsService, BoardView } from './boards/boards.service';
+import { BoardPage, BoardsService, BoardView, PutBoardInput } from './boards/boards.service';
 import { RankedSources } from './boards/ranked-sources';
 import { ViewRowAnswer, WindowFigures } from './core/answers';
-import type { TiesMode } from './core/board';
 import { InvalidInputError } from '../common/errors';
 import { RANKING_MESSAGES as M } from './core/ranking.messages';
-import type { Aggregate } from './core/aggregate';
 import type { HistoryPoint, ListedItem } from './core/ranking.types';
-import type { ViewInput } from './core/trending-math';
-import type { WindowInput } from './core/window-math';
 import { DuePassOptions, DuePassResult, ExpiryService } from './expiry/expiry.service';
 import { HistoryService } from './history/history.service';
 import { ReadsService } from './reads/reads.service';
@@ -79,31 +75,9 @@ export class RankingService {
     private readonly spans: SpansService,
   ) {}
 
-  /** `shards`, `maxItems`, `views`, `ties`, `aggregate`, `segmentsMax` and `actors` undefined keep the stored ones. */
-  putBoard(
-    name: string,
-    windows: WindowInput[],
-    shards?: number,
-    reset = false,
-    maxItems?: number,
-    views?: ViewInput[],
-    ties?: TiesMode,
-    aggregate?: Aggregate,
-    segmentsMax?: number,
-    actors?: boolean,
-  ): Promise<{ created: boolean; board: BoardView }> {
-    return this.boards.putBoard({
-      name,
-      windows,
-      shards,
-      reset,
-      maxItems,
-      views,
-      ties,
-      aggregate,
-      segmentsMax,
-      actors,
-    });
+  /** A board's PUT, as a command: its optional fields undefined keep the stored ones (`reset` undefined: false). */
+  putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
+    return this.boards.putBoard(input);
   }
 
   getBoard(name: string): Promise<BoardView> {

@@ -90,7 +90,7 @@ describe('TrendboardModule in a Nest app of its own', () => {
     const app = await boot(HostModule);
     try {
       const uses = app.get(Uses);
-      await uses.ranking.putBoard('b', [{ name: 'm', period: '1h', interval: '1m' }]);
+      await uses.ranking.putBoard({ name: 'b', windows: [{ name: 'm', period: '1h', interval: '1m' }] });
       await uses.stats.record('ctx', 'Latency', 12);
       const http = () => request(app.getHttpServer());
       await http().post('/boards/b/items/x/increment').set(JSON_TYPE).send({ amount: 4 }).expect(200);

@@ -173,7 +173,8 @@ describe('Redis Functions on a Cluster', () => {
       counters = new CounterStore(service, functions, CountersSettings.from(config));
       stats = new StatsStore(service, functions, StatsSettings.from(config));
       await Promise.all([service.onModuleInit(), functions.onModuleInit()]);
-      for (const board of boards) await ranking.putBoard(board, [{ name: 'h', period: '1h', interval: '1m' }]);
+      for (const board of boards)
+        await ranking.putBoard({ name: board, windows: [{ name: 'h', period: '1h', interval: '1m' }] });
     });
     afterAll(() => service.onApplicationShutdown());
 

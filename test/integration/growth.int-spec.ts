@@ -77,7 +77,7 @@ describe.each(TOPOLOGIES)('quotas on growth, caps and aging out (real Redis, %s)
 
   describe('board items', () => {
     beforeEach(async () => {
-      await ranking.putBoard('q', WINDOWS);
+      await ranking.putBoard({ name: 'q', windows: WINDOWS });
     });
 
     it('an anonymous creator hits its quota of new items (429, Retry-After) while its existing items keep counting', async () => {
@@ -170,7 +170,7 @@ describe.each(TOPOLOGIES)('quotas on growth, caps and aging out (real Redis, %s)
 
   describe('a board with maxItems', () => {
     it('refuses the (maxItems+1)-th new item with BOARD_FULL, keeps counting existing ones, and takes new ones once items leave', async () => {
-      expect((await ranking.putBoard('m', WINDOWS, undefined, false, 3)).board.maxItems).toBe(3);
+      expect((await ranking.putBoard({ name: 'm', windows: WINDOWS, maxItems: 3 })).board.maxItems).toBe(3);
       for (const item of ['a', 'b', 'c']) await ranking.increment('m', item, 1);
       await expect(ranking.increment('m', 'd', 1)).rejects.toThrow(ConflictError);
       await expect(ranking.increment('m', 'd', 1)).rejects.toMatchObject({
@@ -189,9 +189,9 @@ describe.each(TOPOLOGIES)('quotas on growth, caps and aging out (real Redis, %s)
       await ranking.like('m', 'b', 'u', false);
       expect([await score('m', 'a'), await score('m', 'b'), await score('m', 'd')]).toEqual([5, 2, 0]);
       // A PUT without maxItems keeps it; a larger one lets one more in.
-      expect((await ranking.putBoard('m', WINDOWS)).board.maxItems).toBe(3);
+      expect((await ranking.putBoard({ name: 'm', windows: WINDOWS })).board.maxItems).toBe(3);
       await expect(ranking.increment('m', 'd', 1)).rejects.toMatchObject({ code: 'BOARD_FULL' });
-      await ranking.putBoard('m', WINDOWS, undefined, false, 4);
+      await ranking.putBoard({ name: 'm', windows: WINDOWS, maxItems: 4 });
       await ranking.increment('m', 'd', 1);
       await expect(ranking.increment('m', 'e', 1)).rejects.toMatchObject({ code: 'BOARD_FULL' });
       // Once the window has moved past every item, the board holds none and takes new ones.
@@ -201,7 +201,7 @@ describe.each(TOPOLOGIES)('quotas on growth, caps and aging out (real Redis, %s)
     });
 
     it('a sharded board holds ceil(maxItems / shards) per shard; a batch refused on one shard is a BATCH_PARTIAL', async () => {
-      await ranking.putBoard('sh', WINDOWS, 2, false, 3); // 2 per shard
+      await ranking.putBoard({ name: 'sh', windows: WINDOWS, shards: 2, maxItems: 3 }); // 2 per shard
       const on = (shard: number, count: number, from = 0) =>
         Array.from({ length: 400 }, (_, i) => `item-${i}`)
           .filter((id) => shardOf(id, 2) === shard)

@@ -35,11 +35,11 @@ describe.each(CASES)('retried writes count once (property, %s, %i shard(s))', (t
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
         const name = `i${board++}`;
         clock.setMs(1_700_000_000_000);
-        await setup.ranking.putBoard(
+        await setup.ranking.putBoard({
           name,
-          WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
+          windows: WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
           shards,
-        );
+        });
         const model = new RankingModel(WINDOWS);
         const sent: Array<{ op: RankingOp; key: string; first: unknown }> = [];
         for (const s of steps) {

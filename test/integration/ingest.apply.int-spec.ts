@@ -91,7 +91,7 @@ describe('ingest apply (single)', () => {
   }
 
   it('counts a fresh part summed, the same part again not at all, an overlapping one from its new messages', async () => {
-    await graph.ranking.putBoard('a', WINDOWS);
+    await graph.ranking.putBoard({ name: 'a', windows: WINDOWS });
     const first = entries(
       ['x', 'y', 'x', 'z', 'x', 'y'].map((item, i) => ({ item, amount: i + 1 })),
       0,
@@ -136,7 +136,7 @@ describe('ingest apply (single)', () => {
 
   it('ranks equal scores on a ties: first board as event-by-event increments do', async () => {
     for (const board of ['ingested', 'increments'])
-      await graph.ranking.putBoard(board, WINDOWS, 1, false, undefined, undefined, 'first');
+      await graph.ranking.putBoard({ name: board, windows: WINDOWS, shards: 1, ties: 'first' });
     // x reaches 2 at the third event, y at the second, z at the fifth: y, x, z (a group per item
     // placed at its first event would answer x, y, z).
     const events: Event[] = [{ item: 'x' }, { item: 'y', amount: 2 }, { item: 'x' }, { item: 'z' }, { item: 'z' }];
@@ -152,7 +152,7 @@ describe('ingest apply (single)', () => {
 
   it('counts segments as increments with segments do, refusing a new one past segments.max', async () => {
     for (const board of ['ingested', 'increments'])
-      await graph.ranking.putBoard(board, WINDOWS, 1, false, undefined, undefined, undefined, undefined, 2);
+      await graph.ranking.putBoard({ name: board, windows: WINDOWS, shards: 1, segmentsMax: 2 });
     const fresh: Event[] = [
       { item: 'x', segments: ['en'] },
       { item: 'y', amount: 2, segments: ['en', 'us'] },

@@ -185,18 +185,14 @@ describe.each(TOPOLOGIES)(
               const name = `a${board++}`;
               clock.setMs(startMs);
               const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-              await graph.ranking.putBoard(
+              await graph.ranking.putBoard({
                 name,
                 windows,
                 shards,
-                false,
-                undefined,
-                VIEWS,
-                undefined,
-                undefined,
-                SEGMENTS.length,
-                true,
-              );
+                views: VIEWS,
+                segmentsMax: SEGMENTS.length,
+                actors: true,
+              });
               const model = new ActorModel();
               for (const step of ops) {
                 if (step.kind === 'inc' || step.kind === 'batch')

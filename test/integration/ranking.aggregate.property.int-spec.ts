@@ -81,7 +81,7 @@ describe.each(CASES)(
               const name = `ag${board++}`;
               clock.setMs(startMs);
               const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-              await setup.ranking.putBoard(name, windows, shards, false, undefined, undefined, undefined, aggregate);
+              await setup.ranking.putBoard({ name, windows, shards, aggregate });
               const model = new BestModel(WINDOWS, aggregate);
               for (const s of steps) {
                 await apply(name, model, s);

@@ -61,16 +61,12 @@ describe.each(TOPOLOGIES)('a calendar archive taken in chunks by two instances (
     ] as const)('a %s board of %i shard(s): exact, once, listed only when complete', async (aggregate, shards) => {
       const name = `chunks-${aggregate}`;
       clock.setMs(DAY_ONE_MS + 3_600_000);
-      await setup.ranking.putBoard(
+      await setup.ranking.putBoard({
         name,
-        [{ name: 'day', calendar: 'day', archive: { keep: 2, top: TOP } }],
+        windows: [{ name: 'day', calendar: 'day', archive: { keep: 2, top: TOP } }],
         shards,
-        false,
-        undefined,
-        undefined,
-        undefined,
         aggregate,
-      );
+      });
       const scores = new Map<string, number>();
       for (let i = 0; i < ITEMS; i++) {
         // Ties (40 distinct scores), and zero and negative sums that an archive leaves out.
@@ -128,7 +124,10 @@ describe.each(TOPOLOGIES)('a calendar archive taken in chunks by two instances (
 
     it('a period that ends while the one before is still being archived: both archives, exact, oldest first', async () => {
       clock.setMs(DAY_ONE_MS + 6 * DAY_MS + 3_600_000);
-      await setup.ranking.putBoard('chunks-two', [{ name: 'day', calendar: 'day', archive: { keep: 3, top: TOP } }]);
+      await setup.ranking.putBoard({
+        name: 'chunks-two',
+        windows: [{ name: 'day', calendar: 'day', archive: { keep: 3, top: TOP } }],
+      });
       const dayOne = Array.from({ length: 60 }, (_, i) => ({ item: `a${i}`, amount: (i % 30) + 1 }));
       await setup.ranking.incrementBatch('chunks-two', dayOne);
       // The next day: its first write crosses the boundary and drains one chunk of day one, no more.
@@ -156,7 +155,10 @@ describe.each(TOPOLOGIES)('a calendar archive taken in chunks by two instances (
 
     it('a period whose archive is read before any drain: the read drains it, chunk by chunk, then answers', async () => {
       clock.setMs(DAY_ONE_MS + 3 * DAY_MS + 3_600_000);
-      await setup.ranking.putBoard('chunks-read', [{ name: 'day', calendar: 'day', archive: { keep: 1, top: 3 } }]);
+      await setup.ranking.putBoard({
+        name: 'chunks-read',
+        windows: [{ name: 'day', calendar: 'day', archive: { keep: 1, top: 3 } }],
+      });
       await setup.ranking.incrementBatch(
         'chunks-read',
         Array.from({ length: 30 }, (_, i) => ({ item: `r${i}`, amount: i + 1 })),

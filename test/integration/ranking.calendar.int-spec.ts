@@ -14,9 +14,10 @@ describe('a calendar window at its period end, with nobody reading (single)', ()
 
   it('the due index wakes the scheduler at the local month end; it archives once and drains the period (EXPIRE_CHUNK fields a call)', async () => {
     clock.setMs(FEB_START_MS + 86_400_000);
-    await setup.ranking.putBoard('feb', [
-      { name: 'month', calendar: 'month', timeZone: 'America/New_York', archive: { keep: 2, top: 3 } },
-    ]);
+    await setup.ranking.putBoard({
+      name: 'feb',
+      windows: [{ name: 'month', calendar: 'month', timeZone: 'America/New_York', archive: { keep: 2, top: 3 } }],
+    });
     const entries = Array.from({ length: ITEMS }, (_, i) => ({ item: `i${i}`, amount: i + 1 }));
     for (let i = 0; i < entries.length; i += 1000)
       await setup.ranking.incrementBatch('feb', entries.slice(i, i + 1000));
@@ -60,7 +61,11 @@ describe('archives of a sharded calendar window (single)', () => {
     // Each shard keeps the newest `keep` periods it scored in: "quiet"'s shard keeps day 1 long after
     // the board dropped it (SHARD_WENT_QUIET of the property test, with days for weeks).
     expect(shardOf('quiet', 3)).not.toBe(shardOf('steady', 3));
-    await setup.ranking.putBoard('shardedDays', [{ name: 'day', calendar: 'day', archive: { keep: 2, top: 3 } }], 3);
+    await setup.ranking.putBoard({
+      name: 'shardedDays',
+      windows: [{ name: 'day', calendar: 'day', archive: { keep: 2, top: 3 } }],
+      shards: 3,
+    });
     for (let day = 0; day < 4; day++) {
       clock.setMs(FIRST_DAY_MS + day * DAY_MS + 3_600_000);
       await setup.ranking.top('shardedDays', 'day', 0, 10);

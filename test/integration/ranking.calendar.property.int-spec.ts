@@ -191,7 +191,7 @@ describe.each(TOPOLOGIES)('calendar windows against a brute-force model (propert
         async (aroundMs, offsetMs, shards, steps, aggregate) => {
           const name = `cal${board++}`;
           clock.setMs(aroundMs + offsetMs);
-          await setup.ranking.putBoard(name, WINDOWS, shards, false, undefined, undefined, undefined, aggregate);
+          await setup.ranking.putBoard({ name, windows: WINDOWS, shards, aggregate });
           const model = new CalendarModel(aggregate);
           for (const s of steps) {
             const nowMs = clock.nowMs();

@@ -55,7 +55,7 @@ describe.each(TOPOLOGIES)('coalesced increments (%s)', (topology) => {
 
   async function newBoard(shards = 1, maxItems?: number): Promise<string> {
     const name = `c${board++}`;
-    await coalescing.putBoard(name, WINDOWS, shards, false, maxItems);
+    await coalescing.putBoard({ name, windows: WINDOWS, shards, maxItems });
     await plain.getBoard(name);
     return name;
   }
@@ -120,7 +120,7 @@ describe.each(TOPOLOGIES)('coalesced increments (%s)', (topology) => {
   it('retries every request of a call refused for a changed config, each once', async () => {
     const name = await newBoard();
     await coalescing.increment(name, 'warm', 1);
-    await plain.putBoard(name, [...WINDOWS, { name: '1d', period: 86_400, interval: 3600 }], 1);
+    await plain.putBoard({ name, windows: [...WINDOWS, { name: '1d', period: 86_400, interval: 3600 }], shards: 1 });
     const answers = await Promise.all(Array.from({ length: 20 }, () => coalescing.increment(name, 'y', 2)));
     expect(answers.every((a) => Object.keys(a.body.windows).length === 3)).toBe(true);
     expect((await coalescing.item(name, '1m', 'y')).score).toBe(40);
@@ -137,7 +137,11 @@ describe.each(TOPOLOGIES)('coalesced increments (%s)', (topology) => {
 
   it("lands each request at its own `at`, and keeps the board's views, in one call", async () => {
     const name = `c${board++}`;
-    await coalescing.putBoard(name, [...WINDOWS, { name: '1d', period: 86_400, interval: 3600 }], 1);
+    await coalescing.putBoard({
+      name,
+      windows: [...WINDOWS, { name: '1d', period: 86_400, interval: 3600 }],
+      shards: 1,
+    });
     await coalescing.increment(name, 'warm', 1);
     const nowSec = T0 / 1000;
     const settled = await Promise.allSettled([

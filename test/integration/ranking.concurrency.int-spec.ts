@@ -44,11 +44,11 @@ describe.each(CASES)(
     it('keeps every sum exact while thousands of increments race expiry across slot boundaries', async () => {
       const [a, b] = apps.map((app) => app.get(RankingService));
       const schedulers = apps.map((app) => app.get(RankingScheduler));
-      await a.putBoard(
-        'hot',
-        WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
+      await a.putBoard({
+        name: 'hot',
+        windows: WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
         shards,
-      );
+      });
       await b.getBoard('hot'); // both instances hold the config, so each request reads the clock when it is made
       const model = new RankingModel(WINDOWS);
       const random = lcg(42);

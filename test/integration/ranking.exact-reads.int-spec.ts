@@ -33,7 +33,7 @@ describe.each([1, 3])('exact view reads (real Redis, shards: %i, EXPIRE_CHUNK 3)
   beforeEach(async () => {
     ctx.clock.setMs(T0);
     await ctx.ranking.deleteBoard('b').catch(() => undefined);
-    await ctx.ranking.putBoard('b', WINDOWS, shards, false, undefined, VIEWS as never);
+    await ctx.ranking.putBoard({ name: 'b', windows: WINDOWS, shards, views: VIEWS as never });
   });
 
   it('a view read that is the first script after a boundary takes the snapshot before it expires anything', async () => {
@@ -129,9 +129,12 @@ describe.each(TOPOLOGIES)('decay rebase in chunks (real Redis, %s)', (topology) 
   it('moves a chunk per call and answers every read exactly while it runs', async () => {
     const { ranking } = started;
     clock.setMs(T0);
-    await ranking.putBoard('d', [{ name: 'm', period: '3m', interval: '1m' }], 1, false, undefined, [
-      { name: 'fading', mode: 'decay', window: 'm', halfLife: HALF_LIFE_SEC },
-    ] as never);
+    await ranking.putBoard({
+      name: 'd',
+      windows: [{ name: 'm', period: '3m', interval: '1m' }],
+      shards: 1,
+      views: [{ name: 'fading', mode: 'decay', window: 'm', halfLife: HALF_LIFE_SEC }] as never,
+    });
     const entries = Array.from({ length: ITEMS }, (_, i) => ({ item: `i${i}`, amount: amountOf(i) }));
     for (let from = 0; from < ITEMS; from += 1000) await ranking.incrementBatch('d', entries.slice(from, from + 1000));
     expect(NEXT_EPOCH_MS - T0).toBeLessThan(60_000); // the rebase happens while the slot is live

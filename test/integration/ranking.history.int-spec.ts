@@ -38,14 +38,14 @@ describe.each(CASES)(
     beforeEach(async () => {
       await redis.clear();
       clock.setMs(T0);
-      await ranking.putBoard(
-        'b',
-        [
+      await ranking.putBoard({
+        name: 'b',
+        windows: [
           { name: 'm', period: '3m', interval: '1m', snapshots: { keep: 3, top: 4 } },
           { name: 'plain', period: '1h', interval: '1m' },
         ],
         shards,
-      );
+      });
     });
 
     /** Sends increments of `amount` per item, from both instances at once. */
@@ -132,7 +132,7 @@ describe.each(CASES)(
           async (amounts) => {
             await redis.clear();
             clock.setMs(T0);
-            await ranking.putBoard('wide', windows, shards);
+            await ranking.putBoard({ name: 'wide', windows, shards });
             await ranking.top('wide', 'm', 0, 1); // marks the slot, so the next minute's first call snapshots it
             await Promise.all(amounts.map((amount, i) => ranking.increment('wide', `i${i}`, amount)));
             clock.advanceMs(MINUTE_MS);
@@ -161,14 +161,14 @@ describe.each(CASES)(
       clock.advanceMs(MINUTE_MS);
       await ranking.top('b', 'm', 0, 1);
       expect((await redis.dataKeys('board:b*:m:snap*')).length).toBeGreaterThan(0);
-      await ranking.putBoard(
-        'b',
-        [
+      await ranking.putBoard({
+        name: 'b',
+        windows: [
           { name: 'm', period: '3m', interval: '1m', snapshots: { keep: 5, top: 4 } },
           { name: 'plain', period: '1h', interval: '1m' },
         ],
         shards,
-      );
+      });
       expect(await redis.dataKeys('board:b*:m:snap*')).toEqual([]);
       expect((await ranking.getBoard('b')).windows[0].snapshots).toEqual({ keep: 5, top: 4 });
       await ranking.deleteBoard('b');

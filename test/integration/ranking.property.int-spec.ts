@@ -30,15 +30,15 @@ describe.each(TOPOLOGIES)('ranking against an in-memory model (property, %s)', (
         async (startMs, ops) => {
           const name = `p${board++}`;
           clock.setMs(startMs);
-          await setup.ranking.putBoard(
+          await setup.ranking.putBoard({
             name,
-            WINDOWS.map((w) => ({
+            windows: WINDOWS.map((w) => ({
               name: w.name,
               period: w.periodSec,
               interval: w.intervalSec,
               ...('snapshots' in w ? { snapshots: w.snapshots } : {}),
             })),
-          );
+          });
           const model = new RankingModel(WINDOWS);
           history = { ranSlotSec: undefined, latest: undefined };
           for (const step of ops) {

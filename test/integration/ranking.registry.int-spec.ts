@@ -92,11 +92,11 @@ describe.each(TOPOLOGIES)('board registry under racing PUT and DELETE (%s)', (to
     });
 
     it('a DELETE that unlists after a racing PUT re-created the board lists it again', async () => {
-      await a.putBoard('x', WINDOWS);
+      await a.putBoard({ name: 'x', windows: WINDOWS });
       const zrem = holdCommand(bClient, (command) => command.name === 'zrem');
       const deleting = b.deleteBoard('x');
       await zrem.reached; // the board's keys are gone, the registry entry not yet
-      expect((await a.putBoard('x', WINDOWS)).created).toBe(true);
+      expect((await a.putBoard({ name: 'x', windows: WINDOWS })).created).toBe(true);
       zrem.release();
       await deleting;
       expect(await state(['x'])).toEqual({ existing: ['x'], listed: ['x'] });
@@ -104,9 +104,9 @@ describe.each(TOPOLOGIES)('board registry under racing PUT and DELETE (%s)', (to
     });
 
     it('a PUT that creates the board after a racing DELETE unlisted it lists it again', async () => {
-      await a.putBoard('y', WINDOWS);
+      await a.putBoard({ name: 'y', windows: WINDOWS });
       const boardPut = holdCommand(aClient, isScript);
-      const putting = a.putBoard('y', WINDOWS);
+      const putting = a.putBoard({ name: 'y', windows: WINDOWS });
       await boardPut.reached; // listed, not yet written
       await b.deleteBoard('y');
       expect(await state(['y'])).toEqual({ existing: [], listed: [] });
@@ -123,7 +123,7 @@ describe.each(TOPOLOGIES)('board registry under racing PUT and DELETE (%s)', (to
       const zrem = holdCommand(bClient, (command) => command.name === 'zrem');
       const expiring = b.expireDue(PASS);
       await zrem.reached; // the scheduler found no config for "z"
-      await a.putBoard('z', WINDOWS);
+      await a.putBoard({ name: 'z', windows: WINDOWS });
       zrem.release();
       expect((await expiring).failures).toBe(0);
       expect(await state(['z'])).toEqual({ existing: ['z'], listed: ['z'] });
@@ -156,7 +156,7 @@ describe.each(TOPOLOGIES)('board registry under racing PUT and DELETE (%s)', (to
           const delay = Math.floor(random() * 3);
           const op = async () => {
             for (let i = 0; i < delay; i++) await redis.client.ping(); // vary the interleaving
-            if (choice < 0.45) await service.putBoard(board.name, WINDOWS, board.shards);
+            if (choice < 0.45) await service.putBoard({ name: board.name, windows: WINDOWS, shards: board.shards });
             else if (choice < 0.9) await service.deleteBoard(board.name);
             else await service.increment(board.name, `item-${round}`, 1);
           };

@@ -44,7 +44,7 @@ describe.each(TOPOLOGIES)('a retraction across restarts and instances (%s)', (to
 
   it('resumes after a restart, shares the work with a second instance, and never subtracts twice', async () => {
     const first = await instance();
-    await first.ranking.putBoard('r', WINDOWS, 3, false, undefined, VIEWS, undefined, undefined, undefined, true);
+    await first.ranking.putBoard({ name: 'r', windows: WINDOWS, shards: 3, views: VIEWS, actors: true });
     const expected = new Map<string, number>();
     const actors = new Map<string, Set<string>>();
     let spamEvents = 0;
@@ -155,7 +155,7 @@ describe.each(TOPOLOGIES)('retractions and the history of segments and chunked a
     const FIVE_MIN_MS = 300_000;
     clock.setMs(Math.floor(DAY_ONE_MS / FIVE_MIN_MS) * FIVE_MIN_MS + 60_000);
     const windows = [{ name: 'hour', period: '1h', interval: '5m', snapshots: { keep: 3, top: 10 } }];
-    await graph.ranking.putBoard('kept', windows, 1, false, undefined, undefined, undefined, undefined, 2, true);
+    await graph.ranking.putBoard({ name: 'kept', windows, shards: 1, segmentsMax: 2, actors: true });
     const events = [
       { item: 'x', amount: 5, actor: 'spam' },
       { item: 'x', amount: 2, actor: 'ann' },
@@ -183,18 +183,13 @@ describe.each(TOPOLOGIES)('retractions and the history of segments and chunked a
     async (calls) => {
       const name = `pending${calls}`;
       clock.setMs(DAY_ONE_MS + 3_600_000);
-      await graph.ranking.putBoard(
+      await graph.ranking.putBoard({
         name,
-        [{ name: 'day', calendar: 'day', archive: { keep: 2, top: TOP } }],
-        1,
-        false,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        2,
-        true,
-      );
+        windows: [{ name: 'day', calendar: 'day', archive: { keep: 2, top: TOP } }],
+        shards: 1,
+        segmentsMax: 2,
+        actors: true,
+      });
       // x scores best: its row is among the first written out.
       const scores = new Map([
         ['x', 50],

@@ -142,11 +142,11 @@ describe.each(TOPOLOGIES)('the due-index scheduler (%s)', (topology) => {
         const models = BOARDS.map((board) => new RankingModel(board.windows));
         await Promise.all(
           BOARDS.map((board, i) =>
-            a.ranking.putBoard(
-              names[i],
-              board.windows.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
-              board.shards,
-            ),
+            a.ranking.putBoard({
+              name: names[i],
+              windows: board.windows.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
+              shards: board.shards,
+            }),
           ),
         );
         const check = async () => {
@@ -194,8 +194,8 @@ describe.each(TOPOLOGIES)('the due-index scheduler (%s)', (topology) => {
   });
 
   it('visits only due boards: idle and not yet due boards cost no expire call', async () => {
-    await a.ranking.putBoard('idle', [{ name: 'h', period: 3600, interval: 60 }]);
-    await a.ranking.putBoard('busy', [{ name: 'h', period: 3600, interval: 60 }]);
+    await a.ranking.putBoard({ name: 'idle', windows: [{ name: 'h', period: 3600, interval: 60 }] });
+    await a.ranking.putBoard({ name: 'busy', windows: [{ name: 'h', period: 3600, interval: 60 }] });
     await a.ranking.increment('busy', 'x', 1);
     clock.advanceSec(60);
     await a.ranking.increment('busy', 'x', 1); // a later slot: the board's entry stays at the first one's due time
@@ -212,7 +212,7 @@ describe.each(TOPOLOGIES)('the due-index scheduler (%s)', (topology) => {
   });
 
   it("a crashed instance's claim lapses: another instance visits the board once the lease is over", async () => {
-    await a.ranking.putBoard('leased', [{ name: 'm', period: 60, interval: 60 }]);
+    await a.ranking.putBoard({ name: 'leased', windows: [{ name: 'm', period: 60, interval: 60 }] });
     await a.ranking.increment('leased', 'x', 1);
     clock.advanceSec(120);
     // Instance a claims the board and "crashes" (never completes the claim).
@@ -233,11 +233,11 @@ describe.each(TOPOLOGIES)('the due-index scheduler (%s)', (topology) => {
   });
 
   it('the sweep heals a lost index entry and moves the registry set kept before paging', async () => {
-    await a.ranking.putBoard('lost', [{ name: 'm', period: 60, interval: 60 }]);
+    await a.ranking.putBoard({ name: 'lost', windows: [{ name: 'm', period: 60, interval: 60 }] });
     await a.ranking.increment('lost', 'x', 1);
     await redis.client.zrem(keys.dueIndex(), 'lost'); // as if the instance died between the write and the index update
     // A board listed only in the old registry set (written by an instance of an earlier version).
-    await a.ranking.putBoard('old', [{ name: 'm', period: 60, interval: 60 }]);
+    await a.ranking.putBoard({ name: 'old', windows: [{ name: 'm', period: 60, interval: 60 }] });
     await a.ranking.increment('old', 'x', 1);
     await redis.client.zrem(keys.boardRegistry(), 'old');
     await redis.client.zrem(keys.dueIndex(), 'old');

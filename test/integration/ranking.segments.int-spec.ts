@@ -44,7 +44,7 @@ describe.each(TOPOLOGIES)('segment keys (%s)', (topology) => {
 
   async function feed(board: string, keeping = false): Promise<void> {
     const [windows, views] = keeping ? [KEEPING, VIEWS] : [WINDOWS, undefined];
-    await service.ranking.putBoard(board, windows, 3, false, undefined, views, undefined, undefined, 50);
+    await service.ranking.putBoard({ name: board, windows, shards: 3, views, segmentsMax: 50 });
     for (let i = 0; i < 30; i++) {
       const segments = [`s${i % 7}`, `t${i % 3}`];
       await service.ranking.increment(
@@ -127,7 +127,7 @@ describe.each(TOPOLOGIES)('segment keys (%s)', (topology) => {
 
   it("the scheduler alone takes a segment's snapshots at the boundaries a board of its events gets them", async () => {
     const put = (board: string, max?: number) =>
-      service.ranking.putBoard(board, KEEPING, 3, false, undefined, undefined, undefined, undefined, max);
+      service.ranking.putBoard({ name: board, windows: KEEPING, shards: 3, segmentsMax: max });
     await put('b', 5);
     await put('m');
     for (let i = 0; i < 6; i++) {
@@ -161,7 +161,7 @@ describe.each(TOPOLOGIES)('segment keys (%s)', (topology) => {
 
   it("a view a PUT adds or changes is built for each segment from the segment's live slots", async () => {
     const put = (board: string, views: ViewInput[], max?: number) =>
-      service.ranking.putBoard(board, WINDOWS, 3, false, undefined, views, undefined, undefined, max);
+      service.ranking.putBoard({ name: board, windows: WINDOWS, shards: 3, views, segmentsMax: max });
     await put('b', [VIEWS[0]], 5);
     await put('m', [VIEWS[0]]);
     for (let i = 0; i < 12; i++) {
@@ -187,7 +187,7 @@ describe.each(TOPOLOGIES)('segment keys (%s)', (topology) => {
 
   it('a reset that drops a window drops it in every segment too', async () => {
     await feed('b');
-    await service.ranking.putBoard('b', [WINDOWS[1]], 3, true, undefined, undefined, undefined, undefined, 50);
+    await service.ranking.putBoard({ name: 'b', windows: [WINDOWS[1]], shards: 3, reset: true, segmentsMax: 50 });
     expect((await redis.dataKeys('board:b*')).filter((key) => key.includes(':hour~'))).toEqual([]);
     expect((await service.ranking.top('b', 'day', 0, 10, { segment: 'u' })).items).toEqual([
       { item: 'x', score: 2, rank: 1, previousRank: null },

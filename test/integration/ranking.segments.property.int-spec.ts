@@ -191,7 +191,7 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
     ...(w.name === HISTORY_WINDOW ? { snapshots: { keep: 10, top: 100 } } : {}),
   }));
   const put = (board: string, shards: number, segmentsMax?: number) =>
-    setup.ranking.putBoard(board, windows, shards, false, undefined, VIEWS, undefined, undefined, segmentsMax);
+    setup.ranking.putBoard({ name: board, windows, shards, views: VIEWS, segmentsMax });
 
   it.each([1, 3])('each segment reads as a board of its events only (%i shards)', async (shards) => {
     await fc.assert(

@@ -29,7 +29,7 @@ describe.each(TOPOLOGIES)(
     beforeAll(async () => {
       redis = await startTestRedis(topology);
       started = await startRankingService(redis, clock);
-      await started.ranking.putBoard('b', [{ period: 60, interval: 10 }], 16);
+      await started.ranking.putBoard({ name: 'b', windows: [{ period: 60, interval: 10 }], shards: 16 });
       await started.ranking.incrementBatch(
         'b',
         Array.from({ length: 64 }, (_, i) => ({ item: `i${i}`, amount: 1 + (i % 7) })),

@@ -35,8 +35,8 @@ describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (prop
           const plain = `u${run}`;
           const sharded = `s${run}`;
           clock.setMs(startMs);
-          await setup.ranking.putBoard(plain, WINDOWS);
-          await setup.ranking.putBoard(sharded, WINDOWS, shards);
+          await setup.ranking.putBoard({ name: plain, windows: WINDOWS });
+          await setup.ranking.putBoard({ name: sharded, windows: WINDOWS, shards });
           for (const step of ops) {
             switch (step.kind) {
               case 'inc': {
@@ -93,8 +93,8 @@ describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (prop
           run++;
           const [plain, sharded] = [`du${run}`, `ds${run}`];
           clock.setMs(1_700_000_000_000);
-          await setup.ranking.putBoard(plain, WINDOWS);
-          await setup.ranking.putBoard(sharded, WINDOWS, 8);
+          await setup.ranking.putBoard({ name: plain, windows: WINDOWS });
+          await setup.ranking.putBoard({ name: sharded, windows: WINDOWS, shards: 8 });
           const entries = [
             ...highScores.map((amount, i) => ({ item: crowded[i], amount: amount + 8 })),
             ...lowScores.map((amount, i) => ({ item: spread[i], amount })),

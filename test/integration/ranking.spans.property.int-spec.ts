@@ -34,11 +34,11 @@ describe.each(CASES)(
           async (startMs, ops) => {
             const name = `sp${board++}`;
             clock.setMs(startMs);
-            await setup.ranking.putBoard(
+            await setup.ranking.putBoard({
               name,
-              [{ name: WINDOW.name, period: WINDOW.periodSec, interval: WINDOW.intervalSec }],
+              windows: [{ name: WINDOW.name, period: WINDOW.periodSec, interval: WINDOW.intervalSec }],
               shards,
-            );
+            });
             const model = new RankingModel(MODEL_WINDOWS);
             for (const step of ops) {
               const nowMs = clock.nowMs();

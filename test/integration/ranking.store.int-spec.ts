@@ -42,10 +42,13 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
   beforeEach(async () => {
     await redis.clear();
     clock.setMs(T0);
-    await ranking.putBoard('b', [
-      { name: 'm', period: '3m', interval: '1m' },
-      { name: 'h', period: '1h', interval: '1h' },
-    ]);
+    await ranking.putBoard({
+      name: 'b',
+      windows: [
+        { name: 'm', period: '3m', interval: '1m' },
+        { name: 'h', period: '1h', interval: '1h' },
+      ],
+    });
   });
 
   describe('board_put / board_delete', () => {
@@ -61,10 +64,13 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
 
     it('is idempotent: an identical put keeps the version', async () => {
       const before = await redis.client.hget(raw('cfg'), 'version');
-      const again = await ranking.putBoard('b', [
-        { name: 'm', period: 180, interval: 60 },
-        { name: 'h', period: '1h', interval: '1h' },
-      ]);
+      const again = await ranking.putBoard({
+        name: 'b',
+        windows: [
+          { name: 'm', period: 180, interval: 60 },
+          { name: 'h', period: '1h', interval: '1h' },
+        ],
+      });
       expect(again.created).toBe(false);
       expect(await redis.client.hget(raw('cfg'), 'version')).toBe(before);
     });
@@ -72,39 +78,49 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     it('refuses a changed or removed window with 409, and keeps the data', async () => {
       await ranking.increment('b', 'x', 1);
       await expect(
-        ranking.putBoard('b', [
-          { name: 'm', period: '4m', interval: '1m' },
-          { name: 'h', period: '1h', interval: '1h' },
-        ]),
+        ranking.putBoard({
+          name: 'b',
+          windows: [
+            { name: 'm', period: '4m', interval: '1m' },
+            { name: 'h', period: '1h', interval: '1h' },
+          ],
+        }),
       ).rejects.toThrow(ConflictError);
-      await expect(ranking.putBoard('b', [{ name: 'm', period: '3m', interval: '1m' }])).rejects.toThrow(
-        /window h would be removed/,
-      );
+      await expect(
+        ranking.putBoard({ name: 'b', windows: [{ name: 'm', period: '3m', interval: '1m' }] }),
+      ).rejects.toThrow(/window h would be removed/);
       expect(await redis.client.zscore(raw('m:top'), 'x')).toBe('1');
     });
 
     it('adds a window without touching the others; reset drops only the changed window', async () => {
       await ranking.increment('b', 'x', 2);
-      await ranking.putBoard('b', [
-        { name: 'm', period: '3m', interval: '1m' },
-        { name: 'h', period: '1h', interval: '1h' },
-        { name: 'd', period: '1d', interval: '1h' },
-      ]);
+      await ranking.putBoard({
+        name: 'b',
+        windows: [
+          { name: 'm', period: '3m', interval: '1m' },
+          { name: 'h', period: '1h', interval: '1h' },
+          { name: 'd', period: '1d', interval: '1h' },
+        ],
+      });
       expect(await redis.client.zscore(raw('m:top'), 'x')).toBe('2');
-      await ranking.putBoard(
-        'b',
-        [
+      await ranking.putBoard({
+        name: 'b',
+        windows: [
           { name: 'm', period: '5m', interval: '1m' },
           { name: 'h', period: '1h', interval: '1h' },
         ],
-        1,
-        true,
-      );
+        shards: 1,
+        reset: true,
+      });
       expect(await boardKeys()).toEqual([raw('cfg'), raw(`h:slot:${T0_SEC}`), raw('h:slots'), raw('h:top')].sort());
     });
 
     it('gives every shard of a sharded board the same config under its own tag', async () => {
-      const put = await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 4);
+      const put = await ranking.putBoard({
+        name: 's',
+        windows: [{ name: 'h', period: '1h', interval: '1h' }],
+        shards: 4,
+      });
       expect(put).toMatchObject({ created: true, board: { shards: 4 } });
       const versions = await Promise.all(
         [0, 1, 2, 3].map((k) =>
@@ -119,13 +135,18 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     });
 
     it('changes shards only with reset, dropping the data and the shards no longer used', async () => {
-      await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 4);
+      await ranking.putBoard({ name: 's', windows: [{ name: 'h', period: '1h', interval: '1h' }], shards: 4 });
       for (let i = 0; i < 20; i++) await ranking.increment('s', `item-${i}`, 1);
-      await expect(ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 2)).rejects.toThrow(
-        /shards would change from 4 to 2/,
-      );
+      await expect(
+        ranking.putBoard({ name: 's', windows: [{ name: 'h', period: '1h', interval: '1h' }], shards: 2 }),
+      ).rejects.toThrow(/shards would change from 4 to 2/);
       expect((await ranking.top('s', 'h', 0, 100)).items).toHaveLength(20);
-      await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 2, true);
+      await ranking.putBoard({
+        name: 's',
+        windows: [{ name: 'h', period: '1h', interval: '1h' }],
+        shards: 2,
+        reset: true,
+      });
       expect((await ranking.top('s', 'h', 0, 100)).items).toEqual([]);
       expect((await redis.keys(`board:s/2}*`)).concat(await redis.keys(`board:s/3}*`))).toEqual([]);
       await ranking.increment('s', 'x', 3);
@@ -143,13 +164,13 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
         { rank: 1, item: 'x', score: 5, previousRank: null },
       ]);
       await flushScripts();
-      await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 3);
+      await ranking.putBoard({ name: 's', windows: [{ name: 'h', period: '1h', interval: '1h' }], shards: 3 });
       await flushScripts();
       expect((await ranking.expireDue(PASS)).failures).toBe(0);
     });
 
     it('delete removes the keys of every shard', async () => {
-      await ranking.putBoard('s', [{ name: 'h', period: '1h', interval: '1h' }], 3);
+      await ranking.putBoard({ name: 's', windows: [{ name: 'h', period: '1h', interval: '1h' }], shards: 3 });
       for (let i = 0; i < 20; i++) await ranking.like('s', `item-${i}`, 'u', false);
       await ranking.deleteBoard('s');
       expect(await redis.keys(`board:s*`)).toEqual([]);
@@ -157,7 +178,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     });
 
     it('delete removes every key of the board, and only that board', async () => {
-      await ranking.putBoard('other', [{ period: '1h', interval: '1m' }]);
+      await ranking.putBoard({ name: 'other', windows: [{ period: '1h', interval: '1m' }] });
       await ranking.increment('other', 'x', 1);
       await ranking.increment('b', 'x', 1);
       clock.advanceSec(61);
@@ -409,15 +430,15 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     it('does not take a like out of a window remade by a reset after it', async () => {
       await ranking.like('b', 'p', 'u1', false);
       clock.advanceSec(1);
-      await ranking.putBoard(
-        'b',
-        [
+      await ranking.putBoard({
+        name: 'b',
+        windows: [
           { name: 'm', period: '4m', interval: '1m' },
           { name: 'h', period: '1h', interval: '1h' },
         ],
-        1,
-        true,
-      );
+        shards: 1,
+        reset: true,
+      });
       await ranking.increment('b', 'p', 2);
       const undone = (await ranking.like('b', 'p', 'u1', true)).body;
       expect(undone.windows).toEqual({
@@ -498,7 +519,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       });
 
     it('applies a write once when its rank read meets a PUT in progress, and says so with 409', async () => {
-      await ranking.putBoard('s', H, 3);
+      await ranking.putBoard({ name: 's', windows: H, shards: 3 });
       const item = itemOnShard(1, 3);
       await ranking.increment('s', item, 1); // caches the config
       await putOnShardZero(
@@ -513,12 +534,12 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
         code: 'WRITE_APPLIED_RANK_UNKNOWN',
         message: expect.stringMatching(/the write was applied/),
       });
-      await ranking.putBoard('s', [...H, { name: 'd', period: '1d', interval: '1h' }]); // finishes the sync
+      await ranking.putBoard({ name: 's', windows: [...H, { name: 'd', period: '1d', interval: '1h' }] }); // finishes the sync
       expect((await ranking.item('s', 'h', item)).score).toBe(6);
     });
 
     it('a scheduler pass skips a board whose PUT is under way (shards not synced yet) instead of failing', async () => {
-      await ranking.putBoard('s', H, 3);
+      await ranking.putBoard({ name: 's', windows: H, shards: 3 });
       await ranking.increment('s', itemOnShard(1, 3), 1);
       await putOnShardZero(undefined, [{ name: 'h', periodSec: 7200, intervalSec: 3600 }], true);
       clock.advanceSec(3600); // the slot written is due
@@ -526,14 +547,14 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       expect(await ranking.expireDue({ ...PASS, claimBatch: 1 })).toMatchObject({ failures: 0, skipped: 1 });
       expect(await ranking.expireDue(PASS)).toMatchObject({ visited: 0 });
       clock.advanceMs(1);
-      await ranking.putBoard('s', [{ name: 'h', period: '2h', interval: '1h' }], undefined, true); // finishes the sync
+      await ranking.putBoard({ name: 's', windows: [{ name: 'h', period: '2h', interval: '1h' }], reset: true }); // finishes the sync
       expect(await ranking.expireDue(PASS)).toMatchObject({ visited: 1, failures: 0, skipped: 0 });
     });
 
     it('never moves a shard back to an older config when two PUTs race', async () => {
-      await ranking.putBoard('s', H, 2);
+      await ranking.putBoard({ name: 's', windows: H, shards: 2 });
       const first = await redis.client.hgetall(cfgOf(1));
-      await ranking.putBoard('s', [...H, { name: 'd', period: '1d', interval: '1h' }]);
+      await ranking.putBoard({ name: 's', windows: [...H, { name: 'd', period: '1d', interval: '1h' }] });
       const newer = await redis.client.hgetall(cfgOf(1));
       // The first PUT's sync arriving late:
       expect(
@@ -553,21 +574,25 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     });
 
     it('keeps the stored shard count when a PUT leaves shards out', async () => {
-      await ranking.putBoard('s', H, 4);
+      await ranking.putBoard({ name: 's', windows: H, shards: 4 });
       await ranking.increment('s', 'x', 2);
-      const put = await ranking.putBoard('s', [...H, { name: 'd', period: '1d', interval: '1h' }], undefined, true);
+      const put = await ranking.putBoard({
+        name: 's',
+        windows: [...H, { name: 'd', period: '1d', interval: '1h' }],
+        reset: true,
+      });
       expect(put.board.shards).toBe(4);
       expect((await ranking.item('s', 'h', 'x')).score).toBe(2);
     });
 
     it('finds and deletes shards a failed reduction left behind, on the next PUT and on delete', async () => {
-      await ranking.putBoard('s', H, 4);
+      await ranking.putBoard({ name: 's', windows: H, shards: 4 });
       for (let i = 0; i < 30; i++) await ranking.increment('s', `item-${i}`, 1);
       await putOnShardZero(2, [{ name: 'h', periodSec: 3600, intervalSec: 3600 }], true); // died before deleting shards 2 and 3
       expect((await redis.keys(`board:s/3}*`)).length).toBeGreaterThan(0);
-      await ranking.putBoard('s', H, 2);
+      await ranking.putBoard({ name: 's', windows: H, shards: 2 });
       expect([...(await redis.keys(`board:s/2}*`)), ...(await redis.keys(`board:s/3}*`))]).toEqual([]);
-      await ranking.putBoard('s', H, 3, true);
+      await ranking.putBoard({ name: 's', windows: H, shards: 3, reset: true });
       await ranking.increment('s', itemOnShard(2, 3), 1);
       await putOnShardZero(1, [{ name: 'h', periodSec: 3600, intervalSec: 3600 }], true);
       await ranking.deleteBoard('s');
@@ -575,18 +600,18 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     });
 
     it('answers 409, not 404, when a shard lacks its config', async () => {
-      await ranking.putBoard('s', H, 3);
+      await ranking.putBoard({ name: 's', windows: H, shards: 3 });
       await redis.client.del(cfgOf(2));
       await expect(ranking.top('s', 'h', 0, 10)).rejects.toMatchObject({
         code: 'BOARD_INCOMPLETE',
         message: expect.stringMatching(/has a shard without its config/),
       });
-      await ranking.putBoard('s', H); // repairs it
+      await ranking.putBoard({ name: 's', windows: H }); // repairs it
       expect((await ranking.top('s', 'h', 0, 10)).items).toEqual([]);
     });
 
     it('refuses pages deeper than the bound on a sharded board only', async () => {
-      await ranking.putBoard('s', H, 2);
+      await ranking.putBoard({ name: 's', windows: H, shards: 2 });
       await expect(ranking.top('s', 'h', MAX_SHARDED_DEPTH_ITEMS, 1)).rejects.toThrow(InvalidInputError);
       expect((await ranking.top('s', 'h', MAX_SHARDED_DEPTH_ITEMS - 10, 10)).items).toEqual([]);
       expect((await ranking.top('b', 'm', MAX_SHARDED_DEPTH_ITEMS, 1)).items).toEqual([]);
@@ -604,11 +629,14 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       const config = validateConfig({ ...redis.env });
       const other = rankingServiceOn(service, functions, config, clock);
       await other.increment('b', 'x', 1); // caches the current config
-      await ranking.putBoard('b', [
-        { name: 'm', period: '3m', interval: '1m' },
-        { name: 'h', period: '1h', interval: '1h' },
-        { name: 'w', period: '7d', interval: '1d' },
-      ]);
+      await ranking.putBoard({
+        name: 'b',
+        windows: [
+          { name: 'm', period: '3m', interval: '1m' },
+          { name: 'h', period: '1h', interval: '1h' },
+          { name: 'w', period: '7d', interval: '1d' },
+        ],
+      });
       const reply = (await other.increment('b', 'x', 1)).body;
       expect(Object.keys(reply.windows)).toEqual(['m', 'h', 'w']);
       expect(reply.windows.w).toEqual({ score: 1, rank: 1, previousRank: null });
@@ -632,7 +660,7 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
     });
 
     it('answers BATCH_PARTIAL naming what was applied when one shard keeps refusing a batch', async () => {
-      await ranking.putBoard('p', [{ name: 'h', period: '1h', interval: '1h' }], 2);
+      await ranking.putBoard({ name: 'p', windows: [{ name: 'h', period: '1h', interval: '1h' }], shards: 2 });
       const items = Array.from({ length: 20 }, (_, i) => `i${i}`);
       const onShard1 = items.filter((item) => shardOf(item, 2) === 1);
       const shard1 = `{${redis.prefix}board:p/1}:cfg`;

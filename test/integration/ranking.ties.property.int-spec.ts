@@ -51,7 +51,7 @@ describe.each(TOPOLOGIES)('ties: first against a brute-force model (property, %s
           const name = `t${board++}`;
           clock.setMs(startMs);
           const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-          await setup.ranking.putBoard(name, windows, 1, false, undefined, undefined, 'first');
+          await setup.ranking.putBoard({ name, windows, shards: 1, ties: 'first' });
           const model = new TiesModel(WINDOWS);
           for (const step of ops) {
             const nowMs = clock.nowMs();

@@ -18,7 +18,7 @@ const VIEWS = [
 describe.each([1, 3])('trending views (real Redis, shards: %i)', (shards) => {
   const ctx = useRankingService('single');
   const put = (views: object[] | undefined, windows = WINDOWS, reset = false) =>
-    ctx.ranking.putBoard('b', windows, shards, reset, undefined, views as never);
+    ctx.ranking.putBoard({ name: 'b', windows, shards, reset, views: views as never });
 
   beforeEach(async () => {
     ctx.clock.setMs(T0);

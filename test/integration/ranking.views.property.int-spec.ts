@@ -101,8 +101,8 @@ describe.each(TOPOLOGIES)('trending views against a model that keeps every event
           const boards = [`p${run}`, `s${run}`];
           clock.setMs(startMs);
           const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-          await setup.ranking.putBoard(boards[0], windows, 1, false, undefined, VIEW_INPUTS);
-          await setup.ranking.putBoard(boards[1], windows, 3, false, undefined, VIEW_INPUTS);
+          await setup.ranking.putBoard({ name: boards[0], windows, shards: 1, views: VIEW_INPUTS });
+          await setup.ranking.putBoard({ name: boards[1], windows, shards: 3, views: VIEW_INPUTS });
           const model = new TrendingModel(WINDOWS, VIEWS);
           // Only events some window still holds: the others are refused (400) and land nowhere.
           const live = (atMs: number) =>

@@ -15,7 +15,7 @@ export class DigestJob implements OnApplicationBootstrap {
 
   /** The board the app ranks posts on: an hour in 5-minute slots (an identical PUT changes nothing). */
   async onApplicationBootstrap(): Promise<void> {
-    await this.ranking.putBoard('posts', [{ name: 'hour', period: '1h', interval: '5m' }]);
+    await this.ranking.putBoard({ name: 'posts', windows: [{ name: 'hour', period: '1h', interval: '5m' }] });
   }
 
   @Cron(CronExpression.EVERY_MINUTE)

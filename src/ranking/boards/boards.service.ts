@@ -51,12 +51,13 @@ export interface BoardPage {
   cursor?: string;
 }
 
-/** A PUT of a board as the client sent it: `shards`, `maxItems` and `views` undefined keep the stored ones. */
+/** A PUT of a board as the client sent it: `shards`, `maxItems`, `views` and `ties` undefined keep the stored ones. */
 export interface PutBoardInput {
   name: string;
   windows: WindowInput[];
   shards?: number;
-  reset: boolean;
+  /** Drop the stored data when the windows, shards or aggregate change; undefined: false. */
+  reset?: boolean;
   maxItems?: number;
   views?: ViewInput[];
   ties?: TiesMode;
@@ -78,7 +79,7 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset, maxItems, ties, aggregate, segmentsMax } = input;
+    const { name, shards, reset = false, maxItems, ties, aggregate, segmentsMax } = input;
     if (ties === 'first' && shards !== undefined && shards > 1) throw new InvalidInputError(M.tiesFirstSharded());
     const windows = resolveWindows(input.windows);
     const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
