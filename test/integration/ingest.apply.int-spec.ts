@@ -206,7 +206,14 @@ describe('ingest apply (single)', () => {
 
     beforeEach(async () => {
       for (const board of BOARDS)
-        await graph.ranking.putBoard(board, WINDOWS, 1, false, undefined, VIEWS, undefined, undefined, 4, true);
+        await graph.ranking.putBoard({
+          name: board,
+          windows: WINDOWS,
+          shards: 1,
+          views: VIEWS,
+          segmentsMax: 4,
+          actors: true,
+        });
     });
 
     /** The part through ingest_apply itself (the general path), whatever the fast path would do. */
