@@ -13,8 +13,12 @@
  * After the backlog: CPU per 1 000 events (this process, redis-server) and INFO commandstats (each
  * command's share, µs per 1 000 events; commands run by a function count in its fcall too).
  * Variants: BENCH_INGEST_ITEMS=skewed, BENCH_INGEST_HASH_LISTPACK=<n> (redis-server's
- * hash-max-listpack-entries), BENCH_INGEST_BATCH=<n> (INGEST_BATCH).
+ * hash-max-listpack-entries), BENCH_INGEST_BATCH=<n> (INGEST_BATCH). BENCH_INGEST_PROFILE=<file>: a CPU
+ * profile of this process over the backlog's drain only (from the declaration until the lag is 0), as
+ * `node --cpu-prof` writes one (open it in Chrome's DevTools).
  */
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import Redis from 'ioredis';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../src/bootstrap';
@@ -83,6 +87,21 @@ async function commandStats(client: Redis, events: number): Promise<string> {
     .join('\n');
 }
 
+/** Starts the CPU profiler when BENCH_INGEST_PROFILE names a file; the answer stops it and writes the profile there. */
+async function profiler(): Promise<() => Promise<void>> {
+  const file = process.env.BENCH_INGEST_PROFILE;
+  if (!file) return async () => undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    await writeFile(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -136,6 +155,7 @@ async function main(): Promise<void> {
     for (let added = 0; added < BACKLOG; added += 5000) await add(client, Math.min(5000, BACKLOG - added));
     // CPU time, not only the wall clock: on a shared, loaded machine it says what each event costs.
     await client.config('RESETSTAT');
+    const stopProfile = await profiler();
     const cpuBefore = process.cpuUsage();
     const redisBefore = await redisCpuMs(client);
     const started = performance.now();
@@ -149,6 +169,7 @@ async function main(): Promise<void> {
     const backlogSec = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const redisMs = (await redisCpuMs(client)) - redisBefore;
+    await stopProfile();
     console.log(
       `backlog: ${BACKLOG} events in ${backlogSec.toFixed(2)} s = ${Math.round(BACKLOG / backlogSec)} events/s; CPU per 1000 events: service ${((cpu.user + cpu.system) / BACKLOG).toFixed(2)} ms, redis-server ${((redisMs * 1000) / BACKLOG).toFixed(2)} ms`,
     );
