@@ -1,8 +1,9 @@
-import { jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { SystemClock } from '../../src/common/clock';
+import { NATS_ACK_WAIT_MS } from '../../src/ingest/ingest.limits';
 import { startTestApp } from '../support/app';
 import {
   DurableRedis,
@@ -18,7 +19,8 @@ const PREFIX = 'nfault:';
 
 /**
  * Exactly once from JetStream through crashes (runFaultScenario): as the Redis stream fault test, with
- * nats-server (file store) killed and restarted once instead of Redis. Dead letters go to a stream of
+ * nats-server (file store) killed and restarted once instead of Redis, and the durable consumer made
+ * again from an earlier sequence at the end (the Redis test's rewind). Dead letters go to a stream of
  * their own, which drops a second copy by its message id.
  */
 describe('NATS JetStream ingest under faults', () => {
@@ -38,7 +40,8 @@ describe('NATS JetStream ingest under faults', () => {
     connection = await connect({ servers: nats.url, reconnect: true, maxReconnectAttempts: -1 });
     jsm = await jetstreamManager(connection);
     await jsm.streams.add({ name: 'EVENTS', subjects: ['events.>'] });
-    await jsm.streams.add({ name: 'DEAD', subjects: ['dead.events'] });
+    // A duplicate window longer than the test (2 min by default): the rewind's dead letters are dropped.
+    await jsm.streams.add({ name: 'DEAD', subjects: ['dead.events'], duplicate_window: 15 * 60 * 1e9 });
   });
   afterAll(async () => {
     await app.close();
@@ -61,6 +64,32 @@ describe('NATS JetStream ingest under faults', () => {
         }
       }),
     );
+  }
+
+  /**
+   * The durable consumer made again from the stream sequence of `ids[from]`: JetStream delivers every
+   * message from there again, all applied and acknowledged already. The running instance finds its
+   * consumer gone (or its deliveries renumbered) and opens again; should it make the consumer itself
+   * in between (from the start of the stream: a deeper rewind), it is replaced.
+   */
+  async function rewind(from: number, ids: string[]): Promise<void> {
+    const config = {
+      durable_name: 'trendboard',
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: NATS_ACK_WAIT_MS * 1_000_000,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: Number(ids[from].split('-')[0]),
+    };
+    for (let attempt = 1; ; attempt++) {
+      await jsm.consumers.delete('EVENTS', 'trendboard').catch(() => false);
+      try {
+        await jsm.consumers.add('EVENTS', config);
+        return;
+      } catch (error) {
+        if (attempt === 20) throw error;
+        await sleep(100);
+      }
+    }
   }
 
   async function deadLetterIds(): Promise<string[]> {
@@ -89,7 +118,9 @@ describe('NATS JetStream ingest under faults', () => {
             const info = await jsm.consumers.info('EVENTS', 'trendboard');
             return info.num_pending === 0 && info.num_ack_pending === 0 && info.delivered.stream_seq >= count;
           },
+          rewind,
           deadLetterIds,
+          deadLettersOnceAfterRewind: true,
         },
       });
     },
