@@ -11,33 +11,51 @@ export interface SummedPart {
 /**
  * Sums a part's entries (ids ascending) per (item, second, segments): one write per group instead of
  * one per event. An entry with an actor stays a group of its own: its actor's contribution in a slot
- * counts events one by one (a retraction reports them), as an HTTP increment with that actor records it. Groups come in the order of their last event: an item's score in each window is
+ * counts events one by one (a retraction reports them), as an HTTP increment with that actor records it.
+ * Groups come in the order of their last event: an item's score in each window is
  * last set by the group holding its last event, after every item whose last event came before, so
  * `ties: first` ranks them as adding event by event would. A group's time is its earliest event's
  * (a hot view's firstSeen); amounts of opposite signs sum within a group, so a score that would pass
  * through 0 inside one batch is not seen at 0 (final scores are the same).
  */
 export function groupsOf(entries: IngestEntry[]): SummedPart {
-  const groups = new Map<string, IngestGroup>();
-  entries.forEach((entry, index) => {
-    const segments = entry.segments?.join(',') ?? '';
-    // No newline in it, so no (item, second, segments) key equals it: a group no other entry shares.
-    const key = entry.actor ? `#${index}` : `${entry.item}\n${Math.floor(entry.atMs / 1000)}\n${segments}`;
-    const group = groups.get(key);
-    // Deleted and set again: a Map iterates in insertion order, so the group moves to the end.
-    if (group) {
-      groups.delete(key);
+  const at = new Map<string, number>();
+  const groups: IngestGroup[] = [];
+  /** Per group, the index of its last entry: the order they go in. */
+  const lasts: number[] = [];
+  let merged = false;
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index];
+    // No newline in an item, so no two (item, second, segments) share a key; an actor's entry has none.
+    const key = entry.actor
+      ? undefined
+      : `${entry.item}\n${Math.floor(entry.atMs / 1000)}\n${entry.segments?.join(',') ?? ''}`;
+    const position = key === undefined ? undefined : at.get(key);
+    if (position === undefined) {
+      if (key !== undefined) at.set(key, groups.length);
+      groups.push(groupOf(entry));
+      lasts.push(index);
+    } else {
+      const group = groups[position];
       group.amount += entry.amount;
       group.atMs = Math.min(group.atMs, entry.atMs);
+      lasts[position] = index;
+      merged = true;
     }
-    groups.set(key, group ?? groupOf(entry));
-  });
+  }
   return {
     firstId: entries[0].id,
     lastId: entries[entries.length - 1].id,
     events: entries.length,
-    groups: [...groups.values()],
+    // Without a merge, each group's last entry is its only one: already in order.
+    groups: merged ? byLastEntry(groups, lasts) : groups,
   };
+}
+
+/** The groups in the order of their last entries (`lasts`, distinct indexes). */
+function byLastEntry(groups: IngestGroup[], lasts: number[]): IngestGroup[] {
+  const order = groups.map((_, position) => position).sort((a, b) => lasts[a] - lasts[b]);
+  return order.map((position) => groups[position]);
 }
 
 function groupOf(entry: IngestEntry): IngestGroup {

@@ -3,6 +3,7 @@ import { Reply } from '../redis/replies';
 import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
 import { PreparedBoard, ShardKeys, windowArgsOf } from '../ranking/core/board';
 import { RANKING_MODULES } from '../ranking/core/script-call';
+import type { ScriptArg } from '../redis/scripts';
 
 /** One event of a batch bound for one board shard, with the identity of the message that carried it. */
 export interface IngestEntry {
@@ -32,6 +33,10 @@ export interface IngestGroup {
 
 /** What the script did with one entry: applied now, applied by an earlier call, or refused (the reason). */
 export type EntryOutcome = { kind: 'applied' } | { kind: 'skipped' } | { kind: 'refused'; reason: string };
+
+/** The outcomes without a reason, shared by every entry that has them (never changed). */
+export const APPLIED: EntryOutcome = Object.freeze({ kind: 'applied' });
+const SKIPPED: EntryOutcome = Object.freeze({ kind: 'skipped' });
 
 export interface ApplyReply {
   draining: boolean;
@@ -97,17 +102,7 @@ export const INGEST_FUNCTIONS = {
     numberOfKeys: 'dynamic',
     build: (call: ApplyCall) => ({
       keys: [...call.shard.incrementKeys, call.progressKey],
-      args: [
-        ...partHeader(call),
-        ...call.entries.flatMap((entry) => [
-          entry.id,
-          entry.item,
-          entry.amount,
-          entry.atMs,
-          csv(entry.segments),
-          entry.actor ?? '',
-        ]),
-      ],
+      args: entryArgs(partHeader(call), call.entries),
     }),
     decode: (raw, call): ApplyReply => {
       const reply = new Reply('tbIngestApply', raw).expectLength(3 + call.entries.length);
@@ -117,8 +112,8 @@ export const INGEST_FUNCTIONS = {
         applied: reply.int(2),
         outcomes: call.entries.map((_, i): EntryOutcome => {
           const text = reply.string(3 + i);
-          if (text === 'a') return { kind: 'applied' };
-          if (text === 's') return { kind: 'skipped' };
+          if (text === 'a') return APPLIED;
+          if (text === 's') return SKIPPED;
           if (text.startsWith('r:')) return { kind: 'refused', reason: text.slice(2) };
           throw reply.unexpected(3 + i, '"a", "s" or "r:<reason>"');
         }),
@@ -133,19 +128,7 @@ export const INGEST_FUNCTIONS = {
     numberOfKeys: 'dynamic',
     build: (call: GroupsCall) => ({
       keys: [...call.shard.incrementKeys, call.progressKey],
-      args: [
-        ...partHeader(call),
-        call.firstId,
-        call.lastId,
-        call.events,
-        ...call.groups.flatMap((group) => [
-          group.item,
-          group.amount,
-          group.atMs,
-          csv(group.segments),
-          group.actor ?? '',
-        ]),
-      ],
+      args: groupArgs([...partHeader(call), call.firstId, call.lastId, call.events], call.groups),
     }),
     decode: (raw): Omit<ApplyReply, 'outcomes'> | undefined => {
       const reply = new Reply('tbIngestGroups', raw);
@@ -158,6 +141,19 @@ export const INGEST_FUNCTIONS = {
 
 function csv(segments: string[] | undefined): string {
   return segments?.join(',') ?? '';
+}
+
+/** ingest_apply's arguments: `header`, then per entry its id, item, amount, time, segments, actor (pushed onto `header`). */
+function entryArgs(header: ScriptArg[], entries: IngestEntry[]): ScriptArg[] {
+  for (const entry of entries)
+    header.push(entry.id, entry.item, entry.amount, entry.atMs, csv(entry.segments), entry.actor ?? '');
+  return header;
+}
+
+/** ingest_groups' arguments: `header`, then per group its item, amount, time, segments, actor (pushed onto `header`). */
+function groupArgs(header: ScriptArg[], groups: IngestGroup[]): ScriptArg[] {
+  for (const group of groups) header.push(group.item, group.amount, group.atMs, csv(group.segments), group.actor ?? '');
+  return header;
 }
 
 /**

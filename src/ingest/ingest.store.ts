@@ -5,7 +5,7 @@ import { RankingKeys } from '../ranking/core/ranking.keys';
 import { RedisService } from '../redis/redis.service';
 import { RedisFunctions } from '../redis/redis-functions';
 import type { LibraryFunction } from '../redis/function-library';
-import { ApplyReply, EntryOutcome, INGEST, IngestEntry } from './ingest.functions';
+import { APPLIED, ApplyReply, EntryOutcome, INGEST, IngestEntry } from './ingest.functions';
 import { groupsOf } from './ingest-groups';
 import type { SourceDeclaration } from './dto/ingest.dto';
 import { BoardGoneError, StaleConfigError } from '../ranking/core/ranking.errors';
@@ -163,7 +163,7 @@ export class IngestStore {
     let reply: ApplyReply | undefined;
     if ((part.board.config.aggregate ?? 'sum') === 'sum') {
       const summed = await this.call(S.groups, { ...base, ...groupsOf(part.entries) });
-      if (summed) reply = { ...summed, outcomes: part.entries.map((): EntryOutcome => ({ kind: 'applied' })) };
+      if (summed) reply = { ...summed, outcomes: new Array<EntryOutcome>(part.entries.length).fill(APPLIED) };
     }
     reply ??= await this.call(S.apply, base);
     if (reply.dueMs > 0)

@@ -25,10 +25,14 @@ export interface RunnerContext {
   observe: (source: string, figures: { applied?: number; deadLettered?: number; lag?: number }) => void;
 }
 
-/** A message on its way: its event, or why it goes to the dead letters; and where it was applied. */
+/**
+ * A message on its way: its event (and the entry it becomes, its time set when applied), or why it
+ * goes to the dead letters; and where it was applied.
+ */
 interface Pending {
   message: SourceMessage;
   event?: IngestEvent;
+  entry?: IngestEntry;
   refusal?: string;
   /** The shard that refused it (its remembered refusal is cleared once the dead letter is written). */
   refusedOn?: ShardKeys;
@@ -125,26 +129,27 @@ export class SourceRunner {
 
   /**
    * Reads and applies batches while the lease holds. Two things overlap the apply of a batch: the
-   * read of the next one (without waiting for new messages: a read that waits would hold the
-   * acknowledgements behind it on the source's connection) and the acknowledgement of the previous
-   * one, awaited before the next apply and before leaving (a failed one starts the source over).
+   * read and parse of the next one (without waiting for new messages: a read that waits would hold
+   * the acknowledgements behind it on the source's connection) and the dead letters and
+   * acknowledgement of the previous one (settle), awaited once the batch is applied, before its own
+   * settle starts, and before leaving: a failed one starts the source over, and the batch applied
+   * meanwhile, unacknowledged, is delivered again and skipped.
    */
   private async consume(): Promise<void> {
-    let next: Promise<SourceMessage[]> | undefined;
+    let next: Promise<Pending[]> | undefined;
     try {
       while (!this.stopping && this.holding()) {
         if (!(await this.renewed())) return;
         if (performance.now() - this.lagMeasuredAt > 1000) await this.measureLag();
-        const messages = await (next ?? this.read(this.context.waitMs));
+        const pending = await (next ?? this.read(this.context.waitMs));
         next = undefined;
-        if (messages.length === 0) continue;
+        if (pending.length === 0) continue;
         next = this.read(0);
-        await this.settling;
         const done = await this.context.admit();
         try {
           // Lost while reading or waiting: the batch is left to the new holder, unapplied here.
           if (!this.holding()) return;
-          await this.apply(messages);
+          await this.apply(pending);
         } finally {
           done();
         }
@@ -158,8 +163,22 @@ export class SourceRunner {
     }
   }
 
-  private read(waitMs: number): Promise<SourceMessage[]> {
-    return this.source.next(this.context.batch, Math.min(waitMs, this.context.leaseMs / 4));
+  /** The next batch, parsed as it arrives: while the batch before it is applied, when read ahead. */
+  private async read(waitMs: number): Promise<Pending[]> {
+    const messages = await this.source.next(this.context.batch, Math.min(waitMs, this.context.leaseMs / 4));
+    const board = this.stored.declaration.board;
+    const pending = new Array<Pending>(messages.length);
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i];
+      // Not clamped to now here (Infinity): an event's time is set when it is applied (timeOf).
+      const event =
+        message.payload === ''
+          ? 'INVALID: the entry has no field `event`'
+          : parseEvent(message.payload, board, Infinity);
+      pending[i] =
+        typeof event === 'string' ? { message, refusal: event } : { message, event, entry: entryOf(message, event) };
+    }
+    return pending;
   }
 
   /** Renews the lease every third of its length; false when it was lost (the new holder starts over). */
@@ -181,25 +200,21 @@ export class SourceRunner {
   }
 
   /** One batch: applied per board shard; its dead letters and acknowledgements then start (settle). */
-  private async apply(messages: SourceMessage[]): Promise<void> {
+  private async apply(pending: Pending[]): Promise<void> {
     const nowMs = this.context.nowMs();
-    const pending: Pending[] = messages.map((message) => {
-      const event =
-        message.payload === ''
-          ? 'INVALID: the entry has no field `event`'
-          : parseEvent(message.payload, this.stored.declaration.board, nowMs);
-      return typeof event === 'string' ? { message, refusal: event } : { message, event };
-    });
     const byBoard = new Map<string, Pending[]>();
     for (const entry of pending) {
       if (!entry.event) continue;
-      const list = byBoard.get(entry.event.board) ?? [];
-      list.push(entry);
-      byBoard.set(entry.event.board, list);
+      entry.entry!.atMs = timeOf(entry.event, nowMs);
+      const list = byBoard.get(entry.event.board);
+      if (list) list.push(entry);
+      else byBoard.set(entry.event.board, [entry]);
     }
     const applied = await Promise.all([...byBoard].map(([board, entries]) => this.applyToBoard(board, entries, nowMs)));
     const total = applied.reduce((sum, count) => sum + count, 0);
     this.appliedSinceMeasured += total;
+    // The batch before settled first: one settle under way at a time.
+    await this.settling;
     const settled = this.settle(pending, total);
     // Handled where it is awaited (the next batch, or leaving consume); no unhandled rejection meanwhile.
     settled.catch(() => undefined);
@@ -252,7 +267,7 @@ export class SourceRunner {
               shard,
               progress: this.progress,
               epoch: this.epoch,
-              entries: part.map((entry): IngestEntry => entryOf(entry, nowMs)),
+              entries: part.map((entry) => entry.entry!),
               nowMs,
               budgetFields: this.context.budgetFields,
             });
@@ -269,16 +284,17 @@ export class SourceRunner {
   }
 }
 
-function entryOf(entry: Pending, nowMs: number): IngestEntry {
-  const event = entry.event!;
-  return {
-    id: entry.message.id,
-    item: event.item,
-    amount: event.amount,
-    atMs: event.atMs ?? nowMs,
-    ...(event.segments ? { segments: event.segments } : {}),
-    ...(event.actor ? { actor: event.actor } : {}),
-  };
+/** A message's entry for the apply script; its time (atMs) is set when the batch is applied. */
+function entryOf(message: SourceMessage, event: IngestEvent): IngestEntry {
+  const entry: IngestEntry = { id: message.id, item: event.item, amount: event.amount, atMs: 0 };
+  if (event.segments) entry.segments = event.segments;
+  if (event.actor) entry.actor = event.actor;
+  return entry;
+}
+
+/** An event's time when applied at `nowMs`: its own `at`, a time after now counting as now; none: now. */
+function timeOf(event: IngestEvent, nowMs: number): number {
+  return event.atMs === undefined ? nowMs : Math.min(event.atMs, nowMs);
 }
 
 /** As the HTTP batch: segments on a board without them, an actor on a board without actors, are invalid. */
