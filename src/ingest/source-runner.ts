@@ -55,8 +55,14 @@ export class SourceRunner {
   private leaseUntil = 0;
   private renewedAt = 0;
   private lagMeasuredAt = 0;
-  /** The last batch's dead letters, acknowledgements and totals, under way while the next batch is applied. */
+  /** The last batch's dead letters and acknowledgements, under way while the next batch is applied. */
   private settling: Promise<void> = Promise.resolve();
+  /**
+   * The fleet-wide totals of the batches settled, one after another: no apply waits for them (on the
+   * service's connection they queue behind the next batch's apply). A failed one is a count lost, as
+   * an instance killed between an acknowledgement and its totals loses it.
+   */
+  private totals: Promise<void> = Promise.resolve();
   /** Events applied by this runner since the last measurement (its throughput over that time). */
   private appliedSinceMeasured = 0;
 
@@ -160,6 +166,7 @@ export class SourceRunner {
       const settling = this.settling;
       this.settling = Promise.resolve();
       await settling;
+      await this.totals;
     }
   }
 
@@ -221,7 +228,7 @@ export class SourceRunner {
     this.settling = settled;
   }
 
-  /** After a batch is applied: its dead letters, the acknowledgement of the rest, the totals. */
+  /** After a batch is applied: its dead letters, the acknowledgement of the rest, then the totals (not awaited). */
   private async settle(pending: Pending[], applied: number): Promise<void> {
     const refused = pending.filter((entry) => entry.refusal !== undefined);
     // Dead letters, acknowledgements and totals are independent of each other: sent together.
@@ -231,7 +238,9 @@ export class SourceRunner {
     ]);
     const deadLettered = written.filter(Boolean).length;
     this.context.observe(this.name, { applied, deadLettered });
-    await this.context.store.addTotals(this.name, applied, deadLettered);
+    this.totals = this.totals
+      .then(() => this.context.store.addTotals(this.name, applied, deadLettered))
+      .catch((error: unknown) => this.logger.warn(`totals not recorded: ${String(error)}`));
   }
 
   /** Writes a refused message's dead letter (true: by this call), then forgets the shard's refusal. */
