@@ -85,10 +85,8 @@ local function event_adder(window_count)
         if indexed[w] ~= slot_start then
           indexed[w] = slot_start
           slot_keys[w] = slot_key_of(slots_key, slot_start)
-          if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-            new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec))
-
-          end
+          local due_ms = index_slot(slots_key, slot_start, period_sec)
+          if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
         end
         score = add_amount(slot_keys[w], top_key, item, amount)
         ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
@@ -114,9 +112,7 @@ local function add_batch_entry(slots_key, top_key, indexed, slot_start, period_s
   if not slot_key then
     slot_key = slot_key_of(slots_key, slot_start)
     indexed[slot_start] = slot_key
-    if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-      new_due_ms = slot_due_ms(slot_start, period_sec)
-    end
+    new_due_ms = index_slot(slots_key, slot_start, period_sec)
   end
   local score = add_amount(slot_key, top_key, item, amount)
   ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
@@ -131,7 +127,7 @@ local function record_batch_score(slots_key, top_key, indexed, slot_start, perio
   local new_due_ms = nil
   if not indexed[slot_start] then
     indexed[slot_start] = true
-    if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then new_due_ms = slot_due_ms(slot_start, period_sec) end
+    new_due_ms = index_slot(slots_key, slot_start, period_sec)
   end
   best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, results_changed)
   return new_due_ms

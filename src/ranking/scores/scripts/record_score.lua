@@ -30,6 +30,7 @@ local function record_score(keys, args)
   local item, score_arg, at_arg = ARGV[first + 1], ARGV[first + 2], ARGV[first + 3]
   local confs = cross_all(2, window_count, 5, now_sec)
   local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  settle_slot_due()
   local at_sec = math.floor(tonumber(at_arg) / 1000)
   local covering = window_holds(at_sec, now_sec, window_count)
   if not covering then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
@@ -42,9 +43,8 @@ local function record_score(keys, args)
     if covering[w] then
       local period_sec, interval_sec, origin_sec = window_rule(5, w)
       local slot_start = current_slot(at_sec, interval_sec, origin_sec)
-      if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-        new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec))
-      end
+      local due_ms = index_slot(slots_key, slot_start, period_sec)
+      if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
       held = best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, results_changed)
     else
       held = standing(top_key, item)

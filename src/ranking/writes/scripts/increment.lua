@@ -84,6 +84,7 @@ local function increment(keys, args)
   local window_count = tonumber(ARGV[4])
   local confs = cross_all(2, window_count, 5, now_sec)
   local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  settle_slot_due()
   local context = ARGV[5 + WINDOW_ARGS * window_count]
   local segments_max = tonumber(ARGV[6 + WINDOW_ARGS * window_count])
   local cap = item_cap(KEYS[1])
