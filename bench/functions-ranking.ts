@@ -93,6 +93,44 @@ function on(board: PreparedBoard, nowMs: number) {
   return { board, shard: board.shards[0], nowMs, budgetFields: EXPIRE_CHUNK, newItems: UNLIMITED };
 }
 
+/**
+ * The floor under each call: a function running the same Redis commands as the call does now on the
+ * same keys (the config HMGET of call_lib's fields, then the call's own commands) and no other Lua.
+ */
+const FLOOR_LIBRARY = `#!lua name=tb_bench_floor
+local FIELDS = { 'version', 'aggregate', 'ties', 'views', 'snapshots', 'maxItems', 'shards', 'actors', 'blockedUntil', 'slotDueSec' }
+redis.register_function('bare_top', function(keys, args)
+  redis.call('HMGET', keys[1], unpack(FIELDS))
+  return redis.call('ZREVRANGE', keys[3], 0, 9, 'WITHSCORES')
+end)
+redis.register_function('bare_inc', function(keys, args)
+  redis.call('HMGET', keys[1], unpack(FIELDS))
+  redis.call('ZADD', keys[2], 'NX', args[1], args[1])
+  redis.call('HINCRBY', keys[4], args[2], 1)
+  local score = redis.call('ZINCRBY', keys[3], 1, args[2])
+  local above = redis.call('ZCOUNT', keys[3], '(' .. score, '+inf')
+  redis.call('HINCRBY', keys[1], 'ver', 1)
+  return { score, above + 1 }
+end)
+`;
+
+/** The floor variants (FLOOR_LIBRARY): the same keys as the increment and the top read of `board` at `nowMs`. */
+async function floorVariants(redis: Redis, board: PreparedBoard, nowMs: number): Promise<Variant[]> {
+  await redis.function('LOAD', 'REPLACE', FLOOR_LIBRARY);
+  const keys = board.shards[0].keys;
+  const nowSec = Math.floor(nowMs / 1000);
+  const start = nowSec - (nowSec % 3600);
+  const windowKeys = [keys.cfg(), keys.slots('day'), keys.top('day')];
+  return [
+    variant('floor: the increment now, its 6 commands alone', 'fcall', (p: Pipeline, n) =>
+      p.fcall('bare_inc', 4, ...windowKeys, keys.slot('day', start), start, `i${(n * 7919) % ITEMS}`),
+    ),
+    variant('floor: the top read now, its 2 commands alone', 'fcall', (p: Pipeline) =>
+      p.fcall('bare_top', 3, ...windowKeys),
+    ),
+  ];
+}
+
 /** The four variants, before and now of each call, after checking the two top reads answer alike. */
 async function prepare(redis: Redis, board: PreparedBoard, nowMs: number): Promise<Variant[]> {
   const incrementSha = (await redis.script(
@@ -137,7 +175,8 @@ function report(variants: Variant[], loads: string[]): void {
   console.log('| ---- | ---: | ---: | ---: |');
   variants.forEach((v, i) => {
     const wall = `${median(v.rounds).toFixed(2)} (${Math.min(...v.rounds).toFixed(2)} / ${Math.max(...v.rounds).toFixed(2)})`;
-    const before = i % 2 === 1 && v.command !== 'hmget' ? variants[i - 1] : undefined;
+    // The first four are two before / now pairs; the rest stand alone.
+    const before = i < 4 && i % 2 === 1 ? variants[i - 1] : undefined;
     const ratio = before ? median(v.rounds.map((micros, r) => micros / before.rounds[r])).toFixed(2) : '';
     console.log(`| ${v.name} | ${wall} | ${median(v.cpu).toFixed(2)} | ${ratio} |`);
   });
@@ -166,7 +205,7 @@ async function main(): Promise<void> {
     await loadLibraries(redis, [RANKING.library]);
     const nowMs = Date.now();
     const board = await makeBoard(redis, nowMs);
-    const variants = await prepare(redis, board, nowMs);
+    const variants = [...(await prepare(redis, board, nowMs)), ...(await floorVariants(redis, board, nowMs))];
     const loadBefore = loadAverage();
     await measure(redis, variants, { rounds: ROUNDS, calls: CALLS, pipelined: PIPELINE });
     report(variants, [loadBefore, loadAverage()]);
