@@ -15,14 +15,15 @@
 import { execFileSync } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
 import Redis from 'ioredis';
-import { AppConfig } from '../src/common/config';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';
+import { fcallArgs } from '../src/redis/functions';
+import type { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../test/support/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
+import { benchFunctions } from './functions-client';
 import { startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
@@ -31,7 +32,8 @@ const CALLS = Number(process.env.BENCH_FN_CALLS ?? 6_000);
 const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 5);
 const PIPELINE = 100;
 const ITEMS = 10_000;
-const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
+/** EXPIRE_CHUNK as the service reads it (RankingSettings), set once the settings are built. */
+let expireChunk = 0;
 
 /** The libraries the old scripts carried (src/ranking/core/script-call.ts at OLD_REF), in that order. */
 const KEYS_LIB = 'src/redis/scripts/keys_lib.lua';
@@ -53,10 +55,10 @@ function oldScript(path: string, libraries: string[]): string {
   return [...libraries.map(oldFile), oldFile(path)].join('\n');
 }
 
-async function makeBoard(redis: Redis, nowMs: number): Promise<PreparedBoard> {
-  const keys = new RankingKeys('tb:');
+async function makeBoard(functions: RedisFunctions, prefix: string, nowMs: number): Promise<PreparedBoard> {
+  const keys = new RankingKeys(prefix);
   const windows = [{ name: 'day', periodSec: 86_400, intervalSec: 3600 }];
-  const reply = await callFunction(redis, S.boardPut, {
+  const reply = await functions.call(S.boardPut, {
     ...{ keys: keys.board('bench'), windows, shards: 1, maxItems: undefined, views: [] },
     ...{ version: 'v-bench', reset: false, nowMs },
   });
@@ -65,7 +67,7 @@ async function makeBoard(redis: Redis, nowMs: number): Promise<PreparedBoard> {
   const board = new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board('bench'));
   for (let first = 0; first < ITEMS; first += 1000) {
     const entries = Array.from({ length: 1000 }, (_, i) => ({ item: `i${first + i}`, amount: 1 + ((first + i) % 97) }));
-    await callFunction(redis, S.incrementBatch, { ...on(board, nowMs), entries });
+    await functions.call(S.incrementBatch, { ...on(board, nowMs), entries });
   }
   return board;
 }
@@ -90,7 +92,7 @@ function oldIncrementArgs(fcall: FcallArgs): FcallArgs {
 }
 
 function on(board: PreparedBoard, nowMs: number) {
-  return { board, shard: board.shards[0], nowMs, budgetFields: EXPIRE_CHUNK, newItems: UNLIMITED };
+  return { board, shard: board.shards[0], nowMs, budgetFields: expireChunk, newItems: UNLIMITED };
 }
 
 /**
@@ -198,13 +200,15 @@ async function commandsPerCall(redis: Redis, variants: Variant[]): Promise<void>
   }
 }
 
-async function main(): Promise<void> {
+/** The ranking calls before (the scripts of OLD_REF) and now, inside one private redis-server of its own (issue #23's ≤ 0.75 targets). */
+export async function functionsRankingBench(): Promise<void> {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
   try {
-    await loadLibraries(redis, [RANKING.library]);
+    const { functions, ranking, prefix } = await benchFunctions(server.url, redis, [RANKING.library]);
+    expireChunk = ranking.expireChunk;
     const nowMs = Date.now();
-    const board = await makeBoard(redis, nowMs);
+    const board = await makeBoard(functions, prefix, nowMs);
     const variants = [...(await prepare(redis, board, nowMs)), ...(await floorVariants(redis, board, nowMs))];
     const loadBefore = loadAverage();
     await measure(redis, variants, { rounds: ROUNDS, calls: CALLS, pipelined: PIPELINE });
@@ -216,7 +220,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+// Run alone (npx ts-node --transpile-only bench/functions-ranking.ts) or as a part of npm run bench (bench/run.ts).
+if (require.main === module) {
+  functionsRankingBench().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
