@@ -148,8 +148,10 @@ async function prepare(redis: Redis, board: PreparedBoard, nowMs: number): Promi
     fcallArgs(S.increment, S.increment.build({ ...on(board, nowMs), item: `i${(n * 7919) % ITEMS}`, amount: 1 }));
   const top = fcallArgs(S.readTop, S.readTop.build({ ...on(board, nowMs), window, offset: 0, limit: 10 }));
   const oldTop = oldReadTopArgs(top);
-  const before = await redis.evalsha(readTopSha, ...oldTop);
-  const now = await redis.fcall(S.readTop.redisName, ...top);
+  // Compared decoded: the reply may carry a score as a string and an empty previous-rank list now.
+  const topCall = { ...on(board, nowMs), window, offset: 0, limit: 10 };
+  const before = S.readTop.decode(await redis.evalsha(readTopSha, ...oldTop), topCall);
+  const now = S.readTop.decode(await redis.fcall(S.readTop.redisName, ...top), topCall);
   if (!isDeepStrictEqual(before, now)) throw new Error(`read_top answers differ: ${JSON.stringify([before, now])}`);
   return [
     variant('one-window increment, before: EVALSHA', 'evalsha', (p: Pipeline, n) =>

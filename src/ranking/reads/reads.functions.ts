@@ -30,13 +30,15 @@ function listingRead<Call extends WindowCall>(
     decode: (raw): ListingReply => {
       const reply = new Reply(name, raw).expectLength(4, true);
       const rows = rowsOf(reply, 4);
-      const previous = reply.nested(3).expectLength(rows.length);
+      // Empty when the window keeps no snapshots: no row has a previous rank.
+      const previous = reply.nested(3);
+      if (previous.length > 0) previous.expectLength(rows.length);
       return {
         draining: reply.flag(0),
         firstPosition: reply.int(1),
         higherThanFirst: reply.int(2),
         rows,
-        previousRanks: rows.map((_, i) => previous.int(i) || null),
+        previousRanks: rows.map((_, i) => (previous.length > 0 && previous.int(i)) || null),
       };
     },
   });

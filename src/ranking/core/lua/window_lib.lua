@@ -279,8 +279,17 @@ end
 
 -- Appends a listing page (ZREVRANGE ... WITHSCORES) to a read reply: stops at the first score <= 0,
 -- and stores at reply[3] how many items score higher than the first one listed: none when the page
--- starts at position 0 (`from_top`: it holds the highest score), else counted.
+-- starts at position 0 (`from_top`: it holds the highest score), else counted. Scores go as Redis
+-- wrote them (strings); a page whose last score is positive (scores descend) is copied without
+-- converting each.
 local function append_listing(reply, top_key, page, from_top)
+  local count = #page
+  if count > 0 and tonumber(page[count]) > 0 then
+    reply[3] = from_top and 0 or rank_of(top_key, tonumber(page[2])) - 1
+    local at = #reply
+    for i = 1, count do reply[at + i] = page[i] end
+    return reply
+  end
   for i = 1, #page, 2 do
     local score = tonumber(page[i + 1])
     if score <= 0 then break end

@@ -10,8 +10,8 @@
 -- ARGV[7]        item id
 -- ARGV[8]        radius (neighbours on each side)
 -- Reply: { draining (0|1), position of the first listed (0-based; -1: item not ranked), items with a
---          higher score than the first listed, { previous rank of each listed (0: absent) }, item_1,
---          score_1, ... } in read_top's order
+--          higher score than the first listed, { previous rank of each listed (0: absent); empty when
+--          the window keeps no snapshots }, item_1, score_1, ... } in read_top's order
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_around(keys, args)
   begin_call(keys, args)

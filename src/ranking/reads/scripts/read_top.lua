@@ -9,7 +9,8 @@
 -- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib)
 -- ARGV[7]        offset (0-based), ARGV[8] limit
 -- Reply: { draining (0|1), position of the first listed (0-based), items with a higher score than
---          the first listed, { previous rank of each listed (0: absent) }, item_1, score_1, ... }
+--          the first listed, { previous rank of each listed (0: absent); empty when the window keeps no
+--          snapshots }, item_1, score_1, ... } (a score as Redis wrote it, or a number: append_listing)
 --        ties are listed in descending byte order of item id (Redis ZREVRANGE order), on a `ties: first`
 --        board in the strict order (ties_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
