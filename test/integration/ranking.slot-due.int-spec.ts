@@ -90,6 +90,7 @@ describe.each(TOPOLOGIES)('the shard slot due keeps reads exact (real Redis, %s)
       expect(new Set(await dues())).toEqual(new Set([String(T0_SEC + 3600)]));
       await ctx.ranking.putBoard({ name: 'b', windows: WINDOWS, shards, reset: true });
       expect(await dues()).toEqual(Array(shards).fill(null));
+      for (const key of cfgKeys()) expect(await ctx.redis.client.hget(key, 'indexedSec')).toBeNull();
       for (const item of ITEMS) await ctx.ranking.increment('b', item, 1);
       expect(new Set(await dues())).toEqual(new Set([String(T0_SEC + 180)]));
       ctx.clock.setMs(T0 + 180_000);
@@ -118,6 +119,23 @@ describe.each(TOPOLOGIES)('the shard slot due keeps reads exact (real Redis, %s)
       ctx.clock.setMs(T0 + 180_000);
       expect(await listed('m', 's')).toEqual(['late']);
       expect(await listed('m')).toEqual(['late']);
+    });
+
+    it('an increment at now keeps its slots as indexed; one after another instance expired them indexes them again', async () => {
+      const indexed = () => Promise.all(cfgKeys().map((key) => ctx.redis.client.hget(key, 'indexedSec')));
+      for (const item of ITEMS) await ctx.ranking.increment('b', item, 1);
+      expect(new Set(await indexed())).toEqual(new Set([String(T0_SEC)]));
+      // An instance whose clock is ahead expires m's slot of T0 (the scheduler); one behind still writes there.
+      ctx.clock.setMs(T0 + 180_000);
+      expect(await ctx.ranking.expireDue({ leaseMs: 60_000, claimBatch: 10 })).toMatchObject({ failures: 0 });
+      expect(await indexed()).toEqual(Array(shards).fill(null));
+      ctx.clock.setMs(T0 + 30_000);
+      for (const item of ITEMS) await ctx.ranking.increment('b', item, 1);
+      expect(await listed('m')).toEqual(ITEMS);
+      // Indexed again, so it expires with its slot instead of staying in the results.
+      ctx.clock.setMs(T0 + 180_000);
+      expect(await listed('m')).toEqual([]);
+      expect(await ctx.ranking.item('b', 'h', 'i00')).toMatchObject({ score: 2 });
     });
 
     it("the scheduler's expire drains what is due and stores the next due it finds", async () => {

@@ -103,7 +103,7 @@ local function board_create(r)
   local json = cjson.encode(r.wanted)
   redis.call('HSET', r.cfg_key, 'version', r.new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', r.now_ms)
   -- A hash kept from before (a reset) may hold a slot due of other periods (window_lib): found again.
-  redis.call('HDEL', r.cfg_key, 'slotDueSec')
+  redis.call('HDEL', r.cfg_key, 'slotDueSec', 'indexedSec')
   if r.max_items ~= '' then redis.call('HSET', r.cfg_key, 'maxItems', r.max_items) end
   if r.segments_max ~= '' then redis.call('HSET', r.cfg_key, 'segmentsMax', r.segments_max) end
   if r.aggregate == '' then r.aggregate = 'sum' end
@@ -204,7 +204,7 @@ local function board_update(r, plan)
   store_snapshot_confs(cfg_key, r.wanted)
   local json = cjson.encode(r.wanted)
   redis.call('HSET', cfg_key, 'version', r.new_version, 'windows', json, 'shards', r.shards, 'maxShards', plan.max_shards)
-  redis.call('HDEL', cfg_key, 'slotDueSec')
+  redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
   if r.max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', r.max_items) end
   if r.segments_max ~= '' then redis.call('HSET', cfg_key, 'segmentsMax', r.segments_max) end
   board_store_aggregate(r)

@@ -19,17 +19,19 @@ local BOARD = { aggregate = 'sum' }
 
 -- The board config fields a call may read, from the one HMGET version_error makes (every function
 -- on a board's windows starts with it): read here instead of one HGET each (views, snapshots, ties,
--- the item cap, a like's actors, the end of the latest block, the shard's slot due: window_lib), which
+-- the item cap, a like's actors, the end of the latest block, the shard's slot due and indexed second:
+-- slot_due_lib), which
 -- was a third of a one-window increment's Redis commands. Valid for the config hash `cfg_key` of this
 -- call only (nil: nothing read yet); a function writing these fields (board_put, shard_sync) never
 -- calls version_error, so never reads a stale copy, and a retraction's block (actor_lib) and the slot
--- due's writers (window_lib) write their copy too. `ties_top` /
+-- due's writers (slot_due_lib) write their copy too. `ties_top` /
 -- `ties_first`: the last results key ties_first answered for. `settle_due`: the shard's slot due
 -- expire_all found in this call (unix s; nil: none), for settle_slot_due; `oldest_live`: the start of
 -- the oldest live slot expire_window last found (false: none; nil: not asked). (Fields of one table: a
 -- library's top level may hold at most 200 locals, and it holds about 190.)
 local CONFIG = {
-  fields = { 'version', 'aggregate', 'ties', 'views', 'snapshots', 'maxItems', 'shards', 'actors', 'blockedUntil', 'slotDueSec' },
+  fields = { 'version', 'aggregate', 'ties', 'views', 'snapshots', 'maxItems', 'shards', 'actors', 'blockedUntil', 'slotDueSec',
+    'indexedSec' },
   cfg_key = nil,
   settle_due = nil,
   oldest_live = nil,

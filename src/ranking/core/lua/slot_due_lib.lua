@@ -56,3 +56,35 @@ local function index_slot(slots_key, slot_start, period_sec)
   lower_slot_due(slot_start + period_sec)
   return slot_due_ms(slot_start, period_sec)
 end
+
+-- The shard's indexed second, cfg field indexedSec (unix s): a time t whose slot, in every rolling
+-- window of the board, is in that window's slots index, so an increment in the same slots (the common
+-- case: events at now) adds to them without a ZADD NX. Exact while every one of those slots is
+-- indexed: an event a window holds has a live slot there, which only expiry (expire_window, after the
+-- slot is gone from every caller's live span) or a board put (board_put, shard_sync: cleared with the
+-- slot due) removes, and expire_window forgets the field whenever it removes a slot. Set by an
+-- increment at now that had to index a slot (event_adder); absent: every slot is indexed as before.
+local function slot_known(slot_start, interval_sec, origin_sec)
+  local t = CONFIG.indexedSec
+  if not t or not CONFIG.cfg_key or (origin_sec or 0) > 0 then return false end
+  t = tonumber(t)
+  return t - t % interval_sec == slot_start
+end
+
+-- Stores `at_sec` as the shard's indexed second (its slots were just indexed in every window).
+local function note_indexed(at_sec)
+  if not CONFIG.cfg_key then return end
+  CONFIG.indexedSec = string.format('%d', at_sec)
+  redis.call('HSET', CONFIG.cfg_key, 'indexedSec', CONFIG.indexedSec)
+end
+
+-- Forgets the indexed second of the shard holding `slots_key` (a slot just left its index): the next
+-- increment indexes its slots again.
+local function forget_indexed(slots_key)
+  local cfg_key = string.match(slots_key, '^[^}]*}') .. ':cfg'
+  if cfg_key == CONFIG.cfg_key then
+    if not CONFIG.indexedSec then return end
+    CONFIG.indexedSec = false
+  end
+  redis.call('HDEL', cfg_key, 'indexedSec')
+end

@@ -142,6 +142,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     if whole then
       redis.call('DEL', slot_key)
       redis.call('ZREM', slots_key, oldest[1])
+      forget_indexed(slots_key)
       budget = budget - math.max(size, 1)
     else
       local fields = {}
