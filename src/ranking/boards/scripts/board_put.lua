@@ -102,7 +102,7 @@ local function board_create(r)
   for _, w in ipairs(r.wanted) do w.createdAtMs = r.now_ms end
   local json = cjson.encode(r.wanted)
   redis.call('HSET', r.cfg_key, 'version', r.new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', r.now_ms)
-  -- A hash kept from before (a reset) may hold a slot due of other periods (window_lib): found again.
+  -- A hash kept from before (a reset) may hold a slot due and indexed second of other periods (slot_due_lib).
   redis.call('HDEL', r.cfg_key, 'slotDueSec', 'indexedSec')
   if r.max_items ~= '' then redis.call('HSET', r.cfg_key, 'maxItems', r.max_items) end
   if r.segments_max ~= '' then redis.call('HSET', r.cfg_key, 'segmentsMax', r.segments_max) end

@@ -39,7 +39,7 @@ local function shard_sync(keys, args)
     end
   end
   redis.call('HSET', cfg_key, 'version', ARGV[1], 'revision', revision, 'windows', ARGV[2], 'shards', ARGV[3])
-  -- Periods may have changed: the shard's slot due (window_lib) is found again by the next write.
+  -- Periods may have changed: the shard's slot due and indexed second (slot_due_lib) are found again.
   redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
   redis.call('HSETNX', cfg_key, 'createdAtMs', ARGV[5])
   store_snapshot_confs(cfg_key, cjson.decode(ARGV[2]))
