@@ -72,9 +72,18 @@ end
 -- the event's time for hot's firstSeen; the actor's contribution kept, actor_lib, unless actor is nil or ""), appends the per-window figures score_1, rank_1, ...,
 -- score_W, rank_W to `reply`, ranks as of this addition (a window not covering the event answers the
 -- item's standing), and returns the earliest due time (unix ms) of the slots it indexed, or nil.
+-- The adders built so far, by window count, kept from call to call: a call takes its count's with
+-- the slots it indexed forgotten, and builds no closure or table (one call runs at a time).
+local EVENT_ADDERS = {}
+
 local function event_adder(window_count)
+  local known = EVENT_ADDERS[window_count]
+  if known then
+    for w = 0, window_count - 1 do known.indexed[w] = nil end
+    return known.add
+  end
   local indexed, slot_keys = {}, {}
-  return function(reply, item, amount, at_sec, seen_sec, covering, actor)
+  local add = function(reply, item, amount, at_sec, seen_sec, covering, actor)
     local new_due_ms, unknown = nil, false
     for w = 0, window_count - 1 do
       local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
@@ -104,6 +113,8 @@ local function event_adder(window_count)
     if unknown and covering == EVERY_WINDOW[window_count] then note_indexed(at_sec) end
     return new_due_ms
   end
+  EVENT_ADDERS[window_count] = { add = add, indexed = indexed }
+  return add
 end
 
 -- One entry of a batch (the batch increment, stream ingest) into the slot starting at `slot_start` of

@@ -91,8 +91,9 @@ local function increment(keys, args)
   local call = INCREMENT
   call.now_ms, call.now_sec, call.window_count, call.draining = now_ms, now_sec, window_count, draining
   call.keeping, call.add = snapshot_windows(2, window_count, confs), event_adder(window_count)
-  -- Per call, not per request: the windows holding each event second (window_holds).
-  local holding_at = {}
+  -- Per call, not per request: the windows holding each event second before now (window_holds; an
+  -- event at now is held by every window, a shared answer).
+  local holding_at = nil
   call.no_key.context = context
   local applied = 0
   local answers = {}
@@ -104,8 +105,14 @@ local function increment(keys, args)
     if not answer then
       local at_ms = tonumber(ARGV[first + 6])
       local at_sec = math.floor(at_ms / 1000)
-      if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
-      local covering = holding_at[at_sec]
+      local covering
+      if at_sec == now_sec then
+        covering = window_holds(at_sec, now_sec, window_count)
+      else
+        holding_at = holding_at or {}
+        if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
+        covering = holding_at[at_sec]
+      end
       local segments = segment_names(ARGV[first + 8])
       local created, refusal = increment_admission(window_count, item, tonumber(ARGV[first + 5]), cap, covering,
         segments, segments_max, now_sec, ARGV[first + 9])
