@@ -34,6 +34,8 @@ type WindowRow = ScoredItem & { previousRank: number | null };
 export class ReadsStore {
   private readonly budgetFields: number;
   private readonly reader: RankedReader;
+  /** Refuses (503 REDIS_BUSY) before each command of a sharded read while Redis is busy. */
+  private readonly admit: () => void;
 
   constructor(
     redis: RedisService,
@@ -44,7 +46,8 @@ export class ReadsStore {
   ) {
     this.budgetFields = settings.expireChunk;
     functions.define([RANKING.library]);
-    this.reader = new RankedReader(() => redis.admit());
+    this.admit = () => redis.admit();
+    this.reader = new RankedReader(this.admit);
   }
 
   async top(read: WindowRead, offset: number, limit: number): Promise<{ draining: boolean; items: RankedRow[] }> {
@@ -89,6 +92,8 @@ export class ReadsStore {
 
   private previousRanks(read: WindowRead): Promise<Map<string, number>> | undefined {
     if (!read.board.sharded) return undefined;
+    // Its first command: shed like the shards' reads it comes with.
+    this.admit();
     const previous = this.history.previousRanks(read.board, read.window, read.nowMs);
     // Handled here, awaited later: a failing page read must not leave it an unhandled rejection.
     previous.catch(() => undefined);
