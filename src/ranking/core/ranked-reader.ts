@@ -51,11 +51,15 @@ export interface ShardNeighbours<Row extends ScoredItem> {
 export interface RankedSource<Row extends ScoredItem> {
   head(shard: ShardKeys, offset: number, count: number): Promise<ShardPage<Row>>;
   standing(shard: ShardKeys, item: string): Promise<ShardStanding<Row>>;
-  countAbove(shards: ShardKeys[], score: number): Promise<ShardCount>;
+  /** `tie`: the item's tie mark (a sharded `ties: first` board): items of an equal score and an earlier mark count too. */
+  countAbove(shards: ShardKeys[], score: number, tie?: string): Promise<ShardCount>;
   around(shard: ShardKeys, item: string, radius: number): Promise<ShardAround<Row>>;
   /** Absent (a view): a sharded around reads the page of the board listing around the item's rank instead. */
   neighbours?(shard: ShardKeys, pivot: ScoredItem, radius: number): Promise<ShardNeighbours<Row>>;
-  /** Strict ranks (a window of a `ties: first` board): a row's rank is its position, ties included. */
+  /**
+   * Strict ranks (a window of a `ties: first` board): a row's rank is its position, ties included. On a
+   * sharded board its rows carry tie marks (ScoredItem.tie), which order equal scores in the merge.
+   */
   readonly strict?: boolean;
 }
 
@@ -109,7 +113,7 @@ export class RankedReader {
       draining ||= page.draining;
       return page.rows;
     });
-    return { draining, rows: ranked(rows, 0, 0).slice(offset, depth) };
+    return { draining, rows: ranked(rows, 0, 0, source.strict).slice(offset, depth) };
   }
 
   async item<Row extends ScoredItem>(
@@ -123,6 +127,7 @@ export class RankedReader {
       ? await source.countAbove(
           board.shards.filter((shard) => shard !== home),
           own.score,
+          own.row?.tie,
         )
       : { draining: false, above: 0, listed: 0 };
     const rank = own.row === undefined ? null : own.above + others.above + 1;
@@ -147,7 +152,8 @@ export class RankedReader {
         page.firstPosition === -1 ? [] : ranked(page.rows, page.firstPosition, page.higherThanFirst, source.strict);
       return { draining: page.draining, rows };
     }
-    if (!source.neighbours) return this.aroundByRank(board, source, item, radius);
+    // Strict ranks: the neighbours of a (score, item) pair are not those of a (score, mark) pair.
+    if (!source.neighbours || source.strict) return this.aroundByRank(board, source, item, radius);
     const own = await source.standing(board.shardOf(item), item);
     if (own.row === undefined) return { draining: own.draining, rows: [] };
     const around = await this.aroundOverShards(board, source, own.row, radius);

@@ -14,8 +14,9 @@
 -- ARGV[9+S]      1 to answer board ranks, else 0 (ranks among the ids need only the scores)
 -- ARGV[10+S] ..  pairs: an id, and the position (1..S) of the shard holding it
 -- Reply: { 0 } when a shard has expired slots to drain; else { 1, { score of each id (0: none) },
---          { board rank of each id (0: not ranked, or not asked) }, { data of each id (false: none,
---          or not asked) } }
+--          { board rank of each id (0: not ranked, or not asked; strict on a `ties: first` board: the
+--          items ahead of its score and tie mark on every shard, tie_ahead) }, { data of each id
+--          (false: none, or not asked) } }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 local function lookup_node(keys, args)
   begin_call(keys, args)
@@ -39,7 +40,11 @@ local function lookup_node(keys, args)
     local score = tonumber(redis.call('ZSCORE', tops[home], item) or '0')
     scores[#scores + 1] = score
     ranks[#ranks + 1] = 0
-    if with_ranks and score > 0 then
+    local mark = with_ranks and score > 0 and tie_mark_of(tops[home], item) or ''
+    if mark ~= '' then
+      ranks[#ranks] = 1
+      for s = 1, shard_count do ranks[#ranks] = ranks[#ranks] + tie_ahead(tops[s], score, mark) end
+    elseif with_ranks and score > 0 then
       if not above_of[score] then
         above_of[score] = 0
         for s = 1, shard_count do above_of[score] = above_of[score] + redis.call('ZCOUNT', tops[s], above(score), '+inf') end
