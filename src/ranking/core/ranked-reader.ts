@@ -152,8 +152,7 @@ export class RankedReader {
         page.firstPosition === -1 ? [] : ranked(page.rows, page.firstPosition, page.higherThanFirst, source.strict);
       return { draining: page.draining, rows };
     }
-    // Strict ranks: the neighbours of a (score, item) pair are not those of a (score, mark) pair.
-    if (!source.neighbours || source.strict) return this.aroundByRank(board, source, item, radius);
+    if (!source.neighbours) return this.aroundByRank(board, source, item, radius);
     const own = await source.standing(board.shardOf(item), item);
     if (own.row === undefined) return { draining: own.draining, rows: [] };
     const around = await this.aroundOverShards(board, source, own.row, radius);
@@ -195,12 +194,13 @@ export class RankedReader {
     const after = mergeListings(replies.map((reply) => reply.after)).slice(0, radius);
     const rows = [...before, pivot, ...after];
     const firstPosition = position - before.length;
-    // Items above the first row: the replies counted them when it ties the pivot; at the top, none.
+    // Items above the first row: the replies counted them when it ties the pivot; at the top, none
+    // (strict ranks are positions: nothing to count).
     const counted =
-      firstPosition === 0 || rows[0].score === pivot.score
+      firstPosition === 0 || rows[0].score === pivot.score || source.strict
         ? { draining: false, above: firstPosition === 0 ? 0 : replies.reduce((sum, reply) => sum + reply.above, 0) }
         : await source.countAbove(board.shards, rows[0].score);
     const draining = replies.some((reply) => reply.draining) || counted.draining;
-    return { draining, rows: ranked(rows, firstPosition, counted.above) };
+    return { draining, rows: ranked(rows, firstPosition, counted.above, source.strict) };
   }
 }

@@ -107,11 +107,11 @@ export const READS_FUNCTIONS = {
     handler: 'read_neighbours',
     flags: ['allow-oom'],
     numberOfKeys: 3,
-    build: (call: WindowCall & { item: string; score: number; radius: number }) =>
-      windowRead(call, [call.item, call.score, call.radius]),
+    build: (call: WindowCall & { item: string; score: number; radius: number; tie?: string }) =>
+      windowRead(call, [call.item, call.score, call.radius, call.tie ?? '']),
     decode: (raw) => {
-      const reply = new Reply('tbRankReadNeighbours', raw).expectLength(4, true);
-      const rows = rowsOf(reply, 4);
+      const reply = new Reply('tbRankReadNeighbours', raw).expectLength(5, true);
+      const rows = withTieMarks(rowsOf(reply, 5), reply.nested(4));
       const beforeCount = reply.int(3);
       return {
         draining: reply.flag(0),
