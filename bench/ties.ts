@@ -32,32 +32,41 @@ const BATCH = 1000;
 const idOf = (i: number) => `item-${String(i).padStart(11, '0')}`;
 const BOARDS = ['shared', 'first', 'sharded', 'shardedFirst'] as const;
 
-/** Median and p99 of `runs` timed calls (ms). */
-async function timed(runs: number, call: (run: number) => Promise<unknown>): Promise<string> {
-  const times: number[] = [];
-  for (let run = 0; run < runs; run++) {
-    const started = process.hrtime.bigint();
-    await call(run);
-    times.push(Number(process.hrtime.bigint() - started) / 1e6);
-  }
+/** Median and p99 of timed calls (ms). */
+function quantiles(times: number[]): string {
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.floor(q * (times.length - 1))].toFixed(2);
   return `${at(0.5)} ms | ${at(0.99)} ms`;
 }
 
-/** A top page of 100 and an item's rank on the 8-shard boards, shared ties against `ties: first`, interleaved. */
+/**
+ * A top page of 100, an item's rank and an around of radius 5 on the 8-shard boards, shared ties
+ * against `ties: first`: 20 calls of each to warm up, then 200, the two boards call by call in turn.
+ */
 async function readBench(ranking: ReturnType<typeof createRankingGraph>['ranking']): Promise<void> {
+  const reads = {
+    'top 100': (name: string) => ranking.top(name, 'w', 0, 100),
+    'item rank': (name: string, id: string) => ranking.item(name, 'w', id),
+    'around, radius 5': (name: string, id: string) => ranking.around(name, 'w', id, 5),
+  };
   console.log(`load average ${loadAverage()}\n`);
-  console.log('| read, 8 shards, 100 000 items | median | p99 |\n|---|---|---|');
-  for (const name of ['sharded', 'shardedFirst'] as const) {
-    const top = await timed(200, () => ranking.top(name, 'w', 0, 100));
-    const item = await timed(200, (run) => ranking.item(name, 'w', idOf((run * 7919) % ITEMS)));
-    const around = await timed(200, (run) => ranking.around(name, 'w', idOf((run * 7919) % ITEMS), 5));
-    console.log(
-      `| ${name}: top 100 | ${top} |\n| ${name}: item rank | ${item} |\n| ${name}: around, radius 5 | ${around} |`,
-    );
+  console.log('| read, 8 shards, 100 000 items | shared ties: median | p99 | ties: first: median | p99 |');
+  console.log('|---|---|---|---|---|');
+  for (const [what, read] of Object.entries(reads)) {
+    const times: Record<string, number[]> = { sharded: [], shardedFirst: [] };
+    for (let run = -20; run < 200; run++) {
+      const id = idOf((Math.abs(run) * 7919) % ITEMS);
+      for (const name of ['sharded', 'shardedFirst']) {
+        const started = process.hrtime.bigint();
+        await read(name, id);
+        if (run >= 0) times[name].push(Number(process.hrtime.bigint() - started) / 1e6);
+      }
+    }
+    console.log(`| ${what} | ${quantiles(times.sharded)} | ${quantiles(times.shardedFirst)} |`);
   }
-  console.log();
+  const sample = idOf(4242);
+  const ranks = await Promise.all(['sharded', 'shardedFirst'].map((name) => ranking.item(name, 'w', sample)));
+  console.log(`\n(${sample}: rank ${ranks[0].rank} with shared ties, ${ranks[1].rank} with ties: first)\n`);
 }
 
 async function main(): Promise<void> {

@@ -101,7 +101,8 @@ describe.each([1, 3])('aggregate boards over HTTP (shards: %i)', (shards) => {
     // A millisecond apart: across shards the order of equal scores is known to the millisecond.
     await score('tied', 'early', { score: 5 }).expect(200);
     clock.advanceMs(1);
-    await score('tied', 'late', { score: 5 }).expect(200);
+    const late = await score('tied', 'late', { score: 5 }).expect(200);
+    expect(late.body.windows.m).toMatchObject({ score: 5, rank: 2 });
     clock.advanceMs(1);
     await score('tied', 'early', { score: 4 }).expect(200); // not a better score: its place stays
     const ranks = await http().get('/boards/tied/top?window=m').expect(200);

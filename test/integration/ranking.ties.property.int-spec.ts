@@ -92,6 +92,37 @@ describe.each(TOPOLOGIES)('ties: first against a brute-force model (property, %s
     },
   );
 
+  // Long runs of one score: more ties on a shard than tie_ahead reads in one call (TIE.RUN_READ, 32),
+  // so ranks come from its binary search over the rest.
+  it('3 shards: 150 items tied at one score rank in the order they reached it, on every read', async () => {
+    clock.setMs(1_700_000_000_000);
+    const windows = [{ name: 'w', period: 3600, interval: 60 }];
+    await setup.ranking.putBoard({ name: 'long', windows, shards: 3, ties: 'first' });
+    const ids = Array.from({ length: 150 }, (_, i) => `id${(i * 37) % 150}`);
+    for (const id of ids) {
+      await setup.ranking.increment('long', id, 1);
+      clock.advanceMs(1);
+    }
+    const top = await setup.ranking.top('long', 'w', 0, 200);
+    expect(top.items.map((row) => [row.rank, row.item])).toEqual(ids.map((id, i) => [i + 1, id]));
+    for (const at of [0, 40, 77, 149]) {
+      expect((await setup.ranking.item('long', 'w', ids[at])).rank).toBe(at + 1);
+      const around = await setup.ranking.around('long', 'w', ids[at], 2);
+      expect(around.items.map((row) => row.item)).toEqual(ids.slice(Math.max(0, at - 2), at + 3));
+    }
+    const ranks = await setup.lookup.lookup({
+      name: 'long',
+      window: 'w',
+      items: ids,
+      relative: false,
+      withData: false,
+    });
+    expect(ranks.items.map((row) => row.rank)).toEqual(ids.map((_, i) => i + 1));
+    const late = await setup.ranking.increment('long', 'late', 1);
+    expect(late.body.windows.w.rank).toBe(151);
+    await setup.ranking.deleteBoard('long');
+  });
+
   async function compare(name: string, window: string, model: TiesModel, written?: Written): Promise<void> {
     const expected = model.rows(window);
     const top = await setup.ranking.top(name, window, 0, 100);

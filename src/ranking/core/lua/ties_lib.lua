@@ -18,7 +18,8 @@
 -- Exact: scores are the results' own (integers, %.17g), seqs integers below 10^15 (a billion changes a
 -- day for 2 700 years), times below 10^13 ms (year 2286).
 
-local TIE = { DIGITS = 15, MAX = 999999999999999, SHARDED_DIGITS = 30, MS_MAX = 9999999999999 }
+-- RUN_READ: members of a score's run tie_ahead reads in one call (a longer run: a binary search beyond).
+local TIE = { DIGITS = 15, MAX = 999999999999999, SHARDED_DIGITS = 30, MS_MAX = 9999999999999, RUN_READ = 32 }
 
 -- "<tag>:<window>:top" -> "<tag>:cfg": names hold no braces, so the tag ends at the first "}" (also
 -- item_data_lib's, prepended after this library).
@@ -94,17 +95,21 @@ end
 -- Items of this shard ahead of an item of `score` (> 0) and mark `mark` (another shard's, or this
 -- one's): those scoring higher, and those of equal score whose mark sorts above (was drawn earlier).
 -- The equal scores are one run of the order zset, its members descending: a binary search finds how
--- many of them sort above the mark (O(log^2 n), read-only). `mark` '': items scoring higher only.
+-- many of them sort above the mark, over the run's first TIE.RUN_READ members read in one call (the
+-- whole run, mostly), then one member read per step (O(log^2 n), read-only). `mark` '': items scoring
+-- higher only.
 local function tie_ahead(top_key, score, mark)
   local exact = string.format('%.17g', score)
   if mark == '' then return redis.call('ZCOUNT', top_key, '(' .. exact, '+inf') end
   local order_key = sibling_key(top_key, 'top', 'order')
   local higher = redis.call('ZCOUNT', order_key, '(' .. exact, '+inf')
-  local low, high = 0, redis.call('ZCOUNT', order_key, exact, exact)
+  local run = redis.call('ZRANGE', order_key, exact, exact, 'BYSCORE', 'REV', 'LIMIT', 0, TIE.RUN_READ)
+  local low, high = 0, #run
+  if high == TIE.RUN_READ then high = redis.call('ZCOUNT', order_key, exact, exact) end
   local width = #mark
   while low < high do
     local middle = math.floor((low + high) / 2)
-    local member = redis.call('ZREVRANGE', order_key, higher + middle, higher + middle)[1]
+    local member = run[middle + 1] or redis.call('ZREVRANGE', order_key, higher + middle, higher + middle)[1]
     if member and string.sub(member, 1, width) > mark then low = middle + 1 else high = middle end
   end
   return higher + low

@@ -34,14 +34,16 @@ local function lookup_node(keys, args)
     tops[s] = base .. 'top'
   end
   local with_data, with_ranks = args[8 + shard_count] == '1', args[9 + shard_count] == '1'
+  -- Strict ranks (a sharded `ties: first` board): decided once, the marks read from each id's shard.
+  local strict = with_ranks and ties_first(tops[1])
   local scores, ranks, data, above_of = {}, {}, {}, {}
   for at = 10 + shard_count, #args, 2 do
     local item, home = args[at], tonumber(args[at + 1])
     local score = tonumber(redis.call('ZSCORE', tops[home], item) or '0')
     scores[#scores + 1] = score
     ranks[#ranks + 1] = 0
-    local mark = with_ranks and score > 0 and tie_mark_of(tops[home], item) or ''
-    if mark ~= '' then
+    local mark = strict and score > 0 and redis.call('HGET', sibling_key(tops[home], 'top', 'marks'), item)
+    if mark then
       ranks[#ranks] = 1
       for s = 1, shard_count do ranks[#ranks] = ranks[#ranks] + tie_ahead(tops[s], score, mark) end
     elseif with_ranks and score > 0 then
