@@ -86,6 +86,27 @@ describe('ties: first over HTTP', () => {
     ]);
   });
 
+  it.each([1, 3])('%i shard(s): the window of a segment ranks strictly too', async (shards) => {
+    const windows = [{ name: 'h', period: '1h', interval: '1m' }];
+    await createBoard(app(), 't', { windows, ties: 'first', shards, segments: { max: 2 } });
+    const send = async (item: string, amount: number, segments: string[]) => {
+      const body = segments.length > 0 ? { amount, segments } : { amount };
+      await http().post(`/boards/t/items/${item}/increment`).send(body).expect(200);
+      clock.advanceMs(1);
+    };
+    await send('c', 4, ['en']);
+    await send('a', 4, ['en']);
+    await send('b', 4, []);
+    await send('q', 4, ['en']);
+    expect((await rows('/boards/t/top?segment=en')).map((row: unknown[]) => row.slice(0, 2))).toEqual([
+      ['c', 1],
+      ['a', 2],
+      ['q', 3],
+    ]);
+    expect((await http().get('/boards/t/items/q?segment=en').expect(200)).body.rank).toBe(3);
+    expect((await http().get('/boards/t/items/q').expect(200)).body.rank).toBe(4);
+  });
+
   it('takes ties: first on a sharded board (once a 400), and refuses a change of ties without reset', async () => {
     const put = (body: object, query = '') => http().put(`/admin/boards/s${query}`).set(ADMIN).send(body);
     const windows = [{ name: 'h', period: '1h', interval: '1m' }];
