@@ -180,7 +180,7 @@ local function previous_rank(top_key, item)
   return redis.call('ZCOUNT', prev, above(tonumber(score)), '+inf') + 1
 end
 
--- A listing reply { draining, position, higher, {}, item_1, score_1, ... }: fills entry 4 with each
+-- A listing reply { draining, position, higher, {}, marks, item_1, score_1, ... }: fills entry 4 with each
 -- row's previous rank. `keeps`: the window's snapshot setting (cross_window's answer); a window that
 -- keeps no snapshots answers an empty list (no row has one) without a lookup or a table per call.
 local NO_PREVIOUS_RANKS = {}
@@ -191,7 +191,7 @@ local function add_previous_ranks(reply, top_key, keeps)
     return reply
   end
   local ranks = {}
-  for i = 5, #reply, 2 do ranks[#ranks + 1] = previous_rank(top_key, reply[i]) end
+  for i = 6, #reply, 2 do ranks[#ranks + 1] = previous_rank(top_key, reply[i]) end
   reply[4] = ranks
   return reply
 end

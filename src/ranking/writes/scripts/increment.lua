@@ -24,7 +24,8 @@
 --                actor or item refuses the request, TB_RETRACTED <actor|item> <until ms>)
 -- Reply: one entry per request, in order: { outcome, context, [new items created, due time for the
 --        index (unix ms, 0: none; see due_to_index): applied only], draining (0|1), score_1, rank_1,
---        ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W } (rank 0: not ranked; previous
+--        ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W[, tie_mark_1, ..., tie_mark_W: a
+--        sharded `ties: first` board only, "" where not ranked] } (rank 0: not ranked; previous
 --        rank: in the window's latest snapshot, 0 when absent or the window keeps none; outcome,
 --        context and the counts as idem_lib says: a replay answers the stored figures), or
 --        { -1, refusal } when the request was refused, nothing of it applied: TB_AT_OUT_OF_SPAN (no
@@ -68,6 +69,7 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   for w = 0, window_count - 1 do
     reply[#reply + 1] = call.keeping and call.keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
   end
+  append_tie_marks(reply, 3, window_count, item)
   new_due_ms = with_snapshot_due(new_due_ms, 2, window_count, call.now_sec)
   local due = due_to_index(2, window_count, new_due_ms)
   if not keyless then return idem_finish(KEYS[1], 'cfg', idem, call.now_ms, reply, { created, due }) end

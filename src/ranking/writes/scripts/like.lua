@@ -24,7 +24,8 @@
 -- ARGV[16+4W]    segments.max, most live segments on this shard (0: the board takes none)
 -- Reply: { outcome, context, [new items, new likes created, due time for the index (unix ms, 0: none;
 --          see due_to_index): applied only], draining (0|1), counted (0|1): this call changed the
---          counts, score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W }
+--          counts, score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W[,
+--          tie_mark_1, ..., tie_mark_W as increment answers them] }
 --          (rank 0: not ranked; previous rank: in the window's latest snapshot, 0 when absent;
 --          outcome, context and the counts: idem_lib)
 -- On a board with actors (config field `actors`) the user is the like's actor (actor_lib): a like adds
@@ -60,6 +61,7 @@ local function like_standings(window_count, item, changed, delta, at_sec, event_
     reply[#reply + 1] = rank
   end
   for w = 0, window_count - 1 do reply[#reply + 1] = previous_rank(KEYS[4 + 2 * w], item) end
+  append_tie_marks(reply, 4, window_count, item)
   return reply, new_due_ms
 end
 
