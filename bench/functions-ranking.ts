@@ -15,14 +15,15 @@
 import { execFileSync } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
 import Redis from 'ioredis';
-import { AppConfig } from '../src/common/config';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';
+import { fcallArgs } from '../src/redis/functions';
+import type { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../test/support/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
+import { benchFunctions } from './functions-client';
 import { startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
@@ -31,7 +32,8 @@ const CALLS = Number(process.env.BENCH_FN_CALLS ?? 6_000);
 const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 5);
 const PIPELINE = 100;
 const ITEMS = 10_000;
-const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
+/** EXPIRE_CHUNK as the service reads it (RankingSettings), set once the settings are built. */
+let expireChunk = 0;
 
 /** The libraries the old scripts carried (src/ranking/core/script-call.ts at OLD_REF), in that order. */
 const KEYS_LIB = 'src/redis/scripts/keys_lib.lua';
@@ -53,10 +55,10 @@ function oldScript(path: string, libraries: string[]): string {
   return [...libraries.map(oldFile), oldFile(path)].join('\n');
 }
 
-async function makeBoard(redis: Redis, nowMs: number): Promise<PreparedBoard> {
-  const keys = new RankingKeys('tb:');
+async function makeBoard(functions: RedisFunctions, prefix: string, nowMs: number): Promise<PreparedBoard> {
+  const keys = new RankingKeys(prefix);
   const windows = [{ name: 'day', periodSec: 86_400, intervalSec: 3600 }];
-  const reply = await callFunction(redis, S.boardPut, {
+  const reply = await functions.call(S.boardPut, {
     ...{ keys: keys.board('bench'), windows, shards: 1, maxItems: undefined, views: [] },
     ...{ version: 'v-bench', reset: false, nowMs },
   });
@@ -65,7 +67,7 @@ async function makeBoard(redis: Redis, nowMs: number): Promise<PreparedBoard> {
   const board = new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board('bench'));
   for (let first = 0; first < ITEMS; first += 1000) {
     const entries = Array.from({ length: 1000 }, (_, i) => ({ item: `i${first + i}`, amount: 1 + ((first + i) % 97) }));
-    await callFunction(redis, S.incrementBatch, { ...on(board, nowMs), entries });
+    await functions.call(S.incrementBatch, { ...on(board, nowMs), entries });
   }
   return board;
 }
@@ -90,7 +92,44 @@ function oldIncrementArgs(fcall: FcallArgs): FcallArgs {
 }
 
 function on(board: PreparedBoard, nowMs: number) {
-  return { board, shard: board.shards[0], nowMs, budgetFields: EXPIRE_CHUNK, newItems: UNLIMITED };
+  return { board, shard: board.shards[0], nowMs, budgetFields: expireChunk, newItems: UNLIMITED };
+}
+
+/**
+ * The floor under each call: a function running the same Redis commands as the call does now on the
+ * same keys (the config HMGET of call_lib's fields, then the call's own commands) and no other Lua.
+ */
+const FLOOR_LIBRARY = `#!lua name=tb_bench_floor
+local FIELDS = { 'version', 'aggregate', 'ties', 'views', 'snapshots', 'maxItems', 'shards', 'actors', 'blockedUntil', 'slotDueSec', 'indexedSec' }
+redis.register_function('bare_top', function(keys, args)
+  redis.call('HMGET', keys[1], unpack(FIELDS))
+  return redis.call('ZREVRANGE', keys[3], 0, 9, 'WITHSCORES')
+end)
+redis.register_function('bare_inc', function(keys, args)
+  redis.call('HMGET', keys[1], unpack(FIELDS))
+  redis.call('HINCRBY', keys[4], args[2], 1)
+  local score = redis.call('ZINCRBY', keys[3], 1, args[2])
+  local above = redis.call('ZCOUNT', keys[3], '(' .. score, '+inf')
+  redis.call('HINCRBY', keys[1], 'ver', 1)
+  return { score, above + 1 }
+end)
+`;
+
+/** The floor variants (FLOOR_LIBRARY): the same keys as the increment and the top read of `board` at `nowMs`. */
+async function floorVariants(redis: Redis, board: PreparedBoard, nowMs: number): Promise<Variant[]> {
+  await redis.function('LOAD', 'REPLACE', FLOOR_LIBRARY);
+  const keys = board.shards[0].keys;
+  const nowSec = Math.floor(nowMs / 1000);
+  const start = nowSec - (nowSec % 3600);
+  const windowKeys = [keys.cfg(), keys.slots('day'), keys.top('day')];
+  return [
+    variant('floor: the increment now, its 5 commands alone', 'fcall', (p: Pipeline, n) =>
+      p.fcall('bare_inc', 4, ...windowKeys, keys.slot('day', start), start, `i${(n * 7919) % ITEMS}`),
+    ),
+    variant('floor: the top read now, its 2 commands alone', 'fcall', (p: Pipeline) =>
+      p.fcall('bare_top', 3, ...windowKeys),
+    ),
+  ];
 }
 
 /** The four variants, before and now of each call, after checking the two top reads answer alike. */
@@ -108,8 +147,10 @@ async function prepare(redis: Redis, board: PreparedBoard, nowMs: number): Promi
     fcallArgs(S.increment, S.increment.build({ ...on(board, nowMs), item: `i${(n * 7919) % ITEMS}`, amount: 1 }));
   const top = fcallArgs(S.readTop, S.readTop.build({ ...on(board, nowMs), window, offset: 0, limit: 10 }));
   const oldTop = oldReadTopArgs(top);
-  const before = await redis.evalsha(readTopSha, ...oldTop);
-  const now = await redis.fcall(S.readTop.redisName, ...top);
+  // Compared decoded: the reply may carry a score as a string and an empty previous-rank list now.
+  const topCall = { ...on(board, nowMs), window, offset: 0, limit: 10 };
+  const before = S.readTop.decode(await redis.evalsha(readTopSha, ...oldTop), topCall);
+  const now = S.readTop.decode(await redis.fcall(S.readTop.redisName, ...top), topCall);
   if (!isDeepStrictEqual(before, now)) throw new Error(`read_top answers differ: ${JSON.stringify([before, now])}`);
   return [
     variant('one-window increment, before: EVALSHA', 'evalsha', (p: Pipeline, n) =>
@@ -137,7 +178,8 @@ function report(variants: Variant[], loads: string[]): void {
   console.log('| ---- | ---: | ---: | ---: |');
   variants.forEach((v, i) => {
     const wall = `${median(v.rounds).toFixed(2)} (${Math.min(...v.rounds).toFixed(2)} / ${Math.max(...v.rounds).toFixed(2)})`;
-    const before = i % 2 === 1 && v.command !== 'hmget' ? variants[i - 1] : undefined;
+    // The first four are two before / now pairs; the rest stand alone.
+    const before = i < 4 && i % 2 === 1 ? variants[i - 1] : undefined;
     const ratio = before ? median(v.rounds.map((micros, r) => micros / before.rounds[r])).toFixed(2) : '';
     console.log(`| ${v.name} | ${wall} | ${median(v.cpu).toFixed(2)} | ${ratio} |`);
   });
@@ -159,14 +201,16 @@ async function commandsPerCall(redis: Redis, variants: Variant[]): Promise<void>
   }
 }
 
-async function main(): Promise<void> {
+/** The ranking calls before (the scripts of OLD_REF) and now, inside one private redis-server of its own (issue #23's ≤ 0.75 targets). */
+export async function functionsRankingBench(): Promise<void> {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
   try {
-    await loadLibraries(redis, [RANKING.library]);
+    const { functions, ranking, prefix } = await benchFunctions(server.url, redis, [RANKING.library]);
+    expireChunk = ranking.expireChunk;
     const nowMs = Date.now();
-    const board = await makeBoard(redis, nowMs);
-    const variants = await prepare(redis, board, nowMs);
+    const board = await makeBoard(functions, prefix, nowMs);
+    const variants = [...(await prepare(redis, board, nowMs)), ...(await floorVariants(redis, board, nowMs))];
     const loadBefore = loadAverage();
     await measure(redis, variants, { rounds: ROUNDS, calls: CALLS, pipelined: PIPELINE });
     report(variants, [loadBefore, loadAverage()]);
@@ -177,7 +221,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+// Run alone (npx ts-node --transpile-only bench/functions-ranking.ts) or as a part of npm run bench (bench/run.ts).
+if (require.main === module) {
+  functionsRankingBench().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

@@ -16,17 +16,17 @@
  * A script re-runs its whole text on every call, so read_header's window cache (args.lua) only ever
  * hits in a function, whose top level lives from call to call.
  */
-import { execSync } from 'node:child_process';
+import { execFileSync, execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { headerArgs } from '../src/redis/function-args';
-import { ARGS_MODULE, defineLibrary } from '../src/redis/function-library';
-import { loadLibraries } from '../src/redis/functions';
+import { ARGS_MODULE, defineLibrary, FunctionLibrary } from '../src/redis/function-library';
 import { RANKING_MODULES } from '../src/ranking/core/script-call';
 import { stopChild } from '../test/support/processes';
 import { testLibrary } from '../test/support/functions';
-import { loadAverage, measure, median, Pipeline, usecPerCall, variant, Variant } from './call-rounds';
+import { loadAverage, mainThreadCpu, measure, median, Pipeline, usecPerCall, variant, Variant } from './call-rounds';
+import { benchFunctions } from './functions-client';
 import { startRedisServer } from './process-stats';
 
 const CALLS = Number(process.env.BENCH_FN_CALLS ?? 6_000);
@@ -40,6 +40,26 @@ const LOOP = 50_000;
  */
 const PREPENDED = RANKING_MODULES.filter((path) => !path.endsWith('call_lib.lua'));
 
+/** The argument reader as commit HEADER_REF had it (BENCH_HEADER_REF, default c382e1a: before a call's header table was shared). */
+const HEADER_REF = process.env.BENCH_HEADER_REF ?? 'c382e1a';
+
+/**
+ * The small library with read_header as of HEADER_REF (`git show`), under another name: the same
+ * header-only function before and now, side by side. Undefined when the file at that commit has no
+ * read_header or is the same as now.
+ */
+async function oldHeaderLibrary(redis: Redis, small: FunctionLibrary): Promise<string | undefined> {
+  const now = readFileSync(ARGS_MODULE, 'utf8');
+  const old = execFileSync('git', ['show', `${HEADER_REF}:src/redis/functions/args.lua`], {
+    encoding: 'utf8',
+    cwd: __dirname,
+  });
+  if (old === now || !old.includes('local function read_header(args)') || !small.source.includes(now)) return undefined;
+  const name = `${small.name}_old`;
+  await redis.function('LOAD', 'REPLACE', small.source.replace(now, () => old).replaceAll(small.name, name));
+  return `${name}_header_only`;
+}
+
 const header = {
   version: 'v1',
   nowMs: 1_700_000_000_000,
@@ -52,8 +72,11 @@ const header = {
 };
 const args = headerArgs(header);
 
-/** Loads the scripts and libraries on `redis` and answers the variants to measure, in table order. */
-async function prepare(redis: Redis): Promise<{ variants: Variant[]; lines: number; loadMs: number }> {
+/**
+ * Loads the scripts (SCRIPT LOAD) and the two libraries (RedisFunctions, as the service loads its own)
+ * on `redis` and answers the variants to measure, in table order.
+ */
+async function prepare(url: string, redis: Redis): Promise<{ variants: Variant[]; lines: number; loadMs: number }> {
   const body = `${readFileSync(ARGS_MODULE, 'utf8')}\nread_header(ARGV)\nreturn 0\n`;
   const prependedText = PREPENDED.map((file) => readFileSync(file, 'utf8')).join('\n');
   const lines = prependedText.split('\n').length;
@@ -68,9 +91,9 @@ async function prepare(redis: Redis): Promise<{ variants: Variant[]; lines: numb
     functions: { headerOnly: small.functions.headerOnly },
   });
   const loadStarted = performance.now();
-  await loadLibraries(redis, [big.library]);
+  await benchFunctions(url, redis, [big.library, small.library]);
   const loadMs = performance.now() - loadStarted;
-  await loadLibraries(redis, [small.library]);
+  const oldHeader = await oldHeaderLibrary(redis, small.library);
   const fcall = (fn: { redisName: string }) => (p: Pipeline) => p.fcall_ro(fn.redisName, 0, ...args);
   const variants = [
     variant(`EVALSHA, ${lines} lines of ranking libraries prepended (before #23)`, 'evalsha', (p) =>
@@ -78,6 +101,13 @@ async function prepare(redis: Redis): Promise<{ variants: Variant[]; lines: numb
     ),
     variant('EVALSHA, header parse only (nothing prepended)', 'evalsha', (p) => p.evalsha(bareSha, 0, ...args)),
     variant('FCALL_RO, header parse, small library', 'fcall_ro', fcall(small.functions.headerOnly)),
+    ...(oldHeader
+      ? [
+          variant(`FCALL_RO, header parse as of ${HEADER_REF}, small library`, 'fcall_ro', (p: Pipeline) =>
+            p.fcall_ro(oldHeader, 0, ...args),
+          ),
+        ]
+      : []),
     variant(
       `FCALL_RO, header parse, library holding the same ${lines} lines`,
       'fcall_ro',
@@ -95,18 +125,25 @@ async function prepare(redis: Redis): Promise<{ variants: Variant[]; lines: numb
   return { variants, lines, loadMs };
 }
 
-/** read_header alone: LOOP parses inside one call, so the call's own cost is spread over them (µs per parse). */
-async function headerAlone(redis: Redis): Promise<number[]> {
+/**
+ * read_header alone: LOOP parses inside one call, so the call's own cost is spread over them (µs per
+ * parse, wall inside Redis and the main thread's CPU).
+ */
+async function headerAlone(redis: Redis): Promise<{ loops: number[]; cpu: number[] }> {
   const loops: number[] = [];
+  const cpu: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     await redis.config('RESETSTAT');
+    const cpuBefore = await mainThreadCpu(redis);
     await redis.fcall_ro(testLibrary().functions.headerLoop.redisName, 0, LOOP, ...args);
+    cpu.push((((await mainThreadCpu(redis)) - cpuBefore) * 1e6) / LOOP);
     loops.push((await usecPerCall(redis, 'fcall_ro')) / LOOP);
   }
-  return loops;
+  return { loops, cpu };
 }
 
-async function report(redis: Redis, variants: Variant[], loops: number[]): Promise<void> {
+async function report(redis: Redis, variants: Variant[], alone: { loops: number[]; cpu: number[] }): Promise<void> {
+  const { loops } = alone;
   const cpu = execSync('lscpu | head -20', { encoding: 'utf8' });
   const model = /Model name:\s*(.+)/.exec(cpu)?.[1] ?? 'unknown CPU';
   const cores = /^CPU\(s\):\s*(\d+)/m.exec(cpu)?.[1] ?? '?';
@@ -123,18 +160,33 @@ async function report(redis: Redis, variants: Variant[], loops: number[]): Promi
     console.log(`| ${name} | ${figures.join(' | ')} |`);
   }
   const loop = [median(loops), Math.min(...loops), Math.max(...loops)].map((v) => v.toFixed(2));
-  console.log(`| read_header alone (${LOOP} parses inside one FCALL_RO, per parse) | ${loop.join(' | ')} | |`);
+  console.log(
+    `| read_header alone (${LOOP} parses inside one FCALL_RO, per parse) | ${loop.join(' | ')} | ${median(alone.cpu).toFixed(2)} |`,
+  );
+  const floor = variants[variants.length - 1];
+  const less = (a: number[], b: number[]) => median(a.map((v, r) => v - b[r])).toFixed(2);
+  console.log('');
+  for (const v of variants.filter(
+    ({ name }) => name.startsWith('FCALL_RO, header parse') && name.endsWith('small library'),
+  )) {
+    console.log(
+      `${v.name}, minus the floor per round, median: ${less(v.rounds, floor.rounds)} µs (CPU ${less(v.cpu, floor.cpu)} µs).`,
+    );
+  }
 }
 
-async function main(): Promise<void> {
+/** A call's fixed cost inside Redis (issue #23's ≤ 1 µs target), on a private redis-server of its own. */
+export async function functionsFixedCostBench(): Promise<void> {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
   try {
-    const { variants, lines, loadMs } = await prepare(redis);
+    const { variants, lines, loadMs } = await prepare(server.url, redis);
     const loadBefore = loadAverage();
     await measure(redis, variants, { rounds: ROUNDS, calls: CALLS, pipelined: PIPELINE });
     await report(redis, variants, await headerAlone(redis));
-    console.log(`\nFUNCTION LOAD of the ${lines}-line library: ${loadMs.toFixed(1)} ms (once per node and load).`);
+    console.log(
+      `\nFUNCTION LOAD of the ${lines}-line library and the small one: ${loadMs.toFixed(1)} ms (once per node and load).`,
+    );
     console.log(`Load average: ${loadBefore} before the rounds, ${loadAverage()} after.`);
   } finally {
     redis.disconnect();
@@ -142,7 +194,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+// Run alone (npx ts-node --transpile-only bench/functions.ts) or as a part of npm run bench (bench/run.ts).
+if (require.main === module) {
+  functionsFixedCostBench().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

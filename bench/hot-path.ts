@@ -7,7 +7,8 @@
  * on one private redis-server with 10 000 items each (so no quota refuses a write). One round runs
  * every route on every server one after the other (HOT_ROUND_SEC each, 50 connections); a ratio is
  * taken within a round, so it shares the machine's state of that moment, and the median of HOT_ROUNDS
- * rounds is reported with the load average of each round. Then batches of 100 increments through
+ * rounds is reported with the load average of each round. Each run also reads redis-server's CPU time,
+ * so Redis CPU per answered request is compared too (the servers take turns on the one redis-server). Then batches of 100 increments through
  * the service, and SLOWLOG (threshold 5 ms) of each phase after seeding. HOT_BEFORE_DIST=<dir>/dist
  * adds a second service built from other code (e.g. `git archive <commit>` built elsewhere) to every
  * round, on its own key prefix, so a change is measured before and after in the same run.
@@ -18,7 +19,7 @@ import Redis from 'ioredis';
 import { stopChild } from '../test/support/processes';
 import { loadAverage } from './call-rounds';
 import { cannon, fmt, median, RunFigures } from './load';
-import { startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
+import { cpuSeconds, startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const PREFIX = 'hot:';
@@ -99,17 +100,22 @@ async function seed(serviceUrl: string, redis: Redis, prefix: string): Promise<v
   await pipeline.exec();
 }
 
-type Runs = Map<string, RunFigures[]>;
+/** A run's figures, and redis-server's CPU time per answered request (µs) over the run: every server shares the one redis-server, one at a time. */
+type HotRun = RunFigures & { redisMicrosPerRequest: number };
+type Runs = Map<string, HotRun[]>;
 
 async function round(
   urls: Partial<Record<Server, string>>,
-  pids: Partial<Record<Server, number | undefined>>,
+  pids: Partial<Record<Server, number | undefined>> & { redis?: number },
   runs: Runs,
   sec: number,
 ) {
   for (const route of ROUTES) {
     for (const server of SERVERS) {
-      const run = await cannon(urls[server] ?? '', { ...route, path: route.paths[server] }, pids[server], sec);
+      const redisCpuBefore = cpuSeconds(pids.redis);
+      const figures = await cannon(urls[server] ?? '', { ...route, path: route.paths[server] }, pids[server], sec);
+      const redisMicrosPerRequest = ((cpuSeconds(pids.redis) - redisCpuBefore) * 1e6) / Math.max(1, figures.ok);
+      const run = { ...figures, redisMicrosPerRequest };
       if (run.non2xx > 0) throw new Error(`${server} ${route.name}: ${run.non2xx} answers were not 2xx`);
       const key = `${route.name} ${server}`;
       runs.set(key, [...(runs.get(key) ?? []), run]);
@@ -123,26 +129,27 @@ function report(runs: Runs, loads: string[]): void {
     `${ROUNDS} rounds x ${SECONDS} s per route and server, 50 connections; load average per round: ${loads.join(' | ')}.\n`,
   );
   console.log(
-    '| route | server | req/s median | p50 / p99 ms (median) | CPU µs per request (median) | req/s vs hand-rolled (median of rounds) | req/s vs floor | p99 vs hand-rolled |',
+    '| route | server | req/s median | p50 / p99 ms (median) | CPU µs per request (median) | Redis CPU µs per request (median) | req/s vs hand-rolled (median of rounds) | req/s vs floor | p99 vs hand-rolled | Redis CPU vs hand-rolled |',
   );
-  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const route of ROUTES) {
     const of = (server: Server) => runs.get(`${route.name} ${server}`) ?? [];
-    const ratio = (service: Server, server: Server, figure: (r: RunFigures) => number) =>
+    const ratio = (service: Server, server: Server, figure: (r: HotRun) => number) =>
       median(of(service).map((run, i) => figure(run) / figure(of(server)[i]))).toFixed(2);
     for (const server of SERVERS) {
       const r = of(server);
-      const pick = (figure: (x: RunFigures) => number) => median(r.map(figure));
+      const pick = (figure: (x: HotRun) => number) => median(r.map(figure));
       const service = server.startsWith('service');
       const ratios = service
         ? [
             ratio(server, 'hand-rolled', (x) => x.reqPerSec),
             ratio(server, 'floor', (x) => x.reqPerSec),
             ratio(server, 'hand-rolled', (x) => x.p99),
+            ratio(server, 'hand-rolled', (x) => x.redisMicrosPerRequest),
           ]
-        : ['', '', ''];
+        : ['', '', '', ''];
       console.log(
-        `| ${route.name} | ${server} | ${fmt(pick((x) => x.reqPerSec))} | ${pick((x) => x.p50)} / ${pick((x) => x.p99)} | ${pick((x) => x.cpuMicrosPerRequest).toFixed(0)} | ${ratios.join(' | ')} |`,
+        `| ${route.name} | ${server} | ${fmt(pick((x) => x.reqPerSec))} | ${pick((x) => x.p50)} / ${pick((x) => x.p99)} | ${pick((x) => x.cpuMicrosPerRequest).toFixed(0)} | ${pick((x) => x.redisMicrosPerRequest).toFixed(1)} | ${ratios.join(' | ')} |`,
       );
     }
   }
@@ -191,7 +198,8 @@ async function main(): Promise<void> {
     const bare = await startBareServer({ REDIS_URL: redisServer.url, KEY_PREFIX: PREFIX, BOARD });
     children.push(bare.child);
     const urls: Partial<Record<Server, string>> = { service: service.url, 'hand-rolled': bare.url, floor: bare.url };
-    const pids: Partial<Record<Server, number | undefined>> = {
+    const pids: Partial<Record<Server, number | undefined>> & { redis?: number } = {
+      redis: redisServer.child.pid,
       service: service.child.pid,
       'hand-rolled': bare.child.pid,
       floor: bare.child.pid,

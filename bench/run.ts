@@ -2,7 +2,7 @@
  * `npm run bench`: starts a private redis-server, the service (dist/main.js, as `npm start` runs it)
  * and the bare floor server (bench/bare-server.ts) on free ports, measures, prints markdown tables,
  * and stops everything. Knobs: BENCH_DURATION_SEC (default 5), BENCH_REPEATS (default 5),
- * BENCH_SKIP=http,redis,trending,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,stream to leave
+ * BENCH_SKIP=http,redis,functions,trending,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,stream to leave
  * parts out.
  */
 import calculateSlot from 'cluster-key-slot';
@@ -20,6 +20,8 @@ import { BoardCall } from '../src/ranking/core/script-call';
 import { callFunction, loadLibraries } from '../src/redis/functions';
 import { AppConfig } from '../src/common/config';
 import { coalescingBench } from './coalescing';
+import { functionsFixedCostBench } from './functions';
+import { functionsRankingBench } from './functions-ranking';
 import { idleBoardsBench } from './idle-boards';
 import { startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
 import { cannon, DURATION_SEC, fmt, median, medianOf, pairedRatio, RunFigures, summarize, throughput } from './load';
@@ -59,6 +61,11 @@ async function main(): Promise<void> {
 
   if (!SKIP.has('http')) await httpBench(redisUrl, redis);
   if (!SKIP.has('redis')) await redisBench(redis);
+  // Issue #23's Redis targets: each on a redis-server of its own.
+  if (!SKIP.has('functions')) {
+    await functionsRankingBench();
+    await functionsFixedCostBench();
+  }
   if (!SKIP.has('trending')) await trendingBench(redisUrl, REPEATS, Math.max(1, DURATION_SEC / 2));
   if (!SKIP.has('shards')) await shardedCostBench(redisUrl, REPEATS);
   if (!SKIP.has('worst')) await worstRequestsBench(redisUrl);

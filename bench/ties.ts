@@ -3,9 +3,11 @@
  *
  * memory: bytes Redis holds per item and window for the strict order of a `ties: first` board (the
  * order zset and the marks hash), beside the results zset every board has (16-character ids).
- * writes: Redis time per batch entry on a `ties: first` board against a shared one (batches of 1 000).
+ * writes: Redis time per batch entry on a `ties: first` board against a shared one (batches of 1 000),
+ * unsharded and over 8 shards.
  * lookup: one lookup of 1 000 ids on a board of 100 000 items, unsharded and over 8 shards (in one call,
  * and in the two rounds shards on several nodes take), wall time and Redis main-thread CPU.
+ * reads: a top page of 100 and an item's rank over 8 shards, `ties: first` against shared.
  *
  * Run: npx ts-node --transpile-only bench/ties.ts (BENCH_TIES_ITEMS: items per board, default 100 000).
  */
@@ -28,6 +30,44 @@ import { RankingSettings } from '../src/ranking/core/ranking.settings';
 const ITEMS = Number(process.env.BENCH_TIES_ITEMS ?? 100_000);
 const BATCH = 1000;
 const idOf = (i: number) => `item-${String(i).padStart(11, '0')}`;
+const BOARDS = ['shared', 'first', 'sharded', 'shardedFirst'] as const;
+
+/** Median and p99 of timed calls (ms). */
+function quantiles(times: number[]): string {
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.floor(q * (times.length - 1))].toFixed(2);
+  return `${at(0.5)} ms | ${at(0.99)} ms`;
+}
+
+/**
+ * A top page of 100, an item's rank and an around of radius 5 on the 8-shard boards, shared ties
+ * against `ties: first`: 20 calls of each to warm up, then 200, the two boards call by call in turn.
+ */
+async function readBench(ranking: ReturnType<typeof createRankingGraph>['ranking']): Promise<void> {
+  const reads = {
+    'top 100': (name: string) => ranking.top(name, 'w', 0, 100),
+    'item rank': (name: string, id: string) => ranking.item(name, 'w', id),
+    'around, radius 5': (name: string, id: string) => ranking.around(name, 'w', id, 5),
+  };
+  console.log(`load average ${loadAverage()}\n`);
+  console.log('| read, 8 shards, 100 000 items | shared ties: median | p99 | ties: first: median | p99 |');
+  console.log('|---|---|---|---|---|');
+  for (const [what, read] of Object.entries(reads)) {
+    const times: Record<string, number[]> = { sharded: [], shardedFirst: [] };
+    for (let run = -20; run < 200; run++) {
+      const id = idOf((Math.abs(run) * 7919) % ITEMS);
+      for (const name of ['sharded', 'shardedFirst']) {
+        const started = process.hrtime.bigint();
+        await read(name, id);
+        if (run >= 0) times[name].push(Number(process.hrtime.bigint() - started) / 1e6);
+      }
+    }
+    console.log(`| ${what} | ${quantiles(times.sharded)} | ${quantiles(times.shardedFirst)} |`);
+  }
+  const sample = idOf(4242);
+  const ranks = await Promise.all(['sharded', 'shardedFirst'].map((name) => ranking.item(name, 'w', sample)));
+  console.log(`\n(${sample}: rank ${ranks[0].rank} with shared ties, ${ranks[1].rank} with ties: first)\n`);
+}
 
 async function main(): Promise<void> {
   const server = await startRedisServer();
@@ -40,11 +80,12 @@ async function main(): Promise<void> {
     const functions = new RedisFunctions(redisService);
     const graph = createRankingGraph(redisService, functions, config, clock);
     const windows = [{ name: 'w', period: 3600, interval: 60 }];
-    const writeMs: Record<string, number> = { shared: 0, first: 0, sharded: 0 };
+    const writeMs: Record<string, number> = { shared: 0, first: 0, sharded: 0, shardedFirst: 0 };
     for (const [name, ties, shards] of [
       ['shared', 'shared', 1],
       ['first', 'first', 1],
       ['sharded', 'shared', 8],
+      ['shardedFirst', 'first', 8],
     ] as const)
       await graph.ranking.putBoard({ name, windows, shards, ties });
     // Interleaved, batch by batch, so the boards share whatever else the machine is doing.
@@ -53,7 +94,7 @@ async function main(): Promise<void> {
         item: idOf(from + k),
         amount: 1 + ((from + k) % 1000),
       }));
-      for (const name of ['shared', 'first', 'sharded'] as const) {
+      for (const name of BOARDS) {
         const started = process.hrtime.bigint();
         await graph.ranking.incrementBatch(name, entries);
         writeMs[name] += Number(process.hrtime.bigint() - started) / 1e6;
@@ -68,11 +109,20 @@ async function main(): Promise<void> {
     console.log(`| results zset (every board) | ${(top / ITEMS).toFixed(1)} B |`);
     console.log(`| order zset (ties: first) | ${(order / ITEMS).toFixed(1)} B |`);
     console.log(`| marks hash (ties: first) | ${(marks / ITEMS).toFixed(1)} B |`);
+    const shardTags = Array.from({ length: 8 }, (_, k) => `{bench:board:shardedFirst${k === 0 ? '' : `/${k}`}}`);
+    let orderSharded = 0;
+    let marksSharded = 0;
+    for (const tag of shardTags) {
+      orderSharded += await usage(`${tag}:w:order`);
+      marksSharded += await usage(`${tag}:w:marks`);
+    }
+    console.log(`| order zset (ties: first, 8 shards) | ${(orderSharded / ITEMS).toFixed(1)} B |`);
+    console.log(`| marks hash (ties: first, 8 shards) | ${(marksSharded / ITEMS).toFixed(1)} B |`);
     console.log();
     console.log('| board | batch increments, wall time per entry (batches of 1 000) |\n|---|---|');
-    for (const name of ['shared', 'first'] as const)
-      console.log(`| ${name} | ${((writeMs[name] * 1000) / ITEMS).toFixed(2)} µs |`);
+    for (const name of BOARDS) console.log(`| ${name} | ${((writeMs[name] * 1000) / ITEMS).toFixed(2)} µs |`);
     console.log();
+    await readBench(graph.ranking);
     await lookupBench(redisService, functions, config);
   } finally {
     raw.disconnect();
@@ -114,6 +164,8 @@ async function lookupBench(
     ['first', oneCall, ''],
     ['sharded', oneCall, ', one round (one Redis node)'],
     ['sharded', twoRounds, ', two rounds (as on shards of several nodes)'],
+    ['shardedFirst', oneCall, ', one round (one Redis node)'],
+    ['shardedFirst', twoRounds, ', two rounds (as on shards of several nodes)'],
   ] as const;
   for (const [name, store, how] of variants) {
     const board = await cache.get(name);

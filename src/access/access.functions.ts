@@ -29,7 +29,7 @@ export const ACCESS_FUNCTIONS = {
  */
 export const ACCESS = defineLibrary({
   name: 'tb_access',
-  version: 1,
+  version: 2,
   modules: handlerModules(join(__dirname, 'scripts'), ACCESS_FUNCTIONS),
   functions: ACCESS_FUNCTIONS,
 });

@@ -134,7 +134,7 @@ export const COUNTER_FUNCTIONS = {
  */
 export const COUNTERS = defineLibrary({
   name: 'tb_counters',
-  version: 1,
+  version: 2,
   modules: [KEYS_LIBRARY, IDEM_LIBRARY, ...handlerModules(join(__dirname, 'scripts'), COUNTER_FUNCTIONS)],
   functions: COUNTER_FUNCTIONS,
 });

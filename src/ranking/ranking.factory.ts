@@ -13,6 +13,8 @@ import { ExpiryService } from './expiry/expiry.service';
 import { ExpiryStore } from './expiry/expiry.store';
 import { HistoryService } from './history/history.service';
 import { HistoryStore } from './history/history.store';
+import { LookupService } from './lookup/lookup.service';
+import { LookupStore } from './lookup/lookup.store';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
 import { ReadsStore } from './reads/reads.store';
@@ -36,6 +38,7 @@ export interface RankingGraph {
   expiry: ExpiryService;
   expiryStore: ExpiryStore;
   retractions: RetractionService;
+  lookup: LookupService;
 }
 
 /** One instance's ranking graph over a connection: its own stores, config cache and services. */
@@ -72,5 +75,6 @@ export function createRankingGraph(
     new RetractionMetrics(),
     history,
   );
-  return { ranking, boards, cache, expiry, expiryStore, retractions };
+  const lookup = new LookupService(sources, new LookupStore(redis, functions, settings, history));
+  return { ranking, boards, cache, expiry, expiryStore, retractions, lookup };
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { WriteAnswer } from '../common/retry-safe';
+import { SharedReads } from '../common/shared-reads';
 import type { ClientBudget } from '../governance/growth-quotas';
 import { ArchiveAnswer, ArchivesPage, ArchivesService } from './calendar/archives.service';
 import { BoardPage, BoardsService, BoardView, PutBoardInput } from './boards/boards.service';
@@ -62,6 +63,9 @@ function spanOnView(board: string, view: string): never {
  */
 @Injectable()
 export class RankingService {
+  /** Top pages asked in one event-loop turn with the same question share one read (SharedReads says why that stays exact). */
+  private readonly sharedTops = new SharedReads<WindowFigures & { items: ViewRowAnswer[] }>();
+
   constructor(
     private readonly boards: BoardsService,
     private readonly writes: WritePipeline,
@@ -203,7 +207,17 @@ export class RankingService {
     limit: number,
     options: ReadOptions = {},
   ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
-    const page = { offset, limit };
+    const { span, segment } = options;
+    const question = JSON.stringify([name, windowName ?? null, offset, limit, span ?? null, segment ?? null]);
+    return this.sharedTops.share(question, () => this.readTop(name, windowName, { offset, limit }, options));
+  }
+
+  private readTop(
+    name: string,
+    windowName: string | undefined,
+    page: { offset: number; limit: number },
+    options: ReadOptions,
+  ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
     const { span } = options;
     return this.sources.read(
       name,

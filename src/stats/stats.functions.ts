@@ -179,7 +179,7 @@ export const STATS_FUNCTIONS = {
  */
 export const STATS = defineLibrary({
   name: 'tb_stats',
-  version: 1,
+  version: 2,
   modules: [KEYS_LIBRARY, IDEM_LIBRARY, join(dir, 'stats_lib.lua'), ...handlerModules(dir, STATS_FUNCTIONS)],
   functions: STATS_FUNCTIONS,
 });

@@ -8,6 +8,11 @@ const ITEMS = 64_000;
 const FLOOD_REQUESTS = 600;
 const FLOOD_CONCURRENCY = 64;
 const MAX_PENDING_COMMANDS = 256;
+/**
+ * Commands of the instance's own background jobs that may be unanswered when the flood ends: they are
+ * not requests and are never shed (a stats flush is one MULTI of five, an ingest poll one HGETALL).
+ */
+const BACKGROUND_COMMANDS = 8;
 
 describe('load shedding: a flood of deep reads on a 64-shard board', () => {
   // The production command timeout, so flood requests time out on the client while Redis still runs them.
@@ -44,16 +49,18 @@ describe('load shedding: a flood of deep reads on a 64-shard board', () => {
     let sent = 0;
     const worker = async () => {
       while (sent < FLOOD_REQUESTS) {
-        sent++;
-        answers.push(await fastify.inject({ method: 'GET', url: '/boards/hot/top?offset=9000&limit=1000' }));
+        // Each request a question of its own: identical reads asked together share one read
+        // (src/common/shared-reads.ts), so a flood of one question never fills the queue.
+        const limit = 1000 - (sent++ % 512);
+        answers.push(await fastify.inject({ method: 'GET', url: `/boards/hot/top?offset=9000&limit=${limit}` }));
       }
     };
     const workers = Array.from({ length: FLOOD_CONCURRENCY }, worker);
     // The flood ends when its last request has been sent; the attacker does not wait for the answers.
     while (sent < FLOOD_REQUESTS) await new Promise((resolve) => setImmediate(resolve));
     const endedMs = performance.now();
-    // What recovery waits for: the commands still unanswered, never more than the cap (without
-    // shedding, every deep read of the flood would still be queued).
+    // What recovery waits for: the commands still unanswered, never more than the cap and the background
+    // jobs' few (without shedding, every deep read of the flood would still be queued).
     const pendingAtEnd = e2e.app().get(RedisService).pendingCommands();
     let ready = 0;
     let read = 0;
@@ -64,7 +71,7 @@ describe('load shedding: a flood of deep reads on a 64-shard board', () => {
     const recoveredMs = performance.now() - endedMs;
     await Promise.all(workers);
 
-    expect(pendingAtEnd).toBeLessThanOrEqual(MAX_PENDING_COMMANDS);
+    expect(pendingAtEnd).toBeLessThanOrEqual(MAX_PENDING_COMMANDS + BACKGROUND_COMMANDS);
     // Recovery took 0.25-0.4 s here (docs/benchmarks.md): a wall-clock bound is no test of it on a
     // loaded machine (1 s was missed at load 12 with the queue at its cap); this one only says it ends.
     expect(recoveredMs).toBeLessThan(5000);

@@ -109,7 +109,10 @@ class ActorModel {
     const hit = (e: Entry) => (target === 'actor' ? e.actor === id : e.item === id);
     const live = this.live('long', nowMs).filter(hit);
     this.events = this.events.filter((e) => !hit(e));
-    if (blockSec !== undefined) this.blockedUntilMs.set(`${target}:${id}`, nowMs + blockSec * 1000);
+    // A block that ends sooner leaves a longer one in force (the service keeps the later end).
+    const key = `${target}:${id}`;
+    if (blockSec !== undefined)
+      this.blockedUntilMs.set(key, Math.max(this.blockedUntilMs.get(key) ?? 0, nowMs + blockSec * 1000));
     const events = live.filter((e) => target === 'actor' || e.actor !== undefined).length;
     return { events, amount: live.reduce((sum, e) => sum + e.amount, 0) };
   }

@@ -3,6 +3,7 @@ import { moveClock, RankingOp } from '../support/ranking-ops';
 import { useRankingService } from '../support/ranking';
 import { TOPOLOGIES } from '../support/redis';
 import { TiesModel } from '../support/ties-model';
+import { shardOf } from '../../src/ranking/core/shard-math';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },
@@ -36,51 +37,99 @@ const op: fc.Arbitrary<RankingOp> = fc.oneof(
   },
 );
 
+/** An increment's answer: its item's standing in each window. */
+type Written = { item: string; windows: Record<string, { rank: number | null }> };
+
 describe.each(TOPOLOGIES)('ties: first against a brute-force model (property, %s)', (topology) => {
   const setup = useRankingService(topology);
   const { clock } = setup;
   let board = 0;
   let equalScores = 0;
 
-  it('every listing is strict and orders equal scores by when they were reached, on every read', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
-        fc.array(op, { minLength: 1, maxLength: 40 }),
-        async (startMs, ops) => {
-          const name = `t${board++}`;
-          clock.setMs(startMs);
-          const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-          await setup.ranking.putBoard({ name, windows, shards: 1, ties: 'first' });
-          const model = new TiesModel(WINDOWS);
-          for (const step of ops) {
-            const nowMs = clock.nowMs();
-            if (step.kind === 'inc') {
-              await setup.ranking.increment(name, step.item, step.amount);
-              model.increment(nowMs, step.item, step.amount);
-            } else if (step.kind === 'batch') {
-              await setup.ranking.incrementBatch(name, step.entries);
-              model.expire(nowMs);
-              for (const e of step.entries) model.increment(nowMs, e.item, e.amount);
-            } else if (step.kind === 'advance' || step.kind === 'toBoundary') {
-              moveClock(clock, step);
-              model.expire(clock.nowMs());
+  // Sharded: top pages merge the shards by score and tie mark, an item's rank counts the items ahead
+  // of its mark on every shard, lookups and around read the same order.
+  it.each([
+    [1, 25],
+    [3, 25],
+  ])(
+    '%i shard(s): every listing is strict and orders equal scores by when they were reached, on every read',
+    async (shards, numRuns) => {
+      equalScores = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+          fc.array(op, { minLength: 1, maxLength: 40 }),
+          async (startMs, ops) => {
+            const name = `t${board++}`;
+            clock.setMs(startMs);
+            const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
+            await setup.ranking.putBoard({ name, windows, shards, ties: 'first' });
+            const model = new TiesModel(WINDOWS, shards > 1 ? (id) => shardOf(id, shards) : undefined);
+            for (const step of ops) {
+              const nowMs = clock.nowMs();
+              let written: Written | undefined;
+              if (step.kind === 'inc') {
+                const answer = await setup.ranking.increment(name, step.item, step.amount);
+                written = { item: step.item, windows: answer.body.windows };
+                model.increment(nowMs, step.item, step.amount);
+              } else if (step.kind === 'batch') {
+                await setup.ranking.incrementBatch(name, step.entries);
+                model.expire(nowMs);
+                for (const e of step.entries) model.increment(nowMs, e.item, e.amount);
+              } else if (step.kind === 'advance' || step.kind === 'toBoundary') {
+                moveClock(clock, step);
+                model.expire(clock.nowMs());
+              }
+              for (const w of WINDOWS) await compare(name, w.name, model, written);
             }
-            for (const w of WINDOWS) await compare(name, w.name, model);
-          }
-          await setup.ranking.deleteBoard(name);
-        },
-      ),
-      { numRuns: 25 },
-    );
-    // Not vacuous: many listings held equal scores.
-    expect(equalScores).toBeGreaterThan(20);
+            await setup.ranking.deleteBoard(name);
+          },
+        ),
+        { numRuns },
+      );
+      // Not vacuous: many listings held equal scores.
+      expect(equalScores).toBeGreaterThan(20);
+    },
+  );
+
+  // Long runs of one score: more ties on a shard than tie_ahead reads in one call (TIE.RUN_READ, 32),
+  // so ranks come from its binary search over the rest.
+  it('3 shards: 150 items tied at one score rank in the order they reached it, on every read', async () => {
+    clock.setMs(1_700_000_000_000);
+    const windows = [{ name: 'w', period: 3600, interval: 60 }];
+    await setup.ranking.putBoard({ name: 'long', windows, shards: 3, ties: 'first' });
+    const ids = Array.from({ length: 150 }, (_, i) => `id${(i * 37) % 150}`);
+    for (const id of ids) {
+      await setup.ranking.increment('long', id, 1);
+      clock.advanceMs(1);
+    }
+    const top = await setup.ranking.top('long', 'w', 0, 200);
+    expect(top.items.map((row) => [row.rank, row.item])).toEqual(ids.map((id, i) => [i + 1, id]));
+    for (const at of [0, 40, 77, 149]) {
+      expect((await setup.ranking.item('long', 'w', ids[at])).rank).toBe(at + 1);
+      const around = await setup.ranking.around('long', 'w', ids[at], 2);
+      expect(around.items.map((row) => row.item)).toEqual(ids.slice(Math.max(0, at - 2), at + 3));
+    }
+    const ranks = await setup.lookup.lookup({
+      name: 'long',
+      window: 'w',
+      items: ids,
+      relative: false,
+      withData: false,
+    });
+    expect(ranks.items.map((row) => row.rank)).toEqual(ids.map((_, i) => i + 1));
+    const late = await setup.ranking.increment('long', 'late', 1);
+    expect(late.body.windows.w.rank).toBe(151);
+    await setup.ranking.deleteBoard('long');
   });
 
-  async function compare(name: string, window: string, model: TiesModel): Promise<void> {
+  async function compare(name: string, window: string, model: TiesModel, written?: Written): Promise<void> {
     const expected = model.rows(window);
     const top = await setup.ranking.top(name, window, 0, 100);
     const listed = top.items.map((row) => row.item);
+    // The write's answer ranked the item where the listing puts it (nothing moved since).
+    if (written)
+      expect([written.item, written.windows[window].rank]).toEqual([written.item, listed.indexOf(written.item) + 1]);
     expect(top.items.map((row) => [row.rank, row.score])).toEqual(expected.map((row, i) => [i + 1, row.score]));
     expect([...listed].sort()).toEqual(expected.map((row) => row.item).sort());
     for (let i = 1; i < listed.length; i++) {
@@ -101,6 +150,15 @@ describe.each(TOPOLOGIES)('ties: first against a brute-force model (property, %s
         [2, listed[1]],
         [3, listed[2]],
       ]);
+      const around = await setup.ranking.around(name, window, listed[1], 1);
+      expect(around.items.map((row) => [row.rank, row.item])).toEqual(listed.slice(0, 3).map((id, i) => [i + 1, id]));
     }
+    // Lookups: board ranks, and ranks among the ids given (every other listed id, and one absent).
+    if (listed.length === 0) return;
+    const asked = [...listed.filter((_, i) => i % 2 === 1), 'absent'];
+    const ranks = await setup.lookup.lookup({ name, window, items: listed, relative: false, withData: false });
+    expect(ranks.items.map((row) => row.rank)).toEqual(listed.map((_, i) => i + 1));
+    const among = await setup.lookup.lookup({ name, window, items: asked, relative: true, withData: false });
+    expect(among.items.map((row) => row.rank)).toEqual(asked.map((id, i) => (id === 'absent' ? null : i + 1)));
   }
 });

@@ -2,6 +2,7 @@ import { Clock } from '../../src/common/clock';
 import { FakeClock } from './clock';
 import { AppConfig, validateConfig } from '../../src/common/config';
 import { createRankingGraph } from '../../src/ranking/ranking.factory';
+import { LookupService } from '../../src/ranking/lookup/lookup.service';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
@@ -13,12 +14,13 @@ export async function startRankingService(
   redis: TestRedis,
   clock: Clock,
   env: Record<string, string> = {},
-): Promise<{ ranking: RankingService; redisService: RedisService; functions: RedisFunctions }> {
+): Promise<{ ranking: RankingService; lookup: LookupService; redisService: RedisService; functions: RedisFunctions }> {
   const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
   const redisService = new RedisService(RedisSettings.from(config), clock);
   const functions = new RedisFunctions(redisService);
   await redisService.waitUntilReady(10_000);
-  return { ranking: rankingServiceOn(redisService, functions, config, clock), redisService, functions };
+  const { ranking, lookup } = createRankingGraph(redisService, functions, config, clock);
+  return { ranking, lookup, redisService, functions };
 }
 
 /** A RankingService with its own stores and config cache over an existing connection (a second instance). */
@@ -38,7 +40,7 @@ export function rankingServiceOn(
 export function useRankingService(
   topology: Topology,
   env: Record<string, string> = {},
-): { clock: FakeClock; readonly ranking: RankingService; readonly redis: TestRedis } {
+): { clock: FakeClock; readonly ranking: RankingService; readonly lookup: LookupService; readonly redis: TestRedis } {
   const clock = new FakeClock(0);
   let redis: TestRedis | undefined;
   let started: Awaited<ReturnType<typeof startRankingService>> | undefined;
@@ -55,6 +57,10 @@ export function useRankingService(
     get ranking() {
       if (!started) throw new Error('the RankingService starts in beforeAll');
       return started.ranking;
+    },
+    get lookup() {
+      if (!started) throw new Error('the RankingService starts in beforeAll');
+      return started.lookup;
     },
     get redis() {
       if (!redis) throw new Error('the Redis starts in beforeAll');

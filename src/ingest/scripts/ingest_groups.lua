@@ -31,6 +31,7 @@ local function ingest_groups(keys, args)
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   cross_all(2, window_count, 5, now_sec)
   local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  settle_slot_due()
   local checks = ingest_checks(now_sec, window_count, tonumber(ARGV[6 + WINDOW_ARGS * window_count]))
   local accepted = {}
   for i = first, #ARGV, 5 do

@@ -100,6 +100,8 @@ export const BOARDS_FUNCTIONS = {
       /** absent or 0: the board takes no segments */
       segmentsMax?: number;
       actors?: boolean;
+      /** Absent: shared. */
+      ties?: TiesMode;
       nowMs: number;
     }) => ({
       keys: [call.keys.cfg()],
@@ -114,6 +116,7 @@ export const BOARDS_FUNCTIONS = {
         call.aggregate ?? 'sum',
         call.segmentsMax ?? 0,
         call.actors ? 1 : 0,
+        call.ties ?? 'shared',
       ],
     }),
     decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),

@@ -80,7 +80,6 @@ export class BoardsService {
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
     const { name, shards, reset = false, maxItems, ties, aggregate, segmentsMax } = input;
-    if (ties === 'first' && shards !== undefined && shards > 1) throw new InvalidInputError(M.tiesFirstSharded());
     const windows = resolveWindows(input.windows);
     const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
     // Decay, hot and rising weigh sums of events; a max / min / last window holds no sum to weigh.

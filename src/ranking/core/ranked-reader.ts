@@ -51,11 +51,15 @@ export interface ShardNeighbours<Row extends ScoredItem> {
 export interface RankedSource<Row extends ScoredItem> {
   head(shard: ShardKeys, offset: number, count: number): Promise<ShardPage<Row>>;
   standing(shard: ShardKeys, item: string): Promise<ShardStanding<Row>>;
-  countAbove(shards: ShardKeys[], score: number): Promise<ShardCount>;
+  /** `tie`: the item's tie mark (a sharded `ties: first` board): items of an equal score and an earlier mark count too. */
+  countAbove(shards: ShardKeys[], score: number, tie?: string): Promise<ShardCount>;
   around(shard: ShardKeys, item: string, radius: number): Promise<ShardAround<Row>>;
   /** Absent (a view): a sharded around reads the page of the board listing around the item's rank instead. */
   neighbours?(shard: ShardKeys, pivot: ScoredItem, radius: number): Promise<ShardNeighbours<Row>>;
-  /** Strict ranks (a window of a `ties: first` board): a row's rank is its position, ties included. */
+  /**
+   * Strict ranks (a window of a `ties: first` board): a row's rank is its position, ties included. On a
+   * sharded board its rows carry tie marks (ScoredItem.tie), which order equal scores in the merge.
+   */
   readonly strict?: boolean;
 }
 
@@ -109,7 +113,7 @@ export class RankedReader {
       draining ||= page.draining;
       return page.rows;
     });
-    return { draining, rows: ranked(rows, 0, 0).slice(offset, depth) };
+    return { draining, rows: ranked(rows, 0, 0, source.strict).slice(offset, depth) };
   }
 
   async item<Row extends ScoredItem>(
@@ -123,6 +127,7 @@ export class RankedReader {
       ? await source.countAbove(
           board.shards.filter((shard) => shard !== home),
           own.score,
+          own.row?.tie,
         )
       : { draining: false, above: 0, listed: 0 };
     const rank = own.row === undefined ? null : own.above + others.above + 1;
@@ -189,12 +194,13 @@ export class RankedReader {
     const after = mergeListings(replies.map((reply) => reply.after)).slice(0, radius);
     const rows = [...before, pivot, ...after];
     const firstPosition = position - before.length;
-    // Items above the first row: the replies counted them when it ties the pivot; at the top, none.
+    // Items above the first row: the replies counted them when it ties the pivot; at the top, none
+    // (strict ranks are positions: nothing to count).
     const counted =
-      firstPosition === 0 || rows[0].score === pivot.score
+      firstPosition === 0 || rows[0].score === pivot.score || source.strict
         ? { draining: false, above: firstPosition === 0 ? 0 : replies.reduce((sum, reply) => sum + reply.above, 0) }
         : await source.countAbove(board.shards, rows[0].score);
     const draining = replies.some((reply) => reply.draining) || counted.draining;
-    return { draining, rows: ranked(rows, firstPosition, counted.above) };
+    return { draining, rows: ranked(rows, firstPosition, counted.above, source.strict) };
   }
 }

@@ -100,8 +100,6 @@ export const RANKING_MESSAGES = {
   lookupReadsWindows: (board: string, view: string) =>
     `"${view}" is a view of board "${board}": a lookup reads windows (name one of the board's windows)`,
   lookupIdTwice: (item: string) => `items holds "${item}" twice`,
-  tiesFirstSharded: () =>
-    'ties "first" needs a board of 1 shard: strict order across shards is not supported (use shards: 1, or ties "shared")',
   spanNotInWindow: (board: string, window: string, spanSec: number, periodSec: number, intervalSec: number) =>
     `span ${spanSec}s does not fit window "${window}" of board "${board}": it must be a multiple of the window's interval (${intervalSec}s) and at most its period (${periodSec}s)`,
   spanOnCalendar: (board: string, window: string) =>

@@ -14,6 +14,11 @@ export type TiesMode = (typeof TIES_MODES)[number];
 export interface ScoredItem {
   item: string;
   score: number;
+  /**
+   * Its tie mark on a sharded `ties: first` board (ties_lib.lua): among equal scores, the greater mark
+   * reached its score first. Read across shards only, never answered.
+   */
+  tie?: string;
 }
 
 /** A listed item; `rank` is the competition rank (1, 2, 2, 4). */
@@ -36,6 +41,8 @@ export interface WindowStanding extends Standing {
 export interface StandingsReply {
   draining: boolean;
   standings: WindowStanding[];
+  /** The item's tie mark per window on a sharded `ties: first` board ("" where not ranked; ties_lib.lua). */
+  ties?: string[];
 }
 
 export interface BatchEntry {

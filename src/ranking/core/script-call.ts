@@ -28,6 +28,8 @@ export const RANKING_MODULES = [
   join(lua, 'aggregate_lib.lua'),
   // A calendar window's chunked archive: window_lib's expiry drives it, snapshot_lib's boundary starts it.
   join(lua, 'archive_lib.lua'),
+  // The shard's slot due (in its config): window_lib's expiry skips its check before it.
+  join(lua, 'slot_due_lib.lua'),
   join(lua, 'window_lib.lua'),
   join(lua, 'snapshot_lib.lua'),
   join(lua, 'board_write_lib.lua'),

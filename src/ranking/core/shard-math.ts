@@ -21,10 +21,13 @@ export function shardOf(item: string, shards: number): number {
 
 /**
  * Board order: higher score first; equal scores in descending byte order of the item id, which is
- * the order Redis' ZREVRANGE gives an unsharded board.
+ * the order Redis' ZREVRANGE gives an unsharded board. On a sharded `ties: first` board rows carry tie
+ * marks: equal scores then come greater mark first (the one that reached its score first; marks are
+ * fixed-width ASCII digits, so string order is their byte order).
  */
 export function compareListed(a: ScoredItem, b: ScoredItem): number {
   if (a.score !== b.score) return b.score - a.score;
+  if (a.tie && b.tie && a.tie !== b.tie) return a.tie > b.tie ? -1 : 1;
   return compareUtf8(b.item, a.item);
 }
 

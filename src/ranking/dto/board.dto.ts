@@ -260,7 +260,7 @@ export class PutBoardDto {
   @ApiPropertyOptional({
     enum: TIES_MODES,
     description:
-      'Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher; boards of 1 shard). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data',
+      'Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher, also across the shards of a sharded board). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data',
   })
   @IsOptionalNotNull()
   @IsIn(TIES_MODES, { message: `ties must be one of ${TIES_MODES.join(', ')}` })

@@ -15,8 +15,21 @@ export interface LookupReply {
   /** The id's rank in the shard's latest snapshot (0: absent or none kept). */
   previousRanks: number[];
   data: Array<ItemData | null>;
-  /** Items of the shard above each score sent. */
+  /** Items of the shard ahead of each (score, tie mark) sent. */
   above: number[];
+  /** Each id's tie mark on a sharded `ties: first` board ("": none, or another board). */
+  ties: string[];
+}
+
+/** Scores to count the items ahead of, each with its tie mark ("": items scoring higher only). */
+export interface AheadOf {
+  scores: number[];
+  marks: string[];
+}
+
+/** (score, mark) pairs as the lookup scripts take them. */
+function aheadArgs(ahead: AheadOf): Array<string | number> {
+  return ahead.scores.flatMap((score, i) => [score, ahead.marks[i]]);
 }
 
 /** The second round of a sharded lookup on the shards one Redis node serves (at least one). */
@@ -25,7 +38,7 @@ export interface LookupCountCall {
   shards: ShardKeys[];
   nowMs: number;
   window: WindowConfig;
-  scores: number[];
+  ahead: AheadOf;
 }
 
 /** A whole lookup on the shards of a board one Redis node serves (every shard of the board). */
@@ -47,7 +60,7 @@ export type LookupNodeReply = { scores: number[]; ranks: number[]; data: Array<I
 /** A lookup on one shard: `items` it holds (their scores), `scores` to count above, `withData` their data too. */
 export interface LookupCall extends WindowCall {
   items: string[];
-  scores: number[];
+  ahead: AheadOf;
   withData: boolean;
 }
 
@@ -72,9 +85,9 @@ export const LOOKUP_FUNCTIONS = {
     flags: ['allow-oom'],
     numberOfKeys: 3,
     build: (call: LookupCall) =>
-      windowRead(call, [call.items.length, call.withData ? 1 : 0, ...call.items, ...call.scores]),
+      windowRead(call, [call.items.length, call.withData ? 1 : 0, ...call.items, ...aheadArgs(call.ahead)]),
     decode: (raw, call): LookupReply => {
-      const reply = new Reply('tbRankLookup', raw).expectLength(6);
+      const reply = new Reply('tbRankLookup', raw).expectLength(7);
       const ints = (index: number, count: number) => reply.nested(index).expectLength(count).intsFrom(0);
       const count = call.items.length;
       return {
@@ -83,7 +96,8 @@ export const LOOKUP_FUNCTIONS = {
         ranks: ints(2, count),
         previousRanks: ints(3, count),
         data: itemDataOf(reply.nested(4), count),
-        above: ints(5, call.scores.length),
+        above: ints(5, call.ahead.scores.length),
+        ties: Array.from({ length: count }, (_, i) => reply.nested(6).expectLength(count).string(i)),
       };
     },
   }),
@@ -126,8 +140,8 @@ export const LOOKUP_FUNCTIONS = {
       keys: [call.shards[0].keys.cfg()],
       args: [
         ...acrossShardsHeader(call),
-        call.scores.length,
-        ...call.scores,
+        call.ahead.scores.length,
+        ...aheadArgs(call.ahead),
         ...call.shards.map((shard) => shard.keys.cfg()),
       ],
     }),
@@ -139,7 +153,7 @@ export const LOOKUP_FUNCTIONS = {
           .nested(0)
           .intsFrom(0)
           .map((position) => call.shards[position - 1]),
-        above: reply.nested(1).expectLength(call.scores.length).intsFrom(0),
+        above: reply.nested(1).expectLength(call.ahead.scores.length).intsFrom(0),
       };
     },
   }),

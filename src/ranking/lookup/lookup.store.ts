@@ -10,10 +10,12 @@ import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { RANKING } from '../ranking.functions';
-import { LookupNodeReply, LookupReply } from './lookup.functions';
+import { AheadOf, LookupNodeReply, LookupReply } from './lookup.functions';
 import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
+
+const NOTHING_TO_COUNT: AheadOf = { scores: [], marks: [] };
 
 /** A lookup of one window of a board at one time. */
 export interface LookupRead {
@@ -52,7 +54,7 @@ export class LookupStore {
   async lookup(read: LookupRead, ask: LookupAsk): Promise<{ draining: boolean; rows: LookupRow[] }> {
     const { board } = read;
     if (!board.sharded) {
-      const reply = await this.call(read, board.shards[0], ask.items, [], ask.withData);
+      const reply = await this.call(read, board.shards[0], ask.items, NOTHING_TO_COUNT, ask.withData);
       return {
         draining: reply.draining,
         rows: ask.items.map((item, i) => rowOf(item, reply, i, reply.ranks[i], ask.withData)),
@@ -63,17 +65,20 @@ export class LookupStore {
     const homes = new Map<ShardKeys, string[]>();
     for (const item of ask.items) homes.set(board.shardOf(item), [...(homes.get(board.shardOf(item)) ?? []), item]);
     const [owned, previous] = await Promise.all([
-      Promise.all([...homes].map(([shard, ids]) => this.call(read, shard, ids, [], ask.withData))),
+      Promise.all([...homes].map(([shard, ids]) => this.call(read, shard, ids, NOTHING_TO_COUNT, ask.withData))),
       this.history.previousRanks(board, read.window, read.nowMs),
     ]);
     const found = new Map<string, LookupRow>();
+    const ties = new Map<LookupRow, string>();
     [...homes.values()].forEach((ids, s) =>
-      ids.forEach((item, i) =>
-        found.set(item, { ...rowOf(item, owned[s], i, 0, ask.withData), previousRank: previous.get(item) ?? null }),
-      ),
+      ids.forEach((item, i) => {
+        const row = { ...rowOf(item, owned[s], i, 0, ask.withData), previousRank: previous.get(item) ?? null };
+        found.set(item, row);
+        ties.set(row, owned[s].ties[i]);
+      }),
     );
     let draining = owned.some((reply) => reply.draining);
-    if (ask.boardRanks) draining = (await this.rankAcrossShards(read, [...found.values()])) || draining;
+    if (ask.boardRanks) draining = (await this.rankAcrossShards(read, [...found.values()], ties)) || draining;
     return { draining, rows: ask.items.map((item) => found.get(item) as LookupRow) };
   }
 
@@ -110,13 +115,19 @@ export class LookupStore {
   }
 
   /**
-   * Sets each row's board rank: 1 + the items above its score on every shard, counted in one call per
-   * Redis node (lookup_count_shards), then shard by shard where that call could not (expired data to
-   * drain first, or a node that no longer serves it). Answers whether a shard drains.
+   * Sets each row's board rank: 1 + the items above its score on every shard (on a sharded `ties:
+   * first` board, ahead of its score and tie mark), counted in one call per Redis node
+   * (lookup_count_shards), then shard by shard where that call could not (expired data to drain first,
+   * or a node that no longer serves it). One count per distinct (score, mark). Answers whether a shard drains.
    */
-  private async rankAcrossShards(read: LookupRead, rows: LookupRow[]): Promise<boolean> {
-    const scores = [...new Set(rows.filter((row) => row.score > 0).map((row) => row.score))];
-    if (scores.length === 0) return false;
+  private async rankAcrossShards(read: LookupRead, rows: LookupRow[], ties: Map<LookupRow, string>): Promise<boolean> {
+    const keyOf = (row: LookupRow) => `${row.score}\n${ties.get(row) ?? ''}`;
+    const distinct = new Map(rows.filter((row) => row.score > 0).map((row) => [keyOf(row), row]));
+    if (distinct.size === 0) return false;
+    const ahead = {
+      scores: [...distinct.values()].map((row) => row.score),
+      marks: [...distinct.values()].map((row) => ties.get(row) ?? ''),
+    };
     const { shards } = read.board;
     const groups = this.redis.groupByNode(shards.map((shard) => shard.keys.cfg()));
     const counts = (
@@ -124,27 +135,28 @@ export class LookupStore {
         groups.map((group) =>
           this.countOnNode(
             read,
-            scores,
+            ahead,
             group.map((i) => shards[i]),
           ),
         ),
       )
     ).flat();
-    const above = new Map(scores.map((score, i) => [score, counts.reduce((sum, count) => sum + count.above[i], 0)]));
-    for (const row of rows) row.rank = row.score > 0 ? 1 + (above.get(row.score) ?? 0) : null;
+    const keys = [...distinct.keys()];
+    const above = new Map(keys.map((key, i) => [key, counts.reduce((sum, count) => sum + count.above[i], 0)]));
+    for (const row of rows) row.rank = row.score > 0 ? 1 + (above.get(keyOf(row)) ?? 0) : null;
     return counts.some((count) => count.draining);
   }
 
   private async countOnNode(
     read: LookupRead,
-    scores: number[],
+    ahead: AheadOf,
     shards: ShardKeys[],
   ): Promise<Array<{ draining: boolean; above: number[] }>> {
     const counts: Array<{ draining: boolean; above: number[] }> = [];
     let uncounted = shards;
     if (shards.length > 1) {
       try {
-        const call = { board: read.board, shards, nowMs: read.nowMs, window: read.window, scores };
+        const call = { board: read.board, shards, nowMs: read.nowMs, window: read.window, ahead };
         const reply = await guard(this.functions.call(S.lookupCountShards, call));
         counts.push({ draining: false, above: reply.above });
         uncounted = reply.pending;
@@ -152,12 +164,12 @@ export class LookupStore {
         if (!isRedisWrongNodeError(error)) throw error;
       }
     }
-    return [...counts, ...(await Promise.all(uncounted.map((shard) => this.call(read, shard, [], scores, false))))];
+    return [...counts, ...(await Promise.all(uncounted.map((shard) => this.call(read, shard, [], ahead, false))))];
   }
 
-  private call(read: LookupRead, shard: ShardKeys, items: string[], scores: number[], withData: boolean) {
+  private call(read: LookupRead, shard: ShardKeys, items: string[], ahead: AheadOf, withData: boolean) {
     const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window };
-    return guard(this.functions.call(S.lookup, { ...call, items, scores, withData }));
+    return guard(this.functions.call(S.lookup, { ...call, items, ahead, withData }));
   }
 }
 

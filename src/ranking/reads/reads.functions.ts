@@ -14,6 +14,13 @@ export interface ListingReply {
   previousRanks: Array<number | null>;
 }
 
+/** The rows with their tie marks when the reply holds them (a sharded `ties: first` board), else as they are. */
+function withTieMarks(rows: ScoredItem[], marks: Reply): ScoredItem[] {
+  if (marks.length === 0) return rows;
+  marks.expectLength(rows.length, true);
+  return rows.map((row, i) => ({ ...row, tie: marks.string(i) }));
+}
+
 /** A single-window read answering a listing page: `extraArgs` follow the common window arguments. */
 function listingRead<Call extends WindowCall>(
   name: string,
@@ -28,15 +35,17 @@ function listingRead<Call extends WindowCall>(
     numberOfKeys: 3,
     build: (call: Call) => windowRead(call, extraArgs(call)),
     decode: (raw): ListingReply => {
-      const reply = new Reply(name, raw).expectLength(4, true);
-      const rows = rowsOf(reply, 4);
-      const previous = reply.nested(3).expectLength(rows.length);
+      const reply = new Reply(name, raw).expectLength(5, true);
+      const rows = withTieMarks(rowsOf(reply, 5), reply.nested(4));
+      // Empty when the window keeps no snapshots: no row has a previous rank.
+      const previous = reply.nested(3);
+      if (previous.length > 0) previous.expectLength(rows.length);
       return {
         draining: reply.flag(0),
         firstPosition: reply.int(1),
         higherThanFirst: reply.int(2),
         rows,
-        previousRanks: rows.map((_, i) => previous.int(i) || null),
+        previousRanks: rows.map((_, i) => (previous.length > 0 && previous.int(i)) || null),
       };
     },
   });
@@ -79,11 +88,13 @@ export const READS_FUNCTIONS = {
     numberOfKeys: 3,
     build: (call: WindowCall & { item: string }) => windowRead(call, [call.item]),
     decode: (raw) => {
-      const reply = new Reply('tbRankReadItem', raw).expectLength(4);
+      const reply = new Reply('tbRankReadItem', raw).expectLength(5);
       return {
         draining: reply.flag(0),
         standing: { score: reply.int(1), rank: reply.int(2) || null },
         ranked: reply.int(3),
+        /** The item's tie mark on a sharded `ties: first` board ("" otherwise, or when not listed). */
+        tie: reply.string(4),
       };
     },
   }),
@@ -98,11 +109,11 @@ export const READS_FUNCTIONS = {
     handler: 'read_neighbours',
     flags: ['allow-oom'],
     numberOfKeys: 3,
-    build: (call: WindowCall & { item: string; score: number; radius: number }) =>
-      windowRead(call, [call.item, call.score, call.radius]),
+    build: (call: WindowCall & { item: string; score: number; radius: number; tie?: string }) =>
+      windowRead(call, [call.item, call.score, call.radius, call.tie ?? '']),
     decode: (raw) => {
-      const reply = new Reply('tbRankReadNeighbours', raw).expectLength(4, true);
-      const rows = rowsOf(reply, 4);
+      const reply = new Reply('tbRankReadNeighbours', raw).expectLength(5, true);
+      const rows = withTieMarks(rowsOf(reply, 5), reply.nested(4));
       const beforeCount = reply.int(3);
       return {
         draining: reply.flag(0),

@@ -34,6 +34,8 @@ type WindowRow = ScoredItem & { previousRank: number | null };
 export class ReadsStore {
   private readonly budgetFields: number;
   private readonly reader: RankedReader;
+  /** Refuses (503 REDIS_BUSY) before each command of a sharded read while Redis is busy. */
+  private readonly admit: () => void;
 
   constructor(
     redis: RedisService,
@@ -44,7 +46,8 @@ export class ReadsStore {
   ) {
     this.budgetFields = settings.expireChunk;
     functions.define([RANKING.library]);
-    this.reader = new RankedReader(() => redis.admit());
+    this.admit = () => redis.admit();
+    this.reader = new RankedReader(this.admit);
   }
 
   async top(read: WindowRead, offset: number, limit: number): Promise<{ draining: boolean; items: RankedRow[] }> {
@@ -89,6 +92,8 @@ export class ReadsStore {
 
   private previousRanks(read: WindowRead): Promise<Map<string, number>> | undefined {
     if (!read.board.sharded) return undefined;
+    // Its first command: shed like the shards' reads it comes with.
+    this.admit();
     const previous = this.history.previousRanks(read.board, read.window, read.nowMs);
     // Handled here, awaited later: a failing page read must not leave it an unhandled rejection.
     previous.catch(() => undefined);
@@ -96,7 +101,7 @@ export class ReadsStore {
   }
 
   private sourceOf(read: WindowRead): RankedSource<WindowRow> {
-    const { board, window, nowMs } = read;
+    const { board, window } = read;
     const on = (shard: ShardKeys) => ({ ...this.on(read, shard), window });
     return {
       strict: board.config.ties === 'first',
@@ -105,15 +110,11 @@ export class ReadsStore {
       standing: async (shard, item) => {
         const own = await guard(this.functions.call(S.readItem, { ...on(shard), item }));
         const { score, rank } = own.standing;
-        const row = rank === null ? undefined : { item, score, previousRank: null };
+        const row =
+          rank === null ? undefined : { item, score, previousRank: null, ...(own.tie ? { tie: own.tie } : {}) };
         return { draining: own.draining, row, score, above: rank === null ? 0 : rank - 1, listed: own.ranked };
       },
-      countAbove: async (shards, score) => {
-        // The reader counts over every shard, or every shard but the item's own.
-        const except = board.shards.find((shard) => !shards.includes(shard));
-        const counts = await this.shards.countAbove({ board, except, windows: [window], nowMs, scores: [score] });
-        return { draining: counts.draining, above: counts.above[0], listed: counts.ranked[0] };
-      },
+      countAbove: (shards, score, tie) => this.countAbove(read, shards, score, tie),
       around: async (shard, item, radius) => {
         const reply = await guard(this.functions.call(S.readAround, { ...on(shard), item, radius }));
         return { ...pageOf(reply), firstPosition: reply.firstPosition };
@@ -131,6 +132,15 @@ export class ReadsStore {
         };
       },
     };
+  }
+
+  /** Items ahead of a score (and tie mark) over every shard, or every shard but the item's own: what the reader asks. */
+  private async countAbove(read: WindowRead, shards: ShardKeys[], score: number, tie: string | undefined) {
+    const { board, window, nowMs } = read;
+    const except = board.shards.find((shard) => !shards.includes(shard));
+    const marks = tie === undefined ? undefined : [tie];
+    const counts = await this.shards.countAbove({ board, except, windows: [window], nowMs, scores: [score], marks });
+    return { draining: counts.draining, above: counts.above[0], listed: counts.ranked[0] };
   }
 
   private on(read: WindowRead, shard: ShardKeys): BoardCall {

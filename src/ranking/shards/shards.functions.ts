@@ -4,6 +4,11 @@ import { PreparedBoard, ShardKeys, windowArgsOf } from '../core/board';
 import { BoardCall, boardArgs } from '../core/script-call';
 import { slotRule, WindowConfig } from '../core/window-math';
 
+/** One tie mark per window ("" for none): items of an equal score count when their mark is earlier. */
+function marksOf(call: { windows: WindowConfig[]; marks?: string[] }): string[] {
+  return call.windows.map((_, w) => call.marks?.[w] ?? '');
+}
+
 /** Counting across the shards of a board: items above given scores, one shard or every shard of a node per call. */
 export const SHARDS_FUNCTIONS = {
   countAbove: typedFunction({
@@ -11,11 +16,11 @@ export const SHARDS_FUNCTIONS = {
     handler: 'count_above',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
-    build: (call: BoardCall & { windows: WindowConfig[]; scores: number[] }) => {
+    build: (call: BoardCall & { windows: WindowConfig[]; scores: number[]; marks?: string[] }) => {
       const { keys } = call.shard;
       return {
         keys: [keys.cfg(), ...call.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)])],
-        args: [...boardArgs(call, windowArgsOf(call.windows, call.nowMs)), ...call.scores],
+        args: [...boardArgs(call, windowArgsOf(call.windows, call.nowMs)), ...call.scores, ...marksOf(call)],
       };
     },
     decode: (raw, call) => {
@@ -40,6 +45,8 @@ export const SHARDS_FUNCTIONS = {
       nowMs: number;
       windows: WindowConfig[];
       scores: number[];
+      /** Tie marks of the scores (a sharded `ties: first` board): equal scores of earlier marks count too. */
+      marks?: string[];
     }) => ({
       keys: [call.shards[0].keys.cfg()],
       args: [
@@ -52,6 +59,7 @@ export const SHARDS_FUNCTIONS = {
           return [call.shards[0].keys.windowKeyName(w.name), rule.periodSec, rule.intervalSec, rule.originSec];
         }),
         ...call.scores,
+        ...marksOf(call),
         ...call.shards.map((shard) => shard.keys.cfg()),
       ],
     }),

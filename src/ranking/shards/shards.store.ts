@@ -19,6 +19,8 @@ export interface CountAbove {
   windows: WindowConfig[];
   nowMs: number;
   scores: number[];
+  /** Each score's tie mark (a sharded `ties: first` board): items of that score with an earlier mark count too. */
+  marks?: string[];
 }
 
 function sumCounts(windows: WindowConfig[], counts: ShardCounts[]): ShardCounts {
@@ -64,12 +66,14 @@ export class ShardsStore {
   }
 
   private async countOnNode(count: CountAbove, shards: ShardKeys[]): Promise<ShardCounts> {
-    const { board, windows, nowMs, scores } = count;
+    const { board, windows, nowMs, scores, marks } = count;
     const counts: ShardCounts[] = [];
     let uncounted = shards;
     if (shards.length > 1) {
       try {
-        const reply = await guard(this.functions.call(S.countAboveShards, { board, shards, nowMs, windows, scores }));
+        const reply = await guard(
+          this.functions.call(S.countAboveShards, { board, shards, nowMs, windows, scores, marks }),
+        );
         counts.push({ draining: false, above: reply.above, ranked: reply.ranked });
         uncounted = reply.pending;
       } catch (error) {
@@ -82,6 +86,7 @@ export class ShardsStore {
           ...boardCall(board, shard, nowMs, this.budgetFields),
           windows,
           scores,
+          marks,
         }),
       );
     counts.push(...(await Promise.all(uncounted.map(one))));

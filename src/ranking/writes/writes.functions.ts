@@ -51,13 +51,19 @@ export type CoalescedAnswer = Idempotent<StandingsReply> | Error;
  * stored before writes answered previous ranks (pairs only) replays with previousRank null.
  */
 function standingsOf(reply: Reply, first: number, windowCount: number): WindowStanding[] {
-  const withPrevious = reply.length - first === 3 * windowCount;
+  const withPrevious = reply.length - first >= 3 * windowCount;
   if (!withPrevious) reply.expectLength(first + 2 * windowCount);
   return Array.from({ length: windowCount }, (_, w) => ({
     score: reply.int(first + 2 * w),
     rank: reply.int(first + 2 * w + 1) || null,
     previousRank: withPrevious ? reply.int(first + 2 * windowCount + w) || null : null,
   }));
+}
+
+/** [tie_mark_1, ..., tie_mark_W] after the previous ranks: a sharded `ties: first` board's write; else undefined. */
+function tiesOf(reply: Reply, first: number, windowCount: number): string[] | undefined {
+  if (reply.length - first !== 4 * windowCount) return undefined;
+  return Array.from({ length: windowCount }, (_, w) => reply.string(first + 3 * windowCount + w));
 }
 
 /** A write's standings (an increment's, a like's, a score's), once its context (the window names it was answered with) is known. */
@@ -69,7 +75,12 @@ export function withStandings<T>(
   const windowCount = decoded.context.split(',').length;
   return {
     ...decoded,
-    value: { ...rest, draining: reply.flag(0), standings: standingsOf(reply, first, windowCount) },
+    value: {
+      ...rest,
+      draining: reply.flag(0),
+      standings: standingsOf(reply, first, windowCount),
+      ties: tiesOf(reply, first, windowCount),
+    },
   };
 }
 

@@ -189,7 +189,7 @@ export class WritesStore {
     reply: Idempotent<StandingsReply>,
     item: string,
   ): Promise<WriteOutcome> {
-    const { draining, standings: own } = reply.value;
+    const { draining, standings: own, ties } = reply.value;
     const answered = {
       replayed: reply.replayed,
       windowNames: reply.context.split(','),
@@ -201,7 +201,7 @@ export class WritesStore {
     try {
       const { windows } = board.config;
       const [others, previous] = await Promise.all([
-        this.shards.countAbove({ board, except: home, windows, nowMs, scores: own.map((s) => s.score) }),
+        this.shards.countAbove({ board, except: home, windows, nowMs, scores: own.map((s) => s.score), marks: ties }),
         Promise.all(windows.map((window) => this.history.previousRanks(board, window, nowMs))),
       ]);
       return {

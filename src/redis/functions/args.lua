@@ -82,11 +82,14 @@ local function cached_windows(args, window_count)
   return windows
 end
 
+-- The header read_header fills: one table for every call, so a call builds none (a function reads its
+-- header first and keeps what it needs; the next read_header overwrites it).
+local HEADER = { version = '', now_ms = 0, now_sec = 0, budget = 0, windows = {} }
+
 -- The common header as a named table, and the index of the first argument after it:
 --   { version, now_ms, now_sec, budget, windows = { { period_sec, interval_sec, created_ms, origin_sec }, ... } }
--- `windows` may be shared with other calls (cached_windows): never change it.
+-- Both tables are shared (HEADER, cached_windows): valid until the next read_header, never changed.
 local function read_header(args)
-  local tonumber = tonumber
   local window_count, now_ms, budget = tonumber(args[4]), tonumber(args[2]), tonumber(args[3])
   if not (window_count and now_ms and budget) then
     number_at(args, 4, 'window count')
@@ -96,13 +99,12 @@ local function read_header(args)
   if #args < 4 + HEADER_WINDOW_ARGS * window_count then
     bad_args('header names ' .. window_count .. ' windows but has ' .. #args .. ' args')
   end
-  return {
-    version = args[1],
-    now_ms = now_ms,
-    now_sec = math.floor(now_ms / 1000),
-    budget = budget,
-    windows = cached_windows(args, window_count),
-  }, 5 + HEADER_WINDOW_ARGS * window_count
+  local header = HEADER
+  header.version, header.now_ms, header.budget = args[1], now_ms, budget
+  -- math.floor(now_ms / 1000) without two table lookups and a call (Lua's % floors: exact for any number).
+  header.now_sec = (now_ms - now_ms % 1000) / 1000
+  header.windows = cached_windows(args, window_count)
+  return header, 5 + HEADER_WINDOW_ARGS * window_count
 end
 
 -- Records from args[first]: a count, then `count` rows of #fields values each, read into tables named

@@ -929,7 +929,7 @@ export interface components {
             /** @description Trending views beside the windows. Omitted: the stored views are kept; [] removes them */
             views?: components["schemas"]["ViewDto"][];
             /**
-             * @description Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher; boards of 1 shard). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data
+             * @description Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher, also across the shards of a sharded board). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data
              * @enum {string}
              */
             ties?: "shared" | "first";

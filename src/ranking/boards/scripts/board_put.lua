@@ -20,7 +20,7 @@
 -- ARGV[6]        requested maxItems, or "" to keep the stored one (none for a new board)
 -- ARGV[7]        views, JSON array (see views_lib; "[]": none), checked against the windows by the app
 -- ARGV[8]        ties: "shared" | "first", or "" to keep the stored one (shared for a new board). A
---                change drops every window's data (needs reset); "first" needs a board of 1 shard
+--                change drops every window's data (needs reset)
 -- ARGV[9]        requested aggregate (sum, max, min, last), or "" to keep the stored one (sum for a new
 --                board; stored only when not sum, so a sum board's config is as before aggregates). A
 --                change drops every window's data (the slots hold another kind of value), so it is
@@ -61,18 +61,13 @@ local function board_store_aggregate(r)
   if r.aggregate == 'sum' then redis.call('HDEL', r.cfg_key, 'aggregate') else redis.call('HSET', r.cfg_key, 'aggregate', r.aggregate) end
 end
 
--- Ties (ties_lib): the refusal of a strict order over several shards, or nil.
-local function board_ties_problem(r, shards)
-  if r.ties == 'first' and tonumber(shards) > 1 then return 'ties "first" needs a board of 1 shard' end
-  return nil
-end
-
 -- Stores the mode (config field `ties`, absent for shared).
 local function board_store_ties(r)
   if r.ties == 'first' then redis.call('HSET', r.cfg_key, 'ties', 'first') else redis.call('HDEL', r.cfg_key, 'ties') end
 end
 
--- Into `plan`: whether ties change (a change drops every window's data, like a change of shards).
+-- Into `plan`: whether ties change (a change drops every window's data, like a change of shards; a
+-- change of shards drops it too, so a board's marks always have the format of its shard count).
 local function board_plan_ties(r, plan)
   local stored_ties = redis.call('HGET', r.cfg_key, 'ties') or 'shared'
   if r.ties == '' then r.ties = stored_ties end
@@ -81,7 +76,6 @@ local function board_plan_ties(r, plan)
   if plan.reties and not r.reset then
     plan.problems[#plan.problems + 1] = 'ties would change from ' .. stored_ties .. ' to ' .. r.ties
   end
-  plan.problems[#plan.problems + 1] = board_ties_problem(r, r.shards)
 end
 
 -- Stores the views and brings their data in line with them (`dropped`: names of windows whose data went).
@@ -97,11 +91,12 @@ end
 local function board_create(r)
   local shards = r.shards == '' and '1' or r.shards
   if r.ties == '' then r.ties = 'shared' end
-  if board_ties_problem(r, shards) then return { 'conflict', board_ties_problem(r, shards) } end
   board_store_ties(r)
   for _, w in ipairs(r.wanted) do w.createdAtMs = r.now_ms end
   local json = cjson.encode(r.wanted)
   redis.call('HSET', r.cfg_key, 'version', r.new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', r.now_ms)
+  -- A hash kept from before (a reset) may hold a slot due and indexed second of other periods (slot_due_lib).
+  redis.call('HDEL', r.cfg_key, 'slotDueSec', 'indexedSec')
   if r.max_items ~= '' then redis.call('HSET', r.cfg_key, 'maxItems', r.max_items) end
   if r.segments_max ~= '' then redis.call('HSET', r.cfg_key, 'segmentsMax', r.segments_max) end
   if r.aggregate == '' then r.aggregate = 'sum' end
@@ -202,6 +197,7 @@ local function board_update(r, plan)
   store_snapshot_confs(cfg_key, r.wanted)
   local json = cjson.encode(r.wanted)
   redis.call('HSET', cfg_key, 'version', r.new_version, 'windows', json, 'shards', r.shards, 'maxShards', plan.max_shards)
+  redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
   if r.max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', r.max_items) end
   if r.segments_max ~= '' then redis.call('HSET', cfg_key, 'segmentsMax', r.segments_max) end
   board_store_aggregate(r)

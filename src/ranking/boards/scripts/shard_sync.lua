@@ -15,6 +15,8 @@
 -- ARGV[8]        aggregate of the authoritative config (sum, max, min, last): a change drops every window's data
 -- ARGV[9]        segments.max of the authoritative config (0: none)
 -- ARGV[10]       actors of the authoritative config (1: on, 0: off)
+-- ARGV[11]       ties of the authoritative config (shared, first; absent: shared): a change drops every
+--                window's data (ties_lib: the order of what they hold is not known)
 -- Reply: "synced", or "unchanged" (this revision or a newer one is already held)
 local function shard_sync(keys, args)
   begin_call(keys, args)
@@ -24,7 +26,9 @@ local function shard_sync(keys, args)
   local wanted = {}
   for _, w in ipairs(cjson.decode(ARGV[2])) do wanted[w.name] = w end
   local stored = redis.call('HGET', cfg_key, 'windows')
+  local ties = ARGV[11] or 'shared'
   local reshard = redis.call('HGET', cfg_key, 'shards') ~= ARGV[3] or (redis.call('HGET', cfg_key, 'aggregate') or 'sum') ~= ARGV[8]
+    or (redis.call('HGET', cfg_key, 'ties') or 'shared') ~= ties
   local dropped = {}
   if stored then
     for _, old in ipairs(cjson.decode(stored)) do
@@ -39,12 +43,15 @@ local function shard_sync(keys, args)
     end
   end
   redis.call('HSET', cfg_key, 'version', ARGV[1], 'revision', revision, 'windows', ARGV[2], 'shards', ARGV[3])
+  -- Periods may have changed: the shard's slot due and indexed second (slot_due_lib) are found again.
+  redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
   redis.call('HSETNX', cfg_key, 'createdAtMs', ARGV[5])
   store_snapshot_confs(cfg_key, cjson.decode(ARGV[2]))
   if ARGV[8] == 'sum' then redis.call('HDEL', cfg_key, 'aggregate') else redis.call('HSET', cfg_key, 'aggregate', ARGV[8]) end
   if ARGV[6] == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', ARGV[6]) end
   if ARGV[9] == '0' then redis.call('HDEL', cfg_key, 'segmentsMax') else redis.call('HSET', cfg_key, 'segmentsMax', ARGV[9]) end
   if ARGV[10] == '1' then redis.call('HSET', cfg_key, 'actors', '1') else redis.call('HDEL', cfg_key, 'actors') end
+  if ties == 'first' then redis.call('HSET', cfg_key, 'ties', 'first') else redis.call('HDEL', cfg_key, 'ties') end
   local old_views = redis.call('HGET', cfg_key, 'views')
   if ARGV[7] == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', ARGV[7]) end
   views_reconcile(cfg_key, old_views, dropped, tonumber(ARGV[5]))

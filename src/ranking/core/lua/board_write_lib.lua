@@ -67,15 +67,24 @@ end
 
 -- Item increments of one call (window keys as (slots, top) pairs from KEYS[2], periods and intervals
 -- at ARGV[5 + 4w] and ARGV[6 + 4w]). A window's slot is indexed once per call (again only when an
--- event lands in another slot of it). `add(reply, item, amount, at_sec, seen_sec, covering, actor)` adds to
+-- event lands in another slot of it), not at all when the shard's indexed second names it (slot_known). `add(reply, item, amount, at_sec, seen_sec, covering, actor)` adds to
 -- the slot of `at_sec` in the windows of `covering` (see window_holds; views told, with `seen_sec`
 -- the event's time for hot's firstSeen; the actor's contribution kept, actor_lib, unless actor is nil or ""), appends the per-window figures score_1, rank_1, ...,
 -- score_W, rank_W to `reply`, ranks as of this addition (a window not covering the event answers the
 -- item's standing), and returns the earliest due time (unix ms) of the slots it indexed, or nil.
+-- The adders built so far, by window count, kept from call to call: a call takes its count's with
+-- the slots it indexed forgotten, and builds no closure or table (one call runs at a time).
+local EVENT_ADDERS = {}
+
 local function event_adder(window_count)
+  local known = EVENT_ADDERS[window_count]
+  if known then
+    for w = 0, window_count - 1 do known.indexed[w] = nil end
+    return known.add
+  end
   local indexed, slot_keys = {}, {}
-  return function(reply, item, amount, at_sec, seen_sec, covering, actor)
-    local new_due_ms = nil
+  local add = function(reply, item, amount, at_sec, seen_sec, covering, actor)
+    local new_due_ms, unknown = nil, false
     for w = 0, window_count - 1 do
       local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
       local score
@@ -85,9 +94,10 @@ local function event_adder(window_count)
         if indexed[w] ~= slot_start then
           indexed[w] = slot_start
           slot_keys[w] = slot_key_of(slots_key, slot_start)
-          if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-            new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec))
-
+          if not slot_known(slot_start, interval_sec, origin_sec) then
+            unknown = unknown or (origin_sec or 0) == 0
+            local due_ms = index_slot(slots_key, slot_start, period_sec)
+            if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
           end
         end
         score = add_amount(slot_keys[w], top_key, item, amount)
@@ -99,8 +109,12 @@ local function event_adder(window_count)
       reply[#reply + 1] = score
       reply[#reply + 1] = item_rank(top_key, item, score)
     end
+    -- An event at now (every window holds it) indexed its slots in every window: kept (slot_due_lib).
+    if unknown and covering == EVERY_WINDOW[window_count] then note_indexed(at_sec) end
     return new_due_ms
   end
+  EVENT_ADDERS[window_count] = { add = add, indexed = indexed }
+  return add
 end
 
 -- One entry of a batch (the batch increment, stream ingest) into the slot starting at `slot_start` of
@@ -114,9 +128,7 @@ local function add_batch_entry(slots_key, top_key, indexed, slot_start, period_s
   if not slot_key then
     slot_key = slot_key_of(slots_key, slot_start)
     indexed[slot_start] = slot_key
-    if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-      new_due_ms = slot_due_ms(slot_start, period_sec)
-    end
+    new_due_ms = index_slot(slots_key, slot_start, period_sec)
   end
   local score = add_amount(slot_key, top_key, item, amount)
   ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
@@ -131,7 +143,7 @@ local function record_batch_score(slots_key, top_key, indexed, slot_start, perio
   local new_due_ms = nil
   if not indexed[slot_start] then
     indexed[slot_start] = true
-    if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then new_due_ms = slot_due_ms(slot_start, period_sec) end
+    new_due_ms = index_slot(slots_key, slot_start, period_sec)
   end
   best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, results_changed)
   return new_due_ms

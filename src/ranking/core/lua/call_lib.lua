@@ -19,15 +19,22 @@ local BOARD = { aggregate = 'sum' }
 
 -- The board config fields a call may read, from the one HMGET version_error makes (every function
 -- on a board's windows starts with it): read here instead of one HGET each (views, snapshots, ties,
--- the item cap, a like's actors, the end of the latest block), which was a third of a one-window
--- increment's Redis commands. Valid for the config hash `cfg_key` of this call only (nil: nothing read
--- yet); a function writing these fields (board_put, shard_sync) never calls version_error, so never
--- reads a stale copy, and a retraction's block (actor_lib) writes its copy too. `ties_top` /
--- `ties_first`: the last results key ties_first answered for. (Fields of one table: a library's top
--- level may hold at most 200 locals, and it holds about 190.)
+-- the item cap, a like's actors, the end of the latest block, the shard's slot due and indexed second:
+-- slot_due_lib), which
+-- was a third of a one-window increment's Redis commands. Valid for the config hash `cfg_key` of this
+-- call only (nil: nothing read yet); a function writing these fields (board_put, shard_sync) never
+-- calls version_error, so never reads a stale copy, and a retraction's block (actor_lib) and the slot
+-- due's writers (slot_due_lib) write their copy too. `ties_top` /
+-- `ties_first`: the last results key ties_first answered for. `settle_due`: the shard's slot due
+-- expire_all found in this call (unix s; nil: none), for settle_slot_due; `oldest_live`: the start of
+-- the oldest live slot expire_window last found (false: none; nil: not asked). (Fields of one table: a
+-- library's top level may hold at most 200 locals, and it holds about 190.)
 local CONFIG = {
-  fields = { 'version', 'aggregate', 'ties', 'views', 'snapshots', 'maxItems', 'shards', 'actors', 'blockedUntil' },
+  fields = { 'version', 'aggregate', 'ties', 'views', 'snapshots', 'maxItems', 'shards', 'actors', 'blockedUntil', 'slotDueSec',
+    'indexedSec' },
   cfg_key = nil,
+  settle_due = nil,
+  oldest_live = nil,
   ties_top = nil,
   ties_first = false,
 }
@@ -36,7 +43,7 @@ local function begin_call(keys, args)
   KEYS, ARGV = keys, args
   VIEWS.loaded = false
   BOARD.aggregate = 'sum'
-  CONFIG.cfg_key, CONFIG.ties_top = nil, nil
+  CONFIG.cfg_key, CONFIG.ties_top, CONFIG.settle_due = nil, nil, nil
 end
 
 -- Reads the config fields of `cfg_key` (one HMGET) and keeps them for the call; answers the stored

@@ -180,12 +180,18 @@ local function previous_rank(top_key, item)
   return redis.call('ZCOUNT', prev, above(tonumber(score)), '+inf') + 1
 end
 
--- A listing reply { draining, position, higher, {}, item_1, score_1, ... }: fills entry 4 with each
+-- A listing reply { draining, position, higher, {}, marks, item_1, score_1, ... }: fills entry 4 with each
 -- row's previous rank. `keeps`: the window's snapshot setting (cross_window's answer); a window that
--- keeps no snapshots answers 0 for every row without a lookup per row.
+-- keeps no snapshots answers an empty list (no row has one) without a lookup or a table per call.
+local NO_PREVIOUS_RANKS = {}
+
 local function add_previous_ranks(reply, top_key, keeps)
+  if not keeps then
+    reply[4] = NO_PREVIOUS_RANKS
+    return reply
+  end
   local ranks = {}
-  for i = 5, #reply, 2 do ranks[#ranks + 1] = keeps and previous_rank(top_key, reply[i]) or 0 end
+  for i = 6, #reply, 2 do ranks[#ranks + 1] = previous_rank(top_key, reply[i]) end
   reply[4] = ranks
   return reply
 end

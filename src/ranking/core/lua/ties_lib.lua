@@ -4,14 +4,22 @@
 -- Keys, siblings of a window's results zset "<base>top" (same hash tag):
 --   <base>order      zset  score = the item's score, member = <mark><item> for every item scoring > 0
 --   <base>marks      hash  item -> its <mark>
--- Config hash fields: ties ("first"; absent: shared), tieSeq (the board's last sequence number).
--- <mark> is TIE_MARK_MAX - seq in TIE_MARK_DIGITS decimal digits, seq drawn from tieSeq each time an
--- item's score in a window changes. ZREVRANGE lists by score descending, then member descending: equal
--- scores come in ascending seq, the item that reached its score first first. Exact: scores are the
--- results' own (integers, %.17g), seqs integers below 10^15 (a billion changes a day for 2 700 years).
+-- Config hash fields: ties ("first"; absent: shared), tieSeq (the shard's last sequence number), tieMs
+-- (sharded boards: the latest time a mark was drawn at).
+-- A mark is drawn each time an item's score in a window changes, fixed-width decimal, inverted so that
+-- ZREVRANGE (score descending, then member descending) lists equal scores earliest mark first:
+-- * a board of 1 shard: TIE.MAX - seq in 15 digits, seq from tieSeq (the first format, kept).
+-- * a sharded board: the write's time (unix ms, the `now` ARGV[2] every changing call passes, never
+--   below the shard's tieMs so a shard's marks follow its own order), then seq, then the shard index:
+--   TIE.MS_MAX - ms (13 digits) .. TIE.MAX - seq (15) .. 99 - shard (2). Marks of different shards
+--   then compare as strings without a shared counter: the earlier time first, within one millisecond
+--   an order fixed once drawn (seq, then shard). Counting the items of a shard ahead of another
+--   shard's (score, mark) is a binary search over the run of that score in the order zset (tie_ahead).
+-- Exact: scores are the results' own (integers, %.17g), seqs integers below 10^15 (a billion changes a
+-- day for 2 700 years), times below 10^13 ms (year 2286).
 
-local TIE_MARK_DIGITS = 15
-local TIE_MARK_MAX = 999999999999999
+-- RUN_READ: members of a score's run tie_ahead reads in one call (a longer run: a binary search beyond).
+local TIE = { DIGITS = 15, MAX = 999999999999999, SHARDED_DIGITS = 30, MS_MAX = 9999999999999, RUN_READ = 32 }
 
 -- "<tag>:<window>:top" -> "<tag>:cfg": names hold no braces, so the tag ends at the first "}" (also
 -- item_data_lib's, prepended after this library).
@@ -38,6 +46,22 @@ local function ties_first(top_key)
   return CONFIG.ties_first
 end
 
+-- Whether the board of `top_key` has several shards (its marks then hold a time and the shard index).
+local function tie_sharded(top_key)
+  return tonumber(config_field(cfg_key_of_top(top_key), 'shards') or '1') > 1
+end
+
+-- A new mark on the shard of config hash `cfg_key` (TIE: its format by the board's shard count).
+local function tie_new_mark(top_key, cfg_key)
+  local seq = redis.call('HINCRBY', cfg_key, 'tieSeq', 1)
+  if not tie_sharded(top_key) then return string.format('%0' .. TIE.DIGITS .. '.0f', TIE.MAX - seq) end
+  local last_ms = tonumber(redis.call('HGET', cfg_key, 'tieMs') or '0')
+  local now_ms = math.floor(tonumber(ARGV[2]) or 0)
+  if now_ms > last_ms then redis.call('HSET', cfg_key, 'tieMs', now_ms) else now_ms = last_ms end
+  local shard = tonumber(string.match(cfg_key, '/(%d+)}:cfg$') or '0')
+  return string.format('%013.0f%015.0f%02d', TIE.MS_MAX - now_ms, TIE.MAX - seq, 99 - shard)
+end
+
 -- Hook: the item's score in the window of `top_key` is now `score`: it takes a new place among the
 -- items of its score, after those that reached it before (nothing on a board of shared ties).
 local function tie_order_changed(top_key, item, score)
@@ -46,13 +70,49 @@ local function tie_order_changed(top_key, item, score)
   local old = redis.call('HGET', marks_key, item)
   if old then redis.call('ZREM', order_key, old .. item) end
   if score > 0 then
-    local seq = redis.call('HINCRBY', cfg_key_of_top(top_key), 'tieSeq', 1)
-    local mark = string.format('%0' .. TIE_MARK_DIGITS .. '.0f', TIE_MARK_MAX - seq)
+    local mark = tie_new_mark(top_key, cfg_key_of_top(top_key))
     redis.call('ZADD', order_key, string.format('%.17g', score), mark .. item)
     redis.call('HSET', marks_key, item, mark)
   elseif old then
     redis.call('HDEL', marks_key, item)
   end
+end
+
+-- The item's mark in the window of `top_key` on a sharded `ties: first` board, else '' (not listed,
+-- shared ties, or one shard: marks are compared across shards only).
+local function tie_mark_of(top_key, item)
+  if not ties_first(top_key) or not tie_sharded(top_key) then return '' end
+  return redis.call('HGET', sibling_key(top_key, 'top', 'marks'), item) or ''
+end
+
+-- Appends the item's mark in each window (results keys KEYS[first_top + 2w]) to a write's reply on a
+-- sharded `ties: first` board, for the other shards to count the items ahead of it; else nothing.
+local function append_tie_marks(reply, first_top, window_count, item)
+  if window_count == 0 or not ties_first(KEYS[first_top]) or not tie_sharded(KEYS[first_top]) then return end
+  for w = 0, window_count - 1 do reply[#reply + 1] = tie_mark_of(KEYS[first_top + 2 * w], item) end
+end
+
+-- Items of this shard ahead of an item of `score` (> 0) and mark `mark` (another shard's, or this
+-- one's): those scoring higher, and those of equal score whose mark sorts above (was drawn earlier).
+-- The equal scores are one run of the order zset, its members descending: a binary search finds how
+-- many of them sort above the mark, over the run's first TIE.RUN_READ members read in one call (the
+-- whole run, mostly), then one member read per step (O(log^2 n), read-only). `mark` '': items scoring
+-- higher only.
+local function tie_ahead(top_key, score, mark)
+  local exact = string.format('%.17g', score)
+  if mark == '' then return redis.call('ZCOUNT', top_key, '(' .. exact, '+inf') end
+  local order_key = sibling_key(top_key, 'top', 'order')
+  local higher = redis.call('ZCOUNT', order_key, '(' .. exact, '+inf')
+  local run = redis.call('ZRANGE', order_key, exact, exact, 'BYSCORE', 'REV', 'LIMIT', 0, TIE.RUN_READ)
+  local low, high = 0, #run
+  if high == TIE.RUN_READ then high = redis.call('ZCOUNT', order_key, exact, exact) end
+  local width = #mark
+  while low < high do
+    local middle = math.floor((low + high) / 2)
+    local member = run[middle + 1] or redis.call('ZREVRANGE', order_key, higher + middle, higher + middle)[1]
+    if member and string.sub(member, 1, width) > mark then low = middle + 1 else high = middle end
+  end
+  return higher + low
 end
 
 -- The item's 0-based place in the strict order (nil: not listed), or false on a board of shared ties.
@@ -71,11 +131,15 @@ local function tie_rank(top_key, item)
 end
 
 -- Positions first..last (0-based) of the strict order as ZREVRANGE WITHSCORES answers them (item,
--- score, ...), or nil on a board of shared ties.
-local function tie_page(top_key, first, last)
+-- score, ...), or nil on a board of shared ties. On a sharded board each row's mark goes to `marks`.
+local function tie_page(top_key, first, last, marks)
   if not ties_first(top_key) then return nil end
   local page = redis.call('ZREVRANGE', sibling_key(top_key, 'top', 'order'), first, last, 'WITHSCORES')
-  for i = 1, #page, 2 do page[i] = string.sub(page[i], TIE_MARK_DIGITS + 1) end
+  local width = tie_sharded(top_key) and TIE.SHARDED_DIGITS or TIE.DIGITS
+  for i = 1, #page, 2 do
+    if width == TIE.SHARDED_DIGITS and marks then marks[#marks + 1] = string.sub(page[i], 1, width) end
+    page[i] = string.sub(page[i], width + 1)
+  end
   return page
 end
 

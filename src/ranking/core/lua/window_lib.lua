@@ -105,6 +105,8 @@ end
 -- closed slot pending an archive (archive_lib) hands it what it drains, then its rows are written
 -- out within the same budget. Returns the budget left and whether expired data (or rows) remains.
 local function expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
+  CONFIG.oldest_live = nil
+  if nothing_due(slots_key, now_sec, origin_sec) then return budget, false end
   -- Exclusive: a calendar window's previous period may be shorter than the current one.
   local live_from = current_slot(now_sec, interval_sec, origin_sec) - period_sec + interval_sec
   -- Only a calendar window (origin > 0) can have archives pending (archive_lib); a rolling one asks nothing.
@@ -113,7 +115,10 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     -- The oldest slot (members are their own start, as scores): the cheapest question a call asks
     -- every time, and almost always answered "still live".
     local oldest = redis.call('ZRANGE', slots_key, 0, 0)
-    if #oldest == 0 or tonumber(oldest[1]) >= live_from then break end
+    if #oldest == 0 or tonumber(oldest[1]) >= live_from then
+      CONFIG.oldest_live = tonumber(oldest[1]) or false
+      break
+    end
     if budget <= 0 then return 0, true end
     -- Who contributed to the slot goes first (actor_lib): its items are drained only once none is left.
     local contributions_left
@@ -137,6 +142,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     if whole then
       redis.call('DEL', slot_key)
       redis.call('ZREM', slots_key, oldest[1])
+      forget_indexed(slots_key)
       budget = budget - math.max(size, 1)
     else
       local fields = {}
@@ -152,15 +158,25 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
 end
 
 -- Expires every window given as (slots, top) pairs starting at KEYS[first_key], with per-window
--- arguments (window_rule) from ARGV[first_arg]. Returns 1 if data remains.
+-- arguments (window_rule) from ARGV[first_arg]. Returns 1 if data remains. When it checked every
+-- rolling window and none holds expired data, keeps the earliest due of their oldest slots in
+-- CONFIG.settle_due (settle_slot_due stores it when the windows were all the board's).
 local function expire_all(first_key, window_count, first_arg, now_sec, budget)
   local draining = 0
+  local settle = NO_SLOT_DUE
   for w = 0, window_count - 1 do
     local period_sec, interval_sec, origin_sec = window_rule(first_arg, w)
     local more
     budget, more = expire_window(KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, period_sec, interval_sec, budget, origin_sec)
     if more then draining = 1 end
+    local oldest = CONFIG.oldest_live
+    if (origin_sec or 0) == 0 then
+      if oldest == nil or more then settle = nil end
+      if settle and oldest then settle = math.min(settle, oldest + period_sec) end
+    end
   end
+  if window_count > 0 and string.find(KEYS[first_key], '~', 1, true) then settle = nil end
+  CONFIG.settle_due = settle
   return draining
 end
 
@@ -177,11 +193,11 @@ local function add_amount(slot_key, top_key, item, amount)
   return score
 end
 
--- Adds `amount` to an item in the current slot and the results of one window; returns the new score
--- and whether the slot is new to the window's index.
-local function add_to_window(slots_key, top_key, slot_start, item, amount)
-  local new_slot = redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1
-  return add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount), new_slot
+-- Adds `amount` to an item in the current slot and the results of one window (period `period_sec`);
+-- returns the new score and the slot's due time (unix ms) when the slot is new to the window's index.
+local function add_to_window(slots_key, top_key, slot_start, period_sec, item, amount)
+  local new_due_ms = index_slot(slots_key, slot_start, period_sec)
+  return add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount), new_due_ms
 end
 
 -- Timestamped events: the first slot start (unix s) a window still counts at `now_sec`; an event at
@@ -219,17 +235,10 @@ end
 
 -- add_to_window at the slot of `at_sec` (the event's time, unix s, may hold a fraction), then the
 -- views reading the window.
-local function add_event(slots_key, top_key, slot_start, item, amount, at_sec)
-  local score, new_slot = add_to_window(slots_key, top_key, slot_start, item, amount)
+local function add_event(slots_key, top_key, slot_start, period_sec, item, amount, at_sec)
+  local score, new_due_ms = add_to_window(slots_key, top_key, slot_start, period_sec, item, amount)
   view_window_changed(top_key, slot_start, item, amount, score, at_sec)
-  return score, new_slot
-end
-
--- Due times (unix ms) feed the scheduler's due index: a slot starting at s (unix s) of a window of
--- period P is expired once the current slot reaches s + P (expire_window's cutoff), so at (s + P) s; a
--- calendar window's slot (P its period's length) at its period's end.
-local function slot_due_ms(slot_start, period_sec)
-  return (slot_start + period_sec) * 1000
+  return score, new_due_ms
 end
 
 -- The earliest due time of the oldest slots of the windows given as (slots, top) key pairs from
@@ -271,8 +280,17 @@ end
 
 -- Appends a listing page (ZREVRANGE ... WITHSCORES) to a read reply: stops at the first score <= 0,
 -- and stores at reply[3] how many items score higher than the first one listed: none when the page
--- starts at position 0 (`from_top`: it holds the highest score), else counted.
+-- starts at position 0 (`from_top`: it holds the highest score), else counted. Scores go as Redis
+-- wrote them (strings); a page whose last score is positive (scores descend) is copied without
+-- converting each.
 local function append_listing(reply, top_key, page, from_top)
+  local count = #page
+  if count > 0 and tonumber(page[count]) > 0 then
+    reply[3] = from_top and 0 or rank_of(top_key, tonumber(page[2])) - 1
+    local at = #reply
+    for i = 1, count do reply[at + i] = page[i] end
+    return reply
+  end
   for i = 1, #page, 2 do
     local score = tonumber(page[i + 1])
     if score <= 0 then break end

@@ -23,6 +23,7 @@ local function expire(keys, args)
   cross_all(3, window_count, 5, now_sec)
   local more_likes = prune_likes(KEYS[2], window_count, now_sec, budget)
   local draining = expire_all(3, window_count, 5, now_sec, budget)
+  settle_slot_due()
   local segments_draining, segments_due_ms = expire_segments(3, window_count, tonumber(ARGV[2]), budget, tonumber(ARGV[5 + WINDOW_ARGS * window_count]))
   if more_likes or segments_draining == 1 then draining = 1 end
   local next_ms = math.min(earliest_slot_due_ms(3, window_count) or math.huge, likes_due_ms(KEYS[2], window_count) or math.huge,

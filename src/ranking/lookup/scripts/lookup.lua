@@ -11,10 +11,12 @@
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
 -- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib)
 -- ARGV[7]        N, number of ids; ARGV[8] 1 to answer each id's data (item_data_lib), else 0
--- ARGV[9 .. 8+N] item ids; ARGV[9+N ...] scores to count above
+-- ARGV[9 .. 8+N] item ids; ARGV[9+N ...] pairs: a score to count above, and its tie mark (a sharded
+--                `ties: first` board: items of that score with an earlier mark count too; "": none)
 -- Reply: { draining (0|1), { score of each id (0: none) }, { rank of each id in this shard (0: not
 --          ranked) }, { previous rank of each id (0: absent or no snapshots) }, { data of each id
---          (false: none, or not asked) }, { items above each score given } }
+--          (false: none, or not asked) }, { items ahead of each (score, mark) given }, { tie mark of
+--          each id ("": none, or not a sharded `ties: first` board) } }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function lookup(keys, args)
   begin_call(keys, args)
@@ -24,18 +26,18 @@ local function lookup(keys, args)
   local keeps = cross_window(now_sec, tonumber(args[5]), tonumber(args[6]))
   local _, more = expire_window(keys[2], keys[3], now_sec, tonumber(args[4]), tonumber(args[5]), tonumber(args[3]), tonumber(args[6]))
   local id_count = tonumber(args[7])
-  local scores, ranks, previous, data, above_counts = {}, {}, {}, {}, {}
+  local scores, ranks, previous, data, above_counts, marks = {}, {}, {}, {}, {}, {}
   for i = 1, id_count do
     local item = args[8 + i]
     scores[i], ranks[i] = standing(keys[3], item)
     previous[i] = keeps and previous_rank(keys[3], item) or 0
     data[i] = false
+    marks[i] = tie_mark_of(keys[3], item)
   end
   if args[8] == '1' and id_count > 0 then data = item_data_of(keys[1], { unpack(args, 9, 8 + id_count) }) end
-  for i = 9 + id_count, #args do
-
+  for i = 9 + id_count, #args, 2 do
     local score = tonumber(args[i])
-    above_counts[#above_counts + 1] = score > 0 and redis.call('ZCOUNT', keys[3], above(score), '+inf') or 0
+    above_counts[#above_counts + 1] = score > 0 and tie_ahead(keys[3], score, args[i + 1]) or 0
   end
-  return { more and 1 or 0, scores, ranks, previous, data, above_counts }
+  return { more and 1 or 0, scores, ranks, previous, data, above_counts, marks }
 end

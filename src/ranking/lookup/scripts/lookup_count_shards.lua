@@ -9,10 +9,11 @@
 -- ARGV[1]        config version the caller built its keys from
 -- ARGV[2]        now, unix milliseconds
 -- ARGV[3]        the window's name; ARGV[4] .. ARGV[6]: its period and interval (s) and origin (window_lib)
--- ARGV[7]        S, number of scores; ARGV[8 .. 7+S]: the scores to count above
--- ARGV[8+S] ..   the config hash of each shard to count
--- Reply: { { position (1-based, among the shards in ARGV) of each shard not counted }, { items above
---          each score, summed over the counted shards } }
+-- ARGV[7]        S, number of scores; ARGV[8 .. 7+2S]: pairs, a score to count above and its tie mark
+--                (as lookup's: "" for none)
+-- ARGV[8+2S] ..  the config hash of each shard to count
+-- Reply: { { position (1-based, among the shards in ARGV) of each shard not counted }, { items ahead
+--          of each (score, mark), summed over the counted shards } }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 local function lookup_count_shards(keys, args)
   begin_call(keys, args)
@@ -22,16 +23,15 @@ local function lookup_count_shards(keys, args)
   local score_count = tonumber(args[7])
   local sums, pending = {}, {}
   for i = 1, score_count do sums[i] = 0 end
-  for s = 8 + score_count, #args do
+  for s = 8 + 2 * score_count, #args do
     local err = version_error(args[s], args[1])
     if err then return redis.error_reply(err) end
     local base = sibling_key(args[s], 'cfg', args[3] .. ':')
     if #redis.call('ZRANGE', base .. 'slots', '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then
-      pending[#pending + 1] = s - 7 - score_count
+      pending[#pending + 1] = s - 7 - 2 * score_count
     else
       for i = 1, score_count do
-        sums[i] = sums[i] + redis.call('ZCOUNT', base .. 'top', above(tonumber(args[7 + i])), '+inf')
-
+        sums[i] = sums[i] + tie_ahead(base .. 'top', tonumber(args[6 + 2 * i]), args[7 + 2 * i])
       end
     end
   end

@@ -14,8 +14,9 @@
 -- ARGV[9+S]      1 to answer board ranks, else 0 (ranks among the ids need only the scores)
 -- ARGV[10+S] ..  pairs: an id, and the position (1..S) of the shard holding it
 -- Reply: { 0 } when a shard has expired slots to drain; else { 1, { score of each id (0: none) },
---          { board rank of each id (0: not ranked, or not asked) }, { data of each id (false: none,
---          or not asked) } }
+--          { board rank of each id (0: not ranked, or not asked; strict on a `ties: first` board: the
+--          items ahead of its score and tie mark on every shard, tie_ahead) }, { data of each id
+--          (false: none, or not asked) } }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 local function lookup_node(keys, args)
   begin_call(keys, args)
@@ -33,13 +34,19 @@ local function lookup_node(keys, args)
     tops[s] = base .. 'top'
   end
   local with_data, with_ranks = args[8 + shard_count] == '1', args[9 + shard_count] == '1'
+  -- Strict ranks (a sharded `ties: first` board): decided once, the marks read from each id's shard.
+  local strict = with_ranks and ties_first(tops[1])
   local scores, ranks, data, above_of = {}, {}, {}, {}
   for at = 10 + shard_count, #args, 2 do
     local item, home = args[at], tonumber(args[at + 1])
     local score = tonumber(redis.call('ZSCORE', tops[home], item) or '0')
     scores[#scores + 1] = score
     ranks[#ranks + 1] = 0
-    if with_ranks and score > 0 then
+    local mark = strict and score > 0 and redis.call('HGET', sibling_key(tops[home], 'top', 'marks'), item)
+    if mark then
+      ranks[#ranks] = 1
+      for s = 1, shard_count do ranks[#ranks] = ranks[#ranks] + tie_ahead(tops[s], score, mark) end
+    elseif with_ranks and score > 0 then
       if not above_of[score] then
         above_of[score] = 0
         for s = 1, shard_count do above_of[score] = above_of[score] + redis.call('ZCOUNT', tops[s], above(score), '+inf') end

@@ -10,8 +10,9 @@
 -- ARGV[7]        item id
 -- ARGV[8]        radius (neighbours on each side)
 -- Reply: { draining (0|1), position of the first listed (0-based; -1: item not ranked), items with a
---          higher score than the first listed, { previous rank of each listed (0: absent) }, item_1,
---          score_1, ... } in read_top's order
+--          higher score than the first listed, { previous rank of each listed (0: absent); empty when
+--          the window keeps no snapshots }, { tie mark of each listed (as read_top) }, item_1, score_1,
+--          ... } in read_top's order
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_around(keys, args)
   begin_call(keys, args)
@@ -20,13 +21,13 @@ local function read_around(keys, args)
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   local keeps = cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
   local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
-  local reply = { more and 1 or 0, -1, 0, {} }
+  local reply = { more and 1 or 0, -1, 0, {}, {} }
   local score = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[7]) or '0')
   if score <= 0 then return reply end
   local position = tie_position(KEYS[3], ARGV[7]) or redis.call('ZREVRANK', KEYS[3], ARGV[7])
   local radius = tonumber(ARGV[8])
   local first = math.max(0, position - radius)
   reply[2] = first
-  local page = tie_page(KEYS[3], first, position + radius) or redis.call('ZREVRANGE', KEYS[3], first, position + radius, 'WITHSCORES')
+  local page = tie_page(KEYS[3], first, position + radius, reply[5]) or redis.call('ZREVRANGE', KEYS[3], first, position + radius, 'WITHSCORES')
   return add_previous_ranks(append_listing(reply, KEYS[3], page), KEYS[3], keeps)
 end

@@ -8,7 +8,8 @@
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
 -- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib)
 -- ARGV[7]        item id
--- Reply: { draining (0|1), score, rank (0: not ranked), ranked items (score > 0) }
+-- Reply: { draining (0|1), score, rank (0: not ranked), ranked items (score > 0), the item's tie mark
+--          (a sharded `ties: first` board; else "") }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_item(keys, args)
   begin_call(keys, args)
@@ -18,5 +19,5 @@ local function read_item(keys, args)
   cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
   local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
   local score, rank = standing(KEYS[3], ARGV[7])
-  return { more and 1 or 0, score, rank, redis.call('ZCOUNT', KEYS[3], '(0', '+inf') }
+  return { more and 1 or 0, score, rank, redis.call('ZCOUNT', KEYS[3], '(0', '+inf'), tie_mark_of(KEYS[3], ARGV[7]) }
 end

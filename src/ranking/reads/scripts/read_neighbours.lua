@@ -13,10 +13,27 @@
 -- ARGV[7]        item id
 -- ARGV[8]        its score (> 0), read from its own shard
 -- ARGV[9]        radius: most neighbours wanted on each side
+-- ARGV[10]       the item's tie mark on a sharded `ties: first` board ("" or absent: none): the place is
+--                then the (score, mark) pair's in the strict order (ties_lib's tie_ahead and tie_page)
 -- Reply: { draining (0|1), items of this shard before the place (0-based position of the place),
---          items scoring above the score, number of items before, item_1, score_1, ... (up to
---          radius items before the place, then up to radius items after it, in board order) }
+--          items scoring above the score, number of items before, { tie mark of each row (with a
+--          mark; else empty) }, item_1, score_1, ... (up to radius items before the place, then up
+--          to radius items after it, in board order) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+-- read_neighbours' reply in the strict order: the place of (score, mark) is after the items ahead of
+-- it (on the item's own shard, the item's own place: it is left out of the rows after).
+local function tie_neighbours(more, top_key, item, score, radius, mark)
+  local position = tie_ahead(top_key, score, mark)
+  local skip = tie_mark_of(top_key, item) == mark and 1 or 0
+  local marks = {}
+  local before = position > 0 and tie_page(top_key, math.max(0, position - radius), position - 1, marks) or {}
+  local after = tie_page(top_key, position + skip, position + skip + radius - 1, marks)
+  local reply = { more and 1 or 0, position, tie_ahead(top_key, score, ''), #before / 2, marks }
+  for _, value in ipairs(before) do reply[#reply + 1] = value end
+  for _, value in ipairs(after) do reply[#reply + 1] = value end
+  return reply
+end
+
 local function read_neighbours(keys, args)
   begin_call(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
@@ -25,6 +42,7 @@ local function read_neighbours(keys, args)
   cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
   local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
   local top_key, item, score, radius = KEYS[3], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
+  if (ARGV[10] or '') ~= '' then return tie_neighbours(more, top_key, item, score, radius, ARGV[10]) end
   local inserted = redis.call('ZSCORE', top_key, item) == false
   if inserted then
     -- A write first (a no-op: the item is not here) lets the ZADD through on a full Redis: Redis refuses
@@ -38,7 +56,7 @@ local function read_neighbours(keys, args)
   if position > 0 then before = redis.call('ZREVRANGE', top_key, math.max(0, position - radius), position - 1, 'WITHSCORES') end
   local after = redis.call('ZREVRANGE', top_key, position + 1, position + radius, 'WITHSCORES')
   if inserted then redis.call('ZREM', top_key, item) end
-  local reply = { more and 1 or 0, position, redis.call('ZCOUNT', top_key, above(score), '+inf'), #before / 2 }
+  local reply = { more and 1 or 0, position, redis.call('ZCOUNT', top_key, above(score), '+inf'), #before / 2, {} }
   for _, value in ipairs(before) do reply[#reply + 1] = value end
   for _, value in ipairs(after) do reply[#reply + 1] = value end
   return reply

@@ -9,7 +9,9 @@
 -- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib)
 -- ARGV[7]        offset (0-based), ARGV[8] limit
 -- Reply: { draining (0|1), position of the first listed (0-based), items with a higher score than
---          the first listed, { previous rank of each listed (0: absent) }, item_1, score_1, ... }
+--          the first listed, { previous rank of each listed (0: absent); empty when the window keeps no
+--          snapshots }, { tie mark of each listed (a sharded `ties: first` board; else empty) }, item_1,
+--          score_1, ... } (a score as Redis wrote it, or a number: append_listing)
 --        ties are listed in descending byte order of item id (Redis ZREVRANGE order), on a `ties: first`
 --        board in the strict order (ties_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
@@ -22,7 +24,8 @@ local function read_top(keys, args)
   local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
   local offset = tonumber(ARGV[7])
   local last = offset + tonumber(ARGV[8]) - 1
-  local page = tie_page(KEYS[3], offset, last) or redis.call('ZREVRANGE', KEYS[3], offset, last, 'WITHSCORES')
-  local listing = append_listing({ more and 1 or 0, offset, 0, {} }, KEYS[3], page, offset == 0)
+  local marks = {}
+  local page = tie_page(KEYS[3], offset, last, marks) or redis.call('ZREVRANGE', KEYS[3], offset, last, 'WITHSCORES')
+  local listing = append_listing({ more and 1 or 0, offset, 0, {}, marks }, KEYS[3], page, offset == 0)
   return add_previous_ranks(listing, KEYS[3], keeps)
 end

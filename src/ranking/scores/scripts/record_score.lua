@@ -18,7 +18,8 @@
 -- ARGV[12+4W]    the event's time, unix ms as a decimal integer, not after now
 -- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none): applied
 --        only], draining (0|1), score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ...,
---        previous_rank_W }, as increment answers one request
+--        previous_rank_W[, tie_mark_1, ..., tie_mark_W] }, as increment answers one request (strict
+--        ranks on a `ties: first` board)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_AT_OUT_OF_SPAN (no window holds the event's slot),
 --         TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items); nothing applied
 local function record_score(keys, args)
@@ -30,6 +31,7 @@ local function record_score(keys, args)
   local item, score_arg, at_arg = ARGV[first + 1], ARGV[first + 2], ARGV[first + 3]
   local confs = cross_all(2, window_count, 5, now_sec)
   local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  settle_slot_due()
   local at_sec = math.floor(tonumber(at_arg) / 1000)
   local covering = window_holds(at_sec, now_sec, window_count)
   if not covering then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
@@ -42,20 +44,20 @@ local function record_score(keys, args)
     if covering[w] then
       local period_sec, interval_sec, origin_sec = window_rule(5, w)
       local slot_start = current_slot(at_sec, interval_sec, origin_sec)
-      if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-        new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec))
-      end
+      local due_ms = index_slot(slots_key, slot_start, period_sec)
+      if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
       held = best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, results_changed)
     else
       held = standing(top_key, item)
     end
     reply[#reply + 1] = held
-    reply[#reply + 1] = rank_of(top_key, held)
+    reply[#reply + 1] = item_rank(top_key, item, held)
   end
   local keeping = snapshot_windows(2, window_count, confs)
   for w = 0, window_count - 1 do
     reply[#reply + 1] = keeping and keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
   end
+  append_tie_marks(reply, 3, window_count, item)
   new_due_ms = with_snapshot_due(new_due_ms, 2, window_count, now_sec)
   bump_version(KEYS[1], 1)
   return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, due_to_index(2, window_count, new_due_ms) })

@@ -9,8 +9,10 @@
 -- ARGV[4]        W, number of windows
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
 -- ARGV[5+4W+(w-1)] score of window w to count above (<= 0: count nothing)
--- Reply: { draining (0|1), above_1, ranked_1, ..., above_W, ranked_W }: items scoring strictly above
---        the score, and items scoring above 0, in each window
+-- ARGV[5+5W+(w-1)] a tie mark for window w's score (a sharded `ties: first` board), or "" (absent
+--                  args: ""): with one, items of an equal score and an earlier mark count too (tie_ahead)
+-- Reply: { draining (0|1), above_1, ranked_1, ..., above_W, ranked_W }: items ahead of the score (and
+--        mark), and items scoring above 0, in each window
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function count_above(keys, args)
   begin_call(keys, args)
@@ -23,7 +25,8 @@ local function count_above(keys, args)
   for w = 0, window_count - 1 do
     local top_key = KEYS[3 + 2 * w]
     local score = tonumber(ARGV[5 + WINDOW_ARGS * window_count + w])
-    reply[#reply + 1] = score > 0 and redis.call('ZCOUNT', top_key, above(score), '+inf') or 0
+    local mark = ARGV[5 + (WINDOW_ARGS + 1) * window_count + w] or ''
+    reply[#reply + 1] = score > 0 and tie_ahead(top_key, score, mark) or 0
     reply[#reply + 1] = redis.call('ZCOUNT', top_key, '(0', '+inf')
   end
   return reply

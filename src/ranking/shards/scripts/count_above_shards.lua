@@ -14,7 +14,8 @@
 -- ARGV[4+4(w-1)] .. ARGV[7+4(w-1)]: window w's name, period (s), interval (s), origin (window_lib)
 
 -- ARGV[4+4W+(w-1)] score of window w to count above (<= 0: count nothing)
--- ARGV[4+4W] ..  the config hash of each shard to count
+-- ARGV[4+5W+(w-1)] a tie mark for window w's score, or "" (as count_above)
+-- ARGV[4+6W] ..  the config hash of each shard to count
 -- Reply: { P, position (1-based, among the shards in ARGV) of each of the P shards not counted,
 --          above_1, ranked_1, ..., above_W, ranked_W over the counted shards }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
@@ -23,7 +24,8 @@ local function count_above_shards(keys, args)
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   local window_count = tonumber(ARGV[3])
   local first_score = 4 + WINDOW_ARGS * window_count
-  local first_shard = first_score + window_count
+  local first_mark = first_score + window_count
+  local first_shard = first_mark + window_count
   local above_sum, ranked_sum, pending = {}, {}, {}
   for w = 1, window_count do
     above_sum[w] = 0
@@ -47,7 +49,7 @@ local function count_above_shards(keys, args)
     if tops then
       for w = 1, window_count do
         local score = tonumber(ARGV[first_score + w - 1])
-        if score > 0 then above_sum[w] = above_sum[w] + redis.call('ZCOUNT', tops[w], above(score), '+inf') end
+        if score > 0 then above_sum[w] = above_sum[w] + tie_ahead(tops[w], score, ARGV[first_mark + w - 1]) end
         ranked_sum[w] = ranked_sum[w] + redis.call('ZCOUNT', tops[w], '(0', '+inf')
       end
     else

@@ -24,7 +24,8 @@
 --                actor or item refuses the request, TB_RETRACTED <actor|item> <until ms>)
 -- Reply: one entry per request, in order: { outcome, context, [new items created, due time for the
 --        index (unix ms, 0: none; see due_to_index): applied only], draining (0|1), score_1, rank_1,
---        ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W } (rank 0: not ranked; previous
+--        ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W[, tie_mark_1, ..., tie_mark_W: a
+--        sharded `ties: first` board only, "" where not ranked] } (rank 0: not ranked; previous
 --        rank: in the window's latest snapshot, 0 when absent or the window keeps none; outcome,
 --        context and the counts as idem_lib says: a replay answers the stored figures), or
 --        { -1, refusal } when the request was refused, nothing of it applied: TB_AT_OUT_OF_SPAN (no
@@ -68,6 +69,7 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   for w = 0, window_count - 1 do
     reply[#reply + 1] = call.keeping and call.keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
   end
+  append_tie_marks(reply, 3, window_count, item)
   new_due_ms = with_snapshot_due(new_due_ms, 2, window_count, call.now_sec)
   local due = due_to_index(2, window_count, new_due_ms)
   if not keyless then return idem_finish(KEYS[1], 'cfg', idem, call.now_ms, reply, { created, due }) end
@@ -84,14 +86,16 @@ local function increment(keys, args)
   local window_count = tonumber(ARGV[4])
   local confs = cross_all(2, window_count, 5, now_sec)
   local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  settle_slot_due()
   local context = ARGV[5 + WINDOW_ARGS * window_count]
   local segments_max = tonumber(ARGV[6 + WINDOW_ARGS * window_count])
   local cap = item_cap(KEYS[1])
   local call = INCREMENT
   call.now_ms, call.now_sec, call.window_count, call.draining = now_ms, now_sec, window_count, draining
   call.keeping, call.add = snapshot_windows(2, window_count, confs), event_adder(window_count)
-  -- Per call, not per request: the windows holding each event second (window_holds).
-  local holding_at = {}
+  -- Per call, not per request: the windows holding each event second before now (window_holds; an
+  -- event at now is held by every window, a shared answer).
+  local holding_at = nil
   call.no_key.context = context
   local applied = 0
   local answers = {}
@@ -103,8 +107,14 @@ local function increment(keys, args)
     if not answer then
       local at_ms = tonumber(ARGV[first + 6])
       local at_sec = math.floor(at_ms / 1000)
-      if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
-      local covering = holding_at[at_sec]
+      local covering
+      if at_sec == now_sec then
+        covering = window_holds(at_sec, now_sec, window_count)
+      else
+        holding_at = holding_at or {}
+        if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
+        covering = holding_at[at_sec]
+      end
       local segments = segment_names(ARGV[first + 8])
       local created, refusal = increment_admission(window_count, item, tonumber(ARGV[first + 5]), cap, covering,
         segments, segments_max, now_sec, ARGV[first + 9])

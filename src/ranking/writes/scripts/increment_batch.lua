@@ -48,6 +48,7 @@ local function increment_batch(keys, args)
   local now_sec = math.floor(now_ms / 1000)
   cross_all(2, window_count, 5, now_sec)
   local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  settle_slot_due()
   local first = 11 + WINDOW_ARGS * window_count
   local items, holding, named = {}, {}, {}
   -- Entries mostly share a time (now): the windows holding a second are worked out once per second.

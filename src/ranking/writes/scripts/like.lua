@@ -24,7 +24,8 @@
 -- ARGV[16+4W]    segments.max, most live segments on this shard (0: the board takes none)
 -- Reply: { outcome, context, [new items, new likes created, due time for the index (unix ms, 0: none;
 --          see due_to_index): applied only], draining (0|1), counted (0|1): this call changed the
---          counts, score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W }
+--          counts, score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W[,
+--          tie_mark_1, ..., tie_mark_W as increment answers them] }
 --          (rank 0: not ranked; previous rank: in the window's latest snapshot, 0 when absent;
 --          outcome, context and the counts: idem_lib)
 -- On a board with actors (config field `actors`) the user is the like's actor (actor_lib): a like adds
@@ -44,14 +45,14 @@ local function like_standings(window_count, item, changed, delta, at_sec, event_
       reply[2] = 1
       local period_sec, interval_sec, origin_sec = window_rule(5, w)
       local slot_start = current_slot(at_sec, interval_sec, origin_sec)
-      local new_slot
-      score, new_slot = add_event(slots_key, top_key, slot_start, item, delta, event_sec)
+      local new_due
+      score, new_due = add_event(slots_key, top_key, slot_start, period_sec, item, delta, event_sec)
       if delta > 0 then
         ACTORS.add(slots_key, top_key, slot_start, actor or '', item, delta)
       else
         ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -delta)
       end
-      if new_slot then new_due_ms = math.min(new_due_ms or math.huge, slot_due_ms(slot_start, period_sec)) end
+      if new_due then new_due_ms = math.min(new_due_ms or math.huge, new_due) end
       rank = item_rank(top_key, item, score)
     else
       score, rank = standing(top_key, item)
@@ -60,6 +61,7 @@ local function like_standings(window_count, item, changed, delta, at_sec, event_
     reply[#reply + 1] = rank
   end
   for w = 0, window_count - 1 do reply[#reply + 1] = previous_rank(KEYS[4 + 2 * w], item) end
+  append_tie_marks(reply, 4, window_count, item)
   return reply, new_due_ms
 end
 
@@ -89,6 +91,7 @@ local function like(keys, args)
   local budget = tonumber(ARGV[3])
   cross_all(3, window_count, 5, now_sec)
   local draining = expire_all(3, window_count, 5, now_sec, budget)
+  settle_slot_due()
   prune_likes(KEYS[2], window_count, now_sec, budget)
   local item = ARGV[5 + WINDOW_ARGS * window_count]
   local member = item .. '\31' .. ARGV[6 + WINDOW_ARGS * window_count]
