@@ -117,34 +117,55 @@ local function event_adder(window_count)
   return add
 end
 
--- One entry of a batch (the batch increment, stream ingest) into the slot starting at `slot_start` of
--- one window: the slot is indexed once per call (`indexed`: slot start -> slot key, kept by the
--- caller per window), the amount added, the actor's contribution kept (actor_lib; nil or "": none)
--- and the views told. Answers the due time of a slot this created (nil when it was indexed already),
--- for the due index.
-local function add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, item, amount, seen_sec, actor)
-  local slot_key = indexed[slot_start]
+-- One window of a batch call (the batch increment, stream ingest), planned once per call: its keys,
+-- rule, the slots indexed so far (slot start -> slot key) and whether a change of its results has
+-- anyone to tell (a `ties: first` order, views reading it), so that the entries of a plain board (most)
+-- skip both hooks with one check each instead of a hook call and its lookups per entry.
+local function batch_window(w)
+  local top_key = KEYS[3 + 2 * w]
+  local period_sec, interval_sec, origin_sec = window_rule(5, w)
+  return { slots_key = KEYS[2 + 2 * w], top_key = top_key, period_sec = period_sec, interval_sec = interval_sec,
+    origin_sec = origin_sec, indexed = {}, watched = ties_first(top_key) or views_reading(top_key) ~= nil }
+end
+
+-- One entry of a batch into the slot starting at `slot_start` of the window planned by batch_window:
+-- the slot is indexed once per call, the amount added (add_amount's steps; the hooks only when the
+-- window is watched), the actor's contribution kept (actor_lib; nil or "": none) and the views told
+-- (`seen_sec`: the event's time for hot's firstSeen; unused when not watched). Answers the due time
+-- of a slot this created (nil when it was indexed already), for the due index.
+local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
+  local slot_key = win.indexed[slot_start]
   local new_due_ms = nil
   if not slot_key then
-    slot_key = slot_key_of(slots_key, slot_start)
-    indexed[slot_start] = slot_key
-    new_due_ms = index_slot(slots_key, slot_start, period_sec)
+    slot_key = slot_key_of(win.slots_key, slot_start)
+    win.indexed[slot_start] = slot_key
+    new_due_ms = index_slot(win.slots_key, slot_start, win.period_sec)
   end
-  local score = add_amount(slot_key, top_key, item, amount)
-  ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
-  view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+  local top_key = win.top_key
+  if win.watched then
+    local score = add_amount(slot_key, top_key, item, amount)
+    ACTORS.add(win.slots_key, top_key, slot_start, actor or '', item, amount)
+    view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+    return new_due_ms
+  end
+  if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
+  if tonumber(redis.call('ZINCRBY', top_key, amount, item)) == 0 then
+    redis.call('ZREM', top_key, item)
+    item_data_left(top_key, item)
+  end
+  if actor and actor ~= '' then ACTORS.add(win.slots_key, top_key, slot_start, actor, item, amount) end
   return new_due_ms
 end
 
 -- A batch entry's score on a max / min / last board (the batch increment), in the slot starting at
--- `slot_start` of one window: indexed once per call as add_batch_entry does, then best_record.
--- Answers the due time of a slot this created, or nil.
-local function record_batch_score(slots_key, top_key, indexed, slot_start, period_sec, item, score_arg, at_arg)
+-- `slot_start` of the window planned by batch_window: indexed once per call as add_batch_entry does,
+-- then best_record. Answers the due time of a slot this created, or nil.
+local function record_batch_score(win, slot_start, item, score_arg, at_arg)
   local new_due_ms = nil
-  if not indexed[slot_start] then
-    indexed[slot_start] = true
-    new_due_ms = index_slot(slots_key, slot_start, period_sec)
+  if not win.indexed[slot_start] then
+    win.indexed[slot_start] = true
+    new_due_ms = index_slot(win.slots_key, slot_start, win.period_sec)
   end
-  best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, results_changed)
+  best_record(BOARD.aggregate, win.slots_key, win.top_key, slot_start, item, score_arg, at_arg, results_changed)
   return new_due_ms
 end
