@@ -95,16 +95,13 @@ end
 -- the actor's contribution kept as an HTTP increment keeps it). Answers the earliest due time of a
 -- slot it created, or nil.
 local function ingest_add_window(w, accepted, holding_at)
-  local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
-  local period_sec, interval_sec, origin_sec = window_rule(5, w)
-  local indexed, slot_at, new_due_ms = {}, {}, nil
+  local win, slot_at, new_due_ms = batch_window(w), {}, nil
   for _, base in ipairs(accepted) do
     local at_ms = tonumber(ARGV[base + 3])
     local at_sec = math.floor(at_ms / 1000)
     if holding_at[at_sec][w] then
-      slot_at[at_sec] = slot_at[at_sec] or current_slot(at_sec, interval_sec, origin_sec)
-      local due = add_batch_entry(slots_key, top_key, indexed, slot_at[at_sec], period_sec, ARGV[base + 1],
-        tonumber(ARGV[base + 2]), at_ms / 1000, ARGV[base + 5])
+      slot_at[at_sec] = slot_at[at_sec] or current_slot(at_sec, win.interval_sec, win.origin_sec)
+      local due = add_batch_entry(win, slot_at[at_sec], ARGV[base + 1], tonumber(ARGV[base + 2]), at_ms / 1000, ARGV[base + 5])
       if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
     end
   end

@@ -65,6 +65,26 @@ local function admit_items(first_key, window_count, items, allowance, known_cap)
   return new, nil
 end
 
+-- Whether a change of the results `top_key` has anyone to tell: a `ties: first` order or views
+-- reading it. Asked once per window per call (a call never changes either), so the events of a plain
+-- window (most) skip the hooks and their lookups with one check each.
+local function results_watched(top_key)
+  return ties_first(top_key) or views_reading(top_key) ~= nil
+end
+
+-- add_amount on a window no one watches (results_watched): its steps without the hooks, then the
+-- actor's contribution (actor_lib; nil or "": none) as a watched window's add keeps it.
+local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amount, actor)
+  if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
+  local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
+  if score == 0 then
+    redis.call('ZREM', top_key, item)
+    item_data_left(top_key, item)
+  end
+  if actor and actor ~= '' then ACTORS.add(slots_key, top_key, slot_start, actor, item, amount) end
+  return score
+end
+
 -- Item increments of one call (window keys as (slots, top) pairs from KEYS[2], periods and intervals
 -- at ARGV[5 + 4w] and ARGV[6 + 4w]). A window's slot is indexed once per call (again only when an
 -- event lands in another slot of it), not at all when the shard's indexed second names it (slot_known). `add(reply, item, amount, at_sec, seen_sec, covering, actor)` adds to
@@ -73,16 +93,18 @@ end
 -- score_W, rank_W to `reply`, ranks as of this addition (a window not covering the event answers the
 -- item's standing), and returns the earliest due time (unix ms) of the slots it indexed, or nil.
 -- The adders built so far, by window count, kept from call to call: a call takes its count's with
--- the slots it indexed forgotten, and builds no closure or table (one call runs at a time).
+-- the slots it indexed forgotten and each window's results_watched asked again, and builds no
+-- closure or table (one call runs at a time).
 local EVENT_ADDERS = {}
 
 local function event_adder(window_count)
   local known = EVENT_ADDERS[window_count]
   if known then
-    for w = 0, window_count - 1 do known.indexed[w] = nil end
+    for w = 0, window_count - 1 do known.indexed[w], known.watched[w] = nil, results_watched(KEYS[3 + 2 * w]) end
     return known.add
   end
-  local indexed, slot_keys = {}, {}
+  local indexed, slot_keys, watched = {}, {}, {}
+  for w = 0, window_count - 1 do watched[w] = results_watched(KEYS[3 + 2 * w]) end
   local add = function(reply, item, amount, at_sec, seen_sec, covering, actor)
     local new_due_ms, unknown = nil, false
     for w = 0, window_count - 1 do
@@ -100,51 +122,72 @@ local function event_adder(window_count)
             if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
           end
         end
-        score = add_amount(slot_keys[w], top_key, item, amount)
-        ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
-        view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+        if watched[w] then
+          score = add_amount(slot_keys[w], top_key, item, amount)
+          ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
+          view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+        else
+          score = add_unwatched(slots_key, slot_keys[w], top_key, slot_start, item, amount, actor)
+        end
       else
         score = standing(top_key, item)
       end
       reply[#reply + 1] = score
-      reply[#reply + 1] = item_rank(top_key, item, score)
+      -- Unwatched: shared ties, so the competition rank (item_rank without asking ties_lib).
+      reply[#reply + 1] = watched[w] and item_rank(top_key, item, score) or rank_of(top_key, score)
     end
     -- An event at now (every window holds it) indexed its slots in every window: kept (slot_due_lib).
     if unknown and covering == EVERY_WINDOW[window_count] then note_indexed(at_sec) end
     return new_due_ms
   end
-  EVENT_ADDERS[window_count] = { add = add, indexed = indexed }
+  EVENT_ADDERS[window_count] = { add = add, indexed = indexed, watched = watched }
   return add
 end
 
--- One entry of a batch (the batch increment, stream ingest) into the slot starting at `slot_start` of
--- one window: the slot is indexed once per call (`indexed`: slot start -> slot key, kept by the
--- caller per window), the amount added, the actor's contribution kept (actor_lib; nil or "": none)
--- and the views told. Answers the due time of a slot this created (nil when it was indexed already),
--- for the due index.
-local function add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, item, amount, seen_sec, actor)
-  local slot_key = indexed[slot_start]
+-- One window of a batch call (the batch increment, stream ingest), planned once per call: its keys,
+-- rule, the slots indexed so far (slot start -> slot key) and whether a change of its results has
+-- anyone to tell (a `ties: first` order, views reading it), so that the entries of a plain board (most)
+-- skip both hooks with one check each instead of a hook call and its lookups per entry.
+local function batch_window(w)
+  local top_key = KEYS[3 + 2 * w]
+  local period_sec, interval_sec, origin_sec = window_rule(5, w)
+  return { slots_key = KEYS[2 + 2 * w], top_key = top_key, period_sec = period_sec, interval_sec = interval_sec,
+    origin_sec = origin_sec, indexed = {}, watched = results_watched(top_key) }
+end
+
+-- One entry of a batch into the slot starting at `slot_start` of the window planned by batch_window:
+-- the slot is indexed once per call, the amount added (add_amount's steps; the hooks only when the
+-- window is watched), the actor's contribution kept (actor_lib; nil or "": none) and the views told
+-- (`seen_sec`: the event's time for hot's firstSeen; unused when not watched). Answers the due time
+-- of a slot this created (nil when it was indexed already), for the due index.
+local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
+  local slot_key = win.indexed[slot_start]
   local new_due_ms = nil
   if not slot_key then
-    slot_key = slot_key_of(slots_key, slot_start)
-    indexed[slot_start] = slot_key
-    new_due_ms = index_slot(slots_key, slot_start, period_sec)
+    slot_key = slot_key_of(win.slots_key, slot_start)
+    win.indexed[slot_start] = slot_key
+    new_due_ms = index_slot(win.slots_key, slot_start, win.period_sec)
   end
-  local score = add_amount(slot_key, top_key, item, amount)
-  ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
-  view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+  local top_key = win.top_key
+  if win.watched then
+    local score = add_amount(slot_key, top_key, item, amount)
+    ACTORS.add(win.slots_key, top_key, slot_start, actor or '', item, amount)
+    view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+    return new_due_ms
+  end
+  add_unwatched(win.slots_key, slot_key, top_key, slot_start, item, amount, actor)
   return new_due_ms
 end
 
 -- A batch entry's score on a max / min / last board (the batch increment), in the slot starting at
--- `slot_start` of one window: indexed once per call as add_batch_entry does, then best_record.
--- Answers the due time of a slot this created, or nil.
-local function record_batch_score(slots_key, top_key, indexed, slot_start, period_sec, item, score_arg, at_arg)
+-- `slot_start` of the window planned by batch_window: indexed once per call as add_batch_entry does,
+-- then best_record. Answers the due time of a slot this created, or nil.
+local function record_batch_score(win, slot_start, item, score_arg, at_arg)
   local new_due_ms = nil
-  if not indexed[slot_start] then
-    indexed[slot_start] = true
-    new_due_ms = index_slot(slots_key, slot_start, period_sec)
+  if not win.indexed[slot_start] then
+    win.indexed[slot_start] = true
+    new_due_ms = index_slot(win.slots_key, slot_start, win.period_sec)
   end
-  best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, results_changed)
+  best_record(BOARD.aggregate, win.slots_key, win.top_key, slot_start, item, score_arg, at_arg, results_changed)
   return new_due_ms
 end

@@ -72,21 +72,24 @@ local function increment_batch(keys, args)
   if refusal then return redis.error_reply(refusal) end
   bump_version(KEYS[1])
   -- Each entry into its slot (indexed, and its key made, once per window and slot), then the views.
+  -- The slot of an entry's time is worked out once per window and time (entries mostly share now).
   local new_due_ms = nil
   for w = 0, window_count - 1 do
-    local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
-    local period_sec, interval_sec, origin_sec = window_rule(5, w)
-    local indexed = {}
+    local win, slot_at = batch_window(w), {}
     for i = first, #ARGV, 6 do
       if holding[i][w] then
-        local at_ms = tonumber(ARGV[i + 2])
-        local slot_start = current_slot(math.floor(at_ms / 1000), interval_sec, origin_sec)
-        local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
+        local at_arg = ARGV[i + 2]
+        local slot_start = slot_at[at_arg]
+        if not slot_start then
+          slot_start = current_slot(math.floor(tonumber(at_arg) / 1000), win.interval_sec, win.origin_sec)
+          slot_at[at_arg] = slot_start
+        end
         local due
         if BOARD.aggregate == 'sum' then
-          due = add_batch_entry(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i], tonumber(ARGV[i + 1]), seen_sec, ARGV[i + 5])
+          local seen_sec = win.watched and math.min(tonumber(at_arg), tonumber(ARGV[i + 3]) or math.huge) / 1000
+          due = add_batch_entry(win, slot_start, ARGV[i], tonumber(ARGV[i + 1]), seen_sec, ARGV[i + 5])
         else
-          due = record_batch_score(slots_key, top_key, indexed, slot_start, period_sec, ARGV[i], ARGV[i + 1], ARGV[i + 2])
+          due = record_batch_score(win, slot_start, ARGV[i], ARGV[i + 1], at_arg)
         end
         if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
       end

@@ -1,0 +1,145 @@
+/**
+ * The Lua a board write runs per event (issues #24, #27), in one private redis-server
+ * (`npx ts-node --transpile-only bench/batch-entries.ts`, about half a minute): batch increments of
+ * BENCH_BATCH_ENTRIES uniform entries (amount 1, at now, spread over 10 000 existing items) into a
+ * plain sum board (no views, ties, actors, segments or item cap) of one window and of two, against a
+ * floor function given the same entry arguments and running the same Redis commands per entry
+ * (HINCRBY into the slot, ZINCRBY into the results) and nothing else. Figures: commandstats µs per entry and Redis main-thread CPU µs per
+ * entry, medians of BENCH_BATCH_ROUNDS interleaved rounds (call-rounds.ts).
+ */
+import Redis from 'ioredis';
+import { UNLIMITED } from '../src/governance/growth-quota';
+import { PreparedBoard } from '../src/ranking/core/board';
+import { RankingKeys } from '../src/ranking/core/ranking.keys';
+import { RANKING } from '../src/ranking/ranking.functions';
+import { fcallArgs } from '../src/redis/functions';
+import type { RedisFunctions } from '../src/redis/redis-functions';
+import { stopChild } from '../test/support/processes';
+import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
+import { benchFunctions } from './functions-client';
+import { startRedisServer } from './process-stats';
+
+const S = RANKING.functions;
+const ENTRIES = Number(process.env.BENCH_BATCH_ENTRIES ?? 1_000);
+const ROUNDS = Number(process.env.BENCH_BATCH_ROUNDS ?? 5);
+const CALLS = 200;
+const PIPELINE = 10;
+const ITEMS = 10_000;
+let expireChunk = 0;
+
+const FLOOR_LIBRARY = `#!lua name=tb_bench_batch_floor
+local FIELDS = { 'version', 'aggregate', 'ties', 'views', 'snapshots', 'maxItems', 'shards', 'actors', 'blockedUntil', 'slotDueSec', 'indexedSec' }
+redis.register_function('bare_batch', function(keys, args)
+  redis.call('HMGET', keys[1], unpack(FIELDS))
+  local windows = tonumber(args[1])
+  for w = 0, windows - 1 do
+    for i = 2, #args, 6 do
+      redis.call('HINCRBY', keys[2 + w], args[i], 1)
+      redis.call('ZINCRBY', keys[2 + windows + w], 1, args[i])
+    end
+  end
+  redis.call('HINCRBY', keys[1], 'ver', 1)
+  return (#args - 1) / 6
+end)
+`;
+
+function on(board: PreparedBoard, nowMs: number) {
+  return { board, shard: board.shards[0], nowMs, budgetFields: expireChunk, newItems: UNLIMITED };
+}
+
+async function makeBoard(functions: RedisFunctions, prefix: string, name: string, windowCount: number, nowMs: number) {
+  const keys = new RankingKeys(prefix);
+  const windows = [
+    { name: 'day', periodSec: 86_400, intervalSec: 3600 },
+    { name: 'hour', periodSec: 3600, intervalSec: 60 },
+  ].slice(0, windowCount);
+  const reply = await functions.call(S.boardPut, {
+    ...{ keys: keys.board(name), windows, shards: 1, maxItems: undefined, views: [] },
+    ...{ version: 'v-bench', reset: false, nowMs },
+  });
+  if (reply.status === 'conflict') throw new Error(reply.message);
+  const config = { name, version: reply.version, shards: 1, maxItems: null, views: [] };
+  const board = new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board(name));
+  for (let first = 0; first < ITEMS; first += 1000) {
+    const entries = Array.from({ length: 1000 }, (_, i) => ({ item: `i${first + i}`, amount: 1 }));
+    await functions.call(S.incrementBatch, { ...on(board, nowMs), entries });
+  }
+  return board;
+}
+
+function items(n: number): string[] {
+  return Array.from({ length: ENTRIES }, (_, i) => `i${((n * ENTRIES + i) * 7919) % ITEMS}`);
+}
+
+/** A floor entry's args as the batch sends them (item, amount, time, created, segments, actor): Redis turns each into a Lua string. */
+function entryArgs(n: number, nowMs: number): Array<string | number> {
+  return items(n).flatMap((item) => [item, 1, nowMs, '', '', '']);
+}
+
+function batchVariant(board: PreparedBoard, nowMs: number, label: string): Variant {
+  const call = (n: number) =>
+    fcallArgs(
+      S.incrementBatch,
+      S.incrementBatch.build({ ...on(board, nowMs), entries: items(n).map((item) => ({ item, amount: 1 })) }),
+    );
+  return variant(label, 'fcall', (p: Pipeline, n) => p.fcall(S.incrementBatch.redisName, ...call(n)));
+}
+
+function floorVariant(board: PreparedBoard, nowMs: number, label: string): Variant {
+  const keys = board.shards[0].keys;
+  const nowSec = Math.floor(nowMs / 1000);
+  const windows = board.config.windows;
+  const slots = windows.map((w) => keys.slot(w.name, nowSec - (nowSec % w.intervalSec)));
+  const tops = windows.map((w) => keys.top(w.name));
+  return variant(label, 'fcall', (p: Pipeline, n) =>
+    p.fcall(
+      'bare_batch',
+      1 + 2 * windows.length,
+      keys.cfg(),
+      ...slots,
+      ...tops,
+      windows.length,
+      ...entryArgs(n, nowMs),
+    ),
+  );
+}
+
+export async function batchEntriesBench(): Promise<void> {
+  const server = await startRedisServer();
+  const redis = new Redis(server.url);
+  try {
+    const { functions, ranking, prefix } = await benchFunctions(server.url, redis, [RANKING.library]);
+    expireChunk = ranking.expireChunk;
+    await redis.function('LOAD', 'REPLACE', FLOOR_LIBRARY);
+    const nowMs = Date.now();
+    const variants: Variant[] = [];
+    for (const count of [1, 2]) {
+      const board = await makeBoard(functions, prefix, `bench${count}`, count, nowMs);
+      variants.push(batchVariant(board, nowMs, `batch of ${ENTRIES}, ${count} window(s)`));
+      variants.push(
+        floorVariant(board, nowMs, `floor: its HINCRBY + ZINCRBY per entry and window, ${count} window(s)`),
+      );
+    }
+    const loadBefore = loadAverage();
+    await measure(redis, variants, { rounds: ROUNDS, calls: CALLS, pipelined: PIPELINE });
+    console.log(`${CALLS} batches x ${ROUNDS} rounds; load average ${loadBefore} → ${loadAverage()}.\n`);
+    console.log('| call | µs per entry inside Redis, median (lowest / highest) | CPU µs per entry, median |');
+    console.log('| ---- | ---: | ---: |');
+    for (const v of variants) {
+      const per = (x: number) => (x / ENTRIES).toFixed(2);
+      console.log(
+        `| ${v.name} | ${per(median(v.rounds))} (${per(Math.min(...v.rounds))} / ${per(Math.max(...v.rounds))}) | ${per(median(v.cpu))} |`,
+      );
+    }
+  } finally {
+    redis.disconnect();
+    await stopChild(server.child);
+  }
+}
+
+if (require.main === module) {
+  batchEntriesBench().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

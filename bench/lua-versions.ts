@@ -1,0 +1,137 @@
+/**
+ * This checkout's tb_ranking against another checkout's (an older version of the library), in one
+ * private redis-server, interleaved round by round: `BENCH_BASE_DIR=<checkout> npx ts-node
+ * --transpile-only bench/lua-versions.ts` (the other checkout needs its node_modules; `git archive
+ * <commit> | tar -x -C <dir>` and a node_modules symlink do). Both libraries load side by side (their
+ * function names carry the version), run the same FCALLs on the same boards (boards and data made by
+ * this checkout's), so a Lua change is measured against its parent in the same run: a one-window
+ * increment (as bench/functions-ranking.ts calls it) and batches of BENCH_BATCH_ENTRIES entries into a
+ * plain sum board of one and two windows (as bench/batch-entries.ts sends them). Figures:
+ * commandstats µs per call and main-thread CPU per call, medians of BENCH_LUA_ROUNDS rounds; the
+ * ratio is this / base per round, its median.
+ */
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { UNLIMITED } from '../src/governance/growth-quota';
+import { PreparedBoard } from '../src/ranking/core/board';
+import { RankingKeys } from '../src/ranking/core/ranking.keys';
+import { RANKING } from '../src/ranking/ranking.functions';
+import { fcallArgs } from '../src/redis/functions';
+import type { FunctionLibrary } from '../src/redis/function-library';
+import type { RedisFunctions } from '../src/redis/redis-functions';
+import { stopChild } from '../test/support/processes';
+import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
+import { benchFunctions } from './functions-client';
+import { startRedisServer } from './process-stats';
+
+const S = RANKING.functions;
+const ENTRIES = Number(process.env.BENCH_BATCH_ENTRIES ?? 1_000);
+const ROUNDS = Number(process.env.BENCH_LUA_ROUNDS ?? 9);
+const ITEMS = 10_000;
+let expireChunk = 0;
+
+/** The other checkout's library, as its own code assembles it. */
+function baseLibrary(): FunctionLibrary {
+  const dir = process.env.BENCH_BASE_DIR;
+  if (!dir) throw new Error('BENCH_BASE_DIR names the checkout to compare with');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const base = require(join(dir, 'src/ranking/ranking.functions')) as { RANKING: typeof RANKING };
+  if (base.RANKING.library.name === RANKING.library.name)
+    throw new Error('both checkouts hold the same library version');
+  return base.RANKING.library;
+}
+
+function on(board: PreparedBoard, nowMs: number) {
+  return { board, shard: board.shards[0], nowMs, budgetFields: expireChunk, newItems: UNLIMITED };
+}
+
+async function makeBoard(functions: RedisFunctions, prefix: string, name: string, windowCount: number, nowMs: number) {
+  const keys = new RankingKeys(prefix);
+  const windows = [
+    { name: 'day', periodSec: 86_400, intervalSec: 3600 },
+    { name: 'hour', periodSec: 3600, intervalSec: 60 },
+  ].slice(0, windowCount);
+  const reply = await functions.call(S.boardPut, {
+    ...{ keys: keys.board(name), windows, shards: 1, maxItems: undefined, views: [] },
+    ...{ version: 'v-bench', reset: false, nowMs },
+  });
+  if (reply.status === 'conflict') throw new Error(reply.message);
+  const config = { name, version: reply.version, shards: 1, maxItems: null, views: [] };
+  const board = new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board(name));
+  for (let first = 0; first < ITEMS; first += 1000) {
+    const entries = Array.from({ length: 1000 }, (_, i) => ({ item: `i${first + i}`, amount: 1 + ((first + i) % 97) }));
+    await functions.call(S.incrementBatch, { ...on(board, nowMs), entries });
+  }
+  return board;
+}
+
+/** The same calls under each library's function names: [base, this] per call kind. */
+function pairs(boards: PreparedBoard[], nowMs: number, base: string): Variant[] {
+  const renamed = (redisName: string) => redisName.replace(RANKING.library.name, base);
+  const increment = (n: number) =>
+    fcallArgs(S.increment, S.increment.build({ ...on(boards[0], nowMs), item: `i${(n * 7919) % ITEMS}`, amount: 1 }));
+  const batch = (board: PreparedBoard, n: number) => {
+    const entries = Array.from({ length: ENTRIES }, (_, i) => ({
+      item: `i${((n * ENTRIES + i) * 7919) % ITEMS}`,
+      amount: 1,
+    }));
+    return fcallArgs(S.incrementBatch, S.incrementBatch.build({ ...on(board, nowMs), entries }));
+  };
+  const both = (label: string, name: string, args: (n: number) => ReturnType<typeof fcallArgs>) => [
+    variant(`${label}, ${base}`, 'fcall', (p: Pipeline, n) => p.fcall(renamed(name), ...args(n))),
+    variant(`${label}, ${RANKING.library.name}`, 'fcall', (p: Pipeline, n) => p.fcall(name, ...args(n))),
+  ];
+  return [
+    ...both('one-window increment', S.increment.redisName, increment),
+    ...both(`batch of ${ENTRIES}, 1 window`, S.incrementBatch.redisName, (n) => batch(boards[0], n)),
+    ...both(`batch of ${ENTRIES}, 2 windows`, S.incrementBatch.redisName, (n) => batch(boards[1], n)),
+  ];
+}
+
+async function measurePairs(redis: Redis, variants: Variant[]): Promise<void> {
+  // Increments: 2 000 calls a round, pipelined 100; batches: 40 a round, pipelined 10.
+  await measure(redis, variants.slice(0, 2), { rounds: ROUNDS, calls: 2_000, pipelined: 100 });
+  await measure(redis, variants.slice(2), { rounds: ROUNDS, calls: 40, pipelined: 10 });
+}
+
+function report(variants: Variant[], loads: string[]): void {
+  console.log(`${ROUNDS} rounds, interleaved; load average ${loads.join(' → ')}.\n`);
+  console.log('| call | µs per call, median (lowest / highest) | CPU µs per call, median | this / base, median |');
+  console.log('| ---- | ---: | ---: | ---: |');
+  variants.forEach((v, i) => {
+    const base = i % 2 === 1 ? variants[i - 1] : undefined;
+    const ratio = base ? median(v.rounds.map((micros, r) => micros / base.rounds[r])).toFixed(2) : '';
+    const wall = `${median(v.rounds).toFixed(2)} (${Math.min(...v.rounds).toFixed(2)} / ${Math.max(...v.rounds).toFixed(2)})`;
+    console.log(`| ${v.name} | ${wall} | ${median(v.cpu).toFixed(2)} | ${ratio} |`);
+  });
+}
+
+export async function luaVersionsBench(): Promise<void> {
+  const base = baseLibrary();
+  const server = await startRedisServer();
+  const redis = new Redis(server.url);
+  try {
+    const { functions, ranking, prefix } = await benchFunctions(server.url, redis, [RANKING.library]);
+    await redis.function('LOAD', 'REPLACE', base.source);
+    expireChunk = ranking.expireChunk;
+    const nowMs = Date.now();
+    const boards = [
+      await makeBoard(functions, prefix, 'one', 1, nowMs),
+      await makeBoard(functions, prefix, 'two', 2, nowMs),
+    ];
+    const variants = pairs(boards, nowMs, base.name);
+    const loadBefore = loadAverage();
+    await measurePairs(redis, variants);
+    report(variants, [loadBefore, loadAverage()]);
+  } finally {
+    redis.disconnect();
+    await stopChild(server.child);
+  }
+}
+
+if (require.main === module) {
+  luaVersionsBench().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
