@@ -8,15 +8,13 @@
  * entry, medians of BENCH_BATCH_ROUNDS interleaved rounds (call-rounds.ts).
  */
 import Redis from 'ioredis';
-import { UNLIMITED } from '../src/governance/growth-quota';
 import { PreparedBoard } from '../src/ranking/core/board';
-import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { fcallArgs } from '../src/redis/functions';
-import type { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../test/support/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
+import { PLAIN_BOARD_ITEMS, makePlainBoard, onPlainShard } from './plain-boards';
 import { startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
@@ -24,7 +22,7 @@ const ENTRIES = Number(process.env.BENCH_BATCH_ENTRIES ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_BATCH_ROUNDS ?? 5);
 const CALLS = 200;
 const PIPELINE = 10;
-const ITEMS = 10_000;
+const ITEMS = PLAIN_BOARD_ITEMS;
 let expireChunk = 0;
 
 const FLOOR_LIBRARY = `#!lua name=tb_bench_batch_floor
@@ -43,29 +41,7 @@ redis.register_function('bare_batch', function(keys, args)
 end)
 `;
 
-function on(board: PreparedBoard, nowMs: number) {
-  return { board, shard: board.shards[0], nowMs, budgetFields: expireChunk, newItems: UNLIMITED };
-}
-
-async function makeBoard(functions: RedisFunctions, prefix: string, name: string, windowCount: number, nowMs: number) {
-  const keys = new RankingKeys(prefix);
-  const windows = [
-    { name: 'day', periodSec: 86_400, intervalSec: 3600 },
-    { name: 'hour', periodSec: 3600, intervalSec: 60 },
-  ].slice(0, windowCount);
-  const reply = await functions.call(S.boardPut, {
-    ...{ keys: keys.board(name), windows, shards: 1, maxItems: undefined, views: [] },
-    ...{ version: 'v-bench', reset: false, nowMs },
-  });
-  if (reply.status === 'conflict') throw new Error(reply.message);
-  const config = { name, version: reply.version, shards: 1, maxItems: null, views: [] };
-  const board = new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board(name));
-  for (let first = 0; first < ITEMS; first += 1000) {
-    const entries = Array.from({ length: 1000 }, (_, i) => ({ item: `i${first + i}`, amount: 1 }));
-    await functions.call(S.incrementBatch, { ...on(board, nowMs), entries });
-  }
-  return board;
-}
+const on = (board: PreparedBoard, nowMs: number) => onPlainShard(board, nowMs, expireChunk);
 
 function items(n: number): string[] {
   return Array.from({ length: ENTRIES }, (_, i) => `i${((n * ENTRIES + i) * 7919) % ITEMS}`);
@@ -114,7 +90,15 @@ export async function batchEntriesBench(): Promise<void> {
     const nowMs = Date.now();
     const variants: Variant[] = [];
     for (const count of [1, 2]) {
-      const board = await makeBoard(functions, prefix, `bench${count}`, count, nowMs);
+      const board = await makePlainBoard({
+        functions,
+        prefix,
+        name: `bench${count}`,
+        windowCount: count,
+        nowMs,
+        expireChunk,
+        amountOf: () => 1,
+      });
       variants.push(batchVariant(board, nowMs, `batch of ${ENTRIES}, ${count} window(s)`));
       variants.push(
         floorVariant(board, nowMs, `floor: its HINCRBY + ZINCRBY per entry and window, ${count} window(s)`),

@@ -12,22 +12,20 @@
  */
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { UNLIMITED } from '../src/governance/growth-quota';
 import { PreparedBoard } from '../src/ranking/core/board';
-import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { fcallArgs } from '../src/redis/functions';
 import type { FunctionLibrary } from '../src/redis/function-library';
-import type { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../test/support/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
+import { PLAIN_BOARD_ITEMS, makePlainBoard, onPlainShard } from './plain-boards';
 import { startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
 const ENTRIES = Number(process.env.BENCH_BATCH_ENTRIES ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_LUA_ROUNDS ?? 9);
-const ITEMS = 10_000;
+const ITEMS = PLAIN_BOARD_ITEMS;
 let expireChunk = 0;
 
 /** The other checkout's library, as its own code assembles it. */
@@ -41,29 +39,7 @@ function baseLibrary(): FunctionLibrary {
   return base.RANKING.library;
 }
 
-function on(board: PreparedBoard, nowMs: number) {
-  return { board, shard: board.shards[0], nowMs, budgetFields: expireChunk, newItems: UNLIMITED };
-}
-
-async function makeBoard(functions: RedisFunctions, prefix: string, name: string, windowCount: number, nowMs: number) {
-  const keys = new RankingKeys(prefix);
-  const windows = [
-    { name: 'day', periodSec: 86_400, intervalSec: 3600 },
-    { name: 'hour', periodSec: 3600, intervalSec: 60 },
-  ].slice(0, windowCount);
-  const reply = await functions.call(S.boardPut, {
-    ...{ keys: keys.board(name), windows, shards: 1, maxItems: undefined, views: [] },
-    ...{ version: 'v-bench', reset: false, nowMs },
-  });
-  if (reply.status === 'conflict') throw new Error(reply.message);
-  const config = { name, version: reply.version, shards: 1, maxItems: null, views: [] };
-  const board = new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board(name));
-  for (let first = 0; first < ITEMS; first += 1000) {
-    const entries = Array.from({ length: 1000 }, (_, i) => ({ item: `i${first + i}`, amount: 1 + ((first + i) % 97) }));
-    await functions.call(S.incrementBatch, { ...on(board, nowMs), entries });
-  }
-  return board;
-}
+const on = (board: PreparedBoard, nowMs: number) => onPlainShard(board, nowMs, expireChunk);
 
 /** The same calls under each library's function names: [base, this] per call kind. */
 function pairs(boards: PreparedBoard[], nowMs: number, base: string): Variant[] {
@@ -116,8 +92,24 @@ export async function luaVersionsBench(): Promise<void> {
     expireChunk = ranking.expireChunk;
     const nowMs = Date.now();
     const boards = [
-      await makeBoard(functions, prefix, 'one', 1, nowMs),
-      await makeBoard(functions, prefix, 'two', 2, nowMs),
+      await makePlainBoard({
+        functions,
+        prefix,
+        name: 'one',
+        windowCount: 1,
+        nowMs,
+        expireChunk,
+        amountOf: (i) => 1 + (i % 97),
+      }),
+      await makePlainBoard({
+        functions,
+        prefix,
+        name: 'two',
+        windowCount: 2,
+        nowMs,
+        expireChunk,
+        amountOf: (i) => 1 + (i % 97),
+      }),
     ];
     const variants = pairs(boards, nowMs, base.name);
     const loadBefore = loadAverage();
