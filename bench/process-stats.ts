@@ -1,4 +1,4 @@
-import { ChildProcess, fork, spawn } from 'node:child_process';
+import { ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, stopChild, waitForPing } from '../test/support/processes';
@@ -44,7 +44,22 @@ export async function startRedisServer(): Promise<{ child: ChildProcess; port: n
     await stopChild(child);
     throw new Error('redis-server did not start');
   }
+  if (process.env.BENCH_REDIS_REALTIME === '1') runRealtime(child.pid);
   return { child, port, url: `redis://127.0.0.1:${port}` };
+}
+
+/**
+ * BENCH_REDIS_REALTIME=1: redis-server's main thread (the one that runs every command) under SCHED_FIFO
+ * (`chrt`, root only), so no other process of the machine takes its CPU while a call runs. SLOWLOG
+ * times a call by the wall clock: on a shared 2-core machine an ordinary redis-server is taken off the
+ * CPU for milliseconds at a time, and SLOWLOG then times the machine, not the call. Under SCHED_FIFO it
+ * times the call (interrupts aside). The kernel still leaves other processes 5 % of each second
+ * (`sched_rt_runtime_us`), and Redis waits in epoll when idle, so nothing starves.
+ */
+function runRealtime(pid: number | undefined): void {
+  const chrt = spawnSync('chrt', ['--fifo', '--pid', '50', String(pid)], { encoding: 'utf8' });
+  if (chrt.status !== 0)
+    throw new Error(`BENCH_REDIS_REALTIME=1: chrt failed (${chrt.stderr || chrt.error}); run as root`);
 }
 
 /**
