@@ -13,7 +13,8 @@
  * After the backlog: CPU per 1 000 events (this process, redis-server) and INFO commandstats (each
  * command's share, µs per 1 000 events; commands run by a function count in its fcall too).
  * Variants: BENCH_INGEST_ITEMS=skewed, BENCH_INGEST_HASH_LISTPACK=<n> (redis-server's
- * hash-max-listpack-entries), BENCH_INGEST_BATCH=<n> (INGEST_BATCH). BENCH_INGEST_PROFILE=<file>: a CPU
+ * hash-max-listpack-entries), BENCH_INGEST_BATCH=<n> (INGEST_BATCH), BENCH_INGEST_IN_FLIGHT=<n>
+ * (INGEST_MAX_IN_FLIGHT: 1 applies one batch at a time, as before pipelined applies). BENCH_INGEST_PROFILE=<file>: a CPU
  * profile of this process over the backlog's drain only (from the declaration until the lag is 0), as
  * `node --cpu-prof` writes one (open it in Chrome's DevTools).
  */
@@ -135,6 +136,7 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'error',
       INGEST_REFRESH_MS: '200',
       ...(process.env.BENCH_INGEST_BATCH ? { INGEST_BATCH: process.env.BENCH_INGEST_BATCH } : {}),
+      ...(process.env.BENCH_INGEST_IN_FLIGHT ? { INGEST_MAX_IN_FLIGHT: process.env.BENCH_INGEST_IN_FLIGHT } : {}),
     },
   });
   await app.init();
