@@ -52,8 +52,6 @@ export interface ApplyCall {
   nowMs: number;
   budgetFields: number;
   epoch: number;
-  /** The last message id of the part sent to this shard before this one ("": none known): see ingest_apply.lua. */
-  after: string;
   entries: IngestEntry[];
 }
 
@@ -73,7 +71,7 @@ export interface LeaseCall {
   release?: boolean;
 }
 
-/** The arguments both apply functions start with: the board call's header, the fencing epoch, segments.max, the part before. */
+/** The arguments both apply functions start with: the board call's header, the fencing epoch, segments.max. */
 function partHeader(call: Omit<ApplyCall, 'entries'>) {
   return [
     call.board.config.version,
@@ -82,7 +80,6 @@ function partHeader(call: Omit<ApplyCall, 'entries'>) {
     ...windowArgsOf(call.board.config.windows, call.nowMs),
     call.epoch,
     call.board.config.segmentsMax ?? 0,
-    call.after,
   ];
 }
 
@@ -167,7 +164,7 @@ function groupArgs(header: ScriptArg[], groups: IngestGroup[]): ScriptArg[] {
  */
 export const INGEST = defineLibrary({
   name: 'tb_ingest',
-  version: 8,
+  version: 7,
   modules: [
     ...RANKING_MODULES,
     // What ingest_apply and ingest_groups share: their modules are blocks of their own.

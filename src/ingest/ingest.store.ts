@@ -15,9 +15,6 @@ const S = INGEST.functions;
 /** The source's lease passed to another instance, which wrote to this shard already: nothing applied. */
 export class IngestFencedError extends Error {}
 
-/** The part sent to the shard before this one is not applied yet (its reply is still to come, or it failed): nothing applied. */
-export class IngestOrderError extends Error {}
-
 /** One board shard's part of a batch, as the source's lease holder (`epoch`) applies it. */
 export interface ShardPart {
   board: PreparedBoard;
@@ -25,8 +22,6 @@ export interface ShardPart {
   /** The source's progress name (progressName). */
   progress: string;
   epoch: number;
-  /** The last message id of the part sent to this shard before this one ("": none known). */
-  after: string;
   entries: IngestEntry[];
   nowMs: number;
   budgetFields: number;
@@ -184,7 +179,6 @@ export class IngestStore {
       if (message.startsWith('TB_NO_BOARD')) throw new BoardGoneError(message);
       if (message.startsWith('TB_STALE_CONFIG')) throw new StaleConfigError(message);
       if (message.startsWith('TB_INGEST_FENCED')) throw new IngestFencedError(message);
-      if (message.startsWith('TB_INGEST_ORDER')) throw new IngestOrderError(message);
       throw error;
     });
   }

@@ -1,11 +1,13 @@
 import { Logger } from '@nestjs/common';
+import { NotFoundError } from '../common/errors';
+import { RANKING_MESSAGES as M } from '../ranking/core/ranking.messages';
 import type { BoardCache } from '../ranking/boards/board-cache';
+import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
+import { retractedOf } from '../ranking/core/ranking.errors';
 import { IngestEvent, parseEvent } from './ingest-event';
 import { INGEST_RETRY_MS } from './ingest.limits';
 import { IngestFencedError, IngestStore, StoredSource } from './ingest.store';
-import type { IngestEntry } from './ingest.functions';
-import { BoardParts, Pending } from './board-parts';
-import { BatchTurns, ShardOrder } from './shard-order';
+import type { EntryOutcome, IngestEntry } from './ingest.functions';
 import type { IngestSource, SourceMessage } from './sources/source';
 
 /** What a runner needs from its instance: the stores, the clock, the shared limits on in-flight work. */
@@ -23,12 +25,25 @@ export interface RunnerContext {
   observe: (source: string, figures: { applied?: number; deadLettered?: number; lag?: number }) => void;
 }
 
+/**
+ * A message on its way: its event (and the entry it becomes, its time set when applied), or why it
+ * goes to the dead letters; and where it was applied.
+ */
+interface Pending {
+  message: SourceMessage;
+  event?: IngestEvent;
+  entry?: IngestEntry;
+  refusal?: string;
+  /** The shard that refused it (its remembered refusal is cleared once the dead letter is written). */
+  refusedOn?: ShardKeys;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * Consumes one source on this instance while it holds the source's lease: reads a batch, applies it
- * (one script call per board shard, each recording the source's progress there, the next batch's
- * parts sent while its replies are awaited), writes dead letters, then acknowledges. A failure (Redis or the source away) leaves the batch unacknowledged and starts
+ * (one script call per board shard, each recording the source's progress there), writes dead letters,
+ * then acknowledges. A failure (Redis or the source away) leaves the batch unacknowledged and starts
  * over from the source's oldest unacknowledged message: whatever was applied is skipped the next time.
  */
 export class SourceRunner {
@@ -50,9 +65,6 @@ export class SourceRunner {
   private totals: Promise<void> = Promise.resolve();
   /** Events applied by this runner since the last measurement (its throughput over that time). */
   private appliedSinceMeasured = 0;
-  /** The last part sent to each shard: where the next one's turn comes. */
-  private readonly order = new ShardOrder();
-  private readonly parts: BoardParts;
 
   constructor(
     readonly stored: StoredSource,
@@ -61,7 +73,6 @@ export class SourceRunner {
     private readonly context: RunnerContext,
   ) {
     this.logger = new Logger(`ingest:${stored.name}`);
-    this.parts = new BoardParts(context.store, context.boards, progress, context.budgetFields);
   }
 
   get name(): string {
@@ -123,47 +134,35 @@ export class SourceRunner {
   }
 
   /**
-   * Reads and applies batches while the lease holds. Two batches are at Redis at once: a batch's parts
-   * are sent as soon as the one before it is sent, and its replies awaited after (each part waits its
-   * turn on its shard, ShardOrder: a part that reached Redis before the one ahead of it was applied is
-   * refused there and sent again after it). Meanwhile the next batch is read and parsed (without
-   * waiting for new messages: a read that waits would hold the acknowledgements behind it on the
-   * source's connection) and the one before settles: its dead letters and acknowledgement, in batch
-   * order, awaited before leaving: a failed one starts the source over, and a batch applied
+   * Reads and applies batches while the lease holds. Two things overlap the apply of a batch: the
+   * read and parse of the next one (without waiting for new messages: a read that waits would hold
+   * the acknowledgements behind it on the source's connection) and the dead letters and
+   * acknowledgement of the previous one (settle), awaited once the batch is applied, before its own
+   * settle starts, and before leaving: a failed one starts the source over, and the batch applied
    * meanwhile, unacknowledged, is delivered again and skipped.
    */
   private async consume(): Promise<void> {
-    this.order.clear();
     let next: Promise<Pending[]> | undefined;
-    // The last batch sent, until applied and its settle started (failed: the source starts over).
-    let ahead: Promise<void> = Promise.resolve();
     try {
       while (!this.stopping && this.holding()) {
         if (!(await this.renewed())) return;
         if (performance.now() - this.lagMeasuredAt > 1000) await this.measureLag();
         const pending = await (next ?? this.read(this.context.waitMs));
         next = undefined;
-        if (pending.length === 0) {
-          await ahead;
-          continue;
-        }
+        if (pending.length === 0) continue;
         next = this.read(0);
-        const release = await this.context.admit();
-        // Lost while reading or waiting: the batch is left to the new holder, unapplied here.
-        if (!this.holding()) {
-          release();
-          return;
+        const done = await this.context.admit();
+        try {
+          // Lost while reading or waiting: the batch is left to the new holder, unapplied here.
+          if (!this.holding()) return;
+          await this.apply(pending);
+        } finally {
+          done();
         }
-        const before = ahead;
-        const batch = this.send(pending, before, release);
-        ahead = batch.done;
-        await batch.turned;
-        await before;
       }
     } finally {
       // Read but not applied: left pending, the next holder (or this one, reopened) reads it again.
-      await Promise.allSettled([next, ahead]);
-      this.order.clear();
+      await next?.catch(() => undefined);
       const settling = this.settling;
       this.settling = Promise.resolve();
       await settling;
@@ -207,35 +206,8 @@ export class SourceRunner {
     await this.context.store.recordFigures(this.name, lag, Math.round(throughput));
   }
 
-  /**
-   * Sends one batch, its parts in their turns on their shards (`turned`: every part has its turn, the
-   * next batch may go); `done` once applied, the batch `before` it settled first, and its own settle
-   * (dead letters, acknowledgements) started. `release` frees its place among the in-flight batches.
-   */
-  private send(pending: Pending[], before: Promise<void>, release: () => void) {
-    const turns = this.order.batch();
-    const { turned, applied } = this.applyBatch(pending, turns);
-    const counted = applied.finally(release);
-    counted.then(
-      () => turns.finish(),
-      (error: unknown) => turns.finish(error),
-    );
-    const done = counted.then(async (total) => {
-      this.appliedSinceMeasured += total;
-      await before;
-      // The batch before settled first: one settle under way at a time, acknowledgements in order.
-      await this.settling;
-      const settled = this.settle(pending, total);
-      // Handled where it is awaited (the next batch, or leaving consume); no unhandled rejection meanwhile.
-      settled.catch(() => undefined);
-      this.settling = settled;
-    });
-    done.catch(() => undefined);
-    return { turned, done };
-  }
-
-  /** One batch's parts, per board and shard: the events applied (`applied`), and when each part has its turn (`turned`). */
-  private applyBatch(pending: Pending[], turns: BatchTurns) {
+  /** One batch: applied per board shard; its dead letters and acknowledgements then start (settle). */
+  private async apply(pending: Pending[]): Promise<void> {
     const nowMs = this.context.nowMs();
     const byBoard = new Map<string, Pending[]>();
     for (const entry of pending) {
@@ -245,17 +217,15 @@ export class SourceRunner {
       if (list) list.push(entry);
       else byBoard.set(entry.event.board, [entry]);
     }
-    const turned: Promise<void>[] = [];
-    const counts = [...byBoard].map(([board, entries]) => {
-      let ready!: () => void;
-      turned.push(new Promise<void>((resolve) => (ready = resolve)));
-      const applied = this.parts.apply(board, this.epoch, entries, nowMs, turns, ready);
-      // A board not found, or failed before its parts were sent, takes no turn.
-      applied.then(ready, ready);
-      return applied;
-    });
-    const applied = Promise.all(counts).then((each) => each.reduce((sum, count) => sum + count, 0));
-    return { turned: Promise.all(turned), applied };
+    const applied = await Promise.all([...byBoard].map(([board, entries]) => this.applyToBoard(board, entries, nowMs)));
+    const total = applied.reduce((sum, count) => sum + count, 0);
+    this.appliedSinceMeasured += total;
+    // The batch before settled first: one settle under way at a time.
+    await this.settling;
+    const settled = this.settle(pending, total);
+    // Handled where it is awaited (the next batch, or leaving consume); no unhandled rejection meanwhile.
+    settled.catch(() => undefined);
+    this.settling = settled;
   }
 
   /** After a batch is applied: its dead letters, the acknowledgement of the rest, then the totals (not awaited). */
@@ -279,6 +249,48 @@ export class SourceRunner {
     if (entry.refusedOn) await this.context.store.forgetRefusal(entry.refusedOn, this.progress, entry.message.id);
     return written;
   }
+
+  /**
+   * The board's part of a batch, one script call per shard in parallel. When the board's config
+   * changed, BoardCache runs it again with the new one: parts applied the first time are skipped then.
+   * Answers the events applied now; sets each entry's refusal, if any.
+   */
+  private async applyToBoard(name: string, entries: Pending[], nowMs: number): Promise<number> {
+    let applied = 0;
+    try {
+      await this.context.boards.withBoard(name, async (board) => {
+        const parts = new Map<ShardKeys, Pending[]>();
+        for (const entry of entries) {
+          // This config's answer: a rerun with a new one decides again.
+          entry.refusal = boardRefusal(entry.event!, board);
+          if (entry.refusal) continue;
+          const shard = board.shardOf(entry.event!.item);
+          const part = parts.get(shard);
+          if (part) part.push(entry);
+          else parts.set(shard, [entry]);
+        }
+        await Promise.all(
+          [...parts].map(async ([shard, part]) => {
+            const reply = await this.context.store.apply({
+              board,
+              shard,
+              progress: this.progress,
+              epoch: this.epoch,
+              entries: part.map((entry) => entry.entry!),
+              nowMs,
+              budgetFields: this.context.budgetFields,
+            });
+            applied += reply.applied;
+            reply.outcomes.forEach((outcome, i) => settle(part[i], outcome, shard));
+          }),
+        );
+      });
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      for (const entry of entries) entry.refusal = `BOARD_NOT_FOUND: board "${name}" does not exist`;
+    }
+    return applied;
+  }
 }
 
 /** A message's entry for the apply script; its time (atMs) is set when the batch is applied. */
@@ -292,4 +304,29 @@ function entryOf(message: SourceMessage, event: IngestEvent): IngestEntry {
 /** An event's time when applied at `nowMs`: its own `at`, a time after now counting as now; none: now. */
 function timeOf(event: IngestEvent, nowMs: number): number {
   return event.atMs === undefined ? nowMs : Math.min(event.atMs, nowMs);
+}
+
+/** As the HTTP batch: segments on a board without them, an actor on a board without actors, are invalid. */
+function boardRefusal(event: IngestEvent, board: PreparedBoard): string | undefined {
+  if (event.segments && board.config.segmentsMax === undefined)
+    return `INVALID: ${M.noSegments(board.config.name, 'segments')}`;
+  if (event.actor !== undefined && !board.config.actors) return `INVALID: ${M.noActors(board.config.name, 'actor')}`;
+  return undefined;
+}
+
+/** Why the apply script refused an entry, as its dead letter says (AT_OUT_OF_SPAN: the default). */
+const REFUSALS: Record<string, string> = {
+  BOARD_FULL: 'BOARD_FULL: the board holds its maxItems items',
+  AGGREGATE_MISMATCH: 'AGGREGATE_MISMATCH: the board keeps a max / min / last score per item; events add amounts',
+  SEGMENT_LIMIT: "SEGMENT_LIMIT: the event names a new segment beyond the board's segments.max",
+};
+
+function settle(entry: Pending, outcome: EntryOutcome, shard: ShardKeys): void {
+  if (outcome.kind !== 'refused') return;
+  // "RETRACTED <actor|item> <until ms>": worded as the HTTP 403 RETRACTED.
+  const retracted = retractedOf(new Error(`TB_${outcome.reason}`));
+  entry.refusal = retracted
+    ? `RETRACTED: ${retracted.message}`
+    : (REFUSALS[outcome.reason] ?? `${outcome.reason}: no window holds the event's time any more`);
+  entry.refusedOn = shard;
 }

@@ -6,11 +6,9 @@ import { RedisService } from '../../src/redis/redis.service';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { INGEST, IngestEntry } from '../../src/ingest/ingest.functions';
-import { StaleConfigError } from '../../src/ranking/core/ranking.errors';
 import { groupsOf } from '../../src/ingest/ingest-groups';
-import { IngestOrderError, IngestStore } from '../../src/ingest/ingest.store';
+import { IngestStore } from '../../src/ingest/ingest.store';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import type { PreparedBoard } from '../../src/ranking/core/board';
 
 const T0 = 1_700_000_000_000;
 const WINDOWS = [{ name: 'hour', period: '1h', interval: '5m' }];
@@ -61,23 +59,14 @@ describe('ingest apply (single)', () => {
     }));
   };
 
-  /**
-   * One board's part (a single shard): applied as the runner applies it, behind the part ending at
-   * `after` ("": none); the outcomes' kinds.
-   */
-  async function ingest(
-    board: string,
-    part: IngestEntry[],
-    after = '',
-    prepared?: PreparedBoard,
-  ): Promise<{ applied: number; outcomes: string[] }> {
-    prepared ??= await graph.cache.get(board);
+  /** One board's part (a single shard): applied as the runner applies it; the outcomes' kinds. */
+  async function ingest(board: string, part: IngestEntry[]): Promise<{ applied: number; outcomes: string[] }> {
+    const prepared = await graph.cache.get(board);
     const reply = await store.apply({
       board: prepared,
       shard: prepared.shards[0],
       progress: PROGRESS,
       epoch: 1,
-      after,
       entries: part,
       nowMs: clock.nowMs(),
       budgetFields: 1000,
@@ -115,7 +104,6 @@ describe('ingest apply (single)', () => {
       nowMs: T0,
       budgetFields: 1000,
       epoch: 1,
-      after: '',
     };
     // The fast path takes the fresh part whole, summed into three groups...
     expect(groupsOf(first).groups).toHaveLength(3);
@@ -143,53 +131,6 @@ describe('ingest apply (single)', () => {
       ['x', 9],
       ['y', 8],
       ['w', 1],
-    ]);
-  });
-
-  it('refuses a part sent ahead of the one before it on the shard, applying it after that one', async () => {
-    await graph.ranking.putBoard({ name: 'a', windows: WINDOWS });
-    const ahead = entries([{ item: 'x' }, { item: 'y', amount: 2 }], 0);
-    const behind = entries([{ item: 'x', amount: 4 }, { item: 'z' }]);
-    const aheadLast = ahead[ahead.length - 1].id;
-    const progress = async () =>
-      redis.client.hget(`${(await graph.cache.get('a')).shards[0].keys.tag}:ingest:${PROGRESS}`, 'last');
-    // Both functions refuse it while the part before it is not applied: the summed path...
-    await expect(ingest('a', behind, aheadLast)).rejects.toBeInstanceOf(IngestOrderError);
-    // ...and the entry-by-entry one (a part holding a message seen before goes there).
-    const prepared = await graph.cache.get('a');
-    await expect(
-      functions.call(INGEST.functions.apply, {
-        board: prepared,
-        shard: prepared.shards[0],
-        progressKey: `${prepared.shards[0].keys.tag}:ingest:${PROGRESS}`,
-        nowMs: clock.nowMs(),
-        budgetFields: 1000,
-        epoch: 1,
-        after: aheadLast,
-        entries: behind,
-      }),
-    ).rejects.toThrow(/^TB_INGEST_ORDER 0-0/);
-    expect(await listing('a')).toEqual([]);
-    expect(await progress()).toBeNull();
-
-    // The part before it fails (a config changed meanwhile): the one behind is still refused...
-    await graph.ranking.putBoard({
-      name: 'a',
-      windows: WINDOWS,
-      views: [{ name: 'hot', mode: 'hot', window: 'hour' }],
-    });
-    await expect(ingest('a', ahead, '', prepared)).rejects.toBeInstanceOf(StaleConfigError);
-    await expect(ingest('a', behind, aheadLast)).rejects.toBeInstanceOf(IngestOrderError);
-    // ...until it is applied: then both count, each once, and a part behind it again goes through.
-    graph.cache.forget('a');
-    expect(await ingest('a', ahead)).toMatchObject({ applied: 2 });
-    expect(await ingest('a', behind, aheadLast)).toEqual({ applied: 2, outcomes: ['applied', 'applied'] });
-    expect(await ingest('a', behind, aheadLast)).toEqual({ applied: 0, outcomes: ['skipped', 'skipped'] });
-    expect(await progress()).toBe(behind[1].id);
-    expect(await listing('a')).toEqual([
-      ['x', 5],
-      ['y', 2],
-      ['z', 1],
     ]);
   });
 
@@ -285,7 +226,6 @@ describe('ingest apply (single)', () => {
         nowMs: clock.nowMs(),
         budgetFields: 1000,
         epoch: 1,
-        after: '',
         entries: part,
       });
       return reply.applied;

@@ -126,18 +126,8 @@ local function ingest_add(accepted, holding_at, window_count)
   return new_due_ms
 end
 
--- Whether the recorded progress `last` covers message id `expected` ("": nothing to cover): the part
--- the caller sent before this one to the shard was applied (or found applied), so this one comes next.
-local function ingest_in_order(last, expected)
-  if expected == '' then return true end
-  local last_hi, last_lo = id_of(last)
-  local expected_hi, expected_lo = id_of(expected)
-  return not after(expected_hi, expected_lo, last_hi, last_lo)
-end
-
--- The start every ingest call shares: the config version, the lease epoch and the order of parts
--- checked. Answers an error reply, or nil and the call's state { window_count, progress, epoch, last,
--- stored_epoch }.
+-- The start every ingest call shares: the config version and the lease epoch checked. Answers an error
+-- reply, or nil and the call's state { window_count, progress, epoch, last, stored_epoch }.
 local function ingest_begin()
   local err = version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
@@ -146,11 +136,7 @@ local function ingest_begin()
   local epoch = tonumber(ARGV[5 + WINDOW_ARGS * window_count])
   local stored = redis.call('HMGET', progress, 'last', 'epoch')
   if stored[2] and tonumber(stored[2]) > epoch then return redis.error_reply('TB_INGEST_FENCED ' .. stored[2]) end
-  local last = stored[1] or '0-0'
-  if not ingest_in_order(last, ARGV[7 + WINDOW_ARGS * window_count]) then
-    return redis.error_reply('TB_INGEST_ORDER ' .. last)
-  end
-  return nil, { window_count = window_count, progress = progress, epoch = epoch, last = last,
+  return nil, { window_count = window_count, progress = progress, epoch = epoch, last = stored[1] or '0-0',
     stored_epoch = tonumber(stored[2]) }
 end
 

@@ -18,19 +18,14 @@
 -- ARGV[5+4W]     the caller's lease epoch: a lower one than recorded is refused (a consumer that lost
 --                its lease to another instance must not write behind the new holder's back)
 -- ARGV[6+4W]     segments.max, most live segments on this shard (0: the board takes none)
--- ARGV[7+4W]     the last message id of the part the caller sent to this shard before this one ("":
---                none known): while the recorded `last` is below it, that part has not been applied
---                yet (the caller sends parts ahead of their predecessors' replies) and this one is
---                refused, nothing applied, so that messages reach a shard in id order
--- ARGV[8+4W ...] sextuples of message id, item, amount (integer, non-zero), event time (unix ms),
+-- ARGV[7+4W ...] sextuples of message id, item, amount (integer, non-zero), event time (unix ms),
 --                segments (joined by commas, "" for none), actor ("" for none; kept as an HTTP
 --                increment's, actor_lib), ids ascending
 -- Reply: { draining (0|1), due time for the index (unix ms, 0: none), events applied now, then one
 --        outcome per entry: "a" applied now, "s" applied before, "r:<reason>" refused (now or before:
 --        dead-letter it; AGGREGATE_MISMATCH on a max / min / last board, AT_OUT_OF_SPAN,
 --        RETRACTED <actor|item> <until ms> (blocked, see ACTORS.refusal), SEGMENT_LIMIT, BOARD_FULL) }
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG (nothing applied), TB_INGEST_FENCED <epoch> (nothing applied),
---         TB_INGEST_ORDER <recorded last> (the part before it not applied yet: nothing applied)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG (nothing applied), TB_INGEST_FENCED <epoch> (nothing applied)
 
 -- The helpers (checks, the write, the progress) are ingest_lib's, shared with ingest_groups.
 
@@ -72,7 +67,7 @@ local function ingest_apply(keys, args)
   local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
   settle_slot_due()
   local checks = ingest_checks(now_sec, window_count, tonumber(ARGV[6 + WINDOW_ARGS * window_count]))
-  local outcomes, accepted, new_last = ingest_classify(call, checks, 8 + WINDOW_ARGS * window_count)
+  local outcomes, accepted, new_last = ingest_classify(call, checks, 7 + WINDOW_ARGS * window_count)
   local due_ms = ingest_write(call, accepted, #accepted, checks.holding_at, new_last, now_sec)
   local reply = { draining, due_ms, #accepted }
   for _, outcome in ipairs(outcomes) do reply[#reply + 1] = outcome end

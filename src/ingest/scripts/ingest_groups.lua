@@ -8,11 +8,11 @@
 -- KEYS[1]        board config hash (holds the config version)
 -- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
 -- KEYS[2W+2]     the source's progress hash on this shard (as ingest_apply)
--- ARGV[1] .. ARGV[7+4W]: as ingest_apply (config version, now, expiry budget, W, window arguments,
---                lease epoch, segments.max, the last id of the part before this one on the shard)
--- ARGV[8+4W]     the part's first (lowest) message id, ARGV[9+4W] its last (highest)
--- ARGV[10+4W]    the number of events (messages) the part holds
--- ARGV[11+4W ...] quintuples of item, amount (the group's sum, an integer), event time (unix ms, the
+-- ARGV[1] .. ARGV[6+4W]: as ingest_apply (config version, now, expiry budget, W, window arguments,
+--                lease epoch, segments.max)
+-- ARGV[7+4W]     the part's first (lowest) message id, ARGV[8+4W] its last (highest)
+-- ARGV[9+4W]     the number of events (messages) the part holds
+-- ARGV[10+4W ...] quintuples of item, amount (the group's sum, an integer), event time (unix ms, the
 --                group's earliest), segments (joined by commas, "" for none), actor ("" for none: a
 --                group with an actor is one event, its contribution counted as one, see actor_lib)
 -- Reply: { draining (0|1), due time for the index (unix ms, 0: none), events applied } or { -1 }: not
@@ -24,9 +24,9 @@ local function ingest_groups(keys, args)
   local err, call = ingest_begin()
   if err then return err end
   local window_count = call.window_count
-  local first = 11 + WINDOW_ARGS * window_count
+  local first = 10 + WINDOW_ARGS * window_count
   local last_hi, last_lo = id_of(call.last)
-  local first_hi, first_lo = id_of(ARGV[8 + WINDOW_ARGS * window_count])
+  local first_hi, first_lo = id_of(ARGV[7 + WINDOW_ARGS * window_count])
   if BOARD.aggregate ~= 'sum' or not after(first_hi, first_lo, last_hi, last_lo) then return { -1 } end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   cross_all(2, window_count, 5, now_sec)
@@ -39,7 +39,7 @@ local function ingest_groups(keys, args)
     if ingest_check(checks, i - 1) then return { -1 } end
     accepted[#accepted + 1] = i - 1
   end
-  local events = tonumber(ARGV[10 + WINDOW_ARGS * window_count])
-  local due_ms = ingest_write(call, accepted, events, checks.holding_at, ARGV[9 + WINDOW_ARGS * window_count], now_sec)
+  local events = tonumber(ARGV[9 + WINDOW_ARGS * window_count])
+  local due_ms = ingest_write(call, accepted, events, checks.holding_at, ARGV[8 + WINDOW_ARGS * window_count], now_sec)
   return { draining, due_ms, events }
 end
