@@ -10,10 +10,13 @@
  *      recorded on the shards), p50/p99/max of those samples: end-to-end lag.
  *   3. HTTP: GET /boards/one/top (fastify inject, in process) latency p50/p99 with ingest idle and with
  *      the steady rate running.
- * After the backlog: CPU per 1 000 events (this process, redis-server) and INFO commandstats (each
+ * After the backlog: CPU per 1 000 events (this process, redis-server), each one's busy share of the
+ * drain's wall time and the share during which an apply call was at Redis, and INFO commandstats (each
  * command's share, µs per 1 000 events; commands run by a function count in its fcall too).
  * Variants: BENCH_INGEST_ITEMS=skewed, BENCH_INGEST_HASH_LISTPACK=<n> (redis-server's
- * hash-max-listpack-entries), BENCH_INGEST_BATCH=<n> (INGEST_BATCH). BENCH_INGEST_PROFILE=<file>: a CPU
+ * hash-max-listpack-entries), BENCH_INGEST_BATCH=<n> (INGEST_BATCH), BENCH_INGEST_IN_FLIGHT=<n>
+ * (INGEST_MAX_IN_FLIGHT, most batches applied at once by the instance),
+ * BENCH_INGEST_DRAIN_HTTP=1 (HTTP latency during the drain as well). BENCH_INGEST_PROFILE=<file>: a CPU
  * profile of this process over the backlog's drain only (from the declaration until the lag is 0), as
  * `node --cpu-prof` writes one (open it in Chrome's DevTools).
  */
@@ -22,6 +25,7 @@ import { Session } from 'node:inspector/promises';
 import Redis from 'ioredis';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../src/bootstrap';
+import { IngestStore } from '../src/ingest/ingest.store';
 import { stopChild } from '../test/support/processes';
 import { startRedisServer } from './process-stats';
 
@@ -34,6 +38,8 @@ const PREFIX = 'bench:';
 const ITEMS = process.env.BENCH_INGEST_ITEMS ?? 'uniform';
 /** Set: redis-server's hash-max-listpack-entries (its default, 512, keeps slots of up to 512 items as listpacks: each write scans one). */
 const HASH_LISTPACK = process.env.BENCH_INGEST_HASH_LISTPACK;
+/** Set (any value): GET top every 10 ms during the backlog's drain too (it costs the drain a little of this process's CPU). */
+const DRAIN_HTTP = process.env.BENCH_INGEST_DRAIN_HTTP !== undefined;
 
 let seq = 0;
 function payload(): string {
@@ -119,6 +125,46 @@ async function httpLatency(app: NestFastifyApplication, requests: number): Promi
   return { p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
+/** GET top every 10 ms until `done()` (the drain's end): latency p50 / p99 of requests sharing the service's Redis connection with ingest. */
+async function httpUntil(
+  app: NestFastifyApplication,
+  done: () => boolean,
+): Promise<{ p50: number; p99: number; count: number }> {
+  const fastify = app.getHttpAdapter().getInstance();
+  const times: number[] = [];
+  while (!done()) {
+    const started = performance.now();
+    await fastify.inject({ method: 'GET', url: '/boards/one/top?limit=10' });
+    times.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return { p50: percentile(times, 50), p99: percentile(times, 99), count: times.length };
+}
+
+let drained = false;
+
+/**
+ * Wraps the service's IngestStore.apply (one board shard's part of a batch) to measure how much of the
+ * drain some part is at Redis (sent, reply not yet handled): the rest, Redis has nothing of this source
+ * to do (the service between batches). Answers a reset and a read of that time, ms.
+ */
+function applyTimer(app: NestFastifyApplication): { reset: () => void; outstandingMs: () => number } {
+  const store = app.get(IngestStore);
+  const apply = store.apply.bind(store);
+  let inFlight = 0;
+  let since = 0;
+  let covered = 0;
+  store.apply = async (part) => {
+    if (inFlight++ === 0) since = performance.now();
+    try {
+      return await apply(part);
+    } finally {
+      if (--inFlight === 0) covered += performance.now() - since;
+    }
+  };
+  return { reset: () => (covered = 0), outstandingMs: () => covered };
+}
+
 async function main(): Promise<void> {
   const redis = await startRedisServer();
   const client = new Redis(redis.url);
@@ -135,9 +181,11 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'error',
       INGEST_REFRESH_MS: '200',
       ...(process.env.BENCH_INGEST_BATCH ? { INGEST_BATCH: process.env.BENCH_INGEST_BATCH } : {}),
+      ...(process.env.BENCH_INGEST_IN_FLIGHT ? { INGEST_MAX_IN_FLIGHT: process.env.BENCH_INGEST_IN_FLIGHT } : {}),
     },
   });
   await app.init();
+  const applies = applyTimer(app);
   const fastify = app.getHttpAdapter().getInstance();
   try {
     for (const [name, shards] of [
@@ -159,22 +207,35 @@ async function main(): Promise<void> {
     const cpuBefore = process.cpuUsage();
     const redisBefore = await redisCpuMs(client);
     const started = performance.now();
+    applies.reset();
     await fastify.inject({
       method: 'PUT',
       url: '/admin/ingest/events',
       headers: ADMIN,
       payload: { kind: 'redis-stream', stream: 'events' },
     });
+    const drainHttp = DRAIN_HTTP ? httpUntil(app, () => drained) : undefined;
     while ((await groupLag(client)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    drained = true;
     const backlogSec = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const redisMs = (await redisCpuMs(client)) - redisBefore;
     await stopProfile();
+    const drainMs = backlogSec * 1000;
     console.log(
       `backlog: ${BACKLOG} events in ${backlogSec.toFixed(2)} s = ${Math.round(BACKLOG / backlogSec)} events/s; CPU per 1000 events: service ${((cpu.user + cpu.system) / BACKLOG).toFixed(2)} ms, redis-server ${((redisMs * 1000) / BACKLOG).toFixed(2)} ms`,
     );
+    console.log(
+      `drain: redis-server busy ${((100 * redisMs) / drainMs).toFixed(1)}%, this process ${((cpu.user + cpu.system) / 10 / drainMs).toFixed(1)}%, an apply call at Redis ${((100 * applies.outstandingMs()) / drainMs).toFixed(1)}% of the time`,
+    );
 
     console.log(await commandStats(client, BACKLOG));
+    if (drainHttp) {
+      const { p50, p99, count } = await drainHttp;
+      console.log(
+        `HTTP GET top during the drain: ${count} requests, p50 ${p50.toFixed(2)} ms p99 ${p99.toFixed(2)} ms`,
+      );
+    }
 
     const lags: number[] = [];
     const tickMs = 10;
