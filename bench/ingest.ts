@@ -13,7 +13,7 @@
  * After the backlog: CPU per 1 000 events (this process, redis-server), each one's busy share of the
  * drain's wall time and the share during which an apply call was at Redis, and INFO commandstats (each
  * command's share, µs per 1 000 events; commands run by a function count in its fcall too).
- * Variants: BENCH_INGEST_ITEMS=skewed, BENCH_INGEST_HASH_LISTPACK=<n> (redis-server's
+ * Variants: BENCH_INGEST_ITEMS=skewed, BENCH_INGEST_WINDOWS=<1-3> (windows per board), BENCH_INGEST_HASH_LISTPACK=<n> (redis-server's
  * hash-max-listpack-entries), BENCH_INGEST_BATCH=<n> (INGEST_BATCH), BENCH_INGEST_IN_FLIGHT=<n>
  * (INGEST_MAX_IN_FLIGHT, most batches applied at once by the instance),
  * BENCH_INGEST_DRAIN_HTTP=1 (HTTP latency during the drain as well). BENCH_INGEST_PROFILE=<file>: a CPU
@@ -40,6 +40,13 @@ const ITEMS = process.env.BENCH_INGEST_ITEMS ?? 'uniform';
 const HASH_LISTPACK = process.env.BENCH_INGEST_HASH_LISTPACK;
 /** Set (any value): GET top every 10 ms during the backlog's drain too (it costs the drain a little of this process's CPU). */
 const DRAIN_HTTP = process.env.BENCH_INGEST_DRAIN_HTTP !== undefined;
+
+/** BENCH_INGEST_WINDOWS=3: the boards count in 1 h, 1 d and 7 d (three writes per event); default one 1 h window. */
+const WINDOWS = [
+  { period: '1h', interval: '1m' },
+  { period: '1d', interval: '1h' },
+  { period: '7d', interval: '1d' },
+].slice(0, Number(process.env.BENCH_INGEST_WINDOWS ?? 1));
 
 let seq = 0;
 function payload(): string {
@@ -125,6 +132,21 @@ async function httpLatency(app: NestFastifyApplication, requests: number): Promi
   return { p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
+/**
+ * SLOWLOG of the drain: calls over 1 ms and over the 5 ms issue #24 allows any call, and the longest
+ * (wall clock: run with BENCH_REDIS_REALTIME=1 for the calls' own time, see bench/process-stats.ts).
+ */
+async function slowCalls(client: Redis): Promise<string> {
+  const entries = (await client.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;
+  const micros = entries.map(([, , took]) => took);
+  const longest = entries.reduce<[number, string]>(
+    (most, [, , took, args]) => (took > most[0] ? [took, args.slice(0, 2).join(' ')] : most),
+    [0, ''],
+  );
+  const realtime = process.env.BENCH_REDIS_REALTIME === '1' ? ', redis-server under SCHED_FIFO' : '';
+  return `SLOWLOG of the drain${realtime}: ${micros.length} calls over 1 ms, ${micros.filter((m) => m > 5000).length} over 5 ms, longest ${(longest[0] / 1000).toFixed(2)} ms (${longest[1]})`;
+}
+
 /** GET top every 10 ms until `done()` (the drain's end): latency p50 / p99 of requests sharing the service's Redis connection with ingest. */
 async function httpUntil(
   app: NestFastifyApplication,
@@ -196,13 +218,15 @@ async function main(): Promise<void> {
         method: 'PUT',
         url: `/admin/boards/${name}`,
         headers: ADMIN,
-        payload: { windows: [{ period: '1h', interval: '1m' }], shards },
+        payload: { windows: WINDOWS, shards },
       });
     const idle = await httpLatency(app, 300);
 
     for (let added = 0; added < BACKLOG; added += 5000) await add(client, Math.min(5000, BACKLOG - added));
     // CPU time, not only the wall clock: on a shared, loaded machine it says what each event costs.
     await client.config('RESETSTAT');
+    await client.config('SET', 'slowlog-log-slower-than', '1000', 'slowlog-max-len', '100000');
+    await client.slowlog('RESET');
     const stopProfile = await profiler();
     const cpuBefore = process.cpuUsage();
     const redisBefore = await redisCpuMs(client);
@@ -230,6 +254,7 @@ async function main(): Promise<void> {
     );
 
     console.log(await commandStats(client, BACKLOG));
+    console.log(await slowCalls(client));
     if (drainHttp) {
       const { p50, p99, count } = await drainHttp;
       console.log(

@@ -4,6 +4,13 @@
 export const MAX_INGEST_SOURCES = 64;
 /** Most events one batch holds (a script call per board shard applies its part). */
 export const INGEST_BATCH_MESSAGES = { min: 1, max: 1000, default: 1000 };
+/**
+ * Most event-window writes one apply call makes: a board shard's part of a batch goes in calls of at
+ * most this many events x the board's windows, one after another. A call holds Redis for about 1-2.5
+ * µs per write (benchmarks.md), so about 1.5 ms at this bound: no call of a 1 000-event batch passes
+ * the 5 ms a Redis call may take (issue #24), and an HTTP request queued behind one waits no longer.
+ */
+export const INGEST_APPLY_WRITES = 600;
 /** Most sources applying a batch at once on one instance: the rest wait, so HTTP keeps its share of Redis. */
 export const INGEST_IN_FLIGHT = { min: 1, max: 64, default: 4 };
 /** How often an instance reads the declarations (starts and stops sources), ms. */

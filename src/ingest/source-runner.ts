@@ -5,7 +5,7 @@ import type { BoardCache } from '../ranking/boards/board-cache';
 import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
 import { retractedOf } from '../ranking/core/ranking.errors';
 import { IngestEvent, parseEvent } from './ingest-event';
-import { INGEST_RETRY_MS } from './ingest.limits';
+import { INGEST_APPLY_WRITES, INGEST_RETRY_MS } from './ingest.limits';
 import { IngestFencedError, IngestStore, StoredSource } from './ingest.store';
 import type { EntryOutcome, IngestEntry } from './ingest.functions';
 import type { IngestSource, SourceMessage } from './sources/source';
@@ -251,7 +251,8 @@ export class SourceRunner {
   }
 
   /**
-   * The board's part of a batch, one script call per shard in parallel. When the board's config
+   * The board's part of a batch: per shard, in parallel, script calls of at most INGEST_APPLY_WRITES
+   * event-window writes, one after another. When the board's config
    * changed, BoardCache runs it again with the new one: parts applied the first time are skipped then.
    * Answers the events applied now; sets each entry's refusal, if any.
    */
@@ -269,19 +270,25 @@ export class SourceRunner {
           if (part) part.push(entry);
           else parts.set(shard, [entry]);
         }
+        const callEvents = Math.max(1, Math.floor(INGEST_APPLY_WRITES / board.config.windows.length));
         await Promise.all(
           [...parts].map(async ([shard, part]) => {
-            const reply = await this.context.store.apply({
-              board,
-              shard,
-              progress: this.progress,
-              epoch: this.epoch,
-              entries: part.map((entry) => entry.entry!),
-              nowMs,
-              budgetFields: this.context.budgetFields,
-            });
-            applied += reply.applied;
-            reply.outcomes.forEach((outcome, i) => settle(part[i], outcome, shard));
+            // In id order, each call awaited before the next: the shard's recorded progress only ever
+            // covers events applied, so a call that fails leaves the rest to be delivered again.
+            for (let first = 0; first < part.length; first += callEvents) {
+              const chunk = part.slice(first, first + callEvents);
+              const reply = await this.context.store.apply({
+                board,
+                shard,
+                progress: this.progress,
+                epoch: this.epoch,
+                entries: chunk.map((entry) => entry.entry!),
+                nowMs,
+                budgetFields: this.context.budgetFields,
+              });
+              applied += reply.applied;
+              reply.outcomes.forEach((outcome, i) => settle(chunk[i], outcome, shard));
+            }
           }),
         );
       });

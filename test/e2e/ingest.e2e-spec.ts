@@ -4,6 +4,8 @@ import Redis from 'ioredis';
 import { ADMIN, createBoard } from '../support/app';
 import { startTestNats, TestNats } from '../support/nats';
 import { useSingleNodeApp } from '../support/e2e';
+import { INGEST_APPLY_WRITES } from '../../src/ingest/ingest.limits';
+import { IngestStore } from '../../src/ingest/ingest.store';
 
 const T0 = 1_700_002_800_000;
 const INGEST_ENV = { INGEST_REFRESH_MS: '100', INGEST_LEASE_MS: '3000', INGEST_WAIT_MS: '50' };
@@ -157,6 +159,57 @@ describe('stream ingest over HTTP (single)', () => {
     expect(metrics).toMatch(/trendboard_ingest_dead_lettered_total\{source="rs"\} 8/);
     expect(metrics).toMatch(/trendboard_ingest_lag_messages\{source="rs"\} \d+/);
     await http().delete('/admin/ingest/rs').set(ADMIN).expect(204);
+  });
+
+  it('applies a shard part in calls of at most INGEST_APPLY_WRITES event-window writes, in order, each event once', async () => {
+    await http()
+      .put('/admin/boards/wide')
+      .set(ADMIN)
+      .send({
+        windows: [
+          { period: '1h', interval: '1m' },
+          { period: '1d', interval: '1h' },
+          { period: '7d', interval: '1d' },
+        ],
+      })
+      .expect(201);
+    // The real store, observed: how many events each apply call carried.
+    const store = e2e.app().get(IngestStore);
+    const carried: number[] = [];
+    const apply = store.apply.bind(store);
+    jest.spyOn(store, 'apply').mockImplementation((part) => {
+      carried.push(part.entries.length);
+      return apply(part);
+    });
+    const client = e2e.redis().client as Redis;
+    const expected: Record<string, number> = {};
+    const pipeline = client.pipeline();
+    for (let n = 0; n < 1000; n++) {
+      const item = `w${(n * 7) % 90}`;
+      expected[item] = (expected[item] ?? 0) + 1 + (n % 3);
+      pipeline.xadd('wide-in', '*', 'event', JSON.stringify({ item, amount: 1 + (n % 3) }));
+    }
+    await pipeline.exec();
+    await http()
+      .put('/admin/ingest/wide')
+      .set(ADMIN)
+      .send({ kind: 'redis-stream', stream: 'wide-in', board: 'wide' })
+      .expect(201);
+    await until(
+      'every entry applied',
+      async () => {
+        const [source] = await sources();
+        return source.applied === 1000 && source.lag === 0 ? source : undefined;
+      },
+      sources,
+    );
+    const callEvents = Math.floor(INGEST_APPLY_WRITES / 3);
+    expect(Math.max(...carried)).toBeLessThanOrEqual(callEvents);
+    expect(carried.reduce((sum, events) => sum + events, 0)).toBe(1000);
+    expect(carried.length).toBeGreaterThanOrEqual(Math.ceil(1000 / callEvents));
+    expect(await top('wide')).toEqual(expected);
+    jest.restoreAllMocks();
+    await http().delete('/admin/ingest/wide').set(ADMIN).expect(204);
   });
 
   it('counts messages in their segments; dead-letters a new segment past segments.max and segments a board does not take', async () => {
