@@ -251,13 +251,13 @@ export class SourceRunner {
   }
 
   /**
-   * The board's part of a batch: per shard, in parallel, script calls of at most INGEST_APPLY_WRITES
-   * event-window writes, one after another. When the board's config
+   * The board's part of a batch: its shards' parts in parallel (applyShardPart). When the board's config
    * changed, BoardCache runs it again with the new one: parts applied the first time are skipped then.
    * Answers the events applied now; sets each entry's refusal, if any.
    */
   private async applyToBoard(name: string, entries: Pending[], nowMs: number): Promise<number> {
-    let applied = 0;
+    // Counted as each call answers: a part applied before a rerun (or a shard's failure) stays counted.
+    const counted = { applied: 0 };
     try {
       await this.context.boards.withBoard(name, async (board) => {
         const parts = new Map<ShardKeys, Pending[]>();
@@ -270,33 +270,42 @@ export class SourceRunner {
           if (part) part.push(entry);
           else parts.set(shard, [entry]);
         }
-        const callEvents = Math.max(1, Math.floor(INGEST_APPLY_WRITES / board.config.windows.length));
-        await Promise.all(
-          [...parts].map(async ([shard, part]) => {
-            // In id order, each call awaited before the next: the shard's recorded progress only ever
-            // covers events applied, so a call that fails leaves the rest to be delivered again.
-            for (let first = 0; first < part.length; first += callEvents) {
-              const chunk = part.slice(first, first + callEvents);
-              const reply = await this.context.store.apply({
-                board,
-                shard,
-                progress: this.progress,
-                epoch: this.epoch,
-                entries: chunk.map((entry) => entry.entry!),
-                nowMs,
-                budgetFields: this.context.budgetFields,
-              });
-              applied += reply.applied;
-              reply.outcomes.forEach((outcome, i) => settle(chunk[i], outcome, shard));
-            }
-          }),
-        );
+        await Promise.all([...parts].map(([shard, part]) => this.applyShardPart(board, shard, part, nowMs, counted)));
       });
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       for (const entry of entries) entry.refusal = `BOARD_NOT_FOUND: board "${name}" does not exist`;
     }
-    return applied;
+    return counted.applied;
+  }
+
+  /**
+   * A shard's part, in calls of at most INGEST_APPLY_WRITES event-window writes, in id order, each
+   * awaited before the next: the shard's recorded progress only ever covers events applied, so a call
+   * that fails leaves the rest to be delivered again. Adds the events each call applied to `counted`.
+   */
+  private async applyShardPart(
+    board: PreparedBoard,
+    shard: ShardKeys,
+    part: Pending[],
+    nowMs: number,
+    counted: { applied: number },
+  ): Promise<void> {
+    const callEvents = Math.max(1, Math.floor(INGEST_APPLY_WRITES / board.config.windows.length));
+    for (let first = 0; first < part.length; first += callEvents) {
+      const chunk = part.slice(first, first + callEvents);
+      const reply = await this.context.store.apply({
+        board,
+        shard,
+        progress: this.progress,
+        epoch: this.epoch,
+        entries: chunk.map((entry) => entry.entry!),
+        nowMs,
+        budgetFields: this.context.budgetFields,
+      });
+      counted.applied += reply.applied;
+      reply.outcomes.forEach((outcome, i) => settle(chunk[i], outcome, shard));
+    }
   }
 }
 
