@@ -31,6 +31,22 @@
 --        { -1, refusal } when the request was refused, nothing of it applied: TB_AT_OUT_OF_SPAN (no
 --        window holds the event's slot any more), TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (the whole call: nothing applied)
+
+-- What every request of the running call shares (set by increment): a library-level table, so a call
+-- builds none. `no_key`: the idempotency entry of every request without a key (idem_lib reads it,
+-- never writes it), its context set by each call. `blocks`: whether the shard may hold a live block
+-- (ACTORS.blocking, asked once per call).
+local INCREMENT = {
+  now_ms = 0,
+  now_sec = 0,
+  window_count = 0,
+  draining = 0,
+  keeping = nil,
+  add = nil,
+  blocks = false,
+  no_key = { key = '', field = '', fingerprint = '', context = '', ttl_ms = 0, may_store = true },
+}
+
 -- A request's growth that cannot be refused: a quota allowing its one item (the service's usual
 -- allowance, 1) on a shard without an item cap. Whether its item is new is then told by the add itself
 -- (created_by_add) instead of a ZSCORE per window before it. Amounts under 2^53 only, where a sum's
@@ -44,12 +60,14 @@ end
 -- What refuses one request before it changes anything (nil: admitted), and the new items it creates
 -- (COUNTED_AFTER: counted once added): its event time out of every window, a blocked actor, a new
 -- segment beyond segments.max, or growth (admit_items).
-local function increment_admission(window_count, item, amount, allowance, cap, covering, segments, segments_max, now_sec, actor)
+local function increment_admission(item, amount, allowance, cap, covering, segments, segments_max, actor)
+  local call = INCREMENT
   if not covering then return 0, 'TB_AT_OUT_OF_SPAN no window holds the slot' end
-  local refusal = ACTORS.refusal(KEYS[1], actor, tonumber(ARGV[2]), item) or segment_refusal(KEYS[1], segments, segments_max, now_sec)
+  local refusal = call.blocks and ACTORS.refusal(KEYS[1], actor, call.now_ms, item) or nil
+  if #segments > 0 then refusal = refusal or segment_refusal(KEYS[1], segments, segments_max, call.now_sec) end
   if refusal then return 0, refusal end
   if counted_after(allowance, cap, amount) then return COUNTED_AFTER, nil end
-  if cap > 0 or allowance >= 0 then return admit_items(2, window_count, { item }, allowance, cap) end
+  if cap > 0 or allowance >= 0 then return admit_items(2, call.window_count, { item }, allowance, cap) end
   return 0, nil
 end
 
@@ -64,18 +82,6 @@ local function created_by_add(reply, first, window_count, covering, amount)
   return 1
 end
 
--- What every request of the running call shares (set by increment): a library-level table, so a call
--- builds none. `no_key`: the idempotency entry of every request without a key (idem_lib reads it,
--- never writes it), its context set by each call.
-local INCREMENT = {
-  now_ms = 0,
-  now_sec = 0,
-  window_count = 0,
-  draining = 0,
-  keeping = nil,
-  add = nil,
-  no_key = { key = '', field = '', fingerprint = '', context = '', ttl_ms = 0, may_store = true },
-}
 
 -- Applies one admitted request; answers what idem_finish answers: { 0, context, created, due,
 -- draining, score_1, rank_1, ..., previous_rank_1, ... }. A request without a key stores nothing, so
@@ -119,6 +125,7 @@ local function increment(keys, args)
   local cap = item_cap(KEYS[1])
   local call = INCREMENT
   call.now_ms, call.now_sec, call.window_count, call.draining = now_ms, now_sec, window_count, draining
+  call.blocks = ACTORS.blocking(KEYS[1], now_ms)
   call.keeping, call.add = snapshot_windows(2, window_count, confs), event_adder(window_count)
   -- Per call, not per request: the windows holding each event second before now (window_holds; an
   -- event at now is held by every window, a shared answer).
@@ -143,8 +150,8 @@ local function increment(keys, args)
         covering = holding_at[at_sec]
       end
       local segments = segment_names(ARGV[first + 8])
-      local created, refusal = increment_admission(window_count, item, amount, tonumber(ARGV[first + 5]), cap,
-        covering, segments, segments_max, now_sec, ARGV[first + 9])
+      local created, refusal = increment_admission(item, amount, tonumber(ARGV[first + 5]), cap, covering, segments,
+        segments_max, ARGV[first + 9])
       if refusal then
         answer = { -1, refusal }
       else
