@@ -4,7 +4,8 @@
  * server a team writes instead (bench/bare-server.ts: `POST /minimal/:item/increment`, one HINCRBY +
  * ZINCRBY + ZCOUNT, and `GET /minimal/top`, one ZREVRANGE ... WITHSCORES) and against the service's own
  * same-script floor (the bare server running the service's functions with nothing around them), all
- * on one private redis-server with 10 000 items each (so no quota refuses a write). One round runs
+ * on one private redis-server with 10 000 items each (so no quota refuses a write; seeded by an instance
+ * of their own, so the measured one's client has its quota's whole budget: seededService). One round runs
  * every route on every server one after the other (HOT_ROUND_SEC each, 50 connections); a ratio is
  * taken within a round, so it shares the machine's state of that moment, and the median of HOT_ROUNDS
  * rounds is reported with the load average of each round. Each run also reads redis-server's CPU time,
@@ -104,6 +105,26 @@ async function seed(serviceUrl: string, redis: Redis, prefix: string): Promise<v
   await pipeline.exec();
 }
 
+/**
+ * A service instance (the build at `dist`, default this checkout's) on a board seeded by another
+ * instance, stopped before it starts: growth quotas are per process, so the measured instance's one
+ * client (autocannon's address) has its whole budget, as a client that did not just create the
+ * 10 000 seeded items; its increments then carry the allowance a client with budget sends.
+ */
+async function seededService(env: Record<string, string>, redis: Redis, prefix: string, dist?: string) {
+  const main = dist === undefined ? undefined : join(dist, 'main.js');
+  const seeder = await startService(env, true, main);
+  try {
+    await waitForHttp(`${seeder.url}/health/ready`);
+    await seed(seeder.url, redis, prefix);
+  } finally {
+    await stopChild(seeder.child);
+  }
+  const service = await startService(env, true, main);
+  await waitForHttp(`${service.url}/health/ready`);
+  return service;
+}
+
 /** A run's figures, and redis-server's CPU time per answered request (µs) over the run: every server shares the one redis-server, one at a time. */
 type HotRun = RunFigures & { redisMicrosPerRequest: number };
 type Runs = Map<string, HotRun[]>;
@@ -199,10 +220,8 @@ async function main(): Promise<void> {
   const redis = new Redis(redisServer.url);
   try {
     const env = { REDIS_URL: redisServer.url, ADMIN_TOKEN };
-    const service = await startService({ ...env, KEY_PREFIX: PREFIX }, true);
+    const service = await seededService({ ...env, KEY_PREFIX: PREFIX }, redis, PREFIX);
     children.push(service.child);
-    await waitForHttp(`${service.url}/health/ready`);
-    await seed(service.url, redis, PREFIX);
     const bare = await startBareServer({ REDIS_URL: redisServer.url, KEY_PREFIX: PREFIX, BOARD });
     children.push(bare.child);
     const urls: Partial<Record<Server, string>> = { service: service.url, 'hand-rolled': bare.url, floor: bare.url };
@@ -213,10 +232,8 @@ async function main(): Promise<void> {
       floor: bare.child.pid,
     };
     if (BEFORE_DIST) {
-      const before = await startService({ ...env, KEY_PREFIX: 'hot-before:' }, true, join(BEFORE_DIST, 'main.js'));
+      const before = await seededService({ ...env, KEY_PREFIX: 'hot-before:' }, redis, 'hot-before:', BEFORE_DIST);
       children.push(before.child);
-      await waitForHttp(`${before.url}/health/ready`);
-      await seed(before.url, redis, 'hot-before:');
       urls['service before'] = before.url;
       pids['service before'] = before.child.pid;
     }

@@ -8,7 +8,9 @@
  * increment (as bench/functions-ranking.ts calls it) and batches of BENCH_BATCH_ENTRIES entries into a
  * plain sum board of one and two windows (as bench/batch-entries.ts sends them). Figures:
  * commandstats µs per call and main-thread CPU per call, medians of BENCH_LUA_ROUNDS rounds; the
- * ratio is this / base per round, its median.
+ * ratio is this / base per round, its median. The increment runs twice: as the bench's other calls
+ * send it (no quota on new items) and as the service does with quotas on (an allowance of one new
+ * item). BENCH_LUA_INCREMENTS_ONLY=1 leaves the batches out.
  */
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -26,6 +28,7 @@ const S = RANKING.functions;
 const ENTRIES = Number(process.env.BENCH_BATCH_ENTRIES ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_LUA_ROUNDS ?? 9);
 const ITEMS = PLAIN_BOARD_ITEMS;
+const INCREMENTS_ONLY = Boolean(process.env.BENCH_LUA_INCREMENTS_ONLY);
 let expireChunk = 0;
 
 /** The other checkout's library, as its own code assembles it. */
@@ -44,8 +47,11 @@ const on = (board: PreparedBoard, nowMs: number) => onPlainShard(board, nowMs, e
 /** The same calls under each library's function names: [base, this] per call kind. */
 function pairs(boards: PreparedBoard[], nowMs: number, base: string): Variant[] {
   const renamed = (redisName: string) => redisName.replace(RANKING.library.name, base);
-  const increment = (n: number) =>
-    fcallArgs(S.increment, S.increment.build({ ...on(boards[0], nowMs), item: `i${(n * 7919) % ITEMS}`, amount: 1 }));
+  const increment = (n: number, newItems = on(boards[0], nowMs).newItems) =>
+    fcallArgs(
+      S.increment,
+      S.increment.build({ ...on(boards[0], nowMs), newItems, item: `i${(n * 7919) % ITEMS}`, amount: 1 }),
+    );
   const batch = (board: PreparedBoard, n: number) => {
     const entries = Array.from({ length: ENTRIES }, (_, i) => ({
       item: `i${((n * ENTRIES + i) * 7919) % ITEMS}`,
@@ -57,17 +63,22 @@ function pairs(boards: PreparedBoard[], nowMs: number, base: string): Variant[] 
     variant(`${label}, ${base}`, 'fcall', (p: Pipeline, n) => p.fcall(renamed(name), ...args(n))),
     variant(`${label}, ${RANKING.library.name}`, 'fcall', (p: Pipeline, n) => p.fcall(name, ...args(n))),
   ];
-  return [
-    ...both('one-window increment', S.increment.redisName, increment),
+  const batches = [
     ...both(`batch of ${ENTRIES}, 1 window`, S.incrementBatch.redisName, (n) => batch(boards[0], n)),
     ...both(`batch of ${ENTRIES}, 2 windows`, S.incrementBatch.redisName, (n) => batch(boards[1], n)),
+  ];
+  return [
+    ...both('one-window increment', S.increment.redisName, (n) => increment(n)),
+    // As the service sends it with quotas on (QUOTA_NEW_ITEMS, the default): one new item allowed.
+    ...both('one-window increment, quota on', S.increment.redisName, (n) => increment(n, 1)),
+    ...(INCREMENTS_ONLY ? [] : batches),
   ];
 }
 
 async function measurePairs(redis: Redis, variants: Variant[]): Promise<void> {
   // Increments: 2 000 calls a round, pipelined 100; batches: 40 a round, pipelined 10.
-  await measure(redis, variants.slice(0, 2), { rounds: ROUNDS, calls: 2_000, pipelined: 100 });
-  await measure(redis, variants.slice(2), { rounds: ROUNDS, calls: 40, pipelined: 10 });
+  await measure(redis, variants.slice(0, 4), { rounds: ROUNDS, calls: 2_000, pipelined: 100 });
+  if (variants.length > 4) await measure(redis, variants.slice(4), { rounds: ROUNDS, calls: 40, pipelined: 10 });
 }
 
 function report(variants: Variant[], loads: string[]): void {

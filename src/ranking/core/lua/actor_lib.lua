@@ -146,12 +146,19 @@ function ACTORS.block_until(cfg_key, field, until_ms)
   end
 end
 
+-- Whether the shard may hold a live block at `now_ms`: its config's `blockedUntil` is ahead (absent or
+-- past: none, most writes). From the call's config copy (call_lib), no command; a write refusing many
+-- events (an increment's coalesced requests) asks once.
+function ACTORS.blocking(cfg_key, now_ms)
+  return (tonumber(config_field(cfg_key, 'blockedUntil')) or 0) > now_ms
+end
+
 -- The shard's blocks: "<tag>:blocked" hash, "a"<US>actor and "i"<US>item -> until (unix ms), set by a
 -- retraction with `block`. Refuses an event of a blocked actor or item: 'TB_RETRACTED <actor|item>
 -- <until ms>', else nil. A shard whose config's `blockedUntil` is absent or past (most writes) holds
 -- no live block: answered from the call's config copy (call_lib), no command; else one HMGET.
 function ACTORS.refusal(cfg_key, actor, now_ms, item)
-  if (tonumber(config_field(cfg_key, 'blockedUntil')) or 0) <= now_ms then return nil end
+  if not ACTORS.blocking(cfg_key, now_ms) then return nil end
   local blocked = redis.call('HMGET', sibling_key(cfg_key, 'cfg', 'blocked'), 'a' .. ACTORS.SEP .. (actor or ''),
     'i' .. ACTORS.SEP .. (item or ''))
   for i, what in ipairs({ 'actor', 'item' }) do

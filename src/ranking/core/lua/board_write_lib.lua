@@ -69,6 +69,8 @@ end
 -- reading it. Asked once per window per call (a call never changes either), so the events of a plain
 -- window (most) skip the hooks and their lookups with one check each.
 local function results_watched(top_key)
+  -- A board of neither (most), told by the call's config copy (call_lib): no hook lookups at all.
+  if CONFIG.ties ~= 'first' and not CONFIG.views and cfg_key_of_top(top_key) == CONFIG.cfg_key then return false end
   return ties_first(top_key) or views_reading(top_key) ~= nil
 end
 

@@ -157,11 +157,26 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
   return budget, false
 end
 
+-- Whether the shard's slot due tells that no window of the call holds an expired slot at `now_sec`
+-- (nothing_due for each, its origin at ARGV[first_arg + 3 + 4w]): most calls. expire_all then asks
+-- nothing and settles nothing, exactly as its loop would; a call on no window runs the loop.
+local function nothing_due_all(first_key, window_count, first_arg, now_sec)
+  for w = 0, window_count - 1 do
+    local origin_sec = tonumber(ARGV[first_arg + 3 + WINDOW_ARGS * w])
+    if not nothing_due(KEYS[first_key + 2 * w], now_sec, origin_sec) then return false end
+  end
+  return window_count > 0
+end
+
 -- Expires every window given as (slots, top) pairs starting at KEYS[first_key], with per-window
 -- arguments (window_rule) from ARGV[first_arg]. Returns 1 if data remains. When it checked every
 -- rolling window and none holds expired data, keeps the earliest due of their oldest slots in
 -- CONFIG.settle_due (settle_slot_due stores it when the windows were all the board's).
 local function expire_all(first_key, window_count, first_arg, now_sec, budget)
+  if nothing_due_all(first_key, window_count, first_arg, now_sec) then
+    CONFIG.settle_due, CONFIG.oldest_live = nil, nil
+    return 0
+  end
   local draining = 0
   local settle = NO_SLOT_DUE
   for w = 0, window_count - 1 do

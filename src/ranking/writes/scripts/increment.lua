@@ -31,20 +31,11 @@
 --        { -1, refusal } when the request was refused, nothing of it applied: TB_AT_OUT_OF_SPAN (no
 --        window holds the event's slot any more), TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (the whole call: nothing applied)
--- What refuses one request before it changes anything (nil: admitted), and the new items it creates:
--- its event time out of every window, a blocked actor, a new segment beyond segments.max, or growth
--- (admit_items).
-local function increment_admission(window_count, item, allowance, cap, covering, segments, segments_max, now_sec, actor)
-  if not covering then return 0, 'TB_AT_OUT_OF_SPAN no window holds the slot' end
-  local refusal = ACTORS.refusal(KEYS[1], actor, tonumber(ARGV[2]), item) or segment_refusal(KEYS[1], segments, segments_max, now_sec)
-  if refusal then return 0, refusal end
-  if cap > 0 or allowance >= 0 then return admit_items(2, window_count, { item }, allowance, cap) end
-  return 0, nil
-end
 
 -- What every request of the running call shares (set by increment): a library-level table, so a call
 -- builds none. `no_key`: the idempotency entry of every request without a key (idem_lib reads it,
--- never writes it), its context set by each call.
+-- never writes it), its context set by each call. `blocks`: whether the shard may hold a live block
+-- (ACTORS.blocking, asked once per call).
 local INCREMENT = {
   now_ms = 0,
   now_sec = 0,
@@ -52,8 +43,45 @@ local INCREMENT = {
   draining = 0,
   keeping = nil,
   add = nil,
+  blocks = false,
   no_key = { key = '', field = '', fingerprint = '', context = '', ttl_ms = 0, may_store = true },
 }
+
+-- A request's growth that cannot be refused: a quota allowing its one item (the service's usual
+-- allowance, 1) on a shard without an item cap. Whether its item is new is then told by the add itself
+-- (created_by_add) instead of a ZSCORE per window before it. Amounts under 2^53 only, where a sum's
+-- float addition is exact enough for that test.
+local COUNTED_AFTER = {}
+
+local function counted_after(allowance, cap, amount)
+  return cap == 0 and allowance >= 1 and math.abs(amount) < 9007199254740992
+end
+
+-- What refuses one request before it changes anything (nil: admitted), and the new items it creates
+-- (COUNTED_AFTER: counted once added): its event time out of every window, a blocked actor, a new
+-- segment beyond segments.max, or growth (admit_items).
+local function increment_admission(item, amount, allowance, cap, covering, segments, segments_max, actor)
+  local call = INCREMENT
+  if not covering then return 0, 'TB_AT_OUT_OF_SPAN no window holds the slot' end
+  local refusal = call.blocks and ACTORS.refusal(KEYS[1], actor, call.now_ms, item) or nil
+  if #segments > 0 then refusal = refusal or segment_refusal(KEYS[1], segments, segments_max, call.now_sec) end
+  if refusal then return 0, refusal end
+  if counted_after(allowance, cap, amount) then return COUNTED_AFTER, nil end
+  if cap > 0 or allowance >= 0 then return admit_items(2, call.window_count, { item }, allowance, cap) end
+  return 0, nil
+end
+
+-- 1 when the item was in no window's results before this request (new on the shard, as admit_items
+-- counts), else 0, from the scores the add appended to `reply` from entry `first` (score_1, rank_1,
+-- ...): a window holding the event answers exactly `amount` only when it held no score (a sum that
+-- reaches 0 is removed, never kept), one not holding it answers the item's standing, 0 when absent.
+local function created_by_add(reply, first, window_count, covering, amount)
+  for w = 0, window_count - 1 do
+    if reply[first + 2 * w] ~= (covering[w] and amount or 0) then return 0 end
+  end
+  return 1
+end
+
 
 -- Applies one admitted request; answers what idem_finish answers: { 0, context, created, due,
 -- draining, score_1, rank_1, ..., previous_rank_1, ... }. A request without a key stores nothing, so
@@ -64,7 +92,12 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   local keyless = idem == call.no_key
   local reply = keyless and { 0, idem.context, created, 0, call.draining } or { call.draining }
   local seen_sec = math.min(at_ms, tonumber(created_ms_arg) or math.huge) / 1000
-  local new_due_ms = earliest_due(call.add(reply, item, amount, at_sec, seen_sec, covering, actor),
+  local added_due_ms = call.add(reply, item, amount, at_sec, seen_sec, covering, actor)
+  if created == COUNTED_AFTER then
+    created = created_by_add(reply, keyless and 6 or 2, window_count, covering, amount)
+    if keyless then reply[3] = created end
+  end
+  local new_due_ms = earliest_due(added_due_ms,
     segment_add(2, window_count, segments, item, amount, at_sec, covering, seen_sec, actor))
   for w = 0, window_count - 1 do
     reply[#reply + 1] = call.keeping and call.keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
@@ -92,6 +125,7 @@ local function increment(keys, args)
   local cap = item_cap(KEYS[1])
   local call = INCREMENT
   call.now_ms, call.now_sec, call.window_count, call.draining = now_ms, now_sec, window_count, draining
+  call.blocks = ACTORS.blocking(KEYS[1], now_ms)
   call.keeping, call.add = snapshot_windows(2, window_count, confs), event_adder(window_count)
   -- Per call, not per request: the windows holding each event second before now (window_holds; an
   -- event at now is held by every window, a shared answer).
@@ -116,8 +150,8 @@ local function increment(keys, args)
         covering = holding_at[at_sec]
       end
       local segments = segment_names(ARGV[first + 8])
-      local created, refusal = increment_admission(window_count, item, tonumber(ARGV[first + 5]), cap, covering,
-        segments, segments_max, now_sec, ARGV[first + 9])
+      local created, refusal = increment_admission(item, amount, tonumber(ARGV[first + 5]), cap, covering, segments,
+        segments_max, ARGV[first + 9])
       if refusal then
         answer = { -1, refusal }
       else
