@@ -40,6 +40,17 @@ describe('stream ingest over HTTP (single)', () => {
       ).map((row) => [row.item, row.score]),
     );
 
+  /** Waits until the source `name` has applied or dead-lettered `messages` messages and has no lag; answers it. */
+  const handled = (name: string, messages: number) =>
+    until(
+      `every message of ${name} handled`,
+      async () => {
+        const source = (await sources()).find((s: { name: string }) => s.name === name);
+        return source && source.applied + source.deadLettered === messages && source.lag === 0 ? source : undefined;
+      },
+      sources,
+    );
+
   beforeAll(async () => {
     nats = await startTestNats();
   });
@@ -123,14 +134,7 @@ describe('stream ingest over HTTP (single)', () => {
       .send({ kind: 'redis-stream', stream: 'in', board: 'rs' })
       .expect(201);
 
-    const done = await until(
-      'every entry handled',
-      async () => {
-        const [source] = await sources();
-        return source.applied + source.deadLettered === 12 && source.lag === 0 ? source : undefined;
-      },
-      sources,
-    );
+    const done = await handled('rs', 12);
     expect(done).toMatchObject({ applied: 4, deadLettered: 8, lastError: null });
     expect(await top('rs')).toEqual({ x: 3, y: 3 });
     expect(await top('capped')).toEqual({ first: 1 });
@@ -195,14 +199,7 @@ describe('stream ingest over HTTP (single)', () => {
       .set(ADMIN)
       .send({ kind: 'redis-stream', stream: 'wide-in', board: 'wide' })
       .expect(201);
-    await until(
-      'every entry applied',
-      async () => {
-        const [source] = await sources();
-        return source.applied === 1000 && source.lag === 0 ? source : undefined;
-      },
-      sources,
-    );
+    expect((await handled('wide', 1000)).applied).toBe(1000);
     const callEvents = Math.floor(INGEST_APPLY_WRITES / 3);
     expect(Math.max(...carried)).toBeLessThanOrEqual(callEvents);
     expect(carried.reduce((sum, events) => sum + events, 0)).toBe(1000);
@@ -230,14 +227,7 @@ describe('stream ingest over HTTP (single)', () => {
       .set(ADMIN)
       .send({ kind: 'redis-stream', stream: 'seg-in', board: 'seg' })
       .expect(201);
-    await until(
-      'every entry handled',
-      async () => {
-        const [source] = (await sources()).filter((s: { name: string }) => s.name === 'seg');
-        return source.applied + source.deadLettered === 6 && source.lag === 0 ? source : undefined;
-      },
-      sources,
-    );
+    await handled('seg', 6);
     const segmentTop = async (segment: string) =>
       Object.fromEntries(
         (
@@ -290,14 +280,7 @@ describe('stream ingest over HTTP (single)', () => {
       .set(ADMIN)
       .send({ kind: 'redis-stream', stream: 'act-in', board: 'act' })
       .expect(201);
-    const done = await until(
-      'every entry handled',
-      async () => {
-        const [source] = (await sources()).filter((s: { name: string }) => s.name === 'act');
-        return source.applied + source.deadLettered === events.length && source.lag === 0 ? source : undefined;
-      },
-      sources,
-    );
+    const done = await handled('act', events.length);
     expect(done).toMatchObject({ applied: 5, deadLettered: 2 });
     for (const { item, ...body } of counted)
       await http().post(`/boards/act-http/items/${item}/increment`).send(body).expect(200);
