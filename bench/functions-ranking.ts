@@ -24,7 +24,7 @@ import type { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../test/support/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
-import { startRedisServer } from './process-stats';
+import { runWhenMain, startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
 const OLD_REF = process.env.BENCH_OLD_REF ?? 'ffb508b';
@@ -224,9 +224,4 @@ export async function functionsRankingBench(): Promise<void> {
 }
 
 // Run alone (npx ts-node --transpile-only bench/functions-ranking.ts) or as a part of npm run bench (bench/run.ts).
-if (require.main === module) {
-  functionsRankingBench().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
-}
+runWhenMain(module, functionsRankingBench);

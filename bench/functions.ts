@@ -27,7 +27,7 @@ import { stopChild } from '../test/support/processes';
 import { testLibrary } from '../test/support/functions';
 import { loadAverage, mainThreadCpu, measure, median, Pipeline, usecPerCall, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
-import { startRedisServer } from './process-stats';
+import { runWhenMain, startRedisServer } from './process-stats';
 
 const CALLS = Number(process.env.BENCH_FN_CALLS ?? 6_000);
 const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 5);
@@ -195,9 +195,4 @@ export async function functionsFixedCostBench(): Promise<void> {
 }
 
 // Run alone (npx ts-node --transpile-only bench/functions.ts) or as a part of npm run bench (bench/run.ts).
-if (require.main === module) {
-  functionsFixedCostBench().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
-}
+runWhenMain(module, functionsFixedCostBench);

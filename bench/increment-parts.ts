@@ -16,7 +16,7 @@ import { stopChild } from '../test/support/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
 import { makePlainBoard, onPlainShard, PLAIN_BOARD_ITEMS } from './plain-boards';
-import { startRedisServer } from './process-stats';
+import { runWhenMain, startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
 const ROUNDS = Number(process.env.BENCH_PARTS_ROUNDS ?? 21);
@@ -95,9 +95,4 @@ function report(variants: Variant[], loads: string[]): void {
   });
 }
 
-if (require.main === module) {
-  incrementPartsBench().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
-}
+runWhenMain(module, incrementPartsBench);

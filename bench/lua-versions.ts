@@ -22,7 +22,7 @@ import { stopChild } from '../test/support/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
 import { PLAIN_BOARD_ITEMS, makePlainBoard, onPlainShard } from './plain-boards';
-import { startRedisServer } from './process-stats';
+import { runWhenMain, startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
 const ENTRIES = Number(process.env.BENCH_BATCH_ENTRIES ?? 1_000);
@@ -132,9 +132,4 @@ export async function luaVersionsBench(): Promise<void> {
   }
 }
 
-if (require.main === module) {
-  luaVersionsBench().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
-}
+runWhenMain(module, luaVersionsBench);
