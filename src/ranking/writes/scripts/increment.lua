@@ -82,7 +82,6 @@ local function created_by_add(reply, first, window_count, covering, amount)
   return 1
 end
 
-
 -- Applies one admitted request; answers what idem_finish answers: { 0, context, created, due,
 -- draining, score_1, rank_1, ..., previous_rank_1, ... }. A request without a key stores nothing, so
 -- its answer is built in place, in one table.
