@@ -21,6 +21,9 @@ import { rankingServiceOn } from '../support/ranking';
 import { CountersSettings } from '../../src/counters/counters.settings';
 import { StatsSettings } from '../../src/stats/stats.settings';
 
+/** Replicas per master: the failover tests promote one. */
+const REPLICAS = 1;
+
 // A private 3-master Cluster with one replica per master: these tests flush functions and fail over,
 // which must never reach a Cluster other files use (REDIS_CLUSTER_NODES is not used here).
 describe('Redis Functions on a Cluster', () => {
@@ -45,6 +48,9 @@ describe('Redis Functions on a Cluster', () => {
   const libraryNames = async (address: string) =>
     ((await node(address).function('LIST')) as unknown[][]).map((lib) => lib[1]);
   const masterOf = (key: string) => cluster.slots[calculateSlot(key)][0];
+  /** Every master's replica has acknowledged what the master wrote so far (FUNCTION LOAD included): replication is asynchronous. */
+  const replicasCaughtUp = () =>
+    Promise.all(cluster.nodes('master').map((master) => master.call('WAIT', REPLICAS, 5000)));
 
   /** `batches` rounds of one add per key, all in flight together; `during` runs alongside each round. */
   async function stream(batches: number, during?: (batch: number) => Promise<unknown>): Promise<void> {
@@ -82,7 +88,7 @@ describe('Redis Functions on a Cluster', () => {
   }
 
   beforeAll(async () => {
-    server = await startRedisCluster([], { replicas: 1 });
+    server = await startRedisCluster([], { replicas: REPLICAS });
     cluster = clusterClient(server.nodes);
     await cluster.connect();
   });
@@ -94,6 +100,7 @@ describe('Redis Functions on a Cluster', () => {
 
   it('loads the library on every master; each replica gets it from its master', async () => {
     expect(await loadLibraries(cluster, [library])).toBe(3);
+    await replicasCaughtUp();
     for (const address of server.nodes.split(',')) expect(await libraryNames(address)).toEqual(['tb_fntest_v1']);
     await stream(3);
     await expectTotals();
@@ -109,6 +116,7 @@ describe('Redis Functions on a Cluster', () => {
       functions.define([library]);
       await functions.onModuleInit();
       expect(functions.state).toEqual({ loaded: true });
+      await replicasCaughtUp();
       for (const address of server.nodes.split(',')) expect(await libraryNames(address)).toEqual(['tb_fntest_v1']);
       expect(await functions.call(fn.headerEcho, header)).toMatchObject({ budget: 64 });
     } finally {
