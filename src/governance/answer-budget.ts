@@ -19,13 +19,23 @@ export const ONE_ANSWER: AnswerCost = { answers: 1, chargedOnError: 0 };
  * (the script looks the key up and applies nothing); a write that would need a new answer is then 429
  * QUOTA_EXCEEDED before anything is applied: a retry-safe write is never applied unguarded.
  */
-export async function withAnswerBudget<T>(
+export function withAnswerBudget<T>(
   budget: ClientBudget | undefined,
   idem: IdemRequest | undefined,
   cost: AnswerCost,
   write: (idem: IdemRequest | undefined) => Promise<WriteAnswer<T>>,
 ): Promise<WriteAnswer<T>> {
+  // A write without a key (most) goes straight through: no promise of its own.
   if (!idem || !budget) return write(idem);
+  return withinBudget(budget, idem, cost, write);
+}
+
+async function withinBudget<T>(
+  budget: ClientBudget,
+  idem: IdemRequest,
+  cost: AnswerCost,
+  write: (idem: IdemRequest | undefined) => Promise<WriteAnswer<T>>,
+): Promise<WriteAnswer<T>> {
   const reservation = budget.reserve({ idempotentAnswers: cost.answers });
   const taken = reservation.allowance('idempotentAnswers');
   if (taken !== UNLIMITED && taken < cost.answers) {

@@ -27,6 +27,11 @@ export class BoardCache {
     this.boards.delete(name);
   }
 
+  /** The cached board, if any (no read). */
+  cached(name: string): PreparedBoard | undefined {
+    return this.boards.get(name);
+  }
+
   /** The cached board, else the stored one. */
   async get(name: string): Promise<PreparedBoard> {
     return this.boards.get(name) ?? this.reload(name);
@@ -47,15 +52,17 @@ export class BoardCache {
    * stored one. A second refusal is a 404 (the board is gone) or a 409 the client may retry: nothing
    * was applied by a refused script.
    */
-  async withBoard<T>(name: string, run: (board: PreparedBoard) => Promise<T>): Promise<T> {
+  withBoard<T>(name: string, run: (board: PreparedBoard) => Promise<T>): Promise<T> {
     const cached = this.boards.get(name);
-    if (cached) {
-      try {
-        return await run(cached);
-      } catch (error) {
-        if (!isRefusal(error)) throw error;
-      }
-    }
+    if (!cached) return this.withStored(name, run);
+    // A `catch` on the write's own promise: every write passes here, and an async frame costs each a promise.
+    return attempt(run, cached).catch((error: unknown) => {
+      if (!isRefusal(error)) throw error;
+      return this.withStored(name, run);
+    });
+  }
+
+  private async withStored<T>(name: string, run: (board: PreparedBoard) => Promise<T>): Promise<T> {
     const fresh = await this.reload(name);
     try {
       return await run(fresh);
@@ -67,5 +74,14 @@ export class BoardCache {
       if (error instanceof StaleConfigError) throw new ConflictError('CONFIG_CHANGED', M.configChanged(name));
       throw error;
     }
+  }
+}
+
+/** `run(board)`, a synchronous throw included, as a promise. */
+function attempt<T>(run: (board: PreparedBoard) => Promise<T>, board: PreparedBoard): Promise<T> {
+  try {
+    return run(board);
+  } catch (error) {
+    return Promise.reject(error);
   }
 }

@@ -8,17 +8,23 @@ export class StaleConfigError extends Error {}
 /** A write's event time (`at`) lies before every window's live span (see TB_AT_OUT_OF_SPAN in the scripts). */
 export class AtOutOfSpanError extends Error {}
 
-/** Turns the scripts' refusals (a cached config, an event time, growth) into errors the services act on. */
-export async function guard<T>(pending: Promise<T>): Promise<T> {
-  try {
-    return await pending;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : '';
-    if (message.startsWith('TB_NO_BOARD')) throw new BoardGoneError(message);
-    if (message.startsWith('TB_STALE_CONFIG')) throw new StaleConfigError(message);
-    if (message.startsWith('TB_AT_OUT_OF_SPAN')) throw new AtOutOfSpanError(message);
-    throw growthRefusalOf(error) ?? segmentLimitOf(error) ?? retractedOf(error) ?? error;
-  }
+/**
+ * Turns the scripts' refusals (a cached config, an event time, growth) into errors the services act on.
+ * A `catch` on the call's own promise, not an async wrapper: every write passes here, and a wrapper
+ * would cost each one a promise more.
+ */
+export function guard<T>(pending: Promise<T>): Promise<T> {
+  return pending.catch((error: unknown) => {
+    throw refusalOf(error);
+  });
+}
+
+function refusalOf(error: unknown): unknown {
+  const message = error instanceof Error ? error.message : '';
+  if (message.startsWith('TB_NO_BOARD')) return new BoardGoneError(message);
+  if (message.startsWith('TB_STALE_CONFIG')) return new StaleConfigError(message);
+  if (message.startsWith('TB_AT_OUT_OF_SPAN')) return new AtOutOfSpanError(message);
+  return growthRefusalOf(error) ?? segmentLimitOf(error) ?? retractedOf(error) ?? error;
 }
 
 /**

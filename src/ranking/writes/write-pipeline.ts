@@ -81,10 +81,13 @@ export class WritePipeline {
     return this.run(command, this.likeWrite);
   }
 
-  private async run<C extends WriteCommand, T>(command: C, kind: WriteKind<C, T>): Promise<WriteAnswer<T>> {
-    await this.checkAggregate(command);
+  private run<C extends WriteCommand, T>(command: C, kind: WriteKind<C, T>): Promise<WriteAnswer<T>> {
     let attempts = 0;
-    return this.cache.withBoard(command.board, (board) => this.onBoard(command, kind, board, attempts++));
+    const write = () => this.cache.withBoard(command.board, (board) => this.onBoard(command, kind, board, attempts++));
+    // A cached board that takes the write (most writes) is checked without a promise.
+    const cached = this.cache.cached(command.board);
+    if (cached && takesOf(cached) === aggregateWrite(command).takes) return write();
+    return this.checkAggregate(command).then(write);
   }
 
   private onBoard<C extends WriteCommand, T>(
@@ -109,7 +112,6 @@ export class WritePipeline {
    */
   private async checkAggregate(command: WriteCommand): Promise<void> {
     const { takes, write } = aggregateWrite(command);
-    const takesOf = (board: PreparedBoard) => ((board.config.aggregate ?? 'sum') === 'sum' ? 'sum' : 'best');
     if (takesOf(await this.cache.get(command.board)) === takes) return;
     const fresh = await this.cache.reload(command.board);
     if (takesOf(fresh) === takes) return;
@@ -125,6 +127,11 @@ export class WritePipeline {
   private attemptMs(command: WriteCommand, attempt: number): number {
     return attempt === 0 ? command.context.nowMs : this.clock.nowMs();
   }
+}
+
+/** What a board takes: amounts ('sum') or scores ('best', a max / min / last board). */
+function takesOf(board: PreparedBoard): 'sum' | 'best' {
+  return (board.config.aggregate ?? 'sum') === 'sum' ? 'sum' : 'best';
 }
 
 /** What a write takes ('sum': amounts, 'best': scores) and its name in an AGGREGATE_MISMATCH message. */

@@ -79,7 +79,7 @@ export class WritesStore {
           })
         : this.functions.call(S.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
     );
-    await this.indexDue(board, reply.created[1]);
+    if (reply.created[1] > 0) await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply, command.item);
   }
 
@@ -182,7 +182,26 @@ export class WritesStore {
    * item's own shard. The write has been applied by then, so a config change racing this read must
    * not reach the caller's retry (which would apply the write again): it answers a 409 saying so.
    */
-  private async rankOverShards(
+  private rankOverShards(
+    board: PreparedBoard,
+    home: ShardKeys,
+    nowMs: number,
+    reply: Idempotent<StandingsReply>,
+    item: string,
+  ): WriteOutcome | Promise<WriteOutcome> {
+    const { draining, standings: own } = reply.value;
+    const answered = {
+      replayed: reply.replayed,
+      windowNames: reply.context.split(','),
+      createdItems: reply.created[0],
+    };
+    // A replay whose windows have changed since is answered exactly as stored; an unsharded board's
+    // ranks are its shard's, answered without a promise.
+    if (!board.sharded || reply.context !== board.windowNames) return { ...answered, draining, standings: own };
+    return this.rankOnOtherShards(board, home, nowMs, reply, item);
+  }
+
+  private async rankOnOtherShards(
     board: PreparedBoard,
     home: ShardKeys,
     nowMs: number,
@@ -190,14 +209,6 @@ export class WritesStore {
     item: string,
   ): Promise<WriteOutcome> {
     const { draining, standings: own, ties } = reply.value;
-    const answered = {
-      replayed: reply.replayed,
-      windowNames: reply.context.split(','),
-      createdItems: reply.created[0],
-    };
-    // A replay whose windows have changed since is answered exactly as stored.
-    if (!board.sharded || answered.windowNames.join(',') !== board.windowNames)
-      return { ...answered, draining, standings: own };
     try {
       const { windows } = board.config;
       const [others, previous] = await Promise.all([
@@ -205,7 +216,9 @@ export class WritesStore {
         Promise.all(windows.map((window) => this.history.previousRanks(board, window, nowMs))),
       ]);
       return {
-        ...answered,
+        replayed: reply.replayed,
+        windowNames: board.config.windows.map((w) => w.name),
+        createdItems: reply.created[0],
         draining: draining || others.draining,
         standings: own.map((s, w) => ({
           score: s.score,

@@ -1,0 +1,124 @@
+/**
+ * What one HTTP increment costs Redis when it shares its call (issue #24's "Redis CPU per acknowledged
+ * increment"), in one private redis-server (`npx ts-node --transpile-only bench/coalesced-increment.ts`,
+ * under a minute): the service's coalesced increment call (`increments`, BENCH_COALESCED requests of
+ * allowance 1 per call, as WRITE_COALESCE_MS gathers them under load; default 16) on a plain one-window
+ * board of 10 000 items, against the hand-rolled server's script (bench/minimal-increment.lua: HINCRBY,
+ * ZINCRBY, ZCOUNT) called once per request. Then the same call from copies of the library with one
+ * part taken out, so each part's share shows: every request answered by a constant (what is left is
+ * the call, its arguments and the loop), a constant number (the answers' tables), no rank, no add
+ * commands. Figures: Redis main-thread CPU µs per request, medians of BENCH_COALESCED_ROUNDS
+ * interleaved rounds (call-rounds.ts), calls pipelined 100 at a time as ioredis sends them under load.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { RANKING } from '../src/ranking/ranking.functions';
+import { fcallArgs } from '../src/redis/functions';
+import { stopChild } from '../test/support/processes';
+import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
+import { benchFunctions } from './functions-client';
+import { makePlainBoard, onPlainShard, PLAIN_BOARD_ITEMS } from './plain-boards';
+import { runWhenMain, startRedisServer } from './process-stats';
+
+const S = RANKING.functions;
+const PER_CALL = Number(process.env.BENCH_COALESCED ?? 16);
+const ROUNDS = Number(process.env.BENCH_COALESCED_ROUNDS ?? 11);
+
+/** A library copy with one part of the increment taken out: `from` replaced by `to` in its text. */
+interface Cut {
+  label: string;
+  from: string;
+  to: string;
+}
+
+const EACH_REQUEST = "    local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)";
+const ADD_COMMANDS =
+  "  if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end\n" +
+  "  local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))";
+const RANK = "return redis.call('ZCOUNT', top_key, above(score), '+inf') + 1";
+
+const CUTS: Cut[] = [
+  {
+    label: 'each request answered by a constant reply',
+    from: EACH_REQUEST,
+    to: '    local answer = { 0, context, 1, 0, 0, 5, 1, 0 }',
+  },
+  { label: 'each request answered by a number', from: EACH_REQUEST, to: '    local answer = 0' },
+  { label: 'no rank (ZCOUNT)', from: RANK, to: 'return 1' },
+  { label: 'no add commands (HINCRBY, ZINCRBY)', from: ADD_COMMANDS, to: '  local score = 5' },
+];
+
+function cutLibrary(name: string, cut: Cut): string {
+  const source = RANKING.library.source.split(RANKING.library.name).join(name);
+  if (!source.includes(cut.from)) throw new Error(`the ranking library no longer holds "${cut.from}"`);
+  return source.split(cut.from).join(cut.to);
+}
+
+export async function coalescedIncrementBench(): Promise<void> {
+  const server = await startRedisServer();
+  const redis = new Redis(server.url);
+  try {
+    const { functions, ranking, prefix } = await benchFunctions(server.url, redis, [RANKING.library]);
+    const nowMs = Date.now();
+    const common = { functions, prefix, windowCount: 1, nowMs, expireChunk: ranking.expireChunk };
+    const board = await makePlainBoard({ ...common, name: 'coalesced', amountOf: (i) => 1 + (i % 97) });
+    const item = (n: number) => `i${(n * 7919) % PLAIN_BOARD_ITEMS}`;
+    const minimal = await seedMinimal(redis, `{${prefix}minimal}`);
+    const args = (n: number) =>
+      fcallArgs(
+        S.increments,
+        S.increments.build({
+          ...onPlainShard(board, nowMs, ranking.expireChunk),
+          requests: Array.from({ length: PER_CALL }, (_, k) => ({
+            item: item(n * PER_CALL + k),
+            amount: 1,
+            newItems: 1,
+          })),
+        }),
+      );
+    const names = CUTS.map((_, i) => `tb_cut${i}`);
+    for (const [i, cut] of CUTS.entries()) await redis.function('LOAD', 'REPLACE', cutLibrary(names[i], cut));
+    const coalesced = (redisName: string) => (p: Pipeline, n: number) => p.fcall(redisName, ...args(n));
+    const variants: Variant[] = [
+      variant(`the service's call, ${PER_CALL} requests`, 'fcall', coalesced(S.increments.redisName)),
+      variant('hand-rolled script, 1 request', 'evalsha', (p, n) =>
+        p.evalsha(minimal.sha, 2, ...minimal.keys, item(n), 1),
+      ),
+      ...CUTS.map((cut, i) =>
+        variant(`  ${cut.label}`, 'fcall', coalesced(S.increments.redisName.replace(RANKING.library.name, names[i]))),
+      ),
+    ];
+    const loadBefore = loadAverage();
+    await measure(redis, variants, { rounds: ROUNDS, calls: 1_000, pipelined: 100 });
+    report(variants, [loadBefore, loadAverage()]);
+  } finally {
+    redis.disconnect();
+    await stopChild(server.child);
+  }
+}
+
+/** The hand-rolled script's keys with the same 10 000 items, and the script loaded. */
+async function seedMinimal(redis: Redis, tag: string): Promise<{ sha: string; keys: [string, string] }> {
+  const keys: [string, string] = [`${tag}:slot`, `${tag}:top`];
+  const pipeline = redis.pipeline();
+  for (let i = 0; i < PLAIN_BOARD_ITEMS; i++) {
+    pipeline.hincrby(keys[0], `i${i}`, 1 + (i % 97));
+    pipeline.zincrby(keys[1], 1 + (i % 97), `i${i}`);
+  }
+  await pipeline.exec();
+  const sha = String(await redis.script('LOAD', readFileSync(join(__dirname, 'minimal-increment.lua'), 'utf8')));
+  return { sha, keys };
+}
+
+function report(variants: Variant[], loads: string[]): void {
+  console.log(`${ROUNDS} rounds, interleaved, pipelined 100; load average ${loads.join(' → ')}.\n`);
+  console.log('| call | Redis CPU µs per request, median |');
+  console.log('| ---- | ---: |');
+  for (const v of variants) {
+    const requests = v.command === 'evalsha' ? 1 : PER_CALL;
+    console.log(`| ${v.name} | ${(median(v.cpu) / requests).toFixed(2)} |`);
+  }
+}
+
+runWhenMain(module, coalescedIncrementBench);
