@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, 
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
-import { answer, IdempotencyKey } from '../edge/retry-safe';
+import { answer, idempotencyKeyOf } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
 import { ArchiveQuery, ArchiveResultDto, ArchivesQuery, ArchivesResultDto } from './dto/archive.dto';
@@ -139,7 +139,6 @@ export class RankingController {
   )
   async increment(
     @Param() params: ItemParams,
-    @IdempotencyKey() idemKey: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementDto = {},
@@ -154,7 +153,7 @@ export class RankingController {
         segments: body.segments,
         actor: body.actor,
       },
-      this.sentWith(idemKey, request),
+      this.sentWith(request),
     );
     return answer(reply, await this.ranking.increment(command));
   }
@@ -168,7 +167,6 @@ export class RankingController {
   async incrementBatch(
     @Param() params: BoardParams,
     @Body() body: BatchIncrementDto,
-    @IdempotencyKey() idemKey: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BatchResultDto> {
@@ -181,7 +179,7 @@ export class RankingController {
       segments: entry.segments,
       actor: entry.actor,
     }));
-    const command = this.commands.batch({ board: params.board, entries }, this.sentWith(idemKey, request));
+    const command = this.commands.batch({ board: params.board, entries }, this.sentWith(request));
     return answer(reply, await this.ranking.incrementBatch(command));
   }
 
@@ -194,14 +192,13 @@ export class RankingController {
   async like(
     @Param() params: ItemParams,
     @Body() body: LikeDto,
-    @IdempotencyKey() idemKey: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LikeResultDto> {
     const { board, item } = params;
     const command = this.commands.like(
       { board, item, userId: body.userId, atSec: body.at, segments: body.segments },
-      this.sentWith(idemKey, request),
+      this.sentWith(request),
     );
     return answer(reply, await this.ranking.like(command));
   }
@@ -214,13 +211,12 @@ export class RankingController {
   )
   async unlike(
     @Param() params: LikeParams,
-    @IdempotencyKey() idemKey: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LikeResultDto> {
     // An unlike creates nothing, but its stored answer counts (quota idempotentAnswers): it carries the budget too.
     const { board, item, userId } = params;
-    const command = this.commands.unlike({ board, item, userId }, this.sentWith(idemKey, request));
+    const command = this.commands.unlike({ board, item, userId }, this.sentWith(request));
     return answer(reply, await this.ranking.like(command));
   }
 
@@ -328,8 +324,8 @@ export class RankingController {
     );
   }
 
-  /** How a write was sent: its scoped Idempotency-Key and the budgets of the client it counts for. */
-  private sentWith(idemKey: string | undefined, request: FastifyRequest): SentWith {
-    return { idemKey, budget: this.quotas.budgetOf(request) };
+  /** How a write was sent: its scoped Idempotency-Key (a malformed one is a 400) and the budgets of the client it counts for. */
+  private sentWith(request: FastifyRequest): SentWith {
+    return { idemKey: idempotencyKeyOf(request), budget: this.quotas.budgetOf(request) };
   }
 }
