@@ -40,7 +40,7 @@ export async function installEdge(app: NestFastifyApplication, config: EdgeSetti
   // One connection over the cap is closed on arrival, before it costs more than a file descriptor.
   app.getHttpServer().maxConnections = config.HTTP_MAX_CONNECTIONS;
   await corsFor(app, config);
-  await securityHeaders(app, HTML_PAGES);
+  securityHeaders(fastify, HTML_PAGES);
   echoRequestId(fastify);
   answerWrongMethods(fastify);
   guardJsonBodies(fastify);

@@ -1,5 +1,5 @@
-import fastifyHelmet, { type FastifyHelmetOptions } from '@fastify/helmet';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
+import helmet, { type HelmetOptions } from 'helmet';
 
 /**
  * Every answer: a browser never sniffs a JSON (or text) body into script or HTML, and never shows an
@@ -14,7 +14,7 @@ export const API_SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'x-fr
  * its React code sets style attributes. Images also from data: URIs (Swagger UI's icons). Requests
  * (Swagger's "Try it out", the dashboard's event stream) only to this origin. Never framed.
  */
-const HTML_PAGE_POLICY: FastifyHelmetOptions = {
+const HTML_PAGE_POLICY: HelmetOptions = {
   contentSecurityPolicy: {
     // helmet's defaults would add upgrade-insecure-requests, which breaks a page served over plain HTTP.
     useDefaults: false,
@@ -38,26 +38,24 @@ const HTML_PAGE_POLICY: FastifyHelmetOptions = {
   strictTransportSecurity: false,
 };
 
-/** Whether a request URL is one of `paths` or below it (`/docs`, `/docs/`, `/docs/x.css`, not `/docs-json`). */
+/** Whether a request URL is one of `paths` or below it (`/docs`, `/docs/`, `/docs/x.css`, `/docs?x`, not `/docs-json`). */
 export function isUnder(url: string, paths: readonly string[]): boolean {
-  const path = url.split('?', 1)[0];
-  return paths.some((page) => path === page || path.startsWith(`${page}/`));
+  return paths.some((page) => url.startsWith(page) && (url.length === page.length || '/?'.includes(url[page.length])));
 }
 
 /**
  * Security headers on every answer: the HTML pages under `htmlPaths` (and their assets) get helmet's
  * full set with HTML_PAGE_POLICY, everything else API_SECURITY_HEADERS. Call once, before the app
- * is initialised, with every HTML page the app serves (/docs, the dashboard).
+ * is initialised, with every HTML page the app serves (/docs, the dashboard). helmet's middleware is
+ * built once and run on the raw response of those pages only (as @fastify/helmet runs it): that
+ * plugin would add two hooks to every request, one of them async, and a closure per request.
  */
-export async function securityHeaders(app: NestFastifyApplication, htmlPaths: readonly string[]): Promise<void> {
-  // Not global: only HTML pages pay for helmet, which builds its middleware on each call.
-  await app.register(fastifyHelmet, { ...HTML_PAGE_POLICY, global: false });
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onRequest', (request, reply, done) => {
-      if (isUnder(request.url, htmlPaths)) reply.helmet();
-      else void reply.headers(API_SECURITY_HEADERS);
-      done();
-    });
+export function securityHeaders(fastify: FastifyInstance, htmlPaths: readonly string[]): void {
+  const htmlPageHeaders = helmet(HTML_PAGE_POLICY);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (isUnder(request.url, htmlPaths))
+      return htmlPageHeaders(request.raw, reply.raw, (error) => done(error instanceof Error ? error : undefined));
+    void reply.headers(API_SECURITY_HEADERS);
+    done();
+  });
 }
