@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { answer, IdempotencyKey } from '../edge/retry-safe';
+import { answer, idempotencyKeyOf } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../edge/route-decorators';
 import { AdminRoute, KeyedRoute } from '../access/access.decorators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -42,11 +42,11 @@ export class CountersController {
   @RetrySafe()
   async increment(
     @Param() params: CounterParams,
-    @IdempotencyKey() idemKey: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementCounterDto = {},
   ): Promise<IncrementCounterResultDto> {
+    const idemKey = idempotencyKeyOf(request);
     const count = body.count ?? DEFAULT_COUNT;
     const budget = this.quotas.budgetOf(request);
     return answer(reply, await this.counters.increment(params.name, count, body.at, idemKey, budget));

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { answer, IdempotencyKey } from '../edge/retry-safe';
+import { answer, idempotencyKeyOf } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../edge/route-decorators';
 import { AdminRoute, KeyedRoute } from '../access/access.decorators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -47,10 +47,10 @@ export class StatsController {
   async record(
     @Param() params: StatsParams,
     @Body() body: RecordDto,
-    @IdempotencyKey() idemKey: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RecordResultDto> {
+    const idemKey = idempotencyKeyOf(request);
     const budget = this.quotas.budgetOf(request);
     return answer(reply, await this.stats.record(params.context, params.type, body.value, idemKey, budget));
   }

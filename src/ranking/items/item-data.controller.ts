@@ -1,7 +1,7 @@
 import { applyDecorators, Body, Controller, Delete, HttpCode, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answer, IdempotencyKey } from '../../edge/retry-safe';
+import { answer, idempotencyKeyOf } from '../../edge/retry-safe';
 import { KeyedRoute } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
 import { GrowthQuotas } from '../../governance/growth-quotas';
@@ -41,10 +41,10 @@ export class ItemDataController {
   async put(
     @Param() params: ItemParams,
     @Body() data: unknown,
-    @IdempotencyKey() idemKey: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<void> {
+    const idemKey = idempotencyKeyOf(request);
     const budget = this.quotas.budgetOf(request);
     answer(
       reply,
@@ -57,10 +57,10 @@ export class ItemDataController {
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   async remove(
     @Param() params: ItemParams,
-    @IdempotencyKey() idemKey: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<void> {
+    const idemKey = idempotencyKeyOf(request);
     const budget = this.quotas.budgetOf(request);
     answer(reply, await this.itemData.write({ name: params.board, item: params.item, idemKey, budget }));
   }

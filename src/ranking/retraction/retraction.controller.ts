@@ -1,10 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AdminRoute } from '../../access/access.decorators';
 import { parseDurationSec } from '../../common/duration';
 import { InvalidInputError } from '../../common/errors';
-import type { FastifyReply } from 'fastify';
-import { answer, IdempotencyKey } from '../../edge/retry-safe';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answer, idempotencyKeyOf } from '../../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
 import { BoardParams } from '../dto/board.dto';
 import { RetractionDto, RetractionParams, StartRetractionDto } from '../dto/retraction.dto';
@@ -35,9 +35,10 @@ export class RetractionController {
   async start(
     @Param() params: BoardParams,
     @Body() body: StartRetractionDto,
-    @IdempotencyKey() idemKey: string | undefined,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RetractionView> {
+    const idemKey = idempotencyKeyOf(request);
     if ((body.actor === undefined) === (body.item === undefined))
       throw new InvalidInputError('actor: name either the actor or the item to retract (one of actor, item)');
     const target =

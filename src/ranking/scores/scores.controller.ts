@@ -2,7 +2,7 @@ import { Body, Controller, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BoardWrite } from '../../access/access.decorators';
-import { answer, IdempotencyKey } from '../../edge/retry-safe';
+import { answer, idempotencyKeyOf } from '../../edge/retry-safe';
 import { RedisBackedController } from '../../edge/route-decorators';
 import { GrowthQuotas } from '../../governance/growth-quotas';
 import { IncrementResultDto, ItemParams } from '../dto/item.dto';
@@ -28,10 +28,10 @@ export class ScoresController {
   async score(
     @Param() params: ItemParams,
     @Body() body: ScoreDto,
-    @IdempotencyKey() idemKey: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<IncrementResultDto> {
+    const idemKey = idempotencyKeyOf(request);
     const budget = this.quotas.budgetOf(request);
     return answer(reply, await this.ranking.score(params.board, params.item, body.score, idemKey, budget, body.at));
   }
