@@ -84,10 +84,8 @@ export class WritePipeline {
   private run<C extends WriteCommand, T>(command: C, kind: WriteKind<C, T>): Promise<WriteAnswer<T>> {
     let attempts = 0;
     const write = () => this.cache.withBoard(command.board, (board) => this.onBoard(command, kind, board, attempts++));
-    // A cached board that takes the write (most writes) is checked without a promise.
-    const cached = this.cache.cached(command.board);
-    if (cached && takesOf(cached) === aggregateWrite(command).takes) return write();
-    return this.checkAggregate(command).then(write);
+    const checking = this.checkAggregate(command);
+    return checking ? checking.then(write) : write();
   }
 
   private onBoard<C extends WriteCommand, T>(
@@ -108,11 +106,17 @@ export class WritePipeline {
    * A sum board takes increments and likes, a max / min / last board ('best') scores (a batch: its
    * entries' kind): the other kind is 409 AGGREGATE_MISMATCH. A mismatch with the cached config is
    * checked once more against the stored one (another instance may have changed the aggregate); a match
-   * needs no check: the write's call is refused if the config changed since.
+   * needs no check: the write's call is refused if the config changed since. Undefined when the cached
+   * board takes the write (most writes: checked without a promise), else the check against the stored one.
    */
-  private async checkAggregate(command: WriteCommand): Promise<void> {
+  private checkAggregate(command: WriteCommand): Promise<void> | undefined {
+    const cached = this.cache.cached(command.board);
+    if (cached && takesOf(cached) === aggregateWrite(command).takes) return undefined;
+    return this.checkStoredAggregate(command);
+  }
+
+  private async checkStoredAggregate(command: WriteCommand): Promise<void> {
     const { takes, write } = aggregateWrite(command);
-    if (takesOf(await this.cache.get(command.board)) === takes) return;
     const fresh = await this.cache.reload(command.board);
     if (takesOf(fresh) === takes) return;
     const name = command.board;

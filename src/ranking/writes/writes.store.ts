@@ -190,14 +190,10 @@ export class WritesStore {
     item: string,
   ): WriteOutcome | Promise<WriteOutcome> {
     const { draining, standings: own } = reply.value;
-    const answered = {
-      replayed: reply.replayed,
-      windowNames: reply.context.split(','),
-      createdItems: reply.created[0],
-    };
     // A replay whose windows have changed since is answered exactly as stored; an unsharded board's
     // ranks are its shard's, answered without a promise.
-    if (!board.sharded || reply.context !== board.windowNames) return { ...answered, draining, standings: own };
+    if (!board.sharded || reply.context !== board.windowNames)
+      return { ...answeredOf(reply), draining, standings: own };
     return this.rankOnOtherShards(board, home, nowMs, reply, item);
   }
 
@@ -216,9 +212,7 @@ export class WritesStore {
         Promise.all(windows.map((window) => this.history.previousRanks(board, window, nowMs))),
       ]);
       return {
-        replayed: reply.replayed,
-        windowNames: board.config.windows.map((w) => w.name),
-        createdItems: reply.created[0],
+        ...answeredOf(reply),
         draining: draining || others.draining,
         standings: own.map((s, w) => ({
           score: s.score,
@@ -293,4 +287,11 @@ function batchOutcomeOf(settled: BatchPart[], shards: Array<[number, BatchEntry[
     }
   });
   return { outcome, dueMs };
+}
+
+/** What a write's reply says of the write itself, whichever shards rank it. */
+function answeredOf(
+  reply: Idempotent<StandingsReply>,
+): Pick<WriteOutcome, 'replayed' | 'windowNames' | 'createdItems'> {
+  return { replayed: reply.replayed, windowNames: reply.context.split(','), createdItems: reply.created[0] };
 }
