@@ -15,6 +15,8 @@ import { freePort, stopChild, waitForPing } from './processes';
 export const FAULT_MESSAGES = Number(process.env.INGEST_FAULT_MESSAGES ?? 200_000);
 /** A fault test's time budget. */
 export const FAULT_TIMEOUT_MS = 240_000;
+/** How long a source may take to drain once the chaos is over: below the test's budget, so a stuck drain is named. */
+const DRAIN_BUDGET_MS = 150_000;
 
 /** Boards of the fault tests: one unsharded, one of 4 shards; the window every event lands in. */
 export const FAULT_BOARDS = [
@@ -133,18 +135,42 @@ export async function storedBoards(redis: Redis | Cluster, prefix: string): Prom
 
 /** An instance of the service in a child process (test/support/ingest-worker.ts), booted from cached JavaScript (cached-ts.mjs). */
 export function startWorker(env: Record<string, string>): ChildProcess {
-  return fork(join(__dirname, 'cached-ts.mjs'), [join(__dirname, 'ingest-worker.ts')], {
+  const child = fork(join(__dirname, 'cached-ts.mjs'), [join(__dirname, 'ingest-worker.ts')], {
     execArgv: [],
     env: { ...process.env, ...env, LOG_LEVEL: 'error' },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
+  // Listened for from the start: the test may await other steps (a Redis restart) while the worker
+  // boots, and a 'ready' or 'exit' sent before a later listener was attached would never be seen.
+  bootOf.set(
+    child,
+    new Promise((resolve) => {
+      child.once('message', () => resolve());
+      child.once('exit', () => resolve());
+    }),
+  );
+  return child;
 }
+
+const bootOf = new WeakMap<ChildProcess, Promise<void>>();
+/** How long a worker may take to boot before the test fails naming the step (well under FAULT_TIMEOUT_MS). */
+const WORKER_BOOT_BUDGET_MS = 60_000;
+/** How long a worker may take to leave after SIGTERM. */
+const WORKER_STOP_BUDGET_MS = 30_000;
 
 export async function stopWorker(child: ChildProcess, signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   if (signal === 'SIGKILL') return stopChild(child);
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
+  // A graceful stop that never ends is a bug of the service's shutdown: fail naming it, not the test's budget.
+  await new Promise<void>((resolve, reject) => {
+    const overdue = setTimeout(() => {
+      reject(new Error(`worker ${child.pid} did not stop within ${WORKER_STOP_BUDGET_MS} ms of SIGTERM`));
+      child.kill('SIGKILL');
+    }, WORKER_STOP_BUDGET_MS);
+    child.once('exit', () => {
+      clearTimeout(overdue);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }
@@ -186,12 +212,20 @@ export async function groupDrained(client: Redis | Cluster, stream: string): Pro
   return info.lag === 0 && info.pending === 0;
 }
 
-/** Resolves when the worker has booted (or exited). */
-function booted(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('message', () => resolve());
-    child.once('exit', () => resolve());
+/** Resolves when the worker has booted (or exited); fails, naming the step, past its budget. */
+async function booted(child: ChildProcess): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const overdue = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`worker ${child.pid} did not boot within ${WORKER_BOOT_BUDGET_MS} ms`)),
+      WORKER_BOOT_BUDGET_MS,
+    );
   });
+  try {
+    await Promise.race([bootOf.get(child)!, overdue]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** What a fault test's source does; the scenario around it (runFaultScenario) is the same for every source. */
@@ -263,7 +297,7 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<{ messa
   const applied = async () => Number(await client.hget(`{${prefix}ingest}:stats:events`, 'applied'));
   const { workers, appliedAtKills } = await chaos({ env: scenario.env, produce, fault: () => source.fault(), applied });
 
-  await waitFor('the source to be drained', () => source.drained(messages.length), FAULT_TIMEOUT_MS);
+  await waitFor('the source to be drained', () => source.drained(messages.length), DRAIN_BUDGET_MS);
   for (const worker of workers) await stopWorker(worker, 'SIGKILL');
 
   expect(await storedBoards(client, prefix)).toEqual(expectedBoards(messages));
@@ -291,7 +325,7 @@ async function deliveredAgain(
   const worker = startWorker(scenario.env);
   try {
     await source.rewind!(Math.floor(messages.length * 0.9), ids);
-    await waitFor('the source to be drained again', () => source.drained(messages.length), FAULT_TIMEOUT_MS);
+    await waitFor('the source to be drained again', () => source.drained(messages.length), DRAIN_BUDGET_MS);
     expect(await storedBoards(client, prefix)).toEqual(expectedBoards(messages));
     expect(await applied()).toBe(appliedBefore);
     if (source.deadLettersOnceAfterRewind) expect((await source.deadLetterIds()).sort()).toEqual(invalidIds.sort());
