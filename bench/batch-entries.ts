@@ -31,13 +31,13 @@ redis.register_function('bare_batch', function(keys, args)
   redis.call('HMGET', keys[1], unpack(FIELDS))
   local windows = tonumber(args[1])
   for w = 0, windows - 1 do
-    for i = 2, #args, 6 do
+    for i = 2, #args, 2 do
       redis.call('HINCRBY', keys[2 + w], args[i], 1)
       redis.call('ZINCRBY', keys[2 + windows + w], 1, args[i])
     end
   end
   redis.call('HINCRBY', keys[1], 'ver', 1)
-  return (#args - 1) / 6
+  return (#args - 1) / 2
 end)
 `;
 
@@ -47,16 +47,21 @@ function items(n: number): string[] {
   return Array.from({ length: ENTRIES }, (_, i) => `i${((n * ENTRIES + i) * 7919) % ITEMS}`);
 }
 
-/** A floor entry's args as the batch sends them (item, amount, time, created, segments, actor): Redis turns each into a Lua string. */
-function entryArgs(n: number, nowMs: number): Array<string | number> {
-  return items(n).flatMap((item) => [item, 1, nowMs, '', '', '']);
+/** A floor entry's args as the batch sends plain entries (item, amount): Redis turns each into a Lua string. */
+function entryArgs(n: number): Array<string | number> {
+  return items(n).flatMap((item) => [item, 1]);
 }
 
-function batchVariant(board: PreparedBoard, nowMs: number, label: string): Variant {
+/** `newItems`: the client's allowance the service sends with quotas on (its default), else no quota. */
+function batchVariant(board: PreparedBoard, nowMs: number, label: string, newItems?: number): Variant {
   const call = (n: number) =>
     fcallArgs(
       S.incrementBatch,
-      S.incrementBatch.build({ ...on(board, nowMs), entries: items(n).map((item) => ({ item, amount: 1 })) }),
+      S.incrementBatch.build({
+        ...on(board, nowMs),
+        ...(newItems === undefined ? {} : { newItems }),
+        entries: items(n).map((item) => ({ item, amount: 1 })),
+      }),
     );
   return variant(label, 'fcall', (p: Pipeline, n) => p.fcall(S.incrementBatch.redisName, ...call(n)));
 }
@@ -68,15 +73,7 @@ function floorVariant(board: PreparedBoard, nowMs: number, label: string): Varia
   const slots = windows.map((w) => keys.slot(w.name, nowSec - (nowSec % w.intervalSec)));
   const tops = windows.map((w) => keys.top(w.name));
   return variant(label, 'fcall', (p: Pipeline, n) =>
-    p.fcall(
-      'bare_batch',
-      1 + 2 * windows.length,
-      keys.cfg(),
-      ...slots,
-      ...tops,
-      windows.length,
-      ...entryArgs(n, nowMs),
-    ),
+    p.fcall('bare_batch', 1 + 2 * windows.length, keys.cfg(), ...slots, ...tops, windows.length, ...entryArgs(n)),
   );
 }
 
@@ -100,6 +97,9 @@ export async function batchEntriesBench(): Promise<void> {
         amountOf: () => 1,
       });
       variants.push(batchVariant(board, nowMs, `batch of ${ENTRIES}, ${count} window(s)`));
+      variants.push(
+        batchVariant(board, nowMs, `  the same with the client's allowance (quotas on, the default)`, ENTRIES),
+      );
       variants.push(
         floorVariant(board, nowMs, `floor: its HINCRBY + ZINCRBY per entry and window, ${count} window(s)`),
       );

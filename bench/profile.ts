@@ -1,8 +1,9 @@
 /**
  * Where a request's CPU goes (issue #24's first step): the built service under `node --cpu-prof`, one
- * route at a time under autocannon (50 connections), then the profile's top self-time entries grouped
+ * route at a time under autocannon (50 connections: an increment, a top-10 read, a batch of 100 increments), then the profile's top self-time entries grouped
  * by package (node_modules/<package>, our src/<folder>, node: internals, GC, idle) and by function.
- * `npx ts-node --transpile-only bench/profile.ts` after `npm run build`; PROFILE_SEC (default 8).
+ * `npx ts-node --transpile-only bench/profile.ts` after `npm run build`; PROFILE_SEC (default 8),
+ * PROFILE_ROUTES (increment,top,batch: all).
  */
 import { readdirSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,13 @@ const SECONDS = Number(process.env.PROFILE_SEC ?? 8);
 const ROUTES = {
   increment: { method: 'POST' as const, path: '/boards/b/items/[<item>]/increment', body: '{}', randomItems: 10_000 },
   top: { method: 'GET' as const, path: '/boards/b/top?limit=10' },
+  batch: {
+    method: 'POST' as const,
+    path: '/boards/b/increments',
+    body: JSON.stringify({
+      items: Array.from({ length: 100 }, (_, i) => ({ item: `seed-${(i * 97) % 10_000}`, amount: 1 })),
+    }),
+  },
 };
 
 interface ProfileNode {
@@ -113,7 +121,9 @@ async function profileRoute(
 async function main(): Promise<void> {
   const redis = await startRedisServer();
   try {
-    for (const [name, route] of Object.entries(ROUTES)) await profileRoute(name, route, redis.url);
+    const only = process.env.PROFILE_ROUTES?.split(',');
+    for (const [name, route] of Object.entries(ROUTES))
+      if (!only || only.includes(name)) await profileRoute(name, route, redis.url);
   } finally {
     await stopChild(redis.child);
   }

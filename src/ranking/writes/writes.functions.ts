@@ -109,20 +109,60 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
       // The window names a write's answer is keyed by: stored with a retry-safe write, so a replay rebuilds it as it was.
       call.board.windowNames,
       call.board.config.segmentsMax ?? 0,
-      ...requests.flatMap((request) => [
-        request.item,
-        request.amount,
-        request.idem?.key ?? '',
-        request.idem?.fingerprint ?? '',
-        request.idem ? retentionArg(request.idem) : 0,
-        request.newItems,
-        request.atMs ?? call.nowMs,
-        request.createdMs ?? '',
-        request.segments?.join(',') ?? '',
-        request.actor ?? '',
-      ]),
+      ...requestArgs(requests, call.nowMs),
     ],
   };
+}
+
+/**
+ * increment.lua's request stride and requests: three arguments each (item, amount, allowance) when no
+ * request of the call has a key and each is a plain entry (under load, most calls), else ten.
+ */
+function requestArgs(requests: CoalescedIncrement[], nowMs: number): Array<string | number> {
+  if (requests.every((request) => request.idem === undefined && isPlainEntry(request, nowMs)))
+    return [3, ...requests.flatMap((request) => [request.item, request.amount, request.newItems])];
+  return [
+    10,
+    ...requests.flatMap((request) => [
+      request.item,
+      request.amount,
+      request.idem?.key ?? '',
+      request.idem?.fingerprint ?? '',
+      request.idem ? retentionArg(request.idem) : 0,
+      request.newItems,
+      request.atMs ?? nowMs,
+      request.createdMs ?? '',
+      request.segments?.join(',') ?? '',
+      request.actor ?? '',
+    ]),
+  ];
+}
+
+/** An entry that is an item and an amount only: at now, with no creation time, segments or actor. */
+function isPlainEntry(entry: Omit<BatchEntry, 'amount'>, nowMs: number): boolean {
+  const { atMs, createdMs, segments, actor } = entry;
+  return (atMs ?? nowMs) === nowMs && createdMs === undefined && !segments?.length && !actor;
+}
+
+/**
+ * increment_batch.lua's entry stride and entries: pairs (item, amount) when every entry is plain (most
+ * batches: a third of the arguments for ioredis to write and Redis to turn into Lua strings), else
+ * sextuples.
+ */
+function batchEntryArgs(entries: BatchEntry[], nowMs: number): Array<string | number> {
+  if (entries.every((entry) => isPlainEntry(entry, nowMs)))
+    return [2, ...entries.flatMap((entry) => [entry.item, entry.amount])];
+  return [
+    6,
+    ...entries.flatMap((entry) => [
+      entry.item,
+      entry.amount,
+      entry.atMs ?? nowMs,
+      entry.createdMs ?? '',
+      entry.segments?.join(',') ?? '',
+      entry.actor ?? '',
+    ]),
+  ];
 }
 
 /** The writes: increments (one, coalesced, a batch), likes, and the ledger of keyed requests on sharded boards. */
@@ -177,14 +217,7 @@ export const WRITES_FUNCTIONS = {
         ...idemArgs(call.idem, ''),
         call.newItems,
         call.board.config.segmentsMax ?? 0,
-        ...call.entries.flatMap((entry) => [
-          entry.item,
-          entry.amount,
-          entry.atMs ?? call.nowMs,
-          entry.createdMs ?? '',
-          entry.segments?.join(',') ?? '',
-          entry.actor ?? '',
-        ]),
+        ...batchEntryArgs(call.entries, call.nowMs),
       ],
     }),
     /** created: [new items, due time for the index (ms; 0: none)] */

@@ -161,7 +161,8 @@ end
 -- the slot is indexed once per call, the amount added (add_amount's steps; the hooks only when the
 -- window is watched), the actor's contribution kept (actor_lib; nil or "": none) and the views told
 -- (`seen_sec`: the event's time for hot's firstSeen; unused when not watched). Answers the due time
--- of a slot this created (nil when it was indexed already), for the due index.
+-- of a slot this created (nil when it was indexed already), for the due index, and the item's new
+-- score in the window.
 local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
   local slot_key = win.indexed[slot_start]
   local new_due_ms = nil
@@ -175,10 +176,9 @@ local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
     local score = add_amount(slot_key, top_key, item, amount)
     ACTORS.add(win.slots_key, top_key, slot_start, actor or '', item, amount)
     view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
-    return new_due_ms
+    return new_due_ms, score
   end
-  add_unwatched(win.slots_key, slot_key, top_key, slot_start, item, amount, actor)
-  return new_due_ms
+  return new_due_ms, add_unwatched(win.slots_key, slot_key, top_key, slot_start, item, amount, actor)
 end
 
 -- A batch entry's score on a max / min / last board (the batch increment), in the slot starting at

@@ -13,7 +13,11 @@
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
 -- ARGV[5+4W]     context stored with each keyed answer (the window names)
 -- ARGV[6+4W]     segments.max, most live segments on this shard (0: the board takes none)
--- ARGV[7+4W ...] ten per request: item id; amount (integer, non-zero); idempotency key ("" for
+-- ARGV[7+4W]     request stride: 10, each request is ten arguments (below); 3, item id, amount and
+--                new items the client may create, each request without a key, at now, with no creation
+--                time, segments or actor (a call of plain requests, most: fewer arguments to pass and to
+--                turn into Lua strings)
+-- ARGV[8+4W ...] ten per request: item id; amount (integer, non-zero); idempotency key ("" for
 --                none); request fingerprint; retention (ms; negative: no budget to store an answer,
 --                see idem_lib); new items the client may create (0 or 1; -1: no quota); the event's
 --                time, unix ms (not after now: it lands in the slot of that time in every window
@@ -44,6 +48,9 @@ local INCREMENT = {
   keeping = nil,
   add = nil,
   blocks = false,
+  holding_at = nil,
+  segments_max = 0,
+  cap = 0,
   no_key = { key = '', field = '', fingerprint = '', context = '', ttl_ms = 0, may_store = true },
 }
 
@@ -109,6 +116,35 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   return reply
 end
 
+-- One request from ARGV[first] whose idempotency entry `idem` holds no answer: applied, or refused
+-- with nothing of it applied. Answers its answer and 1 when applied, else 0. `full`: its ten arguments
+-- (see the header); else three, the others their defaults.
+local function increment_one(first, full, idem)
+  local call = INCREMENT
+  local item, amount = ARGV[first], tonumber(ARGV[first + 1])
+  local allowance = tonumber(ARGV[first + (full and 5 or 2)])
+  local at_ms = full and tonumber(ARGV[first + 6]) or call.now_ms
+  local actor = full and ARGV[first + 9] or ''
+  local at_sec = math.floor(at_ms / 1000)
+  local covering
+  if at_sec == call.now_sec then
+    covering = window_holds(at_sec, call.now_sec, call.window_count)
+  else
+    -- Per call, not per request: the windows holding each event second before now.
+    call.holding_at = call.holding_at or {}
+    if call.holding_at[at_sec] == nil then
+      call.holding_at[at_sec] = window_holds(at_sec, call.now_sec, call.window_count) or false
+    end
+    covering = call.holding_at[at_sec]
+  end
+  local segments = segment_names(full and ARGV[first + 8] or '')
+  local created, refusal = increment_admission(item, amount, allowance, call.cap, covering, segments,
+    call.segments_max, actor)
+  if refusal then return { -1, refusal }, 0 end
+  return increment_apply(idem, item, amount, at_ms, at_sec, full and ARGV[first + 7] or '', segments, covering,
+    created, actor), 1
+end
+
 local function increment(keys, args)
   begin_call(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
@@ -120,44 +156,28 @@ local function increment(keys, args)
   local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
   settle_slot_due()
   local context = ARGV[5 + WINDOW_ARGS * window_count]
-  local segments_max = tonumber(ARGV[6 + WINDOW_ARGS * window_count])
-  local cap = item_cap(KEYS[1])
   local call = INCREMENT
+  call.segments_max = tonumber(ARGV[6 + WINDOW_ARGS * window_count])
+  call.cap = item_cap(KEYS[1])
   call.now_ms, call.now_sec, call.window_count, call.draining = now_ms, now_sec, window_count, draining
   call.blocks = ACTORS.blocking(KEYS[1], now_ms)
   call.keeping, call.add = snapshot_windows(2, window_count, confs), event_adder(window_count)
-  -- Per call, not per request: the windows holding each event second before now (window_holds; an
-  -- event at now is held by every window, a shared answer).
-  local holding_at = nil
+  call.holding_at = nil
   call.no_key.context = context
+  local stride = tonumber(ARGV[7 + WINDOW_ARGS * window_count])
+  local full = stride == 10
   local applied = 0
   local answers = {}
-  for first = 7 + WINDOW_ARGS * window_count, #ARGV, 10 do
-    local item, amount = ARGV[first], tonumber(ARGV[first + 1])
+  for first = 8 + WINDOW_ARGS * window_count, #ARGV, stride do
     local idem = call.no_key
-    if ARGV[first + 2] ~= '' then idem = idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4]) end
+    if full and ARGV[first + 2] ~= '' then
+      idem = idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4])
+    end
     local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
     if not answer then
-      local at_ms = tonumber(ARGV[first + 6])
-      local at_sec = math.floor(at_ms / 1000)
-      local covering
-      if at_sec == now_sec then
-        covering = window_holds(at_sec, now_sec, window_count)
-      else
-        holding_at = holding_at or {}
-        if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
-        covering = holding_at[at_sec]
-      end
-      local segments = segment_names(ARGV[first + 8])
-      local created, refusal = increment_admission(item, amount, tonumber(ARGV[first + 5]), cap, covering, segments,
-        segments_max, ARGV[first + 9])
-      if refusal then
-        answer = { -1, refusal }
-      else
-        applied = applied + 1
-        answer = increment_apply(idem, item, amount, at_ms, at_sec, ARGV[first + 7], segments, covering, created,
-          ARGV[first + 9])
-      end
+      local one
+      answer, one = increment_one(first, full, idem)
+      applied = applied + one
     end
     answers[#answers + 1] = answer
   end

@@ -12,7 +12,10 @@
 -- ARGV[5+4W] .. ARGV[8+4W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
 -- ARGV[9+4W]     new items the client may create (-1: no quota)
 -- ARGV[10+4W]    segments.max, most live segments on this shard (0: the board takes none)
--- ARGV[11+4W ...] sextuples of item id, amount (integer, non-zero; a score, a decimal integer, on a
+-- ARGV[11+4W]    entry stride: 6, the entries are sextuples (below); 2, pairs of item id and amount,
+--                each at now with no creation time, segments or actor (what most batches send: a third
+--                of the arguments to pass and to turn into Lua strings)
+-- ARGV[12+4W ...] the entries: item id, amount (integer, non-zero; a score, a decimal integer, on a
 --                max / min / last board), the event's time (unix ms, not after now), the item's
 --                creation time (unix ms, or "" for none), the segments it also counts in (joined by
 --                commas, "" for none; sum boards only), the actor ("" for none; actor_lib): each entry lands in the slot of its time in
@@ -26,12 +29,85 @@
 --        (an entry's actor or item is blocked, see actor_refusal), TB_AT_OUT_OF_SPAN
 --        <entry> (1-based: no window holds that entry's slot any more): the whole batch is refused,
 --        nothing applied
--- Adds each entry from ARGV[first] to its segments (segment_add, with its actor: the board's windows
--- kept the actor's part in the pass before), in the windows `holding` it; returns the earliest due
--- time (unix ms) of a slot it created, or nil.
+local ENTRY_FULL = 6
+
+-- The entries' checks and what the call keeps of them, before anything changes: a refusal of the whole
+-- batch (an entry's blocked actor or item, an event time no window holds), else { items (in order),
+-- holding (the windows holding each entry, by its first ARGV index), named (the segments named),
+-- first_of (each item's first entry, by ARGV index), distinct (items), full (sextuples) }.
+local function batch_entries(first, stride, now_ms, window_count)
+  local full, now_sec = stride == ENTRY_FULL, math.floor(now_ms / 1000)
+  local blocks = ACTORS.blocking(KEYS[1], now_ms)
+  local at_now = window_holds(now_sec, now_sec, window_count)
+  local batch = { items = {}, holding = {}, named = {}, first_of = {}, distinct = 0, full = full }
+  -- Entries mostly share a time (now): the windows holding a second are worked out once per second.
+  local holding_at = {}
+  for i = first, #ARGV, stride do
+    local item = ARGV[i]
+    local blocked = blocks and ACTORS.refusal(KEYS[1], full and ARGV[i + 5] or '', now_ms, item)
+    if blocked then return nil, blocked end
+    batch.items[#batch.items + 1] = item
+    if not batch.first_of[item] then batch.first_of[item], batch.distinct = i, batch.distinct + 1 end
+    if full then
+      for _, name in ipairs(segment_names(ARGV[i + 4])) do batch.named[name] = true end
+      local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
+      if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
+      batch.holding[i] = holding_at[at_sec]
+      if not batch.holding[i] then return nil, 'TB_AT_OUT_OF_SPAN ' .. #batch.items end
+    else
+      batch.holding[i] = at_now
+    end
+  end
+  return batch, nil
+end
+
+-- Whether the batch's growth can be told by its own adds instead of a ZSCORE per item and window
+-- before them (admit_items): pairs (every window holds every entry) on a sum board without an item cap,
+-- with an allowance no count of new items can pass. An item is then new when its first entry finds no
+-- score in any window: its new score is its amount (amounts are at most 10^6, MAX_ABS_AMOUNT; a sum
+-- reaching 0 is removed, never kept).
+local function counted_by_adds(batch, allowance)
+  return not batch.full and BOARD.aggregate == 'sum' and allowance >= batch.distinct and item_cap(KEYS[1]) == 0
+end
+
+-- Each entry into its slot (indexed, and its key made, once per window and slot), in every window
+-- holding it. Answers the earliest due time (unix ms) of a slot it created, or nil, and the items that
+-- were held before (when `counting`: see counted_by_adds). The slot of an entry's time is worked out
+-- once per window and time (entries mostly share now).
+local function batch_add(batch, first, stride, window_count, counting)
+  local new_due_ms, held_before, full = nil, {}, batch.full
+  for w = 0, window_count - 1 do
+    local win, slot_at = batch_window(w), {}
+    for i = first, #ARGV, stride do
+      if batch.holding[i][w] then
+        local at_arg = full and ARGV[i + 2] or ARGV[2]
+        local slot_start = slot_at[at_arg]
+        if not slot_start then
+          slot_start = current_slot(math.floor(tonumber(at_arg) / 1000), win.interval_sec, win.origin_sec)
+          slot_at[at_arg] = slot_start
+        end
+        local due, score
+        if BOARD.aggregate == 'sum' then
+          local item, amount = ARGV[i], tonumber(ARGV[i + 1])
+          local seen_sec = win.watched and math.min(tonumber(at_arg), full and tonumber(ARGV[i + 3]) or math.huge) / 1000
+          due, score = add_batch_entry(win, slot_start, item, amount, seen_sec, full and ARGV[i + 5] or '')
+          if counting and score ~= amount and batch.first_of[item] == i then held_before[item] = true end
+        else
+          due = record_batch_score(win, slot_start, ARGV[i], ARGV[i + 1], at_arg)
+        end
+        if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
+      end
+    end
+  end
+  return new_due_ms, held_before
+end
+
+-- Adds each entry (sextuples from ARGV[first]) to its segments (segment_add, with its actor: the
+-- board's windows kept the actor's part in the pass before), in the windows `holding` it; returns the
+-- earliest due time (unix ms) of a slot it created, or nil.
 local function batch_segments_add(first, window_count, holding)
   local new_due_ms = nil
-  for i = first, #ARGV, 6 do
+  for i = first, #ARGV, ENTRY_FULL do
     local at_ms = tonumber(ARGV[i + 2])
     local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
     local segment_due = segment_add(2, window_count, segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]),
@@ -49,54 +125,28 @@ local function increment_batch(keys, args)
   cross_all(2, window_count, 5, now_sec)
   local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
   settle_slot_due()
-  local first = 11 + WINDOW_ARGS * window_count
-  local items, holding, named = {}, {}, {}
-  -- Entries mostly share a time (now): the windows holding a second are worked out once per second.
-  local holding_at = {}
-  for i = first, #ARGV, 6 do
-    local blocked = ACTORS.refusal(KEYS[1], ARGV[i + 5], now_ms, ARGV[i])
-    if blocked then return redis.error_reply(blocked) end
-    items[#items + 1] = ARGV[i]
-    for _, name in ipairs(segment_names(ARGV[i + 4])) do named[name] = true end
-    local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
-    if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
-    holding[i] = holding_at[at_sec]
-    if not holding[i] then return redis.error_reply('TB_AT_OUT_OF_SPAN ' .. #items) end
-  end
+  local stride = tonumber(ARGV[11 + WINDOW_ARGS * window_count])
+  local first = 12 + WINDOW_ARGS * window_count
+  local batch, refusal = batch_entries(first, stride, now_ms, window_count)
+  if refusal then return redis.error_reply(refusal) end
   local segments = {}
-  for name in pairs(named) do segments[#segments + 1] = name end
-  local refusal = segment_refusal(KEYS[1], segments, tonumber(ARGV[10 + WINDOW_ARGS * window_count]), now_sec)
+  for name in pairs(batch.named) do segments[#segments + 1] = name end
+  refusal = segment_refusal(KEYS[1], segments, tonumber(ARGV[10 + WINDOW_ARGS * window_count]), now_sec)
   if refusal then return redis.error_reply(refusal) end
-  local created
-  created, refusal = admit_items(2, window_count, items, tonumber(ARGV[9 + WINDOW_ARGS * window_count]))
-  if refusal then return redis.error_reply(refusal) end
+  local allowance = tonumber(ARGV[9 + WINDOW_ARGS * window_count])
+  local counting, created = counted_by_adds(batch, allowance), 0
+  if not counting then
+    created, refusal = admit_items(2, window_count, batch.items, allowance)
+    if refusal then return redis.error_reply(refusal) end
+  end
   bump_version(KEYS[1])
-  -- Each entry into its slot (indexed, and its key made, once per window and slot), then the views.
-  -- The slot of an entry's time is worked out once per window and time (entries mostly share now).
-  local new_due_ms = nil
-  for w = 0, window_count - 1 do
-    local win, slot_at = batch_window(w), {}
-    for i = first, #ARGV, 6 do
-      if holding[i][w] then
-        local at_arg = ARGV[i + 2]
-        local slot_start = slot_at[at_arg]
-        if not slot_start then
-          slot_start = current_slot(math.floor(tonumber(at_arg) / 1000), win.interval_sec, win.origin_sec)
-          slot_at[at_arg] = slot_start
-        end
-        local due
-        if BOARD.aggregate == 'sum' then
-          local seen_sec = win.watched and math.min(tonumber(at_arg), tonumber(ARGV[i + 3]) or math.huge) / 1000
-          due = add_batch_entry(win, slot_start, ARGV[i], tonumber(ARGV[i + 1]), seen_sec, ARGV[i + 5])
-        else
-          due = record_batch_score(win, slot_start, ARGV[i], ARGV[i + 1], at_arg)
-        end
-        if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
-      end
-    end
+  local new_due_ms, held_before = batch_add(batch, first, stride, window_count, counting)
+  if counting then
+    created = batch.distinct
+    for _ in pairs(held_before) do created = created - 1 end
   end
   -- A batch naming no segment (most) skips this pass: it would do nothing for each of its entries.
-  if #segments > 0 then new_due_ms = earliest_due(new_due_ms, batch_segments_add(first, window_count, holding)) end
+  if #segments > 0 then new_due_ms = earliest_due(new_due_ms, batch_segments_add(first, window_count, batch.holding)) end
   local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
-  return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, (#ARGV - first + 1) / 6 }, { created, due_ms })
+  return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, #batch.items }, { created, due_ms })
 end
