@@ -7,7 +7,8 @@
  * seeded by an instance of its own, so the measured ones' clients have their quotas' whole budget),
  * in the order now, before, before, now in every round (so neither build always runs first or after a
  * given one), AB_ROUNDS rounds (7) of AB_SEC seconds (3) at 50 connections. Printed: the median req/s
- * and service CPU µs per request of each instance. AB_ROUTE: increment (default) or top. A build
+ * and service CPU µs per request of each instance, and redis-server's CPU µs per request during its
+ * runs. AB_ROUTE: increment (default), top, or batch (100 increments per request). A build
  * older than its dependencies may need NODE_PATH pointing at a node_modules that still has them.
  */
 import { ChildProcess } from 'node:child_process';
@@ -15,12 +16,14 @@ import { join } from 'node:path';
 import { stopChild } from '../test/support/processes';
 import { loadAverage } from './call-rounds';
 import { cannon, fmt, median } from './load';
-import { runWhenMain, startRedisServer, startService, waitForHttp } from './process-stats';
+import { cpuSeconds, runWhenMain, startRedisServer, startService, waitForHttp } from './process-stats';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const ITEMS = 10_000;
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 7);
 const SECONDS = Number(process.env.AB_SEC ?? 3);
+/** Entries of one request of the batch route. */
+const BATCH_ENTRIES = 100;
 const ROUTES = {
   increment: {
     method: 'POST' as const,
@@ -29,6 +32,13 @@ const ROUTES = {
     randomItems: ITEMS,
   },
   top: { method: 'GET' as const, path: '/boards/ab/top?limit=10' },
+  batch: {
+    method: 'POST' as const,
+    path: '/boards/ab/increments',
+    body: JSON.stringify({
+      items: Array.from({ length: BATCH_ENTRIES }, (_, i) => ({ item: `seed-${(i * 97) % ITEMS}`, amount: 1 })),
+    }),
+  },
 };
 
 interface Instance {
@@ -37,6 +47,8 @@ interface Instance {
   url: string;
   reqPerSec: number[];
   cpuMicros: number[];
+  /** redis-server's CPU µs per request during the instance's runs (the instances take turns on it). */
+  redisMicros: number[];
 }
 
 async function seed(env: Record<string, string>): Promise<void> {
@@ -58,13 +70,14 @@ async function seed(env: Record<string, string>): Promise<void> {
 async function start(name: string, env: Record<string, string>, main?: string): Promise<Instance> {
   const service = await startService(env, true, main);
   await waitForHttp(`${service.url}/health/ready`);
-  return { name, ...service, reqPerSec: [], cpuMicros: [] };
+  return { name, ...service, reqPerSec: [], cpuMicros: [], redisMicros: [] };
 }
 
 export async function serviceAbBench(): Promise<void> {
   const before = process.env.AB_BEFORE_DIST;
   if (!before) throw new Error('AB_BEFORE_DIST=<dir>/dist names the build to compare with');
-  const route = process.env.AB_ROUTE === 'top' ? ROUTES.top : ROUTES.increment;
+  const route = ROUTES[(process.env.AB_ROUTE ?? 'increment') as keyof typeof ROUTES];
+  if (!route) throw new Error(`AB_ROUTE: one of ${Object.keys(ROUTES).join(', ')}`);
   const redis = await startRedisServer();
   const instances: Instance[] = [];
   try {
@@ -77,10 +90,12 @@ export async function serviceAbBench(): Promise<void> {
     const loads = [loadAverage()];
     for (let round = 0; round < ROUNDS; round++) {
       for (const instance of instances) {
+        const redisCpuBefore = cpuSeconds(redis.child.pid);
         const run = await cannon(instance.url, route, instance.child.pid, SECONDS);
         if (run.non2xx > 0) throw new Error(`${instance.name}: ${run.non2xx} answers were not 2xx`);
         instance.reqPerSec.push(run.reqPerSec);
         instance.cpuMicros.push(run.cpuMicrosPerRequest);
+        instance.redisMicros.push(((cpuSeconds(redis.child.pid) - redisCpuBefore) * 1e6) / Math.max(1, run.ok));
       }
     }
     loads.push(loadAverage());
@@ -93,11 +108,16 @@ export async function serviceAbBench(): Promise<void> {
 
 function report(path: string, instances: Instance[], loads: string[]): void {
   console.log(`${ROUNDS} rounds x ${SECONDS} s of ${path}, 50 connections; load average ${loads.join(' → ')}.\n`);
-  console.log('| build | req/s, median | service CPU µs per request, median | per round (µs) |');
-  console.log('| --- | ---: | ---: | --- |');
+  console.log(
+    '| build | req/s, median | service CPU µs per request, median | per round (µs) | Redis CPU µs per request, median |',
+  );
+  console.log('| --- | ---: | ---: | --- | ---: |');
   for (const i of instances) {
     const rounds = i.cpuMicros.map((v) => Math.round(v)).join(', ');
-    console.log(`| ${i.name} | ${fmt(median(i.reqPerSec))} | ${Math.round(median(i.cpuMicros))} | ${rounds} |`);
+    const redis = median(i.redisMicros).toFixed(1);
+    console.log(
+      `| ${i.name} | ${fmt(median(i.reqPerSec))} | ${Math.round(median(i.cpuMicros))} | ${rounds} | ${redis} |`,
+    );
   }
 }
 
