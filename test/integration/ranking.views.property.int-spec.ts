@@ -42,6 +42,19 @@ const batch = fc.record({
     { minLength: 1, maxLength: 6 },
   ),
 });
+/** A batch of plain entries (no time, no creation time): the script's pairs path. */
+const plainBatch = fc.record({
+  kind: fc.constant('batch' as const),
+  entries: fc.array(
+    fc.record({
+      item: fc.constantFrom(...ITEMS),
+      amount: fc.integer({ min: 1, max: 20 }),
+      backMs: fc.constant(undefined),
+      createdBackMs: fc.constant(undefined),
+    }),
+    { minLength: 1, maxLength: 6 },
+  ),
+});
 const move = fc.record({ kind: fc.constant('move' as const), ms: fc.integer({ min: 1, max: 45_000 }) });
 /** A like by a new user (so it always counts), now or back in time (not before the board existed). */
 const like = fc.record({
@@ -51,7 +64,7 @@ const like = fc.record({
 });
 /** Takes back one of the likes made so far (picked by `pick` modulo their number). */
 const unlike = fc.record({ kind: fc.constant('unlike' as const), pick: fc.nat() });
-const op = fc.oneof(inc, inc, batch, like, unlike, move);
+const op = fc.oneof(inc, inc, batch, plainBatch, like, unlike, move);
 
 /**
  * Same listing as the model: the same items, each score within 1e-9 (relative), and in the model's
