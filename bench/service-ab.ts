@@ -8,7 +8,7 @@
  * in the order now, before, before, now in every round (so neither build always runs first or after a
  * given one), AB_ROUNDS rounds (7) of AB_SEC seconds (3) at 50 connections. Printed: the median req/s
  * and service CPU µs per request of each instance, and redis-server's CPU µs per request during its
- * runs. AB_ROUTE: increment (default), top, or batch (100 increments per request). A build
+ * runs. AB_ROUTE: increment (default), top, or batch (AB_BATCH_ENTRIES increments per request, 100). A build
  * older than its dependencies may need NODE_PATH pointing at a node_modules that still has them.
  */
 import { ChildProcess } from 'node:child_process';
@@ -22,8 +22,8 @@ const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const ITEMS = 10_000;
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 7);
 const SECONDS = Number(process.env.AB_SEC ?? 3);
-/** Entries of one request of the batch route. */
-const BATCH_ENTRIES = 100;
+/** Entries of one request of the batch route (AB_BATCH_ENTRIES, 100). */
+const BATCH_ENTRIES = Number(process.env.AB_BATCH_ENTRIES ?? 100);
 const ROUTES = {
   increment: {
     method: 'POST' as const,
