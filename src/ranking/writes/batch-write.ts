@@ -40,6 +40,7 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
   ) {}
 
   parts(command: BatchCommand, board: PreparedBoard): number {
+    if (board.shards.length === 1) return 1;
     return new Set(command.entries.map((entry) => board.shardOf(entry.item))).size;
   }
 
@@ -60,18 +61,17 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
     const leftToScript = attempt.idem !== undefined && attempt.replaysInScript;
     const scored = command.entries.some((input) => input.score !== undefined);
     return command.entries.map((input, i): BatchEntry => {
-      checkAt(`items.${i}.at`, input.at, nowMs, board, leftToScript);
-      checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
-      checkSegments(`items.${i}.segments`, input.segments, board);
-      checkActor(`items.${i}.actor`, input.actor, board);
-      return {
-        item: input.item,
-        amount: batchValue(input, i, scored),
-        atMs: eventTimeMs(input.at, nowMs),
-        ...(input.createdAt === undefined ? {} : { createdMs: eventTimeMs(input.createdAt, nowMs) }),
-        ...(input.segments === undefined ? {} : { segments: input.segments }),
-        ...(input.actor === undefined ? {} : { actor: input.actor }),
-      };
+      // Only the fields an entry sent are checked and kept (most send an item and an amount).
+      if (input.at !== undefined) checkAt(`items.${i}.at`, input.at, nowMs, board, leftToScript);
+      if (input.createdAt !== undefined) checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
+      if (input.segments !== undefined) checkSegments(`items.${i}.segments`, input.segments, board);
+      if (input.actor !== undefined) checkActor(`items.${i}.actor`, input.actor, board);
+      const entry: BatchEntry = { item: input.item, amount: batchValue(input, i, scored), atMs: nowMs };
+      if (input.at !== undefined) entry.atMs = eventTimeMs(input.at, nowMs);
+      if (input.createdAt !== undefined) entry.createdMs = eventTimeMs(input.createdAt, nowMs);
+      if (input.segments !== undefined) entry.segments = input.segments;
+      if (input.actor !== undefined) entry.actor = input.actor;
+      return entry;
     });
   }
 

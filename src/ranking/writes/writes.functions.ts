@@ -119,23 +119,25 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
  * request of the call has a key and each is a plain entry (under load, most calls), else ten.
  */
 function requestArgs(requests: CoalescedIncrement[], nowMs: number): Array<string | number> {
-  if (requests.every((request) => request.idem === undefined && isPlainEntry(request, nowMs)))
-    return [3, ...requests.flatMap((request) => [request.item, request.amount, request.newItems])];
-  return [
-    10,
-    ...requests.flatMap((request) => [
-      request.item,
-      request.amount,
-      request.idem?.key ?? '',
-      request.idem?.fingerprint ?? '',
-      request.idem ? retentionArg(request.idem) : 0,
-      request.newItems,
-      request.atMs ?? nowMs,
-      request.createdMs ?? '',
-      request.segments?.join(',') ?? '',
-      request.actor ?? '',
-    ]),
-  ];
+  const plain = requests.every((request) => request.idem === undefined && isPlainEntry(request, nowMs));
+  const args: Array<string | number> = [plain ? 3 : 10];
+  for (const request of requests) {
+    if (plain) args.push(request.item, request.amount, request.newItems);
+    else
+      args.push(
+        request.item,
+        request.amount,
+        request.idem?.key ?? '',
+        request.idem?.fingerprint ?? '',
+        request.idem ? retentionArg(request.idem) : 0,
+        request.newItems,
+        request.atMs ?? nowMs,
+        request.createdMs ?? '',
+        request.segments?.join(',') ?? '',
+        request.actor ?? '',
+      );
+  }
+  return args;
 }
 
 /** An entry that is an item and an amount only: at now, with no creation time, segments or actor. */
@@ -147,22 +149,24 @@ function isPlainEntry(entry: Omit<BatchEntry, 'amount'>, nowMs: number): boolean
 /**
  * increment_batch.lua's entry stride and entries: pairs (item, amount) when every entry is plain (most
  * batches: a third of the arguments for ioredis to write and Redis to turn into Lua strings), else
- * sextuples.
+ * sextuples. One array, no array per entry.
  */
 function batchEntryArgs(entries: BatchEntry[], nowMs: number): Array<string | number> {
-  if (entries.every((entry) => isPlainEntry(entry, nowMs)))
-    return [2, ...entries.flatMap((entry) => [entry.item, entry.amount])];
-  return [
-    6,
-    ...entries.flatMap((entry) => [
-      entry.item,
-      entry.amount,
-      entry.atMs ?? nowMs,
-      entry.createdMs ?? '',
-      entry.segments?.join(',') ?? '',
-      entry.actor ?? '',
-    ]),
-  ];
+  const plain = entries.every((entry) => isPlainEntry(entry, nowMs));
+  const args: Array<string | number> = [plain ? 2 : 6];
+  for (const entry of entries) {
+    if (plain) args.push(entry.item, entry.amount);
+    else
+      args.push(
+        entry.item,
+        entry.amount,
+        entry.atMs ?? nowMs,
+        entry.createdMs ?? '',
+        entry.segments?.join(',') ?? '',
+        entry.actor ?? '',
+      );
+  }
+  return args;
 }
 
 /** The writes: increments (one, coalesced, a batch), likes, and the ledger of keyed requests on sharded boards. */
