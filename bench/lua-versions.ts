@@ -4,20 +4,22 @@
  * --transpile-only bench/lua-versions.ts` (the other checkout needs its node_modules; `git archive
  * <commit> | tar -x -C <dir>` and a node_modules symlink do). Both libraries load side by side (their
  * function names carry the version), run the same FCALLs on the same boards (boards and data made by
- * this checkout's), so a Lua change is measured against its parent in the same run: a one-window
- * increment (as bench/functions-ranking.ts calls it) and batches of BENCH_BATCH_ENTRIES entries into a
- * plain sum board of one and two windows (as bench/batch-entries.ts sends them). Figures:
+ * this checkout's; each library's arguments built by its own checkout's definitions, so a change of
+ * the argument layout is measured too), so a Lua change is measured against its parent in the same
+ * run: a one-window increment (as bench/functions-ranking.ts calls it), a coalesced call of 16 increments,
+ * and batches of BENCH_BATCH_ENTRIES entries into a plain sum board of one and two windows (as
+ * bench/batch-entries.ts sends them). Figures:
  * commandstats µs per call and main-thread CPU per call, medians of BENCH_LUA_ROUNDS rounds; the
  * ratio is this / base per round, its median. The increment runs twice: as the bench's other calls
  * send it (no quota on new items) and as the service does with quotas on (an allowance of one new
- * item). BENCH_LUA_INCREMENTS_ONLY=1 leaves the batches out.
+ * item), the batch of one window also with the client's allowance. BENCH_LUA_INCREMENTS_ONLY=1 leaves
+ * the batches out.
  */
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { fcallArgs } from '../src/redis/functions';
-import type { FunctionLibrary } from '../src/redis/function-library';
 import { stopChild } from '../test/support/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
@@ -31,54 +33,81 @@ const ITEMS = PLAIN_BOARD_ITEMS;
 const INCREMENTS_ONLY = Boolean(process.env.BENCH_LUA_INCREMENTS_ONLY);
 let expireChunk = 0;
 
-/** The other checkout's library, as its own code assembles it. */
-function baseLibrary(): FunctionLibrary {
+/** The other checkout's library and function definitions (its own argument layout), as its own code assembles them. */
+function baseRanking(): typeof RANKING {
   const dir = process.env.BENCH_BASE_DIR;
   if (!dir) throw new Error('BENCH_BASE_DIR names the checkout to compare with');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const base = require(join(dir, 'src/ranking/ranking.functions')) as { RANKING: typeof RANKING };
   if (base.RANKING.library.name === RANKING.library.name)
     throw new Error('both checkouts hold the same library version');
-  return base.RANKING.library;
+  return base.RANKING;
 }
 
 const on = (board: PreparedBoard, nowMs: number) => onPlainShard(board, nowMs, expireChunk);
 
-/** The same calls under each library's function names: [base, this] per call kind. */
-function pairs(boards: PreparedBoard[], nowMs: number, base: string): Variant[] {
-  const renamed = (redisName: string) => redisName.replace(RANKING.library.name, base);
-  const increment = (n: number, newItems = on(boards[0], nowMs).newItems) =>
-    fcallArgs(
-      S.increment,
-      S.increment.build({ ...on(boards[0], nowMs), newItems, item: `i${(n * 7919) % ITEMS}`, amount: 1 }),
-    );
-  const batch = (board: PreparedBoard, n: number) => {
-    const entries = Array.from({ length: ENTRIES }, (_, i) => ({
-      item: `i${((n * ENTRIES + i) * 7919) % ITEMS}`,
+/** Requests of one coalesced increment call: as WRITE_COALESCE_MS gathers them under load. */
+const COALESCED = 16;
+
+/**
+ * The same calls under each library's function names, each built by its own checkout's definitions
+ * (an argument layout may differ between versions): [base, this] per call kind, increments first.
+ */
+function pairs(
+  boards: PreparedBoard[],
+  nowMs: number,
+  base: typeof RANKING,
+): { increments: Variant[]; batches: Variant[] } {
+  const item = (n: number) => `i${(n * 7919) % ITEMS}`;
+  const increment = (fns: typeof S, n: number, newItems = on(boards[0], nowMs).newItems) =>
+    fcallArgs(fns.increment, fns.increment.build({ ...on(boards[0], nowMs), newItems, item: item(n), amount: 1 }));
+  const coalesced = (fns: typeof S, n: number) => {
+    const requests = Array.from({ length: COALESCED }, (_, k) => ({
+      item: item(n * COALESCED + k),
       amount: 1,
+      newItems: 1,
     }));
-    return fcallArgs(S.incrementBatch, S.incrementBatch.build({ ...on(board, nowMs), entries }));
+    return fcallArgs(fns.increments, fns.increments.build({ ...on(boards[0], nowMs), requests }));
   };
-  const both = (label: string, name: string, args: (n: number) => ReturnType<typeof fcallArgs>) => [
-    variant(`${label}, ${base}`, 'fcall', (p: Pipeline, n) => p.fcall(renamed(name), ...args(n))),
-    variant(`${label}, ${RANKING.library.name}`, 'fcall', (p: Pipeline, n) => p.fcall(name, ...args(n))),
+  const batch = (fns: typeof S, board: PreparedBoard, n: number, newItems = on(board, nowMs).newItems) => {
+    const entries = Array.from({ length: ENTRIES }, (_, i) => ({ item: item(n * ENTRIES + i), amount: 1 }));
+    return fcallArgs(fns.incrementBatch, fns.incrementBatch.build({ ...on(board, nowMs), newItems, entries }));
+  };
+  const both = (
+    label: string,
+    name: keyof typeof S,
+    args: (fns: typeof S, n: number) => ReturnType<typeof fcallArgs>,
+  ) => [
+    variant(`${label}, ${base.library.name}`, 'fcall', (p: Pipeline, n) =>
+      p.fcall(base.functions[name].redisName, ...args(base.functions, n)),
+    ),
+    variant(`${label}, ${RANKING.library.name}`, 'fcall', (p: Pipeline, n) =>
+      p.fcall(S[name].redisName, ...args(S, n)),
+    ),
   ];
-  const batches = [
-    ...both(`batch of ${ENTRIES}, 1 window`, S.incrementBatch.redisName, (n) => batch(boards[0], n)),
-    ...both(`batch of ${ENTRIES}, 2 windows`, S.incrementBatch.redisName, (n) => batch(boards[1], n)),
-  ];
-  return [
-    ...both('one-window increment', S.increment.redisName, (n) => increment(n)),
-    // As the service sends it with quotas on (QUOTA_NEW_ITEMS, the default): one new item allowed.
-    ...both('one-window increment, quota on', S.increment.redisName, (n) => increment(n, 1)),
-    ...(INCREMENTS_ONLY ? [] : batches),
-  ];
+  return {
+    increments: [
+      ...both('one-window increment', 'increment', (fns, n) => increment(fns, n)),
+      // As the service sends it with quotas on (QUOTA_NEW_ITEMS, the default): one new item allowed.
+      ...both('one-window increment, quota on', 'increment', (fns, n) => increment(fns, n, 1)),
+      ...both(`${COALESCED} coalesced increments, quota on`, 'increments', coalesced),
+    ],
+    batches: INCREMENTS_ONLY
+      ? []
+      : [
+          ...both(`batch of ${ENTRIES}, 1 window`, 'incrementBatch', (fns, n) => batch(fns, boards[0], n)),
+          ...both(`batch of ${ENTRIES}, 1 window, quota on`, 'incrementBatch', (fns, n) =>
+            batch(fns, boards[0], n, ENTRIES),
+          ),
+          ...both(`batch of ${ENTRIES}, 2 windows`, 'incrementBatch', (fns, n) => batch(fns, boards[1], n)),
+        ],
+  };
 }
 
-async function measurePairs(redis: Redis, variants: Variant[]): Promise<void> {
+async function measurePairs(redis: Redis, variants: { increments: Variant[]; batches: Variant[] }): Promise<void> {
   // Increments: 2 000 calls a round, pipelined 100; batches: 40 a round, pipelined 10.
-  await measure(redis, variants.slice(0, 4), { rounds: ROUNDS, calls: 2_000, pipelined: 100 });
-  if (variants.length > 4) await measure(redis, variants.slice(4), { rounds: ROUNDS, calls: 40, pipelined: 10 });
+  await measure(redis, variants.increments, { rounds: ROUNDS, calls: 2_000, pipelined: 100 });
+  if (variants.batches.length > 0) await measure(redis, variants.batches, { rounds: ROUNDS, calls: 40, pipelined: 10 });
 }
 
 function report(variants: Variant[], loads: string[]): void {
@@ -94,12 +123,12 @@ function report(variants: Variant[], loads: string[]): void {
 }
 
 export async function luaVersionsBench(): Promise<void> {
-  const base = baseLibrary();
+  const base = baseRanking();
   const server = await startRedisServer();
   const redis = new Redis(server.url);
   try {
     const { functions, ranking, prefix } = await benchFunctions(server.url, redis, [RANKING.library]);
-    await redis.function('LOAD', 'REPLACE', base.source);
+    await redis.function('LOAD', 'REPLACE', base.library.source);
     expireChunk = ranking.expireChunk;
     const nowMs = Date.now();
     const boards = [
@@ -122,10 +151,10 @@ export async function luaVersionsBench(): Promise<void> {
         amountOf: (i) => 1 + (i % 97),
       }),
     ];
-    const variants = pairs(boards, nowMs, base.name);
+    const variants = pairs(boards, nowMs, base);
     const loadBefore = loadAverage();
     await measurePairs(redis, variants);
-    report(variants, [loadBefore, loadAverage()]);
+    report([...variants.increments, ...variants.batches], [loadBefore, loadAverage()]);
   } finally {
     redis.disconnect();
     await stopChild(server.child);
