@@ -191,8 +191,18 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
     return new RedisStreamSource(stored.name, declaration, this.instance, (url) => this.connect(url));
   }
 
-  /** A connection of the source's own (blocking reads), without the service's command timeout. */
+  /**
+   * A connection of the source's own (blocking reads), without the service's command timeout. Its
+   * connection errors are not logged here: the runner meets each one as a failed command and records it
+   * (`lastError`), where ioredis would print every reconnection attempt while Redis is away.
+   */
   private connect(url: string | undefined): Redis | Cluster {
+    const client = this.newConnection(url);
+    client.on('error', () => undefined);
+    return client;
+  }
+
+  private newConnection(url: string | undefined): Redis | Cluster {
     const options = { maxRetriesPerRequest: 1, connectTimeout: 2000 };
     if (url !== undefined) return new Redis(url, options);
     const nodes = this.redisSettings.clusterNodes;

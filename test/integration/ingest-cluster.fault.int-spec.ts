@@ -4,14 +4,8 @@ import { SystemClock } from '../../src/common/clock';
 import { progressName } from '../../src/ingest/ingest.store';
 import { startTestApp } from '../support/app';
 import { clusterClient, startRedisCluster } from '../support/cluster';
-import {
-  FAULT_BOARDS,
-  FAULT_TIMEOUT_MS,
-  faultWorkerEnv,
-  groupDrained,
-  rewindGroup,
-  runFaultScenario,
-} from '../support/ingest-fault';
+import { FAULT_BOARDS, FAULT_TIMEOUT_MS, faultWorkerEnv, runFaultScenario } from '../support/ingest-fault';
+import { groupDrained, groupState, rewindGroup } from '../support/ingest-redis-group';
 
 const PREFIX = 'cfault:';
 /** A hash tag: the stream and its default dead-letter stream (`{events}:dead`) share a slot, as a Cluster needs. */
@@ -69,6 +63,7 @@ describe('Redis stream ingest on a Cluster, batches split per shard, under fault
             await Promise.all(client.nodes('master').map((node) => node.script('FLUSH')));
           },
           drained: () => groupDrained(client, STREAM),
+          state: () => groupState(client, STREAM),
           rewind: (from, ids) => rewindGroup(client, STREAM, from, ids),
           deadLetterIds: async () =>
             (await client.xrange(`${STREAM}:dead`, '-', '+')).map(([, fields]) => fields[fields.indexOf('id') + 1]),

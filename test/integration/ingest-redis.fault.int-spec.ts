@@ -6,12 +6,11 @@ import {
   DurableRedis,
   FAULT_TIMEOUT_MS,
   faultWorkerEnv,
-  groupDrained,
-  rewindGroup,
   runFaultScenario,
   sleep,
   startDurableRedis,
 } from '../support/ingest-fault';
+import { groupDrained, groupState, rewindGroup } from '../support/ingest-redis-group';
 
 const PREFIX = 'fault:';
 const STREAM = 'events';
@@ -65,6 +64,7 @@ describe('Redis stream ingest under faults', () => {
           },
           fault: () => redis.restart(),
           drained: () => groupDrained(client, STREAM),
+          state: () => groupState(client, STREAM),
           rewind: (from, ids) => rewindGroup(client, STREAM, from, ids),
           deadLetterIds: async () =>
             (await client.xrange(`${STREAM}:dead`, '-', '+')).map(([, fields]) => fields[fields.indexOf('id') + 1]),

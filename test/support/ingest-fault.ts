@@ -198,20 +198,6 @@ export function faultWorkerEnv(prefix: string): Record<string, string> {
   };
 }
 
-/** A Redis source's group set back: the messages from `ids[from]` on are delivered again. */
-export async function rewindGroup(client: Redis | Cluster, stream: string, from: number, ids: string[]): Promise<void> {
-  await client.xgroup('SETID', stream, 'trendboard', ids[from - 1], 'ENTRIESREAD', from);
-}
-
-/** True when a Redis source's group holds nothing undelivered or pending. */
-export async function groupDrained(client: Redis | Cluster, stream: string): Promise<boolean> {
-  const groups = (await client.xinfo('GROUPS', stream)) as unknown[][];
-  const info = Object.fromEntries(
-    Array.from({ length: groups[0].length / 2 }, (_, i) => [groups[0][2 * i], groups[0][2 * i + 1]]),
-  );
-  return info.lag === 0 && info.pending === 0;
-}
-
 /** Resolves when the worker has booted (or exited); fails, naming the step, past its budget. */
 async function booted(child: ChildProcess): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -238,6 +224,8 @@ export interface FaultSource {
   fault(): Promise<void>;
   /** True once all `count` messages were delivered and acknowledged. */
   drained(count: number): Promise<boolean>;
+  /** What the source holds (its group's or consumer's counts), for a drain that never ends. */
+  state?(): Promise<unknown>;
   /** The message ids every dead letter written names (a message dead-lettered twice shows twice). */
   deadLetterIds(): Promise<string[]>;
   /**
@@ -297,15 +285,37 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<{ messa
   const applied = async () => Number(await client.hget(`{${prefix}ingest}:stats:events`, 'applied'));
   const { workers, appliedAtKills } = await chaos({ env: scenario.env, produce, fault: () => source.fault(), applied });
 
-  await waitFor('the source to be drained', () => source.drained(messages.length), DRAIN_BUDGET_MS);
-  for (const worker of workers) await stopWorker(worker, 'SIGKILL');
+  try {
+    await waitFor('the source to be drained', () => source.drained(messages.length), DRAIN_BUDGET_MS).catch(
+      async (error: Error) => {
+        throw new Error(`${error.message}: ${JSON.stringify(await stateOf(scenario, workers, ids.length))}`);
+      },
+    );
+    for (const worker of workers) await stopWorker(worker, 'SIGKILL');
 
-  expect(await storedBoards(client, prefix)).toEqual(expectedBoards(messages));
-  const invalidIds = ids.filter((_, i) => !messages[i].valid);
-  expect((await source.deadLetterIds()).sort()).toEqual(invalidIds.sort());
-  expect(appliedAtKills.some((count) => count > 0 && count < messages.length)).toBe(true);
-  if (source.rewind) await deliveredAgain(scenario, messages, ids, invalidIds);
+    expect(await storedBoards(client, prefix)).toEqual(expectedBoards(messages));
+    const invalidIds = ids.filter((_, i) => !messages[i].valid);
+    expect((await source.deadLetterIds()).sort()).toEqual(invalidIds.sort());
+    expect(appliedAtKills.some((count) => count > 0 && count < messages.length)).toBe(true);
+    if (source.rewind) await deliveredAgain(scenario, messages, ids, invalidIds);
+  } finally {
+    // Also when a step fails: a worker left running would outlive the test (and its Redis).
+    for (const worker of workers) await stopWorker(worker, 'SIGKILL');
+  }
   return { messages };
+}
+
+/** What the source, its lease and totals and the workers held when a drain never ended: the failure says why. */
+async function stateOf(scenario: FaultScenario, workers: ChildProcess[], sent: number): Promise<unknown> {
+  const { client, prefix, source } = scenario;
+  const tag = `{${prefix}ingest}`;
+  return {
+    sent,
+    stats: await client.hgetall(`${tag}:stats:events`),
+    lease: { holder: await client.get(`${tag}:lease:events`), ttlMs: await client.pttl(`${tag}:lease:events`) },
+    held: await source.state?.().catch((cause: unknown) => String(cause)),
+    processes: workers.map((w) => ({ pid: w.pid, exitCode: w.exitCode, signal: w.signalCode })),
+  };
 }
 
 /**
