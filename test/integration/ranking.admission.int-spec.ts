@@ -1,14 +1,8 @@
 import fc from 'fast-check';
-import { validateConfig } from '../../src/common/config';
-import { SystemClock } from '../../src/common/clock';
 import { PreparedBoard } from '../../src/ranking/core/board';
-import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import type { CoalescedIncrement } from '../../src/ranking/writes/writes.functions';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { useRankingFunctions } from '../support/ranking-functions';
 
 const S = RANKING.functions;
 const T0 = 1_700_000_000_000;
@@ -24,41 +18,11 @@ const WINDOWS = [
  * charge exactly what a shard with a cap (counted before the add, as every other write counts) charges.
  */
 describe('an increment allowed one new item counts it from the add (real Redis)', () => {
-  let redis: TestRedis;
-  let service: RedisService;
-  let functions: RedisFunctions;
-  let keys: RankingKeys;
-  let boards = 0;
-
-  beforeAll(async () => {
-    redis = await startTestRedis('single');
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    const settings = RedisSettings.from(config);
-    service = new RedisService(settings, new SystemClock());
-    await service.waitUntilReady(10_000);
-    functions = new RedisFunctions(service);
-    functions.define([RANKING.library]);
-    await functions.onModuleInit();
-    keys = new RankingKeys(settings.keyPrefix);
-  });
-  afterAll(async () => {
-    await service.onApplicationShutdown();
-    await redis.stop();
-  });
-
-  async function board(maxItems?: number): Promise<PreparedBoard> {
-    const name = `adm${boards++}`;
-    const reply = await functions.call(S.boardPut, {
-      ...{ keys: keys.board(name), windows: WINDOWS, shards: 1, maxItems, views: [] },
-      ...{ version: 'v-test', reset: false, nowMs: T0 },
-    });
-    if (reply.status === 'conflict') throw new Error(reply.message);
-    const config = { name, version: reply.version, shards: 1, maxItems: maxItems ?? null, views: [] };
-    return new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board(name));
-  }
+  const setup = useRankingFunctions();
+  const board = (maxItems?: number) => setup.board(WINDOWS, T0, maxItems);
 
   const increments = (on: PreparedBoard, nowMs: number, requests: CoalescedIncrement[]) =>
-    functions.call(S.increments, { board: on, shard: on.shards[0], nowMs, budgetFields: 100, requests });
+    setup.functions.call(S.increments, { board: on, shard: on.shards[0], nowMs, budgetFields: 100, requests });
 
   /** Each request's created count and scores, or its refusal's message. */
   const outcomes = (answers: Awaited<ReturnType<typeof increments>>) =>
@@ -97,12 +61,12 @@ describe('an increment allowed one new item counts it from the add (real Redis)'
   it('asks no ZSCORE for it', async () => {
     const plain = await board();
     await increments(plain, T0, [{ item: 'x', amount: 1, newItems: 1 }]);
-    await redis.client.config('RESETSTAT');
+    await setup.redis.client.config('RESETSTAT');
     await increments(plain, T0, [
       { item: 'x', amount: 1, newItems: 1 },
       { item: 'y', amount: 1, newItems: 1 },
     ]);
-    expect(await redis.client.info('commandstats')).not.toContain('cmdstat_zscore');
+    expect(await setup.redis.client.info('commandstats')).not.toContain('cmdstat_zscore');
   });
 
   it('property: charges what a shard with an item cap charges, request by request', async () => {

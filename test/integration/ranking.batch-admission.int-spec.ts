@@ -1,14 +1,8 @@
 import fc from 'fast-check';
-import { validateConfig } from '../../src/common/config';
-import { SystemClock } from '../../src/common/clock';
-import { PreparedBoard } from '../../src/ranking/core/board';
 import type { BatchEntry } from '../../src/ranking/core/ranking.types';
-import { RankingKeys } from '../../src/ranking/core/ranking.keys';
+import { PreparedBoard } from '../../src/ranking/core/board';
 import { RANKING } from '../../src/ranking/ranking.functions';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { useRankingFunctions } from '../support/ranking-functions';
 
 const S = RANKING.functions;
 const T0 = 1_700_000_000_000;
@@ -25,43 +19,13 @@ const WINDOWS = [
  * cap (counted before the adds) charges, and hold the same scores.
  */
 describe('a batch allowed all its items counts the new ones from its adds (real Redis)', () => {
-  let redis: TestRedis;
-  let service: RedisService;
-  let functions: RedisFunctions;
-  let keys: RankingKeys;
-  let boards = 0;
-
-  beforeAll(async () => {
-    redis = await startTestRedis('single');
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    const settings = RedisSettings.from(config);
-    service = new RedisService(settings, new SystemClock());
-    await service.waitUntilReady(10_000);
-    functions = new RedisFunctions(service);
-    functions.define([RANKING.library]);
-    await functions.onModuleInit();
-    keys = new RankingKeys(settings.keyPrefix);
-  });
-  afterAll(async () => {
-    await service.onApplicationShutdown();
-    await redis.stop();
-  });
-
-  async function board(maxItems?: number): Promise<PreparedBoard> {
-    const name = `badm${boards++}`;
-    const reply = await functions.call(S.boardPut, {
-      ...{ keys: keys.board(name), windows: WINDOWS, shards: 1, maxItems, views: [] },
-      ...{ version: 'v-test', reset: false, nowMs: T0 },
-    });
-    if (reply.status === 'conflict') throw new Error(reply.message);
-    const config = { name, version: reply.version, shards: 1, maxItems: maxItems ?? null, views: [] };
-    return new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board(name));
-  }
+  const setup = useRankingFunctions();
+  const board = (maxItems?: number) => setup.board(WINDOWS, T0, maxItems);
 
   /** The batch's created count and applied entries, or its refusal's message. */
   async function batch(on: PreparedBoard, nowMs: number, entries: BatchEntry[], newItems: number) {
     const call = { board: on, shard: on.shards[0], nowMs, budgetFields: 100, entries, newItems };
-    return functions.call(S.incrementBatch, call).then(
+    return setup.functions.call(S.incrementBatch, call).then(
       (answer) => [answer.created[0], answer.value.applied],
       (error: Error) => error.message,
     );
@@ -71,7 +35,7 @@ describe('a batch allowed all its items counts the new ones from its adds (real 
   async function held(on: PreparedBoard): Promise<string[][]> {
     return Promise.all(
       WINDOWS.map(async ({ name }) => {
-        const flat = await redis.client.zrange(on.shards[0].keys.top(name), 0, -1, 'WITHSCORES');
+        const flat = await setup.redis.client.zrange(on.shards[0].keys.top(name), 0, -1, 'WITHSCORES');
         return Array.from({ length: flat.length / 2 }, (_, i) => `${flat[2 * i]}=${flat[2 * i + 1]}`);
       }),
     );
@@ -95,7 +59,7 @@ describe('a batch allowed all its items counts the new ones from its adds (real 
   it('asks no ZSCORE for them', async () => {
     const plain = await board();
     await batch(plain, T0, [{ item: 'x', amount: 1 }], 1);
-    await redis.client.config('RESETSTAT');
+    await setup.redis.client.config('RESETSTAT');
     expect(
       await batch(
         plain,
@@ -104,7 +68,7 @@ describe('a batch allowed all its items counts the new ones from its adds (real 
         3,
       ),
     ).toEqual([3, 3]);
-    expect(await redis.client.info('commandstats')).not.toContain('cmdstat_zscore');
+    expect(await setup.redis.client.info('commandstats')).not.toContain('cmdstat_zscore');
   });
 
   it('property: charges what a shard with an item cap charges and holds the same scores, batch by batch', async () => {
