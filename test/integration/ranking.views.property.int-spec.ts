@@ -30,31 +30,21 @@ const inc = fc.record({
   backMs: fc.option(fc.integer({ min: 0, max: 130_000 }), { nil: undefined }),
   createdBackMs: fc.option(fc.integer({ min: 0, max: 86_400_000 }), { nil: undefined }),
 });
-const batch = fc.record({
-  kind: fc.constant('batch' as const),
-  entries: fc.array(
-    fc.record({
-      item: fc.constantFrom(...ITEMS),
-      amount: fc.integer({ min: 1, max: 20 }),
-      backMs: fc.option(fc.integer({ min: 0, max: 110_000 }), { nil: undefined }),
-      createdBackMs: fc.option(fc.integer({ min: 0, max: 86_400_000 }), { nil: undefined }),
-    }),
-    { minLength: 1, maxLength: 6 },
-  ),
-});
+/** A batch of entries whose times are drawn by `backMs` and `createdBackMs` (each absent or ms back). */
+const batchOf = (backMs: fc.Arbitrary<number | undefined>, createdBackMs: fc.Arbitrary<number | undefined>) =>
+  fc.record({
+    kind: fc.constant('batch' as const),
+    entries: fc.array(
+      fc.record({ item: fc.constantFrom(...ITEMS), amount: fc.integer({ min: 1, max: 20 }), backMs, createdBackMs }),
+      { minLength: 1, maxLength: 6 },
+    ),
+  });
+const batch = batchOf(
+  fc.option(fc.integer({ min: 0, max: 110_000 }), { nil: undefined }),
+  fc.option(fc.integer({ min: 0, max: 86_400_000 }), { nil: undefined }),
+);
 /** A batch of plain entries (no time, no creation time): the script's pairs path. */
-const plainBatch = fc.record({
-  kind: fc.constant('batch' as const),
-  entries: fc.array(
-    fc.record({
-      item: fc.constantFrom(...ITEMS),
-      amount: fc.integer({ min: 1, max: 20 }),
-      backMs: fc.constant(undefined),
-      createdBackMs: fc.constant(undefined),
-    }),
-    { minLength: 1, maxLength: 6 },
-  ),
-});
+const plainBatch = batchOf(fc.constant(undefined), fc.constant(undefined));
 const move = fc.record({ kind: fc.constant('move' as const), ms: fc.integer({ min: 1, max: 45_000 }) });
 /** A like by a new user (so it always counts), now or back in time (not before the board existed). */
 const like = fc.record({

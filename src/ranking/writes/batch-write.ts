@@ -66,8 +66,11 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
       if (input.createdAt !== undefined) checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
       if (input.segments !== undefined) checkSegments(`items.${i}.segments`, input.segments, board);
       if (input.actor !== undefined) checkActor(`items.${i}.actor`, input.actor, board);
-      const entry: BatchEntry = { item: input.item, amount: batchValue(input, i, scored), atMs: nowMs };
-      if (input.at !== undefined) entry.atMs = eventTimeMs(input.at, nowMs);
+      const entry: BatchEntry = {
+        item: input.item,
+        amount: batchValue(input, i, scored),
+        atMs: eventTimeMs(input.at, nowMs),
+      };
       if (input.createdAt !== undefined) entry.createdMs = eventTimeMs(input.createdAt, nowMs);
       if (input.segments !== undefined) entry.segments = input.segments;
       if (input.actor !== undefined) entry.actor = input.actor;
