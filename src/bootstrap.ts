@@ -12,6 +12,7 @@ import { validateAccessSettings } from './access/access.settings';
 import { validateLiveSettings } from './live/live.settings';
 import { edgeAdapter, installEdge, serveOpenApi } from './edge/edge.setup';
 import { createRootLogger, PinoLoggerService } from './edge/logging';
+import { FastRoutes } from './edge/fast-routes';
 import { RateLimitGuard } from './governance/rate-limit.guard';
 import { prepareGracefulShutdown } from './shutdown';
 import { startTracing, traceRequests } from './tracing/tracing';
@@ -74,9 +75,11 @@ export async function createApp(options: AppOptions = {}): Promise<NestFastifyAp
   // After the edge's hooks, still before the body is read: a missing or unknown key is refused unparsed.
   app.get(AccessGate).register(fastify);
   prepareGracefulShutdown(app, fastify);
-  app.useGlobalGuards(app.get(AccessGuard));
   const rateLimit = app.get(RateLimitGuard);
-  if (rateLimit.enabled) app.useGlobalGuards(rateLimit);
+  const guards = rateLimit.enabled ? [app.get(AccessGuard), rateLimit] : [app.get(AccessGuard)];
+  app.useGlobalGuards(...guards);
+  // Before app.init() registers the routes: the hot ones are taken over as they are registered.
+  if (edge.FAST_ROUTES) app.get(FastRoutes).register(fastify, guards);
   serveOpenApi(app, '0.1.0');
   return app;
 }

@@ -1,8 +1,7 @@
 import { applyDecorators, HttpCode, SetMetadata } from '@nestjs/common';
-import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiOperation, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '../edge/openapi';
-import { ErrorResponse, RetrySafe } from '../edge/route-decorators';
+import { ErrorResponse, RetrySafe, RouteConfigFields } from '../edge/route-decorators';
 import { RouteAccess } from './access-rules';
 
 /** Metadata key of a route's access rule (read by AccessGuard and RateLimitGuard). */
@@ -19,7 +18,7 @@ export const Access = (rule: RouteAccess) =>
     ? SetMetadata(ACCESS_RULE, rule)
     : applyDecorators(
         SetMetadata(ACCESS_RULE, rule),
-        RouteConfig({ access: rule }),
+        RouteConfigFields({ access: rule }),
         ApiSecurity(BEARER_SCHEME),
         ApiSecurity(API_KEY_SCHEME),
       );

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { ValidateBy } from 'class-validator';
-import { IntSetting, validateSettings } from '../common/settings';
+import { BoolSetting, IntSetting, validateSettings } from '../common/settings';
 
 /** TRUST_PROXY as Fastify's trustProxy option: false, a hop count, or a list of addresses/CIDRs. */
 export function trustProxyOf(config: { TRUST_PROXY: string }): false | number | string[] {
@@ -102,6 +102,14 @@ export class EdgeSettings {
   // LiveSettings names it too: the live streams take at most half of it.
   @IntSetting(1, 1_000_000)
   HTTP_MAX_CONNECTIONS = 10_000;
+
+  /**
+   * The hot routes (increment, batch, top) answer valid requests without Nest's per-request router
+   * work (fast-routes.ts), the same answers for less CPU. false: every request goes through Nest's
+   * router, as a way back should the two ever differ.
+   */
+  @BoolSetting()
+  FAST_ROUTES = true;
 
   /**
    * Browser pages of these origins may call the API (CORS): comma-separated `scheme://host[:port]`.

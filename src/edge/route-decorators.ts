@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
 import { ApiHeader, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { ERROR_CODES, ErrorCode } from '../common/errors';
 
@@ -53,3 +54,16 @@ export const RetrySafe = () =>
       'QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting',
     ),
   );
+
+/**
+ * Adds fields to a route's Fastify `config` (what Nest's RouteConfig sets), keeping those other
+ * decorators put there: RouteConfig replaces the whole object, so the access rule and the fast route
+ * marker, set by separate decorators, would otherwise erase each other.
+ */
+export function RouteConfigFields(fields: Record<string, unknown>): MethodDecorator {
+  return (_target, _key, descriptor) => {
+    const handler = descriptor.value as object;
+    const held = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) ?? {}) as Record<string, unknown>;
+    Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...held, ...fields }, handler);
+  };
+}

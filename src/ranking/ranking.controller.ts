@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { answer, idempotencyKeyOf } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
+import { FastRoute } from '../edge/fast-routes';
 import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
 import { ArchiveQuery, ArchiveResultDto, ArchivesQuery, ArchivesResultDto } from './dto/archive.dto';
 import { SegmentListDto } from './dto/segment.dto';
@@ -132,6 +133,7 @@ export class RankingController {
   }
 
   @Post('boards/:board/items/:item/increment')
+  @FastRoute()
   @BoardWrite(
     'Add an amount to an item in every window',
     "One atomic step; answers each window's new score and rank. With `at`, the event lands in the slot of that time in every window and view whose live span still holds it.",
@@ -159,6 +161,7 @@ export class RankingController {
   }
 
   @Post('boards/:board/increments')
+  @FastRoute()
   @BoardWrite(
     'Add amounts to many items at once',
     'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard.',
@@ -221,6 +224,7 @@ export class RankingController {
   }
 
   @Get('boards/:board/top')
+  @FastRoute()
   @WindowRead('Top items of a window', WINDOW_NOTE, TopResultDto)
   @ErrorResponse(
     400,

@@ -1,0 +1,134 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { FastRoutes } from '../../src/edge/fast-routes';
+import { ADMIN } from '../support/app';
+import { useSingleNodeApp } from '../support/e2e';
+
+interface Call {
+  method: 'get' | 'post' | 'head';
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** What a client sees of an answer; the request id and the date differ by nature. */
+const SEEN_HEADERS = ['content-type', 'retry-after', 'idempotent-replayed', 'x-content-type-options', 'allow'];
+
+const WRITER = 'writer-secret-0123456789';
+const READER = 'reader-secret-0123456789';
+
+const post = (path: string, body?: unknown, headers?: Record<string, string>): Call => ({
+  method: 'post',
+  path,
+  body,
+  headers,
+});
+const get = (path: string, headers?: Record<string, string>): Call => ({ method: 'get', path, headers });
+
+/** Valid and invalid calls of the three fast routes, and of their neighbours, in an order that builds state. */
+const CALLS: Call[] = [
+  post('/boards/b/items/a/increment', {}),
+  post('/boards/b/items/a/increment', { amount: 5 }),
+  post('/boards/b/items/c/increment'),
+  post('/boards/b/items/a/increment', { amount: 'x' }),
+  post('/boards/b/items/a/increment', { amount: 1, unknown: true }),
+  post('/boards/b/items/a/increment', { amount: 0 }),
+  post('/boards/b/items/a/increment', [1, 2]),
+  post('/boards/b/items/a/increment', { segments: ['eu'] }),
+  post('/boards/b/items/a/increment', { at: 1 }),
+  post('/boards/b/items//increment', {}),
+  post(`/boards/b/items/${'x'.repeat(300)}/increment`, {}),
+  post('/boards/b%20c/items/a/increment', {}),
+  post('/boards/missing/items/a/increment', {}),
+  post('/boards/b/items/k/increment', { amount: 2 }, { 'Idempotency-Key': 'key-1' }),
+  post('/boards/b/items/k/increment', { amount: 2 }, { 'Idempotency-Key': 'key-1' }),
+  post('/boards/b/items/k/increment', { amount: 3 }, { 'Idempotency-Key': 'key-1' }),
+  post('/boards/b/increments', { items: [{ item: 'a' }, { item: 'd', amount: 4 }] }),
+  post('/boards/b/increments', { items: [] }),
+  post('/boards/b/increments', { items: [{ item: 'a', amount: 'x' }] }),
+  post('/boards/b/increments', { items: [{ item: 'a', score: 4 }] }),
+  post('/boards/missing/increments', { items: [{ item: 'a' }] }),
+  get('/boards/b/top'),
+  get('/boards/b/top?limit=2&offset=1'),
+  get('/boards/b/top?limit=0'),
+  get('/boards/b/top?limit=100000'),
+  get('/boards/b/top?limit=ten'),
+  get('/boards/b/top?window=1d'),
+  get('/boards/b/top?other=1'),
+  get('/boards/missing/top'),
+  { method: 'head', path: '/boards/b/top' },
+];
+
+/** One call's answer as a client sees it. */
+async function answerOf(app: NestFastifyApplication, call: Call): Promise<object> {
+  let pending = request(app.getHttpServer())[call.method](call.path);
+  for (const [name, value] of Object.entries(call.headers ?? {})) pending = pending.set(name, value);
+  const response = await (call.body === undefined ? pending : pending.send(call.body as object));
+  const headers = Object.fromEntries(SEEN_HEADERS.map((name) => [name, response.headers[name]]));
+  return { call: `${call.method} ${call.path.slice(0, 60)}`, status: response.status, body: response.body, headers };
+}
+
+/** The fast path (the default) and Nest's router (FAST_ROUTES=false) against the same calls, on twin boards. */
+describe('fast routes answer as Nest would', () => {
+  const e2e = useSingleNodeApp({ noApp: true, fresh: true });
+
+  async function twins(env: Record<string, string> = {}): Promise<[NestFastifyApplication, NestFastifyApplication]> {
+    const prefix = e2e.redis().prefix;
+    const fast = await e2e.startApp({ ...env, KEY_PREFIX: `${prefix}f:` });
+    const nest = await e2e.startApp({ ...env, KEY_PREFIX: `${prefix}n:`, FAST_ROUTES: 'false' });
+    for (const app of [fast, nest])
+      await request(app.getHttpServer())
+        .put('/admin/boards/b')
+        .set(ADMIN)
+        .send({ windows: [{ period: '1h', interval: '1m' }] })
+        .expect(201);
+    return [fast, nest];
+  }
+
+  async function sameAnswers(fast: NestFastifyApplication, nest: NestFastifyApplication, calls: Call[]) {
+    for (const call of calls) expect(await answerOf(fast, call)).toEqual(await answerOf(nest, call));
+  }
+
+  it('takes over the increment, the batch and the top read, and only with FAST_ROUTES on', async () => {
+    const [fast, nest] = await twins();
+    expect([...fast.get(FastRoutes).takenOver].sort()).toEqual([
+      'GET /boards/:board/top',
+      'POST /boards/:board/increments',
+      'POST /boards/:board/items/:item/increment',
+    ]);
+    expect(nest.get(FastRoutes).takenOver).toEqual([]);
+  });
+
+  it('answers valid and invalid calls alike: statuses, bodies, headers, stored answers and state', async () => {
+    const [fast, nest] = await twins();
+    await sameAnswers(fast, nest, CALLS);
+    // Non-vacuity: the valid calls of the three routes were answered on the fast path, the others by Nest.
+    expect(fast.get(FastRoutes).answered).toBeGreaterThanOrEqual(12);
+    expect(fast.get(FastRoutes).answered).toBeLessThan(CALLS.length - 5);
+    expect(nest.get(FastRoutes).answered).toBe(0);
+  });
+
+  it('runs the global guards: missing and read-only keys, rate limits and growth quotas answer the same', async () => {
+    const [fast, nest] = await twins({
+      API_KEYS: `${WRITER}:write,${READER}:read`,
+      RATE_LIMIT_PER_SEC: '1',
+      RATE_LIMIT_BURST: '4',
+      QUOTA_NEW_ITEMS: '2',
+    });
+    const writer = { Authorization: `Bearer ${WRITER}` };
+    const reader = { Authorization: `Bearer ${READER}` };
+    await sameAnswers(fast, nest, [
+      post('/boards/b/items/a/increment', {}),
+      post('/boards/b/items/a/increment', {}, reader),
+      get('/boards/b/top'),
+      get('/boards/b/top', reader),
+      post('/boards/b/items/a/increment', {}, writer),
+      post('/boards/b/items/n1/increment', {}, writer),
+      post('/boards/b/items/n2/increment', {}, writer),
+      post('/boards/b/items/n3/increment', {}, writer),
+      post('/boards/b/items/a/increment', {}, writer),
+      post('/boards/b/increments', { items: [{ item: 'a' }] }, writer),
+    ]);
+    expect(fast.get(FastRoutes).answered).toBeGreaterThan(0);
+  });
+});
