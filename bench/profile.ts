@@ -3,7 +3,8 @@
  * route at a time under autocannon (50 connections: an increment, a top-10 read, a batch of 100 increments), then the profile's top self-time entries grouped
  * by package (node_modules/<package>, our src/<folder>, node: internals, GC, idle) and by function.
  * `npx ts-node --transpile-only bench/profile.ts` after `npm run build`; PROFILE_SEC (default 8),
- * PROFILE_ROUTES (increment,top,batch: all).
+ * PROFILE_ROUTES (increment,top,batch: all), PROFILE_LOG_LEVEL (warn; `info`, the service's default, keeps
+ * the access line of every request in the profile).
  */
 import { readdirSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,7 +89,7 @@ async function profileRoute(
         HOST: '127.0.0.1',
         REDIS_URL: redisUrl,
         ADMIN_TOKEN,
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: process.env.PROFILE_LOG_LEVEL ?? 'warn',
         KEY_PREFIX: `${name}:`,
       },
       stdio: 'ignore',

@@ -10,6 +10,8 @@
  * and service CPU µs per request of each instance, and redis-server's CPU µs per request during its
  * runs. AB_ROUTE: increment (default), top, or batch (AB_BATCH_ENTRIES increments per request, 100). A build
  * older than its dependencies may need NODE_PATH pointing at a node_modules that still has them.
+ * AB_BEFORE_ENV (JSON) adds settings to the "before" instances: `AB_BEFORE_DIST=dist
+ * AB_BEFORE_ENV='{"FAST_ROUTES":"false"}'` measures one build with a setting off against its defaults.
  */
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -84,8 +86,9 @@ export async function serviceAbBench(): Promise<void> {
     const env = { REDIS_URL: redis.url, ADMIN_TOKEN, KEY_PREFIX: 'ab:' };
     await seed(env);
     const beforeMain = join(before, 'main.js');
-    instances.push(await start('now', env), await start('before', env, beforeMain));
-    instances.push(await start('before (2)', env, beforeMain), await start('now (2)', env));
+    const beforeEnv = { ...env, ...(JSON.parse(process.env.AB_BEFORE_ENV ?? '{}') as Record<string, string>) };
+    instances.push(await start('now', env), await start('before', beforeEnv, beforeMain));
+    instances.push(await start('before (2)', beforeEnv, beforeMain), await start('now (2)', env));
     for (const instance of instances) await cannon(instance.url, route, instance.child.pid, 1);
     const loads = [loadAverage()];
     for (let round = 0; round < ROUNDS; round++) {
