@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { FastRoute } from '../edge/fast-routes';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { answer, idempotencyKeyOf } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../edge/route-decorators';
@@ -31,6 +32,7 @@ export class CountersController {
   ) {}
 
   @Post('counters/:name/increment')
+  @FastRoute()
   @KeyedRoute('write', 'name')
   @HttpCode(200)
   @ApiOperation({

@@ -104,9 +104,9 @@ export class EdgeSettings {
   HTTP_MAX_CONNECTIONS = 10_000;
 
   /**
-   * The hot routes (increment, batch, top) answer valid requests without Nest's per-request router
-   * work (fast-routes.ts), the same answers for less CPU. false: every request goes through Nest's
-   * router, as a way back should the two ever differ.
+   * The hot routes (@FastRoute(): increments, likes, scores, the top and item reads) answer valid
+   * requests without Nest's per-request router work (fast-routes.ts), the same answers for less CPU.
+   * false: every request goes through Nest's router, as a way back should the two ever differ.
    */
   @BoolSetting()
   FAST_ROUTES = true;

@@ -187,6 +187,7 @@ export class RankingController {
   }
 
   @Post('boards/:board/items/:item/likes')
+  @FastRoute()
   @BoardWrite(
     "Count a user's like once",
     'A second like by the same user while the first is inside any window of the board is not counted.',
@@ -245,6 +246,7 @@ export class RankingController {
   }
 
   @Get('boards/:board/items/:item')
+  @FastRoute()
   @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ItemResultDto)
   async item(@Param() params: ItemParams, @Query() query: ItemDataQuery): Promise<ItemResultDto> {
     const standing = await this.ranking.item(params.board, query.window, params.item, {
@@ -256,6 +258,7 @@ export class RankingController {
   }
 
   @Get('boards/:board/items/:item/around')
+  @FastRoute()
   @WindowRead(
     'An item and its neighbours in a window',
     `${WINDOW_NOTE} Empty when the item holds nothing in the window.`,

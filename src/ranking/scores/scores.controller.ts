@@ -1,4 +1,5 @@
 import { Body, Controller, Param, Post, Req, Res } from '@nestjs/common';
+import { FastRoute } from '../../edge/fast-routes';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BoardWrite } from '../../access/access.decorators';
@@ -20,6 +21,7 @@ export class ScoresController {
   ) {}
 
   @Post('boards/:board/items/:item/score')
+  @FastRoute()
   @BoardWrite(
     'Record a score of an item on a max, min or last board',
     "One atomic step; answers each window's score and rank as an increment does. Each window answers the max / min / latest score the item recorded inside it, exactly, also after older slots expire. With `at`, the score lands in the slot of that time in every window whose live span still holds it. A sum board answers 409 AGGREGATE_MISMATCH.",
