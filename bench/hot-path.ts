@@ -14,6 +14,7 @@
  * BENCH_REDIS_REALTIME=1 runs redis-server under SCHED_FIFO (bench/process-stats.ts), so SLOWLOG times the calls, not the machine. HOT_BEFORE_DIST=<dir>/dist
  * adds a second service built from other code (e.g. `git archive <commit>` built elsewhere) to every
  * round, on its own key prefix, so a change is measured before and after in the same run.
+ * HOT_SERVICE_ENV (JSON) runs the service with settings over its defaults.
  */
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -35,6 +36,8 @@ const SLOW_MICROS = 5_000;
 const BATCH_ENTRIES = Number(process.env.HOT_BATCH_ENTRIES ?? 100);
 
 const BEFORE_DIST = process.env.HOT_BEFORE_DIST;
+/** HOT_SERVICE_ENV (JSON): settings over the service's defaults, e.g. '{"LOG_LEVEL":"warn"}' (the before build keeps its defaults). */
+const SERVICE_ENV = JSON.parse(process.env.HOT_SERVICE_ENV ?? '{}') as Record<string, string>;
 
 type Server = 'service' | 'hand-rolled' | 'floor' | 'service before';
 const SERVERS: Server[] = BEFORE_DIST
@@ -220,7 +223,7 @@ async function main(): Promise<void> {
   const redis = new Redis(redisServer.url);
   try {
     const env = { REDIS_URL: redisServer.url, ADMIN_TOKEN };
-    const service = await seededService({ ...env, KEY_PREFIX: PREFIX }, redis, PREFIX);
+    const service = await seededService({ ...env, ...SERVICE_ENV, KEY_PREFIX: PREFIX }, redis, PREFIX);
     children.push(service.child);
     const bare = await startBareServer({ REDIS_URL: redisServer.url, KEY_PREFIX: PREFIX, BOARD });
     children.push(bare.child);
