@@ -6,8 +6,9 @@ import { RequestLog } from './request-log';
 
 /**
  * The HTTP edge's providers: the error filter (every error answers its code), the one log line per
- * request, and the hot routes' fast path (fast-routes.ts, which answers its errors with the same filter). The Fastify hooks, body parser, headers and OpenAPI document are set up by installEdge
- * (edge.setup.ts), which needs the app itself.
+ * request, and the hot routes' fast path (fast-routes.ts, which answers its errors with the same
+ * filter instance). The Fastify hooks, body parser, headers and OpenAPI document are set up by
+ * installEdge (edge.setup.ts), which needs the app itself.
  */
 @Module({
   providers: [AppErrorFilter, { provide: APP_FILTER, useExisting: AppErrorFilter }, RequestLog, FastRoutes],

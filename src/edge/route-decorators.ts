@@ -60,10 +60,11 @@ export const RetrySafe = () =>
  * decorators put there: RouteConfig replaces the whole object, so the access rule and the fast route
  * marker, set by separate decorators, would otherwise erase each other.
  */
-export function RouteConfigFields(fields: Record<string, unknown>): MethodDecorator {
-  return (_target, _key, descriptor) => {
-    const handler = descriptor.value as object;
-    const held = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) ?? {}) as Record<string, unknown>;
-    Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...held, ...fields }, handler);
+export function RouteConfigFields(fields: Record<string, unknown>): MethodDecorator & ClassDecorator {
+  return (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    // On a class, as RouteConfig does: Nest's Fastify adapter reads a route's config from its method only.
+    const holder = (descriptor?.value as object | undefined) ?? target;
+    const held = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, holder) ?? {}) as Record<string, unknown>;
+    Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...held, ...fields }, holder);
   };
 }
