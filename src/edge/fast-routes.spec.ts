@@ -68,6 +68,15 @@ class PartController {
   }
 }
 
+@Controller()
+class UndecoratedController {
+  @Get('undecorated/:board')
+  @FastRoute()
+  undecorated(@Param() params: NameParams, extra?: string): object {
+    return { ...params, extra };
+  }
+}
+
 async function boot(controller: new () => object): Promise<NestFastifyApplication> {
   const module = await Test.createTestingModule({
     controllers: [controller],
@@ -97,6 +106,7 @@ describe('FastRoutes', () => {
     [InterceptedController, /InterceptedController.intercepted .*__interceptors__/],
     [UncheckedController, /UncheckedController.unchecked .*compiled check/],
     [PartController, /PartController.part .*whole values/],
+    [UndecoratedController, /UndecoratedController.undecorated .*needs a decorator/],
   ])('refuses to boot with what it cannot honour: %p', async (controller, message) => {
     await expect(boot(controller)).rejects.toThrow(message);
   });

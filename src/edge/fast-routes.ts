@@ -1,4 +1,4 @@
-import { CanActivate, ForbiddenException, Injectable, RequestMethod, Type } from '@nestjs/common';
+import { CanActivate, ForbiddenException, Injectable, Type } from '@nestjs/common';
 import {
   EXCEPTION_FILTERS_METADATA,
   GUARDS_METADATA,
@@ -174,7 +174,7 @@ function argumentsOf(
 /** Nest's status for the route: @HttpCode's, else 201 for a POST and 200 for anything else. */
 function statusOf(handler: object, route: RouteOptions): number {
   const declared = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
-  return declared ?? (String(route.method) === RequestMethod[RequestMethod.POST] ? 201 : 200);
+  return declared ?? (String(route.method) === 'POST' ? 201 : 200);
 }
 
 interface RouteArgument {
@@ -190,16 +190,20 @@ function argumentSources({ controller, method }: FastRouteTarget, where: string)
   >;
   const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, method) ?? []) as unknown[];
   const passthrough = Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, controller, method) === true;
-  const sources = new Array<ArgumentSource>(types.length);
+  const byIndex = new Map<number, ArgumentSource>();
   for (const [key, argument] of Object.entries(declared)) {
     const kind = Number(key.split(':')[0]);
     if (argument.data !== undefined || (argument.pipes ?? []).length > 0)
       throw new Error(`${where} is a @FastRoute(): its parameters take whole values, with no pipes of their own`);
-    sources[argument.index] = sourceOf(kind, types[argument.index], passthrough, where);
+    byIndex.set(argument.index, sourceOf(kind, types[argument.index], passthrough, where));
   }
-  if (sources.some((source) => source === undefined) || sources.length !== types.length)
-    throw new Error(`${where} is a @FastRoute(): every parameter needs a decorator`);
-  return sources;
+  const undecorated = () => new Error(`${where} is a @FastRoute(): every parameter needs a decorator`);
+  if (byIndex.size !== types.length) throw undecorated();
+  return types.map((_type, index) => byIndex.get(index) ?? throwError(undecorated()));
+}
+
+function throwError(error: Error): never {
+  throw error;
 }
 
 function sourceOf(kind: number, type: unknown, passthrough: boolean, where: string): ArgumentSource {
