@@ -75,7 +75,9 @@ local function results_watched(top_key)
 end
 
 -- add_amount on a window no one watches (results_watched): its steps without the hooks, then the
--- actor's contribution (actor_lib; nil or "": none) as a watched window's add keeps it.
+-- actor's contribution (actor_lib; nil or "": none) as a watched window's add keeps it. `amount`: a
+-- number, or the amount's argument as the caller sent it (a decimal integer), which goes to the
+-- commands as it is: Redis formats a Lua number with snprintf("%.17g") for each command.
 local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amount, actor)
   if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
   local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
@@ -142,8 +144,47 @@ local function event_adder(window_count)
     if unknown and covering == EVERY_WINDOW[window_count] then note_indexed(at_sec) end
     return new_due_ms
   end
-  EVENT_ADDERS[window_count] = { add = add, indexed = indexed, watched = watched }
+  EVENT_ADDERS[window_count] = { add = add, indexed = indexed, watched = watched, slot_keys = slot_keys }
   return add
+end
+
+-- The slot keys (by 0-based window) plain_add writes to, once an add of the running call (for
+-- `window_count` windows) has indexed the slot of `now_sec` in every window and no window is watched;
+-- else nil. A call's events at now land in those slots, so the rest of them need no indexing.
+local function plain_slots(window_count, now_sec)
+  local adder = EVENT_ADDERS[window_count]
+  if not adder then return nil end
+  for w = 0, window_count - 1 do
+    local _, interval_sec, origin_sec = window_rule(5, w)
+    if adder.watched[w] or adder.indexed[w] ~= current_slot(now_sec, interval_sec, origin_sec) then return nil end
+  end
+  return adder.slot_keys
+end
+
+-- The add of an event at now with no actor into `slot_keys` (plain_slots), exactly as add does it there:
+-- appends score_w, rank_w to `reply` for every window; answers 1 when every window's new score is the
+-- amount (the item was in none), else 0. `amount_arg`: the amount as sent, a decimal integer: it goes
+-- to the commands as it is, and a score goes to the rank's ZCOUNT as Redis wrote it (it reads back as
+-- the same number), so neither is formatted again; a score (a sum of integers) is written as an integer,
+-- so it equals `amount_arg` exactly when it equals the amount.
+local function plain_add(reply, slot_keys, window_count, item, amount_arg)
+  local created = 1
+  for w = 0, window_count - 1 do
+    local top_key = KEYS[3 + 2 * w]
+    if redis.call('HINCRBY', slot_keys[w], item, amount_arg) == 0 then redis.call('HDEL', slot_keys[w], item) end
+    local written = redis.call('ZINCRBY', top_key, amount_arg, item)
+    local score, rank = tonumber(written), 0
+    if written ~= amount_arg then created = 0 end
+    if score > 0 then
+      rank = redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1
+    elseif score == 0 then
+      redis.call('ZREM', top_key, item)
+      item_data_left(top_key, item)
+    end
+    reply[#reply + 1] = score
+    reply[#reply + 1] = rank
+  end
+  return created
 end
 
 -- One window of a batch call (the batch increment, stream ingest), planned once per call: its keys,

@@ -17,7 +17,8 @@
 --                new items the client may create, each request without a key, at now, with no creation
 --                time, segments or actor (a call of plain requests, most: fewer arguments to pass and to
 --                turn into Lua strings)
--- ARGV[8+4W ...] ten per request: item id; amount (integer, non-zero); idempotency key ("" for
+-- ARGV[8+4W ...] ten per request: item id; amount (integer, non-zero, written as a decimal integer
+--                with no sign but '-', no leading zero or exponent); idempotency key ("" for
 --                none); request fingerprint; retention (ms; negative: no budget to store an answer,
 --                see idem_lib); new items the client may create (0 or 1; -1: no quota); the event's
 --                time, unix ms (not after now: it lands in the slot of that time in every window
@@ -116,6 +117,22 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   return reply
 end
 
+-- A plain request (stride 3) from ARGV[first] added through `slot_keys` (plain_slots: every window's
+-- slot of now indexed by an earlier request of the call, none watched) on a shard where nothing can
+-- refuse it: no item cap, no live block, and an allowance no single item passes ("1", or "-1": no quota;
+-- "0" may refuse a new item). Answers what increment_one answers for it (no snapshots are kept, so no
+-- previous rank; nothing indexed, so no due time), or nil when it is not such a request.
+local function increment_plain(first, slot_keys)
+  local call = INCREMENT
+  local allowance_arg = ARGV[first + 2]
+  if allowance_arg ~= '1' and allowance_arg ~= '-1' then return nil end
+  local reply = { 0, call.no_key.context, 0, 0, call.draining }
+  local created = plain_add(reply, slot_keys, call.window_count, ARGV[first], ARGV[first + 1])
+  if allowance_arg == '1' then reply[3] = created end
+  for _ = 1, call.window_count do reply[#reply + 1] = 0 end
+  return reply
+end
+
 -- One request from ARGV[first] whose idempotency entry `idem` holds no answer: applied, or refused
 -- with nothing of it applied. Answers its answer and 1 when applied, else 0. `full`: its ten arguments
 -- (see the header); else three, the others their defaults.
@@ -166,18 +183,28 @@ local function increment(keys, args)
   call.no_key.context = context
   local stride = tonumber(ARGV[7 + WINDOW_ARGS * window_count])
   local full = stride == 10
+  -- Plain requests on a shard where nothing can refuse them or be told of them take increment_plain
+  -- once the call's first applied request has indexed the slots of now (plain_keys).
+  local plain_shard = not full and call.cap == 0 and not call.blocks and call.keeping == nil
+  local plain_keys = nil
   local applied = 0
   local answers = {}
   for first = 8 + WINDOW_ARGS * window_count, #ARGV, stride do
-    local idem = call.no_key
-    if full and ARGV[first + 2] ~= '' then
-      idem = idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4])
-    end
-    local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
-    if not answer then
-      local one
-      answer, one = increment_one(first, full, idem)
-      applied = applied + one
+    local answer = plain_keys and increment_plain(first, plain_keys)
+    if answer then
+      applied = applied + 1
+    else
+      local idem = call.no_key
+      if full and ARGV[first + 2] ~= '' then
+        idem = idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4])
+      end
+      answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
+      if not answer then
+        local one
+        answer, one = increment_one(first, full, idem)
+        applied = applied + one
+        if plain_shard and one == 1 and not plain_keys then plain_keys = plain_slots(window_count, now_sec) end
+      end
     end
     answers[#answers + 1] = answer
   end

@@ -15,7 +15,8 @@
 -- ARGV[11+4W]    entry stride: 6, the entries are sextuples (below); 2, pairs of item id and amount,
 --                each at now with no creation time, segments or actor (what most batches send: a third
 --                of the arguments to pass and to turn into Lua strings)
--- ARGV[12+4W ...] the entries: item id, amount (integer, non-zero; a score, a decimal integer, on a
+-- ARGV[12+4W ...] the entries: item id, amount (integer, non-zero, written as a decimal integer with no
+--                sign but '-', no leading zero or exponent; a score, a decimal integer, on a
 --                max / min / last board), the event's time (unix ms, not after now), the item's
 --                creation time (unix ms, or "" for none), the segments it also counts in (joined by
 --                commas, "" for none; sum boards only), the actor ("" for none; actor_lib): each entry lands in the slot of its time in
@@ -101,8 +102,8 @@ end
 
 -- batch_add for pairs on a sum board (most batches): every entry is at now, so each window's slot is
 -- indexed once before its entries, and an entry of an unwatched window goes straight to add_unwatched,
--- without the general loop's lookups per entry. Answers the earliest due time as batch_add does, and
--- the items that were held before (when `counting`: see counted_by_adds).
+-- without the general loop's lookups per entry, its amount's argument passed on as it is (see
+-- add_unwatched). Answers the earliest due time as batch_add does, and the items that were held before (when `counting`: see counted_by_adds).
 local function batch_add_pairs(batch, first, window_count, counting)
   local now_ms = tonumber(ARGV[2])
   local now_sec = math.floor(now_ms / 1000)
@@ -119,7 +120,7 @@ local function batch_add_pairs(batch, first, window_count, counting)
       if win.watched then
         score = select(2, add_batch_entry(win, slot_start, item, amount, now_ms / 1000, ''))
       else
-        score = add_unwatched(win.slots_key, slot_key, win.top_key, slot_start, item, amount, nil)
+        score = add_unwatched(win.slots_key, slot_key, win.top_key, slot_start, item, ARGV[i + 1], nil)
       end
       if counting and score ~= amount and batch.first_of[item] == i then held_before[item] = true end
     end

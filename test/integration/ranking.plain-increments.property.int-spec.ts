@@ -1,0 +1,81 @@
+import fc from 'fast-check';
+import type Redis from 'ioredis';
+import { PreparedBoard } from '../../src/ranking/core/board';
+import { RANKING } from '../../src/ranking/ranking.functions';
+import type { CoalescedIncrement } from '../../src/ranking/writes/writes.functions';
+import { fcallArgs } from '../../src/redis/functions';
+import { useRankingFunctions } from '../support/ranking-functions';
+
+const S = RANKING.functions;
+const T0 = 1_700_000_000_000;
+const WINDOWS = [
+  { name: 'min', periodSec: 60, intervalSec: 10 },
+  { name: 'hour', periodSec: 3600, intervalSec: 600 },
+];
+
+/**
+ * A coalesced call of plain requests (stride 3) answers all but its first applied request through
+ * increment.lua's plain path (`increment_plain`, `plain_add`), which skips the general path's checks
+ * and hooks on a shard that needs none of them. It must answer and write exactly what the general path
+ * does, which a call of one request always takes: the same requests, one call each, on a twin board.
+ */
+describe('plain increments in one call answer and write what one call each does (real Redis)', () => {
+  const setup = useRankingFunctions();
+  const client = () => setup.redis.client as Redis;
+
+  /** increment.lua's raw reply: every field of every request's answer, as Redis sent it. */
+  const rawIncrements = (board: PreparedBoard, nowMs: number, requests: CoalescedIncrement[]) => {
+    const call = { board, shard: board.shards[0], nowMs, budgetFields: 1000, requests };
+    return client().fcall(S.increments.redisName, ...fcallArgs(S.increments, S.increments.build(call)));
+  };
+
+  /** Every key of a board with its contents, the board's name taken out of the key. */
+  async function contents(board: PreparedBoard): Promise<Record<string, unknown>> {
+    const found: Record<string, unknown> = {};
+    for (const key of await setup.redis.keys(`board:${board.config.name}}*`)) {
+      const type = await client().type(key);
+      const name = key.split(`board:${board.config.name}}`).join('board}');
+      if (type === 'hash') found[name] = await client().hgetall(key);
+      else if (type === 'zset') found[name] = await client().zrange(key, 0, -1, 'WITHSCORES');
+      else found[name] = `${type}: ${String(await client().get(key))}`;
+    }
+    return found;
+  }
+
+  it('property: answers, scores, ranks, growth and every key match, call after call', async () => {
+    const request = fc.record({
+      item: fc.constantFrom('a', 'b', 'c', 'd'),
+      // Sums that reach 0 (the item leaves) and go negative (no rank).
+      amount: fc.integer({ min: -3, max: 4 }).filter((n) => n !== 0),
+      // Quotas on (1), off (-1), and spent (0: a new item is refused, so that request is not plain).
+      newItems: fc.constantFrom(1, 1, -1, 0),
+    });
+    const scenario = fc.record({
+      windows: fc.constantFrom(WINDOWS.slice(0, 1), WINDOWS, WINDOWS.slice(1)),
+      // A later call may open new slots of a window, or find the older ones expired.
+      calls: fc.array(
+        fc.record({
+          afterMs: fc.constantFrom(0, 4_000, 11_000, 70_000),
+          requests: fc.array(request, { maxLength: 8 }),
+        }),
+        { minLength: 1, maxLength: 5 },
+      ),
+    });
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ windows, calls }) => {
+        const [together, apart] = [await setup.board(windows, T0), await setup.board(windows, T0)];
+        let nowMs = T0;
+        for (const call of calls) {
+          nowMs += call.afterMs;
+          if (call.requests.length === 0) continue;
+          const one = await rawIncrements(together, nowMs, call.requests);
+          const each: unknown[] = [];
+          for (const r of call.requests) each.push(...((await rawIncrements(apart, nowMs, [r])) as unknown[]));
+          expect(one).toEqual(each);
+        }
+        expect(await contents(together)).toEqual(await contents(apart));
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
