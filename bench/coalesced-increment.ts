@@ -8,7 +8,8 @@
  * part taken out, so each part's share shows: every request answered by a constant (what is left is
  * the call, its arguments and the loop), a constant number (the answers' tables), no rank, no add
  * commands; and every request through the general path (increment_one), as before the plain path. Figures: Redis main-thread CPU µs per request, medians of BENCH_COALESCED_ROUNDS
- * interleaved rounds (call-rounds.ts), calls pipelined 100 at a time as ioredis sends them under load.
+ * interleaved rounds (call-rounds.ts), calls pipelined 100 at a time as ioredis sends them under load
+ * (BENCH_COALESCED_PIPELINED: another number).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +25,8 @@ import { runWhenMain, startRedisServer } from './process-stats';
 const S = RANKING.functions;
 const PER_CALL = Number(process.env.BENCH_COALESCED ?? 16);
 const ROUNDS = Number(process.env.BENCH_COALESCED_ROUNDS ?? 11);
+/** Calls in one pipeline (BENCH_COALESCED_PIPELINED, 100); 1 sends each call after the last one's reply, so Redis waits in epoll between calls, as between an HTTP service's calls. */
+const PIPELINED = Number(process.env.BENCH_COALESCED_PIPELINED ?? 100);
 
 /** A library copy with one part of the increment taken out: `from` replaced by `to` in its text. */
 interface Cut {
@@ -96,7 +99,7 @@ export async function coalescedIncrementBench(): Promise<void> {
       ),
     ];
     const loadBefore = loadAverage();
-    await measure(redis, variants, { rounds: ROUNDS, calls: 1_000, pipelined: 100 });
+    await measure(redis, variants, { rounds: ROUNDS, calls: 1_000, pipelined: PIPELINED });
     report(variants, [loadBefore, loadAverage()]);
   } finally {
     redis.disconnect();
@@ -118,7 +121,7 @@ async function seedMinimal(redis: Redis, tag: string): Promise<{ sha: string; ke
 }
 
 function report(variants: Variant[], loads: string[]): void {
-  console.log(`${ROUNDS} rounds, interleaved, pipelined 100; load average ${loads.join(' → ')}.\n`);
+  console.log(`${ROUNDS} rounds, interleaved, pipelined ${PIPELINED}; load average ${loads.join(' → ')}.\n`);
   console.log('| call | Redis CPU µs per request, median |');
   console.log('| ---- | ---: |');
   for (const v of variants) {
