@@ -34,29 +34,30 @@ local ENTRY_FULL = 6
 
 -- The entries' checks and what the call keeps of them, before anything changes: a refusal of the whole
 -- batch (an entry's blocked actor or item, an event time no window holds), else { items (in order),
--- holding (the windows holding each entry, by its first ARGV index), named (the segments named),
--- first_of (each item's first entry, by ARGV index), distinct (items), full (sextuples) }.
+-- holding (sextuples: the windows holding each entry, by its first ARGV index), at_now (the windows
+-- holding now: every pair's), named (the segments named), first_of (each item's first entry, by ARGV
+-- index), distinct (items), full (sextuples) }.
 local function batch_entries(first, stride, now_ms, window_count)
   local full, now_sec = stride == ENTRY_FULL, math.floor(now_ms / 1000)
   local blocks = ACTORS.blocking(KEYS[1], now_ms)
   local at_now = window_holds(now_sec, now_sec, window_count)
-  local batch = { items = {}, holding = {}, named = {}, first_of = {}, distinct = 0, full = full }
+  local batch = { items = {}, holding = {}, at_now = at_now, named = {}, first_of = {}, distinct = 0, full = full }
+  local items, first_of, count = batch.items, batch.first_of, 0
   -- Entries mostly share a time (now): the windows holding a second are worked out once per second.
   local holding_at = {}
   for i = first, #ARGV, stride do
     local item = ARGV[i]
     local blocked = blocks and ACTORS.refusal(KEYS[1], full and ARGV[i + 5] or '', now_ms, item)
     if blocked then return nil, blocked end
-    batch.items[#batch.items + 1] = item
-    if not batch.first_of[item] then batch.first_of[item], batch.distinct = i, batch.distinct + 1 end
+    count = count + 1
+    items[count] = item
+    if not first_of[item] then first_of[item], batch.distinct = i, batch.distinct + 1 end
     if full then
       for _, name in ipairs(segment_names(ARGV[i + 4])) do batch.named[name] = true end
       local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
       if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
       batch.holding[i] = holding_at[at_sec]
-      if not batch.holding[i] then return nil, 'TB_AT_OUT_OF_SPAN ' .. #batch.items end
-    else
-      batch.holding[i] = at_now
+      if not batch.holding[i] then return nil, 'TB_AT_OUT_OF_SPAN ' .. count end
     end
   end
   return batch, nil
@@ -79,7 +80,7 @@ local function batch_add(batch, first, stride, window_count)
   for w = 0, window_count - 1 do
     local win, slot_at = batch_window(w), {}
     for i = first, #ARGV, stride do
-      if batch.holding[i][w] then
+      if (full and batch.holding[i] or batch.at_now)[w] then
         local at_arg = full and ARGV[i + 2] or ARGV[2]
         local slot_start = slot_at[at_arg]
         if not slot_start then
@@ -103,11 +104,14 @@ end
 -- batch_add for pairs on a sum board (most batches): every entry is at now, so each window's slot is
 -- indexed once before its entries, and an entry of an unwatched window goes straight to add_unwatched,
 -- without the general loop's lookups per entry, its amount's argument passed on as it is (see
--- add_unwatched). Answers the earliest due time as batch_add does, and the items that were held before (when `counting`: see counted_by_adds).
+-- add_unwatched). Answers the earliest due time as batch_add does, and how many distinct items some
+-- window held before (when `counting`: see counted_by_adds). An item is counted at its first entry,
+-- in the first window that finds it held, and its first_of turned negative, so no other window counts
+-- it again (first_of is read by nothing after this).
 local function batch_add_pairs(batch, first, window_count, counting)
   local now_ms = tonumber(ARGV[2])
   local now_sec = math.floor(now_ms / 1000)
-  local new_due_ms, held_before = nil, {}
+  local new_due_ms, held, first_of = nil, 0, batch.first_of
   for w = 0, window_count - 1 do
     local win = batch_window(w)
     local slot_start = current_slot(now_sec, win.interval_sec, win.origin_sec)
@@ -122,10 +126,13 @@ local function batch_add_pairs(batch, first, window_count, counting)
       else
         score = add_unwatched(win.slots_key, slot_key, win.top_key, slot_start, item, ARGV[i + 1], nil)
       end
-      if counting and score ~= amount and batch.first_of[item] == i then held_before[item] = true end
+      if counting and score ~= amount and first_of[item] == i then
+        first_of[item] = -i
+        held = held + 1
+      end
     end
   end
-  return new_due_ms, held_before
+  return new_due_ms, held
 end
 
 -- Adds each entry (sextuples from ARGV[first]) to its segments (segment_add, with its actor: the
@@ -166,16 +173,13 @@ local function increment_batch(keys, args)
     if refusal then return redis.error_reply(refusal) end
   end
   bump_version(KEYS[1])
-  local new_due_ms, held_before
+  local new_due_ms, held
   if batch.full or BOARD.aggregate ~= 'sum' then
     new_due_ms = batch_add(batch, first, stride, window_count)
   else
-    new_due_ms, held_before = batch_add_pairs(batch, first, window_count, counting)
+    new_due_ms, held = batch_add_pairs(batch, first, window_count, counting)
   end
-  if counting then
-    created = batch.distinct
-    for _ in pairs(held_before) do created = created - 1 end
-  end
+  if counting then created = batch.distinct - held end
   -- A batch naming no segment (most) skips this pass: it would do nothing for each of its entries.
   if #segments > 0 then new_due_ms = earliest_due(new_due_ms, batch_segments_add(first, window_count, batch.holding)) end
   local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
