@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type Redis from 'ioredis';
 import { PreparedBoard } from '../../src/ranking/core/board';
+import { resolveViews } from '../../src/ranking/core/trending-math';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import type { CoalescedIncrement } from '../../src/ranking/writes/writes.functions';
 import { fcallArgs } from '../../src/redis/functions';
@@ -49,6 +50,8 @@ describe('plain increments in one call answer and write what one call each does 
       amount: fc.integer({ min: -3, max: 4 }).filter((n) => n !== 0),
       // Quotas on (1), off (-1), and spent (0: a new item is refused, so that request is not plain).
       newItems: fc.constantFrom(1, 1, -1, 0),
+      // When in its second it arrived: a call's requests share a second, not a millisecond.
+      msInSecond: fc.constantFrom(0, 1, 500, 998, 999),
     });
     const scenario = fc.record({
       windows: fc.constantFrom(WINDOWS.slice(0, 1), WINDOWS, WINDOWS.slice(1)),
@@ -64,18 +67,36 @@ describe('plain increments in one call answer and write what one call each does 
     await fc.assert(
       fc.asyncProperty(scenario, async ({ windows, calls }) => {
         const [together, apart] = [await setup.board(windows, T0), await setup.board(windows, T0)];
-        let nowMs = T0;
+        let secondMs = T0;
         for (const call of calls) {
-          nowMs += call.afterMs;
+          secondMs += call.afterMs;
           if (call.requests.length === 0) continue;
-          const one = await rawIncrements(together, nowMs, call.requests);
+          // In the order they arrived; the call goes at the last one's time, as the coalescer sends it.
+          const requests = [...call.requests]
+            .sort((a, b) => a.msInSecond - b.msInSecond)
+            .map(({ item, amount, newItems, msInSecond }) => ({ item, amount, newItems, atMs: secondMs + msInSecond }));
+          const one = await rawIncrements(together, requests[requests.length - 1].atMs, requests);
           const each: unknown[] = [];
-          for (const r of call.requests) each.push(...((await rawIncrements(apart, nowMs, [r])) as unknown[]));
+          for (const r of requests) each.push(...((await rawIncrements(apart, r.atMs, [r])) as unknown[]));
           expect(one).toEqual(each);
         }
         expect(await contents(together)).toEqual(await contents(apart));
       }),
       { numRuns: 60 },
     );
+  });
+
+  it("sends a second's requests as plain on a board without views, each with its time on a board with views", async () => {
+    const plain = await setup.board(WINDOWS, T0);
+    const views = resolveViews([{ name: 'hot', mode: 'hot', window: 'hour', tau: '1h' }], WINDOWS);
+    const viewsBoard = new PreparedBoard({ ...plain.config, views }, (shard) => plain.shards[shard].keys);
+    const nowMs = T0 + 999;
+    const requests = [0, 500, 999].map((ms) => ({ item: `i${ms}`, amount: 1, newItems: 1, atMs: T0 + ms }));
+    const strideOf = (board: PreparedBoard) => {
+      const { args } = S.increments.build({ board, shard: board.shards[0], nowMs, budgetFields: 100, requests });
+      return [3, 10].find((stride) => args[args.length - stride * requests.length - 1] === stride);
+    };
+    expect(strideOf(plain)).toBe(3);
+    expect(strideOf(viewsBoard)).toBe(10);
   });
 });

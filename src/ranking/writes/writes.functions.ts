@@ -109,17 +109,21 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
       // The window names a write's answer is keyed by: stored with a retry-safe write, so a replay rebuilds it as it was.
       call.board.windowNames,
       call.board.config.segmentsMax ?? 0,
-      ...requestArgs(requests, call.nowMs),
+      ...requestArgs(requests, call.nowMs, call.board.config.views.length === 0),
     ],
   };
 }
 
 /**
  * increment.lua's request stride and requests: three arguments each (item, amount, allowance) when no
- * request of the call has a key and each is a plain entry (under load, most calls), else ten.
+ * request of the call has a key and each is a plain entry (under load, most calls), else ten. On a board
+ * without views (`secondIsNow`) an event in the call's second counts as at now: the call's requests
+ * arrived within one second (the coalescer groups them by second), each lands in the slots of its
+ * second either way, and only a view reads an event's time finer than its second (a hot view's first
+ * sighting), so their milliseconds need not travel.
  */
-function requestArgs(requests: CoalescedIncrement[], nowMs: number): Array<string | number> {
-  const plain = requests.every((request) => request.idem === undefined && isPlainEntry(request, nowMs));
+function requestArgs(requests: CoalescedIncrement[], nowMs: number, secondIsNow: boolean): Array<string | number> {
+  const plain = requests.every((request) => request.idem === undefined && isPlainEntry(request, nowMs, secondIsNow));
   const args: Array<string | number> = [plain ? 3 : 10];
   for (const request of requests) {
     if (plain) args.push(request.item, request.amount, request.newItems);
@@ -140,10 +144,14 @@ function requestArgs(requests: CoalescedIncrement[], nowMs: number): Array<strin
   return args;
 }
 
-/** An entry that is an item and an amount only: at now, with no creation time, segments or actor. */
-function isPlainEntry(entry: Omit<BatchEntry, 'amount'>, nowMs: number): boolean {
-  const { atMs, createdMs, segments, actor } = entry;
-  return (atMs ?? nowMs) === nowMs && createdMs === undefined && !segments?.length && !actor;
+/**
+ * An entry that is an item and an amount only: at now (or in now's second, when `secondIsNow`), with no
+ * creation time, segments or actor.
+ */
+function isPlainEntry(entry: Omit<BatchEntry, 'amount'>, nowMs: number, secondIsNow = false): boolean {
+  const { atMs = nowMs, createdMs, segments, actor } = entry;
+  const atNow = atMs === nowMs || (secondIsNow && Math.floor(atMs / 1000) === Math.floor(nowMs / 1000));
+  return atNow && createdMs === undefined && !segments?.length && !actor;
 }
 
 /**

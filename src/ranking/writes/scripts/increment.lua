@@ -14,9 +14,10 @@
 -- ARGV[5+4W]     context stored with each keyed answer (the window names)
 -- ARGV[6+4W]     segments.max, most live segments on this shard (0: the board takes none)
 -- ARGV[7+4W]     request stride: 10, each request is ten arguments (below); 3, item id, amount and
---                new items the client may create, each request without a key, at now, with no creation
---                time, segments or actor (a call of plain requests, most: fewer arguments to pass and to
---                turn into Lua strings)
+--                new items the client may create, each request without a key, at now (the caller may
+--                send an event of now's second so on a board without views: only a view reads an
+--                event's time finer than its second), with no creation time, segments or actor (a call
+--                of plain requests, most: fewer arguments to pass and to turn into Lua strings)
 -- ARGV[8+4W ...] ten per request: item id; amount (integer, non-zero, written as a decimal integer
 --                with no sign but '-', no leading zero or exponent); idempotency key ("" for
 --                none); request fingerprint; retention (ms; negative: no budget to store an answer,
