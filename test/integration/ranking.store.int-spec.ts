@@ -207,6 +207,24 @@ describe.each(TOPOLOGIES)('ranking scripts through the store (real Redis, %s)', 
       expect(await redis.client.zrevrange(raw('h:top'), 0, -1, 'WITHSCORES')).toEqual(['a', '5', 'b', '2']);
     });
 
+    it('refuses, from a library caller, an amount that is no exact non-zero integer, before anything is written', async () => {
+      for (const amount of [0, 1.5, 2 ** 53, -(2 ** 53), 2 ** 56, Number.NaN]) {
+        await expect(ranking.increment('b', 'z', amount)).rejects.toThrow(
+          new InvalidInputError('amount must be a non-zero integer from -9007199254740991 to 9007199254740991'),
+        );
+        await expect(
+          ranking.incrementBatch('b', [
+            { item: 'y', amount: 1 },
+            { item: 'z', amount },
+          ]),
+        ).rejects.toThrow(
+          new InvalidInputError('items.1.amount must be a non-zero integer from -9007199254740991 to 9007199254740991'),
+        );
+      }
+      expect(await redis.client.zscore(raw('h:top'), 'y')).toBeNull();
+      expect(await redis.client.zscore(raw('h:top'), 'z')).toBeNull();
+    });
+
     it('answers competition ranks (1, 2, 2, 4)', async () => {
       await ranking.increment('b', 'a', 9);
       await ranking.increment('b', 'b', 5);

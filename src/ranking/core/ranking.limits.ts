@@ -3,6 +3,11 @@ import { Bounds } from '../../common/limits';
 /** Largest |amount| of one increment or batch entry; an amount is also never zero. */
 export const MAX_ABS_AMOUNT = 1_000_000;
 export const AMOUNT_RANGE: Bounds = { min: -MAX_ABS_AMOUNT, max: MAX_ABS_AMOUNT };
+/**
+ * What the services take from a library caller, whom no DTO checks: integers the functions write as
+ * decimal digits and add exactly (a slot's sum is a 64-bit integer, its results score a double).
+ */
+export const EXACT_AMOUNT_RANGE: Bounds = { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER };
 export const DEFAULT_AMOUNT = 1;
 
 /** Largest |score| a max / min / last board records: integers stay exact in a zset's double (2^53 > 10^15). */

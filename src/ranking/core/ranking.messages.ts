@@ -60,6 +60,8 @@ export const RANKING_MESSAGES = {
     aggregate === 'sum'
       ? `board "${board}" sums its events: ${write} takes no score (use increment, or a board with aggregate max, min or last)`
       : `board "${board}" keeps the ${aggregate} score of each item: ${write} does not apply (POST /boards/${board}/items/:item/score records one)`,
+  amountOutOfRange: (field: string, min: number, max: number) =>
+    `${field} must be a non-zero integer from ${min} to ${max}`,
   batchKinds: (field: string) =>
     `${field} must carry a score on a max / min / last board and an amount elsewhere, not both: a batch is of one kind`,
   spanNeedsSum: (board: string, aggregate: string) =>

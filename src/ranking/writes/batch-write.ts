@@ -15,6 +15,7 @@ import type { BatchCommand, BatchInput, BatchWritten, GuardedAttempt, WriteAttem
 import {
   allowancesOf,
   atRefusal,
+  checkAmount,
   checkAt,
   checkCreatedAt,
   checkSegments,
@@ -150,5 +151,6 @@ function batchValue(input: BatchInput, i: number, scored: boolean): number {
   const value = scored ? input.score : input.amount;
   if (value === undefined || (scored && input.amount !== undefined))
     throw new InvalidInputError(M.batchKinds(`items.${i}`));
+  if (!scored) checkAmount(`items.${i}.amount`, value);
   return value;
 }

@@ -27,7 +27,7 @@ import type {
   WriteContext,
   WriteKind,
 } from './write-commands';
-import { atRefusal, byWindow, checkAt, checkCreatedAt, checkSegments, growthError } from './write-rules';
+import { atRefusal, byWindow, checkAmount, checkAt, checkCreatedAt, checkSegments, growthError } from './write-rules';
 import { checkActor } from '../core/actor-rules';
 import type { LedgerEntry } from './writes.functions';
 import { WritesStore } from './writes.store';
@@ -292,6 +292,7 @@ abstract class ItemWrite<
 class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritten> {
   protected check(command: IncrementCommand, attempt: GuardedAttempt): AtProblem {
     const { board, nowMs, idem } = attempt;
+    checkAmount('amount', command.amount);
     const problem = checkAt('at', command.atSec, nowMs, board, idem !== undefined);
     checkCreatedAt('createdAt', command.createdAtSec, nowMs);
     checkSegments('segments', command.segments, board);

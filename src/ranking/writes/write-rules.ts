@@ -3,6 +3,7 @@ import { MAX_FUTURE_SKEW_SEC } from '../../common/limits';
 import { growthErrorOf, Reservation, UNLIMITED } from '../../governance/growth-quotas';
 import type { CapRefusal } from '../../redis/refusals';
 import { PreparedBoard } from '../core/board';
+import { EXACT_AMOUNT_RANGE } from '../core/ranking.limits';
 import { AtOutOfSpanError } from '../core/ranking.errors';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { BatchEntry, WindowStanding } from '../core/ranking.types';
@@ -30,6 +31,17 @@ export function checkAt(field: string, atSec: number | undefined, nowMs: number,
   const problem = atProblem(field, atSec, nowMs, board.config.windows);
   if (problem && !(problem.kind === 'past' && keyed)) throw new InvalidInputError(problem.message);
   return problem;
+}
+
+/**
+ * Refuses an amount that is not a non-zero integer within EXACT_AMOUNT_RANGE (400 naming `field`): the
+ * routes' DTOs take less (AMOUNT_RANGE), but a library caller's command reaches the services unchecked,
+ * and the functions take amounts as decimal integers (increment.lua).
+ */
+export function checkAmount(field: string, amount: number): void {
+  const { min, max } = EXACT_AMOUNT_RANGE;
+  if (!Number.isInteger(amount) || amount === 0 || amount < min || amount > max)
+    throw new InvalidInputError(M.amountOutOfRange(field, min, max));
 }
 
 /** Refuses an item creation time more than the skew ahead (400 naming `field`); any past time is fine. */
