@@ -77,16 +77,18 @@ end
 -- add_amount on a window no one watches (results_watched): its steps without the hooks, then the
 -- actor's contribution (actor_lib; nil or "": none) as a watched window's add keeps it. `amount`: a
 -- number, or the amount's argument as the caller sent it (a decimal integer), which goes to the
--- commands as it is: Redis formats a Lua number with snprintf("%.17g") for each command.
+-- commands as it is: Redis formats a Lua number with snprintf("%.17g") for each command. Answers the
+-- new score, and the score as Redis wrote it.
 local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amount, actor)
   if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
-  local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
+  local written = redis.call('ZINCRBY', top_key, amount, item)
+  local score = tonumber(written)
   if score == 0 then
     redis.call('ZREM', top_key, item)
     item_data_left(top_key, item)
   end
   if actor and actor ~= '' then ACTORS.add(slots_key, top_key, slot_start, actor, item, amount) end
-  return score
+  return score, written
 end
 
 -- Item increments of one call (window keys as (slots, top) pairs from KEYS[2], periods and intervals
@@ -161,28 +163,20 @@ local function plain_slots(window_count, now_sec)
   return adder.slot_keys
 end
 
--- The add of an event at now with no actor into `slot_keys` (plain_slots), exactly as add does it there:
--- appends score_w, rank_w to `reply` for every window; answers 1 when every window's new score is the
--- amount (the item was in none), else 0. `amount_arg`: the amount as sent, a decimal integer: it goes
--- to the commands as it is, and a score goes to the rank's ZCOUNT as Redis wrote it (it reads back as
--- the same number), so neither is formatted again; a score (a sum of integers) is written as an integer,
--- so it equals `amount_arg` exactly when it equals the amount.
+-- The add of an event at now with no actor into `slot_keys` (plain_slots), as add does it there
+-- (add_unwatched): appends score_w, rank_w to `reply` for every window; answers 1 when every window's
+-- new score is the amount (the item was in none), else 0. `amount_arg`: the amount as sent, a decimal
+-- integer: it goes to the commands as it is, and a score goes to the rank's ZCOUNT as Redis wrote it
+-- (it reads back as the same number), so neither is formatted again; a score (a sum of integers) is
+-- written as an integer, so it equals `amount_arg` exactly when it equals the amount.
 local function plain_add(reply, slot_keys, window_count, item, amount_arg)
   local created = 1
   for w = 0, window_count - 1 do
     local top_key = KEYS[3 + 2 * w]
-    if redis.call('HINCRBY', slot_keys[w], item, amount_arg) == 0 then redis.call('HDEL', slot_keys[w], item) end
-    local written = redis.call('ZINCRBY', top_key, amount_arg, item)
-    local score, rank = tonumber(written), 0
+    local score, written = add_unwatched(KEYS[2 + 2 * w], slot_keys[w], top_key, nil, item, amount_arg, nil)
     if written ~= amount_arg then created = 0 end
-    if score > 0 then
-      rank = redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1
-    elseif score == 0 then
-      redis.call('ZREM', top_key, item)
-      item_data_left(top_key, item)
-    end
     reply[#reply + 1] = score
-    reply[#reply + 1] = rank
+    reply[#reply + 1] = score > 0 and redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1 or 0
   end
   return created
 end
@@ -219,7 +213,7 @@ local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
     view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
     return new_due_ms, score
   end
-  return new_due_ms, add_unwatched(win.slots_key, slot_key, top_key, slot_start, item, amount, actor)
+  return new_due_ms, (add_unwatched(win.slots_key, slot_key, top_key, slot_start, item, amount, actor))
 end
 
 -- A batch entry's score on a max / min / last board (the batch increment), in the slot starting at
