@@ -5,6 +5,7 @@ import { defineLibrary, handlerModules, typedFunction } from '../redis/function-
 import { IDEM_LIBRARY, KEYS_LIBRARY } from '../redis/scripts';
 import type { Sample } from './counter-math';
 import type { CounterKeys } from './counter-keys';
+import { COUNTER_EXPIRY_GRACE_MS } from './counters.limits';
 
 /** A counter in its bucket, with the precisions and retention the service is configured with. */
 export interface CounterCall {
@@ -61,6 +62,7 @@ export const COUNTER_FUNCTIONS = {
         ...idemArgs(call.idem, String(call.atSec)),
         call.newCounters,
         call.bucketCap,
+        COUNTER_EXPIRY_GRACE_MS,
         ...call.precisionsSec,
       ],
     }),
@@ -134,7 +136,7 @@ export const COUNTER_FUNCTIONS = {
  */
 export const COUNTERS = defineLibrary({
   name: 'tb_counters',
-  version: 2,
+  version: 3,
   modules: [KEYS_LIBRARY, IDEM_LIBRARY, ...handlerModules(join(__dirname, 'scripts'), COUNTER_FUNCTIONS)],
   functions: COUNTER_FUNCTIONS,
 });

@@ -12,3 +12,11 @@ export const MAX_PRECISION_SEC = 365 * 86400;
 
 /** Characters of a requested precision (seconds or a duration such as 5s): longer is never a valid one. */
 export const MAX_PRECISION_CHARS = 16;
+
+/**
+ * How long a count hash outlives its newest slice's retention before Redis expires it. The expiry is
+ * garbage collection: reads and the cleaner apply the retention by the caller's clock, while Redis
+ * counts the TTL by its own, so an instance whose clock lags the writer's by less than this still
+ * reads every slice live by its clock.
+ */
+export const COUNTER_EXPIRY_GRACE_MS = 60_000;

@@ -8,6 +8,7 @@ import { ClientBudget } from '../../src/governance/growth-quotas';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import { RedisService } from '../../src/redis/redis.service';
+import { COUNTER_EXPIRY_GRACE_MS } from '../../src/counters/counters.limits';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { StatsService } from '../../src/stats/stats.service';
@@ -255,19 +256,28 @@ describe.each(TOPOLOGIES)('quotas on growth, caps and aging out (real Redis, %s)
       const bucket = counterStore.keys.bucketOf('old');
       const ttl1 = await redis.client.pttl(counterStore.keys.count('old', 1));
       const ttl60 = await redis.client.pttl(counterStore.keys.count('old', 60));
-      expect(ttl1).toBeGreaterThan(9_000);
-      expect(ttl1).toBeLessThanOrEqual(10_000);
-      expect(ttl60).toBeGreaterThan(599_000);
-      expect(ttl60).toBeLessThanOrEqual(600_000);
+      expect(ttl1).toBeGreaterThan(9_000 + COUNTER_EXPIRY_GRACE_MS);
+      expect(ttl1).toBeLessThanOrEqual(10_000 + COUNTER_EXPIRY_GRACE_MS);
+      expect(ttl60).toBeGreaterThan(599_000 + COUNTER_EXPIRY_GRACE_MS);
+      expect(ttl60).toBeLessThanOrEqual(600_000 + COUNTER_EXPIRY_GRACE_MS);
       clock.advanceSec(30);
       await counters.increment('old', 1, T0 / 1000); // a late sample never shortens the life of newer slices
-      expect(await redis.client.pttl(counterStore.keys.count('old', 60))).toBeGreaterThan(599_000 - 30_000);
+      expect(await redis.client.pttl(counterStore.keys.count('old', 60))).toBeGreaterThan(
+        599_000 - 30_000 + COUNTER_EXPIRY_GRACE_MS,
+      );
       clock.advanceSec(600);
       const pass = await counters.cleanPass(0);
       expect(pass).toMatchObject({ entriesRemoved: 2, namesRemoved: 1, failures: 0 });
       expect(await redis.client.zcard(counterStore.keys.known(bucket))).toBe(0);
       expect(await redis.client.zcard(counterStore.keys.names(bucket))).toBe(0);
       expect(await redis.dataKeys('cnt:*')).toEqual([]);
+    });
+
+    it('a sample about to leave its retention keeps its hash for the grace: Redis times the TTL by its own clock', async () => {
+      const nowSec = Math.floor(clock.nowMs() / 1000);
+      await counters.increment('edge', 1, nowSec - 9); // its 1 s slice leaves the retention within a second
+      expect(await redis.client.pttl(counterStore.keys.count('edge', 1))).toBeGreaterThan(COUNTER_EXPIRY_GRACE_MS);
+      expect((await counters.read('edge', '1')).samples).toEqual([{ t: nowSec - 9, count: 1 }]);
     });
 
     it('a keyed increment refused for its quota still answers its stored first answer', async () => {

@@ -5,8 +5,11 @@
 -- Growth: the bucket's names zset ({...}:names, derived from KEYS[1]) holds name -> the time (ms, the
 -- caller's clock) its newest slice leaves every retention: the counter is live until then. A write that
 -- would make a counter live again (a new one) is refused past the bucket's cap or the client's allowance,
--- before anything is written. Each count hash expires (relative to the caller's clock) when its newest
--- slice leaves its retention, so a counter that stops receiving data goes away without the cleaner.
+-- before anything is written. Each count hash expires (relative to the caller's clock) a grace after its
+-- newest slice leaves its retention, so a counter that stops receiving data goes away without the
+-- cleaner. The expiry is garbage collection only: reads and the cleaner apply the retention by the
+-- caller's clock, and Redis counts a TTL on its own, so without the grace an instance whose clock
+-- lags the writer's (or a test's clock, which stands still) would see a live slice vanish early.
 -- KEYS: dynamic
 -- KEYS[1]        the bucket's known-counters index zset ("<prec>:<name>" -> 0)
 -- KEYS[1+i]      (i = 1..P) the counter's count hash of precision i (slice start -> count)
@@ -19,7 +22,8 @@
 --                (idem_lib; the key is scoped to the counter: its field is "<name>\31<key>")
 -- ARGV[10]       new counters the client may create (0 or 1; -1: no quota)
 -- ARGV[11]       most live counters in this bucket (0: no cap)
--- ARGV[11+i]     precision i, seconds
+-- ARGV[12]       expiry grace, ms: how long a count hash outlives its newest slice's retention
+-- ARGV[12+i]     precision i, seconds
 -- Reply: { outcome, context, [new counters created: applied only], prec, ... } the precisions
 --        (seconds) the count landed in (outcome, context and the count: see idem_lib);
 --        { 0, context, 0 } and nothing stored when every retention is past `at` (a refusal: a retry
@@ -29,7 +33,7 @@
 -- A counter listed in no names entry may predate them: its index entries say whether it exists.
 local function counter_known_before(keys, args, name)
   for i = 1, #keys - 1 do
-    if redis.call('ZSCORE', keys[1], args[11 + i] .. ':' .. name) then return true end
+    if redis.call('ZSCORE', keys[1], args[12 + i] .. ':' .. name) then return true end
   end
   return false
 end
@@ -39,7 +43,7 @@ end
 local function counter_slices(keys, args, at, now_sec, samples)
   local landed, starts, live_until_ms = {}, {}, 0
   for i = 1, #keys - 1 do
-    local prec = tonumber(args[11 + i])
+    local prec = tonumber(args[12 + i])
     local start = at - (at % prec)
     if start > now_sec - samples * prec then
       landed[#landed + 1] = prec
@@ -77,17 +81,18 @@ local function increment(keys, args)
   if replay then return replay end
   local names_key = sibling_key(keys[1], 'known', 'names')
   local landed, starts, live_until_ms = counter_slices(keys, args, at, math.floor(now_ms / 1000), samples)
+  local grace_ms = tonumber(args[12])
   if #landed == 0 then return { 0, idem.context, 0 } end
   local created, refusal = counter_admit(keys, args, name, names_key, now_ms)
   if refusal then return refusal end
   for i = 1, #keys - 1 do
     local start = starts[i]
     if start then
-      local prec = tonumber(args[11 + i])
+      local prec = tonumber(args[12 + i])
       redis.call('HINCRBY', keys[1 + i], string.format('%d', start), count)
       redis.call('ZADD', keys[1], 0, string.format('%d', prec) .. ':' .. name)
       -- Only ever later: a late sample must not shorten the life of newer slices.
-      local ttl_ms = (start + samples * prec) * 1000 - now_ms
+      local ttl_ms = (start + samples * prec) * 1000 - now_ms + grace_ms
       local current_ms = redis.call('PTTL', keys[1 + i])
       if current_ms < 0 or current_ms < ttl_ms then redis.call('PEXPIRE', keys[1 + i], ttl_ms) end
     end
