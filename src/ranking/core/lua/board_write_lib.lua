@@ -150,15 +150,22 @@ local function event_adder(window_count)
   return add
 end
 
--- The slot keys (by 0-based window) plain_add writes to, once an add of the running call (for
--- `window_count` windows) has indexed the slot of `now_sec` in every window and no window is watched;
--- else nil. A call's events at now land in those slots, so the rest of them need no indexing.
+-- The slot keys (by 0-based window) plain_add writes to, for `window_count` windows of which none is
+-- watched, once the slot of `now_sec` is indexed in every window: by an add of the running call, or
+-- before the call, as the shard's indexed second says (slot_known; the call's first request then needs
+-- no add); else nil. A call's events at now land in those slots, so they need no indexing. A window
+-- found known is noted as its add would note it, so a later add of the call does not index it either.
 local function plain_slots(window_count, now_sec)
   local adder = EVENT_ADDERS[window_count]
   if not adder then return nil end
   for w = 0, window_count - 1 do
     local _, interval_sec, origin_sec = window_rule(5, w)
-    if adder.watched[w] or adder.indexed[w] ~= current_slot(now_sec, interval_sec, origin_sec) then return nil end
+    local slot_start = current_slot(now_sec, interval_sec, origin_sec)
+    if adder.watched[w] then return nil end
+    if adder.indexed[w] ~= slot_start then
+      if not slot_known(slot_start, interval_sec, origin_sec) then return nil end
+      adder.indexed[w], adder.slot_keys[w] = slot_start, slot_key_of(KEYS[2 + 2 * w], slot_start)
+    end
   end
   return adder.slot_keys
 end

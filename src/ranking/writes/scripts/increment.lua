@@ -119,7 +119,7 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
 end
 
 -- A plain request (stride 3) from ARGV[first] added through `slot_keys` (plain_slots: every window's
--- slot of now indexed by an earlier request of the call, none watched) on a shard where nothing can
+-- slot of now indexed, none watched) on a shard where nothing can
 -- refuse it: no item cap, no live block, and an allowance no single item passes ("1", or "-1": no quota;
 -- "0" may refuse a new item). Answers what increment_one answers for it (no snapshots are kept, so no
 -- previous rank; nothing indexed, so no due time), or nil when it is not such a request.
@@ -185,9 +185,10 @@ local function increment(keys, args)
   local stride = tonumber(ARGV[7 + WINDOW_ARGS * window_count])
   local full = stride == 10
   -- Plain requests on a shard where nothing can refuse them or be told of them take increment_plain
-  -- once the call's first applied request has indexed the slots of now (plain_keys).
+  -- once the slots of now are indexed (plain_slots): from the first request when the shard's indexed
+  -- second names them (most calls under load), else after the first applied one.
   local plain_shard = not full and call.cap == 0 and not call.blocks and call.keeping == nil
-  local plain_keys = nil
+  local plain_keys = plain_shard and plain_slots(window_count, now_sec) or nil
   local applied = 0
   local answers = {}
   for first = 8 + WINDOW_ARGS * window_count, #ARGV, stride do
