@@ -60,6 +60,11 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     if (!connected) this.connectionLost('not reachable yet at boot');
   }
 
+  /** Runs `listener` the next time the connection becomes ready (a start-up step that found Redis away retries then). */
+  onceReady(listener: () => void): void {
+    this.client.once('ready', listener);
+  }
+
   /** Resolves true once connected (or already), false after `timeoutMs`. */
   waitUntilReady(timeoutMs: number): Promise<boolean> {
     if (this.client.status === 'ready') return Promise.resolve(true);

@@ -67,6 +67,30 @@ describe('when Redis goes away and comes back', () => {
     expect(after.body.windows['1h']).toEqual({ score: 1, rank: 1, previousRank: null });
   });
 
+  it('boots while Redis is away (every start-up step that needs it waits for it), and is ready once it is back', async () => {
+    if (!e2e.redis().pause || !e2e.redis().resume) return; // a shared REDIS_URL cannot be stopped from here
+    await e2e.redis().pause!();
+    let resumed = false;
+    let late: Awaited<ReturnType<typeof startTestApp>> | undefined;
+    try {
+      late = await startTestApp(e2e.redis(), clock);
+      const call = () => request(late!.getHttpServer());
+      expect((await call().get('/health/ready')).status).toBe(503);
+      expect((await call().get('/boards/b/top')).body.code).toBe('REDIS_UNAVAILABLE');
+      await e2e.redis().resume!();
+      resumed = true;
+      let ready = 0;
+      for (let attempt = 0; attempt < 100 && ready !== 200; attempt++) {
+        ready = (await call().get('/health/ready')).status;
+        if (ready !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(ready).toBe(200);
+    } finally {
+      if (!resumed) await e2e.redis().resume!();
+      await late?.close();
+    }
+  });
+
   it('answers 503 within the command timeout when Redis stops answering (auto-pipelined commands too), then recovers', async () => {
     if (!e2e.redis().freeze || !e2e.redis().thaw) return; // a shared REDIS_URL cannot be frozen from here
     const timeoutMs = 400;

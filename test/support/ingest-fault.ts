@@ -29,6 +29,10 @@ export const FAULT_WINDOW = '1h';
 export interface DurableRedis {
   url: string;
   restart(): Promise<void>;
+  /** Kills the server (SIGKILL) and leaves it down, its data kept for `start`. */
+  kill(): Promise<void>;
+  /** Starts the killed server again on the same port, with its data. */
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -64,6 +68,10 @@ export async function startDurableRedis(): Promise<DurableRedis> {
     url: `redis://127.0.0.1:${port}`,
     restart: async () => {
       await stopChild(child);
+      child = await start();
+    },
+    kill: () => stopChild(child),
+    start: async () => {
       child = await start();
     },
     stop: async () => {

@@ -121,8 +121,23 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
     await this.runners.get(runnerKey(name, id));
   }
 
-  /** Resumes the retractions a stopped instance left running (a board gone meanwhile: forgotten). */
+  /**
+   * Resumes the retractions a stopped instance left running. A Redis that is away does not stop the
+   * boot (every request then answers 503 until it is back): they are resumed once it is back.
+   */
   async onApplicationBootstrap(): Promise<void> {
+    await this.resumeLeftRunning().catch((error: unknown) => this.resumeWhenBack(error));
+  }
+
+  private resumeWhenBack(error: unknown): void {
+    this.logger.warn(`retractions left running not resumed at start, retried once Redis is back: ${String(error)}`);
+    this.store.onceConnected(() => {
+      if (!this.stopping) void this.resumeLeftRunning().catch((again: unknown) => this.resumeWhenBack(again));
+    });
+  }
+
+  /** Resumes the retractions a stopped instance left running (a board gone meanwhile: forgotten). */
+  private async resumeLeftRunning(): Promise<void> {
     for (const [board, id] of await this.store.runningOnes(RESUMED_AT_START)) {
       const view = await this.get(board, id).catch(async (error: unknown) => {
         if (error instanceof NotFoundError) await this.store.finished(board, id);

@@ -51,6 +51,11 @@ export class RetractionStore {
     await this.redis.timed(this.redis.client.zrem(this.keys.retractionsRunning(), `${board}\u001f${id}`));
   }
 
+  /** Runs `listener` once the connection to Redis is ready again. */
+  onceConnected(listener: () => void): void {
+    this.redis.onceReady(listener);
+  }
+
   /** The retractions noted as running (at most `most`, oldest first): [board, id]. */
   async runningOnes(most: number): Promise<Array<[string, string]>> {
     const members = await this.redis.timed(this.redis.client.zrange(this.keys.retractionsRunning(), 0, most - 1));
