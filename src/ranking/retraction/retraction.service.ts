@@ -130,7 +130,9 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
   }
 
   private resumeWhenBack(error: unknown): void {
-    this.logger.warn(`retractions left running not resumed at start, retried once Redis is back: ${String(error)}`);
+    this.logger.warn(
+      `retractions left running not resumed at start (${String(error)}): retried at the next reconnection to Redis; each also resumes at its next GET`,
+    );
     this.store.onceConnected(() => {
       if (!this.stopping) void this.resumeLeftRunning().catch((again: unknown) => this.resumeWhenBack(again));
     });
