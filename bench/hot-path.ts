@@ -9,7 +9,9 @@
  * every route on every server one after the other (HOT_ROUND_SEC each, 50 connections); a ratio is
  * taken within a round, so it shares the machine's state of that moment, and the median of HOT_ROUNDS
  * rounds is reported with the load average of each round. Each run also reads redis-server's CPU time,
- * so Redis CPU per answered request is compared too (the servers take turns on the one redis-server). Then batches of 100 increments through
+ * so Redis CPU per answered request is compared too (the servers take turns on the one redis-server), with
+ * what explains it: the time inside script calls (commandstats), and redis-server's wake-ups and
+ * preemptions (/proc context switches) per 100 requests. Then batches of 100 increments through
  * the service (HOT_BATCH_ENTRIES per batch, default 100), and SLOWLOG (calls over 1 ms, and over 5 ms) of each phase after seeding.
  * BENCH_REDIS_REALTIME=1 runs redis-server under SCHED_FIFO (bench/process-stats.ts), so SLOWLOG times the calls, not the machine. HOT_BEFORE_DIST=<dir>/dist
  * adds a second service built from other code (e.g. `git archive <commit>` built elsewhere) to every
@@ -22,7 +24,14 @@ import Redis from 'ioredis';
 import { stopChild } from '../test/support/processes';
 import { loadAverage } from './call-rounds';
 import { cannon, fmt, median, RunFigures } from './load';
-import { cpuSeconds, startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
+import {
+  contextSwitches,
+  cpuSeconds,
+  startBareServer,
+  startRedisServer,
+  startService,
+  waitForHttp,
+} from './process-stats';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const PREFIX = 'hot:';
@@ -128,11 +137,30 @@ async function seededService(env: Record<string, string>, redis: Redis, prefix: 
   return service;
 }
 
-/** A run's figures, and redis-server's CPU time per answered request (µs) over the run: every server shares the one redis-server, one at a time. */
-type HotRun = RunFigures & { redisMicrosPerRequest: number };
+/**
+ * A run's figures, and per answered request over the run (every server shares the one redis-server,
+ * one at a time): redis-server's CPU time (µs), the time Redis spent inside script calls (FCALL and
+ * EVALSHA, µs, commandstats: wall time, so a call the kernel preempted counts its time off the CPU),
+ * and its wake-ups and preemptions (contextSwitches), per 100 requests.
+ */
+type HotRun = RunFigures & {
+  redisMicrosPerRequest: number;
+  scriptMicrosPerRequest: number;
+  wakesPer100: number;
+  preemptionsPer100: number;
+};
 type Runs = Map<string, HotRun[]>;
 
+/** Microseconds redis-server spent in FCALL and EVALSHA since its stats were reset (INFO commandstats). */
+async function scriptMicros(redis: Redis): Promise<number> {
+  const stats = await redis.info('commandstats');
+  let micros = 0;
+  for (const match of stats.matchAll(/^cmdstat_(?:fcall|evalsha):calls=\d+,usec=(\d+)/gm)) micros += Number(match[1]);
+  return micros;
+}
+
 async function round(
+  redis: Redis,
   urls: Partial<Record<Server, string>>,
   pids: Partial<Record<Server, number | undefined>> & { redis?: number },
   runs: Runs,
@@ -140,10 +168,19 @@ async function round(
 ) {
   for (const route of ROUTES) {
     for (const server of SERVERS) {
+      await redis.config('RESETSTAT');
       const redisCpuBefore = cpuSeconds(pids.redis);
+      const switchesBefore = contextSwitches(pids.redis);
       const figures = await cannon(urls[server] ?? '', { ...route, path: route.paths[server] }, pids[server], sec);
-      const redisMicrosPerRequest = ((cpuSeconds(pids.redis) - redisCpuBefore) * 1e6) / Math.max(1, figures.ok);
-      const run = { ...figures, redisMicrosPerRequest };
+      const switches = contextSwitches(pids.redis);
+      const per = (total: number) => total / Math.max(1, figures.ok);
+      const run = {
+        ...figures,
+        redisMicrosPerRequest: per((cpuSeconds(pids.redis) - redisCpuBefore) * 1e6),
+        scriptMicrosPerRequest: per(await scriptMicros(redis)),
+        wakesPer100: per(100 * (switches.voluntary - switchesBefore.voluntary)),
+        preemptionsPer100: per(100 * (switches.involuntary - switchesBefore.involuntary)),
+      };
       if (run.non2xx > 0) throw new Error(`${server} ${route.name}: ${run.non2xx} answers were not 2xx`);
       const key = `${route.name} ${server}`;
       runs.set(key, [...(runs.get(key) ?? []), run]);
@@ -157,9 +194,9 @@ function report(runs: Runs, loads: string[]): void {
     `${ROUNDS} rounds x ${SECONDS} s per route and server, 50 connections; load average per round: ${loads.join(' | ')}.\n`,
   );
   console.log(
-    '| route | server | req/s median | p50 / p99 ms (median) | CPU µs per request (median) | Redis CPU µs per request (median) | req/s vs hand-rolled (median of rounds) | req/s vs floor | p99 vs hand-rolled | Redis CPU vs hand-rolled |',
+    '| route | server | req/s median | p50 / p99 ms (median) | CPU µs per request (median) | Redis CPU µs per request (median) | µs in script calls per request | Redis wake-ups / preemptions per 100 requests | req/s vs hand-rolled (median of rounds) | req/s vs floor | p99 vs hand-rolled | Redis CPU vs hand-rolled |',
   );
-  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const route of ROUTES) {
     const of = (server: Server) => runs.get(`${route.name} ${server}`) ?? [];
     const ratio = (service: Server, server: Server, figure: (r: HotRun) => number) =>
@@ -177,7 +214,7 @@ function report(runs: Runs, loads: string[]): void {
           ]
         : ['', '', '', ''];
       console.log(
-        `| ${route.name} | ${server} | ${fmt(pick((x) => x.reqPerSec))} | ${pick((x) => x.p50)} / ${pick((x) => x.p99)} | ${pick((x) => x.cpuMicrosPerRequest).toFixed(0)} | ${pick((x) => x.redisMicrosPerRequest).toFixed(1)} | ${ratios.join(' | ')} |`,
+        `| ${route.name} | ${server} | ${fmt(pick((x) => x.reqPerSec))} | ${pick((x) => x.p50)} / ${pick((x) => x.p99)} | ${pick((x) => x.cpuMicrosPerRequest).toFixed(0)} | ${pick((x) => x.redisMicrosPerRequest).toFixed(1)} | ${pick((x) => x.scriptMicrosPerRequest).toFixed(1)} | ${pick((x) => x.wakesPer100).toFixed(1)} / ${pick((x) => x.preemptionsPer100).toFixed(2)} | ${ratios.join(' | ')} |`,
       );
     }
   }
@@ -242,11 +279,11 @@ async function main(): Promise<void> {
     }
     await redis.config('SET', 'slowlog-log-slower-than', String(LOGGED_MICROS), 'slowlog-max-len', '100000');
     await redis.slowlog('RESET');
-    await round(urls, pids, new Map(), 1); // warm-up, not kept
+    await round(redis, urls, pids, new Map(), 1); // warm-up, not kept
     const runs: Runs = new Map();
     const loads: string[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      await round(urls, pids, runs, SECONDS);
+      await round(redis, urls, pids, runs, SECONDS);
       loads.push(loadAverage().split(' ')[0]);
     }
     report(runs, loads);

@@ -30,6 +30,22 @@ export function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/**
+ * A process's context switches so far (Linux /proc; zeros elsewhere or without a pid). For
+ * redis-server, `voluntary` counts its wake-ups (each time it found no input and waited in epoll) and
+ * `involuntary` the times the kernel took the CPU from it while it had work: on a shared machine a
+ * preempted call resumes with caches another process has filled.
+ */
+export function contextSwitches(pid: number | undefined): { voluntary: number; involuntary: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const count = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    return { voluntary: count('voluntary_ctxt_switches'), involuntary: count('nonvoluntary_ctxt_switches') };
+  } catch {
+    return { voluntary: 0, involuntary: 0 };
+  }
+}
+
 /** A private redis-server on a free port (nothing kept on disk), answering PING. */
 export async function startRedisServer(): Promise<{ child: ChildProcess; port: number; url: string }> {
   const port = await freePort();
