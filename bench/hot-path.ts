@@ -16,13 +16,15 @@
  * BENCH_REDIS_REALTIME=1 runs redis-server under SCHED_FIFO (bench/process-stats.ts), so SLOWLOG times the calls, not the machine. HOT_BEFORE_DIST=<dir>/dist
  * adds a second service built from other code (e.g. `git archive <commit>` built elsewhere) to every
  * round, on its own key prefix, so a change is measured before and after in the same run.
- * HOT_SERVICE_ENV (JSON) runs the service with settings over its defaults.
+ * HOT_SERVICE_ENV (JSON) runs the service with settings over its defaults. HOT_CALL_SIZES=1 adds the
+ * increment calls by the requests they carried (bench/call-sizes.ts).
  */
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { stopChild } from '../test/support/processes';
 import { loadAverage } from './call-rounds';
+import { callSizes, callSizesHeader } from './call-sizes';
 import { cannon, fmt, median, RunFigures } from './load';
 import {
   contextSwitches,
@@ -45,6 +47,8 @@ const SLOW_MICROS = 5_000;
 const BATCH_ENTRIES = Number(process.env.HOT_BATCH_ENTRIES ?? 100);
 
 const BEFORE_DIST = process.env.HOT_BEFORE_DIST;
+/** HOT_CALL_SIZES=1: the increment calls by size after the rounds (bench/call-sizes.ts). */
+const CALL_SIZES = process.env.HOT_CALL_SIZES === '1';
 /** HOT_SERVICE_ENV (JSON): settings over the service's defaults, e.g. '{"LOG_LEVEL":"warn"}' (the before build keeps its defaults). */
 const SERVICE_ENV = JSON.parse(process.env.HOT_SERVICE_ENV ?? '{}') as Record<string, string>;
 
@@ -288,6 +292,14 @@ async function main(): Promise<void> {
     }
     report(runs, loads);
     await slowCalls(redis, 'single increments and top-10 reads');
+    if (CALL_SIZES) {
+      callSizesHeader();
+      const route = ROUTES[0];
+      for (const server of SERVERS) {
+        const load = () => cannon(urls[server] ?? '', { ...route, path: route.paths[server] }, pids[server], 3);
+        await callSizes(redis, server, load);
+      }
+    }
     await batches(service.url, service.child.pid);
     await slowCalls(redis, 'batches');
   } finally {
