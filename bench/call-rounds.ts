@@ -37,6 +37,17 @@ export async function usecPerCall(redis: Redis, command: string): Promise<number
   return Number(new RegExp(`cmdstat_${command}:calls=\\d+,usec=\\d+,usec_per_call=([\\d.]+)`).exec(stats)?.[1] ?? 0);
 }
 
+/** Microseconds inside Redis of every script or function call since the last reset (INFO commandstats text), and their count. */
+export function scriptCallTime(commandstats: string): { calls: number; usec: number } {
+  let calls = 0;
+  let usec = 0;
+  for (const match of commandstats.matchAll(/^cmdstat_(?:evalsha|eval|fcall|fcall_ro):calls=(\d+),usec=(\d+)/gm)) {
+    calls += Number(match[1]);
+    usec += Number(match[2]);
+  }
+  return { calls, usec };
+}
+
 /** CPU seconds the Redis main thread has used (user + system). */
 export async function mainThreadCpu(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');

@@ -10,7 +10,7 @@
 import Redis from 'ioredis';
 
 /** A SLOWLOG entry as Redis answers it: id, start (unix s), duration (µs), the command's arguments. */
-type SlowEntry = [number, number, number, string[]];
+export type SlowEntry = [number, number, number, string[]];
 
 const SIZE_BINS = [1, 4, 8, 16, 32, 64, 100];
 /** SLOWLOG keeps up to 32 arguments of a command; the last one then says how many more there were. */

@@ -23,8 +23,8 @@ import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { stopChild } from '../test/support/processes';
-import { loadAverage } from './call-rounds';
-import { callSizes, callSizesHeader } from './call-sizes';
+import { loadAverage, scriptCallTime } from './call-rounds';
+import { callSizes, callSizesHeader, SlowEntry } from './call-sizes';
 import { cannon, fmt, median, RunFigures } from './load';
 import {
   contextSwitches,
@@ -155,14 +155,6 @@ type HotRun = RunFigures & {
 };
 type Runs = Map<string, HotRun[]>;
 
-/** Microseconds redis-server spent in FCALL and EVALSHA since its stats were reset (INFO commandstats). */
-async function scriptMicros(redis: Redis): Promise<number> {
-  const stats = await redis.info('commandstats');
-  let micros = 0;
-  for (const match of stats.matchAll(/^cmdstat_(?:fcall|evalsha):calls=\d+,usec=(\d+)/gm)) micros += Number(match[1]);
-  return micros;
-}
-
 async function round(
   redis: Redis,
   urls: Partial<Record<Server, string>>,
@@ -181,7 +173,7 @@ async function round(
       const run = {
         ...figures,
         redisMicrosPerRequest: per((cpuSeconds(pids.redis) - redisCpuBefore) * 1e6),
-        scriptMicrosPerRequest: per(await scriptMicros(redis)),
+        scriptMicrosPerRequest: per(scriptCallTime(await redis.info('commandstats')).usec),
         wakesPer100: per(100 * (switches.voluntary - switchesBefore.voluntary)),
         preemptionsPer100: per(100 * (switches.involuntary - switchesBefore.involuntary)),
       };
@@ -239,7 +231,7 @@ async function batches(serviceUrl: string, pid: number | undefined): Promise<voi
 }
 
 async function slowCalls(redis: Redis, phase: string): Promise<void> {
-  const entries = (await redis.slowlog('GET', 10_000)) as Array<[number, number, number, string[]]>;
+  const entries = (await redis.slowlog('GET', 10_000)) as SlowEntry[];
   // Per command (a function by its name): how many calls took longer, and the longest.
   const byCommand = new Map<string, { count: number; longestMicros: number }>();
   for (const [, , micros, args] of entries) {

@@ -14,23 +14,13 @@ import { SPAN_MAX_FIELDS } from '../src/ranking/core/ranking.limits';
 import { FakeClock } from '../test/support/clock';
 import { startRankingService } from '../test/support/ranking';
 import { startTestRedis } from '../test/support/redis';
+import { scriptCallTime } from './call-rounds';
 
 const ITEMS = 100_000;
 const SLOTS = 168;
 const T0_MS = 1_700_002_800_000; // an hour boundary
 const HOUR_MS = 3_600_000;
 const CALLS = 30;
-
-/** Microseconds inside Redis of every script or function call since the last reset, and their count. */
-async function redisTime(info: string): Promise<{ calls: number; usec: number }> {
-  let calls = 0;
-  let usec = 0;
-  for (const match of info.matchAll(/^cmdstat_(?:evalsha|eval|fcall|fcall_ro):calls=(\d+),usec=(\d+)/gm)) {
-    calls += Number(match[1]);
-    usec += Number(match[2]);
-  }
-  return { calls, usec };
-}
 
 async function main(): Promise<void> {
   const redis = await startTestRedis();
@@ -66,7 +56,7 @@ async function main(): Promise<void> {
         }
       }
       const wallMs = (performance.now() - startedMs) / CALLS;
-      const { calls, usec } = await redisTime(await redis.client.info('commandstats'));
+      const { calls, usec } = scriptCallTime(await redis.client.info('commandstats'));
       const fields = spanSlots === undefined ? '(whole window)' : String(Math.round((ITEMS / SLOTS) * spanSlots));
       const read = span === undefined ? 'top 10 of the 7 d window' : `top 10, span ${span}`;
       console.log(`| ${read} | ${fields} | ${(usec / calls).toFixed(0)} | ${wallMs.toFixed(2)} | ${answer} |`);
