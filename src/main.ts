@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { AppConfig } from './common/config';
 import { createApp } from './bootstrap';
 import { logBootFailure } from './edge/logging';
+import { TurnBatchedDestination } from './edge/log-destination';
 import { gracefulShutdown } from './shutdown';
 
 /** Settings to iterate on locally: a `.env` file in the working directory, under the real environment's. */
@@ -11,7 +12,8 @@ const ENV_FILE = '.env';
 async function main(): Promise<void> {
   const envFile = existsSync(ENV_FILE);
   if (envFile) process.loadEnvFile(ENV_FILE);
-  const app = await createApp();
+  // Standard output, a turn's lines in one write (see TurnBatchedDestination).
+  const app = await createApp({ logDestination: new TurnBatchedDestination(1) });
   if (envFile) new Logger('Config').log(`settings read from ${ENV_FILE} (the environment's own win)`);
   const config = app.get(AppConfig);
   const shutdown = gracefulShutdown(app, {
