@@ -1,7 +1,9 @@
 import Fastify from 'fastify';
 import pino from 'pino';
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { LazyRequestLogger, lazyChildLogger } from './logging';
+import { LazyRequestLogger, lazyChildLogger, madeRequestId, requestId } from './logging';
 
 /** A pino root writing JSON lines into an array. */
 function capturedRoot(level: string): { root: pino.Logger; lines: Array<Record<string, unknown>> } {
@@ -70,5 +72,27 @@ describe('LazyRequestLogger', () => {
     await app.inject({ method: 'GET', url: '/verbose' });
     await app.close();
     expect(lines.filter((line) => line.msg === 'a debug line').map((line) => line.reqId)).toEqual(['verbose-id']);
+  });
+});
+
+describe('request ids', () => {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  it('makes UUID-shaped ids, each new, sharing the random part of this process', () => {
+    const ids = Array.from({ length: 1000 }, () => madeRequestId());
+    expect(ids.every((id) => UUID.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(new Set(ids.map((id) => id.slice(0, 24))).size).toBe(1);
+  });
+
+  it("keeps a caller's sane X-Request-Id and replaces one that is not", () => {
+    const asked = (header?: string) => {
+      const request = new IncomingMessage(new Socket());
+      if (header !== undefined) request.headers['x-request-id'] = header;
+      return requestId(request);
+    };
+    expect(asked('trace-42')).toBe('trace-42');
+    expect(asked('no spaces allowed')).toMatch(UUID);
+    expect(asked()).toMatch(UUID);
   });
 });
