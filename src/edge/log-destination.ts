@@ -29,7 +29,7 @@ export class TurnBatchedDestination implements DestinationStream {
 
   write(line: string): void {
     const bytes = Buffer.byteLength(line);
-    if (this.pendingBytes + bytes > LOG_PENDING_MAX_BYTES) {
+    if (this.pendingBytes + (this.unwritten?.length ?? 0) + bytes > LOG_PENDING_MAX_BYTES) {
       this.droppedLines++;
       return;
     }
@@ -48,16 +48,15 @@ export class TurnBatchedDestination implements DestinationStream {
   flushSync(): void {
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
-    if (this.pending.length === 0 && this.droppedLines === 0 && this.unwritten === undefined) return;
+    // What the output refused goes first, alone: while it refuses, a retry copies nothing.
+    if (this.unwritten !== undefined && !this.writeOrKeep(this.unwritten)) return;
+    if (this.pending.length === 0 && this.droppedLines === 0) return;
     if (this.droppedLines > 0) this.pending.push(droppedLine(this.droppedLines));
-    const lines = Buffer.from(this.pending.join(''));
-    const text = this.unwritten ? Buffer.concat([this.unwritten, lines]) : lines;
-    this.unwritten = undefined;
+    const text = Buffer.from(this.pending.join(''));
     this.pending = [];
     this.pendingBytes = 0;
     this.droppedLines = 0;
-    const written = this.writeAll(text);
-    if (written < text.length) this.keepUnwritten(text.subarray(written));
+    this.writeOrKeep(text);
   }
 
   /** Stops the exit hook (an app closed in a process that goes on, as tests do). */
@@ -82,11 +81,17 @@ export class TurnBatchedDestination implements DestinationStream {
     return offset;
   }
 
-  private keepUnwritten(rest: Buffer): void {
-    this.unwritten = rest;
-    this.pendingBytes = rest.length;
+  /** Writes `text`; what the output refuses is kept for a retry. Whether all of it left. */
+  private writeOrKeep(text: Buffer): boolean {
+    const written = this.writeAll(text);
+    if (written === text.length) {
+      this.unwritten = undefined;
+      return true;
+    }
+    this.unwritten = text.subarray(written);
     this.retryTimer = setTimeout(() => this.flushSync(), LOG_RETRY_AFTER_MS);
     this.retryTimer.unref();
+    return false;
   }
 }
 
