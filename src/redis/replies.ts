@@ -97,6 +97,17 @@ export class Reply {
     return new Reply(this.script, this.items.slice(first));
   }
 
+  /** `count` entries from `first` on, as a reply of their own; throws when the reply ends before. */
+  range(first: number, count: number): Reply {
+    if (count < 0 || first + count > this.items.length) {
+      throw new ScriptReplyError(
+        this.script,
+        `expected ${count} entries from entry ${first}, got ${Math.max(this.items.length - first, 0)}`,
+      );
+    }
+    return new Reply(`${this.script}[${first}..]`, this.items.slice(first, first + count));
+  }
+
   /** An error naming this reply's entry `index` and what was expected there. */
   unexpected(index: number, expected: string): ScriptReplyError {
     return this.mismatch(index, expected);

@@ -25,10 +25,14 @@ describe('plain increments in one call answer and write what one call each does 
   const setup = useRankingFunctions();
   const client = () => setup.redis.client as Redis;
 
-  /** increment.lua's raw reply: every field of every request's answer, as Redis sent it. */
-  const rawIncrements = (board: PreparedBoard, nowMs: number, requests: CoalescedIncrement[]) => {
+  /**
+   * Every request's answer as the service reads it: a plain request's record carries only what it
+   * does not share with the call, so the replies differ in shape and must decode to the same answers.
+   */
+  const answersOf = async (board: PreparedBoard, nowMs: number, requests: CoalescedIncrement[]) => {
     const call = { board, shard: board.shards[0], nowMs, budgetFields: 1000, requests };
-    return client().fcall(S.increments.redisName, ...fcallArgs(S.increments, S.increments.build(call)));
+    const raw = await client().fcall(S.increments.redisName, ...fcallArgs(S.increments, S.increments.build(call)));
+    return S.increments.decode(raw, call);
   };
 
   /** Every key of a board with its contents, the board's name taken out of the key. */
@@ -76,12 +80,11 @@ describe('plain increments in one call answer and write what one call each does 
           const requests = [...call.requests]
             .sort((a, b) => a.msInSecond - b.msInSecond)
             .map(({ item, amount, newItems, msInSecond }) => ({ item, amount, newItems, atMs: secondMs + msInSecond }));
-          const one = await rawIncrements(together, requests[requests.length - 1].atMs, requests);
+          const one = await answersOf(together, requests[requests.length - 1].atMs, requests);
           const each: unknown[] = [];
           // A creation time (read by views only: this board has none) makes a call's stride 10, which
           // never takes the plain path: the twin is written by the general path alone.
-          for (const r of requests)
-            each.push(...((await rawIncrements(apart, r.atMs, [{ ...r, createdMs: r.atMs }])) as unknown[]));
+          for (const r of requests) each.push(...(await answersOf(apart, r.atMs, [{ ...r, createdMs: r.atMs }])));
           expect(one).toEqual(each);
         }
         expect(await contents(together)).toEqual(await contents(apart));

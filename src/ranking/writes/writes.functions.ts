@@ -100,6 +100,38 @@ function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAn
   );
 }
 
+/**
+ * increment.lua's flat reply: the call's draining flag, then one record per request, in order: -1 and a
+ * plain request's created count and standings (score_w, rank_w), or the length of a general answer and
+ * that answer (incrementAnswer). A plain record answers what its general answer would: outcome 0, the
+ * call's context, no due time, no previous ranks.
+ */
+function incrementAnswers(script: string, raw: unknown, call: BoardCall, requests: CoalescedIncrement[]) {
+  const reply = new Reply(script, raw).expectLength(1, true);
+  const draining = reply.flag(0);
+  const windowCount = call.board.config.windows.length;
+  const answers: CoalescedAnswer[] = [];
+  let at = 1;
+  for (const request of requests) {
+    const tag = reply.int(at);
+    if (tag === -1) {
+      const record = reply.range(at + 1, 1 + 2 * windowCount);
+      answers.push({
+        replayed: false,
+        context: call.board.windowNames,
+        value: { draining, standings: standingsOf(record, 1, windowCount), ties: undefined },
+        created: [record.int(0), 0],
+      });
+      at += 2 + 2 * windowCount;
+    } else {
+      answers.push(incrementAnswer(reply.range(at + 1, tag).expectLength(2, true), request.idem));
+      at += 1 + tag;
+    }
+  }
+  reply.expectLength(at);
+  return answers;
+}
+
 /** increment.lua's keys and arguments for the given requests, applied in this order. */
 function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptCall {
   return {
@@ -199,7 +231,7 @@ export const WRITES_FUNCTIONS = {
       ]),
     /** created: [new items, due time for the index (ms; 0: none)] */
     decode: (raw, call): Idempotent<StandingsReply> => {
-      const answer = incrementAnswer(new Reply('tbRankIncrement', raw).expectLength(1).nested(0), call.idem);
+      const [answer] = incrementAnswers('tbRankIncrement', raw, call, [call]);
       if (answer instanceof Error) throw answer;
       return answer;
     },
@@ -212,10 +244,7 @@ export const WRITES_FUNCTIONS = {
     numberOfKeys: 'dynamic',
     build: (call: BoardCall & { requests: CoalescedIncrement[] }) => incrementCall(call, call.requests),
     /** Each request's answer as `increment` decodes it, or its refusal. */
-    decode: (raw, call): CoalescedAnswer[] => {
-      const reply = new Reply('tbRankIncrements', raw).expectLength(call.requests.length);
-      return call.requests.map((request, i) => incrementAnswer(reply.nested(i).expectLength(2, true), request.idem));
-    },
+    decode: (raw, call): CoalescedAnswer[] => incrementAnswers('tbRankIncrements', raw, call, call.requests),
   }),
 
   incrementBatch: typedFunction({
