@@ -30,32 +30,35 @@ describe("the coalesced increment's flat reply", () => {
       2,
       ...[-1, 'TB_AT_OUT_OF_SPAN no window holds the slot'],
     ]);
-    expect(answers[0]).toEqual({
+    /** An applied request's answer on this board of two windows: [score, rank, previous rank] per window. */
+    const applied = (created: number[], standings: Array<[number, number, number | null]>) => ({
       replayed: false,
       context: 'h,d',
-      created: [1, 5_000],
+      created,
       value: {
         draining: true,
-        standings: [
-          { score: 3, rank: 2, previousRank: null },
-          { score: 3, rank: 4, previousRank: 1 },
-        ],
+        standings: standings.map(([score, rank, previousRank]) => ({ score, rank, previousRank })),
         ties: undefined,
       },
     });
-    expect(answers[1]).toEqual({
-      replayed: false,
-      context: 'h,d',
-      created: [1, 0],
-      value: {
-        draining: true,
-        standings: [
-          { score: 1, rank: 7, previousRank: null },
-          { score: 1, rank: 9, previousRank: null },
+    expect(answers[0]).toEqual(
+      applied(
+        [1, 5_000],
+        [
+          [3, 2, null],
+          [3, 4, 1],
         ],
-        ties: undefined,
-      },
-    });
+      ),
+    );
+    expect(answers[1]).toEqual(
+      applied(
+        [1, 0],
+        [
+          [1, 7, null],
+          [1, 9, null],
+        ],
+      ),
+    );
     expect(answers[2]).toBeInstanceOf(Error);
     expect((answers[2] as Error).message).toMatch(/TB_AT_OUT_OF_SPAN/);
   });
