@@ -93,17 +93,26 @@ describe('plain increments in one call answer and write what one call each does 
     );
   });
 
-  it("sends a second's requests as plain on a board without views, each with its time on a board with views", async () => {
+  it("sends a second's requests as plain on a board without views (their shared allowance once), each with its time on a board with views", async () => {
     const plain = await setup.board(WINDOWS, T0);
     const views = resolveViews([{ name: 'hot', mode: 'hot', window: 'hour', tau: '1h' }], WINDOWS);
     const viewsBoard = new PreparedBoard({ ...plain.config, views }, (shard) => plain.shards[shard].keys);
     const nowMs = T0 + 999;
     const requests = [0, 500, 999].map((ms) => ({ item: `i${ms}`, amount: 1, newItems: 1, atMs: T0 + ms }));
-    const strideOf = (board: PreparedBoard) => {
-      const { args } = S.increments.build({ board, shard: board.shards[0], nowMs, budgetFields: 100, requests });
-      return [3, 10].find((stride) => args[args.length - stride * requests.length - 1] === stride);
+    /** The call's stride, and the allowance a stride-2 call sends once for all its requests. */
+    const strideOf = (board: PreparedBoard, sent = requests) => {
+      const { args } = S.increments.build({ board, shard: board.shards[0], nowMs, budgetFields: 100, requests: sent });
+      const at = (stride: number) => args.length - stride * sent.length - (stride === 2 ? 2 : 1);
+      const stride = [2, 3, 10].find((s) => args[at(s)] === s);
+      return stride === 2 ? [2, args[at(2) + 1]] : [stride];
     };
-    expect(strideOf(plain)).toBe(3);
-    expect(strideOf(viewsBoard)).toBe(10);
+    expect(strideOf(plain)).toEqual([2, 1]);
+    expect(
+      strideOf(
+        plain,
+        requests.map((r, i) => ({ ...r, newItems: i === 1 ? 0 : 1 })),
+      ),
+    ).toEqual([3]);
+    expect(strideOf(viewsBoard)).toEqual([10]);
   });
 });

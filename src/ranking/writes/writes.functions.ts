@@ -147,8 +147,9 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
 }
 
 /**
- * increment.lua's request stride and requests: three arguments each (item, amount, allowance) when no
- * request of the call has a key and each is a plain entry (under load, most calls), else ten. On a board
+ * increment.lua's request stride and requests: when no request of the call has a key and each is a plain
+ * entry (under load, most calls), two arguments each (item, amount) after the allowance they share, or
+ * three (item, amount, allowance) when their allowances differ; else ten. On a board
  * without views (`secondIsNow`) an event in the call's second counts as at now: the call's requests
  * arrived within one second (the coalescer groups them by second), each lands in the slots of its
  * second either way, and only a view reads an event's time finer than its second (a hot view's first
@@ -156,6 +157,12 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
  */
 function requestArgs(requests: CoalescedIncrement[], nowMs: number, secondIsNow: boolean): Array<string | number> {
   const plain = requests.every((request) => request.idem === undefined && isPlainEntry(request, nowMs, secondIsNow));
+  const shared = requests[0]?.newItems;
+  if (plain && shared !== undefined && requests.every((request) => request.newItems === shared)) {
+    const args: Array<string | number> = [2, shared];
+    for (const request of requests) args.push(request.item, request.amount);
+    return args;
+  }
   const args: Array<string | number> = [plain ? 3 : 10];
   for (const request of requests) {
     if (plain) args.push(request.item, request.amount, request.newItems);

@@ -17,8 +17,10 @@
 --                new items the client may create, each request without a key, at now (the caller may
 --                send an event of now's second so on a board without views: only a view reads an
 --                event's time finer than its second), with no creation time, segments or actor (a call
---                of plain requests, most: fewer arguments to pass and to turn into Lua strings)
--- ARGV[8+4W ...] ten per request: item id; amount (integer, non-zero, written as a decimal integer
+--                of plain requests, most: fewer arguments to pass and to turn into Lua strings); 2,
+--                the same plain requests when they share their allowance (most such calls), which
+--                then comes once, in ARGV[8+4W], and each request is its item id and amount
+-- ARGV[8+4W ...] (ARGV[9+4W ...] at stride 2) ten per request: item id; amount (integer, non-zero, written as a decimal integer
 --                with no sign but '-', no leading zero or exponent); idempotency key ("" for
 --                none); request fingerprint; retention (ms; negative: no budget to store an answer,
 --                see idem_lib); new items the client may create (0 or 1; -1: no quota); the event's
@@ -59,6 +61,8 @@ local INCREMENT = {
   holding_at = nil,
   segments_max = 0,
   cap = 0,
+  -- The allowance every request of a stride-2 call shares (nil at strides 3 and 10: each request's own).
+  allowance_arg = nil,
   no_key = { key = '', field = '', fingerprint = '', context = '', ttl_ms = 0, may_store = true },
 }
 
@@ -124,14 +128,14 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   return reply
 end
 
--- A plain request (stride 3) from ARGV[first] added through `slot_keys` (plain_slots: every window's
+-- A plain request (stride 3, or 2 with the call's allowance) from ARGV[first] added through `slot_keys` (plain_slots: every window's
 -- slot of now indexed, none watched) on a shard where nothing can
 -- refuse it: no item cap, no live block, and an allowance no single item passes ("1", or "-1": no quota;
 -- "0" may refuse a new item). Appends its record to `answers` (-1, created, score_1, rank_1, ...: no
 -- snapshots are kept, so no previous rank; nothing indexed, so no due time) and answers true, or
 -- answers false, appending nothing, when it is not such a request.
 local function increment_plain(answers, first, slot_keys)
-  local allowance_arg = ARGV[first + 2]
+  local allowance_arg = INCREMENT.allowance_arg or ARGV[first + 2]
   if allowance_arg ~= '1' and allowance_arg ~= '-1' then return false end
   local created_at = #answers + 2
   answers[created_at - 1], answers[created_at] = -1, 0
@@ -146,7 +150,7 @@ end
 local function increment_one(first, full, idem)
   local call = INCREMENT
   local item, amount = ARGV[first], tonumber(ARGV[first + 1])
-  local allowance = tonumber(ARGV[first + (full and 5 or 2)])
+  local allowance = tonumber(full and ARGV[first + 5] or call.allowance_arg or ARGV[first + 2])
   local at_ms = full and tonumber(ARGV[first + 6]) or call.now_ms
   local actor = full and ARGV[first + 9] or ''
   local at_sec = math.floor(at_ms / 1000)
@@ -190,6 +194,9 @@ local function increment(keys, args)
   call.no_key.context = context
   local stride = tonumber(ARGV[7 + WINDOW_ARGS * window_count])
   local full = stride == 10
+  local first_request = 8 + WINDOW_ARGS * window_count
+  call.allowance_arg = nil
+  if stride == 2 then call.allowance_arg, first_request = ARGV[first_request], first_request + 1 end
   -- Plain requests on a shard where nothing can refuse them or be told of them take increment_plain
   -- once the slots of now are indexed (plain_slots): from the first request when the shard's indexed
   -- second names them (most calls under load), else after the first applied one.
@@ -197,7 +204,7 @@ local function increment(keys, args)
   local plain_keys = plain_shard and plain_slots(window_count, now_sec) or nil
   local applied = 0
   local answers = { draining }
-  for first = 8 + WINDOW_ARGS * window_count, #ARGV, stride do
+  for first = first_request, #ARGV, stride do
     if plain_keys and increment_plain(answers, first, plain_keys) then
       applied = applied + 1
     else
