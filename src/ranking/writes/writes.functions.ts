@@ -106,7 +106,12 @@ function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAn
  * that answer (incrementAnswer). A plain record answers what its general answer would: outcome 0, the
  * call's context, no due time, no previous ranks.
  */
-function incrementAnswers(script: string, raw: unknown, call: BoardCall, requests: CoalescedIncrement[]) {
+function incrementAnswers(
+  script: string,
+  raw: unknown,
+  call: BoardCall,
+  requests: CoalescedIncrement[],
+): CoalescedAnswer[] {
   const reply = new Reply(script, raw).expectLength(1, true);
   const draining = reply.flag(0);
   const windowCount = call.board.config.windows.length;

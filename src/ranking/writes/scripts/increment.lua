@@ -20,16 +20,16 @@
 --                of plain requests, most: fewer arguments to pass and to turn into Lua strings); 2,
 --                the same plain requests when they share their allowance (most such calls), which
 --                then comes once, in ARGV[8+4W], and each request is its item id and amount
--- ARGV[8+4W ...] (ARGV[9+4W ...] at stride 2) ten per request: item id; amount (integer, non-zero, written as a decimal integer
---                with no sign but '-', no leading zero or exponent); idempotency key ("" for
---                none); request fingerprint; retention (ms; negative: no budget to store an answer,
---                see idem_lib); new items the client may create (0 or 1; -1: no quota); the event's
---                time, unix ms (not after now: it lands in the slot of that time in every window
---                whose live span still holds that slot, and only those); the
---                item's creation time, unix ms, or "" for none (a hot view's firstSeen is the earliest
---                of the item's event and creation times); the segments it also counts in, joined by
---                commas ("" for none; see segment_lib); the actor ("" for none; actor_lib: a blocked
---                actor or item refuses the request, TB_RETRACTED <actor|item> <until ms>)
+-- ARGV[8+4W ...] (ARGV[9+4W ...] at stride 2) ten per request: item id; amount (integer, non-zero,
+--                written as a decimal integer with no sign but '-', no leading zero or exponent);
+--                idempotency key ("" for none); request fingerprint; retention (ms; negative: no budget
+--                to store an answer, see idem_lib); new items the client may create (0 or 1; -1: no
+--                quota); the event's time, unix ms (not after now: it lands in the slot of that time in
+--                every window whose live span still holds that slot, and only those); the item's
+--                creation time, unix ms, or "" for none (a hot view's firstSeen is the earliest of the
+--                item's event and creation times); the segments it also counts in, joined by commas (""
+--                for none; see segment_lib); the actor ("" for none; actor_lib: a blocked actor or item
+--                refuses the request, TB_RETRACTED <actor|item> <until ms>)
 -- Reply: flat, no table per request (a nested answer per request cost Redis about a sixth of a plain
 --        request's time to build and encode, and the service as much to decode): the call's draining
 --        flag (0|1), then one record per request, in order:
@@ -128,12 +128,12 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   return reply
 end
 
--- A plain request (stride 3, or 2 with the call's allowance) from ARGV[first] added through `slot_keys` (plain_slots: every window's
--- slot of now indexed, none watched) on a shard where nothing can
--- refuse it: no item cap, no live block, and an allowance no single item passes ("1", or "-1": no quota;
--- "0" may refuse a new item). Appends its record to `answers` (-1, created, score_1, rank_1, ...: no
--- snapshots are kept, so no previous rank; nothing indexed, so no due time) and answers true, or
--- answers false, appending nothing, when it is not such a request.
+-- A plain request (stride 3, or 2 with the call's allowance) from ARGV[first] added through `slot_keys`
+-- (plain_slots: every window's slot of now indexed, none watched) on a shard where nothing can refuse it:
+-- no item cap, no live block, and an allowance no single item passes ("1", or "-1": no quota; "0" may
+-- refuse a new item). Appends its record to `answers` (-1, created, score_1, rank_1, ...: no snapshots
+-- are kept, so no previous rank; nothing indexed, so no due time) and answers true, or answers false,
+-- appending nothing, when it is not such a request.
 local function increment_plain(answers, first, slot_keys)
   local allowance_arg = INCREMENT.allowance_arg or ARGV[first + 2]
   if allowance_arg ~= '1' and allowance_arg ~= '-1' then return false end
