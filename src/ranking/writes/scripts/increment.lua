@@ -128,6 +128,13 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   return reply
 end
 
+-- The allowance argument of the request from ARGV[first]: its own (strides 10 and 3), or its call's
+-- (stride 2, INCREMENT.allowance_arg).
+local function allowance_arg_of(first, full)
+  if full then return ARGV[first + 5] end
+  return INCREMENT.allowance_arg or ARGV[first + 2]
+end
+
 -- A plain request (stride 3, or 2 with the call's allowance) from ARGV[first] added through `slot_keys`
 -- (plain_slots: every window's slot of now indexed, none watched) on a shard where nothing can refuse it:
 -- no item cap, no live block, and an allowance no single item passes ("1", or "-1": no quota; "0" may
@@ -135,7 +142,7 @@ end
 -- are kept, so no previous rank; nothing indexed, so no due time) and answers true, or answers false,
 -- appending nothing, when it is not such a request.
 local function increment_plain(answers, first, slot_keys)
-  local allowance_arg = INCREMENT.allowance_arg or ARGV[first + 2]
+  local allowance_arg = allowance_arg_of(first, false)
   if allowance_arg ~= '1' and allowance_arg ~= '-1' then return false end
   local created_at = #answers + 2
   answers[created_at - 1], answers[created_at] = -1, 0
@@ -150,7 +157,7 @@ end
 local function increment_one(first, full, idem)
   local call = INCREMENT
   local item, amount = ARGV[first], tonumber(ARGV[first + 1])
-  local allowance = tonumber(full and ARGV[first + 5] or call.allowance_arg or ARGV[first + 2])
+  local allowance = tonumber(allowance_arg_of(first, full))
   local at_ms = full and tonumber(ARGV[first + 6]) or call.now_ms
   local actor = full and ARGV[first + 9] or ''
   local at_sec = math.floor(at_ms / 1000)
