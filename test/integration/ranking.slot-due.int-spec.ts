@@ -138,6 +138,22 @@ describe.each(TOPOLOGIES)('the shard slot due keeps reads exact (real Redis, %s)
       expect(await ctx.ranking.item('b', 'h', 'i00')).toMatchObject({ score: 2 });
     });
 
+    it('a batch at now keeps its slots as indexed too, and indexes them again once another instance expired them', async () => {
+      const indexed = () => Promise.all(cfgKeys().map((key) => ctx.redis.client.hget(key, 'indexedSec')));
+      const batch = () => ctx.ranking.incrementBatch('b', ITEMS.map((item) => ({ item, amount: 1 })));
+      await batch();
+      expect(new Set(await indexed())).toEqual(new Set([String(T0_SEC)]));
+      ctx.clock.setMs(T0 + 180_000);
+      expect(await ctx.ranking.expireDue({ leaseMs: 60_000, claimBatch: 10 })).toMatchObject({ failures: 0 });
+      expect(await indexed()).toEqual(Array(shards).fill(null));
+      ctx.clock.setMs(T0 + 30_000);
+      await batch();
+      expect(await listed('m')).toEqual(ITEMS);
+      ctx.clock.setMs(T0 + 180_000);
+      expect(await listed('m')).toEqual([]);
+      expect(await ctx.ranking.item('b', 'h', 'i00')).toMatchObject({ score: 2 });
+    });
+
     it("the scheduler's expire drains what is due and stores the next due it finds", async () => {
       for (const item of ITEMS) await ctx.ranking.increment('b', item, 1);
       ctx.clock.setMs(T0 + 180_000);

@@ -102,7 +102,9 @@ local function batch_add(batch, first, stride, window_count)
 end
 
 -- batch_add for pairs on a sum board (most batches): every entry is at now, so each window's slot is
--- indexed once before its entries, and an entry of an unwatched window goes straight to add_unwatched,
+-- indexed once before its entries (not at all when the shard's indexed second names it, slot_known, as
+-- for single increments; a call that indexed a rolling window's slot notes now as that second), and an
+-- entry of an unwatched window goes straight to add_unwatched,
 -- without the general loop's lookups per entry, its amount's argument passed on as it is (see
 -- add_unwatched). Answers the earliest due time as batch_add does, and how many distinct items some
 -- window held before (when `counting`: see counted_by_adds). An item is counted at its first entry,
@@ -111,13 +113,16 @@ end
 local function batch_add_pairs(batch, first, window_count, counting)
   local now_ms = tonumber(ARGV[2])
   local now_sec = math.floor(now_ms / 1000)
-  local new_due_ms, held, first_of = nil, 0, batch.first_of
+  local new_due_ms, held, first_of, unknown = nil, 0, batch.first_of, false
   for w = 0, window_count - 1 do
     local win = batch_window(w)
     local slot_start = current_slot(now_sec, win.interval_sec, win.origin_sec)
     local slot_key = slot_key_of(win.slots_key, slot_start)
     win.indexed[slot_start] = slot_key
-    new_due_ms = earliest_due(new_due_ms, index_slot(win.slots_key, slot_start, win.period_sec))
+    if not slot_known(slot_start, win.interval_sec, win.origin_sec) then
+      unknown = unknown or (win.origin_sec or 0) == 0
+      new_due_ms = earliest_due(new_due_ms, index_slot(win.slots_key, slot_start, win.period_sec))
+    end
     for i = first, #ARGV, 2 do
       local item, amount = ARGV[i], tonumber(ARGV[i + 1])
       local score
@@ -132,6 +137,7 @@ local function batch_add_pairs(batch, first, window_count, counting)
       end
     end
   end
+  if unknown then note_indexed(now_sec) end
   return new_due_ms, held
 end
 
