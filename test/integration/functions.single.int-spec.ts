@@ -6,7 +6,7 @@ import { HealthIndicatorService } from '@nestjs/terminus';
 import { validateConfig } from '../../src/common/config';
 import { RedisHealthIndicator } from '../../src/health/redis.health';
 import { defineLibrary } from '../../src/redis/function-library';
-import { callFunction, loadLibraries } from '../../src/redis/functions';
+import { callFunction, fcallArgs, loadLibraries, SEND_ALONE_MIN_ARGS } from '../../src/redis/functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
@@ -96,6 +96,32 @@ describe('Redis Functions on a single node', () => {
       ['a', '1', 'k1'],
       ['b', '-2', ''],
     ]);
+  });
+
+  it('writes a call of SEND_ALONE_MIN_ARGS arguments or more at once, a smaller one into the auto-pipeline', async () => {
+    const piped = new Redis(server.url, { enableAutoPipelining: true });
+    const requests = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({ item: `i${i}`, amount: i + 1, key: `k${i}` }));
+    const argsOf = (count: number) =>
+      fcallArgs(fn.recordsEcho, fn.recordsEcho.build({ header, requests: requests(count) })).length;
+    let alone = 1;
+    while (argsOf(alone) < SEND_ALONE_MIN_ARGS) alone++;
+    try {
+      await piped.ping();
+      await server.client.config('RESETSTAT');
+      const small = callFunction(piped, fn.recordsEcho, { header, requests: requests(alone - 1) });
+      expect([piped.autoPipelineQueueSize, piped.commandQueue.length]).toEqual([1, 0]);
+      // Not behind the small call's pipeline: on the connection already.
+      const large = callFunction(piped, fn.recordsEcho, { header, requests: requests(alone) });
+      expect([piped.autoPipelineQueueSize, piped.commandQueue.length]).toEqual([1, 1]);
+      const rows = (count: number) => requests(count).map(({ item, amount, key }) => [item, String(amount), key]);
+      expect(await small).toEqual(rows(alone - 1));
+      expect(await large).toEqual(rows(alone));
+      // Both as FCALL_RO (records_echo is no-writes).
+      expect(await server.client.info('commandstats')).toMatch(/cmdstat_fcall_ro:calls=2,/);
+    } finally {
+      piped.disconnect();
+    }
   });
 
   it('refuses malformed arguments with TB_BAD_ARGS naming what is wrong', async () => {
