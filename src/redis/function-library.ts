@@ -23,6 +23,12 @@ export interface FunctionDefinition<In, Out> {
   flags?: readonly FunctionFlag[];
   /** Fixed number of keys (checked before sending), or 'dynamic'. */
   numberOfKeys: number | 'dynamic';
+  /**
+   * Written to the connection at once, never into ioredis' auto-pipeline, whatever its size (see
+   * SEND_ALONE_MIN_ARGS): for calls that arrive many at a time, each with work for Redis (a batch per
+   * HTTP request), which the one auto-pipeline in flight would make wait in rounds.
+   */
+  sendAlone?: boolean;
   build(input: In): ScriptCall;
   decode(reply: unknown, input: In): Out;
 }

@@ -81,18 +81,19 @@ export function fcallArgs(fn: LibraryFunction<never, unknown>, call: ScriptCall)
 }
 
 /**
- * A call with this many arguments or more (a batch of about 30 entries, a coalesced call of about 30
- * increments) is written to the connection at once instead of joining ioredis' auto-pipeline. ioredis
- * keeps one auto-pipeline in flight per connection and sends the next only once every reply of the
- * last is in, so Redis idles between two pipelines, and a call of a few hundred µs makes every command
- * behind it wait for it. Such a call's own write costs little beside its work in Redis; small commands
- * (reads, single increments) still share their writes. Batches of 100 over HTTP: see docs/benchmarks.md.
+ * A call with this many arguments or more (a coalesced call of about 25 increments, a lookup of 60 ids)
+ * is written to the connection at once instead of joining ioredis' auto-pipeline, as is every call of
+ * a function declared `sendAlone` (the batch increment). ioredis keeps one auto-pipeline in flight per
+ * connection and sends the next only once every reply of the last is in: Redis idles between two
+ * pipelines, and a long call makes every command behind it wait. Such a call's own write costs little
+ * beside its work in Redis; small commands (reads, a coalesced call of a few increments) still share
+ * their writes, which saves Redis CPU per request. Measured in docs/benchmarks.md.
  */
 export const SEND_ALONE_MIN_ARGS = 64;
 
 function send(client: FunctionClient, fn: LibraryFunction<never, unknown>, args: [number, ...ScriptArg[]]) {
   const name = fn.readOnly ? 'fcall_ro' : 'fcall';
-  if (args.length >= SEND_ALONE_MIN_ARGS && client.options.enableAutoPipelining) {
+  if ((fn.sendAlone || args.length >= SEND_ALONE_MIN_ARGS) && client.options.enableAutoPipelining) {
     // What ioredis itself does for a command it does not auto-pipeline (utils/Commander.js).
     const command = new Command(name, [fn.redisName, ...args], {
       keyPrefix: client.options.keyPrefix,

@@ -98,7 +98,7 @@ describe('Redis Functions on a single node', () => {
     ]);
   });
 
-  it('writes a call of SEND_ALONE_MIN_ARGS arguments or more at once, a smaller one into the auto-pipeline', async () => {
+  it('writes a call of SEND_ALONE_MIN_ARGS arguments or more, or of a sendAlone function, at once; others into the auto-pipeline', async () => {
     const piped = new Redis(server.url, { enableAutoPipelining: true });
     const requests = (count: number) =>
       Array.from({ length: count }, (_, i) => ({ item: `i${i}`, amount: i + 1, key: `k${i}` }));
@@ -117,8 +117,11 @@ describe('Redis Functions on a single node', () => {
       const rows = (count: number) => requests(count).map(({ item, amount, key }) => [item, String(amount), key]);
       expect(await small).toEqual(rows(alone - 1));
       expect(await large).toEqual(rows(alone));
-      // Both as FCALL_RO (records_echo is no-writes).
-      expect(await server.client.info('commandstats')).toMatch(/cmdstat_fcall_ro:calls=2,/);
+      const flagged = callFunction(piped, { ...fn.recordsEcho, sendAlone: true }, { header, requests: requests(1) });
+      expect([piped.autoPipelineQueueSize, piped.commandQueue.length]).toEqual([0, 1]);
+      expect(await flagged).toEqual(rows(1));
+      // Every one as FCALL_RO (records_echo is no-writes).
+      expect(await server.client.info('commandstats')).toMatch(/cmdstat_fcall_ro:calls=3,/);
     } finally {
       piped.disconnect();
     }

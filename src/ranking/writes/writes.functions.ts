@@ -263,6 +263,7 @@ export const WRITES_FUNCTIONS = {
     name: 'tbRankIncrementBatch',
     handler: 'increment_batch',
     numberOfKeys: 'dynamic',
+    sendAlone: true,
     build: (call: WriteCall & { entries: BatchEntry[]; newItems: number }) => ({
       keys: call.shard.incrementKeys,
       args: [
