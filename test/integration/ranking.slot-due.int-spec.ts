@@ -140,7 +140,11 @@ describe.each(TOPOLOGIES)('the shard slot due keeps reads exact (real Redis, %s)
 
     it('a batch at now keeps its slots as indexed too, and indexes them again once another instance expired them', async () => {
       const indexed = () => Promise.all(cfgKeys().map((key) => ctx.redis.client.hget(key, 'indexedSec')));
-      const batch = () => ctx.ranking.incrementBatch('b', ITEMS.map((item) => ({ item, amount: 1 })));
+      const batch = () =>
+        ctx.ranking.incrementBatch(
+          'b',
+          ITEMS.map((item) => ({ item, amount: 1 })),
+        );
       await batch();
       expect(new Set(await indexed())).toEqual(new Set([String(T0_SEC)]));
       ctx.clock.setMs(T0 + 180_000);
