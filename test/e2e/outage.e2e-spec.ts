@@ -21,6 +21,11 @@ describe('when Redis goes away and comes back', () => {
     for (const call of [
       () => http().post('/boards/b/items/x/increment').set('Content-Type', 'application/json'),
       () => http().get('/boards/b/top'),
+      // A batch call is written to the connection at once, not through the auto-pipeline (sendAlone).
+      () =>
+        http()
+          .post('/boards/b/increments')
+          .send({ items: [{ item: 'x', amount: 1 }] }),
       () => http().get('/boards'),
       () =>
         http()
@@ -123,6 +128,11 @@ describe('when Redis goes away and comes back', () => {
         ),
         later(100, () => call().get('/boards/f/top')),
         later(150, () => call().post('/boards/f/items/y/increment').set('Content-Type', 'application/json')),
+        later(120, () =>
+          call()
+            .post('/boards/f/increments')
+            .send({ items: [{ item: 'z', amount: 1 }] }),
+        ),
       ]);
       for (const { answer, tookMs } of results) {
         expect(answer.body).toEqual({
