@@ -92,10 +92,9 @@ export function fcallArgs(fn: LibraryFunction<never, unknown>, call: ScriptCall)
 export const SEND_ALONE_MIN_ARGS = 64;
 
 function send(client: FunctionClient, fn: LibraryFunction<never, unknown>, args: [number, ...ScriptArg[]]) {
-  const name = fn.readOnly ? 'fcall_ro' : 'fcall';
   if ((fn.sendAlone || args.length >= SEND_ALONE_MIN_ARGS) && client.options.enableAutoPipelining) {
     // What ioredis itself does for a command it does not auto-pipeline (utils/Commander.js).
-    const command = new Command(name, [fn.redisName, ...args], {
+    const command = new Command(fn.readOnly ? 'fcall_ro' : 'fcall', [fn.redisName, ...args], {
       keyPrefix: client.options.keyPrefix,
       replyEncoding: 'utf8',
     });

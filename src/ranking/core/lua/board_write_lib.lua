@@ -122,11 +122,9 @@ local function event_adder(window_count)
         if indexed[w] ~= slot_start then
           indexed[w] = slot_start
           slot_keys[w] = slot_key_of(slots_key, slot_start)
-          if not slot_known(slot_start, interval_sec, origin_sec) then
-            unknown = unknown or (origin_sec or 0) == 0
-            local due_ms = index_slot(slots_key, slot_start, period_sec)
-            if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
-          end
+          local due_ms, rolling = index_unless_known(slots_key, slot_start, period_sec, interval_sec, origin_sec)
+          unknown = unknown or rolling
+          if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
         end
         if watched[w] then
           score = add_amount(slot_keys[w], top_key, item, amount)

@@ -71,6 +71,15 @@ local function slot_known(slot_start, interval_sec, origin_sec)
   return t - t % interval_sec == slot_start
 end
 
+-- Indexes a board window's slot of now (index_slot) unless the shard's indexed second names it
+-- (slot_known). Answers the slot's due time when it is new to the index (else nil), and whether a
+-- rolling window's slot had to be looked at, so the caller, having done every window, notes now as the
+-- indexed second (note_indexed).
+local function index_unless_known(slots_key, slot_start, period_sec, interval_sec, origin_sec)
+  if slot_known(slot_start, interval_sec, origin_sec) then return nil, false end
+  return index_slot(slots_key, slot_start, period_sec), (origin_sec or 0) == 0
+end
+
 -- Stores `at_sec` as the shard's indexed second (its slots were just indexed in every window).
 local function note_indexed(at_sec)
   if not CONFIG.cfg_key then return end

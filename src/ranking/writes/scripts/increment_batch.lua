@@ -119,10 +119,10 @@ local function batch_add_pairs(batch, first, window_count, counting)
     local slot_start = current_slot(now_sec, win.interval_sec, win.origin_sec)
     local slot_key = slot_key_of(win.slots_key, slot_start)
     win.indexed[slot_start] = slot_key
-    if not slot_known(slot_start, win.interval_sec, win.origin_sec) then
-      unknown = unknown or (win.origin_sec or 0) == 0
-      new_due_ms = earliest_due(new_due_ms, index_slot(win.slots_key, slot_start, win.period_sec))
-    end
+    local due_ms, rolling = index_unless_known(win.slots_key, slot_start, win.period_sec, win.interval_sec,
+      win.origin_sec)
+    unknown = unknown or rolling
+    new_due_ms = earliest_due(new_due_ms, due_ms)
     for i = first, #ARGV, 2 do
       local item, amount = ARGV[i], tonumber(ARGV[i + 1])
       local score
