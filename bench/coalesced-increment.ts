@@ -30,7 +30,7 @@ const ROUNDS = Number(process.env.BENCH_COALESCED_ROUNDS ?? 11);
 const PIPELINED = Number(process.env.BENCH_COALESCED_PIPELINED ?? 100);
 
 /** A library copy with one part of the increment taken out: `from` replaced by `to` in its text. */
-interface Cut {
+export interface Cut {
   label: string;
   from: string;
   to: string;
@@ -64,7 +64,7 @@ const CUTS: Cut[] = [
   },
 ];
 
-function cutLibrary(name: string, cut: Cut): string {
+export function cutLibrary(name: string, cut: Cut): string {
   const source = RANKING.library.source.split(RANKING.library.name).join(name);
   if (!source.includes(cut.from)) throw new Error(`the ranking library no longer holds "${cut.from}"`);
   return source.split(cut.from).join(cut.to);
@@ -114,7 +114,7 @@ export async function coalescedIncrementBench(): Promise<void> {
 }
 
 /** The hand-rolled script's keys with the same 10 000 items, and the script loaded. */
-async function seedMinimal(redis: Redis, tag: string): Promise<{ sha: string; keys: [string, string] }> {
+export async function seedMinimal(redis: Redis, tag: string): Promise<{ sha: string; keys: [string, string] }> {
   const keys: [string, string] = [`${tag}:slot`, `${tag}:top`];
   const pipeline = redis.pipeline();
   for (let i = 0; i < PLAIN_BOARD_ITEMS; i++) {

@@ -22,13 +22,14 @@ export interface BenchFunctions {
   prefix: string;
 }
 
-/** RedisFunctions over `client` (the server at `url`), with `libraries` loaded. */
+/** RedisFunctions over `client` (the server at `url`), with `libraries` loaded; `env` over the config's defaults. */
 export async function benchFunctions(
   url: string,
   client: Redis,
   libraries: readonly FunctionLibrary[],
+  env: Record<string, string> = {},
 ): Promise<BenchFunctions> {
-  const config = validateConfig({ REDIS_URL: url });
+  const config = validateConfig({ ...env, REDIS_URL: url });
   const settings = RedisSettings.from(config);
   const service = new RedisService(settings, new SystemClock(), client);
   const functions = new RedisFunctions(service);

@@ -1,0 +1,266 @@
+/**
+ * Redis's instructions per request (issue #24's "Redis CPU per acknowledged increment", counted instead
+ * of timed; `npx ts-node --transpile-only bench/redis-instructions.ts`, about two minutes). This VM has
+ * no hardware counters and its CPU times move with the host, so redis-server runs under valgrind's
+ * callgrind, which counts the instructions Redis executes in user space, the same for the same work
+ * whatever else the machine does. Kernel work (the socket's read and write, epoll) is not counted: it
+ * is paid per call Redis reads, so the table gives calls per request beside it.
+ *
+ * Each variant runs CALLS calls on the same plain one-window board of 10 000 items (the hot-path
+ * bench's) or on the hand-rolled script's keys (bench/minimal-increment.lua), every call sent after the
+ * last one's reply, as a Redis serving an HTTP service sees them when each wake-up finds one call
+ * (the coalescer keeps one call per shard in flight); the hand-rolled script is also sent INSTR_PIPELINED
+ * calls at a time, as its 50 connections hand a busy Redis several per wake-up. Counters are dumped
+ * (`callgrind_control -d`) before and after each variant; CALLS is large enough that Lua's collector,
+ * stepped every 50 calls, is paid inside the counts. INSTR_CACHE=1 adds callgrind's simulated caches
+ * (first-level data misses and last-level misses per request; a warm cache, no other process).
+ * INSTR_KEEP=1 keeps the dumps and prints their files, for `callgrind_annotate` (the Debian redis-server
+ * has no symbols, so only the totals mean much). INSTR_PARTS=1 adds the increment call part by part.
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { RANKING } from '../src/ranking/ranking.functions';
+import { fcallArgs } from '../src/redis/functions';
+import { freePort, stopChild, waitForPing } from '../test/support/processes';
+import { Cut, cutLibrary, seedMinimal } from './coalesced-increment';
+import { benchFunctions } from './functions-client';
+import { makePlainBoard, onPlainShard, PLAIN_BOARD_ITEMS } from './plain-boards';
+import { runWhenMain } from './process-stats';
+
+const S = RANKING.functions;
+const CALLS = Number(process.env.INSTR_CALLS ?? 600);
+const PIPELINED = Number(process.env.INSTR_PIPELINED ?? 16);
+const CACHE = process.env.INSTR_CACHE === '1';
+const KEEP = process.env.INSTR_KEEP === '1';
+const PARTS = process.env.INSTR_PARTS === '1';
+/** Requests per call of the INSTR_PARTS table. */
+const PARTS_SIZES = [1, 16];
+
+/**
+ * INSTR_PARTS=1: the increment call part by part, from copies of the library whose increment returns
+ * early (cutLibrary, as bench/coalesced-increment.ts cuts): each row returns just before its anchor.
+ */
+const PARTS_CUTS: Cut[] = [
+  {
+    label: 'the call and its arguments (returns after begin_call)',
+    from: '  begin_call(keys, args)\n  local err = version_error(KEYS[1], ARGV[1])\n  if err then return redis.error_reply(err) end\n  local now_ms',
+    to: '',
+  },
+  {
+    label: '+ the config check (version_error: one HMGET)',
+    from: '  local now_ms = tonumber(ARGV[2])\n  local now_sec = math.floor(now_ms / 1000)\n  local window_count = tonumber(ARGV[4])\n  local confs = cross_all',
+    to: '',
+  },
+  {
+    label: '+ the boundary, expiry and due checks',
+    from: '  local context = ARGV[5 + WINDOW_ARGS * window_count]',
+    to: '',
+  },
+  { label: "+ the plain path's set-up", from: '  local applied = 0\n  local answers = { draining }', to: '' },
+  { label: '+ the requests', from: '  if applied > 0 then bump_version(KEYS[1], applied) end', to: '' },
+].map((cut) => ({ ...cut, to: `  if true then return 1 end\n${cut.from}` }));
+/** Requests per coalesced call: one alone, and the sizes seen under HTTP load (15-26 in earlier runs). */
+const CALL_SIZES = [1, 4, 16, 25];
+
+/** A library of one function that does nothing: what any FCALL costs Redis. */
+const NOOP_LIBRARY = "#!lua name=tb_bench_noop\nredis.register_function('tb_bench_noop', function() return 1 end)";
+
+export interface Callgrind {
+  child: ChildProcess;
+  url: string;
+  dir: string;
+}
+
+/** redis-server under callgrind on a free port, answering PING (valgrind takes seconds to start it). */
+export async function startCallgrindRedis(): Promise<Callgrind> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'tb-callgrind-'));
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      `--callgrind-out-file=${join(dir, 'cg.out')}`,
+      '--dump-instr=no',
+      `--cache-sim=${CACHE ? 'yes' : 'no'}`,
+      'redis-server',
+      ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    ],
+    { stdio: 'ignore' },
+  );
+  for (let attempt = 0; attempt < 20; attempt++) {
+    if (await waitForPing(port, child)) return { child, url: `redis://127.0.0.1:${port}`, dir };
+  }
+  await stopChild(child);
+  throw new Error('redis-server under callgrind did not start');
+}
+
+/** The events callgrind counted since its last dump (Ir, and with INSTR_CACHE the cache events), by name, and the dump's file. */
+export function dumpCounts(server: Callgrind): { counts: Record<string, number>; file: string } {
+  const before = new Set(readdirSync(server.dir));
+  execFileSync('callgrind_control', ['-d', String(server.child.pid)], { stdio: 'ignore' });
+  const dumped = readdirSync(server.dir).filter((name) => !before.has(name));
+  if (dumped.length !== 1) throw new Error(`callgrind_control -d wrote ${dumped.length} files`);
+  const text = readFileSync(join(server.dir, dumped[0]), 'utf8');
+  const names = /^events: (.+)$/m.exec(text)?.[1].split(' ') ?? [];
+  const totals = /^summary: (.+)$/m.exec(text)?.[1].split(' ').map(Number) ?? [];
+  return {
+    counts: Object.fromEntries(names.map((name, i) => [name, totals[i] ?? 0])),
+    file: join(server.dir, dumped[0]),
+  };
+}
+
+interface Variant {
+  name: string;
+  requestsPerCall: number;
+  callsAtOnce: number;
+  /** Sends the `n`th call. */
+  send: (redis: Redis, n: number) => Promise<unknown>;
+}
+
+interface Counted {
+  variant: Variant;
+  perRequest: Record<string, number>;
+  /** The variant's callgrind dump (kept with INSTR_KEEP=1, for callgrind_annotate). */
+  file: string;
+}
+
+async function count(redis: Redis, server: Callgrind, v: Variant): Promise<Counted> {
+  dumpCounts(server);
+  for (let sent = 0; sent < CALLS; sent += v.callsAtOnce) {
+    const calls = Array.from({ length: Math.min(v.callsAtOnce, CALLS - sent) }, (_, i) => v.send(redis, sent + i));
+    await Promise.all(calls);
+  }
+  const { counts, file } = dumpCounts(server);
+  const requests = CALLS * v.requestsPerCall;
+  return {
+    variant: v,
+    perRequest: Object.fromEntries(Object.entries(counts).map(([name, total]) => [name, total / requests])),
+    file,
+  };
+}
+
+export async function redisInstructionsBench(): Promise<void> {
+  const server = await startCallgrindRedis();
+  // Auto-pipelining off: a variant decides how many calls Redis finds at once.
+  const redis = new Redis(server.url, { enableAutoPipelining: false });
+  try {
+    const { functions, ranking, prefix } = await benchFunctions(server.url, redis, [RANKING.library], {
+      // Setup goes through the service's deadline, and valgrind runs Redis about 50 times slower.
+      REDIS_COMMAND_TIMEOUT_MS: '60000',
+    });
+    const nowMs = Date.now();
+    const common = { functions, prefix, windowCount: 1, nowMs, expireChunk: ranking.expireChunk };
+    const board = await makePlainBoard({ ...common, name: 'instructions', amountOf: (i) => 1 + (i % 97) });
+    const item = (n: number) => `i${(n * 7919) % PLAIN_BOARD_ITEMS}`;
+    const minimal = await seedMinimal(redis, `{${prefix}minimal}`);
+    const coalesced = (
+      size: number,
+      name = `the service's increment, calls of ${size}`,
+      fn = S.increments.redisName,
+    ) => ({
+      name,
+      requestsPerCall: size,
+      callsAtOnce: 1,
+      send: (client: Redis, n: number) =>
+        client.fcall(
+          fn,
+          ...fcallArgs(
+            S.increments,
+            S.increments.build({
+              ...onPlainShard(board, nowMs, ranking.expireChunk),
+              requests: Array.from({ length: size }, (_, k) => ({ item: item(n * size + k), amount: 1, newItems: 1 })),
+            }),
+          ),
+        ),
+    });
+    const handRolled = (callsAtOnce: number): Variant => ({
+      name: `hand-rolled script, ${callsAtOnce === 1 ? 'one call at a time' : `${callsAtOnce} calls at a time`}`,
+      requestsPerCall: 1,
+      callsAtOnce,
+      send: (client, n) => client.evalsha(minimal.sha, 2, ...minimal.keys, item(n), 1),
+    });
+    const window = board.config.windows[0];
+    const topArgs = fcallArgs(
+      S.readTop,
+      S.readTop.build({ ...onPlainShard(board, nowMs, ranking.expireChunk), window, offset: 0, limit: 10 }),
+    );
+    await redis.function('LOAD', 'REPLACE', NOOP_LIBRARY);
+    const variants: Variant[] = [
+      { name: 'PING (a round trip, no work)', requestsPerCall: 1, callsAtOnce: 1, send: (client) => client.ping() },
+      {
+        name: 'FCALL of a function returning 1',
+        requestsPerCall: 1,
+        callsAtOnce: 1,
+        send: (client) => client.fcall('tb_bench_noop', 0),
+      },
+      handRolled(1),
+      handRolled(PIPELINED),
+      ...CALL_SIZES.map((size) => coalesced(size)),
+      {
+        name: 'hand-rolled top-10: ZREVRANGE … WITHSCORES',
+        requestsPerCall: 1,
+        callsAtOnce: 1,
+        send: (client) => client.zrevrange(minimal.keys[1], 0, 9, 'WITHSCORES'),
+      },
+      {
+        name: "the service's top-10 read",
+        requestsPerCall: 1,
+        callsAtOnce: 1,
+        send: (client) => client.fcall(S.readTop.redisName, ...topArgs),
+      },
+    ];
+    const counted: Counted[] = [];
+    for (const v of variants) counted.push(await count(redis, server, v));
+    report(counted);
+    if (PARTS) await reportParts(redis, server, coalesced);
+  } finally {
+    redis.disconnect();
+    await stopChild(server.child);
+    if (!KEEP) rmSync(server.dir, { recursive: true, force: true });
+  }
+}
+
+async function reportParts(
+  redis: Redis,
+  server: Callgrind,
+  coalesced: (size: number, name: string, fn: string) => Variant,
+): Promise<void> {
+  const names = PARTS_CUTS.map((_, i) => `tb_parts${i}`);
+  for (const [i, cut] of PARTS_CUTS.entries()) await redis.function('LOAD', 'REPLACE', cutLibrary(names[i], cut));
+  const rows = [...PARTS_CUTS.map((cut) => cut.label), '+ the change version and the reply (the whole call)'];
+  const perCall: number[][] = [];
+  for (const size of PARTS_SIZES) {
+    const fns = [
+      ...names.map((name) => S.increments.redisName.replace(RANKING.library.name, name)),
+      S.increments.redisName,
+    ];
+    const counts: number[] = [];
+    for (const fn of fns) counts.push((await count(redis, server, coalesced(size, fn, fn))).perRequest.Ir * size);
+    perCall.push(counts);
+  }
+  console.log(`\nThe increment call part by part: instructions per call, cumulative.\n`);
+  console.log(`| returns after | ${PARTS_SIZES.map((size) => `call of ${size}`).join(' | ')} |`);
+  console.log(`| ------------- | ${PARTS_SIZES.map(() => '---:').join(' | ')} |`);
+  rows.forEach((row, i) => console.log(`| ${row} | ${perCall.map((counts) => counts[i].toFixed(0)).join(' | ')} |`));
+}
+
+function report(counted: Counted[]): void {
+  console.log(`callgrind, ${CALLS} calls per variant; instructions Redis executed in user space, per request.\n`);
+  const cacheColumns = CACHE ? ' first-level data misses | last-level misses |' : '';
+  console.log(`| variant | calls per request | instructions |${cacheColumns}`);
+  console.log(`| ------- | ----------------: | -----------: |${CACHE ? ' ---: | ---: |' : ''}`);
+  for (const { variant, perRequest, file } of counted) {
+    if (KEEP) console.log(`${variant.name}: ${file}`);
+    const cache = CACHE
+      ? ` ${(perRequest.D1mr + perRequest.D1mw).toFixed(0)} | ${(perRequest.ILmr + perRequest.DLmr + perRequest.DLmw).toFixed(0)} |`
+      : '';
+    console.log(
+      `| ${variant.name} | ${(1 / variant.requestsPerCall).toFixed(3)} | ${perRequest.Ir.toFixed(0)} |${cache}`,
+    );
+  }
+}
+
+runWhenMain(module, redisInstructionsBench);
