@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PublicRoute } from '../access/access.decorators';
 
-/** The page and its five assets, read once at boot (they ship in dist/dashboard/public). */
+/** The page and its six assets, read once at boot (they ship in dist/dashboard/public). */
 const PUBLIC_DIR = join(__dirname, 'public');
 const read = (file: string) => readFileSync(join(PUBLIC_DIR, file));
 
@@ -21,6 +21,7 @@ export class DashboardController {
   private readonly html = read('index.html');
   private readonly script = read('dashboard.js');
   private readonly kit = read('kit.js');
+  private readonly panels = read('panels.js');
   private readonly ingest = read('ingest.js');
   private readonly retractions = read('retractions.js');
   private readonly style = read('dashboard.css');
@@ -47,6 +48,12 @@ export class DashboardController {
   @ApiExcludeEndpoint()
   kitScript(@Res() reply: FastifyReply): void {
     void reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(this.kit);
+  }
+
+  @Get('panels.js')
+  @ApiExcludeEndpoint()
+  panelsScript(@Res() reply: FastifyReply): void {
+    void reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(this.panels);
   }
 
   @Get('ingest.js')

@@ -465,7 +465,7 @@ describeInBrowser(
         .expect(200)
         .expect('content-type', /javascript/);
       await http().get('/dashboard/dashboard.css').expect(200).expect('content-type', /css/);
-      for (const script of ['kit.js', 'ingest.js', 'retractions.js'])
+      for (const script of ['kit.js', 'panels.js', 'ingest.js', 'retractions.js'])
         await http()
           .get(`/dashboard/${script}`)
           .expect(200)

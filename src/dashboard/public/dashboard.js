@@ -9,15 +9,9 @@
   const REFRESH_MS = 5000;
   /** Scores of an item kept from the stream when its window keeps no snapshots. */
   const LIVE_POINTS = 60;
-  /** The counter precision shown first (when the counter keeps it): minutes read well on a small chart. */
-  const DEFAULT_PRECISION = '60';
 
-  /** Tries of a read answered 503 with Retry-After (a window still draining, a busy instance) before it shows an error. */
-  const MAX_TRIES = 5;
-  /** 503 codes that pass by themselves: the page waits Retry-After and reads again, saying nothing alarming. */
-  const PASSING = new Set(['WINDOW_DRAINING', 'REDIS_BUSY']);
   const { dataEntries, element, fillSelect, format, lineChart, movementOf, parseEvent, sleep } = window.TrendboardKit;
-  const { TOKEN_KEY, authHeaders, token } = window.TrendboardKit;
+  const { TOKEN_KEY, authHeaders, getJson, path, retryDelayMs, token } = window.TrendboardKit;
 
   const $ = (id) => document.getElementById(id);
   const query = new URLSearchParams(location.search);
@@ -28,26 +22,6 @@
   };
   /** The segment the listings read ('' : the whole board); a board taking segments shows the picker. */
   state.segment = query.get('segment') ?? '';
-
-  const path = (...parts) => parts.map(encodeURIComponent).join('/');
-
-  /** How long to wait before reading again, for an answer that asks for it; undefined for a real error. */
-  function retryDelayMs(response, body) {
-    if (response.status !== 503 || !PASSING.has(body.code)) return undefined;
-    return Math.max(1, Number(response.headers.get('Retry-After')) || 1) * 1000;
-  }
-
-  async function getJson(url) {
-    for (let attempt = 1; ; attempt++) {
-      const response = await fetch(url, { headers: authHeaders() });
-      const body = await response.json().catch(() => ({}));
-      if (response.ok) return body;
-      const delay = retryDelayMs(response, body);
-      if (delay === undefined || attempt >= MAX_TRIES)
-        throw new Error(body.message || `${response.status} ${response.statusText}`);
-      await sleep(delay);
-    }
-  }
 
   function setStatus(text, live = false) {
     $('status').textContent = text;
@@ -350,121 +324,12 @@
     return block;
   }
 
-  // ---- counters ----
-
-  async function loadCounters() {
-    const { counters } = await getJson('/counters?limit=1000');
-    if (counters.length === 0) {
-      $('counter-note').textContent = 'No counters yet (POST /counters/:name/increment).';
-      return;
-    }
-    state.counters = counters;
-    fillSelect(
-      $('counter'),
-      counters.map((c) => c.name),
-      $('counter').value || undefined,
-    );
-    selectCounter($('counter').value);
-  }
-
-  function selectCounter(name) {
-    const counter = state.counters.find((c) => c.name === name);
-    fillSelect($('precision'), counter.precisions.map(String), $('precision').value || DEFAULT_PRECISION);
-    void drawCounter();
-  }
-
-  async function drawCounter() {
-    const name = $('counter').value;
-    if (!name) return;
-    const precision = $('precision').value;
-    const { samples } = await getJson(`/counters/${path(name)}?precision=${precision}`);
-    $('counter-chart').replaceChildren(
-      lineChart(
-        samples.map((s) => ({ x: s.t, y: s.count })),
-        false,
-      ),
-    );
-    $('counter-note').textContent = `${samples.length} samples of ${precision} s`;
-  }
-
-  // ---- stats ----
-
-  async function showStats(event) {
-    event?.preventDefault();
-    const context = $('stats-context').value.trim();
-    const type = $('stats-type').value.trim();
-    const figures = $('stats-figures');
-    try {
-      const stats = await getJson(`/stats/${path(context, type)}`);
-      const rows = [
-        ['count', stats.count],
-        ['average', stats.average],
-        ['p50', stats.p50],
-        ['p90', stats.p90],
-        ['p99', stats.p99],
-        ['max', stats.max],
-      ];
-      figures.replaceChildren(
-        ...rows.flatMap(([name, value]) => [element('dt', name), element('dd', format(value), 'num')]),
-      );
-    } catch (error) {
-      figures.replaceChildren(element('dt', 'none'), element('dd', error.message));
-    }
-  }
-
-  // ---- admin panels ----
-
-  async function loadAdmin() {
-    if (!token()) return;
-    try {
-      const [slowest, local, pairs] = await Promise.all([
-        getJson('/admin/stats/slowest?limit=10'),
-        getJson('/admin/metrics/local?seconds=60'),
-        getJson('/admin/stats?limit=100'),
-      ]);
-      fillStatsPairs(pairs.items);
-      $('admin-note').textContent = '';
-      $('slowest').tBodies[0].replaceChildren(
-        ...slowest.items.map((row) => rowOf([row.context, (row.average * 1000).toFixed(2)])),
-      );
-      $('routes').tBodies[0].replaceChildren(
-        ...local.routes.map((row) => rowOf([row.route, row.requests, row.errors, row.avgMs.toFixed(2)])),
-      );
-    } catch (error) {
-      $('admin-note').textContent = `admin panels: ${error.message}`;
-    }
-  }
-
-  /** The context/type pairs recorded lately (admin): picking one shows its figures. */
-  function fillStatsPairs(pairs) {
-    const select = $('stats-pair');
-    const chosen = select.value;
-    select.replaceChildren(
-      element('option', '—'),
-      ...pairs.map((pair) => {
-        const option = element('option', `${pair.context} · ${pair.type}`);
-        option.value = JSON.stringify([pair.context, pair.type]);
-        return option;
-      }),
-    );
-    if (chosen) select.value = chosen;
-    $('stats-pair-label').hidden = pairs.length === 0;
-  }
-
-  function rowOf(cells) {
-    const tr = element('tr');
-    tr.append(...cells.map((cell, i) => element('td', cell, i === 0 ? undefined : 'num')));
-    return tr;
-  }
-
   // ---- wiring ----
 
   function refresh() {
     // An empty service is looked at again: a board made meanwhile (or by `npm run demo`) shows up by itself.
     if (state.boards.length === 0) void loadBoards().catch((error) => setStatus(error.message));
     else void loadSegments().catch((error) => setStatus(error.message));
-    void loadCounters().catch((error) => ($('counter-note').textContent = error.message));
-    void loadAdmin();
   }
 
   $('token').value = token();
@@ -484,14 +349,6 @@
   $('limit').addEventListener('change', () => {
     state.limit = Number($('limit').value);
     startStream();
-  });
-  $('counter').addEventListener('change', () => selectCounter($('counter').value));
-  $('precision').addEventListener('change', () => void drawCounter());
-  $('stats-form').addEventListener('submit', (event) => void showStats(event));
-  $('stats-pair').addEventListener('change', () => {
-    if ($('stats-pair').selectedIndex === 0) return;
-    [$('stats-context').value, $('stats-type').value] = JSON.parse($('stats-pair').value);
-    void showStats();
   });
 
   refresh();

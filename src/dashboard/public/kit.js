@@ -22,6 +22,32 @@ window.TrendboardKit = (() => {
     if (chosen !== undefined && options.some((option) => option.value === chosen)) select.value = chosen;
   }
 
+  /** Tries of a read answered 503 with Retry-After (a window still draining, a busy instance) before it shows an error. */
+  const MAX_TRIES = 5;
+  /** 503 codes that pass by themselves: the page waits Retry-After and reads again, saying nothing alarming. */
+  const PASSING = new Set(['WINDOW_DRAINING', 'REDIS_BUSY']);
+
+  /** An API path of `parts`, each encoded. */
+  const path = (...parts) => parts.map(encodeURIComponent).join('/');
+
+  /** How long to wait before reading again, for an answer that asks for it; undefined for a real error. */
+  function retryDelayMs(response, body) {
+    if (response.status !== 503 || !PASSING.has(body.code)) return undefined;
+    return Math.max(1, Number(response.headers.get('Retry-After')) || 1) * 1000;
+  }
+
+  async function getJson(url) {
+    for (let attempt = 1; ; attempt++) {
+      const response = await fetch(url, { headers: authHeaders() });
+      const body = await response.json().catch(() => ({}));
+      if (response.ok) return body;
+      const delay = retryDelayMs(response, body);
+      if (delay === undefined || attempt >= MAX_TRIES)
+        throw new Error(body.message || `${response.status} ${response.statusText}`);
+      await sleep(delay);
+    }
+  }
+
   function sleep(ms, signal) {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -107,9 +133,12 @@ window.TrendboardKit = (() => {
     element,
     fillSelect,
     format,
+    getJson,
     lineChart,
     movementOf,
     parseEvent,
+    path,
+    retryDelayMs,
     sleep,
     token,
   };
