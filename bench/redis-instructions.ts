@@ -1,6 +1,6 @@
 /**
  * Redis's instructions per request (issue #24's "Redis CPU per acknowledged increment", counted instead
- * of timed; `npx ts-node --transpile-only bench/redis-instructions.ts`, about two minutes). This VM has
+ * of timed; `npx ts-node --transpile-only bench/redis-instructions.ts`, under a minute). This VM has
  * no hardware counters and its CPU times move with the host, so redis-server runs under valgrind's
  * callgrind, which counts the instructions Redis executes in user space, the same for the same work
  * whatever else the machine does. Kernel work (the socket's read and write, epoll) is not counted: it
@@ -43,39 +43,40 @@ const PARTS_SIZES = [1, 16];
  * INSTR_PARTS=1: the increment call part by part, from copies of the library whose increment returns
  * early (cutLibrary, as bench/coalesced-increment.ts cuts): each row returns just before its anchor.
  */
-const PARTS_CUTS: Cut[] = [
+const PARTS_ANCHORS: Array<Omit<Cut, 'to'>> = [
   {
     label: 'the call and its arguments (returns after begin_call)',
     from: '  begin_call(keys, args)\n  local err = version_error(KEYS[1], ARGV[1])\n  if err then return redis.error_reply(err) end\n  local now_ms',
-    to: '',
   },
   {
     label: '+ the config check (version_error: one HMGET)',
     from: '  local now_ms = tonumber(ARGV[2])\n  local now_sec = math.floor(now_ms / 1000)\n  local window_count = tonumber(ARGV[4])\n  local confs = cross_all',
-    to: '',
   },
   {
     label: '+ the boundary, expiry and due checks',
     from: '  local context = ARGV[5 + WINDOW_ARGS * window_count]',
-    to: '',
   },
-  { label: "+ the plain path's set-up", from: '  local applied = 0\n  local answers = { draining }', to: '' },
-  { label: '+ the requests', from: '  if applied > 0 then bump_version(KEYS[1], applied) end', to: '' },
-].map((cut) => ({ ...cut, to: `  if true then return 1 end\n${cut.from}` }));
+  { label: "+ the plain path's set-up", from: '  local applied = 0\n  local answers = { draining }' },
+  { label: '+ the requests', from: '  if applied > 0 then bump_version(KEYS[1], applied) end' },
+];
+const PARTS_CUTS: Cut[] = PARTS_ANCHORS.map((anchor) => ({
+  ...anchor,
+  to: `  if true then return 1 end\n${anchor.from}`,
+}));
 /** Requests per coalesced call: one alone, and the sizes seen under HTTP load (15-26 in earlier runs). */
 const CALL_SIZES = [1, 4, 16, 25];
 
 /** A library of one function that does nothing: what any FCALL costs Redis. */
 const NOOP_LIBRARY = "#!lua name=tb_bench_noop\nredis.register_function('tb_bench_noop', function() return 1 end)";
 
-export interface Callgrind {
+interface Callgrind {
   child: ChildProcess;
   url: string;
   dir: string;
 }
 
 /** redis-server under callgrind on a free port, answering PING (valgrind takes seconds to start it). */
-export async function startCallgrindRedis(): Promise<Callgrind> {
+async function startCallgrindRedis(): Promise<Callgrind> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'tb-callgrind-'));
   const child = spawn(
@@ -98,7 +99,7 @@ export async function startCallgrindRedis(): Promise<Callgrind> {
 }
 
 /** The events callgrind counted since its last dump (Ir, and with INSTR_CACHE the cache events), by name, and the dump's file. */
-export function dumpCounts(server: Callgrind): { counts: Record<string, number>; file: string } {
+function dumpCounts(server: Callgrind): { counts: Record<string, number>; file: string } {
   const before = new Set(readdirSync(server.dir));
   execFileSync('callgrind_control', ['-d', String(server.child.pid)], { stdio: 'ignore' });
   const dumped = readdirSync(server.dir).filter((name) => !before.has(name));
