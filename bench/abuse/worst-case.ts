@@ -1,0 +1,58 @@
+/**
+ * `npm run abuse`, worst-case part: the standing harness of test/worst-case at full size (or
+ * WORST_SCALE=ci), on a private single node and a private 3-master Cluster: every route's costliest
+ * documented use on boards with every option at its maximum, held to the targets — no Redis call over
+ * 5 ms, no request over 20 ms of Redis — and every growing route stopped by a quota. Prints the table
+ * docs/security.md keeps. Run Redis under SCHED_FIFO (chrt) where the host's stalls would hide a figure.
+ */
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { startTestApp } from '../../test/support/app';
+import { FakeClock } from '../../test/support/clock';
+import { startTestRedis, type Topology } from '../../test/support/redis';
+import { appContext, HARNESS_ENV, LOW_QUOTAS, SEEDER_QUOTAS } from '../../test/worst-case/app-context';
+import type { Scale } from '../../test/worst-case/boards';
+import { rowFaults, runWorstCase, WORST_ROWS, worstCaseTable } from '../../test/worst-case/harness';
+import { RedisMeter } from '../../test/worst-case/redis-meter';
+import { seedBoards } from '../../test/worst-case/seed';
+import type { AbusePart, AbuseRow } from './abuse-part';
+
+const TARGETS = { callMs: 5, requestMs: 20 };
+const MINUTE_MS = 60_000;
+
+async function runOn(topology: Topology, scale: Scale): Promise<AbuseRow[]> {
+  const redis = await startTestRedis(topology);
+  const clock = new FakeClock(Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS);
+  const env = { REDIS_COMMAND_TIMEOUT_MS: '60000', ...HARNESS_ENV };
+  const apps: NestFastifyApplication[] = [];
+  try {
+    const measured = await startTestApp(redis, clock, { ...env, ...LOW_QUOTAS });
+    apps.push(measured);
+    const seeder = await startTestApp(redis, clock, { ...env, ...SEEDER_QUOTAS });
+    apps.push(seeder);
+    for (const app of apps) await app.listen(0, '127.0.0.1');
+    const context = appContext({ measured, seeder }, clock, scale);
+    await seedBoards(context);
+    const client = redis.client;
+    const meter = new RedisMeter(async () => ('nodes' in client ? client.nodes('master') : [client]) as never);
+    await meter.start();
+    const figures = await runWorstCase(context, meter);
+    await meter.stop();
+    console.log(`\n### ${topology}, scale ${scale}\n\n${worstCaseTable(figures)}\n`);
+    return figures.map((row, n) => {
+      const faults = rowFaults({ ...WORST_ROWS[n], open: undefined }, row, TARGETS);
+      return {
+        attack: `${topology}: ${row.route}, ${row.worst}`,
+        measured: `${row.calls} calls, longest ${row.maxCallMs.toFixed(2)} ms, request ${row.requestMs.toFixed(2)} ms${faults.length ? `; ${faults.join('; ')}` : ''}`,
+        held: faults.length === 0,
+      };
+    });
+  } finally {
+    for (const app of apps) await app.close();
+    await redis.stop();
+  }
+}
+
+export const worstCaseAbuse: AbusePart = async () => {
+  const scale = (process.env.WORST_SCALE ?? 'full') as Scale;
+  return [...(await runOn('single', scale)), ...(await runOn('cluster', scale))];
+};

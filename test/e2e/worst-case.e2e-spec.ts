@@ -1,0 +1,61 @@
+/**
+ * The standing worst-case harness, small (issue #45): every route of the OpenAPI document has a row,
+ * every board option a board at its maximum, and every row run on a seeded single node stays clear of
+ * a catastrophe — no Redis call over WORST_CALL_MS (50 ms: a shared CI machine's allowance above the
+ * ~5 ms target that `npm run abuse` measures at full size), no request over WORST_REQUEST_MS of Redis
+ * in all, no growth that no quota stops, no answer a row does not accept (a 5xx above all).
+ */
+import { BOARDS } from '../worst-case/boards';
+import { appContext, HARNESS_ENV, LOW_QUOTAS, SEEDER_QUOTAS } from '../worst-case/app-context';
+import { boardOptionsOf, operationsOf, uncoveredOptions, type OpenApiDocument } from '../worst-case/coverage';
+import { rowFaults, runWorstCase, WORST_ROWS, worstCaseTable } from '../worst-case/harness';
+import { RedisMeter } from '../worst-case/redis-meter';
+import { seedBoards } from '../worst-case/seed';
+import { useSingleNodeApp } from '../support/e2e';
+
+const WORST_CALL_MS = Number(process.env.WORST_CALL_MS ?? 50);
+const WORST_REQUEST_MS = Number(process.env.WORST_REQUEST_MS ?? 250);
+
+describe('the worst-case harness', () => {
+  const e2e = useSingleNodeApp({
+    listen: true,
+    env: { ...HARNESS_ENV, ...LOW_QUOTAS },
+    others: { seeder: SEEDER_QUOTAS },
+  });
+  let document: OpenApiDocument;
+
+  beforeAll(async () => {
+    document = (await e2e.http().get('/docs-json').expect(200)).body as OpenApiDocument;
+    await e2e.other('seeder').listen(0, '127.0.0.1');
+  });
+
+  it('has a row for every route of the OpenAPI document, and no row for a route it lacks', () => {
+    const routes = operationsOf(document);
+    const covered = new Set(WORST_ROWS.map((row) => row.route));
+    expect(routes.filter((route) => !covered.has(route))).toEqual([]);
+    expect([...covered].filter((route) => !routes.includes(route))).toEqual([]);
+  });
+
+  it('has a board for every board option at its documented maximum', () => {
+    expect(uncoveredOptions(boardOptionsOf(document), Object.values(BOARDS))).toEqual([]);
+  });
+
+  it('runs every row on seeded boards with no call, request or growth past its bound', async () => {
+    const redis = e2e.redis().client;
+    const meter = new RedisMeter(async () => [redis as never]);
+    const context = appContext({ measured: e2e.app(), seeder: e2e.other('seeder') }, e2e.clock, 'ci');
+    await seedBoards(context);
+    await meter.start();
+    try {
+      const figures = await runWorstCase(context, meter);
+      console.log(worstCaseTable(figures));
+      const bounds = { callMs: WORST_CALL_MS, requestMs: WORST_REQUEST_MS };
+      const faults = figures.flatMap((row, n) =>
+        rowFaults(WORST_ROWS[n], row, bounds).map((fault) => `${row.route} (${row.worst}): ${fault}`),
+      );
+      expect(faults).toEqual([]);
+    } finally {
+      await meter.stop();
+    }
+  }, 600_000);
+});

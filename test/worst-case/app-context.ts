@@ -1,0 +1,96 @@
+/**
+ * The harness's context over two apps on one Redis and one clock: the measured app, whose quotas are
+ * set low so that growth shows as a refusal, and a seeder app whose quotas are out of reach. Requests
+ * go over real sockets (fetch), as a client's would.
+ */
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AddressInfo } from 'node:net';
+import { ADMIN_TOKEN } from '../support/app';
+import type { FakeClock } from '../support/clock';
+import { SIZES, type Scale } from './boards';
+import type { Caller, HarnessContext, HttpAnswer, HttpRequest } from './harness-types';
+
+export const CLIENT_SECRET = 'worst-case-client-0123456789';
+export const SEEDER_SECRET = 'worst-case-seeder-0123456789';
+/**
+ * Both apps' settings: the two keys, and background jobs that would land inside a row's reading (the
+ * access-time flush, the key and ingest refreshes) moved out of the way.
+ */
+export const HARNESS_ENV = {
+  API_KEYS: `${CLIENT_SECRET}:read+write,${SEEDER_SECRET}:read+write`,
+  STATS_FLUSH_INTERVAL_MS: '60000',
+  API_KEYS_REFRESH_MS: '3600000',
+  INGEST_REFRESH_MS: '60000',
+};
+
+/** The measured app's quotas: a growing route meets its refusal within the row's attempts. */
+export const LOW_QUOTAS = {
+  QUOTA_NEW_ITEMS: '20',
+  QUOTA_NEW_LIKE_USERS: '20',
+  QUOTA_NEW_COUNTERS: '20',
+  QUOTA_NEW_STATS_PAIRS: '20',
+  QUOTA_IDEMPOTENT_ANSWERS: '20',
+};
+/** The seeder's: out of reach of the largest scale. */
+export const SEEDER_QUOTAS = {
+  QUOTA_NEW_ITEMS: '100000000',
+  QUOTA_NEW_LIKE_USERS: '100000000',
+  QUOTA_NEW_COUNTERS: '100000',
+  QUOTA_NEW_STATS_PAIRS: '100000',
+  QUOTA_IDEMPOTENT_ANSWERS: '100000000',
+};
+
+const STREAM_FIRST_EVENT_MS = 10_000;
+
+const urlOf = (app: NestFastifyApplication) =>
+  `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+
+async function answerOf(response: Response): Promise<HttpAnswer> {
+  const text = await response.text();
+  const json = response.headers.get('content-type')?.includes('json');
+  return { status: response.status, body: json && text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+}
+
+async function firstEvent(url: string, secret: string): Promise<number> {
+  const aborter = new AbortController();
+  const timer = setTimeout(() => aborter.abort(), STREAM_FIRST_EVENT_MS);
+  try {
+    const response = await fetch(url, { headers: { authorization: `Bearer ${secret}` }, signal: aborter.signal });
+    if (response.ok) await response.body?.getReader().read();
+    return response.status;
+  } finally {
+    clearTimeout(timer);
+    aborter.abort();
+  }
+}
+
+export function appContext(
+  apps: { measured: NestFastifyApplication; seeder: NestFastifyApplication },
+  clock: FakeClock,
+  scale: Scale,
+): HarnessContext {
+  const send = async (request: HttpRequest, caller: Caller = 'client'): Promise<HttpAnswer> => {
+    const app = caller === 'seeder' ? apps.seeder : apps.measured;
+    const secret = { client: CLIENT_SECRET, seeder: SEEDER_SECRET, admin: ADMIN_TOKEN }[caller];
+    const hasBody = request.body !== undefined || request.method === 'POST' || request.method === 'PUT';
+    const response = await fetch(`${urlOf(app)}${request.path}`, {
+      method: request.method,
+      headers: {
+        authorization: `Bearer ${secret}`,
+        ...(hasBody ? { 'content-type': 'application/json' } : {}),
+        ...request.headers,
+      },
+      body: hasBody ? JSON.stringify(request.body ?? {}) : undefined,
+    });
+    return answerOf(response);
+  };
+  return {
+    scale,
+    sizes: SIZES[scale],
+    send,
+    openStream: (path) => firstEvent(`${urlOf(apps.measured)}${path}`, CLIENT_SECRET),
+    nowSec: () => Math.floor(clock.nowMs() / 1000),
+    advanceSec: async (seconds) => clock.advanceSec(seconds),
+    state: new Map(),
+  };
+}

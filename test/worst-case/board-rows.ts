@@ -1,0 +1,194 @@
+/**
+ * Worst-case rows of the board routes: each the costliest documented use of its route on the boards
+ * of ./boards.ts (every option at its maximum). Reads go to the 64-shard board where shards cost
+ * more, writes to the one-shard board where one call does all the work.
+ */
+import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
+
+const SEGMENTS_PER_EVENT = 8;
+const BATCH_ENTRIES = 1000;
+/**
+ * Entries a body of at most 10 000 values holds when each names an actor and 8 segments: 13 values
+ * each (the element, its 4 keys, 8 segment names) after the body's one key.
+ */
+const SEGMENTED_BATCH_ENTRIES = 768;
+const DATA_BYTES = 1024;
+
+const segmentsOf = (seed: number) => Array.from({ length: SEGMENTS_PER_EVENT }, (_, k) => `s${(seed + k) % 64}`);
+const get = (path: string): HttpRequest => ({ method: 'GET', path });
+const post = (path: string, body: unknown = {}): HttpRequest => ({ method: 'POST', path, body });
+/** The seeded item listed lowest: the deepest rank, the longest scans. */
+const lowest = (context: HarnessContext) => `i${context.sizes.items - 1}`;
+const fresh = (attempt: number, n: number) => `fresh-${Date.now().toString(36)}-${attempt}-${n}`;
+
+/** A batch of existing items, each with a new actor and eight segments (issue #45 rows 2 and 3). */
+function costlyBatch(context: HarnessContext, attempt: number) {
+  return post('/boards/wc-sum/increments', {
+    items: Array.from({ length: SEGMENTED_BATCH_ENTRIES }, (_, n) => ({
+      item: `i${n % context.sizes.items}`,
+      amount: 1,
+      actor: fresh(attempt, n),
+      segments: segmentsOf(n),
+    })),
+  });
+}
+
+/** 1 000 scores older than every slot the items hold on a `last` board of 8 × 1 000 slots (row 1). */
+function lateScores(context: HarnessContext) {
+  const oldestSec = context.nowSec() - (context.sizes.lastSlots - 1) * 60 - 30;
+  return post('/boards/wc-last/increments', {
+    items: Array.from({ length: BATCH_ENTRIES }, (_, n) => ({ item: `l${n % 50}`, score: n + 1, at: oldestSec })),
+  });
+}
+
+export const WRITE_ROWS: WorstRow[] = [
+  {
+    route: 'POST /boards/{board}/items/{item}/increment',
+    worst: 'a new item with a new actor in 8 segments: 8 windows, 8 views, ties first',
+    open: "#45: a write naming new segments takes each one's due snapshot and drain in its own call",
+    request: (_context, attempt) =>
+      post(`/boards/wc-sum/items/${fresh(attempt, 0)}/increment`, {
+        amount: 3,
+        actor: fresh(attempt, 1),
+        segments: segmentsOf(attempt),
+      }),
+    grows: { times: 40 },
+  },
+  {
+    route: 'POST /boards/{board}/increments',
+    worst: '768 existing items (a full body), each with a new actor in 8 segments (8 windows, 8 views)',
+    request: costlyBatch,
+    expect: [200, 422],
+    grows: { times: 6 },
+  },
+  {
+    route: 'POST /boards/{board}/increments',
+    worst: '1 000 late scores on a last board of 8 windows × 1 000 slots',
+    open: '#45 row 1: a late score scans every newer slot of every window',
+    request: lateScores,
+    expect: [200, 422],
+  },
+  {
+    route: 'POST /boards/{board}/items/{item}/score',
+    worst: 'a late score on a last board of 8 windows × 1 000 slots',
+    request: (context) =>
+      post('/boards/wc-last/items/l1/score', {
+        score: 7,
+        at: context.nowSec() - (context.sizes.lastSlots - 1) * 60 - 30,
+      }),
+  },
+  {
+    route: 'POST /boards/{board}/items/{item}/likes',
+    worst: 'a new user in 8 segments on the board of every option',
+    open: "#45: a write naming new segments takes each one's due snapshot and drain in its own call",
+    request: (_context, attempt) =>
+      post('/boards/wc-sum/items/i1/likes', { userId: fresh(attempt, 2), segments: segmentsOf(attempt) }),
+    grows: { times: 60 },
+  },
+  {
+    route: 'DELETE /boards/{board}/items/{item}/likes/{userId}',
+    worst: 'a like held in 8 windows and 8 segments',
+    prepare: async (context) => {
+      await context.send(post('/boards/wc-sum/items/i2/likes', { userId: 'liked', segments: segmentsOf(3) }), 'seeder');
+    },
+    request: () => ({ method: 'DELETE', path: '/boards/wc-sum/items/i2/likes/liked' }),
+    times: 1,
+  },
+  {
+    route: 'PUT /boards/{board}/items/{item}/data',
+    worst: '1 KB of data on an existing item (every item in turn)',
+    request: (context, attempt) => ({
+      method: 'PUT',
+      path: `/boards/wc-sum/items/i${attempt % context.sizes.items}/data`,
+      body: { blob: 'x'.repeat(DATA_BYTES - 12) },
+    }),
+    expect: [204, 413],
+    grows: { times: 200 },
+  },
+  {
+    route: 'DELETE /boards/{board}/items/{item}/data',
+    worst: "an item's 1 KB of data",
+    request: () => ({ method: 'DELETE', path: '/boards/wc-sum/items/i0/data' }),
+    expect: [204],
+  },
+];
+
+export const READ_ROWS: WorstRow[] = [
+  { route: 'GET /boards', worst: 'a page of 1 000 boards', request: () => get('/boards?limit=1000') },
+  { route: 'GET /boards/{board}', worst: 'a 64-shard board of every option', request: () => get('/boards/wc-shards') },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'limit 1 000 at depth 10 000, 64 shards, ties first, with data',
+    open: '#45 fan-out reads: depth 10 000 over 64 shards reads up to 153 000 rows, not charged by cost',
+    request: () => get('/boards/wc-shards/top?window=m&offset=9000&limit=1000&data=true'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'the longest span (the whole 10 000-slot window) on 64 shards',
+    request: () => get('/boards/wc-shards/top?window=m&span=10000m&limit=1000'),
+    expect: [200, 422],
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'a unique view of a segment, limit 1 000',
+    request: () => get('/boards/wc-shards/top?window=people&segment=s1&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}',
+    worst: 'the lowest item: rank and percentile over 64 shards, ties first',
+    request: (context) => get(`/boards/wc-shards/items/${lowest(context)}?window=m`),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/around',
+    worst: 'radius 100 on a view of 64 shards',
+    request: (context) => get(`/boards/wc-shards/items/${lowest(context)}/around?window=fading&radius=100`),
+  },
+  {
+    route: 'POST /boards/{board}/lookup',
+    worst: '1 000 ids on 64 shards, ties first, with data',
+    open: '#45 row 5: a lookup counts ids × shards in calls of up to 2 000 counts, one read of the budget',
+    request: (context) =>
+      post('/boards/wc-shards/lookup?data=true', {
+        window: 'm',
+        items: Array.from({ length: 1000 }, (_, n) => `i${(n * 7) % context.sizes.items}`).filter(
+          (id, n, all) => all.indexOf(id) === n,
+        ),
+      }),
+  },
+  {
+    route: 'GET /boards/{board}/history',
+    worst: 'a snapshot of 1 000 rows',
+    request: () => get('/boards/wc-sum/history?window=m'),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/history',
+    worst: 'the lowest item through every kept snapshot of 1 000 rows',
+    request: (context) => get(`/boards/wc-sum/items/${lowest(context)}/history?window=m`),
+  },
+  {
+    route: 'GET /boards/{board}/segments',
+    worst: 'a page of 1 000 segments of 64 shards',
+    open: '#45: a segments page counts every listed segment on every shard',
+    request: () => get('/boards/wc-shards/segments?limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/archive',
+    worst: 'the last page of a 10 000-row period',
+    request: (context) =>
+      get(
+        `/boards/wc-cal/archive?window=day&offset=${context.sizes.periodRows - 1000 > 0 ? context.sizes.periodRows - 1000 : 0}&limit=1000`,
+      ),
+  },
+  {
+    route: 'GET /boards/{board}/archives',
+    worst: 'a page of 100 periods of 10 000 rows',
+    request: () => get('/boards/wc-cal/archives?window=day&limit=100'),
+    expect: [200, 422],
+  },
+  {
+    route: 'GET /boards/{board}/stream',
+    worst: 'a segment of a 64-shard board, view and window',
+    request: () => get('/boards/wc-shards/stream?window=fading&segment=s2'),
+    stream: true,
+  },
+];

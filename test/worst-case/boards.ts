@@ -1,0 +1,109 @@
+/**
+ * The worst-case harness's boards: between them every board option at its documented maximum (the
+ * coverage test reads the maxima from the OpenAPI document and fails when an option has no board).
+ * Their data grows with the scale: `ci` is small enough for `npm test`, `full` is what `npm run abuse`
+ * seeds.
+ */
+export type Scale = 'ci' | 'full';
+
+export interface Sizes {
+  /** Items seeded on the sum boards. */
+  items: number;
+  /** Slots of the `last` board each seeded item holds a value in (every window's newest). */
+  lastSlots: number;
+  /** Closed calendar periods seeded, and rows of each. */
+  periods: number;
+  periodRows: number;
+  /** Snapshot boundaries seeded on the history window. */
+  snapshots: number;
+  /** Segments and actors spread over the seeded events. */
+  segments: number;
+  actors: number;
+}
+
+export const SIZES: Record<Scale, Sizes> = {
+  ci: { items: 2_000, lastSlots: 60, periods: 3, periodRows: 300, snapshots: 4, segments: 50, actors: 200 },
+  full: {
+    items: 100_000,
+    lastSlots: 1_000,
+    periods: 100,
+    periodRows: 10_000,
+    snapshots: 100,
+    segments: 2_000,
+    actors: 10_000,
+  },
+};
+
+const MINUTE_SEC = 60;
+
+/** Eight rolling windows: the most slots a window may hold, the longest period, snapshots at their maximum. */
+const SUM_WINDOWS = [
+  { name: 'm', period: 10_000 * MINUTE_SEC, interval: '1m', snapshots: { keep: 1000, top: 1000 } },
+  { name: 'h', period: '24h', interval: '1h' },
+  { name: 'd', period: '400d', interval: '1d' },
+  { name: 'wk', period: '7d', interval: '1h' },
+  { name: 'mo', period: '30d', interval: '1d' },
+  { name: 'six', period: '6h', interval: '1m' },
+  { name: 'q', period: '90d', interval: '1d' },
+  { name: 'hour', period: '1h', interval: '1m' },
+];
+
+/** Eight views: every mode, over the longest and the busiest windows. */
+const SUM_VIEWS = [
+  { name: 'fading', mode: 'decay', window: 'm', halfLife: '30m' },
+  { name: 'daily', mode: 'decay', window: 'h', halfLife: '2h' },
+  { name: 'hot', mode: 'hot', window: 'h', tau: '12h' },
+  { name: 'hotm', mode: 'hot', window: 'm' },
+  { name: 'rising', mode: 'rising', window: 'h', baseline: 'mo', minCount: 1_000_000_000 },
+  { name: 'risingm', mode: 'rising', window: 'six', baseline: 'h' },
+  { name: 'people', mode: 'unique', window: 'm' },
+  { name: 'peopleh', mode: 'unique', window: 'h' },
+];
+
+const SUM_BOARD = {
+  windows: SUM_WINDOWS,
+  views: SUM_VIEWS,
+  ties: 'first',
+  segments: { max: 10_000 },
+  actors: true,
+  maxItems: 100_000_000,
+};
+
+/** A `last` board: eight windows of the most slots such a board may hold (1 000 each). */
+const LAST_BOARD = {
+  aggregate: 'last',
+  windows: Array.from({ length: 8 }, (_, i) => ({
+    name: `l${i + 1}`,
+    period: 1000 * (i + 1) * MINUTE_SEC,
+    interval: (i + 1) * MINUTE_SEC,
+  })),
+};
+
+/** Calendar windows of every kind, the largest archives. */
+const CALENDAR_BOARD = {
+  windows: [
+    { name: 'day', calendar: 'day', timeZone: 'Europe/Berlin', archive: { keep: 1000, top: 10_000 } },
+    {
+      name: 'week',
+      calendar: 'week',
+      timeZone: 'America/New_York',
+      weekStart: 'sunday',
+      archive: { keep: 1000, top: 1000 },
+    },
+    { name: 'month', calendar: 'month', archive: { keep: 12, top: 100 } },
+    { name: 'year', calendar: 'year' },
+  ],
+};
+
+export const BOARDS = {
+  /** Every option a sum board may combine, at its maximum, on one shard. */
+  'wc-sum': SUM_BOARD,
+  /** The same on the most shards. */
+  'wc-shards': { ...SUM_BOARD, shards: 64 },
+  'wc-last': LAST_BOARD,
+  'wc-cal': CALENDAR_BOARD,
+  /** Made, filled and reset or deleted by the admin rows (runs last). */
+  'wc-gone': { ...SUM_BOARD, shards: 64 },
+} as const;
+
+export type BoardName = keyof typeof BOARDS;

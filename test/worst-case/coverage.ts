@@ -1,0 +1,90 @@
+/**
+ * What the harness must cover, read from the OpenAPI document: every operation, and every board option
+ * (each field of the board PUT body, nested ones included) with its documented maximum.
+ */
+interface Schema {
+  $ref?: string;
+  type?: string;
+  maximum?: number;
+  maxItems?: number;
+  items?: Schema;
+  properties?: Record<string, Schema>;
+}
+
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+  components: { schemas: Record<string, Schema> };
+}
+
+/** `METHOD /path/{param}` of every operation. */
+export function operationsOf(document: OpenApiDocument): string[] {
+  return Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+export interface OptionField {
+  /** e.g. `windows[].snapshots.keep`. */
+  path: string;
+  /** The documented maximum (a number's `maximum`, an array's `maxItems`), if any. */
+  maximum?: number;
+}
+
+function resolve(document: OpenApiDocument, schema: Schema): Schema {
+  return schema.$ref ? document.components.schemas[schema.$ref.split('/').pop()!] : schema;
+}
+
+function fieldsOf(document: OpenApiDocument, schema: Schema, prefix: string): OptionField[] {
+  const fields: OptionField[] = [];
+  for (const [name, raw] of Object.entries(resolve(document, schema).properties ?? {})) {
+    const path = prefix ? `${prefix}.${name}` : name;
+    const property = resolve(document, raw);
+    if (property.type === 'array' && property.items) {
+      fields.push({ path, maximum: property.maxItems });
+      if (resolve(document, property.items).properties) fields.push(...fieldsOf(document, property.items, `${path}[]`));
+    } else if (property.properties) {
+      fields.push({ path }, ...fieldsOf(document, property, path));
+    } else {
+      fields.push({ path, maximum: property.maximum });
+    }
+  }
+  return fields;
+}
+
+/** Every field of the board PUT body. */
+export function boardOptionsOf(document: OpenApiDocument): OptionField[] {
+  const put = document.paths['/admin/boards/{board}'].put;
+  return fieldsOf(document, put.requestBody!.content['application/json'].schema, '');
+}
+
+/** Every value a board body sets, by the same paths (an array by its length, then its elements). */
+export function valuesOf(body: unknown, prefix = '', into = new Map<string, unknown[]>()): Map<string, unknown[]> {
+  const add = (path: string, value: unknown) => into.set(path, [...(into.get(path) ?? []), value]);
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    const path = prefix ? `${prefix}.${name}` : name;
+    if (Array.isArray(value)) {
+      add(path, value.length);
+      for (const element of value)
+        if (typeof element === 'object' && element !== null) valuesOf(element, `${path}[]`, into);
+    } else if (typeof value === 'object' && value !== null) {
+      add(path, value);
+      valuesOf(value, path, into);
+    } else {
+      add(path, value);
+    }
+  }
+  return into;
+}
+
+/** Options no harness board sets, or sets below their documented maximum. */
+export function uncoveredOptions(options: readonly OptionField[], boards: readonly unknown[]): string[] {
+  const values = new Map<string, unknown[]>();
+  for (const board of boards) valuesOf(board, '', values);
+  const missing: string[] = [];
+  for (const { path, maximum } of options) {
+    const set = values.get(path);
+    if (!set) missing.push(`${path}: set by no board`);
+    else if (maximum !== undefined && !set.includes(maximum)) missing.push(`${path}: never at its maximum ${maximum}`);
+  }
+  return missing;
+}

@@ -1,0 +1,71 @@
+import type { Sizes, Scale } from './boards';
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface HttpAnswer {
+  status: number;
+  /** The JSON body (undefined for another type or none). */
+  body: Record<string, unknown> | undefined;
+}
+
+/** Who sends a request: the measured client (low quotas), the seeder (default quotas), or the admin. */
+export type Caller = 'client' | 'seeder' | 'admin';
+
+export interface HarnessContext {
+  scale: Scale;
+  sizes: Sizes;
+  send(request: HttpRequest, caller?: Caller): Promise<HttpAnswer>;
+  /** Opens an event stream, waits for its first event, and closes it: the answer's status. */
+  openStream(path: string): Promise<number>;
+  nowSec(): number;
+  /** Moves the service's clock forward. */
+  advanceSec(seconds: number): Promise<void>;
+  /** What one row leaves for the next (a retraction's id, an API key's id). */
+  state: Map<string, string>;
+}
+
+/**
+ * One route's costliest documented use. `route` is the OpenAPI document's `METHOD /path/{param}`.
+ * `grows`: the request makes Redis hold more (fresh ids each time); the harness sends it up to
+ * `times` times with a quota set low and expects a 429 QUOTA_EXCEEDED before the end.
+ */
+export interface WorstRow {
+  route: string;
+  worst: string;
+  request(context: HarnessContext, attempt: number): HttpRequest;
+  /** Answers the row accepts (default: any 2xx). */
+  expect?: readonly number[];
+  /** Times measured (default 2); the figures are the costliest. */
+  times?: number;
+  grows?: { times: number };
+  /** An event stream: opened, read to its first event, closed. */
+  stream?: boolean;
+  /**
+   * Known to pass its Redis-time bound, and why: the row is still run and reported (a status it does
+   * not accept still fails), its time is not held against it. The reason names the open issue row.
+   */
+  open?: string;
+  /** Runs before the row (once): e.g. making what the row deletes. */
+  prepare?(context: HarnessContext): Promise<void>;
+}
+
+export interface RowFigures {
+  route: string;
+  worst: string;
+  open?: string;
+  statuses: number[];
+  /** Redis calls of the costliest request. */
+  calls: number;
+  maxCallMs: number;
+  maxCallName: string;
+  requestMs: number;
+  /** used_memory grown per request answered 2xx (growth rows), bytes. */
+  bytesPerRequest: number | null;
+  /** Growth rows: the request at which the quota refused (null: never). */
+  refusedAt: number | null;
+}

@@ -1,0 +1,110 @@
+/**
+ * The standing worst-case harness: every route's costliest documented use (./board-rows.ts,
+ * ./service-rows.ts) on boards with every option at its maximum (./boards.ts), measured from Redis's
+ * own SLOWLOG: the longest call, the calls of a request added up, the bytes a growing request leaves.
+ * `npm test` runs it small (test/e2e/worst-case.e2e-spec.ts); `npm run abuse` at full size.
+ */
+import { READ_ROWS, WRITE_ROWS } from './board-rows';
+import type { HarnessContext, RowFigures, WorstRow } from './harness-types';
+import type { RedisCost, RedisMeter } from './redis-meter';
+import { ADMIN_ROWS, SERVICE_ROWS } from './service-rows';
+
+export const WORST_ROWS: readonly WorstRow[] = [...WRITE_ROWS, ...READ_ROWS, ...SERVICE_ROWS, ...ADMIN_ROWS];
+
+const DEFAULT_TIMES = 2;
+
+function costlier(a: RedisCost, b: RedisCost): RedisCost {
+  return {
+    calls: Math.max(a.calls, b.calls),
+    maxCallMs: Math.max(a.maxCallMs, b.maxCallMs),
+    maxCallName: a.maxCallMs >= b.maxCallMs ? a.maxCallName : b.maxCallName,
+    totalMs: Math.max(a.totalMs, b.totalMs),
+  };
+}
+
+async function sendRow(
+  context: HarnessContext,
+  row: WorstRow,
+  attempt: number,
+): Promise<{ status: number; code?: string }> {
+  const request = row.request(context, attempt);
+  if (row.stream) return { status: await context.openStream(request.path) };
+  const answer = await context.send(request, request.path.startsWith('/admin') ? 'admin' : 'client');
+  return { status: answer.status, code: answer.body?.code as string | undefined };
+}
+
+async function measureRow(context: HarnessContext, meter: RedisMeter, row: WorstRow): Promise<RowFigures> {
+  await row.prepare?.(context);
+  const times = row.grows?.times ?? row.times ?? DEFAULT_TIMES;
+  let cost: RedisCost = { calls: 0, maxCallMs: 0, totalMs: 0, maxCallName: '' };
+  const statuses = new Set<number>();
+  let refusedAt: number | null = null;
+  let applied = 0;
+  const bytesBefore = row.grows ? await meter.usedBytes() : 0;
+  await meter.reset();
+  for (let attempt = 0; attempt < times; attempt++) {
+    const { status, code } = await sendRow(context, row, attempt);
+    cost = costlier(cost, await meter.read());
+    statuses.add(status);
+    if (status < 300) applied += 1;
+    if (row.grows && status === 429 && code === 'QUOTA_EXCEEDED') {
+      refusedAt = attempt + 1;
+      break;
+    }
+  }
+  const grown = row.grows ? (await meter.usedBytes()) - bytesBefore : 0;
+  return {
+    route: row.route,
+    worst: row.worst,
+    open: row.open,
+    statuses: [...statuses].sort(),
+    calls: cost.calls,
+    maxCallMs: cost.maxCallMs,
+    maxCallName: cost.maxCallName,
+    requestMs: cost.totalMs,
+    bytesPerRequest: row.grows && applied > 0 ? Math.round(grown / applied) : null,
+    refusedAt,
+  };
+}
+
+export async function runWorstCase(context: HarnessContext, meter: RedisMeter): Promise<RowFigures[]> {
+  const figures: RowFigures[] = [];
+  for (const row of WORST_ROWS) figures.push(await measureRow(context, meter, row));
+  return figures;
+}
+
+/** Redis time a row may take: per call, and per request (all its calls added up). */
+export interface TimeBounds {
+  callMs: number;
+  requestMs: number;
+}
+
+/**
+ * What a row did that it should not have: answered a status it does not accept, grew with no quota
+ * refusal, or (unless the row is marked open) held Redis past the bounds.
+ */
+export function rowFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds): string[] {
+  const faults: string[] = [];
+  const accepted = (status: number) => (row.expect ? row.expect.includes(status) : status >= 200 && status < 300);
+  const growthRefusal = (status: number) => row.grows !== undefined && status === 429;
+  const wrong = figures.statuses.filter((status) => !accepted(status) && !growthRefusal(status));
+  if (wrong.length > 0) faults.push(`answered ${wrong.join(', ')}`);
+  if (row.grows && figures.refusedAt === null) faults.push(`grew ${row.grows.times} times without a quota refusal`);
+  if (row.open) return faults;
+  if (figures.maxCallMs > bounds.callMs)
+    faults.push(`a call of ${figures.maxCallMs.toFixed(1)} ms (${figures.maxCallName})`);
+  if (figures.requestMs > bounds.requestMs) faults.push(`${figures.requestMs.toFixed(1)} ms of Redis for one request`);
+  return faults;
+}
+
+export function worstCaseTable(figures: readonly RowFigures[]): string {
+  const lines = [
+    '| route | worst request | answers | Redis calls | longest call ms | request ms | bytes per request | quota refused at |',
+    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const row of figures)
+    lines.push(
+      `| \`${row.route}\` | ${row.worst} | ${row.statuses.join(', ')} | ${row.calls} | ${row.maxCallMs.toFixed(2)} (${row.maxCallName}) | ${row.requestMs.toFixed(2)} | ${row.bytesPerRequest ?? ''} | ${row.refusedAt ?? ''} |`,
+    );
+  return lines.join('\n');
+}

@@ -1,0 +1,84 @@
+/**
+ * What one request cost Redis, read from every master's SLOWLOG with its threshold at 0 µs: each
+ * command the request caused (scripts and plain ones, on every shard's node) with its own duration.
+ * A SLOWLOG entry's duration is the command's execution time inside Redis, so a call's figure is the
+ * time it held Redis, not a round trip.
+ */
+import type Redis from 'ioredis';
+
+/** Commands the meter itself and test plumbing send: never charged to a request. */
+const PLUMBING = new Set(['slowlog', 'config', 'info', 'memory', 'scan', 'ping', 'client', 'cluster', 'hello']);
+/** Entries kept per node between two readings: above the calls of the widest fan-out request. */
+const SLOWLOG_ENTRIES = 100_000;
+
+export interface RedisCost {
+  /** Commands Redis ran for the request, all masters together. */
+  calls: number;
+  /** The longest of them, ms. */
+  maxCallMs: number;
+  /** All of them added up, ms. */
+  totalMs: number;
+  /** The longest call's command and first argument (the function's name for an FCALL). */
+  maxCallName: string;
+}
+
+/** id, time, µs, arguments, client address, client name. */
+type SlowlogEntry = [number, number, number, string[], string, string];
+/** The address SLOWLOG gives the commands a script runs: counted in the script's own time. */
+const SCRIPT_CLIENT = '?:0';
+
+export class RedisMeter {
+  constructor(private readonly masters: () => Promise<Redis[]>) {}
+
+  async start(): Promise<void> {
+    for (const node of await this.masters()) {
+      await node.config('SET', 'slowlog-log-slower-than', '0');
+      await node.config('SET', 'slowlog-max-len', String(SLOWLOG_ENTRIES));
+      await node.slowlog('RESET');
+    }
+  }
+
+  /** Forgets what Redis ran so far: the next read() counts from here. */
+  async reset(): Promise<void> {
+    for (const node of await this.masters()) await node.slowlog('RESET');
+  }
+
+  /** What Redis ran since the last reset(), and a reset for the next reading. */
+  async read(): Promise<RedisCost> {
+    const cost: RedisCost = { calls: 0, maxCallMs: 0, totalMs: 0, maxCallName: '' };
+    for (const node of await this.masters()) {
+      const entries = (await node.slowlog('GET', SLOWLOG_ENTRIES)) as SlowlogEntry[];
+      await node.slowlog('RESET');
+      for (const [, , micros, args, client] of entries) {
+        const command = String(args[0]).toLowerCase();
+        if (PLUMBING.has(command) || client === SCRIPT_CLIENT) continue;
+        const ms = micros / 1000;
+        cost.calls += 1;
+        cost.totalMs += ms;
+        if (ms > cost.maxCallMs) {
+          cost.maxCallMs = ms;
+          cost.maxCallName = command.startsWith('fcall') ? `${command} ${args[1]}` : command;
+        }
+      }
+    }
+    return cost;
+  }
+
+  /** Bytes Redis holds in all (used_memory over every master). */
+  async usedBytes(): Promise<number> {
+    let bytes = 0;
+    for (const node of await this.masters()) {
+      const info = await node.info('memory');
+      bytes += Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? 0);
+    }
+    return bytes;
+  }
+
+  async stop(): Promise<void> {
+    for (const node of await this.masters()) {
+      await node.config('SET', 'slowlog-log-slower-than', '10000');
+      await node.config('SET', 'slowlog-max-len', '128');
+      await node.slowlog('RESET');
+    }
+  }
+}

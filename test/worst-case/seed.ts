@@ -1,0 +1,80 @@
+/**
+ * Fills the harness's boards through the HTTP API (as the seeder, a client of its own whose quotas are
+ * out of reach), so every row meets data at the scale's size: closed calendar periods with archives,
+ * snapshots, actors and segments on the sum boards, values in every slot of the `last` board.
+ */
+import { BOARDS, type BoardName } from './boards';
+import type { HarnessContext } from './harness-types';
+
+const DAY_SEC = 86_400;
+const MINUTE_SEC = 60;
+/** Entries per seeding batch: below any per-call cost bound, whatever the board's options. */
+const SEED_BATCH = 200;
+/** Reads that drain a closed period before it answers (each drains MAX_READ_DRAIN_CALLS chunks). */
+const DRAIN_READS = 2_000;
+const LAST_ITEMS = 50;
+
+async function must(what: string, answer: Promise<{ status: number; body: unknown }>) {
+  const { status, body } = await answer;
+  if (status >= 300) throw new Error(`seeding ${what}: ${status} ${JSON.stringify(body)}`);
+}
+
+async function batches(context: HarnessContext, board: BoardName, count: number, entry: (n: number) => object) {
+  for (let first = 0; first < count; first += SEED_BATCH) {
+    const items = Array.from({ length: Math.min(SEED_BATCH, count - first) }, (_, k) => entry(first + k));
+    await must(board, context.send({ method: 'POST', path: `/boards/${board}/increments`, body: { items } }, 'seeder'));
+  }
+}
+
+/** Closed periods of the calendar board, each with `periodRows` rows kept in its archive. */
+async function seedCalendar(context: HarnessContext): Promise<void> {
+  const { periods, periodRows } = context.sizes;
+  for (let period = 0; period < periods; period++) {
+    await batches(context, 'wc-cal', periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n }));
+    await context.advanceSec(DAY_SEC);
+  }
+  for (let read = 0; read < DRAIN_READS; read++) {
+    const answer = await context.send({ method: 'GET', path: '/boards/wc-cal/archives?window=day&limit=1' }, 'seeder');
+    if (answer.status === 200) return;
+  }
+  throw new Error('seeding wc-cal: the closed periods never finished draining');
+}
+
+/** Items in descending order (i0 the top), each with an actor and a segment; then snapshot boundaries. */
+async function seedSums(context: HarnessContext, board: BoardName): Promise<void> {
+  const { items, actors, segments } = context.sizes;
+  await batches(context, board, items, (n) => ({
+    item: `i${n}`,
+    amount: items - n,
+    actor: `a${n % actors}`,
+    segments: [`s${n % segments}`],
+  }));
+}
+
+async function seedSnapshots(context: HarnessContext): Promise<void> {
+  for (let boundary = 0; boundary < context.sizes.snapshots; boundary++) {
+    await context.advanceSec(MINUTE_SEC);
+    for (const board of ['wc-sum', 'wc-shards', 'wc-gone'] as const)
+      await batches(context, board, 8, (n) => ({ item: `i${n}`, amount: 1, actor: 'a0', segments: ['s0'] }));
+  }
+}
+
+/** Every one of LAST_ITEMS items holds a score in each of the newest `lastSlots` one-minute slots. */
+async function seedLast(context: HarnessContext): Promise<void> {
+  const nowSec = context.nowSec();
+  await batches(context, 'wc-last', LAST_ITEMS * context.sizes.lastSlots, (n) => ({
+    item: `l${n % LAST_ITEMS}`,
+    score: 1 + (n % 997),
+    at: nowSec - Math.floor(n / LAST_ITEMS) * MINUTE_SEC,
+  }));
+}
+
+export async function seedBoards(context: HarnessContext): Promise<void> {
+  for (const [name, body] of Object.entries(BOARDS))
+    await must(name, context.send({ method: 'PUT', path: `/admin/boards/${name}`, body }, 'admin'));
+  await seedCalendar(context);
+  for (const board of ['wc-sum', 'wc-shards', 'wc-gone'] as const) await seedSums(context, board);
+  await seedSnapshots(context);
+  await seedLast(context);
+  await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));
+}

@@ -1,0 +1,134 @@
+/**
+ * Worst-case rows of the counters, stats, access, ingest, operations and admin board routes. The
+ * destructive board rows run last (ADMIN_ROWS), on a board of their own.
+ */
+import { BOARDS } from './boards';
+import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
+
+const get = (path: string): HttpRequest => ({ method: 'GET', path });
+const post = (path: string, body: unknown = {}): HttpRequest => ({ method: 'POST', path, body });
+const fresh = (attempt: number) => `f${Date.now().toString(36)}${attempt}`;
+
+async function seedCounters(context: HarnessContext): Promise<void> {
+  for (let n = 0; n < 120; n++)
+    await context.send(post('/counters/wc-hits/increment', { count: 1, at: context.nowSec() - n }), 'seeder');
+}
+
+export const SERVICE_ROWS: WorstRow[] = [
+  {
+    route: 'POST /counters/{name}/increment',
+    worst: 'a new counter, every precision',
+    request: (_context, attempt) => post(`/counters/wc-${fresh(attempt)}/increment`, { count: 5 }),
+    grows: { times: 40 },
+  },
+  {
+    route: 'GET /counters/{name}',
+    worst: 'precision 1 s, every sample, filled',
+    prepare: seedCounters,
+    request: () => get('/counters/wc-hits?precision=1&fill=true'),
+  },
+  { route: 'GET /counters', worst: 'a page of 1 000 names', request: () => get('/counters?limit=1000') },
+  {
+    route: 'DELETE /admin/counters/{name}',
+    worst: 'a counter at every precision',
+    request: () => ({ method: 'DELETE', path: '/admin/counters/wc-hits' }),
+    expect: [204, 404],
+    times: 1,
+  },
+  {
+    route: 'POST /stats/{context}/{type}',
+    worst: 'a new pair',
+    request: (_context, attempt) => post(`/stats/wc-${fresh(attempt)}/Load`, { value: 12.5 }),
+    grows: { times: 40 },
+  },
+  { route: 'GET /stats/{context}/{type}', worst: 'an hour with a histogram', request: () => get('/stats/wc-ctx/Load') },
+  { route: 'GET /admin/stats', worst: 'a page of 1 000 pairs', request: () => get('/admin/stats?limit=1000') },
+  {
+    route: 'GET /admin/stats/slowest',
+    worst: 'the longest list',
+    request: () => get('/admin/stats/slowest?limit=100'),
+  },
+  {
+    route: 'POST /admin/keys',
+    worst: 'a key with every scope and prefix',
+    request: (context, attempt) => {
+      context.state.set('key', `wc-key-${attempt}`);
+      return post('/admin/keys', { name: `wc-key-${attempt}`, scopes: ['read', 'write'], prefixes: ['wc-'] });
+    },
+    expect: [201],
+    times: 1,
+  },
+  { route: 'GET /admin/keys', worst: 'every stored key', request: () => get('/admin/keys') },
+  {
+    route: 'DELETE /admin/keys/{name}',
+    worst: 'a stored key',
+    request: (context) => ({ method: 'DELETE', path: `/admin/keys/${context.state.get('key')}` }),
+    expect: [204],
+    times: 1,
+  },
+  {
+    route: 'PUT /admin/ingest/{name}',
+    worst: 'a Redis Streams source on this Redis',
+    request: () => ({
+      method: 'PUT',
+      path: '/admin/ingest/wc-source',
+      body: { kind: 'redis-stream', stream: 'wc-events', board: 'wc-sum' },
+    }),
+    expect: [200, 201],
+    times: 1,
+  },
+  { route: 'GET /admin/ingest', worst: 'every source with its progress', request: () => get('/admin/ingest') },
+  {
+    route: 'DELETE /admin/ingest/{name}',
+    worst: 'a running source',
+    request: () => ({ method: 'DELETE', path: '/admin/ingest/wc-source' }),
+    expect: [204],
+    times: 1,
+  },
+  { route: 'GET /dashboard', worst: 'the page', request: () => get('/dashboard') },
+  { route: 'GET /health/live', worst: 'the liveness probe', request: () => get('/health/live') },
+  {
+    route: 'GET /health/ready',
+    worst: 'the readiness probe (a Redis round trip)',
+    request: () => get('/health/ready'),
+  },
+  { route: 'GET /metrics', worst: 'every metric', request: () => get('/metrics') },
+  { route: 'GET /admin/metrics/local', worst: 'every route', request: () => get('/admin/metrics/local') },
+];
+
+/** Run last: they reset and delete a 64-shard board of every option, filled like the others. */
+export const ADMIN_ROWS: WorstRow[] = [
+  {
+    route: 'POST /admin/boards/{board}/retractions',
+    worst: "an actor's events in 8 windows, 8 views and its segments, with a 400-day block",
+    open: '#45: a retraction step weighs a contribution as one unit whatever windows, views and segments it touches',
+    request: () => post('/admin/boards/wc-sum/retractions', { actor: 'a1', block: '400d' }),
+    expect: [202],
+    times: 1,
+  },
+  {
+    route: 'GET /admin/boards/{board}/retractions/{id}',
+    worst: "a running retraction's progress (a step of work)",
+    open: '#45: a retraction step weighs a contribution as one unit whatever windows, views and segments it touches',
+    prepare: async (context) => {
+      const started = await context.send(post('/admin/boards/wc-sum/retractions', { item: 'i3' }), 'admin');
+      context.state.set('retraction', String(started.body?.id));
+    },
+    request: (context) => get(`/admin/boards/wc-sum/retractions/${context.state.get('retraction')}`),
+  },
+  {
+    route: 'PUT /admin/boards/{board}',
+    worst: 'a reset of a filled 64-shard board of every option',
+    request: () => ({ method: 'PUT', path: '/admin/boards/wc-gone?reset=true', body: BOARDS['wc-gone'] }),
+    expect: [200, 201],
+    times: 1,
+  },
+  {
+    route: 'DELETE /admin/boards/{board}',
+    worst: 'a filled 64-shard board of every option',
+    open: "#45: a board shard's keys are dropped in one call",
+    request: () => ({ method: 'DELETE', path: '/admin/boards/wc-shards' }),
+    expect: [204],
+    times: 1,
+  },
+];
