@@ -1,6 +1,6 @@
 /**
  * Redis time of one write call at several sizes (issue #45 rows 1 and 3), on one private redis-server
- * (`npx ts-node --transpile-only bench/write-cost.ts`, about a minute; BENCH_REDIS_REALTIME=1 runs the
+ * (`npx ts-node --transpile-only bench/write-cost.ts`, a few minutes; BENCH_REDIS_REALTIME=1 runs the
  * server under SCHED_FIFO). Each case runs a few times through the service (RankingService, a fake
  * clock) and prints the Redis µs of its costliest FCALL (SLOWLOG, every call logged) and its write cost
  * (write-cost.ts callCost, the units WRITE_COST_PER_CALL bounds), so the µs per unit can be read off:
