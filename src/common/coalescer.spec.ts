@@ -95,6 +95,25 @@ describe('Coalescer', () => {
     expect(calls.map((c) => c.requests)).toEqual([[1, 2], [3]]);
   });
 
+  it('keeps a call within maxWeight: a request that would pass it sends the gathering call and starts the next', async () => {
+    const { calls, flush } = manualFlush();
+    const coalescer = new Coalescer<number, number>({ delayMs: 1, maxBatch: 100, maxWeight: 10 }, flush);
+    // Weights 4, 4, 4, 10, 1: [4, 4] (a third 4 would make 12), [4], [10] (full), then [1] at the turn's end.
+    for (const [n, weight] of [
+      [1, 4],
+      [2, 4],
+      [3, 4],
+      [4, 10],
+      [5, 1],
+    ])
+      void coalescer.submit('a', n, weight);
+    expect(calls.map((c) => c.requests)).toEqual([[1, 2], [3], [4]]);
+    await turn();
+    for (const call of calls) call.answer(call.requests);
+    await turn();
+    expect(calls.map((c) => c.requests)).toEqual([[1, 2], [3], [4], [5]]);
+  });
+
   it('rejects every request of a call that fails as a whole, and goes on with the next', async () => {
     const { calls, flush } = manualFlush();
     const coalescer = new Coalescer<number, number>({ delayMs: 1, maxBatch: 10 }, flush);

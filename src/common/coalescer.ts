@@ -9,6 +9,11 @@ export interface CoalescerOptions {
   delayMs: number;
   /** Most requests in one call: a full batch is sent at once. */
   maxBatch: number;
+  /**
+   * Most weight of one call, the sum of its requests' (submit's `weight`): a request that would take a
+   * gathering call past it sends that call at once and starts the next. Absent: only maxBatch counts.
+   */
+  maxWeight?: number;
 }
 
 interface Waiting<Request, Result> {
@@ -21,6 +26,8 @@ interface Waiting<Request, Result> {
 
 interface Batch<Request, Result> {
   waiting: Array<Waiting<Request, Result>>;
+  /** The sum of the waiting requests' weights. */
+  weight: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -40,11 +47,16 @@ export class Coalescer<Request, Result> {
     private readonly flush: FlushRequests<Request, Result>,
   ) {}
 
-  submit(key: string, request: Request): Promise<Result> {
+  /** `weight`: what the request adds to its call (maxWeight); one unless told. */
+  submit(key: string, request: Request, weight = 1): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
+      const maxWeight = this.options.maxWeight ?? Infinity;
+      const gathering = this.batches.get(key);
+      if (gathering !== undefined && gathering.weight + weight > maxWeight) this.send(key, gathering);
       const batch = this.batches.get(key) ?? this.open(key);
       batch.waiting.push({ request, traced: currentContext(), resolve, reject });
-      if (batch.waiting.length >= this.options.maxBatch) this.send(key, batch);
+      batch.weight += weight;
+      if (batch.waiting.length >= this.options.maxBatch || batch.weight >= maxWeight) this.send(key, batch);
     });
   }
 
@@ -56,7 +68,7 @@ export class Coalescer<Request, Result> {
   }
 
   private open(key: string): Batch<Request, Result> {
-    const batch: Batch<Request, Result> = { waiting: [] };
+    const batch: Batch<Request, Result> = { waiting: [], weight: 0 };
     this.batches.set(key, batch);
     if (!this.underWay.has(key)) setImmediate(() => this.send(key, batch));
     else batch.timer = setTimeout(() => this.send(key, batch), this.options.delayMs);

@@ -79,6 +79,16 @@ export class AppConfig {
   @IntSetting(1, 5000)
   EXPIRE_CHUNK = 100;
 
+  /**
+   * Most cost units one write call may weigh (src/ranking/writes/write-cost.ts: one unit is one plain
+   * batch entry in one window, about 3 µs of Redis): a batch whose call on some shard would weigh more
+   * is refused whole, 422 REQUEST_TOO_COSTLY, before anything is applied. The default lets 1 000 plain
+   * entries through on a board of up to 8 windows (about 24 ms). The minimum is the costliest single
+   * entry (write-cost's COSTLIEST_ENTRY), so an item write is never refused for its cost.
+   */
+  @IntSetting(7000, 1_000_000)
+  WRITE_COST_PER_CALL = 8000;
+
   /** How long a write's answer is kept under its Idempotency-Key: a repeat within it applies nothing. */
   @IntSetting(60, 30 * 86_400)
   IDEMPOTENCY_TTL_SEC = 86_400;

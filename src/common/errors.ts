@@ -125,6 +125,12 @@ export const ERROR_CODES = {
     retry:
       'no: the span holds more slot fields than one read sums; declare a window of that period (the message says which)',
   },
+  REQUEST_TOO_COSTLY: {
+    status: 422,
+    applied: 'no',
+    retry:
+      'no: one call would hold Redis past WRITE_COST_PER_CALL; send fewer entries per batch (the message says how many)',
+  },
   RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
   STREAM_LIMIT: {
     status: 429,
@@ -278,6 +284,13 @@ export class RedisBusyError extends DomainError {
 export class SpanTooCostlyError extends DomainError {
   constructor(message: string) {
     super('SPAN_TOO_COSTLY', message);
+  }
+}
+
+/** A write whose call on some shard would weigh more than WRITE_COST_PER_CALL: refused before anything is applied. */
+export class RequestTooCostlyError extends DomainError {
+  constructor(message: string) {
+    super('REQUEST_TOO_COSTLY', message);
   }
 }
 

@@ -164,7 +164,7 @@ function groupArgs(header: ScriptArg[], groups: IngestGroup[]): ScriptArg[] {
  */
 export const INGEST = defineLibrary({
   name: 'tb_ingest',
-  version: 12,
+  version: 13,
   modules: [
     ...RANKING_MODULES,
     // What ingest_apply and ingest_groups share: their modules are blocks of their own.

@@ -58,7 +58,7 @@ export function createRankingGraph(
   const expiry = new ExpiryService(expiryStore, boards, cache, clock);
   const ranking = new RankingService(
     new BoardsService(boards, cache, clock),
-    new WritePipeline(new WritesStore(redis, functions, settings, shards, history), boards, cache, clock),
+    new WritePipeline(new WritesStore(redis, functions, settings, shards, history), boards, cache, clock, settings),
     new WriteCommands(clock),
     new ReadsService(new ReadsStore(redis, functions, settings, shards, history)),
     new ViewsService(new ViewsStore(redis, functions, settings)),

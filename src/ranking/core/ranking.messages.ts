@@ -108,6 +108,8 @@ export const RANKING_MESSAGES = {
     `span applies to rolling windows; "${window}" of board "${board}" is a calendar window (it counts its current period)`,
   spanOnView: (board: string, view: string) =>
     `span applies to rolling windows; "${view}" is a view of board "${board}" (read the span's window instead)`,
+  batchTooCostly: (board: string, cost: number, bound: number, entriesWithin: number) =>
+    `the batch would weigh ${Math.ceil(cost)} cost units in one call on board "${board}", more than the ${bound} one write call may (WRITE_COST_PER_CALL: an entry weighs one unit per window and view, more with segments, an actor, a score or ties first): send at most ${entriesWithin} such entries per batch`,
   spanTooCostly: (board: string, window: string, spanSec: number, fields: number, mostFields: number) =>
     `span ${spanSec}s of window "${window}" on board "${board}" holds ${fields} slot fields, more than the ${mostFields} one read sums: declare a window { "period": "${spanSec}s", "interval": ... } for it instead`,
 };

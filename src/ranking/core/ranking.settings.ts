@@ -12,6 +12,8 @@ export class RankingSettings {
     readonly writeCoalesceMs: number,
     /** IDEMPOTENCY_TTL_SEC, in ms: how long a keyed write's answer is kept. */
     readonly idempotencyRetentionMs: number,
+    /** WRITE_COST_PER_CALL: most cost units one write call may weigh (writes/write-cost.ts). */
+    readonly writeCostPerCall: number,
     /** SCHEDULER_*: the expiry job of this instance. */
     readonly scheduler: {
       enabled: boolean;
@@ -23,7 +25,8 @@ export class RankingSettings {
   ) {}
 
   static from(config: AppConfig): RankingSettings {
-    return new RankingSettings(config.EXPIRE_CHUNK, config.WRITE_COALESCE_MS, config.IDEMPOTENCY_TTL_SEC * 1000, {
+    const { EXPIRE_CHUNK, WRITE_COALESCE_MS, IDEMPOTENCY_TTL_SEC, WRITE_COST_PER_CALL } = config;
+    return new RankingSettings(EXPIRE_CHUNK, WRITE_COALESCE_MS, IDEMPOTENCY_TTL_SEC * 1000, WRITE_COST_PER_CALL, {
       enabled: config.SCHEDULER_ENABLED,
       intervalMs: config.SCHEDULER_INTERVAL_MS,
       leaseMs: config.SCHEDULER_LEASE_MS,

@@ -1,4 +1,4 @@
-import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
+import { ConflictError, InvalidInputError, NotFoundError, RequestTooCostlyError } from '../../common/errors';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { Reservation, reserveGrowth } from '../../governance/growth-quotas';
 import { growthRefusalOf } from '../../redis/refusals';
@@ -22,6 +22,7 @@ import {
   distinctItems,
   growthError,
 } from './write-rules';
+import { batchCost } from './write-cost';
 import { WritesStore } from './writes.store';
 
 /**
@@ -38,6 +39,8 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
     private readonly store: WritesStore,
     private readonly boards: BoardsStore,
     private readonly cache: BoardCache,
+    /** WRITE_COST_PER_CALL: most cost units one call on a shard may weigh (write-cost.ts). */
+    private readonly costPerCall: number,
   ) {}
 
   parts(command: BatchCommand, board: PreparedBoard): number {
@@ -47,6 +50,7 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
 
   async apply(command: BatchCommand, attempt: GuardedAttempt): Promise<WriteAnswer<BatchWritten>> {
     const entries = this.check(command, attempt);
+    this.checkCost(entries, attempt.board);
     return this.onShards(command, entries, attempt).catch((error: unknown) => {
       const entry = error instanceof AtOutOfSpanError ? Number(/ (\d+)$/.exec(error.message)?.[1] ?? 1) - 1 : -1;
       if (entry < 0) throw error;
@@ -77,6 +81,19 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
       if (input.actor !== undefined) entry.actor = input.actor;
       return entry;
     });
+  }
+
+  /**
+   * Refuses (422 REQUEST_TOO_COSTLY, nothing applied) a batch whose call on some shard would weigh more
+   * than the bound: a batch is atomic per shard, so it is refused rather than split.
+   */
+  private checkCost(entries: BatchEntry[], board: PreparedBoard): void {
+    const parts = groupByShard(entries, board.shards.length).values();
+    const { costliestCall, entriesWithin } = batchCost(parts, board.config, this.costPerCall);
+    if (costliestCall > this.costPerCall)
+      throw new RequestTooCostlyError(
+        M.batchTooCostly(board.config.name, costliestCall, this.costPerCall, entriesWithin),
+      );
   }
 
   private async onShards(

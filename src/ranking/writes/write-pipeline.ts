@@ -10,6 +10,7 @@ import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import type { PreparedBoard } from '../core/board';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { RankingSettings } from '../core/ranking.settings';
 import type { WriteOutcome } from '../core/ranking.types';
 import { eventTimeMs } from '../core/window-math';
 import { BatchWrite } from './batch-write';
@@ -55,12 +56,13 @@ export class WritePipeline {
     boards: BoardsStore,
     private readonly cache: BoardCache,
     private readonly clock: Clock,
+    settings: RankingSettings,
   ) {
     this.policy = new IdempotencyPolicy(store);
     this.incrementWrite = new IncrementWrite(store);
     this.likeWrite = new LikeWrite(store);
     this.scoreWrite = new ScoreWrite(store);
-    this.batchWrite = new BatchWrite(store, boards, cache);
+    this.batchWrite = new BatchWrite(store, boards, cache, settings.writeCostPerCall);
   }
 
   increment(command: IncrementCommand): Promise<WriteAnswer<ItemWritten>> {

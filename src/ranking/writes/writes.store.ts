@@ -8,6 +8,7 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { BoardGoneError, guard, StaleConfigError } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { MAX_COALESCED_INCREMENTS } from '../core/ranking.limits';
+import { entryCost } from './write-cost';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { eventTimeMs } from '../core/window-math';
 import type { BatchEntry, BatchOutcome, StandingsReply, WriteOutcome } from '../core/ranking.types';
@@ -57,7 +58,8 @@ export class WritesStore {
     this.budgetFields = settings.expireChunk;
     if (settings.writeCoalesceMs > 0)
       this.increments = new Coalescer(
-        { delayMs: settings.writeCoalesceMs, maxBatch: MAX_COALESCED_INCREMENTS },
+        // A call weighs what its increments do together (write-cost.ts), as a batch's does.
+        { delayMs: settings.writeCoalesceMs, maxBatch: MAX_COALESCED_INCREMENTS, maxWeight: settings.writeCostPerCall },
         (_, pending) => this.sendIncrements(pending),
       );
     this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
@@ -71,12 +73,11 @@ export class WritesStore {
     const increment = coalesced(command, attempt, this.idemCalls.of(idem));
     const reply = await guard(
       this.increments
-        ? this.increments.submit(`${shard.keys.cfg()}\n${board.config.version}\n${Math.floor(nowMs / 1000)}`, {
-            board,
-            shard,
-            nowMs,
-            increment,
-          })
+        ? this.increments.submit(
+            `${shard.keys.cfg()}\n${board.config.version}\n${Math.floor(nowMs / 1000)}`,
+            { board, shard, nowMs, increment },
+            entryCost(command, board.config),
+          )
         : this.functions.call(S.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
     );
     if (reply.created[1] > 0) await this.indexDue(board, reply.created[1]);

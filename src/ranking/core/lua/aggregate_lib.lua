@@ -7,9 +7,16 @@
 -- there; on last "<at_ms>:<score>" of its latest event there (equal times: the later arrival, since
 -- Redis applies writes one at a time). A window's results zset holds, per item, the best over its
 -- live slots (last: the newest live slot holding the item). Events of one second share a slot, so on
--- last a later slot always holds later events. When expiry drains a slot, the items whose window
--- score equals what they recorded there may have taken it from that slot: only they are recomputed
--- from the live slots, one HGET per live slot (at most MAX_SLOTS_PER_WINDOW), counted in the budget.
+-- last a later slot always holds later events.
+-- On last a window also keeps, per item it holds, the start of the newest slot holding the item (the
+-- hash <base>newest): a late event asks it whether a newer slot holds the item, one HGET, where a
+-- scan of the newer slots cost up to MAX_AGGREGATE_SLOTS reads per window (issue #45), and expiry
+-- asks it whether a drained slot was the item's newest (then no live slot holds the item: it leaves).
+-- An item the window holds without an entry there was written before the hash existed: it is found
+-- once by the old scan, and entered.
+-- On max and min, when expiry drains a slot, the items whose window score equals what they recorded
+-- there may have taken it from that slot: only they are recomputed from the live slots, one HGET per
+-- live slot (at most MAX_AGGREGATE_SLOTS), counted in the budget.
 
 -- Score and event time (unix ms; 0 on max and min) of a slot hash value.
 local function best_decode(mode, value)
@@ -31,8 +38,13 @@ local function best_slot_key(slots_key, start)
   return sibling_key(slots_key, 'slots', 'slot:' .. start)
 end
 
--- An item's window score over the slots `starts` (newest first), or nil when none holds it; and the
--- slots read.
+-- The hash of a last window: item -> start of the newest slot holding it (dropped with the window).
+local function best_newest_key(slots_key)
+  return sibling_key(slots_key, 'slots', 'newest')
+end
+
+-- An item's window score over the slots `starts` (newest first), or nil when none holds it; the
+-- slots read; and on last the start of the slot it came from.
 local function best_over(mode, slots_key, starts, item)
   local best, reads = nil, 0
   for _, start in ipairs(starts) do
@@ -41,35 +53,72 @@ local function best_over(mode, slots_key, starts, item)
     if value then
       local score = best_decode(mode, value)
       -- last: the newest slot holding the item holds its latest event.
-      if mode == 'last' then return score, reads end
+      if mode == 'last' then return score, reads, start end
       if best == nil or best_beats(mode, score, 0, best, 0) then best = score end
     end
   end
   return best, reads
 end
 
--- After expiry deleted `entries` (item, value pairs, HGETALL shape) from an expired slot of a window
--- whose live slots start at `live_from` or later: each item whose window score equals the drained one gets the
--- best of the live slots, or leaves the window when none holds it. Returns the slots read.
-local function best_settle(mode, slots_key, top_key, live_from, entries, changed)
+-- Drained `item` (what it recorded in the slot starting at `slot_start`, `value`) on a last window:
+-- when that slot was its newest, no live slot holds it and it leaves; else its score stands. Answers
+-- false for an item with no newest entry (written before the hash: the caller recomputes it).
+local function best_settle_last(slots_key, top_key, slot_start, item, changed)
+  local newest_key = best_newest_key(slots_key)
+  local newest = redis.call('HGET', newest_key, item)
+  if not newest then return false end
+  if tonumber(newest) == slot_start then
+    redis.call('HDEL', newest_key, item)
+    if redis.call('ZREM', top_key, item) == 1 then changed(top_key, item, 0) end
+  end
+  return true
+end
+
+-- After expiry deleted `entries` (item, value pairs, HGETALL shape) from the expired slot starting at
+-- `slot_start` of a window whose live slots start at `live_from` or later: each item whose window score
+-- equals the drained one gets the best of the live slots, or leaves the window when none holds it
+-- (last: when the drained slot was its newest). Returns the slots read.
+local function best_settle(mode, slots_key, top_key, slot_start, live_from, entries, changed)
   local starts, reads = nil, 0
   for i = 1, #entries, 2 do
     local item = entries[i]
-    local held = redis.call('ZSCORE', top_key, item)
-    if held and tonumber(held) == best_decode(mode, entries[i + 1]) then
-      starts = starts or redis.call('ZRANGE', slots_key, '+inf', live_from, 'BYSCORE', 'REV')
-      local best, spent = best_over(mode, slots_key, starts, item)
-      reads = reads + spent
-      if best == nil then
-        redis.call('ZREM', top_key, item)
-        changed(top_key, item, 0)
-      elseif best ~= tonumber(held) then
-        redis.call('ZADD', top_key, best, item)
-        changed(top_key, item, best)
+    if not (mode == 'last' and best_settle_last(slots_key, top_key, slot_start, item, changed)) then
+      local held = redis.call('ZSCORE', top_key, item)
+      if held and tonumber(held) == best_decode(mode, entries[i + 1]) then
+        starts = starts or redis.call('ZRANGE', slots_key, '+inf', live_from, 'BYSCORE', 'REV')
+        local best, spent = best_over(mode, slots_key, starts, item)
+        reads = reads + spent
+        if best == nil then
+          redis.call('ZREM', top_key, item)
+          changed(top_key, item, 0)
+        elseif best ~= tonumber(held) then
+          redis.call('ZADD', top_key, best, item)
+          changed(top_key, item, best)
+        end
       end
     end
   end
   return reads
+end
+
+-- On last, whether the window takes an event of `item` in the slot starting at `slot_start` (it does
+-- unless a newer slot holds the item), the newest slot entered for the item. `held_before`: the
+-- window's score of the item before (false: none holds it, so no newer slot does either).
+local function best_last_takes(slots_key, slot_start, item, held_before)
+  local newest_key = best_newest_key(slots_key)
+  local newest = tonumber(redis.call('HGET', newest_key, item))
+  if newest == nil and held_before then
+    -- Written before the hash existed: the newest slot holding it, found once.
+    local newer = redis.call('ZRANGE', slots_key, '+inf', '(' .. slot_start, 'BYSCORE', 'REV')
+    local _, _, found = best_over('last', slots_key, newer, item)
+    if found then
+      redis.call('HSET', newest_key, item, found)
+      return false
+    end
+  end
+  if newest ~= nil and newest > slot_start then return false end
+  if newest ~= slot_start then redis.call('HSET', newest_key, item, slot_start) end
+  return true
 end
 
 -- Records an event (score and event time as their decimal strings) of an item in the slot starting
@@ -90,9 +139,8 @@ local function best_record(mode, slots_key, top_key, slot_start, item, score_arg
     redis.call('ZADD', top_key, 'GT', score, item)
   elseif mode == 'min' then
     redis.call('ZADD', top_key, 'LT', score, item)
-  else
-    local newer = redis.call('ZRANGE', slots_key, '(' .. slot_start, '+inf', 'BYSCORE')
-    if best_over(mode, slots_key, newer, item) == nil then redis.call('ZADD', top_key, score, item) end
+  elseif best_last_takes(slots_key, slot_start, item, before) then
+    redis.call('ZADD', top_key, score, item)
   end
   local after = tonumber(redis.call('ZSCORE', top_key, item))
   if before == false or tonumber(before) ~= after then changed(top_key, item, after) end

@@ -55,7 +55,7 @@ local function drop_window(cfg_key, window_name)
       redis.call('UNLINK', base .. 'slot:' .. start)
     end
     ACTORS.drop_window(base, starts)
-    redis.call('UNLINK', base .. 'slots', base .. 'top')
+    redis.call('UNLINK', base .. 'slots', base .. 'top', base .. 'newest')
     drop_tie_order(base)
   end
 end
@@ -85,7 +85,7 @@ end
 -- from the live slots instead (best_settle; its slot reads count in the budget).
 local function subtract_drained(slots_key, top_key, slot_start, live_from, entries)
   if BOARD.aggregate ~= 'sum' then
-    return best_settle(BOARD.aggregate, slots_key, top_key, live_from, entries, results_changed)
+    return best_settle(BOARD.aggregate, slots_key, top_key, slot_start, live_from, entries, results_changed)
   end
   for i = 1, #entries, 2 do
     local item = entries[i]

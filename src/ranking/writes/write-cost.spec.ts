@@ -1,0 +1,130 @@
+import fc from 'fast-check';
+import { validateConfig } from '../../common/config';
+import { AGGREGATES } from '../core/aggregate';
+import { SEGMENTS_PER_EVENT, VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from '../core/ranking.limits';
+import { batchCost, callCost, COSTLIEST_ENTRY, CostedBoard, CostedEntry, entryCost } from './write-cost';
+
+const boardOf = (windows: number, options: Partial<CostedBoard> = {}): CostedBoard => ({
+  windows: Array.from({ length: windows }),
+  views: [],
+  ...options,
+});
+const plain = (count: number): CostedEntry[] => Array.from({ length: count }, () => ({}));
+const segments = (count: number) => Array.from({ length: count }, (_, i) => `s${i}`);
+const DEFAULT_BOUND = validateConfig({}).WRITE_COST_PER_CALL;
+
+describe('write cost', () => {
+  it('weighs a plain entry one unit per window', () => {
+    expect(entryCost({}, boardOf(3))).toBe(3);
+    expect(callCost(plain(1000), boardOf(3))).toBe(3000);
+  });
+
+  it('lets the documented batches through at the default bound: 1 000 plain entries on up to 8 windows', () => {
+    for (let windows = WINDOWS_PER_BOARD.min; windows <= WINDOWS_PER_BOARD.max; windows++)
+      expect(callCost(plain(1000), boardOf(windows))).toBeLessThanOrEqual(DEFAULT_BOUND);
+    expect(callCost(plain(1000), boardOf(3, { aggregate: 'max' }))).toBeLessThanOrEqual(DEFAULT_BOUND);
+  });
+
+  it('refuses issue #45 rows 1 and 3 at the default bound', () => {
+    // Row 3: 900 items × 8 segments on 3 windows (one call of 167-195 ms).
+    const row3 = Array.from({ length: 900 }, () => ({ segments: segments(8) }));
+    expect(callCost(row3, boardOf(3))).toBe(900 * 3 * 25);
+    expect(callCost(row3, boardOf(3))).toBeGreaterThan(DEFAULT_BOUND);
+    // Row 1: 1 000 scores on a last board of 8 windows (a late one weighs what a current one does).
+    expect(callCost(plain(1000), boardOf(8, { aggregate: 'last' }))).toBeGreaterThan(DEFAULT_BOUND);
+  });
+
+  it('weighs views, segments, scores, ties first and actors as measured', () => {
+    expect(entryCost({}, boardOf(2, { views: [{}, {}] }))).toBe(2 + 2 * 2.5);
+    expect(entryCost({ segments: segments(2) }, boardOf(3))).toBe(3 * 7);
+    expect(entryCost({}, boardOf(4, { aggregate: 'last' }))).toBe(4 * 3.5);
+    expect(entryCost({}, boardOf(4, { aggregate: 'min' }))).toBe(4 * 2.5);
+    expect(entryCost({}, boardOf(1, { ties: 'first' }))).toBe(5);
+    expect(entryCost({ actor: 'a', segments: segments(1) }, boardOf(1))).toBe(4 * 6);
+  });
+
+  it('keeps the setting at or above the costliest single entry: an item write is never refused for its cost', () => {
+    const costliest = entryCost(
+      { segments: segments(SEGMENTS_PER_EVENT.max), actor: 'a' },
+      boardOf(WINDOWS_PER_BOARD.max, { views: Array.from({ length: VIEWS_PER_BOARD.max }), ties: 'first' }),
+    );
+    expect(COSTLIEST_ENTRY).toBe(costliest);
+    expect(() => validateConfig({ WRITE_COST_PER_CALL: String(Math.ceil(COSTLIEST_ENTRY)) })).not.toThrow();
+    expect(() => validateConfig({ WRITE_COST_PER_CALL: String(Math.ceil(COSTLIEST_ENTRY) - 1) })).toThrow(
+      /WRITE_COST_PER_CALL/,
+    );
+  });
+
+  it("a batch's cost is its costliest shard's call, and says how many such entries fit", () => {
+    const board = boardOf(3);
+    const heavy = { segments: segments(8) }; // 75 units
+    const { costliestCall, entriesWithin } = batchCost([plain(10), [heavy, heavy]], board, 8000);
+    expect(costliestCall).toBe(150);
+    expect(entriesWithin).toBe(Math.floor(8000 / 75));
+    expect(batchCost([[heavy]], board, 10).entriesWithin).toBe(1);
+  });
+});
+
+describe('write cost (properties)', () => {
+  const board = fc.record({
+    windows: fc.integer({ min: 1, max: WINDOWS_PER_BOARD.max }).map((n) => Array.from({ length: n })),
+    views: fc.integer({ min: 0, max: VIEWS_PER_BOARD.max }).map((n) => Array.from({ length: n })),
+    aggregate: fc.constantFrom(...AGGREGATES),
+    ties: fc.constantFrom('shared' as const, 'first' as const),
+  });
+  const entry: fc.Arbitrary<CostedEntry> = fc.record(
+    {
+      segments: fc.integer({ min: 0, max: SEGMENTS_PER_EVENT.max }).map(segments),
+      actor: fc.constant('a'),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('is additive over entries, and a split batch weighs what the whole does', () => {
+    fc.assert(
+      fc.property(board, fc.array(entry, { maxLength: 50 }), fc.nat(), (b, entries, cut) => {
+        const at = entries.length === 0 ? 0 : cut % entries.length;
+        const whole = callCost(entries, b);
+        expect(callCost(entries.slice(0, at), b) + callCost(entries.slice(at), b)).toBeCloseTo(whole, 9);
+        expect(batchCost([entries], b, DEFAULT_BOUND).costliestCall).toBeCloseTo(whole, 9);
+      }),
+    );
+  });
+
+  it('grows with every option: more windows, views, segments, an actor or ties first never weigh less', () => {
+    fc.assert(
+      fc.property(board, entry, (b, e) => {
+        const cost = entryCost(e, b);
+        expect(cost).toBeGreaterThanOrEqual(b.windows.length);
+        // Segments and actors are for sum boards only.
+        const takes = b.aggregate === 'sum' || (e.actor === undefined && (e.segments?.length ?? 0) === 0);
+        if (takes) expect(cost).toBeLessThanOrEqual(COSTLIEST_ENTRY);
+        expect(entryCost(e, { ...b, windows: [...b.windows, undefined] })).toBeGreaterThan(cost);
+        expect(entryCost(e, { ...b, views: [...b.views, undefined] })).toBeGreaterThan(cost);
+        expect(entryCost({ ...e, segments: [...(e.segments ?? []), 'x'] }, b)).toBeGreaterThan(cost);
+        expect(entryCost({ ...e, actor: 'a' }, b)).toBeGreaterThanOrEqual(cost);
+        expect(entryCost(e, { ...b, ties: 'first' })).toBeGreaterThanOrEqual(cost);
+      }),
+    );
+  });
+
+  it('a batch within the bound has every call within it; entriesWithin such entries always fit', () => {
+    fc.assert(
+      fc.property(board, entry, fc.integer({ min: 7000, max: 100_000 }), (b, e, bound) => {
+        const { entriesWithin } = batchCost([[e]], b, bound);
+        expect(
+          callCost(
+            Array.from({ length: entriesWithin }, () => e),
+            b,
+          ),
+        ).toBeLessThanOrEqual(bound);
+        expect(
+          callCost(
+            Array.from({ length: entriesWithin + 1 }, () => e),
+            b,
+          ),
+        ).toBeGreaterThan(bound);
+      }),
+    );
+  });
+});

@@ -1,0 +1,93 @@
+import { Aggregate, AGGREGATES } from '../core/aggregate';
+import type { TiesMode } from '../core/board';
+import { SEGMENTS_PER_EVENT, VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from '../core/ranking.limits';
+
+/**
+ * What a write call asks of Redis, weighed before the call from its entries and the board's options
+ * (pure). The unit is one plain batch entry added in one window (its slot field and its results score):
+ * about 3 µs of Redis (2.9-4.1 µs per unit over every shape bench/write-cost.ts measures, redis-server
+ * 7.0 under SCHED_FIFO: docs/security.md). An entry is placed in each results zset its amount reaches,
+ * each place weighed from what the same bench measured per entry and window, rounded up:
+ *   - the places: the board's windows, each of its views (2.5: a view updates its own zset and
+ *     formula state beside the window's), and the same again in each segment the entry names (3 each:
+ *     the segment's slot, index and results);
+ *   - each place costs 1, or a score on a max / min (2.5) or last (3.5) board, which reads what its
+ *     slot holds first (and on last the window's newest slot of the item), plus what options keep
+ *     beside it: `ties: first` the strict order (4), an actor its contribution (5, a new actor).
+ * A late event weighs what a current one does: no write scans the slots after its own (aggregate_lib).
+ * What a call drains from expired slots is bounded on its own (EXPIRE_CHUNK) and is not counted here.
+ */
+export const WRITE_COST_WEIGHTS = {
+  view: 2.5,
+  segment: 3,
+  score: { max: 2.5, min: 2.5, last: 3.5 },
+  strictTies: 4,
+  actor: 5,
+} as const;
+
+/** What an entry's cost depends on: the segments it names and whether it names an actor. */
+export interface CostedEntry {
+  segments?: readonly string[];
+  actor?: string;
+}
+
+/** The options of a board a write's cost depends on (a BoardConfig is one). */
+export interface CostedBoard {
+  windows: readonly unknown[];
+  views: readonly unknown[];
+  aggregate?: Aggregate;
+  ties?: TiesMode;
+}
+
+/** The cost units of one entry (or one item write) on `board`. */
+export function entryCost(entry: CostedEntry, board: CostedBoard): number {
+  const W = WRITE_COST_WEIGHTS;
+  const results = board.windows.length + W.view * board.views.length;
+  const places = 1 + W.segment * (entry.segments?.length ?? 0);
+  const aggregate = board.aggregate ?? 'sum';
+  const perPlace =
+    (aggregate === 'sum' ? 1 : W.score[aggregate]) +
+    (board.ties === 'first' ? W.strictTies : 0) +
+    (entry.actor === undefined ? 0 : W.actor);
+  return results * places * perPlace;
+}
+
+/** The cost units of one call applying `entries` on `board`. */
+export function callCost(entries: readonly CostedEntry[], board: CostedBoard): number {
+  let cost = 0;
+  for (const entry of entries) cost += entryCost(entry, board);
+  return cost;
+}
+
+/**
+ * The costliest single entry a board can be given: every window and view, `ties: first`, and on a sum
+ * board every segment an event may name and an actor (a max / min / last board takes neither).
+ * WRITE_COST_PER_CALL never goes below it (a test holds them together), so an item write (one entry)
+ * is never refused for its cost.
+ */
+export const COSTLIEST_ENTRY = Math.max(
+  ...AGGREGATES.map((aggregate) => {
+    const full = { segments: Array.from({ length: SEGMENTS_PER_EVENT.max }, (_, i) => `s${i}`), actor: 'a' };
+    const windows = Array.from({ length: WINDOWS_PER_BOARD.max });
+    const views = Array.from({ length: VIEWS_PER_BOARD.max });
+    return entryCost(aggregate === 'sum' ? full : {}, { windows, views, aggregate, ties: 'first' });
+  }),
+);
+
+/**
+ * The costliest of the calls a batch makes (one per shard holding any of its entries), and how many
+ * entries like its costliest one a call may carry within `bound` (at least one).
+ */
+export function batchCost(
+  parts: Iterable<readonly CostedEntry[]>,
+  board: CostedBoard,
+  bound: number,
+): { costliestCall: number; entriesWithin: number } {
+  let costliestCall = 0;
+  let costliestEntry = 0;
+  for (const entries of parts) {
+    costliestCall = Math.max(costliestCall, callCost(entries, board));
+    for (const entry of entries) costliestEntry = Math.max(costliestEntry, entryCost(entry, board));
+  }
+  return { costliestCall, entriesWithin: Math.max(1, Math.floor(bound / Math.max(costliestEntry, 1))) };
+}
