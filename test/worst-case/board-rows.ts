@@ -3,6 +3,9 @@
  * of ./boards.ts (every option at its maximum). Reads go to the 64-shard board where shards cost
  * more, writes to the one-shard board where one call does all the work.
  */
+import { AppConfig } from '../../src/common/config';
+import { entryCost } from '../../src/ranking/writes/write-cost';
+import { BOARDS } from './boards';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
 const SEGMENTS_PER_EVENT = 8;
@@ -21,10 +24,19 @@ const post = (path: string, body: unknown = {}): HttpRequest => ({ method: 'POST
 const lowest = (context: HarnessContext) => `i${context.sizes.items - 1}`;
 const fresh = (attempt: number, n: number) => `fresh-${Date.now().toString(36)}-${attempt}-${n}`;
 
+/** The write cost bound by default, in the cost model's units (WRITE_COST_PER_CALL). */
+const COST_BOUND = new AppConfig().WRITE_COST_PER_CALL;
+const COSTLIEST_SUM_ENTRY = entryCost({ actor: 'a', segments: segmentsOf(0) }, BOARDS['wc-sum']);
+/** Entries like the costliest one a batch may carry on the board of every option. */
+const COSTLIEST_TAKEN = Math.max(1, Math.floor(COST_BOUND / COSTLIEST_SUM_ENTRY));
+/** Late scores on the `last` board a batch may carry. */
+const LATE_SCORES_TAKEN = Math.floor(COST_BOUND / entryCost({}, { views: [], ...BOARDS['wc-last'] }));
+const BY_DESIGN = `by design: one call of up to WRITE_COST_PER_CALL (${COST_BOUND} units, ~24 ms), the atomic unit a batch or an item write promises`;
+
 /** A batch of existing items, each with a new actor and eight segments (issue #45 rows 2 and 3). */
-function costlyBatch(context: HarnessContext, attempt: number) {
+function costlyBatch(context: HarnessContext, attempt: number, entries: number) {
   return post('/boards/wc-sum/increments', {
-    items: Array.from({ length: SEGMENTED_BATCH_ENTRIES }, (_, n) => ({
+    items: Array.from({ length: entries }, (_, n) => ({
       item: `i${n % context.sizes.items}`,
       amount: 1,
       actor: fresh(attempt, n),
@@ -33,11 +45,11 @@ function costlyBatch(context: HarnessContext, attempt: number) {
   });
 }
 
-/** 1 000 scores older than every slot the items hold on a `last` board of 8 × 1 000 slots (row 1). */
-function lateScores(context: HarnessContext) {
+/** Scores older than every slot the items hold on a `last` board of 8 × 1 000 slots (row 1). */
+function lateScores(context: HarnessContext, entries: number) {
   const oldestSec = context.nowSec() - (context.sizes.lastSlots - 1) * 60 - 30;
   return post('/boards/wc-last/increments', {
-    items: Array.from({ length: BATCH_ENTRIES }, (_, n) => ({ item: `l${n % 50}`, score: n + 1, at: oldestSec })),
+    items: Array.from({ length: entries }, (_, n) => ({ item: `l${n % 50}`, score: n + 1, at: oldestSec })),
   });
 }
 
@@ -45,7 +57,7 @@ export const WRITE_ROWS: WorstRow[] = [
   {
     route: 'POST /boards/{board}/items/{item}/increment',
     worst: 'a new item with a new actor in 8 segments: 8 windows, 8 views, ties first',
-    open: "#45: a write naming new segments takes each one's due snapshot and drain in its own call",
+    open: BY_DESIGN,
     request: (_context, attempt) =>
       post(`/boards/wc-sum/items/${fresh(attempt, 0)}/increment`, {
         amount: 3,
@@ -56,17 +68,30 @@ export const WRITE_ROWS: WorstRow[] = [
   },
   {
     route: 'POST /boards/{board}/increments',
-    worst: '768 existing items (a full body), each with a new actor in 8 segments (8 windows, 8 views)',
-    request: costlyBatch,
-    expect: [200, 422],
-    grows: { times: 6 },
+    worst: `the costliest batch the cost bound takes: ${COSTLIEST_TAKEN} existing item(s), each with a new actor in 8 segments`,
+    open: BY_DESIGN,
+    request: (context, attempt) => costlyBatch(context, attempt, COSTLIEST_TAKEN),
+    grows: { times: 40 },
   },
   {
     route: 'POST /boards/{board}/increments',
-    worst: '1 000 late scores on a last board of 8 windows × 1 000 slots',
-    open: '#45 row 1: a late score scans every newer slot of every window',
-    request: lateScores,
-    expect: [200, 422],
+    worst: `${SEGMENTED_BATCH_ENTRIES} such entries (a full body): refused whole before any call (rows 2 and 3)`,
+    request: (context, attempt) => costlyBatch(context, attempt, SEGMENTED_BATCH_ENTRIES),
+    expect: [422],
+    times: 1,
+  },
+  {
+    route: 'POST /boards/{board}/increments',
+    worst: `1 000 late scores on a last board of 8 windows × 1 000 slots: refused whole (row 1)`,
+    request: (context) => lateScores(context, BATCH_ENTRIES),
+    expect: [422],
+    times: 1,
+  },
+  {
+    route: 'POST /boards/{board}/increments',
+    worst: `the most late scores the cost bound takes (${LATE_SCORES_TAKEN}) on that board`,
+    open: BY_DESIGN,
+    request: (context) => lateScores(context, LATE_SCORES_TAKEN),
   },
   {
     route: 'POST /boards/{board}/items/{item}/score',

@@ -63,7 +63,7 @@ const SUM_VIEWS = [
 const SUM_BOARD = {
   windows: SUM_WINDOWS,
   views: SUM_VIEWS,
-  ties: 'first',
+  ties: 'first' as const,
   segments: { max: 10_000 },
   actors: true,
   maxItems: 100_000_000,
@@ -71,7 +71,7 @@ const SUM_BOARD = {
 
 /** A `last` board: eight windows of the most slots such a board may hold (1 000 each). */
 const LAST_BOARD = {
-  aggregate: 'last',
+  aggregate: 'last' as const,
   windows: Array.from({ length: 8 }, (_, i) => ({
     name: `l${i + 1}`,
     period: 1000 * (i + 1) * MINUTE_SEC,
