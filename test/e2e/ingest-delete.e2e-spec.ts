@@ -44,11 +44,14 @@ describe('deleting an ingest source (single)', () => {
     await declare('other', { stream: 'sb', board: 'c' }).expect(200);
     await http().delete('/admin/ingest/doomed').set(ADMIN).expect(204);
     await send('sa', 'late');
-    // The refresh has ended once `other` runs again (changed): doomed had every chance to read meanwhile.
+    // Once `other` (old or changed) read past a later message, doomed had every chance to read `late`.
     await send('sb', 'probe');
-    await until('the changed source running', async () => ((await scoreOf('c', 'probe')) === 1 ? true : undefined));
+    const probed = async () => (await scoreOf('b', 'probe')) + (await scoreOf('c', 'probe'));
+    await until('the probe applied', async () => ((await probed()) === 1 ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await scoreOf('a', 'late')).toBe(0);
+    // The change made during the refresh holds too (a refresh asked for meanwhile runs after it).
+    expect(await scoreOf('c', 'probe')).toBe(1);
     expect((await http().get('/admin/ingest').set(ADMIN).expect(200)).body.sources).toMatchObject([{ name: 'other' }]);
   });
 });
