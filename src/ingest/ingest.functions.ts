@@ -153,7 +153,8 @@ function entryArgs(header: ScriptArg[], entries: IngestEntry[]): ScriptArg[] {
 
 /** ingest_groups' arguments: `header`, then per group its item, amount, time, segments, actor (pushed onto `header`). */
 function groupArgs(header: ScriptArg[], groups: IngestGroup[]): ScriptArg[] {
-  for (const group of groups) header.push(group.item, group.amount, group.atMs, csv(group.segments), actorArg(group.actor));
+  for (const group of groups)
+    header.push(group.item, group.amount, group.atMs, csv(group.segments), actorArg(group.actor));
   return header;
 }
 

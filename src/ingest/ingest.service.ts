@@ -3,11 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import Redis, { Cluster } from 'ioredis';
 import { Clock } from '../common/clock';
-import { ConflictError, NotFoundError } from '../common/errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
 import { BoardCache } from '../ranking/boards/board-cache';
 import { RedisService } from '../redis/redis.service';
 import { DeclareSourceDto, SourceDeclaration, SourceStatusDto } from './dto/ingest.dto';
 import { checkedDeclaration, ConfiguredSource, ConfiguredSources } from './ingest-config';
+import { IngestHosts } from './ingest-hosts';
 import { MAX_INGEST_SOURCES } from './ingest.limits';
 import { IngestMetrics } from './ingest.metrics';
 import { INGEST_MESSAGES as M } from './ingest.messages';
@@ -42,6 +43,10 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
   private readonly waiting: Array<() => void> = [];
   /** Configured sources not declared yet (Redis away at boot): tried again at each refresh. */
   private readonly toDeclare: Set<ConfiguredSource>;
+  /** Where a source may connect (INGEST_ALLOWED_HOSTS): a declaration elsewhere is a 400, and never started. */
+  private readonly hosts: IngestHosts;
+  /** Sources already logged as declared for a host not allowed (one line each, not one per refresh). */
+  private readonly refusedLogged = new Set<string>();
 
   constructor(
     private readonly store: IngestStore,
@@ -55,6 +60,12 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
     configured: ConfiguredSources,
   ) {
     this.toDeclare = new Set(configured.sources);
+    this.hosts = new IngestHosts({
+      setting: settings.INGEST_ALLOWED_HOSTS,
+      redisUrl: redisSettings.url,
+      clusterNodes: redisSettings.clusterNodes,
+      configured: configured.sources.map((source) => source.declaration),
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -74,7 +85,10 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   async declare(name: string, body: DeclareSourceDto): Promise<{ created: boolean; source: SourceStatusDto }> {
-    const { created, stored } = await this.put(name, checkedDeclaration(body));
+    const declaration = checkedDeclaration(body);
+    const refused = this.hosts.refused(declaration);
+    if (refused !== undefined) throw new InvalidInputError(M.hostNotAllowed(refused));
+    const { created, stored } = await this.put(name, declaration);
     return { created, source: await this.status(stored) };
   }
 
@@ -208,7 +222,7 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
       this.metrics.forget(name);
     }
     for (const [name, stored] of declared) {
-      if (this.runners.has(name)) continue;
+      if (this.runners.has(name) || !this.allowed(stored)) continue;
       const runner = new SourceRunner(stored, this.sourceOf(stored), progressName(name, stored.declaration), {
         store: this.store,
         boards: this.boards,
@@ -224,6 +238,16 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
       this.runners.set(name, runner);
       runner.start();
     }
+  }
+
+  /** Whether the source's hosts are allowed here (a declaration stored before INGEST_ALLOWED_HOSTS changed may not be). */
+  private allowed(stored: StoredSource): boolean {
+    const refused = this.hosts.refused(stored.declaration);
+    if (refused === undefined) return true;
+    if (!this.refusedLogged.has(stored.name))
+      this.logger.error(`source "${stored.name}" not started: ${M.hostNotAllowed(refused)}`);
+    this.refusedLogged.add(stored.name);
+    return false;
   }
 
   private sourceOf(stored: StoredSource) {

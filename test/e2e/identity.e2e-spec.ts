@@ -24,7 +24,9 @@ describe.each<[Topology, number]>([
   const e2e = useApp(topology, { fresh: true });
   const { http } = e2e;
   const increment = (item: string, body: object) =>
-    http().post(`/boards/b/items/${encodeURIComponent(item)}/increment`).send(body);
+    http()
+      .post(`/boards/b/items/${encodeURIComponent(item)}/increment`)
+      .send(body);
 
   beforeEach(async () => {
     await createBoard(e2e.app(), 'b', { ...BOARD, shards });
@@ -38,12 +40,17 @@ describe.each<[Topology, number]>([
       .post('/boards/b/increments')
       .send({ items: [{ item: NFD, amount: 1, actor: NFD }] })
       .expect(200);
-    await http().post(`/boards/b/items/${encodeURIComponent(NFD)}/likes`).send({ userId: NFD }).expect(200);
+    await http()
+      .post(`/boards/b/items/${encodeURIComponent(NFD)}/likes`)
+      .send({ userId: NFD })
+      .expect(200);
 
     expect(rowsOf((await http().get('/boards/b/top').expect(200)).body)).toEqual([[NFC, 7]]);
     // One actor however it was spelled: the unique view counts it once.
     expect(rowsOf((await http().get('/boards/b/top?window=people').expect(200)).body)).toEqual([[NFC, 1]]);
-    const item = await http().get(`/boards/b/items/${encodeURIComponent(NFD)}`).expect(200);
+    const item = await http()
+      .get(`/boards/b/items/${encodeURIComponent(NFD)}`)
+      .expect(200);
     expect(item.body).toMatchObject({ item: NFC, score: 7, rank: 1 });
     const lookup = await http()
       .post('/boards/b/lookup')
@@ -72,7 +79,11 @@ describe.each<[Topology, number]>([
   });
 
   it('a block of a spelling binds the plain actor too (the block is keyed, not the id as sent)', async () => {
-    await http().post('/admin/boards/b/retractions').set(ADMIN).send({ actor: '\uff33PAMMER', block: '1h' }).expect(202);
+    await http()
+      .post('/admin/boards/b/retractions')
+      .set(ADMIN)
+      .send({ actor: '\uff33PAMMER', block: '1h' })
+      .expect(202);
     expect((await increment('x', { actor: 'spammer' }).expect(403)).body.code).toBe('RETRACTED');
   });
 });

@@ -1,5 +1,5 @@
 import Redis, { Cluster } from 'ioredis';
-import { DEAD_LETTER_MAXLEN, DEAD_LETTER_PAYLOAD_BYTES } from '../ingest.limits';
+import { DEAD_LETTER_MAXLEN, DEAD_LETTER_PAYLOAD_BYTES, DEAD_LETTER_REASON_BYTES } from '../ingest.limits';
 import { IngestSource, SourceMessage } from './source';
 
 export interface RedisStreamDeclaration {
@@ -113,8 +113,8 @@ export class RedisStreamSource implements IngestSource {
       this.group,
       message.id,
       this.name,
-      reason,
-      cut(message.payload),
+      cut(reason, DEAD_LETTER_REASON_BYTES),
+      cut(message.payload, DEAD_LETTER_PAYLOAD_BYTES),
       DEAD_LETTER_MAXLEN,
     );
     return written === 1;
@@ -160,9 +160,11 @@ function messageOf([id, fields]: Entry): SourceMessage {
   return { id, payload: '' };
 }
 
-/** A payload kept whole up to DEAD_LETTER_PAYLOAD_BYTES. */
-function cut(payload: string): string {
-  return Buffer.byteLength(payload) <= DEAD_LETTER_PAYLOAD_BYTES
-    ? payload
-    : Buffer.from(payload).subarray(0, DEAD_LETTER_PAYLOAD_BYTES).toString();
+/** A text kept whole up to `bytes` (UTF-8), else its first `bytes` (a character cut in two is dropped). */
+function cut(text: string, bytes: number): string {
+  if (text.length * 3 <= bytes || Buffer.byteLength(text) <= bytes) return text;
+  return Buffer.from(text)
+    .subarray(0, bytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
 }
