@@ -17,15 +17,15 @@ export const ID_PATTERN = new RegExp(
 );
 export const ID_RULE = `${ID_LENGTH_CHARS.min}-${ID_LENGTH_CHARS.max} printable characters`;
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NOT_PRINTABLE_ASCII = /[^ -~]/;
 
 /**
  * An id as stored: Unicode NFC, so `josé` sent precomposed or decomposed is one id (one row), as the
  * README promises of ids that look alike. Applied at the edge (DTOs, compiled checks, ingest messages)
- * before the id is checked; ASCII, most ids, is already NFC and skips the work.
+ * before the id is checked; printable ASCII, most ids, is already NFC and skips the work.
  */
 export function toNfc(id: string): string {
-  return NON_ASCII.test(id) ? id.normalize('NFC') : id;
+  return NOT_PRINTABLE_ASCII.test(id) ? id.normalize('NFC') : id;
 }
 
 /**
