@@ -22,27 +22,24 @@ export const INGEST_WAIT_MS = { min: 10, max: 10_000, default: 1000 };
 /** Wait after a failed batch (Redis or the source away) before it is tried again, ms. */
 export const INGEST_RETRY_MS = 250;
 /**
- * Most bytes a Redis dead-letter stream holds: its entries are bounded (payload and reason cut, the
- * source name and message id short) and the stream is trimmed to the entries that fit, so a source
- * fed nothing but bad messages keeps about 16 MiB, not 10^6 x 64 KB. An operator keeps more by
- * reading the dead letters out (they are for inspection, not replay).
+ * Most bytes of dead letters a Redis dead-letter stream keeps, counted as each one's fields plus
+ * DEAD_LETTER_ENTRY_OVERHEAD_BYTES: the oldest go past it (redis-stream.source.ts). Redis holds them
+ * in at most about DEAD_LETTER_HELD_BYTES (largest dead letters, each a stream node of its own);
+ * small ones, most, pack tighter. Where 10^6 x 64 KB (about 64 GB) could pile up before.
  */
-export const DEAD_LETTER_STREAM_BYTES = 16 * 1024 * 1024;
+export const DEAD_LETTER_BYTES = 12 * 1024 * 1024;
+/** What one dead letter is counted beyond its fields' bytes: field names, entry id and stream overhead. */
+export const DEAD_LETTER_ENTRY_OVERHEAD_BYTES = 64;
+/**
+ * What Redis holds at most for DEAD_LETTER_BYTES of the largest dead letters (MEMORY USAGE measured
+ * 5.4 KB each for 4.3 KB counted: the allocator rounds up a node of one entry), the figure
+ * test/e2e/ingest-bounds.e2e-spec.ts checks.
+ */
+export const DEAD_LETTER_HELD_BYTES = 16 * 1024 * 1024;
 /** Longest original payload kept in a dead letter, bytes (a longer one is cut to this). */
 export const DEAD_LETTER_PAYLOAD_BYTES = 4 * 1024;
 /** Longest reason kept in a dead letter, bytes. */
 export const DEAD_LETTER_REASON_BYTES = 512;
-/**
- * Most bytes one dead letter takes as Redis holds it: payload, reason, source name, id and field
- * names (about 4.8 KB at most) in a stream node of its own (it passes stream-node-max-bytes, 4 KB),
- * rounded up by the allocator: 5.4 KB measured (MEMORY USAGE of 3 449 such entries: 18.7 MB).
- */
-export const DEAD_LETTER_ENTRY_BYTES = 6 * 1024;
-/**
- * Dead-letter streams are trimmed (approximately: Redis may keep one more node of its entries, at
- * most 100 by default) to this many entries: DEAD_LETTER_STREAM_BYTES of the largest dead letters.
- */
-export const DEAD_LETTER_MAXLEN = Math.floor(DEAD_LETTER_STREAM_BYTES / DEAD_LETTER_ENTRY_BYTES);
 /** Largest amount of one event, as on HTTP. */
 export const MAX_EVENT_AMOUNT = 1_000_000;
 /** JetStream ack wait of the durable consumer: an unacked message is redelivered after it, ms. */

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { ADMIN, createBoard } from '../support/app';
 import { useSingleNodeApp } from '../support/e2e';
-import { DEAD_LETTER_PAYLOAD_BYTES, DEAD_LETTER_STREAM_BYTES } from '../../src/ingest/ingest.limits';
+import { DEAD_LETTER_BYTES, DEAD_LETTER_HELD_BYTES, DEAD_LETTER_PAYLOAD_BYTES } from '../../src/ingest/ingest.limits';
 
 const T0 = 1_700_002_800_000;
 const INGEST_ENV = { INGEST_REFRESH_MS: '100', INGEST_LEASE_MS: '3000', INGEST_WAIT_MS: '50' };
@@ -56,7 +56,7 @@ describe('ingest bounds (single)', () => {
     });
   });
 
-  it('keeps the dead letters of a source within DEAD_LETTER_STREAM_BYTES, each payload cut', async () => {
+  it('keeps the dead letters of a source within DEAD_LETTER_HELD_BYTES, each payload cut', async () => {
     await createBoard(e2e.app(), 'b');
     const client = e2e.redis().client as Redis;
     const messages = 4000;
@@ -73,7 +73,12 @@ describe('ingest bounds (single)', () => {
       return sources[0]?.deadLettered === messages && sources[0].lag === 0 ? true : undefined;
     });
     const bytes = Number(await client.call('MEMORY', 'USAGE', 'bad:dead', 'SAMPLES', '0'));
-    expect(bytes).toBeLessThanOrEqual(DEAD_LETTER_STREAM_BYTES);
+    expect(bytes).toBeLessThanOrEqual(DEAD_LETTER_HELD_BYTES);
+    // Trimmed to the budget, not far below it: the newest dead letters that fit are all kept.
+    expect(Number(await client.get('bad:dead:bytes'))).toBeLessThanOrEqual(DEAD_LETTER_BYTES);
+    expect(await client.xlen('bad:dead')).toBeGreaterThan(
+      (0.95 * DEAD_LETTER_BYTES) / (DEAD_LETTER_PAYLOAD_BYTES + 200),
+    );
     const [[, fields]] = (await client.xrevrange('bad:dead', '+', '-', 'COUNT', 1)) as Array<[string, string[]]>;
     expect(fields[fields.indexOf('payload') + 1]).toHaveLength(DEAD_LETTER_PAYLOAD_BYTES);
     await http().delete('/admin/ingest/bad').set(ADMIN).expect(204);
