@@ -1,5 +1,5 @@
 import { Bounds, ID_LENGTH_CHARS, NAME_LENGTH_CHARS } from './limits';
-import { ID_PATTERN, NAME_PATTERN } from './names';
+import { ID_PATTERN, NAME_PATTERN, toNfc } from './names';
 
 /**
  * A compiled check for a hot DTO: returns the transformed value when the input is certainly valid, or
@@ -16,8 +16,8 @@ export type DtoClass = new () => object;
  * every bound) to show that class-validator draws the same lines.
  */
 export type FieldRule =
-  /** A string matching `pattern`; `length` is the length that pattern allows. */
-  | { kind: 'string'; pattern: RegExp; length: Bounds; optional?: boolean }
+  /** A string matching `pattern`; `length` is the length that pattern allows; `nfc`: an id, taken in NFC. */
+  | { kind: 'string'; pattern: RegExp; length: Bounds; optional?: boolean; nfc?: boolean }
   /** An integer in `range`; from the query string it arrives as decimal digits (the ToInt transform). */
   | { kind: 'int'; range: Bounds; nonZero?: boolean; fromQuery?: boolean; optional?: boolean }
   /** A finite number in `range`. */
@@ -32,7 +32,7 @@ export type FieldRule =
 export type FieldRules = Readonly<Record<string, FieldRule>>;
 
 export const NAME_FIELD: FieldRule = { kind: 'string', pattern: NAME_PATTERN, length: NAME_LENGTH_CHARS };
-export const ID_FIELD: FieldRule = { kind: 'string', pattern: ID_PATTERN, length: ID_LENGTH_CHARS };
+export const ID_FIELD: FieldRule = { kind: 'string', pattern: ID_PATTERN, length: ID_LENGTH_CHARS, nfc: true };
 /** The same rule, absent allowed (null is still refused, as by the DTO's IsOptionalNotNull). */
 export const optional = (rule: FieldRule): FieldRule => ({ ...rule, optional: true });
 
@@ -99,7 +99,7 @@ function readerOf(rule: FieldRule): Reader {
 function requiredReaderOf(rule: FieldRule): Reader {
   switch (rule.kind) {
     case 'string':
-      return (value) => (typeof value === 'string' && rule.pattern.test(value) ? value : REFUSED);
+      return stringReader(rule);
     case 'int':
       return intReader(rule);
     case 'finite': {
@@ -125,6 +125,16 @@ const FLAG_VALUES = new Map<unknown, boolean>([
   ['false', false],
   ['0', false],
 ]);
+
+function stringReader(rule: Extract<FieldRule, { kind: 'string' }>): Reader {
+  const { pattern } = rule;
+  if (!rule.nfc) return (value) => (typeof value === 'string' && pattern.test(value) ? value : REFUSED);
+  return (value) => {
+    if (typeof value !== 'string') return REFUSED;
+    const id = toNfc(value);
+    return pattern.test(id) ? id : REFUSED;
+  };
+}
 
 function intReader(rule: Extract<FieldRule, { kind: 'int' }>): Reader {
   const { min, max } = rule.range;

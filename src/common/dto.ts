@@ -25,7 +25,7 @@ import {
   PAGE_OFFSET_ITEMS,
   UNIX_SEC,
 } from './limits';
-import { ID_PATTERN, ID_RULE, NAME_PATTERN, NAME_RULE } from './names';
+import { ID_PATTERN, ID_RULE, NAME_PATTERN, NAME_RULE, toNfc } from './names';
 
 /*
  * Stacks of decorators: applyDecorators applies them in the order listed, which is the order
@@ -36,9 +36,19 @@ import { ID_PATTERN, ID_RULE, NAME_PATTERN, NAME_RULE } from './names';
 export const IsName = (options?: ValidationOptions) =>
   Matches(NAME_PATTERN, { message: `$property must be ${NAME_RULE}`, ...options });
 
-/** An item or user id: a member or field, never a key name. */
+/** An item or user id: a member or field, never a key name; NFC before it is checked (toNfc). */
 export const IsId = (options?: ValidationOptions) =>
-  Matches(ID_PATTERN, { message: `$property must be ${ID_RULE}`, ...options });
+  applyDecorators(ToNfc(), Matches(ID_PATTERN, { message: `$property must be ${ID_RULE}`, ...options }));
+
+/** Ids (one, or a list) in NFC; anything else stays as is for the validators to refuse. */
+const ToNfc = () =>
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string'
+      ? toNfc(value)
+      : Array.isArray(value)
+        ? value.map((id: unknown) => (typeof id === 'string' ? toNfc(id) : id))
+        : value,
+  );
 
 /**
  * An optional field: absent skips its rules, null is refused naming the field. (IsOptional would take

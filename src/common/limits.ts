@@ -37,3 +37,9 @@ export const DURATION_SEC: Bounds = { min: 1, max: 400 * 86400 };
  * command whose connection closed (16 redirections, each at most a 2 s connect and a 100 ms delay).
  */
 export const RESEND_GUARD_MS = 60_000;
+/**
+ * The Idempotency-Retention header (seconds): how long a keyed write's answer must be kept when the
+ * client needs less than IDEMPOTENCY_TTL_SEC (its own retries within a call's deadline). At most the
+ * contract's 24 h; the stored answer is kept min(this, IDEMPOTENCY_TTL_SEC).
+ */
+export const IDEMPOTENCY_RETENTION_SEC = { min: 1, max: 86_400 };

@@ -17,6 +17,27 @@ export const ID_PATTERN = new RegExp(
 );
 export const ID_RULE = `${ID_LENGTH_CHARS.min}-${ID_LENGTH_CHARS.max} printable characters`;
 
+const NOT_PRINTABLE_ASCII = /[^ -~]/;
+
+/**
+ * An id as stored: Unicode NFC, so `josé` sent precomposed or decomposed is one id (one row), as the
+ * README promises of ids that look alike. Applied at the edge (DTOs, compiled checks, ingest messages)
+ * before the id is checked; printable ASCII, most ids, is already NFC and skips the work.
+ */
+export function toNfc(id: string): string {
+  return NOT_PRINTABLE_ASCII.test(id) ? id.normalize('NFC') : id;
+}
+
+/**
+ * The key a block binds an actor by (see docs/security.md): NFKC (full-width and other compatibility
+ * forms fold to their plain letters), case-folded (lower case after upper, so `ß`/`ẞ` and `Σ`/`σ`/`ς`
+ * meet as far as JavaScript's case mapping does) and trimmed of white space. Stored ids stay NFC: only
+ * the block matches by this key, so `Spammer`, `spammer ` and `ｓpammer` are refused with `spammer`.
+ */
+export function blockKeyOf(actor: string): string {
+  return actor.normalize('NFKC').toUpperCase().toLowerCase().trim();
+}
+
 export function isName(value: unknown): value is string {
   return typeof value === 'string' && NAME_PATTERN.test(value);
 }

@@ -3,7 +3,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { corsOriginsOf, EdgeSettings } from './edge.settings';
 
 /** Headers a browser page may send beyond the CORS-safelisted ones: what the API reads. */
-export const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-Api-Key', 'Idempotency-Key', 'X-Request-Id'];
+export const CORS_ALLOWED_HEADERS = [
+  'Content-Type',
+  'Authorization',
+  'X-Api-Key',
+  'Idempotency-Key',
+  'Idempotency-Retention',
+  'X-Request-Id',
+];
 /** Answer headers a page may read: when to retry, whether a write was replayed, the id to report. */
 export const CORS_EXPOSED_HEADERS = ['Retry-After', 'Idempotent-Replayed', 'X-Request-Id'];
 /** How long a browser may reuse a preflight answer (s): one preflight per route per page and 10 minutes. */

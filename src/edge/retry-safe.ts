@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidInputError } from '../common/errors';
+import { IDEMPOTENCY_RETENTION_SEC } from '../common/limits';
 import { WriteAnswer } from '../common/retry-safe';
 import { scopedIdempotencyKey } from '../redis/idempotency';
 import { callerOf } from './caller';
@@ -26,7 +27,25 @@ export function parseIdempotencyKey(value: unknown): string | undefined {
  */
 export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const key = parseIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
-  return key === undefined ? undefined : scopedIdempotencyKey(callerOf(request).client, key);
+  if (key === undefined) return undefined;
+  const retentionSec = parseRetention(request.headers[IDEMPOTENCY_RETENTION_HEADER]);
+  return scopedIdempotencyKey(callerOf(request).client, key, retentionSec);
+}
+
+export const IDEMPOTENCY_RETENTION_HEADER = 'idempotency-retention';
+
+/**
+ * The optional Idempotency-Retention header: seconds the answer must be kept for the client's retries
+ * (a client retrying within a call's deadline needs a minute, not IDEMPOTENCY_TTL_SEC). A shorter
+ * retention costs that share of the stored-answers quota (answerShare). Malformed is a 400.
+ */
+function parseRetention(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const { min, max } = IDEMPOTENCY_RETENTION_SEC;
+  const seconds = typeof value === 'string' && /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(seconds >= min && seconds <= max))
+    throw new InvalidInputError(`Idempotency-Retention must be whole seconds, ${min}-${max}`);
+  return seconds;
 }
 
 /** Sends a write's body, marking a replay with `Idempotent-Replayed: true`. */

@@ -1,5 +1,5 @@
 import type { WriteAnswer } from '../common/retry-safe';
-import { IdemRequest, IdempotentAnswerUnfundedError, replayOnly } from '../redis/idempotency';
+import { answerShare, IdemRequest, IdempotentAnswerUnfundedError, replayOnly } from '../redis/idempotency';
 import { ClientBudget, UNLIMITED } from './growth-quotas';
 
 /** The answers a keyed write makes Redis keep, and those charged when it fails (some may be stored). */
@@ -27,7 +27,10 @@ export function withAnswerBudget<T>(
 ): Promise<WriteAnswer<T>> {
   // A write without a key (most) goes straight through: no promise of its own.
   if (!idem || !budget) return write(idem);
-  return withinBudget(budget, idem, cost, write);
+  // An answer kept less than 24 h (Idempotency-Retention) costs its share: the quota bounds answers x time.
+  const share = answerShare(idem);
+  const charged = share === 1 ? cost : { answers: cost.answers * share, chargedOnError: cost.chargedOnError * share };
+  return withinBudget(budget, idem, charged, write);
 }
 
 async function withinBudget<T>(

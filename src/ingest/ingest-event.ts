@@ -1,4 +1,4 @@
-import { ID_PATTERN, ID_RULE, isName, NAME_RULE } from '../common/names';
+import { ID_PATTERN, ID_RULE, isName, NAME_RULE, toNfc } from '../common/names';
 import { SEGMENTS_PER_EVENT } from '../ranking/core/ranking.limits';
 import { MAX_EVENT_AMOUNT } from './ingest.limits';
 
@@ -41,14 +41,16 @@ export function parseEvent(payload: string, defaultBoard: string | undefined, no
   const board = event.board ?? defaultBoard;
   if (board === undefined) return 'INVALID: board is missing (and the source has no default board)';
   if (!isName(board)) return `INVALID: board must be ${NAME_RULE}`;
-  if (typeof event.item !== 'string' || !ID_PATTERN.test(event.item)) return `INVALID: item must be ${ID_RULE}`;
+  const item = typeof event.item === 'string' ? toNfc(event.item) : undefined;
+  if (item === undefined || !ID_PATTERN.test(item)) return `INVALID: item must be ${ID_RULE}`;
   const amount = event.amount ?? 1;
   if (typeof amount !== 'number' || !Number.isInteger(amount) || amount === 0 || Math.abs(amount) > MAX_EVENT_AMOUNT)
     return `INVALID: amount must be a non-zero integer of absolute value at most ${MAX_EVENT_AMOUNT}`;
-  const parsed: IngestEvent = { board, item: event.item, amount };
+  const parsed: IngestEvent = { board, item, amount };
   if (event.actor !== undefined) {
-    if (typeof event.actor !== 'string' || !ID_PATTERN.test(event.actor)) return `INVALID: actor must be ${ID_RULE}`;
-    parsed.actor = event.actor;
+    const actor = typeof event.actor === 'string' ? toNfc(event.actor) : undefined;
+    if (actor === undefined || !ID_PATTERN.test(actor)) return `INVALID: actor must be ${ID_RULE}`;
+    parsed.actor = actor;
   }
   if (event.segments !== undefined) {
     const segments = segmentsOf(event.segments);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Reply } from '../redis/replies';
 import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
 import { PreparedBoard, ShardKeys, windowArgsOf } from '../ranking/core/board';
+import { actorArg } from '../ranking/core/actor-rules';
 import { RANKING_MODULES } from '../ranking/core/script-call';
 import type { ScriptArg } from '../redis/scripts';
 
@@ -146,13 +147,14 @@ function csv(segments: string[] | undefined): string {
 /** ingest_apply's arguments: `header`, then per entry its id, item, amount, time, segments, actor (pushed onto `header`). */
 function entryArgs(header: ScriptArg[], entries: IngestEntry[]): ScriptArg[] {
   for (const entry of entries)
-    header.push(entry.id, entry.item, entry.amount, entry.atMs, csv(entry.segments), entry.actor ?? '');
+    header.push(entry.id, entry.item, entry.amount, entry.atMs, csv(entry.segments), actorArg(entry.actor));
   return header;
 }
 
 /** ingest_groups' arguments: `header`, then per group its item, amount, time, segments, actor (pushed onto `header`). */
 function groupArgs(header: ScriptArg[], groups: IngestGroup[]): ScriptArg[] {
-  for (const group of groups) header.push(group.item, group.amount, group.atMs, csv(group.segments), group.actor ?? '');
+  for (const group of groups)
+    header.push(group.item, group.amount, group.atMs, csv(group.segments), actorArg(group.actor));
   return header;
 }
 

@@ -3,11 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import Redis, { Cluster } from 'ioredis';
 import { Clock } from '../common/clock';
-import { ConflictError, NotFoundError } from '../common/errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
 import { BoardCache } from '../ranking/boards/board-cache';
 import { RedisService } from '../redis/redis.service';
 import { DeclareSourceDto, SourceDeclaration, SourceStatusDto } from './dto/ingest.dto';
 import { checkedDeclaration, ConfiguredSource, ConfiguredSources } from './ingest-config';
+import { IngestHosts } from './ingest-hosts';
 import { MAX_INGEST_SOURCES } from './ingest.limits';
 import { IngestMetrics } from './ingest.metrics';
 import { INGEST_MESSAGES as M } from './ingest.messages';
@@ -32,10 +33,20 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
   private readonly runners = new Map<string, SourceRunner>();
   private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
+  /** A refresh was asked for while one ran (it may have read the declarations before the change). */
+  private refreshAgain = false;
+  /** Refreshes started so far: names a refresh started before their delete must not start again. */
+  private refreshesStarted = 0;
+  /** Sources deleted through this instance, by the count of refreshes started when deleted. */
+  private readonly deletedAt = new Map<string, number>();
   private inFlight = 0;
   private readonly waiting: Array<() => void> = [];
   /** Configured sources not declared yet (Redis away at boot): tried again at each refresh. */
   private readonly toDeclare: Set<ConfiguredSource>;
+  /** Where a source may connect (INGEST_ALLOWED_HOSTS): a declaration elsewhere is a 400, and never started. */
+  private readonly hosts: IngestHosts;
+  /** Sources already logged as declared for a host not allowed (one line each, not one per refresh). */
+  private readonly refusedLogged = new Set<string>();
 
   constructor(
     private readonly store: IngestStore,
@@ -49,6 +60,12 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
     configured: ConfiguredSources,
   ) {
     this.toDeclare = new Set(configured.sources);
+    this.hosts = new IngestHosts({
+      setting: settings.INGEST_ALLOWED_HOSTS,
+      redisUrl: redisSettings.url,
+      clusterNodes: redisSettings.clusterNodes,
+      configured: configured.sources.map((source) => source.declaration),
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -68,7 +85,10 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   async declare(name: string, body: DeclareSourceDto): Promise<{ created: boolean; source: SourceStatusDto }> {
-    const { created, stored } = await this.put(name, checkedDeclaration(body));
+    const declaration = checkedDeclaration(body);
+    const refused = this.hosts.refused(declaration);
+    if (refused !== undefined) throw new InvalidInputError(M.hostNotAllowed(refused));
+    const { created, stored } = await this.put(name, declaration);
     return { created, source: await this.status(stored) };
   }
 
@@ -123,8 +143,21 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
     return Promise.all((await this.store.list()).map((stored) => this.status(stored)));
   }
 
+  /**
+   * Deletes a declaration and stops its runner here before answering: a refresh already under way
+   * may have read the declarations before the delete, so it is told not to start the source again
+   * (deletedAt), and the runner stops now rather than at the next refresh (nothing read after the
+   * delete is applied: see SourceRunner.stop). Other instances stop theirs at their next refresh.
+   */
   async delete(name: string): Promise<void> {
     if (!(await this.store.delete(name))) throw new NotFoundError('INGEST_SOURCE_NOT_FOUND', M.sourceNotFound(name));
+    this.deletedAt.set(name, this.refreshesStarted);
+    const runner = this.runners.get(name);
+    if (runner) {
+      this.runners.delete(name);
+      await runner.stop();
+      this.metrics.forget(name);
+    }
     void this.refresh();
   }
 
@@ -147,18 +180,40 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
   /** Starts runners of new or changed declarations, stops those of deleted or changed ones. */
   refresh(): Promise<void> {
     if (!this.settings.enabled) return Promise.resolve();
-    this.refreshing ??= this.reconcile()
+    if (this.refreshing) {
+      // The running one may have read the declarations before this change: one more after it.
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = this.reconcile()
       .catch((error: unknown) => {
         // While Redis is away the outage has been logged once already (RedisService): no line per refresh.
         if (this.redis.down) this.logger.debug(`declarations not read (Redis is down): ${String(error)}`);
         else this.logger.warn(`declarations not read: ${String(error)}`);
       })
-      .finally(() => (this.refreshing = undefined));
+      .finally(() => {
+        this.refreshing = undefined;
+        if (!this.refreshAgain) return;
+        this.refreshAgain = false;
+        void this.refresh();
+      });
     return this.refreshing;
   }
 
-  private async reconcile(): Promise<void> {
+  /** The declarations as now stored, less those deleted here since this refresh started reading them. */
+  private async declared(): Promise<Map<string, StoredSource>> {
+    const started = ++this.refreshesStarted;
     const declared = new Map((await this.store.list()).map((stored) => [stored.name, stored]));
+    for (const [name, deletedAt] of this.deletedAt) {
+      if (deletedAt >= started) declared.delete(name);
+      // Read after the delete: the list says whether the source is declared again since.
+      else this.deletedAt.delete(name);
+    }
+    return declared;
+  }
+
+  private async reconcile(): Promise<void> {
+    const declared = await this.declared();
     for (const [name, runner] of this.runners) {
       const now = declared.get(name);
       if (now && JSON.stringify(now) === JSON.stringify(runner.stored)) continue;
@@ -167,7 +222,7 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
       this.metrics.forget(name);
     }
     for (const [name, stored] of declared) {
-      if (this.runners.has(name)) continue;
+      if (this.runners.has(name) || !this.allowed(stored)) continue;
       const runner = new SourceRunner(stored, this.sourceOf(stored), progressName(name, stored.declaration), {
         store: this.store,
         boards: this.boards,
@@ -183,6 +238,16 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
       this.runners.set(name, runner);
       runner.start();
     }
+  }
+
+  /** Whether the source's hosts are allowed here (a declaration stored before INGEST_ALLOWED_HOSTS changed may not be). */
+  private allowed(stored: StoredSource): boolean {
+    const refused = this.hosts.refused(stored.declaration);
+    if (refused === undefined) return true;
+    if (!this.refusedLogged.has(stored.name))
+      this.logger.error(`source "${stored.name}" not started: ${M.hostNotAllowed(refused)}`);
+    this.refusedLogged.add(stored.name);
+    return false;
   }
 
   private sourceOf(stored: StoredSource) {

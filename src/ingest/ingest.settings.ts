@@ -1,5 +1,6 @@
-import { IsIn } from 'class-validator';
+import { IsIn, ValidateBy } from 'class-validator';
 import { IntSetting as Bounded, validateSettings } from '../common/settings';
+import { isAllowedHostsSetting } from './ingest-hosts';
 import {
   INGEST_BATCH_MESSAGES,
   INGEST_IN_FLIGHT,
@@ -33,6 +34,20 @@ export class IngestSettings {
 
   @IntSetting(INGEST_WAIT_MS)
   INGEST_WAIT_MS = INGEST_WAIT_MS.default;
+
+  /**
+   * Hosts a declared source may connect to besides loopback, the service's own Redis and the
+   * configured sources' hosts (see IngestHosts): comma-separated `host`, `host:port`, `[v6]:port`, or `*`.
+   */
+  @ValidateBy({
+    name: 'allowedHosts',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && isAllowedHostsSetting(value),
+      defaultMessage: () =>
+        'INGEST_ALLOWED_HOSTS must be comma-separated host, host:port, [v6] or [v6]:port entries, or *',
+    },
+  })
+  INGEST_ALLOWED_HOSTS = '';
 
   get enabled(): boolean {
     return this.INGEST_ENABLED === 'true';

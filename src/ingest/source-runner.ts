@@ -83,6 +83,7 @@ export class SourceRunner {
     this.loop ??= this.run();
   }
 
+  /** Stops at once: a batch read but not yet applied is left pending (nothing is applied after this call). */
   async stop(): Promise<void> {
     this.stopping = true;
     await this.loop;
@@ -153,8 +154,8 @@ export class SourceRunner {
         next = this.read(0);
         const done = await this.context.admit();
         try {
-          // Lost while reading or waiting: the batch is left to the new holder, unapplied here.
-          if (!this.holding()) return;
+          // Lost or stopped while reading or waiting: the batch is left to the next holder, unapplied here.
+          if (this.stopping || !this.holding()) return;
           await this.apply(pending);
         } finally {
           done();

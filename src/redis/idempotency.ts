@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DomainError } from '../common/errors';
-import { RESEND_GUARD_MS } from '../common/limits';
+import { IDEMPOTENCY_RETENTION_SEC, RESEND_GUARD_MS } from '../common/limits';
 import { Reply } from './replies';
 import type { ScriptArg } from './scripts';
 
@@ -14,6 +14,8 @@ export interface IdemRequest {
    * anything is applied when there is none.
    */
   mayStore?: boolean;
+  /** Idempotency-Retention: the answer is kept this long (s) instead of IDEMPOTENCY_TTL_SEC when shorter. */
+  retentionSec?: number;
 }
 
 /** An idempotent write's part of a script call (see idem_lib.lua). */
@@ -52,7 +54,12 @@ export class IdemCalls {
   of(idem: IdemRequest): IdemCall;
   of(idem: IdemRequest | undefined): IdemCall | undefined;
   of(idem: IdemRequest | undefined): IdemCall | undefined {
-    if (idem) return { ...idem, retentionMs: this.retentionMs };
+    if (idem)
+      return {
+        ...idem,
+        retentionMs:
+          idem.retentionSec === undefined ? this.retentionMs : Math.min(this.retentionMs, idem.retentionSec * 1000),
+      };
     return this.onCluster ? internalIdemCall(RESEND_GUARD_MS) : undefined;
   }
 }
@@ -84,8 +91,25 @@ export class IdempotentAnswerUnfundedError extends Error {
  * two clients sending the same key never see each other's answers (nor refuse each other's writes),
  * and a stored entry holds 22 characters whatever the key's length (128 bits: no collision to fear).
  */
-export function scopedIdempotencyKey(client: string, key: string): string {
-  return createHash('sha256').update(`${client}\n${key}`).digest('base64url').slice(0, 22);
+export function scopedIdempotencyKey(client: string, key: string, retentionSec?: number): string {
+  if (retentionSec === undefined)
+    return createHash('sha256').update(`${client}\n${key}`).digest('base64url').slice(0, 22);
+  // The retention is part of the key (another retention is another key: its answers sit in other
+  // buckets), and rides after it to the write's IdemRequest (idemRequest).
+  const digest = createHash('sha256').update(`${client}\n${key}\n${retentionSec}`).digest('base64url').slice(0, 22);
+  return `${digest}${RETENTION_MARK}${retentionSec}`;
+}
+
+/** Between a scoped key and its retention (a digest is base64url: never this character). */
+const RETENTION_MARK = '~';
+
+/**
+ * The share of one full answer (kept the contract's 24 h) that an answer kept `retentionSec` is: what
+ * it costs of the quota of stored answers, so that the quota bounds answers x time, the bytes a
+ * client makes Redis hold, rather than their count (issue #45 row 11).
+ */
+export function answerShare(idem: IdemRequest): number {
+  return idem.retentionSec === undefined ? 1 : idem.retentionSec / IDEMPOTENCY_RETENTION_SEC.max;
 }
 
 /** The retention argument of a script: negative when the write may not store a new answer (idem_lib). */
@@ -146,7 +170,10 @@ export function fingerprintOf(parts: unknown[]): string {
 
 /** The idempotency part of a write, when the client sent a key: `what` names the operation and its values. */
 export function idemRequest(key: string | undefined, what: unknown[]): IdemRequest | undefined {
-  return key === undefined ? undefined : { key, fingerprint: fingerprintOf(what) };
+  if (key === undefined) return undefined;
+  const mark = key.indexOf(RETENTION_MARK);
+  if (mark < 0) return { key, fingerprint: fingerprintOf(what) };
+  return { key, fingerprint: fingerprintOf(what), retentionSec: Number(key.slice(mark + 1)) };
 }
 
 /** The same request, allowed to replay only (no budget to store a new answer). */

@@ -48,7 +48,8 @@ describe('CORS', () => {
       expect(answer.headers).toMatchObject({
         'access-control-allow-origin': origin,
         'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE',
-        'access-control-allow-headers': 'Content-Type, Authorization, X-Api-Key, Idempotency-Key, X-Request-Id',
+        'access-control-allow-headers':
+          'Content-Type, Authorization, X-Api-Key, Idempotency-Key, Idempotency-Retention, X-Request-Id',
         'access-control-max-age': '600',
       });
       expect(answer.headers.vary).toMatch(/Origin/);

@@ -271,6 +271,7 @@ describe('stream ingest over HTTP (single)', () => {
     const events = [
       ...counted.slice(0, 3),
       { item: 'x', actor: 'spam' }, // blocked: RETRACTED
+      { item: 'x', actor: '\uff33PAM ' }, // the same actor's block key (full width, case, a space): RETRACTED
       { board: 'no-act', item: 'x', actor: 'u1' }, // a board without actors: INVALID
       ...counted.slice(3),
     ];
@@ -281,7 +282,7 @@ describe('stream ingest over HTTP (single)', () => {
       .send({ kind: 'redis-stream', stream: 'act-in', board: 'act' })
       .expect(201);
     const done = await handled('act', events.length);
-    expect(done).toMatchObject({ applied: 5, deadLettered: 2 });
+    expect(done).toMatchObject({ applied: 5, deadLettered: 3 });
     for (const { item, ...body } of counted)
       await http().post(`/boards/act-http/items/${item}/increment`).send(body).expect(200);
     const read = async (name: string, query: string) =>
@@ -300,6 +301,7 @@ describe('stream ingest over HTTP (single)', () => {
     // Dead letters are written concurrently: their order is not the messages'.
     expect(reasons.sort()).toEqual([
       'INVALID: actor: board "no-act" keeps no actors; declare "actors": true on the board to send one',
+      `RETRACTED: actor: its events are refused until ${new Date(T0 + 3_600_000).toISOString()} (a retraction blocked it)`,
       `RETRACTED: actor: its events are refused until ${new Date(T0 + 3_600_000).toISOString()} (a retraction blocked it)`,
     ]);
     await http().delete('/admin/ingest/act').set(ADMIN).expect(204);

@@ -30,7 +30,11 @@ export interface ClientOptions {
 /** Per-call options of every method. */
 export interface CallOptions {
   signal?: AbortSignal;
-  /** A write's Idempotency-Key (default: a new random UUID per call, reused by its retries). */
+  /**
+   * A write's Idempotency-Key (default: a new random UUID per call, reused by its retries, whose answer
+   * the service keeps only for those retries: see retentionOfOwnKeys). A key of yours is kept the
+   * service's full IDEMPOTENCY_TTL_SEC, for repeats of your own (after a restart, say).
+   */
   idempotencyKey?: string;
   headers?: Record<string, string>;
 }
@@ -106,7 +110,7 @@ export class Transport {
     const url = this.url(route.path, route.params, route.query);
     const headers = this.headersFor(route.path, options.headers);
     // One key per logical call: every retry below sends the same one, so the service applies it once.
-    if (route.keyed) headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    if (route.keyed) Object.assign(headers, this.keyHeaders(options.idempotencyKey));
     const body = route.body === undefined ? undefined : JSON.stringify(route.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
     const deadline = Date.now() + this.settings.deadlineMs;
@@ -124,6 +128,21 @@ export class Transport {
       if (wait === undefined || Date.now() + wait > deadline) throw failure;
       await this.settings.sleep(wait, signal);
     }
+  }
+
+  /**
+   * A keyed write's headers. A key the client makes only guards this call's own retries, all sent
+   * within deadlineMs: the service is asked to keep its answer that long and a minute more
+   * (Idempotency-Retention), so a backend writing through the client spends a small share of its
+   * quota of stored answers per write (QUOTA_IDEMPOTENT_ANSWERS counts answers x time) instead of a
+   * whole 24 h answer, and is never cut off at production rates; Redis holds about a minute of them.
+   */
+  keyHeaders(idempotencyKey: string | undefined): Record<string, string> {
+    if (idempotencyKey !== undefined) return { 'idempotency-key': idempotencyKey };
+    return {
+      'idempotency-key': globalThis.crypto.randomUUID(),
+      'idempotency-retention': String(retentionOfOwnKeys(this.settings.deadlineMs)),
+    };
   }
 
   /**
@@ -217,4 +236,13 @@ export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', aborted, { once: true });
   });
+}
+
+/**
+ * Seconds the service keeps the answer of a key the client made: the call's deadline (every retry is
+ * sent within it) and a minute more for the clocks of the service's instances, within the service's
+ * 1-86 400.
+ */
+export function retentionOfOwnKeys(deadlineMs: number): number {
+  return Math.min(86_400, Math.ceil(deadlineMs / 1000) + 60);
 }

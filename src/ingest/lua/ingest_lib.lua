@@ -66,7 +66,7 @@ local function ingest_segment_admitter(max, now_sec)
 end
 
 -- Checks one event (its item at ARGV[base + 1], time at ARGV[base + 3], segments at ARGV[base + 4],
--- actor at ARGV[base + 5]) against the windows, the blocks, segments.max and the item cap, in that
+-- actor at ARGV[base + 5], with its block key when that differs: ACTORS.split) against the windows, the blocks, segments.max and the item cap, in that
 -- order (as an HTTP increment does), and takes its share of both limits when it passes. Answers nil
 -- (accepted) or the refusal's reason ("RETRACTED <actor|item> <until ms>" for a block).
 -- `checks`: { holding_at (second -> windows holding it, or false), admit, admit_segments, now_sec, window_count }.
@@ -75,7 +75,7 @@ local function ingest_check(checks, base)
   local holding_at = checks.holding_at
   if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, checks.now_sec, checks.window_count) or false end
   if not holding_at[at_sec] then return 'AT_OUT_OF_SPAN' end
-  local blocked = ACTORS.refusal(KEYS[1], ARGV[base + 5], tonumber(ARGV[2]), ARGV[base + 1])
+  local blocked = ACTORS.refusal(KEYS[1], select(2, ACTORS.split(ARGV[base + 5])), tonumber(ARGV[2]), ARGV[base + 1])
   if blocked then return string.sub(blocked, 4) end
   -- Most events name no segment: no list is made for them.
   local names = ARGV[base + 4] ~= '' and segment_names(ARGV[base + 4]) or nil
@@ -101,7 +101,8 @@ local function ingest_add_window(w, accepted, holding_at)
     local at_sec = math.floor(at_ms / 1000)
     if holding_at[at_sec][w] then
       slot_at[at_sec] = slot_at[at_sec] or current_slot(at_sec, win.interval_sec, win.origin_sec)
-      local due = add_batch_entry(win, slot_at[at_sec], ARGV[base + 1], tonumber(ARGV[base + 2]), at_ms / 1000, ARGV[base + 5])
+      local due = add_batch_entry(win, slot_at[at_sec], ARGV[base + 1], tonumber(ARGV[base + 2]), at_ms / 1000,
+        (ACTORS.split(ARGV[base + 5])))
       if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
     end
   end
@@ -119,7 +120,7 @@ local function ingest_add(accepted, holding_at, window_count)
       local at_sec = math.floor(tonumber(ARGV[base + 3]) / 1000)
       -- The event's time as the board's views saw it (hot's firstSeen): the segment's views see the same.
       local due = segment_add(2, window_count, segment_names(ARGV[base + 4]), ARGV[base + 1], tonumber(ARGV[base + 2]), at_sec,
-        holding_at[at_sec], tonumber(ARGV[base + 3]) / 1000, ARGV[base + 5])
+        holding_at[at_sec], tonumber(ARGV[base + 3]) / 1000, (ACTORS.split(ARGV[base + 5])))
       new_due_ms = earliest_due(new_due_ms, due)
     end
   end

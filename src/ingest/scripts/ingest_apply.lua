@@ -19,7 +19,7 @@
 --                its lease to another instance must not write behind the new holder's back)
 -- ARGV[6+4W]     segments.max, most live segments on this shard (0: the board takes none)
 -- ARGV[7+4W ...] sextuples of message id, item, amount (integer, non-zero), event time (unix ms),
---                segments (joined by commas, "" for none), actor ("" for none; kept as an HTTP
+--                segments (joined by commas, "" for none), actor ("" for none; ACTORS.split; kept as an HTTP
 --                increment's, actor_lib), ids ascending
 -- Reply: { draining (0|1), due time for the index (unix ms, 0: none), events applied now, then one
 --        outcome per entry: "a" applied now, "s" applied before, "r:<reason>" refused (now or before:

@@ -9,7 +9,7 @@ import {
   JetStreamManager,
   JsMsg,
 } from '@nats-io/jetstream';
-import { DEAD_LETTER_PAYLOAD_BYTES, NATS_ACK_WAIT_MS } from '../ingest.limits';
+import { DEAD_LETTER_PAYLOAD_BYTES, DEAD_LETTER_REASON_BYTES, NATS_ACK_WAIT_MS } from '../ingest.limits';
 import { IngestSource, SourceMessage } from './source';
 
 type NatsConnection = Awaited<ReturnType<typeof connect>>;
@@ -129,7 +129,7 @@ export class NatsSource implements IngestSource {
     const body = JSON.stringify({
       source: this.name,
       id: message.id,
-      reason,
+      reason: reason.slice(0, DEAD_LETTER_REASON_BYTES),
       payload: message.payload.slice(0, DEAD_LETTER_PAYLOAD_BYTES),
     });
     let written = true;

@@ -1,5 +1,10 @@
 import Redis, { Cluster } from 'ioredis';
-import { DEAD_LETTER_MAXLEN, DEAD_LETTER_PAYLOAD_BYTES } from '../ingest.limits';
+import {
+  DEAD_LETTER_BYTES,
+  DEAD_LETTER_ENTRY_OVERHEAD_BYTES,
+  DEAD_LETTER_PAYLOAD_BYTES,
+  DEAD_LETTER_REASON_BYTES,
+} from '../ingest.limits';
 import { IngestSource, SourceMessage } from './source';
 
 export interface RedisStreamDeclaration {
@@ -14,11 +19,33 @@ export interface RedisStreamDeclaration {
 /**
  * Acknowledges an entry and writes its dead letter in one step, only when the acknowledgement took
  * it out of the pending list: a second attempt (a redelivery, another instance) finds it acknowledged
- * and writes nothing, so each bad entry is dead-lettered once. KEYS: stream, dead-letter stream.
+ * and writes nothing, so each bad entry is dead-lettered once. The dead letters are bounded in bytes:
+ * each counts its fields' bytes and a fixed overhead (kept in the entry as `bytes`, the total in
+ * KEYS[3]), and the oldest go until the total is within the budget (a few per call: an entry is at
+ * most about 4.7 KB). A total left stale by an operator's XDEL or DEL only trims sooner, and heals
+ * once the stream is down to the new entry. KEYS: stream, dead-letter stream, its byte total.
+ * ARGV: group, id, source, reason, payload, budget (bytes), overhead per entry (bytes).
  */
 const DEAD_LETTER_SCRIPT = `
 if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*', 'source', ARGV[3], 'id', ARGV[2], 'reason', ARGV[4], 'payload', ARGV[5])
+local size = #ARGV[2] + #ARGV[3] + #ARGV[4] + #ARGV[5] + tonumber(ARGV[7])
+local added = redis.call('XADD', KEYS[2], '*', 'source', ARGV[3], 'id', ARGV[2], 'reason', ARGV[4], 'payload', ARGV[5], 'bytes', size)
+local total = redis.call('INCRBY', KEYS[3], size)
+local budget = tonumber(ARGV[6])
+while total > budget do
+  local oldest = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 16)
+  for _, entry in ipairs(oldest) do
+    if entry[1] == added then
+      redis.call('SET', KEYS[3], size)
+      return 1
+    end
+    local bytes = 0
+    for i = 1, #entry[2], 2 do if entry[2][i] == 'bytes' then bytes = tonumber(entry[2][i + 1]) or 0 end end
+    redis.call('XDEL', KEYS[2], entry[1])
+    total = redis.call('DECRBY', KEYS[3], bytes)
+    if total <= budget then break end
+  end
+end
 return 1`;
 
 type Entry = [id: string, fields: string[]];
@@ -107,15 +134,17 @@ export class RedisStreamSource implements IngestSource {
   async deadLetter(message: SourceMessage, reason: string): Promise<boolean> {
     const written = await this.redis.eval(
       DEAD_LETTER_SCRIPT,
-      2,
+      3,
       this.declaration.stream,
       this.deadStream,
+      `${this.deadStream}:bytes`,
       this.group,
       message.id,
       this.name,
-      reason,
-      cut(message.payload),
-      DEAD_LETTER_MAXLEN,
+      cut(reason, DEAD_LETTER_REASON_BYTES),
+      cut(message.payload, DEAD_LETTER_PAYLOAD_BYTES),
+      DEAD_LETTER_BYTES,
+      DEAD_LETTER_ENTRY_OVERHEAD_BYTES,
     );
     return written === 1;
   }
@@ -160,9 +189,11 @@ function messageOf([id, fields]: Entry): SourceMessage {
   return { id, payload: '' };
 }
 
-/** A payload kept whole up to DEAD_LETTER_PAYLOAD_BYTES. */
-function cut(payload: string): string {
-  return Buffer.byteLength(payload) <= DEAD_LETTER_PAYLOAD_BYTES
-    ? payload
-    : Buffer.from(payload).subarray(0, DEAD_LETTER_PAYLOAD_BYTES).toString();
+/** A text kept whole up to `bytes` (UTF-8), else its first `bytes` (a character cut in two is dropped). */
+function cut(text: string, bytes: number): string {
+  if (text.length * 3 <= bytes || Buffer.byteLength(text) <= bytes) return text;
+  return Buffer.from(text)
+    .subarray(0, bytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
 }

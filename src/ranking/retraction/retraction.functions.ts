@@ -13,6 +13,8 @@ export interface RetractStepCall extends BoardCall {
   ledgerWindow: number;
   /** Refuse the actor's new events until then (unix ms; 0: no block). */
   blockUntilMs: number;
+  /** What the block binds: the actor's block key (blockKeyOf), the item itself. */
+  blockKey: string;
 }
 
 /** The record after a step: finished, what this step took, and the totals so far. */
@@ -49,7 +51,7 @@ export const RETRACTION_FUNCTIONS = {
 };
 
 function stepArgs(call: RetractStepCall): Array<string | number> {
-  return [...boardArgs(call), call.target, call.most, call.ledgerWindow, call.blockUntilMs];
+  return [...boardArgs(call), call.target, call.most, call.ledgerWindow, call.blockUntilMs, call.blockKey];
 }
 
 function stepReply(name: string, raw: unknown): RetractStepReply {

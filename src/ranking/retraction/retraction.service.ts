@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { createHash, randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { InvalidInputError, NotFoundError } from '../../common/errors';
+import { blockKeyOf } from '../../common/names';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { IdempotencyKeyReusedError } from '../../redis/idempotency';
 import { BoardCache } from '../boards/board-cache';
@@ -202,6 +203,7 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
       most: RETRACT_STEP_UNITS,
       ledgerWindow: ledgerWindowOf(board),
       blockUntilMs,
+      blockKey: run.target.kind === 'actor' ? blockKeyOf(run.target.id) : run.target.id,
       nowMs: this.clock.nowMs(),
     });
     this.metrics.took(reply.taken);

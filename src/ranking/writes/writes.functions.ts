@@ -9,11 +9,13 @@ import {
   Idempotent,
   retentionArg,
 } from '../../redis/idempotency';
+import { blockKeyOf } from '../../common/names';
 import { growthRefusalOf } from '../../redis/refusals';
 import { typedFunction } from '../../redis/function-library';
 import { ScriptCall } from '../../redis/scripts';
 import { ShardKeys } from '../core/board';
 import type { BatchEntry, StandingsReply, WindowStanding } from '../core/ranking.types';
+import { actorArg } from '../core/actor-rules';
 import { retractedOf, segmentLimitOf } from '../core/ranking.errors';
 import { BoardCall, boardArgs, WriteCall } from '../core/script-call';
 
@@ -182,7 +184,7 @@ function requestArgs(requests: CoalescedIncrement[], nowMs: number, secondIsNow:
         request.atMs ?? nowMs,
         request.createdMs ?? '',
         request.segments?.join(',') ?? '',
-        request.actor ?? '',
+        actorArg(request.actor),
       );
   }
   return args;
@@ -215,7 +217,7 @@ function batchEntryArgs(entries: BatchEntry[], nowMs: number): Array<string | nu
         entry.atMs ?? nowMs,
         entry.createdMs ?? '',
         entry.segments?.join(',') ?? '',
-        entry.actor ?? '',
+        actorArg(entry.actor),
       );
   }
   return args;
@@ -317,6 +319,7 @@ export const WRITES_FUNCTIONS = {
         call.atMs ?? call.nowMs,
         call.segments?.join(',') ?? '',
         call.board.config.segmentsMax ?? 0,
+        blockKeyOf(call.userId),
       ],
     }),
     /** created: [new items, new likes, due time for the index (ms; 0: none)] */

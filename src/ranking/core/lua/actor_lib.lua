@@ -135,6 +135,15 @@ function ACTORS.drop_window(base, starts)
   redis.call('UNLINK', base .. 'byactor', base .. 'pairs', base .. 'byitem')
 end
 
+-- An event's actor argument: the actor, or "<actor><US><block key>" when the actor's block key (the
+-- service's blockKeyOf: NFKC, case-folded, trimmed; ids never hold US) is not the actor itself. Answers
+-- the actor as stored and its block key (the actor when none was sent).
+function ACTORS.split(arg)
+  local cut = string.find(arg, ACTORS.SEP, 1, true)
+  if not cut then return arg, arg end
+  return string.sub(arg, 1, cut - 1), string.sub(arg, cut + 1)
+end
+
 -- Blocks `field` ("a"<US>actor or "i"<US>item) of the shard's blocks until `until_ms` (a later block
 -- wins), and moves the config's `blockedUntil` (the latest block's end) to it when later.
 function ACTORS.block_until(cfg_key, field, until_ms)
@@ -153,13 +162,13 @@ function ACTORS.blocking(cfg_key, now_ms)
   return (tonumber(config_field(cfg_key, 'blockedUntil')) or 0) > now_ms
 end
 
--- The shard's blocks: "<tag>:blocked" hash, "a"<US>actor and "i"<US>item -> until (unix ms), set by a
--- retraction with `block`. Refuses an event of a blocked actor or item: 'TB_RETRACTED <actor|item>
--- <until ms>', else nil. A shard whose config's `blockedUntil` is absent or past (most writes) holds
+-- The shard's blocks: "<tag>:blocked" hash, "a"<US>actor's block key and "i"<US>item -> until (unix
+-- ms), set by a retraction with `block`. Refuses an event whose actor's block key (`actor_key`) or item
+-- is blocked: 'TB_RETRACTED <actor|item> <until ms>', else nil. A shard whose config's `blockedUntil` is absent or past (most writes) holds
 -- no live block: answered from the call's config copy (call_lib), no command; else one HMGET.
-function ACTORS.refusal(cfg_key, actor, now_ms, item)
+function ACTORS.refusal(cfg_key, actor_key, now_ms, item)
   if not ACTORS.blocking(cfg_key, now_ms) then return nil end
-  local blocked = redis.call('HMGET', sibling_key(cfg_key, 'cfg', 'blocked'), 'a' .. ACTORS.SEP .. (actor or ''),
+  local blocked = redis.call('HMGET', sibling_key(cfg_key, 'cfg', 'blocked'), 'a' .. ACTORS.SEP .. (actor_key or ''),
     'i' .. ACTORS.SEP .. (item or ''))
   for i, what in ipairs({ 'actor', 'item' }) do
     local until_ms = tonumber(blocked[i])
@@ -170,17 +179,18 @@ end
 
 -- The start of a retraction step (retract_step for an actor, retract_item for an item): its arguments
 -- from ARGV[first] on (the id, the most contributions to take, the window whose events are counted,
--- the block's end in unix ms), its record (created once: state, counts, start; gone after KEEP_SEC
--- unless renewed) and its block. `kind` is 'actor' or 'item'.
+-- the block's end in unix ms, the key the block binds: an actor's block key, an item's id), its record
+-- (created once: state, counts, start; gone after KEEP_SEC unless renewed) and its block. `kind` is
+-- 'actor' or 'item'.
 function ACTORS.begin_retraction(kind, now_ms, window_count, first)
   local record = KEYS[2 + 2 * window_count]
   local id, most, ledger = ARGV[first], tonumber(ARGV[first + 1]), tonumber(ARGV[first + 2])
-  local block_until_ms = tonumber(ARGV[first + 3])
+  local block_until_ms, block_key = tonumber(ARGV[first + 3]), ARGV[first + 4]
   if redis.call('HSETNX', record, kind, id) == 1 then
     redis.call('HSET', record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
     redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
   end
-  if block_until_ms > now_ms then ACTORS.block_until(KEYS[1], string.sub(kind, 1, 1) .. ACTORS.SEP .. id, block_until_ms) end
+  if block_until_ms > now_ms then ACTORS.block_until(KEYS[1], string.sub(kind, 1, 1) .. ACTORS.SEP .. block_key, block_until_ms) end
   return { record = record, id = id, most = most, ledger = ledger }
 end
 

@@ -20,6 +20,7 @@
 -- ARGV[7+4W]     the ledger window (0-based): the amount is the item's sum there, events its
 --                contributions' events (those that carried an actor)
 -- ARGV[8+4W]     block until (unix ms; 0: no block): the item's new events are refused until then
+-- ARGV[9+4W]     what the block binds: the item again (actor_lib)
 -- Reply: { done (0|1), units of work done by this step, events, amount (the record's totals) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 

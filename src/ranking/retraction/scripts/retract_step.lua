@@ -18,6 +18,7 @@
 -- ARGV[7+4W]     the ledger window (0-based): events and amount are counted from its contributions
 --                only, so an event counts once however many windows held it
 -- ARGV[8+4W]     block until (unix ms; 0: no block): the actor's new events are refused until then
+-- ARGV[9+4W]     what the block binds: the actor's block key (the service's blockKeyOf) (actor_lib)
 -- Reply: { done (0|1), contributions taken by this step, events, amount (the record's totals) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 -- Takes up to `most` of `actor`'s contributions out of one window (the board's or a segment's): out of

@@ -28,8 +28,9 @@
 --                every window whose live span still holds that slot, and only those); the item's
 --                creation time, unix ms, or "" for none (a hot view's firstSeen is the earliest of the
 --                item's event and creation times); the segments it also counts in, joined by commas (""
---                for none; see segment_lib); the actor ("" for none; actor_lib: a blocked actor or item
---                refuses the request, TB_RETRACTED <actor|item> <until ms>)
+--                for none; see segment_lib); the actor ("" for none; with its block key when that
+--                differs, ACTORS.split; a blocked actor or item refuses the request, TB_RETRACTED
+--                <actor|item> <until ms>)
 -- Reply: flat, no table per request (a nested answer per request cost Redis about a sixth of a plain
 --        request's time to build and encode, and the service as much to decode): the call's draining
 --        flag (0|1), then one record per request, in order:
@@ -79,10 +80,10 @@ end
 -- What refuses one request before it changes anything (nil: admitted), and the new items it creates
 -- (COUNTED_AFTER: counted once added): its event time out of every window, a blocked actor, a new
 -- segment beyond segments.max, or growth (admit_items).
-local function increment_admission(item, amount, allowance, cap, covering, segments, segments_max, actor)
+local function increment_admission(item, amount, allowance, cap, covering, segments, segments_max, actor_key)
   local call = INCREMENT
   if not covering then return 0, 'TB_AT_OUT_OF_SPAN no window holds the slot' end
-  local refusal = call.blocks and ACTORS.refusal(KEYS[1], actor, call.now_ms, item) or nil
+  local refusal = call.blocks and ACTORS.refusal(KEYS[1], actor_key, call.now_ms, item) or nil
   if #segments > 0 then refusal = refusal or segment_refusal(KEYS[1], segments, segments_max, call.now_sec) end
   if refusal then return 0, refusal end
   if counted_after(allowance, cap, amount) then return COUNTED_AFTER, nil end
@@ -159,7 +160,7 @@ local function increment_one(first, full, idem)
   local item, amount = ARGV[first], tonumber(ARGV[first + 1])
   local allowance = tonumber(allowance_arg_of(first, full))
   local at_ms = full and tonumber(ARGV[first + 6]) or call.now_ms
-  local actor = full and ARGV[first + 9] or ''
+  local actor, actor_key = ACTORS.split(full and ARGV[first + 9] or '')
   local at_sec = math.floor(at_ms / 1000)
   local covering
   if at_sec == call.now_sec then
@@ -174,7 +175,7 @@ local function increment_one(first, full, idem)
   end
   local segments = segment_names(full and ARGV[first + 8] or '')
   local created, refusal = increment_admission(item, amount, allowance, call.cap, covering, segments,
-    call.segments_max, actor)
+    call.segments_max, actor_key)
   if refusal then return { -1, refusal }, 0 end
   return increment_apply(idem, item, amount, at_ms, at_sec, full and ARGV[first + 7] or '', segments, covering,
     created, actor), 1

@@ -19,7 +19,8 @@
 --                sign but '-', no leading zero or exponent; a score, a decimal integer, on a
 --                max / min / last board), the event's time (unix ms, not after now), the item's
 --                creation time (unix ms, or "" for none), the segments it also counts in (joined by
---                commas, "" for none; sum boards only), the actor ("" for none; actor_lib): each entry lands in the slot of its time in
+--                commas, "" for none; sum boards only), the actor ("" for none; with its block key when that
+--                differs, ACTORS.split): each entry lands in the slot of its time in
 --                every window (and each of its segments' windows) whose live span still holds that slot
 --                (creation time: see increment.lua)
 -- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none; see
@@ -47,7 +48,7 @@ local function batch_entries(first, stride, now_ms, window_count)
   local holding_at = {}
   for i = first, #ARGV, stride do
     local item = ARGV[i]
-    local blocked = blocks and ACTORS.refusal(KEYS[1], full and ARGV[i + 5] or '', now_ms, item)
+    local blocked = blocks and ACTORS.refusal(KEYS[1], select(2, ACTORS.split(full and ARGV[i + 5] or '')), now_ms, item)
     if blocked then return nil, blocked end
     count = count + 1
     items[count] = item
@@ -90,7 +91,8 @@ local function batch_add(batch, first, stride, window_count)
         local due
         if BOARD.aggregate == 'sum' then
           local seen_sec = win.watched and math.min(tonumber(at_arg), full and tonumber(ARGV[i + 3]) or math.huge) / 1000
-          due = add_batch_entry(win, slot_start, ARGV[i], tonumber(ARGV[i + 1]), seen_sec, full and ARGV[i + 5] or '')
+          due = add_batch_entry(win, slot_start, ARGV[i], tonumber(ARGV[i + 1]), seen_sec,
+            full and (ACTORS.split(ARGV[i + 5])) or '')
         else
           due = record_batch_score(win, slot_start, ARGV[i], ARGV[i + 1], at_arg)
         end
@@ -150,7 +152,7 @@ local function batch_segments_add(first, window_count, holding)
     local at_ms = tonumber(ARGV[i + 2])
     local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
     local segment_due = segment_add(2, window_count, segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]),
-      math.floor(at_ms / 1000), holding[i], seen_sec, ARGV[i + 5])
+      math.floor(at_ms / 1000), holding[i], seen_sec, (ACTORS.split(ARGV[i + 5])))
     new_due_ms = earliest_due(new_due_ms, segment_due)
   end
   return new_due_ms

@@ -22,6 +22,7 @@
 -- ARGV[15+4W]    the segments a like also counts in, joined by commas ("" for none): recorded with
 --                the like ("<tag>:likesegs"), so taking it back subtracts from them too
 -- ARGV[16+4W]    segments.max, most live segments on this shard (0: the board takes none)
+-- ARGV[17+4W]    the user's block key (the service's blockKeyOf; actor_lib): what a block of the user binds
 -- Reply: { outcome, context, [new items, new likes created, due time for the index (unix ms, 0: none;
 --          see due_to_index): applied only], draining (0|1), counted (0|1): this call changed the
 --          counts, score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W[,
@@ -107,7 +108,8 @@ local function like(keys, args)
   local created_items, created_likes = 0, 0
   local actor = config_field(KEYS[1], 'actors') == '1' and ARGV[6 + WINDOW_ARGS * window_count] or nil
   if counts then
-    local refusal = ACTORS.refusal(KEYS[1], actor, now_ms, item) or segment_refusal(KEYS[1], segments, tonumber(ARGV[16 + WINDOW_ARGS * window_count]), now_sec)
+    local actor_key = actor and ARGV[17 + WINDOW_ARGS * window_count]
+    local refusal = ACTORS.refusal(KEYS[1], actor_key, now_ms, item) or segment_refusal(KEYS[1], segments, tonumber(ARGV[16 + WINDOW_ARGS * window_count]), now_sec)
     if refusal then return redis.error_reply(refusal) end
     created_items, refusal = admit_items(3, window_count, { item }, tonumber(ARGV[12 + WINDOW_ARGS * window_count]))
     if refusal then return redis.error_reply(refusal) end
