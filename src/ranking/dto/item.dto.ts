@@ -326,7 +326,8 @@ export class ItemResultDto extends WindowFiguresDto {
     type: Number,
     minimum: 0,
     maximum: 100,
-    description: 'Share (%) of the other ranked items scoring at or below this one',
+    description:
+      'Share (%) of the other ranked items ranked after this one: those scoring at or below it, or on a `ties: first` board those after it in the strict order of its ranks',
   })
   percentile!: number | null;
   @DataProperty() data?: object | null;
