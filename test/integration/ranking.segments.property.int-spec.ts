@@ -205,8 +205,10 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
             else if (step.kind === 'expire') await setup.ranking.expireDue(PASS);
             else moveClock(clock, step);
             await sendToMirrors(name, shards, model);
-            await compare(name, model);
+            // Views first: a segment's view read may be the first call past a boundary, whose snapshot
+            // must still be taken before the segment's old slots expire.
             await compareViews(name);
+            await compare(name, model);
             await compareHistory(name, shards);
           }
           for (const board of [name, ...mirrors]) await setup.ranking.deleteBoard(board);
