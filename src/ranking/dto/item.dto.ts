@@ -326,8 +326,7 @@ export class ItemResultDto extends WindowFiguresDto {
     type: Number,
     minimum: 0,
     maximum: 100,
-    description:
-      'Share (%) of the other ranked items ranked after this one: those scoring at or below it, or on a `ties: first` board those after it in the strict order of its ranks',
+    description: 'Share (%) of the other ranked items ranked after this one (strict order on a `ties: first` board)',
   })
   percentile!: number | null;
   @DataProperty() data?: object | null;

@@ -1212,7 +1212,7 @@ export interface components {
             phase?: "new" | "rising" | "peaking" | "cooling";
             since?: number;
             rank: number | null;
-            /** @description Share (%) of the other ranked items ranked after this one: those scoring at or below it, or on a `ties: first` board those after it in the strict order of its ranks */
+            /** @description Share (%) of the other ranked items ranked after this one (strict order on a `ties: first` board) */
             percentile: number | null;
             /** @description With ?data=true: the item's data (null: none) */
             data?: {
