@@ -123,7 +123,7 @@ export class RankingController {
   @ApiOperation({
     summary: "A board's segments holding live data (paged, sorted by name)",
     description:
-      'Each row names a segment and the items it holds in its largest window. A segment whose data all expired is not listed (and no longer counts toward segments.max).',
+      'Each row names a segment and the most items one of its windows lists over the whole board (each window counted over every shard). A segment is drained of its expired slots before it is counted (503 WINDOW_DRAINING while one holds more than a read drains). A segment whose data all expired is not listed (and no longer counts toward segments.max).',
   })
   @ApiResponse({ status: 200, type: SegmentListDto })
   @ErrorResponse(400, 'INVALID_INPUT: a bad query, or a board that takes no segments')

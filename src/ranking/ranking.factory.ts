@@ -54,6 +54,7 @@ export function createRankingGraph(
   const sources = new RankedSources(cache, clock);
   const shards = new ShardsStore(redis, functions, settings);
   const history = new HistoryStore(functions, settings);
+  const archives = new ArchivesStore(functions, settings);
   const expiryStore = new ExpiryStore(redis, functions, settings);
   const expiry = new ExpiryService(expiryStore, boards, cache, clock);
   const ranking = new RankingService(
@@ -63,7 +64,7 @@ export function createRankingGraph(
     new ReadsService(new ReadsStore(redis, functions, settings, shards, history)),
     new ViewsService(new ViewsStore(redis, functions, settings)),
     new HistoryService(history, sources),
-    new ArchivesService(new ArchivesStore(functions, settings), sources),
+    new ArchivesService(archives, sources),
     expiry,
     sources,
     new SpansService(new SpansStore(redis, functions, settings)),
@@ -74,6 +75,7 @@ export function createRankingGraph(
     clock,
     new RetractionMetrics(),
     history,
+    archives,
   );
   const lookup = new LookupService(sources, new LookupStore(redis, functions, settings, history));
   return { ranking, boards, cache, expiry, expiryStore, retractions, lookup };

@@ -141,8 +141,12 @@ describe.each(TOPOLOGIES)('ties: first against a brute-force model (property, %s
       if (top.items[i].score === top.items[i - 1].score) equalScores++;
     }
     // The same order read another way: each item's own rank, and a page from the middle.
+    // Percentile: the share of the other listed items ranked after it, in the same strict order as ranks.
+    const percentile = (i: number) =>
+      listed.length === 1 ? 100 : Math.round(((listed.length - 1 - i) / (listed.length - 1)) * 10000) / 100;
     for (const [i, item] of listed.entries()) {
-      expect((await setup.ranking.item(name, window, item)).rank).toBe(i + 1);
+      const read = await setup.ranking.item(name, window, item);
+      expect([item, read.rank, read.percentile]).toEqual([item, i + 1, percentile(i)]);
     }
     if (listed.length > 2) {
       const page = await setup.ranking.top(name, window, 1, 2);

@@ -7,6 +7,7 @@ import { boardCall } from '../core/script-call';
 import { mergeListings } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
 import type { StoredSnapshot } from '../history/history.functions';
+import { ARCHIVES_PER_CUT_READ } from '../core/ranking.limits';
 import { RANKING } from '../ranking.functions';
 import { RankingSettings } from '../core/ranking.settings';
 
@@ -23,6 +24,34 @@ export class ArchivesStore {
   ) {
     this.budgetFields = settings.expireChunk;
     functions.define([RANKING.library]);
+  }
+
+  /**
+   * Sharded boards, before an item retraction takes the item's rows out of a calendar window's archives:
+   * each archive listing the item is cut, on every shard, to the board's rows (as HistoryStore.cutToBoard
+   * does for snapshots: the rows past the board's `top` that shards keep must not move in). Read
+   * ARCHIVES_PER_CUT_READ archives at a time; while an archive is still being taken, nothing is cut (its
+   * rows are not all written: the retraction rewrites it as on one shard).
+   */
+  async cutToBoard(board: PreparedBoard, window: WindowConfig, item: string, nowMs: number): Promise<void> {
+    const top = window.snapshots?.top;
+    if (!board.sharded || top === undefined || !window.calendar) return;
+    for (let latestSec: number | undefined = undefined; ;) {
+      const page = await this.archives(board, window, nowMs, latestSec, ARCHIVES_PER_CUT_READ);
+      if (page.draining || page.archives.length === 0) return;
+      for (const archive of page.archives) {
+        const last = archive.rows[top - 1];
+        if (last === undefined || !archive.rows.some((row) => row.item === item)) continue;
+        const cut = {
+          ...boardCall(board, board.shards[0], nowMs, this.budgetFields),
+          window,
+          atSec: archive.atSec,
+          last,
+        };
+        await Promise.all(board.shards.map((shard) => guard(this.functions.call(S.snapshotCut, { ...cut, shard }))));
+      }
+      latestSec = page.archives[page.archives.length - 1].atSec - 1;
+    }
   }
 
   /**

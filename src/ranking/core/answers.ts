@@ -35,7 +35,7 @@ export function figures(board: string, window: WindowConfig, nowMs: number, drai
   return { board, window: window.name, from: span.fromSec, to: span.toSec, ...zone, draining };
 }
 
-/** Share of the other ranked items scoring at or below this one, in percent (100: nobody scores higher). */
+/** Share of the other ranked items ranked after this one, in percent (100: the top): follows the rank, strict on a `ties: first` board. */
 export function percentileOf(standing: Standing, ranked: number): number | null {
   if (standing.rank === null) return null;
   if (ranked <= 1) return 100;

@@ -161,8 +161,10 @@ export class RankedReader {
 
   /**
    * A sharded around without a neighbours read: the page of the board listing around the item's rank,
-   * bounded like a deep top page. Items tied with it may come before it, so the page runs from radius
-   * rows above its rank to radius rows past the ties.
+   * bounded like a deep top page. Items tied with it may come before it (its rank is its tie group's
+   * first), so the page starts radius rows above its rank and, while it neither holds the item with
+   * radius rows after it nor ends the listing, is read again twice as long (at most twice the rows of
+   * the last page, which stops at the item's radius-th row past it or the depth bound).
    */
   private async aroundByRank<Row extends ScoredItem>(
     board: PreparedBoard,
@@ -174,10 +176,21 @@ export class RankedReader {
     if (own.rank === null) return { draining: own.draining, rows: [] };
     const offset = Math.max(0, own.rank - 1 - radius);
     if (offset >= MAX_SHARDED_DEPTH_ITEMS) throw new InvalidInputError(M.shardedAroundTooDeep(MAX_SHARDED_DEPTH_ITEMS));
-    const page = await this.top(board, source, offset, Math.min(MAX_SHARDED_DEPTH_ITEMS - offset, 4 * radius + 1));
-    const at = page.rows.findIndex((row) => row.item === item);
-    const rows = at === -1 ? [] : page.rows.slice(Math.max(0, at - radius), at + radius + 1);
-    return { draining: own.draining || page.draining, rows };
+    let limit = 4 * radius + 1;
+    for (;;) {
+      limit = Math.min(MAX_SHARDED_DEPTH_ITEMS - offset, limit);
+      const page = await this.top(board, source, offset, limit);
+      const at = page.rows.findIndex((row) => row.item === item);
+      const draining = own.draining || page.draining;
+      const ended = page.rows.length < limit;
+      if (at !== -1 && (at + radius < page.rows.length || ended))
+        return { draining, rows: page.rows.slice(Math.max(0, at - radius), at + radius + 1) };
+      // Gone from the listing since its rank was read, or moved out of the page (a racing write).
+      if (ended || (at === -1 && page.rows[page.rows.length - 1].score < own.score)) return { draining, rows: [] };
+      if (offset + limit >= MAX_SHARDED_DEPTH_ITEMS)
+        throw new InvalidInputError(M.shardedAroundTooDeep(MAX_SHARDED_DEPTH_ITEMS));
+      limit *= 2;
+    }
   }
 
   /** The pivot's neighbours on every shard, merged: up to `radius` rows each side, ranked board-wide. */

@@ -130,3 +130,6 @@ export const ITEM_DATA_BYTES = 1024;
  * span over more is refused (SPAN_TOO_COSTLY) rather than holding Redis; see docs/benchmarks.md.
  */
 export const SPAN_MAX_FIELDS = 4_000;
+
+/** Archives one read of an item retraction's cut of a sharded board's archives takes (each up to `top` rows per shard). */
+export const ARCHIVES_PER_CUT_READ = 10;

@@ -326,7 +326,7 @@ export class ItemResultDto extends WindowFiguresDto {
     type: Number,
     minimum: 0,
     maximum: 100,
-    description: 'Share (%) of the other ranked items scoring at or below this one',
+    description: 'Share (%) of the other ranked items ranked after this one (strict order on a `ties: first` board)',
   })
   percentile!: number | null;
   @DataProperty() data?: object | null;

@@ -27,7 +27,11 @@ export const SEGMENTS_FIELD: FieldRule = optional({ kind: 'list', entries: SEGME
 
 export class SegmentRowDto {
   @ApiProperty({ example: 'en' }) name!: string;
-  @ApiProperty({ type: 'integer', minimum: 1, description: 'Items the segment holds in its largest window' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'The most items one of its windows lists over the whole board (0: all its live scores are <= 0)',
+  })
   items!: number;
 }
 

@@ -68,6 +68,18 @@ export const HISTORY_FUNCTIONS = {
     },
   }),
 
+  snapshotCut: typedFunction({
+    name: 'tbRankSnapshotCut',
+    handler: 'snapshot_cut',
+    // Shortens a snapshot (frees memory): it runs on a full Redis too.
+    flags: ['allow-oom'],
+    numberOfKeys: 3,
+    build: (call: WindowCall & { atSec: number; last: ScoredItem }) =>
+      windowRead(call, [call.atSec, call.last.score, call.last.item]),
+    /** the rows cut */
+    decode: (raw) => new Reply('tbRankSnapshotCut', raw).expectLength(1).int(0),
+  }),
+
   historyCount: typedFunction({
     name: 'tbRankHistoryCount',
     handler: 'history_count',

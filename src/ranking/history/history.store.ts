@@ -133,6 +133,31 @@ export class HistoryStore {
     }
   }
 
+  /**
+   * Sharded boards, before an item retraction takes the item's rows out of the window's kept snapshots:
+   * at each boundary where the item is listed board-wide, every shard's snapshot is cut to the board's
+   * rows. Each shard keeps its own top rows, so the merge also holds rows past the board's `top` (which
+   * an unsharded board never stored): once the item's row goes, the next would move in. Cut first, the
+   * board answers what an unsharded one does. Changes no answer by itself (the merge reads the board's
+   * rows only). Costs, per boundary listing the item, one read and one cut of each shard.
+   */
+  async cutToBoard(board: PreparedBoard, window: WindowConfig, item: string, nowMs: number): Promise<void> {
+    const top = window.snapshots?.top;
+    if (!board.sharded || top === undefined || window.calendar) return;
+    const toSec = Math.floor(nowMs / 1000);
+    for (let fromSec: number | null = 0; fromSec !== null;) {
+      const page = await this.itemHistory({ board, window, nowMs, item, fromSec, toSec });
+      for (const point of page.points.filter((p) => p.rank !== null)) {
+        const { listing } = await this.history(board, window, nowMs, point.at);
+        const last = listing?.items[top - 1];
+        if (last === undefined) continue;
+        const cut = { ...this.on(board, board.shards[0], nowMs), window, atSec: point.at, last };
+        await Promise.all(board.shards.map((shard) => guard(this.functions.call(S.snapshotCut, { ...cut, shard }))));
+      }
+      fromSec = page.nextSec;
+    }
+  }
+
   /** Rows above each listed point's score on the shards other than the item's own, by boundary. */
   private async aboveElsewhere(read: ItemHistoryRead, home: ShardKeys, points: SnapshotPoint[]) {
     const { board, window, nowMs } = read;

@@ -51,8 +51,11 @@ function listingRead<Call extends WindowCall>(
   });
 }
 
-/** A shard's live segments, each with the items it holds (in its largest window). */
-export type SegmentRow = { name: string; items: number };
+/** A shard's live segment, with the items each window of the board lists (in config order). */
+export type SegmentRow = { name: string; windowItems: number[] };
+
+/** A page of a shard's live segments; `draining`: it stopped before a segment still holding expired data. */
+export type SegmentPage = { draining: boolean; rows: SegmentRow[] };
 
 /** Window reads of one shard: a page, an item's standing, an item and its neighbours; its segments. */
 export const READS_FUNCTIONS = {
@@ -66,13 +69,15 @@ export const READS_FUNCTIONS = {
       keys: call.shard.incrementKeys,
       args: [...boardArgs(call), call.after, call.limit],
     }),
-    decode: (raw): SegmentRow[] => {
+    decode: (raw, call): SegmentPage => {
       const reply = new Reply('tbRankSegmentPage', raw);
-      reply.expectPairsFrom(0);
-      return Array.from({ length: reply.length / 2 }, (_, i) => ({
-        name: reply.string(2 * i),
-        items: reply.int(2 * i + 1),
+      const width = 1 + call.board.config.windows.length;
+      if ((reply.length - 1) % width !== 0) throw reply.unexpected(reply.length - 1, `rows of ${width} entries`);
+      const rows = Array.from({ length: (reply.length - 1) / width }, (_, i) => ({
+        name: reply.string(1 + width * i),
+        windowItems: Array.from({ length: width - 1 }, (_, w) => reply.int(2 + width * i + w)),
       }));
+      return { draining: reply.int(0) === 1, rows };
     },
   }),
 

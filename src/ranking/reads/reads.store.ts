@@ -10,6 +10,9 @@ import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
 import { ListingReply, SegmentRow } from './reads.functions';
+import { WindowDrainingError } from '../../common/errors';
+import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RANKING } from '../ranking.functions';
 import { RankingSettings } from '../core/ranking.settings';
 
@@ -21,6 +24,9 @@ export interface WindowRead {
   window: WindowConfig;
   nowMs: number;
 }
+
+/** A live segment as listed: the most items one of its windows lists over the board. */
+export type SegmentAnswer = { name: string; items: number };
 
 /** A window's row as a shard answers it: its previous rank in that shard's latest snapshot. */
 type WindowRow = ScoredItem & { previousRank: number | null };
@@ -67,29 +73,47 @@ export class ReadsStore {
     return { draining: page.draining, items: await withBoardPreviousRanks(page.rows, previous) };
   }
 
-  /** A sharded board's previous ranks (read beside the rows); undefined when the rows carry their own. */
   /**
-   * Up to `limit` of the board's live segments after `after` (byte order), each with the items it
-   * holds over every shard (an item's segment rows live on the item's shard).
+   * Up to `limit` of the board's live segments after `after` (byte order), each with the most items one
+   * of its windows lists over the whole board: an item's segment rows live on the item's shard, so each
+   * window's count is added up over the shards before the largest is taken.
    */
-  async segments(board: PreparedBoard, nowMs: number, after: string, limit: number): Promise<SegmentRow[]> {
-    const pages = await Promise.all(
-      board.shards.map((shard) =>
-        guard(
-          this.functions.call(S.segmentPage, {
-            ...boardCall(board, shard, nowMs, this.budgetFields),
-            after,
-            limit,
-          }),
-        ),
-      ),
-    );
-    const items = new Map<string, number>();
-    for (const row of pages.flat()) items.set(row.name, (items.get(row.name) ?? 0) + row.items);
-    const names = [...items.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    return names.slice(0, limit).map((name) => ({ name, items: items.get(name) ?? 0 }));
+  async segments(board: PreparedBoard, nowMs: number, after: string, limit: number): Promise<SegmentAnswer[]> {
+    const pages = await Promise.all(board.shards.map((shard) => this.segmentPage(board, shard, nowMs, after, limit)));
+    const windowItems = new Map<string, number[]>();
+    for (const row of pages.flat()) {
+      const sums = windowItems.get(row.name);
+      windowItems.set(row.name, sums ? sums.map((items, w) => items + row.windowItems[w]) : row.windowItems);
+    }
+    const names = [...windowItems.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    return names.slice(0, limit).map((name) => ({ name, items: Math.max(0, ...windowItems.get(name)!) }));
   }
 
+  /**
+   * One shard's page of segments, each counted only once drained: a call that stopped before a segment
+   * still holding expired data (its budget spent) is sent again from its last name, each time draining
+   * one more budget, up to MAX_READ_DRAIN_CALLS; still draining then, it is a 503 WINDOW_DRAINING, as a
+   * window read (the scheduler and the next reads go on draining).
+   */
+  private async segmentPage(board: PreparedBoard, shard: ShardKeys, nowMs: number, after: string, limit: number) {
+    const rows: SegmentRow[] = [];
+    for (let call = 1; ; call++) {
+      const from = rows.length === 0 ? after : rows[rows.length - 1].name;
+      const page = await guard(
+        this.functions.call(S.segmentPage, {
+          ...boardCall(board, shard, nowMs, this.budgetFields),
+          after: from,
+          limit: limit - rows.length,
+        }),
+      );
+      rows.push(...page.rows);
+      if (!page.draining) return rows;
+      if (call >= MAX_READ_DRAIN_CALLS)
+        throw new WindowDrainingError(M.windowDraining(board.config.name, MAX_READ_DRAIN_CALLS));
+    }
+  }
+
+  /** A sharded board's previous ranks (read beside the rows); undefined when the rows carry their own. */
   private previousRanks(read: WindowRead): Promise<Map<string, number>> | undefined {
     if (!read.board.sharded) return undefined;
     // Its first command: shed like the shards' reads it comes with.

@@ -8,6 +8,7 @@ import { IdempotencyKeyReusedError } from '../../redis/idempotency';
 import { BoardCache } from '../boards/board-cache';
 import { PreparedBoard } from '../core/board';
 import { HistoryStore } from '../history/history.store';
+import { ArchivesStore } from '../calendar/archives.store';
 import { RetractionMetrics } from './retraction.metrics';
 import { RetractionKind, RetractionRecord, RetractionStore } from './retraction.store';
 
@@ -61,6 +62,7 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
     private readonly clock: Clock,
     private readonly metrics: RetractionMetrics,
     private readonly history: HistoryStore,
+    private readonly archives: ArchivesStore,
   ) {}
 
   /**
@@ -90,6 +92,7 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
       );
     const run = { board: name, id, target };
     const nowMs = this.clock.nowMs();
+    if (target.kind === 'item') await this.cutHistory(name, target.id, nowMs);
     const blockUntilMs = blockSec === undefined ? 0 : nowMs + blockSec * 1000;
     await this.cache.withBoard(name, (fresh) =>
       Promise.all(shardsOf(fresh, target).map((shard) => this.step(fresh, shard, run, blockUntilMs))),
@@ -194,6 +197,20 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
         done = step.done;
       }
     }
+  }
+
+  /**
+   * A sharded board's kept snapshots and archives cut to the board's rows where the item is listed, before
+   * its first step takes the item's rows out of them (HistoryStore / ArchivesStore cutToBoard): 1 shard
+   * and N then answer alike.
+   */
+  private async cutHistory(name: string, item: string, nowMs: number): Promise<void> {
+    await this.cache.withBoard(name, async (board) => {
+      for (const window of board.config.windows) {
+        await this.history.cutToBoard(board, window, item, nowMs);
+        await this.archives.cutToBoard(board, window, item, nowMs);
+      }
+    });
   }
 
   private async step(board: PreparedBoard, shard: number, run: Run, blockUntilMs: number) {

@@ -176,7 +176,7 @@ export interface paths {
         };
         /**
          * A board's segments holding live data (paged, sorted by name)
-         * @description Each row names a segment and the items it holds in its largest window. A segment whose data all expired is not listed (and no longer counts toward segments.max).
+         * @description Each row names a segment and the most items one of its windows lists over the whole board (each window counted over every shard). A segment is drained of its expired slots before it is counted (503 WINDOW_DRAINING while one holds more than a read drains). A segment whose data all expired is not listed (and no longer counts toward segments.max).
          */
         get: operations["RankingController_listSegments"];
         put?: never;
@@ -1016,7 +1016,7 @@ export interface components {
         SegmentRowDto: {
             /** @example en */
             name: string;
-            /** @description Items the segment holds in its largest window */
+            /** @description The most items one of its windows lists over the whole board (0: all its live scores are <= 0) */
             items: number;
         };
         SegmentListDto: {
@@ -1212,7 +1212,7 @@ export interface components {
             phase?: "new" | "rising" | "peaking" | "cooling";
             since?: number;
             rank: number | null;
-            /** @description Share (%) of the other ranked items scoring at or below this one */
+            /** @description Share (%) of the other ranked items ranked after this one (strict order on a `ties: first` board) */
             percentile: number | null;
             /** @description With ?data=true: the item's data (null: none) */
             data?: {

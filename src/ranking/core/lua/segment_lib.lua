@@ -74,13 +74,13 @@ end
 -- Expires one segment's windows (and so its views), after crossing the boundaries of those keeping
 -- snapshots (snapshot_lib), and moves its due entry to its oldest slot left or its next snapshot
 -- boundary (gone, with its views' keys, when it holds none; now while expired data remains). Returns
--- the budget left and the segment's due time (unix ms, nil: none).
+-- the budget left, the segment's due time (unix ms, nil: none) and whether expired data remains.
 local function drain_segment(first_key, window_count, name, now_ms, budget)
   local _, segdue = segment_indexes(KEYS[1])
   segment_views(KEYS[1], name)
   local now_sec = math.floor(now_ms / 1000)
   local confs = snapshot_confs(KEYS[1])
-  local next_ms = math.huge
+  local next_ms, draining = math.huge, false
   for w = 0, window_count - 1 do
     local period_sec, interval_sec, origin_sec = window_rule(5, w)
     local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
@@ -88,7 +88,10 @@ local function drain_segment(first_key, window_count, name, now_ms, budget)
     if confs then cross_boundary(KEYS[1], confs, slots_key, top_key, now_sec, interval_sec, origin_sec, true) end
     local more
     budget, more = expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
-    if more then next_ms = now_ms end
+    if more then
+      next_ms = now_ms
+      draining = true
+    end
     local oldest = redis.call('ZRANGE', slots_key, 0, 0, 'WITHSCORES')
     if #oldest > 0 then next_ms = math.min(next_ms, slot_due_ms(tonumber(oldest[2]), period_sec)) end
   end
@@ -96,10 +99,10 @@ local function drain_segment(first_key, window_count, name, now_ms, budget)
   if next_ms == math.huge then
     redis.call('ZREM', segdue, name)
     drop_segment_views(KEYS[1], name)
-    return budget, nil
+    return budget, nil, false
   end
   redis.call('ZADD', segdue, next_ms, name)
-  return budget, next_ms
+  return budget, next_ms, draining
 end
 
 -- Whether a write must drain segment `name` first: when the board keeps snapshots (its boundaries
@@ -209,25 +212,31 @@ local function expire_segments(first_key, window_count, now_ms, budget, most)
 end
 
 -- One page of the shard's live segments after `after` (byte order; "" from the first), at most
--- `limit`, each drained first (at most `budget` fields in all) so its count is exact: { name_1,
--- items_1, ... } with the items each holds in its largest window (negative scores count as absent,
--- as every read treats them).
+-- `limit`, each drained first (at most `budget` fields in all) so its counts are exact:
+-- { draining (0|1), name_1, items_1_1 .. items_1_W, ... } with the items each window lists (scores
+-- <= 0 count as absent, as every read treats them); the caller adds them up over the shards. The page
+-- stops before the first segment still holding expired data once the budget is spent (draining 1):
+-- counted then, it would count what fell out of its windows; the next call goes on from there.
 local function segment_rows(first_key, window_count, now_ms, after, limit, budget)
   local segs = segment_indexes(KEYS[1])
   local live = redis.call('ZRANGE', segs, '(' .. math.floor(now_ms / 1000), '+inf', 'BYSCORE')
   table.sort(live)
-  local rows = {}
+  local rows, listed = { 0 }, 0
   for _, name in ipairs(live) do
-    if #rows >= 2 * limit then break end
+    if listed >= limit then break end
     if name > after then
-      budget = drain_segment(first_key, window_count, name, now_ms, budget)
-      local items = 0
-      for w = 0, window_count - 1 do
-        local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-        items = math.max(items, redis.call('ZCOUNT', top_key, '(0', '+inf'))
+      local more
+      budget, _, more = drain_segment(first_key, window_count, name, now_ms, budget)
+      if more then
+        rows[1] = 1
+        break
       end
       rows[#rows + 1] = name
-      rows[#rows + 1] = items
+      for w = 0, window_count - 1 do
+        local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+        rows[#rows + 1] = redis.call('ZCOUNT', top_key, '(0', '+inf')
+      end
+      listed = listed + 1
     end
   end
   return rows

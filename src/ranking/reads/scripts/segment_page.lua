@@ -10,7 +10,9 @@
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
 -- ARGV[5+4W]     list the segments after this name ("" from the first)
 -- ARGV[6+4W]     most segments to list
--- Reply: { name_1, items_1, ..., name_n, items_n } in byte order of name
+-- Reply: { draining (0|1), name_1, items_1_1 .. items_1_W, ..., name_n, items_n_1 .. items_n_W } in byte
+--        order of name, items per window; draining 1: the page stopped before a segment still holding
+--        expired data (the budget spent), to be asked again after the last name listed
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function segment_page(keys, args)
   begin_call(keys, args)

@@ -129,13 +129,15 @@ local EMPTY_LISTING = {
 }
 
 -- The views a read answers from: the board's, or a held segment's (nil: a segment holding no data).
+-- The windows read (the board's or the segment's: KEYS name them) first cross their boundaries, so a
+-- window keeping snapshots takes the one due before anything of it expires (a segment's own history).
 local function views_read(segment, now_sec, window_count)
   if segment == '' then
-    -- A segment has no snapshots (its windows' keys are not the board's): only the board crosses them.
     cross_all(2, window_count, 5, now_sec)
     return VIEWS.by_name
   end
   if not redis.call('ZSCORE', sibling_key(KEYS[1], 'cfg', 'segdue'), segment) then return nil end
+  cross_all(2, window_count, 5, now_sec)
   return segment_views(KEYS[1], segment)
 end
 
