@@ -15,17 +15,19 @@ import { boardCall, WriteCall } from '../core/script-call';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
 import type { IncrementCommand, LikeCommand, UnlikeCommand, WriteAttempt } from './write-commands';
-import { CoalescedIncrement, LedgerCall, LedgerEntry } from './writes.functions';
+import { CoalescedIncrement, IncrementAllowances, LedgerCall, LedgerEntry } from './writes.functions';
 import type { ScoreRecord } from '../scores/scores.functions';
 import { RANKING } from '../ranking.functions';
 import { RankingSettings } from '../core/ranking.settings';
 
 const S = RANKING.functions;
 
-/** A batch's checked entries grouped by shard, each shard's growth allowance (UNLIMITED: no quota). */
+/** A batch's checked entries grouped by shard, each shard's growth allowances (UNLIMITED: no quota). */
 export interface ShardedBatch extends WriteAttempt {
   groups: Map<number, BatchEntry[]>;
   newItems: Map<number, number>;
+  newActorEntries: Map<number, number>;
+  newSegmentEntries: Map<number, number>;
 }
 
 /** An item increment waiting to share a script call with others to the same shard. */
@@ -64,8 +66,11 @@ export class WritesStore {
     functions.define([RANKING.library]);
   }
 
-  /** An increment on its item's shard (coalesced with others when WRITE_COALESCE_MS > 0); `newItems` its growth allowance. */
-  async increment(command: IncrementCommand, attempt: WriteAttempt & { newItems: number }): Promise<WriteOutcome> {
+  /** An increment on its item's shard (coalesced with others when WRITE_COALESCE_MS > 0); `allowances` its growth's. */
+  async increment(
+    command: IncrementCommand,
+    attempt: WriteAttempt & { allowances: IncrementAllowances },
+  ): Promise<WriteOutcome> {
     const { board, nowMs, idem } = attempt;
     const shard = board.shardOf(command.item);
     const increment = coalesced(command, attempt, this.idemCalls.of(idem));
@@ -80,7 +85,8 @@ export class WritesStore {
         : this.functions.call(S.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
     );
     if (reply.created[1] > 0) await this.indexDue(board, reply.created[1]);
-    return this.rankOverShards(board, shard, nowMs, reply, command.item);
+    const outcome = await this.rankOverShards(board, shard, nowMs, reply, command.item);
+    return { ...outcome, createdActorEntries: reply.created[2], createdSegmentEntries: reply.created[3] };
   }
 
   /** A score of a max / min / last board: one call on the item's shard, ranked over the shards like an increment. */
@@ -109,6 +115,8 @@ export class WritesStore {
             ...this.write(board, board.shards[shard], nowMs, idem),
             entries,
             newItems: batch.newItems.get(shard)!,
+            newActorEntries: batch.newActorEntries.get(shard)!,
+            newSegmentEntries: batch.newSegmentEntries.get(shard)!,
           }),
         ),
       ),
@@ -250,13 +258,13 @@ export class WritesStore {
 /** An increment command as one request of an increment.lua call: event and creation times in unix ms. */
 function coalesced(
   command: IncrementCommand,
-  attempt: { nowMs: number; newItems: number },
+  attempt: { nowMs: number; allowances: IncrementAllowances },
   idem: IdemCall | undefined,
 ): CoalescedIncrement {
   const { item, amount, atSec, createdAtSec, segments, actor } = command;
-  const { nowMs, newItems } = attempt;
+  const { nowMs, allowances } = attempt;
   const createdMs = createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs);
-  return { item, amount, idem, newItems, atMs: eventTimeMs(atSec, nowMs), createdMs, segments, actor };
+  return { item, amount, idem, ...allowances, atMs: eventTimeMs(atSec, nowMs), createdMs, segments, actor };
 }
 
 type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }>>;
@@ -268,6 +276,8 @@ function batchOutcomeOf(settled: BatchPart[], shards: Array<[number, BatchEntry[
     draining: false,
     applied: 0,
     createdItems: 0,
+    createdActorEntries: 0,
+    createdSegmentEntries: 0,
     refused: [],
     errors: [],
   };
@@ -278,6 +288,8 @@ function batchOutcomeOf(settled: BatchPart[], shards: Array<[number, BatchEntry[
       outcome.draining ||= result.value.value.draining;
       outcome.applied += result.value.value.applied;
       outcome.createdItems += result.value.created[0];
+      outcome.createdActorEntries += result.value.created[2];
+      outcome.createdSegmentEntries += result.value.created[3];
       const shardDueMs = result.value.created[1];
       if (shardDueMs > 0) dueMs = dueMs === 0 ? shardDueMs : Math.min(dueMs, shardDueMs);
     } else {
