@@ -1,4 +1,4 @@
-import { Reply } from '../../redis/replies';
+import { intReply, Reply } from '../../redis/replies';
 import {
   decodeIdempotent,
   decodeIdempotentReply,
@@ -345,6 +345,18 @@ export const WRITES_FUNCTIONS = {
         decodeIdempotent('tbRankLike', raw, call.idem, (reply) => ({ reply, rest: { counted: reply.flag(1) } }), 3),
         2,
       ),
+  }),
+
+  /** Claims segment names board-wide on shard 0 of a sharded board: see segment_claim.lua. */
+  segmentClaim: typedFunction({
+    name: 'tbRankSegmentClaim',
+    handler: 'segment_claim',
+    numberOfKeys: 1,
+    build: (call: { shard0: ShardKeys; nowSec: number; max: number; untilSec: number; names: string[] }) => ({
+      keys: [call.shard0.keys.cfg()],
+      args: [call.nowSec, call.max, call.untilSec, ...call.names],
+    }),
+    decode: (raw) => intReply('tbRankSegmentClaim', raw),
   }),
 
   requestClaim: typedFunction({

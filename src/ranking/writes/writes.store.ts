@@ -19,6 +19,7 @@ import { CoalescedIncrement, IncrementAllowances, LedgerCall, LedgerEntry } from
 import type { ScoreRecord } from '../scores/scores.functions';
 import { RANKING } from '../ranking.functions';
 import { RankingSettings } from '../core/ranking.settings';
+import { SegmentClaims } from './segment-claims';
 
 const S = RANKING.functions;
 
@@ -45,6 +46,7 @@ export class WritesStore {
   private readonly logger = new Logger('RankingWrites');
   private readonly budgetFields: number;
   private readonly idemCalls: IdemCalls;
+  private readonly segmentClaims: SegmentClaims;
   /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
   private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
 
@@ -63,6 +65,7 @@ export class WritesStore {
         (_, pending) => this.sendIncrements(pending),
       );
     this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
+    this.segmentClaims = new SegmentClaims(functions);
     functions.define([RANKING.library]);
   }
 
@@ -72,6 +75,7 @@ export class WritesStore {
     attempt: WriteAttempt & { allowances: IncrementAllowances },
   ): Promise<WriteOutcome> {
     const { board, nowMs, idem } = attempt;
+    if (command.segments?.length) await this.segmentClaims.claim(board, command.segments, nowMs);
     const shard = board.shardOf(command.item);
     const increment = coalesced(command, attempt, this.idemCalls.of(idem));
     const reply = await guard(
@@ -107,6 +111,8 @@ export class WritesStore {
    */
   async incrementBatch(batch: ShardedBatch): Promise<BatchOutcome> {
     const { board, nowMs, idem } = batch;
+    const named = [...batch.groups.values()].flat().flatMap((entry) => entry.segments ?? []);
+    if (named.length > 0) await this.segmentClaims.claim(board, named, nowMs);
     const shards = [...batch.groups];
     const settled = await Promise.allSettled(
       shards.map(([shard, entries]) =>
@@ -138,6 +144,7 @@ export class WritesStore {
     const atMs = eventTimeMs(command.kind === 'like' ? command.atSec : undefined, nowMs);
     // An unlike names none: it takes the like out of the segments it was counted in.
     const segments = command.kind === 'like' ? command.segments : undefined;
+    if (segments?.length) await this.segmentClaims.claim(board, segments, nowMs);
     const reply = await guard(
       this.functions.call(S.like, {
         ...this.write(board, shard, nowMs, idem),
