@@ -163,7 +163,7 @@ export class AppConfig {
   /**
    * New actor contributions per client per interval: an actor's first event on an item in one slot of
    * one window (a board's, or a segment's), each a hash field and two index members in Redis (about
-   * 350-450 B). A write that would make more is 429 before anything is applied.
+   * 430 B with a unique view). A write that would make more is 429 before anything is applied.
    */
   @IntSetting(0, 100_000_000)
   QUOTA_NEW_ACTOR_ENTRIES = 100_000;

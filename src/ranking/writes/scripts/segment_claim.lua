@@ -13,17 +13,18 @@
 -- Reply: the number of names newly claimed
 -- Errors: TB_SEGMENT_LIMIT <live> <max> <new> board (nothing claimed)
 local function segment_claim(keys, args)
-  local claims = sibling_key(keys[1], 'cfg', 'segclaims')
-  local now_sec, max, until_sec = tonumber(args[1]), tonumber(args[2]), tonumber(args[3])
+  begin_call(keys, args)
+  local claims = sibling_key(KEYS[1], 'cfg', 'segclaims')
+  local now_sec, max, until_sec = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
   redis.call('ZREMRANGEBYSCORE', claims, '-inf', now_sec)
   local new = 0
-  for i = 4, #args do
-    if not redis.call('ZSCORE', claims, args[i]) then new = new + 1 end
+  for i = 4, #ARGV do
+    if not redis.call('ZSCORE', claims, ARGV[i]) then new = new + 1 end
   end
   if new > 0 then
     local live = redis.call('ZCARD', claims)
     if live + new > max then return redis.error_reply('TB_SEGMENT_LIMIT ' .. live .. ' ' .. max .. ' ' .. new .. ' board') end
   end
-  for i = 4, #args do redis.call('ZADD', claims, 'GT', until_sec, args[i]) end
+  for i = 4, #ARGV do redis.call('ZADD', claims, 'GT', until_sec, ARGV[i]) end
   return new
 end
