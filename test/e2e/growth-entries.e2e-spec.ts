@@ -50,10 +50,15 @@ describe.each<[Topology, number]>([
   });
 
   it('counts actor contributions: a batch and an increment past the quota apply nothing; existing ones keep counting', async () => {
-    // Five existing items with a new actor: 15 contributions (one per window) of 16.
+    // Five entries of one item and actor reserve 15 and make 3: the other 12 go back (exact settlement).
     await batch(
       ACTORS_KEY,
-      ITEMS.map((item) => ({ item, actor: 'a1' })),
+      ITEMS.map(() => ({ item: 'x1', actor: 'a1' })),
+    ).expect(200);
+    // The four other items with that actor: 12 more, 15 contributions (one per window) of 16 in all.
+    await batch(
+      ACTORS_KEY,
+      ITEMS.slice(1).map((item) => ({ item, actor: 'a1' })),
     ).expect(200);
     const before = await scoreOf(ACTORS_KEY, 'x1');
     expectRefused(await batch(ACTORS_KEY, [{ item: 'x1', actor: 'a2' }]), 'new actor contributions');
@@ -71,7 +76,11 @@ describe.each<[Topology, number]>([
   it('counts segment entries: past the quota nothing is applied, the segment never appears; existing ones keep counting', async () => {
     await batch(
       SEGMENTS_KEY,
-      ITEMS.map((item) => ({ item, segments: ['s1'] })),
+      ITEMS.map(() => ({ item: 'x1', segments: ['s1'] })),
+    ).expect(200);
+    await batch(
+      SEGMENTS_KEY,
+      ITEMS.slice(1).map((item) => ({ item, segments: ['s1'] })),
     ).expect(200);
     const before = await scoreOf(SEGMENTS_KEY, 'x2');
     expectRefused(await batch(SEGMENTS_KEY, [{ item: 'x2', segments: ['s2'] }]), 'new segment entries');
