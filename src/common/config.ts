@@ -170,6 +170,28 @@ export class AppConfig {
   @IntSetting(0, 100_000_000)
   QUOTA_IDEMPOTENT_ANSWERS = 10_000;
 
+  /**
+   * New actor contributions per client per interval: an actor's first event on an item in one slot of
+   * one window (a board's, or a segment's), each a hash field and two index members in Redis (about
+   * 430 B with a unique view). A write that would make more is 429 before anything is applied.
+   */
+  @IntSetting(0, 100_000_000)
+  QUOTA_NEW_ACTOR_ENTRIES = 100_000;
+
+  /**
+   * New segment entries per client per interval: an item's first amount in one slot of one window of a
+   * segment (a slot hash field, and a results member when new to the window). Beyond it 429.
+   */
+  @IntSetting(0, 100_000_000)
+  QUOTA_NEW_SEGMENT_ENTRIES = 100_000;
+
+  /**
+   * Bytes of item data per client per interval: what a write adds to the item's stored data (a
+   * replacement of the same length or shorter adds none). Beyond it 429 before anything is stored.
+   */
+  @IntSetting(0, 1_000_000_000)
+  QUOTA_ITEM_DATA_BYTES = 10_000_000;
+
   /** Most live counters (0: no cap), kept per index bucket as ceil(MAX_COUNTERS / COUNTER_INDEX_BUCKETS). */
   @IntSetting(0, 1_000_000_000)
   MAX_COUNTERS = 100_000;

@@ -32,6 +32,15 @@ describe('RateLimiter', () => {
     expect(limiter.trackedClients).toBe(2);
   });
 
+  it('takes a cost above the burst only on an empty budget, then counts all of it', () => {
+    const limiter = new RateLimiter({ perSecond: 10, burst: 20, maxClients: 10 });
+    expect(limiter.check('a', 0, 5).allowed).toBe(true);
+    expect(limiter.check('a', 10, 1_000).allowed).toBe(false);
+    expect(limiter.check('a', 20_000, 1_000).allowed).toBe(true);
+    expect(limiter.check('a', 25_000, 1).allowed).toBe(false);
+    expect(limiter.check('a', 31_000, 1).allowed).toBe(true);
+  });
+
   it('peek counts nothing; count counts without asking', () => {
     const limiter = new RateLimiter({ perSecond: 1, burst: 2, maxClients: 10 });
     expect(limiter.peek('a', 0).allowed).toBe(true);

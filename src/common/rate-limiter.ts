@@ -41,9 +41,11 @@ export class RateLimiter {
     const wheels = this.wheelsOf(client, nowMs);
     const lastSecond = wheels.burst.sum(nowMs, 10, true);
     const lastTen = wheels.sustained.sum(nowMs, SUSTAINED_SEC, true);
-    if (lastSecond + cost > this.options.burst) return { allowed: false, retryAfterSec: 1 };
+    // A cost above a whole budget (a batch of more entries than the burst) passes only on an empty
+    // window, which it then fills for its whole cost: it can always go, never faster than the rates.
+    if (lastSecond > 0 && lastSecond + cost > this.options.burst) return { allowed: false, retryAfterSec: 1 };
     const sustainedLimit = this.options.perSecond * SUSTAINED_SEC;
-    if (lastTen + cost > sustainedLimit) {
+    if (lastTen > 0 && lastTen + cost > sustainedLimit) {
       return {
         allowed: false,
         retryAfterSec: Math.min(

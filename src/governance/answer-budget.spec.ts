@@ -13,7 +13,16 @@ describe('withAnswerBudget', () => {
   const budgetOf = (answers: number) =>
     new ClientBudget(
       new GrowthQuota({
-        perInterval: { items: 0, likeUsers: 0, counters: 0, statsPairs: 0, idempotentAnswers: answers },
+        perInterval: {
+          items: 0,
+          likeUsers: 0,
+          counters: 0,
+          statsPairs: 0,
+          idempotentAnswers: answers,
+          actorEntries: 0,
+          segmentEntries: 0,
+          itemDataBytes: 0,
+        },
         intervalMs: HOUR_MS,
         maxClients: 10,
       }),

@@ -25,6 +25,9 @@ export class GovernanceSettings {
       counters: number;
       statsPairs: number;
       idempotentAnswers: number;
+      actorEntries: number;
+      segmentEntries: number;
+      itemDataBytes: number;
     },
     /** QUOTA_INTERVAL_SEC, in ms. */
     readonly quotaIntervalMs: number,
@@ -43,6 +46,9 @@ export class GovernanceSettings {
         counters: config.QUOTA_NEW_COUNTERS,
         statsPairs: config.QUOTA_NEW_STATS_PAIRS,
         idempotentAnswers: config.QUOTA_IDEMPOTENT_ANSWERS,
+        actorEntries: config.QUOTA_NEW_ACTOR_ENTRIES,
+        segmentEntries: config.QUOTA_NEW_SEGMENT_ENTRIES,
+        itemDataBytes: config.QUOTA_ITEM_DATA_BYTES,
       },
       config.QUOTA_INTERVAL_SEC * 1000,
       config.METRICS_TOKEN,

@@ -18,6 +18,9 @@ const KIND_NAMES: Record<GrowthKind, string> = {
   counters: 'new counters',
   statsPairs: 'new stats context/type pairs',
   idempotentAnswers: 'stored answers of writes with a new Idempotency-Key',
+  actorEntries: "new actor contributions (an actor's first event on an item in a window's slot)",
+  segmentEntries: "new segment entries (an item's first amount in a segment window's slot)",
+  itemDataBytes: 'bytes of new item data',
 };
 
 /**

@@ -9,6 +9,7 @@ import { COMMON_MESSAGES as M } from '../common/common.messages';
 import { GovernanceSettings, RateBudget } from './governance.settings';
 import { RateLimitedError } from '../common/errors';
 import { RateLimiter } from '../common/rate-limiter';
+import { RATE_COST, RateCostOf } from './rate-cost';
 
 type Limited = 'read' | 'write';
 
@@ -16,7 +17,9 @@ type Limited = 'read' | 'write';
  * Limits read and write requests per client in this instance, each kind on its own budget: a request
  * with an API key counts against its key, any other against its address (the peer, or the client a
  * trusted proxy names: TRUST_PROXY). Admin routes and public routes (probes, metrics) are not limited.
- * Runs after AccessGuard, which names the caller.
+ * A route marked with RateCost counts for several requests (a batch: one per entry; a cost above the
+ * burst passes only on an empty budget, see RateLimiter.peek). Runs after AccessGuard, which names the
+ * caller, and after the body is parsed.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -65,10 +68,9 @@ export class RateLimitGuard implements CanActivate {
     if (rule?.scope !== 'read' && rule?.scope !== 'write') return true;
     const limiter = this.limiters[rule.scope];
     if (!limiter) return true;
-    const decision = limiter.check(
-      callerOf(context.switchToHttp().getRequest<FastifyRequest>()).client,
-      this.clock.nowMs(),
-    );
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const costOf = this.reflector.get<RateCostOf | undefined>(RATE_COST, context.getHandler());
+    const decision = limiter.check(callerOf(request).client, this.clock.nowMs(), costOf ? costOf(request.body) : 1);
     if (decision.allowed) return true;
     this.refuse(rule.scope, limiter, decision.retryAfterSec);
   }

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, 
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
+import { entriesOfBatch, RateCost } from '../governance/rate-cost';
 import { answer, idempotencyKeyOf } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { FastRoute } from '../edge/fast-routes';
@@ -162,6 +163,7 @@ export class RankingController {
 
   @Post('boards/:board/increments')
   @FastRoute()
+  @RateCost(entriesOfBatch)
   @BoardWrite(
     'Add amounts to many items at once',
     'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard. A batch whose step on some shard would weigh more than WRITE_COST_PER_CALL (an entry weighs one unit per window, more with views, segments, an actor, a score or ties first) is 422 REQUEST_TOO_COSTLY, nothing applied, naming how many such entries fit.',

@@ -149,6 +149,30 @@ describe('governance over HTTP', () => {
         .expect(200);
     });
 
+    it('counts a batch by its entries: within the burst it spends them, above it only an empty budget takes it', async () => {
+      clock.advanceMs(20_000);
+      const batch = (items: number) =>
+        http()
+          .post('/boards/r/increments')
+          .set('X-Api-Key', KEY1)
+          .send({ items: Array.from({ length: items }, (_, i) => ({ item: `b${i}` })) });
+      // Three entries spend the whole burst of 3: the next single write waits.
+      await batch(3).expect(200);
+      const single = await http()
+        .post('/boards/r/items/x/increment')
+        .set('Content-Type', 'application/json')
+        .set('X-Api-Key', KEY1);
+      expect([single.status, single.body.code]).toEqual([429, 'RATE_LIMITED']);
+      // Twenty entries (above the 20 a 10 s budget of 2/s holds) pass on an empty budget and spend it all.
+      clock.advanceMs(20_000);
+      await batch(20).expect(200);
+      clock.advanceMs(5_000);
+      const after = await batch(1);
+      expect([after.status, after.body.code]).toEqual([429, 'RATE_LIMITED']);
+      clock.advanceMs(10_000);
+      await batch(1).expect(200);
+    });
+
     it('refuses a key that is not configured (401), so inventing keys never makes a new client', async () => {
       clock.advanceMs(20_000);
       const before = (await http().get('/boards/r/items/y')).body.score;

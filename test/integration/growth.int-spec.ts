@@ -37,7 +37,17 @@ describe.each(TOPOLOGIES)('quotas on growth, caps and aging out (real Redis, %s)
   const budgetOf = (limits: Partial<Record<GrowthKind, number>>, client = 'ip:203.0.113.7') =>
     new ClientBudget(
       new GrowthQuota({
-        perInterval: { items: 0, likeUsers: 0, counters: 0, statsPairs: 0, idempotentAnswers: 0, ...limits },
+        perInterval: {
+          items: 0,
+          likeUsers: 0,
+          counters: 0,
+          statsPairs: 0,
+          idempotentAnswers: 0,
+          actorEntries: 0,
+          segmentEntries: 0,
+          itemDataBytes: 0,
+          ...limits,
+        },
         intervalMs: HOUR_MS,
         maxClients: 100,
       }),

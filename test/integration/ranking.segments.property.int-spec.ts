@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { DomainError } from '../../src/common/errors';
-import { shardOf } from '../../src/ranking/core/shard-math';
 import { RankingModel } from '../support/ranking-model';
 import { moveClock } from '../support/ranking-ops';
 import { useRankingService } from '../support/ranking';
@@ -92,11 +91,11 @@ class SegmentModel {
   constructor(readonly shards: number) {}
 
   /**
-   * Applies the entries of one shard unless their segments together would make more than
-   * SEGMENTS_MAX live on it (a batch's part is refused whole); answers whether it did.
+   * Applies the entries unless their segments together would make more than SEGMENTS_MAX live on the
+   * board, over all its shards (a batch is refused whole); answers whether it did.
    */
   apply(nowMs: number, entries: Entry[]): boolean {
-    const live = this.live(shardOf(entries[0].item, this.shards), nowMs);
+    const live = this.live(nowMs);
     const fresh = new Set(entries.flatMap((e) => e.segments).filter((s) => !live.has(s)));
     if (fresh.size > 0 && live.size + fresh.size > SEGMENTS_MAX) return false;
     for (const { item, amount, segments } of entries) {
@@ -114,7 +113,7 @@ class SegmentModel {
   /** A like: refused like an event when it would count in new segments past the limit; answers [applied, counted]. */
   like(nowMs: number, { item, user, segments }: Like): [boolean, boolean] {
     if (!this.board.wouldLike(nowMs, item, user)) return [true, false];
-    const live = this.live(shardOf(item, this.shards), nowMs);
+    const live = this.live(nowMs);
     const fresh = segments.filter((s) => !live.has(s));
     if (fresh.length > 0 && live.size + fresh.length > SEGMENTS_MAX) return [false, false];
     this.board.like(nowMs, item, user);
@@ -133,20 +132,17 @@ class SegmentModel {
     return this.board.unlike(nowMs, item, user);
   }
 
-  /** A batch: each shard's part applied or refused on its own; how many entries were applied. */
+  /**
+   * A batch: its segment names are claimed board-wide before any shard's part runs, so it is applied
+   * or refused whole; how many entries were applied.
+   */
   batch(nowMs: number, entries: Entry[]): number {
-    const parts = new Map<number, Entry[]>();
-    for (const e of entries)
-      parts.set(shardOf(e.item, this.shards), [...(parts.get(shardOf(e.item, this.shards)) ?? []), e]);
-    let applied = 0;
-    for (const part of parts.values()) if (this.apply(nowMs, part)) applied += part.length;
-    return applied;
+    return this.apply(nowMs, entries) ? entries.length : 0;
   }
 
   /** GET /segments as the model has it: each segment live on some shard, with the most items any one window lists board-wide. */
   listed(nowMs: number): Array<{ name: string; items: number }> {
-    const shards = Array.from({ length: this.shards }, (_, k) => k);
-    const live = new Set(shards.flatMap((k) => [...this.live(k, nowMs)]));
+    const live = this.live(nowMs);
     return [...live].sort().map((name) => {
       const model = this.segments.get(name)!;
       const counts = WINDOWS.map((w) => [...model.sums(w.name, nowMs)].filter(([, n]) => n > 0).length);
@@ -154,11 +150,11 @@ class SegmentModel {
     });
   }
 
-  live(shard: number, nowMs: number): Set<string> {
+  /** The segments live on the board: segments.max counts them over all its shards. */
+  live(nowMs: number): Set<string> {
     const nowSec = Math.floor(nowMs / 1000);
     const live = new Set<string>();
     for (const event of this.events) {
-      if (shardOf(event.item, this.shards) !== shard) continue;
       const atSec = Math.floor(event.atMs / 1000);
       const end = Math.max(...WINDOWS.map((w) => atSec - (atSec % w.intervalSec) + w.periodSec));
       if (end > nowSec) for (const s of event.segments) live.add(s);

@@ -29,12 +29,15 @@ function refusalOf(error: unknown): unknown {
 
 /**
  * The 409 SEGMENT_LIMIT of a write naming new segments beyond segments.max
- * (`TB_SEGMENT_LIMIT <live> <max> <new>`, see segment_lib.lua): nothing of it was applied.
+ * (`TB_SEGMENT_LIMIT <live> <max> <new>`, see segment_lib.lua; with ` board`, the claims of a sharded
+ * board, segment_claim.lua): nothing of it was applied.
  */
 export function segmentLimitOf(error: unknown): ConflictError | undefined {
-  const refusal = /^TB_SEGMENT_LIMIT (\d+) (\d+) (\d+)/.exec(error instanceof Error ? error.message : '');
+  const refusal = /^TB_SEGMENT_LIMIT (\d+) (\d+) (\d+)( board)?/.exec(error instanceof Error ? error.message : '');
   if (!refusal) return undefined;
-  return new ConflictError('SEGMENT_LIMIT', M.segmentLimit(Number(refusal[1]), Number(refusal[2]), Number(refusal[3])));
+  const [live, max, wanted] = [Number(refusal[1]), Number(refusal[2]), Number(refusal[3])];
+  const message = refusal[4] ? M.boardSegmentLimit(live, max, wanted) : M.segmentLimit(live, max, wanted);
+  return new ConflictError('SEGMENT_LIMIT', message);
 }
 
 /** The 403 RETRACTED of an event whose actor or item a retraction blocks (`TB_RETRACTED <actor|item> <until ms>`, see actor_lib.lua). */

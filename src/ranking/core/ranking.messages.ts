@@ -15,6 +15,8 @@ export const RANKING_MESSAGES = {
     shards > 1
       ? `board "${board}" is full: the shard of this write holds ${held} of its ${cap} items (maxItems split over ${shards} shards) and the write would add ${wanted} new; existing items keep counting`
       : `board "${board}" is full: it holds ${held} of its maxItems ${cap} items and the write would add ${wanted} new; existing items keep counting`,
+  boardSegmentLimit: (live: number, max: number, wanted: number) =>
+    `segment limit: the board holds ${live} live segments (over all its shards) of its segments.max ${max} and the event names ${wanted} new; the event was not applied`,
   segmentLimit: (live: number, max: number, wanted: number) =>
     `segment limit: the shard of this write holds ${live} live segments of its segments.max ${max} and the event names ${wanted} new; the event was not applied`,
   noSegments: (board: string, field: string) =>

@@ -106,6 +106,9 @@ export interface WriteOutcome {
   standings: WindowStanding[];
   /** New items this write created (0 on a replay, or when no limit applied: nothing to charge). */
   createdItems: number;
+  /** New actor contributions and segment entries an increment created (0 likewise; see GROWTH in segment_lib). */
+  createdActorEntries?: number;
+  createdSegmentEntries?: number;
 }
 
 export interface BatchOutcome {
@@ -115,6 +118,9 @@ export interface BatchOutcome {
   applied: number;
   /** New items the shards that applied created. */
   createdItems: number;
+  /** New actor contributions and segment entries the shards that applied created. */
+  createdActorEntries: number;
+  createdSegmentEntries: number;
   /** Entries of the shards whose call failed, and those failures. */
   refused: BatchEntry[];
   errors: unknown[];

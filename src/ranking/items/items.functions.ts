@@ -11,12 +11,20 @@ export const ITEMS_FUNCTIONS = {
     name: 'tbRankItemDataWrite',
     handler: 'item_data_write',
     numberOfKeys: 1,
-    build: (call: BoardCall & { item: string; json: string | null; idem?: IdemCall }) => ({
+    build: (call: BoardCall & { item: string; json: string | null; idem?: IdemCall; dataBytes: number }) => ({
       keys: [call.shard.keys.cfg()],
-      args: [call.board.config.version, call.nowMs, call.item, call.json ?? '', ...idemArgs(call.idem, '')],
+      args: [
+        call.board.config.version,
+        call.nowMs,
+        call.item,
+        call.json ?? '',
+        ...idemArgs(call.idem, ''),
+        call.dataBytes,
+      ],
     }),
+    /** created: [bytes the item's data grew by] */
     decode: (raw, call) =>
-      decodeIdempotent('tbRankItemDataWrite', raw, call.idem, (reply) => reply.expectLength(1).flag(0)),
+      decodeIdempotent('tbRankItemDataWrite', raw, call.idem, (reply) => reply.expectLength(1).flag(0), 1),
   }),
 
   itemDataRead: typedFunction({

@@ -3,7 +3,7 @@ import { Clock } from '../../common/clock';
 import { NotFoundError } from '../../common/errors';
 import { WriteAnswer } from '../../common/retry-safe';
 import { ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
-import { ClientBudget } from '../../governance/growth-quotas';
+import { ClientBudget, growthErrorOf, reserveGrowth } from '../../governance/growth-quotas';
 import { idemRequest } from '../../redis/idempotency';
 import { BoardCache } from '../boards/board-cache';
 import { itemDataJson } from '../core/item-data';
@@ -36,13 +36,19 @@ export class ItemDataService {
     const keyed = idemRequest(idemKey, [json === null ? 'dataDelete' : 'dataPut', name, item, json]);
     return this.cache.withBoard(name, (board) =>
       withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
+        // A removal adds nothing; data reserves its whole length and keeps what it grew the stored data by.
+        const reservation = reserveGrowth(budget, json === null ? {} : { itemDataBytes: Buffer.byteLength(json) });
         try {
-          const written = await this.store.write({ board, nowMs: this.clock.nowMs(), item, json, idem });
+          const nowMs = this.clock.nowMs();
+          const dataBytes = reservation.allowance('itemDataBytes');
+          const written = await this.store.write({ board, nowMs, item, json, idem, dataBytes });
+          reservation.settle({ itemDataBytes: written.created[0] });
           return { replayed: written.replayed, body: null };
         } catch (error) {
+          reservation.settle();
           if (error instanceof Error && error.message.includes('TB_ITEM_NOT_HELD'))
             throw new NotFoundError('ITEM_NOT_FOUND', M.itemNotHeld(name, item));
-          throw error;
+          throw growthErrorOf(error, reservation, () => error as Error);
         }
       }),
     );

@@ -18,6 +18,8 @@ export interface ItemDataCommand {
   item: string;
   json: string | null;
   idem?: IdemRequest;
+  /** Bytes the item's stored data may grow by (the client's itemDataBytes allowance; UNLIMITED: no quota). */
+  dataBytes: number;
 }
 
 /** Item data: one hash per shard (item -> JSON), written on the item's shard, read per shard for listed rows. */
@@ -38,8 +40,8 @@ export class ItemDataStore {
 
   /** Refused (TB_ITEM_NOT_HELD) when a data write names an item no window of its shard holds. */
   write(command: ItemDataCommand): Promise<Idempotent<boolean>> {
-    const { board, nowMs, item, json, idem } = command;
-    const call = { ...boardCall(board, board.shardOf(item), nowMs, this.budgetFields), item, json };
+    const { board, nowMs, item, json, idem, dataBytes } = command;
+    const call = { ...boardCall(board, board.shardOf(item), nowMs, this.budgetFields), item, json, dataBytes };
     return guard(this.functions.call(S.itemDataWrite, { ...call, idem: this.idemCalls.of(idem) }));
   }
 

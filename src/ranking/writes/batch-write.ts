@@ -1,6 +1,6 @@
 import { ConflictError, InvalidInputError, NotFoundError, RequestTooCostlyError } from '../../common/errors';
 import type { WriteAnswer } from '../../common/retry-safe';
-import { Reservation, reserveGrowth } from '../../governance/growth-quotas';
+import { ClientBudget, Reservation, reserveGrowth } from '../../governance/growth-quotas';
 import { growthRefusalOf } from '../../redis/refusals';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
@@ -20,6 +20,7 @@ import {
   checkCreatedAt,
   checkSegments,
   distinctItems,
+  entryGrowthOf,
   growthError,
 } from './write-rules';
 import { batchCost } from './write-cost';
@@ -106,16 +107,7 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
     const done = { applied: 0, draining: false, replayed: true };
     for (let run = 0; run < 2; run++) {
       const board = run === 0 ? await this.cache.get(name) : await this.cache.reload(name);
-      const groups = groupByShard(pending, board.shards.length);
-      const reservation = reserveGrowth(context.budget, { items: distinctItems(pending) });
-      const newItems = allowancesOf(groups, reservation.allowance('items'));
-      const outcome = await this.store
-        .incrementBatch({ board, nowMs: attempt.nowMs, idem: attempt.idem, groups, newItems })
-        .catch((error: unknown) => {
-          reservation.settle();
-          throw error;
-        });
-      reservation.settle({ items: outcome.createdItems });
+      const { outcome, reservation } = await this.run(board, pending, attempt, context.budget);
       done.applied += outcome.applied;
       done.draining ||= outcome.draining;
       done.replayed &&= outcome.replayed;
@@ -125,6 +117,32 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
       pending = outcome.refused;
     }
     return this.refuseUnapplied(name, done.applied, entries.length, pending.length);
+  }
+
+  /** One run of `pending` on the shards of `board`: reserved for what it may create, settled with what it did. */
+  private async run(
+    board: PreparedBoard,
+    pending: BatchEntry[],
+    attempt: WriteAttempt,
+    budget: ClientBudget | undefined,
+  ): Promise<{ outcome: BatchOutcome; reservation: Reservation }> {
+    const groups = groupByShard(pending, board.shards.length);
+    const windowCount = board.config.windows.length;
+    const reservation = reserveGrowth(budget, {
+      items: distinctItems(pending),
+      ...entryGrowthOf(pending, windowCount),
+    });
+    const { nowMs, idem } = attempt;
+    const allowances = allowancesByShard(groups, reservation, windowCount);
+    const outcome = await this.store
+      .incrementBatch({ board, nowMs, idem, groups, ...allowances })
+      .catch((error: unknown) => {
+        reservation.settle();
+        throw error;
+      });
+    const { createdItems: items, createdActorEntries: actorEntries, createdSegmentEntries: segmentEntries } = outcome;
+    reservation.settle({ items, actorEntries, segmentEntries });
+    return { outcome, reservation };
   }
 
   /** Entries still refused for a stale config after the second run: partly applied, gone, or changed again. */
@@ -161,6 +179,17 @@ function throwUnlessRetryable(
     'BATCH_PARTIAL',
     M.batchRefusedPartly(board.config.name, sofar.applied, sofar.entries, outcome.refused.length, message),
   );
+}
+
+/** Each shard's share of the reservation, of each kind its entries can create. */
+function allowancesByShard(groups: Map<number, BatchEntry[]>, reservation: Reservation, windowCount: number) {
+  const share = (kind: 'actorEntries' | 'segmentEntries') =>
+    allowancesOf(groups, reservation.allowance(kind), (entries) => entryGrowthOf(entries, windowCount)[kind]);
+  return {
+    newItems: allowancesOf(groups, reservation.allowance('items')),
+    newActorEntries: share('actorEntries'),
+    newSegmentEntries: share('segmentEntries'),
+  };
 }
 
 /** A batch entry's value: its amount, or in a batch of scores (a max / min / last board) its score; never both kinds. */

@@ -39,7 +39,16 @@ describe('IdempotencyPolicy', () => {
   const budgetOf = (answers: number) =>
     new ClientBudget(
       new GrowthQuota({
-        perInterval: { items: 0, likeUsers: 0, counters: 0, statsPairs: 0, idempotentAnswers: answers },
+        perInterval: {
+          items: 0,
+          likeUsers: 0,
+          counters: 0,
+          statsPairs: 0,
+          idempotentAnswers: answers,
+          actorEntries: 0,
+          segmentEntries: 0,
+          itemDataBytes: 0,
+        },
         intervalMs: 3_600_000,
         maxClients: 10,
       }),

@@ -28,7 +28,16 @@ import type {
   WriteContext,
   WriteKind,
 } from './write-commands';
-import { atRefusal, byWindow, checkAmount, checkAt, checkCreatedAt, checkSegments, growthError } from './write-rules';
+import {
+  atRefusal,
+  byWindow,
+  checkAmount,
+  checkAt,
+  checkCreatedAt,
+  checkSegments,
+  entryGrowthOf,
+  growthError,
+} from './write-rules';
 import { checkActor } from '../core/actor-rules';
 import type { LedgerEntry } from './writes.functions';
 import { WritesStore } from './writes.store';
@@ -270,7 +279,7 @@ abstract class ItemWrite<
 
   async apply(command: C, attempt: GuardedAttempt): Promise<WriteAnswer<T>> {
     const problem = this.check(command, attempt);
-    const reservation = reserveGrowth(command.context.budget, this.growth(command));
+    const reservation = reserveGrowth(command.context.budget, this.growth(command, attempt.board));
     let result: R;
     try {
       result = await this.onShard(command, attempt, reservation);
@@ -284,7 +293,7 @@ abstract class ItemWrite<
   /** 400 for what the board cannot take; a past `at` of a keyed write is left to the script, which replays first. */
   protected abstract check(command: C, attempt: GuardedAttempt): AtProblem;
   /** The growth to reserve from the client's allowance. */
-  protected abstract growth(command: C): Growth;
+  protected abstract growth(command: C, board: PreparedBoard): Growth;
   protected abstract onShard(command: C, attempt: GuardedAttempt, reservation: Reservation): Promise<R>;
   /** What the write created: the reservation keeps that and gives the rest back. */
   protected abstract created(result: R): Growth;
@@ -302,16 +311,25 @@ class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritt
     return problem;
   }
 
-  protected growth(): Growth {
-    return { items: 1 };
+  protected growth(command: IncrementCommand, board: PreparedBoard): Growth {
+    return { items: 1, ...entryGrowthOf([command], board.config.windows.length) };
   }
 
   protected onShard(command: IncrementCommand, attempt: GuardedAttempt, reservation: Reservation) {
-    return this.store.increment(command, { ...attempt, newItems: reservation.allowance('items') });
+    const allowances = {
+      newItems: reservation.allowance('items'),
+      newActorEntries: reservation.allowance('actorEntries'),
+      newSegmentEntries: reservation.allowance('segmentEntries'),
+    };
+    return this.store.increment(command, { ...attempt, allowances });
   }
 
   protected created(result: WriteOutcome): Growth {
-    return { items: result.createdItems };
+    return {
+      items: result.createdItems,
+      actorEntries: result.createdActorEntries,
+      segmentEntries: result.createdSegmentEntries,
+    };
   }
 
   protected answer(command: IncrementCommand, result: WriteOutcome): WriteAnswer<ItemWritten> {

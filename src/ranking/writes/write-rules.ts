@@ -133,16 +133,45 @@ export function distinctItems(entries: BatchEntry[]): number {
   return new Set(entries.map((entry) => entry.item)).size;
 }
 
+/** What entries can make Redis hold beyond their items: actor contributions and segment entries. */
+export interface EntryGrowth {
+  actorEntries: number;
+  segmentEntries: number;
+}
+
 /**
- * Splits a batch's reservation over its shards' parts, in shard order, each part getting at most its
- * own distinct items: a part refused for lack of allowance while an earlier one had some to spare
- * only happens when the reservation fell short of the whole batch.
+ * The most actor contributions and segment entries `entries` can create on a board of `windowCount`
+ * windows: per entry, one contribution in each window of the board and of each of its segments (with
+ * an actor), one entry in each window of each of its segments. The script counts what they do create.
  */
-export function allowancesOf(groups: Map<number, BatchEntry[]>, reserved: number): Map<number, number> {
+export function entryGrowthOf(
+  entries: ReadonlyArray<Pick<BatchEntry, 'actor' | 'segments'>>,
+  windowCount: number,
+): EntryGrowth {
+  const growth = { actorEntries: 0, segmentEntries: 0 };
+  for (const { actor, segments } of entries) {
+    const named = segments?.length ?? 0;
+    if (actor) growth.actorEntries += windowCount * (1 + named);
+    growth.segmentEntries += windowCount * named;
+  }
+  return growth;
+}
+
+/**
+ * Splits a batch's reservation over its shards' parts, in shard order, each part getting at most what
+ * its own entries can create (`most`: by default its distinct items): a part refused for lack of
+ * allowance while an earlier one had some to spare only happens when the reservation fell short of
+ * the whole batch.
+ */
+export function allowancesOf(
+  groups: Map<number, BatchEntry[]>,
+  reserved: number,
+  most: (entries: BatchEntry[]) => number = distinctItems,
+): Map<number, number> {
   let left = reserved;
   const allowances = new Map<number, number>();
   for (const [shard, entries] of groups) {
-    const share = reserved === UNLIMITED ? UNLIMITED : Math.min(left, distinctItems(entries));
+    const share = reserved === UNLIMITED ? UNLIMITED : Math.min(left, most(entries));
     if (share !== UNLIMITED) left -= share;
     allowances.set(shard, share);
   }

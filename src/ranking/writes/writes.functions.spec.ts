@@ -20,9 +20,10 @@ describe("the coalesced increment's flat reply", () => {
   it('reads plain records, general answers and refusals in order, each as its general answer would read', () => {
     const answers = decode([
       1,
-      // a general answer: outcome, context, created, due, draining, score/rank per window, previous ranks
-      11,
-      ...[0, 'h,d', 1, 5_000, 1, 3, 2, 3, 4, 0, 1],
+      // a general answer: outcome, context, created, due, new contributions and segment entries,
+      // draining, score/rank per window, previous ranks
+      13,
+      ...[0, 'h,d', 1, 5_000, 2, 3, 1, 3, 2, 3, 4, 0, 1],
       // a plain record: created, score/rank per window
       -1,
       ...[1, 1, 7, 1, 9],
@@ -43,7 +44,7 @@ describe("the coalesced increment's flat reply", () => {
     });
     expect(answers[0]).toEqual(
       applied(
-        [1, 5_000],
+        [1, 5_000, 2, 3],
         [
           [3, 2, null],
           [3, 4, 1],
@@ -52,7 +53,7 @@ describe("the coalesced increment's flat reply", () => {
     );
     expect(answers[1]).toEqual(
       applied(
-        [1, 0],
+        [1, 0, 0, 0],
         [
           [1, 7, null],
           [1, 9, null],

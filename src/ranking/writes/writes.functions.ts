@@ -1,4 +1,4 @@
-import { Reply } from '../../redis/replies';
+import { intReply, Reply } from '../../redis/replies';
 import {
   decodeIdempotent,
   decodeIdempotentReply,
@@ -29,12 +29,18 @@ export interface LedgerCall {
 /** What the ledger knows of a request: new, claimed before but not answered, or answered (its body). */
 export type LedgerEntry = { state: 'claimed' | 'pending' } | { state: 'answered'; body: string };
 
-/** One item increment of a call: its own key (none: undefined), growth allowance and event time. */
-export interface CoalescedIncrement {
+/** What one increment may create (-1: no quota): new items, actor contributions, segment entries. */
+export interface IncrementAllowances {
+  newItems: number;
+  newActorEntries?: number;
+  newSegmentEntries?: number;
+}
+
+/** One item increment of a call: its own key (none: undefined), growth allowances and event time. */
+export interface CoalescedIncrement extends IncrementAllowances {
   item: string;
   amount: number;
   idem?: IdemCall;
-  newItems: number;
   /** The event's time (unix ms, not after now; absent: now). */
   atMs?: number;
   /** The item's creation time (unix ms; absent: none), for a hot view's firstSeen. */
@@ -97,7 +103,7 @@ function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAn
     return growthRefusalOf(refusal) ?? segmentLimitOf(refusal) ?? retractedOf(refusal) ?? refusal;
   }
   return withStandings(
-    decodeIdempotentReply(answer, idem, (reply) => ({ reply, rest: {} }), 2),
+    decodeIdempotentReply(answer, idem, (reply) => ({ reply, rest: {} }), 4),
     1,
   );
 }
@@ -127,7 +133,7 @@ function incrementAnswers(
         replayed: false,
         context: call.board.windowNames,
         value: { draining, standings: standingsOf(record, 1, windowCount), ties: undefined },
-        created: [record.int(0), 0],
+        created: [record.int(0), 0, 0, 0],
       });
       at += 2 + 2 * windowCount;
     } else {
@@ -156,7 +162,7 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
 /**
  * increment.lua's request stride and requests: when no request of the call has a key and each is a plain
  * entry (under load, most calls), two arguments each (item, amount) after the allowance they share, or
- * three (item, amount, allowance) when their allowances differ; else ten. On a board
+ * three (item, amount, allowance) when their allowances differ; else twelve. On a board
  * without views (`secondIsNow`) an event in the call's second counts as at now: the call's requests
  * arrived within one second (the coalescer groups them by second), each lands in the slots of its
  * second either way, and only a view reads an event's time finer than its second (a hot view's first
@@ -170,7 +176,7 @@ function requestArgs(requests: CoalescedIncrement[], nowMs: number, secondIsNow:
     for (const request of requests) args.push(request.item, request.amount);
     return args;
   }
-  const args: Array<string | number> = [plain ? 3 : 10];
+  const args: Array<string | number> = [plain ? 3 : 12];
   for (const request of requests) {
     if (plain) args.push(request.item, request.amount, request.newItems);
     else
@@ -185,6 +191,8 @@ function requestArgs(requests: CoalescedIncrement[], nowMs: number, secondIsNow:
         request.createdMs ?? '',
         request.segments?.join(',') ?? '',
         actorArg(request.actor),
+        request.newActorEntries ?? -1,
+        request.newSegmentEntries ?? -1,
       );
   }
   return args;
@@ -237,13 +245,15 @@ export const WRITES_FUNCTIONS = {
           amount: call.amount,
           idem: call.idem,
           newItems: call.newItems,
+          newActorEntries: call.newActorEntries,
+          newSegmentEntries: call.newSegmentEntries,
           atMs: call.atMs,
           createdMs: call.createdMs,
           segments: call.segments,
           actor: call.actor,
         },
       ]),
-    /** created: [new items, due time for the index (ms; 0: none)] */
+    /** created: [new items, due time for the index (ms; 0: none), new actor contributions, new segment entries] */
     decode: (raw, call): Idempotent<StandingsReply> => {
       const [answer] = incrementAnswers('tbRankIncrement', raw, call, [call]);
       if (answer instanceof Error) throw answer;
@@ -266,17 +276,27 @@ export const WRITES_FUNCTIONS = {
     handler: 'increment_batch',
     numberOfKeys: 'dynamic',
     sendAlone: true,
-    build: (call: WriteCall & { entries: BatchEntry[]; newItems: number }) => ({
+    build: (
+      call: WriteCall & {
+        entries: BatchEntry[];
+        newItems: number;
+        /** New actor contributions and segment entries the part may create (absent or -1: no quota). */
+        newActorEntries?: number;
+        newSegmentEntries?: number;
+      },
+    ) => ({
       keys: call.shard.incrementKeys,
       args: [
         ...boardArgs(call),
         ...idemArgs(call.idem, ''),
         call.newItems,
+        call.newActorEntries ?? -1,
+        call.newSegmentEntries ?? -1,
         call.board.config.segmentsMax ?? 0,
         ...batchEntryArgs(call.entries, call.nowMs),
       ],
     }),
-    /** created: [new items, due time for the index (ms; 0: none)] */
+    /** created: [new items, due time for the index (ms; 0: none), new actor contributions, new segment entries] */
     decode: (raw, call) =>
       decodeIdempotent(
         'tbRankIncrementBatch',
@@ -286,7 +306,7 @@ export const WRITES_FUNCTIONS = {
           reply.expectLength(2);
           return { draining: reply.flag(0), applied: reply.int(1) };
         },
-        2,
+        4,
       ),
   }),
 
@@ -328,6 +348,18 @@ export const WRITES_FUNCTIONS = {
         decodeIdempotent('tbRankLike', raw, call.idem, (reply) => ({ reply, rest: { counted: reply.flag(1) } }), 3),
         2,
       ),
+  }),
+
+  /** Claims segment names board-wide on shard 0 of a sharded board: see segment_claim.lua. */
+  segmentClaim: typedFunction({
+    name: 'tbRankSegmentClaim',
+    handler: 'segment_claim',
+    numberOfKeys: 1,
+    build: (call: { shard0: ShardKeys; nowSec: number; max: number; untilSec: number; names: string[] }) => ({
+      keys: [call.shard0.keys.cfg()],
+      args: [call.nowSec, call.max, call.untilSec, ...call.names],
+    }),
+    decode: (raw) => intReply('tbRankSegmentClaim', raw),
   }),
 
   requestClaim: typedFunction({

@@ -16,17 +16,20 @@ import { boardCall, WriteCall } from '../core/script-call';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
 import type { IncrementCommand, LikeCommand, UnlikeCommand, WriteAttempt } from './write-commands';
-import { CoalescedIncrement, LedgerCall, LedgerEntry } from './writes.functions';
+import { CoalescedIncrement, IncrementAllowances, LedgerCall, LedgerEntry } from './writes.functions';
 import type { ScoreRecord } from '../scores/scores.functions';
 import { RANKING } from '../ranking.functions';
 import { RankingSettings } from '../core/ranking.settings';
+import { SegmentClaims } from './segment-claims';
 
 const S = RANKING.functions;
 
-/** A batch's checked entries grouped by shard, each shard's growth allowance (UNLIMITED: no quota). */
+/** A batch's checked entries grouped by shard, each shard's growth allowances (UNLIMITED: no quota). */
 export interface ShardedBatch extends WriteAttempt {
   groups: Map<number, BatchEntry[]>;
   newItems: Map<number, number>;
+  newActorEntries: Map<number, number>;
+  newSegmentEntries: Map<number, number>;
 }
 
 /** An item increment waiting to share a script call with others to the same shard. */
@@ -44,6 +47,7 @@ export class WritesStore {
   private readonly logger = new Logger('RankingWrites');
   private readonly budgetFields: number;
   private readonly idemCalls: IdemCalls;
+  private readonly segmentClaims: SegmentClaims;
   /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
   private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
 
@@ -63,12 +67,17 @@ export class WritesStore {
         (_, pending) => this.sendIncrements(pending),
       );
     this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
+    this.segmentClaims = new SegmentClaims(functions);
     functions.define([RANKING.library]);
   }
 
-  /** An increment on its item's shard (coalesced with others when WRITE_COALESCE_MS > 0); `newItems` its growth allowance. */
-  async increment(command: IncrementCommand, attempt: WriteAttempt & { newItems: number }): Promise<WriteOutcome> {
+  /** An increment on its item's shard (coalesced with others when WRITE_COALESCE_MS > 0); `allowances` its growth's. */
+  async increment(
+    command: IncrementCommand,
+    attempt: WriteAttempt & { allowances: IncrementAllowances },
+  ): Promise<WriteOutcome> {
     const { board, nowMs, idem } = attempt;
+    if (command.segments?.length) await this.segmentClaims.claim(board, command.segments, nowMs);
     const shard = board.shardOf(command.item);
     const increment = coalesced(command, attempt, this.idemCalls.of(idem));
     const reply = await guard(
@@ -81,7 +90,8 @@ export class WritesStore {
         : this.functions.call(S.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
     );
     if (reply.created[1] > 0) await this.indexDue(board, reply.created[1]);
-    return this.rankOverShards(board, shard, nowMs, reply, command.item);
+    const outcome = await this.rankOverShards(board, shard, nowMs, reply, command.item);
+    return { ...outcome, createdActorEntries: reply.created[2], createdSegmentEntries: reply.created[3] };
   }
 
   /** A score of a max / min / last board: one call on the item's shard, ranked over the shards like an increment. */
@@ -102,6 +112,8 @@ export class WritesStore {
    */
   async incrementBatch(batch: ShardedBatch): Promise<BatchOutcome> {
     const { board, nowMs, idem } = batch;
+    const named = [...batch.groups.values()].flat().flatMap((entry) => entry.segments ?? []);
+    if (named.length > 0) await this.segmentClaims.claim(board, named, nowMs);
     const shards = [...batch.groups];
     const settled = await Promise.allSettled(
       shards.map(([shard, entries]) =>
@@ -110,6 +122,8 @@ export class WritesStore {
             ...this.write(board, board.shards[shard], nowMs, idem),
             entries,
             newItems: batch.newItems.get(shard)!,
+            newActorEntries: batch.newActorEntries.get(shard)!,
+            newSegmentEntries: batch.newSegmentEntries.get(shard)!,
           }),
         ),
       ),
@@ -131,6 +145,7 @@ export class WritesStore {
     const atMs = eventTimeMs(command.kind === 'like' ? command.atSec : undefined, nowMs);
     // An unlike names none: it takes the like out of the segments it was counted in.
     const segments = command.kind === 'like' ? command.segments : undefined;
+    if (segments?.length) await this.segmentClaims.claim(board, segments, nowMs);
     const reply = await guard(
       this.functions.call(S.like, {
         ...this.write(board, shard, nowMs, idem),
@@ -251,13 +266,13 @@ export class WritesStore {
 /** An increment command as one request of an increment.lua call: event and creation times in unix ms. */
 function coalesced(
   command: IncrementCommand,
-  attempt: { nowMs: number; newItems: number },
+  attempt: { nowMs: number; allowances: IncrementAllowances },
   idem: IdemCall | undefined,
 ): CoalescedIncrement {
   const { item, amount, atSec, createdAtSec, segments, actor } = command;
-  const { nowMs, newItems } = attempt;
+  const { nowMs, allowances } = attempt;
   const createdMs = createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs);
-  return { item, amount, idem, newItems, atMs: eventTimeMs(atSec, nowMs), createdMs, segments, actor };
+  return { item, amount, idem, ...allowances, atMs: eventTimeMs(atSec, nowMs), createdMs, segments, actor };
 }
 
 type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }>>;
@@ -269,6 +284,8 @@ function batchOutcomeOf(settled: BatchPart[], shards: Array<[number, BatchEntry[
     draining: false,
     applied: 0,
     createdItems: 0,
+    createdActorEntries: 0,
+    createdSegmentEntries: 0,
     refused: [],
     errors: [],
   };
@@ -279,6 +296,8 @@ function batchOutcomeOf(settled: BatchPart[], shards: Array<[number, BatchEntry[
       outcome.draining ||= result.value.value.draining;
       outcome.applied += result.value.value.applied;
       outcome.createdItems += result.value.created[0];
+      outcome.createdActorEntries += result.value.created[2];
+      outcome.createdSegmentEntries += result.value.created[3];
       const shardDueMs = result.value.created[1];
       if (shardDueMs > 0) dueMs = dueMs === 0 ? shardDueMs : Math.min(dueMs, shardDueMs);
     } else {

@@ -1,5 +1,6 @@
 -- board_delete: removes every key of a board (config, likes, item data, each window's slots, index,
--- results and snapshots, each view's keys, every segment's windows and the segment indexes, the
+-- results and snapshots, each view's keys, every segment's windows and the segment indexes (the
+-- board-wide claims too, on shard 0), the
 -- actors' contributions and the retractions' blocks; a retraction's record expires by itself).
 -- The board knows its keys: window names come from its config, slot hashes from each slots index.
 -- KEYS: 2
@@ -23,6 +24,6 @@ local function board_delete(keys, args)
   for _, view in ipairs(cjson.decode(redis.call('HGET', cfg_key, 'views') or '[]')) do drop_view(cfg_key, view.name) end
   redis.call('UNLINK', cfg_key, likes_key, item_data_key(cfg_key), sibling_key(likes_key, 'likes', 'likesegs'),
     sibling_key(cfg_key, 'cfg', 'segs'), sibling_key(cfg_key, 'cfg', 'segdue'), sibling_key(cfg_key, 'cfg', 'seghist'),
-    sibling_key(cfg_key, 'cfg', 'blocked'))
+    sibling_key(cfg_key, 'cfg', 'blocked'), sibling_key(cfg_key, 'cfg', 'segclaims'))
   return 1
 end

@@ -13,14 +13,14 @@
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
 -- ARGV[5+4W]     context stored with each keyed answer (the window names)
 -- ARGV[6+4W]     segments.max, most live segments on this shard (0: the board takes none)
--- ARGV[7+4W]     request stride: 10, each request is ten arguments (below); 3, item id, amount and
+-- ARGV[7+4W]     request stride: 12, each request is twelve arguments (below); 3, item id, amount and
 --                new items the client may create, each request without a key, at now (the caller may
 --                send an event of now's second so on a board without views: only a view reads an
 --                event's time finer than its second), with no creation time, segments or actor (a call
 --                of plain requests, most: fewer arguments to pass and to turn into Lua strings); 2,
 --                the same plain requests when they share their allowance (most such calls), which
 --                then comes once, in ARGV[8+4W], and each request is its item id and amount
--- ARGV[8+4W ...] (ARGV[9+4W ...] at stride 2) ten per request: item id; amount (integer, non-zero,
+-- ARGV[8+4W ...] (ARGV[9+4W ...] at stride 2) twelve per request: item id; amount (integer, non-zero,
 --                written as a decimal integer with no sign but '-', no leading zero or exponent);
 --                idempotency key ("" for none); request fingerprint; retention (ms; negative: no budget
 --                to store an answer, see idem_lib); new items the client may create (0 or 1; -1: no
@@ -30,21 +30,23 @@
 --                item's event and creation times); the segments it also counts in, joined by commas (""
 --                for none; see segment_lib); the actor ("" for none; with its block key when that
 --                differs, ACTORS.split; a blocked actor or item refuses the request, TB_RETRACTED
---                <actor|item> <until ms>)
+--                <actor|item> <until ms>); new actor contributions and new segment entries the client
+--                may create (-1: no quota; GROWTH, segment_lib)
 -- Reply: flat, no table per request (a nested answer per request cost Redis about a sixth of a plain
 --        request's time to build and encode, and the service as much to decode): the call's draining
 --        flag (0|1), then one record per request, in order:
 --        -1, created, score_1, rank_1, ..., score_W, rank_W: a plain request (increment_plain) applied,
 --          its other figures implied (outcome 0, the call's context, due time 0, no previous ranks);
 --        or n, then the request's answer of n entries: { outcome, context, [new items created, due
---          time for the index (unix ms, 0: none; see due_to_index): applied only], draining (0|1),
+--          time for the index (unix ms, 0: none; see due_to_index), new actor contributions, new
+--          segment entries: applied only], draining (0|1),
 --          score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W[, tie_mark_1,
 --          ..., tie_mark_W: a sharded `ties: first` board only, "" where not ranked] } (rank 0: not
 --          ranked; previous rank: in the window's latest snapshot, 0 when absent or the window keeps
 --          none; outcome, context and the counts as idem_lib says: a replay answers the stored
 --          figures), or { -1, refusal } when the request was refused, nothing of it applied:
 --          TB_AT_OUT_OF_SPAN (no window holds the event's slot any more), TB_BOARD_FULL ..., TB_QUOTA
---          ... (see admit_items)
+--          ... (see admit_items; actorEntries, segmentEntries: growth_refusal)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (the whole call: nothing applied)
 
 -- What every request of the running call shares (set by increment): a library-level table, so a call
@@ -62,7 +64,7 @@ local INCREMENT = {
   holding_at = nil,
   segments_max = 0,
   cap = 0,
-  -- The allowance every request of a stride-2 call shares (nil at strides 3 and 10: each request's own).
+  -- The allowance every request of a stride-2 call shares (nil at strides 3 and 12: each request's own).
   allowance_arg = nil,
   no_key = { key = '', field = '', fingerprint = '', context = '', ttl_ms = 0, may_store = true },
 }
@@ -77,14 +79,27 @@ local function counted_after(allowance, cap, amount)
   return cap == 0 and allowance >= 1 and math.abs(amount) < 9007199254740992
 end
 
+-- The request's growth in actor contributions and segment entries (GROWTH, counted when a quota is on
+-- and it names an actor or segments) past its allowances (`full`: from ARGV[first + 10]): the refusal, or nil.
+local function increment_growth_refusal(first, full, covering, at_sec, segments, actor)
+  growth_begin()
+  if not full or (actor == '' and #segments == 0) then return nil end
+  local actors, segment_entries = tonumber(ARGV[first + 10]), tonumber(ARGV[first + 11])
+  if not growth_counted(actors, segment_entries) then return nil end
+  growth_of_entry(2, INCREMENT.window_count, covering, at_sec, ARGV[first], actor, segments)
+  return growth_refusal(actors, segment_entries)
+end
+
 -- What refuses one request before it changes anything (nil: admitted), and the new items it creates
 -- (COUNTED_AFTER: counted once added): its event time out of every window, a blocked actor, a new
--- segment beyond segments.max, or growth (admit_items).
-local function increment_admission(item, amount, allowance, cap, covering, segments, segments_max, actor_key)
+-- segment beyond segments.max, or growth (increment_growth_refusal, admit_items).
+local function increment_admission(item, amount, allowance, cap, covering, segments, segments_max, actor_key,
+    growth)
   local call = INCREMENT
   if not covering then return 0, 'TB_AT_OUT_OF_SPAN no window holds the slot' end
   local refusal = call.blocks and ACTORS.refusal(KEYS[1], actor_key, call.now_ms, item) or nil
   if #segments > 0 then refusal = refusal or segment_refusal(KEYS[1], segments, segments_max, call.now_sec) end
+  refusal = refusal or growth()
   if refusal then return 0, refusal end
   if counted_after(allowance, cap, amount) then return COUNTED_AFTER, nil end
   if cap > 0 or allowance >= 0 then return admit_items(2, call.window_count, { item }, allowance, cap) end
@@ -102,18 +117,19 @@ local function created_by_add(reply, first, window_count, covering, amount)
   return 1
 end
 
--- Applies one admitted request; answers what idem_finish answers: { 0, context, created, due,
--- draining, score_1, rank_1, ..., previous_rank_1, ... }. A request without a key stores nothing, so
+-- Applies one admitted request; answers what idem_finish answers: { 0, context, created, due, new
+-- contributions, new segment entries, draining, score_1, rank_1, ..., previous_rank_1, ... }. A request without a key stores nothing, so
 -- its answer is built in place, in one table.
 local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg, segments, covering, created, actor)
   local call = INCREMENT
   local window_count = call.window_count
   local keyless = idem == call.no_key
-  local reply = keyless and { 0, idem.context, created, 0, call.draining } or { call.draining }
+  local reply = keyless and { 0, idem.context, created, 0, GROWTH.actors, GROWTH.segments, call.draining }
+    or { call.draining }
   local seen_sec = math.min(at_ms, tonumber(created_ms_arg) or math.huge) / 1000
   local added_due_ms = call.add(reply, item, amount, at_sec, seen_sec, covering, actor)
   if created == COUNTED_AFTER then
-    created = created_by_add(reply, keyless and 6 or 2, window_count, covering, amount)
+    created = created_by_add(reply, keyless and 8 or 2, window_count, covering, amount)
     if keyless then reply[3] = created end
   end
   local new_due_ms = earliest_due(added_due_ms,
@@ -124,12 +140,14 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   append_tie_marks(reply, 3, window_count, item)
   new_due_ms = with_snapshot_due(new_due_ms, 2, window_count, call.now_sec)
   local due = due_to_index(2, window_count, new_due_ms)
-  if not keyless then return idem_finish(KEYS[1], 'cfg', idem, call.now_ms, reply, { created, due }) end
+  if not keyless then
+    return idem_finish(KEYS[1], 'cfg', idem, call.now_ms, reply, { created, due, GROWTH.actors, GROWTH.segments })
+  end
   reply[4] = due
   return reply
 end
 
--- The allowance argument of the request from ARGV[first]: its own (strides 10 and 3), or its call's
+-- The allowance argument of the request from ARGV[first]: its own (strides 12 and 3), or its call's
 -- (stride 2, INCREMENT.allowance_arg).
 local function allowance_arg_of(first, full)
   if full then return ARGV[first + 5] end
@@ -153,7 +171,7 @@ local function increment_plain(answers, first, slot_keys)
 end
 
 -- One request from ARGV[first] whose idempotency entry `idem` holds no answer: applied, or refused
--- with nothing of it applied. Answers its answer and 1 when applied, else 0. `full`: its ten arguments
+-- with nothing of it applied. Answers its answer and 1 when applied, else 0. `full`: its twelve arguments
 -- (see the header); else three, the others their defaults.
 local function increment_one(first, full, idem)
   local call = INCREMENT
@@ -174,8 +192,9 @@ local function increment_one(first, full, idem)
     covering = call.holding_at[at_sec]
   end
   local segments = segment_names(full and ARGV[first + 8] or '')
+  local growth = function() return increment_growth_refusal(first, full, covering, at_sec, segments, actor) end
   local created, refusal = increment_admission(item, amount, allowance, call.cap, covering, segments,
-    call.segments_max, actor_key)
+    call.segments_max, actor_key, growth)
   if refusal then return { -1, refusal }, 0 end
   return increment_apply(idem, item, amount, at_ms, at_sec, full and ARGV[first + 7] or '', segments, covering,
     created, actor), 1
@@ -201,7 +220,7 @@ local function increment(keys, args)
   call.holding_at = nil
   call.no_key.context = context
   local stride = tonumber(ARGV[7 + WINDOW_ARGS * window_count])
-  local full = stride == 10
+  local full = stride == 12
   local first_request = 8 + WINDOW_ARGS * window_count
   call.allowance_arg = nil
   if stride == 2 then call.allowance_arg, first_request = ARGV[first_request], first_request + 1 end

@@ -11,11 +11,13 @@
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
 -- ARGV[5+4W] .. ARGV[8+4W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
 -- ARGV[9+4W]     new items the client may create (-1: no quota)
--- ARGV[10+4W]    segments.max, most live segments on this shard (0: the board takes none)
--- ARGV[11+4W]    entry stride: 6, the entries are sextuples (below); 2, pairs of item id and amount,
+-- ARGV[10+4W]    new actor contributions the client may create (-1: no quota; see GROWTH, segment_lib)
+-- ARGV[11+4W]    new segment entries the client may create (-1: no quota; see GROWTH, segment_lib)
+-- ARGV[12+4W]    segments.max, most live segments on this shard (0: the board takes none)
+-- ARGV[13+4W]    entry stride: 6, the entries are sextuples (below); 2, pairs of item id and amount,
 --                each at now with no creation time, segments or actor (what most batches send: a third
 --                of the arguments to pass and to turn into Lua strings)
--- ARGV[12+4W ...] the entries: item id, amount (integer, non-zero, written as a decimal integer with no
+-- ARGV[14+4W ...] the entries: item id, amount (integer, non-zero, written as a decimal integer with no
 --                sign but '-', no leading zero or exponent; a score, a decimal integer, on a
 --                max / min / last board), the event's time (unix ms, not after now), the item's
 --                creation time (unix ms, or "" for none), the segments it also counts in (joined by
@@ -24,9 +26,10 @@
 --                every window (and each of its segments' windows) whose live span still holds that slot
 --                (creation time: see increment.lua)
 -- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none; see
---        due_to_index): applied only], draining (0|1), entries applied } (outcome, context and the
---        counts: see idem_lib)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA (see admit_items), TB_SEGMENT_LIMIT (the
+--        due_to_index), new actor contributions, new segment entries: applied only], draining (0|1),
+--        entries applied } (outcome, context and the counts: see idem_lib)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA (see admit_items; actorEntries,
+--        segmentEntries: growth_refusal), TB_SEGMENT_LIMIT (the
 --        entries' new segments together, see segment_refusal), TB_RETRACTED <actor|item> <until ms>
 --        (an entry's actor or item is blocked, see actor_refusal), TB_AT_OUT_OF_SPAN
 --        <entry> (1-based: no window holds that entry's slot any more): the whole batch is refused,
@@ -71,6 +74,20 @@ end
 -- reaching 0 is removed, never kept).
 local function counted_by_adds(batch, allowance)
   return not batch.full and BOARD.aggregate == 'sum' and allowance >= batch.distinct and item_cap(KEYS[1]) == 0
+end
+
+-- The batch's growth in actor contributions and segment entries (GROWTH) against the allowances from
+-- ARGV[first_allowance], counted only for sextuples (pairs name neither) when some quota is on: the
+-- refusal, or nil.
+local function batch_growth_refusal(batch, first, first_allowance, window_count)
+  growth_begin()
+  local actors, segments = tonumber(ARGV[first_allowance]), tonumber(ARGV[first_allowance + 1])
+  if not batch.full or not growth_counted(actors, segments) then return nil end
+  for i = first, #ARGV, ENTRY_FULL do
+    growth_of_entry(2, window_count, batch.holding[i], math.floor(tonumber(ARGV[i + 2]) / 1000), ARGV[i],
+      (ACTORS.split(ARGV[i + 5])), segment_names(ARGV[i + 4]))
+  end
+  return growth_refusal(actors, segments)
 end
 
 -- Each entry into its slot (indexed, and its key made, once per window and slot), in every window
@@ -166,13 +183,14 @@ local function increment_batch(keys, args)
   cross_all(2, window_count, 5, now_sec)
   local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
   settle_slot_due()
-  local stride = tonumber(ARGV[11 + WINDOW_ARGS * window_count])
-  local first = 12 + WINDOW_ARGS * window_count
+  local stride = tonumber(ARGV[13 + WINDOW_ARGS * window_count])
+  local first = 14 + WINDOW_ARGS * window_count
   local batch, refusal = batch_entries(first, stride, now_ms, window_count)
   if refusal then return redis.error_reply(refusal) end
   local segments = {}
   for name in pairs(batch.named) do segments[#segments + 1] = name end
-  refusal = segment_refusal(KEYS[1], segments, tonumber(ARGV[10 + WINDOW_ARGS * window_count]), now_sec)
+  refusal = segment_refusal(KEYS[1], segments, tonumber(ARGV[12 + WINDOW_ARGS * window_count]), now_sec)
+    or batch_growth_refusal(batch, first, 10 + WINDOW_ARGS * window_count, window_count)
   if refusal then return redis.error_reply(refusal) end
   local allowance = tonumber(ARGV[9 + WINDOW_ARGS * window_count])
   local counting, created = counted_by_adds(batch, allowance), 0
@@ -191,5 +209,6 @@ local function increment_batch(keys, args)
   -- A batch naming no segment (most) skips this pass: it would do nothing for each of its entries.
   if #segments > 0 then new_due_ms = earliest_due(new_due_ms, batch_segments_add(first, window_count, batch.holding)) end
   local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
-  return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, #batch.items }, { created, due_ms })
+  return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, #batch.items },
+    { created, due_ms, GROWTH.actors, GROWTH.segments })
 end
