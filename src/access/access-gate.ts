@@ -97,7 +97,11 @@ export class AccessGate {
    * table emptied when it holds CLIENTS_BY_ADDRESS_MAX addresses.
    */
   clientOf(request: FastifyRequest): string {
-    const address = request.ip;
+    return this.clientOfAddress(request.ip);
+  }
+
+  /** The client an address counts as (clientOf; the per-client connection cap counts peers by it). */
+  clientOfAddress(address: string): string {
     let client = this.clientsByAddress.get(address);
     if (client === undefined) {
       if (this.clientsByAddress.size >= CLIENTS_BY_ADDRESS_MAX) this.clientsByAddress.clear();
