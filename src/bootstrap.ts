@@ -69,12 +69,12 @@ export async function createApp(options: AppOptions = {}): Promise<NestFastifyAp
   logger.level = app.get(AppConfig).LOG_LEVEL;
   const fastify = app.getHttpAdapter().getInstance();
   // First of the request hooks: the ones after it (access, headers) run inside the request's span.
-  traceRequests(fastify);
+  const gate = app.get(AccessGate);
+  traceRequests(fastify, { trustsTraceContext: (request) => gate.presentsValidCredential(request) });
   if (tracing) fastify.addHook('onClose', () => tracing.shutdown());
   app.useLogger(new PinoLoggerService(logger));
   await installEdge(app, edge);
   // After the edge's hooks, still before the body is read: a missing or unknown key is refused unparsed.
-  const gate = app.get(AccessGate);
   gate.register(fastify);
   capConnectionsPerClient(app.getHttpServer(), {
     maxPerClient: edge.HTTP_CONNECTIONS_PER_CLIENT,

@@ -141,6 +141,16 @@ export class AccessGate {
     this.admitGrant(request, grant, rule.scope, rule.nameParam);
   }
 
+  /**
+   * Whether the request presents a valid credential (a known key, ADMIN_TOKEN), whatever its scopes:
+   * only such a caller's trace context is continued. False while the stored keys were never read.
+   */
+  presentsValidCredential(request: FastifyRequest): boolean {
+    const secret = presentedKey(request);
+    if (secret === undefined) return false;
+    return this.isAdminToken(secret) || (this.keys.loaded && this.keys.find(secret) !== undefined);
+  }
+
   private isAdminToken(secret: string | undefined): boolean {
     return secret !== undefined && this.adminToken !== undefined && this.adminToken.matches(secret);
   }
