@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Injectable, Module, Post } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, HttpCode, Injectable, Module, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
@@ -119,6 +119,11 @@ describe('TrendboardModule in a Nest app of its own', () => {
       echo(@Body() body: unknown): unknown {
         return { body };
       }
+
+      @Get('refusal')
+      refuse(): never {
+        throw new BadRequestException('the app says no');
+      }
     }
     const hostWith = (settings: Record<string, string>) => {
       @Module({
@@ -197,12 +202,17 @@ describe('TrendboardModule in a Nest app of its own', () => {
       expect(answerOf(await http().get('/boards/nope/top'))).toEqual([404, 'BOARD_NOT_FOUND']);
     });
 
-    it("leaves the app's own routes as they were: its body untouched by the library's pipe", async () => {
+    it("leaves the app's own routes as they were: bodies untouched by the library's pipe, Nest's error answers", async () => {
       const echoed = await http()
         .post('/mine')
         .set(JSON_TYPE)
         .send({ any: 'field', deep: [1, 2] });
       expect(echoed.body).toEqual({ body: { any: 'field', deep: [1, 2] } });
+      const refused = await http().get('/mine/refusal');
+      expect([refused.status, refused.body]).toEqual([
+        400,
+        { statusCode: 400, message: 'the app says no', error: 'Bad Request' },
+      ]);
     });
   });
 });
