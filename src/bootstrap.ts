@@ -7,7 +7,8 @@ import { CommonModuleOptions } from './common/common.module';
 import { AccessGate } from './access/access-gate';
 import { AccessGuard } from './access/access.guard';
 import { AppConfig, validateConfig } from './common/config';
-import { EdgeSettings, validateEdgeSettings } from './edge/edge.settings';
+import { EdgeSettings, trustProxyOf, validateEdgeSettings } from './edge/edge.settings';
+import { capConnectionsPerClient } from './edge/connections';
 import { validateAccessSettings } from './access/access.settings';
 import { validateLiveSettings } from './live/live.settings';
 import { edgeAdapter, installEdge, serveOpenApi } from './edge/edge.setup';
@@ -68,12 +69,18 @@ export async function createApp(options: AppOptions = {}): Promise<NestFastifyAp
   logger.level = app.get(AppConfig).LOG_LEVEL;
   const fastify = app.getHttpAdapter().getInstance();
   // First of the request hooks: the ones after it (access, headers) run inside the request's span.
-  traceRequests(fastify);
+  const gate = app.get(AccessGate);
+  traceRequests(fastify, { trustsTraceContext: (request) => gate.presentsValidCredential(request) });
   if (tracing) fastify.addHook('onClose', () => tracing.shutdown());
   app.useLogger(new PinoLoggerService(logger));
   await installEdge(app, edge);
   // After the edge's hooks, still before the body is read: a missing or unknown key is refused unparsed.
-  app.get(AccessGate).register(fastify);
+  gate.register(fastify);
+  capConnectionsPerClient(app.getHttpServer(), {
+    maxPerClient: edge.HTTP_CONNECTIONS_PER_CLIENT,
+    clientOf: (address) => gate.clientOfAddress(address),
+    trustProxy: trustProxyOf(edge),
+  });
   prepareGracefulShutdown(app, fastify);
   const rateLimit = app.get(RateLimitGuard);
   const guards = rateLimit.enabled ? [app.get(AccessGuard), rateLimit] : [app.get(AccessGuard)];

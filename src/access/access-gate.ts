@@ -6,7 +6,7 @@ import { COMMON_MESSAGES } from '../common/common.messages';
 import { AccessSettings } from './access.settings';
 import { AccessError, RateLimitedError } from '../common/errors';
 import { RateLimiter } from '../common/rate-limiter';
-import { AUTH_FAILURES_BURST_FACTOR, CLIENTS_BY_ADDRESS_MAX } from './access.limits';
+import { AUTH_FAILURES_BURST_FACTOR, CLIENTS_BY_ADDRESS_MAX, SEEN_CREDENTIALS_MAX } from './access.limits';
 import { ACCESS_MESSAGES as M } from './access.messages';
 import { KeyGrant, refusalOf, RouteAccess, Scope } from './access-rules';
 import { ApiKeysService } from './api-keys.service';
@@ -26,6 +26,9 @@ declare module 'fastify' {
 
 type KeyedRule = Extract<RouteAccess, { scope: Scope }>;
 
+/** ADMIN_TOKEN's name among the credentials refuseFailingNetwork remembers (no key name holds a newline). */
+const ADMIN_TOKEN_HOLDER = '\nADMIN_TOKEN';
+
 /** Answers of a keyed read differ by credential: no shared cache may keep one for another client. */
 const KEYED_READ_VARY = 'Authorization, X-Api-Key';
 
@@ -43,7 +46,8 @@ function markKeyedRead(reply: FastifyReply): void {
  * the hook could not see. It admits a request or answers 401/403 with a code, and names the caller:
  * its key, else its network (CLIENT_IPV4_PREFIX, CLIENT_IPV6_PREFIX). Failed credential checks (an
  * unknown key, a wrong ADMIN_TOKEN) are counted per network: past AUTH_FAILURES_PER_SEC the network
- * is answered 429 before any key is checked, so guessing keys costs the guesser time.
+ * is answered 429, so guessing keys costs the guesser time, except for a credential already admitted
+ * from that network (refuseFailingNetwork).
  */
 @Injectable()
 export class AccessGate {
@@ -52,6 +56,8 @@ export class AccessGate {
   private readonly networks: NetworkPrefixes;
   private readonly clientsByAddress = new Map<string, string>();
   private readonly failures?: RateLimiter;
+  /** `<client>\n<credential name>` of credentials admitted from a client network (refuseFailingNetwork). */
+  private readonly seenCredentials = new Set<string>();
 
   constructor(
     private readonly keys: ApiKeysService,
@@ -91,7 +97,11 @@ export class AccessGate {
    * table emptied when it holds CLIENTS_BY_ADDRESS_MAX addresses.
    */
   clientOf(request: FastifyRequest): string {
-    const address = request.ip;
+    return this.clientOfAddress(request.ip);
+  }
+
+  /** The client an address counts as (clientOf; the per-client connection cap counts peers by it). */
+  clientOfAddress(address: string): string {
     let client = this.clientsByAddress.get(address);
     if (client === undefined) {
       if (this.clientsByAddress.size >= CLIENTS_BY_ADDRESS_MAX) this.clientsByAddress.clear();
@@ -106,25 +116,39 @@ export class AccessGate {
     request.accessChecked = true;
     request.caller = { client: this.clientOf(request) };
     const secret = presentedKey(request);
-    if (secret !== undefined) this.refuseFailingNetwork(request);
     // ADMIN_TOKEN needs no stored key: the admin routes work while Redis is away.
-    if (rule.scope === 'admin' && this.isAdminToken(secret)) return true;
+    if (rule.scope === 'admin' && this.isAdminToken(secret)) {
+      this.refuseFailingNetwork(request, ADMIN_TOKEN_HOLDER);
+      return true;
+    }
     if (!this.keys.loaded) return this.keys.ready().then(() => this.admit(request, secret, rule, reply));
     this.admit(request, secret, rule, reply);
     return true;
   }
 
+  /** A presented key is looked up first (its digest, in memory: no Redis call), for refuseFailingNetwork. */
   private admit(request: FastifyRequest, secret: string | undefined, rule: KeyedRule, reply?: FastifyReply): void {
-    if (rule.scope === 'admin') return this.admitAdmin(request, secret);
+    const grant = secret === undefined ? undefined : this.keys.find(secret);
+    if (secret !== undefined) this.refuseFailingNetwork(request, grant?.name);
+    if (rule.scope === 'admin') return this.admitAdmin(request, secret, grant);
     if (!this.keys.configured) return;
     if (rule.scope === 'read' && reply) markKeyedRead(reply);
     if (secret === undefined) {
       if (rule.scope === 'read' && this.publicReads) return;
       throw new AccessError('API_KEY_MISSING', M.keyMissing(rule.scope));
     }
-    const grant = this.keys.find(secret);
     if (!grant) throw this.failed(request, new AccessError('API_KEY_INVALID', M.keyInvalid()));
     this.admitGrant(request, grant, rule.scope, rule.nameParam);
+  }
+
+  /**
+   * Whether the request presents a valid credential (a known key, ADMIN_TOKEN), whatever its scopes:
+   * only such a caller's trace context is continued. False while the stored keys were never read.
+   */
+  presentsValidCredential(request: FastifyRequest): boolean {
+    const secret = presentedKey(request);
+    if (secret === undefined) return false;
+    return this.isAdminToken(secret) || (this.keys.loaded && this.keys.find(secret) !== undefined);
   }
 
   private isAdminToken(secret: string | undefined): boolean {
@@ -132,8 +156,7 @@ export class AccessGate {
   }
 
   /** A key with the admin scope (ADMIN_TOKEN was checked first). */
-  private admitAdmin(request: FastifyRequest, secret: string | undefined): void {
-    const grant = secret === undefined ? undefined : this.keys.find(secret);
+  private admitAdmin(request: FastifyRequest, secret: string | undefined, grant: KeyGrant | undefined): void {
     if (grant) return this.admitGrant(request, grant, 'admin', undefined);
     if (!this.adminToken && !this.keys.hasAdminKey)
       throw new AccessError('ADMIN_DISABLED', COMMON_MESSAGES.adminDisabled());
@@ -151,14 +174,26 @@ export class AccessGate {
     request.caller = { client: `key:${grant.name}` };
   }
 
-  /** 429 before any credential is checked, for a network past its failed checks. */
-  private refuseFailingNetwork(request: FastifyRequest): void {
-    const decision = this.failures?.peek(request.caller!.client, this.clock.nowMs());
-    if (decision && !decision.allowed)
+  /**
+   * 429 for a network past its failed checks, unless the presented credential (`known`: the name of
+   * the key it is, or ADMIN_TOKEN_HOLDER) was already admitted from that network: a guesser sharing
+   * an address cannot lock out the keys that address rightly uses. An unknown credential, and a known
+   * one first seen from the network during its lockout, get the same 429, so a guesser learns nothing.
+   */
+  private refuseFailingNetwork(request: FastifyRequest, known: string | undefined): void {
+    if (!this.failures) return;
+    const client = request.caller!.client;
+    const seen = known === undefined ? undefined : `${client}\n${known}`;
+    if (seen !== undefined && this.seenCredentials.has(seen)) return;
+    const decision = this.failures.peek(client, this.clock.nowMs());
+    if (!decision.allowed)
       throw new RateLimitedError(
-        M.authFailures(this.failures!.options.perSecond, decision.retryAfterSec),
+        M.authFailures(this.failures.options.perSecond, decision.retryAfterSec),
         decision.retryAfterSec,
       );
+    if (seen === undefined) return;
+    if (this.seenCredentials.size >= SEEN_CREDENTIALS_MAX) this.seenCredentials.clear();
+    this.seenCredentials.add(seen);
   }
 
   /** Counts a failed credential check of the request's network; answers the error to throw. */

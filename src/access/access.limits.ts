@@ -18,3 +18,6 @@ export const AUTH_FAILURES_BURST_FACTOR = 2;
 
 /** Addresses whose client name AccessGate.clientOf keeps (emptied when full). */
 export const CLIENTS_BY_ADDRESS_MAX = 10_000;
+
+/** Credentials (per client network) AccessGate keeps as admitted through a lockout (emptied when full). */
+export const SEEN_CREDENTIALS_MAX = 10_000;

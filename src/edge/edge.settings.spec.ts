@@ -8,6 +8,7 @@ describe('validateEdgeSettings', () => {
       HTTP_REQUEST_TIMEOUT_MS: 30_000,
       HTTP_KEEP_ALIVE_TIMEOUT_MS: 72_000,
       HTTP_MAX_CONNECTIONS: 10_000,
+      HTTP_CONNECTIONS_PER_CLIENT: 256,
       TRUST_PROXY: '',
       CORS_ORIGINS: '',
     });
@@ -22,6 +23,7 @@ describe('validateEdgeSettings', () => {
     ['HTTP_REQUEST_TIMEOUT_MS', '600001'],
     ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '5s'],
     ['HTTP_MAX_CONNECTIONS', '0'],
+    ['HTTP_CONNECTIONS_PER_CLIENT', '0'],
     ['CORS_ORIGINS', 'https://app.example.com/path'],
   ])('refuses %s=%j with a message naming the variable', (name, value) => {
     expect(() => validateEdgeSettings({ [name]: value })).toThrow(new RegExp(`Invalid configuration:[\\s\\S]*${name}`));

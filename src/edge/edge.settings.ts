@@ -104,6 +104,15 @@ export class EdgeSettings {
   HTTP_MAX_CONNECTIONS = 10_000;
 
   /**
+   * Open connections one client (its peer address's network: CLIENT_IPV4_PREFIX, CLIENT_IPV6_PREFIX)
+   * may hold; one more is closed on arrival. 256 is far above what a browser (6 per origin) or a
+   * backend's pool opens, and 39 clients cannot fill HTTP_MAX_CONNECTIONS between them. Connections
+   * of a trusted proxy (TRUST_PROXY) are not counted: it carries many clients.
+   */
+  @IntSetting(1, 1_000_000)
+  HTTP_CONNECTIONS_PER_CLIENT = 256;
+
+  /**
    * The hot routes (@FastRoute(): increments, likes, scores, the top and item reads) answer valid
    * requests without Nest's per-request router work (fast-routes.ts), the same answers for less CPU.
    * false: every request goes through Nest's router, as a way back should the two ever differ.

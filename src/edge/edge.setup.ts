@@ -2,6 +2,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { closeRefusedConnections } from './connections';
 import { corsFor } from './cors';
 import { EdgeSettings, trustProxyOf } from './edge.settings';
 import { httpServerOptions } from './http-edge';
@@ -31,7 +32,7 @@ export function edgeAdapter(config: EdgeSettings, logger: Logger): FastifyAdapte
 }
 
 /**
- * The edge's hooks, in the order they run for a request: CORS, security headers, the request id,
+ * The edge's hooks, in the order they run for a request: `Connection: close` on refusals (onSend), CORS, security headers, the request id,
  * 405 for a known path's wrong method, the JSON body parser, and the JSON content type of writes
  * (before the body is read). The access check registers its own hook after these (bootstrap.ts).
  */
@@ -39,6 +40,7 @@ export async function installEdge(app: NestFastifyApplication, config: EdgeSetti
   const fastify = app.getHttpAdapter().getInstance();
   // One connection over the cap is closed on arrival, before it costs more than a file descriptor.
   app.getHttpServer().maxConnections = config.HTTP_MAX_CONNECTIONS;
+  closeRefusedConnections(fastify);
   await corsFor(app, config);
   securityHeaders(fastify, HTML_PAGES);
   echoRequestId(fastify);

@@ -94,15 +94,20 @@ function httpError(statusCode: number, message: string): Error & { statusCode: n
   return Object.assign(new Error(message), { statusCode });
 }
 
+/** A content-type parser of JSON bodies, as Fastify calls it with `parseAs: 'string'`. */
+export type JsonBodyParser = (
+  request: FastifyRequest,
+  body: string | Buffer,
+  done: (error: Error | null, value?: unknown) => void,
+) => void;
+
 /**
- * Makes JSON the only body type (any other content type is a 415) and parses it with a parser that
- * refuses, before parsing, a body over its route's size and a body too deep or too wide; the rest is
- * Fastify's own JSON parser (prototype poisoning refused).
+ * Parses JSON refusing, before parsing, a body over its route's size and a body too deep or too wide;
+ * the rest is Fastify's own JSON parser (prototype poisoning refused). An empty body is no body.
  */
-export function guardJsonBodies(fastify: FastifyInstance): void {
+export function boundedJsonParser(fastify: FastifyInstance): JsonBodyParser {
   const parse = fastify.getDefaultJsonParser('error', 'error');
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  return (request, body, done) => {
     const text = String(body);
     // A write without a body that says it is JSON (a like, an increment by 1) has no body to parse.
     if (text.trim() === '') return done(null, undefined);
@@ -111,7 +116,14 @@ export function guardJsonBodies(fastify: FastifyInstance): void {
     const problem = jsonShapeProblem(text);
     if (problem) return done(httpError(400, problem), undefined);
     return parse(request, text, done);
-  });
+  };
+}
+
+/** Makes JSON the only body type (any other content type is a 415), parsed by boundedJsonParser. */
+export function guardJsonBodies(fastify: FastifyInstance): void {
+  const parse = boundedJsonParser(fastify);
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
 }
 
 /** Methods whose requests may carry a body a browser form could send too. */
@@ -122,11 +134,13 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
  * with a body or without. A browser sends a cross-origin form or a `no-cors` fetch (POST with no
  * type, text/plain, a form type) without asking first; JSON needs a CORS preflight the service never
  * grants, so a page of another origin cannot make a visitor's browser write. Runs before the body is read.
+ * `appliesTo`: only the routes it accepts (the library's, inside an app whose other routes are its own).
  */
-export function requireJsonWrites(fastify: FastifyInstance): void {
+export function requireJsonWrites(fastify: FastifyInstance, appliesTo?: (request: FastifyRequest) => boolean): void {
   fastify.addHook('onRequest', (request, _reply, done) => {
     // is404: no route of the app (routeOptions.url would build Fastify's whole route view to say so).
     if (!BODY_METHODS.has(request.method) || request.is404) return done();
+    if (appliesTo && !appliesTo(request)) return done();
     const type = request.headers['content-type'];
     if (typeof type === 'string' && /^application\/json\s*(;|$)/i.test(type)) return done();
     done(httpError(415, 'Writes must say what they send: send Content-Type: application/json (even with no body)'));

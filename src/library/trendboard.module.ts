@@ -1,5 +1,11 @@
-import { DynamicModule, FactoryProvider, Global, Module, ModuleMetadata, Provider } from '@nestjs/common';
+import { DynamicModule, FactoryProvider, Global, Module, ModuleMetadata, Provider, Type } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
+import { AccessGate } from '../access/access-gate';
+import { validateAccessSettings, AccessSettings } from '../access/access.settings';
+import { ApiKeysRefresher } from '../access/api-keys.refresher';
+import { ApiKeysService } from '../access/api-keys.service';
+import { ApiKeyStore } from '../access/api-keys.store';
 import { Clock, SystemClock } from '../common/clock';
 import { AppConfig, validateConfig } from '../common/config';
 import { AnsweredRequests } from '../common/answered-requests';
@@ -14,6 +20,13 @@ import { REDIS_CLIENT, RedisClient, RedisService } from '../redis/redis.service'
 import { RedisSettings } from '../redis/redis.settings';
 import { StatsCoreModule } from '../stats/stats-core.module';
 import { StatsModule } from '../stats/stats.module';
+import {
+  dtoClassesOf,
+  LibraryEdge,
+  LibraryErrorFilter,
+  LibraryValidationPipe,
+  requireAdminGuard,
+} from './library-edge';
 
 /** What an embedding Nest app gives TrendboardModule. */
 export interface TrendboardOptions {
@@ -60,7 +73,7 @@ class TrendboardFoundationModule {
         JobRegistry,
         AnsweredRequests,
       ],
-      exports: [AppConfig, Clock, RedisSettings, RedisService, RedisFunctions, JobRegistry, AnsweredRequests],
+      exports: [OPTIONS, AppConfig, Clock, RedisSettings, RedisService, RedisFunctions, JobRegistry, AnsweredRequests],
     };
   }
 }
@@ -69,8 +82,9 @@ class TrendboardFoundationModule {
  * trendboard in process, the way @nestjs/bullmq or @nestjs/throttler are used: `forRoot(options)` or
  * `forRootAsync({ imports, inject, useFactory })`, exporting RankingService, CountersService and
  * StatsService (with the expiry and cleaning jobs running) to the app's own providers, controllers
- * and scheduled jobs. `http: true` also mounts the service's ranking, counters and stats routes; the
- * standalone service is these modules plus its HTTP edge (AppModule).
+ * and scheduled jobs. `http: true` also mounts the service's ranking, counters and stats routes with
+ * the protections of its HTTP edge (routeProtections), and needs ADMIN_TOKEN (or an admin key in
+ * API_KEYS) to boot; the standalone service is these modules plus its HTTP edge (AppModule).
  */
 @Module({})
 export class TrendboardModule {
@@ -88,14 +102,40 @@ export class TrendboardModule {
   }
 
   private static assemble(options: Provider, imports: ModuleImports, http: boolean): DynamicModule {
-    // The routes need the quotas' client budgets (GovernanceModule); access rules are the app's own guards.
+    // The routes need the quotas' client budgets (GovernanceModule).
     const features = http
       ? [GovernanceModule, RankingModule, CountersModule, StatsModule]
       : [RankingCoreModule, CountersCoreModule, StatsCoreModule];
     return {
       module: TrendboardModule,
       imports: [ScheduleModule.forRoot(), TrendboardFoundationModule.register(options, imports), ...features],
+      providers: http ? routeProtections(features) : [],
       exports: features,
     };
   }
+}
+
+/**
+ * What the standalone service's edge gives its routes, for the mounted ones: the access check (API
+ * keys, ADMIN_TOKEN; the boot fails when nothing would guard the /admin routes), JSON-only and bounded
+ * bodies, the validation pipe and the error answers with a `code`, each limited to the library's own
+ * routes and DTOs so the app's routes keep their rules.
+ */
+function routeProtections(features: Type[]): Provider[] {
+  const controllers = features.flatMap((feature) => (Reflect.getMetadata('controllers', feature) ?? []) as Type[]);
+  return [
+    {
+      provide: AccessSettings,
+      inject: [OPTIONS],
+      useFactory: (o: TrendboardOptions) =>
+        requireAdminGuard(validateAccessSettings({ ...process.env, ...o.settings })),
+    },
+    ApiKeyStore,
+    ApiKeysService,
+    ApiKeysRefresher,
+    AccessGate,
+    LibraryEdge,
+    { provide: APP_PIPE, useValue: new LibraryValidationPipe(dtoClassesOf(controllers)) },
+    { provide: APP_FILTER, useClass: LibraryErrorFilter },
+  ];
 }

@@ -9,6 +9,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   Tracer,
 } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -18,14 +19,14 @@ import {
   SimpleSpanProcessor,
   SpanExporter,
 } from '@opentelemetry/sdk-trace-node';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TracingSettings } from './tracing.settings';
 
 /**
  * Traces (OpenTelemetry), off unless configured: OTEL_EXPORTER_OTLP_ENDPOINT (OTLP over HTTP), or an
  * exporter the caller passes (the tests' in-memory one). Off, every function here is one check of a
  * module variable and calls straight through: no span, no context, no allocation. On: a span per
- * request (its route pattern; the caller's `traceparent` continues its trace), a child span per Redis
+ * request (its route pattern; an authenticated caller's `traceparent` continues its trace), a child span per Redis
  * script call (its name and the keys' hash tag, never a key or value), and a span per coalesced call
  * linked to every request it carries.
  */
@@ -60,22 +61,32 @@ export function tracingOn(): boolean {
   return tracer !== undefined;
 }
 
+/** What traceRequests asks of the app: whether a request's caller may continue its own trace. */
+export interface TraceTrust {
+  /** True for a request that presents a valid credential (an API key, ADMIN_TOKEN). */
+  trustsTraceContext: (request: FastifyRequest) => boolean;
+}
+
 /**
- * A SERVER span per request: named by method and route pattern (never the path's values), parent taken
- * from `traceparent`, ended when the response closes (streams too), its status code recorded. The
- * hook runs the rest of the request inside the span's context, so Redis spans become its children.
+ * A SERVER span per request: named by method and route pattern (never the path's values), ended when
+ * the response closes (streams too), its status code recorded. The caller's `traceparent` is its
+ * parent only for a caller with a valid credential: anyone else could put its requests into another
+ * trace, or hide them with the not-sampled flag. Theirs start a new root, sampled by this service,
+ * linked to the sent span (its ids only; `tracestate` and baggage are dropped). The hook runs the rest
+ * of the request inside the span's context, so Redis spans become its children.
  */
-export function traceRequests(fastify: FastifyInstance): void {
+export function traceRequests(fastify: FastifyInstance, trust: TraceTrust): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     const active = tracer;
     if (!active) return done();
-    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+    const sent =
+      request.headers.traceparent === undefined ? undefined : propagation.extract(ROOT_CONTEXT, request.headers);
+    const trusted = sent !== undefined && trust.trustsTraceContext(request);
+    const parent = trusted ? sent : ROOT_CONTEXT;
     const route = request.routeOptions.url ?? 'unmatched route';
-    const span = active.startSpan(
-      `${request.method} ${route}`,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'http.route': route } },
-      parent,
-    );
+    const attributes = { 'http.request.method': request.method, 'http.route': route };
+    const links = trusted || sent === undefined ? undefined : untrustedLinks(sent);
+    const span = active.startSpan(`${request.method} ${route}`, { kind: SpanKind.SERVER, attributes, links }, parent);
     reply.raw.once('close', () => {
       span.setAttribute('http.response.status_code', reply.raw.statusCode);
       if (reply.raw.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -83,6 +94,19 @@ export function traceRequests(fastify: FastifyInstance): void {
     });
     context.with(trace.setSpan(parent, span), done);
   });
+}
+
+/** A link to the span an untrusted caller named: its trace and span ids, nothing it could steer further. */
+function untrustedLinks(sent: Context): Link[] | undefined {
+  const spanContext = trace.getSpanContext(sent);
+  if (!spanContext || !trace.isSpanContextValid(spanContext)) return undefined;
+  const { traceId, spanId } = spanContext;
+  return [
+    {
+      context: { traceId, spanId, traceFlags: TraceFlags.NONE, isRemote: true },
+      attributes: { 'trendboard.trace.untrusted': true },
+    },
+  ];
 }
 
 /** The hash tag of a Redis key (`{...}`), which names the board shard or bucket: never the key itself. */

@@ -2,7 +2,7 @@ import { AddressInfo, connect } from 'node:net';
 import { Logger } from '@nestjs/common';
 import request from 'supertest';
 import { ApiKeysService } from '../../src/access/api-keys.service';
-import { ADMIN, createBoard } from '../support/app';
+import { ADMIN, ADMIN_TOKEN, createBoard } from '../support/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 const WRITER = 'writer-secret-0123456789';
@@ -221,7 +221,7 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
   });
 
   describe('row 15: guessing keys is rate-limited per network', () => {
-    it('answers 429 with Retry-After past AUTH_FAILURES_PER_SEC failures, even to the right key, other networks unaffected', async () => {
+    it('answers 429 with Retry-After past AUTH_FAILURES_PER_SEC failures, to a key not yet used there too, other networks unaffected', async () => {
       const http = await start({ API_KEYS: `${READER}:read`, AUTH_FAILURES_PER_SEC: '5', TRUST_PROXY: '127.0.0.1' });
       await createBoard(e2e.started()[0], 'b');
       const read = (key: string, from = '203.0.113.9') =>
@@ -229,6 +229,7 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
       const statuses: number[] = [];
       for (let i = 0; i < 20; i++) statuses.push((await read(`guess-${i}-0123456789`)).status);
       expect(statuses).toEqual([...Array(10).fill(401), ...Array(10).fill(429)]);
+      // Never admitted from this network before its lockout: answered as a guess would be.
       const right = await read(READER);
       expect(answerOf(right)).toEqual([429, 'RATE_LIMITED']);
       expect(Number(right.headers['retry-after'])).toBeGreaterThanOrEqual(1);
@@ -236,6 +237,39 @@ describe('hardening: edge, key store, scopes (issue #22)', () => {
       expect((await read('guess-x-0123456789', '198.51.100.7')).status).toBe(401);
       clock.advanceMs(11_000);
       expect((await read(READER)).status).toBe(200);
+    });
+  });
+
+  describe('issue #45 row 12: bad keys do not lock out good keys of the same network', () => {
+    it('keeps admitting a key used from the network while guesses from it are answered 429', async () => {
+      const http = await start({
+        API_KEYS: `${READER}:read`,
+        AUTH_FAILURES_PER_SEC: '5',
+        TRUST_PROXY: '127.0.0.1',
+      });
+      await createBoard(e2e.started()[0], 'b');
+      const from = (address: string) => ({ 'X-Forwarded-For': address });
+      const read = (key: string) =>
+        http().get('/boards/b/top?window=1h').set('X-Api-Key', key).set(from('203.0.113.9'));
+      const admin = (token: string) =>
+        http().get('/admin/keys').set('Authorization', `Bearer ${token}`).set(from('203.0.113.9'));
+      expect((await read(READER)).status).toBe(200);
+      expect((await admin(ADMIN_TOKEN)).status).toBe(200);
+      // The issue's load: 10 bad keys a second for 10 s, the valid key in between.
+      const good: number[] = [];
+      const guesses: number[] = [];
+      const wrongAdmin: number[] = [];
+      for (let second = 0; second < 10; second++) {
+        for (let i = 0; i < 10; i++) guesses.push((await read(`guess-${second}-${i}-0123456789`)).status);
+        good.push((await read(READER)).status, (await admin(ADMIN_TOKEN)).status);
+        wrongAdmin.push((await admin('wrong-token-0123456789')).status);
+        clock.advanceMs(1000);
+      }
+      expect(good).toEqual(Array(20).fill(200));
+      // Guessing stays limited: 10 in the first second, then the sustained 5/s over 10 s.
+      expect(guesses.filter((status) => status === 401).length).toBeLessThanOrEqual(50);
+      expect(guesses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(50);
+      expect(wrongAdmin).toEqual(Array(10).fill(429));
     });
   });
 

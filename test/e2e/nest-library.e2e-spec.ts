@@ -1,4 +1,4 @@
-import { Controller, Get, Injectable, Module } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, HttpCode, Injectable, Module, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
@@ -12,10 +12,13 @@ import { StatsService } from '../../src/stats/stats.service';
 import { startTestRedis, TestRedis } from '../support/redis';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
+const LIB_ADMIN = 'library-admin-token-0123456789';
 
 async function boot(module: unknown): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(module as never, new FastifyAdapter(), {
     logger: false,
+    // A module that fails at boot throws here instead of ending the process.
+    abortOnError: false,
   });
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
@@ -82,7 +85,9 @@ describe('TrendboardModule in a Nest app of its own', () => {
       }
     }
     @Module({
-      imports: [TrendboardModule.forRoot({ redis: own, settings: { KEY_PREFIX: 'lib:' }, http: true })],
+      imports: [
+        TrendboardModule.forRoot({ redis: own, settings: { KEY_PREFIX: 'lib:', ADMIN_TOKEN: LIB_ADMIN }, http: true }),
+      ],
       controllers: [Mine],
       providers: [Uses],
     })
@@ -104,5 +109,110 @@ describe('TrendboardModule in a Nest app of its own', () => {
     // The app's own connection stays open after the module closed: its owner closes it.
     expect(await own.ping()).toBe('PONG');
     own.disconnect();
+  });
+
+  describe("issue #45 row 10: the mounted routes keep the edge's protections", () => {
+    @Controller('mine')
+    class Mine {
+      @Post()
+      @HttpCode(200)
+      echo(@Body() body: unknown): unknown {
+        return { body };
+      }
+
+      @Get('refusal')
+      refuse(): never {
+        throw new BadRequestException('the app says no');
+      }
+    }
+    const hostWith = (settings: Record<string, string>) => {
+      @Module({
+        imports: [
+          TrendboardModule.forRoot({
+            settings: { REDIS_URL: redis.env.REDIS_URL, KEY_PREFIX: 'lib2:', ...settings },
+            http: true,
+          }),
+        ],
+        controllers: [Mine],
+      })
+      class HostModule {}
+      return HostModule;
+    };
+    let app: NestFastifyApplication;
+    const http = () => request(app.getHttpServer());
+    const answerOf = (response: request.Response) => [response.status, response.body.code];
+
+    beforeAll(async () => {
+      app = await boot(hostWith({ ADMIN_TOKEN: LIB_ADMIN }));
+      await http()
+        .put('/admin/boards/b')
+        .set({ ...JSON_TYPE, authorization: `Bearer ${LIB_ADMIN}` })
+        .send({ windows: [{ period: '1h', interval: '1m' }] })
+        .expect(201);
+    });
+    afterAll(async () => {
+      await app.close();
+    });
+
+    it('refuses to boot when the /admin routes would be mounted without ADMIN_TOKEN or an admin key', async () => {
+      await expect(boot(hostWith({}))).rejects.toThrow(/set ADMIN_TOKEN, or an API_KEYS key with the admin scope/);
+      const keyed = await boot(hostWith({ API_KEYS: 'library-admin-key-0123456789:admin' }));
+      await keyed.close();
+    });
+
+    it('answers /admin routes only to a credential', async () => {
+      const board = { windows: [{ period: '1h', interval: '1m' }] };
+      expect(answerOf(await http().put('/admin/boards/open').set(JSON_TYPE).send(board))).toEqual([
+        401,
+        'ADMIN_TOKEN_MISSING',
+      ]);
+      expect(answerOf(await http().delete('/admin/boards/b'))).toEqual([401, 'ADMIN_TOKEN_MISSING']);
+      const wrong = { ...JSON_TYPE, authorization: 'Bearer wrong-token-0123456789' };
+      expect(answerOf(await http().put('/admin/boards/open').set(wrong).send(board))).toEqual([
+        403,
+        'ADMIN_TOKEN_INVALID',
+      ]);
+      await http().get('/boards/b/top').expect(200);
+    });
+
+    it('refuses a bodyless or form write a page of another origin could send (415), applying nothing', async () => {
+      expect(answerOf(await http().post('/boards/b/items/x/increment'))).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+      const form = await http()
+        .post('/boards/b/items/x/increment')
+        .set('content-type', 'text/plain')
+        .send('{"amount":5}');
+      expect(answerOf(form)).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+      expect((await http().get('/boards/b/top').expect(200)).body.items).toEqual([]);
+    });
+
+    it('refuses a 1 MB array before parsing it, and answers invalid bodies 400 with a code, not 500', async () => {
+      const huge = `{"items":[${'1,'.repeat(500_000)}1]}`;
+      const startedMs = Date.now();
+      const array = await http().post('/boards/b/increments').set(JSON_TYPE).send(huge);
+      expect([...answerOf(array), array.body.message]).toEqual([
+        400,
+        'INVALID_INPUT',
+        'body has an array with more than 1000 elements',
+      ]);
+      expect(Date.now() - startedMs).toBeLessThan(500);
+      const invalid = await http().post('/boards/b/items/x/increment').set(JSON_TYPE).send({ amount: 'x' });
+      expect(answerOf(invalid)).toEqual([400, 'INVALID_INPUT']);
+      const unknown = await http().post('/boards/b/items/x/increment').set(JSON_TYPE).send({ amount: 1, extra: 1 });
+      expect(answerOf(unknown)).toEqual([400, 'INVALID_INPUT']);
+      expect(answerOf(await http().get('/boards/nope/top'))).toEqual([404, 'BOARD_NOT_FOUND']);
+    });
+
+    it("leaves the app's own routes as they were: bodies untouched by the library's pipe, Nest's error answers", async () => {
+      const echoed = await http()
+        .post('/mine')
+        .set(JSON_TYPE)
+        .send({ any: 'field', deep: [1, 2] });
+      expect(echoed.body).toEqual({ body: { any: 'field', deep: [1, 2] } });
+      const refused = await http().get('/mine/refusal');
+      expect([refused.status, refused.body]).toEqual([
+        400,
+        { statusCode: 400, message: 'the app says no', error: 'Bad Request' },
+      ]);
+    });
   });
 });
