@@ -130,3 +130,12 @@ export const ITEM_DATA_BYTES = 1024;
  * span over more is refused (SPAN_TOO_COSTLY) rather than holding Redis; see docs/benchmarks.md.
  */
 export const SPAN_MAX_FIELDS = 4_000;
+
+/**
+ * Most keys one drop step of a deleted board unlinks (board_drop_step.lua): slot hashes, contributions
+ * and snapshots go by UNLINK (a big value is freed off the main thread), so a step stays near 1 ms.
+ */
+export const BOARD_DROP_KEYS_PER_CALL = 1000;
+
+/** Keys the DELETE request itself drops before it answers (the rest: in the background, in steps). */
+export const BOARD_DROP_KEYS_PER_REQUEST = 8 * BOARD_DROP_KEYS_PER_CALL;
