@@ -57,17 +57,18 @@ local function item_out_of_slots(record, slots_key, top_key, item, budget)
   local cursor = 'c:' .. slots_key
   local after = redis.call('HGET', record, cursor) or '-inf'
   local from = after == '-inf' and after or '(' .. after
-  local weight = 1 + #(views_reading(top_key) or {})
   local starts = redis.call('ZRANGE', slots_key, from, '+inf', 'BYSCORE', 'LIMIT', 0, budget)
-  local amount, last = 0, nil
+  local amount, last, views = 0, nil, nil
   for _, start in ipairs(starts) do
     if budget <= 0 then break end
     local held = tonumber(redis.call('HGET', slot_key_of(slots_key, start), item))
     budget, last = budget - 1, start
     if held then
+      -- Asked only where the item is: a segment's views are registered on first use (segment_views).
+      views = views or views_reading(top_key) or {}
       local score = add_amount(slot_key_of(slots_key, start), top_key, item, -held)
       view_window_changed(top_key, tonumber(start), item, -held, score, nil)
-      amount, budget = amount + held, budget - (weight - 1)
+      amount, budget = amount + held, budget - #views
     end
   end
   if last then redis.call('HSET', record, cursor, last) end
