@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Clock, SystemClock } from '../../common/clock';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { aggregateOf } from '../core/aggregate';
@@ -26,6 +27,8 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
     settings: RankingSettings,
+    /** The time a drop resumed at start detaches with (a bench or spec without one: the system's). */
+    private readonly clock: Clock = new SystemClock(),
   ) {
     this.keys = new RankingKeys(redis.prefix);
     this.drops = new BoardDrops(redis, functions, this.keys, settings.idempotencyRetentionMs);
@@ -35,7 +38,7 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
   /** Resumes the drops a stopped instance left (a Redis away: the scheduler's sweep resumes them). */
   async onApplicationBootstrap(): Promise<void> {
     await this.drops
-      .resume(Date.now())
+      .resume(this.clock.nowMs())
       .catch((error: unknown) =>
         new Logger('BoardDrops').warn(`drops of deleted boards not resumed at start: ${String(error)}`),
       );
