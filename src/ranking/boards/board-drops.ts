@@ -59,13 +59,13 @@ export class BoardDrops {
 
   /**
    * Drops the board's keys until done or about `keyBudget` keys are unlinked; answers whether it is
-   * done (and then forgets the drop). Shards from the last to shard 0, each detached first (a drop
-   * resumed after a crash may find a shard not detached yet).
+   * done (and then forgets the drop). Shards from the last to shard 0, each detached first unless the
+   * caller just detached them all (a drop resumed after a crash may find a shard not detached yet).
    */
-  async drive(drop: Drop, keyBudget: number, nowMs: number): Promise<boolean> {
+  async drive(drop: Drop, keyBudget: number, nowMs: number, detached = false): Promise<boolean> {
     let left = keyBudget;
     for (let shard = drop.mostShards - 1; shard >= drop.fromShard; shard--) {
-      await this.detach(drop.name, shard, nowMs);
+      if (!detached) await this.detach(drop.name, shard, nowMs);
       for (let done = false; !done;) {
         if (left <= 0 || this.stopping) return false;
         const step = await this.functions.call(S.boardDropStep, {

@@ -158,7 +158,7 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
       return false;
     }
     for (let shard = 1; shard < mostShards; shard++) await this.drops.detach(name, shard, nowMs);
-    const dropped = await this.drops.drive(drop, BOARD_DROP_KEYS_PER_REQUEST, nowMs);
+    const dropped = await this.drops.drive(drop, BOARD_DROP_KEYS_PER_REQUEST, nowMs, true);
     await this.unregister(name);
     // Tidiness only: a due entry left behind costs one visit, which finds no board and drops it.
     await this.redis.timed(this.redis.client.zrem(this.keys.dueIndex(), name));
