@@ -65,6 +65,11 @@ export const ERROR_CODES = {
     applied: 'no',
     retry: 'no: a window or the shard count would change; repeat with ?reset=true to drop that data',
   },
+  BOARD_BEING_DELETED: {
+    status: 409,
+    applied: 'no',
+    retry: 'yes, after a moment: a deleted board of this name still has keys being dropped',
+  },
   API_KEY_EXISTS: { status: 409, applied: 'no', retry: 'no: pick another name, or delete the key first' },
   API_KEYS_FULL: { status: 409, applied: 'no', retry: 'no: delete unused keys first' },
   CONFIG_CHANGED: { status: 409, applied: 'no', retry: 'yes: the board changed during the request' },

@@ -67,6 +67,7 @@ export class RankingController {
   @ApiResponse({ status: 201, type: BoardViewDto })
   @ApiResponse({ status: 200, type: BoardViewDto })
   @ErrorResponse(409, 'BOARD_CONFIG_CONFLICT: a window, the shards or the aggregate would change (use reset=true)')
+  @ErrorResponse(409, 'BOARD_BEING_DELETED: a deleted board of this name is still being dropped (repeat in a moment)')
   async putBoard(
     @Param() params: BoardParams,
     @Query() query: PutBoardQuery,

@@ -49,7 +49,7 @@ export function createRankingGraph(
   clock: Clock,
 ): RankingGraph {
   const settings = RankingSettings.from(config);
-  const boards = new BoardsStore(redis, functions, settings);
+  const boards = new BoardsStore(redis, functions, settings, clock);
   const cache = new BoardCache(boards);
   const sources = new RankedSources(cache, clock);
   const shards = new ShardsStore(redis, functions, settings);

@@ -24,9 +24,13 @@ export type BoardPutReply =
       /** Events may name an actor. */
       actors: boolean;
     }
-  | { status: 'conflict'; message: string };
+  /** `dropping`: a deleted board of the name is still being dropped (board_drop_step), nothing was written. */
+  | { status: 'conflict'; message: string; dropping?: true };
 
-/** The board config scripts: shard 0 decides a PUT, the other shards copy it, a delete empties a shard. */
+/**
+ * The board config scripts: shard 0 decides a PUT, the other shards copy it, a delete detaches a shard
+ * (its config renamed, in O(1)) and drop steps unlink the detached shard's keys in bounded calls.
+ */
 export const BOARDS_FUNCTIONS = {
   boardPut: typedFunction({
     name: 'tbRankBoardPut',
@@ -50,7 +54,15 @@ export const BOARDS_FUNCTIONS = {
     }),
     decode: (raw): BoardPutReply => {
       const reply = new Reply('tbRankBoardPut', raw);
-      const status = oneOfReply('tbRankBoardPut', reply.string(0), ['created', 'updated', 'unchanged', 'conflict']);
+      const status = oneOfReply('tbRankBoardPut', reply.string(0), [
+        'created',
+        'updated',
+        'unchanged',
+        'conflict',
+        'dropping',
+      ]);
+      if (status === 'dropping')
+        return { status: 'conflict', message: 'a deleted board of this name is still being dropped', dropping: true };
       if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
       reply.expectLength(12);
       return {
@@ -74,13 +86,28 @@ export const BOARDS_FUNCTIONS = {
     name: 'tbRankBoardDelete',
     handler: 'board_delete',
     flags: ['allow-oom'],
-    numberOfKeys: 2,
+    numberOfKeys: 1,
     build: (call: { keys: BoardKeys; nowMs: number; idemRetentionMs: number }) => ({
-      keys: [call.keys.cfg(), call.keys.likes()],
+      keys: [call.keys.cfg()],
       args: [call.nowMs, call.idemRetentionMs, RESEND_GUARD_MS],
     }),
-    /** true when the shard existed */
+    /** true when the shard held a board (now detached) */
     decode: (raw) => intReply('tbRankBoardDelete', raw) === 1,
+  }),
+
+  boardDropStep: typedFunction({
+    name: 'tbRankBoardDropStep',
+    handler: 'board_drop_step',
+    flags: ['allow-oom'],
+    numberOfKeys: 1,
+    build: (call: { keys: BoardKeys; budgetKeys: number }) => ({
+      keys: [call.keys.cfg()],
+      args: [call.budgetKeys],
+    }),
+    decode: (raw): { done: boolean; unlinked: number } => {
+      const reply = new Reply('tbRankBoardDropStep', raw).expectLength(2);
+      return { done: reply.flag(0), unlinked: reply.int(1) };
+    },
   }),
 
   shardSync: typedFunction({
@@ -119,6 +146,6 @@ export const BOARDS_FUNCTIONS = {
         call.ties ?? 'shared',
       ],
     }),
-    decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged']),
+    decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged', 'dropping']),
   }),
 };

@@ -103,6 +103,8 @@ export class BoardsService {
       version,
       nowMs: this.clock.nowMs(),
     });
+    if (result.status === 'conflict' && result.dropping)
+      throw new ConflictError('BOARD_BEING_DELETED', M.boardBeingDeleted(name));
     if (result.status === 'conflict')
       throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, result.message));
     this.cache.remember(result.config);

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Clock, SystemClock } from '../../common/clock';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { aggregateOf } from '../core/aggregate';
@@ -10,23 +11,41 @@ import type { ViewConfig } from '../core/trending-math';
 import type { WindowConfig } from '../core/window-math';
 import { RANKING } from '../ranking.functions';
 import { RankingSettings } from '../core/ranking.settings';
+import { BOARD_DROP_KEYS_PER_REQUEST } from '../core/ranking.limits';
+import { BoardDrops } from './board-drops';
 
 const S = RANKING.functions;
 
 /** Board configs and the registry of board names: load, PUT, DELETE, paging, the legacy registry's migration. */
 @Injectable()
-export class BoardsStore {
+export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly keys: RankingKeys;
-  private readonly idemRetentionMs: number;
+  /** Deleted boards' keys, dropped in bounded steps. */
+  readonly drops: BoardDrops;
 
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
     settings: RankingSettings,
+    /** The time a drop resumed at start detaches with (a bench or spec without one: the system's). */
+    private readonly clock: Clock = new SystemClock(),
   ) {
     this.keys = new RankingKeys(redis.prefix);
-    this.idemRetentionMs = settings.idempotencyRetentionMs;
+    this.drops = new BoardDrops(redis, functions, this.keys, settings.idempotencyRetentionMs);
     functions.define([RANKING.library]);
+  }
+
+  /** Resumes the drops a stopped instance left (a Redis away: the scheduler's sweep resumes them). */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.drops
+      .resume(this.clock.nowMs())
+      .catch((error: unknown) =>
+        new Logger('BoardDrops').warn(`drops of deleted boards not resumed at start: ${String(error)}`),
+      );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.drops.stop();
   }
 
   prepare(config: BoardConfig): PreparedBoard {
@@ -90,7 +109,11 @@ export class BoardsStore {
     const { name, nowMs } = command;
     await this.register(name);
     const reply = await this.functions.call(S.boardPut, { ...command, keys: this.keys.board(name) });
-    if (reply.status === 'conflict') return reply;
+    if (reply.status === 'conflict') {
+      // A refused PUT over a board still being dropped must not leave the name listed.
+      if (reply.dropping) await this.unregister(name);
+      return reply;
+    }
     if (reply.status === 'created') await this.register(name);
     const config: BoardConfig = {
       name,
@@ -109,20 +132,38 @@ export class BoardsStore {
         this.functions.call(S.shardSync, { keys: this.keys.board(name, i + 1), ...reply, nowMs }),
       ),
     );
-    for (let shard = reply.shards; shard < reply.mostShards; shard++) await this.deleteShard(name, shard, nowMs);
+    if (reply.mostShards > reply.shards) {
+      // Shards beyond the count: dropped in bounded steps, all of them before the PUT answers.
+      const drop = await this.drops.note({ name, fromShard: reply.shards, mostShards: reply.mostShards }, nowMs);
+      await this.drops.drive(drop, Number.POSITIVE_INFINITY, nowMs);
+    }
     return { status: reply.status, config };
   }
 
-  /** Deletes every key of the board (every shard it ever had; shard 0, which holds the config, last), then its registry entry. */
+  /**
+   * Deletes the board at once for every read and write: the drop is noted, each shard it ever had is
+   * detached (shard 0 first: the board is gone from then on). Its keys are then dropped in bounded
+   * steps: up to BOARD_DROP_KEYS_PER_REQUEST before the registry entry goes, the rest in the background
+   * (board-drops.ts). A PUT of the name is refused until every key is gone.
+   */
   async deleteBoard(name: string, nowMs: number): Promise<boolean> {
-    const cfg = await this.redis.timed(this.redis.client.hmget(this.keys.board(name).cfg(), 'shards', 'maxShards'));
+    const cfg = await this.redis.timed(
+      this.redis.client.hmget(this.keys.board(name).cfg(), 'shards', 'maxShards', 'windows'),
+    );
+    if (cfg[2] === null) return false;
     const mostShards = Math.max(Number(cfg[0] ?? 1), Number(cfg[1] ?? 1));
-    for (let shard = mostShards - 1; shard > 0; shard--) await this.deleteShard(name, shard, nowMs);
-    const existed = await this.deleteShard(name, 0, nowMs);
+    const drop = await this.drops.note({ name, fromShard: 0, mostShards }, nowMs);
+    if (!(await this.drops.detach(name, 0, nowMs))) {
+      await this.drops.forget(drop);
+      return false;
+    }
+    for (let shard = 1; shard < mostShards; shard++) await this.drops.detach(name, shard, nowMs);
+    const dropped = await this.drops.drive(drop, BOARD_DROP_KEYS_PER_REQUEST, nowMs, true);
     await this.unregister(name);
     // Tidiness only: a due entry left behind costs one visit, which finds no board and drops it.
     await this.redis.timed(this.redis.client.zrem(this.keys.dueIndex(), name));
-    return existed;
+    if (!dropped) this.drops.launch(drop, nowMs);
+    return true;
   }
 
   /** Removes a registry entry whose board has no config (left behind by a put that failed half way, or a race). */
@@ -178,13 +219,5 @@ export class BoardsStore {
   /** Every name scores 0: the registry zset stays in byte order of name. */
   private async register(name: string): Promise<void> {
     await this.redis.timed(this.redis.client.zadd(this.keys.boardRegistry(), 0, name));
-  }
-
-  private deleteShard(name: string, shard: number, nowMs: number): Promise<boolean> {
-    return this.functions.call(S.boardDelete, {
-      keys: this.keys.board(name, shard),
-      nowMs,
-      idemRetentionMs: this.idemRetentionMs,
-    });
   }
 }

@@ -106,4 +106,5 @@ export function windowArgsOf(windows: WindowConfig[], nowMs: number): number[] {
 }
 
 export type PutBoardResult =
-  { status: 'created' | 'updated' | 'unchanged'; config: BoardConfig } | { status: 'conflict'; message: string };
+  | { status: 'created' | 'updated' | 'unchanged'; config: BoardConfig }
+  | { status: 'conflict'; message: string; dropping?: true };

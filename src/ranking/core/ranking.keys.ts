@@ -9,6 +9,7 @@
  *   {<prefix>due}:leases                      zset  board name -> when (unix ms) a scheduler's claim lapses
  *   {<prefix>due}:sweep                       string when (unix ms) the next sweep of the due index may start
  *   {<prefix>board:<board>[/<k>]}:cfg          hash  config (shard k > 0: a copy of shard 0's)
+ *   {...}:dropcfg                             hash  the config of a deleted shard whose keys are being dropped
  *   {...}:likes                               zset  "<item>\x1f<user>" -> like time (ms)
  *   {...}:<window>:slots                      zset  live slot starts
  *   {...}:<window>:slot:<start>               hash  item -> amount in that slot
@@ -62,6 +63,14 @@ export class RankingKeys {
    */
   retractionsRunning(): string {
     return `${this.prefix}retractions:running`;
+  }
+
+  /**
+   * Deleted boards whose keys are still being dropped (zset: "<board><US><most shards><US><uuid>" ->
+   * delete time, ms; board-drops.ts), resumed at start and at the scheduler's sweep. Written on its own.
+   */
+  boardsDropping(): string {
+    return `${this.prefix}boards:dropping`;
   }
 
   /** When (unix ms) the next sweep of the registry into the due index may start (sweep_turn.lua). */

@@ -133,3 +133,12 @@ export const SPAN_MAX_FIELDS = 4_000;
 
 /** Archives one read of an item retraction's cut of a sharded board's archives takes (each up to `top` rows per shard). */
 export const ARCHIVES_PER_CUT_READ = 10;
+
+/**
+ * Most keys one drop step of a deleted board unlinks (board_drop_step.lua): slot hashes, contributions
+ * and snapshots go by UNLINK (a big value is freed off the main thread), so a step stays near 1 ms.
+ */
+export const BOARD_DROP_KEYS_PER_CALL = 1000;
+
+/** Keys the DELETE request itself drops before it answers (the rest: in the background, in steps). */
+export const BOARD_DROP_KEYS_PER_REQUEST = 8 * BOARD_DROP_KEYS_PER_CALL;

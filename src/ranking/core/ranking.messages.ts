@@ -4,6 +4,8 @@ export const RANKING_MESSAGES = {
   windowNotFound: (board: string, window: string | undefined, known: string[]) =>
     `window "${window}" does not exist on board "${board}" (windows: ${known.join(', ')})`,
   boardConflict: (board: string, problems: string) => `board "${board}": ${problems}`,
+  boardBeingDeleted: (board: string) =>
+    `board "${board}" was deleted and its data is still being dropped: repeat the PUT in a moment`,
   configChanged: (board: string) => `board "${board}" changed during the request; retry`,
   boardIncomplete: (board: string) =>
     `board "${board}" has a shard without its config (a PUT in progress, or one that failed: repeat it)`,

@@ -72,6 +72,8 @@ export class ExpiryService {
   async sweepDueIndex(intervalMs: number): Promise<number | null> {
     const startMs = this.clock.nowMs();
     if (!(await this.store.takeSweepTurn(startMs, intervalMs))) return null;
+    // Drops of deleted boards that no instance is running (one stopped half way) go on from here.
+    await this.boards.drops.resume(startMs);
     const moved = await this.boards.migrateLegacyRegistry(SWEEP_PAGE_BOARDS);
     if (moved > 0) this.logger.log(`moved ${moved} board name(s) from the registry set into the registry zset`);
     const { total } = await this.boards.boardNamesPage({ offset: 0 }, 1);

@@ -13,9 +13,11 @@ import { RetractionMetrics } from './retraction.metrics';
 import { RetractionKind, RetractionRecord, RetractionStore } from './retraction.store';
 
 /**
- * Most units of work one step does on a shard (an actor's contributions; an item's slots, contributions
- * and snapshots): a contribution costs about ten Redis commands (a decay view a few more), so a step
- * stays near 3 ms of Redis CPU (bench/actors.ts), under the 5 ms a call may hold Redis.
+ * Most units of work one step does on a shard, each weighed by its real work: a window looked into
+ * (the board's, or a segment's: a step never visits every segment), a contribution or a slot taken out
+ * (1 + the views reading its window), a snapshot (1 + rows renumbered / 100). About 6 Redis commands a
+ * unit (test/integration/ranking.retraction-cost.int-spec.ts), so a step stays near 1–3 ms of Redis
+ * whatever the windows, views and segments, under the 5 ms a call may hold Redis.
  */
 export const RETRACT_STEP_UNITS = 128;
 

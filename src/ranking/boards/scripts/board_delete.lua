@@ -1,29 +1,41 @@
--- board_delete: removes every key of a board (config, likes, item data, each window's slots, index,
--- results and snapshots, each view's keys, every segment's windows and the segment indexes (the
--- board-wide claims too, on shard 0), the
--- actors' contributions and the retractions' blocks; a retraction's record expires by itself).
--- The board knows its keys: window names come from its config, slot hashes from each slots index.
--- KEYS: 2
+-- board_delete: detaches one shard of a board in O(1): its config hash is renamed "<tag>:dropcfg", so
+-- every read and write of the shard (version_error) finds no board from this call on, and the stored
+-- answers of the board go. Its other keys (slot hashes of every window, segments' windows, snapshots,
+-- views, likes, contributions...) stay for board_drop_step, which unlinks them in bounded calls from
+-- the windows and views the renamed config names. While "<tag>:dropcfg" exists, board_put and
+-- shard_sync on the shard refuse, so a board of the same name never sees the old keys.
+-- KEYS: 1
 -- KEYS[1]        board config hash
--- KEYS[2]        likes zset of the board
 -- ARGV[1]        now, unix milliseconds
 -- ARGV[2]        idempotency retention (ms): the stored answers of the board go too
 -- ARGV[3]        retention (ms) of the keys the service gives Cluster writes (RESEND_GUARD_MS): those too
--- Reply: 1 when the board existed, else 0
+-- Reply: 1 when the shard held a board, else 0
+
+-- A config left by an earlier drop still running and a late copy (a shard_sync that raced the
+-- delete): the drop must reach the keys of both, so the renamed config names the windows and views of both.
+local function board_detach_merge(cfg_key, drop_key)
+  for _, field in ipairs({ 'windows', 'views' }) do
+    local merged, seen = cjson.decode(redis.call('HGET', drop_key, field) or '[]'), {}
+    for _, entry in ipairs(merged) do seen[entry.name] = true end
+    for _, entry in ipairs(cjson.decode(redis.call('HGET', cfg_key, field) or '[]')) do
+      if not seen[entry.name] then merged[#merged + 1] = entry end
+    end
+    if #merged > 0 then redis.call('HSET', drop_key, field, cjson.encode(merged)) end
+  end
+  redis.call('UNLINK', cfg_key)
+end
+
 local function board_delete(keys, args)
   begin_call(keys, args)
-  local cfg_key, likes_key = KEYS[1], KEYS[2]
+  local cfg_key = KEYS[1]
   idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[2]))
   idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[3]))
-  local stored = redis.call('HGET', cfg_key, 'windows')
-  if not stored then return 0 end
-  for _, w in ipairs(cjson.decode(stored)) do
-    drop_window(cfg_key, w.name)
-    drop_snapshots(cfg_key, w.name)
+  if redis.call('HEXISTS', cfg_key, 'windows') == 0 then return 0 end
+  local drop_key = sibling_key(cfg_key, 'cfg', 'dropcfg')
+  if redis.call('EXISTS', drop_key) == 1 then
+    board_detach_merge(cfg_key, drop_key)
+  else
+    redis.call('RENAME', cfg_key, drop_key)
   end
-  for _, view in ipairs(cjson.decode(redis.call('HGET', cfg_key, 'views') or '[]')) do drop_view(cfg_key, view.name) end
-  redis.call('UNLINK', cfg_key, likes_key, item_data_key(cfg_key), sibling_key(likes_key, 'likes', 'likesegs'),
-    sibling_key(cfg_key, 'cfg', 'segs'), sibling_key(cfg_key, 'cfg', 'segdue'), sibling_key(cfg_key, 'cfg', 'seghist'),
-    sibling_key(cfg_key, 'cfg', 'blocked'), sibling_key(cfg_key, 'cfg', 'segclaims'))
   return 1
 end

@@ -29,7 +29,8 @@
 --                segments per shard, read by the writes from their args (the version vouches for it)
 -- ARGV[11]       requested actors: "1" (events may name an actor, actor_lib), "0", or "" to keep the
 --                stored setting (off for a new board); stored as the field `actors` when on
--- Reply: { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none), views
+-- Reply: { "dropping" } while a deleted board of the name is still being dropped (board_delete), or
+--        { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none), views
 --        JSON, ties, aggregate, segments.max (0: none), actors (0|1) } with status created | unchanged | updated, or
 --        { "conflict", message }
 -- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
@@ -212,6 +213,8 @@ end
 local function board_put(keys, args)
   begin_call(keys, args)
   local r = board_request()
+  -- A board of the same name deleted and not yet dropped (board_drop_step): its keys would show through.
+  if redis.call('EXISTS', sibling_key(r.cfg_key, 'cfg', 'dropcfg')) == 1 then return { 'dropping' } end
   local stored = redis.call('HGET', r.cfg_key, 'windows')
   if not stored then return board_create(r) end
   local plan = board_plan(r, stored)

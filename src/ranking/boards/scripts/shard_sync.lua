@@ -17,11 +17,14 @@
 -- ARGV[10]       actors of the authoritative config (1: on, 0: off)
 -- ARGV[11]       ties of the authoritative config (shared, first; absent: shared): a change drops every
 --                window's data (ties_lib: the order of what they hold is not known)
--- Reply: "synced", or "unchanged" (this revision or a newer one is already held)
+-- Reply: "synced", "unchanged" (this revision or a newer one is already held), or "dropping" (the
+--        shard's board was deleted and its keys are not all dropped yet: nothing is written)
 local function shard_sync(keys, args)
   begin_call(keys, args)
   local cfg_key = KEYS[1]
   local revision = tonumber(ARGV[4])
+  -- A late copy onto a shard being dropped (board_delete) would bring the board back over its old keys.
+  if redis.call('EXISTS', sibling_key(cfg_key, 'cfg', 'dropcfg')) == 1 then return 'dropping' end
   if tonumber(redis.call('HGET', cfg_key, 'revision') or '-1') >= revision then return 'unchanged' end
   local wanted = {}
   for _, w in ipairs(cjson.decode(ARGV[2])) do wanted[w.name] = w end

@@ -16,7 +16,11 @@
 -- ARGV[4]        W, number of windows
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
 -- ARGV[5+4W]     the item
--- ARGV[6+4W]     most units of work this step does (a slot, a contribution, or a snapshot row count / 100)
+-- ARGV[6+4W]     most units of work this step does: a window looked into, a contribution, a slot (1 +
+--                the views reading its window where it holds the item), a snapshot (1 + rows renumbered / 100).
+--                A step visits the segments of the shard's indexes as its first step found them
+--                ("<tag>:ret:<id>:segs" and ":hsegs", expiring with the record), each once, so its
+--                work stays within `most` however many segments the shard holds
 -- ARGV[7+4W]     the ledger window (0-based): the amount is the item's sum there, events its
 --                contributions' events (those that carried an actor)
 -- ARGV[8+4W]     block until (unix ms; 0: no block): the item's new events are refused until then
@@ -48,22 +52,28 @@ end
 
 -- The item out of the slots of one window after the record's cursor, oldest first, each subtracted
 -- from the results and the views as expiry does. Returns the work left and the amount taken.
+-- A slot costs 1 unit, and the views reading the window 1 more each where the slot holds the item. Also
+-- answers whether the window's slots are all done.
 local function item_out_of_slots(record, slots_key, top_key, item, budget)
   local cursor = 'c:' .. slots_key
   local after = redis.call('HGET', record, cursor) or '-inf'
   local from = after == '-inf' and after or '(' .. after
   local starts = redis.call('ZRANGE', slots_key, from, '+inf', 'BYSCORE', 'LIMIT', 0, budget)
-  local amount = 0
+  local amount, last, views = 0, nil, nil
   for _, start in ipairs(starts) do
+    if budget <= 0 then break end
     local held = tonumber(redis.call('HGET', slot_key_of(slots_key, start), item))
+    budget, last = budget - 1, start
     if held then
+      -- Asked only where the item is: a segment's views are registered on first use (segment_views).
+      views = views or views_reading(top_key) or {}
       local score = add_amount(slot_key_of(slots_key, start), top_key, item, -held)
       view_window_changed(top_key, tonumber(start), item, -held, score, nil)
-      amount = amount + held
+      amount, budget = amount + held, budget - #views
     end
   end
-  if #starts > 0 then redis.call('HSET', record, cursor, starts[#starts]) end
-  return budget - #starts, amount
+  if last then redis.call('HSET', record, cursor, last) end
+  return budget, amount, last == starts[#starts] and budget > 0
 end
 
 -- The item's row out of one stored listing (a snapshot or an archive): the rows after it move up one
@@ -121,20 +131,96 @@ local function item_out_of_history(record, slots_key, item, budget)
   return budget
 end
 
--- The slots keys of the windows keeping history (`confs`: snapshot_lib's settings, nil: none): the
--- board's, then those of each segment that may hold some (snapshot_lib's "<tag>:seghist").
-local function history_windows(window_count, confs)
-  local windows = {}
-  if not confs then return windows end
-  local segments = redis.call('ZRANGE', sibling_key(KEYS[1], 'cfg', 'seghist'), 0, -1)
-  for s = 0, #segments do
-    for w = 0, window_count - 1 do
-      local slots_key = KEYS[2 + 2 * w]
-      if s > 0 then slots_key = segment_window_key(slots_key, 'slots', segments[s]) end
-      if snapshot_conf_of(confs, KEYS[1], slots_key) then windows[#windows + 1] = slots_key end
-    end
+-- The segments a retraction still has to visit ("<record>:<field>", a copy of the shard's index
+-- `index` made by its first step: segments are then visited once each, however many the shard holds).
+local function item_pending_segments(record, field, index)
+  local pending = record .. ':' .. field
+  if redis.call('HSETNX', record, field, 1) == 1 then
+    redis.call('ZRANGESTORE', pending, sibling_key(KEYS[1], 'cfg', index), 0, -1)
+    redis.call('EXPIRE', pending, ACTORS.KEEP_SEC)
   end
-  return windows
+  return pending
+end
+
+-- The item out of window w of the board (segment nil) or of a segment: its contributions, then its
+-- slots. Looking into the window costs 1 unit. Answers the units left, whether the window is done,
+-- and the events and amount taken.
+local function item_out_of_window(record, item, w, segment, budget)
+  local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
+  if segment then
+    slots_key, top_key = segment_window_key(slots_key, 'slots', segment), segment_window_key(top_key, 'top', segment)
+  end
+  budget = budget - 1
+  if budget <= 0 then return budget, false, 0, 0 end
+  local counted, taken, slots_done
+  budget, counted = item_contributions_out(slots_key, top_key, item, budget)
+  -- Every unit went on contributions: more may be left.
+  if budget <= 0 then return budget, false, counted, 0 end
+  budget, taken, slots_done = item_out_of_slots(record, slots_key, top_key, item, budget)
+  return budget, slots_done, counted, taken
+end
+
+-- The windows of the board, then each segment's from the retraction's own list (each drained first
+-- where due, as segment_lib's every_window does). Answers the units left, events and amount counted
+-- in the ledger window (the board's).
+local function item_out_of_windows(step, window_count, now_ms, budget)
+  local events, amount = 0, 0
+  for w = 0, window_count - 1 do
+    local done, counted, taken
+    budget, done, counted, taken = item_out_of_window(step.record, step.id, w, nil, budget)
+    if w == step.ledger then events, amount = events + counted, amount + taken end
+    if not done then return 0, events, amount end
+  end
+  local pending = item_pending_segments(step.record, 'segs', 'segdue')
+  local keeps_snapshots = snapshot_confs(KEYS[1]) ~= nil
+  local drain = tonumber(ARGV[3])
+  while budget > 0 do
+    local name = redis.call('ZRANGE', pending, 0, 0)[1]
+    if not name then return budget, events, amount end
+    if not segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
+      drain = drain_segment(2, window_count, name, now_ms, math.max(drain, 0))
+    end
+    for w = 0, window_count - 1 do
+      local done
+      budget, done = item_out_of_window(step.record, step.id, w, name, budget)
+      if not done then return 0, events, amount end
+    end
+    redis.call('ZREM', pending, name)
+  end
+  return budget, events, amount
+end
+
+-- The item out of the history of window w of the board (segment nil) or of a segment, when it keeps
+-- one; looking costs 1 unit. Answers the units left (0: not done).
+local function item_out_of_window_history(record, item, confs, w, segment, budget)
+  local slots_key = KEYS[2 + 2 * w]
+  if segment then slots_key = segment_window_key(slots_key, 'slots', segment) end
+  if not snapshot_conf_of(confs, KEYS[1], slots_key) then return budget end
+  budget = budget - 1
+  if budget <= 0 then return 0 end
+  return item_out_of_history(record, slots_key, item, budget)
+end
+
+-- The item out of every kept history (`confs`: snapshot_lib's settings, nil: none): the board's
+-- windows', then each segment's that may hold some (snapshot_lib's "<tag>:seghist", from the
+-- retraction's own list). Answers the units left (0: not done).
+local function item_out_of_histories(step, window_count, confs, budget)
+  if not confs then return budget end
+  for w = 0, window_count - 1 do
+    budget = item_out_of_window_history(step.record, step.id, confs, w, nil, budget)
+    if budget <= 0 then return 0 end
+  end
+  local pending = item_pending_segments(step.record, 'hsegs', 'seghist')
+  while budget > 0 do
+    local name = redis.call('ZRANGE', pending, 0, 0)[1]
+    if not name then return budget end
+    for w = 0, window_count - 1 do
+      budget = item_out_of_window_history(step.record, step.id, confs, w, name, budget)
+      if budget <= 0 then return 0 end
+    end
+    redis.call('ZREM', pending, name)
+  end
+  return budget
 end
 
 -- The item's likes out of the shard's likes (their counts went with the slots), a ZSCAN page per call
@@ -155,24 +241,14 @@ local function retract_item(keys, args)
   if err then return redis.error_reply(err) end
   local now_ms, window_count = tonumber(ARGV[2]), tonumber(ARGV[4])
   local step = ACTORS.begin_retraction('item', now_ms, window_count, 5 + WINDOW_ARGS * window_count)
-  local record, item, most, ledger = step.record, step.id, step.most, step.ledger
+  local record, item, most = step.record, step.id, step.most
   local now_sec = math.floor(now_ms / 1000)
   local confs = cross_all(2, window_count, 5, now_sec)
   expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
-  local budget, events, amount = most, 0, 0
-  -- The board's windows, then each segment's (drained first where due: segment_lib's every_window).
-  for _, window in ipairs(every_window(2, window_count, now_ms)) do
-    local counted, taken
-    budget, counted = item_contributions_out(window[1], window[2], item, budget)
-    if budget > 0 then budget, taken = item_out_of_slots(record, window[1], window[2], item, budget) end
-    if window[4] == nil and window[3] == ledger then events, amount = events + counted, amount + (taken or 0) end
-    if budget <= 0 then break end
-  end
+  -- The board's windows, then each segment's, the likes, then every kept history.
+  local budget, events, amount = item_out_of_windows(step, window_count, now_ms, most)
   if budget > 0 then budget = item_likes_out(record, item, budget) end
-  for _, slots_key in ipairs(history_windows(window_count, confs)) do
-    if budget <= 0 then break end
-    budget = item_out_of_history(record, slots_key, item, budget)
-  end
+  if budget > 0 then budget = item_out_of_histories(step, window_count, confs, budget) end
   redis.call('HINCRBY', record, 'events', events)
   redis.call('HINCRBY', record, 'amount', amount)
   if most - budget > 0 then bump_version(KEYS[1], 1) end

@@ -1,9 +1,14 @@
 -- retract_step: one bounded chunk of a retraction on one shard (an actor's events out of every
 -- window, view and unique count; see actor_lib). A retraction is a record under the board's hash tag,
 -- "<tag>:ret:<id>" (hash: actor, state, events, amount, startedMs), created by its first step; each
--- step takes at most `most` contributions out, removing each from the indexes in the same call that
--- subtracts it, so a step repeated (a retry, a second instance, a restart) finds nothing twice. The
--- record turns "done" on the first step that finds fewer than `most` left.
+-- step does at most `most` units of work, removing each contribution from the indexes in the same call
+-- that subtracts it, so a step repeated (a retry, a second instance, a restart) finds nothing twice.
+-- A unit is weighed by its real work: looking into one window costs 1, a contribution taken out 1 +
+-- the views reading its window (each is updated). The board's windows are looked into by every step;
+-- the segments' through "<tag>:ret:<id>:segs", the shard's segments as the first step found them,
+-- each left there until every window of it is empty, so a step never looks into more than `most`
+-- windows however many segments the shard holds. The record turns "done" on the first step that finds
+-- nothing left in the board's windows and no segment left to look into.
 -- KEYS: dynamic
 -- KEYS[1]        board config hash (holds the config version)
 -- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
@@ -14,12 +19,13 @@
 -- ARGV[4]        W, number of windows
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
 -- ARGV[5+4W]     the actor
--- ARGV[6+4W]     most contributions this step takes out (over every window)
+-- ARGV[6+4W]     most units of work this step does (over every window; see above)
 -- ARGV[7+4W]     the ledger window (0-based): events and amount are counted from its contributions
 --                only, so an event counts once however many windows held it
 -- ARGV[8+4W]     block until (unix ms; 0: no block): the actor's new events are refused until then
 -- ARGV[9+4W]     what the block binds: the actor's block key (the service's blockKeyOf) (actor_lib)
 -- Reply: { done (0|1), contributions taken by this step, events, amount (the record's totals) }
+-- Keys derived: "<tag>:ret:<id>:segs" (zset, the segments still to look into, expiring with the record)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 -- Takes up to `most` of `actor`'s contributions out of one window (the board's or a segment's): out of
 -- the index and its slot's contributions first, then subtracted from the slot, the results, the views
@@ -49,28 +55,77 @@ local function retract_window(slots_key, top_key, actor, most)
   return #members, events, amount
 end
 
+-- The units of one contribution taken out of window w (0-based) of the board or of a segment: 1 + the
+-- views reading it (a segment's windows have the views of the board's window).
+local function retract_weight(first_key, w)
+  return 1 + #(views_reading(KEYS[first_key + 1 + 2 * w]) or {})
+end
+
+-- Takes the actor's contributions out of the windows of the board (segment nil) or of one segment,
+-- within `left` units. Answers the units left, whether the windows hold none of the actor's any more,
+-- and the contributions taken, events and amount counted in the ledger window (the board's only).
+local function retract_windows(step, window_count, segment, left)
+  local empty, taken, events, amount = true, 0, 0, 0
+  for w = 0, window_count - 1 do
+    if left <= 0 then return left, false, taken, events, amount end
+    local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
+    if segment then
+      slots_key, top_key = segment_window_key(slots_key, 'slots', segment), segment_window_key(top_key, 'top', segment)
+    end
+    local weight = retract_weight(2, w)
+    local limit = math.max(1, math.floor((left - 1) / weight))
+    local count, e, a = retract_window(slots_key, top_key, step.id, limit)
+    left, taken = left - 1 - count * weight, taken + count
+    if count >= limit then empty = false end
+    if segment == nil and w == step.ledger then events, amount = events + e, amount + a end
+  end
+  return left, empty, taken, events, amount
+end
+
+-- The segments' windows, one segment at a time from the retraction's own list (copied from the
+-- shard's segdue by the first step), each drained first where due as segment_lib's every_window does.
+local function retract_segments(step, window_count, now_ms, left)
+  local pending = step.record .. ':segs'
+  if redis.call('HSETNX', step.record, 'segs', 1) == 1 then
+    redis.call('ZRANGESTORE', pending, sibling_key(KEYS[1], 'cfg', 'segdue'), 0, -1)
+    redis.call('EXPIRE', pending, ACTORS.KEEP_SEC)
+  end
+  local keeps_snapshots = snapshot_confs(KEYS[1]) ~= nil
+  local budget, taken = tonumber(ARGV[3]), 0
+  while left > 0 do
+    local name = redis.call('ZRANGE', pending, 0, 0)[1]
+    if not name then return left, true, taken end
+    if not segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
+      budget = drain_segment(2, window_count, name, now_ms, math.max(budget, 0))
+    end
+    local empty, count
+    left, empty, count = retract_windows(step, window_count, name, left)
+    taken = taken + count
+    if empty then redis.call('ZREM', pending, name) end
+  end
+  return left, redis.call('EXISTS', pending) == 0, taken
+end
+
 local function retract_step(keys, args)
   begin_call(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_ms, window_count = tonumber(ARGV[2]), tonumber(ARGV[4])
   local step = ACTORS.begin_retraction('actor', now_ms, window_count, 5 + WINDOW_ARGS * window_count)
-  local record, actor, most, ledger = step.record, step.id, step.most, step.ledger
+  local record = step.record
   cross_all(2, window_count, 5, math.floor(now_ms / 1000))
   expire_all(2, window_count, 5, math.floor(now_ms / 1000), tonumber(ARGV[3]))
-  local taken = 0
-  -- The board's windows, then each segment's (drained first where due: segment_lib's every_window).
-  for _, window in ipairs(every_window(2, window_count, now_ms)) do
-    if taken >= most then break end
-    local count, events, amount = retract_window(window[1], window[2], actor, most - taken)
-    taken = taken + count
-    if window[4] == nil and window[3] == ledger and count > 0 then
-      redis.call('HINCRBY', record, 'events', events)
-      redis.call('HINCRBY', record, 'amount', amount)
-    end
+  -- The board's windows, then each segment's.
+  local left, board_empty, taken, events, amount = retract_windows(step, window_count, nil, step.most)
+  if events ~= 0 or amount ~= 0 then
+    redis.call('HINCRBY', record, 'events', events)
+    redis.call('HINCRBY', record, 'amount', amount)
   end
+  local segments_empty, segment_taken = false, 0
+  if left > 0 then left, segments_empty, segment_taken = retract_segments(step, window_count, now_ms, left) end
+  taken = taken + segment_taken
   if taken > 0 then bump_version(KEYS[1], 1) end
-  local done = taken < most
+  local done = board_empty and segments_empty
   if done then
     redis.call('HSET', record, 'state', 'done')
     redis.call('EXPIRE', record, ACTORS.KEEP_SEC)

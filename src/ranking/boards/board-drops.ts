@@ -1,0 +1,119 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { RedisFunctions } from '../../redis/redis-functions';
+import { RedisService } from '../../redis/redis.service';
+import { BOARD_DROP_KEYS_PER_CALL } from '../core/ranking.limits';
+import { RankingKeys } from '../core/ranking.keys';
+import { RANKING } from '../ranking.functions';
+
+const S = RANKING.functions;
+
+/** Most drops an instance resumes at a time (at start, at a sweep): the rest at the next sweep. */
+const RESUMED_PER_TURN = 100;
+
+/** One drop as noted in the list of drops: the board's shards from `fromShard` (0: the whole board) to `mostShards` - 1. */
+export interface Drop {
+  member: string;
+  name: string;
+  fromShard: number;
+  mostShards: number;
+}
+
+/**
+ * Deleted boards whose keys are still being dropped. A delete detaches each shard in O(1) (its config
+ * renamed, board_delete.lua), then drop steps (board_drop_step.lua) unlink at most
+ * BOARD_DROP_KEYS_PER_CALL keys per call, shard 0 last: its renamed config keeps a PUT of the name
+ * refused (409 BOARD_BEING_DELETED) until every shard is empty. Each drop is noted in a list before
+ * anything is detached, and every step is safe to repeat, so a restart, a second instance or a failed
+ * step only means running the rest again: the list is resumed at start and at the scheduler's sweep.
+ */
+export class BoardDrops {
+  private readonly logger = new Logger('BoardDrops');
+  private readonly runners = new Map<string, Promise<void>>();
+  private stopping = false;
+
+  constructor(
+    private readonly redis: RedisService,
+    private readonly functions: RedisFunctions,
+    private readonly keys: RankingKeys,
+    private readonly idemRetentionMs: number,
+  ) {}
+
+  /** Notes a drop (before its first detach, so a crash right after still leaves it to resume). */
+  async note(shards: Omit<Drop, 'member'>, nowMs: number): Promise<Drop> {
+    const { name, fromShard, mostShards } = shards;
+    const drop = { member: [name, fromShard, mostShards, randomUUID()].join('\u001f'), name, fromShard, mostShards };
+    await this.redis.timed(this.redis.client.zadd(this.keys.boardsDropping(), nowMs, drop.member));
+    return drop;
+  }
+
+  async forget(drop: Drop): Promise<void> {
+    await this.redis.timed(this.redis.client.zrem(this.keys.boardsDropping(), drop.member));
+  }
+
+  /** Detaches one shard (true: it held the board): from then on it answers as a board that does not exist. */
+  detach(name: string, shard: number, nowMs: number): Promise<boolean> {
+    const keys = this.keys.board(name, shard);
+    return this.functions.call(S.boardDelete, { keys, nowMs, idemRetentionMs: this.idemRetentionMs });
+  }
+
+  /**
+   * Drops the board's keys until done or about `keyBudget` keys are unlinked; answers whether it is
+   * done (and then forgets the drop). Shards from the last to shard 0, each detached first unless the
+   * caller just detached them all (a drop resumed after a crash may find a shard not detached yet).
+   */
+  async drive(drop: Drop, keyBudget: number, nowMs: number, detached = false): Promise<boolean> {
+    let left = keyBudget;
+    for (let shard = drop.mostShards - 1; shard >= drop.fromShard; shard--) {
+      if (!detached) await this.detach(drop.name, shard, nowMs);
+      for (let done = false; !done;) {
+        if (left <= 0 || this.stopping) return false;
+        const step = await this.functions.call(S.boardDropStep, {
+          keys: this.keys.board(drop.name, shard),
+          budgetKeys: BOARD_DROP_KEYS_PER_CALL,
+        });
+        left -= Math.max(step.unlinked, 1);
+        done = step.done;
+      }
+    }
+    await this.forget(drop);
+    return true;
+  }
+
+  /** Runs the rest of a drop in the background (one runner per drop on this instance). */
+  launch(drop: Drop, nowMs: number): void {
+    if (this.stopping || this.runners.has(drop.member)) return;
+    const runner = this.drive(drop, Number.POSITIVE_INFINITY, nowMs)
+      .then((done) => {
+        if (done) this.logger.log(`board "${drop.name}": every key dropped`);
+      })
+      .catch((error: unknown) =>
+        this.logger.warn(`drop of board "${drop.name}" paused (the scheduler's sweep resumes it): ${String(error)}`),
+      )
+      .finally(() => this.runners.delete(drop.member));
+    this.runners.set(drop.member, runner);
+  }
+
+  /** Launches the noted drops that no runner of this instance holds (at start, at the scheduler's sweep). */
+  async resume(nowMs: number): Promise<number> {
+    const members = await this.redis.timed(
+      this.redis.client.zrange(this.keys.boardsDropping(), 0, RESUMED_PER_TURN - 1),
+    );
+    for (const member of members) {
+      const [name, fromShard, mostShards] = member.split('\u001f');
+      this.launch({ member, name, fromShard: Number(fromShard), mostShards: Number(mostShards) }, nowMs);
+    }
+    return members.length;
+  }
+
+  /** Resolves once this instance's runners have stopped (done, or paused at their next step). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.allSettled([...this.runners.values()]);
+  }
+
+  /** Resolves once every runner of this instance has stopped (tests, a DELETE's caller that waits). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.runners.values()]);
+  }
+}

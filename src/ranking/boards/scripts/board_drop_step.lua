@@ -1,0 +1,106 @@
+-- board_drop_step: unlinks at most about `budget` keys of a shard detached by board_delete, so no call
+-- holds Redis long however many slots, segments and snapshots the board had. The progress is the data
+-- itself: each index (a window's slots and snapshots, the segment indexes) loses the members whose keys
+-- went in the same call, so a step is safe to repeat, to run on two instances at once and to resume
+-- after a restart. Segments go first (each segment's windows, history and views, then its entries in
+-- the segment indexes), then the board's windows, then the shard's own keys and last the renamed config.
+-- KEYS: 1
+-- KEYS[1]        board config hash (its renamed copy "<tag>:dropcfg" names the windows and views)
+-- ARGV[1]        budget: most keys to unlink in this call (a few more when a window's last keys go together)
+-- Reply: { done (1: nothing of the shard is left), keys unlinked }
+
+local DROP_UNLINK_CHUNK = 500
+
+local function drop_unlink(names)
+  for from = 1, #names, DROP_UNLINK_CHUNK do
+    redis.call('UNLINK', unpack(names, from, math.min(from + DROP_UNLINK_CHUNK - 1, #names)))
+  end
+end
+
+-- Pops up to budget / #prefixes members of the zset `index_key` and unlinks prefix .. member for each
+-- prefix. Answers the budget left and whether the index is empty.
+local function drop_indexed(index_key, prefixes, budget)
+  local want = math.max(1, math.floor(budget / #prefixes))
+  local popped = redis.call('ZPOPMIN', index_key, want)
+  local names = {}
+  for i = 1, #popped, 2 do
+    for _, prefix in ipairs(prefixes) do names[#names + 1] = prefix .. popped[i] end
+  end
+  drop_unlink(names)
+  return budget - #names, #popped / 2 < want
+end
+
+-- A calendar window's pending archives (a hash, a few fields): each field's rows and snapshot.
+local function drop_archive_fields(base, budget)
+  local fields = redis.call('HKEYS', base .. 'arch')
+  local names, taken = {}, {}
+  for i = 1, math.min(#fields, math.max(1, math.floor(budget / 2))) do
+    names[#names + 1], names[#names + 2] = base .. 'archrows:' .. fields[i], base .. 'snap:' .. fields[i]
+    taken[#taken + 1] = fields[i]
+  end
+  if #taken > 0 then
+    drop_unlink(names)
+    redis.call('HDEL', base .. 'arch', unpack(taken))
+  end
+  return budget - #names, #taken == #fields
+end
+
+-- Every key of one window ("<tag>:<window>:" or a segment's "<tag>:<window>~<segment>:"): its slot
+-- hashes and contributions, its snapshots and archives, then its fixed keys. Answers budget, done.
+local function drop_window_keys(base, budget)
+  local empty
+  budget, empty = drop_indexed(base .. 'slots', { base .. 'slot:', base .. 'act:' }, budget)
+  if not empty or budget <= 0 then return budget, false end
+  budget, empty = drop_indexed(base .. 'snaps', { base .. 'snap:' }, budget)
+  if not empty or budget <= 0 then return budget, false end
+  budget, empty = drop_archive_fields(base, budget)
+  if not empty then return budget, false end
+  drop_unlink({ base .. 'top', base .. 'byactor', base .. 'pairs', base .. 'byitem', base .. 'order',
+    base .. 'marks', base .. 'prev', base .. 'mark', base .. 'arch', base .. 'newest' })
+  return budget - 10, true
+end
+
+-- The windows of `suffix` ('' for the board's, '~<segment>' for a segment's), then its views' keys.
+local function drop_windows_of(cfg_key, windows, views, suffix, budget)
+  for _, w in ipairs(windows) do
+    local done
+    budget, done = drop_window_keys(sibling_key(cfg_key, 'cfg', w.name .. suffix .. ':'), budget)
+    if not done then return budget, false end
+  end
+  for _, view in ipairs(views) do views_api().drop_keys(cfg_key, view.name .. suffix) end
+  return budget - 4 * #views, true
+end
+
+-- Segments of the segment indexes, one at a time: removed from every index once its keys are gone.
+local function drop_segments(cfg_key, windows, views, budget)
+  local indexes = { sibling_key(cfg_key, 'cfg', 'segdue'), sibling_key(cfg_key, 'cfg', 'seghist'), sibling_key(cfg_key, 'cfg', 'segs') }
+  for _, index in ipairs(indexes) do
+    while budget > 0 do
+      local segment = redis.call('ZRANGE', index, 0, 0)[1]
+      if not segment then break end
+      local done
+      budget, done = drop_windows_of(cfg_key, windows, views, '~' .. segment, budget)
+      if not done then return budget, false end
+      for _, each in ipairs(indexes) do redis.call('ZREM', each, segment) end
+    end
+    if budget <= 0 then return budget, false end
+  end
+  return budget, true
+end
+
+local function board_drop_step(keys, args)
+  begin_call(keys, args)
+  local cfg_key = KEYS[1]
+  local drop_key = sibling_key(cfg_key, 'cfg', 'dropcfg')
+  local budget = tonumber(ARGV[1])
+  if redis.call('EXISTS', drop_key) == 0 then return { 1, 0 } end
+  local windows = cjson.decode(redis.call('HGET', drop_key, 'windows') or '[]')
+  local views = cjson.decode(redis.call('HGET', drop_key, 'views') or '[]')
+  local left, done = drop_segments(cfg_key, windows, views, budget)
+  if done then left, done = drop_windows_of(cfg_key, windows, views, '', left) end
+  if not done then return { 0, budget - left } end
+  drop_unlink({ sibling_key(cfg_key, 'cfg', 'likes'), item_data_key(cfg_key), sibling_key(cfg_key, 'cfg', 'likesegs'),
+    sibling_key(cfg_key, 'cfg', 'segs'), sibling_key(cfg_key, 'cfg', 'segdue'), sibling_key(cfg_key, 'cfg', 'seghist'),
+    sibling_key(cfg_key, 'cfg', 'blocked'), sibling_key(cfg_key, 'cfg', 'segclaims'), drop_key })
+  return { 1, budget - left + 8 }
+end
