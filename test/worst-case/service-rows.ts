@@ -101,7 +101,6 @@ export const ADMIN_ROWS: WorstRow[] = [
   {
     route: 'POST /admin/boards/{board}/retractions',
     worst: "an actor's events in 8 windows, 8 views and its segments, with a 400-day block",
-    open: '#45: a retraction step weighs a contribution as one unit whatever windows, views and segments it touches',
     request: () => post('/admin/boards/wc-sum/retractions', { actor: 'a1', block: '400d' }),
     expect: [202],
     times: 1,
@@ -109,7 +108,6 @@ export const ADMIN_ROWS: WorstRow[] = [
   {
     route: 'GET /admin/boards/{board}/retractions/{id}',
     worst: "a running retraction's progress (a step of work)",
-    open: '#45: a retraction step weighs a contribution as one unit whatever windows, views and segments it touches',
     prepare: async (context) => {
       const started = await context.send(post('/admin/boards/wc-sum/retractions', { item: 'i3' }), 'admin');
       context.state.set('retraction', String(started.body?.id));
@@ -126,7 +124,6 @@ export const ADMIN_ROWS: WorstRow[] = [
   {
     route: 'DELETE /admin/boards/{board}',
     worst: 'a filled 64-shard board of every option',
-    open: "#45: a board shard's keys are dropped in one call",
     request: () => ({ method: 'DELETE', path: '/admin/boards/wc-shards' }),
     expect: [204],
     times: 1,

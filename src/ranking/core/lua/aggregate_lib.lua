@@ -38,8 +38,11 @@ local function best_slot_key(slots_key, start)
   return sibling_key(slots_key, 'slots', 'slot:' .. start)
 end
 
+-- A last window's bookkeeping: the newest slot holding each item, and what a late score takes.
+local LAST = {}
+
 -- The hash of a last window: item -> start of the newest slot holding it (dropped with the window).
-local function best_newest_key(slots_key)
+function LAST.newest_key(slots_key)
   return sibling_key(slots_key, 'slots', 'newest')
 end
 
@@ -63,8 +66,8 @@ end
 -- Drained `item` (what it recorded in the slot starting at `slot_start`, `value`) on a last window:
 -- when that slot was its newest, no live slot holds it and it leaves; else its score stands. Answers
 -- false for an item with no newest entry (written before the hash: the caller recomputes it).
-local function best_settle_last(slots_key, top_key, slot_start, item, changed)
-  local newest_key = best_newest_key(slots_key)
+function LAST.settle(slots_key, top_key, slot_start, item, changed)
+  local newest_key = LAST.newest_key(slots_key)
   local newest = redis.call('HGET', newest_key, item)
   if not newest then return false end
   if tonumber(newest) == slot_start then
@@ -82,7 +85,7 @@ local function best_settle(mode, slots_key, top_key, slot_start, live_from, entr
   local starts, reads = nil, 0
   for i = 1, #entries, 2 do
     local item = entries[i]
-    if not (mode == 'last' and best_settle_last(slots_key, top_key, slot_start, item, changed)) then
+    if not (mode == 'last' and LAST.settle(slots_key, top_key, slot_start, item, changed)) then
       local held = redis.call('ZSCORE', top_key, item)
       if held and tonumber(held) == best_decode(mode, entries[i + 1]) then
         starts = starts or redis.call('ZRANGE', slots_key, '+inf', live_from, 'BYSCORE', 'REV')
@@ -104,8 +107,8 @@ end
 -- On last, whether the window takes an event of `item` in the slot starting at `slot_start` (it does
 -- unless a newer slot holds the item), the newest slot entered for the item. `held_before`: the
 -- window's score of the item before (false: none holds it, so no newer slot does either).
-local function best_last_takes(slots_key, slot_start, item, held_before)
-  local newest_key = best_newest_key(slots_key)
+function LAST.takes(slots_key, slot_start, item, held_before)
+  local newest_key = LAST.newest_key(slots_key)
   local newest = tonumber(redis.call('HGET', newest_key, item))
   if newest == nil and held_before then
     -- Written before the hash existed: the newest slot holding it, found once.
@@ -139,7 +142,7 @@ local function best_record(mode, slots_key, top_key, slot_start, item, score_arg
     redis.call('ZADD', top_key, 'GT', score, item)
   elseif mode == 'min' then
     redis.call('ZADD', top_key, 'LT', score, item)
-  elseif best_last_takes(slots_key, slot_start, item, before) then
+  elseif LAST.takes(slots_key, slot_start, item, before) then
     redis.call('ZADD', top_key, score, item)
   end
   local after = tonumber(redis.call('ZSCORE', top_key, item))

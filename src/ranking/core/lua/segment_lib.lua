@@ -249,12 +249,12 @@ end
 -- the fields counted so far in the request (two entries of a batch creating one field count once).
 local GROWTH = { actors = 0, segments = 0, seen = {} }
 
-local function growth_begin()
+function GROWTH.begin()
   GROWTH.actors, GROWTH.segments, GROWTH.seen = 0, 0, {}
 end
 
 -- 1 when field `field` of hash `key` is absent and not counted yet in this request, else 0.
-local function growth_new_field(key, field)
+function GROWTH.new_field(key, field)
   local id = key .. '\0' .. field
   if GROWTH.seen[id] then return 0 end
   GROWTH.seen[id] = true
@@ -264,7 +264,7 @@ end
 -- Counts what one entry (item, actor "" for none, segment names) creates in the windows of `covering`
 -- (see window_holds) at the slot of `at_sec`; the board's window keys as (slots, top) pairs from
 -- KEYS[first_key].
-local function growth_of_entry(first_key, window_count, covering, at_sec, item, actor, names)
+function GROWTH.of_entry(first_key, window_count, covering, at_sec, item, actor, names)
   if actor == '' and #names == 0 then return end
   local pair = actor .. ACTORS.SEP .. item
   for w = 0, window_count - 1 do
@@ -272,20 +272,20 @@ local function growth_of_entry(first_key, window_count, covering, at_sec, item, 
       local _, interval_sec, origin_sec = window_rule(5, w)
       local slot_start = current_slot(at_sec, interval_sec, origin_sec)
       local slots_key = KEYS[first_key + 2 * w]
-      if actor ~= '' then GROWTH.actors = GROWTH.actors + growth_new_field(ACTORS.slot_key(slots_key, slot_start), pair) end
+      if actor ~= '' then GROWTH.actors = GROWTH.actors + GROWTH.new_field(ACTORS.slot_key(slots_key, slot_start), pair) end
       for _, name in ipairs(names) do
         local segment_slots = segment_window_key(slots_key, 'slots', name)
-        GROWTH.segments = GROWTH.segments + growth_new_field(slot_key_of(segment_slots, slot_start), item)
+        GROWTH.segments = GROWTH.segments + GROWTH.new_field(slot_key_of(segment_slots, slot_start), item)
         if actor ~= '' then
-          GROWTH.actors = GROWTH.actors + growth_new_field(ACTORS.slot_key(segment_slots, slot_start), pair)
+          GROWTH.actors = GROWTH.actors + GROWTH.new_field(ACTORS.slot_key(segment_slots, slot_start), pair)
         end
       end
     end
   end
 end
 
--- The refusal of the growth counted since growth_begin past the allowances (-1: no quota), or nil.
-local function growth_refusal(actor_allowance, segment_allowance)
+-- The refusal of the growth counted since GROWTH.begin past the allowances (-1: no quota), or nil.
+function GROWTH.refusal(actor_allowance, segment_allowance)
   if actor_allowance >= 0 and GROWTH.actors > actor_allowance then
     return 'TB_QUOTA actorEntries ' .. GROWTH.actors
   end
@@ -296,6 +296,6 @@ local function growth_refusal(actor_allowance, segment_allowance)
 end
 
 -- Whether a write with these allowances counts its growth (some quota is on): with none, nothing is read.
-local function growth_counted(actor_allowance, segment_allowance)
+function GROWTH.counted(actor_allowance, segment_allowance)
   return actor_allowance >= 0 or segment_allowance >= 0
 end

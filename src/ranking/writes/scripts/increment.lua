@@ -46,7 +46,7 @@
 --          none; outcome, context and the counts as idem_lib says: a replay answers the stored
 --          figures), or { -1, refusal } when the request was refused, nothing of it applied:
 --          TB_AT_OUT_OF_SPAN (no window holds the event's slot any more), TB_BOARD_FULL ..., TB_QUOTA
---          ... (see admit_items; actorEntries, segmentEntries: growth_refusal)
+--          ... (see admit_items; actorEntries, segmentEntries: GROWTH.refusal)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (the whole call: nothing applied)
 
 -- What every request of the running call shares (set by increment): a library-level table, so a call
@@ -82,12 +82,12 @@ end
 -- The request's growth in actor contributions and segment entries (GROWTH, counted when a quota is on
 -- and it names an actor or segments) past its allowances (`full`: from ARGV[first + 10]): the refusal, or nil.
 local function increment_growth_refusal(first, full, covering, at_sec, segments, actor)
-  growth_begin()
+  GROWTH.begin()
   if not full or (actor == '' and #segments == 0) then return nil end
   local actors, segment_entries = tonumber(ARGV[first + 10]), tonumber(ARGV[first + 11])
-  if not growth_counted(actors, segment_entries) then return nil end
-  growth_of_entry(2, INCREMENT.window_count, covering, at_sec, ARGV[first], actor, segments)
-  return growth_refusal(actors, segment_entries)
+  if not GROWTH.counted(actors, segment_entries) then return nil end
+  GROWTH.of_entry(2, INCREMENT.window_count, covering, at_sec, ARGV[first], actor, segments)
+  return GROWTH.refusal(actors, segment_entries)
 end
 
 -- What refuses one request before it changes anything (nil: admitted), and the new items it creates

@@ -29,7 +29,7 @@
 --        due_to_index), new actor contributions, new segment entries: applied only], draining (0|1),
 --        entries applied } (outcome, context and the counts: see idem_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_BOARD_FULL, TB_QUOTA (see admit_items; actorEntries,
---        segmentEntries: growth_refusal), TB_SEGMENT_LIMIT (the
+--        segmentEntries: GROWTH.refusal), TB_SEGMENT_LIMIT (the
 --        entries' new segments together, see segment_refusal), TB_RETRACTED <actor|item> <until ms>
 --        (an entry's actor or item is blocked, see actor_refusal), TB_AT_OUT_OF_SPAN
 --        <entry> (1-based: no window holds that entry's slot any more): the whole batch is refused,
@@ -80,14 +80,14 @@ end
 -- ARGV[first_allowance], counted only for sextuples (pairs name neither) when some quota is on: the
 -- refusal, or nil.
 local function batch_growth_refusal(batch, first, first_allowance, window_count)
-  growth_begin()
+  GROWTH.begin()
   local actors, segments = tonumber(ARGV[first_allowance]), tonumber(ARGV[first_allowance + 1])
-  if not batch.full or not growth_counted(actors, segments) then return nil end
+  if not batch.full or not GROWTH.counted(actors, segments) then return nil end
   for i = first, #ARGV, ENTRY_FULL do
-    growth_of_entry(2, window_count, batch.holding[i], math.floor(tonumber(ARGV[i + 2]) / 1000), ARGV[i],
+    GROWTH.of_entry(2, window_count, batch.holding[i], math.floor(tonumber(ARGV[i + 2]) / 1000), ARGV[i],
       (ACTORS.split(ARGV[i + 5])), segment_names(ARGV[i + 4]))
   end
-  return growth_refusal(actors, segments)
+  return GROWTH.refusal(actors, segments)
 end
 
 -- Each entry into its slot (indexed, and its key made, once per window and slot), in every window
