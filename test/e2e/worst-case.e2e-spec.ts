@@ -4,7 +4,9 @@
  * a catastrophe — no Redis call over WORST_CALL_MS (50 ms: a shared CI machine's allowance above the
  * ~5 ms target that `npm run abuse` measures at full size), no request over WORST_REQUEST_MS of Redis
  * in all, no growth that no quota stops, no answer a row does not accept (a 5xx above all).
+ * WORST_CASE_TABLE_FILE=<path> writes the measured table there.
  */
+import { writeFileSync } from 'node:fs';
 import { BOARDS } from '../worst-case/boards';
 import { appContext, HARNESS_ENV, LOW_QUOTAS, SEEDER_QUOTAS } from '../worst-case/app-context';
 import { boardOptionsOf, operationsOf, uncoveredOptions, type OpenApiDocument } from '../worst-case/coverage';
@@ -48,6 +50,7 @@ describe('the worst-case harness', () => {
     await meter.start();
     try {
       const figures = await runWorstCase(context, meter);
+      if (process.env.WORST_CASE_TABLE_FILE) writeFileSync(process.env.WORST_CASE_TABLE_FILE, worstCaseTable(figures));
       console.log(worstCaseTable(figures));
       const bounds = { callMs: WORST_CALL_MS, requestMs: WORST_REQUEST_MS };
       const faults = figures.flatMap((row, n) =>

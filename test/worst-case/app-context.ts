@@ -34,8 +34,9 @@ export const LOW_QUOTAS = {
   QUOTA_NEW_SEGMENT_ENTRIES: '2000',
   QUOTA_ITEM_DATA_BYTES: '50000',
 };
-/** The seeder's: out of reach of the largest scale. */
+/** The seeder's: out of reach of the largest scale, and calls of a whole seeding batch. */
 export const SEEDER_QUOTAS = {
+  WRITE_COST_PER_CALL: '1000000',
   QUOTA_NEW_ITEMS: '100000000',
   QUOTA_NEW_LIKE_USERS: '100000000',
   QUOTA_NEW_COUNTERS: '100000',
