@@ -125,6 +125,12 @@ export const ERROR_CODES = {
     retry:
       'no: the span holds more slot fields than one read sums; declare a window of that period (the message says which)',
   },
+  REQUEST_TOO_COSTLY: {
+    status: 422,
+    applied: 'no',
+    retry:
+      'no: the request costs more Redis work than one request may; split it as the message says (it names the bound)',
+  },
   RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
   STREAM_LIMIT: {
     status: 429,
@@ -278,6 +284,13 @@ export class RedisBusyError extends DomainError {
 export class SpanTooCostlyError extends DomainError {
   constructor(message: string) {
     super('SPAN_TOO_COSTLY', message);
+  }
+}
+
+/** A request whose Redis work would pass its per-request bound (the message names the bound): nothing is read or applied. */
+export class RequestTooCostlyError extends DomainError {
+  constructor(message: string) {
+    super('REQUEST_TOO_COSTLY', message);
   }
 }
 

@@ -48,7 +48,16 @@ export const MAX_AGGREGATE_SLOTS = 1_000;
  * Ids x shards one call of a sharded lookup on one node counts above (lookup_node: one ZCOUNT each at
  * most): the lookup's calls run in parallel, one round, each a few milliseconds at most.
  */
-export const LOOKUP_COUNTS_PER_CALL = 2_000;
+export const LOOKUP_COUNTS_PER_CALL = 1_000;
+
+/**
+ * Ranks one lookup may count (ids x shards counted above, twice on a `ties: first` board, whose counts
+ * also order the tie marks): above it a lookup is refused (422 REQUEST_TOO_COSTLY) rather than hold
+ * Redis for the ~5 µs each costs; ~20 ms of Redis per request at most (docs/security.md).
+ */
+export const LOOKUP_COUNTS_PER_REQUEST = 8_000;
+/** Counts of a lookup that spend one read of its client's read rate budget (READ_RATE_LIMIT_*). */
+export const LOOKUP_COUNTS_PER_READ = 200;
 
 /** Key groups a board's items spread over. */
 export const SHARDS_PER_BOARD: Bounds = { min: 1, max: 64 };

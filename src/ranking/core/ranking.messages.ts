@@ -102,6 +102,8 @@ export const RANKING_MESSAGES = {
   lookupReadsWindows: (board: string, view: string) =>
     `"${view}" is a view of board "${board}": a lookup reads windows (name one of the board's windows)`,
   lookupIdTwice: (item: string) => `items holds "${item}" twice`,
+  lookupTooCostly: (ids: number, shards: number, counts: number, most: number, mostIds: number) =>
+    `a lookup of ${ids} ids on this board of ${shards} shard(s) counts ${counts} ranks, more than the ${most} one request may: send at most ${mostIds} ids per request (or relative: true, which counts none on a "ties": "shared" board)`,
   spanNotInWindow: (board: string, window: string, spanSec: number, periodSec: number, intervalSec: number) =>
     `span ${spanSec}s does not fit window "${window}" of board "${board}": it must be a multiple of the window's interval (${intervalSec}s) and at most its period (${periodSec}s)`,
   spanOnCalendar: (board: string, window: string) =>
