@@ -39,7 +39,7 @@ export const RANKING_SLICES = [
  */
 export const RANKING = defineLibrary({
   name: 'tb_ranking',
-  version: 15,
+  version: 16,
   modules: [
     ...RANKING_MODULES,
     SPAN_MODULE,

@@ -1,4 +1,5 @@
-import { createBoard } from '../support/app';
+import { RankingService } from '../../src/ranking/ranking.service';
+import { ADMIN, createBoard } from '../support/app';
 import { T0, useSingleNodeApp } from '../support/e2e';
 
 /** Ids spread over every shard of a board (by hash), named so that a test can ask for n of them. */
@@ -50,5 +51,80 @@ describe('a lookup is charged by its cost and capped per request (issue 45 row 5
     expect(res.body.message).toMatch(/at most 125 ids/);
     // relative ranks on a "ties": "shared" board count nothing across shards: 1 000 ids are 5 reads.
     await lookup({ items: ids(1000), relative: true }).expect(200);
+  });
+});
+
+describe('archives are read a page of rows at a time, cut inside Redis (issue 45 row 4)', () => {
+  const DAY_SEC = 86_400;
+  const DAY0 = Math.floor(T0 / 1000 / DAY_SEC) * DAY_SEC + DAY_SEC;
+  const { app, clock, http } = useSingleNodeApp({
+    startMs: (DAY0 + 3600) * 1000,
+    fresh: true,
+    env: { QUOTA_NEW_ITEMS: '0' },
+  });
+  /** Period `day`'s rows: 2 items share each score (ties across page ends), best first, competition ranks. */
+  const model = (rows: number, day: number) =>
+    Array.from({ length: rows }, (_, i) => ({ item: `d${day}-${i}`, score: rows - Math.floor(i / 2) }))
+      .sort((a, b) => b.score - a.score || (a.item < b.item ? -1 : 1))
+      .map((row, i) => ({ ...row, rank: 1 + i - (i % 2) })); // pairs share a score: the pair's first position
+  type Row = { rank: number; item: string; score: number };
+  /** Rows of one period compared as sets of equal-score runs: ties may list in any order. */
+  const canonical = (rows: Row[]) => [...rows].sort((a, b) => a.rank - b.rank || (a.item < b.item ? -1 : 1));
+
+  /** `days` periods of `rows` rows each on board `name`, then the clock past them and their archives taken. */
+  const archiveDays = async (name: string, days: number, rows: number, shards = 1) => {
+    await http()
+      .put(`/admin/boards/${name}`)
+      .set(ADMIN)
+      .send({ windows: [{ calendar: 'day', archive: { keep: 30, top: 10_000 } }], shards })
+      .expect(201);
+    for (let day = 0; day < days; day++) {
+      clock.setMs((DAY0 + day * DAY_SEC + 3600) * 1000);
+      for (let first = 0; first < rows; first += 1000) {
+        const items = model(rows, day)
+          .slice(first, first + 1000)
+          .map((row) => ({ item: row.item, amount: row.score }));
+        await http().post(`/boards/${name}/increments`).send({ items }).expect(200);
+      }
+    }
+    clock.setMs((DAY0 + days * DAY_SEC + 3600) * 1000);
+    for (let round = 0; round < 1000; round++) {
+      const { status } = await http().get(`/boards/${name}/archives?window=day&limit=1&items=1`);
+      if (status === 200) return;
+      await app().get(RankingService).expireDue({ leaseMs: 30_000, claimBatch: 10 });
+    }
+    throw new Error('the archives were not taken');
+  };
+
+  it('answers at most 20 000 rows a page (fewer periods, nextCursor on), and a period read in pages equals the whole', async () => {
+    await archiveDays('arch', 3, 10_000);
+    const first = await http().get('/boards/arch/archives?window=day&limit=30').expect(200);
+    expect(first.body.periods.map((period: { items: Row[] }) => period.items.length)).toEqual([10_000, 10_000]);
+    expect(first.body.nextCursor).toBe(first.body.periods[1].from);
+    const rest = await http().get(`/boards/arch/archives?window=day&limit=30&cursor=${first.body.nextCursor}`);
+    expect(rest.body.periods.map((period: { items: Row[] }) => period.items.length)).toEqual([10_000]);
+    expect(rest.body.nextCursor).toBeNull();
+    // Day 1 from `items` pages of /archives, then its nextOffset with /archive: the whole period.
+    const paged = await http().get('/boards/arch/archives?window=day&limit=2&items=700').expect(200);
+    const [newest, second] = paged.body.periods as Array<{ from: number; items: Row[]; nextOffset: number | null }>;
+    expect([newest.items.length, newest.nextOffset, second.nextOffset]).toEqual([700, 700, 700]);
+    const rows = [...second.items];
+    for (let offset = second.nextOffset; offset !== null;) {
+      const page = await http().get(`/boards/arch/archive?window=day&at=${second.from}&offset=${offset}&limit=999`);
+      rows.push(...page.body.items);
+      offset = page.body.nextOffset;
+    }
+    expect(canonical(rows)).toEqual(canonical(model(10_000, 1)));
+  });
+
+  it('a sharded board answers rows down to 20 000 over its shards; a deeper page is a 422 naming the bound', async () => {
+    await archiveDays('sharch', 1, 3000, 8);
+    const { body } = await http().get('/boards/sharch/archives?window=day').expect(200);
+    expect([body.periods[0].items.length, body.periods[0].nextOffset]).toEqual([2500, 2500]);
+    const rows = [...body.periods[0].items];
+    expect(canonical(rows)).toEqual(canonical(model(3000, 0).slice(0, 2500)));
+    const deep = await http().get('/boards/sharch/archive?window=day&offset=2400&limit=200').expect(422);
+    expect(deep.body.code).toBe('REQUEST_TOO_COSTLY');
+    expect(deep.body.message).toMatch(/20000 one read may: ask for rows above 2500/);
   });
 });

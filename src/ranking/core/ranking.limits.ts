@@ -128,6 +128,15 @@ export const ARCHIVE_TOP_ITEMS: Bounds = { min: 1, max: 10_000 };
 /** Archives per page of GET /boards/:board/archives (each up to `top` rows). */
 export const ARCHIVE_PAGE: Bounds = { min: 1, max: 100 };
 export const DEFAULT_ARCHIVE_PAGE = 10;
+/** Rows of each period GET /boards/:board/archives answers (`items`; default: the archive's `top`). */
+export const ARCHIVE_PERIOD_ROWS: Bounds = { min: 1, max: 10_000 };
+/**
+ * Rows all shards together answer one archive read (each shard of a sharded board answers its rows
+ * from the top down to the page's end): an archives page holds fewer periods, or fewer rows of each,
+ * rather than more (`nextCursor`, `nextOffset`); an archive page deeper than it on a sharded board is
+ * refused (422 REQUEST_TOO_COSTLY). About 1 ms of Redis per 10 000 rows cut (docs/security.md).
+ */
+export const ARCHIVE_ROWS_PER_READ = 20_000;
 /** Ids of one lookup (POST /boards/:board/lookup). */
 export const LOOKUP_ITEMS: Bounds = { min: 1, max: 1000 };
 
