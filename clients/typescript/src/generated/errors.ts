@@ -46,6 +46,7 @@ export const ERROR_TABLE = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, applied: 'no', retryable: false, advice: "no: send application/json" },
   IDEMPOTENCY_KEY_REUSED: { status: 422, applied: 'no', retryable: false, advice: "no: the key was used for a different request; use a new key" },
   SPAN_TOO_COSTLY: { status: 422, applied: 'no', retryable: false, advice: "no: the span holds more slot fields than one read sums; declare a window of that period (the message says which)" },
+  REQUEST_TOO_COSTLY: { status: 422, applied: 'no', retryable: false, advice: "no: the request costs more Redis work than one request may; split it as the message says (it names the bound)" },
   RATE_LIMITED: { status: 429, applied: 'no', retryable: true, advice: "yes, after Retry-After seconds" },
   STREAM_LIMIT: { status: 429, applied: 'no', retryable: false, advice: "after closing another stream: this client (API key, else address) holds its most live streams" },
   QUOTA_EXCEEDED: { status: 429, applied: 'no', retryable: true, advice: "yes, after Retry-After seconds: the client created its quota of new entries; existing ones keep counting" },
