@@ -1,3 +1,5 @@
+import { SPAN_MAX_FIELDS } from './ranking.limits';
+
 /** Every message the ranking feature answers with, written once. */
 export const RANKING_MESSAGES = {
   boardNotFound: (board: string) => `board "${board}" does not exist`,
@@ -112,6 +114,6 @@ export const RANKING_MESSAGES = {
     `span applies to rolling windows; "${window}" of board "${board}" is a calendar window (it counts its current period)`,
   spanOnView: (board: string, view: string) =>
     `span applies to rolling windows; "${view}" is a view of board "${board}" (read the span's window instead)`,
-  spanTooCostly: (board: string, window: string, spanSec: number, fields: number, mostFields: number) =>
-    `span ${spanSec}s of window "${window}" on board "${board}" holds ${fields} slot fields, more than the ${mostFields} one read sums: declare a window { "period": "${spanSec}s", "interval": ... } for it instead`,
+  spanTooCostly: (board: string, window: string, spanSec: number, figures: { fields: number; shards: number }) =>
+    `span ${spanSec}s of window "${window}" on board "${board}" holds ${figures.fields} slot fields${figures.shards > 1 ? ` on one of its ${figures.shards} shards, more than the ${Math.floor(SPAN_MAX_FIELDS / figures.shards)} a shard may sum so that one read sums at most ${SPAN_MAX_FIELDS} over all shards` : `, more than the ${SPAN_MAX_FIELDS} one read sums`}: declare a window { "period": "${spanSec}s", "interval": ... } for it instead`,
 };
