@@ -128,14 +128,18 @@ export const ERROR_CODES = {
   REQUEST_TOO_COSTLY: {
     status: 422,
     applied: 'no',
-    retry:
-      'no: the request costs more Redis work than one request may; split it as the message says (it names the bound)',
+    retry: 'no: the request costs more Redis work than one request may; split it as the message says',
   },
   RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
   STREAM_LIMIT: {
     status: 429,
     applied: 'no',
     retry: 'after closing another stream: this client (API key, else address) holds its most live streams',
+  },
+  STREAM_SEGMENT_LIMIT: {
+    status: 429,
+    applied: 'no',
+    retry: "later: this board's streams watch their most segments here; watch one of those, or the whole board",
   },
   QUOTA_EXCEEDED: {
     status: 429,

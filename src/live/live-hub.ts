@@ -59,6 +59,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   private readonly coalesceMs: number;
   private readonly maxStreams: number;
   private readonly maxPerClient: number;
+  private readonly maxSegmentsPerBoard: number;
   private readonly lifetimeMs: number;
   private readonly idleMs: number;
   private readonly shedAtPending: number;
@@ -81,6 +82,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     // Streams never take more than half the connections: probes and ordinary requests always get one.
     this.maxStreams = Math.max(1, Math.min(config.STREAM_MAX_STREAMS, Math.floor(config.HTTP_MAX_CONNECTIONS / 2)));
     this.maxPerClient = config.STREAM_MAX_PER_CLIENT;
+    this.maxSegmentsPerBoard = config.STREAM_MAX_SEGMENTS_PER_BOARD;
     this.lifetimeMs = config.STREAM_MAX_LIFETIME_MS;
     this.idleMs = config.STREAM_IDLE_TIMEOUT_MS;
     this.shedAtPending = Math.max(1, Math.floor(config.REDIS_MAX_PENDING_COMMANDS * STREAM_POLL_SHED_SHARE));
@@ -94,7 +96,8 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   /**
    * Reads the window's rows (404 for an unknown board or window: nothing is subscribed then) and
    * answers them as the client's first event, then adds the client to its board's watch. Refused
-   * beyond the instance's streams (503 STREAM_CAPACITY), the client's (429 STREAM_LIMIT) and its read
+   * beyond the instance's streams (503 STREAM_CAPACITY), the client's (429 STREAM_LIMIT), the board's
+   * distinct segments (429 STREAM_SEGMENT_LIMIT) and its read
    * budget (429 RATE_LIMITED: a stream costs STREAM_READ_COST_PER_SHARD reads per shard). Answers what
    * takes the client out when its connection closes. With `segment`, the rows are that segment's.
    */
@@ -106,6 +109,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     open: () => LiveClient,
     segment?: string,
   ): Promise<() => void> {
+    this.checkSegments(board, segment);
     const release = this.reserve(owner);
     try {
       const info = await this.ranking.getBoard(board);
@@ -116,6 +120,8 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
         this.ranking.top(board, window, 0, limit, { segment }),
       ]);
       const listing: LiveListing = { ...this.headOf(top, version, segment), items: top.items };
+      // Again after the reads: other streams may have taken the last segments meanwhile.
+      this.checkSegments(board, segment);
       const client = open();
       client.write(sseFrame('snapshot', version, JSON.stringify(listing)));
       const watch = { board, shards: info.shards, version, window: top.window, segment, limit, untilSec: top.to };
@@ -212,6 +218,14 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.polling;
+  }
+
+  /** 429 STREAM_SEGMENT_LIMIT for a new segment of a board whose streams watch their most (STREAM_MAX_SEGMENTS_PER_BOARD). */
+  private checkSegments(board: string, segment: string | undefined): void {
+    if (segment === undefined) return;
+    const watched = this.watches.segmentsOf(board);
+    if (watched.has(segment) || watched.size < this.maxSegmentsPerBoard) return;
+    throw new DomainError('STREAM_SEGMENT_LIMIT', M.segmentsFull(board, this.maxSegmentsPerBoard));
   }
 
   /** Counts a stream being opened against the instance's and the client's caps; answers its release. */

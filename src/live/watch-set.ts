@@ -111,6 +111,15 @@ export class WatchSet {
     return due;
   }
 
+  /** The distinct segments the board's groups watch. */
+  segmentsOf(board: string): Set<string> {
+    const segments = new Set<string>();
+    for (const group of this.boards.get(board)?.groups.values() ?? []) {
+      if (group.segment !== undefined) segments.add(group.segment);
+    }
+    return segments;
+  }
+
   /** Moves a polled board behind the others. */
   rotate(watched: WatchedBoard): void {
     if (this.boards.get(watched.name) !== watched) return;

@@ -1,6 +1,8 @@
+import { LiveHub } from '../../src/live/live-hub';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { ADMIN, createBoard } from '../support/app';
 import { T0, useSingleNodeApp } from '../support/e2e';
+import { listen, SseReader, waitUntil } from '../support/sse';
 
 /** Ids spread over every shard of a board (by hash), named so that a test can ask for n of them. */
 const ids = (n: number, prefix = 'i') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
@@ -126,5 +128,47 @@ describe('archives are read a page of rows at a time, cut inside Redis (issue 45
     const deep = await http().get('/boards/sharch/archive?window=day&offset=2400&limit=200').expect(422);
     expect(deep.body.code).toBe('REQUEST_TOO_COSTLY');
     expect(deep.body.message).toMatch(/20000 one read may: ask for rows above 2500/);
+  });
+});
+
+describe('the streams of a board watch at most STREAM_MAX_SEGMENTS_PER_BOARD distinct segments (issue 45 row 7)', () => {
+  const { app } = useSingleNodeApp({
+    startMs: T0,
+    env: { STREAM_COALESCE_MS: '60000', STREAM_MAX_SEGMENTS_PER_BOARD: '2' },
+  });
+  const readers: SseReader[] = [];
+  let base = '';
+  const open = async (path: string) => {
+    const reader = await SseReader.open(`${base}${path}`);
+    readers.push(reader);
+    if (reader.response.statusCode === 200) await reader.waitFor(1);
+    else await reader.waitForEnd();
+    return reader;
+  };
+  const answerOf = (reader: SseReader) =>
+    reader.response.statusCode === 200
+      ? [200, 'stream']
+      : [reader.response.statusCode, (JSON.parse(reader.text) as { code: string }).code];
+
+  beforeAll(async () => {
+    base = await listen(app());
+    await createBoard(app(), 'seg', { windows: [{ name: 'h', period: '1h', interval: '1m' }], segments: { max: 100 } });
+  });
+  afterAll(async () => {
+    for (const reader of readers.splice(0)) reader.close();
+    await waitUntil(() => app().get(LiveHub).clients === 0);
+  });
+
+  it('refuses a third segment with 429 STREAM_SEGMENT_LIMIT; a watched segment and the whole board still open', async () => {
+    const a = await open('/boards/seg/stream?segment=a');
+    await open('/boards/seg/stream?segment=b');
+    expect(answerOf(await open('/boards/seg/stream?segment=c'))).toEqual([429, 'STREAM_SEGMENT_LIMIT']);
+    expect(answerOf(await open('/boards/seg/stream?segment=a'))).toEqual([200, 'stream']);
+    expect(answerOf(await open('/boards/seg/stream'))).toEqual([200, 'stream']);
+    // Once no stream watches `a` any more, another segment takes its place.
+    a.close();
+    readers[3].close();
+    await waitUntil(() => app().get(LiveHub).clients === 2);
+    expect(answerOf(await open('/boards/seg/stream?segment=c'))).toEqual([200, 'stream']);
   });
 });
