@@ -288,11 +288,11 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     let example: [string, string] | undefined;
     const worker = async () => {
       while (next < due.length && !this.shedding()) {
-        const watched = due[next++];
+        const { watched, groups } = due[next++];
         this.watches.rotate(watched);
         polled++;
         try {
-          await this.pollBoard(watched);
+          await this.pollBoard(watched, groups);
         } catch (error) {
           // The board or a watched window is gone: its streams end (a reconnect gets the 404 or a fresh snapshot).
           if (error instanceof NotFoundError) {
@@ -308,17 +308,18 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     if (example) this.incidents.note('poll', M.pollsFailed(failed, polled, ...example));
   }
 
-  private async pollBoard(watched: WatchedBoard): Promise<void> {
+  /** Reads the board's change version, then the rows of `groups` (those the tick's budget admits). */
+  private async pollBoard(watched: WatchedBoard, groups: WatchGroup[]): Promise<void> {
     const version = await this.ranking.changeVersion(watched.name);
-    const moved = version !== watched.version;
     watched.version = version;
-    await Promise.all([...watched.groups.values()].map((group) => this.pollGroup(watched, group, version, moved)));
+    await Promise.all(groups.map((group) => this.pollGroup(watched, group, version)));
   }
 
-  private async pollGroup(watched: WatchedBoard, group: WatchGroup, version: number, moved: boolean): Promise<void> {
+  private async pollGroup(watched: WatchedBoard, group: WatchGroup, version: number): Promise<void> {
     // A slot's end (or a calendar period's, in its zone) passed: expiry may have changed the rows, with no write.
-    if (!moved && Math.floor(this.clock.nowMs() / 1000) < group.readUntilSec) return;
+    if (version === group.version && Math.floor(this.clock.nowMs() / 1000) < group.readUntilSec) return;
     const top = await this.ranking.top(watched.name, group.window, 0, group.readRows, { segment: group.segment });
+    group.version = version;
     group.readUntilSec = top.to;
     const head = JSON.stringify(this.headOf(top, version, group.segment));
     for (const view of group.views.values()) {

@@ -172,3 +172,50 @@ describe('the streams of a board watch at most STREAM_MAX_SEGMENTS_PER_BOARD dis
     expect(answerOf(await open('/boards/seg/stream?segment=c'))).toEqual([200, 'stream']);
   });
 });
+
+describe("the poller never reads a board's whole plan past a tick's budget (issue 45 row 7)", () => {
+  const { app, http } = useSingleNodeApp({
+    startMs: T0,
+    env: { STREAM_COALESCE_MS: '60000', STREAM_MAX_SEGMENTS_PER_BOARD: '20' },
+  });
+  const readers: SseReader[] = [];
+  afterAll(async () => {
+    for (const reader of readers.splice(0)) reader.close();
+    await waitUntil(() => app().get(LiveHub).clients === 0);
+  });
+
+  it('reads 3 of 20 segment groups of a 64-shard board a tick (64 x (1 + 3) = 256 commands), all in turn', async () => {
+    const base = await listen(app());
+    const hub = app().get(LiveHub);
+    await createBoard(app(), 'many', {
+      windows: [{ name: 'h', period: '1h', interval: '1m' }],
+      shards: 64,
+      segments: { max: 100 },
+    });
+    const segments = Array.from({ length: 20 }, (_, i) => `s${i}`);
+    for (const segment of segments) {
+      const reader = await SseReader.open(`${base}/boards/many/stream?segment=${segment}`);
+      readers.push(reader);
+      await reader.waitFor(1);
+    }
+    for (let first = 0; first < 20; first += 5) {
+      await http()
+        .post('/boards/many/items/x/increment')
+        .send({ amount: 1, segments: segments.slice(first, first + 5) })
+        .expect(200);
+    }
+    const tops = jest.spyOn(app().get(RankingService), 'top');
+    const perTick: number[] = [];
+    for (let tick = 0; tick < 7; tick++) {
+      tops.mockClear();
+      await hub.tick();
+      perTick.push(tops.mock.calls.length);
+    }
+    tops.mockRestore();
+    expect(perTick).toEqual([3, 3, 3, 3, 3, 3, 2]);
+    await Promise.all(readers.map((reader) => reader.waitFor(2)));
+    expect(readers.map((reader) => reader.named<{ items: unknown[] }>('top')[0].items.length)).toEqual(
+      segments.map(() => 1),
+    );
+  });
+});
