@@ -4,6 +4,7 @@
  * first), `?span=` over 64 shards, and archives of 10 000-row periods. Run: ts-node --transpile-only
  * bench/fanout-reads.ts (FANOUT_ITEMS_PER_SHARD, default 2 000).
  */
+import { execFileSync } from 'node:child_process';
 import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
 import { createRankingGraph } from '../src/ranking/ranking.factory';
@@ -34,6 +35,9 @@ async function drained(admin: Redis): Promise<{ maxMs: number; totalMs: number; 
 
 async function main(): Promise<void> {
   const server = await startPrivateRedis(['--slowlog-log-slower-than', '0', '--slowlog-max-len', '100000']);
+  // Under SCHED_FIFO (root only) the host's other work cannot stall Redis inside a call: the figures are its own.
+  const pid = /process_id:(\d+)/.exec(await server.client.info('server'))?.[1];
+  if (process.env.FANOUT_FIFO === '1' && pid) execFileSync('chrt', ['-f', '-p', '50', pid]);
   const clock = new FakeClock(T0);
   const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '60000', ...readEnv() });
   const redisService = new RedisService(RedisSettings.from(config), clock);
@@ -75,7 +79,7 @@ async function main(): Promise<void> {
         ties,
       });
       await fill(`l${ties}`, SHARDS * PER_SHARD);
-      for (const ids of [1000, ties === 'first' ? 62 : 125]) {
+      for (const ids of [1000, ties === 'first' ? 46 : 93]) {
         const items = Array.from({ length: ids }, (_, i) => `s${i * 97}`);
         await measure(`lookup ${ids} ids, ${SHARDS} shards, ties ${ties}`, () =>
           lookup.lookup({ name: `l${ties}`, items, relative: false, withData: false }),

@@ -109,7 +109,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     open: () => LiveClient,
     segment?: string,
   ): Promise<() => void> {
-    this.checkSegments(board, segment);
+    refuseNewSegment(this.watches, { board, segment }, this.maxSegmentsPerBoard);
     const release = this.reserve(owner);
     try {
       const info = await this.ranking.getBoard(board);
@@ -121,7 +121,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
       ]);
       const listing: LiveListing = { ...this.headOf(top, version, segment), items: top.items };
       // Again after the reads: other streams may have taken the last segments meanwhile.
-      this.checkSegments(board, segment);
+      refuseNewSegment(this.watches, { board, segment }, this.maxSegmentsPerBoard);
       const client = open();
       client.write(sseFrame('snapshot', version, JSON.stringify(listing)));
       const watch = { board, shards: info.shards, version, window: top.window, segment, limit, untilSec: top.to };
@@ -220,14 +220,6 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     await this.polling;
   }
 
-  /** 429 STREAM_SEGMENT_LIMIT for a new segment of a board whose streams watch their most (STREAM_MAX_SEGMENTS_PER_BOARD). */
-  private checkSegments(board: string, segment: string | undefined): void {
-    if (segment === undefined) return;
-    const watched = this.watches.segmentsOf(board);
-    if (watched.has(segment) || watched.size < this.maxSegmentsPerBoard) return;
-    throw new DomainError('STREAM_SEGMENT_LIMIT', M.segmentsFull(board, this.maxSegmentsPerBoard));
-  }
-
   /** Counts a stream being opened against the instance's and the client's caps; answers its release. */
   private reserve(owner: string): () => void {
     if (this.held >= this.maxStreams) throw new DomainError('STREAM_CAPACITY', M.instanceFull(this.maxStreams));
@@ -308,7 +300,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     if (example) this.incidents.note('poll', M.pollsFailed(failed, polled, ...example));
   }
 
-  /** Reads the board's change version, then the rows of `groups` (those the tick's budget admits). */
+  /** The board's change version, then the rows of `groups` (those the tick's budget admits). */
   private async pollBoard(watched: WatchedBoard, groups: WatchGroup[]): Promise<void> {
     const version = await this.ranking.changeVersion(watched.name);
     watched.version = version;
@@ -352,4 +344,10 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     this.pollTimer = undefined;
     this.heartbeatTimer = undefined;
   }
+}
+
+/** 429 STREAM_SEGMENT_LIMIT for a new segment of a board whose streams watch their most (STREAM_MAX_SEGMENTS_PER_BOARD). */
+function refuseNewSegment(watches: WatchSet, stream: { board: string; segment?: string }, most: number): void {
+  if (watches.admitsSegment(stream.board, stream.segment, most)) return;
+  throw new DomainError('STREAM_SEGMENT_LIMIT', M.segmentsFull(stream.board, most));
 }

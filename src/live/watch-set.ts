@@ -135,13 +135,15 @@ export class WatchSet {
     return due;
   }
 
-  /** The distinct segments the board's groups watch. */
-  segmentsOf(board: string): Set<string> {
+  /** Whether a stream of `segment` (undefined: the board's) keeps the board within `most` distinct segments. */
+  admitsSegment(board: string, segment: string | undefined, most: number): boolean {
+    if (segment === undefined) return true;
     const segments = new Set<string>();
     for (const group of this.boards.get(board)?.groups.values() ?? []) {
+      if (group.segment === segment) return true;
       if (group.segment !== undefined) segments.add(group.segment);
     }
-    return segments;
+    return segments.size < most;
   }
 
   /** Moves a polled board behind the others. */
