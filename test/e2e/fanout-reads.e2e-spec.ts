@@ -41,9 +41,7 @@ describe('a lookup is charged by its cost and capped per request (issue 45 row 5
     const byScore = new Map<number, number>();
     for (let i = 0; i < 100; i++) byScore.set(1 + (i % 7), (byScore.get(1 + (i % 7)) ?? 0) + 1);
     const rankOf = (score: number) => 1 + [...byScore].filter(([s]) => s > score).reduce((sum, [, n]) => sum + n, 0);
-    expect(res.body.items.map((row: { rank: number }) => row.rank)).toEqual(
-      ids(90).map((_, i) => rankOf(1 + (i % 7))),
-    );
+    expect(res.body.items.map((row: { rank: number }) => row.rank)).toEqual(ids(90).map((_, i) => rankOf(1 + (i % 7))));
   });
 
   it('refuses a lookup past 6 000 counts with 422 REQUEST_TOO_COSTLY naming the most ids, charging nothing', async () => {
