@@ -52,6 +52,20 @@ describe('a lookup is charged by its cost and capped per request (issue 45 row 5
     // relative ranks on a "ties": "shared" board count nothing across shards: 1 000 ids are 5 reads.
     await lookup({ items: ids(1000), relative: true }).expect(200);
   });
+
+  it('weighs a count of a `ties: first` board 3 times: 32 ids on 64 shards are refused, 31 answered', async () => {
+    const board = { windows: [{ name: 'h', period: '1h', interval: '1m' }], shards: 64, ties: 'first' };
+    await createBoard(app(), 'strict', board);
+    const refused = await http()
+      .post('/boards/strict/lookup')
+      .send({ items: ids(32) })
+      .expect(422);
+    expect(refused.body.message).toMatch(/at most 31 ids/);
+    await http()
+      .post('/boards/strict/lookup')
+      .send({ items: ids(31) })
+      .expect(200);
+  });
 });
 
 describe('archives are read a page of rows at a time, cut inside Redis (issue 45 row 4)', () => {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError, RequestTooCostlyError } from '../../common/errors';
 import { PreparedBoard } from '../core/board';
-import { LOOKUP_COUNTS_PER_REQUEST } from '../core/ranking.limits';
+import { LOOKUP_COUNTS_PER_REQUEST, LOOKUP_TIES_FIRST_WEIGHT } from '../core/ranking.limits';
 import { RankedSources } from '../boards/ranked-sources';
 import { figures, WindowFigures } from '../core/answers';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
@@ -27,11 +27,11 @@ export interface LookupRequest {
 /**
  * What a lookup costs Redis, in counts: each id is read on its shard; for board ranks on a sharded
  * board every shard counts the items above each id's score (ids x shards); a `ties: first` board
- * counts tie marks too (twice the work).
+ * counts tie marks too (LOOKUP_TIES_FIRST_WEIGHT times the work).
  */
 export function lookupCounts(board: PreparedBoard, ids: number, boardRanks: boolean): number {
   const shards = boardRanks ? board.shards.length : 1;
-  return ids * shards * (board.config.ties === 'first' ? 2 : 1);
+  return ids * shards * (board.config.ties === 'first' ? LOOKUP_TIES_FIRST_WEIGHT : 1);
 }
 
 /** 422 REQUEST_TOO_COSTLY past LOOKUP_COUNTS_PER_REQUEST, naming the most ids this board takes. */
