@@ -60,9 +60,12 @@ async function main(): Promise<void> {
       }
     }
   };
-  /** `total` items s0.. (amounts shifted by `offset`), 16 batches of 1 000 in flight. */
-  const fill = async (board: string, total: number, offset = 0) => {
-    const entries = Array.from({ length: total }, (_, n) => ({ item: `s${n}`, amount: 1 + ((n + offset) % 50_000) }));
+  /** `total` items <prefix>0.. (amounts shifted by `offset`), 16 batches of 1 000 in flight. */
+  const fill = async (board: string, total: number, offset = 0, prefix = 's') => {
+    const entries = Array.from({ length: total }, (_, n) => ({
+      item: `${prefix}${n}`,
+      amount: 1 + ((n + offset) % 50_000),
+    }));
     for (let first = 0; first < total; first += 16_000) {
       const batches = Array.from({ length: 16 }, (_, b) => entries.slice(first + b * 1000, first + (b + 1) * 1000));
       await Promise.all(
@@ -93,7 +96,7 @@ async function main(): Promise<void> {
     // the old per-shard bound of 4 000), 23 ~3 900 over all 64 shards (just under the bound now).
     const perHour = Number(process.env.FANOUT_SPAN_ITEMS_PER_HOUR ?? 23);
     for (let h = 0; h < 168; h++) {
-      await fill('sp', perHour, h);
+      await fill('sp', perHour, h, `h${h}-`); // new items each hour: spread over the shards
       clock.advanceMs(3_600_000);
     }
     await measure(`top span=168h, ${SHARDS} shards, ${perHour} items an hour`, () =>
