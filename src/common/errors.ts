@@ -134,13 +134,18 @@ export const ERROR_CODES = {
     status: 422,
     applied: 'no',
     retry:
-      'no: one call would hold Redis past WRITE_COST_PER_CALL; send fewer entries per batch (the message says how many)',
+      "no: the request would hold Redis past its bound (WRITE_COST_PER_CALL, or a read's per-request cost); send what the message says fits",
   },
   RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
   STREAM_LIMIT: {
     status: 429,
     applied: 'no',
     retry: 'after closing another stream: this client (API key, else address) holds its most live streams',
+  },
+  STREAM_SEGMENT_LIMIT: {
+    status: 429,
+    applied: 'no',
+    retry: "later: this board's streams watch their most segments here; watch one of those, or the whole board",
   },
   QUOTA_EXCEEDED: {
     status: 429,
@@ -292,7 +297,7 @@ export class SpanTooCostlyError extends DomainError {
   }
 }
 
-/** A write whose call on some shard would weigh more than WRITE_COST_PER_CALL: refused before anything is applied. */
+/** A request whose Redis work would pass its bound (a write call past WRITE_COST_PER_CALL, a read past its per-request cost), named in the message: nothing is read or applied. */
 export class RequestTooCostlyError extends DomainError {
   constructor(message: string) {
     super('REQUEST_TOO_COSTLY', message);

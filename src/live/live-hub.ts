@@ -59,6 +59,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   private readonly coalesceMs: number;
   private readonly maxStreams: number;
   private readonly maxPerClient: number;
+  private readonly maxSegmentsPerBoard: number;
   private readonly lifetimeMs: number;
   private readonly idleMs: number;
   private readonly shedAtPending: number;
@@ -81,6 +82,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     // Streams never take more than half the connections: probes and ordinary requests always get one.
     this.maxStreams = Math.max(1, Math.min(config.STREAM_MAX_STREAMS, Math.floor(config.HTTP_MAX_CONNECTIONS / 2)));
     this.maxPerClient = config.STREAM_MAX_PER_CLIENT;
+    this.maxSegmentsPerBoard = config.STREAM_MAX_SEGMENTS_PER_BOARD;
     this.lifetimeMs = config.STREAM_MAX_LIFETIME_MS;
     this.idleMs = config.STREAM_IDLE_TIMEOUT_MS;
     this.shedAtPending = Math.max(1, Math.floor(config.REDIS_MAX_PENDING_COMMANDS * STREAM_POLL_SHED_SHARE));
@@ -94,7 +96,8 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   /**
    * Reads the window's rows (404 for an unknown board or window: nothing is subscribed then) and
    * answers them as the client's first event, then adds the client to its board's watch. Refused
-   * beyond the instance's streams (503 STREAM_CAPACITY), the client's (429 STREAM_LIMIT) and its read
+   * beyond the instance's streams (503 STREAM_CAPACITY), the client's (429 STREAM_LIMIT), the board's
+   * distinct segments (429 STREAM_SEGMENT_LIMIT) and its read
    * budget (429 RATE_LIMITED: a stream costs STREAM_READ_COST_PER_SHARD reads per shard). Answers what
    * takes the client out when its connection closes. With `segment`, the rows are that segment's.
    */
@@ -106,6 +109,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     open: () => LiveClient,
     segment?: string,
   ): Promise<() => void> {
+    refuseNewSegment(this.watches, { board, segment }, this.maxSegmentsPerBoard);
     const release = this.reserve(owner);
     try {
       const info = await this.ranking.getBoard(board);
@@ -116,6 +120,8 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
         this.ranking.top(board, window, 0, limit, { segment }),
       ]);
       const listing: LiveListing = { ...this.headOf(top, version, segment), items: top.items };
+      // Again after the reads: other streams may have taken the last segments meanwhile.
+      refuseNewSegment(this.watches, { board, segment }, this.maxSegmentsPerBoard);
       const client = open();
       client.write(sseFrame('snapshot', version, JSON.stringify(listing)));
       const watch = { board, shards: info.shards, version, window: top.window, segment, limit, untilSec: top.to };
@@ -274,11 +280,11 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     let example: [string, string] | undefined;
     const worker = async () => {
       while (next < due.length && !this.shedding()) {
-        const watched = due[next++];
+        const { watched, groups } = due[next++];
         this.watches.rotate(watched);
         polled++;
         try {
-          await this.pollBoard(watched);
+          await this.pollBoard(watched, groups);
         } catch (error) {
           // The board or a watched window is gone: its streams end (a reconnect gets the 404 or a fresh snapshot).
           if (error instanceof NotFoundError) {
@@ -294,17 +300,18 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     if (example) this.incidents.note('poll', M.pollsFailed(failed, polled, ...example));
   }
 
-  private async pollBoard(watched: WatchedBoard): Promise<void> {
+  /** The board's change version, then the rows of `groups` (those the tick's budget admits). */
+  private async pollBoard(watched: WatchedBoard, groups: WatchGroup[]): Promise<void> {
     const version = await this.ranking.changeVersion(watched.name);
-    const moved = version !== watched.version;
     watched.version = version;
-    await Promise.all([...watched.groups.values()].map((group) => this.pollGroup(watched, group, version, moved)));
+    await Promise.all(groups.map((group) => this.pollGroup(watched, group, version)));
   }
 
-  private async pollGroup(watched: WatchedBoard, group: WatchGroup, version: number, moved: boolean): Promise<void> {
+  private async pollGroup(watched: WatchedBoard, group: WatchGroup, version: number): Promise<void> {
     // A slot's end (or a calendar period's, in its zone) passed: expiry may have changed the rows, with no write.
-    if (!moved && Math.floor(this.clock.nowMs() / 1000) < group.readUntilSec) return;
+    if (version === group.version && Math.floor(this.clock.nowMs() / 1000) < group.readUntilSec) return;
     const top = await this.ranking.top(watched.name, group.window, 0, group.readRows, { segment: group.segment });
+    group.version = version;
     group.readUntilSec = top.to;
     const head = JSON.stringify(this.headOf(top, version, group.segment));
     for (const view of group.views.values()) {
@@ -337,4 +344,10 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     this.pollTimer = undefined;
     this.heartbeatTimer = undefined;
   }
+}
+
+/** 429 STREAM_SEGMENT_LIMIT for a new segment of a board whose streams watch their most (STREAM_MAX_SEGMENTS_PER_BOARD). */
+function refuseNewSegment(watches: WatchSet, stream: { board: string; segment?: string }, most: number): void {
+  if (watches.admitsSegment(stream.board, stream.segment, most)) return;
+  throw new DomainError('STREAM_SEGMENT_LIMIT', M.segmentsFull(stream.board, most));
 }

@@ -37,7 +37,7 @@ export class LiveController {
   @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
   @ErrorResponse(
     429,
-    'STREAM_LIMIT: this client (API key, else address) holds STREAM_MAX_PER_CLIENT streams; RATE_LIMITED: the read budget lacks the cost of a stream',
+    "STREAM_LIMIT: this client (API key, else address) holds STREAM_MAX_PER_CLIENT streams; STREAM_SEGMENT_LIMIT: the board's streams watch STREAM_MAX_SEGMENTS_PER_BOARD distinct segments; RATE_LIMITED: the read budget lacks the cost of a stream",
   )
   @ErrorResponse(503, 'STREAM_CAPACITY: this instance serves its most streams; REDIS_UNAVAILABLE, REDIS_BUSY')
   async stream(

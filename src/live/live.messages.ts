@@ -3,6 +3,8 @@ export const LIVE_MESSAGES = {
   instanceFull: (max: number) =>
     `this instance serves its most live streams (${max}); try again later or on another instance`,
   clientFull: (max: number) => `this client (API key, else address) holds its most live streams (${max}); close one`,
+  segmentsFull: (board: string, max: number) =>
+    `the live streams of board "${board}" on this instance watch their most distinct segments (${max}): watch one of those, or the whole board`,
   pollsFailed: (failed: number, polled: number, board: string, reason: string) =>
     `${failed} of ${polled} live board polls failed (e.g. "${board}": ${reason})`,
   pollsShed: (pending: number) =>

@@ -20,6 +20,14 @@ export class LiveSettings {
   @IntSetting(1, 1_000_000)
   STREAM_MAX_PER_CLIENT = 32;
 
+  /**
+   * Most distinct segments the streams of one board watch on one instance (429 STREAM_SEGMENT_LIMIT for
+   * a stream of another): each watched segment is a top read over every shard at each change, so
+   * streams on thousands of segments would turn every write into thousands of reads.
+   */
+  @IntSetting(1, 10_000)
+  STREAM_MAX_SEGMENTS_PER_BOARD = 16;
+
   /** A live stream ends this long after it opened; the client reconnects with a fresh snapshot. */
   @IntSetting(10_000, 86_400_000)
   STREAM_MAX_LIFETIME_MS = 1_800_000;

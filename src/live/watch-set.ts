@@ -23,6 +23,8 @@ export interface RowView {
 
 /** The clients of one board watching one window (of one segment) within one row bucket: one read per poll serves them all. */
 export interface WatchGroup {
+  /** Its key in its board's groups (window, segment, row bucket). */
+  readonly key: string;
   readonly window: string;
   /** The segment whose rows it reads (undefined: the board's). */
   readonly segment?: string;
@@ -33,7 +35,15 @@ export interface WatchGroup {
    * window's period. Past it the rows may change without a write (a slot expires, a period resets).
    */
   readUntilSec: number;
+  /** The board's change version its rows were last read (or sent) at: a poll tick may read some groups only. */
+  version: number;
   readonly views: Map<number, RowView>;
+}
+
+/** What one poll tick reads of a board: all its groups, or the next of them in turn when they pass the tick's budget. */
+export interface DueBoard {
+  readonly watched: WatchedBoard;
+  readonly groups: WatchGroup[];
 }
 
 export interface WatchedBoard {
@@ -77,6 +87,8 @@ export class WatchSet {
     const readRows = readRowsOf(watch.limit);
     const key = `${watch.window}\x1f${watch.segment ?? ''}\x1f${readRows}`;
     const group = watched.groups.get(key) ?? {
+      key,
+      version: watch.version,
       window: watch.window,
       segment: watch.segment,
       readRows,
@@ -97,18 +109,41 @@ export class WatchSet {
 
   /**
    * The boards next in turn whose planned commands (shards x (1 + groups): the version read, then a
-   * top read per group) fit in `budget`; always at least one.
+   * top read per group) fit in `budget`. A first board whose plan alone passes it is read in part:
+   * the next of its groups in turn that fit (at least one), which move behind its others.
    */
-  due(budget: number): WatchedBoard[] {
-    const due: WatchedBoard[] = [];
+  due(budget: number): DueBoard[] {
+    const due: DueBoard[] = [];
     let planned = 0;
     for (const watched of this.boards.values()) {
       const cost = watched.shards * (1 + watched.groups.size);
       if (due.length > 0 && planned + cost > budget) break;
-      due.push(watched);
-      planned += cost;
+      if (cost <= budget) {
+        due.push({ watched, groups: [...watched.groups.values()] });
+        planned += cost;
+        continue;
+      }
+      const fit = Math.max(1, Math.floor(budget / watched.shards) - 1);
+      const groups = [...watched.groups.values()].slice(0, fit);
+      for (const group of groups) {
+        watched.groups.delete(group.key);
+        watched.groups.set(group.key, group);
+      }
+      due.push({ watched, groups });
+      break;
     }
     return due;
+  }
+
+  /** Whether a stream of `segment` (undefined: the board's) keeps the board within `most` distinct segments. */
+  admitsSegment(board: string, segment: string | undefined, most: number): boolean {
+    if (segment === undefined) return true;
+    const segments = new Set<string>();
+    for (const group of this.boards.get(board)?.groups.values() ?? []) {
+      if (group.segment === segment) return true;
+      if (group.segment !== undefined) segments.add(group.segment);
+    }
+    return segments.size < most;
   }
 
   /** Moves a polled board behind the others. */

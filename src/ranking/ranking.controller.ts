@@ -34,6 +34,7 @@ import {
   DEFAULT_RADIUS_ITEMS,
   DEFAULT_TOP_ITEMS,
   MAX_SHARDED_DEPTH_ITEMS,
+  ARCHIVE_ROWS_PER_READ,
 } from './core/ranking.limits';
 import { AroundDataQuery, ItemDataQuery, TopDataQuery } from './dto/lookup.dto';
 import { ItemDataService } from './items/items.service';
@@ -310,6 +311,10 @@ export class RankingController {
     ArchiveResultDto,
   )
   @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive, or none of the period holding `at`')
+  @ErrorResponse(
+    422,
+    `REQUEST_TOO_COSTLY: on a sharded board, (offset + limit) x shards past ${ARCHIVE_ROWS_PER_READ} rows`,
+  )
   @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
   archive(@Param() params: BoardParams, @Query() query: ArchiveQuery): Promise<ArchiveResultDto> {
     const page = { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_TOP_ITEMS };
@@ -319,7 +324,7 @@ export class RankingController {
   @Get('boards/:board/archives')
   @WindowRead(
     "A calendar window's kept archives",
-    'Closed periods with their final standings, newest first, a page at a time (`nextCursor`).',
+    `Closed periods with their final standings, newest first, a page at a time (\`nextCursor\`). Rows are cut inside Redis: a page answers at most ${ARCHIVE_ROWS_PER_READ} rows read over all shards, so it may hold fewer periods than \`limit\`, or (\`items\`, or a sharded board) fewer rows of each: \`nextOffset\` then reads on with GET /boards/:board/archive.`,
     ArchivesResultDto,
   )
   @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive')
@@ -331,6 +336,7 @@ export class RankingController {
       query.limit ?? DEFAULT_ARCHIVE_PAGE,
       query.cursor,
       query.segment,
+      { perPeriod: query.items },
     );
   }
 

@@ -297,15 +297,16 @@ export class RankingService {
     return this.calendars.archive(name, windowName, atSec, page, segment);
   }
 
-  /** A calendar window's kept archives, newest first, a page at a time. */
+  /** A calendar window's kept archives, newest first, a page at a time (`rows.perPeriod` of each: default all). */
   archives(
     name: string,
     windowName: string | undefined,
     limit: number,
     cursor: number | undefined,
     segment?: string,
+    rows: { perPeriod?: number } = {},
   ): Promise<ArchivesPage> {
-    return this.calendars.archives(name, windowName, limit, cursor, segment);
+    return this.calendars.archives(name, windowName, limit, cursor, segment, rows);
   }
 
   /** An item's rank and score in every kept snapshot from `fromSec` to `toSec`, a page at a time. */

@@ -64,6 +64,7 @@ describe('calendar windows and archives over HTTP', () => {
         { rank: 1, item: 'b', score: 5 },
         { rank: 2, item: 'a', score: 3 },
       ],
+      nextOffset: null,
     });
     const paged = await http().get('/boards/cal/archive?window=day&limit=1&offset=1').expect(200);
     expect(paged.body.items).toEqual([{ rank: 2, item: 'a', score: 3 }]);
@@ -72,7 +73,9 @@ describe('calendar windows and archives over HTTP', () => {
       .expect(404);
     const archives = await http().get('/boards/cal/archives?window=day').expect(200);
     expect(archives.body).toMatchObject({ board: 'cal', window: 'day', nextCursor: null });
-    expect(archives.body.periods).toEqual([{ from: SAT_START, to: SUN_START, items: archive.body.items }]);
+    expect(archives.body.periods).toEqual([
+      { from: SAT_START, to: SUN_START, items: archive.body.items, nextOffset: null },
+    ]);
   });
 
   it('refuses what a calendar window cannot be, naming it', async () => {

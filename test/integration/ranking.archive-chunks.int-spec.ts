@@ -104,6 +104,7 @@ describe.each(TOPOLOGIES)('a calendar archive taken in chunks by two instances (
           from: (DAY_ONE_MS + DAY_MS) / 1000 - 86_400,
           to: (DAY_ONE_MS + DAY_MS) / 1000,
           items: expectedArchive(scores),
+          nextOffset: null,
         },
       ]);
       const again = await other.archive(name, 'day', undefined, { offset: 0, limit: TOP });

@@ -44,6 +44,7 @@ describe('a calendar window at its period end, with nobody reading (single)', ()
           { rank: 2, item: `i${ITEMS - 2}`, score: ITEMS - 1 },
           { rank: 3, item: `i${ITEMS - 3}`, score: ITEMS - 2 },
         ],
+        nextOffset: null,
       },
     ]);
     const top = await setup.ranking.top('feb', 'month', 0, 10);
@@ -78,11 +79,13 @@ describe('archives of a sharded calendar window (single)', () => {
         from: (FIRST_DAY_MS + 2 * DAY_MS) / 1000,
         to: (FIRST_DAY_MS + 3 * DAY_MS) / 1000,
         items: [{ rank: 1, item: 'steady', score: 3 }],
+        nextOffset: null,
       },
       {
         from: (FIRST_DAY_MS + DAY_MS) / 1000,
         to: (FIRST_DAY_MS + 2 * DAY_MS) / 1000,
         items: [{ rank: 1, item: 'steady', score: 2 }],
+        nextOffset: null,
       },
     ]);
     const byCursor = await setup.ranking.archives('shardedDays', 'day', 1, page.periods[1].from);

@@ -1,21 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidInputError, NotFoundError, WindowDrainingError } from '../../common/errors';
+import { InvalidInputError, NotFoundError, RequestTooCostlyError, WindowDrainingError } from '../../common/errors';
 import { RankedSources } from '../boards/ranked-sources';
 import { PreparedBoard } from '../core/board';
 import { CalendarSpec, periodAt } from '../core/calendar-math';
-import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
+import { ARCHIVE_ROWS_PER_READ, MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ListedItem } from '../core/ranking.types';
 import { rankRows } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
-import type { StoredSnapshot } from '../history/history.functions';
-import { ArchivesStore } from './archives.store';
+import type { ArchivePage } from './calendar.functions';
+import { ArchivesAsk, ArchivesStore } from './archives.store';
 
 /** One closed period's final standings. */
 export interface ArchivedPeriod {
   from: number;
   to: number;
   items: ListedItem[];
+  /** The `offset` (GET /boards/:board/archive) of the period's rows after these; null when none follow. */
+  nextOffset: number | null;
 }
 
 export interface ArchiveAnswer extends ArchivedPeriod {
@@ -62,14 +64,19 @@ export class ArchivesService {
       windowName,
       async (board, window, nowMs) => {
         const calendar = calendarOf(name, window);
-        const { archives, draining } = await this.kept(board, window, nowMs, atSec, 1);
+        const rowsRead = board.sharded ? board.shards.length * (page.offset + page.limit) : page.limit;
+        if (rowsRead > ARCHIVE_ROWS_PER_READ) {
+          const end = page.offset + page.limit;
+          throw new RequestTooCostlyError(M.archiveTooDeep(board.shards.length, end, ARCHIVE_ROWS_PER_READ));
+        }
+        const rows = { skip: page.offset, most: page.limit };
+        const { archives, draining } = await this.kept(board, window, nowMs, { latestSec: atSec, most: 1, rows });
         if (draining) return DRAINING;
-        const period = archives[0] && periodOf(calendar, archives[0]);
+        const period = archives[0] && periodOf(calendar, archives[0], rows);
         if (!period || (atSec !== undefined && atSec >= period.to)) {
           throw new NotFoundError('ARCHIVE_NOT_FOUND', M.noArchive(name, window.name, atSec));
         }
-        const items = period.items.slice(page.offset, page.offset + page.limit);
-        return { board: name, window: window.name, timeZone: calendar.timeZone, ...period, items };
+        return { board: name, window: window.name, timeZone: calendar.timeZone, ...period };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.notCalendar(name, view.name))),
       segment,
@@ -77,13 +84,19 @@ export class ArchivesService {
     return settled(name, answer);
   }
 
-  /** Kept periods newest first, `limit` per page; `cursor`: the nextCursor of the page before (drains as `archive`). */
+  /**
+   * Kept periods newest first, at most `limit` per page and `rows.perPeriod` rows of each (default: all
+   * the archive keeps); `cursor`: the nextCursor of the page before (drains as `archive`). The rows all
+   * shards answer stay within ARCHIVE_ROWS_PER_READ: a page then holds fewer periods (nextCursor goes
+   * on), or fewer rows of each (nextOffset: read the rest with `archive`).
+   */
   async archives(
     name: string,
     windowName: string | undefined,
     limit: number,
     cursor: number | undefined,
     segment?: string,
+    rows: { perPeriod?: number } = {},
   ): Promise<ArchivesPage> {
     const answer = await this.sources.read<ArchivesPage | typeof DRAINING>(
       name,
@@ -91,10 +104,11 @@ export class ArchivesService {
       async (board, window, nowMs) => {
         const calendar = calendarOf(name, window);
         const latestSec = cursor === undefined ? undefined : cursor - 1;
-        const { archives, draining } = await this.kept(board, window, nowMs, latestSec, limit);
+        const ask = { latestSec, ...archivesPageSize(board, window, limit, rows.perPeriod) };
+        const { archives, draining } = await this.kept(board, window, nowMs, ask);
         if (draining) return DRAINING;
-        const periods = archives.map((archive) => periodOf(calendar, archive));
-        const nextCursor = periods.length === limit ? periods[periods.length - 1].from : null;
+        const periods = archives.map((archive) => periodOf(calendar, archive, ask.rows));
+        const nextCursor = periods.length === ask.most ? periods[periods.length - 1].from : null;
         return { board: name, window: window.name, timeZone: calendar.timeZone, periods, nextCursor };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.notCalendar(name, view.name))),
@@ -104,14 +118,8 @@ export class ArchivesService {
   }
 
   /** The stored archives; 404 ARCHIVE_NOT_FOUND when the window keeps none. */
-  private async kept(
-    board: PreparedBoard,
-    window: WindowConfig,
-    nowMs: number,
-    latestSec: number | undefined,
-    most: number,
-  ) {
-    const found = await this.store.archives(board, window, nowMs, latestSec, most);
+  private async kept(board: PreparedBoard, window: WindowConfig, nowMs: number, ask: ArchivesAsk) {
+    const found = await this.store.archives(board, window, nowMs, ask);
     if (!found.keeps) throw new NotFoundError('ARCHIVE_NOT_FOUND', M.keepsNoArchive(board.config.name, window.name));
     return found;
   }
@@ -128,8 +136,33 @@ function calendarOf(board: string, window: WindowConfig): CalendarSpec {
   return window.calendar;
 }
 
-/** An archive (kept under its period's start) with its period's end from the zone's rules. */
-function periodOf(calendar: CalendarSpec, archive: StoredSnapshot): ArchivedPeriod {
+/**
+ * Periods and rows of each of an archives page: all the archive keeps (or `perPeriod`) of up to `limit`
+ * periods, with fewer periods, then fewer rows, when all shards would answer more than
+ * ARCHIVE_ROWS_PER_READ rows.
+ */
+function archivesPageSize(
+  board: PreparedBoard,
+  window: WindowConfig,
+  limit: number,
+  perPeriod: number | undefined,
+): Omit<ArchivesAsk, 'latestSec'> {
+  const shards = board.shards.length;
+  const kept = window.snapshots?.top ?? ARCHIVE_ROWS_PER_READ;
+  const rowsEach = Math.max(1, Math.min(perPeriod ?? kept, kept, Math.floor(ARCHIVE_ROWS_PER_READ / shards)));
+  const most = Math.min(limit, Math.max(1, Math.floor(ARCHIVE_ROWS_PER_READ / (shards * rowsEach))));
+  return { most, rows: { skip: 0, most: rowsEach } };
+}
+
+/**
+ * An archive page (kept under its period's start) with its period's end from the zone's rules: its
+ * rows ranked (competition ranks from the rows ahead of the first), those of `rows` answered.
+ */
+function periodOf(calendar: CalendarSpec, archive: ArchivePage, rows: ArchivesAsk['rows']): ArchivedPeriod {
   const { startMs, endMs } = periodAt(calendar, archive.atSec * 1000);
-  return { from: startMs / 1000, to: endMs / 1000, items: rankRows(archive.rows, 0, 0) };
+  const first = rows.skip - archive.skipped;
+  const items = rankRows(archive.rows, archive.skipped, archive.ahead).slice(first, first + rows.most);
+  const more = archive.more || archive.rows.length > first + rows.most;
+  const nextOffset = more ? rows.skip + items.length : null;
+  return { from: startMs / 1000, to: endMs / 1000, items, nextOffset };
 }

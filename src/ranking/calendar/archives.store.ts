@@ -6,12 +6,19 @@ import type { ScoredItem } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import { mergeListings } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
-import type { StoredSnapshot } from '../history/history.functions';
 import { ARCHIVES_PER_CUT_READ } from '../core/ranking.limits';
 import { RANKING } from '../ranking.functions';
 import { RankingSettings } from '../core/ranking.settings';
+import type { ArchivePage, ArchiveReadReply, ArchiveRows } from './calendar.functions';
 
 const S = RANKING.functions;
+
+/** Which archives a read asks for: up to `most` periods starting at or before `latestSec`, `rows` of each. */
+export interface ArchivesAsk {
+  latestSec: number | undefined;
+  most: number;
+  rows: ArchiveRows;
+}
 
 /** Calendar windows' archives as stored, merged over a sharded board's shards. */
 @Injectable()
@@ -37,7 +44,11 @@ export class ArchivesStore {
     const top = window.snapshots?.top;
     if (!board.sharded || top === undefined || !window.calendar) return;
     for (let latestSec: number | undefined = undefined; ;) {
-      const page = await this.archives(board, window, nowMs, latestSec, ARCHIVES_PER_CUT_READ);
+      const page = await this.archives(board, window, nowMs, {
+        latestSec,
+        most: ARCHIVES_PER_CUT_READ,
+        rows: { skip: 0, most: top },
+      });
       if (page.draining || page.archives.length === 0) return;
       for (const archive of page.archives) {
         const last = archive.rows[top - 1];
@@ -56,28 +67,31 @@ export class ArchivesStore {
 
   /**
    * Up to `most` archives of periods starting at or before `latestSec` (undefined: the newest), newest
-   * first. Each shard keeps its own top rows of a period, so the board's top rows are among their
-   * union; a shard's newest `most` periods hold every one of the board's newest `most` it has. Each
-   * shard keeps the newest `keep` periods it scored in, so one that scored in none of the last few
-   * still holds older periods, whose other shards' rows are gone: only the newest `keep` periods of
-   * all shards are the board's. While a shard is still taking an archive (in chunks, archive_lib.lua)
-   * the answer is `draining` and lists nothing.
+   * first, each a page of rows cut inside Redis (archive_read.lua). Each shard keeps its own top rows of
+   * a period, so the board's top rows are among their union: on a sharded board every shard answers
+   * its rows from the top (`skip` + `most` of them) and the page is cut here. A shard's newest `most`
+   * periods hold every one of the board's newest `most` it has. Each shard keeps the newest `keep`
+   * periods it scored in, so one that scored in none of the last few still holds older periods, whose
+   * other shards' rows are gone: only the newest `keep` periods of all shards are the board's. While a
+   * shard is still taking an archive (in chunks, archive_lib.lua) the answer is `draining` and lists
+   * nothing.
    */
   async archives(
     board: PreparedBoard,
     window: WindowConfig,
     nowMs: number,
-    latestSec: number | undefined,
-    most: number,
-  ): Promise<{ keeps: boolean; draining: boolean; archives: StoredSnapshot[] }> {
+    ask: ArchivesAsk,
+  ): Promise<{ keeps: boolean; draining: boolean; archives: ArchivePage[] }> {
+    const rows = board.sharded ? { skip: 0, most: ask.rows.skip + ask.rows.most } : ask.rows;
     const replies = await Promise.all(
       board.shards.map((shard) =>
         guard(
           this.functions.call(S.archiveRead, {
             ...boardCall(board, shard, nowMs, this.budgetFields),
             window,
-            latestSec,
-            most,
+            latestSec: ask.latestSec,
+            most: ask.most,
+            rows,
           }),
         ),
       ),
@@ -85,22 +99,30 @@ export class ArchivesStore {
     if (!replies.some((reply) => reply.keeps)) return { keeps: false, draining: false, archives: [] };
     // A shard still taking an archive lists its period later: the read is sent again (RankedSources).
     if (replies.some((reply) => reply.draining)) return { keeps: true, draining: true, archives: [] };
-    const byStart = new Map<number, ScoredItem[][]>();
-    for (const { archives } of replies) {
-      for (const archive of archives) byStart.set(archive.atSec, [...(byStart.get(archive.atSec) ?? []), archive.rows]);
-    }
-    const boardKept = new Set(
-      [...new Set(replies.flatMap((reply) => reply.kept))].sort((a, b) => b - a).slice(0, window.snapshots?.keep),
-    );
-    const starts = [...byStart.keys()]
-      .filter((start) => boardKept.has(start))
-      .sort((a, b) => b - a)
-      .slice(0, most);
-    const top = window.snapshots?.top;
-    return {
-      keeps: true,
-      draining: false,
-      archives: starts.map((atSec) => ({ atSec, rows: mergeListings(byStart.get(atSec) ?? []).slice(0, top) })),
-    };
+    if (!board.sharded) return { keeps: true, draining: false, archives: replies[0].archives };
+    return { keeps: true, draining: false, archives: mergedPages(replies, window, ask) };
   }
+}
+
+/** The board's pages of a sharded board's archives: each period's shard pages merged, cut to `rows`. */
+function mergedPages(replies: ArchiveReadReply[], window: WindowConfig, ask: ArchivesAsk): ArchivePage[] {
+  const byStart = new Map<number, ArchivePage[]>();
+  for (const { archives } of replies) {
+    for (const archive of archives) byStart.set(archive.atSec, [...(byStart.get(archive.atSec) ?? []), archive]);
+  }
+  const boardKept = new Set(
+    [...new Set(replies.flatMap((reply) => reply.kept))].sort((a, b) => b - a).slice(0, window.snapshots?.keep),
+  );
+  const starts = [...byStart.keys()]
+    .filter((start) => boardKept.has(start))
+    .sort((a, b) => b - a)
+    .slice(0, ask.most);
+  const top = window.snapshots?.top ?? Infinity;
+  const end = Math.min(top, ask.rows.skip + ask.rows.most);
+  return starts.map((atSec) => {
+    const pages = byStart.get(atSec) ?? [];
+    const merged: ScoredItem[] = mergeListings(pages.map((page) => page.rows)).slice(0, top);
+    const more = merged.length > end || (end < top && pages.some((page) => page.more));
+    return { atSec, rows: merged.slice(0, end), skipped: 0, ahead: 0, more };
+  });
 }

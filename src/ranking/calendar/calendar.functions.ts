@@ -1,7 +1,21 @@
 import { Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
+import type { ScoredItem } from '../core/ranking.types';
 import { WindowCall, windowRead } from '../core/script-call';
-import { parseSnapshotRows, StoredSnapshot } from '../history/history.functions';
+import { parseSnapshotRows } from '../history/history.functions';
+
+/** Rows of one archived period as one shard answered them: a page of its final standings. */
+export interface ArchivePage {
+  /** The period's start (unix s). */
+  atSec: number;
+  rows: ScoredItem[];
+  /** Rows of the period before the first answered (0 on a sharded board: each shard answers from its top). */
+  skipped: number;
+  /** Rows ranked strictly ahead of the first answered: its competition rank - 1. */
+  ahead: number;
+  /** Whether the shard holds rows after these. */
+  more: boolean;
+}
 
 /** One shard's archives of a window. */
 export interface ArchiveReadReply {
@@ -9,8 +23,16 @@ export interface ArchiveReadReply {
   /** An archive of a closed period is still being taken in chunks (archive_lib.lua): not listed yet. */
   draining: boolean;
   kept: number[];
-  archives: StoredSnapshot[];
+  archives: ArchivePage[];
 }
+
+/** Which rows of each period an archive read answers: `skip` best rows left out, then at most `most`. */
+export interface ArchiveRows {
+  skip: number;
+  most: number;
+}
+
+const PAGE_FIELDS = 5;
 
 /** Calendar windows' archives: each closed period's final standings, as one shard stored them. */
 export const CALENDAR_FUNCTIONS = {
@@ -19,24 +41,32 @@ export const CALENDAR_FUNCTIONS = {
     handler: 'archive_read',
     flags: ['allow-oom'],
     numberOfKeys: 3,
-    build: (call: WindowCall & { latestSec: number | undefined; most: number }) =>
-      windowRead(call, [call.latestSec ?? '', call.most]),
+    build: (call: WindowCall & { latestSec: number | undefined; most: number; rows: ArchiveRows }) =>
+      windowRead(call, [call.latestSec ?? '', call.most, call.rows.skip, call.rows.most]),
     /**
      * keeps: the window keeps archives; draining: an archive of this shard is still being taken; kept:
-     * the start of every period this shard keeps; archives newest first, atSec each period's start
+     * the start of every period this shard keeps; archives newest first, a page of rows each
      */
     decode: (raw): ArchiveReadReply => {
       const reply = new Reply('tbRankArchiveRead', raw).expectLength(1, true);
       if (reply.length === 1) return { keeps: reply.flag(0), draining: false, kept: [], archives: [] };
-      if (reply.length % 2 !== 1) throw reply.unexpected(reply.length - 1, 'pairs of period start, rows');
+      if ((reply.length - 3) % PAGE_FIELDS !== 0) {
+        throw reply.unexpected(reply.length - 1, 'period start, rows, skipped, ahead, more per period');
+      }
       return {
         keeps: reply.flag(0),
         draining: reply.flag(1),
         kept: reply.nested(2).intsFrom(0),
-        archives: Array.from({ length: (reply.length - 3) / 2 }, (_, i) => ({
-          atSec: reply.int(3 + 2 * i),
-          rows: parseSnapshotRows(reply.string(4 + 2 * i)),
-        })),
+        archives: Array.from({ length: (reply.length - 3) / PAGE_FIELDS }, (_, i) => {
+          const at = 3 + PAGE_FIELDS * i;
+          return {
+            atSec: reply.int(at),
+            rows: parseSnapshotRows(reply.string(at + 1)),
+            skipped: reply.int(at + 2),
+            ahead: reply.int(at + 3),
+            more: reply.flag(at + 4),
+          };
+        }),
       };
     },
   }),

@@ -48,7 +48,21 @@ export const MAX_AGGREGATE_SLOTS = 1_000;
  * Ids x shards one call of a sharded lookup on one node counts above (lookup_node: one ZCOUNT each at
  * most): the lookup's calls run in parallel, one round, each a few milliseconds at most.
  */
-export const LOOKUP_COUNTS_PER_CALL = 2_000;
+export const LOOKUP_COUNTS_PER_CALL = 1_000;
+
+/**
+ * Ranks one lookup may count (ids x shards counted above, LOOKUP_TIES_FIRST_WEIGHT times that on a
+ * `ties: first` board): above it a lookup is refused (422 REQUEST_TOO_COSTLY) rather than hold
+ * Redis for the ~3 µs each costs on an idle machine: ~20 ms of Redis per request at most (docs/security.md).
+ */
+export const LOOKUP_COUNTS_PER_REQUEST = 6_000;
+/**
+ * What a count of a `ties: first` board weighs (its counts also order tie marks): measured about 3x
+ * the Redis time of a plain one (bench/fanout-reads.ts).
+ */
+export const LOOKUP_TIES_FIRST_WEIGHT = 3;
+/** Counts of a lookup that spend one read of its client's read rate budget (READ_RATE_LIMIT_*). */
+export const LOOKUP_COUNTS_PER_READ = 200;
 
 /** Key groups a board's items spread over. */
 export const SHARDS_PER_BOARD: Bounds = { min: 1, max: 64 };
@@ -119,6 +133,15 @@ export const ARCHIVE_TOP_ITEMS: Bounds = { min: 1, max: 10_000 };
 /** Archives per page of GET /boards/:board/archives (each up to `top` rows). */
 export const ARCHIVE_PAGE: Bounds = { min: 1, max: 100 };
 export const DEFAULT_ARCHIVE_PAGE = 10;
+/** Rows of each period GET /boards/:board/archives answers (`items`; default: the archive's `top`). */
+export const ARCHIVE_PERIOD_ROWS: Bounds = { min: 1, max: 10_000 };
+/**
+ * Rows all shards together answer one archive read (each shard of a sharded board answers its rows
+ * from the top down to the page's end): an archives page holds fewer periods, or fewer rows of each,
+ * rather than more (`nextCursor`, `nextOffset`); an archive page deeper than it on a sharded board is
+ * refused (422 REQUEST_TOO_COSTLY). About 1 ms of Redis per 10 000 rows cut (docs/security.md).
+ */
+export const ARCHIVE_ROWS_PER_READ = 20_000;
 /** Ids of one lookup (POST /boards/:board/lookup). */
 export const LOOKUP_ITEMS: Bounds = { min: 1, max: 1000 };
 

@@ -1,3 +1,5 @@
+import { SPAN_MAX_FIELDS } from './ranking.limits';
+
 /** Every message the ranking feature answers with, written once. */
 export const RANKING_MESSAGES = {
   boardNotFound: (board: string) => `board "${board}" does not exist`,
@@ -106,6 +108,10 @@ export const RANKING_MESSAGES = {
   lookupReadsWindows: (board: string, view: string) =>
     `"${view}" is a view of board "${board}": a lookup reads windows (name one of the board's windows)`,
   lookupIdTwice: (item: string) => `items holds "${item}" twice`,
+  archiveTooDeep: (shards: number, end: number, most: number) =>
+    `an archive page ending at row ${end} of this board of ${shards} shards reads ${shards * end} rows, more than the ${most} one read may: ask for rows above ${Math.floor(most / shards)} (offset + limit)`,
+  lookupTooCostly: (ids: number, shards: number, counts: number, most: number, mostIds: number) =>
+    `a lookup of ${ids} ids on this board of ${shards} shard(s) counts ${counts} ranks, more than the ${most} one request may: send at most ${mostIds} ids per request (or relative: true, which counts none on a "ties": "shared" board)`,
   spanNotInWindow: (board: string, window: string, spanSec: number, periodSec: number, intervalSec: number) =>
     `span ${spanSec}s does not fit window "${window}" of board "${board}": it must be a multiple of the window's interval (${intervalSec}s) and at most its period (${periodSec}s)`,
   spanOnCalendar: (board: string, window: string) =>
@@ -114,6 +120,6 @@ export const RANKING_MESSAGES = {
     `span applies to rolling windows; "${view}" is a view of board "${board}" (read the span's window instead)`,
   batchTooCostly: (board: string, cost: number, bound: number, entriesWithin: number) =>
     `the batch would weigh ${Math.ceil(cost)} cost units in one call on board "${board}", more than the ${bound} one write call may (WRITE_COST_PER_CALL: an entry weighs one unit per window and view, more with segments, an actor, a score or ties first): send at most ${entriesWithin} such entries per batch`,
-  spanTooCostly: (board: string, window: string, spanSec: number, fields: number, mostFields: number) =>
-    `span ${spanSec}s of window "${window}" on board "${board}" holds ${fields} slot fields, more than the ${mostFields} one read sums: declare a window { "period": "${spanSec}s", "interval": ... } for it instead`,
+  spanTooCostly: (board: string, window: string, spanSec: number, figures: { fields: number; shards: number }) =>
+    `span ${spanSec}s of window "${window}" on board "${board}" holds ${figures.fields} slot fields${figures.shards > 1 ? ` on one of its ${figures.shards} shards, more than the ${Math.floor(SPAN_MAX_FIELDS / figures.shards)} a shard may sum so that one read sums at most ${SPAN_MAX_FIELDS} over all shards` : `, more than the ${SPAN_MAX_FIELDS} one read sums`}: declare a window { "period": "${spanSec}s", "interval": ... } for it instead`,
 };

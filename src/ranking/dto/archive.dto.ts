@@ -2,7 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CompiledValidation, NAME_FIELD, optional } from '../../common/compiled-checks';
 import { OptionalIntProperty, OptionalNameProperty, PageLimit, PageOffset } from '../../common/dto';
 import { PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS, UNIX_SEC } from '../../common/limits';
-import { ARCHIVE_PAGE, DEFAULT_ARCHIVE_PAGE, DEFAULT_TOP_ITEMS } from '../core/ranking.limits';
+import {
+  ARCHIVE_PAGE,
+  ARCHIVE_PERIOD_ROWS,
+  ARCHIVE_ROWS_PER_READ,
+  DEFAULT_ARCHIVE_PAGE,
+  DEFAULT_TOP_ITEMS,
+} from '../core/ranking.limits';
 import { SegmentQueryProperty } from './segment.dto';
 
 const WindowProperty = () =>
@@ -43,6 +49,7 @@ export class ArchiveQuery {
   segment: WINDOW_FIELD,
   limit: optional({ kind: 'int', range: ARCHIVE_PAGE, fromQuery: true }),
   cursor: UNIX_SEC_QUERY,
+  items: optional({ kind: 'int', range: ARCHIVE_PERIOD_ROWS, fromQuery: true }),
 })
 export class ArchivesQuery {
   @WindowProperty()
@@ -64,6 +71,15 @@ export class ArchivesQuery {
     { fromQuery: true },
   )
   cursor?: number;
+
+  @OptionalIntProperty(
+    ARCHIVE_PERIOD_ROWS,
+    {
+      description: `Rows of each period (default: all the archive keeps). A page answers at most ${ARCHIVE_ROWS_PER_READ} rows read over all shards: fewer periods then (nextCursor goes on), or fewer rows of each (nextOffset)`,
+    },
+    { fromQuery: true },
+  )
+  items?: number;
 }
 
 export class ArchiveRowDto {
@@ -78,6 +94,13 @@ export class ArchivedPeriodDto {
   to!: number;
   @ApiProperty({ type: [ArchiveRowDto], description: "The period's final standings, highest score first" })
   items!: ArchiveRowDto[];
+  @ApiPropertyOptional({
+    nullable: true,
+    type: 'integer',
+    description:
+      "Pass as `offset` to GET /boards/:board/archive (`at` = from) for the period's next rows; null when none follow",
+  })
+  nextOffset!: number | null;
 }
 
 export class ArchiveResultDto extends ArchivedPeriodDto {

@@ -1,28 +1,47 @@
-import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { KeyedRoute } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { BoardParams } from '../dto/board.dto';
 import { LookupDto, LookupQuery, LookupResultDto } from '../dto/lookup.dto';
-import { LOOKUP_ITEMS } from '../core/ranking.limits';
+import { callerOf } from '../../edge/caller';
+import { RateLimitGuard } from '../../governance/rate-limit.guard';
+import {
+  LOOKUP_COUNTS_PER_CALL,
+  LOOKUP_COUNTS_PER_READ,
+  LOOKUP_COUNTS_PER_REQUEST,
+  LOOKUP_ITEMS,
+  LOOKUP_TIES_FIRST_WEIGHT,
+} from '../core/ranking.limits';
 import { LookupService } from './lookup.service';
 
 @ApiTags('ranking')
 @RedisBackedController()
 @Controller()
 export class LookupController {
-  constructor(private readonly lookups: LookupService) {}
+  constructor(
+    private readonly lookups: LookupService,
+    private readonly readBudget: RateLimitGuard,
+  ) {}
 
   @Post('boards/:board/lookup')
   @KeyedRoute('read', 'board')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Scores and ranks of given ids in a window',
-    description: `${LOOKUP_ITEMS.min}-${LOOKUP_ITEMS.max} ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks one per Redis node. Reads windows only: a view's name is a 400.`,
+    description: `${LOOKUP_ITEMS.min}-${LOOKUP_ITEMS.max} ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks calls of at most ${LOOKUP_COUNTS_PER_CALL} counts each. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards (x${LOOKUP_TIES_FIRST_WEIGHT} on a ties: first board), otherwise ids; every ${LOOKUP_COUNTS_PER_READ} counts spend one read of the client's read rate budget (429 RATE_LIMITED past it), and a lookup of more than ${LOOKUP_COUNTS_PER_REQUEST} counts is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.`,
   })
   @ApiResponse({ status: 200, type: LookupResultDto })
   @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
-  lookup(@Param() params: BoardParams, @Query() query: LookupQuery, @Body() body: LookupDto): Promise<LookupResultDto> {
+  @ErrorResponse(422, 'REQUEST_TOO_COSTLY: more counts than one lookup may (the message names the most ids)')
+  lookup(
+    @Param() params: BoardParams,
+    @Query() query: LookupQuery,
+    @Body() body: LookupDto,
+    @Req() request: FastifyRequest,
+  ): Promise<LookupResultDto> {
+    const client = callerOf(request).client;
     return this.lookups.lookup({
       name: params.board,
       window: body.window,
@@ -30,6 +49,8 @@ export class LookupController {
       relative: body.relative ?? false,
       withData: query.data ?? false,
       segment: query.segment,
+      // The route's guard already counted one read.
+      admit: (counts) => this.readBudget.chargeReads(client, Math.ceil(counts / LOOKUP_COUNTS_PER_READ) - 1),
     });
   }
 }

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidInputError } from '../../common/errors';
+import { InvalidInputError, RequestTooCostlyError } from '../../common/errors';
+import { PreparedBoard } from '../core/board';
+import { LOOKUP_COUNTS_PER_REQUEST, LOOKUP_TIES_FIRST_WEIGHT } from '../core/ranking.limits';
 import { RankedSources } from '../boards/ranked-sources';
 import { figures, WindowFigures } from '../core/answers';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
@@ -15,6 +17,31 @@ export interface LookupRequest {
   withData: boolean;
   /** Look the ids up in this segment (a board without segments: 400). */
   segment?: string;
+  /**
+   * Told the lookup's cost (lookupCounts) once the board is known and before Redis is read: the HTTP
+   * route charges its client's read budget with it, and may throw to refuse the lookup.
+   */
+  admit?: (counts: number) => void;
+}
+
+/**
+ * What a lookup costs Redis, in counts: each id is read on its shard; for board ranks on a sharded
+ * board every shard counts the items above each id's score (ids x shards); a `ties: first` board
+ * counts tie marks too (LOOKUP_TIES_FIRST_WEIGHT times the work).
+ */
+export function lookupCounts(board: PreparedBoard, ids: number, boardRanks: boolean): number {
+  const shards = boardRanks ? board.shards.length : 1;
+  return ids * shards * (board.config.ties === 'first' ? LOOKUP_TIES_FIRST_WEIGHT : 1);
+}
+
+/** 422 REQUEST_TOO_COSTLY past LOOKUP_COUNTS_PER_REQUEST, naming the most ids this board takes. */
+function refuseCostly(board: PreparedBoard, ids: number, counts: number): void {
+  if (counts <= LOOKUP_COUNTS_PER_REQUEST) return;
+  const perId = counts / ids;
+  const mostIds = Math.floor(LOOKUP_COUNTS_PER_REQUEST / perId);
+  throw new RequestTooCostlyError(
+    M.lookupTooCostly(ids, board.shards.length, counts, LOOKUP_COUNTS_PER_REQUEST, mostIds),
+  );
 }
 
 /**
@@ -48,6 +75,7 @@ export class LookupService {
       if (seen.has(item)) throw new InvalidInputError(M.lookupIdTwice(item));
       seen.add(item);
     }
+    let admitted = false; // a read sent again (a window still draining) is charged once
     return this.sources.read(
       name,
       request.window,
@@ -55,6 +83,10 @@ export class LookupService {
         // Ranks among the ids need only scores, unless ties are strict: then the board order decides.
         const strict = board.config.ties === 'first';
         const ask = { items, boardRanks: !relative || strict, withData };
+        const counts = lookupCounts(board, items.length, ask.boardRanks);
+        refuseCostly(board, items.length, counts);
+        if (!admitted) request.admit?.(counts);
+        admitted = true;
         const result = await this.store.lookup({ board, window, nowMs }, ask);
         const rows = relative ? relativeRanks(result.rows, strict) : result.rows;
         return { ...figures(name, window, nowMs, result.draining), items: rows };

@@ -4,7 +4,7 @@ import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { LOOKUP_COUNTS_PER_CALL } from '../core/ranking.limits';
+import { LOOKUP_COUNTS_PER_CALL, LOOKUP_TIES_FIRST_WEIGHT } from '../core/ranking.limits';
 import type { LookupRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
@@ -16,6 +16,12 @@ import { RankingSettings } from '../core/ranking.settings';
 const S = RANKING.functions;
 
 const NOTHING_TO_COUNT: AheadOf = { scores: [], marks: [] };
+
+/** Items above each score a set of shards counted, and whether one of them drains. */
+interface ShardCount {
+  draining: boolean;
+  above: number[];
+}
 
 /** A lookup of one window of a board at one time. */
 export interface LookupRead {
@@ -92,7 +98,9 @@ export class LookupStore {
   private async lookupOnOneNode(read: LookupRead, ask: LookupAsk): Promise<LookupRow[] | null> {
     const { board, window, nowMs } = read;
     if (this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg())).length > 1) return null;
-    const perCall = Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / board.shards.length));
+    // A `ties: first` board's counts also order tie marks: more work each.
+    const countsPerId = board.shards.length * (board.config.ties === 'first' ? LOOKUP_TIES_FIRST_WEIGHT : 1);
+    const perCall = Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / countsPerId));
     const chunks = Array.from({ length: Math.ceil(ask.items.length / perCall) }, (_, c) =>
       ask.items.slice(c * perCall, (c + 1) * perCall),
     );
@@ -147,22 +155,30 @@ export class LookupStore {
     return counts.some((count) => count.draining);
   }
 
-  private async countOnNode(
-    read: LookupRead,
-    ahead: AheadOf,
-    shards: ShardKeys[],
-  ): Promise<Array<{ draining: boolean; above: number[] }>> {
-    const counts: Array<{ draining: boolean; above: number[] }> = [];
+  /**
+   * Counts above on the shards one node serves, in calls of at most LOOKUP_COUNTS_PER_CALL scores x
+   * shards each (in parallel), then shard by shard where such a call could not.
+   */
+  private async countOnNode(read: LookupRead, ahead: AheadOf, shards: ShardKeys[]): Promise<ShardCount[]> {
+    if (shards.length === 1) return [await this.call(read, shards[0], [], ahead, false)];
+    const perCall = Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / ahead.scores.length));
+    const groups = Array.from({ length: Math.ceil(shards.length / perCall) }, (_, g) =>
+      shards.slice(g * perCall, (g + 1) * perCall),
+    );
+    const counted = await Promise.all(groups.map((group) => this.countGroup(read, ahead, group)));
+    return counted.flat();
+  }
+
+  private async countGroup(read: LookupRead, ahead: AheadOf, shards: ShardKeys[]): Promise<ShardCount[]> {
+    const counts: ShardCount[] = [];
     let uncounted = shards;
-    if (shards.length > 1) {
-      try {
-        const call = { board: read.board, shards, nowMs: read.nowMs, window: read.window, ahead };
-        const reply = await guard(this.functions.call(S.lookupCountShards, call));
-        counts.push({ draining: false, above: reply.above });
-        uncounted = reply.pending;
-      } catch (error) {
-        if (!isRedisWrongNodeError(error)) throw error;
-      }
+    try {
+      const call = { board: read.board, shards, nowMs: read.nowMs, window: read.window, ahead };
+      const reply = await guard(this.functions.call(S.lookupCountShards, call));
+      counts.push({ draining: false, above: reply.above });
+      uncounted = reply.pending;
+    } catch (error) {
+      if (!isRedisWrongNodeError(error)) throw error;
     }
     return [...counts, ...(await Promise.all(uncounted.map((shard) => this.call(read, shard, [], ahead, false))))];
   }

@@ -23,6 +23,11 @@ export interface SpanRead {
   spanSec: number;
 }
 
+/** Slot fields one shard's read_span may sum: SPAN_MAX_FIELDS shared by the board's shards. */
+export function spanFieldsPerShard(board: PreparedBoard): number {
+  return Math.max(1, Math.floor(SPAN_MAX_FIELDS / board.shards.length));
+}
+
 type Answer<Mode extends SpanFigures['mode']> = Extract<SpanFigures, { mode: Mode }> & { listed: number };
 
 /** The reply to a question of `mode`: decode answers the question asked, so another mode is a bug. */
@@ -94,7 +99,10 @@ export class SpansStore {
     };
   }
 
-  /** One question to one shard; a span holding more fields than one read sums is a 422 naming what to declare. */
+  /**
+   * One question to one shard; a span holding more fields than one read sums is a 422 naming what to
+   * declare. The bound holds over all shards together: each sums at most its share of SPAN_MAX_FIELDS.
+   */
   private async ask<Q extends SpanQuestion>(read: SpanRead, shard: ShardKeys, question: Q): Promise<Answer<Q['mode']>> {
     const { board, window, nowMs, spanSec } = read;
     const reply = await guard(
@@ -105,14 +113,14 @@ export class SpansStore {
         budgetFields: this.budgetFields,
         window,
         spanSec,
-        mostFields: SPAN_MAX_FIELDS,
+        mostFields: spanFieldsPerShard(board),
         question,
       }),
     );
-    if (reply.costly)
-      throw new SpanTooCostlyError(
-        M.spanTooCostly(board.config.name, window.name, spanSec, reply.fields, SPAN_MAX_FIELDS),
-      );
+    if (reply.costly) {
+      const figures = { fields: reply.fields, shards: board.shards.length };
+      throw new SpanTooCostlyError(M.spanTooCostly(board.config.name, window.name, spanSec, figures));
+    }
     return answerOf<Q['mode']>(question.mode, reply);
   }
 }

@@ -396,7 +396,7 @@ export interface paths {
         };
         /**
          * A calendar window's kept archives
-         * @description Closed periods with their final standings, newest first, a page at a time (`nextCursor`).
+         * @description Closed periods with their final standings, newest first, a page at a time (`nextCursor`). Rows are cut inside Redis: a page answers at most 20000 rows read over all shards, so it may hold fewer periods than `limit`, or (`items`, or a sharded board) fewer rows of each: `nextOffset` then reads on with GET /boards/:board/archive.
          */
         get: operations["RankingController_archives"];
         put?: never;
@@ -418,7 +418,7 @@ export interface paths {
         put?: never;
         /**
          * Scores and ranks of given ids in a window
-         * @description 1-1000 ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks one per Redis node. Reads windows only: a view's name is a 400.
+         * @description 1-1000 ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks calls of at most 1000 counts each. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards (x3 on a ties: first board), otherwise ids; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it), and a lookup of more than 6000 counts is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.
          */
         post: operations["LookupController_lookup"];
         delete?: never;
@@ -745,7 +745,7 @@ export interface components {
              * @description Stable machine code: act on it, not on the message
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
+            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
             /** @description Per-dependency health, on a NOT_READY answer only */
             details?: {
                 [key: string]: unknown;
@@ -1297,6 +1297,8 @@ export interface components {
             to: number;
             /** @description The period's final standings, highest score first */
             items: components["schemas"]["ArchiveRowDto"][];
+            /** @description Pass as `offset` to GET /boards/:board/archive (`at` = from) for the period's next rows; null when none follow */
+            nextOffset?: number | null;
             board: string;
             window: string;
             /** @example Europe/Berlin */
@@ -1309,6 +1311,8 @@ export interface components {
             to: number;
             /** @description The period's final standings, highest score first */
             items: components["schemas"]["ArchiveRowDto"][];
+            /** @description Pass as `offset` to GET /boards/:board/archive (`at` = from) for the period's next rows; null when none follow */
+            nextOffset?: number | null;
         };
         ArchivesResultDto: {
             board: string;
@@ -2369,7 +2373,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description BOARD_CONFIG_CONFLICT: a window, the shards or the aggregate would change (use reset=true) */
+            /**
+             * @description BOARD_BEING_DELETED: a deleted board of this name is still being dropped (repeat in a moment)
+             *
+             *     BOARD_CONFIG_CONFLICT: a window, the shards or the aggregate would change (use reset=true)
+             */
             409: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -4355,6 +4363,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
+            /** @description REQUEST_TOO_COSTLY: on a sharded board, (offset + limit) x shards past 20000 rows */
+            422: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
             429: {
                 headers: {
@@ -4405,6 +4424,8 @@ export interface operations {
                 limit?: number;
                 /** @description The page after the one whose nextCursor this is (default: the newest periods) */
                 cursor?: number;
+                /** @description Rows of each period (default: all the archive keeps). A page answers at most 20000 rows read over all shards: fewer periods then (nextCursor goes on), or fewer rows of each (nextOffset) */
+                items?: number;
             };
             header?: never;
             path: {
@@ -4622,6 +4643,17 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json */
             415: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TOO_COSTLY: more counts than one lookup may (the message names the most ids) */
+            422: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
                     "X-Request-Id"?: string;
@@ -5573,7 +5605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description STREAM_LIMIT: this client (API key, else address) holds STREAM_MAX_PER_CLIENT streams; RATE_LIMITED: the read budget lacks the cost of a stream */
+            /** @description STREAM_LIMIT: this client (API key, else address) holds STREAM_MAX_PER_CLIENT streams; STREAM_SEGMENT_LIMIT: the board's streams watch STREAM_MAX_SEGMENTS_PER_BOARD distinct segments; RATE_LIMITED: the read budget lacks the cost of a stream */
             429: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */

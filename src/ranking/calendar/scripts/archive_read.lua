@@ -1,6 +1,8 @@
--- archive_read: a calendar window's archives (its closed periods' final standings, snapshot_lib keeps
--- them under each period's start), newest first, taking the archive of a period end this call is the
--- first to cross and draining one chunk of the window, which writes its pending archive on (archive_lib).
+-- archive_read: a page of rows of a calendar window's archives (its closed periods' final standings,
+-- snapshot_lib keeps them under each period's start), newest first, taking the archive of a period end
+-- this call is the first to cross and draining one chunk of the window, which writes its pending
+-- archive on (archive_lib). Only the rows asked for are answered: they are cut out of each period's
+-- text by the positions its rows store (archive_page), never the whole text.
 -- KEYS: 3
 -- KEYS[1]        board config hash (holds the config version and which windows keep archives)
 -- KEYS[2]        the window's slots index zset (its archive keys are its siblings: snapshot_lib)
@@ -11,14 +13,49 @@
 -- ARGV[4] .. ARGV[6]: the window's current period length (s, twice) and start (window_lib)
 -- ARGV[7]        only periods starting at or before this time (unix s); "" for the newest
 -- ARGV[8]        most periods answered
+-- ARGV[9]        rows of each period to skip (best first)
+-- ARGV[10]       most rows of each period answered after them
 -- Reply: { keeps (0|1): the window keeps archives, draining (0|1): an archive of this shard is still
 --          being taken (its period is not listed yet), { the start of every period this shard keeps
 --          (unix s, oldest first) },
---          period start_1, rows_1 ("\30<item>\31<score>\31<position>" best first), ... newest first }, or
+--          then per period, newest first: its start, its rows ("\30<item>\31<score>\31<position>" best
+--          first), the rows skipped before them, the rows ranked strictly ahead of the first (its
+--          competition rank - 1), whether rows follow (0|1) }, or
 --          { 0 } when the window keeps none. A shard keeps the newest `keep` periods it scored in, so on a
 --          sharded board one shard may still hold a period the board no longer keeps: the app keeps the
 --          newest `keep` of all shards' periods (ArchivesStore).
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+
+-- The byte where row `n` (from 1) of an archive's text ends, found by its stored position ("\31<n>"
+-- then the next row's "\30") in one plain string.find (C); nil when no row follows it (the last row,
+-- or fewer rows).
+local function archive_row_end(rows, n, from)
+  local mark = string.find(rows, SNAP_FIELD .. n .. SNAP_ROW, from, true)
+  return mark and mark + #tostring(n)
+end
+
+-- Rows skip+1 .. skip+most of an archive's text, with the rows skipped, the rows ranked strictly ahead
+-- of the first (the position before the first row holding its score: "\31<score>\31" is found only
+-- in score fields) and whether rows follow. Text stored before rows held positions is answered whole.
+local function archive_page(rows, skip, most)
+  if rows == '' then return rows, skip, skip, false end
+  local _, positioned = snapshot_row_at(rows, 1)
+  if not positioned then return rows, 0, 0, false end
+  local from = 1
+  if skip > 0 then
+    local skipped_end = archive_row_end(rows, skip, 1)
+    if not skipped_end then return '', skip, skip, false end
+    from = skipped_end + 1
+  end
+  local to = archive_row_end(rows, skip + most, from)
+  local page = string.sub(rows, from, to or #rows)
+  local field = string.find(page, SNAP_FIELD, 2, true)
+  local score = string.sub(page, field + 1, string.find(page, SNAP_FIELD, field + 1, true) - 1)
+  local first_tied = string.find(rows, SNAP_FIELD .. score .. SNAP_FIELD, 1, true) + #score + 2
+  local tied_end = (string.find(rows, SNAP_ROW, first_tied, true) or (#rows + 1)) - 1
+  return page, skip, tonumber(string.sub(rows, first_tied, tied_end)) - 1, to ~= nil
+end
+
 local function archive_read(keys, args)
   begin_call(keys, args)
   local err = version_error(KEYS[1], ARGV[1])
@@ -33,11 +70,12 @@ local function archive_read(keys, args)
   local kept = redis.call('ZRANGE', base .. 'snaps', 0, -1)
   for i, start in ipairs(kept) do kept[i] = tonumber(start) end
   local reply = { 1, draining and 1 or 0, kept }
+  local skip, most = tonumber(ARGV[9]), tonumber(ARGV[10])
   for _, start in ipairs(starts) do
     local rows = redis.call('GET', base .. 'snap:' .. start)
     if rows then
-      reply[#reply + 1] = tonumber(start)
-      reply[#reply + 1] = rows
+      local page, skipped, ahead, more = archive_page(rows, skip, most)
+      for _, field in ipairs({ tonumber(start), page, skipped, ahead, more and 1 or 0 }) do reply[#reply + 1] = field end
     end
   end
   return reply
