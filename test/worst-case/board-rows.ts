@@ -4,6 +4,7 @@
  * more, writes to the one-shard board where one call does all the work.
  */
 import { AppConfig } from '../../src/common/config';
+import { LOOKUP_COUNTS_PER_REQUEST, LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/core/ranking.limits';
 import { entryCost } from '../../src/ranking/writes/write-cost';
 import { BOARDS } from './boards';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
@@ -34,6 +35,8 @@ const LATE_SCORES_TAKEN = Math.floor(COST_BOUND / entryCost({}, { views: [], ...
 /** A write's crossing of the boundaries of the segments it names: not yet split from the write's call. */
 const SEGMENT_CROSSING =
   "#45: a write naming segments takes each one's boundary snapshots in its own call (segments × snapshotted windows × top rows)";
+/** Ids a lookup of the 64-shard `ties: first` board may name (LOOKUP_COUNTS_PER_REQUEST). */
+const LOOKUP_IDS_TAKEN = Math.floor(LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIES_FIRST_WEIGHT));
 const BY_DESIGN = `by design: one call of up to WRITE_COST_PER_CALL (${COST_BOUND} units, ~24 ms), the atomic unit a batch or an item write promises`;
 
 /** A batch of existing items, each with a new actor and eight segments (issue #45 rows 2 and 3). */
@@ -54,6 +57,11 @@ function lateScores(context: HarnessContext, entries: number) {
   return post('/boards/wc-last/increments', {
     items: Array.from({ length: entries }, (_, n) => ({ item: `l${n % 50}`, score: n + 1, at: oldestSec })),
   });
+}
+
+function lookup(context: HarnessContext, ids: number) {
+  const items = Array.from({ length: ids }, (_, n) => `i${(n * 7) % context.sizes.items}`);
+  return post('/boards/wc-shards/lookup?data=true', { window: 'm', items: [...new Set(items)] });
 }
 
 export const WRITE_ROWS: WorstRow[] = [
@@ -147,7 +155,6 @@ export const READ_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/top',
     worst: 'limit 1 000 at depth 10 000, 64 shards, ties first, with data',
-    open: '#45 fan-out reads: depth 10 000 over 64 shards reads up to 153 000 rows, not charged by cost',
     request: () => get('/boards/wc-shards/top?window=m&offset=9000&limit=1000&data=true'),
   },
   {
@@ -173,15 +180,15 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'POST /boards/{board}/lookup',
-    worst: '1 000 ids on 64 shards, ties first, with data',
-    open: '#45 row 5: a lookup counts ids × shards in calls of up to 2 000 counts, one read of the budget',
-    request: (context) =>
-      post('/boards/wc-shards/lookup?data=true', {
-        window: 'm',
-        items: Array.from({ length: 1000 }, (_, n) => `i${(n * 7) % context.sizes.items}`).filter(
-          (id, n, all) => all.indexOf(id) === n,
-        ),
-      }),
+    worst: `the most ids the cost cap takes on 64 shards, ties first (${LOOKUP_IDS_TAKEN}), with data`,
+    request: (context) => lookup(context, LOOKUP_IDS_TAKEN),
+  },
+  {
+    route: 'POST /boards/{board}/lookup',
+    worst: '1 000 ids on 64 shards, ties first: refused before any call (row 5)',
+    request: (context) => lookup(context, 1000),
+    expect: [422],
+    times: 1,
   },
   {
     route: 'GET /boards/{board}/history',
