@@ -133,8 +133,7 @@ export const ERROR_CODES = {
   REQUEST_TOO_COSTLY: {
     status: 422,
     applied: 'no',
-    retry:
-      "no: the request would hold Redis past its bound (WRITE_COST_PER_CALL, or a read's per-request cost); send what the message says fits",
+    retry: 'no: the request would hold Redis past its bound; send what the message says fits',
   },
   RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
   STREAM_LIMIT: {

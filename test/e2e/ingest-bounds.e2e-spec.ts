@@ -2,19 +2,10 @@ import Redis from 'ioredis';
 import { ADMIN, createBoard } from '../support/app';
 import { useSingleNodeApp } from '../support/e2e';
 import { DEAD_LETTER_BYTES, DEAD_LETTER_HELD_BYTES, DEAD_LETTER_PAYLOAD_BYTES } from '../../src/ingest/ingest.limits';
+import { until } from '../support/until';
 
 const T0 = 1_700_002_800_000;
 const INGEST_ENV = { INGEST_REFRESH_MS: '100', INGEST_LEASE_MS: '3000', INGEST_WAIT_MS: '50' };
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** What an admin-declared source may reach, and what its dead letters may hold. */
 describe('ingest bounds (single)', () => {
@@ -68,10 +59,14 @@ describe('ingest bounds (single)', () => {
       await pipeline.exec();
     }
     await declare('bad', { kind: 'redis-stream', stream: 'bad', board: 'b' }).expect(201);
-    await until('every message dead-lettered', async () => {
-      const sources = (await http().get('/admin/ingest').set(ADMIN).expect(200)).body.sources;
-      return sources[0]?.deadLettered === messages && sources[0].lag === 0 ? true : undefined;
-    });
+    await until(
+      'every message dead-lettered',
+      async () => {
+        const sources = (await http().get('/admin/ingest').set(ADMIN).expect(200)).body.sources;
+        return sources[0]?.deadLettered === messages && sources[0].lag === 0 ? true : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
     const bytes = Number(await client.call('MEMORY', 'USAGE', 'bad:dead', 'SAMPLES', '0'));
     expect(bytes).toBeLessThanOrEqual(DEAD_LETTER_HELD_BYTES);
     // Trimmed to the budget, not far below it: the newest dead letters that fit are all kept.

@@ -8,6 +8,7 @@ import { createApp } from '../../src/bootstrap';
 import { FakeClock } from '../support/clock';
 import { ADMIN, ADMIN_TOKEN, createBoard, startTestApp } from '../support/app';
 import { startTestRedis, TestRedis } from '../support/redis';
+import { until } from '../support/until';
 
 const T0 = 1_700_002_800_000;
 const INGEST_ENV = { INGEST_REFRESH_MS: '100', INGEST_LEASE_MS: '3000', INGEST_WAIT_MS: '50' };
@@ -19,16 +20,6 @@ interface Source {
   declaredAt: number;
   applied: number;
   lag: number | null;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('ingest sources declared by the configuration (INGEST_SOURCES, INGEST_SOURCES_FILE)', () => {

@@ -1,20 +1,11 @@
 import Redis from 'ioredis';
 import { ADMIN, createBoard } from '../support/app';
 import { useSingleNodeApp } from '../support/e2e';
+import { until } from '../support/until';
 
 const T0 = 1_700_002_800_000;
 // No timed refresh during the test (the longest allowed): only declarations and deletes start one.
 const INGEST_ENV = { INGEST_REFRESH_MS: '60000', INGEST_LEASE_MS: '3000', INGEST_WAIT_MS: '1000' };
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** A deleted source stops on the instance that answered the delete, whatever refresh was under way. */
 describe('deleting an ingest source (single)', () => {

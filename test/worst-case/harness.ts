@@ -104,7 +104,7 @@ export function worstCaseTable(figures: readonly RowFigures[]): string {
   ];
   for (const row of figures)
     lines.push(
-      `| \`${row.route}\` | ${row.worst} | ${row.statuses.join(', ')} | ${row.calls} | ${row.maxCallMs.toFixed(2)} (${row.maxCallName}) | ${row.requestMs.toFixed(2)} | ${row.bytesPerRequest ?? ''} | ${row.refusedAt ?? ''} |`,
+      `| \`${row.route}\` | ${row.worst}${row.open ? ' (open)' : ''} | ${row.statuses.join(', ')} | ${row.calls} | ${row.maxCallMs.toFixed(2)} (${row.maxCallName}) | ${row.requestMs.toFixed(2)} | ${row.bytesPerRequest ?? ''} | ${row.refusedAt ?? ''} |`,
     );
   return lines.join('\n');
 }

@@ -47,7 +47,7 @@ export const ERROR_TABLE = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, applied: 'no', retryable: false, advice: "no: send application/json" },
   IDEMPOTENCY_KEY_REUSED: { status: 422, applied: 'no', retryable: false, advice: "no: the key was used for a different request; use a new key" },
   SPAN_TOO_COSTLY: { status: 422, applied: 'no', retryable: false, advice: "no: the span holds more slot fields than one read sums; declare a window of that period (the message says which)" },
-  REQUEST_TOO_COSTLY: { status: 422, applied: 'no', retryable: false, advice: "no: the request would hold Redis past its bound (WRITE_COST_PER_CALL, or a read's per-request cost); send what the message says fits" },
+  REQUEST_TOO_COSTLY: { status: 422, applied: 'no', retryable: false, advice: "no: the request would hold Redis past its bound; send what the message says fits" },
   RATE_LIMITED: { status: 429, applied: 'no', retryable: true, advice: "yes, after Retry-After seconds" },
   STREAM_LIMIT: { status: 429, applied: 'no', retryable: false, advice: "after closing another stream: this client (API key, else address) holds its most live streams" },
   STREAM_SEGMENT_LIMIT: { status: 429, applied: 'no', retryable: false, advice: "later: this board's streams watch their most segments here; watch one of those, or the whole board" },
