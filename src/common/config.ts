@@ -89,6 +89,14 @@ export class AppConfig {
   @IntSetting(7000, 1_000_000)
   WRITE_COST_PER_CALL = 8000;
 
+  /**
+   * Ranks one lookup may count (ids x shards for board ranks on a sharded board, x3 on `ties: first`;
+   * about 3 µs of Redis each): past it a lookup is 422 REQUEST_TOO_COSTLY. The default keeps a lookup
+   * near 20 ms of Redis; 64 000 takes the 1 000 ids a lookup may name on 64 shards (about 200 ms).
+   */
+  @IntSetting(1000, 1_000_000)
+  LOOKUP_COUNTS_PER_REQUEST = 6000;
+
   /** How long a write's answer is kept under its Idempotency-Key: a repeat within it applies nothing. */
   @IntSetting(60, 30 * 86_400)
   IDEMPOTENCY_TTL_SEC = 86_400;

@@ -77,6 +77,6 @@ export function createRankingGraph(
     history,
     archives,
   );
-  const lookup = new LookupService(sources, new LookupStore(redis, functions, settings, history));
+  const lookup = new LookupService(sources, new LookupStore(redis, functions, settings, history), settings);
   return { ranking, boards, cache, expiry, expiryStore, retractions, lookup };
 }

@@ -9,11 +9,12 @@ const ids = (n: number, prefix = 'i') => Array.from({ length: n }, (_, i) => `${
 
 describe('a lookup is charged by its cost and capped per request (issue 45 row 5)', () => {
   // 100 reads a second: a lookup of 90 ids with board ranks on 64 shards counts 5 760, 29 reads.
-  const { app, clock, http } = useSingleNodeApp({
+  const e2eApp = useSingleNodeApp({
     startMs: T0,
     fresh: true,
     env: { READ_RATE_LIMIT_PER_SEC: '100', READ_RATE_LIMIT_BURST: '100' },
   });
+  const { app, clock, http } = e2eApp;
   const lookup = (body: object) => http().post('/boards/wide/lookup').send(body);
   // Each test reads at a time of its own, past the read budget's 10 s of the one before (fresh sets
   // the clock back to T0 before each).
@@ -65,6 +66,24 @@ describe('a lookup is charged by its cost and capped per request (issue 45 row 5
       .post('/boards/strict/lookup')
       .send({ items: ids(31) })
       .expect(200);
+  });
+
+  describe('with LOOKUP_COUNTS_PER_REQUEST raised to 64 000', () => {
+    const raised = e2eApp.describeApp({ LOOKUP_COUNTS_PER_REQUEST: '64000', READ_RATE_LIMIT_PER_SEC: '0' });
+
+    it('takes the 1 000 ids a lookup may name on 64 shards, and refuses past the raised bound', async () => {
+      const items = [...ids(100), ...Array.from({ length: 900 }, (_, i) => `absent${i}`)];
+      const answer = await raised.http().post('/boards/wide/lookup').send({ items }).expect(200);
+      expect(answer.body.items).toHaveLength(1000);
+      const strict = { windows: [{ name: 'h', period: '1h', interval: '1m' }], shards: 64, ties: 'first' };
+      await createBoard(app(), 'strict2', strict);
+      const refused = await raised
+        .http()
+        .post('/boards/strict2/lookup')
+        .send({ items: ids(334) })
+        .expect(422);
+      expect(refused.body.message).toMatch(/at most 333 ids/);
+    });
   });
 });
 

@@ -4,7 +4,7 @@
  * more, writes to the one-shard board where one call does all the work.
  */
 import { AppConfig } from '../../src/common/config';
-import { LOOKUP_COUNTS_PER_REQUEST, LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/core/ranking.limits';
+import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/core/ranking.limits';
 import { entryCost } from '../../src/ranking/writes/write-cost';
 import { BOARDS } from './boards';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
@@ -36,7 +36,7 @@ const LATE_SCORES_TAKEN = Math.floor(COST_BOUND / entryCost({}, { views: [], ...
 const SEGMENT_CROSSING =
   "#45: a write naming segments takes each one's boundary snapshots in its own call (segments × snapshotted windows × top rows)";
 /** Ids a lookup of the 64-shard `ties: first` board may name (LOOKUP_COUNTS_PER_REQUEST). */
-const LOOKUP_IDS_TAKEN = Math.floor(LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIES_FIRST_WEIGHT));
+const LOOKUP_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIES_FIRST_WEIGHT));
 const BY_DESIGN = `by design: one call of up to WRITE_COST_PER_CALL (${COST_BOUND} units, ~24 ms), the atomic unit a batch or an item write promises`;
 
 /** A batch of existing items, each with a new actor and eight segments (issue #45 rows 2 and 3). */

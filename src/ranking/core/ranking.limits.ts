@@ -51,12 +51,6 @@ export const MAX_AGGREGATE_SLOTS = 1_000;
 export const LOOKUP_COUNTS_PER_CALL = 1_000;
 
 /**
- * Ranks one lookup may count (ids x shards counted above, LOOKUP_TIES_FIRST_WEIGHT times that on a
- * `ties: first` board): above it a lookup is refused (422 REQUEST_TOO_COSTLY) rather than hold
- * Redis for the ~3 µs each costs on an idle machine: ~20 ms of Redis per request at most (docs/security.md).
- */
-export const LOOKUP_COUNTS_PER_REQUEST = 6_000;
-/**
  * What a count of a `ties: first` board weighs (its counts also order tie marks): measured about 3x
  * the Redis time of a plain one (bench/fanout-reads.ts).
  */

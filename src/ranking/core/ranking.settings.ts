@@ -14,6 +14,8 @@ export class RankingSettings {
     readonly idempotencyRetentionMs: number,
     /** WRITE_COST_PER_CALL: most cost units one write call may weigh (writes/write-cost.ts). */
     readonly writeCostPerCall: number,
+    /** LOOKUP_COUNTS_PER_REQUEST: most ranks one lookup may count (lookup/lookup.service.ts). */
+    readonly lookupCountsPerRequest: number,
     /** SCHEDULER_*: the expiry job of this instance. */
     readonly scheduler: {
       enabled: boolean;
@@ -26,12 +28,20 @@ export class RankingSettings {
 
   static from(config: AppConfig): RankingSettings {
     const { EXPIRE_CHUNK, WRITE_COALESCE_MS, IDEMPOTENCY_TTL_SEC, WRITE_COST_PER_CALL } = config;
-    return new RankingSettings(EXPIRE_CHUNK, WRITE_COALESCE_MS, IDEMPOTENCY_TTL_SEC * 1000, WRITE_COST_PER_CALL, {
-      enabled: config.SCHEDULER_ENABLED,
-      intervalMs: config.SCHEDULER_INTERVAL_MS,
-      leaseMs: config.SCHEDULER_LEASE_MS,
-      claimBatch: config.SCHEDULER_CLAIM_BATCH,
-      sweepIntervalMs: config.SCHEDULER_SWEEP_INTERVAL_MS,
-    });
+    const lookupCounts = config.LOOKUP_COUNTS_PER_REQUEST;
+    return new RankingSettings(
+      EXPIRE_CHUNK,
+      WRITE_COALESCE_MS,
+      IDEMPOTENCY_TTL_SEC * 1000,
+      WRITE_COST_PER_CALL,
+      lookupCounts,
+      {
+        enabled: config.SCHEDULER_ENABLED,
+        intervalMs: config.SCHEDULER_INTERVAL_MS,
+        leaseMs: config.SCHEDULER_LEASE_MS,
+        claimBatch: config.SCHEDULER_CLAIM_BATCH,
+        sweepIntervalMs: config.SCHEDULER_SWEEP_INTERVAL_MS,
+      },
+    );
   }
 }

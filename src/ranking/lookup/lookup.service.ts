@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError, RequestTooCostlyError } from '../../common/errors';
 import { PreparedBoard } from '../core/board';
-import { LOOKUP_COUNTS_PER_REQUEST, LOOKUP_TIES_FIRST_WEIGHT } from '../core/ranking.limits';
+import { LOOKUP_TIES_FIRST_WEIGHT } from '../core/ranking.limits';
+import { RankingSettings } from '../core/ranking.settings';
 import { RankedSources } from '../boards/ranked-sources';
 import { figures, WindowFigures } from '../core/answers';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
@@ -34,14 +35,11 @@ export function lookupCounts(board: PreparedBoard, ids: number, boardRanks: bool
   return ids * shards * (board.config.ties === 'first' ? LOOKUP_TIES_FIRST_WEIGHT : 1);
 }
 
-/** 422 REQUEST_TOO_COSTLY past LOOKUP_COUNTS_PER_REQUEST, naming the most ids this board takes. */
-function refuseCostly(board: PreparedBoard, ids: number, counts: number): void {
-  if (counts <= LOOKUP_COUNTS_PER_REQUEST) return;
-  const perId = counts / ids;
-  const mostIds = Math.floor(LOOKUP_COUNTS_PER_REQUEST / perId);
-  throw new RequestTooCostlyError(
-    M.lookupTooCostly(ids, board.shards.length, counts, LOOKUP_COUNTS_PER_REQUEST, mostIds),
-  );
+/** 422 REQUEST_TOO_COSTLY past `most` counts (LOOKUP_COUNTS_PER_REQUEST), naming the most ids this board takes. */
+function refuseCostly(board: PreparedBoard, ids: number, counts: number, most: number): void {
+  if (counts <= most) return;
+  const mostIds = Math.floor(most / (counts / ids));
+  throw new RequestTooCostlyError(M.lookupTooCostly(ids, board.shards.length, counts, most, mostIds));
 }
 
 /**
@@ -66,6 +64,7 @@ export class LookupService {
   constructor(
     private readonly sources: RankedSources,
     private readonly store: LookupStore,
+    private readonly settings: RankingSettings,
   ) {}
 
   lookup(request: LookupRequest): Promise<WindowFigures & { items: LookupRow[] }> {
@@ -84,7 +83,7 @@ export class LookupService {
         const strict = board.config.ties === 'first';
         const ask = { items, boardRanks: !relative || strict, withData };
         const counts = lookupCounts(board, items.length, ask.boardRanks);
-        refuseCostly(board, items.length, counts);
+        refuseCostly(board, items.length, counts, this.settings.lookupCountsPerRequest);
         if (!admitted) request.admit?.(counts);
         admitted = true;
         const result = await this.store.lookup({ board, window, nowMs }, ask);
