@@ -4,7 +4,7 @@
  * more, writes to the one-shard board where one call does all the work.
  */
 import { AppConfig } from '../../src/common/config';
-import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/core/ranking.limits';
+import { LOOKUP_TIES_FIRST_WEIGHT, MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/core/ranking.limits';
 import { entryCost } from '../../src/ranking/writes/write-cost';
 import { BOARDS } from './boards';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
@@ -23,6 +23,8 @@ const get = (path: string): HttpRequest => ({ method: 'GET', path });
 const post = (path: string, body: unknown = {}): HttpRequest => ({ method: 'POST', path, body });
 /** The seeded item listed lowest: the deepest rank, the longest scans. */
 const lowest = (context: HarnessContext) => `i${context.sizes.items - 1}`;
+/** The seeded item deepest in a sharded listing that a read may still reach (MAX_SHARDED_DEPTH_ITEMS). */
+const deepest = (context: HarnessContext) => `i${Math.min(context.sizes.items, MAX_SHARDED_DEPTH_ITEMS) - 101}`;
 const fresh = (attempt: number, n: number) => `fresh-${Date.now().toString(36)}-${attempt}-${n}`;
 
 /** The write cost bound by default, in the cost model's units (WRITE_COST_PER_CALL). */
@@ -176,7 +178,7 @@ export const READ_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/items/{item}/around',
     worst: 'radius 100 on a view of 64 shards',
-    request: (context) => get(`/boards/wc-shards/items/${lowest(context)}/around?window=fading&radius=100`),
+    request: (context) => get(`/boards/wc-shards/items/${deepest(context)}/around?window=fading&radius=100`),
   },
   {
     route: 'POST /boards/{board}/lookup',
@@ -205,6 +207,8 @@ export const READ_ROWS: WorstRow[] = [
     worst: 'a page of 1 000 segments of 64 shards',
     open: '#45: a segments page counts every listed segment on every shard',
     request: () => get('/boards/wc-shards/segments?limit=1000'),
+    // A segment still holding expired data past a read's drain calls answers 503 WINDOW_DRAINING.
+    expect: [200, 503],
   },
   {
     route: 'GET /boards/{board}/archive',
