@@ -4,6 +4,7 @@ import { IdemRequest, IdempotentAnswerUnfundedError } from '../redis/idempotency
 import { ONE_ANSWER, withAnswerBudget } from './answer-budget';
 import { GrowthQuota } from './growth-quota';
 import { ClientBudget } from './growth-quotas';
+import { allowances } from '../../test/support/growth';
 
 const HOUR_MS = 3_600_000;
 const KEYED: IdemRequest = { key: 'k', fingerprint: 'f' };
@@ -13,16 +14,7 @@ describe('withAnswerBudget', () => {
   const budgetOf = (answers: number) =>
     new ClientBudget(
       new GrowthQuota({
-        perInterval: {
-          items: 0,
-          likeUsers: 0,
-          counters: 0,
-          statsPairs: 0,
-          idempotentAnswers: answers,
-          actorEntries: 0,
-          segmentEntries: 0,
-          itemDataBytes: 0,
-        },
+        perInterval: allowances({ idempotentAnswers: answers }),
         intervalMs: HOUR_MS,
         maxClients: 10,
       }),

@@ -1,18 +1,10 @@
 import { GrowthQuota, UNLIMITED } from './growth-quota';
+import { allowances } from '../../test/support/growth';
 
 const HOUR_MS = 3_600_000;
 const quotaOf = (items: number, maxClients = 100) =>
   new GrowthQuota({
-    perInterval: {
-      items,
-      likeUsers: 0,
-      counters: 2,
-      statsPairs: 2,
-      idempotentAnswers: 0,
-      actorEntries: 0,
-      segmentEntries: 0,
-      itemDataBytes: 0,
-    },
+    perInterval: allowances({ items, counters: 2, statsPairs: 2 }),
     intervalMs: HOUR_MS,
     maxClients,
   });

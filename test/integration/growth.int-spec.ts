@@ -18,6 +18,7 @@ import { rankingServiceOn } from '../support/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
 import { CountersSettings } from '../../src/counters/counters.settings';
 import { StatsSettings } from '../../src/stats/stats.settings';
+import { allowances } from '../support/growth';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const HOUR_MS = 3_600_000;
@@ -37,17 +38,7 @@ describe.each(TOPOLOGIES)('quotas on growth, caps and aging out (real Redis, %s)
   const budgetOf = (limits: Partial<Record<GrowthKind, number>>, client = 'ip:203.0.113.7') =>
     new ClientBudget(
       new GrowthQuota({
-        perInterval: {
-          items: 0,
-          likeUsers: 0,
-          counters: 0,
-          statsPairs: 0,
-          idempotentAnswers: 0,
-          actorEntries: 0,
-          segmentEntries: 0,
-          itemDataBytes: 0,
-          ...limits,
-        },
+        perInterval: allowances(limits),
         intervalMs: HOUR_MS,
         maxClients: 100,
       }),

@@ -6,6 +6,7 @@ import { PreparedBoard } from '../core/board';
 import { RankingKeys } from '../core/ranking.keys';
 import { GuardedWrite, IdempotencyPolicy, RequestLedger } from './write-pipeline';
 import type { LedgerEntry } from './writes.functions';
+import { allowances } from '../../../test/support/growth';
 
 const KEYED: IdemRequest = { key: 'k', fingerprint: 'f' };
 const keys = new RankingKeys('tb:');
@@ -39,16 +40,7 @@ describe('IdempotencyPolicy', () => {
   const budgetOf = (answers: number) =>
     new ClientBudget(
       new GrowthQuota({
-        perInterval: {
-          items: 0,
-          likeUsers: 0,
-          counters: 0,
-          statsPairs: 0,
-          idempotentAnswers: answers,
-          actorEntries: 0,
-          segmentEntries: 0,
-          itemDataBytes: 0,
-        },
+        perInterval: allowances({ idempotentAnswers: answers }),
         intervalMs: 3_600_000,
         maxClients: 10,
       }),
