@@ -69,6 +69,15 @@ function lookup(context: HarnessContext, ids: number) {
 export const WRITE_ROWS: WorstRow[] = [
   {
     route: 'POST /boards/{board}/items/{item}/increment',
+    worst: 'an existing item in 8 new segments of a 64-shard board: the names claimed on shard 0 first',
+    open: SEGMENT_CROSSING,
+    request: (_context, attempt) =>
+      post('/boards/wc-shards/items/i5/increment', {
+        segments: Array.from({ length: SEGMENTS_PER_EVENT }, (_, k) => `claim${attempt}-${k}`),
+      }),
+  },
+  {
+    route: 'POST /boards/{board}/items/{item}/increment',
     worst: 'a new item with a new actor in 8 segments: 8 windows, 8 views, ties first',
     open: SEGMENT_CROSSING,
     request: (_context, attempt) =>

@@ -50,6 +50,8 @@ export interface WorstRow {
    * not accept still fails), its time is not held against it. The reason names the open issue row.
    */
   open?: string;
+  /** Runs after the row is measured, with its last answer: e.g. finishing background work it started. */
+  settle?(context: HarnessContext, answer: HttpAnswer | undefined): Promise<void>;
   /** Runs before the row (once): e.g. making what the row deletes. */
   prepare?(context: HarnessContext): Promise<void>;
 }

@@ -5,7 +5,7 @@
  * `npm test` runs it small (test/e2e/worst-case.e2e-spec.ts); `npm run abuse` at full size.
  */
 import { READ_ROWS, WRITE_ROWS } from './board-rows';
-import type { HarnessContext, RowFigures, WorstRow } from './harness-types';
+import type { HarnessContext, HttpAnswer, RowFigures, WorstRow } from './harness-types';
 import type { RedisCost, RedisMeter } from './redis-meter';
 import { ADMIN_ROWS, SERVICE_ROWS } from './service-rows';
 
@@ -22,15 +22,10 @@ function costlier(a: RedisCost, b: RedisCost): RedisCost {
   };
 }
 
-async function sendRow(
-  context: HarnessContext,
-  row: WorstRow,
-  attempt: number,
-): Promise<{ status: number; code?: string }> {
+async function sendRow(context: HarnessContext, row: WorstRow, attempt: number): Promise<HttpAnswer> {
   const request = row.request(context, attempt);
-  if (row.stream) return { status: await context.openStream(request.path) };
-  const answer = await context.send(request, request.path.startsWith('/admin') ? 'admin' : 'client');
-  return { status: answer.status, code: answer.body?.code as string | undefined };
+  if (row.stream) return { status: await context.openStream(request.path), body: undefined };
+  return context.send(request, request.path.startsWith('/admin') ? 'admin' : 'client');
 }
 
 async function measureRow(context: HarnessContext, meter: RedisMeter, row: WorstRow): Promise<RowFigures> {
@@ -42,8 +37,12 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
   let applied = 0;
   const bytesBefore = row.grows ? await meter.usedBytes() : 0;
   await meter.reset();
+  let answer: HttpAnswer | undefined;
   for (let attempt = 0; attempt < times; attempt++) {
-    const { status, code } = await sendRow(context, row, attempt);
+    const sent = await sendRow(context, row, attempt);
+    const { status } = sent;
+    const code = sent.body?.code;
+    answer = sent;
     cost = costlier(cost, await meter.read());
     statuses.add(status);
     if (status < 300) applied += 1;
@@ -53,6 +52,8 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
     }
   }
   const grown = row.grows ? (await meter.usedBytes()) - bytesBefore : 0;
+  await row.settle?.(context, answer);
+  await meter.reset();
   return {
     route: row.route,
     worst: row.worst,

@@ -3,10 +3,21 @@
  * destructive board rows run last (ADMIN_ROWS), on a board of their own.
  */
 import { BOARDS } from './boards';
-import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
+import type { HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harness-types';
 
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
 const post = (path: string, body: unknown = {}): HttpRequest => ({ method: 'POST', path, body });
+const RETRACTION_POLLS = 10_000;
+
+/** Runs a retraction to its end (each GET takes a step), so no later row is charged its steps. */
+async function untilDone(context: HarnessContext, board: string, answer: HttpAnswer | undefined): Promise<void> {
+  const path = `/admin/boards/${board}/retractions/${String(answer?.body?.id)}`;
+  for (let poll = 0; poll < RETRACTION_POLLS; poll++) {
+    if ((await context.send(get(path), 'admin')).body?.state === 'done') return;
+  }
+  throw new Error(`the retraction at ${path} never finished`);
+}
+
 const fresh = (attempt: number) => `f${Date.now().toString(36)}${attempt}`;
 
 async function seedCounters(context: HarnessContext): Promise<void> {
@@ -101,6 +112,14 @@ export const SERVICE_ROWS: WorstRow[] = [
  * retract (a retraction runs on in the background: nothing is measured after it).
  */
 export const ADMIN_ROWS: WorstRow[] = [
+  {
+    route: 'POST /admin/boards/{board}/retractions',
+    worst: "an item of a 64-shard board: each shard's snapshots listing it cut to the board's rows first",
+    request: () => post('/admin/boards/wc-shards/retractions', { item: 'i4' }),
+    settle: (context, answer) => untilDone(context, 'wc-shards', answer),
+    expect: [202],
+    times: 1,
+  },
   {
     route: 'PUT /admin/boards/{board}',
     worst: 'a reset of a filled 64-shard board of every option',
