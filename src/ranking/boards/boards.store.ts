@@ -20,7 +20,6 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
   readonly keys: RankingKeys;
   /** Deleted boards' keys, dropped in bounded steps. */
   readonly drops: BoardDrops;
-
   private readonly fns: BoardsFunctions['functions'];
 
   constructor(

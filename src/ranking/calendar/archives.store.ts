@@ -22,7 +22,6 @@ export interface ArchivesAsk {
 @Injectable()
 export class ArchivesStore {
   private readonly budgetFields: number;
-
   private readonly fns: CalendarFunctions['functions'];
 
   constructor(

@@ -13,7 +13,6 @@ import { RankingSettings } from '../core/ranking.settings';
 export class ExpiryStore {
   private readonly keys: RankingKeys;
   private readonly budgetFields: number;
-
   private readonly fns: ExpiryFunctions['functions'];
 
   constructor(

@@ -32,7 +32,6 @@ export class HistoryStore {
     string,
     { version: string; slotSec: number; ranks: Promise<Map<string, number>> }
   >();
-
   private readonly fns: HistoryFunctions['functions'];
 
   constructor(

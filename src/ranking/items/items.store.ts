@@ -25,7 +25,6 @@ export interface ItemDataCommand {
 export class ItemDataStore {
   private readonly budgetFields: number;
   private readonly idemCalls: IdemCalls;
-
   private readonly fns: ItemsFunctions['functions'];
 
   constructor(

@@ -43,7 +43,6 @@ export interface LookupAsk {
 @Injectable()
 export class LookupStore {
   private readonly budgetFields: number;
-
   private readonly fns: LookupFunctions['functions'];
 
   constructor(

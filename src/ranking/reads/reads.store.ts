@@ -39,7 +39,6 @@ export class ReadsStore {
   private readonly reader: RankedReader;
   /** Refuses (503 REDIS_BUSY) before each command of a sharded read while Redis is busy. */
   private readonly admit: () => void;
-
   private readonly fns: ReadsFunctions['functions'];
 
   constructor(

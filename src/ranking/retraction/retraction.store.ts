@@ -28,7 +28,6 @@ export interface RetractionRecord {
 export class RetractionStore {
   private readonly budgetFields: number;
   private readonly keys: RankingKeys;
-
   private readonly fns: RetractionFunctions['functions'];
 
   constructor(

@@ -33,7 +33,6 @@ function sumCounts(windows: WindowConfig[], counts: ShardCounts[]): ShardCounts 
 @Injectable()
 export class ShardsStore {
   private readonly budgetFields: number;
-
   private readonly fns: ShardsFunctions['functions'];
 
   constructor(

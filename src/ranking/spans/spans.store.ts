@@ -42,7 +42,6 @@ function answerOf<Mode extends SpanFigures['mode']>(mode: Mode, reply: SpanFigur
 export class SpansStore {
   private readonly budgetFields: number;
   private readonly reader: RankedReader;
-
   private readonly fns: SpansFunctions['functions'];
 
   constructor(

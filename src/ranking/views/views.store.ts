@@ -34,7 +34,6 @@ type ViewRankedSource = RankedSource<ViewRow> & { readonly landmarkSec: number }
 export class ViewsStore {
   private readonly budgetFields: number;
   private readonly reader: RankedReader;
-
   private readonly fns: ViewsFunctions['functions'];
 
   constructor(

@@ -48,7 +48,6 @@ export class WritesStore {
   private readonly segmentClaims: SegmentClaims;
   /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
   private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
-
   private readonly fns: WritesFunctions['functions'];
 
   constructor(
