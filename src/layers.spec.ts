@@ -48,6 +48,11 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(IMPORT)].map((match) => relative(SRC, resolve(SRC, dirname(file), match[1])));
 }
 
+/** Each of `files` and the files among them it imports. */
+function importGraph(files: string[]): Map<string, string[]> {
+  return new Map(files.map((file) => [file, importsOf(file).filter((target) => files.includes(target))]));
+}
+
 /**
  * The orders: the top-level folders of src/ (`dir` ''), and the slices inside the ranking wing, whose
  * imports leaving the wing the first order checks.
@@ -93,7 +98,7 @@ describe.each(ORDERS)('the $block of docs/architecture.md', ({ block, dir, root 
   const { rank, rootFiles } = declaredLayers(block, root);
   const layerOf = layerIn(dir, root);
   const files = sourceFiles().filter((file) => !dir || file.startsWith(`${dir}/`));
-  const graph = new Map(files.map((file) => [file, importsOf(file).filter((target) => files.includes(target))]));
+  const graph = importGraph(files);
 
   it(`places every folder and root file of src/${dir} in the order`, () => {
     const unplaced = [...new Set(files.map(layerOf))].filter((layer) => !rank.has(layer));
@@ -116,10 +121,7 @@ describe.each(ORDERS)('the $block of docs/architecture.md', ({ block, dir, root 
 });
 
 describe('the imports of src/', () => {
-  const files = sourceFiles();
-  const graph = new Map(files.map((file) => [file, importsOf(file).filter((target) => files.includes(target))]));
-
   it('has no circle of imports between files', () => {
-    expect(findCycle(graph)).toBeUndefined();
+    expect(findCycle(importGraph(sourceFiles()))).toBeUndefined();
   });
 });
