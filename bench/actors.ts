@@ -14,7 +14,7 @@
  */
 import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
-import { createRankingGraph, RankingGraph } from '../src/ranking/ranking.factory';
+import { composeRanking, RankingGraph } from '../harness/ranking';
 import { BatchInput } from '../src/ranking/writes/write-commands';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
@@ -156,7 +156,7 @@ async function main(): Promise<void> {
   const redisService = new RedisService(RedisSettings.from(config), clock);
   try {
     await redisService.waitUntilReady(10_000);
-    const graph = createRankingGraph(redisService, new RedisFunctions(redisService), config, clock);
+    const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
     const loadBefore = loadAverage();
     const lines = [...(await memory(graph, redis)), '', ...(await retraction(graph, redis, clock, server.child.pid))];
     console.log(`load average ${loadBefore} before, ${loadAverage()} after`);

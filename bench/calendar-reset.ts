@@ -12,7 +12,7 @@
  */
 import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
-import { createRankingGraph } from '../src/ranking/ranking.factory';
+import { composeRanking } from '../harness/ranking';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
@@ -49,7 +49,7 @@ async function resetOnce(server: { url: string }, archive: boolean): Promise<Res
   const redisService = new RedisService(RedisSettings.from(config), clock);
   try {
     await redisService.waitUntilReady(10_000);
-    const { ranking, cache, expiryStore } = createRankingGraph(
+    const { ranking, cache, expiryStore } = await composeRanking(
       redisService,
       new RedisFunctions(redisService),
       config,

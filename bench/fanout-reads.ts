@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
-import { createRankingGraph } from '../src/ranking/ranking.factory';
+import { composeRanking } from '../harness/ranking';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const redisService = new RedisService(RedisSettings.from(config), clock);
   await redisService.waitUntilReady(10_000);
   const functions = new RedisFunctions(redisService);
-  const { ranking, lookup } = createRankingGraph(redisService, functions, config, clock);
+  const { ranking, lookup } = await composeRanking(redisService, functions, config, clock);
   const admin = server.client;
   const measure = async (label: string, run: () => Promise<unknown>, times = 3) => {
     await admin.slowlog('RESET');

@@ -11,7 +11,7 @@ import { UNLIMITED } from '../src/governance/growth-quota';
 import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { createRankingGraph } from '../src/ranking/ranking.factory';
+import { composeRanking } from '../harness/ranking';
 import { shardOf } from '../src/ranking/core/shard-math';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
@@ -29,7 +29,7 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
   const redisService = new RedisService(RedisSettings.from(config), new SystemClock());
   const functions = new RedisFunctions(redisService);
   await redisService.waitUntilReady(10_000);
-  const { ranking, cache } = createRankingGraph(redisService, functions, config, new SystemClock());
+  const { ranking, cache } = await composeRanking(redisService, functions, config, new SystemClock());
   const admin = new Redis(redisUrl);
   const redisMicros = async (run: () => Promise<unknown>, times: number) => {
     await admin.config('RESETSTAT');

@@ -14,18 +14,15 @@
 import Redis from 'ioredis';
 import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
-import { BoardCache } from '../src/ranking/boards/board-cache';
-import { BoardsStore } from '../src/ranking/boards/boards.store';
-import { HistoryStore } from '../src/ranking/history/history.store';
 import { LookupStore } from '../src/ranking/lookup/lookup.store';
-import { createRankingGraph } from '../src/ranking/ranking.factory';
+import { RankingService } from '../src/ranking/ranking.service';
+import { composeRanking } from '../harness/ranking';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../test/support/processes';
 import { loadAverage, mainThreadCpu } from './call-rounds';
 import { startRedisServer } from './process-stats';
-import { RankingSettings } from '../src/ranking/core/ranking.settings';
 
 const ITEMS = Number(process.env.BENCH_TIES_ITEMS ?? 100_000);
 const BATCH = 1000;
@@ -43,7 +40,7 @@ function quantiles(times: number[]): string {
  * A top page of 100, an item's rank and an around of radius 5 on the 8-shard boards, shared ties
  * against `ties: first`: 20 calls of each to warm up, then 200, the two boards call by call in turn.
  */
-async function readBench(ranking: ReturnType<typeof createRankingGraph>['ranking']): Promise<void> {
+async function readBench(ranking: RankingService): Promise<void> {
   const reads = {
     'top 100': (name: string) => ranking.top(name, 'w', 0, 100),
     'item rank': (name: string, id: string) => ranking.item(name, 'w', id),
@@ -78,7 +75,7 @@ async function main(): Promise<void> {
   const raw = new Redis(server.url);
   try {
     const functions = new RedisFunctions(redisService);
-    const graph = createRankingGraph(redisService, functions, config, clock);
+    const graph = await composeRanking(redisService, functions, config, clock);
     const windows = [{ name: 'w', period: 3600, interval: 60 }];
     const writeMs: Record<string, number> = { shared: 0, first: 0, sharded: 0, shardedFirst: 0 };
     for (const [name, ties, shards] of [
@@ -146,14 +143,13 @@ async function lookupBench(
   functions: RedisFunctions,
   config: ReturnType<typeof validateConfig>,
 ): Promise<void> {
-  const settings = RankingSettings.from(config);
-  const boards = new BoardsStore(redisService, functions, settings);
-  const cache = new BoardCache(boards);
-  const oneCall = new LookupStore(redisService, functions, settings, new HistoryStore(functions, settings));
+  const { module, cache } = await composeRanking(redisService, functions, config, new SystemClock());
+  const oneCall = module.get(LookupStore);
   const perNode = new ShardPerNode(RedisSettings.from(config), new SystemClock());
   await perNode.waitUntilReady(10_000);
-  const perNodeFunctions = new RedisFunctions(perNode);
-  const twoRounds = new LookupStore(perNode, perNodeFunctions, settings, new HistoryStore(perNodeFunctions, settings));
+  const twoRounds = (await composeRanking(perNode, new RedisFunctions(perNode), config, new SystemClock())).module.get(
+    LookupStore,
+  );
   const raw = new Redis(config.REDIS_URL!);
   console.log(`load average ${loadAverage()}\n`);
   console.log(

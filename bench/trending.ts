@@ -12,7 +12,7 @@
  */
 import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
-import { createRankingGraph } from '../src/ranking/ranking.factory';
+import { composeRanking } from '../harness/ranking';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
@@ -47,7 +47,7 @@ async function serviceOn(redisUrl: string, prefix: string, clock: SystemClock | 
   const config = validateConfig({ REDIS_URL: redisUrl, KEY_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: '60000' });
   const redis = new RedisService(RedisSettings.from(config), clock);
   await redis.waitUntilReady(10_000);
-  return { redis, ranking: createRankingGraph(redis, new RedisFunctions(redis), config, clock).ranking };
+  return { redis, ranking: (await composeRanking(redis, new RedisFunctions(redis), config, clock)).ranking };
 }
 
 async function writeCost(redisUrl: string, repeats: number, durationSec: number): Promise<void> {

@@ -10,7 +10,7 @@ import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
 import { CountersService } from '../src/counters/counters.service';
 import { CounterStore } from '../src/counters/counters.store';
-import { createRankingGraph } from '../src/ranking/ranking.factory';
+import { composeRanking } from '../harness/ranking';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
@@ -41,7 +41,7 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
   const redisService = new RedisService(RedisSettings.from(config), clock);
   await redisService.waitUntilReady(10_000);
   const functions = new RedisFunctions(redisService);
-  const { ranking } = createRankingGraph(redisService, functions, config, clock);
+  const { ranking } = await composeRanking(redisService, functions, config, clock);
   const counters = new CountersService(new CounterStore(redisService, functions, CountersSettings.from(config)), clock);
   const stats = new StatsService(new StatsStore(redisService, functions, StatsSettings.from(config)), clock);
   const admin = new Redis(redisUrl);

@@ -12,7 +12,7 @@
  */
 import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
-import { createRankingGraph } from '../src/ranking/ranking.factory';
+import { composeRanking } from '../harness/ranking';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   });
   const redisService = new RedisService(RedisSettings.from(config), clock);
   await redisService.waitUntilReady(10_000);
-  const { ranking } = createRankingGraph(redisService, new RedisFunctions(redisService), config, clock);
+  const { ranking } = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
   await admin.config('SET', 'slowlog-log-slower-than', '0');
   await admin.config('SET', 'slowlog-max-len', '100000');
 

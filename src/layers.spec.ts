@@ -3,27 +3,31 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 /**
  * Keeps the import graph of src/ layered: the order is the `layers` block of docs/architecture.md
- * (highest first; peers share a line), so the document and the check cannot drift apart.
+ * (highest first; peers share a line), so the document and the check cannot drift apart. The ranking
+ * wing is layered inside too, by the `ranking-layers` block.
  */
 const SRC = __dirname;
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'/g;
 
 /**
- * Each folder of src/ and its rank (higher ranks are higher layers); the files at the root of src/
- * are one layer, `app`, whose line names them.
+ * Each folder of a block's order and its rank (higher ranks are higher layers); the files at the root
+ * of the folder it orders are one layer, `root`, whose line (`<root>: <files>`) names them.
  */
-function declaredLayers(): { rank: Map<string, number>; rootFiles: string[] } {
+function declaredLayers(name: string, root: string): { rank: Map<string, number>; rootFiles: string[] } {
   const doc = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8');
-  const block = /```layers\n([\s\S]*?)```/.exec(doc);
-  if (!block) throw new Error('docs/architecture.md has no ```layers block');
+  const block = new RegExp(`\`\`\`${name}\n([\\s\\S]*?)\`\`\``).exec(doc);
+  if (!block) throw new Error(`docs/architecture.md has no \`\`\`${name} block`);
   const lines = block[1].trim().split('\n').reverse();
   const rank = new Map<string, number>();
   let rootFiles: string[] = [];
   lines.forEach((line, i) => {
-    if (line.startsWith('app:')) {
-      rootFiles = line.slice('app:'.length).trim().split(/\s+/);
-      rank.set('app', i);
-    } else for (const name of line.trim().split(/\s+/)) rank.set(name, i);
+    if (line.startsWith(`${root}:`)) {
+      rootFiles = line
+        .slice(root.length + 1)
+        .trim()
+        .split(/\s+/);
+      rank.set(root, i);
+    } else for (const folder of line.trim().split(/\s+/)) rank.set(folder, i);
   });
   return { rank, rootFiles };
 }
@@ -44,7 +48,27 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(IMPORT)].map((match) => relative(SRC, resolve(SRC, dirname(file), match[1])));
 }
 
-const layerOf = (file: string) => (file.includes('/') ? file.split('/')[0] : 'app');
+/** Each of `files` and the files among them it imports. */
+function importGraph(files: string[]): Map<string, string[]> {
+  return new Map(files.map((file) => [file, importsOf(file).filter((target) => files.includes(target))]));
+}
+
+/**
+ * The orders: the top-level folders of src/ (`dir` ''), and the slices inside the ranking wing, whose
+ * imports leaving the wing the first order checks.
+ */
+const ORDERS = [
+  { block: 'layers', dir: '', root: 'app' },
+  { block: 'ranking-layers', dir: 'ranking', root: 'ranking' },
+];
+
+/** A file's layer in the order of `dir`'s folders: the folder under `dir` holding it, or `root`. */
+function layerIn(dir: string, root: string): (file: string) => string {
+  return (file) => {
+    const below = dir ? file.slice(dir.length + 1) : file;
+    return below.includes('/') ? below.split('/')[0] : root;
+  };
+}
 
 /** The first circle of imports found (a list of files, the first repeated last), or undefined. */
 function findCycle(graph: Map<string, string[]>): string[] | undefined {
@@ -70,15 +94,18 @@ function findCycle(graph: Map<string, string[]>): string[] | undefined {
   return undefined;
 }
 
-describe('the layers of src/ (docs/architecture.md)', () => {
-  const { rank, rootFiles } = declaredLayers();
-  const files = sourceFiles();
-  const graph = new Map(files.map((file) => [file, importsOf(file).filter((target) => files.includes(target))]));
+describe.each(ORDERS)('the $block of docs/architecture.md', ({ block, dir, root }) => {
+  const { rank, rootFiles } = declaredLayers(block, root);
+  const layerOf = layerIn(dir, root);
+  const files = sourceFiles().filter((file) => !dir || file.startsWith(`${dir}/`));
+  const graph = importGraph(files);
 
-  it('places every folder and root file of src/ in the order', () => {
+  it(`places every folder and root file of src/${dir} in the order`, () => {
     const unplaced = [...new Set(files.map(layerOf))].filter((layer) => !rank.has(layer));
     expect(unplaced).toEqual([]);
-    const roots = files.filter((file) => !file.includes('/')).map((file) => `${file}.ts`);
+    const roots = files
+      .filter((file) => layerOf(file) === root)
+      .map((file) => `${file.slice(dir ? dir.length + 1 : 0)}.ts`);
     expect(roots.sort()).toEqual([...rootFiles].sort());
   });
 
@@ -91,8 +118,10 @@ describe('the layers of src/ (docs/architecture.md)', () => {
       }
     expect(wrong).toEqual([]);
   });
+});
 
+describe('the imports of src/', () => {
   it('has no circle of imports between files', () => {
-    expect(findCycle(graph)).toBeUndefined();
+    expect(findCycle(importGraph(sourceFiles()))).toBeUndefined();
   });
 });

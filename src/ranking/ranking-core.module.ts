@@ -16,12 +16,14 @@ import { ItemDataService } from './items/items.service';
 import { ItemDataStore } from './items/items.store';
 import { LookupService } from './lookup/lookup.service';
 import { LookupStore } from './lookup/lookup.store';
+import { RANKING, RANKING_SLICES } from './ranking.functions';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
 import { ReadsStore } from './reads/reads.store';
 import { RetractionMetrics } from './retraction/retraction.metrics';
 import { RetractionService } from './retraction/retraction.service';
 import { RetractionStore } from './retraction/retraction.store';
+import { ScoresStore } from './scores/scores.store';
 import { SpansService } from './spans/spans.service';
 import { SpansStore } from './spans/spans.store';
 import { ShardsStore } from './shards/shards.store';
@@ -33,15 +35,12 @@ import { WritesStore } from './writes/writes.store';
 
 /**
  * Ranking without HTTP routes (the service's RankingModule and TrendboardModule import it): the
- * feature in capability slices (docs/architecture.md). Layers, lowest first; a slice
- * imports only from its own layer's core or below, never from a layer above it:
- *
- *   core  <-  boards  <-  shards, history  <-  calendar  <-  reads, spans, views, writes, lookup, items  <-  expiry  <-  facade (RankingService), controllers
- *
- * (shards and history are peers, as are reads, spans, views, writes, lookup and items: peers never import each other.)
+ * feature in capability slices, layered as the `ranking-layers` block of docs/architecture.md says
+ * (src/layers.spec.ts checks it). Each slice's store receives its slice's part of the one library.
  */
 @Module({
   providers: [
+    ...RANKING_SLICES.map(([, Part]) => ({ provide: Part, useValue: new Part(RANKING) })),
     { provide: RankingSettings, inject: [AppConfig], useFactory: (config: AppConfig) => RankingSettings.from(config) },
     BoardsStore,
     BoardCache,
@@ -49,6 +48,7 @@ import { WritesStore } from './writes/writes.store';
     BoardsService,
     ShardsStore,
     HistoryStore,
+    ScoresStore,
     HistoryService,
     ArchivesStore,
     ArchivesService,

@@ -1,35 +1,38 @@
 import { join } from 'node:path';
 import { defineLibrary, handlerModules } from '../redis/function-library';
-import { BOARDS_FUNCTIONS } from './boards/boards.functions';
-import { CALENDAR_FUNCTIONS } from './calendar/calendar.functions';
+import { BOARDS_FUNCTIONS, BoardsFunctions } from './boards/boards.functions';
+import { CALENDAR_FUNCTIONS, CalendarFunctions } from './calendar/calendar.functions';
 import { RANKING_MODULES } from './core/script-call';
-import { EXPIRY_FUNCTIONS } from './expiry/expiry.functions';
-import { HISTORY_FUNCTIONS } from './history/history.functions';
-import { ITEMS_FUNCTIONS } from './items/items.functions';
-import { LOOKUP_FUNCTIONS } from './lookup/lookup.functions';
-import { READS_FUNCTIONS } from './reads/reads.functions';
-import { RETRACTION_FUNCTIONS } from './retraction/retraction.functions';
-import { SCORES_FUNCTIONS } from './scores/scores.functions';
-import { SHARDS_FUNCTIONS } from './shards/shards.functions';
-import { SPAN_MODULE, SPANS_FUNCTIONS } from './spans/spans.functions';
-import { VIEWS_FUNCTIONS } from './views/views.functions';
-import { WRITES_FUNCTIONS } from './writes/writes.functions';
+import { EXPIRY_FUNCTIONS, ExpiryFunctions } from './expiry/expiry.functions';
+import { HISTORY_FUNCTIONS, HistoryFunctions } from './history/history.functions';
+import { ITEMS_FUNCTIONS, ItemsFunctions } from './items/items.functions';
+import { LOOKUP_FUNCTIONS, LookupFunctions } from './lookup/lookup.functions';
+import { READS_FUNCTIONS, ReadsFunctions } from './reads/reads.functions';
+import { RETRACTION_FUNCTIONS, RetractionFunctions } from './retraction/retraction.functions';
+import { SCORES_FUNCTIONS, ScoresFunctions } from './scores/scores.functions';
+import { SHARDS_FUNCTIONS, ShardsFunctions } from './shards/shards.functions';
+import { SPAN_MODULE, SPANS_FUNCTIONS, SpansFunctions } from './spans/spans.functions';
+import { VIEWS_FUNCTIONS, ViewsFunctions } from './views/views.functions';
+import { WRITES_FUNCTIONS, WritesFunctions } from './writes/writes.functions';
 
-/** Each slice's functions, beside the directory holding their Lua (one `<handler>.lua` per function). */
+/**
+ * Each slice's part of the library (its definitions, and the class RankingCoreModule provides its
+ * store), beside the directory holding their Lua (one `<handler>.lua` per function).
+ */
 export const RANKING_SLICES = [
-  ['boards', BOARDS_FUNCTIONS],
-  ['calendar', CALENDAR_FUNCTIONS],
-  ['expiry', EXPIRY_FUNCTIONS],
-  ['history', HISTORY_FUNCTIONS],
-  ['items', ITEMS_FUNCTIONS],
-  ['lookup', LOOKUP_FUNCTIONS],
-  ['reads', READS_FUNCTIONS],
-  ['retraction', RETRACTION_FUNCTIONS],
-  ['scores', SCORES_FUNCTIONS],
-  ['shards', SHARDS_FUNCTIONS],
-  ['spans', SPANS_FUNCTIONS],
-  ['views', VIEWS_FUNCTIONS],
-  ['writes', WRITES_FUNCTIONS],
+  ['boards', BoardsFunctions],
+  ['calendar', CalendarFunctions],
+  ['expiry', ExpiryFunctions],
+  ['history', HistoryFunctions],
+  ['items', ItemsFunctions],
+  ['lookup', LookupFunctions],
+  ['reads', ReadsFunctions],
+  ['retraction', RetractionFunctions],
+  ['scores', ScoresFunctions],
+  ['shards', ShardsFunctions],
+  ['spans', SpansFunctions],
+  ['views', ViewsFunctions],
+  ['writes', WritesFunctions],
 ] as const;
 
 /**
@@ -43,7 +46,7 @@ export const RANKING = defineLibrary({
   modules: [
     ...RANKING_MODULES,
     SPAN_MODULE,
-    ...RANKING_SLICES.flatMap(([slice, functions]) => handlerModules(join(__dirname, slice, 'scripts'), functions)),
+    ...RANKING_SLICES.flatMap(([slice, Part]) => handlerModules(join(__dirname, slice, 'scripts'), Part.definitions)),
   ],
   // Each name is one slice's own (a spread would hide a second one: the registry spec counts them).
   functions: {

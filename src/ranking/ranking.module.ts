@@ -4,7 +4,7 @@ import { LookupController } from './lookup/lookup.controller';
 import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
 import { RetractionController } from './retraction/retraction.controller';
-import { ScoresController } from './scores/scores.controller';
+import { ScoresController } from './scores.controller';
 
 /** Ranking over HTTP: the core module (its slices and their layer order are there) and its routes. */
 @Module({

@@ -177,7 +177,7 @@ describe('Redis Functions on a Cluster', () => {
       const config = validateConfig(env);
       service = new RedisService(RedisSettings.from(config), clock);
       functions = new RedisFunctions(service);
-      ranking = rankingServiceOn(service, functions, config, clock);
+      ranking = await rankingServiceOn(service, functions, config, clock);
       counters = new CounterStore(service, functions, CountersSettings.from(config));
       stats = new StatsStore(service, functions, StatsSettings.from(config));
       await Promise.all([service.onModuleInit(), functions.onModuleInit()]);

@@ -62,7 +62,7 @@ describe.each(TOPOLOGIES)('quotas on growth, caps and aging out (real Redis, %s)
     service = new RedisService(RedisSettings.from(config), clock);
     await service.waitUntilReady(10_000);
     const functions = new RedisFunctions(service);
-    ranking = rankingServiceOn(service, functions, config, clock);
+    ranking = await rankingServiceOn(service, functions, config, clock);
     counterStore = new CounterStore(service, functions, CountersSettings.from(config));
     counters = new CountersService(counterStore, clock);
     statsStore = new StatsStore(service, functions, StatsSettings.from(config));

@@ -1,7 +1,7 @@
 import { FakeClock } from '../support/clock';
 import { startTestRedis, TestRedis } from '../support/redis';
 import { validateConfig } from '../../src/common/config';
-import { createRankingGraph, RankingGraph } from '../../src/ranking/ranking.factory';
+import { composeRanking, RankingGraph } from '../../harness/ranking';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RedisSettings } from '../../src/redis/redis.settings';
@@ -34,7 +34,7 @@ describe('ingest apply (single)', () => {
     redisService = new RedisService(RedisSettings.from(config), clock);
     await redisService.waitUntilReady(10_000);
     functions = new RedisFunctions(redisService);
-    graph = createRankingGraph(redisService, functions, config, clock);
+    graph = await composeRanking(redisService, functions, config, clock);
     store = new IngestStore(redisService, functions);
   });
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError } from '../../src/common/errors';
 import { validateConfig } from '../../src/common/config';
 import { BOARD_DROP_KEYS_PER_CALL } from '../../src/ranking/core/ranking.limits';
-import { createRankingGraph, RankingGraph } from '../../src/ranking/ranking.factory';
+import { composeRanking, RankingGraph } from '../../harness/ranking';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RedisService } from '../../src/redis/redis.service';
@@ -35,7 +35,7 @@ describe.each(TOPOLOGIES)('deleting a board drops its keys in bounded calls (rea
     service = new RedisService(RedisSettings.from(config), clock);
     functions = new RedisFunctions(service);
     await service.waitUntilReady(10_000);
-    graph = createRankingGraph(service, functions, config, clock);
+    graph = await composeRanking(service, functions, config, clock);
   });
   afterAll(async () => {
     await graph.boards.onApplicationShutdown();
@@ -99,7 +99,7 @@ describe.each(TOPOLOGIES)('deleting a board drops its keys in bounded calls (rea
     expect((await boardKeys()).length).toBeGreaterThan(BOARD_DROP_KEYS_PER_CALL);
     expect(await redis.client.zrange(`${redis.prefix}boards:names`, 0, -1)).toEqual([]);
 
-    const other = createRankingGraph(service, functions, validateConfig({ ...redis.env }), clock);
+    const other = await composeRanking(service, functions, validateConfig({ ...redis.env }), clock);
     expect(await other.boards.drops.resume(nowMs)).toBe(1);
     await other.boards.drops.settled();
     expect(await boardKeys()).toEqual([]);

@@ -29,7 +29,7 @@ describe.each(CASES)(
       const started = await startRankingService(redis, clock, { EXPIRE_CHUNK: '3' });
       ({ ranking, redisService: service } = started);
       const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '3' });
-      second = rankingServiceOn(service, started.functions, config, clock);
+      second = await rankingServiceOn(service, started.functions, config, clock);
     });
     afterAll(async () => {
       await service.onApplicationShutdown();

@@ -1,6 +1,5 @@
 import { AppConfig, validateConfig } from '../../src/common/config';
-import { RankingSettings } from '../../src/ranking/core/ranking.settings';
-import { createRankingGraph, RankingGraph } from '../../src/ranking/ranking.factory';
+import { composeRanking, RankingGraph } from '../../harness/ranking';
 import { RETRACT_STEP_UNITS } from '../../src/ranking/retraction/retraction.service';
 import { RetractionKind, RetractionStore } from '../../src/ranking/retraction/retraction.store';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
@@ -44,8 +43,8 @@ describe('the work of a retraction step on a board of many segments (single)', (
     service = new RedisService(RedisSettings.from(config), clock);
     await service.waitUntilReady(10_000);
     const functions = new RedisFunctions(service);
-    graph = createRankingGraph(service, functions, config, clock);
-    store = new RetractionStore(service, functions, RankingSettings.from(config));
+    graph = await composeRanking(service, functions, config, clock);
+    store = graph.module.get(RetractionStore);
     await graph.ranking.putBoard({
       name: 'c',
       windows: WINDOWS,

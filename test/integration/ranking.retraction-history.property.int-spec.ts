@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { validateConfig } from '../../src/common/config';
-import { createRankingGraph, RankingGraph } from '../../src/ranking/ranking.factory';
+import { composeRanking, RankingGraph } from '../../harness/ranking';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
@@ -61,7 +61,7 @@ describe.each(TOPOLOGIES)('item retraction and kept snapshots, 1 shard or many (
     const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
     redisService = new RedisService(RedisSettings.from(config), clock);
     await redisService.waitUntilReady(10_000);
-    graph = createRankingGraph(redisService, new RedisFunctions(redisService), config, clock);
+    graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
   });
 
   afterAll(async () => {

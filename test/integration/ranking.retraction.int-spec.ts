@@ -1,5 +1,5 @@
 import { AppConfig, validateConfig } from '../../src/common/config';
-import { createRankingGraph, RankingGraph } from '../../src/ranking/ranking.factory';
+import { composeRanking, RankingGraph } from '../../harness/ranking';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
@@ -29,7 +29,7 @@ describe.each(TOPOLOGIES)('a retraction across restarts and instances (%s)', (to
     const redisService = new RedisService(RedisSettings.from(config), clock);
     await redisService.waitUntilReady(10_000);
     connections.push(redisService);
-    return createRankingGraph(redisService, new RedisFunctions(redisService), config, clock);
+    return composeRanking(redisService, new RedisFunctions(redisService), config, clock);
   }
 
   beforeAll(async () => {
@@ -126,7 +126,7 @@ describe.each(TOPOLOGIES)('retractions and the history of segments and chunked a
     const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '2' });
     redisService = new RedisService(RedisSettings.from(config), clock);
     await redisService.waitUntilReady(10_000);
-    graph = createRankingGraph(redisService, new RedisFunctions(redisService), config, clock);
+    graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
   });
 
   afterAll(async () => {

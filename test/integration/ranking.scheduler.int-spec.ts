@@ -1,12 +1,9 @@
 import fc from 'fast-check';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig, validateConfig } from '../../src/common/config';
-import { JobRegistry } from '../../src/common/jobs';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { ExpiryStore } from '../../src/ranking/expiry/expiry.store';
-import { createRankingGraph } from '../../src/ranking/ranking.factory';
+import { composeRanking } from '../../harness/ranking';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
@@ -14,7 +11,6 @@ import { FakeClock } from '../support/clock';
 import { RankingModel } from '../support/ranking-model';
 import { moveClock, RankingOp, rankingOps } from '../support/ranking-ops';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
-import { RankingSettings } from '../../src/ranking/core/ranking.settings';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },
@@ -57,14 +53,8 @@ async function startInstance(config: AppConfig, clock: FakeClock): Promise<Insta
   const redisService = new RedisService(RedisSettings.from(config), clock);
   await redisService.waitUntilReady(10_000);
   const functions = new RedisFunctions(redisService);
-  const { ranking, expiry } = createRankingGraph(redisService, functions, config, clock);
-  const scheduler = new RankingScheduler(
-    expiry,
-    new SchedulerRegistry(),
-    RankingSettings.from(config),
-    new JobRegistry(),
-  );
-  return { ranking, scheduler, redisService, functions };
+  const { module, ranking } = await composeRanking(redisService, functions, config, clock);
+  return { ranking, scheduler: module.get(RankingScheduler), redisService, functions };
 }
 
 describe.each(TOPOLOGIES)('the due-index scheduler (%s)', (topology) => {
@@ -216,10 +206,11 @@ describe.each(TOPOLOGIES)('the due-index scheduler (%s)', (topology) => {
     await a.ranking.increment('leased', 'x', 1);
     clock.advanceSec(120);
     // Instance a claims the board and "crashes" (never completes the claim).
-    const crashed = new ExpiryStore(
+    const { expiryStore: crashed } = await composeRanking(
       a.redisService,
       a.functions,
-      RankingSettings.from(validateConfig({ ...redis.env })),
+      validateConfig({ ...redis.env }),
+      clock,
     );
     expect((await crashed.claimDue(clock.nowMs(), LEASE_MS, 100)).boards).toContain('leased');
     expect(await b.ranking.expireDue({ leaseMs: LEASE_MS, claimBatch: 100 })).toMatchObject({ visited: 0 });

@@ -6,11 +6,9 @@ import { RANKING } from '../../src/ranking/ranking.functions';
 import { WindowSpec } from '../../src/ranking/core/window-math';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import { rankingServiceOn } from '../support/ranking';
-import { BoardCache } from '../../src/ranking/boards/board-cache';
-import { BoardsStore } from '../../src/ranking/boards/boards.store';
+import { composeRanking } from '../../harness/ranking';
 import { StaleConfigError } from '../../src/ranking/core/ranking.errors';
 import { TOPOLOGIES } from '../support/redis';
-import { RankingSettings } from '../../src/ranking/core/ranking.settings';
 import { PASS, useRankingStore } from '../support/ranking-store';
 
 describe.each(TOPOLOGIES)('ranking store: sharded boards, config cache (real Redis, %s)', (topology) => {
@@ -146,7 +144,7 @@ describe.each(TOPOLOGIES)('ranking store: sharded boards, config cache (real Red
   describe('config cache', () => {
     it('a second instance with a stale cached config reloads and retries once', async () => {
       const config = validateConfig({ ...world.redis.env });
-      const other = rankingServiceOn(world.service, world.functions, config, world.clock);
+      const other = await rankingServiceOn(world.service, world.functions, config, world.clock);
       await other.increment('b', 'x', 1); // caches the current config
       await world.putB({ also: [{ name: 'w', period: '7d', interval: '1d' }] });
       const reply = (await other.increment('b', 'x', 1)).body;
@@ -158,12 +156,13 @@ describe.each(TOPOLOGIES)('ranking store: sharded boards, config cache (real Red
     });
 
     it('answers CONFIG_CHANGED when the config changes again between the reload and the retry', async () => {
-      const store = new BoardsStore(
+      // A second instance's cache: nothing cached yet.
+      const { cache } = await composeRanking(
         world.service,
         world.functions,
-        RankingSettings.from(validateConfig({ ...world.redis.env })),
+        validateConfig({ ...world.redis.env }),
+        world.clock,
       );
-      const cache = new BoardCache(store);
       let calls = 0;
       const refuseTwice = async () => {
         calls++;

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { validateConfig } from '../../src/common/config';
-import { createRankingGraph, RankingGraph } from '../../src/ranking/ranking.factory';
+import { composeRanking, RankingGraph } from '../../harness/ranking';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
@@ -23,10 +23,10 @@ describe('retractions left running, and an instance starting while Redis is away
   const connections: RedisService[] = [];
   let redis: DurableRedis;
 
-  function instance(): { graph: RankingGraph; connection: RedisService } {
+  async function instance(): Promise<{ graph: RankingGraph; connection: RedisService }> {
     const connection = new RedisService(RedisSettings.from(config()), clock);
     connections.push(connection);
-    return { graph: createRankingGraph(connection, new RedisFunctions(connection), config(), clock), connection };
+    return { graph: await composeRanking(connection, new RedisFunctions(connection), config(), clock), connection };
   }
 
   beforeAll(async () => {
@@ -38,7 +38,7 @@ describe('retractions left running, and an instance starting while Redis is away
   });
 
   it('boots, then resumes and finishes the retraction once Redis is back', async () => {
-    const first = instance();
+    const first = await instance();
     await first.connection.waitUntilReady(10_000);
     await first.graph.ranking.putBoard({
       name: 'r',
@@ -63,7 +63,7 @@ describe('retractions left running, and an instance starting while Redis is away
     expect((await first.graph.retractions.get('r', started.id)).state).toBe('running');
 
     await redis.kill();
-    const second = instance();
+    const second = await instance();
     await expect(second.graph.retractions.onApplicationBootstrap()).resolves.toBeUndefined();
     await redis.start();
 

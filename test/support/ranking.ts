@@ -1,13 +1,13 @@
 import { Clock } from '../../src/common/clock';
 import { FakeClock } from './clock';
 import { AppConfig, validateConfig } from '../../src/common/config';
-import { createRankingGraph } from '../../src/ranking/ranking.factory';
 import { LookupService } from '../../src/ranking/lookup/lookup.service';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { startTestRedis, TestRedis, Topology } from './redis';
+import { composeRanking } from '../../harness/ranking';
 
 /** A RankingService on the test file's Redis without the HTTP app (config layered over the test's env). */
 export async function startRankingService(
@@ -19,18 +19,18 @@ export async function startRankingService(
   const redisService = new RedisService(RedisSettings.from(config), clock);
   const functions = new RedisFunctions(redisService);
   await redisService.waitUntilReady(10_000);
-  const { ranking, lookup } = createRankingGraph(redisService, functions, config, clock);
+  const { ranking, lookup } = await composeRanking(redisService, functions, config, clock);
   return { ranking, lookup, redisService, functions };
 }
 
 /** A RankingService with its own stores and config cache over an existing connection (a second instance). */
-export function rankingServiceOn(
+export async function rankingServiceOn(
   redisService: RedisService,
   functions: RedisFunctions,
   config: AppConfig,
   clock: Clock,
-): RankingService {
-  return createRankingGraph(redisService, functions, config, clock).ranking;
+): Promise<RankingService> {
+  return (await composeRanking(redisService, functions, config, clock)).ranking;
 }
 
 /**

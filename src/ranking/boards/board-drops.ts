@@ -4,9 +4,7 @@ import { RedisFunctions } from '../../redis/redis-functions';
 import { RedisService } from '../../redis/redis.service';
 import { BOARD_DROP_KEYS_PER_CALL } from '../core/ranking.limits';
 import { RankingKeys } from '../core/ranking.keys';
-import { RANKING } from '../ranking.functions';
-
-const S = RANKING.functions;
+import type { BoardsFunctions } from './boards.functions';
 
 /** Most drops an instance resumes at a time (at start, at a sweep): the rest at the next sweep. */
 const RESUMED_PER_TURN = 100;
@@ -35,6 +33,7 @@ export class BoardDrops {
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
+    private readonly fns: BoardsFunctions['functions'],
     private readonly keys: RankingKeys,
     private readonly idemRetentionMs: number,
   ) {}
@@ -54,7 +53,7 @@ export class BoardDrops {
   /** Detaches one shard (true: it held the board): from then on it answers as a board that does not exist. */
   detach(name: string, shard: number, nowMs: number): Promise<boolean> {
     const keys = this.keys.board(name, shard);
-    return this.functions.call(S.boardDelete, { keys, nowMs, idemRetentionMs: this.idemRetentionMs });
+    return this.functions.call(this.fns.boardDelete, { keys, nowMs, idemRetentionMs: this.idemRetentionMs });
   }
 
   /**
@@ -68,7 +67,7 @@ export class BoardDrops {
       if (!detached) await this.detach(drop.name, shard, nowMs);
       for (let done = false; !done;) {
         if (left <= 0 || this.stopping) return false;
-        const step = await this.functions.call(S.boardDropStep, {
+        const step = await this.functions.call(this.fns.boardDropStep, {
           keys: this.keys.board(drop.name, shard),
           budgetKeys: BOARD_DROP_KEYS_PER_CALL,
         });

@@ -5,6 +5,7 @@ import { TIES_MODES, TiesMode } from '../core/board';
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import type { BoardKeys } from '../core/ranking.keys';
 import type { PutBoardCommand } from '../core/ranking.types';
+import { sliceFunctions } from '../core/slice-functions';
 
 export type BoardPutReply =
   | {
@@ -149,3 +150,6 @@ export const BOARDS_FUNCTIONS = {
     decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged', 'dropping']),
   }),
 };
+
+/** The boards slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class BoardsFunctions extends sliceFunctions(BOARDS_FUNCTIONS) {}

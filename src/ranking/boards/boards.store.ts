@@ -9,12 +9,10 @@ import type { PutBoardResult } from '../core/board';
 import type { PutBoardCommand } from '../core/ranking.types';
 import type { ViewConfig } from '../core/trending-math';
 import type { WindowConfig } from '../core/window-math';
-import { RANKING } from '../ranking.functions';
 import { RankingSettings } from '../core/ranking.settings';
 import { BOARD_DROP_KEYS_PER_REQUEST } from '../core/ranking.limits';
 import { BoardDrops } from './board-drops';
-
-const S = RANKING.functions;
+import { BoardsFunctions } from './boards.functions';
 
 /** Board configs and the registry of board names: load, PUT, DELETE, paging, the legacy registry's migration. */
 @Injectable()
@@ -22,17 +20,20 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
   readonly keys: RankingKeys;
   /** Deleted boards' keys, dropped in bounded steps. */
   readonly drops: BoardDrops;
+  private readonly fns: BoardsFunctions['functions'];
 
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
+    part: BoardsFunctions,
     settings: RankingSettings,
     /** The time a drop resumed at start detaches with (a bench or spec without one: the system's). */
     private readonly clock: Clock = new SystemClock(),
   ) {
     this.keys = new RankingKeys(redis.prefix);
-    this.drops = new BoardDrops(redis, functions, this.keys, settings.idempotencyRetentionMs);
-    functions.define([RANKING.library]);
+    this.fns = part.functions;
+    this.drops = new BoardDrops(redis, functions, this.fns, this.keys, settings.idempotencyRetentionMs);
+    functions.define([part.library]);
   }
 
   /** Resumes the drops a stopped instance left (a Redis away: the scheduler's sweep resumes them). */
@@ -108,7 +109,7 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
   async putBoard(command: PutBoardCommand): Promise<PutBoardResult> {
     const { name, nowMs } = command;
     await this.register(name);
-    const reply = await this.functions.call(S.boardPut, { ...command, keys: this.keys.board(name) });
+    const reply = await this.functions.call(this.fns.boardPut, { ...command, keys: this.keys.board(name) });
     if (reply.status === 'conflict') {
       // A refused PUT over a board still being dropped must not leave the name listed.
       if (reply.dropping) await this.unregister(name);
@@ -129,7 +130,7 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
     };
     await Promise.all(
       Array.from({ length: reply.shards - 1 }, (_, i) =>
-        this.functions.call(S.shardSync, { keys: this.keys.board(name, i + 1), ...reply, nowMs }),
+        this.functions.call(this.fns.shardSync, { keys: this.keys.board(name, i + 1), ...reply, nowMs }),
       ),
     );
     if (reply.mostShards > reply.shards) {

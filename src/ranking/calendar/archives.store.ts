@@ -7,11 +7,9 @@ import { boardCall } from '../core/script-call';
 import { mergeListings } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
 import { ARCHIVES_PER_CUT_READ } from '../core/ranking.limits';
-import { RANKING } from '../ranking.functions';
 import { RankingSettings } from '../core/ranking.settings';
-import type { ArchivePage, ArchiveReadReply, ArchiveRows } from './calendar.functions';
-
-const S = RANKING.functions;
+import { HistoryStore } from '../history/history.store';
+import { type ArchivePage, type ArchiveReadReply, type ArchiveRows, CalendarFunctions } from './calendar.functions';
 
 /** Which archives a read asks for: up to `most` periods starting at or before `latestSec`, `rows` of each. */
 export interface ArchivesAsk {
@@ -24,13 +22,17 @@ export interface ArchivesAsk {
 @Injectable()
 export class ArchivesStore {
   private readonly budgetFields: number;
+  private readonly fns: CalendarFunctions['functions'];
 
   constructor(
     private readonly functions: RedisFunctions,
+    part: CalendarFunctions,
     settings: RankingSettings,
+    private readonly history: HistoryStore,
   ) {
     this.budgetFields = settings.expireChunk;
-    functions.define([RANKING.library]);
+    this.fns = part.functions;
+    functions.define([part.library]);
   }
 
   /**
@@ -53,13 +55,7 @@ export class ArchivesStore {
       for (const archive of page.archives) {
         const last = archive.rows[top - 1];
         if (last === undefined || !archive.rows.some((row) => row.item === item)) continue;
-        const cut = {
-          ...boardCall(board, board.shards[0], nowMs, this.budgetFields),
-          window,
-          atSec: archive.atSec,
-          last,
-        };
-        await Promise.all(board.shards.map((shard) => guard(this.functions.call(S.snapshotCut, { ...cut, shard }))));
+        await this.history.cutEveryShard(board, window, nowMs, archive.atSec, last);
       }
       latestSec = page.archives[page.archives.length - 1].atSec - 1;
     }
@@ -86,7 +82,7 @@ export class ArchivesStore {
     const replies = await Promise.all(
       board.shards.map((shard) =>
         guard(
-          this.functions.call(S.archiveRead, {
+          this.functions.call(this.fns.archiveRead, {
             ...boardCall(board, shard, nowMs, this.budgetFields),
             window,
             latestSec: ask.latestSec,

@@ -3,6 +3,7 @@ import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
 import { WindowCall, windowRead } from '../core/script-call';
 import { parseSnapshotRows } from '../history/history.functions';
+import { sliceFunctions } from '../core/slice-functions';
 
 /** Rows of one archived period as one shard answered them: a page of its final standings. */
 export interface ArchivePage {
@@ -71,3 +72,6 @@ export const CALENDAR_FUNCTIONS = {
     },
   }),
 };
+
+/** The calendar slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class CalendarFunctions extends sliceFunctions(CALENDAR_FUNCTIONS) {}

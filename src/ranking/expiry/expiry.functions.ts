@@ -3,6 +3,7 @@ import { typedFunction } from '../../redis/function-library';
 import { SEGMENTS_EXPIRED_PER_CALL } from '../core/ranking.limits';
 import type { RankingKeys } from '../core/ranking.keys';
 import { BoardCall, boardArgs } from '../core/script-call';
+import { sliceFunctions } from '../core/slice-functions';
 
 /** What an expire call left: expired data still to drain, and when the shard next has something to expire. */
 export interface ExpireReply {
@@ -79,3 +80,6 @@ export const EXPIRY_FUNCTIONS = {
     decode: (raw) => flagReply('tbRankSweepTurn', raw),
   }),
 };
+
+/** The expiry slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class ExpiryFunctions extends sliceFunctions(EXPIRY_FUNCTIONS) {}

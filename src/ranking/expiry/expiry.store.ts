@@ -5,26 +5,26 @@ import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { boardCall } from '../core/script-call';
-import { DueClaim, ExpireReply } from './expiry.functions';
-import { RANKING } from '../ranking.functions';
+import { DueClaim, ExpireReply, ExpiryFunctions } from './expiry.functions';
 import { RankingSettings } from '../core/ranking.settings';
-
-const S = RANKING.functions;
 
 /** Expiry: a board's expired slots drained, and the due index (claims with a lease, the sweep's turn, entries). */
 @Injectable()
 export class ExpiryStore {
   private readonly keys: RankingKeys;
   private readonly budgetFields: number;
+  private readonly fns: ExpiryFunctions['functions'];
 
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
+    part: ExpiryFunctions,
     settings: RankingSettings,
   ) {
     this.keys = new RankingKeys(redis.prefix);
     this.budgetFields = settings.expireChunk;
-    functions.define([RANKING.library]);
+    this.fns = part.functions;
+    functions.define([part.library]);
   }
 
   /**
@@ -34,7 +34,7 @@ export class ExpiryStore {
   async expire(board: PreparedBoard, nowMs: number): Promise<ExpireReply> {
     const replies = await Promise.all(
       board.shards.map((shard) =>
-        guard(this.functions.call(S.expire, boardCall(board, shard, nowMs, this.budgetFields))),
+        guard(this.functions.call(this.fns.expire, boardCall(board, shard, nowMs, this.budgetFields))),
       ),
     );
     const dues = replies.flatMap((reply) => (reply.nextDueMs === null ? [] : [reply.nextDueMs]));
@@ -46,17 +46,17 @@ export class ExpiryStore {
 
   /** Claims, from `nowMs` for `leaseMs`, up to `most` boards due by `dueByMs` (due_claim.lua). */
   claimDue(nowMs: number, leaseMs: number, most: number, dueByMs = nowMs): Promise<DueClaim> {
-    return this.functions.call(S.dueClaim, { keys: this.keys, nowMs, leaseMs, most, dueByMs });
+    return this.functions.call(this.fns.dueClaim, { keys: this.keys, nowMs, leaseMs, most, dueByMs });
   }
 
   /** Ends the claims of visited boards, each back in the index at its next due time (null: none). */
   async completeDue(leaseEndMs: number, visited: Map<string, number | null>): Promise<void> {
-    if (visited.size > 0) await this.functions.call(S.dueComplete, { keys: this.keys, leaseEndMs, visited });
+    if (visited.size > 0) await this.functions.call(this.fns.dueComplete, { keys: this.keys, leaseEndMs, visited });
   }
 
   /** True for the one caller (fleet-wide) that takes the sweep of this interval (sweep_turn.lua). */
   takeSweepTurn(nowMs: number, intervalMs: number): Promise<boolean> {
-    return this.functions.call(S.sweepTurn, { keys: this.keys, nowMs, intervalMs });
+    return this.functions.call(this.fns.sweepTurn, { keys: this.keys, nowMs, intervalMs });
   }
 
   /** Enters boards that have no due entry yet (ZADD NX), each at its own due time. */

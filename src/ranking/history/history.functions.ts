@@ -2,6 +2,7 @@ import { Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
 import { WindowCall, windowRead } from '../core/script-call';
+import { sliceFunctions } from '../core/slice-functions';
 
 /** A snapshot as one shard stored it: its boundary (unix s) and rows, best first. */
 export interface StoredSnapshot {
@@ -97,3 +98,6 @@ export const HISTORY_FUNCTIONS = {
     },
   }),
 };
+
+/** The history slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class HistoryFunctions extends sliceFunctions(HISTORY_FUNCTIONS) {}

@@ -3,15 +3,12 @@ import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { HISTORY_ROWS_PER_CALL, MAX_CACHED_PREVIOUS_LISTINGS } from '../core/ranking.limits';
-import type { HistoryPoint, SnapshotListing } from '../core/ranking.types';
+import type { HistoryPoint, ScoredItem, SnapshotListing } from '../core/ranking.types';
 import { BoardCall, boardCall } from '../core/script-call';
 import { mergeListings, rankRows } from '../core/shard-math';
 import { slotStartSec, WindowConfig } from '../core/window-math';
-import { SnapshotPoint } from './history.functions';
-import { RANKING } from '../ranking.functions';
+import { SnapshotPoint, HistoryFunctions } from './history.functions';
 import { RankingSettings } from '../core/ranking.settings';
-
-const S = RANKING.functions;
 
 /** A page of an item's history: from `fromSec` to `toSec` (unix s, boundaries of kept snapshots). */
 export interface ItemHistoryRead {
@@ -35,13 +32,16 @@ export class HistoryStore {
     string,
     { version: string; slotSec: number; ranks: Promise<Map<string, number>> }
   >();
+  private readonly fns: HistoryFunctions['functions'];
 
   constructor(
     private readonly functions: RedisFunctions,
+    part: HistoryFunctions,
     settings: RankingSettings,
   ) {
     this.budgetFields = settings.expireChunk;
-    functions.define([RANKING.library]);
+    this.fns = part.functions;
+    functions.define([part.library]);
   }
 
   /**
@@ -57,7 +57,7 @@ export class HistoryStore {
   ): Promise<{ keeps: boolean; listing?: SnapshotListing }> {
     const replies = await Promise.all(
       board.shards.map((shard) =>
-        guard(this.functions.call(S.historyRead, { ...this.on(board, shard, nowMs), window, atSec })),
+        guard(this.functions.call(this.fns.historyRead, { ...this.on(board, shard, nowMs), window, atSec })),
       ),
     );
     if (!replies.some((reply) => reply.keeps)) return { keeps: false };
@@ -85,7 +85,7 @@ export class HistoryStore {
     const top = window.snapshots?.top ?? 0;
     const mostSnapshots = Math.max(1, Math.floor(HISTORY_ROWS_PER_CALL / Math.max(1, top)));
     const own = await guard(
-      this.functions.call(S.historyItem, {
+      this.functions.call(this.fns.historyItem, {
         ...this.on(board, home, nowMs),
         window,
         item,
@@ -151,11 +151,25 @@ export class HistoryStore {
         const { listing } = await this.history(board, window, nowMs, point.at);
         const last = listing?.items[top - 1];
         if (last === undefined) continue;
-        const cut = { ...this.on(board, board.shards[0], nowMs), window, atSec: point.at, last };
-        await Promise.all(board.shards.map((shard) => guard(this.functions.call(S.snapshotCut, { ...cut, shard }))));
+        await this.cutEveryShard(board, window, nowMs, point.at, last);
       }
       fromSec = page.nextSec;
     }
+  }
+
+  /**
+   * Cuts the window's kept listing at `atSec` (a snapshot, or a calendar window's archive) on every
+   * shard of the board to the rows down to `last` (snapshot_cut.lua; see cutToBoard).
+   */
+  async cutEveryShard(
+    board: PreparedBoard,
+    window: WindowConfig,
+    nowMs: number,
+    atSec: number,
+    last: ScoredItem,
+  ): Promise<void> {
+    const cut = { ...this.on(board, board.shards[0], nowMs), window, atSec, last };
+    await Promise.all(board.shards.map((shard) => guard(this.functions.call(this.fns.snapshotCut, { ...cut, shard }))));
   }
 
   /** Rows above each listed point's score on the shards other than the item's own, by boundary. */
@@ -166,7 +180,9 @@ export class HistoryStore {
       board.shards
         .filter((shard) => shard !== home && listed.length > 0)
         .map((shard) =>
-          guard(this.functions.call(S.historyCount, { ...this.on(board, shard, nowMs), window, points: listed })),
+          guard(
+            this.functions.call(this.fns.historyCount, { ...this.on(board, shard, nowMs), window, points: listed }),
+          ),
         ),
     );
     return new Map(listed.map((point, i) => [point.atSec, others.reduce((sum, counts) => sum + counts[i], 0)]));

@@ -4,6 +4,7 @@ import { typedFunction } from '../../redis/function-library';
 import { ShardKeys } from '../core/board';
 import { BoardCall } from '../core/script-call';
 import { itemDataOf } from '../core/item-data';
+import { sliceFunctions } from '../core/slice-functions';
 
 /** Item data of one shard: a retry-safe write (json null: remove), and the data of listed items. */
 export const ITEMS_FUNCTIONS = {
@@ -36,3 +37,6 @@ export const ITEMS_FUNCTIONS = {
     decode: (raw, call) => itemDataOf(new Reply('tbRankItemDataRead', raw), call.items.length),
   }),
 };
+
+/** The items slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class ItemsFunctions extends sliceFunctions(ITEMS_FUNCTIONS) {}

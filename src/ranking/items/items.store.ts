@@ -6,10 +6,8 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ItemData } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
-import { RANKING } from '../ranking.functions';
 import { RankingSettings } from '../core/ranking.settings';
-
-const S = RANKING.functions;
+import { ItemsFunctions } from './items.functions';
 
 /** A data write: `json` the serialized object, null to remove it. */
 export interface ItemDataCommand {
@@ -27,22 +25,25 @@ export interface ItemDataCommand {
 export class ItemDataStore {
   private readonly budgetFields: number;
   private readonly idemCalls: IdemCalls;
+  private readonly fns: ItemsFunctions['functions'];
 
   constructor(
     redis: RedisService,
     private readonly functions: RedisFunctions,
+    part: ItemsFunctions,
     settings: RankingSettings,
   ) {
     this.budgetFields = settings.expireChunk;
     this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
-    functions.define([RANKING.library]);
+    this.fns = part.functions;
+    functions.define([part.library]);
   }
 
   /** Refused (TB_ITEM_NOT_HELD) when a data write names an item no window of its shard holds. */
   write(command: ItemDataCommand): Promise<Idempotent<boolean>> {
     const { board, nowMs, item, json, idem, dataBytes } = command;
     const call = { ...boardCall(board, board.shardOf(item), nowMs, this.budgetFields), item, json, dataBytes };
-    return guard(this.functions.call(S.itemDataWrite, { ...call, idem: this.idemCalls.of(idem) }));
+    return guard(this.functions.call(this.fns.itemDataWrite, { ...call, idem: this.idemCalls.of(idem) }));
   }
 
   /** The data of `items` (items without data are absent): one call per shard holding some of them. */
@@ -55,7 +56,7 @@ export class ItemDataStore {
     const found = new Map<string, ItemData>();
     await Promise.all(
       [...byShard].map(async ([shard, ids]) => {
-        const data = await this.functions.call(S.itemDataRead, { shard, items: ids });
+        const data = await this.functions.call(this.fns.itemDataRead, { shard, items: ids });
         ids.forEach((item, i) => {
           const value = data[i];
           if (value !== null) found.set(item, value);

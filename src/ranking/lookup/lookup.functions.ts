@@ -5,6 +5,7 @@ import { itemDataOf } from '../core/item-data';
 import type { ItemData } from '../core/ranking.types';
 import { WindowCall, windowRead } from '../core/script-call';
 import { slotRuleArgs, WindowConfig } from '../core/window-math';
+import { sliceFunctions } from '../core/slice-functions';
 
 /** One shard's answer to a lookup: per id (in the order sent) and per score to count above. */
 export interface LookupReply {
@@ -158,3 +159,6 @@ export const LOOKUP_FUNCTIONS = {
     },
   }),
 };
+
+/** The lookup slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class LookupFunctions extends sliceFunctions(LOOKUP_FUNCTIONS) {}

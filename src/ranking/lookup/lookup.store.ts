@@ -9,11 +9,8 @@ import type { LookupRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
-import { RANKING } from '../ranking.functions';
-import { AheadOf, LookupNodeReply, LookupReply } from './lookup.functions';
+import { AheadOf, LookupNodeReply, LookupReply, LookupFunctions } from './lookup.functions';
 import { RankingSettings } from '../core/ranking.settings';
-
-const S = RANKING.functions;
 
 const NOTHING_TO_COUNT: AheadOf = { scores: [], marks: [] };
 
@@ -46,15 +43,18 @@ export interface LookupAsk {
 @Injectable()
 export class LookupStore {
   private readonly budgetFields: number;
+  private readonly fns: LookupFunctions['functions'];
 
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
+    part: LookupFunctions,
     settings: RankingSettings,
     private readonly history: HistoryStore,
   ) {
     this.budgetFields = settings.expireChunk;
-    functions.define([RANKING.library]);
+    this.fns = part.functions;
+    functions.define([part.library]);
   }
 
   async lookup(read: LookupRead, ask: LookupAsk): Promise<{ draining: boolean; rows: LookupRow[] }> {
@@ -110,7 +110,7 @@ export class LookupStore {
     };
     try {
       const [replies, previous] = await Promise.all([
-        Promise.all(chunks.map((items) => guard(this.functions.call(S.lookupNode, callOf(items))))),
+        Promise.all(chunks.map((items) => guard(this.functions.call(this.fns.lookupNode, callOf(items))))),
         this.history.previousRanks(board, window, nowMs),
       ]);
       const answered = replies.filter((reply) => reply !== null);
@@ -174,7 +174,7 @@ export class LookupStore {
     let uncounted = shards;
     try {
       const call = { board: read.board, shards, nowMs: read.nowMs, window: read.window, ahead };
-      const reply = await guard(this.functions.call(S.lookupCountShards, call));
+      const reply = await guard(this.functions.call(this.fns.lookupCountShards, call));
       counts.push({ draining: false, above: reply.above });
       uncounted = reply.pending;
     } catch (error) {
@@ -185,7 +185,7 @@ export class LookupStore {
 
   private call(read: LookupRead, shard: ShardKeys, items: string[], ahead: AheadOf, withData: boolean) {
     const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window };
-    return guard(this.functions.call(S.lookup, { ...call, items, ahead, withData }));
+    return guard(this.functions.call(this.fns.lookup, { ...call, items, ahead, withData }));
   }
 }
 

@@ -2,6 +2,7 @@ import { Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
 import { BoardCall, boardArgs, rowsOf, WindowCall, windowRead } from '../core/script-call';
+import { sliceFunctions } from '../core/slice-functions';
 
 /** A listing page: rows in board order, where the first sits and how many score above it. */
 export interface ListingReply {
@@ -131,3 +132,6 @@ export const READS_FUNCTIONS = {
     },
   }),
 };
+
+/** The reads slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class ReadsFunctions extends sliceFunctions(READS_FUNCTIONS) {}

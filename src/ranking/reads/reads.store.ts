@@ -9,14 +9,11 @@ import { BoardCall, boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
-import { ListingReply, SegmentRow } from './reads.functions';
+import { ListingReply, SegmentRow, ReadsFunctions } from './reads.functions';
 import { WindowDrainingError } from '../../common/errors';
 import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
-import { RANKING } from '../ranking.functions';
 import { RankingSettings } from '../core/ranking.settings';
-
-const S = RANKING.functions;
 
 /** A read of one window of a board at one time. */
 export interface WindowRead {
@@ -42,16 +39,19 @@ export class ReadsStore {
   private readonly reader: RankedReader;
   /** Refuses (503 REDIS_BUSY) before each command of a sharded read while Redis is busy. */
   private readonly admit: () => void;
+  private readonly fns: ReadsFunctions['functions'];
 
   constructor(
     redis: RedisService,
     private readonly functions: RedisFunctions,
+    part: ReadsFunctions,
     settings: RankingSettings,
     private readonly shards: ShardsStore,
     private readonly history: HistoryStore,
   ) {
     this.budgetFields = settings.expireChunk;
-    functions.define([RANKING.library]);
+    this.fns = part.functions;
+    functions.define([part.library]);
     this.admit = () => redis.admit();
     this.reader = new RankedReader(this.admit);
   }
@@ -100,7 +100,7 @@ export class ReadsStore {
     for (let call = 1; ; call++) {
       const from = rows.length === 0 ? after : rows[rows.length - 1].name;
       const page = await guard(
-        this.functions.call(S.segmentPage, {
+        this.functions.call(this.fns.segmentPage, {
           ...boardCall(board, shard, nowMs, this.budgetFields),
           after: from,
           limit: limit - rows.length,
@@ -130,9 +130,9 @@ export class ReadsStore {
     return {
       strict: board.config.ties === 'first',
       head: async (shard, offset, limit) =>
-        pageOf(await guard(this.functions.call(S.readTop, { ...on(shard), offset, limit }))),
+        pageOf(await guard(this.functions.call(this.fns.readTop, { ...on(shard), offset, limit }))),
       standing: async (shard, item) => {
-        const own = await guard(this.functions.call(S.readItem, { ...on(shard), item }));
+        const own = await guard(this.functions.call(this.fns.readItem, { ...on(shard), item }));
         const { score, rank } = own.standing;
         const row =
           rank === null ? undefined : { item, score, previousRank: null, ...(own.tie ? { tie: own.tie } : {}) };
@@ -140,11 +140,11 @@ export class ReadsStore {
       },
       countAbove: (shards, score, tie) => this.countAbove(read, shards, score, tie),
       around: async (shard, item, radius) => {
-        const reply = await guard(this.functions.call(S.readAround, { ...on(shard), item, radius }));
+        const reply = await guard(this.functions.call(this.fns.readAround, { ...on(shard), item, radius }));
         return { ...pageOf(reply), firstPosition: reply.firstPosition };
       },
       neighbours: async (shard, pivot, radius) => {
-        const reply = await guard(this.functions.call(S.readNeighbours, { ...on(shard), ...pivot, radius }));
+        const reply = await guard(this.functions.call(this.fns.readNeighbours, { ...on(shard), ...pivot, radius }));
         const unranked = (rows: ScoredItem[]) => rows.map((row) => ({ ...row, previousRank: null }));
         return {
           draining: reply.draining,

@@ -1,6 +1,7 @@
 import { Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { BoardCall, boardArgs } from '../core/script-call';
+import { sliceFunctions } from '../core/slice-functions';
 
 /** One step of a retraction on one shard: of an actor (retract_step.lua) or an item (retract_item.lua). */
 export interface RetractStepCall extends BoardCall {
@@ -58,3 +59,6 @@ function stepReply(name: string, raw: unknown): RetractStepReply {
   const reply = new Reply(name, raw).expectLength(4);
   return { done: reply.flag(0), taken: reply.int(1), events: reply.int(2), amount: reply.int(3) };
 }
+
+/** The retraction slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class RetractionFunctions extends sliceFunctions(RETRACTION_FUNCTIONS) {}

@@ -3,12 +3,9 @@ import { RedisFunctions } from '../../redis/redis-functions';
 import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { RANKING } from '../ranking.functions';
 import { RankingKeys } from '../core/ranking.keys';
 import { RankingSettings } from '../core/ranking.settings';
-import { RetractStepCall, RetractStepReply } from './retraction.functions';
-
-const S = RANKING.functions;
+import { RetractStepCall, RetractStepReply, RetractionFunctions } from './retraction.functions';
 
 /** A step's own fields: the rest of the call (board, shard, time, expiry budget) the store adds. */
 export type RetractStep = Omit<RetractStepCall, 'board' | 'shard' | 'budgetFields'>;
@@ -31,15 +28,18 @@ export interface RetractionRecord {
 export class RetractionStore {
   private readonly budgetFields: number;
   private readonly keys: RankingKeys;
+  private readonly fns: RetractionFunctions['functions'];
 
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
+    part: RetractionFunctions,
     settings: RankingSettings,
   ) {
     this.budgetFields = settings.expireChunk;
     this.keys = new RankingKeys(redis.prefix);
-    functions.define([RANKING.library]);
+    this.fns = part.functions;
+    functions.define([part.library]);
   }
 
   /** Notes a retraction as running (until `finished`), for instances that start later to resume. */
@@ -64,7 +64,7 @@ export class RetractionStore {
 
   step(kind: RetractionKind, board: PreparedBoard, shard: ShardKeys, step: RetractStep): Promise<RetractStepReply> {
     const call = { ...step, board, shard, budgetFields: this.budgetFields };
-    return guard(this.functions.call(kind === 'actor' ? S.retractStep : S.retractItem, call));
+    return guard(this.functions.call(kind === 'actor' ? this.fns.retractStep : this.fns.retractItem, call));
   }
 
   /** The record of every shard, shard 0 first. */

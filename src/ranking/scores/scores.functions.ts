@@ -2,7 +2,8 @@ import { decodeIdempotent, Idempotent, idemArgs } from '../../redis/idempotency'
 import { typedFunction } from '../../redis/function-library';
 import type { StandingsReply } from '../core/ranking.types';
 import { boardArgs, WriteCall } from '../core/script-call';
-import { withStandings } from '../writes/writes.functions';
+import { withStandings } from '../core/standings';
+import { sliceFunctions } from '../core/slice-functions';
 
 /** A score of an item on a max / min / last board: its value, growth allowance and event time. */
 export interface ScoreRecord {
@@ -41,3 +42,6 @@ export const SCORES_FUNCTIONS = {
       ),
   }),
 };
+
+/** The scores slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class ScoresFunctions extends sliceFunctions(SCORES_FUNCTIONS) {}

@@ -3,6 +3,7 @@ import { typedFunction } from '../../redis/function-library';
 import { PreparedBoard, ShardKeys, windowArgsOf } from '../core/board';
 import { BoardCall, boardArgs } from '../core/script-call';
 import { slotRule, WindowConfig } from '../core/window-math';
+import { sliceFunctions } from '../core/slice-functions';
 
 /** One tie mark per window ("" for none): items of an equal score count when their mark is earlier. */
 function marksOf(call: { windows: WindowConfig[]; marks?: string[] }): string[] {
@@ -77,3 +78,6 @@ export const SHARDS_FUNCTIONS = {
     },
   }),
 };
+
+/** The shards slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class ShardsFunctions extends sliceFunctions(SHARDS_FUNCTIONS) {}

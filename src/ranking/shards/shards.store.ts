@@ -7,10 +7,8 @@ import { guard } from '../core/ranking.errors';
 import type { ShardCounts } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
-import { RANKING } from '../ranking.functions';
 import { RankingSettings } from '../core/ranking.settings';
-
-const S = RANKING.functions;
+import { ShardsFunctions } from './shards.functions';
 
 /** What a count over shards asks: the items above each window's score, on every shard but `except`. */
 export interface CountAbove {
@@ -35,14 +33,17 @@ function sumCounts(windows: WindowConfig[], counts: ShardCounts[]): ShardCounts 
 @Injectable()
 export class ShardsStore {
   private readonly budgetFields: number;
+  private readonly fns: ShardsFunctions['functions'];
 
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
+    part: ShardsFunctions,
     settings: RankingSettings,
   ) {
     this.budgetFields = settings.expireChunk;
-    functions.define([RANKING.library]);
+    this.fns = part.functions;
+    functions.define([part.library]);
   }
 
   /**
@@ -72,7 +73,7 @@ export class ShardsStore {
     if (shards.length > 1) {
       try {
         const reply = await guard(
-          this.functions.call(S.countAboveShards, { board, shards, nowMs, windows, scores, marks }),
+          this.functions.call(this.fns.countAboveShards, { board, shards, nowMs, windows, scores, marks }),
         );
         counts.push({ draining: false, above: reply.above, ranked: reply.ranked });
         uncounted = reply.pending;
@@ -82,7 +83,7 @@ export class ShardsStore {
     }
     const one = (shard: ShardKeys) =>
       guard(
-        this.functions.call(S.countAbove, {
+        this.functions.call(this.fns.countAbove, {
           ...boardCall(board, shard, nowMs, this.budgetFields),
           windows,
           scores,

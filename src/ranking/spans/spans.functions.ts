@@ -3,6 +3,7 @@ import { Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
 import { rowsOf, WindowCall, windowRead } from '../core/script-call';
+import { sliceFunctions } from '../core/slice-functions';
 
 /** A span read of one shard: the window, the span's length and the most slot fields it may sum. */
 export interface SpanCall extends WindowCall {
@@ -88,3 +89,6 @@ export const SPANS_FUNCTIONS = {
     },
   }),
 };
+
+/** The spans slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class SpansFunctions extends sliceFunctions(SPANS_FUNCTIONS) {}

@@ -9,11 +9,8 @@ import { SPAN_MAX_FIELDS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ScoredItem } from '../core/ranking.types';
 import type { WindowConfig } from '../core/window-math';
-import { RANKING } from '../ranking.functions';
-import { SpanFigures, SpanQuestion } from './spans.functions';
+import { SpanFigures, SpanQuestion, SpansFunctions } from './spans.functions';
 import { RankingSettings } from '../core/ranking.settings';
-
-const S = RANKING.functions;
 
 /** A read of a window's newest `spanSec` seconds of slots at one time. */
 export interface SpanRead {
@@ -45,14 +42,17 @@ function answerOf<Mode extends SpanFigures['mode']>(mode: Mode, reply: SpanFigur
 export class SpansStore {
   private readonly budgetFields: number;
   private readonly reader: RankedReader;
+  private readonly fns: SpansFunctions['functions'];
 
   constructor(
     redis: RedisService,
     private readonly functions: RedisFunctions,
+    part: SpansFunctions,
     settings: RankingSettings,
   ) {
     this.budgetFields = settings.expireChunk;
-    functions.define([RANKING.library]);
+    this.fns = part.functions;
+    functions.define([part.library]);
     this.reader = new RankedReader(() => redis.admit());
   }
 
@@ -106,7 +106,7 @@ export class SpansStore {
   private async ask<Q extends SpanQuestion>(read: SpanRead, shard: ShardKeys, question: Q): Promise<Answer<Q['mode']>> {
     const { board, window, nowMs, spanSec } = read;
     const reply = await guard(
-      this.functions.call(S.readSpan, {
+      this.functions.call(this.fns.readSpan, {
         board,
         shard,
         nowMs,

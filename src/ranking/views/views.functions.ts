@@ -5,6 +5,7 @@ import type { ViewRow } from '../core/ranking.types';
 import { BoardCall, boardArgs } from '../core/script-call';
 import type { ViewConfig } from '../core/trending-math';
 import type { WindowConfig } from '../core/window-math';
+import { sliceFunctions } from '../core/slice-functions';
 
 /** What a view read asks for (read_view.lua): a page, one item, an item's neighbours, or a count above a rank score. */
 export type ViewRead =
@@ -107,3 +108,6 @@ export const VIEWS_FUNCTIONS = {
     },
   }),
 };
+
+/** The views slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class ViewsFunctions extends sliceFunctions(VIEWS_FUNCTIONS) {}

@@ -7,11 +7,8 @@ import type { ViewListing, ViewRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import { RankedReader, RankedSource } from '../core/ranked-reader';
 import type { ViewConfig } from '../core/trending-math';
-import { ViewRead, ViewReply } from './views.functions';
-import { RANKING } from '../ranking.functions';
+import { ViewRead, ViewReply, ViewsFunctions } from './views.functions';
 import { RankingSettings } from '../core/ranking.settings';
-
-const S = RANKING.functions;
 
 /** A read of one view of a board at one time. */
 export interface ViewSource {
@@ -37,14 +34,17 @@ type ViewRankedSource = RankedSource<ViewRow> & { readonly landmarkSec: number }
 export class ViewsStore {
   private readonly budgetFields: number;
   private readonly reader: RankedReader;
+  private readonly fns: ViewsFunctions['functions'];
 
   constructor(
     redis: RedisService,
     private readonly functions: RedisFunctions,
+    part: ViewsFunctions,
     settings: RankingSettings,
   ) {
     this.budgetFields = settings.expireChunk;
-    functions.define([RANKING.library]);
+    this.fns = part.functions;
+    functions.define([part.library]);
     this.reader = new RankedReader(() => redis.admit());
   }
 
@@ -110,7 +110,7 @@ export class ViewsStore {
       board.window(name)!,
     );
     return guard(
-      this.functions.call(S.readView, {
+      this.functions.call(this.fns.readView, {
         ...boardCall(board, shard, nowMs, this.budgetFields),
         view,
         windows,

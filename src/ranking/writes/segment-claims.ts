@@ -2,7 +2,7 @@ import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { slotRule, slotStartSec } from '../core/window-math';
-import { RANKING } from '../ranking.functions';
+import type { WritesFunctions } from './writes.functions';
 
 /** Claims this process remembers (board and config version -> segment -> claimed until, unix s) before it forgets them all. */
 const MAX_REMEMBERED = 10_000;
@@ -20,7 +20,10 @@ export class SegmentClaims {
   private readonly claimed = new Map<string, Map<string, number>>();
   private remembered = 0;
 
-  constructor(private readonly functions: RedisFunctions) {}
+  constructor(
+    private readonly functions: RedisFunctions,
+    private readonly fns: WritesFunctions['functions'],
+  ) {}
 
   /** Claims `names` for a write at `nowMs` (nothing for an unsharded board or none named). */
   async claim(board: PreparedBoard, names: Iterable<string>, nowMs: number): Promise<void> {
@@ -31,7 +34,7 @@ export class SegmentClaims {
     const unclaimed = [...new Set(names)].filter((name) => (known?.get(name) ?? 0) < untilSec);
     if (unclaimed.length === 0) return;
     const call = { shard0: board.shards[0], nowSec: Math.floor(nowMs / 1000), untilSec, names: unclaimed };
-    await guard(this.functions.call(RANKING.functions.segmentClaim, { ...call, max: board.config.segmentsMax ?? 0 }));
+    await guard(this.functions.call(this.fns.segmentClaim, { ...call, max: board.config.segmentsMax ?? 0 }));
     this.remember(boardKey, unclaimed, untilSec);
   }
 

@@ -14,10 +14,12 @@ import { growthRefusalOf } from '../../redis/refusals';
 import { typedFunction } from '../../redis/function-library';
 import { ScriptCall } from '../../redis/scripts';
 import { ShardKeys } from '../core/board';
-import type { BatchEntry, StandingsReply, WindowStanding } from '../core/ranking.types';
+import type { BatchEntry, StandingsReply } from '../core/ranking.types';
+import { standingsOf, withStandings } from '../core/standings';
 import { actorArg } from '../core/actor-rules';
 import { retractedOf, segmentLimitOf } from '../core/ranking.errors';
 import { BoardCall, boardArgs, WriteCall } from '../core/script-call';
+import { sliceFunctions } from '../core/slice-functions';
 
 /** A retry-safe request on a sharded board and the shard its ledger entry lives on (see request_claim.lua). */
 export interface LedgerCall {
@@ -53,44 +55,6 @@ export interface CoalescedIncrement extends IncrementAllowances {
 
 /** What one request of an increment call got: its own answer, or what refused it (TB_AT_OUT_OF_SPAN, growth, a reused key). */
 export type CoalescedAnswer = Idempotent<StandingsReply> | Error;
-
-/**
- * [score_1, rank_1, ..., score_W, rank_W, previous_1, ..., previous_W] from entry `first` on. A reply
- * stored before writes answered previous ranks (pairs only) replays with previousRank null.
- */
-function standingsOf(reply: Reply, first: number, windowCount: number): WindowStanding[] {
-  const withPrevious = reply.length - first >= 3 * windowCount;
-  if (!withPrevious) reply.expectLength(first + 2 * windowCount);
-  return Array.from({ length: windowCount }, (_, w) => ({
-    score: reply.int(first + 2 * w),
-    rank: reply.int(first + 2 * w + 1) || null,
-    previousRank: withPrevious ? reply.int(first + 2 * windowCount + w) || null : null,
-  }));
-}
-
-/** [tie_mark_1, ..., tie_mark_W] after the previous ranks: a sharded `ties: first` board's write; else undefined. */
-function tiesOf(reply: Reply, first: number, windowCount: number): string[] | undefined {
-  if (reply.length - first !== 4 * windowCount) return undefined;
-  return Array.from({ length: windowCount }, (_, w) => reply.string(first + 3 * windowCount + w));
-}
-
-/** A write's standings (an increment's, a like's, a score's), once its context (the window names it was answered with) is known. */
-export function withStandings<T>(
-  decoded: Idempotent<{ reply: Reply; rest: T }>,
-  first: number,
-): Idempotent<T & StandingsReply> {
-  const { reply, rest } = decoded.value;
-  const windowCount = decoded.context.split(',').length;
-  return {
-    ...decoded,
-    value: {
-      ...rest,
-      draining: reply.flag(0),
-      standings: standingsOf(reply, first, windowCount),
-      ties: tiesOf(reply, first, windowCount),
-    },
-  };
-}
 
 /** What an increment answers for one request: { outcome, context, [created...], draining, standings... }. */
 function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAnswer {
@@ -392,3 +356,6 @@ export const WRITES_FUNCTIONS = {
     },
   }),
 };
+
+/** The writes slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class WritesFunctions extends sliceFunctions(WRITES_FUNCTIONS) {}

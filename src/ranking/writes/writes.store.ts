@@ -16,13 +16,11 @@ import { boardCall, WriteCall } from '../core/script-call';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
 import type { IncrementCommand, LikeCommand, UnlikeCommand, WriteAttempt } from './write-commands';
-import { CoalescedIncrement, IncrementAllowances, LedgerCall, LedgerEntry } from './writes.functions';
+import { CoalescedIncrement, IncrementAllowances, LedgerCall, LedgerEntry, WritesFunctions } from './writes.functions';
 import type { ScoreRecord } from '../scores/scores.functions';
-import { RANKING } from '../ranking.functions';
+import { ScoresStore } from '../scores/scores.store';
 import { RankingSettings } from '../core/ranking.settings';
 import { SegmentClaims } from './segment-claims';
-
-const S = RANKING.functions;
 
 /** A batch's checked entries grouped by shard, each shard's growth allowances (UNLIMITED: no quota). */
 export interface ShardedBatch extends WriteAttempt {
@@ -50,13 +48,16 @@ export class WritesStore {
   private readonly segmentClaims: SegmentClaims;
   /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
   private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
+  private readonly fns: WritesFunctions['functions'];
 
   constructor(
     private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
+    part: WritesFunctions,
     settings: RankingSettings,
     private readonly shards: ShardsStore,
     private readonly history: HistoryStore,
+    private readonly scores: ScoresStore,
   ) {
     this.keys = new RankingKeys(redis.prefix);
     this.budgetFields = settings.expireChunk;
@@ -67,8 +68,9 @@ export class WritesStore {
         (_, pending) => this.sendIncrements(pending),
       );
     this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
-    this.segmentClaims = new SegmentClaims(functions);
-    functions.define([RANKING.library]);
+    this.fns = part.functions;
+    this.segmentClaims = new SegmentClaims(functions, this.fns);
+    functions.define([part.library]);
   }
 
   /** An increment on its item's shard (coalesced with others when WRITE_COALESCE_MS > 0); `allowances` its growth's. */
@@ -87,7 +89,7 @@ export class WritesStore {
             { board, shard, nowMs, increment },
             entryCost(command, board.config),
           )
-        : this.functions.call(S.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
+        : this.functions.call(this.fns.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
     );
     if (reply.created[1] > 0) await this.indexDue(board, reply.created[1]);
     const outcome = await this.rankOverShards(board, shard, nowMs, reply, command.item);
@@ -98,9 +100,7 @@ export class WritesStore {
   async score(record: ScoreRecord, attempt: WriteAttempt): Promise<WriteOutcome> {
     const { board, nowMs, idem } = attempt;
     const shard = board.shardOf(record.item);
-    const reply = await guard(
-      this.functions.call(S.recordScore, { ...record, ...this.write(board, shard, nowMs, idem) }),
-    );
+    const reply = await this.scores.record({ ...record, ...this.write(board, shard, nowMs, idem) });
     await this.indexDue(board, reply.created[1]);
     return this.rankOverShards(board, shard, nowMs, reply, record.item);
   }
@@ -118,7 +118,7 @@ export class WritesStore {
     const settled = await Promise.allSettled(
       shards.map(([shard, entries]) =>
         guard(
-          this.functions.call(S.incrementBatch, {
+          this.functions.call(this.fns.incrementBatch, {
             ...this.write(board, board.shards[shard], nowMs, idem),
             entries,
             newItems: batch.newItems.get(shard)!,
@@ -147,7 +147,7 @@ export class WritesStore {
     const segments = command.kind === 'like' ? command.segments : undefined;
     if (segments?.length) await this.segmentClaims.claim(board, segments, nowMs);
     const reply = await guard(
-      this.functions.call(S.like, {
+      this.functions.call(this.fns.like, {
         ...this.write(board, shard, nowMs, idem),
         item,
         userId,
@@ -167,12 +167,12 @@ export class WritesStore {
 
   /** Claims (or reads) the ledger entry of a keyed request on a sharded board: see request_claim.lua. */
   claimRequest(board: PreparedBoard, idem: IdemRequest, nowMs: number): Promise<LedgerEntry> {
-    return this.functions.call(S.requestClaim, this.ledger(board, idem, nowMs));
+    return this.functions.call(this.fns.requestClaim, this.ledger(board, idem, nowMs));
   }
 
   /** Stores the whole answer of a keyed request on a sharded board in its ledger entry. */
   async completeRequest(board: PreparedBoard, idem: IdemRequest, nowMs: number, body: string): Promise<void> {
-    await this.functions.call(S.requestComplete, { ...this.ledger(board, idem, nowMs), body });
+    await this.functions.call(this.fns.requestComplete, { ...this.ledger(board, idem, nowMs), body });
   }
 
   /** The ledger entry of a request lives on the shard its key hashes to: ledgers spread like items. */
@@ -189,8 +189,9 @@ export class WritesStore {
   private async sendIncrements(pending: PendingIncrement[]): Promise<Array<Idempotent<StandingsReply> | Error>> {
     const { board, shard } = pending[0];
     const call = boardCall(board, shard, Math.max(...pending.map((p) => p.nowMs)), this.budgetFields);
-    if (pending.length === 1) return [await this.functions.call(S.increment, { ...call, ...pending[0].increment })];
-    return this.functions.call(S.increments, { ...call, requests: pending.map((p) => p.increment) });
+    if (pending.length === 1)
+      return [await this.functions.call(this.fns.increment, { ...call, ...pending[0].increment })];
+    return this.functions.call(this.fns.increments, { ...call, requests: pending.map((p) => p.increment) });
   }
 
   /**

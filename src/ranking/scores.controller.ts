@@ -1,14 +1,14 @@
 import { Body, Controller, Param, Post, Req, Res } from '@nestjs/common';
-import { FastRoute } from '../../edge/fast-routes';
+import { FastRoute } from '../edge/fast-routes';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BoardWrite } from '../../access/access.decorators';
-import { answer, idempotencyKeyOf } from '../../edge/retry-safe';
-import { RedisBackedController } from '../../edge/route-decorators';
-import { GrowthQuotas } from '../../governance/growth-quotas';
-import { IncrementResultDto, ItemParams } from '../dto/item.dto';
-import { ScoreDto } from '../dto/score.dto';
-import { RankingService } from '../ranking.service';
+import { BoardWrite } from '../access/access.decorators';
+import { answer, idempotencyKeyOf } from '../edge/retry-safe';
+import { RedisBackedController } from '../edge/route-decorators';
+import { GrowthQuotas } from '../governance/growth-quotas';
+import { IncrementResultDto, ItemParams } from './dto/item.dto';
+import { ScoreDto } from './dto/score.dto';
+import { RankingService } from './ranking.service';
 
 /** The write of max / min / last boards. */
 @ApiTags('ranking')
