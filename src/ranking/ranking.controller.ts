@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
@@ -6,7 +6,7 @@ import { entriesOfBatch, RateCost } from '../governance/rate-cost';
 import { answer, idempotencyKeyOf } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { FastRoute } from '../edge/fast-routes';
-import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
+import { AdminDelete, AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
 import { ArchiveQuery, ArchiveResultDto, ArchivesQuery, ArchivesResultDto } from './dto/archive.dto';
 import { SegmentListDto } from './dto/segment.dto';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
@@ -91,12 +91,7 @@ export class RankingController {
     return result.board;
   }
 
-  @Delete('admin/boards/:board')
-  @AdminRoute()
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a board and every key it has' })
-  @ApiResponse({ status: 204, description: 'Deleted' })
-  @ErrorResponse(404, 'BOARD_NOT_FOUND')
+  @AdminDelete('admin/boards/:board', { summary: 'Delete a board and every key it has' }, 'BOARD_NOT_FOUND')
   async deleteBoard(@Param() params: BoardParams): Promise<void> {
     await this.ranking.deleteBoard(params.board);
   }
