@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { FastRoute } from '../edge/fast-routes';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { answer, idempotencyKeyOf } from '../edge/retry-safe';
+import { answer } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../edge/route-decorators';
 import { AdminDelete, KeyedRoute } from '../access/access.decorators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -48,9 +48,8 @@ export class CountersController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementCounterDto = {},
   ): Promise<IncrementCounterResultDto> {
-    const idemKey = idempotencyKeyOf(request);
+    const { idemKey, budget } = this.quotas.sentWith(request);
     const count = body.count ?? DEFAULT_COUNT;
-    const budget = this.quotas.budgetOf(request);
     return answer(reply, await this.counters.increment(params.name, count, body.at, idemKey, budget));
   }
 
