@@ -1,7 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
-import { AdminRoute } from './access.decorators';
+import { AdminDelete, AdminRoute } from './access.decorators';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListDto, ApiKeyParams, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
@@ -32,15 +32,15 @@ export class AccessController {
     return { keys: await this.keys.list() };
   }
 
-  @Delete(':name')
-  @AdminRoute()
-  @HttpCode(204)
-  @ApiOperation({
-    summary: 'Revoke a stored API key',
-    description: 'Refused here at once, on every other instance within API_KEYS_REFRESH_MS.',
-  })
-  @ApiResponse({ status: 204, description: 'Revoked' })
-  @ErrorResponse(404, 'API_KEY_NOT_FOUND')
+  @AdminDelete(
+    ':name',
+    {
+      summary: 'Revoke a stored API key',
+      description: 'Refused here at once, on every other instance within API_KEYS_REFRESH_MS.',
+    },
+    'API_KEY_NOT_FOUND',
+    'Revoked',
+  )
   async delete(@Param() params: ApiKeyParams): Promise<void> {
     await this.keys.delete(params.name);
   }

@@ -1,5 +1,5 @@
-import { applyDecorators, HttpCode, SetMetadata } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { applyDecorators, Delete, HttpCode, SetMetadata } from '@nestjs/common';
+import { ApiOperation, ApiOperationOptions, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '../edge/openapi';
 import { ErrorResponse, RetrySafe, RouteConfigFields } from '../edge/route-decorators';
 import { RouteAccess } from './access-rules';
@@ -35,6 +35,17 @@ export const AdminRoute = () =>
     Access({ scope: 'admin' }),
     ErrorResponse(401, 'ADMIN_TOKEN_MISSING'),
     ErrorResponse(403, 'ADMIN_TOKEN_INVALID, API_KEY_SCOPE'),
+  );
+
+/** An /admin DELETE of one named thing: 204 `answered` when done, 404 `notFound` when there is none. */
+export const AdminDelete = (path: string, operation: ApiOperationOptions, notFound: string, answered = 'Deleted') =>
+  applyDecorators(
+    Delete(path),
+    AdminRoute(),
+    HttpCode(204),
+    ApiOperation(operation),
+    ApiResponse({ status: 204, description: answered }),
+    ErrorResponse(404, notFound),
   );
 
 /** A route that needs a key with `scope` once keys exist; name prefixes of a key apply to `nameParam`. */

@@ -1,3 +1,10 @@
+type Applied = 'yes' | 'no' | 'maybe' | 'partly';
+
+/** A code whose request was refused: nothing applied. */
+function refused<const S extends number>(status: S, retry: string) {
+  return { status, applied: 'no', retry } as const;
+}
+
 /**
  * Every machine code an error body carries, with its HTTP status and what a client should do. The
  * README's "Errors and retries" table is checked against this list by a test.
@@ -6,182 +13,129 @@
  * retry:   whether repeating the same request is right.
  */
 export const ERROR_CODES = {
-  INVALID_INPUT: { status: 400, applied: 'no', retry: 'no: fix the request; the message names the field' },
-  ADMIN_TOKEN_MISSING: { status: 401, applied: 'no', retry: 'no: send Authorization: Bearer <ADMIN_TOKEN>' },
-  API_KEY_MISSING: {
-    status: 401,
-    applied: 'no',
-    retry: 'no: send an API key (Authorization: Bearer <key> or X-Api-Key) with the scope the message names',
-  },
-  API_KEY_INVALID: { status: 401, applied: 'no', retry: 'no: the key is not known (wrong, or revoked)' },
-  METRICS_TOKEN_MISSING: { status: 401, applied: 'no', retry: 'no: send Authorization: Bearer <METRICS_TOKEN>' },
-  ADMIN_TOKEN_INVALID: { status: 403, applied: 'no', retry: 'no: the token is wrong' },
-  METRICS_TOKEN_INVALID: { status: 403, applied: 'no', retry: 'no: the token is wrong' },
-  API_KEY_SCOPE: {
-    status: 403,
-    applied: 'no',
-    retry: 'no: the key lacks the scope, or the name is outside its prefixes (the message says which)',
-  },
-  RETRACTED: {
-    status: 403,
-    applied: 'no',
-    retry: "later: the actor's events are blocked by a retraction until the time the message names",
-  },
-  BOARD_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: create the board first' },
-  RETRACTION_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: unknown id, or finished more than 7 days ago' },
-  WINDOW_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: the message lists the windows' },
-  COUNTER_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
-  API_KEY_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
-  STATS_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: nothing recorded in that hour' },
-  SNAPSHOT_NOT_FOUND: {
-    status: 404,
-    applied: 'no',
-    retry: 'no: the window keeps no snapshots, or none is kept for that time (the message says which)',
-  },
-  ARCHIVE_NOT_FOUND: {
-    status: 404,
-    applied: 'no',
-    retry: 'no: the window keeps no archive, or none of the period asked for (the message says which)',
-  },
-  INGEST_SOURCE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no' },
-  ITEM_NOT_FOUND: {
-    status: 404,
-    applied: 'no',
-    retry: 'no: data is kept only for an item some window of the board holds; write to the item first',
-  },
-  ROUTE_NOT_FOUND: { status: 404, applied: 'no', retry: 'no: no such route' },
-  METHOD_NOT_ALLOWED: {
-    status: 405,
-    applied: 'no',
-    retry: 'no: the path takes only the methods its Allow header lists',
-  },
-  REQUEST_TIMEOUT: {
-    status: 408,
-    applied: 'no',
-    retry: 'yes, sent promptly: the headers or body came too slowly; the connection was closed',
-  },
-  BOARD_CONFIG_CONFLICT: {
-    status: 409,
-    applied: 'no',
-    retry: 'no: a window or the shard count would change; repeat with ?reset=true to drop that data',
-  },
-  BOARD_BEING_DELETED: {
-    status: 409,
-    applied: 'no',
-    retry: 'yes, after a moment: a deleted board of this name still has keys being dropped',
-  },
-  API_KEY_EXISTS: { status: 409, applied: 'no', retry: 'no: pick another name, or delete the key first' },
-  API_KEYS_FULL: { status: 409, applied: 'no', retry: 'no: delete unused keys first' },
-  CONFIG_CHANGED: { status: 409, applied: 'no', retry: 'yes: the board changed during the request' },
-  BOARD_INCOMPLETE: {
-    status: 409,
-    applied: 'no',
-    retry: 'after repeating the board PUT: a shard has no config (a PUT in progress or one that failed)',
-  },
+  INVALID_INPUT: refused(400, 'no: fix the request; the message names the field'),
+  ADMIN_TOKEN_MISSING: refused(401, 'no: send Authorization: Bearer <ADMIN_TOKEN>'),
+  API_KEY_MISSING: refused(
+    401,
+    'no: send an API key (Authorization: Bearer <key> or X-Api-Key) with the scope the message names',
+  ),
+  API_KEY_INVALID: refused(401, 'no: the key is not known (wrong, or revoked)'),
+  METRICS_TOKEN_MISSING: refused(401, 'no: send Authorization: Bearer <METRICS_TOKEN>'),
+  ADMIN_TOKEN_INVALID: refused(403, 'no: the token is wrong'),
+  METRICS_TOKEN_INVALID: refused(403, 'no: the token is wrong'),
+  API_KEY_SCOPE: refused(
+    403,
+    'no: the key lacks the scope, or the name is outside its prefixes (the message says which)',
+  ),
+  RETRACTED: refused(403, "later: the actor's events are blocked by a retraction until the time the message names"),
+  BOARD_NOT_FOUND: refused(404, 'no: create the board first'),
+  RETRACTION_NOT_FOUND: refused(404, 'no: unknown id, or finished more than 7 days ago'),
+  WINDOW_NOT_FOUND: refused(404, 'no: the message lists the windows'),
+  COUNTER_NOT_FOUND: refused(404, 'no'),
+  API_KEY_NOT_FOUND: refused(404, 'no'),
+  STATS_NOT_FOUND: refused(404, 'no: nothing recorded in that hour'),
+  SNAPSHOT_NOT_FOUND: refused(
+    404,
+    'no: the window keeps no snapshots, or none is kept for that time (the message says which)',
+  ),
+  ARCHIVE_NOT_FOUND: refused(
+    404,
+    'no: the window keeps no archive, or none of the period asked for (the message says which)',
+  ),
+  INGEST_SOURCE_NOT_FOUND: refused(404, 'no'),
+  ITEM_NOT_FOUND: refused(
+    404,
+    'no: data is kept only for an item some window of the board holds; write to the item first',
+  ),
+  ROUTE_NOT_FOUND: refused(404, 'no: no such route'),
+  METHOD_NOT_ALLOWED: refused(405, 'no: the path takes only the methods its Allow header lists'),
+  REQUEST_TIMEOUT: refused(408, 'yes, sent promptly: the headers or body came too slowly; the connection was closed'),
+  BOARD_CONFIG_CONFLICT: refused(
+    409,
+    'no: a window or the shard count would change; repeat with ?reset=true to drop that data',
+  ),
+  BOARD_BEING_DELETED: refused(409, 'yes, after a moment: a deleted board of this name still has keys being dropped'),
+  API_KEY_EXISTS: refused(409, 'no: pick another name, or delete the key first'),
+  API_KEYS_FULL: refused(409, 'no: delete unused keys first'),
+  CONFIG_CHANGED: refused(409, 'yes: the board changed during the request'),
+  BOARD_INCOMPLETE: refused(
+    409,
+    'after repeating the board PUT: a shard has no config (a PUT in progress or one that failed)',
+  ),
   WRITE_APPLIED_RANK_UNKNOWN: {
     status: 409,
     applied: 'yes',
     retry: 'no: the write was applied, only its board-wide rank could not be read; read the item instead',
   },
-  BOARD_FULL: {
-    status: 409,
-    applied: 'no',
-    retry:
-      'no: the board holds its maxItems items; existing items keep counting, new ones wait until some leave every window',
-  },
-  AGGREGATE_MISMATCH: {
-    status: 409,
-    applied: 'no',
-    retry: 'no: a max/min/last board takes scores (POST .../score), a sum board increments and likes',
-  },
-  SEGMENT_LIMIT: {
-    status: 409,
-    applied: 'no',
-    retry: 'no: the board holds segments.max live segments; a new one waits until one of them holds no live data',
-  },
-  INGEST_SOURCE_CONFLICT: {
-    status: 409,
-    applied: 'no',
-    retry: 'no: a source of another kind has that name; delete it first or pick another name',
-  },
-  INGEST_SOURCES_FULL: { status: 409, applied: 'no', retry: 'no: delete a source first' },
-  CAPACITY_REACHED: {
-    status: 409,
-    applied: 'no',
-    retry: 'later: the service holds MAX_COUNTERS counters or MAX_STATS_PAIRS pairs; existing ones keep counting',
-  },
+  BOARD_FULL: refused(
+    409,
+    'no: the board holds its maxItems items; existing items keep counting, new ones wait until some leave every window',
+  ),
+  AGGREGATE_MISMATCH: refused(
+    409,
+    'no: a max/min/last board takes scores (POST .../score), a sum board increments and likes',
+  ),
+  SEGMENT_LIMIT: refused(
+    409,
+    'no: the board holds segments.max live segments; a new one waits until one of them holds no live data',
+  ),
+  INGEST_SOURCE_CONFLICT: refused(
+    409,
+    'no: a source of another kind has that name; delete it first or pick another name',
+  ),
+  INGEST_SOURCES_FULL: refused(409, 'no: delete a source first'),
+  CAPACITY_REACHED: refused(
+    409,
+    'later: the service holds MAX_COUNTERS counters or MAX_STATS_PAIRS pairs; existing ones keep counting',
+  ),
   BATCH_PARTIAL: {
     status: 409,
     applied: 'partly',
     retry: 'only the entries the message says were not applied',
   },
-  BODY_TOO_LARGE: { status: 413, applied: 'no', retry: 'no: send a smaller body' },
-  DATA_TOO_LARGE: { status: 413, applied: 'no', retry: 'no: item data holds at most 1 024 bytes of JSON' },
-  URI_TOO_LONG: { status: 414, applied: 'no', retry: 'no' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, applied: 'no', retry: 'no: send application/json' },
-  IDEMPOTENCY_KEY_REUSED: {
-    status: 422,
-    applied: 'no',
-    retry: 'no: the key was used for a different request; use a new key',
-  },
-  SPAN_TOO_COSTLY: {
-    status: 422,
-    applied: 'no',
-    retry:
-      'no: the span holds more slot fields than one read sums; declare a window of that period (the message says which)',
-  },
-  REQUEST_TOO_COSTLY: {
-    status: 422,
-    applied: 'no',
-    retry: 'no: the request would hold Redis past its bound; send what the message says fits',
-  },
-  RATE_LIMITED: { status: 429, applied: 'no', retry: 'yes, after Retry-After seconds' },
-  STREAM_LIMIT: {
-    status: 429,
-    applied: 'no',
-    retry: 'after closing another stream: this client (API key, else address) holds its most live streams',
-  },
-  STREAM_SEGMENT_LIMIT: {
-    status: 429,
-    applied: 'no',
-    retry: "later: this board's streams watch their most segments here; watch one of those, or the whole board",
-  },
-  QUOTA_EXCEEDED: {
-    status: 429,
-    applied: 'no',
-    retry: 'yes, after Retry-After seconds: the client created its quota of new entries; existing ones keep counting',
-  },
-  HEADERS_TOO_LARGE: { status: 431, applied: 'no', retry: 'no' },
-  REDIS_FULL: {
-    status: 507,
-    applied: 'no',
-    retry: 'yes, later: Redis reached maxmemory; reads still answer and expiry frees memory as windows move on',
-  },
+  BODY_TOO_LARGE: refused(413, 'no: send a smaller body'),
+  DATA_TOO_LARGE: refused(413, 'no: item data holds at most 1 024 bytes of JSON'),
+  URI_TOO_LONG: refused(414, 'no'),
+  UNSUPPORTED_MEDIA_TYPE: refused(415, 'no: send application/json'),
+  IDEMPOTENCY_KEY_REUSED: refused(422, 'no: the key was used for a different request; use a new key'),
+  SPAN_TOO_COSTLY: refused(
+    422,
+    'no: the span holds more slot fields than one read sums; declare a window of that period (the message says which)',
+  ),
+  REQUEST_TOO_COSTLY: refused(422, 'no: the request would hold Redis past its bound; send what the message says fits'),
+  RATE_LIMITED: refused(429, 'yes, after Retry-After seconds'),
+  STREAM_LIMIT: refused(
+    429,
+    'after closing another stream: this client (API key, else address) holds its most live streams',
+  ),
+  STREAM_SEGMENT_LIMIT: refused(
+    429,
+    "later: this board's streams watch their most segments here; watch one of those, or the whole board",
+  ),
+  QUOTA_EXCEEDED: refused(
+    429,
+    'yes, after Retry-After seconds: the client created its quota of new entries; existing ones keep counting',
+  ),
+  HEADERS_TOO_LARGE: refused(431, 'no'),
+  REDIS_FULL: refused(
+    507,
+    'yes, later: Redis reached maxmemory; reads still answer and expiry frees memory as windows move on',
+  ),
   INTERNAL: { status: 500, applied: 'maybe', retry: 'no: a bug; report it with the request id' },
-  ADMIN_DISABLED: { status: 503, applied: 'no', retry: 'no: the operator has not set ADMIN_TOKEN' },
+  ADMIN_DISABLED: refused(503, 'no: the operator has not set ADMIN_TOKEN'),
   REDIS_UNAVAILABLE: {
     status: 503,
     applied: 'maybe',
     retry: 'yes, after Retry-After; a write may have been applied before Redis stopped answering',
   },
-  REDIS_BUSY: {
-    status: 503,
-    applied: 'no',
-    retry: 'yes, after Retry-After: this instance had too much Redis work in flight and sent nothing',
-  },
-  NOT_READY: { status: 503, applied: 'no', retry: 'yes: a dependency is down (the message names it)' },
-  WINDOW_DRAINING: {
-    status: 503,
-    applied: 'no',
-    retry:
-      'yes, after Retry-After: an expired slot of the window is still being drained, and a read answers only exact listings',
-  },
-  STREAM_CAPACITY: {
-    status: 503,
-    applied: 'no',
-    retry: 'yes, later or on another instance: this instance serves its most live streams',
-  },
-} as const satisfies Record<string, { status: number; applied: 'yes' | 'no' | 'maybe' | 'partly'; retry: string }>;
+  REDIS_BUSY: refused(503, 'yes, after Retry-After: this instance had too much Redis work in flight and sent nothing'),
+  NOT_READY: refused(503, 'yes: a dependency is down (the message names it)'),
+  WINDOW_DRAINING: refused(
+    503,
+    'yes, after Retry-After: an expired slot of the window is still being drained, and a read answers only exact listings',
+  ),
+  STREAM_CAPACITY: refused(503, 'yes, later or on another instance: this instance serves its most live streams'),
+} as const satisfies Record<string, { status: number; applied: Applied; retry: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 

@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { FastRoute } from '../edge/fast-routes';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { answer, idempotencyKeyOf } from '../edge/retry-safe';
+import { answer } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../edge/route-decorators';
-import { AdminRoute, KeyedRoute } from '../access/access.decorators';
+import { AdminDelete, KeyedRoute } from '../access/access.decorators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { NamePageQuery, namePage } from '../common/dto';
@@ -48,9 +48,8 @@ export class CountersController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementCounterDto = {},
   ): Promise<IncrementCounterResultDto> {
-    const idemKey = idempotencyKeyOf(request);
+    const { idemKey, budget } = this.quotas.sentWith(request);
     const count = body.count ?? DEFAULT_COUNT;
-    const budget = this.quotas.budgetOf(request);
     return answer(reply, await this.counters.increment(params.name, count, body.at, idemKey, budget));
   }
 
@@ -74,12 +73,11 @@ export class CountersController {
     return this.counters.list(namePage(query));
   }
 
-  @Delete('admin/counters/:name')
-  @AdminRoute()
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a counter: every precision and its index entries, in one atomic step' })
-  @ApiResponse({ status: 204, description: 'Deleted' })
-  @ErrorResponse(404, 'Unknown counter')
+  @AdminDelete(
+    'admin/counters/:name',
+    { summary: 'Delete a counter: every precision and its index entries, in one atomic step' },
+    'Unknown counter',
+  )
   async delete(@Param() params: CounterParams): Promise<void> {
     await this.counters.delete(params.name);
   }

@@ -1,7 +1,7 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { JobRegistry } from '../common/jobs';
 import { CountersScheduler } from './counters.scheduler';
-import { CleanPassResult, CountersService } from './counters.service';
+import { CleanPassResult, CountersService, emptyCleanPass } from './counters.service';
 
 function schedulerWith(cleanPass: (pass: number) => Promise<CleanPassResult>) {
   // The scheduler's own logic only: a service whose clean pass the test decides (no Redis involved).
@@ -15,13 +15,7 @@ function schedulerWith(cleanPass: (pass: number) => Promise<CleanPassResult>) {
 }
 
 const ok = (pass: number, extra: Partial<CleanPassResult> = {}): CleanPassResult => ({
-  pass,
-  visited: 0,
-  due: 0,
-  slicesRemoved: 0,
-  entriesRemoved: 0,
-  namesRemoved: 0,
-  failures: 0,
+  ...emptyCleanPass(pass),
   ...extra,
 });
 

@@ -45,6 +45,11 @@ export interface CleanPassResult {
   failures: number;
 }
 
+/** Pass `pass` before it has visited anything: nothing removed, no failure. */
+export function emptyCleanPass(pass: number): CleanPassResult {
+  return { pass, visited: 0, due: 0, slicesRemoved: 0, entriesRemoved: 0, namesRemoved: 0, failures: 0 };
+}
+
 /** Multi-precision counters: increments, reads, listing, deletion and the cleaner pass. No HTTP types. */
 @Injectable()
 export class CountersService {
@@ -171,15 +176,7 @@ export class CountersService {
    * are still cleaned.
    */
   async cleanPass(pass: number): Promise<CleanPassResult> {
-    const result: CleanPassResult = {
-      pass,
-      visited: 0,
-      due: 0,
-      slicesRemoved: 0,
-      entriesRemoved: 0,
-      namesRemoved: 0,
-      failures: 0,
-    };
+    const result = emptyCleanPass(pass);
     for (let bucket = 0; bucket < this.settings.buckets; bucket++) {
       let cursor = '';
       try {

@@ -1,4 +1,5 @@
 import { trustProxyOf, validateEdgeSettings } from './edge.settings';
+import { itRefusesEach } from '../../test/support/settings';
 
 describe('validateEdgeSettings', () => {
   it('gives the HTTP edge its documented defaults', () => {
@@ -14,7 +15,7 @@ describe('validateEdgeSettings', () => {
     });
   });
 
-  it.each([
+  itRefusesEach(validateEdgeSettings, [
     ['TRUST_PROXY', '0'],
     ['TRUST_PROXY', 'proxy.example'],
     ['TRUST_PROXY', '10.0.0.0/8,nope'],
@@ -25,9 +26,7 @@ describe('validateEdgeSettings', () => {
     ['HTTP_MAX_CONNECTIONS', '0'],
     ['HTTP_CONNECTIONS_PER_CLIENT', '0'],
     ['CORS_ORIGINS', 'https://app.example.com/path'],
-  ])('refuses %s=%j with a message naming the variable', (name, value) => {
-    expect(() => validateEdgeSettings({ [name]: value })).toThrow(new RegExp(`Invalid configuration:[\\s\\S]*${name}`));
-  });
+  ]);
 
   it('refuses a header timeout longer than the request timeout (the headers are part of the request)', () => {
     expect(() => validateEdgeSettings({ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '15000' })).toThrow(

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../edge/caller';
+import { idempotencyKeyOf } from '../edge/retry-safe';
 import { Clock } from '../common/clock';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
 import { GovernanceSettings } from './governance.settings';
@@ -136,5 +137,10 @@ export class GrowthQuotas {
   /** The budgets of the client a request counts for. */
   budgetOf(request: FastifyRequest): ClientBudget {
     return new ClientBudget(this.quota, callerOf(request).client, this.clock);
+  }
+
+  /** What a write request is sent with: its Idempotency-Key scoped to its client (400 when malformed), and that client's budgets. */
+  sentWith(request: FastifyRequest): { idemKey: string | undefined; budget: ClientBudget } {
+    return { idemKey: idempotencyKeyOf(request), budget: this.budgetOf(request) };
   }
 }

@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Put, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
-import { AdminRoute } from '../access/access.decorators';
+import { AdminDelete, AdminRoute } from '../access/access.decorators';
 import { DeclareSourceDto, IngestParams, SourceListDto, SourceStatusDto } from './dto/ingest.dto';
 import { MAX_INGEST_SOURCES } from './ingest.limits';
 import { IngestService } from './ingest.service';
@@ -41,12 +41,11 @@ export class IngestController {
     return { sources: await this.ingest.list() };
   }
 
-  @Delete('admin/ingest/:name')
-  @AdminRoute()
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Stop a source on every instance (its stream, group and dead letters stay)' })
-  @ApiResponse({ status: 204, description: 'Deleted' })
-  @ErrorResponse(404, 'INGEST_SOURCE_NOT_FOUND')
+  @AdminDelete(
+    'admin/ingest/:name',
+    { summary: 'Stop a source on every instance (its stream, group and dead letters stay)' },
+    'INGEST_SOURCE_NOT_FOUND',
+  )
   async delete(@Param() params: IngestParams): Promise<void> {
     await this.ingest.delete(params.name);
   }

@@ -1,12 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { entriesOfBatch, RateCost } from '../governance/rate-cost';
-import { answer, idempotencyKeyOf } from '../edge/retry-safe';
+import { answer } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { FastRoute } from '../edge/fast-routes';
-import { AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
+import { AdminDelete, AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
 import { ArchiveQuery, ArchiveResultDto, ArchivesQuery, ArchivesResultDto } from './dto/archive.dto';
 import { SegmentListDto } from './dto/segment.dto';
 import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
@@ -39,7 +39,7 @@ import {
 import { AroundDataQuery, ItemDataQuery, TopDataQuery } from './dto/lookup.dto';
 import { ItemDataService } from './items/items.service';
 import { BoardView, RankingService } from './ranking.service';
-import { SentWith, WriteCommands } from './writes/write-commands';
+import { WriteCommands } from './writes/write-commands';
 import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
 
@@ -91,12 +91,7 @@ export class RankingController {
     return result.board;
   }
 
-  @Delete('admin/boards/:board')
-  @AdminRoute()
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a board and every key it has' })
-  @ApiResponse({ status: 204, description: 'Deleted' })
-  @ErrorResponse(404, 'BOARD_NOT_FOUND')
+  @AdminDelete('admin/boards/:board', { summary: 'Delete a board and every key it has' }, 'BOARD_NOT_FOUND')
   async deleteBoard(@Param() params: BoardParams): Promise<void> {
     await this.ranking.deleteBoard(params.board);
   }
@@ -158,7 +153,7 @@ export class RankingController {
         segments: body.segments,
         actor: body.actor,
       },
-      this.sentWith(request),
+      this.quotas.sentWith(request),
     );
     return answer(reply, await this.ranking.increment(command));
   }
@@ -186,7 +181,7 @@ export class RankingController {
       segments: entry.segments,
       actor: entry.actor,
     }));
-    const command = this.commands.batch({ board: params.board, entries }, this.sentWith(request));
+    const command = this.commands.batch({ board: params.board, entries }, this.quotas.sentWith(request));
     return answer(reply, await this.ranking.incrementBatch(command));
   }
 
@@ -206,7 +201,7 @@ export class RankingController {
     const { board, item } = params;
     const command = this.commands.like(
       { board, item, userId: body.userId, atSec: body.at, segments: body.segments },
-      this.sentWith(request),
+      this.quotas.sentWith(request),
     );
     return answer(reply, await this.ranking.like(command));
   }
@@ -224,7 +219,7 @@ export class RankingController {
   ): Promise<LikeResultDto> {
     // An unlike creates nothing, but its stored answer counts (quota idempotentAnswers): it carries the budget too.
     const { board, item, userId } = params;
-    const command = this.commands.unlike({ board, item, userId }, this.sentWith(request));
+    const command = this.commands.unlike({ board, item, userId }, this.quotas.sentWith(request));
     return answer(reply, await this.ranking.like(command));
   }
 
@@ -338,10 +333,5 @@ export class RankingController {
       query.segment,
       { perPeriod: query.items },
     );
-  }
-
-  /** How a write was sent: its scoped Idempotency-Key (a malformed one is a 400) and the budgets of the client it counts for. */
-  private sentWith(request: FastifyRequest): SentWith {
-    return { idemKey: idempotencyKeyOf(request), budget: this.quotas.budgetOf(request) };
   }
 }

@@ -2,13 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { WriteAnswer } from '../common/retry-safe';
 import { SharedReads } from '../common/shared-reads';
 import type { ClientBudget } from '../governance/growth-quotas';
-import { ArchiveAnswer, ArchivesPage, ArchivesService } from './calendar/archives.service';
+import { ArchivesService } from './calendar/archives.service';
 import { BoardPage, BoardsService, BoardView, PutBoardInput } from './boards/boards.service';
-import { RankedSources } from './boards/ranked-sources';
+import { RankedSources, SourceRead } from './boards/ranked-sources';
+import type { PreparedBoard } from './core/board';
+import type { ViewConfig } from './core/trending-math';
+import type { WindowConfig } from './core/window-math';
 import { ViewRowAnswer, WindowFigures } from './core/answers';
 import { InvalidInputError } from '../common/errors';
 import { RANKING_MESSAGES as M } from './core/ranking.messages';
-import type { HistoryPoint, ListedItem } from './core/ranking.types';
 import { DuePassOptions, DuePassResult, ExpiryService } from './expiry/expiry.service';
 import { HistoryService } from './history/history.service';
 import { ReadsService } from './reads/reads.service';
@@ -50,6 +52,13 @@ export interface ReadOptions {
   span?: string;
   /** Read the window as this segment's (a board without segments: 400). */
   segment?: string;
+}
+
+/** How one read is made of each kind of source: a whole window, a window's newest slots (`span`), a view. */
+interface SourceReaders<T> {
+  window: SourceRead<WindowConfig, T>;
+  span: (board: PreparedBoard, window: WindowConfig, nowMs: number, span: string) => Promise<T>;
+  view: SourceRead<ViewConfig, T>;
 }
 
 /** A span names a rolling window's slots: a view has none of its own. */
@@ -218,34 +227,20 @@ export class RankingService {
     page: { offset: number; limit: number },
     options: ReadOptions,
   ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
-    const { span } = options;
-    return this.sources.read(
-      name,
-      windowName,
-      (board, window, nowMs) =>
-        span === undefined
-          ? this.reads.top(board, window, nowMs, page)
-          : this.spans.top(board, window, nowMs, span, page),
-      (board, view, nowMs) =>
-        span === undefined ? this.views.top(board, view, nowMs, page) : spanOnView(name, view.name),
-      options.segment,
-    );
+    return this.readSource(name, windowName, options, {
+      window: (board, window, nowMs) => this.reads.top(board, window, nowMs, page),
+      span: (board, window, nowMs, span) => this.spans.top(board, window, nowMs, span, page),
+      view: (board, view, nowMs) => this.views.top(board, view, nowMs, page),
+    });
   }
 
   /** An item's score, rank and percentile in a window or a view (of a window's newest slots with `span`). */
   item(name: string, windowName: string | undefined, item: string, options: ReadOptions = {}): Promise<ItemAnswer> {
-    const { span } = options;
-    return this.sources.read<ItemAnswer>(
-      name,
-      windowName,
-      (board, window, nowMs) =>
-        span === undefined
-          ? this.reads.item(board, window, nowMs, item)
-          : this.spans.item(board, window, nowMs, span, item),
-      (board, view, nowMs) =>
-        span === undefined ? this.views.item(board, view, nowMs, item) : spanOnView(name, view.name),
-      options.segment,
-    );
+    return this.readSource<ItemAnswer>(name, windowName, options, {
+      window: (board, window, nowMs) => this.reads.item(board, window, nowMs, item),
+      span: (board, window, nowMs, span) => this.spans.item(board, window, nowMs, span, item),
+      view: (board, view, nowMs) => this.views.item(board, view, nowMs, item),
+    });
   }
 
   /** An item with up to `radius` neighbours on each side, in a window or a view (of a window's newest slots with `span`). */
@@ -257,16 +252,27 @@ export class RankingService {
     options: ReadOptions = {},
   ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
     const around = { item, radius };
+    return this.readSource(name, windowName, options, {
+      window: (board, window, nowMs) => this.reads.around(board, window, nowMs, around),
+      span: (board, window, nowMs, span) => this.spans.around(board, window, nowMs, span, around),
+      view: (board, view, nowMs) => this.views.around(board, view, nowMs, around),
+    });
+  }
+
+  /** One read of a window (of its newest slots with `span`: a view has none, 400) or a view, as `options.segment`'s. */
+  private readSource<T extends object>(
+    name: string,
+    windowName: string | undefined,
+    options: ReadOptions,
+    readers: SourceReaders<T>,
+  ): Promise<T> {
     const { span } = options;
     return this.sources.read(
       name,
       windowName,
       (board, window, nowMs) =>
-        span === undefined
-          ? this.reads.around(board, window, nowMs, around)
-          : this.spans.around(board, window, nowMs, span, around),
-      (board, view, nowMs) =>
-        span === undefined ? this.views.around(board, view, nowMs, around) : spanOnView(name, view.name),
+        span === undefined ? readers.window(board, window, nowMs) : readers.span(board, window, nowMs, span),
+      (board, view, nowMs) => (span === undefined ? readers.view(board, view, nowMs) : spanOnView(name, view.name)),
       options.segment,
     );
   }
@@ -277,48 +283,23 @@ export class RankingService {
   }
 
   /** The window's snapshot at or before `atSec` (default: the latest). */
-  history(
-    name: string,
-    windowName: string | undefined,
-    atSec: number | undefined,
-    segment?: string,
-  ): Promise<{ board: string; window: string; at: number; from: number; to: number; items: ListedItem[] }> {
-    return this.snapshots.history(name, windowName, atSec, segment);
+  history(...asked: Parameters<HistoryService['history']>): ReturnType<HistoryService['history']> {
+    return this.snapshots.history(...asked);
   }
 
   /** A calendar window's final standings of the closed period holding `atSec` (default: the latest kept). */
-  archive(
-    name: string,
-    windowName: string | undefined,
-    atSec: number | undefined,
-    page: { offset: number; limit: number },
-    segment?: string,
-  ): Promise<ArchiveAnswer> {
-    return this.calendars.archive(name, windowName, atSec, page, segment);
+  archive(...asked: Parameters<ArchivesService['archive']>): ReturnType<ArchivesService['archive']> {
+    return this.calendars.archive(...asked);
   }
 
   /** A calendar window's kept archives, newest first, a page at a time (`rows.perPeriod` of each: default all). */
-  archives(
-    name: string,
-    windowName: string | undefined,
-    limit: number,
-    cursor: number | undefined,
-    segment?: string,
-    rows: { perPeriod?: number } = {},
-  ): Promise<ArchivesPage> {
-    return this.calendars.archives(name, windowName, limit, cursor, segment, rows);
+  archives(...asked: Parameters<ArchivesService['archives']>): ReturnType<ArchivesService['archives']> {
+    return this.calendars.archives(...asked);
   }
 
   /** An item's rank and score in every kept snapshot from `fromSec` to `toSec`, a page at a time. */
-  itemHistory(
-    name: string,
-    windowName: string | undefined,
-    item: string,
-    fromSec: number | undefined,
-    toSec: number | undefined,
-    segment?: string,
-  ): Promise<{ board: string; window: string; item: string; points: HistoryPoint[]; nextFrom: number | null }> {
-    return this.snapshots.itemHistory(name, windowName, item, fromSec, toSec, segment);
+  itemHistory(...asked: Parameters<HistoryService['itemHistory']>): ReturnType<HistoryService['itemHistory']> {
+    return this.snapshots.itemHistory(...asked);
   }
 
   /** One scheduler pass over the due boards (see ExpiryService.expireDue). */

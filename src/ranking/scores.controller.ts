@@ -3,7 +3,7 @@ import { FastRoute } from '../edge/fast-routes';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BoardWrite } from '../access/access.decorators';
-import { answer, idempotencyKeyOf } from '../edge/retry-safe';
+import { answer } from '../edge/retry-safe';
 import { RedisBackedController } from '../edge/route-decorators';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { IncrementResultDto, ItemParams } from './dto/item.dto';
@@ -33,8 +33,7 @@ export class ScoresController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<IncrementResultDto> {
-    const idemKey = idempotencyKeyOf(request);
-    const budget = this.quotas.budgetOf(request);
+    const { idemKey, budget } = this.quotas.sentWith(request);
     return answer(reply, await this.ranking.score(params.board, params.item, body.score, idemKey, budget, body.at));
   }
 }

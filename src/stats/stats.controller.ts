@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { answer, idempotencyKeyOf } from '../edge/retry-safe';
+import { answer } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../edge/route-decorators';
 import { AdminRoute, KeyedRoute } from '../access/access.decorators';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -50,8 +50,7 @@ export class StatsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RecordResultDto> {
-    const idemKey = idempotencyKeyOf(request);
-    const budget = this.quotas.budgetOf(request);
+    const { idemKey, budget } = this.quotas.sentWith(request);
     return answer(reply, await this.stats.record(params.context, params.type, body.value, idemKey, budget));
   }
 

@@ -101,6 +101,19 @@ describe.each(TOPOLOGIES)('ranking over HTTP (%s)', (topology) => {
       [{ windows: [{ name: null, period: '1h', interval: '1m' }] }, /windows\.0\.name must not be null/],
       [{ windows: [{ period: '1h', interval: '1m' }], extra: 1 }, /property extra should not exist/],
       [
+        { windows: [{ period: '1h', interval: '1m', snapshots: 5 }] },
+        /windows\.0\.snapshots must be an object like \{ \\"keep\\": 24, \\"top\\": 100 \}/,
+      ],
+      [{ windows: [{ period: '1h', interval: '1m', snapshots: null }] }, /windows\.0\.snapshots must not be null/],
+      [
+        { windows: [{ period: '1h', interval: '1m', archive: 'x' }] },
+        /windows\.0\.archive must be an object like \{ \\"keep\\": 12, \\"top\\": 100 \}/,
+      ],
+      [
+        { windows: [{ period: '1h', interval: '1m' }], segments: [] },
+        /"segments must be an object like \{ \\"max\\": 100 \}/,
+      ],
+      [
         { windows: Array.from({ length: 9 }, (_, i) => ({ name: `w${i}`, period: 60, interval: 60 })) },
         /windows must contain no more than 8/,
       ],

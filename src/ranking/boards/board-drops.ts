@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { BackgroundRuns } from '../../common/background-runs';
 import { randomUUID } from 'node:crypto';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { RedisService } from '../../redis/redis.service';
@@ -27,8 +28,7 @@ export interface Drop {
  */
 export class BoardDrops {
   private readonly logger = new Logger('BoardDrops');
-  private readonly runners = new Map<string, Promise<void>>();
-  private stopping = false;
+  private readonly runs = new BackgroundRuns();
 
   constructor(
     private readonly redis: RedisService,
@@ -66,7 +66,7 @@ export class BoardDrops {
     for (let shard = drop.mostShards - 1; shard >= drop.fromShard; shard--) {
       if (!detached) await this.detach(drop.name, shard, nowMs);
       for (let done = false; !done;) {
-        if (left <= 0 || this.stopping) return false;
+        if (left <= 0 || this.runs.stopping) return false;
         const step = await this.functions.call(this.fns.boardDropStep, {
           keys: this.keys.board(drop.name, shard),
           budgetKeys: BOARD_DROP_KEYS_PER_CALL,
@@ -81,16 +81,15 @@ export class BoardDrops {
 
   /** Runs the rest of a drop in the background (one runner per drop on this instance). */
   launch(drop: Drop, nowMs: number): void {
-    if (this.stopping || this.runners.has(drop.member)) return;
-    const runner = this.drive(drop, Number.POSITIVE_INFINITY, nowMs)
-      .then((done) => {
-        if (done) this.logger.log(`board "${drop.name}": every key dropped`);
-      })
-      .catch((error: unknown) =>
-        this.logger.warn(`drop of board "${drop.name}" paused (the scheduler's sweep resumes it): ${String(error)}`),
-      )
-      .finally(() => this.runners.delete(drop.member));
-    this.runners.set(drop.member, runner);
+    this.runs.start(drop.member, () =>
+      this.drive(drop, Number.POSITIVE_INFINITY, nowMs)
+        .then((done) => {
+          if (done) this.logger.log(`board "${drop.name}": every key dropped`);
+        })
+        .catch((error: unknown) =>
+          this.logger.warn(`drop of board "${drop.name}" paused (the scheduler's sweep resumes it): ${String(error)}`),
+        ),
+    );
   }
 
   /** Launches the noted drops that no runner of this instance holds (at start, at the scheduler's sweep). */
@@ -106,13 +105,12 @@ export class BoardDrops {
   }
 
   /** Resolves once this instance's runners have stopped (done, or paused at their next step). */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await Promise.allSettled([...this.runners.values()]);
+  stop(): Promise<void> {
+    return this.runs.stop();
   }
 
   /** Resolves once every runner of this instance has stopped (tests, a DELETE's caller that waits). */
-  async settled(): Promise<void> {
-    await Promise.allSettled([...this.runners.values()]);
+  settled(): Promise<void> {
+    return this.runs.settled();
   }
 }

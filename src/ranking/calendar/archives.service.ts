@@ -52,36 +52,28 @@ export class ArchivesService {
    * archive still being taken then makes RankedSources send it again, and after MAX_READ_DRAIN_CALLS
    * it is a 503 WINDOW_DRAINING.
    */
-  async archive(
+  archive(
     name: string,
     windowName: string | undefined,
     atSec: number | undefined,
     page: { offset: number; limit: number },
     segment?: string,
   ): Promise<ArchiveAnswer> {
-    const answer = await this.sources.read<ArchiveAnswer | typeof DRAINING>(
-      name,
-      windowName,
-      async (board, window, nowMs) => {
-        const calendar = calendarOf(name, window);
-        const rowsRead = board.sharded ? board.shards.length * (page.offset + page.limit) : page.limit;
-        if (rowsRead > ARCHIVE_ROWS_PER_READ) {
-          const end = page.offset + page.limit;
-          throw new RequestTooCostlyError(M.archiveTooDeep(board.shards.length, end, ARCHIVE_ROWS_PER_READ));
-        }
-        const rows = { skip: page.offset, most: page.limit };
-        const { archives, draining } = await this.kept(board, window, nowMs, { latestSec: atSec, most: 1, rows });
-        if (draining) return DRAINING;
-        const period = archives[0] && periodOf(calendar, archives[0], rows);
-        if (!period || (atSec !== undefined && atSec >= period.to)) {
-          throw new NotFoundError('ARCHIVE_NOT_FOUND', M.noArchive(name, window.name, atSec));
-        }
-        return { board: name, window: window.name, timeZone: calendar.timeZone, ...period };
-      },
-      (_, view) => Promise.reject(new InvalidInputError(M.notCalendar(name, view.name))),
-      segment,
-    );
-    return settled(name, answer);
+    return this.readCalendar<ArchiveAnswer>(name, windowName, segment, async (board, window, calendar, nowMs) => {
+      const rowsRead = board.sharded ? board.shards.length * (page.offset + page.limit) : page.limit;
+      if (rowsRead > ARCHIVE_ROWS_PER_READ) {
+        const end = page.offset + page.limit;
+        throw new RequestTooCostlyError(M.archiveTooDeep(board.shards.length, end, ARCHIVE_ROWS_PER_READ));
+      }
+      const rows = { skip: page.offset, most: page.limit };
+      const { archives, draining } = await this.kept(board, window, nowMs, { latestSec: atSec, most: 1, rows });
+      if (draining) return DRAINING;
+      const period = archives[0] && periodOf(calendar, archives[0], rows);
+      if (!period || (atSec !== undefined && atSec >= period.to)) {
+        throw new NotFoundError('ARCHIVE_NOT_FOUND', M.noArchive(name, window.name, atSec));
+      }
+      return { board: name, window: window.name, timeZone: calendar.timeZone, ...period };
+    });
   }
 
   /**
@@ -90,7 +82,7 @@ export class ArchivesService {
    * shards answer stay within ARCHIVE_ROWS_PER_READ: a page then holds fewer periods (nextCursor goes
    * on), or fewer rows of each (nextOffset: read the rest with `archive`).
    */
-  async archives(
+  archives(
     name: string,
     windowName: string | undefined,
     limit: number,
@@ -98,19 +90,36 @@ export class ArchivesService {
     segment?: string,
     rows: { perPeriod?: number } = {},
   ): Promise<ArchivesPage> {
-    const answer = await this.sources.read<ArchivesPage | typeof DRAINING>(
+    return this.readCalendar<ArchivesPage>(name, windowName, segment, async (board, window, calendar, nowMs) => {
+      const latestSec = cursor === undefined ? undefined : cursor - 1;
+      const ask = { latestSec, ...archivesPageSize(board, window, limit, rows.perPeriod) };
+      const { archives, draining } = await this.kept(board, window, nowMs, ask);
+      if (draining) return DRAINING;
+      const periods = archives.map((archive) => periodOf(calendar, archive, ask.rows));
+      const nextCursor = periods.length === ask.most ? periods[periods.length - 1].from : null;
+      return { board: name, window: window.name, timeZone: calendar.timeZone, periods, nextCursor };
+    });
+  }
+
+  /**
+   * `read` of a calendar window (as `segment`'s): another window or a view is a 400; an answer still
+   * draining after RankedSources sent the read again is a 503 WINDOW_DRAINING.
+   */
+  private async readCalendar<T extends object>(
+    name: string,
+    windowName: string | undefined,
+    segment: string | undefined,
+    read: (
+      board: PreparedBoard,
+      window: WindowConfig,
+      calendar: CalendarSpec,
+      nowMs: number,
+    ) => Promise<T | typeof DRAINING>,
+  ): Promise<T> {
+    const answer = await this.sources.read<T | typeof DRAINING>(
       name,
       windowName,
-      async (board, window, nowMs) => {
-        const calendar = calendarOf(name, window);
-        const latestSec = cursor === undefined ? undefined : cursor - 1;
-        const ask = { latestSec, ...archivesPageSize(board, window, limit, rows.perPeriod) };
-        const { archives, draining } = await this.kept(board, window, nowMs, ask);
-        if (draining) return DRAINING;
-        const periods = archives.map((archive) => periodOf(calendar, archive, ask.rows));
-        const nextCursor = periods.length === ask.most ? periods[periods.length - 1].from : null;
-        return { board: name, window: window.name, timeZone: calendar.timeZone, periods, nextCursor };
-      },
+      async (board, window, nowMs) => read(board, window, calendarOf(name, window), nowMs),
       (_, view) => Promise.reject(new InvalidInputError(M.notCalendar(name, view.name))),
       segment,
     );

@@ -47,6 +47,16 @@ import { TIES_MODES, TiesMode } from '../core/board';
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import { VIEW_MODES } from '../core/trending-math';
 
+/** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
+const OptionalNested = (type: new () => object, description: string, notObject: string) =>
+  applyDecorators(
+    ApiPropertyOptional({ type, description }),
+    IsOptionalNotNull(),
+    IsObject({ message: notObject }),
+    ValidateNested(),
+    Type(() => type),
+  );
+
 const DURATION_SCHEMA = {
   oneOf: [
     { type: 'integer', minimum: DURATION_SEC.min, maximum: DURATION_SEC.max },
@@ -155,24 +165,18 @@ export class WindowDto {
   @IsIn(WEEK_STARTS, { message: `$property must be one of ${WEEK_STARTS.join(', ')}` })
   weekStart?: WeekStart;
 
-  @ApiPropertyOptional({
-    type: ArchiveDto,
-    description: "Calendar windows: keep each closed period's final standings (GET /boards/:board/archive)",
-  })
-  @IsOptionalNotNull()
-  @IsObject({ message: 'archive must be an object like { "keep": 12, "top": 100 }' })
-  @ValidateNested()
-  @Type(() => ArchiveDto)
+  @OptionalNested(
+    ArchiveDto,
+    "Calendar windows: keep each closed period's final standings (GET /boards/:board/archive)",
+    'archive must be an object like { "keep": 12, "top": 100 }',
+  )
   archive?: ArchiveDto;
 
-  @ApiPropertyOptional({
-    type: SnapshotsDto,
-    description: "Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank)",
-  })
-  @IsOptionalNotNull()
-  @IsObject({ message: 'snapshots must be an object like { "keep": 24, "top": 100 }' })
-  @ValidateNested()
-  @Type(() => SnapshotsDto)
+  @OptionalNested(
+    SnapshotsDto,
+    "Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank)",
+    'snapshots must be an object like { "keep": 24, "top": 100 }',
+  )
   snapshots?: SnapshotsDto;
 }
 
@@ -275,15 +279,11 @@ export class PutBoardDto {
   @IsIn(AGGREGATES, { message: `$property must be one of ${AGGREGATES.join(', ')}` })
   aggregate?: Aggregate;
 
-  @ApiPropertyOptional({
-    type: SegmentsDto,
-    description:
-      'Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board)',
-  })
-  @IsOptionalNotNull()
-  @IsObject({ message: 'segments must be an object like { "max": 100 }' })
-  @ValidateNested()
-  @Type(() => SegmentsDto)
+  @OptionalNested(
+    SegmentsDto,
+    'Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board)',
+    'segments must be an object like { "max": 100 }',
+  )
   segments?: SegmentsDto;
 
   @ApiPropertyOptional({

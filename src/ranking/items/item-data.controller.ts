@@ -1,7 +1,7 @@
 import { applyDecorators, Body, Controller, Delete, HttpCode, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answer, idempotencyKeyOf } from '../../edge/retry-safe';
+import { answer } from '../../edge/retry-safe';
 import { KeyedRoute } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
 import { GrowthQuotas } from '../../governance/growth-quotas';
@@ -44,8 +44,7 @@ export class ItemDataController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<void> {
-    const idemKey = idempotencyKeyOf(request);
-    const budget = this.quotas.budgetOf(request);
+    const { idemKey, budget } = this.quotas.sentWith(request);
     answer(
       reply,
       await this.itemData.write({ name: params.board, item: params.item, data: data ?? null, idemKey, budget }),
@@ -60,8 +59,7 @@ export class ItemDataController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<void> {
-    const idemKey = idempotencyKeyOf(request);
-    const budget = this.quotas.budgetOf(request);
+    const { idemKey, budget } = this.quotas.sentWith(request);
     answer(reply, await this.itemData.write({ name: params.board, item: params.item, idemKey, budget }));
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BackgroundRuns } from '../../common/background-runs';
 import { createHash, randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { InvalidInputError, NotFoundError } from '../../common/errors';
@@ -55,8 +56,7 @@ interface Run {
 @Injectable()
 export class RetractionService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Retraction');
-  private readonly runners = new Map<string, Promise<void>>();
-  private stopping = false;
+  private readonly runs: BackgroundRuns;
 
   constructor(
     private readonly store: RetractionStore,
@@ -65,7 +65,9 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
     private readonly metrics: RetractionMetrics,
     private readonly history: HistoryStore,
     private readonly archives: ArchivesStore,
-  ) {}
+  ) {
+    this.runs = new BackgroundRuns((running) => this.metrics.runningNow(running));
+  }
 
   /**
    * Starts a retraction. With an Idempotency-Key (scoped to the client) its id is derived from the key,
@@ -118,13 +120,13 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
     if (!target) return undefined;
     const view = viewOf(id, target, records);
     const name = board.config.name;
-    if (view.state === 'running' && !this.runners.has(runnerKey(name, id))) this.launch({ board: name, id, target });
+    if (view.state === 'running' && !this.runs.has(runnerKey(name, id))) this.launch({ board: name, id, target });
     return view;
   }
 
   /** Resolves once this instance's runner of the retraction (if any) has stopped: finished or paused. */
   async settled(name: string, id: string): Promise<void> {
-    await this.runners.get(runnerKey(name, id));
+    await this.runs.settled(runnerKey(name, id));
   }
 
   /**
@@ -140,7 +142,7 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
       `retractions left running not resumed at start (${String(error)}): retried at the next reconnection to Redis; each also resumes at its next GET`,
     );
     this.store.onceConnected(() => {
-      if (!this.stopping) void this.resumeLeftRunning().catch((again: unknown) => this.resumeWhenBack(again));
+      if (!this.runs.stopping) void this.resumeLeftRunning().catch((again: unknown) => this.resumeWhenBack(again));
     });
   }
 
@@ -156,24 +158,16 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    await Promise.allSettled([...this.runners.values()]);
+  onApplicationShutdown(): Promise<void> {
+    return this.runs.stop();
   }
 
   private launch(run: Run): void {
-    const key = runnerKey(run.board, run.id);
-    if (this.stopping || this.runners.has(key)) return;
-    const runner = this.run(run)
-      .catch((error: unknown) =>
+    this.runs.start(runnerKey(run.board, run.id), () =>
+      this.run(run).catch((error: unknown) =>
         this.logger.warn(`retraction ${run.id} on board "${run.board}" paused (a GET resumes it): ${String(error)}`),
-      )
-      .finally(() => {
-        this.runners.delete(key);
-        this.metrics.runningNow(this.runners.size);
-      });
-    this.runners.set(key, runner);
-    this.metrics.runningNow(this.runners.size);
+      ),
+    );
   }
 
   /** Steps every shard concerned until each answers done (a board that lost shards meanwhile: the ones left). */
@@ -181,7 +175,7 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
     for (let turn = 0; ; turn++) {
       let done = false;
       while (!done) {
-        if (this.stopping) return;
+        if (this.runs.stopping) return;
         const step = await this.cache.withBoard(run.board, async (board) => {
           const shard = shardsOf(board, run.target)[turn];
           return shard === undefined ? undefined : this.step(board, shard, run, 0);

@@ -5,7 +5,7 @@ import type { ClientBudget } from '../../governance/growth-quotas';
 import { IdemRequest, idemRequest } from '../../redis/idempotency';
 import type { PreparedBoard } from '../core/board';
 import type { WindowStanding } from '../core/ranking.types';
-import { batchFingerprint, incrementFingerprint, segmentsOf, timeOf } from './write-rules';
+import { createdOf, segmentsOf, timeOf } from './write-rules';
 
 /**
  * The writes as objects, from the controller to the script: each names its board, carries its own
@@ -143,8 +143,7 @@ export class WriteCommands {
   constructor(private readonly clock: Clock) {}
 
   increment(fields: Omit<IncrementCommand, 'kind' | 'context'>, sent: SentWith = {}): IncrementCommand {
-    const what = incrementFingerprint({ ...fields, name: fields.board });
-    return { kind: 'increment', ...fields, context: this.context(sent, what) };
+    return { kind: 'increment', ...fields, context: this.context(sent, incrementFingerprint(fields)) };
   }
 
   batch(fields: Omit<BatchCommand, 'kind' | 'context'>, sent: SentWith = {}): BatchCommand {
@@ -170,4 +169,42 @@ export class WriteCommands {
   private context(sent: SentWith, what: unknown[]): WriteContext {
     return { nowMs: this.clock.nowMs(), idem: idemRequest(sent.idemKey, what), budget: sent.budget };
   }
+}
+
+/**
+ * An increment's fingerprint: `at`, `createdAt` and `segments` are part of it only when sent, so
+ * requests without them keep the fingerprint they always had.
+ */
+function incrementFingerprint(fields: Omit<IncrementCommand, 'kind' | 'context'>): unknown[] {
+  const { board, item, amount, atSec, createdAtSec, segments, actor } = fields;
+  return [
+    'increment',
+    ...[board, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec), ...segmentsOf(segments)],
+    ...actorOf(actor),
+  ];
+}
+
+/**
+ * A batch's fingerprint: each entry's item and amount, its score, `at`, `createdAt` and segments only
+ * when sent (batches without them keep the fingerprint they always had).
+ */
+function batchFingerprint(name: string, inputs: BatchInput[]): unknown[] {
+  return [
+    'increments',
+    name,
+    inputs.map((e) => [
+      e.item,
+      e.amount,
+      ...(e.score === undefined ? [] : ['score', e.score]),
+      ...timeOf(e.at),
+      ...createdOf(e.createdAt),
+      ...segmentsOf(e.segments),
+      ...actorOf(e.actor),
+    ]),
+  ];
+}
+
+/** The fingerprint part of an optional actor: nothing when absent. */
+function actorOf(actor: string | undefined): string[] {
+  return actor === undefined ? [] : ['actor', actor];
 }

@@ -50,63 +50,6 @@ export function checkCreatedAt(field: string, createdAtSec: number | undefined, 
     throw new InvalidInputError(M.atInFuture(field, MAX_FUTURE_SKEW_SEC, createdAtSec, nowMs / 1000));
 }
 
-/**
- * An increment's fingerprint: `at`, `createdAt` and `segments` are part of it only when sent, so
- * requests without them keep the fingerprint they always had.
- */
-export function incrementFingerprint(request: {
-  name: string;
-  item: string;
-  amount: number;
-  atSec?: number;
-  createdAtSec?: number;
-  segments?: string[];
-  actor?: string;
-}): unknown[] {
-  const { name, item, amount, atSec, createdAtSec, segments, actor } = request;
-  return [
-    'increment',
-    ...[name, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec), ...segmentsOf(segments)],
-    ...actorOf(actor),
-  ];
-}
-
-/**
- * A batch's fingerprint: each entry's item and amount, its score, `at`, `createdAt` and segments only
- * when sent (batches without them keep the fingerprint they always had).
- */
-export function batchFingerprint(
-  name: string,
-  inputs: Array<{
-    item: string;
-    amount?: number;
-    score?: number;
-    at?: number;
-    createdAt?: number;
-    segments?: string[];
-    actor?: string;
-  }>,
-): unknown[] {
-  return [
-    'increments',
-    name,
-    inputs.map((e) => [
-      e.item,
-      e.amount,
-      ...(e.score === undefined ? [] : ['score', e.score]),
-      ...timeOf(e.at),
-      ...createdOf(e.createdAt),
-      ...segmentsOf(e.segments),
-      ...actorOf(e.actor),
-    ]),
-  ];
-}
-
-/** The fingerprint part of an optional actor: nothing when absent. */
-function actorOf(actor: string | undefined): string[] {
-  return actor === undefined ? [] : ['actor', actor];
-}
-
 /** The fingerprint part of optional segments: nothing when absent. */
 export function segmentsOf(segments: string[] | undefined): Array<string | string[]> {
   return segments === undefined ? [] : ['segments', segments];
