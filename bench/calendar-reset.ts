@@ -16,8 +16,8 @@ import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
-import { FakeClock } from '../test/support/clock';
-import { stopChild } from '../test/support/processes';
+import { FakeClock } from '../harness/clock';
+import { stopChild } from '../harness/processes';
 import { loadAverage, mainThreadCpu, median } from './call-rounds';
 import { startRedisServer } from './process-stats';
 

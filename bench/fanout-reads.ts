@@ -11,8 +11,8 @@ import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
-import { FakeClock } from '../test/support/clock';
-import { startPrivateRedis } from '../test/support/private-redis';
+import { FakeClock } from '../harness/clock';
+import { startPrivateRedis } from '../harness/private-redis';
 
 const SHARDS = 64;
 const PER_SHARD = Number(process.env.FANOUT_ITEMS_PER_SHARD ?? 2_000);

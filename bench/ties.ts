@@ -22,7 +22,7 @@ import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { loadAverage, mainThreadCpu } from './call-rounds';
 import { startRedisServer } from './process-stats';
 import { RankingSettings } from '../src/ranking/core/ranking.settings';

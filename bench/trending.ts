@@ -16,7 +16,7 @@ import { createRankingGraph } from '../src/ranking/ranking.factory';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
-import { FakeClock } from '../test/support/clock';
+import { FakeClock } from '../harness/clock';
 import { throughput } from './load';
 
 const WINDOWS = [

@@ -1,5 +1,5 @@
-import { FakeClock } from '../support/clock';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { FakeClock } from '../../harness/clock';
+import { startTestRedis, TestRedis } from '../../harness/redis';
 import { validateConfig } from '../../src/common/config';
 import { createRankingGraph, RankingGraph } from '../../src/ranking/ranking.factory';
 import { RedisService } from '../../src/redis/redis.service';

@@ -5,9 +5,9 @@ import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
-import { FakeClock } from '../support/clock';
+import { FakeClock } from '../../harness/clock';
 import { moveClock } from '../support/ranking-ops';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },

@@ -6,8 +6,8 @@ import { RANKING } from '../../src/ranking/ranking.functions';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
-import { FakeClock } from '../support/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { FakeClock } from '../../harness/clock';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 
 const T0 = 1_700_002_800_000;
 const SLOTS = 150;

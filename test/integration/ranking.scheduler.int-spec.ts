@@ -10,10 +10,10 @@ import { createRankingGraph } from '../../src/ranking/ranking.factory';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
-import { FakeClock } from '../support/clock';
+import { FakeClock } from '../../harness/clock';
 import { RankingModel } from '../support/ranking-model';
 import { moveClock, RankingOp, rankingOps } from '../support/ranking-ops';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 import { RankingSettings } from '../../src/ranking/core/ranking.settings';
 
 const WINDOWS = [

@@ -5,11 +5,11 @@ import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import { WindowSpec } from '../../src/ranking/core/window-math';
 import { shardOf } from '../../src/ranking/core/shard-math';
-import { rankingServiceOn } from '../support/ranking';
+import { rankingServiceOn } from '../../harness/ranking';
 import { BoardCache } from '../../src/ranking/boards/board-cache';
 import { BoardsStore } from '../../src/ranking/boards/boards.store';
 import { StaleConfigError } from '../../src/ranking/core/ranking.errors';
-import { TOPOLOGIES } from '../support/redis';
+import { TOPOLOGIES } from '../../harness/redis';
 import { RankingSettings } from '../../src/ranking/core/ranking.settings';
 import { PASS, useRankingStore } from '../support/ranking-store';
 

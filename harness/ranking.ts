@@ -1,12 +1,12 @@
-import { Clock } from '../../src/common/clock';
+import { Clock } from '../src/common/clock';
 import { FakeClock } from './clock';
-import { AppConfig, validateConfig } from '../../src/common/config';
-import { createRankingGraph } from '../../src/ranking/ranking.factory';
-import { LookupService } from '../../src/ranking/lookup/lookup.service';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
-import { RedisFunctions } from '../../src/redis/redis-functions';
+import { AppConfig, validateConfig } from '../src/common/config';
+import { createRankingGraph } from '../src/ranking/ranking.factory';
+import { LookupService } from '../src/ranking/lookup/lookup.service';
+import { RankingService } from '../src/ranking/ranking.service';
+import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
+import { RedisFunctions } from '../src/redis/redis-functions';
 import { startTestRedis, TestRedis, Topology } from './redis';
 
 /** A RankingService on the test file's Redis without the HTTP app (config layered over the test's env). */
