@@ -3,15 +3,17 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 /**
  * The house rules outside src/ (issue #46): the benchmarks import nothing from test/ (what both use
- * lives in harness/), so a benchmark never depends on a test's internals.
+ * lives in harness/), so a benchmark never depends on a test's internals; docs/benchmarks.md stays a
+ * reference, not a notebook; and a link to a heading of another page finds that heading.
  */
 const ROOT = join(__dirname, '..');
 const IMPORT = /(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'|(?:import|require)\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
+const MAX_BENCHMARKS_LINES = 400;
 
-/** Every TypeScript file under a top-level folder, as a path relative to the repository. */
-function tsFilesUnder(folder: string): string[] {
+/** Every file under a top-level folder with the given ending, as a path relative to the repository. */
+function filesUnder(folder: string, ending: string): string[] {
   return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts'))
+    .filter((file) => file.endsWith(ending))
     .map((file) => join(folder, file));
 }
 
@@ -23,13 +25,42 @@ function importsOf(file: string): string[] {
   );
 }
 
+/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
+function anchorOf(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+function anchorsIn(path: string): Set<string> {
+  const headings = readFileSync(join(ROOT, path), 'utf8').matchAll(/^#{1,6} (.+)$/gm);
+  return new Set([...headings].map((match) => anchorOf(match[1].trim())));
+}
+
 describe('house rules outside src/ (issue #46)', () => {
   it('no file under bench/ or harness/ imports from test/', () => {
-    const upward = [...tsFilesUnder('bench'), ...tsFilesUnder('harness')].flatMap((file) =>
+    const upward = [...filesUnder('bench', '.ts'), ...filesUnder('harness', '.ts')].flatMap((file) =>
       importsOf(file)
         .filter((target) => target === 'test' || target.startsWith('test/'))
         .map((target) => `${file} imports ${target}`),
     );
     expect(upward).toEqual([]);
+  });
+
+  it(`docs/benchmarks.md is a reference of at most ${MAX_BENCHMARKS_LINES} lines`, () => {
+    const lines = readFileSync(join(ROOT, 'docs', 'benchmarks.md'), 'utf8').split('\n').length;
+    expect(lines).toBeLessThanOrEqual(MAX_BENCHMARKS_LINES);
+  });
+
+  it("every link to another page's heading (README.md, docs/) finds the heading", () => {
+    const pages = ['README.md', ...filesUnder('docs', '.md')];
+    const broken = pages.flatMap((page) =>
+      [...readFileSync(join(ROOT, page), 'utf8').matchAll(/\]\(([\w./-]+\.md)#([^)\s]+)\)/g)]
+        .map(([, target, anchor]) => ({ target: relative(ROOT, resolve(dirname(join(ROOT, page)), target)), anchor }))
+        .filter(({ target, anchor }) => !anchorsIn(target).has(anchor))
+        .map(({ target, anchor }) => `${page} links ${target}#${anchor}`),
+    );
+    expect(broken).toEqual([]);
   });
 });
