@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /**
@@ -38,6 +38,16 @@ function anchorsIn(path: string): Set<string> {
   return new Set([...headings].map((match) => anchorOf(match[1].trim())));
 }
 
+/** The repository paths a section of docs/architecture.md names (backquoted, with an extension). */
+function pathsInSection(heading: string): string[] {
+  const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const start = doc.indexOf(`\n## ${heading}\n`);
+  if (start === -1) throw new Error(`docs/architecture.md has no section "${heading}"`);
+  const end = doc.indexOf('\n## ', start + 1);
+  const section = doc.slice(start, end === -1 ? undefined : end);
+  return [...section.matchAll(/`((?:src|test|harness|bench)\/[\w./-]+\.(?:ts|lua))`/g)].map((match) => match[1]);
+}
+
 describe('house rules outside src/ (issue #46)', () => {
   it('no file under bench/ or harness/ imports from test/', () => {
     const upward = [...filesUnder('bench', '.ts'), ...filesUnder('harness', '.ts')].flatMap((file) =>
@@ -51,6 +61,12 @@ describe('house rules outside src/ (issue #46)', () => {
   it(`docs/benchmarks.md is a reference of at most ${MAX_BENCHMARKS_LINES} lines`, () => {
     const lines = readFileSync(join(ROOT, 'docs', 'benchmarks.md'), 'utf8').split('\n').length;
     expect(lines).toBeLessThanOrEqual(MAX_BENCHMARKS_LINES);
+  });
+
+  it('every file the reading paths of docs/architecture.md list exists', () => {
+    const listed = pathsInSection('Reading paths');
+    expect(listed.length).toBeGreaterThan(20);
+    expect(listed.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
   });
 
   it("every link to another page's heading (README.md, docs/) finds the heading", () => {
