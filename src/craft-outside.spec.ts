@@ -3,12 +3,16 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 /**
  * The house rules outside src/ (issue #46): the benchmarks import nothing from test/ (what both use
- * lives in harness/), so a benchmark never depends on a test's internals; docs/benchmarks.md stays a
- * reference, not a notebook; and a link to a heading of another page finds that heading.
+ * lives in harness/), so a benchmark never depends on a test's internals; their files keep src/'s size
+ * limit; docs/benchmarks.md stays a reference, not a notebook; the reading paths of docs/architecture.md
+ * name files that exist; and a link to a heading of another page finds that heading.
  */
 const ROOT = join(__dirname, '..');
 const IMPORT = /(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'|(?:import|require)\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
 const MAX_BENCHMARKS_LINES = 400;
+/** The size limit of src/'s files (src/craft.spec.ts), held by the tests, the benchmarks and what they share. */
+const MAX_FILE_LINES = 400;
+const CODE = /\.(ts|js|mjs|lua)$/;
 
 /** Every file under a top-level folder with the given ending, as a path relative to the repository. */
 function filesUnder(folder: string, ending: string): string[] {
@@ -56,6 +60,15 @@ describe('house rules outside src/ (issue #46)', () => {
         .map((target) => `${file} imports ${target}`),
     );
     expect(upward).toEqual([]);
+  });
+
+  it(`no file under test/, bench/ or harness/ is over ${MAX_FILE_LINES} lines`, () => {
+    const long = ['test', 'bench', 'harness']
+      .flatMap((folder) => filesUnder(folder, ''))
+      .filter((file) => CODE.test(file))
+      .map((file) => [file, readFileSync(join(ROOT, file), 'utf8').split('\n').length] as const)
+      .filter(([, lines]) => lines > MAX_FILE_LINES);
+    expect(long).toEqual([]);
   });
 
   it(`docs/benchmarks.md is a reference of at most ${MAX_BENCHMARKS_LINES} lines`, () => {
