@@ -87,7 +87,7 @@ async function prepare(url: string, redis: Redis): Promise<{ variants: Variant[]
   const big = defineLibrary({
     name: 'tb_fnbench_big',
     version: 1,
-    modules: [...PREPENDED, join(__dirname, '..', 'test', 'support', 'functions', 'calls.lua')],
+    modules: [...PREPENDED, join(__dirname, '..', 'harness', 'functions', 'calls.lua')],
     functions: { headerOnly: small.functions.headerOnly },
   });
   const loadStarted = performance.now();
