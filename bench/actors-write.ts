@@ -13,7 +13,7 @@ import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, variant } from './call-rounds';
 import { startRedisServer } from './process-stats';
 const BASELINE_DIR = process.env.BENCH_BASELINE_DIR;

@@ -14,13 +14,13 @@
  */
 import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
-import { composeRanking, RankingGraph } from '../harness/ranking';
+import { composeRanking, RankingGraph } from '../harness/compose-ranking';
 import { BatchInput } from '../src/ranking/writes/write-commands';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
-import { FakeClock } from '../test/support/clock';
-import { stopChild } from '../test/support/processes';
+import { FakeClock } from '../harness/clock';
+import { stopChild } from '../harness/processes';
 import { loadAverage } from './call-rounds';
 import { cpuSeconds, startRedisServer } from './process-stats';
 

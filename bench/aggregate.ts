@@ -18,7 +18,7 @@ import { MAX_AGGREGATE_SLOTS } from '../src/ranking/core/ranking.limits';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { loadAverage, mainThreadCpu, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { startRedisServer } from './process-stats';
 

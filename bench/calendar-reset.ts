@@ -12,12 +12,12 @@
  */
 import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
-import { composeRanking } from '../harness/ranking';
+import { composeRanking } from '../harness/compose-ranking';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
-import { FakeClock } from '../test/support/clock';
-import { stopChild } from '../test/support/processes';
+import { FakeClock } from '../harness/clock';
+import { stopChild } from '../harness/processes';
 import { loadAverage, mainThreadCpu, median } from './call-rounds';
 import { startRedisServer } from './process-stats';
 

@@ -16,7 +16,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type * as ClientPackage from '../clients/typescript/src';
 import { createApp } from '../src/bootstrap';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { fmt, median } from './load';
 import { startRedisServer } from './process-stats';
 

@@ -13,7 +13,7 @@ import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { callFunction, loadLibraries } from '../src/redis/functions';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { cannon, DURATION_SEC, fmt, median, RunFigures } from './load';
 import { cpuSeconds, startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
 

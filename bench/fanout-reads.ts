@@ -7,12 +7,12 @@
 import { execFileSync } from 'node:child_process';
 import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
-import { composeRanking } from '../harness/ranking';
+import { composeRanking } from '../harness/compose-ranking';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
-import { FakeClock } from '../test/support/clock';
-import { startPrivateRedis } from '../test/support/private-redis';
+import { FakeClock } from '../harness/clock';
+import { startPrivateRedis } from '../harness/private-redis';
 
 const SHARDS = 64;
 const PER_SHARD = Number(process.env.FANOUT_ITEMS_PER_SHARD ?? 2_000);

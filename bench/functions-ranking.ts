@@ -25,7 +25,7 @@ import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { fcallArgs } from '../src/redis/functions';
 import type { RedisFunctions } from '../src/redis/redis-functions';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
 import { runWhenMain, startRedisServer } from './process-stats';

@@ -5,7 +5,7 @@
  *   - EVALSHA of the kind of script the ranking ran before it moved to functions (#23): its shared
  *     write modules (keys, idem, views, window, snapshot, board_write: ~930 lines) prepended;
  *   - EVALSHA of the same header parse with nothing prepended (the floor of a script);
- *   - FCALL_RO of a function in a small library (the test library of test/support/functions);
+ *   - FCALL_RO of a function in a small library (the test library of harness/functions);
  *   - FCALL_RO of the same function in a library that also holds those ~930 lines as shared code.
  * Each is measured as INFO commandstats usec_per_call after CONFIG RESETSTAT (time inside Redis, no
  * network), BENCH_FN_CALLS calls per round pipelined 500 at a time, median of BENCH_FN_ROUNDS rounds,
@@ -23,8 +23,8 @@ import Redis from 'ioredis';
 import { headerArgs } from '../src/redis/function-args';
 import { ARGS_MODULE, defineLibrary, FunctionLibrary } from '../src/redis/function-library';
 import { RANKING_MODULES } from '../src/ranking/core/script-call';
-import { stopChild } from '../test/support/processes';
-import { testLibrary } from '../test/support/functions';
+import { stopChild } from '../harness/processes';
+import { testLibrary } from '../harness/functions';
 import { loadAverage, mainThreadCpu, measure, median, Pipeline, usecPerCall, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
 import { runWhenMain, startRedisServer } from './process-stats';
@@ -87,7 +87,7 @@ async function prepare(url: string, redis: Redis): Promise<{ variants: Variant[]
   const big = defineLibrary({
     name: 'tb_fnbench_big',
     version: 1,
-    modules: [...PREPENDED, join(__dirname, '..', 'test', 'support', 'functions', 'calls.lua')],
+    modules: [...PREPENDED, join(__dirname, '..', 'harness', 'functions', 'calls.lua')],
     functions: { headerOnly: small.functions.headerOnly },
   });
   const loadStarted = performance.now();

@@ -21,7 +21,7 @@ import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { callFunction } from '../src/redis/functions';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { cpuSeconds, startRedisServer, startService, waitForHttp } from './process-stats';
 
 const S = RANKING.functions;

@@ -22,7 +22,7 @@
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { loadAverage, scriptCallTime } from './call-rounds';
 import { callSizes, callSizesHeader, SlowEntry } from './call-sizes';
 import { cannon, fmt, median, RunFigures } from './load';

@@ -13,7 +13,7 @@ import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { cpuSeconds, startRedisServer, startService, waitForHttp } from './process-stats';
 
 const S = RANKING.functions;

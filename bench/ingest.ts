@@ -26,7 +26,7 @@ import Redis from 'ioredis';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../src/bootstrap';
 import { IngestStore } from '../src/ingest/ingest.store';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { startRedisServer } from './process-stats';
 
 const BACKLOG = Number(process.env.BENCH_INGEST_BACKLOG ?? 200_000);

@@ -20,7 +20,7 @@ import Redis from 'ioredis';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { fcallArgs } from '../src/redis/functions';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
 import { PLAIN_BOARD_ITEMS, makePlainBoard, onPlainShard } from './plain-boards';

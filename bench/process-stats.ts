@@ -1,7 +1,7 @@
 import { ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, stopChild, waitForPing } from '../test/support/processes';
+import { freePort, stopChild, waitForPing } from '../harness/processes';
 
 /** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks. */
 const CLOCK_TICKS_PER_SEC = 100;

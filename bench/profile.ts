@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { freePort, stopChild } from '../test/support/processes';
+import { freePort, stopChild } from '../harness/processes';
 import { cannon } from './load';
 import { startRedisServer, waitForHttp } from './process-stats';
 

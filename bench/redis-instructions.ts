@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { fcallArgs } from '../src/redis/functions';
-import { freePort, stopChild, waitForPing } from '../test/support/processes';
+import { freePort, stopChild, waitForPing } from '../harness/processes';
 import { Cut, cutLibrary, seedMinimal } from './coalesced-increment';
 import { benchFunctions } from './functions-client';
 import { makePlainBoard, onPlainShard, PLAIN_BOARD_ITEMS } from './plain-boards';

@@ -6,7 +6,7 @@
 import calculateSlot from 'cluster-key-slot';
 import { randomUUID } from 'node:crypto';
 import Redis, { Cluster } from 'ioredis';
-import { clusterClient, startRedisCluster } from '../test/support/cluster';
+import { clusterClient, startRedisCluster } from '../harness/cluster';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';

@@ -9,7 +9,7 @@ import { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import Redis from 'ioredis';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { loadLibraries } from '../src/redis/functions';
 import { AppConfig } from '../src/common/config';

@@ -18,7 +18,7 @@ import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { resolveViews } from '../src/ranking/core/trending-math';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { startRedisServer } from './process-stats';
 

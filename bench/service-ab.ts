@@ -15,7 +15,7 @@
  */
 import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { loadAverage } from './call-rounds';
 import { cannon, fmt, median } from './load';
 import { cpuSeconds, runWhenMain, startRedisServer, startService, waitForHttp } from './process-stats';

@@ -11,7 +11,7 @@ import { UNLIMITED } from '../src/governance/growth-quota';
 import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { composeRanking } from '../harness/ranking';
+import { composeRanking } from '../harness/compose-ranking';
 import { shardOf } from '../src/ranking/core/shard-math';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';

@@ -6,14 +6,14 @@
  *
  *   npx ts-node --transpile-only bench/spans.ts
  *
- * A private redis-server (test/support); nothing else is touched. Not part of `npm test`.
+ * A private redis-server (harness/redis); nothing else is touched. Not part of `npm test`.
  */
 import { loadavg } from 'node:os';
 import { SpanTooCostlyError } from '../src/common/errors';
 import { SPAN_MAX_FIELDS } from '../src/ranking/core/ranking.limits';
-import { FakeClock } from '../test/support/clock';
-import { startRankingService } from '../test/support/ranking';
-import { startTestRedis } from '../test/support/redis';
+import { FakeClock } from '../harness/clock';
+import { startRankingService } from '../harness/ranking';
+import { startTestRedis } from '../harness/redis';
 import { scriptCallTime } from './call-rounds';
 
 const ITEMS = 100_000;

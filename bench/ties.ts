@@ -16,11 +16,11 @@ import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
 import { LookupStore } from '../src/ranking/lookup/lookup.store';
 import { RankingService } from '../src/ranking/ranking.service';
-import { composeRanking } from '../harness/ranking';
+import { composeRanking } from '../harness/compose-ranking';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { loadAverage, mainThreadCpu } from './call-rounds';
 import { startRedisServer } from './process-stats';
 

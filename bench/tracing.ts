@@ -7,7 +7,7 @@
 import { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { stopChild } from '../test/support/processes';
+import { stopChild } from '../harness/processes';
 import { traceRedisCall } from '../src/tracing/tracing';
 import { cannon, fmt, median, RunFigures } from './load';
 import { startRedisServer, startService, waitForHttp } from './process-stats';

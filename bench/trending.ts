@@ -12,11 +12,11 @@
  */
 import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
-import { composeRanking } from '../harness/ranking';
+import { composeRanking } from '../harness/compose-ranking';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
-import { FakeClock } from '../test/support/clock';
+import { FakeClock } from '../harness/clock';
 import { throughput } from './load';
 
 const WINDOWS = [

@@ -10,7 +10,7 @@ import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
 import { CountersService } from '../src/counters/counters.service';
 import { CounterStore } from '../src/counters/counters.store';
-import { composeRanking } from '../harness/ranking';
+import { composeRanking } from '../harness/compose-ranking';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';

@@ -12,14 +12,14 @@
  */
 import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
-import { composeRanking } from '../harness/ranking';
+import { composeRanking } from '../harness/compose-ranking';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import type { BatchInput } from '../src/ranking/writes/write-commands';
 import { callCost, CostedBoard } from '../src/ranking/writes/write-cost';
-import { FakeClock } from '../test/support/clock';
-import { stopChild } from '../test/support/processes';
+import { FakeClock } from '../harness/clock';
+import { stopChild } from '../harness/processes';
 import { startRedisServer } from './process-stats';
 
 const ROUNDS = Number(process.env.BENCH_WRITE_COST_ROUNDS ?? 3);

@@ -1,65 +1,70 @@
-import { Test, TestingModule } from '@nestjs/testing';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { Clock } from '../src/common/clock';
-import { AppConfig } from '../src/common/config';
-import { JobRegistry } from '../src/common/jobs';
-import { BoardCache } from '../src/ranking/boards/board-cache';
-import { BoardsStore } from '../src/ranking/boards/boards.store';
-import { ExpiryService } from '../src/ranking/expiry/expiry.service';
-import { ExpiryStore } from '../src/ranking/expiry/expiry.store';
+import { FakeClock } from './clock';
+import { AppConfig, validateConfig } from '../src/common/config';
 import { LookupService } from '../src/ranking/lookup/lookup.service';
-import { RankingCoreModule } from '../src/ranking/ranking-core.module';
 import { RankingService } from '../src/ranking/ranking.service';
-import { RetractionService } from '../src/ranking/retraction/retraction.service';
-import { RedisFunctions } from '../src/redis/redis-functions';
 import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
+import { RedisFunctions } from '../src/redis/redis-functions';
+import { startTestRedis, TestRedis, Topology } from './redis';
+import { composeRanking } from './compose-ranking';
 
-/** One instance's ranking, composed from RankingCoreModule: the parts tests and benchmarks drive, and the module for the rest. */
-export interface RankingGraph {
-  module: TestingModule;
-  ranking: RankingService;
-  boards: BoardsStore;
-  cache: BoardCache;
-  expiry: ExpiryService;
-  expiryStore: ExpiryStore;
-  retractions: RetractionService;
-  lookup: LookupService;
+/** A RankingService on the test file's Redis without the HTTP app (config layered over the test's env). */
+export async function startRankingService(
+  redis: TestRedis,
+  clock: Clock,
+  env: Record<string, string> = {},
+): Promise<{ ranking: RankingService; lookup: LookupService; redisService: RedisService; functions: RedisFunctions }> {
+  const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
+  const redisService = new RedisService(RedisSettings.from(config), clock);
+  const functions = new RedisFunctions(redisService);
+  await redisService.waitUntilReady(10_000);
+  const { ranking, lookup } = await composeRanking(redisService, functions, config, clock);
+  return { ranking, lookup, redisService, functions };
 }
 
-/**
- * The ranking as the service wires it (RankingCoreModule: its stores, config cache and services, one
- * per call) over a connection, config and Clock the caller owns, without the HTTP app. Lifecycle hooks
- * do not run: no scheduler interval, no drop or retraction resumed at start, the libraries loaded by
- * the first call that misses them. The caller drives time and passes; closing the connection is its own.
- */
-export async function composeRanking(
-  redis: RedisService,
+/** A RankingService with its own stores and config cache over an existing connection (a second instance). */
+export async function rankingServiceOn(
+  redisService: RedisService,
   functions: RedisFunctions,
   config: AppConfig,
   clock: Clock,
-): Promise<RankingGraph> {
-  const foundation = [
-    { provide: RedisService, useValue: redis },
-    { provide: RedisFunctions, useValue: functions },
-    { provide: AppConfig, useValue: config },
-    { provide: Clock, useValue: clock },
-    JobRegistry,
-    SchedulerRegistry,
-  ];
-  const module = await Test.createTestingModule({
-    imports: [
-      { module: class RankingFoundation {}, global: true, providers: foundation, exports: foundation },
-      RankingCoreModule,
-    ],
-  }).compile();
+): Promise<RankingService> {
+  return (await composeRanking(redisService, functions, config, clock)).ranking;
+}
+
+/**
+ * Registers, in the calling describe block, a Redis of its own (`topology`) and a RankingService on it
+ * driven by a FakeClock; `ranking` can be read once beforeAll has run. Stops both afterAll.
+ */
+export function useRankingService(
+  topology: Topology,
+  env: Record<string, string> = {},
+): { clock: FakeClock; readonly ranking: RankingService; readonly lookup: LookupService; readonly redis: TestRedis } {
+  const clock = new FakeClock(0);
+  let redis: TestRedis | undefined;
+  let started: Awaited<ReturnType<typeof startRankingService>> | undefined;
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    started = await startRankingService(redis, clock, env);
+  });
+  afterAll(async () => {
+    await started?.redisService.onApplicationShutdown();
+    await redis?.stop();
+  });
   return {
-    module,
-    ranking: module.get(RankingService),
-    boards: module.get(BoardsStore),
-    cache: module.get(BoardCache),
-    expiry: module.get(ExpiryService),
-    expiryStore: module.get(ExpiryStore),
-    retractions: module.get(RetractionService),
-    lookup: module.get(LookupService),
+    clock,
+    get ranking() {
+      if (!started) throw new Error('the RankingService starts in beforeAll');
+      return started.ranking;
+    },
+    get lookup() {
+      if (!started) throw new Error('the RankingService starts in beforeAll');
+      return started.lookup;
+    },
+    get redis() {
+      if (!redis) throw new Error('the Redis starts in beforeAll');
+      return redis;
+    },
   };
 }

@@ -5,7 +5,7 @@
  * Loopback only; the floods are bounded in count and time (well under 20 s each).
  */
 import Redis from 'ioredis';
-import { stopChild } from '../../test/support/processes';
+import { stopChild } from '../../harness/processes';
 import { startRedisServer, startService, waitForHttp } from '../process-stats';
 import type { AbusePart, AbuseRow } from './abuse-part';
 import { seedHistory } from './history-seed';

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { stopChild } from '../../test/support/processes';
+import { stopChild } from '../../harness/processes';
 import { startRedisServer, startService, waitForHttp } from '../process-stats';
 import type { AbusePart, AbuseRow } from './abuse-part';
 

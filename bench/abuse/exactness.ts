@@ -4,9 +4,9 @@
  * of a window whose expired slot of 10 000 items drains (each read call drains one chunk; none lists
  * expired data). In process, on a private redis-server, with a clock moved by hand.
  */
-import { FakeClock } from '../../test/support/clock';
-import { startRankingService } from '../../test/support/ranking';
-import { startTestRedis, TestRedis } from '../../test/support/redis';
+import { FakeClock } from '../../harness/clock';
+import { startRankingService } from '../../harness/ranking';
+import { startTestRedis, TestRedis } from '../../harness/redis';
 import { WindowDrainingError } from '../../src/common/errors';
 import { DECAY_REBASE_HALF_LIVES } from '../../src/ranking/core/ranking.limits';
 import type { RankingService } from '../../src/ranking/ranking.service';

@@ -7,7 +7,7 @@
  * used_memory) and how many were refused. Loopback only; every flood bounded in count and time.
  */
 import Redis from 'ioredis';
-import { stopChild } from '../../test/support/processes';
+import { stopChild } from '../../harness/processes';
 import { startRedisServer, startService, waitForHttp } from '../process-stats';
 import type { AbusePart, AbuseRow } from './abuse-part';
 

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, Socket } from 'node:net';
-import { stopChild } from '../../test/support/processes';
+import { stopChild } from '../../harness/processes';
 import { cpuSeconds, startRedisServer, startService, waitForHttp } from '../process-stats';
 import type { AbusePart, AbuseRow } from './abuse-part';
 

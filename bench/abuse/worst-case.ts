@@ -1,19 +1,19 @@
 /**
- * `npm run abuse`, worst-case part: the standing harness of test/worst-case at full size (or
+ * `npm run abuse`, worst-case part: the standing harness of harness/worst-case at full size (or
  * WORST_SCALE=ci), on a private single node and a private 3-master Cluster: every route's costliest
  * documented use on boards with every option at its maximum, held to the targets — no Redis call over
  * 5 ms, no request over 20 ms of Redis — and every growing route stopped by a quota. Prints the table
  * docs/security.md keeps. Run Redis under SCHED_FIFO (chrt) where the host's stalls would hide a figure.
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { startTestApp } from '../../test/support/app';
-import { FakeClock } from '../../test/support/clock';
-import { startTestRedis, type Topology } from '../../test/support/redis';
-import { appContext, HARNESS_ENV, LOW_QUOTAS, SEEDER_QUOTAS } from '../../test/worst-case/app-context';
-import type { Scale } from '../../test/worst-case/boards';
-import { rowFaults, runWorstCase, WORST_ROWS, worstCaseTable } from '../../test/worst-case/harness';
-import { RedisMeter } from '../../test/worst-case/redis-meter';
-import { seedBoards } from '../../test/worst-case/seed';
+import { startTestApp } from '../../harness/app';
+import { FakeClock } from '../../harness/clock';
+import { startTestRedis, type Topology } from '../../harness/redis';
+import { appContext, HARNESS_ENV, LOW_QUOTAS, SEEDER_QUOTAS } from '../../harness/worst-case/app-context';
+import type { Scale } from '../../harness/worst-case/boards';
+import { rowFaults, runWorstCase, WORST_ROWS, worstCaseTable } from '../../harness/worst-case/harness';
+import { RedisMeter } from '../../harness/worst-case/redis-meter';
+import { seedBoards } from '../../harness/worst-case/seed';
 import type { AbusePart, AbuseRow } from './abuse-part';
 
 const TARGETS = { callMs: 5, requestMs: 20 };

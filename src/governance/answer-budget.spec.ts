@@ -1,4 +1,4 @@
-import { FakeClock } from '../../test/support/clock';
+import { FakeClock } from '../../harness/clock';
 import { QuotaExceededError } from '../common/errors';
 import { IdemRequest, IdempotentAnswerUnfundedError } from '../redis/idempotency';
 import { ONE_ANSWER, withAnswerBudget } from './answer-budget';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { ADMIN, ADMIN_TOKEN } from '../support/app';
+import { ADMIN, ADMIN_TOKEN } from '../../harness/app';
 import { describeInBrowser, SHOTS, useDashboard } from '../support/dashboard-browser';
 
 describeInBrowser("the dashboard's stream ingest and retraction panels", () => {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ADMIN, ADMIN_TOKEN } from '../support/app';
+import { ADMIN, ADMIN_TOKEN } from '../../harness/app';
 import { describeInBrowser, SHOTS, useDashboard } from '../support/dashboard-browser';
 
 describeInBrowser('the dashboard', () => {

@@ -3,7 +3,7 @@ import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
 import { ACCESS_RULE } from '../../src/access/access.decorators';
 import { ApiKeysRefresher } from '../../src/access/api-keys.refresher';
-import { ADMIN, createBoard } from '../support/app';
+import { ADMIN, createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 const WRITER = 'writer-secret-0123456789';

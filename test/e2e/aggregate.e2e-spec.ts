@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ADMIN } from '../support/app';
+import { ADMIN } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)

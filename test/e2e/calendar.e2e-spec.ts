@@ -1,5 +1,5 @@
 import { RankingService } from '../../src/ranking/ranking.service';
-import { ADMIN } from '../support/app';
+import { ADMIN } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 // Saturday 2024-03-30 12:00 in Berlin (UTC+1): the night after, clocks spring forward to UTC+2.

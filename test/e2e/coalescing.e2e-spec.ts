@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { ADMIN, createBoard } from '../support/app';
+import { ADMIN, createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 /** Calls of one script the instance sent, from its /metrics. */

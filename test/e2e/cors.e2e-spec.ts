@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { validateEdgeSettings } from '../../src/edge/edge.settings';
-import { ADMIN } from '../support/app';
+import { ADMIN } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 type Http = () => ReturnType<typeof request>;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import request from 'supertest';
 import { SystemClock } from '../../src/common/clock';
-import { ADMIN, ADMIN_TOKEN } from '../support/app';
+import { ADMIN, ADMIN_TOKEN } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 const DEMO = join(__dirname, '../../scripts/demo.ts');

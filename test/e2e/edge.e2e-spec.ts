@@ -1,7 +1,7 @@
 import { connect, Socket } from 'node:net';
 import request from 'supertest';
 import { JSON_LIMITS } from '../../src/edge/json-body';
-import { ADMIN } from '../support/app';
+import { ADMIN } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 /** Bodies built to stall the process or walk the validators: refused before anything walks them. */

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ERROR_CODES } from '../../src/common/errors';
-import { ADMIN } from '../support/app';
+import { ADMIN } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 /** Every error a client can cause over HTTP answers { statusCode, message (one string), error, code }. */

@@ -1,6 +1,6 @@
 import { LiveHub } from '../../src/live/live-hub';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { ADMIN, createBoard } from '../support/app';
+import { ADMIN, createBoard } from '../../harness/app';
 import { T0, useSingleNodeApp } from '../support/e2e';
 import { listen, SseReader, waitUntil } from '../support/sse';
 

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ADMIN } from '../support/app';
+import { ADMIN } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 describe('governance over HTTP', () => {

@@ -1,6 +1,6 @@
-import { createBoard } from '../support/app';
+import { createBoard } from '../../harness/app';
 import { useApp } from '../support/e2e';
-import { Topology } from '../support/redis';
+import { Topology } from '../../harness/redis';
 
 /** One API key per test: each is a client of its own, with fresh budgets. */
 const KEYS = ['entries-actors-0123456789', 'entries-segments-012345678', 'entries-data-0123456789ab'];

@@ -2,7 +2,7 @@ import { AddressInfo, connect } from 'node:net';
 import { Logger } from '@nestjs/common';
 import request from 'supertest';
 import { ApiKeysService } from '../../src/access/api-keys.service';
-import { ADMIN, ADMIN_TOKEN, createBoard } from '../support/app';
+import { ADMIN, ADMIN_TOKEN, createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 const WRITER = 'writer-secret-0123456789';

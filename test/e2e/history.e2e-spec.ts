@@ -1,4 +1,4 @@
-import { ADMIN } from '../support/app';
+import { ADMIN } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 const T0 = 1_700_002_800_000;

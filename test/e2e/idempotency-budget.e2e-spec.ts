@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createBoard } from '../support/app';
+import { createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 const VICTIM = 'victim-secret-0123456789';

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { ADMIN, createBoard } from '../support/app';
+import { ADMIN, createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 import { DEAD_LETTER_BYTES, DEAD_LETTER_HELD_BYTES, DEAD_LETTER_PAYLOAD_BYTES } from '../../src/ingest/ingest.limits';
 import { until } from '../support/until';

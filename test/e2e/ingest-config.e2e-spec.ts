@@ -5,9 +5,9 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { createApp } from '../../src/bootstrap';
-import { FakeClock } from '../support/clock';
-import { ADMIN, ADMIN_TOKEN, createBoard, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { FakeClock } from '../../harness/clock';
+import { ADMIN, ADMIN_TOKEN, createBoard, startTestApp } from '../../harness/app';
+import { startTestRedis, TestRedis } from '../../harness/redis';
 import { until } from '../support/until';
 
 const T0 = 1_700_002_800_000;

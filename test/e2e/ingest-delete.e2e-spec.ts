@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { ADMIN, createBoard } from '../support/app';
+import { ADMIN, createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 import { until } from '../support/until';
 

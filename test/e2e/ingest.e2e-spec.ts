@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import Redis from 'ioredis';
-import { ADMIN, createBoard } from '../support/app';
+import { ADMIN, createBoard } from '../../harness/app';
 import { startTestNats, TestNats } from '../support/nats';
 import { useSingleNodeApp } from '../support/e2e';
 import { INGEST_APPLY_WRITES } from '../../src/ingest/ingest.limits';

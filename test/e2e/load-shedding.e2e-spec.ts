@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { RedisService } from '../../src/redis/redis.service';
-import { createBoard } from '../support/app';
+import { createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 const SHARDS = 64;

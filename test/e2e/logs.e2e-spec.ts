@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, stopChild } from '../support/processes';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { freePort, stopChild } from '../../harness/processes';
+import { startTestRedis, TestRedis } from '../../harness/redis';
 
 const MAIN = join(__dirname, '../../src/main.ts');
 const TS_NODE = ['-r', 'ts-node/register/transpile-only', MAIN];

@@ -1,4 +1,4 @@
-import { ADMIN, createBoard } from '../support/app';
+import { ADMIN, createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 const T0 = 1_700_002_800_000;

@@ -9,7 +9,7 @@ import { CountersService } from '../../src/counters/counters.service';
 import { TrendboardModule } from '../../src/library/trendboard.module';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { StatsService } from '../../src/stats/stats.service';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { startTestRedis, TestRedis } from '../../harness/redis';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const LIB_ADMIN = 'library-admin-token-0123456789';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { RedisFunctions } from '../../src/redis/redis-functions';
-import { ADMIN, startTestApp } from '../support/app';
+import { ADMIN, startTestApp } from '../../harness/app';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import { useSingleNodeApp } from '../support/e2e';
 

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { RedisService } from '../../src/redis/redis.service';
-import { createBoard } from '../support/app';
+import { createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 /** promtool from PATH (Debian's `prometheus` package); .ci/run sets REQUIRE_PROMTOOL once it installed it. */

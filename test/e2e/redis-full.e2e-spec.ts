@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { createBoard } from '../support/app';
+import { createBoard } from '../../harness/app';
 import { useApp } from '../support/e2e';
-import { TOPOLOGIES } from '../support/redis';
+import { TOPOLOGIES } from '../../harness/redis';
 
 const T0 = 1_700_000_000_000;
 

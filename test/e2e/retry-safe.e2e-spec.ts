@@ -3,7 +3,7 @@ import { Cluster } from 'ioredis';
 import request from 'supertest';
 import { CounterStore } from '../../src/counters/counters.store';
 import { StatsStore } from '../../src/stats/stats.store';
-import { createBoard } from '../support/app';
+import { createBoard } from '../../harness/app';
 import { FaultProxy } from '../support/fault-proxy';
 import { useClusterApp, useSingleNodeApp } from '../support/e2e';
 

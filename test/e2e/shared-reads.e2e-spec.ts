@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { ADMIN, createBoard } from '../support/app';
+import { ADMIN, createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 /**

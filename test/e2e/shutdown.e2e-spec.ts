@@ -1,10 +1,10 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from '@nestjs/common';
-import { FakeClock } from '../support/clock';
+import { FakeClock } from '../../harness/clock';
 import { RedisService } from '../../src/redis/redis.service';
 import { gracefulShutdown } from '../../src/shutdown';
-import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { ADMIN, startTestApp } from '../../harness/app';
+import { startTestRedis, TestRedis } from '../../harness/redis';
 
 describe('graceful shutdown', () => {
   let redis: TestRedis;

@@ -1,4 +1,4 @@
-import { createBoard } from '../support/app';
+import { createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 import { SPAN_MAX_FIELDS } from '../../src/ranking/core/ranking.limits';
 

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import request from 'supertest';
 import { LiveHub } from '../../src/live/live-hub';
 import { STREAM_MAX_BUFFERED_BYTES } from '../../src/live/live.limits';
-import { ADMIN, createBoard } from '../support/app';
+import { ADMIN, createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 import { listen, SseReader, StalledReader, waitUntil } from '../support/sse';
 

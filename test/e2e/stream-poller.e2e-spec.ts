@@ -4,7 +4,7 @@ import { ApiKeysService } from '../../src/access/api-keys.service';
 import { LiveHub, LiveListing } from '../../src/live/live-hub';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RedisService } from '../../src/redis/redis.service';
-import { ADMIN, createBoard } from '../support/app';
+import { ADMIN, createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 import { listen, SseReader, waitUntil } from '../support/sse';
 

@@ -2,9 +2,9 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { LiveHub, LiveListing } from '../../src/live/live-hub';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { FakeClock } from '../support/clock';
-import { ADMIN, startTestApp } from '../support/app';
-import { startTestRedis } from '../support/redis';
+import { FakeClock } from '../../harness/clock';
+import { ADMIN, startTestApp } from '../../harness/app';
+import { startTestRedis } from '../../harness/redis';
 import { SseReader } from '../support/sse';
 import { useClusterApp, useSingleNodeApp } from '../support/e2e';
 

@@ -1,4 +1,4 @@
-import { createBoard } from '../support/app';
+import { createBoard } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)

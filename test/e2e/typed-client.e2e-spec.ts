@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SystemClock } from '../../src/common/clock';
-import { ADMIN_TOKEN } from '../support/app';
+import { ADMIN_TOKEN } from '../../harness/app';
 import { useSingleNodeApp } from '../support/e2e';
 
 const ROOT = join(__dirname, '../..');

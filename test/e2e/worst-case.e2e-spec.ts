@@ -7,12 +7,17 @@
  * WORST_CASE_TABLE_FILE=<path> writes the measured table there.
  */
 import { writeFileSync } from 'node:fs';
-import { BOARDS } from '../worst-case/boards';
-import { appContext, HARNESS_ENV, LOW_QUOTAS, SEEDER_QUOTAS } from '../worst-case/app-context';
-import { boardOptionsOf, operationsOf, uncoveredOptions, type OpenApiDocument } from '../worst-case/coverage';
-import { rowFaults, runWorstCase, WORST_ROWS, worstCaseTable } from '../worst-case/harness';
-import { RedisMeter } from '../worst-case/redis-meter';
-import { seedBoards } from '../worst-case/seed';
+import { BOARDS } from '../../harness/worst-case/boards';
+import { appContext, HARNESS_ENV, LOW_QUOTAS, SEEDER_QUOTAS } from '../../harness/worst-case/app-context';
+import {
+  boardOptionsOf,
+  operationsOf,
+  uncoveredOptions,
+  type OpenApiDocument,
+} from '../../harness/worst-case/coverage';
+import { rowFaults, runWorstCase, WORST_ROWS, worstCaseTable } from '../../harness/worst-case/harness';
+import { RedisMeter } from '../../harness/worst-case/redis-meter';
+import { seedBoards } from '../../harness/worst-case/seed';
 import { useSingleNodeApp } from '../support/e2e';
 
 const WORST_CALL_MS = Number(process.env.WORST_CALL_MS ?? 50);

@@ -1,4 +1,4 @@
-import { FakeClock } from '../support/clock';
+import { FakeClock } from '../../harness/clock';
 import { validateConfig } from '../../src/common/config';
 import { NotFoundError } from '../../src/common/errors';
 import { parseMember } from '../../src/counters/counter-keys';
@@ -8,7 +8,7 @@ import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { knownMembers } from '../support/counter-index';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 import { CountersSettings } from '../../src/counters/counters.settings';
 
 const PRECISIONS = [1, 5, 60];

@@ -1,5 +1,5 @@
 import { UNLIMITED } from '../../src/governance/growth-quota';
-import { FakeClock } from '../support/clock';
+import { FakeClock } from '../../harness/clock';
 import { validateConfig } from '../../src/common/config';
 import { InvalidInputError, NotFoundError } from '../../src/common/errors';
 import { CounterKeys } from '../../src/counters/counter-keys';
@@ -8,7 +8,7 @@ import { CounterStore } from '../../src/counters/counters.store';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 import { CountersSettings } from '../../src/counters/counters.settings';
 
 const T0 = 1_700_000_000_000; // unix ms; 1_700_000_000 is a multiple of 5 and 100 s (its 300 s slice starts at T0 - 200)

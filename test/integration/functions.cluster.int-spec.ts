@@ -14,10 +14,10 @@ import { StatsStore } from '../../src/stats/stats.store';
 import { COUNTERS } from '../../src/counters/counters.functions';
 import { STATS } from '../../src/stats/stats.functions';
 import { bucketField } from '../../src/stats/stats-math';
-import { FakeClock } from '../support/clock';
-import { clusterClient, startRedisCluster } from '../support/cluster';
-import { testLibrary, twoWindowHeader } from '../support/functions';
-import { rankingServiceOn } from '../support/ranking';
+import { FakeClock } from '../../harness/clock';
+import { clusterClient, startRedisCluster } from '../../harness/cluster';
+import { testLibrary, twoWindowHeader } from '../../harness/functions';
+import { rankingServiceOn } from '../../harness/ranking';
 import { CountersSettings } from '../../src/counters/counters.settings';
 import { StatsSettings } from '../../src/stats/stats.settings';
 

@@ -10,9 +10,9 @@ import { callFunction, fcallArgs, loadLibraries, SEND_ALONE_MIN_ARGS } from '../
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
-import { FakeClock } from '../support/clock';
-import { testLibrary, twoWindowHeader } from '../support/functions';
-import { startPrivateRedis } from '../support/private-redis';
+import { FakeClock } from '../../harness/clock';
+import { testLibrary, twoWindowHeader } from '../../harness/functions';
+import { startPrivateRedis } from '../../harness/private-redis';
 import { windowArgsOf } from '../../src/ranking/core/board';
 import { resolveWindows } from '../../src/ranking/core/window-math';
 
@@ -158,7 +158,7 @@ describe('Redis Functions on a single node', () => {
     );
     expect(error.message).toMatch(/user_function:\d+ \(calls\.lua:\d+\)/);
     const line = Number(/calls\.lua:(\d+)/.exec(error.message)?.[1]);
-    const source = readFileSync(`${__dirname}/../support/functions/calls.lua`, 'utf8').split('\n');
+    const source = readFileSync(`${__dirname}/../../harness/functions/calls.lua`, 'utf8').split('\n');
     expect(source[line - 1]).toContain('nothing.field');
   });
 

@@ -2,8 +2,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Cluster } from 'ioredis';
 import { SystemClock } from '../../src/common/clock';
 import { progressName } from '../../src/ingest/ingest.store';
-import { startTestApp } from '../support/app';
-import { clusterClient, startRedisCluster } from '../support/cluster';
+import { startTestApp } from '../../harness/app';
+import { clusterClient, startRedisCluster } from '../../harness/cluster';
 import { FAULT_BOARDS, FAULT_TIMEOUT_MS, faultWorkerEnv, runFaultScenario } from '../support/ingest-fault';
 import { groupDrained, groupState, rewindGroup } from '../support/ingest-redis-group';
 

@@ -4,7 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { SystemClock } from '../../src/common/clock';
 import { NATS_ACK_WAIT_MS } from '../../src/ingest/ingest.limits';
-import { startTestApp } from '../support/app';
+import { startTestApp } from '../../harness/app';
 import {
   DurableRedis,
   FAULT_TIMEOUT_MS,

@@ -1,7 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { SystemClock } from '../../src/common/clock';
-import { startTestApp } from '../support/app';
+import { startTestApp } from '../../harness/app';
 import {
   DurableRedis,
   FAULT_MESSAGES,

@@ -1,7 +1,7 @@
-import { FakeClock } from '../support/clock';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { FakeClock } from '../../harness/clock';
+import { startTestRedis, TestRedis } from '../../harness/redis';
 import { validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/ranking';
+import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RedisSettings } from '../../src/redis/redis.settings';

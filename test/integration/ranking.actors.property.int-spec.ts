@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { AppConfig, validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/ranking';
+import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
-import { FakeClock } from '../support/clock';
+import { FakeClock } from '../../harness/clock';
 import { moveClock } from '../support/ranking-ops';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { BestAggregate, BestModel } from '../support/best-model';
-import { useRankingService } from '../support/ranking';
-import { TOPOLOGIES } from '../support/redis';
+import { useRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
 
 /** Two windows of unlike intervals, so their slots expire at different times. */
 const WINDOWS = [

@@ -1,8 +1,8 @@
 import { DomainError } from '../../src/common/errors';
 import type { RankingService } from '../../src/ranking/ranking.service';
 import type { RedisService } from '../../src/redis/redis.service';
-import { startRankingService, useRankingService } from '../support/ranking';
-import { TOPOLOGIES } from '../support/redis';
+import { startRankingService, useRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
 
 /**
  * A calendar window's archive taken in chunks (archive_lib.lua): EXPIRE_CHUNK 10 fields or rows a

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { useRankingService } from '../support/ranking';
-import { TOPOLOGIES } from '../support/redis';
+import { useRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
 
 /**
  * Calendar windows against a brute-force model that knows no period maths: an event counts in a window

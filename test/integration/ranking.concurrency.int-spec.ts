@@ -1,10 +1,10 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { FakeClock } from '../support/clock';
+import { FakeClock } from '../../harness/clock';
 import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { startTestApp } from '../support/app';
+import { startTestApp } from '../../harness/app';
 import { RankingModel } from '../support/ranking-model';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 
 const WINDOWS = [
   { name: 's', periodSec: 6, intervalSec: 2 },

@@ -7,9 +7,9 @@ import {
 } from '../../src/ranking/core/ranking.limits';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { hotScore } from '../../src/ranking/core/trending-math';
-import { FakeClock } from '../support/clock';
-import { startRankingService, useRankingService } from '../support/ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { FakeClock } from '../../harness/clock';
+import { startRankingService, useRankingService } from '../../harness/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;

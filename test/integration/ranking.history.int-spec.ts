@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import { FakeClock } from '../support/clock';
+import { FakeClock } from '../../harness/clock';
 import { validateConfig } from '../../src/common/config';
 import { NotFoundError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { rankingServiceOn, startRankingService } from '../support/ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { rankingServiceOn, startRankingService } from '../../harness/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;

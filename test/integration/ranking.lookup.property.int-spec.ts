@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { ADMIN, startTestApp } from '../support/app';
-import { FakeClock } from '../support/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { ADMIN, startTestApp } from '../../harness/app';
+import { FakeClock } from '../../harness/clock';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 
 /**
  * POST /boards/:board/lookup on sharded boards against a brute force: board ranks (competition),

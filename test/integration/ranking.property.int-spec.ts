@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { RankingModel } from '../support/ranking-model';
 import { moveClock, RankingOp, rankingOps } from '../support/ranking-ops';
-import { useRankingService } from '../support/ranking';
-import { TOPOLOGIES } from '../support/redis';
+import { useRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
 
 /** The short window keeps snapshots: previousRank and history are checked against the model's closing listings. */
 const SNAPSHOTS = { keep: 5, top: 3 };

@@ -3,9 +3,9 @@ import { ConflictError, NotFoundError } from '../../src/common/errors';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { RedisClient, RedisService } from '../../src/redis/redis.service';
-import { FakeClock } from '../support/clock';
-import { startRankingService } from '../support/ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { FakeClock } from '../../harness/clock';
+import { startRankingService } from '../../harness/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 
 const WINDOWS = [{ name: 'm', period: 60, interval: 10 }];
 /** A scheduler pass's options (the defaults of the configuration). */

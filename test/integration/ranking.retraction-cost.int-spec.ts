@@ -1,13 +1,13 @@
 import { AppConfig, validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/ranking';
+import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
 import { RETRACT_STEP_UNITS } from '../../src/ranking/retraction/retraction.service';
 import { RetractionKind, RetractionStore } from '../../src/ranking/retraction/retraction.store';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
-import { FakeClock } from '../support/clock';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { FakeClock } from '../../harness/clock';
+import { startTestRedis, TestRedis } from '../../harness/redis';
 
 const T0 = 1_700_000_000_000;
 const SEGMENTS = 600;

@@ -1,11 +1,11 @@
 import { AppConfig, validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/ranking';
+import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
-import { FakeClock } from '../support/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { FakeClock } from '../../harness/clock';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 
 const T0 = 1_700_000_000_000;
 const WINDOWS = [

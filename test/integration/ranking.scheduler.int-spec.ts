@@ -3,14 +3,14 @@ import { AppConfig, validateConfig } from '../../src/common/config';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { composeRanking } from '../../harness/ranking';
+import { composeRanking } from '../../harness/compose-ranking';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
-import { FakeClock } from '../support/clock';
+import { FakeClock } from '../../harness/clock';
 import { RankingModel } from '../support/ranking-model';
 import { moveClock, RankingOp, rankingOps } from '../support/ranking-ops';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { RankingModel } from '../support/ranking-model';
-import { useRankingService } from '../support/ranking';
-import { TOPOLOGIES } from '../support/redis';
+import { useRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
 
 /**
  * Windows that hold different items: `long`'s one slot of 40 s may start after `short`'s oldest slot,

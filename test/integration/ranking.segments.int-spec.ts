@@ -1,6 +1,6 @@
-import { FakeClock } from '../support/clock';
-import { startRankingService } from '../support/ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { FakeClock } from '../../harness/clock';
+import { startRankingService } from '../../harness/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 import type { ViewInput } from '../../src/ranking/core/trending-math';
 import type { RankingService } from '../../src/ranking/ranking.service';
 import type { RedisService } from '../../src/redis/redis.service';

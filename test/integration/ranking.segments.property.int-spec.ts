@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { DomainError } from '../../src/common/errors';
 import { RankingModel } from '../support/ranking-model';
 import { moveClock } from '../support/ranking-ops';
-import { useRankingService } from '../support/ranking';
-import { TOPOLOGIES } from '../support/redis';
+import { useRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
-import { FakeClock } from '../support/clock';
-import { startRankingService } from '../support/ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { FakeClock } from '../../harness/clock';
+import { startRankingService } from '../../harness/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RedisService } from '../../src/redis/redis.service';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { useRankingService } from '../support/ranking';
+import { useRankingService } from '../../harness/ranking';
 import { moveClock, rankingOps } from '../support/ranking-ops';
-import { TOPOLOGIES } from '../support/redis';
+import { TOPOLOGIES } from '../../harness/redis';
 import { shardOf } from '../../src/ranking/core/shard-math';
 
 const WINDOWS = [

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { RankingModel } from '../support/ranking-model';
 import { moveClock, RankingOp, rankingOps } from '../support/ranking-ops';
-import { useRankingService } from '../support/ranking';
-import { TOPOLOGIES } from '../support/redis';
+import { useRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
 
 /** One window of six 20 s slots; spans of 1, 2, 3 and 6 slots are read from it and checked against windows of that period. */
 const WINDOW = { name: 'w', periodSec: 120, intervalSec: 20 };

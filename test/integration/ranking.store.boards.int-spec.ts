@@ -1,5 +1,5 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '../../src/common/errors';
-import { TOPOLOGIES } from '../support/redis';
+import { TOPOLOGIES } from '../../harness/redis';
 import { PASS, T0, T0_SEC, useRankingStore } from '../support/ranking-store';
 
 describe.each(TOPOLOGIES)('ranking store: board_put, board_delete, increment (real Redis, %s)', (topology) => {

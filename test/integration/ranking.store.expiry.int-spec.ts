@@ -1,7 +1,7 @@
 import { WindowDrainingError } from '../../src/common/errors';
 import { MAX_READ_DRAIN_CALLS } from '../../src/ranking/core/ranking.limits';
-import { startRankingService } from '../support/ranking';
-import { TOPOLOGIES } from '../support/redis';
+import { startRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
 import { PASS, T0, T0_SEC, useRankingStore } from '../support/ranking-store';
 
 describe.each(TOPOLOGIES)('ranking store: expiry, likes, reads (real Redis, %s)', (topology) => {

@@ -5,10 +5,10 @@ import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import { WindowSpec } from '../../src/ranking/core/window-math';
 import { shardOf } from '../../src/ranking/core/shard-math';
-import { rankingServiceOn } from '../support/ranking';
-import { composeRanking } from '../../harness/ranking';
+import { rankingServiceOn } from '../../harness/ranking';
+import { composeRanking } from '../../harness/compose-ranking';
 import { StaleConfigError } from '../../src/ranking/core/ranking.errors';
-import { TOPOLOGIES } from '../support/redis';
+import { TOPOLOGIES } from '../../harness/redis';
 import { PASS, useRankingStore } from '../support/ranking-store';
 
 describe.each(TOPOLOGIES)('ranking store: sharded boards, config cache (real Redis, %s)', (topology) => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { moveClock, RankingOp } from '../support/ranking-ops';
-import { useRankingService } from '../support/ranking';
-import { TOPOLOGIES } from '../support/redis';
+import { useRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
 import { TiesModel } from '../support/ties-model';
 import { shardOf } from '../../src/ranking/core/shard-math';
 

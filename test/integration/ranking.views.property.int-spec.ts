@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { HOT_EPOCH_SEC } from '../../src/ranking/core/ranking.limits';
-import { useRankingService } from '../support/ranking';
-import { TOPOLOGIES } from '../support/redis';
+import { useRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
 import { TrendingModel, TrendRow, TrendView } from '../support/trending-model';
 
 const WINDOWS = [

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
-import { useRankingService } from '../support/ranking';
-import { TestRedis, TOPOLOGIES } from '../support/redis';
+import { useRankingService } from '../../harness/ranking';
+import { TestRedis, TOPOLOGIES } from '../../harness/redis';
 
 const WINDOWS = Array.from({ length: 8 }, (_, w) => ({ name: `w${w}`, period: 3600 * (w + 1), interval: 60 }));
 const SEGMENTS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];

@@ -1,11 +1,11 @@
 import Redis from 'ioredis';
 import { validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/ranking';
+import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
-import { FakeClock } from '../support/clock';
+import { FakeClock } from '../../harness/clock';
 import { DurableRedis, startDurableRedis, waitFor } from '../support/ingest-fault';
 
 const T0 = 1_700_000_000_000;

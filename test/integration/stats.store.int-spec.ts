@@ -1,6 +1,6 @@
 import { HttpAdapterHost } from '@nestjs/core';
 import calculateSlot from 'cluster-key-slot';
-import { FakeClock } from '../support/clock';
+import { FakeClock } from '../../harness/clock';
 import { AnsweredRequests } from '../../src/common/answered-requests';
 import { AppConfig, validateConfig } from '../../src/common/config';
 import { JobRegistry } from '../../src/common/jobs';
@@ -19,7 +19,7 @@ import {
   MAX_INDEX,
   RELATIVE_ACCURACY,
 } from '../../src/stats/stats-math';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../support/redis';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 import { StatsSettings } from '../../src/stats/stats.settings';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)

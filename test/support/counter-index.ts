@@ -1,5 +1,5 @@
 import { CounterStore } from '../../src/counters/counters.store';
-import { TestRedis } from './redis';
+import { TestRedis } from '../../harness/redis';
 
 /** Every member ("<prec>:<name>") of every bucket of the known-counters index, read raw. */
 export async function knownMembers(redis: TestRedis, store: CounterStore): Promise<string[]> {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
 import request from 'supertest';
-import { FakeClock } from './clock';
-import { ADMIN, startTestApp } from './app';
-import { startTestRedis, TestRedis } from './redis';
+import { FakeClock } from '../../harness/clock';
+import { ADMIN, startTestApp } from '../../harness/app';
+import { startTestRedis, TestRedis } from '../../harness/redis';
 
 /** Debian's chromium (.ci/run installs it); never a downloaded browser. */
 const CHROMIUM = '/usr/bin/chromium';

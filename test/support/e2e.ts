@@ -3,9 +3,9 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { Clock } from '../../src/common/clock';
 import { AppOptions } from '../../src/bootstrap';
-import { createBoard, startTestApp } from './app';
-import { FakeClock } from './clock';
-import { startTestRedis, TestRedis, Topology } from './redis';
+import { createBoard, startTestApp } from '../../harness/app';
+import { FakeClock } from '../../harness/clock';
+import { startTestRedis, TestRedis, Topology } from '../../harness/redis';
 
 /** The test clock's start unless a file says otherwise: 2023-11-14T22:13:20Z, a whole minute. */
 export const T0 = 1_700_000_000_000;

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis, { Cluster } from 'ioredis';
 import request from 'supertest';
-import { ADMIN } from './app';
-import { freePort, stopChild, waitForPing } from './processes';
+import { ADMIN } from '../../harness/app';
+import { freePort, stopChild, waitForPing } from '../../harness/processes';
 
 /**
  * How many messages a source's fault test sends: the issue's 200 000 (INGEST_FAULT_MESSAGES sets

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, stopChild } from './processes';
+import { freePort, stopChild } from '../../harness/processes';
 
 /** A nats-server with JetStream of this test file's own, on a free port (never 4222), its store in a temp dir. */
 export interface TestNats {

@@ -6,7 +6,7 @@ import { RANKING } from '../../src/ranking/ranking.functions';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
-import { startTestRedis, TestRedis } from './redis';
+import { startTestRedis, TestRedis } from '../../harness/redis';
 
 /** The ranking library on a private single Redis, for tests that call its functions directly. */
 export interface RankingFunctions {

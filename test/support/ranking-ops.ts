@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { FakeClock } from './clock';
+import { FakeClock } from '../../harness/clock';
 
 /** One step of a random ranking workload (property tests). */
 export type RankingOp =

@@ -1,6 +1,6 @@
-import { FakeClock } from './clock';
-import { startRankingService } from './ranking';
-import { startTestRedis, TestRedis, Topology } from './redis';
+import { FakeClock } from '../../harness/clock';
+import { startRankingService } from '../../harness/ranking';
+import { startTestRedis, TestRedis, Topology } from '../../harness/redis';
 import type { RedisFunctions } from '../../src/redis/redis-functions';
 import type { RedisService } from '../../src/redis/redis.service';
 import type { RankingService } from '../../src/ranking/ranking.service';

@@ -1,8 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SystemClock } from '../../../src/common/clock';
-import { ADMIN_TOKEN, startTestApp } from '../../../test/support/app';
+import { ADMIN_TOKEN, startTestApp } from '../../../harness/app';
 import { HttpFaultProxy } from '../../../test/support/http-fault-proxy';
-import { startTestRedis, TestRedis } from '../../../test/support/redis';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
 import { TrendboardClient, type TopEvent } from '../src';
 import { listen, notingFetch, seeded } from './helpers';
 

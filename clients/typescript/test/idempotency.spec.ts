@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ADMIN_TOKEN, startTestApp } from '../../../test/support/app';
-import { FakeClock } from '../../../test/support/clock';
-import { startTestRedis, TestRedis } from '../../../test/support/redis';
+import { ADMIN_TOKEN, startTestApp } from '../../../harness/app';
+import { FakeClock } from '../../../harness/clock';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
 import { TrendboardClient } from '../src';
 import { listen, notingFetch } from './helpers';
 

@@ -1,4 +1,4 @@
-import { FakeClock } from '../../../test/support/clock';
+import { FakeClock } from '../../../harness/clock';
 import { GrowthQuota } from '../../governance/growth-quota';
 import { ClientBudget } from '../../governance/growth-quotas';
 import type { IdemRequest } from '../../redis/idempotency';

@@ -1,4 +1,4 @@
-import { Clock } from '../../src/common/clock';
+import { Clock } from '../src/common/clock';
 
 /** A clock that only moves when told to: makes window and slot tests deterministic without sleeping. */
 export class FakeClock extends Clock {

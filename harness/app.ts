@@ -1,7 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { AppOptions, createApp } from '../../src/bootstrap';
-import { Clock } from '../../src/common/clock';
+import { AppOptions, createApp } from '../src/bootstrap';
+import { Clock } from '../src/common/clock';
 import { TestRedis } from './redis';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';

@@ -5,8 +5,8 @@
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
-import { ADMIN_TOKEN } from '../support/app';
-import type { FakeClock } from '../support/clock';
+import { ADMIN_TOKEN } from '../app';
+import type { FakeClock } from '../clock';
 import { SIZES, type Scale } from './boards';
 import type { Caller, HarnessContext, HttpAnswer, HttpRequest } from './harness-types';
 

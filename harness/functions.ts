@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { headerArgs, CallHeader, recordArgs, RecordOf } from '../../src/redis/function-args';
-import { defineLibrary, typedFunction } from '../../src/redis/function-library';
-import { intReply, Reply } from '../../src/redis/replies';
+import { headerArgs, CallHeader, recordArgs, RecordOf } from '../src/redis/function-args';
+import { defineLibrary, typedFunction } from '../src/redis/function-library';
+import { intReply, Reply } from '../src/redis/replies';
 
 /** The per-request record of records_echo, named once: the library emits it for read_records. */
 export const REQUEST_FIELDS = ['item', 'amount', 'key'] as const;

@@ -1,0 +1,95 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/**
+ * The house rules outside src/ (issue #46): the benchmarks import nothing from test/ (what both use
+ * lives in harness/), so a benchmark never depends on a test's internals; their files keep src/'s size
+ * limit; docs/benchmarks.md stays a reference, not a notebook; the reading paths of docs/architecture.md
+ * name files that exist; and a link to a heading of another page finds that heading.
+ */
+const ROOT = join(__dirname, '..');
+const IMPORT = /(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'|(?:import|require)\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
+const MAX_BENCHMARKS_LINES = 400;
+/** The size limit of src/'s files (src/craft.spec.ts), held by the tests, the benchmarks and what they share. */
+const MAX_FILE_LINES = 400;
+const CODE = /\.(ts|js|mjs|lua)$/;
+
+/** Every file under a top-level folder with the given ending, as a path relative to the repository. */
+function filesUnder(folder: string, ending: string): string[] {
+  return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith(ending))
+    .map((file) => join(folder, file));
+}
+
+/** The repository-relative targets of a file's relative imports. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return [...text.matchAll(IMPORT)].map((match) =>
+    relative(ROOT, resolve(dirname(join(ROOT, file)), match[1] ?? match[2])),
+  );
+}
+
+/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
+function anchorOf(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+function anchorsIn(path: string): Set<string> {
+  const headings = readFileSync(join(ROOT, path), 'utf8').matchAll(/^#{1,6} (.+)$/gm);
+  return new Set([...headings].map((match) => anchorOf(match[1].trim())));
+}
+
+/** The repository paths a section of docs/architecture.md names (backquoted, with an extension). */
+function pathsInSection(heading: string): string[] {
+  const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const start = doc.indexOf(`\n## ${heading}\n`);
+  if (start === -1) throw new Error(`docs/architecture.md has no section "${heading}"`);
+  const end = doc.indexOf('\n## ', start + 1);
+  const section = doc.slice(start, end === -1 ? undefined : end);
+  return [...section.matchAll(/`((?:src|test|harness|bench)\/[\w./-]+\.(?:ts|lua))`/g)].map((match) => match[1]);
+}
+
+describe('house rules outside src/ (issue #46)', () => {
+  it('no file under bench/ or harness/ imports from test/', () => {
+    const upward = [...filesUnder('bench', '.ts'), ...filesUnder('harness', '.ts')].flatMap((file) =>
+      importsOf(file)
+        .filter((target) => target === 'test' || target.startsWith('test/'))
+        .map((target) => `${file} imports ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it(`no file under test/, bench/ or harness/ is over ${MAX_FILE_LINES} lines`, () => {
+    const long = ['test', 'bench', 'harness']
+      .flatMap((folder) => filesUnder(folder, ''))
+      .filter((file) => CODE.test(file))
+      .map((file) => [file, readFileSync(join(ROOT, file), 'utf8').split('\n').length] as const)
+      .filter(([, lines]) => lines > MAX_FILE_LINES);
+    expect(long).toEqual([]);
+  });
+
+  it(`docs/benchmarks.md is a reference of at most ${MAX_BENCHMARKS_LINES} lines`, () => {
+    const lines = readFileSync(join(ROOT, 'docs', 'benchmarks.md'), 'utf8').split('\n').length;
+    expect(lines).toBeLessThanOrEqual(MAX_BENCHMARKS_LINES);
+  });
+
+  it('every file the reading paths of docs/architecture.md list exists', () => {
+    const listed = pathsInSection('Reading paths');
+    expect(listed.length).toBeGreaterThan(20);
+    expect(listed.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
+  });
+
+  it("every link to another page's heading (README.md, docs/) finds the heading", () => {
+    const pages = ['README.md', ...filesUnder('docs', '.md')];
+    const broken = pages.flatMap((page) =>
+      [...readFileSync(join(ROOT, page), 'utf8').matchAll(/\]\(([\w./-]+\.md)#([^)\s]+)\)/g)]
+        .map(([, target, anchor]) => ({ target: relative(ROOT, resolve(dirname(join(ROOT, page)), target)), anchor }))
+        .filter(({ target, anchor }) => !anchorsIn(target).has(anchor))
+        .map(({ target, anchor }) => `${page} links ${target}#${anchor}`),
+    );
+    expect(broken).toEqual([]);
+  });
+});
