@@ -86,7 +86,6 @@ async function prepare(url: string, redis: Redis): Promise<{ variants: Variant[]
   const small = testLibrary();
   const big = defineLibrary({
     name: 'tb_fnbench_big',
-    version: 1,
     modules: [...PREPENDED, join(__dirname, '..', 'test', 'support', 'functions', 'calls.lua')],
     functions: { headerOnly: small.functions.headerOnly },
   });

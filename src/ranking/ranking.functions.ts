@@ -39,7 +39,6 @@ export const RANKING_SLICES = [
  */
 export const RANKING = defineLibrary({
   name: 'tb_ranking',
-  version: 16,
   modules: [
     ...RANKING_MODULES,
     SPAN_MODULE,

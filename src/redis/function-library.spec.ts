@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { headerArgs, recordArgs } from './function-args';
-import { ARGS_MODULE, defineLibrary, locateError, typedFunction } from './function-library';
+import { ARGS_MODULE, defineLibrary, libraryVersion, locateError, typedFunction } from './function-library';
 import { intReply } from './replies';
 
 const dir = mkdtempSync(join(tmpdir(), 'tb-fnlib-'));
@@ -25,9 +25,8 @@ const double = typedFunction({
 });
 
 describe('defineLibrary', () => {
-  const { library, functions } = defineLibrary({
+  const spec = {
     name: 'tb_demo',
-    version: 3,
     modules: [shared, calls],
     records: { request: ['item', 'amount'] },
     functions: {
@@ -42,11 +41,13 @@ describe('defineLibrary', () => {
         decode: (raw): number => intReply('peek', raw),
       }),
     },
-  });
+  };
+  const { library, functions } = defineLibrary(spec);
+  const name = library.name;
 
   it('names the library and its functions with the version, so two versions load side by side', () => {
-    expect(library.name).toBe('tb_demo_v3');
-    expect(functions.double.redisName).toBe('tb_demo_v3_double');
+    expect(library.name).toMatch(/^tb_demo_[0-9a-f]{8}$/);
+    expect(functions.double.redisName).toBe(`${name}_double`);
     expect(functions.peek.readOnly).toBe(true);
     expect(functions.double.readOnly).toBe(false);
     expect(library.modules).toEqual([ARGS_MODULE, shared, calls]);
@@ -54,14 +55,14 @@ describe('defineLibrary', () => {
 
   it('assembles one #!lua header, the record fields, the modules and one registration per handler', () => {
     const lines = library.source.split('\n');
-    expect(lines[0]).toBe('#!lua name=tb_demo_v3');
+    expect(lines[0]).toBe(`#!lua name=${name}`);
     expect(library.source.match(/^#!/gm)).toHaveLength(1);
     expect(library.source).toContain("local RECORD_FIELDS = { request = { 'item', 'amount' } }");
     expect(library.source).toContain('local function read_header(args)');
     const registrations = lines.filter((line) => line.startsWith('redis.register_function'));
     expect(registrations).toEqual([
-      "redis.register_function{function_name = 'tb_demo_v3_double', callback = double, flags = {  }}",
-      "redis.register_function{function_name = 'tb_demo_v3_peek', callback = peek, flags = { 'no-writes' }}",
+      `redis.register_function{function_name = '${name}_double', callback = double, flags = {  }}`,
+      `redis.register_function{function_name = '${name}_peek', callback = peek, flags = { 'no-writes' }}`,
     ]);
   });
 
@@ -75,13 +76,28 @@ describe('defineLibrary', () => {
     );
   });
 
+  it('derives the version from the assembled source: stable, and new with any change of a module or a registration', () => {
+    expect(defineLibrary(spec).library.name).toBe(name);
+    expect(name).toBe(`tb_demo_${libraryVersion(library.source.replaceAll(name, 'tb_demo'))}`);
+    const text = readFileSync(shared, 'utf8');
+    const edited = moduleFile('shared_edited.lua', text.replace('2 * x', '3 * x'));
+    const oneByte = moduleFile('shared_byte.lua', text.replace('2 * x', '2 * y'));
+    const names = [edited, oneByte].map((module) => defineLibrary({ ...spec, modules: [module, calls] }).library.name);
+    const renamed = moduleFile('shared.copy.lua', text);
+    expect(new Set([name, ...names]).size).toBe(3);
+    expect(defineLibrary({ ...spec, modules: [renamed, calls] }).library.name).toBe(name);
+    const oom = { ...double, flags: ['allow-oom' as const] };
+    const flagged = { ...spec.functions, double: oom, doubleAgain: oom };
+    expect(defineLibrary({ ...spec, functions: flagged }).library.name).not.toBe(name);
+    expect(defineLibrary({ ...spec, records: { request: ['item'] } }).library.name).not.toBe(name);
+  });
+
   it('refuses a handler no module defines, a module with its own #! line and a name Lua cannot hold', () => {
-    const spec = { name: 'tb_demo', version: 1, modules: [shared], functions: { double } };
+    const spec = { name: 'tb_demo', modules: [shared], functions: { double } };
     expect(() => defineLibrary(spec)).toThrow(/no module defines "local function double/);
     const shebang = moduleFile('shebang.lua', '#!lua name=x\nlocal function double() end\n');
     expect(() => defineLibrary({ ...spec, modules: [shebang] })).toThrow(/a module has no #! line/);
     expect(() => defineLibrary({ ...spec, name: 'tb-demo' })).toThrow(/lower snake case/);
-    expect(() => defineLibrary({ ...spec, version: 0 })).toThrow(/positive integer version/);
     expect(() =>
       defineLibrary({
         ...spec,

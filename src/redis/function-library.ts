@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ScriptCall } from './scripts';
@@ -57,7 +58,10 @@ export interface SourceLine {
 
 /** A library as Redis loads it: its versioned name, its assembled source, and where each line came from. */
 export interface FunctionLibrary {
-  /** `<name>_v<version>`, e.g. tb_ranking_v4: what FUNCTION LOAD registers and FUNCTION LIST shows. */
+  /**
+   * `<name>_<version>`, e.g. tb_ranking_3f0a9c12: what FUNCTION LOAD registers and FUNCTION LIST shows.
+   * The version is derived from the assembled source (libraryVersion), never written by hand.
+   */
   readonly name: string;
   readonly source: string;
   /** Absolute paths of its Lua modules, ARGS_MODULE first. */
@@ -82,8 +86,6 @@ export type BoundFunctions<F extends Record<string, AnyDefinition>> = {
 export interface LibrarySpec<F extends Record<string, AnyDefinition>> {
   /** Feature name, lower snake case (tb_ranking). */
   name: string;
-  /** Bumped on every change of the library's Lua or contract: the old and new code then coexist while both run. */
-  version: number;
   /** Absolute paths of the library's Lua modules, in order (ARGS_MODULE comes first by itself). */
   modules: readonly string[];
   /** Named field lists of per-request records, emitted as RECORD_FIELDS.<name> for read_records. */
@@ -102,12 +104,11 @@ const LUA_NAME = /^[a-z][a-z0-9_]*$/;
 export function defineLibrary<F extends Record<string, AnyDefinition>>(
   spec: LibrarySpec<F>,
 ): { library: FunctionLibrary; functions: BoundFunctions<F> } {
-  if (!LUA_NAME.test(spec.name) || !Number.isInteger(spec.version) || spec.version < 1) {
-    throw new Error(`library name "${spec.name}" v${spec.version}: lower snake case and a positive integer version`);
-  }
-  const name = `${spec.name}_v${spec.version}`;
-  const parts = assemble(name, spec);
+  if (!LUA_NAME.test(spec.name)) throw new Error(`library name "${spec.name}": lower snake case`);
   const modules = [ARGS_MODULE, ...spec.modules];
+  const texts = modules.map(readModule);
+  const name = `${spec.name}_${libraryVersion(assemble(spec.name, spec, texts).source)}`;
+  const parts = assemble(name, spec, texts);
   const library: FunctionLibrary = { name, source: parts.source, modules, locate: parts.locate };
   const functions = Object.fromEntries(
     Object.entries(spec.functions).map(([key, definition]) => [
@@ -123,9 +124,34 @@ export function defineLibrary<F extends Record<string, AnyDefinition>>(
   return { library, functions };
 }
 
+/**
+ * The version of a library: 8 hex digits of the SHA-256 of its source assembled under its bare name,
+ * without the #! line. Any change of a module's text, a record field list, a handler or its flags
+ * gives a new name, so instances running the old and the new code each call their own functions
+ * during a rolling upgrade; the same code gives the same name on every instance.
+ */
+export function libraryVersion(source: string): string {
+  return createHash('sha256')
+    .update(source.slice(source.indexOf('\n') + 1))
+    .digest('hex')
+    .slice(0, 8);
+}
+
+interface ModuleText {
+  module: string;
+  text: string;
+}
+
+function readModule(path: string): ModuleText {
+  const text = readFileSync(path, 'utf8').replace(/\n$/, '');
+  if (text.startsWith('#!')) throw new Error(`${path}: a module has no #! line (the library has one)`);
+  return { module: basename(path), text };
+}
+
 function assemble(
   name: string,
   spec: LibrarySpec<Record<string, AnyDefinition>>,
+  texts: readonly ModuleText[],
 ): { source: string; locate: (line: number) => SourceLine | undefined } {
   const lines: string[] = [`#!lua name=${name}`];
   const origins: Array<SourceLine | undefined> = [undefined];
@@ -137,11 +163,6 @@ function assemble(
   };
   add(`-- ${name}: assembled by src/redis/function-library.ts; edit the modules, not this text.`);
   add(`local RECORD_FIELDS = ${luaRecordFields(spec.records ?? {})}`);
-  const texts = [ARGS_MODULE, ...spec.modules].map((path) => {
-    const text = readFileSync(path, 'utf8').replace(/\n$/, '');
-    if (text.startsWith('#!')) throw new Error(`${path}: a module has no #! line (the library has one)`);
-    return { module: basename(path), text };
-  });
   const registered = registrations(name, spec.functions, texts.map(({ text }) => text).join('\n'));
   for (const { module, text } of texts) {
     const own = registered.get(module.replace(/\.lua$/, ''));

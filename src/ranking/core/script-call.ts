@@ -12,7 +12,7 @@ const lua = join(__dirname, 'lua');
  * The shared Lua modules of a function library on boards (tb_ranking, tb_ingest), in the order they
  * need each other: keys_lib's sibling_key, call_lib's per-call KEYS, ARGV and VIEWS (bound by every
  * function's begin_call), idem_lib, views, the max / min / last aggregates, windows, snapshots, then the common start of board writes.
- * A change to any of them is a change of every library holding them: bump each one's version.
+ * A change to any of them changes the derived version of every library holding them.
  */
 export const RANKING_MODULES = [
   KEYS_LIBRARY,
