@@ -11,10 +11,13 @@ const moduleFile = (name: string, text: string) => {
   writeFileSync(path, text);
   return path;
 };
-const shared = moduleFile('shared.lua', 'local function twice(x)\n  return 2 * x\nend\n');
+const shared = moduleFile(
+  'shared.lua',
+  '-- module: shared\nlocal function twice(x)\n  return 2 * x\nend\n\nshared.twice = twice\n',
+);
 const calls = moduleFile(
   'calls.lua',
-  'local function double(keys, args)\n  return twice(tonumber(args[1]))\nend\n\nlocal function peek(keys, args)\n  return 1\nend\n',
+  '-- requires: shared\nlocal function double(keys, args)\n  return shared.twice(tonumber(args[1]))\nend\n\nlocal function peek(keys, args)\n  return 1\nend\n',
 );
 const double = typedFunction({
   name: 'double',
@@ -68,11 +71,11 @@ describe('defineLibrary', () => {
 
   it('maps a line of the library back to its module line', () => {
     const lines = library.source.split('\n');
-    const at = lines.indexOf('  return twice(tonumber(args[1]))') + 1;
-    expect(library.locate(at)).toEqual({ module: 'calls.lua', line: 2 });
+    const at = lines.indexOf('  return shared.twice(tonumber(args[1]))') + 1;
+    expect(library.locate(at)).toEqual({ module: 'calls.lua', line: 3 });
     expect(library.locate(1)).toBeUndefined();
     expect(locateError(library, `ERR user_function:${at}: boom script: double, on @user_function:${at}.`)).toBe(
-      `ERR user_function:${at} (calls.lua:2): boom script: double, on @user_function:${at} (calls.lua:2).`,
+      `ERR user_function:${at} (calls.lua:3): boom script: double, on @user_function:${at} (calls.lua:3).`,
     );
   });
 
@@ -83,9 +86,7 @@ describe('defineLibrary', () => {
     const edited = moduleFile('shared_edited.lua', text.replace('2 * x', '3 * x'));
     const oneByte = moduleFile('shared_byte.lua', text.replace('2 * x', '2 * y'));
     const names = [edited, oneByte].map((module) => defineLibrary({ ...spec, modules: [module, calls] }).library.name);
-    const renamed = moduleFile('shared.copy.lua', text);
     expect(new Set([name, ...names]).size).toBe(3);
-    expect(defineLibrary({ ...spec, modules: [renamed, calls] }).library.name).toBe(name);
     const oom = { ...double, flags: ['allow-oom' as const] };
     const flagged = { ...spec.functions, double: oom, doubleAgain: oom };
     expect(defineLibrary({ ...spec, functions: flagged }).library.name).not.toBe(name);
@@ -131,5 +132,36 @@ describe('function arguments', () => {
         { amount: 2, item: 'b', key: undefined },
       ]),
     ).toEqual([2, 'a', 1, 'k', 'b', 2, '']);
+  });
+});
+
+describe('Lua modules', () => {
+  const library = (modules: string[]) => defineLibrary({ name: 'tb_order', modules, functions: {} }).library;
+  const base = moduleFile('base.lua', '-- module: base\nlocal function one() return 1 end\n\nbase.one = one\n');
+  const top = moduleFile(
+    'top.lua',
+    '-- module: top\n-- requires: base\ntop.two = function() return base.one() + 1 end\n',
+  );
+
+  it('orders shared modules from their declared requires, whatever order the library lists them in', () => {
+    const [a, b] = [library([top, base]), library([base, top])];
+    expect(a.modules).toEqual(b.modules);
+    expect(a.modules.indexOf(base)).toBeLessThan(a.modules.indexOf(top));
+    expect(a.name).toBe(b.name);
+    expect(a.source).toContain('local base = {}\ndo -- base.lua\n');
+  });
+
+  it('refuses a cycle, a required module the library lacks, an undeclared use and a field never exported', () => {
+    const loopA = moduleFile('loop_a.lua', '-- module: loop_a\n-- requires: loop_b\nloop_a.x = 1\n');
+    const loopB = moduleFile('loop_b.lua', '-- module: loop_b\n-- requires: loop_a\nloop_b.x = 1\n');
+    expect(() => library([loopA, loopB])).toThrow(/modules require each other: loop_a -> loop_b -> loop_a/);
+    expect(() => library([top])).toThrow(/top\.lua requires "base", which no module of the library is/);
+    const sneaky = moduleFile('sneaky.lua', '-- module: sneaky\nsneaky.x = function() return base.one() end\n');
+    expect(() => library([base, sneaky])).toThrow(/sneaky\.lua uses module "base" without declaring it/);
+    const typo = moduleFile(
+      'typo.lua',
+      '-- module: typo\n-- requires: base\ntypo.x = function() return base.on() end\n',
+    );
+    expect(() => library([base, typo])).toThrow(/typo\.lua calls base\.on, which base\.lua does not export/);
   });
 });
