@@ -55,7 +55,10 @@ async function oldHeaderLibrary(redis: Redis, small: FunctionLibrary): Promise<s
   });
   if (old === now || !old.includes('local function read_header(args)') || !small.source.includes(now)) return undefined;
   const name = `${small.name}_old`;
-  await redis.function('LOAD', 'REPLACE', small.source.replace(now, () => old).replaceAll(small.name, name));
+  // The old file predates modules as tables: it gets the exports of the functions it defines.
+  const exports = [...now.matchAll(/^reader\.(\w+) = \1$/gm)].filter(([, fn]) => old.includes(`local function ${fn}(`));
+  const oldModule = `${old}\n${exports.map(([line]) => line).join('\n')}\n`;
+  await redis.function('LOAD', 'REPLACE', small.source.replace(now, () => oldModule).replaceAll(small.name, name));
   return `${name}_header_only`;
 }
 
@@ -76,7 +79,8 @@ const args = headerArgs(header);
  * on `redis` and answers the variants to measure, in table order.
  */
 async function prepare(url: string, redis: Redis): Promise<{ variants: Variant[]; lines: number; loadMs: number }> {
-  const body = `local reader = {}\n${readFileSync(ARGS_MODULE, 'utf8')}\nreader.read_header(ARGV)\nreturn 0\n`;
+  // The script's ARGV kept first: call_lib's block (prepended below) declares a per-call ARGV of its own.
+  const body = `local reader = {}\n${readFileSync(ARGS_MODULE, 'utf8')}\nreader.read_header(SCRIPT_ARGV)\nreturn 0\n`;
   const small = testLibrary();
   const big = defineLibrary({
     name: 'tb_fnbench_big',
@@ -90,8 +94,8 @@ async function prepare(url: string, redis: Redis): Promise<{ variants: Variant[]
     .filter((line) => !line.startsWith('redis.register_function'))
     .join('\n');
   const lines = prependedText.split('\n').length;
-  const bareSha = (await redis.script('LOAD', body)) as string;
-  const prependedSha = (await redis.script('LOAD', `${prependedText}\n${body}`)) as string;
+  const bareSha = (await redis.script('LOAD', `local SCRIPT_ARGV = ARGV\n${body}`)) as string;
+  const prependedSha = (await redis.script('LOAD', `local SCRIPT_ARGV = ARGV\n${prependedText}\n${body}`)) as string;
   const nothingSha = (await redis.script('LOAD', 'return 0')) as string;
   const loadStarted = performance.now();
   await benchFunctions(url, redis, [big.library, small.library]);
