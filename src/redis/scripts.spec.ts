@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import calculateSlot from 'cluster-key-slot';
 import { PreparedBoard } from '../ranking/core/board';
 import { RankingKeys } from '../ranking/core/ranking.keys';
@@ -198,3 +198,44 @@ function mainChunkLocals(source: string): number {
   }
   return count;
 }
+
+/** What a Lua file may call without declaring it: Lua's and Redis' own functions. */
+const LUA_GLOBALS = new Set(
+  'redis cjson math string table tonumber tostring ipairs pairs unpack type error pcall next select bit struct cmsgpack assert setmetatable getmetatable rawget rawset'.split(
+    ' ',
+  ),
+);
+
+const LUA_KEYWORDS = new Set(['function', 'if', 'and', 'or', 'not', 'return', 'in', 'elseif', 'until', 'while']);
+
+/** Where each name is first declared in `code`: `local` names, functions' parameters and loop variables. */
+function firstDeclarations(code: string): Map<string, number> {
+  const first = new Map<string, number>();
+  const declare = (names: string, at: number) => {
+    for (const name of names.split(',').map((n) => n.trim())) first.set(name, Math.min(first.get(name) ?? at, at));
+  };
+  for (const match of code.matchAll(/\blocal\s+function\s+(\w+)/g)) declare(match[1], match.index);
+  for (const match of code.matchAll(/\blocal\s+(?!function)([\w\s,]+?)\s*(?:=|\n)/g)) declare(match[1], match.index);
+  for (const match of code.matchAll(/\bfunction\s*[\w.:]*\s*\(([^)]*)\)/g)) declare(match[1], match.index);
+  for (const match of code.matchAll(/\bfor\s+([\w\s,]+?)\s+(?:in|=)/g)) declare(match[1], match.index);
+  return first;
+}
+
+describe('Lua names', () => {
+  // A call of a name not declared before it reads a global, which Redis refuses only when the call runs.
+  it.each([...new Set(FUNCTION_MODULES)].map((f) => [relative(SRC, f), f]))(
+    '%s calls only names it declared before, a module table or Lua and Redis functions',
+    (_, file) => {
+      const code = readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line) => line.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, "''").replace(/--.*$/, ''))
+        .join('\n');
+      const declared = firstDeclarations(code);
+      const undeclared = [...code.matchAll(/(?<![.:\w])([A-Za-z_]\w*)\s*\(/g)]
+        .filter(([, name]) => !LUA_GLOBALS.has(name) && !LUA_KEYWORDS.has(name))
+        .filter((match) => (declared.get(match[1]) ?? Infinity) > match.index)
+        .map((match) => `${match[1]} (line ${code.slice(0, match.index).split('\n').length})`);
+      expect(undeclared).toEqual([]);
+    },
+  );
+});
