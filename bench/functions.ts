@@ -34,11 +34,10 @@ const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 5);
 const PIPELINE = 500;
 const LOOP = 50_000;
 
-/**
- * What a ranking write script carried before #23: the shared modules but call_lib (which binds a
- * function's call; a script has its KEYS and ARGV already).
- */
-const PREPENDED = RANKING_MODULES.filter((path) => !path.endsWith('call_lib.lua'));
+/** The test library's modules (harness/functions): its handlers need its shared module. */
+const TEST_MODULES = ['shared.lua', 'calls.lua'].map((file) =>
+  join(__dirname, '..', 'harness', 'functions', file),
+);
 
 /** The argument reader as commit HEADER_REF had it (BENCH_HEADER_REF, default c382e1a: before a call's header table was shared). */
 const HEADER_REF = process.env.BENCH_HEADER_REF ?? 'c382e1a';
@@ -56,7 +55,10 @@ async function oldHeaderLibrary(redis: Redis, small: FunctionLibrary): Promise<s
   });
   if (old === now || !old.includes('local function read_header(args)') || !small.source.includes(now)) return undefined;
   const name = `${small.name}_old`;
-  await redis.function('LOAD', 'REPLACE', small.source.replace(now, () => old).replaceAll(small.name, name));
+  // The old file predates modules as tables: it gets the exports of the functions it defines.
+  const exports = [...now.matchAll(/^reader\.(\w+) = \1$/gm)].filter(([, fn]) => old.includes(`local function ${fn}(`));
+  const oldModule = `${old}\n${exports.map(([line]) => line).join('\n')}\n`;
+  await redis.function('LOAD', 'REPLACE', small.source.replace(now, () => oldModule).replaceAll(small.name, name));
   return `${name}_header_only`;
 }
 
@@ -77,19 +79,24 @@ const args = headerArgs(header);
  * on `redis` and answers the variants to measure, in table order.
  */
 async function prepare(url: string, redis: Redis): Promise<{ variants: Variant[]; lines: number; loadMs: number }> {
-  const body = `${readFileSync(ARGS_MODULE, 'utf8')}\nread_header(ARGV)\nreturn 0\n`;
-  const prependedText = PREPENDED.map((file) => readFileSync(file, 'utf8')).join('\n');
-  const lines = prependedText.split('\n').length;
-  const bareSha = (await redis.script('LOAD', body)) as string;
-  const prependedSha = (await redis.script('LOAD', `${prependedText}\n${body}`)) as string;
-  const nothingSha = (await redis.script('LOAD', 'return 0')) as string;
+  // The script's ARGV kept first: call_lib's block (prepended below) declares a per-call ARGV of its own.
+  const body = `local reader = {}\n${readFileSync(ARGS_MODULE, 'utf8')}\nreader.read_header(SCRIPT_ARGV)\nreturn 0\n`;
   const small = testLibrary();
   const big = defineLibrary({
     name: 'tb_fnbench_big',
-    version: 1,
-    modules: [...PREPENDED, join(__dirname, '..', 'harness', 'functions', 'calls.lua')],
+    modules: [...RANKING_MODULES, ...TEST_MODULES],
     functions: { headerOnly: small.functions.headerOnly },
   });
+  // What a ranking write script carried before #23: the shared modules (here as the library holds them).
+  const prependedText = big.library.source
+    .split('\n')
+    .slice(1)
+    .filter((line) => !line.startsWith('redis.register_function'))
+    .join('\n');
+  const lines = prependedText.split('\n').length;
+  const bareSha = (await redis.script('LOAD', `local SCRIPT_ARGV = ARGV\n${body}`)) as string;
+  const prependedSha = (await redis.script('LOAD', `local SCRIPT_ARGV = ARGV\n${prependedText}\n${body}`)) as string;
+  const nothingSha = (await redis.script('LOAD', 'return 0')) as string;
   const loadStarted = performance.now();
   await benchFunctions(url, redis, [big.library, small.library]);
   const loadMs = performance.now() - loadStarted;

@@ -24,16 +24,20 @@ const NEW_ITEMS = process.env.BENCH_PARTS_QUOTA ? 1 : UNLIMITED;
 
 /** The early returns: after the first line of the handler holding `after`, return `value`. */
 const PARTS = [
-  { label: 'FCALL, binding the call (begin_call)', after: '  begin_call(keys, args)', value: '0' },
+  { label: 'FCALL, binding the call (begin_call)', after: '  call_state.begin_call(keys, args)', value: '0' },
   { label: '+ the config HMGET (version_error)', after: '  if err then return redis.error_reply(err) end', value: '0' },
-  { label: '+ snapshot boundaries (cross_all)', after: '  local confs = cross_all(', value: '0' },
-  { label: '+ expiry and the slot due', after: '  settle_slot_due()', value: '0' },
+  { label: '+ snapshot boundaries (cross_all)', after: '  local confs = snapshot.cross_all(', value: '0' },
+  { label: '+ expiry and the slot due', after: '  slot_due.settle_slot_due()', value: '0' },
   { label: '+ the per-call setup (item cap, adder)', after: '  call.keeping, call.add = ', value: '0' },
-  { label: "+ the request's arguments, idempotency, span", after: '      local segments = segment_names(', value: '0' },
+  {
+    label: "+ the request's arguments, idempotency, span",
+    after: '      local segments = segmentation.segment_names(',
+    value: '0',
+  },
   { label: '+ admission', after: '        applied = applied + 1', value: '0' },
   {
     label: '+ the add and its answer (no version bump)',
-    after: '  if applied > 0 then bump_version',
+    after: '  if applied > 0 then snapshot.bump_version',
     value: 'answers',
     before: true,
   },

@@ -46,7 +46,7 @@ const PARTS_SIZES = [1, 16];
 const PARTS_ANCHORS: Array<Omit<Cut, 'to'>> = [
   {
     label: 'the call and its arguments (returns after begin_call)',
-    from: '  begin_call(keys, args)\n  local err = version_error(KEYS[1], ARGV[1])\n  if err then return redis.error_reply(err) end\n  local now_ms',
+    from: '  call_state.begin_call(keys, args)\n  local err = window.version_error(KEYS[1], ARGV[1])\n  if err then return redis.error_reply(err) end\n  local now_ms',
   },
   {
     label: '+ the config check (version_error: one HMGET)',
@@ -54,10 +54,10 @@ const PARTS_ANCHORS: Array<Omit<Cut, 'to'>> = [
   },
   {
     label: '+ the boundary, expiry and due checks',
-    from: '  local context = ARGV[5 + WINDOW_ARGS * window_count]',
+    from: '  local context = ARGV[5 + window.WINDOW_ARGS * window_count]',
   },
   { label: "+ the plain path's set-up", from: '  local applied = 0\n  local answers = { draining }' },
-  { label: '+ the requests', from: '  if applied > 0 then bump_version(KEYS[1], applied) end' },
+  { label: '+ the requests', from: '  if applied > 0 then snapshot.bump_version(KEYS[1], applied) end' },
 ];
 const PARTS_CUTS: Cut[] = PARTS_ANCHORS.map((anchor) => ({
   ...anchor,

@@ -18,15 +18,18 @@ export interface EchoedHeader {
   windows: number[][];
 }
 
+/** A module of one comment: added to testLibrary, it makes a second version of the same functions. */
+export const SECOND_VERSION_MODULE = join(dir, 'second_version.lua');
+
 /**
  * A small library of the tests' own (and the benchmark's): shared code in one module, registered
- * functions in another, reads flagged no-writes. `version` lets a test load two versions side by side.
+ * functions in another, reads flagged no-writes. `extraModules` (SECOND_VERSION_MODULE) change its
+ * source, hence its version: a test loads two versions side by side.
  */
-export function testLibrary(version = 1) {
+export function testLibrary(extraModules: readonly string[] = []) {
   return defineLibrary({
     name: 'tb_fntest',
-    version,
-    modules: [join(dir, 'shared.lua'), join(dir, 'calls.lua')],
+    modules: [join(dir, 'shared.lua'), ...extraModules, join(dir, 'calls.lua')],
     records: { request: REQUEST_FIELDS },
     functions: {
       nothing: typedFunction({

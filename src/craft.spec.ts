@@ -55,17 +55,44 @@ function oversizedIn(path: string): string[] {
   return found;
 }
 
-/** Lua functions (`local function` ... the `end` at the same indentation) longer than the limit. */
+/** A Lua line without its comment and the contents of its strings (what the block scan reads). */
+function luaCode(line: string): string {
+  return line.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, "''").replace(/--.*$/, '');
+}
+
+/**
+ * Every Lua function longer than the limit, whatever its form: `local function f`, `function m.f`,
+ * `f = function(...)` and closures nested in another function (whose lines also count for it). Blocks
+ * are followed by their keywords: function, if, for / while (their `do` opens nothing more), a bare
+ * `do` and repeat ... until; `end` closes the innermost.
+ */
 function oversizedLua(path: string): string[] {
-  const lines = readFileSync(path, 'utf8').split('\n');
   const found: string[] = [];
-  lines.forEach((line, i) => {
-    const opening = /^(\s*)local function (\w+)/.exec(line);
-    if (!opening) return;
-    const end = lines.findIndex((other, j) => j > i && other === `${opening[1]}end`);
-    const length = (end === -1 ? lines.length : end) - i + 1;
-    if (length > MAX_LUA_FUNCTION_LINES) found.push(`${relative(SRC, path)}:${i + 1} ${opening[2]} (${length} lines)`);
-  });
+  const open: Array<{ line: number; name?: string }> = [];
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      const code = luaCode(text);
+      for (const match of code.matchAll(/\b(function|if|for|while|do|repeat|until|end)\b/g)) {
+        const word = match[1];
+        if (word === 'function') {
+          const named = /(?:function\s+([\w.:]+)|([\w.]+)\s*=\s*function)/.exec(code);
+          open.push({ line: i, name: named?.[1] ?? named?.[2] ?? 'function' });
+        } else if (word === 'do' && /\b(for|while)\b/.test(code.slice(0, match.index))) {
+          continue;
+        } else if (word === 'end' || word === 'until') {
+          const closed = open.pop();
+          const length = i - (closed?.line ?? i) + 1;
+          if (closed?.name !== undefined && length > MAX_LUA_FUNCTION_LINES) {
+            found.push(`${relative(SRC, path)}:${(closed.line ?? 0) + 1} ${closed.name} (${length} lines)`);
+          }
+        } else {
+          open.push({ line: i });
+        }
+      }
+    });
+  if (open.length > 0)
+    found.push(`${relative(SRC, path)}: ${open.length} block(s) never closed (the scan lost its way)`);
   return found;
 }
 

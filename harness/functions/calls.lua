@@ -1,3 +1,4 @@
+-- requires: reader, shared
 -- calls: the registered functions of the test library (one `local function` per handler).
 
 -- Answers 0 and reads nothing: the floor of a call (bench/functions.ts).
@@ -7,7 +8,7 @@ end
 
 -- Parses the header and answers nothing: the fixed cost of a call (bench/functions.ts).
 local function header_only(keys, args)
-  read_header(args)
+  reader.read_header(args)
   return 0
 end
 
@@ -16,19 +17,19 @@ end
 local function header_loop(keys, args)
   local count = tonumber(args[1])
   local header_args = { unpack(args, 2) }
-  for _ = 1, count do read_header(header_args) end
+  for _ = 1, count do reader.read_header(header_args) end
   return count
 end
 
 -- The header as read_header named it, flattened.
 local function header_echo(keys, args)
-  return header_reply((read_header(args)))
+  return shared.header_reply((reader.read_header(args)))
 end
 
 -- The header, then `request` records: answers { record count, then item, amount, key of each }.
 local function records_echo(keys, args)
-  local _, next_arg = read_header(args)
-  local rows = read_records(args, next_arg, RECORD_FIELDS.request)
+  local _, next_arg = reader.read_header(args)
+  local rows = reader.read_records(args, next_arg, RECORD_FIELDS.request)
   local reply = { #rows }
   for _, row in ipairs(rows) do
     reply[#reply + 1] = row.item
@@ -40,8 +41,8 @@ end
 
 -- Adds args after the header to KEYS[1]; answers the new value.
 local function add(keys, args)
-  local _, next_arg = read_header(args)
-  return add_to(keys[1], tonumber(args[next_arg]))
+  local _, next_arg = reader.read_header(args)
+  return shared.add_to(keys[1], tonumber(args[next_arg]))
 end
 
 -- A read: KEYS[1]'s value (0 when absent).
@@ -62,6 +63,6 @@ end
 
 -- Counts its own calls since the library's last load on this node.
 local function count_calls(keys, args)
-  calls = calls + 1
-  return calls
+  shared.calls = shared.calls + 1
+  return shared.calls
 end

@@ -25,11 +25,10 @@ export const ACCESS_FUNCTIONS = {
 
 /**
  * tb_access: the API key store's function, loaded once per node and called by FCALL like tb_ranking.
- * Bump `version` with every change of its Lua or of the function's keys, args or reply.
+ * Its version is derived from its assembled Lua.
  */
 export const ACCESS = defineLibrary({
   name: 'tb_access',
-  version: 2,
   modules: handlerModules(join(__dirname, 'scripts'), ACCESS_FUNCTIONS),
   functions: ACCESS_FUNCTIONS,
 });

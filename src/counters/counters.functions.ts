@@ -131,12 +131,10 @@ export const COUNTER_FUNCTIONS = {
 
 /**
  * tb_counters: the counters' functions, loaded once per node and called by FCALL / FCALL_RO like
- * tb_ranking. Bump `version` with every change of its Lua (keys_lib and idem_lib included) or of a
- * function's keys, args or reply.
+ * tb_ranking. Its version is derived from its assembled Lua (keys_lib and idem_lib included).
  */
 export const COUNTERS = defineLibrary({
   name: 'tb_counters',
-  version: 3,
   modules: [KEYS_LIBRARY, IDEM_LIBRARY, ...handlerModules(join(__dirname, 'scripts'), COUNTER_FUNCTIONS)],
   functions: COUNTER_FUNCTIONS,
 });

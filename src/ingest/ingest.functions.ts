@@ -161,12 +161,11 @@ function groupArgs(header: ScriptArg[], groups: IngestGroup[]): ScriptArg[] {
 /**
  * tb_ingest: the ingest functions on the ranking's shared modules (RANKING_MODULES): the apply is a
  * board write like the ranking's own. A library of its own, not part of tb_ranking, so ranking never
- * depends on ingest; the shared modules are compiled once per library that holds them. Bump `version`
- * with every change of its Lua, RANKING_MODULES' included, or of a function's keys, args or reply.
+ * depends on ingest; the shared modules are compiled once per library that holds them. Its version is
+ * derived from its assembled Lua, RANKING_MODULES' included.
  */
 export const INGEST = defineLibrary({
   name: 'tb_ingest',
-  version: 13,
   modules: [
     ...RANKING_MODULES,
     // What ingest_apply and ingest_groups share: their modules are blocks of their own.

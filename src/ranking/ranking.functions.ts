@@ -37,12 +37,11 @@ export const RANKING_SLICES = [
 
 /**
  * tb_ranking: every ranking function, loaded once per node (FUNCTION LOAD REPLACE) and called by
- * FCALL / FCALL_RO. Bump `version` with every change of its Lua (the shared modules included) or of a
- * function's keys, args or reply: instances of the old and new code then run side by side.
+ * FCALL / FCALL_RO. Its name carries a hash of its assembled source (function-library.ts), so any change
+ * of its Lua or registrations loads beside the old one: instances of the old and new code run side by side.
  */
 export const RANKING = defineLibrary({
   name: 'tb_ranking',
-  version: 16,
   modules: [
     ...RANKING_MODULES,
     SPAN_MODULE,

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { headerArgs, recordArgs } from './function-args';
-import { ARGS_MODULE, defineLibrary, locateError, typedFunction } from './function-library';
+import { ARGS_MODULE, defineLibrary, libraryVersion, locateError, typedFunction } from './function-library';
 import { intReply } from './replies';
 
 const dir = mkdtempSync(join(tmpdir(), 'tb-fnlib-'));
@@ -11,10 +11,13 @@ const moduleFile = (name: string, text: string) => {
   writeFileSync(path, text);
   return path;
 };
-const shared = moduleFile('shared.lua', 'local function twice(x)\n  return 2 * x\nend\n');
+const shared = moduleFile(
+  'shared.lua',
+  '-- module: shared\nlocal function twice(x)\n  return 2 * x\nend\n\nshared.twice = twice\n',
+);
 const calls = moduleFile(
   'calls.lua',
-  'local function double(keys, args)\n  return twice(tonumber(args[1]))\nend\n\nlocal function peek(keys, args)\n  return 1\nend\n',
+  '-- requires: shared\nlocal function double(keys, args)\n  return shared.twice(tonumber(args[1]))\nend\n\nlocal function peek(keys, args)\n  return 1\nend\n',
 );
 const double = typedFunction({
   name: 'double',
@@ -25,9 +28,8 @@ const double = typedFunction({
 });
 
 describe('defineLibrary', () => {
-  const { library, functions } = defineLibrary({
+  const spec = {
     name: 'tb_demo',
-    version: 3,
     modules: [shared, calls],
     records: { request: ['item', 'amount'] },
     functions: {
@@ -42,11 +44,13 @@ describe('defineLibrary', () => {
         decode: (raw): number => intReply('peek', raw),
       }),
     },
-  });
+  };
+  const { library, functions } = defineLibrary(spec);
+  const name = library.name;
 
   it('names the library and its functions with the version, so two versions load side by side', () => {
-    expect(library.name).toBe('tb_demo_v3');
-    expect(functions.double.redisName).toBe('tb_demo_v3_double');
+    expect(library.name).toMatch(/^tb_demo_[0-9a-f]{8}$/);
+    expect(functions.double.redisName).toBe(`${name}_double`);
     expect(functions.peek.readOnly).toBe(true);
     expect(functions.double.readOnly).toBe(false);
     expect(library.modules).toEqual([ARGS_MODULE, shared, calls]);
@@ -54,34 +58,47 @@ describe('defineLibrary', () => {
 
   it('assembles one #!lua header, the record fields, the modules and one registration per handler', () => {
     const lines = library.source.split('\n');
-    expect(lines[0]).toBe('#!lua name=tb_demo_v3');
+    expect(lines[0]).toBe(`#!lua name=${name}`);
     expect(library.source.match(/^#!/gm)).toHaveLength(1);
     expect(library.source).toContain("local RECORD_FIELDS = { request = { 'item', 'amount' } }");
     expect(library.source).toContain('local function read_header(args)');
     const registrations = lines.filter((line) => line.startsWith('redis.register_function'));
     expect(registrations).toEqual([
-      "redis.register_function{function_name = 'tb_demo_v3_double', callback = double, flags = {  }}",
-      "redis.register_function{function_name = 'tb_demo_v3_peek', callback = peek, flags = { 'no-writes' }}",
+      `redis.register_function{function_name = '${name}_double', callback = double, flags = {  }}`,
+      `redis.register_function{function_name = '${name}_peek', callback = peek, flags = { 'no-writes' }}`,
     ]);
   });
 
   it('maps a line of the library back to its module line', () => {
     const lines = library.source.split('\n');
-    const at = lines.indexOf('  return twice(tonumber(args[1]))') + 1;
-    expect(library.locate(at)).toEqual({ module: 'calls.lua', line: 2 });
+    const at = lines.indexOf('  return shared.twice(tonumber(args[1]))') + 1;
+    expect(library.locate(at)).toEqual({ module: 'calls.lua', line: 3 });
     expect(library.locate(1)).toBeUndefined();
     expect(locateError(library, `ERR user_function:${at}: boom script: double, on @user_function:${at}.`)).toBe(
-      `ERR user_function:${at} (calls.lua:2): boom script: double, on @user_function:${at} (calls.lua:2).`,
+      `ERR user_function:${at} (calls.lua:3): boom script: double, on @user_function:${at} (calls.lua:3).`,
     );
   });
 
+  it('derives the version from the assembled source: stable, and new with any change of a module or a registration', () => {
+    expect(defineLibrary(spec).library.name).toBe(name);
+    expect(name).toBe(`tb_demo_${libraryVersion(library.source.replaceAll(name, 'tb_demo'))}`);
+    const text = readFileSync(shared, 'utf8');
+    const edited = moduleFile('shared_edited.lua', text.replace('2 * x', '3 * x'));
+    const oneByte = moduleFile('shared_byte.lua', text.replace('2 * x', '2 * y'));
+    const names = [edited, oneByte].map((module) => defineLibrary({ ...spec, modules: [module, calls] }).library.name);
+    expect(new Set([name, ...names]).size).toBe(3);
+    const oom = { ...double, flags: ['allow-oom' as const] };
+    const flagged = { ...spec.functions, double: oom, doubleAgain: oom };
+    expect(defineLibrary({ ...spec, functions: flagged }).library.name).not.toBe(name);
+    expect(defineLibrary({ ...spec, records: { request: ['item'] } }).library.name).not.toBe(name);
+  });
+
   it('refuses a handler no module defines, a module with its own #! line and a name Lua cannot hold', () => {
-    const spec = { name: 'tb_demo', version: 1, modules: [shared], functions: { double } };
+    const spec = { name: 'tb_demo', modules: [shared], functions: { double } };
     expect(() => defineLibrary(spec)).toThrow(/no module defines "local function double/);
     const shebang = moduleFile('shebang.lua', '#!lua name=x\nlocal function double() end\n');
     expect(() => defineLibrary({ ...spec, modules: [shebang] })).toThrow(/a module has no #! line/);
     expect(() => defineLibrary({ ...spec, name: 'tb-demo' })).toThrow(/lower snake case/);
-    expect(() => defineLibrary({ ...spec, version: 0 })).toThrow(/positive integer version/);
     expect(() =>
       defineLibrary({
         ...spec,
@@ -115,5 +132,36 @@ describe('function arguments', () => {
         { amount: 2, item: 'b', key: undefined },
       ]),
     ).toEqual([2, 'a', 1, 'k', 'b', 2, '']);
+  });
+});
+
+describe('Lua modules', () => {
+  const library = (modules: string[]) => defineLibrary({ name: 'tb_order', modules, functions: {} }).library;
+  const base = moduleFile('base.lua', '-- module: base\nlocal function one() return 1 end\n\nbase.one = one\n');
+  const top = moduleFile(
+    'top.lua',
+    '-- module: top\n-- requires: base\ntop.two = function() return base.one() + 1 end\n',
+  );
+
+  it('orders shared modules from their declared requires, whatever order the library lists them in', () => {
+    const [a, b] = [library([top, base]), library([base, top])];
+    expect(a.modules).toEqual(b.modules);
+    expect(a.modules.indexOf(base)).toBeLessThan(a.modules.indexOf(top));
+    expect(a.name).toBe(b.name);
+    expect(a.source).toContain('local base = {}\ndo -- base.lua\n');
+  });
+
+  it('refuses a cycle, a required module the library lacks, an undeclared use and a field never exported', () => {
+    const loopA = moduleFile('loop_a.lua', '-- module: loop_a\n-- requires: loop_b\nloop_a.x = 1\n');
+    const loopB = moduleFile('loop_b.lua', '-- module: loop_b\n-- requires: loop_a\nloop_b.x = 1\n');
+    expect(() => library([loopA, loopB])).toThrow(/modules require each other: loop_a -> loop_b -> loop_a/);
+    expect(() => library([top])).toThrow(/top\.lua requires "base", which no module of the library is/);
+    const sneaky = moduleFile('sneaky.lua', '-- module: sneaky\nsneaky.x = function() return base.one() end\n');
+    expect(() => library([base, sneaky])).toThrow(/sneaky\.lua uses module "base" without declaring it/);
+    const typo = moduleFile(
+      'typo.lua',
+      '-- module: typo\n-- requires: base\ntypo.x = function() return base.on() end\n',
+    );
+    expect(() => library([base, typo])).toThrow(/typo\.lua calls base\.on, which base\.lua does not export/);
   });
 });

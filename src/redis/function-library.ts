@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { LuaModule, orderModules, readLuaModule } from './lua-modules';
 import type { ScriptCall } from './scripts';
 
 /** The shared argument reader (read_header, read_records): every library starts with it. */
@@ -57,10 +58,13 @@ export interface SourceLine {
 
 /** A library as Redis loads it: its versioned name, its assembled source, and where each line came from. */
 export interface FunctionLibrary {
-  /** `<name>_v<version>`, e.g. tb_ranking_v4: what FUNCTION LOAD registers and FUNCTION LIST shows. */
+  /**
+   * `<name>_<version>`, e.g. tb_ranking_3f0a9c12: what FUNCTION LOAD registers and FUNCTION LIST shows.
+   * The version is derived from the assembled source (libraryVersion), never written by hand.
+   */
   readonly name: string;
   readonly source: string;
-  /** Absolute paths of its Lua modules, ARGS_MODULE first. */
+  /** Absolute paths of its Lua modules, in the order assembled (orderModules). */
   readonly modules: readonly string[];
   /** The module line behind a line of `source` (1-based, as Redis' `user_function:<line>` counts). */
   locate(line: number): SourceLine | undefined;
@@ -82,9 +86,10 @@ export type BoundFunctions<F extends Record<string, AnyDefinition>> = {
 export interface LibrarySpec<F extends Record<string, AnyDefinition>> {
   /** Feature name, lower snake case (tb_ranking). */
   name: string;
-  /** Bumped on every change of the library's Lua or contract: the old and new code then coexist while both run. */
-  version: number;
-  /** Absolute paths of the library's Lua modules, in order (ARGS_MODULE comes first by itself). */
+  /**
+   * Absolute paths of the library's Lua files, in any order: shared modules are ordered from their
+   * declared `requires`, handler files by name (src/redis/lua-modules.ts); ARGS_MODULE is added.
+   */
   modules: readonly string[];
   /** Named field lists of per-request records, emitted as RECORD_FIELDS.<name> for read_records. */
   records?: Readonly<Record<string, readonly string[]>>;
@@ -94,20 +99,21 @@ export interface LibrarySpec<F extends Record<string, AnyDefinition>> {
 const LUA_NAME = /^[a-z][a-z0-9_]*$/;
 
 /**
- * Declares a library: its Lua is ARGS_MODULE, the record field lists, its modules, then one
- * registration per function (generated here, so a function's name and flags are written once, in
- * TypeScript). Modules define `local function`s at the top level: compiled once per load, shared by
- * every function of the library.
+ * Declares a library: its Lua is the record field lists, then each file as a block of its own,
+ * shared modules (ARGS_MODULE among them) as tables in the order their declared dependencies give,
+ * then the handler files, each with one registration per function it defines (generated here, so a
+ * function's name and flags are written once, in TypeScript). The shared modules are compiled once
+ * per load, shared by every function of the library. How a file declares its kind and dependencies:
+ * src/redis/lua-modules.ts.
  */
 export function defineLibrary<F extends Record<string, AnyDefinition>>(
   spec: LibrarySpec<F>,
 ): { library: FunctionLibrary; functions: BoundFunctions<F> } {
-  if (!LUA_NAME.test(spec.name) || !Number.isInteger(spec.version) || spec.version < 1) {
-    throw new Error(`library name "${spec.name}" v${spec.version}: lower snake case and a positive integer version`);
-  }
-  const name = `${spec.name}_v${spec.version}`;
-  const parts = assemble(name, spec);
-  const modules = [ARGS_MODULE, ...spec.modules];
+  if (!LUA_NAME.test(spec.name)) throw new Error(`library name "${spec.name}": lower snake case`);
+  const ordered = orderModules(spec.name, [...new Set([ARGS_MODULE, ...spec.modules])].map(readLuaModule));
+  const name = `${spec.name}_${libraryVersion(assemble(spec.name, spec, ordered).source)}`;
+  const parts = assemble(name, spec, ordered);
+  const modules = ordered.map(({ path }) => path);
   const library: FunctionLibrary = { name, source: parts.source, modules, locate: parts.locate };
   const functions = Object.fromEntries(
     Object.entries(spec.functions).map(([key, definition]) => [
@@ -123,9 +129,23 @@ export function defineLibrary<F extends Record<string, AnyDefinition>>(
   return { library, functions };
 }
 
+/**
+ * The version of a library: 8 hex digits of the SHA-256 of its source assembled under its bare name,
+ * without the #! line. Any change of a module's text, a record field list, a handler or its flags
+ * gives a new name, so instances running the old and the new code each call their own functions
+ * during a rolling upgrade; the same code gives the same name on every instance.
+ */
+export function libraryVersion(source: string): string {
+  return createHash('sha256')
+    .update(source.slice(source.indexOf('\n') + 1))
+    .digest('hex')
+    .slice(0, 8);
+}
+
 function assemble(
   name: string,
   spec: LibrarySpec<Record<string, AnyDefinition>>,
+  modules: readonly LuaModule[],
 ): { source: string; locate: (line: number) => SourceLine | undefined } {
   const lines: string[] = [`#!lua name=${name}`];
   const origins: Array<SourceLine | undefined> = [undefined];
@@ -137,25 +157,21 @@ function assemble(
   };
   add(`-- ${name}: assembled by src/redis/function-library.ts; edit the modules, not this text.`);
   add(`local RECORD_FIELDS = ${luaRecordFields(spec.records ?? {})}`);
-  const texts = [ARGS_MODULE, ...spec.modules].map((path) => {
-    const text = readFileSync(path, 'utf8').replace(/\n$/, '');
-    if (text.startsWith('#!')) throw new Error(`${path}: a module has no #! line (the library has one)`);
-    return { module: basename(path), text };
-  });
-  const registered = registrations(name, spec.functions, texts.map(({ text }) => text).join('\n'));
-  for (const { module, text } of texts) {
-    const own = registered.get(module.replace(/\.lua$/, ''));
-    // A handler's module is a block of its own, registered inside it: its locals are not the main
-    // chunk's, which Lua caps at 200 (the shared modules' functions must be main-chunk locals).
-    if (own !== undefined) add(`do -- ${module}`);
-    add(text, module);
-    if (own !== undefined) {
-      add(own);
-      add(`end -- ${module}`);
-      registered.delete(module.replace(/\.lua$/, ''));
+  const registered = registrations(name, spec.functions, modules.map(({ text }) => text).join('\n'));
+  for (const module of modules) {
+    // Every file is a block of its own (see lua-modules.ts): only a module's table and declared names
+    // are the main chunk's locals, which Lua caps at 200. A handler is registered inside its block.
+    if (module.table !== undefined) add(`local ${[module.table, ...module.declares].join(', ')} = {}`);
+    add(`do -- ${module.file}`);
+    add(module.text, module.file);
+    for (const [handler, registration] of registered) {
+      if (module.table !== undefined || !new RegExp(`^local function ${handler}\\(`, 'm').test(module.text)) continue;
+      add(registration);
+      registered.delete(handler);
     }
+    add(`end -- ${module.file}`);
   }
-  for (const registration of registered.values()) add(registration);
+  for (const handler of registered.keys()) throw new Error(`${name}: handler ${handler} is defined in a shared module`);
   return { source: lines.join('\n') + '\n', locate: (line) => origins[line - 1] };
 }
 

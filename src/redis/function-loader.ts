@@ -24,7 +24,7 @@ export class FunctionLibraries {
     for (const library of libraries) {
       const known = this.libraries.get(library.name);
       if (known && known.source !== library.source) {
-        throw new Error(`two function libraries named ${library.name} with different code: bump one's version`);
+        throw new Error(`two function libraries named ${library.name} with different code (a version hash collision)`);
       }
       if (known) continue;
       this.libraries.set(library.name, library);

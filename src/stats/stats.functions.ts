@@ -174,12 +174,10 @@ export const STATS_FUNCTIONS = {
 
 /**
  * tb_stats: the stats' functions, loaded once per node and called by FCALL / FCALL_RO like tb_ranking.
- * Bump `version` with every change of its Lua (keys_lib, idem_lib and stats_lib included) or of a
- * function's keys, args or reply.
+ * Its version is derived from its assembled Lua (keys_lib, idem_lib and stats_lib included).
  */
 export const STATS = defineLibrary({
   name: 'tb_stats',
-  version: 2,
   modules: [KEYS_LIBRARY, IDEM_LIBRARY, join(dir, 'stats_lib.lua'), ...handlerModules(dir, STATS_FUNCTIONS)],
   functions: STATS_FUNCTIONS,
 });

@@ -101,7 +101,7 @@ describe('Redis Functions on a Cluster', () => {
   it('loads the library on every master; each replica gets it from its master', async () => {
     expect(await loadLibraries(cluster, [library])).toBe(3);
     await replicasCaughtUp();
-    for (const address of server.nodes.split(',')) expect(await libraryNames(address)).toEqual(['tb_fntest_v1']);
+    for (const address of server.nodes.split(',')) expect(await libraryNames(address)).toEqual([library.name]);
     await stream(3);
     await expectTotals();
     expect(await callFunction(cluster, fn.headerEcho, header)).toMatchObject({ nowSec: 1_700_000_000 });
@@ -117,7 +117,7 @@ describe('Redis Functions on a Cluster', () => {
       await functions.onModuleInit();
       expect(functions.state).toEqual({ loaded: true });
       await replicasCaughtUp();
-      for (const address of server.nodes.split(',')) expect(await libraryNames(address)).toEqual(['tb_fntest_v1']);
+      for (const address of server.nodes.split(',')) expect(await libraryNames(address)).toEqual([library.name]);
       expect(await functions.call(fn.headerEcho, header)).toMatchObject({ budget: 64 });
     } finally {
       await service.onApplicationShutdown();
@@ -128,7 +128,7 @@ describe('Redis Functions on a Cluster', () => {
     const flushed = masterOf(keys[0]);
     await stream(10, (batch) => (batch % 3 === 0 ? node(flushed).function('FLUSH') : Promise.resolve()));
     await expectTotals();
-    expect(await libraryNames(flushed)).toEqual(['tb_fntest_v1']);
+    expect(await libraryNames(flushed)).toEqual([library.name]);
   });
 
   it('lets two loaders race on every master while calls run', async () => {
@@ -148,12 +148,12 @@ describe('Redis Functions on a Cluster', () => {
     await stream(4);
     await expectTotals();
     expect(masterOf(keys[0])).toBe(replica);
-    expect(await libraryNames(replica)).toEqual(['tb_fntest_v1']); // replicated before the failover
+    expect(await libraryNames(replica)).toEqual([library.name]); // replicated before the failover
 
     // A new master without the library (as after a failover to a node that never had it).
     await stream(4, (batch) => (batch === 1 ? node(replica).function('FLUSH') : Promise.resolve()));
     await expectTotals();
-    expect(await libraryNames(replica)).toEqual(['tb_fntest_v1']);
+    expect(await libraryNames(replica)).toEqual([library.name]);
   });
 
   // The service's libraries the way it runs them: loaded at init, reloaded by the first call that

@@ -11,7 +11,7 @@ import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { FakeClock } from '../../harness/clock';
-import { testLibrary, twoWindowHeader } from '../../harness/functions';
+import { SECOND_VERSION_MODULE, testLibrary, twoWindowHeader } from '../../harness/functions';
 import { startPrivateRedis } from '../../harness/private-redis';
 import { windowArgsOf } from '../../src/ranking/core/board';
 import { resolveWindows } from '../../src/ranking/core/window-math';
@@ -40,10 +40,11 @@ describe('Redis Functions on a single node', () => {
     await loadLibraries(client, [library]); // again: REPLACE, same result
     const listed = (await server.client.call('FUNCTION', 'LIST', 'LIBRARYNAME', library.name)) as unknown[][];
     expect(listed).toHaveLength(1);
-    expect(listed[0][1]).toBe('tb_fntest_v1');
+    expect(listed[0][1]).toMatch(/^tb_fntest_[0-9a-f]{8}$/);
+    expect(listed[0][1]).toBe(library.name);
     const functions = new Map((listed[0][5] as unknown[][]).map((f) => [f[1] as string, f[5] as string[]]));
-    expect(functions.get('tb_fntest_v1_header_echo')).toEqual(['no-writes']);
-    expect(functions.get('tb_fntest_v1_add')).toEqual([]);
+    expect(functions.get(`${library.name}_header_echo`)).toEqual(['no-writes']);
+    expect(functions.get(`${library.name}_add`)).toEqual([]);
     expect(functions.size).toBe(10);
   });
 
@@ -201,18 +202,17 @@ describe('Redis Functions on a single node', () => {
     writeFileSync(broken, 'local function get(keys, args)\n  return redis.call(\n');
     const { functions } = defineLibrary({
       name: 'tb_broken',
-      version: 1,
       modules: [broken],
       functions: { get: fn.get },
     });
     await expect(callFunction(client, functions.get, 'k')).rejects.toThrow(
-      /^ERR Function not found \(reload failed: FUNCTION LOAD of tb_broken_v1 on 127\.0\.0\.1:\d+: ERR Error compiling function: user_function:\d+: '\)' expected \(to close '\(' at line \d+ \(broken\.lua:2\)\)/,
+      /^ERR Function not found \(reload failed: FUNCTION LOAD of tb_broken_[0-9a-f]{8} on 127\.0\.0\.1:\d+: ERR Error compiling function: user_function:\d+: '\)' expected \(to close '\(' at line \d+ \(broken\.lua:2\)\)/,
     );
   });
 
   it('lets two loaders race, and two versions of a library live side by side', async () => {
     const other = new Redis(server.url);
-    const v2 = testLibrary(2);
+    const v2 = testLibrary([SECOND_VERSION_MODULE]);
     try {
       const adds = Array.from({ length: 200 }, () => callFunction(client, fn.add, { key: 'race', amount: 1, header }));
       await Promise.all([
@@ -223,7 +223,8 @@ describe('Redis Functions on a single node', () => {
       expect(await callFunction(client, fn.get, 'race')).toBe(200);
       expect(await callFunction(other, v2.functions.get, 'race')).toBe(200);
       const names = ((await server.client.function('LIST')) as unknown[][]).map((lib) => lib[1]);
-      expect(names.sort()).toEqual(['tb_fntest_v1', 'tb_fntest_v2']);
+      expect(v2.library.name).not.toBe(library.name);
+      expect(names.sort()).toEqual([library.name, v2.library.name].sort());
     } finally {
       other.disconnect();
     }
@@ -259,7 +260,7 @@ describe('Redis Functions on a single node', () => {
     try {
       functions.define([library]);
       await functions.onModuleInit();
-      const down = { status: 'down', message: expect.stringMatching(/Function tb_fntest_v1_add already exists/) };
+      const down = { status: 'down', message: expect.stringContaining(`Function ${fn.add.redisName} already exists`) };
       expect(await health.isHealthy()).toEqual({ redis: down });
       await server.client.function('DELETE', 'squatter');
       expect(await functions.ensureLoaded(0)).toEqual({ loaded: true }); // readiness' retry, not throttled

@@ -6,7 +6,7 @@ describe('keys_lib.lua on a real Redis', () => {
   let redis: TestRedis;
   const siblingOf = (key: string, suffix: string, replacement: string) =>
     redis.client.eval(
-      `${readFileSync(KEYS_LIBRARY, 'utf8')}\nreturn sibling_key(KEYS[1], ARGV[1], ARGV[2])`,
+      `local keyspace = {}\n${readFileSync(KEYS_LIBRARY, 'utf8')}\nreturn keyspace.sibling_key(KEYS[1], ARGV[1], ARGV[2])`,
       1,
       key,
       suffix,

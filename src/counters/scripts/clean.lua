@@ -1,3 +1,4 @@
+-- requires: keyspace
 -- counter_clean: one page of the cleaner over one bucket of the known index. For each index entry
 -- after the cursor (lexicographic order, all scores 0) whose precision is due on this pass, deletes
 -- the slices that left the retention (start <= now - samples * prec), then removes the entry from the
@@ -29,7 +30,7 @@ local function clean(keys, args)
     local prec = tonumber(string.match(member, '^(%d+):'))
     if prec and prec > 0 and pass % math.max(1, math.floor(prec / 60)) == 0 then
       due = due + 1
-      local hkey = sibling_key(keys[1], 'known', 'count:' .. member)
+      local hkey = keyspace.sibling_key(keys[1], 'known', 'count:' .. member)
       local cutoff = now_sec - samples * prec
       local old = {}
       for _, field in ipairs(redis.call('HKEYS', hkey)) do
@@ -46,7 +47,7 @@ local function clean(keys, args)
       end
     end
   end
-  local names_key = sibling_key(keys[1], 'known', 'names')
+  local names_key = keyspace.sibling_key(keys[1], 'known', 'names')
   local gone = redis.call('ZRANGE', names_key, '-inf', tonumber(args[1]), 'BYSCORE', 'LIMIT', 0, page_size)
   if #gone > 0 then redis.call('ZREM', names_key, unpack(gone)) end
   local next_cursor = ''

@@ -1,3 +1,4 @@
+-- requires: keyspace
 -- counter_delete: removes every count hash of a counter, all its index entries and its names entry
 -- ({...}:names, derived from KEYS[1]) in one atomic step.
 -- Index entries of precisions that are no longer configured are found with ZSCAN of the bucket's index
@@ -23,11 +24,11 @@ local function delete(keys, args)
       local member = page[2][i]
       local prec = string.match(member, '^(%d+):')
       if prec and string.sub(member, #prec + 2) == name then
-        removed = removed + redis.call('DEL', sibling_key(keys[1], 'known', 'count:' .. member))
+        removed = removed + redis.call('DEL', keyspace.sibling_key(keys[1], 'known', 'count:' .. member))
         removed = removed + redis.call('ZREM', keys[1], member)
       end
     end
   until cursor == '0'
-  redis.call('ZREM', sibling_key(keys[1], 'known', 'names'), name)
+  redis.call('ZREM', keyspace.sibling_key(keys[1], 'known', 'names'), name)
   return removed
 end

@@ -1,3 +1,4 @@
+-- requires: idempotency, keyspace
 -- counter_increment: adds a count to the slice of `at` at every precision whose retention still
 -- covers it, and lists "<prec>:<name>" in the bucket's known index for each of those precisions, in
 -- one atomic step (so the cleaner never sees data outside the index).
@@ -76,10 +77,10 @@ local function increment(keys, args)
   local at = tonumber(args[3])
   local count = tonumber(args[4])
   local name = args[5]
-  local idem = idem_of(args[6], name .. '\31', args[7], args[8], args[9])
-  local replay = idem_begin(keys[1], 'known', idem, now_ms)
+  local idem = idempotency.idem_of(args[6], name .. '\31', args[7], args[8], args[9])
+  local replay = idempotency.idem_begin(keys[1], 'known', idem, now_ms)
   if replay then return replay end
-  local names_key = sibling_key(keys[1], 'known', 'names')
+  local names_key = keyspace.sibling_key(keys[1], 'known', 'names')
   local landed, starts, live_until_ms = counter_slices(keys, args, at, math.floor(now_ms / 1000), samples)
   local grace_ms = tonumber(args[12])
   if #landed == 0 then return { 0, idem.context, 0 } end
@@ -98,5 +99,5 @@ local function increment(keys, args)
     end
   end
   redis.call('ZADD', names_key, 'GT', live_until_ms, name)
-  return idem_finish(keys[1], 'known', idem, now_ms, landed, { created })
+  return idempotency.idem_finish(keys[1], 'known', idem, now_ms, landed, { created })
 end

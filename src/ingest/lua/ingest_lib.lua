@@ -1,3 +1,5 @@
+-- module: ingest
+-- requires: actor_log, board_write, call_state, segmentation, snapshot, window
 -- ingest_lib: what the ingest functions share (ingest_apply, its general path, and ingest_groups, its
 -- fast path), a module of the tb_ingest function library after the ranking's shared modules. Handler
 -- modules are blocks of their own (src/redis/function-library.ts), so a helper both call lives here.
@@ -18,12 +20,12 @@ end
 -- Answers admit(item, take): whether the item may be written (true for an item the shard already
 -- holds); with `take` it is counted as admitted.
 local function ingest_admitter(window_count)
-  local cap = item_cap(KEYS[1])
+  local cap = board_write.item_cap(KEYS[1])
   local held = nil
   local admitted = {}
   return function(item, take)
     if cap == 0 or admitted[item] then return true end
-    if new_items(2, window_count, { item }) == 0 then
+    if board_write.new_items(2, window_count, { item }) == 0 then
       admitted[item] = true
       return true
     end
@@ -43,7 +45,7 @@ end
 -- Segments on this shard: new segments are admitted in order until segments.max (as segment_refusal
 -- counts them: a segment is live while its newest slot has not expired). Answers admit(names, take).
 local function ingest_segment_admitter(max, now_sec)
-  local segs = segment_indexes(KEYS[1])
+  local segs = segmentation.segment_indexes(KEYS[1])
   local live, known = nil, {}
   return function(names, take)
     local fresh = {}
@@ -73,12 +75,12 @@ end
 local function ingest_check(checks, base)
   local at_sec = math.floor(tonumber(ARGV[base + 3]) / 1000)
   local holding_at = checks.holding_at
-  if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, checks.now_sec, checks.window_count) or false end
+  if holding_at[at_sec] == nil then holding_at[at_sec] = window.window_holds(at_sec, checks.now_sec, checks.window_count) or false end
   if not holding_at[at_sec] then return 'AT_OUT_OF_SPAN' end
-  local blocked = ACTORS.refusal(KEYS[1], select(2, ACTORS.split(ARGV[base + 5])), tonumber(ARGV[2]), ARGV[base + 1])
+  local blocked = actor_log.ACTORS.refusal(KEYS[1], select(2, actor_log.ACTORS.split(ARGV[base + 5])), tonumber(ARGV[2]), ARGV[base + 1])
   if blocked then return string.sub(blocked, 4) end
   -- Most events name no segment: no list is made for them.
-  local names = ARGV[base + 4] ~= '' and segment_names(ARGV[base + 4]) or nil
+  local names = ARGV[base + 4] ~= '' and segmentation.segment_names(ARGV[base + 4]) or nil
   if names and not checks.admit_segments(names, false) then return 'SEGMENT_LIMIT' end
   if not checks.admit(ARGV[base + 1], true) then return 'BOARD_FULL' end
   if names then checks.admit_segments(names, true) end
@@ -95,14 +97,14 @@ end
 -- the actor's contribution kept as an HTTP increment keeps it). Answers the earliest due time of a
 -- slot it created, or nil.
 local function ingest_add_window(w, accepted, holding_at)
-  local win, slot_at, new_due_ms = batch_window(w), {}, nil
+  local win, slot_at, new_due_ms = board_write.batch_window(w), {}, nil
   for _, base in ipairs(accepted) do
     local at_ms = tonumber(ARGV[base + 3])
     local at_sec = math.floor(at_ms / 1000)
     if holding_at[at_sec][w] then
-      slot_at[at_sec] = slot_at[at_sec] or current_slot(at_sec, win.interval_sec, win.origin_sec)
-      local due = add_batch_entry(win, slot_at[at_sec], ARGV[base + 1], tonumber(ARGV[base + 2]), at_ms / 1000,
-        (ACTORS.split(ARGV[base + 5])))
+      slot_at[at_sec] = slot_at[at_sec] or window.current_slot(at_sec, win.interval_sec, win.origin_sec)
+      local due = board_write.add_batch_entry(win, slot_at[at_sec], ARGV[base + 1], tonumber(ARGV[base + 2]), at_ms / 1000,
+        (actor_log.ACTORS.split(ARGV[base + 5])))
       if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
     end
   end
@@ -114,14 +116,14 @@ end
 -- created, or nil.
 local function ingest_add(accepted, holding_at, window_count)
   local new_due_ms = nil
-  for w = 0, window_count - 1 do new_due_ms = earliest_due(new_due_ms, ingest_add_window(w, accepted, holding_at)) end
+  for w = 0, window_count - 1 do new_due_ms = segmentation.earliest_due(new_due_ms, ingest_add_window(w, accepted, holding_at)) end
   for _, base in ipairs(accepted) do
     if ARGV[base + 4] ~= '' then
       local at_sec = math.floor(tonumber(ARGV[base + 3]) / 1000)
       -- The event's time as the board's views saw it (hot's firstSeen): the segment's views see the same.
-      local due = segment_add(2, window_count, segment_names(ARGV[base + 4]), ARGV[base + 1], tonumber(ARGV[base + 2]), at_sec,
-        holding_at[at_sec], tonumber(ARGV[base + 3]) / 1000, (ACTORS.split(ARGV[base + 5])))
-      new_due_ms = earliest_due(new_due_ms, due)
+      local due = segmentation.segment_add(2, window_count, segmentation.segment_names(ARGV[base + 4]), ARGV[base + 1], tonumber(ARGV[base + 2]), at_sec,
+        holding_at[at_sec], tonumber(ARGV[base + 3]) / 1000, (actor_log.ACTORS.split(ARGV[base + 5])))
+      new_due_ms = segmentation.earliest_due(new_due_ms, due)
     end
   end
   return new_due_ms
@@ -130,11 +132,11 @@ end
 -- The start every ingest call shares: the config version and the lease epoch checked. Answers an error
 -- reply, or nil and the call's state { window_count, progress, epoch, last, stored_epoch }.
 local function ingest_begin()
-  local err = version_error(KEYS[1], ARGV[1])
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local window_count = tonumber(ARGV[4])
   local progress = KEYS[2 * window_count + 2]
-  local epoch = tonumber(ARGV[5 + WINDOW_ARGS * window_count])
+  local epoch = tonumber(ARGV[5 + window.WINDOW_ARGS * window_count])
   local stored = redis.call('HMGET', progress, 'last', 'epoch')
   if stored[2] and tonumber(stored[2]) > epoch then return redis.error_reply('TB_INGEST_FENCED ' .. stored[2]) end
   return nil, { window_count = window_count, progress = progress, epoch = epoch, last = stored[1] or '0-0',
@@ -146,11 +148,18 @@ end
 local function ingest_write(call, accepted, events, holding_at, new_last, now_sec)
   local new_due_ms = nil
   if events > 0 then
-    bump_version(KEYS[1])
+    snapshot.bump_version(KEYS[1])
     new_due_ms = ingest_add(accepted, holding_at, call.window_count)
     redis.call('HINCRBY', call.progress, 'applied', events)
   end
   if new_last then redis.call('HSET', call.progress, 'last', new_last) end
   if not call.stored_epoch or call.stored_epoch < call.epoch then redis.call('HSET', call.progress, 'epoch', call.epoch) end
-  return due_to_index(2, call.window_count, with_snapshot_due(new_due_ms, 2, call.window_count, now_sec))
+  return window.due_to_index(2, call.window_count, snapshot.with_snapshot_due(new_due_ms, 2, call.window_count, now_sec))
 end
+
+ingest.id_of = id_of
+ingest.after = after
+ingest.ingest_check = ingest_check
+ingest.ingest_checks = ingest_checks
+ingest.ingest_begin = ingest_begin
+ingest.ingest_write = ingest_write

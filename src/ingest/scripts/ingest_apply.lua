@@ -1,3 +1,4 @@
+-- requires: call_state, ingest, slot_due, snapshot, window
 -- ingest_apply: applies the events of one stream batch that land on one board shard, entry by entry,
 -- and records in the same call how far the source got on this shard, so a message delivered again is
 -- recognised. The general path: redeliveries, refusals, max / min / last boards (ingest_groups is the
@@ -27,24 +28,27 @@
 --        RETRACTED <actor|item> <until ms> (blocked, see ACTORS.refusal), SEGMENT_LIMIT, BOARD_FULL) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (nothing applied), TB_INGEST_FENCED <epoch> (nothing applied)
 
+-- The running call's state (call_lib): the same tables for every call.
+local BOARD = call_state.BOARD
+
 -- The helpers (checks, the write, the progress) are ingest_lib's, shared with ingest_groups.
 
 -- Sorts the entries into outcomes ("s" seen before, "r:<reason>" refused, recorded now, "a" to apply)
 -- and answers them, the arg positions of the entries to apply and the highest new message id (nil: none).
 local function ingest_classify(call, checks, first)
-  local last_hi, last_lo = id_of(call.last)
+  local last_hi, last_lo = ingest.id_of(call.last)
   local outcomes, accepted = {}, {}
   local new_last = nil
   for i = first, #ARGV, 6 do
     local id = ARGV[i]
-    local hi, lo = id_of(id)
-    if not after(hi, lo, last_hi, last_lo) then
+    local hi, lo = ingest.id_of(id)
+    if not ingest.after(hi, lo, last_hi, last_lo) then
       local refused = redis.call('HGET', call.progress, 'r:' .. id)
       outcomes[#outcomes + 1] = refused and ('r:' .. refused) or 's'
     else
       new_last = id
       -- A stream event adds an amount: a max / min / last board takes only scores (POST .../score).
-      local reason = BOARD.aggregate ~= 'sum' and 'AGGREGATE_MISMATCH' or ingest_check(checks, i)
+      local reason = BOARD.aggregate ~= 'sum' and 'AGGREGATE_MISMATCH' or ingest.ingest_check(checks, i)
       if reason then
         redis.call('HSET', call.progress, 'r:' .. id, reason)
         outcomes[#outcomes + 1] = 'r:' .. reason
@@ -58,17 +62,17 @@ local function ingest_classify(call, checks, first)
 end
 
 local function ingest_apply(keys, args)
-  begin_call(keys, args)
-  local err, call = ingest_begin()
+  call_state.begin_call(keys, args)
+  local err, call = ingest.ingest_begin()
   if err then return err end
   local window_count = call.window_count
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  cross_all(2, window_count, 5, now_sec)
-  local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
-  settle_slot_due()
-  local checks = ingest_checks(now_sec, window_count, tonumber(ARGV[6 + WINDOW_ARGS * window_count]))
-  local outcomes, accepted, new_last = ingest_classify(call, checks, 7 + WINDOW_ARGS * window_count)
-  local due_ms = ingest_write(call, accepted, #accepted, checks.holding_at, new_last, now_sec)
+  snapshot.cross_all(2, window_count, 5, now_sec)
+  local draining = window.expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  slot_due.settle_slot_due()
+  local checks = ingest.ingest_checks(now_sec, window_count, tonumber(ARGV[6 + window.WINDOW_ARGS * window_count]))
+  local outcomes, accepted, new_last = ingest_classify(call, checks, 7 + window.WINDOW_ARGS * window_count)
+  local due_ms = ingest.ingest_write(call, accepted, #accepted, checks.holding_at, new_last, now_sec)
   local reply = { draining, due_ms, #accepted }
   for _, outcome in ipairs(outcomes) do reply[#reply + 1] = outcome end
   return reply

@@ -1,3 +1,4 @@
+-- requires: call_state, ingest, slot_due, snapshot, window
 -- ingest_groups: the fast path of ingest_apply for a batch part no earlier call has seen, on a sum
 -- board: the caller sends the part's events summed per (item, second, segments; an event with an
 -- actor alone), in the order of each group's last event (so `ties: first` orders items as
@@ -19,27 +20,30 @@
 --        applied, send the part to ingest_apply
 -- Errors: as ingest_apply
 
+-- The running call's state (call_lib): the same tables for every call.
+local BOARD = call_state.BOARD
+
 local function ingest_groups(keys, args)
-  begin_call(keys, args)
-  local err, call = ingest_begin()
+  call_state.begin_call(keys, args)
+  local err, call = ingest.ingest_begin()
   if err then return err end
   local window_count = call.window_count
-  local first = 10 + WINDOW_ARGS * window_count
-  local last_hi, last_lo = id_of(call.last)
-  local first_hi, first_lo = id_of(ARGV[7 + WINDOW_ARGS * window_count])
-  if BOARD.aggregate ~= 'sum' or not after(first_hi, first_lo, last_hi, last_lo) then return { -1 } end
+  local first = 10 + window.WINDOW_ARGS * window_count
+  local last_hi, last_lo = ingest.id_of(call.last)
+  local first_hi, first_lo = ingest.id_of(ARGV[7 + window.WINDOW_ARGS * window_count])
+  if BOARD.aggregate ~= 'sum' or not ingest.after(first_hi, first_lo, last_hi, last_lo) then return { -1 } end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  cross_all(2, window_count, 5, now_sec)
-  local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
-  settle_slot_due()
-  local checks = ingest_checks(now_sec, window_count, tonumber(ARGV[6 + WINDOW_ARGS * window_count]))
+  snapshot.cross_all(2, window_count, 5, now_sec)
+  local draining = window.expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  slot_due.settle_slot_due()
+  local checks = ingest.ingest_checks(now_sec, window_count, tonumber(ARGV[6 + window.WINDOW_ARGS * window_count]))
   local accepted = {}
   for i = first, #ARGV, 5 do
     -- Arg positions as ingest_apply's (item at base + 1), the id's place left out.
-    if ingest_check(checks, i - 1) then return { -1 } end
+    if ingest.ingest_check(checks, i - 1) then return { -1 } end
     accepted[#accepted + 1] = i - 1
   end
-  local events = tonumber(ARGV[9 + WINDOW_ARGS * window_count])
-  local due_ms = ingest_write(call, accepted, events, checks.holding_at, ARGV[8 + WINDOW_ARGS * window_count], now_sec)
+  local events = tonumber(ARGV[9 + window.WINDOW_ARGS * window_count])
+  local due_ms = ingest.ingest_write(call, accepted, events, checks.holding_at, ARGV[8 + window.WINDOW_ARGS * window_count], now_sec)
   return { draining, due_ms, events }
 end

@@ -1,3 +1,4 @@
+-- requires: call_state
 -- lease: takes or renews the lease on one ingest source: only its holder consumes the source, so
 -- messages are applied in id order. Each new holder gets a higher epoch (fencing, see ingest_apply).
 -- KEYS: 2
@@ -6,7 +7,7 @@
 -- ARGV[1]  the calling instance, ARGV[2] lease length (ms), ARGV[3] 1: release instead
 -- Reply: the caller's epoch while it holds the lease, 0 when another instance holds it (or released)
 local function lease(keys, args)
-  begin_call(keys, args)
+  call_state.begin_call(keys, args)
   local held = redis.call('GET', KEYS[1])
   local owner, epoch = nil, nil
   if held then owner, epoch = string.match(held, '^(%S+) (%d+)$') end

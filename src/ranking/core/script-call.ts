@@ -9,31 +9,30 @@ import { slotRule, WindowConfig } from './window-math';
 const lua = join(__dirname, 'lua');
 
 /**
- * The shared Lua modules of a function library on boards (tb_ranking, tb_ingest), in the order they
- * need each other: keys_lib's sibling_key, call_lib's per-call KEYS, ARGV and VIEWS (bound by every
- * function's begin_call), idem_lib, views, the max / min / last aggregates, windows, snapshots, then the common start of board writes.
- * A change to any of them is a change of every library holding them: bump each one's version.
+ * The shared Lua modules of a function library on boards (tb_ranking, tb_ingest): a set, in no order.
+ * Each declares the modules it requires in its first lines; the library orders them from those
+ * (src/redis/lua-modules.ts). A change to any of them changes the derived version of every library
+ * holding them.
  */
 export const RANKING_MODULES = [
   KEYS_LIBRARY,
-  join(lua, 'call_lib.lua'),
   IDEM_LIBRARY,
-  join(lua, 'views_lib.lua'),
-  join(lua, 'segment_views_lib.lua'),
-  // who contributed what (boards with actors): expiry (window_lib) drains it, unique views read it.
-  join(lua, 'actor_lib.lua'),
-  // ties: first and item data: window_lib's results changes call their hooks.
-  join(lua, 'ties_lib.lua'),
-  join(lua, 'item_data_lib.lua'),
-  join(lua, 'aggregate_lib.lua'),
-  // A calendar window's chunked archive: window_lib's expiry drives it, snapshot_lib's boundary starts it.
-  join(lua, 'archive_lib.lua'),
-  // The shard's slot due (in its config): window_lib's expiry skips its check before it.
-  join(lua, 'slot_due_lib.lua'),
-  join(lua, 'window_lib.lua'),
-  join(lua, 'snapshot_lib.lua'),
-  join(lua, 'board_write_lib.lua'),
-  join(lua, 'segment_lib.lua'),
+  ...[
+    'actor_lib',
+    'aggregate_lib',
+    'archive_lib',
+    'board_write_lib',
+    'call_lib',
+    'item_data_lib',
+    'likes_lib',
+    'segment_lib',
+    'segment_views_lib',
+    'slot_due_lib',
+    'snapshot_lib',
+    'ties_lib',
+    'views_lib',
+    'window_lib',
+  ].map((module) => join(lua, `${module}.lua`)),
 ];
 
 /** What every script on a board's keys gets: the cached config (its version is checked), the time and the expiry budget. */

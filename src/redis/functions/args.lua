@@ -1,3 +1,4 @@
+-- module: reader
 -- args: the argument reader every function of a library shares. Not a library of its own: a module
 -- that function-library.ts assembles into each library's top level, so it is compiled once per
 -- FUNCTION LOAD and its closures live as long as the library (a call builds none of them).
@@ -128,3 +129,6 @@ local function read_records(args, first, fields)
   end
   return rows, at
 end
+
+reader.read_header = read_header
+reader.read_records = read_records

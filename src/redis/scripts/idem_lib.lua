@@ -1,5 +1,7 @@
+-- module: idempotency
+-- requires: keyspace
 -- idem_lib: retry-safe writes, prepended (after keys_lib) to every write script and a module (after
--- keys_lib and call_lib, which binds ARGV per call) of every function library that writes. The write's own
+-- keys_lib) of every function library that writes. The write's own
 -- script looks its idempotency key up, applies the write and stores its reply in the same call, so
 -- no duplicate can slip between check and apply, whatever instance a retry reaches.
 -- Entries live in time buckets under the tag of what they protect: hash <base>idem:<bucket> (one
@@ -38,8 +40,8 @@ local function idem_of(key, field_prefix, fingerprint, context, signed_ttl_ms)
   }
 end
 
-local function idem_args(first, field_prefix)
-  return idem_of(ARGV[first], field_prefix, ARGV[first + 1], ARGV[first + 2], ARGV[first + 3])
+local function idem_args(args, first, field_prefix)
+  return idem_of(args[first], field_prefix, args[first + 1], args[first + 2], args[first + 3])
 end
 
 local function idem_bucket_ms(idem)
@@ -65,7 +67,7 @@ local function idem_begin(base_key, suffix, idem, now_ms)
   if idem.key == '' then return nil end
   local current = math.floor(now_ms / idem_bucket_ms(idem))
   for bucket = current + 1, current - IDEM_BUCKETS, -1 do
-    local entry = redis.call('HGET', sibling_key(base_key, suffix, 'idem:' .. bucket), idem.field)
+    local entry = redis.call('HGET', keyspace.sibling_key(base_key, suffix, 'idem:' .. bucket), idem.field)
     local parts = entry and idem_split(entry)
     -- An entry past the retention is as good as gone (its bucket only lingers until it expires).
     if parts and now_ms - tonumber(parts[2]) < idem.ttl_ms then
@@ -100,7 +102,7 @@ local function idem_finish(base_key, suffix, idem, now_ms, reply, created)
     end
     local size = idem_bucket_ms(idem)
     local current = math.floor(now_ms / size)
-    local bucket_key = sibling_key(base_key, suffix, 'idem:' .. current)
+    local bucket_key = keyspace.sibling_key(base_key, suffix, 'idem:' .. current)
     redis.call('HSET', bucket_key, idem.field, table.concat(parts, IDEM_SEP))
     -- Relative to the caller's clock: the bucket outlives the last lookup that can reach it.
     redis.call('PEXPIRE', bucket_key, (current + IDEM_BUCKETS + 1) * size - now_ms)
@@ -113,6 +115,12 @@ local function idem_forget(base_key, suffix, now_ms, ttl_ms)
   local size = idem_bucket_ms({ ttl_ms = ttl_ms })
   local current = math.floor(now_ms / size)
   for bucket = current + 1, current - IDEM_BUCKETS, -1 do
-    redis.call('UNLINK', sibling_key(base_key, suffix, 'idem:' .. bucket))
+    redis.call('UNLINK', keyspace.sibling_key(base_key, suffix, 'idem:' .. bucket))
   end
 end
+
+idempotency.idem_of = idem_of
+idempotency.idem_args = idem_args
+idempotency.idem_begin = idem_begin
+idempotency.idem_finish = idem_finish
+idempotency.idem_forget = idem_forget

@@ -1,3 +1,4 @@
+-- module: keyspace
 -- keys_lib: prepended to every script, and a module of every function library, that derives keys
 -- from the keys in KEYS. A derived key keeps
 -- the hash tag of the key it comes from, so the script still touches one Cluster slot.
@@ -11,3 +12,5 @@ local function sibling_key(key, suffix, replacement)
   end
   return string.sub(key, 1, #key - #suffix) .. replacement
 end
+
+keyspace.sibling_key = sibling_key

@@ -1,3 +1,4 @@
+-- requires: stats
 -- merge: adds a batch aggregated in process (access times) to the hour it was recorded in, with the
 -- same rollover as record.lua: one call per context per flush.
 -- KEYS: 2
@@ -11,8 +12,8 @@
 local function merge(keys, args)
   local now_sec = math.floor(tonumber(args[1]) / 1000)
   local hour = tonumber(args[2])
-  local key, status = target_hash(keys[1], keys[2], hour, now_sec)
+  local key, status = stats.target_hash(keys[1], keys[2], hour, now_sec)
   if key == nil then return { 0 } end
-  local figures = merge_into(key, hour, now_sec, tonumber(args[3]), tonumber(args[4]), tonumber(args[5]), tonumber(args[6]), tonumber(args[7]), tonumber(args[8]), tonumber(args[9]), args, 10)
+  local figures = stats.merge_into(key, hour, now_sec, tonumber(args[3]), tonumber(args[4]), tonumber(args[5]), tonumber(args[6]), tonumber(args[7]), tonumber(args[8]), tonumber(args[9]), args, 10)
   return { status, figures[1], figures[2], figures[3] }
 end

@@ -1,3 +1,4 @@
+-- requires: idempotency, stats
 -- record: adds one value to the hour of a stats context/type, rolling the hour over first if needed.
 -- KEYS: 2
 -- KEYS[1]        the current hour's hash {<prefix>stats:<escaped context>:<type>}:cur
@@ -17,14 +18,14 @@ local function record(keys, args)
   local now_ms = tonumber(args[1])
   local now_sec = math.floor(now_ms / 1000)
   local hour = tonumber(args[2])
-  local idem = idem_of(args[5], '', args[6], args[7], args[8])
-  local replay = idem_begin(keys[1], 'cur', idem, now_ms)
+  local idem = idempotency.idem_of(args[5], '', args[6], args[7], args[8])
+  local replay = idempotency.idem_begin(keys[1], 'cur', idem, now_ms)
   if replay then return replay end
   if args[9] == '0' then return redis.error_reply('TB_NOT_STORED no stored answer for this key') end
-  local key, status = target_hash(keys[1], keys[2], hour, now_sec)
-  if key == nil then return idem_finish(keys[1], 'cur', idem, now_ms, { 0 }) end
+  local key, status = stats.target_hash(keys[1], keys[2], hour, now_sec)
+  if key == nil then return idempotency.idem_finish(keys[1], 'cur', idem, now_ms, { 0 }) end
   local v = tonumber(args[3])
-  local figures = merge_into(key, hour, now_sec, 1, v, v * v, v, v, v, 0, args, #args + 1)
+  local figures = stats.merge_into(key, hour, now_sec, 1, v, v * v, v, v, v, 0, args, #args + 1)
   redis.call('HINCRBY', key, args[4], 1)
-  return idem_finish(keys[1], 'cur', idem, now_ms, { status, figures[1], figures[2], figures[3] })
+  return idempotency.idem_finish(keys[1], 'cur', idem, now_ms, { status, figures[1], figures[2], figures[3] })
 end

@@ -1,3 +1,4 @@
+-- module: stats
 -- stats_lib: shared by record.lua and merge.lua (a module of tb_stats). One hash per hour holds count, sum, sumsq, min, max,
 -- the running mean and M2 (for a stable variance), and the log-bucket histogram fields
 -- (z, p<i>, n<i>). The previous hour's hash is kept beside the current one until the next rollover.
@@ -58,3 +59,6 @@ local function merge_into(key, hour, now_sec, n_b, sum_b, sumsq_b, min_b, max_b,
   redis.call('EXPIRE', key, ttl)
   return redis.call('HMGET', key, 'count', 'sum', 'sumsq')
 end
+
+stats.target_hash = target_hash
+stats.merge_into = merge_into

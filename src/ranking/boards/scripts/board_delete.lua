@@ -1,3 +1,4 @@
+-- requires: call_state, idempotency, keyspace
 -- board_delete: detaches one shard of a board in O(1): its config hash is renamed "<tag>:dropcfg", so
 -- every read and write of the shard (version_error) finds no board from this call on, and the stored
 -- answers of the board go. Its other keys (slot hashes of every window, segments' windows, snapshots,
@@ -26,12 +27,12 @@ local function board_detach_merge(cfg_key, drop_key)
 end
 
 local function board_delete(keys, args)
-  begin_call(keys, args)
+  call_state.begin_call(keys, args)
   local cfg_key = KEYS[1]
-  idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[2]))
-  idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[3]))
+  idempotency.idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[2]))
+  idempotency.idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[3]))
   if redis.call('HEXISTS', cfg_key, 'windows') == 0 then return 0 end
-  local drop_key = sibling_key(cfg_key, 'cfg', 'dropcfg')
+  local drop_key = keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')
   if redis.call('EXISTS', drop_key) == 1 then
     board_detach_merge(cfg_key, drop_key)
   else

@@ -1,3 +1,4 @@
+-- requires: board_views, call_state, item_data, keyspace
 -- board_drop_step: unlinks at most about `budget` keys of a shard detached by board_delete, so no call
 -- holds Redis long however many slots, segments and snapshots the board had. The progress is the data
 -- itself: each index (a window's slots and snapshots, the segment indexes) loses the members whose keys
@@ -64,16 +65,16 @@ end
 local function drop_windows_of(cfg_key, windows, views, suffix, budget)
   for _, w in ipairs(windows) do
     local done
-    budget, done = drop_window_keys(sibling_key(cfg_key, 'cfg', w.name .. suffix .. ':'), budget)
+    budget, done = drop_window_keys(keyspace.sibling_key(cfg_key, 'cfg', w.name .. suffix .. ':'), budget)
     if not done then return budget, false end
   end
-  for _, view in ipairs(views) do views_api().drop_keys(cfg_key, view.name .. suffix) end
+  for _, view in ipairs(views) do board_views.views_api().drop_keys(cfg_key, view.name .. suffix) end
   return budget - 4 * #views, true
 end
 
 -- Segments of the segment indexes, one at a time: removed from every index once its keys are gone.
 local function drop_segments(cfg_key, windows, views, budget)
-  local indexes = { sibling_key(cfg_key, 'cfg', 'segdue'), sibling_key(cfg_key, 'cfg', 'seghist'), sibling_key(cfg_key, 'cfg', 'segs') }
+  local indexes = { keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), keyspace.sibling_key(cfg_key, 'cfg', 'seghist'), keyspace.sibling_key(cfg_key, 'cfg', 'segs') }
   for _, index in ipairs(indexes) do
     while budget > 0 do
       local segment = redis.call('ZRANGE', index, 0, 0)[1]
@@ -89,9 +90,9 @@ local function drop_segments(cfg_key, windows, views, budget)
 end
 
 local function board_drop_step(keys, args)
-  begin_call(keys, args)
+  call_state.begin_call(keys, args)
   local cfg_key = KEYS[1]
-  local drop_key = sibling_key(cfg_key, 'cfg', 'dropcfg')
+  local drop_key = keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')
   local budget = tonumber(ARGV[1])
   if redis.call('EXISTS', drop_key) == 0 then return { 1, 0 } end
   local windows = cjson.decode(redis.call('HGET', drop_key, 'windows') or '[]')
@@ -99,8 +100,8 @@ local function board_drop_step(keys, args)
   local left, done = drop_segments(cfg_key, windows, views, budget)
   if done then left, done = drop_windows_of(cfg_key, windows, views, '', left) end
   if not done then return { 0, budget - left } end
-  drop_unlink({ sibling_key(cfg_key, 'cfg', 'likes'), item_data_key(cfg_key), sibling_key(cfg_key, 'cfg', 'likesegs'),
-    sibling_key(cfg_key, 'cfg', 'segs'), sibling_key(cfg_key, 'cfg', 'segdue'), sibling_key(cfg_key, 'cfg', 'seghist'),
-    sibling_key(cfg_key, 'cfg', 'blocked'), sibling_key(cfg_key, 'cfg', 'segclaims'), drop_key })
+  drop_unlink({ keyspace.sibling_key(cfg_key, 'cfg', 'likes'), item_data.item_data_key(cfg_key), keyspace.sibling_key(cfg_key, 'cfg', 'likesegs'),
+    keyspace.sibling_key(cfg_key, 'cfg', 'segs'), keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), keyspace.sibling_key(cfg_key, 'cfg', 'seghist'),
+    keyspace.sibling_key(cfg_key, 'cfg', 'blocked'), keyspace.sibling_key(cfg_key, 'cfg', 'segclaims'), drop_key })
   return { 1, budget - left + 8 }
 end

@@ -1,3 +1,4 @@
+-- requires: board_views, call_state, item_data, keyspace, snapshot, window
 -- board_put: creates a board or changes its windows, atomically. A window whose period or interval
 -- would change, a window that would be removed, or a change of shards is refused unless `reset`,
 -- which drops that window's data (a change of shards drops every window's data: items move between
@@ -86,7 +87,7 @@ local function board_store_views(request, old_views, dropped)
   else
     redis.call('HSET', request.cfg_key, 'views', request.views_json)
   end
-  views_reconcile(request.cfg_key, old_views, dropped, request.now_ms)
+  board_views.views_reconcile(request.cfg_key, old_views, dropped, request.now_ms)
 end
 
 local function board_create(r)
@@ -104,7 +105,7 @@ local function board_create(r)
   if r.actors == '' then r.actors = '0' end
   board_store_aggregate(r)
   board_store_actors(r)
-  store_snapshot_confs(r.cfg_key, r.wanted)
+  snapshot.store_snapshot_confs(r.cfg_key, r.wanted)
   board_store_views(r, nil, {})
   return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
     r.aggregate, tonumber(r.segments_max) or 0, tonumber(r.actors) }
@@ -140,7 +141,7 @@ local function board_compare_windows(r, plan, current)
     else
       w.createdAtMs = old.createdAtMs
     end
-    if old ~= nil and not same_snapshots(old.snapshots, w.snapshots) then
+    if old ~= nil and not snapshot.same_snapshots(old.snapshots, w.snapshots) then
       plan.changed = true
       plan.resnapshot[#plan.resnapshot + 1] = w.name
     end
@@ -190,12 +191,12 @@ local function board_update(r, plan)
   local cfg_key = r.cfg_key
   local dropped = {}
   for _, name in ipairs(plan.to_drop) do
-    drop_window(cfg_key, name)
-    drop_snapshots(cfg_key, name)
+    window.drop_window(cfg_key, name)
+    snapshot.drop_snapshots(cfg_key, name)
     dropped[name] = true
   end
-  for _, name in ipairs(plan.resnapshot) do drop_snapshots(cfg_key, name) end
-  store_snapshot_confs(cfg_key, r.wanted)
+  for _, name in ipairs(plan.resnapshot) do snapshot.drop_snapshots(cfg_key, name) end
+  snapshot.store_snapshot_confs(cfg_key, r.wanted)
   local json = cjson.encode(r.wanted)
   redis.call('HSET', cfg_key, 'version', r.new_version, 'windows', json, 'shards', r.shards, 'maxShards', plan.max_shards)
   redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
@@ -204,17 +205,17 @@ local function board_update(r, plan)
   board_store_aggregate(r)
   board_store_actors(r)
   board_store_views(r, plan.stored_views, dropped)
-  if #plan.to_drop > 0 then prune_item_data(cfg_key) end
+  if #plan.to_drop > 0 then item_data.prune_item_data(cfg_key) end
   board_store_ties(r)
   return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
     r.aggregate, tonumber(r.segments_max) or 0, tonumber(r.actors) }
 end
 
 local function board_put(keys, args)
-  begin_call(keys, args)
+  call_state.begin_call(keys, args)
   local r = board_request()
   -- A board of the same name deleted and not yet dropped (board_drop_step): its keys would show through.
-  if redis.call('EXISTS', sibling_key(r.cfg_key, 'cfg', 'dropcfg')) == 1 then return { 'dropping' } end
+  if redis.call('EXISTS', keyspace.sibling_key(r.cfg_key, 'cfg', 'dropcfg')) == 1 then return { 'dropping' } end
   local stored = redis.call('HGET', r.cfg_key, 'windows')
   if not stored then return board_create(r) end
   local plan = board_plan(r, stored)

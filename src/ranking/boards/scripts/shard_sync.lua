@@ -1,3 +1,4 @@
+-- requires: board_views, call_state, item_data, keyspace, snapshot, window
 -- shard_sync: makes one shard k > 0 of a sharded board hold the config of shard 0 (the authority):
 -- windows whose period, interval or creation time differ, or that are gone, lose their data on this
 -- shard; a change of the shard count drops every window's data (items move between shards). A config
@@ -20,11 +21,11 @@
 -- Reply: "synced", "unchanged" (this revision or a newer one is already held), or "dropping" (the
 --        shard's board was deleted and its keys are not all dropped yet: nothing is written)
 local function shard_sync(keys, args)
-  begin_call(keys, args)
+  call_state.begin_call(keys, args)
   local cfg_key = KEYS[1]
   local revision = tonumber(ARGV[4])
   -- A late copy onto a shard being dropped (board_delete) would bring the board back over its old keys.
-  if redis.call('EXISTS', sibling_key(cfg_key, 'cfg', 'dropcfg')) == 1 then return 'dropping' end
+  if redis.call('EXISTS', keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')) == 1 then return 'dropping' end
   if tonumber(redis.call('HGET', cfg_key, 'revision') or '-1') >= revision then return 'unchanged' end
   local wanted = {}
   for _, w in ipairs(cjson.decode(ARGV[2])) do wanted[w.name] = w end
@@ -37,11 +38,11 @@ local function shard_sync(keys, args)
     for _, old in ipairs(cjson.decode(stored)) do
       local new = wanted[old.name]
       if reshard or new == nil or new.periodSec ~= old.periodSec or new.intervalSec ~= old.intervalSec or new.createdAtMs ~= old.createdAtMs then
-        drop_window(cfg_key, old.name)
-        drop_snapshots(cfg_key, old.name)
+        window.drop_window(cfg_key, old.name)
+        snapshot.drop_snapshots(cfg_key, old.name)
         dropped[old.name] = true
-      elseif not same_snapshots(old.snapshots, new.snapshots) then
-        drop_snapshots(cfg_key, old.name)
+      elseif not snapshot.same_snapshots(old.snapshots, new.snapshots) then
+        snapshot.drop_snapshots(cfg_key, old.name)
       end
     end
   end
@@ -49,7 +50,7 @@ local function shard_sync(keys, args)
   -- Periods may have changed: the shard's slot due and indexed second (slot_due_lib) are found again.
   redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
   redis.call('HSETNX', cfg_key, 'createdAtMs', ARGV[5])
-  store_snapshot_confs(cfg_key, cjson.decode(ARGV[2]))
+  snapshot.store_snapshot_confs(cfg_key, cjson.decode(ARGV[2]))
   if ARGV[8] == 'sum' then redis.call('HDEL', cfg_key, 'aggregate') else redis.call('HSET', cfg_key, 'aggregate', ARGV[8]) end
   if ARGV[6] == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', ARGV[6]) end
   if ARGV[9] == '0' then redis.call('HDEL', cfg_key, 'segmentsMax') else redis.call('HSET', cfg_key, 'segmentsMax', ARGV[9]) end
@@ -57,7 +58,7 @@ local function shard_sync(keys, args)
   if ties == 'first' then redis.call('HSET', cfg_key, 'ties', 'first') else redis.call('HDEL', cfg_key, 'ties') end
   local old_views = redis.call('HGET', cfg_key, 'views')
   if ARGV[7] == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', ARGV[7]) end
-  views_reconcile(cfg_key, old_views, dropped, tonumber(ARGV[5]))
-  if next(dropped) then prune_item_data(cfg_key) end
+  board_views.views_reconcile(cfg_key, old_views, dropped, tonumber(ARGV[5]))
+  if next(dropped) then item_data.prune_item_data(cfg_key) end
   return 'synced'
 end

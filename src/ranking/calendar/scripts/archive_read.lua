@@ -1,3 +1,4 @@
+-- requires: archive, call_state, keyspace, snapshot, window
 -- archive_read: a page of rows of a calendar window's archives (its closed periods' final standings,
 -- snapshot_lib keeps them under each period's start), newest first, taking the archive of a period end
 -- this call is the first to cross and draining one chunk of the window, which writes its pending
@@ -30,7 +31,7 @@
 -- then the next row's "\30") in one plain string.find (C); nil when no row follows it (the last row,
 -- or fewer rows).
 local function archive_row_end(rows, n, from)
-  local mark = string.find(rows, SNAP_FIELD .. n .. SNAP_ROW, from, true)
+  local mark = string.find(rows, archive.SNAP_FIELD .. n .. archive.SNAP_ROW, from, true)
   return mark and mark + #tostring(n)
 end
 
@@ -39,7 +40,7 @@ end
 -- in score fields) and whether rows follow. Text stored before rows held positions is answered whole.
 local function archive_page(rows, skip, most)
   if rows == '' then return rows, skip, skip, false end
-  local _, positioned = snapshot_row_at(rows, 1)
+  local _, positioned = snapshot.snapshot_row_at(rows, 1)
   if not positioned then return rows, 0, 0, false end
   local from = 1
   if skip > 0 then
@@ -49,22 +50,22 @@ local function archive_page(rows, skip, most)
   end
   local to = archive_row_end(rows, skip + most, from)
   local page = string.sub(rows, from, to or #rows)
-  local field = string.find(page, SNAP_FIELD, 2, true)
-  local score = string.sub(page, field + 1, string.find(page, SNAP_FIELD, field + 1, true) - 1)
-  local first_tied = string.find(rows, SNAP_FIELD .. score .. SNAP_FIELD, 1, true) + #score + 2
-  local tied_end = (string.find(rows, SNAP_ROW, first_tied, true) or (#rows + 1)) - 1
+  local field = string.find(page, archive.SNAP_FIELD, 2, true)
+  local score = string.sub(page, field + 1, string.find(page, archive.SNAP_FIELD, field + 1, true) - 1)
+  local first_tied = string.find(rows, archive.SNAP_FIELD .. score .. archive.SNAP_FIELD, 1, true) + #score + 2
+  local tied_end = (string.find(rows, archive.SNAP_ROW, first_tied, true) or (#rows + 1)) - 1
   return page, skip, tonumber(string.sub(rows, first_tied, tied_end)) - 1, to ~= nil
 end
 
 local function archive_read(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  local conf = cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
+  local conf = snapshot.cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
   if not conf then return { 0 } end
-  local _, draining = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
-  local base = sibling_key(KEYS[2], 'slots', '')
+  local _, draining = window.expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
+  local base = keyspace.sibling_key(KEYS[2], 'slots', '')
   local latest = ARGV[7] == '' and '+inf' or ARGV[7]
   local starts = redis.call('ZRANGE', base .. 'snaps', latest, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(ARGV[8]))
   local kept = redis.call('ZRANGE', base .. 'snaps', 0, -1)

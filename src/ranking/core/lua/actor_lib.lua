@@ -1,3 +1,5 @@
+-- module: actor_log
+-- requires: call_state, keyspace, seg_views
 -- actor_lib: who contributed what (boards with `actors: true`), a module of the ranking function
 -- library after views_lib and segment_views_lib and before window_lib (which calls it on every slot it
 -- expires). A segment's windows (segment_lib) keep their contributions the same way, under their keys.
@@ -12,11 +14,15 @@
 -- items) and until a retraction takes it out (retract_step, retract_item): both remove it from byactor and
 -- act:<start> in the same call that subtracts it, so nothing is ever subtracted twice.
 -- KEEP_SEC: how long (s) a retraction's record stays readable (retract_step, retract_item).
+
+-- The running call's state (call_lib): the same tables for every call.
+local CONFIG = call_state.CONFIG
+
 local ACTORS = { SEP = '\31', KEEP_SEC = 7 * 86400 }
 
 function ACTORS.window_keys(slots_key)
-  return sibling_key(slots_key, 'slots', 'byactor'), sibling_key(slots_key, 'slots', 'pairs'),
-    sibling_key(slots_key, 'slots', 'byitem')
+  return keyspace.sibling_key(slots_key, 'slots', 'byactor'), keyspace.sibling_key(slots_key, 'slots', 'pairs'),
+    keyspace.sibling_key(slots_key, 'slots', 'byitem')
 end
 
 -- The two index members of one contribution: by actor, by item.
@@ -25,7 +31,7 @@ function ACTORS.members(actor, start, item)
 end
 
 function ACTORS.slot_key(slots_key, start)
-  return sibling_key(slots_key, 'slots', 'act:' .. start)
+  return keyspace.sibling_key(slots_key, 'slots', 'act:' .. start)
 end
 
 -- "<amount>:<events>" as numbers (nil: none).
@@ -38,7 +44,7 @@ end
 -- Moves the item's count in every unique view reading `top_key` by `delta` (one actor more or less):
 -- a segment's window's are the segment's unique views (segment_views_lib).
 function ACTORS.unique_changed(top_key, item, delta)
-  for _, view in ipairs(views_reading(top_key) or {}) do
+  for _, view in ipairs(seg_views.views_reading(top_key) or {}) do
     if view.mode == 'unique' then
       if tonumber(redis.call('ZINCRBY', view.top, delta, item)) <= 0 then redis.call('ZREM', view.top, item) end
     end
@@ -96,8 +102,8 @@ end
 -- Forgets a like ("<item><US><user>" of the shard's likes, and the segments recorded with it) whose
 -- counts a retraction took out.
 function ACTORS.forget_like(member)
-  redis.call('ZREM', sibling_key(KEYS[1], 'cfg', 'likes'), member)
-  redis.call('HDEL', sibling_key(KEYS[1], 'cfg', 'likesegs'), member)
+  redis.call('ZREM', keyspace.sibling_key(KEYS[1], 'cfg', 'likes'), member)
+  redis.call('HDEL', keyspace.sibling_key(KEYS[1], 'cfg', 'likesegs'), member)
 end
 
 -- Expiry of the slot starting at `slot_start`: drains its contributions (at most `budget` fields),
@@ -147,9 +153,9 @@ end
 -- Blocks `field` ("a"<US>actor or "i"<US>item) of the shard's blocks until `until_ms` (a later block
 -- wins), and moves the config's `blockedUntil` (the latest block's end) to it when later.
 function ACTORS.block_until(cfg_key, field, until_ms)
-  local blocked = sibling_key(cfg_key, 'cfg', 'blocked')
+  local blocked = keyspace.sibling_key(cfg_key, 'cfg', 'blocked')
   if until_ms > (tonumber(redis.call('HGET', blocked, field)) or 0) then redis.call('HSET', blocked, field, until_ms) end
-  if until_ms > (tonumber(config_field(cfg_key, 'blockedUntil')) or 0) then
+  if until_ms > (tonumber(call_state.config_field(cfg_key, 'blockedUntil')) or 0) then
     redis.call('HSET', cfg_key, 'blockedUntil', until_ms)
     if cfg_key == CONFIG.cfg_key then CONFIG.blockedUntil = until_ms end
   end
@@ -159,7 +165,7 @@ end
 -- past: none, most writes). From the call's config copy (call_lib), no command; a write refusing many
 -- events (an increment's coalesced requests) asks once.
 function ACTORS.blocking(cfg_key, now_ms)
-  return (tonumber(config_field(cfg_key, 'blockedUntil')) or 0) > now_ms
+  return (tonumber(call_state.config_field(cfg_key, 'blockedUntil')) or 0) > now_ms
 end
 
 -- The shard's blocks: "<tag>:blocked" hash, "a"<US>actor's block key and "i"<US>item -> until (unix
@@ -168,7 +174,7 @@ end
 -- no live block: answered from the call's config copy (call_lib), no command; else one HMGET.
 function ACTORS.refusal(cfg_key, actor_key, now_ms, item)
   if not ACTORS.blocking(cfg_key, now_ms) then return nil end
-  local blocked = redis.call('HMGET', sibling_key(cfg_key, 'cfg', 'blocked'), 'a' .. ACTORS.SEP .. (actor_key or ''),
+  local blocked = redis.call('HMGET', keyspace.sibling_key(cfg_key, 'cfg', 'blocked'), 'a' .. ACTORS.SEP .. (actor_key or ''),
     'i' .. ACTORS.SEP .. (item or ''))
   for i, what in ipairs({ 'actor', 'item' }) do
     local until_ms = tonumber(blocked[i])
@@ -194,3 +200,4 @@ function ACTORS.begin_retraction(kind, now_ms, window_count, first)
   return { record = record, id = id, most = most, ledger = ledger }
 end
 
+actor_log.ACTORS = ACTORS

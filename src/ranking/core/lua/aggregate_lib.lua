@@ -1,3 +1,5 @@
+-- module: aggregate
+-- requires: keyspace
 -- aggregate_lib: the windows of a max / min / last board, a module of the ranking function library
 -- (after keys_lib and call_lib, before window_lib, whose expiry calls best_settle). Every change of a
 -- window's results is told to `changed` (window_lib's results_changed, passed in by the callers: it is
@@ -35,7 +37,7 @@ local function best_beats(mode, score, at_ms, held_score, held_at)
 end
 
 local function best_slot_key(slots_key, start)
-  return sibling_key(slots_key, 'slots', 'slot:' .. start)
+  return keyspace.sibling_key(slots_key, 'slots', 'slot:' .. start)
 end
 
 -- A last window's bookkeeping: the newest slot holding each item, and what a late score takes.
@@ -43,7 +45,7 @@ local LAST = {}
 
 -- The hash of a last window: item -> start of the newest slot holding it (dropped with the window).
 function LAST.newest_key(slots_key)
-  return sibling_key(slots_key, 'slots', 'newest')
+  return keyspace.sibling_key(slots_key, 'slots', 'newest')
 end
 
 -- An item's window score over the slots `starts` (newest first), or nil when none holds it; the
@@ -149,3 +151,6 @@ local function best_record(mode, slots_key, top_key, slot_start, item, score_arg
   if before == false or tonumber(before) ~= after then changed(top_key, item, after) end
   return after
 end
+
+aggregate.best_settle = best_settle
+aggregate.best_record = best_record

@@ -1,3 +1,5 @@
+-- module: archive
+-- requires: call_state, keyspace
 -- archive_lib: a calendar window's archive taken in bounded chunks, a module of the function libraries
 -- on boards (after keys_lib and aggregate_lib, before window_lib, whose expiry drives it).
 -- KEYS: 0
@@ -17,11 +19,14 @@
 --                               the slot is gone)
 --   <base>snap:<at>      string the archive's rows (snapshot_lib's format), visible once in <base>snaps
 
+-- The running call's state (call_lib): the same tables for every call.
+local BOARD = call_state.BOARD
+
 local SNAP_ROW = '\30'
 local SNAP_FIELD = '\31'
 
 local function archive_base(slots_key)
-  return sibling_key(slots_key, 'slots', '')
+  return keyspace.sibling_key(slots_key, 'slots', '')
 end
 
 -- Marks the closed slot starting at `slot_start` as pending: nothing is read yet. A slot that was
@@ -141,3 +146,11 @@ local function drop_archives(base)
   end
   redis.call('UNLINK', base .. 'arch')
 end
+
+archive.archive_begin = archive_begin
+archive.archives_pending = archives_pending
+archive.archive_take = archive_take
+archive.archive_write = archive_write
+archive.drop_archives = drop_archives
+archive.SNAP_ROW = SNAP_ROW
+archive.SNAP_FIELD = SNAP_FIELD

@@ -1,3 +1,5 @@
+-- module: board_write
+-- requires: actor_log, aggregate, call_state, idempotency, item_data, seg_views, slot_due, ties, window
 -- board_write_lib: the common start of every write to a board's items (increment, batch, like),
 -- a module of the ranking function library after keys_lib, idem_lib and window_lib, and the admission
 -- of new items.
@@ -5,15 +7,19 @@
 -- ARGV[1] config version, ARGV[2] now (ms), ARGV[4] W; the idempotency arguments start at
 -- ARGV[idem_first + 4W] (idem_first: the script's own offset past its window arguments).
 
+-- The running call's state (call_lib): the same tables for every call.
+local BOARD = call_state.BOARD
+local CONFIG = call_state.CONFIG
+
 -- Refuses a stale or missing config and answers a replay. Returns the reply to answer at once (or
 -- nil), then now (ms), the window count and the idempotency arguments.
 local function begin_board_write(idem_first)
-  local err = version_error(KEYS[1], ARGV[1])
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_ms = tonumber(ARGV[2])
   local window_count = tonumber(ARGV[4])
-  local idem = idem_args(idem_first + WINDOW_ARGS * window_count, '')
-  return idem_begin(KEYS[1], 'cfg', idem, now_ms), now_ms, window_count, idem
+  local idem = idempotency.idem_args(ARGV, idem_first + window.WINDOW_ARGS * window_count, '')
+  return idempotency.idem_begin(KEYS[1], 'cfg', idem, now_ms), now_ms, window_count, idem
 end
 
 -- Growth. An item is new on a shard when none of its windows' results hold it; a shard holds as many
@@ -21,9 +27,9 @@ end
 -- the board's maxItems split over its shards (ceil(maxItems / shards)), read from the shard's config
 -- so it is always the stored one; 0 when the board has none.
 local function item_cap(cfg_key)
-  local most = tonumber(config_field(cfg_key, 'maxItems'))
+  local most = tonumber(call_state.config_field(cfg_key, 'maxItems'))
   if not most then return 0 end
-  return math.ceil(most / tonumber(config_field(cfg_key, 'shards') or '1'))
+  return math.ceil(most / tonumber(call_state.config_field(cfg_key, 'shards') or '1'))
 end
 
 -- How many of `items` (repeats allowed) this shard holds in no window. Windows' results zsets are
@@ -70,8 +76,8 @@ end
 -- window (most) skip the hooks and their lookups with one check each.
 local function results_watched(top_key)
   -- A board of neither (most), told by the call's config copy (call_lib): no hook lookups at all.
-  if CONFIG.ties ~= 'first' and not CONFIG.views and cfg_key_of_top(top_key) == CONFIG.cfg_key then return false end
-  return ties_first(top_key) or views_reading(top_key) ~= nil
+  if CONFIG.ties ~= 'first' and not CONFIG.views and ties.cfg_key_of_top(top_key) == CONFIG.cfg_key then return false end
+  return ties.ties_first(top_key) or seg_views.views_reading(top_key) ~= nil
 end
 
 -- add_amount on a window no one watches (results_watched): its steps without the hooks, then the
@@ -85,9 +91,9 @@ local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amo
   local score = tonumber(written)
   if score == 0 then
     redis.call('ZREM', top_key, item)
-    item_data_left(top_key, item)
+    item_data.item_data_left(top_key, item)
   end
-  if actor and actor ~= '' then ACTORS.add(slots_key, top_key, slot_start, actor, item, amount) end
+  if actor and actor ~= '' then actor_log.ACTORS.add(slots_key, top_key, slot_start, actor, item, amount) end
   return score, written
 end
 
@@ -117,31 +123,31 @@ local function event_adder(window_count)
       local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
       local score
       if covering[w] then
-        local period_sec, interval_sec, origin_sec = window_rule(5, w)
-        local slot_start = current_slot(at_sec, interval_sec, origin_sec)
+        local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
+        local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
         if indexed[w] ~= slot_start then
           indexed[w] = slot_start
-          slot_keys[w] = slot_key_of(slots_key, slot_start)
-          local due_ms, rolling = index_unless_known(slots_key, slot_start, period_sec, interval_sec, origin_sec)
+          slot_keys[w] = window.slot_key_of(slots_key, slot_start)
+          local due_ms, rolling = slot_due.index_unless_known(slots_key, slot_start, period_sec, interval_sec, origin_sec)
           unknown = unknown or rolling
           if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
         end
         if watched[w] then
-          score = add_amount(slot_keys[w], top_key, item, amount)
-          ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
-          view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+          score = window.add_amount(slot_keys[w], top_key, item, amount)
+          actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
+          seg_views.view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
         else
           score = add_unwatched(slots_key, slot_keys[w], top_key, slot_start, item, amount, actor)
         end
       else
-        score = standing(top_key, item)
+        score = window.standing(top_key, item)
       end
       reply[#reply + 1] = score
       -- Unwatched: shared ties, so the competition rank (item_rank without asking ties_lib).
-      reply[#reply + 1] = watched[w] and item_rank(top_key, item, score) or rank_of(top_key, score)
+      reply[#reply + 1] = watched[w] and window.item_rank(top_key, item, score) or window.rank_of(top_key, score)
     end
     -- An event at now (every window holds it) indexed its slots in every window: kept (slot_due_lib).
-    if unknown and covering == EVERY_WINDOW[window_count] then note_indexed(at_sec) end
+    if unknown and covering == window.EVERY_WINDOW[window_count] then slot_due.note_indexed(at_sec) end
     return new_due_ms
   end
   EVENT_ADDERS[window_count] = { add = add, indexed = indexed, watched = watched, slot_keys = slot_keys }
@@ -157,12 +163,12 @@ local function plain_slots(window_count, now_sec)
   local adder = EVENT_ADDERS[window_count]
   if not adder then return nil end
   for w = 0, window_count - 1 do
-    local _, interval_sec, origin_sec = window_rule(5, w)
-    local slot_start = current_slot(now_sec, interval_sec, origin_sec)
+    local _, interval_sec, origin_sec = window.window_rule(5, w)
+    local slot_start = window.current_slot(now_sec, interval_sec, origin_sec)
     if adder.watched[w] then return nil end
     if adder.indexed[w] ~= slot_start then
-      if not slot_known(slot_start, interval_sec, origin_sec) then return nil end
-      adder.indexed[w], adder.slot_keys[w] = slot_start, slot_key_of(KEYS[2 + 2 * w], slot_start)
+      if not slot_due.slot_known(slot_start, interval_sec, origin_sec) then return nil end
+      adder.indexed[w], adder.slot_keys[w] = slot_start, window.slot_key_of(KEYS[2 + 2 * w], slot_start)
     end
   end
   return adder.slot_keys
@@ -192,7 +198,7 @@ end
 -- skip both hooks with one check each instead of a hook call and its lookups per entry.
 local function batch_window(w)
   local top_key = KEYS[3 + 2 * w]
-  local period_sec, interval_sec, origin_sec = window_rule(5, w)
+  local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
   return { slots_key = KEYS[2 + 2 * w], top_key = top_key, period_sec = period_sec, interval_sec = interval_sec,
     origin_sec = origin_sec, indexed = {}, watched = results_watched(top_key) }
 end
@@ -207,15 +213,15 @@ local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
   local slot_key = win.indexed[slot_start]
   local new_due_ms = nil
   if not slot_key then
-    slot_key = slot_key_of(win.slots_key, slot_start)
+    slot_key = window.slot_key_of(win.slots_key, slot_start)
     win.indexed[slot_start] = slot_key
-    new_due_ms = index_slot(win.slots_key, slot_start, win.period_sec)
+    new_due_ms = slot_due.index_slot(win.slots_key, slot_start, win.period_sec)
   end
   local top_key = win.top_key
   if win.watched then
-    local score = add_amount(slot_key, top_key, item, amount)
-    ACTORS.add(win.slots_key, top_key, slot_start, actor or '', item, amount)
-    view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+    local score = window.add_amount(slot_key, top_key, item, amount)
+    actor_log.ACTORS.add(win.slots_key, top_key, slot_start, actor or '', item, amount)
+    seg_views.view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
     return new_due_ms, score
   end
   return new_due_ms, (add_unwatched(win.slots_key, slot_key, top_key, slot_start, item, amount, actor))
@@ -228,8 +234,20 @@ local function record_batch_score(win, slot_start, item, score_arg, at_arg)
   local new_due_ms = nil
   if not win.indexed[slot_start] then
     win.indexed[slot_start] = true
-    new_due_ms = index_slot(win.slots_key, slot_start, win.period_sec)
+    new_due_ms = slot_due.index_slot(win.slots_key, slot_start, win.period_sec)
   end
-  best_record(BOARD.aggregate, win.slots_key, win.top_key, slot_start, item, score_arg, at_arg, results_changed)
+  aggregate.best_record(BOARD.aggregate, win.slots_key, win.top_key, slot_start, item, score_arg, at_arg, window.results_changed)
   return new_due_ms
 end
+
+board_write.begin_board_write = begin_board_write
+board_write.item_cap = item_cap
+board_write.new_items = new_items
+board_write.admit_items = admit_items
+board_write.add_unwatched = add_unwatched
+board_write.event_adder = event_adder
+board_write.plain_slots = plain_slots
+board_write.plain_add = plain_add
+board_write.batch_window = batch_window
+board_write.add_batch_entry = add_batch_entry
+board_write.record_batch_score = record_batch_score

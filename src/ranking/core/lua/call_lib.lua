@@ -1,3 +1,5 @@
+-- module: call_state
+-- declares: KEYS, ARGV
 -- call_lib: the state of the call running now, the one mutable top-level state of a ranking library.
 -- The shared modules (idem_lib, window_lib, snapshot_lib, views_lib, board_write_lib) read the call's
 -- keys and arguments as KEYS and ARGV, the way a script does. In a function library their top level
@@ -7,7 +9,7 @@
 -- state; a call that failed half-way leaves nothing the next begin_call does not reset.
 -- KEYS: 0
 
-local KEYS, ARGV = {}, {}
+KEYS, ARGV = {}, {}
 
 -- The board shard's views, loaded by views_load (views_lib) at most once per call.
 -- segments: segment -> its views by name (views_lib's segment_views), registered on first use in a call.
@@ -61,3 +63,10 @@ local function config_field(cfg_key, field)
   if cfg_key == CONFIG.cfg_key then return CONFIG[field] end
   return redis.call('HGET', cfg_key, field)
 end
+
+call_state.begin_call = begin_call
+call_state.read_config = read_config
+call_state.config_field = config_field
+call_state.VIEWS = VIEWS
+call_state.BOARD = BOARD
+call_state.CONFIG = CONFIG

@@ -1,3 +1,5 @@
+-- module: item_data
+-- requires: keyspace, ties
 -- item_data_lib: per-item JSON data of a board shard, removed once no window of the shard holds the
 -- item. Prepended after keys_lib and ties_lib (cfg_key_of_top) and before window_lib (whose results
 -- changes call item_data_left).
@@ -6,13 +8,13 @@
 
 -- "<tag>:cfg" -> "<tag>:data"
 local function item_data_key(cfg_key)
-  return sibling_key(cfg_key, 'cfg', 'data')
+  return keyspace.sibling_key(cfg_key, 'cfg', 'data')
 end
 
 -- Whether some window of the shard of `cfg_key` holds `item` (its results zset has it, any score).
 local function item_held(cfg_key, item)
   for _, w in ipairs(cjson.decode(redis.call('HGET', cfg_key, 'windows') or '[]')) do
-    if redis.call('ZSCORE', sibling_key(cfg_key, 'cfg', w.name .. ':top'), item) then return true end
+    if redis.call('ZSCORE', keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':top'), item) then return true end
   end
   return false
 end
@@ -25,7 +27,7 @@ end
 -- Hook: `item` just left the window of `top_key`. Its data goes when no other window holds it; the
 -- windows are read only when it has data, so items without data cost one HEXISTS.
 local function item_data_left(top_key, item)
-  local cfg_key = cfg_key_of_top(top_key)
+  local cfg_key = ties.cfg_key_of_top(top_key)
   local data_key = item_data_key(cfg_key)
   if redis.call('HEXISTS', data_key, item) == 0 then return end
   if not item_held(cfg_key, item) then redis.call('HDEL', data_key, item) end
@@ -39,3 +41,9 @@ local function prune_item_data(cfg_key)
     if not item_held(cfg_key, item) then redis.call('HDEL', data_key, item) end
   end
 end
+
+item_data.item_data_key = item_data_key
+item_data.item_held = item_held
+item_data.item_data_of = item_data_of
+item_data.item_data_left = item_data_left
+item_data.prune_item_data = prune_item_data

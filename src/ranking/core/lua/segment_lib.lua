@@ -1,3 +1,5 @@
+-- module: segmentation
+-- requires: actor_log, call_state, keyspace, seg_views, slot_due, snapshot, window
 -- segment_lib: segments, a module of the ranking function library after window_lib and
 -- board_write_lib. A segment is a sub-board of one shard: its windows are the board's windows with
 -- keys "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name, so they are never a board
@@ -13,12 +15,12 @@
 
 -- The segment's key for a board window key "<tag>:<window>:<suffix>".
 local function segment_window_key(board_key, suffix, segment)
-  return sibling_key(board_key, ':' .. suffix, '~' .. segment .. ':' .. suffix)
+  return keyspace.sibling_key(board_key, ':' .. suffix, '~' .. segment .. ':' .. suffix)
 end
 
 -- The shard's segment indexes: live ends and due times.
 local function segment_indexes(cfg_key)
-  return sibling_key(cfg_key, 'cfg', 'segs'), sibling_key(cfg_key, 'cfg', 'segdue')
+  return keyspace.sibling_key(cfg_key, 'cfg', 'segs'), keyspace.sibling_key(cfg_key, 'cfg', 'segdue')
 end
 
 -- The segment names of a request, sent joined by commas (names hold none); "" for none.
@@ -63,9 +65,9 @@ local function segment_snapshot_due_ms(first_key, window_count, name, now_sec, c
   for w = 0, window_count - 1 do
     local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
     local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-    if snapshot_conf_of(confs, KEYS[1], slots_key) and redis.call('ZCARD', top_key) > 0 then
-      local _, interval_sec, origin_sec = window_rule(5, w)
-      due = math.min(due or math.huge, (current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000)
+    if snapshot.snapshot_conf_of(confs, KEYS[1], slots_key) and redis.call('ZCARD', top_key) > 0 then
+      local _, interval_sec, origin_sec = window.window_rule(5, w)
+      due = math.min(due or math.huge, (window.current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000)
     end
   end
   return due
@@ -77,28 +79,28 @@ end
 -- the budget left, the segment's due time (unix ms, nil: none) and whether expired data remains.
 local function drain_segment(first_key, window_count, name, now_ms, budget)
   local _, segdue = segment_indexes(KEYS[1])
-  segment_views(KEYS[1], name)
+  seg_views.segment_views(KEYS[1], name)
   local now_sec = math.floor(now_ms / 1000)
-  local confs = snapshot_confs(KEYS[1])
+  local confs = snapshot.snapshot_confs(KEYS[1])
   local next_ms, draining = math.huge, false
   for w = 0, window_count - 1 do
-    local period_sec, interval_sec, origin_sec = window_rule(5, w)
+    local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
     local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
     local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-    if confs then cross_boundary(KEYS[1], confs, slots_key, top_key, now_sec, interval_sec, origin_sec, true) end
+    if confs then snapshot.cross_boundary(KEYS[1], confs, slots_key, top_key, now_sec, interval_sec, origin_sec, true) end
     local more
-    budget, more = expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
+    budget, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
     if more then
       next_ms = now_ms
       draining = true
     end
     local oldest = redis.call('ZRANGE', slots_key, 0, 0, 'WITHSCORES')
-    if #oldest > 0 then next_ms = math.min(next_ms, slot_due_ms(tonumber(oldest[2]), period_sec)) end
+    if #oldest > 0 then next_ms = math.min(next_ms, slot_due.slot_due_ms(tonumber(oldest[2]), period_sec)) end
   end
   next_ms = math.min(next_ms, segment_snapshot_due_ms(first_key, window_count, name, now_sec, confs) or math.huge)
   if next_ms == math.huge then
     redis.call('ZREM', segdue, name)
-    drop_segment_views(KEYS[1], name)
+    seg_views.drop_segment_views(KEYS[1], name)
     return budget, nil, false
   end
   redis.call('ZADD', segdue, next_ms, name)
@@ -110,7 +112,7 @@ end
 -- nothing due has nothing expired to drain: one ZSCORE instead of a read of every window.
 local function segment_drain_due(name, now_ms, keeps_snapshots)
   if keeps_snapshots then return true end
-  local due_ms = tonumber(redis.call('ZSCORE', sibling_key(KEYS[1], 'cfg', 'segdue'), name))
+  local due_ms = tonumber(redis.call('ZSCORE', keyspace.sibling_key(KEYS[1], 'cfg', 'segdue'), name))
   return due_ms ~= nil and due_ms <= now_ms
 end
 
@@ -128,29 +130,29 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
   local segs, segdue = segment_indexes(KEYS[1])
   local new_due_ms = nil
   local now_ms = tonumber(ARGV[2])
-  local confs = snapshot_confs(KEYS[1])
+  local confs = snapshot.snapshot_confs(KEYS[1])
   for _, name in ipairs(names) do
-    if not segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
+    if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
       drain_segment(first_key, window_count, name, now_ms, tonumber(ARGV[3]))
     end
-    segment_views(KEYS[1], name)
+    seg_views.segment_views(KEYS[1], name)
     local live_until, due_ms = 0, nil
     for w = 0, window_count - 1 do
       if covering[w] then
-        local period_sec, interval_sec, origin_sec = window_rule(5, w)
+        local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
         local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
         local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-        local slot_start = current_slot(at_sec, interval_sec, origin_sec)
+        local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
         if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
-          due_ms = math.min(due_ms or math.huge, slot_due_ms(slot_start, period_sec))
+          due_ms = math.min(due_ms or math.huge, slot_due.slot_due_ms(slot_start, period_sec))
         end
-        local score = add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount)
+        local score = window.add_amount(window.slot_key_of(slots_key, slot_start), top_key, item, amount)
         if take_back then
-          ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -amount)
+          actor_log.ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -amount)
         else
-          ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
+          actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
         end
-        view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+        seg_views.view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
         live_until = math.max(live_until, slot_start + period_sec)
       end
     end
@@ -176,10 +178,10 @@ local function every_window(first_key, window_count, now_ms)
   for w = 0, window_count - 1 do windows[#windows + 1] = { KEYS[first_key + 2 * w], KEYS[first_key + 1 + 2 * w], w } end
   local _, segdue = segment_indexes(KEYS[1])
   local names = redis.call('ZRANGE', segdue, 0, -1)
-  local keeps_snapshots = #names > 0 and snapshot_confs(KEYS[1]) ~= nil
+  local keeps_snapshots = #names > 0 and snapshot.snapshot_confs(KEYS[1]) ~= nil
   local budget = tonumber(ARGV[3])
   for _, name in ipairs(names) do
-    if not segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
+    if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
       budget = drain_segment(first_key, window_count, name, now_ms, math.max(budget, 0))
     end
     for w = 0, window_count - 1 do
@@ -195,7 +197,7 @@ end
 -- data remains (call again), else 0, and the earliest due time (unix ms) of a segment left, or nil.
 local function expire_segments(first_key, window_count, now_ms, budget, most)
   local segs, segdue = segment_indexes(KEYS[1])
-  local seghist = sibling_key(KEYS[1], 'cfg', 'seghist')
+  local seghist = keyspace.sibling_key(KEYS[1], 'cfg', 'seghist')
   redis.call('ZREMRANGEBYSCORE', segs, '-inf', math.floor(now_ms / 1000))
   redis.call('ZREMRANGEBYSCORE', seghist, '-inf', math.floor(now_ms / 1000))
   for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
@@ -266,18 +268,18 @@ end
 -- KEYS[first_key].
 function GROWTH.of_entry(first_key, window_count, covering, at_sec, item, actor, names)
   if actor == '' and #names == 0 then return end
-  local pair = actor .. ACTORS.SEP .. item
+  local pair = actor .. actor_log.ACTORS.SEP .. item
   for w = 0, window_count - 1 do
     if covering[w] then
-      local _, interval_sec, origin_sec = window_rule(5, w)
-      local slot_start = current_slot(at_sec, interval_sec, origin_sec)
+      local _, interval_sec, origin_sec = window.window_rule(5, w)
+      local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
       local slots_key = KEYS[first_key + 2 * w]
-      if actor ~= '' then GROWTH.actors = GROWTH.actors + GROWTH.new_field(ACTORS.slot_key(slots_key, slot_start), pair) end
+      if actor ~= '' then GROWTH.actors = GROWTH.actors + GROWTH.new_field(actor_log.ACTORS.slot_key(slots_key, slot_start), pair) end
       for _, name in ipairs(names) do
         local segment_slots = segment_window_key(slots_key, 'slots', name)
-        GROWTH.segments = GROWTH.segments + GROWTH.new_field(slot_key_of(segment_slots, slot_start), item)
+        GROWTH.segments = GROWTH.segments + GROWTH.new_field(window.slot_key_of(segment_slots, slot_start), item)
         if actor ~= '' then
-          GROWTH.actors = GROWTH.actors + GROWTH.new_field(ACTORS.slot_key(segment_slots, slot_start), pair)
+          GROWTH.actors = GROWTH.actors + GROWTH.new_field(actor_log.ACTORS.slot_key(segment_slots, slot_start), pair)
         end
       end
     end
@@ -299,3 +301,15 @@ end
 function GROWTH.counted(actor_allowance, segment_allowance)
   return actor_allowance >= 0 or segment_allowance >= 0
 end
+
+segmentation.segment_window_key = segment_window_key
+segmentation.segment_indexes = segment_indexes
+segmentation.segment_names = segment_names
+segmentation.earliest_due = earliest_due
+segmentation.segment_refusal = segment_refusal
+segmentation.drain_segment = drain_segment
+segmentation.segment_drain_due = segment_drain_due
+segmentation.segment_add = segment_add
+segmentation.expire_segments = expire_segments
+segmentation.segment_rows = segment_rows
+segmentation.GROWTH = GROWTH

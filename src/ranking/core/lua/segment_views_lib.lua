@@ -1,3 +1,5 @@
+-- module: seg_views
+-- requires: board_views, call_state
 -- segment_views_lib: the trending views of segments, a module of the ranking function library right
 -- after views_lib (and before actor_lib, which counts unique views through views_reading, and
 -- window_lib, which calls view_window_changed). A segment (segment_lib)
@@ -7,15 +9,18 @@
 -- A segment's views are registered (VIEWS.segments) on the first change of its windows in a call.
 -- KEYS: 0
 
+-- The running call's state (call_lib): the same tables for every call.
+local VIEWS = call_state.VIEWS
+
 -- The views of a segment by name (each the board's view over the segment's windows), registered
 -- once per call so that changes of the segment's windows in this call reach them. Call before
 -- changing its windows.
 local function segment_views(cfg_key, segment)
-  if not VIEWS.loaded then views_load(cfg_key, tonumber(ARGV[2])) end
+  if not VIEWS.loaded then board_views.views_load(cfg_key, tonumber(ARGV[2])) end
   local views = VIEWS.segments[segment]
   if not views then
     views = {}
-    local api = #VIEWS.list > 0 and views_api()
+    local api = #VIEWS.list > 0 and board_views.views_api()
     for _, view in ipairs(api and VIEWS.list or {}) do
       views[view.name] = api.segment_copy(cfg_key, view, segment)
       api.register(views[view.name])
@@ -33,12 +38,12 @@ end
 -- Unlinks the keys of the views of a segment that holds no data any more and forgets its views
 -- registered in this call: a later change registers them anew, from no state (a decay landmark).
 local function drop_segment_views(cfg_key, segment)
-  if not VIEWS.loaded then views_load(cfg_key, tonumber(ARGV[2])) end
+  if not VIEWS.loaded then board_views.views_load(cfg_key, tonumber(ARGV[2])) end
   for _, view in pairs(VIEWS.segments[segment] or {}) do
     VIEWS.by_top[view.source_top] = nil
     if view.baseline_top then VIEWS.by_top[view.baseline_top] = nil end
   end
-  for _, view in ipairs(VIEWS.list) do views_api().drop_keys(cfg_key, view.name .. '~' .. segment) end
+  for _, view in ipairs(VIEWS.list) do board_views.views_api().drop_keys(cfg_key, view.name .. '~' .. segment) end
   VIEWS.segments[segment] = nil
 end
 
@@ -51,7 +56,7 @@ end
 -- its first change in the call (whichever function drains, writes or retracts it): view_window_changed
 -- and actor_lib's unique counts both find them here.
 local function views_reading(top_key)
-  if not VIEWS.loaded then views_load(KEYS[1], tonumber(ARGV[2])) end
+  if not VIEWS.loaded then board_views.views_load(KEYS[1], tonumber(ARGV[2])) end
   if not VIEWS.by_top[top_key] and #VIEWS.list > 0 then
     local segment = segment_of_top(top_key)
     if segment and not VIEWS.segments[segment] then segment_views(KEYS[1], segment) end
@@ -63,5 +68,11 @@ end
 -- in the slot starting at `slot_start` to `sum`; `at_sec` is the event's time for a write, nil for
 -- expiry.
 local function view_window_changed(top_key, slot_start, item, delta, sum, at_sec)
-  if views_reading(top_key) then views_api().window_changed(top_key, slot_start, item, delta, sum, at_sec) end
+  if views_reading(top_key) then board_views.views_api().window_changed(top_key, slot_start, item, delta, sum, at_sec) end
 end
+
+seg_views.segment_views = segment_views
+seg_views.segment_seen = segment_seen
+seg_views.drop_segment_views = drop_segment_views
+seg_views.views_reading = views_reading
+seg_views.view_window_changed = view_window_changed

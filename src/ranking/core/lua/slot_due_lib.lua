@@ -1,7 +1,12 @@
+-- module: slot_due
+-- requires: call_state
 -- slot_due_lib: when a shard's windows next have a slot to expire, kept in its config so that a call
 -- asks Redis nothing more to learn that nothing expired; a module of the ranking function library (and
 -- of the ingest one), before window_lib, whose expiry and slot index use it.
 -- KEYS: 0
+
+-- The running call's state (call_lib): the same tables for every call.
+local CONFIG = call_state.CONFIG
 
 -- Due times (unix ms) feed the scheduler's due index: a slot starting at s (unix s) of a window of
 -- period P is expired once the current slot reaches s + P (expire_window's cutoff), so at (s + P) s; a
@@ -97,3 +102,13 @@ local function forget_indexed(slots_key)
   end
   redis.call('HDEL', cfg_key, 'indexedSec')
 end
+
+slot_due.slot_due_ms = slot_due_ms
+slot_due.nothing_due = nothing_due
+slot_due.settle_slot_due = settle_slot_due
+slot_due.index_slot = index_slot
+slot_due.slot_known = slot_known
+slot_due.index_unless_known = index_unless_known
+slot_due.note_indexed = note_indexed
+slot_due.forget_indexed = forget_indexed
+slot_due.NO_SLOT_DUE = NO_SLOT_DUE

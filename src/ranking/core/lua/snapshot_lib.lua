@@ -1,3 +1,5 @@
+-- module: snapshot
+-- requires: archive, call_state, keyspace, window
 -- snapshot_lib: a window's history (snapshots of its listing at slot boundaries), the previous ranks
 -- read from it, and the board's change version. Prepended after window_lib to every ranking script
 -- that expires or writes, so the first script to reach a new slot takes the snapshot before it
@@ -27,7 +29,7 @@ local SNAP_ZADD_ARGS = 1000
 
 -- name -> { keep, top } for the windows keeping snapshots, or nil when none does (one HGET).
 local function snapshot_confs(cfg_key)
-  local stored = config_field(cfg_key, 'snapshots')
+  local stored = call_state.config_field(cfg_key, 'snapshots')
   if not stored then return nil end
   local confs = {}
   for name, keep, top in string.gmatch(stored, '([^; ]+) (%d+) (%d+)') do
@@ -79,7 +81,7 @@ local function take_snapshot(base, top_key, at, conf, interval_sec)
   local rows, prev_args = {}, {}
   for i = 1, #page, 2 do
     if tonumber(page[i + 1]) <= 0 then break end
-    rows[#rows + 1] = SNAP_ROW .. page[i] .. SNAP_FIELD .. page[i + 1] .. SNAP_FIELD .. (#rows + 1)
+    rows[#rows + 1] = archive.SNAP_ROW .. page[i] .. archive.SNAP_FIELD .. page[i + 1] .. archive.SNAP_FIELD .. (#rows + 1)
     prev_args[#prev_args + 1] = page[i + 1]
     prev_args[#prev_args + 1] = page[i]
   end
@@ -110,8 +112,8 @@ end
 local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, create)
   local conf, segment = snapshot_conf_of(confs, cfg_key, slots_key)
   if not conf then return end
-  local current = current_slot(now_sec, interval_sec, origin_sec)
-  local base = sibling_key(slots_key, 'slots', '')
+  local current = window.current_slot(now_sec, interval_sec, origin_sec)
+  local base = keyspace.sibling_key(slots_key, 'slots', '')
   local mark = tonumber(segment and redis.call('GET', base .. 'mark') or redis.call('HGET', cfg_key, 'snapMark:' .. window_name_of(cfg_key, slots_key)))
   if mark and mark >= current then return end
   -- A segment's history starts with its first write or drain (`create`): a read of a segment without
@@ -124,7 +126,7 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
     local mark_sec = (conf.keep + SEGMENT_MARK_KEEP) * interval_sec
     marked = redis.pcall('SET', base .. 'mark', current, 'EX', mark_sec)
     if not (type(marked) == 'table' and marked.err) then
-      redis.call('ZADD', sibling_key(cfg_key, 'cfg', 'seghist'), 'GT', now_sec + mark_sec, segment)
+      redis.call('ZADD', keyspace.sibling_key(cfg_key, 'cfg', 'seghist'), 'GT', now_sec + mark_sec, segment)
     end
   else
     marked = redis.pcall('HSET', cfg_key, 'snapMark:' .. window_name_of(cfg_key, slots_key), current)
@@ -133,7 +135,7 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
   if not mark then return end
   if (origin_sec or 0) > 0 then
     -- A segment's archives expire `keep` periods after they close (segments come and go).
-    archive_begin(slots_key, mark, conf, segment and conf.keep * interval_sec or 0)
+    archive.archive_begin(slots_key, mark, conf, segment and conf.keep * interval_sec or 0)
   else
     take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec)
   end
@@ -145,7 +147,7 @@ local function cross_all(first_key, window_count, first_arg, now_sec)
   local confs = snapshot_confs(KEYS[1])
   if not confs then return nil end
   for w = 0, window_count - 1 do
-    local _, interval_sec, origin_sec = window_rule(first_arg, w)
+    local _, interval_sec, origin_sec = window.window_rule(first_arg, w)
     cross_boundary(KEYS[1], confs, KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, interval_sec, origin_sec)
   end
   return confs
@@ -174,10 +176,10 @@ end
 
 -- Competition rank of an item in the latest snapshot of the window of `top_key`, 0 when absent.
 local function previous_rank(top_key, item)
-  local prev = sibling_key(top_key, 'top', 'prev')
+  local prev = keyspace.sibling_key(top_key, 'top', 'prev')
   local score = redis.call('ZSCORE', prev, item)
   if not score then return 0 end
-  return redis.call('ZCOUNT', prev, above(tonumber(score)), '+inf') + 1
+  return redis.call('ZCOUNT', prev, window.above(tonumber(score)), '+inf') + 1
 end
 
 -- A listing reply { draining, position, higher, {}, marks, item_1, score_1, ... }: fills entry 4 with each
@@ -210,8 +212,8 @@ local function snapshot_due_ms(first_key, window_count, now_sec)
   for w = 0, window_count - 1 do
     local slots_key = KEYS[first_key + 2 * w]
     if snapshot_conf_of(confs, KEYS[1], slots_key) and redis.call('ZCARD', KEYS[first_key + 2 * w + 1]) > 0 then
-      local _, interval_sec, origin_sec = window_rule(5, w)
-      local ends = (current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000
+      local _, interval_sec, origin_sec = window.window_rule(5, w)
+      local ends = (window.current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000
       if due == nil or ends < due then due = ends end
     end
   end
@@ -229,11 +231,11 @@ end
 -- `now_sec`: its boundary and rows, or nil. A calendar window's archives (origin_sec > 0) are kept by
 -- count, not time.
 local function find_snapshot(slots_key, conf, interval_sec, now_sec, at, origin_sec)
-  local base = sibling_key(slots_key, 'slots', '')
+  local base = keyspace.sibling_key(slots_key, 'slots', '')
   local found = redis.call('ZRANGE', base .. 'snaps', at or '+inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1)
   if #found == 0 then return nil end
   local boundary = tonumber(found[1])
-  local expired = boundary <= current_slot(now_sec, interval_sec) - snapshot_lifetime_sec(conf, interval_sec)
+  local expired = boundary <= window.current_slot(now_sec, interval_sec) - snapshot_lifetime_sec(conf, interval_sec)
   if (origin_sec or 0) == 0 and expired then return nil end
 
   local rows = redis.call('GET', base .. 'snap:' .. boundary)
@@ -244,9 +246,9 @@ end
 -- The row starting at byte `at` (a SNAP_ROW): its score, its position (nil in a snapshot taken
 -- before positions were stored) and the byte after it.
 local function snapshot_row_at(rows, at)
-  local field = string.find(rows, SNAP_FIELD, at + 1, true)
-  local next_row = string.find(rows, SNAP_ROW, field + 1, true) or (#rows + 1)
-  local second = string.find(rows, SNAP_FIELD, field + 1, true)
+  local field = string.find(rows, archive.SNAP_FIELD, at + 1, true)
+  local next_row = string.find(rows, archive.SNAP_ROW, field + 1, true) or (#rows + 1)
+  local second = string.find(rows, archive.SNAP_FIELD, field + 1, true)
   if second and second < next_row then
     return tonumber(string.sub(rows, field + 1, second - 1)), tonumber(string.sub(rows, second + 1, next_row - 1)), next_row
   end
@@ -259,10 +261,10 @@ local function snapshot_row_count(rows)
   local last, from = nil, #rows
   while not last and from > 1 do
     from = math.max(1, from - 512)
-    last = string.find(rows, SNAP_ROW, from, true)
+    last = string.find(rows, archive.SNAP_ROW, from, true)
   end
   while last do
-    local following = string.find(rows, SNAP_ROW, last + 1, true)
+    local following = string.find(rows, archive.SNAP_ROW, last + 1, true)
     if not following then break end
     last = following
   end
@@ -279,7 +281,7 @@ local function snapshot_count_above(rows, score)
   -- Rows starting before `lo` score above; rows starting at or after `hi` do not; `lo` starts a row.
   local lo, hi = 1, #rows + 1
   while lo < hi do
-    local row = string.find(rows, SNAP_ROW, math.floor((lo + hi) / 2), true)
+    local row = string.find(rows, archive.SNAP_ROW, math.floor((lo + hi) / 2), true)
     if not row or row >= hi then row = lo end
     local listed, _, after = snapshot_row_at(rows, row)
     if listed > score then lo = after else hi = row end
@@ -291,12 +293,12 @@ local function snapshot_count_above(rows, score)
   else
     position = snapshot_row_count(rows)
   end
-  return position or select(2, string.gsub(string.sub(rows, 1, lo - 1), SNAP_ROW, ''))
+  return position or select(2, string.gsub(string.sub(rows, 1, lo - 1), archive.SNAP_ROW, ''))
 end
 
 -- An item's score in a snapshot's rows, or nil when it is not listed.
 local function snapshot_score(rows, item)
-  local at = string.find(rows, SNAP_ROW .. item .. SNAP_FIELD, 1, true)
+  local at = string.find(rows, archive.SNAP_ROW .. item .. archive.SNAP_FIELD, 1, true)
   if not at then return nil end
   return (snapshot_row_at(rows, at))
 end
@@ -304,14 +306,14 @@ end
 -- Unlinks a window's history (snapshots, index, previous listing) and forgets its slot mark, so a
 -- remade or reconfigured window starts its history afresh; the same for each segment's window.
 local function drop_snapshots(cfg_key, window_name)
-  local bases = { sibling_key(cfg_key, 'cfg', window_name .. ':') }
-  for _, segment in ipairs(redis.call('ZRANGE', sibling_key(cfg_key, 'cfg', 'seghist'), 0, -1)) do
-    bases[#bases + 1] = sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
+  local bases = { keyspace.sibling_key(cfg_key, 'cfg', window_name .. ':') }
+  for _, segment in ipairs(redis.call('ZRANGE', keyspace.sibling_key(cfg_key, 'cfg', 'seghist'), 0, -1)) do
+    bases[#bases + 1] = keyspace.sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
   end
   for _, base in ipairs(bases) do
     for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', 0, -1)) do redis.call('UNLINK', base .. 'snap:' .. at) end
     redis.call('UNLINK', base .. 'snaps', base .. 'prev', base .. 'mark')
-    drop_archives(base)
+    archive.drop_archives(base)
   end
   redis.call('HDEL', cfg_key, 'snapMark:' .. window_name)
 end
@@ -321,3 +323,24 @@ local function same_snapshots(a, b)
   if type(a) ~= 'table' or type(b) ~= 'table' then return type(a) ~= 'table' and type(b) ~= 'table' end
   return a.keep == b.keep and a.top == b.top
 end
+
+snapshot.snapshot_confs = snapshot_confs
+snapshot.store_snapshot_confs = store_snapshot_confs
+snapshot.window_name_of = window_name_of
+snapshot.snapshot_conf_of = snapshot_conf_of
+snapshot.snapshot_lifetime_sec = snapshot_lifetime_sec
+snapshot.cross_boundary = cross_boundary
+snapshot.cross_all = cross_all
+snapshot.cross_window = cross_window
+snapshot.snapshot_windows = snapshot_windows
+snapshot.previous_rank = previous_rank
+snapshot.add_previous_ranks = add_previous_ranks
+snapshot.bump_version = bump_version
+snapshot.snapshot_due_ms = snapshot_due_ms
+snapshot.with_snapshot_due = with_snapshot_due
+snapshot.find_snapshot = find_snapshot
+snapshot.snapshot_row_at = snapshot_row_at
+snapshot.snapshot_count_above = snapshot_count_above
+snapshot.snapshot_score = snapshot_score
+snapshot.drop_snapshots = drop_snapshots
+snapshot.same_snapshots = same_snapshots

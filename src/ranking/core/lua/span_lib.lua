@@ -1,3 +1,5 @@
+-- module: span
+-- requires: window
 -- span_lib: reads of a window's newest slots, summed per item in the script (read_span). Board
 -- order as everywhere: higher score first, equal scores in descending byte order of the item id.
 -- KEYS: 0
@@ -22,14 +24,14 @@ end
 -- Per item, the sum of the slots starting in (now's slot - span, now's slot], and the fields read;
 -- nil (and the fields the span holds) when they are more than `most_fields`.
 local function span_sums(slots_key, now_sec, interval_sec, span_sec, most_fields)
-  local current = current_slot(now_sec, interval_sec)
+  local current = window.current_slot(now_sec, interval_sec)
   local starts = redis.call('ZRANGE', slots_key, '(' .. (current - span_sec), current, 'BYSCORE')
   local fields = 0
-  for _, start in ipairs(starts) do fields = fields + redis.call('HLEN', slot_key_of(slots_key, start)) end
+  for _, start in ipairs(starts) do fields = fields + redis.call('HLEN', window.slot_key_of(slots_key, start)) end
   if fields > most_fields then return nil, fields end
   local sums = {}
   for _, start in ipairs(starts) do
-    local entries = redis.call('HGETALL', slot_key_of(slots_key, start))
+    local entries = redis.call('HGETALL', window.slot_key_of(slots_key, start))
     for i = 1, #entries, 2 do sums[entries[i]] = (sums[entries[i]] or 0) + tonumber(entries[i + 1]) end
   end
   return sums, fields
@@ -118,3 +120,9 @@ local function span_near(reply, sums, pivot, radius)
   for _, row in ipairs(after) do rows[#rows + 1] = row end
   return append_rows(reply, rows)
 end
+
+span.comes_before = comes_before
+span.span_sums = span_sums
+span.span_head = span_head
+span.span_count = span_count
+span.span_near = span_near

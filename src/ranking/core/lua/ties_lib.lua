@@ -1,3 +1,5 @@
+-- module: ties
+-- requires: call_state, keyspace
 -- ties_lib: the strict order of a `ties: first` board. Prepended before window_lib, whose results
 -- changes call tie_order_changed and whose ranks ask tie_rank first.
 -- KEYS: 0
@@ -17,6 +19,9 @@
 --   shard's (score, mark) is a binary search over the run of that score in the order zset (tie_ahead).
 -- Exact: scores are the results' own (integers, %.17g), seqs integers below 10^15 (a billion changes a
 -- day for 2 700 years), times below 10^13 ms (year 2286).
+
+-- The running call's state (call_lib): the same tables for every call.
+local CONFIG = call_state.CONFIG
 
 -- RUN_READ: members of a score's run tie_ahead reads in one call (a longer run: a binary search beyond).
 local TIE = { DIGITS = 15, MAX = 999999999999999, SHARDED_DIGITS = 30, MS_MAX = 9999999999999, RUN_READ = 32 }
@@ -48,7 +53,7 @@ end
 
 -- Whether the board of `top_key` has several shards (its marks then hold a time and the shard index).
 local function tie_sharded(top_key)
-  return tonumber(config_field(cfg_key_of_top(top_key), 'shards') or '1') > 1
+  return tonumber(call_state.config_field(cfg_key_of_top(top_key), 'shards') or '1') > 1
 end
 
 -- A new mark on the shard of config hash `cfg_key` (TIE: its format by the board's shard count).
@@ -66,7 +71,7 @@ end
 -- items of its score, after those that reached it before (nothing on a board of shared ties).
 local function tie_order_changed(top_key, item, score)
   if not ties_first(top_key) then return end
-  local order_key, marks_key = sibling_key(top_key, 'top', 'order'), sibling_key(top_key, 'top', 'marks')
+  local order_key, marks_key = keyspace.sibling_key(top_key, 'top', 'order'), keyspace.sibling_key(top_key, 'top', 'marks')
   local old = redis.call('HGET', marks_key, item)
   if old then redis.call('ZREM', order_key, old .. item) end
   if score > 0 then
@@ -82,7 +87,7 @@ end
 -- shared ties, or one shard: marks are compared across shards only).
 local function tie_mark_of(top_key, item)
   if not ties_first(top_key) or not tie_sharded(top_key) then return '' end
-  return redis.call('HGET', sibling_key(top_key, 'top', 'marks'), item) or ''
+  return redis.call('HGET', keyspace.sibling_key(top_key, 'top', 'marks'), item) or ''
 end
 
 -- Appends the item's mark in each window (results keys KEYS[first_top + 2w]) to a write's reply on a
@@ -101,7 +106,7 @@ end
 local function tie_ahead(top_key, score, mark)
   local exact = string.format('%.17g', score)
   if mark == '' then return redis.call('ZCOUNT', top_key, '(' .. exact, '+inf') end
-  local order_key = sibling_key(top_key, 'top', 'order')
+  local order_key = keyspace.sibling_key(top_key, 'top', 'order')
   local higher = redis.call('ZCOUNT', order_key, '(' .. exact, '+inf')
   local run = redis.call('ZRANGE', order_key, exact, exact, 'BYSCORE', 'REV', 'LIMIT', 0, TIE.RUN_READ)
   local low, high = 0, #run
@@ -118,9 +123,9 @@ end
 -- The item's 0-based place in the strict order (nil: not listed), or false on a board of shared ties.
 local function tie_position(top_key, item)
   if not ties_first(top_key) then return false end
-  local mark = redis.call('HGET', sibling_key(top_key, 'top', 'marks'), item)
+  local mark = redis.call('HGET', keyspace.sibling_key(top_key, 'top', 'marks'), item)
   if not mark then return nil end
-  return redis.call('ZREVRANK', sibling_key(top_key, 'top', 'order'), mark .. item)
+  return redis.call('ZREVRANK', keyspace.sibling_key(top_key, 'top', 'order'), mark .. item)
 end
 
 -- Strict rank of an item (0: not ranked), or nil on a board of shared ties.
@@ -134,7 +139,7 @@ end
 -- score, ...), or nil on a board of shared ties. On a sharded board each row's mark goes to `marks`.
 local function tie_page(top_key, first, last, marks)
   if not ties_first(top_key) then return nil end
-  local page = redis.call('ZREVRANGE', sibling_key(top_key, 'top', 'order'), first, last, 'WITHSCORES')
+  local page = redis.call('ZREVRANGE', keyspace.sibling_key(top_key, 'top', 'order'), first, last, 'WITHSCORES')
   local width = tie_sharded(top_key) and TIE.SHARDED_DIGITS or TIE.DIGITS
   for i = 1, #page, 2 do
     if width == TIE.SHARDED_DIGITS and marks then marks[#marks + 1] = string.sub(page[i], 1, width) end
@@ -147,3 +152,14 @@ end
 local function drop_tie_order(base)
   redis.call('UNLINK', base .. 'order', base .. 'marks')
 end
+
+ties.cfg_key_of_top = cfg_key_of_top
+ties.ties_first = ties_first
+ties.tie_order_changed = tie_order_changed
+ties.tie_mark_of = tie_mark_of
+ties.append_tie_marks = append_tie_marks
+ties.tie_ahead = tie_ahead
+ties.tie_position = tie_position
+ties.tie_rank = tie_rank
+ties.tie_page = tie_page
+ties.drop_tie_order = drop_tie_order

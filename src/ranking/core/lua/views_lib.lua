@@ -1,3 +1,5 @@
+-- module: board_views
+-- requires: call_state, keyspace
 -- views_lib: trending views (decay, hot, rising; unique, kept by actor_lib), a module of the ranking
 -- function library after keys_lib and call_lib (which holds VIEWS, the views of the running call) and
 -- before window_lib. A view is one more results zset of the board, kept by the same script call that
@@ -15,385 +17,377 @@
 -- which also holds view_window_changed, window_lib's hook).
 -- Scores cross to Redis as %.17g strings: Lua's own number-to-string conversion keeps 14 digits.
 
+-- The running call's state (call_lib): the same tables for every call.
+local VIEWS = call_state.VIEWS
+
 local function view_num(x)
   return string.format('%.17g', x)
 end
 
 local function view_key(cfg_key, view_name, suffix)
-  return sibling_key(cfg_key, 'cfg', view_name .. ':' .. suffix)
+  return keyspace.sibling_key(cfg_key, 'cfg', view_name .. ':' .. suffix)
 end
-
--- The views' code is built on first use after a FUNCTION LOAD, not by the library's top level: a
--- library that never meets a view never builds it, and boards without views, most calls, read none.
-local views_api
 
 -- A board without views (most calls) shares these empty tables: only load_views fills them, fresh.
 local NO_VIEWS = { by_top = {}, by_name = {}, list = {} }
 
+-- Defined below, after the functions it calls; reconcile calls it too.
+local views_load
+
+-- Decay is forward decay: the zset holds g = sum of amount * 2^((slot start - L) / halfLife) for a
+-- landmark L, and the value as of now is g * 2^((L - now) / halfLife) (one factor for every item, so
+-- the zset's order is the view's order). L is the start of the current epoch of rebaseHalfLives
+-- half-lives, so exponents stay within about +-(rebaseHalfLives + the window's half-lives) however
+-- long the board lives, far from overflow. When the epoch changes, every g is multiplied by
+-- 2^(old L - new L) / halfLife = 2^(-k * rebaseHalfLives): a power of two, so the rebase is exact and
+-- changes no order. L never moves back (an instance with a late clock keeps the newer landmark).
+-- Forward decay rather than log space: amounts may be negative (log space holds no sign), and adding
+-- and subtracting a slot's exact share is what lets expiry take out exactly what the slot put in.
+--
+-- The rebase is chunked, never one pass over the whole view: meta's `next` names the new landmark
+-- while members move, rebaseChunk per script call that loads the view, from <view>:top (old scale)
+-- to <view>:next (new scale); an item lives in exactly one of them, a write goes to the one holding
+-- it (new items to the new one), and a read merges the two (view_listing), so every answer stays
+-- exact while the rebase runs. The last chunk renames next to top and stores the new landmark.
+local function decay_finish(view)
+  if redis.call('EXISTS', view.next_top) == 1 then redis.call('RENAME', view.next_top, view.top) end
+  redis.call('HSET', view.meta, 'landmark', view.next_landmark)
+  redis.call('HDEL', view.meta, 'next')
+  view.landmark, view.next_landmark = view.next_landmark, nil
+end
+
+-- Moves up to `count` members of the old-scale zset to the new one (removing first: on a full Redis
+-- a script may grow memory only once it has written); finishes the rebase when none is left.
+local function decay_migrate(view, count)
+  local members = redis.call('ZRANGE', view.top, 0, count - 1, 'WITHSCORES')
+  local names = {}
+  for i = 1, #members, 2 do names[#names + 1] = members[i] end
+  if #names > 0 then redis.call('ZREM', view.top, unpack(names)) end
+  for i = 1, #members, 2 do
+    local g = tonumber(members[i + 1]) * view.factor
+    if g ~= 0 then redis.call('ZADD', view.next_top, view_num(g), members[i]) end
+  end
+  if #names < count then decay_finish(view) end
+end
+
+local function decay_rebase(view, now_sec)
+  local epoch_sec = view.halfLifeSec * view.rebaseHalfLives
+  local wanted = math.floor(now_sec / epoch_sec) * epoch_sec
+  local meta = redis.call('HMGET', view.meta, 'landmark', 'next')
+  local stored, next_landmark = tonumber(meta[1] or ''), tonumber(meta[2] or '')
+  if not stored then
+    redis.call('HSET', view.meta, 'landmark', wanted)
+    stored = wanted
+  elseif not next_landmark and wanted > stored then
+    next_landmark = wanted
+    redis.call('HSET', view.meta, 'next', wanted)
+  end
+  view.landmark, view.next_landmark = stored, next_landmark
+  if next_landmark then
+    view.factor = 2 ^ ((stored - next_landmark) / view.halfLifeSec)
+    -- Configs stored before rebaseChunk existed (wave 2) carry none: the same 256 as DECAY_REBASE_CHUNK.
+    decay_migrate(view, view.rebaseChunk or 256)
+  end
+end
+
+-- A view's keys and its windows' keys: the board's (segment nil) or a segment's.
+local function bind_view(cfg_key, view, segment)
+  local suffix = segment and ('~' .. segment) or ''
+  local own = view.name .. suffix
+  view.top = view_key(cfg_key, own, 'top')
+  view.items = view_key(cfg_key, own, 'items')
+  view.meta = view_key(cfg_key, own, 'meta')
+  view.next_top = view_key(cfg_key, own, 'next')
+  view.source_top = keyspace.sibling_key(cfg_key, 'cfg', view.window .. suffix .. ':top')
+  view.source_slots = keyspace.sibling_key(cfg_key, 'cfg', view.window .. suffix .. ':slots')
+  if view.baseline then view.baseline_top = keyspace.sibling_key(cfg_key, 'cfg', view.baseline .. suffix .. ':top') end
+end
+
+-- Tells the view about changes of its windows (view_window_changed) and brings a decay view to now.
+local function register(view)
+  for _, top in ipairs({ view.source_top, view.baseline_top }) do
+    VIEWS.by_top[top] = VIEWS.by_top[top] or {}
+    table.insert(VIEWS.by_top[top], view)
+  end
+  if view.mode == 'decay' then decay_rebase(view, VIEWS.now_sec) end
+end
+
+-- views_load, once it found views.
+local function load_views(cfg_key, json)
+  for _, view in ipairs(cjson.decode(json)) do
+    bind_view(cfg_key, view, nil)
+    VIEWS.list[#VIEWS.list + 1] = view
+    VIEWS.by_name[view.name] = view
+    register(view)
+  end
+end
+
+-- A copy of the board's view `view` over the windows of `segment`.
+local function segment_copy(cfg_key, view, segment)
+  local copy = {}
+  for field, value in pairs(view) do copy[field] = value end
+  copy.landmark, copy.next_landmark, copy.factor = nil, nil, nil
+  bind_view(cfg_key, copy, segment)
+  return copy
+end
+
+local function decay_add(view, item, slot_start, delta)
+  local top, landmark = view.top, view.landmark
+  -- While a rebase runs, an item not yet moved stays at the old scale; the others are at the new one.
+  if view.next_landmark and not redis.call('ZSCORE', view.top, item) then
+    top, landmark = view.next_top, view.next_landmark
+  end
+  local added = delta * 2 ^ ((slot_start - landmark) / view.halfLifeSec)
+  local g = tonumber(redis.call('ZINCRBY', top, view_num(added), item))
+  -- What is left once an item's last slot is taken out is rounding only (older slots weigh less than
+  -- newer ones, so a real remainder is never this small next to what was just added or taken).
+  if math.abs(g) <= view.zeroTolerance * math.abs(added) then redis.call('ZREM', top, item) end
+end
+
+-- A decay view under a chunked rebase, read as one listing at the new scale: its two zsets merged
+-- (their scales differ by an exact power of two, so nothing is rounded). Pages deeper than
+-- max_depth answer nil: the caller drains more of the rebase first (like an expired slot).
+local function merged_listing(view, max_depth)
+  local factor = view.factor
+  local listing = {}
+  function listing.score(item)
+    local score = redis.call('ZSCORE', view.next_top, item)
+    if score then return score end
+    score = redis.call('ZSCORE', view.top, item)
+    return score and view_num(tonumber(score) * factor) or nil
+  end
+  function listing.count(lowest)
+    local old_lowest = lowest
+    if lowest ~= '-inf' and lowest ~= '(0' then old_lowest = '(' .. view_num(tonumber(lowest:sub(2)) / factor) end
+    return redis.call('ZCOUNT', view.next_top, lowest, '+inf') + redis.call('ZCOUNT', view.top, old_lowest, '+inf')
+  end
+  function listing.page(offset, limit)
+    local depth = offset + limit
+    if depth > max_depth then return nil end
+    local new = redis.call('ZREVRANGE', view.next_top, 0, depth - 1, 'WITHSCORES')
+    local old = redis.call('ZREVRANGE', view.top, 0, depth - 1, 'WITHSCORES')
+    local rows, i, j = {}, 1, 1
+    while #rows < 2 * depth and (i <= #new or j <= #old) do
+      local old_score = j <= #old and tonumber(old[j + 1]) * factor
+      local take_new = i <= #new
+        and (not old_score or tonumber(new[i + 1]) > old_score
+          or (tonumber(new[i + 1]) == old_score and new[i] > old[j]))
+      if take_new then
+        rows[#rows + 1], rows[#rows + 2], i = new[i], new[i + 1], i + 2
+      else
+        rows[#rows + 1], rows[#rows + 2], j = old[j], view_num(old_score), j + 2
+      end
+    end
+    local page = {}
+    for k = 2 * offset + 1, #rows do page[#page + 1] = rows[k] end
+    return page
+  end
+  -- 0-based position of a listed item in the merged order (ties in descending byte order of id), or
+  -- nil when it has more ties than max_depth (the caller drains more of the rebase first).
+  function listing.position(item, score)
+    local above_count = listing.count('(' .. score)
+    local tied_before = 0
+    for _, pair in ipairs({ { view.next_top, score }, { view.top, view_num(tonumber(score) / factor) } }) do
+      local tied = redis.call('ZRANGE', pair[1], pair[2], pair[2], 'BYSCORE', 'LIMIT', 0, max_depth)
+      if #tied >= max_depth then return nil end
+      for _, other in ipairs(tied) do
+        if other > item then tied_before = tied_before + 1 end
+      end
+    end
+    return above_count + tied_before
+  end
+  return listing
+end
+
+-- One zset read as a listing (every view but a decay view under a rebase).
+local function zset_listing(top)
+  return {
+    score = function(item) return redis.call('ZSCORE', top, item) end,
+    count = function(lowest) return redis.call('ZCOUNT', top, lowest, '+inf') end,
+    page = function(offset, limit) return redis.call('ZREVRANGE', top, offset, offset + limit - 1, 'WITHSCORES') end,
+    position = function(item) return redis.call('ZREVRANK', top, item) end,
+  }
+end
+
+-- The listing a read answers from, and the landmark its decay scores are relative to.
+local function listing_of(view, max_depth)
+  if view.next_landmark then return merged_listing(view, max_depth), view.next_landmark end
+  return zset_listing(view.top), view.landmark or 0
+end
+
+-- hot: sign(s) * log10(max(|s|, 1)) + (firstSeen - epoch) / tau, s the item's sum in the window. An
+-- item is listed while s > 0; its firstSeen (the earliest event time seen) is kept while s != 0 and
+-- forgotten when its sum in the window returns to 0.
+local function hot_score(sum, first_seen_sec, view)
+  local sign = sum > 0 and 1 or (sum < 0 and -1 or 0)
+  return sign * math.log10(math.max(math.abs(sum), 1)) + (first_seen_sec - view.epochSec) / view.tauSec
+end
+
+local function hot_update(view, item, sum, at_sec)
+  if sum == 0 then
+    redis.call('HDEL', view.items, item)
+    redis.call('ZREM', view.top, item)
+    return
+  end
+  local first = tonumber(redis.call('HGET', view.items, item) or '')
+  -- Only an event's own time moves firstSeen back: a change without one (an unlike, an expiry) keeps
+  -- it, and sets it to now only when the item has none.
+  local seen = at_sec or (not first and VIEWS.now_sec) or nil
+  if seen and (not first or seen < first) then
+    first = seen
+    redis.call('HSET', view.items, item, view_num(first))
+  end
+  if sum > 0 then
+    redis.call('ZADD', view.top, view_num(hot_score(sum, first, view)), item)
+  else
+    redis.call('ZREM', view.top, item)
+  end
+end
+
+-- rising: observed o (sum in the short window), expected e = baseline sum scaled to the short window's
+-- period. No baseline yet (nothing in the baseline beyond what the short window holds) floors e at 1.
+-- Listed with (o - e)^2 / e when o > e and o >= minCount.
+local function rising_score(observed, baseline, view)
+  local expected = baseline * view.windowPeriodSec / view.baselinePeriodSec
+  if baseline - observed <= 0 then expected = math.max(expected, 1) end
+  if observed < view.minCount or observed <= expected or expected <= 0 then return nil end
+  return (observed - expected) ^ 2 / expected
+end
+
+local function rising_update(view, item)
+  local observed = tonumber(redis.call('ZSCORE', view.source_top, item) or '0')
+  local baseline = tonumber(redis.call('ZSCORE', view.baseline_top, item) or '0')
+  local score = rising_score(observed, baseline, view)
+  if score then
+    if redis.call('ZADD', view.top, view_num(score), item) == 1 then
+      redis.call('HSET', view.items, item, VIEWS.now_sec)
+    end
+  elseif redis.call('ZREM', view.top, item) == 1 then
+    redis.call('HDEL', view.items, item)
+  end
+end
+
+-- view_window_changed's work for the views reading `top_key` (loaded: see below).
+local function window_changed(top_key, slot_start, item, delta, sum, at_sec)
+  for _, view in ipairs(VIEWS.by_top[top_key]) do
+    if view.mode == 'decay' then
+      decay_add(view, item, slot_start, delta)
+    elseif view.mode == 'hot' then
+      hot_update(view, item, sum, at_sec)
+    elseif view.mode == 'rising' then
+      rising_update(view, item)
+    end
+  end
+end
+
+-- Unlinks the keys of one view of the board (or, named "<view>~<segment>", of a segment).
+local function drop_keys(cfg_key, own_name)
+  redis.call('UNLINK', view_key(cfg_key, own_name, 'top'), view_key(cfg_key, own_name, 'items'),
+    view_key(cfg_key, own_name, 'meta'), view_key(cfg_key, own_name, 'next'))
+end
+
+-- The shard's segments that may hold data (segment_lib's "<tag>:segdue").
+local function segments_held(cfg_key)
+  return redis.call('ZRANGE', keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)
+end
+
+-- Unlinks every key of one view: the board's and every segment's.
+local function drop(cfg_key, view_name)
+  drop_keys(cfg_key, view_name)
+  for _, segment in ipairs(segments_held(cfg_key)) do drop_keys(cfg_key, view_name .. '~' .. segment) end
+end
+
+-- Builds a view (new, changed, or whose window was remade) from its windows' slots as they are: decay
+-- and hot take each slot oldest first (hot's firstSeen is then the start of the item's oldest slot),
+-- rising every item of its two windows. Costs one pass over the window's data, once per change.
+local function build_view(cfg_key, view)
+  if view.mode == 'unique' then
+    -- One per (actor, item) pair the window holds (actor_lib keeps them as its slots change);
+    -- view.source_slots: the board's window or, for a segment's copy, the segment's.
+    for _, pair in ipairs(redis.call('HKEYS', keyspace.sibling_key(view.source_slots, 'slots', 'pairs'))) do
+      redis.call('ZINCRBY', view.top, 1, string.match(pair, '^[^\31]*\31(.*)$'))
+    end
+    return
+  end
+  if view.mode == 'rising' then
+    local seen = {}
+    for _, top in ipairs({ view.source_top, view.baseline_top }) do
+      for _, item in ipairs(redis.call('ZRANGE', top, 0, -1)) do
+        if not seen[item] then
+          seen[item] = true
+          rising_update(view, item)
+        end
+      end
+    end
+    return
+  end
+  local slots_key = view.source_slots
+  for _, start in ipairs(redis.call('ZRANGE', slots_key, 0, -1)) do
+    local entries = redis.call('HGETALL', keyspace.sibling_key(slots_key, 'slots', 'slot:' .. start))
+    for i = 1, #entries, 2 do
+      local item, amount = entries[i], tonumber(entries[i + 1])
+      if view.mode == 'decay' then
+        decay_add(view, item, tonumber(start), amount)
+      else
+        hot_update(view, item, tonumber(redis.call('ZSCORE', view.source_top, item) or '0'), tonumber(start))
+      end
+    end
+  end
+end
+
+-- Rebuilds one view (the board's or a segment's copy) from its windows as they are.
+local function rebuild(cfg_key, own_name, view)
+  drop_keys(cfg_key, own_name)
+  if view.mode == 'decay' then decay_rebase(view, VIEWS.now_sec) end
+  build_view(cfg_key, view)
+end
+
+-- After a config change (board_put, shard_sync): drops the data of views that are gone, and rebuilds
+-- views that are new, whose definition changed, or whose window lost its data (`dropped_windows`: set
+-- of window names). `old_json`: the views stored before (or nil); the new ones are stored already.
+local function reconcile(cfg_key, old_json, dropped_windows, now_ms)
+  local old = {}
+  if old_json then
+    for _, view in ipairs(cjson.decode(old_json)) do old[view.name] = view end
+  end
+  views_load(cfg_key, now_ms)
+  for _, view in ipairs(VIEWS.list) do
+    local before = old[view.name]
+    old[view.name] = nil
+    local stale = dropped_windows[view.window] or (view.baseline and dropped_windows[view.baseline])
+    if before == nil or before.spec ~= view.spec or stale then
+      rebuild(cfg_key, view.name, view)
+      for _, segment in ipairs(segments_held(cfg_key)) do
+        rebuild(cfg_key, view.name .. '~' .. segment, segment_copy(cfg_key, view, segment))
+      end
+    end
+  end
+  for name, _ in pairs(old) do drop(cfg_key, name) end
+end
+
+local API = { load_views = load_views, window_changed = window_changed, drop = drop, reconcile = reconcile,
+  listing_of = listing_of, segment_copy = segment_copy, register = register, drop_keys = drop_keys }
+
+-- The views' functions other modules call (segment_views_lib, board_drop_step) by name.
+local function views_api()
+  return API
+end
+
 -- Reads the board shard's views (and rebases decay views to now). Every script that changes a window
 -- or reads a view calls it once, before the first change; view_window_changed calls it when needed.
 -- VIEWS.segments is the call's own: a segment's first change in a call writes it, views or none.
-local function views_load(cfg_key, now_ms)
+function views_load(cfg_key, now_ms)
   VIEWS.loaded, VIEWS.segments, VIEWS.now_sec = true, {}, math.floor(now_ms / 1000)
-  local json = config_field(cfg_key, 'views')
+  local json = call_state.config_field(cfg_key, 'views')
   if not json then
     VIEWS.by_top, VIEWS.by_name, VIEWS.list = NO_VIEWS.by_top, NO_VIEWS.by_name, NO_VIEWS.list
     return
   end
   VIEWS.by_top, VIEWS.by_name, VIEWS.list = {}, {}, {}
-  views_api().load_views(cfg_key, json)
+  load_views(cfg_key, json)
 end
 
-local API = nil
-views_api = function()
-  if API then return API end
-  -- Decay is forward decay: the zset holds g = sum of amount * 2^((slot start - L) / halfLife) for a
-  -- landmark L, and the value as of now is g * 2^((L - now) / halfLife) (one factor for every item, so
-  -- the zset's order is the view's order). L is the start of the current epoch of rebaseHalfLives
-  -- half-lives, so exponents stay within about +-(rebaseHalfLives + the window's half-lives) however
-  -- long the board lives, far from overflow. When the epoch changes, every g is multiplied by
-  -- 2^(old L - new L) / halfLife = 2^(-k * rebaseHalfLives): a power of two, so the rebase is exact and
-  -- changes no order. L never moves back (an instance with a late clock keeps the newer landmark).
-  -- Forward decay rather than log space: amounts may be negative (log space holds no sign), and adding
-  -- and subtracting a slot's exact share is what lets expiry take out exactly what the slot put in.
-  --
-  -- The rebase is chunked, never one pass over the whole view: meta's `next` names the new landmark
-  -- while members move, rebaseChunk per script call that loads the view, from <view>:top (old scale)
-  -- to <view>:next (new scale); an item lives in exactly one of them, a write goes to the one holding
-  -- it (new items to the new one), and a read merges the two (view_listing), so every answer stays
-  -- exact while the rebase runs. The last chunk renames next to top and stores the new landmark.
-  local function decay_finish(view)
-    if redis.call('EXISTS', view.next_top) == 1 then redis.call('RENAME', view.next_top, view.top) end
-    redis.call('HSET', view.meta, 'landmark', view.next_landmark)
-    redis.call('HDEL', view.meta, 'next')
-    view.landmark, view.next_landmark = view.next_landmark, nil
-  end
-
-  -- Moves up to `count` members of the old-scale zset to the new one (removing first: on a full Redis
-  -- a script may grow memory only once it has written); finishes the rebase when none is left.
-  local function decay_migrate(view, count)
-    local members = redis.call('ZRANGE', view.top, 0, count - 1, 'WITHSCORES')
-    local names = {}
-    for i = 1, #members, 2 do names[#names + 1] = members[i] end
-    if #names > 0 then redis.call('ZREM', view.top, unpack(names)) end
-    for i = 1, #members, 2 do
-      local g = tonumber(members[i + 1]) * view.factor
-      if g ~= 0 then redis.call('ZADD', view.next_top, view_num(g), members[i]) end
-    end
-    if #names < count then decay_finish(view) end
-  end
-
-  local function decay_rebase(view, now_sec)
-    local epoch_sec = view.halfLifeSec * view.rebaseHalfLives
-    local wanted = math.floor(now_sec / epoch_sec) * epoch_sec
-    local meta = redis.call('HMGET', view.meta, 'landmark', 'next')
-    local stored, next_landmark = tonumber(meta[1] or ''), tonumber(meta[2] or '')
-    if not stored then
-      redis.call('HSET', view.meta, 'landmark', wanted)
-      stored = wanted
-    elseif not next_landmark and wanted > stored then
-      next_landmark = wanted
-      redis.call('HSET', view.meta, 'next', wanted)
-    end
-    view.landmark, view.next_landmark = stored, next_landmark
-    if next_landmark then
-      view.factor = 2 ^ ((stored - next_landmark) / view.halfLifeSec)
-      -- Configs stored before rebaseChunk existed (wave 2) carry none: the same 256 as DECAY_REBASE_CHUNK.
-      decay_migrate(view, view.rebaseChunk or 256)
-    end
-  end
-
-  -- A view's keys and its windows' keys: the board's (segment nil) or a segment's.
-  local function bind_view(cfg_key, view, segment)
-    local suffix = segment and ('~' .. segment) or ''
-    local own = view.name .. suffix
-    view.top = view_key(cfg_key, own, 'top')
-    view.items = view_key(cfg_key, own, 'items')
-    view.meta = view_key(cfg_key, own, 'meta')
-    view.next_top = view_key(cfg_key, own, 'next')
-    view.source_top = sibling_key(cfg_key, 'cfg', view.window .. suffix .. ':top')
-    view.source_slots = sibling_key(cfg_key, 'cfg', view.window .. suffix .. ':slots')
-    if view.baseline then view.baseline_top = sibling_key(cfg_key, 'cfg', view.baseline .. suffix .. ':top') end
-  end
-
-  -- Tells the view about changes of its windows (view_window_changed) and brings a decay view to now.
-  local function register(view)
-    for _, top in ipairs({ view.source_top, view.baseline_top }) do
-      VIEWS.by_top[top] = VIEWS.by_top[top] or {}
-      table.insert(VIEWS.by_top[top], view)
-    end
-    if view.mode == 'decay' then decay_rebase(view, VIEWS.now_sec) end
-  end
-
-  -- views_load, once it found views.
-  local function load_views(cfg_key, json)
-    for _, view in ipairs(cjson.decode(json)) do
-      bind_view(cfg_key, view, nil)
-      VIEWS.list[#VIEWS.list + 1] = view
-      VIEWS.by_name[view.name] = view
-      register(view)
-    end
-  end
-
-  -- A copy of the board's view `view` over the windows of `segment`.
-  local function segment_copy(cfg_key, view, segment)
-    local copy = {}
-    for field, value in pairs(view) do copy[field] = value end
-    copy.landmark, copy.next_landmark, copy.factor = nil, nil, nil
-    bind_view(cfg_key, copy, segment)
-    return copy
-  end
-
-  local function decay_add(view, item, slot_start, delta)
-    local top, landmark = view.top, view.landmark
-    -- While a rebase runs, an item not yet moved stays at the old scale; the others are at the new one.
-    if view.next_landmark and not redis.call('ZSCORE', view.top, item) then
-      top, landmark = view.next_top, view.next_landmark
-    end
-    local added = delta * 2 ^ ((slot_start - landmark) / view.halfLifeSec)
-    local g = tonumber(redis.call('ZINCRBY', top, view_num(added), item))
-    -- What is left once an item's last slot is taken out is rounding only (older slots weigh less than
-    -- newer ones, so a real remainder is never this small next to what was just added or taken).
-    if math.abs(g) <= view.zeroTolerance * math.abs(added) then redis.call('ZREM', top, item) end
-  end
-
-  -- A decay view under a chunked rebase, read as one listing at the new scale: its two zsets merged
-  -- (their scales differ by an exact power of two, so nothing is rounded). Pages deeper than
-  -- max_depth answer nil: the caller drains more of the rebase first (like an expired slot).
-  local function merged_listing(view, max_depth)
-    local factor = view.factor
-    local listing = {}
-    function listing.score(item)
-      local score = redis.call('ZSCORE', view.next_top, item)
-      if score then return score end
-      score = redis.call('ZSCORE', view.top, item)
-      return score and view_num(tonumber(score) * factor) or nil
-    end
-    function listing.count(lowest)
-      local old_lowest = lowest
-      if lowest ~= '-inf' and lowest ~= '(0' then old_lowest = '(' .. view_num(tonumber(lowest:sub(2)) / factor) end
-      return redis.call('ZCOUNT', view.next_top, lowest, '+inf') + redis.call('ZCOUNT', view.top, old_lowest, '+inf')
-    end
-    function listing.page(offset, limit)
-      local depth = offset + limit
-      if depth > max_depth then return nil end
-      local new = redis.call('ZREVRANGE', view.next_top, 0, depth - 1, 'WITHSCORES')
-      local old = redis.call('ZREVRANGE', view.top, 0, depth - 1, 'WITHSCORES')
-      local rows, i, j = {}, 1, 1
-      while #rows < 2 * depth and (i <= #new or j <= #old) do
-        local old_score = j <= #old and tonumber(old[j + 1]) * factor
-        local take_new = i <= #new
-          and (not old_score or tonumber(new[i + 1]) > old_score
-            or (tonumber(new[i + 1]) == old_score and new[i] > old[j]))
-        if take_new then
-          rows[#rows + 1], rows[#rows + 2], i = new[i], new[i + 1], i + 2
-        else
-          rows[#rows + 1], rows[#rows + 2], j = old[j], view_num(old_score), j + 2
-        end
-      end
-      local page = {}
-      for k = 2 * offset + 1, #rows do page[#page + 1] = rows[k] end
-      return page
-    end
-    -- 0-based position of a listed item in the merged order (ties in descending byte order of id), or
-    -- nil when it has more ties than max_depth (the caller drains more of the rebase first).
-    function listing.position(item, score)
-      local above_count = listing.count('(' .. score)
-      local tied_before = 0
-      for _, pair in ipairs({ { view.next_top, score }, { view.top, view_num(tonumber(score) / factor) } }) do
-        local tied = redis.call('ZRANGE', pair[1], pair[2], pair[2], 'BYSCORE', 'LIMIT', 0, max_depth)
-        if #tied >= max_depth then return nil end
-        for _, other in ipairs(tied) do
-          if other > item then tied_before = tied_before + 1 end
-        end
-      end
-      return above_count + tied_before
-    end
-    return listing
-  end
-
-  -- One zset read as a listing (every view but a decay view under a rebase).
-  local function zset_listing(top)
-    return {
-      score = function(item) return redis.call('ZSCORE', top, item) end,
-      count = function(lowest) return redis.call('ZCOUNT', top, lowest, '+inf') end,
-      page = function(offset, limit) return redis.call('ZREVRANGE', top, offset, offset + limit - 1, 'WITHSCORES') end,
-      position = function(item) return redis.call('ZREVRANK', top, item) end,
-    }
-  end
-
-  -- The listing a read answers from, and the landmark its decay scores are relative to.
-  local function listing_of(view, max_depth)
-    if view.next_landmark then return merged_listing(view, max_depth), view.next_landmark end
-    return zset_listing(view.top), view.landmark or 0
-  end
-
-  -- hot: sign(s) * log10(max(|s|, 1)) + (firstSeen - epoch) / tau, s the item's sum in the window. An
-  -- item is listed while s > 0; its firstSeen (the earliest event time seen) is kept while s != 0 and
-  -- forgotten when its sum in the window returns to 0.
-  local function hot_score(sum, first_seen_sec, view)
-    local sign = sum > 0 and 1 or (sum < 0 and -1 or 0)
-    return sign * math.log10(math.max(math.abs(sum), 1)) + (first_seen_sec - view.epochSec) / view.tauSec
-  end
-
-  local function hot_update(view, item, sum, at_sec)
-    if sum == 0 then
-      redis.call('HDEL', view.items, item)
-      redis.call('ZREM', view.top, item)
-      return
-    end
-    local first = tonumber(redis.call('HGET', view.items, item) or '')
-    -- Only an event's own time moves firstSeen back: a change without one (an unlike, an expiry) keeps
-    -- it, and sets it to now only when the item has none.
-    local seen = at_sec or (not first and VIEWS.now_sec) or nil
-    if seen and (not first or seen < first) then
-      first = seen
-      redis.call('HSET', view.items, item, view_num(first))
-    end
-    if sum > 0 then
-      redis.call('ZADD', view.top, view_num(hot_score(sum, first, view)), item)
-    else
-      redis.call('ZREM', view.top, item)
-    end
-  end
-
-  -- rising: observed o (sum in the short window), expected e = baseline sum scaled to the short window's
-  -- period. No baseline yet (nothing in the baseline beyond what the short window holds) floors e at 1.
-  -- Listed with (o - e)^2 / e when o > e and o >= minCount.
-  local function rising_score(observed, baseline, view)
-    local expected = baseline * view.windowPeriodSec / view.baselinePeriodSec
-    if baseline - observed <= 0 then expected = math.max(expected, 1) end
-    if observed < view.minCount or observed <= expected or expected <= 0 then return nil end
-    return (observed - expected) ^ 2 / expected
-  end
-
-  local function rising_update(view, item)
-    local observed = tonumber(redis.call('ZSCORE', view.source_top, item) or '0')
-    local baseline = tonumber(redis.call('ZSCORE', view.baseline_top, item) or '0')
-    local score = rising_score(observed, baseline, view)
-    if score then
-      if redis.call('ZADD', view.top, view_num(score), item) == 1 then
-        redis.call('HSET', view.items, item, VIEWS.now_sec)
-      end
-    elseif redis.call('ZREM', view.top, item) == 1 then
-      redis.call('HDEL', view.items, item)
-    end
-  end
-
-  -- view_window_changed's work for the views reading `top_key` (loaded: see below).
-  local function window_changed(top_key, slot_start, item, delta, sum, at_sec)
-    for _, view in ipairs(VIEWS.by_top[top_key]) do
-      if view.mode == 'decay' then
-        decay_add(view, item, slot_start, delta)
-      elseif view.mode == 'hot' then
-        hot_update(view, item, sum, at_sec)
-      elseif view.mode == 'rising' then
-        rising_update(view, item)
-      end
-    end
-  end
-
-  -- Unlinks the keys of one view of the board (or, named "<view>~<segment>", of a segment).
-  local function drop_keys(cfg_key, own_name)
-    redis.call('UNLINK', view_key(cfg_key, own_name, 'top'), view_key(cfg_key, own_name, 'items'),
-      view_key(cfg_key, own_name, 'meta'), view_key(cfg_key, own_name, 'next'))
-  end
-
-  -- The shard's segments that may hold data (segment_lib's "<tag>:segdue").
-  local function segments_held(cfg_key)
-    return redis.call('ZRANGE', sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)
-  end
-
-  -- Unlinks every key of one view: the board's and every segment's.
-  local function drop(cfg_key, view_name)
-    drop_keys(cfg_key, view_name)
-    for _, segment in ipairs(segments_held(cfg_key)) do drop_keys(cfg_key, view_name .. '~' .. segment) end
-  end
-
-  -- Builds a view (new, changed, or whose window was remade) from its windows' slots as they are: decay
-  -- and hot take each slot oldest first (hot's firstSeen is then the start of the item's oldest slot),
-  -- rising every item of its two windows. Costs one pass over the window's data, once per change.
-  local function build_view(cfg_key, view)
-    if view.mode == 'unique' then
-      -- One per (actor, item) pair the window holds (actor_lib keeps them as its slots change);
-      -- view.source_slots: the board's window or, for a segment's copy, the segment's.
-      for _, pair in ipairs(redis.call('HKEYS', sibling_key(view.source_slots, 'slots', 'pairs'))) do
-        redis.call('ZINCRBY', view.top, 1, string.match(pair, '^[^\31]*\31(.*)$'))
-      end
-      return
-    end
-    if view.mode == 'rising' then
-      local seen = {}
-      for _, top in ipairs({ view.source_top, view.baseline_top }) do
-        for _, item in ipairs(redis.call('ZRANGE', top, 0, -1)) do
-          if not seen[item] then
-            seen[item] = true
-            rising_update(view, item)
-          end
-        end
-      end
-      return
-    end
-    local slots_key = view.source_slots
-    for _, start in ipairs(redis.call('ZRANGE', slots_key, 0, -1)) do
-      local entries = redis.call('HGETALL', sibling_key(slots_key, 'slots', 'slot:' .. start))
-      for i = 1, #entries, 2 do
-        local item, amount = entries[i], tonumber(entries[i + 1])
-        if view.mode == 'decay' then
-          decay_add(view, item, tonumber(start), amount)
-        else
-          hot_update(view, item, tonumber(redis.call('ZSCORE', view.source_top, item) or '0'), tonumber(start))
-        end
-      end
-    end
-  end
-
-  -- Rebuilds one view (the board's or a segment's copy) from its windows as they are.
-  local function rebuild(cfg_key, own_name, view)
-    drop_keys(cfg_key, own_name)
-    if view.mode == 'decay' then decay_rebase(view, VIEWS.now_sec) end
-    build_view(cfg_key, view)
-  end
-
-  -- After a config change (board_put, shard_sync): drops the data of views that are gone, and rebuilds
-  -- views that are new, whose definition changed, or whose window lost its data (`dropped_windows`: set
-  -- of window names). `old_json`: the views stored before (or nil); the new ones are stored already.
-  local function reconcile(cfg_key, old_json, dropped_windows, now_ms)
-    local old = {}
-    if old_json then
-      for _, view in ipairs(cjson.decode(old_json)) do old[view.name] = view end
-    end
-    views_load(cfg_key, now_ms)
-    for _, view in ipairs(VIEWS.list) do
-      local before = old[view.name]
-      old[view.name] = nil
-      local stale = dropped_windows[view.window] or (view.baseline and dropped_windows[view.baseline])
-      if before == nil or before.spec ~= view.spec or stale then
-        rebuild(cfg_key, view.name, view)
-        for _, segment in ipairs(segments_held(cfg_key)) do
-          rebuild(cfg_key, view.name .. '~' .. segment, segment_copy(cfg_key, view, segment))
-        end
-      end
-    end
-    for name, _ in pairs(old) do drop(cfg_key, name) end
-  end
-  API = { load_views = load_views, window_changed = window_changed, drop = drop, reconcile = reconcile,
-    listing_of = listing_of, segment_copy = segment_copy, register = register, drop_keys = drop_keys }
-  return API
-end
-
--- See listing_of above.
-local function view_listing(view, max_depth)
-  return views_api().listing_of(view, max_depth)
-end
-
--- See drop above.
-local function drop_view(cfg_key, view_name)
-  views_api().drop(cfg_key, view_name)
-end
-
--- See reconcile above.
-local function views_reconcile(cfg_key, old_json, dropped_windows, now_ms)
-  views_api().reconcile(cfg_key, old_json, dropped_windows, now_ms)
-end
-
+board_views.views_load = views_load
+board_views.view_listing = listing_of
+board_views.views_reconcile = reconcile
+board_views.views_api = views_api

@@ -1,3 +1,5 @@
+-- module: window
+-- requires: actor_log, aggregate, archive, call_state, item_data, keyspace, seg_views, slot_due, ties
 -- window_lib: functions shared by the ranking functions, a module of their function library (and of
 -- the ingest one).
 -- KEYS: 0
@@ -6,10 +8,14 @@
 -- (sibling_key, from keys_lib, a module before this one), so they always share the hash tag of
 -- the keys in KEYS. Times are passed in (unix s or ms); no TIME call.
 
+-- The running call's state (call_lib): the same tables for every call.
+local BOARD = call_state.BOARD
+local CONFIG = call_state.CONFIG
+
 -- Refuses a write made with a cached config that is no longer the stored one; binds the board's
 -- aggregate for the call (every function on a board's windows starts here).
 local function version_error(cfg_key, version)
-  local stored = read_config(cfg_key)
+  local stored = call_state.read_config(cfg_key)
   if not stored[1] then return 'TB_NO_BOARD board does not exist' end
   if stored[1] ~= version then return 'TB_STALE_CONFIG board config changed' end
   BOARD.aggregate = stored[2] or 'sum'
@@ -20,8 +26,8 @@ end
 -- Every change of a window's results calls it (ties_lib, item_data_lib; a script changing a results
 -- zset another way must call it too).
 local function results_changed(top_key, item, score)
-  tie_order_changed(top_key, item, score)
-  if score == 0 then item_data_left(top_key, item) end
+  ties.tie_order_changed(top_key, item, score)
+  if score == 0 then item_data.item_data_left(top_key, item) end
 end
 
 -- The slot key of the last slot start asked for each slots key, kept from call to call (a pure function
@@ -31,7 +37,7 @@ local slot_key_memo = { by_slots = {}, size = 0, max = 1024 }
 local function slot_key_of(slots_key, start)
   local known = slot_key_memo.by_slots[slots_key]
   if known and known.start == start then return known.key end
-  local key = sibling_key(slots_key, 'slots', 'slot:' .. start)
+  local key = keyspace.sibling_key(slots_key, 'slots', 'slot:' .. start)
   if not known then
     if slot_key_memo.size >= slot_key_memo.max then slot_key_memo.by_slots, slot_key_memo.size = {}, 0 end
     known = {}
@@ -45,18 +51,18 @@ end
 -- The window's keys are named after the board config key "<tag>:cfg" as "<tag>:<window>:...".
 -- The same window of every segment holding slots (segment_lib's "<tag>:segdue") goes with it.
 local function drop_window(cfg_key, window_name)
-  local bases = { sibling_key(cfg_key, 'cfg', window_name .. ':') }
-  for _, segment in ipairs(redis.call('ZRANGE', sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)) do
-    bases[#bases + 1] = sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
+  local bases = { keyspace.sibling_key(cfg_key, 'cfg', window_name .. ':') }
+  for _, segment in ipairs(redis.call('ZRANGE', keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)) do
+    bases[#bases + 1] = keyspace.sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
   end
   for _, base in ipairs(bases) do
     local starts = redis.call('ZRANGE', base .. 'slots', 0, -1)
     for _, start in ipairs(starts) do
       redis.call('UNLINK', base .. 'slot:' .. start)
     end
-    ACTORS.drop_window(base, starts)
+    actor_log.ACTORS.drop_window(base, starts)
     redis.call('UNLINK', base .. 'slots', base .. 'top', base .. 'newest')
-    drop_tie_order(base)
+    ties.drop_tie_order(base)
   end
 end
 
@@ -85,14 +91,14 @@ end
 -- from the live slots instead (best_settle; its slot reads count in the budget).
 local function subtract_drained(slots_key, top_key, slot_start, live_from, entries)
   if BOARD.aggregate ~= 'sum' then
-    return best_settle(BOARD.aggregate, slots_key, top_key, slot_start, live_from, entries, results_changed)
+    return aggregate.best_settle(BOARD.aggregate, slots_key, top_key, slot_start, live_from, entries, results_changed)
   end
   for i = 1, #entries, 2 do
     local item = entries[i]
     local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
     if left == 0 then redis.call('ZREM', top_key, item) end
     results_changed(top_key, item, left)
-    view_window_changed(top_key, slot_start, item, -tonumber(entries[i + 1]), left, nil)
+    seg_views.view_window_changed(top_key, slot_start, item, -tonumber(entries[i + 1]), left, nil)
   end
   return 0
 end
@@ -106,11 +112,11 @@ end
 -- out within the same budget. Returns the budget left and whether expired data (or rows) remains.
 local function expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
   CONFIG.oldest_live = nil
-  if nothing_due(slots_key, now_sec, origin_sec) then return budget, false end
+  if slot_due.nothing_due(slots_key, now_sec, origin_sec) then return budget, false end
   -- Exclusive: a calendar window's previous period may be shorter than the current one.
   local live_from = current_slot(now_sec, interval_sec, origin_sec) - period_sec + interval_sec
   -- Only a calendar window (origin > 0) can have archives pending (archive_lib); a rolling one asks nothing.
-  local pending = (origin_sec or 0) > 0 and archives_pending(slots_key) or nil
+  local pending = (origin_sec or 0) > 0 and archive.archives_pending(slots_key) or nil
   while true do
     -- The oldest slot (members are their own start, as scores): the cheapest question a call asks
     -- every time, and almost always answered "still live".
@@ -122,7 +128,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     if budget <= 0 then return 0, true end
     -- Who contributed to the slot goes first (actor_lib): its items are drained only once none is left.
     local contributions_left
-    budget, contributions_left = ACTORS.slot_expire(slots_key, top_key, oldest[1], budget)
+    budget, contributions_left = actor_log.ACTORS.slot_expire(slots_key, top_key, oldest[1], budget)
     if not contributions_left then return 0, true end
     if budget <= 0 then return 0, true end
     local slot_key = slot_key_of(slots_key, oldest[1])
@@ -142,7 +148,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     if whole then
       redis.call('DEL', slot_key)
       redis.call('ZREM', slots_key, oldest[1])
-      forget_indexed(slots_key)
+      slot_due.forget_indexed(slots_key)
       budget = budget - math.max(size, 1)
     else
       local fields = {}
@@ -150,10 +156,10 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       redis.call('HDEL', slot_key, unpack(fields))
       budget = budget - #fields
     end
-    if pending then archive_take(slots_key, pending, oldest[1], entries) end
+    if pending then archive.archive_take(slots_key, pending, oldest[1], entries) end
     budget = budget - subtract_drained(slots_key, top_key, tonumber(oldest[1]), live_from, entries)
   end
-  if pending then return archive_write(slots_key, pending, budget) end
+  if pending then return archive.archive_write(slots_key, pending, budget) end
   return budget, false
 end
 
@@ -163,7 +169,7 @@ end
 local function nothing_due_all(first_key, window_count, first_arg, now_sec)
   for w = 0, window_count - 1 do
     local origin_sec = tonumber(ARGV[first_arg + 3 + WINDOW_ARGS * w])
-    if not nothing_due(KEYS[first_key + 2 * w], now_sec, origin_sec) then return false end
+    if not slot_due.nothing_due(KEYS[first_key + 2 * w], now_sec, origin_sec) then return false end
   end
   return window_count > 0
 end
@@ -178,7 +184,7 @@ local function expire_all(first_key, window_count, first_arg, now_sec, budget)
     return 0
   end
   local draining = 0
-  local settle = NO_SLOT_DUE
+  local settle = slot_due.NO_SLOT_DUE
   for w = 0, window_count - 1 do
     local period_sec, interval_sec, origin_sec = window_rule(first_arg, w)
     local more
@@ -211,7 +217,7 @@ end
 -- Adds `amount` to an item in the current slot and the results of one window (period `period_sec`);
 -- returns the new score and the slot's due time (unix ms) when the slot is new to the window's index.
 local function add_to_window(slots_key, top_key, slot_start, period_sec, item, amount)
-  local new_due_ms = index_slot(slots_key, slot_start, period_sec)
+  local new_due_ms = slot_due.index_slot(slots_key, slot_start, period_sec)
   return add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount), new_due_ms
 end
 
@@ -252,7 +258,7 @@ end
 -- views reading the window.
 local function add_event(slots_key, top_key, slot_start, period_sec, item, amount, at_sec)
   local score, new_due_ms = add_to_window(slots_key, top_key, slot_start, period_sec, item, amount)
-  view_window_changed(top_key, slot_start, item, amount, score, at_sec)
+  seg_views.view_window_changed(top_key, slot_start, item, amount, score, at_sec)
   return score, new_due_ms
 end
 
@@ -263,7 +269,7 @@ local function earliest_slot_due_ms(first_key, window_count)
   for w = 0, window_count - 1 do
     local oldest = redis.call('ZRANGE', KEYS[first_key + 2 * w], 0, 0)
     if #oldest > 0 then
-      local due = slot_due_ms(tonumber(oldest[1]), tonumber(ARGV[5 + WINDOW_ARGS * w]))
+      local due = slot_due.slot_due_ms(tonumber(oldest[1]), tonumber(ARGV[5 + WINDOW_ARGS * w]))
       if earliest == nil or due < earliest then earliest = due end
     end
   end
@@ -318,7 +324,7 @@ end
 
 -- Rank of an item of `score` in one window: strict on a `ties: first` board (ties_lib), else competition.
 local function item_rank(top_key, item, score)
-  return tie_rank(top_key, item) or rank_of(top_key, score)
+  return ties.tie_rank(top_key, item) or rank_of(top_key, score)
 end
 
 -- Current score and rank of an item in one window.
@@ -327,45 +333,24 @@ local function standing(top_key, item)
   return score, item_rank(top_key, item, score)
 end
 
--- Likes: window w (0-based) still holds a like made at `liked_ms` when the like's slot is live there
--- and the window existed when the like was made. Window args start at ARGV[5] (window_rule).
-local function like_windows(liked_ms, window_count, now_sec)
-  local holding = {}
-  for w = 0, window_count - 1 do
-    local live_from_ms = live_from_sec(now_sec, window_rule(5, w)) * 1000
-    if liked_ms >= live_from_ms and liked_ms >= tonumber(ARGV[7 + WINDOW_ARGS * w]) then holding[#holding + 1] = w end
-  end
-  return holding
-end
-
--- Removes (at most `budget`) likes older than the start of every window's live span; true when it
--- removed a whole budget (more may remain).
-local function prune_likes(likes_key, window_count, now_sec, budget)
-  local oldest_live_ms = nil
-  for w = 0, window_count - 1 do
-    local live_from_ms = live_from_sec(now_sec, window_rule(5, w)) * 1000
-    if oldest_live_ms == nil or live_from_ms < oldest_live_ms then oldest_live_ms = live_from_ms end
-  end
-  local stale = redis.call('ZRANGE', likes_key, '-inf', '(' .. oldest_live_ms, 'BYSCORE', 'LIMIT', 0, budget)
-  if #stale > 0 then
-    redis.call('ZREM', likes_key, unpack(stale))
-    -- The segments recorded with them (segment_lib, like.lua) go too.
-    redis.call('HDEL', sibling_key(likes_key, 'likes', 'likesegs'), unpack(stale))
-  end
-  return #stale >= budget
-end
-
--- When (unix ms) the oldest like leaves every window (prune_likes may remove it), or nil when there is
--- none: a like at t leaves window w when w's slot of t expires, at slot_due_ms(slot of t, period).
-local function likes_due_ms(likes_key, window_count)
-  local oldest = redis.call('ZRANGE', likes_key, 0, 0, 'WITHSCORES')
-  if #oldest == 0 then return nil end
-  local liked_sec = math.floor(tonumber(oldest[2]) / 1000)
-  local due = 0
-  for w = 0, window_count - 1 do
-    local period_sec, interval_sec, origin_sec = window_rule(5, w)
-    due = math.max(due, slot_due_ms(current_slot(liked_sec, interval_sec, origin_sec), period_sec))
-
-  end
-  return due
-end
+window.version_error = version_error
+window.results_changed = results_changed
+window.slot_key_of = slot_key_of
+window.drop_window = drop_window
+window.current_slot = current_slot
+window.window_rule = window_rule
+window.expire_window = expire_window
+window.expire_all = expire_all
+window.add_amount = add_amount
+window.live_from_sec = live_from_sec
+window.window_holds = window_holds
+window.add_event = add_event
+window.earliest_slot_due_ms = earliest_slot_due_ms
+window.due_to_index = due_to_index
+window.above = above
+window.rank_of = rank_of
+window.append_listing = append_listing
+window.item_rank = item_rank
+window.standing = standing
+window.WINDOW_ARGS = WINDOW_ARGS
+window.EVERY_WINDOW = EVERY_WINDOW

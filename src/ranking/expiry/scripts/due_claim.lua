@@ -1,3 +1,4 @@
+-- requires: call_state
 -- due_claim: claims the boards whose due time has come, so that instances share the scheduler's work:
 -- each claimed board moves from the due index to the leases, where it stays until the claiming
 -- instance completes it (due_complete) or its lease lapses. A lapsed lease (the instance crashed or
@@ -13,7 +14,7 @@
 --                what was due when it began, so a board it puts back as due again waits for the next)
 -- Reply: { when (unix ms) these claims lapse, the names claimed, earliest due first... }
 local function due_claim(keys, args)
-  begin_call(keys, args)
+  call_state.begin_call(keys, args)
   local now_ms = tonumber(ARGV[1])
   local lease_ms = tonumber(ARGV[2])
   local most = tonumber(ARGV[3])

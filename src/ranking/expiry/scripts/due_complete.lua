@@ -1,3 +1,4 @@
+-- requires: call_state
 -- due_complete: ends the claims of visited boards (due_claim) and puts each back into the due index at
 -- its next due time. ZADD LT keeps an earlier time a write entered meanwhile (a new slot that became
 -- its shard's earliest while the board was claimed), so completing never delays a due board.
@@ -10,7 +11,7 @@
 --                to expire, the board leaves the index until a write creates a slot)
 -- Reply: the number of boards completed
 local function due_complete(keys, args)
-  begin_call(keys, args)
+  call_state.begin_call(keys, args)
   local lease_end = ARGV[1]
   for i = 2, #ARGV, 2 do
     local name, next_ms = ARGV[i], tonumber(ARGV[i + 1])

@@ -1,3 +1,4 @@
+-- requires: call_state, likes, segmentation, slot_due, snapshot, window
 -- expire: drains the expired slots of every window of a board and prunes old likes (scheduled job).
 -- KEYS: dynamic
 -- KEYS[1]        board config hash (holds the config version)
@@ -14,20 +15,20 @@
 --        boundary of a window keeping snapshots and holding data; 0 when there is none }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function expire(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   local budget = tonumber(ARGV[3])
   local window_count = tonumber(ARGV[4])
-  cross_all(3, window_count, 5, now_sec)
-  local more_likes = prune_likes(KEYS[2], window_count, now_sec, budget)
-  local draining = expire_all(3, window_count, 5, now_sec, budget)
-  settle_slot_due()
-  local segments_draining, segments_due_ms = expire_segments(3, window_count, tonumber(ARGV[2]), budget, tonumber(ARGV[5 + WINDOW_ARGS * window_count]))
+  snapshot.cross_all(3, window_count, 5, now_sec)
+  local more_likes = likes.prune_likes(KEYS[2], window_count, now_sec, budget)
+  local draining = window.expire_all(3, window_count, 5, now_sec, budget)
+  slot_due.settle_slot_due()
+  local segments_draining, segments_due_ms = segmentation.expire_segments(3, window_count, tonumber(ARGV[2]), budget, tonumber(ARGV[5 + window.WINDOW_ARGS * window_count]))
   if more_likes or segments_draining == 1 then draining = 1 end
-  local next_ms = math.min(earliest_slot_due_ms(3, window_count) or math.huge, likes_due_ms(KEYS[2], window_count) or math.huge,
-    snapshot_due_ms(3, window_count, now_sec) or math.huge, segments_due_ms or math.huge)
+  local next_ms = math.min(window.earliest_slot_due_ms(3, window_count) or math.huge, likes.likes_due_ms(KEYS[2], window_count) or math.huge,
+    snapshot.snapshot_due_ms(3, window_count, now_sec) or math.huge, segments_due_ms or math.huge)
   if next_ms == math.huge then next_ms = 0 end
   return { draining, next_ms }
 end

@@ -1,3 +1,4 @@
+-- requires: call_state, snapshot, window
 -- history_count: for a sharded board, how many rows of this shard's snapshots score above given
 -- scores (the other shards' share of an item's rank in a snapshot), taking the snapshot of a
 -- boundary this call is the first to cross.
@@ -13,18 +14,18 @@
 -- Reply: { count_1, ... } one per pair (0 where the shard has no snapshot)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function history_count(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   local interval_sec = tonumber(ARGV[5])
-  local conf = cross_window(now_sec, interval_sec, tonumber(ARGV[6]))
+  local conf = snapshot.cross_window(now_sec, interval_sec, tonumber(ARGV[6]))
   local reply = {}
   for i = 7, #ARGV, 2 do
     local count = 0
     if conf then
-      local _, rows = find_snapshot(KEYS[2], conf, interval_sec, now_sec, tonumber(ARGV[i]), tonumber(ARGV[6]))
-      if rows then count = snapshot_count_above(rows, tonumber(ARGV[i + 1])) end
+      local _, rows = snapshot.find_snapshot(KEYS[2], conf, interval_sec, now_sec, tonumber(ARGV[i]), tonumber(ARGV[6]))
+      if rows then count = snapshot.snapshot_count_above(rows, tonumber(ARGV[i + 1])) end
     end
     reply[#reply + 1] = count
   end

@@ -1,3 +1,4 @@
+-- requires: call_state, keyspace, snapshot, window
 -- history_item: an item's score and the rows above it in each kept snapshot of a window within a
 -- time range, taking the snapshot of a boundary this call is the first to cross.
 -- KEYS: 3
@@ -17,15 +18,15 @@
 --          when not listed), rows scoring above it (-1 when not listed) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function history_item(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   local interval_sec = tonumber(ARGV[5])
-  local conf = cross_window(now_sec, interval_sec, tonumber(ARGV[6]))
+  local conf = snapshot.cross_window(now_sec, interval_sec, tonumber(ARGV[6]))
   if not conf then return { 0, 0 } end
-  local base = sibling_key(KEYS[2], 'slots', '')
-  local oldest_kept = current_slot(now_sec, interval_sec, tonumber(ARGV[6])) - snapshot_lifetime_sec(conf, interval_sec)
+  local base = keyspace.sibling_key(KEYS[2], 'slots', '')
+  local oldest_kept = window.current_slot(now_sec, interval_sec, tonumber(ARGV[6])) - snapshot.snapshot_lifetime_sec(conf, interval_sec)
   local from = math.max(tonumber(ARGV[8]), oldest_kept + 1)
   local reply = { 1, 0 }
   if from > tonumber(ARGV[9]) then return reply end
@@ -35,10 +36,10 @@ local function history_item(keys, args)
   for _, boundary in ipairs(boundaries) do
     local rows = redis.call('GET', base .. 'snap:' .. boundary)
     if rows then
-      local score = snapshot_score(rows, ARGV[7])
+      local score = snapshot.snapshot_score(rows, ARGV[7])
       reply[#reply + 1] = tonumber(boundary)
       reply[#reply + 1] = score or 0
-      reply[#reply + 1] = score and snapshot_count_above(rows, score) or -1
+      reply[#reply + 1] = score and snapshot.snapshot_count_above(rows, score) or -1
     end
   end
   return reply

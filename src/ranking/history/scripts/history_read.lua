@@ -1,3 +1,4 @@
+-- requires: call_state, snapshot, window
 -- history_read: the snapshot of a window at or before a time (default: the latest), taking the
 -- snapshot of a boundary this call is the first to cross.
 -- KEYS: 3
@@ -13,16 +14,16 @@
 --          best first): when one is found] }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function history_read(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   local interval_sec = tonumber(ARGV[5])
-  local conf = cross_window(now_sec, interval_sec, tonumber(ARGV[6]))
+  local conf = snapshot.cross_window(now_sec, interval_sec, tonumber(ARGV[6]))
   if not conf then return { 0 } end
   local at = nil
   if ARGV[7] ~= '' then at = tonumber(ARGV[7]) end
-  local boundary, rows = find_snapshot(KEYS[2], conf, interval_sec, now_sec, at, tonumber(ARGV[6]))
+  local boundary, rows = snapshot.find_snapshot(KEYS[2], conf, interval_sec, now_sec, at, tonumber(ARGV[6]))
   if not boundary then return { 1 } end
   return { 1, boundary, rows }
 end

@@ -1,3 +1,4 @@
+-- requires: call_state, item_data, snapshot, ties, window
 -- lookup: scores of given item ids in one window of one shard, and how many items of the shard score
 -- above given scores, after expiry. An unsharded lookup is one call (ids, and counts above their own
 -- scores); a sharded one asks each shard for the scores of the ids it holds, then every shard for the
@@ -19,25 +20,25 @@
 --          each id ("": none, or not a sharded `ties: first` board) } }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function lookup(keys, args)
-  begin_call(keys, args)
-  local err = version_error(keys[1], args[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(keys[1], args[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(args[2]) / 1000)
-  local keeps = cross_window(now_sec, tonumber(args[5]), tonumber(args[6]))
-  local _, more = expire_window(keys[2], keys[3], now_sec, tonumber(args[4]), tonumber(args[5]), tonumber(args[3]), tonumber(args[6]))
+  local keeps = snapshot.cross_window(now_sec, tonumber(args[5]), tonumber(args[6]))
+  local _, more = window.expire_window(keys[2], keys[3], now_sec, tonumber(args[4]), tonumber(args[5]), tonumber(args[3]), tonumber(args[6]))
   local id_count = tonumber(args[7])
   local scores, ranks, previous, data, above_counts, marks = {}, {}, {}, {}, {}, {}
   for i = 1, id_count do
     local item = args[8 + i]
-    scores[i], ranks[i] = standing(keys[3], item)
-    previous[i] = keeps and previous_rank(keys[3], item) or 0
+    scores[i], ranks[i] = window.standing(keys[3], item)
+    previous[i] = keeps and snapshot.previous_rank(keys[3], item) or 0
     data[i] = false
-    marks[i] = tie_mark_of(keys[3], item)
+    marks[i] = ties.tie_mark_of(keys[3], item)
   end
-  if args[8] == '1' and id_count > 0 then data = item_data_of(keys[1], { unpack(args, 9, 8 + id_count) }) end
+  if args[8] == '1' and id_count > 0 then data = item_data.item_data_of(keys[1], { unpack(args, 9, 8 + id_count) }) end
   for i = 9 + id_count, #args, 2 do
     local score = tonumber(args[i])
-    above_counts[#above_counts + 1] = score > 0 and tie_ahead(keys[3], score, args[i + 1]) or 0
+    above_counts[#above_counts + 1] = score > 0 and ties.tie_ahead(keys[3], score, args[i + 1]) or 0
   end
   return { more and 1 or 0, scores, ranks, previous, data, above_counts, marks }
 end

@@ -1,3 +1,4 @@
+-- requires: call_state, keyspace, ties, window
 -- lookup_count_shards: the second round of a lookup on a sharded board, for every shard of the board
 -- a Redis node serves in one call: how many items of those shards score above each given score in one
 -- window. Read-only and across hash tags like count_above_shards (allow-cross-slot-keys: keys of any
@@ -16,22 +17,22 @@
 --          of each (score, mark), summed over the counted shards } }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 local function lookup_count_shards(keys, args)
-  begin_call(keys, args)
+  call_state.begin_call(keys, args)
   local now_sec = math.floor(tonumber(args[2]) / 1000)
   -- Exclusive, as expire_window's: a calendar window's previous period may be shorter than its current.
-  local cutoff = '(' .. live_from_sec(now_sec, tonumber(args[4]), tonumber(args[5]), tonumber(args[6]))
+  local cutoff = '(' .. window.live_from_sec(now_sec, tonumber(args[4]), tonumber(args[5]), tonumber(args[6]))
   local score_count = tonumber(args[7])
   local sums, pending = {}, {}
   for i = 1, score_count do sums[i] = 0 end
   for s = 8 + 2 * score_count, #args do
-    local err = version_error(args[s], args[1])
+    local err = window.version_error(args[s], args[1])
     if err then return redis.error_reply(err) end
-    local base = sibling_key(args[s], 'cfg', args[3] .. ':')
+    local base = keyspace.sibling_key(args[s], 'cfg', args[3] .. ':')
     if #redis.call('ZRANGE', base .. 'slots', '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then
       pending[#pending + 1] = s - 7 - 2 * score_count
     else
       for i = 1, score_count do
-        sums[i] = sums[i] + tie_ahead(base .. 'top', tonumber(args[6 + 2 * i]), args[7 + 2 * i])
+        sums[i] = sums[i] + ties.tie_ahead(base .. 'top', tonumber(args[6 + 2 * i]), args[7 + 2 * i])
       end
     end
   end

@@ -1,3 +1,4 @@
+-- requires: call_state, item_data, keyspace, ties, window
 -- lookup_node: a whole lookup on a sharded board whose shards one Redis node serves (a single Redis,
 -- or a Cluster node holding every shard), in one call: each id's score and data from its own shard,
 -- and its board rank from every shard's count above it. Read-only and across hash tags
@@ -19,41 +20,41 @@
 --          (false: none, or not asked) } }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 local function lookup_node(keys, args)
-  begin_call(keys, args)
+  call_state.begin_call(keys, args)
   local now_sec = math.floor(tonumber(args[2]) / 1000)
   -- Exclusive, as expire_window's: a calendar window's previous period may be shorter than its current.
-  local cutoff = '(' .. live_from_sec(now_sec, tonumber(args[4]), tonumber(args[5]), tonumber(args[6]))
+  local cutoff = '(' .. window.live_from_sec(now_sec, tonumber(args[4]), tonumber(args[5]), tonumber(args[6]))
   local shard_count = tonumber(args[7])
   local tops = {}
   for s = 1, shard_count do
     local cfg_key = args[7 + s]
-    local err = version_error(cfg_key, args[1])
+    local err = window.version_error(cfg_key, args[1])
     if err then return redis.error_reply(err) end
-    local base = sibling_key(cfg_key, 'cfg', args[3] .. ':')
+    local base = keyspace.sibling_key(cfg_key, 'cfg', args[3] .. ':')
     if #redis.call('ZRANGE', base .. 'slots', '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then return { 0 } end
     tops[s] = base .. 'top'
   end
   local with_data, with_ranks = args[8 + shard_count] == '1', args[9 + shard_count] == '1'
   -- Strict ranks (a sharded `ties: first` board): decided once, the marks read from each id's shard.
-  local strict = with_ranks and ties_first(tops[1])
+  local strict = with_ranks and ties.ties_first(tops[1])
   local scores, ranks, data, above_of = {}, {}, {}, {}
   for at = 10 + shard_count, #args, 2 do
     local item, home = args[at], tonumber(args[at + 1])
     local score = tonumber(redis.call('ZSCORE', tops[home], item) or '0')
     scores[#scores + 1] = score
     ranks[#ranks + 1] = 0
-    local mark = strict and score > 0 and redis.call('HGET', sibling_key(tops[home], 'top', 'marks'), item)
+    local mark = strict and score > 0 and redis.call('HGET', keyspace.sibling_key(tops[home], 'top', 'marks'), item)
     if mark then
       ranks[#ranks] = 1
-      for s = 1, shard_count do ranks[#ranks] = ranks[#ranks] + tie_ahead(tops[s], score, mark) end
+      for s = 1, shard_count do ranks[#ranks] = ranks[#ranks] + ties.tie_ahead(tops[s], score, mark) end
     elseif with_ranks and score > 0 then
       if not above_of[score] then
         above_of[score] = 0
-        for s = 1, shard_count do above_of[score] = above_of[score] + redis.call('ZCOUNT', tops[s], above(score), '+inf') end
+        for s = 1, shard_count do above_of[score] = above_of[score] + redis.call('ZCOUNT', tops[s], window.above(score), '+inf') end
       end
       ranks[#ranks] = above_of[score] + 1
     end
-    data[#data + 1] = with_data and (redis.call('HGET', item_data_key(args[7 + home]), item) or false) or false
+    data[#data + 1] = with_data and (redis.call('HGET', item_data.item_data_key(args[7 + home]), item) or false) or false
   end
   return { 1, scores, ranks, data }
 end

@@ -1,3 +1,4 @@
+-- requires: call_state, snapshot, ties, window
 -- read_around: an item with up to `radius` neighbours on each side in a window's listing, after expiry.
 -- KEYS: 3
 -- KEYS[1]        board config hash (holds the config version)
@@ -15,19 +16,19 @@
 --          ... } in read_top's order
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_around(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  local keeps = cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
-  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
+  local keeps = snapshot.cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
+  local _, more = window.expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
   local reply = { more and 1 or 0, -1, 0, {}, {} }
   local score = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[7]) or '0')
   if score <= 0 then return reply end
-  local position = tie_position(KEYS[3], ARGV[7]) or redis.call('ZREVRANK', KEYS[3], ARGV[7])
+  local position = ties.tie_position(KEYS[3], ARGV[7]) or redis.call('ZREVRANK', KEYS[3], ARGV[7])
   local radius = tonumber(ARGV[8])
   local first = math.max(0, position - radius)
   reply[2] = first
-  local page = tie_page(KEYS[3], first, position + radius, reply[5]) or redis.call('ZREVRANGE', KEYS[3], first, position + radius, 'WITHSCORES')
-  return add_previous_ranks(append_listing(reply, KEYS[3], page), KEYS[3], keeps)
+  local page = ties.tie_page(KEYS[3], first, position + radius, reply[5]) or redis.call('ZREVRANGE', KEYS[3], first, position + radius, 'WITHSCORES')
+  return snapshot.add_previous_ranks(window.append_listing(reply, KEYS[3], page), KEYS[3], keeps)
 end

@@ -1,3 +1,4 @@
+-- requires: call_state, snapshot, ties, window
 -- read_item: one item's score and rank in a window plus the number of ranked items, after expiry.
 -- KEYS: 3
 -- KEYS[1]        board config hash (holds the config version)
@@ -12,12 +13,12 @@
 --          (a sharded `ties: first` board; else "") }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_item(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
-  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
-  local score, rank = standing(KEYS[3], ARGV[7])
-  return { more and 1 or 0, score, rank, redis.call('ZCOUNT', KEYS[3], '(0', '+inf'), tie_mark_of(KEYS[3], ARGV[7]) }
+  snapshot.cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
+  local _, more = window.expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
+  local score, rank = window.standing(KEYS[3], ARGV[7])
+  return { more and 1 or 0, score, rank, redis.call('ZCOUNT', KEYS[3], '(0', '+inf'), ties.tie_mark_of(KEYS[3], ARGV[7]) }
 end

@@ -1,3 +1,4 @@
+-- requires: call_state, snapshot, ties, window
 -- read_neighbours: for a sharded board's around read, this shard's items just before and just after
 -- the place a (score, item) pair takes in the board order, after expiring what fell out. On the
 -- item's own shard that place is the item's; on another shard the pair is inserted, ranked and
@@ -23,24 +24,24 @@
 -- read_neighbours' reply in the strict order: the place of (score, mark) is after the items ahead of
 -- it (on the item's own shard, the item's own place: it is left out of the rows after).
 local function tie_neighbours(more, top_key, item, score, radius, mark)
-  local position = tie_ahead(top_key, score, mark)
-  local skip = tie_mark_of(top_key, item) == mark and 1 or 0
+  local position = ties.tie_ahead(top_key, score, mark)
+  local skip = ties.tie_mark_of(top_key, item) == mark and 1 or 0
   local marks = {}
-  local before = position > 0 and tie_page(top_key, math.max(0, position - radius), position - 1, marks) or {}
-  local after = tie_page(top_key, position + skip, position + skip + radius - 1, marks)
-  local reply = { more and 1 or 0, position, tie_ahead(top_key, score, ''), #before / 2, marks }
+  local before = position > 0 and ties.tie_page(top_key, math.max(0, position - radius), position - 1, marks) or {}
+  local after = ties.tie_page(top_key, position + skip, position + skip + radius - 1, marks)
+  local reply = { more and 1 or 0, position, ties.tie_ahead(top_key, score, ''), #before / 2, marks }
   for _, value in ipairs(before) do reply[#reply + 1] = value end
   for _, value in ipairs(after) do reply[#reply + 1] = value end
   return reply
 end
 
 local function read_neighbours(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
-  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
+  snapshot.cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
+  local _, more = window.expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
   local top_key, item, score, radius = KEYS[3], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
   if (ARGV[10] or '') ~= '' then return tie_neighbours(more, top_key, item, score, radius, ARGV[10]) end
   local inserted = redis.call('ZSCORE', top_key, item) == false
@@ -56,7 +57,7 @@ local function read_neighbours(keys, args)
   if position > 0 then before = redis.call('ZREVRANGE', top_key, math.max(0, position - radius), position - 1, 'WITHSCORES') end
   local after = redis.call('ZREVRANGE', top_key, position + 1, position + radius, 'WITHSCORES')
   if inserted then redis.call('ZREM', top_key, item) end
-  local reply = { more and 1 or 0, position, redis.call('ZCOUNT', top_key, above(score), '+inf'), #before / 2, {} }
+  local reply = { more and 1 or 0, position, redis.call('ZCOUNT', top_key, window.above(score), '+inf'), #before / 2, {} }
   for _, value in ipairs(before) do reply[#reply + 1] = value end
   for _, value in ipairs(after) do reply[#reply + 1] = value end
   return reply

@@ -1,3 +1,4 @@
+-- requires: call_state, snapshot, ties, window
 -- read_top: one page of a window's listing, highest score first, after expiring what fell out.
 -- KEYS: 3
 -- KEYS[1]        board config hash (holds the config version)
@@ -16,16 +17,16 @@
 --        board in the strict order (ties_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_top(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  local keeps = cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
-  local _, more = expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
+  local keeps = snapshot.cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
+  local _, more = window.expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
   local offset = tonumber(ARGV[7])
   local last = offset + tonumber(ARGV[8]) - 1
   local marks = {}
-  local page = tie_page(KEYS[3], offset, last, marks) or redis.call('ZREVRANGE', KEYS[3], offset, last, 'WITHSCORES')
-  local listing = append_listing({ more and 1 or 0, offset, 0, {}, marks }, KEYS[3], page, offset == 0)
-  return add_previous_ranks(listing, KEYS[3], keeps)
+  local page = ties.tie_page(KEYS[3], offset, last, marks) or redis.call('ZREVRANGE', KEYS[3], offset, last, 'WITHSCORES')
+  local listing = window.append_listing({ more and 1 or 0, offset, 0, {}, marks }, KEYS[3], page, offset == 0)
+  return snapshot.add_previous_ranks(listing, KEYS[3], keeps)
 end

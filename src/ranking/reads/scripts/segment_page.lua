@@ -1,3 +1,4 @@
+-- requires: call_state, segmentation, window
 -- segment_page: one page of a shard's live segments (segment_lib's segment_rows), each drained first.
 -- KEYS: dynamic
 -- KEYS[1]        board config hash (holds the config version)
@@ -15,10 +16,10 @@
 --        expired data (the budget spent), to be asked again after the last name listed
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function segment_page(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local window_count = tonumber(ARGV[4])
-  local after, limit = ARGV[5 + WINDOW_ARGS * window_count], tonumber(ARGV[6 + WINDOW_ARGS * window_count])
-  return segment_rows(2, window_count, tonumber(ARGV[2]), after, limit, tonumber(ARGV[3]))
+  local after, limit = ARGV[5 + window.WINDOW_ARGS * window_count], tonumber(ARGV[6 + window.WINDOW_ARGS * window_count])
+  return segmentation.segment_rows(2, window_count, tonumber(ARGV[2]), after, limit, tonumber(ARGV[3]))
 end

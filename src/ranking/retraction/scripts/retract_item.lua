@@ -1,3 +1,4 @@
+-- requires: actor_log, archive, call_state, item_data, keyspace, seg_views, segmentation, snapshot, window
 -- retract_item: one bounded step of an item's retraction on the item's shard: the item out of every
 -- slot, window, view and unique count of the board and of each segment, then out of every kept
 -- snapshot and archive (the board's and each segment's, archives still being taken included), and its
@@ -32,19 +33,19 @@
 -- counts; their slot amounts go with the slots (item_out_of_slots). Returns the work left and the
 -- events counted.
 local function item_contributions_out(slots_key, top_key, item, budget)
-  local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
-  local prefix = item .. ACTORS.SEP
+  local byactor, pairs_key, byitem = actor_log.ACTORS.window_keys(slots_key)
+  local prefix = item .. actor_log.ACTORS.SEP
   local members = redis.call('ZRANGE', byitem, '[' .. prefix, '(' .. item .. '\32', 'BYLEX', 'LIMIT', 0, budget)
   if #members == 0 then return budget, 0 end
   redis.call('ZREM', byitem, unpack(members))
   local events = 0
   for _, member in ipairs(members) do
     local start, actor = string.match(string.sub(member, #prefix + 1), '^(%d+)\31(.*)$')
-    local act_key = ACTORS.slot_key(slots_key, start)
-    local _, count = ACTORS.figures(redis.call('HGET', act_key, actor .. ACTORS.SEP .. item))
-    redis.call('HDEL', act_key, actor .. ACTORS.SEP .. item)
-    redis.call('ZREM', byactor, actor .. ACTORS.SEP .. start .. ACTORS.SEP .. item)
-    ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
+    local act_key = actor_log.ACTORS.slot_key(slots_key, start)
+    local _, count = actor_log.ACTORS.figures(redis.call('HGET', act_key, actor .. actor_log.ACTORS.SEP .. item))
+    redis.call('HDEL', act_key, actor .. actor_log.ACTORS.SEP .. item)
+    redis.call('ZREM', byactor, actor .. actor_log.ACTORS.SEP .. start .. actor_log.ACTORS.SEP .. item)
+    actor_log.ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
     events = events + count
   end
   return budget - #members, events
@@ -62,13 +63,13 @@ local function item_out_of_slots(record, slots_key, top_key, item, budget)
   local amount, last, views = 0, nil, nil
   for _, start in ipairs(starts) do
     if budget <= 0 then break end
-    local held = tonumber(redis.call('HGET', slot_key_of(slots_key, start), item))
+    local held = tonumber(redis.call('HGET', window.slot_key_of(slots_key, start), item))
     budget, last = budget - 1, start
     if held then
       -- Asked only where the item is: a segment's views are registered on first use (segment_views).
-      views = views or views_reading(top_key) or {}
-      local score = add_amount(slot_key_of(slots_key, start), top_key, item, -held)
-      view_window_changed(top_key, tonumber(start), item, -held, score, nil)
+      views = views or seg_views.views_reading(top_key) or {}
+      local score = window.add_amount(window.slot_key_of(slots_key, start), top_key, item, -held)
+      seg_views.view_window_changed(top_key, tonumber(start), item, -held, score, nil)
       amount, budget = amount + held, budget - #views
     end
   end
@@ -81,15 +82,15 @@ end
 local function item_out_of_listing(key, item)
   local rows = redis.call('GET', key)
   if not rows then return 0 end
-  local at = string.find(rows, SNAP_ROW .. item .. SNAP_FIELD, 1, true)
+  local at = string.find(rows, archive.SNAP_ROW .. item .. archive.SNAP_FIELD, 1, true)
   if not at then return 0 end
-  local _, position, after = snapshot_row_at(rows, at)
+  local _, position, after = snapshot.snapshot_row_at(rows, at)
   local tail, moved = string.sub(rows, after), 0
   -- Rows stored before positions were (no third field) are counted on read: nothing to renumber.
   if position then
-    tail = string.gsub(tail .. SNAP_ROW, '\31(%d+)\30', function(n)
+    tail = string.gsub(tail .. archive.SNAP_ROW, '\31(%d+)\30', function(n)
       moved = moved + 1
-      return SNAP_FIELD .. (tonumber(n) - 1) .. SNAP_ROW
+      return archive.SNAP_FIELD .. (tonumber(n) - 1) .. archive.SNAP_ROW
     end)
     tail = string.sub(tail, 1, -2)
   end
@@ -101,7 +102,7 @@ end
 -- so far and, when its row was written out already, out of the archive's text (the rows after it move
 -- up, and the rows still to write follow on).
 local function item_out_of_pending(slots_key, base, item)
-  for at, state in pairs(archives_pending(slots_key) or {}) do
+  for at, state in pairs(archive.archives_pending(slots_key) or {}) do
     local rows_key = base .. 'archrows:' .. at
     local rank = redis.call('ZREVRANK', rows_key, item)
     if rank then
@@ -117,10 +118,10 @@ end
 -- The item out of the kept snapshots (or archives) of one window after the record's cursor, out of
 -- its archives still being taken and out of its previous listing. Returns the work left.
 local function item_out_of_history(record, slots_key, item, budget)
-  local base = sibling_key(slots_key, 'slots', '')
+  local base = keyspace.sibling_key(slots_key, 'slots', '')
   redis.call('ZREM', base .. 'prev', item)
   item_out_of_pending(slots_key, base, item)
-  local cursor = 's:' .. window_name_of(KEYS[1], slots_key)
+  local cursor = 's:' .. snapshot.window_name_of(KEYS[1], slots_key)
   local after = redis.call('HGET', record, cursor)
   local from = after and '(' .. after or '-inf'
   for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', from, '+inf', 'BYSCORE', 'LIMIT', 0, budget)) do
@@ -136,8 +137,8 @@ end
 local function item_pending_segments(record, field, index)
   local pending = record .. ':' .. field
   if redis.call('HSETNX', record, field, 1) == 1 then
-    redis.call('ZRANGESTORE', pending, sibling_key(KEYS[1], 'cfg', index), 0, -1)
-    redis.call('EXPIRE', pending, ACTORS.KEEP_SEC)
+    redis.call('ZRANGESTORE', pending, keyspace.sibling_key(KEYS[1], 'cfg', index), 0, -1)
+    redis.call('EXPIRE', pending, actor_log.ACTORS.KEEP_SEC)
   end
   return pending
 end
@@ -148,7 +149,7 @@ end
 local function item_out_of_window(record, item, w, segment, budget)
   local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
   if segment then
-    slots_key, top_key = segment_window_key(slots_key, 'slots', segment), segment_window_key(top_key, 'top', segment)
+    slots_key, top_key = segmentation.segment_window_key(slots_key, 'slots', segment), segmentation.segment_window_key(top_key, 'top', segment)
   end
   budget = budget - 1
   if budget <= 0 then return budget, false, 0, 0 end
@@ -172,13 +173,13 @@ local function item_out_of_windows(step, window_count, now_ms, budget)
     if not done then return 0, events, amount end
   end
   local pending = item_pending_segments(step.record, 'segs', 'segdue')
-  local keeps_snapshots = snapshot_confs(KEYS[1]) ~= nil
+  local keeps_snapshots = snapshot.snapshot_confs(KEYS[1]) ~= nil
   local drain = tonumber(ARGV[3])
   while budget > 0 do
     local name = redis.call('ZRANGE', pending, 0, 0)[1]
     if not name then return budget, events, amount end
-    if not segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
-      drain = drain_segment(2, window_count, name, now_ms, math.max(drain, 0))
+    if not seg_views.segment_seen(name) and segmentation.segment_drain_due(name, now_ms, keeps_snapshots) then
+      drain = segmentation.drain_segment(2, window_count, name, now_ms, math.max(drain, 0))
     end
     for w = 0, window_count - 1 do
       local done
@@ -194,8 +195,8 @@ end
 -- one; looking costs 1 unit. Answers the units left (0: not done).
 local function item_out_of_window_history(record, item, confs, w, segment, budget)
   local slots_key = KEYS[2 + 2 * w]
-  if segment then slots_key = segment_window_key(slots_key, 'slots', segment) end
-  if not snapshot_conf_of(confs, KEYS[1], slots_key) then return budget end
+  if segment then slots_key = segmentation.segment_window_key(slots_key, 'slots', segment) end
+  if not snapshot.snapshot_conf_of(confs, KEYS[1], slots_key) then return budget end
   budget = budget - 1
   if budget <= 0 then return 0 end
   return item_out_of_history(record, slots_key, item, budget)
@@ -228,35 +229,35 @@ end
 local function item_likes_out(record, item, budget)
   local cursor = redis.call('HGET', record, 'likes') or '0'
   if cursor == 'done' then return budget end
-  local pattern = string.gsub(item, '[%*%?%[%]\\]', '\\%0') .. ACTORS.SEP .. '*'
-  local page = redis.call('ZSCAN', sibling_key(KEYS[1], 'cfg', 'likes'), cursor, 'MATCH', pattern, 'COUNT', budget)
-  for i = 1, #page[2], 2 do ACTORS.forget_like(page[2][i]) end
+  local pattern = string.gsub(item, '[%*%?%[%]\\]', '\\%0') .. actor_log.ACTORS.SEP .. '*'
+  local page = redis.call('ZSCAN', keyspace.sibling_key(KEYS[1], 'cfg', 'likes'), cursor, 'MATCH', pattern, 'COUNT', budget)
+  for i = 1, #page[2], 2 do actor_log.ACTORS.forget_like(page[2][i]) end
   redis.call('HSET', record, 'likes', page[1] == '0' and 'done' or page[1])
   return page[1] == '0' and budget - 1 or 0
 end
 
 local function retract_item(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_ms, window_count = tonumber(ARGV[2]), tonumber(ARGV[4])
-  local step = ACTORS.begin_retraction('item', now_ms, window_count, 5 + WINDOW_ARGS * window_count)
+  local step = actor_log.ACTORS.begin_retraction('item', now_ms, window_count, 5 + window.WINDOW_ARGS * window_count)
   local record, item, most = step.record, step.id, step.most
   local now_sec = math.floor(now_ms / 1000)
-  local confs = cross_all(2, window_count, 5, now_sec)
-  expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  local confs = snapshot.cross_all(2, window_count, 5, now_sec)
+  window.expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
   -- The board's windows, then each segment's, the likes, then every kept history.
   local budget, events, amount = item_out_of_windows(step, window_count, now_ms, most)
   if budget > 0 then budget = item_likes_out(record, item, budget) end
   if budget > 0 then budget = item_out_of_histories(step, window_count, confs, budget) end
   redis.call('HINCRBY', record, 'events', events)
   redis.call('HINCRBY', record, 'amount', amount)
-  if most - budget > 0 then bump_version(KEYS[1], 1) end
+  if most - budget > 0 then snapshot.bump_version(KEYS[1], 1) end
   local done = budget > 0
   if done then
-    redis.call('HDEL', item_data_key(KEYS[1]), item)
+    redis.call('HDEL', item_data.item_data_key(KEYS[1]), item)
     redis.call('HSET', record, 'state', 'done')
-    redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
+    redis.call('EXPIRE', record, actor_log.ACTORS.KEEP_SEC)
   end
   local totals = redis.call('HMGET', record, 'events', 'amount')
   return { done and 1 or 0, most - budget, tonumber(totals[1]), tonumber(totals[2]) }

@@ -1,3 +1,4 @@
+-- requires: actor_log, call_state, keyspace, seg_views, segmentation, snapshot, window
 -- retract_step: one bounded chunk of a retraction on one shard (an actor's events out of every
 -- window, view and unique count; see actor_lib). A retraction is a record under the board's hash tag,
 -- "<tag>:ret:<id>" (hash: actor, state, events, amount, startedMs), created by its first step; each
@@ -31,25 +32,25 @@
 -- the index and its slot's contributions first, then subtracted from the slot, the results, the views
 -- (as expiry does) and the unique counts. Returns how many it took and their events and amount.
 local function retract_window(slots_key, top_key, actor, most)
-  local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
-  local prefix = actor .. ACTORS.SEP
+  local byactor, pairs_key, byitem = actor_log.ACTORS.window_keys(slots_key)
+  local prefix = actor .. actor_log.ACTORS.SEP
   local members = redis.call('ZRANGE', byactor, '[' .. prefix, '(' .. actor .. '\32', 'BYLEX', 'LIMIT', 0, most)
   if #members == 0 then return 0, 0, 0 end
   redis.call('ZREM', byactor, unpack(members))
   local events, amount = 0, 0
   for _, member in ipairs(members) do
     local start, item = string.match(string.sub(member, #prefix + 1), '^(%d+)\31(.*)$')
-    redis.call('ZREM', byitem, item .. ACTORS.SEP .. start .. ACTORS.SEP .. actor)
+    redis.call('ZREM', byitem, item .. actor_log.ACTORS.SEP .. start .. actor_log.ACTORS.SEP .. actor)
     -- A like of the actor's goes with it, so that taking it back later subtracts nothing twice.
-    ACTORS.forget_like(item .. ACTORS.SEP .. actor)
-    local act_key = ACTORS.slot_key(slots_key, start)
-    local sum, count = ACTORS.figures(redis.call('HGET', act_key, prefix .. item))
+    actor_log.ACTORS.forget_like(item .. actor_log.ACTORS.SEP .. actor)
+    local act_key = actor_log.ACTORS.slot_key(slots_key, start)
+    local sum, count = actor_log.ACTORS.figures(redis.call('HGET', act_key, prefix .. item))
     redis.call('HDEL', act_key, prefix .. item)
     if sum ~= 0 then
-      local score = add_amount(slot_key_of(slots_key, start), top_key, item, -sum)
-      view_window_changed(top_key, tonumber(start), item, -sum, score, nil)
+      local score = window.add_amount(window.slot_key_of(slots_key, start), top_key, item, -sum)
+      seg_views.view_window_changed(top_key, tonumber(start), item, -sum, score, nil)
     end
-    ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
+    actor_log.ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
     events, amount = events + count, amount + sum
   end
   return #members, events, amount
@@ -58,7 +59,7 @@ end
 -- The units of one contribution taken out of window w (0-based) of the board or of a segment: 1 + the
 -- views reading it (a segment's windows have the views of the board's window).
 local function retract_weight(first_key, w)
-  return 1 + #(views_reading(KEYS[first_key + 1 + 2 * w]) or {})
+  return 1 + #(seg_views.views_reading(KEYS[first_key + 1 + 2 * w]) or {})
 end
 
 -- Takes the actor's contributions out of the windows of the board (segment nil) or of one segment,
@@ -70,7 +71,7 @@ local function retract_windows(step, window_count, segment, left)
     if left <= 0 then return left, false, taken, events, amount end
     local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
     if segment then
-      slots_key, top_key = segment_window_key(slots_key, 'slots', segment), segment_window_key(top_key, 'top', segment)
+      slots_key, top_key = segmentation.segment_window_key(slots_key, 'slots', segment), segmentation.segment_window_key(top_key, 'top', segment)
     end
     local weight = retract_weight(2, w)
     local limit = math.max(1, math.floor((left - 1) / weight))
@@ -87,16 +88,16 @@ end
 local function retract_segments(step, window_count, now_ms, left)
   local pending = step.record .. ':segs'
   if redis.call('HSETNX', step.record, 'segs', 1) == 1 then
-    redis.call('ZRANGESTORE', pending, sibling_key(KEYS[1], 'cfg', 'segdue'), 0, -1)
-    redis.call('EXPIRE', pending, ACTORS.KEEP_SEC)
+    redis.call('ZRANGESTORE', pending, keyspace.sibling_key(KEYS[1], 'cfg', 'segdue'), 0, -1)
+    redis.call('EXPIRE', pending, actor_log.ACTORS.KEEP_SEC)
   end
-  local keeps_snapshots = snapshot_confs(KEYS[1]) ~= nil
+  local keeps_snapshots = snapshot.snapshot_confs(KEYS[1]) ~= nil
   local budget, taken = tonumber(ARGV[3]), 0
   while left > 0 do
     local name = redis.call('ZRANGE', pending, 0, 0)[1]
     if not name then return left, true, taken end
-    if not segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
-      budget = drain_segment(2, window_count, name, now_ms, math.max(budget, 0))
+    if not seg_views.segment_seen(name) and segmentation.segment_drain_due(name, now_ms, keeps_snapshots) then
+      budget = segmentation.drain_segment(2, window_count, name, now_ms, math.max(budget, 0))
     end
     local empty, count
     left, empty, count = retract_windows(step, window_count, name, left)
@@ -107,14 +108,14 @@ local function retract_segments(step, window_count, now_ms, left)
 end
 
 local function retract_step(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_ms, window_count = tonumber(ARGV[2]), tonumber(ARGV[4])
-  local step = ACTORS.begin_retraction('actor', now_ms, window_count, 5 + WINDOW_ARGS * window_count)
+  local step = actor_log.ACTORS.begin_retraction('actor', now_ms, window_count, 5 + window.WINDOW_ARGS * window_count)
   local record = step.record
-  cross_all(2, window_count, 5, math.floor(now_ms / 1000))
-  expire_all(2, window_count, 5, math.floor(now_ms / 1000), tonumber(ARGV[3]))
+  snapshot.cross_all(2, window_count, 5, math.floor(now_ms / 1000))
+  window.expire_all(2, window_count, 5, math.floor(now_ms / 1000), tonumber(ARGV[3]))
   -- The board's windows, then each segment's.
   local left, board_empty, taken, events, amount = retract_windows(step, window_count, nil, step.most)
   if events ~= 0 or amount ~= 0 then
@@ -124,11 +125,11 @@ local function retract_step(keys, args)
   local segments_empty, segment_taken = false, 0
   if left > 0 then left, segments_empty, segment_taken = retract_segments(step, window_count, now_ms, left) end
   taken = taken + segment_taken
-  if taken > 0 then bump_version(KEYS[1], 1) end
+  if taken > 0 then snapshot.bump_version(KEYS[1], 1) end
   local done = board_empty and segments_empty
   if done then
     redis.call('HSET', record, 'state', 'done')
-    redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
+    redis.call('EXPIRE', record, actor_log.ACTORS.KEEP_SEC)
   end
   local totals = redis.call('HMGET', record, 'events', 'amount')
   return { done and 1 or 0, taken, tonumber(totals[1]), tonumber(totals[2]) }

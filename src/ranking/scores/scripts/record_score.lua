@@ -1,3 +1,4 @@
+-- requires: aggregate, board_write, call_state, idempotency, slot_due, snapshot, ties, window
 -- record_score: records an item's score on a max / min / last board in every window whose live span holds
 -- the event's slot, expiring what fell out first (aggregate_lib says how slots and windows keep it).
 -- KEYS: dynamic
@@ -22,43 +23,47 @@
 --        ranks on a `ties: first` board)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_AT_OUT_OF_SPAN (no window holds the event's slot),
 --         TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items); nothing applied
+
+-- The running call's state (call_lib): the same tables for every call.
+local BOARD = call_state.BOARD
+
 local function record_score(keys, args)
-  begin_call(keys, args)
-  local answer, now_ms, window_count, idem = begin_board_write(5)
+  call_state.begin_call(keys, args)
+  local answer, now_ms, window_count, idem = board_write.begin_board_write(5)
   if answer then return answer end
   local now_sec = math.floor(now_ms / 1000)
-  local first = 9 + WINDOW_ARGS * window_count
+  local first = 9 + window.WINDOW_ARGS * window_count
   local item, score_arg, at_arg = ARGV[first + 1], ARGV[first + 2], ARGV[first + 3]
-  local confs = cross_all(2, window_count, 5, now_sec)
-  local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
-  settle_slot_due()
+  local confs = snapshot.cross_all(2, window_count, 5, now_sec)
+  local draining = window.expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  slot_due.settle_slot_due()
   local at_sec = math.floor(tonumber(at_arg) / 1000)
-  local covering = window_holds(at_sec, now_sec, window_count)
+  local covering = window.window_holds(at_sec, now_sec, window_count)
   if not covering then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
-  local created, refusal = admit_items(2, window_count, { item }, tonumber(ARGV[first]))
+  local created, refusal = board_write.admit_items(2, window_count, { item }, tonumber(ARGV[first]))
   if refusal then return redis.error_reply(refusal) end
   local reply, new_due_ms = { draining }, nil
   for w = 0, window_count - 1 do
     local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
     local held
     if covering[w] then
-      local period_sec, interval_sec, origin_sec = window_rule(5, w)
-      local slot_start = current_slot(at_sec, interval_sec, origin_sec)
-      local due_ms = index_slot(slots_key, slot_start, period_sec)
+      local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
+      local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
+      local due_ms = slot_due.index_slot(slots_key, slot_start, period_sec)
       if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
-      held = best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, results_changed)
+      held = aggregate.best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, window.results_changed)
     else
-      held = standing(top_key, item)
+      held = window.standing(top_key, item)
     end
     reply[#reply + 1] = held
-    reply[#reply + 1] = item_rank(top_key, item, held)
+    reply[#reply + 1] = window.item_rank(top_key, item, held)
   end
-  local keeping = snapshot_windows(2, window_count, confs)
+  local keeping = snapshot.snapshot_windows(2, window_count, confs)
   for w = 0, window_count - 1 do
-    reply[#reply + 1] = keeping and keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
+    reply[#reply + 1] = keeping and keeping[w] and snapshot.previous_rank(KEYS[3 + 2 * w], item) or 0
   end
-  append_tie_marks(reply, 3, window_count, item)
-  new_due_ms = with_snapshot_due(new_due_ms, 2, window_count, now_sec)
-  bump_version(KEYS[1], 1)
-  return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, due_to_index(2, window_count, new_due_ms) })
+  ties.append_tie_marks(reply, 3, window_count, item)
+  new_due_ms = snapshot.with_snapshot_due(new_due_ms, 2, window_count, now_sec)
+  snapshot.bump_version(KEYS[1], 1)
+  return idempotency.idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, window.due_to_index(2, window_count, new_due_ms) })
 end

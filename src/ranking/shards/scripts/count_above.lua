@@ -1,3 +1,4 @@
+-- requires: call_state, snapshot, ties, window
 -- count_above: for a sharded board, how many items of this shard score above given scores, per window,
 -- after expiring what fell out (the other shards' share of a rank).
 -- KEYS: dynamic
@@ -15,18 +16,18 @@
 --        mark), and items scoring above 0, in each window
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function count_above(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   local window_count = tonumber(ARGV[4])
-  cross_all(2, window_count, 5, now_sec)
-  local reply = { expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3])) }
+  snapshot.cross_all(2, window_count, 5, now_sec)
+  local reply = { window.expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3])) }
   for w = 0, window_count - 1 do
     local top_key = KEYS[3 + 2 * w]
-    local score = tonumber(ARGV[5 + WINDOW_ARGS * window_count + w])
-    local mark = ARGV[5 + (WINDOW_ARGS + 1) * window_count + w] or ''
-    reply[#reply + 1] = score > 0 and tie_ahead(top_key, score, mark) or 0
+    local score = tonumber(ARGV[5 + window.WINDOW_ARGS * window_count + w])
+    local mark = ARGV[5 + (window.WINDOW_ARGS + 1) * window_count + w] or ''
+    reply[#reply + 1] = score > 0 and ties.tie_ahead(top_key, score, mark) or 0
     reply[#reply + 1] = redis.call('ZCOUNT', top_key, '(0', '+inf')
   end
   return reply

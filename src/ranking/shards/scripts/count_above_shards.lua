@@ -1,3 +1,4 @@
+-- requires: call_state, keyspace, ties, window
 -- count_above_shards: count_above summed over several shards of a sharded board that live on this Redis
 -- node, in one call instead of one per shard (the other shards' share of a write's or an item's rank).
 -- The one script that reads keys of several hash tags: the shards' config keys come in ARGV, and the
@@ -20,10 +21,10 @@
 --          above_1, ranked_1, ..., above_W, ranked_W over the counted shards }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 local function count_above_shards(keys, args)
-  begin_call(keys, args)
+  call_state.begin_call(keys, args)
   local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
   local window_count = tonumber(ARGV[3])
-  local first_score = 4 + WINDOW_ARGS * window_count
+  local first_score = 4 + window.WINDOW_ARGS * window_count
   local first_mark = first_score + window_count
   local first_shard = first_mark + window_count
   local above_sum, ranked_sum, pending = {}, {}, {}
@@ -33,13 +34,13 @@ local function count_above_shards(keys, args)
   end
   for s = first_shard, #ARGV do
     local cfg_key = ARGV[s]
-    local err = version_error(cfg_key, ARGV[1])
+    local err = window.version_error(cfg_key, ARGV[1])
     if err then return redis.error_reply(err) end
     local tops = {}
     for w = 0, window_count - 1 do
-      local base = sibling_key(cfg_key, 'cfg', ARGV[4 + WINDOW_ARGS * w] .. ':')
-      local period_sec, interval_sec = tonumber(ARGV[5 + WINDOW_ARGS * w]), tonumber(ARGV[6 + WINDOW_ARGS * w])
-      local cutoff = '(' .. live_from_sec(now_sec, period_sec, interval_sec, tonumber(ARGV[7 + WINDOW_ARGS * w]))
+      local base = keyspace.sibling_key(cfg_key, 'cfg', ARGV[4 + window.WINDOW_ARGS * w] .. ':')
+      local period_sec, interval_sec = tonumber(ARGV[5 + window.WINDOW_ARGS * w]), tonumber(ARGV[6 + window.WINDOW_ARGS * w])
+      local cutoff = '(' .. window.live_from_sec(now_sec, period_sec, interval_sec, tonumber(ARGV[7 + window.WINDOW_ARGS * w]))
       if #redis.call('ZRANGE', base .. 'slots', '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then
         tops = nil
         break
@@ -49,7 +50,7 @@ local function count_above_shards(keys, args)
     if tops then
       for w = 1, window_count do
         local score = tonumber(ARGV[first_score + w - 1])
-        if score > 0 then above_sum[w] = above_sum[w] + tie_ahead(tops[w], score, ARGV[first_mark + w - 1]) end
+        if score > 0 then above_sum[w] = above_sum[w] + ties.tie_ahead(tops[w], score, ARGV[first_mark + w - 1]) end
         ranked_sum[w] = ranked_sum[w] + redis.call('ZCOUNT', tops[w], '(0', '+inf')
       end
     else

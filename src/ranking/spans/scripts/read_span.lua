@@ -1,3 +1,4 @@
+-- requires: call_state, span, window
 -- read_span: a window read over only its newest slots (a span chosen at read time), summed from the
 -- slot hashes themselves: exact, and no temporary key. The sum costs one step per slot field, so a
 -- span holding more than `max fields` refuses before summing (SPAN_TOO_COSTLY: declare a window).
@@ -26,15 +27,15 @@
 --        or { 0, fields the span holds } when it holds more than ARGV[8]
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_span(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
-  local sums, fields = span_sums(KEYS[2], math.floor(tonumber(ARGV[2]) / 1000), tonumber(ARGV[5]), tonumber(ARGV[7]), tonumber(ARGV[8]))
+  local sums, fields = span.span_sums(KEYS[2], math.floor(tonumber(ARGV[2]) / 1000), tonumber(ARGV[5]), tonumber(ARGV[7]), tonumber(ARGV[8]))
   if not sums then return { 0, fields } end
   local reply = { 1, fields, 0 }
   local mode = ARGV[9]
-  if mode == 'head' then return span_head(reply, sums, tonumber(ARGV[10]), tonumber(ARGV[11])) end
+  if mode == 'head' then return span.span_head(reply, sums, tonumber(ARGV[10]), tonumber(ARGV[11])) end
   local score = ARGV[11] == '' and (sums[ARGV[10]] or 0) or tonumber(ARGV[11])
-  if mode == 'count' then return span_count(reply, sums, ARGV[10], score) end
-  return span_near(reply, sums, { item = ARGV[10], score = score }, tonumber(ARGV[12]))
+  if mode == 'count' then return span.span_count(reply, sums, ARGV[10], score) end
+  return span.span_near(reply, sums, { item = ARGV[10], score = score }, tonumber(ARGV[12]))
 end

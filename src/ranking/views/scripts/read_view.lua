@@ -1,3 +1,4 @@
+-- requires: board_views, call_state, keyspace, seg_views, snapshot, window
 -- read_view: reads a trending view (see views_lib) after taking the snapshots of the boundaries crossed
 -- (before anything expires, as every script does), expiring what fell out of the windows it reads
 -- (which updates the view) and rebasing a decay view's landmark to now.
@@ -28,6 +29,10 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 -- Deepest merged page a read answers while a decay view's rebase runs (views_lib): a deeper one
 -- answers draining, and the service's next calls move more of the rebase first.
+
+-- The running call's state (call_lib): the same tables for every call.
+local VIEWS = call_state.VIEWS
+
 local REBASE_MERGE_DEPTH = 2000
 
 -- A read of one view: what the helpers below share. Membership is what lists a hot item; decay and
@@ -35,15 +40,15 @@ local REBASE_MERGE_DEPTH = 2000
 local function view_read(view, draining, landmark, listing, now_sec)
   local every_member = view.mode == 'hot'
   local interval_sec = tonumber(ARGV[6])
-  local current = current_slot(now_sec, interval_sec)
+  local current = window.current_slot(now_sec, interval_sec)
   return {
     view = view,
     listing = listing,
     reply = { draining, landmark, 0, 0 },
     every_member = every_member,
     listed_from = every_member and '-inf' or '(0',
-    current_slot_key = slot_key_of(KEYS[2], current),
-    previous_slot_key = slot_key_of(KEYS[2], current - interval_sec),
+    current_slot_key = window.slot_key_of(KEYS[2], current),
+    previous_slot_key = window.slot_key_of(KEYS[2], current - interval_sec),
   }
 end
 
@@ -52,7 +57,7 @@ local function view_listed(read, score)
 end
 
 local function view_rank(read, score)
-  return read.listing.count(above(score)) + 1
+  return read.listing.count(window.above(score)) + 1
 end
 
 local function view_add_row(read, item, score)
@@ -114,7 +119,7 @@ local function view_answer(read, op, first_arg)
     view_around(read, ARGV[first_arg], tonumber(ARGV[first_arg + 1]))
   elseif op == 'count' then
     local score = tonumber(ARGV[first_arg])
-    reply[3] = view_listed(read, score) and listing.count(above(score)) or 0
+    reply[3] = view_listed(read, score) and listing.count(window.above(score)) or 0
     reply[4] = listing.count(read.listed_from)
   end
 end
@@ -133,30 +138,30 @@ local EMPTY_LISTING = {
 -- window keeping snapshots takes the one due before anything of it expires (a segment's own history).
 local function views_read(segment, now_sec, window_count)
   if segment == '' then
-    cross_all(2, window_count, 5, now_sec)
+    snapshot.cross_all(2, window_count, 5, now_sec)
     return VIEWS.by_name
   end
-  if not redis.call('ZSCORE', sibling_key(KEYS[1], 'cfg', 'segdue'), segment) then return nil end
-  cross_all(2, window_count, 5, now_sec)
-  return segment_views(KEYS[1], segment)
+  if not redis.call('ZSCORE', keyspace.sibling_key(KEYS[1], 'cfg', 'segdue'), segment) then return nil end
+  snapshot.cross_all(2, window_count, 5, now_sec)
+  return seg_views.segment_views(KEYS[1], segment)
 end
 
 local function read_view(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_ms = tonumber(ARGV[2])
   local now_sec = math.floor(now_ms / 1000)
   local window_count = tonumber(ARGV[4])
-  local first_arg = 5 + WINDOW_ARGS * window_count
-  views_load(KEYS[1], now_ms)
+  local first_arg = 5 + window.WINDOW_ARGS * window_count
+  board_views.views_load(KEYS[1], now_ms)
   local views = views_read(ARGV[first_arg], now_sec, window_count)
   local view = (views or VIEWS.by_name)[ARGV[first_arg + 1]]
   if not view then return redis.error_reply('TB_STALE_CONFIG view not in the stored config') end
   local draining = 0
-  if views then draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3])) end
+  if views then draining = window.expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3])) end
   -- An empty segment answers the board's landmark: the one every shard's rows of the read are scaled to.
-  local listing, landmark = view_listing(view, REBASE_MERGE_DEPTH)
+  local listing, landmark = board_views.view_listing(view, REBASE_MERGE_DEPTH)
   if not views then listing = EMPTY_LISTING end
   local read = view_read(view, draining, landmark, listing, now_sec)
   view_answer(read, ARGV[first_arg + 2], first_arg + 3)

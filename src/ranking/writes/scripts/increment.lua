@@ -1,3 +1,4 @@
+-- requires: actor_log, board_write, call_state, idempotency, segmentation, slot_due, snapshot, ties, window
 -- increment: adds amounts to items in every window of a board, expiring what fell out first. One call
 -- carries one request or several that arrived together for this shard (WRITE_COALESCE_MS): they are
 -- applied one after another in the given order, each exactly as it would be alone: its own
@@ -82,12 +83,12 @@ end
 -- The request's growth in actor contributions and segment entries (GROWTH, counted when a quota is on
 -- and it names an actor or segments) past its allowances (`full`: from ARGV[first + 10]): the refusal, or nil.
 local function increment_growth_refusal(first, full, covering, at_sec, segments, actor)
-  GROWTH.begin()
+  segmentation.GROWTH.begin()
   if not full or (actor == '' and #segments == 0) then return nil end
   local actors, segment_entries = tonumber(ARGV[first + 10]), tonumber(ARGV[first + 11])
-  if not GROWTH.counted(actors, segment_entries) then return nil end
-  GROWTH.of_entry(2, INCREMENT.window_count, covering, at_sec, ARGV[first], actor, segments)
-  return GROWTH.refusal(actors, segment_entries)
+  if not segmentation.GROWTH.counted(actors, segment_entries) then return nil end
+  segmentation.GROWTH.of_entry(2, INCREMENT.window_count, covering, at_sec, ARGV[first], actor, segments)
+  return segmentation.GROWTH.refusal(actors, segment_entries)
 end
 
 -- What refuses one request before it changes anything (nil: admitted), and the new items it creates
@@ -97,12 +98,12 @@ local function increment_admission(item, amount, allowance, cap, covering, segme
     growth)
   local call = INCREMENT
   if not covering then return 0, 'TB_AT_OUT_OF_SPAN no window holds the slot' end
-  local refusal = call.blocks and ACTORS.refusal(KEYS[1], actor_key, call.now_ms, item) or nil
-  if #segments > 0 then refusal = refusal or segment_refusal(KEYS[1], segments, segments_max, call.now_sec) end
+  local refusal = call.blocks and actor_log.ACTORS.refusal(KEYS[1], actor_key, call.now_ms, item) or nil
+  if #segments > 0 then refusal = refusal or segmentation.segment_refusal(KEYS[1], segments, segments_max, call.now_sec) end
   refusal = refusal or growth()
   if refusal then return 0, refusal end
   if counted_after(allowance, cap, amount) then return COUNTED_AFTER, nil end
-  if cap > 0 or allowance >= 0 then return admit_items(2, call.window_count, { item }, allowance, cap) end
+  if cap > 0 or allowance >= 0 then return board_write.admit_items(2, call.window_count, { item }, allowance, cap) end
   return 0, nil
 end
 
@@ -124,7 +125,7 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   local call = INCREMENT
   local window_count = call.window_count
   local keyless = idem == call.no_key
-  local reply = keyless and { 0, idem.context, created, 0, GROWTH.actors, GROWTH.segments, call.draining }
+  local reply = keyless and { 0, idem.context, created, 0, segmentation.GROWTH.actors, segmentation.GROWTH.segments, call.draining }
     or { call.draining }
   local seen_sec = math.min(at_ms, tonumber(created_ms_arg) or math.huge) / 1000
   local added_due_ms = call.add(reply, item, amount, at_sec, seen_sec, covering, actor)
@@ -132,16 +133,16 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
     created = created_by_add(reply, keyless and 8 or 2, window_count, covering, amount)
     if keyless then reply[3] = created end
   end
-  local new_due_ms = earliest_due(added_due_ms,
-    segment_add(2, window_count, segments, item, amount, at_sec, covering, seen_sec, actor))
+  local new_due_ms = segmentation.earliest_due(added_due_ms,
+    segmentation.segment_add(2, window_count, segments, item, amount, at_sec, covering, seen_sec, actor))
   for w = 0, window_count - 1 do
-    reply[#reply + 1] = call.keeping and call.keeping[w] and previous_rank(KEYS[3 + 2 * w], item) or 0
+    reply[#reply + 1] = call.keeping and call.keeping[w] and snapshot.previous_rank(KEYS[3 + 2 * w], item) or 0
   end
-  append_tie_marks(reply, 3, window_count, item)
-  new_due_ms = with_snapshot_due(new_due_ms, 2, window_count, call.now_sec)
-  local due = due_to_index(2, window_count, new_due_ms)
+  ties.append_tie_marks(reply, 3, window_count, item)
+  new_due_ms = snapshot.with_snapshot_due(new_due_ms, 2, window_count, call.now_sec)
+  local due = window.due_to_index(2, window_count, new_due_ms)
   if not keyless then
-    return idem_finish(KEYS[1], 'cfg', idem, call.now_ms, reply, { created, due, GROWTH.actors, GROWTH.segments })
+    return idempotency.idem_finish(KEYS[1], 'cfg', idem, call.now_ms, reply, { created, due, segmentation.GROWTH.actors, segmentation.GROWTH.segments })
   end
   reply[4] = due
   return reply
@@ -165,7 +166,7 @@ local function increment_plain(answers, first, slot_keys)
   if allowance_arg ~= '1' and allowance_arg ~= '-1' then return false end
   local created_at = #answers + 2
   answers[created_at - 1], answers[created_at] = -1, 0
-  local created = plain_add(answers, slot_keys, INCREMENT.window_count, ARGV[first], ARGV[first + 1])
+  local created = board_write.plain_add(answers, slot_keys, INCREMENT.window_count, ARGV[first], ARGV[first + 1])
   if allowance_arg == '1' then answers[created_at] = created end
   return true
 end
@@ -178,20 +179,20 @@ local function increment_one(first, full, idem)
   local item, amount = ARGV[first], tonumber(ARGV[first + 1])
   local allowance = tonumber(allowance_arg_of(first, full))
   local at_ms = full and tonumber(ARGV[first + 6]) or call.now_ms
-  local actor, actor_key = ACTORS.split(full and ARGV[first + 9] or '')
+  local actor, actor_key = actor_log.ACTORS.split(full and ARGV[first + 9] or '')
   local at_sec = math.floor(at_ms / 1000)
   local covering
   if at_sec == call.now_sec then
-    covering = window_holds(at_sec, call.now_sec, call.window_count)
+    covering = window.window_holds(at_sec, call.now_sec, call.window_count)
   else
     -- Per call, not per request: the windows holding each event second before now.
     call.holding_at = call.holding_at or {}
     if call.holding_at[at_sec] == nil then
-      call.holding_at[at_sec] = window_holds(at_sec, call.now_sec, call.window_count) or false
+      call.holding_at[at_sec] = window.window_holds(at_sec, call.now_sec, call.window_count) or false
     end
     covering = call.holding_at[at_sec]
   end
-  local segments = segment_names(full and ARGV[first + 8] or '')
+  local segments = segmentation.segment_names(full and ARGV[first + 8] or '')
   local growth = function() return increment_growth_refusal(first, full, covering, at_sec, segments, actor) end
   local created, refusal = increment_admission(item, amount, allowance, call.cap, covering, segments,
     call.segments_max, actor_key, growth)
@@ -201,34 +202,34 @@ local function increment_one(first, full, idem)
 end
 
 local function increment(keys, args)
-  begin_call(keys, args)
-  local err = version_error(KEYS[1], ARGV[1])
+  call_state.begin_call(keys, args)
+  local err = window.version_error(KEYS[1], ARGV[1])
   if err then return redis.error_reply(err) end
   local now_ms = tonumber(ARGV[2])
   local now_sec = math.floor(now_ms / 1000)
   local window_count = tonumber(ARGV[4])
-  local confs = cross_all(2, window_count, 5, now_sec)
-  local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
-  settle_slot_due()
-  local context = ARGV[5 + WINDOW_ARGS * window_count]
+  local confs = snapshot.cross_all(2, window_count, 5, now_sec)
+  local draining = window.expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  slot_due.settle_slot_due()
+  local context = ARGV[5 + window.WINDOW_ARGS * window_count]
   local call = INCREMENT
-  call.segments_max = tonumber(ARGV[6 + WINDOW_ARGS * window_count])
-  call.cap = item_cap(KEYS[1])
+  call.segments_max = tonumber(ARGV[6 + window.WINDOW_ARGS * window_count])
+  call.cap = board_write.item_cap(KEYS[1])
   call.now_ms, call.now_sec, call.window_count, call.draining = now_ms, now_sec, window_count, draining
-  call.blocks = ACTORS.blocking(KEYS[1], now_ms)
-  call.keeping, call.add = snapshot_windows(2, window_count, confs), event_adder(window_count)
+  call.blocks = actor_log.ACTORS.blocking(KEYS[1], now_ms)
+  call.keeping, call.add = snapshot.snapshot_windows(2, window_count, confs), board_write.event_adder(window_count)
   call.holding_at = nil
   call.no_key.context = context
-  local stride = tonumber(ARGV[7 + WINDOW_ARGS * window_count])
+  local stride = tonumber(ARGV[7 + window.WINDOW_ARGS * window_count])
   local full = stride == 12
-  local first_request = 8 + WINDOW_ARGS * window_count
+  local first_request = 8 + window.WINDOW_ARGS * window_count
   call.allowance_arg = nil
   if stride == 2 then call.allowance_arg, first_request = ARGV[first_request], first_request + 1 end
   -- Plain requests on a shard where nothing can refuse them or be told of them take increment_plain
   -- once the slots of now are indexed (plain_slots): from the first request when the shard's indexed
   -- second names them (most calls under load), else after the first applied one.
   local plain_shard = not full and call.cap == 0 and not call.blocks and call.keeping == nil
-  local plain_keys = plain_shard and plain_slots(window_count, now_sec) or nil
+  local plain_keys = plain_shard and board_write.plain_slots(window_count, now_sec) or nil
   local applied = 0
   local answers = { draining }
   for first = first_request, #ARGV, stride do
@@ -237,14 +238,14 @@ local function increment(keys, args)
     else
       local idem = call.no_key
       if full and ARGV[first + 2] ~= '' then
-        idem = idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4])
+        idem = idempotency.idem_of(ARGV[first + 2], '', ARGV[first + 3], context, ARGV[first + 4])
       end
-      local answer = idem_begin(KEYS[1], 'cfg', idem, now_ms)
+      local answer = idempotency.idem_begin(KEYS[1], 'cfg', idem, now_ms)
       if not answer then
         local one
         answer, one = increment_one(first, full, idem)
         applied = applied + one
-        if plain_shard and one == 1 and not plain_keys then plain_keys = plain_slots(window_count, now_sec) end
+        if plain_shard and one == 1 and not plain_keys then plain_keys = board_write.plain_slots(window_count, now_sec) end
       end
       local at = #answers
       answers[at + 1] = #answer
@@ -252,6 +253,6 @@ local function increment(keys, args)
     end
   end
   -- The change version counts writes (what the live stream polls): one bump per applied request.
-  if applied > 0 then bump_version(KEYS[1], applied) end
+  if applied > 0 then snapshot.bump_version(KEYS[1], applied) end
   return answers
 end

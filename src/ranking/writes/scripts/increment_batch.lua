@@ -1,3 +1,4 @@
+-- requires: actor_log, board_write, call_state, idempotency, segmentation, slot_due, snapshot, window
 -- increment_batch: adds amounts to many items in every window of a board, in one atomic step; on a
 -- max / min / last board each entry's value is a score instead, recorded as record_score does
 -- (best_record; the caller checked the aggregate against the config version).
@@ -34,6 +35,10 @@
 --        (an entry's actor or item is blocked, see actor_refusal), TB_AT_OUT_OF_SPAN
 --        <entry> (1-based: no window holds that entry's slot any more): the whole batch is refused,
 --        nothing applied
+
+-- The running call's state (call_lib): the same tables for every call.
+local BOARD = call_state.BOARD
+
 local ENTRY_FULL = 6
 
 -- The entries' checks and what the call keeps of them, before anything changes: a refusal of the whole
@@ -43,23 +48,23 @@ local ENTRY_FULL = 6
 -- index), distinct (items), full (sextuples) }.
 local function batch_entries(first, stride, now_ms, window_count)
   local full, now_sec = stride == ENTRY_FULL, math.floor(now_ms / 1000)
-  local blocks = ACTORS.blocking(KEYS[1], now_ms)
-  local at_now = window_holds(now_sec, now_sec, window_count)
+  local blocks = actor_log.ACTORS.blocking(KEYS[1], now_ms)
+  local at_now = window.window_holds(now_sec, now_sec, window_count)
   local batch = { items = {}, holding = {}, at_now = at_now, named = {}, first_of = {}, distinct = 0, full = full }
   local items, first_of, count = batch.items, batch.first_of, 0
   -- Entries mostly share a time (now): the windows holding a second are worked out once per second.
   local holding_at = {}
   for i = first, #ARGV, stride do
     local item = ARGV[i]
-    local blocked = blocks and ACTORS.refusal(KEYS[1], select(2, ACTORS.split(full and ARGV[i + 5] or '')), now_ms, item)
+    local blocked = blocks and actor_log.ACTORS.refusal(KEYS[1], select(2, actor_log.ACTORS.split(full and ARGV[i + 5] or '')), now_ms, item)
     if blocked then return nil, blocked end
     count = count + 1
     items[count] = item
     if not first_of[item] then first_of[item], batch.distinct = i, batch.distinct + 1 end
     if full then
-      for _, name in ipairs(segment_names(ARGV[i + 4])) do batch.named[name] = true end
+      for _, name in ipairs(segmentation.segment_names(ARGV[i + 4])) do batch.named[name] = true end
       local at_sec = math.floor(tonumber(ARGV[i + 2]) / 1000)
-      if holding_at[at_sec] == nil then holding_at[at_sec] = window_holds(at_sec, now_sec, window_count) or false end
+      if holding_at[at_sec] == nil then holding_at[at_sec] = window.window_holds(at_sec, now_sec, window_count) or false end
       batch.holding[i] = holding_at[at_sec]
       if not batch.holding[i] then return nil, 'TB_AT_OUT_OF_SPAN ' .. count end
     end
@@ -73,21 +78,21 @@ end
 -- score in any window: its new score is its amount (amounts are at most 10^6, MAX_ABS_AMOUNT; a sum
 -- reaching 0 is removed, never kept).
 local function counted_by_adds(batch, allowance)
-  return not batch.full and BOARD.aggregate == 'sum' and allowance >= batch.distinct and item_cap(KEYS[1]) == 0
+  return not batch.full and BOARD.aggregate == 'sum' and allowance >= batch.distinct and board_write.item_cap(KEYS[1]) == 0
 end
 
 -- The batch's growth in actor contributions and segment entries (GROWTH) against the allowances from
 -- ARGV[first_allowance], counted only for sextuples (pairs name neither) when some quota is on: the
 -- refusal, or nil.
 local function batch_growth_refusal(batch, first, first_allowance, window_count)
-  GROWTH.begin()
+  segmentation.GROWTH.begin()
   local actors, segments = tonumber(ARGV[first_allowance]), tonumber(ARGV[first_allowance + 1])
-  if not batch.full or not GROWTH.counted(actors, segments) then return nil end
+  if not batch.full or not segmentation.GROWTH.counted(actors, segments) then return nil end
   for i = first, #ARGV, ENTRY_FULL do
-    GROWTH.of_entry(2, window_count, batch.holding[i], math.floor(tonumber(ARGV[i + 2]) / 1000), ARGV[i],
-      (ACTORS.split(ARGV[i + 5])), segment_names(ARGV[i + 4]))
+    segmentation.GROWTH.of_entry(2, window_count, batch.holding[i], math.floor(tonumber(ARGV[i + 2]) / 1000), ARGV[i],
+      (actor_log.ACTORS.split(ARGV[i + 5])), segmentation.segment_names(ARGV[i + 4]))
   end
-  return GROWTH.refusal(actors, segments)
+  return segmentation.GROWTH.refusal(actors, segments)
 end
 
 -- Each entry into its slot (indexed, and its key made, once per window and slot), in every window
@@ -96,22 +101,22 @@ end
 local function batch_add(batch, first, stride, window_count)
   local new_due_ms, full = nil, batch.full
   for w = 0, window_count - 1 do
-    local win, slot_at = batch_window(w), {}
+    local win, slot_at = board_write.batch_window(w), {}
     for i = first, #ARGV, stride do
       if (full and batch.holding[i] or batch.at_now)[w] then
         local at_arg = full and ARGV[i + 2] or ARGV[2]
         local slot_start = slot_at[at_arg]
         if not slot_start then
-          slot_start = current_slot(math.floor(tonumber(at_arg) / 1000), win.interval_sec, win.origin_sec)
+          slot_start = window.current_slot(math.floor(tonumber(at_arg) / 1000), win.interval_sec, win.origin_sec)
           slot_at[at_arg] = slot_start
         end
         local due
         if BOARD.aggregate == 'sum' then
           local seen_sec = win.watched and math.min(tonumber(at_arg), full and tonumber(ARGV[i + 3]) or math.huge) / 1000
-          due = add_batch_entry(win, slot_start, ARGV[i], tonumber(ARGV[i + 1]), seen_sec,
-            full and (ACTORS.split(ARGV[i + 5])) or '')
+          due = board_write.add_batch_entry(win, slot_start, ARGV[i], tonumber(ARGV[i + 1]), seen_sec,
+            full and (actor_log.ACTORS.split(ARGV[i + 5])) or '')
         else
-          due = record_batch_score(win, slot_start, ARGV[i], ARGV[i + 1], at_arg)
+          due = board_write.record_batch_score(win, slot_start, ARGV[i], ARGV[i + 1], at_arg)
         end
         if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
       end
@@ -134,21 +139,21 @@ local function batch_add_pairs(batch, first, window_count, counting)
   local now_sec = math.floor(now_ms / 1000)
   local new_due_ms, held, first_of, unknown = nil, 0, batch.first_of, false
   for w = 0, window_count - 1 do
-    local win = batch_window(w)
-    local slot_start = current_slot(now_sec, win.interval_sec, win.origin_sec)
-    local slot_key = slot_key_of(win.slots_key, slot_start)
+    local win = board_write.batch_window(w)
+    local slot_start = window.current_slot(now_sec, win.interval_sec, win.origin_sec)
+    local slot_key = window.slot_key_of(win.slots_key, slot_start)
     win.indexed[slot_start] = slot_key
-    local due_ms, rolling = index_unless_known(win.slots_key, slot_start, win.period_sec, win.interval_sec,
+    local due_ms, rolling = slot_due.index_unless_known(win.slots_key, slot_start, win.period_sec, win.interval_sec,
       win.origin_sec)
     unknown = unknown or rolling
-    new_due_ms = earliest_due(new_due_ms, due_ms)
+    new_due_ms = segmentation.earliest_due(new_due_ms, due_ms)
     for i = first, #ARGV, 2 do
       local item, amount = ARGV[i], tonumber(ARGV[i + 1])
       local score
       if win.watched then
-        score = select(2, add_batch_entry(win, slot_start, item, amount, now_ms / 1000, ''))
+        score = select(2, board_write.add_batch_entry(win, slot_start, item, amount, now_ms / 1000, ''))
       else
-        score = add_unwatched(win.slots_key, slot_key, win.top_key, slot_start, item, ARGV[i + 1], nil)
+        score = board_write.add_unwatched(win.slots_key, slot_key, win.top_key, slot_start, item, ARGV[i + 1], nil)
       end
       if counting and score ~= amount and first_of[item] == i then
         first_of[item] = -i
@@ -156,7 +161,7 @@ local function batch_add_pairs(batch, first, window_count, counting)
       end
     end
   end
-  if unknown then note_indexed(now_sec) end
+  if unknown then slot_due.note_indexed(now_sec) end
   return new_due_ms, held
 end
 
@@ -168,37 +173,37 @@ local function batch_segments_add(first, window_count, holding)
   for i = first, #ARGV, ENTRY_FULL do
     local at_ms = tonumber(ARGV[i + 2])
     local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
-    local segment_due = segment_add(2, window_count, segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]),
-      math.floor(at_ms / 1000), holding[i], seen_sec, (ACTORS.split(ARGV[i + 5])))
-    new_due_ms = earliest_due(new_due_ms, segment_due)
+    local segment_due = segmentation.segment_add(2, window_count, segmentation.segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]),
+      math.floor(at_ms / 1000), holding[i], seen_sec, (actor_log.ACTORS.split(ARGV[i + 5])))
+    new_due_ms = segmentation.earliest_due(new_due_ms, segment_due)
   end
   return new_due_ms
 end
 
 local function increment_batch(keys, args)
-  begin_call(keys, args)
-  local answer, now_ms, window_count, idem = begin_board_write(5)
+  call_state.begin_call(keys, args)
+  local answer, now_ms, window_count, idem = board_write.begin_board_write(5)
   if answer then return answer end
   local now_sec = math.floor(now_ms / 1000)
-  cross_all(2, window_count, 5, now_sec)
-  local draining = expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
-  settle_slot_due()
-  local stride = tonumber(ARGV[13 + WINDOW_ARGS * window_count])
-  local first = 14 + WINDOW_ARGS * window_count
+  snapshot.cross_all(2, window_count, 5, now_sec)
+  local draining = window.expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  slot_due.settle_slot_due()
+  local stride = tonumber(ARGV[13 + window.WINDOW_ARGS * window_count])
+  local first = 14 + window.WINDOW_ARGS * window_count
   local batch, refusal = batch_entries(first, stride, now_ms, window_count)
   if refusal then return redis.error_reply(refusal) end
   local segments = {}
   for name in pairs(batch.named) do segments[#segments + 1] = name end
-  refusal = segment_refusal(KEYS[1], segments, tonumber(ARGV[12 + WINDOW_ARGS * window_count]), now_sec)
-    or batch_growth_refusal(batch, first, 10 + WINDOW_ARGS * window_count, window_count)
+  refusal = segmentation.segment_refusal(KEYS[1], segments, tonumber(ARGV[12 + window.WINDOW_ARGS * window_count]), now_sec)
+    or batch_growth_refusal(batch, first, 10 + window.WINDOW_ARGS * window_count, window_count)
   if refusal then return redis.error_reply(refusal) end
-  local allowance = tonumber(ARGV[9 + WINDOW_ARGS * window_count])
+  local allowance = tonumber(ARGV[9 + window.WINDOW_ARGS * window_count])
   local counting, created = counted_by_adds(batch, allowance), 0
   if not counting then
-    created, refusal = admit_items(2, window_count, batch.items, allowance)
+    created, refusal = board_write.admit_items(2, window_count, batch.items, allowance)
     if refusal then return redis.error_reply(refusal) end
   end
-  bump_version(KEYS[1])
+  snapshot.bump_version(KEYS[1])
   local new_due_ms, held
   if batch.full or BOARD.aggregate ~= 'sum' then
     new_due_ms = batch_add(batch, first, stride, window_count)
@@ -207,8 +212,8 @@ local function increment_batch(keys, args)
   end
   if counting then created = batch.distinct - held end
   -- A batch naming no segment (most) skips this pass: it would do nothing for each of its entries.
-  if #segments > 0 then new_due_ms = earliest_due(new_due_ms, batch_segments_add(first, window_count, batch.holding)) end
-  local due_ms = due_to_index(2, window_count, with_snapshot_due(new_due_ms, 2, window_count, now_sec))
-  return idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, #batch.items },
-    { created, due_ms, GROWTH.actors, GROWTH.segments })
+  if #segments > 0 then new_due_ms = segmentation.earliest_due(new_due_ms, batch_segments_add(first, window_count, batch.holding)) end
+  local due_ms = window.due_to_index(2, window_count, snapshot.with_snapshot_due(new_due_ms, 2, window_count, now_sec))
+  return idempotency.idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, #batch.items },
+    { created, due_ms, segmentation.GROWTH.actors, segmentation.GROWTH.segments })
 end

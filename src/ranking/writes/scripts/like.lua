@@ -1,3 +1,4 @@
+-- requires: actor_log, board_write, call_state, idempotency, keyspace, likes, segmentation, slot_due, snapshot, ties, window
 -- like: counts a user's like of an item once in every window, unless the same user's earlier like is
 -- still inside any window of the board (dedupe); with `undo`, takes the like back out of every window
 -- whose live slot still holds it. Also prunes likes that left every window.
@@ -44,25 +45,25 @@ local function like_standings(window_count, item, changed, delta, at_sec, event_
     local score, rank
     if changed[w] then
       reply[2] = 1
-      local period_sec, interval_sec, origin_sec = window_rule(5, w)
-      local slot_start = current_slot(at_sec, interval_sec, origin_sec)
+      local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
+      local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
       local new_due
-      score, new_due = add_event(slots_key, top_key, slot_start, period_sec, item, delta, event_sec)
+      score, new_due = window.add_event(slots_key, top_key, slot_start, period_sec, item, delta, event_sec)
       if delta > 0 then
-        ACTORS.add(slots_key, top_key, slot_start, actor or '', item, delta)
+        actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, delta)
       else
-        ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -delta)
+        actor_log.ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -delta)
       end
       if new_due then new_due_ms = math.min(new_due_ms or math.huge, new_due) end
-      rank = item_rank(top_key, item, score)
+      rank = window.item_rank(top_key, item, score)
     else
-      score, rank = standing(top_key, item)
+      score, rank = window.standing(top_key, item)
     end
     reply[#reply + 1] = score
     reply[#reply + 1] = rank
   end
-  for w = 0, window_count - 1 do reply[#reply + 1] = previous_rank(KEYS[4 + 2 * w], item) end
-  append_tie_marks(reply, 4, window_count, item)
+  for w = 0, window_count - 1 do reply[#reply + 1] = snapshot.previous_rank(KEYS[4 + 2 * w], item) end
+  ties.append_tie_marks(reply, 4, window_count, item)
   return reply, new_due_ms
 end
 
@@ -72,49 +73,49 @@ end
 -- (nil: none) is kept or taken back as in the board's windows. Returns the earliest due time of a
 -- segment slot it created, or nil.
 local function like_segments(window_count, item, member, segments, undo, changed, delta, at_sec, event_sec, actor)
-  local key = sibling_key(KEYS[2], 'likes', 'likesegs')
+  local key = keyspace.sibling_key(KEYS[2], 'likes', 'likesegs')
   if undo then
-    segments = segment_names(redis.call('HGET', key, member) or '')
+    segments = segmentation.segment_names(redis.call('HGET', key, member) or '')
     redis.call('HDEL', key, member)
   elseif #segments > 0 then
     redis.call('HSET', key, member, table.concat(segments, ','))
   else
     redis.call('HDEL', key, member)
   end
-  return segment_add(3, window_count, segments, item, delta, at_sec, changed, event_sec, actor, undo)
+  return segmentation.segment_add(3, window_count, segments, item, delta, at_sec, changed, event_sec, actor, undo)
 end
 
 local function like(keys, args)
-  begin_call(keys, args)
-  local answer, now_ms, window_count, idem = begin_board_write(8)
+  call_state.begin_call(keys, args)
+  local answer, now_ms, window_count, idem = board_write.begin_board_write(8)
   if answer then return answer end
   local now_sec = math.floor(now_ms / 1000)
   local budget = tonumber(ARGV[3])
-  cross_all(3, window_count, 5, now_sec)
-  local draining = expire_all(3, window_count, 5, now_sec, budget)
-  settle_slot_due()
-  prune_likes(KEYS[2], window_count, now_sec, budget)
-  local item = ARGV[5 + WINDOW_ARGS * window_count]
-  local member = item .. '\31' .. ARGV[6 + WINDOW_ARGS * window_count]
-  local undo = ARGV[7 + WINDOW_ARGS * window_count] == '1'
+  snapshot.cross_all(3, window_count, 5, now_sec)
+  local draining = window.expire_all(3, window_count, 5, now_sec, budget)
+  slot_due.settle_slot_due()
+  likes.prune_likes(KEYS[2], window_count, now_sec, budget)
+  local item = ARGV[5 + window.WINDOW_ARGS * window_count]
+  local member = item .. '\31' .. ARGV[6 + window.WINDOW_ARGS * window_count]
+  local undo = ARGV[7 + window.WINDOW_ARGS * window_count] == '1'
   local liked = redis.call('ZSCORE', KEYS[2], member)
   local liked_ms = liked and tonumber(liked) or nil
-  local at_ms = tonumber(ARGV[14 + WINDOW_ARGS * window_count])
-  local holding = like_windows(at_ms, window_count, now_sec)
+  local at_ms = tonumber(ARGV[14 + window.WINDOW_ARGS * window_count])
+  local holding = likes.like_windows(at_ms, window_count, now_sec)
   if not undo and #holding == 0 then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
 
-  local counts = not undo and not (liked_ms and #like_windows(liked_ms, window_count, now_sec) > 0)
-  local segments = segment_names(ARGV[15 + WINDOW_ARGS * window_count])
+  local counts = not undo and not (liked_ms and #likes.like_windows(liked_ms, window_count, now_sec) > 0)
+  local segments = segmentation.segment_names(ARGV[15 + window.WINDOW_ARGS * window_count])
   local created_items, created_likes = 0, 0
-  local actor = config_field(KEYS[1], 'actors') == '1' and ARGV[6 + WINDOW_ARGS * window_count] or nil
+  local actor = call_state.config_field(KEYS[1], 'actors') == '1' and ARGV[6 + window.WINDOW_ARGS * window_count] or nil
   if counts then
-    local actor_key = actor and ARGV[17 + WINDOW_ARGS * window_count]
-    local refusal = ACTORS.refusal(KEYS[1], actor_key, now_ms, item) or segment_refusal(KEYS[1], segments, tonumber(ARGV[16 + WINDOW_ARGS * window_count]), now_sec)
+    local actor_key = actor and ARGV[17 + window.WINDOW_ARGS * window_count]
+    local refusal = actor_log.ACTORS.refusal(KEYS[1], actor_key, now_ms, item) or segmentation.segment_refusal(KEYS[1], segments, tonumber(ARGV[16 + window.WINDOW_ARGS * window_count]), now_sec)
     if refusal then return redis.error_reply(refusal) end
-    created_items, refusal = admit_items(3, window_count, { item }, tonumber(ARGV[12 + WINDOW_ARGS * window_count]))
+    created_items, refusal = board_write.admit_items(3, window_count, { item }, tonumber(ARGV[12 + window.WINDOW_ARGS * window_count]))
     if refusal then return redis.error_reply(refusal) end
     if not liked_ms then
-      if ARGV[13 + WINDOW_ARGS * window_count] == '0' then return redis.error_reply('TB_QUOTA likeUsers 1') end
+      if ARGV[13 + window.WINDOW_ARGS * window_count] == '0' then return redis.error_reply('TB_QUOTA likeUsers 1') end
       created_likes = 1
     end
   end
@@ -123,7 +124,7 @@ local function like(keys, args)
   if undo then
     if liked_ms then
       redis.call('ZREM', KEYS[2], member)
-      for _, w in ipairs(like_windows(liked_ms, window_count, now_sec)) do changed[w] = true end
+      for _, w in ipairs(likes.like_windows(liked_ms, window_count, now_sec)) do changed[w] = true end
     end
     delta, at_sec = -1, math.floor((liked_ms or now_ms) / 1000)
   elseif counts then
@@ -136,9 +137,9 @@ local function like(keys, args)
   if not undo then event_sec = at_ms / 1000 end
   local reply, new_due_ms = like_standings(window_count, item, changed, delta, at_sec, event_sec, draining, actor)
   if counts or (undo and liked_ms) then
-    new_due_ms = earliest_due(new_due_ms, like_segments(window_count, item, member, segments, undo, changed, delta, at_sec, event_sec, actor))
+    new_due_ms = segmentation.earliest_due(new_due_ms, like_segments(window_count, item, member, segments, undo, changed, delta, at_sec, event_sec, actor))
   end
-  if reply[2] == 1 then bump_version(KEYS[1]) end
-  local due_ms = due_to_index(3, window_count, with_snapshot_due(new_due_ms, 3, window_count, now_sec))
-  return idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created_items, created_likes, due_ms })
+  if reply[2] == 1 then snapshot.bump_version(KEYS[1]) end
+  local due_ms = window.due_to_index(3, window_count, snapshot.with_snapshot_due(new_due_ms, 3, window_count, now_sec))
+  return idempotency.idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created_items, created_likes, due_ms })
 end

@@ -1,3 +1,4 @@
+-- requires: call_state, idempotency
 -- request_claim: the ledger entry of a retry-safe request on a sharded board. Each shard's part of the
 -- write is retry-safe on its own shard; this entry, on one shard chosen by the key, sees the request
 -- whole: the same key with another request is refused whichever shards it touches, and once the
@@ -11,10 +12,10 @@
 --        parts are applied again: each replays where it already ran); { 1, "done", body } answered;
 --        { 2, "" } the key was used for another request
 local function request_claim(keys, args)
-  begin_call(keys, args)
+  call_state.begin_call(keys, args)
   local now_ms = tonumber(ARGV[1])
-  local idem = idem_args(2, 'req\31')
-  local stored = idem_begin(KEYS[1], 'cfg', idem, now_ms)
+  local idem = idempotency.idem_args(ARGV, 2, 'req\31')
+  local stored = idempotency.idem_begin(KEYS[1], 'cfg', idem, now_ms)
   if stored then return stored end
-  return idem_finish(KEYS[1], 'cfg', idem, now_ms, {})
+  return idempotency.idem_finish(KEYS[1], 'cfg', idem, now_ms, {})
 end

@@ -1,3 +1,4 @@
+-- requires: call_state, keyspace
 -- segment_claim: claims segment names for a write of a sharded board before it runs on its own shard,
 -- so segments.max holds per board, not per shard: the board's registry of live segments lives on
 -- shard 0 ("<tag>:segclaims", segment -> claimed until, unix s), each shard's own index (segment_lib)
@@ -14,8 +15,8 @@
 -- Reply: the number of names newly claimed
 -- Errors: TB_SEGMENT_LIMIT <live> <max> <new> board (nothing claimed)
 local function segment_claim(keys, args)
-  begin_call(keys, args)
-  local claims = sibling_key(KEYS[1], 'cfg', 'segclaims')
+  call_state.begin_call(keys, args)
+  local claims = keyspace.sibling_key(KEYS[1], 'cfg', 'segclaims')
   local now_sec, max, until_sec = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
   redis.call('ZREMRANGEBYSCORE', claims, '-inf', now_sec)
   local new = 0

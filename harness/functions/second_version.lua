@@ -1,0 +1,2 @@
+-- A second version of tb_fntest: the same functions from a different source, so a different
+-- derived version (tests load both side by side).
