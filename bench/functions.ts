@@ -35,9 +35,7 @@ const PIPELINE = 500;
 const LOOP = 50_000;
 
 /** The test library's modules (harness/functions): its handlers need its shared module. */
-const TEST_MODULES = ['shared.lua', 'calls.lua'].map((file) =>
-  join(__dirname, '..', 'harness', 'functions', file),
-);
+const TEST_MODULES = ['shared.lua', 'calls.lua'].map((file) => join(__dirname, '..', 'harness', 'functions', file));
 
 /** The argument reader as commit HEADER_REF had it (BENCH_HEADER_REF, default c382e1a: before a call's header table was shared). */
 const HEADER_REF = process.env.BENCH_HEADER_REF ?? 'c382e1a';
