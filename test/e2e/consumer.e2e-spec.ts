@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { listen } from '../../clients/typescript/test/helpers';
 import { SystemClock } from '../../src/common/clock';
@@ -81,8 +81,11 @@ describe('the packages in an app outside this repository', () => {
     cpSync(join(example, 'tsconfig.json'), join(dir, 'tsconfig.json'));
     const pkg = manifest(example) as Manifest & { dependencies: Record<string, string> };
     for (const tarball of tarballs) {
-      const name = Object.keys(pkg.dependencies).find((dep) => tarball.includes(dep.slice(1).replace('/', '-')));
-      pkg.dependencies[name ?? tarball] = `file:${tarball}`;
+      // The example names the tarball `npm run packages:pack` writes: the package's current version.
+      const [name] = Object.entries(pkg.dependencies).find(([, spec]) => spec.endsWith(`/${basename(tarball)}`)) ?? [];
+      if (!name)
+        throw new Error(`examples/nest-app/package.json names no file:../../packages/tarballs/${basename(tarball)}`);
+      pkg.dependencies[name] = `file:${tarball}`;
     }
     writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
     for (const file of readdirSync(CLIENT_EXAMPLES)) {
@@ -148,6 +151,26 @@ describe('the packages in an app outside this repository', () => {
       });
     } finally {
       if (child) await stopChild(child);
+    }
+  });
+
+  it("boots docs/library.md's minimal app, which answers as the page shows", async () => {
+    const page = readFileSync(join(ROOT, 'docs/library.md'), 'utf8');
+    const block = /^```ts\n([\s\S]*?)^```/m.exec(page)?.[1];
+    expect(block).toBe(readFileSync(join(ROOT, 'examples/nest-app/src/minimal.ts'), 'utf8'));
+    const calls = [...page.matchAll(/^curl (-X POST )?localhost:3000(\S+) +# (.*)$/gm)];
+    expect(calls).toHaveLength(2);
+    const { child, url } = await startListening(process.execPath, 'dist/src/minimal.js', app, {
+      PORT: '0',
+      REDIS_URL: redis.url,
+    });
+    try {
+      for (const [, post, path, shown] of calls) {
+        const response = await fetch(`${url}${path}`, { method: post ? 'POST' : 'GET' });
+        expect([path, await response.json()]).toEqual([path, JSON.parse(shown)]);
+      }
+    } finally {
+      await stopChild(child);
     }
   });
 
