@@ -3,13 +3,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { delimiter, join, sep } from 'node:path';
 
+/** What `npm test` tells its scripts about this repository (the nested npm must not work on it). */
+const THIS_PROJECT = /^(npm_(package_|lifecycle_|config_local_prefix$|config_call$)|INIT_CWD$)/i;
+
 /**
- * The environment for npm and the app outside the repository: without the `npm_*` variables of the
- * `npm test` that runs this suite (npm_config_local_prefix and the like would point a nested npm back
- * at this repository).
+ * The environment for npm and the app outside the repository: the machine's npm settings (cache,
+ * registry, certificates) kept, what points at this repository's `npm test` left out.
  */
 export function outsideEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !THIS_PROJECT.test(name)));
   return { ...env, ...extra };
 }
 
