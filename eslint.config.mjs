@@ -15,6 +15,9 @@ export default tseslint.config(
       // Generated from the service (npm run client:generate), checked by a drift test instead.
       'clients/typescript/src/generated/',
       'clients/typescript/dist/',
+      // Built by npm pack (packages/nest/build.mjs) and by the example app's own build.
+      'packages/nest/dist/',
+      'examples/nest-app/dist/',
     ],
   },
   eslint.configs.recommended,

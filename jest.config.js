@@ -23,6 +23,8 @@ const toCommonJs = (packages) => ({
 const base = {
   ...toCommonJs(esmOnly),
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // The example app imports the library by its package name; here it is the source (tsconfig.json paths).
+  moduleNameMapper: { '^@trendboard/nest$': '<rootDir>/src/library/index.ts' },
   // Quiet while green: a test's output is printed only when it fails (test/support/quiet-environment.ts).
   testEnvironment: '<rootDir>/test/support/quiet-environment.ts',
 };

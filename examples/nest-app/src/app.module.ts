@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TrendboardModule } from '../../../src/library/trendboard.module';
+import { TrendboardModule } from '@trendboard/nest';
 import { AppSettings, SettingsModule } from './settings.module';
 import { DigestJob } from './digest.job';
 import { TrendingController } from './trending.controller';

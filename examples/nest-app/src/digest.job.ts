@@ -1,12 +1,15 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
-import { CountersService } from '../../../src/counters/counters.service';
-import { RankingService } from '../../../src/ranking/ranking.service';
+import { CountersService, RankingService } from '@trendboard/nest';
 
-/** A scheduled job of the app: every minute, counts a digest and remembers the leading post. */
+/**
+ * A scheduled job of the app: every minute (DIGEST_CRON, read at start, changes it), counts a digest
+ * and remembers the leading post.
+ */
 @Injectable()
 export class DigestJob implements OnApplicationBootstrap {
   leader?: string;
+  runs = 0;
 
   constructor(
     private readonly ranking: RankingService,
@@ -18,10 +21,11 @@ export class DigestJob implements OnApplicationBootstrap {
     await this.ranking.putBoard({ name: 'posts', windows: [{ name: 'hour', period: '1h', interval: '5m' }] });
   }
 
-  @Cron(CronExpression.EVERY_MINUTE)
+  @Cron(process.env.DIGEST_CRON ?? CronExpression.EVERY_MINUTE)
   async digest(): Promise<void> {
     const top = await this.ranking.top('posts', 'hour', 0, 1);
     this.leader = top.items[0]?.item;
     await this.counters.increment('digests', 1);
+    this.runs++;
   }
 }
