@@ -15,10 +15,10 @@ import { basename, join, relative } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { listen } from '../../clients/typescript/test/helpers';
 import { SystemClock } from '../../src/common/clock';
-import { startTestApp } from '../support/app';
+import { startTestApp } from '../../harness/app';
 import { machineNode, requiredPackages, run, startListening } from '../support/consumer';
-import { stopChild } from '../support/processes';
-import { startTestRedis, TestRedis } from '../support/redis';
+import { stopChild } from '../../harness/processes';
+import { startTestRedis, TestRedis } from '../../harness/redis';
 
 const ROOT = join(__dirname, '../..');
 const PACKAGES = { nest: join(ROOT, 'packages/nest'), client: join(ROOT, 'clients/typescript') };
