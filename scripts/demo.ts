@@ -2,22 +2,31 @@
  * `npm run demo`: a live trending board within seconds. Uses the service at DEMO_URL (default
  * http://127.0.0.1:3000), or starts one (`node dist/main.js`, built when needed) when nothing answers
  * there, then feeds a seeded, realistic stream: posts that rise and fade, likes, a few bursts, a page
- * view counter and a latency stat. It stops after DEMO_SECONDS (default 120) or on Ctrl-C, and says how
- * to clean up (`npm run demo -- --clean` deletes what it made). ADMIN_TOKEN: the service's admin token
- * (the one it starts uses DEMO_ADMIN_TOKEN's default).
+ * view counter and a latency stat. It says how it is doing every DEMO_PROGRESS_MS (default 10 s), stops
+ * after DEMO_SECONDS (default 120) or on Ctrl-C, and says how to clean up (`npm run demo -- --clean` deletes what it made,
+ * and fails saying why when the service refuses).
+ *
+ * The README's names: ADMIN_TOKEN (default the Quick start's, change-me-to-a-long-secret) and, on a
+ * keyed service, API_KEY (a read+write key). A `.env` file of the working directory is read as
+ * `npm start` reads it, under the environment.
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
+if (existsSync('.env')) process.loadEnvFile('.env');
 const ROOT = join(__dirname, '..');
 const BASE = process.env.DEMO_URL ?? 'http://127.0.0.1:3000';
-const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'demo-admin-token-change-me';
+const ADMIN_TOKEN = process.env.ADMIN_TOKEN || 'change-me-to-a-long-secret';
+const API_KEY = process.env.API_KEY || undefined;
 const SECONDS = Number(process.env.DEMO_SECONDS ?? 120);
 const TICK_MS = Number(process.env.DEMO_TICK_MS ?? 250);
+const PROGRESS_EVERY_MS = Number(process.env.DEMO_PROGRESS_MS ?? 10_000);
 const BOARD = 'demo.posts';
 const COUNTER = 'demo.pageviews';
 const STATS = ['demo.api', 'LatencyMs'];
 const POSTS = 40;
+const CLEAN_HINT = 'npm run demo -- --clean';
 
 /** A small seeded generator (mulberry32): the same run every time. */
 function seeded(seed: number): () => number {
@@ -49,8 +58,24 @@ async function call(method: string, path: string, body?: object, admin = false):
   const headers: Record<string, string> = {};
   if (body) headers['content-type'] = 'application/json';
   if (admin) headers.authorization = `Bearer ${ADMIN_TOKEN}`;
-  if (process.env.DEMO_API_KEY) headers['x-api-key'] = process.env.DEMO_API_KEY;
+  if (API_KEY) headers['x-api-key'] = API_KEY;
   return fetch(`${BASE}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
+}
+
+/** What to do about a refusal, in the README's names; the status and body for anything else. */
+async function refusal(what: string, response: Response): Promise<Error> {
+  const text = await response.text();
+  const code = /"code":"([A-Z_]+)"/.exec(text)?.[1];
+  const why: Record<string, string> = {
+    ADMIN_TOKEN_INVALID: `ADMIN_TOKEN is not the token the service at ${BASE} runs with: export ADMIN_TOKEN=<that token> (the Quick start's is change-me-to-a-long-secret)`,
+    ADMIN_TOKEN_MISSING: `the service at ${BASE} wants ADMIN_TOKEN: export ADMIN_TOKEN=<the token it runs with>`,
+    ADMIN_DISABLED: `the service at ${BASE} runs without ADMIN_TOKEN: restart it with ADMIN_TOKEN=<16 characters or more>, and export the same here`,
+    API_KEY_MISSING: `the service at ${BASE} is keyed: export API_KEY=<a read+write key> (a bare secret in API_KEYS is one)`,
+    API_KEY_INVALID: `the service at ${BASE} does not know API_KEY: export API_KEY=<a read+write key it knows>`,
+    API_KEY_SCOPE: `API_KEY lacks a scope the demo needs: give it read+write (and admin for --clean, or export ADMIN_TOKEN)`,
+  };
+  const status = code === undefined ? `${response.status}` : `${response.status} ${code}`;
+  return new Error(`${what} refused (${status}): ${code !== undefined && why[code] ? why[code] : text}`);
 }
 
 async function answers(): Promise<boolean> {
@@ -92,13 +117,20 @@ async function createBoard(): Promise<void> {
     },
     true,
   );
-  if (!made.ok) throw new Error(`creating board ${BOARD} failed: ${made.status} ${await made.text()}`);
+  if (!made.ok) throw await refusal(`creating board ${BOARD}`, made);
 }
 
+/** Deletes the demo's board and counter: gone already is fine, a refusal fails the run saying why. */
 async function clean(): Promise<void> {
-  const board = await call('DELETE', `/admin/boards/${BOARD}`, undefined, true);
-  const counter = await call('DELETE', `/admin/counters/${COUNTER}`, undefined, true);
-  console.log(`deleted board ${BOARD} (${board.status}) and counter ${COUNTER} (${counter.status})`);
+  for (const [what, path] of [
+    [`board ${BOARD}`, `/admin/boards/${BOARD}`],
+    [`counter ${COUNTER}`, `/admin/counters/${COUNTER}`],
+  ]) {
+    const deleted = await call('DELETE', path, undefined, true);
+    if (deleted.status === 404) console.log(`${what}: not there (deleted already, or never made)`);
+    else if (deleted.ok) console.log(`${what}: deleted`);
+    else throw await refusal(`deleting ${what}`, deleted);
+  }
 }
 
 /** One tick of traffic: each post's increments follow its curve, with likes, bursts and page views. */
@@ -122,17 +154,11 @@ async function tick(posts: Post[], tickNo: number, random: () => number): Promis
   writes.push(call('POST', `/stats/${STATS[0]}/${STATS[1]}`, { value: Math.round(20 + random() * 80) }));
   const done = await Promise.all(writes);
   const failed = done.find((response) => !response.ok && response.status !== 429);
-  if (failed) throw new Error(`a write failed: ${failed.status} ${await failed.text()}`);
+  if (failed) throw await refusal(`a write (${failed.url.slice(BASE.length)})`, failed);
   return items.reduce((sum, entry) => sum + entry.amount, 0);
 }
 
-async function main(): Promise<void> {
-  if (process.argv.includes('--clean')) return clean();
-  const service = await ensureService();
-  const stop = () => service?.kill('SIGTERM');
-  await createBoard();
-  const random = seeded(42);
-  const ticks = Math.max(1, Math.round((SECONDS * 1000) / TICK_MS));
+function makePosts(random: () => number, ticks: number): Post[] {
   const posts: Post[] = Array.from({ length: POSTS }, (_, i) => ({
     id: `post-${String(i + 1).padStart(2, '0')}`,
     startTick: Math.floor(random() * ticks * 0.7),
@@ -141,16 +167,52 @@ async function main(): Promise<void> {
   }));
   // The first posts start at once, so the board moves within the first second.
   for (const post of posts.slice(0, 8)) post.startTick = 0;
-  console.log(`feeding ${BOARD} for ${SECONDS} s: open ${BASE}/dashboard?board=${BOARD} (Ctrl-C stops)`);
+  return posts;
+}
+
+/** One progress line: time, increments so far, and the board's leader over the last hour. */
+async function progress(elapsedMs: number, events: number): Promise<void> {
+  const top = await call('GET', `/boards/${BOARD}/top?window=hour&limit=1`);
+  const leader = top.ok
+    ? ((await top.json()) as { items: Array<{ item: string; score: number }> }).items[0]
+    : undefined;
+  const leading = leader ? `, leading: ${leader.item} (${leader.score} in the last hour)` : '';
+  console.log(`${Math.round(elapsedMs / 1000)} of ${SECONDS} s: ${events} increments sent${leading}`);
+}
+
+async function feed(): Promise<number> {
+  const random = seeded(42);
+  const ticks = Math.max(1, Math.round((SECONDS * 1000) / TICK_MS));
+  const posts = makePosts(random, ticks);
+  console.log(`feeding ${BOARD} for ${SECONDS} s: open ${BASE}/dashboard?board=${BOARD}`);
+  console.log(`Ctrl-C stops it early; ${CLEAN_HINT} then deletes the board and counter it made`);
   let stopped = false;
   process.once('SIGINT', () => (stopped = true));
+  const startedAt = Date.now();
+  let reportedAt = startedAt;
   let events = 0;
   for (let tickNo = 0; tickNo < ticks && !stopped; tickNo++) {
     events += await tick(posts, tickNo, random);
+    if (Date.now() - reportedAt >= PROGRESS_EVERY_MS) {
+      reportedAt = Date.now();
+      await progress(reportedAt - startedAt, events);
+    }
     await new Promise((resolve) => setTimeout(resolve, TICK_MS));
   }
-  console.log(`done: ${events} increments sent. Clean up with: npm run demo -- --clean`);
-  stop();
+  return events;
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--clean')) return clean();
+  const service = await ensureService();
+  try {
+    await createBoard();
+    const events = await feed();
+    console.log(`done: ${events} increments sent. The board stays; clean up with: ${CLEAN_HINT}`);
+  } finally {
+    if (service) console.log('stopping the service the demo started');
+    service?.kill('SIGTERM');
+  }
 }
 
 main().catch((error: unknown) => {

@@ -23,7 +23,7 @@ import { validateSettings } from './common/settings';
 /** How the app is built: the common module's options, and where log lines go (default: stdout, fd 1). */
 export interface AppOptions extends CommonModuleOptions {
   logDestination?: DestinationStream;
-  /** Where spans go (tests: an in-memory exporter); without it, OTEL_EXPORTER_OTLP_ENDPOINT decides. */
+  /** Where spans go (tests: an in-memory exporter); without it, OTEL_TRACES_EXPORTER and the OTLP endpoint decide. */
   spanExporter?: SpanExporter;
 }
 
@@ -67,11 +67,12 @@ export async function createApp(options: AppOptions = {}): Promise<NestFastifyAp
     bodyParser: false,
   });
   logger.level = app.get(AppConfig).LOG_LEVEL;
+  logger.info({ context: 'Tracing' }, tracing.describe);
   const fastify = app.getHttpAdapter().getInstance();
   // First of the request hooks: the ones after it (access, headers) run inside the request's span.
   const gate = app.get(AccessGate);
   traceRequests(fastify, { trustsTraceContext: (request) => gate.presentsValidCredential(request) });
-  if (tracing) fastify.addHook('onClose', () => tracing.shutdown());
+  fastify.addHook('onClose', () => tracing.shutdown());
   app.useLogger(new PinoLoggerService(logger));
   await installEdge(app, edge);
   // After the edge's hooks, still before the body is read: a missing or unknown key is refused unparsed.

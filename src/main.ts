@@ -1,9 +1,12 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AppConfig } from './common/config';
 import { createApp } from './bootstrap';
 import { logBootFailure } from './edge/logging';
 import { TurnBatchedDestination } from './edge/log-destination';
+import { RedisService } from './redis/redis.service';
 import { gracefulShutdown } from './shutdown';
 
 /** Settings to iterate on locally: a `.env` file in the working directory, under the real environment's. */
@@ -23,9 +26,24 @@ async function main(): Promise<void> {
   });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
   await listen(app, config);
-  new Logger('Main').log(
-    `trendboard ready on http://${config.HOST}:${config.PORT} (dashboard at /dashboard, API at /docs)`,
+  announceReady(app, config);
+}
+
+/**
+ * "ready" once the port is bound and Redis answers, naming the port really bound (PORT=0 picks one).
+ * A Redis that is not there yet is said instead, and "ready" follows when it answers.
+ */
+function announceReady(app: INestApplication, config: AppConfig): void {
+  const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
+  const where = `http://${config.HOST}:${port}`;
+  const logger = new Logger('Main');
+  const ready = () => logger.log(`trendboard ready on ${where} (dashboard at /dashboard, API at /docs)`);
+  const redis = app.get(RedisService);
+  if (redis.client.status === 'ready') return ready();
+  logger.warn(
+    `listening on ${where}, not ready: Redis does not answer yet (REDIS_URL or REDIS_CLUSTER_NODES); /health/ready answers 503 until it does`,
   );
+  redis.onceReady(ready);
 }
 
 /** Listens on PORT/HOST; a port taken or forbidden stops the boot with a line naming both settings. */

@@ -14,7 +14,7 @@ import {
   ValidationOptions,
 } from 'class-validator';
 import { COMMON_MESSAGES } from './common.messages';
-import { isDuration } from './duration';
+import { DURATION_RULE, isDuration } from './duration';
 import { InvalidInputError } from './errors';
 import {
   Bounds,
@@ -139,7 +139,7 @@ export function IsDuration(options?: ValidationOptions): PropertyDecorator {
       name: 'isDuration',
       target: target.constructor,
       propertyName: String(propertyName),
-      options: { message: '$property must be a duration: positive seconds, or like 30s, 5m, 1h, 7d', ...options },
+      options: { message: `$property must be a duration: positive ${DURATION_RULE}`, ...options },
       validator: { validate: (value: unknown) => isDuration(value) },
     });
 }

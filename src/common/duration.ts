@@ -16,6 +16,9 @@ export function parseDurationSec(value: unknown): number | undefined {
   return seconds <= DURATION_SEC.max ? seconds : undefined;
 }
 
+/** How a refusal describes a duration, its cap named (a 401-day period is refused for being too long). */
+export const DURATION_RULE = `seconds, or like 30s, 5m, 1h, 7d; at most ${DURATION_SEC.max / 86400}d`;
+
 export function isDuration(value: unknown): boolean {
   return parseDurationSec(value) !== undefined;
 }

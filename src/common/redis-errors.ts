@@ -55,6 +55,11 @@ const PLAIN_REASONS: Array<[RegExp, (match: RegExpMatchArray) => string]> = [
   [/None of startup nodes is available|Failed to refresh slots cache|CLUSTERDOWN/, () => 'no Cluster node answers'],
 ];
 
+/** A failed Redis call in a log line: "Redis does not answer" for a connection away (not ioredis' words), else the error. */
+export function redisFailureInWords(error: unknown): string {
+  return isRedisUnavailableError(error) ? 'Redis does not answer' : String(error);
+}
+
 /** Why Redis is unavailable, in plain words (an unknown reason is quoted as it is). */
 export function plainRedisReason(message: string): string {
   for (const [pattern, say] of PLAIN_REASONS) {

@@ -20,6 +20,7 @@ import { LIVE_MESSAGES as M } from './live.messages';
 import { HEARTBEAT_FRAME, sseFrame } from './sse';
 import { Subscriber, subscribersOf, Watch, WatchedBoard, WatchGroup, WatchSet } from './watch-set';
 import { LiveSettings } from './live.settings';
+import { StreamEnd, StreamMetrics } from './stream-metrics';
 
 /** What a stream event carries: the watched rows of one window and the board's change version. */
 export interface LiveListing {
@@ -66,6 +67,8 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   private pollTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
   private polling?: Promise<void>;
+  /** What to call when each stream ends: its log line and /metrics. */
+  private readonly ends = new WeakMap<Subscriber, (reason: StreamEnd, endedAtMs: number) => void>();
   /** Bumped when every client is dropped at once (shutdown), so their own later releases change nothing. */
   private generation = 0;
 
@@ -76,6 +79,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     private readonly readBudget: RateLimitGuard,
     keys: ApiKeysService,
     config: LiveSettings,
+    private readonly streams: StreamMetrics,
   ) {
     this.incidents = new IncidentLog(new Logger('LiveHub'), clock);
     this.coalesceMs = config.STREAM_COALESCE_MS;
@@ -89,7 +93,8 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     // A request with a key names the client `key:<name>` (callerOf): those streams end with the key.
     keys.onKeysDropped((names) => {
       for (const name of names)
-        for (const subscriber of [...(this.owners.get(`key:${name}`)?.subscribers ?? [])]) this.drop(subscriber, false);
+        for (const subscriber of [...(this.owners.get(`key:${name}`)?.subscribers ?? [])])
+          this.drop(subscriber, 'revoked');
     });
   }
 
@@ -133,7 +138,11 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
           release,
         },
       );
-      return () => this.detach(subscriber);
+      this.ends.set(
+        subscriber,
+        this.streams.streamOpened({ board, window: top.window, segment, owner }, this.clock.nowMs()),
+      );
+      return () => this.detach(subscriber, 'client');
     } catch (error) {
       release();
       throw error;
@@ -191,13 +200,13 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     let idle = 0;
     for (const subscriber of [...this.subscribers]) {
       if (nowMs - subscriber.openedAtMs >= this.lifetimeMs) {
-        this.drop(subscriber, false);
+        this.drop(subscriber, 'lifetime');
         continue;
       }
       if (subscriber.client.takeProgress()) subscriber.lastProgressMs = nowMs;
       else if (nowMs - subscriber.lastProgressMs >= this.idleMs) {
         idle++;
-        this.drop(subscriber, true);
+        this.drop(subscriber, 'idle');
         continue;
       }
       this.deliver(subscriber, HEARTBEAT_FRAME);
@@ -208,7 +217,11 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   /** Ends every stream before the HTTP server closes, so closing never waits on an open stream. */
   onModuleDestroy(): void {
     this.stopTimers();
-    for (const subscriber of this.subscribers) subscriber.client.close();
+    const nowMs = this.clock.nowMs();
+    for (const subscriber of this.subscribers) {
+      this.ends.get(subscriber)?.('shutdown', nowMs);
+      subscriber.client.close();
+    }
     this.subscribers.clear();
     this.watches.clear();
     this.owners.clear();
@@ -239,27 +252,28 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     };
   }
 
-  private detach(subscriber: Subscriber): void {
+  private detach(subscriber: Subscriber, reason: StreamEnd): void {
     if (!this.subscribers.delete(subscriber)) return;
+    this.ends.get(subscriber)?.(reason, this.clock.nowMs());
     subscriber.detach();
     if (this.subscribers.size === 0) this.stopTimers();
   }
 
-  /** Takes a client out and ends its stream: cut (`cut`), or ended after what is buffered. */
-  private drop(subscriber: Subscriber, cut: boolean): void {
-    this.detach(subscriber);
-    if (cut) subscriber.client.destroy();
+  /** Takes a client out and ends its stream: cut (idle, buffer), or ended after what is buffered. */
+  private drop(subscriber: Subscriber, reason: StreamEnd): void {
+    this.detach(subscriber, reason);
+    if (reason === 'idle' || reason === 'buffer') subscriber.client.destroy();
     else subscriber.client.close();
   }
 
   /** Writes a frame; a client gone is taken out, one whose buffer passes the bound is dropped. */
   private deliver(subscriber: Subscriber, frame: Buffer): void {
     if (!subscriber.client.write(frame)) {
-      this.detach(subscriber);
+      this.detach(subscriber, 'client');
       return;
     }
     if (subscriber.client.bufferedBytes <= STREAM_MAX_BUFFERED_BYTES) return;
-    this.drop(subscriber, true);
+    this.drop(subscriber, 'buffer');
     this.incidents.note('buffer', M.clientsDropped(1, `over ${STREAM_MAX_BUFFERED_BYTES} bytes unread`));
   }
 
@@ -288,7 +302,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
         } catch (error) {
           // The board or a watched window is gone: its streams end (a reconnect gets the 404 or a fresh snapshot).
           if (error instanceof NotFoundError) {
-            for (const subscriber of subscribersOf(watched)) this.drop(subscriber, false);
+            for (const subscriber of subscribersOf(watched)) this.drop(subscriber, 'board_gone');
             continue;
           }
           failed++;

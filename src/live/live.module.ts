@@ -3,6 +3,7 @@ import { RankingModule } from '../ranking/ranking.module';
 import { LiveController } from './live.controller';
 import { LiveHub } from './live-hub';
 import { LiveSettings, validateLiveSettings } from './live.settings';
+import { StreamMetrics } from './stream-metrics';
 
 /** The live change stream of boards (SSE), polled per watched board. */
 @Module({})
@@ -13,7 +14,7 @@ export class LiveModule {
       module: LiveModule,
       imports: [RankingModule],
       controllers: [LiveController],
-      providers: [{ provide: LiveSettings, useValue: validateLiveSettings(env) }, LiveHub],
+      providers: [{ provide: LiveSettings, useValue: validateLiveSettings(env) }, LiveHub, StreamMetrics],
       exports: [LiveHub],
     };
   }

@@ -12,44 +12,49 @@ import {
   TraceFlags,
   Tracer,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import {
-  BatchSpanProcessor,
-  NodeTracerProvider,
-  SimpleSpanProcessor,
-  SpanExporter,
-} from '@opentelemetry/sdk-trace-node';
+import { NodeTracerProvider, SpanExporter } from '@opentelemetry/sdk-trace-node';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { describeTracing, traceDestination, traceResource } from './trace-setup';
 import { TracingSettings } from './tracing.settings';
 
 /**
- * Traces (OpenTelemetry), off unless configured: OTEL_EXPORTER_OTLP_ENDPOINT (OTLP over HTTP), or an
- * exporter the caller passes (the tests' in-memory one). Off, every function here is one check of a
- * module variable and calls straight through: no span, no context, no allocation. On: a span per
- * request (its route pattern; an authenticated caller's `traceparent` continues its trace), a child span per Redis
- * script call (its name and the keys' hash tag, never a key or value), and a span per coalesced call
- * linked to every request it carries.
+ * Traces (OpenTelemetry), off unless configured: OTEL_TRACES_EXPORTER (otlp, console, none), the
+ * OTLP endpoint, or an exporter the caller passes (the tests' in-memory one). Off, every function here
+ * is one check of a module variable and calls straight through: no span, no context, no allocation.
+ * On: a span per request (its route pattern; an authenticated caller's `traceparent` continues its
+ * trace), a child span per Redis script call (its name and the keys' hash tag, never a key or value),
+ * and, for a call carrying several requests, a child span per request for its share, linked to the
+ * call's span. Redis work outside any request is traced only with TRACE_BACKGROUND_JOBS.
  */
 let tracer: Tracer | undefined;
+let traceBackground = false;
 
-export interface TracingHandle {
+export interface Tracing {
+  /** The boot line: where traces go, or that they are off and how to turn them on. */
+  describe: string;
   shutdown(): Promise<void>;
 }
 
-/** Starts tracing when configured (one traced app per process); answers undefined when tracing stays off. */
-export function startTracing(settings: TracingSettings, exporter?: SpanExporter): TracingHandle | undefined {
-  const endpoint = settings.OTEL_EXPORTER_OTLP_ENDPOINT;
-  if (!exporter && !endpoint) return undefined;
-  const processor = exporter
-    ? new SimpleSpanProcessor(exporter)
-    : new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint!.replace(/\/$/, '')}/v1/traces` }));
-  const provider = new NodeTracerProvider({ spanProcessors: [processor] });
+/**
+ * Starts tracing when configured (one traced app per process). The sampler is the SDK's own reading of
+ * OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG (default parentbased_always_on).
+ */
+export function startTracing(settings: TracingSettings, exporter?: SpanExporter): Tracing {
+  const destination = traceDestination(settings, exporter);
+  const describe = describeTracing(settings, destination);
+  if (!destination) return { describe, shutdown: () => Promise.resolve() };
+  const provider = new NodeTracerProvider({
+    resource: traceResource(settings),
+    spanProcessors: [destination.processor],
+  });
   // The context manager (AsyncLocalStorage) and the W3C propagator; the provider's own tracer is used,
   // not the global one, so a second registration in a process (tests) changes nothing already running.
   provider.register();
   tracer = provider.getTracer('trendboard');
+  traceBackground = settings.TRACE_BACKGROUND_JOBS === 'true';
   const own = tracer;
   return {
+    describe,
     shutdown: async () => {
       if (tracer === own) tracer = undefined;
       await provider.shutdown();
@@ -117,13 +122,16 @@ export function hashTagOf(key: string | undefined): string | undefined {
   return close > open + 1 ? key.slice(open, close + 1) : undefined;
 }
 
-/** A CLIENT span around a Redis call (a script or function), child of the active span. */
+/**
+ * A CLIENT span around a Redis call (a script or function), child of the active span; outside any
+ * span (a background job) none, unless TRACE_BACKGROUND_JOBS.
+ */
 export function traceRedisCall<T>(
   name: string,
   firstKey: () => string | undefined,
   call: () => Promise<T>,
 ): Promise<T> {
-  if (!tracer) return call();
+  if (!tracer || !(traceBackground || trace.getSpan(context.active()))) return call();
   const attributes: Attributes = { 'db.system.name': 'redis', 'db.operation.name': name };
   const tag = hashTagOf(firstKey());
   if (tag) attributes['trendboard.redis.hash_tag'] = tag;
@@ -135,23 +143,68 @@ export function currentContext(): Context | undefined {
   return tracer ? context.active() : undefined;
 }
 
-/** A span for one call that carries several requests, linked to each request's span. */
+/**
+ * One call carrying the work of several requests (coalesced writes, shared reads). A lone request's
+ * call runs in its own context, so its Redis span is a child of its request. Several: each request
+ * gets a child span for its share, ended when the call answers; the call's span is a child of the
+ * first share (that trace holds the Redis call) and links every other request, whose share links back
+ * to it. Carried by no request (a background job): traced only with TRACE_BACKGROUND_JOBS, as a root.
+ */
 export function traceBatch<T>(name: string, carried: Array<Context | undefined>, call: () => Promise<T>): Promise<T> {
-  if (!tracer) return call();
-  const links: Link[] = [];
-  for (const carriedContext of carried) {
-    const spanContext = carriedContext && trace.getSpanContext(carriedContext);
-    if (spanContext) links.push({ context: spanContext });
-  }
-  // The batch is its own root: its requests are linked, none of them is its parent.
-  return context.with(ROOT_CONTEXT, () =>
-    inSpan(
-      tracer!,
-      name,
-      { kind: SpanKind.INTERNAL, links, attributes: { 'trendboard.batch.size': carried.length } },
-      call,
-    ),
+  const active = tracer;
+  if (!active) return call();
+  const requests = carried.filter((c): c is Context => c !== undefined && trace.getSpan(c) !== undefined);
+  if (requests.length === 0)
+    return context.with(ROOT_CONTEXT, () =>
+      traceBackground
+        ? inSpan(active, name, { kind: SpanKind.INTERNAL, attributes: batchSize(carried) }, call)
+        : call(),
+    );
+  if (carried.length === 1) return context.with(requests[0], call);
+  return traceShares(active, name, carried.length, requests, call);
+}
+
+function batchSize(carried: unknown[]): Attributes {
+  return { 'trendboard.batch.size': carried.length };
+}
+
+function traceShares<T>(active: Tracer, name: string, size: number, requests: Context[], call: () => Promise<T>) {
+  const attributes = { 'trendboard.batch.size': size };
+  const [first, ...others] = requests;
+  const firstShare = active.startSpan(`${name}: share`, { kind: SpanKind.INTERNAL, attributes }, first);
+  const links: Link[] = others.map((other) => ({ context: trace.getSpanContext(other)! }));
+  const batch = active.startSpan(
+    name,
+    { kind: SpanKind.INTERNAL, attributes, links },
+    trace.setSpan(first, firstShare),
   );
+  const toBatch: Link[] = [{ context: batch.spanContext() }];
+  const shares = [
+    firstShare,
+    ...others.map((other) =>
+      active.startSpan(`${name}: share`, { kind: SpanKind.INTERNAL, attributes, links: toBatch }, other),
+    ),
+  ];
+  const end = (error?: unknown) => {
+    for (const span of [batch, ...shares]) {
+      if (error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
+      span.end();
+    }
+  };
+  return context.with(trace.setSpan(first, batch), call).then(
+    (value) => {
+      end();
+      return value;
+    },
+    (error: unknown) => {
+      end(error);
+      throw error;
+    },
+  );
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function inSpan<T>(
@@ -167,7 +220,7 @@ function inSpan<T>(
         return value;
       },
       (error: unknown) => {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
         span.end();
         throw error;
       },

@@ -39,7 +39,13 @@ describeInBrowser('the dashboard', () => {
     await page.screenshot({ path: join(SHOTS, 'dashboard-item.png'), fullPage: true });
 
     // Counters, the stats hour and, with the admin token, the routes panels.
-    await page.waitForFunction(() => document.querySelector('#counter-note')?.textContent === '5 samples of 60 s');
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#counter-note')?.textContent === '5 samples of 60 s, the last (dashed) still counting',
+    );
+    // The current minute is still counting: drawn dashed and hollow, not as a fall (issue #47).
+    expect(await page.locator('#counter-chart polyline.partial').count()).toBe(1);
+    expect(await page.locator('#counter-chart circle.partial').count()).toBe(1);
     // Any context/type typed in; with the admin token, the recorded pairs to pick from.
     await page.fill('#stats-context', 'signup');
     await page.fill('#stats-type', 'Latency');
@@ -55,6 +61,45 @@ describeInBrowser('the dashboard', () => {
     await page.screenshot({ path: join(SHOTS, 'dashboard-admin.png'), fullPage: true });
 
     expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('lists boards past the first page (1 000): it follows nextCursor (issue #47)', async () => {
+    const { page, errors } = await newPage();
+    // The first page says there is more and lists nothing; the next one is the service's real first page.
+    await page.route('**/boards?limit=1000', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ boards: [], total: 1001, nextCursor: 'page-2' }),
+      }),
+    );
+    await page.route('**/boards?limit=1000&cursor=page-2', async (route) =>
+      route.fulfill({ response: await route.fetch({ url: `${world.base}/boards?limit=1000` }) }),
+    );
+    await page.goto(`${world.base}/dashboard`);
+    await page.waitForFunction(() => document.querySelectorAll('#board option').length > 0);
+    expect(await page.locator('#board option').allTextContents()).toContain('trending');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('writes figures as a person reads them: 4 significant digits, never scientific notation, "1 sample"', async () => {
+    const { page } = await newPage();
+    await page.goto(`${world.base}/dashboard`);
+    const shown = await page.evaluate(() => {
+      const kit = (
+        window as unknown as { TrendboardKit: { format(v: number): string; plural(n: number, s: string): string } }
+      ).TrendboardKit;
+      return [
+        kit.format(33700.25),
+        kit.format(0.123456),
+        kit.format(12),
+        kit.plural(1, 'sample'),
+        kit.plural(0, 'sample'),
+      ];
+    });
+    expect(shown).toEqual(['33700', '0.1235', '12', '1 sample', '0 samples']);
     await page.close();
   });
 
@@ -145,7 +190,8 @@ describeInBrowser('the dashboard', () => {
     expect(await items()).toEqual(['bonjour', 'hello']);
     // The item panel reads the segment too: its history is the segment's.
     await page.click('#top tbody tr[data-item="hello"]');
-    await page.waitForSelector('#item-note:has-text("Rank at each")');
+    // No boundary has passed in the segment yet: the note says so (not "the last 0 slot boundaries").
+    await page.waitForSelector('#item-note:has-text("No slot boundary passed yet")');
     await page.screenshot({ path: join(SHOTS, 'dashboard-segment.png'), fullPage: true });
     await page.selectOption('#segment', '');
     await page.waitForSelector('#top tbody tr[data-item="hola"]');

@@ -176,3 +176,52 @@ describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
     expect(problems).not.toMatch(/EXPIRE_CHUNK/); // the environment's 100 wins over .env's 0
   });
 });
+
+describe('a boot with PORT=0 while Redis is away (issue #47)', () => {
+  let service: ChildProcess;
+  let redisServer: ChildProcess | undefined;
+  const lines: Line[] = [];
+  const withMsg = (pattern: RegExp) => lines.filter((line) => pattern.test(line.msg));
+  afterAll(async () => {
+    await stopChild(service);
+    if (redisServer) await stopChild(redisServer);
+  });
+
+  it('says where it listens (the real port) and that it is not ready; "ready" once Redis answers', async () => {
+    const redisPort = await freePort();
+    service = spawn(process.execPath, TS_NODE, {
+      env: {
+        ...process.env,
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let pending = '';
+    service.stdout!.on('data', (chunk: Buffer) => {
+      const complete = (pending + chunk.toString()).split('\n');
+      pending = complete.pop()!;
+      for (const line of complete.filter(Boolean)) lines.push(JSON.parse(line) as Line);
+    });
+    await until(() => withMsg(/^listening on/).length > 0, 30_000);
+    const [waiting] = withMsg(/^listening on/);
+    const port = Number(
+      /^listening on http:\/\/127\.0\.0\.1:(\d+), not ready: Redis does not answer yet/.exec(waiting.msg)?.[1],
+    );
+    expect(port).toBeGreaterThan(0);
+    expect(waiting.level).toBe(LEVEL.warn);
+    expect(withMsg(/ready on/)).toEqual([]);
+    expect(JSON.stringify(lines)).not.toMatch(/enableOfflineQueue|Stream isn't writeable/);
+
+    redisServer = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', ''], {
+      stdio: 'ignore',
+    });
+    await until(() => withMsg(/^trendboard ready on/).length > 0, 30_000);
+    expect(withMsg(/^trendboard ready on/)[0].msg).toBe(
+      `trendboard ready on http://127.0.0.1:${port} (dashboard at /dashboard, API at /docs)`,
+    );
+    expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
+  });
+});

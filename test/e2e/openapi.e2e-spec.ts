@@ -10,12 +10,14 @@ interface Schema {
   properties?: Record<string, Schema>;
 }
 interface Operation {
+  tags?: string[];
   security?: unknown[];
   parameters?: Array<{ name: string; in: string; schema?: Schema }>;
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, { content?: Record<string, { schema: Schema }>; headers?: Record<string, unknown> }>;
 }
 interface Document {
+  tags?: Array<{ name: string; description?: string }>;
   servers?: Array<{ url: string }>;
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema>; securitySchemes: Record<string, { bearerFormat?: string }> };
@@ -89,6 +91,13 @@ describe('the OpenAPI document (/docs-json)', () => {
     expect(Object.keys(document.paths['/boards/{board}/top'].get.responses['200'].headers ?? {})).not.toContain(
       'Idempotent-Replayed',
     );
+  });
+
+  it('lists its tags, each described, and files every operation under one of them (issue #47: tags were [])', () => {
+    const used = new Set(operations().flatMap(({ op }) => op.tags ?? []));
+    for (const { name, op } of operations()) expect([name, op.tags?.length]).toEqual([name, 1]);
+    expect(new Set(document.tags?.map((tag) => tag.name))).toEqual(used);
+    for (const tag of document.tags ?? []) expect(tag.description).toMatch(/\w{3}/);
   });
 
   it('says who may call each route: public routes security: [], the bearer scheme not a JWT, a server', () => {

@@ -88,6 +88,8 @@ describe.each(TOPOLOGIES)('ranking over HTTP: boards (%s)', (topology) => {
       [{ windows: [{ period: '1h', interval: '7m' }] }, /windows\.0\.period must be a multiple/],
       [{ windows: [{ period: '30d', interval: '1m' }] }, /43200 slots; at most 10000 are allowed/],
       [{ windows: [{ period: 'x', interval: '1m' }] }, /windows\.0\.period must be a duration/],
+      // Issue #47: a period past the cap names it.
+      [{ windows: [{ period: '401d', interval: '1d' }] }, /windows\.0\.period must be a duration.*at most 400d/],
       [{ windows: [{ name: 'a{b}', period: '1h', interval: '1m' }] }, /windows\.0\.name must be/],
       [{ windows: [{ period: '1h', interval: '1m' }], shards: 0 }, /shards must not be less than 1/],
       [{ windows: [{ period: '1h', interval: '1m' }], shards: null }, /shards must not be null/],

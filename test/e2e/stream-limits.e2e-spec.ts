@@ -99,6 +99,48 @@ describe('stream caps: per client, per instance (under the connection limit), li
     expect(e2e.app().get(LiveHub).clients).toBe(0);
   });
 
+  it('counts streams on /metrics (open now; opened, closed and cut by reason) and logs each one', async () => {
+    const metric = async (series: string) => {
+      const text = (await request(e2e.app().getHttpServer()).get('/metrics').set(ADMIN).expect(200)).text;
+      const line = text.split('\n').find((row) => row.startsWith(`${series} `));
+      return line === undefined ? 0 : Number(line.slice(series.length + 1));
+    };
+    const closedByClient = 'trendboard_streams_closed_total{reason="client"}';
+    const closedByLifetime = 'trendboard_streams_closed_total{reason="lifetime"}';
+    const before = [await metric('trendboard_streams_opened_total'), await metric(closedByClient)];
+    const logged = jest.spyOn(Logger.prototype, 'log');
+    try {
+      const first = await open('/boards/capped/stream');
+      const second = await open('/boards/capped/stream', bearer(READ_KEY_A));
+      await Promise.all([first.waitFor(1), second.waitFor(1)]);
+      expect(await metric('trendboard_streams_open')).toBe(2);
+      expect(await metric('trendboard_streams_opened_total')).toBe(before[0] + 2);
+      first.close();
+      await waitUntil(() => e2e.app().get(LiveHub).clients === 1);
+      expect(await metric(closedByClient)).toBe(before[1] + 1);
+      const lifetimeBefore = await metric(closedByLifetime);
+      clock.advanceSec(30 * 60);
+      e2e.app().get(LiveHub).heartbeat();
+      await second.waitForEnd();
+      expect([await metric('trendboard_streams_open'), await metric(closedByLifetime)]).toEqual([
+        0,
+        lifetimeBefore + 1,
+      ]);
+      expect(await metric('trendboard_streams_cut_total{reason="idle"}')).toBe(0);
+      const lines = logged.mock.calls.map(([message]) => String(message)).filter((m) => m.startsWith('stream '));
+      expect(lines).toEqual([
+        expect.stringMatching(/^stream opened: board capped, window \S+ \(client ip:\S+; 1 open\)$/),
+        expect.stringMatching(/^stream opened: board capped, window \S+ \(client key:\S+; 2 open\)$/),
+        expect.stringMatching(
+          /^stream ended after \d+\.\d s, the client closed it: board capped, window \S+ \(1 open\)$/,
+        ),
+        expect.stringMatching(/^stream ended after 1800\.0 s, it reached STREAM_MAX_LIFETIME_MS: board capped/),
+      ]);
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
   it('answers HEAD with the event-stream headers and no body, and the 404 of a GET', async () => {
     const head = await request(e2e.app().getHttpServer()).head('/boards/capped/stream').timeout(2000);
     expect([head.status, head.headers['content-type']]).toEqual([200, 'text/event-stream; charset=utf-8']);
@@ -216,6 +258,8 @@ describe('clients that do not read: buffer bound, idle limit, no crash when thei
     expect(hub.clients).toBe(1);
     expect(serverSide()?.destroyed).toBe(true);
     expect(reading.ended).toBe(false);
+    const metrics = (await request(e2e.app().getHttpServer()).get('/metrics').set(ADMIN).expect(200)).text;
+    expect(metrics).toMatch(/^trendboard_streams_cut_total\{reason="idle"\} 1$/m);
   });
 
   it('survives a stalled stream whose board is deleted, then a heartbeat: the app still answers', async () => {

@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ export interface TestNats {
 }
 
 export async function startTestNats(): Promise<TestNats> {
+  requireNatsServer();
   const port = await freePort();
   // In memory where there is a tmpfs: a restart (SIGKILL) keeps the store, and writes cost no disk.
   const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'tb-nats-'));
@@ -31,6 +32,14 @@ export async function startTestNats(): Promise<TestNats> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A missing nats-server said in one line, not as a spawn error code. */
+function requireNatsServer(): void {
+  if (spawnSync('nats-server', ['--version']).status !== 0)
+    throw new Error(
+      'No nats-server for the NATS ingest tests: install it (apt-get install nats-server / brew install nats-server).',
+    );
 }
 
 async function spawnNats(port: number, dir: string): Promise<ChildProcess> {

@@ -10,7 +10,8 @@
   /** Scores of an item kept from the stream when its window keeps no snapshots. */
   const LIVE_POINTS = 60;
 
-  const { dataEntries, element, fillSelect, format, lineChart, movementOf, parseEvent, sleep } = window.TrendboardKit;
+  const { dataEntries, element, fillSelect, format, getAllPages, lineChart, movementOf, parseEvent, plural, sleep } =
+    window.TrendboardKit;
   const { TOKEN_KEY, authHeaders, getJson, path, retryDelayMs, token } = window.TrendboardKit;
 
   const $ = (id) => document.getElementById(id);
@@ -31,7 +32,8 @@
   // ---- boards and the live top ----
 
   async function loadBoards() {
-    const { boards } = await getJson('/boards?limit=1000');
+    // Every board, page after page: a service with more than a page's worth lists them all.
+    const boards = await getAllPages('/boards?limit=1000', 'boards');
     state.boards = boards;
     $('empty').hidden = boards.length > 0;
     if (boards.length === 0) {
@@ -270,7 +272,9 @@
     );
     const points = history.points.filter((point) => point.rank !== null);
     $('item-note').textContent =
-      `Rank at each of the last ${history.points.length} slot boundaries (${points.length} in the top), then now.`;
+      history.points.length === 0
+        ? 'No slot boundary passed yet in this window: the rank now.'
+        : `Rank at each of the last ${plural(history.points.length, 'slot boundary', 'slot boundaries')} (${points.length} in the top), then now.`;
     const now = state.live.get(item)?.at(-1);
     drawSparkline(now ? [...points, now] : points, 'rank');
   }

@@ -48,6 +48,23 @@ window.TrendboardKit = (() => {
     }
   }
 
+  /** Every entry of a paged name list (boards, counters): its pages followed by nextCursor, `limit` a page. */
+  async function getAllPages(url, field) {
+    const all = [];
+    let cursor = null;
+    do {
+      const page = await getJson(cursor === null ? url : `${url}&cursor=${encodeURIComponent(cursor)}`);
+      all.push(...page[field]);
+      cursor = page.nextCursor ?? null;
+    } while (cursor !== null);
+    return all;
+  }
+
+  /** `count` and its noun, singular for one: "1 sample", "5 samples". */
+  function plural(count, noun, nouns = `${noun}s`) {
+    return `${count} ${count === 1 ? noun : nouns}`;
+  }
+
   function sleep(ms, signal) {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -74,12 +91,18 @@ window.TrendboardKit = (() => {
     return { text: '=', className: 'same' };
   }
 
+  /** Figures as a person reads them: 4 significant digits for fractions, never scientific notation. */
+  const FRACTION = new Intl.NumberFormat('en', { maximumSignificantDigits: 4, useGrouping: false });
+
   function format(value) {
-    return typeof value === 'number' && !Number.isInteger(value) ? value.toPrecision(4) : String(value ?? '—');
+    return typeof value === 'number' && !Number.isInteger(value) ? FRACTION.format(value) : String(value ?? '—');
   }
 
-  /** A line chart of points ({ x, y }); `inverted` puts the smallest y at the top (ranks). */
-  function lineChart(points, inverted) {
+  /**
+   * A line chart of points ({ x, y }); `inverted` puts the smallest y at the top (ranks). `lastPartial`:
+   * the last point is a period still filling (a counter's current minute), drawn dashed and hollow.
+   */
+  function lineChart(points, inverted, lastPartial = false) {
     const width = 300;
     const height = 120;
     const pad = 14;
@@ -102,11 +125,20 @@ window.TrendboardKit = (() => {
       const share = (y - minY) / (maxY - minY || 1);
       return pad + (inverted ? share : 1 - share) * (height - 2 * pad);
     };
+    const at = (p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`;
+    const whole = lastPartial ? points.slice(0, -1) : points;
     const line = document.createElementNS(svg.namespaceURI, 'polyline');
-    line.setAttribute('points', points.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(' '));
+    line.setAttribute('points', whole.map(at).join(' '));
     svg.append(line);
     const last = points[points.length - 1];
+    if (lastPartial && points.length > 1) {
+      const partial = document.createElementNS(svg.namespaceURI, 'polyline');
+      partial.setAttribute('points', points.slice(-2).map(at).join(' '));
+      partial.setAttribute('class', 'partial');
+      svg.append(partial);
+    }
     const dot = document.createElementNS(svg.namespaceURI, 'circle');
+    if (lastPartial) dot.setAttribute('class', 'partial');
     dot.setAttribute('cx', sx(last.x).toFixed(1));
     dot.setAttribute('cy', sy(last.y).toFixed(1));
     dot.setAttribute('r', '3');
@@ -133,11 +165,13 @@ window.TrendboardKit = (() => {
     element,
     fillSelect,
     format,
+    getAllPages,
     getJson,
     lineChart,
     movementOf,
     parseEvent,
     path,
+    plural,
     retryDelayMs,
     sleep,
     token,

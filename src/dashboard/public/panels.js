@@ -7,14 +7,14 @@
   const REFRESH_MS = 5000;
   /** The counter precision shown first (when the counter keeps it): minutes read well on a small chart. */
   const DEFAULT_PRECISION = '60';
-  const { element, fillSelect, format, getJson, lineChart, path, token } = window.TrendboardKit;
+  const { element, fillSelect, format, getAllPages, getJson, lineChart, path, plural, token } = window.TrendboardKit;
   const $ = (id) => document.getElementById(id);
   const state = { counters: [] };
 
   // ---- counters ----
 
   async function loadCounters() {
-    const { counters } = await getJson('/counters?limit=1000');
+    const counters = await getAllPages('/counters?limit=1000', 'counters');
     if (counters.length === 0) {
       $('counter-note').textContent = 'No counters yet (POST /counters/:name/increment).';
       return;
@@ -43,9 +43,12 @@
       lineChart(
         samples.map((s) => ({ x: s.t, y: s.count })),
         false,
+        samples.length > 0,
       ),
     );
-    $('counter-note').textContent = `${samples.length} samples of ${precision} s`;
+    // The last sample is the current period, still counting: drawn dashed, not as a fall.
+    $('counter-note').textContent =
+      `${plural(samples.length, 'sample')} of ${precision} s, the last (dashed) still counting`;
   }
 
   // ---- stats ----

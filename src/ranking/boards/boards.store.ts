@@ -1,3 +1,4 @@
+import { redisFailureInWords } from '../../common/redis-errors';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Clock, SystemClock } from '../../common/clock';
 import { RedisService } from '../../redis/redis.service';
@@ -41,7 +42,9 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
     await this.drops
       .resume(this.clock.nowMs())
       .catch((error: unknown) =>
-        new Logger('BoardDrops').warn(`drops of deleted boards not resumed at start: ${String(error)}`),
+        new Logger('BoardDrops').warn(
+          `drops of deleted boards not resumed at start: ${redisFailureInWords(error)}; the scheduler's sweep resumes them`,
+        ),
       );
   }
 

@@ -1,3 +1,4 @@
+import { DURATION_RULE } from '../../common/duration';
 import { SPAN_MAX_FIELDS } from './ranking.limits';
 
 /** Every message the ranking feature answers with, written once. */
@@ -33,7 +34,7 @@ export const RANKING_MESSAGES = {
   batchRefusedPartly: (board: string, applied: number, total: number, refused: number, reason: string) =>
     `board "${board}": ${applied} of ${total} entries applied, ${refused} not (${reason}); retry those`,
   windowCount: (min: number, max: number) => `windows must hold ${min} to ${max} windows`,
-  notADuration: (field: string) => `${field} must be a duration (seconds, or like 30s, 5m, 1h, 7d)`,
+  notADuration: (field: string) => `${field} must be a duration (${DURATION_RULE})`,
   periodNotMultiple: (field: string) => `${field}.period must be a multiple of its interval`,
   tooManySlots: (field: string, slots: number, max: number) =>
     `${field} would have ${slots} slots; at most ${max} are allowed`,

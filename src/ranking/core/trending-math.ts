@@ -1,4 +1,4 @@
-import { parseDurationSec } from '../../common/duration';
+import { DURATION_RULE, parseDurationSec } from '../../common/duration';
 import { InvalidInputError } from '../../common/errors';
 import { isName, NAME_RULE } from '../../common/names';
 import {
@@ -116,7 +116,7 @@ interface ViewDraft {
 
 function decayView({ input, base, window, refuse }: ViewDraft): ViewConfig {
   const halfLifeSec = input.halfLife === undefined ? undefined : parseDurationSec(input.halfLife);
-  if (halfLifeSec === undefined) throw refuse('halfLife must be a duration (seconds, or like 30s, 5m, 1h, 7d)');
+  if (halfLifeSec === undefined) throw refuse(`halfLife must be a duration (${DURATION_RULE})`);
   if (window.periodSec / halfLifeSec > DECAY_MAX_HALF_LIVES_PER_WINDOW)
     throw refuse(
       `halfLife must be at least ${window.periodSec / DECAY_MAX_HALF_LIVES_PER_WINDOW} s: window "${window.name}" may span at most ${DECAY_MAX_HALF_LIVES_PER_WINDOW} half-lives`,
@@ -133,7 +133,7 @@ function decayView({ input, base, window, refuse }: ViewDraft): ViewConfig {
 
 function hotView({ input, base, window, refuse }: ViewDraft): ViewConfig {
   const tauSec = input.tau === undefined ? DEFAULT_HOT_TAU_SEC : parseDurationSec(input.tau);
-  if (tauSec === undefined) throw refuse('tau must be a duration (seconds, or like 30s, 5m, 1h, 7d)');
+  if (tauSec === undefined) throw refuse(`tau must be a duration (${DURATION_RULE})`);
   const defined = { ...base, tauSec, epochSec: HOT_EPOCH_SEC };
   return { ...defined, spec: JSON.stringify([defined, window.periodSec, window.intervalSec]) };
 }

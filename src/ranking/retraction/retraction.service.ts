@@ -1,3 +1,4 @@
+import { redisFailureInWords } from '../../common/redis-errors';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { BackgroundRuns } from '../../common/background-runs';
 import { createHash, randomUUID } from 'node:crypto';
@@ -139,7 +140,7 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
 
   private resumeWhenBack(error: unknown): void {
     this.logger.warn(
-      `retractions left running not resumed at start (${String(error)}): retried at the next reconnection to Redis; each also resumes at its next GET`,
+      `retractions left running not resumed at start (${redisFailureInWords(error)}): retried at the next reconnection to Redis; each also resumes at its next GET`,
     );
     this.store.onceConnected(() => {
       if (!this.runs.stopping) void this.resumeLeftRunning().catch((again: unknown) => this.resumeWhenBack(again));

@@ -1,0 +1,93 @@
+import { Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { Counter, Gauge } from 'prom-client';
+import { PrometheusService } from '../governance/prometheus.service';
+
+/** Why a stream ended: the first five close it after what is buffered, the last two cut it. */
+export type StreamEnd = 'client' | 'lifetime' | 'revoked' | 'board_gone' | 'shutdown' | 'idle' | 'buffer';
+const CUT: ReadonlySet<StreamEnd> = new Set(['idle', 'buffer']);
+
+const SAID: Record<StreamEnd, string> = {
+  client: 'the client closed it',
+  lifetime: 'it reached STREAM_MAX_LIFETIME_MS',
+  revoked: 'its API key was revoked',
+  board_gone: 'its board or window is gone',
+  shutdown: 'the instance is stopping',
+  idle: 'cut: the client read nothing for STREAM_IDLE_TIMEOUT_MS',
+  buffer: 'cut: the client left too many bytes unread',
+};
+
+/** What the log says of a stream: its board, window and segment, and its client. */
+export interface StreamLabel {
+  board: string;
+  window: string;
+  segment?: string;
+  owner: string;
+}
+
+/**
+ * Live streams in the log (a line when one opens, one when it ends, saying why and after how long) and
+ * on /metrics: the streams open now, and those opened, closed and cut (by reason) since start.
+ */
+@Injectable()
+export class StreamMetrics implements OnModuleInit {
+  private readonly logger = new Logger('LiveStreams');
+  private open = 0;
+  private readonly openGauge = new Gauge({
+    name: 'trendboard_streams_open',
+    help: 'Live streams (SSE) this instance holds open now',
+    registers: [],
+  });
+  private readonly opened = new Counter({
+    name: 'trendboard_streams_opened_total',
+    help: 'Live streams this instance opened',
+    registers: [],
+  });
+  private readonly closed = new Counter({
+    name: 'trendboard_streams_closed_total',
+    help: 'Live streams ended after what was buffered, by reason: client, lifetime, revoked, board_gone, shutdown',
+    labelNames: ['reason'],
+    registers: [],
+  });
+  private readonly cut = new Counter({
+    name: 'trendboard_streams_cut_total',
+    help: 'Live streams cut with bytes unread, by reason: idle (read nothing for STREAM_IDLE_TIMEOUT_MS), buffer (too many bytes unread)',
+    labelNames: ['reason'],
+    registers: [],
+  });
+
+  /** Without `modules` (a graph built by hand: tests, benchmarks) the figures are kept but not exported. */
+  constructor(@Optional() private readonly modules?: ModuleRef) {}
+
+  /** Registered on the app's registry when there is one (looked up: governance exports it to no one). */
+  onModuleInit(): void {
+    if (!this.modules) return;
+    let prometheus: PrometheusService;
+    try {
+      prometheus = this.modules.get(PrometheusService, { strict: false });
+    } catch {
+      return; // an app without /metrics (the library without governance)
+    }
+    for (const metric of [this.openGauge, this.opened, this.closed, this.cut])
+      prometheus.registry.registerMetric(metric);
+  }
+
+  /** A stream opened; answers what to call once when it ends. */
+  streamOpened(label: StreamLabel, nowMs: number): (reason: StreamEnd, endedAtMs: number) => void {
+    this.open++;
+    this.openGauge.set(this.open);
+    this.opened.inc();
+    const what = `board ${label.board}, window ${label.window}${label.segment ? `, segment ${label.segment}` : ''}`;
+    this.logger.log(`stream opened: ${what} (client ${label.owner}; ${this.open} open)`);
+    let ended = false;
+    return (reason, endedAtMs) => {
+      if (ended) return;
+      ended = true;
+      this.open--;
+      this.openGauge.set(this.open);
+      (CUT.has(reason) ? this.cut : this.closed).inc({ reason });
+      const afterSec = ((endedAtMs - nowMs) / 1000).toFixed(1);
+      this.logger.log(`stream ended after ${afterSec} s, ${SAID[reason]}: ${what} (${this.open} open)`);
+    };
+  }
+}
