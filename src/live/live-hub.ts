@@ -124,24 +124,13 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
         this.ranking.changeVersion(board),
         this.ranking.top(board, window, 0, limit, { segment }),
       ]);
-      const listing: LiveListing = { ...this.headOf(top, version, segment), items: top.items };
+      const listing: LiveListing = { ...headOf(top, version, segment), items: top.items };
       // Again after the reads: other streams may have taken the last segments meanwhile.
       refuseNewSegment(this.watches, { board, segment }, this.maxSegmentsPerBoard);
       const client = open();
       client.write(sseFrame('snapshot', version, JSON.stringify(listing)));
       const watch = { board, shards: info.shards, version, window: top.window, segment, limit, untilSec: top.to };
-      const subscriber = this.watch(
-        { ...watch, rows: JSON.stringify(listing.items) },
-        {
-          client,
-          owner,
-          release,
-        },
-      );
-      this.ends.set(
-        subscriber,
-        this.streams.streamOpened({ board, window: top.window, segment, owner }, this.clock.nowMs()),
-      );
+      const subscriber = this.watch({ ...watch, rows: JSON.stringify(listing.items) }, { client, owner, release });
       return () => this.detach(subscriber, 'client');
     } catch (error) {
       release();
@@ -163,6 +152,8 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
       release();
     };
     this.subscribers.add(subscriber);
+    const { board, window, segment } = watched;
+    this.ends.set(subscriber, this.streams.streamOpened({ board, window, segment, owner }, nowMs));
     this.startTimers();
     return subscriber;
   }
@@ -327,7 +318,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     const top = await this.ranking.top(watched.name, group.window, 0, group.readRows, { segment: group.segment });
     group.version = version;
     group.readUntilSec = top.to;
-    const head = JSON.stringify(this.headOf(top, version, group.segment));
+    const head = JSON.stringify(headOf(top, version, group.segment));
     for (const view of group.views.values()) {
       const rows = JSON.stringify(top.items.slice(0, view.limit));
       if (rows === view.sentRows) continue;
@@ -336,12 +327,6 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
       const frame = sseFrame('top', version, `${head.slice(0, -1)},"items":${rows}}`);
       for (const subscriber of view.subscribers) this.deliver(subscriber, frame);
     }
-  }
-
-  /** The event's fields before its rows: `segment` (after `window`) only on a segment's stream. */
-  private headOf(top: { board: string; window: string; from: number; to: number }, version: number, segment?: string) {
-    const { board, window, from, to } = top;
-    return segment === undefined ? { board, window, from, to, version } : { board, window, segment, from, to, version };
   }
 
   private startTimers(): void {
@@ -364,4 +349,10 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
 function refuseNewSegment(watches: WatchSet, stream: { board: string; segment?: string }, most: number): void {
   if (watches.admitsSegment(stream.board, stream.segment, most)) return;
   throw new DomainError('STREAM_SEGMENT_LIMIT', M.segmentsFull(stream.board, most));
+}
+
+/** The event's fields before its rows: `segment` (after `window`) only on a segment's stream. */
+function headOf(top: { board: string; window: string; from: number; to: number }, version: number, segment?: string) {
+  const { board, window, from, to } = top;
+  return segment === undefined ? { board, window, from, to, version } : { board, window, segment, from, to, version };
 }
