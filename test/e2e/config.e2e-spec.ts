@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createApp } from '../../src/bootstrap';
 import { useSingleNodeApp } from '../support/e2e';
+import { runTs } from '../support/run-ts';
 
 describe('configuration at boot', () => {
   it('refuses to build the app when a variable is bad, naming it', async () => {
@@ -18,8 +19,7 @@ describe('configuration at boot', () => {
   });
 
   it('stops the process at once with exit code 1 and the variable in the message', () => {
-    const main = join(__dirname, '../../src/main.ts');
-    const run = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', main], {
+    const run = spawnSync(process.execPath, runTs(join(__dirname, '../../src/main.ts')), {
       env: { ...process.env, LOG_LEVEL: 'shout', REDIS_URL: 'redis://127.0.0.1:1' },
       encoding: 'utf8',
       timeout: 30_000,

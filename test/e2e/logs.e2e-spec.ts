@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, stopChild } from '../../harness/processes';
 import { startTestRedis, TestRedis } from '../../harness/redis';
+import { runTs } from '../support/run-ts';
 
-const MAIN = join(__dirname, '../../src/main.ts');
-const TS_NODE = ['-r', 'ts-node/register/transpile-only', MAIN];
+const MAIN = runTs(join(__dirname, '../../src/main.ts'));
 
 type Line = Record<string, unknown> & { level: number; msg: string };
 const LEVEL = { info: 30, warn: 40, error: 50, fatal: 60 };
@@ -23,7 +23,7 @@ async function until(found: () => boolean, timeoutMs = 20_000): Promise<void> {
 
 /** Runs the service until it exits by itself (a failed boot); answers its exit code and output. */
 function runToExit(env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, TS_NODE, {
+  const child = spawn(process.execPath, MAIN, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -51,7 +51,7 @@ describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
     redis = await startTestRedis();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    service = spawn(process.execPath, TS_NODE, {
+    service = spawn(process.execPath, MAIN, {
       env: { ...process.env, ...redis.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -142,7 +142,7 @@ describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
   });
 
   it('reports a bad configuration at boot as one JSON line naming the variable', () => {
-    const run = spawnSync(process.execPath, TS_NODE, {
+    const run = spawnSync(process.execPath, MAIN, {
       env: { ...process.env, LOG_LEVEL: 'shout', REDIS_URL: 'redis://127.0.0.1:1' },
       encoding: 'utf8',
       timeout: 30_000,
@@ -158,12 +158,10 @@ describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
   it('reads a .env file of the working directory, under the environment', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tb-env-'));
     writeFileSync(join(dir, '.env'), 'LOG_LEVEL=whisper\nEXPIRE_CHUNK=0\n');
-    // Another working directory: ts-node and the project's tsconfig are named by their paths.
-    const run = spawnSync(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), MAIN], {
+    const run = spawnSync(process.execPath, MAIN, {
       cwd: dir,
       env: {
         ...process.env,
-        TS_NODE_PROJECT: join(__dirname, '../../tsconfig.json'),
         EXPIRE_CHUNK: '100',
         REDIS_URL: 'redis://127.0.0.1:1',
       },
@@ -189,7 +187,7 @@ describe('a boot with PORT=0 while Redis is away (issue #47)', () => {
 
   it('says where it listens (the real port) and that it is not ready; "ready" once Redis answers', async () => {
     const redisPort = await freePort();
-    service = spawn(process.execPath, TS_NODE, {
+    service = spawn(process.execPath, MAIN, {
       env: {
         ...process.env,
         REDIS_URL: `redis://127.0.0.1:${redisPort}`,

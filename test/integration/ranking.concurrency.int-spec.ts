@@ -21,35 +21,38 @@ function lcg(seed: number): () => number {
   };
 }
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+describe.each(TOPOLOGIES)('two app instances with running schedulers against one Redis (%s)', (topology) => {
+  // One Redis for both shard counts: each count's apps and keys are gone before the next one starts.
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+  });
+  afterAll(() => redis.stop());
 
-describe.each(CASES)(
-  'two app instances with running schedulers against one Redis (%s, %i shard(s))',
-  (topology, shards) => {
-    let redis: TestRedis;
+  describe.each([1, 3])('%i shard(s)', (shards) => {
     let apps: NestFastifyApplication[];
     const clock = new FakeClock(1_700_000_000_000);
+    const BOARD = `hot${shards}`;
 
     beforeAll(async () => {
-      redis = await startTestRedis(topology);
       // Small chunks and a fast scheduler: expiry runs often, in parts, from both instances at once.
       const env = { SCHEDULER_ENABLED: 'true', SCHEDULER_INTERVAL_MS: '100', EXPIRE_CHUNK: '7' };
       apps = await Promise.all([startTestApp(redis, clock, env), startTestApp(redis, clock, env)]);
     });
     afterAll(async () => {
       await Promise.all(apps.map((app) => app.close()));
-      await redis.stop();
+      await redis.clear();
     });
 
     it('keeps every sum exact while thousands of increments race expiry across slot boundaries', async () => {
       const [a, b] = apps.map((app) => app.get(RankingService));
       const schedulers = apps.map((app) => app.get(RankingScheduler));
       await a.putBoard({
-        name: 'hot',
+        name: BOARD,
         windows: WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
         shards,
       });
-      await b.getBoard('hot'); // both instances hold the config, so each request reads the clock when it is made
+      await b.getBoard(BOARD); // both instances hold the config, so each request reads the clock when it is made
       const model = new RankingModel(WINDOWS);
       const random = lcg(42);
       let sent = 0;
@@ -64,12 +67,12 @@ describe.each(CASES)(
               item: ITEMS[Math.floor(random() * ITEMS.length)],
               amount: 1 + Math.floor(random() * 3),
             }));
-            pending.push(service.incrementBatch('hot', entries));
+            pending.push(service.incrementBatch(BOARD, entries));
             for (const e of entries) model.increment(nowMs, e.item, e.amount);
           } else {
             const item = ITEMS[Math.floor(random() * ITEMS.length)];
             const amount = random() < 0.1 ? -1 : 1 + Math.floor(random() * 3);
-            pending.push(service.increment('hot', item, amount));
+            pending.push(service.increment(BOARD, item, amount));
             model.increment(nowMs, item, amount);
           }
           sent++;
@@ -91,8 +94,8 @@ describe.each(CASES)(
     async function expectExact(service: RankingService, model: RankingModel): Promise<void> {
       const nowMs = clock.nowMs();
       for (const w of WINDOWS) {
-        let top = await service.top('hot', w.name, 0, 1000);
-        for (let i = 0; top.draining && i < 100; i++) top = await service.top('hot', w.name, 0, 1000);
+        let top = await service.top(BOARD, w.name, 0, 1000);
+        for (let i = 0; top.draining && i < 100; i++) top = await service.top(BOARD, w.name, 0, 1000);
         expect(top.items).toEqual(model.listed(w.name, nowMs));
         // Every listed item is in some shard's raw results (so the raw check below is not vacuous).
         expect(await expectInvariant(w.name)).toBeGreaterThanOrEqual(top.items.length);
@@ -103,7 +106,7 @@ describe.each(CASES)(
     async function expectInvariant(windowName: string): Promise<number> {
       let storedItems = 0;
       for (let shard = 0; shard < shards; shard++) {
-        const board = `board:hot${shard === 0 ? '' : `/${shard}`}}`;
+        const board = `board:${BOARD}${shard === 0 ? '' : `/${shard}`}}`;
         const tag = `{${redis.prefix}${board}:${windowName}`;
         const starts = await redis.client.zrange(`${tag}:slots`, 0, -1);
         const sums = new Map<string, number>();
@@ -122,5 +125,5 @@ describe.each(CASES)(
       }
       return storedItems;
     }
-  },
-);
+  });
+});

@@ -12,12 +12,15 @@ const T0_SEC = T0 / 1000;
 const MINUTE_MS = 60_000;
 const PASS = { leaseMs: 30_000, claimBatch: 100 };
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+describe.each(TOPOLOGIES)('window history: snapshots and previous ranks (real Redis, %s)', (topology) => {
+  // One Redis for both shard counts: every test starts from cleared keys, each count with its own services.
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+  });
+  afterAll(() => redis.stop());
 
-describe.each(CASES)(
-  'window history: snapshots and previous ranks (real Redis, %s, %i shard(s))',
-  (topology, shards) => {
-    let redis: TestRedis;
+  describe.each([1, 3])('%i shard(s)', (shards) => {
     let service: RedisService;
     let ranking: RankingService;
     let second: RankingService;
@@ -25,7 +28,6 @@ describe.each(CASES)(
     const snapshotIndexes = () => redis.dataKeys('board:b*:m:snaps');
 
     beforeAll(async () => {
-      redis = await startTestRedis(topology);
       const started = await startRankingService(redis, clock, { EXPIRE_CHUNK: '3' });
       ({ ranking, redisService: service } = started);
       const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '3' });
@@ -33,7 +35,6 @@ describe.each(CASES)(
     });
     afterAll(async () => {
       await service.onApplicationShutdown();
-      await redis.stop();
     });
     beforeEach(async () => {
       await redis.clear();
@@ -174,5 +175,5 @@ describe.each(CASES)(
       await ranking.deleteBoard('b');
       expect(await redis.dataKeys('board:b*')).toEqual([]);
     });
-  },
-);
+  });
+});

@@ -1,5 +1,6 @@
 /**
- * `node test/support/cached-ts.mjs <file.ts>` runs a TypeScript file as CommonJS, for the fault tests'
+ * `node test/support/cached-ts.mjs <file.ts>` runs a TypeScript file as CommonJS, for the tests that start the
+ * service in a child process (run-ts.ts), such as the fault tests'
  * worker processes (test/support/ingest-worker.ts):
  * TypeScript transpiled as ts-node's transpile-only mode does (the tsconfig's emit options), but kept
  * on disk by content hash, so only the first worker of a run pays for the transpile (and for loading
