@@ -1,7 +1,7 @@
 import { RESEND_GUARD_MS } from '../../common/limits';
 import { intReply, oneOfReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
-import { TIES_MODES, TiesMode } from '../core/board';
+import { TIES_MODES, TiesMode } from '../options/ties/ties.option';
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import type { BoardKeys } from '../core/ranking.keys';
 import type { PutBoardCommand } from '../core/ranking.types';

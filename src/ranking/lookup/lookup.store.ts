@@ -4,7 +4,8 @@ import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { LOOKUP_COUNTS_PER_CALL, LOOKUP_TIES_FIRST_WEIGHT } from '../core/ranking.limits';
+import { LOOKUP_COUNTS_PER_CALL } from '../core/ranking.limits';
+import { optionsCountWeight } from '../options/registry';
 import type { LookupRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
@@ -98,8 +99,8 @@ export class LookupStore {
   private async lookupOnOneNode(read: LookupRead, ask: LookupAsk): Promise<LookupRow[] | null> {
     const { board, window, nowMs } = read;
     if (this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg())).length > 1) return null;
-    // A `ties: first` board's counts also order tie marks: more work each.
-    const countsPerId = board.shards.length * (board.config.ties === 'first' ? LOOKUP_TIES_FIRST_WEIGHT : 1);
+    // A count weighs what the board's options make it (a strict order's counts also order tie marks).
+    const countsPerId = board.shards.length * optionsCountWeight(board.config);
     const perCall = Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / countsPerId));
     const chunks = Array.from({ length: Math.ceil(ask.items.length / perCall) }, (_, c) =>
       ask.items.slice(c * perCall, (c + 1) * perCall),

@@ -1,4 +1,4 @@
--- requires: call_state, snapshot, ties, window
+-- requires: call_state, order, snapshot, window
 -- read_neighbours: for a sharded board's around read, this shard's items just before and just after
 -- the place a (score, item) pair takes in the board order, after expiring what fell out. On the
 -- item's own shard that place is the item's; on another shard the pair is inserted, ranked and
@@ -24,12 +24,12 @@
 -- read_neighbours' reply in the strict order: the place of (score, mark) is after the items ahead of
 -- it (on the item's own shard, the item's own place: it is left out of the rows after).
 local function tie_neighbours(more, top_key, item, score, radius, mark)
-  local position = ties.tie_ahead(top_key, score, mark)
-  local skip = ties.tie_mark_of(top_key, item) == mark and 1 or 0
+  local position = order.ahead(top_key, score, mark)
+  local skip = order.mark_of(top_key, item) == mark and 1 or 0
   local marks = {}
-  local before = position > 0 and ties.tie_page(top_key, math.max(0, position - radius), position - 1, marks) or {}
-  local after = ties.tie_page(top_key, position + skip, position + skip + radius - 1, marks)
-  local reply = { more and 1 or 0, position, ties.tie_ahead(top_key, score, ''), #before / 2, marks }
+  local before = position > 0 and order.page(top_key, math.max(0, position - radius), position - 1, marks) or {}
+  local after = order.page(top_key, position + skip, position + skip + radius - 1, marks)
+  local reply = { more and 1 or 0, position, order.ahead(top_key, score, ''), #before / 2, marks }
   for _, value in ipairs(before) do reply[#reply + 1] = value end
   for _, value in ipairs(after) do reply[#reply + 1] = value end
   return reply
