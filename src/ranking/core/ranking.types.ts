@@ -38,8 +38,8 @@ export interface WindowStanding extends Standing {
 export interface StandingsReply {
   draining: boolean;
   standings: WindowStanding[];
-  /** The item's tie mark per window on a sharded `ties: first` board ("" where not ranked; ties_lib.lua). */
-  ties?: string[];
+  /** The item's order mark per window on a sharded board whose order keeps marks ("" where not ranked; order_lib.lua). */
+  marks?: string[];
 }
 
 export interface BatchEntry {

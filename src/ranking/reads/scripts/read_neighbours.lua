@@ -23,7 +23,7 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 -- read_neighbours' reply in the strict order: the place of (score, mark) is after the items ahead of
 -- it (on the item's own shard, the item's own place: it is left out of the rows after).
-local function tie_neighbours(more, top_key, item, score, radius, mark)
+local function marked_neighbours(more, top_key, item, score, radius, mark)
   local position = order.ahead(top_key, score, mark)
   local skip = order.mark_of(top_key, item) == mark and 1 or 0
   local marks = {}
@@ -43,7 +43,7 @@ local function read_neighbours(keys, args)
   snapshot.cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
   local _, more = window.expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
   local top_key, item, score, radius = KEYS[3], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
-  if (ARGV[10] or '') ~= '' then return tie_neighbours(more, top_key, item, score, radius, ARGV[10]) end
+  if (ARGV[10] or '') ~= '' then return marked_neighbours(more, top_key, item, score, radius, ARGV[10]) end
   local inserted = redis.call('ZSCORE', top_key, item) == false
   if inserted then
     -- A write first (a no-op: the item is not here) lets the ZADD through on a full Redis: Redis refuses
