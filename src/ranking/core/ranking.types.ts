@@ -12,7 +12,7 @@ export interface ScoredItem {
   item: string;
   score: number;
   /**
-   * Its tie mark on a sharded `ties: first` board (ties_lib.lua): among equal scores, the greater mark
+   * Its tie mark on a sharded `ties: first` board (order_lib.lua): among equal scores, the greater mark
    * reached its score first. Read across shards only, never answered.
    */
   tie?: string;

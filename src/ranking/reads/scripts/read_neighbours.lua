@@ -15,7 +15,7 @@
 -- ARGV[8]        its score (> 0), read from its own shard
 -- ARGV[9]        radius: most neighbours wanted on each side
 -- ARGV[10]       the item's tie mark on a sharded `ties: first` board ("" or absent: none): the place is
---                then the (score, mark) pair's in the strict order (ties_lib's tie_ahead and tie_page)
+--                then the (score, mark) pair's in the strict order (order_lib's ahead and page)
 -- Reply: { draining (0|1), items of this shard before the place (0-based position of the place),
 --          items scoring above the score, number of items before, { tie mark of each row (with a
 --          mark; else empty) }, item_1, score_1, ... (up to radius items before the place, then up

@@ -14,7 +14,7 @@
 --          snapshots }, { tie mark of each listed (a sharded `ties: first` board; else empty) }, item_1,
 --          score_1, ... } (a score as Redis wrote it, or a number: append_listing)
 --        ties are listed in descending byte order of item id (Redis ZREVRANGE order), on a `ties: first`
---        board in the strict order (ties_lib)
+--        board in the strict order (order_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_top(keys, args)
   call_state.begin_call(keys, args)
