@@ -6,7 +6,7 @@ import { RedisFunctions } from '../../redis/redis-functions';
 import { aggregateOf } from '../core/aggregate';
 import { BoardConfig, PreparedBoard } from '../core/board';
 import { RankingKeys } from '../core/ranking.keys';
-import { optionsFromStored } from '../options/registry';
+import { optionsFromStored, optionsOf } from '../options/registry';
 import type { PutBoardResult } from '../core/board';
 import type { PutBoardCommand } from '../core/ranking.types';
 import type { ViewConfig } from '../core/trending-math';
@@ -127,7 +127,7 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
       windows: JSON.parse(reply.windowsJson) as WindowConfig[],
       maxItems: reply.maxItems,
       views: JSON.parse(reply.viewsJson) as ViewConfig[],
-      ties: reply.ties,
+      ...optionsOf(reply),
       aggregate: reply.aggregate,
       ...(reply.segmentsMax > 0 ? { segmentsMax: reply.segmentsMax } : {}),
       ...(reply.actors ? { actors: true } : {}),

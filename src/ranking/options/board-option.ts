@@ -20,6 +20,8 @@ export interface BoardOption<Config extends object> {
   readonly luaModules: readonly string[];
   /** Its setting from the board's stored config hash (HGETALL of "<tag>:cfg"). */
   fromStored(fields: Readonly<Record<string, string>>): Config;
+  /** Its setting as board_put answers it (the settings JSON's fields); throws on one it does not know. */
+  fromReply(fields: Readonly<Record<string, unknown>>): Config;
   /** The fields of `Config` a board holds: what the board's view answers (absent when off). */
   view(config: Readonly<Config>): Partial<Config>;
   /** Cost units each results place of a write adds (src/ranking/writes/write-cost.ts); 0 when off. */

@@ -1,3 +1,4 @@
+import { ScriptReplyError } from '../../redis/replies';
 import type { BoardOption } from './board-option';
 import { tiesOption } from './ties/ties.option';
 
@@ -22,6 +23,16 @@ export function optionsOf(input: Readonly<BoardOptionsConfig>): BoardOptionsConf
 /** The options' settings from a board's stored config hash. */
 export function optionsFromStored(fields: Readonly<Record<string, string>>): BoardOptionsConfig {
   return Object.assign({}, ...BOARD_OPTIONS.map((option) => option.fromStored(fields))) as BoardOptionsConfig;
+}
+
+/** The options' settings a function answered as a JSON object (board_put); a malformed one is a ScriptReplyError. */
+export function optionsFromReply(fn: string, json: string): BoardOptionsConfig {
+  try {
+    const fields = JSON.parse(json) as Record<string, unknown>;
+    return Object.assign({}, ...BOARD_OPTIONS.map((option) => option.fromReply(fields))) as BoardOptionsConfig;
+  } catch (error) {
+    throw new ScriptReplyError(fn, `options settings ${json}: ${(error as Error).message}`);
+  }
 }
 
 /** The options' fields a board's view answers. */

@@ -12,6 +12,13 @@
 --                                       else nil; the first answer wins, none: competition rank
 --   watches(top_key)                    whether changes of these results must call results_changed
 --                                       (false for every hook: a write may take the unwatched path)
+-- The board config (board_put, shard_sync; `settings`: the options' settings by field, decoded JSON):
+--   config_planned(cfg_key, settings, reset, plan)  a PUT: fills each absent setting with the stored
+--                                       one (plan nil: a new board, the default); a change sets
+--                                       plan.changed, and plan.drop_all when the windows' data goes
+--                                       (refused without reset: a line in plan.problems)
+--   config_differs(cfg_key, settings)   shard_sync: true when the shard's data must go for the change
+--   config_stored(cfg_key, settings)    writes the settings into the config hash
 -- The order of a window's results (order_lib asks them; an answer nil: not decided, ask the next):
 --   strict(top_key)                     true when ranks are the order's positions
 --   page(top_key, first, last, marks)   positions first..last as ZREVRANGE WITHSCORES answers them
@@ -25,6 +32,9 @@ hooks.results_changed = {}
 hooks.window_dropped = {}
 hooks.rank = {}
 hooks.watches = {}
+hooks.config_planned = {}
+hooks.config_differs = {}
+hooks.config_stored = {}
 hooks.strict = {}
 hooks.page = {}
 hooks.position = {}

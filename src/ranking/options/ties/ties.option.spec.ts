@@ -8,6 +8,7 @@ import {
   COUNT_WEIGHT_DOC,
   OPTION_LUA_MODULES,
   optionsCountWeight,
+  optionsFromReply,
   optionsFromStored,
   optionsOf,
   optionsView,
@@ -31,6 +32,12 @@ describe('the ties option', () => {
     expect(optionsFromStored({})).toEqual({ ties: 'shared' });
     expect(optionsView({ ties: 'first' })).toEqual({ ties: 'first' });
     expect(optionsView({ ties: 'shared' })).toEqual({});
+  });
+
+  it("decodes board_put's settings, refusing a mode it does not know", () => {
+    expect(optionsFromReply('tbRankBoardPut', '{"ties":"first"}')).toEqual({ ties: 'first' });
+    expect(() => optionsFromReply('tbRankBoardPut', '{"ties":"last"}')).toThrow(/unexpected shape.*"last"/);
+    expect(() => optionsFromReply('tbRankBoardPut', '{}')).toThrow(/unexpected shape/);
   });
 
   it('passes a PUT its field, absent when the client left it out', () => {

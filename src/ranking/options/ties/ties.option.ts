@@ -48,6 +48,12 @@ export const tiesOption: BoardOption<TiesConfig> = {
   fields: ['ties'],
   luaModules: [join(__dirname, 'ties_lib.lua')],
   fromStored: (fields) => ({ ties: fields.ties === 'first' ? 'first' : 'shared' }),
+  fromReply: (fields) => {
+    const mode = TIES_MODES.find((known) => known === fields.ties);
+    if (mode === undefined)
+      throw new Error(`ties ${JSON.stringify(fields.ties)} is not one of ${TIES_MODES.join(', ')}`);
+    return { ties: mode };
+  },
   view: (config) => (strict(config) ? { ties: 'first' } : {}),
   writeCostPerPlace: (config) => (strict(config) ? TIES_FIRST_WRITE_COST : 0),
   costliest: { ties: 'first' },

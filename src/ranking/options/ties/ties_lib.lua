@@ -149,6 +149,27 @@ local function drop_tie_order(base)
   redis.call('UNLINK', base .. 'order', base .. 'marks')
 end
 
+-- A board PUT: the mode asked (absent: the stored one, shared for a new board); a change drops every
+-- window's data like a change of shards (which drops it too, so a board's marks always have the
+-- format of its shard count), refused without reset.
+local function ties_planned(cfg_key, settings, reset, plan)
+  local stored = plan and (redis.call('HGET', cfg_key, 'ties') or 'shared') or 'shared'
+  if settings.ties == nil then settings.ties = stored end
+  if not plan or settings.ties == stored then return end
+  plan.changed, plan.drop_all = true, true
+  if not reset then plan.problems[#plan.problems + 1] = 'ties would change from ' .. stored .. ' to ' .. settings.ties end
+end
+
+-- shard_sync: a change of the mode drops the shard's data (the order of what it holds is not known).
+local function ties_differ(cfg_key, settings)
+  return (redis.call('HGET', cfg_key, 'ties') or 'shared') ~= (settings.ties or 'shared')
+end
+
+-- Stores the mode (config field `ties`, absent for shared).
+local function ties_stored(cfg_key, settings)
+  if settings.ties == 'first' then redis.call('HSET', cfg_key, 'ties', 'first') else redis.call('HDEL', cfg_key, 'ties') end
+end
+
 -- The hooks answer nil on a board of shared ties: the core's order (order_lib) then decides.
 local function strict_hook(top_key)
   return ties_first(top_key) or nil
@@ -164,6 +185,9 @@ hooks.register('results_changed', tie_order_changed)
 hooks.register('window_dropped', drop_tie_order)
 hooks.register('rank', tie_rank)
 hooks.register('watches', ties_first)
+hooks.register('config_planned', ties_planned)
+hooks.register('config_differs', ties_differ)
+hooks.register('config_stored', ties_stored)
 hooks.register('strict', strict_hook)
 hooks.register('page', tie_page)
 hooks.register('position', tie_position)
