@@ -4,7 +4,8 @@
  * more, writes to the one-shard board where one call does all the work.
  */
 import { AppConfig } from '../../src/common/config';
-import { LOOKUP_TIES_FIRST_WEIGHT, MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/core/ranking.limits';
+import { MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/core/ranking.limits';
+import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
 import { entryCost } from '../../src/ranking/writes/write-cost';
 import { BOARDS } from './boards';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';

@@ -1,14 +1,14 @@
 import { RESEND_GUARD_MS } from '../../common/limits';
 import { intReply, oneOfReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
-import { TIES_MODES, TiesMode } from '../core/board';
+import { type BoardOptionsConfig, optionsFromReply, optionsOf } from '../options/registry';
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import type { BoardKeys } from '../core/ranking.keys';
 import type { PutBoardCommand } from '../core/ranking.types';
 import { sliceFunctions } from '../core/slice-functions';
 
 export type BoardPutReply =
-  | {
+  | (BoardOptionsConfig & {
       status: 'created' | 'updated' | 'unchanged';
       version: string;
       windowsJson: string;
@@ -18,13 +18,12 @@ export type BoardPutReply =
       /** null: no cap */
       maxItems: number | null;
       viewsJson: string;
-      ties: TiesMode;
       aggregate: Aggregate;
       /** 0: the board takes no segments */
       segmentsMax: number;
       /** Events may name an actor. */
       actors: boolean;
-    }
+    })
   /** `dropping`: a deleted board of the name is still being dropped (board_drop_step), nothing was written. */
   | { status: 'conflict'; message: string; dropping?: true };
 
@@ -47,7 +46,7 @@ export const BOARDS_FUNCTIONS = {
         call.nowMs,
         call.maxItems ?? '',
         JSON.stringify(call.views),
-        call.ties ?? '',
+        JSON.stringify(optionsOf(call)),
         call.aggregate ?? '',
         call.segmentsMax ?? '',
         call.actors === undefined ? '' : call.actors ? 1 : 0,
@@ -75,7 +74,7 @@ export const BOARDS_FUNCTIONS = {
         mostShards: reply.number(5),
         maxItems: reply.int(6) || null,
         viewsJson: reply.string(7),
-        ties: oneOfReply('tbRankBoardPut', reply.string(8), TIES_MODES),
+        ...optionsFromReply('tbRankBoardPut', reply.string(8)),
         aggregate: oneOfReply('tbRankBoardPut', reply.string(9), AGGREGATES),
         segmentsMax: reply.int(10),
         actors: reply.flag(11),
@@ -115,23 +114,23 @@ export const BOARDS_FUNCTIONS = {
     name: 'tbRankShardSync',
     handler: 'shard_sync',
     numberOfKeys: 1,
-    build: (call: {
-      keys: BoardKeys;
-      version: string;
-      windowsJson: string;
-      shards: number;
-      revision: number;
-      maxItems: number | null;
-      viewsJson: string;
-      /** Absent: sum. */
-      aggregate?: Aggregate;
-      /** absent or 0: the board takes no segments */
-      segmentsMax?: number;
-      actors?: boolean;
-      /** Absent: shared. */
-      ties?: TiesMode;
-      nowMs: number;
-    }) => ({
+    build: (
+      call: Partial<BoardOptionsConfig> & {
+        keys: BoardKeys;
+        version: string;
+        windowsJson: string;
+        shards: number;
+        revision: number;
+        maxItems: number | null;
+        viewsJson: string;
+        /** Absent: sum. */
+        aggregate?: Aggregate;
+        /** absent or 0: the board takes no segments */
+        segmentsMax?: number;
+        actors?: boolean;
+        nowMs: number;
+      },
+    ) => ({
       keys: [call.keys.cfg()],
       args: [
         call.version,
@@ -144,7 +143,7 @@ export const BOARDS_FUNCTIONS = {
         call.aggregate ?? 'sum',
         call.segmentsMax ?? 0,
         call.actors ? 1 : 0,
-        call.ties ?? 'shared',
+        JSON.stringify(optionsOf(call)),
       ],
     }),
     decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged', 'dropping']),

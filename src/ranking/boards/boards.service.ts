@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
 import type { Aggregate } from '../core/aggregate';
-import { BoardConfig, TiesMode } from '../core/board';
+import { BoardConfig } from '../core/board';
+import { BoardOptionsConfig, optionsOf, optionsView } from '../options/registry';
 import { MAX_AGGREGATE_SLOTS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
@@ -25,7 +26,7 @@ export interface WindowView {
   archive?: SnapshotSpec;
 }
 
-export interface BoardView {
+export interface BoardView extends Partial<BoardOptionsConfig> {
   name: string;
   shards: number;
   windows: WindowView[];
@@ -34,8 +35,6 @@ export interface BoardView {
   maxItems?: number;
   /** Present when the board has views. */
   views?: ViewView[];
-  /** Present when ties are strict ("first"). */
-  ties?: TiesMode;
   /** Present when not sum. */
   aggregate?: Aggregate;
   /** Present when the board takes segments. */
@@ -51,8 +50,8 @@ export interface BoardPage {
   cursor?: string;
 }
 
-/** A PUT of a board as the client sent it: `shards`, `maxItems`, `views` and `ties` undefined keep the stored ones. */
-export interface PutBoardInput {
+/** A PUT of a board as the client sent it: `shards`, `maxItems`, `views` and the options undefined keep the stored ones. */
+export interface PutBoardInput extends BoardOptionsConfig {
   name: string;
   windows: WindowInput[];
   shards?: number;
@@ -60,7 +59,6 @@ export interface PutBoardInput {
   reset?: boolean;
   maxItems?: number;
   views?: ViewInput[];
-  ties?: TiesMode;
   /** undefined keeps the stored one (sum for a new board). */
   aggregate?: Aggregate;
   /** Most live segments per shard; undefined keeps the stored one. */
@@ -79,7 +77,7 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset = false, maxItems, ties, aggregate, segmentsMax } = input;
+    const { name, shards, reset = false, maxItems, aggregate, segmentsMax } = input;
     const windows = resolveWindows(input.windows);
     const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
     // Decay, hot and rising weigh sums of events; a max / min / last window holds no sum to weigh.
@@ -95,7 +93,7 @@ export class BoardsService {
       shards,
       maxItems,
       views,
-      ties,
+      ...optionsOf(input),
       aggregate,
       segmentsMax,
       actors: input.actors,
@@ -196,7 +194,7 @@ function viewOf(config: BoardConfig): BoardView {
     windows: config.windows.map(windowViewOf),
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
     ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
-    ...(config.ties === 'first' ? { ties: config.ties } : {}),
+    ...optionsView(config),
     ...(config.aggregate === undefined || config.aggregate === 'sum' ? {} : { aggregate: config.aggregate }),
     ...(config.segmentsMax === undefined ? {} : { segments: { max: config.segmentsMax } }),
     ...(config.actors ? { actors: true } : {}),

@@ -6,6 +6,7 @@ import { RedisFunctions } from '../../redis/redis-functions';
 import { aggregateOf } from '../core/aggregate';
 import { BoardConfig, PreparedBoard } from '../core/board';
 import { RankingKeys } from '../core/ranking.keys';
+import { optionsFromStored, optionsOf } from '../options/registry';
 import type { PutBoardResult } from '../core/board';
 import type { PutBoardCommand } from '../core/ranking.types';
 import type { ViewConfig } from '../core/trending-math';
@@ -66,7 +67,7 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
       windows: JSON.parse(stored.windows) as WindowConfig[],
       maxItems: stored.maxItems ? Number(stored.maxItems) : null,
       views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
-      ties: stored.ties === 'first' ? 'first' : 'shared',
+      ...optionsFromStored(stored),
       aggregate: aggregateOf(stored.aggregate),
       ...(stored.segmentsMax ? { segmentsMax: Number(stored.segmentsMax) } : {}),
       ...(stored.actors === '1' ? { actors: true } : {}),
@@ -126,7 +127,7 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
       windows: JSON.parse(reply.windowsJson) as WindowConfig[],
       maxItems: reply.maxItems,
       views: JSON.parse(reply.viewsJson) as ViewConfig[],
-      ties: reply.ties,
+      ...optionsOf(reply),
       aggregate: reply.aggregate,
       ...(reply.segmentsMax > 0 ? { segmentsMax: reply.segmentsMax } : {}),
       ...(reply.actors ? { actors: true } : {}),

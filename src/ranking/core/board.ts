@@ -1,11 +1,12 @@
 import type { Aggregate } from './aggregate';
 import { BoardKeys } from './ranking.keys';
-import type { TiesMode } from './ranking.types';
+import type { BoardOptionsConfig } from '../options/registry';
 import { shardOf } from './shard-math';
 import type { ViewConfig } from './trending-math';
 import { slotRule, WindowConfig } from './window-math';
 
-export interface BoardConfig {
+/** A board's config; the options' fields (BoardOptionsConfig) are absent when off. */
+export interface BoardConfig extends BoardOptionsConfig {
   name: string;
   /** Unique per change of the stored config; scripts refuse writes made with another version. */
   version: string;
@@ -17,15 +18,11 @@ export interface BoardConfig {
   views: ViewConfig[];
   /** Absent: sum. */
   aggregate?: Aggregate;
-  /** Equal scores: one competition rank (shared, also when absent), or strict ranks in the order items reached their score (first). */
-  ties?: TiesMode;
   /** Most live segments per shard; absent: the board takes no segments. */
   segmentsMax?: number;
   /** Events may name an actor (actor_lib.lua keeps who contributed what; unique views, retraction). */
   actors?: boolean;
 }
-
-export { TIES_MODES, type TiesMode } from './ranking.types';
 
 /** The keys of one shard and the key lists its scripts take. */
 export interface ShardKeys {

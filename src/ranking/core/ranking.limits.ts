@@ -50,11 +50,6 @@ export const MAX_AGGREGATE_SLOTS = 1_000;
  */
 export const LOOKUP_COUNTS_PER_CALL = 1_000;
 
-/**
- * What a count of a `ties: first` board weighs (its counts also order tie marks): measured about 3x
- * the Redis time of a plain one (bench/fanout-reads.ts).
- */
-export const LOOKUP_TIES_FIRST_WEIGHT = 3;
 /** Counts of a lookup that spend one read of its client's read rate budget (READ_RATE_LIMIT_*). */
 export const LOOKUP_COUNTS_PER_READ = 200;
 

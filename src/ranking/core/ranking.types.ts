@@ -1,10 +1,7 @@
+import type { BoardOptionsConfig } from '../options/registry';
 import type { Aggregate } from './aggregate';
 import type { ViewConfig } from './trending-math';
 import type { WindowSpec } from './window-math';
-
-/** How equal scores rank: shared competition ranks, or strict ranks with the earlier score first. */
-export const TIES_MODES = ['shared', 'first'] as const;
-export type TiesMode = (typeof TIES_MODES)[number];
 
 /**
  * The ranking feature's shared vocabulary: what the slices hand each other and answer. Pure types:
@@ -15,7 +12,7 @@ export interface ScoredItem {
   item: string;
   score: number;
   /**
-   * Its tie mark on a sharded `ties: first` board (ties_lib.lua): among equal scores, the greater mark
+   * Its tie mark on a sharded `ties: first` board (order_lib.lua): among equal scores, the greater mark
    * reached its score first. Read across shards only, never answered.
    */
   tie?: string;
@@ -41,8 +38,8 @@ export interface WindowStanding extends Standing {
 export interface StandingsReply {
   draining: boolean;
   standings: WindowStanding[];
-  /** The item's tie mark per window on a sharded `ties: first` board ("" where not ranked; ties_lib.lua). */
-  ties?: string[];
+  /** The item's order mark per window on a sharded board whose order keeps marks ("" where not ranked; order_lib.lua). */
+  marks?: string[];
 }
 
 export interface BatchEntry {
@@ -133,8 +130,11 @@ export interface ShardCounts {
   ranked: number[];
 }
 
-/** A board's PUT as the store applies it: `shards` and `maxItems` undefined keep the stored ones. */
-export interface PutBoardCommand {
+/**
+ * A board's PUT as the store applies it: `shards` and `maxItems` undefined keep the stored ones, and
+ * an option's field absent keeps the stored setting (off for a new board).
+ */
+export interface PutBoardCommand extends BoardOptionsConfig {
   name: string;
   windows: WindowSpec[];
   shards: number | undefined;
@@ -142,8 +142,6 @@ export interface PutBoardCommand {
   views: ViewConfig[];
   /** undefined keeps the stored one (sum for a new board). */
   aggregate?: Aggregate;
-  /** Absent: keep the stored one (shared for a new board). */
-  ties?: TiesMode;
   /** undefined keeps the stored one (none for a new board). */
   segmentsMax?: number;
   /** undefined keeps the stored one (off for a new board). */

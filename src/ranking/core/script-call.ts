@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Reply } from '../../redis/replies';
 import { IDEM_LIBRARY, KEYS_LIBRARY, ScriptCall } from '../../redis/scripts';
+import { OPTION_LUA_MODULES } from '../options/registry';
 import { IdemCall } from '../../redis/idempotency';
 import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
 import type { ScoredItem } from './ranking.types';
@@ -23,16 +24,18 @@ export const RANKING_MODULES = [
     'archive_lib',
     'board_write_lib',
     'call_lib',
+    'hooks_lib',
     'item_data_lib',
     'likes_lib',
+    'order_lib',
     'segment_lib',
     'segment_views_lib',
     'slot_due_lib',
     'snapshot_lib',
-    'ties_lib',
     'views_lib',
     'window_lib',
   ].map((module) => join(lua, `${module}.lua`)),
+  ...OPTION_LUA_MODULES,
 ];
 
 /** What every script on a board's keys gets: the cached config (its version is checked), the time and the expiry budget. */

@@ -16,8 +16,8 @@ export function standingsOf(reply: Reply, first: number, windowCount: number): W
   }));
 }
 
-/** [tie_mark_1, ..., tie_mark_W] after the previous ranks: a sharded `ties: first` board's write; else undefined. */
-function tiesOf(reply: Reply, first: number, windowCount: number): string[] | undefined {
+/** [mark_1, ..., mark_W] after the previous ranks: a write on a sharded board whose order keeps marks (order_lib); else undefined. */
+function marksOf(reply: Reply, first: number, windowCount: number): string[] | undefined {
   if (reply.length - first !== 4 * windowCount) return undefined;
   return Array.from({ length: windowCount }, (_, w) => reply.string(first + 3 * windowCount + w));
 }
@@ -35,7 +35,7 @@ export function withStandings<T>(
       ...rest,
       draining: reply.flag(0),
       standings: standingsOf(reply, first, windowCount),
-      ties: tiesOf(reply, first, windowCount),
+      marks: marksOf(reply, first, windowCount),
     },
   };
 }

@@ -43,9 +43,9 @@ import {
   VIEWS_PER_BOARD,
   WINDOWS_PER_BOARD,
 } from '../core/ranking.limits';
-import { TIES_MODES, TiesMode } from '../core/board';
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import { VIEW_MODES } from '../core/trending-math';
+import { TiesMode, TiesProperty, TiesViewProperty } from '../options/ties/ties.option';
 
 /** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
 const OptionalNested = (type: new () => object, description: string, notObject: string) =>
@@ -261,13 +261,7 @@ export class PutBoardDto {
   @Views()
   views?: ViewDto[];
 
-  @ApiPropertyOptional({
-    enum: TIES_MODES,
-    description:
-      'Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher, also across the shards of a sharded board). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data',
-  })
-  @IsOptionalNotNull()
-  @IsIn(TIES_MODES, { message: `ties must be one of ${TIES_MODES.join(', ')}` })
+  @TiesProperty()
   ties?: TiesMode;
 
   @ApiPropertyOptional({
@@ -343,7 +337,7 @@ export class BoardViewDto {
   maxItems?: number;
   @ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' })
   views?: ViewViewDto[];
-  @ApiPropertyOptional({ enum: ['first'], description: 'Strict ranks among equal scores; absent: shared ranks' })
+  @TiesViewProperty()
   ties?: TiesMode;
   @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
   aggregate?: Aggregate;

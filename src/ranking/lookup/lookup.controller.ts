@@ -7,12 +7,8 @@ import { BoardParams } from '../dto/board.dto';
 import { LookupDto, LookupQuery, LookupResultDto } from '../dto/lookup.dto';
 import { callerOf } from '../../edge/caller';
 import { RateLimitGuard } from '../../governance/rate-limit.guard';
-import {
-  LOOKUP_COUNTS_PER_CALL,
-  LOOKUP_COUNTS_PER_READ,
-  LOOKUP_ITEMS,
-  LOOKUP_TIES_FIRST_WEIGHT,
-} from '../core/ranking.limits';
+import { LOOKUP_COUNTS_PER_CALL, LOOKUP_COUNTS_PER_READ, LOOKUP_ITEMS } from '../core/ranking.limits';
+import { COUNT_WEIGHT_DOC } from '../options/registry';
 import { LookupService } from './lookup.service';
 
 @ApiTags('ranking')
@@ -29,7 +25,7 @@ export class LookupController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Scores and ranks of given ids in a window',
-    description: `${LOOKUP_ITEMS.min}-${LOOKUP_ITEMS.max} ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks calls of at most ${LOOKUP_COUNTS_PER_CALL} counts each. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards (x${LOOKUP_TIES_FIRST_WEIGHT} on a ties: first board), otherwise ids; every ${LOOKUP_COUNTS_PER_READ} counts spend one read of the client's read rate budget (429 RATE_LIMITED past it), and a lookup of more than LOOKUP_COUNTS_PER_REQUEST counts (default 6 000) is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.`,
+    description: `${LOOKUP_ITEMS.min}-${LOOKUP_ITEMS.max} ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks calls of at most ${LOOKUP_COUNTS_PER_CALL} counts each. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards${COUNT_WEIGHT_DOC}, otherwise ids; every ${LOOKUP_COUNTS_PER_READ} counts spend one read of the client's read rate budget (429 RATE_LIMITED past it), and a lookup of more than LOOKUP_COUNTS_PER_REQUEST counts (default 6 000) is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.`,
   })
   @ApiResponse({ status: 200, type: LookupResultDto })
   @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')

@@ -18,8 +18,8 @@ export interface LookupReply {
   data: Array<ItemData | null>;
   /** Items of the shard ahead of each (score, tie mark) sent. */
   above: number[];
-  /** Each id's tie mark on a sharded `ties: first` board ("": none, or another board). */
-  ties: string[];
+  /** Each id's order mark on a sharded board whose order keeps marks ("": none, or another board). */
+  marks: string[];
 }
 
 /** Scores to count the items ahead of, each with its tie mark ("": items scoring higher only). */
@@ -98,7 +98,7 @@ export const LOOKUP_FUNCTIONS = {
         previousRanks: ints(3, count),
         data: itemDataOf(reply.nested(4), count),
         above: ints(5, call.ahead.scores.length),
-        ties: Array.from({ length: count }, (_, i) => reply.nested(6).expectLength(count).string(i)),
+        marks: Array.from({ length: count }, (_, i) => reply.nested(6).expectLength(count).string(i)),
       };
     },
   }),

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError, RequestTooCostlyError } from '../../common/errors';
 import { PreparedBoard } from '../core/board';
-import { LOOKUP_TIES_FIRST_WEIGHT } from '../core/ranking.limits';
+import { optionsCountWeight, strictRanks } from '../options/registry';
 import { RankingSettings } from '../core/ranking.settings';
 import { RankedSources } from '../boards/ranked-sources';
 import { figures, WindowFigures } from '../core/answers';
@@ -27,12 +27,12 @@ export interface LookupRequest {
 
 /**
  * What a lookup costs Redis, in counts: each id is read on its shard; for board ranks on a sharded
- * board every shard counts the items above each id's score (ids x shards); a `ties: first` board
- * counts tie marks too (LOOKUP_TIES_FIRST_WEIGHT times the work).
+ * board every shard counts the items above each id's score (ids x shards), each count weighing what
+ * the board's options make it (optionsCountWeight: a `ties: first` count also orders tie marks).
  */
 export function lookupCounts(board: PreparedBoard, ids: number, boardRanks: boolean): number {
   const shards = boardRanks ? board.shards.length : 1;
-  return ids * shards * (board.config.ties === 'first' ? LOOKUP_TIES_FIRST_WEIGHT : 1);
+  return ids * shards * optionsCountWeight(board.config);
 }
 
 /** 422 REQUEST_TOO_COSTLY past `most` counts (LOOKUP_COUNTS_PER_REQUEST), naming the most ids this board takes. */
@@ -79,8 +79,8 @@ export class LookupService {
       name,
       request.window,
       async (board, window, nowMs) => {
-        // Ranks among the ids need only scores, unless ties are strict: then the board order decides.
-        const strict = board.config.ties === 'first';
+        // Ranks among the ids need only scores, unless ranks are strict: then the board order decides.
+        const strict = strictRanks(board.config);
         const ask = { items, boardRanks: !relative || strict, withData };
         const counts = lookupCounts(board, items.length, ask.boardRanks);
         refuseCostly(board, items.length, counts, this.settings.lookupCountsPerRequest);

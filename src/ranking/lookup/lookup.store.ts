@@ -4,7 +4,8 @@ import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { LOOKUP_COUNTS_PER_CALL, LOOKUP_TIES_FIRST_WEIGHT } from '../core/ranking.limits';
+import { LOOKUP_COUNTS_PER_CALL } from '../core/ranking.limits';
+import { optionsCountWeight } from '../options/registry';
 import type { LookupRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
@@ -75,16 +76,16 @@ export class LookupStore {
       this.history.previousRanks(board, read.window, read.nowMs),
     ]);
     const found = new Map<string, LookupRow>();
-    const ties = new Map<LookupRow, string>();
+    const marks = new Map<LookupRow, string>();
     [...homes.values()].forEach((ids, s) =>
       ids.forEach((item, i) => {
         const row = { ...rowOf(item, owned[s], i, 0, ask.withData), previousRank: previous.get(item) ?? null };
         found.set(item, row);
-        ties.set(row, owned[s].ties[i]);
+        marks.set(row, owned[s].marks[i]);
       }),
     );
     let draining = owned.some((reply) => reply.draining);
-    if (ask.boardRanks) draining = (await this.rankAcrossShards(read, [...found.values()], ties)) || draining;
+    if (ask.boardRanks) draining = (await this.rankAcrossShards(read, [...found.values()], marks)) || draining;
     return { draining, rows: ask.items.map((item) => found.get(item) as LookupRow) };
   }
 
@@ -98,8 +99,8 @@ export class LookupStore {
   private async lookupOnOneNode(read: LookupRead, ask: LookupAsk): Promise<LookupRow[] | null> {
     const { board, window, nowMs } = read;
     if (this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg())).length > 1) return null;
-    // A `ties: first` board's counts also order tie marks: more work each.
-    const countsPerId = board.shards.length * (board.config.ties === 'first' ? LOOKUP_TIES_FIRST_WEIGHT : 1);
+    // A count weighs what the board's options make it (a strict order's counts also order tie marks).
+    const countsPerId = board.shards.length * optionsCountWeight(board.config);
     const perCall = Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / countsPerId));
     const chunks = Array.from({ length: Math.ceil(ask.items.length / perCall) }, (_, c) =>
       ask.items.slice(c * perCall, (c + 1) * perCall),
@@ -128,13 +129,13 @@ export class LookupStore {
    * (lookup_count_shards), then shard by shard where that call could not (expired data to drain first,
    * or a node that no longer serves it). One count per distinct (score, mark). Answers whether a shard drains.
    */
-  private async rankAcrossShards(read: LookupRead, rows: LookupRow[], ties: Map<LookupRow, string>): Promise<boolean> {
-    const keyOf = (row: LookupRow) => `${row.score}\n${ties.get(row) ?? ''}`;
+  private async rankAcrossShards(read: LookupRead, rows: LookupRow[], marks: Map<LookupRow, string>): Promise<boolean> {
+    const keyOf = (row: LookupRow) => `${row.score}\n${marks.get(row) ?? ''}`;
     const distinct = new Map(rows.filter((row) => row.score > 0).map((row) => [keyOf(row), row]));
     if (distinct.size === 0) return false;
     const ahead = {
       scores: [...distinct.values()].map((row) => row.score),
-      marks: [...distinct.values()].map((row) => ties.get(row) ?? ''),
+      marks: [...distinct.values()].map((row) => marks.get(row) ?? ''),
     };
     const { shards } = read.board;
     const groups = this.redis.groupByNode(shards.map((shard) => shard.keys.cfg()));

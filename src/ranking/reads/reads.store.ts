@@ -14,6 +14,7 @@ import { WindowDrainingError } from '../../common/errors';
 import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RankingSettings } from '../core/ranking.settings';
+import { strictRanks } from '../options/registry';
 
 /** A read of one window of a board at one time. */
 export interface WindowRead {
@@ -128,7 +129,7 @@ export class ReadsStore {
     const { board, window } = read;
     const on = (shard: ShardKeys) => ({ ...this.on(read, shard), window });
     return {
-      strict: board.config.ties === 'first',
+      strict: strictRanks(board.config),
       head: async (shard, offset, limit) =>
         pageOf(await guard(this.functions.call(this.fns.readTop, { ...on(shard), offset, limit }))),
       standing: async (shard, item) => {

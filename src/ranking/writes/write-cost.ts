@@ -1,5 +1,5 @@
 import { Aggregate, AGGREGATES } from '../core/aggregate';
-import type { TiesMode } from '../core/board';
+import { COSTLIEST_OPTIONS, type BoardOptionsConfig, optionsWriteCostPerPlace } from '../options/registry';
 import { SEGMENTS_PER_EVENT, VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from '../core/ranking.limits';
 
 /**
@@ -13,7 +13,8 @@ import { SEGMENTS_PER_EVENT, VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from '../core/
  *     the segment's slot, index and results);
  *   - each place costs 1, or a score on a max / min (2.5) or last (3.5) board, which reads what its
  *     slot holds first (and on last the window's newest slot of the item), plus what options keep
- *     beside it: `ties: first` the strict order (4), an actor its contribution (5, a new actor).
+ *     beside it: each board option what it keeps (its writeCostPerPlace: `ties: first` the strict order,
+ *     4), an actor its contribution (5, a new actor).
  * A late event weighs what a current one does: no write scans the slots after its own (aggregate_lib).
  * What a call drains from expired slots is bounded on its own (EXPIRE_CHUNK) and is not counted here.
  */
@@ -21,7 +22,6 @@ export const WRITE_COST_WEIGHTS = {
   view: 2.5,
   segment: 3,
   score: { max: 2.5, min: 2.5, last: 3.5 },
-  strictTies: 4,
   actor: 5,
 } as const;
 
@@ -32,11 +32,10 @@ export interface CostedEntry {
 }
 
 /** The options of a board a write's cost depends on (a BoardConfig is one). */
-export interface CostedBoard {
+export interface CostedBoard extends BoardOptionsConfig {
   windows: readonly unknown[];
   views: readonly unknown[];
   aggregate?: Aggregate;
-  ties?: TiesMode;
 }
 
 /** The cost units of one entry (or one item write) on `board`. */
@@ -47,7 +46,7 @@ export function entryCost(entry: CostedEntry, board: CostedBoard): number {
   const aggregate = board.aggregate ?? 'sum';
   const perPlace =
     (aggregate === 'sum' ? 1 : W.score[aggregate]) +
-    (board.ties === 'first' ? W.strictTies : 0) +
+    optionsWriteCostPerPlace(board) +
     (entry.actor === undefined ? 0 : W.actor);
   return results * places * perPlace;
 }
@@ -60,7 +59,7 @@ export function callCost(entries: readonly CostedEntry[], board: CostedBoard): n
 }
 
 /**
- * The costliest single entry a board can be given: every window and view, `ties: first`, and on a sum
+ * The costliest single entry a board can be given: every window and view, each option at its costliest, and on a sum
  * board every segment an event may name and an actor (a max / min / last board takes neither).
  * WRITE_COST_PER_CALL never goes below it (a test holds them together), so an item write (one entry)
  * is never refused for its cost.
@@ -70,7 +69,7 @@ export const COSTLIEST_ENTRY = Math.max(
     const full = { segments: Array.from({ length: SEGMENTS_PER_EVENT.max }, (_, i) => `s${i}`), actor: 'a' };
     const windows = Array.from({ length: WINDOWS_PER_BOARD.max });
     const views = Array.from({ length: VIEWS_PER_BOARD.max });
-    return entryCost(aggregate === 'sum' ? full : {}, { windows, views, aggregate, ties: 'first' });
+    return entryCost(aggregate === 'sum' ? full : {}, { windows, views, aggregate, ...COSTLIEST_OPTIONS });
   }),
 );
 

@@ -39,7 +39,7 @@ describe("the coalesced increment's flat reply", () => {
       value: {
         draining: true,
         standings: standings.map(([score, rank, previousRank]) => ({ score, rank, previousRank })),
-        ties: undefined,
+        marks: undefined,
       },
     });
     expect(answers[0]).toEqual(

@@ -96,7 +96,7 @@ function incrementAnswers(
       answers.push({
         replayed: false,
         context: call.board.windowNames,
-        value: { draining, standings: standingsOf(record, 1, windowCount), ties: undefined },
+        value: { draining, standings: standingsOf(record, 1, windowCount), marks: undefined },
         created: [record.int(0), 0, 0, 0],
       });
       at += 2 + 2 * windowCount;

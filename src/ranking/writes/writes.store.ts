@@ -221,11 +221,11 @@ export class WritesStore {
     reply: Idempotent<StandingsReply>,
     item: string,
   ): Promise<WriteOutcome> {
-    const { draining, standings: own, ties } = reply.value;
+    const { draining, standings: own, marks } = reply.value;
     try {
       const { windows } = board.config;
       const [others, previous] = await Promise.all([
-        this.shards.countAbove({ board, except: home, windows, nowMs, scores: own.map((s) => s.score), marks: ties }),
+        this.shards.countAbove({ board, except: home, windows, nowMs, scores: own.map((s) => s.score), marks }),
         Promise.all(windows.map((window) => this.history.previousRanks(board, window, nowMs))),
       ]);
       return {

@@ -1,4 +1,4 @@
--- requires: board_views, call_state, item_data, keyspace, snapshot, window
+-- requires: board_views, call_state, hooks, item_data, keyspace, snapshot, window
 -- board_put: creates a board or changes its windows, atomically. A window whose period or interval
 -- would change, a window that would be removed, or a change of shards is refused unless `reset`,
 -- which drops that window's data (a change of shards drops every window's data: items move between
@@ -20,8 +20,9 @@
 -- ARGV[5]        now, unix milliseconds
 -- ARGV[6]        requested maxItems, or "" to keep the stored one (none for a new board)
 -- ARGV[7]        views, JSON array (see views_lib; "[]": none), checked against the windows by the app
--- ARGV[8]        ties: "shared" | "first", or "" to keep the stored one (shared for a new board). A
---                change drops every window's data (needs reset)
+-- ARGV[8]        the board options' settings, JSON object by field (src/ranking/options/; a field
+--                absent keeps the stored setting, the default for a new board); each option plans,
+--                refuses and stores its own through the config hooks (hooks_lib)
 -- ARGV[9]        requested aggregate (sum, max, min, last), or "" to keep the stored one (sum for a new
 --                board; stored only when not sum, so a sum board's config is as before aggregates). A
 --                change drops every window's data (the slots hold another kind of value), so it is
@@ -32,7 +33,7 @@
 --                stored setting (off for a new board); stored as the field `actors` when on
 -- Reply: { "dropping" } while a deleted board of the name is still being dropped (board_delete), or
 --        { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none), views
---        JSON, ties, aggregate, segments.max (0: none), actors (0|1) } with status created | unchanged | updated, or
+--        JSON, options' settings JSON, aggregate, segments.max (0: none), actors (0|1) } with status created | unchanged | updated, or
 --        { "conflict", message }
 -- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
 -- from its windows' live slots in this call (views_reconcile); a removed view's keys go.
@@ -47,7 +48,7 @@ local function board_request()
     now_ms = tonumber(ARGV[5]),
     max_items = ARGV[6],
     views_json = ARGV[7],
-    ties = ARGV[8],
+    options = cjson.decode(ARGV[8]),
     aggregate = ARGV[9],
     segments_max = ARGV[10],
     actors = ARGV[11],
@@ -63,21 +64,15 @@ local function board_store_aggregate(r)
   if r.aggregate == 'sum' then redis.call('HDEL', r.cfg_key, 'aggregate') else redis.call('HSET', r.cfg_key, 'aggregate', r.aggregate) end
 end
 
--- Stores the mode (config field `ties`, absent for shared).
-local function board_store_ties(r)
-  if r.ties == 'first' then redis.call('HSET', r.cfg_key, 'ties', 'first') else redis.call('HDEL', r.cfg_key, 'ties') end
+-- Each option's part of a PUT (hooks_lib config_planned; plan nil: a new board).
+local function board_plan_options(r, plan)
+  local planned = hooks.config_planned
+  for i = 1, #planned do planned[i](r.cfg_key, r.options, r.reset, plan) end
 end
 
--- Into `plan`: whether ties change (a change drops every window's data, like a change of shards; a
--- change of shards drops it too, so a board's marks always have the format of its shard count).
-local function board_plan_ties(r, plan)
-  local stored_ties = redis.call('HGET', r.cfg_key, 'ties') or 'shared'
-  if r.ties == '' then r.ties = stored_ties end
-  plan.reties = r.ties ~= stored_ties
-  if plan.reties then plan.changed = true end
-  if plan.reties and not r.reset then
-    plan.problems[#plan.problems + 1] = 'ties would change from ' .. stored_ties .. ' to ' .. r.ties
-  end
+local function board_store_options(r)
+  local stored = hooks.config_stored
+  for i = 1, #stored do stored[i](r.cfg_key, r.options) end
 end
 
 -- Stores the views and brings their data in line with them (`dropped`: names of windows whose data went).
@@ -92,8 +87,8 @@ end
 
 local function board_create(r)
   local shards = r.shards == '' and '1' or r.shards
-  if r.ties == '' then r.ties = 'shared' end
-  board_store_ties(r)
+  board_plan_options(r, nil)
+  board_store_options(r)
   for _, w in ipairs(r.wanted) do w.createdAtMs = r.now_ms end
   local json = cjson.encode(r.wanted)
   redis.call('HSET', r.cfg_key, 'version', r.new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', r.now_ms)
@@ -107,7 +102,7 @@ local function board_create(r)
   board_store_actors(r)
   snapshot.store_snapshot_confs(r.cfg_key, r.wanted)
   board_store_views(r, nil, {})
-  return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
+  return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json, cjson.encode(r.options),
     r.aggregate, tonumber(r.segments_max) or 0, tonumber(r.actors) }
 end
 
@@ -130,7 +125,7 @@ local function board_compare_windows(r, plan, current)
     if old == nil then
       w.createdAtMs = r.now_ms
       plan.changed = true
-    elseif plan.reshard or plan.reties or plan.reaggregate or window_span_of(old) ~= window_span_of(w) then
+    elseif plan.reshard or plan.drop_all or plan.reaggregate or window_span_of(old) ~= window_span_of(w) then
       plan.changed = true
       if r.reset then
         plan.to_drop[#plan.to_drop + 1] = w.name
@@ -182,7 +177,7 @@ local function board_plan(r, stored)
   if plan.reaggregate and not r.reset then
     plan.problems[#plan.problems + 1] = 'aggregate would change from ' .. stored_aggregate .. ' to ' .. r.aggregate
   end
-  board_plan_ties(r, plan)
+  board_plan_options(r, plan)
   board_compare_windows(r, plan, current)
   return plan
 end
@@ -206,8 +201,8 @@ local function board_update(r, plan)
   board_store_actors(r)
   board_store_views(r, plan.stored_views, dropped)
   if #plan.to_drop > 0 then item_data.prune_item_data(cfg_key) end
-  board_store_ties(r)
-  return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
+  board_store_options(r)
+  return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, cjson.encode(r.options),
     r.aggregate, tonumber(r.segments_max) or 0, tonumber(r.actors) }
 end
 
@@ -225,7 +220,7 @@ local function board_put(keys, args)
   end
   if not plan.changed then
     return { 'unchanged', redis.call('HGET', r.cfg_key, 'version'), stored, r.shards,
-      tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, r.ties,
+      tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, cjson.encode(r.options),
       r.aggregate, tonumber(r.segments_max) or 0, tonumber(r.actors) }
   end
   return board_update(r, plan)

@@ -1,4 +1,4 @@
--- requires: board_views, call_state, item_data, keyspace, snapshot, window
+-- requires: board_views, call_state, hooks, item_data, keyspace, snapshot, window
 -- shard_sync: makes one shard k > 0 of a sharded board hold the config of shard 0 (the authority):
 -- windows whose period, interval or creation time differ, or that are gone, lose their data on this
 -- shard; a change of the shard count drops every window's data (items move between shards). A config
@@ -16,8 +16,9 @@
 -- ARGV[8]        aggregate of the authoritative config (sum, max, min, last): a change drops every window's data
 -- ARGV[9]        segments.max of the authoritative config (0: none)
 -- ARGV[10]       actors of the authoritative config (1: on, 0: off)
--- ARGV[11]       ties of the authoritative config (shared, first; absent: shared): a change drops every
---                window's data (ties_lib: the order of what they hold is not known)
+-- ARGV[11]       the board options' settings of the authoritative config, JSON object by field (absent:
+--                none, each option's default); an option may ask a change to drop every window's data
+--                (hooks_lib config_differs)
 -- Reply: "synced", "unchanged" (this revision or a newer one is already held), or "dropping" (the
 --        shard's board was deleted and its keys are not all dropped yet: nothing is written)
 local function shard_sync(keys, args)
@@ -30,9 +31,9 @@ local function shard_sync(keys, args)
   local wanted = {}
   for _, w in ipairs(cjson.decode(ARGV[2])) do wanted[w.name] = w end
   local stored = redis.call('HGET', cfg_key, 'windows')
-  local ties = ARGV[11] or 'shared'
+  local options = cjson.decode(ARGV[11] or '{}')
   local reshard = redis.call('HGET', cfg_key, 'shards') ~= ARGV[3] or (redis.call('HGET', cfg_key, 'aggregate') or 'sum') ~= ARGV[8]
-    or (redis.call('HGET', cfg_key, 'ties') or 'shared') ~= ties
+  for _, differs in ipairs(hooks.config_differs) do reshard = differs(cfg_key, options) or reshard end
   local dropped = {}
   if stored then
     for _, old in ipairs(cjson.decode(stored)) do
@@ -55,7 +56,7 @@ local function shard_sync(keys, args)
   if ARGV[6] == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', ARGV[6]) end
   if ARGV[9] == '0' then redis.call('HDEL', cfg_key, 'segmentsMax') else redis.call('HSET', cfg_key, 'segmentsMax', ARGV[9]) end
   if ARGV[10] == '1' then redis.call('HSET', cfg_key, 'actors', '1') else redis.call('HDEL', cfg_key, 'actors') end
-  if ties == 'first' then redis.call('HSET', cfg_key, 'ties', 'first') else redis.call('HDEL', cfg_key, 'ties') end
+  for _, stored_hook in ipairs(hooks.config_stored) do stored_hook(cfg_key, options) end
   local old_views = redis.call('HGET', cfg_key, 'views')
   if ARGV[7] == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', ARGV[7]) end
   board_views.views_reconcile(cfg_key, old_views, dropped, tonumber(ARGV[5]))

@@ -1,5 +1,5 @@
 -- module: board_write
--- requires: actor_log, aggregate, call_state, idempotency, item_data, seg_views, slot_due, ties, window
+-- requires: actor_log, aggregate, call_state, hooks, idempotency, item_data, seg_views, slot_due, window
 -- board_write_lib: the common start of every write to a board's items (increment, batch, like),
 -- a module of the ranking function library after keys_lib, idem_lib and window_lib, and the admission
 -- of new items.
@@ -71,13 +71,17 @@ local function admit_items(first_key, window_count, items, allowance, known_cap)
   return new, nil
 end
 
--- Whether a change of the results `top_key` has anyone to tell: a `ties: first` order or views
--- reading it. Asked once per window per call (a call never changes either), so the events of a plain
--- window (most) skip the hooks and their lookups with one check each.
+-- Whether a change of the results `top_key` has anyone to tell: an option watching it (hooks_lib
+-- `watches`: a `ties: first` order) or views reading it. Asked once per window per call (a call never
+-- changes either), so the events of a plain window (most) skip the hooks and their lookups.
 local function results_watched(top_key)
-  -- A board of neither (most), told by the call's config copy (call_lib): no hook lookups at all.
-  if CONFIG.ties ~= 'first' and not CONFIG.views and ties.cfg_key_of_top(top_key) == CONFIG.cfg_key then return false end
-  return ties.ties_first(top_key) or seg_views.views_reading(top_key) ~= nil
+  local watches = hooks.watches
+  for i = 1, #watches do
+    if watches[i](top_key) then return true end
+  end
+  -- No views, told by the call's config copy (call_lib): no views lookup.
+  if not CONFIG.views and call_state.cfg_key_of_top(top_key) == CONFIG.cfg_key then return false end
+  return seg_views.views_reading(top_key) ~= nil
 end
 
 -- add_amount on a window no one watches (results_watched): its steps without the hooks, then the
@@ -143,7 +147,7 @@ local function event_adder(window_count)
         score = window.standing(top_key, item)
       end
       reply[#reply + 1] = score
-      -- Unwatched: shared ties, so the competition rank (item_rank without asking ties_lib).
+      -- Unwatched: no option decides the rank, so the competition rank (item_rank without the rank hooks).
       reply[#reply + 1] = watched[w] and window.item_rank(top_key, item, score) or window.rank_of(top_key, score)
     end
     -- An event at now (every window holds it) indexed its slots in every window: kept (slot_due_lib).
@@ -194,7 +198,7 @@ end
 
 -- One window of a batch call (the batch increment, stream ingest), planned once per call: its keys,
 -- rule, the slots indexed so far (slot start -> slot key) and whether a change of its results has
--- anyone to tell (a `ties: first` order, views reading it), so that the entries of a plain board (most)
+-- anyone to tell (an option watching it, views reading it), so that the entries of a plain board (most)
 -- skip both hooks with one check each instead of a hook call and its lookups per entry.
 local function batch_window(w)
   local top_key = KEYS[3 + 2 * w]

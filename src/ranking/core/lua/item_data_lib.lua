@@ -1,7 +1,7 @@
 -- module: item_data
--- requires: keyspace, ties
+-- requires: call_state, keyspace
 -- item_data_lib: per-item JSON data of a board shard, removed once no window of the shard holds the
--- item. Prepended after keys_lib and ties_lib (cfg_key_of_top) and before window_lib (whose results
+-- item. Prepended after keys_lib and call_lib (cfg_key_of_top) and before window_lib (whose results
 -- changes call item_data_left).
 -- KEYS: 0
 -- Keys: <tag>:data  hash  item -> JSON object (at most 1 024 bytes; only items some window holds)
@@ -27,7 +27,7 @@ end
 -- Hook: `item` just left the window of `top_key`. Its data goes when no other window holds it; the
 -- windows are read only when it has data, so items without data cost one HEXISTS.
 local function item_data_left(top_key, item)
-  local cfg_key = ties.cfg_key_of_top(top_key)
+  local cfg_key = call_state.cfg_key_of_top(top_key)
   local data_key = item_data_key(cfg_key)
   if redis.call('HEXISTS', data_key, item) == 0 then return end
   if not item_held(cfg_key, item) then redis.call('HDEL', data_key, item) end

@@ -1,5 +1,5 @@
 -- module: window
--- requires: actor_log, aggregate, archive, call_state, item_data, keyspace, seg_views, slot_due, ties
+-- requires: actor_log, aggregate, archive, call_state, hooks, item_data, keyspace, seg_views, slot_due
 -- window_lib: functions shared by the ranking functions, a module of their function library (and of
 -- the ingest one).
 -- KEYS: 0
@@ -23,10 +23,11 @@ local function version_error(cfg_key, version)
 end
 
 -- Hook: the score of `item` in the window results `top_key` is now `score` (0: it left the window).
--- Every change of a window's results calls it (ties_lib, item_data_lib; a script changing a results
--- zset another way must call it too).
+-- Every change of a window's results calls it (the options' results_changed hooks, item_data_lib; a
+-- script changing a results zset another way must call it too).
 local function results_changed(top_key, item, score)
-  ties.tie_order_changed(top_key, item, score)
+  local changed = hooks.results_changed
+  for i = 1, #changed do changed[i](top_key, item, score) end
   if score == 0 then item_data.item_data_left(top_key, item) end
 end
 
@@ -62,7 +63,8 @@ local function drop_window(cfg_key, window_name)
     end
     actor_log.ACTORS.drop_window(base, starts)
     redis.call('UNLINK', base .. 'slots', base .. 'top', base .. 'newest')
-    ties.drop_tie_order(base)
+    local dropped = hooks.window_dropped
+    for i = 1, #dropped do dropped[i](base) end
   end
 end
 
@@ -322,9 +324,15 @@ local function append_listing(reply, top_key, page, from_top)
   return reply
 end
 
--- Rank of an item of `score` in one window: strict on a `ties: first` board (ties_lib), else competition.
+-- Rank of an item of `score` in one window: the first option's that decides it (hooks_lib `rank`:
+-- strict on a `ties: first` board), else competition.
 local function item_rank(top_key, item, score)
-  return ties.tie_rank(top_key, item) or rank_of(top_key, score)
+  local rankers = hooks.rank
+  for i = 1, #rankers do
+    local rank = rankers[i](top_key, item)
+    if rank then return rank end
+  end
+  return rank_of(top_key, score)
 end
 
 -- Current score and rank of an item in one window.

@@ -1,4 +1,4 @@
--- requires: call_state, item_data, snapshot, ties, window
+-- requires: call_state, item_data, order, snapshot, window
 -- lookup: scores of given item ids in one window of one shard, and how many items of the shard score
 -- above given scores, after expiry. An unsharded lookup is one call (ids, and counts above their own
 -- scores); a sharded one asks each shard for the scores of the ids it holds, then every shard for the
@@ -33,12 +33,12 @@ local function lookup(keys, args)
     scores[i], ranks[i] = window.standing(keys[3], item)
     previous[i] = keeps and snapshot.previous_rank(keys[3], item) or 0
     data[i] = false
-    marks[i] = ties.tie_mark_of(keys[3], item)
+    marks[i] = order.mark_of(keys[3], item)
   end
   if args[8] == '1' and id_count > 0 then data = item_data.item_data_of(keys[1], { unpack(args, 9, 8 + id_count) }) end
   for i = 9 + id_count, #args, 2 do
     local score = tonumber(args[i])
-    above_counts[#above_counts + 1] = score > 0 and ties.tie_ahead(keys[3], score, args[i + 1]) or 0
+    above_counts[#above_counts + 1] = score > 0 and order.ahead(keys[3], score, args[i + 1]) or 0
   end
   return { more and 1 or 0, scores, ranks, previous, data, above_counts, marks }
 end

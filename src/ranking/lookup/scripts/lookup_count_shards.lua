@@ -1,4 +1,4 @@
--- requires: call_state, keyspace, ties, window
+-- requires: call_state, keyspace, order, window
 -- lookup_count_shards: the second round of a lookup on a sharded board, for every shard of the board
 -- a Redis node serves in one call: how many items of those shards score above each given score in one
 -- window. Read-only and across hash tags like count_above_shards (allow-cross-slot-keys: keys of any
@@ -32,7 +32,7 @@ local function lookup_count_shards(keys, args)
       pending[#pending + 1] = s - 7 - 2 * score_count
     else
       for i = 1, score_count do
-        sums[i] = sums[i] + ties.tie_ahead(base .. 'top', tonumber(args[6 + 2 * i]), args[7 + 2 * i])
+        sums[i] = sums[i] + order.ahead(base .. 'top', tonumber(args[6 + 2 * i]), args[7 + 2 * i])
       end
     end
   end

@@ -1,4 +1,4 @@
--- requires: call_state, item_data, keyspace, ties, window
+-- requires: call_state, item_data, keyspace, order, window
 -- lookup_node: a whole lookup on a sharded board whose shards one Redis node serves (a single Redis,
 -- or a Cluster node holding every shard), in one call: each id's score and data from its own shard,
 -- and its board rank from every shard's count above it. Read-only and across hash tags
@@ -36,7 +36,7 @@ local function lookup_node(keys, args)
   end
   local with_data, with_ranks = args[8 + shard_count] == '1', args[9 + shard_count] == '1'
   -- Strict ranks (a sharded `ties: first` board): decided once, the marks read from each id's shard.
-  local strict = with_ranks and ties.ties_first(tops[1])
+  local strict = with_ranks and order.strict(tops[1])
   local scores, ranks, data, above_of = {}, {}, {}, {}
   for at = 10 + shard_count, #args, 2 do
     local item, home = args[at], tonumber(args[at + 1])
@@ -46,7 +46,7 @@ local function lookup_node(keys, args)
     local mark = strict and score > 0 and redis.call('HGET', keyspace.sibling_key(tops[home], 'top', 'marks'), item)
     if mark then
       ranks[#ranks] = 1
-      for s = 1, shard_count do ranks[#ranks] = ranks[#ranks] + ties.tie_ahead(tops[s], score, mark) end
+      for s = 1, shard_count do ranks[#ranks] = ranks[#ranks] + order.ahead(tops[s], score, mark) end
     elseif with_ranks and score > 0 then
       if not above_of[score] then
         above_of[score] = 0

@@ -1,4 +1,4 @@
--- requires: call_state, snapshot, ties, window
+-- requires: call_state, order, snapshot, window
 -- read_around: an item with up to `radius` neighbours on each side in a window's listing, after expiry.
 -- KEYS: 3
 -- KEYS[1]        board config hash (holds the config version)
@@ -25,10 +25,10 @@ local function read_around(keys, args)
   local reply = { more and 1 or 0, -1, 0, {}, {} }
   local score = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[7]) or '0')
   if score <= 0 then return reply end
-  local position = ties.tie_position(KEYS[3], ARGV[7]) or redis.call('ZREVRANK', KEYS[3], ARGV[7])
+  local position = order.position(KEYS[3], ARGV[7])
   local radius = tonumber(ARGV[8])
   local first = math.max(0, position - radius)
   reply[2] = first
-  local page = ties.tie_page(KEYS[3], first, position + radius, reply[5]) or redis.call('ZREVRANGE', KEYS[3], first, position + radius, 'WITHSCORES')
+  local page = order.page(KEYS[3], first, position + radius, reply[5])
   return snapshot.add_previous_ranks(window.append_listing(reply, KEYS[3], page), KEYS[3], keeps)
 end

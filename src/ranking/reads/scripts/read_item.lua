@@ -1,4 +1,4 @@
--- requires: call_state, snapshot, ties, window
+-- requires: call_state, order, snapshot, window
 -- read_item: one item's score and rank in a window plus the number of ranked items, after expiry.
 -- KEYS: 3
 -- KEYS[1]        board config hash (holds the config version)
@@ -20,5 +20,5 @@ local function read_item(keys, args)
   snapshot.cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
   local _, more = window.expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
   local score, rank = window.standing(KEYS[3], ARGV[7])
-  return { more and 1 or 0, score, rank, redis.call('ZCOUNT', KEYS[3], '(0', '+inf'), ties.tie_mark_of(KEYS[3], ARGV[7]) }
+  return { more and 1 or 0, score, rank, redis.call('ZCOUNT', KEYS[3], '(0', '+inf'), order.mark_of(KEYS[3], ARGV[7]) }
 end

@@ -1,4 +1,4 @@
--- requires: call_state, snapshot, ties, window
+-- requires: call_state, order, snapshot, window
 -- read_neighbours: for a sharded board's around read, this shard's items just before and just after
 -- the place a (score, item) pair takes in the board order, after expiring what fell out. On the
 -- item's own shard that place is the item's; on another shard the pair is inserted, ranked and
@@ -15,7 +15,7 @@
 -- ARGV[8]        its score (> 0), read from its own shard
 -- ARGV[9]        radius: most neighbours wanted on each side
 -- ARGV[10]       the item's tie mark on a sharded `ties: first` board ("" or absent: none): the place is
---                then the (score, mark) pair's in the strict order (ties_lib's tie_ahead and tie_page)
+--                then the (score, mark) pair's in the strict order (order_lib's ahead and page)
 -- Reply: { draining (0|1), items of this shard before the place (0-based position of the place),
 --          items scoring above the score, number of items before, { tie mark of each row (with a
 --          mark; else empty) }, item_1, score_1, ... (up to radius items before the place, then up
@@ -23,13 +23,13 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 -- read_neighbours' reply in the strict order: the place of (score, mark) is after the items ahead of
 -- it (on the item's own shard, the item's own place: it is left out of the rows after).
-local function tie_neighbours(more, top_key, item, score, radius, mark)
-  local position = ties.tie_ahead(top_key, score, mark)
-  local skip = ties.tie_mark_of(top_key, item) == mark and 1 or 0
+local function marked_neighbours(more, top_key, item, score, radius, mark)
+  local position = order.ahead(top_key, score, mark)
+  local skip = order.mark_of(top_key, item) == mark and 1 or 0
   local marks = {}
-  local before = position > 0 and ties.tie_page(top_key, math.max(0, position - radius), position - 1, marks) or {}
-  local after = ties.tie_page(top_key, position + skip, position + skip + radius - 1, marks)
-  local reply = { more and 1 or 0, position, ties.tie_ahead(top_key, score, ''), #before / 2, marks }
+  local before = position > 0 and order.page(top_key, math.max(0, position - radius), position - 1, marks) or {}
+  local after = order.page(top_key, position + skip, position + skip + radius - 1, marks)
+  local reply = { more and 1 or 0, position, order.ahead(top_key, score, ''), #before / 2, marks }
   for _, value in ipairs(before) do reply[#reply + 1] = value end
   for _, value in ipairs(after) do reply[#reply + 1] = value end
   return reply
@@ -43,7 +43,7 @@ local function read_neighbours(keys, args)
   snapshot.cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
   local _, more = window.expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
   local top_key, item, score, radius = KEYS[3], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
-  if (ARGV[10] or '') ~= '' then return tie_neighbours(more, top_key, item, score, radius, ARGV[10]) end
+  if (ARGV[10] or '') ~= '' then return marked_neighbours(more, top_key, item, score, radius, ARGV[10]) end
   local inserted = redis.call('ZSCORE', top_key, item) == false
   if inserted then
     -- A write first (a no-op: the item is not here) lets the ZADD through on a full Redis: Redis refuses

@@ -1,4 +1,4 @@
--- requires: call_state, snapshot, ties, window
+-- requires: call_state, order, snapshot, window
 -- read_top: one page of a window's listing, highest score first, after expiring what fell out.
 -- KEYS: 3
 -- KEYS[1]        board config hash (holds the config version)
@@ -14,7 +14,7 @@
 --          snapshots }, { tie mark of each listed (a sharded `ties: first` board; else empty) }, item_1,
 --          score_1, ... } (a score as Redis wrote it, or a number: append_listing)
 --        ties are listed in descending byte order of item id (Redis ZREVRANGE order), on a `ties: first`
---        board in the strict order (ties_lib)
+--        board in the strict order (order_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_top(keys, args)
   call_state.begin_call(keys, args)
@@ -26,7 +26,7 @@ local function read_top(keys, args)
   local offset = tonumber(ARGV[7])
   local last = offset + tonumber(ARGV[8]) - 1
   local marks = {}
-  local page = ties.tie_page(KEYS[3], offset, last, marks) or redis.call('ZREVRANGE', KEYS[3], offset, last, 'WITHSCORES')
+  local page = order.page(KEYS[3], offset, last, marks)
   local listing = window.append_listing({ more and 1 or 0, offset, 0, {}, marks }, KEYS[3], page, offset == 0)
   return snapshot.add_previous_ranks(listing, KEYS[3], keeps)
 end

@@ -1,4 +1,4 @@
--- requires: aggregate, board_write, call_state, idempotency, slot_due, snapshot, ties, window
+-- requires: aggregate, board_write, call_state, idempotency, order, slot_due, snapshot, window
 -- record_score: records an item's score on a max / min / last board in every window whose live span holds
 -- the event's slot, expiring what fell out first (aggregate_lib says how slots and windows keep it).
 -- KEYS: dynamic
@@ -62,7 +62,7 @@ local function record_score(keys, args)
   for w = 0, window_count - 1 do
     reply[#reply + 1] = keeping and keeping[w] and snapshot.previous_rank(KEYS[3 + 2 * w], item) or 0
   end
-  ties.append_tie_marks(reply, 3, window_count, item)
+  order.append_marks(reply, KEYS, 3, window_count, item)
   new_due_ms = snapshot.with_snapshot_due(new_due_ms, 2, window_count, now_sec)
   snapshot.bump_version(KEYS[1], 1)
   return idempotency.idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created, window.due_to_index(2, window_count, new_due_ms) })

@@ -1,4 +1,4 @@
--- requires: call_state, snapshot, ties, window
+-- requires: call_state, order, snapshot, window
 -- count_above: for a sharded board, how many items of this shard score above given scores, per window,
 -- after expiring what fell out (the other shards' share of a rank).
 -- KEYS: dynamic
@@ -27,7 +27,7 @@ local function count_above(keys, args)
     local top_key = KEYS[3 + 2 * w]
     local score = tonumber(ARGV[5 + window.WINDOW_ARGS * window_count + w])
     local mark = ARGV[5 + (window.WINDOW_ARGS + 1) * window_count + w] or ''
-    reply[#reply + 1] = score > 0 and ties.tie_ahead(top_key, score, mark) or 0
+    reply[#reply + 1] = score > 0 and order.ahead(top_key, score, mark) or 0
     reply[#reply + 1] = redis.call('ZCOUNT', top_key, '(0', '+inf')
   end
   return reply

@@ -1,4 +1,4 @@
--- requires: call_state, keyspace, ties, window
+-- requires: call_state, keyspace, order, window
 -- count_above_shards: count_above summed over several shards of a sharded board that live on this Redis
 -- node, in one call instead of one per shard (the other shards' share of a write's or an item's rank).
 -- The one script that reads keys of several hash tags: the shards' config keys come in ARGV, and the
@@ -50,7 +50,7 @@ local function count_above_shards(keys, args)
     if tops then
       for w = 1, window_count do
         local score = tonumber(ARGV[first_score + w - 1])
-        if score > 0 then above_sum[w] = above_sum[w] + ties.tie_ahead(tops[w], score, ARGV[first_mark + w - 1]) end
+        if score > 0 then above_sum[w] = above_sum[w] + order.ahead(tops[w], score, ARGV[first_mark + w - 1]) end
         ranked_sum[w] = ranked_sum[w] + redis.call('ZCOUNT', tops[w], '(0', '+inf')
       end
     else

@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, idempotency, segmentation, slot_due, snapshot, ties, window
+-- requires: actor_log, board_write, call_state, idempotency, order, segmentation, slot_due, snapshot, window
 -- increment: adds amounts to items in every window of a board, expiring what fell out first. One call
 -- carries one request or several that arrived together for this shard (WRITE_COALESCE_MS): they are
 -- applied one after another in the given order, each exactly as it would be alone: its own
@@ -138,7 +138,7 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   for w = 0, window_count - 1 do
     reply[#reply + 1] = call.keeping and call.keeping[w] and snapshot.previous_rank(KEYS[3 + 2 * w], item) or 0
   end
-  ties.append_tie_marks(reply, 3, window_count, item)
+  order.append_marks(reply, KEYS, 3, window_count, item)
   new_due_ms = snapshot.with_snapshot_due(new_due_ms, 2, window_count, call.now_sec)
   local due = window.due_to_index(2, window_count, new_due_ms)
   if not keyless then

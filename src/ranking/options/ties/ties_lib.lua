@@ -1,7 +1,8 @@
 -- module: ties
--- requires: call_state, keyspace
--- ties_lib: the strict order of a `ties: first` board. Prepended before window_lib, whose results
--- changes call tie_order_changed and whose ranks ask tie_rank first.
+-- requires: call_state, hooks, keyspace
+-- ties_lib: the strict order of a `ties: first` board, a board option (src/ranking/options/ties/). It
+-- registers its hooks (hooks_lib): results changes call tie_order_changed, ranks ask tie_rank first,
+-- a dropped window drops its order; the reads that list, place or count in the strict order call it.
 -- KEYS: 0
 -- Keys, siblings of a window's results zset "<base>top" (same hash tag):
 --   <base>order      zset  score = the item's score, member = <mark><item> for every item scoring > 0
@@ -26,29 +27,24 @@ local CONFIG = call_state.CONFIG
 -- RUN_READ: members of a score's run tie_ahead reads in one call (a longer run: a binary search beyond).
 local TIE = { DIGITS = 15, MAX = 999999999999999, SHARDED_DIGITS = 30, MS_MAX = 9999999999999, RUN_READ = 32 }
 
--- "<tag>:<window>:top" -> "<tag>:cfg": names hold no braces, so the tag ends at the first "}" (also
--- item_data_lib's, prepended after this library).
--- Kept from call to call (a pure function of the key), so a call on a known window builds no string;
--- emptied when it holds `max` keys.
-local cfg_of_top = { keys = {}, size = 0, max = 1024 }
+local cfg_key_of_top = call_state.cfg_key_of_top
+call_state.config_field_add('ties')
 
-local function cfg_key_of_top(top_key)
-  local cfg_key = cfg_of_top.keys[top_key]
-  if cfg_key then return cfg_key end
-  if cfg_of_top.size >= cfg_of_top.max then cfg_of_top.keys, cfg_of_top.size = {}, 0 end
-  cfg_key = string.match(top_key, '^[^}]*}') .. ':cfg'
-  cfg_of_top.keys[top_key], cfg_of_top.size = cfg_key, cfg_of_top.size + 1
-  return cfg_key
+-- The last results key ties_first answered for in this call, and its answer (forgotten at call_began).
+local memo = { top = nil, first = false }
+
+local function forget_memo()
+  memo.top = nil
 end
 
 -- Asked for every results change and rank: answered from the call's config (call_lib) when it is this
 -- board's, and kept for the last results key asked about.
 local function ties_first(top_key)
-  if top_key == CONFIG.ties_top then return CONFIG.ties_first end
+  if top_key == memo.top then return memo.first end
   local cfg_key = cfg_key_of_top(top_key)
   if cfg_key ~= CONFIG.cfg_key then return redis.call('HGET', cfg_key, 'ties') == 'first' end
-  CONFIG.ties_top, CONFIG.ties_first = top_key, CONFIG.ties == 'first'
-  return CONFIG.ties_first
+  memo.top, memo.first = top_key, CONFIG.ties == 'first'
+  return memo.first
 end
 
 -- Whether the board of `top_key` has several shards (its marks then hold a time and the shard index).
@@ -90,11 +86,11 @@ local function tie_mark_of(top_key, item)
   return redis.call('HGET', keyspace.sibling_key(top_key, 'top', 'marks'), item) or ''
 end
 
--- Appends the item's mark in each window (results keys KEYS[first_top + 2w]) to a write's reply on a
+-- Appends the item's mark in each window (results keys keys[first_top + 2w]) to a write's reply on a
 -- sharded `ties: first` board, for the other shards to count the items ahead of it; else nothing.
-local function append_tie_marks(reply, first_top, window_count, item)
-  if window_count == 0 or not ties_first(KEYS[first_top]) or not tie_sharded(KEYS[first_top]) then return end
-  for w = 0, window_count - 1 do reply[#reply + 1] = tie_mark_of(KEYS[first_top + 2 * w], item) end
+local function append_tie_marks(reply, keys, first_top, window_count, item)
+  if window_count == 0 or not ties_first(keys[first_top]) or not tie_sharded(keys[first_top]) then return end
+  for w = 0, window_count - 1 do reply[#reply + 1] = tie_mark_of(keys[first_top + 2 * w], item) end
 end
 
 -- Items of this shard ahead of an item of `score` (> 0) and mark `mark` (another shard's, or this
@@ -153,13 +149,48 @@ local function drop_tie_order(base)
   redis.call('UNLINK', base .. 'order', base .. 'marks')
 end
 
-ties.cfg_key_of_top = cfg_key_of_top
-ties.ties_first = ties_first
-ties.tie_order_changed = tie_order_changed
-ties.tie_mark_of = tie_mark_of
-ties.append_tie_marks = append_tie_marks
-ties.tie_ahead = tie_ahead
-ties.tie_position = tie_position
-ties.tie_rank = tie_rank
-ties.tie_page = tie_page
-ties.drop_tie_order = drop_tie_order
+-- A board PUT: the mode asked (absent: the stored one, shared for a new board); a change drops every
+-- window's data like a change of shards (which drops it too, so a board's marks always have the
+-- format of its shard count), refused without reset.
+local function ties_planned(cfg_key, settings, reset, plan)
+  local stored = plan and (redis.call('HGET', cfg_key, 'ties') or 'shared') or 'shared'
+  if settings.ties == nil then settings.ties = stored end
+  if not plan or settings.ties == stored then return end
+  plan.changed, plan.drop_all = true, true
+  if not reset then plan.problems[#plan.problems + 1] = 'ties would change from ' .. stored .. ' to ' .. settings.ties end
+end
+
+-- shard_sync: a change of the mode drops the shard's data (the order of what it holds is not known).
+local function ties_differ(cfg_key, settings)
+  return (redis.call('HGET', cfg_key, 'ties') or 'shared') ~= (settings.ties or 'shared')
+end
+
+-- Stores the mode (config field `ties`, absent for shared).
+local function ties_stored(cfg_key, settings)
+  if settings.ties == 'first' then redis.call('HSET', cfg_key, 'ties', 'first') else redis.call('HDEL', cfg_key, 'ties') end
+end
+
+-- The hooks answer nil on a board of shared ties: the core's order (order_lib) then decides.
+local function strict_hook(top_key)
+  return ties_first(top_key) or nil
+end
+
+local function mark_hook(top_key, item)
+  if ties_first(top_key) then return tie_mark_of(top_key, item) end
+  return nil
+end
+
+hooks.register('call_began', forget_memo)
+hooks.register('results_changed', tie_order_changed)
+hooks.register('window_dropped', drop_tie_order)
+hooks.register('rank', tie_rank)
+hooks.register('watches', ties_first)
+hooks.register('config_planned', ties_planned)
+hooks.register('config_differs', ties_differ)
+hooks.register('config_stored', ties_stored)
+hooks.register('strict', strict_hook)
+hooks.register('page', tie_page)
+hooks.register('position', tie_position)
+hooks.register('mark_of', mark_hook)
+hooks.register('ahead', tie_ahead)
+hooks.register('append_marks', append_tie_marks)

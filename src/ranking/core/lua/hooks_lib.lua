@@ -1,0 +1,50 @@
+-- module: hooks
+-- hooks_lib: where board options (src/ranking/options/<option>/) plug into the core. An option's
+-- module registers its functions here when the library loads (its main chunk runs once per FUNCTION
+-- LOAD); the core calls each list in registration order and names no option.
+-- KEYS: 0
+-- The hooks, and what each function is given and answers:
+--   call_began()                        a call starts (begin_call): forget what the last one kept
+--   results_changed(top_key, item, score)  the item's score in the window of `top_key` is now `score`
+--                                       (0: it left); every change of a window's results calls them
+--   window_dropped(base)                the window "<tag>:<window>:" and its keys go (drop_window)
+--   rank(top_key, item)                 the item's rank when the option decides it (0: not ranked),
+--                                       else nil; the first answer wins, none: competition rank
+--   watches(top_key)                    whether changes of these results must call results_changed
+--                                       (false for every hook: a write may take the unwatched path)
+-- The board config (board_put, shard_sync; `settings`: the options' settings by field, decoded JSON):
+--   config_planned(cfg_key, settings, reset, plan)  a PUT: fills each absent setting with the stored
+--                                       one (plan nil: a new board, the default); a change sets
+--                                       plan.changed, and plan.drop_all when the windows' data goes
+--                                       (refused without reset: a line in plan.problems)
+--   config_differs(cfg_key, settings)   shard_sync: true when the shard's data must go for the change
+--   config_stored(cfg_key, settings)    writes the settings into the config hash
+-- The order of a window's results (order_lib asks them; an answer nil: not decided, ask the next):
+--   strict(top_key)                     true when ranks are the order's positions
+--   page(top_key, first, last, marks)   positions first..last as ZREVRANGE WITHSCORES answers them
+--   position(top_key, item)             the item's 0-based place (false: not decided by it)
+--   mark_of(top_key, item)              the item's mark among equal scores across shards
+--   ahead(top_key, score, mark)         the items ahead of (score, mark)
+--   append_marks(reply, keys, first_top, window_count, item)   every one is called: a write's marks
+
+hooks.call_began = {}
+hooks.results_changed = {}
+hooks.window_dropped = {}
+hooks.rank = {}
+hooks.watches = {}
+hooks.config_planned = {}
+hooks.config_differs = {}
+hooks.config_stored = {}
+hooks.strict = {}
+hooks.page = {}
+hooks.position = {}
+hooks.mark_of = {}
+hooks.ahead = {}
+hooks.append_marks = {}
+
+-- Adds `fn` to the hook `hook`; an unknown hook fails the library's load.
+function hooks.register(hook, fn)
+  local list = hooks[hook]
+  if hook == 'register' or not list then error('hooks_lib: no hook "' .. hook .. '"') end
+  list[#list + 1] = fn
+end

@@ -1,0 +1,64 @@
+-- module: order
+-- requires: hooks
+-- order_lib: the order of a window's results as reads, lookups and counts across shards see it:
+-- Redis' (score descending, then item id descending) unless a board option's hooks decide it
+-- (hooks_lib: strict, page, position, mark_of, ahead, append_marks; the first answer that is not nil
+-- wins). A mark places an item among equal scores across shards: among equal scores the greater
+-- mark comes first ('': none, the order of item ids).
+-- KEYS: 0
+
+local ASK = { strict = hooks.strict, page = hooks.page, position = hooks.position, mark_of = hooks.mark_of, ahead = hooks.ahead }
+
+-- The first answer of the hook `list` that is not nil (nil: none answered).
+local function ask(list, a, b, c, d)
+  for i = 1, #list do
+    local answer = list[i](a, b, c, d)
+    if answer ~= nil then return answer end
+  end
+  return nil
+end
+
+-- Whether the ranks of the results `top_key` are its order (strict: a row's rank is its position).
+local function strict(top_key)
+  return ask(ASK.strict, top_key) or false
+end
+
+-- Positions first..last (0-based) as ZREVRANGE WITHSCORES answers them (item, score, ...); an
+-- option deciding the order adds each row's mark to `marks` on a sharded board.
+local function page(top_key, first, last, marks)
+  return ask(ASK.page, top_key, first, last, marks) or redis.call('ZREVRANGE', top_key, first, last, 'WITHSCORES')
+end
+
+-- The item's 0-based place in the order (nil: not listed).
+local function position(top_key, item)
+  return ask(ASK.position, top_key, item) or redis.call('ZREVRANK', top_key, item)
+end
+
+-- The item's mark ('': none).
+local function mark_of(top_key, item)
+  return ask(ASK.mark_of, top_key, item) or ''
+end
+
+-- Items ahead of an item of `score` (> 0) and mark `mark` (another shard's, or this one's; '': items
+-- scoring higher only).
+local function ahead(top_key, score, mark)
+  if mark ~= '' then
+    local count = ask(ASK.ahead, top_key, score, mark)
+    if count then return count end
+  end
+  return redis.call('ZCOUNT', top_key, '(' .. string.format('%.17g', score), '+inf')
+end
+
+-- Appends a write's marks of the item in each window (results keys at first_top, first_top + 2, ...
+-- of `keys`) to its reply, when an option keeps marks; else nothing.
+local function append_marks(reply, keys, first_top, window_count, item)
+  local appenders = hooks.append_marks
+  for i = 1, #appenders do appenders[i](reply, keys, first_top, window_count, item) end
+end
+
+order.strict = strict
+order.page = page
+order.position = position
+order.mark_of = mark_of
+order.ahead = ahead
+order.append_marks = append_marks

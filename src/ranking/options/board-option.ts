@@ -1,0 +1,37 @@
+/**
+ * A board option (`ties: first`, and the next ones): one folder under src/ranking/options/ holding
+ * its part of the board's JSON and validation, its Lua module and the hooks it registers there, what
+ * it weighs, its messages and limits, and its tests. The core and the slices name no option: they ask
+ * the registry (registry.ts), which loops over every option through this interface.
+ *
+ * `Config` is the option's fragment of the board config (BoardConfig, the PUT command and the board's
+ * view hold it): optional fields, absent meaning the option is off.
+ */
+export interface BoardOption<Config extends object> {
+  /** The option's name (its folder's). */
+  readonly name: string;
+  /** The fields of `Config`: what a board PUT passes on to the store. */
+  readonly fields: readonly (keyof Config & string)[];
+  /**
+   * Its Lua modules (`-- module:` files), loaded into every function library on boards. A module
+   * plugs into the core through hooks_lib (`hooks.register(...)` at load); scripts of the option's
+   * own protocol may call its table by name.
+   */
+  readonly luaModules: readonly string[];
+  /** Its setting from the board's stored config hash (HGETALL of "<tag>:cfg"). */
+  fromStored(fields: Readonly<Record<string, string>>): Config;
+  /** Its setting as board_put answers it (the settings JSON's fields); throws on one it does not know. */
+  fromReply(fields: Readonly<Record<string, unknown>>): Config;
+  /** The fields of `Config` a board holds: what the board's view answers (absent when off). */
+  view(config: Readonly<Config>): Partial<Config>;
+  /** Cost units each results place of a write adds (src/ranking/writes/write-cost.ts); 0 when off. */
+  writeCostPerPlace(config: Readonly<Config>): number;
+  /** The option's setting that makes a write costliest (COSTLIEST_ENTRY). */
+  readonly costliest: Config;
+  /** What one board-rank count of a lookup weighs on such a board (1: a plain count). */
+  countWeight(config: Readonly<Config>): number;
+  /** countWeight in words for the lookup route's description ("" when it is always 1). */
+  readonly countWeightDoc: string;
+  /** Whether a window's ranks are its order (strict: a row's rank is its position, equal scores too). */
+  strictRanks(config: Readonly<Config>): boolean;
+}

@@ -1,0 +1,67 @@
+import { ScriptReplyError } from '../../redis/replies';
+import type { BoardOption } from './board-option';
+import { tiesOption } from './ties/ties.option';
+
+/** Every board option, one line each (src/ranking/options/<option>/). */
+export const BOARD_OPTIONS = [tiesOption] as const;
+
+type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/** The options' fragments of a board config, together (BoardConfig, PutBoardCommand and the board view extend it). */
+export type BoardOptionsConfig = Intersection<ConfigOf<(typeof BOARD_OPTIONS)[number]>>;
+
+/** The options' Lua modules (RANKING_MODULES holds them). */
+export const OPTION_LUA_MODULES: readonly string[] = BOARD_OPTIONS.flatMap((option) => option.luaModules);
+
+/** The options' fields of a board PUT (absent ones stay absent: they keep the stored setting). */
+export function optionsOf(input: Readonly<BoardOptionsConfig>): BoardOptionsConfig {
+  const fields = BOARD_OPTIONS.flatMap((option) => option.fields);
+  return Object.fromEntries(fields.map((field) => [field, input[field]])) as BoardOptionsConfig;
+}
+
+/** The options' settings from a board's stored config hash. */
+export function optionsFromStored(fields: Readonly<Record<string, string>>): BoardOptionsConfig {
+  return Object.assign({}, ...BOARD_OPTIONS.map((option) => option.fromStored(fields))) as BoardOptionsConfig;
+}
+
+/** The options' settings a function answered as a JSON object (board_put); a malformed one is a ScriptReplyError. */
+export function optionsFromReply(fn: string, json: string): BoardOptionsConfig {
+  try {
+    const fields = JSON.parse(json) as Record<string, unknown>;
+    return Object.assign({}, ...BOARD_OPTIONS.map((option) => option.fromReply(fields))) as BoardOptionsConfig;
+  } catch (error) {
+    throw new ScriptReplyError(fn, `options settings ${json}: ${(error as Error).message}`);
+  }
+}
+
+/** The options' fields a board's view answers. */
+export function optionsView(config: Readonly<BoardOptionsConfig>): Partial<BoardOptionsConfig> {
+  return Object.assign({}, ...BOARD_OPTIONS.map((option) => option.view(config))) as Partial<BoardOptionsConfig>;
+}
+
+/** Cost units the options add to each results place of a write. */
+export function optionsWriteCostPerPlace(config: Readonly<BoardOptionsConfig>): number {
+  return BOARD_OPTIONS.reduce((sum, option) => sum + option.writeCostPerPlace(config), 0);
+}
+
+/** The options set as a write's costliest. */
+export const COSTLIEST_OPTIONS: BoardOptionsConfig = Object.assign(
+  {},
+  ...BOARD_OPTIONS.map((option) => option.costliest),
+) as BoardOptionsConfig;
+
+/** What one board-rank count of a lookup weighs on a board of `config`. */
+export function optionsCountWeight(config: Readonly<BoardOptionsConfig>): number {
+  return BOARD_OPTIONS.reduce((weight, option) => weight * option.countWeight(config), 1);
+}
+
+/** The options' count weights in words, as the lookup route describes its cost: " (x3 on ...)" or "". */
+export const COUNT_WEIGHT_DOC = ((docs: string[]) => (docs.length === 0 ? '' : ` (${docs.join('; ')})`))(
+  BOARD_OPTIONS.map((option) => option.countWeightDoc).filter((doc) => doc !== ''),
+);
+
+/** Whether some option makes a window's ranks its order (strict ranks). */
+export function strictRanks(config: Readonly<BoardOptionsConfig>): boolean {
+  return BOARD_OPTIONS.some((option) => option.strictRanks(config));
+}

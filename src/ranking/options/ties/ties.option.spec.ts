@@ -1,0 +1,74 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  BOARD_OPTIONS,
+  COSTLIEST_OPTIONS,
+  COUNT_WEIGHT_DOC,
+  OPTION_LUA_MODULES,
+  optionsCountWeight,
+  optionsFromReply,
+  optionsFromStored,
+  optionsOf,
+  optionsView,
+  optionsWriteCostPerPlace,
+  strictRanks,
+} from '../registry';
+import { LOOKUP_TIES_FIRST_WEIGHT, TIES_FIRST_WRITE_COST, TiesMode, TiesProperty, tiesOption } from './ties.option';
+
+/** A DTO holding only the option's PUT field, as the board DTO declares it. */
+class BoardDto {
+  @TiesProperty()
+  ties?: TiesMode;
+}
+
+const errorsOf = (body: object) =>
+  validateSync(plainToInstance(BoardDto, body)).flatMap((error) => Object.values(error.constraints ?? {}));
+
+describe('the ties option', () => {
+  it('reads its mode from the stored config (absent: shared) and shows it only when strict', () => {
+    expect(optionsFromStored({ ties: 'first' })).toEqual({ ties: 'first' });
+    expect(optionsFromStored({})).toEqual({ ties: 'shared' });
+    expect(optionsView({ ties: 'first' })).toEqual({ ties: 'first' });
+    expect(optionsView({ ties: 'shared' })).toEqual({});
+  });
+
+  it("decodes board_put's settings, refusing a mode it does not know", () => {
+    expect(optionsFromReply('tbRankBoardPut', '{"ties":"first"}')).toEqual({ ties: 'first' });
+    expect(() => optionsFromReply('tbRankBoardPut', '{"ties":"last"}')).toThrow(/unexpected shape.*"last"/);
+    expect(() => optionsFromReply('tbRankBoardPut', '{}')).toThrow(/unexpected shape/);
+  });
+
+  it('passes a PUT its field, absent when the client left it out', () => {
+    expect(optionsOf({ ties: 'first' })).toEqual({ ties: 'first' });
+    expect(optionsOf({}).ties).toBeUndefined();
+  });
+
+  it('weighs a strict board: write places, lookup counts, strict ranks', () => {
+    expect(optionsWriteCostPerPlace({ ties: 'first' })).toBe(TIES_FIRST_WRITE_COST);
+    expect(optionsWriteCostPerPlace({ ties: 'shared' })).toBe(0);
+    expect(optionsCountWeight({ ties: 'first' })).toBe(LOOKUP_TIES_FIRST_WEIGHT);
+    expect(optionsCountWeight({})).toBe(1);
+    expect(strictRanks({ ties: 'first' })).toBe(true);
+    expect(strictRanks({ ties: 'shared' })).toBe(false);
+    expect(COSTLIEST_OPTIONS).toEqual({ ties: 'first' });
+    expect(COUNT_WEIGHT_DOC).toBe(` (x${LOOKUP_TIES_FIRST_WEIGHT} on a ties: first board)`);
+  });
+
+  it('validates the PUT field: one of the modes, not null', () => {
+    expect(errorsOf({ ties: 'first' })).toEqual([]);
+    expect(errorsOf({})).toEqual([]);
+    expect(errorsOf({ ties: 'last' })).toEqual(['ties must be one of shared, first']);
+    expect(errorsOf({ ties: null })).toContain('ties must not be null');
+  });
+
+  it('is in the registry, its Lua module among the libraries, registering only hooks hooks_lib declares', () => {
+    expect(BOARD_OPTIONS).toContain(tiesOption);
+    expect(OPTION_LUA_MODULES).toEqual(expect.arrayContaining([...tiesOption.luaModules]));
+    const declared = readFileSync(join(__dirname, '../../core/lua/hooks_lib.lua'), 'utf8');
+    const registered = [...readFileSync(tiesOption.luaModules[0], 'utf8').matchAll(/hooks\.register\('(\w+)'/g)];
+    expect(registered.length).toBeGreaterThan(0);
+    for (const [, hook] of registered) expect(declared).toContain(`hooks.${hook} = {}`);
+  });
+});
