@@ -200,22 +200,16 @@ local function previous_rank(top_key, item)
   return redis.call('ZCOUNT', prev, window.above(tonumber(score)), '+inf') + 1
 end
 
--- A listing reply { draining, position, higher, {}, marks, item_1, score_1, ... }: fills entry 4 with each
--- row's previous rank. `keeps`: the window's snapshot setting (cross_window's answer); a window that
--- keeps no snapshots answers an empty list (no row has one) without a lookup or a table per call.
+-- Each listed item's previous rank, for the (item, score, ...) rows of a listing (listing_rows).
+-- `keeps`: the window's snapshot setting (cross_window_of's answer); a window that keeps no snapshots
+-- answers an empty list (no row has one) without a lookup or a table per call.
 local NO_PREVIOUS_RANKS = {}
 
--- Each listed item's previous rank, for the (item, score) pairs of `list` from entry `first`.
-local function previous_ranks(top_key, keeps, list, first)
+local function previous_ranks(top_key, keeps, rows)
   if not keeps then return NO_PREVIOUS_RANKS end
   local ranks = {}
-  for i = first, #list, 2 do ranks[#ranks + 1] = previous_rank(top_key, list[i]) end
+  for i = 1, #rows, 2 do ranks[#ranks + 1] = previous_rank(top_key, rows[i]) end
   return ranks
-end
-
-local function add_previous_ranks(reply, top_key, keeps)
-  reply[4] = previous_ranks(top_key, keeps, reply, 6)
-  return reply
 end
 
 local function bump_version(cfg_key, writes)
@@ -356,7 +350,6 @@ snapshot.cross_window_of = cross_window_of
 snapshot.open_read = open_read
 snapshot.snapshot_windows = snapshot_windows
 snapshot.previous_rank = previous_rank
-snapshot.add_previous_ranks = add_previous_ranks
 snapshot.previous_ranks = previous_ranks
 snapshot.bump_version = bump_version
 snapshot.snapshot_due_ms = snapshot_due_ms

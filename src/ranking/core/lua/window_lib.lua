@@ -319,15 +319,6 @@ local function listing_rows(top_key, page, from_top)
   return rows, higher
 end
 
--- Appends listing_rows to a positional read reply, their count of higher items at reply[3].
-local function append_listing(reply, top_key, page, from_top)
-  local rows, higher = listing_rows(top_key, page, from_top)
-  if higher then reply[3] = higher end
-  local at = #reply
-  for i = 1, #rows do reply[at + i] = rows[i] end
-  return reply
-end
-
 -- Rank of an item of `score` in one window: strict on a `ties: first` board (ties_lib), else competition.
 local function item_rank(top_key, item, score)
   return ties.tie_rank(top_key, item) or rank_of(top_key, score)
@@ -355,7 +346,6 @@ window.earliest_slot_due_ms = earliest_slot_due_ms
 window.due_to_index = due_to_index
 window.above = above
 window.rank_of = rank_of
-window.append_listing = append_listing
 window.listing_rows = listing_rows
 window.item_rank = item_rank
 window.standing = standing

@@ -24,6 +24,6 @@ local function read_around(keys, args)
     or redis.call('ZREVRANGE', top_key, first, position + radius, 'WITHSCORES')
   local rows, higher = window.listing_rows(top_key, page, false)
   reply.first_position, reply.higher_than_first, reply.rows = first, higher or 0, rows
-  reply.previous_ranks = snapshot.previous_ranks(top_key, keeps, rows, 1)
+  reply.previous_ranks = snapshot.previous_ranks(top_key, keeps, rows)
   return reader.answer(CALLS.read_around, reply)
 end

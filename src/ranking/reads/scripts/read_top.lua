@@ -30,7 +30,7 @@ local function read_top(keys, args)
     draining = draining,
     first_position = offset,
     higher_than_first = higher or 0,
-    previous_ranks = snapshot.previous_ranks(top_key, keeps, rows, 1),
+    previous_ranks = snapshot.previous_ranks(top_key, keeps, rows),
     tie_marks = marks,
     rows = rows,
   })
