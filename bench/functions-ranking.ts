@@ -5,9 +5,9 @@
  *     Lua modules became tables with declared dependencies), built in a detached git worktree of that
  *     commit and loaded beside today's library;
  *   - now: today's tb_ranking.
- * Both get the same keys and args (today's `build`: the FCALL contract did not change in between) on the
- * same board (one window of 24 h in 1 h slots, 10 000 items) at one fixed time, so both do the same
- * work: a one-window item increment (`i<n>`, spread over the items) and a top-10 read. Figures as
+ * Both get the same keys and args (today's `build`; a read_top from before its named contract gets
+ * them in its positional layout, positionalTopArgs) on the same board (one window of 24 h in 1 h
+ * slots, 10 000 items) at one fixed time, so both do the same work: a one-window item increment (`i<n>`, spread over the items) and a top-10 read. Figures as
  * bench/call-rounds.ts measures them (commandstats µs per call, Redis main-thread CPU per call),
  * BENCH_FN_ROUNDS interleaved rounds of BENCH_FN_CALLS calls; the ratio is now / before per round, its
  * median reported (issue #46's bound: ≤ 1.05). The two top reads must answer the same reply first, or
@@ -24,6 +24,7 @@ import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { fcallArgs } from '../src/redis/functions';
+import type { ScriptArg } from '../src/redis/scripts';
 import type { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
@@ -58,8 +59,27 @@ function librarySourceAt(ref: string): string {
   }
 }
 
-/** Loads the earlier build beside today's; its functions are `<its library name>_<handler>`. */
-async function loadBefore(redis: Redis): Promise<(handler: string) => string> {
+/**
+ * A top read's args as read_top took them before its named contract (issue #46): the header's window
+ * without its count and creation time, [version, now, budget, period, interval, origin, offset, limit].
+ */
+function positionalTopArgs([numberOfKeys, ...rest]: [number, ...ScriptArg[]]): [number, ...ScriptArg[]] {
+  const keys = rest.slice(0, numberOfKeys);
+  const [version, nowMs, budget, , periodSec, intervalSec, , originSec, offset, limit] = rest.slice(numberOfKeys);
+  return [numberOfKeys, ...keys, version, nowMs, budget, periodSec, intervalSec, originSec, offset, limit];
+}
+
+/** A positional read_top reply ([draining, first, higher, previous, marks, item_1, score_1, ...]) with its rows nested, as the named one. */
+function namedTopReply(reply: unknown, named: boolean): unknown {
+  if (named || !Array.isArray(reply)) return reply;
+  return [...reply.slice(0, 5), reply.slice(5)];
+}
+
+/**
+ * Loads the earlier build beside today's; its functions are `<its library name>_<handler>`, `named`
+ * when its read_top has today's named contract.
+ */
+async function loadBefore(redis: Redis): Promise<((handler: string) => string) & { named: boolean }> {
   const source = librarySourceAt(BEFORE_REF);
   const name = /^#!lua name=(\w+)/.exec(source)?.[1];
   if (name === undefined) throw new Error(`${BEFORE_REF}: no library name in its source`);
@@ -68,7 +88,7 @@ async function loadBefore(redis: Redis): Promise<(handler: string) => string> {
     throw new Error(`${BEFORE_REF} names another source ${name}, as today's library is named`);
   }
   await redis.function('LOAD', 'REPLACE', source);
-  return (handler) => `${name}_${handler}`;
+  return Object.assign((handler: string) => `${name}_${handler}`, { named: source.includes('CALLS.read_top') });
 }
 
 async function makeBoard(functions: RedisFunctions, prefix: string, nowMs: number): Promise<PreparedBoard> {
@@ -137,7 +157,11 @@ async function prepare(redis: Redis, board: PreparedBoard, nowMs: number): Promi
     fcallArgs(S.increment, S.increment.build({ ...on(board, nowMs), item: `i${(n * 7919) % ITEMS}`, amount: 1 }));
   const topCall = { ...on(board, nowMs), window, offset: 0, limit: 10 };
   const top = fcallArgs(S.readTop, S.readTop.build(topCall));
-  const topBefore = S.readTop.decode(await redis.fcall(before(S.readTop.handler), ...top), topCall);
+  const topBeforeArgs = before.named ? top : positionalTopArgs(top);
+  const topBefore = S.readTop.decode(
+    namedTopReply(await redis.fcall(before(S.readTop.handler), ...topBeforeArgs), before.named),
+    topCall,
+  );
   const topNow = S.readTop.decode(await redis.fcall(S.readTop.redisName, ...top), topCall);
   if (!isDeepStrictEqual(topBefore, topNow)) {
     throw new Error(`read_top answers differ: ${JSON.stringify([topBefore, topNow])}`);
@@ -148,7 +172,7 @@ async function prepare(redis: Redis, board: PreparedBoard, nowMs: number): Promi
     ),
     variant('one-window increment, now', 'fcall', (p: Pipeline, n) => p.fcall(S.increment.redisName, ...increment(n))),
     variant(`top-10 read, before (${BEFORE_REF})`, 'fcall', (p: Pipeline) =>
-      p.fcall(before(S.readTop.handler), ...top),
+      p.fcall(before(S.readTop.handler), ...topBeforeArgs),
     ),
     variant('top-10 read, now', 'fcall', (p: Pipeline) => p.fcall(S.readTop.redisName, ...top)),
     // What answering a read from memory would still ask Redis each time (issue #24): the board's config

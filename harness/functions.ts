@@ -1,7 +1,10 @@
 import { join } from 'node:path';
-import { headerArgs, CallHeader, recordArgs, RecordOf } from '../src/redis/function-args';
+import { callArgs, headerArgs, CallHeader, recordArgs, RecordOf } from '../src/redis/function-args';
 import { defineLibrary, typedFunction } from '../src/redis/function-library';
-import { intReply, Reply } from '../src/redis/replies';
+import { intReply, NamedReply, Reply } from '../src/redis/replies';
+
+/** named_echo's contract: its args after the header and its reply fields (emitted as CALLS.named_echo). */
+export const NAMED_ECHO = { args: ['item', 'amount', 'leave_out'], reply: ['item', 'doubled', 'windows'] } as const;
 
 /** The per-request record of records_echo, named once: the library emits it for read_records. */
 export const REQUEST_FIELDS = ['item', 'amount', 'key'] as const;
@@ -126,6 +129,21 @@ export function testLibrary(extraModules: readonly string[] = []) {
         numberOfKeys: 0,
         build: () => ({ keys: [], args: [] }),
         decode: (raw) => raw,
+      }),
+      namedEcho: typedFunction({
+        name: 'named_echo',
+        handler: 'named_echo',
+        flags: ['no-writes'],
+        numberOfKeys: 0,
+        contract: NAMED_ECHO,
+        build: (call: { header: CallHeader; item: string; amount: number; leaveOut?: string }) => ({
+          keys: [],
+          args: callArgs(call.header, NAMED_ECHO.args, { ...call, leave_out: call.leaveOut }),
+        }),
+        decode: (raw) => {
+          const reply = new NamedReply('named_echo', NAMED_ECHO.reply, raw);
+          return { item: reply.string('item'), doubled: reply.int('doubled'), windows: reply.int('windows') };
+        },
       }),
       countCalls: typedFunction({
         name: 'count_calls',

@@ -39,6 +39,15 @@ local function records_echo(keys, args)
   return reply
 end
 
+-- A named call (CALLS.named_echo): answers the item, twice the amount and the header's window count by
+-- name, leaving out the field named `leave_out` ("": none).
+local function named_echo(keys, args)
+  local header, arg = reader.read_call(args, CALLS.named_echo)
+  local reply = { item = arg.item, doubled = 2 * tonumber(arg.amount), windows = #header.windows }
+  if arg.leave_out ~= '' then reply[arg.leave_out] = nil end
+  return reader.answer(CALLS.named_echo, reply)
+end
+
 -- Adds args after the header to KEYS[1]; answers the new value.
 local function add(keys, args)
   local _, next_arg = reader.read_header(args)

@@ -42,3 +42,20 @@ export function recordArgs<Fields extends readonly string[]>(
   }
   return args;
 }
+
+/** A named call's own arguments: a value per name of its contract (undefined is sent as ""). */
+export type NamedArgs<Names extends readonly string[]> = { [N in Names[number]]: ScriptArg | undefined };
+
+/**
+ * A named call's arguments as reader.read_call reads them: the header, then one value per name of
+ * `names` (the contract's `args`, emitted into the library as CALLS.<handler>.args), in that order.
+ */
+export function callArgs<Names extends readonly string[]>(
+  header: CallHeader,
+  names: Names,
+  values: NamedArgs<Names>,
+): ScriptArg[] {
+  const args = headerArgs(header);
+  for (const name of names) args.push(values[name as Names[number]] ?? '');
+  return args;
+}

@@ -30,8 +30,21 @@ export interface FunctionDefinition<In, Out> {
    * HTTP request), which the one auto-pipeline in flight would make wait in rounds.
    */
   sendAlone?: boolean;
+  /**
+   * Its named contract (src/redis/function-args.ts): the names of its own arguments after the header
+   * and of its reply's fields, emitted into the library as CALLS.<handler> so the Lua reads
+   * (reader.read_call) and answers (reader.answer) by the names TypeScript writes and decodes by.
+   * Absent: a function still on positional arguments and reply.
+   */
+  contract?: CallContract;
   build(input: In): ScriptCall;
   decode(reply: unknown, input: In): Out;
+}
+
+/** A function's argument names (after the common header) and reply field names, in wire order. */
+export interface CallContract {
+  args: readonly string[];
+  reply: readonly string[];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a library holds functions of every signature
@@ -157,6 +170,7 @@ function assemble(
   };
   add(`-- ${name}: assembled by src/redis/function-library.ts; edit the modules, not this text.`);
   add(`local RECORD_FIELDS = ${luaRecordFields(spec.records ?? {})}`);
+  add(`local CALLS = ${luaContracts(spec.functions)}`);
   const registered = registrations(name, spec.functions, modules.map(({ text }) => text).join('\n'));
   for (const module of modules) {
     // Every file is a block of its own (see lua-modules.ts): only a module's table and declared names
@@ -214,6 +228,22 @@ function luaRecordFields(records: Readonly<Record<string, readonly string[]>>): 
     return `${record} = { ${fields.map((field) => `'${field}'`).join(', ')} }`;
   });
   return `{ ${entries.join(', ')} }`;
+}
+
+/** CALLS: each named contract by handler, `{ name, args = {...}, reply = {...} }` (two definitions of a handler share one). */
+function luaContracts(functions: Record<string, AnyDefinition>): string {
+  const byHandler = new Map<string, string>();
+  for (const { handler, contract } of Object.values(functions)) {
+    if (contract === undefined) continue;
+    for (const field of [...contract.args, ...contract.reply]) {
+      if (!LUA_NAME.test(field)) throw new Error(`${handler}: contract field "${field}" is no Lua name`);
+    }
+    const list = (names: readonly string[]) => `{ ${names.map((n) => `'${n}'`).join(', ')} }`;
+    const entry = `${handler} = { name = '${handler}', args = ${list(contract.args)}, reply = ${list(contract.reply)} }`;
+    if ((byHandler.get(handler) ?? entry) !== entry) throw new Error(`${handler}: declared with two contracts`);
+    byHandler.set(handler, entry);
+  }
+  return `{\n  ${[...byHandler.values()].join(',\n  ')}\n}`;
 }
 
 /**

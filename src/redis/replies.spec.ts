@@ -1,4 +1,4 @@
-import { flagReply, intReply, oneOfReply, Reply, ScriptReplyError } from './replies';
+import { flagReply, intReply, NamedReply, oneOfReply, Reply, ScriptReplyError } from './replies';
 
 describe('checked script replies', () => {
   it('reads integers, flags, strings and numbers at their positions', () => {
@@ -13,7 +13,37 @@ describe('checked script replies', () => {
     expect(reply.intsFrom(4)).toEqual([7]);
   });
 
+  it('reads a named reply by the field names of its contract', () => {
+    const reply = new NamedReply('tbX', ['draining', 'rows', 'tie'] as const, [1, ['a', '2'], 'm']);
+    expect([reply.flag('draining'), reply.nested('rows').string(0), reply.string('tie')]).toEqual([true, 'a', 'm']);
+  });
+
   it.each([
+    [
+      'a named reply a field short',
+      () => new NamedReply('tbX', ['a', 'b'], [1]),
+      /tbX .*expected the fields a, b, got 1 entries \(missing b\)/,
+    ],
+    [
+      'a named reply a field long',
+      () => new NamedReply('tbX', ['a'], [1, 2]),
+      /tbX .*expected the fields a, got 2 entries/,
+    ],
+    [
+      'a field the contract does not name',
+      () => new NamedReply<string>('tbX', ['a'], [1]).int('b'),
+      /tbX .*no field "b" \(its fields: a\)/,
+    ],
+    [
+      'a string for an integer field',
+      () => new NamedReply('tbX', ['a'], ['4']).int('a'),
+      /tbX\.a .*expected an integer, got "4"/,
+    ],
+    [
+      'a flat value for a nested field',
+      () => new NamedReply('tbX', ['rows'], [1]).nested('rows'),
+      /tbX\.rows .*expected an array/,
+    ],
     ['not an array', () => new Reply('tbX', 'OK'), /tbX .*expected an array, got "OK"/],
     ['a wrong length', () => new Reply('tbX', [1, 2]).expectLength(3), /expected 3 entries, got 2/],
     ['too short', () => new Reply('tbX', [1]).expectLength(2, true), /expected at least 2 entries/],

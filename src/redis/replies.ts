@@ -121,6 +121,62 @@ export class Reply {
   }
 }
 
+/**
+ * Checked reading of a named call's reply (reader.answer in src/redis/functions/args.lua) by the field
+ * names of its contract: a field the contract does not name, or a reply of another length than its
+ * fields, is an error naming the function and the fields.
+ */
+export class NamedReply<Field extends string> {
+  private readonly items: readonly unknown[];
+
+  constructor(
+    readonly script: string,
+    private readonly fields: readonly Field[],
+    raw: unknown,
+  ) {
+    if (!Array.isArray(raw)) throw new ScriptReplyError(script, `expected an array, got ${describe(raw)}`);
+    this.items = raw;
+    if (this.items.length !== fields.length) {
+      const missing = fields.slice(this.items.length).join(', ');
+      throw new ScriptReplyError(
+        script,
+        `expected the fields ${fields.join(', ')}, got ${this.items.length} entries${missing ? ` (missing ${missing})` : ''}`,
+      );
+    }
+  }
+
+  int(field: Field): number {
+    return this.field(field).int(0);
+  }
+
+  flag(field: Field): boolean {
+    return this.field(field).flag(0);
+  }
+
+  string(field: Field): string {
+    return this.field(field).string(0);
+  }
+
+  /** A nested array field, as a Reply named `<script>.<field>`. */
+  nested(field: Field): Reply {
+    const value = this.items[this.indexOf(field)];
+    if (!Array.isArray(value)) throw this.field(field).unexpected(0, 'an array');
+    return new Reply(`${this.script}.${field}`, value);
+  }
+
+  /** The field as a one-entry Reply named `<script>.<field>`, so a mismatch names the field. */
+  private field(field: Field): Reply {
+    return new Reply(`${this.script}.${field}`, [this.items[this.indexOf(field)]]);
+  }
+
+  private indexOf(field: Field): number {
+    const index = this.fields.indexOf(field);
+    if (index < 0)
+      throw new ScriptReplyError(this.script, `no field "${field}" (its fields: ${this.fields.join(', ')})`);
+    return index;
+  }
+}
+
 /** A reply that is a single value. */
 export function intReply(script: string, reply: unknown): number {
   if (typeof reply !== 'number' || !Number.isInteger(reply)) {

@@ -65,6 +65,28 @@ function expectHeader(source: string, numberOfKeys: number | 'dynamic'): void {
   expect(source).toMatch(/^-- ARGV\[1\]|^-- \(no ARGV\)/m);
 }
 
+/**
+ * A named function's module (its definition has a contract): its header documents its keys, args and
+ * reply by name; the handler binds its call, its keys by name and its args through the reader in its
+ * first lines, and answers through reader.answer; its code reads no KEYS, ARGV or args[n].
+ */
+function expectNamedHandler(source: string, handler: string, numberOfKeys: number | 'dynamic'): void {
+  expect(source).toMatch(/^-- Keys: /m);
+  expect(source).toMatch(/^-- Args \(reader\.read_call/m);
+  expect(source).toMatch(/^-- Reply \(reader\.answer/m);
+  const keys =
+    typeof numberOfKeys === 'number' ? Array.from({ length: numberOfKeys }, (_, i) => `keys\\[${i + 1}\\]`) : [];
+  const first = [
+    `local function ${handler}\\(keys, args\\)`,
+    '  call_state\\.begin_call\\(keys, args\\)',
+    `  local \\w+(?:, \\w+)* = ${keys.join(', ')}`,
+    `  local header, arg = reader\\.read_call\\(args, CALLS\\.${handler}\\)`,
+  ];
+  expect(source).toMatch(new RegExp(`^${first.join('\n')}$`, 'm'));
+  expect(source).toMatch(new RegExp(`reader\\.answer\\(CALLS\\.${handler},`));
+  expect(codeOf(source)).not.toMatch(/\b(KEYS|ARGV)\b|\bargs\[/);
+}
+
 const FUNCTIONS = LIBRARIES.flatMap(({ functions }) => Object.values(functions));
 
 /** Lua source without its comments (headers name ARGV positions). */
@@ -101,8 +123,12 @@ describe('function libraries', () => {
       const module = fn.library.modules.find((path) => basename(path) === `${fn.handler}.lua`);
       expect(module).toBeDefined();
       const source = readFileSync(module ?? '', 'utf8');
-      expectHeader(source, fn.numberOfKeys);
       expect(source).not.toMatch(/^#!/m);
+      if (fn.contract !== undefined) {
+        expectNamedHandler(source, fn.handler, fn.numberOfKeys);
+        return;
+      }
+      expectHeader(source, fn.numberOfKeys);
       if (fn.library.modules.some((path) => basename(path) === 'call_lib.lua')) {
         // The shared modules read KEYS and ARGV (call_lib): a function that did not bind its own call
         // first would run on the previous call's keys.

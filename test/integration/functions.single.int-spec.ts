@@ -45,7 +45,7 @@ describe('Redis Functions on a single node', () => {
     const functions = new Map((listed[0][5] as unknown[][]).map((f) => [f[1] as string, f[5] as string[]]));
     expect(functions.get(`${library.name}_header_echo`)).toEqual(['no-writes']);
     expect(functions.get(`${library.name}_add`)).toEqual([]);
-    expect(functions.size).toBe(10);
+    expect(functions.size).toBe(11);
   });
 
   it('answers an unknown function with "ERR Function not found" (what the reload keys on)', async () => {
@@ -97,6 +97,24 @@ describe('Redis Functions on a single node', () => {
       ['a', '1', 'k1'],
       ['b', '-2', ''],
     ]);
+  });
+
+  it('reads a named call by the names of its contract, and answers by name what TypeScript decodes by name', async () => {
+    expect(await callFunction(client, fn.namedEcho, { header, item: 'a', amount: 21 })).toEqual({
+      item: 'a',
+      doubled: 42,
+      windows: 2,
+    });
+  });
+
+  it('names the function and the field when a named call gets other args or answers a field short', async () => {
+    const args = fcallArgs(fn.namedEcho, fn.namedEcho.build({ header, item: 'a', amount: 1 }));
+    await expect(client.fcall_ro(fn.namedEcho.redisName, ...args, 'extra')).rejects.toThrow(
+      /TB_BAD_ARGS named_echo takes 3 args after the header \(item, amount, leave_out\), got 4/,
+    );
+    await expect(
+      callFunction(client, fn.namedEcho, { header, item: 'a', amount: 1, leaveOut: 'doubled' }),
+    ).rejects.toThrow(/TB_BAD_REPLY named_echo answered no doubled/);
   });
 
   it('writes a call of SEND_ALONE_MIN_ARGS arguments or more, or of a sendAlone function, at once; others into the auto-pipeline', async () => {

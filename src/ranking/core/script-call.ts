@@ -3,6 +3,7 @@ import { Reply } from '../../redis/replies';
 import { IDEM_LIBRARY, KEYS_LIBRARY, ScriptCall } from '../../redis/scripts';
 import { OPTION_LUA_MODULES } from '../options/registry';
 import { IdemCall } from '../../redis/idempotency';
+import { callArgs, NamedArgs } from '../../redis/function-args';
 import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
 import type { ScoredItem } from './ranking.types';
 import { slotRule, WindowConfig } from './window-math';
@@ -86,6 +87,29 @@ export function windowRead(call: WindowCall, extra: Array<string | number>): Scr
       rule.originSec,
       ...extra,
     ],
+  };
+}
+
+/**
+ * A named single-window read: keys [cfg, slots, top], args the header with the one window, then a
+ * value per name of `names` (its contract's args; reader.read_call reads them by name).
+ */
+export function namedWindowRead<Names extends readonly string[]>(
+  call: WindowCall,
+  names: Names,
+  values: NamedArgs<Names>,
+): ScriptCall {
+  const { keys } = call.shard;
+  const { window } = call;
+  const header = {
+    version: call.board.config.version,
+    nowMs: call.nowMs,
+    budget: call.budgetFields,
+    windows: [{ ...slotRule(window, call.nowMs), createdAtMs: window.createdAtMs }],
+  };
+  return {
+    keys: [keys.cfg(), keys.slots(window.name), keys.top(window.name)],
+    args: callArgs(header, names, values),
   };
 }
 

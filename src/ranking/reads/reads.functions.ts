@@ -1,7 +1,8 @@
-import { Reply } from '../../redis/replies';
+import { NamedArgs } from '../../redis/function-args';
+import { NamedReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
-import { BoardCall, boardArgs, rowsOf, WindowCall, windowRead } from '../core/script-call';
+import { BoardCall, boardArgs, namedWindowRead, rowsOf, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** A listing page: rows in board order, where the first sits and how many score above it. */
@@ -22,11 +23,22 @@ function withTieMarks(rows: ScoredItem[], marks: Reply): ScoredItem[] {
   return rows.map((row, i) => ({ ...row, tie: marks.string(i) }));
 }
 
-/** A single-window read answering a listing page: `extraArgs` follow the common window arguments. */
-function listingRead<Call extends WindowCall>(
+/** The reply fields of a listing page (read_top, read_around: reader.answer writes them by these names). */
+const LISTING_REPLY = [
+  'draining',
+  'first_position',
+  'higher_than_first',
+  'previous_ranks',
+  'tie_marks',
+  'rows',
+] as const;
+
+/** A single-window read answering a listing page; `args` names its own arguments after the header. */
+function listingRead<Call extends WindowCall, const Args extends readonly string[]>(
   name: string,
   handler: string,
-  extraArgs: (call: Call) => Array<string | number>,
+  args: Args,
+  values: (call: Call) => NamedArgs<Args>,
 ) {
   return typedFunction({
     name,
@@ -34,23 +46,29 @@ function listingRead<Call extends WindowCall>(
     // Reads drain expired slots (writes that free memory): they run on a full Redis too.
     flags: ['allow-oom'],
     numberOfKeys: 3,
-    build: (call: Call) => windowRead(call, extraArgs(call)),
+    contract: { args, reply: LISTING_REPLY },
+    build: (call: Call) => namedWindowRead(call, args, values(call)),
     decode: (raw): ListingReply => {
-      const reply = new Reply(name, raw).expectLength(5, true);
-      const rows = withTieMarks(rowsOf(reply, 5), reply.nested(4));
+      const reply = new NamedReply(name, LISTING_REPLY, raw);
+      const rows = withTieMarks(rowsOf(reply.nested('rows'), 0), reply.nested('tie_marks'));
       // Empty when the window keeps no snapshots: no row has a previous rank.
-      const previous = reply.nested(3);
+      const previous = reply.nested('previous_ranks');
       if (previous.length > 0) previous.expectLength(rows.length);
       return {
-        draining: reply.flag(0),
-        firstPosition: reply.int(1),
-        higherThanFirst: reply.int(2),
+        draining: reply.flag('draining'),
+        firstPosition: reply.int('first_position'),
+        higherThanFirst: reply.int('higher_than_first'),
         rows,
         previousRanks: rows.map((_, i) => (previous.length > 0 && previous.int(i)) || null),
       };
     },
   });
 }
+
+const ITEM_ARGS = ['item'] as const;
+const ITEM_REPLY = ['draining', 'score', 'rank', 'ranked', 'tie'] as const;
+const NEIGHBOURS_ARGS = ['item', 'score', 'radius', 'tie'] as const;
+const NEIGHBOURS_REPLY = ['draining', 'position', 'above', 'before', 'tie_marks', 'rows'] as const;
 
 /** A shard's live segment, with the items each window of the board lists (in config order). */
 export type SegmentRow = { name: string; windowItems: number[] };
@@ -82,50 +100,56 @@ export const READS_FUNCTIONS = {
     },
   }),
 
-  readTop: listingRead('tbRankReadTop', 'read_top', (call: WindowCall & { offset: number; limit: number }) => [
-    call.offset,
-    call.limit,
-  ]),
+  readTop: listingRead(
+    'tbRankReadTop',
+    'read_top',
+    ['offset', 'limit'],
+    (call: WindowCall & { offset: number; limit: number }) => call,
+  ),
 
   readItem: typedFunction({
     name: 'tbRankReadItem',
     handler: 'read_item',
     flags: ['allow-oom'],
     numberOfKeys: 3,
-    build: (call: WindowCall & { item: string }) => windowRead(call, [call.item]),
+    contract: { args: ITEM_ARGS, reply: ITEM_REPLY },
+    build: (call: WindowCall & { item: string }) => namedWindowRead(call, ITEM_ARGS, call),
     decode: (raw) => {
-      const reply = new Reply('tbRankReadItem', raw).expectLength(5);
+      const reply = new NamedReply('tbRankReadItem', ITEM_REPLY, raw);
       return {
-        draining: reply.flag(0),
-        standing: { score: reply.int(1), rank: reply.int(2) || null },
-        ranked: reply.int(3),
+        draining: reply.flag('draining'),
+        standing: { score: reply.int('score'), rank: reply.int('rank') || null },
+        ranked: reply.int('ranked'),
         /** The item's tie mark on a sharded `ties: first` board ("" otherwise, or when not listed). */
-        tie: reply.string(4),
+        tie: reply.string('tie'),
       };
     },
   }),
 
-  readAround: listingRead('tbRankReadAround', 'read_around', (call: WindowCall & { item: string; radius: number }) => [
-    call.item,
-    call.radius,
-  ]),
+  readAround: listingRead(
+    'tbRankReadAround',
+    'read_around',
+    ['item', 'radius'],
+    (call: WindowCall & { item: string; radius: number }) => call,
+  ),
 
   readNeighbours: typedFunction({
     name: 'tbRankReadNeighbours',
     handler: 'read_neighbours',
     flags: ['allow-oom'],
     numberOfKeys: 3,
+    contract: { args: NEIGHBOURS_ARGS, reply: NEIGHBOURS_REPLY },
     build: (call: WindowCall & { item: string; score: number; radius: number; tie?: string }) =>
-      windowRead(call, [call.item, call.score, call.radius, call.tie ?? '']),
+      namedWindowRead(call, NEIGHBOURS_ARGS, { ...call, tie: call.tie ?? '' }),
     decode: (raw) => {
-      const reply = new Reply('tbRankReadNeighbours', raw).expectLength(5, true);
-      const rows = withTieMarks(rowsOf(reply, 5), reply.nested(4));
-      const beforeCount = reply.int(3);
+      const reply = new NamedReply('tbRankReadNeighbours', NEIGHBOURS_REPLY, raw);
+      const rows = withTieMarks(rowsOf(reply.nested('rows'), 0), reply.nested('tie_marks'));
+      const beforeCount = reply.int('before');
       return {
-        draining: reply.flag(0),
+        draining: reply.flag('draining'),
         /** Items of this shard before the place the pair takes. */
-        position: reply.int(1),
-        above: reply.int(2),
+        position: reply.int('position'),
+        above: reply.int('above'),
         before: rows.slice(0, beforeCount),
         after: rows.slice(beforeCount),
       };

@@ -130,5 +130,47 @@ local function read_records(args, first, fields)
   return rows, at
 end
 
+-- A named call (CALLS.<handler>, emitted from the function's contract in TypeScript): its header, then
+-- its own arguments as a table by the contract's names (strings: the function converts what it uses).
+-- The count must match: an argument TypeScript added or left out is a caller bug named here. The
+-- table is the contract's own, refilled by each call (as HEADER is): a call builds none, and keeps
+-- nothing of it past its end.
+local function read_call(args, call)
+  local header, at = read_header(args)
+  local names = call.args
+  local count = #names
+  if #args ~= at - 1 + count then
+    bad_args(call.name .. ' takes ' .. count .. ' args after the header (' .. table.concat(names, ', ') .. '), got ' .. (#args - at + 1))
+  end
+  local named = call.named_args
+  if not named then
+    named = {}
+    call.named_args = named
+  end
+  for i = 1, count do named[names[i]] = args[at + i - 1] end
+  return header, named
+end
+
+-- The reply of a named call: `named`'s fields in the order of the contract's reply names, which
+-- TypeScript decodes by the same names (NamedReply in src/redis/replies.ts). A field left nil is a bug
+-- in the function, named here rather than decoded as a shorter reply. The reply is the contract's own
+-- table, refilled by each call: Redis converts a function's reply as it returns, before any other call.
+local function answer(call, named)
+  local names = call.reply
+  local reply = call.reply_table
+  if not reply then
+    reply = {}
+    call.reply_table = reply
+  end
+  for i = 1, #names do
+    local value = named[names[i]]
+    if value == nil then return error({ err = 'TB_BAD_REPLY ' .. call.name .. ' answered no ' .. names[i] }) end
+    reply[i] = value
+  end
+  return reply
+end
+
 reader.read_header = read_header
 reader.read_records = read_records
+reader.read_call = read_call
+reader.answer = answer

@@ -153,13 +153,31 @@ local function cross_all(first_key, window_count, first_arg, now_sec)
   return confs
 end
 
--- cross_boundary for the one window of a single-window script (KEYS: cfg, slots, top). Answers the
--- window's snapshot setting ({ keep, top }), or nil when it keeps none.
-local function cross_window(now_sec, interval_sec, origin_sec)
-  local confs = snapshot_confs(KEYS[1])
-  local conf = confs and snapshot_conf_of(confs, KEYS[1], KEYS[2])
-  if conf then cross_boundary(KEYS[1], confs, KEYS[2], KEYS[3], now_sec, interval_sec, origin_sec) end
+-- cross_boundary for one window of the board of `cfg_key`. Answers the window's snapshot setting
+-- ({ keep, top }), or nil when it keeps none.
+local function cross_window_of(cfg_key, slots_key, top_key, now_sec, interval_sec, origin_sec)
+  local confs = snapshot_confs(cfg_key)
+  local conf = confs and snapshot_conf_of(confs, cfg_key, slots_key)
+  if conf then cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec) end
   return conf
+end
+
+-- What every named single-window read (src/ranking/reads) does first: checks the config version,
+-- crosses the window's snapshot boundary and expires what fell out, for the one window of `header`
+-- (reader.read_call's). Answers an error message (nil: none), whether expired data remains (0|1) and
+-- the window's snapshot setting (nil: it keeps none).
+local function open_read(cfg_key, slots_key, top_key, header)
+  local err = window.version_error(cfg_key, header.version)
+  if err then return err end
+  local rule, now_sec = header.windows[1], header.now_sec
+  local keeps = cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
+  local _, more = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
+  return nil, more and 1 or 0, keeps
+end
+
+-- cross_window_of for the one window of a positional single-window script (KEYS: cfg, slots, top).
+local function cross_window(now_sec, interval_sec, origin_sec)
+  return cross_window_of(KEYS[1], KEYS[2], KEYS[3], now_sec, interval_sec, origin_sec)
 end
 
 -- The windows (0-based index -> true) of the (slots, top) pairs from KEYS[first_key] that keep
@@ -182,20 +200,16 @@ local function previous_rank(top_key, item)
   return redis.call('ZCOUNT', prev, window.above(tonumber(score)), '+inf') + 1
 end
 
--- A listing reply { draining, position, higher, {}, marks, item_1, score_1, ... }: fills entry 4 with each
--- row's previous rank. `keeps`: the window's snapshot setting (cross_window's answer); a window that
--- keeps no snapshots answers an empty list (no row has one) without a lookup or a table per call.
+-- Each listed item's previous rank, for the (item, score, ...) rows of a listing (listing_rows).
+-- `keeps`: the window's snapshot setting (cross_window_of's answer); a window that keeps no snapshots
+-- answers an empty list (no row has one) without a lookup or a table per call.
 local NO_PREVIOUS_RANKS = {}
 
-local function add_previous_ranks(reply, top_key, keeps)
-  if not keeps then
-    reply[4] = NO_PREVIOUS_RANKS
-    return reply
-  end
+local function previous_ranks(top_key, keeps, rows)
+  if not keeps then return NO_PREVIOUS_RANKS end
   local ranks = {}
-  for i = 6, #reply, 2 do ranks[#ranks + 1] = previous_rank(top_key, reply[i]) end
-  reply[4] = ranks
-  return reply
+  for i = 1, #rows, 2 do ranks[#ranks + 1] = previous_rank(top_key, rows[i]) end
+  return ranks
 end
 
 local function bump_version(cfg_key, writes)
@@ -332,9 +346,11 @@ snapshot.snapshot_lifetime_sec = snapshot_lifetime_sec
 snapshot.cross_boundary = cross_boundary
 snapshot.cross_all = cross_all
 snapshot.cross_window = cross_window
+snapshot.cross_window_of = cross_window_of
+snapshot.open_read = open_read
 snapshot.snapshot_windows = snapshot_windows
 snapshot.previous_rank = previous_rank
-snapshot.add_previous_ranks = add_previous_ranks
+snapshot.previous_ranks = previous_ranks
 snapshot.bump_version = bump_version
 snapshot.snapshot_due_ms = snapshot_due_ms
 snapshot.with_snapshot_due = with_snapshot_due

@@ -301,27 +301,24 @@ local function rank_of(top_key, score)
   return redis.call('ZCOUNT', top_key, above(score), '+inf') + 1
 end
 
--- Appends a listing page (ZREVRANGE ... WITHSCORES) to a read reply: stops at the first score <= 0,
--- and stores at reply[3] how many items score higher than the first one listed: none when the page
--- starts at position 0 (`from_top`: it holds the highest score), else counted. Scores go as Redis
--- wrote them (strings); a page whose last score is positive (scores descend) is copied without
--- converting each.
-local function append_listing(reply, top_key, page, from_top)
+-- A listing page (ZREVRANGE ... WITHSCORES) as rows (item, score, ...) up to the first score <= 0, and
+-- how many items score higher than the first row (nil: no row): none when the page starts at position
+-- 0 (`from_top`: it holds the highest score), else counted. Scores go as Redis wrote them (strings); a
+-- page whose last score is positive (scores descend) is answered as it is, without a copy.
+local function listing_rows(top_key, page, from_top)
   local count = #page
   if count > 0 and tonumber(page[count]) > 0 then
-    reply[3] = from_top and 0 or rank_of(top_key, tonumber(page[2])) - 1
-    local at = #reply
-    for i = 1, count do reply[at + i] = page[i] end
-    return reply
+    return page, from_top and 0 or rank_of(top_key, tonumber(page[2])) - 1
   end
-  for i = 1, #page, 2 do
+  local rows, higher = {}, nil
+  for i = 1, count, 2 do
     local score = tonumber(page[i + 1])
     if score <= 0 then break end
-    if i == 1 then reply[3] = from_top and 0 or rank_of(top_key, score) - 1 end
-    reply[#reply + 1] = page[i]
-    reply[#reply + 1] = score
+    if i == 1 then higher = from_top and 0 or rank_of(top_key, score) - 1 end
+    rows[#rows + 1] = page[i]
+    rows[#rows + 1] = score
   end
-  return reply
+  return rows, higher
 end
 
 -- Rank of an item of `score` in one window: the first option's that decides it (hooks_lib `rank`:
@@ -357,7 +354,7 @@ window.earliest_slot_due_ms = earliest_slot_due_ms
 window.due_to_index = due_to_index
 window.above = above
 window.rank_of = rank_of
-window.append_listing = append_listing
+window.listing_rows = listing_rows
 window.item_rank = item_rank
 window.standing = standing
 window.WINDOW_ARGS = WINDOW_ARGS

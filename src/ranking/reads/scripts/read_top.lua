@@ -1,32 +1,37 @@
--- requires: call_state, order, snapshot, window
+-- requires: call_state, order, reader, snapshot, window
 -- read_top: one page of a window's listing, highest score first, after expiring what fell out.
--- KEYS: 3
--- KEYS[1]        board config hash (holds the config version)
--- KEYS[2]        the window's slots index zset
--- KEYS[3]        the window's results zset
--- ARGV[1]        config version the caller built its keys from
--- ARGV[2]        now, unix milliseconds
--- ARGV[3]        expiry budget: most expired-slot fields drained by this call
--- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib)
--- ARGV[7]        offset (0-based), ARGV[8] limit
--- Reply: { draining (0|1), position of the first listed (0-based), items with a higher score than
---          the first listed, { previous rank of each listed (0: absent); empty when the window keeps no
---          snapshots }, { tie mark of each listed (a sharded `ties: first` board; else empty) }, item_1,
---          score_1, ... } (a score as Redis wrote it, or a number: append_listing)
---        ties are listed in descending byte order of item id (Redis ZREVRANGE order), on a `ties: first`
---        board in the strict order (order_lib)
+-- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
+--       top (the window's results zset)
+-- Args (reader.read_call, CALLS.read_top: READS_FUNCTIONS' contract): the header with the one window,
+--       then offset (0-based) and limit
+-- Reply (reader.answer, the listing contract of reads.functions.ts):
+--   draining           1: expired data remains (the budget ran out), else 0
+--   first_position     position of the first listed (0-based)
+--   higher_than_first  items with a higher score than the first listed
+--   previous_ranks     { each listed's rank in the latest snapshot (0: absent) }; empty when the window
+--                      keeps no snapshots
+--   tie_marks          { each listed's tie mark (a sharded `ties: first` board; else empty) }
+--   rows               { item_1, score_1, ... }: a score as Redis wrote it, or a number (listing_rows);
+--                      ties in descending byte order of item id (ZREVRANGE's), on a `ties: first` board
+--                      in the strict order (order_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_top(keys, args)
   call_state.begin_call(keys, args)
-  local err = window.version_error(KEYS[1], ARGV[1])
+  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
+  local header, arg = reader.read_call(args, CALLS.read_top)
+  local err, draining, keeps = snapshot.open_read(cfg_key, slots_key, top_key, header)
   if err then return redis.error_reply(err) end
-  local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  local keeps = snapshot.cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
-  local _, more = window.expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
-  local offset = tonumber(ARGV[7])
-  local last = offset + tonumber(ARGV[8]) - 1
+  local offset = tonumber(arg.offset)
+  local last = offset + tonumber(arg.limit) - 1
   local marks = {}
-  local page = order.page(KEYS[3], offset, last, marks)
-  local listing = window.append_listing({ more and 1 or 0, offset, 0, {}, marks }, KEYS[3], page, offset == 0)
-  return snapshot.add_previous_ranks(listing, KEYS[3], keeps)
+  local page = order.page(top_key, offset, last, marks)
+  local rows, higher = window.listing_rows(top_key, page, offset == 0)
+  return reader.answer(CALLS.read_top, {
+    draining = draining,
+    first_position = offset,
+    higher_than_first = higher or 0,
+    previous_ranks = snapshot.previous_ranks(top_key, keeps, rows),
+    tie_marks = marks,
+    rows = rows,
+  })
 end

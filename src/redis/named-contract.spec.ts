@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { ACCESS } from '../access/access.functions';
+import { COUNTERS } from '../counters/counters.functions';
+import { INGEST } from '../ingest/ingest.functions';
+import { RANKING, RANKING_SLICES } from '../ranking/ranking.functions';
+import { STATS } from '../stats/stats.functions';
+import type { FunctionDefinition, FunctionLibrary } from './function-library';
+
+/**
+ * Functions still on positional args and replies (no `contract`: ARGV[n] in Lua, reply.int(n) in
+ * TypeScript), per ranking slice and per other library: issue #46 converts them slice by slice to the
+ * named contract (reader.read_call / reader.answer in Lua, callArgs / NamedReply in TypeScript). The
+ * counts only shrink: converting a function lowers its count here; a new function is named from the
+ * start. reads keeps segment_page, whose rows segment_lib still reads from KEYS and ARGV.
+ */
+const POSITIONAL_LEFT: Record<string, number> = {
+  boards: 4,
+  calendar: 1,
+  expiry: 4,
+  history: 4,
+  items: 2,
+  lookup: 3,
+  reads: 1,
+  retraction: 2,
+  scores: 1,
+  shards: 2,
+  spans: 1,
+  views: 1,
+  writes: 7,
+  tb_access: 1,
+  tb_counters: 4,
+  tb_ingest: 3,
+  tb_stats: 5,
+};
+
+type Definitions = Record<string, FunctionDefinition<never, unknown>>;
+
+const PARTS: Array<[string, Definitions]> = [
+  ...RANKING_SLICES.map(([slice, Part]): [string, Definitions] => [slice, Part.definitions]),
+  ...[ACCESS, COUNTERS, INGEST, STATS].map(({ library, functions }): [string, Definitions] => [
+    library.name.replace(/_[0-9a-f]{8}$/, ''),
+    functions,
+  ]),
+];
+
+function positional(definitions: Definitions): number {
+  return Object.values(definitions).filter((definition) => definition.contract === undefined).length;
+}
+
+function handlerSource(library: FunctionLibrary, handler: string): string {
+  const module = library.modules.find((path) => basename(path) === `${handler}.lua`);
+  if (module === undefined) throw new Error(`${library.name}: no module ${handler}.lua`);
+  return readFileSync(module, 'utf8');
+}
+
+describe('the named function contract (issue #46)', () => {
+  it('counts the functions still positional, per slice: the allowlist only shrinks', () => {
+    expect(Object.fromEntries(PARTS.map(([part, definitions]) => [part, positional(definitions)]))).toEqual(
+      POSITIONAL_LEFT,
+    );
+  });
+
+  it.each(
+    Object.values(RANKING.functions)
+      .filter((fn) => fn.contract !== undefined)
+      .map((fn) => [fn.name, fn] as const),
+  )('%s: its Lua reads and answers by the names of its contract', (_, fn) => {
+    const code = handlerSource(fn.library, fn.handler).replace(/--.*$/gm, '');
+    const contract = fn.contract ?? { args: [], reply: [] };
+    for (const arg of contract.args) expect(code).toMatch(new RegExp(`\\barg\\.${arg}\\b`));
+    for (const field of contract.reply) expect(code).toMatch(new RegExp(`\\b${field} = `));
+    expect(fn.library.source).toContain(`${fn.handler} = { name = '${fn.handler}'`);
+  });
+});
