@@ -81,13 +81,20 @@ export class TrendingModel {
     const rows: TrendRow[] = [];
     const sums = this.sums(view.window, nowMs);
     if (view.mode === 'decay') {
-      const decayed = new Map<string, number>();
-      for (const e of this.live(view.window, nowMs))
-        decayed.set(
-          e.item,
-          (decayed.get(e.item) ?? 0) + e.amount * 2 ** ((e.slotStartSec - nowMs / 1000) / view.halfLifeSec),
-        );
-      for (const [item, score] of decayed) if (score > 0) rows.push({ item, score });
+      // Amounts summed per slot first (exact integers), then each slot's sum decayed, slots in time
+      // order: items with the same sums per slot get the same float, as the view's zset gives them.
+      const perSlot = new Map<string, Map<number, number>>();
+      for (const e of this.live(view.window, nowMs)) {
+        const slots = perSlot.get(e.item) ?? new Map<number, number>();
+        slots.set(e.slotStartSec, (slots.get(e.slotStartSec) ?? 0) + e.amount);
+        perSlot.set(e.item, slots);
+      }
+      for (const [item, slots] of perSlot) {
+        let score = 0;
+        for (const start of [...slots.keys()].sort((a, b) => a - b))
+          score += slots.get(start)! * 2 ** ((start - nowMs / 1000) / view.halfLifeSec);
+        if (score > 0) rows.push({ item, score });
+      }
     } else if (view.mode === 'hot') {
       const seen = this.firstSeen.get(view.name)!;
       for (const [item, sum] of sums)
