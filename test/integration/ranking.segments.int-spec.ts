@@ -198,4 +198,16 @@ describe.each(TOPOLOGIES)('segment keys (%s)', (topology) => {
       { item: 'x', score: 2, rank: 1, previousRank: null },
     ]);
   });
+  it('on a sharded board at its segment limit, a like repeating an earlier one answers not counted; a new one is refused', async () => {
+    await service.ranking.putBoard({ name: 'lk', windows: WINDOWS, shards: 3, segmentsMax: 2 });
+    const like = (user: string, segments?: string[]) =>
+      service.ranking.like('lk', 'a b/c', user, false, undefined, undefined, undefined, segments);
+    expect((await like('u1')).body.counted).toBe(true);
+    // Three new names past segments.max 2: nothing to count for u1's repeat, so nothing to refuse.
+    expect((await like('u1', ['en', 'fr', 'de:x'])).body.counted).toBe(false);
+    await expect(like('u2', ['en', 'fr', 'de:x'])).rejects.toMatchObject({ code: 'SEGMENT_LIMIT' });
+    expect((await service.ranking.top('lk', 'hour', 0, 10)).items).toEqual([
+      { item: 'a b/c', score: 1, rank: 1, previousRank: null },
+    ]);
+  });
 });

@@ -289,6 +289,8 @@ export const WRITES_FUNCTIONS = {
         atMs?: number;
         /** The like's segments (absent: none). */
         segments?: string[];
+        /** Most live segments on the shard, when not the board's segments.max (0: no new one). */
+        segmentsMax?: number;
       },
     ) => ({
       keys: call.shard.allKeys,
@@ -302,7 +304,7 @@ export const WRITES_FUNCTIONS = {
         call.newLikes,
         call.atMs ?? call.nowMs,
         call.segments?.join(',') ?? '',
-        call.board.config.segmentsMax ?? 0,
+        call.segmentsMax ?? call.board.config.segmentsMax ?? 0,
         blockKeyOf(call.userId),
       ],
     }),

@@ -145,7 +145,9 @@ export class WritesStore {
     const atMs = eventTimeMs(command.kind === 'like' ? command.atSec : undefined, nowMs);
     // An unlike names none: it takes the like out of the segments it was counted in.
     const segments = command.kind === 'like' ? command.segments : undefined;
-    if (segments?.length) await this.segmentClaims.claim(board, segments, nowMs);
+    const refused = segments?.length ? await this.claimOrRefusal(board, segments, nowMs) : undefined;
+    // A like whose names the board's registry refused still runs when it repeats an earlier like (it
+    // counts nowhere): with no new segment allowed on its shard, like.lua refuses only a like that counts.
     const reply = await guard(
       this.functions.call(this.fns.like, {
         ...this.write(board, shard, nowMs, idem),
@@ -155,14 +157,28 @@ export class WritesStore {
         ...growth,
         atMs,
         segments,
+        ...(refused ? { segmentsMax: 0 } : {}),
       }),
-    );
+    ).catch((error: unknown) => {
+      throw refused && isSegmentLimit(error) ? refused : error;
+    });
     await this.indexDue(board, reply.created[2]);
     return {
       ...(await this.rankOverShards(board, shard, nowMs, reply, item)),
       counted: reply.value.counted,
       createdLikes: reply.created[1],
     };
+  }
+
+  /** Claims `segments` in the board's registry; answers its SEGMENT_LIMIT refusal instead of throwing it. */
+  private claimOrRefusal(board: PreparedBoard, segments: string[], nowMs: number): Promise<ConflictError | undefined> {
+    return this.segmentClaims.claim(board, segments, nowMs).then(
+      () => undefined,
+      (error: unknown) => {
+        if (isSegmentLimit(error)) return error;
+        throw error;
+      },
+    );
   }
 
   /** Claims (or reads) the ledger entry of a keyed request on a sharded board: see request_claim.lua. */
@@ -315,4 +331,8 @@ function answeredOf(
   reply: Idempotent<StandingsReply>,
 ): Pick<WriteOutcome, 'replayed' | 'windowNames' | 'createdItems'> {
   return { replayed: reply.replayed, windowNames: reply.context.split(','), createdItems: reply.created[0] };
+}
+
+function isSegmentLimit(error: unknown): error is ConflictError {
+  return error instanceof ConflictError && error.code === 'SEGMENT_LIMIT';
 }
