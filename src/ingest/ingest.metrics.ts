@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Counter, Gauge } from 'prom-client';
-import { PrometheusService } from '../governance/prometheus.service';
+import { registerOnAppRegistry } from '../governance/app-registry';
 
 /**
  * Per-source figures of this instance on /metrics: events applied and messages dead-lettered by it
@@ -31,10 +31,8 @@ export class IngestMetrics implements OnModuleInit {
 
   constructor(private readonly modules: ModuleRef) {}
 
-  /** Registered on the app's registry (looked up, not imported: the governance module exports it to no one). */
   onModuleInit(): void {
-    const prometheus = this.modules.get(PrometheusService, { strict: false });
-    for (const metric of [this.applied, this.deadLettered, this.lag]) prometheus.registry.registerMetric(metric);
+    registerOnAppRegistry(this.modules, [this.applied, this.deadLettered, this.lag]);
   }
 
   observe(source: string, figures: { applied?: number; deadLettered?: number; lag?: number }): void {

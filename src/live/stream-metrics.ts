@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Counter, Gauge } from 'prom-client';
-import { PrometheusService } from '../governance/prometheus.service';
+import { registerOnAppRegistry } from '../governance/app-registry';
 
 /** Why a stream ended: the first five close it after what is buffered, the last two cut it. */
 export type StreamEnd = 'client' | 'lifetime' | 'revoked' | 'board_gone' | 'shutdown' | 'idle' | 'buffer';
@@ -59,17 +59,8 @@ export class StreamMetrics implements OnModuleInit {
   /** Without `modules` (a graph built by hand: tests, benchmarks) the figures are kept but not exported. */
   constructor(@Optional() private readonly modules?: ModuleRef) {}
 
-  /** Registered on the app's registry when there is one (looked up: governance exports it to no one). */
   onModuleInit(): void {
-    if (!this.modules) return;
-    let prometheus: PrometheusService;
-    try {
-      prometheus = this.modules.get(PrometheusService, { strict: false });
-    } catch {
-      return; // an app without /metrics (the library without governance)
-    }
-    for (const metric of [this.openGauge, this.opened, this.closed, this.cut])
-      prometheus.registry.registerMetric(metric);
+    registerOnAppRegistry(this.modules, [this.openGauge, this.opened, this.closed, this.cut]);
   }
 
   /** A stream opened; answers what to call once when it ends. */

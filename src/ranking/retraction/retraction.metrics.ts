@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Counter, Gauge } from 'prom-client';
-import { PrometheusService } from '../../governance/prometheus.service';
+import { registerOnAppRegistry } from '../../governance/app-registry';
 
 /** Retractions on /metrics: those this instance is running, and what its steps took out. */
 @Injectable()
@@ -25,16 +25,8 @@ export class RetractionMetrics implements OnModuleInit {
   /** Without `modules` (a graph built by hand: tests, benchmarks) the figures are kept but not exported. */
   constructor(@Optional() private readonly modules?: ModuleRef) {}
 
-  /** Registered on the app's registry when there is one (looked up: governance exports it to no one). */
   onModuleInit(): void {
-    if (!this.modules) return;
-    let prometheus: PrometheusService;
-    try {
-      prometheus = this.modules.get(PrometheusService, { strict: false });
-    } catch {
-      return; // an app without /metrics (the library without governance)
-    }
-    for (const metric of [this.running, this.contributions, this.finished]) prometheus.registry.registerMetric(metric);
+    registerOnAppRegistry(this.modules, [this.running, this.contributions, this.finished]);
   }
 
   runningNow(count: number): void {
