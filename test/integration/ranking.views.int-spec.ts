@@ -82,6 +82,27 @@ describe.each([1, 3])('trending views (real Redis, shards: %i)', (shards) => {
     expect((await ctx.ranking.top('b', 'fading', 0, 10)).items).toEqual([]);
   });
 
+  it('decay: items with equal sums in one slot tie exactly, whatever the order of their entries', async () => {
+    // One entry at a time, x's 1+1+1+1+3+2+3 and y's 1+1+1+3+3+1+2 round apart at this slot's factor.
+    const x = [1, 1, 1, 1, 3, 2, 3];
+    const y = [1, 1, 1, 3, 3, 1, 2];
+    ctx.clock.setMs(1_732_985_120_000);
+    const windows = [{ name: 'short', period: 30, interval: 10 }];
+    const views = [{ name: 'fade', mode: 'decay', window: 'short', halfLife: 7 }];
+    await ctx.ranking.putBoard({ name: 'tie', windows, shards, views: views as never });
+    const entries = x.flatMap((amount, i) => [
+      { item: 'x', amount },
+      { item: 'y', amount: y[i] },
+    ]);
+    await ctx.ranking.incrementBatch('tie', entries);
+    const top = await ctx.ranking.top('tie', 'fade', 0, 10);
+    await ctx.ranking.deleteBoard('tie');
+    expect(top.items.map((row) => [row.rank, row.item, row.score])).toEqual([
+      [1, 'y', 12],
+      [1, 'x', 12],
+    ]);
+  });
+
   it('decay: rebases its landmark every 256 half-lives without changing any value', async () => {
     const epochSec = 256 * 600;
     const boundaryMs = Math.ceil(T0_SEC / epochSec) * epochSec * 1000;

@@ -131,17 +131,23 @@ local function segment_copy(cfg_key, view, segment)
   return copy
 end
 
+-- The slot's share is replaced whole (old sum's out, new sum's in; the slot hash holds the new sum),
+-- not `delta`'s added: an item in one slot scores round(sum * factor) whatever the order of writes.
 local function decay_add(view, item, slot_start, delta)
-  local top, landmark = view.top, view.landmark
+  local top, landmark, held = view.top, view.landmark, redis.call('ZSCORE', view.top, item)
   -- While a rebase runs, an item not yet moved stays at the old scale; the others are at the new one.
-  if view.next_landmark and not redis.call('ZSCORE', view.top, item) then
+  if view.next_landmark and not held then
     top, landmark = view.next_top, view.next_landmark
+    held = redis.call('ZSCORE', top, item)
   end
-  local added = delta * 2 ^ ((slot_start - landmark) / view.halfLifeSec)
-  local g = tonumber(redis.call('ZINCRBY', top, view_num(added), item))
+  local factor = 2 ^ ((slot_start - landmark) / view.halfLifeSec)
+  local slot_key = keyspace.sibling_key(view.source_slots, 'slots', 'slot:' .. slot_start)
+  local slot_sum = tonumber(redis.call('HGET', slot_key, item) or '0')
+  local g = (tonumber(held or '0') - (slot_sum - delta) * factor) + slot_sum * factor
   -- What is left once an item's last slot is taken out is rounding only (older slots weigh less than
   -- newer ones, so a real remainder is never this small next to what was just added or taken).
-  if math.abs(g) <= view.zeroTolerance * math.abs(added) then redis.call('ZREM', top, item) end
+  if math.abs(g) > view.zeroTolerance * math.abs(delta * factor) then return redis.call('ZADD', top, view_num(g), item) end
+  redis.call('ZREM', top, item)
 end
 
 -- A decay view under a chunked rebase, read as one listing at the new scale: its two zsets merged
