@@ -85,7 +85,9 @@ export class ReadsStore {
    * some shard has not looked past, and `next` says where the next page starts (null: nothing follows).
    */
   async segments(board: PreparedBoard, nowMs: number, after: string, limit: number, units: number) {
-    const pages = await Promise.all(board.shards.map((shard) => this.segmentPage(board, shard, nowMs, after, limit, units)));
+    const pages = await Promise.all(
+      board.shards.map((shard) => this.segmentPage(board, shard, nowMs, after, limit, units)),
+    );
     const open = pages.filter((page) => !page.ended).map((page) => page.last);
     const cutoff = open.length === 0 ? undefined : open.reduce((a, b) => (byteOrder(a, b) <= 0 ? a : b));
     const windowItems = new Map<string, number[]>();

@@ -1,5 +1,5 @@
 -- module: segmentation
--- requires: actor_log, call_state, keyspace, seg_views, slot_due, snapshot, window
+-- requires: actor_log, board_views, call_state, keyspace, seg_views, slot_due, snapshot, window
 -- segment_lib: segments, a module of the ranking function library after window_lib and
 -- board_write_lib. A segment is a sub-board of one shard: its windows are the board's windows with
 -- keys "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name, so they are never a board
@@ -303,11 +303,25 @@ function GROWTH.new_field(key, field)
   return redis.call('HEXISTS', key, field) == 1 and 0 or 1
 end
 
+-- The keys segment `name` makes on this shard when it is not live here (not counted yet in this
+-- request): each window's slots and results zsets and each view's four keys (write-rules.ts
+-- segmentKeysOf), counted as that many segment entries; 0 for a live one.
+function GROWTH.new_segment(name, window_count)
+  local id = 'segment\0' .. name
+  if GROWTH.seen[id] then return 0 end
+  GROWTH.seen[id] = true
+  local live_until = tonumber(redis.call('ZSCORE', segment_indexes(KEYS[1]), name))
+  if live_until and live_until > math.floor(tonumber(ARGV[2]) / 1000) then return 0 end
+  if not call_state.VIEWS.loaded then board_views.views_load(KEYS[1], tonumber(ARGV[2])) end
+  return 2 * window_count + 4 * #call_state.VIEWS.list
+end
+
 -- Counts what one entry (item, actor "" for none, segment names) creates in the windows of `covering`
 -- (see window_holds) at the slot of `at_sec`; the board's window keys as (slots, top) pairs from
 -- KEYS[first_key].
 function GROWTH.of_entry(first_key, window_count, covering, at_sec, item, actor, names)
   if actor == '' and #names == 0 then return end
+  for _, name in ipairs(names) do GROWTH.segments = GROWTH.segments + GROWTH.new_segment(name, window_count) end
   local pair = actor .. actor_log.ACTORS.SEP .. item
   for w = 0, window_count - 1 do
     if covering[w] then
