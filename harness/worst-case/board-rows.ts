@@ -214,8 +214,7 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/segments',
-    worst: 'a page of 1 000 segments of 64 shards',
-    open: '#45: a segments page counts every listed segment on every shard',
+    worst: 'a page of 1 000 segments of 64 shards (each shard call bounded by its units)',
     request: () => get('/boards/wc-shards/segments?limit=1000'),
     // A segment still holding expired data past a read's drain calls answers 503 WINDOW_DRAINING.
     expect: [200, 503],

@@ -188,7 +188,8 @@ export class AppConfig {
 
   /**
    * New segment entries per client per interval: an item's first amount in one slot of one window of a
-   * segment (a slot hash field, and a results member when new to the window). Beyond it 429.
+   * segment (a slot hash field, and a results member when new to the window); a segment new on a shard
+   * also counts its keys there (2 per window, 4 per view). Beyond it 429.
    */
   @IntSetting(0, 100_000_000)
   QUOTA_NEW_SEGMENT_ENTRIES = 100_000;

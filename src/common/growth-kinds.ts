@@ -3,8 +3,8 @@
  * write scripts enforce and name when they refuse (redis/refusals.ts). idempotentAnswers: the answers
  * of keyed writes Redis keeps for IDEMPOTENCY_TTL_SEC (see governance/answer-budget.ts). actorEntries:
  * contributions an actor makes new (its first event on an item in one slot of one window, a board's or a
- * segment's: actor_lib). segmentEntries: an item's first amount in one slot of one segment window
- * (segment_lib). itemDataBytes: bytes an item's data grows by (a longer replacement counts its growth).
+ * segment's: actor_lib). segmentEntries: an item's first amount in one slot of one segment window,
+ * and a segment's keys on a shard where it is new (segment_lib). itemDataBytes: bytes an item's data grows by (a longer replacement counts its growth).
  */
 export const GROWTH_KINDS = [
   'items',

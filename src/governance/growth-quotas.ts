@@ -20,7 +20,8 @@ const KIND_NAMES: Record<GrowthKind, string> = {
   statsPairs: 'new stats context/type pairs',
   idempotentAnswers: 'stored answers of writes with a new Idempotency-Key',
   actorEntries: "new actor contributions (an actor's first event on an item in a window's slot)",
-  segmentEntries: "new segment entries (an item's first amount in a segment window's slot)",
+  segmentEntries:
+    "new segment entries (an item's first amount in a segment window's slot; a segment's keys on a shard where it is new)",
   itemDataBytes: 'bytes of new item data',
 };
 

@@ -2,6 +2,8 @@ import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res } from
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
+import { RateLimitGuard } from '../governance/rate-limit.guard';
+import { callerOf } from '../edge/caller';
 import { entriesOfBatch, RateCost } from '../governance/rate-cost';
 import { answer } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
@@ -35,6 +37,9 @@ import {
   DEFAULT_TOP_ITEMS,
   MAX_SHARDED_DEPTH_ITEMS,
   ARCHIVE_ROWS_PER_READ,
+  SEGMENT_PAGE_UNITS_PER_CALL,
+  SEGMENT_PAGE_UNITS_PER_READ,
+  SEGMENT_PAGE_UNITS_PER_REQUEST,
 } from './core/ranking.limits';
 import { AroundDataQuery, ItemDataQuery, TopDataQuery } from './dto/lookup.dto';
 import { ItemDataService } from './items/items.service';
@@ -57,6 +62,7 @@ export class RankingController {
     private readonly quotas: GrowthQuotas,
     private readonly commands: WriteCommands,
     private readonly itemData: ItemDataService,
+    private readonly readBudget: RateLimitGuard,
   ) {}
 
   @Put('admin/boards/:board')
@@ -121,14 +127,22 @@ export class RankingController {
   @KeyedRoute('read', 'board')
   @ApiOperation({
     summary: "A board's segments holding live data (paged, sorted by name)",
-    description:
-      'Each row names a segment and the most items one of its windows lists over the whole board (each window counted over every shard). A segment is drained of its expired slots before it is counted (503 WINDOW_DRAINING while one holds more than a read drains). A segment whose data all expired is not listed (and no longer counts toward segments.max).',
+    description: `Each row names a segment and the most items one of its windows lists over the whole board (each window counted over every shard). A segment is drained of its expired slots before it is counted (503 WINDOW_DRAINING while one holds more than a read drains). A segment whose data all expired is not listed (and no longer counts toward segments.max). One call per shard, each of bounded work: a shard looks at about ${SEGMENT_PAGE_UNITS_PER_REQUEST} / shards units (a name 1, a listed segment 1 per window, 5 per window when drained; at most ${SEGMENT_PAGE_UNITS_PER_CALL}), so a page of a sharded board may hold fewer than limit rows with a nextCursor: follow nextCursor until null. An offset past what one page reaches is 422 REQUEST_TOO_COSTLY (use cursor). Every ${SEGMENT_PAGE_UNITS_PER_READ} units spend one read of the client's read rate budget (429 RATE_LIMITED past it).`,
   })
   @ApiResponse({ status: 200, type: SegmentListDto })
   @ErrorResponse(400, 'INVALID_INPUT: a bad query, or a board that takes no segments')
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
-  listSegments(@Param() params: BoardParams, @Query() query: NamePageQuery): Promise<SegmentListDto> {
-    return this.ranking.listSegments(params.board, namePage(query));
+  @ErrorResponse(422, 'REQUEST_TOO_COSTLY: an offset past what one page reaches (page with cursor)')
+  listSegments(
+    @Param() params: BoardParams,
+    @Query() query: NamePageQuery,
+    @Req() request: FastifyRequest,
+  ): Promise<SegmentListDto> {
+    const client = callerOf(request).client;
+    // The route's guard already counted one read.
+    const admit = (units: number) =>
+      this.readBudget.chargeReads(client, Math.ceil(units / SEGMENT_PAGE_UNITS_PER_READ) - 1);
+    return this.ranking.listSegments(params.board, namePage(query), admit);
   }
 
   @Post('boards/:board/items/:item/increment')

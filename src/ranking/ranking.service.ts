@@ -13,7 +13,7 @@ import { InvalidInputError } from '../common/errors';
 import { RANKING_MESSAGES as M } from './core/ranking.messages';
 import { DuePassOptions, DuePassResult, ExpiryService } from './expiry/expiry.service';
 import { HistoryService } from './history/history.service';
-import { ReadsService } from './reads/reads.service';
+import { ReadsService, SegmentPageAsk } from './reads/reads.service';
 import { SpansService } from './spans/spans.service';
 import { ViewsService } from './views/views.service';
 import {
@@ -278,8 +278,8 @@ export class RankingService {
   }
 
   /** A page of the board's live segments, each with the items it holds (a board without segments: 400). */
-  listSegments(name: string, page: { offset: number; limit: number; cursor?: string }) {
-    return this.sources.withSegments(name, (board, _, nowMs) => this.reads.segments(board, nowMs, page));
+  listSegments(name: string, page: SegmentPageAsk, admit: (units: number) => void = () => undefined) {
+    return this.sources.withSegments(name, (board, _, nowMs) => this.reads.segments(board, nowMs, page, admit));
   }
 
   /** The window's snapshot at or before `atSec` (default: the latest). */

@@ -1,16 +1,30 @@
 import { createBoard } from '../../harness/app';
 import { useApp } from '../support/e2e';
 import { Topology } from '../../harness/redis';
+import { shardOf } from '../../src/ranking/core/shard-math';
 
 /** One API key per test: each is a client of its own, with fresh budgets. */
-const KEYS = ['entries-actors-0123456789', 'entries-segments-012345678', 'entries-data-0123456789ab'];
-const [ACTORS_KEY, SEGMENTS_KEY, DATA_KEY] = KEYS;
+const KEYS = [
+  'entries-actors-0123456789',
+  'entries-segments-012345678',
+  'entries-data-0123456789ab',
+  'entries-segkeys-012345678',
+];
+const [ACTORS_KEY, SEGMENTS_KEY, DATA_KEY, SEGMENT_KEYS_KEY] = KEYS;
 const WINDOWS = [
   { name: 'hour', period: '1h', interval: '5m' },
   { name: 'day', period: '24h', interval: '1h' },
   { name: 'week', period: '7d', interval: '1d' },
 ];
 const ITEMS = ['x1', 'x2', 'x3', 'x4', 'x5'];
+/** Keys a segment makes on a shard where it is new (each window's slots and results; no views), counted as entries. */
+const SEGMENT_KEYS = 2 * WINDOWS.length;
+/**
+ * The segment quota: the 15 entries of ITEMS in s1 (one per window), s1's keys on each shard the items
+ * land on, and 8 more: too few for another new segment (3 entries and its 6 keys).
+ */
+const segmentQuota = (shards: number) =>
+  15 + SEGMENT_KEYS * new Set(ITEMS.map((item) => shardOf(item, shards))).size + 8;
 
 /**
  * What a client makes Redis hold beyond new items is counted too: actor contributions and segment
@@ -25,7 +39,7 @@ describe.each<[Topology, number]>([
   const env = {
     API_KEYS: KEYS.join(','),
     QUOTA_NEW_ACTOR_ENTRIES: '16',
-    QUOTA_NEW_SEGMENT_ENTRIES: '16',
+    QUOTA_NEW_SEGMENT_ENTRIES: String(segmentQuota(shards)),
     QUOTA_ITEM_DATA_BYTES: '100',
   };
   const e2e = useApp(topology, { env });
@@ -94,6 +108,14 @@ describe.each<[Topology, number]>([
     ).expect(200);
     await increment(SEGMENTS_KEY, 'x2', { segments: ['s1'] }).expect(200);
     expect(await scoreOf(SEGMENTS_KEY, 'x2')).toBe(before + 2);
+  });
+
+  it("counts a segment's keys on a shard where it is new: 6 new segments weigh 54 entries, not 18", async () => {
+    const named = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
+    const refused = await increment(SEGMENT_KEYS_KEY, 'x1', { segments: named });
+    expectRefused(refused, 'new segment entries');
+    expect(refused.body.message).toContain(String(named.length * (WINDOWS.length + SEGMENT_KEYS)));
+    await increment(SEGMENT_KEYS_KEY, 'x1', { segments: ['n1'] }).expect(200);
   });
 
   it('counts the bytes item data grows by: past the quota nothing is stored; a replacement no longer is free', async () => {

@@ -26,6 +26,8 @@
  *                                             slot mark, a string expiring keep + 1 intervals after its last run)
  *   {...}:<view>~<segment>:top|items|meta|next  a segment's view (segment_views_lib)
  *   {...}:segs                                zset  segment -> end (unix s) of its newest live slot
+ *   {...}:segnames                            zset  segment -> 0: its names in byte order (segment_lib.lua:
+ *                                             added with a slot, pruned by the listing once not live)
  *   {...}:segdue                              zset  segment -> when (unix ms) its oldest slot expires, or
  *                                             its next snapshot boundary while it holds data
  *   {...}:seghist                             zset  segment -> until when (unix s) it may hold history

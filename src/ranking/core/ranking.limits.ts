@@ -53,6 +53,21 @@ export const LOOKUP_COUNTS_PER_CALL = 1_000;
 /** Counts of a lookup that spend one read of its client's read rate budget (READ_RATE_LIMIT_*). */
 export const LOOKUP_COUNTS_PER_READ = 200;
 
+/**
+ * Work of one segments page on one shard (segment_page: a name looked at weighs 1, a segment listed 1
+ * per window, 5 per window when drained first): about 5 ms of Redis at most.
+ */
+export const SEGMENT_PAGE_UNITS_PER_CALL = 2_000;
+
+/**
+ * Work of one segments page over all its shards (about 20 ms of Redis): each shard's call gets its
+ * share (at least one drained segment's), so a page of a 64-shard board lists fewer names.
+ */
+export const SEGMENT_PAGE_UNITS_PER_REQUEST = 6_000;
+
+/** Units of a segments page that spend one read of its client's read rate budget (READ_RATE_LIMIT_*). */
+export const SEGMENT_PAGE_UNITS_PER_READ = 200;
+
 /** Key groups a board's items spread over. */
 export const SHARDS_PER_BOARD: Bounds = { min: 1, max: 64 };
 

@@ -111,6 +111,8 @@ export const RANKING_MESSAGES = {
   lookupIdTwice: (item: string) => `items holds "${item}" twice`,
   archiveTooDeep: (shards: number, end: number, most: number) =>
     `an archive page ending at row ${end} of this board of ${shards} shards reads ${shards * end} rows, more than the ${most} one read may: ask for rows above ${Math.floor(most / shards)} (offset + limit)`,
+  segmentOffsetTooDeep: (board: string, offset: number, reached: number) =>
+    `offset ${offset} of the segments of board "${board}" is past what one page reaches on its shards (${reached} names): page with cursor (each page's nextCursor) instead`,
   lookupTooCostly: (ids: number, shards: number, counts: number, most: number, mostIds: number) =>
     `a lookup of ${ids} ids on this board of ${shards} shard(s) counts ${counts} ranks, more than the ${most} one request may: send at most ${mostIds} ids per request (or relative: true, which counts none on a "ties": "shared" board)`,
   spanNotInWindow: (board: string, window: string, spanSec: number, periodSec: number, intervalSec: number) =>

@@ -73,8 +73,12 @@ const NEIGHBOURS_REPLY = ['draining', 'position', 'above', 'before', 'tie_marks'
 /** A shard's live segment, with the items each window of the board lists (in config order). */
 export type SegmentRow = { name: string; windowItems: number[] };
 
-/** A page of a shard's live segments; `draining`: it stopped before a segment still holding expired data. */
-export type SegmentPage = { draining: boolean; rows: SegmentRow[] };
+/**
+ * A page of a shard's live segments. `last`: the last name it looked at ("" none): every name up to it
+ * is answered; `ended`: no name follows it; `draining`: it stopped before a segment still holding
+ * expired data.
+ */
+export type SegmentPage = { draining: boolean; ended: boolean; last: string; rows: SegmentRow[] };
 
 /** Window reads of one shard: a page, an item's standing, an item and its neighbours; its segments. */
 export const READS_FUNCTIONS = {
@@ -84,19 +88,19 @@ export const READS_FUNCTIONS = {
     // Drains the segments it lists (writes that free memory): it runs on a full Redis too.
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
-    build: (call: BoardCall & { after: string; limit: number }) => ({
+    build: (call: BoardCall & { after: string; limit: number; units: number }) => ({
       keys: call.shard.incrementKeys,
-      args: [...boardArgs(call), call.after, call.limit],
+      args: [...boardArgs(call), call.after, call.limit, call.units],
     }),
     decode: (raw, call): SegmentPage => {
       const reply = new Reply('tbRankSegmentPage', raw);
       const width = 1 + call.board.config.windows.length;
-      if ((reply.length - 1) % width !== 0) throw reply.unexpected(reply.length - 1, `rows of ${width} entries`);
-      const rows = Array.from({ length: (reply.length - 1) / width }, (_, i) => ({
-        name: reply.string(1 + width * i),
-        windowItems: Array.from({ length: width - 1 }, (_, w) => reply.int(2 + width * i + w)),
+      if ((reply.length - 3) % width !== 0) throw reply.unexpected(reply.length - 3, `rows of ${width} entries`);
+      const rows = Array.from({ length: (reply.length - 3) / width }, (_, i) => ({
+        name: reply.string(3 + width * i),
+        windowItems: Array.from({ length: width - 1 }, (_, w) => reply.int(4 + width * i + w)),
       }));
-      return { draining: reply.int(0) === 1, rows };
+      return { draining: reply.int(0) === 1, ended: reply.int(1) === 1, last: reply.string(2), rows };
     },
   }),
 

@@ -9,7 +9,7 @@ import { BoardCall, boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
-import { ListingReply, SegmentRow, ReadsFunctions } from './reads.functions';
+import { ListingReply, SegmentPage, SegmentRow, ReadsFunctions } from './reads.functions';
 import { WindowDrainingError } from '../../common/errors';
 import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
@@ -25,6 +25,9 @@ export interface WindowRead {
 
 /** A live segment as listed: the most items one of its windows lists over the board. */
 export type SegmentAnswer = { name: string; items: number };
+
+/** Names in byte order (as Redis orders them). */
+const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /** A window's row as a shard answers it: its previous rank in that shard's latest snapshot. */
 type WindowRow = ScoredItem & { previousRank: number | null };
@@ -77,17 +80,28 @@ export class ReadsStore {
   /**
    * Up to `limit` of the board's live segments after `after` (byte order), each with the most items one
    * of its windows lists over the whole board: an item's segment rows live on the item's shard, so each
-   * window's count is added up over the shards before the largest is taken.
+   * window's count is added up over the shards before the largest is taken. Each shard's call weighs at
+   * most `units` (segmentPageUnits), so a shard may stop early: the page then ends at the first name
+   * some shard has not looked past, and `next` says where the next page starts (null: nothing follows).
    */
-  async segments(board: PreparedBoard, nowMs: number, after: string, limit: number): Promise<SegmentAnswer[]> {
-    const pages = await Promise.all(board.shards.map((shard) => this.segmentPage(board, shard, nowMs, after, limit)));
+  async segments(board: PreparedBoard, nowMs: number, after: string, limit: number, units: number) {
+    const pages = await Promise.all(
+      board.shards.map((shard) => this.segmentPage(board, shard, nowMs, after, limit, units)),
+    );
+    const open = pages.filter((page) => !page.ended).map((page) => page.last);
+    const cutoff = open.length === 0 ? undefined : open.reduce((a, b) => (byteOrder(a, b) <= 0 ? a : b));
     const windowItems = new Map<string, number[]>();
-    for (const row of pages.flat()) {
+    for (const row of pages.flatMap((page) => page.rows)) {
+      if (cutoff !== undefined && byteOrder(row.name, cutoff) > 0) continue;
       const sums = windowItems.get(row.name);
       windowItems.set(row.name, sums ? sums.map((items, w) => items + row.windowItems[w]) : row.windowItems);
     }
-    const names = [...windowItems.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    return names.slice(0, limit).map((name) => ({ name, items: Math.max(0, ...windowItems.get(name)!) }));
+    const names = [...windowItems.keys()].sort(byteOrder);
+    const rows: SegmentAnswer[] = names
+      .slice(0, limit)
+      .map((name) => ({ name, items: Math.max(0, ...windowItems.get(name)!) }));
+    const next = names.length > limit ? names[limit - 1] : (cutoff ?? null);
+    return { rows, next };
   }
 
   /**
@@ -96,19 +110,28 @@ export class ReadsStore {
    * one more budget, up to MAX_READ_DRAIN_CALLS; still draining then, it is a 503 WINDOW_DRAINING, as a
    * window read (the scheduler and the next reads go on draining).
    */
-  private async segmentPage(board: PreparedBoard, shard: ShardKeys, nowMs: number, after: string, limit: number) {
+  private async segmentPage(
+    board: PreparedBoard,
+    shard: ShardKeys,
+    nowMs: number,
+    after: string,
+    limit: number,
+    units: number,
+  ): Promise<SegmentPage> {
     const rows: SegmentRow[] = [];
+    let last = after;
     for (let call = 1; ; call++) {
-      const from = rows.length === 0 ? after : rows[rows.length - 1].name;
       const page = await guard(
         this.functions.call(this.fns.segmentPage, {
           ...boardCall(board, shard, nowMs, this.budgetFields),
-          after: from,
+          after: last,
           limit: limit - rows.length,
+          units,
         }),
       );
       rows.push(...page.rows);
-      if (!page.draining) return rows;
+      last = page.last === '' ? last : page.last;
+      if (!page.draining) return { ...page, last, rows };
       if (call >= MAX_READ_DRAIN_CALLS)
         throw new WindowDrainingError(M.windowDraining(board.config.name, MAX_READ_DRAIN_CALLS));
     }

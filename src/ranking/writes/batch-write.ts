@@ -20,6 +20,7 @@ import {
   checkCreatedAt,
   checkSegments,
   distinctItems,
+  BoardShape,
   entryGrowthOf,
   growthError,
 } from './write-rules';
@@ -127,13 +128,12 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
     budget: ClientBudget | undefined,
   ): Promise<{ outcome: BatchOutcome; reservation: Reservation }> {
     const groups = groupByShard(pending, board.shards.length);
-    const windowCount = board.config.windows.length;
     const reservation = reserveGrowth(budget, {
       items: distinctItems(pending),
-      ...entryGrowthOf(pending, windowCount),
+      ...entryGrowthOf(pending, board.config),
     });
     const { nowMs, idem } = attempt;
-    const allowances = allowancesByShard(groups, reservation, windowCount);
+    const allowances = allowancesByShard(groups, reservation, board.config);
     const outcome = await this.store
       .incrementBatch({ board, nowMs, idem, groups, ...allowances })
       .catch((error: unknown) => {
@@ -182,9 +182,9 @@ function throwUnlessRetryable(
 }
 
 /** Each shard's share of the reservation, of each kind its entries can create. */
-function allowancesByShard(groups: Map<number, BatchEntry[]>, reservation: Reservation, windowCount: number) {
+function allowancesByShard(groups: Map<number, BatchEntry[]>, reservation: Reservation, shape: BoardShape) {
   const share = (kind: 'actorEntries' | 'segmentEntries') =>
-    allowancesOf(groups, reservation.allowance(kind), (entries) => entryGrowthOf(entries, windowCount)[kind]);
+    allowancesOf(groups, reservation.allowance(kind), (entries) => entryGrowthOf(entries, shape)[kind]);
   return {
     newItems: allowancesOf(groups, reservation.allowance('items')),
     newActorEntries: share('actorEntries'),

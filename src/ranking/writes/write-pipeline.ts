@@ -312,7 +312,7 @@ class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritt
   }
 
   protected growth(command: IncrementCommand, board: PreparedBoard): Growth {
-    return { items: 1, ...entryGrowthOf([command], board.config.windows.length) };
+    return { items: 1, ...entryGrowthOf([command], board.config) };
   }
 
   protected onShard(command: IncrementCommand, attempt: GuardedAttempt, reservation: Reservation) {

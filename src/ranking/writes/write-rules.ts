@@ -82,20 +82,31 @@ export interface EntryGrowth {
   segmentEntries: number;
 }
 
+/** What of a board's shape its entries' growth depends on: its windows and views. */
+export type BoardShape = { windows: readonly unknown[]; views: readonly unknown[] };
+
 /**
- * The most actor contributions and segment entries `entries` can create on a board of `windowCount`
- * windows: per entry, one contribution in each window of the board and of each of its segments (with
- * an actor), one entry in each window of each of its segments. The script counts what they do create.
+ * Keys a segment makes on a shard where it is new, each counted as one more segment entry: each
+ * window's slots and results zsets, each view's four keys (segment_lib's GROWTH.new_segment).
+ */
+export const segmentKeysOf = (shape: BoardShape): number => 2 * shape.windows.length + 4 * shape.views.length;
+
+/**
+ * The most actor contributions and segment entries `entries` can create on a board of this shape: per
+ * entry, one contribution in each window of the board and of each of its segments (with an actor), one
+ * entry in each window of each of its segments, and the keys of each segment should it be new on its
+ * shard. The script counts what they do create.
  */
 export function entryGrowthOf(
   entries: ReadonlyArray<Pick<BatchEntry, 'actor' | 'segments'>>,
-  windowCount: number,
+  shape: BoardShape,
 ): EntryGrowth {
+  const windowCount = shape.windows.length;
   const growth = { actorEntries: 0, segmentEntries: 0 };
   for (const { actor, segments } of entries) {
     const named = segments?.length ?? 0;
     if (actor) growth.actorEntries += windowCount * (1 + named);
-    growth.segmentEntries += windowCount * named;
+    growth.segmentEntries += (windowCount + segmentKeysOf(shape)) * named;
   }
   return growth;
 }

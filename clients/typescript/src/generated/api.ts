@@ -176,7 +176,7 @@ export interface paths {
         };
         /**
          * A board's segments holding live data (paged, sorted by name)
-         * @description Each row names a segment and the most items one of its windows lists over the whole board (each window counted over every shard). A segment is drained of its expired slots before it is counted (503 WINDOW_DRAINING while one holds more than a read drains). A segment whose data all expired is not listed (and no longer counts toward segments.max).
+         * @description Each row names a segment and the most items one of its windows lists over the whole board (each window counted over every shard). A segment is drained of its expired slots before it is counted (503 WINDOW_DRAINING while one holds more than a read drains). A segment whose data all expired is not listed (and no longer counts toward segments.max). One call per shard, each of bounded work: a shard looks at about 6000 / shards units (a name 1, a listed segment 1 per window, 5 per window when drained; at most 2000), so a page of a sharded board may hold fewer than limit rows with a nextCursor: follow nextCursor until null. An offset past what one page reaches is 422 REQUEST_TOO_COSTLY (use cursor). Every 200 units spend one read of the client's read rate budget (429 RATE_LIMITED past it).
          */
         get: operations["RankingController_listSegments"];
         put?: never;
@@ -2882,6 +2882,17 @@ export interface operations {
             };
             /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
             408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TOO_COSTLY: an offset past what one page reaches (page with cursor) */
+            422: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
                     "X-Request-Id"?: string;

@@ -74,7 +74,8 @@ end
 
 -- Segments of the segment indexes, one at a time: removed from every index once its keys are gone.
 local function drop_segments(cfg_key, windows, views, budget)
-  local indexes = { keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), keyspace.sibling_key(cfg_key, 'cfg', 'seghist'), keyspace.sibling_key(cfg_key, 'cfg', 'segs') }
+  local indexes = { keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), keyspace.sibling_key(cfg_key, 'cfg', 'seghist'), keyspace.sibling_key(cfg_key, 'cfg', 'segs'),
+    keyspace.sibling_key(cfg_key, 'cfg', 'segnames') }
   for _, index in ipairs(indexes) do
     while budget > 0 do
       local segment = redis.call('ZRANGE', index, 0, 0)[1]
@@ -102,6 +103,6 @@ local function board_drop_step(keys, args)
   if not done then return { 0, budget - left } end
   drop_unlink({ keyspace.sibling_key(cfg_key, 'cfg', 'likes'), item_data.item_data_key(cfg_key), keyspace.sibling_key(cfg_key, 'cfg', 'likesegs'),
     keyspace.sibling_key(cfg_key, 'cfg', 'segs'), keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), keyspace.sibling_key(cfg_key, 'cfg', 'seghist'),
-    keyspace.sibling_key(cfg_key, 'cfg', 'blocked'), keyspace.sibling_key(cfg_key, 'cfg', 'segclaims'), drop_key })
+    keyspace.sibling_key(cfg_key, 'cfg', 'segnames'), keyspace.sibling_key(cfg_key, 'cfg', 'blocked'), keyspace.sibling_key(cfg_key, 'cfg', 'segclaims'), drop_key })
   return { 1, budget - left + 8 }
 end

@@ -1,5 +1,5 @@
 -- module: segmentation
--- requires: actor_log, call_state, keyspace, seg_views, slot_due, snapshot, window
+-- requires: actor_log, board_views, call_state, keyspace, seg_views, slot_due, snapshot, window
 -- segment_lib: segments, a module of the ranking function library after window_lib and
 -- board_write_lib. A segment is a sub-board of one shard: its windows are the board's windows with
 -- keys "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name, so they are never a board
@@ -21,6 +21,13 @@ end
 -- The shard's segment indexes: live ends and due times.
 local function segment_indexes(cfg_key)
   return keyspace.sibling_key(cfg_key, 'cfg', 'segs'), keyspace.sibling_key(cfg_key, 'cfg', 'segdue')
+end
+
+-- The shard's segment names, all scored 0 so the zset is in byte order ("<tag>:segnames"): a name is
+-- added with its first slot (segment_add) and pruned by the listing once no longer live, so a page
+-- reads the names after a cursor in one bounded ZRANGE BYLEX instead of sorting every live one.
+local function segment_names_key(cfg_key)
+  return keyspace.sibling_key(cfg_key, 'cfg', 'segnames')
 end
 
 -- The segment names of a request, sent joined by commas (names hold none); "" for none.
@@ -157,7 +164,10 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
       end
     end
     -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
-    if live_until > 0 then redis.call('ZADD', segs, 'GT', live_until, name) end
+    if live_until > 0 then
+      redis.call('ZADD', segs, 'GT', live_until, name)
+      redis.call('ZADD', segment_names_key(KEYS[1]), 0, name)
+    end
     if due_ms then
       local snapshot_due_ms = segment_snapshot_due_ms(first_key, window_count, name, math.floor(now_ms / 1000), confs)
       due_ms = math.min(due_ms, snapshot_due_ms or math.huge)
@@ -198,6 +208,11 @@ end
 local function expire_segments(first_key, window_count, now_ms, budget, most)
   local segs, segdue = segment_indexes(KEYS[1])
   local seghist = keyspace.sibling_key(KEYS[1], 'cfg', 'seghist')
+  -- Each name leaves the name index with its live end: once, as it leaves segs.
+  local names_key = segment_names_key(KEYS[1])
+  for _, name in ipairs(redis.call('ZRANGE', segs, '-inf', math.floor(now_ms / 1000), 'BYSCORE')) do
+    redis.call('ZREM', names_key, name)
+  end
   redis.call('ZREMRANGEBYSCORE', segs, '-inf', math.floor(now_ms / 1000))
   redis.call('ZREMRANGEBYSCORE', seghist, '-inf', math.floor(now_ms / 1000))
   for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
@@ -213,32 +228,57 @@ local function expire_segments(first_key, window_count, now_ms, budget, most)
   return due_ms <= now_ms and 1 or 0, due_ms
 end
 
+-- Data written before the name index existed: its live names are indexed once, at the first listing.
+local function index_segment_names(names_key, segs, now_sec)
+  if redis.call('EXISTS', names_key) == 1 then return end
+  for _, name in ipairs(redis.call('ZRANGE', segs, '(' .. now_sec, '+inf', 'BYSCORE')) do
+    redis.call('ZADD', names_key, 0, name)
+  end
+end
+
+-- One live segment's row fields (items each window lists, scores <= 0 counting as absent), drained
+-- first when something of it is due (segdue). Returns the counts (nil when expired data remains, the
+-- budget spent), the budget left and whether it was drained.
+local function segment_counts(first_key, window_count, name, now_ms, budget)
+  local due, more, _ = segment_drain_due(name, now_ms, false), false, nil
+  if due then budget, _, more = drain_segment(first_key, window_count, name, now_ms, budget) end
+  if more then return nil, budget, due end
+  local counts = {}
+  for w = 0, window_count - 1 do
+    counts[w + 1] = redis.call('ZCOUNT', segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name), '(0', '+inf')
+  end
+  return counts, budget, due
+end
+
 -- One page of the shard's live segments after `after` (byte order; "" from the first), at most
--- `limit`, each drained first (at most `budget` fields in all) so its counts are exact:
--- { draining (0|1), name_1, items_1_1 .. items_1_W, ... } with the items each window lists (scores
--- <= 0 count as absent, as every read treats them); the caller adds them up over the shards. The page
--- stops before the first segment still holding expired data once the budget is spent (draining 1):
--- counted then, it would count what fell out of its windows; the next call goes on from there.
-local function segment_rows(first_key, window_count, now_ms, after, limit, budget)
+-- `limit`, weighing at most `units` (a name looked at 1, a segment listed 1 per window, drained 4 per
+-- window more): { draining (0|1), ended (0|1), last name looked at ("" none), name_1, items_1_1 ..
+-- items_1_W, ... }; the caller adds the items up over the shards. ended 1: no name after the last one
+-- looked at. draining 1: the page stopped before a segment still holding expired data once the drain
+-- budget was spent (counted then, it would count what fell out of its windows); the next call goes on.
+local function segment_rows(first_key, window_count, now_ms, after, limit, budget, units)
   local segs = segment_indexes(KEYS[1])
-  local live = redis.call('ZRANGE', segs, '(' .. math.floor(now_ms / 1000), '+inf', 'BYSCORE')
-  table.sort(live)
-  local rows, listed = { 0 }, 0
-  for _, name in ipairs(live) do
-    if listed >= limit then break end
-    if name > after then
-      local more
-      budget, _, more = drain_segment(first_key, window_count, name, now_ms, budget)
-      if more then
-        rows[1] = 1
-        break
+  local names_key, now_sec = segment_names_key(KEYS[1]), math.floor(now_ms / 1000)
+  index_segment_names(names_key, segs, now_sec)
+  local rows, listed, spent, from = { 0, 0, '' }, 0, 0, after == '' and '-' or '(' .. after
+  while listed < limit and spent < units do
+    local names = redis.call('ZRANGE', names_key, from, '+', 'BYLEX', 'LIMIT', 0, math.min(limit - listed, units - spent))
+    if #names == 0 then rows[2] = 1 break end
+    for _, name in ipairs(names) do
+      if listed >= limit or spent >= units then break end
+      local live_until = tonumber(redis.call('ZSCORE', segs, name))
+      spent = spent + 1
+      if not live_until or live_until <= now_sec then
+        redis.call('ZREM', names_key, name)
+      else
+        local counts, due
+        counts, budget, due = segment_counts(first_key, window_count, name, now_ms, budget)
+        if not counts then rows[1] = 1 return rows end
+        rows[#rows + 1] = name
+        for w = 1, window_count do rows[#rows + 1] = counts[w] end
+        listed, spent = listed + 1, spent + window_count * (due and 5 or 1)
       end
-      rows[#rows + 1] = name
-      for w = 0, window_count - 1 do
-        local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-        rows[#rows + 1] = redis.call('ZCOUNT', top_key, '(0', '+inf')
-      end
-      listed = listed + 1
+      rows[3], from = name, '(' .. name
     end
   end
   return rows
@@ -263,11 +303,25 @@ function GROWTH.new_field(key, field)
   return redis.call('HEXISTS', key, field) == 1 and 0 or 1
 end
 
+-- The keys segment `name` makes on this shard when it is not live here (not counted yet in this
+-- request): each window's slots and results zsets and each view's four keys (write-rules.ts
+-- segmentKeysOf), counted as that many segment entries; 0 for a live one.
+function GROWTH.new_segment(name, window_count)
+  local id = 'segment\0' .. name
+  if GROWTH.seen[id] then return 0 end
+  GROWTH.seen[id] = true
+  local live_until = tonumber(redis.call('ZSCORE', segment_indexes(KEYS[1]), name))
+  if live_until and live_until > math.floor(tonumber(ARGV[2]) / 1000) then return 0 end
+  if not call_state.VIEWS.loaded then board_views.views_load(KEYS[1], tonumber(ARGV[2])) end
+  return 2 * window_count + 4 * #call_state.VIEWS.list
+end
+
 -- Counts what one entry (item, actor "" for none, segment names) creates in the windows of `covering`
 -- (see window_holds) at the slot of `at_sec`; the board's window keys as (slots, top) pairs from
 -- KEYS[first_key].
 function GROWTH.of_entry(first_key, window_count, covering, at_sec, item, actor, names)
   if actor == '' and #names == 0 then return end
+  for _, name in ipairs(names) do GROWTH.segments = GROWTH.segments + GROWTH.new_segment(name, window_count) end
   local pair = actor .. actor_log.ACTORS.SEP .. item
   for w = 0, window_count - 1 do
     if covering[w] then
