@@ -9,6 +9,8 @@ import { CountersService } from '../../src/counters/counters.service';
 import { TrendboardModule } from '../../src/library/trendboard.module';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { StatsService } from '../../src/stats/stats.service';
+import { RedisUnavailableError } from '../../src/library';
+import { RedisService } from '../../src/redis/redis.service';
 import { startTestRedis, TestRedis } from '../../harness/redis';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -214,5 +216,45 @@ describe('TrendboardModule in a Nest app of its own', () => {
         { statusCode: 400, message: 'the app says no', error: 'Bad Request' },
       ]);
     });
+  });
+
+  it("issue #47: a call while Redis is away (not started yet, or stopped) rejects with RedisUnavailableError, not ioredis' words", async () => {
+    const away = await startTestRedis('single', []);
+    await away.pause!();
+    @Module({
+      imports: [TrendboardModule.forRoot({ settings: { REDIS_URL: away.env.REDIS_URL, KEY_PREFIX: 'away:' } })],
+    })
+    class HostModule {}
+    const app = await boot(HostModule);
+    const ranking = app.get(RankingService);
+    const counters = app.get(CountersService);
+    const board = { name: 'b', windows: [{ name: 'm', period: '1h', interval: '1m' }] };
+    const unavailable = {
+      name: 'RedisUnavailableError',
+      code: 'REDIS_UNAVAILABLE',
+      status: 503,
+      message: 'Redis is unreachable; try again shortly',
+    };
+    const refusals = async () => [
+      await ranking.putBoard(board).catch((error: unknown) => error),
+      await ranking.top('b', 'm', 0, 10).catch((error: unknown) => error),
+      await counters.increment('c').catch((error: unknown) => error),
+    ];
+    try {
+      for (const refusal of await refusals()) {
+        expect(refusal).toBeInstanceOf(RedisUnavailableError);
+        expect(refusal).toMatchObject(unavailable);
+      }
+      await away.resume!();
+      expect(await app.get(RedisService).waitUntilReady(5000)).toBe(true);
+      await ranking.putBoard(board);
+      expect((await counters.increment('c')).body).toMatchObject({ name: 'c', count: 1 });
+      await away.pause!();
+      for (const refusal of await refusals()) expect(refusal).toMatchObject(unavailable);
+      await away.resume!();
+    } finally {
+      await app.close();
+      await away.stop();
+    }
   });
 });
