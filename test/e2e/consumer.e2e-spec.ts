@@ -105,6 +105,8 @@ describe('the packages in an app outside this repository', () => {
     }
     // No Node binary came with the packages: the app's npm scripts run on the app's own Node.
     expect(existsSync(join(app, 'node_modules/.bin/node'))).toBe(false);
+    // The library traces through @opentelemetry/api only: no SDK or exporter comes with it.
+    expect(readdirSync(join(app, 'node_modules/@opentelemetry'))).toEqual(['api']);
     // @nestjs/swagger is an optional peer: an app without it gets no @scarf/scarf install script.
     expect(['@nestjs/swagger', '@scarf/scarf'].filter((name) => existsSync(join(app, 'node_modules', name)))).toEqual(
       [],
