@@ -11,6 +11,7 @@ import { RankingService } from '../../src/ranking/ranking.service';
 import { StatsService } from '../../src/stats/stats.service';
 import { RedisUnavailableError } from '../../src/library';
 import { RedisService } from '../../src/redis/redis.service';
+import { FakeClock } from '../../harness/clock';
 import { startTestRedis, TestRedis } from '../../harness/redis';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -127,11 +128,12 @@ describe('TrendboardModule in a Nest app of its own', () => {
         throw new BadRequestException('the app says no');
       }
     }
-    const hostWith = (settings: Record<string, string>) => {
+    const hostWith = (settings: Record<string, string>, clock?: FakeClock) => {
       @Module({
         imports: [
           TrendboardModule.forRoot({
             settings: { REDIS_URL: redis.env.REDIS_URL, KEY_PREFIX: 'lib2:', ...settings },
+            clock,
             http: true,
           }),
         ],
@@ -202,6 +204,33 @@ describe('TrendboardModule in a Nest app of its own', () => {
       const unknown = await http().post('/boards/b/items/x/increment').set(JSON_TYPE).send({ amount: 1, extra: 1 });
       expect(answerOf(unknown)).toEqual([400, 'INVALID_INPUT']);
       expect(answerOf(await http().get('/boards/nope/top'))).toEqual([404, 'BOARD_NOT_FOUND']);
+    });
+
+    it("issue #47: limits a client to RATE_LIMIT_PER_SEC writes on the mounted routes (429 RATE_LIMITED), not on the app's own", async () => {
+      const clock = new FakeClock(Date.UTC(2026, 0, 1));
+      const limited = await boot(
+        hostWith(
+          { ADMIN_TOKEN: LIB_ADMIN, KEY_PREFIX: 'lib3:', RATE_LIMIT_PER_SEC: '1', RATE_LIMIT_BURST: '2' },
+          clock,
+        ),
+      );
+      try {
+        const write = () => request(limited.getHttpServer()).post('/boards/b/items/x/increment').set(JSON_TYPE);
+        await request(limited.getHttpServer())
+          .put('/admin/boards/b')
+          .set({ ...JSON_TYPE, authorization: `Bearer ${LIB_ADMIN}` })
+          .send({ windows: [{ period: '1h', interval: '1m' }] })
+          .expect(201);
+        expect([(await write()).status, (await write()).status]).toEqual([200, 200]);
+        const refused = await write();
+        expect([...answerOf(refused), refused.headers['retry-after']]).toEqual([429, 'RATE_LIMITED', '1']);
+        for (let i = 0; i < 3; i++)
+          await request(limited.getHttpServer()).post('/mine').set(JSON_TYPE).send({}).expect(200);
+        clock.advanceSec(1);
+        expect((await write()).status).toBe(200);
+      } finally {
+        await limited.close();
+      }
     });
 
     it("leaves the app's own routes as they were: bodies untouched by the library's pipe, Nest's error answers", async () => {
