@@ -16,7 +16,8 @@ import { createRootLogger, PinoLoggerService } from './edge/logging';
 import { FastRoutes } from './edge/fast-routes';
 import { RateLimitGuard } from './governance/rate-limit.guard';
 import { prepareGracefulShutdown } from './shutdown';
-import { startTracing, traceRequests } from './tracing/tracing';
+import { startTracing } from './tracing/start-tracing';
+import { traceRequests } from './tracing/tracing';
 import { TracingSettings } from './tracing/tracing.settings';
 import { validateSettings } from './common/settings';
 

@@ -1,11 +1,12 @@
 /**
  * Builds @trendboard/nest into dist/ (npm pack's prepack): the library's TypeScript under src/, compiled
- * with the repository's own TypeScript and packages (tsconfig.build.json here), and the Lua files the
- * Redis functions read from disk next to their modules.
+ * with the repository's own TypeScript and packages (tsconfig.build.json here), the Lua files the
+ * Redis functions read from disk next to their modules, and @nestjs/swagger made optional
+ * (optional-swagger.cjs).
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 
 const here = import.meta.dirname;
 const src = join(here, '..', '..', 'src');
@@ -19,4 +20,24 @@ for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) 
   const from = relative(src, join(entry.parentPath, entry.name));
   // Only a compiled feature's (src/<feature>/…): the library's, not the standalone service's ingest.
   if (existsSync(join(dist, from.split(sep)[0]))) cpSync(join(src, from), join(dist, from));
+}
+
+const SWAGGER = /\b(\w+) = require\("@nestjs\/swagger"\)/;
+const OPTIONAL_SWAGGER = join(dist, 'optional-swagger.js');
+cpSync(join(here, 'optional-swagger.cjs'), OPTIONAL_SWAGGER);
+for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+  const file = join(entry.parentPath, entry.name);
+  if (!entry.isFile() || !entry.name.endsWith('.js') || file === OPTIONAL_SWAGGER) continue;
+  const code = readFileSync(file, 'utf8');
+  const name = SWAGGER.exec(code)?.[1];
+  if (!name) continue;
+  // Its no-op stand-in is a decorator factory for every name: anything else of @nestjs/swagger would break.
+  const used = [...code.matchAll(new RegExp(`\\b${name}\\.(\\w+)`, 'g'))].map((match) => match[1]);
+  const others = used.filter((export_) => !/^Api[A-Z]/.test(export_));
+  if (others.length)
+    throw new Error(
+      `${relative(dist, file)} uses @nestjs/swagger's ${others.join(', ')}: only its Api* decorators are optional`,
+    );
+  const target = relative(dirname(file), OPTIONAL_SWAGGER).split(sep).join('/');
+  writeFileSync(file, code.replace(SWAGGER, `${name} = require("${target.startsWith('.') ? target : `./${target}`}")`));
 }

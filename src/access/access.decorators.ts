@@ -1,6 +1,6 @@
 import { applyDecorators, Delete, HttpCode, SetMetadata } from '@nestjs/common';
 import { ApiOperation, ApiOperationOptions, ApiResponse, ApiSecurity } from '@nestjs/swagger';
-import { API_KEY_SCHEME, BEARER_SCHEME } from '../edge/openapi';
+import { API_KEY_SCHEME, BEARER_SCHEME } from '../edge/security-schemes';
 import { ErrorResponse, RetrySafe, RouteConfigFields } from '../edge/route-decorators';
 import { RouteAccess } from './access-rules';
 

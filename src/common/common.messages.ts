@@ -5,6 +5,7 @@ export const COMMON_MESSAGES = {
   adminTokenInvalid: () => 'The admin token is wrong (and it is no API key either)',
   rateLimited: (kind: 'read' | 'write', perSecond: number, burst: number, retryAfterSec: number) =>
     `Rate limit exceeded: ${perSecond} ${kind}s per second (burst ${burst}) per client; retry after ${retryAfterSec} s`,
+  redisUnavailable: () => 'Redis is unreachable; try again shortly',
   redisBusy: (pending: number) =>
     `Too much Redis work in flight on this instance (${pending} commands unanswered); retry after 1 s`,
   quotaExceeded: (kind: string, wanted: number, perInterval: number, intervalSec: number, retryAfterSec: number) =>

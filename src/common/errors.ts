@@ -242,6 +242,18 @@ export class RedisBusyError extends DomainError {
   }
 }
 
+/**
+ * Redis is away (not connected yet, or the connection lost): the call got no answer. `cause` keeps
+ * ioredis' own error. The HTTP edge answers it 503 REDIS_UNAVAILABLE; in process it is what a
+ * service of the library rejects with.
+ */
+export class RedisUnavailableError extends DomainError {
+  constructor(message: string, cause: unknown) {
+    super('REDIS_UNAVAILABLE', message);
+    this.cause = cause;
+  }
+}
+
 /** A read whose window still held expired data after its drain calls: it answers nothing rather than count it. */
 /** A `?span=` read that would sum more slot fields than one read may. */
 export class SpanTooCostlyError extends DomainError {

@@ -4,7 +4,7 @@ export const TIMEOUT_MESSAGE = 'Command timed out';
 /** True for errors that mean "Redis is unreachable or too slow right now" (answered as 503), not a bug. */
 const UNAVAILABLE_MESSAGE =
   /Connection is closed|Stream isn't writeable|Command timed out|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Failed to refresh slots cache|None of startup nodes is available/;
-const UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
+const UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError', 'RedisUnavailableError']);
 
 /** True for a command that got no answer within REDIS_COMMAND_TIMEOUT_MS (it may still have run). */
 export function isRedisTimeoutError(error: unknown): boolean {

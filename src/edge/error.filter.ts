@@ -10,6 +10,7 @@ import {
 } from '../common/errors';
 import { noteErrorCode } from '../common/answered-requests';
 import { Clock } from '../common/clock';
+import { COMMON_MESSAGES } from '../common/common.messages';
 import { isRedisFullError, isRedisTimeoutError, isRedisUnavailableError } from '../common/redis-errors';
 
 /** Nest's error shape plus a stable machine `code`; `message` is always one string. */
@@ -22,7 +23,6 @@ export interface ErrorBody {
   details?: object;
 }
 
-const REDIS_UNAVAILABLE_MESSAGE = 'Redis is unreachable; try again shortly';
 /**
  * A command timeout is not proof that Redis is away: the command may have run, its answer late or
  * stuck behind a stalled event loop. The answer says so, and how to retry safely.
@@ -47,7 +47,7 @@ export function toErrorBody(exception: unknown): ErrorBody {
     return bodyOf(status, messageText(message, exception.message), codeOf(status));
   }
   if (isRedisTimeoutError(exception)) return bodyOf(503, REDIS_TIMEOUT_MESSAGE, 'REDIS_UNAVAILABLE');
-  if (isRedisUnavailableError(exception)) return bodyOf(503, REDIS_UNAVAILABLE_MESSAGE, 'REDIS_UNAVAILABLE');
+  if (isRedisUnavailableError(exception)) return bodyOf(503, COMMON_MESSAGES.redisUnavailable(), 'REDIS_UNAVAILABLE');
   if (isRedisFullError(exception)) return bodyOf(507, REDIS_FULL_MESSAGE, 'REDIS_FULL');
   // Fastify's own refusals (body too large, bad JSON, unsupported media type...) carry a 4xx statusCode.
   const fastifyStatus = (exception as { statusCode?: unknown })?.statusCode;

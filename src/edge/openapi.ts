@@ -6,10 +6,7 @@ import type {
   ResponseObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ErrorBodyDto } from './route-decorators';
-
-/** The document's security schemes (the access rules' decorators name them on each keyed route). */
-export const BEARER_SCHEME = 'bearer';
-export const API_KEY_SCHEME = 'apiKey';
+import { API_KEY_SCHEME, BEARER_SCHEME } from './security-schemes';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 

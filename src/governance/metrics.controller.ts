@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AdminRoute, PublicRoute } from '../access/access.decorators';
-import { BEARER_SCHEME } from '../edge/openapi';
+import { BEARER_SCHEME } from '../edge/security-schemes';
 import { ErrorResponse } from '../edge/route-decorators';
 import { Clock } from '../common/clock';
 import { OptionalIntProperty } from '../common/dto';

@@ -20,5 +20,6 @@ export {
   QuotaExceededError,
   RateLimitedError,
   RedisBusyError,
+  RedisUnavailableError,
   type ErrorCode,
 } from '../common/errors';

@@ -1,5 +1,5 @@
 import { DynamicModule, FactoryProvider, Global, Module, ModuleMetadata, Provider, Type } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AccessGate } from '../access/access-gate';
 import { validateAccessSettings, AccessSettings } from '../access/access.settings';
@@ -11,6 +11,7 @@ import { AppConfig, validateConfig } from '../common/config';
 import { AnsweredRequests } from '../common/answered-requests';
 import { JobRegistry } from '../common/jobs';
 import { GovernanceModule } from '../governance/governance.module';
+import { RateLimitGuard } from '../governance/rate-limit.guard';
 import { CountersCoreModule } from '../counters/counters-core.module';
 import { CountersModule } from '../counters/counters.module';
 import { RankingCoreModule } from '../ranking/ranking-core.module';
@@ -118,8 +119,8 @@ export class TrendboardModule {
 /**
  * What the standalone service's edge gives its routes, for the mounted ones: the access check (API
  * keys, ADMIN_TOKEN; the boot fails when nothing would guard the /admin routes), JSON-only and bounded
- * bodies, the validation pipe and the error answers with a `code`, each limited to the library's own
- * routes and DTOs so the app's routes keep their rules.
+ * bodies, the validation pipe, the per-client rate limits and the error answers with a `code`, each
+ * limited to the library's own routes and DTOs so the app's routes keep their rules.
  */
 function routeProtections(features: Type[]): Provider[] {
   const controllers = features.flatMap((feature) => (Reflect.getMetadata('controllers', feature) ?? []) as Type[]);
@@ -137,5 +138,8 @@ function routeProtections(features: Type[]): Provider[] {
     LibraryEdge,
     { provide: APP_PIPE, useValue: new LibraryValidationPipe(dtoClassesOf(controllers)) },
     { provide: APP_FILTER, useClass: LibraryErrorFilter },
+    // RATE_LIMIT_PER_SEC / READ_RATE_LIMIT_PER_SEC (off by default): only routes with a read or write
+    // access rule count, so the app's own routes pass it untouched.
+    { provide: APP_GUARD, useExisting: RateLimitGuard },
   ];
 }

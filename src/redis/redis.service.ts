@@ -3,8 +3,8 @@ import Redis, { Cluster } from 'ioredis';
 import calculateSlot from 'cluster-key-slot';
 import { Clock } from '../common/clock';
 import { COMMON_MESSAGES } from '../common/common.messages';
-import { RedisBusyError } from '../common/errors';
-import { plainRedisReason } from '../common/redis-errors';
+import { RedisBusyError, RedisUnavailableError } from '../common/errors';
+import { isRedisTimeoutError, isRedisUnavailableError, plainRedisReason } from '../common/redis-errors';
 import { withDeadline } from './deadline';
 import { nodeOptions } from './redis-options';
 import { RedisSettings } from './redis.settings';
@@ -88,10 +88,11 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   /**
    * A command's reply within REDIS_COMMAND_TIMEOUT_MS, else "Command timed out" (503): every call to
    * Redis on a request's path goes through here (see withDeadline for why not ioredis' own timer).
-   * `command` names it for the observer: a function's name, else "command".
+   * `command` names it for the observer: a function's name, else "command". A connection away (not
+   * ready yet, or lost: ioredis' "Stream isn't writeable…") rejects with RedisUnavailableError.
    */
   timed<T>(pending: Promise<T>, command = 'command'): Promise<T> {
-    const deadlined = withDeadline(pending, this.commandTimeoutMs);
+    const deadlined = withDeadline(pending, this.commandTimeoutMs).catch(typedUnavailable);
     const observer = this.commandObserver;
     if (!observer) return deadlined;
     const startedMs = performance.now();
@@ -210,6 +211,12 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     this.downSinceMs = undefined;
     this.logger.log(`Redis connection back after ${(downMs / 1000).toFixed(1)} s`);
   }
+}
+
+/** ioredis' words for a connection away, as the library's typed error (a timeout keeps its own meaning: it may have run). */
+function typedUnavailable(error: unknown): never {
+  if (isRedisTimeoutError(error) || !isRedisUnavailableError(error)) throw error;
+  throw new RedisUnavailableError(COMMON_MESSAGES.redisUnavailable(), error);
 }
 
 /** The service's own connection, from REDIS_URL or REDIS_CLUSTER_NODES. */

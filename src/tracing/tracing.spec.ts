@@ -1,7 +1,8 @@
 import { context, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { Coalescer } from '../common/coalescer';
-import { currentContext, startTracing, traceBatch, Tracing, traceRedisCall } from './tracing';
+import { startTracing, Tracing } from './start-tracing';
+import { currentContext, traceBatch, traceRedisCall } from './tracing';
 import { TracingSettings } from './tracing.settings';
 
 const settings = (fields: Partial<TracingSettings> = {}): TracingSettings =>

@@ -12,14 +12,11 @@ import {
   TraceFlags,
   Tracer,
 } from '@opentelemetry/api';
-import { NodeTracerProvider, SpanExporter } from '@opentelemetry/sdk-trace-node';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { describeTracing, traceDestination, traceResource } from './trace-setup';
-import { TracingSettings } from './tracing.settings';
 
 /**
- * Traces (OpenTelemetry), off unless configured: OTEL_TRACES_EXPORTER (otlp, console, none), the
- * OTLP endpoint, or an exporter the caller passes (the tests' in-memory one). Off, every function here
+ * Traces (OpenTelemetry), off until startTracing (src/tracing/start-tracing.ts: the SDK and its
+ * exporters, loaded only by an app that starts tracing, never by the library) sets a tracer. Off, every function here
  * is one check of a module variable and calls straight through: no span, no context, no allocation.
  * On: a span per request (its route pattern; an authenticated caller's `traceparent` continues its
  * trace), a child span per Redis script call (its name and the keys' hash tag, never a key or value),
@@ -29,36 +26,15 @@ import { TracingSettings } from './tracing.settings';
 let tracer: Tracer | undefined;
 let traceBackground = false;
 
-export interface Tracing {
-  /** The boot line: where traces go, or that they are off and how to turn them on. */
-  describe: string;
-  shutdown(): Promise<void>;
-}
-
 /**
- * Starts tracing when configured (one traced app per process). The sampler is the SDK's own reading of
- * OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG (default parentbased_always_on).
+ * Makes `next` the tracer every function here uses (startTracing, when the app asks for traces);
+ * answers what takes it away again, unless another has replaced it since.
  */
-export function startTracing(settings: TracingSettings, exporter?: SpanExporter): Tracing {
-  const destination = traceDestination(settings, exporter);
-  const describe = describeTracing(settings, destination);
-  if (!destination) return { describe, shutdown: () => Promise.resolve() };
-  const provider = new NodeTracerProvider({
-    resource: traceResource(settings),
-    spanProcessors: [destination.processor],
-  });
-  // The context manager (AsyncLocalStorage) and the W3C propagator; the provider's own tracer is used,
-  // not the global one, so a second registration in a process (tests) changes nothing already running.
-  provider.register();
-  tracer = provider.getTracer('trendboard');
-  traceBackground = settings.TRACE_BACKGROUND_JOBS === 'true';
-  const own = tracer;
-  return {
-    describe,
-    shutdown: async () => {
-      if (tracer === own) tracer = undefined;
-      await provider.shutdown();
-    },
+export function useTracer(next: Tracer, background: boolean): () => void {
+  tracer = next;
+  traceBackground = background;
+  return () => {
+    if (tracer === next) tracer = undefined;
   };
 }
 

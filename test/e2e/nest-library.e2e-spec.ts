@@ -9,6 +9,9 @@ import { CountersService } from '../../src/counters/counters.service';
 import { TrendboardModule } from '../../src/library/trendboard.module';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { StatsService } from '../../src/stats/stats.service';
+import { RedisUnavailableError } from '../../src/library';
+import { RedisService } from '../../src/redis/redis.service';
+import { FakeClock } from '../../harness/clock';
 import { startTestRedis, TestRedis } from '../../harness/redis';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -125,11 +128,12 @@ describe('TrendboardModule in a Nest app of its own', () => {
         throw new BadRequestException('the app says no');
       }
     }
-    const hostWith = (settings: Record<string, string>) => {
+    const hostWith = (settings: Record<string, string>, clock?: FakeClock) => {
       @Module({
         imports: [
           TrendboardModule.forRoot({
             settings: { REDIS_URL: redis.env.REDIS_URL, KEY_PREFIX: 'lib2:', ...settings },
+            clock,
             http: true,
           }),
         ],
@@ -202,6 +206,33 @@ describe('TrendboardModule in a Nest app of its own', () => {
       expect(answerOf(await http().get('/boards/nope/top'))).toEqual([404, 'BOARD_NOT_FOUND']);
     });
 
+    it("issue #47: limits a client to RATE_LIMIT_PER_SEC writes on the mounted routes (429 RATE_LIMITED), not on the app's own", async () => {
+      const clock = new FakeClock(Date.UTC(2026, 0, 1));
+      const limited = await boot(
+        hostWith(
+          { ADMIN_TOKEN: LIB_ADMIN, KEY_PREFIX: 'lib3:', RATE_LIMIT_PER_SEC: '1', RATE_LIMIT_BURST: '2' },
+          clock,
+        ),
+      );
+      try {
+        const write = () => request(limited.getHttpServer()).post('/boards/b/items/x/increment').set(JSON_TYPE);
+        await request(limited.getHttpServer())
+          .put('/admin/boards/b')
+          .set({ ...JSON_TYPE, authorization: `Bearer ${LIB_ADMIN}` })
+          .send({ windows: [{ period: '1h', interval: '1m' }] })
+          .expect(201);
+        expect([(await write()).status, (await write()).status]).toEqual([200, 200]);
+        const refused = await write();
+        expect([...answerOf(refused), refused.headers['retry-after']]).toEqual([429, 'RATE_LIMITED', '1']);
+        for (let i = 0; i < 3; i++)
+          await request(limited.getHttpServer()).post('/mine').set(JSON_TYPE).send({}).expect(200);
+        clock.advanceSec(1);
+        expect((await write()).status).toBe(200);
+      } finally {
+        await limited.close();
+      }
+    });
+
     it("leaves the app's own routes as they were: bodies untouched by the library's pipe, Nest's error answers", async () => {
       const echoed = await http()
         .post('/mine')
@@ -214,5 +245,45 @@ describe('TrendboardModule in a Nest app of its own', () => {
         { statusCode: 400, message: 'the app says no', error: 'Bad Request' },
       ]);
     });
+  });
+
+  it("issue #47: a call while Redis is away (not started yet, or stopped) rejects with RedisUnavailableError, not ioredis' words", async () => {
+    const away = await startTestRedis('single', []);
+    await away.pause!();
+    @Module({
+      imports: [TrendboardModule.forRoot({ settings: { REDIS_URL: away.env.REDIS_URL, KEY_PREFIX: 'away:' } })],
+    })
+    class HostModule {}
+    const app = await boot(HostModule);
+    const ranking = app.get(RankingService);
+    const counters = app.get(CountersService);
+    const board = { name: 'b', windows: [{ name: 'm', period: '1h', interval: '1m' }] };
+    const unavailable = {
+      name: 'RedisUnavailableError',
+      code: 'REDIS_UNAVAILABLE',
+      status: 503,
+      message: 'Redis is unreachable; try again shortly',
+    };
+    const refusals = async () => [
+      await ranking.putBoard(board).catch((error: unknown) => error),
+      await ranking.top('b', 'm', 0, 10).catch((error: unknown) => error),
+      await counters.increment('c').catch((error: unknown) => error),
+    ];
+    try {
+      for (const refusal of await refusals()) {
+        expect(refusal).toBeInstanceOf(RedisUnavailableError);
+        expect(refusal).toMatchObject(unavailable);
+      }
+      await away.resume!();
+      expect(await app.get(RedisService).waitUntilReady(5000)).toBe(true);
+      await ranking.putBoard(board);
+      expect((await counters.increment('c')).body).toMatchObject({ name: 'c', count: 1 });
+      await away.pause!();
+      for (const refusal of await refusals()) expect(refusal).toMatchObject(unavailable);
+      await away.resume!();
+    } finally {
+      await app.close();
+      await away.stop();
+    }
   });
 });
