@@ -15,7 +15,7 @@ import type { FunctionDefinition, FunctionLibrary } from './function-library';
  * start. reads keeps segment_page, whose rows segment_lib still reads from KEYS and ARGV.
  */
 const POSITIONAL_LEFT: Record<string, number> = {
-  boards: 4,
+  boards: 0,
   calendar: 1,
   expiry: 4,
   history: 4,
