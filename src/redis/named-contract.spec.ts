@@ -17,8 +17,8 @@ import type { FunctionDefinition, FunctionLibrary } from './function-library';
 const POSITIONAL_LEFT: Record<string, number> = {
   boards: 0,
   calendar: 1,
-  expiry: 4,
-  history: 4,
+  expiry: 0,
+  history: 1,
   items: 2,
   lookup: 3,
   reads: 1,
