@@ -1,7 +1,7 @@
-import { NamedReply, Reply } from '../../redis/replies';
+import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
-import { namedWindowRead, WindowCall, windowRead } from '../core/script-call';
+import { namedWindowRead, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** A snapshot as one shard stored it: its boundary (unix s) and rows, best first. */
@@ -35,6 +35,8 @@ const ITEM_ARGS = ['item', 'from_sec', 'to_sec', 'most_snapshots'] as const;
 const ITEM_REPLY = ['keeps', 'next_sec', 'points'] as const;
 const CUT_ARGS = ['at_sec', 'last_score', 'last_item'] as const;
 const CUT_REPLY = ['cut'] as const;
+const COUNT_ARGS = ['points'] as const;
+const COUNT_REPLY = ['counts'] as const;
 
 /** Snapshot reads: a window's snapshot at a time, an item through the snapshots, rows above scores in them. */
 export const HISTORY_FUNCTIONS = {
@@ -102,15 +104,16 @@ export const HISTORY_FUNCTIONS = {
     handler: 'history_count',
     flags: ['allow-oom'],
     numberOfKeys: 3,
+    contract: { args: COUNT_ARGS, reply: COUNT_REPLY },
     build: (call: WindowCall & { points: Array<{ atSec: number; score: number }> }) =>
-      windowRead(
-        call,
-        call.points.flatMap((point) => [point.atSec, point.score]),
-      ),
+      namedWindowRead(call, COUNT_ARGS, {
+        points: JSON.stringify(call.points.map((point) => [point.atSec, point.score])),
+      }),
     /** rows above each point's score in this shard's snapshot at or before its time */
     decode: (raw, call) => {
-      const reply = new Reply('tbRankHistoryCount', raw).expectLength(call.points.length);
-      return call.points.map((_, i) => reply.int(i));
+      const counts = new NamedReply('tbRankHistoryCount', COUNT_REPLY, raw).nested('counts');
+      counts.expectLength(call.points.length);
+      return call.points.map((_, i) => counts.int(i));
     },
   }),
 };
