@@ -25,7 +25,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   retraction: 2,
   scores: 1,
   shards: 2,
-  spans: 1,
+  spans: 0,
   views: 1,
   writes: 7,
   tb_access: 1,
