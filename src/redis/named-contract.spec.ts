@@ -16,7 +16,7 @@ import type { FunctionDefinition, FunctionLibrary } from './function-library';
  */
 const POSITIONAL_LEFT: Record<string, number> = {
   boards: 0,
-  calendar: 1,
+  calendar: 0,
   expiry: 0,
   history: 0,
   items: 1,
