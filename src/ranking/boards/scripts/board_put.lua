@@ -38,10 +38,9 @@
 -- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
 -- from its windows' live slots in this call (views_reconcile); a removed view's keys go.
 -- The request, read from the call's args.
-local function board_request(keys, args)
-  local header, arg = reader.read_call(args, CALLS.board_put)
+local function board_request(cfg_key, header, arg)
   return {
-    cfg_key = keys[1],
+    cfg_key = cfg_key,
     wanted = cjson.decode(arg.windows),
     shards = arg.shards,
     new_version = arg.new_version,
@@ -233,7 +232,9 @@ end
 
 local function board_put(keys, args)
   call_state.begin_call(keys, args)
-  local r = board_request(keys, args)
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.board_put)
+  local r = board_request(cfg_key, header, arg)
   -- A board of the same name deleted and not yet dropped (board_drop_step): its keys would show through.
   if redis.call('EXISTS', keyspace.sibling_key(r.cfg_key, 'cfg', 'dropcfg')) == 1 then return board_refusal('dropping', '') end
   local stored = redis.call('HGET', r.cfg_key, 'windows')

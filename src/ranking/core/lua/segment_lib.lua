@@ -13,6 +13,8 @@
 -- Window arguments as every multi-window function has them from ARGV[5] (window_rule); the board's
 -- window keys as (slots, top) pairs from KEYS[first_key].
 
+local CALL = call_state.CALL
+
 -- The segment's key for a board window key "<tag>:<window>:<suffix>".
 local function segment_window_key(board_key, suffix, segment)
   return keyspace.sibling_key(board_key, ':' .. suffix, '~' .. segment .. ':' .. suffix)
@@ -65,7 +67,7 @@ local function segment_snapshot_due_ms(first_key, window_count, name, now_sec, c
   for w = 0, window_count - 1 do
     local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
     local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-    if snapshot.snapshot_conf_of(confs, KEYS[1], slots_key) and redis.call('ZCARD', top_key) > 0 then
+    if snapshot.snapshot_conf_of(confs, CALL.cfg_key, slots_key) and redis.call('ZCARD', top_key) > 0 then
       local _, interval_sec, origin_sec = window.window_rule(5, w)
       due = math.min(due or math.huge, (window.current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000)
     end
@@ -78,16 +80,16 @@ end
 -- boundary (gone, with its views' keys, when it holds none; now while expired data remains). Returns
 -- the budget left, the segment's due time (unix ms, nil: none) and whether expired data remains.
 local function drain_segment(first_key, window_count, name, now_ms, budget)
-  local _, segdue = segment_indexes(KEYS[1])
-  seg_views.segment_views(KEYS[1], name)
+  local _, segdue = segment_indexes(CALL.cfg_key)
+  seg_views.segment_views(CALL.cfg_key, name)
   local now_sec = math.floor(now_ms / 1000)
-  local confs = snapshot.snapshot_confs(KEYS[1])
+  local confs = snapshot.snapshot_confs(CALL.cfg_key)
   local next_ms, draining = math.huge, false
   for w = 0, window_count - 1 do
     local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
     local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
     local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-    if confs then snapshot.cross_boundary(KEYS[1], confs, slots_key, top_key, now_sec, interval_sec, origin_sec, true) end
+    if confs then snapshot.cross_boundary(CALL.cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, true) end
     local more
     budget, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
     if more then
@@ -100,7 +102,7 @@ local function drain_segment(first_key, window_count, name, now_ms, budget)
   next_ms = math.min(next_ms, segment_snapshot_due_ms(first_key, window_count, name, now_sec, confs) or math.huge)
   if next_ms == math.huge then
     redis.call('ZREM', segdue, name)
-    seg_views.drop_segment_views(KEYS[1], name)
+    seg_views.drop_segment_views(CALL.cfg_key, name)
     return budget, nil, false
   end
   redis.call('ZADD', segdue, next_ms, name)
@@ -112,7 +114,7 @@ end
 -- nothing due has nothing expired to drain: one ZSCORE instead of a read of every window.
 local function segment_drain_due(name, now_ms, keeps_snapshots)
   if keeps_snapshots then return true end
-  local due_ms = tonumber(redis.call('ZSCORE', keyspace.sibling_key(KEYS[1], 'cfg', 'segdue'), name))
+  local due_ms = tonumber(redis.call('ZSCORE', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'segdue'), name))
   return due_ms ~= nil and due_ms <= now_ms
 end
 
@@ -127,15 +129,15 @@ end
 local function segment_add(first_key, window_count, names, item, amount, at_sec, covering, seen_sec, actor, take_back)
   -- An event naming no segment (the common case) reads nothing: no index, no snapshot config.
   if #names == 0 then return nil end
-  local segs, segdue = segment_indexes(KEYS[1])
+  local segs, segdue = segment_indexes(CALL.cfg_key)
   local new_due_ms = nil
-  local now_ms = tonumber(ARGV[2])
-  local confs = snapshot.snapshot_confs(KEYS[1])
+  local now_ms = CALL.now_ms
+  local confs = snapshot.snapshot_confs(CALL.cfg_key)
   for _, name in ipairs(names) do
     if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
       drain_segment(first_key, window_count, name, now_ms, tonumber(ARGV[3]))
     end
-    seg_views.segment_views(KEYS[1], name)
+    seg_views.segment_views(CALL.cfg_key, name)
     local live_until, due_ms = 0, nil
     for w = 0, window_count - 1 do
       if covering[w] then
@@ -176,9 +178,9 @@ end
 local function every_window(first_key, window_count, now_ms)
   local windows = {}
   for w = 0, window_count - 1 do windows[#windows + 1] = { KEYS[first_key + 2 * w], KEYS[first_key + 1 + 2 * w], w } end
-  local _, segdue = segment_indexes(KEYS[1])
+  local _, segdue = segment_indexes(CALL.cfg_key)
   local names = redis.call('ZRANGE', segdue, 0, -1)
-  local keeps_snapshots = #names > 0 and snapshot.snapshot_confs(KEYS[1]) ~= nil
+  local keeps_snapshots = #names > 0 and snapshot.snapshot_confs(CALL.cfg_key) ~= nil
   local budget = tonumber(ARGV[3])
   for _, name in ipairs(names) do
     if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
@@ -196,8 +198,8 @@ end
 -- most `budget` fields in all, and forgets segments no longer live. Returns 1 when expired segment
 -- data remains (call again), else 0, and the earliest due time (unix ms) of a segment left, or nil.
 local function expire_segments(first_key, window_count, now_ms, budget, most)
-  local segs, segdue = segment_indexes(KEYS[1])
-  local seghist = keyspace.sibling_key(KEYS[1], 'cfg', 'seghist')
+  local segs, segdue = segment_indexes(CALL.cfg_key)
+  local seghist = keyspace.sibling_key(CALL.cfg_key, 'cfg', 'seghist')
   redis.call('ZREMRANGEBYSCORE', segs, '-inf', math.floor(now_ms / 1000))
   redis.call('ZREMRANGEBYSCORE', seghist, '-inf', math.floor(now_ms / 1000))
   for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
@@ -220,7 +222,7 @@ end
 -- stops before the first segment still holding expired data once the budget is spent (draining 1):
 -- counted then, it would count what fell out of its windows; the next call goes on from there.
 local function segment_rows(first_key, window_count, now_ms, after, limit, budget)
-  local segs = segment_indexes(KEYS[1])
+  local segs = segment_indexes(CALL.cfg_key)
   local live = redis.call('ZRANGE', segs, '(' .. math.floor(now_ms / 1000), '+inf', 'BYSCORE')
   table.sort(live)
   local rows, listed = { 0 }, 0

@@ -1,9 +1,8 @@
 -- requires: call_state, likes, reader, segmentation, slot_due, snapshot, window
 -- expire: drains the expired slots of every window of a board and prunes old likes (scheduled job).
--- KEYS: dynamic
--- KEYS[1]        board config hash (holds the config version)
--- KEYS[2]        likes zset: "<item>\31<user>" -> like time (unix ms)
--- KEYS[1+2w], KEYS[2+2w] (w = 1..W): window w's slots index zset and results zset
+-- Keys: dynamic: cfg (board config hash: holds the config version), likes (zset: "<item>\31<user>" ->
+--       like time, unix ms), then per window w = 1..W of the header its slots index zset and results
+--       zset (keys[1+2w], keys[2+2w])
 -- Args (reader.read_call, CALLS.expire): the header (its budget: most expired-slot fields and likes
 --   removed by this call), then segments_per_call: most segments due whose windows this call drains
 --   (segment_lib; each within the budget)
@@ -13,18 +12,19 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function expire(keys, args)
   call_state.begin_call(keys, args)
+  local cfg_key, likes_key = keys[1], keys[2]
   local header, arg = reader.read_call(args, CALLS.expire)
-  local err = window.version_error(keys[1], header.version)
+  local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
   local now_sec, budget, window_count = header.now_sec, header.budget, #header.windows
   snapshot.cross_all(3, window_count, 5, now_sec)
-  local more_likes = likes.prune_likes(keys[2], window_count, now_sec, budget)
+  local more_likes = likes.prune_likes(likes_key, window_count, now_sec, budget)
   local draining = window.expire_all(3, window_count, 5, now_sec, budget)
   slot_due.settle_slot_due()
   local segments_draining, segments_due_ms = segmentation.expire_segments(3, window_count, header.now_ms, budget,
     tonumber(arg.segments_per_call))
   if more_likes or segments_draining == 1 then draining = 1 end
-  local next_ms = math.min(window.earliest_slot_due_ms(3, window_count) or math.huge, likes.likes_due_ms(keys[2], window_count) or math.huge,
+  local next_ms = math.min(window.earliest_slot_due_ms(3, window_count) or math.huge, likes.likes_due_ms(likes_key, window_count) or math.huge,
     snapshot.snapshot_due_ms(3, window_count, now_sec) or math.huge, segments_due_ms or math.huge)
   if next_ms == math.huge then next_ms = 0 end
   return reader.answer(CALLS.expire, { draining = draining, next_due_ms = next_ms })

@@ -13,10 +13,11 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function snapshot_cut(keys, args)
   call_state.begin_call(keys, args)
+  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
   local header, arg = reader.read_call(args, CALLS.snapshot_cut)
-  local err = window.version_error(keys[1], header.version)
+  local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local key = keyspace.sibling_key(keys[2], 'slots', '') .. 'snap:' .. arg.at_sec
+  local key = keyspace.sibling_key(slots_key, 'slots', '') .. 'snap:' .. arg.at_sec
   local rows = redis.call('GET', key)
   if not rows then return reader.answer(CALLS.snapshot_cut, { cut = 0 }) end
   local last_score, last_item = tonumber(arg.last_score), arg.last_item

@@ -6,6 +6,7 @@
 -- Reply (reader.answer, CALLS.item_data_read): data (of each item; false: none)
 local function item_data_read(keys, args)
   call_state.begin_call(keys, args)
-  local _, arg = reader.read_call(args, CALLS.item_data_read)
-  return reader.answer(CALLS.item_data_read, { data = item_data.item_data_of(keys[1], cjson.decode(arg.items)) })
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.item_data_read)
+  return reader.answer(CALLS.item_data_read, { data = item_data.item_data_of(cfg_key, cjson.decode(arg.items)) })
 end

@@ -27,10 +27,11 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_span(keys, args)
   call_state.begin_call(keys, args)
+  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
   local header, arg = reader.read_call(args, CALLS.read_span)
-  local err = window.version_error(keys[1], header.version)
+  local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local sums, fields = span.span_sums(keys[2], header.now_sec, header.windows[1].interval_sec, tonumber(arg.span_sec),
+  local sums, fields = span.span_sums(slots_key, header.now_sec, header.windows[1].interval_sec, tonumber(arg.span_sec),
     tonumber(arg.most_fields))
   local figures = { summed = sums and 1 or 0, fields = fields, listed = 0, higher_than_first = 0, score = 0,
     position = 0, above = 0, above_first = 0, before = 0, rows = {} }
