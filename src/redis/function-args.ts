@@ -16,6 +16,14 @@ export interface CallHeader {
 }
 
 /**
+ * The header of a call on no window that checks no config version (a board's config, its drop):
+ * only the time, which such a call keeps as its own clock (0: it reads none).
+ */
+export function bareHeader(nowMs: number): CallHeader {
+  return { version: '', nowMs, budget: 0, windows: [] };
+}
+
+/**
  * The header's arguments: version, now, budget, W, then period, interval, creation time and slot
  * origin per window: the layout of a board call's header (boardArgs, windowArgsOf in src/ranking/core).
  */

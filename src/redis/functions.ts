@@ -1,6 +1,7 @@
 import { Command } from 'ioredis';
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 import { FunctionLibrary, LibraryFunction, locateError } from './function-library';
+import { pruneVersions, stampedSource } from './library-versions';
 import type { ScriptArg, ScriptCall } from './scripts';
 
 export type FunctionClient = Redis | Cluster;
@@ -24,16 +25,22 @@ export function mastersOf(client: FunctionClient): Redis[] {
 /**
  * FUNCTION LOAD REPLACE of every library on every master, one round trip per node (a pipeline): the
  * same source loaded twice, by two instances starting at once, is one atomic replace after another
- * and ends the same. Throws when a node refused (unreachable, a compile error: a bug), naming it.
+ * and ends the same. Each load is stamped with `nowMs` (wall time: stamps of instances are compared),
+ * and the node's stale versions of the libraries then go (pruneVersions, src/redis/library-versions.ts).
+ * Throws when a node refused (unreachable, a compile error: a bug), naming it.
  */
-export async function loadLibraries(client: FunctionClient, libraries: readonly FunctionLibrary[]): Promise<number> {
+export async function loadLibraries(
+  client: FunctionClient,
+  libraries: readonly FunctionLibrary[],
+  nowMs = Date.now(),
+): Promise<number> {
   const nodes = mastersOf(client);
   if (nodes.length === 0) throw new Error('no Redis master known yet to load function libraries on');
   if (libraries.length === 0) return nodes.length;
   await Promise.all(
     nodes.map(async (node) => {
       const pipeline = node.pipeline();
-      for (const library of libraries) pipeline.function('LOAD', 'REPLACE', library.source);
+      for (const library of libraries) pipeline.function('LOAD', 'REPLACE', stampedSource(library, nowMs));
       const results = (await pipeline.exec()) ?? [];
       const failed = results.findIndex(([error]) => error);
       const error = results[failed]?.[0];
@@ -43,6 +50,7 @@ export async function loadLibraries(client: FunctionClient, libraries: readonly 
           `FUNCTION LOAD of ${libraries[failed].name} on ${node.options.host}:${node.options.port}: ${message}`,
         );
       }
+      await pruneVersions(node, libraries, nowMs);
     }),
   );
   return nodes.length;

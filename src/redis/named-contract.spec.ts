@@ -15,17 +15,17 @@ import type { FunctionDefinition, FunctionLibrary } from './function-library';
  * start. reads keeps segment_page, whose rows segment_lib still reads from KEYS and ARGV.
  */
 const POSITIONAL_LEFT: Record<string, number> = {
-  boards: 4,
-  calendar: 1,
-  expiry: 4,
-  history: 4,
-  items: 2,
+  boards: 0,
+  calendar: 0,
+  expiry: 0,
+  history: 0,
+  items: 1,
   lookup: 3,
   reads: 1,
   retraction: 2,
   scores: 1,
   shards: 2,
-  spans: 1,
+  spans: 0,
   views: 1,
   writes: 7,
   tb_access: 1,

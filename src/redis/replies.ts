@@ -153,6 +153,10 @@ export class NamedReply<Field extends string> {
     return this.field(field).flag(0);
   }
 
+  number(field: Field): number {
+    return this.field(field).number(0);
+  }
+
   string(field: Field): string {
     return this.field(field).string(0);
   }

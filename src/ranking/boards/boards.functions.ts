@@ -1,5 +1,6 @@
 import { RESEND_GUARD_MS } from '../../common/limits';
-import { intReply, oneOfReply, Reply } from '../../redis/replies';
+import { bareHeader, callArgs } from '../../redis/function-args';
+import { NamedReply, oneOfReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { type BoardOptionsConfig, optionsFromReply, optionsOf } from '../options/registry';
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
@@ -27,6 +28,69 @@ export type BoardPutReply =
   /** `dropping`: a deleted board of the name is still being dropped (board_drop_step), nothing was written. */
   | { status: 'conflict'; message: string; dropping?: true };
 
+const PUT_ARGS = [
+  'windows',
+  'shards',
+  'new_version',
+  'reset',
+  'max_items',
+  'views',
+  'options',
+  'aggregate',
+  'segments_max',
+  'actors',
+] as const;
+const PUT_REPLY = [
+  'status',
+  'message',
+  'version',
+  'windows',
+  'shards',
+  'revision',
+  'most_shards',
+  'max_items',
+  'views',
+  'options',
+  'aggregate',
+  'segments_max',
+  'actors',
+] as const;
+const DELETE_ARGS = ['idem_retention_ms', 'resend_retention_ms'] as const;
+const DELETE_REPLY = ['held'] as const;
+const DROP_ARGS = ['budget_keys'] as const;
+const DROP_REPLY = ['done', 'unlinked'] as const;
+const SYNC_ARGS = [
+  'version',
+  'windows',
+  'shards',
+  'revision',
+  'max_items',
+  'views',
+  'aggregate',
+  'segments_max',
+  'actors',
+  'options',
+] as const;
+const SYNC_REPLY = ['status'] as const;
+
+/** A board_put that stored a config: the config as stored. */
+function putConfig(reply: NamedReply<(typeof PUT_REPLY)[number]>, status: 'created' | 'updated' | 'unchanged') {
+  return {
+    status,
+    version: reply.string('version'),
+    windowsJson: reply.string('windows'),
+    shards: reply.number('shards'),
+    revision: reply.int('revision'),
+    mostShards: reply.number('most_shards'),
+    maxItems: reply.int('max_items') || null,
+    viewsJson: reply.string('views'),
+    ...optionsFromReply('tbRankBoardPut', reply.string('options')),
+    aggregate: oneOfReply('tbRankBoardPut', reply.string('aggregate'), AGGREGATES),
+    segmentsMax: reply.int('segments_max'),
+    actors: reply.flag('actors'),
+  };
+}
+
 /**
  * The board config scripts: shard 0 decides a PUT, the other shards copy it, a delete detaches a shard
  * (its config renamed, in O(1)) and drop steps unlink the detached shard's keys in bounded calls.
@@ -36,25 +100,25 @@ export const BOARDS_FUNCTIONS = {
     name: 'tbRankBoardPut',
     handler: 'board_put',
     numberOfKeys: 1,
+    contract: { args: PUT_ARGS, reply: PUT_REPLY },
     build: (call: Omit<PutBoardCommand, 'name'> & { keys: BoardKeys }) => ({
       keys: [call.keys.cfg()],
-      args: [
-        JSON.stringify(call.windows),
-        call.shards ?? '',
-        call.version,
-        call.reset ? 1 : 0,
-        call.nowMs,
-        call.maxItems ?? '',
-        JSON.stringify(call.views),
-        JSON.stringify(optionsOf(call)),
-        call.aggregate ?? '',
-        call.segmentsMax ?? '',
-        call.actors === undefined ? '' : call.actors ? 1 : 0,
-      ],
+      args: callArgs(bareHeader(call.nowMs), PUT_ARGS, {
+        windows: JSON.stringify(call.windows),
+        shards: call.shards,
+        new_version: call.version,
+        reset: call.reset ? 1 : 0,
+        max_items: call.maxItems,
+        views: JSON.stringify(call.views),
+        options: JSON.stringify(optionsOf(call)),
+        aggregate: call.aggregate,
+        segments_max: call.segmentsMax,
+        actors: call.actors === undefined ? '' : call.actors ? 1 : 0,
+      }),
     }),
     decode: (raw): BoardPutReply => {
-      const reply = new Reply('tbRankBoardPut', raw);
-      const status = oneOfReply('tbRankBoardPut', reply.string(0), [
+      const reply = new NamedReply('tbRankBoardPut', PUT_REPLY, raw);
+      const status = oneOfReply('tbRankBoardPut', reply.string('status'), [
         'created',
         'updated',
         'unchanged',
@@ -63,22 +127,8 @@ export const BOARDS_FUNCTIONS = {
       ]);
       if (status === 'dropping')
         return { status: 'conflict', message: 'a deleted board of this name is still being dropped', dropping: true };
-      if (status === 'conflict') return { status, message: reply.expectLength(2).string(1) };
-      reply.expectLength(12);
-      return {
-        status,
-        version: reply.string(1),
-        windowsJson: reply.string(2),
-        shards: reply.number(3),
-        revision: reply.int(4),
-        mostShards: reply.number(5),
-        maxItems: reply.int(6) || null,
-        viewsJson: reply.string(7),
-        ...optionsFromReply('tbRankBoardPut', reply.string(8)),
-        aggregate: oneOfReply('tbRankBoardPut', reply.string(9), AGGREGATES),
-        segmentsMax: reply.int(10),
-        actors: reply.flag(11),
-      };
+      if (status === 'conflict') return { status, message: reply.string('message') };
+      return putConfig(reply, status);
     },
   }),
 
@@ -87,12 +137,16 @@ export const BOARDS_FUNCTIONS = {
     handler: 'board_delete',
     flags: ['allow-oom'],
     numberOfKeys: 1,
+    contract: { args: DELETE_ARGS, reply: DELETE_REPLY },
     build: (call: { keys: BoardKeys; nowMs: number; idemRetentionMs: number }) => ({
       keys: [call.keys.cfg()],
-      args: [call.nowMs, call.idemRetentionMs, RESEND_GUARD_MS],
+      args: callArgs(bareHeader(call.nowMs), DELETE_ARGS, {
+        idem_retention_ms: call.idemRetentionMs,
+        resend_retention_ms: RESEND_GUARD_MS,
+      }),
     }),
     /** true when the shard held a board (now detached) */
-    decode: (raw) => intReply('tbRankBoardDelete', raw) === 1,
+    decode: (raw) => new NamedReply('tbRankBoardDelete', DELETE_REPLY, raw).flag('held'),
   }),
 
   boardDropStep: typedFunction({
@@ -100,13 +154,14 @@ export const BOARDS_FUNCTIONS = {
     handler: 'board_drop_step',
     flags: ['allow-oom'],
     numberOfKeys: 1,
+    contract: { args: DROP_ARGS, reply: DROP_REPLY },
     build: (call: { keys: BoardKeys; budgetKeys: number }) => ({
       keys: [call.keys.cfg()],
-      args: [call.budgetKeys],
+      args: callArgs(bareHeader(0), DROP_ARGS, { budget_keys: call.budgetKeys }),
     }),
     decode: (raw): { done: boolean; unlinked: number } => {
-      const reply = new Reply('tbRankBoardDropStep', raw).expectLength(2);
-      return { done: reply.flag(0), unlinked: reply.int(1) };
+      const reply = new NamedReply('tbRankBoardDropStep', DROP_REPLY, raw);
+      return { done: reply.flag('done'), unlinked: reply.int('unlinked') };
     },
   }),
 
@@ -114,6 +169,7 @@ export const BOARDS_FUNCTIONS = {
     name: 'tbRankShardSync',
     handler: 'shard_sync',
     numberOfKeys: 1,
+    contract: { args: SYNC_ARGS, reply: SYNC_REPLY },
     build: (
       call: Partial<BoardOptionsConfig> & {
         keys: BoardKeys;
@@ -132,21 +188,25 @@ export const BOARDS_FUNCTIONS = {
       },
     ) => ({
       keys: [call.keys.cfg()],
-      args: [
-        call.version,
-        call.windowsJson,
-        call.shards,
-        call.revision,
-        call.nowMs,
-        call.maxItems ?? 0,
-        call.viewsJson,
-        call.aggregate ?? 'sum',
-        call.segmentsMax ?? 0,
-        call.actors ? 1 : 0,
-        JSON.stringify(optionsOf(call)),
-      ],
+      args: callArgs(bareHeader(call.nowMs), SYNC_ARGS, {
+        version: call.version,
+        windows: call.windowsJson,
+        shards: call.shards,
+        revision: call.revision,
+        max_items: call.maxItems ?? 0,
+        views: call.viewsJson,
+        aggregate: call.aggregate ?? 'sum',
+        segments_max: call.segmentsMax ?? 0,
+        actors: call.actors ? 1 : 0,
+        options: JSON.stringify(optionsOf(call)),
+      }),
     }),
-    decode: (raw) => oneOfReply('tbRankShardSync', raw, ['synced', 'unchanged', 'dropping']),
+    decode: (raw) =>
+      oneOfReply('tbRankShardSync', new NamedReply('tbRankShardSync', SYNC_REPLY, raw).string('status'), [
+        'synced',
+        'unchanged',
+        'dropping',
+      ]),
   }),
 };
 

@@ -1,7 +1,7 @@
-import { Reply } from '../../redis/replies';
+import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
-import { WindowCall, windowRead } from '../core/script-call';
+import { namedWindowRead, WindowCall } from '../core/script-call';
 import { parseSnapshotRows } from '../history/history.functions';
 import { sliceFunctions } from '../core/slice-functions';
 
@@ -34,6 +34,8 @@ export interface ArchiveRows {
 }
 
 const PAGE_FIELDS = 5;
+const ARCHIVE_ARGS = ['latest_sec', 'most_periods', 'skip_rows', 'most_rows'] as const;
+const ARCHIVE_REPLY = ['keeps', 'draining', 'kept', 'periods'] as const;
 
 /** Calendar windows' archives: each closed period's final standings, as one shard stored them. */
 export const CALENDAR_FUNCTIONS = {
@@ -42,30 +44,36 @@ export const CALENDAR_FUNCTIONS = {
     handler: 'archive_read',
     flags: ['allow-oom'],
     numberOfKeys: 3,
+    contract: { args: ARCHIVE_ARGS, reply: ARCHIVE_REPLY },
     build: (call: WindowCall & { latestSec: number | undefined; most: number; rows: ArchiveRows }) =>
-      windowRead(call, [call.latestSec ?? '', call.most, call.rows.skip, call.rows.most]),
+      namedWindowRead(call, ARCHIVE_ARGS, {
+        latest_sec: call.latestSec,
+        most_periods: call.most,
+        skip_rows: call.rows.skip,
+        most_rows: call.rows.most,
+      }),
     /**
      * keeps: the window keeps archives; draining: an archive of this shard is still being taken; kept:
      * the start of every period this shard keeps; archives newest first, a page of rows each
      */
     decode: (raw): ArchiveReadReply => {
-      const reply = new Reply('tbRankArchiveRead', raw).expectLength(1, true);
-      if (reply.length === 1) return { keeps: reply.flag(0), draining: false, kept: [], archives: [] };
-      if ((reply.length - 3) % PAGE_FIELDS !== 0) {
-        throw reply.unexpected(reply.length - 1, 'period start, rows, skipped, ahead, more per period');
+      const reply = new NamedReply('tbRankArchiveRead', ARCHIVE_REPLY, raw);
+      const periods = reply.nested('periods');
+      if (periods.length % PAGE_FIELDS !== 0) {
+        throw periods.unexpected(periods.length - 1, 'period start, rows, skipped, ahead, more per period');
       }
       return {
-        keeps: reply.flag(0),
-        draining: reply.flag(1),
-        kept: reply.nested(2).intsFrom(0),
-        archives: Array.from({ length: (reply.length - 3) / PAGE_FIELDS }, (_, i) => {
-          const at = 3 + PAGE_FIELDS * i;
+        keeps: reply.flag('keeps'),
+        draining: reply.flag('draining'),
+        kept: reply.nested('kept').intsFrom(0),
+        archives: Array.from({ length: periods.length / PAGE_FIELDS }, (_, i) => {
+          const at = PAGE_FIELDS * i;
           return {
-            atSec: reply.int(at),
-            rows: parseSnapshotRows(reply.string(at + 1)),
-            skipped: reply.int(at + 2),
-            ahead: reply.int(at + 3),
-            more: reply.flag(at + 4),
+            atSec: periods.int(at),
+            rows: parseSnapshotRows(periods.string(at + 1)),
+            skipped: periods.int(at + 2),
+            ahead: periods.int(at + 3),
+            more: periods.flag(at + 4),
           };
         }),
       };

@@ -3,7 +3,7 @@ import { Reply } from '../../redis/replies';
 import { IDEM_LIBRARY, KEYS_LIBRARY, ScriptCall } from '../../redis/scripts';
 import { OPTION_LUA_MODULES } from '../options/registry';
 import { IdemCall } from '../../redis/idempotency';
-import { callArgs, NamedArgs } from '../../redis/function-args';
+import { CallHeader, callArgs, NamedArgs } from '../../redis/function-args';
 import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
 import type { ScoredItem } from './ranking.types';
 import { slotRule, WindowConfig } from './window-math';
@@ -69,6 +69,19 @@ export function boardArgs(
   windowArgs = windowArgsOf(call.board.config.windows, call.nowMs),
 ): Array<string | number> {
   return [call.board.config.version, call.nowMs, call.budgetFields, ...windowArgs];
+}
+
+/** The named header of a call on every window of a board's shard (the layout boardArgs writes). */
+export function boardHeader(call: BoardCall): CallHeader {
+  return {
+    version: call.board.config.version,
+    nowMs: call.nowMs,
+    budget: call.budgetFields,
+    windows: call.board.config.windows.map((window) => ({
+      ...slotRule(window, call.nowMs),
+      createdAtMs: window.createdAtMs,
+    })),
+  };
 }
 
 /** The single-window reads: [cfg, slots, top] and [version, now, budget, period, interval, origin, ...extra]. */

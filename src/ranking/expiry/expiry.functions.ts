@@ -1,8 +1,9 @@
-import { flagReply, intReply, Reply } from '../../redis/replies';
+import { bareHeader, callArgs } from '../../redis/function-args';
+import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { SEGMENTS_EXPIRED_PER_CALL } from '../core/ranking.limits';
 import type { RankingKeys } from '../core/ranking.keys';
-import { BoardCall, boardArgs } from '../core/script-call';
+import { BoardCall, boardHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** What an expire call left: expired data still to drain, and when the shard next has something to expire. */
@@ -18,6 +19,15 @@ export interface DueClaim {
   boards: string[];
 }
 
+const EXPIRE_ARGS = ['segments_per_call'] as const;
+const EXPIRE_REPLY = ['draining', 'next_due_ms'] as const;
+const CLAIM_ARGS = ['lease_ms', 'most', 'due_by_ms'] as const;
+const CLAIM_REPLY = ['lease_end_ms', 'boards'] as const;
+const COMPLETE_ARGS = ['lease_end_ms', 'visited'] as const;
+const COMPLETE_REPLY = ['completed'] as const;
+const TURN_ARGS = ['interval_ms'] as const;
+const TURN_REPLY = ['turn'] as const;
+
 /** Expiry: draining a shard's expired slots, and the due index the scheduler claims boards from. */
 export const EXPIRY_FUNCTIONS = {
   expire: typedFunction({
@@ -25,14 +35,15 @@ export const EXPIRY_FUNCTIONS = {
     handler: 'expire',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
+    contract: { args: EXPIRE_ARGS, reply: EXPIRE_REPLY },
     build: (call: BoardCall) => ({
       keys: call.shard.allKeys,
-      args: [...boardArgs(call), SEGMENTS_EXPIRED_PER_CALL],
+      args: callArgs(boardHeader(call), EXPIRE_ARGS, { segments_per_call: SEGMENTS_EXPIRED_PER_CALL }),
     }),
     decode: (raw): ExpireReply => {
-      const reply = new Reply('tbRankExpire', raw).expectLength(2);
-      const nextDueMs = reply.int(1);
-      return { draining: reply.flag(0), nextDueMs: nextDueMs === 0 ? null : nextDueMs };
+      const reply = new NamedReply('tbRankExpire', EXPIRE_REPLY, raw);
+      const nextDueMs = reply.int('next_due_ms');
+      return { draining: reply.flag('draining'), nextDueMs: nextDueMs === 0 ? null : nextDueMs };
     },
   }),
 
@@ -41,15 +52,21 @@ export const EXPIRY_FUNCTIONS = {
     handler: 'due_claim',
     flags: ['allow-oom'],
     numberOfKeys: 2,
+    contract: { args: CLAIM_ARGS, reply: CLAIM_REPLY },
     build: (call: { keys: RankingKeys; nowMs: number; leaseMs: number; most: number; dueByMs: number }) => ({
       keys: [call.keys.dueIndex(), call.keys.dueLeases()],
-      args: [call.nowMs, call.leaseMs, call.most, call.dueByMs],
+      args: callArgs(bareHeader(call.nowMs), CLAIM_ARGS, {
+        lease_ms: call.leaseMs,
+        most: call.most,
+        due_by_ms: call.dueByMs,
+      }),
     }),
     decode: (raw): DueClaim => {
-      const reply = new Reply('tbRankDueClaim', raw).expectLength(1, true);
+      const reply = new NamedReply('tbRankDueClaim', CLAIM_REPLY, raw);
+      const boards = reply.nested('boards');
       return {
-        leaseEndMs: reply.int(0),
-        boards: Array.from({ length: reply.length - 1 }, (_, i) => reply.string(1 + i)),
+        leaseEndMs: reply.int('lease_end_ms'),
+        boards: Array.from({ length: boards.length }, (_, i) => boards.string(i)),
       };
     },
   }),
@@ -59,12 +76,16 @@ export const EXPIRY_FUNCTIONS = {
     handler: 'due_complete',
     flags: ['allow-oom'],
     numberOfKeys: 2,
+    contract: { args: COMPLETE_ARGS, reply: COMPLETE_REPLY },
     build: (call: { keys: RankingKeys; leaseEndMs: number; visited: Map<string, number | null> }) => ({
       keys: [call.keys.dueIndex(), call.keys.dueLeases()],
-      args: [call.leaseEndMs, ...[...call.visited].flatMap(([board, nextDueMs]) => [board, nextDueMs ?? 0])],
+      args: callArgs(bareHeader(0), COMPLETE_ARGS, {
+        lease_end_ms: call.leaseEndMs,
+        visited: JSON.stringify([...call.visited].map(([board, nextDueMs]) => [board, nextDueMs ?? 0])),
+      }),
     }),
     /** boards completed */
-    decode: (raw) => intReply('tbRankDueComplete', raw),
+    decode: (raw) => new NamedReply('tbRankDueComplete', COMPLETE_REPLY, raw).int('completed'),
   }),
 
   sweepTurn: typedFunction({
@@ -72,12 +93,13 @@ export const EXPIRY_FUNCTIONS = {
     handler: 'sweep_turn',
     flags: ['allow-oom'],
     numberOfKeys: 1,
+    contract: { args: TURN_ARGS, reply: TURN_REPLY },
     build: (call: { keys: RankingKeys; nowMs: number; intervalMs: number }) => ({
       keys: [call.keys.dueSweep()],
-      args: [call.nowMs, call.intervalMs],
+      args: callArgs(bareHeader(call.nowMs), TURN_ARGS, { interval_ms: call.intervalMs }),
     }),
     /** true: this caller sweeps now */
-    decode: (raw) => flagReply('tbRankSweepTurn', raw),
+    decode: (raw) => new NamedReply('tbRankSweepTurn', TURN_REPLY, raw).flag('turn'),
   }),
 };
 

@@ -1,7 +1,7 @@
-import { Reply } from '../../redis/replies';
+import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
-import { WindowCall, windowRead } from '../core/script-call';
+import { namedWindowRead, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** A snapshot as one shard stored it: its boundary (unix s) and rows, best first. */
@@ -29,6 +29,15 @@ export function parseSnapshotRows(packed: string): ScoredItem[] {
     });
 }
 
+const READ_ARGS = ['at_sec'] as const;
+const READ_REPLY = ['keeps', 'found', 'boundary', 'rows'] as const;
+const ITEM_ARGS = ['item', 'from_sec', 'to_sec', 'most_snapshots'] as const;
+const ITEM_REPLY = ['keeps', 'next_sec', 'points'] as const;
+const CUT_ARGS = ['at_sec', 'last_score', 'last_item'] as const;
+const CUT_REPLY = ['cut'] as const;
+const COUNT_ARGS = ['points'] as const;
+const COUNT_REPLY = ['counts'] as const;
+
 /** Snapshot reads: a window's snapshot at a time, an item through the snapshots, rows above scores in them. */
 export const HISTORY_FUNCTIONS = {
   historyRead: typedFunction({
@@ -36,13 +45,14 @@ export const HISTORY_FUNCTIONS = {
     handler: 'history_read',
     flags: ['allow-oom'],
     numberOfKeys: 3,
-    build: (call: WindowCall & { atSec: number | undefined }) => windowRead(call, [call.atSec ?? '']),
+    contract: { args: READ_ARGS, reply: READ_REPLY },
+    build: (call: WindowCall & { atSec: number | undefined }) =>
+      namedWindowRead(call, READ_ARGS, { at_sec: call.atSec }),
     /** keeps: the window keeps snapshots; snapshot: the one found (undefined: none) */
     decode: (raw): { keeps: boolean; snapshot?: StoredSnapshot } => {
-      const reply = new Reply('tbRankHistoryRead', raw).expectLength(1, true);
-      if (reply.length === 1) return { keeps: reply.flag(0) };
-      reply.expectLength(3);
-      return { keeps: true, snapshot: { atSec: reply.int(1), rows: parseSnapshotRows(reply.string(2)) } };
+      const reply = new NamedReply('tbRankHistoryRead', READ_REPLY, raw);
+      if (!reply.flag('found')) return { keeps: reply.flag('keeps') };
+      return { keeps: true, snapshot: { atSec: reply.int('boundary'), rows: parseSnapshotRows(reply.string('rows')) } };
     },
   }),
 
@@ -51,19 +61,26 @@ export const HISTORY_FUNCTIONS = {
     handler: 'history_item',
     flags: ['allow-oom'],
     numberOfKeys: 3,
+    contract: { args: ITEM_ARGS, reply: ITEM_REPLY },
     build: (call: WindowCall & { item: string; fromSec: number; toSec: number; mostSnapshots: number }) =>
-      windowRead(call, [call.item, call.fromSec, call.toSec, call.mostSnapshots]),
+      namedWindowRead(call, ITEM_ARGS, {
+        item: call.item,
+        from_sec: call.fromSec,
+        to_sec: call.toSec,
+        most_snapshots: call.mostSnapshots,
+      }),
     /** nextSec: the boundary the next page starts at (null: the range is answered) */
     decode: (raw): { keeps: boolean; nextSec: number | null; points: SnapshotPoint[] } => {
-      const reply = new Reply('tbRankHistoryItem', raw).expectLength(2, true);
-      if ((reply.length - 2) % 3 !== 0) throw reply.unexpected(reply.length - 1, 'triples of boundary, score, above');
+      const reply = new NamedReply('tbRankHistoryItem', ITEM_REPLY, raw);
+      const points = reply.nested('points');
+      if (points.length % 3 !== 0) throw points.unexpected(points.length - 1, 'triples of boundary, score, above');
       return {
-        keeps: reply.flag(0),
-        nextSec: reply.int(1) || null,
-        points: Array.from({ length: (reply.length - 2) / 3 }, (_, i) => ({
-          atSec: reply.int(2 + 3 * i),
-          score: reply.number(3 + 3 * i),
-          above: reply.int(4 + 3 * i),
+        keeps: reply.flag('keeps'),
+        nextSec: reply.int('next_sec') || null,
+        points: Array.from({ length: points.length / 3 }, (_, i) => ({
+          atSec: points.int(3 * i),
+          score: points.number(1 + 3 * i),
+          above: points.int(2 + 3 * i),
         })),
       };
     },
@@ -75,10 +92,11 @@ export const HISTORY_FUNCTIONS = {
     // Shortens a snapshot (frees memory): it runs on a full Redis too.
     flags: ['allow-oom'],
     numberOfKeys: 3,
+    contract: { args: CUT_ARGS, reply: CUT_REPLY },
     build: (call: WindowCall & { atSec: number; last: ScoredItem }) =>
-      windowRead(call, [call.atSec, call.last.score, call.last.item]),
+      namedWindowRead(call, CUT_ARGS, { at_sec: call.atSec, last_score: call.last.score, last_item: call.last.item }),
     /** the rows cut */
-    decode: (raw) => new Reply('tbRankSnapshotCut', raw).expectLength(1).int(0),
+    decode: (raw) => new NamedReply('tbRankSnapshotCut', CUT_REPLY, raw).int('cut'),
   }),
 
   historyCount: typedFunction({
@@ -86,15 +104,16 @@ export const HISTORY_FUNCTIONS = {
     handler: 'history_count',
     flags: ['allow-oom'],
     numberOfKeys: 3,
+    contract: { args: COUNT_ARGS, reply: COUNT_REPLY },
     build: (call: WindowCall & { points: Array<{ atSec: number; score: number }> }) =>
-      windowRead(
-        call,
-        call.points.flatMap((point) => [point.atSec, point.score]),
-      ),
+      namedWindowRead(call, COUNT_ARGS, {
+        points: JSON.stringify(call.points.map((point) => [point.atSec, point.score])),
+      }),
     /** rows above each point's score in this shard's snapshot at or before its time */
     decode: (raw, call) => {
-      const reply = new Reply('tbRankHistoryCount', raw).expectLength(call.points.length);
-      return call.points.map((_, i) => reply.int(i));
+      const counts = new NamedReply('tbRankHistoryCount', COUNT_REPLY, raw).nested('counts');
+      counts.expectLength(call.points.length);
+      return call.points.map((_, i) => counts.int(i));
     },
   }),
 };

@@ -1,10 +1,14 @@
 import { decodeIdempotent, IdemCall, idemArgs } from '../../redis/idempotency';
-import { Reply } from '../../redis/replies';
+import { bareHeader, callArgs } from '../../redis/function-args';
+import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { ShardKeys } from '../core/board';
 import { BoardCall } from '../core/script-call';
 import { itemDataOf } from '../core/item-data';
 import { sliceFunctions } from '../core/slice-functions';
+
+const DATA_READ_ARGS = ['items'] as const;
+const DATA_READ_REPLY = ['data'] as const;
 
 /** Item data of one shard: a retry-safe write (json null: remove), and the data of listed items. */
 export const ITEMS_FUNCTIONS = {
@@ -33,8 +37,13 @@ export const ITEMS_FUNCTIONS = {
     handler: 'item_data_read',
     flags: ['no-writes'],
     numberOfKeys: 1,
-    build: (call: { shard: ShardKeys; items: string[] }) => ({ keys: [call.shard.keys.cfg()], args: call.items }),
-    decode: (raw, call) => itemDataOf(new Reply('tbRankItemDataRead', raw), call.items.length),
+    contract: { args: DATA_READ_ARGS, reply: DATA_READ_REPLY },
+    build: (call: { shard: ShardKeys; items: string[] }) => ({
+      keys: [call.shard.keys.cfg()],
+      args: callArgs(bareHeader(0), DATA_READ_ARGS, { items: JSON.stringify(call.items) }),
+    }),
+    decode: (raw, call) =>
+      itemDataOf(new NamedReply('tbRankItemDataRead', DATA_READ_REPLY, raw).nested('data'), call.items.length),
   }),
 };
 

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { Reply } from '../../redis/replies';
+import type { NamedArgs } from '../../redis/function-args';
+import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
-import { rowsOf, WindowCall, windowRead } from '../core/script-call';
+import { namedWindowRead, rowsOf, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** A span read of one shard: the window, the span's length and the most slot fields it may sum. */
@@ -34,33 +35,56 @@ export type SpanFigures =
       after: ScoredItem[];
     };
 
-function questionArgs(question: SpanQuestion): Array<string | number> {
+const SPAN_ARGS = ['span_sec', 'most_fields', 'mode', 'item', 'score', 'offset', 'count', 'radius'] as const;
+const SPAN_REPLY = [
+  'summed',
+  'fields',
+  'listed',
+  'higher_than_first',
+  'score',
+  'position',
+  'above',
+  'above_first',
+  'before',
+  'rows',
+] as const;
+
+type SpanReplyFields = NamedReply<(typeof SPAN_REPLY)[number]>;
+
+/** The question's own arguments (the mode's; the others are sent empty). */
+function questionArgs(question: SpanQuestion): Omit<NamedArgs<typeof SPAN_ARGS>, 'span_sec' | 'most_fields'> {
   switch (question.mode) {
     case 'head':
-      return ['head', question.offset, question.count];
+      return { mode: 'head', item: '', score: '', offset: question.offset, count: question.count, radius: '' };
     case 'count':
-      return ['count', question.item, question.score ?? ''];
+      return { mode: 'count', item: question.item, score: question.score, offset: '', count: '', radius: '' };
     case 'near':
-      return ['near', question.item, question.score ?? '', question.radius];
+      return {
+        mode: 'near',
+        item: question.item,
+        score: question.score,
+        offset: '',
+        count: '',
+        radius: question.radius,
+      };
   }
 }
 
-function figuresOf(reply: Reply, question: SpanQuestion): SpanFigures {
+function figuresOf(reply: SpanReplyFields, question: SpanQuestion): SpanFigures {
   switch (question.mode) {
     case 'head':
-      return { mode: 'head', higherThanFirst: reply.int(3), rows: rowsOf(reply, 4) };
+      return { mode: 'head', higherThanFirst: reply.int('higher_than_first'), rows: rowsOf(reply.nested('rows'), 0) };
     case 'count':
-      reply.expectLength(5);
-      return { mode: 'count', score: reply.number(3), above: reply.int(4) };
+      return { mode: 'count', score: reply.number('score'), above: reply.int('above') };
     case 'near': {
-      const rows = rowsOf(reply, 8);
-      const beforeCount = reply.int(7);
+      const rows = rowsOf(reply.nested('rows'), 0);
+      const beforeCount = reply.int('before');
       return {
         mode: 'near',
-        score: reply.number(3),
-        position: reply.int(4),
-        above: reply.int(5),
-        aboveFirst: reply.int(6),
+        score: reply.number('score'),
+        position: reply.int('position'),
+        above: reply.int('above'),
+        aboveFirst: reply.int('above_first'),
         before: rows.slice(0, beforeCount),
         after: rows.slice(beforeCount),
       };
@@ -79,13 +103,22 @@ export const SPANS_FUNCTIONS = {
     // Sums slots and expires nothing: a read of any node, replicas included (FCALL_RO).
     flags: ['no-writes'],
     numberOfKeys: 3,
+    contract: { args: SPAN_ARGS, reply: SPAN_REPLY },
     build: (call: SpanCall & { question: SpanQuestion }) =>
-      windowRead(call, [call.spanSec, call.mostFields, ...questionArgs(call.question)]),
+      namedWindowRead(call, SPAN_ARGS, {
+        span_sec: call.spanSec,
+        most_fields: call.mostFields,
+        ...questionArgs(call.question),
+      }),
     decode: (raw, call): SpanReply => {
-      const reply = new Reply('tbRankReadSpan', raw).expectLength(2, true);
-      if (!reply.flag(0)) return { costly: true, fields: reply.int(1) };
-      reply.expectLength(4, true);
-      return { costly: false, fields: reply.int(1), listed: reply.int(2), ...figuresOf(reply, call.question) };
+      const reply = new NamedReply('tbRankReadSpan', SPAN_REPLY, raw);
+      if (!reply.flag('summed')) return { costly: true, fields: reply.int('fields') };
+      return {
+        costly: false,
+        fields: reply.int('fields'),
+        listed: reply.int('listed'),
+        ...figuresOf(reply, call.question),
+      };
     },
   }),
 };

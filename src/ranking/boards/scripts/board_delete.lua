@@ -1,16 +1,15 @@
--- requires: call_state, idempotency, keyspace
+-- requires: call_state, idempotency, keyspace, reader
 -- board_delete: detaches one shard of a board in O(1): its config hash is renamed "<tag>:dropcfg", so
 -- every read and write of the shard (version_error) finds no board from this call on, and the stored
 -- answers of the board go. Its other keys (slot hashes of every window, segments' windows, snapshots,
 -- views, likes, contributions...) stay for board_drop_step, which unlinks them in bounded calls from
 -- the windows and views the renamed config names. While "<tag>:dropcfg" exists, board_put and
 -- shard_sync on the shard refuse, so a board of the same name never sees the old keys.
--- KEYS: 1
--- KEYS[1]        board config hash
--- ARGV[1]        now, unix milliseconds
--- ARGV[2]        idempotency retention (ms): the stored answers of the board go too
--- ARGV[3]        retention (ms) of the keys the service gives Cluster writes (RESEND_GUARD_MS): those too
--- Reply: 1 when the shard held a board, else 0
+-- Keys: cfg (board config hash)
+-- Args (reader.read_call, CALLS.board_delete): the header (no config version, now, no windows), then
+--   idem_retention_ms    idempotency retention: the stored answers of the board go too
+--   resend_retention_ms  retention of the keys the service gives Cluster writes (RESEND_GUARD_MS): those too
+-- Reply (reader.answer, CALLS.board_delete): held (1 when the shard held a board, else 0)
 
 -- A config left by an earlier drop still running and a late copy (a shard_sync that raced the
 -- delete): the drop must reach the keys of both, so the renamed config names the windows and views of both.
@@ -28,15 +27,16 @@ end
 
 local function board_delete(keys, args)
   call_state.begin_call(keys, args)
-  local cfg_key = KEYS[1]
-  idempotency.idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[2]))
-  idempotency.idem_forget(cfg_key, 'cfg', tonumber(ARGV[1]), tonumber(ARGV[3]))
-  if redis.call('HEXISTS', cfg_key, 'windows') == 0 then return 0 end
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.board_delete)
+  idempotency.idem_forget(cfg_key, 'cfg', header.now_ms, tonumber(arg.idem_retention_ms))
+  idempotency.idem_forget(cfg_key, 'cfg', header.now_ms, tonumber(arg.resend_retention_ms))
+  if redis.call('HEXISTS', cfg_key, 'windows') == 0 then return reader.answer(CALLS.board_delete, { held = 0 }) end
   local drop_key = keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')
   if redis.call('EXISTS', drop_key) == 1 then
     board_detach_merge(cfg_key, drop_key)
   else
     redis.call('RENAME', cfg_key, drop_key)
   end
-  return 1
+  return reader.answer(CALLS.board_delete, { held = 1 })
 end

@@ -1,14 +1,15 @@
--- requires: board_views, call_state, item_data, keyspace
+-- requires: board_views, call_state, item_data, keyspace, reader
 -- board_drop_step: unlinks at most about `budget` keys of a shard detached by board_delete, so no call
 -- holds Redis long however many slots, segments and snapshots the board had. The progress is the data
 -- itself: each index (a window's slots and snapshots, the segment indexes) loses the members whose keys
 -- went in the same call, so a step is safe to repeat, to run on two instances at once and to resume
 -- after a restart. Segments go first (each segment's windows, history and views, then its entries in
 -- the segment indexes), then the board's windows, then the shard's own keys and last the renamed config.
--- KEYS: 1
--- KEYS[1]        board config hash (its renamed copy "<tag>:dropcfg" names the windows and views)
--- ARGV[1]        budget: most keys to unlink in this call (a few more when a window's last keys go together)
--- Reply: { done (1: nothing of the shard is left), keys unlinked }
+-- Keys: cfg (board config hash; its renamed copy "<tag>:dropcfg" names the windows and views)
+-- Args (reader.read_call, CALLS.board_drop_step): the header (no config version, now 0: a step reads no
+--   clock, no windows), then budget_keys: most keys to unlink in this call (a few more when a window's
+--   last keys go together)
+-- Reply (reader.answer, CALLS.board_drop_step): done (1: nothing of the shard is left), unlinked (keys)
 
 local DROP_UNLINK_CHUNK = 500
 
@@ -92,17 +93,18 @@ end
 
 local function board_drop_step(keys, args)
   call_state.begin_call(keys, args)
-  local cfg_key = KEYS[1]
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.board_drop_step)
   local drop_key = keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')
-  local budget = tonumber(ARGV[1])
-  if redis.call('EXISTS', drop_key) == 0 then return { 1, 0 } end
+  local budget = tonumber(arg.budget_keys)
+  if redis.call('EXISTS', drop_key) == 0 then return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = 0 }) end
   local windows = cjson.decode(redis.call('HGET', drop_key, 'windows') or '[]')
   local views = cjson.decode(redis.call('HGET', drop_key, 'views') or '[]')
   local left, done = drop_segments(cfg_key, windows, views, budget)
   if done then left, done = drop_windows_of(cfg_key, windows, views, '', left) end
-  if not done then return { 0, budget - left } end
+  if not done then return reader.answer(CALLS.board_drop_step, { done = 0, unlinked = budget - left }) end
   drop_unlink({ keyspace.sibling_key(cfg_key, 'cfg', 'likes'), item_data.item_data_key(cfg_key), keyspace.sibling_key(cfg_key, 'cfg', 'likesegs'),
     keyspace.sibling_key(cfg_key, 'cfg', 'segs'), keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), keyspace.sibling_key(cfg_key, 'cfg', 'seghist'),
     keyspace.sibling_key(cfg_key, 'cfg', 'segnames'), keyspace.sibling_key(cfg_key, 'cfg', 'blocked'), keyspace.sibling_key(cfg_key, 'cfg', 'segclaims'), drop_key })
-  return { 1, budget - left + 8 }
+  return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 8 })
 end

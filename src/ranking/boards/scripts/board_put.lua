@@ -1,4 +1,4 @@
--- requires: board_views, call_state, hooks, item_data, keyspace, snapshot, window
+-- requires: board_views, call_state, hooks, item_data, keyspace, reader, snapshot, window
 -- board_put: creates a board or changes its windows, atomically. A window whose period or interval
 -- would change, a window that would be removed, or a change of shards is refused unless `reset`,
 -- which drops that window's data (a change of shards drops every window's data: items move between
@@ -8,51 +8,77 @@
 -- A window's `snapshots` ({ keep, top }) may change freely: its history then starts afresh.
 -- Every change bumps `revision` (so shard_sync never applies an older config over a newer one) and
 -- `maxShards` remembers the most shards the board ever had (so leftover shards can always be found).
--- KEYS: 1
 -- A change of maxItems (most items the board holds; kept when not given) is a change like any other
 -- (a new version and revision); the write scripts read it from the config hash, never from a cache.
--- KEYS[1]        board config hash: version, revision, windows (JSON), shards, maxShards, createdAtMs,
---                maxItems (absent: no cap)
--- ARGV[1]        requested windows, JSON array of { name, periodSec, intervalSec, snapshots?, calendar? }
--- ARGV[2]        requested shards, or "" to keep the stored count (1 for a new board)
--- ARGV[3]        version to store if anything changes (unique per change)
--- ARGV[4]        reset: 1 to drop the data of changed or removed windows, else 0
--- ARGV[5]        now, unix milliseconds
--- ARGV[6]        requested maxItems, or "" to keep the stored one (none for a new board)
--- ARGV[7]        views, JSON array (see views_lib; "[]": none), checked against the windows by the app
--- ARGV[8]        the board options' settings, JSON object by field (src/ranking/options/; a field
---                absent keeps the stored setting, the default for a new board); each option plans,
---                refuses and stores its own through the config hooks (hooks_lib)
--- ARGV[9]        requested aggregate (sum, max, min, last), or "" to keep the stored one (sum for a new
---                board; stored only when not sum, so a sum board's config is as before aggregates). A
---                change drops every window's data (the slots hold another kind of value), so it is
---                refused unless `reset`, like a change of shards.
--- ARGV[10]       requested segments.max, or "" to keep the stored one (none for a new board): most live
---                segments per shard, read by the writes from their args (the version vouches for it)
--- ARGV[11]       requested actors: "1" (events may name an actor, actor_lib), "0", or "" to keep the
---                stored setting (off for a new board); stored as the field `actors` when on
--- Reply: { "dropping" } while a deleted board of the name is still being dropped (board_delete), or
---        { status, version, windows JSON, shards, revision, most shards ever, maxItems (0: none), views
---        JSON, options' settings JSON, aggregate, segments.max (0: none), actors (0|1) } with status created | unchanged | updated, or
---        { "conflict", message }
+-- Keys: cfg (board config hash: version, revision, windows (JSON), shards, maxShards, createdAtMs,
+--       maxItems (absent: no cap))
+-- Args (reader.read_call, CALLS.board_put): the header (no config version, now, no windows), then
+--   windows       requested windows, JSON array of { name, periodSec, intervalSec, snapshots?, calendar? }
+--   shards        requested shards, or "" to keep the stored count (1 for a new board)
+--   new_version   version to store if anything changes (unique per change)
+--   reset         1 to drop the data of changed or removed windows, else 0
+--   max_items     requested maxItems, or "" to keep the stored one (none for a new board)
+--   views         views, JSON array (see views_lib; "[]": none), checked against the windows by the app
+--   options       the board options' settings, JSON object by field (src/ranking/options/; a field
+--                 absent keeps the stored setting, the default for a new board); each option plans,
+--                 refuses and stores its own through the config hooks (hooks_lib)
+--   aggregate     requested aggregate (sum, max, min, last), or "" to keep the stored one (sum for a new
+--                 board; stored only when not sum, so a sum board's config is as before aggregates). A
+--                 change drops every window's data (the slots hold another kind of value), so it is
+--                 refused unless `reset`, like a change of shards.
+--   segments_max  requested segments.max, or "" to keep the stored one (none for a new board): most live
+--                 segments per shard, read by the writes from their args (the version vouches for it)
+--   actors        requested actors: "1" (events may name an actor, actor_lib), "0", or "" to keep the
+--                 stored setting (off for a new board); stored as the field `actors` when on
+-- Reply (reader.answer, CALLS.board_put): status (created | updated | unchanged | conflict | dropping:
+--   a deleted board of the name is still being dropped (board_delete)), message (a conflict's), and for
+--   the first three the stored config: version, windows (JSON), shards, revision, most_shards (ever),
+--   max_items (0: none), views (JSON), options (settings JSON), aggregate, segments_max (0: none),
+--   actors (0|1); a refusal answers them empty.
 -- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
 -- from its windows' live slots in this call (views_reconcile); a removed view's keys go.
 -- The request, read from the call's args.
-local function board_request()
+local function board_request(cfg_key, header, arg)
   return {
-    cfg_key = KEYS[1],
-    wanted = cjson.decode(ARGV[1]),
-    shards = ARGV[2],
-    new_version = ARGV[3],
-    reset = ARGV[4] == '1',
-    now_ms = tonumber(ARGV[5]),
-    max_items = ARGV[6],
-    views_json = ARGV[7],
-    options = cjson.decode(ARGV[8]),
-    aggregate = ARGV[9],
-    segments_max = ARGV[10],
-    actors = ARGV[11],
+    cfg_key = cfg_key,
+    wanted = cjson.decode(arg.windows),
+    shards = arg.shards,
+    new_version = arg.new_version,
+    reset = arg.reset == '1',
+    now_ms = header.now_ms,
+    max_items = arg.max_items,
+    views_json = arg.views,
+    options = cjson.decode(arg.options),
+    aggregate = arg.aggregate,
+    segments_max = arg.segments_max,
+    actors = arg.actors,
   }
+end
+
+-- The stored config as board_put answers it.
+local function board_answer(r, status, version, windows_json, shards, revision, most_shards)
+  return reader.answer(CALLS.board_put, {
+    status = status,
+    message = '',
+    version = version,
+    windows = windows_json,
+    shards = shards,
+    revision = revision,
+    most_shards = most_shards,
+    max_items = tonumber(r.max_items) or 0,
+    views = r.views_json,
+    options = cjson.encode(r.options),
+    aggregate = r.aggregate,
+    segments_max = tonumber(r.segments_max) or 0,
+    actors = tonumber(r.actors),
+  })
+end
+
+-- A PUT that wrote nothing (conflict, dropping): its status and message, the config fields empty.
+local function board_refusal(status, message)
+  return reader.answer(CALLS.board_put, { status = status, message = message, version = '', windows = '',
+    shards = 0, revision = 0, most_shards = 0, max_items = 0, views = '', options = '', aggregate = '',
+    segments_max = 0, actors = 0 })
 end
 
 -- Stores the actors setting (the field `actors`, absent when off).
@@ -102,8 +128,7 @@ local function board_create(r)
   board_store_actors(r)
   snapshot.store_snapshot_confs(r.cfg_key, r.wanted)
   board_store_views(r, nil, {})
-  return { 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards, tonumber(r.max_items) or 0, r.views_json, cjson.encode(r.options),
-    r.aggregate, tonumber(r.segments_max) or 0, tonumber(r.actors) }
+  return board_answer(r, 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards)
 end
 
 -- What a window counts, as a string to compare: "<period>s/<interval>s", or a calendar window's
@@ -202,26 +227,26 @@ local function board_update(r, plan)
   board_store_views(r, plan.stored_views, dropped)
   if #plan.to_drop > 0 then item_data.prune_item_data(cfg_key) end
   board_store_options(r)
-  return { 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, cjson.encode(r.options),
-    r.aggregate, tonumber(r.segments_max) or 0, tonumber(r.actors) }
+  return board_answer(r, 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards)
 end
 
 local function board_put(keys, args)
   call_state.begin_call(keys, args)
-  local r = board_request()
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.board_put)
+  local r = board_request(cfg_key, header, arg)
   -- A board of the same name deleted and not yet dropped (board_drop_step): its keys would show through.
-  if redis.call('EXISTS', keyspace.sibling_key(r.cfg_key, 'cfg', 'dropcfg')) == 1 then return { 'dropping' } end
+  if redis.call('EXISTS', keyspace.sibling_key(r.cfg_key, 'cfg', 'dropcfg')) == 1 then return board_refusal('dropping', '') end
   local stored = redis.call('HGET', r.cfg_key, 'windows')
   if not stored then return board_create(r) end
   local plan = board_plan(r, stored)
   if #plan.problems > 0 then
     table.sort(plan.problems)
-    return { 'conflict', table.concat(plan.problems, '; ') .. ' (use ?reset=true to drop that data)' }
+    return board_refusal('conflict', table.concat(plan.problems, '; ') .. ' (use ?reset=true to drop that data)')
   end
   if not plan.changed then
-    return { 'unchanged', redis.call('HGET', r.cfg_key, 'version'), stored, r.shards,
-      tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards, tonumber(r.max_items) or 0, r.views_json, cjson.encode(r.options),
-      r.aggregate, tonumber(r.segments_max) or 0, tonumber(r.actors) }
+    return board_answer(r, 'unchanged', redis.call('HGET', r.cfg_key, 'version'), stored, r.shards,
+      tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards)
   end
   return board_update(r, plan)
 end

@@ -1,30 +1,27 @@
--- requires: archive, call_state, keyspace, snapshot, window
+-- requires: archive, call_state, keyspace, reader, snapshot, window
 -- archive_read: a page of rows of a calendar window's archives (its closed periods' final standings,
 -- snapshot_lib keeps them under each period's start), newest first, taking the archive of a period end
 -- this call is the first to cross and draining one chunk of the window, which writes its pending
 -- archive on (archive_lib). Only the rows asked for are answered: they are cut out of each period's
 -- text by the positions its rows store (archive_page), never the whole text.
--- KEYS: 3
--- KEYS[1]        board config hash (holds the config version and which windows keep archives)
--- KEYS[2]        the window's slots index zset (its archive keys are its siblings: snapshot_lib)
--- KEYS[3]        the window's results zset
--- ARGV[1]        config version the caller built its keys from
--- ARGV[2]        now, unix milliseconds
--- ARGV[3]        expiry budget: most expired-slot fields (and archive rows) this call drains
--- ARGV[4] .. ARGV[6]: the window's current period length (s, twice) and start (window_lib)
--- ARGV[7]        only periods starting at or before this time (unix s); "" for the newest
--- ARGV[8]        most periods answered
--- ARGV[9]        rows of each period to skip (best first)
--- ARGV[10]       most rows of each period answered after them
--- Reply: { keeps (0|1): the window keeps archives, draining (0|1): an archive of this shard is still
---          being taken (its period is not listed yet), { the start of every period this shard keeps
---          (unix s, oldest first) },
---          then per period, newest first: its start, its rows ("\30<item>\31<score>\31<position>" best
---          first), the rows skipped before them, the rows ranked strictly ahead of the first (its
---          competition rank - 1), whether rows follow (0|1) }, or
---          { 0 } when the window keeps none. A shard keeps the newest `keep` periods it scored in, so on a
---          sharded board one shard may still hold a period the board no longer keeps: the app keeps the
---          newest `keep` of all shards' periods (ArchivesStore).
+-- Keys: cfg (board config hash: holds the config version and which windows keep archives), slots (the
+--       window's slots index zset; its archive keys are its siblings: snapshot_lib), top (the window's
+--       results zset)
+-- Args (reader.read_call, CALLS.archive_read): the header with the one window (its rule: the current
+--   period's length as period and interval, its start as origin; its budget: most expired-slot fields
+--   and archive rows this call drains), then
+--   latest_sec    only periods starting at or before this time (unix s); "" for the newest
+--   most_periods  most periods answered
+--   skip_rows     rows of each period to skip (best first)
+--   most_rows     most rows of each period answered after them
+-- Reply (reader.answer, CALLS.archive_read): keeps (0|1: the window keeps archives; 0: the rest empty),
+--   draining (0|1: an archive of this shard is still being taken: its period is not listed yet), kept
+--   (the start of every period this shard keeps, unix s, oldest first), periods (per period, newest
+--   first, five entries: its start, its rows ("\30<item>\31<score>\31<position>" best first), the rows
+--   skipped before them, the rows ranked strictly ahead of the first (its competition rank - 1),
+--   whether rows follow (0|1)). A shard keeps the newest `keep` periods it scored in, so on a sharded
+--   board one shard may still hold a period the board no longer keeps: the app keeps the newest `keep`
+--   of all shards' periods (ArchivesStore).
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
 -- The byte where row `n` (from 1) of an archive's text ends, found by its stored position ("\31<n>"
@@ -59,25 +56,27 @@ end
 
 local function archive_read(keys, args)
   call_state.begin_call(keys, args)
-  local err = window.version_error(KEYS[1], ARGV[1])
+  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
+  local header, arg = reader.read_call(args, CALLS.archive_read)
+  local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  local conf = snapshot.cross_window(now_sec, tonumber(ARGV[5]), tonumber(ARGV[6]))
-  if not conf then return { 0 } end
-  local _, draining = window.expire_window(KEYS[2], KEYS[3], now_sec, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]))
-  local base = keyspace.sibling_key(KEYS[2], 'slots', '')
-  local latest = ARGV[7] == '' and '+inf' or ARGV[7]
-  local starts = redis.call('ZRANGE', base .. 'snaps', latest, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(ARGV[8]))
+  local rule, now_sec = header.windows[1], header.now_sec
+  local conf = snapshot.cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
+  if not conf then return reader.answer(CALLS.archive_read, { keeps = 0, draining = 0, kept = {}, periods = {} }) end
+  local _, draining = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
+  local base = keyspace.sibling_key(slots_key, 'slots', '')
+  local latest = arg.latest_sec == '' and '+inf' or arg.latest_sec
+  local starts = redis.call('ZRANGE', base .. 'snaps', latest, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(arg.most_periods))
   local kept = redis.call('ZRANGE', base .. 'snaps', 0, -1)
   for i, start in ipairs(kept) do kept[i] = tonumber(start) end
-  local reply = { 1, draining and 1 or 0, kept }
-  local skip, most = tonumber(ARGV[9]), tonumber(ARGV[10])
+  local periods = {}
+  local skip, most = tonumber(arg.skip_rows), tonumber(arg.most_rows)
   for _, start in ipairs(starts) do
     local rows = redis.call('GET', base .. 'snap:' .. start)
     if rows then
       local page, skipped, ahead, more = archive_page(rows, skip, most)
-      for _, field in ipairs({ tonumber(start), page, skipped, ahead, more and 1 or 0 }) do reply[#reply + 1] = field end
+      for _, field in ipairs({ tonumber(start), page, skipped, ahead, more and 1 or 0 }) do periods[#periods + 1] = field end
     end
   end
-  return reply
+  return reader.answer(CALLS.archive_read, { keeps = 1, draining = draining and 1 or 0, kept = kept, periods = periods })
 end

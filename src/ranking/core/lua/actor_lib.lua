@@ -15,6 +15,8 @@
 -- act:<start> in the same call that subtracts it, so nothing is ever subtracted twice.
 -- KEEP_SEC: how long (s) a retraction's record stays readable (retract_step, retract_item).
 
+local CALL = call_state.CALL
+
 -- The running call's state (call_lib): the same tables for every call.
 local CONFIG = call_state.CONFIG
 
@@ -102,8 +104,8 @@ end
 -- Forgets a like ("<item><US><user>" of the shard's likes, and the segments recorded with it) whose
 -- counts a retraction took out.
 function ACTORS.forget_like(member)
-  redis.call('ZREM', keyspace.sibling_key(KEYS[1], 'cfg', 'likes'), member)
-  redis.call('HDEL', keyspace.sibling_key(KEYS[1], 'cfg', 'likesegs'), member)
+  redis.call('ZREM', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'likes'), member)
+  redis.call('HDEL', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'likesegs'), member)
 end
 
 -- Expiry of the slot starting at `slot_start`: drains its contributions (at most `budget` fields),
@@ -196,7 +198,7 @@ function ACTORS.begin_retraction(kind, now_ms, window_count, first)
     redis.call('HSET', record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
     redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
   end
-  if block_until_ms > now_ms then ACTORS.block_until(KEYS[1], string.sub(kind, 1, 1) .. ACTORS.SEP .. block_key, block_until_ms) end
+  if block_until_ms > now_ms then ACTORS.block_until(CALL.cfg_key, string.sub(kind, 1, 1) .. ACTORS.SEP .. block_key, block_until_ms) end
   return { record = record, id = id, most = most, ledger = ledger }
 end
 

@@ -7,6 +7,8 @@
 -- ARGV[1] config version, ARGV[2] now (ms), ARGV[4] W; the idempotency arguments start at
 -- ARGV[idem_first + 4W] (idem_first: the script's own offset past its window arguments).
 
+local CALL = call_state.CALL
+
 -- The running call's state (call_lib): the same tables for every call.
 local BOARD = call_state.BOARD
 local CONFIG = call_state.CONFIG
@@ -14,12 +16,12 @@ local CONFIG = call_state.CONFIG
 -- Refuses a stale or missing config and answers a replay. Returns the reply to answer at once (or
 -- nil), then now (ms), the window count and the idempotency arguments.
 local function begin_board_write(idem_first)
-  local err = window.version_error(KEYS[1], ARGV[1])
+  local err = window.version_error(CALL.cfg_key, ARGV[1])
   if err then return redis.error_reply(err) end
-  local now_ms = tonumber(ARGV[2])
+  local now_ms = CALL.now_ms
   local window_count = tonumber(ARGV[4])
   local idem = idempotency.idem_args(ARGV, idem_first + window.WINDOW_ARGS * window_count, '')
-  return idempotency.idem_begin(KEYS[1], 'cfg', idem, now_ms), now_ms, window_count, idem
+  return idempotency.idem_begin(CALL.cfg_key, 'cfg', idem, now_ms), now_ms, window_count, idem
 end
 
 -- Growth. An item is new on a shard when none of its windows' results hold it; a shard holds as many
@@ -58,7 +60,7 @@ end
 -- client's; -1: unlimited). Existing items are never refused. `known_cap`: item_cap's answer when the
 -- caller has it already (nil: read it).
 local function admit_items(first_key, window_count, items, allowance, known_cap)
-  local cap = known_cap or item_cap(KEYS[1])
+  local cap = known_cap or item_cap(CALL.cfg_key)
   if cap == 0 and allowance < 0 then return 0, nil end
   local new = new_items(first_key, window_count, items)
   if new == 0 then return 0, nil end

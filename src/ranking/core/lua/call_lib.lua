@@ -12,6 +12,12 @@
 
 KEYS, ARGV = {}, {}
 
+-- The call running now, bound once by begin_call from the handler's keys and args: what the shared
+-- modules read instead of KEYS[1] and ARGV[2]. cfg_key: keys[1], the board shard's config hash (every
+-- function that reaches those modules takes it first); now_ms: args[2], the common header's time (a
+-- function whose args[2] is no time reaches no module that reads it).
+local CALL = { cfg_key = nil, now_ms = nil }
+
 -- The board shard's views, loaded by views_load (views_lib) at most once per call.
 -- segments: segment -> its views by name (views_lib's segment_views), registered on first use in a call.
 local VIEWS = { loaded = false, by_top = {}, by_name = {}, list = {}, segments = {}, now_sec = 0 }
@@ -46,6 +52,7 @@ end
 
 local function begin_call(keys, args)
   KEYS, ARGV = keys, args
+  CALL.cfg_key, CALL.now_ms = keys[1], tonumber(args[2])
   VIEWS.loaded = false
   BOARD.aggregate = 'sum'
   CONFIG.cfg_key, CONFIG.settle_due = nil, nil
@@ -88,6 +95,7 @@ call_state.config_field_add = config_field_add
 call_state.cfg_key_of_top = cfg_key_of_top
 call_state.read_config = read_config
 call_state.config_field = config_field
+call_state.CALL = CALL
 call_state.VIEWS = VIEWS
 call_state.BOARD = BOARD
 call_state.CONFIG = CONFIG

@@ -13,6 +13,8 @@
 -- Window arguments as every multi-window function has them from ARGV[5] (window_rule); the board's
 -- window keys as (slots, top) pairs from KEYS[first_key].
 
+local CALL = call_state.CALL
+
 -- The segment's key for a board window key "<tag>:<window>:<suffix>".
 local function segment_window_key(board_key, suffix, segment)
   return keyspace.sibling_key(board_key, ':' .. suffix, '~' .. segment .. ':' .. suffix)
@@ -72,7 +74,7 @@ local function segment_snapshot_due_ms(first_key, window_count, name, now_sec, c
   for w = 0, window_count - 1 do
     local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
     local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-    if snapshot.snapshot_conf_of(confs, KEYS[1], slots_key) and redis.call('ZCARD', top_key) > 0 then
+    if snapshot.snapshot_conf_of(confs, CALL.cfg_key, slots_key) and redis.call('ZCARD', top_key) > 0 then
       local _, interval_sec, origin_sec = window.window_rule(5, w)
       due = math.min(due or math.huge, (window.current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000)
     end
@@ -85,16 +87,16 @@ end
 -- boundary (gone, with its views' keys, when it holds none; now while expired data remains). Returns
 -- the budget left, the segment's due time (unix ms, nil: none) and whether expired data remains.
 local function drain_segment(first_key, window_count, name, now_ms, budget)
-  local _, segdue = segment_indexes(KEYS[1])
-  seg_views.segment_views(KEYS[1], name)
+  local _, segdue = segment_indexes(CALL.cfg_key)
+  seg_views.segment_views(CALL.cfg_key, name)
   local now_sec = math.floor(now_ms / 1000)
-  local confs = snapshot.snapshot_confs(KEYS[1])
+  local confs = snapshot.snapshot_confs(CALL.cfg_key)
   local next_ms, draining = math.huge, false
   for w = 0, window_count - 1 do
     local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
     local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
     local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-    if confs then snapshot.cross_boundary(KEYS[1], confs, slots_key, top_key, now_sec, interval_sec, origin_sec, true) end
+    if confs then snapshot.cross_boundary(CALL.cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, true) end
     local more
     budget, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
     if more then
@@ -107,7 +109,7 @@ local function drain_segment(first_key, window_count, name, now_ms, budget)
   next_ms = math.min(next_ms, segment_snapshot_due_ms(first_key, window_count, name, now_sec, confs) or math.huge)
   if next_ms == math.huge then
     redis.call('ZREM', segdue, name)
-    seg_views.drop_segment_views(KEYS[1], name)
+    seg_views.drop_segment_views(CALL.cfg_key, name)
     return budget, nil, false
   end
   redis.call('ZADD', segdue, next_ms, name)
@@ -119,7 +121,7 @@ end
 -- nothing due has nothing expired to drain: one ZSCORE instead of a read of every window.
 local function segment_drain_due(name, now_ms, keeps_snapshots)
   if keeps_snapshots then return true end
-  local due_ms = tonumber(redis.call('ZSCORE', keyspace.sibling_key(KEYS[1], 'cfg', 'segdue'), name))
+  local due_ms = tonumber(redis.call('ZSCORE', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'segdue'), name))
   return due_ms ~= nil and due_ms <= now_ms
 end
 
@@ -134,15 +136,15 @@ end
 local function segment_add(first_key, window_count, names, item, amount, at_sec, covering, seen_sec, actor, take_back)
   -- An event naming no segment (the common case) reads nothing: no index, no snapshot config.
   if #names == 0 then return nil end
-  local segs, segdue = segment_indexes(KEYS[1])
+  local segs, segdue = segment_indexes(CALL.cfg_key)
   local new_due_ms = nil
-  local now_ms = tonumber(ARGV[2])
-  local confs = snapshot.snapshot_confs(KEYS[1])
+  local now_ms = CALL.now_ms
+  local confs = snapshot.snapshot_confs(CALL.cfg_key)
   for _, name in ipairs(names) do
     if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
       drain_segment(first_key, window_count, name, now_ms, tonumber(ARGV[3]))
     end
-    seg_views.segment_views(KEYS[1], name)
+    seg_views.segment_views(CALL.cfg_key, name)
     local live_until, due_ms = 0, nil
     for w = 0, window_count - 1 do
       if covering[w] then
@@ -166,7 +168,7 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
     -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
     if live_until > 0 then
       redis.call('ZADD', segs, 'GT', live_until, name)
-      redis.call('ZADD', segment_names_key(KEYS[1]), 0, name)
+      redis.call('ZADD', segment_names_key(CALL.cfg_key), 0, name)
     end
     if due_ms then
       local snapshot_due_ms = segment_snapshot_due_ms(first_key, window_count, name, math.floor(now_ms / 1000), confs)
@@ -186,9 +188,9 @@ end
 local function every_window(first_key, window_count, now_ms)
   local windows = {}
   for w = 0, window_count - 1 do windows[#windows + 1] = { KEYS[first_key + 2 * w], KEYS[first_key + 1 + 2 * w], w } end
-  local _, segdue = segment_indexes(KEYS[1])
+  local _, segdue = segment_indexes(CALL.cfg_key)
   local names = redis.call('ZRANGE', segdue, 0, -1)
-  local keeps_snapshots = #names > 0 and snapshot.snapshot_confs(KEYS[1]) ~= nil
+  local keeps_snapshots = #names > 0 and snapshot.snapshot_confs(CALL.cfg_key) ~= nil
   local budget = tonumber(ARGV[3])
   for _, name in ipairs(names) do
     if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
@@ -206,10 +208,10 @@ end
 -- most `budget` fields in all, and forgets segments no longer live. Returns 1 when expired segment
 -- data remains (call again), else 0, and the earliest due time (unix ms) of a segment left, or nil.
 local function expire_segments(first_key, window_count, now_ms, budget, most)
-  local segs, segdue = segment_indexes(KEYS[1])
-  local seghist = keyspace.sibling_key(KEYS[1], 'cfg', 'seghist')
+  local segs, segdue = segment_indexes(CALL.cfg_key)
+  local seghist = keyspace.sibling_key(CALL.cfg_key, 'cfg', 'seghist')
   -- Each name leaves the name index with its live end: once, as it leaves segs.
-  local names_key = segment_names_key(KEYS[1])
+  local names_key = segment_names_key(CALL.cfg_key)
   for _, name in ipairs(redis.call('ZRANGE', segs, '-inf', math.floor(now_ms / 1000), 'BYSCORE')) do
     redis.call('ZREM', names_key, name)
   end
@@ -257,8 +259,8 @@ end
 -- looked at. draining 1: the page stopped before a segment still holding expired data once the drain
 -- budget was spent (counted then, it would count what fell out of its windows); the next call goes on.
 local function segment_rows(first_key, window_count, now_ms, after, limit, budget, units)
-  local segs = segment_indexes(KEYS[1])
-  local names_key, now_sec = segment_names_key(KEYS[1]), math.floor(now_ms / 1000)
+  local segs = segment_indexes(CALL.cfg_key)
+  local names_key, now_sec = segment_names_key(CALL.cfg_key), math.floor(now_ms / 1000)
   index_segment_names(names_key, segs, now_sec)
   local rows, listed, spent, from = { 0, 0, '' }, 0, 0, after == '' and '-' or '(' .. after
   while listed < limit and spent < units do
@@ -310,9 +312,9 @@ function GROWTH.new_segment(name, window_count)
   local id = 'segment\0' .. name
   if GROWTH.seen[id] then return 0 end
   GROWTH.seen[id] = true
-  local live_until = tonumber(redis.call('ZSCORE', segment_indexes(KEYS[1]), name))
-  if live_until and live_until > math.floor(tonumber(ARGV[2]) / 1000) then return 0 end
-  if not call_state.VIEWS.loaded then board_views.views_load(KEYS[1], tonumber(ARGV[2])) end
+  local live_until = tonumber(redis.call('ZSCORE', segment_indexes(CALL.cfg_key), name))
+  if live_until and live_until > math.floor(CALL.now_ms / 1000) then return 0 end
+  if not call_state.VIEWS.loaded then board_views.views_load(CALL.cfg_key, CALL.now_ms) end
   return 2 * window_count + 4 * #call_state.VIEWS.list
 end
 

@@ -9,6 +9,8 @@
 -- A segment's views are registered (VIEWS.segments) on the first change of its windows in a call.
 -- KEYS: 0
 
+local CALL = call_state.CALL
+
 -- The running call's state (call_lib): the same tables for every call.
 local VIEWS = call_state.VIEWS
 
@@ -16,7 +18,7 @@ local VIEWS = call_state.VIEWS
 -- once per call so that changes of the segment's windows in this call reach them. Call before
 -- changing its windows.
 local function segment_views(cfg_key, segment)
-  if not VIEWS.loaded then board_views.views_load(cfg_key, tonumber(ARGV[2])) end
+  if not VIEWS.loaded then board_views.views_load(cfg_key, CALL.now_ms) end
   local views = VIEWS.segments[segment]
   if not views then
     views = {}
@@ -38,7 +40,7 @@ end
 -- Unlinks the keys of the views of a segment that holds no data any more and forgets its views
 -- registered in this call: a later change registers them anew, from no state (a decay landmark).
 local function drop_segment_views(cfg_key, segment)
-  if not VIEWS.loaded then board_views.views_load(cfg_key, tonumber(ARGV[2])) end
+  if not VIEWS.loaded then board_views.views_load(cfg_key, CALL.now_ms) end
   for _, view in pairs(VIEWS.segments[segment] or {}) do
     VIEWS.by_top[view.source_top] = nil
     if view.baseline_top then VIEWS.by_top[view.baseline_top] = nil end
@@ -49,17 +51,17 @@ end
 
 -- The segment whose window results `top_key` is ("<tag>:<window>~<segment>:top"), or nil for a board window.
 local function segment_of_top(top_key)
-  return string.match(string.sub(top_key, #KEYS[1] - 2), '^[^~]*~(.*):top$')
+  return string.match(string.sub(top_key, #CALL.cfg_key - 2), '^[^~]*~(.*):top$')
 end
 
 -- The views reading the window results `top_key` (nil: none). A segment's window's are registered on
 -- its first change in the call (whichever function drains, writes or retracts it): view_window_changed
 -- and actor_lib's unique counts both find them here.
 local function views_reading(top_key)
-  if not VIEWS.loaded then board_views.views_load(KEYS[1], tonumber(ARGV[2])) end
+  if not VIEWS.loaded then board_views.views_load(CALL.cfg_key, CALL.now_ms) end
   if not VIEWS.by_top[top_key] and #VIEWS.list > 0 then
     local segment = segment_of_top(top_key)
-    if segment and not VIEWS.segments[segment] then segment_views(KEYS[1], segment) end
+    if segment and not VIEWS.segments[segment] then segment_views(CALL.cfg_key, segment) end
   end
   return VIEWS.by_top[top_key]
 end

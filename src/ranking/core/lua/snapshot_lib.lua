@@ -23,6 +23,8 @@
 -- A segment's calendar archives expire `keep` periods after they close (segments come and go: a
 -- board's are kept until `keep` newer ones replace them).
 
+local CALL = call_state.CALL
+
 -- SNAP_ROW and SNAP_FIELD, the row and field separators: archive_lib, a module before this one.
 -- ZADD arguments per call (score, member pairs): well under Lua's stack limit for unpack.
 local SNAP_ZADD_ARGS = 1000
@@ -144,11 +146,11 @@ end
 -- cross_boundary for every window given as (slots, top) pairs from KEYS[first_key], window arguments
 -- (window_rule) from ARGV[first_arg]. Answers the snapshot settings it read (snapshot_confs).
 local function cross_all(first_key, window_count, first_arg, now_sec)
-  local confs = snapshot_confs(KEYS[1])
+  local confs = snapshot_confs(CALL.cfg_key)
   if not confs then return nil end
   for w = 0, window_count - 1 do
     local _, interval_sec, origin_sec = window.window_rule(first_arg, w)
-    cross_boundary(KEYS[1], confs, KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, interval_sec, origin_sec)
+    cross_boundary(CALL.cfg_key, confs, KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, interval_sec, origin_sec)
   end
   return confs
 end
@@ -177,7 +179,7 @@ end
 
 -- cross_window_of for the one window of a positional single-window script (KEYS: cfg, slots, top).
 local function cross_window(now_sec, interval_sec, origin_sec)
-  return cross_window_of(KEYS[1], KEYS[2], KEYS[3], now_sec, interval_sec, origin_sec)
+  return cross_window_of(CALL.cfg_key, KEYS[2], KEYS[3], now_sec, interval_sec, origin_sec)
 end
 
 -- The windows (0-based index -> true) of the (slots, top) pairs from KEYS[first_key] that keep
@@ -187,7 +189,7 @@ local function snapshot_windows(first_key, window_count, confs)
   if not confs then return nil end
   local keeping = {}
   for w = 0, window_count - 1 do
-    if snapshot_conf_of(confs, KEYS[1], KEYS[first_key + 2 * w]) then keeping[w] = true end
+    if snapshot_conf_of(confs, CALL.cfg_key, KEYS[first_key + 2 * w]) then keeping[w] = true end
   end
   return keeping
 end
@@ -220,12 +222,12 @@ end
 -- snapshot-keeping window that holds data (its next boundary must be crossed even if nobody writes),
 -- or nil. Windows as (slots, top) pairs from KEYS[first_key], window arguments from ARGV[5].
 local function snapshot_due_ms(first_key, window_count, now_sec)
-  local confs = snapshot_confs(KEYS[1])
+  local confs = snapshot_confs(CALL.cfg_key)
   if not confs then return nil end
   local due = nil
   for w = 0, window_count - 1 do
     local slots_key = KEYS[first_key + 2 * w]
-    if snapshot_conf_of(confs, KEYS[1], slots_key) and redis.call('ZCARD', KEYS[first_key + 2 * w + 1]) > 0 then
+    if snapshot_conf_of(confs, CALL.cfg_key, slots_key) and redis.call('ZCARD', KEYS[first_key + 2 * w + 1]) > 0 then
       local _, interval_sec, origin_sec = window.window_rule(5, w)
       local ends = (window.current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000
       if due == nil or ends < due then due = ends end

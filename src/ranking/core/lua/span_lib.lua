@@ -59,8 +59,8 @@ local function keep_best(rows, item, score, most, reverse)
   if #rows > most then rows[#rows] = nil end
 end
 
--- How many listed items score above `score`; sets reply[3] to how many are listed.
-local function count_listed(reply, sums, score)
+-- How many listed items score above `score`; sets figures.listed to how many are listed.
+local function count_listed(figures, sums, score)
   local above, listed = 0, 0
   for _, sum in pairs(sums) do
     if sum > 0 then
@@ -68,37 +68,41 @@ local function count_listed(reply, sums, score)
       if sum > score then above = above + 1 end
     end
   end
-  reply[3] = listed
+  figures.listed = listed
   return above
 end
 
-local function append_rows(reply, rows)
+-- Rows as (item, score) pairs, flat.
+local function flat_rows(rows)
+  local flat = {}
   for _, row in ipairs(rows) do
-    reply[#reply + 1] = row.item
-    reply[#reply + 1] = row.score
+    flat[#flat + 1] = row.item
+    flat[#flat + 1] = row.score
   end
-  return reply
+  return flat
 end
 
-local function span_head(reply, sums, offset, count)
+-- The figures (read_span's named reply) of a page of the span's listing.
+local function span_head(figures, sums, offset, count)
   local best = {}
   for item, sum in pairs(sums) do
     if sum > 0 then keep_best(best, item, sum, offset + count, false) end
   end
   local page = {}
   for i = offset + 1, #best do page[#page + 1] = best[i] end
-  reply[4] = count_listed(reply, sums, page[1] and page[1].score or math.huge)
-  return append_rows(reply, page)
+  figures.higher_than_first = count_listed(figures, sums, page[1] and page[1].score or math.huge)
+  figures.rows = flat_rows(page)
+  return figures
 end
 
-local function span_count(reply, sums, item, score)
-  reply[5] = count_listed(reply, sums, score)
-  reply[4] = sums[item] or 0 -- as a window's read answers it: a sum at or below 0 is not ranked
-  return reply
+local function span_count(figures, sums, item, score)
+  figures.above = count_listed(figures, sums, score)
+  figures.score = sums[item] or 0 -- as a window's read answers it: a sum at or below 0 is not ranked
+  return figures
 end
 
 -- The `radius` rows just before (score, item) in board order and the `radius` just after it.
-local function span_near(reply, sums, pivot, radius)
+local function span_near(figures, sums, pivot, radius)
   local before, after, position = {}, {}, 0
   for item, sum in pairs(sums) do
     if sum > 0 and item ~= pivot.item then
@@ -111,14 +115,15 @@ local function span_near(reply, sums, pivot, radius)
     end
   end
   local first = before[#before]
-  reply[4], reply[5] = pivot.score, position
-  reply[6] = count_listed(reply, sums, pivot.score)
-  reply[7] = first and count_listed(reply, sums, first.score) or reply[6]
-  reply[8] = #before
+  figures.score, figures.position = pivot.score, position
+  figures.above = count_listed(figures, sums, pivot.score)
+  figures.above_first = first and count_listed(figures, sums, first.score) or figures.above
+  figures.before = #before
   local rows = {}
   for i = #before, 1, -1 do rows[#rows + 1] = before[i] end
   for _, row in ipairs(after) do rows[#rows + 1] = row end
-  return append_rows(reply, rows)
+  figures.rows = flat_rows(rows)
+  return figures
 end
 
 span.comes_before = comes_before

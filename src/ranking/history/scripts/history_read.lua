@@ -1,29 +1,31 @@
--- requires: call_state, snapshot, window
+-- requires: call_state, reader, snapshot, window
 -- history_read: the snapshot of a window at or before a time (default: the latest), taking the
 -- snapshot of a boundary this call is the first to cross.
--- KEYS: 3
--- KEYS[1]        board config hash (holds the config version and which windows keep snapshots)
--- KEYS[2]        the window's slots index zset (its snapshot keys are its siblings: snapshot_lib)
--- KEYS[3]        the window's results zset
--- ARGV[1]        config version the caller built its keys from
--- ARGV[2]        now, unix milliseconds
--- ARGV[3]        expiry budget (unused: a history read expires nothing)
--- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib)
--- ARGV[7]        time (unix s) the snapshot must be at or before; "" for the latest
--- Reply: { keeps (0|1): the window keeps snapshots, [boundary (unix s), rows ("\30<item>\31<score>"
---          best first): when one is found] }
+-- Keys: cfg (board config hash: holds the config version and which windows keep snapshots), slots
+--       (the window's slots index zset; its snapshot keys are its siblings: snapshot_lib), top (the
+--       window's results zset)
+-- Args (reader.read_call, CALLS.history_read): the header with the one window (its budget unused: a
+--   history read expires nothing), then at_sec: the time (unix s) the snapshot must be at or before
+--   ("" for the latest)
+-- Reply (reader.answer, CALLS.history_read): keeps (0|1: the window keeps snapshots), found (0|1),
+--   boundary (unix s; 0: none found), rows ("\30<item>\31<score>" best first; "": none found)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function history_read(keys, args)
   call_state.begin_call(keys, args)
-  local err = window.version_error(KEYS[1], ARGV[1])
+  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
+  local header, arg = reader.read_call(args, CALLS.history_read)
+  local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local now_sec = math.floor(tonumber(ARGV[2]) / 1000)
-  local interval_sec = tonumber(ARGV[5])
-  local conf = snapshot.cross_window(now_sec, interval_sec, tonumber(ARGV[6]))
-  if not conf then return { 0 } end
-  local at = nil
-  if ARGV[7] ~= '' then at = tonumber(ARGV[7]) end
-  local boundary, rows = snapshot.find_snapshot(KEYS[2], conf, interval_sec, now_sec, at, tonumber(ARGV[6]))
-  if not boundary then return { 1 } end
-  return { 1, boundary, rows }
+  local rule, now_sec = header.windows[1], header.now_sec
+  local conf = snapshot.cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
+  local boundary, rows
+  if conf then
+    boundary, rows = snapshot.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, tonumber(arg.at_sec), rule.origin_sec)
+  end
+  return reader.answer(CALLS.history_read, {
+    keeps = conf and 1 or 0,
+    found = boundary and 1 or 0,
+    boundary = boundary or 0,
+    rows = rows or '',
+  })
 end

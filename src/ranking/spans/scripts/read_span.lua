@@ -1,41 +1,49 @@
--- requires: call_state, span, window
+-- requires: call_state, reader, span, window
 -- read_span: a window read over only its newest slots (a span chosen at read time), summed from the
 -- slot hashes themselves: exact, and no temporary key. The sum costs one step per slot field, so a
 -- span holding more than `max fields` refuses before summing (SPAN_TOO_COSTLY: declare a window).
 -- Expires nothing: every slot of a span lies inside the window's period.
--- KEYS: 3
--- KEYS[1]        board config hash (holds the config version)
--- KEYS[2]        the window's slots index zset (its slot hashes are siblings: window_lib)
--- KEYS[3]        the window's results zset (unused: the span is summed from the slots)
--- ARGV[1]        config version the caller built its keys from
--- ARGV[2]        now, unix milliseconds
--- ARGV[3]        expiry budget (unused)
--- ARGV[4] .. ARGV[6]: the window's period and interval (s) and origin (window_lib; spans read rolling windows only: 0)
--- ARGV[7]        span, seconds (a multiple of the interval, at most the period)
--- ARGV[8]        most slot fields this call may sum
--- ARGV[9]        'head' (ARGV[10] offset, ARGV[11] count): a page of the span's listing
---                'count' (ARGV[10] item, ARGV[11] score): the item's score here and how many score above
---                `score` (the item's own score when ARGV[11] is '')
---                'near' (ARGV[10] item, ARGV[11] score or '', ARGV[12] radius): the rows just before and
---                just after the place of (score, item) in board order
--- Reply: { 1, fields summed, items listed (score > 0), then per mode:
---          head:  items scoring above the first row, item_1, score_1, ...
---          count: the item's score (0: absent), items scoring above the score asked
---          near:  the score of the pivot, items before the place, items scoring above it, items
---                 scoring above the first row before it, rows before, then (item, score) pairs: the
---                 rows before in board order, then the rows after }
---        or { 0, fields the span holds } when it holds more than ARGV[8]
+-- Keys: cfg (board config hash: holds the config version), slots (the window's slots index zset; its
+--       slot hashes are siblings: window_lib), top (the window's results zset; unused: the span is
+--       summed from the slots)
+-- Args (reader.read_call, CALLS.read_span): the header with the one window (spans read rolling windows
+--   only: origin 0; its budget unused), then
+--   span_sec     the span (a multiple of the interval, at most the period)
+--   most_fields  most slot fields this call may sum
+--   mode         'head' (offset, count): a page of the span's listing
+--                'count' (item, score): the item's score here and how many score above `score` (the
+--                item's own score when score is '')
+--                'near' (item, score or '', radius): the rows just before and just after the place of
+--                (score, item) in board order
+--   item, score, offset, count, radius  as the mode takes them ("" where it takes none)
+-- Reply (reader.answer, CALLS.read_span): summed (0 when the span holds more than most_fields: then
+--   only fields is set), fields (summed, or that the span holds), listed (items with a score > 0), and
+--   per mode (0 or empty where the mode sets none):
+--     head:  higher_than_first (items scoring above the first row), rows (item, score pairs)
+--     count: score (the item's; 0: absent), above (items scoring above the score asked)
+--     near:  score (of the pivot), position (items before the place), above (items scoring above it),
+--            above_first (items scoring above the first row before it), before (rows before), rows
+--            ((item, score) pairs: the rows before in board order, then the rows after)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_span(keys, args)
   call_state.begin_call(keys, args)
-  local err = window.version_error(KEYS[1], ARGV[1])
+  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
+  local header, arg = reader.read_call(args, CALLS.read_span)
+  local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local sums, fields = span.span_sums(KEYS[2], math.floor(tonumber(ARGV[2]) / 1000), tonumber(ARGV[5]), tonumber(ARGV[7]), tonumber(ARGV[8]))
-  if not sums then return { 0, fields } end
-  local reply = { 1, fields, 0 }
-  local mode = ARGV[9]
-  if mode == 'head' then return span.span_head(reply, sums, tonumber(ARGV[10]), tonumber(ARGV[11])) end
-  local score = ARGV[11] == '' and (sums[ARGV[10]] or 0) or tonumber(ARGV[11])
-  if mode == 'count' then return span.span_count(reply, sums, ARGV[10], score) end
-  return span.span_near(reply, sums, { item = ARGV[10], score = score }, tonumber(ARGV[12]))
+  local sums, fields = span.span_sums(slots_key, header.now_sec, header.windows[1].interval_sec, tonumber(arg.span_sec),
+    tonumber(arg.most_fields))
+  local figures = { summed = sums and 1 or 0, fields = fields, listed = 0, higher_than_first = 0, score = 0,
+    position = 0, above = 0, above_first = 0, before = 0, rows = {} }
+  if sums then
+    local mode = arg.mode
+    if mode == 'head' then
+      span.span_head(figures, sums, tonumber(arg.offset), tonumber(arg.count))
+    else
+      local score = arg.score == '' and (sums[arg.item] or 0) or tonumber(arg.score)
+      if mode == 'count' then span.span_count(figures, sums, arg.item, score)
+      else span.span_near(figures, sums, { item = arg.item, score = score }, tonumber(arg.radius)) end
+    end
+  end
+  return reader.answer(CALLS.read_span, figures)
 end
