@@ -1,0 +1,167 @@
+import { Injectable } from '@nestjs/common';
+import { InvalidInputError } from '../../common/errors';
+import { RankedSources } from '../boards/ranked-sources';
+import { figures, percentileOf, WindowFigures } from '../core/answers';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { strictRanks } from '../options/registry';
+import { SpreadReply } from './standing.functions';
+import {
+  Bisection,
+  bisectionRounds,
+  Bucket,
+  bucketBounds,
+  bucketEdges,
+  bucketsOf,
+  narrowed,
+  nearestRank,
+  probeOf,
+  QUANTILES,
+  Quantiles,
+} from './spread-math';
+import { StandingStore, WindowRead } from './standing.store';
+
+/** What a read by score asks; `admit` is told its cost in counts before Redis is read past its first round. */
+interface ScoreRead {
+  name: string;
+  window?: string;
+  admit?: (counts: number) => void;
+}
+
+export type RankAnswer = WindowFigures & { score: number; rank: number | null; percentile: number | null };
+
+export type DistributionAnswer = WindowFigures & {
+  count: number;
+  min: number | null;
+  max: number | null;
+  buckets: Bucket[];
+  quantiles: Quantiles;
+};
+
+const NO_QUANTILES = Object.fromEntries(QUANTILES.map(([name]) => [name, null])) as Quantiles;
+
+/**
+ * The counts a distribution costs: every shard counts each inner bucket edge, and the quantiles are
+ * read at their positions on one shard, or found over many by a bisection of at most `rounds` rounds,
+ * every shard counting each quantile's probe each round.
+ */
+export function distributionCounts(shards: number, buckets: number, rounds: number): number {
+  const quantiles = shards === 1 ? QUANTILES.length : shards * QUANTILES.length * rounds;
+  return shards * buckets + quantiles;
+}
+
+/** A record's would-be rank (GET …/rank) and a window's score distribution (GET …/distribution). */
+@Injectable()
+export class StandingService {
+  constructor(
+    private readonly sources: RankedSources,
+    private readonly store: StandingStore,
+  ) {}
+
+  /**
+   * The rank a record of `score` would get if written now: 1 + the items ahead of it (on a `ties: first`
+   * board the items already holding that score are ahead: they reached it first). Its percentile is an
+   * item's holding it: among the listed items and itself. A score the window would not list (0 or
+   * less) has neither.
+   */
+  rank(request: ScoreRead & { score: number; tiebreak?: number }): Promise<RankAnswer> {
+    return this.sources.read(
+      request.name,
+      request.window,
+      async (board, window, nowMs) => {
+        // No board option keeps a tiebreak yet: a record is its score alone.
+        if (request.tiebreak !== undefined) throw new InvalidInputError(M.noTiebreak(request.name));
+        request.admit?.(board.shards.length);
+        const place = await this.store.place({ board, window, nowMs }, request.score, strictRanks(board.config));
+        const rank = request.score > 0 ? place.ahead + 1 : null;
+        const percentile = percentileOf({ score: request.score, rank }, place.listed + 1);
+        return { ...figures(request.name, window, nowMs, place.draining), score: request.score, rank, percentile };
+      },
+      (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
+    );
+  }
+
+  /** The listed items' count, range, `buckets` equal-width buckets over [min, max] and exact quantiles. */
+  distribution(request: ScoreRead & { buckets: number }): Promise<DistributionAnswer> {
+    let admitted = false; // a read sent again (a window still draining) is charged once
+    return this.sources.read(
+      request.name,
+      request.window,
+      async (board, window, nowMs) => {
+        const read = { board, window, nowMs };
+        const first = await this.store.spread(read, [], []);
+        const count = first.reduce((sum, shard) => sum + shard.listed, 0);
+        const answer = figures(
+          request.name,
+          window,
+          nowMs,
+          first.some((shard) => shard.draining),
+        );
+        const empty = { ...answer, count, min: null, max: null, buckets: [], quantiles: NO_QUANTILES };
+        if (answer.draining || count === 0) return empty;
+        const min = Math.min(...first.flatMap((shard) => (shard.min === null ? [] : [shard.min])));
+        const max = Math.max(...first.flatMap((shard) => (shard.max === null ? [] : [shard.max])));
+        const rounds = bisectionRounds(min, max);
+        if (!admitted) request.admit?.(distributionCounts(board.shards.length, request.buckets, rounds));
+        admitted = true;
+        const edges = bucketEdges(min, max, request.buckets);
+        const [below, quantiles] = await Promise.all([
+          this.bucketCounts(read, edges),
+          this.quantiles(read, count, { min, max, rounds }),
+        ]);
+        return { ...answer, count, min, max, buckets: bucketsOf(edges, below, count), quantiles };
+      },
+      (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
+    );
+  }
+
+  /** Listed items below each inner edge, summed over the shards (one round). */
+  private async bucketCounts(read: WindowRead, edges: readonly number[]): Promise<number[]> {
+    const bounds = bucketBounds(edges);
+    if (bounds.length === 0) return [];
+    return sumCounts(await this.store.spread(read, bounds, []));
+  }
+
+  /**
+   * Each quantile's score: on one shard read at its position (one call); over many, the smallest score
+   * with the quantile's nearest rank of items up to it, bisected over [min, max] with every shard
+   * counting the probes of a round in one call.
+   */
+  private async quantiles(
+    read: WindowRead,
+    count: number,
+    range: { min: number; max: number; rounds: number },
+  ): Promise<Quantiles> {
+    const ranks = QUANTILES.map(([, percent]) => nearestRank(percent, count));
+    if (!read.board.sharded) {
+      const [shard] = await this.store.spread(
+        read,
+        [],
+        ranks.map((rank) => rank - 1),
+      );
+      return quantilesOf(shard.scores.map((score) => score ?? range.max));
+    }
+    let searches: Bisection[] = ranks.map((rank) => ({ rank, lo: range.min, hi: range.max }));
+    // A probe halves each interval: `rounds` rounds end every search (the cap guards scores past 2^53).
+    for (let round = 0; round <= range.rounds; round++) {
+      const probes = searches.map(probeOf);
+      const open = probes.flatMap((probe) => (probe === undefined ? [] : [probe]));
+      if (open.length === 0) break;
+      const upTo = sumCounts(await this.store.spread(read, open.map(String), []));
+      let next = 0;
+      searches = searches.map((search, i) => {
+        const probe = probes[i];
+        return probe === undefined ? search : narrowed(search, probe, upTo[next++]);
+      });
+    }
+    return quantilesOf(searches.map((search) => search.hi));
+  }
+}
+
+/** The shards' counts per bound, added up. */
+function sumCounts(replies: readonly SpreadReply[]): number[] {
+  return replies[0].counts.map((_, i) => replies.reduce((sum, reply) => sum + reply.counts[i], 0));
+}
+
+function quantilesOf(scores: readonly number[]): Quantiles {
+  return Object.fromEntries(QUANTILES.map(([name], i) => [name, scores[i]])) as Quantiles;
+}
