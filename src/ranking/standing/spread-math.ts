@@ -1,7 +1,7 @@
 /**
  * The arithmetic of a window's score distribution, apart from Redis: bucket edges, nearest ranks and
- * the bisection that finds a quantile over many shards. Scores in a window are integers (sums of
- * integer amounts, recorded integer scores), which the bisection relies on.
+ * the search that finds a quantile over many shards. Scores in a window are integers (sums of
+ * integer amounts, recorded integer scores), which the search relies on.
  */
 
 /** The quantiles a distribution answers, each by its percent. */
@@ -50,25 +50,38 @@ export function bucketsOf(edges: readonly number[], below: readonly number[], to
   return edges.slice(0, -1).map((from, i) => ({ from, to: edges[i + 1], count: cumulative[i + 1] - cumulative[i] }));
 }
 
+/** Scores each round of a quantile's search counts up to: each round cuts its interval into PROBES + 1 parts. */
+export const PROBES_PER_QUANTILE = 16;
+
 /** One quantile's search: the answer lies in [lo, hi] (held scores), the smallest score with `rank` items up to it. */
-export interface Bisection {
+export interface Search {
   rank: number;
   lo: number;
   hi: number;
 }
 
-/** Rounds a bisection over integer scores of range [min, max] takes at most. */
-export function bisectionRounds(min: number, max: number): number {
-  return Math.ceil(Math.log2(max - min + 1));
+/** Rounds a search over integer scores of range [min, max] takes at most. */
+export function searchRounds(min: number, max: number): number {
+  return Math.ceil(Math.log(max - min + 1) / Math.log(PROBES_PER_QUANTILE + 1));
 }
 
-/** The score a round asks the shards to count up to (inclusive); undefined once the search is done. */
-export function probeOf(search: Bisection): number | undefined {
-  if (search.lo >= search.hi) return undefined;
-  return Math.min(search.hi - 1, search.lo + Math.floor((search.hi - search.lo) / 2));
+/** The scores a round counts up to (inclusive), evenly inside [lo, hi - 1]; none once the search is done. */
+export function probesOf(search: Search): number[] {
+  const { lo, hi } = search;
+  const probes = new Set<number>();
+  for (let j = 1; j <= PROBES_PER_QUANTILE && lo < hi; j++) {
+    const probe = lo + Math.floor(((hi - lo) * j) / (PROBES_PER_QUANTILE + 1));
+    probes.add(Math.min(hi - 1, Math.max(lo, probe)));
+  }
+  return [...probes];
 }
 
-/** The search narrowed by the listed items up to `probe` (summed over the shards). */
-export function narrowed(search: Bisection, probe: number, upTo: number): Bisection {
-  return upTo >= search.rank ? { ...search, hi: probe } : { ...search, lo: probe + 1 };
+/** The search narrowed by the listed items up to each probe (summed over the shards). */
+export function narrowed(search: Search, probes: readonly number[], upTo: readonly number[]): Search {
+  let { lo, hi } = search;
+  probes.forEach((probe, i) => {
+    if (upTo[i] >= search.rank) hi = Math.min(hi, probe);
+    else lo = Math.max(lo, probe + 1);
+  });
+  return { ...search, lo, hi };
 }

@@ -8,12 +8,13 @@ import { RateLimitGuard } from '../../governance/rate-limit.guard';
 import { DEFAULT_DISTRIBUTION_BUCKETS, LOOKUP_COUNTS_PER_READ } from '../core/ranking.limits';
 import { BoardParams } from '../dto/board.dto';
 import { DistributionQuery, DistributionResultDto, RankQuery, RankResultDto } from '../dto/standing.dto';
+import { PROBES_PER_QUANTILE } from './spread-math';
 import { StandingService } from './standing.service';
 
 const RANK_NOTE =
   "Places a record without writing it: one count per shard, all in one round (O(log n) each). Reads windows only: a view's name is a 400; so is a tiebreak, since no board declares one yet.";
 
-const DISTRIBUTION_NOTE = `Exact, over the items the window lists (score > 0). Buckets split [min, max] into equal widths (from inclusive, to exclusive, the last bucket inclusive); a quantile q is the score at rank ⌈q × count⌉ counting from the lowest score (nearest rank), a score some listed item holds. Every Redis call is bounded (O(log n) counts and index reads): one round for the range, one for the buckets, and for the quantiles one call on an unsharded board, or on a sharded one a bisection over the score range (at most log2(max - min + 1) rounds, each one call per shard). Reads windows only: a view's name is a 400. Costs: shards x buckets counts, plus 6 (unsharded) or shards x 6 x rounds; every ${LOOKUP_COUNTS_PER_READ} counts spend one read of the client's read rate budget (429 RATE_LIMITED past it).`;
+const DISTRIBUTION_NOTE = `Exact, over the items the window lists (score > 0). Buckets split [min, max] into equal widths (from inclusive, to exclusive, the last bucket inclusive); a quantile q is the score at rank ⌈q × count⌉ counting from the lowest score (nearest rank), a score some listed item holds. Every Redis call is bounded (O(log n) counts and index reads): one round for the range, one for the buckets, and for the quantiles one call on an unsharded board, or on a sharded one a search over the score range cutting each quantile's interval into ${PROBES_PER_QUANTILE + 1} parts a round (at most log${PROBES_PER_QUANTILE + 1}(max - min + 1) rounds, each one call per shard: 7 rounds for a range of 10^8). Reads windows only: a view's name is a 400. Costs: shards x buckets counts, plus 6 (unsharded) or shards x 6 x ${PROBES_PER_QUANTILE} x rounds; every ${LOOKUP_COUNTS_PER_READ} counts spend one read of the client's read rate budget (429 RATE_LIMITED past it).`;
 
 /** GET …/rank and …/distribution: reads of a window by score, through StandingService. */
 @ApiTags('ranking')

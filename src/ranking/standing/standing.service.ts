@@ -6,17 +6,18 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { strictRanks } from '../options/registry';
 import { SpreadReply } from './standing.functions';
 import {
-  Bisection,
-  bisectionRounds,
   Bucket,
   bucketBounds,
   bucketEdges,
   bucketsOf,
   narrowed,
   nearestRank,
-  probeOf,
+  PROBES_PER_QUANTILE,
+  probesOf,
   QUANTILES,
   Quantiles,
+  Search,
+  searchRounds,
 } from './spread-math';
 import { StandingStore, WindowRead } from './standing.store';
 
@@ -41,11 +42,11 @@ const NO_QUANTILES = Object.fromEntries(QUANTILES.map(([name]) => [name, null]))
 
 /**
  * The counts a distribution costs: every shard counts each inner bucket edge, and the quantiles are
- * read at their positions on one shard, or found over many by a bisection of at most `rounds` rounds,
- * every shard counting each quantile's probe each round.
+ * read at their positions on one shard, or found over many by a search of at most `rounds` rounds,
+ * every shard counting each quantile's probes each round.
  */
 export function distributionCounts(shards: number, buckets: number, rounds: number): number {
-  const quantiles = shards === 1 ? QUANTILES.length : shards * QUANTILES.length * rounds;
+  const quantiles = shards === 1 ? QUANTILES.length : shards * QUANTILES.length * PROBES_PER_QUANTILE * rounds;
   return shards * buckets + quantiles;
 }
 
@@ -100,7 +101,7 @@ export class StandingService {
         if (answer.draining || count === 0) return empty;
         const min = Math.min(...first.flatMap((shard) => (shard.min === null ? [] : [shard.min])));
         const max = Math.max(...first.flatMap((shard) => (shard.max === null ? [] : [shard.max])));
-        const rounds = bisectionRounds(min, max);
+        const rounds = searchRounds(min, max);
         if (!admitted) request.admit?.(distributionCounts(board.shards.length, request.buckets, rounds));
         admitted = true;
         const edges = bucketEdges(min, max, request.buckets);
@@ -123,7 +124,7 @@ export class StandingService {
 
   /**
    * Each quantile's score: on one shard read at its position (one call); over many, the smallest score
-   * with the quantile's nearest rank of items up to it, bisected over [min, max] with every shard
+   * with the quantile's nearest rank of items up to it, searched over [min, max] with every shard
    * counting the probes of a round in one call.
    */
   private async quantiles(
@@ -140,17 +141,17 @@ export class StandingService {
       );
       return quantilesOf(shard.scores.map((score) => score ?? range.max));
     }
-    let searches: Bisection[] = ranks.map((rank) => ({ rank, lo: range.min, hi: range.max }));
-    // A probe halves each interval: `rounds` rounds end every search (the cap guards scores past 2^53).
+    let searches: Search[] = ranks.map((rank) => ({ rank, lo: range.min, hi: range.max }));
+    // Each round cuts every interval into PROBES_PER_QUANTILE + 1 parts: `rounds` rounds end every
+    // search (the cap guards scores past 2^53, where an interval may stop shrinking).
     for (let round = 0; round <= range.rounds; round++) {
-      const probes = searches.map(probeOf);
-      const open = probes.flatMap((probe) => (probe === undefined ? [] : [probe]));
-      if (open.length === 0) break;
-      const upTo = sumCounts(await this.store.spread(read, open.map(String), []));
+      const probes = searches.map(probesOf);
+      if (probes.every((list) => list.length === 0)) break;
+      const upTo = sumCounts(await this.store.spread(read, probes.flat().map(String), []));
       let next = 0;
       searches = searches.map((search, i) => {
-        const probe = probes[i];
-        return probe === undefined ? search : narrowed(search, probe, upTo[next++]);
+        const counted = upTo.slice(next, (next += probes[i].length));
+        return narrowed(search, probes[i], counted);
       });
     }
     return quantilesOf(searches.map((search) => search.hi));
