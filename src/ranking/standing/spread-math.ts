@@ -51,7 +51,7 @@ export function bucketsOf(edges: readonly number[], below: readonly number[], to
 }
 
 /** Scores each round of a quantile's search counts up to: each round cuts its interval into PROBES + 1 parts. */
-export const PROBES_PER_QUANTILE = 16;
+export const PROBES_PER_QUANTILE = 64;
 
 /** One quantile's search: the answer lies in [lo, hi] (held scores), the smallest score with `rank` items up to it. */
 export interface Search {

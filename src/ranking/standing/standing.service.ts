@@ -105,56 +105,47 @@ export class StandingService {
         if (!admitted) request.admit?.(distributionCounts(board.shards.length, request.buckets, rounds));
         admitted = true;
         const edges = bucketEdges(min, max, request.buckets);
-        const [below, quantiles] = await Promise.all([
-          this.bucketCounts(read, edges),
-          this.quantiles(read, count, { min, max, rounds }),
-        ]);
+        const { below, quantiles } = await this.countAndSelect(read, bucketBounds(edges), count, { min, max, rounds });
         return { ...answer, count, min, max, buckets: bucketsOf(edges, below, count), quantiles };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
     );
   }
 
-  /** Listed items below each inner edge, summed over the shards (one round). */
-  private async bucketCounts(read: WindowRead, edges: readonly number[]): Promise<number[]> {
-    const bounds = bucketBounds(edges);
-    if (bounds.length === 0) return [];
-    return sumCounts(await this.store.spread(read, bounds, []));
-  }
-
   /**
-   * Each quantile's score: on one shard read at its position (one call); over many, the smallest score
-   * with the quantile's nearest rank of items up to it, searched over [min, max] with every shard
-   * counting the probes of a round in one call.
+   * The listed items below each bucket edge (`edgeBounds`, summed over the shards) and each quantile's
+   * score. On one shard both in one call, the quantiles read at their positions. Over many, a
+   * quantile is the smallest score with its nearest rank of items up to it, searched over [min, max]:
+   * each round every shard counts the round's probes in one call, the first round the edges too.
    */
-  private async quantiles(
+  private async countAndSelect(
     read: WindowRead,
+    edgeBounds: readonly string[],
     count: number,
     range: { min: number; max: number; rounds: number },
-  ): Promise<Quantiles> {
+  ): Promise<{ below: number[]; quantiles: Quantiles }> {
     const ranks = QUANTILES.map(([, percent]) => nearestRank(percent, count));
     if (!read.board.sharded) {
-      const [shard] = await this.store.spread(
-        read,
-        [],
-        ranks.map((rank) => rank - 1),
-      );
-      return quantilesOf(shard.scores.map((score) => score ?? range.max));
+      const positions = ranks.map((rank) => rank - 1);
+      const [shard] = await this.store.spread(read, edgeBounds, positions);
+      return { below: shard.counts, quantiles: quantilesOf(shard.scores.map((score) => score ?? range.max)) };
     }
+    let below: number[] = [];
     let searches: Search[] = ranks.map((rank) => ({ rank, lo: range.min, hi: range.max }));
     // Each round cuts every interval into PROBES_PER_QUANTILE + 1 parts: `rounds` rounds end every
     // search (the cap guards scores past 2^53, where an interval may stop shrinking).
     for (let round = 0; round <= range.rounds; round++) {
+      const edges = round === 0 ? edgeBounds : [];
       const probes = searches.map(probesOf);
-      if (probes.every((list) => list.length === 0)) break;
-      const upTo = sumCounts(await this.store.spread(read, probes.flat().map(String), []));
-      let next = 0;
-      searches = searches.map((search, i) => {
-        const counted = upTo.slice(next, (next += probes[i].length));
-        return narrowed(search, probes[i], counted);
-      });
+      if (edges.length === 0 && probes.every((list) => list.length === 0)) break;
+      const counts = sumCounts(await this.store.spread(read, [...edges, ...probes.flat().map(String)], []));
+      if (round === 0) below = counts.slice(0, edges.length);
+      let next = edges.length;
+      searches = searches.map((search, i) =>
+        narrowed(search, probes[i], counts.slice(next, (next += probes[i].length))),
+      );
     }
-    return quantilesOf(searches.map((search) => search.hi));
+    return { below, quantiles: quantilesOf(searches.map((search) => search.hi)) };
   }
 }
 
