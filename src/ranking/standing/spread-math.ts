@@ -51,7 +51,7 @@ export function bucketsOf(edges: readonly number[], below: readonly number[], to
 }
 
 /** Scores each round of a quantile's search counts up to: each round cuts its interval into PROBES + 1 parts. */
-export const PROBES_PER_QUANTILE = 64;
+export const PROBES_PER_QUANTILE = 8;
 
 /** One quantile's search: the answer lies in [lo, hi] (held scores), the smallest score with `rank` items up to it. */
 export interface Search {
@@ -63,6 +63,18 @@ export interface Search {
 /** Rounds a search over integer scores of range [min, max] takes at most. */
 export function searchRounds(min: number, max: number): number {
   return Math.ceil(Math.log(max - min + 1) / Math.log(PROBES_PER_QUANTILE + 1));
+}
+
+/**
+ * Where a quantile's search starts: the bucket holding its rank, from the listed items below each
+ * inner edge (summed over the shards). Integer scores below an edge e are those up to ⌈e⌉ - 1.
+ */
+export function searchInBucket(rank: number, edges: readonly number[], below: readonly number[], max: number): Search {
+  const cumulative = [0, ...below];
+  let bucket = cumulative.length - 1;
+  while (bucket > 0 && cumulative[bucket] >= rank) bucket--;
+  const hi = bucket + 1 < cumulative.length ? Math.ceil(edges[bucket + 1]) - 1 : max;
+  return { rank, lo: Math.ceil(edges[bucket]), hi };
 }
 
 /** The scores a round counts up to (inclusive), evenly inside [lo, hi - 1]; none once the search is done. */

@@ -16,7 +16,7 @@ import {
   probesOf,
   QUANTILES,
   Quantiles,
-  Search,
+  searchInBucket,
   searchRounds,
 } from './spread-math';
 import { StandingStore, WindowRead } from './standing.store';
@@ -101,11 +101,12 @@ export class StandingService {
         if (answer.draining || count === 0) return empty;
         const min = Math.min(...first.flatMap((shard) => (shard.min === null ? [] : [shard.min])));
         const max = Math.max(...first.flatMap((shard) => (shard.max === null ? [] : [shard.max])));
-        const rounds = searchRounds(min, max);
+        // A quantile's search starts in its bucket: at most the rounds of one bucket's width.
+        const rounds = searchRounds(0, Math.ceil((max - min) / request.buckets) + 1);
         if (!admitted) request.admit?.(distributionCounts(board.shards.length, request.buckets, rounds));
         admitted = true;
         const edges = bucketEdges(min, max, request.buckets);
-        const { below, quantiles } = await this.countAndSelect(read, bucketBounds(edges), count, { min, max, rounds });
+        const { below, quantiles } = await this.countAndSelect(read, edges, count, max);
         return { ...answer, count, min, max, buckets: bucketsOf(edges, below, count), quantiles };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
@@ -113,34 +114,37 @@ export class StandingService {
   }
 
   /**
-   * The listed items below each bucket edge (`edgeBounds`, summed over the shards) and each quantile's
-   * score. On one shard both in one call, the quantiles read at their positions. Over many, a
-   * quantile is the smallest score with its nearest rank of items up to it, searched over [min, max]:
-   * each round every shard counts the round's probes in one call, the first round the edges too.
+   * The listed items below each inner bucket edge (summed over the shards) and each quantile's score.
+   * On one shard both in one call, the quantiles read at their positions. Over many, the edges' counts
+   * (one round) place each quantile in its bucket, where a search finds the smallest score with its
+   * nearest rank of items up to it: each round every shard counts the round's probes in one call.
    */
   private async countAndSelect(
     read: WindowRead,
-    edgeBounds: readonly string[],
+    edges: readonly number[],
     count: number,
-    range: { min: number; max: number; rounds: number },
+    max: number,
   ): Promise<{ below: number[]; quantiles: Quantiles }> {
     const ranks = QUANTILES.map(([, percent]) => nearestRank(percent, count));
+    const edgeBounds = bucketBounds(edges);
     if (!read.board.sharded) {
-      const positions = ranks.map((rank) => rank - 1);
-      const [shard] = await this.store.spread(read, edgeBounds, positions);
-      return { below: shard.counts, quantiles: quantilesOf(shard.scores.map((score) => score ?? range.max)) };
+      const [shard] = await this.store.spread(
+        read,
+        edgeBounds,
+        ranks.map((rank) => rank - 1),
+      );
+      return { below: shard.counts, quantiles: quantilesOf(shard.scores.map((score) => score ?? max)) };
     }
-    let below: number[] = [];
-    let searches: Search[] = ranks.map((rank) => ({ rank, lo: range.min, hi: range.max }));
+    const below = edgeBounds.length === 0 ? [] : sumCounts(await this.store.spread(read, edgeBounds, []));
+    let searches = ranks.map((rank) => searchInBucket(rank, edges, below, max));
     // Each round cuts every interval into PROBES_PER_QUANTILE + 1 parts: `rounds` rounds end every
     // search (the cap guards scores past 2^53, where an interval may stop shrinking).
-    for (let round = 0; round <= range.rounds; round++) {
-      const edges = round === 0 ? edgeBounds : [];
+    const rounds = Math.max(...searches.map((search) => searchRounds(search.lo, search.hi)));
+    for (let round = 0; round <= rounds; round++) {
       const probes = searches.map(probesOf);
-      if (edges.length === 0 && probes.every((list) => list.length === 0)) break;
-      const counts = sumCounts(await this.store.spread(read, [...edges, ...probes.flat().map(String)], []));
-      if (round === 0) below = counts.slice(0, edges.length);
-      let next = edges.length;
+      if (probes.every((list) => list.length === 0)) break;
+      const counts = sumCounts(await this.store.spread(read, probes.flat().map(String), []));
+      let next = 0;
       searches = searches.map((search, i) =>
         narrowed(search, probes[i], counts.slice(next, (next += probes[i].length))),
       );
