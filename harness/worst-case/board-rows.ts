@@ -209,7 +209,7 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/distribution',
-    worst: '100 buckets on 64 shards: the range, 99 counts per shard, the quantiles bisected over the score range',
+    worst: '100 buckets on 64 shards: the range, 99 counts per shard, then each quantile searched in its bucket',
     request: () => get('/boards/wc-shards/distribution?window=m&buckets=100'),
   },
   {

@@ -2,7 +2,7 @@
 -- score_spread: one shard's part of a window's score distribution, after expiry: its listed items
 -- (score > 0), their lowest and highest score, how many score up to each bound and the scores at
 -- given ascending positions. Each count and position is O(log n) (ZCOUNT, ZRANGE by index): the
--- caller bounds how many one call asks (at most 99 bucket edges and 6 x 64 probes: spread-math.ts).
+-- caller bounds how many one call asks (at most 99 bucket edges, or 6 x 8 probes: spread-math.ts).
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
 --       top (the window's results zset)
 -- Args (reader.read_call, CALLS.score_spread): the header with the one window, then
