@@ -203,6 +203,16 @@ export const READ_ROWS: WorstRow[] = [
     times: 1,
   },
   {
+    route: 'GET /boards/{board}/rank',
+    worst: 'a score tied with seeded items on 64 shards, ties first: one count per shard, one round',
+    request: (context) => get(`/boards/wc-shards/rank?window=m&score=${Math.floor(context.sizes.items / 2)}`),
+  },
+  {
+    route: 'GET /boards/{board}/distribution',
+    worst: '100 buckets on 64 shards: the range, 99 counts per shard, then each quantile searched in its bucket',
+    request: () => get('/boards/wc-shards/distribution?window=m&buckets=100'),
+  },
+  {
     route: 'GET /boards/{board}/history',
     worst: 'a snapshot of 1 000 rows',
     request: () => get('/boards/wc-sum/history?window=m'),

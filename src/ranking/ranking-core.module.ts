@@ -26,6 +26,8 @@ import { RetractionStore } from './retraction/retraction.store';
 import { ScoresStore } from './scores/scores.store';
 import { SpansService } from './spans/spans.service';
 import { SpansStore } from './spans/spans.store';
+import { StandingService } from './standing/standing.service';
+import { StandingStore } from './standing/standing.store';
 import { ShardsStore } from './shards/shards.store';
 import { ViewsService } from './views/views.service';
 import { ViewsStore } from './views/views.store';
@@ -63,6 +65,8 @@ import { WritesStore } from './writes/writes.store';
     WriteCommands,
     LookupStore,
     LookupService,
+    StandingStore,
+    StandingService,
     ItemDataStore,
     ItemDataService,
     ExpiryStore,
@@ -75,7 +79,7 @@ import { WritesStore } from './writes/writes.store';
   ],
   // BoardCache and RankingSettings: stream ingest applies events with the boards' cached configs and
   // the same drain budget. WriteCommands: the controller builds its write commands with it. Lookup,
-  // item data, retractions: their controllers.
+  // standing (rank, distribution), item data, retractions: their controllers.
   exports: [
     RankingSettings,
     RankingService,
@@ -83,6 +87,7 @@ import { WritesStore } from './writes/writes.store';
     BoardCache,
     WriteCommands,
     LookupService,
+    StandingService,
     ItemDataService,
     RetractionService,
   ],

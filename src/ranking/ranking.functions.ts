@@ -11,6 +11,7 @@ import { READS_FUNCTIONS, ReadsFunctions } from './reads/reads.functions';
 import { RETRACTION_FUNCTIONS, RetractionFunctions } from './retraction/retraction.functions';
 import { SCORES_FUNCTIONS, ScoresFunctions } from './scores/scores.functions';
 import { SHARDS_FUNCTIONS, ShardsFunctions } from './shards/shards.functions';
+import { STANDING_FUNCTIONS, StandingFunctions } from './standing/standing.functions';
 import { SPAN_MODULE, SPANS_FUNCTIONS, SpansFunctions } from './spans/spans.functions';
 import { VIEWS_FUNCTIONS, ViewsFunctions } from './views/views.functions';
 import { WRITES_FUNCTIONS, WritesFunctions } from './writes/writes.functions';
@@ -31,6 +32,7 @@ export const RANKING_SLICES = [
   ['scores', ScoresFunctions],
   ['shards', ShardsFunctions],
   ['spans', SpansFunctions],
+  ['standing', StandingFunctions],
   ['views', ViewsFunctions],
   ['writes', WritesFunctions],
 ] as const;
@@ -60,6 +62,7 @@ export const RANKING = defineLibrary({
     ...SCORES_FUNCTIONS,
     ...SHARDS_FUNCTIONS,
     ...SPANS_FUNCTIONS,
+    ...STANDING_FUNCTIONS,
     ...VIEWS_FUNCTIONS,
     ...WRITES_FUNCTIONS,
   },

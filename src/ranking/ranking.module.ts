@@ -5,11 +5,19 @@ import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
 import { RetractionController } from './retraction/retraction.controller';
 import { ScoresController } from './scores.controller';
+import { StandingController } from './standing/standing.controller';
 
 /** Ranking over HTTP: the core module (its slices and their layer order are there) and its routes. */
 @Module({
   imports: [RankingCoreModule],
-  controllers: [RankingController, LookupController, ItemDataController, ScoresController, RetractionController],
+  controllers: [
+    RankingController,
+    LookupController,
+    StandingController,
+    ItemDataController,
+    ScoresController,
+    RetractionController,
+  ],
   exports: [RankingCoreModule],
 })
 export class RankingModule {}

@@ -26,6 +26,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   scores: 1,
   shards: 2,
   spans: 0,
+  standing: 0,
   views: 1,
   writes: 7,
   tb_access: 1,

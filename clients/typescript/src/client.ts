@@ -175,6 +175,26 @@ export class Boards extends Routes {
     return this.send({ method: 'POST', path, params: { board }, query, body, repeat: 'safe' }, options);
   }
 
+  /** The rank and percentile a record of `score` would get now, without writing it. */
+  rankOf(
+    board: string,
+    query: Query<'/boards/{board}/rank', 'get'>,
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/rank', 'get'> {
+    const path = '/boards/{board}/rank';
+    return this.send({ method: 'GET', path, params: { board }, query, repeat: 'safe' }, options);
+  }
+
+  /** The window's listed scores: count, range, equal-width buckets and exact quantiles (p10-p99). */
+  distribution(
+    board: string,
+    query: Query<'/boards/{board}/distribution', 'get'> = {},
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/distribution', 'get'> {
+    const path = '/boards/{board}/distribution';
+    return this.send({ method: 'GET', path, params: { board }, query, repeat: 'safe' }, options);
+  }
+
   /** Stores an item's data (a JSON object of at most 1 024 bytes), kept while some window holds the item. */
   putData(board: string, item: string, data: Record<string, unknown>, options?: CallOptions): Promise<void> {
     const path = '/boards/{board}/items/{item}/data';

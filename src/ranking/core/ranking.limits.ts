@@ -169,3 +169,10 @@ export const BOARD_DROP_KEYS_PER_CALL = 1000;
 
 /** Keys the DELETE request itself drops before it answers (the rest: in the background, in steps). */
 export const BOARD_DROP_KEYS_PER_REQUEST = 8 * BOARD_DROP_KEYS_PER_CALL;
+
+/** Buckets of a distribution: each costs one count per shard (one ZCOUNT, O(log n)) in one call. */
+export const DISTRIBUTION_BUCKETS: Bounds = { min: 1, max: 100 };
+export const DEFAULT_DISTRIBUTION_BUCKETS = 10;
+
+/** Largest |tiebreak| a record carries (the same exact-integer bound as a score). */
+export const TIEBREAK_RANGE: Bounds = { min: -MAX_ABS_SCORE, max: MAX_ABS_SCORE };

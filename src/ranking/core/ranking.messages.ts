@@ -125,4 +125,8 @@ export const RANKING_MESSAGES = {
     `the batch would weigh ${Math.ceil(cost)} cost units in one call on board "${board}", more than the ${bound} one write call may (WRITE_COST_PER_CALL: an entry weighs one unit per window and view, more with segments, an actor, a score or ties first): send at most ${entriesWithin} such entries per batch`,
   spanTooCostly: (board: string, window: string, spanSec: number, figures: { fields: number; shards: number }) =>
     `span ${spanSec}s of window "${window}" on board "${board}" holds ${figures.fields} slot fields${figures.shards > 1 ? ` on one of its ${figures.shards} shards, more than the ${Math.floor(SPAN_MAX_FIELDS / figures.shards)} a shard may sum so that one read sums at most ${SPAN_MAX_FIELDS} over all shards` : `, more than the ${SPAN_MAX_FIELDS} one read sums`}: declare a window { "period": "${spanSec}s", "interval": ... } for it instead`,
+  standingReadsWindows: (board: string, view: string) =>
+    `"${view}" is a view of board "${board}": rank and distribution read windows (name one of the board's windows)`,
+  noTiebreak: (board: string) =>
+    `board "${board}" declares no tiebreak: a record is its score alone (send no tiebreak)`,
 };

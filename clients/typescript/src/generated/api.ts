@@ -427,6 +427,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/boards/{board}/rank": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The rank a record of a given score would get now
+         * @description Places a record without writing it: one count per shard, all in one round (O(log n) each). Reads windows only: a view's name is a 400; so is a tiebreak, since no board declares one yet.
+         */
+        get: operations["StandingController_rank"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/boards/{board}/distribution": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A window's score distribution: count, range, buckets and exact quantiles
+         * @description Exact, over the items the window lists (score > 0). Buckets split [min, max] into equal widths (from inclusive, to exclusive, the last bucket inclusive); a quantile q is the score at rank ⌈q × count⌉ counting from the lowest score (nearest rank), a score some listed item holds. Every Redis call is bounded (O(log n) counts and index reads, at most 99 + 6 x 8 a call): one round for the range, then on an unsharded board one call for the buckets and the quantiles (read at their positions); on a sharded one a round counting the bucket edges, which places each quantile in its bucket, then a search there cutting each quantile's interval into 9 parts a round (at most log9(bucket width + 2) rounds, each one call per shard). Reads windows only: a view's name is a 400. Costs: shards x buckets counts, plus 6 (unsharded) or shards x 6 x 8 x rounds; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it).
+         */
+        get: operations["StandingController_distribution"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/boards/{board}/items/{item}/data": {
         parameters: {
             query?: never;
@@ -1375,6 +1415,78 @@ export interface components {
             mode?: "decay" | "hot" | "rising" | "unique";
             /** @description One row per id, in the order given */
             items: components["schemas"]["LookupRowDto"][];
+        };
+        RankResultDto: {
+            board: string;
+            window: string;
+            /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
+            from: number;
+            /** @description End of the current slot or calendar period (unix s) */
+            to: number;
+            /** @description A calendar window's IANA time zone (absent on rolling windows) */
+            timeZone?: string;
+            /** @description True while an expired slot larger than one chunk is still being subtracted */
+            draining: boolean;
+            /**
+             * @description A view's mode (absent when reading a window)
+             * @enum {string}
+             */
+            mode?: "decay" | "hot" | "rising" | "unique";
+            /** @description The score asked about */
+            score: number;
+            /** @description The rank a record of that score would get if written now: 1 + the items ahead of it (on a `ties: first` board items already holding the score are ahead); null when the window would not list it (score <= 0) */
+            rank: number | null;
+            /** @description What GET …/items/:item would answer for an item holding that record (among the listed items and it) */
+            percentile: number | null;
+        };
+        BucketDto: {
+            /** @description Lowest score of the bucket (inclusive) */
+            from: number;
+            /** @description Highest score of the bucket (exclusive; inclusive for the last bucket) */
+            to: number;
+            /** @description Listed items scoring in the bucket */
+            count: number;
+        };
+        QuantilesDto: {
+            /** @description The score at rank ⌈0.1 × count⌉, lowest score first (nearest rank); null when count is 0 */
+            p10: number | null;
+            /** @description The score at rank ⌈0.25 × count⌉, lowest score first (nearest rank); null when count is 0 */
+            p25: number | null;
+            /** @description The score at rank ⌈0.5 × count⌉, lowest score first (nearest rank); null when count is 0 */
+            p50: number | null;
+            /** @description The score at rank ⌈0.75 × count⌉, lowest score first (nearest rank); null when count is 0 */
+            p75: number | null;
+            /** @description The score at rank ⌈0.9 × count⌉, lowest score first (nearest rank); null when count is 0 */
+            p90: number | null;
+            /** @description The score at rank ⌈0.99 × count⌉, lowest score first (nearest rank); null when count is 0 */
+            p99: number | null;
+        };
+        DistributionResultDto: {
+            board: string;
+            window: string;
+            /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
+            from: number;
+            /** @description End of the current slot or calendar period (unix s) */
+            to: number;
+            /** @description A calendar window's IANA time zone (absent on rolling windows) */
+            timeZone?: string;
+            /** @description True while an expired slot larger than one chunk is still being subtracted */
+            draining: boolean;
+            /**
+             * @description A view's mode (absent when reading a window)
+             * @enum {string}
+             */
+            mode?: "decay" | "hot" | "rising" | "unique";
+            /** @description Listed items (score > 0) */
+            count: number;
+            /** @description Lowest listed score (null when none) */
+            min: number | null;
+            /** @description Highest listed score (null when none) */
+            max: number | null;
+            /** @description Equal widths over [min, max], lowest first; empty when count is 0 */
+            buckets: components["schemas"]["BucketDto"][];
+            /** @description Exact: each is a score some listed item holds */
+            quantiles: components["schemas"]["QuantilesDto"];
         };
         ScoreDto: {
             /**
@@ -4716,6 +4828,250 @@ export interface operations {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    StandingController_rank: {
+        parameters: {
+            query: {
+                /** @description A window's name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                window?: string;
+                /** @description The score of the record to place (decimal digits, a sign and a fraction allowed) */
+                score: number;
+                /** @description The record's tiebreak: taken only by a board that declares one (today none does: a 400) */
+                tiebreak?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Board name: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RankResultDto"];
+                };
+            };
+            /** @description INVALID_INPUT: a view named, a tiebreak sent, a score out of range */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_MISSING, API_KEY_INVALID */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BOARD_NOT_FOUND, WINDOW_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    StandingController_distribution: {
+        parameters: {
+            query?: {
+                /** @description A window's name (default: the board's first window): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                window?: string;
+                /** @description Equal-width buckets splitting [min, max] */
+                buckets?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Board name: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DistributionResultDto"];
+                };
+            };
+            /** @description INVALID_INPUT: a view named, buckets out of 1-100 */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_MISSING, API_KEY_INVALID */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BOARD_NOT_FOUND, WINDOW_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,0 +1,42 @@
+-- requires: call_state, reader, snapshot
+-- score_spread: one shard's part of a window's score distribution, after expiry: its listed items
+-- (score > 0), their lowest and highest score, how many score up to each bound and the scores at
+-- given ascending positions. Each count and position is O(log n) (ZCOUNT, ZRANGE by index): the
+-- caller bounds how many one call asks (at most 99 bucket edges, or 6 x 8 probes: spread-math.ts).
+-- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
+--       top (the window's results zset)
+-- Args (reader.read_call, CALLS.score_spread): the header with the one window, then
+--   bounds     space-separated upper bounds as ZCOUNT takes them ("12": up to 12, "(12": below 12)
+--   positions  space-separated 0-based positions among the listed items, lowest score first
+-- Reply (reader.answer, CALLS.score_spread): draining (0|1), listed, min and max (the listed items'
+--   lowest and highest score; "" when none), counts { listed items up to each bound },
+--   scores { the score at each position; "" past the last }
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local function score_spread(keys, args)
+  call_state.begin_call(keys, args)
+  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
+  local header, arg = reader.read_call(args, CALLS.score_spread)
+  local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
+  if err then return redis.error_reply(err) end
+  local listed = redis.call('ZCOUNT', top_key, '(0', '+inf')
+  -- Items holding 0 or less sit below the listed ones: a listed position is offset by them.
+  local unlisted = redis.call('ZCARD', top_key) - listed
+  local counts, scores = {}, {}
+  for bound in string.gmatch(arg.bounds, '%S+') do
+    counts[#counts + 1] = redis.call('ZCOUNT', top_key, '(0', bound)
+  end
+  for position in string.gmatch(arg.positions, '%S+') do
+    local at = unlisted + tonumber(position)
+    scores[#scores + 1] = redis.call('ZRANGE', top_key, at, at, 'WITHSCORES')[2] or ''
+  end
+  local lowest = redis.call('ZRANGE', top_key, unlisted, unlisted, 'WITHSCORES')[2]
+  local highest = redis.call('ZRANGE', top_key, -1, -1, 'WITHSCORES')[2]
+  return reader.answer(CALLS.score_spread, {
+    draining = draining,
+    listed = listed,
+    min = listed > 0 and lowest or '',
+    max = listed > 0 and highest or '',
+    counts = counts,
+    scores = scores,
+  })
+end

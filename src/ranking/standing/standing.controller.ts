@@ -1,0 +1,71 @@
+import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { WindowRead } from '../../access/access.decorators';
+import { callerOf } from '../../edge/caller';
+import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
+import { RateLimitGuard } from '../../governance/rate-limit.guard';
+import { DEFAULT_DISTRIBUTION_BUCKETS, LOOKUP_COUNTS_PER_READ } from '../core/ranking.limits';
+import { BoardParams } from '../dto/board.dto';
+import { DistributionQuery, DistributionResultDto, RankQuery, RankResultDto } from '../dto/standing.dto';
+import { PROBES_PER_QUANTILE } from './spread-math';
+import { StandingService } from './standing.service';
+
+const RANK_NOTE =
+  "Places a record without writing it: one count per shard, all in one round (O(log n) each). Reads windows only: a view's name is a 400; so is a tiebreak, since no board declares one yet.";
+
+const DISTRIBUTION_NOTE = `Exact, over the items the window lists (score > 0). Buckets split [min, max] into equal widths (from inclusive, to exclusive, the last bucket inclusive); a quantile q is the score at rank ⌈q × count⌉ counting from the lowest score (nearest rank), a score some listed item holds. Every Redis call is bounded (O(log n) counts and index reads, at most 99 + 6 x ${PROBES_PER_QUANTILE} a call): one round for the range, then on an unsharded board one call for the buckets and the quantiles (read at their positions); on a sharded one a round counting the bucket edges, which places each quantile in its bucket, then a search there cutting each quantile's interval into ${PROBES_PER_QUANTILE + 1} parts a round (at most log${PROBES_PER_QUANTILE + 1}(bucket width + 2) rounds, each one call per shard). Reads windows only: a view's name is a 400. Costs: shards x buckets counts, plus 6 (unsharded) or shards x 6 x ${PROBES_PER_QUANTILE} x rounds; every ${LOOKUP_COUNTS_PER_READ} counts spend one read of the client's read rate budget (429 RATE_LIMITED past it).`;
+
+/** GET …/rank and …/distribution: reads of a window by score, through StandingService. */
+@ApiTags('ranking')
+@RedisBackedController()
+@Controller()
+export class StandingController {
+  constructor(
+    private readonly standing: StandingService,
+    private readonly readBudget: RateLimitGuard,
+  ) {}
+
+  @Get('boards/:board/rank')
+  @WindowRead('The rank a record of a given score would get now', RANK_NOTE, RankResultDto)
+  @ErrorResponse(400, 'INVALID_INPUT: a view named, a tiebreak sent, a score out of range')
+  rank(
+    @Param() params: BoardParams,
+    @Query() query: RankQuery,
+    @Req() request: FastifyRequest,
+  ): Promise<RankResultDto> {
+    return this.standing.rank({
+      name: params.board,
+      window: query.window,
+      score: query.score,
+      tiebreak: query.tiebreak,
+      admit: this.admit(request),
+    });
+  }
+
+  @Get('boards/:board/distribution')
+  @WindowRead(
+    "A window's score distribution: count, range, buckets and exact quantiles",
+    DISTRIBUTION_NOTE,
+    DistributionResultDto,
+  )
+  @ErrorResponse(400, 'INVALID_INPUT: a view named, buckets out of 1-100')
+  distribution(
+    @Param() params: BoardParams,
+    @Query() query: DistributionQuery,
+    @Req() request: FastifyRequest,
+  ): Promise<DistributionResultDto> {
+    return this.standing.distribution({
+      name: params.board,
+      window: query.window,
+      buckets: query.buckets ?? DEFAULT_DISTRIBUTION_BUCKETS,
+      admit: this.admit(request),
+    });
+  }
+
+  /** Charges the client's read budget by a read's counts (the route's guard already counted one read). */
+  private admit(request: FastifyRequest) {
+    const client = callerOf(request).client;
+    return (counts: number) => this.readBudget.chargeReads(client, Math.ceil(counts / LOOKUP_COUNTS_PER_READ) - 1);
+  }
+}

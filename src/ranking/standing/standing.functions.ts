@@ -1,0 +1,68 @@
+import { typedFunction } from '../../redis/function-library';
+import { NamedReply } from '../../redis/replies';
+import { namedWindowRead, WindowCall } from '../core/script-call';
+import { sliceFunctions } from '../core/slice-functions';
+
+const RANK_ARGS = ['score', 'level'] as const;
+const RANK_REPLY = ['draining', 'ahead', 'listed'] as const;
+const SPREAD_ARGS = ['bounds', 'positions'] as const;
+const SPREAD_REPLY = ['draining', 'listed', 'min', 'max', 'counts', 'scores'] as const;
+
+/** One shard's part of a distribution: its listed items, their range, counts up to bounds, scores at positions. */
+export interface SpreadReply {
+  draining: boolean;
+  listed: number;
+  /** Lowest and highest listed score (null: the shard lists none). */
+  min: number | null;
+  max: number | null;
+  counts: number[];
+  /** The score at each position asked (null: past the shard's last). */
+  scores: Array<number | null>;
+}
+
+/** A number as Redis wrote it ("" for none). */
+const scoreOf = (text: string): number | null => (text === '' ? null : Number(text));
+
+/** What a shard answers about scores that no item need hold: a record's place, the window's distribution. */
+export const STANDING_FUNCTIONS = {
+  scoreRank: typedFunction({
+    name: 'tbRankScoreRank',
+    handler: 'score_rank',
+    // Reads drain expired slots (writes that free memory): they run on a full Redis too.
+    flags: ['allow-oom'],
+    numberOfKeys: 3,
+    contract: { args: RANK_ARGS, reply: RANK_REPLY },
+    build: (call: WindowCall & { score: number; equalAhead: boolean }) =>
+      namedWindowRead(call, RANK_ARGS, { score: String(call.score), level: call.equalAhead ? 1 : 0 }),
+    decode: (raw) => {
+      const reply = new NamedReply('tbRankScoreRank', RANK_REPLY, raw);
+      return { draining: reply.flag('draining'), ahead: reply.int('ahead'), listed: reply.int('listed') };
+    },
+  }),
+
+  scoreSpread: typedFunction({
+    name: 'tbRankScoreSpread',
+    handler: 'score_spread',
+    flags: ['allow-oom'],
+    numberOfKeys: 3,
+    contract: { args: SPREAD_ARGS, reply: SPREAD_REPLY },
+    build: (call: WindowCall & { bounds: readonly string[]; positions: readonly number[] }) =>
+      namedWindowRead(call, SPREAD_ARGS, { bounds: call.bounds.join(' '), positions: call.positions.join(' ') }),
+    decode: (raw, call): SpreadReply => {
+      const reply = new NamedReply('tbRankScoreSpread', SPREAD_REPLY, raw);
+      const counts = reply.nested('counts').expectLength(call.bounds.length);
+      const scores = reply.nested('scores').expectLength(call.positions.length);
+      return {
+        draining: reply.flag('draining'),
+        listed: reply.int('listed'),
+        min: scoreOf(reply.string('min')),
+        max: scoreOf(reply.string('max')),
+        counts: call.bounds.map((_, i) => counts.int(i)),
+        scores: call.positions.map((_, i) => scoreOf(scores.string(i))),
+      };
+    },
+  }),
+};
+
+/** The standing slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class StandingFunctions extends sliceFunctions(STANDING_FUNCTIONS) {}

@@ -1,0 +1,163 @@
+import { Injectable } from '@nestjs/common';
+import { InvalidInputError } from '../../common/errors';
+import { RankedSources } from '../boards/ranked-sources';
+import { figures, percentileOf, WindowFigures } from '../core/answers';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { strictRanks } from '../options/registry';
+import { SpreadReply } from './standing.functions';
+import {
+  Bucket,
+  bucketBounds,
+  bucketEdges,
+  bucketsOf,
+  narrowed,
+  nearestRank,
+  PROBES_PER_QUANTILE,
+  probesOf,
+  QUANTILES,
+  Quantiles,
+  searchInBucket,
+  searchRounds,
+} from './spread-math';
+import { StandingStore, WindowRead } from './standing.store';
+
+/** What a read by score asks; `admit` is told its cost in counts before Redis is read past its first round. */
+interface ScoreRead {
+  name: string;
+  window?: string;
+  admit?: (counts: number) => void;
+}
+
+export type RankAnswer = WindowFigures & { score: number; rank: number | null; percentile: number | null };
+
+export type DistributionAnswer = WindowFigures & {
+  count: number;
+  min: number | null;
+  max: number | null;
+  buckets: Bucket[];
+  quantiles: Quantiles;
+};
+
+const NO_QUANTILES = Object.fromEntries(QUANTILES.map(([name]) => [name, null])) as Quantiles;
+
+/**
+ * The counts a distribution costs: every shard counts each inner bucket edge, and the quantiles are
+ * read at their positions on one shard, or found over many by a search of at most `rounds` rounds,
+ * every shard counting each quantile's probes each round.
+ */
+export function distributionCounts(shards: number, buckets: number, rounds: number): number {
+  const quantiles = shards === 1 ? QUANTILES.length : shards * QUANTILES.length * PROBES_PER_QUANTILE * rounds;
+  return shards * buckets + quantiles;
+}
+
+/** A record's would-be rank (GET …/rank) and a window's score distribution (GET …/distribution). */
+@Injectable()
+export class StandingService {
+  constructor(
+    private readonly sources: RankedSources,
+    private readonly store: StandingStore,
+  ) {}
+
+  /**
+   * The rank a record of `score` would get if written now: 1 + the items ahead of it (on a `ties: first`
+   * board the items already holding that score are ahead: they reached it first). Its percentile is an
+   * item's holding it: among the listed items and itself. A score the window would not list (0 or
+   * less) has neither.
+   */
+  rank(request: ScoreRead & { score: number; tiebreak?: number }): Promise<RankAnswer> {
+    return this.sources.read(
+      request.name,
+      request.window,
+      async (board, window, nowMs) => {
+        // No board option keeps a tiebreak yet: a record is its score alone.
+        if (request.tiebreak !== undefined) throw new InvalidInputError(M.noTiebreak(request.name));
+        request.admit?.(board.shards.length);
+        const place = await this.store.place({ board, window, nowMs }, request.score, strictRanks(board.config));
+        const rank = request.score > 0 ? place.ahead + 1 : null;
+        const percentile = percentileOf({ score: request.score, rank }, place.listed + 1);
+        return { ...figures(request.name, window, nowMs, place.draining), score: request.score, rank, percentile };
+      },
+      (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
+    );
+  }
+
+  /** The listed items' count, range, `buckets` equal-width buckets over [min, max] and exact quantiles. */
+  distribution(request: ScoreRead & { buckets: number }): Promise<DistributionAnswer> {
+    let admitted = false; // a read sent again (a window still draining) is charged once
+    return this.sources.read(
+      request.name,
+      request.window,
+      async (board, window, nowMs) => {
+        const read = { board, window, nowMs };
+        const first = await this.store.spread(read, [], []);
+        const count = first.reduce((sum, shard) => sum + shard.listed, 0);
+        const answer = figures(
+          request.name,
+          window,
+          nowMs,
+          first.some((shard) => shard.draining),
+        );
+        const empty = { ...answer, count, min: null, max: null, buckets: [], quantiles: NO_QUANTILES };
+        if (answer.draining || count === 0) return empty;
+        const min = Math.min(...first.flatMap((shard) => (shard.min === null ? [] : [shard.min])));
+        const max = Math.max(...first.flatMap((shard) => (shard.max === null ? [] : [shard.max])));
+        // A quantile's search starts in its bucket: at most the rounds of one bucket's width.
+        const rounds = searchRounds(0, Math.ceil((max - min) / request.buckets) + 1);
+        if (!admitted) request.admit?.(distributionCounts(board.shards.length, request.buckets, rounds));
+        admitted = true;
+        const edges = bucketEdges(min, max, request.buckets);
+        const { below, quantiles } = await this.countAndSelect(read, edges, count, max);
+        return { ...answer, count, min, max, buckets: bucketsOf(edges, below, count), quantiles };
+      },
+      (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
+    );
+  }
+
+  /**
+   * The listed items below each inner bucket edge (summed over the shards) and each quantile's score.
+   * On one shard both in one call, the quantiles read at their positions. Over many, the edges' counts
+   * (one round) place each quantile in its bucket, where a search finds the smallest score with its
+   * nearest rank of items up to it: each round every shard counts the round's probes in one call.
+   */
+  private async countAndSelect(
+    read: WindowRead,
+    edges: readonly number[],
+    count: number,
+    max: number,
+  ): Promise<{ below: number[]; quantiles: Quantiles }> {
+    const ranks = QUANTILES.map(([, percent]) => nearestRank(percent, count));
+    const edgeBounds = bucketBounds(edges);
+    if (!read.board.sharded) {
+      const [shard] = await this.store.spread(
+        read,
+        edgeBounds,
+        ranks.map((rank) => rank - 1),
+      );
+      return { below: shard.counts, quantiles: quantilesOf(shard.scores.map((score) => score ?? max)) };
+    }
+    const below = edgeBounds.length === 0 ? [] : sumCounts(await this.store.spread(read, edgeBounds, []));
+    let searches = ranks.map((rank) => searchInBucket(rank, edges, below, max));
+    // Each round cuts every interval into PROBES_PER_QUANTILE + 1 parts: `rounds` rounds end every
+    // search (the cap guards scores past 2^53, where an interval may stop shrinking).
+    const rounds = Math.max(...searches.map((search) => searchRounds(search.lo, search.hi)));
+    for (let round = 0; round <= rounds; round++) {
+      const probes = searches.map(probesOf);
+      if (probes.every((list) => list.length === 0)) break;
+      const counts = sumCounts(await this.store.spread(read, probes.flat().map(String), []));
+      let next = 0;
+      searches = searches.map((search, i) =>
+        narrowed(search, probes[i], counts.slice(next, (next += probes[i].length))),
+      );
+    }
+    return { below, quantiles: quantilesOf(searches.map((search) => search.hi)) };
+  }
+}
+
+/** The shards' counts per bound, added up. */
+function sumCounts(replies: readonly SpreadReply[]): number[] {
+  return replies[0].counts.map((_, i) => replies.reduce((sum, reply) => sum + reply.counts[i], 0));
+}
+
+function quantilesOf(scores: readonly number[]): Quantiles {
+  return Object.fromEntries(QUANTILES.map(([name], i) => [name, scores[i]])) as Quantiles;
+}

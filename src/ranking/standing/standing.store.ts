@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
+import { PreparedBoard, ShardKeys } from '../core/board';
+import { guard } from '../core/ranking.errors';
+import { RankingSettings } from '../core/ranking.settings';
+import { boardCall } from '../core/script-call';
+import type { WindowConfig } from '../core/window-math';
+import { SpreadReply, StandingFunctions } from './standing.functions';
+
+/** A read of one window of a board at one time. */
+export interface WindowRead {
+  board: PreparedBoard;
+  window: WindowConfig;
+  nowMs: number;
+}
+
+/** A record's place over every shard: items ahead of it, items listed, and whether a shard still drains. */
+export interface ScorePlace {
+  draining: boolean;
+  ahead: number;
+  listed: number;
+}
+
+/**
+ * Reads of a window by score: a record's place (one score_rank call per shard, all in one round) and
+ * a shard's part of the distribution (score_spread, a bounded number of counts per call).
+ */
+@Injectable()
+export class StandingStore {
+  private readonly budgetFields: number;
+  private readonly fns: StandingFunctions['functions'];
+  /** Refuses (503 REDIS_BUSY) before each round of a sharded read while Redis is busy. */
+  private readonly admit: () => void;
+
+  constructor(
+    redis: RedisService,
+    private readonly functions: RedisFunctions,
+    part: StandingFunctions,
+    settings: RankingSettings,
+  ) {
+    this.budgetFields = settings.expireChunk;
+    this.fns = part.functions;
+    functions.define([part.library]);
+    this.admit = () => redis.admit();
+  }
+
+  /** Items ahead of a record of `score` (with `equalAhead`, items holding that score too) over the board. */
+  async place(read: WindowRead, score: number, equalAhead: boolean): Promise<ScorePlace> {
+    if (read.board.sharded) this.admit();
+    const replies = await Promise.all(
+      read.board.shards.map((shard) =>
+        guard(this.functions.call(this.fns.scoreRank, { ...this.on(read, shard), score, equalAhead })),
+      ),
+    );
+    return {
+      draining: replies.some((reply) => reply.draining),
+      ahead: replies.reduce((sum, reply) => sum + reply.ahead, 0),
+      listed: replies.reduce((sum, reply) => sum + reply.listed, 0),
+    };
+  }
+
+  /** Every shard's part of the distribution for the same bounds and positions, in one round. */
+  spread(read: WindowRead, bounds: readonly string[], positions: readonly number[]): Promise<SpreadReply[]> {
+    if (read.board.sharded) this.admit();
+    return Promise.all(
+      read.board.shards.map((shard) =>
+        guard(this.functions.call(this.fns.scoreSpread, { ...this.on(read, shard), bounds, positions })),
+      ),
+    );
+  }
+
+  private on(read: WindowRead, shard: ShardKeys) {
+    return { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window };
+  }
+}

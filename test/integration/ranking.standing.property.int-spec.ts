@@ -1,0 +1,140 @@
+import fc from 'fast-check';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { ADMIN, startTestApp } from '../../harness/app';
+import { FakeClock } from '../../harness/clock';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+
+/**
+ * GET /boards/:board/rank and /distribution against a brute force, on 1 and 3 shards (one Redis and a
+ * Cluster), shared and strict ties: after random increments (negative and zero sums, long ties, wide
+ * score ranges) and clock moves that expire slots, the rank of every score the window holds (and
+ * its neighbours, 0 and negatives), and the distribution's buckets and quantiles, exactly.
+ */
+const T0 = 1_700_002_800_000;
+const POOL = Array.from({ length: 20 }, (_, i) => `s${i}`);
+const MINUTE_MS = 60_000;
+const PERCENTS = { p10: 10, p25: 25, p50: 50, p75: 75, p90: 90, p99: 99 };
+
+const amount = fc.oneof(
+  fc.integer({ min: -3, max: 6 }).filter((n) => n !== 0),
+  fc.integer({ min: 1, max: 1_000_000 }),
+);
+const step = fc.oneof(
+  fc.record({
+    kind: fc.constant('batch' as const),
+    entries: fc.array(fc.record({ item: fc.constantFrom(...POOL), amount }), { minLength: 1, maxLength: 10 }),
+  }),
+  fc.record({ kind: fc.constant('move' as const), minutes: fc.integer({ min: 1, max: 3 }) }),
+);
+
+/** The model's answers from the listed scores (those above 0). */
+function model(listed: number[], strict: boolean) {
+  const ascending = [...listed].sort((a, b) => a - b);
+  const rank = (score: number) =>
+    score > 0 ? 1 + listed.filter((other) => other > score || (strict && other === score)).length : null;
+  const percentile = (score: number) => {
+    const r = rank(score);
+    const ranked = listed.length + 1;
+    if (r === null) return null;
+    return ranked <= 1 ? 100 : Math.round(((ranked - r) / (ranked - 1)) * 10000) / 100;
+  };
+  const distribution = (buckets: number) => {
+    const count = ascending.length;
+    if (count === 0) return { count, min: null, max: null, buckets: [], quantiles: nullQuantiles() };
+    const [min, max] = [ascending[0], ascending[count - 1]];
+    const edges = Array.from({ length: buckets + 1 }, (_, i) =>
+      i === buckets ? max : min + ((max - min) * i) / buckets,
+    );
+    const rows = edges.slice(0, -1).map((from, i) => {
+      const to = edges[i + 1];
+      const last = i === buckets - 1;
+      return { from, to, count: ascending.filter((s) => s >= from && (last ? s <= to : s < to)).length };
+    });
+    const quantiles = Object.fromEntries(
+      Object.entries(PERCENTS).map(([name, p]) => [name, ascending[Math.max(1, Math.ceil((p * count) / 100)) - 1]]),
+    );
+    return { count, min, max, buckets: rows, quantiles };
+  };
+  return { rank, percentile, distribution };
+}
+
+const nullQuantiles = () => Object.fromEntries(Object.keys(PERCENTS).map((name) => [name, null]));
+
+describe.each(TOPOLOGIES)('rank of a score and distribution against a brute force (property, %s)', (topology) => {
+  let redis: TestRedis;
+  let app: NestFastifyApplication;
+  const clock = new FakeClock(T0);
+  const http = () => request(app.getHttpServer());
+  let board = 0;
+
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    app = await startTestApp(redis, clock, { EXPIRE_CHUNK: '3' });
+  });
+  afterAll(async () => {
+    await app.close();
+    await redis.stop();
+  });
+
+  it.each([
+    [1, 'shared'],
+    [3, 'shared'],
+    [1, 'first'],
+    [3, 'first'],
+  ])('%i shard(s), ties %s: every rank and distribution answers the brute force', async (shards, ties) => {
+    let nonEmpty = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 10 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: -5, max: 50 }),
+        async (steps, buckets, extra) => {
+          const name = `sd${board++}`;
+          await http()
+            .put(`/admin/boards/${name}`)
+            .set(ADMIN)
+            .send({ windows: [{ name: 'w', period: '3m', interval: '1m' }], shards, ties })
+            .expect(201);
+          const events: Array<{ item: string; amount: number; minute: number }> = [];
+          for (const s of steps) {
+            const minute = Math.floor(clock.nowMs() / MINUTE_MS);
+            if (s.kind === 'move') clock.advanceMs(s.minutes * MINUTE_MS);
+            if (s.kind === 'batch') {
+              await http().post(`/boards/${name}/increments`).send({ items: s.entries }).expect(200);
+              events.push(...s.entries.map((e) => ({ ...e, minute })));
+            }
+          }
+          const now = Math.floor(clock.nowMs() / MINUTE_MS);
+          const sums = new Map<string, number>();
+          for (const e of events.filter((e) => e.minute > now - 3))
+            sums.set(e.item, (sums.get(e.item) ?? 0) + e.amount);
+          const listed = [...sums.values()].filter((score) => score > 0);
+          const expected = model(listed, ties === 'first');
+
+          const asked = [...new Set([...listed.flatMap((s) => [s - 1, s, s + 1]), 0, -2, extra, extra + 0.5])];
+          for (const score of asked) {
+            const { body } = await http().get(`/boards/${name}/rank?window=w&score=${score}`).expect(200);
+            expect([body.score, body.rank, body.percentile]).toEqual([
+              score,
+              expected.rank(score),
+              expected.percentile(score),
+            ]);
+          }
+          const { body } = await http().get(`/boards/${name}/distribution?window=w&buckets=${buckets}`).expect(200);
+          expect({
+            count: body.count,
+            min: body.min,
+            max: body.max,
+            buckets: body.buckets,
+            quantiles: body.quantiles,
+          }).toEqual(expected.distribution(buckets));
+          if (listed.length > 0) nonEmpty++;
+          await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
+        },
+      ),
+      { numRuns: topology === 'single' ? 25 : 12 },
+    );
+    expect(nonEmpty).toBeGreaterThan(2); // not vacuous
+  });
+});
