@@ -1,10 +1,13 @@
 -- module: order
--- requires: hooks
+-- requires: call_state, hooks
 -- order_lib: the order of a window's results as reads, lookups and counts across shards see it:
 -- Redis' (score descending, then item id descending) unless a board option's hooks decide it
 -- (hooks_lib: strict, page, position, mark_of, ahead, append_marks; the first answer that is not nil
--- wins). A mark places an item among equal scores across shards: among equal scores the greater
--- mark comes first ('': none, the order of item ids).
+-- wins: `order: asc` answers the ascending order, `ties: first` the strict one). A mark places an item
+-- among equal scores across shards: among equal scores the greater mark comes first ('': none, the
+-- order of item ids).
+-- Which scores are listed: on a max / min / last board every recorded one, whatever its sign; on a
+-- sum board those above 0 (an item whose increments sum to 0 or less is held but not listed).
 -- KEYS: 0
 
 local ASK = { strict = hooks.strict, page = hooks.page, position = hooks.position, mark_of = hooks.mark_of, ahead = hooks.ahead }
@@ -29,9 +32,11 @@ local function page(top_key, first, last, marks)
   return ask(ASK.page, top_key, first, last, marks) or redis.call('ZREVRANGE', top_key, first, last, 'WITHSCORES')
 end
 
--- The item's 0-based place in the order (nil: not listed).
+-- The item's 0-based place in the order (nil: not listed; a hook answers false for that).
 local function position(top_key, item)
-  return ask(ASK.position, top_key, item) or redis.call('ZREVRANK', top_key, item)
+  local answer = ask(ASK.position, top_key, item)
+  if answer == nil then return redis.call('ZREVRANK', top_key, item) end
+  return answer or nil
 end
 
 -- The item's mark ('': none).
@@ -39,14 +44,29 @@ local function mark_of(top_key, item)
   return ask(ASK.mark_of, top_key, item) or ''
 end
 
--- Items ahead of an item of `score` (> 0) and mark `mark` (another shard's, or this one's; '': items
--- scoring higher only).
+-- Items ahead of an item of `score` (a listed one) and mark `mark` (another shard's, or this one's;
+-- '': items of a better score only).
 local function ahead(top_key, score, mark)
-  if mark ~= '' then
-    local count = ask(ASK.ahead, top_key, score, mark)
-    if count then return count end
-  end
+  local count = ask(ASK.ahead, top_key, score, mark)
+  if count then return count end
   return redis.call('ZCOUNT', top_key, '(' .. string.format('%.17g', score), '+inf')
+end
+
+-- Whether the board of `top_key` lists every recorded score (max / min / last), not only those above 0.
+local function any_sign(top_key)
+  local aggregate = call_state.config_field(call_state.cfg_key_of_top(top_key), 'aggregate')
+  return aggregate ~= false and aggregate ~= nil and aggregate ~= 'sum'
+end
+
+-- Whether an item holding `score` in the results `top_key` is listed.
+local function listed(top_key, score)
+  return score > 0 or any_sign(top_key)
+end
+
+-- How many items the results `top_key` list.
+local function listed_count(top_key)
+  if any_sign(top_key) then return redis.call('ZCARD', top_key) end
+  return redis.call('ZCOUNT', top_key, '(0', '+inf')
 end
 
 -- Appends a write's marks of the item in each window (results keys at first_top, first_top + 2, ...
@@ -62,3 +82,5 @@ order.position = position
 order.mark_of = mark_of
 order.ahead = ahead
 order.append_marks = append_marks
+order.listed = listed
+order.listed_count = listed_count
