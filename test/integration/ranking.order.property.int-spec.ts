@@ -113,5 +113,15 @@ describe.each(CASES)('order: asc against a brute-force model (property, %s, %i s
     expect(ranks.items.map((row) => [row.item, row.rank])).toEqual(
       ids.map((id) => [id, expected.find((r) => r.item === id)?.rank ?? null]),
     );
+    // Ranks among some ids: 1 + the listed ones given with a lower score.
+    const some = ['a', 'c', 'é', 'absent'];
+    const given = expected.filter((r) => some.includes(r.item));
+    const among = await setup.lookup.lookup({ name, window, items: some, relative: true, withData: false });
+    expect(among.items.map((row) => [row.item, row.rank])).toEqual(
+      some.map((id) => {
+        const row = given.find((r) => r.item === id);
+        return [id, row ? 1 + given.filter((r) => r.score < row.score).length : null];
+      }),
+    );
   }
 });
