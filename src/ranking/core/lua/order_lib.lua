@@ -10,7 +10,7 @@
 -- sum board those above 0 (an item whose increments sum to 0 or less is held but not listed).
 -- KEYS: 0
 
-local ASK = { strict = hooks.strict, page = hooks.page, position = hooks.position, mark_of = hooks.mark_of, ahead = hooks.ahead }
+local ASK = { ascending = hooks.ascending, strict = hooks.strict, page = hooks.page, position = hooks.position, mark_of = hooks.mark_of, ahead = hooks.ahead }
 
 -- The first answer of the hook `list` that is not nil (nil: none answered).
 local function ask(list, a, b, c, d)
@@ -24,6 +24,18 @@ end
 -- Whether the ranks of the results `top_key` are its order (strict: a row's rank is its position).
 local function strict(top_key)
   return ask(ASK.strict, top_key) or false
+end
+
+-- Whether lower scores come first in the results `top_key` (or a sibling key of its window).
+local function ascending(top_key)
+  return ask(ASK.ascending, top_key) or false
+end
+
+-- Positions first..last (0-based) by score alone, best first, as ZREVRANGE WITHSCORES answers them
+-- (no option's strict order: what snapshots and archives keep, whose rows carry no marks).
+local function score_page(key, first, last)
+  if ascending(key) then return redis.call('ZRANGE', key, first, last, 'WITHSCORES') end
+  return redis.call('ZREVRANGE', key, first, last, 'WITHSCORES')
 end
 
 -- Positions first..last (0-based) as ZREVRANGE WITHSCORES answers them (item, score, ...); an
@@ -76,6 +88,8 @@ local function append_marks(reply, keys, first_top, window_count, item)
   for i = 1, #appenders do appenders[i](reply, keys, first_top, window_count, item) end
 end
 
+order.ascending = ascending
+order.score_page = score_page
 order.strict = strict
 order.page = page
 order.position = position

@@ -1,4 +1,4 @@
--- requires: call_state, snapshot, window
+-- requires: call_state, order, snapshot, window
 -- history_count: for a sharded board, how many rows of this shard's snapshots score above given
 -- scores (the other shards' share of an item's rank in a snapshot), taking the snapshot of a
 -- boundary this call is the first to cross.
@@ -25,7 +25,7 @@ local function history_count(keys, args)
     local count = 0
     if conf then
       local _, rows = snapshot.find_snapshot(KEYS[2], conf, interval_sec, now_sec, tonumber(ARGV[i]), tonumber(ARGV[6]))
-      if rows then count = snapshot.snapshot_count_above(rows, tonumber(ARGV[i + 1])) end
+      if rows then count = snapshot.snapshot_count_above(rows, tonumber(ARGV[i + 1]), order.ascending(KEYS[2])) end
     end
     reply[#reply + 1] = count
   end

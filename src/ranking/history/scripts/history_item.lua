@@ -1,4 +1,4 @@
--- requires: call_state, keyspace, snapshot, window
+-- requires: call_state, keyspace, order, snapshot, window
 -- history_item: an item's score and the rows above it in each kept snapshot of a window within a
 -- time range, taking the snapshot of a boundary this call is the first to cross.
 -- KEYS: 3
@@ -39,7 +39,7 @@ local function history_item(keys, args)
       local score = snapshot.snapshot_score(rows, ARGV[7])
       reply[#reply + 1] = tonumber(boundary)
       reply[#reply + 1] = score or 0
-      reply[#reply + 1] = score and snapshot.snapshot_count_above(rows, score) or -1
+      reply[#reply + 1] = score and snapshot.snapshot_count_above(rows, score, order.ascending(KEYS[2])) or -1
     end
   end
   return reply

@@ -61,6 +61,7 @@ local function order_stored(cfg_key, settings)
   if settings.order == 'asc' then redis.call('HSET', cfg_key, 'order', 'asc') else redis.call('HDEL', cfg_key, 'order') end
 end
 
+hooks.register('ascending', function(top_key) return ascending(top_key) or nil end)
 hooks.register('page', page_hook)
 hooks.register('position', position_hook)
 hooks.register('ahead', ahead_hook)
