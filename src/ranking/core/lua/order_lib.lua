@@ -64,10 +64,24 @@ local function ahead(top_key, score, mark)
   return redis.call('ZCOUNT', top_key, '(' .. string.format('%.17g', score), '+inf')
 end
 
+-- Each config hash's answer to any_sign in this call (forgotten at call_began): a count over 64
+-- shards asks for every id on every shard, one HGET per shard instead of one per count.
+local any_sign_of = {}
+
+hooks.register('call_began', function()
+  any_sign_of = {}
+end)
+
 -- Whether the board of `top_key` lists every recorded score (max / min / last), not only those above 0.
 local function any_sign(top_key)
-  local aggregate = call_state.config_field(call_state.cfg_key_of_top(top_key), 'aggregate')
-  return aggregate ~= false and aggregate ~= nil and aggregate ~= 'sum'
+  local cfg_key = call_state.cfg_key_of_top(top_key)
+  local known = any_sign_of[cfg_key]
+  if known == nil then
+    local aggregate = call_state.config_field(cfg_key, 'aggregate')
+    known = aggregate ~= false and aggregate ~= nil and aggregate ~= 'sum'
+    any_sign_of[cfg_key] = known
+  end
+  return known
 end
 
 -- Whether an item holding `score` in the results `top_key` is listed.

@@ -12,8 +12,22 @@
 local cfg_key_of_top = call_state.cfg_key_of_top
 call_state.config_field_add('order')
 
+-- Each config hash's order asked in this call (forgotten at call_began): a count over 64 shards asks
+-- for every id on every shard, one HGET per shard instead of one per count.
+local known = {}
+
+local function forget_known()
+  known = {}
+end
+
 local function ascending(top_key)
-  return call_state.config_field(cfg_key_of_top(top_key), 'order') == 'asc'
+  local cfg_key = cfg_key_of_top(top_key)
+  local asc = known[cfg_key]
+  if asc == nil then
+    asc = call_state.config_field(cfg_key, 'order') == 'asc'
+    known[cfg_key] = asc
+  end
+  return asc
 end
 
 local function exact(score)
@@ -61,6 +75,7 @@ local function order_stored(cfg_key, settings)
   if settings.order == 'asc' then redis.call('HSET', cfg_key, 'order', 'asc') else redis.call('HDEL', cfg_key, 'order') end
 end
 
+hooks.register('call_began', forget_known)
 hooks.register('ascending', function(top_key) return ascending(top_key) or nil end)
 hooks.register('page', page_hook)
 hooks.register('position', position_hook)
