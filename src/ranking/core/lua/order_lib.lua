@@ -44,11 +44,15 @@ local function page(top_key, first, last, marks)
   return ask(ASK.page, top_key, first, last, marks) or redis.call('ZREVRANGE', top_key, first, last, 'WITHSCORES')
 end
 
--- The item's 0-based place in the order (nil: not listed; a hook answers false for that).
+-- The item's 0-based place in the order (nil: not listed). A hook answers nil or false when it does
+-- not decide (an absent item: Redis' answer is nil too).
 local function position(top_key, item)
-  local answer = ask(ASK.position, top_key, item)
-  if answer == nil then return redis.call('ZREVRANK', top_key, item) end
-  return answer or nil
+  local list = ASK.position
+  for i = 1, #list do
+    local answer = list[i](top_key, item)
+    if answer then return answer end
+  end
+  return redis.call('ZREVRANK', top_key, item)
 end
 
 -- The item's mark ('': none).

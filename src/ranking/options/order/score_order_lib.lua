@@ -39,10 +39,10 @@ local function page_hook(top_key, first, last)
   return redis.call('ZRANGE', top_key, first, last, 'WITHSCORES')
 end
 
--- Answers false (not listed) rather than nil for an absent item: nil would ask the next hook.
+-- nil for an absent item too: the next answers (Redis' ZREVRANK) find it absent as well.
 local function position_hook(top_key, item)
   if not ascending(top_key) then return nil end
-  return redis.call('ZRANK', top_key, item) or false
+  return redis.call('ZRANK', top_key, item) or nil
 end
 
 -- Items ahead of `score`: those scoring lower (marks: none, ties: first is refused with asc).
