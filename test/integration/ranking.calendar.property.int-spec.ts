@@ -121,9 +121,10 @@ class CalendarModel {
       if (this.aggregate === 'sum') best.set(e.item, { ...e, amount: e.amount + (held?.amount ?? 0) });
       else if (held === undefined || this.beats(e, held)) best.set(e.item, e);
     }
+    // A sum is listed above 0; a max / min / last score whatever its sign.
     return [...best.values()]
       .map((e): [string, number] => [e.item, e.amount])
-      .filter(([, score]) => score > 0)
+      .filter(([, score]) => this.aggregate !== 'sum' || score > 0)
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : -1));
   }
 

@@ -55,12 +55,21 @@ export class BestModel {
     return new Map([...best].map(([item, e]) => [item, e.score]));
   }
 
-  /** The listing as for sums: score > 0, highest first, ties in descending byte order, competition ranks. */
-  listing(windowName: string, nowMs: number): Array<{ rank: number; item: string; score: number }> {
-    const rows = [...this.values(windowName, nowMs)]
-      .filter(([, score]) => score > 0)
-      .sort(([a, sa], [b, sb]) => sb - sa || Buffer.compare(Buffer.from(b), Buffer.from(a)));
-    return rows.map(([item, score]) => ({ rank: 1 + rows.filter(([, s]) => s > score).length, item, score }));
+  /**
+   * The listing: every recorded score whatever its sign, best first (highest; `ascending`: lowest),
+   * ties in descending byte order of item id (ascending: ascending byte order, the exact reverse),
+   * competition ranks.
+   */
+  listing(windowName: string, nowMs: number, ascending = false): Array<{ rank: number; item: string; score: number }> {
+    const sign = ascending ? -1 : 1;
+    const rows = [...this.values(windowName, nowMs)].sort(
+      ([a, sa], [b, sb]) => sign * (sb - sa) || sign * Buffer.compare(Buffer.from(b), Buffer.from(a)),
+    );
+    return rows.map(([item, score]) => ({
+      rank: 1 + rows.filter(([, s]) => sign * (s - score) > 0).length,
+      item,
+      score,
+    }));
   }
 
   private beats(e: BestEvent, held: BestEvent): boolean {

@@ -4,7 +4,7 @@ import { Clock } from '../../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
 import type { Aggregate } from '../core/aggregate';
 import { BoardConfig } from '../core/board';
-import { BoardOptionsConfig, optionsOf, optionsView } from '../options/registry';
+import { BoardOptionsConfig, checkOptions, optionsOf, optionsView } from '../options/registry';
 import { MAX_AGGREGATE_SLOTS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
@@ -86,6 +86,7 @@ export class BoardsService {
     if (views.length > 0 || (aggregate ?? (manySlots ? 'max' : 'sum')) !== 'sum' || (segmentsMax ?? 0) > 0)
       await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, segmentsMax, windows);
     await this.checkActors(input, views);
+    await this.checkBoardOptions(input);
     const version = randomUUID();
     const result = await this.store.putBoard({
       name,
@@ -173,6 +174,15 @@ export class BoardsService {
       aggregate: input.aggregate ?? stored?.aggregate ?? 'sum',
       views,
     });
+  }
+
+  /** The options as the board will hold them (omitted settings: the stored ones), each checked (checkOptions). */
+  private async checkBoardOptions(input: PutBoardInput): Promise<void> {
+    const asked: Record<string, unknown> = { ...optionsOf(input) };
+    const stored = await this.store.loadBoard(input.name);
+    const kept: Record<string, unknown> = stored ? { ...optionsView(stored) } : {};
+    const options = Object.fromEntries(Object.keys(asked).map((field) => [field, asked[field] ?? kept[field]]));
+    checkOptions({ name: input.name, aggregate: input.aggregate ?? stored?.aggregate ?? 'sum', options });
   }
 
   /** The stored views, checked again against the new windows (a PUT without `views` keeps them). */

@@ -5,6 +5,7 @@ import { guard } from '../core/ranking.errors';
 import type { ScoredItem } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import { mergeListings } from '../core/shard-math';
+import { ascendingScores } from '../options/registry';
 import type { WindowConfig } from '../core/window-math';
 import { ARCHIVES_PER_CUT_READ } from '../core/ranking.limits';
 import { RankingSettings } from '../core/ranking.settings';
@@ -96,12 +97,21 @@ export class ArchivesStore {
     // A shard still taking an archive lists its period later: the read is sent again (RankedSources).
     if (replies.some((reply) => reply.draining)) return { keeps: true, draining: true, archives: [] };
     if (!board.sharded) return { keeps: true, draining: false, archives: replies[0].archives };
-    return { keeps: true, draining: false, archives: mergedPages(replies, window, ask) };
+    return {
+      keeps: true,
+      draining: false,
+      archives: mergedPages(replies, window, ask, ascendingScores(board.config)),
+    };
   }
 }
 
-/** The board's pages of a sharded board's archives: each period's shard pages merged, cut to `rows`. */
-function mergedPages(replies: ArchiveReadReply[], window: WindowConfig, ask: ArchivesAsk): ArchivePage[] {
+/** The board's pages of a sharded board's archives: each period's shard pages merged (`ascending`: lowest first), cut to `rows`. */
+function mergedPages(
+  replies: ArchiveReadReply[],
+  window: WindowConfig,
+  ask: ArchivesAsk,
+  ascending: boolean,
+): ArchivePage[] {
   const byStart = new Map<number, ArchivePage[]>();
   for (const { archives } of replies) {
     for (const archive of archives) byStart.set(archive.atSec, [...(byStart.get(archive.atSec) ?? []), archive]);
@@ -117,7 +127,10 @@ function mergedPages(replies: ArchiveReadReply[], window: WindowConfig, ask: Arc
   const end = Math.min(top, ask.rows.skip + ask.rows.most);
   return starts.map((atSec) => {
     const pages = byStart.get(atSec) ?? [];
-    const merged: ScoredItem[] = mergeListings(pages.map((page) => page.rows)).slice(0, top);
+    const merged: ScoredItem[] = mergeListings(
+      pages.map((page) => page.rows),
+      ascending,
+    ).slice(0, top);
     const more = merged.length > end || (end < top && pages.some((page) => page.more));
     return { atSec, rows: merged.slice(0, end), skipped: 0, ahead: 0, more };
   });

@@ -61,6 +61,8 @@ export interface RankedSource<Row extends ScoredItem> {
    * sharded board its rows carry tie marks (ScoredItem.tie), which order equal scores in the merge.
    */
   readonly strict?: boolean;
+  /** Lower scores rank higher (an `order: asc` board): shards' rows merge lowest score first. */
+  readonly ascending?: boolean;
 }
 
 /** A row with its board-wide competition rank, the source's own fields kept. */
@@ -107,12 +109,17 @@ export class RankedReader {
     // The board's head down to offset + limit, read progressively (mergeShardHeads): ranks count from the top.
     const depth = offset + limit;
     let draining = false;
-    const { rows } = await mergeShardHeads(board.shards.length, depth, async (shard, from, count) => {
-      this.admit();
-      const page = await source.head(board.shards[shard], from, count);
-      draining ||= page.draining;
-      return page.rows;
-    });
+    const { rows } = await mergeShardHeads(
+      board.shards.length,
+      depth,
+      async (shard, from, count) => {
+        this.admit();
+        const page = await source.head(board.shards[shard], from, count);
+        draining ||= page.draining;
+        return page.rows;
+      },
+      source.ascending,
+    );
     return { draining, rows: ranked(rows, 0, 0, source.strict).slice(offset, depth) };
   }
 
@@ -186,7 +193,9 @@ export class RankedReader {
       if (at !== -1 && (at + radius < page.rows.length || ended))
         return { draining, rows: page.rows.slice(Math.max(0, at - radius), at + radius + 1) };
       // Gone from the listing since its rank was read, or moved out of the page (a racing write).
-      if (ended || (at === -1 && page.rows[page.rows.length - 1].score < own.score)) return { draining, rows: [] };
+      const deepest = page.rows[page.rows.length - 1].score;
+      if (ended || (at === -1 && (source.ascending ? deepest > own.score : deepest < own.score)))
+        return { draining, rows: [] };
       if (offset + limit >= MAX_SHARDED_DEPTH_ITEMS)
         throw new InvalidInputError(M.shardedAroundTooDeep(MAX_SHARDED_DEPTH_ITEMS));
       limit *= 2;
@@ -203,8 +212,14 @@ export class RankedReader {
     const neighbours = source.neighbours!.bind(source);
     const replies = await Promise.all(board.shards.map((shard) => neighbours(shard, pivot, radius)));
     const position = replies.reduce((sum, reply) => sum + reply.position, 0);
-    const before = mergeListings(replies.map((reply) => reply.before)).slice(-radius);
-    const after = mergeListings(replies.map((reply) => reply.after)).slice(0, radius);
+    const before = mergeListings(
+      replies.map((reply) => reply.before),
+      source.ascending,
+    ).slice(-radius);
+    const after = mergeListings(
+      replies.map((reply) => reply.after),
+      source.ascending,
+    ).slice(0, radius);
     const rows = [...before, pivot, ...after];
     const firstPosition = position - before.length;
     // Items above the first row: the replies counted them when it ties the pivot; at the top, none

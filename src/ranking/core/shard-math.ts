@@ -23,12 +23,23 @@ export function shardOf(item: string, shards: number): number {
  * Board order: higher score first; equal scores in descending byte order of the item id, which is
  * the order Redis' ZREVRANGE gives an unsharded board. On a sharded `ties: first` board rows carry tie
  * marks: equal scores then come greater mark first (the one that reached its score first; marks are
- * fixed-width ASCII digits, so string order is their byte order).
+ * fixed-width ASCII digits, so string order is their byte order). An `order: asc` board lists the exact
+ * reverse (ZRANGE's: lower score first, equal scores in ascending byte order of item id): compareAscending.
  */
 export function compareListed(a: ScoredItem, b: ScoredItem): number {
   if (a.score !== b.score) return b.score - a.score;
   if (a.tie && b.tie && a.tie !== b.tie) return a.tie > b.tie ? -1 : 1;
   return compareUtf8(b.item, a.item);
+}
+
+/** The board order of an `order: asc` board: compareListed's reverse (it keeps no tie marks). */
+export function compareAscending(a: ScoredItem, b: ScoredItem): number {
+  return compareListed(b, a);
+}
+
+/** The board order of a board whose lower scores rank higher (`ascending`), or of any other. */
+export function boardOrder(ascending = false): (a: ScoredItem, b: ScoredItem) => number {
+  return ascending ? compareAscending : compareListed;
 }
 
 /**
@@ -51,9 +62,9 @@ function codePointOrder(unit: number): number {
   return unit >= 0xe000 ? unit - 0x800 : unit + 0x2000;
 }
 
-/** Merges listings that are each already in board order into one list in board order. */
-export function mergeListings<Row extends ScoredItem>(listings: Row[][]): Row[] {
-  return listings.flat().sort(compareListed);
+/** Merges listings that are each already in board order into one list in board order (`ascending`: lower scores first). */
+export function mergeListings<Row extends ScoredItem>(listings: Row[][], ascending = false): Row[] {
+  return listings.flat().sort(boardOrder(ascending));
 }
 
 /**
@@ -135,6 +146,7 @@ export async function mergeShardHeads<Row extends ScoredItem>(
   shards: number,
   depth: number,
   read: ShardRowReader<Row>,
+  ascending = false,
 ): Promise<{ rows: Row[]; rowsRead: number }> {
   const heads: Row[][] = Array.from({ length: shards }, () => []);
   const seen: Array<Set<string>> = heads.map(() => new Set());
@@ -152,10 +164,10 @@ export async function mergeShardHeads<Row extends ScoredItem>(
       keepNew(heads[shard], seen[shard], rows);
       if (rows.length < asks[shard] || heads[shard].length >= depth) open[shard] = false;
     });
-    const merged = mergeListings(heads);
+    const merged = mergeListings(heads, ascending);
     const exact = exactRows(merged, heads, open);
     if (exact >= depth || !open.includes(true)) return { rows: merged.slice(0, depth), rowsRead };
-    asks = nextAsks(merged, heads, open, depth, exact);
+    asks = nextAsks(merged, heads, open, depth, exact, boardOrder(ascending));
   }
 }
 
@@ -188,12 +200,13 @@ function nextAsks(
   open: boolean[],
   depth: number,
   exact: number,
+  compare: (a: ScoredItem, b: ScoredItem) => number,
 ): number[] {
   const deepest = merged[depth - 1];
   const lastOf = (shard: number) => heads[shard][heads[shard].length - 1];
   const needy = heads
     .map((_, shard) => shard)
-    .filter((shard) => open[shard] && (deepest === undefined || compareListed(lastOf(shard), deepest) < 0));
+    .filter((shard) => open[shard] && (deepest === undefined || compare(lastOf(shard), deepest) < 0));
   const share = Math.ceil((depth - exact) / needy.length);
   const asks = heads.map(() => 0);
   for (const shard of needy) {

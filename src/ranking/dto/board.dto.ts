@@ -46,6 +46,7 @@ import {
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesProperty, TiesViewProperty } from '../options/ties/ties.option';
+import { OrderProperty, OrderViewProperty, ScoreOrder } from '../options/order/order.option';
 
 /** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
 const OptionalNested = (type: new () => object, description: string, notObject: string) =>
@@ -264,6 +265,9 @@ export class PutBoardDto {
   @TiesProperty()
   ties?: TiesMode;
 
+  @OrderProperty()
+  order?: ScoreOrder;
+
   @ApiPropertyOptional({
     enum: AGGREGATES,
     description:
@@ -339,6 +343,8 @@ export class BoardViewDto {
   views?: ViewViewDto[];
   @TiesViewProperty()
   ties?: TiesMode;
+  @OrderViewProperty()
+  order?: ScoreOrder;
   @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
   aggregate?: Aggregate;
   @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })

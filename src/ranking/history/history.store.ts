@@ -6,6 +6,7 @@ import { HISTORY_ROWS_PER_CALL, MAX_CACHED_PREVIOUS_LISTINGS } from '../core/ran
 import type { HistoryPoint, ScoredItem, SnapshotListing } from '../core/ranking.types';
 import { BoardCall, boardCall } from '../core/script-call';
 import { mergeListings, rankRows } from '../core/shard-math';
+import { ascendingScores } from '../options/registry';
 import { slotStartSec, WindowConfig } from '../core/window-math';
 import { SnapshotPoint, HistoryFunctions } from './history.functions';
 import { RankingSettings } from '../core/ranking.settings';
@@ -63,7 +64,10 @@ export class HistoryStore {
     if (!replies.some((reply) => reply.keeps)) return { keeps: false };
     const found = replies.flatMap((reply) => (reply.snapshot ? [reply.snapshot] : []));
     if (found.length === 0) return { keeps: true };
-    const rows = mergeListings(found.map((snapshot) => snapshot.rows)).slice(0, window.snapshots?.top);
+    const rows = mergeListings(
+      found.map((snapshot) => snapshot.rows),
+      ascendingScores(board.config),
+    ).slice(0, window.snapshots?.top);
     return {
       keeps: true,
       listing: { atSec: Math.max(...found.map((snapshot) => snapshot.atSec)), items: rankRows(rows, 0, 0) },

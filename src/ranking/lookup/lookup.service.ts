@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError, RequestTooCostlyError } from '../../common/errors';
 import { PreparedBoard } from '../core/board';
-import { optionsCountWeight, strictRanks } from '../options/registry';
+import { ascendingScores, optionsCountWeight, strictRanks } from '../options/registry';
 import { RankingSettings } from '../core/ranking.settings';
 import { RankedSources } from '../boards/ranked-sources';
 import { figures, WindowFigures } from '../core/answers';
@@ -49,7 +49,8 @@ function refuseCostly(board: PreparedBoard, ids: number, counts: number, most: n
  */
 export function relativeRanks(rows: LookupRow[], byBoardRank: boolean): LookupRow[] {
   const keyOf = (row: LookupRow) => (byBoardRank ? (row.rank ?? Infinity) : -row.score);
-  const ranked = rows.filter((row) => row.score > 0).sort((a, b) => keyOf(a) - keyOf(b));
+  const listed = (row: LookupRow) => (byBoardRank ? row.rank !== null : row.score > 0);
+  const ranked = rows.filter(listed).sort((a, b) => keyOf(a) - keyOf(b));
   const rankOf = new Map<LookupRow, number>();
   ranked.forEach((row, i) => {
     const previous = ranked[i - 1];
@@ -79,15 +80,17 @@ export class LookupService {
       name,
       request.window,
       async (board, window, nowMs) => {
-        // Ranks among the ids need only scores, unless ranks are strict: then the board order decides.
-        const strict = strictRanks(board.config);
-        const ask = { items, boardRanks: !relative || strict, withData };
+        // Ranks among the ids need only scores on a sum board of shared ranks; the board order decides
+        // when ranks are strict, lower scores rank higher (order: asc), or any sign is listed (max / min / last).
+        const byBoardRank =
+          strictRanks(board.config) || ascendingScores(board.config) || (board.config.aggregate ?? 'sum') !== 'sum';
+        const ask = { items, boardRanks: !relative || byBoardRank, withData };
         const counts = lookupCounts(board, items.length, ask.boardRanks);
         refuseCostly(board, items.length, counts, this.settings.lookupCountsPerRequest);
         if (!admitted) request.admit?.(counts);
         admitted = true;
         const result = await this.store.lookup({ board, window, nowMs }, ask);
-        const rows = relative ? relativeRanks(result.rows, strict) : result.rows;
+        const rows = relative ? relativeRanks(result.rows, byBoardRank) : result.rows;
         return { ...figures(name, window, nowMs, result.draining), items: rows };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.lookupReadsWindows(name, view.name))),

@@ -79,7 +79,10 @@ export class LookupStore {
     const marks = new Map<LookupRow, string>();
     [...homes.values()].forEach((ids, s) =>
       ids.forEach((item, i) => {
-        const row = { ...rowOf(item, owned[s], i, 0, ask.withData), previousRank: previous.get(item) ?? null };
+        const row = {
+          ...rowOf(item, owned[s], i, owned[s].ranks[i], ask.withData),
+          previousRank: previous.get(item) ?? null,
+        };
         found.set(item, row);
         marks.set(row, owned[s].marks[i]);
       }),
@@ -124,14 +127,15 @@ export class LookupStore {
   }
 
   /**
-   * Sets each row's board rank: 1 + the items above its score on every shard (on a sharded `ties:
+   * Sets each listed row's board rank: 1 + the items ahead of its score on every shard (on a sharded `ties:
    * first` board, ahead of its score and tie mark), counted in one call per Redis node
    * (lookup_count_shards), then shard by shard where that call could not (expired data to drain first,
    * or a node that no longer serves it). One count per distinct (score, mark). Answers whether a shard drains.
    */
   private async rankAcrossShards(read: LookupRead, rows: LookupRow[], marks: Map<LookupRow, string>): Promise<boolean> {
     const keyOf = (row: LookupRow) => `${row.score}\n${marks.get(row) ?? ''}`;
-    const distinct = new Map(rows.filter((row) => row.score > 0).map((row) => [keyOf(row), row]));
+    // Listed ids hold their own shard's rank so far (any sign on a max / min / last board).
+    const distinct = new Map(rows.filter((row) => row.rank !== null).map((row) => [keyOf(row), row]));
     if (distinct.size === 0) return false;
     const ahead = {
       scores: [...distinct.values()].map((row) => row.score),
@@ -152,7 +156,7 @@ export class LookupStore {
     ).flat();
     const keys = [...distinct.keys()];
     const above = new Map(keys.map((key, i) => [key, counts.reduce((sum, count) => sum + count.above[i], 0)]));
-    for (const row of rows) row.rank = row.score > 0 ? 1 + (above.get(keyOf(row)) ?? 0) : null;
+    for (const row of rows) row.rank = row.rank !== null ? 1 + (above.get(keyOf(row)) ?? 0) : null;
     return counts.some((count) => count.draining);
   }
 

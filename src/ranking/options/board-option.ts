@@ -7,6 +7,14 @@
  * `Config` is the option's fragment of the board config (BoardConfig, the PUT command and the board's
  * view hold it): optional fields, absent meaning the option is off.
  */
+/** A board as a PUT leaves it (omitted settings: the stored ones), for the options to check. */
+export interface BoardSettings {
+  readonly name: string;
+  readonly aggregate: string;
+  /** Every option's fields as the board will hold them. */
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
 export interface BoardOption<Config extends object> {
   /** The option's name (its folder's). */
   readonly name: string;
@@ -34,4 +42,8 @@ export interface BoardOption<Config extends object> {
   readonly countWeightDoc: string;
   /** Whether a window's ranks are its order (strict: a row's rank is its position, equal scores too). */
   strictRanks(config: Readonly<Config>): boolean;
+  /** Whether lower scores rank higher (reads list, count and merge shards lowest first); absent: never. */
+  ascending?(config: Readonly<Config>): boolean;
+  /** Refuses (InvalidInputError) a board its setting cannot go with; absent: it goes with any. */
+  check?(board: BoardSettings): void;
 }

@@ -1,9 +1,10 @@
 import { ScriptReplyError } from '../../redis/replies';
-import type { BoardOption } from './board-option';
+import type { BoardOption, BoardSettings } from './board-option';
+import { orderOption } from './order/order.option';
 import { tiesOption } from './ties/ties.option';
 
 /** Every board option, one line each (src/ranking/options/<option>/). */
-export const BOARD_OPTIONS = [tiesOption] as const;
+export const BOARD_OPTIONS = [tiesOption, orderOption] as const;
 
 type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
@@ -64,4 +65,14 @@ export const COUNT_WEIGHT_DOC = ((docs: string[]) => (docs.length === 0 ? '' : `
 /** Whether some option makes a window's ranks its order (strict ranks). */
 export function strictRanks(config: Readonly<BoardOptionsConfig>): boolean {
   return BOARD_OPTIONS.some((option) => option.strictRanks(config));
+}
+
+/** Whether some option makes lower scores rank higher (`order: asc`). */
+export function ascendingScores(config: Readonly<BoardOptionsConfig>): boolean {
+  return BOARD_OPTIONS.some((option) => option.ascending?.(config) ?? false);
+}
+
+/** Each option's check of the board a PUT leaves; the first refusal throws. */
+export function checkOptions(board: BoardSettings): void {
+  for (const option of BOARD_OPTIONS) option.check?.(board);
 }

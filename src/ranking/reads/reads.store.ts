@@ -14,7 +14,7 @@ import { WindowDrainingError } from '../../common/errors';
 import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RankingSettings } from '../core/ranking.settings';
-import { strictRanks } from '../options/registry';
+import { ascendingScores, strictRanks } from '../options/registry';
 
 /** A read of one window of a board at one time. */
 export interface WindowRead {
@@ -153,6 +153,7 @@ export class ReadsStore {
     const on = (shard: ShardKeys) => ({ ...this.on(read, shard), window });
     return {
       strict: strictRanks(board.config),
+      ascending: ascendingScores(board.config),
       head: async (shard, offset, limit) =>
         pageOf(await guard(this.functions.call(this.fns.readTop, { ...on(shard), offset, limit }))),
       standing: async (shard, item) => {
@@ -169,14 +170,15 @@ export class ReadsStore {
       },
       neighbours: async (shard, pivot, radius) => {
         const reply = await guard(this.functions.call(this.fns.readNeighbours, { ...on(shard), ...pivot, radius }));
+        const anySign = (board.config.aggregate ?? 'sum') !== 'sum';
         const unranked = (rows: ScoredItem[]) => rows.map((row) => ({ ...row, previousRank: null }));
         return {
           draining: reply.draining,
           position: reply.position,
           above: reply.above,
           before: unranked(reply.before),
-          // Rows after the place may hold nothing in the window: they are not listed.
-          after: unranked(reply.after.filter((row) => row.score > 0)),
+          // On a sum board rows after the place may sum to 0 or less: they are not listed.
+          after: unranked(reply.after.filter((row) => anySign || row.score > 0)),
         };
       },
     };

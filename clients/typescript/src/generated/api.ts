@@ -974,6 +974,11 @@ export interface components {
              */
             ties?: "shared" | "first";
             /**
+             * @description Which scores rank higher: "desc" (higher first) or "asc" (lower first: race times, golf); every read (top, items, around, lookup, history, archives, stream, percentile) follows it. asc needs aggregate max, min or last (400 INVALID_INPUT on a sum board, with views, or with ties first). Omitted: the current order (desc for a new board). A change keeps the data (the next reads list it the other way)
+             * @enum {string}
+             */
+            order?: "desc" | "asc";
+            /**
              * @description How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data
              * @enum {string}
              */
@@ -1033,6 +1038,11 @@ export interface components {
              * @enum {string}
              */
             ties?: "first";
+            /**
+             * @description Lower scores rank higher; absent: higher scores do (desc)
+             * @enum {string}
+             */
+            order?: "asc";
             /**
              * @description Present when not sum
              * @enum {string}

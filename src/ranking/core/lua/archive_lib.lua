@@ -1,5 +1,5 @@
 -- module: archive
--- requires: call_state, keyspace
+-- requires: call_state, keyspace, order
 -- archive_lib: a calendar window's archive taken in bounded chunks, a module of the function libraries
 -- on boards (after keys_lib and aggregate_lib, before window_lib, whose expiry drives it).
 -- KEYS: 0
@@ -66,7 +66,7 @@ local function archive_take(slots_key, pending, slot_start, entries)
   local args = {}
   for i = 1, #entries, 2 do
     local score = archive_score(entries[i + 1])
-    if tonumber(score) > 0 then
+    if BOARD.aggregate ~= 'sum' or tonumber(score) > 0 then
       args[#args + 1] = score
       args[#args + 1] = entries[i]
     end
@@ -76,13 +76,18 @@ local function archive_take(slots_key, pending, slot_start, entries)
 end
 
 -- Drops, at most `budget` at a time, the rows of a drained slot beyond its best `top`: in ZREVRANGE's
--- order (score, then id, descending), those a full listing would have put after the first `top`.
+-- order (score, then id, descending; ZRANGE's on an `order: asc` board), those a full listing would
+-- have put after the first `top`.
 -- Returns the budget left and whether rows remain to drop.
 local function archive_trim(rows_key, state, budget)
   local extra = redis.call('ZCARD', rows_key) - state.top
   if extra <= 0 then return budget, false end
   local dropped = math.min(extra, budget)
-  redis.call('ZREMRANGEBYRANK', rows_key, 0, dropped - 1)
+  if order.ascending(rows_key) then
+    redis.call('ZREMRANGEBYRANK', rows_key, -dropped, -1)
+  else
+    redis.call('ZREMRANGEBYRANK', rows_key, 0, dropped - 1)
+  end
   return budget - dropped, dropped < extra
 end
 
@@ -121,7 +126,7 @@ local function archive_write(slots_key, pending, budget)
       budget, trimming = archive_trim(base .. 'archrows:' .. at, state, budget)
       if trimming or budget <= 0 then return budget, true end
     end
-    local page = redis.call('ZREVRANGE', base .. 'archrows:' .. at, state.written, state.written + budget - 1, 'WITHSCORES')
+    local page = order.score_page(base .. 'archrows:' .. at, state.written, state.written + budget - 1)
     local rows = {}
     for i = 1, #page, 2 do
       rows[#rows + 1] = SNAP_ROW .. page[i] .. SNAP_FIELD .. page[i + 1] .. SNAP_FIELD .. (state.written + #rows + 1)

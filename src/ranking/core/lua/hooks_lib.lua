@@ -20,6 +20,8 @@
 --   config_differs(cfg_key, settings)   shard_sync: true when the shard's data must go for the change
 --   config_stored(cfg_key, settings)    writes the settings into the config hash
 -- The order of a window's results (order_lib asks them; an answer nil: not decided, ask the next):
+--   ascending(top_key)                  true when lower scores come first (pages, places and counts
+--                                       of an option answering it follow: page, position, ahead, rank)
 --   strict(top_key)                     true when ranks are the order's positions
 --   page(top_key, first, last, marks)   positions first..last as ZREVRANGE WITHSCORES answers them
 --   position(top_key, item)             the item's 0-based place (false: not decided by it)
@@ -35,6 +37,7 @@ hooks.watches = {}
 hooks.config_planned = {}
 hooks.config_differs = {}
 hooks.config_stored = {}
+hooks.ascending = {}
 hooks.strict = {}
 hooks.page = {}
 hooks.position = {}

@@ -1,5 +1,5 @@
 -- module: snapshot
--- requires: archive, call_state, keyspace, window
+-- requires: archive, call_state, keyspace, order, window
 -- snapshot_lib: a window's history (snapshots of its listing at slot boundaries), the previous ranks
 -- read from it, and the board's change version. Prepended after window_lib to every ranking script
 -- that expires or writes, so the first script to reach a new slot takes the snapshot before it
@@ -79,10 +79,10 @@ end
 -- Stores the listing of `top_key` as the snapshot at boundary `at` and makes it the previous listing.
 -- (A calendar window's archives are taken by archive_lib instead, in chunks, and kept by count.)
 local function take_snapshot(base, top_key, at, conf, interval_sec)
-  local page = redis.call('ZREVRANGE', top_key, 0, conf.top - 1, 'WITHSCORES')
+  local page = order.score_page(top_key, 0, conf.top - 1)
   local rows, prev_args = {}, {}
   for i = 1, #page, 2 do
-    if tonumber(page[i + 1]) <= 0 then break end
+    if not order.listed(top_key, tonumber(page[i + 1])) then break end
     rows[#rows + 1] = archive.SNAP_ROW .. page[i] .. archive.SNAP_FIELD .. page[i + 1] .. archive.SNAP_FIELD .. (#rows + 1)
     prev_args[#prev_args + 1] = page[i + 1]
     prev_args[#prev_args + 1] = page[i]
@@ -199,7 +199,7 @@ local function previous_rank(top_key, item)
   local prev = keyspace.sibling_key(top_key, 'top', 'prev')
   local score = redis.call('ZSCORE', prev, item)
   if not score then return 0 end
-  return redis.call('ZCOUNT', prev, window.above(tonumber(score)), '+inf') + 1
+  return order.ahead(prev, tonumber(score), '') + 1
 end
 
 -- Each listed item's previous rank, for the (item, score, ...) rows of a listing (listing_rows).
@@ -289,18 +289,20 @@ local function snapshot_row_count(rows)
   return position
 end
 
--- How many rows of a snapshot score strictly above `score`. Rows are best first, so a binary search
--- over byte offsets finds the first row at or below it (about 15 string.find calls in C for 1 000
+-- How many rows of a snapshot score strictly better than `score` (above it; `ascending`: below it).
+-- Rows are best first, so a binary search over byte offsets finds the first row not better (about 15 string.find calls in C for 1 000
 -- rows) and that row's stored position answers: neither a Lua loop over the rows nor a gsub over the
 -- string, each of which made a page of a long history cost milliseconds (issue #22, row 7).
-local function snapshot_count_above(rows, score)
+local function snapshot_count_above(rows, score, ascending)
   -- Rows starting before `lo` score above; rows starting at or after `hi` do not; `lo` starts a row.
   local lo, hi = 1, #rows + 1
   while lo < hi do
     local row = string.find(rows, archive.SNAP_ROW, math.floor((lo + hi) / 2), true)
     if not row or row >= hi then row = lo end
     local listed, _, after = snapshot_row_at(rows, row)
-    if listed > score then lo = after else hi = row end
+    local better
+    if ascending then better = listed < score else better = listed > score end
+    if better then lo = after else hi = row end
   end
   local position
   if lo <= #rows then

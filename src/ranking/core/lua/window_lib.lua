@@ -1,5 +1,5 @@
 -- module: window
--- requires: actor_log, aggregate, archive, call_state, hooks, item_data, keyspace, seg_views, slot_due
+-- requires: actor_log, aggregate, archive, call_state, hooks, item_data, keyspace, order, seg_views, slot_due
 -- window_lib: functions shared by the ranking functions, a module of their function library (and of
 -- the ingest one).
 -- KEYS: 0
@@ -295,25 +295,26 @@ local function above(score)
   return '(' .. string.format('%.17g', score)
 end
 
--- Competition rank (1, 2, 2, 4) of a score, or 0 when the score does not rank (<= 0).
+-- Competition rank (1, 2, 2, 4) of a score held in the window, or 0 when it is not listed (order_lib:
+-- a sum at most 0); the items ahead of it are those of a better score (order_lib's order).
 local function rank_of(top_key, score)
-  if score <= 0 then return 0 end
-  return redis.call('ZCOUNT', top_key, above(score), '+inf') + 1
+  if not order.listed(top_key, score) then return 0 end
+  return order.ahead(top_key, score, '') + 1
 end
 
--- A listing page (ZREVRANGE ... WITHSCORES) as rows (item, score, ...) up to the first score <= 0, and
--- how many items score higher than the first row (nil: no row): none when the page starts at position
--- 0 (`from_top`: it holds the highest score), else counted. Scores go as Redis wrote them (strings); a
--- page whose last score is positive (scores descend) is answered as it is, without a copy.
+-- A listing page (order_lib's page: item, score, ...) as rows up to the first score not listed (a sum
+-- at most 0), and how many items are ahead of the first row (nil: no row): none when the page starts
+-- at position 0 (`from_top`), else counted. Scores go as Redis wrote them (strings); a page whose
+-- last score is listed (the unlisted ones come last) is answered as it is, without a copy.
 local function listing_rows(top_key, page, from_top)
   local count = #page
-  if count > 0 and tonumber(page[count]) > 0 then
+  if count > 0 and order.listed(top_key, tonumber(page[count])) then
     return page, from_top and 0 or rank_of(top_key, tonumber(page[2])) - 1
   end
   local rows, higher = {}, nil
   for i = 1, count, 2 do
     local score = tonumber(page[i + 1])
-    if score <= 0 then break end
+    if not order.listed(top_key, score) then break end
     if i == 1 then higher = from_top and 0 or rank_of(top_key, score) - 1 end
     rows[#rows + 1] = page[i]
     rows[#rows + 1] = score
@@ -334,7 +335,9 @@ end
 
 -- Current score and rank of an item in one window.
 local function standing(top_key, item)
-  local score = tonumber(redis.call('ZSCORE', top_key, item) or '0')
+  local held = redis.call('ZSCORE', top_key, item)
+  if not held then return 0, 0 end
+  local score = tonumber(held)
   return score, item_rank(top_key, item, score)
 end
 

@@ -1,4 +1,4 @@
--- requires: call_state, reader, snapshot, window
+-- requires: call_state, order, reader, snapshot, window
 -- history_count: for a sharded board, how many rows of this shard's snapshots score above given
 -- scores (the other shards' share of an item's rank in a snapshot), taking the snapshot of a
 -- boundary this call is the first to cross.
@@ -21,7 +21,7 @@ local function history_count(keys, args)
     counts[i] = 0
     if conf then
       local _, rows = snapshot.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, point[1], rule.origin_sec)
-      if rows then counts[i] = snapshot.snapshot_count_above(rows, point[2]) end
+      if rows then counts[i] = snapshot.snapshot_count_above(rows, point[2], order.ascending(slots_key)) end
     end
   end
   return reader.answer(CALLS.history_count, { counts = counts })

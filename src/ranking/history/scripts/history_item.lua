@@ -1,4 +1,4 @@
--- requires: call_state, keyspace, reader, snapshot, window
+-- requires: call_state, keyspace, order, reader, snapshot, window
 -- history_item: an item's score and the rows above it in each kept snapshot of a window within a
 -- time range, taking the snapshot of a boundary this call is the first to cross.
 -- Keys: cfg (board config hash: holds the config version and which windows keep snapshots), slots
@@ -37,7 +37,7 @@ local function history_item(keys, args)
         local score = snapshot.snapshot_score(rows, arg.item)
         points[#points + 1] = tonumber(boundary)
         points[#points + 1] = score or 0
-        points[#points + 1] = score and snapshot.snapshot_count_above(rows, score) or -1
+        points[#points + 1] = score and snapshot.snapshot_count_above(rows, score, order.ascending(slots_key)) or -1
       end
     end
   end

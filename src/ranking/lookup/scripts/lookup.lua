@@ -38,7 +38,7 @@ local function lookup(keys, args)
   if args[8] == '1' and id_count > 0 then data = item_data.item_data_of(keys[1], { unpack(args, 9, 8 + id_count) }) end
   for i = 9 + id_count, #args, 2 do
     local score = tonumber(args[i])
-    above_counts[#above_counts + 1] = score > 0 and order.ahead(keys[3], score, args[i + 1]) or 0
+    above_counts[#above_counts + 1] = order.listed(keys[3], score) and order.ahead(keys[3], score, args[i + 1]) or 0
   end
   return { more and 1 or 0, scores, ranks, previous, data, above_counts, marks }
 end

@@ -40,17 +40,19 @@ local function lookup_node(keys, args)
   local scores, ranks, data, above_of = {}, {}, {}, {}
   for at = 10 + shard_count, #args, 2 do
     local item, home = args[at], tonumber(args[at + 1])
-    local score = tonumber(redis.call('ZSCORE', tops[home], item) or '0')
+    local held = redis.call('ZSCORE', tops[home], item)
+    local score = tonumber(held or '0')
+    local listed = held and order.listed(tops[home], score)
     scores[#scores + 1] = score
     ranks[#ranks + 1] = 0
-    local mark = strict and score > 0 and redis.call('HGET', keyspace.sibling_key(tops[home], 'top', 'marks'), item)
+    local mark = strict and listed and redis.call('HGET', keyspace.sibling_key(tops[home], 'top', 'marks'), item)
     if mark then
       ranks[#ranks] = 1
       for s = 1, shard_count do ranks[#ranks] = ranks[#ranks] + order.ahead(tops[s], score, mark) end
-    elseif with_ranks and score > 0 then
+    elseif with_ranks and listed then
       if not above_of[score] then
         above_of[score] = 0
-        for s = 1, shard_count do above_of[score] = above_of[score] + redis.call('ZCOUNT', tops[s], window.above(score), '+inf') end
+        for s = 1, shard_count do above_of[score] = above_of[score] + order.ahead(tops[s], score, '') end
       end
       ranks[#ranks] = above_of[score] + 1
     end

@@ -182,6 +182,11 @@ local function mark_hook(top_key, item)
   return nil
 end
 
+local function ahead_hook(top_key, score, mark)
+  if mark ~= '' and ties_first(top_key) then return tie_ahead(top_key, score, mark) end
+  return nil
+end
+
 hooks.register('call_began', forget_memo)
 hooks.register('results_changed', tie_order_changed)
 hooks.register('window_dropped', drop_tie_order)
@@ -194,5 +199,5 @@ hooks.register('strict', strict_hook)
 hooks.register('page', tie_page)
 hooks.register('position', tie_position)
 hooks.register('mark_of', mark_hook)
-hooks.register('ahead', tie_ahead)
+hooks.register('ahead', ahead_hook)
 hooks.register('append_marks', append_tie_marks)

@@ -15,8 +15,8 @@ local function read_around(keys, args)
   if err then return redis.error_reply(err) end
   local item = arg.item
   local reply = { draining = draining, first_position = -1, higher_than_first = 0, previous_ranks = {}, tie_marks = {}, rows = {} }
-  local score = tonumber(redis.call('ZSCORE', top_key, item) or '0')
-  if score <= 0 then return reader.answer(CALLS.read_around, reply) end
+  local held = redis.call('ZSCORE', top_key, item)
+  if not held or not order.listed(top_key, tonumber(held)) then return reader.answer(CALLS.read_around, reply) end
   local position = order.position(top_key, item)
   local radius = tonumber(arg.radius)
   local first = math.max(0, position - radius)

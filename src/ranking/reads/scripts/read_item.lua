@@ -4,7 +4,7 @@
 --       top (the window's results zset)
 -- Args (reader.read_call, CALLS.read_item): the header with the one window, then item (its id)
 -- Reply (reader.answer, CALLS.read_item): draining (0|1), score, rank (0: not ranked), ranked (items
---   with a score > 0), tie (the item's tie mark on a sharded `ties: first` board; else "")
+--   listed: order_lib), tie (the item's tie mark on a sharded `ties: first` board; else "")
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_item(keys, args)
   call_state.begin_call(keys, args)
@@ -17,7 +17,7 @@ local function read_item(keys, args)
     draining = draining,
     score = score,
     rank = rank,
-    ranked = redis.call('ZCOUNT', top_key, '(0', '+inf'),
+    ranked = order.listed_count(top_key),
     tie = order.mark_of(top_key, arg.item),
   })
 end

@@ -6,7 +6,7 @@
 -- Keys: cfg (the shard's config hash: holds the config version), slots (the window's slots index
 --       zset on this shard), top (the window's results zset on this shard)
 -- Args (reader.read_call, CALLS.read_neighbours): the header with the one window, then item (its id),
---       score (> 0, read from its own shard), radius (most neighbours wanted on each side), tie (the
+--       score (a listed one, read from its own shard), radius (most neighbours wanted on each side), tie (the
 --       item's tie mark on a sharded `ties: first` board, "": none; the place is then the (score, mark)
 --       pair's in the strict order: order_lib's ahead and page)
 -- Reply (reader.answer, CALLS.read_neighbours): draining (0|1), position (items of this shard before
@@ -56,15 +56,15 @@ local function read_neighbours(keys, args)
     redis.call('ZREM', top_key, item)
     redis.call('ZADD', top_key, arg.score, item)
   end
-  local position = redis.call('ZREVRANK', top_key, item)
+  local position = order.position(top_key, item)
   local before = {}
-  if position > 0 then before = redis.call('ZREVRANGE', top_key, math.max(0, position - radius), position - 1, 'WITHSCORES') end
-  local after = redis.call('ZREVRANGE', top_key, position + 1, position + radius, 'WITHSCORES')
+  if position > 0 then before = order.page(top_key, math.max(0, position - radius), position - 1) end
+  local after = order.page(top_key, position + 1, position + radius)
   if inserted then redis.call('ZREM', top_key, item) end
   return reader.answer(CALLS.read_neighbours, {
     draining = draining,
     position = position,
-    above = redis.call('ZCOUNT', top_key, window.above(score), '+inf'),
+    above = order.ahead(top_key, score, ''),
     before = #before / 2,
     tie_marks = {},
     rows = concat_rows({}, before, after),

@@ -1,4 +1,4 @@
--- requires: actor_log, archive, call_state, item_data, keyspace, seg_views, segmentation, snapshot, window
+-- requires: actor_log, archive, call_state, item_data, keyspace, order, seg_views, segmentation, snapshot, window
 -- retract_item: one bounded step of an item's retraction on the item's shard: the item out of every
 -- slot, window, view and unique count of the board and of each segment, then out of every kept
 -- snapshot and archive (the board's and each segment's, archives still being taken included), and its
@@ -104,7 +104,8 @@ end
 local function item_out_of_pending(slots_key, base, item)
   for at, state in pairs(archive.archives_pending(slots_key) or {}) do
     local rows_key = base .. 'archrows:' .. at
-    local rank = redis.call('ZREVRANK', rows_key, item)
+    -- Its place in the order the rows are written out (archive_lib: order_lib's score order).
+    local rank = redis.call(order.ascending(rows_key) and 'ZRANK' or 'ZREVRANK', rows_key, item)
     if rank then
       redis.call('ZREM', rows_key, item)
       if rank < state.written then

@@ -9,11 +9,11 @@
 -- ARGV[3]        expiry budget: most expired-slot fields drained by this call
 -- ARGV[4]        W, number of windows
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
--- ARGV[5+4W+(w-1)] score of window w to count above (<= 0: count nothing)
+-- ARGV[5+4W+(w-1)] score of window w to count above (one not listed, a sum <= 0: count nothing)
 -- ARGV[5+5W+(w-1)] a tie mark for window w's score (a sharded `ties: first` board), or "" (absent
 --                  args: ""): with one, items of an equal score and an earlier mark count too (tie_ahead)
 -- Reply: { draining (0|1), above_1, ranked_1, ..., above_W, ranked_W }: items ahead of the score (and
---        mark), and items scoring above 0, in each window
+--        mark), and items listed (order_lib), in each window
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function count_above(keys, args)
   call_state.begin_call(keys, args)
@@ -27,8 +27,8 @@ local function count_above(keys, args)
     local top_key = KEYS[3 + 2 * w]
     local score = tonumber(ARGV[5 + window.WINDOW_ARGS * window_count + w])
     local mark = ARGV[5 + (window.WINDOW_ARGS + 1) * window_count + w] or ''
-    reply[#reply + 1] = score > 0 and order.ahead(top_key, score, mark) or 0
-    reply[#reply + 1] = redis.call('ZCOUNT', top_key, '(0', '+inf')
+    reply[#reply + 1] = order.listed(top_key, score) and order.ahead(top_key, score, mark) or 0
+    reply[#reply + 1] = order.listed_count(top_key)
   end
   return reply
 end

@@ -50,8 +50,8 @@ local function count_above_shards(keys, args)
     if tops then
       for w = 1, window_count do
         local score = tonumber(ARGV[first_score + w - 1])
-        if score > 0 then above_sum[w] = above_sum[w] + order.ahead(tops[w], score, ARGV[first_mark + w - 1]) end
-        ranked_sum[w] = ranked_sum[w] + redis.call('ZCOUNT', tops[w], '(0', '+inf')
+        if order.listed(tops[w], score) then above_sum[w] = above_sum[w] + order.ahead(tops[w], score, ARGV[first_mark + w - 1]) end
+        ranked_sum[w] = ranked_sum[w] + order.listed_count(tops[w])
       end
     else
       pending[#pending + 1] = s - first_shard + 1

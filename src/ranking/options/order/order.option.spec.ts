@@ -1,0 +1,73 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { InvalidInputError } from '../../../common/errors';
+import { mergeListings } from '../../core/shard-math';
+import {
+  ascendingScores,
+  checkOptions,
+  COSTLIEST_OPTIONS,
+  OPTION_LUA_MODULES,
+  optionsFromReply,
+  optionsFromStored,
+  optionsView,
+} from '../registry';
+import { orderOption, OrderProperty, ScoreOrder } from './order.option';
+
+/** A DTO holding only the option's PUT field, as the board DTO declares it. */
+class BoardDto {
+  @OrderProperty()
+  order?: ScoreOrder;
+}
+
+const errorsOf = (body: object) =>
+  validateSync(plainToInstance(BoardDto, body)).flatMap((error) => Object.values(error.constraints ?? {}));
+
+describe('the order option', () => {
+  it('takes desc or asc, or nothing; refuses null and other values', () => {
+    expect(errorsOf({})).toEqual([]);
+    expect(errorsOf({ order: 'asc' })).toEqual([]);
+    expect(errorsOf({ order: 'desc' })).toEqual([]);
+    expect(errorsOf({ order: 'up' })).toEqual(['order must be one of desc, asc']);
+    expect(errorsOf({ order: null })).not.toEqual([]);
+  });
+
+  it('is stored, answered and shown only when asc', () => {
+    expect(optionsFromStored({ order: 'asc' })).toMatchObject({ order: 'asc' });
+    expect(optionsFromStored({})).not.toHaveProperty('order');
+    expect(optionsFromReply('tbRankBoardPut', '{"ties":"shared","order":"asc"}')).toMatchObject({ order: 'asc' });
+    expect(optionsFromReply('tbRankBoardPut', '{"ties":"shared","order":"desc"}')).not.toHaveProperty('order');
+    expect(() => optionsFromReply('tbRankBoardPut', '{"ties":"shared","order":"up"}')).toThrow(/"up"/);
+    expect(optionsView({ ties: 'shared', order: 'asc' })).toEqual({ order: 'asc' });
+    expect(optionsView({ ties: 'shared', order: 'desc' })).toEqual({});
+    expect(ascendingScores({ ties: 'shared', order: 'asc' })).toBe(true);
+    expect(ascendingScores({ ties: 'shared' })).toBe(false);
+    expect(COSTLIEST_OPTIONS).not.toHaveProperty('order');
+    expect(OPTION_LUA_MODULES).toEqual(expect.arrayContaining([...orderOption.luaModules]));
+  });
+
+  it('refuses asc on a sum board and with ties first, with INVALID_INPUT', () => {
+    const check = (aggregate: string, options: Record<string, unknown>) => () =>
+      checkOptions({ name: 'b', aggregate, options });
+    expect(check('sum', { order: 'asc' })).toThrow(InvalidInputError);
+    expect(check('sum', { order: 'asc' })).toThrow(/aggregates by sum/);
+    expect(check('max', { order: 'asc', ties: 'first' })).toThrow(/ties first/);
+    for (const aggregate of ['max', 'min', 'last']) expect(check(aggregate, { order: 'asc' })).not.toThrow();
+    expect(check('sum', { order: 'desc', ties: 'first' })).not.toThrow();
+  });
+
+  it("merges shards' pages lowest first, equal scores in ascending byte order of id (the reverse of desc)", () => {
+    const shardA = [
+      { item: 'a', score: -1 },
+      { item: 'c', score: 4 },
+    ];
+    const shardB = [
+      { item: 'b', score: 0 },
+      { item: 'd', score: 4 },
+    ];
+    const ascending = mergeListings([shardA, shardB], true).map((row) => row.item);
+    expect(ascending).toEqual(['a', 'b', 'c', 'd']);
+    expect(mergeListings([shardA.reverse(), shardB.reverse()]).map((row) => row.item)).toEqual(
+      [...ascending].reverse(),
+    );
+  });
+});

@@ -1,0 +1,68 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn } from 'class-validator';
+import { join } from 'node:path';
+import { InvalidInputError } from '../../../common/errors';
+import { IsOptionalNotNull } from '../../../common/dto';
+import type { BoardOption, BoardSettings } from '../board-option';
+
+/** Which scores rank higher: the higher (desc, the default) or the lower (asc: race times, golf). */
+export const SCORE_ORDERS = ['desc', 'asc'] as const;
+export type ScoreOrder = (typeof SCORE_ORDERS)[number];
+
+/** The option's part of a board config. */
+export interface OrderConfig {
+  /** asc: lower scores rank higher; absent (or desc): higher scores do. */
+  order?: ScoreOrder;
+}
+
+/** Why a board may not take `order: asc` (INVALID_INPUT, 400). */
+export const ORDER_MESSAGES = {
+  ascNeedsBest: (board: string) =>
+    `order asc ranks recorded scores: board "${board}" aggregates by sum (a sum is listed only above 0, and views weigh sums highest first); use aggregate max, min or last, or order desc`,
+  ascWithStrictTies: (board: string) =>
+    `order asc does not go with ties first yet: board "${board}" keeps its strict order highest score first; use ties shared or order desc`,
+};
+
+/** The board PUT's `order` field: its schema and validation (applied bottom-up, as stacked decorators are). */
+export const OrderProperty = () =>
+  applyDecorators(
+    IsIn(SCORE_ORDERS, { message: `order must be one of ${SCORE_ORDERS.join(', ')}` }),
+    IsOptionalNotNull(),
+    ApiPropertyOptional({
+      enum: SCORE_ORDERS,
+      description:
+        'Which scores rank higher: "desc" (higher first) or "asc" (lower first: race times, golf); every read (top, items, around, lookup, history, archives, stream, percentile) follows it. asc needs aggregate max, min or last (400 INVALID_INPUT on a sum board, with views, or with ties first). Omitted: the current order (desc for a new board). A change keeps the data (the next reads list it the other way)',
+    }),
+  );
+
+/** The board view's `order` field (present when asc). */
+export const OrderViewProperty = () =>
+  ApiPropertyOptional({ enum: ['asc'], description: 'Lower scores rank higher; absent: higher scores do (desc)' });
+
+const ascending = (config: Readonly<OrderConfig>) => config.order === 'asc';
+
+/** `order: asc`: score_order_lib.lua's hooks list and count the results lowest score first. */
+export const orderOption: BoardOption<OrderConfig> = {
+  name: 'order',
+  fields: ['order'],
+  luaModules: [join(__dirname, 'score_order_lib.lua')],
+  fromStored: (fields) => (fields.order === 'asc' ? { order: 'asc' } : {}),
+  fromReply: (fields) => {
+    if (fields.order === undefined || fields.order === 'desc') return {};
+    if (fields.order === 'asc') return { order: 'asc' };
+    throw new Error(`order ${JSON.stringify(fields.order)} is not one of ${SCORE_ORDERS.join(', ')}`);
+  },
+  view: (config) => (ascending(config) ? { order: 'asc' } : {}),
+  writeCostPerPlace: () => 0,
+  costliest: {},
+  countWeight: () => 1,
+  countWeightDoc: '',
+  strictRanks: () => false,
+  ascending,
+  check: (board: BoardSettings) => {
+    if (board.options.order !== 'asc') return;
+    if (board.aggregate === 'sum') throw new InvalidInputError(ORDER_MESSAGES.ascNeedsBest(board.name));
+    if (board.options.ties === 'first') throw new InvalidInputError(ORDER_MESSAGES.ascWithStrictTies(board.name));
+  },
+};
