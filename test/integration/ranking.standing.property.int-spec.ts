@@ -28,11 +28,14 @@ const step = fc.oneof(
   fc.record({ kind: fc.constant('move' as const), minutes: fc.integer({ min: 1, max: 3 }) }),
 );
 
-/** The model's answers from the listed scores (those above 0). */
-function model(listed: number[], strict: boolean) {
+/** The model's answers from the listed scores (above 0 on a sum board, any on a max board), in the board's order. */
+function model(listed: number[], strict: boolean, board: Shape) {
   const ascending = [...listed].sort((a, b) => a - b);
+  const ahead = (other: number, score: number) => (board.order === 'asc' ? other < score : other > score);
   const rank = (score: number) =>
-    score > 0 ? 1 + listed.filter((other) => other > score || (strict && other === score)).length : null;
+    score > 0 || board.aggregate === 'max'
+      ? 1 + listed.filter((other) => ahead(other, score) || (strict && other === score)).length
+      : null;
   const percentile = (score: number) => {
     const r = rank(score);
     const ranked = listed.length + 1;
@@ -59,6 +62,22 @@ function model(listed: number[], strict: boolean) {
   return { rank, percentile, distribution };
 }
 
+interface Shape {
+  aggregate: 'sum' | 'max';
+  order: 'desc' | 'asc';
+}
+
+/** The live scores per item: sums of the live amounts on a sum board, the best live score on a max board. */
+function liveScores(events: Array<{ item: string; amount: number }>, board: Shape): number[] {
+  const scores = new Map<string, number>();
+  for (const e of events) {
+    const held = scores.get(e.item);
+    if (held === undefined) scores.set(e.item, e.amount);
+    else scores.set(e.item, board.aggregate === 'sum' ? held + e.amount : Math.max(held, e.amount));
+  }
+  return [...scores.values()].filter((score) => score > 0 || board.aggregate === 'max');
+}
+
 const nullQuantiles = () => Object.fromEntries(Object.keys(PERCENTS).map((name) => [name, null]));
 
 describe.each(TOPOLOGIES)('rank of a score and distribution against a brute force (property, %s)', (topology) => {
@@ -78,63 +97,72 @@ describe.each(TOPOLOGIES)('rank of a score and distribution against a brute forc
   });
 
   it.each([
-    [1, 'shared'],
-    [3, 'shared'],
-    [1, 'first'],
-    [3, 'first'],
-  ])('%i shard(s), ties %s: every rank and distribution answers the brute force', async (shards, ties) => {
-    let nonEmpty = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(step, { minLength: 1, maxLength: 10 }),
-        fc.integer({ min: 1, max: 12 }),
-        fc.integer({ min: -5, max: 50 }),
-        async (steps, buckets, extra) => {
-          const name = `sd${board++}`;
-          await http()
-            .put(`/admin/boards/${name}`)
-            .set(ADMIN)
-            .send({ windows: [{ name: 'w', period: '3m', interval: '1m' }], shards, ties })
-            .expect(201);
-          const events: Array<{ item: string; amount: number; minute: number }> = [];
-          for (const s of steps) {
-            const minute = Math.floor(clock.nowMs() / MINUTE_MS);
-            if (s.kind === 'move') clock.advanceMs(s.minutes * MINUTE_MS);
-            if (s.kind === 'batch') {
-              await http().post(`/boards/${name}/increments`).send({ items: s.entries }).expect(200);
-              events.push(...s.entries.map((e) => ({ ...e, minute })));
+    [1, 'shared', 'sum', 'desc'],
+    [3, 'shared', 'sum', 'desc'],
+    [1, 'first', 'sum', 'desc'],
+    [3, 'first', 'sum', 'desc'],
+    [1, 'shared', 'max', 'asc'],
+    [3, 'shared', 'max', 'asc'],
+    [3, 'shared', 'max', 'desc'],
+  ] as const)(
+    '%i shard(s), ties %s, %s %s: every rank and distribution answers the brute force',
+    async (shards, ties, aggregate, order) => {
+      const shape: Shape = { aggregate, order };
+      let nonEmpty = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(step, { minLength: 1, maxLength: 10 }),
+          fc.integer({ min: 1, max: 12 }),
+          fc.integer({ min: -5, max: 50 }),
+          async (steps, buckets, extra) => {
+            const name = `sd${board++}`;
+            await http()
+              .put(`/admin/boards/${name}`)
+              .set(ADMIN)
+              .send({ windows: [{ name: 'w', period: '3m', interval: '1m' }], shards, ties, aggregate, order })
+              .expect(201);
+            const events: Array<{ item: string; amount: number; minute: number }> = [];
+            for (const s of steps) {
+              const minute = Math.floor(clock.nowMs() / MINUTE_MS);
+              if (s.kind === 'move') clock.advanceMs(s.minutes * MINUTE_MS);
+              if (s.kind === 'batch') {
+                const items =
+                  aggregate === 'sum' ? s.entries : s.entries.map((e) => ({ item: e.item, score: e.amount }));
+                await http().post(`/boards/${name}/increments`).send({ items }).expect(200);
+                events.push(...s.entries.map((e) => ({ ...e, minute })));
+              }
             }
-          }
-          const now = Math.floor(clock.nowMs() / MINUTE_MS);
-          const sums = new Map<string, number>();
-          for (const e of events.filter((e) => e.minute > now - 3))
-            sums.set(e.item, (sums.get(e.item) ?? 0) + e.amount);
-          const listed = [...sums.values()].filter((score) => score > 0);
-          const expected = model(listed, ties === 'first');
+            const now = Math.floor(clock.nowMs() / MINUTE_MS);
+            const listed = liveScores(
+              events.filter((e) => e.minute > now - 3),
+              shape,
+            );
+            const expected = model(listed, ties === 'first', shape);
 
-          const asked = [...new Set([...listed.flatMap((s) => [s - 1, s, s + 1]), 0, -2, extra, extra + 0.5])];
-          for (const score of asked) {
-            const { body } = await http().get(`/boards/${name}/rank?window=w&score=${score}`).expect(200);
-            expect([body.score, body.rank, body.percentile]).toEqual([
-              score,
-              expected.rank(score),
-              expected.percentile(score),
-            ]);
-          }
-          const { body } = await http().get(`/boards/${name}/distribution?window=w&buckets=${buckets}`).expect(200);
-          expect({
-            count: body.count,
-            min: body.min,
-            max: body.max,
-            buckets: body.buckets,
-            quantiles: body.quantiles,
-          }).toEqual(expected.distribution(buckets));
-          if (listed.length > 0) nonEmpty++;
-          await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
-        },
-      ),
-      { numRuns: topology === 'single' ? 25 : 12 },
-    );
-    expect(nonEmpty).toBeGreaterThan(2); // not vacuous
-  });
+            const asked = [...new Set([...listed.flatMap((s) => [s - 1, s, s + 1]), 0, -2, extra, extra + 0.5])];
+            for (const score of asked) {
+              const { body } = await http().get(`/boards/${name}/rank?window=w&score=${score}`).expect(200);
+              expect([body.score, body.rank, body.percentile]).toEqual([
+                score,
+                expected.rank(score),
+                expected.percentile(score),
+              ]);
+            }
+            const { body } = await http().get(`/boards/${name}/distribution?window=w&buckets=${buckets}`).expect(200);
+            expect({
+              count: body.count,
+              min: body.min,
+              max: body.max,
+              buckets: body.buckets,
+              quantiles: body.quantiles,
+            }).toEqual(expected.distribution(buckets));
+            if (listed.length > 0) nonEmpty++;
+            await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
+          },
+        ),
+        { numRuns: topology === 'single' ? 25 : 12 },
+      );
+      expect(nonEmpty).toBeGreaterThan(2); // not vacuous
+    },
+  );
 });

@@ -16,7 +16,7 @@ export class ScoreDto {
     minimum: SCORE_RANGE.min,
     maximum: SCORE_RANGE.max,
     description:
-      "The score: each window answers the max / min / latest (by `at`, equal times by arrival) score the item recorded inside it. Listed and ranked when above 0, as a sum board's",
+      'The score: each window answers the max / min / latest (by `at`, equal times by arrival) score the item recorded inside it. Listed and ranked whatever its sign (0 and negative included)',
     example: 4200,
   })
   @IsInt()

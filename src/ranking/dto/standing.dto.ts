@@ -96,7 +96,11 @@ export class QuantilesDto {
 }
 
 export class DistributionResultDto extends WindowFiguresDto {
-  @ApiProperty({ type: 'integer', description: 'Listed items (score > 0)' }) count!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Listed items (above 0 on a sum board, every score on max / min / last)',
+  })
+  count!: number;
   @ApiProperty({ nullable: true, type: Number, description: 'Lowest listed score (null when none)' })
   min!: number | null;
   @ApiProperty({ nullable: true, type: Number, description: 'Highest listed score (null when none)' })

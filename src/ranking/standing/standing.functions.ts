@@ -4,7 +4,7 @@ import { namedWindowRead, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 const RANK_ARGS = ['score', 'level'] as const;
-const RANK_REPLY = ['draining', 'ahead', 'listed'] as const;
+const RANK_REPLY = ['draining', 'counted', 'ahead', 'listed'] as const;
 const SPREAD_ARGS = ['bounds', 'positions'] as const;
 const SPREAD_REPLY = ['draining', 'listed', 'min', 'max', 'counts', 'scores'] as const;
 
@@ -36,7 +36,12 @@ export const STANDING_FUNCTIONS = {
       namedWindowRead(call, RANK_ARGS, { score: String(call.score), level: call.equalAhead ? 1 : 0 }),
     decode: (raw) => {
       const reply = new NamedReply('tbRankScoreRank', RANK_REPLY, raw);
-      return { draining: reply.flag('draining'), ahead: reply.int('ahead'), listed: reply.int('listed') };
+      return {
+        draining: reply.flag('draining'),
+        counted: reply.flag('counted'),
+        ahead: reply.int('ahead'),
+        listed: reply.int('listed'),
+      };
     },
   }),
 

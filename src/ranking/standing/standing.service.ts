@@ -62,7 +62,7 @@ export class StandingService {
    * The rank a record of `score` would get if written now: 1 + the items ahead of it (on a `ties: first`
    * board the items already holding that score are ahead: they reached it first). Its percentile is an
    * item's holding it: among the listed items and itself. A score the window would not list (0 or
-   * less) has neither.
+   * less on a sum board) has neither. On an `order: asc` board the items ahead are those lower.
    */
   rank(request: ScoreRead & { score: number; tiebreak?: number }): Promise<RankAnswer> {
     return this.sources.read(
@@ -73,7 +73,7 @@ export class StandingService {
         if (request.tiebreak !== undefined) throw new InvalidInputError(M.noTiebreak(request.name));
         request.admit?.(board.shards.length);
         const place = await this.store.place({ board, window, nowMs }, request.score, strictRanks(board.config));
-        const rank = request.score > 0 ? place.ahead + 1 : null;
+        const rank = place.counted ? place.ahead + 1 : null;
         const percentile = percentileOf({ score: request.score, rank }, place.listed + 1);
         return { ...figures(request.name, window, nowMs, place.draining), score: request.score, rank, percentile };
       },

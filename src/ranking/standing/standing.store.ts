@@ -18,6 +18,8 @@ export interface WindowRead {
 /** A record's place over every shard: items ahead of it, items listed, and whether a shard still drains. */
 export interface ScorePlace {
   draining: boolean;
+  /** Whether the window would list a record of that score (any score on max / min / last, above 0 on sum). */
+  counted: boolean;
   ahead: number;
   listed: number;
 }
@@ -55,6 +57,7 @@ export class StandingStore {
     );
     return {
       draining: replies.some((reply) => reply.draining),
+      counted: replies[0].counted,
       ahead: replies.reduce((sum, reply) => sum + reply.ahead, 0),
       listed: replies.reduce((sum, reply) => sum + reply.listed, 0),
     };

@@ -1487,7 +1487,7 @@ export interface components {
              * @enum {string}
              */
             mode?: "decay" | "hot" | "rising" | "unique";
-            /** @description Listed items (score > 0) */
+            /** @description Listed items (above 0 on a sum board, every score on max / min / last) */
             count: number;
             /** @description Lowest listed score (null when none) */
             min: number | null;
@@ -1500,7 +1500,7 @@ export interface components {
         };
         ScoreDto: {
             /**
-             * @description The score: each window answers the max / min / latest (by `at`, equal times by arrival) score the item recorded inside it. Listed and ranked when above 0, as a sum board's
+             * @description The score: each window answers the max / min / latest (by `at`, equal times by arrival) score the item recorded inside it. Listed and ranked whatever its sign (0 and negative included)
              * @example 4200
              */
             score: number;

@@ -1,4 +1,4 @@
--- requires: call_state, reader, snapshot
+-- requires: call_state, order, reader, snapshot
 -- score_rank: how many listed items of one shard's window a record of a given score would have ahead
 -- of it, written now, after expiry; O(log n): two ZCOUNTs.
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
@@ -6,8 +6,9 @@
 -- Args (reader.read_call, CALLS.score_rank): the header with the one window, then score (a number as
 --   JavaScript writes it) and level ("1": items holding that score are ahead too, a `ties: first`
 --   board, where they reached it first; "0": only items scoring higher)
--- Reply (reader.answer, CALLS.score_rank): draining (0|1), ahead (items ahead of the record), listed
---   (items with a score > 0)
+-- Reply (reader.answer, CALLS.score_rank): draining (0|1), counted (0|1: the window would list a record
+--   of that score: order_lib's listed), ahead (items ahead of the record in the board's order), listed
+--   (items the window lists)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function score_rank(keys, args)
   call_state.begin_call(keys, args)
@@ -15,10 +16,17 @@ local function score_rank(keys, args)
   local header, arg = reader.read_call(args, CALLS.score_rank)
   local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
   if err then return redis.error_reply(err) end
-  local from = arg.level == '1' and arg.score or '(' .. arg.score
+  local edge = arg.level == '1' and arg.score or '(' .. arg.score
+  local ahead
+  if order.ascending(top_key) then
+    ahead = redis.call('ZCOUNT', top_key, '-inf', edge)
+  else
+    ahead = redis.call('ZCOUNT', top_key, edge, '+inf')
+  end
   return reader.answer(CALLS.score_rank, {
     draining = draining,
-    ahead = redis.call('ZCOUNT', top_key, from, '+inf'),
-    listed = redis.call('ZCOUNT', top_key, '(0', '+inf'),
+    counted = order.listed(top_key, tonumber(arg.score)) and 1 or 0,
+    ahead = ahead,
+    listed = order.listed_count(top_key),
   })
 end

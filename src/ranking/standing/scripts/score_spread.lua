@@ -1,6 +1,6 @@
--- requires: call_state, reader, snapshot
+-- requires: call_state, order, reader, snapshot
 -- score_spread: one shard's part of a window's score distribution, after expiry: its listed items
--- (score > 0), their lowest and highest score, how many score up to each bound and the scores at
+-- (order_lib's listed: every recorded score on max / min / last, above 0 on sum), their lowest and highest score, how many score up to each bound and the scores at
 -- given ascending positions. Each count and position is O(log n) (ZCOUNT, ZRANGE by index): the
 -- caller bounds how many one call asks (at most 99 bucket edges, or 6 x 8 probes: spread-math.ts).
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
@@ -18,12 +18,14 @@ local function score_spread(keys, args)
   local header, arg = reader.read_call(args, CALLS.score_spread)
   local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
   if err then return redis.error_reply(err) end
-  local listed = redis.call('ZCOUNT', top_key, '(0', '+inf')
-  -- Items holding 0 or less sit below the listed ones: a listed position is offset by them.
+  local listed = order.listed_count(top_key)
+  -- Items held but not listed (0 or less on a sum board) sit below the listed ones: a listed position
+  -- is offset by them, and a count starts above them.
   local unlisted = redis.call('ZCARD', top_key) - listed
+  local low = unlisted > 0 and '(0' or '-inf'
   local counts, scores = {}, {}
   for bound in string.gmatch(arg.bounds, '%S+') do
-    counts[#counts + 1] = redis.call('ZCOUNT', top_key, '(0', bound)
+    counts[#counts + 1] = redis.call('ZCOUNT', top_key, low, bound)
   end
   for position in string.gmatch(arg.positions, '%S+') do
     local at = unlisted + tonumber(position)
