@@ -30,7 +30,7 @@ describe('TrendboardModule in a Nest app of its own', () => {
   let redis: TestRedis;
 
   beforeAll(async () => {
-    redis = await startTestRedis();
+    redis = await startTestRedis('single', { own: true }); // the apps here use prefixes of their own
     process.env.EXAMPLE_REDIS_URL = redis.env.REDIS_URL;
   });
   afterAll(async () => {
