@@ -28,6 +28,11 @@ const base = {
   // Quiet while green: a test's output is printed only when it fails (test/support/quiet-environment.ts).
   testEnvironment: '<rootDir>/test/support/quiet-environment.ts',
 };
+// One redis-server and one Redis Cluster per worker for the projects on real Redis (harness/worker-servers.ts).
+const workerServers = {
+  globalSetup: '<rootDir>/test/support/worker-servers-setup.ts',
+  globalTeardown: '<rootDir>/test/support/worker-servers-teardown.ts',
+};
 // openapi-typescript (the client's drift test regenerates its types) requires these ESM-only packages.
 const clientEsmOnly = [...esmOnly, 'parse-json', 'index-to-position', 'supports-color', 'change-case'];
 
@@ -38,12 +43,18 @@ module.exports = {
   testTimeout: 60000,
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
-    { ...base, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'] },
-    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    {
+      ...base,
+      ...workerServers,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
+    },
+    { ...base, ...workerServers, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
     { ...base, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'] },
     {
       ...base,
       ...toCommonJs(clientEsmOnly),
+      ...workerServers,
       displayName: 'client',
       testMatch: ['<rootDir>/clients/typescript/test/**/*.spec.ts'],
       // The client's sources import './x.js' (ESM as browsers and Node load it); here they are compiled TS.

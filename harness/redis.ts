@@ -4,17 +4,21 @@ import { randomBytes } from 'node:crypto';
 import Redis, { Cluster } from 'ioredis';
 import { clusterClient, startRedisCluster } from './cluster';
 import { freePort, stopChild, waitForPing } from './processes';
+import { workerServers } from './worker-servers';
 
 export type Topology = 'single' | 'cluster';
 /** The topologies every integration and e2e suite runs on. */
 export const TOPOLOGIES: Topology[] = ['single', 'cluster'];
 
 /**
- * A Redis of this test file's own.
- * single:  REDIS_URL if set (never the machine's 127.0.0.1:6379), else a testcontainers Redis when a
- *          Docker engine answers, else `redis-server` from PATH on a free port.
- * cluster: REDIS_CLUSTER_NODES if set, else three `redis-server --cluster-enabled yes` on free ports.
+ * A Redis for this test file.
+ * single:  REDIS_URL if set (never the machine's 127.0.0.1:6379), else the Jest worker's redis-server
+ *          (harness/worker-servers.ts), else a testcontainers Redis when a Docker engine answers, else
+ *          `redis-server` from PATH on a free port.
+ * cluster: REDIS_CLUSTER_NODES if set, else the Jest worker's Cluster, else three
+ *          `redis-server --cluster-enabled yes` on free ports.
  * Every file also gets its own key prefix, so files sharing one server never see each other's keys.
+ * With `own` or `serverArgs` the server is always the file's own.
  */
 export interface TestRedis {
   topology: Topology;
@@ -42,7 +46,8 @@ export interface TestRedis {
   /**
    * SCRIPT FLUSH and FUNCTION FLUSH on every node, as after a Redis restart without persistence: clients
    * must reload their scripts and function libraries.
-   * Only on servers this file started: on a shared one it would hit the other files' pipelines.
+   * Not on a server given by REDIS_URL: it would hit the pipelines of files running meanwhile (the
+   * worker's server runs one file at a time, and the next file's app loads its libraries again).
    */
   flushScripts?(): Promise<void>;
   /** Clears this file's keys from a shared server, closes the client, stops a private server. */
@@ -59,8 +64,11 @@ const MACHINE_REDIS = /^rediss?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:6379)?(\/|
 
 interface Server {
   stopServer: () => Promise<void>;
-  /** Given by REDIS_URL / REDIS_CLUSTER_NODES: other test files may be using it too. */
-  shared?: boolean;
+  /**
+   * concurrent: given by REDIS_URL / REDIS_CLUSTER_NODES, other test files may be using it right now.
+   * worker: the Jest worker's, used by the files that worker runs, one after another.
+   */
+  shared?: 'concurrent' | 'worker';
   pause?: () => Promise<void>;
   resume?: () => Promise<void>;
   freeze?: () => void;
@@ -68,31 +76,48 @@ interface Server {
   source: string;
 }
 
+export interface TestRedisOptions {
+  /** redis-server arguments (e.g. maxmemory): such options are never set on a server others use. */
+  serverArgs?: readonly string[];
+  /**
+   * A server of the file's own even without serverArgs: for files that stop, restart or freeze it
+   * (pause, freeze), or that write keys outside their prefix.
+   */
+  own?: boolean;
+}
+
 export async function startTestRedis(
   topology: Topology = 'single',
-  serverArgs?: readonly string[],
+  { serverArgs, own }: TestRedisOptions = {},
 ): Promise<TestRedis> {
+  const ownServer = own || serverArgs !== undefined;
   const prefix = `t${randomBytes(4).toString('hex')}:`;
   if (topology === 'cluster') {
     requireRedisServer();
-    // Server arguments (e.g. maxmemory) are for a Cluster of the file's own, never a given one.
-    const given = serverArgs ? undefined : process.env.REDIS_CLUSTER_NODES;
-    const server = given
-      ? { nodes: given, stopServer: async () => undefined }
-      : await startRedisCluster([...(serverArgs ?? [])]);
+    const server = ownServer ? await ownCluster(serverArgs) : await clusterServer();
     const client = clusterClient(server.nodes);
     await client.connect();
-    return assemble('cluster', '', { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: prefix }, prefix, client, {
-      ...server,
-      shared: Boolean(given),
-      source: given ? 'REDIS_CLUSTER_NODES' : 'redis-server cluster',
-    });
+    return assemble('cluster', '', { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: prefix }, prefix, client, server);
   }
-  const url = serverArgs ? (requireRedisServer(), await startRedisServer(serverArgs)) : await singleServer();
+  const url = ownServer ? (requireRedisServer(), await startRedisServer(serverArgs)) : await singleServer();
   const client = new Redis(url.url, { maxRetriesPerRequest: 1, lazyConnect: true });
   await client.connect();
   return assemble('single', url.url, { REDIS_URL: url.url, KEY_PREFIX: prefix }, prefix, client, url);
 }
+
+async function ownCluster(serverArgs: readonly string[] = []): Promise<Server & { nodes: string }> {
+  return { ...(await startRedisCluster([...serverArgs])), source: 'redis-server cluster' };
+}
+
+async function clusterServer(): Promise<Server & { nodes: string }> {
+  const given = process.env.REDIS_CLUSTER_NODES;
+  if (given) return { nodes: given, source: 'REDIS_CLUSTER_NODES', shared: 'concurrent', stopServer: noStop };
+  const worker = workerServers()?.nodes;
+  if (worker) return { nodes: worker, source: 'worker redis-server cluster', shared: 'worker', stopServer: noStop };
+  return ownCluster();
+}
+
+const noStop = async (): Promise<void> => undefined;
 
 function assemble(
   topology: Topology,
@@ -128,11 +153,12 @@ function assemble(
     clear,
     keys,
     dataKeys: async (pattern) => (await keys(pattern)).filter((key) => !/\}:idem:\d+$/.test(key)),
-    flushScripts: server.shared
-      ? undefined
-      : async () => {
-          await Promise.all(nodes().flatMap((node) => [node.script('FLUSH'), node.function('FLUSH')]));
-        },
+    flushScripts:
+      server.shared === 'concurrent'
+        ? undefined
+        : async () => {
+            await Promise.all(nodes().flatMap((node) => [node.script('FLUSH'), node.function('FLUSH')]));
+          },
     stop: async () => {
       if (server.shared) await clear(); // a private server goes away with its keys
       client.disconnect();
@@ -166,7 +192,9 @@ function requireRedisServer(): void {
 async function singleServer(): Promise<Server & { url: string }> {
   const given = process.env.REDIS_URL;
   if (given && !MACHINE_REDIS.test(given))
-    return { url: given, source: 'REDIS_URL', shared: true, stopServer: async () => undefined };
+    return { url: given, source: 'REDIS_URL', shared: 'concurrent', stopServer: noStop };
+  const worker = workerServers()?.url;
+  if (worker) return { url: worker, source: 'worker redis-server', shared: 'worker', stopServer: noStop };
   if (process.env.DOCKER_HOST || existsSync('/var/run/docker.sock')) {
     const started = await tryTestcontainers();
     if (started) return started;
@@ -207,7 +235,7 @@ function spawnServer(port: number, serverArgs: readonly string[]): ChildProcess 
   );
 }
 
-async function startRedisServer(serverArgs: readonly string[] = []): Promise<Server & { url: string }> {
+export async function startRedisServer(serverArgs: readonly string[] = []): Promise<Server & { url: string }> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
     let child = spawnServer(port, serverArgs);

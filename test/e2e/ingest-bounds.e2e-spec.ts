@@ -9,7 +9,8 @@ const INGEST_ENV = { INGEST_REFRESH_MS: '100', INGEST_LEASE_MS: '3000', INGEST_W
 
 /** What an admin-declared source may reach, and what its dead letters may hold. */
 describe('ingest bounds (single)', () => {
-  const e2e = useSingleNodeApp({ startMs: T0, env: INGEST_ENV });
+  // Its own Redis: the source streams are outside the file's prefix.
+  const e2e = useSingleNodeApp({ ownRedis: true, startMs: T0, env: INGEST_ENV });
   const { http } = e2e;
   const declare = (name: string, body: object) => http().put(`/admin/ingest/${name}`).set(ADMIN).send(body);
 

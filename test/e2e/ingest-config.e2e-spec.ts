@@ -37,7 +37,7 @@ describe('ingest sources declared by the configuration (INGEST_SOURCES, INGEST_S
     (await request(app.getHttpServer()).get(`/boards/cfg/items/${item}`).expect(200)).body.score as number;
 
   beforeAll(async () => {
-    redis = await startTestRedis('single');
+    redis = await startTestRedis('single', { own: true }); // the source streams are outside the prefix
   });
   afterEach(async () => {
     for (const app of apps.splice(0)) await app.close();

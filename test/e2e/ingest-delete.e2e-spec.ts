@@ -9,7 +9,8 @@ const INGEST_ENV = { INGEST_REFRESH_MS: '60000', INGEST_LEASE_MS: '3000', INGEST
 
 /** A deleted source stops on the instance that answered the delete, whatever refresh was under way. */
 describe('deleting an ingest source (single)', () => {
-  const e2e = useSingleNodeApp({ startMs: T0, env: INGEST_ENV });
+  // Its own Redis: the source streams are outside the file's prefix.
+  const e2e = useSingleNodeApp({ ownRedis: true, startMs: T0, env: INGEST_ENV });
   const { http } = e2e;
   const scoreOf = async (board: string, item: string) =>
     (await http().get(`/boards/${board}/items/${item}`).expect(200)).body.score as number;

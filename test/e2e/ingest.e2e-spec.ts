@@ -27,7 +27,8 @@ async function until<T>(
 
 describe('stream ingest over HTTP (single)', () => {
   let nats: TestNats;
-  const e2e = useSingleNodeApp({ startMs: T0, env: INGEST_ENV });
+  // Its own Redis: the source streams are outside the file's prefix.
+  const e2e = useSingleNodeApp({ ownRedis: true, startMs: T0, env: INGEST_ENV });
   const { http } = e2e;
   const sources = async () => (await http().get('/admin/ingest').set(ADMIN).expect(200)).body.sources;
   const top = async (board: string) =>

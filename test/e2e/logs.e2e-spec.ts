@@ -48,7 +48,7 @@ describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
   const withMsg = (pattern: RegExp) => lines.filter((line) => pattern.test(line.msg));
 
   beforeAll(async () => {
-    redis = await startTestRedis();
+    redis = await startTestRedis('single', { own: true }); // stopped and restarted below
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     service = spawn(process.execPath, MAIN, {

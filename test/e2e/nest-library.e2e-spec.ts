@@ -33,7 +33,7 @@ describe('TrendboardModule in a Nest app of its own', () => {
   let redis: TestRedis;
 
   beforeAll(async () => {
-    redis = await startTestRedis();
+    redis = await startTestRedis('single', { own: true }); // the apps here use prefixes of their own
     process.env.EXAMPLE_REDIS_URL = redis.env.REDIS_URL;
   });
   afterAll(async () => {
@@ -248,7 +248,7 @@ describe('TrendboardModule in a Nest app of its own', () => {
   });
 
   it("issue #47: a call while Redis is away (not started yet, or stopped) rejects with RedisUnavailableError, not ioredis' words", async () => {
-    const away = await startTestRedis('single', []);
+    const away = await startTestRedis('single', { own: true });
     await away.pause!();
     @Module({
       imports: [TrendboardModule.forRoot({ settings: { REDIS_URL: away.env.REDIS_URL, KEY_PREFIX: 'away:' } })],

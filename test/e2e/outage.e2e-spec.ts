@@ -5,7 +5,7 @@ import { RANKING } from '../../src/ranking/ranking.functions';
 import { useSingleNodeApp } from '../support/e2e';
 
 describe('when Redis goes away and comes back', () => {
-  const e2e = useSingleNodeApp();
+  const e2e = useSingleNodeApp({ ownRedis: true });
   const { clock, http } = e2e;
 
   it('answers 503 fast (never 500, never hangs), reports not ready, and recovers by itself', async () => {

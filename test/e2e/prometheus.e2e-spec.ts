@@ -12,7 +12,7 @@ if (!promtool && process.env.REQUIRE_PROMTOOL) {
 }
 
 describe('/metrics for an operator', () => {
-  const e2e = useSingleNodeApp({ env: { RATE_LIMIT_PER_SEC: '1', RATE_LIMIT_BURST: '2' } });
+  const e2e = useSingleNodeApp({ ownRedis: true, env: { RATE_LIMIT_PER_SEC: '1', RATE_LIMIT_BURST: '2' } });
   const { clock, http } = e2e;
 
   beforeAll(async () => {

@@ -135,7 +135,9 @@ function shownTimes(value: unknown, key = ''): number[] {
  */
 describe('the README examples, run as written', () => {
   // The real clock: the examples compute times with `date +%s`.
+  // Its own Redis: the examples' redis-cli writes keys outside the file's prefix.
   const e2e = useSingleNodeApp({
+    ownRedis: true,
     clock: new SystemClock(),
     env: { ADMIN_TOKEN: README_ADMIN_TOKEN, STATS_FLUSH_INTERVAL_MS: '50' },
     listen: true,

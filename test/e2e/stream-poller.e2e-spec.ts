@@ -12,6 +12,7 @@ const T0 = 1_700_002_800_000;
 
 describe("the poller's work is bounded and yields to requests", () => {
   const e2e = useSingleNodeApp({
+    ownRedis: true,
     startMs: T0,
     env: {
       STREAM_COALESCE_MS: '60000',

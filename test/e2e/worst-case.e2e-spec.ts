@@ -24,7 +24,9 @@ const WORST_CALL_MS = Number(process.env.WORST_CALL_MS ?? 50);
 const WORST_REQUEST_MS = Number(process.env.WORST_REQUEST_MS ?? 250);
 
 describe('the worst-case harness', () => {
+  // Its own Redis: the meter sets the SLOWLOG threshold and reads used_memory of the whole server.
   const e2e = useSingleNodeApp({
+    ownRedis: true,
     listen: true,
     env: { ...HARNESS_ENV, ...LOW_QUOTAS },
     others: { seeder: SEEDER_QUOTAS },

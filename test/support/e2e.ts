@@ -35,6 +35,8 @@ export interface E2eOptions {
   spanExporter?: AppOptions['spanExporter'];
   /** redis-server arguments (e.g. maxmemory): the file's Redis is then always a server of its own. */
   redisServerArgs?: readonly string[];
+  /** A Redis of the file's own, not the worker's: for tests that stop or freeze it (pause, freeze). */
+  ownRedis?: boolean;
 }
 
 export interface E2eContext {
@@ -79,7 +81,8 @@ class E2eApps {
   }
 
   async start(): Promise<void> {
-    this.redis = await startTestRedis(this.topology, this.options.redisServerArgs);
+    const { redisServerArgs, ownRedis } = this.options;
+    this.redis = await startTestRedis(this.topology, { serverArgs: redisServerArgs, own: ownRedis });
     const { env, noApp, others, listen, boards } = this.options;
     this.fileEnv = typeof env === 'function' ? await env(this.redis) : (env ?? {});
     if (noApp) return;
@@ -138,7 +141,7 @@ function contextOf(apps: E2eApps): E2eContext {
 }
 
 /**
- * One private Redis (single node or Cluster) and one app for a test file or describe block: registers
+ * One Redis (single node or Cluster; the worker's unless the options ask for the file's own) and one app for a test file or describe block: registers
  * its beforeAll/afterAll (and afterEach for the apps a test started) and hands out accessors.
  */
 export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext {
@@ -156,8 +159,8 @@ export function useApp(topology: Topology, options: E2eOptions = {}): E2eContext
   return contextOf(apps);
 }
 
-/** useApp on a private single-node Redis. */
+/** useApp on a single-node Redis. */
 export const useSingleNodeApp = (options: E2eOptions = {}) => useApp('single', options);
 
-/** useApp on a private three-master Redis Cluster. */
+/** useApp on a three-master Redis Cluster. */
 export const useClusterApp = (options: E2eOptions = {}) => useApp('cluster', options);

@@ -19,7 +19,7 @@ describe('the client through a faulty network', () => {
   const direct = () => new TrendboardClient({ baseUrl: base, adminToken: ADMIN_TOKEN });
 
   beforeAll(async () => {
-    redis = await startTestRedis();
+    redis = await startTestRedis('single', { own: true }); // stopped and restarted below
     app = await startTestApp(redis, new SystemClock(), { STREAM_COALESCE_MS: '50' });
     base = await listen(app);
     proxy = await HttpFaultProxy.start(base, seeded(28));
