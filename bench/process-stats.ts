@@ -6,8 +6,11 @@ import { freePort, stopChild, waitForPing } from '../harness/processes';
 /** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks. */
 const CLOCK_TICKS_PER_SEC = 100;
 
+/** A service boots in about a second; on a machine shared with other work it may take many more. */
+const BOOT_TIMEOUT_MS = 120_000;
+
 export async function waitForHttp(url: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  for (const deadlineMs = Date.now() + BOOT_TIMEOUT_MS; Date.now() < deadlineMs;) {
     try {
       if ((await fetch(url)).ok) return;
     } catch {

@@ -2,7 +2,7 @@
  * `npm run bench`: starts a private redis-server, the service (dist/main.js, as `npm start` runs it)
  * and the bare floor server (bench/bare-server.ts) on free ports, measures, prints markdown tables,
  * and stops everything. Knobs: BENCH_DURATION_SEC (default 5), BENCH_REPEATS (default 5),
- * BENCH_SKIP=http,redis,functions,trending,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,stream to leave
+ * BENCH_SKIP=http,redis,functions,trending,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,masters,stream to leave
  * parts out.
  */
 import { ChildProcess } from 'node:child_process';
@@ -17,6 +17,7 @@ import { coalescingBench } from './coalescing';
 import { functionsFixedCostBench } from './functions';
 import { functionsRankingBench } from './functions-ranking';
 import { idleBoardsBench } from './idle-boards';
+import { mastersBench } from './masters';
 import { startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
 import { cannon, DURATION_SEC, fmt, medianOf, pairedRatio, RunFigures, summarize } from './load';
 import {
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
   if (!SKIP.has('cluster')) await clusterBench();
   if (!SKIP.has('coalescing')) await coalescingBench(REPEATS);
   if (!SKIP.has('idle')) await idleBoardsBench();
+  if (!SKIP.has('masters')) await mastersBench();
   if (!SKIP.has('stream')) await streamBench();
 }
 

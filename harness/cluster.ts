@@ -6,7 +6,7 @@ import Redis, { Cluster } from 'ioredis';
 import { freeClusterPort, stopChild, waitForPing } from './processes';
 
 /**
- * A real three-master Redis Cluster of this test file's own: redis-server --cluster-enabled yes on
+ * A real three-master Redis Cluster of this test file's own (`masters`: another count, for benches): redis-server --cluster-enabled yes on
  * three free ports, started side by side and joined by CLUSTER ADDSLOTSRANGE and MEET (about half a
  * second; `redis-cli --cluster create` waits in whole seconds, 4 to 7 s on a busy 2-core machine). With
  * `replicas`, each master gets that many replicas (failover tests) through `redis-cli --cluster create`,
@@ -15,9 +15,9 @@ import { freeClusterPort, stopChild, waitForPing } from './processes';
  */
 export async function startRedisCluster(
   serverArgs: string[] = [],
-  { replicas = 0 }: { replicas?: number } = {},
-): Promise<{ nodes: string; stopServer: () => Promise<void> }> {
-  const total = 3 * (1 + replicas);
+  { replicas = 0, masters = 3 }: { replicas?: number; masters?: number } = {},
+): Promise<{ nodes: string; stopServer: () => Promise<void>; pids: () => number[] }> {
+  const total = masters * (1 + replicas);
   // A replica's first sync is diskless and would wait 5 s (repl-diskless-sync-delay) for more replicas;
   // a shorter node timeout makes nodes gossip more often, so all learn the replicas sooner (about 3 s
   // less to start). It also detects a dead node sooner: nothing here waits for that.
@@ -35,9 +35,10 @@ export async function startRedisCluster(
       children.push(child);
       return child;
     });
-    if (replicas > 0) await createWithReplicas(ports, replicas);
+    if (replicas > 0) await createWithReplicas(ports, masters, replicas);
     else await joinMasters(ports);
-    return { nodes: ports.map((p) => `127.0.0.1:${p}`).join(','), stopServer };
+    const pids = () => children.map((child) => child.pid).filter((pid) => pid !== undefined);
+    return { nodes: ports.map((p) => `127.0.0.1:${p}`).join(','), stopServer, pids };
   } catch (error) {
     await stopServer();
     throw error;
@@ -116,7 +117,7 @@ async function joinMasters(ports: number[]): Promise<void> {
   }
 }
 
-async function createWithReplicas(ports: number[], replicas: number): Promise<void> {
+async function createWithReplicas(ports: number[], masters: number, replicas: number): Promise<void> {
   const create = spawnSync(
     'redis-cli',
     [
@@ -131,7 +132,7 @@ async function createWithReplicas(ports: number[], replicas: number): Promise<vo
   );
   if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
   await waitForClusterOk(ports);
-  await waitForReplicasInSync(ports, 3 * replicas);
+  await waitForReplicasInSync(ports, masters * replicas);
 }
 
 async function waitForClusterOk(ports: number[]): Promise<void> {

@@ -7,6 +7,7 @@ import { AccessSettings } from '../access/access.settings';
 import { Clock } from '../common/clock';
 import { AppErrorFilter } from '../edge/error.filter';
 import { boundedJsonParser, requireJsonWrites } from '../edge/json-body';
+import { API_SECURITY_HEADERS } from '../edge/security-headers';
 import { AppValidationPipe } from '../edge/validation';
 import { LIBRARY_MESSAGES as M } from './library.messages';
 
@@ -28,7 +29,8 @@ export function requireAdminGuard(settings: AccessSettings): AccessSettings {
 /**
  * The service's edge around the library's routes, inside an app whose other routes keep their own
  * rules: the access check before the body is read, JSON-only writes (415), bounded JSON bodies (413,
- * 400 before parsing). Added before Fastify builds its routes (Nest calls onModuleInit before the
+ * 400 before parsing), the API's security headers. Request logging stays the app's (its logger, its
+ * format): the library adds no second log line per request. Added before Fastify builds its routes (Nest calls onModuleInit before the
  * app listens), so the hooks and the parser reach every route.
  */
 @Injectable()
@@ -43,6 +45,11 @@ export class LibraryEdge implements OnModuleInit {
     // Without Fastify's hooks the routes would be mounted unguarded: refuse instead.
     if (!fastify || typeof fastify.addContentTypeParser !== 'function') throw new Error(M.fastifyOnly());
     requireJsonWrites(fastify, isLibraryRoute);
+    // The service's answers never sniffed nor framed; the app's own routes keep the headers it chose.
+    fastify.addHook('onRequest', (request, reply, done) => {
+      if (isLibraryRoute(request)) void reply.headers(API_SECURITY_HEADERS);
+      done();
+    });
     this.gate.register(fastify);
     // The app's JSON parser (Nest's, or Fastify's own) is kept for its own routes.
     const bounded = boundedJsonParser(fastify);
