@@ -56,6 +56,8 @@ describe('all-time windows over HTTP', () => {
     expect(rank.body).toMatchObject({ from: null, to: null, rank: 2 });
     const span = await http().get('/boards/ever/top?window=ever&span=1h').expect(400);
     expect(span.body.message).toMatch(/"ever" of board "ever" is an all-time window/);
+    const like = await http().post('/boards/ever/items/bob/likes').send({ userId: 'u1' }).expect(400);
+    expect([like.body.code, like.body.message]).toEqual(['INVALID_INPUT', expect.stringMatching(/takes no likes/)]);
     // The cap bounds what it holds for good.
     const full = await http().post('/boards/ever/items/cy/increment').send({ amount: 1 }).expect(409);
     expect(full.body.code).toBe('BOARD_FULL');

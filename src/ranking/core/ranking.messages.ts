@@ -93,6 +93,8 @@ export const RANKING_MESSAGES = {
     `board "${board}": the all-time window "${window}" keeps its items for good, so the board needs maxItems (the most items it holds)`,
   allTimeWith: (board: string, window: string, what: string) =>
     `board "${board}": the all-time window "${window}" keeps its events for good; ${what} would then grow without end (use a rolling or calendar window for them)`,
+  likeOnAllTime: (board: string, window: string) =>
+    `board "${board}" takes no likes: a like is kept while a window holds it, and its all-time window "${window}" holds it for good (send increments instead)`,
   spanOnAllTime: (board: string, window: string) =>
     `span applies to rolling windows; "${window}" of board "${board}" is an all-time window (it has one slot, since the start)`,
   calendarOnly: (field: string, key: string) => `${field}.${key} applies to calendar windows only`,
