@@ -129,13 +129,12 @@ export const WRITE_ROWS: WorstRow[] = [
   {
     route: 'POST /boards/{board}/items/{item}/score',
     worst:
-      'a new item scored 10 years back on a max board of an all-time window and 7 windows × 1 000 slots: held for good (items quota, maxItems)',
+      'a best score dated 10 years back on a max board of an all-time window and 7 windows × 1 000 slots: the all-time window alone takes it, for good (new items: the items quota and maxItems)',
     request: (context, attempt) =>
-      post(`/boards/wc-ever/items/${fresh(attempt, 0)}/score`, {
-        score: attempt,
+      post(`/boards/wc-ever/items/e${attempt}/score`, {
+        score: context.sizes.items + attempt,
         at: context.nowSec() - 10 * 365 * DAY_SEC,
       }),
-    grows: { times: 40 },
   },
   {
     route: 'POST /boards/{board}/items/{item}/likes',
