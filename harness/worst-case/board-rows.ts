@@ -18,6 +18,7 @@ const BATCH_ENTRIES = 1000;
  */
 const SEGMENTED_BATCH_ENTRIES = 768;
 const DATA_BYTES = 1024;
+const DAY_SEC = 86_400;
 
 const segmentsOf = (seed: number) => Array.from({ length: SEGMENTS_PER_EVENT }, (_, k) => `s${(seed + k) % 64}`);
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
@@ -123,6 +124,16 @@ export const WRITE_ROWS: WorstRow[] = [
       post('/boards/wc-last/items/l1/score', {
         score: 7,
         at: context.nowSec() - (context.sizes.lastSlots - 1) * 60 - 30,
+      }),
+  },
+  {
+    route: 'POST /boards/{board}/items/{item}/score',
+    worst:
+      'a best score dated 10 years back on a max board of an all-time window and 7 windows × 1 000 slots: the all-time window alone takes it, for good (new items: the items quota and maxItems)',
+    request: (context, attempt) =>
+      post(`/boards/wc-ever/items/e${attempt}/score`, {
+        score: context.sizes.items + attempt,
+        at: context.nowSec() - 10 * 365 * DAY_SEC,
       }),
   },
   {

@@ -80,6 +80,23 @@ const LAST_BOARD = {
   })),
 };
 
+/**
+ * An all-time window (it keeps every item for good, so the board has a cap) beside seven rolling
+ * windows of 1 000 slots on a max board: a score dated years back lands in the all-time window alone.
+ */
+const EVER_BOARD = {
+  aggregate: 'max' as const,
+  maxItems: 100_000_000,
+  windows: [
+    { name: 'ever', allTime: true },
+    ...Array.from({ length: 7 }, (_, i) => ({
+      name: `r${i + 1}`,
+      period: 1000 * (i + 1) * MINUTE_SEC,
+      interval: (i + 1) * MINUTE_SEC,
+    })),
+  ],
+};
+
 /** Calendar windows of every kind, the largest archives. */
 const CALENDAR_BOARD = {
   windows: [
@@ -103,6 +120,7 @@ export const BOARDS = {
   'wc-shards': { ...SUM_BOARD, shards: 64 },
   'wc-last': LAST_BOARD,
   'wc-cal': CALENDAR_BOARD,
+  'wc-ever': EVER_BOARD,
   /** Made, filled and reset or deleted by the admin rows (runs last). */
   'wc-gone': { ...SUM_BOARD, shards: 64 },
 } as const;

@@ -69,6 +69,12 @@ async function seedLast(context: HarnessContext): Promise<void> {
   }));
 }
 
+/** Items of the all-time board, each scored years ago: only its all-time window holds them. */
+async function seedEver(context: HarnessContext): Promise<void> {
+  const atSec = context.nowSec() - 5 * 365 * DAY_SEC;
+  await batches(context, 'wc-ever', context.sizes.items, (n) => ({ item: `e${n}`, score: n, at: atSec }));
+}
+
 export async function seedBoards(context: HarnessContext): Promise<void> {
   for (const [name, body] of Object.entries(BOARDS))
     await must(name, context.send({ method: 'PUT', path: `/admin/boards/${name}`, body }, 'admin'));
@@ -76,5 +82,6 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   for (const board of ['wc-sum', 'wc-shards', 'wc-gone'] as const) await seedSums(context, board);
   await seedSnapshots(context);
   await seedLast(context);
+  await seedEver(context);
   await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));
 }

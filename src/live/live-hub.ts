@@ -28,8 +28,8 @@ export interface LiveListing {
   window: string;
   /** Present when the stream reads a segment's rows. */
   segment?: string;
-  from: number;
-  to: number;
+  from: number | null;
+  to: number | null;
   version: number;
   items: RankedRow[];
 }
@@ -129,7 +129,8 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
       refuseNewSegment(this.watches, { board, segment }, this.maxSegmentsPerBoard);
       const client = open();
       client.write(sseFrame('snapshot', version, JSON.stringify(listing)));
-      const watch = { board, shards: info.shards, version, window: top.window, segment, limit, untilSec: top.to };
+      const untilSec = top.to ?? Infinity;
+      const watch = { board, shards: info.shards, version, window: top.window, segment, limit, untilSec };
       const subscriber = this.watch({ ...watch, rows: JSON.stringify(listing.items) }, { client, owner, release });
       return () => this.detach(subscriber, 'client');
     } catch (error) {
@@ -317,7 +318,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     if (version === group.version && Math.floor(this.clock.nowMs() / 1000) < group.readUntilSec) return;
     const top = await this.ranking.top(watched.name, group.window, 0, group.readRows, { segment: group.segment });
     group.version = version;
-    group.readUntilSec = top.to;
+    group.readUntilSec = top.to ?? Infinity;
     const head = JSON.stringify(headOf(top, version, group.segment));
     for (const view of group.views.values()) {
       const rows = JSON.stringify(top.items.slice(0, view.limit));
@@ -352,7 +353,7 @@ function refuseNewSegment(watches: WatchSet, stream: { board: string; segment?: 
 }
 
 /** The event's fields before its rows: `segment` (after `window`) only on a segment's stream. */
-function headOf(top: { board: string; window: string; from: number; to: number }, version: number, segment?: string) {
+function headOf(top: Omit<LiveListing, 'version' | 'items'>, version: number, segment?: string) {
   const { board, window, from, to } = top;
   return segment === undefined ? { board, window, from, to, version } : { board, window, segment, from, to, version };
 }

@@ -124,10 +124,11 @@ describe('live stream over HTTP (SSE)', () => {
     const [snapshot] = reader.named<LiveListing>('snapshot');
     expect(snapshot.items).toEqual([{ rank: 1, item: 'a', score: 4, previousRank: null }]);
     // T0 is midnight in Berlin (23:00 UTC): the day ends at snapshot.to, not at a multiple of its length.
-    expect((snapshot.to * 1000 - T0) % 86_400_000).toBe(0);
-    clock.setMs(snapshot.to * 1000 - 1000);
+    const toMs = Number(snapshot.to) * 1000;
+    expect((toMs - T0) % 86_400_000).toBe(0);
+    clock.setMs(toMs - 1000);
     await hub.tick();
-    clock.setMs(snapshot.to * 1000);
+    clock.setMs(toMs);
     await hub.tick();
     await reader.waitFor(2);
     const [reset] = reader.named<LiveListing>('top');

@@ -234,10 +234,10 @@ describe.each(TOPOLOGIES)('calendar windows against a brute-force model (propert
       expect(top.items.map((row) => [row.item, row.score])).toEqual(model.standings(w, key));
       expect(top.timeZone).toBe(w.timeZone);
       // from/to bound exactly the period holding now, by the model's own notion of a period.
-      expect(periodKey(w, top.from * 1000)).toBe(key);
-      expect(periodKey(w, top.from * 1000 - 1)).not.toBe(key);
-      expect(periodKey(w, top.to * 1000 - 1)).toBe(key);
-      expect(periodKey(w, top.to * 1000)).not.toBe(key);
+      expect(periodKey(w, Number(top.from) * 1000)).toBe(key);
+      expect(periodKey(w, Number(top.from) * 1000 - 1)).not.toBe(key);
+      expect(periodKey(w, Number(top.to) * 1000 - 1)).toBe(key);
+      expect(periodKey(w, Number(top.to) * 1000)).not.toBe(key);
       if (w.archive) await compareArchive(name, w, model);
     }
   }

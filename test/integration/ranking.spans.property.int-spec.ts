@@ -70,7 +70,7 @@ describe.each(CASES)(
         items.map(({ rank, item, score }) => ({ rank, item, score }));
       const top = await setup.ranking.top(name, 'w', 0, 10, { span });
       expect(rows(top.items)).toEqual(expected.slice(0, 10));
-      expect(top.to - top.from).toBe(spanSec);
+      expect(Number(top.to) - Number(top.from)).toBe(spanSec);
       expect(rows((await setup.ranking.top(name, 'w', 2, 3, { span })).items)).toEqual(expected.slice(2, 5));
       const sums = model.sums(`s${spanSec}`, nowMs);
       for (const item of ITEMS) {

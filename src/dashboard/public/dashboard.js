@@ -184,6 +184,7 @@
 
   /** A listing's span: times of day for a rolling window; a calendar window's period in its own zone. */
   function spanText(listing, readable) {
+    if (listing.from === null) return 'all time';
     if (!readable?.calendar)
       return `${new Date(listing.from * 1000).toLocaleTimeString()} – ${new Date(listing.to * 1000).toLocaleTimeString()}`;
     const local = { timeZone: readable.timeZone, dateStyle: 'medium', timeStyle: 'short' };

@@ -14,11 +14,12 @@ import { checkActorsSetting } from '../core/actor-rules';
 import { BoardCache } from './board-cache';
 import { BoardsStore } from './boards.store';
 
-/** A window as GET /boards shows it: a calendar window's period and interval are its longest period. */
+/** A window as GET /boards shows it: a calendar window's period and interval are its longest period; an all-time window has neither. */
 export interface WindowView {
   name: string;
-  period: number;
-  interval: number;
+  period?: number;
+  interval?: number;
+  allTime?: true;
   snapshots?: SnapshotSpec;
   calendar?: Calendar;
   timeZone?: string;
@@ -86,6 +87,7 @@ export class BoardsService {
     if (views.length > 0 || (aggregate ?? (manySlots ? 'max' : 'sum')) !== 'sum' || (segmentsMax ?? 0) > 0)
       await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, segmentsMax, windows);
     await this.checkActors(input, views);
+    await this.checkAllTime(input, windows);
     await this.checkBoardOptions(input);
     const version = randomUUID();
     const result = await this.store.putBoard({
@@ -176,6 +178,22 @@ export class BoardsService {
     });
   }
 
+  /**
+   * An all-time window never lets an item go, so the board's cap (maxItems) bounds what it holds; its
+   * segments and actor contributions would never leave either, so the board takes neither.
+   */
+  private async checkAllTime(input: PutBoardInput, windows: WindowSpec[]): Promise<void> {
+    const allTime = windows.find((w) => w.allTime);
+    if (!allTime) return;
+    const stored = await this.store.loadBoard(input.name);
+    if ((input.maxItems ?? stored?.maxItems ?? null) === null)
+      throw new InvalidInputError(M.allTimeNeedsCap(input.name, allTime.name));
+    if ((input.segmentsMax ?? stored?.segmentsMax ?? 0) > 0)
+      throw new InvalidInputError(M.allTimeWith(input.name, allTime.name, 'its segments'));
+    if (input.actors ?? stored?.actors ?? false)
+      throw new InvalidInputError(M.allTimeWith(input.name, allTime.name, "its actors' contributions"));
+  }
+
   /** The options as the board will hold them (omitted settings: the stored ones), each checked (checkOptions). */
   private async checkBoardOptions(input: PutBoardInput): Promise<void> {
     const asked: Record<string, unknown> = { ...optionsOf(input) };
@@ -212,6 +230,7 @@ function viewOf(config: BoardConfig): BoardView {
 }
 
 function windowViewOf(w: WindowConfig): WindowView {
+  if (w.allTime) return { name: w.name, allTime: true };
   const view: WindowView = { name: w.name, period: w.periodSec, interval: w.intervalSec };
   if (!w.calendar) return w.snapshots ? { ...view, snapshots: w.snapshots } : view;
   const { calendar, timeZone, weekStart } = w.calendar;

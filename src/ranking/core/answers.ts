@@ -10,9 +10,9 @@ import { WindowConfig, windowSpan } from './window-math';
 export interface WindowFigures {
   board: string;
   window: string;
-  /** Start of the oldest live slot and end of the current one (unix s): the span the figures cover. */
-  from: number;
-  to: number;
+  /** Start of the oldest live slot and end of the current one (unix s): the span the figures cover; null on an all-time window. */
+  from: number | null;
+  to: number | null;
   /** True while an expired slot larger than one chunk is still being subtracted. */
   draining: boolean;
   /** A view's mode (absent for a window). */
@@ -30,7 +30,7 @@ export interface ViewRowAnswer extends RankedRow {
 }
 
 export function figures(board: string, window: WindowConfig, nowMs: number, draining: boolean): WindowFigures {
-  const span = windowSpan(nowMs, window);
+  const span = window.allTime ? { fromSec: null, toSec: null } : windowSpan(nowMs, window);
   const zone = window.calendar ? { timeZone: window.calendar.timeZone } : {};
   return { board, window: window.name, from: span.fromSec, to: span.toSec, ...zone, draining };
 }

@@ -38,6 +38,12 @@ export const DEFAULT_TOP_ITEMS = 10;
 export const WINDOWS_PER_BOARD: Bounds = { min: 1, max: 8 };
 export const MAX_SLOTS_PER_WINDOW = 10_000;
 /**
+ * An all-time window's one slot, in seconds (year 3554): the scripts see a rolling window of this period
+ * and interval, whose one slot starts at 0 and is never due. Its due time in ms (5e13) stays below 1e14,
+ * so Lua's tostring (%.14g) writes it as plain digits.
+ */
+export const ALL_TIME_SEC = 50_000_000_000;
+/**
  * Slots of a rolling window of a max / min / last board: expiry recomputes an item from every live
  * slot (one HGET each, at least one item a call), so this bounds the longest expire call (about 1 000
  * reads, like EXPIRE_CHUNK's 100 fields with their hooks: docs/benchmarks.md).

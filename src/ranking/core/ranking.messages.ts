@@ -86,6 +86,17 @@ export const RANKING_MESSAGES = {
     `${field}: a calendar window takes no period or interval (its periods come from the calendar)`,
   unknownTimeZone: (field: string, zone: string) =>
     `${field}.timeZone "${zone}" is not a known IANA time zone (like "Europe/Berlin", "America/New_York", "UTC")`,
+  allTimeTakes: (field: string, key: string) =>
+    `${field}.${key}: an all-time window keeps every event for good in one slot (it takes a name only: no period, interval, calendar, snapshots or archive)`,
+  allTimeNeedsName: (field: string) => `${field}: an all-time window needs a name`,
+  allTimeNeedsCap: (board: string, window: string) =>
+    `board "${board}": the all-time window "${window}" keeps its items for good, so the board needs maxItems (the most items it holds)`,
+  allTimeWith: (board: string, window: string, what: string) =>
+    `board "${board}": the all-time window "${window}" keeps its events for good; ${what} would then grow without end (use a rolling or calendar window for them)`,
+  likeOnAllTime: (board: string, window: string) =>
+    `board "${board}" takes no likes: a like is kept while a window holds it, and its all-time window "${window}" holds it for good (send increments instead)`,
+  spanOnAllTime: (board: string, window: string) =>
+    `span applies to rolling windows; "${window}" of board "${board}" is an all-time window (it has one slot, since the start)`,
   calendarOnly: (field: string, key: string) => `${field}.${key} applies to calendar windows only`,
   weekStartOffWeek: (field: string) => `${field}.weekStart applies to calendar "week" windows only`,
   snapshotsOnCalendar: (field: string) =>

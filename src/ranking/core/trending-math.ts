@@ -95,6 +95,8 @@ export function resolveViews(inputs: ViewInput[], windows: WindowSpec[]): ViewCo
     for (const name of [input.window, input.baseline]) {
       if (name !== undefined && windowOf.get(name)?.calendar)
         throw refuse(`reads rolling windows; "${name}" is a calendar window`);
+      if (name !== undefined && windowOf.get(name)?.allTime)
+        throw refuse(`reads rolling windows; "${name}" is an all-time window`);
     }
     const view = { input, base: { name: input.name, mode, window: input.window }, window, refuse };
     if (mode === 'decay') return decayView(view);

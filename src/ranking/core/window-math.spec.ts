@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { atProblem, eventTimeMs, resolveWindows, slotRule, slotStartSec, windowHolds, windowSpan } from './window-math';
+import { ALL_TIME_SEC } from './ranking.limits';
 
 describe('slotStartSec', () => {
   it('floors a time to the start of its slot', () => {
@@ -120,5 +121,36 @@ describe('calendar windows', () => {
         for (const window of windows) expect(slotRule(window, nowMs).periodSec).toBeLessThanOrEqual(window.periodSec);
       }),
     );
+  });
+});
+
+describe('all-time windows', () => {
+  const [rolling, all] = resolveWindows([
+    { name: 'hour', period: '1h', interval: '1m' },
+    { name: 'ever', allTime: true },
+  ]);
+
+  it('are one slot from the epoch that never ends', () => {
+    expect(all).toEqual({ name: 'ever', periodSec: ALL_TIME_SEC, intervalSec: ALL_TIME_SEC, allTime: true });
+    expect(slotRule(all, Date.UTC(2030, 0, 1))).toEqual({
+      periodSec: ALL_TIME_SEC,
+      intervalSec: ALL_TIME_SEC,
+      originSec: 0,
+    });
+    expect(slotStartSec(Date.UTC(2500, 0, 1) / 1000, all.intervalSec)).toBe(0);
+  });
+
+  it('hold any past time, so `at` is accepted when only they hold it', () => {
+    const nowMs = Date.UTC(2026, 0, 1);
+    expect(windowHolds(all, 0, nowMs)).toBe(true);
+    expect(windowHolds(rolling, nowMs / 1000 - 7200, nowMs)).toBe(false);
+    expect(atProblem('at', nowMs / 1000 - 10 * 365 * 86400, nowMs, [rolling, all])).toBeUndefined();
+    expect(atProblem('at', nowMs / 1000 + 60, nowMs, [rolling, all])?.kind).toBe('future');
+  });
+
+  it('take a name only', () => {
+    for (const extra of [{ period: '1h' }, { interval: 60 }, { calendar: 'day' }, { snapshots: { keep: 1, top: 1 } }])
+      expect(() => resolveWindows([{ name: 'ever', allTime: true, ...extra }])).toThrow(/all-time window/);
+    expect(() => resolveWindows([{ allTime: true }])).toThrow('windows.0: an all-time window needs a name');
   });
 });

@@ -3,7 +3,7 @@ import { RANKING_MESSAGES as M } from './ranking.messages';
 import { parseDurationSec } from '../../common/duration';
 import { isName, NAME_RULE } from '../../common/names';
 import { MAX_FUTURE_SKEW_SEC } from '../../common/limits';
-import { MAX_SLOTS_PER_WINDOW, WINDOWS_PER_BOARD } from './ranking.limits';
+import { ALL_TIME_SEC, MAX_SLOTS_PER_WINDOW, WINDOWS_PER_BOARD } from './ranking.limits';
 import {
   CALENDARS,
   canonicalTimeZone,
@@ -26,6 +26,11 @@ export interface WindowSpec {
    * hold the longest such period (an upper bound for whatever sizes by them), never a slot length.
    */
   calendar?: CalendarSpec;
+  /**
+   * Present (true) on an all-time window: one slot from the epoch that never expires (periodSec and
+   * intervalSec hold ALL_TIME_SEC, so the scripts treat it as a rolling window of one slot).
+   */
+  allTime?: true;
 }
 
 /** At each slot boundary the window's top `top` rows are stored; the newest `keep` boundaries are kept. */
@@ -48,6 +53,7 @@ export interface WindowInput {
   timeZone?: string;
   weekStart?: string;
   archive?: SnapshotSpec;
+  allTime?: boolean;
 }
 
 /** How a window's slots fall at one time, as the scripts take it (window_lib's window arguments). */
@@ -104,6 +110,7 @@ export function windowSpan(nowMs: number, window: WindowSpec): { fromSec: number
 
 /** Whether a window still counts the slot of an event at `atSec` (its slot is live at `nowMs`). */
 export function windowHolds(window: WindowSpec, atSec: number, nowMs: number): boolean {
+  if (window.allTime) return true;
   if (window.calendar) return Math.floor(atSec) >= windowSpan(nowMs, window).fromSec;
   return slotStartSec(Math.floor(atSec), window.intervalSec) >= windowSpan(nowMs, window).fromSec;
 }
@@ -153,7 +160,11 @@ export function resolveWindows(inputs: WindowInput[]): WindowSpec[] {
   const seen = new Set<string>();
   return inputs.map((input, index) => {
     const field = `windows.${index}`;
-    const window = input.calendar === undefined ? rollingWindow(input, field) : calendarWindow(input, field);
+    const window = input.allTime
+      ? allTimeWindow(input, field)
+      : input.calendar === undefined
+        ? rollingWindow(input, field)
+        : calendarWindow(input, field);
     if (!isName(window.name)) throw new InvalidInputError(M.badWindowName(field, NAME_RULE));
     if (seen.has(window.name)) throw new InvalidInputError(M.windowNameTwice(field, window.name));
     seen.add(window.name);
@@ -176,6 +187,15 @@ function rollingWindow(input: WindowInput, field: string): WindowSpec {
   const name = input.name ?? String(input.period);
   const snapshots = input.snapshots && { keep: input.snapshots.keep, top: input.snapshots.top };
   return { name, periodSec, intervalSec, ...(snapshots ? { snapshots } : {}) };
+}
+
+/** An all-time window: a name and nothing that sizes, ends or archives a slot. */
+function allTimeWindow(input: WindowInput, field: string): WindowSpec {
+  for (const key of ['period', 'interval', 'calendar', 'timeZone', 'weekStart', 'archive', 'snapshots'] as const) {
+    if (input[key] !== undefined) throw new InvalidInputError(M.allTimeTakes(field, key));
+  }
+  if (input.name === undefined) throw new InvalidInputError(M.allTimeNeedsName(field));
+  return { name: input.name, periodSec: ALL_TIME_SEC, intervalSec: ALL_TIME_SEC, allTime: true };
 }
 
 /** A calendar window: its zone checked and spelt canonically, the week start only on weeks. */

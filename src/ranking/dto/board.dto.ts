@@ -166,6 +166,14 @@ export class WindowDto {
   @IsIn(WEEK_STARTS, { message: `$property must be one of ${WEEK_STARTS.join(', ')}` })
   weekStart?: WeekStart;
 
+  @ApiPropertyOptional({
+    description:
+      'An all-time window: keeps every event for good (one slot, no expiry; reads answer from/to null). Takes a name only; the board needs maxItems',
+  })
+  @IsOptionalNotNull()
+  @IsBoolean({ message: '$property must be true or false' })
+  allTime?: boolean;
+
   @OptionalNested(
     ArchiveDto,
     "Calendar windows: keep each closed period's final standings (GET /boards/:board/archive)",
@@ -312,8 +320,11 @@ export class BoardParams {
 
 export class WindowViewDto {
   @ApiProperty() name!: string;
-  @ApiProperty({ type: 'integer', minimum: 1, description: 'seconds' }) period!: number;
-  @ApiProperty({ type: 'integer', minimum: 1, description: 'seconds' }) interval!: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'seconds (absent on an all-time window)' })
+  period?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'seconds (absent on an all-time window)' })
+  interval?: number;
+  @ApiPropertyOptional({ description: 'Present (true) on an all-time window' }) allTime?: boolean;
   @ApiPropertyOptional({ type: SnapshotsDto, description: 'Present when the window keeps snapshots' })
   snapshots?: SnapshotsDto;
   @ApiPropertyOptional({ enum: CALENDARS, description: 'Present on a calendar window' }) calendar?: Calendar;

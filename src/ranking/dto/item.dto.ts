@@ -287,15 +287,15 @@ export class RankedItemDto extends ListedItemDto {
   @DataProperty() data?: object | null;
 }
 
+const SPAN_EDGE = { type: 'integer', nullable: true } as const;
+
 export class WindowFiguresDto {
   @ApiProperty() board!: string;
   @ApiProperty() window!: string;
-  @ApiProperty({
-    type: 'integer',
-    description: 'Start of the oldest live slot (unix s); of a calendar window, the current period start',
-  })
-  from!: number;
-  @ApiProperty({ type: 'integer', description: 'End of the current slot or calendar period (unix s)' }) to!: number;
+  @ApiProperty({ ...SPAN_EDGE, description: 'Oldest live slot or period start (unix s); all-time: null' })
+  from!: number | null;
+  @ApiProperty({ ...SPAN_EDGE, description: 'End of the current slot or period (unix s); all-time: null' })
+  to!: number | null;
   @ApiPropertyOptional({ description: "A calendar window's IANA time zone (absent on rolling windows)" })
   timeZone?: string;
   @ApiProperty({ description: 'True while an expired slot larger than one chunk is still being subtracted' })

@@ -58,6 +58,7 @@ export class SpansService {
 /** The span as seconds, refused (400 naming it) unless a multiple of the window's interval and at most its period. */
 function spanRead(board: PreparedBoard, window: WindowConfig, nowMs: number, span: string): SpanRead {
   if (window.calendar) throw new InvalidInputError(M.spanOnCalendar(board.config.name, window.name));
+  if (window.allTime) throw new InvalidInputError(M.spanOnAllTime(board.config.name, window.name));
   // A span sums its slots: a max / min / last window's slots hold no amounts to sum.
   const aggregate = board.config.aggregate ?? 'sum';
   if (aggregate !== 'sum') throw new InvalidInputError(M.spanNeedsSum(board.config.name, aggregate));

@@ -33,6 +33,7 @@ import {
   byWindow,
   checkAmount,
   checkAt,
+  checkLikeable,
   checkCreatedAt,
   checkSegments,
   entryGrowthOf,
@@ -370,6 +371,7 @@ type LikeOutcome = Awaited<ReturnType<WritesStore['like']>>;
 class LikeWrite extends ItemWrite<LikeCommand | UnlikeCommand, LikeOutcome, LikeWritten> {
   protected check(command: LikeCommand | UnlikeCommand, attempt: GuardedAttempt): AtProblem {
     if (command.kind === 'unlike') return undefined;
+    checkLikeable(attempt.board);
     const problem = checkAt('at', command.atSec, attempt.nowMs, attempt.board, attempt.idem !== undefined);
     checkSegments('segments', command.segments, attempt.board);
     return problem;

@@ -65,6 +65,12 @@ export function checkSegments(field: string, segments: string[] | undefined, boa
   if (new Set(segments).size !== segments.length) throw new InvalidInputError(M.segmentTwice(field));
 }
 
+/** A like is kept as long as a window holds it: on a board with an all-time window, (item, user) pairs would pile up for good. */
+export function checkLikeable(board: PreparedBoard): void {
+  const allTime = board.config.windows.find((w) => w.allTime);
+  if (allTime) throw new InvalidInputError(M.likeOnAllTime(board.config.name, allTime.name));
+}
+
 /** A script's refusal of an event time as the client's 400, or undefined for any other error. */
 export function atRefusal(error: unknown, problem: { message: string } | undefined): InvalidInputError | undefined {
   if (!(error instanceof AtOutOfSpanError)) return undefined;

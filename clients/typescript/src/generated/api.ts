@@ -913,6 +913,8 @@ export interface components {
              * @enum {string}
              */
             weekStart?: "monday" | "sunday";
+            /** @description An all-time window: keeps every event for good (one slot, no expiry; reads answer from/to null). Takes a name only; the board needs maxItems */
+            allTime?: boolean;
             /** @description Calendar windows: keep each closed period's final standings (GET /boards/:board/archive) */
             archive?: components["schemas"]["ArchiveDto"];
             /** @description Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank) */
@@ -990,10 +992,12 @@ export interface components {
         };
         WindowViewDto: {
             name: string;
-            /** @description seconds */
-            period: number;
-            /** @description seconds */
-            interval: number;
+            /** @description seconds (absent on an all-time window) */
+            period?: number;
+            /** @description seconds (absent on an all-time window) */
+            interval?: number;
+            /** @description Present (true) on an all-time window */
+            allTime?: boolean;
             /** @description Present when the window keeps snapshots */
             snapshots?: components["schemas"]["SnapshotsDto"];
             /**
@@ -1221,10 +1225,10 @@ export interface components {
         TopResultDto: {
             board: string;
             window: string;
-            /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
-            from: number;
-            /** @description End of the current slot or calendar period (unix s) */
-            to: number;
+            /** @description Oldest live slot or period start (unix s); all-time: null */
+            from: number | null;
+            /** @description End of the current slot or period (unix s); all-time: null */
+            to: number | null;
             /** @description A calendar window's IANA time zone (absent on rolling windows) */
             timeZone?: string;
             /** @description True while an expired slot larger than one chunk is still being subtracted */
@@ -1240,10 +1244,10 @@ export interface components {
         ItemResultDto: {
             board: string;
             window: string;
-            /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
-            from: number;
-            /** @description End of the current slot or calendar period (unix s) */
-            to: number;
+            /** @description Oldest live slot or period start (unix s); all-time: null */
+            from: number | null;
+            /** @description End of the current slot or period (unix s); all-time: null */
+            to: number | null;
             /** @description A calendar window's IANA time zone (absent on rolling windows) */
             timeZone?: string;
             /** @description True while an expired slot larger than one chunk is still being subtracted */
@@ -1272,10 +1276,10 @@ export interface components {
         AroundResultDto: {
             board: string;
             window: string;
-            /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
-            from: number;
-            /** @description End of the current slot or calendar period (unix s) */
-            to: number;
+            /** @description Oldest live slot or period start (unix s); all-time: null */
+            from: number | null;
+            /** @description End of the current slot or period (unix s); all-time: null */
+            to: number | null;
             /** @description A calendar window's IANA time zone (absent on rolling windows) */
             timeZone?: string;
             /** @description True while an expired slot larger than one chunk is still being subtracted */
@@ -1410,10 +1414,10 @@ export interface components {
         LookupResultDto: {
             board: string;
             window: string;
-            /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
-            from: number;
-            /** @description End of the current slot or calendar period (unix s) */
-            to: number;
+            /** @description Oldest live slot or period start (unix s); all-time: null */
+            from: number | null;
+            /** @description End of the current slot or period (unix s); all-time: null */
+            to: number | null;
             /** @description A calendar window's IANA time zone (absent on rolling windows) */
             timeZone?: string;
             /** @description True while an expired slot larger than one chunk is still being subtracted */
@@ -1429,10 +1433,10 @@ export interface components {
         RankResultDto: {
             board: string;
             window: string;
-            /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
-            from: number;
-            /** @description End of the current slot or calendar period (unix s) */
-            to: number;
+            /** @description Oldest live slot or period start (unix s); all-time: null */
+            from: number | null;
+            /** @description End of the current slot or period (unix s); all-time: null */
+            to: number | null;
             /** @description A calendar window's IANA time zone (absent on rolling windows) */
             timeZone?: string;
             /** @description True while an expired slot larger than one chunk is still being subtracted */
@@ -1474,10 +1478,10 @@ export interface components {
         DistributionResultDto: {
             board: string;
             window: string;
-            /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
-            from: number;
-            /** @description End of the current slot or calendar period (unix s) */
-            to: number;
+            /** @description Oldest live slot or period start (unix s); all-time: null */
+            from: number | null;
+            /** @description End of the current slot or period (unix s); all-time: null */
+            to: number | null;
             /** @description A calendar window's IANA time zone (absent on rolling windows) */
             timeZone?: string;
             /** @description True while an expired slot larger than one chunk is still being subtracted */

@@ -45,18 +45,21 @@ local function record_score(keys, args)
   local reply, new_due_ms = { draining }, nil
   for w = 0, window_count - 1 do
     local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
-    local held
+    local held, rank
     if covering[w] then
       local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
       local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
       local due_ms = slot_due.index_slot(slots_key, slot_start, period_sec)
       if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
       held = aggregate.best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, window.results_changed)
+      rank = window.item_rank(top_key, item, held)
     else
-      held = window.standing(top_key, item)
+      -- A window the event is too old for: the item's standing there (rank 0 when it holds none, which
+      -- a 0 score would otherwise rank on a board listing every sign).
+      held, rank = window.standing(top_key, item)
     end
     reply[#reply + 1] = held
-    reply[#reply + 1] = window.item_rank(top_key, item, held)
+    reply[#reply + 1] = rank
   end
   local keeping = snapshot.snapshot_windows(2, window_count, confs)
   for w = 0, window_count - 1 do

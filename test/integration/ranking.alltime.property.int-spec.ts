@@ -1,0 +1,178 @@
+import fc from 'fast-check';
+import { useRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
+
+/** A rolling and a calendar window beside the all-time one: they expire while the all-time window keeps everything. */
+const ROLLING = { name: 'w1', periodSec: 60, intervalSec: 20 };
+const ITEMS = ['a', 'b', 'c', 'é', 'a b/c'];
+const DAY_MS = 86_400_000;
+
+type Aggregate = 'sum' | 'max';
+type WindowName = 'w1' | 'day' | 'all';
+const WINDOW_NAMES: WindowName[] = ['w1', 'day', 'all'];
+type Step = { kind: 'event'; item: string; value: number; backMs: number } | { kind: 'advance'; ms: number };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('event' as const),
+      item: fc.constantFrom(...ITEMS),
+      value: fc.integer({ min: -3, max: 6 }),
+      // Now, inside the rolling window, and far older than it (years: only the all-time window holds it).
+      backMs: fc.constantFrom(0, 0, 30_000, 10 * DAY_MS, 5 * 365 * DAY_MS),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('advance' as const),
+      ms: fc.oneof(fc.integer({ min: 0, max: 45_000 }), fc.constant(400 * DAY_MS)),
+    }),
+  },
+);
+
+interface Event {
+  atMs: number;
+  item: string;
+  value: number;
+}
+
+/**
+ * The oracle, as plain as possible: every event is kept. The rolling window's value of an item is
+ * computed from the events whose slot is live now; the all-time window's from every event it took.
+ */
+class AllTimeModel {
+  readonly events: Record<WindowName, Event[]> = { w1: [], day: [], all: [] };
+
+  constructor(readonly aggregate: Aggregate) {}
+
+  record(nowMs: number, event: Event): void {
+    this.events.all.push(event);
+    for (const window of ['w1', 'day'] as const) if (live(window, event.atMs, nowMs)) this.events[window].push(event);
+  }
+
+  /** Each item's value over the events the window holds now (a sum of 0 is held by no window). */
+  values(window: WindowName, nowMs: number): Map<string, number> {
+    const values = new Map<string, number>();
+    for (const e of this.events[window]) {
+      if (window !== 'all' && !live(window, e.atMs, nowMs)) continue;
+      const held = values.get(e.item);
+      if (this.aggregate === 'sum') values.set(e.item, (held ?? 0) + e.value);
+      else values.set(e.item, held === undefined ? e.value : Math.max(held, e.value));
+    }
+    return values;
+  }
+
+  listing(window: WindowName, nowMs: number): Array<{ rank: number; item: string; score: number }> {
+    const rows = [...this.values(window, nowMs)]
+      .filter(([, score]) => this.aggregate !== 'sum' || score > 0)
+      .sort(([a, sa], [b, sb]) => sb - sa || Buffer.compare(Buffer.from(b), Buffer.from(a)));
+    return rows.map(([item, score]) => ({ rank: 1 + rows.filter(([, s]) => s > score).length, item, score }));
+  }
+}
+
+function slotOf(ms: number): number {
+  const sec = Math.floor(ms / 1000);
+  return sec - (sec % ROLLING.intervalSec);
+}
+
+/** Whether a window holds an event at `atMs` now: w1 while its slot is live, day (UTC) inside today. */
+function live(window: 'w1' | 'day', atMs: number, nowMs: number): boolean {
+  if (window === 'day') return Math.floor(atMs / DAY_MS) === Math.floor(nowMs / DAY_MS);
+  return slotOf(atMs) > slotOf(nowMs) - ROLLING.periodSec;
+}
+
+const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+
+describe.each(CASES)('all-time windows against a brute-force model (property, %s, %i shard(s))', (topology, shards) => {
+  const setup = useRankingService(topology);
+  const { clock } = setup;
+  let board = 0;
+  let oldRows = 0;
+
+  it.each<Aggregate>(['sum', 'max'])(
+    '%s: the all-time window keeps every event (any age), beside a rolling window that expires',
+    async (aggregate) => {
+      oldRows = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+          fc.array(step, { minLength: 1, maxLength: 16 }),
+          async (startMs, steps) => {
+            const name = `at${board++}`;
+            clock.setMs(startMs);
+            const windows = [
+              { name: ROLLING.name, period: ROLLING.periodSec, interval: ROLLING.intervalSec },
+              { name: 'day', calendar: 'day' as const },
+              { name: 'all', allTime: true },
+            ];
+            await setup.ranking.putBoard({ name, windows, shards, aggregate, maxItems: 100 });
+            const model = new AllTimeModel(aggregate);
+            for (const s of steps) {
+              await apply(name, model, s);
+              for (const window of WINDOW_NAMES) await compare(name, model, window);
+            }
+            await setup.ranking.deleteBoard(name);
+          },
+        ),
+        { numRuns: 10 },
+      );
+      expect(oldRows).toBeGreaterThan(10); // not vacuous: the all-time window listed rows the rolling one no longer held
+    },
+  );
+
+  async function apply(name: string, model: AllTimeModel, s: Step): Promise<void> {
+    if (s.kind === 'advance') return clock.advanceMs(s.ms);
+    const nowMs = clock.nowMs();
+    const atMs = nowMs - s.backMs;
+    if (aggregateOf(model) === 'sum' && s.value === 0) return;
+    model.record(nowMs, { atMs, item: s.item, value: s.value });
+    const answer =
+      aggregateOf(model) === 'sum'
+        ? await setup.ranking.increment(name, s.item, s.value, undefined, undefined, atMs / 1000)
+        : await setup.ranking.score(name, s.item, s.value, undefined, undefined, atMs / 1000);
+    // The write ranks the item in each window as the model does after it (the rolling one took it or not).
+    for (const window of WINDOW_NAMES) {
+      const rank = model.listing(window, nowMs).find((row) => row.item === s.item)?.rank ?? null;
+      expect([window, answer.body.windows[window]?.rank ?? null]).toEqual([window, rank]);
+    }
+  }
+
+  function aggregateOf(model: AllTimeModel): Aggregate {
+    return model.aggregate;
+  }
+
+  async function compare(name: string, model: AllTimeModel, window: WindowName): Promise<void> {
+    const nowMs = clock.nowMs();
+    const expected = model.listing(window, nowMs);
+    if (window === 'all') oldRows += expected.length - model.listing('w1', nowMs).length;
+    const top = await setup.ranking.top(name, window, 0, 20);
+    expect(top.items.map(({ rank, item, score }) => ({ rank, item, score }))).toEqual(expected);
+    expect(window === 'all' ? [top.from, top.to] : [typeof top.from, typeof top.to]).toEqual(
+      window === 'all' ? [null, null] : ['number', 'number'],
+    );
+    const values = model.values(window, nowMs);
+    for (const item of ITEMS) {
+      const read = await setup.ranking.item(name, window, item);
+      const row = expected.find((r) => r.item === item);
+      expect({ item, rank: read.rank, score: read.score }).toEqual({
+        item,
+        rank: row?.rank ?? null,
+        score: values.get(item) ?? 0,
+      });
+    }
+    for (const [i, row] of expected.entries()) {
+      const around = await setup.ranking.around(name, window, row.item, 1);
+      const want = expected.slice(Math.max(0, i - 1), i + 2);
+      expect(around.items.map(({ rank, item }) => ({ rank, item }))).toEqual(
+        want.map(({ rank, item }) => ({ rank, item })),
+      );
+    }
+    const ids = [...ITEMS, 'absent'];
+    const ranks = await setup.lookup.lookup({ name, window, items: ids, relative: false, withData: false });
+    expect(ranks.items.map((r) => [r.item, r.rank])).toEqual(
+      ids.map((id) => [id, expected.find((r) => r.item === id)?.rank ?? null]),
+    );
+  }
+});
