@@ -50,9 +50,12 @@ export async function installEdge(app: NestFastifyApplication, config: EdgeSetti
   app.useGlobalPipes(new AppValidationPipe());
 }
 
-/** The OpenAPI document at /docs-json and its page at /docs. */
+/**
+ * The OpenAPI document at /docs-json and its page at /docs, built on the first request for either:
+ * building it scans every route and DTO, which a boot need not pay (each e2e test file boots apps).
+ */
 export function serveOpenApi(app: NestFastifyApplication, version: string): void {
-  SwaggerModule.setup('docs', app, openApiDocument(app, version), {
+  SwaggerModule.setup('docs', app, () => openApiDocument(app, version), {
     jsonDocumentUrl: 'docs-json',
     // No "valid" badge fetched from validator.swagger.io: the page's CSP allows images of this origin only.
     swaggerOptions: { validatorUrl: null },

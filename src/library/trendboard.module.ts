@@ -90,26 +90,36 @@ class TrendboardFoundationModule {
 @Module({})
 export class TrendboardModule {
   static forRoot(options: TrendboardOptions & { http?: boolean } = {}): DynamicModule {
-    return TrendboardModule.assemble({ provide: OPTIONS, useValue: options }, [], options.http ?? false);
+    return TrendboardModule.assemble({ useFactory: () => options }, options.http ?? false);
   }
 
   static forRootAsync(options: TrendboardAsyncOptions & { http?: boolean }): DynamicModule {
-    const provider: FactoryProvider = {
-      provide: OPTIONS,
-      inject: options.inject ?? [],
-      useFactory: options.useFactory,
-    };
-    return TrendboardModule.assemble(provider, options.imports ?? [], options.http ?? false);
+    return TrendboardModule.assemble(options, options.http ?? false);
   }
 
-  private static assemble(options: Provider, imports: ModuleImports, http: boolean): DynamicModule {
+  private static assemble(source: TrendboardAsyncOptions, http: boolean): DynamicModule {
+    // With `http` the /admin routes need a guard (ADMIN_TOKEN or an admin key): checked as the options
+    // resolve, before anything built from them opens a Redis connection, so a refused boot leaves none open.
+    const options: FactoryProvider = {
+      provide: OPTIONS,
+      inject: source.inject ?? [],
+      useFactory: async (...args: never[]) => {
+        const resolved = await source.useFactory(...args);
+        if (http) requireAdminGuard(validateAccessSettings({ ...process.env, ...resolved.settings }));
+        return resolved;
+      },
+    };
     // The routes need the quotas' client budgets (GovernanceModule).
     const features = http
       ? [GovernanceModule, RankingModule, CountersModule, StatsModule]
       : [RankingCoreModule, CountersCoreModule, StatsCoreModule];
     return {
       module: TrendboardModule,
-      imports: [ScheduleModule.forRoot(), TrendboardFoundationModule.register(options, imports), ...features],
+      imports: [
+        ScheduleModule.forRoot(),
+        TrendboardFoundationModule.register(options, source.imports ?? []),
+        ...features,
+      ],
       providers: http ? routeProtections(features) : [],
       exports: features,
     };
@@ -118,7 +128,7 @@ export class TrendboardModule {
 
 /**
  * What the standalone service's edge gives its routes, for the mounted ones: the access check (API
- * keys, ADMIN_TOKEN; the boot fails when nothing would guard the /admin routes), JSON-only and bounded
+ * keys, ADMIN_TOKEN: assemble refuses the boot when nothing would guard the /admin routes), JSON-only and bounded
  * bodies, the validation pipe, the per-client rate limits and the error answers with a `code`, each
  * limited to the library's own routes and DTOs so the app's routes keep their rules.
  */
@@ -128,8 +138,7 @@ function routeProtections(features: Type[]): Provider[] {
     {
       provide: AccessSettings,
       inject: [OPTIONS],
-      useFactory: (o: TrendboardOptions) =>
-        requireAdminGuard(validateAccessSettings({ ...process.env, ...o.settings })),
+      useFactory: (o: TrendboardOptions) => validateAccessSettings({ ...process.env, ...o.settings }),
     },
     ApiKeyStore,
     ApiKeysService,
