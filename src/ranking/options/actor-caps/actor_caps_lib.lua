@@ -1,5 +1,5 @@
 -- module: actor_caps
--- requires: call_state, hooks, keyspace
+-- requires: actor_log, call_state, hooks, keyspace
 -- actor_caps_lib: actor weights and caps, a board option (src/ranking/options/actor-caps/). It
 -- registers actor_lib's hooks: what an actor's event adds to an item in a window (actor_amount: its
 -- amount times the actor's weight, within the board's capPerItem), and what the actor's live
@@ -18,6 +18,7 @@
 -- amount, so a contribution leaving (expiry, retraction) gives back exactly what it added.
 
 local CALL = call_state.CALL
+local CONFIG = call_state.CONFIG
 local SEP = '\31'
 
 call_state.config_field_add('capPerItem')
@@ -51,13 +52,24 @@ end
 -- What a contribution adding `counted` may add to the pair in the window, its other live contributions
 -- adding `others`: all of it when the board has no cap or it is not positive, else what the cap leaves.
 local function within_cap(cap, counted, others)
-  if cap == 0 or counted <= 0 then return counted end
+  -- 0 x a negative amount is -0 in Lua, which Redis refuses as an integer argument.
+  if counted == 0 then return 0 end
+  if cap == 0 or counted < 0 then return counted end
   return math.max(0, math.min(counted, cap - others))
 end
 
--- What the actor's live contributions add to the item in the window of `slots_key`.
+-- What the actor's live contributions add to the item in the window of `slots_key`: held, less what
+-- the expired slots this call's expiry left indexed still hold (a drain under way: window_lib's
+-- CONFIG.draining_from; none for most calls, and a few slots past a long pause).
 local function held_of(slots_key, actor, item)
-  return tonumber(redis.call('HGET', held_key(slots_key), actor .. SEP .. item)) or 0
+  local pair = actor .. SEP .. item
+  local held = tonumber(redis.call('HGET', held_key(slots_key), pair)) or 0
+  local live_from = held ~= 0 and CONFIG.draining_from and CONFIG.draining_from[slots_key]
+  if not live_from then return held end
+  for _, start in ipairs(redis.call('ZRANGE', slots_key, '-inf', '(' .. live_from, 'BYSCORE')) do
+    held = held - actor_log.ACTORS.figures(redis.call('HGET', actor_log.ACTORS.slot_key(slots_key, start), pair))
+  end
+  return held
 end
 
 -- Hook actor_amount: nil (the amount as sent) on a board without a cap for an actor of weight 1.
@@ -65,7 +77,7 @@ local function actor_amount(slots_key, actor, item, amount)
   local cap, weight = cap_of(), weight_of(actor)
   if cap == 0 and weight == 1 then return nil end
   local counted = amount * weight
-  if cap == 0 or counted <= 0 then return counted end
+  if cap == 0 or counted <= 0 then return within_cap(0, counted, 0) end
   return within_cap(cap, counted, held_of(slots_key, actor, item))
 end
 
@@ -86,7 +98,7 @@ end
 local function reweighted(slots_key, actor, item, counted, sent, weight)
   local cap = cap_of()
   local target = sent * weight
-  if cap == 0 or target <= 0 then return target end
+  if cap == 0 or target <= 0 then return within_cap(0, target, 0) end
   return within_cap(cap, target, held_of(slots_key, actor, item) - counted)
 end
 
