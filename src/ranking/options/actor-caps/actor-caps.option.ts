@@ -13,6 +13,13 @@ export const CAP_PER_ITEM: Bounds = { min: 1, max: 1_000_000_000_000 };
 export const ACTOR_WEIGHT: Bounds = { min: 0, max: 100 };
 export const DEFAULT_ACTOR_WEIGHT = 1;
 
+/**
+ * Cost units a cap adds to each results place of a write: an actor's place reads and moves its pair's
+ * held sum (an HGET and an HINCRBY beside the contribution's WRITE_COST_WEIGHTS.actor 5), charged on
+ * every place since the option does not see the entry's actor.
+ */
+export const ACTOR_CAP_WRITE_COST = 1;
+
 /** The option's part of a board config. */
 export interface ActorCapsConfig {
   /** Most one actor's events add to one item in a window; absent (or 0 in a PUT): no cap. */
@@ -89,7 +96,7 @@ export const actorCapsOption: BoardOption<ActorCapsConfig> = {
     return cap > 0 ? { capPerItem: cap } : {};
   },
   view: (config) => (capped(config) ? { capPerItem: config.capPerItem } : {}),
-  writeCostPerPlace: () => 0,
+  writeCostPerPlace: (config) => (capped(config) ? ACTOR_CAP_WRITE_COST : 0),
   costliest: { capPerItem: CAP_PER_ITEM.max },
   countWeight: () => 1,
   countWeightDoc: '',
