@@ -90,7 +90,9 @@ export class ActorWeightsService implements OnApplicationBootstrap, OnApplicatio
   }
 
   private resumeWhenBack(error: unknown): void {
-    this.logger.warn(`re-weightings left running not resumed at start (${redisFailureInWords(error)}): retried once Redis is back`);
+    this.logger.warn(
+      `re-weightings left running not resumed at start (${redisFailureInWords(error)}): retried once Redis is back`,
+    );
     this.store.onceConnected(() => {
       if (!this.runs.stopping) void this.resumeLeftRunning().catch((again: unknown) => this.resumeWhenBack(again));
     });
@@ -99,7 +101,8 @@ export class ActorWeightsService implements OnApplicationBootstrap, OnApplicatio
   private async resumeLeftRunning(): Promise<void> {
     for (const [board, actor] of await this.store.runningOnes(RESUMED_AT_START)) {
       const view = await this.get(board, actor).catch(async (error: unknown) => {
-        if (error instanceof NotFoundError || error instanceof InvalidInputError) await this.store.finished(board, actor);
+        if (error instanceof NotFoundError || error instanceof InvalidInputError)
+          await this.store.finished(board, actor);
         else this.logger.warn(`re-weighting of an actor on board "${board}" not resumed: ${String(error)}`);
       });
       if (view?.state === 'done') await this.store.finished(board, actor);

@@ -45,7 +45,9 @@ export class ActorWeightsStore {
 
   step(board: PreparedBoard, shard: ShardKeys, step: ReweightStep): Promise<ReweightStepReply> {
     const record = shard.keys.reweight(actorDigest(step.actor));
-    return guard(this.functions.call(this.fns.reweightStep, { ...step, board, shard, record, budgetFields: this.budgetFields }));
+    return guard(
+      this.functions.call(this.fns.reweightStep, { ...step, board, shard, record, budgetFields: this.budgetFields }),
+    );
   }
 
   /** The record of every shard, shard 0 first. */

@@ -24,7 +24,7 @@ export class ActorWeightDto {
   @ApiProperty({ type: 'integer', minimum: ACTOR_WEIGHT.min, maximum: ACTOR_WEIGHT.max }) weight!: number;
   @ApiProperty({
     enum: ['running', 'done'],
-    description: "done: every live event of the actor counts at the weight in every window, view and segment",
+    description: 'done: every live event of the actor counts at the weight in every window, view and segment',
   })
   state!: 'running' | 'done';
   @ApiProperty({

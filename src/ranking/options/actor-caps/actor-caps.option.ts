@@ -37,7 +37,10 @@ function validActors(value: unknown): boolean {
   const fields = Object.keys(value);
   if (fields.some((field) => field !== 'capPerItem')) return false;
   const cap = (value as { capPerItem?: unknown }).capPerItem;
-  return cap === undefined || (Number.isInteger(cap) && (cap as number) >= CAP_PER_ITEM.min && (cap as number) <= CAP_PER_ITEM.max);
+  return (
+    cap === undefined ||
+    (Number.isInteger(cap) && (cap as number) >= CAP_PER_ITEM.min && (cap as number) <= CAP_PER_ITEM.max)
+  );
 }
 
 /** The board PUT's `actors` field: its schema and validation. */
@@ -58,7 +61,7 @@ export const ActorsProperty = () =>
         },
       ],
       description:
-        "Lets increments and batch entries name an `actor` (and makes a like's userId its actor): the board keeps who contributed what (for `unique` views, retractions and actor weights). Sum boards only. `{ \"capPerItem\": c }`: one actor's events add at most c to one item in a window (weights applied first; putting a cap on or taking it off a board holding data needs ?reset=true). Omitted: the current setting (off for a new board)",
+        'Lets increments and batch entries name an `actor` (and makes a like\'s userId its actor): the board keeps who contributed what (for `unique` views, retractions and actor weights). Sum boards only. `{ "capPerItem": c }`: one actor\'s events add at most c to one item in a window (weights applied first; putting a cap on or taking it off a board holding data needs ?reset=true). Omitted: the current setting (off for a new board)',
     }),
   );
 
