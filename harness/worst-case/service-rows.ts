@@ -153,19 +153,19 @@ export const ADMIN_ROWS: WorstRow[] = [
   {
     route: 'PUT /admin/boards/{board}/actors/{actor}',
     worst:
-      "an actor's events in 8 windows, 8 views and its segments of a 64-shard capped board: every shard's first step, then each step at its bound (REWEIGHT_STEP_UNITS) to the end",
-    request: () => ({ method: 'PUT', path: '/admin/boards/wc-shards/actors/a2', body: { weight: 100 } }),
-    settle: (context) => untilWeighed(context, 'wc-shards', 'a2'),
+      "an actor's events in 8 windows, 8 views and its segments of a capped board: the first step, then each step at its bound (REWEIGHT_STEP_UNITS) to the end",
+    request: () => ({ method: 'PUT', path: '/admin/boards/wc-sum/actors/a2', body: { weight: 100 } }),
+    settle: (context) => untilWeighed(context, 'wc-sum', 'a2'),
     expect: [202],
     times: 1,
   },
   {
     route: 'GET /admin/boards/{board}/actors/{actor}',
-    worst: "a running re-weighting's progress on a 64-shard board (a read of each shard's record)",
+    worst: "a running re-weighting's progress (a step of work)",
     prepare: async (context) => {
-      await context.send({ method: 'PUT', path: '/admin/boards/wc-shards/actors/a5', body: { weight: 0 } }, 'admin');
+      await context.send({ method: 'PUT', path: '/admin/boards/wc-sum/actors/a5', body: { weight: 0 } }, 'admin');
     },
-    request: () => get('/admin/boards/wc-shards/actors/a5'),
+    request: () => get('/admin/boards/wc-sum/actors/a5'),
   },
   {
     route: 'GET /admin/boards/{board}/retractions/{id}',
