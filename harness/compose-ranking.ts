@@ -11,6 +11,7 @@ import { LookupService } from '../src/ranking/lookup/lookup.service';
 import { RankingCoreModule } from '../src/ranking/ranking-core.module';
 import { RankingService } from '../src/ranking/ranking.service';
 import { RetractionService } from '../src/ranking/retraction/retraction.service';
+import { ActorWeightsService } from '../src/ranking/actor-weights/actor-weights.service';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { RedisService } from '../src/redis/redis.service';
 
@@ -23,6 +24,7 @@ export interface RankingGraph {
   expiry: ExpiryService;
   expiryStore: ExpiryStore;
   retractions: RetractionService;
+  actorWeights: ActorWeightsService;
   lookup: LookupService;
 }
 
@@ -60,6 +62,7 @@ export async function composeRanking(
     expiry: module.get(ExpiryService),
     expiryStore: module.get(ExpiryStore),
     retractions: module.get(RetractionService),
+    actorWeights: module.get(ActorWeightsService),
     lookup: module.get(LookupService),
   };
 }

@@ -4,6 +4,8 @@
  * Their data grows with the scale: `ci` is small enough for `npm test`, `full` is what `npm run abuse`
  * seeds.
  */
+import { CAP_PER_ITEM } from '../../src/ranking/options/actor-caps/actor-caps.option';
+
 export type Scale = 'ci' | 'full';
 
 export interface Sizes {
@@ -65,7 +67,7 @@ const SUM_BOARD = {
   views: SUM_VIEWS,
   ties: 'first' as const,
   segments: { max: 10_000 },
-  actors: true,
+  actors: { capPerItem: CAP_PER_ITEM.max },
   maxItems: 100_000_000,
 };
 

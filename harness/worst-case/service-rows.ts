@@ -18,6 +18,15 @@ async function untilDone(context: HarnessContext, board: string, answer: HttpAns
   throw new Error(`the retraction at ${path} never finished`);
 }
 
+/** Runs a re-weighting to its end (its steps run in the background; each GET resumes a paused one). */
+async function untilWeighed(context: HarnessContext, board: string, actor: string): Promise<void> {
+  const path = `/admin/boards/${board}/actors/${actor}`;
+  for (let poll = 0; poll < RETRACTION_POLLS; poll++) {
+    if ((await context.send(get(path), 'admin')).body?.state === 'done') return;
+  }
+  throw new Error(`the re-weighting at ${path} never finished`);
+}
+
 const fresh = (attempt: number) => `f${Date.now().toString(36)}${attempt}`;
 
 async function seedCounters(context: HarnessContext): Promise<void> {
@@ -140,6 +149,23 @@ export const ADMIN_ROWS: WorstRow[] = [
     request: () => post('/admin/boards/wc-sum/retractions', { actor: 'a1', block: '400d' }),
     expect: [202],
     times: 1,
+  },
+  {
+    route: 'PUT /admin/boards/{board}/actors/{actor}',
+    worst:
+      "an actor's events in 8 windows, 8 views and its segments of a capped board: the first step, then each step at its bound (REWEIGHT_STEP_UNITS) to the end",
+    request: () => ({ method: 'PUT', path: '/admin/boards/wc-sum/actors/a2', body: { weight: 100 } }),
+    settle: (context) => untilWeighed(context, 'wc-sum', 'a2'),
+    expect: [202],
+    times: 1,
+  },
+  {
+    route: 'GET /admin/boards/{board}/actors/{actor}',
+    worst: "a running re-weighting's progress (a step of work)",
+    prepare: async (context) => {
+      await context.send({ method: 'PUT', path: '/admin/boards/wc-sum/actors/a5', body: { weight: 0 } }, 'admin');
+    },
+    request: () => get('/admin/boards/wc-sum/actors/a5'),
   },
   {
     route: 'GET /admin/boards/{board}/retractions/{id}',

@@ -86,7 +86,7 @@ export class AppConfig {
    * entries through on a board of up to 8 windows (about 24 ms). The minimum is the costliest single
    * entry (write-cost's COSTLIEST_ENTRY), so an item write is never refused for its cost.
    */
-  @IntSetting(7000, 1_000_000)
+  @IntSetting(7700, 1_000_000)
   WRITE_COST_PER_CALL = 8000;
 
   /**

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../common/config';
+import { ActorWeightsService } from './actor-weights/actor-weights.service';
+import { ActorWeightsStore } from './actor-weights/actor-weights.store';
 import { RankingSettings } from './core/ranking.settings';
 import { BoardCache } from './boards/board-cache';
 import { BoardsService } from './boards/boards.service';
@@ -76,10 +78,12 @@ import { WritesStore } from './writes/writes.store';
     RetractionStore,
     RetractionMetrics,
     RetractionService,
+    ActorWeightsStore,
+    ActorWeightsService,
   ],
   // BoardCache and RankingSettings: stream ingest applies events with the boards' cached configs and
   // the same drain budget. WriteCommands: the controller builds its write commands with it. Lookup,
-  // standing (rank, distribution), item data, retractions: their controllers.
+  // standing (rank, distribution), item data, retractions, actor weights: their controllers.
   exports: [
     RankingSettings,
     RankingService,
@@ -90,6 +94,7 @@ import { WritesStore } from './writes/writes.store';
     StandingService,
     ItemDataService,
     RetractionService,
+    ActorWeightsService,
   ],
 })
 export class RankingCoreModule {}

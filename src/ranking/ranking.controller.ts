@@ -48,6 +48,7 @@ import { WriteCommands } from './writes/write-commands';
 import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
 import { optionsOf } from './options/registry';
+import { actorsKept, capOf } from './options/actor-caps/actor-caps.option';
 
 const WINDOW_NOTE =
   "A window of period P and interval I counts the newest P/I slots, the current one included: between P - I and P seconds of history; `from`/`to` say exactly which. `window` may also name one of the board's trending views (decay, hot, rising): the answer then names its `mode`, its `from`/`to` are those of the window the view reads, and rising rows add `observed`, `expected`, `phase` and `since`.";
@@ -90,9 +91,10 @@ export class RankingController {
       maxItems: body.maxItems,
       views: body.views,
       ...optionsOf(body),
+      ...capOf(body.actors),
       aggregate: body.aggregate,
       segmentsMax: body.segments?.max,
-      actors: body.actors,
+      actors: actorsKept(body.actors),
     });
     void reply.status(result.created ? 201 : 200);
     return result.board;

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { defineLibrary, handlerModules } from '../redis/function-library';
+import { ACTOR_WEIGHTS_FUNCTIONS, ActorWeightsFunctions } from './actor-weights/actor-weights.functions';
 import { BOARDS_FUNCTIONS, BoardsFunctions } from './boards/boards.functions';
 import { CALENDAR_FUNCTIONS, CalendarFunctions } from './calendar/calendar.functions';
 import { RANKING_MODULES } from './core/script-call';
@@ -21,6 +22,7 @@ import { WRITES_FUNCTIONS, WritesFunctions } from './writes/writes.functions';
  * store), beside the directory holding their Lua (one `<handler>.lua` per function).
  */
 export const RANKING_SLICES = [
+  ['actor-weights', ActorWeightsFunctions],
   ['boards', BoardsFunctions],
   ['calendar', CalendarFunctions],
   ['expiry', ExpiryFunctions],
@@ -51,6 +53,7 @@ export const RANKING = defineLibrary({
   ],
   // Each name is one slice's own (a spread would hide a second one: the registry spec counts them).
   functions: {
+    ...ACTOR_WEIGHTS_FUNCTIONS,
     ...BOARDS_FUNCTIONS,
     ...CALENDAR_FUNCTIONS,
     ...EXPIRY_FUNCTIONS,

@@ -4,6 +4,7 @@ import { LookupController } from './lookup/lookup.controller';
 import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
 import { RetractionController } from './retraction/retraction.controller';
+import { ActorWeightsController } from './actor-weights/actor-weights.controller';
 import { ScoresController } from './scores.controller';
 import { StandingController } from './standing/standing.controller';
 
@@ -17,6 +18,7 @@ import { StandingController } from './standing/standing.controller';
     ItemDataController,
     ScoresController,
     RetractionController,
+    ActorWeightsController,
   ],
   exports: [RankingCoreModule],
 })

@@ -15,6 +15,7 @@ import type { FunctionDefinition, FunctionLibrary } from './function-library';
  * start. reads keeps segment_page, whose rows segment_lib still reads from KEYS and ARGV.
  */
 const POSITIONAL_LEFT: Record<string, number> = {
+  'actor-weights': 0,
   boards: 0,
   calendar: 0,
   expiry: 0,

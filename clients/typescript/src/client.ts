@@ -240,6 +240,27 @@ export class Boards extends Routes {
     return this.send({ method: 'GET', path, params: { board, id }, repeat: 'safe' }, options);
   }
 
+  /** Sets an actor's weight (admin): its events count amount × weight, its live ones re-weighted; a repeat changes nothing. */
+  weighActor(
+    board: string,
+    actor: string,
+    body: Body<'/admin/boards/{board}/actors/{actor}', 'put'>,
+    options?: CallOptions,
+  ): Answer<'/admin/boards/{board}/actors/{actor}', 'put'> {
+    const path = '/admin/boards/{board}/actors/{actor}';
+    return this.send({ method: 'PUT', path, params: { board, actor }, body, repeat: 'safe', keyed: true }, options);
+  }
+
+  /** An actor's weight and its re-weighting's progress (admin): `state` running or done, `events`. */
+  actorWeight(
+    board: string,
+    actor: string,
+    options?: CallOptions,
+  ): Answer<'/admin/boards/{board}/actors/{actor}', 'get'> {
+    const path = '/admin/boards/{board}/actors/{actor}';
+    return this.send({ method: 'GET', path, params: { board, actor }, repeat: 'safe' }, options);
+  }
+
   /** A window's listing at a slot boundary (the latest snapshot, or the latest at or before `at`). */
   history(
     board: string,

@@ -59,6 +59,11 @@ export class RankingKeys {
     return `{${this.prefix}due}:leases`;
   }
 
+  /** Re-weightings an instance starting up resumes (zset: "<board><US><actor>" -> start, ms), as retractions. */
+  reweightsRunning(): string {
+    return `${this.prefix}reweights:running`;
+  }
+
   /**
    * Retractions started and not seen to their end (zset: "<board><US><id>" -> start time, ms), so an
    * instance starting up resumes those a stopped one left. Written on its own, by single-key commands.
@@ -118,6 +123,16 @@ export class BoardKeys {
   /** A retraction's record on this shard (retract_step.lua): actor, state, events, amount, startedMs. */
   retraction(id: string): string {
     return `${this.tag}:ret:${id}`;
+  }
+
+  /** An actor's re-weighting on this shard (reweight_step.lua), by a digest of the actor: weight, state, events, cursors. */
+  reweight(actorDigest: string): string {
+    return `${this.tag}:rw:${actorDigest}`;
+  }
+
+  /** The actors' weights on this shard (actor_caps_lib.lua): actor -> weight. */
+  actorWeights(): string {
+    return `${this.tag}:weights`;
   }
 
   slots(window: string): string {

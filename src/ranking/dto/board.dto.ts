@@ -46,6 +46,7 @@ import {
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesProperty, TiesViewProperty } from '../options/ties/ties.option';
+import { ActorsProperty, ActorsSetting, CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
 import { OrderProperty, OrderViewProperty, ScoreOrder } from '../options/order/order.option';
 
 /** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
@@ -292,13 +293,8 @@ export class PutBoardDto {
   )
   segments?: SegmentsDto;
 
-  @ApiPropertyOptional({
-    description:
-      "Lets increments and batch entries name an `actor` (and makes a like's userId its actor): the board keeps who contributed what (for `unique` views and retractions). Sum boards only. Omitted: the current setting (off for a new board)",
-  })
-  @IsOptionalNotNull()
-  @IsBoolean({ message: 'actors must be true or false' })
-  actors?: boolean;
+  @ActorsProperty()
+  actors?: ActorsSetting;
 }
 
 export class PutBoardQuery {
@@ -362,6 +358,8 @@ export class BoardViewDto {
   segments?: SegmentsDto;
   @ApiPropertyOptional({ enum: [true], description: 'Present when events may name an actor' })
   actors?: boolean;
+  @CapPerItemViewProperty()
+  capPerItem?: number;
 }
 
 export class BoardListDto {

@@ -9,6 +9,7 @@ import type { WriteAnswer } from '../../common/retry-safe';
 import { IdempotencyKeyReusedError } from '../../redis/idempotency';
 import { BoardCache } from '../boards/board-cache';
 import { PreparedBoard } from '../core/board';
+import { ledgerWindowOf } from '../core/ledger-window';
 import { HistoryStore } from '../history/history.store';
 import { ArchivesStore } from '../calendar/archives.store';
 import { RetractionMetrics } from './retraction.metrics';
@@ -240,19 +241,6 @@ function runnerKey(name: string, id: string): string {
 function shardsOf(board: PreparedBoard, target: RetractionTarget): number[] {
   if (target.kind === 'item') return [board.shards.indexOf(board.shardOf(target.id))];
   return board.shards.map((_, shard) => shard);
-}
-
-/**
- * The window whose contributions count a retraction's events: the longest rolling one, which holds every
- * live event (a calendar window starts empty each period); a board of calendar windows only, its longest.
- */
-function ledgerWindowOf(board: PreparedBoard): number {
-  const windows = board.config.windows;
-  const rank = (i: number) => [windows[i].calendar ? 0 : 1, windows[i].periodSec];
-  return windows.reduce((best, _, i) => {
-    const [a, b] = [rank(i), rank(best)];
-    return a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]) ? i : best;
-  }, 0);
 }
 
 function targetOf(record: RetractionRecord | undefined): RetractionTarget | undefined {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { validateConfig } from '../../common/config';
 import { AGGREGATES } from '../core/aggregate';
 import { SEGMENTS_PER_EVENT, VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from '../core/ranking.limits';
+import { CAP_PER_ITEM } from '../options/actor-caps/actor-caps.option';
 import { batchCost, callCost, COSTLIEST_ENTRY, CostedBoard, CostedEntry, entryCost } from './write-cost';
 
 const boardOf = (windows: number, options: Partial<CostedBoard> = {}): CostedBoard => ({
@@ -46,7 +47,11 @@ describe('write cost', () => {
   it('keeps the setting at or above the costliest single entry: an item write is never refused for its cost', () => {
     const costliest = entryCost(
       { segments: segments(SEGMENTS_PER_EVENT.max), actor: 'a' },
-      boardOf(WINDOWS_PER_BOARD.max, { views: Array.from({ length: VIEWS_PER_BOARD.max }), ties: 'first' }),
+      boardOf(WINDOWS_PER_BOARD.max, {
+        views: Array.from({ length: VIEWS_PER_BOARD.max }),
+        ties: 'first',
+        capPerItem: CAP_PER_ITEM.max,
+      }),
     );
     expect(COSTLIEST_ENTRY).toBe(costliest);
     expect(() => validateConfig({ WRITE_COST_PER_CALL: String(Math.ceil(COSTLIEST_ENTRY)) })).not.toThrow();

@@ -58,8 +58,8 @@ local function drop_window_keys(base, budget)
   budget, empty = drop_archive_fields(base, budget)
   if not empty then return budget, false end
   drop_unlink({ base .. 'top', base .. 'byactor', base .. 'pairs', base .. 'byitem', base .. 'order',
-    base .. 'marks', base .. 'prev', base .. 'mark', base .. 'arch', base .. 'newest' })
-  return budget - 10, true
+    base .. 'marks', base .. 'prev', base .. 'mark', base .. 'arch', base .. 'newest', base .. 'held' })
+  return budget - 11, true
 end
 
 -- The windows of `suffix` ('' for the board's, '~<segment>' for a segment's), then its views' keys.
@@ -105,6 +105,7 @@ local function board_drop_step(keys, args)
   if not done then return reader.answer(CALLS.board_drop_step, { done = 0, unlinked = budget - left }) end
   drop_unlink({ keyspace.sibling_key(cfg_key, 'cfg', 'likes'), item_data.item_data_key(cfg_key), keyspace.sibling_key(cfg_key, 'cfg', 'likesegs'),
     keyspace.sibling_key(cfg_key, 'cfg', 'segs'), keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), keyspace.sibling_key(cfg_key, 'cfg', 'seghist'),
-    keyspace.sibling_key(cfg_key, 'cfg', 'segnames'), keyspace.sibling_key(cfg_key, 'cfg', 'blocked'), keyspace.sibling_key(cfg_key, 'cfg', 'segclaims'), drop_key })
-  return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 8 })
+    keyspace.sibling_key(cfg_key, 'cfg', 'segnames'), keyspace.sibling_key(cfg_key, 'cfg', 'blocked'), keyspace.sibling_key(cfg_key, 'cfg', 'segclaims'),
+    keyspace.sibling_key(cfg_key, 'cfg', 'weights'), drop_key })
+  return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 9 })
 end

@@ -1,11 +1,13 @@
 -- module: actor_log
--- requires: call_state, keyspace, seg_views
+-- requires: call_state, hooks, keyspace, seg_views
 -- actor_lib: who contributed what (boards with `actors: true`), a module of the ranking function
 -- library after views_lib and segment_views_lib and before window_lib (which calls it on every slot it
 -- expires). A segment's windows (segment_lib) keep their contributions the same way, under their keys.
 -- KEYS: 0
 -- Per window (keys beside its "<base>slots", so in the shard's hash tag):
---   <base>act:<start>  hash  actor<US>item -> "<amount>:<events>" the actor's events in that slot
+--   <base>act:<start>  hash  actor<US>item -> "<amount>:<events>" the actor's events in that slot, or
+--                            "<amount>:<events>:<sent>" when what they added (amount) is not what they
+--                            sent (sent: their amounts as sent; an option's actor_amount hook decided)
 --   <base>byactor      zset  actor<US><start><US>item, all scored 0: an actor's contributions by lex range
 --   <base>byitem       zset  item<US><start><US>actor, all scored 0: an item's contributions (item retraction)
 --   <base>pairs        hash  actor<US>item -> number of live slots holding it (a unique view's count is
@@ -36,11 +38,47 @@ function ACTORS.slot_key(slots_key, start)
   return keyspace.sibling_key(slots_key, 'slots', 'act:' .. start)
 end
 
--- "<amount>:<events>" as numbers (nil: none).
+-- "<amount>:<events>[:<sent>]" as numbers: amount, events, sent (the amount when not kept; nil: none).
 function ACTORS.figures(value)
-  if not value then return 0, 0 end
-  local amount, events = string.match(value, '^(-?%d+):(%d+)$')
-  return tonumber(amount), tonumber(events)
+  if not value then return 0, 0, 0 end
+  local amount, events, sent = string.match(value, '^(-?%d+):(%d+):?(-?%d*)$')
+  amount = tonumber(amount)
+  return amount, tonumber(events), tonumber(sent) or amount
+end
+
+-- The value of a contribution (figures' format): the sent amounts only when they differ.
+function ACTORS.value(amount, events, sent)
+  if sent == amount then return string.format('%d:%d', amount, events) end
+  return string.format('%d:%d:%d', amount, events, sent)
+end
+
+-- What an event of `actor` sending `amount` adds to `item` in the window of `slots_key`: the first
+-- answer of the options' actor_amount hooks (a weight, a cap), else the amount. No actor: the amount.
+function ACTORS.counted(slots_key, actor, item, amount)
+  if actor == nil or actor == '' then return amount end
+  local hooked = hooks.actor_amount
+  for i = 1, #hooked do
+    local counted = hooked[i](slots_key, actor, item, amount)
+    if counted then return counted end
+  end
+  return amount
+end
+
+-- Whether some window may count an event of `actor` otherwise than sent (ACTORS.counted). No actor: never.
+function ACTORS.weighs(actor)
+  if actor == nil or actor == '' then return false end
+  local weighs = hooks.actor_weighs
+  for i = 1, #weighs do
+    if weighs[i](actor) then return true end
+  end
+  return false
+end
+
+-- The actor's contributions to the item in the window of `slots_key` moved by `delta` (added, taken
+-- back, expired, retracted, re-weighted): the options' actor_moved hooks.
+function ACTORS.moved(slots_key, actor, item, delta)
+  local moved = hooks.actor_moved
+  for i = 1, #moved do moved[i](slots_key, actor, item, delta) end
 end
 
 -- Moves the item's count in every unique view reading `top_key` by `delta` (one actor more or less):
@@ -64,15 +102,17 @@ function ACTORS.pair_moved(pairs_key, top_key, actor, item, delta)
   end
 end
 
--- Records one event of `actor` (amount added to the window's slot by the caller) in the slot starting
--- at `slot_start` of the window (slots_key, top_key). No actor (""): nothing is kept.
-function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount)
+-- Records one event of `actor` (amount added to the window's slot by the caller, what ACTORS.counted
+-- answered; `sent`: the amount sent, nil when the same) in the slot starting at `slot_start` of the
+-- window (slots_key, top_key). No actor (""): nothing is kept.
+function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent)
   if actor == '' then return end
   local act_key = ACTORS.slot_key(slots_key, slot_start)
   local pair = actor .. ACTORS.SEP .. item
   local old = redis.call('HGET', act_key, pair)
-  local sum, events = ACTORS.figures(old)
-  redis.call('HSET', act_key, pair, string.format('%d:%d', sum + amount, events + 1))
+  local sum, events, sent_sum = ACTORS.figures(old)
+  redis.call('HSET', act_key, pair, ACTORS.value(sum + amount, events + 1, sent_sum + (sent or amount)))
+  if amount ~= 0 then ACTORS.moved(slots_key, actor, item, amount) end
   if old then return end
   local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
   local by_actor, by_item = ACTORS.members(actor, slot_start, item)
@@ -87,12 +127,13 @@ function ACTORS.take_back(slots_key, top_key, slot_start, actor, item, amount)
   if actor == nil or actor == '' then return end
   local act_key = ACTORS.slot_key(slots_key, slot_start)
   local pair = actor .. ACTORS.SEP .. item
-  local sum, events = ACTORS.figures(redis.call('HGET', act_key, pair))
+  local sum, events, sent = ACTORS.figures(redis.call('HGET', act_key, pair))
+  if events == 0 then return end
+  ACTORS.moved(slots_key, actor, item, -amount)
   if events > 1 then
-    redis.call('HSET', act_key, pair, string.format('%d:%d', sum - amount, events - 1))
+    redis.call('HSET', act_key, pair, ACTORS.value(sum - amount, events - 1, sent - amount))
     return
   end
-  if events == 0 then return end
   redis.call('HDEL', act_key, pair)
   local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
   local by_actor, by_item = ACTORS.members(actor, slot_start, item)
@@ -117,14 +158,15 @@ function ACTORS.slot_expire(slots_key, top_key, slot_start, budget)
   if size == 0 then return budget, true end
   local whole = size <= budget
   local entries
-  if whole then entries = redis.call('HGETALL', act_key) else entries = redis.call('HRANDFIELD', act_key, budget) end
-  local step = whole and 2 or 1
+  if whole then entries = redis.call('HGETALL', act_key) else entries = redis.call('HRANDFIELD', act_key, budget, 'WITHVALUES') end
   local fields, members, item_members = {}, {}, {}
-  for i = 1, #entries, step do
+  for i = 1, #entries, 2 do
     local pair = entries[i]
     local actor, item = string.match(pair, '^([^\31]*)\31(.*)$')
     fields[#fields + 1] = pair
     members[#members + 1], item_members[#item_members + 1] = ACTORS.members(actor, slot_start, item)
+    local amount = ACTORS.figures(entries[i + 1])
+    if amount ~= 0 then ACTORS.moved(slots_key, actor, item, -amount) end
   end
   if whole then redis.call('DEL', act_key) else redis.call('HDEL', act_key, unpack(fields)) end
   local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)

@@ -87,11 +87,14 @@ local function results_watched(top_key)
 end
 
 -- add_amount on a window no one watches (results_watched): its steps without the hooks, then the
--- actor's contribution (actor_lib; nil or "": none) as a watched window's add keeps it. `amount`: a
+-- actor's contribution (actor_lib; nil or "": none) as a watched window's add keeps it, an actor's
+-- amount being what ACTORS.counted answers (a weight, a cap). `amount`: a
 -- number, or the amount's argument as the caller sent it (a decimal integer), which goes to the
 -- commands as it is: Redis formats a Lua number with snprintf("%.17g") for each command. Answers the
 -- new score, and the score as Redis wrote it.
 local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amount, actor)
+  local sent = amount
+  if actor and actor ~= '' then amount = actor_log.ACTORS.counted(slots_key, actor, item, amount) end
   if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
   local written = redis.call('ZINCRBY', top_key, amount, item)
   local score = tonumber(written)
@@ -99,7 +102,7 @@ local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amo
     redis.call('ZREM', top_key, item)
     item_data.item_data_left(top_key, item)
   end
-  if actor and actor ~= '' then actor_log.ACTORS.add(slots_key, top_key, slot_start, actor, item, amount) end
+  if actor and actor ~= '' then actor_log.ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent) end
   return score, written
 end
 
@@ -139,9 +142,10 @@ local function event_adder(window_count)
           if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
         end
         if watched[w] then
-          score = window.add_amount(slot_keys[w], top_key, item, amount)
-          actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
-          seg_views.view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+          local counted = actor_log.ACTORS.counted(slots_key, actor, item, amount)
+          score = window.add_amount(slot_keys[w], top_key, item, counted)
+          actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, counted, amount)
+          seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec)
         else
           score = add_unwatched(slots_key, slot_keys[w], top_key, slot_start, item, amount, actor)
         end
@@ -225,9 +229,10 @@ local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
   end
   local top_key = win.top_key
   if win.watched then
-    local score = window.add_amount(slot_key, top_key, item, amount)
-    actor_log.ACTORS.add(win.slots_key, top_key, slot_start, actor or '', item, amount)
-    seg_views.view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+    local counted = actor_log.ACTORS.counted(win.slots_key, actor, item, amount)
+    local score = window.add_amount(slot_key, top_key, item, counted)
+    actor_log.ACTORS.add(win.slots_key, top_key, slot_start, actor or '', item, counted, amount)
+    seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec)
     return new_due_ms, score
   end
   return new_due_ms, (add_unwatched(win.slots_key, slot_key, top_key, slot_start, item, amount, actor))

@@ -35,7 +35,8 @@ local BOARD = { aggregate = 'sum' }
 -- calls version_error, so never reads a stale copy, and a retraction's block (actor_lib) and the slot
 -- due's writers (slot_due_lib) write their copy too. `settle_due`: the shard's slot due
 -- expire_all found in this call (unix s; nil: none), for settle_slot_due; `oldest_live`: the start of
--- the oldest live slot expire_window last found (false: none; nil: not asked). (Fields of one table: a
+-- the oldest live slot expire_window last found (false: none; nil: not asked); `draining_from`: the
+-- first live slot of each window whose expired slots this call left indexed (nil: none). (Fields of one table: a
 -- library's top level may hold at most 200 locals, and it holds about 190.)
 local CONFIG = {
   fields = { 'version', 'aggregate', 'views', 'snapshots', 'maxItems', 'shards', 'actors', 'blockedUntil', 'slotDueSec',
@@ -55,7 +56,7 @@ local function begin_call(keys, args)
   CALL.cfg_key, CALL.now_ms = keys[1], tonumber(args[2])
   VIEWS.loaded = false
   BOARD.aggregate = 'sum'
-  CONFIG.cfg_key, CONFIG.settle_due = nil, nil
+  CONFIG.cfg_key, CONFIG.settle_due, CONFIG.draining_from = nil, nil, nil
   local began = hooks.call_began
   for i = 1, #began do began[i]() end
 end

@@ -28,6 +28,13 @@
 --   mark_of(top_key, item)              the item's mark among equal scores across shards
 --   ahead(top_key, score, mark)         the items ahead of (score, mark)
 --   append_marks(reply, keys, first_top, window_count, item)   every one is called: a write's marks
+-- Actors' contributions (actor_lib; boards with actors):
+--   actor_amount(slots_key, actor, item, amount)  what an event of the actor sending `amount` adds to
+--                                       the item in that window (a weight, a cap), else nil: the amount
+--   actor_weighs(actor)                 true when actor_amount may answer another amount than sent
+--   actor_moved(slots_key, actor, item, delta)  every one is called: the actor's contributions to the
+--                                       item in that window moved by `delta` (added, taken back,
+--                                       expired, retracted, re-weighted)
 
 hooks.call_began = {}
 hooks.results_changed = {}
@@ -44,6 +51,9 @@ hooks.position = {}
 hooks.mark_of = {}
 hooks.ahead = {}
 hooks.append_marks = {}
+hooks.actor_amount = {}
+hooks.actor_weighs = {}
+hooks.actor_moved = {}
 
 -- Adds `fn` to the hook `hook`; an unknown hook fails the library's load.
 function hooks.register(hook, fn)

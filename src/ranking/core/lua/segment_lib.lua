@@ -131,8 +131,9 @@ end
 -- first drained where due (once per call, within the call's budget, ARGV[3]) as a board's windows are
 -- before a write: its views then see expiry and events in the order a board of its events would.
 -- `actor` (nil or "": none) keeps the actor's contribution in each segment window as the board's
--- windows keep it (actor_lib, so a segment's unique views count it), or with `take_back` (an unlike)
--- takes one back. Returns the earliest due time (unix ms) of a slot it created, or nil.
+-- windows keep it (actor_lib, so a segment's unique views count it), its amount what ACTORS.counted
+-- answers (a weight, a cap); with `take_back` true (an unlike) takes one back; 'like': a like, kept as
+-- sent (the board's windows count a like as sent too). Returns the earliest due time (unix ms) of a slot it created, or nil.
 local function segment_add(first_key, window_count, names, item, amount, at_sec, covering, seen_sec, actor, take_back)
   -- An event naming no segment (the common case) reads nothing: no index, no snapshot config.
   if #names == 0 then return nil end
@@ -155,13 +156,14 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
         if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
           due_ms = math.min(due_ms or math.huge, slot_due.slot_due_ms(slot_start, period_sec))
         end
-        local score = window.add_amount(window.slot_key_of(slots_key, slot_start), top_key, item, amount)
-        if take_back then
+        local counted = take_back and amount or actor_log.ACTORS.counted(slots_key, actor, item, amount)
+        local score = window.add_amount(window.slot_key_of(slots_key, slot_start), top_key, item, counted)
+        if take_back == true then
           actor_log.ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -amount)
         else
-          actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, amount)
+          actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, counted, amount)
         end
-        seg_views.view_window_changed(top_key, slot_start, item, amount, score, seen_sec)
+        seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec)
         live_until = math.max(live_until, slot_start + period_sec)
       end
     end

@@ -112,6 +112,15 @@ end
 -- may cost a read of every live slot), so one call stays near `budget` reads. A calendar window's
 -- closed slot pending an archive (archive_lib) hands it what it drains, then its rows are written
 -- out within the same budget. Returns the budget left and whether expired data (or rows) remains.
+-- expire_window's answer when its budget ran out before the expired slots did: the window's first live
+-- slot start, noted in CONFIG.draining_from (by slots key, for this call) for what must tell the expired
+-- slots still indexed from the live ones (actor_caps_lib).
+local function draining_from(slots_key, live_from)
+  CONFIG.draining_from = CONFIG.draining_from or {}
+  CONFIG.draining_from[slots_key] = live_from
+  return 0, true
+end
+
 local function expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
   CONFIG.oldest_live = nil
   if slot_due.nothing_due(slots_key, now_sec, origin_sec) then return budget, false end
@@ -127,12 +136,11 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       CONFIG.oldest_live = tonumber(oldest[1]) or false
       break
     end
-    if budget <= 0 then return 0, true end
+    if budget <= 0 then return draining_from(slots_key, live_from) end
     -- Who contributed to the slot goes first (actor_lib): its items are drained only once none is left.
     local contributions_left
     budget, contributions_left = actor_log.ACTORS.slot_expire(slots_key, top_key, oldest[1], budget)
-    if not contributions_left then return 0, true end
-    if budget <= 0 then return 0, true end
+    if not contributions_left or budget <= 0 then return draining_from(slots_key, live_from) end
     local slot_key = slot_key_of(slots_key, oldest[1])
     local size = redis.call('HLEN', slot_key)
     local take = budget

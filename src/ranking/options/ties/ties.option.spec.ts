@@ -52,7 +52,7 @@ describe('the ties option', () => {
     expect(optionsCountWeight({})).toBe(1);
     expect(strictRanks({ ties: 'first' })).toBe(true);
     expect(strictRanks({ ties: 'shared' })).toBe(false);
-    expect(COSTLIEST_OPTIONS).toEqual({ ties: 'first' });
+    expect(COSTLIEST_OPTIONS).toMatchObject({ ties: 'first' });
     expect(COUNT_WEIGHT_DOC).toBe(` (x${LOOKUP_TIES_FIRST_WEIGHT} on a ties: first board)`);
   });
 

@@ -95,14 +95,15 @@ end
 -- (COUNTED_AFTER: counted once added): its event time out of every window, a blocked actor, a new
 -- segment beyond segments.max, or growth (increment_growth_refusal, admit_items).
 local function increment_admission(item, amount, allowance, cap, covering, segments, segments_max, actor_key,
-    growth)
+    growth, actor)
   local call = INCREMENT
   if not covering then return 0, 'TB_AT_OUT_OF_SPAN no window holds the slot' end
   local refusal = call.blocks and actor_log.ACTORS.refusal(KEYS[1], actor_key, call.now_ms, item) or nil
   if #segments > 0 then refusal = refusal or segmentation.segment_refusal(KEYS[1], segments, segments_max, call.now_sec) end
   refusal = refusal or growth()
   if refusal then return 0, refusal end
-  if counted_after(allowance, cap, amount) then return COUNTED_AFTER, nil end
+  -- An actor's weight or cap may add another amount than sent: created_by_add would not tell.
+  if counted_after(allowance, cap, amount) and not actor_log.ACTORS.weighs(actor) then return COUNTED_AFTER, nil end
   if cap > 0 or allowance >= 0 then return board_write.admit_items(2, call.window_count, { item }, allowance, cap) end
   return 0, nil
 end
@@ -195,7 +196,7 @@ local function increment_one(first, full, idem)
   local segments = segmentation.segment_names(full and ARGV[first + 8] or '')
   local growth = function() return increment_growth_refusal(first, full, covering, at_sec, segments, actor) end
   local created, refusal = increment_admission(item, amount, allowance, call.cap, covering, segments,
-    call.segments_max, actor_key, growth)
+    call.segments_max, actor_key, growth, actor)
   if refusal then return { -1, refusal }, 0 end
   return increment_apply(idem, item, amount, at_ms, at_sec, full and ARGV[first + 7] or '', segments, covering,
     created, actor), 1

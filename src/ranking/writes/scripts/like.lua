@@ -82,7 +82,7 @@ local function like_segments(window_count, item, member, segments, undo, changed
   else
     redis.call('HDEL', key, member)
   end
-  return segmentation.segment_add(3, window_count, segments, item, delta, at_sec, changed, event_sec, actor, undo)
+  return segmentation.segment_add(3, window_count, segments, item, delta, at_sec, changed, event_sec, actor, undo or 'like')
 end
 
 local function like(keys, args)

@@ -1,0 +1,47 @@
+import { Body, Controller, Get, HttpCode, Param, Put, Res } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { AdminRoute } from '../../access/access.decorators';
+import { answer } from '../../edge/retry-safe';
+import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
+import { ActorWeightDto, ActorWeightParams, PutActorWeightDto } from '../dto/actor-weight.dto';
+import { DEFAULT_ACTOR_WEIGHT } from '../options/actor-caps/actor-caps.option';
+import { ActorWeightsService, ActorWeightView } from './actor-weights.service';
+
+/** Actor weights (admin): what each event of an actor counts, retroactive over its live events. */
+@ApiTags('ranking')
+@RedisBackedController()
+@Controller()
+export class ActorWeightsController {
+  constructor(private readonly weights: ActorWeightsService) {}
+
+  @Put('admin/boards/:board/actors/:actor')
+  @AdminRoute()
+  @HttpCode(202)
+  @ApiOperation({
+    summary: "Set an actor's weight: its events count amount × weight, its live events re-weighted",
+    description:
+      "Answers 202 once every shard holds the weight (new events count at it); the actor's live events already counted are re-weighted in bounded steps, in every window, view and segment, within the board's capPerItem (GET follows the progress). A PUT of the weight the actor has answers its progress and changes nothing.",
+  })
+  @ApiResponse({ status: 202, type: ActorWeightDto })
+  @RetrySafe()
+  @ErrorResponse(400, 'INVALID_INPUT: a weight out of 0-100 or not an integer, a board without actors')
+  @ErrorResponse(404, 'BOARD_NOT_FOUND')
+  async put(
+    @Param() params: ActorWeightParams,
+    @Body() body: PutActorWeightDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ActorWeightView> {
+    return answer(reply, await this.weights.put(params.board, params.actor, body.weight ?? DEFAULT_ACTOR_WEIGHT));
+  }
+
+  @Get('admin/boards/:board/actors/:actor')
+  @AdminRoute()
+  @ApiOperation({ summary: "An actor's weight and its re-weighting's progress" })
+  @ApiResponse({ status: 200, type: ActorWeightDto })
+  @ErrorResponse(400, 'INVALID_INPUT: a board without actors')
+  @ErrorResponse(404, 'BOARD_NOT_FOUND')
+  get(@Param() params: ActorWeightParams): Promise<ActorWeightView> {
+    return this.weights.get(params.board, params.actor);
+  }
+}

@@ -1,0 +1,63 @@
+import { callArgs } from '../../redis/function-args';
+import { typedFunction } from '../../redis/function-library';
+import { NamedReply } from '../../redis/replies';
+import { BoardCall, boardHeader } from '../core/script-call';
+import { sliceFunctions } from '../core/slice-functions';
+
+const REWEIGHT_ARGS = ['actor', 'weight', 'most', 'ledger', 'fresh'] as const;
+const REWEIGHT_REPLY = ['done', 'taken', 'events', 'weight'] as const;
+
+/** One step of an actor's re-weighting on one shard (reweight_step.lua). */
+export interface ReweightStepCall extends BoardCall {
+  actor: string;
+  /** The weight a PUT asks (a later step: the record's holds). */
+  weight: number;
+  /** Most units of work the step does. */
+  most: number;
+  /** The window (0-based) whose contributions count the events. */
+  ledgerWindow: number;
+  /** The PUT's first step on this shard: stores the weight, starts the record again when it differs. */
+  fresh: boolean;
+  /** The record's key on this shard. */
+  record: string;
+}
+
+/** The record after a step: finished, contributions looked at, live events counted again so far, its weight. */
+export interface ReweightStepReply {
+  done: boolean;
+  taken: number;
+  events: number;
+  weight: number;
+}
+
+/** Actor weights: an actor's live contributions counted again at its new weight, in bounded repeatable steps. */
+export const ACTOR_WEIGHTS_FUNCTIONS = {
+  reweightStep: typedFunction({
+    name: 'tbRankReweightStep',
+    handler: 'reweight_step',
+    numberOfKeys: 'dynamic',
+    contract: { args: REWEIGHT_ARGS, reply: REWEIGHT_REPLY },
+    build: (call: ReweightStepCall) => ({
+      keys: [...call.shard.incrementKeys, call.record],
+      args: callArgs(boardHeader(call), REWEIGHT_ARGS, {
+        actor: call.actor,
+        weight: call.weight,
+        most: call.most,
+        ledger: call.ledgerWindow,
+        fresh: call.fresh ? 1 : 0,
+      }),
+    }),
+    decode: (raw): ReweightStepReply => {
+      const reply = new NamedReply('tbRankReweightStep', REWEIGHT_REPLY, raw);
+      return {
+        done: reply.flag('done'),
+        taken: reply.int('taken'),
+        events: reply.int('events'),
+        weight: reply.int('weight'),
+      };
+    },
+  }),
+};
+
+/** The actor-weights slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class ActorWeightsFunctions extends sliceFunctions(ACTOR_WEIGHTS_FUNCTIONS) {}

@@ -1,0 +1,163 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BackgroundRuns } from '../../common/background-runs';
+import { Clock } from '../../common/clock';
+import { InvalidInputError, NotFoundError } from '../../common/errors';
+import { redisFailureInWords } from '../../common/redis-errors';
+import type { WriteAnswer } from '../../common/retry-safe';
+import { BoardCache } from '../boards/board-cache';
+import { PreparedBoard } from '../core/board';
+import { ledgerWindowOf } from '../core/ledger-window';
+import { ActorWeightsStore, ReweightRecord } from './actor-weights.store';
+
+/**
+ * Most units of work one step does on a shard: a window looked into (1), a contribution counted again
+ * (1 + the views reading its window), as a retraction's step weighs them (RETRACT_STEP_UNITS): about
+ * 6 Redis commands a unit, so a step stays near 1–3 ms of Redis.
+ */
+export const REWEIGHT_STEP_UNITS = 128;
+
+/** Most re-weightings an instance resumes as it starts (the rest: at their next GET). */
+const RESUMED_AT_START = 100;
+
+/** What PUT and GET /admin/boards/:board/actors/:actor answer. */
+export interface ActorWeightView {
+  actor: string;
+  weight: number;
+  state: 'running' | 'done';
+  /** Live events of the actor counted again so far, each once (not per window). */
+  events: number;
+}
+
+/**
+ * Actor weights: a PUT stores the weight on every shard (the first step of each, after which every new
+ * event of the actor counts at it) and re-weights the actor's live contributions in bounded steps run
+ * in the background; every step is safe to repeat, so a restart or a second instance only runs the
+ * rest again (a GET of one still running that no local runner holds resumes it).
+ */
+@Injectable()
+export class ActorWeightsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('ActorWeights');
+  private readonly runs = new BackgroundRuns();
+
+  constructor(
+    private readonly store: ActorWeightsStore,
+    private readonly cache: BoardCache,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Sets the actor's weight; a repeat of the weight it has (a retry too) changes nothing. */
+  async put(name: string, actor: string, weight: number): Promise<WriteAnswer<ActorWeightView>> {
+    const board = await this.cache.get(name);
+    if (!board.config.actors)
+      throw new InvalidInputError(`actor: board "${name}" keeps no actors, so no actor of it has a weight`);
+    const before = await this.find(board, actor);
+    if (before.weight === weight && before.state === 'done') return { replayed: false, body: before };
+    await this.cache.withBoard(name, (fresh) =>
+      Promise.all(fresh.shards.map((_, shard) => this.step(fresh, shard, actor, weight, true))),
+    );
+    await this.store.running(name, actor, this.clock.nowMs());
+    this.launch(name, actor);
+    return { replayed: false, body: await this.get(name, actor) };
+  }
+
+  async get(name: string, actor: string): Promise<ActorWeightView> {
+    const board = await this.cache.get(name);
+    if (!board.config.actors)
+      throw new InvalidInputError(`actor: board "${name}" keeps no actors, so no actor of it has a weight`);
+    return this.find(board, actor);
+  }
+
+  /** The re-weighting as the records say; one still running that no local runner holds is resumed. */
+  private async find(board: PreparedBoard, actor: string): Promise<ActorWeightView> {
+    const records = await this.store.records(board, actor);
+    const name = board.config.name;
+    const view = viewOf(actor, records, await this.store.weight(board, actor));
+    if (view.state === 'running' && !this.runs.has(runnerKey(name, actor))) this.launch(name, actor);
+    return view;
+  }
+
+  /** Resolves once this instance's runner of the re-weighting (if any) has stopped. */
+  async settled(name: string, actor: string): Promise<void> {
+    await this.runs.settled(runnerKey(name, actor));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.resumeLeftRunning().catch((error: unknown) => this.resumeWhenBack(error));
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.runs.stop();
+  }
+
+  private resumeWhenBack(error: unknown): void {
+    this.logger.warn(
+      `re-weightings left running not resumed at start (${redisFailureInWords(error)}): retried once Redis is back`,
+    );
+    this.store.onceConnected(() => {
+      if (!this.runs.stopping) void this.resumeLeftRunning().catch((again: unknown) => this.resumeWhenBack(again));
+    });
+  }
+
+  private async resumeLeftRunning(): Promise<void> {
+    for (const [board, actor] of await this.store.runningOnes(RESUMED_AT_START)) {
+      const view = await this.get(board, actor).catch(async (error: unknown) => {
+        if (error instanceof NotFoundError || error instanceof InvalidInputError)
+          await this.store.finished(board, actor);
+        else this.logger.warn(`re-weighting of an actor on board "${board}" not resumed: ${String(error)}`);
+      });
+      if (view?.state === 'done') await this.store.finished(board, actor);
+    }
+  }
+
+  private launch(name: string, actor: string): void {
+    this.runs.start(runnerKey(name, actor), () =>
+      this.run(name, actor).catch((error: unknown) =>
+        this.logger.warn(`re-weighting of an actor on board "${name}" paused (a GET resumes it): ${String(error)}`),
+      ),
+    );
+  }
+
+  /** Steps every shard until each answers done (a board that lost shards meanwhile: the ones left). */
+  private async run(name: string, actor: string): Promise<void> {
+    for (let shard = 0; ; shard++) {
+      let done = false;
+      while (!done) {
+        if (this.runs.stopping) return;
+        const step = await this.cache.withBoard(name, async (board) =>
+          shard < board.shards.length ? this.step(board, shard, actor, 0, false) : undefined,
+        );
+        if (step === undefined) {
+          await this.store.finished(name, actor);
+          return;
+        }
+        done = step.done;
+      }
+    }
+  }
+
+  private step(board: PreparedBoard, shard: number, actor: string, weight: number, fresh: boolean) {
+    return this.store.step(board, board.shards[shard], {
+      actor,
+      weight,
+      fresh,
+      most: REWEIGHT_STEP_UNITS,
+      ledgerWindow: ledgerWindowOf(board),
+      nowMs: this.clock.nowMs(),
+    });
+  }
+}
+
+function runnerKey(name: string, actor: string): string {
+  return `${name}\u001f${actor}`;
+}
+
+/** The shards' records as one re-weighting: done once every shard's is (none left: done, at the stored weight). */
+function viewOf(actor: string, records: ReweightRecord[], storedWeight: number): ActorWeightView {
+  const kept = records.filter((record) => record.state !== undefined);
+  return {
+    actor,
+    weight: kept.length > 0 ? Number(kept[0].weight) : storedWeight,
+    state: kept.every((record) => record.state === 'done') ? 'done' : 'running',
+    events: kept.reduce((total, record) => total + Number(record.events ?? 0), 0),
+  };
+}

@@ -1,0 +1,41 @@
+import {
+  COSTLIEST_OPTIONS,
+  optionsFromReply,
+  optionsFromStored,
+  optionsView,
+  optionsWriteCostPerPlace,
+} from '../registry';
+import { ACTOR_CAP_WRITE_COST, actorCapsOption, actorsKept, CAP_PER_ITEM, capOf } from './actor-caps.option';
+
+describe('the actor-caps option', () => {
+  it("reads a PUT's actors: true, false, or an object with a cap (0: none; omitted: the stored one)", () => {
+    expect([actorsKept(true), actorsKept(false), actorsKept({ capPerItem: 3 }), actorsKept(undefined)]).toEqual([
+      true,
+      false,
+      true,
+      undefined,
+    ]);
+    expect([capOf(true), capOf({}), capOf({ capPerItem: 3 }), capOf(undefined)]).toEqual([
+      { capPerItem: 0 },
+      { capPerItem: 0 },
+      { capPerItem: 3 },
+      {},
+    ]);
+  });
+
+  it('keeps the cap in the config hash and board_put answer, absent when none', () => {
+    expect(optionsFromStored({ capPerItem: '7' })).toMatchObject({ capPerItem: 7 });
+    expect(optionsFromStored({})).not.toHaveProperty('capPerItem');
+    expect(optionsFromReply('fn', '{"ties":"shared","capPerItem":7}')).toMatchObject({ capPerItem: 7 });
+    expect(optionsFromReply('fn', '{"ties":"shared","capPerItem":0}')).not.toHaveProperty('capPerItem');
+    expect(() => actorCapsOption.fromReply({ capPerItem: 'x' })).toThrow(/capPerItem/);
+    expect(optionsView({ capPerItem: 7 })).toMatchObject({ capPerItem: 7 });
+    expect(optionsView({ capPerItem: 0 })).not.toHaveProperty('capPerItem');
+  });
+
+  it("weighs a capped board's write places; its costliest setting is the largest cap", () => {
+    expect(optionsWriteCostPerPlace({ capPerItem: 5 })).toBe(ACTOR_CAP_WRITE_COST);
+    expect(optionsWriteCostPerPlace({})).toBe(0);
+    expect(COSTLIEST_OPTIONS).toMatchObject({ capPerItem: CAP_PER_ITEM.max });
+  });
+});

@@ -1,0 +1,155 @@
+-- module: actor_caps
+-- requires: actor_log, call_state, hooks, keyspace
+-- actor_caps_lib: actor weights and caps, a board option (src/ranking/options/actor-caps/). It
+-- registers actor_lib's hooks: what an actor's event adds to an item in a window (actor_amount: its
+-- amount times the actor's weight, within the board's capPerItem), and what the actor's live
+-- contributions to the item add there (actor_moved: kept while the board has a cap).
+-- KEYS: 0
+-- Keys (the shard's hash tag):
+--   <base>held          hash  actor<US>item -> what the actor's live contributions add to the item in
+--                             the window "<base>" (a board with capPerItem only): the sum of their
+--                             amounts (actor_lib's act:<start>), moved by every add, take-back, expiry,
+--                             retraction and re-weighting in the same call as the contribution
+--   <tag>:weights       hash  actor -> weight (integer 0..100; absent: 1), every shard's own copy
+-- Config hash fields: capPerItem (absent: no cap), weighted ("1" once some actor of the shard has had
+--   a weight: only then does an event ask its actor's weight).
+-- Exact: an event adding `amount` x weight > 0 adds min(that, cap - held) (never below 0); an event
+-- adding 0 or less is never cut (it lowers held). held only ever changes with a contribution's own
+-- amount, so a contribution leaving (expiry, retraction) gives back exactly what it added.
+
+local CALL = call_state.CALL
+local CONFIG = call_state.CONFIG
+local SEP = '\31'
+
+call_state.config_field_add('capPerItem')
+call_state.config_field_add('weighted')
+
+-- The weight last asked in this call (forgotten at call_began): a call's events mostly share an actor.
+local memo = { actor = nil, weight = 1 }
+
+local function forget_memo()
+  memo.actor = nil
+end
+
+-- The board's cap (0: none), from the call's config copy.
+local function cap_of()
+  return tonumber(call_state.config_field(CALL.cfg_key, 'capPerItem')) or 0
+end
+
+-- The actor's weight on this shard (1 unless an admin set another).
+local function weight_of(actor)
+  if call_state.config_field(CALL.cfg_key, 'weighted') ~= '1' then return 1 end
+  if memo.actor == actor then return memo.weight end
+  local weight = tonumber(redis.call('HGET', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'weights'), actor)) or 1
+  memo.actor, memo.weight = actor, weight
+  return weight
+end
+
+local function held_key(slots_key)
+  return keyspace.sibling_key(slots_key, 'slots', 'held')
+end
+
+-- What a contribution adding `counted` may add to the pair in the window, its other live contributions
+-- adding `others`: all of it when the board has no cap or it is not positive, else what the cap leaves.
+local function within_cap(cap, counted, others)
+  -- 0 x a negative amount is -0 in Lua, which Redis refuses as an integer argument.
+  if counted == 0 then return 0 end
+  if cap == 0 or counted < 0 then return counted end
+  return math.max(0, math.min(counted, cap - others))
+end
+
+-- What the actor's live contributions add to the item in the window of `slots_key`: held, less what
+-- the expired slots this call's expiry left indexed still hold (a drain under way: window_lib's
+-- CONFIG.draining_from; none for most calls, and a few slots past a long pause).
+local function held_of(slots_key, actor, item)
+  local pair = actor .. SEP .. item
+  local held = tonumber(redis.call('HGET', held_key(slots_key), pair)) or 0
+  local live_from = held ~= 0 and CONFIG.draining_from and CONFIG.draining_from[slots_key]
+  if not live_from then return held end
+  for _, start in ipairs(redis.call('ZRANGE', slots_key, '-inf', '(' .. live_from, 'BYSCORE')) do
+    held = held - actor_log.ACTORS.figures(redis.call('HGET', actor_log.ACTORS.slot_key(slots_key, start), pair))
+  end
+  return held
+end
+
+-- Hook actor_amount: nil (the amount as sent) on a board without a cap for an actor of weight 1.
+local function actor_amount(slots_key, actor, item, amount)
+  local cap, weight = cap_of(), weight_of(actor)
+  if cap == 0 and weight == 1 then return nil end
+  local counted = amount * weight
+  if cap == 0 or counted <= 0 then return within_cap(0, counted, 0) end
+  return within_cap(cap, counted, held_of(slots_key, actor, item))
+end
+
+-- Hook actor_weighs: a board with a cap, an actor of another weight.
+local function actor_weighs(actor)
+  return cap_of() > 0 or weight_of(actor) ~= 1
+end
+
+-- Hook actor_moved: held follows every move on a board with a cap (gone at 0).
+local function actor_moved(slots_key, actor, item, delta)
+  if cap_of() == 0 then return end
+  local key, pair = held_key(slots_key), actor .. SEP .. item
+  if tonumber(redis.call('HINCRBY', key, pair, delta)) == 0 then redis.call('HDEL', key, pair) end
+end
+
+-- A re-weighting of one contribution adding `counted` from events sent as `sent`: what it adds at
+-- `weight` (within the cap, against the pair's other live contributions).
+local function reweighted(slots_key, actor, item, counted, sent, weight)
+  local cap = cap_of()
+  local target = sent * weight
+  if cap == 0 or target <= 0 then return within_cap(0, target, 0) end
+  return within_cap(cap, target, held_of(slots_key, actor, item) - counted)
+end
+
+-- Stores the actor's weight on the shard (1: the default, not kept) and marks the shard weighted.
+local function set_weight(cfg_key, actor, weight)
+  local weights = keyspace.sibling_key(cfg_key, 'cfg', 'weights')
+  if weight == 1 then redis.call('HDEL', weights, actor) else redis.call('HSET', weights, actor, weight) end
+  if call_state.config_field(cfg_key, 'weighted') ~= '1' then redis.call('HSET', cfg_key, 'weighted', '1') end
+  memo.actor = nil
+end
+
+-- A board PUT: the cap asked (absent: the stored one, none for a new board). held is kept only while
+-- the board has a cap, so a cap put on or taken off a board that may hold contributions drops every
+-- window's data (refused without reset); another cap keeps it (held is the same sum).
+local function caps_planned(cfg_key, settings, reset, plan)
+  local stored = plan and tonumber(redis.call('HGET', cfg_key, 'capPerItem') or '0') or 0
+  if settings.capPerItem == nil then settings.capPerItem = stored end
+  if not plan or settings.capPerItem == stored then return end
+  plan.changed = true
+  if (stored == 0) == (settings.capPerItem == 0) then return end
+  plan.drop_all = true
+  if not reset then
+    plan.problems[#plan.problems + 1] = 'actors.capPerItem would change from ' .. (stored == 0 and 'none' or stored) .. ' to '
+      .. (settings.capPerItem == 0 and 'none' or settings.capPerItem)
+  end
+end
+
+-- shard_sync: a cap put on or taken off drops the shard's data (caps_planned).
+local function caps_differ(cfg_key, settings)
+  local stored = tonumber(redis.call('HGET', cfg_key, 'capPerItem') or '0')
+  return (stored == 0) ~= ((settings.capPerItem or 0) == 0)
+end
+
+local function caps_stored(cfg_key, settings)
+  local cap = settings.capPerItem or 0
+  if cap > 0 then redis.call('HSET', cfg_key, 'capPerItem', cap) else redis.call('HDEL', cfg_key, 'capPerItem') end
+end
+
+local function drop_held(base)
+  redis.call('UNLINK', base .. 'held')
+end
+
+hooks.register('call_began', forget_memo)
+hooks.register('actor_amount', actor_amount)
+hooks.register('actor_weighs', actor_weighs)
+hooks.register('actor_moved', actor_moved)
+hooks.register('window_dropped', drop_held)
+hooks.register('config_planned', caps_planned)
+hooks.register('config_differs', caps_differ)
+hooks.register('config_stored', caps_stored)
+
+actor_caps.reweighted = reweighted
+actor_caps.set_weight = set_weight
+actor_caps.weight_of = weight_of

@@ -1,0 +1,270 @@
+import fc from 'fast-check';
+import { AppConfig, validateConfig } from '../../src/common/config';
+import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
+import { FakeClock } from '../../harness/clock';
+import { moveClock } from '../support/ranking-ops';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { ActorCapsModel, ModelEntry } from '../support/actor-caps-model';
+
+const WINDOWS = [
+  { name: 'short', periodSec: 30, intervalSec: 10 },
+  { name: 'long', periodSec: 120, intervalSec: 40 },
+];
+const VIEWS = [{ name: 'people', mode: 'unique', window: 'long' }];
+const ITEMS = ['a', 'b', 'é'];
+const ACTORS = ['ann', 'bob', 'd:e'];
+const SEGMENTS = ['en', 'fr'];
+const PASS = { leaseMs: 30_000, claimBatch: 100 };
+
+type Op =
+  | { kind: 'inc'; entry: ModelEntry; retried: boolean }
+  | { kind: 'together'; entries: ModelEntry[] }
+  | { kind: 'batch'; entries: ModelEntry[] }
+  | { kind: 'weigh'; actor: string; weight: number }
+  | { kind: 'retract'; target: 'actor' | 'item'; id: string }
+  | { kind: 'advance'; ms: number }
+  | { kind: 'toBoundary'; intervalSec: number; offsetMs: number }
+  | { kind: 'expire' };
+
+const entry: fc.Arbitrary<ModelEntry> = fc.record(
+  {
+    item: fc.constantFrom(...ITEMS),
+    amount: fc.integer({ min: -3, max: 6 }).filter((n) => n !== 0),
+    actor: fc.constantFrom(...ACTORS),
+    segments: fc.subarray(SEGMENTS, { minLength: 1 }),
+  },
+  { requiredKeys: ['item', 'amount'] },
+);
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('inc' as const), entry, retried: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('together' as const),
+      // Requests in flight together have no order: positive amounts, whose capped sum is the same in any.
+      entries: fc.array(
+        entry.map((e) => ({ ...e, amount: Math.abs(e.amount) })),
+        { minLength: 2, maxLength: 4 },
+      ),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('batch' as const),
+      entries: fc.array(entry, { minLength: 1, maxLength: 5 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('weigh' as const),
+      actor: fc.constantFrom(...ACTORS),
+      weight: fc.constantFrom(0, 1, 2, 3),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.record({
+        kind: fc.constant('retract' as const),
+        target: fc.constant('actor' as const),
+        id: fc.constantFrom(...ACTORS),
+      }),
+      fc.record({
+        kind: fc.constant('retract' as const),
+        target: fc.constant('item' as const),
+        id: fc.constantFrom(...ITEMS),
+      }),
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 50_000 }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('toBoundary' as const),
+      intervalSec: fc.constantFrom(10, 40),
+      offsetMs: fc.constantFrom(-1, 0, 1),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'expire' as const }) },
+);
+
+describe.each(TOPOLOGIES)(
+  'actor weights and caps against a model keeping every contribution (property, %s)',
+  (topology) => {
+    const clock = new FakeClock(0);
+    const commands = new WriteCommands(clock);
+    let redis: TestRedis;
+    let redisService: RedisService;
+    let config: AppConfig;
+    let graph: RankingGraph;
+    let board = 0;
+    let keyed = 0;
+    const seen = { capped: 0, reweighted: 0 };
+
+    beforeAll(async () => {
+      redis = await startTestRedis(topology);
+      // A tiny chunk: expiry of a slot (and of its contributions) often takes several calls.
+      config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '2' });
+      redisService = new RedisService(RedisSettings.from(config), clock);
+      await redisService.waitUntilReady(10_000);
+      graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+    });
+
+    afterAll(async () => {
+      await graph.actorWeights.onApplicationShutdown();
+      await graph.retractions.onApplicationShutdown();
+      await redisService.onApplicationShutdown();
+      await redis.stop();
+      // Not vacuous: caps cut contributions, and re-weightings counted live events again.
+      expect(seen.capped).toBeGreaterThan(0);
+      expect(seen.reweighted).toBeGreaterThan(0);
+    });
+
+    it.each([
+      [1, 4],
+      [3, 5],
+      [1, undefined],
+    ])(
+      'every window, unique view and segment reads as the model, under retries, coalescing, retraction, expiry and re-weighting (%i shards, cap %s)',
+      async (shards, cap) => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+            fc.array(op, { minLength: 1, maxLength: 25 }),
+            async (startMs, ops) => {
+              const name = `c${board++}`;
+              clock.setMs(startMs);
+              const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
+              await graph.ranking.putBoard({
+                name,
+                windows,
+                shards,
+                views: VIEWS,
+                segmentsMax: SEGMENTS.length,
+                actors: true,
+                capPerItem: cap ?? 0,
+              });
+              const model = new ActorCapsModel(WINDOWS, cap);
+              for (const step of ops) {
+                await apply(name, model, step);
+                await compare(name, model, cap);
+              }
+              await graph.ranking.deleteBoard(name);
+            },
+          ),
+          { numRuns: 20 },
+        );
+      },
+    );
+
+    it.each([1, 3])(
+      'a re-weighted actor reads as having written with that weight from the start (%i shards)',
+      async (shards) => {
+        const writes = op.filter((step) =>
+          ['inc', 'together', 'batch', 'advance', 'toBoundary', 'expire'].includes(step.kind),
+        );
+        await fc.assert(
+          fc.asyncProperty(
+            fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+            fc.array(writes, { minLength: 1, maxLength: 20 }),
+            fc.nat(),
+            fc.constantFrom(...ACTORS),
+            fc.constantFrom(0, 2, 5),
+            async (startMs, ops, at, actor, weight) => {
+              clock.setMs(startMs);
+              const [late, early] = [`r${board++}`, `r${board++}`];
+              for (const name of [late, early]) {
+                const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
+                await graph.ranking.putBoard({ name, windows, shards, views: VIEWS, segmentsMax: 2, actors: true });
+              }
+              await graph.actorWeights.put(early, actor, weight);
+              const model = new ActorCapsModel(WINDOWS, undefined);
+              for (const [i, step] of ops.entries()) {
+                if (i === at % ops.length) {
+                  await graph.actorWeights.put(late, actor, weight);
+                  await graph.actorWeights.settled(late, actor);
+                }
+                // A clock step or an expiry pass once, for both boards; a write to each.
+                const boards = ['inc', 'together', 'batch'].includes(step.kind) ? [late, early] : [late];
+                for (const name of boards) await apply(name, model, step);
+              }
+              await graph.actorWeights.settled(late, actor);
+              for (const segment of [undefined, ...SEGMENTS]) {
+                for (const source of [...WINDOWS.map((w) => w.name), 'people']) {
+                  const [a, b] = await Promise.all(
+                    [late, early].map((name) => graph.ranking.top(name, source, 0, 1000, { segment })),
+                  );
+                  expect({ source, segment, rows: a.items }).toEqual({ source, segment, rows: b.items });
+                }
+              }
+              await Promise.all([late, early].map((name) => graph.ranking.deleteBoard(name)));
+            },
+          ),
+          { numRuns: 15 },
+        );
+      },
+    );
+
+    async function apply(name: string, model: ActorCapsModel, step: Op): Promise<void> {
+      const nowMs = clock.nowMs();
+      if (step.kind === 'inc') {
+        const idemKey = `k${keyed++}`;
+        const command = () => commands.increment({ board: name, ...step.entry }, { idemKey });
+        await graph.ranking.increment(command());
+        // A retry of the same request (same key): a replay, counted once.
+        if (step.retried) await graph.ranking.increment(command());
+        model.write(nowMs, [step.entry]);
+      } else if (step.kind === 'together') {
+        // Started in one turn: one shard's requests share a call.
+        await Promise.all(step.entries.map((e) => graph.ranking.increment(commands.increment({ board: name, ...e }))));
+        model.write(nowMs, step.entries);
+      } else if (step.kind === 'batch') {
+        await graph.ranking.incrementBatch(commands.batch({ board: name, entries: step.entries }));
+        model.write(nowMs, step.entries);
+      } else if (step.kind === 'weigh') {
+        const events = model.reweight(nowMs, step.actor, step.weight, 'long');
+        await graph.actorWeights.put(name, step.actor, step.weight);
+        await graph.actorWeights.settled(name, step.actor);
+        const done = await graph.actorWeights.get(name, step.actor);
+        expect(done).toEqual({ actor: step.actor, weight: step.weight, state: 'done', events: expect.any(Number) });
+        seen.reweighted += events;
+      } else if (step.kind === 'retract') {
+        const expected = model.retract(nowMs, step.target, step.id, 'long');
+        const started = (await graph.retractions.start(name, { kind: step.target, id: step.id })).body;
+        await graph.retractions.settled(name, started.id);
+        expect(await graph.retractions.get(name, started.id)).toMatchObject({ state: 'done', ...expected });
+      } else if (step.kind === 'expire') await graph.ranking.expireDue(PASS);
+      else moveClock(clock, step);
+    }
+
+    async function compare(name: string, model: ActorCapsModel, cap: number | undefined): Promise<void> {
+      const nowMs = clock.nowMs();
+      for (const segment of [undefined, ...SEGMENTS]) {
+        for (const source of [...WINDOWS.map((w) => w.name), 'people']) {
+          const top = await graph.ranking.top(name, source, 0, 1000, { segment });
+          const rows =
+            source === 'people' ? model.listing('long', nowMs, segment, true) : model.listing(source, nowMs, segment);
+          expect({ source, segment, rows: top.items.map(({ rank, item, score }) => ({ rank, item, score })) }).toEqual({
+            source,
+            segment,
+            rows,
+          });
+        }
+      }
+      if (cap !== undefined) {
+        const most = model.mostHeld(nowMs);
+        expect(most).toBeLessThanOrEqual(cap);
+        if (most === cap) seen.capped++;
+      }
+    }
+  },
+);
