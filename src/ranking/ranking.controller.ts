@@ -167,6 +167,7 @@ export class RankingController {
         createdAtSec: body.createdAt,
         segments: body.segments,
         actor: body.actor,
+        group: body.group,
       },
       this.quotas.sentWith(request),
     );
@@ -195,6 +196,7 @@ export class RankingController {
       createdAt: entry.createdAt,
       segments: entry.segments,
       actor: entry.actor,
+      group: entry.group,
     }));
     const command = this.commands.batch({ board: params.board, entries }, this.quotas.sentWith(request));
     return answer(reply, await this.ranking.incrementBatch(command));

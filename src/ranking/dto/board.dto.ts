@@ -47,6 +47,7 @@ import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesProperty, TiesViewProperty } from '../options/ties/ties.option';
 import { OrderProperty, OrderViewProperty, ScoreOrder } from '../options/order/order.option';
+import { GroupsProperty, GroupsViewProperty } from '../options/groups/groups.option';
 
 /** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
 const OptionalNested = (type: new () => object, description: string, notObject: string) =>
@@ -291,6 +292,9 @@ export class PutBoardDto {
   @IsOptionalNotNull()
   @IsBoolean({ message: 'actors must be true or false' })
   actors?: boolean;
+
+  @GroupsProperty()
+  groups?: boolean;
 }
 
 export class PutBoardQuery {
@@ -351,6 +355,8 @@ export class BoardViewDto {
   segments?: SegmentsDto;
   @ApiPropertyOptional({ enum: [true], description: 'Present when events may name an actor' })
   actors?: boolean;
+  @GroupsViewProperty()
+  groups?: boolean;
 }
 
 export class BoardListDto {

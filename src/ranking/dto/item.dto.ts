@@ -26,6 +26,7 @@ import {
 } from '../core/ranking.limits';
 import { SEGMENTS_FIELD, SegmentQueryProperty, SegmentsProperty } from './segment.dto';
 import { ACTOR_FIELD, ActorProperty, withActor } from './actor.dto';
+import { GROUP_FIELD, GroupProperty } from '../options/groups/groups.option';
 import { VIEW_MODES } from '../core/trending-math';
 
 /** Rank in the window's latest snapshot. */
@@ -78,7 +79,9 @@ export class LikeParams extends ItemParams {
   userId!: string;
 }
 
-@CompiledValidation(withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD }))
+@CompiledValidation(
+  withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD, group: GROUP_FIELD }),
+)
 export class IncrementDto {
   @AmountProperty()
   amount?: number;
@@ -92,6 +95,7 @@ export class IncrementDto {
   @SegmentsProperty()
   segments?: string[];
   @ActorProperty() actor?: string;
+  @GroupProperty() group?: string;
 }
 
 export class BatchEntryDto {
@@ -115,6 +119,7 @@ export class BatchEntryDto {
   @SegmentsProperty()
   segments?: string[];
   @ActorProperty() actor?: string;
+  @GroupProperty() group?: string;
 }
 
 /** The entries of a batch: the type first, then their count, then each entry. */
@@ -143,6 +148,7 @@ const BatchEntries = () =>
       createdAt: AT_FIELD,
       segments: SEGMENTS_FIELD,
       actor: ACTOR_FIELD,
+      group: GROUP_FIELD,
     },
   },
 })

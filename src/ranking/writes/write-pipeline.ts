@@ -39,6 +39,7 @@ import {
   growthError,
 } from './write-rules';
 import { checkActor } from '../core/actor-rules';
+import { checkGroup } from '../options/groups/groups.option';
 import type { LedgerEntry } from './writes.functions';
 import { WritesStore } from './writes.store';
 
@@ -308,6 +309,7 @@ class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritt
     checkCreatedAt('createdAt', command.createdAtSec, nowMs);
     checkSegments('segments', command.segments, board);
     checkActor('actor', command.actor, board);
+    checkGroup('group', command.group, board.config);
     return problem;
   }
 
