@@ -4,6 +4,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
 import { callerOf } from '../edge/caller';
+import { InvalidInputError } from '../common/errors';
+import { FiltersService } from './filters/filters.service';
+import { GROUPS_MESSAGES } from './options/groups/groups.limits';
 import { entriesOfBatch, RateCost } from '../governance/rate-cost';
 import { answer } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
@@ -63,6 +66,7 @@ export class RankingController {
     private readonly commands: WriteCommands,
     private readonly itemData: ItemDataService,
     private readonly readBudget: RateLimitGuard,
+    private readonly filters: FiltersService,
   ) {}
 
   @Put('admin/boards/:board')
@@ -247,7 +251,12 @@ export class RankingController {
     400,
     `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
   )
-  async top(@Param() params: BoardParams, @Query() query: TopDataQuery): Promise<TopResultDto> {
+  async top(
+    @Param() params: BoardParams,
+    @Query() query: TopDataQuery,
+    @Req() request: FastifyRequest,
+  ): Promise<TopResultDto> {
+    if (query.perGroup !== undefined) return this.topPerGroup(params.board, query, callerOf(request).client);
     const page = await this.ranking.top(
       params.board,
       query.window,
@@ -258,7 +267,25 @@ export class RankingController {
         segment: query.segment,
       },
     );
-    return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
+    const items = await this.filters.attach(params.board, page.items);
+    return { ...page, items: await this.itemData.attach(params.board, items, query.data) };
+  }
+
+  /** GET top with ?perGroup: a filtered read (FiltersService); rows keep their board rank. */
+  private async topPerGroup(board: string, query: TopDataQuery, client: string): Promise<TopResultDto> {
+    if (query.span !== undefined) throw new InvalidInputError(GROUPS_MESSAGES.unsupported('span'));
+    const page = await this.filters.read({
+      board,
+      window: query.window,
+      segment: query.segment,
+      offset: query.offset ?? 0,
+      limit: query.limit ?? DEFAULT_TOP_ITEMS,
+      perGroup: query.perGroup,
+      // The route's guard already counted one read.
+      admit: (calls) => this.readBudget.chargeReads(client, calls),
+    });
+    const items = page.items.map((row) => ({ ...row, previousRank: null }));
+    return { ...page, items: await this.itemData.attach(board, items, query.data) };
   }
 
   @Get('boards/:board/items/:item')
@@ -269,7 +296,8 @@ export class RankingController {
       span: query.span,
       segment: query.segment,
     });
-    const [withData] = await this.itemData.attach(params.board, [standing], query.data);
+    const [withGroup] = await this.filters.attach(params.board, [standing]);
+    const [withData] = await this.itemData.attach(params.board, [withGroup], query.data);
     return withData;
   }
 
@@ -291,7 +319,8 @@ export class RankingController {
         segment: query.segment,
       },
     );
-    return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };
+    const items = await this.filters.attach(params.board, rows.items);
+    return { ...rows, items: await this.itemData.attach(params.board, items, query.data) };
   }
 
   @Get('boards/:board/history')

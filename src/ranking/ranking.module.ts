@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FiltersController } from './filters/filters.controller';
 import { ItemDataController } from './items/item-data.controller';
 import { LookupController } from './lookup/lookup.controller';
 import { RankingController } from './ranking.controller';
@@ -17,6 +18,7 @@ import { StandingController } from './standing/standing.controller';
     ItemDataController,
     ScoresController,
     RetractionController,
+    FiltersController,
   ],
   exports: [RankingCoreModule],
 })

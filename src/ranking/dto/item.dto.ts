@@ -291,6 +291,8 @@ const DataProperty = () =>
 export class RankedItemDto extends ListedItemDto {
   @PreviousRankProperty() previousRank!: number | null;
   @DataProperty() data?: object | null;
+  @ApiPropertyOptional({ description: 'The item\'s group, on a board with "groups": true (absent: none)' })
+  group?: string;
 }
 
 export class WindowFiguresDto {
@@ -313,6 +315,11 @@ export class WindowFiguresDto {
 export class TopResultDto extends WindowFiguresDto {
   @ApiProperty({ type: [RankedItemDto], description: 'Highest score first; ties in descending byte order of item id' })
   items!: RankedItemDto[];
+  @ApiPropertyOptional({
+    description:
+      'With perGroup or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head); the rows listed are exact',
+  })
+  truncated?: boolean;
 }
 
 export class AroundResultDto extends TopResultDto {
@@ -321,6 +328,8 @@ export class AroundResultDto extends TopResultDto {
 
 export class ItemResultDto extends WindowFiguresDto {
   @ApiProperty() item!: string;
+  @ApiPropertyOptional({ description: 'The item\'s group, on a board with "groups": true (absent: none)' })
+  group?: string;
   @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
   @ApiPropertyOptional() observed?: number;
   @ApiPropertyOptional() expected?: number;

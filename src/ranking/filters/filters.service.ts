@@ -26,6 +26,8 @@ export interface FilteredRead {
   perGroup?: number;
   excludeItems?: string[];
   excludeGroups?: string[];
+  /** Told the calls of each round past the route's first read (it may refuse: the read budget). */
+  admit?: (calls: number) => void;
 }
 
 /** A filtered page: rows with their board rank and group; `truncated` when the scan bound stopped it short. */
@@ -86,6 +88,8 @@ export class FiltersService {
     let draining = false;
     for (let call = 1; call <= GROUP_PAGE_CALLS; call++) {
       const seen = Object.fromEntries(counts);
+      const open = scans.filter((scan) => !scan.ended).length;
+      ask.admit?.(call === 1 ? open - 1 : open);
       const replies = await Promise.all(
         scans.map((scan, i) =>
           scan.ended
