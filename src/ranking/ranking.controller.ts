@@ -4,9 +4,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
 import { callerOf } from '../edge/caller';
-import { InvalidInputError } from '../common/errors';
-import { FiltersService } from './filters/filters.service';
-import { GROUPS_MESSAGES } from './options/groups/groups.limits';
 import { entriesOfBatch, RateCost } from '../governance/rate-cost';
 import { answer } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
@@ -66,7 +63,6 @@ export class RankingController {
     private readonly commands: WriteCommands,
     private readonly itemData: ItemDataService,
     private readonly readBudget: RateLimitGuard,
-    private readonly filters: FiltersService,
   ) {}
 
   @Put('admin/boards/:board')
@@ -256,36 +252,18 @@ export class RankingController {
     @Query() query: TopDataQuery,
     @Req() request: FastifyRequest,
   ): Promise<TopResultDto> {
-    if (query.perGroup !== undefined) return this.topPerGroup(params.board, query, callerOf(request).client);
+    if (query.perGroup !== undefined) {
+      const admit = (calls: number) => this.readBudget.chargeReads(callerOf(request).client, calls);
+      return topPerGroup(this.ranking, this.itemData, { board: params.board, query, admit });
+    }
     const page = await this.ranking.top(
       params.board,
       query.window,
       query.offset ?? 0,
       query.limit ?? DEFAULT_TOP_ITEMS,
-      {
-        span: query.span,
-        segment: query.segment,
-      },
+      { span: query.span, segment: query.segment },
     );
-    const items = await this.filters.attach(params.board, page.items);
-    return { ...page, items: await this.itemData.attach(params.board, items, query.data) };
-  }
-
-  /** GET top with ?perGroup: a filtered read (FiltersService); rows keep their board rank. */
-  private async topPerGroup(board: string, query: TopDataQuery, client: string): Promise<TopResultDto> {
-    if (query.span !== undefined) throw new InvalidInputError(GROUPS_MESSAGES.unsupported('span'));
-    const page = await this.filters.read({
-      board,
-      window: query.window,
-      segment: query.segment,
-      offset: query.offset ?? 0,
-      limit: query.limit ?? DEFAULT_TOP_ITEMS,
-      perGroup: query.perGroup,
-      // The route's guard already counted one read.
-      admit: (calls) => this.readBudget.chargeReads(client, calls),
-    });
-    const items = page.items.map((row) => ({ ...row, previousRank: null }));
-    return { ...page, items: await this.itemData.attach(board, items, query.data) };
+    return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
   }
 
   @Get('boards/:board/items/:item')
@@ -296,8 +274,7 @@ export class RankingController {
       span: query.span,
       segment: query.segment,
     });
-    const [withGroup] = await this.filters.attach(params.board, [standing]);
-    const [withData] = await this.itemData.attach(params.board, [withGroup], query.data);
+    const [withData] = await this.itemData.attach(params.board, [standing], query.data);
     return withData;
   }
 
@@ -314,13 +291,9 @@ export class RankingController {
       query.window,
       params.item,
       query.radius ?? DEFAULT_RADIUS_ITEMS,
-      {
-        span: query.span,
-        segment: query.segment,
-      },
+      { span: query.span, segment: query.segment },
     );
-    const items = await this.filters.attach(params.board, rows.items);
-    return { ...rows, items: await this.itemData.attach(params.board, items, query.data) };
+    return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };
   }
 
   @Get('boards/:board/history')
@@ -380,4 +353,15 @@ export class RankingController {
       { perPeriod: query.items },
     );
   }
+}
+
+/** GET top with ?perGroup (the groups option): a filtered read, rows keep their board rank. */
+async function topPerGroup(
+  ranking: RankingService,
+  itemData: ItemDataService,
+  read: { board: string; query: TopDataQuery; admit: (calls: number) => void },
+): Promise<TopResultDto> {
+  const { board, query, admit } = read;
+  const page = await ranking.topPerGroup(board, { ...query, limit: query.limit ?? DEFAULT_TOP_ITEMS }, admit);
+  return { ...page, items: await itemData.attach(board, page.items, query.data) };
 }

@@ -26,7 +26,7 @@ import {
 } from '../core/ranking.limits';
 import { SEGMENTS_FIELD, SegmentQueryProperty, SegmentsProperty } from './segment.dto';
 import { ACTOR_FIELD, ActorProperty, withActor } from './actor.dto';
-import { GROUP_FIELD, GroupProperty } from '../options/groups/groups.option';
+import { DataProperty, GROUP_FIELD, GroupProperty, RowGroupProperty, TruncatedProperty } from './row-fields';
 import { VIEW_MODES } from '../core/trending-math';
 
 /** Rank in the window's latest snapshot. */
@@ -279,20 +279,10 @@ export class ListedItemDto extends RisingFiguresDto {
   @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
 }
 
-/** With ?data=true: the item's data (PUT /boards/:board/items/:item/data). */
-const DataProperty = () =>
-  ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    nullable: true,
-    description: "With ?data=true: the item's data (null: none)",
-  });
-
 export class RankedItemDto extends ListedItemDto {
   @PreviousRankProperty() previousRank!: number | null;
   @DataProperty() data?: object | null;
-  @ApiPropertyOptional({ description: 'The item\'s group, on a board with "groups": true (absent: none)' })
-  group?: string;
+  @RowGroupProperty() group?: string;
 }
 
 export class WindowFiguresDto {
@@ -315,11 +305,7 @@ export class WindowFiguresDto {
 export class TopResultDto extends WindowFiguresDto {
   @ApiProperty({ type: [RankedItemDto], description: 'Highest score first; ties in descending byte order of item id' })
   items!: RankedItemDto[];
-  @ApiPropertyOptional({
-    description:
-      'With perGroup or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head); the rows listed are exact',
-  })
-  truncated?: boolean;
+  @TruncatedProperty() truncated?: boolean;
 }
 
 export class AroundResultDto extends TopResultDto {
@@ -328,8 +314,7 @@ export class AroundResultDto extends TopResultDto {
 
 export class ItemResultDto extends WindowFiguresDto {
   @ApiProperty() item!: string;
-  @ApiPropertyOptional({ description: 'The item\'s group, on a board with "groups": true (absent: none)' })
-  group?: string;
+  @RowGroupProperty() group?: string;
   @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
   @ApiPropertyOptional() observed?: number;
   @ApiPropertyOptional() expected?: number;

@@ -36,10 +36,18 @@ export function absorb(scan: ShardScan, reply: GroupPageReply): void {
  * at most `perGroup` of a group (`counts`, updated), until `accepted` holds `depth` rows. A row a shard
  * may still precede stays pending for the next round.
  */
-export function place(scans: ShardScan[], accepted: GroupRow[], counts: Map<string, number>, ask: FilterAsk, ascending: boolean): void {
+export function place(
+  scans: ShardScan[],
+  accepted: GroupRow[],
+  counts: Map<string, number>,
+  ask: FilterAsk,
+  ascending: boolean,
+): void {
   const order = boardOrder(ascending);
   const open = scans.filter((scan) => !scan.ended);
-  const candidates = scans.flatMap((scan) => scan.pending.map((row) => ({ row, scan }))).sort((a, b) => order(a.row, b.row));
+  const candidates = scans
+    .flatMap((scan) => scan.pending.map((row) => ({ row, scan })))
+    .sort((a, b) => order(a.row, b.row));
   for (const { row, scan } of candidates) {
     if (accepted.length >= ask.depth) return;
     if (open.some((other) => other !== scan && (other.last === undefined || order(row, other.last) > 0))) return;

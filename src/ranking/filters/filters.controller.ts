@@ -32,9 +32,16 @@ export class FiltersController {
     description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group. ${FILTERED_READ_NOTE} span and minActors are not supported yet (400 INVALID_INPUT naming them), nor views (400).`,
   })
   @ApiResponse({ status: 200, type: TopResultDto })
-  @ErrorResponse(400, 'INVALID_INPUT: a bad body, span or minActors, a view, perGroup or exclude.groups on a board without groups')
+  @ErrorResponse(
+    400,
+    'INVALID_INPUT: a bad body, span or minActors, a view, perGroup or exclude.groups on a board without groups',
+  )
   @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
-  async query(@Param() params: BoardParams, @Body() body: QueryDto, @Req() request: FastifyRequest): Promise<FilteredPage> {
+  async query(
+    @Param() params: BoardParams,
+    @Body() body: QueryDto,
+    @Req() request: FastifyRequest,
+  ): Promise<FilteredPage> {
     if (body.span !== undefined) throw new InvalidInputError(M.unsupported('span'));
     if (body.minActors !== undefined) throw new InvalidInputError(M.unsupported('minActors'));
     const client = callerOf(request).client;

@@ -74,7 +74,14 @@ export const FILTERS_FUNCTIONS = {
       const skipped = Array.from({ length: skippedReply.length }, (_, i) => skippedReply.number(i));
       const lastItem = reply.string('last');
       const last = lastItem === '' ? undefined : { item: lastItem, score: reply.number('last_score') };
-      return { draining: reply.flag('draining'), rows, skipped, next: reply.int('next'), ended: reply.flag('ended'), last };
+      return {
+        draining: reply.flag('draining'),
+        rows,
+        skipped,
+        next: reply.int('next'),
+        ended: reply.flag('ended'),
+        last,
+      };
     },
   }),
 

@@ -60,6 +60,21 @@ export class FiltersService {
     );
   }
 
+  /**
+   * GET top with ?perGroup (span: 400): its rows carry previousRank null. The route's guard counted
+   * one read; `admit` is told the calls past it.
+   */
+  async topPerGroup(
+    board: string,
+    query: { window?: string; segment?: string; span?: string; offset?: number; limit: number; perGroup?: number },
+    admit: (calls: number) => void,
+  ): Promise<Omit<FilteredPage, 'items'> & { items: Array<FilteredPage['items'][number] & { previousRank: null }> }> {
+    if (query.span !== undefined) throw new InvalidInputError(M.unsupported('span'));
+    const { window, segment, limit, perGroup } = query;
+    const page = await this.read({ board, window, segment, offset: query.offset ?? 0, limit, perGroup, admit });
+    return { ...page, items: page.items.map((row) => ({ ...row, previousRank: null })) };
+  }
+
   /** `rows` each with its item's group (absent: none) on a groups board; as they are elsewhere. */
   async attach<Row extends { item: string }>(name: string, rows: Row[]): Promise<Array<Row & { group?: string }>> {
     if (rows.length === 0) return rows;
@@ -75,34 +90,46 @@ export class FiltersService {
     return rows.map((row) => (found.has(row.item) ? { ...row, group: found.get(row.item) } : row));
   }
 
-  private async page(board: PreparedBoard, window: WindowConfig, nowMs: number, ask: FilteredRead): Promise<FilteredPage> {
+  private async page(
+    board: PreparedBoard,
+    window: WindowConfig,
+    nowMs: number,
+    ask: FilteredRead,
+  ): Promise<FilteredPage> {
     if (ask.perGroup !== undefined && board.config.groups !== true)
       throw new InvalidInputError(M.perGroupNeedsGroups(board.config.name));
     if (board.config.ties === 'first') throw new InvalidInputError(M.strictTies(board.config.name));
     const depth = ask.offset + ask.limit;
-    const filter = { depth, perGroup: ask.perGroup ?? 0 };
-    const ascending = ascendingScores(board.config);
     const scans: ShardScan[] = board.shards.map(newScan);
     const accepted: GroupRow[] = [];
+    const draining = await this.scanRounds({ board, window, nowMs }, scans, accepted, ask);
+    const truncated = accepted.length < depth && scans.some((scan) => !scan.ended || scan.pending.length > 0);
+    const rows = ranked(accepted, scans, ascendingScores(board.config)).slice(ask.offset);
+    return { ...figures(board.config.name, window, nowMs, draining), items: rows.map(rowAnswer), truncated };
+  }
+
+  /** Scans the shards in rounds until `accepted` holds the page or the call bound is reached; answers draining. */
+  private async scanRounds(
+    read: { board: PreparedBoard; window: WindowConfig; nowMs: number },
+    scans: ShardScan[],
+    accepted: GroupRow[],
+    ask: FilteredRead,
+  ): Promise<boolean> {
+    const { board } = read;
+    const depth = ask.offset + ask.limit;
+    const filter = { depth, perGroup: ask.perGroup ?? 0 };
+    const ascending = ascendingScores(board.config);
     const counts = new Map<string, number>();
     let draining = false;
     for (let call = 1; call <= GROUP_PAGE_CALLS; call++) {
       const seen = Object.fromEntries(counts);
       const open = scans.filter((scan) => !scan.ended).length;
       ask.admit?.(call === 1 ? open - 1 : open);
+      const excluded = { excludeItems: ask.excludeItems ?? [], excludeGroups: ask.excludeGroups ?? [] };
+      const sent = { scan: GROUP_SCAN_ROWS, want: depth, perGroup: filter.perGroup, seen, ...excluded };
       const replies = await Promise.all(
         scans.map((scan, i) =>
-          scan.ended
-            ? undefined
-            : this.store.scan({ board, window, nowMs }, board.shards[i], {
-                start: scan.start,
-                scan: GROUP_SCAN_ROWS,
-                want: depth,
-                perGroup: filter.perGroup,
-                seen,
-                excludeItems: ask.excludeItems ?? [],
-                excludeGroups: ask.excludeGroups ?? [],
-              }),
+          scan.ended ? undefined : this.store.scan(read, board.shards[i], { start: scan.start, ...sent }),
         ),
       );
       replies.forEach((reply, i) => {
@@ -113,9 +140,7 @@ export class FiltersService {
       place(scans, accepted, counts, filter, ascending);
       if (accepted.length >= depth || scans.every((scan) => scan.ended)) break;
     }
-    const truncated = accepted.length < depth && scans.some((scan) => !scan.ended || scan.pending.length > 0);
-    const rows = ranked(accepted, scans, ascending).slice(ask.offset);
-    return { ...figures(board.config.name, window, nowMs, draining), items: rows.map(rowAnswer), truncated };
+    return draining;
   }
 }
 

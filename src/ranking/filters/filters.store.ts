@@ -31,7 +31,11 @@ export class FiltersStore {
   }
 
   /** One group_page call on `shard`. */
-  scan(read: { board: PreparedBoard; window: WindowConfig; nowMs: number }, shard: ShardKeys, ask: ScanAsk): Promise<GroupPageReply> {
+  scan(
+    read: { board: PreparedBoard; window: WindowConfig; nowMs: number },
+    shard: ShardKeys,
+    ask: ScanAsk,
+  ): Promise<GroupPageReply> {
     this.admit();
     const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window, ...ask };
     return guard(this.functions.call(this.fns.groupPage, call));

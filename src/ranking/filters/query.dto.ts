@@ -37,13 +37,16 @@ export class QueryDto {
   @OptionalNameProperty("Window name (default: the board's first window; a view is a 400)", '24h')
   window?: string;
 
-  @OptionalNameProperty('Read the window as this segment\'s', 'en')
+  @OptionalNameProperty("Read the window as this segment's", 'en')
   segment?: string;
 
   @ApiPropertyOptional({ description: 'Not supported yet: 400 INVALID_INPUT naming it' })
   span?: unknown;
 
-  @OptionalIntProperty(PAGE_LIMIT_ITEMS, { default: 100, description: `Rows (offset + limit at most ${FILTERED_DEPTH_ITEMS})` })
+  @OptionalIntProperty(PAGE_LIMIT_ITEMS, {
+    default: 100,
+    description: `Rows (offset + limit at most ${FILTERED_DEPTH_ITEMS})`,
+  })
   limit?: number;
 
   @OptionalIntProperty(PAGE_OFFSET_ITEMS, { description: 'Rows of the filtered listing skipped' })

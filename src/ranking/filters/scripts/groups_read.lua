@@ -7,6 +7,6 @@
 local function groups_read(keys, args)
   call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local _, arg = reader.read_call(args, CALLS.groups_read)
+  local header, arg = reader.read_call(args, CALLS.groups_read)
   return reader.answer(CALLS.groups_read, { groups = groups.groups_of(cfg_key, cjson.decode(arg.items)) })
 end

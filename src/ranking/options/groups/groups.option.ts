@@ -29,13 +29,24 @@ export const GroupsProperty = () =>
     IsOptionalNotNull(),
     ApiPropertyOptional({
       description:
-        'Lets increments and batch entries name a `group` (an author, channel or domain): the latest one names the item\'s group, rows carry it, and `?perGroup=` / POST .../query filter by it. Omitted: the current setting (off for a new board). Turning it off forgets every group',
+        "Lets increments and batch entries name a `group` (an author, channel or domain): the latest one names the item's group, rows carry it, and `?perGroup=` / POST .../query filter by it. Omitted: the current setting (off for a new board). Turning it off forgets every group",
     }),
   );
 
 /** The board view's `groups` field (present when on). */
 export const GroupsViewProperty = () =>
   ApiPropertyOptional({ enum: [true], description: 'Present when writes may name an item group' });
+
+/** A row's `group` (absent: none). */
+export const RowGroupProperty = () =>
+  ApiPropertyOptional({ description: 'The item\'s group, on a board with "groups": true (absent: none)' });
+
+/** A filtered page's `truncated` flag. */
+export const TruncatedProperty = () =>
+  ApiPropertyOptional({
+    description:
+      'With perGroup or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head); the rows listed are exact',
+  });
 
 /** A write's optional group: the compiled check's rule. */
 export const GROUP_FIELD: FieldRule = optional(ID_FIELD);
