@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsObject, ValidateNested } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsObject, ValidateNested } from 'class-validator';
 import { IsId, IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty } from '../../common/dto';
 import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
 import { ID_RULE } from '../../common/names';
@@ -40,6 +40,7 @@ export class QueryDto {
   @OptionalNameProperty("Read the window as this segment's", 'en')
   segment?: string;
 
+  @Allow()
   @ApiPropertyOptional({ description: 'Not supported yet: 400 INVALID_INPUT naming it' })
   span?: unknown;
 
@@ -55,6 +56,7 @@ export class QueryDto {
   @OptionalIntProperty(PER_GROUP_ITEMS, { description: 'At most this many rows of one group' })
   perGroup?: number;
 
+  @Allow()
   @ApiPropertyOptional({ description: 'Not supported yet: 400 INVALID_INPUT naming it' })
   minActors?: unknown;
 
