@@ -16,7 +16,7 @@ const WINDOWS = [
   { name: 'w1', periodSec: 60, intervalSec: 20 },
   { name: 'w2', periodSec: 90, intervalSec: 30 },
 ];
-const ITEMS = ['a', 'b', 'c', 'd', 'é', 'a b/c', 'f', 'g'];
+const ITEMS = ['a', 'b', 'c', 'é', 'a b/c'];
 const GROUPS = ['x', 'y', 'z'];
 
 type Step =
@@ -27,7 +27,7 @@ type Step =
 const entry = fc.record({
   item: fc.constantFrom(...ITEMS),
   // Few values, some negative: ties, and items taken to exactly 0 (they leave, their group with them).
-  amount: fc.constantFrom(-2, -1, 1, 2, 3),
+  amount: fc.constantFrom(-1, -1, 1, 2),
   group: fc.option(fc.constantFrom(...GROUPS), { nil: undefined }),
 });
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -105,7 +105,7 @@ describe.each(CASES)('groups against a brute-force model (property, %s, %i shard
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
-        fc.array(step, { minLength: 1, maxLength: 16 }),
+        fc.array(step, { minLength: 1, maxLength: 24 }),
         async (startMs, steps) => {
           const name = `gp${board++}`;
           clock.setMs(startMs);
@@ -120,7 +120,20 @@ describe.each(CASES)('groups against a brute-force model (property, %s, %i shard
           await ranking.deleteBoard(name);
         },
       ),
-      { numRuns: 10 },
+      {
+        numRuns: 20,
+        // An item taken to exactly 0 leaves with its group, and comes back without one.
+        examples: [
+          [
+            1_600_000_000_000,
+            [
+              { kind: 'add', item: 'a', amount: 2, group: 'x' },
+              { kind: 'add', item: 'a', amount: -2 },
+              { kind: 'add', item: 'a', amount: 1 },
+            ],
+          ],
+        ],
+      },
     );
     expect(groupedRows).toBeGreaterThan(20); // not vacuous
   });
