@@ -36,10 +36,9 @@ describe('the groups option', () => {
     expect(optionsView({ groups: false })).not.toHaveProperty('groups');
   });
 
-  it('weighs one unit per results place when on; its module is in every library', () => {
-    expect(groupsOption.writeCostPerPlace({ groups: true })).toBe(1);
-    expect(groupsOption.writeCostPerPlace({})).toBe(0);
-    expect(COSTLIEST_OPTIONS).toMatchObject({ groups: true });
+  it('adds no cost unit per results place (GROUPS_WRITE_COST); its module is in every library', () => {
+    expect(groupsOption.writeCostPerPlace({ groups: true })).toBe(0);
+    expect(COSTLIEST_OPTIONS).not.toHaveProperty('groups');
     expect(OPTION_LUA_MODULES.some((path) => path.endsWith('groups_lib.lua'))).toBe(true);
   });
 
