@@ -119,9 +119,9 @@ export const WRITE_ROWS: WorstRow[] = [
   },
   {
     route: 'POST /boards/{board}/items/{item}/increment',
-    worst: 'a new item naming a group on 64 shards with groups (the watched write path, one HSET)',
-    request: (_context, attempt) => post(`/boards/wc-groups/items/${fresh(attempt, 3)}/increment`, { group: 'g0' }),
-    grows: { times: 40 },
+    worst:
+      'an existing item of the head moved to another group on 64 shards with groups (the watched write path, one HSET)',
+    request: (_context, attempt) => post('/boards/wc-groups/items/i5/increment', { group: `g${1 + (attempt % 100)}` }),
   },
   {
     route: 'POST /boards/{board}/items/{item}/score',
