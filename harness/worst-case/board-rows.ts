@@ -5,6 +5,7 @@
  */
 import { AppConfig } from '../../src/common/config';
 import { MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/core/ranking.limits';
+import { EXCLUDE_GROUPS_MAX, GROUP_PAGE_CALLS, GROUP_SCAN_ROWS } from '../../src/ranking/options/groups/groups.limits';
 import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
 import { entryCost } from '../../src/ranking/writes/write-cost';
 import { BOARDS } from './boards';
@@ -118,6 +119,12 @@ export const WRITE_ROWS: WorstRow[] = [
     request: (context) => lateScores(context, LATE_SCORES_TAKEN),
   },
   {
+    route: 'POST /boards/{board}/items/{item}/increment',
+    worst:
+      'an existing item of the head moved to another group on 64 shards with groups (the watched write path, one HSET)',
+    request: (_context, attempt) => post('/boards/wc-groups/items/i5/increment', { group: `g${1 + (attempt % 100)}` }),
+  },
+  {
     route: 'POST /boards/{board}/items/{item}/score',
     worst: 'a late score on a last board of 8 windows × 1 000 slots',
     request: (context) =>
@@ -190,6 +197,30 @@ export const READ_ROWS: WorstRow[] = [
     route: 'GET /boards/{board}/top',
     worst: 'a unique view of a segment, limit 1 000',
     request: () => get('/boards/wc-shards/top?window=people&segment=s1&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `perGroup 1, limit 1 000 on 64 shards, one group holding the head: ${GROUP_PAGE_CALLS} scans of ${GROUP_SCAN_ROWS} rows per shard at most`,
+    request: () => get('/boards/wc-groups/top?window=m&perGroup=1&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'perGroup 100 (its maximum), limit 1 000 on 64 shards, one group holding the head',
+    request: () => get('/boards/wc-groups/top?window=m&perGroup=100&limit=1000'),
+  },
+  {
+    route: 'POST /boards/{board}/query',
+    worst: `1 000 excluded items (the head) and ${EXCLUDE_GROUPS_MAX} excluded groups, perGroup 1, limit 1 000 on 64 shards`,
+    request: () =>
+      post('/boards/wc-groups/query', {
+        window: 'm',
+        limit: 1000,
+        perGroup: 1,
+        exclude: {
+          items: Array.from({ length: 1000 }, (_, n) => `i${n}`),
+          groups: Array.from({ length: EXCLUDE_GROUPS_MAX }, (_, n) => `g${n + 1}`),
+        },
+      }),
   },
   {
     route: 'GET /boards/{board}/items/{item}',

@@ -123,6 +123,8 @@ export const BOARDS = {
   'wc-last': LAST_BOARD,
   'wc-cal': CALENDAR_BOARD,
   'wc-ever': EVER_BOARD,
+  /** Item groups on the most shards: one group holds the head, so filtered reads scan their deepest. */
+  'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
   /** Made, filled and reset or deleted by the admin rows (runs last). */
   'wc-gone': { ...SUM_BOARD, shards: 64 },
 } as const;

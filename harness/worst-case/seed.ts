@@ -51,6 +51,16 @@ async function seedSums(context: HarnessContext, board: BoardName): Promise<void
   }));
 }
 
+/** The head of the groups board in one group (`g0`), then one item in each of 100 more groups. */
+async function seedGroups(context: HarnessContext): Promise<void> {
+  const { items } = context.sizes;
+  await batches(context, 'wc-groups', items, (n) => ({
+    item: `i${n}`,
+    amount: items - n,
+    group: n < items - 100 ? 'g0' : `g${items - n}`,
+  }));
+}
+
 async function seedSnapshots(context: HarnessContext): Promise<void> {
   for (let boundary = 0; boundary < context.sizes.snapshots; boundary++) {
     await context.advanceSec(MINUTE_SEC);
@@ -80,6 +90,7 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
     await must(name, context.send({ method: 'PUT', path: `/admin/boards/${name}`, body }, 'admin'));
   await seedCalendar(context);
   for (const board of ['wc-sum', 'wc-shards', 'wc-gone'] as const) await seedSums(context, board);
+  await seedGroups(context);
   await seedSnapshots(context);
   await seedLast(context);
   await seedEver(context);

@@ -11,6 +11,8 @@ import { ArchivesStore } from './calendar/archives.store';
 import { RankedSources } from './boards/ranked-sources';
 import { ExpiryService } from './expiry/expiry.service';
 import { ExpiryStore } from './expiry/expiry.store';
+import { FiltersService } from './filters/filters.service';
+import { FiltersStore } from './filters/filters.store';
 import { RankingScheduler } from './expiry/ranking.scheduler';
 import { HistoryService } from './history/history.service';
 import { HistoryStore } from './history/history.store';
@@ -71,6 +73,8 @@ import { WritesStore } from './writes/writes.store';
     StandingService,
     ItemDataStore,
     ItemDataService,
+    FiltersStore,
+    FiltersService,
     ExpiryStore,
     ExpiryService,
     RankingScheduler,
@@ -93,6 +97,7 @@ import { WritesStore } from './writes/writes.store';
     LookupService,
     StandingService,
     ItemDataService,
+    FiltersService,
     RetractionService,
     ActorWeightsService,
   ],

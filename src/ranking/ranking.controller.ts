@@ -169,6 +169,7 @@ export class RankingController {
         createdAtSec: body.createdAt,
         segments: body.segments,
         actor: body.actor,
+        group: body.group,
       },
       this.quotas.sentWith(request),
     );
@@ -197,6 +198,7 @@ export class RankingController {
       createdAt: entry.createdAt,
       segments: entry.segments,
       actor: entry.actor,
+      group: entry.group,
     }));
     const command = this.commands.batch({ board: params.board, entries }, this.quotas.sentWith(request));
     return answer(reply, await this.ranking.incrementBatch(command));
@@ -247,16 +249,21 @@ export class RankingController {
     400,
     `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
   )
-  async top(@Param() params: BoardParams, @Query() query: TopDataQuery): Promise<TopResultDto> {
+  async top(
+    @Param() params: BoardParams,
+    @Query() query: TopDataQuery,
+    @Req() request: FastifyRequest,
+  ): Promise<TopResultDto> {
+    if (query.perGroup !== undefined) {
+      const admit = (calls: number) => this.readBudget.chargeReads(callerOf(request).client, calls);
+      return topPerGroup(this.ranking, this.itemData, { board: params.board, query, admit });
+    }
     const page = await this.ranking.top(
       params.board,
       query.window,
       query.offset ?? 0,
       query.limit ?? DEFAULT_TOP_ITEMS,
-      {
-        span: query.span,
-        segment: query.segment,
-      },
+      { span: query.span, segment: query.segment },
     );
     return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
   }
@@ -286,10 +293,7 @@ export class RankingController {
       query.window,
       params.item,
       query.radius ?? DEFAULT_RADIUS_ITEMS,
-      {
-        span: query.span,
-        segment: query.segment,
-      },
+      { span: query.span, segment: query.segment },
     );
     return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };
   }
@@ -351,4 +355,15 @@ export class RankingController {
       { perPeriod: query.items },
     );
   }
+}
+
+/** GET top with ?perGroup (the groups option): a filtered read, rows keep their board rank. */
+async function topPerGroup(
+  ranking: RankingService,
+  itemData: ItemDataService,
+  read: { board: string; query: TopDataQuery; admit: (calls: number) => void },
+): Promise<TopResultDto> {
+  const { board, query, admit } = read;
+  const page = await ranking.topPerGroup(board, { ...query, limit: query.limit ?? DEFAULT_TOP_ITEMS }, admit);
+  return { ...page, items: await itemData.attach(board, page.items, query.data) };
 }

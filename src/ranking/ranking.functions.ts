@@ -5,6 +5,7 @@ import { BOARDS_FUNCTIONS, BoardsFunctions } from './boards/boards.functions';
 import { CALENDAR_FUNCTIONS, CalendarFunctions } from './calendar/calendar.functions';
 import { RANKING_MODULES } from './core/script-call';
 import { EXPIRY_FUNCTIONS, ExpiryFunctions } from './expiry/expiry.functions';
+import { FILTERS_FUNCTIONS, FiltersFunctions } from './filters/filters.functions';
 import { HISTORY_FUNCTIONS, HistoryFunctions } from './history/history.functions';
 import { ITEMS_FUNCTIONS, ItemsFunctions } from './items/items.functions';
 import { LOOKUP_FUNCTIONS, LookupFunctions } from './lookup/lookup.functions';
@@ -26,6 +27,7 @@ export const RANKING_SLICES = [
   ['boards', BoardsFunctions],
   ['calendar', CalendarFunctions],
   ['expiry', ExpiryFunctions],
+  ['filters', FiltersFunctions],
   ['history', HistoryFunctions],
   ['items', ItemsFunctions],
   ['lookup', LookupFunctions],
@@ -57,6 +59,7 @@ export const RANKING = defineLibrary({
     ...BOARDS_FUNCTIONS,
     ...CALENDAR_FUNCTIONS,
     ...EXPIRY_FUNCTIONS,
+    ...FILTERS_FUNCTIONS,
     ...HISTORY_FUNCTIONS,
     ...ITEMS_FUNCTIONS,
     ...LOOKUP_FUNCTIONS,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FiltersController } from './filters/filters.controller';
 import { ItemDataController } from './items/item-data.controller';
 import { LookupController } from './lookup/lookup.controller';
 import { RankingController } from './ranking.controller';
@@ -19,6 +20,7 @@ import { StandingController } from './standing/standing.controller';
     ScoresController,
     RetractionController,
     ActorWeightsController,
+    FiltersController,
   ],
   exports: [RankingCoreModule],
 })

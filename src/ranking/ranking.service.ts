@@ -14,6 +14,7 @@ import { RANKING_MESSAGES as M } from './core/ranking.messages';
 import { DuePassOptions, DuePassResult, ExpiryService } from './expiry/expiry.service';
 import { HistoryService } from './history/history.service';
 import { ReadsService, SegmentPageAsk } from './reads/reads.service';
+import { FiltersService } from './filters/filters.service';
 import { SpansService } from './spans/spans.service';
 import { ViewsService } from './views/views.service';
 import {
@@ -86,7 +87,13 @@ export class RankingService {
     private readonly expiry: ExpiryService,
     private readonly sources: RankedSources,
     private readonly spans: SpansService,
+    private readonly filters: FiltersService,
   ) {}
+
+  /** GET top with ?perGroup (groups option): a filtered read, rows keep their board rank. */
+  topPerGroup(...asked: Parameters<FiltersService['topPerGroup']>): ReturnType<FiltersService['topPerGroup']> {
+    return this.filters.topPerGroup(...asked);
+  }
 
   /** A board's PUT, as a command: its optional fields undefined keep the stored ones (`reset` undefined: false). */
   putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
@@ -218,7 +225,14 @@ export class RankingService {
   ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
     const { span, segment } = options;
     const question = JSON.stringify([name, windowName ?? null, offset, limit, span ?? null, segment ?? null]);
-    return this.sharedTops.share(question, () => this.readTop(name, windowName, { offset, limit }, options));
+    return this.sharedTops.share(question, async () =>
+      this.rowsWithGroups(name, await this.readTop(name, windowName, { offset, limit }, options)),
+    );
+  }
+
+  /** A page's rows each with their item's group (a board with groups: the groups option). */
+  private async rowsWithGroups<T extends { items: Array<{ item: string }> }>(name: string, page: T): Promise<T> {
+    return { ...page, items: await this.filters.attach(name, page.items) };
   }
 
   private readTop(
@@ -235,12 +249,14 @@ export class RankingService {
   }
 
   /** An item's score, rank and percentile in a window or a view (of a window's newest slots with `span`). */
-  item(name: string, windowName: string | undefined, item: string, options: ReadOptions = {}): Promise<ItemAnswer> {
-    return this.readSource<ItemAnswer>(name, windowName, options, {
+  async item(name: string, windowName: string | undefined, item: string, options: ReadOptions = {}) {
+    const answer = await this.readSource<ItemAnswer>(name, windowName, options, {
       window: (board, window, nowMs) => this.reads.item(board, window, nowMs, item),
       span: (board, window, nowMs, span) => this.spans.item(board, window, nowMs, span, item),
       view: (board, view, nowMs) => this.views.item(board, view, nowMs, item),
     });
+    const [grouped] = await this.filters.attach(name, [answer]);
+    return grouped;
   }
 
   /** An item with up to `radius` neighbours on each side, in a window or a view (of a window's newest slots with `span`). */
@@ -252,11 +268,12 @@ export class RankingService {
     options: ReadOptions = {},
   ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
     const around = { item, radius };
-    return this.readSource(name, windowName, options, {
+    const rows = this.readSource(name, windowName, options, {
       window: (board, window, nowMs) => this.reads.around(board, window, nowMs, around),
       span: (board, window, nowMs, span) => this.spans.around(board, window, nowMs, span, around),
       view: (board, view, nowMs) => this.views.around(board, view, nowMs, around),
     });
+    return rows.then((page) => this.rowsWithGroups(name, page));
   }
 
   /** One read of a window (of its newest slots with `span`: a view has none, 400) or a view, as `options.segment`'s. */

@@ -19,6 +19,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   boards: 0,
   calendar: 0,
   expiry: 0,
+  filters: 0,
   history: 0,
   items: 1,
   lookup: 3,

@@ -175,6 +175,16 @@ export class Boards extends Routes {
     return this.send({ method: 'POST', path, params: { board }, query, body, repeat: 'safe' }, options);
   }
 
+  /** A viewer's filtered page of a window: without excluded items and groups, at most perGroup rows of a group. */
+  query(
+    board: string,
+    body: Body<'/boards/{board}/query', 'post'>,
+    options?: CallOptions,
+  ): Answer<'/boards/{board}/query', 'post'> {
+    const path = '/boards/{board}/query';
+    return this.send({ method: 'POST', path, params: { board }, body, repeat: 'safe' }, options);
+  }
+
   /** The rank and percentile a record of `score` would get now, without writing it. */
   rankOf(
     board: string,

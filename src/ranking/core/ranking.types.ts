@@ -54,6 +54,8 @@ export interface BatchEntry {
   segments?: string[];
   /** Who sent it (a board with actors); absent: no one. */
   actor?: string;
+  /** The item's group from now on (a board with groups); absent: unchanged. */
+  group?: string;
 }
 
 /** A listed row and its rank in the window's latest snapshot (null: absent, or the window keeps none). */

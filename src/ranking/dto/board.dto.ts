@@ -48,6 +48,7 @@ import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesProperty, TiesViewProperty } from '../options/ties/ties.option';
 import { ActorsProperty, ActorsSetting, CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
 import { OrderProperty, OrderViewProperty, ScoreOrder } from '../options/order/order.option';
+import { GroupsProperty, GroupsViewProperty } from '../options/groups/groups.option';
 
 /** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
 const OptionalNested = (type: new () => object, description: string, notObject: string) =>
@@ -295,6 +296,9 @@ export class PutBoardDto {
 
   @ActorsProperty()
   actors?: ActorsSetting;
+
+  @GroupsProperty()
+  groups?: boolean;
 }
 
 export class PutBoardQuery {
@@ -360,6 +364,9 @@ export class BoardViewDto {
   actors?: boolean;
   @CapPerItemViewProperty()
   capPerItem?: number;
+
+  @GroupsViewProperty()
+  groups?: boolean;
 }
 
 export class BoardListDto {

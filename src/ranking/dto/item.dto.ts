@@ -26,6 +26,7 @@ import {
 } from '../core/ranking.limits';
 import { SEGMENTS_FIELD, SegmentQueryProperty, SegmentsProperty } from './segment.dto';
 import { ACTOR_FIELD, ActorProperty, withActor } from './actor.dto';
+import { DataProperty, GROUP_FIELD, GroupProperty, RowGroupProperty, TruncatedProperty } from './row-fields';
 import { VIEW_MODES } from '../core/trending-math';
 
 /** Rank in the window's latest snapshot. */
@@ -78,7 +79,9 @@ export class LikeParams extends ItemParams {
   userId!: string;
 }
 
-@CompiledValidation(withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD }))
+@CompiledValidation(
+  withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD, group: GROUP_FIELD }),
+)
 export class IncrementDto {
   @AmountProperty()
   amount?: number;
@@ -92,6 +95,7 @@ export class IncrementDto {
   @SegmentsProperty()
   segments?: string[];
   @ActorProperty() actor?: string;
+  @GroupProperty() group?: string;
 }
 
 export class BatchEntryDto {
@@ -115,6 +119,7 @@ export class BatchEntryDto {
   @SegmentsProperty()
   segments?: string[];
   @ActorProperty() actor?: string;
+  @GroupProperty() group?: string;
 }
 
 /** The entries of a batch: the type first, then their count, then each entry. */
@@ -143,6 +148,7 @@ const BatchEntries = () =>
       createdAt: AT_FIELD,
       segments: SEGMENTS_FIELD,
       actor: ACTOR_FIELD,
+      group: GROUP_FIELD,
     },
   },
 })
@@ -273,18 +279,10 @@ export class ListedItemDto extends RisingFiguresDto {
   @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
 }
 
-/** With ?data=true: the item's data (PUT /boards/:board/items/:item/data). */
-const DataProperty = () =>
-  ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    nullable: true,
-    description: "With ?data=true: the item's data (null: none)",
-  });
-
 export class RankedItemDto extends ListedItemDto {
   @PreviousRankProperty() previousRank!: number | null;
   @DataProperty() data?: object | null;
+  @RowGroupProperty() group?: string;
 }
 
 const SPAN_EDGE = { type: 'integer', nullable: true } as const;
@@ -307,6 +305,7 @@ export class WindowFiguresDto {
 export class TopResultDto extends WindowFiguresDto {
   @ApiProperty({ type: [RankedItemDto], description: 'Highest score first; ties in descending byte order of item id' })
   items!: RankedItemDto[];
+  @TruncatedProperty() truncated?: boolean;
 }
 
 export class AroundResultDto extends TopResultDto {
@@ -315,6 +314,7 @@ export class AroundResultDto extends TopResultDto {
 
 export class ItemResultDto extends WindowFiguresDto {
   @ApiProperty() item!: string;
+  @RowGroupProperty() group?: string;
   @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
   @ApiPropertyOptional() observed?: number;
   @ApiPropertyOptional() expected?: number;

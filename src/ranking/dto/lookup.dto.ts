@@ -1,13 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean } from 'class-validator';
-import { IsId, IsOptionalNotNull, OptionalNameProperty, ToBool } from '../../common/dto';
+import { IsId, IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty, ToBool } from '../../common/dto';
 import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
 import { ID_RULE } from '../../common/names';
 import { ITEM_DATA_BYTES, LOOKUP_ITEMS, RADIUS_ITEMS } from '../core/ranking.limits';
 import { CompiledValidation, FieldRules, optional } from '../../common/compiled-checks';
 import { AroundQuery, ItemQuery, SPAN_PATTERN, TopQuery, WINDOW_FIELD, WindowFiguresDto } from './item.dto';
 import { SegmentQueryProperty } from './segment.dto';
+import { FILTERED_DEPTH_ITEMS, PER_GROUP_ITEMS } from '../options/groups/groups.limits';
 
 const DATA_SCHEMA = {
   type: 'object',
@@ -48,9 +49,21 @@ const AROUND_QUERY_FIELDS = {
 
 const DATA_FIELD = optional({ kind: 'flag' });
 
-@CompiledValidation({ ...TOP_QUERY_FIELDS, data: DATA_FIELD })
+@CompiledValidation({
+  ...TOP_QUERY_FIELDS,
+  data: DATA_FIELD,
+  perGroup: optional({ kind: 'int', range: PER_GROUP_ITEMS, fromQuery: true }),
+})
 export class TopDataQuery extends TopQuery {
   @DataFlag() data?: boolean;
+  @OptionalIntProperty(
+    PER_GROUP_ITEMS,
+    {
+      description: `At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank; offset + limit at most ${FILTERED_DEPTH_ITEMS}; see truncated`,
+    },
+    { fromQuery: true },
+  )
+  perGroup?: number;
 }
 
 @CompiledValidation({ ...AROUND_QUERY_FIELDS, data: DATA_FIELD })

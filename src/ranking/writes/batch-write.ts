@@ -6,6 +6,7 @@ import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import { PreparedBoard } from '../core/board';
 import { checkActor } from '../core/actor-rules';
+import { checkGroup } from '../options/groups/groups.option';
 import { AtOutOfSpanError, isRefusal, isSegmentLimit } from '../core/ranking.errors';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { BatchEntry, BatchOutcome } from '../core/ranking.types';
@@ -73,6 +74,7 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
       if (input.createdAt !== undefined) checkCreatedAt(`items.${i}.createdAt`, input.createdAt, nowMs);
       if (input.segments !== undefined) checkSegments(`items.${i}.segments`, input.segments, board);
       if (input.actor !== undefined) checkActor(`items.${i}.actor`, input.actor, board);
+      if (input.group !== undefined) checkGroup(`items.${i}.group`, input.group, board.config);
       const entry: BatchEntry = {
         item: input.item,
         amount: batchValue(input, i, scored),
@@ -81,6 +83,7 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
       if (input.createdAt !== undefined) entry.createdMs = eventTimeMs(input.createdAt, nowMs);
       if (input.segments !== undefined) entry.segments = input.segments;
       if (input.actor !== undefined) entry.actor = input.actor;
+      if (input.group !== undefined) entry.group = input.group;
       return entry;
     });
   }

@@ -35,6 +35,8 @@ export interface IncrementCommand {
   segments?: string[];
   /** Who sent the event (a board with actors only; absent: no one). */
   actor?: string;
+  /** The item's group from now on (a board with groups only; absent: unchanged). */
+  group?: string;
   context: WriteContext;
 }
 
@@ -60,6 +62,7 @@ export interface BatchInput {
   createdAt?: number;
   segments?: string[];
   actor?: string;
+  group?: string;
 }
 
 /** Amounts for many items, applied together (atomically per shard). */
@@ -176,11 +179,12 @@ export class WriteCommands {
  * requests without them keep the fingerprint they always had.
  */
 function incrementFingerprint(fields: Omit<IncrementCommand, 'kind' | 'context'>): unknown[] {
-  const { board, item, amount, atSec, createdAtSec, segments, actor } = fields;
+  const { board, item, amount, atSec, createdAtSec, segments, actor, group } = fields;
   return [
     'increment',
     ...[board, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec), ...segmentsOf(segments)],
     ...actorOf(actor),
+    ...groupOf(group),
   ];
 }
 
@@ -200,8 +204,14 @@ function batchFingerprint(name: string, inputs: BatchInput[]): unknown[] {
       ...createdOf(e.createdAt),
       ...segmentsOf(e.segments),
       ...actorOf(e.actor),
+      ...groupOf(e.group),
     ]),
   ];
+}
+
+/** The fingerprint part of an optional group: nothing when absent. */
+function groupOf(group: string | undefined): string[] {
+  return group === undefined ? [] : ['group', group];
 }
 
 /** The fingerprint part of an optional actor: nothing when absent. */

@@ -40,6 +40,7 @@ import {
   growthError,
 } from './write-rules';
 import { checkActor } from '../core/actor-rules';
+import { checkGroup } from '../options/groups/groups.option';
 import type { LedgerEntry } from './writes.functions';
 import { WritesStore } from './writes.store';
 
@@ -309,6 +310,7 @@ class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritt
     checkCreatedAt('createdAt', command.createdAtSec, nowMs);
     checkSegments('segments', command.segments, board);
     checkActor('actor', command.actor, board);
+    checkGroup('group', command.group, board.config);
     return problem;
   }
 

@@ -51,6 +51,8 @@ export interface CoalescedIncrement extends IncrementAllowances {
   segments?: string[];
   /** Who sent it (absent: no one). */
   actor?: string;
+  /** The item's group from now on (absent: unchanged). */
+  group?: string;
 }
 
 /** What one request of an increment call got: its own answer, or what refused it (TB_AT_OUT_OF_SPAN, growth, a reused key). */
@@ -126,7 +128,8 @@ function incrementCall(call: BoardCall, requests: CoalescedIncrement[]): ScriptC
 /**
  * increment.lua's request stride and requests: when no request of the call has a key and each is a plain
  * entry (under load, most calls), two arguments each (item, amount) after the allowance they share, or
- * three (item, amount, allowance) when their allowances differ; else twelve. On a board
+ * three (item, amount, allowance) when their allowances differ; else twelve (thirteen, the group last, when
+ * some request names a group). On a board
  * without views (`secondIsNow`) an event in the call's second counts as at now: the call's requests
  * arrived within one second (the coalescer groups them by second), each lands in the slots of its
  * second either way, and only a view reads an event's time finer than its second (a hot view's first
@@ -140,10 +143,11 @@ function requestArgs(requests: CoalescedIncrement[], nowMs: number, secondIsNow:
     for (const request of requests) args.push(request.item, request.amount);
     return args;
   }
-  const args: Array<string | number> = [plain ? 3 : 12];
+  const grouped = requests.some((request) => request.group !== undefined);
+  const args: Array<string | number> = [plain ? 3 : grouped ? 13 : 12];
   for (const request of requests) {
     if (plain) args.push(request.item, request.amount, request.newItems);
-    else
+    else {
       args.push(
         request.item,
         request.amount,
@@ -158,6 +162,8 @@ function requestArgs(requests: CoalescedIncrement[], nowMs: number, secondIsNow:
         request.newActorEntries ?? -1,
         request.newSegmentEntries ?? -1,
       );
+      if (grouped) args.push(request.group ?? '');
+    }
   }
   return args;
 }
@@ -167,22 +173,24 @@ function requestArgs(requests: CoalescedIncrement[], nowMs: number, secondIsNow:
  * creation time, segments or actor.
  */
 function isPlainEntry(entry: Omit<BatchEntry, 'amount'>, nowMs: number, secondIsNow = false): boolean {
-  const { atMs = nowMs, createdMs, segments, actor } = entry;
+  const { atMs = nowMs, createdMs, segments, actor, group } = entry;
   const atNow = atMs === nowMs || (secondIsNow && Math.floor(atMs / 1000) === Math.floor(nowMs / 1000));
-  return atNow && createdMs === undefined && !segments?.length && !actor;
+  return atNow && createdMs === undefined && !segments?.length && !actor && group === undefined;
 }
 
 /**
  * increment_batch.lua's entry stride and entries: pairs (item, amount) when every entry is plain (most
  * batches: a third of the arguments for ioredis to write and Redis to turn into Lua strings), else
+ * septuples (the group last) when some entry names a group, else
  * sextuples. One array, no array per entry.
  */
 function batchEntryArgs(entries: BatchEntry[], nowMs: number): Array<string | number> {
   const plain = entries.every((entry) => isPlainEntry(entry, nowMs));
-  const args: Array<string | number> = [plain ? 2 : 6];
+  const grouped = entries.some((entry) => entry.group !== undefined);
+  const args: Array<string | number> = [plain ? 2 : grouped ? 7 : 6];
   for (const entry of entries) {
     if (plain) args.push(entry.item, entry.amount);
-    else
+    else {
       args.push(
         entry.item,
         entry.amount,
@@ -191,6 +199,8 @@ function batchEntryArgs(entries: BatchEntry[], nowMs: number): Array<string | nu
         entry.segments?.join(',') ?? '',
         actorArg(entry.actor),
       );
+      if (grouped) args.push(entry.group ?? '');
+    }
   }
   return args;
 }
@@ -215,6 +225,7 @@ export const WRITES_FUNCTIONS = {
           createdMs: call.createdMs,
           segments: call.segments,
           actor: call.actor,
+          group: call.group,
         },
       ]),
     /** created: [new items, due time for the index (ms; 0: none), new actor contributions, new segment entries] */

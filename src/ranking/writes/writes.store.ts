@@ -286,10 +286,10 @@ function coalesced(
   attempt: { nowMs: number; allowances: IncrementAllowances },
   idem: IdemCall | undefined,
 ): CoalescedIncrement {
-  const { item, amount, atSec, createdAtSec, segments, actor } = command;
+  const { item, amount, atSec, createdAtSec, segments, actor, group } = command;
   const { nowMs, allowances } = attempt;
   const createdMs = createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs);
-  return { item, amount, idem, ...allowances, atMs: eventTimeMs(atSec, nowMs), createdMs, segments, actor };
+  return { item, amount, idem, ...allowances, atMs: eventTimeMs(atSec, nowMs), createdMs, segments, actor, group };
 }
 
 type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }>>;

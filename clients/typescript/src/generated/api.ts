@@ -569,6 +569,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/boards/{board}/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A viewer's filtered page of a window
+         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group. Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. span and minActors are not supported yet (400 INVALID_INPUT naming them), nor views (400).
+         */
+        post: operations["FiltersController_query"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/boards/{board}/stream": {
         parameters: {
             query?: never;
@@ -1012,6 +1032,8 @@ export interface components {
             actors?: boolean | {
                 capPerItem?: number;
             };
+            /** @description Lets increments and batch entries name a `group` (an author, channel or domain): the latest one names the item's group, rows carry it, and `?perGroup=` / POST .../query filter by it. Omitted: the current setting (off for a new board). Turning it off forgets every group */
+            groups?: boolean;
         };
         WindowViewDto: {
             name: string;
@@ -1084,6 +1106,11 @@ export interface components {
             actors?: true;
             /** @description Most one actor adds to one item in a window (`actors: { capPerItem }`); absent: no cap */
             capPerItem?: number;
+            /**
+             * @description Present when writes may name an item group
+             * @enum {boolean}
+             */
+            groups?: true;
         };
         BoardListDto: {
             boards: components["schemas"]["BoardViewDto"][];
@@ -1134,6 +1161,11 @@ export interface components {
              * @example user-7
              */
             actor?: string;
+            /**
+             * @description The item's group (1-128 printable characters) on a board with "groups": true (elsewhere 400): the latest write naming one sets it
+             * @example author-7
+             */
+            group?: string;
         };
         IncrementResultDto: {
             board: string;
@@ -1181,6 +1213,11 @@ export interface components {
              * @example user-7
              */
             actor?: string;
+            /**
+             * @description The item's group (1-128 printable characters) on a board with "groups": true (elsewhere 400): the latest write naming one sets it
+             * @example author-7
+             */
+            group?: string;
         };
         BatchIncrementDto: {
             items: components["schemas"]["BatchEntryDto"][];
@@ -1246,6 +1283,8 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             } | null;
+            /** @description The item's group, on a board with "groups": true (absent: none) */
+            group?: string;
         };
         TopResultDto: {
             board: string;
@@ -1265,6 +1304,8 @@ export interface components {
             mode?: "decay" | "hot" | "rising" | "unique";
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
+            /** @description With perGroup or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head); the rows listed are exact */
+            truncated?: boolean;
         };
         ItemResultDto: {
             board: string;
@@ -1283,6 +1324,8 @@ export interface components {
              */
             mode?: "decay" | "hot" | "rising" | "unique";
             item: string;
+            /** @description The item's group, on a board with "groups": true (absent: none) */
+            group?: string;
             /** @description A window's sum over its live slots (an integer); a view's score (decay: the decayed sum as of now; hot, rising: their formula's score) */
             score: number;
             observed?: number;
@@ -1316,6 +1359,8 @@ export interface components {
             mode?: "decay" | "hot" | "rising" | "unique";
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
+            /** @description With perGroup or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head); the rows listed are exact */
+            truncated?: boolean;
             item: string;
         };
         ListedItemDto: {
@@ -1588,6 +1633,38 @@ export interface components {
             state: "running" | "done";
             /** @description Live events of the actor counted again so far, each once (not per window) */
             events: number;
+        };
+        QueryExcludeDto: {
+            /** @description Item ids (1-128 printable characters) left out */
+            items?: string[];
+            /** @description Group ids whose items are left out (a board with "groups": true) */
+            groups?: string[];
+        };
+        QueryDto: {
+            /**
+             * @description Window name (default: the board's first window; a view is a 400): 1-64 characters of A-Z a-z 0-9 _ . : -
+             * @example 24h
+             */
+            window?: string;
+            /**
+             * @description Read the window as this segment's: 1-64 characters of A-Z a-z 0-9 _ . : -
+             * @example en
+             */
+            segment?: string;
+            /** @description Not supported yet: 400 INVALID_INPUT naming it */
+            span?: Record<string, never>;
+            /**
+             * @description Rows (offset + limit at most 1000)
+             * @default 100
+             */
+            limit?: number;
+            /** @description Rows of the filtered listing skipped */
+            offset?: number;
+            /** @description At most this many rows of one group */
+            perGroup?: number;
+            /** @description Not supported yet: 400 INVALID_INPUT naming it */
+            minActors?: Record<string, never>;
+            exclude?: components["schemas"]["QueryExcludeDto"];
         };
         IncrementCounterDto: {
             /**
@@ -3825,6 +3902,8 @@ export interface operations {
                 offset?: number;
                 /** @description true: each row carries its item's data as `data` (null when it has none) */
                 data?: boolean;
+                /** @description At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
+                perGroup?: number;
             };
             header?: never;
             path: {
@@ -6184,6 +6263,159 @@ export interface operations {
                 };
             };
             /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    FiltersController_query: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Board name: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueryDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopResultDto"];
+                };
+            };
+            /** @description INVALID_INPUT: a bad body, span or minActors, a view, perGroup or exclude.groups on a board without groups */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_MISSING, API_KEY_INVALID */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BOARD_NOT_FOUND, WINDOW_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BODY_TOO_LARGE: over the route's body size (1 MB for a batch, 64 KB elsewhere) */
+            413: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json */
+            415: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
             429: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */

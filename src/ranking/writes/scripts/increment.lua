@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, idempotency, order, segmentation, slot_due, snapshot, window
+-- requires: actor_log, board_write, call_state, groups, idempotency, order, segmentation, slot_due, snapshot, window
 -- increment: adds amounts to items in every window of a board, expiring what fell out first. One call
 -- carries one request or several that arrived together for this shard (WRITE_COALESCE_MS): they are
 -- applied one after another in the given order, each exactly as it would be alone: its own
@@ -14,7 +14,8 @@
 -- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
 -- ARGV[5+4W]     context stored with each keyed answer (the window names)
 -- ARGV[6+4W]     segments.max, most live segments on this shard (0: the board takes none)
--- ARGV[7+4W]     request stride: 12, each request is twelve arguments (below); 3, item id, amount and
+-- ARGV[7+4W]     request stride: 12, each request is twelve arguments (below); 13, the same and the
+--                item's group ("" none: unchanged; groups_lib) last; 3, item id, amount and
 --                new items the client may create, each request without a key, at now (the caller may
 --                send an event of now's second so on a board without views: only a view reads an
 --                event's time finer than its second), with no creation time, segments or actor (a call
@@ -65,6 +66,8 @@ local INCREMENT = {
   holding_at = nil,
   segments_max = 0,
   cap = 0,
+  -- Stride 13: each request's group follows its twelve arguments.
+  grouped = false,
   -- The allowance every request of a stride-2 call shares (nil at strides 3 and 12: each request's own).
   allowance_arg = nil,
   no_key = { key = '', field = '', fingerprint = '', context = '', ttl_ms = 0, may_store = true },
@@ -122,7 +125,8 @@ end
 -- Applies one admitted request; answers what idem_finish answers: { 0, context, created, due, new
 -- contributions, new segment entries, draining, score_1, rank_1, ..., previous_rank_1, ... }. A request without a key stores nothing, so
 -- its answer is built in place, in one table.
-local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg, segments, covering, created, actor)
+local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg, segments, covering, created, actor,
+    group)
   local call = INCREMENT
   local window_count = call.window_count
   local keyless = idem == call.no_key
@@ -130,6 +134,7 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
     or { call.draining }
   local seen_sec = math.min(at_ms, tonumber(created_ms_arg) or math.huge) / 1000
   local added_due_ms = call.add(reply, item, amount, at_sec, seen_sec, covering, actor)
+  groups.assign(KEYS[1], item, group)
   if created == COUNTED_AFTER then
     created = created_by_add(reply, keyless and 8 or 2, window_count, covering, amount)
     if keyless then reply[3] = created end
@@ -199,7 +204,7 @@ local function increment_one(first, full, idem)
     call.segments_max, actor_key, growth, actor)
   if refusal then return { -1, refusal }, 0 end
   return increment_apply(idem, item, amount, at_ms, at_sec, full and ARGV[first + 7] or '', segments, covering,
-    created, actor), 1
+    created, actor, call.grouped and ARGV[first + 12] or ''), 1
 end
 
 local function increment(keys, args)
@@ -222,7 +227,8 @@ local function increment(keys, args)
   call.holding_at = nil
   call.no_key.context = context
   local stride = tonumber(ARGV[7 + window.WINDOW_ARGS * window_count])
-  local full = stride == 12
+  local full = stride >= 12
+  call.grouped = stride == 13
   local first_request = 8 + window.WINDOW_ARGS * window_count
   call.allowance_arg = nil
   if stride == 2 then call.allowance_arg, first_request = ARGV[first_request], first_request + 1 end

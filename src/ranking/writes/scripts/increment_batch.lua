@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, idempotency, segmentation, slot_due, snapshot, window
+-- requires: actor_log, board_write, call_state, groups, idempotency, segmentation, slot_due, snapshot, window
 -- increment_batch: adds amounts to many items in every window of a board, in one atomic step; on a
 -- max / min / last board each entry's value is a score instead, recorded as record_score does
 -- (best_record; the caller checked the aggregate against the config version).
@@ -17,7 +17,8 @@
 -- ARGV[12+4W]    segments.max, most live segments on this shard (0: the board takes none)
 -- ARGV[13+4W]    entry stride: 6, the entries are sextuples (below); 2, pairs of item id and amount,
 --                each at now with no creation time, segments or actor (what most batches send: a third
---                of the arguments to pass and to turn into Lua strings)
+--                of the arguments to pass and to turn into Lua strings); 7, sextuples and the item's
+--                group ("" none: unchanged; groups_lib) last
 -- ARGV[14+4W ...] the entries: item id, amount (integer, non-zero, written as a decimal integer with no
 --                sign but '-', no leading zero or exponent; a score, a decimal integer, on a
 --                max / min / last board), the event's time (unix ms, not after now), the item's
@@ -40,6 +41,7 @@
 local BOARD = call_state.BOARD
 
 local ENTRY_FULL = 6
+local ENTRY_GROUPED = 7
 
 -- The entries' checks and what the call keeps of them, before anything changes: a refusal of the whole
 -- batch (an entry's blocked actor or item, an event time no window holds), else { items (in order),
@@ -47,10 +49,11 @@ local ENTRY_FULL = 6
 -- holding now: every pair's), named (the segments named), first_of (each item's first entry, by ARGV
 -- index), distinct (items), full (sextuples) }.
 local function batch_entries(first, stride, now_ms, window_count)
-  local full, now_sec = stride == ENTRY_FULL, math.floor(now_ms / 1000)
+  local full, now_sec = stride >= ENTRY_FULL, math.floor(now_ms / 1000)
   local blocks = actor_log.ACTORS.blocking(KEYS[1], now_ms)
   local at_now = window.window_holds(now_sec, now_sec, window_count)
-  local batch = { items = {}, holding = {}, at_now = at_now, named = {}, first_of = {}, distinct = 0, full = full }
+  local batch = { items = {}, holding = {}, at_now = at_now, named = {}, first_of = {}, distinct = 0, full = full,
+    stride = stride }
   local items, first_of, count = batch.items, batch.first_of, 0
   -- Entries mostly share a time (now): the windows holding a second are worked out once per second.
   local holding_at = {}
@@ -88,7 +91,7 @@ local function batch_growth_refusal(batch, first, first_allowance, window_count)
   segmentation.GROWTH.begin()
   local actors, segments = tonumber(ARGV[first_allowance]), tonumber(ARGV[first_allowance + 1])
   if not batch.full or not segmentation.GROWTH.counted(actors, segments) then return nil end
-  for i = first, #ARGV, ENTRY_FULL do
+  for i = first, #ARGV, batch.stride do
     segmentation.GROWTH.of_entry(2, window_count, batch.holding[i], math.floor(tonumber(ARGV[i + 2]) / 1000), ARGV[i],
       (actor_log.ACTORS.split(ARGV[i + 5])), segmentation.segment_names(ARGV[i + 4]))
   end
@@ -168,9 +171,9 @@ end
 -- Adds each entry (sextuples from ARGV[first]) to its segments (segment_add, with its actor: the
 -- board's windows kept the actor's part in the pass before), in the windows `holding` it; returns the
 -- earliest due time (unix ms) of a slot it created, or nil.
-local function batch_segments_add(first, window_count, holding)
+local function batch_segments_add(first, stride, window_count, holding)
   local new_due_ms = nil
-  for i = first, #ARGV, ENTRY_FULL do
+  for i = first, #ARGV, stride do
     local at_ms = tonumber(ARGV[i + 2])
     local seen_sec = math.min(at_ms, tonumber(ARGV[i + 3]) or math.huge) / 1000
     local segment_due = segmentation.segment_add(2, window_count, segmentation.segment_names(ARGV[i + 4]), ARGV[i], tonumber(ARGV[i + 1]),
@@ -178,6 +181,11 @@ local function batch_segments_add(first, window_count, holding)
     new_due_ms = segmentation.earliest_due(new_due_ms, segment_due)
   end
   return new_due_ms
+end
+
+-- Names each septuple's group (groups_lib), in order: the latest entry of an item names its group.
+local function batch_groups(first)
+  for i = first, #ARGV, ENTRY_GROUPED do groups.assign(KEYS[1], ARGV[i], ARGV[i + 6]) end
 end
 
 local function increment_batch(keys, args)
@@ -212,7 +220,8 @@ local function increment_batch(keys, args)
   end
   if counting then created = batch.distinct - held end
   -- A batch naming no segment (most) skips this pass: it would do nothing for each of its entries.
-  if #segments > 0 then new_due_ms = segmentation.earliest_due(new_due_ms, batch_segments_add(first, window_count, batch.holding)) end
+  if #segments > 0 then new_due_ms = segmentation.earliest_due(new_due_ms, batch_segments_add(first, stride, window_count, batch.holding)) end
+  if stride == ENTRY_GROUPED then batch_groups(first) end
   local due_ms = window.due_to_index(2, window_count, snapshot.with_snapshot_due(new_due_ms, 2, window_count, now_sec))
   return idempotency.idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, #batch.items },
     { created, due_ms, segmentation.GROWTH.actors, segmentation.GROWTH.segments })

@@ -1,0 +1,13 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+
+/** The groups option's fields of writes and rows (src/ranking/options/groups/). */
+export { GROUP_FIELD, GroupProperty, RowGroupProperty, TruncatedProperty } from '../options/groups/groups.option';
+
+/** With ?data=true: the item's data (PUT /boards/:board/items/:item/data). */
+export const DataProperty = () =>
+  ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: "With ?data=true: the item's data (null: none)",
+  });

@@ -1,0 +1,62 @@
+import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { KeyedRoute } from '../../access/access.decorators';
+import { InvalidInputError } from '../../common/errors';
+import { callerOf } from '../../edge/caller';
+import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
+import { RateLimitGuard } from '../../governance/rate-limit.guard';
+import { BoardParams } from '../dto/board.dto';
+import { TopResultDto } from '../dto/item.dto';
+import { GROUP_PAGE_CALLS, GROUP_SCAN_ROWS, GROUPS_MESSAGES as M } from '../options/groups/groups.limits';
+import { FilteredPage, FiltersService } from './filters.service';
+import { QueryDto } from './query.dto';
+
+/** How a filtered read goes, for the routes' descriptions. */
+export const FILTERED_READ_NOTE = `Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most ${GROUP_SCAN_ROWS} rows, at most ${GROUP_PAGE_CALLS} calls per shard (one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget.`;
+
+@ApiTags('ranking')
+@RedisBackedController()
+@Controller()
+export class FiltersController {
+  constructor(
+    private readonly filters: FiltersService,
+    private readonly readBudget: RateLimitGuard,
+  ) {}
+
+  @Post('boards/:board/query')
+  @KeyedRoute('read', 'board')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "A viewer's filtered page of a window",
+    description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group. ${FILTERED_READ_NOTE} span and minActors are not supported yet (400 INVALID_INPUT naming them), nor views (400).`,
+  })
+  @ApiResponse({ status: 200, type: TopResultDto })
+  @ErrorResponse(
+    400,
+    'INVALID_INPUT: a bad body, span or minActors, a view, perGroup or exclude.groups on a board without groups',
+  )
+  @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
+  async query(
+    @Param() params: BoardParams,
+    @Body() body: QueryDto,
+    @Req() request: FastifyRequest,
+  ): Promise<FilteredPage> {
+    if (body.span !== undefined) throw new InvalidInputError(M.unsupported('span'));
+    if (body.minActors !== undefined) throw new InvalidInputError(M.unsupported('minActors'));
+    const client = callerOf(request).client;
+    const page = await this.filters.read({
+      board: params.board,
+      window: body.window,
+      segment: body.segment,
+      offset: body.offset ?? 0,
+      limit: body.limit ?? 100,
+      perGroup: body.perGroup,
+      excludeItems: (body.exclude?.items ?? []).map((id) => id.normalize('NFC')),
+      excludeGroups: (body.exclude?.groups ?? []).map((id) => id.normalize('NFC')),
+      // The route's guard already counted one read.
+      admit: (calls) => this.readBudget.chargeReads(client, calls),
+    });
+    return { ...page, items: page.items.map((row) => ({ ...row, previousRank: null })) } as FilteredPage;
+  }
+}

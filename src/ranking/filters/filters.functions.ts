@@ -1,0 +1,107 @@
+import { bareHeader, callArgs } from '../../redis/function-args';
+import { typedFunction } from '../../redis/function-library';
+import { NamedReply } from '../../redis/replies';
+import { ShardKeys } from '../core/board';
+import { namedWindowRead, WindowCall } from '../core/script-call';
+import { sliceFunctions } from '../core/slice-functions';
+
+const PAGE_ARGS = ['start', 'scan', 'want', 'per_group', 'seen', 'exclude_items', 'exclude_groups'] as const;
+const PAGE_REPLY = ['draining', 'rows', 'skipped', 'next', 'ended', 'last', 'last_score'] as const;
+const READ_ARGS = ['items'] as const;
+const READ_REPLY = ['groups'] as const;
+
+/** A row of a filtered page: its group "" when it has none. */
+export interface GroupRow {
+  item: string;
+  score: number;
+  group: string;
+}
+
+/** What one group_page call of a shard answers. */
+export interface GroupPageReply {
+  draining: boolean;
+  rows: GroupRow[];
+  /** The scores of the scanned rows that did not pass (the board ranks count them). */
+  skipped: number[];
+  /** The place after the last row scanned. */
+  next: number;
+  /** The shard lists nothing after the scanned rows. */
+  ended: boolean;
+  /** The last row scanned (undefined: none). */
+  last?: { item: string; score: number };
+}
+
+/** One shard's filtered scan (the filters as the script takes them). */
+export interface GroupPageCall extends WindowCall {
+  start: number;
+  scan: number;
+  want: number;
+  perGroup: number;
+  seen: Record<string, number>;
+  excludeItems: readonly string[];
+  excludeGroups: readonly string[];
+}
+
+/** The filters slice's functions (the groups option, src/ranking/options/groups/): a shard's filtered page, and the groups of listed items. */
+export const FILTERS_FUNCTIONS = {
+  groupPage: typedFunction({
+    name: 'tbRankGroupPage',
+    handler: 'group_page',
+    // Reads drain expired slots (writes that free memory): they run on a full Redis too.
+    flags: ['allow-oom'],
+    numberOfKeys: 3,
+    contract: { args: PAGE_ARGS, reply: PAGE_REPLY },
+    build: (call: GroupPageCall) =>
+      namedWindowRead(call, PAGE_ARGS, {
+        start: call.start,
+        scan: call.scan,
+        want: call.want,
+        per_group: call.perGroup,
+        seen: JSON.stringify(call.seen),
+        exclude_items: JSON.stringify(call.excludeItems),
+        exclude_groups: JSON.stringify(call.excludeGroups),
+      }),
+    decode: (raw): GroupPageReply => {
+      const reply = new NamedReply('tbRankGroupPage', PAGE_REPLY, raw);
+      const flat = reply.nested('rows');
+      if (flat.length % 3 !== 0) throw flat.unexpected(flat.length, 'rows of 3 entries');
+      const rows = Array.from({ length: flat.length / 3 }, (_, i) => ({
+        item: flat.string(3 * i),
+        score: flat.number(3 * i + 1),
+        group: flat.string(3 * i + 2),
+      }));
+      const skippedReply = reply.nested('skipped');
+      const skipped = Array.from({ length: skippedReply.length }, (_, i) => skippedReply.number(i));
+      const lastItem = reply.string('last');
+      const last = lastItem === '' ? undefined : { item: lastItem, score: reply.number('last_score') };
+      return {
+        draining: reply.flag('draining'),
+        rows,
+        skipped,
+        next: reply.int('next'),
+        ended: reply.flag('ended'),
+        last,
+      };
+    },
+  }),
+
+  groupsRead: typedFunction({
+    name: 'tbRankGroupsRead',
+    handler: 'groups_read',
+    flags: ['no-writes'],
+    numberOfKeys: 1,
+    contract: { args: READ_ARGS, reply: READ_REPLY },
+    build: (call: { shard: ShardKeys; items: string[] }) => ({
+      keys: [call.shard.keys.cfg()],
+      args: callArgs(bareHeader(0), READ_ARGS, { items: JSON.stringify(call.items) }),
+    }),
+    decode: (raw, call): Array<string | null> => {
+      const groups = new NamedReply('tbRankGroupsRead', READ_REPLY, raw).nested('groups');
+      groups.expectLength(call.items.length);
+      return call.items.map((_, i) => groups.optionalString(i));
+    },
+  }),
+};
+
+/** The filters slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class FiltersFunctions extends sliceFunctions(FILTERS_FUNCTIONS) {}

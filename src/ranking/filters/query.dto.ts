@@ -1,0 +1,69 @@
+import { Type } from 'class-transformer';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, ArrayMaxSize, IsArray, IsObject, ValidateNested } from 'class-validator';
+import { IsId, IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty } from '../../common/dto';
+import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
+import { ID_RULE } from '../../common/names';
+import {
+  EXCLUDE_GROUPS_MAX,
+  EXCLUDE_ITEMS_MAX,
+  FILTERED_DEPTH_ITEMS,
+  PER_GROUP_ITEMS,
+} from '../options/groups/groups.limits';
+
+const idsMessage = `must be ${ID_LENGTH_CHARS.min}-${ID_LENGTH_CHARS.max} printable characters`;
+
+export class QueryExcludeDto {
+  @ApiPropertyOptional({ type: [String], maxItems: EXCLUDE_ITEMS_MAX, description: `Item ids (${ID_RULE}) left out` })
+  @IsOptionalNotNull()
+  @IsArray({ message: 'exclude.items must be an array of ids' })
+  @ArrayMaxSize(EXCLUDE_ITEMS_MAX)
+  @IsId({ each: true, message: `each of exclude.items ${idsMessage}` })
+  items?: string[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: EXCLUDE_GROUPS_MAX,
+    description: 'Group ids whose items are left out (a board with "groups": true)',
+  })
+  @IsOptionalNotNull()
+  @IsArray({ message: 'exclude.groups must be an array of ids' })
+  @ArrayMaxSize(EXCLUDE_GROUPS_MAX)
+  @IsId({ each: true, message: `each of exclude.groups ${idsMessage}` })
+  groups?: string[];
+}
+
+export class QueryDto {
+  @OptionalNameProperty("Window name (default: the board's first window; a view is a 400)", '24h')
+  window?: string;
+
+  @OptionalNameProperty("Read the window as this segment's", 'en')
+  segment?: string;
+
+  @Allow()
+  @ApiPropertyOptional({ description: 'Not supported yet: 400 INVALID_INPUT naming it' })
+  span?: unknown;
+
+  @OptionalIntProperty(PAGE_LIMIT_ITEMS, {
+    default: 100,
+    description: `Rows (offset + limit at most ${FILTERED_DEPTH_ITEMS})`,
+  })
+  limit?: number;
+
+  @OptionalIntProperty(PAGE_OFFSET_ITEMS, { description: 'Rows of the filtered listing skipped' })
+  offset?: number;
+
+  @OptionalIntProperty(PER_GROUP_ITEMS, { description: 'At most this many rows of one group' })
+  perGroup?: number;
+
+  @Allow()
+  @ApiPropertyOptional({ description: 'Not supported yet: 400 INVALID_INPUT naming it' })
+  minActors?: unknown;
+
+  @ApiPropertyOptional({ type: QueryExcludeDto })
+  @IsOptionalNotNull()
+  @IsObject({ message: 'exclude must be an object like { "items": [...], "groups": [...] }' })
+  @ValidateNested()
+  @Type(() => QueryExcludeDto)
+  exclude?: QueryExcludeDto;
+}

@@ -1,0 +1,79 @@
+-- requires: call_state, groups, order, reader, snapshot
+-- group_page: a filtered page of one shard's window listing (groups_lib), after expiring what fell out:
+-- from a place of the shard's listing, in the board's order, the rows that pass the filters (not an
+-- excluded item, not of an excluded group, at most per_group rows of a group counting `seen`), up to
+-- `want` rows, scanning at most `scan` rows (in chunks of GROUP_PAGE.chunk).
+-- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
+--       top (the window's results zset)
+-- Args (reader.read_call, CALLS.group_page: FILTERS_FUNCTIONS' contract): the header with the one
+--       window, then start (0-based place to scan from), scan (most rows scanned), want (most rows
+--       answered), per_group (0: no cap), seen (JSON object: group -> rows of it already listed ahead of
+--       `start`, may be {}), exclude_items and exclude_groups (JSON arrays, may be [])
+-- Reply (reader.answer, CALLS.group_page):
+--   draining  1: expired data remains (the budget ran out), else 0
+--   rows      { item_1, score_1, group_1, ... } the rows that pass, in the shard's order (group "": none)
+--   skipped   { score of each scanned row that did not pass } (the board ranks count them)
+--   next      the place after the last row scanned
+--   ended     1: the shard lists nothing after the scanned rows, else 0
+--   last, last_score  the last row scanned ("" and 0: none)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+
+local GROUP_PAGE = { chunk = 250 }
+
+-- A JSON array as a set.
+local function set_of(json)
+  local set = {}
+  for _, id in ipairs(cjson.decode(json)) do set[id] = true end
+  return set
+end
+
+-- Scans one chunk from `at` into `out` (rows, skipped); answers the rows it scanned and whether the
+-- listing ended inside it.
+local function scan_chunk(filter, out, at, count)
+  local page = order.page(filter.top_key, at, at + count - 1)
+  local items = {}
+  for i = 1, #page, 2 do items[#items + 1] = page[i] end
+  local named = groups.groups_of(filter.cfg_key, items)
+  local scanned = 0
+  for i = 1, #items do
+    local score = tonumber(page[2 * i])
+    if not order.listed(filter.top_key, score) then return scanned, true end
+    scanned = scanned + 1
+    local item, group = items[i], named[i] or ''
+    out.last, out.last_score = item, page[2 * i]
+    local taken = filter.counts[group] or 0
+    local pass = not filter.items[item] and not (group ~= '' and filter.groups[group])
+      and (filter.per_group == 0 or group == '' or taken < filter.per_group)
+    if pass and #out.rows < 3 * filter.want then
+      out.rows[#out.rows + 1], out.rows[#out.rows + 2], out.rows[#out.rows + 3] = item, page[2 * i], group
+      if group ~= '' then filter.counts[group] = taken + 1 end
+      if #out.rows == 3 * filter.want then return scanned, false end
+    else
+      out.skipped[#out.skipped + 1] = page[2 * i]
+    end
+  end
+  return scanned, #items < count
+end
+
+local function group_page(keys, args)
+  call_state.begin_call(keys, args)
+  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
+  local header, arg = reader.read_call(args, CALLS.group_page)
+  local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
+  if err then return redis.error_reply(err) end
+  local filter = {
+    cfg_key = cfg_key, top_key = top_key, want = tonumber(arg.want), per_group = tonumber(arg.per_group),
+    counts = cjson.decode(arg.seen), items = set_of(arg.exclude_items), groups = set_of(arg.exclude_groups),
+  }
+  local out = { rows = {}, skipped = {}, last = '', last_score = 0 }
+  local at, left, ended = tonumber(arg.start), tonumber(arg.scan), false
+  while left > 0 and not ended and #out.rows < 3 * filter.want do
+    local scanned
+    scanned, ended = scan_chunk(filter, out, at, math.min(left, GROUP_PAGE.chunk))
+    at, left = at + scanned, left - scanned
+  end
+  return reader.answer(CALLS.group_page, {
+    draining = draining, rows = out.rows, skipped = out.skipped, next = at, ended = ended and 1 or 0,
+    last = out.last, last_score = out.last_score,
+  })
+end

@@ -1,0 +1,38 @@
+import type { Bounds } from '../../../common/limits';
+
+/** `?perGroup=k` on top and POST .../query: at most k rows of one group. */
+export const PER_GROUP_ITEMS: Bounds = { min: 1, max: 100 };
+
+/** POST .../query: most excluded item ids and group ids. */
+export const EXCLUDE_ITEMS_MAX = 1000;
+export const EXCLUDE_GROUPS_MAX = 100;
+
+/** A filtered read lists at most this deep (offset + limit) into its filtered listing. */
+export const FILTERED_DEPTH_ITEMS = 1000;
+
+/**
+ * Most rows one group_page call scans on one shard: a full filtered page (FILTERED_DEPTH_ITEMS) past
+ * every excluded item (EXCLUDE_ITEMS_MAX) fits one call; measured about 2 ms (harness/worst-case).
+ */
+export const GROUP_SCAN_ROWS = FILTERED_DEPTH_ITEMS + EXCLUDE_ITEMS_MAX;
+
+/**
+ * Most group_page calls one shard gets per filtered read: deeper than GROUP_SCAN_ROWS x this (one
+ * group holding the whole head, or excluded groups) the read answers the rows it found with
+ * `truncated: true`.
+ */
+export const GROUP_PAGE_CALLS = 4;
+
+/** What a filtered read refuses (INVALID_INPUT, 400). */
+export const GROUPS_MESSAGES = {
+  noGroups: (board: string, field: string) =>
+    `${field}: board "${board}" keeps no groups (PUT the board with "groups": true)`,
+  perGroupNeedsGroups: (board: string) =>
+    `perGroup: board "${board}" keeps no groups (PUT the board with "groups": true)`,
+  tooDeep: (depth: number) =>
+    `offset + limit is ${depth}: a filtered read (perGroup, exclude) lists at most ${FILTERED_DEPTH_ITEMS} deep`,
+  strictTies: (board: string) =>
+    `board "${board}" ranks ties first: filtered reads (perGroup, exclude) need ties shared`,
+  unsupported: (field: string) =>
+    `${field}: not supported by POST .../query yet (window only; use GET .../top with ${field} unfiltered)`,
+};

@@ -1,0 +1,98 @@
+-- module: groups
+-- requires: call_state, hooks, item_data, keyspace
+-- groups_lib: `groups: true` boards, a board option (src/ranking/options/groups/): an item's group (its
+-- author, channel or domain), named by the latest write that carried one. The map lives on the item's
+-- shard, beside its windows (one hash tag), and holds only items some window of the shard holds: an
+-- item leaving its last window leaves the map (results_changed), so the map is bounded by the items
+-- quota (one entry of at most two ids per item).
+-- KEYS: 0
+-- Keys: <tag>:groups  hash  item -> group (only items some window of the shard holds)
+-- Config hash field: groups ("1"; absent: off).
+
+call_state.config_field_add('groups')
+
+-- Each config hash's setting asked in this call (forgotten at call_began).
+local known = {}
+
+local function forget_known()
+  known = {}
+end
+
+-- "<tag>:cfg" -> "<tag>:groups"
+local function groups_key(cfg_key)
+  return keyspace.sibling_key(cfg_key, 'cfg', 'groups')
+end
+
+local function grouped(cfg_key)
+  local on = known[cfg_key]
+  if on == nil then
+    on = call_state.config_field(cfg_key, 'groups') == '1'
+    known[cfg_key] = on
+  end
+  return on
+end
+
+-- Names `group` the group of `item` (a write that carried one, after it applied): kept only while
+-- some window holds the item (a write taking a sum to 0 leaves nothing to name).
+local function assign(cfg_key, item, group)
+  if group == '' or not grouped(cfg_key) then return end
+  if item_data.item_held(cfg_key, item) then redis.call('HSET', groups_key(cfg_key), item, group) end
+end
+
+-- The group of each of `items` (false where none).
+local function groups_of(cfg_key, items)
+  if #items == 0 then return {} end
+  return redis.call('HMGET', groups_key(cfg_key), unpack(items))
+end
+
+-- Hook: an item that left a window leaves the map once no window of the shard holds it.
+local function group_left(top_key, item, score)
+  if score ~= 0 then return end
+  local cfg_key = call_state.cfg_key_of_top(top_key)
+  if not grouped(cfg_key) then return end
+  local key = groups_key(cfg_key)
+  if redis.call('HEXISTS', key, item) == 1 and not item_data.item_held(cfg_key, item) then redis.call('HDEL', key, item) end
+end
+
+-- Hook: a groups board's results changes must reach group_left (the unwatched write path skips hooks).
+local function watches(top_key)
+  return grouped(call_state.cfg_key_of_top(top_key))
+end
+
+-- A board PUT: the setting asked (absent: the stored one, off for a new board). A change keeps the data.
+local function groups_planned(cfg_key, settings, _, plan)
+  local stored = plan ~= nil and redis.call('HGET', cfg_key, 'groups') == '1'
+  if settings.groups == nil then settings.groups = stored end
+  if plan and settings.groups ~= stored then plan.changed = true end
+end
+
+local function groups_differ()
+  return false
+end
+
+-- Stores the setting; turned off, the map goes; on, entries of items no window holds any more (a reset
+-- dropped windows) go.
+local function groups_stored(cfg_key, settings)
+  known[cfg_key] = nil
+  local key = groups_key(cfg_key)
+  if settings.groups ~= true then
+    redis.call('HDEL', cfg_key, 'groups')
+    redis.call('UNLINK', key)
+    return
+  end
+  redis.call('HSET', cfg_key, 'groups', '1')
+  for _, item in ipairs(redis.call('HKEYS', key)) do
+    if not item_data.item_held(cfg_key, item) then redis.call('HDEL', key, item) end
+  end
+end
+
+hooks.register('call_began', forget_known)
+hooks.register('results_changed', group_left)
+hooks.register('watches', watches)
+hooks.register('config_planned', groups_planned)
+hooks.register('config_differs', groups_differ)
+hooks.register('config_stored', groups_stored)
+
+groups.groups_key = groups_key
+groups.assign = assign
+groups.groups_of = groups_of

@@ -1,0 +1,185 @@
+import fc from 'fast-check';
+import { validateConfig } from '../../src/common/config';
+import { FiltersService } from '../../src/ranking/filters/filters.service';
+import { RankingService } from '../../src/ranking/ranking.service';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { RedisFunctions } from '../../src/redis/redis-functions';
+import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { FakeClock } from '../../harness/clock';
+import { composeRanking } from '../../harness/compose-ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { RankingModel } from '../support/ranking-model';
+
+/** Two windows of unlike intervals, so their slots expire at different times. */
+const WINDOWS = [
+  { name: 'w1', periodSec: 60, intervalSec: 20 },
+  { name: 'w2', periodSec: 90, intervalSec: 30 },
+];
+const ITEMS = ['a', 'b', 'c', 'é', 'a b/c'];
+const GROUPS = ['x', 'y', 'z'];
+
+type Step =
+  | { kind: 'add'; item: string; amount: number; group?: string }
+  | { kind: 'batch'; entries: Array<{ item: string; amount: number; group?: string }> }
+  | { kind: 'advance'; ms: number };
+
+const entry = fc.record({
+  item: fc.constantFrom(...ITEMS),
+  // Few values, some negative: ties, and items taken to exactly 0 (they leave, their group with them).
+  amount: fc.constantFrom(-1, -1, 1, 2),
+  group: fc.option(fc.constantFrom(...GROUPS), { nil: undefined }),
+});
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 6, arbitrary: entry.map((e) => ({ kind: 'add' as const, ...e })) },
+  {
+    weight: 2,
+    arbitrary: fc.array(entry, { minLength: 1, maxLength: 4 }).map((entries) => ({ kind: 'batch' as const, entries })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 45_000 }) }),
+  },
+);
+
+/** The model's groups beside RankingModel: the latest named while the item stays in some window. */
+class GroupedModel extends RankingModel {
+  readonly groups = new Map<string, string>();
+
+  held(nowMs: number, item: string): boolean {
+    return this.windows.some((w) => (this.sums(w.name, nowMs).get(item) ?? 0) !== 0);
+  }
+
+  name(nowMs: number, item: string, group: string | undefined): void {
+    if (group !== undefined && this.held(nowMs, item)) this.groups.set(item, group);
+  }
+
+  /** Forgets the groups of items no window holds any more. */
+  settle(nowMs: number): void {
+    for (const item of [...this.groups.keys()]) if (!this.held(nowMs, item)) this.groups.delete(item);
+  }
+
+  /** The filtered page: exclusions, then at most perGroup rows of a group in board order, then the page. */
+  page(window: string, nowMs: number, ask: { perGroup?: number; items?: string[]; groups?: string[] }) {
+    const counts = new Map<string, number>();
+    return this.listing(window, nowMs)
+      .map((row) => ({ ...row, group: this.groups.get(row.item) }))
+      .filter((row) => !ask.items?.includes(row.item) && !(row.group && ask.groups?.includes(row.group)))
+      .filter((row) => {
+        if (ask.perGroup === undefined || row.group === undefined) return true;
+        const taken = counts.get(row.group) ?? 0;
+        counts.set(row.group, taken + 1);
+        return taken < ask.perGroup;
+      });
+  }
+}
+
+const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+
+describe.each(CASES)('groups against a brute-force model (property, %s, %i shard(s))', (topology, shards) => {
+  const clock = new FakeClock(0);
+  let redis: TestRedis;
+  let redisService: RedisService;
+  let ranking: RankingService;
+  let filters: FiltersService;
+  let commands: WriteCommands;
+  let board = 0;
+  let groupedRows = 0;
+
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    redisService = new RedisService(RedisSettings.from(config), clock);
+    await redisService.waitUntilReady(10_000);
+    const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+    ranking = graph.ranking;
+    filters = graph.module.get(FiltersService);
+    commands = graph.module.get(WriteCommands);
+  });
+  afterAll(async () => {
+    await redisService?.onApplicationShutdown();
+    await redis?.stop();
+  });
+
+  it('rows carry the latest group; perGroup and exclusions list what the model lists, with board ranks', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+        fc.array(step, { minLength: 1, maxLength: 24 }),
+        async (startMs, steps) => {
+          const name = `gp${board++}`;
+          clock.setMs(startMs);
+          const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
+          await ranking.putBoard({ name, windows, shards, groups: true });
+          const model = new GroupedModel(WINDOWS);
+          for (const s of steps) {
+            await apply(name, model, s);
+            for (const w of WINDOWS) await compare(name, model, w.name);
+            model.settle(clock.nowMs());
+          }
+          await ranking.deleteBoard(name);
+        },
+      ),
+      {
+        numRuns: 20,
+        // An item taken to exactly 0 leaves with its group, and comes back without one.
+        examples: [
+          [
+            1_600_000_000_000,
+            [
+              { kind: 'add', item: 'a', amount: 2, group: 'x' },
+              { kind: 'add', item: 'a', amount: -2 },
+              { kind: 'add', item: 'a', amount: 1 },
+            ],
+          ],
+        ],
+      },
+    );
+    expect(groupedRows).toBeGreaterThan(20); // not vacuous
+  });
+
+  async function apply(name: string, model: GroupedModel, s: Step): Promise<void> {
+    const nowMs = clock.nowMs();
+    if (s.kind === 'advance') return clock.advanceMs(s.ms);
+    model.settle(nowMs);
+    if (s.kind === 'add') {
+      await ranking.increment(commands.increment({ board: name, item: s.item, amount: s.amount, group: s.group }));
+      model.increment(nowMs, s.item, s.amount);
+      model.name(nowMs, s.item, s.group);
+      return;
+    }
+    await ranking.incrementBatch(commands.batch({ board: name, entries: s.entries }));
+    for (const e of s.entries) model.increment(nowMs, e.item, e.amount);
+    for (const e of s.entries) model.name(nowMs, e.item, e.group);
+  }
+
+  async function compare(name: string, model: GroupedModel, window: string): Promise<void> {
+    const nowMs = clock.nowMs();
+    const rows = (page: { items: Array<{ rank: number; item: string; score: number; group?: string }> }) =>
+      page.items.map(({ rank, item, score, group }) => ({ rank, item, score, group }));
+    const all = model.page(window, nowMs, {});
+    groupedRows += all.filter((row) => row.group !== undefined).length;
+    expect(rows(await ranking.top(name, window, 0, 20))).toEqual(all);
+    for (const perGroup of [1, 2]) {
+      const want = model.page(window, nowMs, { perGroup });
+      const read = await ranking.topPerGroup(name, { window, limit: 20, perGroup }, () => undefined);
+      expect(rows(read)).toEqual(want);
+      const page = await ranking.topPerGroup(name, { window, offset: 1, limit: 2, perGroup }, () => undefined);
+      expect(rows(page)).toEqual(want.slice(1, 3));
+    }
+    const ask = { perGroup: 1, items: ['a', 'é'], groups: ['y'] };
+    const read = await filters.read({
+      board: name,
+      window,
+      offset: 0,
+      limit: 20,
+      perGroup: ask.perGroup,
+      excludeItems: ask.items,
+      excludeGroups: ask.groups,
+    });
+    expect({ truncated: read.truncated, rows: rows(read) }).toEqual({
+      truncated: false,
+      rows: model.page(window, nowMs, ask),
+    });
+  }
+});
