@@ -50,9 +50,8 @@ import { WritesStore } from './writes.store';
  *   1. board     the cached config; when a script refuses it (stale or gone), reloaded and run once more
  *   2. strategy  the board's idempotency strategy (IdempotencyPolicy: in-script or the ledger), which
  *                charges the client's stored answers and hands the write its key
- *   3. steps     the kind's: check the command, reserve growth, run on the shard(s), settle the
- *                reservation, build the answer (ItemWrite below for increments, likes and unlikes;
- *                BatchWrite in batch-write.ts)
+ *   3. steps     the kind's: check the command, reserve growth, run on the shard(s), settle the reservation,
+ *                build the answer (ItemWrite below for increments, likes and unlikes; BatchWrite: batches)
  */
 @Injectable()
 export class WritePipeline {
