@@ -16,6 +16,8 @@ import { ItemDataService } from './items/items.service';
 import { ItemDataStore } from './items/items.store';
 import { LookupService } from './lookup/lookup.service';
 import { LookupStore } from './lookup/lookup.store';
+import { ModerationService } from './moderation/moderation.service';
+import { ModerationStore } from './moderation/moderation.store';
 import { RANKING, RANKING_SLICES } from './ranking.functions';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
@@ -76,10 +78,12 @@ import { WritesStore } from './writes/writes.store';
     RetractionStore,
     RetractionMetrics,
     RetractionService,
+    ModerationStore,
+    ModerationService,
   ],
   // BoardCache and RankingSettings: stream ingest applies events with the boards' cached configs and
   // the same drain budget. WriteCommands: the controller builds its write commands with it. Lookup,
-  // standing (rank, distribution), item data, retractions: their controllers.
+  // standing (rank, distribution), item data, retractions, moderation: their controllers.
   exports: [
     RankingSettings,
     RankingService,
@@ -90,6 +94,7 @@ import { WritesStore } from './writes/writes.store';
     StandingService,
     ItemDataService,
     RetractionService,
+    ModerationService,
   ],
 })
 export class RankingCoreModule {}

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ItemDataController } from './items/item-data.controller';
 import { LookupController } from './lookup/lookup.controller';
+import { ModerationController } from './moderation/moderation.controller';
 import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
 import { RetractionController } from './retraction/retraction.controller';
@@ -17,6 +18,7 @@ import { StandingController } from './standing/standing.controller';
     ItemDataController,
     ScoresController,
     RetractionController,
+    ModerationController,
   ],
   exports: [RankingCoreModule],
 })

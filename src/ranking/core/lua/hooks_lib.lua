@@ -28,6 +28,9 @@
 --   mark_of(top_key, item)              the item's mark among equal scores across shards
 --   ahead(top_key, score, mark)         the items ahead of (score, mark)
 --   append_marks(reply, keys, first_top, window_count, item)   every one is called: a write's marks
+--   exceptions(top_key)                 items the listing leaves out, or the only ones it lists: nil
+--                                       (none), or { only = bool, items = { id, ... } } (bounded: the
+--                                       option's limit); order_lib then closes the gaps they leave
 
 hooks.call_began = {}
 hooks.results_changed = {}
@@ -44,6 +47,7 @@ hooks.position = {}
 hooks.mark_of = {}
 hooks.ahead = {}
 hooks.append_marks = {}
+hooks.exceptions = {}
 
 -- Adds `fn` to the hook `hook`; an unknown hook fails the library's load.
 function hooks.register(hook, fn)
