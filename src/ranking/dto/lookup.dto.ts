@@ -112,6 +112,11 @@ export class LookupRowDto {
       'Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when score <= 0',
   })
   rank!: number | null;
+  @ApiPropertyOptional({
+    enum: [true],
+    description: 'Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null',
+  })
+  hidden?: true;
   @ApiProperty({
     nullable: true,
     type: 'integer',

@@ -129,6 +129,19 @@ local function exceptions(top_key)
   return known
 end
 
+-- A read placing an item of another shard among these results (read_neighbours inserts it for the
+-- call): the exceptions are read again with it held, and it counts as listed here.
+local function count_as_shown(top_key, item)
+  exceptions_of[top_key] = nil
+  local ex = exceptions(top_key)
+  if not ex or not ex.only or ex.items[item] then return end
+  ex.items[item] = true
+  local at = base_position(top_key, item)
+  local positions = ex.positions
+  positions[#positions + 1] = at
+  table.sort(positions)
+end
+
 -- How many of the ascending `positions` are below `place`.
 local function count_below(positions, place)
   local low, high = 0, #positions
@@ -185,6 +198,13 @@ local function except_page(top_key, ex, first, last, marks)
     end
   end
   return rows
+end
+
+-- Whether the results hold and would list `item` but the listing leaves it out (an exception: hidden).
+local function left_out(top_key, item)
+  if shown(top_key, item) then return false end
+  local held = redis.call('ZSCORE', top_key, item)
+  return held ~= false and listed(top_key, tonumber(held))
 end
 
 -- Positions first..last (0-based) of the listing as ZREVRANGE WITHSCORES answers them (item, score,
@@ -264,6 +284,8 @@ order.append_marks = append_marks
 order.listed = listed
 order.listed_count = listed_count
 order.shown = shown
+order.left_out = left_out
+order.count_as_shown = count_as_shown
 order.shown_ahead = shown_ahead
 order.shown_rank = shown_rank
 order.page_except = page_except
