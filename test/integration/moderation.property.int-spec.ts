@@ -215,11 +215,9 @@ describe.each(CASES)(
       const read: Array<{ item: string; score: number }> = [];
       let cursor: string | null = '';
       while (cursor !== null) {
-        const asked = cursor === '' ? '' : `&cursor=${cursor}`;
-        const page = await http()
-          .get(`/admin/boards/${name}/moderation/queue?window=w&limit=2${asked}`)
-          .set(ADMIN)
-          .expect(200);
+        const asked: string = cursor === '' ? '' : `&cursor=${cursor}`;
+        const page: { body: { items: Array<{ item: string; score: number }>; nextCursor: string | null } } =
+          await http().get(`/admin/boards/${name}/moderation/queue?window=w&limit=2${asked}`).set(ADMIN).expect(200);
         read.push(...page.body.items);
         cursor = page.body.nextCursor;
       }
