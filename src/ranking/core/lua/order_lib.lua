@@ -10,7 +10,7 @@
 -- sum board those above 0 (an item whose increments sum to 0 or less is held but not listed).
 -- Exceptions (hooks_lib `exceptions`: moderation's hidden items, or on a review board the only ones
 -- allowed) are outside the listing: pages, places, counts and ranks close the gaps they leave, at one
--- ZSCORE and one place per exception and call (the option bounds how many a shard holds).
+-- place per exception held and call, after one ZMSCORE (the option bounds how many a shard holds).
 -- KEYS: 0
 
 local ASK = { ascending = hooks.ascending, strict = hooks.strict, page = hooks.page, position = hooks.position, mark_of = hooks.mark_of, ahead = hooks.ahead }
@@ -111,10 +111,10 @@ end)
 -- The exceptions record of `items` (only: the only ones listed; else: the ones left out) in `top_key`.
 local function exceptions_record(top_key, only, items)
   local record = { only = only, items = {}, positions = {} }
-  for _, item in ipairs(items) do
+  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}
+  for i, item in ipairs(items) do
     record.items[item] = true
-    local held = redis.call('ZSCORE', top_key, item)
-    if held and listed(top_key, tonumber(held)) then record.positions[#record.positions + 1] = base_position(top_key, item) end
+    if held[i] and listed(top_key, tonumber(held[i])) then record.positions[#record.positions + 1] = base_position(top_key, item) end
   end
   table.sort(record.positions)
   return record
