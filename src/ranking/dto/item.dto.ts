@@ -323,7 +323,8 @@ export class ItemResultDto extends WindowFiguresDto {
   @ApiProperty({ nullable: true, type: 'integer', minimum: 1 }) rank!: number | null;
   @ApiPropertyOptional({
     enum: [true],
-    description: 'Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null',
+    description:
+      'Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null',
   })
   hidden?: true;
   @ApiProperty({

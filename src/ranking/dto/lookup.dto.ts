@@ -114,7 +114,8 @@ export class LookupRowDto {
   rank!: number | null;
   @ApiPropertyOptional({
     enum: [true],
-    description: 'Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null',
+    description:
+      'Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null',
   })
   hidden?: true;
   @ApiProperty({

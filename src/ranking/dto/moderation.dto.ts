@@ -42,7 +42,10 @@ export class QueueRowDto {
 export class ModerationQueueDto {
   @ApiProperty() board!: string;
   @ApiProperty() window!: string;
-  @ApiProperty({ type: [QueueRowDto], description: 'Items waiting for review (listed once allowed), highest score first' })
+  @ApiProperty({
+    type: [QueueRowDto],
+    description: 'Items waiting for review (listed once allowed), highest score first',
+  })
   items!: QueueRowDto[];
   @ApiProperty({ type: 'string', nullable: true, description: 'The next page: send it as cursor; null: the last page' })
   nextCursor!: string | null;

@@ -210,7 +210,12 @@ function nodeRow(
 
 /** The row of the `i`-th id a shard answered; `rank` its rank as known so far (0: none). */
 function rowOf(item: string, reply: LookupReply, i: number, rank: number, withData: boolean): LookupRow {
-  const row = { item, score: reply.scores[i], rank: rank > 0 ? rank : null, previousRank: reply.previousRanks[i] || null };
+  const row = {
+    item,
+    score: reply.scores[i],
+    rank: rank > 0 ? rank : null,
+    previousRank: reply.previousRanks[i] || null,
+  };
   const shown = rank < 0 ? { ...row, hidden: true as const } : row;
   return withData ? { ...shown, data: reply.data[i] } : shown;
 }

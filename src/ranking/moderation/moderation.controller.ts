@@ -40,7 +40,10 @@ export class ModerationController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<void> {
     const sent = this.quotas.sentWith(request);
-    answer(reply, await this.moderation.setState({ name: params.board, item: params.item, state: body.state, ...sent }));
+    answer(
+      reply,
+      await this.moderation.setState({ name: params.board, item: params.item, state: body.state, ...sent }),
+    );
   }
 
   @Delete('admin/boards/:board/moderation/items/:item')
@@ -49,8 +52,7 @@ export class ModerationController {
   @RetrySafe()
   @ApiOperation({
     summary: "Clear an item's moderation state",
-    description:
-      'Back to the default: listed (on a review board: waiting for review). 204 also when it had none.',
+    description: 'Back to the default: listed (on a review board: waiting for review). 204 also when it had none.',
   })
   @ApiResponse({ status: 204, description: 'Cleared' })
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
