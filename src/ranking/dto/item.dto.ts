@@ -321,12 +321,6 @@ export class ItemResultDto extends WindowFiguresDto {
   @ApiPropertyOptional({ enum: ['new', 'rising', 'peaking', 'cooling'] }) phase?: string;
   @ApiPropertyOptional({ type: 'integer' }) since?: number;
   @ApiProperty({ nullable: true, type: 'integer', minimum: 1 }) rank!: number | null;
-  @ApiPropertyOptional({
-    enum: [true],
-    description:
-      'Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null',
-  })
-  hidden?: true;
   @ApiProperty({
     nullable: true,
     type: Number,

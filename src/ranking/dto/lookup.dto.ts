@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { HiddenProperty } from './moderation.dto';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean } from 'class-validator';
 import { IsId, IsOptionalNotNull, OptionalNameProperty, ToBool } from '../../common/dto';
 import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
@@ -112,12 +113,7 @@ export class LookupRowDto {
       'Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when score <= 0',
   })
   rank!: number | null;
-  @ApiPropertyOptional({
-    enum: [true],
-    description:
-      'Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null',
-  })
-  hidden?: true;
+  @HiddenProperty() hidden?: true;
   @ApiProperty({
     nullable: true,
     type: 'integer',

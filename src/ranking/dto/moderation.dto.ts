@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, Matches } from 'class-validator';
 import { IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty } from '../../common/dto';
 import { DEFAULT_QUEUE_PAGE, QUEUE_DEPTH_ITEMS, QUEUE_PAGE } from '../core/ranking.limits';
+import { ItemResultDto } from './item.dto';
 
 export const MODERATION_STATES = ['hidden', 'allowed'] as const;
 
@@ -49,4 +50,17 @@ export class ModerationQueueDto {
   items!: QueueRowDto[];
   @ApiProperty({ type: 'string', nullable: true, description: 'The next page: send it as cursor; null: the last page' })
   nextCursor!: string | null;
+}
+
+/** The `hidden` flag of an item's answers (GET …/items/:item, lookup rows). */
+export const HiddenProperty = () =>
+  ApiPropertyOptional({
+    enum: [true],
+    description:
+      'Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null',
+  });
+
+/** GET …/items/:item: the item's standing, and whether moderation leaves it out. */
+export class ModeratedItemResultDto extends ItemResultDto {
+  @HiddenProperty() hidden?: true;
 }

@@ -1289,7 +1289,7 @@ export interface components {
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
         };
-        ItemResultDto: {
+        ModeratedItemResultDto: {
             board: string;
             window: string;
             /** @description Start of the oldest live slot (unix s); of a calendar window, the current period start */
@@ -1314,17 +1314,17 @@ export interface components {
             phase?: "new" | "rising" | "peaking" | "cooling";
             since?: number;
             rank: number | null;
-            /**
-             * @description Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null
-             * @enum {boolean}
-             */
-            hidden?: true;
             /** @description Share (%) of the other ranked items ranked after this one (strict order on a `ties: first` board) */
             percentile: number | null;
             /** @description With ?data=true: the item's data (null: none) */
             data?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @description Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null
+             * @enum {boolean}
+             */
+            hidden?: true;
         };
         AroundResultDto: {
             board: string;
@@ -4003,7 +4003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ItemResultDto"];
+                    "application/json": components["schemas"]["ModeratedItemResultDto"];
                 };
             };
             /** @description INVALID_INPUT: the message names the field */
