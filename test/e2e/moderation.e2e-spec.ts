@@ -49,6 +49,10 @@ describe('moderation over HTTP: states, guards, error codes, the review queue', 
       { item: 'a', score: 10, rank: null, hidden: true },
       { item: 'c', rank: 2 },
     ]);
+    const liked = await http().post('/boards/mod/items/a/likes').send({ userId: 'u1' });
+    expect([liked.status, liked.body.windows?.h?.rank]).toEqual([200, null]);
+    const likedB = await http().post('/boards/mod/items/b/likes').send({ userId: 'u1' });
+    expect([likedB.status, likedB.body.windows?.h?.rank]).toEqual([200, 1]);
     const around = await http().get('/boards/mod/items/b/around?window=h&radius=2').expect(200);
     expect(around.body.items.map((row: { item: string }) => row.item)).toEqual(['b', 'c']);
     await clear('mod', 'a').set(ADMIN).expect(204);
@@ -58,7 +62,7 @@ describe('moderation over HTTP: states, guards, error codes, the review queue', 
       ['c', 3],
     ]);
     const back = (await http().get('/boards/mod/items/a?window=h').expect(200)).body;
-    expect(back).toMatchObject({ score: 10, rank: 1 });
+    expect(back).toMatchObject({ score: 11, rank: 1 });
     expect(back.hidden).toBeUndefined();
   });
 
