@@ -71,10 +71,12 @@ const SUM_BOARD = {
   maxItems: 100_000_000,
 };
 
-/** A `last` board, lowest score first: eight windows of the most slots such a board may hold (1 000 each). */
+/** A `last` board, lowest score first, reviewing: eight windows of the most slots such a board may hold (1 000 each). */
 const LAST_BOARD = {
   aggregate: 'last' as const,
   order: 'asc' as const,
+  // A review board: lists only allowed items (none here), so its review queue is its whole listing.
+  moderation: { review: true },
   windows: Array.from({ length: 8 }, (_, i) => ({
     name: `l${i + 1}`,
     period: 1000 * (i + 1) * MINUTE_SEC,

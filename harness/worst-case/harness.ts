@@ -7,9 +7,16 @@
 import { READ_ROWS, WRITE_ROWS } from './board-rows';
 import type { HarnessContext, HttpAnswer, RowFigures, WorstRow } from './harness-types';
 import type { RedisCost, RedisMeter } from './redis-meter';
+import { MODERATION_ROWS } from './moderation-rows';
 import { ADMIN_ROWS, SERVICE_ROWS } from './service-rows';
 
-export const WORST_ROWS: readonly WorstRow[] = [...WRITE_ROWS, ...READ_ROWS, ...SERVICE_ROWS, ...ADMIN_ROWS];
+export const WORST_ROWS: readonly WorstRow[] = [
+  ...MODERATION_ROWS,
+  ...WRITE_ROWS,
+  ...READ_ROWS,
+  ...SERVICE_ROWS,
+  ...ADMIN_ROWS,
+];
 
 const DEFAULT_TIMES = 2;
 

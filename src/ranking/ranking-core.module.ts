@@ -20,6 +20,8 @@ import { ItemDataService } from './items/items.service';
 import { ItemDataStore } from './items/items.store';
 import { LookupService } from './lookup/lookup.service';
 import { LookupStore } from './lookup/lookup.store';
+import { ModerationService } from './moderation/moderation.service';
+import { ModerationStore } from './moderation/moderation.store';
 import { RANKING, RANKING_SLICES } from './ranking.functions';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
@@ -84,10 +86,12 @@ import { WritesStore } from './writes/writes.store';
     RetractionService,
     ActorWeightsStore,
     ActorWeightsService,
+    ModerationStore,
+    ModerationService,
   ],
   // BoardCache and RankingSettings: stream ingest applies events with the boards' cached configs and
   // the same drain budget. WriteCommands: the controller builds its write commands with it. Lookup,
-  // standing (rank, distribution), item data, retractions, actor weights: their controllers.
+  // standing (rank, distribution), item data, retractions, actor weights, moderation: their controllers.
   exports: [
     RankingSettings,
     RankingService,
@@ -100,6 +104,7 @@ import { WritesStore } from './writes/writes.store';
     FiltersService,
     RetractionService,
     ActorWeightsService,
+    ModerationService,
   ],
 })
 export class RankingCoreModule {}

@@ -19,7 +19,6 @@ import {
   IncrementDto,
   IncrementResultDto,
   ItemParams,
-  ItemResultDto,
   LikeDto,
   LikeParams,
   LikeResultDto,
@@ -42,6 +41,7 @@ import {
   SEGMENT_PAGE_UNITS_PER_REQUEST,
 } from './core/ranking.limits';
 import { AroundDataQuery, ItemDataQuery, TopDataQuery } from './dto/lookup.dto';
+import { ModeratedItemResultDto } from './dto/moderation.dto';
 import { ItemDataService } from './items/items.service';
 import { BoardView, RankingService } from './ranking.service';
 import { WriteCommands } from './writes/write-commands';
@@ -270,8 +270,8 @@ export class RankingController {
 
   @Get('boards/:board/items/:item')
   @FastRoute()
-  @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ItemResultDto)
-  async item(@Param() params: ItemParams, @Query() query: ItemDataQuery): Promise<ItemResultDto> {
+  @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ModeratedItemResultDto)
+  async item(@Param() params: ItemParams, @Query() query: ItemDataQuery): Promise<ModeratedItemResultDto> {
     const standing = await this.ranking.item(params.board, query.window, params.item, {
       span: query.span,
       segment: query.segment,

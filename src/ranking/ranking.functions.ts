@@ -9,6 +9,7 @@ import { FILTERS_FUNCTIONS, FiltersFunctions } from './filters/filters.functions
 import { HISTORY_FUNCTIONS, HistoryFunctions } from './history/history.functions';
 import { ITEMS_FUNCTIONS, ItemsFunctions } from './items/items.functions';
 import { LOOKUP_FUNCTIONS, LookupFunctions } from './lookup/lookup.functions';
+import { MODERATION_FUNCTIONS, ModerationFunctions } from './moderation/moderation.functions';
 import { READS_FUNCTIONS, ReadsFunctions } from './reads/reads.functions';
 import { RETRACTION_FUNCTIONS, RetractionFunctions } from './retraction/retraction.functions';
 import { SCORES_FUNCTIONS, ScoresFunctions } from './scores/scores.functions';
@@ -31,6 +32,7 @@ export const RANKING_SLICES = [
   ['history', HistoryFunctions],
   ['items', ItemsFunctions],
   ['lookup', LookupFunctions],
+  ['moderation', ModerationFunctions],
   ['reads', ReadsFunctions],
   ['retraction', RetractionFunctions],
   ['scores', ScoresFunctions],
@@ -63,6 +65,7 @@ export const RANKING = defineLibrary({
     ...HISTORY_FUNCTIONS,
     ...ITEMS_FUNCTIONS,
     ...LOOKUP_FUNCTIONS,
+    ...MODERATION_FUNCTIONS,
     ...READS_FUNCTIONS,
     ...RETRACTION_FUNCTIONS,
     ...SCORES_FUNCTIONS,

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { FiltersController } from './filters/filters.controller';
 import { ItemDataController } from './items/item-data.controller';
 import { LookupController } from './lookup/lookup.controller';
+import { ModerationController } from './moderation/moderation.controller';
 import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
 import { RetractionController } from './retraction/retraction.controller';
@@ -21,6 +22,7 @@ import { StandingController } from './standing/standing.controller';
     RetractionController,
     ActorWeightsController,
     FiltersController,
+    ModerationController,
   ],
   exports: [RankingCoreModule],
 })

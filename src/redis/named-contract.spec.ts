@@ -23,6 +23,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   history: 0,
   items: 1,
   lookup: 3,
+  moderation: 0,
   reads: 1,
   retraction: 2,
   scores: 1,

@@ -182,3 +182,16 @@ export const DEFAULT_DISTRIBUTION_BUCKETS = 10;
 
 /** Largest |tiebreak| a record carries (the same exact-integer bound as a score). */
 export const TIEBREAK_RANGE: Bounds = { min: -MAX_ABS_SCORE, max: MAX_ABS_SCORE };
+
+/**
+ * Items with a moderation state (hidden or allowed) one shard holds: every read of the shard's
+ * windows skips (or, on a review board, lists) them at one place each after one ZMSCORE, so this bounds
+ * what moderation adds to a call (harness/worst-case: the moderation rows). A new state beyond it is
+ * refused (429 QUOTA_EXCEEDED); an unsharded board holds this many.
+ */
+export const MODERATED_ITEMS_PER_SHARD = 200;
+/** Rows of a review queue page (GET /admin/boards/:board/moderation/queue?limit=). */
+export const QUEUE_PAGE: Bounds = { min: 1, max: 100 };
+export const DEFAULT_QUEUE_PAGE = 10;
+/** How deep a review queue is read: cursor + limit at most (each shard reads that many rows). */
+export const QUEUE_DEPTH_ITEMS = 1000;

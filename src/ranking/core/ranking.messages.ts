@@ -26,6 +26,14 @@ export const RANKING_MESSAGES = {
     `segment limit: the shard of this write holds ${live} live segments of its segments.max ${max} and the event names ${wanted} new; the event was not applied`,
   noSegments: (board: string, field: string) =>
     `${field}: board "${board}" takes no segments (declare "segments": { "max": n } in its config)`,
+  moderatedItemsFull: (board: string, held: number, most: number) =>
+    `board "${board}": the shard of this item holds ${held} moderated items (hidden or allowed) of its ${most}; clear some (DELETE .../moderation/items/:item) before setting new ones`,
+  queueNeedsReview: (board: string) =>
+    `board "${board}" does not review items: every item is listed unless hidden (declare "moderation": { "review": true } to review)`,
+  queueTooDeep: (depth: number, most: number) =>
+    `cursor + limit reaches ${depth} rows into the review queue; it is read at most ${most} deep: allow or hide the items ahead first`,
+  moderationReadsWindows: (board: string, view: string) =>
+    `window: "${view}" is a view of board "${board}"; the review queue lists a window (name one of its windows)`,
   noActors: (board: string, field: string) =>
     `${field}: board "${board}" keeps no actors; declare "actors": true on the board to send one`,
   segmentTwice: (field: string) => `${field} names a segment twice`,

@@ -161,5 +161,7 @@ export type ItemData = Record<string, unknown>;
 export interface LookupRow extends Standing {
   item: string;
   previousRank: number | null;
+  /** true: the window holds the item but moderation leaves it out of every listing (rank null). */
+  hidden?: true;
   data?: ItemData | null;
 }

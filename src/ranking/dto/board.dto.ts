@@ -49,6 +49,11 @@ import { TiesMode, TiesProperty, TiesViewProperty } from '../options/ties/ties.o
 import { ActorsProperty, ActorsSetting, CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
 import { OrderProperty, OrderViewProperty, ScoreOrder } from '../options/order/order.option';
 import { GroupsProperty, GroupsViewProperty } from '../options/groups/groups.option';
+import {
+  ModerationProperty,
+  ModerationSettingsDto,
+  ModerationViewProperty,
+} from '../options/moderation/moderation.option';
 
 /** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
 const OptionalNested = (type: new () => object, description: string, notObject: string) =>
@@ -278,6 +283,9 @@ export class PutBoardDto {
   @OrderProperty()
   order?: ScoreOrder;
 
+  @ModerationProperty()
+  moderation?: ModerationSettingsDto;
+
   @ApiPropertyOptional({
     enum: AGGREGATES,
     description:
@@ -356,6 +364,8 @@ export class BoardViewDto {
   ties?: TiesMode;
   @OrderViewProperty()
   order?: ScoreOrder;
+  @ModerationViewProperty()
+  moderation?: ModerationSettingsDto;
   @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
   aggregate?: Aggregate;
   @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })

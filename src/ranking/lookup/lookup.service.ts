@@ -49,7 +49,7 @@ function refuseCostly(board: PreparedBoard, ids: number, counts: number, most: n
  */
 export function relativeRanks(rows: LookupRow[], byBoardRank: boolean): LookupRow[] {
   const keyOf = (row: LookupRow) => (byBoardRank ? (row.rank ?? Infinity) : -row.score);
-  const listed = (row: LookupRow) => (byBoardRank ? row.rank !== null : row.score > 0);
+  const listed = (row: LookupRow) => !row.hidden && (byBoardRank ? row.rank !== null : row.score > 0);
   const ranked = rows.filter(listed).sort((a, b) => keyOf(a) - keyOf(b));
   const rankOf = new Map<LookupRow, number>();
   ranked.forEach((row, i) => {

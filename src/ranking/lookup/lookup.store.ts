@@ -202,12 +202,20 @@ function nodeRow(
   previous: Map<string, number>,
   ask: LookupAsk,
 ): LookupRow {
-  const row = { item, score: reply.scores[i], rank: reply.ranks[i] || null, previousRank: previous.get(item) ?? null };
-  return ask.withData ? { ...row, data: reply.data[i] } : row;
+  const rank = reply.ranks[i];
+  const row = { item, score: reply.scores[i], rank: rank > 0 ? rank : null, previousRank: previous.get(item) ?? null };
+  const shown = rank < 0 ? { ...row, hidden: true as const } : row;
+  return ask.withData ? { ...shown, data: reply.data[i] } : shown;
 }
 
 /** The row of the `i`-th id a shard answered; `rank` its rank as known so far (0: none). */
 function rowOf(item: string, reply: LookupReply, i: number, rank: number, withData: boolean): LookupRow {
-  const row = { item, score: reply.scores[i], rank: rank || null, previousRank: reply.previousRanks[i] || null };
-  return withData ? { ...row, data: reply.data[i] } : row;
+  const row = {
+    item,
+    score: reply.scores[i],
+    rank: rank > 0 ? rank : null,
+    previousRank: reply.previousRanks[i] || null,
+  };
+  const shown = rank < 0 ? { ...row, hidden: true as const } : row;
+  return withData ? { ...shown, data: reply.data[i] } : shown;
 }

@@ -37,12 +37,17 @@ export class ReadsService {
 
   async item(board: PreparedBoard, window: WindowConfig, nowMs: number, item: string) {
     const { draining, standing, ranked } = await this.store.item({ board, window, nowMs }, item);
+    // A score the window would list without a rank: moderation leaves the item out (a max / min / last
+    // board's item holding exactly 0 reads as not held).
+    const anySign = (board.config.aggregate ?? 'sum') !== 'sum';
+    const listable = standing.score > 0 || (anySign && standing.score !== 0);
     return {
       ...figures(board.config.name, window, nowMs, draining),
       item,
       score: standing.score,
       rank: standing.rank,
       percentile: percentileOf(standing, ranked),
+      ...(standing.rank === null && listable ? { hidden: true as const } : {}),
     };
   }
 

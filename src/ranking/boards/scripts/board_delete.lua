@@ -1,4 +1,4 @@
--- requires: call_state, idempotency, keyspace, reader
+-- requires: call_state, idempotency, keyspace, moderation, reader
 -- board_delete: detaches one shard of a board in O(1): its config hash is renamed "<tag>:dropcfg", so
 -- every read and write of the shard (version_error) finds no board from this call on, and the stored
 -- answers of the board go. Its other keys (slot hashes of every window, segments' windows, snapshots,
@@ -32,6 +32,8 @@ local function board_delete(keys, args)
   idempotency.idem_forget(cfg_key, 'cfg', header.now_ms, tonumber(arg.idem_retention_ms))
   idempotency.idem_forget(cfg_key, 'cfg', header.now_ms, tonumber(arg.resend_retention_ms))
   if redis.call('HEXISTS', cfg_key, 'windows') == 0 then return reader.answer(CALLS.board_delete, { held = 0 }) end
+  -- The shard's moderation states go at once (one hash of bounded size): a new board starts without.
+  redis.call('UNLINK', moderation.MODERATION.states_key(cfg_key))
   local drop_key = keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')
   if redis.call('EXISTS', drop_key) == 1 then
     board_detach_merge(cfg_key, drop_key)

@@ -1,5 +1,5 @@
 -- module: board_write
--- requires: actor_log, aggregate, call_state, hooks, idempotency, item_data, seg_views, slot_due, window
+-- requires: actor_log, aggregate, call_state, hooks, idempotency, item_data, order, seg_views, slot_due, window
 -- board_write_lib: the common start of every write to a board's items (increment, batch, like),
 -- a module of the ranking function library after keys_lib, idem_lib and window_lib, and the admission
 -- of new items.
@@ -154,7 +154,7 @@ local function event_adder(window_count)
       end
       reply[#reply + 1] = score
       -- Unwatched: no option decides the rank, so the competition rank (item_rank without the rank hooks).
-      reply[#reply + 1] = watched[w] and window.item_rank(top_key, item, score) or window.rank_of(top_key, score)
+      reply[#reply + 1] = watched[w] and window.item_rank(top_key, item, score) or (order.shown(top_key, item) and window.rank_of(top_key, score) or 0)
     end
     -- An event at now (every window holds it) indexed its slots in every window: kept (slot_due_lib).
     if unknown and covering == window.EVERY_WINDOW[window_count] then slot_due.note_indexed(at_sec) end
@@ -197,7 +197,7 @@ local function plain_add(reply, slot_keys, window_count, item, amount_arg)
     local score, written = add_unwatched(KEYS[2 + 2 * w], slot_keys[w], top_key, nil, item, amount_arg, nil)
     if written ~= amount_arg then created = 0 end
     reply[#reply + 1] = score
-    reply[#reply + 1] = score > 0 and redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1 or 0
+    reply[#reply + 1] = order.shown_rank(top_key, item, score > 0 and redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1 or 0)
   end
   return created
 end

@@ -35,6 +35,9 @@
 --   actor_moved(slots_key, actor, item, delta)  every one is called: the actor's contributions to the
 --                                       item in that window moved by `delta` (added, taken back,
 --                                       expired, retracted, re-weighted)
+--   exceptions(top_key)                 items the listing leaves out, or the only ones it lists: nil
+--                                       (none), or { only = bool, items = { id, ... } } (bounded: the
+--                                       option's limit); order_lib then closes the gaps they leave
 
 hooks.call_began = {}
 hooks.results_changed = {}
@@ -54,6 +57,7 @@ hooks.append_marks = {}
 hooks.actor_amount = {}
 hooks.actor_weighs = {}
 hooks.actor_moved = {}
+hooks.exceptions = {}
 
 -- Adds `fn` to the hook `hook`; an unknown hook fails the library's load.
 function hooks.register(hook, fn)

@@ -8,6 +8,9 @@
 -- order of item ids).
 -- Which scores are listed: on a max / min / last board every recorded one, whatever its sign; on a
 -- sum board those above 0 (an item whose increments sum to 0 or less is held but not listed).
+-- Exceptions (hooks_lib `exceptions`: moderation's hidden items, or on a review board the only ones
+-- allowed) are outside the listing: pages, places, counts and ranks close the gaps they leave, at one
+-- place per exception held and call, after one ZMSCORE (the option bounds how many a shard holds).
 -- KEYS: 0
 
 local ASK = { ascending = hooks.ascending, strict = hooks.strict, page = hooks.page, position = hooks.position, mark_of = hooks.mark_of, ahead = hooks.ahead }
@@ -38,15 +41,13 @@ local function score_page(key, first, last)
   return redis.call('ZREVRANGE', key, first, last, 'WITHSCORES')
 end
 
--- Positions first..last (0-based) as ZREVRANGE WITHSCORES answers them (item, score, ...); an
--- option deciding the order adds each row's mark to `marks` on a sharded board.
-local function page(top_key, first, last, marks)
+-- Positions first..last (0-based) of every item held, as ZREVRANGE WITHSCORES answers them.
+local function base_page(top_key, first, last, marks)
   return ask(ASK.page, top_key, first, last, marks) or redis.call('ZREVRANGE', top_key, first, last, 'WITHSCORES')
 end
 
--- The item's 0-based place in the order (nil: not listed). A hook answers nil or false when it does
--- not decide (an absent item: Redis' answer is nil too).
-local function position(top_key, item)
+-- The item's 0-based place among every item held (nil: not held).
+local function base_position(top_key, item)
   local list = ASK.position
   for i = 1, #list do
     local answer = list[i](top_key, item)
@@ -55,17 +56,16 @@ local function position(top_key, item)
   return redis.call('ZREVRANK', top_key, item)
 end
 
--- The item's mark ('': none).
-local function mark_of(top_key, item)
-  return ask(ASK.mark_of, top_key, item) or ''
-end
-
--- Items ahead of an item of `score` (a listed one) and mark `mark` (another shard's, or this one's;
--- '': items of a better score only).
-local function ahead(top_key, score, mark)
+-- Items held ahead of (score, mark).
+local function base_ahead(top_key, score, mark)
   local count = ask(ASK.ahead, top_key, score, mark)
   if count then return count end
   return redis.call('ZCOUNT', top_key, '(' .. string.format('%.17g', score), '+inf')
+end
+
+-- The mark of an item ('': none).
+local function mark_of(top_key, item)
+  return ask(ASK.mark_of, top_key, item) or ''
 end
 
 -- Each config hash's answer to any_sign in this call (forgotten at call_began): a count over 64
@@ -93,10 +93,177 @@ local function listed(top_key, score)
   return score > 0 or any_sign(top_key)
 end
 
--- How many items the results `top_key` list.
-local function listed_count(top_key)
+-- How many items the results `top_key` hold above the listing's floor.
+local function base_listed_count(top_key)
   if any_sign(top_key) then return redis.call('ZCARD', top_key) end
   return redis.call('ZCOUNT', top_key, '(0', '+inf')
+end
+
+-- The exceptions of the results `top_key` (hooks_lib `exceptions`), kept for the call: false, or
+-- { only, items (id -> true), positions (ascending base positions of the listed ones) }. Bounded by
+-- the option's limit: one ZSCORE and one place per exception.
+local exceptions_of = {}
+
+hooks.register('call_began', function()
+  exceptions_of = {}
+end)
+
+-- The exceptions record of `items` (only: the only ones listed; else: the ones left out) in `top_key`.
+local function exceptions_record(top_key, only, items)
+  local record = { only = only, items = {}, positions = {} }
+  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}
+  for i, item in ipairs(items) do
+    record.items[item] = true
+    if held[i] and listed(top_key, tonumber(held[i])) then record.positions[#record.positions + 1] = base_position(top_key, item) end
+  end
+  table.sort(record.positions)
+  return record
+end
+
+local function exceptions(top_key)
+  local known = exceptions_of[top_key]
+  if known ~= nil then return known end
+  local answer = ask(hooks.exceptions, top_key)
+  known = answer and exceptions_record(top_key, answer.only, answer.items) or false
+  exceptions_of[top_key] = known
+  return known
+end
+
+-- A read placing an item of another shard among these results (read_neighbours inserts it for the
+-- call): the exceptions are read again with it held, and it counts as listed here.
+local function count_as_shown(top_key, item)
+  exceptions_of[top_key] = nil
+  local ex = exceptions(top_key)
+  if not ex or not ex.only or ex.items[item] then return end
+  ex.items[item] = true
+  local at = base_position(top_key, item)
+  local positions = ex.positions
+  positions[#positions + 1] = at
+  table.sort(positions)
+end
+
+-- How many of the ascending `positions` are below `place`.
+local function count_below(positions, place)
+  local low, high = 0, #positions
+  while low < high do
+    local middle = math.floor((low + high) / 2)
+    if positions[middle + 1] < place then low = middle + 1 else high = middle end
+  end
+  return low
+end
+
+-- How many of the first `count` places of every item held the listing shows.
+local function shown_of(ex, count)
+  local below = count_below(ex.positions, count)
+  if ex.only then return below end
+  return count - below
+end
+
+-- Whether the listing of `top_key` shows `item` (it is held and listed there: callers check).
+local function shown(top_key, item)
+  local ex = exceptions(top_key)
+  if not ex then return true end
+  return (ex.items[item] == true) == ex.only
+end
+
+-- A page of the only items `ex` lists: one row read at each of their places.
+local function only_page(top_key, ex, first, last, marks)
+  local rows, read_marks = {}, {}
+  for i = first + 1, math.min(last + 1, #ex.positions) do
+    local row = base_page(top_key, ex.positions[i], ex.positions[i], read_marks)
+    rows[#rows + 1], rows[#rows + 2] = row[1], row[2]
+  end
+  if marks then
+    for i = 1, #read_marks do marks[#marks + 1] = read_marks[i] end
+  end
+  return rows
+end
+
+-- A page without the items `ex` leaves out: it skips them, reading at most their count more rows.
+local function except_page(top_key, ex, first, last, marks)
+  local rows, read_marks = {}, {}
+  local wanted, raw = last - first + 1, first
+  if wanted <= 0 then return rows end
+  for _, at in ipairs(ex.positions) do
+    if at <= raw then raw = raw + 1 else break end
+  end
+  local skipped = #ex.positions - count_below(ex.positions, raw)
+  local read = base_page(top_key, raw, raw + wanted - 1 + skipped, read_marks)
+  for i = 1, #read, 2 do
+    if #rows == 2 * wanted then break end
+    if not ex.items[read[i]] then
+      rows[#rows + 1], rows[#rows + 2] = read[i], read[i + 1]
+      local mark = read_marks[(i + 1) / 2]
+      if marks and mark then marks[#marks + 1] = mark end
+    end
+  end
+  return rows
+end
+
+-- Whether the results hold and would list `item` but the listing leaves it out (an exception: hidden).
+local function left_out(top_key, item)
+  if shown(top_key, item) then return false end
+  local held = redis.call('ZSCORE', top_key, item)
+  return held ~= false and listed(top_key, tonumber(held))
+end
+
+-- Positions first..last (0-based) of the listing as ZREVRANGE WITHSCORES answers them (item, score,
+-- ...); an option deciding the order adds each row's mark to `marks` on a sharded board. Exceptions
+-- leave no gap.
+local function page(top_key, first, last, marks)
+  local ex = exceptions(top_key)
+  if not ex then return base_page(top_key, first, last, marks) end
+  if ex.only then return only_page(top_key, ex, first, last, marks) end
+  return except_page(top_key, ex, first, last, marks)
+end
+
+-- Positions first..last of the listing of every item held but `items` (a review queue: every item
+-- no one moderated), as page answers them; the exceptions option (moderation) bounds `items`.
+local function page_except(top_key, items, first, last)
+  return except_page(top_key, exceptions_record(top_key, false, items), first, last, nil)
+end
+
+-- The item's 0-based place in the listing (nil: not listed, or left out).
+local function position(top_key, item)
+  local at = base_position(top_key, item)
+  if not at then return nil end
+  local ex = exceptions(top_key)
+  if not ex then return at end
+  if not shown(top_key, item) then return nil end
+  return shown_of(ex, at)
+end
+
+-- Items of the listing ahead of an item of `score` (a listed one) and mark `mark` (another shard's,
+-- or this one's; '': items of a better score only).
+local function ahead(top_key, score, mark)
+  local count = base_ahead(top_key, score, mark)
+  local ex = exceptions(top_key)
+  if not ex then return count end
+  return shown_of(ex, count)
+end
+
+-- How many leading places of every item held (the items ahead of a record, counted by Redis) the
+-- listing shows.
+local function shown_ahead(top_key, count)
+  local ex = exceptions(top_key)
+  if not ex then return count end
+  return shown_of(ex, count)
+end
+
+-- An item's rank among every item held (0: none) as a rank of the listing (0: left out).
+local function shown_rank(top_key, item, rank)
+  local ex = exceptions(top_key)
+  if not ex or rank == 0 then return rank end
+  if not shown(top_key, item) then return 0 end
+  return shown_of(ex, rank - 1) + 1
+end
+
+-- How many items the results `top_key` list.
+local function listed_count(top_key)
+  local count = base_listed_count(top_key)
+  local ex = exceptions(top_key)
+  if not ex then return count end
+  return shown_of(ex, count)
 end
 
 -- Appends a write's marks of the item in each window (results keys at first_top, first_top + 2, ...
@@ -116,3 +283,9 @@ order.ahead = ahead
 order.append_marks = append_marks
 order.listed = listed
 order.listed_count = listed_count
+order.shown = shown
+order.left_out = left_out
+order.count_as_shown = count_as_shown
+order.shown_ahead = shown_ahead
+order.shown_rank = shown_rank
+order.page_except = page_except

@@ -332,12 +332,14 @@ end
 
 -- Rank of an item of `score` in one window: the first option's that decides it (hooks_lib `rank`:
 -- strict on a `ties: first` board), else competition.
+-- An item the listing leaves out (order_lib's exceptions) has none; the others rank among the shown.
 local function item_rank(top_key, item, score)
   local rankers = hooks.rank
   for i = 1, #rankers do
     local rank = rankers[i](top_key, item)
-    if rank then return rank end
+    if rank then return order.shown_rank(top_key, item, rank) end
   end
+  if not order.shown(top_key, item) then return 0 end
   return rank_of(top_key, score)
 end
 

@@ -15,8 +15,8 @@
 -- ARGV[9 .. 8+N] item ids; ARGV[9+N ...] pairs: a score to count above, and its tie mark (a sharded
 --                `ties: first` board: items of that score with an earlier mark count too; "": none)
 -- Reply: { draining (0|1), { score of each id (0: none) }, { rank of each id in this shard (0: not
---          ranked) }, { previous rank of each id (0: absent or no snapshots) }, { data of each id
---          (false: none, or not asked) }, { items ahead of each (score, mark) given }, { tie mark of
+--          ranked; -1: held but left out of the listing: moderation) }, { previous rank of each id
+--          (0: absent or no snapshots) }, { data of each id (false: none, or not asked) }, { items ahead of each (score, mark) given }, { tie mark of
 --          each id ("": none, or not a sharded `ties: first` board) } }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function lookup(keys, args)
@@ -31,6 +31,7 @@ local function lookup(keys, args)
   for i = 1, id_count do
     local item = args[8 + i]
     scores[i], ranks[i] = window.standing(keys[3], item)
+    if ranks[i] == 0 and order.left_out(keys[3], item) then ranks[i] = -1 end
     previous[i] = keeps and snapshot.previous_rank(keys[3], item) or 0
     data[i] = false
     marks[i] = order.mark_of(keys[3], item)

@@ -15,7 +15,8 @@
 -- ARGV[9+S]      1 to answer board ranks, else 0 (ranks among the ids need only the scores)
 -- ARGV[10+S] ..  pairs: an id, and the position (1..S) of the shard holding it
 -- Reply: { 0 } when a shard has expired slots to drain; else { 1, { score of each id (0: none) },
---          { board rank of each id (0: not ranked, or not asked; strict on a `ties: first` board: the
+--          { board rank of each id (0: not ranked, or not asked; -1: left out of the listing, hidden;
+--          strict on a `ties: first` board: the
 --          items ahead of its score and tie mark on every shard, tie_ahead) }, { data of each id
 --          (false: none, or not asked) } }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
@@ -43,8 +44,10 @@ local function lookup_node(keys, args)
     local held = redis.call('ZSCORE', tops[home], item)
     local score = tonumber(held or '0')
     local listed = held and order.listed(tops[home], score)
+    local left_out = listed and not order.shown(tops[home], item)
+    if left_out then listed = false end
     scores[#scores + 1] = score
-    ranks[#ranks + 1] = 0
+    ranks[#ranks + 1] = left_out and -1 or 0
     local mark = strict and listed and redis.call('HGET', keyspace.sibling_key(tops[home], 'top', 'marks'), item)
     if mark then
       ranks[#ranks] = 1

@@ -55,6 +55,7 @@ local function read_neighbours(keys, args)
     -- it adds before it ends.
     redis.call('ZREM', top_key, item)
     redis.call('ZADD', top_key, arg.score, item)
+    order.count_as_shown(top_key, item)
   end
   local position = order.position(top_key, item)
   local before = {}

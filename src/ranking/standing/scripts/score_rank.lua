@@ -26,7 +26,7 @@ local function score_rank(keys, args)
   return reader.answer(CALLS.score_rank, {
     draining = draining,
     counted = order.listed(top_key, tonumber(arg.score)) and 1 or 0,
-    ahead = ahead,
+    ahead = order.shown_ahead(top_key, ahead),
     listed = order.listed_count(top_key),
   })
 end

@@ -1,0 +1,83 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AdminRoute } from '../../access/access.decorators';
+import { answer } from '../../edge/retry-safe';
+import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
+import { GrowthQuotas } from '../../governance/growth-quotas';
+import { DEFAULT_QUEUE_PAGE, MODERATED_ITEMS_PER_SHARD, QUEUE_DEPTH_ITEMS } from '../core/ranking.limits';
+import { BoardParams } from '../dto/board.dto';
+import { ItemParams } from '../dto/item.dto';
+import { ModerationQueueDto, ModerationQueueQuery, ModerationStateDto } from '../dto/moderation.dto';
+import { ModerationService, QueueAnswer } from './moderation.service';
+
+const STATE_NOTE = `Takes effect on the next read of every instance (the state lives in Redis beside the item's counts, which keep accruing). A hidden item is listed by no read (top, around, views' windows, segments, stream, lookup: hidden true, rank null); the items after it move up (ranks, percentiles and around close the gap). Allowing it again lists it exactly as if it had never been hidden. On a board with "moderation": { "review": true } only allowed items are listed. One call on the item's shard; each shard holds at most ${MODERATED_ITEMS_PER_SHARD} items with a state (429 QUOTA_EXCEEDED beyond: clear some first).`;
+
+const QUEUE_NOTE = `Items of a review board's window that are listed there but neither allowed nor hidden, highest score first. One call per shard, each reading cursor + limit rows plus its moderated items (at most ${QUEUE_DEPTH_ITEMS} deep: 422 REQUEST_TOO_COSTLY beyond).`;
+
+/** Moderation of a board's items (admin): states and the review queue. */
+@ApiTags('ranking')
+@RedisBackedController()
+@Controller()
+export class ModerationController {
+  constructor(
+    private readonly moderation: ModerationService,
+    private readonly quotas: GrowthQuotas,
+  ) {}
+
+  @Put('admin/boards/:board/moderation/items/:item')
+  @AdminRoute()
+  @HttpCode(204)
+  @RetrySafe()
+  @ApiOperation({ summary: "Set an item's moderation state: hidden or allowed", description: STATE_NOTE })
+  @ApiResponse({ status: 204, description: 'Set' })
+  @ErrorResponse(400, 'INVALID_INPUT: a state other than hidden or allowed')
+  @ErrorResponse(404, 'BOARD_NOT_FOUND')
+  async put(
+    @Param() params: ItemParams,
+    @Body() body: ModerationStateDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    const sent = this.quotas.sentWith(request);
+    answer(
+      reply,
+      await this.moderation.setState({ name: params.board, item: params.item, state: body.state, ...sent }),
+    );
+  }
+
+  @Delete('admin/boards/:board/moderation/items/:item')
+  @AdminRoute()
+  @HttpCode(204)
+  @RetrySafe()
+  @ApiOperation({
+    summary: "Clear an item's moderation state",
+    description: 'Back to the default: listed (on a review board: waiting for review). 204 also when it had none.',
+  })
+  @ApiResponse({ status: 204, description: 'Cleared' })
+  @ErrorResponse(404, 'BOARD_NOT_FOUND')
+  async clear(
+    @Param() params: ItemParams,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    const sent = this.quotas.sentWith(request);
+    answer(reply, await this.moderation.setState({ name: params.board, item: params.item, state: null, ...sent }));
+  }
+
+  @Get('admin/boards/:board/moderation/queue')
+  @AdminRoute()
+  @ApiOperation({ summary: 'Items waiting for review, highest score first', description: QUEUE_NOTE })
+  @ApiResponse({ status: 200, type: ModerationQueueDto })
+  @ErrorResponse(400, 'INVALID_INPUT: the board does not review, a view named, a bad cursor')
+  @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
+  @ErrorResponse(422, 'REQUEST_TOO_COSTLY: cursor + limit past the queue depth')
+  queue(@Param() params: BoardParams, @Query() query: ModerationQueueQuery): Promise<QueueAnswer> {
+    return this.moderation.queue({
+      name: params.board,
+      window: query.window,
+      limit: query.limit ?? DEFAULT_QUEUE_PAGE,
+      cursor: query.cursor,
+    });
+  }
+}

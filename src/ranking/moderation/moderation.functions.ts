@@ -1,0 +1,67 @@
+import { bareHeader, callArgs } from '../../redis/function-args';
+import { decodeIdempotent, IdemCall, idemArgs } from '../../redis/idempotency';
+import { typedFunction } from '../../redis/function-library';
+import { NamedReply } from '../../redis/replies';
+import { rowsOf, BoardCall, namedWindowRead, WindowCall } from '../core/script-call';
+import { sliceFunctions } from '../core/slice-functions';
+
+const SET_ARGS = ['item', 'state', 'most', 'idem_key', 'idem_fingerprint', 'idem_context', 'idem_retention'] as const;
+const SET_REPLY = ['previous', 'held'] as const;
+const QUEUE_ARGS = ['offset', 'limit'] as const;
+const QUEUE_REPLY = ['draining', 'rows'] as const;
+
+/** An item's moderation state; null: none (listed, or on a review board waiting for review). */
+export type ModerationState = 'hidden' | 'allowed';
+
+/** What one shard answers about moderation: a state set, a page of its review queue. */
+export const MODERATION_FUNCTIONS = {
+  moderationSet: typedFunction({
+    name: 'tbRankModerationSet',
+    handler: 'moderation_set',
+    numberOfKeys: 1,
+    contract: { args: SET_ARGS, reply: SET_REPLY },
+    build: (call: BoardCall & { item: string; state: ModerationState | null; most: number; idem?: IdemCall }) => {
+      const [key, fingerprint, context, retention] = idemArgs(call.idem, '');
+      return {
+        keys: [call.shard.keys.cfg()],
+        args: callArgs({ ...bareHeader(call.nowMs), version: call.board.config.version }, SET_ARGS, {
+          item: call.item,
+          state: call.state ?? '',
+          most: call.most,
+          idem_key: key,
+          idem_fingerprint: fingerprint,
+          idem_context: context,
+          idem_retention: retention,
+        }),
+      };
+    },
+    decode: (raw, call) =>
+      // After idem_lib's outcome and context: the contract's reply, in SET_REPLY's order.
+      decodeIdempotent('tbRankModerationSet', raw, call.idem, (reply) => {
+        reply.expectLength(SET_REPLY.length);
+        const previous = reply.string(SET_REPLY.indexOf('previous'));
+        return {
+          previous: previous === '' ? null : (previous as ModerationState),
+          held: reply.int(SET_REPLY.indexOf('held')),
+        };
+      }),
+  }),
+
+  moderationQueue: typedFunction({
+    name: 'tbRankModerationQueue',
+    handler: 'moderation_queue',
+    // Reads drain expired slots (writes that free memory): they run on a full Redis too.
+    flags: ['allow-oom'],
+    numberOfKeys: 3,
+    contract: { args: QUEUE_ARGS, reply: QUEUE_REPLY },
+    build: (call: WindowCall & { offset: number; limit: number }) =>
+      namedWindowRead(call, QUEUE_ARGS, { offset: call.offset, limit: call.limit }),
+    decode: (raw) => {
+      const reply = new NamedReply('tbRankModerationQueue', QUEUE_REPLY, raw);
+      return { draining: reply.flag('draining'), rows: rowsOf(reply.nested('rows'), 0) };
+    },
+  }),
+};
+
+/** The moderation slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
+export class ModerationFunctions extends sliceFunctions(MODERATION_FUNCTIONS) {}

@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { InvalidInputError, RequestTooCostlyError } from '../../common/errors';
+import { WriteAnswer } from '../../common/retry-safe';
+import { ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
+import { ClientBudget } from '../../governance/growth-quotas';
+import { idemRequest } from '../../redis/idempotency';
+import { BoardCache } from '../boards/board-cache';
+import { RankedSources } from '../boards/ranked-sources';
+import { QUEUE_DEPTH_ITEMS } from '../core/ranking.limits';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import type { ScoredItem } from '../core/ranking.types';
+import { mergeListings } from '../core/shard-math';
+import { ascendingScores } from '../options/registry';
+import type { ModerationState } from './moderation.functions';
+import { ModerationStore } from './moderation.store';
+
+/** A page of the review queue. */
+export interface QueueAnswer {
+  board: string;
+  window: string;
+  items: ScoredItem[];
+  nextCursor: string | null;
+}
+
+/** A state change as the admin sent it (state null: back to the default). */
+export interface StateRequest {
+  name: string;
+  item: string;
+  state: ModerationState | null;
+  idemKey?: string;
+  budget?: ClientBudget;
+}
+
+/** What a queue read asks: the cursor is the offset a previous page answered. */
+export interface QueueRequest {
+  name: string;
+  window?: string;
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * Item moderation (PUT/DELETE …/moderation/items/:item) and the review queue: states live on each
+ * item's shard (moderation_lib.lua), which every read of the board consults in the same call.
+ */
+@Injectable()
+export class ModerationService {
+  constructor(
+    private readonly cache: BoardCache,
+    private readonly sources: RankedSources,
+    private readonly store: ModerationStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Sets (or with null clears) an item's state for every read from now on; retry-safe with an Idempotency-Key. */
+  setState(request: StateRequest): Promise<WriteAnswer<null>> {
+    const { name, item, state, idemKey, budget } = request;
+    const keyed = idemRequest(idemKey, ['moderation', name, item, state]);
+    return this.cache.withBoard(name, (board) =>
+      withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
+        const written = await this.store.set({ board, item, state, nowMs: this.clock.nowMs(), idem });
+        return { replayed: written.replayed, body: null };
+      }),
+    );
+  }
+
+  /** Items waiting for review in a window, best first: each shard reads cursor + limit rows, merged. */
+  async queue(request: QueueRequest): Promise<QueueAnswer> {
+    const offset = Number(request.cursor ?? '0');
+    const depth = offset + request.limit;
+    if (depth > QUEUE_DEPTH_ITEMS) throw new RequestTooCostlyError(M.queueTooDeep(depth, QUEUE_DEPTH_ITEMS));
+    const answer = await this.sources.read(
+      request.name,
+      request.window,
+      async (board, window, nowMs) => {
+        if (board.config.moderation?.review !== true) throw new InvalidInputError(M.queueNeedsReview(request.name));
+        const read = await this.store.queue({ board, window, nowMs, depth: depth + 1 });
+        const merged = mergeListings(read.pages, ascendingScores(board.config));
+        const items = merged.slice(offset, depth).map(({ item, score }) => ({ item, score }));
+        const nextCursor = merged.length > depth && depth < QUEUE_DEPTH_ITEMS ? String(depth) : null;
+        return { board: request.name, window: window.name, items, nextCursor, draining: read.draining };
+      },
+      (_, view) => Promise.reject(new InvalidInputError(M.moderationReadsWindows(request.name, view.name))),
+    );
+    const { draining: _draining, ...page } = answer;
+    return page;
+  }
+}

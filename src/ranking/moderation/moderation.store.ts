@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { QuotaExceededError } from '../../common/errors';
+import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
+import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
+import { PreparedBoard } from '../core/board';
+import { guard } from '../core/ranking.errors';
+import { MODERATED_ITEMS_PER_SHARD } from '../core/ranking.limits';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { RankingSettings } from '../core/ranking.settings';
+import type { ScoredItem } from '../core/ranking.types';
+import { boardCall } from '../core/script-call';
+import type { WindowConfig } from '../core/window-math';
+import { ModerationFunctions, ModerationState } from './moderation.functions';
+
+/** A state change of one item. */
+export interface StateChange {
+  board: PreparedBoard;
+  item: string;
+  /** null: back to the default. */
+  state: ModerationState | null;
+  nowMs: number;
+  idem?: IdemRequest;
+}
+
+/** A review queue's rows of one window, `depth` deep on every shard. */
+export interface QueueRead {
+  board: PreparedBoard;
+  window: WindowConfig;
+  nowMs: number;
+  depth: number;
+}
+
+/** A shard's refusal of a new state beyond MODERATED_ITEMS_PER_SHARD (`TB_QUOTA moderatedItems <held>`). */
+function quotaOf(board: string) {
+  return (error: unknown) => {
+    const refusal = /^TB_QUOTA moderatedItems (\d+)/.exec(error instanceof Error ? error.message : '');
+    if (!refusal) throw error;
+    throw new QuotaExceededError(M.moderatedItemsFull(board, Number(refusal[1]), MODERATED_ITEMS_PER_SHARD), 60);
+  };
+}
+
+/** Moderation states (one call on the item's shard) and review queue pages (one call per shard, one round). */
+@Injectable()
+export class ModerationStore {
+  private readonly budgetFields: number;
+  private readonly fns: ModerationFunctions['functions'];
+  private readonly admit: () => void;
+  private readonly idemCalls: IdemCalls;
+
+  constructor(
+    redis: RedisService,
+    private readonly functions: RedisFunctions,
+    part: ModerationFunctions,
+    settings: RankingSettings,
+  ) {
+    this.budgetFields = settings.expireChunk;
+    this.fns = part.functions;
+    functions.define([part.library]);
+    this.admit = () => redis.admit();
+    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
+  }
+
+  /** Sets the item's state (a repeat of an Idempotency-Key: the first answer, applied once). */
+  set(change: StateChange): Promise<Idempotent<{ previous: ModerationState | null }>> {
+    const { board, item, state, nowMs, idem } = change;
+    const call = { ...boardCall(board, board.shardOf(item), nowMs, this.budgetFields), item, state };
+    const most = MODERATED_ITEMS_PER_SHARD;
+    const pending = this.functions.call(this.fns.moderationSet, { ...call, most, idem: this.idemCalls.of(idem) });
+    return guard(pending).catch(quotaOf(board.config.name));
+  }
+
+  /** Each shard's first `depth` rows of the queue; draining when some shard still holds expired data. */
+  async queue(read: QueueRead): Promise<{ draining: boolean; pages: ScoredItem[][] }> {
+    if (read.board.sharded) this.admit();
+    const replies = await Promise.all(
+      read.board.shards.map((shard) =>
+        guard(
+          this.functions.call(this.fns.moderationQueue, {
+            ...boardCall(read.board, shard, read.nowMs, this.budgetFields),
+            window: read.window,
+            offset: 0,
+            limit: read.depth,
+          }),
+        ),
+      ),
+    );
+    return { draining: replies.some((reply) => reply.draining), pages: replies.map((reply) => reply.rows) };
+  }
+}

@@ -1,0 +1,36 @@
+-- requires: call_state, idempotency, moderation, reader, snapshot, window
+-- moderation_set: sets (or clears) one item's moderation state on the item's shard, retry-safe. Nothing
+-- of its counts changes: reads leave a hidden item out (order_lib's exceptions) from this call on, and
+-- list it again, exactly as they would have, once it is allowed or cleared. The shard's version moves,
+-- so live streams answer the change on their next tick.
+-- Keys: cfg (the item's shard's config hash)
+-- Args (reader.read_call, CALLS.moderation_set): the header (config version, now, no windows), then
+--   item     the item id
+--   state    "hidden" | "allowed" | "" (back to the default: listed, or on a review board waiting)
+--   most     states the shard may hold (the board's limit): a new state beyond it is refused
+--   idem_key, idem_fingerprint, idem_context, idem_retention   idem_lib's (idem_key "": none)
+-- Reply (reader.answer, CALLS.moderation_set, after idem_lib's outcome and context):
+--   previous (the state it had; "": none), held (states the shard holds now)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_QUOTA moderatedItems <held> (nothing stored)
+local function moderation_set(keys, args)
+  call_state.begin_call(keys, args)
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.moderation_set)
+  local err = window.version_error(cfg_key, header.version)
+  if err then return redis.error_reply(err) end
+  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  local replay = idempotency.idem_begin(cfg_key, 'cfg', idem, header.now_ms)
+  if replay then return replay end
+  local states = moderation.MODERATION.states_key(cfg_key)
+  local previous = redis.call('HGET', states, arg.item) or ''
+  if arg.state == '' then
+    redis.call('HDEL', states, arg.item)
+  else
+    local held = redis.call('HLEN', states)
+    if previous == '' and held >= tonumber(arg.most) then return redis.error_reply('TB_QUOTA moderatedItems ' .. held) end
+    redis.call('HSET', states, arg.item, arg.state)
+  end
+  if previous ~= arg.state then snapshot.bump_version(cfg_key) end
+  local reply = reader.answer(CALLS.moderation_set, { previous = previous, held = redis.call('HLEN', states) })
+  return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply)
+end

@@ -1,0 +1,66 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsObject, ValidateNested } from 'class-validator';
+import { join } from 'node:path';
+import { IsOptionalNotNull } from '../../../common/dto';
+import type { BoardOption } from '../board-option';
+
+/** The board's `moderation` object. */
+export class ModerationSettingsDto {
+  @ApiProperty({
+    description:
+      'true: the board lists an item only once an admin allowed it (PUT /admin/boards/:board/moderation/items/:item); the others wait in the review queue, still counting. false: every item is listed unless hidden',
+  })
+  @IsBoolean({ message: 'moderation.review must be true or false' })
+  review!: boolean;
+}
+
+/** The option's part of a board config. */
+export interface ModerationConfig {
+  /** Present with review: true on a review board; absent: items are listed unless hidden. */
+  moderation?: { review: boolean };
+}
+
+/** The board PUT's `moderation` field (applied bottom-up, as stacked decorators are). */
+export const ModerationProperty = () =>
+  applyDecorators(
+    Type(() => ModerationSettingsDto),
+    ValidateNested(),
+    IsObject({ message: 'moderation must be an object like { "review": true }' }),
+    IsOptionalNotNull(),
+    ApiPropertyOptional({
+      type: ModerationSettingsDto,
+      description:
+        'Moderation of the listing: { "review": true } lists an item only once allowed. Hidden items are left out of every listing of any board. Omitted: the current setting (no review for a new board). A change keeps every count and state',
+    }),
+  );
+
+/** The board view's `moderation` field (present on a review board). */
+export const ModerationViewProperty = () =>
+  ApiPropertyOptional({ type: ModerationSettingsDto, description: 'Present on a review board' });
+
+const reviews = (config: Readonly<ModerationConfig>) => config.moderation?.review === true;
+
+/**
+ * Moderation: moderation_lib.lua keeps each shard's item states and answers order_lib which items
+ * its listings leave out (hidden ones, or on a review board all but the allowed ones).
+ */
+export const moderationOption: BoardOption<ModerationConfig> = {
+  name: 'moderation',
+  fields: ['moderation'],
+  luaModules: [join(__dirname, 'moderation_lib.lua')],
+  fromStored: (fields) => (fields.modreview === '1' ? { moderation: { review: true } } : {}),
+  fromReply: (fields) => {
+    const setting = fields.moderation as { review?: unknown } | undefined;
+    if (setting === undefined || setting.review === false) return {};
+    if (setting.review === true) return { moderation: { review: true } };
+    throw new Error(`moderation ${JSON.stringify(setting)} is not { review: boolean }`);
+  },
+  view: (config) => (reviews(config) ? { moderation: { review: true } } : {}),
+  writeCostPerPlace: () => 0,
+  costliest: {},
+  countWeight: () => 1,
+  countWeightDoc: '',
+  strictRanks: () => false,
+};

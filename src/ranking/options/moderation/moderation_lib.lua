@@ -1,0 +1,97 @@
+-- module: moderation
+-- requires: call_state, hooks, keyspace
+-- moderation_lib: moderation states of a board's items, a board option (src/ranking/options/moderation/).
+-- An item an admin hid is outside every listing of its board; on a board with `moderation: { review:
+-- true }` only the items an admin allowed are listed. Counts keep accruing either way: the states are
+-- read, never written, by the windows, so allowing an item again lists exactly what never hiding it
+-- would have. Its hook `exceptions` (hooks_lib) answers order_lib the hidden items of a shard (or, on
+-- a review board, its allowed ones), which order_lib leaves out of pages, places, counts and ranks.
+-- KEYS: 0
+-- Config hash field: modreview ("1": a review board; absent: items are listed unless hidden).
+-- Per shard: "<tag>:moderation", hash item -> "hidden" | "allowed", the states of that shard's items
+-- (bounded by the slice's limit per board, so one call reads at most that many).
+
+call_state.config_field_add('modreview')
+
+local MODERATION = { HIDDEN = 'hidden', ALLOWED = 'allowed' }
+
+-- Each config hash's exceptions asked in this call (forgotten at call_began).
+local known = {}
+
+local function forget_known()
+  known = {}
+end
+
+local function states_key(cfg_key)
+  return keyspace.sibling_key(cfg_key, 'cfg', 'moderation')
+end
+
+local function reviews(cfg_key)
+  return call_state.config_field(cfg_key, 'modreview') == '1'
+end
+
+-- The items of the hash `states` (HGETALL shape) in `state`.
+local function items_in(states, state)
+  local items = {}
+  for i = 1, #states, 2 do
+    if states[i + 1] == state then items[#items + 1] = states[i] end
+  end
+  return items
+end
+
+-- hooks_lib `exceptions`: nil on a board of no hidden item that does not review.
+local function exceptions_hook(top_key)
+  local cfg_key = call_state.cfg_key_of_top(top_key)
+  local answer = known[cfg_key]
+  if answer == nil then
+    answer = false
+    local only = reviews(cfg_key)
+    local states = redis.call('HGETALL', states_key(cfg_key))
+    local items = items_in(states, only and MODERATION.ALLOWED or MODERATION.HIDDEN)
+    if only or #items > 0 then answer = { only = only, items = items } end
+    known[cfg_key] = answer
+  end
+  return answer or nil
+end
+
+-- Every item of the shard of `cfg_key` in a state (hidden or allowed): what a review queue skips.
+local function moderated(cfg_key)
+  local states = redis.call('HGETALL', states_key(cfg_key))
+  local items = {}
+  for i = 1, #states, 2 do items[#items + 1] = states[i] end
+  return items
+end
+
+-- A board PUT: review asked (absent: the stored setting, off for a new board). A change keeps every
+-- state and count: only the next reads list otherwise.
+local function moderation_planned(cfg_key, settings, _, plan)
+  local stored = plan ~= nil and redis.call('HGET', cfg_key, 'modreview') == '1'
+  local asked = settings.moderation
+  local review = stored
+  if type(asked) == 'table' and asked.review ~= nil then review = asked.review == true end
+  settings.moderation = { review = review }
+  if plan and review ~= stored then plan.changed = true end
+end
+
+local function moderation_differs()
+  return false
+end
+
+local function moderation_stored(cfg_key, settings)
+  if settings.moderation and settings.moderation.review == true then
+    redis.call('HSET', cfg_key, 'modreview', '1')
+  else
+    redis.call('HDEL', cfg_key, 'modreview')
+  end
+end
+
+MODERATION.states_key = states_key
+MODERATION.reviews = reviews
+MODERATION.moderated = moderated
+moderation.MODERATION = MODERATION
+
+hooks.register('call_began', forget_known)
+hooks.register('exceptions', exceptions_hook)
+hooks.register('config_planned', moderation_planned)
+hooks.register('config_differs', moderation_differs)
+hooks.register('config_stored', moderation_stored)
