@@ -50,11 +50,14 @@ export function contextSwitches(pid: number | undefined): { voluntary: number; i
 }
 
 /** A private redis-server on a free port (nothing kept on disk), answering PING. */
-export async function startRedisServer(): Promise<{ child: ChildProcess; port: number; url: string }> {
+/** A private redis-server on a free port; `extraArgs`: settings beyond the defaults (`--name`, `value`, ...). */
+export async function startRedisServer(
+  extraArgs: string[] = [],
+): Promise<{ child: ChildProcess; port: number; url: string }> {
   const port = await freePort();
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs],
     {
       stdio: 'ignore',
     },
