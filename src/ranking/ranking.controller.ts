@@ -167,6 +167,7 @@ export class RankingController {
         createdAtSec: body.createdAt,
         segments: body.segments,
         actor: body.actor,
+        metric: body.metric,
       },
       this.quotas.sentWith(request),
     );
@@ -195,6 +196,7 @@ export class RankingController {
       createdAt: entry.createdAt,
       segments: entry.segments,
       actor: entry.actor,
+      metric: entry.metric,
     }));
     const command = this.commands.batch({ board: params.board, entries }, this.quotas.sentWith(request));
     return answer(reply, await this.ranking.incrementBatch(command));
@@ -254,6 +256,7 @@ export class RankingController {
       {
         span: query.span,
         segment: query.segment,
+        metric: query.metric,
       },
     );
     return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
@@ -266,6 +269,7 @@ export class RankingController {
     const standing = await this.ranking.item(params.board, query.window, params.item, {
       span: query.span,
       segment: query.segment,
+      metric: query.metric,
     });
     const [withData] = await this.itemData.attach(params.board, [standing], query.data);
     return withData;
@@ -287,6 +291,7 @@ export class RankingController {
       {
         span: query.span,
         segment: query.segment,
+        metric: query.metric,
       },
     );
     return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };

@@ -27,6 +27,7 @@ import {
 import { SEGMENTS_FIELD, SegmentQueryProperty, SegmentsProperty } from './segment.dto';
 import { ACTOR_FIELD, ActorProperty, withActor } from './actor.dto';
 import { VIEW_MODES } from '../core/trending-math';
+import { METRIC_FIELD, MetricProperty } from '../options/metrics/metrics.option';
 
 /** Rank in the window's latest snapshot. */
 const PreviousRankProperty = () =>
@@ -78,7 +79,9 @@ export class LikeParams extends ItemParams {
   userId!: string;
 }
 
-@CompiledValidation(withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD }))
+@CompiledValidation(
+  withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD, metric: METRIC_FIELD }),
+)
 export class IncrementDto {
   @AmountProperty()
   amount?: number;
@@ -92,6 +95,7 @@ export class IncrementDto {
   @SegmentsProperty()
   segments?: string[];
   @ActorProperty() actor?: string;
+  @MetricProperty('The counter the event adds to') metric?: string;
 }
 
 export class BatchEntryDto {
@@ -115,6 +119,7 @@ export class BatchEntryDto {
   @SegmentsProperty()
   segments?: string[];
   @ActorProperty() actor?: string;
+  @MetricProperty('The counter the event adds to') metric?: string;
 }
 
 /** The entries of a batch: the type first, then their count, then each entry. */
@@ -143,6 +148,7 @@ const BatchEntries = () =>
       createdAt: AT_FIELD,
       segments: SEGMENTS_FIELD,
       actor: ACTOR_FIELD,
+      metric: METRIC_FIELD,
     },
   },
 })
@@ -193,6 +199,8 @@ export class ItemQuery extends WindowQuery {
 
   @SegmentQueryProperty()
   segment?: string;
+
+  @MetricProperty('The counter a window ranks by') metric?: string;
 }
 
 export class TopQuery extends ItemQuery {

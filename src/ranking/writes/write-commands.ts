@@ -35,6 +35,8 @@ export interface IncrementCommand {
   segments?: string[];
   /** Who sent the event (a board with actors only; absent: no one). */
   actor?: string;
+  /** The counter it adds to, on a board with metrics (absent: the first). */
+  metric?: string;
   context: WriteContext;
 }
 
@@ -60,6 +62,8 @@ export interface BatchInput {
   createdAt?: number;
   segments?: string[];
   actor?: string;
+  /** The counter it adds to, on a board with metrics (absent: the first). */
+  metric?: string;
 }
 
 /** Amounts for many items, applied together (atomically per shard). */
@@ -176,11 +180,12 @@ export class WriteCommands {
  * requests without them keep the fingerprint they always had.
  */
 function incrementFingerprint(fields: Omit<IncrementCommand, 'kind' | 'context'>): unknown[] {
-  const { board, item, amount, atSec, createdAtSec, segments, actor } = fields;
+  const { board, item, amount, atSec, createdAtSec, segments, actor, metric } = fields;
   return [
     'increment',
     ...[board, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec), ...segmentsOf(segments)],
     ...actorOf(actor),
+    ...metricOf(metric),
   ];
 }
 
@@ -200,8 +205,14 @@ function batchFingerprint(name: string, inputs: BatchInput[]): unknown[] {
       ...createdOf(e.createdAt),
       ...segmentsOf(e.segments),
       ...actorOf(e.actor),
+      ...metricOf(e.metric),
     ]),
   ];
+}
+
+/** The fingerprint part of an optional metric: nothing when absent. */
+function metricOf(metric: string | undefined): string[] {
+  return metric === undefined ? [] : ['metric', metric];
 }
 
 /** The fingerprint part of an optional actor: nothing when absent. */
