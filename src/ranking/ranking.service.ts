@@ -219,7 +219,15 @@ export class RankingService {
     options: ReadOptions = {},
   ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
     const { span, segment, metric } = options;
-    const question = JSON.stringify([name, windowName ?? null, offset, limit, span ?? null, segment ?? null, metric ?? null]);
+    const question = JSON.stringify([
+      name,
+      windowName ?? null,
+      offset,
+      limit,
+      span ?? null,
+      segment ?? null,
+      metric ?? null,
+    ]);
     return this.sharedTops.share(question, () => this.readTop(name, windowName, { offset, limit }, options));
   }
 

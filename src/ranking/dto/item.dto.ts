@@ -79,21 +79,14 @@ export class LikeParams extends ItemParams {
   userId!: string;
 }
 
-@CompiledValidation(
-  withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD, metric: METRIC_FIELD }),
-)
+const EVENT = withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD });
+@CompiledValidation({ ...EVENT, metric: METRIC_FIELD })
 export class IncrementDto {
-  @AmountProperty()
-  amount?: number;
+  @AmountProperty() amount?: number;
+  @AtProperty() at?: number;
+  @CreatedAtProperty() createdAt?: number;
 
-  @AtProperty()
-  at?: number;
-
-  @CreatedAtProperty()
-  createdAt?: number;
-
-  @SegmentsProperty()
-  segments?: string[];
+  @SegmentsProperty() segments?: string[];
   @ActorProperty() actor?: string;
   @MetricProperty('The counter the event adds to') metric?: string;
 }
@@ -116,8 +109,7 @@ export class BatchEntryDto {
   @CreatedAtProperty()
   createdAt?: number;
 
-  @SegmentsProperty()
-  segments?: string[];
+  @SegmentsProperty() segments?: string[];
   @ActorProperty() actor?: string;
   @MetricProperty('The counter the event adds to') metric?: string;
 }
@@ -194,12 +186,8 @@ const SpanProperty = () =>
   );
 
 export class ItemQuery extends WindowQuery {
-  @SpanProperty()
-  span?: string;
-
-  @SegmentQueryProperty()
-  segment?: string;
-
+  @SpanProperty() span?: string;
+  @SegmentQueryProperty() segment?: string;
   @MetricProperty('The counter a window ranks by') metric?: string;
 }
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
-import { ConflictError, InvalidInputError } from '../../common/errors';
+import { ConflictError } from '../../common/errors';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { AnswerCost, ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
 import type { GrowthKind } from '../../common/growth-kinds';
@@ -13,7 +13,7 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RankingSettings } from '../core/ranking.settings';
 import type { WriteOutcome } from '../core/ranking.types';
 import { eventTimeMs } from '../core/window-math';
-import { METRICS_MESSAGES, metricOf } from '../options/metrics/metrics.option';
+import { metricBoardOf } from '../options/metrics/metrics.option';
 import { BatchWrite } from './batch-write';
 import type {
   BatchCommand,
@@ -144,16 +144,6 @@ export class WritePipeline {
   private attemptMs(command: WriteCommand, attempt: number): number {
     return attempt === 0 ? command.context.nowMs : this.clock.nowMs();
   }
-}
-
-/** The board as the write's metric keeps it (metrics option): a 400 for a metric the board does not declare. */
-function metricBoardOf(command: WriteCommand, board: PreparedBoard): PreparedBoard {
-  if (command.kind === 'increment') return board.metric(metricOf(command.board, board.config, command.metric));
-  if (command.kind !== 'batch') return board;
-  const named = new Set(command.entries.map((entry) => entry.metric));
-  const metrics = [...named].map((metric) => metricOf(command.board, board.config, metric));
-  if (new Set(metrics).size > 1) throw new InvalidInputError(METRICS_MESSAGES.mixedBatch(command.board));
-  return board.metric(metrics[0]);
 }
 
 /** What a board takes: amounts ('sum') or scores ('best', a max / min / last board). */

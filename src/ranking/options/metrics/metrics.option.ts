@@ -109,7 +109,11 @@ export const metricsOption: BoardOption<MetricsConfig> = {
 };
 
 /** The metric a write or read names, checked against the board's (undefined: the first, or none). */
-export function metricOf(board: string, config: Readonly<MetricsConfig>, metric: string | undefined): string | undefined {
+export function metricOf(
+  board: string,
+  config: Readonly<MetricsConfig>,
+  metric: string | undefined,
+): string | undefined {
   if (metric === undefined) return undefined;
   const known = config.metrics ?? [];
   if (!known.includes(metric)) throw new UnknownMetricError(METRICS_MESSAGES.unknownMetric(board, metric, known));
@@ -121,4 +125,30 @@ export class UnknownMetricError extends DomainError {
   constructor(message: string) {
     super('UNKNOWN_METRIC', message);
   }
+}
+
+/** The one metric of a batch's entries (undefined: the first); entries naming two: 400. */
+export function batchMetric(
+  command: { board: string; entries: ReadonlyArray<{ metric?: string }> },
+  config: Readonly<MetricsConfig>,
+): string | undefined {
+  const metrics = new Set(command.entries.map((entry) => metricOf(command.board, config, entry.metric)));
+  if (metrics.size > 1) throw new InvalidInputError(METRICS_MESSAGES.mixedBatch(command.board));
+  return [...metrics][0];
+}
+
+/** A board as the metrics option sees it: its config and its board of each metric (PreparedBoard). */
+interface MetricBoards<B> {
+  readonly config: Readonly<MetricsConfig> & { readonly name: string };
+  metric(name: string | undefined): B;
+}
+
+/** The board as a write's metric keeps it: a 400 for a metric the board does not declare. */
+export function metricBoardOf<B>(
+  command: { kind: string; board: string; metric?: string; entries?: ReadonlyArray<{ metric?: string }> },
+  board: MetricBoards<B> & B,
+): B {
+  if (command.kind === 'increment') return board.metric(metricOf(command.board, board.config, command.metric));
+  if (command.kind !== 'batch' || !command.entries) return board;
+  return board.metric(batchMetric({ board: command.board, entries: command.entries }, board.config));
 }
