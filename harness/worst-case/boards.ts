@@ -69,6 +69,18 @@ const SUM_BOARD = {
   maxItems: 100_000_000,
 };
 
+/** The most metrics a board may declare (METRICS_PER_BOARD): each a parallel set of the windows. */
+export const METRIC_NAMES = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8'];
+
+/** Metrics go with neither segments nor actors (so no unique views): the sum board's other options. */
+const METRICS_BOARD = {
+  windows: SUM_WINDOWS,
+  views: SUM_VIEWS.filter((view) => view.mode !== 'unique'),
+  ties: 'first' as const,
+  metrics: METRIC_NAMES,
+  maxItems: 100_000_000,
+};
+
 /** A `last` board, lowest score first: eight windows of the most slots such a board may hold (1 000 each). */
 const LAST_BOARD = {
   aggregate: 'last' as const,
@@ -103,6 +115,8 @@ export const BOARDS = {
   'wc-shards': { ...SUM_BOARD, shards: 64 },
   'wc-last': LAST_BOARD,
   'wc-cal': CALENDAR_BOARD,
+  /** Eight metrics of eight windows each. */
+  'wc-metrics': METRICS_BOARD,
   /** Made, filled and reset or deleted by the admin rows (runs last). */
   'wc-gone': { ...SUM_BOARD, shards: 64 },
 } as const;

@@ -105,6 +105,8 @@ export const metricsOption: BoardOption<MetricsConfig> = {
     const metrics = board.options.metrics as string[] | undefined;
     if (!metrics?.length) return;
     if (board.aggregate !== 'sum') throw new InvalidInputError(METRICS_MESSAGES.metricsNeedSum(board.name));
+    if (board.segments) throw new InvalidInputError(METRICS_MESSAGES.metricsWithSegments(board.name));
+    if (board.actors) throw new InvalidInputError(METRICS_MESSAGES.metricsWithActors(board.name));
   },
 };
 
