@@ -66,7 +66,14 @@ describe('metrics over HTTP', () => {
       ['a', 3, 1],
     ]);
     const item = await http().get('/boards/votes/items/c?window=h&metric=down').expect(200);
-    expect(item.body).toMatchObject({ score: 3, rank: 2 });
+    expect(item.body).toMatchObject({ score: 3, rank: 2, metrics: { up: 0, down: 3 } });
+    const top = await http().get('/boards/votes/top?window=h').expect(200);
+    expect(top.body.items.map((row: { metrics: object }) => row.metrics)).toEqual([
+      { up: 5, down: 1 },
+      { up: 2, down: 7 },
+    ]);
+    const around = await http().get('/boards/votes/items/b/around?window=h&metric=down&radius=1').expect(200);
+    expect(around.body.items[0]).toMatchObject({ item: 'b', metrics: { up: 2, down: 7 } });
     expect((await http().get('/boards/votes').expect(200)).body.metrics).toEqual(['up', 'down']);
   });
 

@@ -46,10 +46,15 @@ export class PreparedBoard {
   private readonly windowIndex: Map<string, number>;
   private readonly metricBoards = new Map<string, PreparedBoard>();
 
+  /** The board's own (its first metric's) keys: a metric's board answers its other metrics from there. */
+  private readonly root: PreparedBoard;
+
   constructor(
     readonly config: BoardConfig,
     keysOfShard: (shard: number) => BoardKeys,
+    root?: PreparedBoard,
   ) {
+    this.root = root ?? this;
     this.shards = Array.from({ length: Math.max(1, config.shards) }, (_, shard) => {
       const keys = keysOfShard(shard);
       const pairs = config.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)]);
@@ -84,10 +89,11 @@ export class PreparedBoard {
    */
   metric(name: string | undefined): PreparedBoard {
     const metrics = this.config.metrics;
+    if (this.root !== this) return this.root.metric(name);
     if (name === undefined || metrics === undefined || name === metrics[0]) return this;
     let board = this.metricBoards.get(name);
     if (!board) {
-      board = new PreparedBoard(this.config, (shard) => this.shards[shard].keys.inSegment(`@${name}`));
+      board = new PreparedBoard(this.config, (shard) => this.shards[shard].keys.inSegment(`@${name}`), this);
       this.metricBoards.set(name, board);
     }
     return board;

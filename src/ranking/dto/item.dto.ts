@@ -27,7 +27,7 @@ import {
 import { SEGMENTS_FIELD, SegmentQueryProperty, SegmentsProperty } from './segment.dto';
 import { ACTOR_FIELD, ActorProperty, withActor } from './actor.dto';
 import { VIEW_MODES } from '../core/trending-math';
-import { METRIC_FIELD, MetricProperty } from '../options/metrics/metrics.option';
+import { METRIC_FIELD, MetricCountsProperty, MetricProperty } from '../options/metrics/metrics.option';
 
 /** Rank in the window's latest snapshot. */
 const PreviousRankProperty = () =>
@@ -281,6 +281,7 @@ const DataProperty = () =>
 export class RankedItemDto extends ListedItemDto {
   @PreviousRankProperty() previousRank!: number | null;
   @DataProperty() data?: object | null;
+  @MetricCountsProperty() metrics?: Record<string, number>;
 }
 
 export class WindowFiguresDto {
@@ -311,6 +312,7 @@ export class AroundResultDto extends TopResultDto {
 
 export class ItemResultDto extends WindowFiguresDto {
   @ApiProperty() item!: string;
+  @MetricCountsProperty() metrics?: Record<string, number>;
   @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
   @ApiPropertyOptional() observed?: number;
   @ApiPropertyOptional() expected?: number;

@@ -77,6 +77,15 @@ export const MetricProperty = (what: string) =>
     }),
   );
 
+/** A row's `metrics` (on a board with metrics): every metric's count in the window. */
+export const MetricCountsProperty = () =>
+  ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    example: { up: 12, down: 3 },
+    description: "On a board with metrics (window reads): each metric's count of the item in the window, 0 when none",
+  });
+
 const declared = (config: Readonly<MetricsConfig>) => (config.metrics?.length ?? 0) > 0;
 
 /**
