@@ -11,12 +11,13 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function metric_counts(keys, args)
   call_state.begin_call(keys, args)
+  local cfg_key = keys[1]
   local header, arg = reader.read_call(args, CALLS.metric_counts)
   local items = {}
   for item in string.gmatch(arg.items, '[^\31]+') do items[#items + 1] = item end
   local draining, tops = 0, {}
   for k = 2, #keys, 2 do
-    local err, more = snapshot.open_read(keys[1], keys[k], keys[k + 1], header)
+    local err, more = snapshot.open_read(cfg_key, keys[k], keys[k + 1], header)
     if err then return redis.error_reply(err) end
     if more == 1 then draining = 1 end
     tops[#tops + 1] = keys[k + 1]
