@@ -8,7 +8,7 @@ import { MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/core/ranking.limits';
 import { EXCLUDE_GROUPS_MAX, GROUP_PAGE_CALLS, GROUP_SCAN_ROWS } from '../../src/ranking/options/groups/groups.limits';
 import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
 import { entryCost } from '../../src/ranking/writes/write-cost';
-import { BOARDS } from './boards';
+import { BOARDS, METRIC_NAMES } from './boards';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
 const SEGMENTS_PER_EVENT = 8;
@@ -40,6 +40,11 @@ const LATE_SCORES_TAKEN = Math.floor(COST_BOUND / entryCost({}, { views: [], ...
 /** A write's crossing of the boundaries of the segments it names: not yet split from the write's call. */
 const SEGMENT_CROSSING =
   "#45: a write naming segments takes each one's boundary snapshots in its own call (segments × snapshotted windows × top rows)";
+/** The costliest metric: the last, its windows the ones furthest from the board's own. */
+const LAST_METRIC = METRIC_NAMES[METRIC_NAMES.length - 1];
+/** Existing items a batch of one metric may carry on the metrics board (WRITE_COST_PER_CALL). */
+const METRIC_ENTRIES_TAKEN = Math.min(BATCH_ENTRIES, Math.floor(COST_BOUND / entryCost({}, BOARDS['wc-metrics'])));
+
 /** Ids a lookup of the 64-shard `ties: first` board may name (LOOKUP_COUNTS_PER_REQUEST). */
 const LOOKUP_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIES_FIRST_WEIGHT));
 const BY_DESIGN = `by design: one call of up to WRITE_COST_PER_CALL (${COST_BOUND} units, ~24 ms), the atomic unit a batch or an item write promises`;
@@ -123,6 +128,25 @@ export const WRITE_ROWS: WorstRow[] = [
     worst:
       'an existing item of the head moved to another group on 64 shards with groups (the watched write path, one HSET)',
     request: (_context, attempt) => post('/boards/wc-groups/items/i5/increment', { group: `g${1 + (attempt % 100)}` }),
+  },
+  {
+    route: 'POST /boards/{board}/items/{item}/increment',
+    worst: 'a new item in the last of 8 metrics: 8 windows, 6 views, ties first',
+    request: (_context, attempt) =>
+      post(`/boards/wc-metrics/items/${fresh(attempt, 0)}/increment`, { amount: 2, metric: LAST_METRIC }),
+    grows: { times: 40 },
+  },
+  {
+    route: 'POST /boards/{board}/increments',
+    worst: `the most entries of one metric the cost bound takes (${METRIC_ENTRIES_TAKEN}) on a board of 8 metrics`,
+    open: BY_DESIGN,
+    request: (context) =>
+      post('/boards/wc-metrics/increments', {
+        items: Array.from({ length: METRIC_ENTRIES_TAKEN }, (_, n) => ({
+          item: `i${n % context.sizes.items}`,
+          metric: LAST_METRIC,
+        })),
+      }),
   },
   {
     route: 'POST /boards/{board}/items/{item}/score',
@@ -221,6 +245,11 @@ export const READ_ROWS: WorstRow[] = [
           groups: Array.from({ length: EXCLUDE_GROUPS_MAX }, (_, n) => `g${n + 1}`),
         },
       }),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'limit 1 000 by the last of 8 metrics, ties first',
+    request: () => get(`/boards/wc-metrics/top?window=m&metric=${LAST_METRIC}&limit=1000`),
   },
   {
     route: 'GET /boards/{board}/items/{item}',

@@ -71,6 +71,18 @@ const SUM_BOARD = {
   maxItems: 100_000_000,
 };
 
+/** The most metrics a board may declare (METRICS_PER_BOARD): each a parallel set of the windows. */
+export const METRIC_NAMES = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8'];
+
+/** Metrics go with neither segments nor actors (so no unique views): the sum board's other options. */
+const METRICS_BOARD = {
+  windows: SUM_WINDOWS,
+  views: SUM_VIEWS.filter((view) => view.mode !== 'unique'),
+  ties: 'first' as const,
+  metrics: METRIC_NAMES,
+  maxItems: 100_000_000,
+};
+
 /** A `last` board, lowest score first, reviewing: eight windows of the most slots such a board may hold (1 000 each). */
 const LAST_BOARD = {
   aggregate: 'last' as const,
@@ -127,6 +139,8 @@ export const BOARDS = {
   'wc-ever': EVER_BOARD,
   /** Item groups on the most shards: one group holds the head, so filtered reads scan their deepest. */
   'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
+  /** Eight metrics of eight windows each. */
+  'wc-metrics': METRICS_BOARD,
   /** Made, filled and reset or deleted by the admin rows (runs last). */
   'wc-gone': { ...SUM_BOARD, shards: 64 },
 } as const;

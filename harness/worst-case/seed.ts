@@ -3,7 +3,7 @@
  * out of reach), so every row meets data at the scale's size: closed calendar periods with archives,
  * snapshots, actors and segments on the sum boards, values in every slot of the `last` board.
  */
-import { BOARDS, type BoardName } from './boards';
+import { BOARDS, type BoardName, METRIC_NAMES } from './boards';
 import type { HarnessContext } from './harness-types';
 
 const DAY_SEC = 86_400;
@@ -85,6 +85,13 @@ async function seedEver(context: HarnessContext): Promise<void> {
   await batches(context, 'wc-ever', context.sizes.items, (n) => ({ item: `e${n}`, score: n, at: atSec }));
 }
 
+/** Items in descending order in each metric (a batch names one metric). */
+async function seedMetrics(context: HarnessContext): Promise<void> {
+  const { items } = context.sizes;
+  for (const metric of METRIC_NAMES)
+    await batches(context, 'wc-metrics', items, (n) => ({ item: `i${n}`, amount: items - n, metric }));
+}
+
 export async function seedBoards(context: HarnessContext): Promise<void> {
   for (const [name, body] of Object.entries(BOARDS))
     await must(name, context.send({ method: 'PUT', path: `/admin/boards/${name}`, body }, 'admin'));
@@ -94,5 +101,6 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedSnapshots(context);
   await seedLast(context);
   await seedEver(context);
+  await seedMetrics(context);
   await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));
 }

@@ -14,6 +14,7 @@ function refused<const S extends number>(status: S, retry: string) {
  */
 export const ERROR_CODES = {
   INVALID_INPUT: refused(400, 'no: fix the request; the message names the field'),
+  UNKNOWN_METRIC: refused(400, "no: name one of the board's metrics (the message lists them), or none"),
   ADMIN_TOKEN_MISSING: refused(401, 'no: send Authorization: Bearer <ADMIN_TOKEN>'),
   API_KEY_MISSING: refused(
     401,

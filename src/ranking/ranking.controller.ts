@@ -170,6 +170,7 @@ export class RankingController {
         segments: body.segments,
         actor: body.actor,
         group: body.group,
+        metric: body.metric,
       },
       this.quotas.sentWith(request),
     );
@@ -199,6 +200,7 @@ export class RankingController {
       segments: entry.segments,
       actor: entry.actor,
       group: entry.group,
+      metric: entry.metric,
     }));
     const command = this.commands.batch({ board: params.board, entries }, this.quotas.sentWith(request));
     return answer(reply, await this.ranking.incrementBatch(command));
@@ -263,7 +265,7 @@ export class RankingController {
       query.window,
       query.offset ?? 0,
       query.limit ?? DEFAULT_TOP_ITEMS,
-      { span: query.span, segment: query.segment },
+      { span: query.span, segment: query.segment, metric: query.metric },
     );
     return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
   }
@@ -275,6 +277,7 @@ export class RankingController {
     const standing = await this.ranking.item(params.board, query.window, params.item, {
       span: query.span,
       segment: query.segment,
+      metric: query.metric,
     });
     const [withData] = await this.itemData.attach(params.board, [standing], query.data);
     return withData;
@@ -293,7 +296,7 @@ export class RankingController {
       query.window,
       params.item,
       query.radius ?? DEFAULT_RADIUS_ITEMS,
-      { span: query.span, segment: query.segment },
+      { span: query.span, segment: query.segment, metric: query.metric },
     );
     return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };
   }

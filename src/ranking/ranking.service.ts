@@ -53,6 +53,8 @@ export interface ReadOptions {
   span?: string;
   /** Read the window as this segment's (a board without segments: 400). */
   segment?: string;
+  /** Rank by this counter of a board with metrics (absent: the first; unknown: 400 UNKNOWN_METRIC). */
+  metric?: string;
 }
 
 /** How one read is made of each kind of source: a whole window, a window's newest slots (`span`), a view. */
@@ -223,8 +225,8 @@ export class RankingService {
     limit: number,
     options: ReadOptions = {},
   ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
-    const { span, segment } = options;
-    const question = JSON.stringify([name, windowName ?? null, offset, limit, span ?? null, segment ?? null]);
+    const { span, segment, metric } = options;
+    const question = JSON.stringify([name, windowName ?? null, offset, limit, span ?? null, segment ?? null, metric ?? null]);
     return this.sharedTops.share(question, async () =>
       this.rowsWithGroups(name, await this.readTop(name, windowName, { offset, limit }, options)),
     );
@@ -291,6 +293,7 @@ export class RankingService {
         span === undefined ? readers.window(board, window, nowMs) : readers.span(board, window, nowMs, span),
       (board, view, nowMs) => (span === undefined ? readers.view(board, view, nowMs) : spanOnView(name, view.name)),
       options.segment,
+      options.metric,
     );
   }
 

@@ -6,6 +6,7 @@ import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ViewConfig } from '../core/trending-math';
 import type { WindowConfig } from '../core/window-math';
+import { METRICS_MESSAGES, metricOf } from '../options/metrics/metrics.option';
 import { BoardCache } from './board-cache';
 
 /** A read of one ranked source of a board, given its cached config and the time of the read. */
@@ -38,12 +39,15 @@ export class RankedSources {
     onWindow: SourceRead<WindowConfig, T>,
     onView: SourceRead<ViewConfig, T>,
     segment?: string,
+    metric?: string,
   ): Promise<T> {
     for (let call = 1; ; call++) {
       const answer = await this.cache.withBoard(name, (board) => {
         const window = board.window(sourceName);
-        if (window) return onWindow(segmentOf(board, segment), window, this.clock.nowMs());
+        const counter = metricOf(name, board.config, metric);
+        if (window) return onWindow(segmentOf(board.metric(counter), segment), window, this.clock.nowMs());
         const view = board.view(sourceName);
+        if (view && counter !== undefined) throw new InvalidInputError(METRICS_MESSAGES.metricOnView(name, view.name));
         if (view) return onView(segmentOf(board, segment), view, this.clock.nowMs());
         const known = [...board.config.windows, ...board.config.views].map((w) => w.name);
         throw new NotFoundError('WINDOW_NOT_FOUND', M.windowNotFound(name, sourceName, known));

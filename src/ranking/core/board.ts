@@ -44,11 +44,17 @@ export class PreparedBoard {
   /** The window names joined by commas (names hold no comma): what a write's answer is keyed by. */
   readonly windowNames: string;
   private readonly windowIndex: Map<string, number>;
+  private readonly metricBoards = new Map<string, PreparedBoard>();
+
+  /** The board's own (its first metric's) keys: a metric's board answers its other metrics from there. */
+  private readonly root: PreparedBoard;
 
   constructor(
     readonly config: BoardConfig,
     keysOfShard: (shard: number) => BoardKeys,
+    root?: PreparedBoard,
   ) {
+    this.root = root ?? this;
     this.shards = Array.from({ length: Math.max(1, config.shards) }, (_, shard) => {
       const keys = keysOfShard(shard);
       const pairs = config.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)]);
@@ -74,6 +80,23 @@ export class PreparedBoard {
    */
   segment(name: string): PreparedBoard {
     return new PreparedBoard(this.config, (shard) => this.shards[shard].keys.inSegment(name));
+  }
+
+  /**
+   * The board as its metric `name` reads and writes (the board itself for the first metric, or none):
+   * the same config, views and shards, each window's keys the metric's ("<window>~@<metric>", in the
+   * shard's hash tag; metrics_lib.lua), so that each metric is a board of its own.
+   */
+  metric(name: string | undefined): PreparedBoard {
+    const metrics = this.config.metrics;
+    if (this.root !== this) return this.root.metric(name);
+    if (name === undefined || metrics === undefined || name === metrics[0]) return this;
+    let board = this.metricBoards.get(name);
+    if (!board) {
+      board = new PreparedBoard(this.config, (shard) => this.shards[shard].keys.inSegment(`@${name}`), this);
+      this.metricBoards.set(name, board);
+    }
+    return board;
   }
 
   /** The named view; undefined when the board has none of that name. */

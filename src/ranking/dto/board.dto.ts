@@ -54,6 +54,7 @@ import {
   ModerationSettingsDto,
   ModerationViewProperty,
 } from '../options/moderation/moderation.option';
+import { MetricsProperty, MetricsViewProperty } from '../options/metrics/metrics.option';
 
 /** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
 const OptionalNested = (type: new () => object, description: string, notObject: string) =>
@@ -286,6 +287,9 @@ export class PutBoardDto {
   @ModerationProperty()
   moderation?: ModerationSettingsDto;
 
+  @MetricsProperty()
+  metrics?: string[];
+
   @ApiPropertyOptional({
     enum: AGGREGATES,
     description:
@@ -366,6 +370,9 @@ export class BoardViewDto {
   order?: ScoreOrder;
   @ModerationViewProperty()
   moderation?: ModerationSettingsDto;
+
+  @MetricsViewProperty()
+  metrics?: string[];
   @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
   aggregate?: Aggregate;
   @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })

@@ -28,6 +28,7 @@ import { SEGMENTS_FIELD, SegmentQueryProperty, SegmentsProperty } from './segmen
 import { ACTOR_FIELD, ActorProperty, withActor } from './actor.dto';
 import { DataProperty, GROUP_FIELD, GroupProperty, RowGroupProperty, TruncatedProperty } from './row-fields';
 import { VIEW_MODES } from '../core/trending-math';
+import { METRIC_FIELD, MetricCountsProperty, MetricProperty } from '../options/metrics/metrics.option';
 
 /** Rank in the window's latest snapshot. */
 const PreviousRankProperty = () =>
@@ -79,23 +80,17 @@ export class LikeParams extends ItemParams {
   userId!: string;
 }
 
-@CompiledValidation(
-  withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD, group: GROUP_FIELD }),
-)
+const EVENT = withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD });
+@CompiledValidation({ ...EVENT, group: GROUP_FIELD, metric: METRIC_FIELD })
 export class IncrementDto {
-  @AmountProperty()
-  amount?: number;
+  @AmountProperty() amount?: number;
+  @AtProperty() at?: number;
+  @CreatedAtProperty() createdAt?: number;
 
-  @AtProperty()
-  at?: number;
-
-  @CreatedAtProperty()
-  createdAt?: number;
-
-  @SegmentsProperty()
-  segments?: string[];
+  @SegmentsProperty() segments?: string[];
   @ActorProperty() actor?: string;
   @GroupProperty() group?: string;
+  @MetricProperty('The counter the event adds to') metric?: string;
 }
 
 export class BatchEntryDto {
@@ -116,10 +111,10 @@ export class BatchEntryDto {
   @CreatedAtProperty()
   createdAt?: number;
 
-  @SegmentsProperty()
-  segments?: string[];
+  @SegmentsProperty() segments?: string[];
   @ActorProperty() actor?: string;
   @GroupProperty() group?: string;
+  @MetricProperty('The counter the event adds to') metric?: string;
 }
 
 /** The entries of a batch: the type first, then their count, then each entry. */
@@ -149,6 +144,7 @@ const BatchEntries = () =>
       segments: SEGMENTS_FIELD,
       actor: ACTOR_FIELD,
       group: GROUP_FIELD,
+      metric: METRIC_FIELD,
     },
   },
 })
@@ -194,11 +190,9 @@ const SpanProperty = () =>
   );
 
 export class ItemQuery extends WindowQuery {
-  @SpanProperty()
-  span?: string;
-
-  @SegmentQueryProperty()
-  segment?: string;
+  @SpanProperty() span?: string;
+  @SegmentQueryProperty() segment?: string;
+  @MetricProperty('The counter a window ranks by') metric?: string;
 }
 
 export class TopQuery extends ItemQuery {
@@ -283,6 +277,7 @@ export class RankedItemDto extends ListedItemDto {
   @PreviousRankProperty() previousRank!: number | null;
   @DataProperty() data?: object | null;
   @RowGroupProperty() group?: string;
+  @MetricCountsProperty() metrics?: Record<string, number>;
 }
 
 const SPAN_EDGE = { type: 'integer', nullable: true } as const;
@@ -315,6 +310,7 @@ export class AroundResultDto extends TopResultDto {
 export class ItemResultDto extends WindowFiguresDto {
   @ApiProperty() item!: string;
   @RowGroupProperty() group?: string;
+  @MetricCountsProperty() metrics?: Record<string, number>;
   @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
   @ApiPropertyOptional() observed?: number;
   @ApiPropertyOptional() expected?: number;

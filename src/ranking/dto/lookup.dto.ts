@@ -7,6 +7,7 @@ import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../comm
 import { ID_RULE } from '../../common/names';
 import { ITEM_DATA_BYTES, LOOKUP_ITEMS, RADIUS_ITEMS } from '../core/ranking.limits';
 import { CompiledValidation, FieldRules, optional } from '../../common/compiled-checks';
+import { METRIC_FIELD } from '../options/metrics/metrics.option';
 import { AroundQuery, ItemQuery, SPAN_PATTERN, TopQuery, WINDOW_FIELD, WindowFiguresDto } from './item.dto';
 import { SegmentQueryProperty } from './segment.dto';
 import { FILTERED_DEPTH_ITEMS, PER_GROUP_ITEMS } from '../options/groups/groups.limits';
@@ -35,6 +36,7 @@ const ITEM_QUERY_FIELDS = {
   window: WINDOW_FIELD,
   span: optional({ kind: 'string', pattern: SPAN_PATTERN, length: { min: 1, max: 11 } }),
   segment: WINDOW_FIELD,
+  metric: METRIC_FIELD,
 } as const satisfies FieldRules;
 
 const TOP_QUERY_FIELDS = {

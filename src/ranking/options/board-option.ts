@@ -13,6 +13,9 @@ export interface BoardSettings {
   readonly aggregate: string;
   /** Every option's fields as the board will hold them. */
   readonly options: Readonly<Record<string, unknown>>;
+  /** Whether the board takes segments, and actors, as the PUT leaves it (absent: not known, taken as no). */
+  readonly segments?: boolean;
+  readonly actors?: boolean;
 }
 
 export interface BoardOption<Config extends object> {

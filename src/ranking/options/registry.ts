@@ -3,11 +3,19 @@ import { actorCapsOption } from './actor-caps/actor-caps.option';
 import type { BoardOption, BoardSettings } from './board-option';
 import { groupsOption } from './groups/groups.option';
 import { moderationOption } from './moderation/moderation.option';
+import { metricsOption } from './metrics/metrics.option';
 import { orderOption } from './order/order.option';
 import { tiesOption } from './ties/ties.option';
 
 /** Every board option, one line each (src/ranking/options/<option>/). */
-export const BOARD_OPTIONS = [tiesOption, orderOption, actorCapsOption, groupsOption, moderationOption] as const;
+export const BOARD_OPTIONS = [
+  tiesOption,
+  orderOption,
+  actorCapsOption,
+  groupsOption,
+  moderationOption,
+  metricsOption,
+] as const;
 
 type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;

@@ -66,6 +66,8 @@ function listingRead<Call extends WindowCall, const Args extends readonly string
 }
 
 const ITEM_ARGS = ['item'] as const;
+const METRIC_COUNTS_ARGS = ['items'] as const;
+const METRIC_COUNTS_REPLY = ['draining', 'counts'] as const;
 const ITEM_REPLY = ['draining', 'score', 'rank', 'ranked', 'tie'] as const;
 const NEIGHBOURS_ARGS = ['item', 'score', 'radius', 'tie'] as const;
 const NEIGHBOURS_REPLY = ['draining', 'position', 'above', 'before', 'tie_marks', 'rows'] as const;
@@ -126,6 +128,28 @@ export const READS_FUNCTIONS = {
         ranked: reply.int('ranked'),
         /** The item's tie mark on a sharded `ties: first` board ("" otherwise, or when not listed). */
         tie: reply.string('tie'),
+      };
+    },
+  }),
+
+  metricCounts: typedFunction({
+    name: 'tbRankMetricCounts',
+    handler: 'metric_counts',
+    flags: ['allow-oom'],
+    numberOfKeys: 'dynamic',
+    contract: { args: METRIC_COUNTS_ARGS, reply: METRIC_COUNTS_REPLY },
+    // `metricKeys`: each metric's (slots, top) of the window on this shard, the board's order.
+    build: (call: WindowCall & { metricKeys: string[]; items: string[] }) => {
+      const read = namedWindowRead(call, METRIC_COUNTS_ARGS, { items: call.items.join('\u001f') });
+      return { keys: [read.keys[0], ...call.metricKeys], args: read.args };
+    },
+    decode: (raw, call) => {
+      const reply = new NamedReply('tbRankMetricCounts', METRIC_COUNTS_REPLY, raw);
+      const metrics = call.metricKeys.length / 2;
+      const counts = reply.nested('counts').expectLength(call.items.length * metrics);
+      return {
+        draining: reply.flag('draining'),
+        counts: call.items.map((_, i) => Array.from({ length: metrics }, (_, m) => counts.number(i * metrics + m))),
       };
     },
   }),

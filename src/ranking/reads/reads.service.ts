@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PreparedBoard } from '../core/board';
 import { checkPageDepth, figures, percentileOf, ViewRowAnswer, WindowFigures } from '../core/answers';
 import type { WindowConfig } from '../core/window-math';
-import { ReadsStore } from './reads.store';
+import { ReadsStore, type WindowRead } from './reads.store';
 import { RequestTooCostlyError } from '../../common/errors';
 import { SEGMENT_PAGE_UNITS_PER_CALL, SEGMENT_PAGE_UNITS_PER_REQUEST } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
@@ -31,7 +31,10 @@ export class ReadsService {
     page: { offset: number; limit: number },
   ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
     checkPageDepth(board, page.offset, page.limit);
-    const result = await this.store.top({ board, window, nowMs }, page.offset, page.limit);
+    const result = await this.withMetrics(
+      { board, window, nowMs },
+      await this.store.top({ board, window, nowMs }, page.offset, page.limit),
+    );
     return { ...figures(board.config.name, window, nowMs, result.draining), items: result.items };
   }
 
@@ -41,14 +44,35 @@ export class ReadsService {
     // board's item holding exactly 0 reads as not held).
     const anySign = (board.config.aggregate ?? 'sum') !== 'sum';
     const listable = standing.score > 0 || (anySign && standing.score !== 0);
+    const answer = { draining, items: [{ item, score: standing.score, rank: standing.rank }] };
+    const { draining: late, items } = await this.withMetrics({ board, window, nowMs }, answer);
     return {
-      ...figures(board.config.name, window, nowMs, draining),
-      item,
-      score: standing.score,
-      rank: standing.rank,
+      ...figures(board.config.name, window, nowMs, late),
+      ...items[0],
       percentile: percentileOf(standing, ranked),
       ...(standing.rank === null && listable ? { hidden: true as const } : {}),
     };
+  }
+
+  /**
+   * The rows, on a board with metrics, each with `metrics`: every metric's count in the window (the
+   * metrics option); draining when some metric's window still holds expired data.
+   */
+  private async withMetrics<R extends { item: string }>(
+    read: WindowRead,
+    result: { draining: boolean; items: R[] },
+  ): Promise<{ draining: boolean; items: Array<R & { metrics?: Record<string, number> }> }> {
+    const names = read.board.config.metrics;
+    if (!names || result.items.length === 0) return result;
+    const { draining, counts } = await this.store.metricCounts(
+      read,
+      result.items.map((row) => row.item),
+    );
+    const items = result.items.map((row) => {
+      const of = counts.get(row.item) ?? [];
+      return { ...row, metrics: Object.fromEntries(names.map((name, m) => [name, of[m] ?? 0])) };
+    });
+    return { draining: result.draining || draining, items };
   }
 
   /**
@@ -74,7 +98,8 @@ export class ReadsService {
     nowMs: number,
     around: { item: string; radius: number },
   ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
-    const result = await this.store.around({ board, window, nowMs }, around.item, around.radius);
+    const read = { board, window, nowMs };
+    const result = await this.withMetrics(read, await this.store.around(read, around.item, around.radius));
     return { ...figures(board.config.name, window, nowMs, result.draining), item: around.item, items: result.items };
   }
 }

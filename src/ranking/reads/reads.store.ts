@@ -78,6 +78,35 @@ export class ReadsStore {
   }
 
   /**
+   * Each metric's count of `items` in the window (metrics option; `read.board` any metric's board): one
+   * call per shard holding any of them, each expiring every metric's window first.
+   */
+  async metricCounts(read: WindowRead, items: string[]): Promise<{ draining: boolean; counts: Map<string, number[]> }> {
+    const { board, window, nowMs } = read;
+    const metrics = board.config.metrics ?? [];
+    const byShard = new Map<number, string[]>();
+    for (const item of new Set(items)) {
+      const shard = board.shards.indexOf(board.shardOf(item));
+      byShard.set(shard, [...(byShard.get(shard) ?? []), item]);
+    }
+    const replies = await Promise.all(
+      [...byShard].map(([shard, shardItems]) => {
+        const metricKeys = metrics.flatMap((metric) => {
+          const keys = board.metric(metric).shards[shard].keys;
+          return [keys.slots(window.name), keys.top(window.name)];
+        });
+        const call = { ...boardCall(board, board.shards[shard], nowMs, this.budgetFields), window };
+        return guard(this.functions.call(this.fns.metricCounts, { ...call, metricKeys, items: shardItems }));
+      }),
+    );
+    const counts = new Map<string, number[]>();
+    [...byShard.values()].forEach((shardItems, i) =>
+      shardItems.forEach((item, k) => counts.set(item, replies[i].counts[k])),
+    );
+    return { draining: replies.some((reply) => reply.draining), counts };
+  }
+
+  /**
    * Up to `limit` of the board's live segments after `after` (byte order), each with the most items one
    * of its windows lists over the whole board: an item's segment rows live on the item's shard, so each
    * window's count is added up over the shards before the largest is taken. Each shard's call weighs at

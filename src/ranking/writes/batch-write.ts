@@ -5,6 +5,7 @@ import { growthRefusalOf } from '../../redis/refusals';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import { PreparedBoard } from '../core/board';
+import { batchMetric } from '../options/metrics/metrics.option';
 import { checkActor } from '../core/actor-rules';
 import { checkGroup } from '../options/groups/groups.option';
 import { AtOutOfSpanError, isRefusal, isSegmentLimit } from '../core/ranking.errors';
@@ -110,7 +111,9 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
     let pending = entries;
     const done = { applied: 0, draining: false, replayed: true };
     for (let run = 0; run < 2; run++) {
-      const board = run === 0 ? await this.cache.get(name) : await this.cache.reload(name);
+      const fresh = run === 0 ? await this.cache.get(name) : await this.cache.reload(name);
+      // The metric's keys (metrics option), as the pipeline chose them for the first run.
+      const board = fresh.metric(batchMetric(command, fresh.config));
       const { outcome, reservation } = await this.run(board, pending, attempt, context.budget);
       done.applied += outcome.applied;
       done.draining ||= outcome.draining;

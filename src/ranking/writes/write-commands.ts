@@ -37,6 +37,8 @@ export interface IncrementCommand {
   actor?: string;
   /** The item's group from now on (a board with groups only; absent: unchanged). */
   group?: string;
+  /** The counter it adds to, on a board with metrics (absent: the first). */
+  metric?: string;
   context: WriteContext;
 }
 
@@ -63,6 +65,8 @@ export interface BatchInput {
   segments?: string[];
   actor?: string;
   group?: string;
+  /** The counter it adds to, on a board with metrics (absent: the first). */
+  metric?: string;
 }
 
 /** Amounts for many items, applied together (atomically per shard). */
@@ -179,12 +183,13 @@ export class WriteCommands {
  * requests without them keep the fingerprint they always had.
  */
 function incrementFingerprint(fields: Omit<IncrementCommand, 'kind' | 'context'>): unknown[] {
-  const { board, item, amount, atSec, createdAtSec, segments, actor, group } = fields;
+  const { board, item, amount, atSec, createdAtSec, segments, actor, group, metric } = fields;
   return [
     'increment',
     ...[board, item, amount, ...timeOf(atSec), ...createdOf(createdAtSec), ...segmentsOf(segments)],
     ...actorOf(actor),
     ...groupOf(group),
+    ...metricOf(metric),
   ];
 }
 
@@ -205,6 +210,7 @@ function batchFingerprint(name: string, inputs: BatchInput[]): unknown[] {
       ...segmentsOf(e.segments),
       ...actorOf(e.actor),
       ...groupOf(e.group),
+      ...metricOf(e.metric),
     ]),
   ];
 }
@@ -212,6 +218,11 @@ function batchFingerprint(name: string, inputs: BatchInput[]): unknown[] {
 /** The fingerprint part of an optional group: nothing when absent. */
 function groupOf(group: string | undefined): string[] {
   return group === undefined ? [] : ['group', group];
+}
+
+/** The fingerprint part of an optional metric: nothing when absent. */
+function metricOf(metric: string | undefined): string[] {
+  return metric === undefined ? [] : ['metric', metric];
 }
 
 /** The fingerprint part of an optional actor: nothing when absent. */

@@ -13,6 +13,7 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RankingSettings } from '../core/ranking.settings';
 import type { WriteOutcome } from '../core/ranking.types';
 import { eventTimeMs } from '../core/window-math';
+import { metricBoardOf } from '../options/metrics/metrics.option';
 import { BatchWrite } from './batch-write';
 import type {
   BatchCommand,
@@ -107,6 +108,7 @@ export class WritePipeline {
     attempt: number,
   ): Promise<WriteAnswer<T>> {
     const nowMs = this.attemptMs(command, attempt);
+    board = metricBoardOf(command, board);
     const strategy = this.policy.strategyFor(board);
     const guarded = { board, nowMs, context: command.context, parts: kind.parts(command, board) };
     return strategy.run(guarded, (idem) =>

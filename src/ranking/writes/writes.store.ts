@@ -85,7 +85,8 @@ export class WritesStore {
     const reply = await guard(
       this.increments
         ? this.increments.submit(
-            `${shard.keys.cfg()}\n${board.config.version}\n${Math.floor(nowMs / 1000)}`,
+            // A metric's windows are other keys of the shard (PreparedBoard.metric): its increments share no call with another's.
+            `${shard.incrementKeys[1]}\n${board.config.version}\n${Math.floor(nowMs / 1000)}`,
             { board, shard, nowMs, increment },
             entryCost(command, board.config),
           )

@@ -870,7 +870,7 @@ export interface components {
              * @description Stable machine code: act on it, not on the message
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
+            code: "INVALID_INPUT" | "UNKNOWN_METRIC" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
             /** @description Per-dependency health, on a NOT_READY answer only */
             details?: {
                 [key: string]: unknown;
@@ -1072,6 +1072,14 @@ export interface components {
             /** @description Moderation of the listing: { "review": true } lists an item only once allowed. Hidden items are left out of every listing of any board. Omitted: the current setting (no review for a new board). A change keeps every count and state */
             moderation?: components["schemas"]["ModerationSettingsDto"];
             /**
+             * @description Several counters per item per window (1-32 characters of a-z 0-9 _, starting with a letter): increments, batch entries and likes name one with "metric" (default the first), reads rank by one with ?metric= (default the first) and answer them all in each row's "metrics". Sum boards only, not with segments or actors. Omitted: the current setting (one counter for a new board). Changing it needs ?reset=true and drops the data
+             * @example [
+             *       "up",
+             *       "down"
+             *     ]
+             */
+            metrics?: string[];
+            /**
              * @description How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data
              * @enum {string}
              */
@@ -1144,6 +1152,8 @@ export interface components {
             order?: "asc";
             /** @description Present on a review board */
             moderation?: components["schemas"]["ModerationSettingsDto"];
+            /** @description The counters of each item per window; absent: one */
+            metrics?: string[];
             /**
              * @description Present when not sum
              * @enum {string}
@@ -1218,6 +1228,11 @@ export interface components {
              * @example author-7
              */
             group?: string;
+            /**
+             * @description The counter the event adds to (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC)
+             * @example down
+             */
+            metric?: string;
         };
         IncrementResultDto: {
             board: string;
@@ -1270,6 +1285,11 @@ export interface components {
              * @example author-7
              */
             group?: string;
+            /**
+             * @description The counter the event adds to (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC)
+             * @example down
+             */
+            metric?: string;
         };
         BatchIncrementDto: {
             items: components["schemas"]["BatchEntryDto"][];
@@ -1337,6 +1357,16 @@ export interface components {
             } | null;
             /** @description The item's group, on a board with "groups": true (absent: none) */
             group?: string;
+            /**
+             * @description On a board with metrics (window reads): each metric's count of the item in the window, 0 when none
+             * @example {
+             *       "up": 12,
+             *       "down": 3
+             *     }
+             */
+            metrics?: {
+                [key: string]: number;
+            };
         };
         TopResultDto: {
             board: string;
@@ -1378,6 +1408,16 @@ export interface components {
             item: string;
             /** @description The item's group, on a board with "groups": true (absent: none) */
             group?: string;
+            /**
+             * @description On a board with metrics (window reads): each metric's count of the item in the window, 0 when none
+             * @example {
+             *       "up": 12,
+             *       "down": 3
+             *     }
+             */
+            metrics?: {
+                [key: string]: number;
+            };
             /** @description A window's sum over its live slots (an integer); a view's score (decay: the decayed sum as of now; hot, rising: their formula's score) */
             score: number;
             observed?: number;
@@ -3979,6 +4019,8 @@ export interface operations {
                 span?: string;
                 /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 segment?: string;
+                /** @description The counter a window ranks by (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
                 limit?: number;
                 offset?: number;
                 /** @description true: each row carries its item's data as `data` (null when it has none) */
@@ -4108,6 +4150,8 @@ export interface operations {
                 span?: string;
                 /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 segment?: string;
+                /** @description The counter a window ranks by (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
                 /** @description true: each row carries its item's data as `data` (null when it has none) */
                 data?: boolean;
             };
@@ -4235,6 +4279,8 @@ export interface operations {
                 span?: string;
                 /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 segment?: string;
+                /** @description The counter a window ranks by (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
                 /** @description Neighbours on each side */
                 radius?: number;
                 /** @description true: each row carries its item's data as `data` (null when it has none) */

@@ -1,4 +1,4 @@
--- requires: board_views, call_state, item_data, keyspace, reader
+-- requires: board_views, call_state, item_data, keyspace, metrics, reader
 -- board_drop_step: unlinks at most about `budget` keys of a shard detached by board_delete, so no call
 -- holds Redis long however many slots, segments and snapshots the board had. The progress is the data
 -- itself: each index (a window's slots and snapshots, the segment indexes) loses the members whose keys
@@ -101,6 +101,11 @@ local function board_drop_step(keys, args)
   local windows = cjson.decode(redis.call('HGET', drop_key, 'windows') or '[]')
   local views = cjson.decode(redis.call('HGET', drop_key, 'views') or '[]')
   local left, done = drop_segments(cfg_key, windows, views, budget)
+  -- A metric but the first keeps the windows as "<window>~@<metric>:" keys (metrics_lib).
+  local metric_names = metrics.names_of(redis.call('HGET', drop_key, 'metrics'))
+  for i = 2, #metric_names do
+    if done then left, done = drop_windows_of(cfg_key, windows, {}, '~@' .. metric_names[i], left) end
+  end
   if done then left, done = drop_windows_of(cfg_key, windows, views, '', left) end
   if not done then return reader.answer(CALLS.board_drop_step, { done = 0, unlinked = budget - left }) end
   drop_unlink({ keyspace.sibling_key(cfg_key, 'cfg', 'likes'), item_data.item_data_key(cfg_key), keyspace.sibling_key(cfg_key, 'cfg', 'likesegs'),

@@ -177,7 +177,7 @@ local function plain_slots(window_count, now_sec)
     local slot_start = window.current_slot(now_sec, interval_sec, origin_sec)
     if adder.watched[w] then return nil end
     if adder.indexed[w] ~= slot_start then
-      if not slot_due.slot_known(slot_start, interval_sec, origin_sec) then return nil end
+      if not slot_due.slot_known(slot_start, interval_sec, origin_sec, KEYS[2 + 2 * w]) then return nil end
       adder.indexed[w], adder.slot_keys[w] = slot_start, window.slot_key_of(KEYS[2 + 2 * w], slot_start)
     end
   end

@@ -69,9 +69,11 @@ end
 -- slot is gone from every caller's live span) or a board put (board_put, shard_sync: cleared with the
 -- slot due) removes, and expire_window forgets the field whenever it removes a slot. Set by an
 -- increment at now that had to index a slot (event_adder); absent: every slot is indexed as before.
-local function slot_known(slot_start, interval_sec, origin_sec)
+-- The board's own windows only: `slots_key` (when given) of a segment or a metric ("~") never is.
+local function slot_known(slot_start, interval_sec, origin_sec, slots_key)
   local t = CONFIG.indexedSec
   if not t or not CONFIG.cfg_key or (origin_sec or 0) > 0 then return false end
+  if slots_key and string.find(slots_key, '~', 1, true) then return false end
   t = tonumber(t)
   return t - t % interval_sec == slot_start
 end
@@ -81,6 +83,8 @@ end
 -- rolling window's slot had to be looked at, so the caller, having done every window, notes now as the
 -- indexed second (note_indexed).
 local function index_unless_known(slots_key, slot_start, period_sec, interval_sec, origin_sec)
+  -- A metric's windows ("~", the metrics option) are indexed each time, and never noted as the shard's.
+  if string.find(slots_key, '~', 1, true) then return index_slot(slots_key, slot_start, period_sec), false end
   if slot_known(slot_start, interval_sec, origin_sec) then return nil, false end
   return index_slot(slots_key, slot_start, period_sec), (origin_sec or 0) == 0
 end

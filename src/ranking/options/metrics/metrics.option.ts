@@ -1,0 +1,165 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, Matches } from 'class-validator';
+import { join } from 'node:path';
+import { DomainError, InvalidInputError } from '../../../common/errors';
+import { IsOptionalNotNull } from '../../../common/dto';
+import type { FieldRule } from '../../../common/compiled-checks';
+import { optional } from '../../../common/compiled-checks';
+import type { BoardOption, BoardSettings } from '../board-option';
+
+/** How many metrics a board declares (`metrics`), when it declares any. */
+export const METRICS_PER_BOARD = { min: 2, max: 8 } as const;
+
+/** A metric's name: it goes into key names (`<window>~@<metric>`), so a short word. */
+export const METRIC_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
+export const METRIC_RULE = '1-32 characters of a-z 0-9 _, starting with a letter';
+
+/** The option's part of a board config. */
+export interface MetricsConfig {
+  /** Several counters per item per window (the first: the board's own windows); absent: one. */
+  metrics?: string[];
+}
+
+/** What the option refuses (INVALID_INPUT, 400; UNKNOWN_METRIC, 400). */
+export const METRICS_MESSAGES = {
+  unknownMetric: (board: string, metric: string, known: readonly string[]) =>
+    known.length === 0
+      ? `board "${board}" declares no metrics: send no metric`
+      : `board "${board}" has no metric "${metric}"; its metrics: ${known.join(', ')}`,
+  metricsNeedSum: (board: string) =>
+    `metrics count events: board "${board}" aggregates scores (max, min or last); use aggregate sum`,
+  metricsWithSegments: (board: string) =>
+    `metrics do not go with segments yet: board "${board}" declares segments; drop one of them`,
+  metricsWithActors: (board: string) =>
+    `metrics do not go with actors yet: board "${board}" declares actors; drop one of them`,
+  metricOnView: (board: string, view: string) =>
+    `view "${view}" of board "${board}" ranks by its own formula: ?metric= reads a window`,
+  mixedBatch: (board: string) =>
+    `a batch on board "${board}" names one metric for all its entries (send one batch per metric)`,
+};
+
+/** The board PUT's `metrics` field: its schema and validation. */
+export const MetricsProperty = () =>
+  applyDecorators(
+    Matches(METRIC_PATTERN, { each: true, message: `each metric must be ${METRIC_RULE}` }),
+    ArrayUnique({ message: 'metrics must be distinct' }),
+    ArrayMaxSize(METRICS_PER_BOARD.max, { message: `metrics holds at most ${METRICS_PER_BOARD.max} names` }),
+    ArrayMinSize(METRICS_PER_BOARD.min, { message: `metrics holds at least ${METRICS_PER_BOARD.min} names` }),
+    IsArray({ message: 'metrics must be an array of names like ["up", "down"]' }),
+    IsOptionalNotNull(),
+    ApiPropertyOptional({
+      type: [String],
+      minItems: METRICS_PER_BOARD.min,
+      maxItems: METRICS_PER_BOARD.max,
+      example: ['up', 'down'],
+      description: `Several counters per item per window (${METRIC_RULE}): increments, batch entries and likes name one with "metric" (default the first), reads rank by one with ?metric= (default the first) and answer them all in each row's "metrics". Sum boards only, not with segments or actors. Omitted: the current setting (one counter for a new board). Changing it needs ?reset=true and drops the data`,
+    }),
+  );
+
+/** The board view's `metrics` field (present when declared). */
+export const MetricsViewProperty = () =>
+  ApiPropertyOptional({ type: [String], description: 'The counters of each item per window; absent: one' });
+
+/** A write's or read's optional `metric`: the compiled check's rule and its OpenAPI schema. */
+export const METRIC_FIELD: FieldRule = optional({
+  kind: 'string',
+  pattern: METRIC_PATTERN,
+  length: { min: 1, max: 32 },
+});
+export const MetricProperty = (what: string) =>
+  applyDecorators(
+    Matches(METRIC_PATTERN, { message: `metric must be ${METRIC_RULE}` }),
+    IsOptionalNotNull(),
+    ApiPropertyOptional({
+      description: `${what} (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC)`,
+      example: 'down',
+    }),
+  );
+
+/** A row's `metrics` (on a board with metrics): every metric's count in the window. */
+export const MetricCountsProperty = () =>
+  ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    example: { up: 12, down: 3 },
+    description: "On a board with metrics (window reads): each metric's count of the item in the window, 0 when none",
+  });
+
+const declared = (config: Readonly<MetricsConfig>) => (config.metrics?.length ?? 0) > 0;
+
+/**
+ * `metrics`: a metric other than the first keeps its windows as a parallel set of the board's window
+ * keys, `<window>~@<metric>:...` in the same hash tag, so that each metric is exactly a board of its own
+ * (board.ts, PreparedBoard.metric); metrics_lib.lua stores the setting and drops those keys with
+ * their window.
+ */
+export const metricsOption: BoardOption<MetricsConfig> = {
+  name: 'metrics',
+  fields: ['metrics'],
+  luaModules: [join(__dirname, 'metric_formulas.lua'), join(__dirname, 'metrics_lib.lua')],
+  fromStored: (fields) => (fields.metrics ? { metrics: fields.metrics.split(',') } : {}),
+  fromReply: (fields) => {
+    if (fields.metrics === undefined || fields.metrics === '') return {};
+    if (typeof fields.metrics !== 'string') throw new Error(`metrics ${JSON.stringify(fields.metrics)} is not a list`);
+    return { metrics: fields.metrics.split(',') };
+  },
+  view: (config) => (declared(config) ? { metrics: [...config.metrics!] } : {}),
+  writeCostPerPlace: () => 0,
+  costliest: {},
+  countWeight: () => 1,
+  countWeightDoc: '',
+  strictRanks: () => false,
+  check: (board: BoardSettings) => {
+    const metrics = board.options.metrics as string[] | undefined;
+    if (!metrics?.length) return;
+    if (board.aggregate !== 'sum') throw new InvalidInputError(METRICS_MESSAGES.metricsNeedSum(board.name));
+    if (board.segments) throw new InvalidInputError(METRICS_MESSAGES.metricsWithSegments(board.name));
+    if (board.actors) throw new InvalidInputError(METRICS_MESSAGES.metricsWithActors(board.name));
+  },
+};
+
+/** The metric a write or read names, checked against the board's (undefined: the first, or none). */
+export function metricOf(
+  board: string,
+  config: Readonly<MetricsConfig>,
+  metric: string | undefined,
+): string | undefined {
+  if (metric === undefined) return undefined;
+  const known = config.metrics ?? [];
+  if (!known.includes(metric)) throw new UnknownMetricError(METRICS_MESSAGES.unknownMetric(board, metric, known));
+  return metric === known[0] ? undefined : metric;
+}
+
+/** 400 UNKNOWN_METRIC: a write or read naming a metric its board does not declare. */
+export class UnknownMetricError extends DomainError {
+  constructor(message: string) {
+    super('UNKNOWN_METRIC', message);
+  }
+}
+
+/** The one metric of a batch's entries (undefined: the first); entries naming two: 400. */
+export function batchMetric(
+  command: { board: string; entries: ReadonlyArray<{ metric?: string }> },
+  config: Readonly<MetricsConfig>,
+): string | undefined {
+  const metrics = new Set(command.entries.map((entry) => metricOf(command.board, config, entry.metric)));
+  if (metrics.size > 1) throw new InvalidInputError(METRICS_MESSAGES.mixedBatch(command.board));
+  return [...metrics][0];
+}
+
+/** A board as the metrics option sees it: its config and its board of each metric (PreparedBoard). */
+interface MetricBoards<B> {
+  readonly config: Readonly<MetricsConfig> & { readonly name: string };
+  metric(name: string | undefined): B;
+}
+
+/** The board as a write's metric keeps it: a 400 for a metric the board does not declare. */
+export function metricBoardOf<B>(
+  command: { kind: string; board: string; metric?: string; entries?: ReadonlyArray<{ metric?: string }> },
+  board: MetricBoards<B> & B,
+): B {
+  if (command.kind === 'increment') return board.metric(metricOf(command.board, board.config, command.metric));
+  if (command.kind !== 'batch' || !command.entries) return board;
+  return board.metric(batchMetric({ board: command.board, entries: command.entries }, board.config));
+}
