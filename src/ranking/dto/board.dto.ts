@@ -47,6 +47,7 @@ import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesProperty, TiesViewProperty } from '../options/ties/ties.option';
 import { OrderProperty, OrderViewProperty, ScoreOrder } from '../options/order/order.option';
+import { TailProperty, TailSetting, TailViewProperty } from '../options/tail/tail.option';
 
 /** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
 const OptionalNested = (type: new () => object, description: string, notObject: string) =>
@@ -268,6 +269,9 @@ export class PutBoardDto {
   @OrderProperty()
   order?: ScoreOrder;
 
+  @TailProperty()
+  tail?: TailSetting;
+
   @ApiPropertyOptional({
     enum: AGGREGATES,
     description:
@@ -345,6 +349,8 @@ export class BoardViewDto {
   ties?: TiesMode;
   @OrderViewProperty()
   order?: ScoreOrder;
+  @TailViewProperty()
+  tail?: TailSetting;
   @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
   aggregate?: Aggregate;
   @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })

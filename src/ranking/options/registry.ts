@@ -1,10 +1,11 @@
 import { ScriptReplyError } from '../../redis/replies';
 import type { BoardOption, BoardSettings } from './board-option';
 import { orderOption } from './order/order.option';
+import { tailOption } from './tail/tail.option';
 import { tiesOption } from './ties/ties.option';
 
 /** Every board option, one line each (src/ranking/options/<option>/). */
-export const BOARD_OPTIONS = [tiesOption, orderOption] as const;
+export const BOARD_OPTIONS = [tiesOption, orderOption, tailOption] as const;
 
 type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;

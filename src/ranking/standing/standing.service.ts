@@ -4,6 +4,7 @@ import { RankedSources } from '../boards/ranked-sources';
 import { figures, percentileOf, WindowFigures } from '../core/answers';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { strictRanks } from '../options/registry';
+import { TailRow, tailRows } from '../options/tail/tail-rows';
 import { SpreadReply } from './standing.functions';
 import {
   Bucket,
@@ -29,6 +30,11 @@ interface ScoreRead {
 }
 
 export type RankAnswer = WindowFigures & { score: number; rank: number | null; percentile: number | null };
+
+export type TailTopAnswer = WindowFigures & { items: TailRow[] };
+
+/** Rows each shard answers beyond the exact head, so that rows near its end can still be told exact. */
+export const TAIL_LOOKAHEAD_ROWS = 64;
 
 export type DistributionAnswer = WindowFigures & {
   count: number;
@@ -76,6 +82,37 @@ export class StandingService {
         const rank = place.counted ? place.ahead + 1 : null;
         const percentile = percentileOf({ score: request.score, rank }, place.listed + 1);
         return { ...figures(request.name, window, nowMs, place.draining), score: request.score, rank, percentile };
+      },
+      (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
+    );
+  }
+
+  /**
+   * The first `limit` rows of a `tail` board's window, each with its `bound` (0: exact score and rank;
+   * else the most its true count may exceed its score), certified over every shard (tailRows).
+   */
+  tailTop(request: ScoreRead & { limit: number }): Promise<TailTopAnswer> {
+    return this.sources.read(
+      request.name,
+      request.window,
+      async (board, window, nowMs) => {
+        const tail = board.config.tail;
+        if (tail === undefined) throw new InvalidInputError(M.noTail(request.name));
+        const asked = Math.max(request.limit, tail.exact) + TAIL_LOOKAHEAD_ROWS;
+        const shards = await this.store.tailTop({ board, window, nowMs }, asked);
+        const items = tailRows(
+          shards.map((shard) => ({ ...shard, full: shard.rows.length === asked })),
+          tail.exact,
+        ).slice(0, request.limit);
+        return {
+          ...figures(
+            request.name,
+            window,
+            nowMs,
+            shards.some((shard) => shard.draining),
+          ),
+          items,
+        };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
     );
