@@ -14,6 +14,7 @@ import { RANKING_MESSAGES as M } from './core/ranking.messages';
 import { DuePassOptions, DuePassResult, ExpiryService } from './expiry/expiry.service';
 import { HistoryService } from './history/history.service';
 import { ReadsService, SegmentPageAsk } from './reads/reads.service';
+import { StandingService } from './standing/standing.service';
 import { SpansService } from './spans/spans.service';
 import { ViewsService } from './views/views.service';
 import {
@@ -86,6 +87,7 @@ export class RankingService {
     private readonly expiry: ExpiryService,
     private readonly sources: RankedSources,
     private readonly spans: SpansService,
+    private readonly standing: StandingService,
   ) {}
 
   /** A board's PUT, as a command: its optional fields undefined keep the stored ones (`reset` undefined: false). */
@@ -228,7 +230,10 @@ export class RankingService {
     options: ReadOptions,
   ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
     return this.readSource(name, windowName, options, {
-      window: (board, window, nowMs) => this.reads.top(board, window, nowMs, page),
+      window: (board, window, nowMs) =>
+        board.config.tail
+          ? this.standing.tailPage(board, window, nowMs, page)
+          : this.reads.top(board, window, nowMs, page),
       span: (board, window, nowMs, span) => this.spans.top(board, window, nowMs, span, page),
       view: (board, view, nowMs) => this.views.top(board, view, nowMs, page),
     });

@@ -14,6 +14,7 @@ import {
   PageOffset,
 } from '../../common/dto';
 import { MAX_FUTURE_SKEW_SEC, UNIX_SEC } from '../../common/limits';
+import { TailBoundProperty } from '../options/tail/tail.option';
 import {
   AMOUNT_RANGE,
   BATCH_ENTRIES,
@@ -80,15 +81,9 @@ export class LikeParams extends ItemParams {
 
 @CompiledValidation(withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD }))
 export class IncrementDto {
-  @AmountProperty()
-  amount?: number;
-
-  @AtProperty()
-  at?: number;
-
-  @CreatedAtProperty()
-  createdAt?: number;
-
+  @AmountProperty() amount?: number;
+  @AtProperty() at?: number;
+  @CreatedAtProperty() createdAt?: number;
   @SegmentsProperty()
   segments?: string[];
   @ActorProperty() actor?: string;
@@ -285,6 +280,7 @@ const DataProperty = () =>
 export class RankedItemDto extends ListedItemDto {
   @PreviousRankProperty() previousRank!: number | null;
   @DataProperty() data?: object | null;
+  @TailBoundProperty() bound?: number;
 }
 
 export class WindowFiguresDto {

@@ -955,6 +955,12 @@ export interface components {
              */
             minCount?: number;
         };
+        TailDto: {
+            /** @description Rows of each window's best never pruned while among them (the head answered with bound 0) */
+            exact: number;
+            /** @description A closed slot drops the items counting less than this there (2: those seen once) */
+            below: number;
+        };
         SegmentsDto: {
             /** @description Most segments holding live data at once on each shard: an event naming a new segment beyond it is refused (409 SEGMENT_LIMIT) */
             max: number;
@@ -978,6 +984,8 @@ export interface components {
              * @enum {string}
              */
             order?: "desc" | "asc";
+            /** @description The long tail in bounded memory (sum boards): once a slot of a rolling window closes, items counting less than `below` there leave it, outside the window's best `exact`; rows carry `bound`, 0 for exact rows (docs/scaling.md). Omitted: the current setting (off for a new board). Changing it needs ?reset=true and drops the data */
+            tail?: components["schemas"]["TailDto"];
             /**
              * @description How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data
              * @enum {string}
@@ -1043,6 +1051,8 @@ export interface components {
              * @enum {string}
              */
             order?: "asc";
+            /** @description The bounded tail; absent: every count is kept */
+            tail?: components["schemas"]["TailDto"];
             /**
              * @description Present when not sum
              * @enum {string}
@@ -1217,6 +1227,8 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             } | null;
+            /** @description tail boards: the most the true count may exceed score; 0 exactly when score and rank are exact (docs/scaling.md) */
+            bound?: number;
         };
         TopResultDto: {
             board: string;

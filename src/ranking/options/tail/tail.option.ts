@@ -73,6 +73,15 @@ export const TailProperty = () =>
 export const TailViewProperty = () =>
   ApiPropertyOptional({ type: TailDto, description: 'The bounded tail; absent: every count is kept' });
 
+/** A row's `bound` on a `tail` board (GET …/top). */
+export const TailBoundProperty = () =>
+  ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'tail boards: the most the true count may exceed score; 0 exactly when score and rank are exact (docs/scaling.md)',
+  });
+
 const intOf = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 

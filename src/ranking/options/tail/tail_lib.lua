@@ -32,19 +32,17 @@ local function settings_of(cfg_key)
   return tonumber(exact), tonumber(call_state.config_field(cfg_key, 'tailBelow'))
 end
 
--- The filter's bit positions of `item` in a filter of `bits` bits (from one SHA-1 of the id).
-local function positions(item, bits)
+-- The item's four 32-bit hashes (from one SHA-1 of the id); a filter of `bits` bits sets them mod bits.
+local function hashes_of(item)
   local digest = redis.sha1hex(item)
   local at = {}
-  for h = 0, HASHES - 1 do
-    at[h + 1] = tonumber(string.sub(digest, 8 * h + 1, 8 * h + 8), 16) % bits
-  end
+  for h = 0, HASHES - 1 do at[h + 1] = tonumber(string.sub(digest, 8 * h + 1, 8 * h + 8), 16) end
   return at
 end
 
-local function may_hold(filter_key, bits, item)
-  for _, bit in ipairs(positions(item, bits)) do
-    if redis.call('GETBIT', filter_key, bit) == 0 then return false end
+local function may_hold(filter_key, bits, hashes)
+  for _, hash in ipairs(hashes) do
+    if redis.call('GETBIT', filter_key, hash % bits) == 0 then return false end
   end
   return true
 end
@@ -67,12 +65,12 @@ local function drops(ctx, item, count)
   if count <= 0 or count >= ctx.below then return false end
   local rank = redis.call('ZREVRANK', ctx.top_key, item)
   if rank and rank < ctx.exact then return false end
-  return not may_hold(ctx.filter_key, ctx.bits, item)
+  return not may_hold(ctx.filter_key, ctx.bits, hashes_of(item))
 end
 
 local function drop(ctx, item, count)
   redis.call('HDEL', ctx.slot_key, item)
-  for _, bit in ipairs(positions(item, ctx.bits)) do redis.call('SETBIT', ctx.filter_key, bit, 1) end
+  for _, hash in ipairs(hashes_of(item)) do redis.call('SETBIT', ctx.filter_key, hash % ctx.bits, 1) end
   local left = tonumber(redis.call('ZINCRBY', ctx.top_key, -count, item))
   if left == 0 then redis.call('ZREM', ctx.top_key, item) end
   local changed = hooks.results_changed
@@ -152,49 +150,71 @@ local function window_dropped(base)
     local start = string.match(field, '^d:(.*)$')
     if start then redis.call('DEL', base .. 'tailbf:' .. start) end
   end
-  redis.call('DEL', base .. 'tail')
+  redis.call('DEL', base .. 'tail', base .. 'tailrows')
 end
 
--- The live pruned slots of a window: their D and filter (bits), and H, their sum.
+-- The live pruned slots of a window (start, D, filter, whether its pruning is done), H (their D summed)
+-- and the newest slot pruned to its end.
 local function pruned_slots(slots_key)
   local base = base_of(slots_key)
   local flat = redis.call('HGETALL', base .. 'tail')
-  local bits, slots, hidden = {}, {}, 0
-  for i = 1, #flat, 2 do
-    local start = string.match(flat[i], '^b:(.*)$')
-    if start then bits[start] = tonumber(flat[i + 1]) end
-  end
+  local fields = {}
+  for i = 1, #flat, 2 do fields[flat[i]] = flat[i + 1] end
+  local upto = tonumber(fields.upto) or -1
+  local slots, hidden = {}, 0
   for i = 1, #flat, 2 do
     local start = string.match(flat[i], '^d:(.*)$')
     local most = tonumber(flat[i + 1])
     if start and most > 0 then
-      slots[#slots + 1] = { key = base .. 'tailbf:' .. start, bits = bits[start], most = most }
+      slots[#slots + 1] = { start = tonumber(start), key = base .. 'tailbf:' .. start, bits = tonumber(fields['b:' .. start]),
+        most = most, done = tonumber(start) <= upto }
       hidden = hidden + most
     end
   end
-  return slots, hidden
+  return slots, hidden, upto
 end
 
--- The most `item` may have lost to the pruned slots (the D of each whose filter may hold it).
-local function dropped_bound(slots, item)
-  local bound = 0
-  for _, slot in ipairs(slots) do
-    if may_hold(slot.key, slot.bits, item) then bound = bound + slot.most end
+-- What `item` may have lost to the pruned slots: the D of each whose filter may hold it. A finished
+-- slot's filter no longer changes, so the answer for those is kept in `cache` (the row cache hash,
+-- item -> "<newest pruned slot looked at>|<starts of the slots that may hold it>") and only slots pruned
+-- since are looked at.
+local function dropped_bound(slots, upto, cache_key, item)
+  local kept = redis.call('HGET', cache_key, item)
+  local seen, hits = -1, {}
+  if kept then
+    local at, list = string.match(kept, '^([^|]*)|(.*)$')
+    seen = tonumber(at)
+    for start in string.gmatch(list, '[^,]+') do hits[tonumber(start)] = true end
   end
+  local bound, hashes, found = 0, nil, {}
+  for _, slot in ipairs(slots) do
+    local hit = hits[slot.start]
+    if not slot.done or slot.start > seen then
+      hashes = hashes or hashes_of(item)
+      hit = may_hold(slot.key, slot.bits, hashes)
+    end
+    if hit then
+      bound = bound + slot.most
+      if slot.done then found[#found + 1] = slot.start end
+    end
+  end
+  if seen ~= upto then redis.call('HSET', cache_key, item, upto .. '|' .. table.concat(found, ',')) end
   return bound
 end
 
 -- A tail read: the window's `limit` best rows (item, score, dropped bound, ...) and H. Rows at most 0
--- are not listed (a sum board's rule).
+-- are not listed (a sum board's rule). The row cache holds at most 4 reads' rows (emptied beyond).
 local function best_rows(slots_key, top_key, limit)
-  local slots, hidden = pruned_slots(slots_key)
+  local slots, hidden, upto = pruned_slots(slots_key)
+  local cache_key = base_of(slots_key) .. 'tailrows'
+  if redis.call('HLEN', cache_key) > 4 * limit then redis.call('DEL', cache_key) end
   local page = redis.call('ZREVRANGE', top_key, 0, limit - 1, 'WITHSCORES')
   local rows = {}
   for i = 1, #page, 2 do
     if tonumber(page[i + 1]) <= 0 then break end
     rows[#rows + 1] = page[i]
     rows[#rows + 1] = page[i + 1]
-    rows[#rows + 1] = dropped_bound(slots, page[i])
+    rows[#rows + 1] = #slots == 0 and 0 or dropped_bound(slots, upto, cache_key, page[i])
   end
   return rows, hidden
 end
