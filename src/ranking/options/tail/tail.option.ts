@@ -27,6 +27,8 @@ export interface TailConfig {
 
 export const TAIL_MESSAGES = {
   notObject: 'tail must be an object like { "exact": 1000, "below": 2 }',
+  alone: (board: string) =>
+    `tail prunes counts that views, segments and actors also keep: board "${board}" declares some; drop them or the tail`,
   needsSum: (board: string) =>
     `tail bounds the dropped part of sums: board "${board}" aggregates by max, min or last; use aggregate sum`,
 };
@@ -111,5 +113,8 @@ export const tailOption: BoardOption<TailConfig> = {
   check: (board: BoardSettings) => {
     if (board.options.tail === undefined) return;
     if (board.aggregate !== 'sum') throw new InvalidInputError(TAIL_MESSAGES.needsSum(board.name));
+    const holds = board.holds;
+    if (holds && (holds.views || holds.segments || holds.actors))
+      throw new InvalidInputError(TAIL_MESSAGES.alone(board.name));
   },
 };
