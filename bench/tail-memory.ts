@@ -28,6 +28,7 @@ const DISTINCT = Number(process.env.TAIL_BENCH_DISTINCT ?? 50_000);
 const EVENTS = Number(process.env.TAIL_BENCH_EVENTS ?? 200_000);
 const HOURS = 24;
 const EXACT = 1000;
+const BELOW = Number(process.env.TAIL_BENCH_BELOW ?? 2);
 const T0_MS = 1_700_002_800_000; // an hour boundary
 const HOUR_MS = 3_600_000;
 const BATCH = 1000;
@@ -130,7 +131,7 @@ async function run(tail: boolean): Promise<RunFigures> {
   try {
     const name = tail ? 'tail' : 'exact';
     const windows = [{ name: 'day', period: '24h', interval: '1h' }];
-    await graph.ranking.putBoard({ name, windows, shards: 1, ...(tail ? { tail: { exact: EXACT, below: 2 } } : {}) });
+    await graph.ranking.putBoard({ name, windows, shards: 1, ...(tail ? { tail: { exact: EXACT, below: BELOW } } : {}) });
     const before = await usedMemory(redis);
     const next = random(51);
     for (let hour = 0; hour < HOURS; hour++) {
@@ -180,7 +181,7 @@ async function main(): Promise<void> {
   console.log('|---|---|---|---|---|---|---|');
   for (const [label, figures] of [
     ['exact slots', exact],
-    [`tail { exact: ${EXACT}, below: 2 }`, tail],
+    [`tail { exact: ${EXACT}, below: ${BELOW} }`, tail],
   ] as const) {
     const k = figures.kinds;
     console.log(
