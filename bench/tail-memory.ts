@@ -131,7 +131,12 @@ async function run(tail: boolean): Promise<RunFigures> {
   try {
     const name = tail ? 'tail' : 'exact';
     const windows = [{ name: 'day', period: '24h', interval: '1h' }];
-    await graph.ranking.putBoard({ name, windows, shards: 1, ...(tail ? { tail: { exact: EXACT, below: BELOW } } : {}) });
+    await graph.ranking.putBoard({
+      name,
+      windows,
+      shards: 1,
+      ...(tail ? { tail: { exact: EXACT, below: BELOW } } : {}),
+    });
     const before = await usedMemory(redis);
     const next = random(51);
     for (let hour = 0; hour < HOURS; hour++) {
