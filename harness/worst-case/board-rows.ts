@@ -252,6 +252,11 @@ export const READ_ROWS: WorstRow[] = [
     request: () => get(`/boards/wc-metrics/top?window=m&metric=${LAST_METRIC}&limit=1000`),
   },
   {
+    route: 'GET /boards/{board}/top',
+    worst: 'a tail board: the deepest page (rows 1 000 to 2 000) over 64 shards, every closed minute slot pruned',
+    request: () => get('/boards/wc-tail/top?window=h&offset=1000&limit=1000'),
+  },
+  {
     route: 'GET /boards/{board}/items/{item}',
     worst: 'the lowest item: rank and percentile over 64 shards, ties first',
     request: (context) => get(`/boards/wc-shards/items/${lowest(context)}?window=m`),

@@ -129,6 +129,13 @@ const CALENDAR_BOARD = {
   ],
 };
 
+/** The bounded tail at its maxima on the most shards: an hour in minute slots, every closed one pruned. */
+const TAIL_BOARD = {
+  shards: 64,
+  windows: [{ name: 'h', period: '1h', interval: '1m' }],
+  tail: { exact: 1000, below: 1000 },
+};
+
 export const BOARDS = {
   /** Every option a sum board may combine, at its maximum, on one shard. */
   'wc-sum': SUM_BOARD,
@@ -141,6 +148,7 @@ export const BOARDS = {
   'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
   /** Eight metrics of eight windows each. */
   'wc-metrics': METRICS_BOARD,
+  'wc-tail': TAIL_BOARD,
   /** Made, filled and reset or deleted by the admin rows (runs last). */
   'wc-gone': { ...SUM_BOARD, shards: 64 },
 } as const;

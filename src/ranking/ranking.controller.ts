@@ -11,7 +11,8 @@ import { FastRoute } from '../edge/fast-routes';
 import { AdminDelete, AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
 import { ArchiveQuery, ArchiveResultDto, ArchivesQuery, ArchivesResultDto } from './dto/archive.dto';
 import { SegmentListDto } from './dto/segment.dto';
-import { BoardListDto, BoardParams, BoardViewDto, PutBoardDto, PutBoardQuery } from './dto/board.dto';
+import { BoardParams, PutBoardDto, PutBoardQuery } from './dto/board.dto';
+import { BoardListDto, BoardViewDto } from './dto/board-view.dto';
 import {
   AroundResultDto,
   BatchIncrementDto,
@@ -43,7 +44,7 @@ import {
 import { AroundDataQuery, ItemDataQuery, TopDataQuery } from './dto/lookup.dto';
 import { ModeratedItemResultDto } from './dto/moderation.dto';
 import { ItemDataService } from './items/items.service';
-import { BoardView, RankingService } from './ranking.service';
+import { BoardView, RankingService, ReadOptions } from './ranking.service';
 import { WriteCommands } from './writes/write-commands';
 import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
@@ -52,6 +53,11 @@ import { actorsKept, capOf } from './options/actor-caps/actor-caps.option';
 
 const WINDOW_NOTE =
   "A window of period P and interval I counts the newest P/I slots, the current one included: between P - I and P seconds of history; `from`/`to` say exactly which. `window` may also name one of the board's trending views (decay, hot, rising): the answer then names its `mode`, its `from`/`to` are those of the window the view reads, and rising rows add `observed`, `expected`, `phase` and `since`.";
+
+/** A read's options from its query (span, segment, metric). */
+function readOptionsOf(query: ReadOptions): ReadOptions {
+  return { span: query.span, segment: query.segment, metric: query.metric };
+}
 
 @ApiTags('ranking')
 @ApiExtraModels(StandingDto)
@@ -265,7 +271,7 @@ export class RankingController {
       query.window,
       query.offset ?? 0,
       query.limit ?? DEFAULT_TOP_ITEMS,
-      { span: query.span, segment: query.segment, metric: query.metric },
+      readOptionsOf(query),
     );
     return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
   }
@@ -274,11 +280,7 @@ export class RankingController {
   @FastRoute()
   @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ModeratedItemResultDto)
   async item(@Param() params: ItemParams, @Query() query: ItemDataQuery): Promise<ModeratedItemResultDto> {
-    const standing = await this.ranking.item(params.board, query.window, params.item, {
-      span: query.span,
-      segment: query.segment,
-      metric: query.metric,
-    });
+    const standing = await this.ranking.item(params.board, query.window, params.item, readOptionsOf(query));
     const [withData] = await this.itemData.attach(params.board, [standing], query.data);
     return withData;
   }
@@ -296,7 +298,7 @@ export class RankingController {
       query.window,
       params.item,
       query.radius ?? DEFAULT_RADIUS_ITEMS,
-      { span: query.span, segment: query.segment, metric: query.metric },
+      readOptionsOf(query),
     );
     return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };
   }

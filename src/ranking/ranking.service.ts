@@ -15,6 +15,7 @@ import { DuePassOptions, DuePassResult, ExpiryService } from './expiry/expiry.se
 import { HistoryService } from './history/history.service';
 import { ReadsService, SegmentPageAsk } from './reads/reads.service';
 import { FiltersService } from './filters/filters.service';
+import { StandingService } from './standing/standing.service';
 import { SpansService } from './spans/spans.service';
 import { ViewsService } from './views/views.service';
 import {
@@ -90,6 +91,7 @@ export class RankingService {
     private readonly sources: RankedSources,
     private readonly spans: SpansService,
     private readonly filters: FiltersService,
+    private readonly standing: StandingService,
   ) {}
 
   /** GET top with ?perGroup (groups option): a filtered read, rows keep their board rank. */
@@ -226,7 +228,15 @@ export class RankingService {
     options: ReadOptions = {},
   ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
     const { span, segment, metric } = options;
-    const question = JSON.stringify([name, windowName ?? null, offset, limit, span ?? null, segment ?? null, metric ?? null]);
+    const question = JSON.stringify([
+      name,
+      windowName ?? null,
+      offset,
+      limit,
+      span ?? null,
+      segment ?? null,
+      metric ?? null,
+    ]);
     return this.sharedTops.share(question, async () =>
       this.rowsWithGroups(name, await this.readTop(name, windowName, { offset, limit }, options)),
     );
@@ -244,7 +254,10 @@ export class RankingService {
     options: ReadOptions,
   ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
     return this.readSource(name, windowName, options, {
-      window: (board, window, nowMs) => this.reads.top(board, window, nowMs, page),
+      window: (board, window, nowMs) =>
+        board.config.tail
+          ? this.standing.tailPage(board, window, nowMs, page)
+          : this.reads.top(board, window, nowMs, page),
       span: (board, window, nowMs, span) => this.spans.top(board, window, nowMs, span, page),
       view: (board, view, nowMs) => this.views.top(board, view, nowMs, page),
     });

@@ -200,9 +200,12 @@ export class BoardsService {
     const stored = await this.store.loadBoard(input.name);
     const kept: Record<string, unknown> = stored ? { ...optionsView(stored) } : {};
     const options = Object.fromEntries(Object.keys(asked).map((field) => [field, asked[field] ?? kept[field]]));
-    const aggregate = input.aggregate ?? stored?.aggregate ?? 'sum';
-    const segments = (input.segmentsMax ?? stored?.segmentsMax) !== undefined;
-    checkOptions({ name: input.name, aggregate, options, segments, actors: input.actors ?? stored?.actors ?? false });
+    const holds = {
+      views: (input.views?.length ?? stored?.views.length ?? 0) > 0,
+      segments: (input.segmentsMax ?? stored?.segmentsMax) !== undefined,
+      actors: input.actors ?? stored?.actors ?? false,
+    };
+    checkOptions({ name: input.name, aggregate: input.aggregate ?? stored?.aggregate ?? 'sum', options, holds });
   }
 
   /** The stored views, checked again against the new windows (a PUT without `views` keeps them). */

@@ -146,6 +146,9 @@ export const RANKING_MESSAGES = {
     `span ${spanSec}s of window "${window}" on board "${board}" holds ${figures.fields} slot fields${figures.shards > 1 ? ` on one of its ${figures.shards} shards, more than the ${Math.floor(SPAN_MAX_FIELDS / figures.shards)} a shard may sum so that one read sums at most ${SPAN_MAX_FIELDS} over all shards` : `, more than the ${SPAN_MAX_FIELDS} one read sums`}: declare a window { "period": "${spanSec}s", "interval": ... } for it instead`,
   standingReadsWindows: (board: string, view: string) =>
     `"${view}" is a view of board "${board}": rank and distribution read windows (name one of the board's windows)`,
+  tailPageTooDeep: (board: string, rows: number) =>
+    `board "${board}" keeps a bounded tail: a page ends within its first ${rows} rows (offset + limit); ask the head, or read items one by one`,
+  noTail: (board: string) => `board "${board}" declares no tail: its rows are exact without bounds (read top)`,
   noTiebreak: (board: string) =>
     `board "${board}" declares no tiebreak: a record is its score alone (send no tiebreak)`,
 };

@@ -20,7 +20,6 @@ import {
   IsDuration,
   IsOptionalNotNull,
   NameProperty,
-  NextCursorProperty,
   OptionalIntProperty,
   OptionalNameProperty,
   ToBool,
@@ -45,16 +44,13 @@ import {
 } from '../core/ranking.limits';
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import { VIEW_MODES } from '../core/trending-math';
-import { TiesMode, TiesProperty, TiesViewProperty } from '../options/ties/ties.option';
-import { ActorsProperty, ActorsSetting, CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
-import { OrderProperty, OrderViewProperty, ScoreOrder } from '../options/order/order.option';
-import { GroupsProperty, GroupsViewProperty } from '../options/groups/groups.option';
-import {
-  ModerationProperty,
-  ModerationSettingsDto,
-  ModerationViewProperty,
-} from '../options/moderation/moderation.option';
-import { MetricsProperty, MetricsViewProperty } from '../options/metrics/metrics.option';
+import { TiesMode, TiesProperty } from '../options/ties/ties.option';
+import { ActorsProperty, ActorsSetting } from '../options/actor-caps/actor-caps.option';
+import { OrderProperty, ScoreOrder } from '../options/order/order.option';
+import { GroupsProperty } from '../options/groups/groups.option';
+import { ModerationProperty, ModerationSettingsDto } from '../options/moderation/moderation.option';
+import { MetricsProperty } from '../options/metrics/metrics.option';
+import { TailProperty, TailSetting } from '../options/tail/tail.option';
 
 /** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
 const OptionalNested = (type: new () => object, description: string, notObject: string) =>
@@ -290,6 +286,9 @@ export class PutBoardDto {
   @MetricsProperty()
   metrics?: string[];
 
+  @TailProperty()
+  tail?: TailSetting;
+
   @ApiPropertyOptional({
     enum: AGGREGATES,
     description:
@@ -328,73 +327,4 @@ export class PutBoardQuery {
 export class BoardParams {
   @NameProperty('Board name', 'posts')
   board!: string;
-}
-
-export class WindowViewDto {
-  @ApiProperty() name!: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'seconds (absent on an all-time window)' })
-  period?: number;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'seconds (absent on an all-time window)' })
-  interval?: number;
-  @ApiPropertyOptional({ description: 'Present (true) on an all-time window' }) allTime?: boolean;
-  @ApiPropertyOptional({ type: SnapshotsDto, description: 'Present when the window keeps snapshots' })
-  snapshots?: SnapshotsDto;
-  @ApiPropertyOptional({ enum: CALENDARS, description: 'Present on a calendar window' }) calendar?: Calendar;
-  @ApiPropertyOptional({ description: 'Calendar windows: the IANA time zone' }) timeZone?: string;
-  @ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar week windows' }) weekStart?: WeekStart;
-  @ApiPropertyOptional({ type: ArchiveDto, description: 'Present when a calendar window keeps archives' })
-  archive?: ArchiveDto;
-}
-
-export class ViewViewDto {
-  @ApiProperty() name!: string;
-  @ApiProperty({ enum: VIEW_MODES }) mode!: 'decay' | 'hot' | 'rising' | 'unique';
-  @ApiProperty() window!: string;
-  @ApiPropertyOptional({ type: 'integer', description: 'decay: seconds' }) halfLife?: number;
-  @ApiPropertyOptional({ type: 'integer', description: 'hot: seconds' }) tau?: number;
-  @ApiPropertyOptional({ description: 'rising: the baseline window' }) baseline?: string;
-  @ApiPropertyOptional({ type: 'integer', description: 'rising' }) minCount?: number;
-}
-
-export class BoardViewDto {
-  @ApiProperty() name!: string;
-  @ApiProperty({ type: 'integer', minimum: SHARDS_PER_BOARD.min, maximum: SHARDS_PER_BOARD.max }) shards!: number;
-  @ApiProperty({ type: [WindowViewDto] }) windows!: WindowViewDto[];
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Most items the board holds; absent: no cap' })
-  maxItems?: number;
-  @ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' })
-  views?: ViewViewDto[];
-  @TiesViewProperty()
-  ties?: TiesMode;
-  @OrderViewProperty()
-  order?: ScoreOrder;
-  @ModerationViewProperty()
-  moderation?: ModerationSettingsDto;
-
-  @MetricsViewProperty()
-  metrics?: string[];
-  @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
-  aggregate?: Aggregate;
-  @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })
-  segments?: SegmentsDto;
-  @ApiPropertyOptional({ enum: [true], description: 'Present when events may name an actor' })
-  actors?: boolean;
-  @CapPerItemViewProperty()
-  capPerItem?: number;
-
-  @GroupsViewProperty()
-  groups?: boolean;
-}
-
-export class BoardListDto {
-  @ApiProperty({ type: [BoardViewDto] }) boards!: BoardViewDto[];
-  @ApiProperty({
-    type: 'integer',
-    minimum: 0,
-    description:
-      'Registered board names; for a moment it may count a board whose PUT or DELETE is under way (not listed)',
-  })
-  total!: number;
-  @NextCursorProperty()
-  nextCursor!: string | null;
 }

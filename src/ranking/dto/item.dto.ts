@@ -14,6 +14,7 @@ import {
   PageOffset,
 } from '../../common/dto';
 import { MAX_FUTURE_SKEW_SEC, UNIX_SEC } from '../../common/limits';
+import { TailBoundProperty } from '../options/tail/tail.option';
 import {
   AMOUNT_RANGE,
   BATCH_ENTRIES,
@@ -278,6 +279,7 @@ export class RankedItemDto extends ListedItemDto {
   @DataProperty() data?: object | null;
   @RowGroupProperty() group?: string;
   @MetricCountsProperty() metrics?: Record<string, number>;
+  @TailBoundProperty() bound?: number;
 }
 
 const SPAN_EDGE = { type: 'integer', nullable: true } as const;

@@ -13,9 +13,8 @@ export interface BoardSettings {
   readonly aggregate: string;
   /** Every option's fields as the board will hold them. */
   readonly options: Readonly<Record<string, unknown>>;
-  /** Whether the board takes segments, and actors, as the PUT leaves it (absent: not known, taken as no). */
-  readonly segments?: boolean;
-  readonly actors?: boolean;
+  /** What else the board will hold that an option may not go with (absent: not told). */
+  readonly holds?: { readonly views: boolean; readonly segments: boolean; readonly actors: boolean };
 }
 
 export interface BoardOption<Config extends object> {

@@ -5,6 +5,7 @@ import { groupsOption } from './groups/groups.option';
 import { moderationOption } from './moderation/moderation.option';
 import { metricsOption } from './metrics/metrics.option';
 import { orderOption } from './order/order.option';
+import { tailOption } from './tail/tail.option';
 import { tiesOption } from './ties/ties.option';
 
 /** Every board option, one line each (src/ranking/options/<option>/). */
@@ -15,6 +16,7 @@ export const BOARD_OPTIONS = [
   groupsOption,
   moderationOption,
   metricsOption,
+  tailOption,
 ] as const;
 
 type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;

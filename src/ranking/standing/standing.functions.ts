@@ -7,6 +7,15 @@ const RANK_ARGS = ['score', 'level'] as const;
 const RANK_REPLY = ['draining', 'counted', 'ahead', 'listed'] as const;
 const SPREAD_ARGS = ['bounds', 'positions'] as const;
 const SPREAD_REPLY = ['draining', 'listed', 'min', 'max', 'counts', 'scores'] as const;
+const TAIL_ARGS = ['limit'] as const;
+const TAIL_REPLY = ['draining', 'hidden', 'rows'] as const;
+
+/** One shard's best rows on a `tail` board, each with the most it may have lost, and the shard's hidden mass. */
+export interface TailTopReply {
+  draining: boolean;
+  hidden: number;
+  rows: Array<{ item: string; score: number; dropped: number }>;
+}
 
 /** One shard's part of a distribution: its listed items, their range, counts up to bounds, scores at positions. */
 export interface SpreadReply {
@@ -65,6 +74,25 @@ export const STANDING_FUNCTIONS = {
         counts: call.bounds.map((_, i) => counts.int(i)),
         scores: call.positions.map((_, i) => scoreOf(scores.string(i))),
       };
+    },
+  }),
+
+  tailTop: typedFunction({
+    name: 'tbRankTailTop',
+    handler: 'tail_top',
+    // Reads drain expired slots and prune closed ones (writes that free memory): they run on a full Redis too.
+    flags: ['allow-oom'],
+    numberOfKeys: 3,
+    contract: { args: TAIL_ARGS, reply: TAIL_REPLY },
+    build: (call: WindowCall & { limit: number }) => namedWindowRead(call, TAIL_ARGS, { limit: call.limit }),
+    decode: (raw): TailTopReply => {
+      const reply = new NamedReply('tbRankTailTop', TAIL_REPLY, raw);
+      const flat = reply.nested('rows');
+      const rows: TailTopReply['rows'] = [];
+      for (let i = 0; i + 2 < flat.length; i += 3) {
+        rows.push({ item: flat.string(i), score: flat.number(i + 1), dropped: flat.int(i + 2) });
+      }
+      return { draining: reply.flag('draining'), hidden: reply.int('hidden'), rows };
     },
   }),
 };

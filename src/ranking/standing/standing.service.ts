@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidInputError } from '../../common/errors';
+import { InvalidInputError, RequestTooCostlyError } from '../../common/errors';
 import { RankedSources } from '../boards/ranked-sources';
 import { figures, percentileOf, WindowFigures } from '../core/answers';
+import { PreparedBoard } from '../core/board';
+import type { WindowConfig } from '../core/window-math';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { strictRanks } from '../options/registry';
+import { TailRow, tailRows } from '../options/tail/tail-rows';
 import { SpreadReply } from './standing.functions';
 import {
   Bucket,
@@ -29,6 +32,18 @@ interface ScoreRead {
 }
 
 export type RankAnswer = WindowFigures & { score: number; rank: number | null; percentile: number | null };
+
+export type TailTopAnswer = WindowFigures & { items: Array<TailRow & { previousRank: null }> };
+
+/** Rows each shard answers beyond the exact head, so that rows near its end can still be told exact. */
+export const TAIL_LOOKAHEAD_ROWS = 64;
+/** The deepest row a page of a `tail` board reaches (offset + limit): each row costs a look at every pruned slot. */
+export const TAIL_PAGE_ROWS = 2000;
+
+interface Page {
+  offset: number;
+  limit: number;
+}
 
 export type DistributionAnswer = WindowFigures & {
   count: number;
@@ -79,6 +94,43 @@ export class StandingService {
       },
       (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
     );
+  }
+
+  /**
+   * The first `limit` rows of a `tail` board's window, each with its `bound` (0: exact score and rank;
+   * else the most its true count may exceed its score), certified over every shard (tailRows).
+   */
+  tailTop(request: ScoreRead & { limit: number }): Promise<TailTopAnswer> {
+    return this.sources.read(
+      request.name,
+      request.window,
+      (board, window, nowMs) => this.tailPage(board, window, nowMs, { offset: 0, limit: request.limit }),
+      (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
+    );
+  }
+
+  /** A page of a `tail` board's window (GET …/top): every shard's first offset + limit rows and more, certified. */
+  async tailPage(board: PreparedBoard, window: WindowConfig, nowMs: number, page: Page): Promise<TailTopAnswer> {
+    const tail = board.config.tail;
+    if (tail === undefined) throw new InvalidInputError(M.noTail(board.config.name));
+    const end = page.offset + page.limit;
+    if (end > TAIL_PAGE_ROWS) throw new RequestTooCostlyError(M.tailPageTooDeep(board.config.name, TAIL_PAGE_ROWS));
+    const asked = Math.max(end, tail.exact) + TAIL_LOOKAHEAD_ROWS;
+    const shards = await this.store.tailTop({ board, window, nowMs }, asked);
+    const rows = tailRows(
+      shards.map((shard) => ({ ...shard, full: shard.rows.length === asked })),
+      tail.exact,
+    );
+    const items = rows.slice(page.offset, end).map((row) => ({ ...row, previousRank: null }));
+    return {
+      ...figures(
+        board.config.name,
+        window,
+        nowMs,
+        shards.some((shard) => shard.draining),
+      ),
+      items,
+    };
   }
 
   /** The listed items' count, range, `buckets` equal-width buckets over [min, max] and exact quantiles. */

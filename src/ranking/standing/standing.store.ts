@@ -6,7 +6,7 @@ import { guard } from '../core/ranking.errors';
 import { RankingSettings } from '../core/ranking.settings';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
-import { SpreadReply, StandingFunctions } from './standing.functions';
+import { SpreadReply, StandingFunctions, TailTopReply } from './standing.functions';
 
 /** A read of one window of a board at one time. */
 export interface WindowRead {
@@ -69,6 +69,16 @@ export class StandingStore {
     return Promise.all(
       read.board.shards.map((shard) =>
         guard(this.functions.call(this.fns.scoreSpread, { ...this.on(read, shard), bounds, positions })),
+      ),
+    );
+  }
+
+  /** Every shard's best `limit` rows of a `tail` board's window with their dropped bounds, in one round. */
+  tailTop(read: WindowRead, limit: number): Promise<TailTopReply[]> {
+    if (read.board.sharded) this.admit();
+    return Promise.all(
+      read.board.shards.map((shard) =>
+        guard(this.functions.call(this.fns.tailTop, { ...this.on(read, shard), limit })),
       ),
     );
   }

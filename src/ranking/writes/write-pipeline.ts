@@ -117,11 +117,10 @@ export class WritePipeline {
   }
 
   /**
-   * A sum board takes increments and likes, a max / min / last board ('best') scores (a batch: its
-   * entries' kind): the other kind is 409 AGGREGATE_MISMATCH. A mismatch with the cached config is
-   * checked once more against the stored one (another instance may have changed the aggregate); a match
-   * needs no check: the write's call is refused if the config changed since. Undefined when the cached
-   * board takes the write (most writes: checked without a promise), else the check against the stored one.
+   * A sum board takes increments and likes, a max / min / last board scores (a batch: its entries'
+   * kind), else 409 AGGREGATE_MISMATCH. A mismatch with the cached config is checked again against the
+   * stored one (another instance may have changed it; a match needs no check: a changed config refuses
+   * the call). Undefined when the cached board takes the write, else the check against the stored one.
    */
   private checkAggregate(command: WriteCommand): Promise<void> | undefined {
     const cached = this.cache.cached(command.board);
@@ -138,9 +137,8 @@ export class WritePipeline {
   }
 
   /**
-   * The request's time, except when run again on a reloaded config: that config may have remade a
-   * window after the request arrived, and a like timed before its window existed would be invisible
-   * to its unlike (and counted again by a repeat), so the second run takes the clock's time.
+   * The request's time, except when run again on a reloaded config (which may have remade a window since:
+   * a like timed before its window existed would be invisible to its unlike), then the clock's.
    */
   private attemptMs(command: WriteCommand, attempt: number): number {
     return attempt === 0 ? command.context.nowMs : this.clock.nowMs();

@@ -1046,6 +1046,12 @@ export interface components {
             /** @description true: the board lists an item only once an admin allowed it (PUT /admin/boards/:board/moderation/items/:item); the others wait in the review queue, still counting. false: every item is listed unless hidden */
             review: boolean;
         };
+        TailDto: {
+            /** @description Rows of each window's best never pruned while among them (the head answered with bound 0) */
+            exact: number;
+            /** @description A closed slot drops the items counting less than this there (2: those seen once) */
+            below: number;
+        };
         SegmentsDto: {
             /** @description Most segments holding live data at once on each shard: an event naming a new segment beyond it is refused (409 SEGMENT_LIMIT) */
             max: number;
@@ -1079,6 +1085,8 @@ export interface components {
              *     ]
              */
             metrics?: string[];
+            /** @description The long tail in bounded memory (sum boards): once a slot of a rolling window closes, items counting less than `below` there leave it, outside the window's best `exact`; rows carry `bound`, 0 for exact rows (docs/scaling.md). Omitted: the current setting (off for a new board). Changing it needs ?reset=true and drops the data */
+            tail?: components["schemas"]["TailDto"];
             /**
              * @description How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data
              * @enum {string}
@@ -1154,6 +1162,8 @@ export interface components {
             moderation?: components["schemas"]["ModerationSettingsDto"];
             /** @description The counters of each item per window; absent: one */
             metrics?: string[];
+            /** @description The bounded tail; absent: every count is kept */
+            tail?: components["schemas"]["TailDto"];
             /**
              * @description Present when not sum
              * @enum {string}
@@ -1367,6 +1377,8 @@ export interface components {
             metrics?: {
                 [key: string]: number;
             };
+            /** @description tail boards: the most the true count may exceed score; 0 exactly when score and rank are exact (docs/scaling.md) */
+            bound?: number;
         };
         TopResultDto: {
             board: string;

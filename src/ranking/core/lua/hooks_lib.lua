@@ -8,6 +8,11 @@
 --   results_changed(top_key, item, score)  the item's score in the window of `top_key` is now `score`
 --                                       (0: it left); every change of a window's results calls them
 --   window_dropped(base)                the window "<tag>:<window>:" and its keys go (drop_window)
+--   window_settled(slots_key, top_key, now_sec, interval_sec, budget)  a rolling window's expiry
+--                                       found no expired slot left: the option's own bounded upkeep;
+--                                       answers the budget left and when it is next due (unix s; nil:
+--                                       no due of its own; false: due again at the next call)
+--   slot_expired(slots_key, start)      the slot starting at `start` left the window (expire_window)
 --   rank(top_key, item)                 the item's rank when the option decides it (0: not ranked),
 --                                       else nil; the first answer wins, none: competition rank
 --   watches(top_key)                    whether changes of these results must call results_changed
@@ -42,6 +47,8 @@
 hooks.call_began = {}
 hooks.results_changed = {}
 hooks.window_dropped = {}
+hooks.window_settled = {}
+hooks.slot_expired = {}
 hooks.rank = {}
 hooks.watches = {}
 hooks.config_planned = {}

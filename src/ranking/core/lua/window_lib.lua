@@ -105,6 +105,23 @@ local function subtract_drained(slots_key, top_key, slot_start, live_from, entri
   return 0
 end
 
+-- The options' upkeep of a rolling window with no expired slot left (hooks_lib window_settled); keeps
+-- their earliest due in CONFIG.option_due (false: due again at the next call). Answers the budget left.
+local function settle_options(slots_key, top_key, now_sec, interval_sec, budget, origin_sec)
+  local settled = hooks.window_settled
+  if #settled == 0 or (origin_sec or 0) > 0 then return budget end
+  for i = 1, #settled do
+    local due
+    budget, due = settled[i](slots_key, top_key, now_sec, interval_sec, budget)
+    if due == false or CONFIG.option_due == false then
+      CONFIG.option_due = false
+    elseif due and (CONFIG.option_due == nil or due < CONFIG.option_due) then
+      CONFIG.option_due = due
+    end
+  end
+  return budget
+end
+
 -- Subtracts the oldest expired slots (those starting before the live span) from the results and
 -- deletes them, touching at most `budget` fields. Subtract and delete happen together, so an expired slot can
 -- never be subtracted twice. A slot bigger than the budget is drained in part (subtract + HDEL of the
@@ -159,6 +176,8 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       redis.call('DEL', slot_key)
       redis.call('ZREM', slots_key, oldest[1])
       slot_due.forget_indexed(slots_key)
+      local expired = hooks.slot_expired
+      for i = 1, #expired do expired[i](slots_key, oldest[1]) end
       budget = budget - math.max(size, 1)
     else
       local fields = {}
@@ -170,7 +189,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     budget = budget - subtract_drained(slots_key, top_key, tonumber(oldest[1]), live_from, entries)
   end
   if pending then return archive.archive_write(slots_key, pending, budget) end
-  return budget, false
+  return settle_options(slots_key, top_key, now_sec, interval_sec, budget, origin_sec), false
 end
 
 -- Whether the shard's slot due tells that no window of the call holds an expired slot at `now_sec`
@@ -195,6 +214,7 @@ local function expire_all(first_key, window_count, first_arg, now_sec, budget)
   end
   local draining = 0
   local settle = slot_due.NO_SLOT_DUE
+  CONFIG.option_due = nil
   for w = 0, window_count - 1 do
     local period_sec, interval_sec, origin_sec = window_rule(first_arg, w)
     local more
@@ -207,6 +227,8 @@ local function expire_all(first_key, window_count, first_arg, now_sec, budget)
     end
   end
   if window_count > 0 and string.find(KEYS[first_key], '~', 1, true) then settle = nil end
+  if CONFIG.option_due == false then settle = nil end
+  if settle and CONFIG.option_due then settle = math.min(settle, CONFIG.option_due) end
   CONFIG.settle_due = settle
   return draining
 end

@@ -62,11 +62,8 @@ export const MetricsViewProperty = () =>
   ApiPropertyOptional({ type: [String], description: 'The counters of each item per window; absent: one' });
 
 /** A write's or read's optional `metric`: the compiled check's rule and its OpenAPI schema. */
-export const METRIC_FIELD: FieldRule = optional({
-  kind: 'string',
-  pattern: METRIC_PATTERN,
-  length: { min: 1, max: 32 },
-});
+const METRIC_NAME_CHARS = { min: 1, max: 32 };
+export const METRIC_FIELD: FieldRule = optional({ kind: 'string', pattern: METRIC_PATTERN, length: METRIC_NAME_CHARS });
 export const MetricProperty = (what: string) =>
   applyDecorators(
     Matches(METRIC_PATTERN, { message: `metric must be ${METRIC_RULE}` }),
@@ -74,6 +71,8 @@ export const MetricProperty = (what: string) =>
     ApiPropertyOptional({
       description: `${what} (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC)`,
       example: 'down',
+      minLength: METRIC_NAME_CHARS.min,
+      maxLength: METRIC_NAME_CHARS.max,
     }),
   );
 
@@ -114,8 +113,8 @@ export const metricsOption: BoardOption<MetricsConfig> = {
     const metrics = board.options.metrics as string[] | undefined;
     if (!metrics?.length) return;
     if (board.aggregate !== 'sum') throw new InvalidInputError(METRICS_MESSAGES.metricsNeedSum(board.name));
-    if (board.segments) throw new InvalidInputError(METRICS_MESSAGES.metricsWithSegments(board.name));
-    if (board.actors) throw new InvalidInputError(METRICS_MESSAGES.metricsWithActors(board.name));
+    if (board.holds?.segments) throw new InvalidInputError(METRICS_MESSAGES.metricsWithSegments(board.name));
+    if (board.holds?.actors) throw new InvalidInputError(METRICS_MESSAGES.metricsWithActors(board.name));
   },
 };
 

@@ -1,0 +1,120 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsObject, Max, Min, ValidateNested } from 'class-validator';
+import { join } from 'node:path';
+import { IsOptionalNotNull } from '../../../common/dto';
+import { InvalidInputError } from '../../../common/errors';
+import type { Bounds } from '../../../common/limits';
+import type { BoardOption, BoardSettings } from '../board-option';
+
+/** Rows of each window guaranteed exact (K): never pruned while among the best K. */
+export const TAIL_EXACT_ROWS: Bounds = { min: 1, max: 1000 };
+/** Counts in a closed slot below which an item may leave it (T): 2 drops the items seen once there. */
+export const TAIL_BELOW_COUNT: Bounds = { min: 2, max: 1000 };
+
+/** The option's setting: the exact head K and the admission count T of a closed slot. */
+export interface TailSetting {
+  exact: number;
+  below: number;
+}
+
+/** The option's part of a board config. */
+export interface TailConfig {
+  /** Keeps each window's best `exact` rows exact and drops closed slots' counts below `below`; absent: off. */
+  tail?: TailSetting;
+}
+
+export const TAIL_MESSAGES = {
+  notObject: 'tail must be an object like { "exact": 1000, "below": 2 }',
+  alone: (board: string) =>
+    `tail prunes counts that views, segments and actors also keep: board "${board}" declares some; drop them or the tail`,
+  needsSum: (board: string) =>
+    `tail bounds the dropped part of sums: board "${board}" aggregates by max, min or last; use aggregate sum`,
+};
+
+export class TailDto {
+  @ApiProperty({
+    type: 'integer',
+    minimum: TAIL_EXACT_ROWS.min,
+    maximum: TAIL_EXACT_ROWS.max,
+    description: "Rows of each window's best never pruned while among them (the head answered with bound 0)",
+  })
+  @IsInt()
+  @Min(TAIL_EXACT_ROWS.min)
+  @Max(TAIL_EXACT_ROWS.max)
+  exact!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: TAIL_BELOW_COUNT.min,
+    maximum: TAIL_BELOW_COUNT.max,
+    description: 'A closed slot drops the items counting less than this there (2: those seen once)',
+  })
+  @IsInt()
+  @Min(TAIL_BELOW_COUNT.min)
+  @Max(TAIL_BELOW_COUNT.max)
+  below!: number;
+}
+
+/** The board PUT's `tail` field: its schema and validation (applied bottom-up, as stacked decorators are). */
+export const TailProperty = () =>
+  applyDecorators(
+    ValidateNested(),
+    Type(() => TailDto),
+    IsObject({ message: TAIL_MESSAGES.notObject }),
+    IsOptionalNotNull(),
+    ApiPropertyOptional({
+      type: TailDto,
+      description:
+        "The long tail in bounded memory (sum boards): once a slot of a rolling window closes, items counting less than `below` there leave it, outside the window's best `exact`; rows carry `bound`, 0 for exact rows (docs/scaling.md). Omitted: the current setting (off for a new board). Changing it needs ?reset=true and drops the data",
+    }),
+  );
+
+/** The board view's `tail` field (present when on). */
+export const TailViewProperty = () =>
+  ApiPropertyOptional({ type: TailDto, description: 'The bounded tail; absent: every count is kept' });
+
+/** A row's `bound` on a `tail` board (GET …/top). */
+export const TailBoundProperty = () =>
+  ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'tail boards: the most the true count may exceed score; 0 exactly when score and rank are exact (docs/scaling.md)',
+  });
+
+const intOf = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+
+/** `tail`: tail_lib.lua prunes closed slots into a per-slot bound and filter; reads certify the head. */
+export const tailOption: BoardOption<TailConfig> = {
+  name: 'tail',
+  fields: ['tail'],
+  luaModules: [join(__dirname, 'tail_lib.lua')],
+  fromStored: (fields) =>
+    fields.tailExact === undefined
+      ? {}
+      : { tail: { exact: Number(fields.tailExact), below: Number(fields.tailBelow) } },
+  fromReply: (fields) => {
+    if (fields.tail === undefined || fields.tail === null) return {};
+    const held = fields.tail as Record<string, unknown>;
+    const [exact, below] = [intOf(held.exact), intOf(held.below)];
+    if (exact === undefined || below === undefined)
+      throw new Error(`tail ${JSON.stringify(fields.tail)} is not a setting`);
+    return { tail: { exact, below } };
+  },
+  view: (config) => (config.tail === undefined ? {} : { tail: { exact: config.tail.exact, below: config.tail.below } }),
+  writeCostPerPlace: () => 0,
+  costliest: {},
+  countWeight: () => 1,
+  countWeightDoc: '',
+  strictRanks: () => false,
+  check: (board: BoardSettings) => {
+    if (board.options.tail === undefined) return;
+    if (board.aggregate !== 'sum') throw new InvalidInputError(TAIL_MESSAGES.needsSum(board.name));
+    const holds = board.holds;
+    if (holds && (holds.views || holds.segments || holds.actors))
+      throw new InvalidInputError(TAIL_MESSAGES.alone(board.name));
+  },
+};

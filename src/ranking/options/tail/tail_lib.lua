@@ -1,0 +1,257 @@
+-- module: tail
+-- requires: call_state, hooks, keyspace
+-- tail_lib: `tail` boards, a board option (src/ranking/options/tail/): the long tail in bounded memory.
+-- Once a slot of a rolling window has closed (the current slot is later), its items counting less than
+-- `below` there (and more than 0, outside the window's `exact` best) leave the slot and the results:
+-- the slot keeps D, the most any one item lost there, and a Bloom filter of the items it dropped. So an
+-- item's true count lies in [listed, listed + the D of the live slots whose filter may hold it], and
+-- the shard's hidden mass H (the sum of the live slots' D) bounds the count of any item it lists not.
+-- docs/scaling.md states the bound and when a row is exact.
+-- KEYS: 0 (its keys are siblings of the window's slots key: "<base>tail" hash, "<base>tailbf:<start>")
+-- Config hash fields: tailExact (K), tailBelow (T); absent: the option is off.
+-- "<base>tail": d:<start> -> D of a pruned (or being pruned) slot; cur, cursor: the slot being pruned
+-- and its HSCAN cursor; upto: the newest slot pruned to its end.
+
+call_state.config_field_add('tailExact')
+call_state.config_field_add('tailBelow')
+
+-- Bits of a slot's filter per field the slot held when its pruning began, and bits set per item:
+-- a false "may hold" about 2.4 % of the time with every field dropped, less otherwise.
+local BITS_PER_FIELD = 8
+local HASHES = 4
+-- Fields one HSCAN step asks for (the call's expiry budget bounds the steps).
+local SCAN_COUNT = 64
+
+local function base_of(slots_key)
+  return keyspace.sibling_key(slots_key, 'slots', '')
+end
+
+local function settings_of(cfg_key)
+  local exact = call_state.config_field(cfg_key, 'tailExact')
+  if not exact then return nil end
+  return tonumber(exact), tonumber(call_state.config_field(cfg_key, 'tailBelow'))
+end
+
+-- The item's four 32-bit hashes (from one SHA-1 of the id); a filter of `bits` bits sets them mod bits.
+local function hashes_of(item)
+  local digest = redis.sha1hex(item)
+  local at = {}
+  for h = 0, HASHES - 1 do at[h + 1] = tonumber(string.sub(digest, 8 * h + 1, 8 * h + 8), 16) end
+  return at
+end
+
+local function may_hold(filter_key, bits, hashes)
+  for _, hash in ipairs(hashes) do
+    if redis.call('GETBIT', filter_key, hash % bits) == 0 then return false end
+  end
+  return true
+end
+
+-- Starts pruning the oldest closed slot not yet pruned (before `current`); false when there is none.
+local function begin_slot(base, slots_key, current)
+  local upto = redis.call('HGET', base .. 'tail', 'upto') or '-inf'
+  local after = upto == '-inf' and upto or '(' .. upto
+  local next_slot = redis.call('ZRANGEBYSCORE', slots_key, after, '(' .. current, 'LIMIT', 0, 1)[1]
+  if not next_slot then return false end
+  local size = redis.call('HLEN', base .. 'slot:' .. next_slot)
+  redis.call('HSET', base .. 'tail', 'cur', next_slot, 'cursor', '0', 'd:' .. next_slot, '0',
+    'b:' .. next_slot, math.max(64, BITS_PER_FIELD * size))
+  return next_slot
+end
+
+-- Whether `item`, counting `count` in the slot, leaves it: a tail count, not among the window's `exact`
+-- best now, and not possibly dropped here before (a late event re-added it: D bounds one drop).
+local function drops(ctx, item, count)
+  if count <= 0 or count >= ctx.below then return false end
+  local rank = redis.call('ZREVRANK', ctx.top_key, item)
+  if rank and rank < ctx.exact then return false end
+  return not may_hold(ctx.filter_key, ctx.bits, hashes_of(item))
+end
+
+local function drop(ctx, item, count)
+  redis.call('HDEL', ctx.slot_key, item)
+  for _, hash in ipairs(hashes_of(item)) do redis.call('SETBIT', ctx.filter_key, hash % ctx.bits, 1) end
+  local left = tonumber(redis.call('ZINCRBY', ctx.top_key, -count, item))
+  if left == 0 then redis.call('ZREM', ctx.top_key, item) end
+  local changed = hooks.results_changed
+  for i = 1, #changed do changed[i](ctx.top_key, item, left) end
+  if count > ctx.most then ctx.most = count end
+end
+
+-- One HSCAN step of the slot being pruned; answers the fields it looked at and whether the slot is done.
+local function prune_step(ctx, cursor)
+  local scan = redis.call('HSCAN', ctx.slot_key, cursor, 'COUNT', SCAN_COUNT)
+  local entries = scan[2]
+  for i = 1, #entries, 2 do
+    local count = tonumber(entries[i + 1])
+    if drops(ctx, entries[i], count) then drop(ctx, entries[i], count) end
+  end
+  redis.call('HSET', ctx.tail_key, 'cursor', scan[1])
+  return math.max(1, #entries / 2), scan[1] == '0'
+end
+
+local function finish_slot(ctx)
+  if ctx.most == 0 then
+    redis.call('HDEL', ctx.tail_key, 'd:' .. ctx.start, 'b:' .. ctx.start)
+    redis.call('DEL', ctx.filter_key)
+  else
+    redis.call('HSET', ctx.tail_key, 'd:' .. ctx.start, ctx.most)
+  end
+  redis.call('HSET', ctx.tail_key, 'upto', ctx.start)
+  redis.call('HDEL', ctx.tail_key, 'cur', 'cursor')
+end
+
+local function context(base, top_key, start, exact, below)
+  local tail_key = base .. 'tail'
+  local stored = redis.call('HMGET', tail_key, 'd:' .. start, 'b:' .. start)
+  return { tail_key = tail_key, top_key = top_key, slot_key = base .. 'slot:' .. start, start = start,
+    filter_key = base .. 'tailbf:' .. start, bits = tonumber(stored[2]), most = tonumber(stored[1]) or 0,
+    exact = exact, below = below }
+end
+
+-- Hook window_settled: prunes closed slots of a tail board's rolling window within `budget` fields.
+-- Answers the budget left and when it is next due (unix s; false: pruning goes on at the next call).
+local function settle_window(slots_key, top_key, now_sec, interval_sec, budget)
+  local exact, below = settings_of(call_state.cfg_key_of_top(top_key))
+  if not exact or string.find(slots_key, '~', 1, true) then return budget, nil end
+  local current = now_sec - now_sec % interval_sec
+  local base = base_of(slots_key)
+  while budget > 0 do
+    local cur = redis.call('HMGET', base .. 'tail', 'cur', 'cursor')
+    local start, cursor = cur[1], cur[2]
+    if not start then
+      start, cursor = begin_slot(base, slots_key, current), '0'
+      if not start then return budget, current + interval_sec end
+    end
+    local ctx = context(base, top_key, start, exact, below)
+    local done = false
+    while budget > 0 and not done do
+      local looked
+      looked, done = prune_step(ctx, cursor)
+      budget, cursor = budget - looked, redis.call('HGET', ctx.tail_key, 'cursor')
+    end
+    if ctx.most > 0 then redis.call('HSET', ctx.tail_key, 'd:' .. start, ctx.most) end
+    if done then finish_slot(ctx) end
+  end
+  return budget, false
+end
+
+-- Hook slot_expired: the slot's bound and filter go with it.
+local function slot_expired(slots_key, start)
+  local base = base_of(slots_key)
+  if redis.call('EXISTS', base .. 'tail') == 0 then return end
+  redis.call('HDEL', base .. 'tail', 'd:' .. start, 'b:' .. start)
+  redis.call('DEL', base .. 'tailbf:' .. start)
+  if redis.call('HGET', base .. 'tail', 'cur') == tostring(start) then redis.call('HDEL', base .. 'tail', 'cur', 'cursor') end
+end
+
+local function window_dropped(base)
+  for _, field in ipairs(redis.call('HKEYS', base .. 'tail')) do
+    local start = string.match(field, '^d:(.*)$')
+    if start then redis.call('DEL', base .. 'tailbf:' .. start) end
+  end
+  redis.call('DEL', base .. 'tail', base .. 'tailrows')
+end
+
+-- The live pruned slots of a window (start, D, filter, whether its pruning is done), H (their D summed)
+-- and the newest slot pruned to its end.
+local function pruned_slots(slots_key)
+  local base = base_of(slots_key)
+  local flat = redis.call('HGETALL', base .. 'tail')
+  local fields = {}
+  for i = 1, #flat, 2 do fields[flat[i]] = flat[i + 1] end
+  local upto = tonumber(fields.upto) or -1
+  local slots, hidden = {}, 0
+  for i = 1, #flat, 2 do
+    local start = string.match(flat[i], '^d:(.*)$')
+    local most = tonumber(flat[i + 1])
+    if start and most > 0 then
+      slots[#slots + 1] = { start = tonumber(start), key = base .. 'tailbf:' .. start, bits = tonumber(fields['b:' .. start]),
+        most = most, done = tonumber(start) <= upto }
+      hidden = hidden + most
+    end
+  end
+  return slots, hidden, upto
+end
+
+-- What `item` may have lost to the pruned slots: the D of each whose filter may hold it. A finished
+-- slot's filter no longer changes, so the answer for those is kept in `cache` (the row cache hash,
+-- item -> "<newest pruned slot looked at>|<starts of the slots that may hold it>") and only slots pruned
+-- since are looked at.
+local function dropped_bound(slots, upto, cache_key, item)
+  local kept = redis.call('HGET', cache_key, item)
+  local seen, hits = -1, {}
+  if kept then
+    local at, list = string.match(kept, '^([^|]*)|(.*)$')
+    seen = tonumber(at)
+    for start in string.gmatch(list, '[^,]+') do hits[tonumber(start)] = true end
+  end
+  local bound, hashes, found = 0, nil, {}
+  for _, slot in ipairs(slots) do
+    local hit = hits[slot.start]
+    if not slot.done or slot.start > seen then
+      hashes = hashes or hashes_of(item)
+      hit = may_hold(slot.key, slot.bits, hashes)
+    end
+    if hit then
+      bound = bound + slot.most
+      if slot.done then found[#found + 1] = slot.start end
+    end
+  end
+  if seen ~= upto then redis.call('HSET', cache_key, item, upto .. '|' .. table.concat(found, ',')) end
+  return bound
+end
+
+-- A tail read: the window's `limit` best rows (item, score, dropped bound, ...) and H. Rows at most 0
+-- are not listed (a sum board's rule). The row cache holds at most 4 reads' rows (emptied beyond).
+local function best_rows(slots_key, top_key, limit)
+  local slots, hidden, upto = pruned_slots(slots_key)
+  local cache_key = base_of(slots_key) .. 'tailrows'
+  if redis.call('HLEN', cache_key) > 4 * limit then redis.call('DEL', cache_key) end
+  local page = redis.call('ZREVRANGE', top_key, 0, limit - 1, 'WITHSCORES')
+  local rows = {}
+  for i = 1, #page, 2 do
+    if tonumber(page[i + 1]) <= 0 then break end
+    rows[#rows + 1] = page[i]
+    rows[#rows + 1] = page[i + 1]
+    rows[#rows + 1] = #slots == 0 and 0 or dropped_bound(slots, upto, cache_key, page[i])
+  end
+  return rows, hidden
+end
+
+local function tail_planned(cfg_key, settings, reset, plan)
+  local stored = nil
+  local exact = plan and redis.call('HGET', cfg_key, 'tailExact')
+  if exact then stored = { exact = tonumber(exact), below = tonumber(redis.call('HGET', cfg_key, 'tailBelow')) } end
+  if settings.tail == nil then settings.tail = stored end
+  local now = settings.tail
+  local same = (now == nil and stored == nil) or (now and stored and now.exact == stored.exact and now.below == stored.below)
+  if not plan or same then return end
+  plan.changed, plan.drop_all = true, true
+  if not reset then plan.problems[#plan.problems + 1] = 'tail would change' end
+end
+
+local function tail_differs(cfg_key, settings)
+  local exact = redis.call('HGET', cfg_key, 'tailExact')
+  local now = settings.tail
+  if not now then return exact ~= false end
+  return tonumber(exact) ~= now.exact or tonumber(redis.call('HGET', cfg_key, 'tailBelow')) ~= now.below
+end
+
+local function tail_stored(cfg_key, settings)
+  local now = settings.tail
+  if now then
+    redis.call('HSET', cfg_key, 'tailExact', now.exact, 'tailBelow', now.below)
+  else
+    redis.call('HDEL', cfg_key, 'tailExact', 'tailBelow')
+  end
+end
+
+tail.best_rows = best_rows
+
+hooks.register('window_settled', settle_window)
+hooks.register('slot_expired', slot_expired)
+hooks.register('window_dropped', window_dropped)
+hooks.register('config_planned', tail_planned)
+hooks.register('config_differs', tail_differs)
+hooks.register('config_stored', tail_stored)

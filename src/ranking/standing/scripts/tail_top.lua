@@ -1,0 +1,18 @@
+-- requires: call_state, reader, snapshot, tail
+-- tail_top: one shard's best rows of a window on a `tail` board (src/ranking/options/tail/), each with
+-- the most it may have lost to pruned slots, and the shard's hidden mass H (the bound of any item it
+-- does not list); after expiry and this call's share of pruning. O(limit × pruned slots × 4 GETBIT).
+-- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
+--       top (the window's results zset)
+-- Args (reader.read_call, CALLS.tail_top): the header with the one window, then limit (rows, >= 1)
+-- Reply (reader.answer, CALLS.tail_top): draining (0|1), hidden (H), rows (item, score, dropped, ...)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local function tail_top(keys, args)
+  call_state.begin_call(keys, args)
+  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
+  local header, arg = reader.read_call(args, CALLS.tail_top)
+  local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
+  if err then return redis.error_reply(err) end
+  local rows, hidden = tail.best_rows(slots_key, top_key, tonumber(arg.limit))
+  return reader.answer(CALLS.tail_top, { draining = draining, hidden = hidden, rows = rows })
+end
