@@ -123,6 +123,12 @@ end
 local function exceptions(top_key)
   local known = exceptions_of[top_key]
   if known ~= nil then return known end
+  -- Only a window's results ("...top") leave items out: a previous listing ("...prev", previousRank)
+  -- counts the rows it kept, by score.
+  if string.sub(top_key, -3) ~= 'top' then
+    exceptions_of[top_key] = false
+    return false
+  end
   local answer = ask(hooks.exceptions, top_key)
   known = answer and exceptions_record(top_key, answer.only, answer.items) or false
   exceptions_of[top_key] = known
