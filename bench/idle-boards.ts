@@ -9,6 +9,7 @@
  * out) how long the two instances take to drain as many boards falling due at once.
  */
 import { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
@@ -43,6 +44,8 @@ interface RestFigures {
   /** Redis used_memory added by the boards (each with its data), per board. */
   bytesPerBoard: number;
   serviceCpuPct: number[];
+  /** Each service's resident memory at the end of the rest, MB. */
+  serviceRssMb: number[];
   redisCpuPct: number;
   commandsPerSec: number;
   expireCallsPerSec: number;
@@ -58,12 +61,12 @@ export async function idleBoardsBench(): Promise<void> {
   for (const boards of [1, BOARDS]) rows.push(await atRest(boards));
   const due = SKIP_DUE ? undefined : await dueAtOnce(BOARDS);
   console.log(
-    '| boards | create (PUT, 64 in flight) | Redis memory per board | service CPU, % of a core (each instance) | Redis CPU, % of a core | Redis commands/s | script calls/s | expire calls/s |',
+    '| boards | create (PUT, 64 in flight) | Redis memory per board | service CPU, % of a core (each instance) | service RSS, MB | Redis CPU, % of a core | Redis commands/s | script calls/s | expire calls/s |',
   );
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows)
     console.log(
-      `| ${r.boards.toLocaleString('en')} | ${r.createSec.toFixed(1)} s (${Math.round(r.boards / r.createSec).toLocaleString('en')}/s) | ${Math.round(r.bytesPerBoard).toLocaleString('en')} B | ${r.serviceCpuPct.map((p) => p.toFixed(2)).join(' / ')} | ${r.redisCpuPct.toFixed(2)} | ${r.commandsPerSec.toFixed(1)} | ${r.scriptCallsPerSec.toFixed(1)} | ${r.expireCallsPerSec.toFixed(2)} |`,
+      `| ${r.boards.toLocaleString('en')} | ${r.createSec.toFixed(1)} s (${Math.round(r.boards / r.createSec).toLocaleString('en')}/s) | ${Math.round(r.bytesPerBoard).toLocaleString('en')} B | ${r.serviceCpuPct.map((p) => p.toFixed(2)).join(' / ')} | ${r.serviceRssMb.map((mb) => mb.toFixed(0)).join(' / ')} | ${r.redisCpuPct.toFixed(2)} | ${r.commandsPerSec.toFixed(1)} | ${r.scriptCallsPerSec.toFixed(1)} | ${r.expireCallsPerSec.toFixed(2)} |`,
     );
   const last = rows[rows.length - 1];
   console.log(`\nGET /boards at ${last.boards.toLocaleString('en')} boards (median of 20, ms):\n`);
@@ -184,6 +187,7 @@ async function atRest(boards: number): Promise<RestFigures> {
       createSec,
       bytesPerBoard,
       serviceCpuPct: after.serviceCpu.map((cpu, i) => ((cpu - before.serviceCpu[i]) / seconds) * 100),
+      serviceRssMb: fleet.services.map((service) => residentMb(service.pid)),
       redisCpuPct: ((after.redisCpu - before.redisCpu) / seconds) * 100,
       commandsPerSec: (after.commands - before.commands - 2) / seconds,
       scriptCallsPerSec: (after.scriptCalls - before.scriptCalls) / seconds,
@@ -218,6 +222,15 @@ async function dueAtOnce(boards: number): Promise<string> {
     const lateSec = (Math.max(...dues) - firstDueMs) / 1000;
     return `${boards.toLocaleString('en')} boards falling due within ${lateSec.toFixed(0)} s of each other (one 1-minute window, one increment each): drained ${seconds.toFixed(1)} s after the first due time by the two instances; CPU (both services + Redis) ${spentSec.toFixed(1)} s, ${((spentSec / boards) * 1e6).toFixed(0)} µs per board; script calls ${(after.scriptCalls - before.scriptCalls).toLocaleString('en')}.`;
   });
+}
+
+/** A process's resident memory, MB (Linux /proc; 0 elsewhere). */
+function residentMb(pid: number | undefined): number {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
 }
 
 async function usedMemory(redis: Redis): Promise<number> {

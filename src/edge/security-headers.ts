@@ -1,11 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
-
-/**
- * Every answer: a browser never sniffs a JSON (or text) body into script or HTML, and never shows an
- * answer in a frame (clickjacking). Two static headers, set without building anything per request.
- */
-export const API_SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' } as const;
+import { API_SECURITY_HEADERS } from './api-security-headers';
 
 /**
  * HTML pages: helmet's headers with a Content-Security-Policy their own assets satisfy. Scripts only

@@ -7,7 +7,7 @@ import { AccessSettings } from '../access/access.settings';
 import { Clock } from '../common/clock';
 import { AppErrorFilter } from '../edge/error.filter';
 import { boundedJsonParser, requireJsonWrites } from '../edge/json-body';
-import { API_SECURITY_HEADERS } from '../edge/security-headers';
+import { API_SECURITY_HEADERS } from '../edge/api-security-headers';
 import { AppValidationPipe } from '../edge/validation';
 import { LIBRARY_MESSAGES as M } from './library.messages';
 

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 
 const ENTRY = join(__dirname, 'index.ts');
@@ -32,5 +33,28 @@ describe('the packages @trendboard/nest loads', () => {
     const loaded = [...packagesLoadedBy(ENTRY)].filter(([name]) => name.startsWith('@opentelemetry/'));
     expect(loaded.filter(([name]) => name !== '@opentelemetry/api')).toEqual([]);
     expect(loaded.map(([name]) => name)).toContain('@opentelemetry/api');
+  });
+});
+
+describe('the packages @trendboard/nest declares', () => {
+  /** `@scope/name/sub` and `name/sub` to the package's name. */
+  const packageOf = (specifier: string) =>
+    specifier
+      .split('/')
+      .slice(0, specifier.startsWith('@') ? 2 : 1)
+      .join('/');
+
+  it('every package a library file loads is a dependency or a peer of packages/nest (a host app installs no other)', () => {
+    const manifest = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', 'packages', 'nest', 'package.json'), 'utf8'),
+    ) as {
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+    };
+    const declared = new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)]);
+    const undeclared = [...packagesLoadedBy(ENTRY)]
+      .map(([specifier, file]) => [packageOf(specifier), file] as const)
+      .filter(([name]) => !name.startsWith('node:') && !builtinModules.includes(name) && !declared.has(name));
+    expect(undeclared).toEqual([]);
   });
 });

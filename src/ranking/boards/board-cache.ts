@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { ConflictError, NotFoundError } from '../../common/errors';
 import { BoardConfig, PreparedBoard } from '../core/board';
+import { BOARD_CACHE_ENTRIES } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { BoardGoneError, isRefusal, StaleConfigError } from '../core/ranking.errors';
 import { BoardsStore } from './boards.store';
@@ -8,11 +10,11 @@ import { BoardsStore } from './boards.store';
 /**
  * Board configs cached in process, so a request is one Redis round trip. Every script checks the
  * cached version; when a script refuses it (the board changed or is gone), the config is reloaded and
- * the call retried once.
+ * the call retried once. At most BOARD_CACHE_ENTRIES, the least recently used dropped first.
  */
 @Injectable()
 export class BoardCache {
-  private readonly boards = new Map<string, PreparedBoard>();
+  private readonly boards = new LRUCache<string, PreparedBoard>({ max: BOARD_CACHE_ENTRIES });
 
   constructor(private readonly store: BoardsStore) {}
 

@@ -14,6 +14,13 @@ export const DEFAULT_AMOUNT = 1;
 export const MAX_ABS_SCORE = 1_000_000_000_000_000;
 export const SCORE_RANGE: Bounds = { min: -MAX_ABS_SCORE, max: MAX_ABS_SCORE };
 
+/**
+ * Board configs one process keeps prepared (BoardCache), most recently used first: a board past it is
+ * read again at its next call (one HGETALL). Bounds the process's memory whatever the number of boards
+ * (a prepared board of a few windows holds a few KB).
+ */
+export const BOARD_CACHE_ENTRIES = 10_000;
+
 /** Entries of one batch of increments. */
 export const BATCH_ENTRIES: Bounds = { min: 1, max: 1000 };
 
