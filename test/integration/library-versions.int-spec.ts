@@ -64,9 +64,10 @@ describe('old versions of a library on a node (FUNCTION LIST)', () => {
   });
 
   it('an instance whose version was dropped reloads it on its next call', async () => {
+    // Loaded one after the other (not in the same millisecond, where the newest two would be a tie).
     await loadLibraries(server.client, [v1.library], T0);
-    await loadLibraries(server.client, [v2.library], T0);
-    await loadLibraries(server.client, [v3.library], T0);
+    await loadLibraries(server.client, [v2.library], T0 + 1);
+    await loadLibraries(server.client, [v3.library], T0 + 2);
     await loadLibraries(server.client, [v4.library], T0 + 2 * KEPT_LOADED_WITHIN_MS);
     expect(await listed()).not.toContain(v1.library.name);
     await server.client.set('k', '7');

@@ -418,7 +418,7 @@ export interface paths {
         put?: never;
         /**
          * Scores and ranks of given ids in a window
-         * @description 1-1000 ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks calls of at most 1000 counts each. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards (x3 on a ties: first board), otherwise ids; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it), and a lookup of more than LOOKUP_COUNTS_PER_REQUEST counts (default 6 000) is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.
+         * @description 1-1000 ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks calls of at most 500 counts each. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards (x3 on a ties: first board), otherwise ids; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it), and a lookup of more than LOOKUP_COUNTS_PER_REQUEST counts (default 6 000) is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.
          */
         post: operations["LookupController_lookup"];
         delete?: never;
