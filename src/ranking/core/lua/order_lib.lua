@@ -72,8 +72,9 @@ end
 -- shards asks for every id on every shard, one HGET per shard instead of one per count.
 local any_sign_of = {}
 
+-- A new table only when the last call filled one: most calls ask nothing, and allocate nothing.
 hooks.register('call_began', function()
-  any_sign_of = {}
+  if next(any_sign_of) ~= nil then any_sign_of = {} end
 end)
 
 -- Whether the board of `top_key` lists every recorded score (max / min / last), not only those above 0.
@@ -105,7 +106,7 @@ end
 local exceptions_of = {}
 
 hooks.register('call_began', function()
-  exceptions_of = {}
+  if next(exceptions_of) ~= nil then exceptions_of = {} end
 end)
 
 -- The exceptions record of `items` (only: the only ones listed; else: the ones left out) in `top_key`.

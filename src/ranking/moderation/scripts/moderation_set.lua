@@ -31,6 +31,8 @@ local function moderation_set(keys, args)
     redis.call('HSET', states, arg.item, arg.state)
   end
   if previous ~= arg.state then snapshot.bump_version(cfg_key) end
-  local reply = reader.answer(CALLS.moderation_set, { previous = previous, held = redis.call('HLEN', states) })
+  local held = redis.call('HLEN', states)
+  moderation.MODERATION.count_held(cfg_key, held)
+  local reply = reader.answer(CALLS.moderation_set, { previous = previous, held = held })
   return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply)
 end

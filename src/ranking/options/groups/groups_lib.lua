@@ -15,7 +15,7 @@ call_state.config_field_add('groups')
 local known = {}
 
 local function forget_known()
-  known = {}
+  if next(known) ~= nil then known = {} end
 end
 
 -- "<tag>:cfg" -> "<tag>:groups"

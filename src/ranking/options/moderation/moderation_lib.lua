@@ -7,11 +7,14 @@
 -- would have. Its hook `exceptions` (hooks_lib) answers order_lib the hidden items of a shard (or, on
 -- a review board, its allowed ones), which order_lib leaves out of pages, places, counts and ranks.
 -- KEYS: 0
--- Config hash field: modreview ("1": a review board; absent: items are listed unless hidden).
+-- Config hash fields: modreview ("1": a review board; absent: items are listed unless hidden), modheld
+-- (the states the shard holds; absent: none), so a call on a board nobody moderates reads no states:
+-- every read and write asks for the exceptions, and the config's one HMGET answers it.
 -- Per shard: "<tag>:moderation", hash item -> "hidden" | "allowed", the states of that shard's items
 -- (bounded by the slice's limit per board, so one call reads at most that many).
 
 call_state.config_field_add('modreview')
+call_state.config_field_add('modheld')
 
 local MODERATION = { HIDDEN = 'hidden', ALLOWED = 'allowed' }
 
@@ -19,7 +22,7 @@ local MODERATION = { HIDDEN = 'hidden', ALLOWED = 'allowed' }
 local known = {}
 
 local function forget_known()
-  known = {}
+  if next(known) ~= nil then known = {} end
 end
 
 local function states_key(cfg_key)
@@ -46,6 +49,10 @@ local function exceptions_hook(top_key)
   if answer == nil then
     answer = false
     local only = reviews(cfg_key)
+    if not only and not call_state.config_field(cfg_key, 'modheld') then
+      known[cfg_key] = false
+      return nil
+    end
     local states = redis.call('HGETALL', states_key(cfg_key))
     local items = items_in(states, only and MODERATION.ALLOWED or MODERATION.HIDDEN)
     if only or #items > 0 then answer = { only = only, items = items } end
@@ -85,7 +92,13 @@ local function moderation_stored(cfg_key, settings)
   end
 end
 
+-- Keeps the config's count of the states the shard holds (moderation_set, after each change).
+local function count_held(cfg_key, held)
+  if held > 0 then redis.call('HSET', cfg_key, 'modheld', held) else redis.call('HDEL', cfg_key, 'modheld') end
+end
+
 MODERATION.states_key = states_key
+MODERATION.count_held = count_held
 MODERATION.reviews = reviews
 MODERATION.moderated = moderated
 moderation.MODERATION = MODERATION

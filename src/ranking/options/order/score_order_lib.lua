@@ -17,7 +17,7 @@ call_state.config_field_add('order')
 local known = {}
 
 local function forget_known()
-  known = {}
+  if next(known) ~= nil then known = {} end
 end
 
 local function ascending(top_key)
