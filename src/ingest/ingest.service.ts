@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import Redis, { Cluster } from 'ioredis';
 import { Clock } from '../common/clock';
-import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
+import { ConflictError, InvalidInputError, NotFoundError, RedisUnavailableError } from '../common/errors';
 import { BoardCache } from '../ranking/boards/board-cache';
 import { RedisService } from '../redis/redis.service';
 import { DeclareSourceDto, SourceDeclaration, SourceStatusDto } from './dto/ingest.dto';
@@ -187,8 +187,10 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
     }
     this.refreshing = this.reconcile()
       .catch((error: unknown) => {
-        // While Redis is away the outage has been logged once already (RedisService): no line per refresh.
-        if (this.redis.down) this.logger.debug(`declarations not read (Redis is down): ${String(error)}`);
+        // While Redis is away the outage is logged once (RedisService), no line per refresh; a call can
+        // fail as unreachable just before that service marks Redis down.
+        if (this.redis.down || error instanceof RedisUnavailableError)
+          this.logger.debug(`declarations not read (Redis is down): ${String(error)}`);
         else this.logger.warn(`declarations not read: ${String(error)}`);
       })
       .finally(() => {

@@ -3,6 +3,7 @@ import {
   compareListed,
   compareUtf8,
   groupByShard,
+  mergeHeads,
   mergeListings,
   maxRowsRead,
   mergeShardHeads,
@@ -68,6 +69,28 @@ describe('board order and ranks', () => {
             unique.filter((_, i) => i % parts === k).sort(compareListed),
           );
           expect(mergeListings(listings)).toEqual([...unique].sort(compareListed));
+        },
+      ),
+    );
+  });
+
+  it("mergeHeads keeps each listing's own order among equal scores, and a shallower merge is a prefix of a deeper one", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.integer({ min: 1, max: 3 }), { maxLength: 8 }), { minLength: 1, maxLength: 3 }),
+        fc.nat({ max: 8 }),
+        (scores, cut) => {
+          // Each listing in score order, equal scores in an order of its own (not the ids' order).
+          const listings = scores.map((list, l) =>
+            [...list].sort((a, b) => b - a).map((score, i) => ({ item: `${l}-${9 - i}`, score })),
+          );
+          const merged = mergeHeads(listings);
+          listings.forEach((rows, l) => expect(merged.filter((row) => row.item.startsWith(`${l}-`))).toEqual(rows));
+          expect(merged.map((row) => row.score)).toEqual(merged.map((row) => row.score).sort((a, b) => b - a));
+          const shallow = mergeHeads(listings.map((rows) => rows.slice(0, cut)));
+          expect(merged.slice(0, Math.min(cut, shallow.length))).toEqual(
+            shallow.slice(0, Math.min(cut, shallow.length)),
+          );
         },
       ),
     );

@@ -68,6 +68,26 @@ export function mergeListings<Row extends ScoredItem>(listings: Row[][], ascendi
 }
 
 /**
+ * Listings each already in its shard's order (which on a `ties: first` board is not the order of ids
+ * among equal scores) merged without reordering any of them: at each step the best of their heads by
+ * board order. So the first n rows depend only on each listing's first n, and a page read deeper never
+ * answers a row ahead of one a shallower read placed before it (pages by offset stay consistent).
+ */
+export function mergeHeads<Row extends ScoredItem>(listings: Row[][], ascending = false): Row[] {
+  const order = boardOrder(ascending);
+  const next = listings.map(() => 0);
+  const merged: Row[] = [];
+  for (;;) {
+    let best = -1;
+    listings.forEach((rows, l) => {
+      if (next[l] < rows.length && (best < 0 || order(rows[next[l]], listings[best][next[best]]) < 0)) best = l;
+    });
+    if (best < 0) return merged;
+    merged.push(listings[best][next[best]++]);
+  }
+}
+
+/**
  * Ranks rows in board order whose first row sits at `firstPosition` (0-based) of the whole listing
  * and has `higherThanFirst` items scoring above it: a row ties the previous one's rank on an equal
  * score, else its rank is its 1-based position.

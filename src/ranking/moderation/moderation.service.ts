@@ -10,7 +10,7 @@ import { RankedSources } from '../boards/ranked-sources';
 import { QUEUE_DEPTH_ITEMS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ScoredItem } from '../core/ranking.types';
-import { mergeListings } from '../core/shard-math';
+import { mergeHeads } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
 import type { ModerationState } from './moderation.functions';
 import { ModerationStore } from './moderation.store';
@@ -76,7 +76,7 @@ export class ModerationService {
       async (board, window, nowMs) => {
         if (board.config.moderation?.review !== true) throw new InvalidInputError(M.queueNeedsReview(request.name));
         const read = await this.store.queue({ board, window, nowMs, depth: depth + 1 });
-        const merged = mergeListings(read.pages, ascendingScores(board.config));
+        const merged = mergeHeads(read.pages, ascendingScores(board.config));
         const items = merged.slice(offset, depth).map(({ item, score }) => ({ item, score }));
         const nextCursor = merged.length > depth && depth < QUEUE_DEPTH_ITEMS ? String(depth) : null;
         return { board: request.name, window: window.name, items, nextCursor, draining: read.draining };
