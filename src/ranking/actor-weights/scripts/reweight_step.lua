@@ -42,7 +42,7 @@ local function reweight_window(record, slots_key, top_key, actor, weight, most)
       redis.call('HSET', act_key, prefix .. item, actor_log.ACTORS.value(target, count, sent))
       local score = window.add_amount(window.slot_key_of(slots_key, start), top_key, item, target - counted)
       seg_views.view_window_changed(top_key, tonumber(start), item, target - counted, score, nil)
-      actor_log.ACTORS.moved(slots_key, actor, item, target - counted)
+      actor_log.ACTORS.moved(slots_key, actor, item, counted, target)
     end
     events = events + count
   end

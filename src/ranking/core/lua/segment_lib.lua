@@ -156,7 +156,7 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
         if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
           due_ms = math.min(due_ms or math.huge, slot_due.slot_due_ms(slot_start, period_sec))
         end
-        local counted = take_back and amount or actor_log.ACTORS.counted(slots_key, actor, item, amount)
+        local counted = take_back and amount or actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount)
         local score = window.add_amount(window.slot_key_of(slots_key, slot_start), top_key, item, counted)
         if take_back == true then
           actor_log.ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -amount)

@@ -47,7 +47,7 @@ local function retract_window(slots_key, top_key, actor, most)
     local sum, count = actor_log.ACTORS.figures(redis.call('HGET', act_key, prefix .. item))
     redis.call('HDEL', act_key, prefix .. item)
     if sum ~= 0 then
-      actor_log.ACTORS.moved(slots_key, actor, item, -sum)
+      actor_log.ACTORS.moved(slots_key, actor, item, sum, 0)
       local score = window.add_amount(window.slot_key_of(slots_key, start), top_key, item, -sum)
       seg_views.view_window_changed(top_key, tonumber(start), item, -sum, score, nil)
     end
