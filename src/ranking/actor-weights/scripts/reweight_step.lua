@@ -74,21 +74,8 @@ end
 -- The segments' windows, one segment at a time from the record's list (copied from the shard's segdue
 -- by the first step), each drained first where due.
 local function reweight_segments(step, window_count, now_ms, left)
-  local pending = step.record .. ':segs'
-  local keeps_snapshots = snapshot.snapshot_confs(step.keys[1]) ~= nil
-  local budget, taken = step.budget, 0
-  while left > 0 do
-    local name = redis.call('ZRANGE', pending, 0, 0)[1]
-    if not name then return left, true, taken end
-    if not seg_views.segment_seen(name) and segmentation.segment_drain_due(name, now_ms, keeps_snapshots) then
-      budget = segmentation.drain_segment(2, window_count, name, now_ms, math.max(budget, 0))
-    end
-    local empty, count
-    left, empty, count = reweight_windows(step, window_count, name, left)
-    taken = taken + count
-    if empty then redis.call('ZREM', pending, name) end
-  end
-  return left, redis.call('EXISTS', pending) == 0, taken
+  return segmentation.walk_pending_segments(step.keys[1], step.record .. ':segs', window_count, now_ms, step.budget, left,
+    function(name, units) return reweight_windows(step, window_count, name, units) end)
 end
 
 -- The record, started again by a PUT of another weight than it holds (its cursors and segment list
