@@ -25,7 +25,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   lookup: 3,
   moderation: 0,
   reads: 1,
-  retraction: 2,
+  retraction: 0,
   scores: 1,
   shards: 2,
   spans: 0,

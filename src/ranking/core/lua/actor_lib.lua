@@ -229,21 +229,19 @@ function ACTORS.refusal(cfg_key, actor_key, now_ms, item)
   return nil
 end
 
--- The start of a retraction step (retract_step for an actor, retract_item for an item): its arguments
--- from ARGV[first] on (the id, the most contributions to take, the window whose events are counted,
--- the block's end in unix ms, the key the block binds: an actor's block key, an item's id), its record
+-- The start of a retraction step (retract_step for an actor, retract_item for an item): its record
 -- (created once: state, counts, start; gone after KEEP_SEC unless renewed) and its block. `kind` is
--- 'actor' or 'item'.
-function ACTORS.begin_retraction(kind, now_ms, window_count, first)
-  local record = KEYS[2 + 2 * window_count]
-  local id, most, ledger = ARGV[first], tonumber(ARGV[first + 1]), tonumber(ARGV[first + 2])
-  local block_until_ms, block_key = tonumber(ARGV[first + 3]), ARGV[first + 4]
-  if redis.call('HSETNX', record, kind, id) == 1 then
-    redis.call('HSET', record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
-    redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
+-- 'actor' or 'item'; `step` what the call asks: id, most (units of work), ledger (the window whose
+-- events are counted), block_until_ms, block_key (an actor's block key, an item's id). Answers `step`.
+function ACTORS.begin_retraction(kind, now_ms, step)
+  if redis.call('HSETNX', step.record, kind, step.id) == 1 then
+    redis.call('HSET', step.record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
+    redis.call('EXPIRE', step.record, ACTORS.KEEP_SEC)
   end
-  if block_until_ms > now_ms then ACTORS.block_until(CALL.cfg_key, string.sub(kind, 1, 1) .. ACTORS.SEP .. block_key, block_until_ms) end
-  return { record = record, id = id, most = most, ledger = ledger }
+  if step.block_until_ms > now_ms then
+    ACTORS.block_until(CALL.cfg_key, string.sub(kind, 1, 1) .. ACTORS.SEP .. step.block_key, step.block_until_ms)
+  end
+  return step
 end
 
 actor_log.ACTORS = ACTORS
