@@ -21,7 +21,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   expiry: 0,
   filters: 0,
   history: 0,
-  items: 1,
+  items: 0,
   lookup: 3,
   moderation: 0,
   reads: 1,
