@@ -30,7 +30,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   shards: 2,
   spans: 0,
   standing: 0,
-  views: 1,
+  views: 0,
   writes: 7,
   tb_access: 1,
   tb_counters: 4,
