@@ -22,7 +22,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   filters: 0,
   history: 0,
   items: 0,
-  lookup: 3,
+  lookup: 0,
   moderation: 0,
   reads: 1,
   retraction: 0,
