@@ -198,6 +198,15 @@ export const TIEBREAK_RANGE: Bounds = { min: -MAX_ABS_SCORE, max: MAX_ABS_SCORE 
  * refused (429 QUOTA_EXCEEDED); an unsharded board holds this many.
  */
 export const MODERATED_ITEMS_PER_SHARD = 200;
+/**
+ * Actors of one board with a weight other than 1 (PUT /admin/boards/:board/actors/:actor): every shard
+ * keeps its own copy of each (a field of `<tag>:weights`, up to about 600 B with a 128-character id,
+ * held until the weight goes back to 1) and its re-weighting record for 7 days, so this bounds what an
+ * admin's weights make Redis hold (about 40 MB for a 64-shard board at the bound). Weights correct a
+ * few hundred known accounts (trusted sources, suspected bots); a new one beyond it is refused
+ * (409 ACTOR_WEIGHTS_FULL) until some actor goes back to weight 1.
+ */
+export const WEIGHED_ACTORS_PER_BOARD = 1000;
 /** Rows of a review queue page (GET /admin/boards/:board/moderation/queue?limit=). */
 export const QUEUE_PAGE: Bounds = { min: 1, max: 100 };
 export const DEFAULT_QUEUE_PAGE = 10;
