@@ -138,6 +138,20 @@ export const SERVICE_ROWS: WorstRow[] = [
   },
   { route: 'GET /metrics', worst: 'every metric', request: () => get('/metrics') },
   { route: 'GET /admin/metrics/local', worst: 'every route', request: () => get('/admin/metrics/local') },
+  {
+    route: 'PUT /admin/boards/{board}/actors/{actor}',
+    worst: `the last weighed actor a board takes (${WEIGHED_ACTORS_PER_BOARD}), then one more: refused, nothing stored`,
+    prepare: (context) => fillWeights(context, 'wc-sum'),
+    request: (_context, attempt) => weigh('wc-sum', `wc-full-${attempt}`, ACTOR_WEIGHT.max),
+    // Two places back for the weight rows after it (ADMIN_ROWS), nothing left running.
+    settle: async (context) => {
+      for (const actor of ['wc-full-0', 'wc-w0']) {
+        await context.send(weigh('wc-sum', actor, 1), 'admin');
+        await untilWeighed(context, 'wc-sum', actor);
+      }
+    },
+    grows: { times: 2, refusal: 'ACTOR_WEIGHTS_FULL' },
+  },
 ];
 
 /**
@@ -190,14 +204,6 @@ export const ADMIN_ROWS: WorstRow[] = [
       await context.send({ method: 'PUT', path: '/admin/boards/wc-sum/actors/a5', body: { weight: 0 } }, 'admin');
     },
     request: () => get('/admin/boards/wc-sum/actors/a5'),
-  },
-  {
-    route: 'PUT /admin/boards/{board}/actors/{actor}',
-    worst: `the last weighed actor a board takes (${WEIGHED_ACTORS_PER_BOARD}), then one more: refused, nothing stored`,
-    prepare: (context) => fillWeights(context, 'wc-sum'),
-    request: (_context, attempt) => weigh('wc-sum', `wc-full-${attempt}`, ACTOR_WEIGHT.max),
-    settle: (context) => untilWeighed(context, 'wc-sum', 'wc-full-0'),
-    grows: { times: 2, refusal: 'ACTOR_WEIGHTS_FULL' },
   },
   {
     route: 'GET /admin/boards/{board}/retractions/{id}',
