@@ -13,9 +13,9 @@ import { ActorWeightsStore, ReweightRecord } from './actor-weights.store';
 /**
  * Most units of work one step does on a shard: a window looked into (1), a contribution counted again
  * (1 + the views reading its window), as a retraction's step weighs them (RETRACT_STEP_UNITS): about
- * 6 Redis commands a unit, so a step stays near 1–3 ms of Redis.
+ * 6 Redis commands a unit, so a step stays under the 5 ms a call may hold Redis.
  */
-export const REWEIGHT_STEP_UNITS = 128;
+export const REWEIGHT_STEP_UNITS = 32;
 
 /** Most re-weightings an instance resumes as it starts (the rest: at their next GET). */
 const RESUMED_AT_START = 100;

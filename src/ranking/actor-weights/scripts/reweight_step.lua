@@ -43,7 +43,7 @@ local function reweight_window(record, slots_key, top_key, actor, weight, most)
       redis.call('HSET', act_key, prefix .. item, actor_log.ACTORS.value(target, count, sent))
       local score = window.add_amount(window.slot_key_of(slots_key, start), top_key, item, target - counted)
       seg_views.view_window_changed(top_key, tonumber(start), item, target - counted, score, nil)
-      actor_log.ACTORS.moved(slots_key, actor, item, target - counted)
+      actor_log.ACTORS.moved(slots_key, actor, item, counted, target)
     end
     events = events + count
   end
@@ -75,21 +75,8 @@ end
 -- The segments' windows, one segment at a time from the record's list (copied from the shard's segdue
 -- by the first step), each drained first where due.
 local function reweight_segments(step, window_count, now_ms, left)
-  local pending = step.record .. ':segs'
-  local keeps_snapshots = snapshot.snapshot_confs(step.keys[1]) ~= nil
-  local budget, taken = step.budget, 0
-  while left > 0 do
-    local name = redis.call('ZRANGE', pending, 0, 0)[1]
-    if not name then return left, true, taken end
-    if not seg_views.segment_seen(name) and segmentation.segment_drain_due(name, now_ms, keeps_snapshots) then
-      budget = segmentation.drain_segment(2, window_count, name, now_ms, math.max(budget, 0))
-    end
-    local empty, count
-    left, empty, count = reweight_windows(step, window_count, name, left)
-    taken = taken + count
-    if empty then redis.call('ZREM', pending, name) end
-  end
-  return left, redis.call('EXISTS', pending) == 0, taken
+  return segmentation.walk_pending_segments(step.keys[1], step.record .. ':segs', window_count, now_ms, step.budget, left,
+    function(name, units) return reweight_windows(step, window_count, name, units) end)
 end
 
 -- The record, started again by a PUT of another weight than it holds (its cursors and segment list

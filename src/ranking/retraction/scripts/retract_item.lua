@@ -44,7 +44,7 @@ local function item_contributions_out(slots_key, top_key, item, budget)
     local act_key = actor_log.ACTORS.slot_key(slots_key, start)
     local sum, count = actor_log.ACTORS.figures(redis.call('HGET', act_key, actor .. actor_log.ACTORS.SEP .. item))
     redis.call('HDEL', act_key, actor .. actor_log.ACTORS.SEP .. item)
-    if sum ~= 0 then actor_log.ACTORS.moved(slots_key, actor, item, -sum) end
+    if sum ~= 0 then actor_log.ACTORS.moved(slots_key, actor, item, sum, 0) end
     redis.call('ZREM', byactor, actor .. actor_log.ACTORS.SEP .. start .. actor_log.ACTORS.SEP .. item)
     actor_log.ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
     events = events + count

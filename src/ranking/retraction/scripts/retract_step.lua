@@ -47,7 +47,7 @@ local function retract_window(slots_key, top_key, actor, most)
     local sum, count = actor_log.ACTORS.figures(redis.call('HGET', act_key, prefix .. item))
     redis.call('HDEL', act_key, prefix .. item)
     if sum ~= 0 then
-      actor_log.ACTORS.moved(slots_key, actor, item, -sum)
+      actor_log.ACTORS.moved(slots_key, actor, item, sum, 0)
       local score = window.add_amount(window.slot_key_of(slots_key, start), top_key, item, -sum)
       seg_views.view_window_changed(top_key, tonumber(start), item, -sum, score, nil)
     end
@@ -92,20 +92,8 @@ local function retract_segments(step, window_count, now_ms, left)
     redis.call('ZRANGESTORE', pending, keyspace.sibling_key(KEYS[1], 'cfg', 'segdue'), 0, -1)
     redis.call('EXPIRE', pending, actor_log.ACTORS.KEEP_SEC)
   end
-  local keeps_snapshots = snapshot.snapshot_confs(KEYS[1]) ~= nil
-  local budget, taken = tonumber(ARGV[3]), 0
-  while left > 0 do
-    local name = redis.call('ZRANGE', pending, 0, 0)[1]
-    if not name then return left, true, taken end
-    if not seg_views.segment_seen(name) and segmentation.segment_drain_due(name, now_ms, keeps_snapshots) then
-      budget = segmentation.drain_segment(2, window_count, name, now_ms, math.max(budget, 0))
-    end
-    local empty, count
-    left, empty, count = retract_windows(step, window_count, name, left)
-    taken = taken + count
-    if empty then redis.call('ZREM', pending, name) end
-  end
-  return left, redis.call('EXISTS', pending) == 0, taken
+  return segmentation.walk_pending_segments(KEYS[1], pending, window_count, now_ms, tonumber(ARGV[3]), left,
+    function(name, units) return retract_windows(step, window_count, name, units) end)
 end
 
 local function retract_step(keys, args)
