@@ -141,15 +141,9 @@ export const SERVICE_ROWS: WorstRow[] = [
   {
     route: 'PUT /admin/boards/{board}/actors/{actor}',
     worst: `the last weighed actor a board takes (${WEIGHED_ACTORS_PER_BOARD}), then one more: refused, nothing stored`,
-    prepare: (context) => fillWeights(context, 'wc-sum'),
-    request: (_context, attempt) => weigh('wc-sum', `wc-full-${attempt}`, ACTOR_WEIGHT.max),
-    // Two places back for the weight rows after it (ADMIN_ROWS), nothing left running.
-    settle: async (context) => {
-      for (const actor of ['wc-full-0', 'wc-w0']) {
-        await context.send(weigh('wc-sum', actor, 1), 'admin');
-        await untilWeighed(context, 'wc-sum', actor);
-      }
-    },
+    prepare: (context) => fillWeights(context, 'wc-weights'),
+    request: (_context, attempt) => weigh('wc-weights', `wc-full-${attempt}`, ACTOR_WEIGHT.max),
+    settle: (context) => untilWeighed(context, 'wc-weights', 'wc-full-0'),
     grows: { times: 2, refusal: 'ACTOR_WEIGHTS_FULL' },
   },
 ];
