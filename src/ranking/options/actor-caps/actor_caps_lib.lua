@@ -11,7 +11,8 @@
 --                             over its slots, of what each slot's contribution (actor_lib's act:<start>)
 --                             adds when above 0, moved by every add, take-back, expiry, retraction and
 --                             re-weighting in the same call as the contribution
---   <tag>:weights       hash  actor -> weight (integer 0..100; absent: 1), every shard's own copy
+--   <tag>:weights       hash  actor -> weight (integer 0..100; absent: 1), every shard's own copy; at
+--                             most the board's WEIGHED_ACTORS_PER_BOARD fields (weight_refusal)
 -- Config hash fields: capPerItem (absent: no cap), weighted ("1" once some actor of the shard has had
 --   a weight: only then does an event ask its actor's weight).
 -- Exact: slots leave a window oldest first, so what a pair adds later is the sum of a run of its newest
@@ -112,6 +113,18 @@ local function reweighted(slots_key, actor, item, counted, sent, weight)
   return within_cap(cap, target, held_of(slots_key, actor, item) - math.max(0, counted))
 end
 
+-- A weight other than 1 for an actor the shard weighs at 1 takes one of the board's `most` places
+-- (0: none counted here; the board's count is shard 0's, where a PUT takes its place first). Answers
+-- the refusal when every place is taken (nothing stored), else nil. A weight of 1 frees its place.
+local function weight_refusal(cfg_key, actor, weight, most)
+  if most == 0 or weight == 1 then return nil end
+  local weights = keyspace.sibling_key(cfg_key, 'cfg', 'weights')
+  if redis.call('HEXISTS', weights, actor) == 1 then return nil end
+  local held = redis.call('HLEN', weights)
+  if held < most then return nil end
+  return 'TB_ACTOR_WEIGHTS_FULL ' .. held .. ' ' .. most
+end
+
 -- Stores the actor's weight on the shard (1: the default, not kept) and marks the shard weighted.
 local function set_weight(cfg_key, actor, weight)
   local weights = keyspace.sibling_key(cfg_key, 'cfg', 'weights')
@@ -162,4 +175,5 @@ hooks.register('config_stored', caps_stored)
 
 actor_caps.reweighted = reweighted
 actor_caps.set_weight = set_weight
+actor_caps.weight_refusal = weight_refusal
 actor_caps.weight_of = weight_of
