@@ -27,7 +27,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   reads: 1,
   retraction: 0,
   scores: 1,
-  shards: 2,
+  shards: 0,
   spans: 0,
   standing: 0,
   views: 0,

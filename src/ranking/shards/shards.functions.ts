@@ -1,9 +1,15 @@
-import { Reply } from '../../redis/replies';
+import { callArgs } from '../../redis/function-args';
+import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
-import { PreparedBoard, ShardKeys, windowArgsOf } from '../core/board';
-import { BoardCall, boardArgs } from '../core/script-call';
-import { slotRule, WindowConfig } from '../core/window-math';
+import { PreparedBoard, ShardKeys } from '../core/board';
+import { BoardCall, boardHeader } from '../core/script-call';
+import { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
+
+const COUNT_ARGS = ['scores', 'marks'] as const;
+const COUNT_REPLY = ['draining', 'above', 'ranked'] as const;
+const SHARDS_ARGS = ['window_keys', 'scores', 'marks', 'shards'] as const;
+const SHARDS_REPLY = ['pending', 'above', 'ranked'] as const;
 
 /** One tie mark per window ("" for none): items of an equal score count when their mark is earlier. */
 function marksOf(call: { windows: WindowConfig[]; marks?: string[] }): string[] {
@@ -17,19 +23,24 @@ export const SHARDS_FUNCTIONS = {
     handler: 'count_above',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
+    contract: { args: COUNT_ARGS, reply: COUNT_REPLY },
     build: (call: BoardCall & { windows: WindowConfig[]; scores: number[]; marks?: string[] }) => {
       const { keys } = call.shard;
       return {
         keys: [keys.cfg(), ...call.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)])],
-        args: [...boardArgs(call, windowArgsOf(call.windows, call.nowMs)), ...call.scores, ...marksOf(call)],
+        args: callArgs(boardHeader(call, call.windows), COUNT_ARGS, {
+          scores: JSON.stringify(call.scores),
+          marks: JSON.stringify(marksOf(call)),
+        }),
       };
     },
     decode: (raw, call) => {
-      const reply = new Reply('tbRankCountAbove', raw).expectLength(1 + 2 * call.windows.length);
+      const reply = new NamedReply('tbRankCountAbove', COUNT_REPLY, raw);
+      const count = call.windows.length;
       return {
-        draining: reply.flag(0),
-        above: call.windows.map((_, w) => reply.int(1 + 2 * w)),
-        ranked: call.windows.map((_, w) => reply.int(2 + 2 * w)),
+        draining: reply.flag('draining'),
+        above: reply.nested('above').expectLength(count).intsFrom(0),
+        ranked: reply.nested('ranked').expectLength(count).intsFrom(0),
       };
     },
   }),
@@ -39,6 +50,7 @@ export const SHARDS_FUNCTIONS = {
     handler: 'count_above_shards',
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
+    contract: { args: SHARDS_ARGS, reply: SHARDS_REPLY },
     build: (call: {
       board: PreparedBoard;
       /** Shards served by one Redis node (at least one). */
@@ -50,30 +62,25 @@ export const SHARDS_FUNCTIONS = {
       marks?: string[];
     }) => ({
       keys: [call.shards[0].keys.cfg()],
-      args: [
-        call.board.config.version,
-        call.nowMs,
-        call.windows.length,
+      args: callArgs(boardHeader({ ...call, shard: call.shards[0], budgetFields: 0 }, call.windows), SHARDS_ARGS, {
         // Named as this board's keys name them (a segment's windows are "<window>~<segment>").
-        ...call.windows.flatMap((w) => {
-          const rule = slotRule(w, call.nowMs);
-          return [call.shards[0].keys.windowKeyName(w.name), rule.periodSec, rule.intervalSec, rule.originSec];
-        }),
-        ...call.scores,
-        ...marksOf(call),
-        ...call.shards.map((shard) => shard.keys.cfg()),
-      ],
+        window_keys: JSON.stringify(call.windows.map((w) => call.shards[0].keys.windowKeyName(w.name))),
+        scores: JSON.stringify(call.scores),
+        marks: JSON.stringify(marksOf(call)),
+        shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
+      }),
     }),
     decode: (raw, call) => {
-      const reply = new Reply('tbRankCountAboveShards', raw).expectLength(1, true);
-      const pendingCount = reply.int(0);
-      reply.expectLength(1 + pendingCount + 2 * call.windows.length);
-      const counts = 1 + pendingCount;
+      const reply = new NamedReply('tbRankCountAboveShards', SHARDS_REPLY, raw);
+      const count = call.windows.length;
       return {
         /** Shards with expired slots not yet drained: not counted. */
-        pending: Array.from({ length: pendingCount }, (_, i) => call.shards[reply.int(1 + i) - 1]),
-        above: call.windows.map((_, w) => reply.int(counts + 2 * w)),
-        ranked: call.windows.map((_, w) => reply.int(counts + 1 + 2 * w)),
+        pending: reply
+          .nested('pending')
+          .intsFrom(0)
+          .map((position) => call.shards[position - 1]),
+        above: reply.nested('above').expectLength(count).intsFrom(0),
+        ranked: reply.nested('ranked').expectLength(count).intsFrom(0),
       };
     },
   }),
