@@ -121,9 +121,23 @@ describe.each(CASES)(
             for (const b of [name, twin]) await http().delete(`/admin/boards/${b}`).set(ADMIN).expect(204);
           },
         ),
-        { numRuns: topology === 'single' ? 8 : 5, interruptAfterTimeLimit: 150_000, markInterruptAsFailure: false },
+        {
+          numRuns: topology === 'single' ? 8 : 5,
+          interruptAfterTimeLimit: 150_000,
+          markInterruptAsFailure: false,
+          // Two steps after the prelude: its middle comparison runs while the three moderated items are listed.
+          examples: [
+            [
+              ['a', 'b', 'c'],
+              [
+                { kind: 'move', minutes: 1 },
+                { kind: 'batch', entries: [{ item: 'd', amount: 1 }] },
+              ],
+            ],
+          ],
+        },
       );
-      expect(leftOut).toBeGreaterThan(0); // not vacuous: some listed item was left out
+      expect(leftOut).toBeGreaterThan(0); // not vacuous: some listed item was left out (certain in the example)
     }, 240_000);
 
     async function apply(

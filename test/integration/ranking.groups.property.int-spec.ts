@@ -132,10 +132,15 @@ describe.each(CASES)('groups against a brute-force model (property, %s, %i shard
               { kind: 'add', item: 'a', amount: 1 },
             ],
           ],
+          // Five grouped items, some tied, listed after each add in both windows: 30 grouped rows.
+          [
+            1_600_000_000_000,
+            ITEMS.map((item, i) => ({ kind: 'add' as const, item, amount: 1 + (i % 2), group: GROUPS[i % 3] })),
+          ],
         ],
       },
     );
-    expect(groupedRows).toBeGreaterThan(20); // not vacuous
+    expect(groupedRows).toBeGreaterThan(20); // not vacuous (the second example alone lists 30)
   });
 
   async function apply(name: string, model: GroupedModel, s: Step): Promise<void> {

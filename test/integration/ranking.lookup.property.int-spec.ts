@@ -45,75 +45,86 @@ describe.each(TOPOLOGIES)('lookups of sharded boards against a brute force (prop
     await redis.stop();
   });
 
-  it.each([3, 8])('%i shards: every lookup answers the brute force', async (shards) => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(step, { minLength: 1, maxLength: 12 }),
-        fc.shuffledSubarray([...POOL, 'nobody'], { minLength: 1 }),
-        async (steps, asked) => {
-          const name = `lk${board++}`;
-          await http()
-            .put(`/admin/boards/${name}`)
-            .set(ADMIN)
-            .send({ windows: [{ name: 'w', period: '3m', interval: '1m' }], shards })
-            .expect(201);
-          // Each event, with the minute it landed in: a 3-minute window holds the current minute and the two before.
-          const events: Array<{ item: string; amount: number; minute: number }> = [];
-          const data = new Map<string, object>();
-          for (const s of steps) {
-            const minute = Math.floor(clock.nowMs() / MINUTE_MS);
-            if (s.kind === 'move') clock.advanceMs(s.minutes * MINUTE_MS);
-            if (s.kind === 'batch') {
-              await http().post(`/boards/${name}/increments`).send({ items: s.entries }).expect(200);
-              events.push(...s.entries.map((e) => ({ ...e, minute })));
+  it.each([3, 8])(
+    '%i shards: every lookup answers the brute force',
+    async (shards) => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(step, { minLength: 1, maxLength: 12 }),
+          fc.shuffledSubarray([...POOL, 'nobody'], { minLength: 1 }),
+          async (steps, asked) => {
+            const name = `lk${board++}`;
+            await http()
+              .put(`/admin/boards/${name}`)
+              .set(ADMIN)
+              .send({ windows: [{ name: 'w', period: '3m', interval: '1m' }], shards })
+              .expect(201);
+            // Each event, with the minute it landed in: a 3-minute window holds the current minute and the two before.
+            const events: Array<{ item: string; amount: number; minute: number }> = [];
+            const data = new Map<string, object>();
+            for (const s of steps) {
+              const minute = Math.floor(clock.nowMs() / MINUTE_MS);
+              if (s.kind === 'move') clock.advanceMs(s.minutes * MINUTE_MS);
+              if (s.kind === 'batch') {
+                await http().post(`/boards/${name}/increments`).send({ items: s.entries }).expect(200);
+                events.push(...s.entries.map((e) => ({ ...e, minute })));
+              }
+              if (s.kind === 'data') {
+                // Refused (404) for an item no window holds: data never outlives its item.
+                const put = await http().put(`/boards/${name}/items/${s.item}/data`).send({ n: s.item, minute });
+                expect([204, 404]).toContain(put.status);
+                if (put.status === 204) data.set(s.item, { n: s.item, minute });
+              }
             }
-            if (s.kind === 'data') {
-              // Refused (404) for an item no window holds: data never outlives its item.
-              const put = await http().put(`/boards/${name}/items/${s.item}/data`).send({ n: s.item, minute });
-              expect([204, 404]).toContain(put.status);
-              if (put.status === 204) data.set(s.item, { n: s.item, minute });
+            const now = Math.floor(clock.nowMs() / MINUTE_MS);
+            const scores = new Map<string, number>();
+            for (const e of events.filter((e) => e.minute > now - 3))
+              scores.set(e.item, (scores.get(e.item) ?? 0) + e.amount);
+            const scoreOf = (item: string) => Math.max(scores.get(item) ?? 0, 0) || 0;
+            const positive = [...scores.values()].filter((score) => score > 0);
+            const boardRank = (item: string) => {
+              const score = scoreOf(item);
+              return score > 0 ? 1 + positive.filter((other) => other > score).length : null;
+            };
+
+            const { body } = await http()
+              .post(`/boards/${name}/lookup?data=true`)
+              .send({ items: asked, window: 'w' })
+              .expect(200);
+            expect(
+              body.items.map((row: { item: string; score: number }) => [row.item, Math.max(row.score, 0)]),
+            ).toEqual(asked.map((item) => [item, scoreOf(item)]));
+            expect(body.items.map((row: { rank: number | null }) => row.rank)).toEqual(asked.map(boardRank));
+            // An item's data is the last stored for it, or none (it goes once no window holds the item).
+            for (const row of body.items as Array<{ item: string; data: object | null }>) {
+              if (row.data !== null) expect(row.data).toEqual(data.get(row.item));
             }
-          }
-          const now = Math.floor(clock.nowMs() / MINUTE_MS);
-          const scores = new Map<string, number>();
-          for (const e of events.filter((e) => e.minute > now - 3))
-            scores.set(e.item, (scores.get(e.item) ?? 0) + e.amount);
-          const scoreOf = (item: string) => Math.max(scores.get(item) ?? 0, 0) || 0;
-          const positive = [...scores.values()].filter((score) => score > 0);
-          const boardRank = (item: string) => {
-            const score = scoreOf(item);
-            return score > 0 ? 1 + positive.filter((other) => other > score).length : null;
-          };
+            ranked += asked.filter((item) => boardRank(item) !== null).length;
 
-          const { body } = await http()
-            .post(`/boards/${name}/lookup?data=true`)
-            .send({ items: asked, window: 'w' })
-            .expect(200);
-          expect(body.items.map((row: { item: string; score: number }) => [row.item, Math.max(row.score, 0)])).toEqual(
-            asked.map((item) => [item, scoreOf(item)]),
-          );
-          expect(body.items.map((row: { rank: number | null }) => row.rank)).toEqual(asked.map(boardRank));
-          // An item's data is the last stored for it, or none (it goes once no window holds the item).
-          for (const row of body.items as Array<{ item: string; data: object | null }>) {
-            if (row.data !== null) expect(row.data).toEqual(data.get(row.item));
-          }
-          ranked += asked.filter((item) => boardRank(item) !== null).length;
-
-          const relative = await http()
-            .post(`/boards/${name}/lookup`)
-            .send({ items: asked, window: 'w', relative: true })
-            .expect(200);
-          const among = asked.map(scoreOf).filter((score) => score > 0);
-          expect(relative.body.items.map((row: { rank: number | null }) => row.rank)).toEqual(
-            asked.map((item) => (scoreOf(item) > 0 ? 1 + among.filter((s) => s > scoreOf(item)).length : null)),
-          );
-          await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
+            const relative = await http()
+              .post(`/boards/${name}/lookup`)
+              .send({ items: asked, window: 'w', relative: true })
+              .expect(200);
+            const among = asked.map(scoreOf).filter((score) => score > 0);
+            expect(relative.body.items.map((row: { rank: number | null }) => row.rank)).toEqual(
+              asked.map((item) => (scoreOf(item) > 0 ? 1 + among.filter((s) => s > scoreOf(item)).length : null)),
+            );
+            await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
+          },
+        ),
+        {
+          numRuns: topology === 'single' ? 40 : 25,
+          // Always among the runs: twelve items scored and asked for, so the check below holds on its own.
+          examples: [
+            [[{ kind: 'batch' as const, entries: POOL.slice(0, 12).map((item) => ({ item, amount: 1 })) }], POOL],
+          ],
         },
-      ),
-      { numRuns: topology === 'single' ? 40 : 25 },
-    );
-    expect(ranked).toBeGreaterThan(10); // not vacuous
-  });
+      );
+      expect(ranked).toBeGreaterThan(10); // not vacuous
+      // Over 14 s measured on a busy 2-core machine, where a 21 s test also ran past 60 s: room to spare.
+    },
+    180_000,
+  );
 
   it('on one Redis, a lookup of a sharded board is one round: LOOKUP_COUNTS_PER_CALL counts (ids x shards) a call at most', async () => {
     if (topology !== 'single') return;

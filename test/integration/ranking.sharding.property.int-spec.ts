@@ -79,7 +79,9 @@ describe.each(TOPOLOGIES)('sharded boards answer exactly as unsharded ones (prop
       ),
       { numRuns: 10 },
     );
-  });
+    // 21 s (single node) and over 60 s (Cluster) measured on a busy 2-core machine; past Jest's timeout the
+    // run goes on moving the shared clock under the next test, which then fails too.
+  }, 180_000);
 
   it('deep top pages agree when the top items crowd onto a few shards (several read rounds)', async () => {
     // Ids hashed onto shard 0 and 1 of 8 take most of the high scores, so those shards are read again.

@@ -160,9 +160,19 @@ describe.each(TOPOLOGIES)('rank of a score and distribution against a brute forc
             await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
           },
         ),
-        { numRuns: topology === 'single' ? 25 : 12 },
+        {
+          numRuns: topology === 'single' ? 25 : 12,
+          // Three runs that list a score: the check below cannot come up short by chance.
+          examples: [
+            [[{ kind: 'batch', entries: [{ item: 's0', amount: 1 }] }], 4, 1],
+            [[{ kind: 'batch', entries: [{ item: 's0', amount: 2 }] }], 5, 2],
+            [[{ kind: 'batch', entries: [{ item: 's1', amount: 3 }] }], 6, 3],
+          ],
+        },
       );
       expect(nonEmpty).toBeGreaterThan(2); // not vacuous
     },
+    // Over 14 s measured on a busy 2-core machine, where a 21 s test also ran past 60 s: room to spare.
+    180_000,
   );
 });

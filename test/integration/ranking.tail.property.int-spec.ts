@@ -119,10 +119,13 @@ describe.each(TOPOLOGIES)('tail option against a brute force (property, %s)', (t
               2,
               12,
             ],
+            // Six items in the open slot, nothing pruned yet: six exact rows.
+            [[{ kind: 'batch', entries: POOL.slice(0, 6).map((item, i) => ({ item, amount: i + 2 })) }], 6, 2, 12],
           ],
         },
       );
-      // Not vacuous: exact rows, bounded ones, and (1 shard) rows whose count pruning really cut all came up.
+      // Not vacuous (certain with the examples): exact rows, bounded ones, and (1 shard) rows whose count
+      // pruning really cut all came up.
       expect(seen.exact).toBeGreaterThan(5);
       expect(seen.bounded).toBeGreaterThan(0);
       // On 3 shards each shard sees a third of the items: a pruned item coming back is rarer there.
