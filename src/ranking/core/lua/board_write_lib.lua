@@ -77,7 +77,7 @@ end
 -- `watches`: a `ties: first` order) or views reading it. Asked once per window per call (a call never
 -- changes either), so the events of a plain window (most) skip the hooks and their lookups.
 local function results_watched(top_key)
-  local watches = hooks.watches
+  local watches = call_state.hooks_of_top(top_key).watches
   for i = 1, #watches do
     if watches[i](top_key) then return true end
   end
