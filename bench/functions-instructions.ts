@@ -55,8 +55,18 @@ async function loadAt(redis: Redis, ref: string, copy = false): Promise<Library>
   return { label: ref, fn: (handler) => `${name}_${handler}`, named: source.includes('CALLS.read_top') };
 }
 
-/** Instructions per call of `send`, CALLS calls one after another. */
-async function perCall(server: Callgrind, send: (n: number) => Promise<unknown>): Promise<number> {
+/**
+ * A function running Lua's full collection: the libraries share one Lua state, whose collector steps as
+ * calls allocate, so a count would take in a share of garbage the calls before it left (a full cycle
+ * over every library loaded, millions of instructions, lands in one count or another). Each count
+ * starts from none.
+ */
+const COLLECT_LIBRARY =
+  "#!lua name=tb_bench_collect\nredis.register_function('tb_bench_collect', function() collectgarbage('collect') return 1 end)";
+
+/** Instructions per call of `send`, CALLS calls one after another, from a collected Lua state. */
+async function perCall(redis: Redis, server: Callgrind, send: (n: number) => Promise<unknown>): Promise<number> {
+  await redis.fcall('tb_bench_collect', 0);
   dumpCounts(server);
   for (let n = 0; n < CALLS; n++) await send(n);
   return dumpCounts(server).counts.Ir / CALLS;
@@ -79,6 +89,7 @@ export async function functionsInstructionsBench(): Promise<void> {
     const topCall = { ...on, window: board.config.windows[0], offset: 0, limit: 10 };
     const top = fcallArgs(S.readTop, S.readTop.build(topCall));
     const libraries: Library[] = [];
+    await redis.function('LOAD', 'REPLACE', COLLECT_LIBRARY);
     for (const ref of REFS) libraries.push(await loadAt(redis, ref));
     if (CONTROL) libraries.push(await loadAt(redis, REFS[0], true));
     libraries.push({ label: 'this tree', fn: (handler) => `${RANKING.library.name}_${handler}`, named: true });
@@ -101,8 +112,8 @@ export async function functionsInstructionsBench(): Promise<void> {
       const order = [...calls.keys()];
       if (round % 2 === 1) order.reverse();
       for (const i of order) {
-        counts[i].increment.push(await perCall(server, (n) => calls[i].increment(round * CALLS + n)));
-        counts[i].read.push(await perCall(server, calls[i].readTop));
+        counts[i].increment.push(await perCall(redis, server, (n) => calls[i].increment(round * CALLS + n)));
+        counts[i].read.push(await perCall(redis, server, calls[i].readTop));
       }
     }
     const first = counts[0];

@@ -14,8 +14,10 @@ KEYS, ARGV = {}, {}
 
 -- The call running now, bound once by begin_call from the handler's keys and args: what the shared
 -- modules read instead of KEYS[1] and ARGV[2]. cfg_key: keys[1], the board shard's config hash (every
--- function that reaches those modules takes it first); now_ms: args[2], the common header's time (a
--- function whose args[2] is no time reaches no module that reads it); seq: the call's number, which a
+-- function that reaches those modules takes it first); now_ms: args[2], the common header's time, as
+-- now_ms() answers it (nil till a call asks: most calls take their time from their header, and
+-- tonumber of a time costs a strtod; a function whose args[2] is no time reaches no module that asks
+-- it); seq: the call's number, which a
 -- per-call cache keeps to tell a later call's (call_cache) instead of being emptied as each call begins.
 local CALL = { cfg_key = nil, now_ms = nil, seq = 0 }
 
@@ -58,8 +60,9 @@ local OPTION_FIELDS = { by_option = {}, all = {} }
 -- What the config field `options` ("<config version>|<option>,<option>...") enables, by its value,
 -- kept from call to call (a pure function of it; emptied when it holds `max`): the hot hooks, the
 -- option fields to read and those absent. A value written for another config version (a PUT of a
--- library before the field) enables every option, as a config without it does (EVERY).
-local ENABLED = { by_value = {}, size = 0, max = 256 }
+-- library before the field) enables every option, as a config without it does (EVERY). `last`: what
+-- the config last read (`last_value`, `last_version`) enables.
+local ENABLED = { by_value = {}, size = 0, max = 256, last = nil, last_value = nil, last_version = nil }
 local EVERY = { lists = hooks, read = OPTION_FIELDS.all, absent = {} }
 
 -- Adds a board option's config field to the fields a call on a board enabling `option` reads (at the
@@ -97,10 +100,20 @@ end
 
 local function begin_call(keys, args)
   KEYS, ARGV = keys, args
-  CALL.cfg_key, CALL.now_ms, CALL.seq = keys[1], tonumber(args[2]), CALL.seq + 1
+  CALL.cfg_key, CALL.now_ms, CALL.seq = keys[1], nil, CALL.seq + 1
   VIEWS.loaded = false
   BOARD.aggregate = 'sum'
   CONFIG.cfg_key, CONFIG.settle_due, CONFIG.draining_from = nil, nil, nil
+end
+
+-- The call's time (unix ms), args[2] read once.
+local function now_ms()
+  local now = CALL.now_ms
+  if now == nil then
+    now = tonumber(ARGV[2])
+    CALL.now_ms = now
+  end
+  return now
 end
 
 -- `cache` (a table of the caller's) for this call: emptied when a call before this one filled it.
@@ -121,7 +134,12 @@ local function read_config(cfg_key)
   local stored = redis.call('HMGET', cfg_key, unpack(fields))
   for i = 1, #fields do CONFIG[fields[i]] = stored[i] end
   CONFIG.cfg_key = cfg_key
-  local on = options_of(CONFIG.options, CONFIG.version)
+  -- Most calls read the config the last one did: what it enables is known without a lookup.
+  local on = ENABLED.last
+  if CONFIG.options ~= ENABLED.last_value or CONFIG.version ~= ENABLED.last_version or not on then
+    on = options_of(CONFIG.options, CONFIG.version)
+    ENABLED.last, ENABLED.last_value, ENABLED.last_version = on, CONFIG.options, CONFIG.version
+  end
   CONFIG.hooks = on.lists
   -- Only read_config writes the options' fields: those of the last call's options stay as it left them.
   if on ~= CONFIG.enabled then
@@ -201,6 +219,7 @@ end
 
 call_state.begin_call = begin_call
 call_state.call_cache = call_cache
+call_state.now_ms = now_ms
 call_state.config_field_add = config_field_add
 call_state.cfg_key_of_top = cfg_key_of_top
 call_state.hooks_of = hooks_of

@@ -56,7 +56,7 @@ local function tie_new_mark(top_key, cfg_key)
   local seq = redis.call('HINCRBY', cfg_key, 'tieSeq', 1)
   if not tie_sharded(top_key) then return string.format('%0' .. TIE.DIGITS .. '.0f', TIE.MAX - seq) end
   local last_ms = tonumber(redis.call('HGET', cfg_key, 'tieMs') or '0')
-  local now_ms = math.floor(CALL.now_ms or 0)
+  local now_ms = math.floor(call_state.now_ms() or 0)
   if now_ms > last_ms then redis.call('HSET', cfg_key, 'tieMs', now_ms) else now_ms = last_ms end
   local shard = tonumber(string.match(cfg_key, '/(%d+)}:cfg$') or '0')
   return string.format('%013.0f%015.0f%02d', TIE.MS_MAX - now_ms, TIE.MAX - seq, 99 - shard)
