@@ -59,7 +59,7 @@ async function reweigh(redis: Redis, b: PreparedBoard, nowMs: number) {
     const fresh = steps === 0;
     const reply = await callFunction(redis, RANKING.functions.reweightStep, {
       ...step,
-      ...{ weight: 3, most: REWEIGHT_STEP_UNITS, ledgerWindow: 1, fresh },
+      ...{ weight: 3, most: REWEIGHT_STEP_UNITS, ledgerWindow: 1, fresh, places: 0 },
     });
     stepUsec.push(await usecPerCall(redis, 'fcall'));
     [steps, done] = [steps + 1, reply.done];
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   const weighed = await board(redis, 'weighed', nowMs, 1_000_000);
   await callFunction(redis, RANKING.functions.reweightStep, {
     ...{ board: weighed, shard: weighed.shards[0], nowMs, budgetFields: EXPIRE_CHUNK, actor: 'a0', weight: 2 },
-    ...{ record: weighed.shards[0].keys.reweight(actorDigest('a0')), most: 1, ledgerWindow: 1, fresh: true },
+    ...{ record: weighed.shards[0].keys.reweight(actorDigest('a0')), most: 1, ledgerWindow: 1, fresh: true, places: 0 },
   });
   const send = (b: PreparedBoard, actorOf: (n: number) => string) => (p: Pipeline, n: number) =>
     p.fcall(RANKING.functions.increment.redisName, ...incrementArgs(b, nowMs, `i${n % 5000}`, actorOf(n)));

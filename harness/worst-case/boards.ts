@@ -149,6 +149,11 @@ export const BOARDS = {
   /** Eight metrics of eight windows each. */
   'wc-metrics': METRICS_BOARD,
   'wc-tail': TAIL_BOARD,
+  /**
+   * Filled to its bound of weighed actors by the weight row: the sum board's windows, views and cap,
+   * without the segments every re-weighting walks (at full scale 500 steps an actor, for 1 000 actors).
+   */
+  'wc-weights': { windows: SUM_WINDOWS, views: SUM_VIEWS, actors: { capPerItem: CAP_PER_ITEM.max } },
   /** Made, filled and reset or deleted by the admin rows (runs last). */
   'wc-gone': { ...SUM_BOARD, shards: 64 },
 } as const;

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../src/common/errors';
 import type { Sizes, Scale } from './boards';
 
 export interface HttpRequest {
@@ -32,7 +33,8 @@ export interface HarnessContext {
 /**
  * One route's costliest documented use. `route` is the OpenAPI document's `METHOD /path/{param}`.
  * `grows`: the request makes Redis hold more (fresh ids each time); the harness sends it up to
- * `times` times with a quota set low and expects a 429 QUOTA_EXCEEDED before the end.
+ * `times` times with a quota set low and expects a 429 QUOTA_EXCEEDED before the end, or the
+ * `refusal` of the bound that stops it instead (a count held in Redis, as a board's weighed actors).
  */
 export interface WorstRow {
   route: string;
@@ -42,7 +44,7 @@ export interface WorstRow {
   expect?: readonly number[];
   /** Times measured (default 2); the figures are the costliest. */
   times?: number;
-  grows?: { times: number };
+  grows?: { times: number; refusal?: ErrorCode };
   /** An event stream: opened, read to its first event, closed. */
   stream?: boolean;
   /**

@@ -2,6 +2,8 @@
  * Worst-case rows of the counters, stats, access, ingest, operations and admin board routes. The
  * destructive board rows run last (ADMIN_ROWS), on a board of their own.
  */
+import { WEIGHED_ACTORS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
+import { ACTOR_WEIGHT } from '../../src/ranking/options/actor-caps/actor-caps.option';
 import { BOARDS } from './boards';
 import type { HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harness-types';
 
@@ -25,6 +27,28 @@ async function untilWeighed(context: HarnessContext, board: string, actor: strin
     if ((await context.send(get(path), 'admin')).body?.state === 'done') return;
   }
   throw new Error(`the re-weighting at ${path} never finished`);
+}
+
+const weigh = (board: string, actor: string, weight: number): HttpRequest => ({
+  method: 'PUT',
+  path: `/admin/boards/${board}/actors/${actor}`,
+  body: { weight },
+});
+
+/**
+ * Weighs new actors until the board refuses one, then sets the last back to 1: the board holds one
+ * weighed actor fewer than it may, whatever earlier rows weighed, and no re-weighting runs on.
+ */
+async function fillWeights(context: HarnessContext, board: string): Promise<void> {
+  const weighed: string[] = [];
+  for (let n = 0; n <= WEIGHED_ACTORS_PER_BOARD; n++) {
+    const answer = await context.send(weigh(board, `wc-w${n}`, 2), 'admin');
+    if (answer.body?.code === 'ACTOR_WEIGHTS_FULL') break;
+    if (answer.status !== 202) throw new Error(`weighing wc-w${n}: ${answer.status}`);
+    weighed.push(`wc-w${n}`);
+  }
+  await context.send(weigh(board, weighed[weighed.length - 1], 1), 'admin');
+  for (const actor of weighed) await untilWeighed(context, board, actor);
 }
 
 const fresh = (attempt: number) => `f${Date.now().toString(36)}${attempt}`;
@@ -114,6 +138,14 @@ export const SERVICE_ROWS: WorstRow[] = [
   },
   { route: 'GET /metrics', worst: 'every metric', request: () => get('/metrics') },
   { route: 'GET /admin/metrics/local', worst: 'every route', request: () => get('/admin/metrics/local') },
+  {
+    route: 'PUT /admin/boards/{board}/actors/{actor}',
+    worst: `the last weighed actor a board takes (${WEIGHED_ACTORS_PER_BOARD}), then one more: refused, nothing stored`,
+    prepare: (context) => fillWeights(context, 'wc-weights'),
+    request: (_context, attempt) => weigh('wc-weights', `wc-full-${attempt}`, ACTOR_WEIGHT.max),
+    settle: (context) => untilWeighed(context, 'wc-weights', 'wc-full-0'),
+    grows: { times: 2, refusal: 'ACTOR_WEIGHTS_FULL' },
+  },
 ];
 
 /**

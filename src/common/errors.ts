@@ -80,6 +80,10 @@ export const ERROR_CODES = {
     409,
     'no: the board holds segments.max live segments; a new one waits until one of them holds no live data',
   ),
+  ACTOR_WEIGHTS_FULL: refused(
+    409,
+    'no: the board holds its most weighed actors; set one back to weight 1 (which frees its place) first',
+  ),
   INGEST_SOURCE_CONFLICT: refused(
     409,
     'no: a source of another kind has that name; delete it first or pick another name',

@@ -8,6 +8,7 @@ import {
   MAX_SLOTS_PER_WINDOW,
   RADIUS_ITEMS,
   SHARDS_PER_BOARD,
+  WEIGHED_ACTORS_PER_BOARD,
   WINDOWS_PER_BOARD,
 } from '../ranking/core/ranking.limits';
 import {
@@ -65,6 +66,7 @@ describe('limits promised by the API contract', () => {
   it.each([
     ['slots per window', MAX_SLOTS_PER_WINDOW, 10_000],
     ['sharded top depth', MAX_SHARDED_DEPTH_ITEMS, 10_000],
+    ['weighed actors per board', WEIGHED_ACTORS_PER_BOARD, 1000],
     ['slowest contexts kept', SLOWEST_KEPT_CONTEXTS, 100],
     ['future skew of a counter sample (s)', MAX_FUTURE_SKEW_SEC, 5],
     ['precision in config (s)', MAX_PRECISION_SEC, 365 * 86400],

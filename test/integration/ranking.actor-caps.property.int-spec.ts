@@ -97,6 +97,34 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'expire' as const }) },
 );
 
+// An actor's negative amount, then more than the cap in a later slot: once the negative's slot leaves
+// the short window, the pair would hold more than the cap had the cap been held against the net sum.
+const NEGATIVE_FIRST: Op[] = [
+  { kind: 'inc', entry: { item: 'b', amount: -1, actor: 'ann' }, retried: false },
+  { kind: 'advance', ms: 10_000 },
+  {
+    kind: 'together',
+    entries: [
+      { item: 'b', amount: 5, actor: 'ann' },
+      { item: 'a', amount: 1 },
+    ],
+  },
+  { kind: 'toBoundary', intervalSec: 40, offsetMs: -1 },
+];
+
+// A capped contribution lowered in its slot, then its actor given the weight it has: nothing is counted again.
+const SAME_WEIGHT: Op[] = [
+  {
+    kind: 'together',
+    entries: [
+      { item: 'é', amount: 5, actor: 'bob' },
+      { item: 'a', amount: 1 },
+    ],
+  },
+  { kind: 'batch', entries: [{ item: 'é', amount: -1, actor: 'bob' }] },
+  { kind: 'weigh', actor: 'bob', weight: 1 },
+];
+
 describe.each(TOPOLOGIES)(
   'actor weights and caps against a model keeping every contribution (property, %s)',
   (topology) => {
@@ -161,7 +189,13 @@ describe.each(TOPOLOGIES)(
               await graph.ranking.deleteBoard(name);
             },
           ),
-          { numRuns: 20 },
+          {
+            numRuns: 20,
+            examples: [
+              [1_600_000_000_000, NEGATIVE_FIRST],
+              [1_600_000_000_000, SAME_WEIGHT],
+            ],
+          },
         );
       },
     );

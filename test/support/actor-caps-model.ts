@@ -3,8 +3,9 @@
  * window (a board window, or a segment's) keeps each contribution (slot, actor, item) with what it adds
  * and what its events sent, and the events without an actor; reads, caps, retractions and re-weightings
  * are recomputed from the live ones. An event adding amount × weight > 0 adds at most what the cap leaves
- * of the pair's live contributions; a re-weighting counts each live contribution again from what it
- * sent, oldest slot first, within the cap against the pair's other live contributions.
+ * of the positive part of the pair's other live slots and its own slot's contribution; a re-weighting
+ * counts each live contribution again from what it sent, oldest slot first, within the cap against the
+ * positive part of the pair's other live contributions.
  */
 export interface ModelWindow {
   name: string;
@@ -61,11 +62,12 @@ export class ActorCapsModel {
       return;
     }
     const actor = e.actor;
-    const live = this.live(w, nowMs, source.contributions);
-    const held = live.filter((c) => c.actor === actor && c.item === e.item).reduce((s, c) => s + c.counted, 0);
-    const counted = this.withinCap(e.amount * (this.weights.get(actor) ?? 1), held);
     let own = source.contributions.find((c) => c.slot === slot && c.actor === actor && c.item === e.item);
     if (!own) source.contributions.push((own = { slot, actor, item: e.item, counted: 0, sent: 0, events: 0 }));
+    const others = this.live(w, nowMs, source.contributions).filter(
+      (c) => c !== own && c.actor === actor && c.item === e.item,
+    );
+    const counted = this.withinCap(e.amount * (this.weights.get(actor) ?? 1), positivePart(others) + own.counted);
     own.counted += counted;
     own.sent += e.amount;
     own.events += 1;
@@ -76,16 +78,20 @@ export class ActorCapsModel {
     return Math.max(0, Math.min(counted, this.cap - others));
   }
 
-  /** Sets the actor's weight and counts its live contributions again; answers its live events (longest window). */
+  /**
+   * Sets the actor's weight and counts its live contributions again (a PUT of the weight the actor has
+   * changes nothing); answers its live events (longest window).
+   */
   reweight(nowMs: number, actor: string, weight: number, ledger: string): number {
+    const unchanged = (this.weights.get(actor) ?? 1) === weight;
     this.weights.set(actor, weight);
-    for (const [key, source] of this.sources) {
+    for (const [key, source] of unchanged ? [] : this.sources) {
       const w = this.windows.find((x) => x.name === key.split('~')[0])!;
       const live = this.live(w, nowMs, source.contributions);
       const own = live.filter((c) => c.actor === actor).sort((a, b) => a.slot - b.slot);
       for (const c of own) {
-        const held = live.filter((o) => o.actor === actor && o.item === c.item).reduce((s, o) => s + o.counted, 0);
-        c.counted = this.withinCap(c.sent * weight, held - c.counted);
+        const others = live.filter((o) => o !== c && o.actor === actor && o.item === c.item);
+        c.counted = this.withinCap(c.sent * weight, positivePart(others));
       }
     }
     const w = this.windows.find((x) => x.name === ledger)!;
@@ -130,15 +136,23 @@ export class ActorCapsModel {
     return rows.map(([item, score]) => ({ rank: 1 + rows.filter(([, s]) => s > score).length, item, score }));
   }
 
-  /** The most any actor adds to any item in a live window (the cap's invariant). */
+  /**
+   * The most any actor adds to any item in a live window, now or later as its older slots leave (the
+   * cap's invariant): the largest sum of a run of a pair's newest live slots.
+   */
   mostHeld(nowMs: number): number {
     let most = 0;
     for (const [key, source] of this.sources) {
       const w = this.windows.find((x) => x.name === key.split('~')[0])!;
-      const sums = new Map<string, number>();
-      for (const c of this.live(w, nowMs, source.contributions))
-        sums.set(`${c.actor}\u001f${c.item}`, (sums.get(`${c.actor}\u001f${c.item}`) ?? 0) + c.counted);
-      most = Math.max(most, ...sums.values());
+      const pairs = new Map<string, Contribution[]>();
+      for (const c of this.live(w, nowMs, source.contributions)) {
+        const pair = `${c.actor}\u001f${c.item}`;
+        pairs.set(pair, [...(pairs.get(pair) ?? []), c]);
+      }
+      for (const slots of pairs.values()) {
+        let run = 0;
+        for (const c of slots.sort((a, b) => b.slot - a.slot)) most = Math.max(most, (run += c.counted));
+      }
     }
     return most;
   }
@@ -159,4 +173,9 @@ export class ActorCapsModel {
     const current = this.slotOf(w, nowMs);
     return rows.filter((r) => r.slot > current - w.periodSec);
   }
+}
+
+/** What the contributions add where above 0, each on its own. */
+function positivePart(contributions: Contribution[]): number {
+  return contributions.reduce((sum, c) => sum + Math.max(0, c.counted), 0);
 }

@@ -4,7 +4,7 @@ import { NamedReply } from '../../redis/replies';
 import { BoardCall, boardHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
-const REWEIGHT_ARGS = ['actor', 'weight', 'most', 'ledger', 'fresh'] as const;
+const REWEIGHT_ARGS = ['actor', 'weight', 'most', 'ledger', 'fresh', 'places'] as const;
 const REWEIGHT_REPLY = ['done', 'taken', 'events', 'weight'] as const;
 
 /** One step of an actor's re-weighting on one shard (reweight_step.lua). */
@@ -18,6 +18,8 @@ export interface ReweightStepCall extends BoardCall {
   ledgerWindow: number;
   /** The PUT's first step on this shard: stores the weight, starts the record again when it differs. */
   fresh: boolean;
+  /** Weighed actors the board may hold, counted by this step's shard (0: not counted there). */
+  places: number;
   /** The record's key on this shard. */
   record: string;
 }
@@ -45,6 +47,7 @@ export const ACTOR_WEIGHTS_FUNCTIONS = {
         most: call.most,
         ledger: call.ledgerWindow,
         fresh: call.fresh ? 1 : 0,
+        places: call.places,
       }),
     }),
     decode: (raw): ReweightStepReply => {

@@ -7,14 +7,15 @@ import type { WriteAnswer } from '../../common/retry-safe';
 import { BoardCache } from '../boards/board-cache';
 import { PreparedBoard } from '../core/board';
 import { ledgerWindowOf } from '../core/ledger-window';
+import { WEIGHED_ACTORS_PER_BOARD } from '../core/ranking.limits';
 import { ActorWeightsStore, ReweightRecord } from './actor-weights.store';
 
 /**
  * Most units of work one step does on a shard: a window looked into (1), a contribution counted again
  * (1 + the views reading its window), as a retraction's step weighs them (RETRACT_STEP_UNITS): about
- * 6 Redis commands a unit, so a step stays near 1–3 ms of Redis.
+ * 6 Redis commands a unit, so a step stays under the 5 ms a call may hold Redis.
  */
-export const REWEIGHT_STEP_UNITS = 128;
+export const REWEIGHT_STEP_UNITS = 32;
 
 /** Most re-weightings an instance resumes as it starts (the rest: at their next GET). */
 const RESUMED_AT_START = 100;
@@ -52,9 +53,11 @@ export class ActorWeightsService implements OnApplicationBootstrap, OnApplicatio
       throw new InvalidInputError(`actor: board "${name}" keeps no actors, so no actor of it has a weight`);
     const before = await this.find(board, actor);
     if (before.weight === weight && before.state === 'done') return { replayed: false, body: before };
-    await this.cache.withBoard(name, (fresh) =>
-      Promise.all(fresh.shards.map((_, shard) => this.step(fresh, shard, actor, weight, true))),
-    );
+    await this.cache.withBoard(name, async (fresh) => {
+      // Shard 0 counts the board's weighed actors: a refusal there leaves every shard as it was.
+      await this.step(fresh, 0, actor, weight, WEIGHED_ACTORS_PER_BOARD);
+      await Promise.all(fresh.shards.slice(1).map((_, k) => this.step(fresh, k + 1, actor, weight, 0)));
+    });
     await this.store.running(name, actor, this.clock.nowMs());
     this.launch(name, actor);
     return { replayed: false, body: await this.get(name, actor) };
@@ -124,7 +127,7 @@ export class ActorWeightsService implements OnApplicationBootstrap, OnApplicatio
       while (!done) {
         if (this.runs.stopping) return;
         const step = await this.cache.withBoard(name, async (board) =>
-          shard < board.shards.length ? this.step(board, shard, actor, 0, false) : undefined,
+          shard < board.shards.length ? this.step(board, shard, actor, 0) : undefined,
         );
         if (step === undefined) {
           await this.store.finished(name, actor);
@@ -135,11 +138,13 @@ export class ActorWeightsService implements OnApplicationBootstrap, OnApplicatio
     }
   }
 
-  private step(board: PreparedBoard, shard: number, actor: string, weight: number, fresh: boolean) {
+  /** A step; `places` given: a PUT's first step on the shard, counting that many places there (0: none). */
+  private step(board: PreparedBoard, shard: number, actor: string, weight: number, places?: number) {
     return this.store.step(board, board.shards[shard], {
       actor,
       weight,
-      fresh,
+      fresh: places !== undefined,
+      places: places ?? 0,
       most: REWEIGHT_STEP_UNITS,
       ledgerWindow: ledgerWindowOf(board),
       nowMs: this.clock.nowMs(),

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { ConflictError } from '../../common/errors';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RankingSettings } from '../core/ranking.settings';
 import { ActorWeightsFunctions, ReweightStepCall, ReweightStepReply } from './actor-weights.functions';
 
@@ -22,6 +24,15 @@ export interface ReweightRecord {
 /** Actor ids may hold any printable character: a record's key names a digest of the actor instead. */
 export function actorDigest(actor: string): string {
   return createHash('sha256').update(actor).digest('hex').slice(0, 32);
+}
+
+/** A refusal of a new weighed actor past the board's places (`TB_ACTOR_WEIGHTS_FULL <held> <places>`). */
+function placesOf(board: string) {
+  return (error: unknown): never => {
+    const refusal = /^TB_ACTOR_WEIGHTS_FULL (\d+) (\d+)/.exec(error instanceof Error ? error.message : '');
+    if (!refusal) throw error;
+    throw new ConflictError('ACTOR_WEIGHTS_FULL', M.actorWeightsFull(board, Number(refusal[1]), Number(refusal[2])));
+  };
 }
 
 /** Actor weights in Redis: one bounded re-weighting step on one shard, the records, the stored weight. */
@@ -47,7 +58,7 @@ export class ActorWeightsStore {
     const record = shard.keys.reweight(actorDigest(step.actor));
     return guard(
       this.functions.call(this.fns.reweightStep, { ...step, board, shard, record, budgetFields: this.budgetFields }),
-    );
+    ).catch(placesOf(board.config.name));
   }
 
   /** The record of every shard, shard 0 first. */

@@ -198,6 +198,18 @@ export const TIEBREAK_RANGE: Bounds = { min: -MAX_ABS_SCORE, max: MAX_ABS_SCORE 
  * refused (429 QUOTA_EXCEEDED); an unsharded board holds this many.
  */
 export const MODERATED_ITEMS_PER_SHARD = 200;
+/**
+ * Actors of one board with a weight other than 1 (PUT /admin/boards/:board/actors/:actor), over all
+ * its shards. Every shard keeps its own copy of each weight (a field of `<tag>:weights`: about 200 B
+ * with a 128-character ASCII id, up to 600 B with a multi-byte one, kept until the weight goes back to
+ * 1) and a re-weighting record for 7 days after its last step (about 600 B, and about 300 B more per
+ * window holding contributions of the actor). So weights make Redis hold at most about 1.2 KB per actor
+ * and shard besides the cursors: 1.2 MB on an unsharded board, 80 MB on a 64-shard one. A count, as
+ * moderation states: weights are admin state, which no client's quota covers. Weights correct known
+ * accounts (trusted curators, suspected bots), not a population; past the bound a new one is refused
+ * (409 ACTOR_WEIGHTS_FULL) until some actor goes back to weight 1.
+ */
+export const WEIGHED_ACTORS_PER_BOARD = 1000;
 /** Rows of a review queue page (GET /admin/boards/:board/moderation/queue?limit=). */
 export const QUEUE_PAGE: Bounds = { min: 1, max: 100 };
 export const DEFAULT_QUEUE_PAGE = 10;

@@ -28,6 +28,8 @@ export const RANKING_MESSAGES = {
     `${field}: board "${board}" takes no segments (declare "segments": { "max": n } in its config)`,
   moderatedItemsFull: (board: string, held: number, most: number) =>
     `board "${board}": the shard of this item holds ${held} moderated items (hidden or allowed) of its ${most}; clear some (DELETE .../moderation/items/:item) before setting new ones`,
+  actorWeightsFull: (board: string, held: number, most: number) =>
+    `board "${board}" holds ${held} weighed actors (weight other than 1) of its ${most}; set one back to weight 1 (PUT .../actors/:actor { "weight": 1 }) before weighing another`,
   queueNeedsReview: (board: string) =>
     `board "${board}" does not review items: every item is listed unless hidden (declare "moderation": { "review": true } to review)`,
   queueTooDeep: (depth: number, most: number) =>

@@ -71,13 +71,16 @@ export function boardArgs(
   return [call.board.config.version, call.nowMs, call.budgetFields, ...windowArgs];
 }
 
-/** The named header of a call on every window of a board's shard (the layout boardArgs writes). */
-export function boardHeader(call: BoardCall): CallHeader {
+/**
+ * The named header of a call on a board's shard (the layout boardArgs writes): every window of the
+ * board, or the `windows` the call reads.
+ */
+export function boardHeader(call: BoardCall, windows: WindowConfig[] = call.board.config.windows): CallHeader {
   return {
     version: call.board.config.version,
     nowMs: call.nowMs,
     budget: call.budgetFields,
-    windows: call.board.config.windows.map((window) => ({
+    windows: windows.map((window) => ({
       ...slotRule(window, call.nowMs),
       createdAtMs: window.createdAtMs,
     })),

@@ -7,6 +7,16 @@ import { BoardCall } from '../core/script-call';
 import { itemDataOf } from '../core/item-data';
 import { sliceFunctions } from '../core/slice-functions';
 
+const DATA_WRITE_ARGS = [
+  'item',
+  'data',
+  'data_bytes',
+  'idem_key',
+  'idem_fingerprint',
+  'idem_context',
+  'idem_retention',
+] as const;
+const DATA_WRITE_REPLY = ['stored'] as const;
 const DATA_READ_ARGS = ['items'] as const;
 const DATA_READ_REPLY = ['data'] as const;
 
@@ -16,20 +26,31 @@ export const ITEMS_FUNCTIONS = {
     name: 'tbRankItemDataWrite',
     handler: 'item_data_write',
     numberOfKeys: 1,
-    build: (call: BoardCall & { item: string; json: string | null; idem?: IdemCall; dataBytes: number }) => ({
-      keys: [call.shard.keys.cfg()],
-      args: [
-        call.board.config.version,
-        call.nowMs,
-        call.item,
-        call.json ?? '',
-        ...idemArgs(call.idem, ''),
-        call.dataBytes,
-      ],
-    }),
+    contract: { args: DATA_WRITE_ARGS, reply: DATA_WRITE_REPLY },
+    build: (call: BoardCall & { item: string; json: string | null; idem?: IdemCall; dataBytes: number }) => {
+      const [key, fingerprint, context, retention] = idemArgs(call.idem, '');
+      return {
+        keys: [call.shard.keys.cfg()],
+        args: callArgs({ ...bareHeader(call.nowMs), version: call.board.config.version }, DATA_WRITE_ARGS, {
+          item: call.item,
+          data: call.json ?? '',
+          data_bytes: call.dataBytes,
+          idem_key: key,
+          idem_fingerprint: fingerprint,
+          idem_context: context,
+          idem_retention: retention,
+        }),
+      };
+    },
     /** created: [bytes the item's data grew by] */
     decode: (raw, call) =>
-      decodeIdempotent('tbRankItemDataWrite', raw, call.idem, (reply) => reply.expectLength(1).flag(0), 1),
+      decodeIdempotent(
+        'tbRankItemDataWrite',
+        raw,
+        call.idem,
+        (reply) => reply.expectLength(DATA_WRITE_REPLY.length).flag(DATA_WRITE_REPLY.indexOf('stored')),
+        1,
+      ),
   }),
 
   itemDataRead: typedFunction({

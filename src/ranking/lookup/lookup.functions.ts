@@ -1,11 +1,19 @@
-import { Reply } from '../../redis/replies';
+import { CallHeader, callArgs } from '../../redis/function-args';
+import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { itemDataOf } from '../core/item-data';
 import type { ItemData } from '../core/ranking.types';
-import { WindowCall, windowRead } from '../core/script-call';
-import { slotRuleArgs, WindowConfig } from '../core/window-math';
+import { namedWindowRead, WindowCall } from '../core/script-call';
+import { slotRule, WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
+
+const LOOKUP_ARGS = ['items', 'with_data', 'ahead_scores', 'ahead_marks'] as const;
+const LOOKUP_REPLY = ['draining', 'scores', 'ranks', 'previous', 'data', 'above', 'marks'] as const;
+const NODE_ARGS = ['window_key', 'shards', 'with_data', 'board_ranks', 'items', 'homes'] as const;
+const NODE_REPLY = ['complete', 'scores', 'ranks', 'data'] as const;
+const COUNT_ARGS = ['window_key', 'ahead_scores', 'ahead_marks', 'shards'] as const;
+const COUNT_REPLY = ['pending', 'above'] as const;
 
 /** One shard's answer to a lookup: per id (in the order sent) and per score to count above. */
 export interface LookupReply {
@@ -26,11 +34,6 @@ export interface LookupReply {
 export interface AheadOf {
   scores: number[];
   marks: string[];
-}
-
-/** (score, mark) pairs as the lookup scripts take them. */
-function aheadArgs(ahead: AheadOf): Array<string | number> {
-  return ahead.scores.flatMap((score, i) => [score, ahead.marks[i]]);
 }
 
 /** The second round of a sharded lookup on the shards one Redis node serves (at least one). */
@@ -66,16 +69,17 @@ export interface LookupCall extends WindowCall {
 }
 
 /**
- * The first arguments of a read across the shards one node serves: the config version, now, the
- * window's key name (a segment's: <window>~<segment>) and its slot rule; KEYS[1] routes the call.
+ * The header of a read across the shards one node serves: the config version, now and the window's
+ * slot rule (its keys are named by `window_key`: a segment's are "<window>~<segment>"); keys[1] routes
+ * the call.
  */
-function acrossShardsHeader(call: { board: PreparedBoard; shards: ShardKeys[]; nowMs: number; window: WindowConfig }) {
-  return [
-    call.board.config.version,
-    call.nowMs,
-    call.shards[0].keys.windowKeyName(call.window.name),
-    ...slotRuleArgs(call.window, call.nowMs),
-  ];
+function acrossShardsHeader(call: { board: PreparedBoard; nowMs: number; window: WindowConfig }): CallHeader {
+  return {
+    version: call.board.config.version,
+    nowMs: call.nowMs,
+    budget: 0,
+    windows: [{ ...slotRule(call.window, call.nowMs), createdAtMs: call.window.createdAtMs }],
+  };
 }
 
 export const LOOKUP_FUNCTIONS = {
@@ -85,20 +89,28 @@ export const LOOKUP_FUNCTIONS = {
     // A read drains expired slots (writes that free memory): it runs on a full Redis too.
     flags: ['allow-oom'],
     numberOfKeys: 3,
+    contract: { args: LOOKUP_ARGS, reply: LOOKUP_REPLY },
     build: (call: LookupCall) =>
-      windowRead(call, [call.items.length, call.withData ? 1 : 0, ...call.items, ...aheadArgs(call.ahead)]),
+      namedWindowRead(call, LOOKUP_ARGS, {
+        items: JSON.stringify(call.items),
+        with_data: call.withData ? 1 : 0,
+        ahead_scores: JSON.stringify(call.ahead.scores),
+        ahead_marks: JSON.stringify(call.ahead.marks),
+      }),
     decode: (raw, call): LookupReply => {
-      const reply = new Reply('tbRankLookup', raw).expectLength(7);
-      const ints = (index: number, count: number) => reply.nested(index).expectLength(count).intsFrom(0);
+      const reply = new NamedReply('tbRankLookup', LOOKUP_REPLY, raw);
       const count = call.items.length;
+      const ints = (field: (typeof LOOKUP_REPLY)[number], length: number) =>
+        reply.nested(field).expectLength(length).intsFrom(0);
+      const marks = reply.nested('marks').expectLength(count);
       return {
-        draining: reply.flag(0),
-        scores: ints(1, count),
-        ranks: ints(2, count),
-        previousRanks: ints(3, count),
-        data: itemDataOf(reply.nested(4), count),
-        above: ints(5, call.ahead.scores.length),
-        marks: Array.from({ length: count }, (_, i) => reply.nested(6).expectLength(count).string(i)),
+        draining: reply.flag('draining'),
+        scores: ints('scores', count),
+        ranks: ints('ranks', count),
+        previousRanks: ints('previous', count),
+        data: itemDataOf(reply.nested('data'), count),
+        above: ints('above', call.ahead.scores.length),
+        marks: Array.from({ length: count }, (_, i) => marks.string(i)),
       };
     },
   }),
@@ -108,26 +120,26 @@ export const LOOKUP_FUNCTIONS = {
     handler: 'lookup_node',
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
+    contract: { args: NODE_ARGS, reply: NODE_REPLY },
     build: (call: LookupNodeCall) => ({
       keys: [call.shards[0].keys.cfg()],
-      args: [
-        ...acrossShardsHeader(call),
-        call.shards.length,
-        ...call.shards.map((shard) => shard.keys.cfg()),
-        call.withData ? 1 : 0,
-        call.boardRanks ? 1 : 0,
-        ...call.items.flatMap((item, i) => [item, call.homes[i] + 1]),
-      ],
+      args: callArgs(acrossShardsHeader(call), NODE_ARGS, {
+        window_key: call.shards[0].keys.windowKeyName(call.window.name),
+        shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
+        with_data: call.withData ? 1 : 0,
+        board_ranks: call.boardRanks ? 1 : 0,
+        items: JSON.stringify(call.items),
+        homes: JSON.stringify(call.homes.map((home) => home + 1)),
+      }),
     }),
     decode: (raw, call): LookupNodeReply => {
-      const reply = new Reply('tbRankLookupNode', raw).expectLength(1, true);
-      if (!reply.flag(0)) return null;
-      reply.expectLength(4);
+      const reply = new NamedReply('tbRankLookupNode', NODE_REPLY, raw);
+      if (!reply.flag('complete')) return null;
       const count = call.items.length;
       return {
-        scores: reply.nested(1).expectLength(count).intsFrom(0),
-        ranks: reply.nested(2).expectLength(count).intsFrom(0),
-        data: itemDataOf(reply.nested(3), count),
+        scores: reply.nested('scores').expectLength(count).intsFrom(0),
+        ranks: reply.nested('ranks').expectLength(count).intsFrom(0),
+        data: itemDataOf(reply.nested('data'), count),
       };
     },
   }),
@@ -137,24 +149,25 @@ export const LOOKUP_FUNCTIONS = {
     handler: 'lookup_count_shards',
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
+    contract: { args: COUNT_ARGS, reply: COUNT_REPLY },
     build: (call: LookupCountCall) => ({
       keys: [call.shards[0].keys.cfg()],
-      args: [
-        ...acrossShardsHeader(call),
-        call.ahead.scores.length,
-        ...aheadArgs(call.ahead),
-        ...call.shards.map((shard) => shard.keys.cfg()),
-      ],
+      args: callArgs(acrossShardsHeader(call), COUNT_ARGS, {
+        window_key: call.shards[0].keys.windowKeyName(call.window.name),
+        ahead_scores: JSON.stringify(call.ahead.scores),
+        ahead_marks: JSON.stringify(call.ahead.marks),
+        shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
+      }),
     }),
     decode: (raw, call) => {
-      const reply = new Reply('tbRankLookupCountShards', raw).expectLength(2);
+      const reply = new NamedReply('tbRankLookupCountShards', COUNT_REPLY, raw);
       return {
         /** Shards with expired slots not yet drained: not counted. */
         pending: reply
-          .nested(0)
+          .nested('pending')
           .intsFrom(0)
           .map((position) => call.shards[position - 1]),
-        above: reply.nested(1).expectLength(call.ahead.scores.length).intsFrom(0),
+        above: reply.nested('above').expectLength(call.ahead.scores.length).intsFrom(0),
       };
     },
   }),

@@ -1,7 +1,11 @@
-import { Reply } from '../../redis/replies';
+import { callArgs } from '../../redis/function-args';
 import { typedFunction } from '../../redis/function-library';
-import { BoardCall, boardArgs } from '../core/script-call';
+import { NamedReply } from '../../redis/replies';
+import { BoardCall, boardHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
+
+const STEP_ARGS = ['target', 'most', 'ledger', 'block_until_ms', 'block_key'] as const;
+const STEP_REPLY = ['done', 'taken', 'events', 'amount'] as const;
 
 /** One step of a retraction on one shard: of an actor (retract_step.lua) or an item (retract_item.lua). */
 export interface RetractStepCall extends BoardCall {
@@ -32,6 +36,7 @@ export const RETRACTION_FUNCTIONS = {
     name: 'tbRankRetractStep',
     handler: 'retract_step',
     numberOfKeys: 'dynamic',
+    contract: { args: STEP_ARGS, reply: STEP_REPLY },
     build: (call: RetractStepCall) => ({
       keys: [...call.shard.incrementKeys, call.shard.keys.retraction(call.id)],
       args: stepArgs(call),
@@ -43,6 +48,7 @@ export const RETRACTION_FUNCTIONS = {
     name: 'tbRankRetractItem',
     handler: 'retract_item',
     numberOfKeys: 'dynamic',
+    contract: { args: STEP_ARGS, reply: STEP_REPLY },
     build: (call: RetractStepCall) => ({
       keys: [...call.shard.incrementKeys, call.shard.keys.retraction(call.id)],
       args: stepArgs(call),
@@ -51,13 +57,24 @@ export const RETRACTION_FUNCTIONS = {
   }),
 };
 
-function stepArgs(call: RetractStepCall): Array<string | number> {
-  return [...boardArgs(call), call.target, call.most, call.ledgerWindow, call.blockUntilMs, call.blockKey];
+function stepArgs(call: RetractStepCall) {
+  return callArgs(boardHeader(call), STEP_ARGS, {
+    target: call.target,
+    most: call.most,
+    ledger: call.ledgerWindow,
+    block_until_ms: call.blockUntilMs,
+    block_key: call.blockKey,
+  });
 }
 
 function stepReply(name: string, raw: unknown): RetractStepReply {
-  const reply = new Reply(name, raw).expectLength(4);
-  return { done: reply.flag(0), taken: reply.int(1), events: reply.int(2), amount: reply.int(3) };
+  const reply = new NamedReply(name, STEP_REPLY, raw);
+  return {
+    done: reply.flag('done'),
+    taken: reply.int('taken'),
+    events: reply.int('events'),
+    amount: reply.int('amount'),
+  };
 }
 
 /** The retraction slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */

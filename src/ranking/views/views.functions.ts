@@ -1,11 +1,14 @@
-import { Reply } from '../../redis/replies';
+import { callArgs, NamedArgs } from '../../redis/function-args';
+import { NamedReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
-import { windowArgsOf } from '../core/board';
 import type { ViewRow } from '../core/ranking.types';
-import { BoardCall, boardArgs } from '../core/script-call';
+import { BoardCall, boardHeader } from '../core/script-call';
 import type { ViewConfig } from '../core/trending-math';
 import type { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
+
+const VIEW_ARGS = ['segment', 'view', 'op', 'offset', 'limit', 'item', 'radius', 'rank_score'] as const;
+const VIEW_REPLY = ['draining', 'landmark', 'first', 'second', 'rows'] as const;
 
 /** What a view read asks for (read_view.lua): a page, one item, an item's neighbours, or a count above a rank score. */
 export type ViewRead =
@@ -49,19 +52,20 @@ function figuresOf(read: ViewRead, first: number, second: number) {
   return { ...none, above: first, listed: second };
 }
 
-function readArgsOf(read: ViewRead): Array<string | number> {
-  if (read.op === 'top') return [read.offset, read.limit];
-  if (read.op === 'item') return [read.item];
-  if (read.op === 'around') return [read.item, read.radius];
-  return [read.rankScore];
+/** The read's own arguments by name (the others of VIEW_ARGS go as ""). */
+function readArgsOf(read: ViewRead): Partial<NamedArgs<typeof VIEW_ARGS>> {
+  if (read.op === 'top') return { op: read.op, offset: read.offset, limit: read.limit };
+  if (read.op === 'item') return { op: read.op, item: read.item };
+  if (read.op === 'around') return { op: read.op, item: read.item, radius: read.radius };
+  return { op: read.op, rank_score: read.rankScore };
 }
 
-/** Rows of 2 entries (item, rank score), or 7 for a rising view (its figures follow), from entry 4 on. */
+/** Rows of 2 entries (item, rank score), or 7 for a rising view (its figures follow). */
 function viewRowsOf(reply: Reply, rising: boolean): ViewRow[] {
   const width = rising ? 7 : 2;
-  if ((reply.length - 4) % width !== 0) throw reply.unexpected(reply.length - 1, `rows of ${width} entries`);
+  if (reply.length % width !== 0) throw reply.unexpected(reply.length - 1, `rows of ${width} entries`);
   const rows: ViewRow[] = [];
-  for (let i = 4; i < reply.length; i += width) {
+  for (let i = 0; i < reply.length; i += width) {
     const row: ViewRow = { item: reply.string(i), score: reply.number(i + 1) };
     if (rising)
       row.rising = {
@@ -83,27 +87,31 @@ export const VIEWS_FUNCTIONS = {
     handler: 'read_view',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
+    contract: { args: VIEW_ARGS, reply: VIEW_REPLY },
     build: (call: ViewCall) => {
       const { keys } = call.shard;
       return {
         keys: [keys.cfg(), ...call.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)])],
-        args: [
-          ...boardArgs(call, windowArgsOf(call.windows, call.nowMs)),
-          keys.segment ?? '',
-          call.view.name,
-          call.read.op,
+        args: callArgs(boardHeader(call, call.windows), VIEW_ARGS, {
+          segment: keys.segment ?? '',
+          view: call.view.name,
+          op: call.read.op,
+          offset: undefined,
+          limit: undefined,
+          item: undefined,
+          radius: undefined,
+          rank_score: undefined,
           ...readArgsOf(call.read),
-        ],
+        }),
       };
     },
     decode: (raw, call): ViewReply => {
-      const reply = new Reply('tbRankReadView', raw).expectLength(4, true);
-      const rows = viewRowsOf(reply, call.view.mode === 'rising');
+      const reply = new NamedReply('tbRankReadView', VIEW_REPLY, raw);
       return {
-        draining: reply.flag(0),
-        landmarkSec: reply.int(1),
-        rows,
-        ...figuresOf(call.read, reply.int(2), reply.int(3)),
+        draining: reply.flag('draining'),
+        landmarkSec: reply.int('landmark'),
+        rows: viewRowsOf(reply.nested('rows'), call.view.mode === 'rising'),
+        ...figuresOf(call.read, reply.int('first'), reply.int('second')),
       };
     },
   }),

@@ -15,11 +15,12 @@
 -- Keys: cfg (board config hash), the windows' (slots, top) pairs, then the record (last)
 -- Args (reader.read_call, CALLS.reweight_step): the header with every window, then actor, weight
 --   (integer 0..100), most (units of work), ledger (0-based window whose contributions count the
---   events), fresh (1: the PUT's first step on this shard)
+--   events), fresh (1: the PUT's first step on this shard), places (weighed actors the board may hold,
+--   counted on this shard; 0: not counted here)
 -- Reply (reader.answer, CALLS.reweight_step): done (0|1), taken (contributions looked at by this
 --   step), events (the record's total: live events of the actor counted again, in the ledger window),
 --   weight (the record's)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ACTOR_WEIGHTS_FULL <held> <places> (nothing stored)
 
 local REWEIGHT = { KEEP_SEC = 7 * 86400 }
 
@@ -42,7 +43,7 @@ local function reweight_window(record, slots_key, top_key, actor, weight, most)
       redis.call('HSET', act_key, prefix .. item, actor_log.ACTORS.value(target, count, sent))
       local score = window.add_amount(window.slot_key_of(slots_key, start), top_key, item, target - counted)
       seg_views.view_window_changed(top_key, tonumber(start), item, target - counted, score, nil)
-      actor_log.ACTORS.moved(slots_key, actor, item, target - counted)
+      actor_log.ACTORS.moved(slots_key, actor, item, counted, target)
     end
     events = events + count
   end
@@ -74,28 +75,20 @@ end
 -- The segments' windows, one segment at a time from the record's list (copied from the shard's segdue
 -- by the first step), each drained first where due.
 local function reweight_segments(step, window_count, now_ms, left)
-  local pending = step.record .. ':segs'
-  local keeps_snapshots = snapshot.snapshot_confs(step.keys[1]) ~= nil
-  local budget, taken = step.budget, 0
-  while left > 0 do
-    local name = redis.call('ZRANGE', pending, 0, 0)[1]
-    if not name then return left, true, taken end
-    if not seg_views.segment_seen(name) and segmentation.segment_drain_due(name, now_ms, keeps_snapshots) then
-      budget = segmentation.drain_segment(2, window_count, name, now_ms, math.max(budget, 0))
-    end
-    local empty, count
-    left, empty, count = reweight_windows(step, window_count, name, left)
-    taken = taken + count
-    if empty then redis.call('ZREM', pending, name) end
-  end
-  return left, redis.call('EXISTS', pending) == 0, taken
+  return segmentation.walk_pending_segments(step.keys[1], step.record .. ':segs', window_count, now_ms, step.budget, left,
+    function(name, units) return reweight_windows(step, window_count, name, units) end)
 end
 
 -- The record, started again by a PUT of another weight than it holds (its cursors and segment list
--- reset, the weight stored); a PUT of the same weight and every later step leave it as it is.
+-- reset, the weight stored; refused, nothing stored, when the weight would take a place the board no
+-- longer has); a PUT of the same weight and every later step leave it as it is. A later step finding
+-- no record (one back at weight 1 is dropped once done) has nothing left to do.
 local function reweight_begin(cfg_key, record, arg, now_ms)
   local weight = tonumber(arg.weight)
+  if arg.fresh ~= '1' and redis.call('EXISTS', record) == 0 then return { gone = true, weight = 1 } end
   if arg.fresh == '1' and tonumber(redis.call('HGET', record, 'weight')) ~= weight then
+    local refusal = actor_caps.weight_refusal(cfg_key, arg.actor, weight, tonumber(arg.places))
+    if refusal then return nil, refusal end
     redis.call('DEL', record, record .. ':segs')
     redis.call('HSET', record, 'actor', arg.actor, 'weight', weight, 'state', 'running', 'events', 0, 'startedMs', now_ms)
     redis.call('ZRANGESTORE', record .. ':segs', keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)
@@ -115,10 +108,11 @@ local function reweight_step(keys, args)
   if err then return redis.error_reply(err) end
   local window_count, now_ms = #header.windows, header.now_ms
   local record = keys[#keys]
-  local step = reweight_begin(cfg_key, record, arg, now_ms)
+  local step, refusal = reweight_begin(cfg_key, record, arg, now_ms)
+  if refusal then return redis.error_reply(refusal) end
   step.keys, step.budget = keys, header.budget
-  if redis.call('HGET', record, 'state') == 'done' then
-    return reader.answer(CALLS.reweight_step, { done = 1, taken = 0, events = tonumber(redis.call('HGET', record, 'events')), weight = step.weight })
+  if step.gone or redis.call('HGET', record, 'state') == 'done' then
+    return reader.answer(CALLS.reweight_step, { done = 1, taken = 0, events = tonumber(redis.call('HGET', record, 'events')) or 0, weight = step.weight })
   end
   snapshot.cross_all(2, window_count, 5, header.now_sec)
   window.expire_all(2, window_count, 5, header.now_sec, header.budget)
@@ -129,11 +123,13 @@ local function reweight_step(keys, args)
   taken = taken + segment_taken
   if taken > 0 then snapshot.bump_version(cfg_key, 1) end
   local done = board_done and segments_done
-  if done then redis.call('HSET', record, 'state', 'done') end
+  local events_total = tonumber(redis.call('HGET', record, 'events'))
+  -- Back at the default weight, a finished record holds nothing worth keeping: its place is freed whole.
+  if done and step.weight == 1 then redis.call('DEL', record) elseif done then redis.call('HSET', record, 'state', 'done') end
   return reader.answer(CALLS.reweight_step, {
     done = done and 1 or 0,
     taken = taken,
-    events = tonumber(redis.call('HGET', record, 'events')),
+    events = events_total,
     weight = step.weight,
   })
 end

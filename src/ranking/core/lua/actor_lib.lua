@@ -52,13 +52,14 @@ function ACTORS.value(amount, events, sent)
   return string.format('%d:%d:%d', amount, events, sent)
 end
 
--- What an event of `actor` sending `amount` adds to `item` in the window of `slots_key`: the first
--- answer of the options' actor_amount hooks (a weight, a cap), else the amount. No actor: the amount.
-function ACTORS.counted(slots_key, actor, item, amount)
+-- What an event of `actor` sending `amount` adds to `item` in the slot starting at `slot_start` of the
+-- window of `slots_key`: the first answer of the options' actor_amount hooks (a weight, a cap), else
+-- the amount. No actor: the amount.
+function ACTORS.counted(slots_key, slot_start, actor, item, amount)
   if actor == nil or actor == '' then return amount end
   local hooked = call_state.hooks_of(call_state.CALL.cfg_key).actor_amount
   for i = 1, #hooked do
-    local counted = hooked[i](slots_key, actor, item, amount)
+    local counted = hooked[i](slots_key, slot_start, actor, item, amount)
     if counted then return counted end
   end
   return amount
@@ -74,11 +75,12 @@ function ACTORS.weighs(actor)
   return false
 end
 
--- The actor's contributions to the item in the window of `slots_key` moved by `delta` (added, taken
--- back, expired, retracted, re-weighted): the options' actor_moved hooks.
-function ACTORS.moved(slots_key, actor, item, delta)
+-- The actor's contribution to the item in one slot of the window of `slots_key` went from adding
+-- `before` to adding `after` (added, taken back, expired, retracted, re-weighted): the options'
+-- actor_moved hooks.
+function ACTORS.moved(slots_key, actor, item, before, after)
   local moved = call_state.hooks_of(call_state.CALL.cfg_key).actor_moved
-  for i = 1, #moved do moved[i](slots_key, actor, item, delta) end
+  for i = 1, #moved do moved[i](slots_key, actor, item, before, after) end
 end
 
 -- Moves the item's count in every unique view reading `top_key` by `delta` (one actor more or less):
@@ -112,7 +114,7 @@ function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent)
   local old = redis.call('HGET', act_key, pair)
   local sum, events, sent_sum = ACTORS.figures(old)
   redis.call('HSET', act_key, pair, ACTORS.value(sum + amount, events + 1, sent_sum + (sent or amount)))
-  if amount ~= 0 then ACTORS.moved(slots_key, actor, item, amount) end
+  if amount ~= 0 then ACTORS.moved(slots_key, actor, item, sum, sum + amount) end
   if old then return end
   local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
   local by_actor, by_item = ACTORS.members(actor, slot_start, item)
@@ -129,7 +131,7 @@ function ACTORS.take_back(slots_key, top_key, slot_start, actor, item, amount)
   local pair = actor .. ACTORS.SEP .. item
   local sum, events, sent = ACTORS.figures(redis.call('HGET', act_key, pair))
   if events == 0 then return end
-  ACTORS.moved(slots_key, actor, item, -amount)
+  ACTORS.moved(slots_key, actor, item, sum, sum - amount)
   if events > 1 then
     redis.call('HSET', act_key, pair, ACTORS.value(sum - amount, events - 1, sent - amount))
     return
@@ -166,7 +168,7 @@ function ACTORS.slot_expire(slots_key, top_key, slot_start, budget)
     fields[#fields + 1] = pair
     members[#members + 1], item_members[#item_members + 1] = ACTORS.members(actor, slot_start, item)
     local amount = ACTORS.figures(entries[i + 1])
-    if amount ~= 0 then ACTORS.moved(slots_key, actor, item, -amount) end
+    if amount ~= 0 then ACTORS.moved(slots_key, actor, item, amount, 0) end
   end
   if whole then redis.call('DEL', act_key) else redis.call('HDEL', act_key, unpack(fields)) end
   local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
@@ -227,21 +229,19 @@ function ACTORS.refusal(cfg_key, actor_key, now_ms, item)
   return nil
 end
 
--- The start of a retraction step (retract_step for an actor, retract_item for an item): its arguments
--- from ARGV[first] on (the id, the most contributions to take, the window whose events are counted,
--- the block's end in unix ms, the key the block binds: an actor's block key, an item's id), its record
+-- The start of a retraction step (retract_step for an actor, retract_item for an item): its record
 -- (created once: state, counts, start; gone after KEEP_SEC unless renewed) and its block. `kind` is
--- 'actor' or 'item'.
-function ACTORS.begin_retraction(kind, now_ms, window_count, first)
-  local record = KEYS[2 + 2 * window_count]
-  local id, most, ledger = ARGV[first], tonumber(ARGV[first + 1]), tonumber(ARGV[first + 2])
-  local block_until_ms, block_key = tonumber(ARGV[first + 3]), ARGV[first + 4]
-  if redis.call('HSETNX', record, kind, id) == 1 then
-    redis.call('HSET', record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
-    redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
+-- 'actor' or 'item'; `step` what the call asks: id, most (units of work), ledger (the window whose
+-- events are counted), block_until_ms, block_key (an actor's block key, an item's id). Answers `step`.
+function ACTORS.begin_retraction(kind, now_ms, step)
+  if redis.call('HSETNX', step.record, kind, step.id) == 1 then
+    redis.call('HSET', step.record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
+    redis.call('EXPIRE', step.record, ACTORS.KEEP_SEC)
   end
-  if block_until_ms > now_ms then ACTORS.block_until(CALL.cfg_key, string.sub(kind, 1, 1) .. ACTORS.SEP .. block_key, block_until_ms) end
-  return { record = record, id = id, most = most, ledger = ledger }
+  if step.block_until_ms > now_ms then
+    ACTORS.block_until(CALL.cfg_key, string.sub(kind, 1, 1) .. ACTORS.SEP .. step.block_key, step.block_until_ms)
+  end
+  return step
 end
 
 actor_log.ACTORS = ACTORS

@@ -94,7 +94,7 @@ end
 -- new score, and the score as Redis wrote it.
 local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amount, actor)
   local sent = amount
-  if actor and actor ~= '' then amount = actor_log.ACTORS.counted(slots_key, actor, item, amount) end
+  if actor and actor ~= '' then amount = actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount) end
   if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
   local written = redis.call('ZINCRBY', top_key, amount, item)
   local score = tonumber(written)
@@ -142,7 +142,7 @@ local function event_adder(window_count)
           if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
         end
         if watched[w] then
-          local counted = actor_log.ACTORS.counted(slots_key, actor, item, amount)
+          local counted = actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount)
           score = window.add_amount(slot_keys[w], top_key, item, counted)
           actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, counted, amount)
           seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec)
@@ -229,7 +229,7 @@ local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
   end
   local top_key = win.top_key
   if win.watched then
-    local counted = actor_log.ACTORS.counted(win.slots_key, actor, item, amount)
+    local counted = actor_log.ACTORS.counted(win.slots_key, slot_start, actor, item, amount)
     local score = window.add_amount(slot_key, top_key, item, counted)
     actor_log.ACTORS.add(win.slots_key, top_key, slot_start, actor or '', item, counted, amount)
     seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec)

@@ -40,12 +40,14 @@
 --   ahead(top_key, score, mark)         the items ahead of (score, mark)
 --   append_marks(reply, keys, first_top, window_count, item)   every one is called: a write's marks
 -- Actors' contributions (actor_lib; boards with actors):
---   actor_amount(slots_key, actor, item, amount)  what an event of the actor sending `amount` adds to
---                                       the item in that window (a weight, a cap), else nil: the amount
+--   actor_amount(slots_key, slot_start, actor, item, amount)  what an event of the actor sending
+--                                       `amount` adds to the item in that slot of the window (a
+--                                       weight, a cap), else nil: the amount
 --   actor_weighs(actor)                 true when actor_amount may answer another amount than sent
---   actor_moved(slots_key, actor, item, delta)  every one is called: the actor's contributions to the
---                                       item in that window moved by `delta` (added, taken back,
---                                       expired, retracted, re-weighted)
+--   actor_moved(slots_key, actor, item, before, after)  every one is called: the actor's contribution
+--                                       to the item in one slot of that window went from adding
+--                                       `before` to `after` (added, taken back, expired, retracted,
+--                                       re-weighted)
 --   exceptions(top_key)                 items the listing leaves out, or the only ones it lists: nil
 --                                       (none), or { only = bool, items = { id, ... } } (bounded: the
 --                                       option's limit); order_lib then closes the gaps they leave

@@ -156,7 +156,7 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
         if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
           due_ms = math.min(due_ms or math.huge, slot_due.slot_due_ms(slot_start, period_sec))
         end
-        local counted = take_back and amount or actor_log.ACTORS.counted(slots_key, actor, item, amount)
+        local counted = take_back and amount or actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount)
         local score = window.add_amount(window.slot_key_of(slots_key, slot_start), top_key, item, counted)
         if take_back == true then
           actor_log.ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -amount)
@@ -180,6 +180,27 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
     end
   end
   return new_due_ms
+end
+
+-- Walks the segments listed in `pending` (a zset of names: a bounded job's own copy of the shard's
+-- segdue) first to last while `left` > 0, each drained first where due (as every_window does), then
+-- `visit(name, left)` answers the units left, whether the segment has nothing left (it leaves the list)
+-- and what it took. Answers the units left, whether the list is done, and the total taken.
+local function walk_pending_segments(cfg_key, pending, window_count, now_ms, drain, left, visit)
+  local keeps_snapshots = snapshot.snapshot_confs(cfg_key) ~= nil
+  local taken = 0
+  while left > 0 do
+    local name = redis.call('ZRANGE', pending, 0, 0)[1]
+    if not name then return left, true, taken end
+    if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
+      drain = drain_segment(2, window_count, name, now_ms, math.max(drain, 0))
+    end
+    local empty, count
+    left, empty, count = visit(name, left)
+    taken = taken + count
+    if empty then redis.call('ZREM', pending, name) end
+  end
+  return left, redis.call('EXISTS', pending) == 0, taken
 end
 
 -- Every window of the shard as { slots key, results key, w (0-based), segment (nil: the board's) }: the
@@ -368,6 +389,7 @@ segmentation.segment_refusal = segment_refusal
 segmentation.drain_segment = drain_segment
 segmentation.segment_drain_due = segment_drain_due
 segmentation.segment_add = segment_add
+segmentation.walk_pending_segments = walk_pending_segments
 segmentation.expire_segments = expire_segments
 segmentation.segment_rows = segment_rows
 segmentation.GROWTH = GROWTH

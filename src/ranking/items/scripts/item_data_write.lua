@@ -1,38 +1,39 @@
--- requires: call_state, idempotency, item_data, snapshot, window
+-- requires: call_state, idempotency, item_data, reader, snapshot, window
 -- item_data_write: stores or removes one item's data on the item's shard, retry-safe.
--- KEYS: 1
--- KEYS[1]        the item's shard's config hash (holds the config version and the windows)
--- ARGV[1]        config version the caller built its keys from
--- ARGV[2]        now, unix milliseconds
--- ARGV[3]        item id
--- ARGV[4]        the data (a JSON object, at most 1 024 bytes), or "" to remove it
--- ARGV[5..8]     idempotency key ("" for none), request fingerprint, context, retention (ms): idem_lib
--- ARGV[9]        bytes the stored data may grow by (the client's itemDataBytes allowance; -1: no quota)
--- Reply: { outcome, context, [applied only:] bytes the data grew by, 1 } (see idem_lib)
+-- Keys: cfg (the item's shard's config hash: holds the config version and the windows)
+-- Args (reader.read_call, CALLS.item_data_write): the header (config version, now, no windows), then
+--   item        the item id
+--   data        the data (a JSON object, at most 1 024 bytes), or "" to remove it
+--   data_bytes  bytes the stored data may grow by (the client's itemDataBytes allowance; -1: no quota)
+--   idem_key, idem_fingerprint, idem_context, idem_retention   idem_lib's (idem_key "": none)
+-- Reply (reader.answer, CALLS.item_data_write, after idem_lib's outcome, context and, applied only,
+--   the bytes the data grew by): stored (1)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ITEM_NOT_HELD (data for an item no window holds: nothing
 --        stored, so data never outlives its item and stays bounded by the board's items), TB_QUOTA
 --        itemDataBytes <growth> (the data would grow by more than the allowance: nothing stored)
 local function item_data_write(keys, args)
   call_state.begin_call(keys, args)
-  local err = window.version_error(keys[1], args[1])
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.item_data_write)
+  local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local now_ms = tonumber(args[2])
-  local idem = idempotency.idem_of(args[5], '', args[6], args[7], args[8])
-  local replay = idempotency.idem_begin(keys[1], 'cfg', idem, now_ms)
+  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  local replay = idempotency.idem_begin(cfg_key, 'cfg', idem, header.now_ms)
   if replay then return replay end
-  local item, data = args[3], args[4]
+  local item, data = arg.item, arg.data
   local grown = 0
   if data == '' then
-    redis.call('HDEL', item_data.item_data_key(keys[1]), item)
-  elseif item_data.item_held(keys[1], item) then
+    redis.call('HDEL', item_data.item_data_key(cfg_key), item)
+  elseif item_data.item_held(cfg_key, item) then
     -- Growth in bytes over what the item holds now: a replacement no longer than it costs nothing.
-    grown = math.max(0, #data - redis.call('HSTRLEN', item_data.item_data_key(keys[1]), item))
-    local allowance = tonumber(args[9])
+    grown = math.max(0, #data - redis.call('HSTRLEN', item_data.item_data_key(cfg_key), item))
+    local allowance = tonumber(arg.data_bytes)
     if allowance >= 0 and grown > allowance then return redis.error_reply('TB_QUOTA itemDataBytes ' .. grown) end
-    redis.call('HSET', item_data.item_data_key(keys[1]), item, data)
+    redis.call('HSET', item_data.item_data_key(cfg_key), item, data)
   else
     return redis.error_reply('TB_ITEM_NOT_HELD no window holds the item')
   end
-  snapshot.bump_version(keys[1])
-  return idempotency.idem_finish(keys[1], 'cfg', idem, now_ms, { 1 }, { grown })
+  snapshot.bump_version(cfg_key)
+  local reply = reader.answer(CALLS.item_data_write, { stored = 1 })
+  return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply, { grown })
 end

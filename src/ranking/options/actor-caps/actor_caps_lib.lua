@@ -3,19 +3,25 @@
 -- actor_caps_lib: actor weights and caps, a board option (src/ranking/options/actor-caps/). It
 -- registers actor_lib's hooks: what an actor's event adds to an item in a window (actor_amount: its
 -- amount times the actor's weight, within the board's capPerItem), and what the actor's live
--- contributions to the item add there (actor_moved: kept while the board has a cap).
+-- contributions to the item may come to hold there (actor_moved: kept while the board has a cap).
 -- KEYS: 0
 -- Keys (the shard's hash tag):
---   <base>held          hash  actor<US>item -> what the actor's live contributions add to the item in
---                             the window "<base>" (a board with capPerItem only): the sum of their
---                             amounts (actor_lib's act:<start>), moved by every add, take-back, expiry,
---                             retraction and re-weighting in the same call as the contribution
---   <tag>:weights       hash  actor -> weight (integer 0..100; absent: 1), every shard's own copy
+--   <base>held          hash  actor<US>item -> the positive part of the actor's live contributions to
+--                             the item in the window "<base>" (a board with capPerItem only): the sum,
+--                             over its slots, of what each slot's contribution (actor_lib's act:<start>)
+--                             adds when above 0, moved by every add, take-back, expiry, retraction and
+--                             re-weighting in the same call as the contribution
+--   <tag>:weights       hash  actor -> weight (integer 0..100; absent: 1), every shard's own copy; at
+--                             most the board's WEIGHED_ACTORS_PER_BOARD fields (weight_refusal)
 -- Config hash fields: capPerItem (absent: no cap), weighted ("1" once some actor of the shard has had
 --   a weight: only then does an event ask its actor's weight).
--- Exact: an event adding `amount` x weight > 0 adds min(that, cap - held) (never below 0); an event
--- adding 0 or less is never cut (it lowers held). held only ever changes with a contribution's own
--- amount, so a contribution leaving (expiry, retraction) gives back exactly what it added.
+-- Exact: slots leave a window oldest first, so what a pair adds later is the sum of a run of its newest
+-- slots; a pair whose older slot holds a negative amount would pass the cap once that slot left if the
+-- cap were held against the net sum. So an event adding amount x weight > 0 adds at most the cap less
+-- the positive part of the pair's other slots and less its own slot's contribution: then no run of
+-- newest slots ever adds more than the cap. An event adding 0 or less is never cut. held only changes
+-- with a contribution's own amount, so a contribution leaving (expiry, retraction) gives back exactly
+-- what it added.
 
 local CALL = call_state.CALL
 local CONFIG = call_state.CONFIG
@@ -55,8 +61,8 @@ local function within_cap(cap, counted, others)
   return math.max(0, math.min(counted, cap - others))
 end
 
--- What the actor's live contributions add to the item in the window of `slots_key`: held, less what
--- the expired slots this call's expiry left indexed still hold (a drain under way: window_lib's
+-- The positive part of the actor's live contributions to the item in the window of `slots_key`: held,
+-- less what the expired slots this call's expiry left indexed still hold (a drain under way: window_lib's
 -- CONFIG.draining_from; none for most calls, and a few slots past a long pause).
 local function held_of(slots_key, actor, item)
   local pair = actor .. SEP .. item
@@ -64,18 +70,21 @@ local function held_of(slots_key, actor, item)
   local live_from = held ~= 0 and CONFIG.draining_from and CONFIG.draining_from[slots_key]
   if not live_from then return held end
   for _, start in ipairs(redis.call('ZRANGE', slots_key, '-inf', '(' .. live_from, 'BYSCORE')) do
-    held = held - actor_log.ACTORS.figures(redis.call('HGET', actor_log.ACTORS.slot_key(slots_key, start), pair))
+    held = held - math.max(0, actor_log.ACTORS.figures(redis.call('HGET', actor_log.ACTORS.slot_key(slots_key, start), pair)))
   end
   return held
 end
 
--- Hook actor_amount: nil (the amount as sent) on a board without a cap for an actor of weight 1.
-local function actor_amount(slots_key, actor, item, amount)
+-- Hook actor_amount: nil (the amount as sent) on a board without a cap for an actor of weight 1. Within
+-- the cap, against the positive part of the pair's other slots and its own slot's contribution.
+local function actor_amount(slots_key, slot_start, actor, item, amount)
   local cap, weight = cap_of(), weight_of(actor)
   if cap == 0 and weight == 1 then return nil end
   local counted = amount * weight
   if cap == 0 or counted <= 0 then return within_cap(0, counted, 0) end
-  return within_cap(cap, counted, held_of(slots_key, actor, item))
+  local held = held_of(slots_key, actor, item)
+  local own = actor_log.ACTORS.figures(redis.call('HGET', actor_log.ACTORS.slot_key(slots_key, slot_start), actor .. SEP .. item))
+  return within_cap(cap, counted, held - math.max(0, own) + own)
 end
 
 -- Hook actor_weighs: a board with a cap, an actor of another weight.
@@ -83,20 +92,34 @@ local function actor_weighs(actor)
   return cap_of() > 0 or weight_of(actor) ~= 1
 end
 
--- Hook actor_moved: held follows every move on a board with a cap (gone at 0).
-local function actor_moved(slots_key, actor, item, delta)
+-- Hook actor_moved: held follows the positive part of every slot's move on a board with a cap (gone at 0).
+local function actor_moved(slots_key, actor, item, before, after)
   if cap_of() == 0 then return end
+  local delta = math.max(0, after) - math.max(0, before)
+  if delta == 0 then return end
   local key, pair = held_key(slots_key), actor .. SEP .. item
   if tonumber(redis.call('HINCRBY', key, pair, delta)) == 0 then redis.call('HDEL', key, pair) end
 end
 
 -- A re-weighting of one contribution adding `counted` from events sent as `sent`: what it adds at
--- `weight` (within the cap, against the pair's other live contributions).
+-- `weight` (within the cap, against the positive part of the pair's other live contributions).
 local function reweighted(slots_key, actor, item, counted, sent, weight)
   local cap = cap_of()
   local target = sent * weight
   if cap == 0 or target <= 0 then return within_cap(0, target, 0) end
-  return within_cap(cap, target, held_of(slots_key, actor, item) - counted)
+  return within_cap(cap, target, held_of(slots_key, actor, item) - math.max(0, counted))
+end
+
+-- A weight other than 1 for an actor the shard weighs at 1 takes one of the board's `most` places
+-- (0: none counted here; the board's count is shard 0's, where a PUT takes its place first). Answers
+-- the refusal when every place is taken (nothing stored), else nil. A weight of 1 frees its place.
+local function weight_refusal(cfg_key, actor, weight, most)
+  if most == 0 or weight == 1 then return nil end
+  local weights = keyspace.sibling_key(cfg_key, 'cfg', 'weights')
+  if redis.call('HEXISTS', weights, actor) == 1 then return nil end
+  local held = redis.call('HLEN', weights)
+  if held < most then return nil end
+  return 'TB_ACTOR_WEIGHTS_FULL ' .. held .. ' ' .. most
 end
 
 -- Stores the actor's weight on the shard (1: the default, not kept) and marks the shard weighted.
@@ -151,4 +174,5 @@ hooks.register('config_stored', caps_stored, 'actor_caps')
 
 actor_caps.reweighted = reweighted
 actor_caps.set_weight = set_weight
+actor_caps.weight_refusal = weight_refusal
 actor_caps.weight_of = weight_of

@@ -1,4 +1,4 @@
--- requires: actor_log, archive, call_state, item_data, keyspace, order, seg_views, segmentation, snapshot, window
+-- requires: actor_log, archive, call_state, item_data, keyspace, order, reader, seg_views, segmentation, snapshot, window
 -- retract_item: one bounded step of an item's retraction on the item's shard: the item out of every
 -- slot, window, view and unique count of the board and of each segment, then out of every kept
 -- snapshot and archive (the board's and each segment's, archives still being taken included), and its
@@ -7,26 +7,18 @@
 -- (`s:<window>`, a segment's `s:<window>~<segment>`: the last boundary rewritten), so a step goes on
 -- where the last one ended; what a step takes out it removes in the same call, so a step repeated
 -- finds nothing twice.
--- KEYS: dynamic
--- KEYS[1]        board config hash (holds the config version)
--- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
--- KEYS[2W+2]     the retraction's record hash
--- ARGV[1]        config version the caller built its keys from
--- ARGV[2]        now, unix milliseconds
--- ARGV[3]        expiry budget: most expired-slot fields drained by this call
--- ARGV[4]        W, number of windows
--- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
--- ARGV[5+4W]     the item
--- ARGV[6+4W]     most units of work this step does: a window looked into, a contribution, a slot (1 +
---                the views reading its window where it holds the item), a snapshot (1 + rows renumbered / 100).
---                A step visits the segments of the shard's indexes as its first step found them
---                ("<tag>:ret:<id>:segs" and ":hsegs", expiring with the record), each once, so its
---                work stays within `most` however many segments the shard holds
--- ARGV[7+4W]     the ledger window (0-based): the amount is the item's sum there, events its
---                contributions' events (those that carried an actor)
--- ARGV[8+4W]     block until (unix ms; 0: no block): the item's new events are refused until then
--- ARGV[9+4W]     what the block binds: the item again (actor_lib)
--- Reply: { done (0|1), units of work done by this step, events, amount (the record's totals) }
+-- Keys: cfg (board config hash: holds the config version), the windows' (slots, top) pairs, then the
+--   retraction's record hash (last)
+-- Args (reader.read_call, CALLS.retract_item): the header with every window, then target (the item),
+--   most (units of work this step does: a window looked into, a contribution, a slot (1 + the views
+--   reading its window where it holds the item), a snapshot (1 + rows renumbered / 100); a step visits
+--   the segments of the shard's indexes as its first step found them ("<tag>:ret:<id>:segs" and
+--   ":hsegs", expiring with the record), each once, so its work stays within `most` however many
+--   segments the shard holds), ledger (0-based window: the amount is the item's sum there, events its
+--   contributions' events, those that carried an actor), block_until_ms (0: no block; the item's new
+--   events are refused until then), block_key (what the block binds: the item again; actor_lib)
+-- Reply (reader.answer, CALLS.retract_item): done (0|1), taken (units of work done by this step),
+--   events, amount (the record's totals)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
 -- The item's contributions in one window (actor_lib): forgotten, and each actor out of the unique
@@ -44,7 +36,7 @@ local function item_contributions_out(slots_key, top_key, item, budget)
     local act_key = actor_log.ACTORS.slot_key(slots_key, start)
     local sum, count = actor_log.ACTORS.figures(redis.call('HGET', act_key, actor .. actor_log.ACTORS.SEP .. item))
     redis.call('HDEL', act_key, actor .. actor_log.ACTORS.SEP .. item)
-    if sum ~= 0 then actor_log.ACTORS.moved(slots_key, actor, item, -sum) end
+    if sum ~= 0 then actor_log.ACTORS.moved(slots_key, actor, item, sum, 0) end
     redis.call('ZREM', byactor, actor .. actor_log.ACTORS.SEP .. start .. actor_log.ACTORS.SEP .. item)
     actor_log.ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
     events = events + count
@@ -119,11 +111,12 @@ end
 
 -- The item out of the kept snapshots (or archives) of one window after the record's cursor, out of
 -- its archives still being taken and out of its previous listing. Returns the work left.
-local function item_out_of_history(record, slots_key, item, budget)
+local function item_out_of_history(step, slots_key, budget)
+  local record, item = step.record, step.id
   local base = keyspace.sibling_key(slots_key, 'slots', '')
   redis.call('ZREM', base .. 'prev', item)
   item_out_of_pending(slots_key, base, item)
-  local cursor = 's:' .. snapshot.window_name_of(KEYS[1], slots_key)
+  local cursor = 's:' .. snapshot.window_name_of(step.keys[1], slots_key)
   local after = redis.call('HGET', record, cursor)
   local from = after and '(' .. after or '-inf'
   for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', from, '+inf', 'BYSCORE', 'LIMIT', 0, budget)) do
@@ -136,10 +129,10 @@ end
 
 -- The segments a retraction still has to visit ("<record>:<field>", a copy of the shard's index
 -- `index` made by its first step: segments are then visited once each, however many the shard holds).
-local function item_pending_segments(record, field, index)
-  local pending = record .. ':' .. field
-  if redis.call('HSETNX', record, field, 1) == 1 then
-    redis.call('ZRANGESTORE', pending, keyspace.sibling_key(KEYS[1], 'cfg', index), 0, -1)
+local function item_pending_segments(step, field, index)
+  local pending = step.record .. ':' .. field
+  if redis.call('HSETNX', step.record, field, 1) == 1 then
+    redis.call('ZRANGESTORE', pending, keyspace.sibling_key(step.keys[1], 'cfg', index), 0, -1)
     redis.call('EXPIRE', pending, actor_log.ACTORS.KEEP_SEC)
   end
   return pending
@@ -148,8 +141,9 @@ end
 -- The item out of window w of the board (segment nil) or of a segment: its contributions, then its
 -- slots. Looking into the window costs 1 unit. Answers the units left, whether the window is done,
 -- and the events and amount taken.
-local function item_out_of_window(record, item, w, segment, budget)
-  local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
+local function item_out_of_window(step, w, segment, budget)
+  local record, item = step.record, step.id
+  local slots_key, top_key = step.keys[2 + 2 * w], step.keys[3 + 2 * w]
   if segment then
     slots_key, top_key = segmentation.segment_window_key(slots_key, 'slots', segment), segmentation.segment_window_key(top_key, 'top', segment)
   end
@@ -170,38 +164,32 @@ local function item_out_of_windows(step, window_count, now_ms, budget)
   local events, amount = 0, 0
   for w = 0, window_count - 1 do
     local done, counted, taken
-    budget, done, counted, taken = item_out_of_window(step.record, step.id, w, nil, budget)
+    budget, done, counted, taken = item_out_of_window(step, w, nil, budget)
     if w == step.ledger then events, amount = events + counted, amount + taken end
     if not done then return 0, events, amount end
   end
-  local pending = item_pending_segments(step.record, 'segs', 'segdue')
-  local keeps_snapshots = snapshot.snapshot_confs(KEYS[1]) ~= nil
-  local drain = tonumber(ARGV[3])
-  while budget > 0 do
-    local name = redis.call('ZRANGE', pending, 0, 0)[1]
-    if not name then return budget, events, amount end
-    if not seg_views.segment_seen(name) and segmentation.segment_drain_due(name, now_ms, keeps_snapshots) then
-      drain = segmentation.drain_segment(2, window_count, name, now_ms, math.max(drain, 0))
-    end
-    for w = 0, window_count - 1 do
-      local done
-      budget, done = item_out_of_window(step.record, step.id, w, name, budget)
-      if not done then return 0, events, amount end
-    end
-    redis.call('ZREM', pending, name)
-  end
+  local pending = item_pending_segments(step, 'segs', 'segdue')
+  budget = segmentation.walk_pending_segments(step.keys[1], pending, window_count, now_ms, step.budget, budget,
+    function(name, units)
+      for w = 0, window_count - 1 do
+        local done
+        units, done = item_out_of_window(step, w, name, units)
+        if not done then return 0, false, 0 end
+      end
+      return units, true, 0
+    end)
   return budget, events, amount
 end
 
 -- The item out of the history of window w of the board (segment nil) or of a segment, when it keeps
 -- one; looking costs 1 unit. Answers the units left (0: not done).
-local function item_out_of_window_history(record, item, confs, w, segment, budget)
-  local slots_key = KEYS[2 + 2 * w]
+local function item_out_of_window_history(step, confs, w, segment, budget)
+  local slots_key = step.keys[2 + 2 * w]
   if segment then slots_key = segmentation.segment_window_key(slots_key, 'slots', segment) end
-  if not snapshot.snapshot_conf_of(confs, KEYS[1], slots_key) then return budget end
+  if not snapshot.snapshot_conf_of(confs, step.keys[1], slots_key) then return budget end
   budget = budget - 1
   if budget <= 0 then return 0 end
-  return item_out_of_history(record, slots_key, item, budget)
+  return item_out_of_history(step, slots_key, budget)
 end
 
 -- The item out of every kept history (`confs`: snapshot_lib's settings, nil: none): the board's
@@ -210,15 +198,15 @@ end
 local function item_out_of_histories(step, window_count, confs, budget)
   if not confs then return budget end
   for w = 0, window_count - 1 do
-    budget = item_out_of_window_history(step.record, step.id, confs, w, nil, budget)
+    budget = item_out_of_window_history(step, confs, w, nil, budget)
     if budget <= 0 then return 0 end
   end
-  local pending = item_pending_segments(step.record, 'hsegs', 'seghist')
+  local pending = item_pending_segments(step, 'hsegs', 'seghist')
   while budget > 0 do
     local name = redis.call('ZRANGE', pending, 0, 0)[1]
     if not name then return budget end
     for w = 0, window_count - 1 do
-      budget = item_out_of_window_history(step.record, step.id, confs, w, name, budget)
+      budget = item_out_of_window_history(step, confs, w, name, budget)
       if budget <= 0 then return 0 end
     end
     redis.call('ZREM', pending, name)
@@ -228,11 +216,12 @@ end
 
 -- The item's likes out of the shard's likes (their counts went with the slots), a ZSCAN page per call
 -- from the record's cursor (`likes`: "done" once a scan came round). Returns the work left.
-local function item_likes_out(record, item, budget)
+local function item_likes_out(step, budget)
+  local record, item = step.record, step.id
   local cursor = redis.call('HGET', record, 'likes') or '0'
   if cursor == 'done' then return budget end
   local pattern = string.gsub(item, '[%*%?%[%]\\]', '\\%0') .. actor_log.ACTORS.SEP .. '*'
-  local page = redis.call('ZSCAN', keyspace.sibling_key(KEYS[1], 'cfg', 'likes'), cursor, 'MATCH', pattern, 'COUNT', budget)
+  local page = redis.call('ZSCAN', keyspace.sibling_key(step.keys[1], 'cfg', 'likes'), cursor, 'MATCH', pattern, 'COUNT', budget)
   for i = 1, #page[2], 2 do actor_log.ACTORS.forget_like(page[2][i]) end
   redis.call('HSET', record, 'likes', page[1] == '0' and 'done' or page[1])
   return page[1] == '0' and budget - 1 or 0
@@ -240,27 +229,34 @@ end
 
 local function retract_item(keys, args)
   call_state.begin_call(keys, args)
-  local err = window.version_error(KEYS[1], ARGV[1])
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.retract_item)
+  local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local now_ms, window_count = tonumber(ARGV[2]), tonumber(ARGV[4])
-  local step = actor_log.ACTORS.begin_retraction('item', now_ms, window_count, 5 + window.WINDOW_ARGS * window_count)
+  local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
+  local step = actor_log.ACTORS.begin_retraction('item', now_ms, {
+    record = keys[2 + 2 * window_count], keys = keys, budget = header.budget, id = arg.target,
+    most = tonumber(arg.most), ledger = tonumber(arg.ledger), block_until_ms = tonumber(arg.block_until_ms),
+    block_key = arg.block_key,
+  })
   local record, item, most = step.record, step.id, step.most
-  local now_sec = math.floor(now_ms / 1000)
   local confs = snapshot.cross_all(2, window_count, 5, now_sec)
-  window.expire_all(2, window_count, 5, now_sec, tonumber(ARGV[3]))
+  window.expire_all(2, window_count, 5, now_sec, header.budget)
   -- The board's windows, then each segment's, the likes, then every kept history.
   local budget, events, amount = item_out_of_windows(step, window_count, now_ms, most)
-  if budget > 0 then budget = item_likes_out(record, item, budget) end
+  if budget > 0 then budget = item_likes_out(step, budget) end
   if budget > 0 then budget = item_out_of_histories(step, window_count, confs, budget) end
   redis.call('HINCRBY', record, 'events', events)
   redis.call('HINCRBY', record, 'amount', amount)
-  if most - budget > 0 then snapshot.bump_version(KEYS[1], 1) end
+  if most - budget > 0 then snapshot.bump_version(cfg_key, 1) end
   local done = budget > 0
   if done then
-    redis.call('HDEL', item_data.item_data_key(KEYS[1]), item)
+    redis.call('HDEL', item_data.item_data_key(cfg_key), item)
     redis.call('HSET', record, 'state', 'done')
     redis.call('EXPIRE', record, actor_log.ACTORS.KEEP_SEC)
   end
   local totals = redis.call('HMGET', record, 'events', 'amount')
-  return { done and 1 or 0, most - budget, tonumber(totals[1]), tonumber(totals[2]) }
+  return reader.answer(CALLS.retract_item, {
+    done = done and 1 or 0, taken = most - budget, events = tonumber(totals[1]), amount = tonumber(totals[2]),
+  })
 end

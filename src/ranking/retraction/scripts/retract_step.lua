@@ -1,4 +1,4 @@
--- requires: actor_log, call_state, keyspace, seg_views, segmentation, snapshot, window
+-- requires: actor_log, call_state, keyspace, reader, seg_views, segmentation, snapshot, window
 -- retract_step: one bounded chunk of a retraction on one shard (an actor's events out of every
 -- window, view and unique count; see actor_lib). A retraction is a record under the board's hash tag,
 -- "<tag>:ret:<id>" (hash: actor, state, events, amount, startedMs), created by its first step; each
@@ -10,22 +10,15 @@
 -- each left there until every window of it is empty, so a step never looks into more than `most`
 -- windows however many segments the shard holds. The record turns "done" on the first step that finds
 -- nothing left in the board's windows and no segment left to look into.
--- KEYS: dynamic
--- KEYS[1]        board config hash (holds the config version)
--- KEYS[2w], KEYS[2w+1] (w = 1..W): window w's slots index zset and results zset
--- KEYS[2W+2]     the retraction's record hash
--- ARGV[1]        config version the caller built its keys from
--- ARGV[2]        now, unix milliseconds
--- ARGV[3]        expiry budget: most expired-slot fields drained by this call
--- ARGV[4]        W, number of windows
--- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
--- ARGV[5+4W]     the actor
--- ARGV[6+4W]     most units of work this step does (over every window; see above)
--- ARGV[7+4W]     the ledger window (0-based): events and amount are counted from its contributions
---                only, so an event counts once however many windows held it
--- ARGV[8+4W]     block until (unix ms; 0: no block): the actor's new events are refused until then
--- ARGV[9+4W]     what the block binds: the actor's block key (the service's blockKeyOf) (actor_lib)
--- Reply: { done (0|1), contributions taken by this step, events, amount (the record's totals) }
+-- Keys: cfg (board config hash: holds the config version), the windows' (slots, top) pairs, then the
+--   retraction's record hash (last)
+-- Args (reader.read_call, CALLS.retract_step): the header with every window, then target (the actor),
+--   most (units of work this step does over every window; see above), ledger (0-based window: events
+--   and amount are counted from its contributions only, so an event counts once however many windows
+--   held it), block_until_ms (0: no block; the actor's new events are refused until then), block_key
+--   (what the block binds: the actor's block key, the service's blockKeyOf; actor_lib)
+-- Reply (reader.answer, CALLS.retract_step): done (0|1), taken (contributions taken by this step),
+--   events, amount (the record's totals)
 -- Keys derived: "<tag>:ret:<id>:segs" (zset, the segments still to look into, expiring with the record)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 -- Takes up to `most` of `actor`'s contributions out of one window (the board's or a segment's): out of
@@ -47,7 +40,7 @@ local function retract_window(slots_key, top_key, actor, most)
     local sum, count = actor_log.ACTORS.figures(redis.call('HGET', act_key, prefix .. item))
     redis.call('HDEL', act_key, prefix .. item)
     if sum ~= 0 then
-      actor_log.ACTORS.moved(slots_key, actor, item, -sum)
+      actor_log.ACTORS.moved(slots_key, actor, item, sum, 0)
       local score = window.add_amount(window.slot_key_of(slots_key, start), top_key, item, -sum)
       seg_views.view_window_changed(top_key, tonumber(start), item, -sum, score, nil)
     end
@@ -59,8 +52,8 @@ end
 
 -- The units of one contribution taken out of window w (0-based) of the board or of a segment: 1 + the
 -- views reading it (a segment's windows have the views of the board's window).
-local function retract_weight(first_key, w)
-  return 1 + #(seg_views.views_reading(KEYS[first_key + 1 + 2 * w]) or {})
+local function retract_weight(keys, first_key, w)
+  return 1 + #(seg_views.views_reading(keys[first_key + 1 + 2 * w]) or {})
 end
 
 -- Takes the actor's contributions out of the windows of the board (segment nil) or of one segment,
@@ -70,11 +63,11 @@ local function retract_windows(step, window_count, segment, left)
   local empty, taken, events, amount = true, 0, 0, 0
   for w = 0, window_count - 1 do
     if left <= 0 then return left, false, taken, events, amount end
-    local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
+    local slots_key, top_key = step.keys[2 + 2 * w], step.keys[3 + 2 * w]
     if segment then
       slots_key, top_key = segmentation.segment_window_key(slots_key, 'slots', segment), segmentation.segment_window_key(top_key, 'top', segment)
     end
-    local weight = retract_weight(2, w)
+    local weight = retract_weight(step.keys, 2, w)
     local limit = math.max(1, math.floor((left - 1) / weight))
     local count, e, a = retract_window(slots_key, top_key, step.id, limit)
     left, taken = left - 1 - count * weight, taken + count
@@ -89,34 +82,28 @@ end
 local function retract_segments(step, window_count, now_ms, left)
   local pending = step.record .. ':segs'
   if redis.call('HSETNX', step.record, 'segs', 1) == 1 then
-    redis.call('ZRANGESTORE', pending, keyspace.sibling_key(KEYS[1], 'cfg', 'segdue'), 0, -1)
+    redis.call('ZRANGESTORE', pending, keyspace.sibling_key(step.keys[1], 'cfg', 'segdue'), 0, -1)
     redis.call('EXPIRE', pending, actor_log.ACTORS.KEEP_SEC)
   end
-  local keeps_snapshots = snapshot.snapshot_confs(KEYS[1]) ~= nil
-  local budget, taken = tonumber(ARGV[3]), 0
-  while left > 0 do
-    local name = redis.call('ZRANGE', pending, 0, 0)[1]
-    if not name then return left, true, taken end
-    if not seg_views.segment_seen(name) and segmentation.segment_drain_due(name, now_ms, keeps_snapshots) then
-      budget = segmentation.drain_segment(2, window_count, name, now_ms, math.max(budget, 0))
-    end
-    local empty, count
-    left, empty, count = retract_windows(step, window_count, name, left)
-    taken = taken + count
-    if empty then redis.call('ZREM', pending, name) end
-  end
-  return left, redis.call('EXISTS', pending) == 0, taken
+  return segmentation.walk_pending_segments(step.keys[1], pending, window_count, now_ms, step.budget, left,
+    function(name, units) return retract_windows(step, window_count, name, units) end)
 end
 
 local function retract_step(keys, args)
   call_state.begin_call(keys, args)
-  local err = window.version_error(KEYS[1], ARGV[1])
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.retract_step)
+  local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local now_ms, window_count = tonumber(ARGV[2]), tonumber(ARGV[4])
-  local step = actor_log.ACTORS.begin_retraction('actor', now_ms, window_count, 5 + window.WINDOW_ARGS * window_count)
+  local now_ms, window_count = header.now_ms, #header.windows
+  local step = actor_log.ACTORS.begin_retraction('actor', now_ms, {
+    record = keys[2 + 2 * window_count], keys = keys, budget = header.budget, id = arg.target,
+    most = tonumber(arg.most), ledger = tonumber(arg.ledger), block_until_ms = tonumber(arg.block_until_ms),
+    block_key = arg.block_key,
+  })
   local record = step.record
-  snapshot.cross_all(2, window_count, 5, math.floor(now_ms / 1000))
-  window.expire_all(2, window_count, 5, math.floor(now_ms / 1000), tonumber(ARGV[3]))
+  snapshot.cross_all(2, window_count, 5, header.now_sec)
+  window.expire_all(2, window_count, 5, header.now_sec, header.budget)
   -- The board's windows, then each segment's.
   local left, board_empty, taken, events, amount = retract_windows(step, window_count, nil, step.most)
   if events ~= 0 or amount ~= 0 then
@@ -126,12 +113,14 @@ local function retract_step(keys, args)
   local segments_empty, segment_taken = false, 0
   if left > 0 then left, segments_empty, segment_taken = retract_segments(step, window_count, now_ms, left) end
   taken = taken + segment_taken
-  if taken > 0 then snapshot.bump_version(KEYS[1], 1) end
+  if taken > 0 then snapshot.bump_version(cfg_key, 1) end
   local done = board_empty and segments_empty
   if done then
     redis.call('HSET', record, 'state', 'done')
     redis.call('EXPIRE', record, actor_log.ACTORS.KEEP_SEC)
   end
   local totals = redis.call('HMGET', record, 'events', 'amount')
-  return { done and 1 or 0, taken, tonumber(totals[1]), tonumber(totals[2]) }
+  return reader.answer(CALLS.retract_step, {
+    done = done and 1 or 0, taken = taken, events = tonumber(totals[1]), amount = tonumber(totals[2]),
+  })
 end
