@@ -41,7 +41,7 @@ const ITEMS = 10_000;
 let expireChunk = 0;
 
 /** tb_ranking's source as BEFORE_REF assembles it, from a detached worktree of that commit (removed after). */
-function librarySourceAt(ref: string): string {
+export function librarySourceAt(ref: string): string {
   const root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8', cwd: __dirname }).trim();
   const dir = mkdtempSync(join(tmpdir(), 'tb-bench-before-'));
   execFileSync('git', ['worktree', 'add', '--detach', '--quiet', dir, ref], { cwd: root });
@@ -63,14 +63,14 @@ function librarySourceAt(ref: string): string {
  * A top read's args as read_top took them before its named contract (issue #46): the header's window
  * without its count and creation time, [version, now, budget, period, interval, origin, offset, limit].
  */
-function positionalTopArgs([numberOfKeys, ...rest]: [number, ...ScriptArg[]]): [number, ...ScriptArg[]] {
+export function positionalTopArgs([numberOfKeys, ...rest]: [number, ...ScriptArg[]]): [number, ...ScriptArg[]] {
   const keys = rest.slice(0, numberOfKeys);
   const [version, nowMs, budget, , periodSec, intervalSec, , originSec, offset, limit] = rest.slice(numberOfKeys);
   return [numberOfKeys, ...keys, version, nowMs, budget, periodSec, intervalSec, originSec, offset, limit];
 }
 
 /** A positional read_top reply ([draining, first, higher, previous, marks, item_1, score_1, ...]) with its rows nested, as the named one. */
-function namedTopReply(reply: unknown, named: boolean): unknown {
+export function namedTopReply(reply: unknown, named: boolean): unknown {
   if (named || !Array.isArray(reply)) return reply;
   return [...reply.slice(0, 5), reply.slice(5)];
 }

@@ -69,14 +69,17 @@ const CALL_SIZES = [1, 4, 16, 25];
 /** A library of one function that does nothing: what any FCALL costs Redis. */
 const NOOP_LIBRARY = "#!lua name=tb_bench_noop\nredis.register_function('tb_bench_noop', function() return 1 end)";
 
-interface Callgrind {
+export interface Callgrind {
   child: ChildProcess;
   url: string;
   dir: string;
 }
 
-/** redis-server under callgrind on a free port, answering PING (valgrind takes seconds to start it). */
-async function startCallgrindRedis(): Promise<Callgrind> {
+/**
+ * redis-server under callgrind on a free port, answering PING (valgrind takes seconds to start it);
+ * `extraArgs` after the bench's own.
+ */
+export async function startCallgrindRedis(extraArgs: string[] = []): Promise<Callgrind> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'tb-callgrind-'));
   const child = spawn(
@@ -88,6 +91,7 @@ async function startCallgrindRedis(): Promise<Callgrind> {
       `--cache-sim=${CACHE ? 'yes' : 'no'}`,
       'redis-server',
       ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ...extraArgs,
     ],
     { stdio: 'ignore' },
   );
@@ -99,7 +103,7 @@ async function startCallgrindRedis(): Promise<Callgrind> {
 }
 
 /** The events callgrind counted since its last dump (Ir, and with INSTR_CACHE the cache events), by name, and the dump's file. */
-function dumpCounts(server: Callgrind): { counts: Record<string, number>; file: string } {
+export function dumpCounts(server: Callgrind): { counts: Record<string, number>; file: string } {
   const before = new Set(readdirSync(server.dir));
   execFileSync('callgrind_control', ['-d', String(server.child.pid)], { stdio: 'ignore' });
   const dumped = readdirSync(server.dir).filter((name) => !before.has(name));

@@ -97,8 +97,7 @@ local function board_plan_options(r, plan)
 end
 
 local function board_store_options(r)
-  local stored = hooks.config_stored
-  for i = 1, #stored do stored[i](r.cfg_key, r.options) end
+  call_state.store_options(r.cfg_key, r.options, r.new_version)
 end
 
 -- Stores the views and brings their data in line with them (`dropped`: names of windows whose data went).

@@ -57,7 +57,7 @@ local function shard_sync(keys, args)
   if arg.max_items == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', arg.max_items) end
   if arg.segments_max == '0' then redis.call('HDEL', cfg_key, 'segmentsMax') else redis.call('HSET', cfg_key, 'segmentsMax', arg.segments_max) end
   if arg.actors == '1' then redis.call('HSET', cfg_key, 'actors', '1') else redis.call('HDEL', cfg_key, 'actors') end
-  for _, stored_hook in ipairs(hooks.config_stored) do stored_hook(cfg_key, options) end
+  call_state.store_options(cfg_key, options, arg.version)
   local old_views = redis.call('HGET', cfg_key, 'views')
   if arg.views == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', arg.views) end
   board_views.views_reconcile(cfg_key, old_views, dropped, now_ms)

@@ -57,7 +57,7 @@ end
 -- the amount. No actor: the amount.
 function ACTORS.counted(slots_key, slot_start, actor, item, amount)
   if actor == nil or actor == '' then return amount end
-  local hooked = hooks.actor_amount
+  local hooked = call_state.hooks_of(call_state.CALL.cfg_key).actor_amount
   for i = 1, #hooked do
     local counted = hooked[i](slots_key, slot_start, actor, item, amount)
     if counted then return counted end
@@ -68,7 +68,7 @@ end
 -- Whether some window may count an event of `actor` otherwise than sent (ACTORS.counted). No actor: never.
 function ACTORS.weighs(actor)
   if actor == nil or actor == '' then return false end
-  local weighs = hooks.actor_weighs
+  local weighs = call_state.hooks_of(call_state.CALL.cfg_key).actor_weighs
   for i = 1, #weighs do
     if weighs[i](actor) then return true end
   end
@@ -79,7 +79,7 @@ end
 -- `before` to adding `after` (added, taken back, expired, retracted, re-weighted): the options'
 -- actor_moved hooks.
 function ACTORS.moved(slots_key, actor, item, before, after)
-  local moved = hooks.actor_moved
+  local moved = call_state.hooks_of(call_state.CALL.cfg_key).actor_moved
   for i = 1, #moved do moved[i](slots_key, actor, item, before, after) end
 end
 

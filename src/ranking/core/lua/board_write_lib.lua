@@ -18,7 +18,7 @@ local CONFIG = call_state.CONFIG
 local function begin_board_write(idem_first)
   local err = window.version_error(CALL.cfg_key, ARGV[1])
   if err then return redis.error_reply(err) end
-  local now_ms = CALL.now_ms
+  local now_ms = call_state.now_ms()
   local window_count = tonumber(ARGV[4])
   local idem = idempotency.idem_args(ARGV, idem_first + window.WINDOW_ARGS * window_count, '')
   return idempotency.idem_begin(CALL.cfg_key, 'cfg', idem, now_ms), now_ms, window_count, idem
@@ -77,7 +77,7 @@ end
 -- `watches`: a `ties: first` order) or views reading it. Asked once per window per call (a call never
 -- changes either), so the events of a plain window (most) skip the hooks and their lookups.
 local function results_watched(top_key)
-  local watches = hooks.watches
+  local watches = call_state.hooks_of_top(top_key).watches
   for i = 1, #watches do
     if watches[i](top_key) then return true end
   end

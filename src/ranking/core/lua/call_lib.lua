@@ -14,9 +14,12 @@ KEYS, ARGV = {}, {}
 
 -- The call running now, bound once by begin_call from the handler's keys and args: what the shared
 -- modules read instead of KEYS[1] and ARGV[2]. cfg_key: keys[1], the board shard's config hash (every
--- function that reaches those modules takes it first); now_ms: args[2], the common header's time (a
--- function whose args[2] is no time reaches no module that reads it).
-local CALL = { cfg_key = nil, now_ms = nil }
+-- function that reaches those modules takes it first); now_ms: args[2], the common header's time, as
+-- now_ms() answers it (nil till a call asks: most calls take their time from their header, and
+-- tonumber of a time costs a strtod; a function whose args[2] is no time reaches no module that asks
+-- it); seq: the call's number, which a
+-- per-call cache keeps to tell a later call's (call_cache) instead of being emptied as each call begins.
+local CALL = { cfg_key = nil, now_ms = nil, seq = 0 }
 
 -- The board shard's views, loaded by views_load (views_lib) at most once per call.
 -- segments: segment -> its views by name (views_lib's segment_views), registered on first use in a call.
@@ -28,46 +31,126 @@ local BOARD = { aggregate = 'sum' }
 
 -- The board config fields a call may read, from the one HMGET version_error makes (every function
 -- on a board's windows starts with it): read here instead of one HGET each (views, snapshots, the
--- options' fields (each option's module adds its own with config_field_add), the item cap, a like's actors, the end of the latest block, the shard's slot due and indexed second:
--- slot_due_lib), which
--- was a third of a one-window increment's Redis commands. Valid for the config hash `cfg_key` of this
+-- item cap, a like's actors, the end of the latest block, the shard's slot due and indexed second:
+-- slot_due_lib, the options the board enables: `options`), which was a third of a one-window
+-- increment's Redis commands. The fields of the options the board enables (each option's module adds
+-- its own with config_field_add) come with a second HMGET, only on a board enabling one; an option it
+-- does not enable holds none of its fields (false). Valid for the config hash `cfg_key` of this
 -- call only (nil: nothing read yet); a function writing these fields (board_put, shard_sync) never
 -- calls version_error, so never reads a stale copy, and a retraction's block (actor_lib) and the slot
--- due's writers (slot_due_lib) write their copy too. `settle_due`: the shard's slot due
+-- due's writers (slot_due_lib) write their copy too. `hooks`: the hot hooks of the options this board
+-- enables (hooks_of); `enabled`: what options_of answered the last read. `settle_due`: the shard's slot due
 -- expire_all found in this call (unix s; nil: none), for settle_slot_due; `oldest_live`: the start of
 -- the oldest live slot expire_window last found (false: none; nil: not asked); `draining_from`: the
 -- first live slot of each window whose expired slots this call left indexed (nil: none). (Fields of one table: a
 -- library's top level may hold at most 200 locals, and it holds about 190.)
 local CONFIG = {
   fields = { 'version', 'aggregate', 'views', 'snapshots', 'maxItems', 'shards', 'actors', 'blockedUntil', 'slotDueSec',
-    'indexedSec' },
+    'indexedSec', 'options' },
   cfg_key = nil,
+  hooks = hooks,
+  enabled = nil,
   settle_due = nil,
   oldest_live = nil,
 }
 
--- Adds a board option's config field to the fields every call reads (at the library's load).
-local function config_field_add(field)
-  CONFIG.fields[#CONFIG.fields + 1] = field
+-- The options' config fields: by option, and every one (a config naming no options reads them all).
+local OPTION_FIELDS = { by_option = {}, all = {} }
+
+-- What the config field `options` ("<config version>|<option>,<option>...") enables, by its value,
+-- kept from call to call (a pure function of it; emptied when it holds `max`): the hot hooks, the
+-- option fields to read and those absent. A value written for another config version (a PUT of a
+-- library before the field) enables every option, as a config without it does (EVERY). `last`: what
+-- the config last read (`last_value`, `last_version`) enables.
+local ENABLED = { by_value = {}, size = 0, max = 256, last = nil, last_value = nil, last_version = nil }
+local EVERY = { lists = hooks, read = OPTION_FIELDS.all, absent = {} }
+
+-- Adds a board option's config field to the fields a call on a board enabling `option` reads (at the
+-- library's load).
+local function config_field_add(field, option)
+  local fields = OPTION_FIELDS.by_option[option] or {}
+  OPTION_FIELDS.by_option[option] = fields
+  fields[#fields + 1] = field
+  OPTION_FIELDS.all[#OPTION_FIELDS.all + 1] = field
+end
+
+local function enabled_of(value)
+  local known = ENABLED.by_value[value]
+  if known then return known end
+  local stamp, names = string.match(value, '^(.*)|([^|]*)$')
+  local on = {}
+  for name in string.gmatch(names or '', '[^,]+') do on[name] = true end
+  known = { version = stamp, lists = hooks.only(on), read = {}, absent = {} }
+  for option, fields in pairs(OPTION_FIELDS.by_option) do
+    local into = on[option] and known.read or known.absent
+    for _, field in ipairs(fields) do into[#into + 1] = field end
+  end
+  if ENABLED.size >= ENABLED.max then ENABLED.by_value, ENABLED.size = {}, 0 end
+  ENABLED.by_value[value], ENABLED.size = known, ENABLED.size + 1
+  return known
+end
+
+-- What the config of `version` with the field `options` enables (EVERY: a config without it).
+local function options_of(options, version)
+  if not options then return EVERY end
+  local known = enabled_of(options)
+  if known.version ~= version then return EVERY end
+  return known
 end
 
 local function begin_call(keys, args)
   KEYS, ARGV = keys, args
-  CALL.cfg_key, CALL.now_ms = keys[1], tonumber(args[2])
+  CALL.cfg_key, CALL.now_ms, CALL.seq = keys[1], nil, CALL.seq + 1
   VIEWS.loaded = false
   BOARD.aggregate = 'sum'
   CONFIG.cfg_key, CONFIG.settle_due, CONFIG.draining_from = nil, nil, nil
-  local began = hooks.call_began
-  for i = 1, #began do began[i]() end
 end
 
--- Reads the config fields of `cfg_key` (one HMGET) and keeps them for the call; answers the stored
--- values in CONFIG.fields order (false: absent).
+-- The call's time (unix ms), args[2] read once.
+local function now_ms()
+  local now = CALL.now_ms
+  if now == nil then
+    now = tonumber(ARGV[2])
+    CALL.now_ms = now
+  end
+  return now
+end
+
+-- `cache` (a table of the caller's) for this call: emptied when a call before this one filled it.
+-- Its field `seq` (the call that last used it) is the caller's to leave alone.
+local function call_cache(cache)
+  if cache.seq ~= CALL.seq then
+    cache.seq = CALL.seq
+    if next(cache.by) ~= nil then cache.by = {} end
+  end
+  return cache.by
+end
+
+-- Reads the config fields of `cfg_key` (one HMGET, and one more for the fields of the options the
+-- board enables) and keeps them for the call; answers the stored values in CONFIG.fields order
+-- (false: absent).
 local function read_config(cfg_key)
   local fields = CONFIG.fields
   local stored = redis.call('HMGET', cfg_key, unpack(fields))
   for i = 1, #fields do CONFIG[fields[i]] = stored[i] end
   CONFIG.cfg_key = cfg_key
+  -- Most calls read the config the last one did: what it enables is known without a lookup.
+  local on = ENABLED.last
+  if CONFIG.options ~= ENABLED.last_value or CONFIG.version ~= ENABLED.last_version or not on then
+    on = options_of(CONFIG.options, CONFIG.version)
+    ENABLED.last, ENABLED.last_value, ENABLED.last_version = on, CONFIG.options, CONFIG.version
+  end
+  CONFIG.hooks = on.lists
+  -- Only read_config writes the options' fields: those of the last call's options stay as it left them.
+  if on ~= CONFIG.enabled then
+    local absent = on.absent
+    for i = 1, #absent do CONFIG[absent[i]] = false end
+    CONFIG.enabled = on
+  end
+  local read = on.read
+  if #read == 0 then return stored end
+  local values = stored[1] and redis.call('HMGET', cfg_key, unpack(read)) or {}
+  for i = 1, #read do CONFIG[read[i]] = values[i] or false end
   return stored
 end
 
@@ -75,6 +158,41 @@ end
 local function config_field(cfg_key, field)
   if cfg_key == CONFIG.cfg_key then return CONFIG[field] end
   return redis.call('HGET', cfg_key, field)
+end
+
+-- The hot hooks (hooks_lib) for the config hash `cfg_key`: the call's board's enabled options' (read
+-- by read_config), else every option's (the hooks then ask that config themselves).
+local function hooks_of(cfg_key)
+  if cfg_key == CONFIG.cfg_key then return CONFIG.hooks end
+  return hooks
+end
+
+-- Stores the options' settings (hooks_lib config_stored: board_put, shard_sync) and which options
+-- they enable, for the config `version` written with them.
+local function store_options(cfg_key, settings, version)
+  local stored, names = hooks.config_stored, {}
+  for i = 1, #stored do
+    if stored[i](cfg_key, settings) then names[#names + 1] = hooks.option_of('config_stored', i) end
+  end
+  redis.call('HSET', cfg_key, 'options', version .. '|' .. table.concat(names, ','))
+end
+
+-- The board of `cfg_key` enables `option` from now on (an option's writer of a state its hooks act
+-- on: moderation's states, an actor's weight), till the next board PUT stores what its settings
+-- enable. A config naming no options enables every one already.
+local function enable_option(cfg_key, option)
+  local value = redis.call('HGET', cfg_key, 'options')
+  if not value then return end
+  local stamp, names = string.match(value, '^(.*)|([^|]*)$')
+  for name in string.gmatch(names, '[^,]+') do
+    if name == option then return end
+  end
+  value = stamp .. '|' .. (names == '' and option or names .. ',' .. option)
+  redis.call('HSET', cfg_key, 'options', value)
+  if cfg_key == CONFIG.cfg_key then
+    CONFIG.options = value
+    CONFIG.hooks = options_of(value, CONFIG.version).lists
+  end
 end
 
 -- "<tag>:<window>:top" -> "<tag>:cfg": names hold no braces, so the tag ends at the first "}".
@@ -91,9 +209,23 @@ local function cfg_key_of_top(top_key)
   return cfg_key
 end
 
+-- hooks_of for the config of the window results (or a sibling key of them) `top_key` (asked several
+-- times by every call: cfg_key_of_top's known keys looked up in place).
+local function hooks_of_top(top_key)
+  local cfg_key = cfg_of_top.keys[top_key] or cfg_key_of_top(top_key)
+  if cfg_key == CONFIG.cfg_key then return CONFIG.hooks end
+  return hooks
+end
+
 call_state.begin_call = begin_call
+call_state.call_cache = call_cache
+call_state.now_ms = now_ms
 call_state.config_field_add = config_field_add
 call_state.cfg_key_of_top = cfg_key_of_top
+call_state.hooks_of = hooks_of
+call_state.hooks_of_top = hooks_of_top
+call_state.store_options = store_options
+call_state.enable_option = enable_option
 call_state.read_config = read_config
 call_state.config_field = config_field
 call_state.CALL = CALL

@@ -3,8 +3,13 @@
 -- module registers its functions here when the library loads (its main chunk runs once per FUNCTION
 -- LOAD); the core calls each list in registration order and names no option.
 -- KEYS: 0
+-- A board's config names the options it enables (config field `options`, written by board_put and
+-- shard_sync from the options' config_stored answers, and by an option's own writers: call_lib's
+-- enable_option), so a call on it runs the hot hooks (all but the config's and window_dropped) of
+-- those options only (call_lib's hooks_of): an option a board does not enable costs its calls nothing.
+-- Every hook still checks the config itself, and a config naming no options (written before the
+-- field) runs every option's hooks.
 -- The hooks, and what each function is given and answers:
---   call_began()                        a call starts (begin_call): forget what the last one kept
 --   results_changed(top_key, item, score)  the item's score in the window of `top_key` is now `score`
 --                                       (0: it left); every change of a window's results calls them
 --   window_dropped(base)                the window "<tag>:<window>:" and its keys go (drop_window)
@@ -23,7 +28,8 @@
 --                                       plan.changed, and plan.drop_all when the windows' data goes
 --                                       (refused without reset: a line in plan.problems)
 --   config_differs(cfg_key, settings)   shard_sync: true when the shard's data must go for the change
---   config_stored(cfg_key, settings)    writes the settings into the config hash
+--   config_stored(cfg_key, settings)    writes the settings into the config hash; answers true when
+--                                       the board enables the option (its hot hooks may answer)
 -- The order of a window's results (order_lib asks them; an answer nil: not decided, ask the next):
 --   ascending(top_key)                  true when lower scores come first (pages, places and counts
 --                                       of an option answering it follow: page, position, ahead, rank)
@@ -46,7 +52,6 @@
 --                                       (none), or { only = bool, items = { id, ... } } (bounded: the
 --                                       option's limit); order_lib then closes the gaps they leave
 
-hooks.call_began = {}
 hooks.results_changed = {}
 hooks.window_dropped = {}
 hooks.window_settled = {}
@@ -68,9 +73,38 @@ hooks.actor_weighs = {}
 hooks.actor_moved = {}
 hooks.exceptions = {}
 
--- Adds `fn` to the hook `hook`; an unknown hook fails the library's load.
-function hooks.register(hook, fn)
+-- Hooks every call of an enabled option's board runs (the others: every call runs them).
+local HOT = { 'results_changed', 'window_settled', 'slot_expired', 'rank', 'watches', 'ascending', 'strict', 'page',
+  'position', 'mark_of', 'ahead', 'append_marks', 'actor_amount', 'actor_weighs', 'actor_moved', 'exceptions' }
+
+-- The option of each registered function, hook by hook (the same places as the lists).
+local OWNER = {}
+
+-- Adds `fn`, a function of the option `option`, to the hook `hook`; an unknown hook fails the
+-- library's load.
+function hooks.register(hook, fn, option)
   local list = hooks[hook]
-  if hook == 'register' or not list then error('hooks_lib: no hook "' .. hook .. '"') end
+  if not list or hook == 'register' or hook == 'option_of' or hook == 'only' then error('hooks_lib: no hook "' .. hook .. '"') end
+  if not option then error('hooks_lib: hook "' .. hook .. '" registered without its option') end
   list[#list + 1] = fn
+  OWNER[hook] = OWNER[hook] or {}
+  OWNER[hook][#list] = option
+end
+
+-- The option of the `i`th function of the hook `hook`.
+function hooks.option_of(hook, i)
+  return OWNER[hook][i]
+end
+
+-- The hot hooks of the options in `enabled` (option -> true), each list in registration order.
+function hooks.only(enabled)
+  local lists = {}
+  for _, hook in ipairs(HOT) do
+    local list = {}
+    for i, fn in ipairs(hooks[hook]) do
+      if enabled[hooks.option_of(hook, i)] then list[#list + 1] = fn end
+    end
+    lists[hook] = list
+  end
+  return lists
 end

@@ -13,7 +13,7 @@
 -- place per exception held and call, after one ZMSCORE (the option bounds how many a shard holds).
 -- KEYS: 0
 
-local ASK = { ascending = hooks.ascending, strict = hooks.strict, page = hooks.page, position = hooks.position, mark_of = hooks.mark_of, ahead = hooks.ahead }
+local hooks_of_top = call_state.hooks_of_top
 
 -- The first answer of the hook `list` that is not nil (nil: none answered).
 local function ask(list, a, b, c, d)
@@ -26,12 +26,12 @@ end
 
 -- Whether the ranks of the results `top_key` are its order (strict: a row's rank is its position).
 local function strict(top_key)
-  return ask(ASK.strict, top_key) or false
+  return ask(hooks_of_top(top_key).strict, top_key) or false
 end
 
 -- Whether lower scores come first in the results `top_key` (or a sibling key of its window).
 local function ascending(top_key)
-  return ask(ASK.ascending, top_key) or false
+  return ask(hooks_of_top(top_key).ascending, top_key) or false
 end
 
 -- Positions first..last (0-based) by score alone, best first, as ZREVRANGE WITHSCORES answers them
@@ -43,12 +43,12 @@ end
 
 -- Positions first..last (0-based) of every item held, as ZREVRANGE WITHSCORES answers them.
 local function base_page(top_key, first, last, marks)
-  return ask(ASK.page, top_key, first, last, marks) or redis.call('ZREVRANGE', top_key, first, last, 'WITHSCORES')
+  return ask(hooks_of_top(top_key).page, top_key, first, last, marks) or redis.call('ZREVRANGE', top_key, first, last, 'WITHSCORES')
 end
 
 -- The item's 0-based place among every item held (nil: not held).
 local function base_position(top_key, item)
-  local list = ASK.position
+  local list = hooks_of_top(top_key).position
   for i = 1, #list do
     local answer = list[i](top_key, item)
     if answer then return answer end
@@ -58,33 +58,30 @@ end
 
 -- Items held ahead of (score, mark).
 local function base_ahead(top_key, score, mark)
-  local count = ask(ASK.ahead, top_key, score, mark)
+  local count = ask(hooks_of_top(top_key).ahead, top_key, score, mark)
   if count then return count end
   return redis.call('ZCOUNT', top_key, '(' .. string.format('%.17g', score), '+inf')
 end
 
 -- The mark of an item ('': none).
 local function mark_of(top_key, item)
-  return ask(ASK.mark_of, top_key, item) or ''
+  return ask(hooks_of_top(top_key).mark_of, top_key, item) or ''
 end
 
--- Each config hash's answer to any_sign in this call (forgotten at call_began): a count over 64
--- shards asks for every id on every shard, one HGET per shard instead of one per count.
-local any_sign_of = {}
-
--- A new table only when the last call filled one: most calls ask nothing, and allocate nothing.
-hooks.register('call_began', function()
-  if next(any_sign_of) ~= nil then any_sign_of = {} end
-end)
+-- Each config hash's answer to any_sign in this call (call_cache: a new table only when a call before
+-- filled it): a count over 64 shards asks for every id on every shard, one HGET per shard instead of
+-- one per count.
+local any_sign_of = { seq = 0, by = {} }
 
 -- Whether the board of `top_key` lists every recorded score (max / min / last), not only those above 0.
 local function any_sign(top_key)
   local cfg_key = call_state.cfg_key_of_top(top_key)
-  local known = any_sign_of[cfg_key]
+  local by = call_state.call_cache(any_sign_of)
+  local known = by[cfg_key]
   if known == nil then
     local aggregate = call_state.config_field(cfg_key, 'aggregate')
     known = aggregate ~= false and aggregate ~= nil and aggregate ~= 'sum'
-    any_sign_of[cfg_key] = known
+    by[cfg_key] = known
   end
   return known
 end
@@ -102,12 +99,8 @@ end
 
 -- The exceptions of the results `top_key` (hooks_lib `exceptions`), kept for the call: false, or
 -- { only, items (id -> true), positions (ascending base positions of the listed ones) }. Bounded by
--- the option's limit: one ZSCORE and one place per exception.
-local exceptions_of = {}
-
-hooks.register('call_began', function()
-  if next(exceptions_of) ~= nil then exceptions_of = {} end
-end)
+-- the option's limit: one ZSCORE and one place per exception. Kept for the call (call_cache).
+local exceptions_of = { seq = 0, by = {} }
 
 -- The exceptions record of `items` (only: the only ones listed; else: the ones left out) in `top_key`.
 local function exceptions_record(top_key, only, items)
@@ -122,24 +115,28 @@ local function exceptions_record(top_key, only, items)
 end
 
 local function exceptions(top_key)
-  local known = exceptions_of[top_key]
+  -- No option of the board leaves items out (most boards): nothing to ask or keep.
+  local asked = hooks_of_top(top_key).exceptions
+  if #asked == 0 then return false end
+  local by = call_state.call_cache(exceptions_of)
+  local known = by[top_key]
   if known ~= nil then return known end
   -- Only a window's results ("...top") leave items out: a previous listing ("...prev", previousRank)
   -- counts the rows it kept, by score.
   if string.sub(top_key, -3) ~= 'top' then
-    exceptions_of[top_key] = false
+    by[top_key] = false
     return false
   end
-  local answer = ask(hooks.exceptions, top_key)
+  local answer = ask(asked, top_key)
   known = answer and exceptions_record(top_key, answer.only, answer.items) or false
-  exceptions_of[top_key] = known
+  by[top_key] = known
   return known
 end
 
 -- A read placing an item of another shard among these results (read_neighbours inserts it for the
 -- call): the exceptions are read again with it held, and it counts as listed here.
 local function count_as_shown(top_key, item)
-  exceptions_of[top_key] = nil
+  call_state.call_cache(exceptions_of)[top_key] = nil
   local ex = exceptions(top_key)
   if not ex or not ex.only or ex.items[item] then return end
   ex.items[item] = true
@@ -276,7 +273,8 @@ end
 -- Appends a write's marks of the item in each window (results keys at first_top, first_top + 2, ...
 -- of `keys`) to its reply, when an option keeps marks; else nothing.
 local function append_marks(reply, keys, first_top, window_count, item)
-  local appenders = hooks.append_marks
+  if window_count == 0 then return end
+  local appenders = hooks_of_top(keys[first_top]).append_marks
   for i = 1, #appenders do appenders[i](reply, keys, first_top, window_count, item) end
 end
 

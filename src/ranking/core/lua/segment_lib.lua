@@ -139,7 +139,7 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
   if #names == 0 then return nil end
   local segs, segdue = segment_indexes(CALL.cfg_key)
   local new_due_ms = nil
-  local now_ms = CALL.now_ms
+  local now_ms = call_state.now_ms()
   local confs = snapshot.snapshot_confs(CALL.cfg_key)
   for _, name in ipairs(names) do
     if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
@@ -336,8 +336,8 @@ function GROWTH.new_segment(name, window_count)
   if GROWTH.seen[id] then return 0 end
   GROWTH.seen[id] = true
   local live_until = tonumber(redis.call('ZSCORE', segment_indexes(CALL.cfg_key), name))
-  if live_until and live_until > math.floor(CALL.now_ms / 1000) then return 0 end
-  if not call_state.VIEWS.loaded then board_views.views_load(CALL.cfg_key, CALL.now_ms) end
+  if live_until and live_until > math.floor(call_state.now_ms() / 1000) then return 0 end
+  if not call_state.VIEWS.loaded then board_views.views_load(CALL.cfg_key, call_state.now_ms()) end
   return 2 * window_count + 4 * #call_state.VIEWS.list
 end
 

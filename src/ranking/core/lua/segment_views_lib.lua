@@ -18,7 +18,7 @@ local VIEWS = call_state.VIEWS
 -- once per call so that changes of the segment's windows in this call reach them. Call before
 -- changing its windows.
 local function segment_views(cfg_key, segment)
-  if not VIEWS.loaded then board_views.views_load(cfg_key, CALL.now_ms) end
+  if not VIEWS.loaded then board_views.views_load(cfg_key, call_state.now_ms()) end
   local views = VIEWS.segments[segment]
   if not views then
     views = {}
@@ -40,7 +40,7 @@ end
 -- Unlinks the keys of the views of a segment that holds no data any more and forgets its views
 -- registered in this call: a later change registers them anew, from no state (a decay landmark).
 local function drop_segment_views(cfg_key, segment)
-  if not VIEWS.loaded then board_views.views_load(cfg_key, CALL.now_ms) end
+  if not VIEWS.loaded then board_views.views_load(cfg_key, call_state.now_ms()) end
   for _, view in pairs(VIEWS.segments[segment] or {}) do
     VIEWS.by_top[view.source_top] = nil
     if view.baseline_top then VIEWS.by_top[view.baseline_top] = nil end
@@ -58,7 +58,7 @@ end
 -- its first change in the call (whichever function drains, writes or retracts it): view_window_changed
 -- and actor_lib's unique counts both find them here.
 local function views_reading(top_key)
-  if not VIEWS.loaded then board_views.views_load(CALL.cfg_key, CALL.now_ms) end
+  if not VIEWS.loaded then board_views.views_load(CALL.cfg_key, call_state.now_ms()) end
   if not VIEWS.by_top[top_key] and #VIEWS.list > 0 then
     local segment = segment_of_top(top_key)
     if segment and not VIEWS.segments[segment] then segment_views(CALL.cfg_key, segment) end

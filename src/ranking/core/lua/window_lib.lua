@@ -26,7 +26,7 @@ end
 -- Every change of a window's results calls it (the options' results_changed hooks, item_data_lib; a
 -- script changing a results zset another way must call it too).
 local function results_changed(top_key, item, score)
-  local changed = hooks.results_changed
+  local changed = call_state.hooks_of_top(top_key).results_changed
   for i = 1, #changed do changed[i](top_key, item, score) end
   if score == 0 then item_data.item_data_left(top_key, item) end
 end
@@ -108,7 +108,7 @@ end
 -- The options' upkeep of a rolling window with no expired slot left (hooks_lib window_settled); keeps
 -- their earliest due in CONFIG.option_due (false: due again at the next call). Answers the budget left.
 local function settle_options(slots_key, top_key, now_sec, interval_sec, budget, origin_sec)
-  local settled = hooks.window_settled
+  local settled = call_state.hooks_of_top(top_key).window_settled
   if #settled == 0 or (origin_sec or 0) > 0 then return budget end
   for i = 1, #settled do
     local due
@@ -176,7 +176,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       redis.call('DEL', slot_key)
       redis.call('ZREM', slots_key, oldest[1])
       slot_due.forget_indexed(slots_key)
-      local expired = hooks.slot_expired
+      local expired = call_state.hooks_of_top(top_key).slot_expired
       for i = 1, #expired do expired[i](slots_key, oldest[1]) end
       budget = budget - math.max(size, 1)
     else
@@ -356,7 +356,7 @@ end
 -- strict on a `ties: first` board), else competition.
 -- An item the listing leaves out (order_lib's exceptions) has none; the others rank among the shown.
 local function item_rank(top_key, item, score)
-  local rankers = hooks.rank
+  local rankers = call_state.hooks_of_top(top_key).rank
   for i = 1, #rankers do
     local rank = rankers[i](top_key, item)
     if rank then return order.shown_rank(top_key, item, rank) end

@@ -27,15 +27,11 @@ local CALL = call_state.CALL
 local CONFIG = call_state.CONFIG
 local SEP = '\31'
 
-call_state.config_field_add('capPerItem')
-call_state.config_field_add('weighted')
+call_state.config_field_add('capPerItem', 'actor_caps')
+call_state.config_field_add('weighted', 'actor_caps')
 
--- The weight last asked in this call (forgotten at call_began): a call's events mostly share an actor.
-local memo = { actor = nil, weight = 1 }
-
-local function forget_memo()
-  memo.actor = nil
-end
+-- The weight last asked in the call `seq`: a call's events mostly share an actor.
+local memo = { seq = 0, actor = nil, weight = 1 }
 
 -- The board's cap (0: none), from the call's config copy.
 local function cap_of()
@@ -45,6 +41,7 @@ end
 -- The actor's weight on this shard (1 unless an admin set another).
 local function weight_of(actor)
   if call_state.config_field(CALL.cfg_key, 'weighted') ~= '1' then return 1 end
+  if memo.seq ~= CALL.seq then memo.seq, memo.actor = CALL.seq, nil end
   if memo.actor == actor then return memo.weight end
   local weight = tonumber(redis.call('HGET', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'weights'), actor)) or 1
   memo.actor, memo.weight = actor, weight
@@ -130,6 +127,7 @@ local function set_weight(cfg_key, actor, weight)
   local weights = keyspace.sibling_key(cfg_key, 'cfg', 'weights')
   if weight == 1 then redis.call('HDEL', weights, actor) else redis.call('HSET', weights, actor, weight) end
   if call_state.config_field(cfg_key, 'weighted') ~= '1' then redis.call('HSET', cfg_key, 'weighted', '1') end
+  call_state.enable_option(cfg_key, 'actor_caps')
   memo.actor = nil
 end
 
@@ -155,23 +153,24 @@ local function caps_differ(cfg_key, settings)
   return (stored == 0) ~= ((settings.capPerItem or 0) == 0)
 end
 
+-- Stores the cap; the option's hooks are enabled by a cap, or once some actor of the shard has a weight.
 local function caps_stored(cfg_key, settings)
   local cap = settings.capPerItem or 0
   if cap > 0 then redis.call('HSET', cfg_key, 'capPerItem', cap) else redis.call('HDEL', cfg_key, 'capPerItem') end
+  return cap > 0 or redis.call('HGET', cfg_key, 'weighted') == '1'
 end
 
 local function drop_held(base)
   redis.call('UNLINK', base .. 'held')
 end
 
-hooks.register('call_began', forget_memo)
-hooks.register('actor_amount', actor_amount)
-hooks.register('actor_weighs', actor_weighs)
-hooks.register('actor_moved', actor_moved)
-hooks.register('window_dropped', drop_held)
-hooks.register('config_planned', caps_planned)
-hooks.register('config_differs', caps_differ)
-hooks.register('config_stored', caps_stored)
+hooks.register('actor_amount', actor_amount, 'actor_caps')
+hooks.register('actor_weighs', actor_weighs, 'actor_caps')
+hooks.register('actor_moved', actor_moved, 'actor_caps')
+hooks.register('window_dropped', drop_held, 'actor_caps')
+hooks.register('config_planned', caps_planned, 'actor_caps')
+hooks.register('config_differs', caps_differ, 'actor_caps')
+hooks.register('config_stored', caps_stored, 'actor_caps')
 
 actor_caps.reweighted = reweighted
 actor_caps.set_weight = set_weight

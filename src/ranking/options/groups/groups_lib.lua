@@ -9,14 +9,10 @@
 -- Keys: <tag>:groups  hash  item -> group (only items some window of the shard holds)
 -- Config hash field: groups ("1"; absent: off).
 
-call_state.config_field_add('groups')
+call_state.config_field_add('groups', 'groups')
 
--- Each config hash's setting asked in this call (forgotten at call_began).
-local known = {}
-
-local function forget_known()
-  if next(known) ~= nil then known = {} end
-end
+-- Each config hash's setting asked in this call (call_state.call_cache).
+local known = { seq = 0, by = {} }
 
 -- "<tag>:cfg" -> "<tag>:groups"
 local function groups_key(cfg_key)
@@ -24,10 +20,11 @@ local function groups_key(cfg_key)
 end
 
 local function grouped(cfg_key)
-  local on = known[cfg_key]
+  local by = call_state.call_cache(known)
+  local on = by[cfg_key]
   if on == nil then
     on = call_state.config_field(cfg_key, 'groups') == '1'
-    known[cfg_key] = on
+    by[cfg_key] = on
   end
   return on
 end
@@ -71,27 +68,27 @@ local function groups_differ()
 end
 
 -- Stores the setting; turned off, the map goes; on, entries of items no window holds any more (a reset
--- dropped windows) go.
+-- dropped windows) go. On, the option's hooks are enabled.
 local function groups_stored(cfg_key, settings)
-  known[cfg_key] = nil
+  call_state.call_cache(known)[cfg_key] = nil
   local key = groups_key(cfg_key)
   if settings.groups ~= true then
     redis.call('HDEL', cfg_key, 'groups')
     redis.call('UNLINK', key)
-    return
+    return false
   end
   redis.call('HSET', cfg_key, 'groups', '1')
   for _, item in ipairs(redis.call('HKEYS', key)) do
     if not item_data.item_held(cfg_key, item) then redis.call('HDEL', key, item) end
   end
+  return true
 end
 
-hooks.register('call_began', forget_known)
-hooks.register('results_changed', group_left)
-hooks.register('watches', watches)
-hooks.register('config_planned', groups_planned)
-hooks.register('config_differs', groups_differ)
-hooks.register('config_stored', groups_stored)
+hooks.register('results_changed', group_left, 'groups')
+hooks.register('watches', watches, 'groups')
+hooks.register('config_planned', groups_planned, 'groups')
+hooks.register('config_differs', groups_differ, 'groups')
+hooks.register('config_stored', groups_stored, 'groups')
 
 groups.groups_key = groups_key
 groups.assign = assign

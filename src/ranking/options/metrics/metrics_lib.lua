@@ -10,8 +10,8 @@
 -- Config hash field: metrics (the names joined by commas; absent: one counter).
 
 -- The metric names of the config being replaced by the running call (a PUT changing them drops the
--- old metrics' keys with each window): kept from config_planned to window_dropped.
-local METRICS = { replaced = nil }
+-- old metrics' keys with each window): kept from config_planned to window_dropped of the call `seq`.
+local METRICS = { replaced = nil, seq = 0 }
 
 local function names_of(joined)
   local names = {}
@@ -30,7 +30,7 @@ local function metrics_planned(cfg_key, settings, reset, plan)
   local stored = plan and (redis.call('HGET', cfg_key, 'metrics') or '') or ''
   settings.metrics = settings.metrics == nil and stored or joined_of(settings.metrics)
   if not plan or settings.metrics == stored then return end
-  METRICS.replaced = stored
+  METRICS.replaced, METRICS.seq = stored, call_state.CALL.seq
   plan.changed, plan.drop_all = true, true
   if not reset then
     plan.problems[#plan.problems + 1] = 'metrics would change from [' .. stored .. '] to [' .. settings.metrics .. ']'
@@ -41,9 +41,11 @@ local function metrics_differ(cfg_key, settings)
   return (redis.call('HGET', cfg_key, 'metrics') or '') ~= joined_of(settings.metrics)
 end
 
+-- Stores the metrics (the option has no hooks a call on the board runs: it enables none).
 local function metrics_stored(cfg_key, settings)
   local joined = joined_of(settings.metrics)
   if joined ~= '' then redis.call('HSET', cfg_key, 'metrics', joined) else redis.call('HDEL', cfg_key, 'metrics') end
+  return false
 end
 
 -- Unlinks a metric window's slots, index and results (as drop_window does a board window's).
@@ -58,15 +60,15 @@ local function metrics_window_dropped(base)
   if string.find(base, '~', 1, true) then return end
   local cfg_key = string.match(base, '^[^}]*}') .. ':cfg'
   local names = names_of(redis.call('HGET', cfg_key, 'metrics'))
-  for _, name in ipairs(names_of(METRICS.replaced)) do names[#names + 1] = name end
+  local replaced = METRICS.seq == call_state.CALL.seq and METRICS.replaced or nil
+  for _, name in ipairs(names_of(replaced)) do names[#names + 1] = name end
   local stem = string.sub(base, 1, -2)
   for i = 2, #names do drop_metric_window(stem .. '~@' .. names[i] .. ':') end
 end
 
-hooks.register('call_began', function() METRICS.replaced = nil end)
-hooks.register('config_planned', metrics_planned)
-hooks.register('config_differs', metrics_differ)
-hooks.register('config_stored', metrics_stored)
-hooks.register('window_dropped', metrics_window_dropped)
+hooks.register('config_planned', metrics_planned, 'metrics')
+hooks.register('config_differs', metrics_differ, 'metrics')
+hooks.register('config_stored', metrics_stored, 'metrics')
+hooks.register('window_dropped', metrics_window_dropped, 'metrics')
 
 metrics.names_of = names_of

@@ -13,17 +13,13 @@
 -- Per shard: "<tag>:moderation", hash item -> "hidden" | "allowed", the states of that shard's items
 -- (bounded by the slice's limit per board, so one call reads at most that many).
 
-call_state.config_field_add('modreview')
-call_state.config_field_add('modheld')
+call_state.config_field_add('modreview', 'moderation')
+call_state.config_field_add('modheld', 'moderation')
 
 local MODERATION = { HIDDEN = 'hidden', ALLOWED = 'allowed' }
 
--- Each config hash's exceptions asked in this call (forgotten at call_began).
-local known = {}
-
-local function forget_known()
-  if next(known) ~= nil then known = {} end
-end
+-- Each config hash's exceptions asked in this call (call_state.call_cache).
+local known = { seq = 0, by = {} }
 
 local function states_key(cfg_key)
   return keyspace.sibling_key(cfg_key, 'cfg', 'moderation')
@@ -45,18 +41,19 @@ end
 -- hooks_lib `exceptions`: nil on a board of no hidden item that does not review.
 local function exceptions_hook(top_key)
   local cfg_key = call_state.cfg_key_of_top(top_key)
-  local answer = known[cfg_key]
+  local by = call_state.call_cache(known)
+  local answer = by[cfg_key]
   if answer == nil then
     answer = false
     local only = reviews(cfg_key)
     if not only and not call_state.config_field(cfg_key, 'modheld') then
-      known[cfg_key] = false
+      by[cfg_key] = false
       return nil
     end
     local states = redis.call('HGETALL', states_key(cfg_key))
     local items = items_in(states, only and MODERATION.ALLOWED or MODERATION.HIDDEN)
     if only or #items > 0 then answer = { only = only, items = items } end
-    known[cfg_key] = answer
+    by[cfg_key] = answer
   end
   return answer or nil
 end
@@ -84,17 +81,25 @@ local function moderation_differs()
   return false
 end
 
+-- Stores review; the option's hooks are enabled on a review board and while the shard holds a state.
 local function moderation_stored(cfg_key, settings)
   if settings.moderation and settings.moderation.review == true then
     redis.call('HSET', cfg_key, 'modreview', '1')
-  else
-    redis.call('HDEL', cfg_key, 'modreview')
+    return true
   end
+  redis.call('HDEL', cfg_key, 'modreview')
+  return redis.call('HEXISTS', cfg_key, 'modheld') == 1
 end
 
--- Keeps the config's count of the states the shard holds (moderation_set, after each change).
+-- Keeps the config's count of the states the shard holds (moderation_set, after each change); a
+-- state held enables the option's hooks (till a board PUT finds none held).
 local function count_held(cfg_key, held)
-  if held > 0 then redis.call('HSET', cfg_key, 'modheld', held) else redis.call('HDEL', cfg_key, 'modheld') end
+  if held > 0 then
+    redis.call('HSET', cfg_key, 'modheld', held)
+    call_state.enable_option(cfg_key, 'moderation')
+  else
+    redis.call('HDEL', cfg_key, 'modheld')
+  end
 end
 
 MODERATION.states_key = states_key
@@ -103,8 +108,7 @@ MODERATION.reviews = reviews
 MODERATION.moderated = moderated
 moderation.MODERATION = MODERATION
 
-hooks.register('call_began', forget_known)
-hooks.register('exceptions', exceptions_hook)
-hooks.register('config_planned', moderation_planned)
-hooks.register('config_differs', moderation_differs)
-hooks.register('config_stored', moderation_stored)
+hooks.register('exceptions', exceptions_hook, 'moderation')
+hooks.register('config_planned', moderation_planned, 'moderation')
+hooks.register('config_differs', moderation_differs, 'moderation')
+hooks.register('config_stored', moderation_stored, 'moderation')

@@ -10,22 +10,19 @@
 -- board PUT refuses it there: a sum is listed only above 0, and views weigh sums highest first).
 
 local cfg_key_of_top = call_state.cfg_key_of_top
-call_state.config_field_add('order')
+call_state.config_field_add('order', 'order')
 
--- Each config hash's order asked in this call (forgotten at call_began): a count over 64 shards asks
+-- Each config hash's order asked in this call (call_state.call_cache): a count over 64 shards asks
 -- for every id on every shard, one HGET per shard instead of one per count.
-local known = {}
-
-local function forget_known()
-  if next(known) ~= nil then known = {} end
-end
+local known = { seq = 0, by = {} }
 
 local function ascending(top_key)
   local cfg_key = cfg_key_of_top(top_key)
-  local asc = known[cfg_key]
+  local by = call_state.call_cache(known)
+  local asc = by[cfg_key]
   if asc == nil then
     asc = call_state.config_field(cfg_key, 'order') == 'asc'
-    known[cfg_key] = asc
+    by[cfg_key] = asc
   end
   return asc
 end
@@ -73,14 +70,14 @@ end
 
 local function order_stored(cfg_key, settings)
   if settings.order == 'asc' then redis.call('HSET', cfg_key, 'order', 'asc') else redis.call('HDEL', cfg_key, 'order') end
+  return settings.order == 'asc'
 end
 
-hooks.register('call_began', forget_known)
-hooks.register('ascending', function(top_key) return ascending(top_key) or nil end)
-hooks.register('page', page_hook)
-hooks.register('position', position_hook)
-hooks.register('ahead', ahead_hook)
-hooks.register('rank', rank_hook)
-hooks.register('config_planned', order_planned)
-hooks.register('config_differs', order_differs)
-hooks.register('config_stored', order_stored)
+hooks.register('ascending', function(top_key) return ascending(top_key) or nil end, 'order')
+hooks.register('page', page_hook, 'order')
+hooks.register('position', position_hook, 'order')
+hooks.register('ahead', ahead_hook, 'order')
+hooks.register('rank', rank_hook, 'order')
+hooks.register('config_planned', order_planned, 'order')
+hooks.register('config_differs', order_differs, 'order')
+hooks.register('config_stored', order_stored, 'order')

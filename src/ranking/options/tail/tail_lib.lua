@@ -12,8 +12,8 @@
 -- "<base>tail": d:<start> -> D of a pruned (or being pruned) slot; cur, cursor: the slot being pruned
 -- and its HSCAN cursor; upto: the newest slot pruned to its end.
 
-call_state.config_field_add('tailExact')
-call_state.config_field_add('tailBelow')
+call_state.config_field_add('tailExact', 'tail')
+call_state.config_field_add('tailBelow', 'tail')
 
 -- Bits of a slot's filter per field the slot held when its pruning began, and bits set per item:
 -- a false "may hold" about 2.4 % of the time with every field dropped, less otherwise.
@@ -73,7 +73,7 @@ local function drop(ctx, item, count)
   for _, hash in ipairs(hashes_of(item)) do redis.call('SETBIT', ctx.filter_key, hash % ctx.bits, 1) end
   local left = tonumber(redis.call('ZINCRBY', ctx.top_key, -count, item))
   if left == 0 then redis.call('ZREM', ctx.top_key, item) end
-  local changed = hooks.results_changed
+  local changed = call_state.hooks_of_top(ctx.top_key).results_changed
   for i = 1, #changed do changed[i](ctx.top_key, item, left) end
   if count > ctx.most then ctx.most = count end
 end
@@ -245,13 +245,14 @@ local function tail_stored(cfg_key, settings)
   else
     redis.call('HDEL', cfg_key, 'tailExact', 'tailBelow')
   end
+  return now ~= nil
 end
 
 tail.best_rows = best_rows
 
-hooks.register('window_settled', settle_window)
-hooks.register('slot_expired', slot_expired)
-hooks.register('window_dropped', window_dropped)
-hooks.register('config_planned', tail_planned)
-hooks.register('config_differs', tail_differs)
-hooks.register('config_stored', tail_stored)
+hooks.register('window_settled', settle_window, 'tail')
+hooks.register('slot_expired', slot_expired, 'tail')
+hooks.register('window_dropped', window_dropped, 'tail')
+hooks.register('config_planned', tail_planned, 'tail')
+hooks.register('config_differs', tail_differs, 'tail')
+hooks.register('config_stored', tail_stored, 'tail')

@@ -30,18 +30,15 @@ local CONFIG = call_state.CONFIG
 local TIE = { DIGITS = 15, MAX = 999999999999999, SHARDED_DIGITS = 30, MS_MAX = 9999999999999, RUN_READ = 32 }
 
 local cfg_key_of_top = call_state.cfg_key_of_top
-call_state.config_field_add('ties')
+call_state.config_field_add('ties', 'ties')
 
--- The last results key ties_first answered for in this call, and its answer (forgotten at call_began).
-local memo = { top = nil, first = false }
-
-local function forget_memo()
-  memo.top = nil
-end
+-- The last results key ties_first answered for in the call `seq`, and its answer.
+local memo = { seq = 0, top = nil, first = false }
 
 -- Asked for every results change and rank: answered from the call's config (call_lib) when it is this
--- board's, and kept for the last results key asked about.
+-- board's, and kept for the last results key asked about in this call.
 local function ties_first(top_key)
+  if memo.seq ~= CALL.seq then memo.seq, memo.top = CALL.seq, nil end
   if top_key == memo.top then return memo.first end
   local cfg_key = cfg_key_of_top(top_key)
   if cfg_key ~= CONFIG.cfg_key then return redis.call('HGET', cfg_key, 'ties') == 'first' end
@@ -59,7 +56,7 @@ local function tie_new_mark(top_key, cfg_key)
   local seq = redis.call('HINCRBY', cfg_key, 'tieSeq', 1)
   if not tie_sharded(top_key) then return string.format('%0' .. TIE.DIGITS .. '.0f', TIE.MAX - seq) end
   local last_ms = tonumber(redis.call('HGET', cfg_key, 'tieMs') or '0')
-  local now_ms = math.floor(CALL.now_ms or 0)
+  local now_ms = math.floor(call_state.now_ms() or 0)
   if now_ms > last_ms then redis.call('HSET', cfg_key, 'tieMs', now_ms) else now_ms = last_ms end
   local shard = tonumber(string.match(cfg_key, '/(%d+)}:cfg$') or '0')
   return string.format('%013.0f%015.0f%02d', TIE.MS_MAX - now_ms, TIE.MAX - seq, 99 - shard)
@@ -167,9 +164,10 @@ local function ties_differ(cfg_key, settings)
   return (redis.call('HGET', cfg_key, 'ties') or 'shared') ~= (settings.ties or 'shared')
 end
 
--- Stores the mode (config field `ties`, absent for shared).
+-- Stores the mode (config field `ties`, absent for shared); `ties: first` enables the option's hooks.
 local function ties_stored(cfg_key, settings)
   if settings.ties == 'first' then redis.call('HSET', cfg_key, 'ties', 'first') else redis.call('HDEL', cfg_key, 'ties') end
+  return settings.ties == 'first'
 end
 
 -- The hooks answer nil on a board of shared ties: the core's order (order_lib) then decides.
@@ -187,17 +185,16 @@ local function ahead_hook(top_key, score, mark)
   return nil
 end
 
-hooks.register('call_began', forget_memo)
-hooks.register('results_changed', tie_order_changed)
-hooks.register('window_dropped', drop_tie_order)
-hooks.register('rank', tie_rank)
-hooks.register('watches', ties_first)
-hooks.register('config_planned', ties_planned)
-hooks.register('config_differs', ties_differ)
-hooks.register('config_stored', ties_stored)
-hooks.register('strict', strict_hook)
-hooks.register('page', tie_page)
-hooks.register('position', tie_position)
-hooks.register('mark_of', mark_hook)
-hooks.register('ahead', ahead_hook)
-hooks.register('append_marks', append_tie_marks)
+hooks.register('results_changed', tie_order_changed, 'ties')
+hooks.register('window_dropped', drop_tie_order, 'ties')
+hooks.register('rank', tie_rank, 'ties')
+hooks.register('watches', ties_first, 'ties')
+hooks.register('config_planned', ties_planned, 'ties')
+hooks.register('config_differs', ties_differ, 'ties')
+hooks.register('config_stored', ties_stored, 'ties')
+hooks.register('strict', strict_hook, 'ties')
+hooks.register('page', tie_page, 'ties')
+hooks.register('position', tie_position, 'ties')
+hooks.register('mark_of', mark_hook, 'ties')
+hooks.register('ahead', ahead_hook, 'ties')
+hooks.register('append_marks', append_tie_marks, 'ties')
