@@ -1,6 +1,6 @@
-import { RankingService } from '../../src/ranking/ranking.service';
-import { ADMIN } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { RankingService } from '../../../src/ranking/ranking.service';
+import { ADMIN } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 // Saturday 2024-03-30 12:00 in Berlin (UTC+1): the night after, clocks spring forward to UTC+2.
 const T0 = Date.parse('2024-03-30T11:00:00Z');

@@ -1,7 +1,7 @@
-import { ADMIN, createBoard } from '../../harness/app';
-import { LiveHub } from '../../src/live/live-hub';
-import { T0, useSingleNodeApp } from '../support/e2e';
-import { listen, SseReader, waitUntil } from '../support/sse';
+import { ADMIN, createBoard } from '../../../harness/app';
+import { LiveHub } from '../../../src/live/live-hub';
+import { T0, useSingleNodeApp } from '../../support/e2e';
+import { listen, SseReader, waitUntil } from '../../support/sse';
 
 const WINDOWS = [{ name: 'h', period: '1h', interval: '1m' }];
 

@@ -1,7 +1,7 @@
-import { ADMIN } from '../../harness/app';
-import { TOPOLOGIES } from '../../harness/redis';
-import { boardPutter } from '../support/boards';
-import { useApp } from '../support/e2e';
+import { ADMIN } from '../../../harness/app';
+import { TOPOLOGIES } from '../../../harness/redis';
+import { boardPutter } from '../../support/boards';
+import { useApp } from '../../support/e2e';
 
 const T0 = 1_700_002_800_000;
 

@@ -1,5 +1,5 @@
-import { ADMIN } from '../../harness/app';
-import { T0, useSingleNodeApp } from '../support/e2e';
+import { ADMIN } from '../../../harness/app';
+import { T0, useSingleNodeApp } from '../../support/e2e';
 
 const WINDOWS = [
   { name: 'h', period: '1h', interval: '1m' },

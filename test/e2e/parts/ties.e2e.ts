@@ -1,5 +1,5 @@
-import { ADMIN, createBoard } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { ADMIN, createBoard } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 const T0 = 1_700_002_800_000;
 

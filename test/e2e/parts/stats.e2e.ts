@@ -1,10 +1,10 @@
 import request from 'supertest';
-import { FakeClock } from '../../harness/clock';
-import { AccessTimeRecorder } from '../../src/stats/access-time.recorder';
-import { ADMIN, startTestApp } from '../../harness/app';
-import { startTestRedis } from '../../harness/redis';
-import { useApp } from '../support/e2e';
-import { TOPOLOGIES } from '../../harness/redis';
+import { FakeClock } from '../../../harness/clock';
+import { AccessTimeRecorder } from '../../../src/stats/access-time.recorder';
+import { ADMIN, startTestApp } from '../../../harness/app';
+import { startTestRedis } from '../../../harness/redis';
+import { useApp } from '../../support/e2e';
+import { TOPOLOGIES } from '../../../harness/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary
 const H0 = T0 / 1000;

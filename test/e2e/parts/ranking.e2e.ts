@@ -1,6 +1,6 @@
-import { TOPOLOGIES } from '../../harness/redis';
-import { boardPutter } from '../support/boards';
-import { useApp } from '../support/e2e';
+import { TOPOLOGIES } from '../../../harness/redis';
+import { boardPutter } from '../../support/boards';
+import { useApp } from '../../support/e2e';
 
 const T0 = 1_700_002_800_000;
 

@@ -1,6 +1,6 @@
-import { createBoard } from '../../harness/app';
-import { T0, useApp } from '../support/e2e';
-import { Topology } from '../../harness/redis';
+import { createBoard } from '../../../harness/app';
+import { T0, useApp } from '../../support/e2e';
+import { Topology } from '../../../harness/redis';
 
 const T0_SEC = T0 / 1000;
 const THREE_WINDOWS = [

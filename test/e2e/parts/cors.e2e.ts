@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { validateEdgeSettings } from '../../src/edge/edge.settings';
-import { ADMIN } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { validateEdgeSettings } from '../../../src/edge/edge.settings';
+import { ADMIN } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 type Http = () => ReturnType<typeof request>;
 const PAGE = 'https://app.example.com';

@@ -1,6 +1,6 @@
-import { createBoard } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
-import { SPAN_MAX_FIELDS } from '../../src/ranking/core/ranking.limits';
+import { createBoard } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
+import { SPAN_MAX_FIELDS } from '../../../src/ranking/core/ranking.limits';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;
