@@ -1,7 +1,7 @@
-import { createBoard } from '../../harness/app';
-import { useApp } from '../support/e2e';
-import { Topology } from '../../harness/redis';
-import { shardOf } from '../../src/ranking/core/shard-math';
+import { createBoard } from '../../../harness/app';
+import { useApp } from '../../support/e2e';
+import { Topology } from '../../../harness/redis';
+import { shardOf } from '../../../src/ranking/core/shard-math';
 
 /** One API key per test: each is a client of its own, with fresh budgets. */
 const KEYS = [

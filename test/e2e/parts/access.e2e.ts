@@ -1,10 +1,10 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
-import { ACCESS_RULE } from '../../src/access/access.decorators';
-import { ApiKeysRefresher } from '../../src/access/api-keys.refresher';
-import { ADMIN, createBoard } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { ACCESS_RULE } from '../../../src/access/access.decorators';
+import { ApiKeysRefresher } from '../../../src/access/api-keys.refresher';
+import { ADMIN, createBoard } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 const WRITER = 'writer-secret-0123456789';
 const READER = 'reader-secret-0123456789';

@@ -1,6 +1,6 @@
-import { ADMIN, createBoard } from '../../harness/app';
-import { T0, useApp } from '../support/e2e';
-import { Topology } from '../../harness/redis';
+import { ADMIN, createBoard } from '../../../harness/app';
+import { T0, useApp } from '../../support/e2e';
+import { Topology } from '../../../harness/redis';
 
 const BOARD = {
   windows: [

@@ -1,5 +1,5 @@
-import { createBoard } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { createBoard } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;

@@ -1,6 +1,6 @@
-import { ADMIN, createBoard } from '../../harness/app';
-import { useApp } from '../support/e2e';
-import { Topology } from '../../harness/redis';
+import { ADMIN, createBoard } from '../../../harness/app';
+import { useApp } from '../../support/e2e';
+import { Topology } from '../../../harness/redis';
 
 const BOARD = {
   windows: [{ name: 'hour', period: '1h', interval: '5m' }],

@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { ERROR_CODES } from '../../src/common/errors';
-import { ADMIN } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { ERROR_CODES } from '../../../src/common/errors';
+import { ADMIN } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 /** Every error a client can cause over HTTP answers { statusCode, message (one string), error, code }. */
 describe('error bodies carry a stable code', () => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { ADMIN } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { ADMIN } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 describe('governance over HTTP', () => {
   const e2e = useSingleNodeApp({ noApp: true });

@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { ADMIN, createBoard } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { RankingService } from '../../../src/ranking/ranking.service';
+import { ADMIN, createBoard } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 /**
  * Top pages asked in one event-loop turn share one read (src/common/shared-reads.ts): fewer calls,

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { createBoard } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { createBoard } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 const VICTIM = 'victim-secret-0123456789';
 const ATTACKER = 'attacker-secret-0123456789';

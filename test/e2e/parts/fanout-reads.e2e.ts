@@ -1,8 +1,8 @@
-import { LiveHub } from '../../src/live/live-hub';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { ADMIN, createBoard } from '../../harness/app';
-import { T0, useSingleNodeApp } from '../support/e2e';
-import { listen, SseReader, waitUntil } from '../support/sse';
+import { LiveHub } from '../../../src/live/live-hub';
+import { RankingService } from '../../../src/ranking/ranking.service';
+import { ADMIN, createBoard } from '../../../harness/app';
+import { T0, useSingleNodeApp } from '../../support/e2e';
+import { listen, SseReader, waitUntil } from '../../support/sse';
 
 /** Ids spread over every shard of a board (by hash), named so that a test can ask for n of them. */
 const ids = (n: number, prefix = 'i') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
