@@ -1,7 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { ADMIN, createBoard } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { ADMIN, createBoard } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 /** Calls of one script the instance sent, from its /metrics. */
 async function callsOf(app: NestFastifyApplication, script: string): Promise<number> {

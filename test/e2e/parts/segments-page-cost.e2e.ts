@@ -1,6 +1,6 @@
-import { createBoard } from '../../harness/app';
-import { Topology } from '../../harness/redis';
-import { T0, useApp } from '../support/e2e';
+import { createBoard } from '../../../harness/app';
+import { Topology } from '../../../harness/redis';
+import { T0, useApp } from '../../support/e2e';
 
 const SEGMENTS = Array.from({ length: 100 }, (_, i) => `s${String(i).padStart(3, '0')}`);
 /** 800 items, each in 8 segments: every segment holds 64 items, spread over the 64 shards. */

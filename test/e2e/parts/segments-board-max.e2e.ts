@@ -1,6 +1,6 @@
-import { createBoard } from '../../harness/app';
-import { T0, useApp } from '../support/e2e';
-import { Topology } from '../../harness/redis';
+import { createBoard } from '../../../harness/app';
+import { T0, useApp } from '../../support/e2e';
+import { Topology } from '../../../harness/redis';
 
 const ITEMS = Array.from({ length: 16 }, (_, i) => `item-${i}`);
 const MAX = 3;

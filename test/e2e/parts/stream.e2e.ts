@@ -1,12 +1,12 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { LiveHub, LiveListing } from '../../src/live/live-hub';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { FakeClock } from '../../harness/clock';
-import { ADMIN, startTestApp } from '../../harness/app';
-import { startTestRedis } from '../../harness/redis';
-import { SseReader } from '../support/sse';
-import { useClusterApp, useSingleNodeApp } from '../support/e2e';
+import { LiveHub, LiveListing } from '../../../src/live/live-hub';
+import { RankingService } from '../../../src/ranking/ranking.service';
+import { FakeClock } from '../../../harness/clock';
+import { ADMIN, startTestApp } from '../../../harness/app';
+import { startTestRedis } from '../../../harness/redis';
+import { SseReader } from '../../support/sse';
+import { useClusterApp, useSingleNodeApp } from '../../support/e2e';
 
 const T0 = 1_700_002_800_000;
 

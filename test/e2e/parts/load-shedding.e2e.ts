@@ -1,7 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { RedisService } from '../../src/redis/redis.service';
-import { createBoard } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { RedisService } from '../../../src/redis/redis.service';
+import { createBoard } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 const SHARDS = 64;
 const ITEMS = 64_000;

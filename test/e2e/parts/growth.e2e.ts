@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { ADMIN, createBoard } from '../../harness/app';
-import { useApp } from '../support/e2e';
-import { TOPOLOGIES } from '../../harness/redis';
+import { ADMIN, createBoard } from '../../../harness/app';
+import { useApp } from '../../support/e2e';
+import { TOPOLOGIES } from '../../../harness/redis';
 
 const API_KEY = 'growth-test-key-0123456789';
 

@@ -1,6 +1,6 @@
-import { ADMIN } from '../../harness/app';
-import { useApp } from '../support/e2e';
-import { TOPOLOGIES } from '../../harness/redis';
+import { ADMIN } from '../../../harness/app';
+import { useApp } from '../../support/e2e';
+import { TOPOLOGIES } from '../../../harness/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;
