@@ -100,7 +100,8 @@ export async function startTestRedis(
     return assemble('cluster', '', { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: prefix }, prefix, client, server);
   }
   const url = ownServer ? (requireRedisServer(), await startRedisServer(serverArgs)) : await singleServer();
-  const client = new Redis(url.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  // A stream closed by a paused server would otherwise hold the process for ioredis' 2 s disconnect timer.
+  const client = new Redis(url.url, { maxRetriesPerRequest: 1, lazyConnect: true, disconnectTimeout: 100 });
   await client.connect();
   return assemble('single', url.url, { REDIS_URL: url.url, KEY_PREFIX: prefix }, prefix, client, url);
 }

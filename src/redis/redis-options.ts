@@ -13,6 +13,13 @@ export interface RedisClientSettings {
 export const BACKSTOP_TIMEOUT_FACTOR = 10;
 
 /**
+ * How long a disconnected stream may take to close before ioredis destroys it. The service disconnects
+ * only when QUIT failed (Redis away): the stream is then already closed or dead, and ioredis' default
+ * 2 s timer for it would keep an embedding app's process from exiting after its app closed.
+ */
+export const DISCONNECT_TIMEOUT_MS = 100;
+
+/**
  * Options of one node's connection. No offline queue and no retries: while Redis is away a command
  * fails at once (503) instead of waiting.
  */
@@ -21,6 +28,7 @@ export function nodeOptions(settings: RedisClientSettings): RedisOptions {
     enableOfflineQueue: false,
     commandTimeout: settings.commandTimeoutMs * BACKSTOP_TIMEOUT_FACTOR,
     connectTimeout: 2000,
+    disconnectTimeout: DISCONNECT_TIMEOUT_MS,
     maxRetriesPerRequest: 0,
     enableAutoPipelining: settings.autoPipelining,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),

@@ -1,0 +1,122 @@
+import request from 'supertest';
+import { createBoard } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
+
+const VICTIM = 'victim-secret-0123456789';
+const ATTACKER = 'attacker-secret-0123456789';
+const THRIFTY = 'thrifty-secret-0123456789';
+const SHARDER = 'sharder-secret-0123456789';
+const KEYS = [VICTIM, ATTACKER, THRIFTY, SHARDER].map((secret) => `${secret}:read+write`).join(',');
+
+/** Issue #22 rows 9 and 11: stored answers of keyed writes are budgeted, and keys are scoped per client. */
+describe('idempotency keys: scoped per client, stored answers budgeted', () => {
+  /** `budget`: the same Redis through an app whose clients may each store 4 answers per hour. */
+  const e2e = useSingleNodeApp({
+    env: { API_KEYS: KEYS },
+    others: { budget: { QUOTA_IDEMPOTENT_ANSWERS: '4' } },
+  });
+  const { clock, http } = e2e;
+  const as = (secret: string) => ({ Authorization: `Bearer ${secret}` });
+  const budgeted = () => request(e2e.other('budget').getHttpServer());
+  const increment = (secret: string, board: string, item: string, amount: number, key?: string) => {
+    const call = budgeted().post(`/boards/${board}/items/${item}/increment`).set(as(secret)).send({ amount });
+    return key === undefined ? call : call.set('Idempotency-Key', key);
+  };
+  const scoreOf = async (board: string, item: string) =>
+    (await http().get(`/boards/${board}/items/${item}`).set(as(VICTIM))).body.score;
+  /** Answers every idempotency bucket of the file holds (fields of the `…:idem:<bucket>` hashes). */
+  const storedAnswers = async () => {
+    let fields = 0;
+    for (const key of await e2e.redis().keys('*:idem:*')) fields += await e2e.redis().client.hlen(key);
+    return fields;
+  };
+
+  beforeAll(async () => {
+    await createBoard(e2e.app(), 'shared');
+    await createBoard(e2e.app(), 'sharded', { windows: [{ period: '1h', interval: '1m' }], shards: 4 });
+  });
+
+  it("a key another client squatted neither refuses nor replays the victim's write (row 11)", async () => {
+    const increment = (secret: string, board: string, item: string, amount: number, key: string) =>
+      http()
+        .post(`/boards/${board}/items/${item}/increment`)
+        .set(as(secret))
+        .set('Idempotency-Key', key)
+        .send({ amount });
+    const squat = await increment(ATTACKER, 'shared', 'decoy', 1, 'order-42');
+    expect(squat.status).toBe(200);
+    const other = await increment(VICTIM, 'shared', 'mine', 5, 'order-42'); // once 422 IDEMPOTENCY_KEY_REUSED
+    expect([other.status, other.headers['idempotent-replayed']]).toEqual([200, undefined]);
+    // The attacker also sends, under the victim's next key, the very request the victim will send.
+    expect((await increment(ATTACKER, 'shared', 'mine', 5, 'order-43')).status).toBe(200);
+    const same = await increment(VICTIM, 'shared', 'mine', 5, 'order-43'); // once a replay, never applied
+    expect([same.status, same.headers['idempotent-replayed']]).toEqual([200, undefined]);
+    expect(await scoreOf('shared', 'mine')).toBe(15);
+    expect(await scoreOf('shared', 'decoy')).toBe(1);
+    // Each client still gets its own answer back on a retry.
+    const retried = await increment(VICTIM, 'shared', 'mine', 5, 'order-42');
+    expect([retried.headers['idempotent-replayed'], retried.text]).toEqual(['true', other.text]);
+  });
+
+  it('scopes the ledger of a sharded board, counters and stats the same way (row 11)', async () => {
+    const batch = { items: [{ item: 'b1' }, { item: 'b2' }, { item: 'b3' }] };
+    const send = (secret: string, body: object) =>
+      http().post('/boards/sharded/increments').set(as(secret)).set('Idempotency-Key', 'batch-1').send(body);
+    expect((await send(ATTACKER, { items: [{ item: 'b9' }] })).status).toBe(200);
+    const victims = await send(VICTIM, batch);
+    expect([victims.status, victims.headers['idempotent-replayed']]).toEqual([200, undefined]);
+    expect(await scoreOf('sharded', 'b2')).toBe(1);
+
+    const count = (secret: string) =>
+      http().post('/counters/hits/increment').set(as(secret)).set('Idempotency-Key', 'tick').send({ count: 2 });
+    expect((await count(ATTACKER)).status).toBe(200);
+    expect((await count(VICTIM)).headers['idempotent-replayed']).toBeUndefined();
+    const samples = (await http().get('/counters/hits?precision=1').set(as(VICTIM))).body.samples;
+    expect(samples).toEqual([{ t: expect.any(Number), count: 4 }]);
+
+    const record = (secret: string, value: number) =>
+      http().post('/stats/ctx/T').set(as(secret)).set('Idempotency-Key', 'stat').send({ value });
+    expect((await record(ATTACKER, 1)).status).toBe(200);
+    expect((await record(VICTIM, 2)).status).toBe(200); // once 422
+    expect((await http().get('/stats/ctx/T').set(as(VICTIM))).body).toMatchObject({ count: 2, sum: 3 });
+  });
+
+  it('refuses a keyed write past the quota of stored answers before applying it; its stored answers still replay (row 9)', async () => {
+    await createBoard(e2e.app(), 'budget');
+    const before = await storedAnswers();
+    const first = await increment(THRIFTY, 'budget', 'x', 1, 'k-0');
+    for (let i = 1; i < 4; i++) expect((await increment(THRIFTY, 'budget', 'x', 1, `k-${i}`)).status).toBe(200);
+    for (let i = 4; i < 20; i++) {
+      const refused = await increment(THRIFTY, 'budget', 'x', 1, `k-${i}`);
+      expect([refused.status, refused.body.code]).toEqual([429, 'QUOTA_EXCEEDED']);
+      expect(refused.body.message).toContain('stored answers');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect(await scoreOf('budget', 'x')).toBe(4); // nothing of the refused writes applied
+    expect(await storedAnswers()).toBe(before + 4); // and nothing of them stored
+    const replay = await increment(THRIFTY, 'budget', 'x', 1, 'k-0');
+    expect([replay.status, replay.headers['idempotent-replayed'], replay.text]).toEqual([200, 'true', first.text]);
+    expect((await increment(THRIFTY, 'budget', 'x', 1)).status).toBe(200); // without a key: nothing stored
+    const refusedOther = await budgeted()
+      .post('/counters/c/increment')
+      .set(as(THRIFTY))
+      .set('Idempotency-Key', 'c-1')
+      .send({ count: 1 });
+    expect(refusedOther.body.code).toBe('QUOTA_EXCEEDED');
+    expect((await increment(VICTIM, 'budget', 'x', 1, 'k-5')).status).toBe(200); // other clients keep theirs
+    // The quota refills over QUOTA_INTERVAL_SEC (one answer per 15 min here).
+    clock.advanceMs(15 * 60_000);
+    expect((await increment(THRIFTY, 'budget', 'x', 1, 'k-after')).status).toBe(200);
+  });
+
+  it('charges a write on a sharded board its ledger entry and each shard part (row 9)', async () => {
+    const write = (key: string) =>
+      budgeted().post('/boards/sharded/items/s/increment').set(as(SHARDER)).set('Idempotency-Key', key).send({});
+    expect((await write('s-1')).status).toBe(200);
+    expect((await write('s-2')).status).toBe(200);
+    const refused = await write('s-3');
+    expect([refused.status, refused.body.code]).toEqual([429, 'QUOTA_EXCEEDED']);
+    expect((await write('s-1')).headers['idempotent-replayed']).toBe('true');
+    expect(await scoreOf('sharded', 's')).toBe(2);
+  });
+});

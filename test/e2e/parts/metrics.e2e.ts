@@ -1,0 +1,121 @@
+import { ADMIN } from '../../../harness/app';
+import { T0, useSingleNodeApp } from '../../support/e2e';
+
+const WINDOWS = [
+  { name: 'h', period: '1h', interval: '1m' },
+  { name: 'd', period: '1d', interval: '1h' },
+];
+
+describe('metrics over HTTP', () => {
+  const { http } = useSingleNodeApp({ startMs: T0, fresh: true });
+  const put = (name: string, body: object, query = '') =>
+    http()
+      .put(`/admin/boards/${name}${query}`)
+      .set(ADMIN)
+      .send({ windows: WINDOWS, ...body });
+  const increment = (board: string, item: string, body: object) =>
+    http()
+      .post(`/boards/${board}/items/${encodeURIComponent(item)}/increment`)
+      .send(body);
+  const rows = async (path: string) =>
+    (await http().get(path).expect(200)).body.items.map((row: { item: string; rank: number; score: number }) => [
+      row.item,
+      row.rank,
+      row.score,
+    ]);
+
+  it.each([
+    [{ metrics: ['up'] }, /metrics holds at least 2 names/],
+    [{ metrics: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] }, /metrics holds at most 8 names/],
+    [{ metrics: ['up', 'up'] }, /metrics must be distinct/],
+    [{ metrics: ['up', 'Down'] }, /each metric must be 1-32 characters of a-z 0-9 _/],
+    [{ metrics: 'up,down' }, /metrics must be an array|each metric must be/],
+    [{ metrics: null }, /metrics/],
+    [{ metrics: ['up', 'down'], aggregate: 'max' }, /metrics count events: board "bad" aggregates scores/],
+    [{ metrics: ['up', 'down'], segments: { max: 10 } }, /metrics do not go with segments yet/],
+    [{ metrics: ['up', 'down'], actors: true }, /metrics do not go with actors yet/],
+  ])('refuses the board %j with 400 INVALID_INPUT', async (body, message) => {
+    const answer = await put('bad', body).expect(400);
+    expect(answer.body.code).toBe('INVALID_INPUT');
+    expect(answer.body.message).toMatch(message);
+  });
+
+  it('counts each metric apart, ranks by ?metric= (default the first) and shows the metrics on the board', async () => {
+    const board = await put('votes', { metrics: ['up', 'down'] }).expect(201);
+    expect(board.body.metrics).toEqual(['up', 'down']);
+    await increment('votes', 'a', { amount: 5 }).expect(200);
+    await increment('votes', 'b', { amount: 2, metric: 'up' }).expect(200);
+    const down = await increment('votes', 'b', { amount: 7, metric: 'down' }).expect(200);
+    expect(down.body.windows.h).toMatchObject({ score: 7, rank: 1 });
+    await http()
+      .post('/boards/votes/increments')
+      .send({
+        items: [
+          { item: 'a', metric: 'down' },
+          { item: 'c', amount: 3, metric: 'down' },
+        ],
+      })
+      .expect(200);
+    expect(await rows('/boards/votes/top?window=h')).toEqual([
+      ['a', 1, 5],
+      ['b', 2, 2],
+    ]);
+    expect(await rows('/boards/votes/top?window=d&metric=down')).toEqual([
+      ['b', 1, 7],
+      ['c', 2, 3],
+      ['a', 3, 1],
+    ]);
+    const item = await http().get('/boards/votes/items/c?window=h&metric=down').expect(200);
+    expect(item.body).toMatchObject({ score: 3, rank: 2, metrics: { up: 0, down: 3 } });
+    const top = await http().get('/boards/votes/top?window=h').expect(200);
+    expect(top.body.items.map((row: { metrics: object }) => row.metrics)).toEqual([
+      { up: 5, down: 1 },
+      { up: 2, down: 7 },
+    ]);
+    const around = await http().get('/boards/votes/items/b/around?window=h&metric=down&radius=1').expect(200);
+    expect(around.body.items[0]).toMatchObject({ item: 'b', metrics: { up: 2, down: 7 } });
+    expect((await http().get('/boards/votes').expect(200)).body.metrics).toEqual(['up', 'down']);
+  });
+
+  it('answers 400 UNKNOWN_METRIC naming the metrics, for writes and reads', async () => {
+    await put('votes2', { metrics: ['up', 'down'] }).expect(201);
+    await put('plain', {}).expect(201);
+    const write = await increment('votes2', 'a', { metric: 'sideways' }).expect(400);
+    expect(write.body).toMatchObject({ code: 'UNKNOWN_METRIC' });
+    expect(write.body.message).toMatch(/board "votes2" has no metric "sideways"; its metrics: up, down/);
+    const batch = await http()
+      .post('/boards/votes2/increments')
+      .send({ items: [{ item: 'a', metric: 'nope' }] })
+      .expect(400);
+    expect(batch.body.code).toBe('UNKNOWN_METRIC');
+    const read = await http().get('/boards/votes2/top?metric=nope').expect(400);
+    expect(read.body.code).toBe('UNKNOWN_METRIC');
+    const plain = await increment('plain', 'a', { metric: 'up' }).expect(400);
+    expect(plain.body).toMatchObject({ code: 'UNKNOWN_METRIC' });
+    expect(plain.body.message).toMatch(/declares no metrics/);
+    const badName = await increment('votes2', 'a', { metric: 'Up!' }).expect(400);
+    expect(badName.body.code).toBe('INVALID_INPUT');
+  });
+
+  it('refuses a batch naming two metrics (400), and a change of metrics without reset (409)', async () => {
+    await put('votes3', { metrics: ['up', 'down'] }).expect(201);
+    const mixed = await http()
+      .post('/boards/votes3/increments')
+      .send({ items: [{ item: 'a' }, { item: 'b', metric: 'down' }] })
+      .expect(400);
+    expect(mixed.body.message).toMatch(/names one metric for all its entries/);
+    await increment('votes3', 'a', { metric: 'down' }).expect(200);
+    const conflict = await put('votes3', { metrics: ['up', 'down', 'meh'] }).expect(409);
+    expect(conflict.body.message).toMatch(/metrics would change from \[up,down\] to \[up,down,meh\]/);
+    await put('votes3', { metrics: ['up', 'down', 'meh'] }, '?reset=true').expect(200);
+    expect(await rows('/boards/votes3/top?window=h&metric=down')).toEqual([]);
+  });
+
+  it('drops every metric with the board', async () => {
+    await put('gone', { metrics: ['up', 'down'] }).expect(201);
+    await increment('gone', 'a', { metric: 'down' }).expect(200);
+    await http().delete('/admin/boards/gone').set(ADMIN).expect(204);
+    await put('gone', { metrics: ['up', 'down'] }).expect(201);
+    expect(await rows('/boards/gone/top?window=h&metric=down')).toEqual([]);
+  });
+});
