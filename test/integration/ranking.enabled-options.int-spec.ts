@@ -42,18 +42,6 @@ describe.each(TOPOLOGIES)('ranking: the options a board enables (real Redis, %s)
     expect((await world.ranking.top('t', 'h', 0, 10)).items.map((row) => row.item)).toEqual(['c', 'a', 'b']);
   });
 
-  it("runs every option when a guard field is stored without its option named (an older library's moderation state)", async () => {
-    await world.ranking.putBoard({ name: 't', windows });
-    await world.ranking.increment('t', 'a', 2);
-    await world.ranking.increment('t', 'b', 1);
-    const version = await world.redis.client.hget(raw('cfg', 't'), 'version');
-    expect(await world.redis.client.hget(raw('cfg', 't'), 'options')).toBe(`${version}|`);
-    // What moderation_set of a library before `options` stores: the state and the count, no option named.
-    await world.redis.client.hset(raw('moderation', 't'), 'a', 'hidden');
-    await world.redis.client.hset(raw('cfg', 't'), 'modheld', 1);
-    expect((await world.ranking.top('t', 'h', 0, 10)).items.map((row) => row.item)).toEqual(['b']);
-  });
-
   it('runs no hook of an option the field does not name (the field decides, not the option field)', async () => {
     await world.ranking.putBoard({ name: 't', windows, ties: 'first' });
     const version = await world.redis.client.hget(raw('cfg', 't'), 'version');

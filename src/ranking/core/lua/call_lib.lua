@@ -74,35 +74,13 @@ local function config_field_add(field, option)
   OPTION_FIELDS.all[#OPTION_FIELDS.all + 1] = field
 end
 
--- Config fields whose presence runs every option's hooks when `options` does not name theirs: a state
--- an option's writer keeps (moderation's held states, an actor's weight), stored by a library from
--- before `options` without naming its option there (a rolling upgrade). Read with the first HMGET.
-local GUARDS = {}
-
--- config_field_add, and `field` a guard of `option` (at the library's load).
-local function config_field_guard(field, option)
-  config_field_add(field, option)
-  CONFIG.fields[#CONFIG.fields + 1] = field
-  GUARDS[#GUARDS + 1] = { at = #CONFIG.fields, option = option }
-end
-
--- `on` (what `options` enables), or EVERY when a guard field of an option it does not enable is stored.
-local function guarded(on, stored)
-  if on == EVERY then return on end
-  for i = 1, #GUARDS do
-    local guard = GUARDS[i]
-    if stored[guard.at] and not on.on[guard.option] then return EVERY end
-  end
-  return on
-end
-
 local function enabled_of(value)
   local known = ENABLED.by_value[value]
   if known then return known end
   local stamp, names = string.match(value, '^(.*)|([^|]*)$')
   local on = {}
   for name in string.gmatch(names or '', '[^,]+') do on[name] = true end
-  known = { version = stamp, on = on, lists = hooks.only(on), read = {}, absent = {} }
+  known = { version = stamp, lists = hooks.only(on), read = {}, absent = {} }
   for option, fields in pairs(OPTION_FIELDS.by_option) do
     local into = on[option] and known.read or known.absent
     for _, field in ipairs(fields) do into[#into + 1] = field end
@@ -162,7 +140,6 @@ local function read_config(cfg_key)
     on = options_of(CONFIG.options, CONFIG.version)
     ENABLED.last, ENABLED.last_value, ENABLED.last_version = on, CONFIG.options, CONFIG.version
   end
-  on = guarded(on, stored)
   CONFIG.hooks = on.lists
   -- Only read_config writes the options' fields: those of the last call's options stay as it left them.
   if on ~= CONFIG.enabled then
@@ -244,7 +221,6 @@ call_state.begin_call = begin_call
 call_state.call_cache = call_cache
 call_state.now_ms = now_ms
 call_state.config_field_add = config_field_add
-call_state.config_field_guard = config_field_guard
 call_state.cfg_key_of_top = cfg_key_of_top
 call_state.hooks_of = hooks_of
 call_state.hooks_of_top = hooks_of_top

@@ -28,7 +28,7 @@ local CONFIG = call_state.CONFIG
 local SEP = '\31'
 
 call_state.config_field_add('capPerItem', 'actor_caps')
-call_state.config_field_guard('weighted', 'actor_caps')
+call_state.config_field_add('weighted', 'actor_caps')
 
 -- The weight last asked in the call `seq`: a call's events mostly share an actor.
 local memo = { seq = 0, actor = nil, weight = 1 }

@@ -14,7 +14,7 @@
 -- (bounded by the slice's limit per board, so one call reads at most that many).
 
 call_state.config_field_add('modreview', 'moderation')
-call_state.config_field_guard('modheld', 'moderation')
+call_state.config_field_add('modheld', 'moderation')
 
 local MODERATION = { HIDDEN = 'hidden', ALLOWED = 'allowed' }
 
