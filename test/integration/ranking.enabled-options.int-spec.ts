@@ -42,6 +42,22 @@ describe.each(TOPOLOGIES)('ranking: the options a board enables (real Redis, %s)
     expect((await world.ranking.top('t', 'h', 0, 10)).items.map((row) => row.item)).toEqual(['c', 'a', 'b']);
   });
 
+  it("names an option again on a PUT changing nothing when its state is stored unnamed (an older library's moderation)", async () => {
+    await world.ranking.putBoard({ name: 't', windows, shards: 2 });
+    await world.ranking.increment('t', 'a', 2);
+    await world.ranking.increment('t', 'b', 1);
+    const listed = async () => (await world.ranking.top('t', 'h', 0, 10)).items.map((row) => row.item);
+    // What moderation_set of a library before `options` stores on every shard: states and their count.
+    for (const shard of [0, 1]) {
+      const tag = `{${world.redis.prefix}board:t${shard === 0 ? '' : `/${shard}`}}`;
+      await world.redis.client.hset(`${tag}:moderation`, 'a', 'hidden');
+      await world.redis.client.hset(`${tag}:cfg`, 'modheld', 1);
+    }
+    expect(await listed()).toEqual(['a', 'b']);
+    expect((await world.ranking.putBoard({ name: 't', windows, shards: 2 })).created).toBe(false);
+    expect(await listed()).toEqual(['b']);
+  });
+
   it('runs no hook of an option the field does not name (the field decides, not the option field)', async () => {
     await world.ranking.putBoard({ name: 't', windows, ties: 'first' });
     const version = await world.redis.client.hget(raw('cfg', 't'), 'version');

@@ -244,6 +244,7 @@ local function board_put(keys, args)
     return board_refusal('conflict', table.concat(plan.problems, '; ') .. ' (use ?reset=true to drop that data)')
   end
   if not plan.changed then
+    call_state.keep_options(r.cfg_key)
     return board_answer(r, 'unchanged', redis.call('HGET', r.cfg_key, 'version'), stored, r.shards,
       tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards)
   end

@@ -28,7 +28,10 @@ local function shard_sync(keys, args)
   local revision, now_ms = tonumber(arg.revision), header.now_ms
   -- A late copy onto a shard being dropped (board_delete) would bring the board back over its old keys.
   if redis.call('EXISTS', keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')) == 1 then return reader.answer(CALLS.shard_sync, { status = 'dropping' }) end
-  if tonumber(redis.call('HGET', cfg_key, 'revision') or '-1') >= revision then return reader.answer(CALLS.shard_sync, { status = 'unchanged' }) end
+  if tonumber(redis.call('HGET', cfg_key, 'revision') or '-1') >= revision then
+    call_state.keep_options(cfg_key)
+    return reader.answer(CALLS.shard_sync, { status = 'unchanged' })
+  end
   local wanted = {}
   for _, w in ipairs(cjson.decode(arg.windows)) do wanted[w.name] = w end
   local stored = redis.call('HGET', cfg_key, 'windows')

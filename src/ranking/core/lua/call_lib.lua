@@ -195,6 +195,16 @@ local function enable_option(cfg_key, option)
   end
 end
 
+-- A PUT changing nothing (board_put, shard_sync): the options whose state the config hash holds
+-- (hooks_lib config_kept) named in `options` again, in case a writer of a library from before the
+-- field stored that state without naming its option.
+local function keep_options(cfg_key)
+  local kept = hooks.config_kept
+  for i = 1, #kept do
+    if kept[i](cfg_key) then enable_option(cfg_key, hooks.option_of('config_kept', i)) end
+  end
+end
+
 -- "<tag>:<window>:top" -> "<tag>:cfg": names hold no braces, so the tag ends at the first "}".
 -- Kept from call to call (a pure function of the key), so a call on a known window builds no string;
 -- emptied when it holds `max` keys.
@@ -226,6 +236,7 @@ call_state.hooks_of = hooks_of
 call_state.hooks_of_top = hooks_of_top
 call_state.store_options = store_options
 call_state.enable_option = enable_option
+call_state.keep_options = keep_options
 call_state.read_config = read_config
 call_state.config_field = config_field
 call_state.CALL = CALL

@@ -30,6 +30,9 @@
 --   config_differs(cfg_key, settings)   shard_sync: true when the shard's data must go for the change
 --   config_stored(cfg_key, settings)    writes the settings into the config hash; answers true when
 --                                       the board enables the option (its hot hooks may answer)
+--   config_kept(cfg_key)                true when the config hash holds a state of the option's own
+--                                       writers (moderation's states, an actor's weight): a PUT
+--                                       changing nothing names the option in `options` again
 -- The order of a window's results (order_lib asks them; an answer nil: not decided, ask the next):
 --   ascending(top_key)                  true when lower scores come first (pages, places and counts
 --                                       of an option answering it follow: page, position, ahead, rank)
@@ -61,6 +64,7 @@ hooks.watches = {}
 hooks.config_planned = {}
 hooks.config_differs = {}
 hooks.config_stored = {}
+hooks.config_kept = {}
 hooks.ascending = {}
 hooks.strict = {}
 hooks.page = {}

@@ -154,10 +154,15 @@ local function caps_differ(cfg_key, settings)
 end
 
 -- Stores the cap; the option's hooks are enabled by a cap, or once some actor of the shard has a weight.
+-- Hook config_kept: some actor of the shard has had a weight.
+local function weighs_some(cfg_key)
+  return redis.call('HGET', cfg_key, 'weighted') == '1'
+end
+
 local function caps_stored(cfg_key, settings)
   local cap = settings.capPerItem or 0
   if cap > 0 then redis.call('HSET', cfg_key, 'capPerItem', cap) else redis.call('HDEL', cfg_key, 'capPerItem') end
-  return cap > 0 or redis.call('HGET', cfg_key, 'weighted') == '1'
+  return cap > 0 or weighs_some(cfg_key)
 end
 
 local function drop_held(base)
@@ -171,6 +176,7 @@ hooks.register('window_dropped', drop_held, 'actor_caps')
 hooks.register('config_planned', caps_planned, 'actor_caps')
 hooks.register('config_differs', caps_differ, 'actor_caps')
 hooks.register('config_stored', caps_stored, 'actor_caps')
+hooks.register('config_kept', weighs_some, 'actor_caps')
 
 actor_caps.reweighted = reweighted
 actor_caps.set_weight = set_weight

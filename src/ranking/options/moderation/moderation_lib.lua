@@ -82,13 +82,18 @@ local function moderation_differs()
 end
 
 -- Stores review; the option's hooks are enabled on a review board and while the shard holds a state.
+-- Hook config_kept: the shard holds states.
+local function held_states(cfg_key)
+  return redis.call('HEXISTS', cfg_key, 'modheld') == 1
+end
+
 local function moderation_stored(cfg_key, settings)
   if settings.moderation and settings.moderation.review == true then
     redis.call('HSET', cfg_key, 'modreview', '1')
     return true
   end
   redis.call('HDEL', cfg_key, 'modreview')
-  return redis.call('HEXISTS', cfg_key, 'modheld') == 1
+  return held_states(cfg_key)
 end
 
 -- Keeps the config's count of the states the shard holds (moderation_set, after each change); a
@@ -112,3 +117,4 @@ hooks.register('exceptions', exceptions_hook, 'moderation')
 hooks.register('config_planned', moderation_planned, 'moderation')
 hooks.register('config_differs', moderation_differs, 'moderation')
 hooks.register('config_stored', moderation_stored, 'moderation')
+hooks.register('config_kept', held_states, 'moderation')
