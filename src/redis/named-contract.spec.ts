@@ -31,7 +31,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   spans: 0,
   standing: 0,
   views: 0,
-  writes: 7,
+  writes: 4,
   tb_access: 1,
   tb_counters: 4,
   tb_ingest: 3,

@@ -1,4 +1,5 @@
-import { intReply, Reply } from '../../redis/replies';
+import { NamedReply, Reply } from '../../redis/replies';
+import { bareHeader, callArgs } from '../../redis/function-args';
 import {
   decodeIdempotent,
   decodeIdempotentReply,
@@ -20,6 +21,11 @@ import { actorArg } from '../core/actor-rules';
 import { retractedOf, segmentLimitOf } from '../core/ranking.errors';
 import { BoardCall, boardArgs, WriteCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
+
+const CLAIM_ARGS = ['max', 'until_sec', 'names'] as const;
+const CLAIM_REPLY = ['claimed'] as const;
+const LEDGER_ARGS = ['idem_key', 'idem_fingerprint', 'idem_context', 'idem_retention', 'body'] as const;
+const LEDGER_REPLY = ['body'] as const;
 
 /** A retry-safe request on a sharded board and the shard its ledger entry lives on (see request_claim.lua). */
 export interface LedgerCall {
@@ -332,26 +338,33 @@ export const WRITES_FUNCTIONS = {
     name: 'tbRankSegmentClaim',
     handler: 'segment_claim',
     numberOfKeys: 1,
+    contract: { args: CLAIM_ARGS, reply: CLAIM_REPLY },
     build: (call: { shard0: ShardKeys; nowSec: number; max: number; untilSec: number; names: string[] }) => ({
       keys: [call.shard0.keys.cfg()],
-      args: [call.nowSec, call.max, call.untilSec, ...call.names],
+      args: callArgs(bareHeader(call.nowSec * 1000), CLAIM_ARGS, {
+        max: call.max,
+        until_sec: call.untilSec,
+        names: JSON.stringify(call.names),
+      }),
     }),
-    decode: (raw) => intReply('tbRankSegmentClaim', raw),
+    decode: (raw) => new NamedReply('tbRankSegmentClaim', CLAIM_REPLY, raw).int('claimed'),
   }),
 
   requestClaim: typedFunction({
     name: 'tbRankRequestClaim',
     handler: 'request_claim',
     numberOfKeys: 1,
+    contract: { args: LEDGER_ARGS, reply: LEDGER_REPLY },
     build: (call: LedgerCall) => ({
       keys: [call.ledger.keys.cfg()],
-      args: [call.nowMs, ...idemArgs(call.idem, 'pending')],
+      args: callArgs(bareHeader(call.nowMs), LEDGER_ARGS, ledgerArgs(call, 'pending', '')),
     }),
     decode: (raw, call): LedgerEntry => {
+      // An entry claimed by a library from before the named contract replays no body.
       const entry = decodeIdempotent('tbRankRequestClaim', raw, call.idem, (reply) =>
-        reply.length > 0 ? reply.string(0) : undefined,
+        reply.length === 0 ? '' : reply.expectLength(LEDGER_REPLY.length).string(LEDGER_REPLY.indexOf('body')),
       );
-      if (entry.context === 'done' && entry.value !== undefined) return { state: 'answered', body: entry.value };
+      if (entry.context === 'done') return { state: 'answered', body: entry.value };
       return { state: entry.replayed ? 'pending' : 'claimed' };
     },
   }),
@@ -360,15 +373,24 @@ export const WRITES_FUNCTIONS = {
     name: 'tbRankRequestComplete',
     handler: 'request_complete',
     numberOfKeys: 1,
+    contract: { args: LEDGER_ARGS, reply: LEDGER_REPLY },
     build: (call: LedgerCall & { body: string }) => ({
       keys: [call.ledger.keys.cfg()],
-      args: [call.nowMs, ...idemArgs(call.idem, 'done'), call.body],
+      args: callArgs(bareHeader(call.nowMs), LEDGER_ARGS, ledgerArgs(call, 'done', call.body)),
     }),
     decode: (raw, call) => {
-      decodeIdempotent('tbRankRequestComplete', raw, call.idem, (reply) => reply.string(0));
+      decodeIdempotent('tbRankRequestComplete', raw, call.idem, (reply) =>
+        reply.expectLength(LEDGER_REPLY.length).string(LEDGER_REPLY.indexOf('body')),
+      );
     },
   }),
 };
+
+/** A ledger call's arguments by name: its idempotency fields, with `context`, and the answer's body. */
+function ledgerArgs(call: LedgerCall, context: 'pending' | 'done', body: string) {
+  const [key, fingerprint, , retention] = idemArgs(call.idem, context);
+  return { idem_key: key, idem_fingerprint: fingerprint, idem_context: context, idem_retention: retention, body };
+}
 
 /** The writes slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class WritesFunctions extends sliceFunctions(WRITES_FUNCTIONS) {}

@@ -1,15 +1,15 @@
--- requires: call_state, idempotency
+-- requires: call_state, idempotency, reader
 -- request_complete: stores the whole answer of a retry-safe request on a sharded board in its ledger
 -- entry (see request_claim), so that a repeat answers it byte for byte.
--- KEYS: 1
--- KEYS[1]        config hash of the ledger shard
--- ARGV[1]        now, unix milliseconds
--- ARGV[2] .. ARGV[5]: idempotency key, request fingerprint, context ("done"), retention (ms) (idem_lib)
--- ARGV[6]        the answer's body (JSON)
--- Reply: { 0, "done", body }
+-- Keys: cfg (config hash of the ledger shard)
+-- Args (reader.read_call, CALLS.request_complete): the header (now, no version, no windows), then
+--   idem_key, idem_fingerprint, idem_context ("done"), idem_retention   idem_lib's; body (the answer's
+--   JSON)
+-- Reply (reader.answer, CALLS.request_complete, after idem_lib's outcome 0 and context "done"): body
 local function request_complete(keys, args)
   call_state.begin_call(keys, args)
-  local now_ms = tonumber(ARGV[1])
-  local idem = idempotency.idem_args(ARGV, 2, 'req\31')
-  return idempotency.idem_finish(KEYS[1], 'cfg', idem, now_ms, { ARGV[6] })
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.request_complete)
+  local idem = idempotency.idem_of(arg.idem_key, 'req\31', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reader.answer(CALLS.request_complete, { body = arg.body }))
 end
