@@ -24,7 +24,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   items: 0,
   lookup: 0,
   moderation: 0,
-  reads: 1,
+  reads: 0,
   retraction: 0,
   scores: 1,
   shards: 0,

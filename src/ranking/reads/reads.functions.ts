@@ -1,8 +1,8 @@
-import { NamedArgs } from '../../redis/function-args';
+import { callArgs, NamedArgs } from '../../redis/function-args';
 import { NamedReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
-import { BoardCall, boardArgs, namedWindowRead, rowsOf, WindowCall } from '../core/script-call';
+import { BoardCall, boardHeader, namedWindowRead, rowsOf, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** A listing page: rows in board order, where the first sits and how many score above it. */
@@ -24,6 +24,8 @@ function withTieMarks(rows: ScoredItem[], marks: Reply): ScoredItem[] {
 }
 
 /** The reply fields of a listing page (read_top, read_around: reader.answer writes them by these names). */
+const SEGMENT_PAGE_ARGS = ['after', 'limit', 'units'] as const;
+const SEGMENT_PAGE_REPLY = ['draining', 'ended', 'last', 'rows'] as const;
 const LISTING_REPLY = [
   'draining',
   'first_position',
@@ -90,19 +92,21 @@ export const READS_FUNCTIONS = {
     // Drains the segments it lists (writes that free memory): it runs on a full Redis too.
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
+    contract: { args: SEGMENT_PAGE_ARGS, reply: SEGMENT_PAGE_REPLY },
     build: (call: BoardCall & { after: string; limit: number; units: number }) => ({
       keys: call.shard.incrementKeys,
-      args: [...boardArgs(call), call.after, call.limit, call.units],
+      args: callArgs(boardHeader(call), SEGMENT_PAGE_ARGS, { after: call.after, limit: call.limit, units: call.units }),
     }),
     decode: (raw, call): SegmentPage => {
-      const reply = new Reply('tbRankSegmentPage', raw);
+      const reply = new NamedReply('tbRankSegmentPage', SEGMENT_PAGE_REPLY, raw);
+      const found = reply.nested('rows');
       const width = 1 + call.board.config.windows.length;
-      if ((reply.length - 3) % width !== 0) throw reply.unexpected(reply.length - 3, `rows of ${width} entries`);
-      const rows = Array.from({ length: (reply.length - 3) / width }, (_, i) => ({
-        name: reply.string(3 + width * i),
-        windowItems: Array.from({ length: width - 1 }, (_, w) => reply.int(4 + width * i + w)),
+      if (found.length % width !== 0) throw found.unexpected(found.length - 1, `rows of ${width} entries`);
+      const rows = Array.from({ length: found.length / width }, (_, i) => ({
+        name: found.string(width * i),
+        windowItems: Array.from({ length: width - 1 }, (_, w) => found.int(1 + width * i + w)),
       }));
-      return { draining: reply.int(0) === 1, ended: reply.int(1) === 1, last: reply.string(2), rows };
+      return { draining: reply.flag('draining'), ended: reply.flag('ended'), last: reply.string('last'), rows };
     },
   }),
 

@@ -277,18 +277,20 @@ end
 
 -- One page of the shard's live segments after `after` (byte order; "" from the first), at most
 -- `limit`, weighing at most `units` (a name looked at 1, a segment listed 1 per window, drained 4 per
--- window more): { draining (0|1), ended (0|1), last name looked at ("" none), name_1, items_1_1 ..
--- items_1_W, ... }; the caller adds the items up over the shards. ended 1: no name after the last one
--- looked at. draining 1: the page stopped before a segment still holding expired data once the drain
--- budget was spent (counted then, it would count what fell out of its windows); the next call goes on.
+-- window more): { draining (0|1), ended (0|1), last (name looked at, "" none), rows = { name_1,
+-- items_1_1 .. items_1_W, ... } }; the caller adds the items up over the shards. ended 1: no name after
+-- the last one looked at. draining 1: the page stopped before a segment still holding expired data
+-- once the drain budget was spent (counted then, it would count what fell out of its windows); the
+-- next call goes on.
 local function segment_rows(first_key, window_count, now_ms, after, limit, budget, units)
   local segs = segment_indexes(CALL.cfg_key)
   local names_key, now_sec = segment_names_key(CALL.cfg_key), math.floor(now_ms / 1000)
   index_segment_names(names_key, segs, now_sec)
-  local rows, listed, spent, from = { 0, 0, '' }, 0, 0, after == '' and '-' or '(' .. after
+  local out, listed, spent, from = { draining = 0, ended = 0, last = '', rows = {} }, 0, 0, after == '' and '-' or '(' .. after
+  local rows = out.rows
   while listed < limit and spent < units do
     local names = redis.call('ZRANGE', names_key, from, '+', 'BYLEX', 'LIMIT', 0, math.min(limit - listed, units - spent))
-    if #names == 0 then rows[2] = 1 break end
+    if #names == 0 then out.ended = 1 break end
     for _, name in ipairs(names) do
       if listed >= limit or spent >= units then break end
       local live_until = tonumber(redis.call('ZSCORE', segs, name))
@@ -298,15 +300,15 @@ local function segment_rows(first_key, window_count, now_ms, after, limit, budge
       else
         local counts, due
         counts, budget, due = segment_counts(first_key, window_count, name, now_ms, budget)
-        if not counts then rows[1] = 1 return rows end
+        if not counts then return { draining = 1, ended = 0, last = out.last, rows = rows } end
         rows[#rows + 1] = name
         for w = 1, window_count do rows[#rows + 1] = counts[w] end
         listed, spent = listed + 1, spent + window_count * (due and 5 or 1)
       end
-      rows[3], from = name, '(' .. name
+      out.last, from = name, '(' .. name
     end
   end
-  return rows
+  return out
 end
 
 -- The growth of a write's entries the quotas count (actorEntries, segmentEntries), worked out before
