@@ -1,9 +1,7 @@
 import fc from 'fast-check';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { ADMIN, startTestApp } from '../../harness/app';
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { ADMIN } from '../../harness/app';
+import { TOPOLOGIES } from '../../harness/redis';
+import { useTestApp } from '../support/app-world';
 
 /**
  * Moderation against a brute force, on 1 and 3 shards (one Redis and a Cluster): after random
@@ -63,20 +61,9 @@ const CASES = TOPOLOGIES.flatMap((topology) =>
 describe.each(CASES)(
   'moderation against a brute force (property, %s, %i shard(s), ties %s, review %s)',
   (topology, shards, ties, review) => {
-    let redis: TestRedis;
-    let app: NestFastifyApplication;
-    const clock = new FakeClock(T0);
-    const http = () => request(app.getHttpServer());
+    const world = useTestApp(topology, T0);
+    const { clock, http } = world;
     let board = 0;
-
-    beforeAll(async () => {
-      redis = await startTestRedis(topology);
-      app = await startTestApp(redis, clock, { EXPIRE_CHUNK: '3' });
-    });
-    afterAll(async () => {
-      await app.close();
-      await redis.stop();
-    });
 
     it('every read lists the visible items only, ranked among themselves; clearing equals never moderated', async () => {
       let leftOut = 0;

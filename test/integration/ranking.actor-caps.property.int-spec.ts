@@ -1,13 +1,9 @@
 import fc from 'fast-check';
-import { AppConfig, validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
-import { RedisFunctions } from '../../src/redis/redis-functions';
 import { FakeClock } from '../../harness/clock';
-import { moveClock } from '../support/ranking-ops';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { actorEntry, clockSteps, moveClock, startTimesMs } from '../support/ranking-ops';
+import { putActorBoard, useRankingGraph } from '../support/ranking-graph';
+import { TOPOLOGIES } from '../../harness/redis';
 import { ActorCapsModel, ModelEntry } from '../support/actor-caps-model';
 
 const WINDOWS = [
@@ -30,15 +26,7 @@ type Op =
   | { kind: 'toBoundary'; intervalSec: number; offsetMs: number }
   | { kind: 'expire' };
 
-const entry: fc.Arbitrary<ModelEntry> = fc.record(
-  {
-    item: fc.constantFrom(...ITEMS),
-    amount: fc.integer({ min: -3, max: 6 }).filter((n) => n !== 0),
-    actor: fc.constantFrom(...ACTORS),
-    segments: fc.subarray(SEGMENTS, { minLength: 1 }),
-  },
-  { requiredKeys: ['item', 'amount'] },
-);
+const entry = actorEntry(ITEMS, ACTORS, SEGMENTS);
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('inc' as const), entry, retried: fc.boolean() }) },
   {
@@ -82,18 +70,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       }),
     ),
   },
-  {
-    weight: 3,
-    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 50_000 }) }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('toBoundary' as const),
-      intervalSec: fc.constantFrom(10, 40),
-      offsetMs: fc.constantFrom(-1, 0, 1),
-    }),
-  },
+  ...clockSteps(50_000, [10, 40]),
   { weight: 1, arbitrary: fc.constant({ kind: 'expire' as const }) },
 );
 
@@ -130,28 +107,12 @@ describe.each(TOPOLOGIES)(
   (topology) => {
     const clock = new FakeClock(0);
     const commands = new WriteCommands(clock);
-    let redis: TestRedis;
-    let redisService: RedisService;
-    let config: AppConfig;
-    let graph: RankingGraph;
+    const world = useRankingGraph(topology, clock);
     let board = 0;
     let keyed = 0;
     const seen = { capped: 0, reweighted: 0 };
 
-    beforeAll(async () => {
-      redis = await startTestRedis(topology);
-      // A tiny chunk: expiry of a slot (and of its contributions) often takes several calls.
-      config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '2' });
-      redisService = new RedisService(RedisSettings.from(config), clock);
-      await redisService.waitUntilReady(10_000);
-      graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
-    });
-
-    afterAll(async () => {
-      await graph.actorWeights.onApplicationShutdown();
-      await graph.retractions.onApplicationShutdown();
-      await redisService.onApplicationShutdown();
-      await redis.stop();
+    afterAll(() => {
       // Not vacuous: caps cut contributions, and re-weightings counted live events again.
       expect(seen.capped).toBeGreaterThan(0);
       expect(seen.reweighted).toBeGreaterThan(0);
@@ -164,37 +125,21 @@ describe.each(TOPOLOGIES)(
     ])(
       'every window, unique view and segment reads as the model, under retries, coalescing, retraction, expiry and re-weighting (%i shards, cap %s)',
       async (shards, cap) => {
-        await fc.assert(
-          fc.asyncProperty(
-            fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
-            fc.array(op, { minLength: 1, maxLength: 25 }),
-            async (startMs, ops) => {
-              const name = `c${board++}`;
-              clock.setMs(startMs);
-              const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-              await graph.ranking.putBoard({
-                name,
-                windows,
-                shards,
-                views: VIEWS,
-                segmentsMax: SEGMENTS.length,
-                actors: true,
-                capPerItem: cap ?? 0,
-              });
-              const model = new ActorCapsModel(WINDOWS, cap);
-              for (const step of ops) {
-                await apply(name, model, step);
-                await compare(name, model, cap);
-              }
-              await graph.ranking.deleteBoard(name);
-            },
-          ),
-          {
-            numRuns: 20,
-            examples: [
-              [1_600_000_000_000, NEGATIVE_FIRST],
-              [1_600_000_000_000, SAME_WEIGHT],
-            ],
+        const shape = { windows: WINDOWS, shards, views: VIEWS, segmentsMax: SEGMENTS.length, capPerItem: cap ?? 0 };
+        const examples: Array<[number, Op[]]> = [
+          [1_600_000_000_000, NEGATIVE_FIRST],
+          [1_600_000_000_000, SAME_WEIGHT],
+        ];
+        await world.assertOverBoards(
+          shape,
+          fc.array(op, { minLength: 1, maxLength: 25 }),
+          { numRuns: 20, examples },
+          async (name, ops) => {
+            const model = new ActorCapsModel(WINDOWS, cap);
+            for (const step of ops) {
+              await apply(name, model, step);
+              await compare(name, model, cap);
+            }
           },
         );
       },
@@ -208,7 +153,7 @@ describe.each(TOPOLOGIES)(
         );
         await fc.assert(
           fc.asyncProperty(
-            fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+            startTimesMs,
             fc.array(writes, { minLength: 1, maxLength: 20 }),
             fc.nat(),
             fc.constantFrom(...ACTORS),
@@ -216,31 +161,29 @@ describe.each(TOPOLOGIES)(
             async (startMs, ops, at, actor, weight) => {
               clock.setMs(startMs);
               const [late, early] = [`r${board++}`, `r${board++}`];
-              for (const name of [late, early]) {
-                const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-                await graph.ranking.putBoard({ name, windows, shards, views: VIEWS, segmentsMax: 2, actors: true });
-              }
-              await graph.actorWeights.put(early, actor, weight);
+              for (const name of [late, early])
+                await putActorBoard(world.graph, name, { windows: WINDOWS, shards, views: VIEWS, segmentsMax: 2 });
+              await world.graph.actorWeights.put(early, actor, weight);
               const model = new ActorCapsModel(WINDOWS, undefined);
               for (const [i, step] of ops.entries()) {
                 if (i === at % ops.length) {
-                  await graph.actorWeights.put(late, actor, weight);
-                  await graph.actorWeights.settled(late, actor);
+                  await world.graph.actorWeights.put(late, actor, weight);
+                  await world.graph.actorWeights.settled(late, actor);
                 }
                 // A clock step or an expiry pass once, for both boards; a write to each.
                 const boards = ['inc', 'together', 'batch'].includes(step.kind) ? [late, early] : [late];
                 for (const name of boards) await apply(name, model, step);
               }
-              await graph.actorWeights.settled(late, actor);
+              await world.graph.actorWeights.settled(late, actor);
               for (const segment of [undefined, ...SEGMENTS]) {
                 for (const source of [...WINDOWS.map((w) => w.name), 'people']) {
                   const [a, b] = await Promise.all(
-                    [late, early].map((name) => graph.ranking.top(name, source, 0, 1000, { segment })),
+                    [late, early].map((name) => world.graph.ranking.top(name, source, 0, 1000, { segment })),
                   );
                   expect({ source, segment, rows: a.items }).toEqual({ source, segment, rows: b.items });
                 }
               }
-              await Promise.all([late, early].map((name) => graph.ranking.deleteBoard(name)));
+              await Promise.all([late, early].map((name) => world.graph.ranking.deleteBoard(name)));
             },
           ),
           { numRuns: 15 },
@@ -253,30 +196,32 @@ describe.each(TOPOLOGIES)(
       if (step.kind === 'inc') {
         const idemKey = `k${keyed++}`;
         const command = () => commands.increment({ board: name, ...step.entry }, { idemKey });
-        await graph.ranking.increment(command());
+        await world.graph.ranking.increment(command());
         // A retry of the same request (same key): a replay, counted once.
-        if (step.retried) await graph.ranking.increment(command());
+        if (step.retried) await world.graph.ranking.increment(command());
         model.write(nowMs, [step.entry]);
       } else if (step.kind === 'together') {
         // Started in one turn: one shard's requests share a call.
-        await Promise.all(step.entries.map((e) => graph.ranking.increment(commands.increment({ board: name, ...e }))));
+        await Promise.all(
+          step.entries.map((e) => world.graph.ranking.increment(commands.increment({ board: name, ...e }))),
+        );
         model.write(nowMs, step.entries);
       } else if (step.kind === 'batch') {
-        await graph.ranking.incrementBatch(commands.batch({ board: name, entries: step.entries }));
+        await world.graph.ranking.incrementBatch(commands.batch({ board: name, entries: step.entries }));
         model.write(nowMs, step.entries);
       } else if (step.kind === 'weigh') {
         const events = model.reweight(nowMs, step.actor, step.weight, 'long');
-        await graph.actorWeights.put(name, step.actor, step.weight);
-        await graph.actorWeights.settled(name, step.actor);
-        const done = await graph.actorWeights.get(name, step.actor);
+        await world.graph.actorWeights.put(name, step.actor, step.weight);
+        await world.graph.actorWeights.settled(name, step.actor);
+        const done = await world.graph.actorWeights.get(name, step.actor);
         expect(done).toEqual({ actor: step.actor, weight: step.weight, state: 'done', events: expect.any(Number) });
         seen.reweighted += events;
       } else if (step.kind === 'retract') {
         const expected = model.retract(nowMs, step.target, step.id, 'long');
-        const started = (await graph.retractions.start(name, { kind: step.target, id: step.id })).body;
-        await graph.retractions.settled(name, started.id);
-        expect(await graph.retractions.get(name, started.id)).toMatchObject({ state: 'done', ...expected });
-      } else if (step.kind === 'expire') await graph.ranking.expireDue(PASS);
+        const started = (await world.graph.retractions.start(name, { kind: step.target, id: step.id })).body;
+        await world.graph.retractions.settled(name, started.id);
+        expect(await world.graph.retractions.get(name, started.id)).toMatchObject({ state: 'done', ...expected });
+      } else if (step.kind === 'expire') await world.graph.ranking.expireDue(PASS);
       else moveClock(clock, step);
     }
 
@@ -284,7 +229,7 @@ describe.each(TOPOLOGIES)(
       const nowMs = clock.nowMs();
       for (const segment of [undefined, ...SEGMENTS]) {
         for (const source of [...WINDOWS.map((w) => w.name), 'people']) {
-          const top = await graph.ranking.top(name, source, 0, 1000, { segment });
+          const top = await world.graph.ranking.top(name, source, 0, 1000, { segment });
           const rows =
             source === 'people' ? model.listing('long', nowMs, segment, true) : model.listing(source, nowMs, segment);
           expect({ source, segment, rows: top.items.map(({ rank, item, score }) => ({ rank, item, score })) }).toEqual({

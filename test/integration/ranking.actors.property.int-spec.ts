@@ -1,13 +1,10 @@
 import fc from 'fast-check';
-import { AppConfig, validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
-import { RedisFunctions } from '../../src/redis/redis-functions';
 import { FakeClock } from '../../harness/clock';
-import { moveClock } from '../support/ranking-ops';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { actorEntry, clockSteps, moveClock } from '../support/ranking-ops';
+import type { ModelEntry } from '../support/actor-caps-model';
+import { useRankingGraph } from '../support/ranking-graph';
+import { TOPOLOGIES } from '../../harness/redis';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },
@@ -22,7 +19,7 @@ const ACTORS = ['ann', 'bob', 'cy', 'd:e'];
 const SEGMENTS = ['en', 'fr'];
 const PASS = { leaseMs: 30_000, claimBatch: 100 };
 
-type Entry = { item: string; amount: number; actor?: string; segments?: string[] };
+type Entry = ModelEntry;
 type Op =
   | ({ kind: 'inc' } & Entry)
   | { kind: 'batch'; entries: Entry[] }
@@ -31,15 +28,7 @@ type Op =
   | { kind: 'toBoundary'; intervalSec: number; offsetMs: number }
   | { kind: 'expire' };
 
-const entry: fc.Arbitrary<Entry> = fc.record(
-  {
-    item: fc.constantFrom(...ITEMS),
-    amount: fc.integer({ min: -3, max: 6 }).filter((n) => n !== 0),
-    actor: fc.constantFrom(...ACTORS),
-    segments: fc.subarray(SEGMENTS, { minLength: 1 }),
-  },
-  { requiredKeys: ['item', 'amount'] },
-);
+const entry = actorEntry(ITEMS, ACTORS, SEGMENTS);
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 8, arbitrary: entry.map((e) => ({ kind: 'inc' as const, ...e })) },
   {
@@ -69,18 +58,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       ),
     ),
   },
-  {
-    weight: 3,
-    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 50_000 }) }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('toBoundary' as const),
-      intervalSec: fc.constantFrom(10, 40),
-      offsetMs: fc.constantFrom(-1, 0, 1),
-    }),
-  },
+  ...clockSteps(50_000, [10, 40]),
   { weight: 2, arbitrary: fc.constant({ kind: 'expire' as const }) },
 );
 
@@ -162,26 +140,10 @@ describe.each(TOPOLOGIES)(
   (topology) => {
     const clock = new FakeClock(0);
     const commands = new WriteCommands(clock);
-    let redis: TestRedis;
-    let redisService: RedisService;
-    let config: AppConfig;
-    let graph: RankingGraph;
-    let board = 0;
+    const world = useRankingGraph(topology, clock);
     const seen = { retracted: 0, refused: 0 };
 
-    beforeAll(async () => {
-      redis = await startTestRedis(topology);
-      // A tiny chunk, so expiry of a slot (and of its contributions) often takes several calls.
-      config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '2' });
-      redisService = new RedisService(RedisSettings.from(config), clock);
-      await redisService.waitUntilReady(10_000);
-      graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
-    });
-
-    afterAll(async () => {
-      await graph.retractions.onApplicationShutdown();
-      await redisService.onApplicationShutdown();
-      await redis.stop();
+    afterAll(() => {
       // Not vacuous (certain with RETRACTED_THEN_REFUSED): retractions took events out, and blocks refused some.
       expect(seen.retracted).toBeGreaterThan(0);
       expect(seen.refused).toBeGreaterThan(0);
@@ -190,35 +152,21 @@ describe.each(TOPOLOGIES)(
     it.each([1, 3])(
       "every window and unique view, the board's and each segment's, reads as the events left (%i shards)",
       async (shards) => {
-        await fc.assert(
-          fc.asyncProperty(
-            fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
-            fc.array(op, { minLength: 1, maxLength: 30 }),
-            async (startMs, ops) => {
-              const name = `a${board++}`;
-              clock.setMs(startMs);
-              const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-              await graph.ranking.putBoard({
-                name,
-                windows,
-                shards,
-                views: VIEWS,
-                segmentsMax: SEGMENTS.length,
-                actors: true,
-              });
-              const model = new ActorModel();
-              for (const step of ops) {
-                if (step.kind === 'inc' || step.kind === 'batch')
-                  await write(name, model, step.kind === 'inc' ? [step] : step.entries, step.kind);
-                else if (step.kind === 'retract') await retract(name, model, step);
-                else if (step.kind === 'expire') await graph.ranking.expireDue(PASS);
-                else moveClock(clock, step);
-                await compare(name, model);
-              }
-              await graph.ranking.deleteBoard(name);
-            },
-          ),
+        await world.assertOverBoards(
+          { windows: WINDOWS, shards, views: VIEWS, segmentsMax: SEGMENTS.length },
+          fc.array(op, { minLength: 1, maxLength: 30 }),
           { numRuns: 30, examples: [RETRACTED_THEN_REFUSED] },
+          async (name, ops) => {
+            const model = new ActorModel();
+            for (const step of ops) {
+              if (step.kind === 'inc' || step.kind === 'batch')
+                await write(name, model, step.kind === 'inc' ? [step] : step.entries, step.kind);
+              else if (step.kind === 'retract') await retract(name, model, step);
+              else if (step.kind === 'expire') await world.graph.ranking.expireDue(PASS);
+              else moveClock(clock, step);
+              await compare(name, model);
+            }
+          },
         );
       },
       // 25 s measured on a busy 2-core machine: Jest's 60 s left too little room.
@@ -230,8 +178,8 @@ describe.each(TOPOLOGIES)(
       const refused = entries.some((e) => model.blocked(e, nowMs));
       const written =
         kind === 'inc'
-          ? graph.ranking.increment(commands.increment({ board: name, ...entries[0] }))
-          : graph.ranking.incrementBatch(commands.batch({ board: name, entries }));
+          ? world.graph.ranking.increment(commands.increment({ board: name, ...entries[0] }))
+          : world.graph.ranking.incrementBatch(commands.batch({ board: name, entries }));
       if (!refused) {
         await written;
         model.add(nowMs, entries);
@@ -245,7 +193,7 @@ describe.each(TOPOLOGIES)(
 
     /** What a partly refused batch applied: the model learns it from the entries' shards (read back per item). */
     async function refusedBatchParts(name: string, model: ActorModel, entries: Entry[], nowMs: number): Promise<void> {
-      const board = await graph.cache.get(name);
+      const board = await world.graph.cache.get(name);
       const refusedShards = new Set(entries.filter((e) => model.blocked(e, nowMs)).map((e) => board.shardOf(e.item)));
       model.add(
         nowMs,
@@ -255,9 +203,10 @@ describe.each(TOPOLOGIES)(
 
     async function retract(name: string, model: ActorModel, step: Extract<Op, { kind: 'retract' }>): Promise<void> {
       const expected = model.retract(clock.nowMs(), step.target, step.id, step.blockSec);
-      const started = (await graph.retractions.start(name, { kind: step.target, id: step.id }, step.blockSec)).body;
-      await graph.retractions.settled(name, started.id);
-      const done = await graph.retractions.get(name, started.id);
+      const started = (await world.graph.retractions.start(name, { kind: step.target, id: step.id }, step.blockSec))
+        .body;
+      await world.graph.retractions.settled(name, started.id);
+      const done = await world.graph.retractions.get(name, started.id);
       expect(done).toMatchObject({ state: 'done', [step.target]: step.id, ...expected });
       seen.retracted += expected.events;
     }
@@ -273,7 +222,7 @@ describe.each(TOPOLOGIES)(
         ...SEGMENTS.flatMap((segment) => [...WINDOWS, ...VIEWS].map((w) => ({ source: w.name, segment }))),
       ];
       for (const { source, segment } of sources) {
-        const top = await graph.ranking.top(name, source, 0, 1000, { segment });
+        const top = await world.graph.ranking.top(name, source, 0, 1000, { segment });
         expect({ source, segment, rows: top.items.map(({ rank, item, score }) => ({ rank, item, score })) }).toEqual({
           source,
           segment,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { useRankingService } from '../../harness/ranking';
 import { TOPOLOGIES } from '../../harness/redis';
+import { expectAroundAndLookup } from '../support/ranking-reads';
 
 /** A rolling and a calendar window beside the all-time one: they expire while the all-time window keeps everything. */
 const ROLLING = { name: 'w1', periodSec: 60, intervalSec: 20 };
@@ -167,17 +168,6 @@ describe.each(CASES)('all-time windows against a brute-force model (property, %s
         score: values.get(item) ?? 0,
       });
     }
-    for (const [i, row] of expected.entries()) {
-      const around = await setup.ranking.around(name, window, row.item, 1);
-      const want = expected.slice(Math.max(0, i - 1), i + 2);
-      expect(around.items.map(({ rank, item }) => ({ rank, item }))).toEqual(
-        want.map(({ rank, item }) => ({ rank, item })),
-      );
-    }
-    const ids = [...ITEMS, 'absent'];
-    const ranks = await setup.lookup.lookup({ name, window, items: ids, relative: false, withData: false });
-    expect(ranks.items.map((r) => [r.item, r.rank])).toEqual(
-      ids.map((id) => [id, expected.find((r) => r.item === id)?.rank ?? null]),
-    );
+    await expectAroundAndLookup(setup, { name, window, ids: [...ITEMS, 'absent'] }, expected);
   }
 });

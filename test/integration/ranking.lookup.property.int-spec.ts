@@ -1,9 +1,7 @@
 import fc from 'fast-check';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { ADMIN, startTestApp } from '../../harness/app';
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { ADMIN } from '../../harness/app';
+import { TOPOLOGIES } from '../../harness/redis';
+import { useTestApp } from '../support/app-world';
 import { LOOKUP_COUNTS_PER_CALL } from '../../src/ranking/core/ranking.limits';
 
 /**
@@ -29,21 +27,10 @@ const step = fc.oneof(
 );
 
 describe.each(TOPOLOGIES)('lookups of sharded boards against a brute force (property, %s)', (topology) => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const world = useTestApp(topology, T0);
+  const { clock, http } = world;
   let board = 0;
   let ranked = 0;
-
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    app = await startTestApp(redis, clock, { EXPIRE_CHUNK: '3' });
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
 
   it.each([3, 8])(
     '%i shards: every lookup answers the brute force',
@@ -144,10 +131,10 @@ describe.each(TOPOLOGIES)('lookups of sharded boards against a brute force (prop
       [ids.slice(0, 24), 1],
       [ids, Math.ceil(ids.length / idsPerCall)],
     ] as const) {
-      await redis.client.config('RESETSTAT');
+      await world.redis.client.config('RESETSTAT');
       const { body } = await http().post('/boards/one/lookup').send({ items: asked, window: 'w' }).expect(200);
       expect(body.items.map((row: { rank: number }) => row.rank)).toEqual(asked.map((_, i) => ids.length - i));
-      const stats = await redis.client.info('commandstats');
+      const stats = await world.redis.client.info('commandstats');
       const counted = [...stats.matchAll(/^cmdstat_(fcall|fcall_ro|evalsha|eval):calls=(\d+)/gm)];
       expect(counted.map(([, command, count]) => [command, Number(count)])).toEqual([['fcall_ro', calls]]);
     }

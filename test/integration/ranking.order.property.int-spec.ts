@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { BestAggregate, BestModel } from '../support/best-model';
 import { useRankingService } from '../../harness/ranking';
 import { TOPOLOGIES } from '../../harness/redis';
+import { expectAroundAndLookup } from '../support/ranking-reads';
 
 /** Two windows of unlike intervals, so their slots expire at different times. */
 const WINDOWS = [
@@ -107,18 +108,7 @@ describe.each(CASES)('order: asc against a brute-force model (property, %s, %i s
         percentile: row ? percentile(row.rank) : null,
       });
     }
-    for (const [i, row] of expected.entries()) {
-      const around = await setup.ranking.around(name, window, row.item, 1);
-      const want = expected.slice(Math.max(0, i - 1), i + 2);
-      expect(around.items.map(({ rank, item }) => ({ rank, item }))).toEqual(
-        want.map(({ rank, item }) => ({ rank, item })),
-      );
-    }
-    const ids = [...ITEMS, 'absent'];
-    const ranks = await setup.lookup.lookup({ name, window, items: ids, relative: false, withData: false });
-    expect(ranks.items.map((row) => [row.item, row.rank])).toEqual(
-      ids.map((id) => [id, expected.find((r) => r.item === id)?.rank ?? null]),
-    );
+    await expectAroundAndLookup(setup, { name, window, ids: [...ITEMS, 'absent'] }, expected);
     // Ranks among some ids: 1 + the listed ones given with a lower score.
     const some = ['a', 'c', 'é', 'absent'];
     const given = expected.filter((r) => some.includes(r.item));

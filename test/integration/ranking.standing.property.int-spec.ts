@@ -1,9 +1,7 @@
 import fc from 'fast-check';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { ADMIN, startTestApp } from '../../harness/app';
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { ADMIN } from '../../harness/app';
+import { TOPOLOGIES } from '../../harness/redis';
+import { useTestApp } from '../support/app-world';
 
 /**
  * GET /boards/:board/rank and /distribution against a brute force, on 1 and 3 shards (one Redis and a
@@ -81,20 +79,9 @@ function liveScores(events: Array<{ item: string; amount: number }>, board: Shap
 const nullQuantiles = () => Object.fromEntries(Object.keys(PERCENTS).map((name) => [name, null]));
 
 describe.each(TOPOLOGIES)('rank of a score and distribution against a brute force (property, %s)', (topology) => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const world = useTestApp(topology, T0);
+  const { clock, http } = world;
   let board = 0;
-
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    app = await startTestApp(redis, clock, { EXPIRE_CHUNK: '3' });
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
 
   it.each([
     [1, 'shared', 'sum', 'desc'],

@@ -1,9 +1,7 @@
 import fc from 'fast-check';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
-import { ADMIN, startTestApp } from '../../harness/app';
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { ADMIN } from '../../harness/app';
+import { TOPOLOGIES } from '../../harness/redis';
+import { useTestApp } from '../support/app-world';
 import { StandingService } from '../../src/ranking/standing/standing.service';
 
 /**
@@ -35,20 +33,9 @@ function trueCounts(events: Array<{ item: string; amount: number; minute: number
 }
 
 describe.each(TOPOLOGIES)('tail option against a brute force (property, %s)', (topology) => {
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  const clock = new FakeClock(T0);
-  const http = () => request(app.getHttpServer());
+  const world = useTestApp(topology, T0);
+  const { clock, http } = world;
   let board = 0;
-
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    app = await startTestApp(redis, clock, { EXPIRE_CHUNK: '3' });
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
 
   it.each([1, 3])(
     '%i shard(s): bounds hold, and rows of bound 0 are exact',
@@ -79,10 +66,10 @@ describe.each(TOPOLOGIES)('tail option against a brute force (property, %s)', (t
                 events.push(...s.entries.map((e) => ({ ...e, minute: Math.floor(clock.nowMs() / MINUTE_MS) })));
               }
               // Reads prune closed slots too: one in between, as clients poll.
-              await app.get(StandingService).tailTop({ name, window: 'w', limit: 3 });
+              await world.app.get(StandingService).tailTop({ name, window: 'w', limit: 3 });
             }
             const counts = trueCounts(events, Math.floor(clock.nowMs() / MINUTE_MS));
-            const answer = await app.get(StandingService).tailTop({ name, window: 'w', limit });
+            const answer = await world.app.get(StandingService).tailTop({ name, window: 'w', limit });
             for (const row of answer.items) {
               const truth = counts.get(row.item) ?? 0;
               expect(truth).toBeGreaterThanOrEqual(row.score);

@@ -3,7 +3,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { Clock } from '../../src/common/clock';
 import { AppOptions } from '../../src/bootstrap';
-import { createBoard, startTestApp } from '../../harness/app';
+import { ADMIN, createBoard, startTestApp } from '../../harness/app';
 import { FakeClock } from '../../harness/clock';
 import { startTestRedis, TestRedis, Topology } from '../../harness/redis';
 
@@ -164,3 +164,22 @@ export const useSingleNodeApp = (options: E2eOptions = {}) => useApp('single', o
 
 /** useApp on a three-master Redis Cluster. */
 export const useClusterApp = (options: E2eOptions = {}) => useApp('cluster', options);
+
+/** A board's PUT as the admin, with `windows` under the body's own fields; `query` is appended to the path. */
+export function boardPut(http: E2eContext['http'], windows: object[]) {
+  return (name: string, body: object, query = '') =>
+    http()
+      .put(`/admin/boards/${name}${query}`)
+      .set(ADMIN)
+      .send({ windows, ...body });
+}
+
+/** The rows a listing answers (GET `path`, expected 200) as [item, rank, score]. */
+export function listedRows(http: E2eContext['http']) {
+  return async (path: string) =>
+    (await http().get(path).expect(200)).body.items.map((row: { item: string; rank: number; score: number }) => [
+      row.item,
+      row.rank,
+      row.score,
+    ]);
+}

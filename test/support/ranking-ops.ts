@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
+import type { ModelEntry } from './actor-caps-model';
 
 /** One step of a random ranking workload (property tests). */
 export type RankingOp =
@@ -69,3 +70,40 @@ export function moveClock(clock: FakeClock, step: Extract<RankingOp, { kind: 'ad
   const intervalMs = step.intervalSec * 1000;
   clock.setMs(Math.ceil((clock.nowMs() + 1) / intervalMs) * intervalMs + step.offsetMs);
 }
+
+/** An increment's entry with an actor and segments (each may be left out), over small sets of ids. */
+export function actorEntry(items: string[], actors: string[], segments: string[]): fc.Arbitrary<ModelEntry> {
+  return fc.record(
+    {
+      item: fc.constantFrom(...items),
+      amount: fc.integer({ min: -3, max: 6 }).filter((n) => n !== 0),
+      actor: fc.constantFrom(...actors),
+      segments: fc.subarray(segments, { minLength: 1 }),
+    },
+    { requiredKeys: ['item', 'amount'] },
+  );
+}
+
+/** Clock steps as weighted choices: moves of up to `maxAdvanceMs` (weight 3), edges of `intervalsSec`' slots (1). */
+export function clockSteps(
+  maxAdvanceMs: number,
+  intervalsSec: number[],
+): Array<fc.WeightedArbitrary<Extract<RankingOp, { kind: 'advance' | 'toBoundary' }>>> {
+  return [
+    {
+      weight: 3,
+      arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: maxAdvanceMs }) }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('toBoundary' as const),
+        intervalSec: fc.constantFrom(...intervalsSec),
+        offsetMs: fc.constantFrom(-1, 0, 1),
+      }),
+    },
+  ];
+}
+
+/** A run's start time (unix ms, 2020 to 2030): slot edges fall anywhere relative to the steps. */
+export const startTimesMs = fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 });

@@ -1,5 +1,5 @@
 import { ADMIN } from '../../../harness/app';
-import { T0, useSingleNodeApp } from '../../support/e2e';
+import { boardPut, listedRows, T0, useSingleNodeApp } from '../../support/e2e';
 
 const WINDOWS = [
   { name: 'h', period: '1h', interval: '1m' },
@@ -8,21 +8,12 @@ const WINDOWS = [
 
 describe('metrics over HTTP', () => {
   const { http } = useSingleNodeApp({ startMs: T0, fresh: true });
-  const put = (name: string, body: object, query = '') =>
-    http()
-      .put(`/admin/boards/${name}${query}`)
-      .set(ADMIN)
-      .send({ windows: WINDOWS, ...body });
+  const put = boardPut(http, WINDOWS);
   const increment = (board: string, item: string, body: object) =>
     http()
       .post(`/boards/${board}/items/${encodeURIComponent(item)}/increment`)
       .send(body);
-  const rows = async (path: string) =>
-    (await http().get(path).expect(200)).body.items.map((row: { item: string; rank: number; score: number }) => [
-      row.item,
-      row.rank,
-      row.score,
-    ]);
+  const rows = listedRows(http);
 
   it.each([
     [{ metrics: ['up'] }, /metrics holds at least 2 names/],

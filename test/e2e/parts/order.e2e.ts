@@ -1,28 +1,19 @@
 import { ADMIN, createBoard } from '../../../harness/app';
 import { LiveHub } from '../../../src/live/live-hub';
-import { T0, useSingleNodeApp } from '../../support/e2e';
+import { boardPut, listedRows, T0, useSingleNodeApp } from '../../support/e2e';
 import { listen, SseReader, waitUntil } from '../../support/sse';
 
 const WINDOWS = [{ name: 'h', period: '1h', interval: '1m' }];
 
 describe('order: asc over HTTP', () => {
   const { app, http } = useSingleNodeApp({ startMs: T0, fresh: true });
-  const put = (name: string, body: object, query = '') =>
-    http()
-      .put(`/admin/boards/${name}${query}`)
-      .set(ADMIN)
-      .send({ windows: WINDOWS, ...body });
+  const put = boardPut(http, WINDOWS);
   const score = (board: string, item: string, value: number) =>
     http()
       .post(`/boards/${board}/items/${encodeURIComponent(item)}/score`)
       .send({ score: value })
       .expect(200);
-  const rows = async (path: string) =>
-    (await http().get(path).expect(200)).body.items.map((row: { item: string; rank: number; score: number }) => [
-      row.item,
-      row.rank,
-      row.score,
-    ]);
+  const rows = listedRows(http);
 
   it.each([
     [{ order: 'sideways', aggregate: 'max' }, /order must be one of desc, asc/],

@@ -1,16 +1,11 @@
-import { ADMIN } from '../../../harness/app';
-import { T0, useSingleNodeApp } from '../../support/e2e';
+import { boardPut, T0, useSingleNodeApp } from '../../support/e2e';
 
 const WINDOWS = [{ name: 'h', period: '3m', interval: '1m' }];
 const MINUTE_MS = 60_000;
 
 describe('tail over HTTP', () => {
   const { clock, http } = useSingleNodeApp({ startMs: T0, fresh: true });
-  const put = (name: string, body: object, query = '') =>
-    http()
-      .put(`/admin/boards/${name}${query}`)
-      .set(ADMIN)
-      .send({ windows: WINDOWS, ...body });
+  const put = boardPut(http, WINDOWS);
 
   it.each([
     [{ tail: 3 }, /tail must be an object like/],

@@ -1,5 +1,5 @@
 import { ADMIN, createBoard } from '../../../harness/app';
-import { useSingleNodeApp } from '../../support/e2e';
+import { listedRows, useSingleNodeApp } from '../../support/e2e';
 
 const T0 = 1_700_002_800_000;
 
@@ -10,12 +10,7 @@ describe('ties: first over HTTP', () => {
     clock.advanceMs(1);
     return answer;
   };
-  const rows = async (path: string) =>
-    (await http().get(path).expect(200)).body.items.map((row: { item: string; rank: number; score: number }) => [
-      row.item,
-      row.rank,
-      row.score,
-    ]);
+  const rows = listedRows(http);
 
   // Sharded (a, b and z on one shard, c on another, q on a third): across shards the order is known
   // to the millisecond, so the writes here are a millisecond apart.

@@ -1,0 +1,84 @@
+import fc from 'fast-check';
+import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
+import { FakeClock } from '../../harness/clock';
+import { startTestRedis, TestRedis, Topology } from '../../harness/redis';
+import { validateConfig } from '../../src/common/config';
+import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
+import type { RankingService } from '../../src/ranking/ranking.service';
+import type { ModelWindow } from './actor-caps-model';
+import { startTimesMs } from './ranking-ops';
+
+type PutBoard = RankingService['putBoard'];
+
+/** A board keeping actors, its windows given in the models' form (periodSec, intervalSec). */
+export type ActorBoardShape = { windows: ModelWindow[] } & Pick<
+  Parameters<PutBoard>[0],
+  'shards' | 'views' | 'segmentsMax' | 'capPerItem'
+>;
+
+/** The composed ranking of a property spec (useRankingGraph). */
+export interface RankingGraphWorld {
+  graph: RankingGraph;
+  /**
+   * Asserts `run` over lists of `steps`, each run on a new board of `shape` with the clock at a random
+   * start (or an example's); a passing run deletes its board.
+   */
+  assertOverBoards<Step>(
+    shape: ActorBoardShape,
+    steps: fc.Arbitrary<Step[]>,
+    params: fc.Parameters<[number, Step[]]>,
+    run: (name: string, steps: Step[]) => Promise<void>,
+  ): Promise<void>;
+}
+
+/**
+ * Registers, in the calling describe block, a Redis of its own (`topology`) and the composed ranking on
+ * it, driven by `clock`. EXPIRE_CHUNK is 2: expiry of a slot (and of its contributions) often takes
+ * several calls. Answers the world, whose `graph` is set once beforeAll ran; afterAll stops the
+ * re-weightings and retractions left running, the connection and the Redis.
+ */
+export function useRankingGraph(topology: Topology, clock: FakeClock): RankingGraphWorld {
+  let boards = 0;
+  const world = {
+    assertOverBoards: (shape, steps, params, run) =>
+      fc.assert(
+        fc.asyncProperty(startTimesMs, steps, async (startMs, ops) => {
+          const name = `b${boards++}`;
+          clock.setMs(startMs);
+          await putActorBoard(world.graph, name, shape);
+          await run(name, ops);
+          await world.graph.ranking.deleteBoard(name);
+        }),
+        params,
+      ),
+  } as RankingGraphWorld;
+  let redis: TestRedis;
+  let redisService: RedisService;
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '2' });
+    redisService = new RedisService(RedisSettings.from(config), clock);
+    await redisService.waitUntilReady(10_000);
+    world.graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+  });
+  afterAll(async () => {
+    await world.graph.actorWeights.onApplicationShutdown();
+    await world.graph.retractions.onApplicationShutdown();
+    await redisService.onApplicationShutdown();
+    await redis.stop();
+  });
+  return world;
+}
+
+/** Puts board `name` keeping actors (`board`). */
+export function putActorBoard(graph: RankingGraph, name: string, board: ActorBoardShape): ReturnType<PutBoard> {
+  const { windows, ...rest } = board;
+  return graph.ranking.putBoard({
+    name,
+    windows: windows.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec })),
+    ...rest,
+    actors: true,
+  });
+}
