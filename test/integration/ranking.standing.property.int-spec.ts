@@ -83,6 +83,22 @@ describe.each(TOPOLOGIES)('rank of a score and distribution against a brute forc
   const { clock, http } = world;
   let board = 0;
 
+  /**
+   * A read's answer once the window has drained: with EXPIRE_CHUNK 3, a max board's expired slots
+   * (every item's best score found again) take more than one read's 10 drain calls, and the read
+   * answers 503 WINDOW_DRAINING until they are done, as a client retrying would see.
+   */
+  async function settled(path: string): Promise<Record<string, unknown>> {
+    for (let attempt = 1; ; attempt++) {
+      const res = await http().get(path);
+      const draining = res.status === 503 && res.body.code === 'WINDOW_DRAINING';
+      if (!draining || attempt === 20) {
+        expect(res.status).toBe(200);
+        return res.body as Record<string, unknown>;
+      }
+    }
+  }
+
   it.each([
     [1, 'shared', 'sum', 'desc'],
     [3, 'shared', 'sum', 'desc'],
@@ -128,14 +144,14 @@ describe.each(TOPOLOGIES)('rank of a score and distribution against a brute forc
 
             const asked = [...new Set([...listed.flatMap((s) => [s - 1, s, s + 1]), 0, -2, extra, extra + 0.5])];
             for (const score of asked) {
-              const { body } = await http().get(`/boards/${name}/rank?window=w&score=${score}`).expect(200);
+              const body = await settled(`/boards/${name}/rank?window=w&score=${score}`);
               expect([body.score, body.rank, body.percentile]).toEqual([
                 score,
                 expected.rank(score),
                 expected.percentile(score),
               ]);
             }
-            const { body } = await http().get(`/boards/${name}/distribution?window=w&buckets=${buckets}`).expect(200);
+            const body = await settled(`/boards/${name}/distribution?window=w&buckets=${buckets}`);
             expect({
               count: body.count,
               min: body.min,
