@@ -125,6 +125,15 @@ export function idemArgs(idem: IdemCall | undefined, context: string): ScriptArg
   return idem ? [idem.key, idem.fingerprint, context, retentionArg(idem)] : ['', '', context, 0];
 }
 
+/** The idempotency fields of a named call, by name (its Lua hands them to idem_lib's idem_of). */
+export const IDEM_FIELDS = ['idem_key', 'idem_fingerprint', 'idem_context', 'idem_retention'] as const;
+
+/** idemArgs by name, for a named call's arguments. */
+export function idemNamedArgs(idem: IdemCall | undefined, context: string) {
+  const [key, fingerprint, , retention] = idemArgs(idem, context);
+  return { idem_key: key, idem_fingerprint: fingerprint, idem_context: context, idem_retention: retention };
+}
+
 /**
  * Reads { outcome, context, created..., reply... }: `createdKinds` counts of what the write created
  * (applied writes only: a replay answers none), then the script's own reply, decoded by `decode`.

@@ -1,4 +1,4 @@
-import { decodeIdempotent, IdemCall, idemArgs } from '../../redis/idempotency';
+import { decodeIdempotent, IDEM_FIELDS, IdemCall, idemNamedArgs } from '../../redis/idempotency';
 import { bareHeader, callArgs } from '../../redis/function-args';
 import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
@@ -7,15 +7,7 @@ import { BoardCall } from '../core/script-call';
 import { itemDataOf } from '../core/item-data';
 import { sliceFunctions } from '../core/slice-functions';
 
-const DATA_WRITE_ARGS = [
-  'item',
-  'data',
-  'data_bytes',
-  'idem_key',
-  'idem_fingerprint',
-  'idem_context',
-  'idem_retention',
-] as const;
+const DATA_WRITE_ARGS = ['item', 'data', 'data_bytes', ...IDEM_FIELDS] as const;
 const DATA_WRITE_REPLY = ['stored'] as const;
 const DATA_READ_ARGS = ['items'] as const;
 const DATA_READ_REPLY = ['data'] as const;
@@ -27,21 +19,15 @@ export const ITEMS_FUNCTIONS = {
     handler: 'item_data_write',
     numberOfKeys: 1,
     contract: { args: DATA_WRITE_ARGS, reply: DATA_WRITE_REPLY },
-    build: (call: BoardCall & { item: string; json: string | null; idem?: IdemCall; dataBytes: number }) => {
-      const [key, fingerprint, context, retention] = idemArgs(call.idem, '');
-      return {
-        keys: [call.shard.keys.cfg()],
-        args: callArgs({ ...bareHeader(call.nowMs), version: call.board.config.version }, DATA_WRITE_ARGS, {
-          item: call.item,
-          data: call.json ?? '',
-          data_bytes: call.dataBytes,
-          idem_key: key,
-          idem_fingerprint: fingerprint,
-          idem_context: context,
-          idem_retention: retention,
-        }),
-      };
-    },
+    build: (call: BoardCall & { item: string; json: string | null; idem?: IdemCall; dataBytes: number }) => ({
+      keys: [call.shard.keys.cfg()],
+      args: callArgs({ ...bareHeader(call.nowMs), version: call.board.config.version }, DATA_WRITE_ARGS, {
+        item: call.item,
+        data: call.json ?? '',
+        data_bytes: call.dataBytes,
+        ...idemNamedArgs(call.idem, ''),
+      }),
+    }),
     /** created: [bytes the item's data grew by] */
     decode: (raw, call) =>
       decodeIdempotent(

@@ -1,11 +1,11 @@
 import { bareHeader, callArgs } from '../../redis/function-args';
-import { decodeIdempotent, IdemCall, idemArgs } from '../../redis/idempotency';
+import { decodeIdempotent, IDEM_FIELDS, IdemCall, idemNamedArgs } from '../../redis/idempotency';
 import { typedFunction } from '../../redis/function-library';
 import { NamedReply } from '../../redis/replies';
 import { rowsOf, BoardCall, namedWindowRead, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
-const SET_ARGS = ['item', 'state', 'most', 'idem_key', 'idem_fingerprint', 'idem_context', 'idem_retention'] as const;
+const SET_ARGS = ['item', 'state', 'most', ...IDEM_FIELDS] as const;
 const SET_REPLY = ['previous', 'held'] as const;
 const QUEUE_ARGS = ['offset', 'limit'] as const;
 const QUEUE_REPLY = ['draining', 'rows'] as const;
@@ -20,21 +20,15 @@ export const MODERATION_FUNCTIONS = {
     handler: 'moderation_set',
     numberOfKeys: 1,
     contract: { args: SET_ARGS, reply: SET_REPLY },
-    build: (call: BoardCall & { item: string; state: ModerationState | null; most: number; idem?: IdemCall }) => {
-      const [key, fingerprint, context, retention] = idemArgs(call.idem, '');
-      return {
-        keys: [call.shard.keys.cfg()],
-        args: callArgs({ ...bareHeader(call.nowMs), version: call.board.config.version }, SET_ARGS, {
-          item: call.item,
-          state: call.state ?? '',
-          most: call.most,
-          idem_key: key,
-          idem_fingerprint: fingerprint,
-          idem_context: context,
-          idem_retention: retention,
-        }),
-      };
-    },
+    build: (call: BoardCall & { item: string; state: ModerationState | null; most: number; idem?: IdemCall }) => ({
+      keys: [call.shard.keys.cfg()],
+      args: callArgs({ ...bareHeader(call.nowMs), version: call.board.config.version }, SET_ARGS, {
+        item: call.item,
+        state: call.state ?? '',
+        most: call.most,
+        ...idemNamedArgs(call.idem, ''),
+      }),
+    }),
     decode: (raw, call) =>
       // After idem_lib's outcome and context: the contract's reply, in SET_REPLY's order.
       decodeIdempotent('tbRankModerationSet', raw, call.idem, (reply) => {

@@ -7,6 +7,8 @@ import {
   IdempotencyKeyReusedError,
   IdempotentAnswerUnfundedError,
   idemArgs,
+  IDEM_FIELDS,
+  idemNamedArgs,
   Idempotent,
   retentionArg,
 } from '../../redis/idempotency';
@@ -24,7 +26,7 @@ import { sliceFunctions } from '../core/slice-functions';
 
 const CLAIM_ARGS = ['max', 'until_sec', 'names'] as const;
 const CLAIM_REPLY = ['claimed'] as const;
-const LEDGER_ARGS = ['idem_key', 'idem_fingerprint', 'idem_context', 'idem_retention', 'body'] as const;
+const LEDGER_ARGS = [...IDEM_FIELDS, 'body'] as const;
 const LEDGER_REPLY = ['body'] as const;
 
 /** A retry-safe request on a sharded board and the shard its ledger entry lives on (see request_claim.lua). */
@@ -388,8 +390,7 @@ export const WRITES_FUNCTIONS = {
 
 /** A ledger call's arguments by name: its idempotency fields, with `context`, and the answer's body. */
 function ledgerArgs(call: LedgerCall, context: 'pending' | 'done', body: string) {
-  const [key, fingerprint, , retention] = idemArgs(call.idem, context);
-  return { idem_key: key, idem_fingerprint: fingerprint, idem_context: context, idem_retention: retention, body };
+  return { ...idemNamedArgs(call.idem, context), body };
 }
 
 /** The writes slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
