@@ -5,7 +5,16 @@ import { ShardKeys } from '../core/board';
 import { namedWindowRead, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
-const PAGE_ARGS = ['start', 'scan', 'want', 'per_group', 'seen', 'exclude_items', 'exclude_groups'] as const;
+const PAGE_ARGS = [
+  'start',
+  'scan',
+  'want',
+  'per_group',
+  'seen',
+  'exclude_items',
+  'exclude_groups',
+  'min_actors',
+] as const;
 const PAGE_REPLY = ['draining', 'rows', 'skipped', 'next', 'ended', 'last', 'last_score'] as const;
 const READ_ARGS = ['items'] as const;
 const READ_REPLY = ['groups'] as const;
@@ -40,6 +49,8 @@ export interface GroupPageCall extends WindowCall {
   seen: Record<string, number>;
   excludeItems: readonly string[];
   excludeGroups: readonly string[];
+  /** At least this many distinct actors in the window (0: no floor; a board with actors). */
+  minActors: number;
 }
 
 /** The filters slice's functions (the groups option, src/ranking/options/groups/): a shard's filtered page, and the groups of listed items. */
@@ -60,6 +71,7 @@ export const FILTERS_FUNCTIONS = {
         seen: JSON.stringify(call.seen),
         exclude_items: JSON.stringify(call.excludeItems),
         exclude_groups: JSON.stringify(call.excludeGroups),
+        min_actors: call.minActors,
       }),
     decode: (raw): GroupPageReply => {
       const reply = new NamedReply('tbRankGroupPage', PAGE_REPLY, raw);

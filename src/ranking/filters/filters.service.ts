@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError } from '../../common/errors';
+import { RANKING_MESSAGES } from '../core/ranking.messages';
 import { RankedSources } from '../boards/ranked-sources';
 import { BoardCache } from '../boards/board-cache';
 import { figures, WindowFigures } from '../core/answers';
@@ -24,10 +25,23 @@ export interface FilteredRead {
   offset: number;
   limit: number;
   perGroup?: number;
+  /** Only items with at least this many distinct actors in the window (a board with actors). */
+  minActors?: number;
   excludeItems?: string[];
   excludeGroups?: string[];
   /** Told the calls of each round past the route's first read (it may refuse: the read budget). */
   admit?: (calls: number) => void;
+}
+
+/** What GET top filters by (perGroup, minActors). */
+export interface TopFilters {
+  window?: string;
+  segment?: string;
+  span?: string;
+  offset?: number;
+  limit: number;
+  perGroup?: number;
+  minActors?: number;
 }
 
 /** A filtered page: rows with their board rank and group; `truncated` when the scan bound stopped it short. */
@@ -61,17 +75,18 @@ export class FiltersService {
   }
 
   /**
-   * GET top with ?perGroup (span: 400): its rows carry previousRank null. The route's guard counted
-   * one read; `admit` is told the calls past it.
+   * GET top with ?perGroup or ?minActors (span: 400): its rows carry previousRank null. The route's
+   * guard counted one read; `admit` is told the calls past it.
    */
-  async topPerGroup(
+  async topFiltered(
     board: string,
-    query: { window?: string; segment?: string; span?: string; offset?: number; limit: number; perGroup?: number },
+    query: TopFilters,
     admit: (calls: number) => void,
   ): Promise<Omit<FilteredPage, 'items'> & { items: Array<FilteredPage['items'][number] & { previousRank: null }> }> {
     if (query.span !== undefined) throw new InvalidInputError(M.unsupported('span'));
-    const { window, segment, limit, perGroup } = query;
-    const page = await this.read({ board, window, segment, offset: query.offset ?? 0, limit, perGroup, admit });
+    const { window, segment, limit, perGroup, minActors } = query;
+    const offset = query.offset ?? 0;
+    const page = await this.read({ board, window, segment, offset, limit, perGroup, minActors, admit });
     return { ...page, items: page.items.map((row) => ({ ...row, previousRank: null })) };
   }
 
@@ -98,6 +113,8 @@ export class FiltersService {
   ): Promise<FilteredPage> {
     if (ask.perGroup !== undefined && board.config.groups !== true)
       throw new InvalidInputError(M.perGroupNeedsGroups(board.config.name));
+    if (ask.minActors !== undefined && board.config.actors !== true)
+      throw new InvalidInputError(RANKING_MESSAGES.minActorsNeedsActors(board.config.name));
     if (board.config.ties === 'first') throw new InvalidInputError(M.strictTies(board.config.name));
     const depth = ask.offset + ask.limit;
     const scans: ShardScan[] = board.shards.map(newScan);
@@ -120,13 +137,14 @@ export class FiltersService {
     const filter = { depth, perGroup: ask.perGroup ?? 0 };
     const ascending = ascendingScores(board.config);
     const counts = new Map<string, number>();
+    const minActors = ask.minActors ?? 0;
     let draining = false;
     for (let call = 1; call <= GROUP_PAGE_CALLS; call++) {
       const seen = Object.fromEntries(counts);
       const open = scans.filter((scan) => !scan.ended).length;
       ask.admit?.(call === 1 ? open - 1 : open);
       const excluded = { excludeItems: ask.excludeItems ?? [], excludeGroups: ask.excludeGroups ?? [] };
-      const sent = { scan: GROUP_SCAN_ROWS, want: depth, perGroup: filter.perGroup, seen, ...excluded };
+      const sent = { scan: GROUP_SCAN_ROWS, want: depth, perGroup: filter.perGroup, seen, ...excluded, minActors };
       const replies = await Promise.all(
         scans.map((scan, i) =>
           scan.ended ? undefined : this.store.scan(read, board.shards[i], { start: scan.start, ...sent }),
