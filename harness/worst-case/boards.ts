@@ -146,6 +146,11 @@ export const BOARDS = {
   'wc-ever': EVER_BOARD,
   /** Item groups on the most shards: one group holds the head, so filtered reads scan their deepest. */
   'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
+  /**
+   * Actors on one shard, every scanned row on one call: each item has one actor but the few deepest,
+   * which have MIN_ACTORS.max each, so `minActors` at its maximum scans its deepest (seed.ts).
+   */
+  'wc-actors': { windows: [{ name: 'm', period: '1h', interval: '1m' }], actors: true },
   /** Eight metrics of eight windows each. */
   'wc-metrics': METRICS_BOARD,
   'wc-tail': TAIL_BOARD,
