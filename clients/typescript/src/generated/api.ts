@@ -580,7 +580,7 @@ export interface paths {
         put?: never;
         /**
          * A viewer's filtered page of a window
-         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group. Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. span and minActors are not supported yet (400 INVALID_INPUT naming them), nor views (400).
+         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. span is not supported yet (400 INVALID_INPUT naming it), nor views (400).
          */
         post: operations["FiltersController_query"];
         delete?: never;
@@ -1398,7 +1398,7 @@ export interface components {
             mode?: "decay" | "hot" | "rising" | "unique";
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
-            /** @description With perGroup or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head); the rows listed are exact */
+            /** @description With perGroup, minActors or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head, or few items of it have minActors actors); the rows listed are exact */
             truncated?: boolean;
         };
         ModeratedItemResultDto: {
@@ -1468,7 +1468,7 @@ export interface components {
             mode?: "decay" | "hot" | "rising" | "unique";
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
-            /** @description With perGroup or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head); the rows listed are exact */
+            /** @description With perGroup, minActors or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head, or few items of it have minActors actors); the rows listed are exact */
             truncated?: boolean;
             item: string;
         };
@@ -1776,8 +1776,8 @@ export interface components {
             offset?: number;
             /** @description At most this many rows of one group */
             perGroup?: number;
-            /** @description Not supported yet: 400 INVALID_INPUT naming it */
-            minActors?: Record<string, never>;
+            /** @description Only items with at least this many distinct actors in the window (a board with "actors") */
+            minActors?: number;
             exclude?: components["schemas"]["QueryExcludeDto"];
         };
         ModerationStateDto: {
@@ -4039,6 +4039,8 @@ export interface operations {
                 data?: boolean;
                 /** @description At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
                 perGroup?: number;
+                /** @description Only items with at least this many distinct actors in the window (a board with "actors", else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
+                minActors?: number;
             };
             header?: never;
             path: {
@@ -6488,7 +6490,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopResultDto"];
                 };
             };
-            /** @description INVALID_INPUT: a bad body, span or minActors, a view, perGroup or exclude.groups on a board without groups */
+            /** @description INVALID_INPUT: a bad body, span, a view, perGroup or exclude.groups on a board without groups, minActors on a board without actors */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
