@@ -254,6 +254,11 @@ export const READ_ROWS: WorstRow[] = [
     request: () => get(`/boards/wc-actors/top?window=m&minActors=${MIN_ACTORS.max}&limit=1000`),
   },
   {
+    route: 'GET /boards/{board}/top',
+    worst: `minActors ${MIN_ACTORS.max} on a decay view, limit 1 000, few items qualifying deep in it, one shard`,
+    request: () => get(`/boards/wc-actors/top?window=fading&minActors=${MIN_ACTORS.max}&limit=1000`),
+  },
+  {
     route: 'POST /boards/{board}/query',
     worst: `minActors ${MIN_ACTORS.max}, 1 000 excluded items (the head), limit 1 000, few items qualifying, one shard`,
     request: () =>

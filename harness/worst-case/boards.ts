@@ -150,7 +150,11 @@ export const BOARDS = {
    * Actors on one shard, every scanned row on one call: each item has one actor but the few deepest,
    * which have MIN_ACTORS.max each, so `minActors` at its maximum scans its deepest (seed.ts).
    */
-  'wc-actors': { windows: [{ name: 'm', period: '1h', interval: '1m' }], actors: true },
+  'wc-actors': {
+    windows: [{ name: 'm', period: '1h', interval: '1m' }],
+    views: [{ name: 'fading', mode: 'decay', window: 'm', halfLife: '30m' }],
+    actors: true,
+  },
   /** Eight metrics of eight windows each. */
   'wc-metrics': METRICS_BOARD,
   'wc-tail': TAIL_BOARD,

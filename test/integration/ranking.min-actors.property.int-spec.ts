@@ -11,6 +11,12 @@ const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },
   { name: 'long', periodSec: 120, intervalSec: 40 },
 ];
+/** A unique, a hot and a decay view: `minActors` on a view counts the actors of the view's window. */
+const VIEWS = [
+  { name: 'people', mode: 'unique', window: 'long' },
+  { name: 'hot', mode: 'hot', window: 'short' },
+  { name: 'fading', mode: 'decay', window: 'long', halfLife: 30 },
+];
 const ITEMS = ['a', 'b', 'c', 'é'];
 const ACTORS = ['ann', 'bob', 'd:e'];
 /** Likers: their likes are events of their own (a like's user is its actor); never weighed nor retracted. */
@@ -139,18 +145,19 @@ describe.each(TOPOLOGIES)('minActors against a model keeping every contribution 
   const clock = new FakeClock(0);
   const commands = new WriteCommands(clock);
   const world = useRankingGraph(topology, clock);
-  const seen = { thinned: 0 };
+  const seen = { thinned: 0, thinnedViews: 0 };
 
   afterAll(() => {
     // Not vacuous (certain with THREE_TWO_ONE): some floor listed rows and left out others.
     expect(seen.thinned).toBeGreaterThan(0);
+    expect(seen.thinnedViews).toBeGreaterThan(0);
   });
 
   it.each([1, 3])(
     'top and POST .../query with minActors list what the model lists, with board ranks, under writes, likes, re-weighting, retraction and expiry (%i shards)',
     async (shards) => {
       await world.assertOverBoards(
-        { windows: WINDOWS, shards, segmentsMax: SEGMENTS.length },
+        { windows: WINDOWS, shards, views: VIEWS, segmentsMax: SEGMENTS.length },
         fc.array(op, { minLength: 1, maxLength: 25 }),
         { numRuns: 20, examples: [THREE_TWO_ONE] },
         async (name, ops) => {
@@ -193,6 +200,27 @@ describe.each(TOPOLOGIES)('minActors against a model keeping every contribution 
     else moveClock(clock, step);
   }
 
+  /** Each view read with minActors lists the view's own rows whose items have that many actors in its window. */
+  async function compareViews(name: string, model: MinActorsModel): Promise<void> {
+    const nowMs = clock.nowMs();
+    const rows = (page: { items: ModelRow[] }) => page.items.map(({ rank, item, score }) => ({ rank, item, score }));
+    for (const view of VIEWS) {
+      const actors = new Map(model.listing(view.window, nowMs, undefined, true).map((row) => [row.item, row.score]));
+      const all = rows(await world.graph.ranking.top(name, view.name, 0, 1000));
+      for (const minActors of FLOORS) {
+        const want = all.filter((row) => (actors.get(row.item) ?? 0) >= minActors);
+        if (want.length > 0 && want.length < all.length) seen.thinnedViews++;
+        const read = await world.graph.ranking.topFiltered(name, { window: view.name, limit: 20, minActors }, () => {});
+        expect({ view: view.name, minActors, truncated: read.truncated, rows: rows(read) }).toEqual({
+          view: view.name,
+          minActors,
+          truncated: false,
+          rows: want,
+        });
+      }
+    }
+  }
+
   async function compare(name: string, model: MinActorsModel): Promise<void> {
     const nowMs = clock.nowMs();
     const rows = (page: { items: ModelRow[] }) => page.items.map(({ rank, item, score }) => ({ rank, item, score }));
@@ -210,6 +238,7 @@ describe.each(TOPOLOGIES)('minActors against a model keeping every contribution 
         const page = await world.graph.ranking.topFiltered(name, { window, offset: 1, limit: 1, minActors }, () => {});
         expect({ window, minActors, rows: rows(page) }).toEqual({ window, minActors, rows: want.slice(1, 2) });
       }
+      await compareViews(name, model);
       // A segment's window counts the actors of the segment's events only.
       const segment = SEGMENTS[0];
       const read = await world.graph.module

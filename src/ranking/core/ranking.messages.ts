@@ -36,6 +36,8 @@ export const RANKING_MESSAGES = {
     `cursor + limit reaches ${depth} rows into the review queue; it is read at most ${most} deep: allow or hide the items ahead first`,
   moderationReadsWindows: (board: string, view: string) =>
     `window: "${view}" is a view of board "${board}"; the review queue lists a window (name one of its windows)`,
+  viewFilters: (view: string) =>
+    `window "${view}" is a view: of the filters only minActors reads a view (perGroup and exclude read a window)`,
   minActorsNeedsActors: (board: string) =>
     `minActors: board "${board}" keeps no actors (PUT the board with "actors": true); it counts distinct actors`,
   noActors: (board: string, field: string) =>

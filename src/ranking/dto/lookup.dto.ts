@@ -71,7 +71,7 @@ export class TopDataQuery extends TopQuery {
   @OptionalIntProperty(
     MIN_ACTORS,
     {
-      description: `Only items with at least this many distinct actors in the window (a board with "actors", else 400); rows keep their board rank; offset + limit at most ${FILTERED_DEPTH_ITEMS}; see truncated`,
+      description: `Only items with at least this many distinct actors in the window (a view: in its window; a board with "actors", else 400); rows keep their board rank; offset + limit at most ${FILTERED_DEPTH_ITEMS}; see truncated`,
     },
     { fromQuery: true },
   )

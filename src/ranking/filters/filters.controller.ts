@@ -29,12 +29,12 @@ export class FiltersController {
   @HttpCode(200)
   @ApiOperation({
     summary: "A viewer's filtered page of a window",
-    description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. ${FILTERED_READ_NOTE} span is not supported yet (400 INVALID_INPUT naming it), nor views (400).`,
+    description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. ${FILTERED_READ_NOTE} span is not supported yet (400 INVALID_INPUT naming it); a view (window) takes minActors alone (perGroup or exclude on a view: 400).`,
   })
   @ApiResponse({ status: 200, type: TopResultDto })
   @ErrorResponse(
     400,
-    'INVALID_INPUT: a bad body, span, a view, perGroup or exclude.groups on a board without groups, minActors on a board without actors',
+    'INVALID_INPUT: a bad body, span, a view without minActors or with perGroup or exclude, perGroup or exclude.groups on a board without groups, minActors on a board without actors',
   )
   @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
   async query(

@@ -2,6 +2,7 @@ import { bareHeader, callArgs } from '../../redis/function-args';
 import { typedFunction } from '../../redis/function-library';
 import { NamedReply } from '../../redis/replies';
 import { ShardKeys } from '../core/board';
+import type { ScanReply, ScanRow } from '../core/filter-merge';
 import { namedWindowRead, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
@@ -20,25 +21,10 @@ const READ_ARGS = ['items'] as const;
 const READ_REPLY = ['groups'] as const;
 
 /** A row of a filtered page: its group "" when it has none. */
-export interface GroupRow {
-  item: string;
-  score: number;
-  group: string;
-}
+export type GroupRow = ScanRow;
 
 /** What one group_page call of a shard answers. */
-export interface GroupPageReply {
-  draining: boolean;
-  rows: GroupRow[];
-  /** The scores of the scanned rows that did not pass (the board ranks count them). */
-  skipped: number[];
-  /** The place after the last row scanned. */
-  next: number;
-  /** The shard lists nothing after the scanned rows. */
-  ended: boolean;
-  /** The last row scanned (undefined: none). */
-  last?: { item: string; score: number };
-}
+export type GroupPageReply = ScanReply<GroupRow>;
 
 /** One shard's filtered scan (the filters as the script takes them). */
 export interface GroupPageCall extends WindowCall {

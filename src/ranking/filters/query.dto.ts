@@ -35,7 +35,10 @@ export class QueryExcludeDto {
 }
 
 export class QueryDto {
-  @OptionalNameProperty("Window name (default: the board's first window; a view is a 400)", '24h')
+  @OptionalNameProperty(
+    "Window name (default: the board's first window); a view with minActors only (perGroup, exclude: 400)",
+    '24h',
+  )
   window?: string;
 
   @OptionalNameProperty("Read the window as this segment's", 'en')
@@ -58,7 +61,8 @@ export class QueryDto {
   perGroup?: number;
 
   @OptionalIntProperty(MIN_ACTORS, {
-    description: 'Only items with at least this many distinct actors in the window (a board with "actors")',
+    description:
+      'Only items with at least this many distinct actors in the window (a view: its window; a board with "actors")',
   })
   minActors?: number;
 

@@ -580,7 +580,7 @@ export interface paths {
         put?: never;
         /**
          * A viewer's filtered page of a window
-         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. span is not supported yet (400 INVALID_INPUT naming it), nor views (400).
+         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. span is not supported yet (400 INVALID_INPUT naming it); a view (window) takes minActors alone (perGroup or exclude on a view: 400).
          */
         post: operations["FiltersController_query"];
         delete?: never;
@@ -1756,7 +1756,7 @@ export interface components {
         };
         QueryDto: {
             /**
-             * @description Window name (default: the board's first window; a view is a 400): 1-64 characters of A-Z a-z 0-9 _ . : -
+             * @description Window name (default: the board's first window); a view with minActors only (perGroup, exclude: 400): 1-64 characters of A-Z a-z 0-9 _ . : -
              * @example 24h
              */
             window?: string;
@@ -1776,7 +1776,7 @@ export interface components {
             offset?: number;
             /** @description At most this many rows of one group */
             perGroup?: number;
-            /** @description Only items with at least this many distinct actors in the window (a board with "actors") */
+            /** @description Only items with at least this many distinct actors in the window (a view: its window; a board with "actors") */
             minActors?: number;
             exclude?: components["schemas"]["QueryExcludeDto"];
         };
@@ -4039,7 +4039,7 @@ export interface operations {
                 data?: boolean;
                 /** @description At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
                 perGroup?: number;
-                /** @description Only items with at least this many distinct actors in the window (a board with "actors", else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
+                /** @description Only items with at least this many distinct actors in the window (a view: in its window; a board with "actors", else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
                 minActors?: number;
             };
             header?: never;
@@ -6490,7 +6490,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopResultDto"];
                 };
             };
-            /** @description INVALID_INPUT: a bad body, span, a view, perGroup or exclude.groups on a board without groups, minActors on a board without actors */
+            /** @description INVALID_INPUT: a bad body, span, a view without minActors or with perGroup or exclude, perGroup or exclude.groups on a board without groups, minActors on a board without actors */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
