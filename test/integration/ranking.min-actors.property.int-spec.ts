@@ -5,6 +5,7 @@ import { actorEntry, clockSteps, moveClock } from '../support/ranking-ops';
 import { useRankingGraph } from '../support/ranking-graph';
 import { TOPOLOGIES } from '../../harness/redis';
 import { FiltersService } from '../../src/ranking/filters/filters.service';
+import { RedisService } from '../../src/redis/redis.service';
 import { ActorCapsModel, ModelEntry, ModelRow } from '../support/actor-caps-model';
 
 const WINDOWS = [
@@ -171,6 +172,36 @@ describe.each(TOPOLOGIES)('minActors against a model keeping every contribution 
     },
     180_000,
   );
+
+  it('a window whose pairs predate the counts (an upgrade) is refused until its pairs are gone, then exact', async () => {
+    const { ranking } = world.graph;
+    const name = `up${topology}`;
+    clock.setMs(1_600_000_000_000);
+    await ranking.putBoard({
+      name,
+      windows: [{ name: 'w', period: 30, interval: 10 }],
+      views: VIEWS.slice(0, 1).map((v) => ({ ...v, window: 'w' })),
+      actors: true,
+    } as never);
+    await ranking.incrementBatch(commands.batch({ board: name, entries: [{ item: 'a', amount: 1, actor: 'ann' }] }));
+    // As a version that kept no counts left it: the pairs without their mark and a's count.
+    const board = await world.graph.cache.get(name);
+    const pairsKey = board.shards[0].keys.slots('w').replace(/slots$/, 'pairs');
+    await world.graph.module.get(RedisService).client.hdel(pairsKey, '\u001f', '\u001fa');
+    const read = (window: string) => ranking.topFiltered(name, { window, limit: 10, minActors: 1 }, () => {});
+    for (const window of ['w', 'people'])
+      await expect(read(window)).rejects.toMatchObject({ code: 'ACTOR_COUNTS_PENDING' });
+    // A later actor is counted, yet the window stays refused while the old pair lives.
+    clock.advanceMs(10_000);
+    await ranking.incrementBatch(commands.batch({ board: name, entries: [{ item: 'a', amount: 1, actor: 'bob' }] }));
+    await expect(read('w')).rejects.toMatchObject({ code: 'ACTOR_COUNTS_PENDING' });
+    // Every pair gone (the read drains them first): a new pair marks the hash again, and the counts hold every pair.
+    clock.advanceMs(40_000);
+    expect((await read('w')).items).toEqual([]);
+    await ranking.incrementBatch(commands.batch({ board: name, entries: [{ item: 'b', amount: 2, actor: 'cy' }] }));
+    expect((await read('w')).items.map(({ item, rank }) => [item, rank])).toEqual([['b', 1]]);
+    await ranking.deleteBoard(name);
+  });
 
   async function apply(name: string, model: MinActorsModel, step: Op): Promise<void> {
     const nowMs = clock.nowMs();

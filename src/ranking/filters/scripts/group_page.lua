@@ -18,7 +18,8 @@
 --   next      the place after the last row scanned
 --   ended     1: the shard lists nothing after the scanned rows, else 0
 --   last, last_score  the last row scanned ("" and 0: none)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ACTOR_COUNTS_PENDING (min_actors on a window whose counts miss pairs
+--   made before they were kept: actor_lib's counts_kept)
 
 local GROUP_PAGE = { chunk = 250 }
 
@@ -70,6 +71,10 @@ local function group_page(keys, args)
     counts = cjson.decode(arg.seen), items = set_of(arg.exclude_items), groups = set_of(arg.exclude_groups),
     min_actors = tonumber(arg.min_actors), pairs_key = actor_log.ACTORS.pairs_key(slots_key),
   }
+  -- While expired data drains the answer is read again: its pairs may be the last ones of before.
+  if filter.min_actors > 0 and draining == 0 and not actor_log.ACTORS.counts_kept(filter.pairs_key) then
+    return redis.error_reply('TB_ACTOR_COUNTS_PENDING counts began after live pairs')
+  end
   local out = { rows = {}, skipped = {}, last = '', last_score = 0 }
   local at, left, ended = tonumber(arg.start), tonumber(arg.scan), false
   while left > 0 and not ended and #out.rows < 3 * filter.want do

@@ -32,7 +32,7 @@
 --   skipped, last, last_score
 --               filter: the rank scores of the scanned rows that did not pass, and the last row scanned
 --               ("" and 0: none); the other reads: {}, "" and 0
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ACTOR_COUNTS_PENDING (filter: see group_page)
 -- Deepest merged page a read answers while a decay view's rebase runs (views_lib): a deeper one
 -- answers draining, and the service's next calls move more of the rebase first.
 
@@ -150,7 +150,7 @@ local function view_filter(read, arg, pairs_key)
   read.out.first, read.out.second = at, ended and 1 or 0
 end
 
--- What the call's op asks of the view, into read.out.
+-- What the call's op asks of the view, into read.out; answers an error (a filter on counts not kept), or nil.
 local function view_answer(read, arg)
   local out, listing, op = read.out, read.listing, arg.op
   if op == 'top' then
@@ -166,7 +166,11 @@ local function view_answer(read, arg)
   elseif op == 'around' then
     view_around(read, arg.item, tonumber(arg.radius))
   elseif op == 'filter' then
-    view_filter(read, arg, actor_log.ACTORS.pairs_key(read.slots_key))
+    local pairs_key = actor_log.ACTORS.pairs_key(read.slots_key)
+    -- While expired data drains the answer is read again: its pairs may be the last ones of before.
+    local kept = read.out.draining == 1 or actor_log.ACTORS.counts_kept(pairs_key)
+    if not kept then return 'TB_ACTOR_COUNTS_PENDING counts began after live pairs' end
+    view_filter(read, arg, pairs_key)
   elseif op == 'count' then
     local score = tonumber(arg.rank_score)
     out.first = view_listed(read, score) and listing.count(window.above(score)) or 0
@@ -214,6 +218,7 @@ local function read_view(keys, args)
   if not views then listing = EMPTY_LISTING end
   local read = view_read(view, listing, header, slots_key)
   read.out.draining, read.out.landmark = draining, landmark
-  view_answer(read, arg)
+  local refusal = view_answer(read, arg)
+  if refusal then return redis.error_reply(refusal) end
   return reader.answer(CALLS.read_view, read.out)
 end
