@@ -136,6 +136,20 @@ const TAIL_BOARD = {
   tail: { exact: 1000, below: 1000 },
 };
 
+/**
+ * Eight minute windows, each keeping snapshots of its 1 000 best, and segments: the first write after
+ * a boundary naming 8 filled segments has 8 × 9 listings of 1 000 rows to snapshot before it applies.
+ */
+const CROSSING_BOARD = {
+  windows: Array.from({ length: 8 }, (_, i) => ({
+    name: `x${i + 1}`,
+    period: `${i + 1}h`,
+    interval: '1m',
+    snapshots: { keep: 2, top: 1000 },
+  })),
+  segments: { max: 100 },
+};
+
 export const BOARDS = {
   /** Every option a sum board may combine, at its maximum, on one shard. */
   'wc-sum': SUM_BOARD,
@@ -149,6 +163,7 @@ export const BOARDS = {
   /** Eight metrics of eight windows each. */
   'wc-metrics': METRICS_BOARD,
   'wc-tail': TAIL_BOARD,
+  'wc-cross': CROSSING_BOARD,
   /**
    * Filled to its bound of weighed actors by the weight row: the sum board's windows, views and cap,
    * without the segments every re-weighting walks (at full scale 500 steps an actor, for 1 000 actors).

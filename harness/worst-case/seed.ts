@@ -81,6 +81,13 @@ async function seedLast(context: HarnessContext): Promise<void> {
   }));
 }
 
+/** The crossing board's 8 segments, each holding every item (at least the 1 000 a snapshot keeps). */
+async function seedCrossing(context: HarnessContext): Promise<void> {
+  const segments = Array.from({ length: 8 }, (_, k) => `x${k}`);
+  const items = Math.max(1000, Math.min(context.sizes.items, 1500));
+  await batches(context, 'wc-cross', items, (n) => ({ item: `i${n}`, amount: items - n, segments }));
+}
+
 /** Items of the all-time board, each scored years ago: only its all-time window holds them. */
 async function seedEver(context: HarnessContext): Promise<void> {
   const atSec = context.nowSec() - 5 * 365 * DAY_SEC;
@@ -104,5 +111,6 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedLast(context);
   await seedEver(context);
   await seedMetrics(context);
+  await seedCrossing(context);
   await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));
 }
