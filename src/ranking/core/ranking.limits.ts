@@ -207,12 +207,14 @@ export const MODERATED_ITEMS_PER_SHARD = 200;
 export const MODERATED_GROUPS_PER_BOARD = 100;
 /**
  * Items the moderated groups of a board may hold on one shard when a group state is set: each read of
- * the shard skips (or, on a review board, lists) them at one place each, like item states. A PUT that
+ * the shard skips (or, on a review board, lists) them at one place each, like item states, and a write
+ * places them again in each of its windows and views; so this is the item states' bound, which at most
+ * doubles what moderation adds to a call (harness/worst-case: the group moderation rows). A PUT that
  * would reach past it on some shard is refused before anything is stored (422 REQUEST_TOO_COSTLY).
  * Writes naming a moderated group for an item new to it still count and hide (or allow) it: they may
  * take a shard past this bound, which the next group PUT then refuses.
  */
-export const MODERATED_GROUP_ITEMS_PER_SHARD = 1000;
+export const MODERATED_GROUP_ITEMS_PER_SHARD = 200;
 /**
  * Actors of one board with a weight other than 1 (PUT /admin/boards/:board/actors/:actor), over all
  * its shards. Every shard keeps its own copy of each weight (a field of `<tag>:weights`: about 200 B
