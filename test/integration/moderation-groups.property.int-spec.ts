@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { ADMIN, startTestApp } from '../../harness/app';
 import { TOPOLOGIES } from '../../harness/redis';
+import { MODERATED_GROUP_ITEMS_PER_SHARD, MODERATED_GROUPS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { useTestApp } from '../support/app-world';
 
 /**
@@ -306,3 +307,43 @@ describe.each(CASES)(
     }, 60_000);
   },
 );
+
+describe('group moderation bounds (3 shards)', () => {
+  const { http } = useTestApp('single', T0);
+  const windows = [{ name: 'w', period: '3m', interval: '1m' }];
+  const at = (board: string, group: string) => `/admin/boards/${board}/moderation/groups/${group}`;
+
+  it(`refuses a group state past ${MODERATED_GROUPS_PER_BOARD} groups (409) or past ${MODERATED_GROUP_ITEMS_PER_SHARD} of their items on a shard (422), storing nothing`, async () => {
+    await http().put('/admin/boards/mgb').set(ADMIN).send({ windows, shards: 3, groups: true }).expect(201);
+    // big and small hold the bound over all 3 shards; more holds it on each shard.
+    const items = Array.from({ length: MODERATED_GROUP_ITEMS_PER_SHARD }, (_, n) => ({
+      item: `i${n}`,
+      amount: 1,
+      group: n < 10 ? 'small' : 'big',
+    }));
+    await http().post('/boards/mgb/increments').send({ items }).expect(200);
+    await http().put(at('mgb', 'big')).set(ADMIN).send({ state: 'hidden' }).expect(204);
+    await http().put(at('mgb', 'small')).set(ADMIN).send({ state: 'hidden' }).expect(204);
+    const more = Array.from({ length: 3 * MODERATED_GROUP_ITEMS_PER_SHARD }, (_, n) => ({
+      item: `j${n}`,
+      amount: 1,
+      group: 'more',
+    }));
+    await http().post('/boards/mgb/increments').send({ items: more }).expect(200);
+    const refused = await http().put(at('mgb', 'more')).set(ADMIN).send({ state: 'hidden' }).expect(422);
+    expect(refused.body.code).toBe('REQUEST_TOO_COSTLY');
+    expect((await http().get('/boards/mgb/top?window=w&limit=5').expect(200)).body.items[0].group).toBe('more');
+    for (let g = 2; g < MODERATED_GROUPS_PER_BOARD; g++)
+      await http()
+        .put(at('mgb', `g${g}`))
+        .set(ADMIN)
+        .send({ state: 'allowed' })
+        .expect(204);
+    const full = await http().put(at('mgb', 'g-last')).set(ADMIN).send({ state: 'allowed' }).expect(409);
+    expect(full.body.code).toBe('MODERATED_GROUPS_FULL');
+    await http().put(at('mgb', 'g2')).set(ADMIN).send({ state: 'hidden' }).expect(204); // a held group changes
+    await http().delete(at('mgb', 'g2')).set(ADMIN).expect(204);
+    await http().put(at('mgb', 'g-last')).set(ADMIN).send({ state: 'allowed' }).expect(204);
+    await http().delete('/admin/boards/mgb').set(ADMIN).expect(204);
+  }, 120_000);
+});
