@@ -62,20 +62,25 @@ const key = (rows: Row[]) => rows.map(({ rank, item, score }) => `${rank} ${item
 const CASES = TOPOLOGIES.flatMap((topology) =>
   (
     [
-      [1, 'shared', false],
-      [3, 'shared', false],
-      [1, 'shared', true],
-      [3, 'first', true],
+      [1, 'shared', false, false],
+      [3, 'shared', false, false],
+      [1, 'shared', true, false],
+      [3, 'first', true, false],
+      [3, 'shared', false, true],
+      [1, 'shared', true, true],
     ] as const
-  ).map(([shards, ties, review]) => [topology, shards, ties, review] as const),
+  ).map(([shards, ties, review, asc]) => [topology, shards, ties, review, asc] as const),
 );
 
 /** The first grouped listing: every item in a group, g1 holding three of them (one allowed alone). */
 const PRELUDE: Entry[] = POOL.map((item, i) => ({ item, amount: [3, 3, 5, 1, 2, 4][i], group: GROUPS[i % 2] }));
 
 describe.each(CASES)(
-  'group moderation against a brute force (property, %s, %i shard(s), ties %s, review %s)',
-  (topology, shards, ties, review) => {
+  'group moderation against a brute force (property, %s, %i shard(s), ties %s, review %s, lowest max first %s)',
+  (topology, shards, ties, review, asc) => {
+    // asc: a max board ranking the lowest first (every score listed), which takes no segments.
+    const options = asc ? { aggregate: 'max', order: 'asc' } : { segments: { max: 4 } };
+    const reads = asc ? ['/top?window=w&limit=20'] : ['/top?window=w&limit=20', '/top?window=w&segment=s&limit=20'];
     const world = useTestApp(topology, T0);
     const { clock, http } = world;
     let board = 0;
@@ -93,7 +98,6 @@ describe.each(CASES)(
           const name = `mg${shards}${ties[0]}${review ? 1 : 0}n${board++}`;
           const twin = `${name}t`;
           const windows = [{ name: 'w', period: '3m', interval: '1m' }];
-          const segments = { max: 4 };
           for (const [b, moderation] of [
             [name, { review }],
             [twin, undefined],
@@ -101,7 +105,7 @@ describe.each(CASES)(
             await http()
               .put(`/admin/boards/${b}`)
               .set(ADMIN)
-              .send({ windows, shards, ties, moderation, groups: true, segments })
+              .send({ windows, shards, ties, moderation, groups: true, ...options })
               .expect(201);
           const model = { events: [] as Event[], items: new Map<string, State>(), groups: new Map<string, State>() };
           for (const [i, s] of steps.entries()) {
@@ -154,7 +158,9 @@ describe.each(CASES)(
         return;
       }
       if (s.kind === 'batch') {
-        const items = s.entries.map((e) => ({ ...e, segments: ['s'] }));
+        const items = s.entries.map((e) =>
+          asc ? { item: e.item, score: e.amount, group: e.group } : { ...e, segments: ['s'] },
+        );
         for (const b of [name, twin]) await http().post(`/boards/${b}/increments`).send({ items }).expect(200);
         const minute = Math.floor(clock.nowMs() / MINUTE_MS);
         model.events.push(...s.entries.map((e) => ({ ...e, minute })));
@@ -176,20 +182,24 @@ describe.each(CASES)(
 
     type Model = { events: Event[]; items: Map<string, State>; groups: Map<string, State> };
 
-    /** Live sums above 0; an item's state is its own, else its latest group's; competition ranks. */
+    /** Live sums above 0 (asc: every live maximum); an item's state is its own, else its latest group's; competition ranks. */
     function expected(model: Model) {
       const now = Math.floor(clock.nowMs() / MINUTE_MS);
       const sums = new Map<string, number>();
       const groupOf = new Map<string, string>();
       for (const e of model.events) groupOf.set(e.item, e.group);
       for (const e of model.events.filter((ev) => ev.minute > now - 3))
-        sums.set(e.item, (sums.get(e.item) ?? 0) + e.amount);
-      const listed = new Map([...sums].filter(([, score]) => score > 0));
+        sums.set(e.item, asc ? Math.max(sums.get(e.item) ?? -Infinity, e.amount) : (sums.get(e.item) ?? 0) + e.amount);
+      const listed = new Map([...sums].filter(([, score]) => asc || score > 0));
+      const ahead = (other: number, score: number) => (asc ? other < score : other > score);
       const own = (item: string) => model.items.get(item) ?? null;
       const state = (item: string) => own(item) ?? model.groups.get(groupOf.get(item) ?? '') ?? null;
       const visible = (item: string) => (review ? state(item) === 'allowed' : state(item) !== 'hidden');
       const shown = [...listed].filter(([item]) => visible(item)).map(([item, score]) => ({ item, score }));
-      const rows = shown.map((row) => ({ ...row, rank: 1 + shown.filter((other) => other.score > row.score).length }));
+      const rows = shown.map((row) => ({
+        ...row,
+        rank: 1 + shown.filter((other) => ahead(other.score, row.score)).length,
+      }));
       const byGroup = [...listed.keys()].filter((item) => own(item) === null && state(item) !== null).length;
       return { rows, listed, visible, waiting: [...listed].filter(([item]) => state(item) === null), byGroup };
     }
@@ -204,7 +214,7 @@ describe.each(CASES)(
               .filter((row) => m.visible(row.item))
               .map((row, i) => ({ rank: i + 1, item: row.item, score: row.score }))
           : [...m.rows].sort((a, b) => a.rank - b.rank || b.item.localeCompare(a.item));
-      for (const read of ['/top?window=w&limit=20', '/top?window=w&segment=s&limit=20']) {
+      for (const read of reads) {
         const top = (await http().get(`/boards/${name}${read}`).expect(200)).body.items as Row[];
         expect([read, key(top).sort()]).toEqual([read, key(rows).sort()]);
         expect(top.map((row) => row.rank)).toEqual(rows.map((row) => row.rank));
@@ -255,20 +265,19 @@ describe.each(CASES)(
         read.push(...page.body.items);
         cursor = page.body.nextCursor;
       }
-      expect(read.map((r) => r.score)).toEqual(waiting.map(([, score]) => score).sort((a, b) => b - a));
+      expect(read.map((r) => r.score)).toEqual(waiting.map(([, score]) => score).sort((a, b) => (asc ? a - b : b - a)));
       expect(read.map((r) => r.item).sort()).toEqual(waiting.map(([item]) => item).sort());
     }
 
     /** Every read of the moderated board, once allowed or cleared, answers what the never-moderated twin answers. */
     async function sameAnswers(name: string, twin: string) {
       const strip = (body: Record<string, unknown>) => ({ ...body, board: undefined });
-      const reads = [
-        '/top?window=w&limit=20',
-        '/top?window=w&segment=s&limit=20',
+      const all = [
+        ...reads,
         '/top?window=w&offset=1&limit=2',
         ...POOL.flatMap((item) => [`/items/${path(item)}?window=w`, `/items/${path(item)}/around?window=w&radius=1`]),
       ];
-      for (const read of reads) {
+      for (const read of all) {
         const [mine, theirs] = await Promise.all([
           http().get(`/boards/${name}${read}`),
           http().get(`/boards/${twin}${read}`),
