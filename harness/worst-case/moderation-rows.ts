@@ -42,17 +42,6 @@ async function moderateGroupsBoard(context: HarnessContext): Promise<void> {
     );
 }
 
-/**
- * Why the sum board's costliest read and write at the moderation maxima pass the call bound: every
- * window and view a call ranks in places each moderated item one by one (order_lib's exceptions), and
- * on a ties: first board each place is a strict-order lookup. Measured at load 6–14 (2026-12-02):
- * limit 1 000 15–46 ms (24 ms on wc-sum with its 200 item states alone), an existing item's increment
- * in 8 windows and 8 views 84–144 ms (65 ms on wc-sum). Counting the exceptions ahead of a score from
- * the one ZMSCORE, instead of placing each, would take this back to one call per window (#49).
- */
-const PLACED_ONE_BY_ONE =
-  '#49: each window and view of the call places every moderated item (order_lib exceptions), at a strict-order lookup each on a ties: first board';
-
 const MAXED = `${MODERATED_GROUPS_PER_BOARD} hidden groups holding ${MODERATED_GROUP_ITEMS_PER_SHARD} items and ${MODERATED_ITEMS_PER_SHARD} hidden items on one shard`;
 
 /** Group moderation, then reads and a write on the board holding the most of it. */
@@ -84,7 +73,6 @@ const GROUP_ROWS: WorstRow[] = [
     route: 'GET /boards/{board}/top',
     worst: `limit 1 000 from the head, ${MAXED}, ties first`,
     request: () => get('/boards/wc-modgroups/top?window=m&limit=1000'),
-    open: PLACED_ONE_BY_ONE,
   },
   {
     route: 'GET /boards/{board}/items/{item}',
@@ -100,7 +88,6 @@ const GROUP_ROWS: WorstRow[] = [
     route: 'POST /boards/{board}/items/{item}/increment',
     worst: `an existing item's rank in 8 windows and 8 views, ${MAXED}`,
     request: () => ({ method: 'POST', path: '/boards/wc-modgroups/items/i1500/increment', body: { amount: 1 } }),
-    open: PLACED_ONE_BY_ONE,
   },
 ];
 
