@@ -3,7 +3,7 @@
  * out of reach), so every row meets data at the scale's size: closed calendar periods with archives,
  * snapshots, actors and segments on the sum boards, values in every slot of the `last` board.
  */
-import { BOARDS, type BoardName, METRIC_NAMES } from './boards';
+import { BOARDS, type BoardName, METRIC_NAMES, MODERATED_GROUP_IDS } from './boards';
 import type { HarnessContext } from './harness-types';
 
 const DAY_SEC = 86_400;
@@ -61,6 +61,19 @@ async function seedGroups(context: HarnessContext): Promise<void> {
   }));
 }
 
+/** The sum board's items, the head's in MODERATED_GROUP_IDS' groups (taking turns), the rest in one more. */
+async function seedModeratedGroups(context: HarnessContext): Promise<void> {
+  const { items, actors, segments } = context.sizes;
+  const { groups, itemsEach } = MODERATED_GROUP_IDS;
+  await batches(context, 'wc-modgroups', items, (n) => ({
+    item: `i${n}`,
+    amount: items - n,
+    actor: `a${n % actors}`,
+    segments: [`s${n % segments}`],
+    group: n < groups * itemsEach ? `g${n % groups}` : 'rest',
+  }));
+}
+
 async function seedSnapshots(context: HarnessContext): Promise<void> {
   for (let boundary = 0; boundary < context.sizes.snapshots; boundary++) {
     await context.advanceSec(MINUTE_SEC);
@@ -107,6 +120,7 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedCalendar(context);
   for (const board of ['wc-sum', 'wc-shards', 'wc-gone'] as const) await seedSums(context, board);
   await seedGroups(context);
+  await seedModeratedGroups(context);
   await seedSnapshots(context);
   await seedLast(context);
   await seedEver(context);
