@@ -4,7 +4,7 @@
  * more, writes to the one-shard board where one call does all the work.
  */
 import { AppConfig } from '../../src/common/config';
-import { MAX_SHARDED_DEPTH_ITEMS } from '../../src/ranking/core/ranking.limits';
+import { MAX_SHARDED_DEPTH_ITEMS, MIN_ACTORS } from '../../src/ranking/core/ranking.limits';
 import { EXCLUDE_GROUPS_MAX, GROUP_PAGE_CALLS, GROUP_SCAN_ROWS } from '../../src/ranking/options/groups/groups.limits';
 import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
 import { entryCost } from '../../src/ranking/writes/write-cost';
@@ -258,6 +258,27 @@ export const READ_ROWS: WorstRow[] = [
           items: Array.from({ length: 1000 }, (_, n) => `i${n}`),
           groups: Array.from({ length: EXCLUDE_GROUPS_MAX }, (_, n) => `g${n + 1}`),
         },
+      }),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `minActors ${MIN_ACTORS.max} (its maximum), limit 1 000, few items qualifying deep in the listing, one shard: ${GROUP_PAGE_CALLS} scans of ${GROUP_SCAN_ROWS} rows at most`,
+    request: () => get(`/boards/wc-actors/top?window=m&minActors=${MIN_ACTORS.max}&limit=1000`),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `minActors ${MIN_ACTORS.max} on a decay view, limit 1 000, few items qualifying deep in it, one shard`,
+    request: () => get(`/boards/wc-actors/top?window=fading&minActors=${MIN_ACTORS.max}&limit=1000`),
+  },
+  {
+    route: 'POST /boards/{board}/query',
+    worst: `minActors ${MIN_ACTORS.max}, 1 000 excluded items (the head), limit 1 000, few items qualifying, one shard`,
+    request: () =>
+      post('/boards/wc-actors/query', {
+        window: 'm',
+        limit: 1000,
+        minActors: MIN_ACTORS.max,
+        exclude: { items: Array.from({ length: 1000 }, (_, n) => `i${n}`) },
       }),
   },
   {

@@ -162,6 +162,15 @@ export const BOARDS = {
   /** Item groups on the most shards: one group holds the head, so filtered reads scan their deepest. */
   'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
   /**
+   * Actors on one shard, every scanned row on one call: each item has one actor but the few deepest,
+   * which have MIN_ACTORS.max each, so `minActors` at its maximum scans its deepest (seed.ts).
+   */
+  'wc-actors': {
+    windows: [{ name: 'm', period: '1h', interval: '1m' }],
+    views: [{ name: 'fading', mode: 'decay', window: 'm', halfLife: '30m' }],
+    actors: true,
+  },
+  /**
    * The sum board with item groups on one shard, made to hold the most moderation a shard may: its
    * items' states (MODERATED_ITEMS_PER_SHARD) and the most moderated groups holding the most items
    * (moderation rows), so its read rows pay both at their maxima.

@@ -3,6 +3,7 @@
  * out of reach), so every row meets data at the scale's size: closed calendar periods with archives,
  * snapshots, actors and segments on the sum boards, values in every slot of the `last` board.
  */
+import { MIN_ACTORS } from '../../src/ranking/core/ranking.limits';
 import { BOARDS, type BoardName, METRIC_NAMES, MODERATED_GROUP_IDS } from './boards';
 import type { HarnessContext } from './harness-types';
 
@@ -13,6 +14,8 @@ const SEED_BATCH = 200;
 /** Reads that drain a closed period before it answers (each drains MAX_READ_DRAIN_CALLS chunks). */
 const DRAIN_READS = 2_000;
 const LAST_ITEMS = 50;
+/** Items of the actors board with MIN_ACTORS.max distinct actors (minActors' worst case: few qualify). */
+const QUALIFYING = 3;
 
 async function must(what: string, answer: Promise<{ status: number; body: unknown }>) {
   const { status, body } = await answer;
@@ -58,6 +61,20 @@ async function seedGroups(context: HarnessContext): Promise<void> {
     item: `i${n}`,
     amount: items - n,
     group: n < items - 100 ? 'g0' : `g${items - n}`,
+  }));
+}
+
+/**
+ * Items in descending order on the actors board, each with one actor; then the lowest QUALIFYING items
+ * each get MIN_ACTORS.max actors more (amount 1 each: they stay deep in the listing).
+ */
+async function seedActors(context: HarnessContext): Promise<void> {
+  const { items } = context.sizes;
+  await batches(context, 'wc-actors', items, (n) => ({ item: `i${n}`, amount: items - n, actor: `a${n}` }));
+  await batches(context, 'wc-actors', QUALIFYING * MIN_ACTORS.max, (n) => ({
+    item: `i${items - 1 - (n % QUALIFYING)}`,
+    amount: 1,
+    actor: `m${Math.floor(n / QUALIFYING)}`,
   }));
 }
 
@@ -120,6 +137,7 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedCalendar(context);
   for (const board of ['wc-sum', 'wc-shards', 'wc-gone'] as const) await seedSums(context, board);
   await seedGroups(context);
+  await seedActors(context);
   await seedModeratedGroups(context);
   await seedSnapshots(context);
   await seedLast(context);

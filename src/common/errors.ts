@@ -84,6 +84,10 @@ export const ERROR_CODES = {
     409,
     'no: the board holds its most weighed actors; set one back to weight 1 (which frees its place) first',
   ),
+  ACTOR_COUNTS_PENDING: refused(
+    409,
+    "no: the window's actor counts began after some of its live data; read without minActors, or reset the window",
+  ),
   MODERATED_GROUPS_FULL: refused(
     409,
     'no: the board holds its most moderated groups; clear one (DELETE .../moderation/groups/:group) first',

@@ -36,6 +36,7 @@ import { StandingService } from './standing/standing.service';
 import { StandingStore } from './standing/standing.store';
 import { ShardsStore } from './shards/shards.store';
 import { ViewsService } from './views/views.service';
+import { ViewFilterReader } from './core/view-filter';
 import { ViewsStore } from './views/views.store';
 import { WriteCommands } from './writes/write-commands';
 import { WritePipeline } from './writes/write-pipeline';
@@ -66,6 +67,7 @@ import { WritesStore } from './writes/writes.store';
     SpansService,
     ViewsStore,
     ViewsService,
+    { provide: ViewFilterReader, useExisting: ViewsService },
     WritesStore,
     WritePipeline,
     WriteCommands,

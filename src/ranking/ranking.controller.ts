@@ -257,14 +257,15 @@ export class RankingController {
     400,
     `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
   )
+  @ErrorResponse(409, 'ACTOR_COUNTS_PENDING: minActors on a window whose actor data predates its counts (an upgrade)')
   async top(
     @Param() params: BoardParams,
     @Query() query: TopDataQuery,
     @Req() request: FastifyRequest,
   ): Promise<TopResultDto> {
-    if (query.perGroup !== undefined) {
+    if (query.perGroup !== undefined || query.minActors !== undefined) {
       const admit = (calls: number) => this.readBudget.chargeReads(callerOf(request).client, calls);
-      return topPerGroup(this.ranking, this.itemData, { board: params.board, query, admit });
+      return topFiltered(this.ranking, this.itemData, { board: params.board, query, admit });
     }
     const page = await this.ranking.top(
       params.board,
@@ -362,13 +363,13 @@ export class RankingController {
   }
 }
 
-/** GET top with ?perGroup (the groups option): a filtered read, rows keep their board rank. */
-async function topPerGroup(
+/** GET top with ?perGroup or ?minActors: a filtered read, rows keep their board rank. */
+async function topFiltered(
   ranking: RankingService,
   itemData: ItemDataService,
   read: { board: string; query: TopDataQuery; admit: (calls: number) => void },
 ): Promise<TopResultDto> {
   const { board, query, admit } = read;
-  const page = await ranking.topPerGroup(board, { ...query, limit: query.limit ?? DEFAULT_TOP_ITEMS }, admit);
+  const page = await ranking.topFiltered(board, { ...query, limit: query.limit ?? DEFAULT_TOP_ITEMS }, admit);
   return { ...page, items: await itemData.attach(board, page.items, query.data) };
 }

@@ -94,9 +94,9 @@ export class RankingService {
     private readonly standing: StandingService,
   ) {}
 
-  /** GET top with ?perGroup (groups option): a filtered read, rows keep their board rank. */
-  topPerGroup(...asked: Parameters<FiltersService['topPerGroup']>): ReturnType<FiltersService['topPerGroup']> {
-    return this.filters.topPerGroup(...asked);
+  /** GET top with ?perGroup or ?minActors: a filtered read, rows keep their board rank. */
+  topFiltered(...asked: Parameters<FiltersService['topFiltered']>): ReturnType<FiltersService['topFiltered']> {
+    return this.filters.topFiltered(...asked);
   }
 
   /** A board's PUT, as a command: its optional fields undefined keep the stored ones (`reset` undefined: false). */

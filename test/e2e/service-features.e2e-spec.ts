@@ -12,5 +12,6 @@ import './parts/aggregate.e2e';
 import './parts/lookup-data.e2e';
 import './parts/cors.e2e';
 import './parts/groups.e2e';
+import './parts/min-actors.e2e';
 import './parts/write-cost.e2e';
 import './parts/moderation.e2e';

@@ -167,9 +167,9 @@ describe.each(CASES)('groups against a brute-force model (property, %s, %i shard
     expect(rows(await ranking.top(name, window, 0, 20))).toEqual(all);
     for (const perGroup of [1, 2]) {
       const want = model.page(window, nowMs, { perGroup });
-      const read = await ranking.topPerGroup(name, { window, limit: 20, perGroup }, () => undefined);
+      const read = await ranking.topFiltered(name, { window, limit: 20, perGroup }, () => undefined);
       expect(rows(read)).toEqual(want);
-      const page = await ranking.topPerGroup(name, { window, offset: 1, limit: 2, perGroup }, () => undefined);
+      const page = await ranking.topFiltered(name, { window, offset: 1, limit: 2, perGroup }, () => undefined);
       expect(rows(page)).toEqual(want.slice(1, 3));
     }
     const ask = { perGroup: 1, items: ['a', 'é'], groups: ['y'] };

@@ -117,6 +117,34 @@ export class ActorCapsModel {
     };
   }
 
+  /**
+   * Takes one event of 1 back from the contribution of `actor` to `item` in the slot of `atMs` of every
+   * window still holding that slot (an unlike; the like's actor is its user, never weighed or capped).
+   */
+  takeBack(nowMs: number, atMs: number, actor: string, item: string): void {
+    for (const w of this.windows) {
+      const source = this.source(w.name, undefined);
+      const slot = this.slotOf(w, atMs);
+      const own = this.live(w, nowMs, source.contributions).find(
+        (c) => c.slot === slot && c.actor === actor && c.item === item,
+      );
+      if (!own) continue;
+      own.counted -= 1;
+      own.sent -= 1;
+      own.events -= 1;
+      if (own.events === 0) source.contributions = source.contributions.filter((c) => c !== own);
+    }
+  }
+
+  /**
+   * A window's listing with only the items that have at least `minActors` distinct actors there
+   * (`?minActors=`): rows keep their rank in the whole listing.
+   */
+  withActors(window: string, nowMs: number, minActors: number, segment?: string): ModelRow[] {
+    const actors = new Map(this.listing(window, nowMs, segment, true).map((row) => [row.item, row.score]));
+    return this.listing(window, nowMs, segment).filter((row) => (actors.get(row.item) ?? 0) >= minActors);
+  }
+
   /** A window's listing (or a unique view's over `window`: distinct actors with a live contribution). */
   listing(window: string, nowMs: number, segment?: string, unique = false): ModelRow[] {
     const w = this.windows.find((x) => x.name === window)!;

@@ -24,6 +24,8 @@ function refusalOf(error: unknown): unknown {
   if (message.startsWith('TB_NO_BOARD')) return new BoardGoneError(message);
   if (message.startsWith('TB_STALE_CONFIG')) return new StaleConfigError(message);
   if (message.startsWith('TB_AT_OUT_OF_SPAN')) return new AtOutOfSpanError(message);
+  if (message.startsWith('TB_ACTOR_COUNTS_PENDING'))
+    return new ConflictError('ACTOR_COUNTS_PENDING', M.actorCountsPending);
   return growthRefusalOf(error) ?? segmentLimitOf(error) ?? retractedOf(error) ?? error;
 }
 

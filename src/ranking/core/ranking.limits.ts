@@ -233,3 +233,9 @@ export const QUEUE_PAGE: Bounds = { min: 1, max: 100 };
 export const DEFAULT_QUEUE_PAGE = 10;
 /** How deep a review queue is read: cursor + limit at most (each shard reads that many rows). */
 export const QUEUE_DEPTH_ITEMS = 1000;
+
+/**
+ * `?minActors=n` on top and POST .../query (a board with actors): only items with at least n distinct
+ * actors in the window. A filtered read: its scan is bounded as perGroup's (groups.limits).
+ */
+export const MIN_ACTORS: Bounds = { min: 1, max: 1000 };

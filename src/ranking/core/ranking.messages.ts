@@ -42,6 +42,12 @@ export const RANKING_MESSAGES = {
     `cursor + limit reaches ${depth} rows into the review queue; it is read at most ${most} deep: allow or hide the items ahead first`,
   moderationReadsWindows: (board: string, view: string) =>
     `window: "${view}" is a view of board "${board}"; the review queue lists a window (name one of its windows)`,
+  viewFilters: (view: string) =>
+    `window "${view}" is a view: of the filters only minActors reads a view (perGroup and exclude read a window)`,
+  actorCountsPending:
+    "minActors: this window's distinct-actor counts began after some of its live actor data (it was kept before the service counted them); read it without minActors, or reset the window (PUT the board with ?reset=true)",
+  minActorsNeedsActors: (board: string) =>
+    `minActors: board "${board}" keeps no actors (PUT the board with "actors": true); it counts distinct actors`,
   noActors: (board: string, field: string) =>
     `${field}: board "${board}" keeps no actors; declare "actors": true on the board to send one`,
   segmentTwice: (field: string) => `${field} names a segment twice`,

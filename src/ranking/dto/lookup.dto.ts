@@ -5,7 +5,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean } from 'class-validator'
 import { IsId, IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty, ToBool } from '../../common/dto';
 import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
 import { ID_RULE } from '../../common/names';
-import { ITEM_DATA_BYTES, LOOKUP_ITEMS, RADIUS_ITEMS } from '../core/ranking.limits';
+import { ITEM_DATA_BYTES, LOOKUP_ITEMS, MIN_ACTORS, RADIUS_ITEMS } from '../core/ranking.limits';
 import { CompiledValidation, FieldRules, optional } from '../../common/compiled-checks';
 import { METRIC_FIELD } from '../options/metrics/metrics.option';
 import { AroundQuery, ItemQuery, SPAN_PATTERN, TopQuery, WINDOW_FIELD, WindowFiguresDto } from './item.dto';
@@ -56,6 +56,7 @@ const DATA_FIELD = optional({ kind: 'flag' });
   ...TOP_QUERY_FIELDS,
   data: DATA_FIELD,
   perGroup: optional({ kind: 'int', range: PER_GROUP_ITEMS, fromQuery: true }),
+  minActors: optional({ kind: 'int', range: MIN_ACTORS, fromQuery: true }),
 })
 export class TopDataQuery extends TopQuery {
   @DataFlag() data?: boolean;
@@ -67,6 +68,14 @@ export class TopDataQuery extends TopQuery {
     { fromQuery: true },
   )
   perGroup?: number;
+  @OptionalIntProperty(
+    MIN_ACTORS,
+    {
+      description: `Only items with at least this many distinct actors in the window (a view: in its window; a board with "actors", else 400); rows keep their board rank; offset + limit at most ${FILTERED_DEPTH_ITEMS}; see truncated`,
+    },
+    { fromQuery: true },
+  )
+  minActors?: number;
 }
 
 @CompiledValidation({ ...AROUND_QUERY_FIELDS, data: DATA_FIELD })

@@ -13,7 +13,7 @@ import { FilteredPage, FiltersService } from './filters.service';
 import { QueryDto } from './query.dto';
 
 /** How a filtered read goes, for the routes' descriptions. */
-export const FILTERED_READ_NOTE = `Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most ${GROUP_SCAN_ROWS} rows, at most ${GROUP_PAGE_CALLS} calls per shard (one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget.`;
+export const FILTERED_READ_NOTE = `Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most ${GROUP_SCAN_ROWS} rows, at most ${GROUP_PAGE_CALLS} calls per shard (one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget.`;
 
 @ApiTags('ranking')
 @RedisBackedController()
@@ -29,21 +29,21 @@ export class FiltersController {
   @HttpCode(200)
   @ApiOperation({
     summary: "A viewer's filtered page of a window",
-    description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group. ${FILTERED_READ_NOTE} span and minActors are not supported yet (400 INVALID_INPUT naming them), nor views (400).`,
+    description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. ${FILTERED_READ_NOTE} span is not supported yet (400 INVALID_INPUT naming it); a view (window) takes minActors alone (perGroup or exclude on a view: 400).`,
   })
   @ApiResponse({ status: 200, type: TopResultDto })
   @ErrorResponse(
     400,
-    'INVALID_INPUT: a bad body, span or minActors, a view, perGroup or exclude.groups on a board without groups',
+    'INVALID_INPUT: a bad body, span, a view without minActors or with perGroup or exclude, perGroup or exclude.groups on a board without groups, minActors on a board without actors',
   )
   @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
+  @ErrorResponse(409, 'ACTOR_COUNTS_PENDING: minActors on a window whose actor data predates its counts (an upgrade)')
   async query(
     @Param() params: BoardParams,
     @Body() body: QueryDto,
     @Req() request: FastifyRequest,
   ): Promise<FilteredPage> {
     if (body.span !== undefined) throw new InvalidInputError(M.unsupported('span'));
-    if (body.minActors !== undefined) throw new InvalidInputError(M.unsupported('minActors'));
     const client = callerOf(request).client;
     const page = await this.filters.read({
       board: params.board,
@@ -52,6 +52,7 @@ export class FiltersController {
       offset: body.offset ?? 0,
       limit: body.limit ?? 100,
       perGroup: body.perGroup,
+      minActors: body.minActors,
       excludeItems: (body.exclude?.items ?? []).map((id) => id.normalize('NFC')),
       excludeGroups: (body.exclude?.groups ?? []).map((id) => id.normalize('NFC')),
       // The route's guard already counted one read.

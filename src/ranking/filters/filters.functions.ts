@@ -2,34 +2,29 @@ import { bareHeader, callArgs } from '../../redis/function-args';
 import { typedFunction } from '../../redis/function-library';
 import { NamedReply } from '../../redis/replies';
 import { ShardKeys } from '../core/board';
+import type { ScanReply, ScanRow } from '../core/filter-merge';
 import { namedWindowRead, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
-const PAGE_ARGS = ['start', 'scan', 'want', 'per_group', 'seen', 'exclude_items', 'exclude_groups'] as const;
+const PAGE_ARGS = [
+  'start',
+  'scan',
+  'want',
+  'per_group',
+  'seen',
+  'exclude_items',
+  'exclude_groups',
+  'min_actors',
+] as const;
 const PAGE_REPLY = ['draining', 'rows', 'skipped', 'next', 'ended', 'last', 'last_score'] as const;
 const READ_ARGS = ['items'] as const;
 const READ_REPLY = ['groups'] as const;
 
 /** A row of a filtered page: its group "" when it has none. */
-export interface GroupRow {
-  item: string;
-  score: number;
-  group: string;
-}
+export type GroupRow = ScanRow;
 
 /** What one group_page call of a shard answers. */
-export interface GroupPageReply {
-  draining: boolean;
-  rows: GroupRow[];
-  /** The scores of the scanned rows that did not pass (the board ranks count them). */
-  skipped: number[];
-  /** The place after the last row scanned. */
-  next: number;
-  /** The shard lists nothing after the scanned rows. */
-  ended: boolean;
-  /** The last row scanned (undefined: none). */
-  last?: { item: string; score: number };
-}
+export type GroupPageReply = ScanReply<GroupRow>;
 
 /** One shard's filtered scan (the filters as the script takes them). */
 export interface GroupPageCall extends WindowCall {
@@ -40,6 +35,8 @@ export interface GroupPageCall extends WindowCall {
   seen: Record<string, number>;
   excludeItems: readonly string[];
   excludeGroups: readonly string[];
+  /** At least this many distinct actors in the window (0: no floor; a board with actors). */
+  minActors: number;
 }
 
 /** The filters slice's functions (the groups option, src/ranking/options/groups/): a shard's filtered page, and the groups of listed items. */
@@ -60,6 +57,7 @@ export const FILTERS_FUNCTIONS = {
         seen: JSON.stringify(call.seen),
         exclude_items: JSON.stringify(call.excludeItems),
         exclude_groups: JSON.stringify(call.excludeGroups),
+        min_actors: call.minActors,
       }),
     decode: (raw): GroupPageReply => {
       const reply = new NamedReply('tbRankGroupPage', PAGE_REPLY, raw);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError } from '../../common/errors';
+import { RANKING_MESSAGES } from '../core/ranking.messages';
 import { RankedSources } from '../boards/ranked-sources';
 import { BoardCache } from '../boards/board-cache';
 import { figures, WindowFigures } from '../core/answers';
@@ -12,8 +13,9 @@ import {
   GROUP_SCAN_ROWS,
   GROUPS_MESSAGES as M,
 } from '../options/groups/groups.limits';
-import type { GroupRow } from './filters.functions';
-import { absorb, FilteredRow, newScan, place, ranked, ShardScan } from './filter-merge';
+import { FilteredRow, scanFiltered } from '../core/filter-merge';
+import type { ViewConfig } from '../core/trending-math';
+import { ViewFilterReader } from '../core/view-filter';
 import { FiltersStore } from './filters.store';
 
 /** A filtered read: a page of a window's listing without excluded items and groups, at most perGroup rows of a group. */
@@ -24,10 +26,23 @@ export interface FilteredRead {
   offset: number;
   limit: number;
   perGroup?: number;
+  /** Only items with at least this many distinct actors in the window (a board with actors). */
+  minActors?: number;
   excludeItems?: string[];
   excludeGroups?: string[];
   /** Told the calls of each round past the route's first read (it may refuse: the read budget). */
   admit?: (calls: number) => void;
+}
+
+/** What GET top filters by (perGroup, minActors). */
+export interface TopFilters {
+  window?: string;
+  segment?: string;
+  span?: string;
+  offset?: number;
+  limit: number;
+  perGroup?: number;
+  minActors?: number;
 }
 
 /** A filtered page: rows with their board rank and group; `truncated` when the scan bound stopped it short. */
@@ -43,6 +58,7 @@ export class FiltersService {
     private readonly sources: RankedSources,
     private readonly cache: BoardCache,
     private readonly store: FiltersStore,
+    private readonly views: ViewFilterReader,
   ) {}
 
   /** A filtered page of a window (a view: 400); rows keep their board rank. */
@@ -53,25 +69,24 @@ export class FiltersService {
       ask.board,
       ask.window,
       (board, window, nowMs) => this.page(board, window, nowMs, ask),
-      () => {
-        throw new InvalidInputError(M.unsupported('window (a view)'));
-      },
+      (board, view, nowMs) => this.viewPage(board, view, nowMs, ask),
       ask.segment,
     );
   }
 
   /**
-   * GET top with ?perGroup (span: 400): its rows carry previousRank null. The route's guard counted
-   * one read; `admit` is told the calls past it.
+   * GET top with ?perGroup or ?minActors (span: 400): its rows carry previousRank null. The route's
+   * guard counted one read; `admit` is told the calls past it.
    */
-  async topPerGroup(
+  async topFiltered(
     board: string,
-    query: { window?: string; segment?: string; span?: string; offset?: number; limit: number; perGroup?: number },
+    query: TopFilters,
     admit: (calls: number) => void,
   ): Promise<Omit<FilteredPage, 'items'> & { items: Array<FilteredPage['items'][number] & { previousRank: null }> }> {
     if (query.span !== undefined) throw new InvalidInputError(M.unsupported('span'));
-    const { window, segment, limit, perGroup } = query;
-    const page = await this.read({ board, window, segment, offset: query.offset ?? 0, limit, perGroup, admit });
+    const { window, segment, limit, perGroup, minActors } = query;
+    const offset = query.offset ?? 0;
+    const page = await this.read({ board, window, segment, offset, limit, perGroup, minActors, admit });
     return { ...page, items: page.items.map((row) => ({ ...row, previousRank: null })) };
   }
 
@@ -96,52 +111,38 @@ export class FiltersService {
     nowMs: number,
     ask: FilteredRead,
   ): Promise<FilteredPage> {
-    if (ask.perGroup !== undefined && board.config.groups !== true)
-      throw new InvalidInputError(M.perGroupNeedsGroups(board.config.name));
-    if (board.config.ties === 'first') throw new InvalidInputError(M.strictTies(board.config.name));
+    checkFilters(board, ask);
+    const minActors = ask.minActors ?? 0;
     const depth = ask.offset + ask.limit;
-    const scans: ShardScan[] = board.shards.map(newScan);
-    const accepted: GroupRow[] = [];
-    const draining = await this.scanRounds({ board, window, nowMs }, scans, accepted, ask);
-    const truncated = accepted.length < depth && scans.some((scan) => !scan.ended || scan.pending.length > 0);
-    const rows = ranked(accepted, scans, ascendingScores(board.config)).slice(ask.offset);
-    return { ...figures(board.config.name, window, nowMs, draining), items: rows.map(rowAnswer), truncated };
+    const excluded = { excludeItems: ask.excludeItems ?? [], excludeGroups: ask.excludeGroups ?? [] };
+    const sent = { scan: GROUP_SCAN_ROWS, want: depth, perGroup: ask.perGroup ?? 0, ...excluded, minActors };
+    const plan = { ...ask, shards: board.shards.length, perGroup: sent.perGroup, calls: GROUP_PAGE_CALLS };
+    const page = await scanFiltered({ ...plan, ascending: ascendingScores(board.config) }, (shard, start, seen) =>
+      this.store.scan({ board, window, nowMs }, board.shards[shard], { start, seen, ...sent }),
+    );
+    const items = page.rows.map(rowAnswer);
+    return { ...figures(board.config.name, window, nowMs, page.draining), items, truncated: page.truncated };
   }
 
-  /** Scans the shards in rounds until `accepted` holds the page or the call bound is reached; answers draining. */
-  private async scanRounds(
-    read: { board: PreparedBoard; window: WindowConfig; nowMs: number },
-    scans: ShardScan[],
-    accepted: GroupRow[],
-    ask: FilteredRead,
-  ): Promise<boolean> {
-    const { board } = read;
-    const depth = ask.offset + ask.limit;
-    const filter = { depth, perGroup: ask.perGroup ?? 0 };
-    const ascending = ascendingScores(board.config);
-    const counts = new Map<string, number>();
-    let draining = false;
-    for (let call = 1; call <= GROUP_PAGE_CALLS; call++) {
-      const seen = Object.fromEntries(counts);
-      const open = scans.filter((scan) => !scan.ended).length;
-      ask.admit?.(call === 1 ? open - 1 : open);
-      const excluded = { excludeItems: ask.excludeItems ?? [], excludeGroups: ask.excludeGroups ?? [] };
-      const sent = { scan: GROUP_SCAN_ROWS, want: depth, perGroup: filter.perGroup, seen, ...excluded };
-      const replies = await Promise.all(
-        scans.map((scan, i) =>
-          scan.ended ? undefined : this.store.scan(read, board.shards[i], { start: scan.start, ...sent }),
-        ),
-      );
-      replies.forEach((reply, i) => {
-        if (reply === undefined) return;
-        draining ||= reply.draining;
-        absorb(scans[i], reply);
-      });
-      place(scans, accepted, counts, filter, ascending);
-      if (accepted.length >= depth || scans.every((scan) => scan.ended)) break;
-    }
-    return draining;
+  /** A filtered page of a view: minActors only (perGroup, exclusions: 400), counted in the view's window. */
+  private viewPage(board: PreparedBoard, view: ViewConfig, nowMs: number, ask: FilteredRead): Promise<FilteredPage> {
+    const filtersWindow =
+      ask.perGroup !== undefined || (ask.excludeItems ?? []).length + (ask.excludeGroups ?? []).length > 0;
+    if (ask.minActors === undefined || filtersWindow)
+      throw new InvalidInputError(RANKING_MESSAGES.viewFilters(view.name));
+    checkFilters(board, ask);
+    const { offset, limit, minActors, admit } = ask;
+    return this.views.filtered(board, view, nowMs, { offset, limit, minActors, admit }) as Promise<FilteredPage>;
   }
+}
+
+/** Refuses (400) filters the board cannot answer: perGroup without groups, minActors without actors, strict ties. */
+function checkFilters(board: PreparedBoard, ask: FilteredRead): void {
+  if (ask.perGroup !== undefined && board.config.groups !== true)
+    throw new InvalidInputError(M.perGroupNeedsGroups(board.config.name));
+  if (ask.minActors !== undefined && board.config.actors !== true)
+    throw new InvalidInputError(RANKING_MESSAGES.minActorsNeedsActors(board.config.name));
+  if (board.config.ties === 'first') throw new InvalidInputError(M.strictTies(board.config.name));
 }
 
 function rowAnswer(row: FilteredRow): { rank: number; item: string; score: number; group?: string } {

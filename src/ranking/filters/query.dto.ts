@@ -4,6 +4,7 @@ import { Allow, ArrayMaxSize, IsArray, IsObject, ValidateNested } from 'class-va
 import { IsId, IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty } from '../../common/dto';
 import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
 import { ID_RULE } from '../../common/names';
+import { MIN_ACTORS } from '../core/ranking.limits';
 import {
   EXCLUDE_GROUPS_MAX,
   EXCLUDE_ITEMS_MAX,
@@ -34,7 +35,10 @@ export class QueryExcludeDto {
 }
 
 export class QueryDto {
-  @OptionalNameProperty("Window name (default: the board's first window; a view is a 400)", '24h')
+  @OptionalNameProperty(
+    "Window name (default: the board's first window); a view with minActors only (perGroup, exclude: 400)",
+    '24h',
+  )
   window?: string;
 
   @OptionalNameProperty("Read the window as this segment's", 'en')
@@ -56,9 +60,11 @@ export class QueryDto {
   @OptionalIntProperty(PER_GROUP_ITEMS, { description: 'At most this many rows of one group' })
   perGroup?: number;
 
-  @Allow()
-  @ApiPropertyOptional({ description: 'Not supported yet: 400 INVALID_INPUT naming it' })
-  minActors?: unknown;
+  @OptionalIntProperty(MIN_ACTORS, {
+    description:
+      'Only items with at least this many distinct actors in the window (a view: its window; a board with "actors")',
+  })
+  minActors?: number;
 
   @ApiPropertyOptional({ type: QueryExcludeDto })
   @IsOptionalNotNull()

@@ -7,15 +7,27 @@ import type { ViewConfig } from '../core/trending-math';
 import type { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
-const VIEW_ARGS = ['segment', 'view', 'op', 'offset', 'limit', 'item', 'radius', 'rank_score'] as const;
-const VIEW_REPLY = ['draining', 'landmark', 'first', 'second', 'rows'] as const;
+const VIEW_ARGS = [
+  'segment',
+  'view',
+  'op',
+  'offset',
+  'limit',
+  'item',
+  'radius',
+  'rank_score',
+  'want',
+  'min_actors',
+] as const;
+const VIEW_REPLY = ['draining', 'landmark', 'first', 'second', 'rows', 'skipped', 'last', 'last_score'] as const;
 
 /** What a view read asks for (read_view.lua): a page, one item, an item's neighbours, or a count above a rank score. */
 export type ViewRead =
   | { op: 'top'; offset: number; limit: number }
   | { op: 'item'; item: string }
   | { op: 'around'; item: string; radius: number }
-  | { op: 'count'; rankScore: number };
+  | { op: 'count'; rankScore: number }
+  | { op: 'filter'; start: number; scan: number; want: number; minActors: number };
 
 /**
  * A read of one view of one shard: the windows it reads (its window first, then a rising view's baseline);
@@ -42,12 +54,18 @@ export interface ViewReply {
   rank: number;
   above: number;
   listed: number;
+  /** filter: the place after the last row scanned, whether the listing ended there, the scanned rows' scores that did not pass, the last row scanned. */
+  next: number;
+  ended: boolean;
+  skipped: number[];
+  last?: { item: string; score: number };
 }
 
 /** The reply's two figures under the names of the read that asked. */
 function figuresOf(read: ViewRead, first: number, second: number) {
-  const none = { firstPosition: -1, higherThanFirst: 0, rank: 0, above: 0, listed: 0 };
+  const none = { firstPosition: -1, higherThanFirst: 0, rank: 0, above: 0, listed: 0, next: 0, ended: false };
   if (read.op === 'top' || read.op === 'around') return { ...none, firstPosition: first, higherThanFirst: second };
+  if (read.op === 'filter') return { ...none, next: first, ended: second === 1 };
   if (read.op === 'item') return { ...none, rank: first, listed: second };
   return { ...none, above: first, listed: second };
 }
@@ -57,6 +75,8 @@ function readArgsOf(read: ViewRead): Partial<NamedArgs<typeof VIEW_ARGS>> {
   if (read.op === 'top') return { op: read.op, offset: read.offset, limit: read.limit };
   if (read.op === 'item') return { op: read.op, item: read.item };
   if (read.op === 'around') return { op: read.op, item: read.item, radius: read.radius };
+  if (read.op === 'filter')
+    return { op: read.op, offset: read.start, limit: read.scan, want: read.want, min_actors: read.minActors };
   return { op: read.op, rank_score: read.rankScore };
 }
 
@@ -101,17 +121,23 @@ export const VIEWS_FUNCTIONS = {
           item: undefined,
           radius: undefined,
           rank_score: undefined,
+          want: undefined,
+          min_actors: undefined,
           ...readArgsOf(call.read),
         }),
       };
     },
     decode: (raw, call): ViewReply => {
       const reply = new NamedReply('tbRankReadView', VIEW_REPLY, raw);
+      const skipped = reply.nested('skipped');
+      const lastItem = reply.string('last');
       return {
         draining: reply.flag('draining'),
         landmarkSec: reply.int('landmark'),
         rows: viewRowsOf(reply.nested('rows'), call.view.mode === 'rising'),
         ...figuresOf(call.read, reply.int('first'), reply.int('second')),
+        skipped: Array.from({ length: skipped.length }, (_, i) => skipped.number(i)),
+        ...(lastItem === '' ? {} : { last: { item: lastItem, score: reply.number('last_score') } }),
       };
     },
   }),

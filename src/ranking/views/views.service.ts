@@ -5,11 +5,29 @@ import type { ViewListing } from '../core/ranking.types';
 import { decayedValue, risingOf, risingPhase, ViewConfig } from '../core/trending-math';
 import { windowSpan } from '../core/window-math';
 import { ViewsStore } from './views.store';
+import { scanFiltered } from '../core/filter-merge';
+import { ViewFilterAsk, ViewFilterPage, ViewFilterReader } from '../core/view-filter';
+import { GROUP_PAGE_CALLS, GROUP_SCAN_ROWS } from '../options/groups/groups.limits';
 
 /** Trending views as a client reads them: decay as the decayed sum as of now, rising rows with their figures. */
 @Injectable()
-export class ViewsService {
+export class ViewsService implements ViewFilterReader {
   constructor(private readonly store: ViewsStore) {}
+
+  /** A page of the view's items with at least `minActors` actors in its window, bounded as perGroup's scan. */
+  async filtered(board: PreparedBoard, view: ViewConfig, nowMs: number, ask: ViewFilterAsk): Promise<ViewFilterPage> {
+    const { offset, limit, minActors, admit } = ask;
+    const plan = { shards: board.shards.length, offset, limit, perGroup: 0, ascending: false, admit };
+    const sent = { scan: GROUP_SCAN_ROWS, want: offset + limit, minActors };
+    let landmarkSec = 0;
+    const page = await scanFiltered({ ...plan, calls: GROUP_PAGE_CALLS }, async (shard, start) => {
+      const reply = await this.store.viewFilterScan({ board, view, nowMs }, board.shards[shard], { start, ...sent });
+      landmarkSec = reply.landmarkSec;
+      return reply;
+    });
+    const items = viewRows(board, view, { landmarkSec, rows: page.rows }, nowMs);
+    return { ...viewFigures(board, view, nowMs, page.draining), items, truncated: page.truncated };
+  }
 
   async top(
     board: PreparedBoard,

@@ -5,6 +5,7 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ViewListing, ViewRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
+import type { ScanReply, ScanRow } from '../core/filter-merge';
 import { RankedReader, RankedSource } from '../core/ranked-reader';
 import type { ViewConfig } from '../core/trending-math';
 import { ViewRead, ViewReply, ViewsFunctions } from './views.functions';
@@ -68,6 +69,18 @@ export class ViewsStore {
     const ranked = this.sourceOf(source);
     const page = await this.reader.around(source.board, ranked, item, radius);
     return { draining: page.draining, landmarkSec: ranked.landmarkSec, rows: page.rows };
+  }
+
+  /** One filter scan of a view on `shard` (read_view's filter op): rows with at least `minActors` actors. */
+  async viewFilterScan(
+    source: ViewSource,
+    shard: ShardKeys,
+    ask: { start: number; scan: number; want: number; minActors: number },
+  ): Promise<ScanReply<ViewRow & ScanRow> & { landmarkSec: number }> {
+    const reply = await this.readView(source, shard, { op: 'filter', ...ask });
+    const { draining, landmarkSec, next, ended, skipped, last } = reply;
+    const rows = reply.rows.map((row) => ({ ...row, group: '' }));
+    return { draining, landmarkSec, rows, next, ended, skipped, last };
   }
 
   private sourceOf(source: ViewSource): ViewRankedSource {

@@ -98,6 +98,12 @@ export type BoardShape = { windows: readonly unknown[]; views: readonly unknown[
 export const segmentKeysOf = (shape: BoardShape): number => 2 * shape.windows.length + 4 * shape.views.length;
 
 /**
+ * Actor entries one contribution can make: its own, and the item's distinct-actor count in its window
+ * (`minActors`) when it is the item's first actor there (segment_lib's GROWTH.new_contribution).
+ */
+export const ACTOR_ENTRIES_PER_CONTRIBUTION = 2;
+
+/**
  * The most actor contributions and segment entries `entries` can create on a board of this shape: per
  * entry, one contribution in each window of the board and of each of its segments (with an actor), one
  * entry in each window of each of its segments, and the keys of each segment should it be new on its
@@ -111,7 +117,7 @@ export function entryGrowthOf(
   const growth = { actorEntries: 0, segmentEntries: 0 };
   for (const { actor, segments } of entries) {
     const named = segments?.length ?? 0;
-    if (actor) growth.actorEntries += windowCount * (1 + named);
+    if (actor) growth.actorEntries += ACTOR_ENTRIES_PER_CONTRIBUTION * windowCount * (1 + named);
     growth.segmentEntries += (windowCount + segmentKeysOf(shape)) * named;
   }
   return growth;

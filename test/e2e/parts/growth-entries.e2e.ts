@@ -38,7 +38,7 @@ describe.each<[Topology, number]>([
 ])('quotas on actor contributions, segment entries and item data (%s, shards: %i)', (topology, shards) => {
   const env = {
     API_KEYS: KEYS.join(','),
-    QUOTA_NEW_ACTOR_ENTRIES: '16',
+    QUOTA_NEW_ACTOR_ENTRIES: '31',
     QUOTA_NEW_SEGMENT_ENTRIES: String(segmentQuota(shards)),
     QUOTA_ITEM_DATA_BYTES: '100',
   };
@@ -64,12 +64,13 @@ describe.each<[Topology, number]>([
   });
 
   it('counts actor contributions: a batch and an increment past the quota apply nothing; existing ones keep counting', async () => {
-    // Five entries of one item and actor reserve 15 and make 3: the other 12 go back (exact settlement).
+    // Five entries of one item and actor reserve 30 and make 6 (per window a contribution and x1's
+    // distinct-actor count): the other 24 go back (exact settlement).
     await batch(
       ACTORS_KEY,
       ITEMS.map(() => ({ item: 'x1', actor: 'a1' })),
     ).expect(200);
-    // The four other items with that actor: 12 more, 15 contributions (one per window) of 16 in all.
+    // The four other items with that actor: 24 more, 30 entries (two per window and item) of 31 in all.
     await batch(
       ACTORS_KEY,
       ITEMS.slice(1).map((item) => ({ item, actor: 'a1' })),

@@ -580,7 +580,7 @@ export interface paths {
         put?: never;
         /**
          * A viewer's filtered page of a window
-         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group. Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. span and minActors are not supported yet (400 INVALID_INPUT naming them), nor views (400).
+         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. span is not supported yet (400 INVALID_INPUT naming it); a view (window) takes minActors alone (perGroup or exclude on a view: 400).
          */
         post: operations["FiltersController_query"];
         delete?: never;
@@ -623,7 +623,7 @@ export interface paths {
         get?: never;
         /**
          * Set a group's moderation state: hidden or allowed
-         * @description On a board with "groups": true: the state applies to every item whose latest group is this one, now and as items join or leave it. An item's own state wins over its group's (an allowed item of a hidden group is listed; a hidden item of an allowed group is not); on a review board an allowed group lists its items that hold no state of their own. Takes effect on the next read of every instance; counts keep accruing, and allowing or clearing lists every item exactly as if the group had never been hidden. One check call and one set call on every shard; a board holds at most 100 groups with a state (409 MODERATED_GROUPS_FULL beyond), and the moderated groups may hold at most 1000 items on any one shard when a state is set (422 REQUEST_TOO_COSTLY beyond; nothing stored either way).
+         * @description On a board with "groups": true: the state applies to every item whose latest group is this one, now and as items join or leave it. An item's own state wins over its group's (an allowed item of a hidden group is listed; a hidden item of an allowed group is not); on a review board an allowed group lists its items that hold no state of their own. Takes effect on the next read of every instance; counts keep accruing, and allowing or clearing lists every item exactly as if the group had never been hidden. One check call and one set call on every shard; a board holds at most 100 groups with a state (409 MODERATED_GROUPS_FULL beyond), and the moderated groups may hold at most 200 items on any one shard when a state is set (422 REQUEST_TOO_COSTLY beyond; nothing stored either way).
          */
         put: operations["ModerationController_putGroup"];
         post?: never;
@@ -894,7 +894,7 @@ export interface components {
              * @description Stable machine code: act on it, not on the message
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "UNKNOWN_METRIC" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "ACTOR_WEIGHTS_FULL" | "MODERATED_GROUPS_FULL" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
+            code: "INVALID_INPUT" | "UNKNOWN_METRIC" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "ACTOR_WEIGHTS_FULL" | "ACTOR_COUNTS_PENDING" | "MODERATED_GROUPS_FULL" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
             /** @description Per-dependency health, on a NOT_READY answer only */
             details?: {
                 [key: string]: unknown;
@@ -1422,7 +1422,7 @@ export interface components {
             mode?: "decay" | "hot" | "rising" | "unique";
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
-            /** @description With perGroup or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head); the rows listed are exact */
+            /** @description With perGroup, minActors or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head, or few items of it have minActors actors); the rows listed are exact */
             truncated?: boolean;
         };
         ModeratedItemResultDto: {
@@ -1492,7 +1492,7 @@ export interface components {
             mode?: "decay" | "hot" | "rising" | "unique";
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
-            /** @description With perGroup or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head); the rows listed are exact */
+            /** @description With perGroup, minActors or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head, or few items of it have minActors actors); the rows listed are exact */
             truncated?: boolean;
             item: string;
         };
@@ -1780,7 +1780,7 @@ export interface components {
         };
         QueryDto: {
             /**
-             * @description Window name (default: the board's first window; a view is a 400): 1-64 characters of A-Z a-z 0-9 _ . : -
+             * @description Window name (default: the board's first window); a view with minActors only (perGroup, exclude: 400): 1-64 characters of A-Z a-z 0-9 _ . : -
              * @example 24h
              */
             window?: string;
@@ -1800,8 +1800,8 @@ export interface components {
             offset?: number;
             /** @description At most this many rows of one group */
             perGroup?: number;
-            /** @description Not supported yet: 400 INVALID_INPUT naming it */
-            minActors?: Record<string, never>;
+            /** @description Only items with at least this many distinct actors in the window (a view: its window; a board with "actors") */
+            minActors?: number;
             exclude?: components["schemas"]["QueryExcludeDto"];
         };
         ModerationStateDto: {
@@ -4063,6 +4063,8 @@ export interface operations {
                 data?: boolean;
                 /** @description At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
                 perGroup?: number;
+                /** @description Only items with at least this many distinct actors in the window (a view: in its window; a board with "actors", else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
+                minActors?: number;
             };
             header?: never;
             path: {
@@ -4129,6 +4131,17 @@ export interface operations {
             };
             /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
             408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ACTOR_COUNTS_PENDING: minActors on a window whose actor data predates its counts (an upgrade) */
+            409: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
                     "X-Request-Id"?: string;
@@ -6512,7 +6525,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopResultDto"];
                 };
             };
-            /** @description INVALID_INPUT: a bad body, span or minActors, a view, perGroup or exclude.groups on a board without groups */
+            /** @description INVALID_INPUT: a bad body, span, a view without minActors or with perGroup or exclude, perGroup or exclude.groups on a board without groups, minActors on a board without actors */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -6558,6 +6571,17 @@ export interface operations {
             };
             /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
             408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ACTOR_COUNTS_PENDING: minActors on a window whose actor data predates its counts (an upgrade) */
+            409: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
                     "X-Request-Id"?: string;

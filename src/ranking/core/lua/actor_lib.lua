@@ -11,7 +11,11 @@
 --   <base>byactor      zset  actor<US><start><US>item, all scored 0: an actor's contributions by lex range
 --   <base>byitem       zset  item<US><start><US>actor, all scored 0: an item's contributions (item retraction)
 --   <base>pairs        hash  actor<US>item -> number of live slots holding it (a unique view's count is
---                            the number of pairs of the item, moved on 0 <-> 1 only)
+--                            the number of pairs of the item, moved on 0 <-> 1 only), and
+--                            <US>item -> the item's distinct actors in the window (their pairs; `minActors`
+--                            reads it): an actor id is never empty, so no pair's field starts with <US>;
+--                            <US> alone -> 1: the counts hold every pair (the hash was made by a version
+--                            keeping them; one made before misses the pairs of then: ACTORS.counts_kept)
 -- A contribution is kept while its slot lives (expire_window drains the slot's contributions before its
 -- items) and until a retraction takes it out (retract_step, retract_item): both remove it from byactor and
 -- act:<start> in the same call that subtracts it, so nothing is ever subtracted twice.
@@ -93,14 +97,60 @@ function ACTORS.unique_changed(top_key, item, delta)
   end
 end
 
+-- The window's pairs hash (its distinct-actor counts with it).
+function ACTORS.pairs_key(slots_key)
+  return keyspace.sibling_key(slots_key, 'slots', 'pairs')
+end
+
+-- The field of the pairs hash holding the item's distinct actors in the window.
+function ACTORS.count_field(item)
+  return ACTORS.SEP .. item
+end
+
+-- The item's distinct actors move by `delta`: its count field, and every unique view reading `top_key`.
+local function actors_moved(pairs_key, top_key, item, delta)
+  local field = ACTORS.count_field(item)
+  if tonumber(redis.call('HINCRBY', pairs_key, field, delta)) <= 0 then redis.call('HDEL', pairs_key, field) end
+  ACTORS.unique_changed(top_key, item, delta)
+end
+
+-- The distinct actors of each of `items` in the window of `pairs_key` (0 where none).
+function ACTORS.actor_counts(pairs_key, items)
+  if #items == 0 then return {} end
+  local fields = {}
+  for i = 1, #items do fields[i] = ACTORS.count_field(items[i]) end
+  local counts = redis.call('HMGET', pairs_key, unpack(fields))
+  for i = 1, #items do counts[i] = tonumber(counts[i]) or 0 end
+  return counts
+end
+
+-- The quota's actor entries a contribution of `pair` to `item` (slot `slot_start` of the window of
+-- `slots_key`) makes new, by `new_field` (segment_lib's GROWTH): its act:<start> field, and with it the
+-- item's distinct-actor count when the item has no actor there yet.
+function ACTORS.new_entries(new_field, slots_key, slot_start, item, pair)
+  if new_field(ACTORS.slot_key(slots_key, slot_start), pair) == 0 then return 0 end
+  return 1 + new_field(ACTORS.pairs_key(slots_key), ACTORS.count_field(item))
+end
+
+-- Whether the window's distinct-actor counts hold every live pair: its pairs hash is marked (made since
+-- the counts are kept), or holds nothing.
+function ACTORS.counts_kept(pairs_key)
+  return redis.call('HEXISTS', pairs_key, ACTORS.SEP) == 1 or redis.call('EXISTS', pairs_key) == 0
+end
+
 -- One live slot more (+1) or less (-1) holds the pair: the item gains an actor at 0 -> 1, loses one at 1 -> 0.
+-- A new pairs hash is marked (counts_kept); one left holding only its mark goes, as an empty hash does.
 function ACTORS.pair_moved(pairs_key, top_key, actor, item, delta)
+  if delta > 0 and redis.call('EXISTS', pairs_key) == 0 then redis.call('HSET', pairs_key, ACTORS.SEP, 1) end
   local held = tonumber(redis.call('HINCRBY', pairs_key, actor .. ACTORS.SEP .. item, delta))
   if held <= 0 then
     redis.call('HDEL', pairs_key, actor .. ACTORS.SEP .. item)
-    ACTORS.unique_changed(top_key, item, -1)
+    actors_moved(pairs_key, top_key, item, -1)
+    if redis.call('HLEN', pairs_key) == 1 and redis.call('HEXISTS', pairs_key, ACTORS.SEP) == 1 then
+      redis.call('DEL', pairs_key)
+    end
   elseif held == 1 and delta > 0 then
-    ACTORS.unique_changed(top_key, item, 1)
+    actors_moved(pairs_key, top_key, item, 1)
   end
 end
 

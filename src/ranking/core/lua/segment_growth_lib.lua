@@ -8,7 +8,8 @@ local CALL = call_state.CALL
 
 -- The growth of a write's entries the quotas count (actorEntries, segmentEntries), worked out before
 -- anything changes, so a write past its allowance is refused whole: `actors`, the contributions an
--- entry makes new (actor_lib: a field of a window's act:<start>, a board's or a segment's window), and
+-- entry makes new (actor_lib: a field of a window's act:<start>, a board's or a segment's window, and
+-- the item's distinct-actor count there when it is the item's first actor in that window), and
 -- `segments`, the fields it makes new in a segment window's slot (an item's first amount there). `seen`:
 -- the fields counted so far in the request (two entries of a batch creating one field count once).
 local GROWTH = { actors = 0, segments = 0, seen = {} }
@@ -50,12 +51,12 @@ function GROWTH.of_entry(first_key, window_count, covering, at_sec, item, actor,
       local _, interval_sec, origin_sec = window.window_rule(5, w)
       local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
       local slots_key = KEYS[first_key + 2 * w]
-      if actor ~= '' then GROWTH.actors = GROWTH.actors + GROWTH.new_field(actor_log.ACTORS.slot_key(slots_key, slot_start), pair) end
+      if actor ~= '' then GROWTH.actors = GROWTH.actors + actor_log.ACTORS.new_entries(GROWTH.new_field, slots_key, slot_start, item, pair) end
       for _, name in ipairs(names) do
         local segment_slots = segmentation.segment_window_key(slots_key, 'slots', name)
         GROWTH.segments = GROWTH.segments + GROWTH.new_field(window.slot_key_of(segment_slots, slot_start), item)
         if actor ~= '' then
-          GROWTH.actors = GROWTH.actors + GROWTH.new_field(actor_log.ACTORS.slot_key(segment_slots, slot_start), pair)
+          GROWTH.actors = GROWTH.actors + actor_log.ACTORS.new_entries(GROWTH.new_field, segment_slots, slot_start, item, pair)
         end
       end
     end

@@ -1,14 +1,16 @@
--- requires: call_state, groups, order, reader, snapshot
+-- requires: actor_log, call_state, groups, order, reader, snapshot
 -- group_page: a filtered page of one shard's window listing (groups_lib), after expiring what fell out:
 -- from a place of the shard's listing, in the board's order, the rows that pass the filters (not an
--- excluded item, not of an excluded group, at most per_group rows of a group counting `seen`), up to
--- `want` rows, scanning at most `scan` rows (in chunks of GROUP_PAGE.chunk).
+-- excluded item, not of an excluded group, at least min_actors distinct actors in the window (actor_lib),
+-- at most per_group rows of a group counting `seen`), up to `want` rows, scanning at most `scan` rows
+-- (in chunks of GROUP_PAGE.chunk).
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
 --       top (the window's results zset)
 -- Args (reader.read_call, CALLS.group_page: FILTERS_FUNCTIONS' contract): the header with the one
 --       window, then start (0-based place to scan from), scan (most rows scanned), want (most rows
 --       answered), per_group (0: no cap), seen (JSON object: group -> rows of it already listed ahead of
---       `start`, may be {}), exclude_items and exclude_groups (JSON arrays, may be [])
+--       `start`, may be {}), exclude_items and exclude_groups (JSON arrays, may be []), min_actors (0: no
+--       floor; else the window's pairs hash, beside its slots, holds each item's distinct actors)
 -- Reply (reader.answer, CALLS.group_page):
 --   draining  1: expired data remains (the budget ran out), else 0
 --   rows      { item_1, score_1, group_1, ... } the rows that pass, in the shard's order (group "": none)
@@ -16,7 +18,8 @@
 --   next      the place after the last row scanned
 --   ended     1: the shard lists nothing after the scanned rows, else 0
 --   last, last_score  the last row scanned ("" and 0: none)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ACTOR_COUNTS_PENDING (min_actors on a window whose counts miss pairs
+--   made before they were kept: actor_lib's counts_kept)
 
 local GROUP_PAGE = { chunk = 250 }
 
@@ -34,6 +37,7 @@ local function scan_chunk(filter, out, at, count)
   local items = {}
   for i = 1, #page, 2 do items[#items + 1] = page[i] end
   local named = groups.groups_of(filter.cfg_key, items)
+  local actors = filter.min_actors > 0 and actor_log.ACTORS.actor_counts(filter.pairs_key, items) or {}
   local scanned = 0
   for i = 1, #items do
     local score = tonumber(page[2 * i])
@@ -43,6 +47,7 @@ local function scan_chunk(filter, out, at, count)
     out.last, out.last_score = item, page[2 * i]
     local taken = filter.counts[group] or 0
     local pass = not filter.items[item] and not (group ~= '' and filter.groups[group])
+      and (filter.min_actors == 0 or actors[i] >= filter.min_actors)
       and (filter.per_group == 0 or group == '' or taken < filter.per_group)
     if pass and #out.rows < 3 * filter.want then
       out.rows[#out.rows + 1], out.rows[#out.rows + 2], out.rows[#out.rows + 3] = item, page[2 * i], group
@@ -64,7 +69,12 @@ local function group_page(keys, args)
   local filter = {
     cfg_key = cfg_key, top_key = top_key, want = tonumber(arg.want), per_group = tonumber(arg.per_group),
     counts = cjson.decode(arg.seen), items = set_of(arg.exclude_items), groups = set_of(arg.exclude_groups),
+    min_actors = tonumber(arg.min_actors), pairs_key = actor_log.ACTORS.pairs_key(slots_key),
   }
+  -- While expired data drains the answer is read again: its pairs may be the last ones of before.
+  if filter.min_actors > 0 and draining == 0 and not actor_log.ACTORS.counts_kept(filter.pairs_key) then
+    return redis.error_reply('TB_ACTOR_COUNTS_PENDING counts began after live pairs')
+  end
   local out = { rows = {}, skipped = {}, last = '', last_score = 0 }
   local at, left, ended = tonumber(arg.start), tonumber(arg.scan), false
   while left > 0 and not ended and #out.rows < 3 * filter.want do

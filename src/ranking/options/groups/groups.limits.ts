@@ -18,7 +18,7 @@ export const GROUP_SCAN_ROWS = FILTERED_DEPTH_ITEMS + EXCLUDE_ITEMS_MAX;
 
 /**
  * Most group_page calls one shard gets per filtered read: deeper than GROUP_SCAN_ROWS x this (one
- * group holding the whole head, or excluded groups) the read answers the rows it found with
+ * group holding the whole head, excluded groups, or few items with minActors actors) the read answers the rows it found with
  * `truncated: true`.
  */
 export const GROUP_PAGE_CALLS = 4;
@@ -30,9 +30,9 @@ export const GROUPS_MESSAGES = {
   perGroupNeedsGroups: (board: string) =>
     `perGroup: board "${board}" keeps no groups (PUT the board with "groups": true)`,
   tooDeep: (depth: number) =>
-    `offset + limit is ${depth}: a filtered read (perGroup, exclude) lists at most ${FILTERED_DEPTH_ITEMS} deep`,
+    `offset + limit is ${depth}: a filtered read (perGroup, minActors, exclude) lists at most ${FILTERED_DEPTH_ITEMS} deep`,
   strictTies: (board: string) =>
-    `board "${board}" ranks ties first: filtered reads (perGroup, exclude) need ties shared`,
+    `board "${board}" ranks ties first: filtered reads (perGroup, minActors, exclude) need ties shared`,
   unsupported: (field: string) =>
     `${field}: not supported by POST .../query yet (window only; use GET .../top with ${field} unfiltered)`,
 };

@@ -47,7 +47,7 @@ export const RowGroupProperty = () =>
 export const TruncatedProperty = () =>
   ApiPropertyOptional({
     description:
-      'With perGroup or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head); the rows listed are exact',
+      'With perGroup, minActors or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head, or few items of it have minActors actors); the rows listed are exact',
   });
 
 /** A write's optional group: the compiled check's rule. */

@@ -1,4 +1,4 @@
--- requires: board_views, call_state, keyspace, reader, seg_views, snapshot, window
+-- requires: actor_log, board_views, call_state, keyspace, reader, seg_views, snapshot, window
 -- read_view: reads a trending view (see views_lib) after taking the snapshots of the boundaries crossed
 -- (before anything expires, as every script does), expiring what fell out of the windows it reads
 -- (which updates the view) and rebasing a decay view's landmark to now.
@@ -8,8 +8,11 @@
 --   segment     whose view to read ("" for the board's; the window keys are then the segment's)
 --   view        the view's name
 --   op          what to read: top (offset, limit) | item (item) | around (item, radius) | count
---               (rank_score: items scoring above it, for a sharded board's rank); the other args ""
---   offset, limit, item, radius, rank_score
+--               (rank_score: items scoring above it, for a sharded board's rank) | filter (offset: the
+--               place to scan from, limit: most rows scanned, want: most rows answered, min_actors:
+--               the rows whose item has at least that many distinct actors in the view's window,
+--               actor_lib); the other args ""
+--   offset, limit, item, radius, rank_score, want, min_actors
 -- Reply (reader.answer, CALLS.read_view):
 --   draining    1: expired data remains, or a page deeper than a decay view's rebase lets it merge
 --   landmark    decay: unix s; else 0
@@ -18,14 +21,18 @@
 --                            listed), and the items scoring above the first row
 --               item:        the rank (0: not listed), and the listed items
 --               count:       the items scoring above the rank score, and the listed items
+--               filter:      the place after the last row scanned, and 1 when the listing ended there
 --   rows        { item, rank score, ... } (a %.17g string: decay's forward-decayed sum, hot's or
---               rising's score); a rising row adds observed, baseline sum, since (unix s), its count in
+--               rising's score; filter: the rows that pass); a rising row adds observed, baseline sum, since (unix s), its count in
 --               the window's current slot and in the slot before. Decay and rising rows stop at the
 --               first rank score <= 0; every member of a hot view is listed (it holds only items whose
 --               sum is positive, and a hot score is negative for an item first seen before the view's
 --               epoch); ties in descending byte order of item id (ZREVRANGE order). The item read: the
 --               item's row when listed.
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+--   skipped, last, last_score
+--               filter: the rank scores of the scanned rows that did not pass, and the last row scanned
+--               ("" and 0: none); the other reads: {}, "" and 0
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ACTOR_COUNTS_PENDING (filter: see group_page)
 -- Deepest merged page a read answers while a decay view's rebase runs (views_lib): a deeper one
 -- answers draining, and the service's next calls move more of the rebase first.
 
@@ -33,6 +40,8 @@
 local VIEWS = call_state.VIEWS
 
 local REBASE_MERGE_DEPTH = 2000
+-- Rows of one page read of a filter scan.
+local FILTER_CHUNK = 250
 
 -- A read of one view: what the helpers below share. Membership is what lists a hot item; decay and
 -- rising list what scores above 0.
@@ -43,9 +52,10 @@ local function view_read(view, listing, header, slots_key)
   return {
     view = view,
     listing = listing,
-    out = { draining = 0, landmark = 0, first = 0, second = 0, rows = {} },
+    out = { draining = 0, landmark = 0, first = 0, second = 0, rows = {}, skipped = {}, last = '', last_score = 0 },
     every_member = every_member,
     listed_from = every_member and '-inf' or '(0',
+    slots_key = slots_key,
     current_slot_key = window.slot_key_of(slots_key, current),
     previous_slot_key = window.slot_key_of(slots_key, current - interval_sec),
   }
@@ -100,7 +110,47 @@ local function view_around(read, item, radius)
   view_add_page(read, out.first, position + radius + 1 - out.first)
 end
 
--- What the call's op asks of the view, into read.out.
+-- Scans one chunk of a filter read from `at` (at most `count` rows) into read.out; answers the rows
+-- scanned, whether the listing ended inside the chunk, or nil when a rebase holds the page (draining).
+local function filter_chunk(read, scan, at, count)
+  local page = read.listing.page(at, count)
+  if not page then return nil end
+  local items = {}
+  for i = 1, #page, 2 do items[#items + 1] = page[i] end
+  local actors = actor_log.ACTORS.actor_counts(scan.pairs_key, items)
+  local out = read.out
+  for i = 1, #items do
+    local score = page[2 * i]
+    if not view_listed(read, tonumber(score)) then return i - 1, true end
+    out.last, out.last_score = items[i], score
+    if actors[i] >= scan.min_actors and scan.kept < scan.want then
+      view_add_row(read, items[i], score)
+      scan.kept = scan.kept + 1
+      if scan.kept == scan.want then return i, false end
+    else
+      out.skipped[#out.skipped + 1] = score
+    end
+  end
+  return #items, #items < count
+end
+
+-- A filter read: from `offset`, at most `limit` rows scanned in chunks, up to `want` rows answered.
+local function view_filter(read, arg, pairs_key)
+  local scan = { pairs_key = pairs_key, want = tonumber(arg.want), min_actors = tonumber(arg.min_actors), kept = 0 }
+  local at, left, ended = tonumber(arg.offset), tonumber(arg.limit), false
+  while left > 0 and not ended and scan.kept < scan.want do
+    local scanned
+    scanned, ended = filter_chunk(read, scan, at, math.min(left, FILTER_CHUNK))
+    if not scanned then
+      read.out.draining = 1
+      break
+    end
+    at, left = at + scanned, left - scanned
+  end
+  read.out.first, read.out.second = at, ended and 1 or 0
+end
+
+-- What the call's op asks of the view, into read.out; answers an error (a filter on counts not kept), or nil.
 local function view_answer(read, arg)
   local out, listing, op = read.out, read.listing, arg.op
   if op == 'top' then
@@ -115,6 +165,12 @@ local function view_answer(read, arg)
     end
   elseif op == 'around' then
     view_around(read, arg.item, tonumber(arg.radius))
+  elseif op == 'filter' then
+    local pairs_key = actor_log.ACTORS.pairs_key(read.slots_key)
+    -- While expired data drains the answer is read again: its pairs may be the last ones of before.
+    local kept = read.out.draining == 1 or actor_log.ACTORS.counts_kept(pairs_key)
+    if not kept then return 'TB_ACTOR_COUNTS_PENDING counts began after live pairs' end
+    view_filter(read, arg, pairs_key)
   elseif op == 'count' then
     local score = tonumber(arg.rank_score)
     out.first = view_listed(read, score) and listing.count(window.above(score)) or 0
@@ -162,6 +218,7 @@ local function read_view(keys, args)
   if not views then listing = EMPTY_LISTING end
   local read = view_read(view, listing, header, slots_key)
   read.out.draining, read.out.landmark = draining, landmark
-  view_answer(read, arg)
+  local refusal = view_answer(read, arg)
+  if refusal then return redis.error_reply(refusal) end
   return reader.answer(CALLS.read_view, read.out)
 end
