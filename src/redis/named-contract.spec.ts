@@ -35,7 +35,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   tb_access: 1,
   tb_counters: 0,
   tb_ingest: 3,
-  tb_stats: 5,
+  tb_stats: 0,
 };
 
 type Definitions = Record<string, FunctionDefinition<never, unknown>>;
