@@ -32,7 +32,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   standing: 0,
   views: 0,
   writes: 4,
-  tb_access: 1,
+  tb_access: 0,
   tb_counters: 0,
   tb_ingest: 3,
   tb_stats: 0,
