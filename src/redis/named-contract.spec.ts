@@ -78,3 +78,29 @@ describe('the named function contract (issue #46)', () => {
     expect(fn.library.source).toContain(`${fn.handler} = { name = '${fn.handler}'`);
   });
 });
+
+describe('answers stored by a library from before the named contract still replay', () => {
+  const idem = { key: 'k', fingerprint: 'f', retentionMs: 1000 };
+
+  it('a counter increment: its precisions as integers', () => {
+    const call = { idem } as unknown as Parameters<typeof COUNTERS.functions.increment.decode>[1];
+    expect(COUNTERS.functions.increment.decode([1, '1700000000', 60, 3600], call).value).toEqual([60, 3600]);
+    expect(COUNTERS.functions.increment.decode([1, '1700000000', '60,3600'], call).value).toEqual([60, 3600]);
+  });
+
+  it('a stats record: dropped as { 0 }, or its four figures', () => {
+    const call = { idem } as unknown as Parameters<typeof STATS.functions.record.decode>[1];
+    expect(STATS.functions.record.decode([1, '3600', 0], call).value).toEqual({
+      status: 'dropped',
+      count: 0,
+      sum: 0,
+      sumsq: 0,
+    });
+    expect(STATS.functions.record.decode([1, '3600', 1, '2', '3.5', '6.25'], call).value).toEqual({
+      status: 'current',
+      count: 2,
+      sum: 3.5,
+      sumsq: 6.25,
+    });
+  });
+});
