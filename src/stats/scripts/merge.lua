@@ -17,11 +17,11 @@ local function merge(keys, args)
   local header, arg = reader.read_call(args, CALLS.merge)
   local now_sec = header.now_sec
   local hour = tonumber(arg.hour_start)
-  local key, status = stats.target_hash(current_key, previous_key, hour, now_sec)
+  local key, status, stored = stats.target_hash(current_key, previous_key, hour, now_sec)
   if key == nil then return reader.answer(CALLS.merge, { status = 0, count = 0, sum = 0, sumsq = 0 }) end
   local histogram = {}
   for part in string.gmatch(arg.histogram, '[^,]+') do histogram[#histogram + 1] = part end
   local figures = stats.merge_into(key, hour, now_sec, tonumber(arg.count), tonumber(arg.sum), tonumber(arg.sumsq),
-    tonumber(arg.min), tonumber(arg.max), tonumber(arg.mean), tonumber(arg.m2), histogram)
+    tonumber(arg.min), tonumber(arg.max), tonumber(arg.mean), tonumber(arg.m2), histogram, stored)
   return reader.answer(CALLS.merge, { status = status, count = figures[1], sum = figures[2], sumsq = figures[3] })
 end

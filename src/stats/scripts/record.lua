@@ -27,13 +27,13 @@ local function record(keys, args)
   local replay = idempotency.idem_begin(current_key, 'cur', idem, now_ms)
   if replay then return replay end
   if arg.apply == '0' then return redis.error_reply('TB_NOT_STORED no stored answer for this key') end
-  local key, status = stats.target_hash(current_key, previous_key, hour, now_sec)
+  local key, status, stored = stats.target_hash(current_key, previous_key, hour, now_sec)
   if key == nil then
     local dropped = reader.answer(CALLS.record, { status = 0, count = 0, sum = 0, sumsq = 0 })
     return idempotency.idem_finish(current_key, 'cur', idem, now_ms, dropped)
   end
   local v = tonumber(arg.value)
-  local figures = stats.merge_into(key, hour, now_sec, 1, v, v * v, v, v, v, 0, NO_HISTOGRAM)
+  local figures = stats.merge_into(key, hour, now_sec, 1, v, v * v, v, v, v, 0, NO_HISTOGRAM, stored)
   redis.call('HINCRBY', key, arg.histogram_field, 1)
   local reply = reader.answer(CALLS.record, { status = status, count = figures[1], sum = figures[2], sumsq = figures[3] })
   return idempotency.idem_finish(current_key, 'cur', idem, now_ms, reply)
