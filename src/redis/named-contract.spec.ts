@@ -34,7 +34,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   writes: 4,
   tb_access: 0,
   tb_counters: 0,
-  tb_ingest: 3,
+  tb_ingest: 0,
   tb_stats: 0,
 };
 
