@@ -1,5 +1,5 @@
 -- module: ingest
--- requires: actor_log, board_write, call_state, segmentation, snapshot, window
+-- requires: actor_log, board_write, call_state, segmentation, slot_due, snapshot, window
 -- ingest_lib: what the ingest functions share (ingest_apply, its general path, and ingest_groups, its
 -- fast path), a module of the tb_ingest function library after the ranking's shared modules. Handler
 -- modules are blocks of their own (src/redis/function-library.ts), so a helper both call lives here.
@@ -94,6 +94,17 @@ local function ingest_checks(now_ms, now_sec, window_count, segments_max)
     window_count = window_count, admit_segments = ingest_segment_admitter(segments_max, now_sec) }
 end
 
+-- What a call does before its events, once its lease is checked (ingest_begin's `call`): the windows
+-- cross their snapshot boundaries and drain what expired (within the header's budget), the due slots
+-- settle. Answers whether a window is still draining, and the events' checks (ingest_checks).
+local function ingest_prepare(call, header, segments_max)
+  local window_count, now_sec = call.window_count, header.now_sec
+  snapshot.cross_all(2, window_count, 5, now_sec)
+  local draining = window.expire_all(2, window_count, 5, now_sec, header.budget)
+  slot_due.settle_slot_due()
+  return draining, ingest_checks(header.now_ms, now_sec, window_count, segments_max)
+end
+
 -- One window's part of the accepted events, event by event (add_batch_entry: ties and views told of
 -- each change, in order, the actor's contribution kept as an HTTP increment keeps it). Answers the
 -- earliest due time of a slot it created, or nil.
@@ -159,6 +170,6 @@ end
 ingest.id_of = id_of
 ingest.after = after
 ingest.ingest_check = ingest_check
-ingest.ingest_checks = ingest_checks
+ingest.ingest_prepare = ingest_prepare
 ingest.ingest_begin = ingest_begin
 ingest.ingest_write = ingest_write

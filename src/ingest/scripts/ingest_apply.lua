@@ -1,4 +1,4 @@
--- requires: call_state, ingest, reader, slot_due, snapshot, window
+-- requires: call_state, ingest, reader
 -- ingest_apply: applies the events of one stream batch that land on one board shard, entry by entry,
 -- and records in the same call how far the source got on this shard, so a message delivered again is
 -- recognised. The general path: redeliveries, refusals, max / min / last boards (ingest_groups is the
@@ -63,12 +63,8 @@ local function ingest_apply(keys, args)
   local header, arg = reader.read_call(args, CALLS.ingest_apply)
   local err, call = ingest.ingest_begin(keys, header, tonumber(arg.epoch))
   if err then return err end
-  local window_count, now_sec = call.window_count, header.now_sec
-  snapshot.cross_all(2, window_count, 5, now_sec)
-  local draining = window.expire_all(2, window_count, 5, now_sec, header.budget)
-  slot_due.settle_slot_due()
-  local checks = ingest.ingest_checks(header.now_ms, now_sec, window_count, tonumber(arg.segments_max))
+  local draining, checks = ingest.ingest_prepare(call, header, tonumber(arg.segments_max))
   local outcomes, accepted, new_last = ingest_classify(call, checks, cjson.decode(arg.entries))
-  local due_ms = ingest.ingest_write(cfg_key, call, accepted, #accepted, checks.holding_at, new_last, now_sec)
+  local due_ms = ingest.ingest_write(cfg_key, call, accepted, #accepted, checks.holding_at, new_last, header.now_sec)
   return reader.answer(CALLS.ingest_apply, { draining = draining, due_ms = due_ms, applied = #accepted, outcomes = outcomes })
 end

@@ -1,4 +1,4 @@
--- requires: call_state, ingest, reader, slot_due, snapshot, window
+-- requires: call_state, ingest, reader
 -- ingest_groups: the fast path of ingest_apply for a batch part no earlier call has seen, on a sum
 -- board: the caller sends the part's events summed per (item, second, segments; an event with an
 -- actor alone), in the order of each group's last event (so `ties: first` orders items as
@@ -32,19 +32,15 @@ local function ingest_groups(keys, args)
   local header, arg = reader.read_call(args, CALLS.ingest_groups)
   local err, call = ingest.ingest_begin(keys, header, tonumber(arg.epoch))
   if err then return err end
-  local window_count, now_sec = call.window_count, header.now_sec
   local last_hi, last_lo = ingest.id_of(call.last)
   local first_hi, first_lo = ingest.id_of(arg.first_id)
   if BOARD.aggregate ~= 'sum' or not ingest.after(first_hi, first_lo, last_hi, last_lo) then return not_taken() end
-  snapshot.cross_all(2, window_count, 5, now_sec)
-  local draining = window.expire_all(2, window_count, 5, now_sec, header.budget)
-  slot_due.settle_slot_due()
-  local checks = ingest.ingest_checks(header.now_ms, now_sec, window_count, tonumber(arg.segments_max))
+  local draining, checks = ingest.ingest_prepare(call, header, tonumber(arg.segments_max))
   local groups = cjson.decode(arg.groups)
   for _, group in ipairs(groups) do
     if ingest.ingest_check(checks, group) then return not_taken() end
   end
   local events = tonumber(arg.events)
-  local due_ms = ingest.ingest_write(cfg_key, call, groups, events, checks.holding_at, arg.last_id, now_sec)
+  local due_ms = ingest.ingest_write(cfg_key, call, groups, events, checks.holding_at, arg.last_id, header.now_sec)
   return reader.answer(CALLS.ingest_groups, { taken = 1, draining = draining, due_ms = due_ms, applied = events })
 end
