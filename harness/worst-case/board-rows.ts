@@ -37,9 +37,11 @@ const COSTLIEST_SUM_ENTRY = entryCost({ actor: 'a', segments: segmentsOf(0) }, B
 const COSTLIEST_TAKEN = Math.max(1, Math.floor(COST_BOUND / COSTLIEST_SUM_ENTRY));
 /** Late scores on the `last` board a batch may carry. */
 const LATE_SCORES_TAKEN = Math.floor(COST_BOUND / entryCost({}, { views: [], ...BOARDS['wc-last'] }));
-/** A write's crossing of the boundaries of the segments it names: not yet split from the write's call. */
-const SEGMENT_CROSSING =
-  "#45: a write naming segments takes each one's boundary snapshots in its own call (segments × snapshotted windows × top rows)";
+/** An event in 8 segments of a board of every option: one atomic call writes each segment's windows and views. */
+const SEGMENTED_EVENT =
+  '#45: one event writes 8 windows and 8 views in the board and in each of its 8 segments in one atomic call (about 1 800 commands)';
+/** The crossing board's filled segments (seed.ts). */
+const CROSSING_SEGMENTS = Array.from({ length: 8 }, (_, k) => `x${k}`);
 /** The costliest metric: the last, its windows the ones furthest from the board's own. */
 const LAST_METRIC = METRIC_NAMES[METRIC_NAMES.length - 1];
 /** Existing items a batch of one metric may carry on the metrics board (WRITE_COST_PER_CALL). */
@@ -78,7 +80,7 @@ export const WRITE_ROWS: WorstRow[] = [
   {
     route: 'POST /boards/{board}/items/{item}/increment',
     worst: 'an existing item in 8 new segments of a 64-shard board: the names claimed on shard 0 first',
-    open: SEGMENT_CROSSING,
+    open: SEGMENTED_EVENT,
     request: (_context, attempt) =>
       post('/boards/wc-shards/items/i5/increment', {
         segments: Array.from({ length: SEGMENTS_PER_EVENT }, (_, k) => `claim${attempt}-${k}`),
@@ -86,8 +88,18 @@ export const WRITE_ROWS: WorstRow[] = [
   },
   {
     route: 'POST /boards/{board}/items/{item}/increment',
+    worst:
+      'the first write after a boundary naming 8 segments of 1 000+ items, 8 windows keeping snapshots of 1 000 rows',
+    // 72 listings of 1 000 rows (8 × 9 windows) are stored before the write applies, a listing a call.
+    manyCalls: 'each call stores one listing of at most 1 000 rows (snapshot_lib ROWS_PER_CALL)',
+    prepare: (context) => context.advanceSec(60),
+    request: () => post('/boards/wc-cross/items/i1/increment', { segments: CROSSING_SEGMENTS }),
+    times: 1,
+  },
+  {
+    route: 'POST /boards/{board}/items/{item}/increment',
     worst: 'a new item with a new actor in 8 segments: 8 windows, 8 views, ties first',
-    open: SEGMENT_CROSSING,
+    open: SEGMENTED_EVENT,
     request: (_context, attempt) =>
       post(`/boards/wc-sum/items/${fresh(attempt, 0)}/increment`, {
         amount: 3,
@@ -170,7 +182,7 @@ export const WRITE_ROWS: WorstRow[] = [
   {
     route: 'POST /boards/{board}/items/{item}/likes',
     worst: 'a new user in 8 segments on the board of every option',
-    open: SEGMENT_CROSSING,
+    open: SEGMENTED_EVENT,
     request: (_context, attempt) =>
       post('/boards/wc-sum/items/i1/likes', { userId: fresh(attempt, 2), segments: segmentsOf(attempt) }),
     grows: { times: 60 },
@@ -179,7 +191,7 @@ export const WRITE_ROWS: WorstRow[] = [
     route: 'DELETE /boards/{board}/items/{item}/likes/{userId}',
     worst: 'a like held in 8 windows and 8 segments',
     // The like's take-back writes each of its segments as the like did (17–24 ms at load 3, 71 ms in a CI run).
-    open: SEGMENT_CROSSING,
+    open: SEGMENTED_EVENT,
     prepare: async (context) => {
       await context.send(post('/boards/wc-sum/items/i2/likes', { userId: 'liked', segments: segmentsOf(3) }), 'seeder');
     },

@@ -4,6 +4,7 @@
  * Their data grows with the scale: `ci` is small enough for `npm test`, `full` is what `npm run abuse`
  * seeds.
  */
+import { MODERATED_GROUP_ITEMS_PER_SHARD, MODERATED_GROUPS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { CAP_PER_ITEM } from '../../src/ranking/options/actor-caps/actor-caps.option';
 
 export type Scale = 'ci' | 'full';
@@ -136,6 +137,20 @@ const TAIL_BOARD = {
   tail: { exact: 1000, below: 1000 },
 };
 
+/**
+ * Eight minute windows, each keeping snapshots of its 1 000 best, and segments: the first write after
+ * a boundary naming 8 filled segments has 8 × 9 listings of 1 000 rows to snapshot before it applies.
+ */
+const CROSSING_BOARD = {
+  windows: Array.from({ length: 8 }, (_, i) => ({
+    name: `x${i + 1}`,
+    period: `${i + 1}h`,
+    interval: '1m',
+    snapshots: { keep: 2, top: 1000 },
+  })),
+  segments: { max: 100 },
+};
+
 export const BOARDS = {
   /** Every option a sum board may combine, at its maximum, on one shard. */
   'wc-sum': SUM_BOARD,
@@ -146,9 +161,16 @@ export const BOARDS = {
   'wc-ever': EVER_BOARD,
   /** Item groups on the most shards: one group holds the head, so filtered reads scan their deepest. */
   'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
+  /**
+   * The sum board with item groups on one shard, made to hold the most moderation a shard may: its
+   * items' states (MODERATED_ITEMS_PER_SHARD) and the most moderated groups holding the most items
+   * (moderation rows), so its read rows pay both at their maxima.
+   */
+  'wc-modgroups': { ...SUM_BOARD, groups: true },
   /** Eight metrics of eight windows each. */
   'wc-metrics': METRICS_BOARD,
   'wc-tail': TAIL_BOARD,
+  'wc-cross': CROSSING_BOARD,
   /**
    * Filled to its bound of weighed actors by the weight row: the sum board's windows, views and cap,
    * without the segments every re-weighting walks (at full scale 500 steps an actor, for 1 000 actors).
@@ -159,3 +181,13 @@ export const BOARDS = {
 } as const;
 
 export type BoardName = keyof typeof BOARDS;
+
+/**
+ * wc-modgroups' seeded groups: twice the most a board may moderate, each holding the share of
+ * MODERATED_GROUP_ITEMS_PER_SHARD that the most moderated groups hold together (g0 … g99 moderated:
+ * half of the head's items, spread over it).
+ */
+export const MODERATED_GROUP_IDS = {
+  groups: 2 * MODERATED_GROUPS_PER_BOARD,
+  itemsEach: MODERATED_GROUP_ITEMS_PER_SHARD / MODERATED_GROUPS_PER_BOARD,
+};

@@ -52,6 +52,11 @@ export interface WorstRow {
    * not accept still fails), its time is not held against it. The reason names the open issue row.
    */
   open?: string;
+  /**
+   * Why the request is many bounded calls by design (each still held to the per-call bound): its
+   * Redis time in all is then not held to the per-request bound.
+   */
+  manyCalls?: string;
   /** Runs after the row is measured, with its last answer: e.g. finishing background work it started. */
   settle?(context: HarnessContext, answer: HttpAnswer | undefined): Promise<void>;
   /** Runs before the row (once): e.g. making what the row deletes. */
@@ -68,6 +73,8 @@ export interface RowFigures {
   maxCallMs: number;
   maxCallName: string;
   requestMs: number;
+  /** Commands the costliest request's scripts ran, by name (RedisCost.scriptCommands). */
+  scriptCommands: Record<string, number>;
   /** used_memory grown per request answered 2xx (growth rows), bytes. */
   bytesPerRequest: number | null;
   /** Growth rows: the request at which the quota refused (null: never). */

@@ -4,14 +4,92 @@
  * (writes answering ranks, every read) pays what moderation adds at its maximum; the review queue is
  * read on the `last` board, which reviews.
  */
-import { MODERATED_ITEMS_PER_SHARD, QUEUE_DEPTH_ITEMS } from '../../src/ranking/core/ranking.limits';
-import type { HttpRequest, WorstRow } from './harness-types';
+import {
+  MODERATED_GROUP_ITEMS_PER_SHARD,
+  MODERATED_GROUPS_PER_BOARD,
+  MODERATED_ITEMS_PER_SHARD,
+  QUEUE_DEPTH_ITEMS,
+} from '../../src/ranking/core/ranking.limits';
+import { MODERATED_GROUP_IDS } from './boards';
+import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
 const hide = (item: string): HttpRequest => ({
   method: 'PUT',
   path: `/admin/boards/wc-sum/moderation/items/${item}`,
   body: { state: 'hidden' },
 });
+
+const GROUPS_BOARD = '/admin/boards/wc-modgroups/moderation';
+const hideGroup = (group: string): HttpRequest => ({
+  method: 'PUT',
+  path: `${GROUPS_BOARD}/groups/${group}`,
+  body: { state: 'hidden' },
+});
+const get = (path: string): HttpRequest => ({ method: 'GET', path });
+
+/** wc-modgroups at its maxima but one group: every group g1 … g99 hidden, and its most item states (items of no hidden group). */
+async function moderateGroupsBoard(context: HarnessContext): Promise<void> {
+  for (let g = 1; g < MODERATED_GROUPS_PER_BOARD; g++) await context.send(hideGroup(`g${g}`), 'admin');
+  const { groups, itemsEach } = MODERATED_GROUP_IDS;
+  const candidates = Array.from({ length: groups * itemsEach }, (_, n) => n).filter(
+    (n) => n % groups >= MODERATED_GROUPS_PER_BOARD,
+  );
+  const step = Math.max(1, Math.floor(candidates.length / MODERATED_ITEMS_PER_SHARD));
+  for (let k = 0; k < MODERATED_ITEMS_PER_SHARD; k++)
+    await context.send(
+      { ...hide(`i${candidates[k * step]}`), path: `${GROUPS_BOARD}/items/i${candidates[k * step]}` },
+      'admin',
+    );
+}
+
+const MAXED = `${MODERATED_GROUPS_PER_BOARD} hidden groups holding ${MODERATED_GROUP_ITEMS_PER_SHARD} items and ${MODERATED_ITEMS_PER_SHARD} hidden items on one shard`;
+
+/** Group moderation, then reads and a write on the board holding the most of it. */
+const GROUP_ROWS: WorstRow[] = [
+  {
+    route: 'PUT /admin/boards/{board}/moderation/groups/{group}',
+    worst: `the last group state a board takes (${MODERATED_GROUPS_PER_BOARD}, reaching ${MODERATED_GROUP_ITEMS_PER_SHARD} items on the shard, beside ${MODERATED_ITEMS_PER_SHARD} item states): a check call and a set call`,
+    prepare: moderateGroupsBoard,
+    request: () => hideGroup('g0'),
+    expect: [204],
+  },
+  {
+    route: 'PUT /admin/boards/{board}/moderation/groups/{group}',
+    worst: 'a new group state past the limit: refused after the check call, nothing stored',
+    request: () => hideGroup(`g${MODERATED_GROUPS_PER_BOARD}`),
+    expect: [409],
+    times: 1,
+  },
+  {
+    route: 'DELETE /admin/boards/{board}/moderation/groups/{group}',
+    worst: 'a group of a board at its limits, cleared and hidden again',
+    request: () => ({ method: 'DELETE', path: `${GROUPS_BOARD}/groups/g0` }),
+    settle: async (context) => {
+      await context.send(hideGroup('g0'), 'admin');
+    },
+    expect: [204],
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `limit 1 000 from the head, ${MAXED}, ties first`,
+    request: () => get('/boards/wc-modgroups/top?window=m&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}',
+    worst: `the lowest item, ${MAXED}`,
+    request: (context) => get(`/boards/wc-modgroups/items/i${context.sizes.items - 1}?window=m`),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/around',
+    worst: `radius 100 on a view, ${MAXED}`,
+    request: (context) => get(`/boards/wc-modgroups/items/i${context.sizes.items - 1}/around?window=fading&radius=100`),
+  },
+  {
+    route: 'POST /boards/{board}/items/{item}/increment',
+    worst: `an existing item's rank in 8 windows and 8 views, ${MAXED}`,
+    request: () => ({ method: 'POST', path: '/boards/wc-modgroups/items/i1500/increment', body: { amount: 1 } }),
+  },
+];
 
 export const MODERATION_ROWS: WorstRow[] = [
   {
@@ -49,4 +127,5 @@ export const MODERATION_ROWS: WorstRow[] = [
       path: `/admin/boards/wc-last/moderation/queue?window=l8&limit=100&cursor=${QUEUE_DEPTH_ITEMS - 100}`,
     }),
   },
+  ...GROUP_ROWS,
 ];

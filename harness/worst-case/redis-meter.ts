@@ -20,6 +20,16 @@ export interface RedisCost {
   totalMs: number;
   /** The longest call's command and first argument (the function's name for an FCALL). */
   maxCallName: string;
+  /**
+   * Commands the request's scripts ran inside Redis, by name: a figure the machine's load does not
+   * move, which says where a slow call's time goes.
+   */
+  scriptCommands: Record<string, number>;
+}
+
+/** All the commands of a script tally, added up. */
+export function scriptCommandCount(tally: Readonly<Record<string, number>>): number {
+  return Object.values(tally).reduce((sum, n) => sum + n, 0);
 }
 
 /** id, time, µs, arguments, client address, client name. */
@@ -45,12 +55,13 @@ export class RedisMeter {
 
   /** What Redis ran since the last reset(), and a reset for the next reading. */
   async read(): Promise<RedisCost> {
-    const cost: RedisCost = { calls: 0, maxCallMs: 0, totalMs: 0, maxCallName: '' };
+    const cost: RedisCost = { calls: 0, maxCallMs: 0, totalMs: 0, maxCallName: '', scriptCommands: {} };
     for (const node of await this.masters()) {
       const entries = (await node.slowlog('GET', SLOWLOG_ENTRIES)) as SlowlogEntry[];
       await node.slowlog('RESET');
       for (const [, , micros, args, client] of entries) {
         const command = String(args[0]).toLowerCase();
+        if (client === SCRIPT_CLIENT) cost.scriptCommands[command] = (cost.scriptCommands[command] ?? 0) + 1;
         if (PLUMBING.has(command) || client === SCRIPT_CLIENT) continue;
         const ms = micros / 1000;
         cost.calls += 1;

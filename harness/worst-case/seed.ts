@@ -3,7 +3,7 @@
  * out of reach), so every row meets data at the scale's size: closed calendar periods with archives,
  * snapshots, actors and segments on the sum boards, values in every slot of the `last` board.
  */
-import { BOARDS, type BoardName, METRIC_NAMES } from './boards';
+import { BOARDS, type BoardName, METRIC_NAMES, MODERATED_GROUP_IDS } from './boards';
 import type { HarnessContext } from './harness-types';
 
 const DAY_SEC = 86_400;
@@ -61,6 +61,19 @@ async function seedGroups(context: HarnessContext): Promise<void> {
   }));
 }
 
+/** The sum board's items, the head's in MODERATED_GROUP_IDS' groups (taking turns), the rest in one more. */
+async function seedModeratedGroups(context: HarnessContext): Promise<void> {
+  const { items, actors, segments } = context.sizes;
+  const { groups, itemsEach } = MODERATED_GROUP_IDS;
+  await batches(context, 'wc-modgroups', items, (n) => ({
+    item: `i${n}`,
+    amount: items - n,
+    actor: `a${n % actors}`,
+    segments: [`s${n % segments}`],
+    group: n < groups * itemsEach ? `g${n % groups}` : 'rest',
+  }));
+}
+
 async function seedSnapshots(context: HarnessContext): Promise<void> {
   for (let boundary = 0; boundary < context.sizes.snapshots; boundary++) {
     await context.advanceSec(MINUTE_SEC);
@@ -79,6 +92,13 @@ async function seedLast(context: HarnessContext): Promise<void> {
     score: 1 + (n % 997),
     at: nowSec - Math.floor(n / LAST_ITEMS) * MINUTE_SEC,
   }));
+}
+
+/** The crossing board's 8 segments, each holding every item (at least the 1 000 a snapshot keeps). */
+async function seedCrossing(context: HarnessContext): Promise<void> {
+  const segments = Array.from({ length: 8 }, (_, k) => `x${k}`);
+  const items = Math.max(1000, Math.min(context.sizes.items, 1500));
+  await batches(context, 'wc-cross', items, (n) => ({ item: `i${n}`, amount: items - n, segments }));
 }
 
 /** Items of the all-time board, each scored years ago: only its all-time window holds them. */
@@ -100,9 +120,11 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedCalendar(context);
   for (const board of ['wc-sum', 'wc-shards', 'wc-gone'] as const) await seedSums(context, board);
   await seedGroups(context);
+  await seedModeratedGroups(context);
   await seedSnapshots(context);
   await seedLast(context);
   await seedEver(context);
   await seedMetrics(context);
+  await seedCrossing(context);
   await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));
 }

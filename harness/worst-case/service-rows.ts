@@ -17,7 +17,9 @@ async function untilDone(context: HarnessContext, board: string, answer: HttpAns
   for (let poll = 0; poll < RETRACTION_POLLS; poll++) {
     if ((await context.send(get(path), 'admin')).body?.state === 'done') return;
   }
-  throw new Error(`the retraction at ${path} never finished`);
+  throw new Error(
+    `the retraction at ${path} never finished: ${JSON.stringify((await context.send(get(path), 'admin')).body)}`,
+  );
 }
 
 /** Runs a re-weighting to its end (its steps run in the background; each GET resumes a paused one). */

@@ -84,6 +84,10 @@ export const ERROR_CODES = {
     409,
     'no: the board holds its most weighed actors; set one back to weight 1 (which frees its place) first',
   ),
+  MODERATED_GROUPS_FULL: refused(
+    409,
+    'no: the board holds its most moderated groups; clear one (DELETE .../moderation/groups/:group) first',
+  ),
   INGEST_SOURCE_CONFLICT: refused(
     409,
     'no: a source of another kind has that name; delete it first or pick another name',

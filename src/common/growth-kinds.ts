@@ -4,7 +4,7 @@
  * of keyed writes Redis keeps for IDEMPOTENCY_TTL_SEC (see governance/answer-budget.ts). actorEntries:
  * contributions an actor makes new (its first event on an item in one slot of one window, a board's or a
  * segment's: actor_lib). segmentEntries: an item's first amount in one slot of one segment window,
- * and a segment's keys on a shard where it is new (segment_lib). itemDataBytes: bytes an item's data grows by (a longer replacement counts its growth).
+ * and a segment's keys on a shard where it is new (segment_growth_lib). itemDataBytes: bytes an item's data grows by (a longer replacement counts its growth).
  */
 export const GROWTH_KINDS = [
   'items',

@@ -26,6 +26,13 @@ export const PAGE_OFFSET_ITEMS: Bounds = { min: 0, max: 1_000_000 };
 /** Unix seconds accepted anywhere: up to the year 2286, which keeps every time far inside 2^53 ms. */
 export const UNIX_SEC: Bounds = { min: 0, max: 9_999_999_999 };
 
+/**
+ * Calls one function call may take to cross the snapshot boundaries it meets first, each storing
+ * about one listing of 1 000 rows (snapshot_lib's ROWS_PER_CALL): a write naming 8 segments of 8
+ * snapshotted windows meets at most 72. Past it the request is a 503 WINDOW_DRAINING, nothing applied.
+ */
+export const CROSSING_CALLS_PER_REQUEST = 200;
+
 /** How far ahead of our clock an event's or sample's `at` may be (clock skew between clients and us). */
 export const MAX_FUTURE_SKEW_SEC = 5;
 

@@ -1,5 +1,7 @@
 import { Command } from 'ioredis';
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
+import { WindowDrainingError } from '../common/errors';
+import { CROSSING_CALLS_PER_REQUEST } from '../common/limits';
 import { FunctionLibrary, LibraryFunction, locateError } from './function-library';
 import { pruneVersions, stampedSource } from './library-versions';
 import type { ScriptArg, ScriptCall } from './scripts';
@@ -115,8 +117,9 @@ function send(client: FunctionClient, fn: LibraryFunction<never, unknown>, args:
 /**
  * Runs a function (build, FCALL or FCALL_RO, decode). When the node answers that the function is
  * missing, its library is loaded on every master and the call sent once more: it did not run the
- * first time, so the retry is never a second run. A Redis error's `user_function:<line>` gains the
- * module line it points to.
+ * first time, so the retry is never a second run; so is a call answering that it left snapshot
+ * boundaries to cross (sendCrossing). A Redis error's `user_function:<line>` gains the module line it
+ * points to.
  */
 export async function callFunction<In, Out>(
   client: FunctionClient,
@@ -124,6 +127,36 @@ export async function callFunction<In, Out>(
   input: In,
 ): Promise<Out> {
   const args = fcallArgs(fn, fn.build(input));
+  return fn.decode(await sendCrossing(client, fn, args), input);
+}
+
+/** A script's answer that it crossed some snapshot boundaries and left the rest, having applied nothing. */
+function isCrossingLeft(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('TB_CROSSING');
+}
+
+/**
+ * Sends the call again while it answers that snapshot boundaries are left (each call crosses some
+ * and applies nothing until none is left), at most CROSSING_CALLS_PER_REQUEST times.
+ */
+async function sendCrossing(
+  client: FunctionClient,
+  fn: LibraryFunction<never, unknown>,
+  args: [number, ...ScriptArg[]],
+) {
+  for (let call = 1; ; call++) {
+    try {
+      return await sendLoaded(client, fn, args);
+    } catch (error) {
+      if (!isCrossingLeft(error)) throw error;
+      if (call >= CROSSING_CALLS_PER_REQUEST)
+        throw new WindowDrainingError(`snapshot boundaries are still being stored after ${call} calls: retry`);
+    }
+  }
+}
+
+/** Sends the call, loading its library and sending it once more when the node lacks it. */
+async function sendLoaded(client: FunctionClient, fn: LibraryFunction<never, unknown>, args: [number, ...ScriptArg[]]) {
   let reply: unknown;
   try {
     reply = await send(client, fn, args);
@@ -138,7 +171,7 @@ export async function callFunction<In, Out>(
       throw error;
     }
   }
-  return fn.decode(reply, input);
+  return reply;
 }
 
 /** Queues a function call on a pipeline (no reload there: decode its reply with `fn.decode` once the pipeline ran). */

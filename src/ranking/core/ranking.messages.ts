@@ -30,6 +30,12 @@ export const RANKING_MESSAGES = {
     `board "${board}": the shard of this item holds ${held} moderated items (hidden or allowed) of its ${most}; clear some (DELETE .../moderation/items/:item) before setting new ones`,
   actorWeightsFull: (board: string, held: number, most: number) =>
     `board "${board}" holds ${held} weighed actors (weight other than 1) of its ${most}; set one back to weight 1 (PUT .../actors/:actor { "weight": 1 }) before weighing another`,
+  moderatedGroupsFull: (board: string, most: number) =>
+    `board "${board}" holds ${most} moderated groups (hidden or allowed), its most; clear one (DELETE .../moderation/groups/:group) before setting a new one`,
+  moderatedGroupItemsTooMany: (board: string, items: number, most: number) =>
+    `board "${board}": with this group state the moderated groups would hold ${items} items on one shard, past ${most} (each read skips them one by one); hide fewer groups or hide items one by one`,
+  groupModerationNeedsGroups: (board: string) =>
+    `board "${board}" keeps no groups: group moderation needs "groups": true (PUT the board with it)`,
   queueNeedsReview: (board: string) =>
     `board "${board}" does not review items: every item is listed unless hidden (declare "moderation": { "review": true } to review)`,
   queueTooDeep: (depth: number, most: number) =>

@@ -105,7 +105,7 @@ export interface WriteOutcome {
   standings: WindowStanding[];
   /** New items this write created (0 on a replay, or when no limit applied: nothing to charge). */
   createdItems: number;
-  /** New actor contributions and segment entries an increment created (0 likewise; see GROWTH in segment_lib). */
+  /** New actor contributions and segment entries an increment created (0 likewise; see GROWTH in segment_growth_lib). */
   createdActorEntries?: number;
   createdSegmentEntries?: number;
 }

@@ -1,6 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, Matches } from 'class-validator';
-import { IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty } from '../../common/dto';
+import { CompiledValidation, ID_FIELD, NAME_FIELD } from '../../common/compiled-checks';
+import {
+  IdProperty,
+  IsOptionalNotNull,
+  NameProperty,
+  OptionalIntProperty,
+  OptionalNameProperty,
+} from '../../common/dto';
 import { DEFAULT_QUEUE_PAGE, QUEUE_DEPTH_ITEMS, QUEUE_PAGE } from '../core/ranking.limits';
 import { ItemResultDto } from './item.dto';
 
@@ -14,6 +21,15 @@ export class ModerationStateDto {
   })
   @IsIn(MODERATION_STATES, { message: `state must be one of ${MODERATION_STATES.join(', ')}` })
   state!: (typeof MODERATION_STATES)[number];
+}
+
+@CompiledValidation({ board: NAME_FIELD, group: ID_FIELD })
+export class GroupParams {
+  @NameProperty('Board name', 'posts')
+  board!: string;
+
+  @IdProperty('Group id (URL-encoded), compared after NFC normalisation like an item id', 'author-7')
+  group!: string;
 }
 
 export class ModerationQueueQuery {

@@ -5,13 +5,21 @@ import { AdminRoute } from '../../access/access.decorators';
 import { answer } from '../../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
 import { GrowthQuotas } from '../../governance/growth-quotas';
-import { DEFAULT_QUEUE_PAGE, MODERATED_ITEMS_PER_SHARD, QUEUE_DEPTH_ITEMS } from '../core/ranking.limits';
+import {
+  DEFAULT_QUEUE_PAGE,
+  MODERATED_GROUP_ITEMS_PER_SHARD,
+  MODERATED_GROUPS_PER_BOARD,
+  MODERATED_ITEMS_PER_SHARD,
+  QUEUE_DEPTH_ITEMS,
+} from '../core/ranking.limits';
 import { BoardParams } from '../dto/board.dto';
 import { ItemParams } from '../dto/item.dto';
-import { ModerationQueueDto, ModerationQueueQuery, ModerationStateDto } from '../dto/moderation.dto';
+import { GroupParams, ModerationQueueDto, ModerationQueueQuery, ModerationStateDto } from '../dto/moderation.dto';
 import { ModerationService, QueueAnswer } from './moderation.service';
 
 const STATE_NOTE = `Takes effect on the next read of every instance (the state lives in Redis beside the item's counts, which keep accruing). A hidden item is listed by no read (top, around, views' windows, segments, stream, lookup: hidden true, rank null); the items after it move up (ranks, percentiles and around close the gap). Allowing it again lists it exactly as if it had never been hidden. On a board with "moderation": { "review": true } only allowed items are listed. One call on the item's shard; each shard holds at most ${MODERATED_ITEMS_PER_SHARD} items with a state (429 QUOTA_EXCEEDED beyond: clear some first).`;
+
+const GROUP_NOTE = `On a board with "groups": true: the state applies to every item whose latest group is this one, now and as items join or leave it. An item's own state wins over its group's (an allowed item of a hidden group is listed; a hidden item of an allowed group is not); on a review board an allowed group lists its items that hold no state of their own. Takes effect on the next read of every instance; counts keep accruing, and allowing or clearing lists every item exactly as if the group had never been hidden. One check call and one set call on every shard; a board holds at most ${MODERATED_GROUPS_PER_BOARD} groups with a state (409 MODERATED_GROUPS_FULL beyond), and the moderated groups may hold at most ${MODERATED_GROUP_ITEMS_PER_SHARD} items on any one shard when a state is set (422 REQUEST_TOO_COSTLY beyond; nothing stored either way).`;
 
 const QUEUE_NOTE = `Items of a review board's window that are listed there but neither allowed nor hidden, highest score first. One call per shard, each reading cursor + limit rows plus its moderated items (at most ${QUEUE_DEPTH_ITEMS} deep: 422 REQUEST_TOO_COSTLY beyond).`;
 
@@ -63,6 +71,51 @@ export class ModerationController {
   ): Promise<void> {
     const sent = this.quotas.sentWith(request);
     answer(reply, await this.moderation.setState({ name: params.board, item: params.item, state: null, ...sent }));
+  }
+
+  @Put('admin/boards/:board/moderation/groups/:group')
+  @AdminRoute()
+  @HttpCode(204)
+  @RetrySafe()
+  @ApiOperation({ summary: "Set a group's moderation state: hidden or allowed", description: GROUP_NOTE })
+  @ApiResponse({ status: 204, description: 'Set' })
+  @ErrorResponse(400, 'INVALID_INPUT: a state other than hidden or allowed, a board without groups')
+  @ErrorResponse(404, 'BOARD_NOT_FOUND')
+  @ErrorResponse(409, 'MODERATED_GROUPS_FULL: the board holds its most moderated groups and this one has no state')
+  @ErrorResponse(422, 'REQUEST_TOO_COSTLY: the moderated groups would hold too many items on one shard')
+  async putGroup(
+    @Param() params: GroupParams,
+    @Body() body: ModerationStateDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    const sent = this.quotas.sentWith(request);
+    const change = { name: params.board, group: params.group, state: body.state, ...sent };
+    answer(reply, await this.moderation.setGroupState(change));
+  }
+
+  @Delete('admin/boards/:board/moderation/groups/:group')
+  @AdminRoute()
+  @HttpCode(204)
+  @RetrySafe()
+  @ApiOperation({
+    summary: "Clear a group's moderation state",
+    description:
+      'Back to the default: its items take their own state, else are listed (on a review board: wait for review). 204 also when it had none. One call on every shard.',
+  })
+  @ApiResponse({ status: 204, description: 'Cleared' })
+  @ErrorResponse(400, 'INVALID_INPUT: a board without groups')
+  @ErrorResponse(404, 'BOARD_NOT_FOUND')
+  async clearGroup(
+    @Param() params: GroupParams,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    const sent = this.quotas.sentWith(request);
+    answer(
+      reply,
+      await this.moderation.setGroupState({ name: params.board, group: params.group, state: null, ...sent }),
+    );
   }
 
   @Get('admin/boards/:board/moderation/queue')

@@ -7,6 +7,8 @@ import { sliceFunctions } from '../core/slice-functions';
 
 const SET_ARGS = ['item', 'state', 'most', ...IDEM_FIELDS] as const;
 const SET_REPLY = ['previous', 'held'] as const;
+const GROUP_SET_ARGS = ['group', 'state', 'apply', ...IDEM_FIELDS] as const;
+const GROUP_SET_REPLY = ['previous', 'groups', 'items'] as const;
 const QUEUE_ARGS = ['offset', 'limit'] as const;
 const QUEUE_REPLY = ['draining', 'rows'] as const;
 
@@ -37,6 +39,32 @@ export const MODERATION_FUNCTIONS = {
         return {
           previous: previous === '' ? null : (previous as ModerationState),
           held: reply.int(SET_REPLY.indexOf('held')),
+        };
+      }),
+  }),
+
+  moderationGroupSet: typedFunction({
+    name: 'tbRankModerationGroupSet',
+    handler: 'moderation_group_set',
+    numberOfKeys: 1,
+    contract: { args: GROUP_SET_ARGS, reply: GROUP_SET_REPLY },
+    build: (call: BoardCall & { group: string; state: ModerationState | null; apply: boolean; idem?: IdemCall }) => ({
+      keys: [call.shard.keys.cfg()],
+      args: callArgs({ ...bareHeader(call.nowMs), version: call.board.config.version }, GROUP_SET_ARGS, {
+        group: call.group,
+        state: call.state ?? '',
+        apply: call.apply ? 1 : 0,
+        ...idemNamedArgs(call.idem, ''),
+      }),
+    }),
+    decode: (raw, call) =>
+      decodeIdempotent('tbRankModerationGroupSet', raw, call.idem, (reply) => {
+        reply.expectLength(GROUP_SET_REPLY.length);
+        const previous = reply.string(GROUP_SET_REPLY.indexOf('previous'));
+        return {
+          previous: previous === '' ? null : (previous as ModerationState),
+          groups: reply.int(GROUP_SET_REPLY.indexOf('groups')),
+          items: reply.int(GROUP_SET_REPLY.indexOf('items')),
         };
       }),
   }),

@@ -32,6 +32,15 @@ export interface StateRequest {
   budget?: ClientBudget;
 }
 
+/** A group's state change as the admin sent it (state null: back to the default). */
+export interface GroupStateRequest {
+  name: string;
+  group: string;
+  state: ModerationState | null;
+  idemKey?: string;
+  budget?: ClientBudget;
+}
+
 /** What a queue read asks: the cursor is the offset a previous page answered. */
 export interface QueueRequest {
   name: string;
@@ -41,8 +50,9 @@ export interface QueueRequest {
 }
 
 /**
- * Item moderation (PUT/DELETE …/moderation/items/:item) and the review queue: states live on each
- * item's shard (moderation_lib.lua), which every read of the board consults in the same call.
+ * Item and group moderation (PUT/DELETE …/moderation/items/:item, …/groups/:group) and the review
+ * queue: an item's state lives on its shard, a group's on every shard (moderation_lib.lua), which every
+ * read of the board consults in the same call.
  */
 @Injectable()
 export class ModerationService {
@@ -60,6 +70,19 @@ export class ModerationService {
     return this.cache.withBoard(name, (board) =>
       withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
         const written = await this.store.set({ board, item, state, nowMs: this.clock.nowMs(), idem });
+        return { replayed: written.replayed, body: null };
+      }),
+    );
+  }
+
+  /** Sets (or with null clears) a group's state on every shard of a groups board; retry-safe with an Idempotency-Key. */
+  setGroupState(request: GroupStateRequest): Promise<WriteAnswer<null>> {
+    const { name, group, state, idemKey, budget } = request;
+    const keyed = idemRequest(idemKey, ['moderation-group', name, group, state]);
+    return this.cache.withBoard(name, (board) =>
+      withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
+        if (board.config.groups !== true) throw new InvalidInputError(M.groupModerationNeedsGroups(name));
+        const written = await this.store.setGroup({ board, group, state, nowMs: this.clock.nowMs(), idem });
         return { replayed: written.replayed, body: null };
       }),
     );

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { QuotaExceededError } from '../../common/errors';
+import { ConflictError, QuotaExceededError, RequestTooCostlyError } from '../../common/errors';
 import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { MODERATED_ITEMS_PER_SHARD } from '../core/ranking.limits';
+import {
+  MODERATED_GROUP_ITEMS_PER_SHARD,
+  MODERATED_GROUPS_PER_BOARD,
+  MODERATED_ITEMS_PER_SHARD,
+} from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RankingSettings } from '../core/ranking.settings';
 import type { ScoredItem } from '../core/ranking.types';
@@ -17,6 +21,16 @@ import { ModerationFunctions, ModerationState } from './moderation.functions';
 export interface StateChange {
   board: PreparedBoard;
   item: string;
+  /** null: back to the default. */
+  state: ModerationState | null;
+  nowMs: number;
+  idem?: IdemRequest;
+}
+
+/** A state change of one group, on every shard of its board. */
+export interface GroupStateChange {
+  board: PreparedBoard;
+  group: string;
   /** null: back to the default. */
   state: ModerationState | null;
   nowMs: number;
@@ -68,6 +82,46 @@ export class ModerationStore {
     const most = MODERATED_ITEMS_PER_SHARD;
     const pending = this.functions.call(this.fns.moderationSet, { ...call, most, idem: this.idemCalls.of(idem) });
     return guard(pending).catch(quotaOf(board.config.name));
+  }
+
+  /**
+   * Sets a group's state on every shard: first each shard answers what it would hold with it (refused
+   * before anything is stored past MODERATED_GROUPS_PER_BOARD or MODERATED_GROUP_ITEMS_PER_SHARD), then
+   * every shard but the first stores it, then the first with the Idempotency-Key: a repeat after a
+   * failure sets the same state again on the others (a state set twice is set once), and a repeat after
+   * success answers the first answer.
+   */
+  async setGroup(change: GroupStateChange): Promise<Idempotent<{ previous: ModerationState | null }>> {
+    const { board, group, state, nowMs, idem } = change;
+    const call = (shard: PreparedBoard['shards'][number], apply: boolean, idemCall?: ReturnType<IdemCalls['of']>) =>
+      guard(
+        this.functions.call(this.fns.moderationGroupSet, {
+          ...boardCall(board, shard, nowMs, this.budgetFields),
+          group,
+          state,
+          apply,
+          idem: idemCall,
+        }),
+      );
+    if (board.sharded) this.admit();
+    if (state !== null) {
+      const checks = await Promise.all(board.shards.map((shard) => call(shard, false)));
+      this.checkBounds(
+        board.config.name,
+        checks.map((check) => check.value),
+      );
+    }
+    const [first, ...others] = board.shards;
+    await Promise.all(others.map((shard) => call(shard, true)));
+    return call(first, true, this.idemCalls.of(idem));
+  }
+
+  private checkBounds(board: string, held: Array<{ previous: ModerationState | null; groups: number; items: number }>) {
+    if (held.some((shard) => shard.previous === null && shard.groups > MODERATED_GROUPS_PER_BOARD))
+      throw new ConflictError('MODERATED_GROUPS_FULL', M.moderatedGroupsFull(board, MODERATED_GROUPS_PER_BOARD));
+    const items = Math.max(...held.map((shard) => shard.items));
+    if (items > MODERATED_GROUP_ITEMS_PER_SHARD)
+      throw new RequestTooCostlyError(M.moderatedGroupItemsTooMany(board, items, MODERATED_GROUP_ITEMS_PER_SHARD));
   }
 
   /** Each shard's first `depth` rows of the queue; draining when some shard still holds expired data. */

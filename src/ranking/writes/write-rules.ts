@@ -93,7 +93,7 @@ export type BoardShape = { windows: readonly unknown[]; views: readonly unknown[
 
 /**
  * Keys a segment makes on a shard where it is new, each counted as one more segment entry: each
- * window's slots and results zsets, each view's four keys (segment_lib's GROWTH.new_segment).
+ * window's slots and results zsets, each view's four keys (segment_growth_lib's GROWTH.new_segment).
  */
 export const segmentKeysOf = (shape: BoardShape): number => 2 * shape.windows.length + 4 * shape.views.length;
 

@@ -613,6 +613,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/boards/{board}/moderation/groups/{group}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a group's moderation state: hidden or allowed
+         * @description On a board with "groups": true: the state applies to every item whose latest group is this one, now and as items join or leave it. An item's own state wins over its group's (an allowed item of a hidden group is listed; a hidden item of an allowed group is not); on a review board an allowed group lists its items that hold no state of their own. Takes effect on the next read of every instance; counts keep accruing, and allowing or clearing lists every item exactly as if the group had never been hidden. One check call and one set call on every shard; a board holds at most 100 groups with a state (409 MODERATED_GROUPS_FULL beyond), and the moderated groups may hold at most 1000 items on any one shard when a state is set (422 REQUEST_TOO_COSTLY beyond; nothing stored either way).
+         */
+        put: operations["ModerationController_putGroup"];
+        post?: never;
+        /**
+         * Clear a group's moderation state
+         * @description Back to the default: its items take their own state, else are listed (on a review board: wait for review). 204 also when it had none. One call on every shard.
+         */
+        delete: operations["ModerationController_clearGroup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/boards/{board}/moderation/queue": {
         parameters: {
             query?: never;
@@ -870,7 +894,7 @@ export interface components {
              * @description Stable machine code: act on it, not on the message
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "UNKNOWN_METRIC" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "ACTOR_WEIGHTS_FULL" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
+            code: "INVALID_INPUT" | "UNKNOWN_METRIC" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "ACTOR_WEIGHTS_FULL" | "MODERATED_GROUPS_FULL" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
             /** @description Per-dependency health, on a NOT_READY answer only */
             details?: {
                 [key: string]: unknown;
@@ -6814,6 +6838,335 @@ export interface operations {
                 content?: never;
             };
             /** @description INVALID_INPUT: the message names the field */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ADMIN_TOKEN_MISSING */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BOARD_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    ModerationController_putGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters. A repeat with the same key within IDEMPOTENCY_TTL_SEC answers the stored answer with Idempotent-Replayed: true and applies nothing; the same key with another request is a 422 IDEMPOTENCY_KEY_REUSED. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Board name: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+                /** @description Group id (URL-encoded), compared after NFC normalisation like an item id: 1-128 printable characters */
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModerationStateDto"];
+            };
+        };
+        responses: {
+            /** @description Set */
+            204: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key (nothing applied again) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_INPUT: a state other than hidden or allowed, a board without groups */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ADMIN_TOKEN_MISSING */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BOARD_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description MODERATED_GROUPS_FULL: the board holds its most moderated groups and this one has no state */
+            409: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BODY_TOO_LARGE: over the route's body size (1 MB for a batch, 64 KB elsewhere) */
+            413: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json */
+            415: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description REQUEST_TOO_COSTLY: the moderated groups would hold too many items on one shard
+             *
+             *     IDEMPOTENCY_KEY_REUSED
+             */
+            422: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    ModerationController_clearGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters. A repeat with the same key within IDEMPOTENCY_TTL_SEC answers the stored answer with Idempotent-Replayed: true and applies nothing; the same key with another request is a 422 IDEMPOTENCY_KEY_REUSED. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Board name: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+                /** @description Group id (URL-encoded), compared after NFC normalisation like an item id: 1-128 printable characters */
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cleared */
+            204: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key (nothing applied again) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_INPUT: a board without groups */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */

@@ -9,8 +9,9 @@
 -- Which scores are listed: on a max / min / last board every recorded one, whatever its sign; on a
 -- sum board those above 0 (an item whose increments sum to 0 or less is held but not listed).
 -- Exceptions (hooks_lib `exceptions`: moderation's hidden items, or on a review board the only ones
--- allowed) are outside the listing: pages, places, counts and ranks close the gaps they leave, at one
--- place per exception held and call, after one ZMSCORE (the option bounds how many a shard holds).
+-- allowed) are outside the listing: pages, places, counts and ranks close the gaps they leave, after
+-- one ZMSCORE (the option bounds how many a shard holds). A count ahead of a score compares their
+-- scores and places only the exceptions of that very score; a page places each one, once per call.
 -- KEYS: 0
 
 local hooks_of_top = call_state.hooks_of_top
@@ -98,20 +99,43 @@ local function base_listed_count(top_key)
 end
 
 -- The exceptions of the results `top_key` (hooks_lib `exceptions`), kept for the call: false, or
--- { only, items (id -> true), positions (ascending base positions of the listed ones) }. Bounded by
--- the option's limit: one ZSCORE and one place per exception. Kept for the call (call_cache).
+-- { only, items (id -> true), scores (listed ones: id -> score), listed (how many), placed (id -> base
+-- position, as asked), positions (ascending base positions of the listed ones, once a page asks) }.
+-- Bounded by the option's limit. Kept for the call (call_cache).
 local exceptions_of = { seq = 0, by = {} }
 
 -- The exceptions record of `items` (only: the only ones listed; else: the ones left out) in `top_key`.
 local function exceptions_record(top_key, only, items)
-  local record = { only = only, items = {}, positions = {} }
+  local record = { only = only, items = {}, scores = {}, listed = 0, placed = {} }
   local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}
   for i, item in ipairs(items) do
     record.items[item] = true
-    if held[i] and listed(top_key, tonumber(held[i])) then record.positions[#record.positions + 1] = base_position(top_key, item) end
+    local score = held[i] and tonumber(held[i])
+    if score and listed(top_key, score) and not record.scores[item] then
+      record.scores[item], record.listed = score, record.listed + 1
+    end
   end
-  table.sort(record.positions)
   return record
+end
+
+-- The base position of the exception `item` of `ex` (placed once per call).
+local function placed(top_key, ex, item)
+  local at = ex.placed[item]
+  if at == nil then
+    at = base_position(top_key, item)
+    ex.placed[item] = at
+  end
+  return at
+end
+
+-- The ascending base positions of the listed exceptions of `ex` (each placed once per call).
+local function positions_of(top_key, ex)
+  if ex.positions then return ex.positions end
+  local positions = {}
+  for item in pairs(ex.scores) do positions[#positions + 1] = placed(top_key, ex, item) end
+  table.sort(positions)
+  ex.positions = positions
+  return positions
 end
 
 local function exceptions(top_key)
@@ -140,10 +164,7 @@ local function count_as_shown(top_key, item)
   local ex = exceptions(top_key)
   if not ex or not ex.only or ex.items[item] then return end
   ex.items[item] = true
-  local at = base_position(top_key, item)
-  local positions = ex.positions
-  positions[#positions + 1] = at
-  table.sort(positions)
+  ex.scores[item], ex.listed = tonumber(redis.call('ZSCORE', top_key, item)), ex.listed + 1
 end
 
 -- How many of the ascending `positions` are below `place`.
@@ -156,9 +177,27 @@ local function count_below(positions, place)
   return low
 end
 
--- How many of the first `count` places of every item held the listing shows.
-local function shown_of(ex, count)
-  local below = count_below(ex.positions, count)
+-- How many listed exceptions of `ex` sit in the first `count` places of every item held: the places
+-- ahead of a record of `score` (nil: unknown, every exception placed). An exception of a better score
+-- is ahead, of a worse one not; only those of that very score are placed.
+local function below_of(top_key, ex, count, score)
+  score = tonumber(score)
+  if score == nil then return count_below(positions_of(top_key, ex), count) end
+  local lower_first, below = ascending(top_key), 0
+  for item, held in pairs(ex.scores) do
+    if held == score then
+      if placed(top_key, ex, item) < count then below = below + 1 end
+    elseif (held < score) == lower_first then
+      below = below + 1
+    end
+  end
+  return below
+end
+
+-- How many of the first `count` places of every item held (those ahead of a record of `score`, when
+-- known) the listing shows.
+local function shown_of(top_key, ex, count, score)
+  local below = below_of(top_key, ex, count, score)
   if ex.only then return below end
   return count - below
 end
@@ -173,8 +212,9 @@ end
 -- A page of the only items `ex` lists: one row read at each of their places.
 local function only_page(top_key, ex, first, last, marks)
   local rows, read_marks = {}, {}
-  for i = first + 1, math.min(last + 1, #ex.positions) do
-    local row = base_page(top_key, ex.positions[i], ex.positions[i], read_marks)
+  local positions = positions_of(top_key, ex)
+  for i = first + 1, math.min(last + 1, #positions) do
+    local row = base_page(top_key, positions[i], positions[i], read_marks)
     rows[#rows + 1], rows[#rows + 2] = row[1], row[2]
   end
   if marks then
@@ -188,10 +228,11 @@ local function except_page(top_key, ex, first, last, marks)
   local rows, read_marks = {}, {}
   local wanted, raw = last - first + 1, first
   if wanted <= 0 then return rows end
-  for _, at in ipairs(ex.positions) do
+  local positions = positions_of(top_key, ex)
+  for _, at in ipairs(positions) do
     if at <= raw then raw = raw + 1 else break end
   end
-  local skipped = #ex.positions - count_below(ex.positions, raw)
+  local skipped = #positions - count_below(positions, raw)
   local read = base_page(top_key, raw, raw + wanted - 1 + skipped, read_marks)
   for i = 1, #read, 2 do
     if #rows == 2 * wanted then break end
@@ -234,7 +275,7 @@ local function position(top_key, item)
   local ex = exceptions(top_key)
   if not ex then return at end
   if not shown(top_key, item) then return nil end
-  return shown_of(ex, at)
+  return shown_of(top_key, ex, at, tonumber(redis.call('ZSCORE', top_key, item)))
 end
 
 -- Items of the listing ahead of an item of `score` (a listed one) and mark `mark` (another shard's,
@@ -243,7 +284,7 @@ local function ahead(top_key, score, mark)
   local count = base_ahead(top_key, score, mark)
   local ex = exceptions(top_key)
   if not ex then return count end
-  return shown_of(ex, count)
+  return shown_of(top_key, ex, count, score)
 end
 
 -- How many leading places of every item held (the items ahead of a record, counted by Redis) the
@@ -251,7 +292,7 @@ end
 local function shown_ahead(top_key, count)
   local ex = exceptions(top_key)
   if not ex then return count end
-  return shown_of(ex, count)
+  return shown_of(top_key, ex, count, nil)
 end
 
 -- An item's rank among every item held (0: none) as a rank of the listing (0: left out).
@@ -259,7 +300,7 @@ local function shown_rank(top_key, item, rank)
   local ex = exceptions(top_key)
   if not ex or rank == 0 then return rank end
   if not shown(top_key, item) then return 0 end
-  return shown_of(ex, rank - 1) + 1
+  return shown_of(top_key, ex, rank - 1, tonumber(redis.call('ZSCORE', top_key, item))) + 1
 end
 
 -- How many items the results `top_key` list.
@@ -267,7 +308,9 @@ local function listed_count(top_key)
   local count = base_listed_count(top_key)
   local ex = exceptions(top_key)
   if not ex then return count end
-  return shown_of(ex, count)
+  -- The listed items hold the first places (an ascending board lists every score).
+  if ex.only then return ex.listed end
+  return count - ex.listed
 end
 
 -- Appends a write's marks of the item in each window (results keys at first_top, first_top + 2, ...

@@ -1,5 +1,5 @@
 -- module: segmentation
--- requires: actor_log, board_views, call_state, keyspace, seg_views, slot_due, snapshot, window
+-- requires: actor_log, call_state, keyspace, seg_views, slot_due, snapshot, window
 -- segment_lib: segments, a module of the ranking function library after window_lib and
 -- board_write_lib. A segment is a sub-board of one shard: its windows are the board's windows with
 -- keys "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name, so they are never a board
@@ -82,21 +82,53 @@ local function segment_snapshot_due_ms(first_key, window_count, name, now_sec, c
   return due
 end
 
+-- Crosses the boundaries of segment `name`'s windows keeping snapshots (snapshot_lib, `confs`: the
+-- board's settings, nil for none), as its first write or drain. Answers false when one is left for the
+-- next call (snapshot rows per call): nothing of the segment may change before it is crossed. `create`:
+-- a segment without history starts it (cross_boundary).
+local function cross_segment(first_key, window_count, name, now_sec, confs, create)
+  if not confs then return true end
+  for w = 0, window_count - 1 do
+    local _, interval_sec, origin_sec = window.window_rule(5, w)
+    local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
+    local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+    if not snapshot.cross_boundary(CALL.cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, create) then
+      return false
+    end
+  end
+  return true
+end
+
+-- What a write does before it changes anything: crosses the boundaries of the segments it names
+-- (`names`, repeats allowed) that already hold history, so that none is left for the next call once the
+-- write applies (a CROSSING_ERROR then: the service sends the call again, and nothing was applied). A
+-- segment new on the shard is marked by its first write (drain_segment): it has no listing to store.
+local function cross_named_segments(first_key, window_count, names)
+  if #names == 0 then return end
+  local confs = snapshot.snapshot_confs(CALL.cfg_key)
+  if not confs then return end
+  local now_sec = math.floor(call_state.now_ms() / 1000)
+  for _, name in ipairs(names) do
+    if not cross_segment(first_key, window_count, name, now_sec, confs, false) then error({ err = snapshot.CROSSING_ERROR }) end
+  end
+end
+
 -- Expires one segment's windows (and so its views), after crossing the boundaries of those keeping
--- snapshots (snapshot_lib), and moves its due entry to its oldest slot left or its next snapshot
+-- snapshots (cross_segment), and moves its due entry to its oldest slot left or its next snapshot
 -- boundary (gone, with its views' keys, when it holds none; now while expired data remains). Returns
--- the budget left, the segment's due time (unix ms, nil: none) and whether expired data remains.
+-- the budget left, the segment's due time (unix ms, nil: none), whether expired data remains, and
+-- false when a boundary was left for the next call (then nothing of it changed: it stays due).
 local function drain_segment(first_key, window_count, name, now_ms, budget)
   local _, segdue = segment_indexes(CALL.cfg_key)
   seg_views.segment_views(CALL.cfg_key, name)
   local now_sec = math.floor(now_ms / 1000)
   local confs = snapshot.snapshot_confs(CALL.cfg_key)
+  if not cross_segment(first_key, window_count, name, now_sec, confs, true) then return budget, now_ms, true, false end
   local next_ms, draining = math.huge, false
   for w = 0, window_count - 1 do
     local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
     local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
     local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
-    if confs then snapshot.cross_boundary(CALL.cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, true) end
     local more
     budget, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
     if more then
@@ -110,10 +142,10 @@ local function drain_segment(first_key, window_count, name, now_ms, budget)
   if next_ms == math.huge then
     redis.call('ZREM', segdue, name)
     seg_views.drop_segment_views(CALL.cfg_key, name)
-    return budget, nil, false
+    return budget, nil, false, true
   end
   redis.call('ZADD', segdue, next_ms, name)
-  return budget, next_ms, draining
+  return budget, next_ms, draining, true
 end
 
 -- Whether a write must drain segment `name` first: when the board keeps snapshots (its boundaries
@@ -143,7 +175,9 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
   local confs = snapshot.snapshot_confs(CALL.cfg_key)
   for _, name in ipairs(names) do
     if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
-      drain_segment(first_key, window_count, name, now_ms, tonumber(ARGV[3]))
+      -- The write crossed its segments' boundaries before it changed anything (cross_named_segments).
+      local crossed = select(4, drain_segment(first_key, window_count, name, now_ms, tonumber(ARGV[3])))
+      if not crossed then error({ err = snapshot.CROSSING_ERROR }) end
     end
     seg_views.segment_views(CALL.cfg_key, name)
     local live_until, due_ms = 0, nil
@@ -183,7 +217,7 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
 end
 
 -- Walks the segments listed in `pending` (a zset of names: a bounded job's own copy of the shard's
--- segdue) first to last while `left` > 0, each drained first where due (as every_window does), then
+-- segdue) first to last while `left` > 0, each drained first where due (as segment_add does before a write), then
 -- `visit(name, left)` answers the units left, whether the segment has nothing left (it leaves the list)
 -- and what it took. Answers the units left, whether the list is done, and the total taken.
 local function walk_pending_segments(cfg_key, pending, window_count, now_ms, drain, left, visit)
@@ -193,7 +227,10 @@ local function walk_pending_segments(cfg_key, pending, window_count, now_ms, dra
     local name = redis.call('ZRANGE', pending, 0, 0)[1]
     if not name then return left, true, taken end
     if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
-      drain = drain_segment(2, window_count, name, now_ms, math.max(drain, 0))
+      local drained, _, _, crossed = drain_segment(2, window_count, name, now_ms, math.max(drain, 0))
+      drain = drained
+      -- A boundary left for the next call ends this one's walk as a spent budget does.
+      if not crossed then return 0, false, taken end
     end
     local empty, count
     left, empty, count = visit(name, left)
@@ -201,30 +238,6 @@ local function walk_pending_segments(cfg_key, pending, window_count, now_ms, dra
     if empty then redis.call('ZREM', pending, name) end
   end
   return left, redis.call('EXISTS', pending) == 0, taken
-end
-
--- Every window of the shard as { slots key, results key, w (0-based), segment (nil: the board's) }: the
--- board's (pairs from KEYS[first_key]), then those of each segment that may hold data (segdue), each
--- drained first where due (one budget, ARGV[3], for them all; boundaries are crossed whatever is
--- left of it) as segment_add does before a write, so that a change to a segment's window (a
--- retraction) comes after its boundaries and expiry as on a board of its events.
-local function every_window(first_key, window_count, now_ms)
-  local windows = {}
-  for w = 0, window_count - 1 do windows[#windows + 1] = { KEYS[first_key + 2 * w], KEYS[first_key + 1 + 2 * w], w } end
-  local _, segdue = segment_indexes(CALL.cfg_key)
-  local names = redis.call('ZRANGE', segdue, 0, -1)
-  local keeps_snapshots = #names > 0 and snapshot.snapshot_confs(CALL.cfg_key) ~= nil
-  local budget = tonumber(ARGV[3])
-  for _, name in ipairs(names) do
-    if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
-      budget = drain_segment(first_key, window_count, name, now_ms, math.max(budget, 0))
-    end
-    for w = 0, window_count - 1 do
-      windows[#windows + 1] = { segment_window_key(KEYS[first_key + 2 * w], 'slots', name),
-        segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name), w, name }
-    end
-  end
-  return windows
 end
 
 -- The scheduled expiry of a shard's segments: drains up to `most` segments due by now (segdue), at
@@ -242,7 +255,9 @@ local function expire_segments(first_key, window_count, now_ms, budget, most)
   redis.call('ZREMRANGEBYSCORE', seghist, '-inf', math.floor(now_ms / 1000))
   for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
     if budget <= 0 then break end
-    budget = drain_segment(first_key, window_count, name, now_ms, budget)
+    local left, _, _, crossed = drain_segment(first_key, window_count, name, now_ms, budget)
+    budget = left
+    if not crossed then return 1, now_ms end
   end
   local first = redis.call('ZRANGE', segdue, 0, 0, 'WITHSCORES')
   local due_ms = #first > 0 and tonumber(first[2]) or nil
@@ -267,6 +282,7 @@ end
 local function segment_counts(first_key, window_count, name, now_ms, budget)
   local due, more, _ = segment_drain_due(name, now_ms, false), false, nil
   if due then budget, _, more = drain_segment(first_key, window_count, name, now_ms, budget) end
+  -- A boundary left for the next call answers as expired data does (more): nothing of it was read.
   if more then return nil, budget, due end
   local counts = {}
   for w = 0, window_count - 1 do
@@ -311,78 +327,6 @@ local function segment_rows(first_key, window_count, now_ms, after, limit, budge
   return out
 end
 
--- The growth of a write's entries the quotas count (actorEntries, segmentEntries), worked out before
--- anything changes, so a write past its allowance is refused whole: `actors`, the contributions an
--- entry makes new (actor_lib: a field of a window's act:<start>, a board's or a segment's window), and
--- `segments`, the fields it makes new in a segment window's slot (an item's first amount there). `seen`:
--- the fields counted so far in the request (two entries of a batch creating one field count once).
-local GROWTH = { actors = 0, segments = 0, seen = {} }
-
-function GROWTH.begin()
-  GROWTH.actors, GROWTH.segments, GROWTH.seen = 0, 0, {}
-end
-
--- 1 when field `field` of hash `key` is absent and not counted yet in this request, else 0.
-function GROWTH.new_field(key, field)
-  local id = key .. '\0' .. field
-  if GROWTH.seen[id] then return 0 end
-  GROWTH.seen[id] = true
-  return redis.call('HEXISTS', key, field) == 1 and 0 or 1
-end
-
--- The keys segment `name` makes on this shard when it is not live here (not counted yet in this
--- request): each window's slots and results zsets and each view's four keys (write-rules.ts
--- segmentKeysOf), counted as that many segment entries; 0 for a live one.
-function GROWTH.new_segment(name, window_count)
-  local id = 'segment\0' .. name
-  if GROWTH.seen[id] then return 0 end
-  GROWTH.seen[id] = true
-  local live_until = tonumber(redis.call('ZSCORE', segment_indexes(CALL.cfg_key), name))
-  if live_until and live_until > math.floor(call_state.now_ms() / 1000) then return 0 end
-  if not call_state.VIEWS.loaded then board_views.views_load(CALL.cfg_key, call_state.now_ms()) end
-  return 2 * window_count + 4 * #call_state.VIEWS.list
-end
-
--- Counts what one entry (item, actor "" for none, segment names) creates in the windows of `covering`
--- (see window_holds) at the slot of `at_sec`; the board's window keys as (slots, top) pairs from
--- KEYS[first_key].
-function GROWTH.of_entry(first_key, window_count, covering, at_sec, item, actor, names)
-  if actor == '' and #names == 0 then return end
-  for _, name in ipairs(names) do GROWTH.segments = GROWTH.segments + GROWTH.new_segment(name, window_count) end
-  local pair = actor .. actor_log.ACTORS.SEP .. item
-  for w = 0, window_count - 1 do
-    if covering[w] then
-      local _, interval_sec, origin_sec = window.window_rule(5, w)
-      local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
-      local slots_key = KEYS[first_key + 2 * w]
-      if actor ~= '' then GROWTH.actors = GROWTH.actors + GROWTH.new_field(actor_log.ACTORS.slot_key(slots_key, slot_start), pair) end
-      for _, name in ipairs(names) do
-        local segment_slots = segment_window_key(slots_key, 'slots', name)
-        GROWTH.segments = GROWTH.segments + GROWTH.new_field(window.slot_key_of(segment_slots, slot_start), item)
-        if actor ~= '' then
-          GROWTH.actors = GROWTH.actors + GROWTH.new_field(actor_log.ACTORS.slot_key(segment_slots, slot_start), pair)
-        end
-      end
-    end
-  end
-end
-
--- The refusal of the growth counted since GROWTH.begin past the allowances (-1: no quota), or nil.
-function GROWTH.refusal(actor_allowance, segment_allowance)
-  if actor_allowance >= 0 and GROWTH.actors > actor_allowance then
-    return 'TB_QUOTA actorEntries ' .. GROWTH.actors
-  end
-  if segment_allowance >= 0 and GROWTH.segments > segment_allowance then
-    return 'TB_QUOTA segmentEntries ' .. GROWTH.segments
-  end
-  return nil
-end
-
--- Whether a write with these allowances counts its growth (some quota is on): with none, nothing is read.
-function GROWTH.counted(actor_allowance, segment_allowance)
-  return actor_allowance >= 0 or segment_allowance >= 0
-end
-
 segmentation.segment_window_key = segment_window_key
 segmentation.segment_indexes = segment_indexes
 segmentation.segment_names = segment_names
@@ -391,7 +335,7 @@ segmentation.segment_refusal = segment_refusal
 segmentation.drain_segment = drain_segment
 segmentation.segment_drain_due = segment_drain_due
 segmentation.segment_add = segment_add
+segmentation.cross_named_segments = cross_named_segments
 segmentation.walk_pending_segments = walk_pending_segments
 segmentation.expire_segments = expire_segments
 segmentation.segment_rows = segment_rows
-segmentation.GROWTH = GROWTH

@@ -104,23 +104,45 @@ local function take_snapshot(base, top_key, at, conf, interval_sec)
   if #prev_args > 0 then redis.call('EXPIRE', prev, lifetime) end
 end
 
+-- Snapshot rows one call may take (a listing of 1 000 rows takes about 4 ms to store): a call takes
+-- the first snapshot it meets whatever its rows (at most SNAPSHOT_TOP_ITEMS), and the next ones while
+-- their rows fit. A boundary left is crossed by the next call (crossing_error: the service sends the
+-- call again), so a write naming 8 filled segments of 8 snapshotted windows is 72 calls of one listing
+-- each, never one call of all of them.
+local CROSSING = { ROWS_PER_CALL = 1000, seq = -1, rows = 0 }
+
+-- Whether this call may store a snapshot of `rows` rows (counting them when it may).
+local function crossing_allowed(rows)
+  if CROSSING.seq ~= CALL.seq then CROSSING.seq, CROSSING.rows = CALL.seq, 0 end
+  if CROSSING.rows > 0 and CROSSING.rows + rows > CROSSING.ROWS_PER_CALL then return false end
+  CROSSING.rows = CROSSING.rows + math.max(rows, 1)
+  return true
+end
+
+-- The error a script answers, before it changes anything, when a boundary it must cross first is left
+-- for the next call (the service sends the same call again: src/redis/functions.ts).
+local CROSSING_ERROR = 'TB_CROSSING snapshot boundaries left for the next call'
+
 -- Called before a script expires or writes a window: the first call in a new slot takes the snapshot
 -- at the end of the slot the window last ran in (its results then are still exactly the listing at
 -- that boundary: nothing of a later slot was applied and nothing was expired since), once, whoever
 -- makes it. The first call ever only marks the slot (a segment's: its first drain or write, `create`).
 -- A calendar window (origin_sec > 0: one slot per period) only marks its closed slot for archive_lib,
 -- which archives it in chunks as it drains, under the closed period's start, since only the app knows
--- its end.
+-- its end. Answers false when the snapshot is left for the next call (crossing_allowed): the caller
+-- must then leave the window as it is.
 local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, create)
   local conf, segment = snapshot_conf_of(confs, cfg_key, slots_key)
-  if not conf then return end
+  if not conf then return true end
   local current = window.current_slot(now_sec, interval_sec, origin_sec)
   local base = keyspace.sibling_key(slots_key, 'slots', '')
   local mark = tonumber(segment and redis.call('GET', base .. 'mark') or redis.call('HGET', cfg_key, 'snapMark:' .. window_name_of(cfg_key, slots_key)))
-  if mark and mark >= current then return end
+  if mark and mark >= current then return true end
   -- A segment's history starts with its first write or drain (`create`): a read of a segment without
   -- one stores nothing (any name may be read).
-  if segment and not mark and not create then return end
+  if segment and not mark and not create then return true end
+  local snapshots = mark and (origin_sec or 0) == 0
+  if snapshots and not crossing_allowed(math.min(redis.call('ZCARD', top_key), conf.top)) then return false end
   -- On a full Redis (maxmemory, noeviction) this first write of the script is refused: the boundary
   -- then goes without a snapshot, and the expiry that follows (which frees memory) still runs.
   local marked
@@ -133,24 +155,28 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
   else
     marked = redis.pcall('HSET', cfg_key, 'snapMark:' .. window_name_of(cfg_key, slots_key), current)
   end
-  if type(marked) == 'table' and marked.err then return end
-  if not mark then return end
-  if (origin_sec or 0) > 0 then
+  if type(marked) == 'table' and marked.err then return true end
+  if not mark then return true end
+  if not snapshots then
     -- A segment's archives expire `keep` periods after they close (segments come and go).
     archive.archive_begin(slots_key, mark, conf, segment and conf.keep * interval_sec or 0)
   else
     take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec)
   end
+  return true
 end
 
 -- cross_boundary for every window given as (slots, top) pairs from KEYS[first_key], window arguments
--- (window_rule) from ARGV[first_arg]. Answers the snapshot settings it read (snapshot_confs).
+-- (window_rule) from ARGV[first_arg]. Answers the snapshot settings it read (snapshot_confs). Every
+-- caller runs it before it changes anything: a boundary left for the next call is a CROSSING_ERROR.
 local function cross_all(first_key, window_count, first_arg, now_sec)
   local confs = snapshot_confs(CALL.cfg_key)
   if not confs then return nil end
   for w = 0, window_count - 1 do
     local _, interval_sec, origin_sec = window.window_rule(first_arg, w)
-    cross_boundary(CALL.cfg_key, confs, KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, interval_sec, origin_sec)
+    if not cross_boundary(CALL.cfg_key, confs, KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, interval_sec, origin_sec) then
+      error({ err = CROSSING_ERROR })
+    end
   end
   return confs
 end
@@ -160,7 +186,9 @@ end
 local function cross_window_of(cfg_key, slots_key, top_key, now_sec, interval_sec, origin_sec)
   local confs = snapshot_confs(cfg_key)
   local conf = confs and snapshot_conf_of(confs, cfg_key, slots_key)
-  if conf then cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec) end
+  if conf and not cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec) then
+    error({ err = CROSSING_ERROR })
+  end
   return conf
 end
 
@@ -348,6 +376,7 @@ snapshot.window_name_of = window_name_of
 snapshot.snapshot_conf_of = snapshot_conf_of
 snapshot.snapshot_lifetime_sec = snapshot_lifetime_sec
 snapshot.cross_boundary = cross_boundary
+snapshot.CROSSING_ERROR = CROSSING_ERROR
 snapshot.cross_all = cross_all
 snapshot.cross_window = cross_window
 snapshot.cross_window_of = cross_window_of

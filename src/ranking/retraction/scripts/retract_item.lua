@@ -158,7 +158,7 @@ local function item_out_of_window(step, w, segment, budget)
 end
 
 -- The windows of the board, then each segment's from the retraction's own list (each drained first
--- where due, as segment_lib's every_window does). Answers the units left, events and amount counted
+-- where due, as segment_add does before a write). Answers the units left, events and amount counted
 -- in the ledger window (the board's).
 local function item_out_of_windows(step, window_count, now_ms, budget)
   local events, amount = 0, 0

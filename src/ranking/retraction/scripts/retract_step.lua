@@ -78,7 +78,7 @@ local function retract_windows(step, window_count, segment, left)
 end
 
 -- The segments' windows, one segment at a time from the retraction's own list (copied from the
--- shard's segdue by the first step), each drained first where due as segment_lib's every_window does.
+-- shard's segdue by the first step), each drained first where due as segment_add does before a write.
 local function retract_segments(step, window_count, now_ms, left)
   local pending = step.record .. ':segs'
   if redis.call('HSETNX', step.record, 'segs', 1) == 1 then

@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, groups, idempotency, order, segmentation, slot_due, snapshot, window
+-- requires: actor_log, board_write, call_state, groups, idempotency, order, segment_growth, segmentation, slot_due, snapshot, window
 -- increment: adds amounts to items in every window of a board, expiring what fell out first. One call
 -- carries one request or several that arrived together for this shard (WRITE_COALESCE_MS): they are
 -- applied one after another in the given order, each exactly as it would be alone: its own
@@ -86,12 +86,12 @@ end
 -- The request's growth in actor contributions and segment entries (GROWTH, counted when a quota is on
 -- and it names an actor or segments) past its allowances (`full`: from ARGV[first + 10]): the refusal, or nil.
 local function increment_growth_refusal(first, full, covering, at_sec, segments, actor)
-  segmentation.GROWTH.begin()
+  segment_growth.GROWTH.begin()
   if not full or (actor == '' and #segments == 0) then return nil end
   local actors, segment_entries = tonumber(ARGV[first + 10]), tonumber(ARGV[first + 11])
-  if not segmentation.GROWTH.counted(actors, segment_entries) then return nil end
-  segmentation.GROWTH.of_entry(2, INCREMENT.window_count, covering, at_sec, ARGV[first], actor, segments)
-  return segmentation.GROWTH.refusal(actors, segment_entries)
+  if not segment_growth.GROWTH.counted(actors, segment_entries) then return nil end
+  segment_growth.GROWTH.of_entry(2, INCREMENT.window_count, covering, at_sec, ARGV[first], actor, segments)
+  return segment_growth.GROWTH.refusal(actors, segment_entries)
 end
 
 -- What refuses one request before it changes anything (nil: admitted), and the new items it creates
@@ -130,7 +130,7 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   local call = INCREMENT
   local window_count = call.window_count
   local keyless = idem == call.no_key
-  local reply = keyless and { 0, idem.context, created, 0, segmentation.GROWTH.actors, segmentation.GROWTH.segments, call.draining }
+  local reply = keyless and { 0, idem.context, created, 0, segment_growth.GROWTH.actors, segment_growth.GROWTH.segments, call.draining }
     or { call.draining }
   local seen_sec = math.min(at_ms, tonumber(created_ms_arg) or math.huge) / 1000
   local added_due_ms = call.add(reply, item, amount, at_sec, seen_sec, covering, actor)
@@ -148,7 +148,7 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   new_due_ms = snapshot.with_snapshot_due(new_due_ms, 2, window_count, call.now_sec)
   local due = window.due_to_index(2, window_count, new_due_ms)
   if not keyless then
-    return idempotency.idem_finish(KEYS[1], 'cfg', idem, call.now_ms, reply, { created, due, segmentation.GROWTH.actors, segmentation.GROWTH.segments })
+    return idempotency.idem_finish(KEYS[1], 'cfg', idem, call.now_ms, reply, { created, due, segment_growth.GROWTH.actors, segment_growth.GROWTH.segments })
   end
   reply[4] = due
   return reply
@@ -237,6 +237,9 @@ local function increment(keys, args)
   -- second names them (most calls under load), else after the first applied one.
   local plain_shard = not full and call.cap == 0 and not call.blocks and call.keeping == nil
   local plain_keys = plain_shard and board_write.plain_slots(window_count, now_sec) or nil
+  if full then
+    for first = first_request, #ARGV, stride do segmentation.cross_named_segments(2, window_count, segmentation.segment_names(ARGV[first + 8])) end
+  end
   local applied = 0
   local answers = { draining }
   for first = first_request, #ARGV, stride do

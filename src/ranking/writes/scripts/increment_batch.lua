@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, groups, idempotency, segmentation, slot_due, snapshot, window
+-- requires: actor_log, board_write, call_state, groups, idempotency, segment_growth, segmentation, slot_due, snapshot, window
 -- increment_batch: adds amounts to many items in every window of a board, in one atomic step; on a
 -- max / min / last board each entry's value is a score instead, recorded as record_score does
 -- (best_record; the caller checked the aggregate against the config version).
@@ -88,14 +88,14 @@ end
 -- ARGV[first_allowance], counted only for sextuples (pairs name neither) when some quota is on: the
 -- refusal, or nil.
 local function batch_growth_refusal(batch, first, first_allowance, window_count)
-  segmentation.GROWTH.begin()
+  segment_growth.GROWTH.begin()
   local actors, segments = tonumber(ARGV[first_allowance]), tonumber(ARGV[first_allowance + 1])
-  if not batch.full or not segmentation.GROWTH.counted(actors, segments) then return nil end
+  if not batch.full or not segment_growth.GROWTH.counted(actors, segments) then return nil end
   for i = first, #ARGV, batch.stride do
-    segmentation.GROWTH.of_entry(2, window_count, batch.holding[i], math.floor(tonumber(ARGV[i + 2]) / 1000), ARGV[i],
+    segment_growth.GROWTH.of_entry(2, window_count, batch.holding[i], math.floor(tonumber(ARGV[i + 2]) / 1000), ARGV[i],
       (actor_log.ACTORS.split(ARGV[i + 5])), segmentation.segment_names(ARGV[i + 4]))
   end
-  return segmentation.GROWTH.refusal(actors, segments)
+  return segment_growth.GROWTH.refusal(actors, segments)
 end
 
 -- Each entry into its slot (indexed, and its key made, once per window and slot), in every window
@@ -205,6 +205,7 @@ local function increment_batch(keys, args)
   refusal = segmentation.segment_refusal(KEYS[1], segments, tonumber(ARGV[12 + window.WINDOW_ARGS * window_count]), now_sec)
     or batch_growth_refusal(batch, first, 10 + window.WINDOW_ARGS * window_count, window_count)
   if refusal then return redis.error_reply(refusal) end
+  segmentation.cross_named_segments(2, window_count, segments)
   local allowance = tonumber(ARGV[9 + window.WINDOW_ARGS * window_count])
   local counting, created = counted_by_adds(batch, allowance), 0
   if not counting then
@@ -224,5 +225,5 @@ local function increment_batch(keys, args)
   if stride == ENTRY_GROUPED then batch_groups(first) end
   local due_ms = window.due_to_index(2, window_count, snapshot.with_snapshot_due(new_due_ms, 2, window_count, now_sec))
   return idempotency.idem_finish(KEYS[1], 'cfg', idem, now_ms, { draining, #batch.items },
-    { created, due_ms, segmentation.GROWTH.actors, segmentation.GROWTH.segments })
+    { created, due_ms, segment_growth.GROWTH.actors, segment_growth.GROWTH.segments })
 end

@@ -106,6 +106,8 @@ local function like(keys, args)
 
   local counts = not undo and not (liked_ms and #likes.like_windows(liked_ms, window_count, now_sec) > 0)
   local segments = segmentation.segment_names(ARGV[15 + window.WINDOW_ARGS * window_count])
+  segmentation.cross_named_segments(3, window_count, undo and segmentation.segment_names(
+    redis.call('HGET', keyspace.sibling_key(KEYS[2], 'likes', 'likesegs'), member) or '') or segments)
   local created_items, created_likes = 0, 0
   local actor = call_state.config_field(KEYS[1], 'actors') == '1' and ARGV[6 + window.WINDOW_ARGS * window_count] or nil
   if counts then

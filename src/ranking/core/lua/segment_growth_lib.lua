@@ -1,0 +1,81 @@
+-- module: segment_growth
+-- requires: actor_log, board_views, call_state, segmentation, window
+-- segment_growth_lib: what a write's entries would make new in actor contributions and segment
+-- entries (the quotas' growth kinds), worked out before the write changes anything.
+-- KEYS: 0
+
+local CALL = call_state.CALL
+
+-- The growth of a write's entries the quotas count (actorEntries, segmentEntries), worked out before
+-- anything changes, so a write past its allowance is refused whole: `actors`, the contributions an
+-- entry makes new (actor_lib: a field of a window's act:<start>, a board's or a segment's window), and
+-- `segments`, the fields it makes new in a segment window's slot (an item's first amount there). `seen`:
+-- the fields counted so far in the request (two entries of a batch creating one field count once).
+local GROWTH = { actors = 0, segments = 0, seen = {} }
+
+function GROWTH.begin()
+  GROWTH.actors, GROWTH.segments, GROWTH.seen = 0, 0, {}
+end
+
+-- 1 when field `field` of hash `key` is absent and not counted yet in this request, else 0.
+function GROWTH.new_field(key, field)
+  local id = key .. '\0' .. field
+  if GROWTH.seen[id] then return 0 end
+  GROWTH.seen[id] = true
+  return redis.call('HEXISTS', key, field) == 1 and 0 or 1
+end
+
+-- The keys segment `name` makes on this shard when it is not live here (not counted yet in this
+-- request): each window's slots and results zsets and each view's four keys (write-rules.ts
+-- segmentKeysOf), counted as that many segment entries; 0 for a live one.
+function GROWTH.new_segment(name, window_count)
+  local id = 'segment\0' .. name
+  if GROWTH.seen[id] then return 0 end
+  GROWTH.seen[id] = true
+  local live_until = tonumber(redis.call('ZSCORE', segmentation.segment_indexes(CALL.cfg_key), name))
+  if live_until and live_until > math.floor(call_state.now_ms() / 1000) then return 0 end
+  if not call_state.VIEWS.loaded then board_views.views_load(CALL.cfg_key, call_state.now_ms()) end
+  return 2 * window_count + 4 * #call_state.VIEWS.list
+end
+
+-- Counts what one entry (item, actor "" for none, segment names) creates in the windows of `covering`
+-- (see window_holds) at the slot of `at_sec`; the board's window keys as (slots, top) pairs from
+-- KEYS[first_key].
+function GROWTH.of_entry(first_key, window_count, covering, at_sec, item, actor, names)
+  if actor == '' and #names == 0 then return end
+  for _, name in ipairs(names) do GROWTH.segments = GROWTH.segments + GROWTH.new_segment(name, window_count) end
+  local pair = actor .. actor_log.ACTORS.SEP .. item
+  for w = 0, window_count - 1 do
+    if covering[w] then
+      local _, interval_sec, origin_sec = window.window_rule(5, w)
+      local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
+      local slots_key = KEYS[first_key + 2 * w]
+      if actor ~= '' then GROWTH.actors = GROWTH.actors + GROWTH.new_field(actor_log.ACTORS.slot_key(slots_key, slot_start), pair) end
+      for _, name in ipairs(names) do
+        local segment_slots = segmentation.segment_window_key(slots_key, 'slots', name)
+        GROWTH.segments = GROWTH.segments + GROWTH.new_field(window.slot_key_of(segment_slots, slot_start), item)
+        if actor ~= '' then
+          GROWTH.actors = GROWTH.actors + GROWTH.new_field(actor_log.ACTORS.slot_key(segment_slots, slot_start), pair)
+        end
+      end
+    end
+  end
+end
+
+-- The refusal of the growth counted since GROWTH.begin past the allowances (-1: no quota), or nil.
+function GROWTH.refusal(actor_allowance, segment_allowance)
+  if actor_allowance >= 0 and GROWTH.actors > actor_allowance then
+    return 'TB_QUOTA actorEntries ' .. GROWTH.actors
+  end
+  if segment_allowance >= 0 and GROWTH.segments > segment_allowance then
+    return 'TB_QUOTA segmentEntries ' .. GROWTH.segments
+  end
+  return nil
+end
+
+-- Whether a write with these allowances counts its growth (some quota is on): with none, nothing is read.
+function GROWTH.counted(actor_allowance, segment_allowance)
+  return actor_allowance >= 0 or segment_allowance >= 0
+end
+
+segment_growth.GROWTH = GROWTH

@@ -1,0 +1,55 @@
+-- requires: call_state, groups, idempotency, moderation, reader, snapshot, window
+-- moderation_group_set: sets (or clears) one group's moderation state on one shard of its board (the
+-- store calls every shard: each holds every group state), retry-safe; or, asked only to check, answers
+-- what the shard would hold with it, changing nothing. Nothing of any count changes: reads leave the
+-- group's items out (order_lib's exceptions, moderation_lib) from this call on, and list them again,
+-- exactly as they would have, once it is allowed or cleared. The shard's version moves on a change, so
+-- live streams answer it on their next tick. O(g log n): g the shard's group states (the board's limit).
+-- Keys: cfg (the shard's config hash)
+-- Args (reader.read_call, CALLS.moderation_group_set): the header (config version, now, no windows), then
+--   group    the group id
+--   state    "hidden" | "allowed" | "" (back to the default)
+--   apply    "1": set it; "0": only answer what the shard would hold (nothing stored, no idempotency)
+--   idem_key, idem_fingerprint, idem_context, idem_retention   idem_lib's (idem_key "": none)
+-- Reply (reader.answer, CALLS.moderation_group_set, after idem_lib's outcome and context):
+--   previous (the state it had; "": none), groups (group states the shard holds with it), items (items
+--   of the shard those groups hold: what each read of the shard skips or places, besides item states)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+
+-- The group states the shard would hold with `group` in `state`, and how many items those groups hold.
+local function held_with(cfg_key, group, state)
+  local group_states = redis.call('HGETALL', moderation.MODERATION.group_states_key(cfg_key))
+  local count, items, seen = 0, 0, false
+  for i = 1, #group_states, 2 do
+    local kept = group_states[i] ~= group or state ~= ''
+    seen = seen or group_states[i] == group
+    if kept then count, items = count + 1, items + groups.count_in(cfg_key, group_states[i]) end
+  end
+  if not seen and state ~= '' then count, items = count + 1, items + groups.count_in(cfg_key, group) end
+  return count, items
+end
+
+local function moderation_group_set(keys, args)
+  call_state.begin_call(keys, args)
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.moderation_group_set)
+  local err = window.version_error(cfg_key, header.version)
+  if err then return redis.error_reply(err) end
+  -- A check sends no idem_key: it stores nothing.
+  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  local replay = idempotency.idem_begin(cfg_key, 'cfg', idem, header.now_ms)
+  if replay then return replay end
+  local key = moderation.MODERATION.group_states_key(cfg_key)
+  local previous = redis.call('HGET', key, arg.group) or ''
+  local count, items = held_with(cfg_key, arg.group, arg.state)
+  local reply = reader.answer(CALLS.moderation_group_set, { previous = previous, groups = count, items = items })
+  if arg.apply ~= '1' then return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply) end
+  if arg.state == '' then
+    redis.call('HDEL', key, arg.group)
+  else
+    redis.call('HSET', key, arg.group, arg.state)
+  end
+  if previous ~= arg.state then snapshot.bump_version(cfg_key) end
+  moderation.MODERATION.count_held(cfg_key, count, 'modgroups')
+  return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply)
+end

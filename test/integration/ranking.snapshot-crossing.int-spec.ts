@@ -1,0 +1,99 @@
+import type { Cluster, Redis } from 'ioredis';
+import { FakeClock } from '../../harness/clock';
+import { startRankingService } from '../../harness/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import type { RankingService } from '../../src/ranking/ranking.service';
+import type { RedisService } from '../../src/redis/redis.service';
+
+/**
+ * Snapshot boundaries are crossed a listing at a time (issue #45): a write after a boundary that must
+ * store more listings than one call may (about 1 000 rows a call) is sent again until none is left, and
+ * applies once, after all of them; the scheduled expiry goes on the same way. Every stored listing is
+ * the window's as it stood at the boundary.
+ */
+const T0 = 1_699_999_980_000; // a minute boundary
+const MINUTE_MS = 60_000;
+const ITEMS = 600;
+const SEGMENTS = ['s0', 's1', 's2'];
+const WINDOWS = ['w1', 'w2'].map((name, i) => ({
+  name,
+  period: `${i + 1}h`,
+  interval: '1m',
+  snapshots: { keep: 3, top: 1000 },
+}));
+/** Listings of 600 rows the first write after a boundary meets: the board's two windows and each segment's. */
+const LISTINGS = WINDOWS.length * (1 + SEGMENTS.length);
+const PASS = { leaseMs: 30_000, claimBatch: 100 };
+
+describe.each(TOPOLOGIES)('snapshot boundaries crossed in bounded calls (%s)', (topology) => {
+  const clock = new FakeClock(T0);
+  let redis: TestRedis;
+  let service: { ranking: RankingService; redisService: RedisService };
+
+  beforeAll(async () => {
+    // A server of its own: the test counts the function calls every master ran.
+    redis = await startTestRedis(topology, { own: true });
+    service = await startRankingService(redis, clock);
+  });
+  afterAll(async () => {
+    await service.redisService.onApplicationShutdown();
+    await redis.stop();
+  });
+
+  /** FCALLs every master ran so far. */
+  async function fcalls(): Promise<number> {
+    const client = redis.client;
+    const nodes = topology === 'cluster' ? (client as Cluster).nodes('master') : [client as Redis];
+    let calls = 0;
+    for (const node of nodes)
+      calls += Number(/cmdstat_fcall:calls=(\d+)/.exec(await node.info('commandstats'))?.[1] ?? 0);
+    return calls;
+  }
+
+  /** Each segment's listing (and the board's) of a window now: item i<n> scores ITEMS - n, plus `extra`. */
+  function expected(extra: Record<string, number>) {
+    const scores = Array.from({ length: ITEMS }, (_, n) => [`i${n}`, ITEMS - n + (extra[`i${n}`] ?? 0)] as const);
+    return [...scores].sort(([a, x], [b, y]) => y - x || (a < b ? 1 : -1)).map(([item, score]) => ({ item, score }));
+  }
+
+  async function stored(segment: string | undefined, window: string, atSec: number) {
+    const found = await service.ranking.history('x', window, atSec, segment);
+    return { at: found.at, rows: found.items.map(({ item, score }) => ({ item, score })) };
+  }
+
+  it('takes a listing a call, applies the write once after all of them, and stores each exactly', async () => {
+    await service.ranking.putBoard({ name: 'x', windows: WINDOWS, segmentsMax: 10 });
+    for (let first = 0; first < ITEMS; first += 100) {
+      const entries = Array.from({ length: 100 }, (_, k) => ({
+        item: `i${first + k}`,
+        amount: ITEMS - first - k,
+        segments: SEGMENTS,
+      }));
+      await service.ranking.incrementBatch('x', entries);
+    }
+    clock.advanceMs(MINUTE_MS);
+    const before = await fcalls();
+    await service.ranking.increment('x', 'i599', 1000, undefined, undefined, undefined, undefined, SEGMENTS);
+    // One call per listing: none holds two (600 + 600 rows pass a call's 1 000); the last one applies.
+    expect((await fcalls()) - before).toBe(LISTINGS);
+    const boundarySec = (T0 + MINUTE_MS) / 1000;
+    for (const segment of [undefined, ...SEGMENTS])
+      for (const { name } of WINDOWS)
+        expect([segment, name, await stored(segment, name, boundarySec)]).toEqual([
+          segment,
+          name,
+          { at: boundarySec, rows: expected({}) },
+        ]);
+    // Applied once: i599 holds 1 + 1 000 in the board and in each segment.
+    const item = await service.ranking.item('x', 'w1', 'i599', { segment: 's2' });
+    expect(item.score).toBe(1001);
+
+    clock.advanceMs(MINUTE_MS);
+    for (let pass = 0; pass < 50 && (await service.ranking.expireDue(PASS)).visited > 0; pass++);
+    for (const segment of [undefined, ...SEGMENTS])
+      expect([segment, await stored(segment, 'w2', boundarySec + 60)]).toEqual([
+        segment,
+        { at: boundarySec + 60, rows: expected({ i599: 1000 }) },
+      ]);
+  }, 120_000);
+});
