@@ -157,8 +157,8 @@ end
 -- and the epoch. Answers the due time for the index (0: none).
 local function ingest_write(cfg_key, call, accepted, events, holding_at, new_last, now_sec)
   local new_due_ms = nil
-  for _, base in ipairs(accepted) do
-    if ARGV[base + 4] ~= '' then segmentation.cross_named_segments(2, call.window_count, segmentation.segment_names(ARGV[base + 4])) end
+  for _, event in ipairs(accepted) do
+    if event.segments ~= '' then segmentation.cross_named_segments(2, call.window_count, segmentation.segment_names(event.segments)) end
   end
   if events > 0 then
     snapshot.bump_version(cfg_key)
