@@ -110,6 +110,11 @@ export interface LibrarySpec<F extends Record<string, AnyDefinition>> {
 }
 
 const LUA_NAME = /^[a-z][a-z0-9_]*$/;
+const LUA_KEYWORDS = new Set(
+  'and break do else elseif end false for function if in local nil not or repeat return then true until while'.split(
+    ' ',
+  ),
+);
 
 /**
  * Declares a library: its Lua is the record field lists, then each file as a block of its own,
@@ -241,7 +246,9 @@ function luaContracts(functions: Record<string, AnyDefinition>): string {
   for (const { handler, contract } of Object.values(functions)) {
     if (contract === undefined) continue;
     for (const field of [...contract.args, ...contract.reply]) {
-      if (!LUA_NAME.test(field)) throw new Error(`${handler}: contract field "${field}" is no Lua name`);
+      // fill and pack name each field as `named.<field>`: a keyword there would not compile.
+      if (!LUA_NAME.test(field) || LUA_KEYWORDS.has(field))
+        throw new Error(`${handler}: contract field "${field}" is no Lua name`);
     }
     const list = (names: readonly string[]) => `{ ${names.map((n) => `'${n}'`).join(', ')} }`;
     const entry = [
