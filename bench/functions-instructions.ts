@@ -5,7 +5,8 @@
  * loaded side by side in one redis-server under callgrind (bench/redis-instructions.ts: the same count
  * for the same work whatever else the machine does). Every library gets the same keys and args on the
  * same plain board of 10 000 items at one fixed time (bench/functions-ranking.ts' calls), INSTR_CALLS
- * calls of each, one at a time; the top reads must answer alike first.
+ * calls of each, one at a time; the top reads must answer alike first. The counters' and stats' hot
+ * calls are counted the same way by bench/library-instructions.ts.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { rmSync } from 'node:fs';
@@ -61,15 +62,20 @@ async function loadAt(redis: Redis, ref: string, copy = false): Promise<Library>
  * over every library loaded, millions of instructions, lands in one count or another). Each count
  * starts from none.
  */
-const COLLECT_LIBRARY =
+export const COLLECT_LIBRARY =
   "#!lua name=tb_bench_collect\nredis.register_function('tb_bench_collect', function() collectgarbage('collect') return 1 end)";
 
-/** Instructions per call of `send`, CALLS calls one after another, from a collected Lua state. */
-async function perCall(redis: Redis, server: Callgrind, send: (n: number) => Promise<unknown>): Promise<number> {
+/** Instructions per call of `send`, `calls` calls one after another, from a collected Lua state. */
+export async function perCall(
+  redis: Redis,
+  server: Callgrind,
+  send: (n: number) => Promise<unknown>,
+  calls = CALLS,
+): Promise<number> {
   await redis.fcall('tb_bench_collect', 0);
   dumpCounts(server);
-  for (let n = 0; n < CALLS; n++) await send(n);
-  return dumpCounts(server).counts.Ir / CALLS;
+  for (let n = 0; n < calls; n++) await send(n);
+  return dumpCounts(server).counts.Ir / calls;
 }
 
 export async function functionsInstructionsBench(): Promise<void> {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { oneOfReply } from '../redis/replies';
+import { NamedReply, oneOfReply } from '../redis/replies';
+import { bareHeader, callArgs } from '../redis/function-args';
 import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
 
 /** What the service stores of a key: the digest of its secret and what it grants. */
@@ -10,16 +11,30 @@ export interface StoredKey {
   createdAtSec: number;
 }
 
+const CREATE_ARGS = ['name', 'stored', 'max_keys'] as const;
+const CREATE_REPLY = ['outcome'] as const;
+
 export const ACCESS_FUNCTIONS = {
   create: typedFunction({
     name: 'tbApiKeyCreate',
     handler: 'key_create',
     numberOfKeys: 2,
+    contract: { args: CREATE_ARGS, reply: CREATE_REPLY },
     build: (call: { hashKey: string; markerKey: string; name: string; stored: StoredKey; maxKeys: number }) => ({
       keys: [call.hashKey, call.markerKey],
-      args: [call.name, JSON.stringify(call.stored), call.maxKeys],
+      // Its header's time is 0: it reads no clock.
+      args: callArgs(bareHeader(0), CREATE_ARGS, {
+        name: call.name,
+        stored: JSON.stringify(call.stored),
+        max_keys: call.maxKeys,
+      }),
     }),
-    decode: (raw) => oneOfReply('tbApiKeyCreate', raw, ['created', 'exists', 'full'] as const),
+    decode: (raw) =>
+      oneOfReply('tbApiKeyCreate.outcome', new NamedReply('tbApiKeyCreate', CREATE_REPLY, raw).string('outcome'), [
+        'created',
+        'exists',
+        'full',
+      ] as const),
   }),
 };
 

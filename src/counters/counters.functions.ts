@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { intReply, Reply } from '../redis/replies';
-import { decodeIdempotent, IdemCall, idemArgs } from '../redis/idempotency';
+import { NamedReply, Reply } from '../redis/replies';
+import { bareHeader, callArgs } from '../redis/function-args';
+import { decodeIdempotent, IdemCall, IDEM_FIELDS, idemNamedArgs } from '../redis/idempotency';
 import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
 import { IDEM_LIBRARY, KEYS_LIBRARY } from '../redis/scripts';
 import type { Sample } from './counter-math';
@@ -33,12 +34,47 @@ function counterKeys(call: CounterCall): string[] {
   return [call.keys.knownOf(call.name), ...call.precisionsSec.map((p) => call.keys.count(call.name, p))];
 }
 
+/** The configured precisions as one argument, in the order of the count hashes (counters_lib's precisions_of). */
+function precisionsArg(call: CounterCall): string {
+  return call.precisionsSec.join(',');
+}
+
+const INCREMENT_ARGS = [
+  'samples',
+  'at_sec',
+  'count',
+  'name',
+  ...IDEM_FIELDS,
+  'new_counters',
+  'bucket_cap',
+  'grace_ms',
+  'precisions',
+] as const;
+const INCREMENT_REPLY = ['landed'] as const;
+const READ_ARGS = ['samples', 'precision_sec', 'from_sec', 'to_sec', 'name', 'precisions'] as const;
+const READ_REPLY = ['known', 'slices'] as const;
+const DELETE_ARGS = ['name', 'precisions'] as const;
+const DELETE_REPLY = ['removed'] as const;
+const CLEAN_ARGS = ['samples', 'pass', 'cursor', 'page_size'] as const;
+const CLEAN_REPLY = ['next', 'visited', 'due', 'slices_removed', 'entries_removed', 'names_removed'] as const;
+
+/**
+ * The precisions (s) an increment landed in: its named reply's `landed`, or an answer stored by a
+ * library from before the named contract (the precisions as integers), replayed by this one.
+ */
+function landedOf(reply: Reply): number[] {
+  if (reply.length !== INCREMENT_REPLY.length || !reply.isString(0)) return reply.intsFrom(0);
+  const landed = reply.string(INCREMENT_REPLY.indexOf('landed'));
+  return landed === '' ? [] : landed.split(',').map(Number);
+}
+
 /** Every counters function: keys and arguments built from domain values, replies checked (see each .lua header). */
 export const COUNTER_FUNCTIONS = {
   increment: typedFunction({
     name: 'tbCounterIncrement',
     handler: 'increment',
     numberOfKeys: 'dynamic',
+    contract: { args: INCREMENT_ARGS, reply: INCREMENT_REPLY },
     build: (
       call: CounterCall & {
         nowMs: number;
@@ -52,22 +88,21 @@ export const COUNTER_FUNCTIONS = {
       },
     ) => ({
       keys: counterKeys(call),
-      args: [
-        call.nowMs,
-        call.samples,
-        call.atSec,
-        call.count,
-        call.name,
+      args: callArgs(bareHeader(call.nowMs), INCREMENT_ARGS, {
+        samples: call.samples,
+        at_sec: call.atSec,
+        count: call.count,
+        name: call.name,
         // The sample's time comes back on a replay: a request without `at` was answered with its own.
-        ...idemArgs(call.idem, String(call.atSec)),
-        call.newCounters,
-        call.bucketCap,
-        COUNTER_EXPIRY_GRACE_MS,
-        ...call.precisionsSec,
-      ],
+        ...idemNamedArgs(call.idem, String(call.atSec)),
+        new_counters: call.newCounters,
+        bucket_cap: call.bucketCap,
+        grace_ms: COUNTER_EXPIRY_GRACE_MS,
+        precisions: precisionsArg(call),
+      }),
     }),
     /** The precisions (s) the count landed in, the time it was counted at; created: [new counters]. */
-    decode: (raw, call) => decodeIdempotent('tbCounterIncrement', raw, call.idem, (reply) => reply.intsFrom(0), 1),
+    decode: (raw, call) => decodeIdempotent('tbCounterIncrement', raw, call.idem, landedOf, 1),
   }),
 
   read: typedFunction({
@@ -75,15 +110,24 @@ export const COUNTER_FUNCTIONS = {
     handler: 'read',
     flags: ['no-writes'],
     numberOfKeys: 2,
+    contract: { args: READ_ARGS, reply: READ_REPLY },
     build: (call: CounterCall & { precisionSec: number; nowMs: number; fromSec: number; toSec: number }) => ({
       keys: [call.keys.knownOf(call.name), call.keys.count(call.name, call.precisionSec)],
-      args: [call.nowMs, call.samples, call.precisionSec, call.fromSec, call.toSec, call.name, ...call.precisionsSec],
+      args: callArgs(bareHeader(call.nowMs), READ_ARGS, {
+        samples: call.samples,
+        precision_sec: call.precisionSec,
+        from_sec: call.fromSec,
+        to_sec: call.toSec,
+        name: call.name,
+        precisions: precisionsArg(call),
+      }),
     }),
     decode: (raw) => {
-      const reply = new Reply('tbCounterRead', raw).expectLength(1, true).expectPairsFrom(1);
+      const reply = new NamedReply('tbCounterRead', READ_REPLY, raw);
+      const slices = reply.nested('slices').expectPairsFrom(0);
       const samples: Sample[] = [];
-      for (let i = 1; i < reply.length; i += 2) samples.push({ t: reply.int(i), count: reply.int(i + 1) });
-      return { known: reply.flag(0), samples };
+      for (let i = 0; i < slices.length; i += 2) samples.push({ t: slices.int(i), count: slices.int(i + 1) });
+      return { known: reply.flag('known'), samples };
     },
   }),
 
@@ -93,9 +137,14 @@ export const COUNTER_FUNCTIONS = {
     handler: 'delete',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
-    build: (call: CounterCall) => ({ keys: counterKeys(call), args: [call.name, ...call.precisionsSec] }),
+    contract: { args: DELETE_ARGS, reply: DELETE_REPLY },
+    // Its header's time is 0: a delete reads no clock.
+    build: (call: CounterCall) => ({
+      keys: counterKeys(call),
+      args: callArgs(bareHeader(0), DELETE_ARGS, { name: call.name, precisions: precisionsArg(call) }),
+    }),
     /** Index entries and hashes removed. */
-    decode: (raw) => intReply('tbCounterDelete', raw),
+    decode: (raw) => new NamedReply('tbCounterDelete', DELETE_REPLY, raw).int('removed'),
   }),
 
   clean: typedFunction({
@@ -103,6 +152,7 @@ export const COUNTER_FUNCTIONS = {
     handler: 'clean',
     flags: ['allow-oom'],
     numberOfKeys: 1,
+    contract: { args: CLEAN_ARGS, reply: CLEAN_REPLY },
     build: (call: {
       keys: CounterKeys;
       bucket: number;
@@ -113,17 +163,22 @@ export const COUNTER_FUNCTIONS = {
       pageSize: number;
     }) => ({
       keys: [call.keys.known(call.bucket)],
-      args: [call.nowMs, call.samples, call.pass, call.cursor, call.pageSize],
+      args: callArgs(bareHeader(call.nowMs), CLEAN_ARGS, {
+        samples: call.samples,
+        pass: call.pass,
+        cursor: call.cursor,
+        page_size: call.pageSize,
+      }),
     }),
     decode: (raw): CleanPage => {
-      const reply = new Reply('tbCounterClean', raw).expectLength(6);
+      const reply = new NamedReply('tbCounterClean', CLEAN_REPLY, raw);
       return {
-        next: reply.string(0),
-        visited: reply.int(1),
-        due: reply.int(2),
-        slicesRemoved: reply.int(3),
-        entriesRemoved: reply.int(4),
-        namesRemoved: reply.int(5),
+        next: reply.string('next'),
+        visited: reply.int('visited'),
+        due: reply.int('due'),
+        slicesRemoved: reply.int('slices_removed'),
+        entriesRemoved: reply.int('entries_removed'),
+        namesRemoved: reply.int('names_removed'),
       };
     },
   }),
@@ -131,10 +186,15 @@ export const COUNTER_FUNCTIONS = {
 
 /**
  * tb_counters: the counters' functions, loaded once per node and called by FCALL / FCALL_RO like
- * tb_ranking. Its version is derived from its assembled Lua (keys_lib and idem_lib included).
+ * tb_ranking. Its version is derived from its assembled Lua (keys_lib, idem_lib and counters_lib included).
  */
 export const COUNTERS = defineLibrary({
   name: 'tb_counters',
-  modules: [KEYS_LIBRARY, IDEM_LIBRARY, ...handlerModules(join(__dirname, 'scripts'), COUNTER_FUNCTIONS)],
+  modules: [
+    KEYS_LIBRARY,
+    IDEM_LIBRARY,
+    join(__dirname, 'scripts', 'counters_lib.lua'),
+    ...handlerModules(join(__dirname, 'scripts'), COUNTER_FUNCTIONS),
+  ],
   functions: COUNTER_FUNCTIONS,
 });

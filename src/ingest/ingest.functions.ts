@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { Reply } from '../redis/replies';
+import { NamedReply } from '../redis/replies';
+import { bareHeader, callArgs } from '../redis/function-args';
 import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
-import { PreparedBoard, ShardKeys, windowArgsOf } from '../ranking/core/board';
+import { PreparedBoard, ShardKeys } from '../ranking/core/board';
 import { actorArg } from '../ranking/core/actor-rules';
-import { RANKING_MODULES } from '../ranking/core/script-call';
-import type { ScriptArg } from '../redis/scripts';
+import { boardHeader, RANKING_MODULES } from '../ranking/core/script-call';
 
 /** One event of a batch bound for one board shard, with the identity of the message that carried it. */
 export interface IngestEntry {
@@ -72,51 +72,57 @@ export interface LeaseCall {
   release?: boolean;
 }
 
-/** The arguments both apply functions start with: the board call's header, the fencing epoch, segments.max. */
-function partHeader(call: Omit<ApplyCall, 'entries'>) {
-  return [
-    call.board.config.version,
-    call.nowMs,
-    call.budgetFields,
-    ...windowArgsOf(call.board.config.windows, call.nowMs),
-    call.epoch,
-    call.board.config.segmentsMax ?? 0,
-  ];
-}
-
+const LEASE_ARGS = ['instance', 'lease_ms', 'release'] as const;
+const LEASE_REPLY = ['epoch'] as const;
+const APPLY_ARGS = ['epoch', 'segments_max', 'entries'] as const;
+const APPLY_REPLY = ['draining', 'due_ms', 'applied', 'outcomes'] as const;
+const GROUPS_ARGS = ['epoch', 'segments_max', 'first_id', 'last_id', 'events', 'groups'] as const;
+const GROUPS_REPLY = ['taken', 'draining', 'due_ms', 'applied'] as const;
 export const INGEST_FUNCTIONS = {
   /** Answers the caller's epoch while it holds the source's lease, 0 when it does not. */
   lease: typedFunction({
     name: 'tbIngestLease',
     handler: 'lease',
     numberOfKeys: 2,
+    contract: { args: LEASE_ARGS, reply: LEASE_REPLY },
     build: (call: LeaseCall) => ({
       keys: [call.lease, call.epochKey],
-      args: [call.instance, call.leaseMs, call.release ? 1 : 0],
+      // Its header's time is 0: a lease expires by Redis' own clock (PX).
+      args: callArgs(bareHeader(0), LEASE_ARGS, {
+        instance: call.instance,
+        lease_ms: call.leaseMs,
+        release: call.release ? 1 : 0,
+      }),
     }),
-    decode: (raw): number => new Reply('tbIngestLease', [raw]).int(0),
+    decode: (raw): number => new NamedReply('tbIngestLease', LEASE_REPLY, raw).int('epoch'),
   }),
 
   apply: typedFunction({
     name: 'tbIngestApply',
     handler: 'ingest_apply',
     numberOfKeys: 'dynamic',
+    contract: { args: APPLY_ARGS, reply: APPLY_REPLY },
     build: (call: ApplyCall) => ({
       keys: [...call.shard.incrementKeys, call.progressKey],
-      args: entryArgs(partHeader(call), call.entries),
+      args: callArgs(boardHeader(call), APPLY_ARGS, {
+        epoch: call.epoch,
+        segments_max: call.board.config.segmentsMax ?? 0,
+        entries: JSON.stringify(call.entries.map((entry) => ({ id: entry.id, ...eventOf(entry) }))),
+      }),
     }),
     decode: (raw, call): ApplyReply => {
-      const reply = new Reply('tbIngestApply', raw).expectLength(3 + call.entries.length);
+      const reply = new NamedReply('tbIngestApply', APPLY_REPLY, raw);
+      const outcomes = reply.nested('outcomes').expectLength(call.entries.length);
       return {
-        draining: reply.flag(0),
-        dueMs: reply.int(1),
-        applied: reply.int(2),
+        draining: reply.flag('draining'),
+        dueMs: reply.int('due_ms'),
+        applied: reply.int('applied'),
         outcomes: call.entries.map((_, i): EntryOutcome => {
-          const text = reply.string(3 + i);
+          const text = outcomes.string(i);
           if (text === 'a') return APPLIED;
           if (text === 's') return SKIPPED;
           if (text.startsWith('r:')) return { kind: 'refused', reason: text.slice(2) };
-          throw reply.unexpected(3 + i, '"a", "s" or "r:<reason>"');
+          throw outcomes.unexpected(i, '"a", "s" or "r:<reason>"');
         }),
       };
     },
@@ -127,35 +133,35 @@ export const INGEST_FUNCTIONS = {
     name: 'tbIngestGroups',
     handler: 'ingest_groups',
     numberOfKeys: 'dynamic',
+    contract: { args: GROUPS_ARGS, reply: GROUPS_REPLY },
     build: (call: GroupsCall) => ({
       keys: [...call.shard.incrementKeys, call.progressKey],
-      args: groupArgs([...partHeader(call), call.firstId, call.lastId, call.events], call.groups),
+      args: callArgs(boardHeader(call), GROUPS_ARGS, {
+        epoch: call.epoch,
+        segments_max: call.board.config.segmentsMax ?? 0,
+        first_id: call.firstId,
+        last_id: call.lastId,
+        events: call.events,
+        groups: JSON.stringify(call.groups.map(eventOf)),
+      }),
     }),
     decode: (raw): Omit<ApplyReply, 'outcomes'> | undefined => {
-      const reply = new Reply('tbIngestGroups', raw);
-      if (reply.int(0) === -1) return undefined;
-      reply.expectLength(3);
-      return { draining: reply.flag(0), dueMs: reply.int(1), applied: reply.int(2) };
+      const reply = new NamedReply('tbIngestGroups', GROUPS_REPLY, raw);
+      if (!reply.flag('taken')) return undefined;
+      return { draining: reply.flag('draining'), dueMs: reply.int('due_ms'), applied: reply.int('applied') };
     },
   }),
 };
 
-function csv(segments: string[] | undefined): string {
-  return segments?.join(',') ?? '';
-}
-
-/** ingest_apply's arguments: `header`, then per entry its id, item, amount, time, segments, actor (pushed onto `header`). */
-function entryArgs(header: ScriptArg[], entries: IngestEntry[]): ScriptArg[] {
-  for (const entry of entries)
-    header.push(entry.id, entry.item, entry.amount, entry.atMs, csv(entry.segments), actorArg(entry.actor));
-  return header;
-}
-
-/** ingest_groups' arguments: `header`, then per group its item, amount, time, segments, actor (pushed onto `header`). */
-function groupArgs(header: ScriptArg[], groups: IngestGroup[]): ScriptArg[] {
-  for (const group of groups)
-    header.push(group.item, group.amount, group.atMs, csv(group.segments), actorArg(group.actor));
-  return header;
+/** An event or group by the names ingest_lib reads (its segments joined by commas, its actor as ACTORS.split takes it). */
+function eventOf(event: IngestGroup) {
+  return {
+    item: event.item,
+    amount: event.amount,
+    at_ms: event.atMs,
+    segments: event.segments?.join(',') ?? '',
+    actor: actorArg(event.actor),
+  };
 }
 
 /**

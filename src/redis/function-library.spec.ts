@@ -106,6 +106,14 @@ describe('defineLibrary', () => {
         functions: { a: double, b: { ...double, flags: ['no-writes'] } },
       }),
     ).toThrow(/two flag sets/);
+    // A contract's fields are written out as `named.<field>` (fill, pack): a Lua keyword cannot be one.
+    const named = (field: string) => ({ ...double, contract: { args: [field], reply: ['doubled'] } });
+    expect(() => defineLibrary({ ...spec, modules: [shared, calls], functions: { double: named('end') } })).toThrow(
+      /contract field "end" is no Lua name/,
+    );
+    expect(
+      defineLibrary({ ...spec, modules: [shared, calls], functions: { double: named('n') } }).library.source,
+    ).toMatch(/fill = function\(named, args, at\) named\.n = args\[at \+ 0\] end/);
   });
 });
 

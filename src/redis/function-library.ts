@@ -110,6 +110,11 @@ export interface LibrarySpec<F extends Record<string, AnyDefinition>> {
 }
 
 const LUA_NAME = /^[a-z][a-z0-9_]*$/;
+const LUA_KEYWORDS = new Set(
+  'and break do else elseif end false for function if in local nil not or repeat return then true until while'.split(
+    ' ',
+  ),
+);
 
 /**
  * Declares a library: its Lua is the record field lists, then each file as a block of its own,
@@ -230,16 +235,27 @@ function luaRecordFields(records: Readonly<Record<string, readonly string[]>>): 
   return `{ ${entries.join(', ')} }`;
 }
 
-/** CALLS: each named contract by handler, `{ name, args = {...}, reply = {...} }` (two definitions of a handler share one). */
+/**
+ * CALLS: each named contract by handler, `{ name, args = {...}, reply = {...}, fill, pack }` (two
+ * definitions of a handler share one). `fill` and `pack` are the contract's names written out, one
+ * statement a name, for reader.read_call and reader.answer: every named call runs them, and a loop
+ * over the name lists costs a hot call (a counter's increment) about twice their instructions.
+ */
 function luaContracts(functions: Record<string, AnyDefinition>): string {
   const byHandler = new Map<string, string>();
   for (const { handler, contract } of Object.values(functions)) {
     if (contract === undefined) continue;
     for (const field of [...contract.args, ...contract.reply]) {
-      if (!LUA_NAME.test(field)) throw new Error(`${handler}: contract field "${field}" is no Lua name`);
+      // fill and pack name each field as `named.<field>`: a keyword there would not compile.
+      if (!LUA_NAME.test(field) || LUA_KEYWORDS.has(field))
+        throw new Error(`${handler}: contract field "${field}" is no Lua name`);
     }
     const list = (names: readonly string[]) => `{ ${names.map((n) => `'${n}'`).join(', ')} }`;
-    const entry = `${handler} = { name = '${handler}', args = ${list(contract.args)}, reply = ${list(contract.reply)} }`;
+    const entry = [
+      `${handler} = { name = '${handler}', args = ${list(contract.args)}, reply = ${list(contract.reply)},`,
+      `    fill = function(named, args, at) ${contract.args.map((n, i) => `named.${n} = args[at + ${i}]`).join('; ')} end,`,
+      `    pack = function(reply, named) local v; ${contract.reply.map((n, i) => `v = named.${n}; if v == nil then return '${n}' end; reply[${i + 1}] = v`).join('; ')} end }`,
+    ].join('\n');
     if ((byHandler.get(handler) ?? entry) !== entry) throw new Error(`${handler}: declared with two contracts`);
     byHandler.set(handler, entry);
   }

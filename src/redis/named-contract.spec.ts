@@ -5,7 +5,7 @@ import { COUNTERS } from '../counters/counters.functions';
 import { INGEST } from '../ingest/ingest.functions';
 import { RANKING, RANKING_SLICES } from '../ranking/ranking.functions';
 import { STATS } from '../stats/stats.functions';
-import type { FunctionDefinition, FunctionLibrary } from './function-library';
+import type { FunctionDefinition, FunctionLibrary, LibraryFunction } from './function-library';
 
 /**
  * Functions still on positional args and replies (no `contract`: ARGV[n] in Lua, reply.int(n) in
@@ -32,10 +32,10 @@ const POSITIONAL_LEFT: Record<string, number> = {
   standing: 0,
   views: 0,
   writes: 4,
-  tb_access: 1,
-  tb_counters: 4,
-  tb_ingest: 3,
-  tb_stats: 5,
+  tb_access: 0,
+  tb_counters: 0,
+  tb_ingest: 0,
+  tb_stats: 0,
 };
 
 type Definitions = Record<string, FunctionDefinition<never, unknown>>;
@@ -66,7 +66,8 @@ describe('the named function contract (issue #46)', () => {
   });
 
   it.each(
-    Object.values(RANKING.functions)
+    [RANKING, ACCESS, COUNTERS, INGEST, STATS]
+      .flatMap(({ functions }): Array<LibraryFunction<never, unknown>> => Object.values(functions))
       .filter((fn) => fn.contract !== undefined)
       .map((fn) => [fn.name, fn] as const),
   )('%s: its Lua reads and answers by the names of its contract', (_, fn) => {
@@ -75,5 +76,31 @@ describe('the named function contract (issue #46)', () => {
     for (const arg of contract.args) expect(code).toMatch(new RegExp(`\\barg\\.${arg}\\b`));
     for (const field of contract.reply) expect(code).toMatch(new RegExp(`\\b${field} = `));
     expect(fn.library.source).toContain(`${fn.handler} = { name = '${fn.handler}'`);
+  });
+});
+
+describe('answers stored by a library from before the named contract still replay', () => {
+  const idem = { key: 'k', fingerprint: 'f', retentionMs: 1000 };
+
+  it('a counter increment: its precisions as integers', () => {
+    const call = { idem } as unknown as Parameters<typeof COUNTERS.functions.increment.decode>[1];
+    expect(COUNTERS.functions.increment.decode([1, '1700000000', 60, 3600], call).value).toEqual([60, 3600]);
+    expect(COUNTERS.functions.increment.decode([1, '1700000000', '60,3600'], call).value).toEqual([60, 3600]);
+  });
+
+  it('a stats record: dropped as { 0 }, or its four figures', () => {
+    const call = { idem } as unknown as Parameters<typeof STATS.functions.record.decode>[1];
+    expect(STATS.functions.record.decode([1, '3600', 0], call).value).toEqual({
+      status: 'dropped',
+      count: 0,
+      sum: 0,
+      sumsq: 0,
+    });
+    expect(STATS.functions.record.decode([1, '3600', 1, '2', '3.5', '6.25'], call).value).toEqual({
+      status: 'current',
+      count: 2,
+      sum: 3.5,
+      sumsq: 6.25,
+    });
   });
 });

@@ -62,6 +62,11 @@ export class Reply {
     return value;
   }
 
+  /** Whether entry `index` is a string: how a decoder tells two shapes of a reply apart. */
+  isString(index: number): boolean {
+    return typeof this.items[index] === 'string';
+  }
+
   /** A string, or null where the script answered false (a missing hash field of HMGET). */
   optionalString(index: number): string | null {
     const value = this.items[index];

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { intReply, Reply } from '../redis/replies';
-import { decodeIdempotent, IdemCall, idemArgs } from '../redis/idempotency';
+import { NamedReply, Reply } from '../redis/replies';
+import { bareHeader, callArgs } from '../redis/function-args';
+import { decodeIdempotent, IdemCall, IDEM_FIELDS, idemNamedArgs } from '../redis/idempotency';
 import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
 import { IDEM_LIBRARY, KEYS_LIBRARY } from '../redis/scripts';
 import { Histogram, isHistogramField, Moments } from './stats-math';
@@ -37,14 +38,33 @@ function hourKeys(call: PairCall): string[] {
   return [call.keys.current(call.context, call.type), call.keys.previous(call.context, call.type)];
 }
 
-/** { status, count, sum, sumsq } (figures as strings: they are floats), or { 0 } when dropped. */
+const WRITE_REPLY = ['status', 'count', 'sum', 'sumsq'] as const;
+const RECORD_ARGS = ['hour_start', 'value', 'histogram_field', ...IDEM_FIELDS, 'apply'] as const;
+const MERGE_ARGS = ['hour_start', 'count', 'sum', 'sumsq', 'min', 'max', 'mean', 'm2', 'histogram'] as const;
+const ADMIT_ARGS = ['oldest_hour', 'hour_start', 'member', 'cap', 'new_pairs'] as const;
+const ADMIT_REPLY = ['created'] as const;
+const PRUNE_ARGS = ['oldest_hour', 'batch'] as const;
+const PRUNE_REPLY = ['removed'] as const;
+const READ_REPLY = ['current', 'previous'] as const;
+
+/**
+ * status, count, sum, sumsq by name (figures as strings: they are floats; zeros when dropped). A record
+ * replays the answer stored under its key, which a library from before the named contract stored as
+ * { 0 } when dropped: read as dropped too.
+ */
 function writeResult(reply: Reply): WriteResult {
+  const field = (name: (typeof WRITE_REPLY)[number]) => WRITE_REPLY.indexOf(name);
   reply.expectLength(1, true);
-  const status = STATUS[reply.int(0)];
-  if (status === undefined) throw reply.unexpected(0, 'a status of 0, 1 or 2');
+  const status = STATUS[reply.int(field('status'))];
+  if (status === undefined) throw reply.unexpected(field('status'), 'a status of 0, 1 or 2');
   if (status === 'dropped') return { status, count: 0, sum: 0, sumsq: 0 };
-  reply.expectLength(4);
-  return { status, count: reply.number(1), sum: reply.number(2), sumsq: reply.number(3) };
+  reply.expectLength(WRITE_REPLY.length);
+  return {
+    status,
+    count: reply.number(field('count')),
+    sum: reply.number(field('sum')),
+    sumsq: reply.number(field('sumsq')),
+  };
 }
 
 /** One hour hash as HGETALL lists it; undefined when it holds no hour. */
@@ -72,8 +92,9 @@ function storedHour(reply: Reply): StoredHour | undefined {
   };
 }
 
-function momentArgs(m: Moments): string[] {
-  return [m.count, m.sum, m.sumsq, m.min, m.max, m.mean, m.m2].map(String);
+/** A batch's histogram as one argument: each field then its count, joined by commas (merge.lua). */
+function histogramArg(histogram: Histogram): string {
+  return [...histogram].flatMap(([field, count]) => [field, count]).join(',');
 }
 
 /** Every stats function: keys and arguments built from domain values, replies checked (see each .lua header). */
@@ -82,6 +103,7 @@ export const STATS_FUNCTIONS = {
     name: 'tbStatsRecord',
     handler: 'record',
     numberOfKeys: 2,
+    contract: { args: RECORD_ARGS, reply: WRITE_REPLY },
     build: (
       call: PairCall & {
         nowMs: number;
@@ -94,15 +116,14 @@ export const STATS_FUNCTIONS = {
       },
     ) => ({
       keys: hourKeys(call),
-      // The hour comes back on a replay: the first answer named the hour it was recorded in.
-      args: [
-        call.nowMs,
-        call.hourStart,
-        String(call.value),
-        call.histogramField,
-        ...idemArgs(call.idem, String(call.hourStart)),
-        call.apply ? 1 : 0,
-      ],
+      args: callArgs(bareHeader(call.nowMs), RECORD_ARGS, {
+        hour_start: call.hourStart,
+        value: String(call.value),
+        histogram_field: call.histogramField,
+        // The hour comes back on a replay: the first answer named the hour it was recorded in.
+        ...idemNamedArgs(call.idem, String(call.hourStart)),
+        apply: call.apply ? 1 : 0,
+      }),
     }),
     decode: (raw, call) => decodeIdempotent('tbStatsRecord', raw, call.idem, writeResult),
   }),
@@ -111,22 +132,27 @@ export const STATS_FUNCTIONS = {
     name: 'tbStatsMerge',
     handler: 'merge',
     numberOfKeys: 2,
-    build: (call: PairCall & { nowMs: number; hourStart: number; moments: Moments; histogram: Histogram }) => ({
-      keys: hourKeys(call),
-      args: [
-        call.nowMs,
-        call.hourStart,
-        ...momentArgs(call.moments),
-        ...[...call.histogram].flatMap(([field, count]) => [field, count]),
-      ],
-    }),
-    decode: (raw) => writeResult(new Reply('tbStatsMerge', raw)),
+    contract: { args: MERGE_ARGS, reply: WRITE_REPLY },
+    build: (call: PairCall & { nowMs: number; hourStart: number; moments: Moments; histogram: Histogram }) => {
+      const m = call.moments;
+      return {
+        keys: hourKeys(call),
+        args: callArgs(bareHeader(call.nowMs), MERGE_ARGS, {
+          hour_start: call.hourStart,
+          ...{ count: String(m.count), sum: String(m.sum), sumsq: String(m.sumsq), min: String(m.min) },
+          ...{ max: String(m.max), mean: String(m.mean), m2: String(m.m2) },
+          histogram: histogramArg(call.histogram),
+        }),
+      };
+    },
+    decode: (raw) => writeResult(new Reply('tbStatsMerge', raw).expectLength(WRITE_REPLY.length)),
   }),
 
   indexAdmit: typedFunction({
     name: 'tbStatsIndexAdmit',
     handler: 'index_admit',
     numberOfKeys: 1,
+    contract: { args: ADMIT_ARGS, reply: ADMIT_REPLY },
     build: (call: {
       keys: StatsKeys;
       member: string;
@@ -138,10 +164,17 @@ export const STATS_FUNCTIONS = {
       newPairs: number;
     }) => ({
       keys: [call.keys.index()],
-      args: [call.oldestLiveHour, call.hourStart, call.member, call.cap, call.newPairs],
+      // Its header's time is 0: the hours come as arguments.
+      args: callArgs(bareHeader(0), ADMIT_ARGS, {
+        oldest_hour: call.oldestLiveHour,
+        hour_start: call.hourStart,
+        member: call.member,
+        cap: call.cap,
+        new_pairs: call.newPairs,
+      }),
     }),
     /** true when the pair was new */
-    decode: (raw) => intReply('tbStatsIndexAdmit', raw) === 1,
+    decode: (raw) => new NamedReply('tbStatsIndexAdmit', ADMIT_REPLY, raw).flag('created'),
   }),
 
   // allow-oom: the pruner only removes entries, so it keeps running on a full Redis.
@@ -150,12 +183,13 @@ export const STATS_FUNCTIONS = {
     handler: 'index_prune',
     flags: ['allow-oom'],
     numberOfKeys: 1,
+    contract: { args: PRUNE_ARGS, reply: PRUNE_REPLY },
     build: (call: { keys: StatsKeys; oldestLiveHour: number; batch: number }) => ({
       keys: [call.keys.index()],
-      args: [call.oldestLiveHour, call.batch],
+      args: callArgs(bareHeader(0), PRUNE_ARGS, { oldest_hour: call.oldestLiveHour, batch: call.batch }),
     }),
     /** entries removed */
-    decode: (raw) => intReply('tbStatsIndexPrune', raw),
+    decode: (raw) => new NamedReply('tbStatsIndexPrune', PRUNE_REPLY, raw).int('removed'),
   }),
 
   read: typedFunction({
@@ -163,11 +197,12 @@ export const STATS_FUNCTIONS = {
     handler: 'read',
     flags: ['no-writes'],
     numberOfKeys: 2,
-    build: (call: PairCall) => ({ keys: hourKeys(call), args: [] }),
+    contract: { args: [], reply: READ_REPLY },
+    build: (call: PairCall) => ({ keys: hourKeys(call), args: callArgs(bareHeader(0), [], {}) }),
     /** The stored hours, current hash first. */
     decode: (raw) => {
-      const reply = new Reply('tbStatsRead', raw).expectLength(2);
-      return [reply.nested(0), reply.nested(1)].map(storedHour).filter((hour) => hour !== undefined);
+      const reply = new NamedReply('tbStatsRead', READ_REPLY, raw);
+      return [reply.nested('current'), reply.nested('previous')].map(storedHour).filter((hour) => hour !== undefined);
     },
   }),
 };

@@ -1,16 +1,25 @@
+-- requires: reader
 -- api_key_create: stores a new API key under its name unless the name is taken or the store is full,
 -- in one step, so two admins creating keys at once can neither overwrite one another nor pass the cap.
--- KEYS: 2
--- KEYS[1]        hash of stored API keys: name -> JSON { digest, scopes, prefixes, createdAtSec }
--- KEYS[2]        the marker that this deployment has had keys (same hash tag; never deleted by the service)
--- ARGV[1]        the key's name
--- ARGV[2]        the stored JSON (the secret's SHA-256 digest, never the secret)
--- ARGV[3]        most keys the hash may hold
--- Reply: 'created', 'exists' (the name is taken) or 'full'
+-- Keys: keys (hash of stored API keys: name -> JSON { digest, scopes, prefixes, createdAtSec }), marker
+--   (that this deployment has had keys; same hash tag, never deleted by the service)
+-- Args (reader.read_call, CALLS.key_create): the header (no version, time 0: it reads none, no
+--   windows), then
+--   name      the key's name
+--   stored    the stored JSON (the secret's SHA-256 digest, never the secret)
+--   max_keys  most keys the hash may hold
+-- Reply (reader.answer, CALLS.key_create): outcome, 'created', 'exists' (the name is taken) or 'full'
 local function key_create(keys, args)
-  if redis.call('HEXISTS', keys[1], args[1]) == 1 then return 'exists' end
-  if redis.call('HLEN', keys[1]) >= tonumber(args[3]) then return 'full' end
-  redis.call('HSET', keys[1], args[1], args[2])
-  redis.call('SET', keys[2], '1')
-  return 'created'
+  local keys_key, marker_key = keys[1], keys[2]
+  local _, arg = reader.read_call(args, CALLS.key_create)
+  local outcome = 'created'
+  if redis.call('HEXISTS', keys_key, arg.name) == 1 then
+    outcome = 'exists'
+  elseif redis.call('HLEN', keys_key) >= tonumber(arg.max_keys) then
+    outcome = 'full'
+  else
+    redis.call('HSET', keys_key, arg.name, arg.stored)
+    redis.call('SET', marker_key, '1')
+  end
+  return reader.answer(CALLS.key_create, { outcome = outcome })
 end

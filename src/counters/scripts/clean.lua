@@ -1,4 +1,4 @@
--- requires: keyspace
+-- requires: keyspace, reader
 -- counter_clean: one page of the cleaner over one bucket of the known index. For each index entry
 -- after the cursor (lexicographic order, all scores 0) whose precision is due on this pass, deletes
 -- the slices that left the retention (start <= now - samples * prec), then removes the entry from the
@@ -7,50 +7,55 @@
 -- cleaner running the same page finds nothing left to do. Each call also removes up to a page of the
 -- bucket's names entries ({...}:names) whose counter left every retention (score <= now): they no
 -- longer count as live, this frees their memory.
--- KEYS: 1
--- KEYS[1]        the bucket's known-counters index zset
--- ARGV[1]        now, unix milliseconds
--- ARGV[2]        samples kept per precision (count)
--- ARGV[3]        pass number of the calling cleaner (a precision p is due when pass % max(1, floor(p / 60)) == 0)
--- ARGV[4]        cursor: the last member handled by the previous page ("" to start at the beginning)
--- ARGV[5]        page size: most index entries visited by this call
--- Reply: { next cursor ("" when the bucket is done), entries visited, entries due, slices removed, entries removed,
---          names entries removed }
+-- Keys: known (the bucket's known-counters index zset)
+-- Args (reader.read_call, CALLS.clean): the header (no version, now, no windows), then
+--   samples    samples kept per precision (count)
+--   pass       pass number of the calling cleaner (a precision p is due when pass % max(1, floor(p / 60)) == 0)
+--   cursor     the last member handled by the previous page ("" to start at the beginning)
+--   page_size  most index entries visited by this call
+-- Reply (reader.answer, CALLS.clean): next (the cursor, "" when the bucket is done), visited, due,
+--   slices_removed, entries_removed, names_removed
+
+-- Deletes the slices of one due index entry that left its retention, and the entry when its hash is
+-- then empty: answers the slices removed and 1 when the entry went (0 when it stays).
+local function clean_entry(known_key, member, prec, cutoff)
+  local hkey = keyspace.sibling_key(known_key, 'known', 'count:' .. member)
+  local old = {}
+  for _, field in ipairs(redis.call('HKEYS', hkey)) do
+    local t = tonumber(field)
+    if t == nil or t <= cutoff then old[#old + 1] = field end
+  end
+  for i = 1, #old, 1000 do
+    redis.call('HDEL', hkey, unpack(old, i, math.min(i + 999, #old)))
+  end
+  if redis.call('EXISTS', hkey) ~= 0 then return #old, 0 end
+  redis.call('ZREM', known_key, member)
+  return #old, 1
+end
+
 local function clean(keys, args)
-  local now_sec = math.floor(tonumber(args[1]) / 1000)
-  local samples = tonumber(args[2])
-  local pass = tonumber(args[3])
-  local cursor = args[4]
-  local page_size = tonumber(args[5])
+  local known_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.clean)
+  local samples, pass, page_size = tonumber(arg.samples), tonumber(arg.pass), tonumber(arg.page_size)
   local start = '-'
-  if cursor ~= '' then start = '(' .. cursor end
-  local members = redis.call('ZRANGE', keys[1], start, '+', 'BYLEX', 'LIMIT', 0, page_size)
+  if arg.cursor ~= '' then start = '(' .. arg.cursor end
+  local members = redis.call('ZRANGE', known_key, start, '+', 'BYLEX', 'LIMIT', 0, page_size)
   local due, slices, dropped = 0, 0, 0
   for _, member in ipairs(members) do
     local prec = tonumber(string.match(member, '^(%d+):'))
     if prec and prec > 0 and pass % math.max(1, math.floor(prec / 60)) == 0 then
       due = due + 1
-      local hkey = keyspace.sibling_key(keys[1], 'known', 'count:' .. member)
-      local cutoff = now_sec - samples * prec
-      local old = {}
-      for _, field in ipairs(redis.call('HKEYS', hkey)) do
-        local t = tonumber(field)
-        if t == nil or t <= cutoff then old[#old + 1] = field end
-      end
-      for i = 1, #old, 1000 do
-        redis.call('HDEL', hkey, unpack(old, i, math.min(i + 999, #old)))
-      end
-      slices = slices + #old
-      if redis.call('EXISTS', hkey) == 0 then
-        redis.call('ZREM', keys[1], member)
-        dropped = dropped + 1
-      end
+      local removed, gone = clean_entry(known_key, member, prec, header.now_sec - samples * prec)
+      slices, dropped = slices + removed, dropped + gone
     end
   end
-  local names_key = keyspace.sibling_key(keys[1], 'known', 'names')
-  local gone = redis.call('ZRANGE', names_key, '-inf', tonumber(args[1]), 'BYSCORE', 'LIMIT', 0, page_size)
+  local names_key = keyspace.sibling_key(known_key, 'known', 'names')
+  local gone = redis.call('ZRANGE', names_key, '-inf', header.now_ms, 'BYSCORE', 'LIMIT', 0, page_size)
   if #gone > 0 then redis.call('ZREM', names_key, unpack(gone)) end
   local next_cursor = ''
   if #members == page_size then next_cursor = members[#members] end
-  return { next_cursor, #members, due, slices, dropped, #gone }
+  return reader.answer(CALLS.clean, {
+    next = next_cursor, visited = #members, due = due,
+    slices_removed = slices, entries_removed = dropped, names_removed = #gone,
+  })
 end

@@ -1,10 +1,12 @@
 -- module: ingest
--- requires: actor_log, board_write, call_state, segmentation, snapshot, window
+-- requires: actor_log, board_write, call_state, segmentation, slot_due, snapshot, window
 -- ingest_lib: what the ingest functions share (ingest_apply, its general path, and ingest_groups, its
 -- fast path), a module of the tb_ingest function library after the ranking's shared modules. Handler
 -- modules are blocks of their own (src/redis/function-library.ts), so a helper both call lives here.
 -- KEYS: 0
--- Conventions: the keys and arguments as ingest_apply.lua documents them.
+-- Conventions: the keys as ingest_apply.lua documents them (the window modules read the header's
+-- window arguments from ARGV, call_lib); an event is a table of named fields (item, amount, at_ms,
+-- segments, actor; an entry of ingest_apply also its id), as the call's JSON list decodes.
 
 -- Message ids "<hi>-<lo>" as two numbers (exact up to 2^53: stream ids' milliseconds and sequences are).
 local function id_of(text)
@@ -67,76 +69,84 @@ local function ingest_segment_admitter(max, now_sec)
   end
 end
 
--- Checks one event (its item at ARGV[base + 1], time at ARGV[base + 3], segments at ARGV[base + 4],
--- actor at ARGV[base + 5], with its block key when that differs: ACTORS.split) against the windows, the blocks, segments.max and the item cap, in that
+-- Checks one event (its actor with its block key when that differs: ACTORS.split) against the
+-- windows, the blocks, segments.max and the item cap, in that
 -- order (as an HTTP increment does), and takes its share of both limits when it passes. Answers nil
 -- (accepted) or the refusal's reason ("RETRACTED <actor|item> <until ms>" for a block).
--- `checks`: { holding_at (second -> windows holding it, or false), admit, admit_segments, now_sec, window_count }.
-local function ingest_check(checks, base)
-  local at_sec = math.floor(tonumber(ARGV[base + 3]) / 1000)
+-- `checks`: { holding_at (second -> windows holding it, or false), admit, admit_segments, now_ms, now_sec, window_count }.
+local function ingest_check(checks, event)
+  local at_sec = math.floor(event.at_ms / 1000)
   local holding_at = checks.holding_at
   if holding_at[at_sec] == nil then holding_at[at_sec] = window.window_holds(at_sec, checks.now_sec, checks.window_count) or false end
   if not holding_at[at_sec] then return 'AT_OUT_OF_SPAN' end
-  local blocked = actor_log.ACTORS.refusal(KEYS[1], select(2, actor_log.ACTORS.split(ARGV[base + 5])), tonumber(ARGV[2]), ARGV[base + 1])
+  local blocked = actor_log.ACTORS.refusal(KEYS[1], select(2, actor_log.ACTORS.split(event.actor)), checks.now_ms, event.item)
   if blocked then return string.sub(blocked, 4) end
   -- Most events name no segment: no list is made for them.
-  local names = ARGV[base + 4] ~= '' and segmentation.segment_names(ARGV[base + 4]) or nil
+  local names = event.segments ~= '' and segmentation.segment_names(event.segments) or nil
   if names and not checks.admit_segments(names, false) then return 'SEGMENT_LIMIT' end
-  if not checks.admit(ARGV[base + 1], true) then return 'BOARD_FULL' end
+  if not checks.admit(event.item, true) then return 'BOARD_FULL' end
   if names then checks.admit_segments(names, true) end
   return nil
 end
 
-local function ingest_checks(now_sec, window_count, segments_max)
-  return { holding_at = {}, admit = ingest_admitter(window_count), now_sec = now_sec, window_count = window_count,
-    admit_segments = ingest_segment_admitter(segments_max, now_sec) }
+local function ingest_checks(now_ms, now_sec, window_count, segments_max)
+  return { holding_at = {}, admit = ingest_admitter(window_count), now_ms = now_ms, now_sec = now_sec,
+    window_count = window_count, admit_segments = ingest_segment_admitter(segments_max, now_sec) }
 end
 
--- One window's part of the accepted events (arg positions `base`: item, amount, time from base + 1,
--- actor at base + 5), event by event (add_batch_entry: ties and views told of each change, in order,
--- the actor's contribution kept as an HTTP increment keeps it). Answers the earliest due time of a
--- slot it created, or nil.
+-- What a call does before its events, once its lease is checked (ingest_begin's `call`): the windows
+-- cross their snapshot boundaries and drain what expired (within the header's budget), the due slots
+-- settle. Answers whether a window is still draining, and the events' checks (ingest_checks).
+local function ingest_prepare(call, header, segments_max)
+  local window_count, now_sec = call.window_count, header.now_sec
+  snapshot.cross_all(2, window_count, 5, now_sec)
+  local draining = window.expire_all(2, window_count, 5, now_sec, header.budget)
+  slot_due.settle_slot_due()
+  return draining, ingest_checks(header.now_ms, now_sec, window_count, segments_max)
+end
+
+-- One window's part of the accepted events, event by event (add_batch_entry: ties and views told of
+-- each change, in order, the actor's contribution kept as an HTTP increment keeps it). Answers the
+-- earliest due time of a slot it created, or nil.
 local function ingest_add_window(w, accepted, holding_at)
   local win, slot_at, new_due_ms = board_write.batch_window(w), {}, nil
-  for _, base in ipairs(accepted) do
-    local at_ms = tonumber(ARGV[base + 3])
+  for _, event in ipairs(accepted) do
+    local at_ms = event.at_ms
     local at_sec = math.floor(at_ms / 1000)
     if holding_at[at_sec][w] then
       slot_at[at_sec] = slot_at[at_sec] or window.current_slot(at_sec, win.interval_sec, win.origin_sec)
-      local due = board_write.add_batch_entry(win, slot_at[at_sec], ARGV[base + 1], tonumber(ARGV[base + 2]), at_ms / 1000,
-        (actor_log.ACTORS.split(ARGV[base + 5])))
+      local due = board_write.add_batch_entry(win, slot_at[at_sec], event.item, event.amount, at_ms / 1000,
+        (actor_log.ACTORS.split(event.actor)))
       if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
     end
   end
   return new_due_ms
 end
 
--- Adds the accepted events (arg positions `base`: item, amount, time, segments, actor from base + 1) to the
--- windows holding them, then to their segments; answers the earliest due time of a slot this
--- created, or nil.
+-- Adds the accepted events to the windows holding them, then to their segments; answers the earliest
+-- due time of a slot this created, or nil.
 local function ingest_add(accepted, holding_at, window_count)
   local new_due_ms = nil
   for w = 0, window_count - 1 do new_due_ms = segmentation.earliest_due(new_due_ms, ingest_add_window(w, accepted, holding_at)) end
-  for _, base in ipairs(accepted) do
-    if ARGV[base + 4] ~= '' then
-      local at_sec = math.floor(tonumber(ARGV[base + 3]) / 1000)
+  for _, event in ipairs(accepted) do
+    if event.segments ~= '' then
+      local at_sec = math.floor(event.at_ms / 1000)
       -- The event's time as the board's views saw it (hot's firstSeen): the segment's views see the same.
-      local due = segmentation.segment_add(2, window_count, segmentation.segment_names(ARGV[base + 4]), ARGV[base + 1], tonumber(ARGV[base + 2]), at_sec,
-        holding_at[at_sec], tonumber(ARGV[base + 3]) / 1000, (actor_log.ACTORS.split(ARGV[base + 5])))
+      local due = segmentation.segment_add(2, window_count, segmentation.segment_names(event.segments), event.item, event.amount, at_sec,
+        holding_at[at_sec], event.at_ms / 1000, (actor_log.ACTORS.split(event.actor)))
       new_due_ms = segmentation.earliest_due(new_due_ms, due)
     end
   end
   return new_due_ms
 end
 
--- The start every ingest call shares: the config version and the lease epoch checked. Answers an error
--- reply, or nil and the call's state { window_count, progress, epoch, last, stored_epoch }.
-local function ingest_begin()
-  local err = window.version_error(KEYS[1], ARGV[1])
+-- The start every ingest call shares: the config version and the caller's lease `epoch` checked.
+-- Answers an error reply, or nil and the call's state { window_count, progress, epoch, last, stored_epoch }.
+local function ingest_begin(keys, header, epoch)
+  local err = window.version_error(keys[1], header.version)
   if err then return redis.error_reply(err) end
-  local window_count = tonumber(ARGV[4])
-  local progress = KEYS[2 * window_count + 2]
-  local epoch = tonumber(ARGV[5 + window.WINDOW_ARGS * window_count])
+  local window_count = #header.windows
+  local progress = keys[2 * window_count + 2]
   local stored = redis.call('HMGET', progress, 'last', 'epoch')
   if stored[2] and tonumber(stored[2]) > epoch then return redis.error_reply('TB_INGEST_FENCED ' .. stored[2]) end
   return nil, { window_count = window_count, progress = progress, epoch = epoch, last = stored[1] or '0-0',
@@ -145,13 +155,13 @@ end
 
 -- Adds `accepted` and records the progress with it: events applied, the highest id (nil: none new)
 -- and the epoch. Answers the due time for the index (0: none).
-local function ingest_write(call, accepted, events, holding_at, new_last, now_sec)
+local function ingest_write(cfg_key, call, accepted, events, holding_at, new_last, now_sec)
   local new_due_ms = nil
-  for _, base in ipairs(accepted) do
-    if ARGV[base + 4] ~= '' then segmentation.cross_named_segments(2, call.window_count, segmentation.segment_names(ARGV[base + 4])) end
+  for _, event in ipairs(accepted) do
+    if event.segments ~= '' then segmentation.cross_named_segments(2, call.window_count, segmentation.segment_names(event.segments)) end
   end
   if events > 0 then
-    snapshot.bump_version(KEYS[1])
+    snapshot.bump_version(cfg_key)
     new_due_ms = ingest_add(accepted, holding_at, call.window_count)
     redis.call('HINCRBY', call.progress, 'applied', events)
   end
@@ -163,6 +173,6 @@ end
 ingest.id_of = id_of
 ingest.after = after
 ingest.ingest_check = ingest_check
-ingest.ingest_checks = ingest_checks
+ingest.ingest_prepare = ingest_prepare
 ingest.ingest_begin = ingest_begin
 ingest.ingest_write = ingest_write

@@ -86,12 +86,19 @@ end
 -- The header read_header fills: one table for every call, so a call builds none (a function reads its
 -- header first and keeps what it needs; the next read_header overwrites it).
 local HEADER = { version = '', now_ms = 0, now_sec = 0, budget = 0, windows = {} }
+-- The windows of a call on none (shared like cached_windows' tables: read-only).
+local NO_WINDOWS = {}
 
 -- The common header as a named table, and the index of the first argument after it:
 --   { version, now_ms, now_sec, budget, windows = { { period_sec, interval_sec, created_ms, origin_sec }, ... } }
 -- Both tables are shared (HEADER, cached_windows): valid until the next read_header, never changed.
 local function read_header(args)
-  local window_count, now_ms, budget = tonumber(args[4]), tonumber(args[2]), tonumber(args[3])
+  -- A call on no window (the counters', the stats', a board's config) sends "0" windows and budget:
+  -- compared, not converted, as it is most of what such a call's header costs.
+  local window_text, budget_text = args[4], args[3]
+  local window_count = window_text == '0' and 0 or tonumber(window_text)
+  local budget = budget_text == '0' and 0 or tonumber(budget_text)
+  local now_ms = tonumber(args[2])
   if not (window_count and now_ms and budget) then
     number_at(args, 4, 'window count')
     number_at(args, 2, 'now')
@@ -104,7 +111,7 @@ local function read_header(args)
   header.version, header.now_ms, header.budget = args[1], now_ms, budget
   -- math.floor(now_ms / 1000) without two table lookups and a call (Lua's % floors: exact for any number).
   header.now_sec = (now_ms - now_ms % 1000) / 1000
-  header.windows = cached_windows(args, window_count)
+  header.windows = window_count == 0 and NO_WINDOWS or cached_windows(args, window_count)
   return header, 5 + HEADER_WINDOW_ARGS * window_count
 end
 
@@ -131,8 +138,8 @@ local function read_records(args, first, fields)
 end
 
 -- A named call (CALLS.<handler>, emitted from the function's contract in TypeScript): its header, then
--- its own arguments as a table by the contract's names (strings: the function converts what it uses).
--- The count must match: an argument TypeScript added or left out is a caller bug named here. The
+-- its own arguments as a table by the contract's names (strings: the function converts what it uses),
+-- filled by the contract's `fill` (the names written out by function-library.ts). The count must match: an argument TypeScript added or left out is a caller bug named here. The
 -- table is the contract's own, refilled by each call (as HEADER is): a call builds none, and keeps
 -- nothing of it past its end.
 local function read_call(args, call)
@@ -147,26 +154,22 @@ local function read_call(args, call)
     named = {}
     call.named_args = named
   end
-  for i = 1, count do named[names[i]] = args[at + i - 1] end
+  call.fill(named, args, at)
   return header, named
 end
 
--- The reply of a named call: `named`'s fields in the order of the contract's reply names, which
+-- The reply of a named call: `named`'s fields in the order of the contract's reply names (its `pack`), which
 -- TypeScript decodes by the same names (NamedReply in src/redis/replies.ts). A field left nil is a bug
 -- in the function, named here rather than decoded as a shorter reply. The reply is the contract's own
 -- table, refilled by each call: Redis converts a function's reply as it returns, before any other call.
 local function answer(call, named)
-  local names = call.reply
   local reply = call.reply_table
   if not reply then
     reply = {}
     call.reply_table = reply
   end
-  for i = 1, #names do
-    local value = named[names[i]]
-    if value == nil then return error({ err = 'TB_BAD_REPLY ' .. call.name .. ' answered no ' .. names[i] }) end
-    reply[i] = value
-  end
+  local missing = call.pack(reply, named)
+  if missing then return error({ err = 'TB_BAD_REPLY ' .. call.name .. ' answered no ' .. missing }) end
   return reply
 end
 

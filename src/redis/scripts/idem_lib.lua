@@ -32,7 +32,8 @@ local function idem_of(key, field_prefix, fingerprint, context, signed_ttl_ms)
   local ttl_ms = tonumber(signed_ttl_ms)
   return {
     key = key,
-    field = field_prefix .. key,
+    -- A write without a key looks nothing up: no field to make.
+    field = key ~= '' and field_prefix .. key or '',
     fingerprint = fingerprint,
     context = context,
     ttl_ms = math.abs(ttl_ms),
@@ -84,13 +85,27 @@ local function idem_begin(base_key, suffix, idem, now_ms)
   return nil
 end
 
+-- Appends `values` (nil: none) to `list` up to its first nil, as ipairs would, without a call per
+-- value: every idempotent write answers through here.
+local function append_values(list, values)
+  if values == nil then return end
+  local n, i = #list, 1
+  local value = values[1]
+  while value ~= nil do
+    n = n + 1
+    list[n] = value
+    i = i + 1
+    value = values[i]
+  end
+end
+
 -- Stores the write's reply under its key (when it has one) and answers { 0, context, created...,
 -- reply... } (`created`: optional counts of what the call created, answered but not stored).
 -- Numbers keep every digit (%.17g) and come back as numbers; strings come back as strings.
 local function idem_finish(base_key, suffix, idem, now_ms, reply, created)
   local answer = { 0, idem.context }
-  for _, count in ipairs(created or {}) do answer[#answer + 1] = count end
-  for _, value in ipairs(reply) do answer[#answer + 1] = value end
+  append_values(answer, created)
+  append_values(answer, reply)
   if idem.key ~= '' then
     local parts = { idem.fingerprint, string.format('%d', now_ms), idem.context }
     for _, value in ipairs(reply) do

@@ -1,9 +1,15 @@
+-- requires: reader
 -- read: both hour hashes of a stats context/type in one atomic step (a rollover never falls between).
--- KEYS: 2
--- KEYS[1]        the current hour's hash
--- KEYS[2]        the previous hour's hash
--- (no ARGV)
--- Reply: { HGETALL current, HGETALL previous } (flat field/value lists; the app picks the hour by its clock)
+-- Keys: current (the current hour's hash), previous (the previous hour's hash)
+-- Args (reader.read_call, CALLS.read): the header (no version, time 0: it reads none, no windows), and
+--   no arguments of its own
+-- Reply (reader.answer, CALLS.read): current, previous (each HGETALL's flat field/value list; the app
+--   picks the hour by its clock)
 local function read(keys, args)
-  return { redis.call('HGETALL', keys[1]), redis.call('HGETALL', keys[2]) }
+  local current_key, previous_key = keys[1], keys[2]
+  reader.read_call(args, CALLS.read)
+  return reader.answer(CALLS.read, {
+    current = redis.call('HGETALL', current_key),
+    previous = redis.call('HGETALL', previous_key),
+  })
 end
