@@ -48,8 +48,6 @@ local function lookup_node(keys, args)
     return reader.answer(CALLS.lookup_node, { complete = 0, scores = empty, ranks = empty, data = empty })
   end
   local with_data, with_ranks = arg.with_data == '1', arg.board_ranks == '1'
-  -- Strict ranks (a sharded `ties: first` board): decided once, the marks read from each id's shard.
-  local strict = with_ranks and order.strict(tops[1])
   local scores, ranks, data, above_of = {}, {}, {}, {}
   local homes = cjson.decode(arg.homes)
   for i, item in ipairs(cjson.decode(arg.items)) do
@@ -60,8 +58,9 @@ local function lookup_node(keys, args)
     local left_out = listed and not order.shown(tops[home], item)
     if left_out then listed = false end
     scores[i], ranks[i] = score, left_out and -1 or 0
-    local mark = strict and listed and redis.call('HGET', keyspace.sibling_key(tops[home], 'top', 'marks'), item)
-    if mark then
+    -- A mark (a sharded `ties: first` board's, a tiebreak's): the items ahead of (score, mark) are counted.
+    local mark = with_ranks and listed and order.mark_of(tops[home], item)
+    if mark and mark ~= '' then
       ranks[i] = 1
       for s = 1, #tops do ranks[i] = ranks[i] + order.ahead(tops[s], score, mark) end
     elseif with_ranks and listed then
