@@ -170,12 +170,9 @@ export const WRITE_ROWS: WorstRow[] = [
   {
     route: 'POST /boards/{board}/items/{item}/score',
     worst:
-      'a new (score, tiebreak) pair tied on score with every item of a 64-shard tiebreak board of 8 windows: its rank counted by (score, mark) on every shard',
+      'a better (score, tiebreak) pair of a held item, tied on score with every item of a 64-shard tiebreak board of 8 windows: moved in each window, ranked by (score, mark) on every shard',
     request: (context, attempt) =>
-      post(`/boards/wc-tiebreak/items/new${attempt}/score`, {
-        score: 7,
-        tiebreak: Math.floor(context.sizes.items / 2) + attempt,
-      }),
+      post(`/boards/wc-tiebreak/items/t${attempt}/score`, { score: 7, tiebreak: context.sizes.items + attempt }),
   },
   {
     route: 'POST /boards/{board}/items/{item}/likes',

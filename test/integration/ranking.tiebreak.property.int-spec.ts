@@ -88,6 +88,8 @@ describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i sha
             for (const w of WINDOWS) await compare(name, model, w.name);
           }
           await setup.ranking.deleteBoard(name);
+          // Its pair order and kept tiebreaks go with it.
+          expect(await setup.redis.dataKeys(`board:${name}[}/]*`)).toEqual([]);
         },
       ),
       { numRuns: 12, examples: [PAIRS_TIE_AND_SPLIT] },

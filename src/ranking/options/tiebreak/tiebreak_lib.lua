@@ -7,18 +7,20 @@
 -- page, position, mark_of, ahead, rank, append_marks, as ties_lib does for `ties: first`).
 -- KEYS: 0
 -- Keys, siblings of a window's results zset "<base>top" (same hash tag):
---   <base>tbkept   hash  item -> its tiebreak in the window (a decimal integer, |t| <= 10^15)
---   <base>tborder  zset  score = the item's score, member = <mark><item> for every item the window holds
+--   <base>tborder  zset  every member scored 0: <score key><mark><item> for every item the window holds,
+--                        so its byte order (ZREVRANGE, ZLEXCOUNT) is the board order of pairs
+--   <base>tbkept   hash  item -> its <score key><mark> (what its member starts with)
 -- Config hash field: tiebreak ("asc" | "desc"; absent: the option is off).
--- A mark is the tiebreak as TB.WIDTH fixed-width decimal digits, greater for the better tiebreak (desc:
--- t + 10^15, asc: 10^15 - t, both in [0, 2 x 10^15], exact in a double): ZREVRANGE of the order zset
--- (score descending, then member descending) lists equal scores best tiebreak first, and equal pairs in
--- descending byte order of item id, as Redis lists equal scores. Across shards rows carry their mark
--- (ScoredItem.tie): the merge and every count compare (score, mark), so no number combines the two.
--- Ranks are competition ranks on the pair: 1 + the items of a better score or of an equal score and a
--- greater mark.
+-- A score key is the score (an integer, |s| <= 10^15) plus 10^15 in TB.WIDTH fixed-width digits; a mark
+-- the tiebreak the same way, greater for the better tiebreak (desc: t + 10^15, asc: 10^15 - t): both
+-- in [0, 2 x 10^15], exact in a double. ZREVRANGE lists the best pair first and equal pairs in
+-- descending byte order of item id, as Redis lists equal scores; the items ahead of a pair are one
+-- ZLEXCOUNT. Across shards rows carry their mark (ScoredItem.tie): the merge and every count compare
+-- (score, mark), so no number combines the two. Ranks are competition ranks on the pair.
 
-local TB = { LIMIT = 1000000000000000, WIDTH = 16, RUN_READ = 32 }
+local TB = { LIMIT = 1000000000000000, WIDTH = 16 }
+-- Above every member of a prefix: item ids are UTF-8, which never holds the byte 0xFF.
+local AFTER_ANY_ITEM = '\255'
 
 local cfg_key_of_top = call_state.cfg_key_of_top
 call_state.config_field_add('tiebreak', 'tiebreak')
@@ -47,18 +49,31 @@ local function order_key(top_key)
   return keyspace.sibling_key(top_key, 'top', 'tborder')
 end
 
--- The mark of tiebreak `tb` (its decimal string) under `order`.
+local function digits(value)
+  return string.format('%0' .. TB.WIDTH .. '.0f', value)
+end
+
+-- The mark of tiebreak `tb` (a number) under `order`, and back.
 local function mark_of_tiebreak(order, tb)
-  local value = tonumber(tb)
-  local mark = order == 'desc' and TB.LIMIT + value or TB.LIMIT - value
-  return string.format('%0' .. TB.WIDTH .. '.0f', mark)
+  return digits(order == 'desc' and TB.LIMIT + tb or TB.LIMIT - tb)
+end
+
+local function tiebreak_of_mark(order, mark)
+  local value = tonumber(mark)
+  return string.format('%.0f', order == 'desc' and value - TB.LIMIT or TB.LIMIT - value)
+end
+
+-- What the member of the pair (score, mark) starts with.
+local function pair_prefix(score, mark)
+  return digits(TB.LIMIT + score) .. mark
 end
 
 -- Hook tiebreak: the order and the item's tiebreak held in the window (nil: not held), or nil when off.
 local function tiebreak_hook(top_key, item)
   local order = tiebreak_order(top_key)
   if not order then return nil end
-  return order, redis.call('HGET', kept_key(top_key), item) or nil
+  local prefix = redis.call('HGET', kept_key(top_key), item)
+  return order, prefix and tiebreak_of_mark(order, string.sub(prefix, TB.WIDTH + 1)) or nil
 end
 
 -- Hook results_changed: the item's pair in the window is now (score, tb); tb nil: it left (or a change
@@ -68,71 +83,64 @@ local function tiebreak_changed(top_key, item, score, tb)
   if not order then return end
   local kept, sorted = kept_key(top_key), order_key(top_key)
   local old = redis.call('HGET', kept, item)
-  if old then redis.call('ZREM', sorted, mark_of_tiebreak(order, old) .. item) end
+  if old then redis.call('ZREM', sorted, old .. item) end
   if tb == nil then
     if not redis.call('ZSCORE', top_key, item) then
       if old then redis.call('HDEL', kept, item) end
       return
     end
-    tb = old or '0'
+    tb = old and tiebreak_of_mark(order, string.sub(old, TB.WIDTH + 1)) or '0'
   end
-  redis.call('ZADD', sorted, string.format('%.17g', score), mark_of_tiebreak(order, tb) .. item)
-  redis.call('HSET', kept, item, tb)
+  local prefix = pair_prefix(score, mark_of_tiebreak(order, tonumber(tb)))
+  redis.call('ZADD', sorted, 0, prefix .. item)
+  redis.call('HSET', kept, item, prefix)
 end
 
 -- The item's mark in the window ('': not held), or nil when off.
 local function mark_hook(top_key, item)
-  local order = tiebreak_order(top_key)
-  if not order then return nil end
-  local tb = redis.call('HGET', kept_key(top_key), item)
-  return tb and mark_of_tiebreak(order, tb) or ''
+  if not tiebreak_order(top_key) then return nil end
+  local prefix = redis.call('HGET', kept_key(top_key), item)
+  return prefix and string.sub(prefix, TB.WIDTH + 1) or ''
 end
 
 -- Items ahead of (score, mark): a better score, or an equal one and a greater mark (a longer `mark`,
--- <mark><item>, a whole member: those sorting above it, read_neighbours' place). The equal scores are
--- one run of the order zset, members descending: a binary search finds how many sort above the mark,
--- over the run's first TB.RUN_READ members read in one call, then one member per step.
+-- <mark><item>, a whole member's end: those sorting above that member, read_neighbours' place). One
+-- ZLEXCOUNT; a score between integers (a rank read's) has no equal: the items scoring higher.
 local function ahead_hook(top_key, score, mark)
   if mark == '' or not tiebreak_order(top_key) then return nil end
-  local exact = string.format('%.17g', score)
-  local sorted = order_key(top_key)
-  local higher = redis.call('ZCOUNT', sorted, '(' .. exact, '+inf')
-  local run = redis.call('ZRANGE', sorted, exact, exact, 'BYSCORE', 'REV', 'LIMIT', 0, TB.RUN_READ)
-  local low, high = 0, #run
-  if high == TB.RUN_READ then high = redis.call('ZCOUNT', sorted, exact, exact) end
-  while low < high do
-    local middle = math.floor((low + high) / 2)
-    local member = run[middle + 1] or redis.call('ZREVRANGE', sorted, higher + middle, higher + middle)[1]
-    if member and (#mark > TB.WIDTH and member or string.sub(member, 1, TB.WIDTH)) > mark then low = middle + 1 else high = middle end
-  end
-  return higher + low
+  if score ~= math.floor(score) then return redis.call('ZCOUNT', top_key, '(' .. string.format('%.17g', score), '+inf') end
+  local bound = pair_prefix(score, mark) .. (#mark > TB.WIDTH and '' or AFTER_ANY_ITEM)
+  return redis.call('ZLEXCOUNT', order_key(top_key), '(' .. bound, '+')
 end
 
--- Positions first..last of the pair order as ZREVRANGE WITHSCORES answers them, each row's mark added
--- to `marks` (every shard count: rows rank by their marks), or nil when off.
+-- Positions first..last of the pair order as ZREVRANGE WITHSCORES answers them (item, score, ...),
+-- each row's mark added to `marks` (every shard count: rows rank by their marks), or nil when off.
 local function page_hook(top_key, first, last, marks)
   if not tiebreak_order(top_key) then return nil end
-  local page = redis.call('ZREVRANGE', order_key(top_key), first, last, 'WITHSCORES')
-  for i = 1, #page, 2 do
-    if marks then marks[#marks + 1] = string.sub(page[i], 1, TB.WIDTH) end
-    page[i] = string.sub(page[i], TB.WIDTH + 1)
+  local members = redis.call('ZREVRANGE', order_key(top_key), first, last)
+  local page, width = {}, 2 * TB.WIDTH
+  for i, member in ipairs(members) do
+    if marks then marks[#marks + 1] = string.sub(member, TB.WIDTH + 1, width) end
+    page[2 * i - 1] = string.sub(member, width + 1)
+    page[2 * i] = string.format('%.0f', tonumber(string.sub(member, 1, TB.WIDTH)) - TB.LIMIT)
   end
   return page
 end
 
 -- The item's 0-based place in the pair order (nil: not held), or nil when off.
 local function position_hook(top_key, item)
-  local mark = mark_hook(top_key, item)
-  if mark == nil or mark == '' then return nil end
-  return redis.call('ZREVRANK', order_key(top_key), mark .. item)
+  if not tiebreak_order(top_key) then return nil end
+  local prefix = redis.call('HGET', kept_key(top_key), item)
+  if not prefix then return nil end
+  return redis.call('ZREVRANK', order_key(top_key), prefix .. item)
 end
 
 -- Competition rank on the pair (0: not held), or nil when off.
 local function rank_hook(top_key, item)
-  local mark = mark_hook(top_key, item)
-  if mark == nil then return nil end
-  if mark == '' then return 0 end
-  return ahead_hook(top_key, tonumber(redis.call('ZSCORE', top_key, item)), mark) + 1
+  if not tiebreak_order(top_key) then return nil end
+  local prefix = redis.call('HGET', kept_key(top_key), item)
+  if not prefix then return 0 end
+  return redis.call('ZLEXCOUNT', order_key(top_key), '(' .. prefix .. AFTER_ANY_ITEM, '+') + 1
 end
 
 -- A write's mark of the item in each window (results keys keys[first_top + 2w]): its answer's tiebreak,
