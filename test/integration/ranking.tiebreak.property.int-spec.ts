@@ -141,8 +141,11 @@ describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i sha
     }
     const ids = [...ITEMS, 'absent'];
     const looked = await setup.lookup.lookup({ name, window, items: ids, relative: false, withData: false });
-    expect(looked.items.map((row) => [row.item, row.rank])).toEqual(
-      ids.map((id) => [id, expected.find((r) => r.item === id)?.rank ?? null]),
+    expect(looked.items.map((row) => [row.item, row.rank, row.tiebreak])).toEqual(
+      ids.map((id) => {
+        const row = expected.find((r) => r.item === id);
+        return [id, row?.rank ?? null, row?.tiebreak];
+      }),
     );
     await expectRanks(name, model, window, expected);
   }

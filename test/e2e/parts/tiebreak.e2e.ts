@@ -90,7 +90,10 @@ describe('tiebreak over HTTP', () => {
       .post(`/boards/${name}/lookup`)
       .send({ items: ['ann', 'cid'] })
       .expect(200);
-    expect(looked.body.items.map((row: { rank: number }) => row.rank)).toEqual([5, 3]);
+    expect(looked.body.items.map((row: { rank: number; tiebreak: number }) => [row.rank, row.tiebreak])).toEqual([
+      [5, 300],
+      [3, 200],
+    ]);
     const rank = async (query: string) => (await http().get(`/boards/${name}/rank?${query}`).expect(200)).body.rank;
     expect(await rank('score=10&tiebreak=200')).toBe(3);
     expect(await rank('score=10&tiebreak=199')).toBe(3);

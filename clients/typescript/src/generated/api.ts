@@ -1601,6 +1601,8 @@ export interface components {
             item: string;
             /** @description The item's score in the window; 0 when the window holds nothing of it */
             score: number;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
             /** @description Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when score <= 0 */
             rank: number | null;
             /**
