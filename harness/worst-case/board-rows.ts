@@ -272,7 +272,8 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/rank',
-    worst: 'a (score, tiebreak) pair tied on score with every item of a 64-shard tiebreak board: one search per shard',
+    worst:
+      'a (score, tiebreak) pair tied on score with every item of a 64-shard tiebreak board: one ZLEXCOUNT per shard',
     request: (context) =>
       get(`/boards/wc-tiebreak/rank?window=t8&score=7&tiebreak=${Math.floor(context.sizes.items / 2)}`),
   },
