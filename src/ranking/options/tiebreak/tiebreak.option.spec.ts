@@ -3,14 +3,8 @@ import { validateSync } from 'class-validator';
 import { InvalidInputError } from '../../../common/errors';
 import { mergeListings, rankRows } from '../../core/shard-math';
 import { checkOptions, OPTION_LUA_MODULES, optionsFromReply, optionsFromStored, optionsView } from '../registry';
-import {
-  TIEBREAK_BOUND,
-  tiebreakMark,
-  tiebreakOfMark,
-  tiebreakOption,
-  TiebreakProperty,
-  TiebreakSetting,
-} from './tiebreak.option';
+import { TIEBREAK_BOUND } from './tiebreak.limits';
+import { tiebreakMark, tiebreakOfMark, tiebreakOption, TiebreakProperty, TiebreakSetting } from './tiebreak.option';
 
 /** A DTO holding only the option's PUT field, as the board DTO declares it. */
 class BoardDto {

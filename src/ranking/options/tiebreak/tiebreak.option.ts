@@ -3,7 +3,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateBy } from 'class-validator';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
-import type { Bounds } from '../../../common/limits';
+import { TIEBREAK_BOUND, TIEBREAK_BOUNDS } from './tiebreak.limits';
 import { IsOptionalNotNull, OptionalIntProperty } from '../../../common/dto';
 import type { BoardOption, BoardSettings } from '../board-option';
 
@@ -22,12 +22,7 @@ export interface TiebreakConfig {
   tiebreak?: TiebreakSetting;
 }
 
-/**
- * Largest |tiebreak| (the same exact-integer bound as a score). A mark (tiebreak_lib.lua) shifts it
- * into [0, 2 x 10^15]: MARK_WIDTH decimal digits, exact in a double.
- */
-export const TIEBREAK_BOUND = 1_000_000_000_000_000;
-export const TIEBREAK_BOUNDS: Bounds = { min: -TIEBREAK_BOUND, max: TIEBREAK_BOUND };
+/** A mark's digits (tiebreak_lib.lua's TB.WIDTH). */
 const MARK_WIDTH = 16;
 
 /**
