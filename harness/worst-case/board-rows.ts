@@ -180,6 +180,13 @@ export const WRITE_ROWS: WorstRow[] = [
       }),
   },
   {
+    route: 'POST /boards/{board}/items/{item}/score',
+    worst:
+      'a better (score, tiebreak) pair of a held item, tied on score with every item of a 64-shard tiebreak board of 8 windows: moved in each window, ranked by (score, mark) on every shard',
+    request: (context, attempt) =>
+      post(`/boards/wc-tiebreak/items/t${attempt}/score`, { score: 7, tiebreak: context.sizes.items + attempt }),
+  },
+  {
     route: 'POST /boards/{board}/items/{item}/likes',
     worst: 'a new user in 8 segments on the board of every option',
     open: SEGMENTED_EVENT,
@@ -290,6 +297,18 @@ export const READ_ROWS: WorstRow[] = [
     route: 'GET /boards/{board}/top',
     worst: 'a tail board: the deepest page (rows 1 000 to 2 000) over 64 shards, every closed minute slot pruned',
     request: () => get('/boards/wc-tail/top?window=h&offset=1000&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'limit 1 000 at depth 10 000 on a 64-shard tiebreak board, every item of one score: pairs merged by mark',
+    request: () => get('/boards/wc-tiebreak/top?window=t8&offset=9000&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/rank',
+    worst:
+      'a (score, tiebreak) pair tied on score with every item of a 64-shard tiebreak board: one ZLEXCOUNT per shard',
+    request: (context) =>
+      get(`/boards/wc-tiebreak/rank?window=t8&score=7&tiebreak=${Math.floor(context.sizes.items / 2)}`),
   },
   {
     route: 'GET /boards/{board}/items/{item}',

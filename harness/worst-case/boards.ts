@@ -114,6 +114,22 @@ const EVER_BOARD = {
   ],
 };
 
+/**
+ * A competition board on the most shards: records are (score, tiebreak) pairs in eight windows of
+ * 1 000 slots, every item seeded with one score, so each count ahead of a pair is a binary search over
+ * the whole run of that score on every shard (tiebreak_lib).
+ */
+const TIEBREAK_BOARD = {
+  aggregate: 'max' as const,
+  tiebreak: { order: 'desc' as const },
+  shards: 64,
+  windows: Array.from({ length: 8 }, (_, i) => ({
+    name: `t${i + 1}`,
+    period: 1000 * (i + 1) * MINUTE_SEC,
+    interval: (i + 1) * MINUTE_SEC,
+  })),
+};
+
 /** Calendar windows of every kind, the largest archives. */
 const CALENDAR_BOARD = {
   windows: [
@@ -159,6 +175,7 @@ export const BOARDS = {
   'wc-last': LAST_BOARD,
   'wc-cal': CALENDAR_BOARD,
   'wc-ever': EVER_BOARD,
+  'wc-tiebreak': TIEBREAK_BOARD,
   /** Item groups on the most shards: one group holds the head, so filtered reads scan their deepest. */
   'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
   /**

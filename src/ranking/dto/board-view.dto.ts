@@ -7,6 +7,7 @@ import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesViewProperty } from '../options/ties/ties.option';
 import { CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
 import { OrderViewProperty, ScoreOrder } from '../options/order/order.option';
+import { TiebreakSetting, TiebreakViewProperty } from '../options/tiebreak/tiebreak.option';
 import { GroupsViewProperty } from '../options/groups/groups.option';
 import { ModerationSettingsDto, ModerationViewProperty } from '../options/moderation/moderation.option';
 import { MetricsViewProperty } from '../options/metrics/metrics.option';
@@ -52,6 +53,9 @@ export class BoardViewDto {
   ties?: TiesMode;
   @OrderViewProperty()
   order?: ScoreOrder;
+
+  @TiebreakViewProperty()
+  tiebreak?: TiebreakSetting;
   @ModerationViewProperty()
   moderation?: ModerationSettingsDto;
   @MetricsViewProperty()

@@ -47,6 +47,7 @@ import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesProperty } from '../options/ties/ties.option';
 import { ActorsProperty, ActorsSetting } from '../options/actor-caps/actor-caps.option';
 import { OrderProperty, ScoreOrder } from '../options/order/order.option';
+import { TiebreakProperty, TiebreakSetting } from '../options/tiebreak/tiebreak.option';
 import { GroupsProperty } from '../options/groups/groups.option';
 import { ModerationProperty, ModerationSettingsDto } from '../options/moderation/moderation.option';
 import { MetricsProperty } from '../options/metrics/metrics.option';
@@ -279,6 +280,9 @@ export class PutBoardDto {
 
   @OrderProperty()
   order?: ScoreOrder;
+
+  @TiebreakProperty()
+  tiebreak?: TiebreakSetting;
 
   @ModerationProperty()
   moderation?: ModerationSettingsDto;

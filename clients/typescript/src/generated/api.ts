@@ -418,7 +418,7 @@ export interface paths {
         put?: never;
         /**
          * Scores and ranks of given ids in a window
-         * @description 1-1000 ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks calls of at most 500 counts each. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards (x3 on a ties: first board), otherwise ids; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it), and a lookup of more than LOOKUP_COUNTS_PER_REQUEST counts (default 6 000) is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.
+         * @description 1-1000 ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks calls of at most 500 counts each. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards (x3 on a ties: first board; x3 on a board with a tiebreak), otherwise ids; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it), and a lookup of more than LOOKUP_COUNTS_PER_REQUEST counts (default 6 000) is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.
          */
         post: operations["LookupController_lookup"];
         delete?: never;
@@ -978,6 +978,8 @@ export interface components {
             rank: number | null;
             /** @description Rank in the window's latest snapshot; null when absent from it or when the window keeps no snapshots */
             previousRank: number | null;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
         };
         ArchiveDto: {
             /** @description Closed periods kept (the oldest goes when a new one is kept) */
@@ -1099,6 +1101,11 @@ export interface components {
              * @enum {string}
              */
             order?: "desc" | "asc";
+            /** @description Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins); ranks order rows by score, then tiebreak, then the ties rule (shared). Not with order asc or ties first (400 INVALID_INPUT). Omitted: the current setting (none for a new board); turning it on or changing it needs ?reset=true and drops the data */
+            tiebreak?: {
+                /** @enum {string} */
+                order?: "desc" | "asc";
+            };
             /** @description Moderation of the listing: { "review": true } lists an item only once allowed. Hidden items are left out of every listing of any board. Omitted: the current setting (no review for a new board). A change keeps every count and state */
             moderation?: components["schemas"]["ModerationSettingsDto"];
             /**
@@ -1182,6 +1189,11 @@ export interface components {
              * @enum {string}
              */
             order?: "asc";
+            /** @description Records are (score, tiebreak) pairs; absent: scores alone */
+            tiebreak?: {
+                /** @enum {string} */
+                order?: "desc" | "asc";
+            };
             /** @description Present on a review board */
             moderation?: components["schemas"]["ModerationSettingsDto"];
             /** @description The counters of each item per window; absent: one */
@@ -1291,6 +1303,8 @@ export interface components {
             amount?: number;
             /** @description On a max / min / last board, the score (instead of amount; see POST .../score); elsewhere 409 */
             score?: number;
+            /** @description On a board with a tiebreak: the record is the pair (score, tiebreak), ranked score first, then tiebreak by the board's tiebreak order (default 0); elsewhere a 400 */
+            tiebreak?: number;
             /**
              * @description The event's time, unix seconds (fractions allowed; default now): it lands in the slot of that time in every window and view whose live span still holds it. At most 5 s ahead (counted as now); older than every window's live span is a 400
              * @example 1700000000.5
@@ -1383,6 +1397,8 @@ export interface components {
             item: string;
             /** @description A window's sum over its live slots (an integer); a view's score (decay: the decayed sum as of now; hot, rising: their formula's score) */
             score: number;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
             /** @description Rank in the window's latest snapshot; null when absent from it or when the window keeps no snapshots */
             previousRank: number | null;
             /** @description With ?data=true: the item's data (null: none) */
@@ -1456,6 +1472,8 @@ export interface components {
             };
             /** @description A window's sum over its live slots (an integer); a view's score (decay: the decayed sum as of now; hot, rising: their formula's score) */
             score: number;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
             observed?: number;
             expected?: number;
             /** @enum {string} */
@@ -1512,6 +1530,8 @@ export interface components {
             item: string;
             /** @description A window's sum over its live slots (an integer); a view's score (decay: the decayed sum as of now; hot, rising: their formula's score) */
             score: number;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
         };
         HistoryResultDto: {
             board: string;
@@ -1605,6 +1625,8 @@ export interface components {
             item: string;
             /** @description The item's score in the window; 0 when the window holds nothing of it */
             score: number;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
             /** @description Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when score <= 0 */
             rank: number | null;
             /**
@@ -1716,6 +1738,8 @@ export interface components {
              * @example 4200
              */
             score: number;
+            /** @description On a board with a tiebreak: the record is the pair (score, tiebreak), ranked score first, then tiebreak by the board's tiebreak order (default 0); elsewhere a 400 */
+            tiebreak?: number;
             /**
              * @description The event's time, unix seconds (fractions allowed; default now): it lands in the slot of that time in every window whose live span still holds it. At most 5 s ahead (counted as now); older than every window's live span is a 400
              * @example 1700000000.5
@@ -5155,7 +5179,7 @@ export interface operations {
                 window?: string;
                 /** @description The score of the record to place (decimal digits, a sign and a fraction allowed) */
                 score: number;
-                /** @description The record's tiebreak: taken only by a board that declares one (today none does: a 400) */
+                /** @description The record's tiebreak on a board that declares one (default 0: the record is the pair); elsewhere a 400 */
                 tiebreak?: number;
             };
             header?: never;
