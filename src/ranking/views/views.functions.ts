@@ -3,7 +3,8 @@ import { NamedReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ViewRow } from '../core/ranking.types';
 import { BoardCall, boardHeader } from '../core/script-call';
-import type { ViewConfig } from '../core/trending-math';
+import type { ViewConfig, ViewMode } from '../core/trending-math';
+import type { BoardKeys } from '../core/ranking.keys';
 import type { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
@@ -24,6 +25,8 @@ export type ViewRead =
 export interface ViewCall extends BoardCall {
   view: ViewConfig;
   windows: WindowConfig[];
+  /** The keys each window is read from (a wilson or controversial view: each metric's); absent: the shard's. */
+  sourceKeys?: BoardKeys[];
   read: ViewRead;
 }
 
@@ -60,9 +63,13 @@ function readArgsOf(read: ViewRead): Partial<NamedArgs<typeof VIEW_ARGS>> {
   return { op: read.op, rank_score: read.rankScore };
 }
 
-/** Rows of 2 entries (item, rank score), or 7 for a rising view (its figures follow). */
-function viewRowsOf(reply: Reply, rising: boolean): ViewRow[] {
-  const width = rising ? 7 : 2;
+/** The entries of a row: item and rank score, then a rising view's figures or a pair view's two counts. */
+const ROW_WIDTH: Partial<Record<ViewMode, number>> = { rising: 7, wilson: 4, controversial: 4 };
+
+/** Rows of 2 entries (item, rank score), 7 for a rising view, 4 for a wilson or controversial one. */
+function viewRowsOf(reply: Reply, mode: ViewMode): ViewRow[] {
+  const width = ROW_WIDTH[mode] ?? 2;
+  const rising = mode === 'rising';
   if (reply.length % width !== 0) throw reply.unexpected(reply.length - 1, `rows of ${width} entries`);
   const rows: ViewRow[] = [];
   for (let i = 0; i < reply.length; i += width) {
@@ -75,6 +82,7 @@ function viewRowsOf(reply: Reply, rising: boolean): ViewRow[] {
         currentSlot: reply.number(i + 5),
         previousSlot: reply.number(i + 6),
       };
+    if (width === 4) row.counts = { positive: reply.number(i + 2), negative: reply.number(i + 3) };
     rows.push(row);
   }
   return rows;
@@ -90,8 +98,9 @@ export const VIEWS_FUNCTIONS = {
     contract: { args: VIEW_ARGS, reply: VIEW_REPLY },
     build: (call: ViewCall) => {
       const { keys } = call.shard;
+      const sources = call.sourceKeys ?? call.windows.map(() => keys);
       return {
-        keys: [keys.cfg(), ...call.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)])],
+        keys: [keys.cfg(), ...call.windows.flatMap((w, i) => [sources[i].slots(w.name), sources[i].top(w.name)])],
         args: callArgs(boardHeader(call, call.windows), VIEW_ARGS, {
           segment: keys.segment ?? '',
           view: call.view.name,
@@ -110,7 +119,7 @@ export const VIEWS_FUNCTIONS = {
       return {
         draining: reply.flag('draining'),
         landmarkSec: reply.int('landmark'),
-        rows: viewRowsOf(reply.nested('rows'), call.view.mode === 'rising'),
+        rows: viewRowsOf(reply.nested('rows'), call.view.mode),
         ...figuresOf(call.read, reply.int('first'), reply.int('second')),
       };
     },

@@ -3,7 +3,8 @@
 -- (before anything expires, as every script does), expiring what fell out of the windows it reads
 -- (which updates the view) and rebasing a decay view's landmark to now.
 -- Keys: cfg (board config hash: holds the config version and the views), then the (slots, top) pair of
---   each window the view reads (its window first; a rising view's baseline second)
+--   each window the view reads (its window first; a rising view's baseline second; a wilson or
+--   controversial view's: its window of the positive metric, then of the negative one)
 -- Args (reader.read_call, CALLS.read_view): the header with the view's windows (1 or 2), then
 --   segment     whose view to read ("" for the board's; the window keys are then the segment's)
 --   view        the view's name
@@ -20,7 +21,8 @@
 --               count:       the items scoring above the rank score, and the listed items
 --   rows        { item, rank score, ... } (a %.17g string: decay's forward-decayed sum, hot's or
 --               rising's score); a rising row adds observed, baseline sum, since (unix s), its count in
---               the window's current slot and in the slot before. Decay and rising rows stop at the
+--               the window's current slot and in the slot before; a wilson or controversial row its
+--               positive and negative counts (metric_views_lib). Decay and rising rows stop at the
 --               first rank score <= 0; every member of a hot view is listed (it holds only items whose
 --               sum is positive, and a hot score is negative for an item first seen before the view's
 --               epoch); ties in descending byte order of item id (ZREVRANGE order). The item read: the
@@ -69,6 +71,9 @@ local function view_add_row(read, item, score)
     rows[#rows + 1] = redis.call('HGET', view.items, item) or '0'
     rows[#rows + 1] = redis.call('HGET', read.current_slot_key, item) or '0'
     rows[#rows + 1] = redis.call('HGET', read.previous_slot_key, item) or '0'
+  elseif board_views.view_modes[view.mode] then
+    local positive, negative = board_views.view_modes[view.mode].counts(view, item)
+    rows[#rows + 1], rows[#rows + 2] = string.format('%.17g', positive), string.format('%.17g', negative)
   end
 end
 
