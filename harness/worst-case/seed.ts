@@ -87,11 +87,12 @@ async function seedEver(context: HarnessContext): Promise<void> {
   await batches(context, 'wc-ever', context.sizes.items, (n) => ({ item: `e${n}`, score: n, at: atSec }));
 }
 
-/** Items in descending order in each metric (a batch names one metric). */
+/** Items in descending order in each metric of both metrics boards (a batch names one metric). */
 async function seedMetrics(context: HarnessContext): Promise<void> {
   const { items } = context.sizes;
-  for (const metric of METRIC_NAMES)
-    await batches(context, 'wc-metrics', items, (n) => ({ item: `i${n}`, amount: items - n, metric }));
+  for (const board of ['wc-metrics', 'wc-rated'] as const)
+    for (const metric of METRIC_NAMES)
+      await batches(context, board, items, (n) => ({ item: `i${n}`, amount: items - n, metric }));
 }
 
 export async function seedBoards(context: HarnessContext): Promise<void> {

@@ -6,7 +6,8 @@
 -- (board_views.view_modes): such a view reads both metrics' windows (source_top: the positive one's,
 -- baseline_top: the negative one's), and every change of the item's sum in either, by a write or an
 -- expiry, scores the item again from both. An item is listed while its score is above 0 (wilson: a
--- positive count above 0; controversial: both).
+-- positive count above 0; controversial: both). A listed item's two counts are kept beside its score
+-- (<tag>:<view>:items, item -> "<positive> <negative>"), so a row of a read costs one HGET.
 -- A write drains only the windows of the metric it names, so the other metric's window may still
 -- index slots that expired and are not drained yet: a count is the window's sum less what those slots
 -- still hold of the item (their drain takes it out later and scores the item again), so a score is
@@ -48,12 +49,23 @@ local function counts(view, item)
 end
 
 local function changed(view, item)
-  local score = FORMULAS[view.mode](counts(view, item))
+  local positive, negative = counts(view, item)
+  local score = FORMULAS[view.mode](positive, negative)
   if score > 0 then
     redis.call('ZADD', view.top, string.format('%.17g', score), item)
-  else
-    redis.call('ZREM', view.top, item)
+    redis.call('HSET', view.items, item, string.format('%.17g %.17g', positive, negative))
+  elseif redis.call('ZREM', view.top, item) == 1 then
+    redis.call('HDEL', view.items, item)
   end
+end
+
+-- A listed item's counts as its last change left them: what counts(view, item) answers once a read
+-- drained both windows (every change of either count, expiry included, stored them).
+local function listed_counts(view, item)
+  local kept = redis.call('HGET', view.items, item)
+  if not kept then return counts(view, item) end
+  local positive, negative = string.match(kept, '^(%S+) (%S+)$')
+  return tonumber(positive), tonumber(negative)
 end
 
 -- A new or changed view: every item of its two windows scored (one pass over their results).
@@ -69,7 +81,7 @@ local function build(view)
   end
 end
 
-local MODE = { bind = bind, changed = changed, build = build, counts = counts }
+local MODE = { bind = bind, changed = changed, build = build, counts = listed_counts }
 board_views.view_modes.wilson = MODE
 board_views.view_modes.controversial = MODE
 
