@@ -64,9 +64,9 @@ function readArgsOf(read: ViewRead): Partial<NamedArgs<typeof VIEW_ARGS>> {
 }
 
 /** The entries of a row: item and rank score, then a rising view's figures or a pair view's two counts. */
-const ROW_WIDTH: Partial<Record<ViewMode, number>> = { rising: 7, wilson: 4, controversial: 4 };
+const ROW_WIDTH: Partial<Record<ViewMode, number>> = { rising: 7, wilson: 3, controversial: 3 };
 
-/** Rows of 2 entries (item, rank score), 7 for a rising view, 4 for a wilson or controversial one. */
+/** Rows of 2 entries (item, rank score), 7 for a rising view, 3 for a wilson or controversial one. */
 function viewRowsOf(reply: Reply, mode: ViewMode): ViewRow[] {
   const width = ROW_WIDTH[mode] ?? 2;
   const rising = mode === 'rising';
@@ -82,10 +82,17 @@ function viewRowsOf(reply: Reply, mode: ViewMode): ViewRow[] {
         currentSlot: reply.number(i + 5),
         previousSlot: reply.number(i + 6),
       };
-    if (width === 4) row.counts = { positive: reply.number(i + 2), negative: reply.number(i + 3) };
+    if (width === 3) row.counts = countsOf(reply, i + 2);
     rows.push(row);
   }
   return rows;
+}
+
+/** A wilson or controversial row's counts, sent as one string "<positive> <negative>" (metric_views_lib.lua). */
+function countsOf(reply: Reply, index: number): { positive: number; negative: number } {
+  const [positive, negative] = reply.string(index).split(' ').map(Number);
+  if (!Number.isFinite(positive) || !Number.isFinite(negative)) throw reply.unexpected(index, 'two counts');
+  return { positive, negative };
 }
 
 /** The one view script: every read of a trending view of one shard. */

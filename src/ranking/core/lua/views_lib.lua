@@ -25,7 +25,7 @@ end
 
 -- A board without views (most calls) shares these empty tables: only load_views fills them, fresh.
 local NO_VIEWS = { by_top = {}, by_name = {}, list = {} }
-local MODES = {} -- modes an option adds (metric_views_lib): bind(cfg_key, view), changed(view, item), build(view)
+local MODES = {} -- modes an option adds (metric_views_lib): bind, changed, build; read_view: counts_of
 
 local views_load -- defined below, after the functions it calls; reconcile calls it too
 

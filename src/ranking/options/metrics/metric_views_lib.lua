@@ -19,6 +19,10 @@
 
 local VIEWS = call_state.VIEWS
 
+-- Most fields one HMGET of a read asks (a sharded board's page may send 10 000 rows; Lua's unpack
+-- takes a few thousand values at most).
+local COUNTS_CHUNK = 1000
+
 local FORMULAS = { wilson = metric_formulas.wilson, controversial = metric_formulas.controversy }
 
 local function bind(cfg_key, view)
@@ -59,13 +63,19 @@ local function changed(view, item)
   end
 end
 
--- A listed item's counts as its last change left them: what counts(view, item) answers once a read
--- drained both windows (every change of either count, expiry included, stored them).
-local function listed_counts(view, item)
-  local kept = redis.call('HGET', view.items, item)
-  if not kept then return counts(view, item) end
-  local positive, negative = string.match(kept, '^(%S+) (%S+)$')
-  return tonumber(positive), tonumber(negative)
+-- Listed items' counts as their last change left them, each "<positive> <negative>": what
+-- counts(view, item) answers once a read drained both windows (every change of either count, expiry
+-- included, stored them).
+local function counts_of(view, items)
+  local kept = {}
+  for first = 1, #items, COUNTS_CHUNK do
+    local chunk = redis.call('HMGET', view.items, unpack(items, first, math.min(#items, first + COUNTS_CHUNK - 1)))
+    for k = 1, #chunk do kept[first + k - 1] = chunk[k] end
+  end
+  for k, item in ipairs(items) do
+    if not kept[k] then kept[k] = string.format('%.17g %.17g', counts(view, item)) end
+  end
+  return kept
 end
 
 -- A new or changed view: every item of its two windows scored (one pass over their results).
@@ -81,7 +91,7 @@ local function build(view)
   end
 end
 
-local MODE = { bind = bind, changed = changed, build = build, counts = listed_counts }
+local MODE = { bind = bind, changed = changed, build = build, counts_of = counts_of }
 board_views.view_modes.wilson = MODE
 board_views.view_modes.controversial = MODE
 

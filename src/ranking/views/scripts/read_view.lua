@@ -22,7 +22,7 @@
 --   rows        { item, rank score, ... } (a %.17g string: decay's forward-decayed sum, hot's or
 --               rising's score); a rising row adds observed, baseline sum, since (unix s), its count in
 --               the window's current slot and in the slot before; a wilson or controversial row its
---               positive and negative counts (metric_views_lib). Decay and rising rows stop at the
+--               positive and negative counts as one string, "<positive> <negative>" (metric_views_lib). Decay and rising rows stop at the
 --               first rank score <= 0; every member of a hot view is listed (it holds only items whose
 --               sum is positive, and a hot score is negative for an item first seen before the view's
 --               epoch); ties in descending byte order of item id (ZREVRANGE order). The item read: the
@@ -72,9 +72,19 @@ local function view_add_row(read, item, score)
     rows[#rows + 1] = redis.call('HGET', read.current_slot_key, item) or '0'
     rows[#rows + 1] = redis.call('HGET', read.previous_slot_key, item) or '0'
   elseif board_views.view_modes[view.mode] then
-    local positive, negative = board_views.view_modes[view.mode].counts(view, item)
-    rows[#rows + 1], rows[#rows + 2] = string.format('%.17g', positive), string.format('%.17g', negative)
+    rows[#rows + 1] = false -- the counts: every row's at once (view_counts)
   end
+end
+
+-- A wilson or controversial view's rows: their counts, asked of the view in one HMGET.
+local function view_counts(read)
+  local mode = board_views.view_modes[read.view.mode]
+  local rows = read.out.rows
+  if not mode or #rows == 0 then return end
+  local items = {}
+  for i = 1, #rows, 3 do items[#items + 1] = rows[i] end
+  local kept = mode.counts_of(read.view, items)
+  for k = 1, #items do rows[3 * k] = kept[k] end
 end
 
 -- A page of the listing from `offset`, or draining when it is deeper than a rebase lets it merge.
@@ -168,5 +178,6 @@ local function read_view(keys, args)
   local read = view_read(view, listing, header, slots_key)
   read.out.draining, read.out.landmark = draining, landmark
   view_answer(read, arg)
+  view_counts(read)
   return reader.answer(CALLS.read_view, read.out)
 end
