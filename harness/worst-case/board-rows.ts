@@ -46,6 +46,8 @@ const CROSSING_SEGMENTS = Array.from({ length: 8 }, (_, k) => `x${k}`);
 const LAST_METRIC = METRIC_NAMES[METRIC_NAMES.length - 1];
 /** Existing items a batch of one metric may carry on the metrics board (WRITE_COST_PER_CALL). */
 const METRIC_ENTRIES_TAKEN = Math.min(BATCH_ENTRIES, Math.floor(COST_BOUND / entryCost({}, BOARDS['wc-metrics'])));
+/** The same on the board whose eight wilson and controversial views all read the last metric. */
+const RATED_ENTRIES_TAKEN = Math.min(BATCH_ENTRIES, Math.floor(COST_BOUND / entryCost({}, BOARDS['wc-rated'])));
 
 /** Ids a lookup of the 64-shard `ties: first` board may name (LOOKUP_COUNTS_PER_REQUEST). */
 const LOOKUP_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIES_FIRST_WEIGHT));
@@ -155,6 +157,24 @@ export const WRITE_ROWS: WorstRow[] = [
     request: (context) =>
       post('/boards/wc-metrics/increments', {
         items: Array.from({ length: METRIC_ENTRIES_TAKEN }, (_, n) => ({
+          item: `i${n % context.sizes.items}`,
+          metric: LAST_METRIC,
+        })),
+      }),
+  },
+  {
+    route: 'POST /boards/{board}/items/{item}/increment',
+    worst:
+      'an item of the head in the last of 8 metrics, which all 8 wilson and controversial views read (one per window)',
+    request: () => post('/boards/wc-rated/items/i1/increment', { amount: 2, metric: LAST_METRIC }),
+  },
+  {
+    route: 'POST /boards/{board}/increments',
+    worst: `the most existing items of that metric the cost bound takes (${RATED_ENTRIES_TAKEN}) on that board`,
+    open: BY_DESIGN,
+    request: (context) =>
+      post('/boards/wc-rated/increments', {
+        items: Array.from({ length: RATED_ENTRIES_TAKEN }, (_, n) => ({
           item: `i${n % context.sizes.items}`,
           metric: LAST_METRIC,
         })),
@@ -292,6 +312,11 @@ export const READ_ROWS: WorstRow[] = [
     route: 'GET /boards/{board}/top',
     worst: 'limit 1 000 by the last of 8 metrics, ties first',
     request: () => get(`/boards/wc-metrics/top?window=m&metric=${LAST_METRIC}&limit=1000`),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: "limit 1 000 of a wilson view (both metrics' windows drained first; each row its two counts)",
+    request: () => get('/boards/wc-rated/top?window=rated1&limit=1000'),
   },
   {
     route: 'GET /boards/{board}/top',

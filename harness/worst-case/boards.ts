@@ -84,6 +84,21 @@ const METRICS_BOARD = {
   maxItems: 100_000_000,
 };
 
+/**
+ * The most views (VIEWS_PER_BOARD) of two metrics, wilson and controversial by turns, one per window,
+ * each against the last metric: a write of it scores the item again in all eight (both metrics' counts).
+ */
+const RATED_BOARD = {
+  ...METRICS_BOARD,
+  views: SUM_WINDOWS.map((window, i) => ({
+    name: `rated${i + 1}`,
+    mode: i % 2 === 0 ? 'wilson' : 'controversial',
+    window: window.name,
+    positive: METRIC_NAMES[i % (METRIC_NAMES.length - 1)],
+    negative: METRIC_NAMES[METRIC_NAMES.length - 1],
+  })),
+};
+
 /** A `last` board, lowest score first, reviewing: eight windows of the most slots such a board may hold (1 000 each). */
 const LAST_BOARD = {
   aggregate: 'last' as const,
@@ -195,6 +210,8 @@ export const BOARDS = {
   'wc-modgroups': { ...SUM_BOARD, groups: true },
   /** Eight metrics of eight windows each. */
   'wc-metrics': METRICS_BOARD,
+  /** Eight metrics, eight wilson and controversial views. */
+  'wc-rated': RATED_BOARD,
   'wc-tail': TAIL_BOARD,
   'wc-cross': CROSSING_BOARD,
   /**

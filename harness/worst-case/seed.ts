@@ -129,11 +129,12 @@ async function seedTiebreak(context: HarnessContext): Promise<void> {
   await batches(context, 'wc-tiebreak', context.sizes.items, (n) => ({ item: `t${n}`, score: 7, tiebreak: n }));
 }
 
-/** Items in descending order in each metric (a batch names one metric). */
+/** Items in descending order in each metric of both metrics boards (a batch names one metric). */
 async function seedMetrics(context: HarnessContext): Promise<void> {
   const { items } = context.sizes;
-  for (const metric of METRIC_NAMES)
-    await batches(context, 'wc-metrics', items, (n) => ({ item: `i${n}`, amount: items - n, metric }));
+  for (const board of ['wc-metrics', 'wc-rated'] as const)
+    for (const metric of METRIC_NAMES)
+      await batches(context, board, items, (n) => ({ item: `i${n}`, amount: items - n, metric }));
 }
 
 export async function seedBoards(context: HarnessContext): Promise<void> {

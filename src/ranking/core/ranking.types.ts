@@ -92,6 +92,8 @@ export interface RisingFigures {
 /** A view row: its rank score (decay: forward-decayed against the landmark) and a rising row's figures. */
 export interface ViewRow extends ScoredItem {
   rising?: RisingFigures;
+  /** A wilson or controversial view's row: the item's counts of its positive and negative metrics. */
+  counts?: { positive: number; negative: number };
 }
 
 /** A view's rows ranked (by rank score), and the landmark a decay view's rank scores are relative to. */

@@ -3,7 +3,7 @@ import { NextCursorProperty } from '../../common/dto';
 import { CALENDARS, Calendar, WEEK_STARTS, WeekStart } from '../core/calendar-math';
 import { SHARDS_PER_BOARD } from '../core/ranking.limits';
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
-import { VIEW_MODES } from '../core/trending-math';
+import { VIEW_MODES, type ViewMode } from '../core/trending-math';
 import { TiesMode, TiesViewProperty } from '../options/ties/ties.option';
 import { CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
 import { OrderViewProperty, ScoreOrder } from '../options/order/order.option';
@@ -33,12 +33,14 @@ export class WindowViewDto {
 
 export class ViewViewDto {
   @ApiProperty() name!: string;
-  @ApiProperty({ enum: VIEW_MODES }) mode!: 'decay' | 'hot' | 'rising' | 'unique';
+  @ApiProperty({ enum: VIEW_MODES }) mode!: ViewMode;
   @ApiProperty() window!: string;
   @ApiPropertyOptional({ type: 'integer', description: 'decay: seconds' }) halfLife?: number;
   @ApiPropertyOptional({ type: 'integer', description: 'hot: seconds' }) tau?: number;
   @ApiPropertyOptional({ description: 'rising: the baseline window' }) baseline?: string;
   @ApiPropertyOptional({ type: 'integer', description: 'rising' }) minCount?: number;
+  @ApiPropertyOptional({ description: 'wilson, controversial: the positive metric' }) positive?: string;
+  @ApiPropertyOptional({ description: 'wilson, controversial: the negative metric' }) negative?: string;
 }
 
 export class BoardViewDto {

@@ -1038,10 +1038,10 @@ export interface components {
              */
             name: string;
             /**
-             * @description decay, hot, rising or unique (see docs/trending.md)
+             * @description decay, hot, rising, unique, or on a board with metrics wilson or controversial (see docs/trending.md)
              * @enum {string}
              */
-            mode: "decay" | "hot" | "rising" | "unique";
+            mode: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /**
              * @description The window the view reads (rising: the short window): 1-64 characters of A-Z a-z 0-9 _ . : -
              * @example 1h
@@ -1067,6 +1067,16 @@ export interface components {
              * @default 5
              */
             minCount?: number;
+            /**
+             * @description wilson and controversial only, required: the metric counted as positive (one of the board's metrics; positive and negative differ)
+             * @example up
+             */
+            positive?: string;
+            /**
+             * @description wilson and controversial only, required: the metric counted as negative (one of the board's metrics; positive and negative differ)
+             * @example down
+             */
+            negative?: string;
         };
         ModerationSettingsDto: {
             /** @description true: the board lists an item only once an admin allowed it (PUT /admin/boards/:board/moderation/items/:item); the others wait in the review queue, still counting. false: every item is listed unless hidden */
@@ -1160,7 +1170,7 @@ export interface components {
         ViewViewDto: {
             name: string;
             /** @enum {string} */
-            mode: "decay" | "hot" | "rising" | "unique";
+            mode: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             window: string;
             /** @description decay: seconds */
             halfLife?: number;
@@ -1170,6 +1180,10 @@ export interface components {
             baseline?: string;
             /** @description rising */
             minCount?: number;
+            /** @description wilson, controversial: the positive metric */
+            positive?: string;
+            /** @description wilson, controversial: the negative metric */
+            negative?: string;
         };
         BoardViewDto: {
             name: string;
@@ -1408,7 +1422,7 @@ export interface components {
             /** @description The item's group, on a board with "groups": true (absent: none) */
             group?: string;
             /**
-             * @description On a board with metrics (window reads): each metric's count of the item in the window, 0 when none
+             * @description On a board with metrics: a window read's rows each metric's count of the item in the window (0 when none); a wilson or controversial view's rows the counts of its positive and negative metrics
              * @example {
              *       "up": 12,
              *       "down": 3
@@ -1435,7 +1449,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising" | "unique";
+            mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
             /** @description With perGroup, minActors or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head, or few items of it have minActors actors); the rows listed are exact */
@@ -1456,12 +1470,12 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising" | "unique";
+            mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             item: string;
             /** @description The item's group, on a board with "groups": true (absent: none) */
             group?: string;
             /**
-             * @description On a board with metrics (window reads): each metric's count of the item in the window, 0 when none
+             * @description On a board with metrics: a window read's rows each metric's count of the item in the window (0 when none); a wilson or controversial view's rows the counts of its positive and negative metrics
              * @example {
              *       "up": 12,
              *       "down": 3
@@ -1507,7 +1521,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising" | "unique";
+            mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
             /** @description With perGroup, minActors or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head, or few items of it have minActors actors); the rows listed are exact */
@@ -1656,7 +1670,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising" | "unique";
+            mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /** @description One row per id, in the order given */
             items: components["schemas"]["LookupRowDto"][];
         };
@@ -1675,7 +1689,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising" | "unique";
+            mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /** @description The score asked about */
             score: number;
             /** @description The rank a record of that score would get if written now: 1 + the items ahead of it (on a `ties: first` board items already holding the score are ahead); null when the window would not list it (score <= 0) */
@@ -1720,7 +1734,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising" | "unique";
+            mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /** @description Listed items (above 0 on a sum board, every score on max / min / last) */
             count: number;
             /** @description Lowest listed score (null when none) */
