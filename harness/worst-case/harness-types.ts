@@ -73,6 +73,8 @@ export interface RowFigures {
   maxCallMs: number;
   maxCallName: string;
   requestMs: number;
+  /** Measurements taken when the first was past its time bound (runWorstCase); absent: one. */
+  runs?: number;
   /** Commands the costliest request's scripts ran, by name (RedisCost.scriptCommands). */
   scriptCommands: Record<string, number>;
   /** used_memory grown per request answered 2xx (growth rows), bytes. */
