@@ -22,9 +22,15 @@ local function metric_counts(keys, args)
     if more == 1 then draining = 1 end
     tops[#tops + 1] = keys[k + 1]
   end
+  -- One ZMSCORE per metric (a page holds at most 1 000 ids: well inside unpack's reach), not one
+  -- ZSCORE per id and metric.
+  local by_metric = {}
+  if #items > 0 then
+    for m, top in ipairs(tops) do by_metric[m] = redis.call('ZMSCORE', top, unpack(items)) end
+  end
   local counts = {}
-  for _, item in ipairs(items) do
-    for _, top in ipairs(tops) do counts[#counts + 1] = redis.call('ZSCORE', top, item) or '0' end
+  for i = 1, #items do
+    for m = 1, #tops do counts[#counts + 1] = by_metric[m][i] or '0' end
   end
   return reader.answer(CALLS.metric_counts, { draining = draining, counts = counts })
 end
