@@ -16,10 +16,11 @@ export interface TestNats {
 
 export async function startTestNats(): Promise<TestNats> {
   requireNatsServer();
-  const port = await freePort();
   // In memory where there is a tmpfs: a restart (SIGKILL) keeps the store, and writes cost no disk.
   const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'tb-nats-'));
-  let child = await spawnNats(port, dir);
+  const started = await spawnOnFreePort(dir);
+  const port = started.port;
+  let child = started.child;
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
@@ -42,10 +43,28 @@ function requireNatsServer(): void {
     );
 }
 
+/** Starts attempts on free ports: another file's server may take a port between freePort() and the bind. */
+const SPAWN_ATTEMPTS = 3;
+
+async function spawnOnFreePort(dir: string): Promise<{ child: ChildProcess; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return { child: await spawnNats(port, dir), port };
+    } catch (error) {
+      if (attempt >= SPAWN_ATTEMPTS) throw error;
+    }
+  }
+}
+
 async function spawnNats(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' });
+  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let said = '';
+  child.stderr?.on('data', (chunk: Buffer) => (said = (said + chunk.toString()).slice(-500)));
   for (let attempt = 0; attempt < 200; attempt++) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}: ${said.trim()}`);
     if (await listening(port)) return child;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
