@@ -307,10 +307,11 @@ end
 local function build_view(cfg_key, view)
   if MODES[view.mode] then return MODES[view.mode].build(view) end
   if view.mode == 'unique' then
-    -- One per (actor, item) pair the window holds (actor_lib keeps them as its slots change);
-    -- view.source_slots: the board's window or, for a segment's copy, the segment's.
+    -- One per (actor, item) pair of view.source_slots' window (a board's or a segment's; actor_lib's
+    -- fields of no actor, "<US>item" counts and the "<US>" mark, are not pairs).
     for _, pair in ipairs(redis.call('HKEYS', keyspace.sibling_key(view.source_slots, 'slots', 'pairs'))) do
-      redis.call('ZINCRBY', view.top, 1, string.match(pair, '^[^\31]*\31(.*)$'))
+      local item = string.match(pair, '^[^\31]+\31(.*)$')
+      if item then redis.call('ZINCRBY', view.top, 1, item) end
     end
     return
   end
