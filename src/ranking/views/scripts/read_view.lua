@@ -216,7 +216,7 @@ local function read_view(keys, args)
   -- An empty segment answers the board's landmark: the one every shard's rows of the read are scaled to.
   local listing, landmark = board_views.view_listing(view, REBASE_MERGE_DEPTH)
   -- A view lists what its window lists: its board's exceptions (moderation) are left out.
-  listing = views and view_except.except_listing(listing, view.top) or EMPTY_LISTING
+  listing = views and view_except.except_listing(listing, view) or EMPTY_LISTING
   local read = view_read(view, listing, header, slots_key)
   read.out.draining, read.out.landmark = draining, landmark
   local refusal = view_answer(read, arg)
