@@ -8,13 +8,16 @@ import { useTestApp } from '../support/app-world';
  * never-moderated twin receive the same events; after random increments, clock moves that expire
  * slots, and items hidden, allowed and cleared, every read of the moderated board's views (top and a
  * page of it, items, around) answers the twin's view listing without the items moderation leaves out,
- * ranks closing the gaps (a view's score is the twin's: only which rows are listed differs). Each run
+ * ranks closing the gaps (a view's score is the twin's: only which rows are listed differs), and so do
+ * the views of a segment every event counts in. Each run
  * then clears (or, on a review board, allows) every item and answers exactly as the twin.
  */
 const T0 = 1_700_002_800_000;
 const POOL = ['a', 'b', 'c', 'd', 'e', 'é', 'x y'];
 const MINUTE_MS = 60_000;
-const VIEWS = ['fade', 'hot'];
+const VIEWS = ['fade', 'hot', 'up'];
+/** Every event also counts in segment `s`: its views list what the board's do, moderated alike. */
+const SEGMENTS = ['', '&segment=s'];
 
 type Step =
   | { kind: 'batch'; entries: Array<{ item: string; amount: number }> }
@@ -73,21 +76,30 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
           ];
           const name = `mv${shards}${review ? 1 : 0}n${board++}`;
           const twin = `${name}t`;
-          const windows = [{ name: 'w', period: '3m', interval: '1m' }];
+          const windows = [
+            { name: 'w', period: '3m', interval: '1m' },
+            { name: 'base', period: '12m', interval: '1m' },
+          ];
           const views = [
             { name: 'fade', mode: 'decay', window: 'w', halfLife: '1m' },
             { name: 'hot', mode: 'hot', window: 'w' },
+            { name: 'up', mode: 'rising', window: 'w', baseline: 'base', minCount: 1 },
           ];
           for (const [b, moderation] of [
             [name, { review }],
             [twin, undefined],
           ] as const)
-            await http().put(`/admin/boards/${b}`).set(ADMIN).send({ windows, views, shards, moderation }).expect(201);
+            await http()
+              .put(`/admin/boards/${b}`)
+              .set(ADMIN)
+              .send({ windows, views, shards, moderation, segments: { max: 10 } })
+              .expect(201);
           const states = new Map<string, 'hidden' | 'allowed'>();
           for (const [i, s] of steps.entries()) {
             await apply(name, twin, s, states);
             if (i === Math.floor(steps.length / 2) || i === steps.length - 1)
-              for (const view of VIEWS) leftOut += await compare(name, twin, view, states);
+              for (const view of VIEWS)
+                for (const segment of SEGMENTS) leftOut += await compare(name, twin, `${view}${segment}`, states);
           }
           for (const item of POOL) {
             const at = `/admin/boards/${name}/moderation/items/${path(item)}`;
@@ -124,7 +136,8 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
       return;
     }
     if (s.kind === 'batch') {
-      for (const b of [name, twin]) await http().post(`/boards/${b}/increments`).send({ items: s.entries }).expect(200);
+      const items = s.entries.map((entry) => ({ ...entry, segments: ['s'] }));
+      for (const b of [name, twin]) await http().post(`/boards/${b}/increments`).send({ items }).expect(200);
       return;
     }
     const at = `/admin/boards/${name}/moderation/items/${path(s.item)}`;
@@ -177,7 +190,7 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
   /** Every view read of the moderated board, once cleared, answers what the never-moderated twin answers. */
   async function sameAnswers(name: string, twin: string) {
     const strip = (body: Record<string, unknown>) => ({ ...body, board: undefined });
-    const reads = VIEWS.flatMap((view) => [
+    const reads = VIEWS.flatMap((name) => SEGMENTS.map((segment) => `${name}${segment}`)).flatMap((view) => [
       `/top?window=${view}&limit=50`,
       `/top?window=${view}&offset=1&limit=2`,
       ...POOL.flatMap((item) => [
