@@ -3,7 +3,9 @@
  *
  * 1. Write cost: item increments/s through the service (64 in flight) and Redis time per call on a plain
  *    board (1 h / 5 m and 24 h / 1 h windows) and on the same board with a decay, a rising, or all three
- *    views, interleaved run by run; the ratio to the plain board is the median of paired runs.
+ *    views, or with metrics up and down and a wilson and a controversial view of them (the increments
+ *    count `up`, which both read), interleaved run by run; the ratio to the plain board is the median
+ *    of paired runs.
  * 2. Bursts: a Zipf background of 2 000 items planted over a 24 h baseline with `at`, then 12 simulated
  *    hours in 5-minute steps (a fake clock) with 20 bursts planted at random onsets. After every step the
  *    rising view's top 10 and the plain 1 h sum's top 10 are read: a burst counts as found when it is in
@@ -26,6 +28,13 @@ const WINDOWS = [
 const DECAY = { name: 'fading', mode: 'decay', window: 'hour', halfLife: '15m' };
 const RISING = { name: 'rising', mode: 'rising', window: 'hour', baseline: 'day' };
 const HOT = { name: 'hot', mode: 'hot', window: 'day' };
+const VOTES = { window: 'hour', positive: 'up', negative: 'down' };
+const PAIR_VIEWS = [
+  { name: 'best', mode: 'wilson', ...VOTES },
+  { name: 'argued', mode: 'controversial', ...VOTES },
+];
+/** The board of the wilson and controversial views (the others have no metrics). */
+const PAIR_BOARD = 'wilson and controversial';
 
 const ITEMS = 2000;
 const BACKGROUND_PER_HOUR = 20_000;
@@ -57,14 +66,16 @@ async function writeCost(redisUrl: string, repeats: number, durationSec: number)
     ['decay', [DECAY]],
     ['rising', [RISING]],
     ['all three', [DECAY, RISING, HOT]],
+    [PAIR_BOARD, PAIR_VIEWS],
   ];
   for (const [name, views] of boards)
     await ranking.putBoard({
-      name: name.replace(' ', '-'),
+      name: name.replaceAll(' ', '-'),
       windows: WINDOWS,
       shards: 1,
       reset: true,
       views: views as never,
+      ...(name === PAIR_BOARD ? { metrics: ['up', 'down'] } : {}),
     });
   const runs = new Map<string, Array<{ perSec: number; micros: number }>>(boards.map(([name]) => [name, []]));
   for (let repeat = 0; repeat < repeats; repeat++) {
@@ -72,7 +83,7 @@ async function writeCost(redisUrl: string, repeats: number, durationSec: number)
       let n = 0;
       await redis.client.config('RESETSTAT');
       const perSec = await throughput(
-        () => ranking.increment(name.replace(' ', '-'), `i${(n++ * 7919) % 10_000}`, 1),
+        () => ranking.increment(name.replaceAll(' ', '-'), `i${(n++ * 7919) % 10_000}`, 1),
         durationSec,
       );
       const stats = await redis.client.info('commandstats');
@@ -90,13 +101,19 @@ async function writeCost(redisUrl: string, repeats: number, durationSec: number)
     const own = runs.get(name)!;
     const ratio = median(own.map((run, i) => run.perSec / plain[i].perSec));
     console.log(
-      `| ${name === 'plain' ? 'plain' : `with ${name === 'all three' ? 'decay, rising and hot views' : `a ${name} view`}`} | ${fmt(median(own.map((r) => r.perSec)))} | ${ratio.toFixed(2)} | ${median(own.map((r) => r.micros)).toFixed(1)} |`,
+      `| ${name === 'plain' ? 'plain' : `with ${VIEWS_SAID[name] ?? `a ${name} view`}`} | ${fmt(median(own.map((r) => r.perSec)))} | ${ratio.toFixed(2)} | ${median(own.map((r) => r.micros)).toFixed(1)} |`,
     );
   }
   console.log('');
-  for (const [name] of boards) await ranking.deleteBoard(name.replace(' ', '-'));
+  for (const [name] of boards) await ranking.deleteBoard(name.replaceAll(' ', '-'));
   await redis.onApplicationShutdown();
 }
+
+/** How the table names the boards of several views. */
+const VIEWS_SAID: Record<string, string> = {
+  'all three': 'decay, rising and hot views',
+  [PAIR_BOARD]: 'metrics up and down, a wilson and a controversial view',
+};
 
 async function bursts(redisUrl: string): Promise<void> {
   const startSec = Math.floor(Date.now() / 1000 / 3600) * 3600;

@@ -8,6 +8,7 @@ import { BoardsStore } from '../src/ranking/boards/boards.store';
 import { ExpiryService } from '../src/ranking/expiry/expiry.service';
 import { ExpiryStore } from '../src/ranking/expiry/expiry.store';
 import { LookupService } from '../src/ranking/lookup/lookup.service';
+import { StandingService } from '../src/ranking/standing/standing.service';
 import { RankingCoreModule } from '../src/ranking/ranking-core.module';
 import { RankingService } from '../src/ranking/ranking.service';
 import { RetractionService } from '../src/ranking/retraction/retraction.service';
@@ -26,6 +27,7 @@ export interface RankingGraph {
   retractions: RetractionService;
   actorWeights: ActorWeightsService;
   lookup: LookupService;
+  standing: StandingService;
 }
 
 /**
@@ -64,5 +66,6 @@ export async function composeRanking(
     retractions: module.get(RetractionService),
     actorWeights: module.get(ActorWeightsService),
     lookup: module.get(LookupService),
+    standing: module.get(StandingService),
   };
 }

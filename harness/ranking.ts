@@ -2,6 +2,7 @@ import { Clock } from '../src/common/clock';
 import { FakeClock } from './clock';
 import { AppConfig, validateConfig } from '../src/common/config';
 import { LookupService } from '../src/ranking/lookup/lookup.service';
+import { StandingService } from '../src/ranking/standing/standing.service';
 import { RankingService } from '../src/ranking/ranking.service';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
@@ -14,13 +15,19 @@ export async function startRankingService(
   redis: TestRedis,
   clock: Clock,
   env: Record<string, string> = {},
-): Promise<{ ranking: RankingService; lookup: LookupService; redisService: RedisService; functions: RedisFunctions }> {
+): Promise<{
+  ranking: RankingService;
+  lookup: LookupService;
+  standing: StandingService;
+  redisService: RedisService;
+  functions: RedisFunctions;
+}> {
   const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
   const redisService = new RedisService(RedisSettings.from(config), clock);
   const functions = new RedisFunctions(redisService);
   await redisService.waitUntilReady(10_000);
-  const { ranking, lookup } = await composeRanking(redisService, functions, config, clock);
-  return { ranking, lookup, redisService, functions };
+  const { ranking, lookup, standing } = await composeRanking(redisService, functions, config, clock);
+  return { ranking, lookup, standing, redisService, functions };
 }
 
 /** A RankingService with its own stores and config cache over an existing connection (a second instance). */
@@ -40,7 +47,13 @@ export async function rankingServiceOn(
 export function useRankingService(
   topology: Topology,
   env: Record<string, string> = {},
-): { clock: FakeClock; readonly ranking: RankingService; readonly lookup: LookupService; readonly redis: TestRedis } {
+): {
+  clock: FakeClock;
+  readonly ranking: RankingService;
+  readonly lookup: LookupService;
+  readonly standing: StandingService;
+  readonly redis: TestRedis;
+} {
   const clock = new FakeClock(0);
   let redis: TestRedis | undefined;
   let started: Awaited<ReturnType<typeof startRankingService>> | undefined;
@@ -61,6 +74,10 @@ export function useRankingService(
     get lookup() {
       if (!started) throw new Error('the RankingService starts in beforeAll');
       return started.lookup;
+    },
+    get standing() {
+      if (!started) throw new Error('the RankingService starts in beforeAll');
+      return started.standing;
     },
     get redis() {
       if (!redis) throw new Error('the Redis starts in beforeAll');

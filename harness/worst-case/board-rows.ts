@@ -46,6 +46,8 @@ const CROSSING_SEGMENTS = Array.from({ length: 8 }, (_, k) => `x${k}`);
 const LAST_METRIC = METRIC_NAMES[METRIC_NAMES.length - 1];
 /** Existing items a batch of one metric may carry on the metrics board (WRITE_COST_PER_CALL). */
 const METRIC_ENTRIES_TAKEN = Math.min(BATCH_ENTRIES, Math.floor(COST_BOUND / entryCost({}, BOARDS['wc-metrics'])));
+/** The same on the board whose eight wilson and controversial views all read the last metric. */
+const RATED_ENTRIES_TAKEN = Math.min(BATCH_ENTRIES, Math.floor(COST_BOUND / entryCost({}, BOARDS['wc-rated'])));
 
 /** Ids a lookup of the 64-shard `ties: first` board may name (LOOKUP_COUNTS_PER_REQUEST). */
 const LOOKUP_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIES_FIRST_WEIGHT));
@@ -161,6 +163,24 @@ export const WRITE_ROWS: WorstRow[] = [
       }),
   },
   {
+    route: 'POST /boards/{board}/items/{item}/increment',
+    worst:
+      'an item of the head in the last of 8 metrics, which all 8 wilson and controversial views read (one per window)',
+    request: () => post('/boards/wc-rated/items/i1/increment', { amount: 2, metric: LAST_METRIC }),
+  },
+  {
+    route: 'POST /boards/{board}/increments',
+    worst: `the most existing items of that metric the cost bound takes (${RATED_ENTRIES_TAKEN}) on that board`,
+    open: BY_DESIGN,
+    request: (context) =>
+      post('/boards/wc-rated/increments', {
+        items: Array.from({ length: RATED_ENTRIES_TAKEN }, (_, n) => ({
+          item: `i${n % context.sizes.items}`,
+          metric: LAST_METRIC,
+        })),
+      }),
+  },
+  {
     route: 'POST /boards/{board}/items/{item}/score',
     worst: 'a late score on a last board of 8 windows × 1 000 slots',
     request: (context) =>
@@ -178,6 +198,13 @@ export const WRITE_ROWS: WorstRow[] = [
         score: context.sizes.items + attempt,
         at: context.nowSec() - 10 * 365 * DAY_SEC,
       }),
+  },
+  {
+    route: 'POST /boards/{board}/items/{item}/score',
+    worst:
+      'a better (score, tiebreak) pair of a held item, tied on score with every item of a 64-shard tiebreak board of 8 windows: moved in each window, ranked by (score, mark) on every shard',
+    request: (context, attempt) =>
+      post(`/boards/wc-tiebreak/items/t${attempt}/score`, { score: 7, tiebreak: context.sizes.items + attempt }),
   },
   {
     route: 'POST /boards/{board}/items/{item}/likes',
@@ -288,8 +315,25 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/top',
+    worst: "limit 1 000 of a wilson view (both metrics' windows drained first; each row its two counts)",
+    request: () => get('/boards/wc-rated/top?window=rated1&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
     worst: 'a tail board: the deepest page (rows 1 000 to 2 000) over 64 shards, every closed minute slot pruned',
     request: () => get('/boards/wc-tail/top?window=h&offset=1000&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'limit 1 000 at depth 10 000 on a 64-shard tiebreak board, every item of one score: pairs merged by mark',
+    request: () => get('/boards/wc-tiebreak/top?window=t8&offset=9000&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/rank',
+    worst:
+      'a (score, tiebreak) pair tied on score with every item of a 64-shard tiebreak board: one ZLEXCOUNT per shard',
+    request: (context) =>
+      get(`/boards/wc-tiebreak/rank?window=t8&score=7&tiebreak=${Math.floor(context.sizes.items / 2)}`),
   },
   {
     route: 'GET /boards/{board}/items/{item}',

@@ -84,6 +84,21 @@ const METRICS_BOARD = {
   maxItems: 100_000_000,
 };
 
+/**
+ * The most views (VIEWS_PER_BOARD) of two metrics, wilson and controversial by turns, one per window,
+ * each against the last metric: a write of it scores the item again in all eight (both metrics' counts).
+ */
+const RATED_BOARD = {
+  ...METRICS_BOARD,
+  views: SUM_WINDOWS.map((window, i) => ({
+    name: `rated${i + 1}`,
+    mode: i % 2 === 0 ? 'wilson' : 'controversial',
+    window: window.name,
+    positive: METRIC_NAMES[i % (METRIC_NAMES.length - 1)],
+    negative: METRIC_NAMES[METRIC_NAMES.length - 1],
+  })),
+};
+
 /** A `last` board, lowest score first, reviewing: eight windows of the most slots such a board may hold (1 000 each). */
 const LAST_BOARD = {
   aggregate: 'last' as const,
@@ -112,6 +127,22 @@ const EVER_BOARD = {
       interval: (i + 1) * MINUTE_SEC,
     })),
   ],
+};
+
+/**
+ * A competition board on the most shards: records are (score, tiebreak) pairs in eight windows of
+ * 1 000 slots, every item seeded with one score, so each count ahead of a pair is a binary search over
+ * the whole run of that score on every shard (tiebreak_lib).
+ */
+const TIEBREAK_BOARD = {
+  aggregate: 'max' as const,
+  tiebreak: { order: 'desc' as const },
+  shards: 64,
+  windows: Array.from({ length: 8 }, (_, i) => ({
+    name: `t${i + 1}`,
+    period: 1000 * (i + 1) * MINUTE_SEC,
+    interval: (i + 1) * MINUTE_SEC,
+  })),
 };
 
 /** Calendar windows of every kind, the largest archives. */
@@ -159,6 +190,7 @@ export const BOARDS = {
   'wc-last': LAST_BOARD,
   'wc-cal': CALENDAR_BOARD,
   'wc-ever': EVER_BOARD,
+  'wc-tiebreak': TIEBREAK_BOARD,
   /** Item groups on the most shards: one group holds the head, so filtered reads scan their deepest. */
   'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
   /**
@@ -178,6 +210,8 @@ export const BOARDS = {
   'wc-modgroups': { ...SUM_BOARD, groups: true },
   /** Eight metrics of eight windows each. */
   'wc-metrics': METRICS_BOARD,
+  /** Eight metrics, eight wilson and controversial views. */
+  'wc-rated': RATED_BOARD,
   'wc-tail': TAIL_BOARD,
   'wc-cross': CROSSING_BOARD,
   /**

@@ -124,11 +124,17 @@ async function seedEver(context: HarnessContext): Promise<void> {
   await batches(context, 'wc-ever', context.sizes.items, (n) => ({ item: `e${n}`, score: n, at: atSec }));
 }
 
-/** Items in descending order in each metric (a batch names one metric). */
+/** Items of the tiebreak board: one score, each its own tiebreak (one run of equal scores per shard). */
+async function seedTiebreak(context: HarnessContext): Promise<void> {
+  await batches(context, 'wc-tiebreak', context.sizes.items, (n) => ({ item: `t${n}`, score: 7, tiebreak: n }));
+}
+
+/** Items in descending order in each metric of both metrics boards (a batch names one metric). */
 async function seedMetrics(context: HarnessContext): Promise<void> {
   const { items } = context.sizes;
-  for (const metric of METRIC_NAMES)
-    await batches(context, 'wc-metrics', items, (n) => ({ item: `i${n}`, amount: items - n, metric }));
+  for (const board of ['wc-metrics', 'wc-rated'] as const)
+    for (const metric of METRIC_NAMES)
+      await batches(context, board, items, (n) => ({ item: `i${n}`, amount: items - n, metric }));
 }
 
 export async function seedBoards(context: HarnessContext): Promise<void> {
@@ -142,6 +148,7 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedSnapshots(context);
   await seedLast(context);
   await seedEver(context);
+  await seedTiebreak(context);
   await seedMetrics(context);
   await seedCrossing(context);
   await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));

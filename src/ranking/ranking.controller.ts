@@ -201,6 +201,7 @@ export class RankingController {
       item: entry.item,
       amount: entry.amount ?? (entry.score === undefined ? DEFAULT_AMOUNT : undefined),
       score: entry.score,
+      tiebreak: entry.tiebreak,
       at: entry.at,
       createdAt: entry.createdAt,
       segments: entry.segments,

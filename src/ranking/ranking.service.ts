@@ -161,8 +161,9 @@ export class RankingService {
     idemKey?: string,
     budget?: ClientBudget,
     atSec?: number,
+    tiebreak?: number,
   ): Promise<WriteAnswer<ItemWritten>> {
-    return this.writes.score(this.commands.score({ board: name, item, score, atSec }, { idemKey, budget }));
+    return this.writes.score(this.commands.score({ board: name, item, score, atSec, tiebreak }, { idemKey, budget }));
   }
 
   /** A batch of increments, as a command or (the library's first API) positionally. */

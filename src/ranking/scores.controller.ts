@@ -34,6 +34,7 @@ export class ScoresController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<IncrementResultDto> {
     const { idemKey, budget } = this.quotas.sentWith(request);
-    return answer(reply, await this.ranking.score(params.board, params.item, body.score, idemKey, budget, body.at));
+    const { score, at, tiebreak } = body;
+    return answer(reply, await this.ranking.score(params.board, params.item, score, idemKey, budget, at, tiebreak));
   }
 }

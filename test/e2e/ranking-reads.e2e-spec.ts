@@ -8,6 +8,7 @@ import './parts/ranking.e2e';
 import './parts/ranking-boards.e2e';
 import './parts/ties.e2e';
 import './parts/order.e2e';
+import './parts/tiebreak.e2e';
 import './parts/tail.e2e';
 import './parts/alltime.e2e';
 import './parts/calendar.e2e';

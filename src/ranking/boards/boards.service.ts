@@ -80,7 +80,11 @@ export class BoardsService {
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
     const { name, shards, reset = false, maxItems, aggregate, segmentsMax } = input;
     const windows = resolveWindows(input.windows);
-    const views = input.views === undefined ? await this.keptViews(name, windows) : resolveViews(input.views, windows);
+    const metrics = input.metrics ?? (await this.store.loadBoard(name))?.metrics ?? [];
+    const views =
+      input.views === undefined
+        ? await this.keptViews(name, windows, metrics)
+        : resolveViews(input.views, windows, metrics);
     // Decay, hot and rising weigh sums of events; a max / min / last window holds no sum to weigh.
     // Segments are kept for sum boards only (a max / min / last segment window is not defined yet).
     const manySlots = windows.some((w) => !w.calendar && w.periodSec / w.intervalSec > MAX_AGGREGATE_SLOTS);
@@ -209,10 +213,10 @@ export class BoardsService {
   }
 
   /** The stored views, checked again against the new windows (a PUT without `views` keeps them). */
-  private async keptViews(name: string, windows: WindowSpec[]): Promise<ViewConfig[]> {
+  private async keptViews(name: string, windows: WindowSpec[], metrics: readonly string[]): Promise<ViewConfig[]> {
     const stored = (await this.store.loadBoard(name))?.views ?? [];
     try {
-      return resolveViews(stored.map(viewViewOf), windows);
+      return resolveViews(stored.map(viewViewOf), windows, metrics);
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
       throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, M.keptViewsBroken(error.message)));

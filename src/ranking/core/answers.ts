@@ -27,6 +27,8 @@ export interface ViewRowAnswer extends RankedRow {
   expected?: number;
   phase?: RisingPhase;
   since?: number;
+  /** wilson, controversial: the item's counts of the view's positive and negative metrics. */
+  metrics?: Record<string, number>;
 }
 
 export function figures(board: string, window: WindowConfig, nowMs: number, draining: boolean): WindowFigures {

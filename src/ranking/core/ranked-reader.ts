@@ -63,6 +63,8 @@ export interface RankedSource<Row extends ScoredItem> {
   readonly strict?: boolean;
   /** Lower scores rank higher (an `order: asc` board): shards' rows merge lowest score first. */
   readonly ascending?: boolean;
+  /** Rows carry marks that rank too (a tiebreak's, shared by equal pairs): ranks compare (score, mark). */
+  readonly tiebreak?: boolean;
 }
 
 /** A row with its board-wide competition rank, the source's own fields kept. */
@@ -225,9 +227,9 @@ export class RankedReader {
     // Items above the first row: the replies counted them when it ties the pivot; at the top, none
     // (strict ranks are positions: nothing to count).
     const counted =
-      firstPosition === 0 || rows[0].score === pivot.score || source.strict
+      firstPosition === 0 || (rows[0].score === pivot.score && !source.tiebreak) || source.strict
         ? { draining: false, above: firstPosition === 0 ? 0 : replies.reduce((sum, reply) => sum + reply.above, 0) }
-        : await source.countAbove(board.shards, rows[0].score);
+        : await source.countAbove(board.shards, rows[0].score, source.tiebreak ? rows[0].tie : undefined);
     const draining = replies.some((reply) => reply.draining) || counted.draining;
     return { draining, rows: ranked(rows, firstPosition, counted.above, source.strict) };
   }

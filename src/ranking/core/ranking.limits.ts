@@ -1,4 +1,5 @@
 import { Bounds } from '../../common/limits';
+import { TIEBREAK_BOUNDS } from '../options/tiebreak/tiebreak.limits';
 
 /** Largest |amount| of one increment or batch entry; an amount is also never zero. */
 export const MAX_ABS_AMOUNT = 1_000_000;
@@ -188,8 +189,8 @@ export const BOARD_DROP_KEYS_PER_REQUEST = 8 * BOARD_DROP_KEYS_PER_CALL;
 export const DISTRIBUTION_BUCKETS: Bounds = { min: 1, max: 100 };
 export const DEFAULT_DISTRIBUTION_BUCKETS = 10;
 
-/** Largest |tiebreak| a record carries (the same exact-integer bound as a score). */
-export const TIEBREAK_RANGE: Bounds = { min: -MAX_ABS_SCORE, max: MAX_ABS_SCORE };
+/** Largest |tiebreak| a record carries (the tiebreak option's bound, the same as a score's). */
+export const TIEBREAK_RANGE: Bounds = TIEBREAK_BOUNDS;
 
 /**
  * Items with a moderation state (hidden or allowed) one shard holds: every read of the shard's

@@ -77,6 +77,12 @@ export const RANKING_MESSAGES = {
   atTooOld: (field: string, oldestSec: number, atSec: number, nowSec: number) =>
     `${field} is older than every window's live span: the oldest accepted is ${oldestSec} (${field} ${atSec}, now ${nowSec})`,
   atBeforeWindows: "at lies before every window's live span, or before every window holding it was created",
+  viewNeedsMetrics: (field: string, mode: string) =>
+    `${field}: a ${mode} view ranks by two metrics of the board, and the board declares none: declare "metrics": ["up", "down"] and name them as positive and negative`,
+  viewMetric: (field: string, role: string, metric: unknown, metrics: readonly string[]) =>
+    `${field}: ${role} must be one of the board's metrics (${metrics.join(', ')}), got ${JSON.stringify(metric)}`,
+  viewMetricsSame: (field: string, metric: string) =>
+    `${field}: positive and negative must be two different metrics (both are "${metric}")`,
   keptViewsBroken: (problem: string) =>
     `the stored views no longer fit the windows (${problem}); send views with the new windows`,
   viewsNeedSum: (board: string, aggregate: string) =>

@@ -27,6 +27,8 @@ export interface ListedItem extends ScoredItem {
 export interface Standing {
   score: number;
   rank: number | null;
+  /** On a board with a tiebreak: the tiebreak of the pair held (absent where none is held). */
+  tiebreak?: number;
 }
 
 /** A write's standing in one window, with the item's rank in the window's latest snapshot (null: absent). */
@@ -56,6 +58,8 @@ export interface BatchEntry {
   actor?: string;
   /** The item's group from now on (a board with groups); absent: unchanged. */
   group?: string;
+  /** Beside a score on a board with a tiebreak: the record's tiebreak. */
+  tiebreak?: number;
 }
 
 /** A listed row and its rank in the window's latest snapshot (null: absent, or the window keeps none). */
@@ -88,6 +92,8 @@ export interface RisingFigures {
 /** A view row: its rank score (decay: forward-decayed against the landmark) and a rising row's figures. */
 export interface ViewRow extends ScoredItem {
   rising?: RisingFigures;
+  /** A wilson or controversial view's row: the item's counts of its positive and negative metrics. */
+  counts?: { positive: number; negative: number };
 }
 
 /** A view's rows ranked (by rank score), and the landmark a decay view's rank scores are relative to. */

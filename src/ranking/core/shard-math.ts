@@ -90,7 +90,7 @@ export function mergeHeads<Row extends ScoredItem>(listings: Row[][], ascending 
 /**
  * Ranks rows in board order whose first row sits at `firstPosition` (0-based) of the whole listing
  * and has `higherThanFirst` items scoring above it: a row ties the previous one's rank on an equal
- * score, else its rank is its 1-based position.
+ * score (and an equal mark: a tiebreak's, whose rows all carry one), else its rank is its 1-based position.
  */
 export function rankRows(
   rows: ScoredItem[],
@@ -105,7 +105,7 @@ export function rankRows(
       ? firstPosition + i + 1
       : previous === undefined
         ? higherThanFirst + 1
-        : previous.score === row.score
+        : previous.score === row.score && rows[i - 1].tie === row.tie
           ? previous.rank
           : firstPosition + i + 1;
     ranked.push({ rank, item: row.item, score: row.score });

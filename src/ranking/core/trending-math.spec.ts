@@ -40,6 +40,54 @@ describe('resolveViews', () => {
     expect(after.spec).not.toBe(before.spec);
   });
 
+  it('resolves wilson and controversial views to the window keys of their two metrics', () => {
+    const metrics = ['up', 'down', 'meh'];
+    const views = resolveViews(
+      [
+        { name: 'best', mode: 'wilson', window: 'hour', positive: 'up', negative: 'down' },
+        { name: 'argued', mode: 'controversial', window: 'day', positive: 'meh', negative: 'down' },
+      ],
+      WINDOWS,
+      metrics,
+    );
+    expect(views[0]).toMatchObject({ sources: ['hour', 'hour~@down'], windowPeriodSec: 3600, intervalSec: 300 });
+    expect(views[1]).toMatchObject({ sources: ['day~@meh', 'day~@down'], positive: 'meh', negative: 'down' });
+    expect(resolveViews(views.map(viewViewOf), WINDOWS, metrics)).toEqual(views);
+  });
+
+  it.each([
+    [
+      [],
+      { positive: 'up', negative: 'down' },
+      'views.0: a wilson view ranks by two metrics of the board, and the board declares none',
+    ],
+    [
+      ['up', 'down'],
+      { positive: 'up', negative: 'up' },
+      'views.0: positive and negative must be two different metrics',
+    ],
+    [
+      ['up', 'down'],
+      { positive: 'up', negative: 'meh' },
+      'views.0: negative must be one of the board\'s metrics (up, down), got "meh"',
+    ],
+    [
+      ['up', 'down'],
+      { positive: 'up' },
+      "views.0: negative must be one of the board's metrics (up, down), got undefined",
+    ],
+  ])('refuses a wilson view on metrics %j naming %j', (metrics, named, message) => {
+    const view = { name: 'best', mode: 'wilson', window: 'hour', ...named };
+    expect(() => resolveViews([view], WINDOWS, metrics)).toThrow(message);
+  });
+
+  it('refuses positive or negative on a view of another mode', () => {
+    const view = { name: 'hot', mode: 'hot', window: 'day', positive: 'up' };
+    expect(() => resolveViews([view], WINDOWS, ['up', 'down'])).toThrow(
+      'views.0.positive is not a field of a hot view',
+    );
+  });
+
   it('refuses more than 8 views', () => {
     const views = Array.from({ length: 9 }, (_, i) => ({ name: `v${i}`, mode: 'hot', window: 'day' }));
     expect(() => resolveViews(views, WINDOWS)).toThrow(InvalidInputError);

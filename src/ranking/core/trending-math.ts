@@ -14,13 +14,14 @@ import {
 } from './ranking.limits';
 import { RANKING_MESSAGES as M } from './ranking.messages';
 import type { WindowSpec } from './window-math';
+import { metricWindowKeyName } from '../options/metrics/metrics.option';
 
 /**
  * Trending views (pure): their config, and the formulas the scripts apply (views_lib.lua keeps the same
  * maths in Lua; the property test holds both to a model that keeps every event).
  */
 
-export const VIEW_MODES = ['decay', 'hot', 'rising', 'unique'] as const;
+export const VIEW_MODES = ['decay', 'hot', 'rising', 'unique', 'wilson', 'controversial'] as const;
 export type ViewMode = (typeof VIEW_MODES)[number];
 
 export interface ViewInput {
@@ -31,6 +32,8 @@ export interface ViewInput {
   tau?: string | number;
   baseline?: string;
   minCount?: number;
+  positive?: string;
+  negative?: string;
 }
 
 /** A view as stored with the board: what the scripts read (views_lib.lua). */
@@ -49,6 +52,11 @@ export interface ViewConfig {
   minCount?: number;
   windowPeriodSec?: number;
   baselinePeriodSec?: number;
+  /** wilson, controversial: the metrics it reads, and their window's names in keys (metric_views_lib.lua). */
+  positive?: string;
+  negative?: string;
+  sources?: [string, string];
+  intervalSec?: number;
   /** The definition as one string: a view whose spec changes is rebuilt from its windows' slots. */
   spec: string;
 }
@@ -62,6 +70,8 @@ export interface ViewView {
   tau?: number;
   baseline?: string;
   minCount?: number;
+  positive?: string;
+  negative?: string;
 }
 
 const FIELDS_OF: Record<ViewMode, string[]> = {
@@ -69,10 +79,17 @@ const FIELDS_OF: Record<ViewMode, string[]> = {
   hot: ['tau'],
   rising: ['baseline', 'minCount'],
   unique: [],
+  wilson: ['positive', 'negative'],
+  controversial: ['positive', 'negative'],
 };
+const OPTIONAL_FIELDS = ['halfLife', 'tau', 'baseline', 'minCount', 'positive', 'negative'] as const;
 
 /** Checks a board's requested views against its windows; throws naming the problem. */
-export function resolveViews(inputs: ViewInput[], windows: WindowSpec[]): ViewConfig[] {
+export function resolveViews(
+  inputs: ViewInput[],
+  windows: WindowSpec[],
+  metrics: readonly string[] = [],
+): ViewConfig[] {
   if (inputs.length > VIEWS_PER_BOARD.max) throw new InvalidInputError(M.viewCount(VIEWS_PER_BOARD.max));
   const taken = new Set(windows.map((w) => w.name));
   const windowOf = new Map(windows.map((w) => [w.name, w]));
@@ -85,7 +102,7 @@ export function resolveViews(inputs: ViewInput[], windows: WindowSpec[]): ViewCo
     if (!(VIEW_MODES as readonly string[]).includes(input.mode))
       throw refuse(`mode must be one of ${VIEW_MODES.join(', ')}`);
     const mode = input.mode as ViewMode;
-    for (const other of ['halfLife', 'tau', 'baseline', 'minCount'] as const) {
+    for (const other of OPTIONAL_FIELDS) {
       if (input[other] !== undefined && !FIELDS_OF[mode].includes(other))
         throw refuse(`${other} is not a field of a ${mode} view`);
     }
@@ -101,6 +118,7 @@ export function resolveViews(inputs: ViewInput[], windows: WindowSpec[]): ViewCo
     const view = { input, base: { name: input.name, mode, window: input.window }, window, refuse };
     if (mode === 'decay') return decayView(view);
     if (mode === 'hot') return hotView(view);
+    if (mode === 'wilson' || mode === 'controversial') return metricPairView(view, field, metrics);
     // unique: distinct actors in the window (actor_lib.lua keeps their pairs; exact, not an estimate).
     if (mode === 'unique')
       return { ...view.base, spec: JSON.stringify([view.base, window.periodSec, window.intervalSec]) };
@@ -140,6 +158,24 @@ function hotView({ input, base, window, refuse }: ViewDraft): ViewConfig {
   return { ...defined, spec: JSON.stringify([defined, window.periodSec, window.intervalSec]) };
 }
 
+/** wilson, controversial: two distinct metrics of the board, positive and negative, in one window. */
+function metricPairView({ input, base, window }: ViewDraft, field: string, metrics: readonly string[]): ViewConfig {
+  if (metrics.length === 0) throw new InvalidInputError(M.viewNeedsMetrics(field, base.mode));
+  const [positive, negative] = (['positive', 'negative'] as const).map((role) => {
+    const metric = input[role];
+    if (typeof metric !== 'string' || !metrics.includes(metric))
+      throw new InvalidInputError(M.viewMetric(field, role, metric, metrics));
+    return metric;
+  });
+  if (positive === negative) throw new InvalidInputError(M.viewMetricsSame(field, positive));
+  const defined = { ...base, positive, negative, windowPeriodSec: window.periodSec, intervalSec: window.intervalSec };
+  const sources: [string, string] = [
+    metricWindowKeyName(window.name, positive, metrics),
+    metricWindowKeyName(window.name, negative, metrics),
+  ];
+  return { ...defined, sources, spec: JSON.stringify([defined, sources]) };
+}
+
 function risingView({ input, base, window, refuse }: ViewDraft, windowOf: Map<string, WindowSpec>): ViewConfig {
   const baseline = input.baseline === undefined ? undefined : windowOf.get(input.baseline);
   if (!baseline) throw refuse(`baseline "${input.baseline}" is not a window of the board`);
@@ -169,6 +205,7 @@ export function viewViewOf(view: ViewConfig): ViewView {
     ...(view.halfLifeSec === undefined ? {} : { halfLife: view.halfLifeSec }),
     ...(view.tauSec === undefined ? {} : { tau: view.tauSec }),
     ...(view.baseline === undefined ? {} : { baseline: view.baseline, minCount: view.minCount }),
+    ...(view.positive === undefined ? {} : { positive: view.positive, negative: view.negative }),
   };
 }
 

@@ -3,10 +3,11 @@ import { NextCursorProperty } from '../../common/dto';
 import { CALENDARS, Calendar, WEEK_STARTS, WeekStart } from '../core/calendar-math';
 import { SHARDS_PER_BOARD } from '../core/ranking.limits';
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
-import { VIEW_MODES } from '../core/trending-math';
+import { VIEW_MODES, type ViewMode } from '../core/trending-math';
 import { TiesMode, TiesViewProperty } from '../options/ties/ties.option';
 import { CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
 import { OrderViewProperty, ScoreOrder } from '../options/order/order.option';
+import { TiebreakSetting, TiebreakViewProperty } from '../options/tiebreak/tiebreak.option';
 import { GroupsViewProperty } from '../options/groups/groups.option';
 import { ModerationSettingsDto, ModerationViewProperty } from '../options/moderation/moderation.option';
 import { MetricsViewProperty } from '../options/metrics/metrics.option';
@@ -32,12 +33,14 @@ export class WindowViewDto {
 
 export class ViewViewDto {
   @ApiProperty() name!: string;
-  @ApiProperty({ enum: VIEW_MODES }) mode!: 'decay' | 'hot' | 'rising' | 'unique';
+  @ApiProperty({ enum: VIEW_MODES }) mode!: ViewMode;
   @ApiProperty() window!: string;
   @ApiPropertyOptional({ type: 'integer', description: 'decay: seconds' }) halfLife?: number;
   @ApiPropertyOptional({ type: 'integer', description: 'hot: seconds' }) tau?: number;
   @ApiPropertyOptional({ description: 'rising: the baseline window' }) baseline?: string;
   @ApiPropertyOptional({ type: 'integer', description: 'rising' }) minCount?: number;
+  @ApiPropertyOptional({ description: 'wilson, controversial: the positive metric' }) positive?: string;
+  @ApiPropertyOptional({ description: 'wilson, controversial: the negative metric' }) negative?: string;
 }
 
 export class BoardViewDto {
@@ -52,6 +55,9 @@ export class BoardViewDto {
   ties?: TiesMode;
   @OrderViewProperty()
   order?: ScoreOrder;
+
+  @TiebreakViewProperty()
+  tiebreak?: TiebreakSetting;
   @ModerationViewProperty()
   moderation?: ModerationSettingsDto;
   @MetricsViewProperty()

@@ -47,9 +47,10 @@ import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesProperty } from '../options/ties/ties.option';
 import { ActorsProperty, ActorsSetting } from '../options/actor-caps/actor-caps.option';
 import { OrderProperty, ScoreOrder } from '../options/order/order.option';
+import { TiebreakProperty, TiebreakSetting } from '../options/tiebreak/tiebreak.option';
 import { GroupsProperty } from '../options/groups/groups.option';
 import { ModerationProperty, ModerationSettingsDto } from '../options/moderation/moderation.option';
-import { MetricsProperty } from '../options/metrics/metrics.option';
+import { MetricsProperty, ViewMetricProperty } from '../options/metrics/metrics.option';
 import { TailProperty, TailSetting } from '../options/tail/tail.option';
 
 /** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
@@ -197,7 +198,11 @@ export class ViewDto {
   @NameProperty('View name (read with ?window=<name>); not a window name', 'trending')
   name!: string;
 
-  @ApiProperty({ enum: VIEW_MODES, description: 'decay, hot, rising or unique (see docs/trending.md)' })
+  @ApiProperty({
+    enum: VIEW_MODES,
+    description:
+      'decay, hot, rising, unique, or on a board with metrics wilson or controversial (see docs/trending.md)',
+  })
   @IsIn(VIEW_MODES, { message: `$property must be one of ${VIEW_MODES.join(', ')}` })
   mode!: string;
 
@@ -221,6 +226,12 @@ export class ViewDto {
     default: DEFAULT_RISING_MIN_COUNT,
   })
   minCount?: number;
+
+  @ViewMetricProperty('positive')
+  positive?: string;
+
+  @ViewMetricProperty('negative')
+  negative?: string;
 }
 
 /** A board's views: the type first, then their count, then each view. */
@@ -279,6 +290,9 @@ export class PutBoardDto {
 
   @OrderProperty()
   order?: ScoreOrder;
+
+  @TiebreakProperty()
+  tiebreak?: TiebreakSetting;
 
   @ModerationProperty()
   moderation?: ModerationSettingsDto;

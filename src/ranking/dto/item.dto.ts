@@ -28,6 +28,7 @@ import {
 import { SEGMENTS_FIELD, SegmentQueryProperty, SegmentsProperty } from './segment.dto';
 import { ACTOR_FIELD, ActorProperty, withActor } from './actor.dto';
 import { DataProperty, GROUP_FIELD, GroupProperty, RowGroupProperty, TruncatedProperty } from './row-fields';
+import { TIEBREAK_FIELD, TiebreakRowProperty, TiebreakWriteProperty } from './row-fields';
 import { VIEW_MODES } from '../core/trending-math';
 import { METRIC_FIELD, MetricCountsProperty, MetricProperty } from '../options/metrics/metrics.option';
 
@@ -95,22 +96,17 @@ export class IncrementDto {
 }
 
 export class BatchEntryDto {
-  @IdProperty('Item id', 'post-42')
-  item!: string;
-
-  @AmountProperty()
-  amount?: number;
+  @IdProperty('Item id', 'post-42') item!: string;
+  @AmountProperty() amount?: number;
 
   @OptionalIntProperty(SCORE_RANGE, {
     description: 'On a max / min / last board, the score (instead of amount; see POST .../score); elsewhere 409',
   })
   score?: number;
 
-  @AtProperty()
-  at?: number;
-
-  @CreatedAtProperty()
-  createdAt?: number;
+  @TiebreakWriteProperty() tiebreak?: number;
+  @AtProperty() at?: number;
+  @CreatedAtProperty() createdAt?: number;
 
   @SegmentsProperty() segments?: string[];
   @ActorProperty() actor?: string;
@@ -140,6 +136,7 @@ const BatchEntries = () =>
       item: ID_FIELD,
       amount: AMOUNT_FIELD,
       score: optional({ kind: 'int', range: SCORE_RANGE }),
+      tiebreak: optional(TIEBREAK_FIELD),
       at: AT_FIELD,
       createdAt: AT_FIELD,
       segments: SEGMENTS_FIELD,
@@ -223,6 +220,7 @@ export class StandingDto {
   })
   rank!: number | null;
   @PreviousRankProperty() previousRank!: number | null;
+  @TiebreakRowProperty() tiebreak?: number;
 }
 
 const WINDOWS_SCHEMA = {
@@ -272,6 +270,7 @@ export class ListedItemDto extends RisingFiguresDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) rank!: number;
   @ApiProperty() item!: string;
   @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
+  @TiebreakRowProperty() tiebreak?: number;
 }
 
 export class RankedItemDto extends ListedItemDto {
@@ -314,6 +313,7 @@ export class ItemResultDto extends WindowFiguresDto {
   @RowGroupProperty() group?: string;
   @MetricCountsProperty() metrics?: Record<string, number>;
   @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
+  @TiebreakRowProperty() tiebreak?: number;
   @ApiPropertyOptional() observed?: number;
   @ApiPropertyOptional() expected?: number;
   @ApiPropertyOptional({ enum: ['new', 'rising', 'peaking', 'cooling'] }) phase?: string;

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { HiddenProperty } from './moderation.dto';
+import { TiebreakRowProperty } from './row-fields';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean } from 'class-validator';
 import { IsId, IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty, ToBool } from '../../common/dto';
 import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
@@ -129,6 +130,7 @@ export class LookupRowDto {
   @ApiProperty() item!: string;
   @ApiProperty({ type: Number, description: "The item's score in the window; 0 when the window holds nothing of it" })
   score!: number;
+  @TiebreakRowProperty() tiebreak?: number;
   @ApiProperty({
     nullable: true,
     type: 'integer',

@@ -35,7 +35,10 @@ export class RankQuery {
 
   @OptionalIntProperty(
     TIEBREAK_RANGE,
-    { description: "The record's tiebreak: taken only by a board that declares one (today none does: a 400)" },
+    {
+      description:
+        "The record's tiebreak on a board that declares one (default 0: the record is the pair); elsewhere a 400",
+    },
     { fromQuery: true },
   )
   tiebreak?: number;

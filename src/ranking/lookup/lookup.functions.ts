@@ -11,7 +11,7 @@ import { sliceFunctions } from '../core/slice-functions';
 const LOOKUP_ARGS = ['items', 'with_data', 'ahead_scores', 'ahead_marks'] as const;
 const LOOKUP_REPLY = ['draining', 'scores', 'ranks', 'previous', 'data', 'above', 'marks'] as const;
 const NODE_ARGS = ['window_key', 'shards', 'with_data', 'board_ranks', 'items', 'homes'] as const;
-const NODE_REPLY = ['complete', 'scores', 'ranks', 'data'] as const;
+const NODE_REPLY = ['complete', 'scores', 'ranks', 'data', 'marks'] as const;
 const COUNT_ARGS = ['window_key', 'ahead_scores', 'ahead_marks', 'shards'] as const;
 const COUNT_REPLY = ['pending', 'above'] as const;
 
@@ -59,7 +59,13 @@ export interface LookupNodeCall {
 }
 
 /** Per id, in the order sent: score, board rank (0: none, or not asked) and data; null when a shard had expired slots to drain. */
-export type LookupNodeReply = { scores: number[]; ranks: number[]; data: Array<ItemData | null> } | null;
+export type LookupNodeReply = {
+  scores: number[];
+  ranks: number[];
+  data: Array<ItemData | null>;
+  /** Each id's order mark on its shard ("": none). */
+  marks: string[];
+} | null;
 
 /** A lookup on one shard: `items` it holds (their scores), `scores` to count above, `withData` their data too. */
 export interface LookupCall extends WindowCall {
@@ -140,6 +146,7 @@ export const LOOKUP_FUNCTIONS = {
         scores: reply.nested('scores').expectLength(count).intsFrom(0),
         ranks: reply.nested('ranks').expectLength(count).intsFrom(0),
         data: itemDataOf(reply.nested('data'), count),
+        marks: Array.from({ length: count }, (_, i) => reply.nested('marks').expectLength(count).string(i)),
       };
     },
   }),

@@ -6,6 +6,7 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { LOOKUP_COUNTS_PER_CALL } from '../core/ranking.limits';
 import { optionsCountWeight } from '../options/registry';
+import { tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 import type { LookupRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
@@ -62,10 +63,8 @@ export class LookupStore {
     const { board } = read;
     if (!board.sharded) {
       const reply = await this.call(read, board.shards[0], ask.items, NOTHING_TO_COUNT, ask.withData);
-      return {
-        draining: reply.draining,
-        rows: ask.items.map((item, i) => rowOf(item, reply, i, reply.ranks[i], ask.withData)),
-      };
+      const rows = ask.items.map((item, i) => rowOf(item, reply, i, reply.ranks[i], ask.withData));
+      return { draining: reply.draining, rows: withTiebreaks(board, rows, reply.marks) };
     }
     const onOneNode = await this.lookupOnOneNode(read, ask);
     if (onOneNode) return { draining: false, rows: onOneNode };
@@ -89,7 +88,15 @@ export class LookupStore {
     );
     let draining = owned.some((reply) => reply.draining);
     if (ask.boardRanks) draining = (await this.rankAcrossShards(read, [...found.values()], marks)) || draining;
-    return { draining, rows: ask.items.map((item) => found.get(item) as LookupRow) };
+    const rows = ask.items.map((item) => found.get(item) as LookupRow);
+    return {
+      draining,
+      rows: withTiebreaks(
+        board,
+        rows,
+        rows.map((row) => marks.get(row) ?? ''),
+      ),
+    };
   }
 
   /**
@@ -119,7 +126,12 @@ export class LookupStore {
       ]);
       const answered = replies.filter((reply) => reply !== null);
       if (answered.length < replies.length) return null;
-      return chunks.flatMap((items, c) => items.map((item, i) => nodeRow(item, answered[c], i, previous, ask)));
+      const rows = chunks.flatMap((items, c) => items.map((item, i) => nodeRow(item, answered[c], i, previous, ask)));
+      return withTiebreaks(
+        board,
+        rows,
+        answered.flatMap((reply) => reply.marks),
+      );
     } catch (error) {
       if (!isRedisWrongNodeError(error)) throw error;
       return null;
@@ -218,4 +230,14 @@ function rowOf(item: string, reply: LookupReply, i: number, rank: number, withDa
   };
   const shown = rank < 0 ? { ...row, hidden: true as const } : row;
   return withData ? { ...shown, data: reply.data[i] } : shown;
+}
+
+/** On a board with a tiebreak, each row the window holds with its pair's tiebreak (its mark's). */
+function withTiebreaks(board: PreparedBoard, rows: LookupRow[], marks: string[]): LookupRow[] {
+  const order = board.config.tiebreak?.order;
+  if (order === undefined) return rows;
+  return rows.map((row, i) => {
+    const tiebreak = tiebreakOfMark(order, marks[i]);
+    return tiebreak === undefined ? row : { ...row, tiebreak };
+  });
 }

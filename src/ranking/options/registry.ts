@@ -6,12 +6,14 @@ import { moderationOption } from './moderation/moderation.option';
 import { metricsOption } from './metrics/metrics.option';
 import { orderOption } from './order/order.option';
 import { tailOption } from './tail/tail.option';
+import { tiebreakOption } from './tiebreak/tiebreak.option';
 import { tiesOption } from './ties/ties.option';
 
 /** Every board option, one line each (src/ranking/options/<option>/). */
 export const BOARD_OPTIONS = [
   tiesOption,
   orderOption,
+  tiebreakOption,
   actorCapsOption,
   groupsOption,
   moderationOption,

@@ -44,7 +44,8 @@ export class ReadsService {
     // board's item holding exactly 0 reads as not held).
     const anySign = (board.config.aggregate ?? 'sum') !== 'sum';
     const listable = standing.score > 0 || (anySign && standing.score !== 0);
-    const answer = { draining, items: [{ item, score: standing.score, rank: standing.rank }] };
+    const { score, rank, tiebreak } = standing;
+    const answer = { draining, items: [{ item, score, rank, ...(tiebreak === undefined ? {} : { tiebreak }) }] };
     const { draining: late, items } = await this.withMetrics({ board, window, nowMs }, answer);
     return {
       ...figures(board.config.name, window, nowMs, late),

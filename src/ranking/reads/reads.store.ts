@@ -15,6 +15,7 @@ import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RankingSettings } from '../core/ranking.settings';
 import { ascendingScores, strictRanks } from '../options/registry';
+import { tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 
 /** A read of one window of a board at one time. */
 export interface WindowRead {
@@ -63,18 +64,19 @@ export class ReadsStore {
   async top(read: WindowRead, offset: number, limit: number): Promise<{ draining: boolean; items: RankedRow[] }> {
     const previous = this.previousRanks(read);
     const page = await this.reader.top(read.board, this.sourceOf(read), offset, limit);
-    return { draining: page.draining, items: await withBoardPreviousRanks(page.rows, previous) };
+    return { draining: page.draining, items: withTiebreaks(read, await withBoardPreviousRanks(page.rows, previous)) };
   }
 
   async item(read: WindowRead, item: string): Promise<{ draining: boolean; standing: Standing; ranked: number }> {
-    const { draining, score, rank, listed } = await this.reader.item(read.board, this.sourceOf(read), item);
-    return { draining, standing: { score, rank }, ranked: listed };
+    const { draining, score, rank, listed, row } = await this.reader.item(read.board, this.sourceOf(read), item);
+    const [standing] = withTiebreaks(read, [{ score, rank, tie: row?.tie }]);
+    return { draining, standing, ranked: listed };
   }
 
   async around(read: WindowRead, item: string, radius: number): Promise<{ draining: boolean; items: RankedRow[] }> {
     const page = await this.reader.around(read.board, this.sourceOf(read), item, radius);
     const previous = page.rows.length === 0 ? undefined : this.previousRanks(read);
-    return { draining: page.draining, items: await withBoardPreviousRanks(page.rows, previous) };
+    return { draining: page.draining, items: withTiebreaks(read, await withBoardPreviousRanks(page.rows, previous)) };
   }
 
   /**
@@ -183,6 +185,7 @@ export class ReadsStore {
     return {
       strict: strictRanks(board.config),
       ascending: ascendingScores(board.config),
+      tiebreak: board.config.tiebreak !== undefined,
       head: async (shard, offset, limit) =>
         pageOf(await guard(this.functions.call(this.fns.readTop, { ...on(shard), offset, limit }))),
       standing: async (shard, item) => {
@@ -239,10 +242,20 @@ async function withBoardPreviousRanks(
   previous: Promise<Map<string, number>> | undefined,
 ): Promise<RankedRow[]> {
   const ranks = await previous;
-  return rows.map(({ rank, item, score, previousRank }) => ({
+  return rows.map(({ rank, item, score, previousRank, tie }) => ({
     rank,
     item,
     score,
     previousRank: ranks === undefined ? previousRank : (ranks.get(item) ?? null),
+    ...(tie === undefined ? {} : { tie }),
   }));
+}
+
+/** Rows (or a standing) on a board with a tiebreak, each with its pair's tiebreak (its mark's) beside its score; the mark goes. */
+function withTiebreaks<Row extends { tie?: string; rank: number | null }>(read: WindowRead, rows: Row[]) {
+  const order = read.board.config.tiebreak?.order;
+  return rows.map(({ tie, ...row }) => {
+    const tiebreak = order === undefined || row.rank === null ? undefined : tiebreakOfMark(order, tie);
+    return tiebreak === undefined ? row : { ...row, tiebreak };
+  });
 }

@@ -14,6 +14,16 @@ export interface ScoreRecord {
   newItems: number;
   /** The event's time (unix ms, an integer not after now). */
   atMs: number;
+  /** On a board with a tiebreak: the record's (sent beside the score, aggregate_lib); undefined: none. */
+  tiebreak?: number;
+}
+
+/**
+ * A score as the scripts take it, a decimal string: "<score>", or on a board with a tiebreak
+ * "<score>,<tiebreak>" (aggregate_lib keeps the pair).
+ */
+export function scoreArg(score: number, tiebreak?: number): string {
+  return tiebreak === undefined ? score.toFixed(0) : `${score.toFixed(0)},${tiebreak.toFixed(0)}`;
 }
 
 /** Max / min / last boards: the one write their windows take. */
@@ -30,7 +40,7 @@ export const SCORES_FUNCTIONS = {
         call.newItems,
         call.item,
         // Decimal strings: the slot keeps them as sent (Lua's tostring would print 10^15 as 1e+15).
-        call.score.toFixed(0),
+        scoreArg(call.score, call.tiebreak),
         call.atMs.toFixed(0),
       ],
     }),

@@ -3,7 +3,7 @@ import { NamedReply } from '../../redis/replies';
 import { namedWindowRead, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
-const RANK_ARGS = ['score', 'level'] as const;
+const RANK_ARGS = ['score', 'level', 'mark'] as const;
 const RANK_REPLY = ['draining', 'counted', 'ahead', 'listed'] as const;
 const SPREAD_ARGS = ['bounds', 'positions'] as const;
 const SPREAD_REPLY = ['draining', 'listed', 'min', 'max', 'counts', 'scores'] as const;
@@ -41,8 +41,12 @@ export const STANDING_FUNCTIONS = {
     flags: ['allow-oom'],
     numberOfKeys: 3,
     contract: { args: RANK_ARGS, reply: RANK_REPLY },
-    build: (call: WindowCall & { score: number; equalAhead: boolean }) =>
-      namedWindowRead(call, RANK_ARGS, { score: String(call.score), level: call.equalAhead ? 1 : 0 }),
+    build: (call: WindowCall & { score: number; equalAhead: boolean; mark?: string }) =>
+      namedWindowRead(call, RANK_ARGS, {
+        score: String(call.score),
+        level: call.equalAhead ? 1 : 0,
+        mark: call.mark ?? '',
+      }),
     decode: (raw) => {
       const reply = new NamedReply('tbRankScoreRank', RANK_REPLY, raw);
       return {

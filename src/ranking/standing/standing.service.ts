@@ -7,6 +7,7 @@ import type { WindowConfig } from '../core/window-math';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { strictRanks } from '../options/registry';
 import { TailRow, tailRows } from '../options/tail/tail-rows';
+import { tiebreakMark } from '../options/tiebreak/tiebreak.option';
 import { SpreadReply } from './standing.functions';
 import {
   Bucket,
@@ -77,17 +78,22 @@ export class StandingService {
    * The rank a record of `score` would get if written now: 1 + the items ahead of it (on a `ties: first`
    * board the items already holding that score are ahead: they reached it first). Its percentile is an
    * item's holding it: among the listed items and itself. A score the window would not list (0 or
-   * less on a sum board) has neither. On an `order: asc` board the items ahead are those lower.
+   * less on a sum board) has neither. On an `order: asc` board the items ahead are those lower; on a
+   * board with a tiebreak those of an equal score and a better tiebreak too.
    */
   rank(request: ScoreRead & { score: number; tiebreak?: number }): Promise<RankAnswer> {
     return this.sources.read(
       request.name,
       request.window,
       async (board, window, nowMs) => {
-        // No board option keeps a tiebreak yet: a record is its score alone.
-        if (request.tiebreak !== undefined) throw new InvalidInputError(M.noTiebreak(request.name));
+        // A record is its score alone, or on a board with a tiebreak the pair (tiebreak default 0).
+        const order = board.config.tiebreak?.order;
+        if (request.tiebreak !== undefined && order === undefined)
+          throw new InvalidInputError(M.noTiebreak(request.name));
+        const mark = order === undefined ? undefined : tiebreakMark(order, request.tiebreak ?? 0);
         request.admit?.(board.shards.length);
-        const place = await this.store.place({ board, window, nowMs }, request.score, strictRanks(board.config));
+        const read = { board, window, nowMs };
+        const place = await this.store.place(read, request.score, strictRanks(board.config), mark);
         const rank = place.counted ? place.ahead + 1 : null;
         const percentile = percentileOf({ score: request.score, rank }, place.listed + 1);
         return { ...figures(request.name, window, nowMs, place.draining), score: request.score, rank, percentile };

@@ -47,12 +47,15 @@ export class StandingStore {
     this.admit = () => redis.admit();
   }
 
-  /** Items ahead of a record of `score` (with `equalAhead`, items holding that score too) over the board. */
-  async place(read: WindowRead, score: number, equalAhead: boolean): Promise<ScorePlace> {
+  /**
+   * Items ahead of a record of `score` (with `equalAhead`, items holding that score too; with `mark`, a
+   * tiebreak's, items of that score and a better tiebreak too) over the board.
+   */
+  async place(read: WindowRead, score: number, equalAhead: boolean, mark?: string): Promise<ScorePlace> {
     if (read.board.sharded) this.admit();
     const replies = await Promise.all(
       read.board.shards.map((shard) =>
-        guard(this.functions.call(this.fns.scoreRank, { ...this.on(read, shard), score, equalAhead })),
+        guard(this.functions.call(this.fns.scoreRank, { ...this.on(read, shard), score, equalAhead, mark })),
       ),
     );
     return {

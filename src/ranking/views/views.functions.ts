@@ -3,7 +3,8 @@ import { NamedReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ViewRow } from '../core/ranking.types';
 import { BoardCall, boardHeader } from '../core/script-call';
-import type { ViewConfig } from '../core/trending-math';
+import type { ViewConfig, ViewMode } from '../core/trending-math';
+import type { BoardKeys } from '../core/ranking.keys';
 import type { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
@@ -36,6 +37,8 @@ export type ViewRead =
 export interface ViewCall extends BoardCall {
   view: ViewConfig;
   windows: WindowConfig[];
+  /** The keys each window is read from (a wilson or controversial view: each metric's); absent: the shard's. */
+  sourceKeys?: BoardKeys[];
   read: ViewRead;
 }
 
@@ -80,9 +83,13 @@ function readArgsOf(read: ViewRead): Partial<NamedArgs<typeof VIEW_ARGS>> {
   return { op: read.op, rank_score: read.rankScore };
 }
 
-/** Rows of 2 entries (item, rank score), or 7 for a rising view (its figures follow). */
-function viewRowsOf(reply: Reply, rising: boolean): ViewRow[] {
-  const width = rising ? 7 : 2;
+/** The entries of a row: item and rank score, then a rising view's figures or a pair view's two counts. */
+const ROW_WIDTH: Partial<Record<ViewMode, number>> = { rising: 7, wilson: 3, controversial: 3 };
+
+/** Rows of 2 entries (item, rank score), 7 for a rising view, 3 for a wilson or controversial one. */
+function viewRowsOf(reply: Reply, mode: ViewMode): ViewRow[] {
+  const width = ROW_WIDTH[mode] ?? 2;
+  const rising = mode === 'rising';
   if (reply.length % width !== 0) throw reply.unexpected(reply.length - 1, `rows of ${width} entries`);
   const rows: ViewRow[] = [];
   for (let i = 0; i < reply.length; i += width) {
@@ -95,9 +102,17 @@ function viewRowsOf(reply: Reply, rising: boolean): ViewRow[] {
         currentSlot: reply.number(i + 5),
         previousSlot: reply.number(i + 6),
       };
+    if (width === 3) row.counts = countsOf(reply, i + 2);
     rows.push(row);
   }
   return rows;
+}
+
+/** A wilson or controversial row's counts, sent as one string "<positive> <negative>" (metric_views_lib.lua). */
+function countsOf(reply: Reply, index: number): { positive: number; negative: number } {
+  const [positive, negative] = reply.string(index).split(' ').map(Number);
+  if (!Number.isFinite(positive) || !Number.isFinite(negative)) throw reply.unexpected(index, 'two counts');
+  return { positive, negative };
 }
 
 /** The one view script: every read of a trending view of one shard. */
@@ -110,8 +125,9 @@ export const VIEWS_FUNCTIONS = {
     contract: { args: VIEW_ARGS, reply: VIEW_REPLY },
     build: (call: ViewCall) => {
       const { keys } = call.shard;
+      const sources = call.sourceKeys ?? call.windows.map(() => keys);
       return {
-        keys: [keys.cfg(), ...call.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)])],
+        keys: [keys.cfg(), ...call.windows.flatMap((w, i) => [sources[i].slots(w.name), sources[i].top(w.name)])],
         args: callArgs(boardHeader(call, call.windows), VIEW_ARGS, {
           segment: keys.segment ?? '',
           view: call.view.name,
@@ -134,7 +150,7 @@ export const VIEWS_FUNCTIONS = {
       return {
         draining: reply.flag('draining'),
         landmarkSec: reply.int('landmark'),
-        rows: viewRowsOf(reply.nested('rows'), call.view.mode === 'rising'),
+        rows: viewRowsOf(reply.nested('rows'), call.view.mode),
         ...figuresOf(call.read, reply.int('first'), reply.int('second')),
         skipped: Array.from({ length: skipped.length }, (_, i) => skipped.number(i)),
         ...(lastItem === '' ? {} : { last: { item: lastItem, score: reply.number('last_score') } }),

@@ -72,7 +72,10 @@ function viewFigures(board: PreparedBoard, view: ViewConfig, nowMs: number, drai
   return { ...figures(board.config.name, window, nowMs, draining), window: view.name, mode: view.mode };
 }
 
-/** A view's ranked rows as a client reads them: decay as the decayed sum as of now, rising with its figures. */
+/**
+ * A view's ranked rows as a client reads them: decay as the decayed sum as of now, rising with its figures,
+ * wilson and controversial with the counts of their two metrics.
+ */
 function viewRows(
   board: PreparedBoard,
   view: ViewConfig,
@@ -95,6 +98,7 @@ function viewRows(
       answer.phase = risingPhase({ ...row.rising, isNew: rising.isNew, elapsedSec, intervalSec: window.intervalSec });
       answer.since = row.rising.sinceSec;
     }
+    if (row.counts) answer.metrics = { [view.positive!]: row.counts.positive, [view.negative!]: row.counts.negative };
     return answer;
   });
 }

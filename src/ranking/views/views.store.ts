@@ -119,16 +119,17 @@ export class ViewsStore {
 
   private readView(source: ViewSource, shard: ShardKeys, read: ViewRead): Promise<ViewReply> {
     const { board, view, nowMs } = source;
+    const call = { ...boardCall(board, shard, nowMs, this.budgetFields), view, read };
+    if (view.positive !== undefined && view.negative !== undefined) {
+      // A wilson or controversial view reads its window of each of its two metrics (metric_views_lib.lua).
+      const index = board.shards.indexOf(shard);
+      const sourceKeys = [view.positive, view.negative].map((metric) => board.metric(metric).shards[index].keys);
+      const window = board.window(view.window)!;
+      return guard(this.functions.call(this.fns.readView, { ...call, windows: [window, window], sourceKeys }));
+    }
     const windows = [view.window, ...(view.baseline === undefined ? [] : [view.baseline])].map((name) =>
       board.window(name)!,
     );
-    return guard(
-      this.functions.call(this.fns.readView, {
-        ...boardCall(board, shard, nowMs, this.budgetFields),
-        view,
-        windows,
-        read,
-      }),
-    );
+    return guard(this.functions.call(this.fns.readView, { ...call, windows }));
   }
 }

@@ -25,6 +25,7 @@ import {
   BoardShape,
   entryGrowthOf,
   growthError,
+  tiebreakSent,
 } from './write-rules';
 import { batchCost } from './write-cost';
 import { WritesStore } from './writes.store';
@@ -85,6 +86,8 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
       if (input.segments !== undefined) entry.segments = input.segments;
       if (input.actor !== undefined) entry.actor = input.actor;
       if (input.group !== undefined) entry.group = input.group;
+      const tiebreak = tiebreakSent(board, input.tiebreak);
+      if (scored && tiebreak !== undefined) entry.tiebreak = tiebreak;
       return entry;
     });
   }

@@ -49,6 +49,8 @@ export interface ScoreCommand {
   item: string;
   /** An integer, |score| <= MAX_ABS_SCORE. */
   score: number;
+  /** On a board with a tiebreak: the record's (an integer, |tiebreak| <= 10^15; absent: 0). */
+  tiebreak?: number;
   atSec?: number;
   context: WriteContext;
 }
@@ -60,6 +62,8 @@ export interface BatchInput {
   amount?: number;
   /** A max / min / last board's entries carry a score instead of an amount. */
   score?: number;
+  /** Beside a score on a board with a tiebreak (absent: 0). */
+  tiebreak?: number;
   at?: number;
   createdAt?: number;
   segments?: string[];
@@ -158,8 +162,9 @@ export class WriteCommands {
   }
 
   score(fields: Omit<ScoreCommand, 'kind' | 'context'>, sent: SentWith = {}): ScoreCommand {
-    const { board, item, score, atSec } = fields;
-    return { kind: 'score', ...fields, context: this.context(sent, ['score', board, item, score, ...timeOf(atSec)]) };
+    const { board, item, score, atSec, tiebreak } = fields;
+    const what = ['score', board, item, score, ...timeOf(atSec), ...tiebreakOf(tiebreak)];
+    return { kind: 'score', ...fields, context: this.context(sent, what) };
   }
 
   like(fields: Omit<LikeCommand, 'kind' | 'context'>, sent: SentWith = {}): LikeCommand {
@@ -193,6 +198,11 @@ function incrementFingerprint(fields: Omit<IncrementCommand, 'kind' | 'context'>
   ];
 }
 
+/** A tiebreak in a fingerprint only when sent (writes without one keep the fingerprint they always had). */
+function tiebreakOf(tiebreak: number | undefined): unknown[] {
+  return tiebreak === undefined ? [] : ['tiebreak', tiebreak];
+}
+
 /**
  * A batch's fingerprint: each entry's item and amount, its score, `at`, `createdAt` and segments only
  * when sent (batches without them keep the fingerprint they always had).
@@ -205,6 +215,7 @@ function batchFingerprint(name: string, inputs: BatchInput[]): unknown[] {
       e.item,
       e.amount,
       ...(e.score === undefined ? [] : ['score', e.score]),
+      ...tiebreakOf(e.tiebreak),
       ...timeOf(e.at),
       ...createdOf(e.createdAt),
       ...segmentsOf(e.segments),

@@ -353,7 +353,7 @@ class ScoreWrite extends ItemWrite<ScoreCommand, WriteOutcome, ItemWritten> {
   protected onShard(command: ScoreCommand, attempt: GuardedAttempt, reservation: Reservation) {
     const { item, score, atSec } = command;
     const record = { item, score, newItems: reservation.allowance('items'), atMs: eventTimeMs(atSec, attempt.nowMs) };
-    return this.store.score(record, attempt);
+    return this.store.score({ ...record, tiebreak: command.tiebreak }, attempt);
   }
 
   protected created(result: WriteOutcome): Growth {

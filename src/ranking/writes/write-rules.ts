@@ -164,3 +164,12 @@ export function growthError(error: unknown, reservation: Reservation, board: Pre
       ),
   );
 }
+
+/** A write's tiebreak: refused (400) on a board that keeps none; on one that does, the tiebreak sent (absent: 0). */
+export function tiebreakSent(board: PreparedBoard, tiebreak: number | undefined): number | undefined {
+  if (board.config.tiebreak === undefined) {
+    if (tiebreak !== undefined) throw new InvalidInputError(M.noTiebreak(board.config.name));
+    return undefined;
+  }
+  return tiebreak ?? 0;
+}

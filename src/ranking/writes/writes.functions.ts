@@ -23,6 +23,7 @@ import { actorArg } from '../core/actor-rules';
 import { retractedOf, segmentLimitOf } from '../core/ranking.errors';
 import { BoardCall, boardArgs, WriteCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
+import { scoreArg } from '../scores/scores.functions';
 
 const CLAIM_ARGS = ['max', 'until_sec', 'names'] as const;
 const CLAIM_REPLY = ['claimed'] as const;
@@ -197,11 +198,12 @@ function batchEntryArgs(entries: BatchEntry[], nowMs: number): Array<string | nu
   const grouped = entries.some((entry) => entry.group !== undefined);
   const args: Array<string | number> = [plain ? 2 : grouped ? 7 : 6];
   for (const entry of entries) {
-    if (plain) args.push(entry.item, entry.amount);
+    const value = entry.tiebreak === undefined ? entry.amount : scoreArg(entry.amount, entry.tiebreak);
+    if (plain) args.push(entry.item, value);
     else {
       args.push(
         entry.item,
-        entry.amount,
+        value,
         entry.atMs ?? nowMs,
         entry.createdMs ?? '',
         entry.segments?.join(',') ?? '',

@@ -21,6 +21,8 @@ import type { ScoreRecord } from '../scores/scores.functions';
 import { ScoresStore } from '../scores/scores.store';
 import { RankingSettings } from '../core/ranking.settings';
 import { SegmentClaims } from './segment-claims';
+import { tiebreakSent } from './write-rules';
+import { tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 
 /** A batch's checked entries grouped by shard, each shard's growth allowances (UNLIMITED: no quota). */
 export interface ShardedBatch extends WriteAttempt {
@@ -101,9 +103,12 @@ export class WritesStore {
   async score(record: ScoreRecord, attempt: WriteAttempt): Promise<WriteOutcome> {
     const { board, nowMs, idem } = attempt;
     const shard = board.shardOf(record.item);
-    const reply = await this.scores.record({ ...record, ...this.write(board, shard, nowMs, idem) });
+    // Refused (400) on a board without a tiebreak, before anything is applied.
+    const tiebreak = tiebreakSent(board, record.tiebreak);
+    const reply = await this.scores.record({ ...record, tiebreak, ...this.write(board, shard, nowMs, idem) });
     await this.indexDue(board, reply.created[1]);
-    return this.rankOverShards(board, shard, nowMs, reply, record.item);
+    const outcome = await this.rankOverShards(board, shard, nowMs, reply, record.item);
+    return withTiebreaks(board, outcome, reply.value.marks);
   }
 
   /**
@@ -332,6 +337,17 @@ function answeredOf(
   reply: Idempotent<StandingsReply>,
 ): Pick<WriteOutcome, 'replayed' | 'windowNames' | 'createdItems'> {
   return { replayed: reply.replayed, windowNames: reply.context.split(','), createdItems: reply.created[0] };
+}
+
+/** A score's standings, on a board with a tiebreak, each with the tiebreak its window holds (its mark's). */
+function withTiebreaks(board: PreparedBoard, outcome: WriteOutcome, marks: string[] | undefined): WriteOutcome {
+  const order = board.config.tiebreak?.order;
+  if (order === undefined || marks === undefined) return outcome;
+  const standings = outcome.standings.map((standing, w) => {
+    const tiebreak = standing.rank === null ? undefined : tiebreakOfMark(order, marks[w]);
+    return tiebreak === undefined ? standing : { ...standing, tiebreak };
+  });
+  return { ...outcome, standings };
 }
 
 function isSegmentLimit(error: unknown): error is ConflictError {

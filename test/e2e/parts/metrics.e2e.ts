@@ -1,4 +1,5 @@
 import { ADMIN } from '../../../harness/app';
+import { controversy, wilsonLowerBound } from '../../../src/ranking/options/metrics/metric-formulas';
 import { boardPut, listedRows, T0, useSingleNodeApp } from '../../support/e2e';
 
 const WINDOWS = [
@@ -108,5 +109,61 @@ describe('metrics over HTTP', () => {
     await http().delete('/admin/boards/gone').set(ADMIN).expect(204);
     await put('gone', { metrics: ['up', 'down'] }).expect(201);
     expect(await rows('/boards/gone/top?window=h&metric=down')).toEqual([]);
+  });
+
+  const best = { name: 'best', mode: 'wilson', window: 'h', positive: 'up', negative: 'down' };
+  it.each([
+    [{ views: [best] }, /views\.0: a wilson view ranks by two metrics of the board, and the board declares none/],
+    [{ metrics: ['up', 'down'], views: [{ ...best, negative: 'meh' }] }, /negative must be one of the board's metrics/],
+    [{ metrics: ['up', 'down'], views: [{ ...best, mode: 'controversial', negative: 'up' }] }, /two different metrics/],
+    [{ metrics: ['up', 'down'], views: [{ ...best, positive: 'Up!' }] }, /positive must be a metric name/],
+  ])('refuses the wilson or controversial view %j with 400 INVALID_INPUT', async (body, message) => {
+    const answer = await put('badview', body).expect(400);
+    expect(answer.body.code).toBe('INVALID_INPUT');
+    expect(answer.body.message).toMatch(message);
+  });
+
+  it('ranks wilson and controversial views by their formula; rows carry the score and the two counts', async () => {
+    const argued = { name: 'argued', mode: 'controversial', window: 'd', positive: 'up', negative: 'down' };
+    const board = await put('rated', { metrics: ['up', 'down'], views: [best, argued] }).expect(201);
+    expect(board.body.views).toEqual([best, argued]);
+    const votes = http()
+      .post('/boards/rated/increments')
+      .send({
+        items: [
+          { item: 'a', amount: 9 },
+          { item: 'b', amount: 40 },
+          { item: 'c', amount: 3 },
+        ],
+      });
+    await votes.expect(200);
+    const against = [
+      { item: 'a', amount: 1 },
+      { item: 'b', amount: 30 },
+      { item: 'c', amount: 3 },
+    ];
+    await http()
+      .post('/boards/rated/increments')
+      .send({ items: against.map((e) => ({ ...e, metric: 'down' })) })
+      .expect(200);
+    const top = await http().get('/boards/rated/top?window=best').expect(200);
+    expect(top.body).toMatchObject({ window: 'best', mode: 'wilson' });
+    expect(top.body.items).toEqual([
+      { rank: 1, item: 'a', score: wilsonLowerBound(9, 1), previousRank: null, metrics: { up: 9, down: 1 } },
+      { rank: 2, item: 'b', score: wilsonLowerBound(40, 30), previousRank: null, metrics: { up: 40, down: 30 } },
+      { rank: 3, item: 'c', score: wilsonLowerBound(3, 3), previousRank: null, metrics: { up: 3, down: 3 } },
+    ]);
+    // Lua's pow may differ from Math.pow in its last bit.
+    const argue: Array<[string, number, number]> = await rows('/boards/rated/top?window=argued');
+    expect(argue.map(([item, rank]) => [item, rank])).toEqual([
+      ['b', 1],
+      ['c', 2],
+      ['a', 3],
+    ]);
+    [controversy(40, 30), 6, controversy(9, 1)].forEach((score, i) => expect(argue[i][2]).toBeCloseTo(score, 12));
+    const item = await http().get('/boards/rated/items/c?window=argued').expect(200);
+    expect(item.body).toMatchObject({ rank: 2, score: 6, metrics: { up: 3, down: 3 } });
+    const byMetric = await http().get('/boards/rated/top?window=best&metric=down').expect(400);
+    expect(byMetric.body.message).toMatch(/ranks by its own formula/);
   });
 });

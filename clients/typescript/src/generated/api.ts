@@ -418,7 +418,7 @@ export interface paths {
         put?: never;
         /**
          * Scores and ranks of given ids in a window
-         * @description 1-1000 ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks calls of at most 500 counts each. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards (x3 on a ties: first board), otherwise ids; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it), and a lookup of more than LOOKUP_COUNTS_PER_REQUEST counts (default 6 000) is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.
+         * @description 1-1000 ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks calls of at most 500 counts each. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards (x3 on a ties: first board; x3 on a board with a tiebreak), otherwise ids; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it), and a lookup of more than LOOKUP_COUNTS_PER_REQUEST counts (default 6 000) is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.
          */
         post: operations["LookupController_lookup"];
         delete?: never;
@@ -978,6 +978,8 @@ export interface components {
             rank: number | null;
             /** @description Rank in the window's latest snapshot; null when absent from it or when the window keeps no snapshots */
             previousRank: number | null;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
         };
         ArchiveDto: {
             /** @description Closed periods kept (the oldest goes when a new one is kept) */
@@ -1036,10 +1038,10 @@ export interface components {
              */
             name: string;
             /**
-             * @description decay, hot, rising or unique (see docs/trending.md)
+             * @description decay, hot, rising, unique, or on a board with metrics wilson or controversial (see docs/trending.md)
              * @enum {string}
              */
-            mode: "decay" | "hot" | "rising" | "unique";
+            mode: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /**
              * @description The window the view reads (rising: the short window): 1-64 characters of A-Z a-z 0-9 _ . : -
              * @example 1h
@@ -1065,6 +1067,16 @@ export interface components {
              * @default 5
              */
             minCount?: number;
+            /**
+             * @description wilson and controversial only, required: the metric counted as positive (one of the board's metrics; positive and negative differ)
+             * @example up
+             */
+            positive?: string;
+            /**
+             * @description wilson and controversial only, required: the metric counted as negative (one of the board's metrics; positive and negative differ)
+             * @example down
+             */
+            negative?: string;
         };
         ModerationSettingsDto: {
             /** @description true: the board lists an item only once an admin allowed it (PUT /admin/boards/:board/moderation/items/:item); the others wait in the review queue, still counting. false: every item is listed unless hidden */
@@ -1099,6 +1111,11 @@ export interface components {
              * @enum {string}
              */
             order?: "desc" | "asc";
+            /** @description Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins); ranks order rows by score, then tiebreak, then the ties rule (shared). Not with order asc or ties first (400 INVALID_INPUT). Omitted: the current setting (none for a new board); turning it on or changing it needs ?reset=true and drops the data */
+            tiebreak?: {
+                /** @enum {string} */
+                order?: "desc" | "asc";
+            };
             /** @description Moderation of the listing: { "review": true } lists an item only once allowed. Hidden items are left out of every listing of any board. Omitted: the current setting (no review for a new board). A change keeps every count and state */
             moderation?: components["schemas"]["ModerationSettingsDto"];
             /**
@@ -1153,7 +1170,7 @@ export interface components {
         ViewViewDto: {
             name: string;
             /** @enum {string} */
-            mode: "decay" | "hot" | "rising" | "unique";
+            mode: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             window: string;
             /** @description decay: seconds */
             halfLife?: number;
@@ -1163,6 +1180,10 @@ export interface components {
             baseline?: string;
             /** @description rising */
             minCount?: number;
+            /** @description wilson, controversial: the positive metric */
+            positive?: string;
+            /** @description wilson, controversial: the negative metric */
+            negative?: string;
         };
         BoardViewDto: {
             name: string;
@@ -1182,6 +1203,11 @@ export interface components {
              * @enum {string}
              */
             order?: "asc";
+            /** @description Records are (score, tiebreak) pairs; absent: scores alone */
+            tiebreak?: {
+                /** @enum {string} */
+                order?: "desc" | "asc";
+            };
             /** @description Present on a review board */
             moderation?: components["schemas"]["ModerationSettingsDto"];
             /** @description The counters of each item per window; absent: one */
@@ -1291,6 +1317,8 @@ export interface components {
             amount?: number;
             /** @description On a max / min / last board, the score (instead of amount; see POST .../score); elsewhere 409 */
             score?: number;
+            /** @description On a board with a tiebreak: the record is the pair (score, tiebreak), ranked score first, then tiebreak by the board's tiebreak order (default 0); elsewhere a 400 */
+            tiebreak?: number;
             /**
              * @description The event's time, unix seconds (fractions allowed; default now): it lands in the slot of that time in every window and view whose live span still holds it. At most 5 s ahead (counted as now); older than every window's live span is a 400
              * @example 1700000000.5
@@ -1383,6 +1411,8 @@ export interface components {
             item: string;
             /** @description A window's sum over its live slots (an integer); a view's score (decay: the decayed sum as of now; hot, rising: their formula's score) */
             score: number;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
             /** @description Rank in the window's latest snapshot; null when absent from it or when the window keeps no snapshots */
             previousRank: number | null;
             /** @description With ?data=true: the item's data (null: none) */
@@ -1392,7 +1422,7 @@ export interface components {
             /** @description The item's group, on a board with "groups": true (absent: none) */
             group?: string;
             /**
-             * @description On a board with metrics (window reads): each metric's count of the item in the window, 0 when none
+             * @description On a board with metrics: a window read's rows each metric's count of the item in the window (0 when none); a wilson or controversial view's rows the counts of its positive and negative metrics
              * @example {
              *       "up": 12,
              *       "down": 3
@@ -1419,7 +1449,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising" | "unique";
+            mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
             /** @description With perGroup, minActors or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head, or few items of it have minActors actors); the rows listed are exact */
@@ -1440,12 +1470,12 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising" | "unique";
+            mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             item: string;
             /** @description The item's group, on a board with "groups": true (absent: none) */
             group?: string;
             /**
-             * @description On a board with metrics (window reads): each metric's count of the item in the window, 0 when none
+             * @description On a board with metrics: a window read's rows each metric's count of the item in the window (0 when none); a wilson or controversial view's rows the counts of its positive and negative metrics
              * @example {
              *       "up": 12,
              *       "down": 3
@@ -1456,6 +1486,8 @@ export interface components {
             };
             /** @description A window's sum over its live slots (an integer); a view's score (decay: the decayed sum as of now; hot, rising: their formula's score) */
             score: number;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
             observed?: number;
             expected?: number;
             /** @enum {string} */
@@ -1489,7 +1521,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising" | "unique";
+            mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /** @description Highest score first; ties in descending byte order of item id */
             items: components["schemas"]["RankedItemDto"][];
             /** @description With perGroup, minActors or POST .../query: true when the bounded scan stopped before the page was full (one group or the excluded ones hold the whole head, or few items of it have minActors actors); the rows listed are exact */
@@ -1512,6 +1544,8 @@ export interface components {
             item: string;
             /** @description A window's sum over its live slots (an integer); a view's score (decay: the decayed sum as of now; hot, rising: their formula's score) */
             score: number;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
         };
         HistoryResultDto: {
             board: string;
@@ -1605,6 +1639,8 @@ export interface components {
             item: string;
             /** @description The item's score in the window; 0 when the window holds nothing of it */
             score: number;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
             /** @description Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when score <= 0 */
             rank: number | null;
             /**
@@ -1634,7 +1670,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising" | "unique";
+            mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /** @description One row per id, in the order given */
             items: components["schemas"]["LookupRowDto"][];
         };
@@ -1653,7 +1689,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising" | "unique";
+            mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /** @description The score asked about */
             score: number;
             /** @description The rank a record of that score would get if written now: 1 + the items ahead of it (on a `ties: first` board items already holding the score are ahead); null when the window would not list it (score <= 0) */
@@ -1698,7 +1734,7 @@ export interface components {
              * @description A view's mode (absent when reading a window)
              * @enum {string}
              */
-            mode?: "decay" | "hot" | "rising" | "unique";
+            mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /** @description Listed items (above 0 on a sum board, every score on max / min / last) */
             count: number;
             /** @description Lowest listed score (null when none) */
@@ -1716,6 +1752,8 @@ export interface components {
              * @example 4200
              */
             score: number;
+            /** @description On a board with a tiebreak: the record is the pair (score, tiebreak), ranked score first, then tiebreak by the board's tiebreak order (default 0); elsewhere a 400 */
+            tiebreak?: number;
             /**
              * @description The event's time, unix seconds (fractions allowed; default now): it lands in the slot of that time in every window whose live span still holds it. At most 5 s ahead (counted as now); older than every window's live span is a 400
              * @example 1700000000.5
@@ -5155,7 +5193,7 @@ export interface operations {
                 window?: string;
                 /** @description The score of the record to place (decimal digits, a sign and a fraction allowed) */
                 score: number;
-                /** @description The record's tiebreak: taken only by a board that declares one (today none does: a 400) */
+                /** @description The record's tiebreak on a board that declares one (default 0: the record is the pair); elsewhere a 400 */
                 tiebreak?: number;
             };
             header?: never;

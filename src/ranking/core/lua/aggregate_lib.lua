@@ -1,5 +1,5 @@
 -- module: aggregate
--- requires: keyspace
+-- requires: call_state, keyspace
 -- aggregate_lib: the windows of a max / min / last board, a module of the ranking function library
 -- (after keys_lib and call_lib, before window_lib, whose expiry calls best_settle). Every change of a
 -- window's results is told to `changed` (window_lib's results_changed, passed in by the callers: it is
@@ -19,21 +19,48 @@
 -- On max and min, when expiry drains a slot, the items whose window score equals what they recorded
 -- there may have taken it from that slot: only they are recomputed from the live slots, one HGET per
 -- live slot (at most MAX_AGGREGATE_SLOTS), counted in the budget.
+-- On a board with a tiebreak (the hook `tiebreak`, src/ranking/options/tiebreak/) a record is the pair
+-- (score, tiebreak): a score argument reads "<score>,<tiebreak>" (",<tiebreak>" absent: 0), a slot
+-- value holds the pair the same way, max / min keep the better pair (score first, then the tiebreak by
+-- its order), and every change of a window's pair goes to `changed` with its tiebreak; the window's
+-- tiebreak is held by the option (asked with the hook). Expiry recomputes an item whose window pair
+-- equals the drained one, exactly as for scores.
 
--- Score and event time (unix ms; 0 on max and min) of a slot hash value.
+-- Score, event time (unix ms; 0 on max and min) and tiebreak (0: none) of a slot hash value.
 local function best_decode(mode, value)
+  local at_ms, score, tb = 0, nil, nil
   if mode == 'last' then
-    local at_ms, score = string.match(value, '^(%d+):(-?%d+)$')
-    return tonumber(score), tonumber(at_ms)
+    at_ms, score, tb = string.match(value, '^(%d+):(-?%d+),?(-?%d*)$')
+  else
+    score, tb = string.match(value, '^(-?%d+),?(-?%d*)$')
   end
-  return tonumber(value), 0
+  return tonumber(score), tonumber(at_ms), tonumber(tb) or 0
 end
 
--- Whether a new event (score, at_ms) replaces what an item holds (held_score, held_at) in one slot.
-local function best_beats(mode, score, at_ms, held_score, held_at)
-  if mode == 'max' then return score > held_score end
-  if mode == 'min' then return score < held_score end
+-- Whether tiebreak `tb` beats `held_tb` under `order` (nil: no tiebreak, never).
+local function tiebreak_beats(order, tb, held_tb)
+  if order == 'desc' then return tb > held_tb end
+  if order == 'asc' then return tb < held_tb end
+  return false
+end
+
+-- Whether a new event (score, at_ms, tb) replaces what an item holds (held_score, held_at, held_tb) in
+-- one slot, or in a max / min window (`order`: the tiebreak's, nil when none).
+local function best_beats(mode, score, at_ms, held_score, held_at, order, tb, held_tb)
+  if mode == 'max' then return score > held_score or (score == held_score and tiebreak_beats(order, tb, held_tb)) end
+  if mode == 'min' then return score < held_score or (score == held_score and tiebreak_beats(order, tb, held_tb)) end
   return at_ms >= held_at
+end
+
+-- The board's tiebreak order and the item's tiebreak held in the window of `top_key` (hooks_lib
+-- `tiebreak`), or nil when the board keeps scores alone.
+local function tiebreak_of(top_key, item)
+  local asked = call_state.hooks_of_top(top_key).tiebreak
+  for i = 1, #asked do
+    local order, held = asked[i](top_key, item)
+    if order then return order, held end
+  end
+  return nil, nil
 end
 
 local function best_slot_key(slots_key, start)
@@ -49,20 +76,21 @@ function LAST.newest_key(slots_key)
 end
 
 -- An item's window score over the slots `starts` (newest first), or nil when none holds it; the
--- slots read; and on last the start of the slot it came from.
-local function best_over(mode, slots_key, starts, item)
-  local best, reads = nil, 0
+-- slots read; on last the start of the slot it came from; and its tiebreak (`order`: the board's, nil
+-- when none).
+local function best_over(mode, slots_key, starts, item, order)
+  local best, best_tb, reads = nil, 0, 0
   for _, start in ipairs(starts) do
     local value = redis.call('HGET', best_slot_key(slots_key, start), item)
     reads = reads + 1
     if value then
-      local score = best_decode(mode, value)
+      local score, _, tb = best_decode(mode, value)
       -- last: the newest slot holding the item holds its latest event.
-      if mode == 'last' then return score, reads, start end
-      if best == nil or best_beats(mode, score, 0, best, 0) then best = score end
+      if mode == 'last' then return score, reads, start, tb end
+      if best == nil or best_beats(mode, score, 0, best, 0, order, tb, best_tb) then best, best_tb = score, tb end
     end
   end
-  return best, reads
+  return best, reads, nil, best_tb
 end
 
 -- Drained `item` (what it recorded in the slot starting at `slot_start`, `value`) on a last window:
@@ -81,24 +109,26 @@ end
 
 -- After expiry deleted `entries` (item, value pairs, HGETALL shape) from the expired slot starting at
 -- `slot_start` of a window whose live slots start at `live_from` or later: each item whose window score
--- equals the drained one gets the best of the live slots, or leaves the window when none holds it
--- (last: when the drained slot was its newest). Returns the slots read.
+-- (and tiebreak) equals the drained one gets the best of the live slots, or leaves the window when none
+-- holds it (last: when the drained slot was its newest). Returns the slots read.
 local function best_settle(mode, slots_key, top_key, slot_start, live_from, entries, changed)
   local starts, reads = nil, 0
   for i = 1, #entries, 2 do
     local item = entries[i]
     if not (mode == 'last' and LAST.settle(slots_key, top_key, slot_start, item, changed)) then
       local held = redis.call('ZSCORE', top_key, item)
-      if held and tonumber(held) == best_decode(mode, entries[i + 1]) then
+      local drained, _, drained_tb = best_decode(mode, entries[i + 1])
+      local order, held_tb = tiebreak_of(top_key, item)
+      if held and tonumber(held) == drained and (not order or tonumber(held_tb or '0') == drained_tb) then
         starts = starts or redis.call('ZRANGE', slots_key, '+inf', live_from, 'BYSCORE', 'REV')
-        local best, spent = best_over(mode, slots_key, starts, item)
+        local best, spent, _, best_tb = best_over(mode, slots_key, starts, item, order)
         reads = reads + spent
         if best == nil then
           redis.call('ZREM', top_key, item)
           changed(top_key, item, 0)
-        elseif best ~= tonumber(held) then
+        elseif best ~= tonumber(held) or (order and best_tb ~= drained_tb) then
           redis.call('ZADD', top_key, best, item)
-          changed(top_key, item, best)
+          changed(top_key, item, best, order and string.format('%.0f', best_tb) or nil)
         end
       end
     end
@@ -130,7 +160,10 @@ end
 -- at `slot_start` of one window (already indexed) and answers the item's window score. The slot keeps
 -- the event when it beats what the item holds there; the window then takes it on max (ZADD GT) and
 -- min (ZADD LT), and on last when no newer slot holds the item (a late event changes only its slot).
+-- On a board with a tiebreak `score_arg` may read "<score>,<tiebreak>": best_record_pair.
 local function best_record(mode, slots_key, top_key, slot_start, item, score_arg, at_arg, changed)
+  local order, held_tb = tiebreak_of(top_key, item)
+  if order then return aggregate.best_record_pair(mode, slots_key, top_key, slot_start, item, score_arg, at_arg, changed, order, held_tb) end
   local slot_key = best_slot_key(slots_key, slot_start)
   local score, at_ms = tonumber(score_arg), tonumber(at_arg)
   local before = redis.call('ZSCORE', top_key, item)
@@ -150,6 +183,35 @@ local function best_record(mode, slots_key, top_key, slot_start, item, score_arg
   local after = tonumber(redis.call('ZSCORE', top_key, item))
   if before == false or tonumber(before) ~= after then changed(top_key, item, after) end
   return after
+end
+
+-- best_record of the pair (score, tiebreak) `score_arg` on a board whose tiebreak has `order`; the
+-- item's window tiebreak is `held_tb` (nil: none held). The slot keeps the better pair (last: the later
+-- event); a max / min window takes a better pair than it holds, a last window the pair of its newest slot.
+function aggregate.best_record_pair(mode, slots_key, top_key, slot_start, item, score_arg, at_arg, changed, order, held_tb)
+  local slot_key = best_slot_key(slots_key, slot_start)
+  local score_text, tb_text = string.match(score_arg, '^(-?%d+),?(-?%d*)$')
+  if tb_text == '' then tb_text = '0' end
+  local score, tb, at_ms = tonumber(score_text), tonumber(tb_text), tonumber(at_arg)
+  local before = redis.call('ZSCORE', top_key, item)
+  local held = redis.call('HGET', slot_key, item)
+  if held then
+    local held_score, held_at, held_slot_tb = best_decode(mode, held)
+    if not best_beats(mode, score, at_ms, held_score, held_at, order, tb, held_slot_tb) then return tonumber(before) end
+  end
+  local pair = score_text .. ',' .. tb_text
+  redis.call('HSET', slot_key, item, mode == 'last' and (at_arg .. ':' .. pair) or pair)
+  local takes
+  if mode == 'last' then
+    takes = LAST.takes(slots_key, slot_start, item, before)
+  else
+    takes = before == false or best_beats(mode, score, 0, tonumber(before), 0, order, tb, tonumber(held_tb or '0'))
+  end
+  if not takes then return tonumber(before) end
+  if before ~= false and tonumber(before) == score and tonumber(held_tb or '0') == tb and held_tb then return score end
+  redis.call('ZADD', top_key, score, item)
+  changed(top_key, item, score, tb_text)
+  return score
 end
 
 aggregate.best_settle = best_settle

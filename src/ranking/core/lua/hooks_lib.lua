@@ -10,8 +10,12 @@
 -- Every hook still checks the config itself, and a config naming no options (written before the
 -- field) runs every option's hooks.
 -- The hooks, and what each function is given and answers:
---   results_changed(top_key, item, score)  the item's score in the window of `top_key` is now `score`
---                                       (0: it left); every change of a window's results calls them
+--   results_changed(top_key, item, score, tiebreak)  the item's score in the window of `top_key` is
+--                                       now `score` (0: it left); every change of a window's results
+--                                       calls them; `tiebreak` (a decimal string) on a board keeping
+--                                       pairs (aggregate_lib), nil where the change names none
+--   tiebreak(top_key, item)             the board's tiebreak order ("asc" | "desc") and the item's
+--                                       tiebreak held in the window (nil: none), or nil: no tiebreak
 --   window_dropped(base)                the window "<tag>:<window>:" and its keys go (drop_window)
 --   window_settled(slots_key, top_key, now_sec, interval_sec, budget)  a rolling window's expiry
 --                                       found no expired slot left: the option's own bounded upkeep;
@@ -56,6 +60,7 @@
 --                                       option's limit); order_lib then closes the gaps they leave
 
 hooks.results_changed = {}
+hooks.tiebreak = {}
 hooks.window_dropped = {}
 hooks.window_settled = {}
 hooks.slot_expired = {}
@@ -78,7 +83,7 @@ hooks.actor_moved = {}
 hooks.exceptions = {}
 
 -- Hooks every call of an enabled option's board runs (the others: every call runs them).
-local HOT = { 'results_changed', 'window_settled', 'slot_expired', 'rank', 'watches', 'ascending', 'strict', 'page',
+local HOT = { 'results_changed', 'tiebreak', 'window_settled', 'slot_expired', 'rank', 'watches', 'ascending', 'strict', 'page',
   'position', 'mark_of', 'ahead', 'append_marks', 'actor_amount', 'actor_weighs', 'actor_moved', 'exceptions' }
 
 -- The option of each registered function, hook by hook (the same places as the lists).

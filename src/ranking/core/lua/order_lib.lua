@@ -336,6 +336,7 @@ order.page = page
 order.position = position
 order.mark_of = mark_of
 order.ahead = ahead
+order.base_ahead = base_ahead
 order.append_marks = append_marks
 order.listed = listed
 order.listed_count = listed_count

@@ -49,9 +49,10 @@ local function drop_segment_views(cfg_key, segment)
   VIEWS.segments[segment] = nil
 end
 
--- The segment whose window results `top_key` is ("<tag>:<window>~<segment>:top"), or nil for a board window.
+-- The segment whose window results `top_key` is ("<tag>:<window>~<segment>:top"), or nil for a board
+-- window or a metric's ("~@<metric>", metrics_lib: only the views reading it, registered by name, read it).
 local function segment_of_top(top_key)
-  return string.match(string.sub(top_key, #CALL.cfg_key - 2), '^[^~]*~(.*):top$')
+  return string.match(string.sub(top_key, #CALL.cfg_key - 2), '^[^~]*~([^@].*):top$')
 end
 
 -- The views reading the window results `top_key` (nil: none). A segment's window's are registered on

@@ -106,16 +106,18 @@ end
 
 -- Snapshot rows one call may take (a listing of 1 000 rows takes about 4 ms to store): a call takes
 -- the first snapshot it meets whatever its rows (at most SNAPSHOT_TOP_ITEMS), and the next ones while
--- their rows fit. A boundary left is crossed by the next call (crossing_error: the service sends the
--- call again), so a write naming 8 filled segments of 8 snapshotted windows is 72 calls of one listing
--- each, never one call of all of them.
-local CROSSING = { ROWS_PER_CALL = 1000, seq = -1, rows = 0 }
+-- their rows fit, each weighing FIXED_ROWS more (its dozen commands whatever its size: a page of
+-- segments crossing each one's small listings). A boundary left is crossed by the next call
+-- (CROSSING_ERROR: the service sends the call again), so a write naming 8 filled segments of 8
+-- snapshotted windows is 72 calls of one listing each, never one call of all of them.
+local CROSSING = { ROWS_PER_CALL = 1000, FIXED_ROWS = 50, seq = -1, rows = 0 }
 
 -- Whether this call may store a snapshot of `rows` rows (counting them when it may).
 local function crossing_allowed(rows)
   if CROSSING.seq ~= CALL.seq then CROSSING.seq, CROSSING.rows = CALL.seq, 0 end
-  if CROSSING.rows > 0 and CROSSING.rows + rows > CROSSING.ROWS_PER_CALL then return false end
-  CROSSING.rows = CROSSING.rows + math.max(rows, 1)
+  local weight = rows + CROSSING.FIXED_ROWS
+  if CROSSING.rows > 0 and CROSSING.rows + weight > CROSSING.ROWS_PER_CALL + CROSSING.FIXED_ROWS then return false end
+  CROSSING.rows = CROSSING.rows + weight
   return true
 end
 

@@ -1,28 +1,23 @@
 -- module: board_views
 -- requires: call_state, keyspace
--- views_lib: trending views (decay, hot, rising; unique, kept by actor_lib), a module of the ranking
--- function library after keys_lib and call_lib (which holds VIEWS, the views of the running call) and
--- before window_lib. A view is one more results zset of the board, kept by the same script call that
--- changes a window it reads (window_lib calls view_window_changed after every change of an item's sum
--- in a window, write or expiry), so it is never recomputed by a job and expiry takes out of it exactly
--- what the expired slot put in.
+-- views_lib: trending views (decay, hot, rising; unique, kept by actor_lib; modes an option adds), a
+-- module of the ranking function library after keys_lib and call_lib (which holds VIEWS, the views of
+-- the running call) and before window_lib. A view is one more results zset of the board, kept by the
+-- same script call that changes a window it reads (window_lib calls view_window_changed after every
+-- change of an item's sum in a window, write or expiry), so it is never recomputed by a job and
+-- expiry takes out of it exactly what the expired slot put in.
 -- KEYS: 0
 -- Conventions: KEYS[1] is the board shard's config hash, whose field `views` (JSON, written by
 -- board_put / shard_sync) lists the views; ARGV[2] is now (unix ms) in every script that changes
--- windows (board_put and shard_sync call views_load themselves). A view's keys are named after the
--- config key like a window's: <tag>:<view>:top (zset: the view's rank score per item), <tag>:<view>:items
--- (hash: hot's firstSeen, rising's since, per item), <tag>:<view>:meta (hash: decay's landmark) and,
--- while a decay view's landmark moves, <tag>:<view>:next (zset: the members moved to the new landmark).
+-- windows (board_put and shard_sync call views_load themselves). A view's keys, named after the config
+-- key like a window's: <tag>:<view>:top (zset: its rank score per item), :items (hash: hot's firstSeen,
+-- rising's since), :meta (decay's landmark), :next (while a decay landmark moves: the members moved).
 -- A segment's views are the same code over the segment's keys (segment_views_lib, the next module,
--- which also holds view_window_changed, window_lib's hook).
--- Scores cross to Redis as %.17g strings: Lua's own number-to-string conversion keeps 14 digits.
+-- which also holds view_window_changed). Scores cross to Redis as %.17g strings (Lua keeps 14 digits).
 
--- The running call's state (call_lib): the same tables for every call.
-local VIEWS = call_state.VIEWS
+local VIEWS = call_state.VIEWS -- the running call's state (call_lib): the same tables for every call
 
-local function view_num(x)
-  return string.format('%.17g', x)
-end
+local function view_num(x) return string.format('%.17g', x) end
 
 local function view_key(cfg_key, view_name, suffix)
   return keyspace.sibling_key(cfg_key, 'cfg', view_name .. ':' .. suffix)
@@ -30,9 +25,9 @@ end
 
 -- A board without views (most calls) shares these empty tables: only load_views fills them, fresh.
 local NO_VIEWS = { by_top = {}, by_name = {}, list = {} }
+local MODES = {} -- modes an option adds (metric_views_lib): bind, changed, build; read_view: counts_of
 
--- Defined below, after the functions it calls; reconcile calls it too.
-local views_load
+local views_load -- defined below, after the functions it calls; reconcile calls it too
 
 -- Decay is forward decay: the zset holds g = sum of amount * 2^((slot start - L) / halfLife) for a
 -- landmark L, and the value as of now is g * 2^((L - now) / halfLife) (one factor for every item, so
@@ -101,6 +96,7 @@ local function bind_view(cfg_key, view, segment)
   view.source_top = keyspace.sibling_key(cfg_key, 'cfg', view.window .. suffix .. ':top')
   view.source_slots = keyspace.sibling_key(cfg_key, 'cfg', view.window .. suffix .. ':slots')
   if view.baseline then view.baseline_top = keyspace.sibling_key(cfg_key, 'cfg', view.baseline .. suffix .. ':top') end
+  if MODES[view.mode] then MODES[view.mode].bind(cfg_key, view) end
 end
 
 -- Tells the view about changes of its windows (view_window_changed) and brings a decay view to now.
@@ -282,6 +278,8 @@ local function window_changed(top_key, slot_start, item, delta, sum, at_sec)
       hot_update(view, item, sum, at_sec)
     elseif view.mode == 'rising' then
       rising_update(view, item)
+    elseif MODES[view.mode] then
+      MODES[view.mode].changed(view, item)
     end
   end
 end
@@ -307,6 +305,7 @@ end
 -- and hot take each slot oldest first (hot's firstSeen is then the start of the item's oldest slot),
 -- rising every item of its two windows. Costs one pass over the window's data, once per change.
 local function build_view(cfg_key, view)
+  if MODES[view.mode] then return MODES[view.mode].build(view) end
   if view.mode == 'unique' then
     -- One per (actor, item) pair the window holds (actor_lib keeps them as its slots change);
     -- view.source_slots: the board's window or, for a segment's copy, the segment's.
@@ -397,3 +396,4 @@ board_views.views_load = views_load
 board_views.view_listing = listing_of
 board_views.views_reconcile = reconcile
 board_views.views_api = views_api
+board_views.view_modes = MODES

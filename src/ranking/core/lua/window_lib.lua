@@ -25,9 +25,9 @@ end
 -- Hook: the score of `item` in the window results `top_key` is now `score` (0: it left the window).
 -- Every change of a window's results calls it (the options' results_changed hooks, item_data_lib; a
 -- script changing a results zset another way must call it too).
-local function results_changed(top_key, item, score)
+local function results_changed(top_key, item, score, tiebreak)
   local changed = call_state.hooks_of_top(top_key).results_changed
-  for i = 1, #changed do changed[i](top_key, item, score) end
+  for i = 1, #changed do changed[i](top_key, item, score, tiebreak) end
   if score == 0 then item_data.item_data_left(top_key, item) end
 end
 
@@ -326,26 +326,28 @@ local function above(score)
 end
 
 -- Competition rank (1, 2, 2, 4) of a score held in the window, or 0 when it is not listed (order_lib:
--- a sum at most 0); the items ahead of it are those of a better score (order_lib's order).
-local function rank_of(top_key, score)
+-- a sum at most 0); the items ahead of it are those of a better score (order_lib's order), and with a
+-- mark (a tiebreak's: a row's of the page) those of an equal score and a greater mark too.
+local function rank_of(top_key, score, mark)
   if not order.listed(top_key, score) then return 0 end
-  return order.ahead(top_key, score, '') + 1
+  return order.ahead(top_key, score, mark or '') + 1
 end
 
 -- A listing page (order_lib's page: item, score, ...) as rows up to the first score not listed (a sum
 -- at most 0), and how many items are ahead of the first row (nil: no row): none when the page starts
--- at position 0 (`from_top`), else counted. Scores go as Redis wrote them (strings); a page whose
--- last score is listed (the unlisted ones come last) is answered as it is, without a copy.
-local function listing_rows(top_key, page, from_top)
+-- at position 0 (`from_top`), else counted (`first_mark`: the first row's mark when ranks compare
+-- marks, a tiebreak's). Scores go as Redis wrote them (strings); a page whose last score is listed (the
+-- unlisted ones come last) is answered as it is, without a copy.
+local function listing_rows(top_key, page, from_top, first_mark)
   local count = #page
   if count > 0 and order.listed(top_key, tonumber(page[count])) then
-    return page, from_top and 0 or rank_of(top_key, tonumber(page[2])) - 1
+    return page, from_top and 0 or rank_of(top_key, tonumber(page[2]), first_mark) - 1
   end
   local rows, higher = {}, nil
   for i = 1, count, 2 do
     local score = tonumber(page[i + 1])
     if not order.listed(top_key, score) then break end
-    if i == 1 then higher = from_top and 0 or rank_of(top_key, score) - 1 end
+    if i == 1 then higher = from_top and 0 or rank_of(top_key, score, first_mark) - 1 end
     rows[#rows + 1] = page[i]
     rows[#rows + 1] = score
   end

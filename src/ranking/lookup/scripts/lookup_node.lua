@@ -15,7 +15,8 @@
 -- Reply (reader.answer, CALLS.lookup_node): complete (0 when a shard has expired slots to drain: the
 --   rest empty); scores { of each id, 0: none }; ranks { board rank of each id, 0: not ranked or not
 --   asked; -1: left out of the listing, hidden; strict on a `ties: first` board: the items ahead of
---   its score and tie mark on every shard, tie_ahead }; data { of each id, false: none or not asked }
+--   its score and tie mark on every shard, tie_ahead }; data { of each id, false: none or not asked };
+--   marks { each id's order mark on its shard, "": none (a tiebreak's: the row's tiebreak) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 
 local LOOKUP_NODE = { empty = {} }
@@ -45,12 +46,10 @@ local function lookup_node(keys, args)
   if err then return redis.error_reply(err) end
   if not tops then
     local empty = LOOKUP_NODE.empty
-    return reader.answer(CALLS.lookup_node, { complete = 0, scores = empty, ranks = empty, data = empty })
+    return reader.answer(CALLS.lookup_node, { complete = 0, scores = empty, ranks = empty, data = empty, marks = empty })
   end
   local with_data, with_ranks = arg.with_data == '1', arg.board_ranks == '1'
-  -- Strict ranks (a sharded `ties: first` board): decided once, the marks read from each id's shard.
-  local strict = with_ranks and order.strict(tops[1])
-  local scores, ranks, data, above_of = {}, {}, {}, {}
+  local scores, ranks, data, marks, above_of = {}, {}, {}, {}, {}
   local homes = cjson.decode(arg.homes)
   for i, item in ipairs(cjson.decode(arg.items)) do
     local home = homes[i]
@@ -60,8 +59,10 @@ local function lookup_node(keys, args)
     local left_out = listed and not order.shown(tops[home], item)
     if left_out then listed = false end
     scores[i], ranks[i] = score, left_out and -1 or 0
-    local mark = strict and listed and redis.call('HGET', keyspace.sibling_key(tops[home], 'top', 'marks'), item)
-    if mark then
+    -- A mark (a sharded `ties: first` board's, a tiebreak's): the items ahead of (score, mark) are counted.
+    local mark = held and order.mark_of(tops[home], item) or ''
+    marks[i] = mark
+    if with_ranks and listed and mark ~= '' then
       ranks[i] = 1
       for s = 1, #tops do ranks[i] = ranks[i] + order.ahead(tops[s], score, mark) end
     elseif with_ranks and listed then
@@ -73,5 +74,5 @@ local function lookup_node(keys, args)
     end
     data[i] = with_data and (redis.call('HGET', item_data.item_data_key(shards[home]), item) or false) or false
   end
-  return reader.answer(CALLS.lookup_node, { complete = 1, scores = scores, ranks = ranks, data = data })
+  return reader.answer(CALLS.lookup_node, { complete = 1, scores = scores, ranks = ranks, data = data, marks = marks })
 end

@@ -11,12 +11,13 @@ const counted = (count: number): number => Math.max(0, count);
 
 /**
  * The lower bound of the Wilson score interval at 95 % (z = 1.96) of positive / (positive + negative):
- * 0 when both are 0. Ranks "loved by many" above "loved by a few" at the same share.
+ * 0 when positive is 0. Ranks "loved by many" above "loved by a few" at the same share.
  */
 export function wilsonLowerBound(positive: number, negative: number): number {
   const p = counted(positive);
+  // Exactly 0 without positives (the interval's maths would leave a rounding remainder).
+  if (p === 0) return 0;
   const total = p + counted(negative);
-  if (total === 0) return 0;
   const share = p / total;
   const z2 = WILSON_Z * WILSON_Z;
   const centre = share + z2 / (2 * total);

@@ -6,11 +6,12 @@
 
 local WILSON_Z = 1.96
 
--- The lower bound of the Wilson score interval at 95 % of positive / (positive + negative); 0 for none.
+-- The lower bound of the Wilson score interval at 95 % of positive / (positive + negative); 0 without
+-- positives (exactly: the interval's maths would leave a rounding remainder).
 local function wilson(positive, negative)
   local p = math.max(0, positive)
+  if p == 0 then return 0 end
   local total = p + math.max(0, negative)
-  if total == 0 then return 0 end
   local share = p / total
   local z2 = WILSON_Z * WILSON_Z
   local centre = share + z2 / (2 * total)

@@ -76,13 +76,25 @@ export const MetricProperty = (what: string) =>
     }),
   );
 
+/** A wilson or controversial view's `positive` / `negative`: a metric of the board (board PUT, board view). */
+export const ViewMetricProperty = (role: 'positive' | 'negative') =>
+  applyDecorators(
+    Matches(METRIC_PATTERN, { message: `$property must be a metric name (${METRIC_RULE})` }),
+    IsOptionalNotNull(),
+    ApiPropertyOptional({
+      description: `wilson and controversial only, required: the metric counted as ${role} (one of the board's metrics; positive and negative differ)`,
+      example: role === 'positive' ? 'up' : 'down',
+    }),
+  );
+
 /** A row's `metrics` (on a board with metrics): every metric's count in the window. */
 export const MetricCountsProperty = () =>
   ApiPropertyOptional({
     type: 'object',
     additionalProperties: { type: 'number' },
     example: { up: 12, down: 3 },
-    description: "On a board with metrics (window reads): each metric's count of the item in the window, 0 when none",
+    description:
+      "On a board with metrics: a window read's rows each metric's count of the item in the window (0 when none); a wilson or controversial view's rows the counts of its positive and negative metrics",
   });
 
 const declared = (config: Readonly<MetricsConfig>) => (config.metrics?.length ?? 0) > 0;
@@ -96,7 +108,11 @@ const declared = (config: Readonly<MetricsConfig>) => (config.metrics?.length ??
 export const metricsOption: BoardOption<MetricsConfig> = {
   name: 'metrics',
   fields: ['metrics'],
-  luaModules: [join(__dirname, 'metric_formulas.lua'), join(__dirname, 'metrics_lib.lua')],
+  luaModules: [
+    join(__dirname, 'metric_formulas.lua'),
+    join(__dirname, 'metrics_lib.lua'),
+    join(__dirname, 'metric_views_lib.lua'),
+  ],
   fromStored: (fields) => (fields.metrics ? { metrics: fields.metrics.split(',') } : {}),
   fromReply: (fields) => {
     if (fields.metrics === undefined || fields.metrics === '') return {};
@@ -117,6 +133,14 @@ export const metricsOption: BoardOption<MetricsConfig> = {
     if (board.holds?.actors) throw new InvalidInputError(METRICS_MESSAGES.metricsWithActors(board.name));
   },
 };
+
+/**
+ * The name a metric's window goes by in its keys ("<tag>:<name>:slots|top"): the board's own window for
+ * its first metric, "<window>~@<metric>" for another (as PreparedBoard.metric and metrics_lib.lua name it).
+ */
+export function metricWindowKeyName(window: string, metric: string, metrics: readonly string[]): string {
+  return metric === metrics[0] ? window : `${window}~@${metric}`;
+}
 
 /** The metric a write or read names, checked against the board's (undefined: the first, or none). */
 export function metricOf(

@@ -21,7 +21,7 @@ local function read_around(keys, args)
   local radius = tonumber(arg.radius)
   local first = math.max(0, position - radius)
   local page = order.page(top_key, first, position + radius, reply.tie_marks)
-  local rows, higher = window.listing_rows(top_key, page, false)
+  local rows, higher = window.listing_rows(top_key, page, false, order.strict(top_key) and '' or reply.tie_marks[1])
   reply.first_position, reply.higher_than_first, reply.rows = first, higher or 0, rows
   reply.previous_ranks = snapshot.previous_ranks(top_key, keeps, rows)
   return reader.answer(CALLS.read_around, reply)

@@ -24,8 +24,10 @@ end
 
 -- read_neighbours' reply in the strict order: the place of (score, mark) is after the items ahead of
 -- it (on the item's own shard, the item's own place: it is left out of the rows after).
+-- A tiebreak's mark is shared by equal pairs: the place is then that of the member <mark><item> (equal
+-- pairs in descending byte order of item id, on every shard).
 local function tie_neighbours(draining, top_key, item, score, radius, mark)
-  local position = order.ahead(top_key, score, mark)
+  local position = order.ahead(top_key, score, order.strict(top_key) and mark or mark .. item)
   local skip = order.mark_of(top_key, item) == mark and 1 or 0
   local marks = {}
   local before = position > 0 and order.page(top_key, math.max(0, position - radius), position - 1, marks) or {}

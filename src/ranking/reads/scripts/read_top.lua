@@ -25,7 +25,7 @@ local function read_top(keys, args)
   local last = offset + tonumber(arg.limit) - 1
   local marks = {}
   local page = order.page(top_key, offset, last, marks)
-  local rows, higher = window.listing_rows(top_key, page, offset == 0)
+  local rows, higher = window.listing_rows(top_key, page, offset == 0, order.strict(top_key) and '' or marks[1])
   return reader.answer(CALLS.read_top, {
     draining = draining,
     first_position = offset,

@@ -15,12 +15,14 @@
 --                retention (see idem_lib)
 -- ARGV[9+4W]     new items the client may create (0 or 1; -1: no quota)
 -- ARGV[10+4W]    item id
--- ARGV[11+4W]    score, a decimal integer (|score| <= 10^15)
+-- ARGV[11+4W]    score, a decimal integer (|score| <= 10^15); on a board with a tiebreak
+--                "<score>,<tiebreak>" (aggregate_lib)
 -- ARGV[12+4W]    the event's time, unix ms as a decimal integer, not after now
 -- Reply: { outcome, context, [new items created, due time for the index (unix ms, 0: none): applied
 --        only], draining (0|1), score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ...,
 --        previous_rank_W[, tie_mark_1, ..., tie_mark_W] }, as increment answers one request (strict
---        ranks on a `ties: first` board)
+--        ranks on a `ties: first` board; the marks on a sharded `ties: first` board, and on a board
+--        with a tiebreak, whose marks hold each window's tiebreak)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_AT_OUT_OF_SPAN (no window holds the event's slot),
 --         TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items); nothing applied
 

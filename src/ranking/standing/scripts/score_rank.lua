@@ -5,7 +5,9 @@
 --       top (the window's results zset)
 -- Args (reader.read_call, CALLS.score_rank): the header with the one window, then score (a number as
 --   JavaScript writes it) and level ("1": items holding that score are ahead too, a `ties: first`
---   board, where they reached it first; "0": only items scoring higher)
+--   board, where they reached it first; "0": only items scoring higher) and mark (on a board with a
+--   tiebreak the record's tiebreak mark, tiebreak_lib: items of an equal score and a greater mark are
+--   ahead too; "": none)
 -- Reply (reader.answer, CALLS.score_rank): draining (0|1), counted (0|1: the window would list a record
 --   of that score: order_lib's listed), ahead (items ahead of the record in the board's order), listed
 --   (items the window lists)
@@ -18,7 +20,9 @@ local function score_rank(keys, args)
   if err then return redis.error_reply(err) end
   local edge = arg.level == '1' and arg.score or '(' .. arg.score
   local ahead
-  if order.ascending(top_key) then
+  if arg.mark ~= '' then
+    ahead = order.base_ahead(top_key, tonumber(arg.score), arg.mark)
+  elseif order.ascending(top_key) then
     ahead = redis.call('ZCOUNT', top_key, '-inf', edge)
   else
     ahead = redis.call('ZCOUNT', top_key, edge, '+inf')

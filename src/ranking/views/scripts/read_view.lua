@@ -3,7 +3,8 @@
 -- (before anything expires, as every script does), expiring what fell out of the windows it reads
 -- (which updates the view) and rebasing a decay view's landmark to now.
 -- Keys: cfg (board config hash: holds the config version and the views), then the (slots, top) pair of
---   each window the view reads (its window first; a rising view's baseline second)
+--   each window the view reads (its window first; a rising view's baseline second; a wilson or
+--   controversial view's: its window of the positive metric, then of the negative one)
 -- Args (reader.read_call, CALLS.read_view): the header with the view's windows (1 or 2), then
 --   segment     whose view to read ("" for the board's; the window keys are then the segment's)
 --   view        the view's name
@@ -24,7 +25,8 @@
 --               filter:      the place after the last row scanned, and 1 when the listing ended there
 --   rows        { item, rank score, ... } (a %.17g string: decay's forward-decayed sum, hot's or
 --               rising's score; filter: the rows that pass); a rising row adds observed, baseline sum, since (unix s), its count in
---               the window's current slot and in the slot before. Decay and rising rows stop at the
+--               the window's current slot and in the slot before; a wilson or controversial row its
+--               positive and negative counts as one string, "<positive> <negative>" (metric_views_lib). Decay and rising rows stop at the
 --               first rank score <= 0; every member of a hot view is listed (it holds only items whose
 --               sum is positive, and a hot score is negative for an item first seen before the view's
 --               epoch); ties in descending byte order of item id (ZREVRANGE order). The item read: the
@@ -79,7 +81,20 @@ local function view_add_row(read, item, score)
     rows[#rows + 1] = redis.call('HGET', view.items, item) or '0'
     rows[#rows + 1] = redis.call('HGET', read.current_slot_key, item) or '0'
     rows[#rows + 1] = redis.call('HGET', read.previous_slot_key, item) or '0'
+  elseif board_views.view_modes[view.mode] then
+    rows[#rows + 1] = false -- the counts: every row's at once (view_counts)
   end
+end
+
+-- A wilson or controversial view's rows: their counts, asked of the view in one HMGET.
+local function view_counts(read)
+  local mode = board_views.view_modes[read.view.mode]
+  local rows = read.out.rows
+  if not mode or #rows == 0 then return end
+  local items = {}
+  for i = 1, #rows, 3 do items[#items + 1] = rows[i] end
+  local kept = mode.counts_of(read.view, items)
+  for k = 1, #items do rows[3 * k] = kept[k] end
 end
 
 -- A page of the listing from `offset`, or draining when it is deeper than a rebase lets it merge.
@@ -221,5 +236,6 @@ local function read_view(keys, args)
   read.out.draining, read.out.landmark = draining, landmark
   local refusal = view_answer(read, arg)
   if refusal then return redis.error_reply(refusal) end
+  view_counts(read)
   return reader.answer(CALLS.read_view, read.out)
 end

@@ -1,0 +1,144 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ValidateBy } from 'class-validator';
+import { join } from 'node:path';
+import { InvalidInputError } from '../../../common/errors';
+import { TIEBREAK_BOUND, TIEBREAK_BOUNDS } from './tiebreak.limits';
+import { IsOptionalNotNull, OptionalIntProperty } from '../../../common/dto';
+import type { BoardOption, BoardSettings } from '../board-option';
+
+/** Which tiebreak wins between equal scores: the higher (desc) or the lower (asc). */
+export const TIEBREAK_ORDERS = ['desc', 'asc'] as const;
+export type TiebreakOrder = (typeof TIEBREAK_ORDERS)[number];
+
+/** A board's `tiebreak` setting. */
+export interface TiebreakSetting {
+  order: TiebreakOrder;
+}
+
+/** The option's part of a board config. */
+export interface TiebreakConfig {
+  /** Records are (score, tiebreak) pairs ranked score first, then tiebreak by its order; absent: off. */
+  tiebreak?: TiebreakSetting;
+}
+
+/** A mark's digits (tiebreak_lib.lua's TB.WIDTH). */
+const MARK_WIDTH = 16;
+
+/**
+ * Cost units a tiebreak adds to each results place of a write: the pair's order (an HGET, a ZREM, a
+ * ZADD and an HSET beside the results' ZADD), as `ties: first` keeps its strict order.
+ */
+export const TIEBREAK_WRITE_COST = 4;
+
+/**
+ * What a count of a tiebreak board weighs: one ZLEXCOUNT where a plain count is one ZCOUNT (the
+ * worst-case rows measured about the same time per count); kept at `ties: first`'s weight, to be safe.
+ */
+export const LOOKUP_TIEBREAK_WEIGHT = 3;
+
+/** Why a board may not take a tiebreak, or a write or read may not carry one (INVALID_INPUT, 400). */
+export const TIEBREAK_MESSAGES = {
+  needsBest: (board: string) =>
+    `tiebreak orders recorded pairs: board "${board}" aggregates by sum; use aggregate max, min or last`,
+  withAsc: (board: string) =>
+    `tiebreak does not go with order asc yet: board "${board}" would list lowest score first; use order desc`,
+  withStrictTies: (board: string) =>
+    `tiebreak does not go with ties first yet: board "${board}" keeps equal pairs in shared ranks; use ties shared`,
+};
+
+/** The mark of tiebreak `value` under `order` (tiebreak_lib.lua's): greater for the better tiebreak. */
+export function tiebreakMark(order: TiebreakOrder, value: number): string {
+  const shifted = order === 'desc' ? TIEBREAK_BOUND + value : TIEBREAK_BOUND - value;
+  return shifted.toFixed(0).padStart(MARK_WIDTH, '0');
+}
+
+/** The tiebreak a mark holds under `order`; undefined for no mark (''). */
+export function tiebreakOfMark(order: TiebreakOrder, mark: string | undefined): number | undefined {
+  if (mark === undefined || mark === '') return undefined;
+  const shifted = Number(mark);
+  return order === 'desc' ? shifted - TIEBREAK_BOUND : TIEBREAK_BOUND - shifted;
+}
+
+const TIEBREAK_MESSAGE = `tiebreak must be an object like { "order": "desc" } (order one of ${TIEBREAK_ORDERS.join(', ')})`;
+
+function validTiebreak(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const fields = Object.keys(value);
+  const order = (value as { order?: unknown }).order;
+  return fields.length === 1 && fields[0] === 'order' && TIEBREAK_ORDERS.some((known) => known === order);
+}
+
+/** The board PUT's `tiebreak` field: its schema and validation. */
+export const TiebreakProperty = () =>
+  applyDecorators(
+    ValidateBy({
+      name: 'isTiebreakSetting',
+      validator: { validate: validTiebreak, defaultMessage: () => TIEBREAK_MESSAGE },
+    }),
+    IsOptionalNotNull(),
+    ApiPropertyOptional({
+      type: 'object',
+      properties: { order: { type: 'string', enum: [...TIEBREAK_ORDERS] } },
+      required: ['order'],
+      additionalProperties: false,
+      description:
+        'Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins); ranks order rows by score, then tiebreak, then the ties rule (shared). Not with order asc or ties first (400 INVALID_INPUT). Omitted: the current setting (none for a new board); turning it on or changing it needs ?reset=true and drops the data',
+    }),
+  );
+
+/** The board view's `tiebreak` field (present when the board keeps pairs). */
+export const TiebreakViewProperty = () =>
+  ApiPropertyOptional({
+    type: 'object',
+    properties: { order: { type: 'string', enum: [...TIEBREAK_ORDERS] } },
+    description: 'Records are (score, tiebreak) pairs; absent: scores alone',
+  });
+
+/** A score write's or batch entry's `tiebreak` (the compiled check: TIEBREAK_FIELD). */
+export const TiebreakWriteProperty = () =>
+  OptionalIntProperty(TIEBREAK_BOUNDS, {
+    description:
+      "On a board with a tiebreak: the record is the pair (score, tiebreak), ranked score first, then tiebreak by the board's tiebreak order (default 0); elsewhere a 400",
+  });
+
+export const TIEBREAK_FIELD = { kind: 'int', range: TIEBREAK_BOUNDS } as const;
+
+/** A row's or a write's window `tiebreak` (a board with a tiebreak). */
+export const TiebreakRowProperty = () =>
+  ApiPropertyOptional({
+    type: 'integer',
+    description: "On a board with a tiebreak: the tiebreak of the item's pair, beside its score",
+  });
+
+const kept = (config: Readonly<TiebreakConfig>) => config.tiebreak !== undefined;
+
+function checkBoard(board: BoardSettings): void {
+  if (board.options.tiebreak === undefined) return;
+  if (board.aggregate === 'sum') throw new InvalidInputError(TIEBREAK_MESSAGES.needsBest(board.name));
+  if (board.options.order === 'asc') throw new InvalidInputError(TIEBREAK_MESSAGES.withAsc(board.name));
+  if (board.options.ties === 'first') throw new InvalidInputError(TIEBREAK_MESSAGES.withStrictTies(board.name));
+}
+
+/** `tiebreak`: tiebreak_lib.lua keeps each window's pairs in order beside its results. */
+export const tiebreakOption: BoardOption<TiebreakConfig> = {
+  name: 'tiebreak',
+  fields: ['tiebreak'],
+  luaModules: [join(__dirname, 'tiebreak_lib.lua')],
+  fromStored: (fields) =>
+    fields.tiebreak === 'asc' || fields.tiebreak === 'desc' ? { tiebreak: { order: fields.tiebreak } } : {},
+  fromReply: (fields) => {
+    if (fields.tiebreak === undefined || fields.tiebreak === null) return {};
+    if (!validTiebreak(fields.tiebreak))
+      throw new Error(`tiebreak ${JSON.stringify(fields.tiebreak)}: ${TIEBREAK_MESSAGE}`);
+    return { tiebreak: { order: (fields.tiebreak as TiebreakSetting).order } };
+  },
+  view: (config) => (config.tiebreak ? { tiebreak: { order: config.tiebreak.order } } : {}),
+  writeCostPerPlace: (config) => (kept(config) ? TIEBREAK_WRITE_COST : 0),
+  // Never beside ties first (check), which weighs the same per place: COSTLIEST_ENTRY already covers it.
+  costliest: {},
+  countWeight: (config) => (kept(config) ? LOOKUP_TIEBREAK_WEIGHT : 1),
+  countWeightDoc: `x${LOOKUP_TIEBREAK_WEIGHT} on a board with a tiebreak`,
+  strictRanks: () => false,
+  check: checkBoard,
+};

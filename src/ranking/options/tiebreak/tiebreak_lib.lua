@@ -1,0 +1,195 @@
+-- module: tiebreak
+-- requires: call_state, hooks, keyspace
+-- tiebreak_lib: `tiebreak: { order }` on a max / min / last board, a board option
+-- (src/ranking/options/tiebreak/). A record is the pair (score, tiebreak): aggregate_lib keeps the best
+-- pair (it asks the hook `tiebreak` for the order and the window's held tiebreak) and tells every change
+-- of it to results_changed with the tiebreak; this module keeps the pair's order for the reads (hooks
+-- page, position, mark_of, ahead, rank, append_marks, as ties_lib does for `ties: first`).
+-- KEYS: 0
+-- Keys, siblings of a window's results zset "<base>top" (same hash tag):
+--   <base>tborder  zset  every member scored 0: <score key><mark><item> for every item the window holds,
+--                        so its byte order (ZREVRANGE, ZLEXCOUNT) is the board order of pairs
+--   <base>tbkept   hash  item -> its <score key><mark> (what its member starts with)
+-- Config hash field: tiebreak ("asc" | "desc"; absent: the option is off).
+-- A score key is the score (an integer, |s| <= 10^15) plus 10^15 in TB.WIDTH fixed-width digits; a mark
+-- the tiebreak the same way, greater for the better tiebreak (desc: t + 10^15, asc: 10^15 - t): both
+-- in [0, 2 x 10^15], exact in a double. ZREVRANGE lists the best pair first and equal pairs in
+-- descending byte order of item id, as Redis lists equal scores; the items ahead of a pair are one
+-- ZLEXCOUNT. Across shards rows carry their mark (ScoredItem.tie): the merge and every count compare
+-- (score, mark), so no number combines the two. Ranks are competition ranks on the pair.
+
+local TB = { LIMIT = 1000000000000000, WIDTH = 16 }
+-- Above every member of a prefix: item ids are UTF-8, which never holds the byte 0xFF.
+local AFTER_ANY_ITEM = '\255'
+
+local cfg_key_of_top = call_state.cfg_key_of_top
+call_state.config_field_add('tiebreak', 'tiebreak')
+
+-- Each config hash's order asked in this call (call_state.call_cache).
+local known = { seq = 0, by = {} }
+
+-- The board's tiebreak order ("asc" | "desc"), or false when the option is off.
+local function tiebreak_order(top_key)
+  local cfg_key = cfg_key_of_top(top_key)
+  local by = call_state.call_cache(known)
+  local order = by[cfg_key]
+  if order == nil then
+    local stored = call_state.config_field(cfg_key, 'tiebreak')
+    order = (stored == 'asc' or stored == 'desc') and stored or false
+    by[cfg_key] = order
+  end
+  return order
+end
+
+local function kept_key(top_key)
+  return keyspace.sibling_key(top_key, 'top', 'tbkept')
+end
+
+local function order_key(top_key)
+  return keyspace.sibling_key(top_key, 'top', 'tborder')
+end
+
+local function digits(value)
+  return string.format('%0' .. TB.WIDTH .. '.0f', value)
+end
+
+-- The mark of tiebreak `tb` (a number) under `order`, and back.
+local function mark_of_tiebreak(order, tb)
+  return digits(order == 'desc' and TB.LIMIT + tb or TB.LIMIT - tb)
+end
+
+local function tiebreak_of_mark(order, mark)
+  local value = tonumber(mark)
+  return string.format('%.0f', order == 'desc' and value - TB.LIMIT or TB.LIMIT - value)
+end
+
+-- What the member of the pair (score, mark) starts with.
+local function pair_prefix(score, mark)
+  return digits(TB.LIMIT + score) .. mark
+end
+
+-- Hook tiebreak: the order and the item's tiebreak held in the window (nil: not held), or nil when off.
+local function tiebreak_hook(top_key, item)
+  local order = tiebreak_order(top_key)
+  if not order then return nil end
+  local prefix = redis.call('HGET', kept_key(top_key), item)
+  return order, prefix and tiebreak_of_mark(order, string.sub(prefix, TB.WIDTH + 1)) or nil
+end
+
+-- Hook results_changed: the item's pair in the window is now (score, tb); tb nil: it left (or a change
+-- that names no tiebreak: it keeps the one it held, 0 when none).
+local function tiebreak_changed(top_key, item, score, tb)
+  local order = tiebreak_order(top_key)
+  if not order then return end
+  local kept, sorted = kept_key(top_key), order_key(top_key)
+  local old = redis.call('HGET', kept, item)
+  if old then redis.call('ZREM', sorted, old .. item) end
+  if tb == nil then
+    if not redis.call('ZSCORE', top_key, item) then
+      if old then redis.call('HDEL', kept, item) end
+      return
+    end
+    tb = old and tiebreak_of_mark(order, string.sub(old, TB.WIDTH + 1)) or '0'
+  end
+  local prefix = pair_prefix(score, mark_of_tiebreak(order, tonumber(tb)))
+  redis.call('ZADD', sorted, 0, prefix .. item)
+  redis.call('HSET', kept, item, prefix)
+end
+
+-- The item's mark in the window ('': not held), or nil when off.
+local function mark_hook(top_key, item)
+  if not tiebreak_order(top_key) then return nil end
+  local prefix = redis.call('HGET', kept_key(top_key), item)
+  return prefix and string.sub(prefix, TB.WIDTH + 1) or ''
+end
+
+-- Items ahead of (score, mark): a better score, or an equal one and a greater mark (a longer `mark`,
+-- <mark><item>, a whole member's end: those sorting above that member, read_neighbours' place). One
+-- ZLEXCOUNT; a score between integers (a rank read's) has no equal: the items scoring higher.
+local function ahead_hook(top_key, score, mark)
+  if mark == '' or not tiebreak_order(top_key) then return nil end
+  if score ~= math.floor(score) then return redis.call('ZCOUNT', top_key, '(' .. string.format('%.17g', score), '+inf') end
+  local bound = pair_prefix(score, mark) .. (#mark > TB.WIDTH and '' or AFTER_ANY_ITEM)
+  return redis.call('ZLEXCOUNT', order_key(top_key), '(' .. bound, '+')
+end
+
+-- Positions first..last of the pair order as ZREVRANGE WITHSCORES answers them (item, score, ...),
+-- each row's mark added to `marks` (every shard count: rows rank by their marks), or nil when off.
+local function page_hook(top_key, first, last, marks)
+  if not tiebreak_order(top_key) then return nil end
+  local members = redis.call('ZREVRANGE', order_key(top_key), first, last)
+  local page, width = {}, 2 * TB.WIDTH
+  for i, member in ipairs(members) do
+    if marks then marks[#marks + 1] = string.sub(member, TB.WIDTH + 1, width) end
+    page[2 * i - 1] = string.sub(member, width + 1)
+    page[2 * i] = string.format('%.0f', tonumber(string.sub(member, 1, TB.WIDTH)) - TB.LIMIT)
+  end
+  return page
+end
+
+-- The item's 0-based place in the pair order (nil: not held), or nil when off.
+local function position_hook(top_key, item)
+  if not tiebreak_order(top_key) then return nil end
+  local prefix = redis.call('HGET', kept_key(top_key), item)
+  if not prefix then return nil end
+  return redis.call('ZREVRANK', order_key(top_key), prefix .. item)
+end
+
+-- Competition rank on the pair (0: not held), or nil when off.
+local function rank_hook(top_key, item)
+  if not tiebreak_order(top_key) then return nil end
+  local prefix = redis.call('HGET', kept_key(top_key), item)
+  if not prefix then return 0 end
+  return redis.call('ZLEXCOUNT', order_key(top_key), '(' .. prefix .. AFTER_ANY_ITEM, '+') + 1
+end
+
+-- A write's mark of the item in each window (results keys keys[first_top + 2w]): its answer's tiebreak,
+-- and what the other shards count ahead of it.
+local function append_marks(reply, keys, first_top, window_count, item)
+  if not tiebreak_order(keys[first_top]) then return end
+  for w = 0, window_count - 1 do reply[#reply + 1] = mark_hook(keys[first_top + 2 * w], item) end
+end
+
+local function drop_order(base)
+  redis.call('UNLINK', base .. 'tbkept', base .. 'tborder')
+end
+
+-- A board PUT: the order asked (absent: the stored one, none for a new board). Turning it on or
+-- changing it drops every window's data (what windows hold has no pairs, or pairs kept by the other
+-- order), refused without reset.
+local function tiebreak_planned(cfg_key, settings, reset, plan)
+  local stored = plan and redis.call('HGET', cfg_key, 'tiebreak') or false
+  local asked = type(settings.tiebreak) == 'table' and settings.tiebreak.order or nil
+  if asked == nil then
+    settings.tiebreak = stored and { order = stored } or nil
+    return
+  end
+  if not plan or asked == stored then return end
+  plan.changed, plan.drop_all = true, true
+  if not reset then plan.problems[#plan.problems + 1] = 'tiebreak would change from ' .. (stored or 'none') .. ' to ' .. asked end
+end
+
+local function tiebreak_differs(cfg_key, settings)
+  local asked = type(settings.tiebreak) == 'table' and settings.tiebreak.order or false
+  return (redis.call('HGET', cfg_key, 'tiebreak') or false) ~= asked
+end
+
+local function tiebreak_stored(cfg_key, settings)
+  local asked = type(settings.tiebreak) == 'table' and settings.tiebreak.order or nil
+  if asked then redis.call('HSET', cfg_key, 'tiebreak', asked) else redis.call('HDEL', cfg_key, 'tiebreak') end
+  return asked ~= nil
+end
+
+hooks.register('tiebreak', tiebreak_hook, 'tiebreak')
+hooks.register('results_changed', tiebreak_changed, 'tiebreak')
+hooks.register('window_dropped', drop_order, 'tiebreak')
+hooks.register('rank', rank_hook, 'tiebreak')
+hooks.register('watches', function(top_key) return tiebreak_order(top_key) ~= false end, 'tiebreak')
+hooks.register('config_planned', tiebreak_planned, 'tiebreak')
+hooks.register('config_differs', tiebreak_differs, 'tiebreak')
+hooks.register('config_stored', tiebreak_stored, 'tiebreak')
+hooks.register('page', page_hook, 'tiebreak')
+hooks.register('position', position_hook, 'tiebreak')
+hooks.register('mark_of', mark_hook, 'tiebreak')
+hooks.register('ahead', ahead_hook, 'tiebreak')
+hooks.register('append_marks', append_marks, 'tiebreak')

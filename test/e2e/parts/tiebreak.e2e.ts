@@ -1,0 +1,105 @@
+import { ADMIN, createBoard } from '../../../harness/app';
+import { boardPut, T0, useSingleNodeApp } from '../../support/e2e';
+
+const WINDOWS = [{ name: 'h', period: '1h', interval: '1m' }];
+
+describe('tiebreak over HTTP', () => {
+  const { app, http } = useSingleNodeApp({ startMs: T0, fresh: true });
+  const put = boardPut(http, WINDOWS);
+  const score = (board: string, item: string, body: object) =>
+    http()
+      .post(`/boards/${board}/items/${encodeURIComponent(item)}/score`)
+      .send(body);
+  const rows = async (path: string) =>
+    (await http().get(path).expect(200)).body.items.map(
+      (row: { item: string; rank: number; score: number; tiebreak?: number }) => [
+        row.item,
+        row.rank,
+        row.score,
+        row.tiebreak,
+      ],
+    );
+
+  it.each([
+    [{ tiebreak: { order: 'sideways' }, aggregate: 'max' }, /tiebreak must be an object like/],
+    [{ tiebreak: 'desc', aggregate: 'max' }, /tiebreak must be an object like/],
+    [{ tiebreak: { order: 'desc', extra: 1 }, aggregate: 'max' }, /tiebreak must be an object like/],
+    [{ tiebreak: null, aggregate: 'max' }, /tiebreak/],
+    [{ tiebreak: { order: 'desc' } }, /tiebreak orders recorded pairs: board "bad" aggregates by sum/],
+    [{ tiebreak: { order: 'desc' }, aggregate: 'max', order: 'asc' }, /tiebreak does not go with order asc/],
+    [{ tiebreak: { order: 'asc' }, aggregate: 'min', ties: 'first' }, /tiebreak does not go with ties first/],
+  ])('refuses %j with 400 INVALID_INPUT', async (body, message) => {
+    const answer = await put('bad', body).expect(400);
+    expect(answer.body.code).toBe('INVALID_INPUT');
+    expect(answer.body.message).toMatch(message);
+    await http().get('/boards/bad').expect(404);
+  });
+
+  it('a change of tiebreak drops the data, so it needs ?reset=true', async () => {
+    await put('kept', { aggregate: 'max' }).expect(201);
+    await score('kept', 'a', { score: 3 }).expect(200);
+    expect((await put('kept', { tiebreak: { order: 'asc' } }).expect(409)).body.message).toMatch(/tiebreak/);
+    await put('kept', { tiebreak: { order: 'asc' } }, '?reset=true').expect(200);
+    expect((await http().get('/boards/kept').expect(200)).body).toMatchObject({ tiebreak: { order: 'asc' } });
+    await put('kept', {}).expect(200); // omitted: kept
+    expect((await http().get('/boards/kept').expect(200)).body).toMatchObject({ tiebreak: { order: 'asc' } });
+    expect(await rows('/boards/kept/top')).toEqual([]);
+  });
+
+  it('a tiebreak is refused on a board without one, and out of range', async () => {
+    await createBoard(app(), 'plain', { windows: WINDOWS, aggregate: 'max' });
+    const refused = await score('plain', 'a', { score: 1, tiebreak: 2 }).expect(400);
+    expect(refused.body.message).toMatch(/declares no tiebreak/);
+    const batch = { items: [{ item: 'a', score: 1, tiebreak: 2 }] };
+    await http().post('/boards/plain/increments').send(batch).expect(400);
+    await createBoard(app(), 'tb', { windows: WINDOWS, aggregate: 'max', tiebreak: { order: 'desc' } });
+    await score('tb', 'a', { score: 1, tiebreak: 1_000_000_000_000_001 }).expect(400);
+    await score('tb', 'a', { score: 1, tiebreak: 1.5 }).expect(400);
+  });
+
+  it.each([1, 3])('%i shard(s): rows, writes, lookups and ranks carry and order the pairs', async (shards) => {
+    const name = `race${shards}`;
+    await createBoard(app(), name, { windows: WINDOWS, aggregate: 'max', tiebreak: { order: 'asc' }, shards });
+    // Points first, then the earlier finish (a lower tiebreak) wins.
+    expect((await score(name, 'ann', { score: 10, tiebreak: 300 }).expect(200)).body.windows.h).toMatchObject({
+      score: 10,
+      rank: 1,
+      tiebreak: 300,
+    });
+    await score(name, 'bob', { score: 10, tiebreak: 200 }).expect(200);
+    await score(name, 'cid', { score: 10, tiebreak: 200 }).expect(200);
+    await score(name, 'dee', { score: 12 }).expect(200); // tiebreak 0
+    // max keeps the better pair: an equal score with a worse tiebreak changes nothing.
+    const kept = await score(name, 'ann', { score: 10, tiebreak: 900 }).expect(200);
+    expect(kept.body.windows.h).toMatchObject({ score: 10, rank: 4, tiebreak: 300 });
+    const batch = { items: [{ item: 'eve', score: 10, tiebreak: -5 }] };
+    await http().post(`/boards/${name}/increments`).send(batch).expect(200);
+    const expected = [
+      ['dee', 1, 12, 0],
+      ['eve', 2, 10, -5],
+      ['cid', 3, 10, 200],
+      ['bob', 3, 10, 200],
+      ['ann', 5, 10, 300],
+    ];
+    expect(await rows(`/boards/${name}/top`)).toEqual(expected);
+    expect(await rows(`/boards/${name}/top?offset=2&limit=2`)).toEqual(expected.slice(2, 4));
+    expect(await rows(`/boards/${name}/items/bob/around?radius=1`)).toEqual(expected.slice(2, 5));
+    const bob = (await http().get(`/boards/${name}/items/bob`).expect(200)).body;
+    expect(bob).toMatchObject({ score: 10, rank: 3, tiebreak: 200 });
+    const looked = await http()
+      .post(`/boards/${name}/lookup`)
+      .send({ items: ['ann', 'cid'] })
+      .expect(200);
+    expect(looked.body.items.map((row: { rank: number; tiebreak: number }) => [row.rank, row.tiebreak])).toEqual([
+      [5, 300],
+      [3, 200],
+    ]);
+    const rank = async (query: string) => (await http().get(`/boards/${name}/rank?${query}`).expect(200)).body.rank;
+    expect(await rank('score=10&tiebreak=200')).toBe(3);
+    expect(await rank('score=10&tiebreak=199')).toBe(3);
+    expect(await rank('score=10&tiebreak=201')).toBe(5);
+    expect(await rank('score=10')).toBe(3); // tiebreak 0: behind dee and eve's -5 only
+    expect(await rank('score=11&tiebreak=5')).toBe(2);
+    await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
+  });
+});

@@ -1,0 +1,170 @@
+import fc from 'fast-check';
+import type { BestAggregate } from '../support/best-model';
+import { TiebreakModel, type PairRow } from '../support/tiebreak-model';
+import { useRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
+
+/**
+ * `tiebreak` boards against a brute-force model (property, 1 and 3 shards, one Redis and a Cluster):
+ * after random scores with tiebreaks (few values, so equal scores, equal pairs, 0 and negatives are
+ * common; some writes send none: 0), late events and clock moves that expire slots, every read answers
+ * the model's pairs in the model's order and ranks: top (two pages), each item, around each listed
+ * item, a lookup, the would-be rank of every held pair and its neighbours, and each write's answer.
+ */
+const WINDOWS = [
+  { name: 'w1', periodSec: 60, intervalSec: 20 },
+  { name: 'w2', periodSec: 90, intervalSec: 30 },
+];
+const ITEMS = ['a', 'b', 'c', 'd', 'é', 'a b/c'];
+
+type Step =
+  | { kind: 'score'; item: string; score: number; tiebreak: number | undefined; backMs: number }
+  | { kind: 'advance'; ms: number };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('score' as const),
+      item: fc.constantFrom(...ITEMS),
+      score: fc.integer({ min: -1, max: 2 }),
+      tiebreak: fc.oneof(
+        { weight: 1, arbitrary: fc.constant(undefined) },
+        { weight: 4, arbitrary: fc.integer({ min: -2, max: 2 }) },
+        { weight: 1, arbitrary: fc.constantFrom(-1_000_000_000_000_000, 1_000_000_000_000_000) },
+      ),
+      backMs: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constant(30_000) }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 45_000 }) }),
+  },
+);
+
+/**
+ * Always among the runs: every item scores 1 with tiebreaks that tie some pairs and split others,
+ * then one improves its tiebreak alone (a max / min board keeps the better pair of equal scores), then
+ * a slot expires under them.
+ */
+const PAIRS_TIE_AND_SPLIT: [number, Step[]] = [
+  1_600_000_000_000,
+  [
+    ...ITEMS.map((item, i): Step => ({ kind: 'score', item, score: 1, tiebreak: i % 3, backMs: 0 })),
+    { kind: 'advance', ms: 20_000 },
+    { kind: 'score', item: 'a', score: 1, tiebreak: 5, backMs: 0 },
+    { kind: 'score', item: 'b', score: 1, tiebreak: -5, backMs: 0 },
+    { kind: 'advance', ms: 45_000 },
+  ],
+];
+
+const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const SHAPES: Array<[BestAggregate, 'asc' | 'desc']> = [
+  ['max', 'desc'],
+  ['min', 'asc'],
+  ['last', 'desc'],
+];
+
+describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i shard(s))', (topology, shards) => {
+  const setup = useRankingService(topology);
+  const { clock } = setup;
+  let board = 0;
+  let tiedPairs = 0;
+
+  it.each(SHAPES)('%s, tiebreak %s: every read orders and ranks the pairs', async (aggregate, order) => {
+    tiedPairs = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+        fc.array(step, { minLength: 1, maxLength: 14 }),
+        async (startMs, steps) => {
+          const name = `tb${board++}`;
+          clock.setMs(startMs);
+          const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
+          await setup.ranking.putBoard({ name, windows, shards, aggregate, tiebreak: { order } });
+          const model = new TiebreakModel(WINDOWS, aggregate, order);
+          for (const s of steps) {
+            await apply(name, model, s);
+            for (const w of WINDOWS) await compare(name, model, w.name);
+          }
+          await setup.ranking.deleteBoard(name);
+          // Its pair order and kept tiebreaks go with it.
+          expect(await setup.redis.dataKeys(`board:${name}[}/]*`)).toEqual([]);
+        },
+      ),
+      { numRuns: 12, examples: [PAIRS_TIE_AND_SPLIT] },
+    );
+    // Not vacuous: rows sharing a score but not a tiebreak, and rows sharing a pair, were read.
+    expect(tiedPairs).toBeGreaterThan(10);
+  });
+
+  async function apply(name: string, model: TiebreakModel, s: Step): Promise<void> {
+    const nowMs = clock.nowMs();
+    if (s.kind === 'advance') return clock.advanceMs(s.ms);
+    const atMs = nowMs - s.backMs;
+    if (!model.lands(nowMs, atMs)) return;
+    model.record(nowMs, atMs, s.item, s.score, s.tiebreak ?? 0);
+    const answer = await setup.ranking.score(name, s.item, s.score, undefined, undefined, atMs / 1000, s.tiebreak);
+    for (const w of WINDOWS) {
+      const row = model.listing(w.name, nowMs).find((r) => r.item === s.item);
+      const got = answer.body.windows[w.name];
+      expect([w.name, s.item, got?.rank ?? null, got?.tiebreak]).toEqual([
+        w.name,
+        s.item,
+        row?.rank ?? null,
+        row?.tiebreak,
+      ]);
+    }
+  }
+
+  async function compare(name: string, model: TiebreakModel, window: string): Promise<void> {
+    const expected = model.listing(window, clock.nowMs());
+    tiedPairs += expected.filter((row, i) => i > 0 && expected[i - 1].score === row.score).length;
+    const top = await setup.ranking.top(name, window, 0, 20);
+    expect(top.items.map(pairRow)).toEqual(expected);
+    const page = await setup.ranking.top(name, window, 1, 2);
+    expect(page.items.map(pairRow)).toEqual(expected.slice(1, 3));
+    for (const item of ITEMS) {
+      const read = await setup.ranking.item(name, window, item);
+      const row = expected.find((r) => r.item === item);
+      const tiebreak = (read as { tiebreak?: number }).tiebreak;
+      expect({ item, rank: read.rank, score: read.score, tiebreak }).toEqual({
+        item,
+        rank: row?.rank ?? null,
+        score: row?.score ?? 0,
+        tiebreak: row?.tiebreak,
+      });
+    }
+    for (const [i, row] of expected.entries()) {
+      const around = await setup.ranking.around(name, window, row.item, 1);
+      expect(around.items.map(pairRow)).toEqual(expected.slice(Math.max(0, i - 1), i + 2));
+    }
+    const ids = [...ITEMS, 'absent'];
+    const looked = await setup.lookup.lookup({ name, window, items: ids, relative: false, withData: false });
+    expect(looked.items.map((row) => [row.item, row.rank, row.tiebreak])).toEqual(
+      ids.map((id) => {
+        const row = expected.find((r) => r.item === id);
+        return [id, row?.rank ?? null, row?.tiebreak];
+      }),
+    );
+    await expectRanks(name, model, window, expected);
+  }
+
+  /** GET …/rank of each held pair and its neighbours (tiebreak ± 1, a score between): 1 + the pairs ahead. */
+  async function expectRanks(name: string, model: TiebreakModel, window: string, expected: PairRow[]) {
+    const probes = expected.flatMap(({ score, tiebreak }) => [
+      { score, tiebreak },
+      { score, tiebreak: tiebreak + 1 },
+      { score, tiebreak: tiebreak - 1 },
+      { score: score + 0.5, tiebreak },
+    ]);
+    for (const probe of probes) {
+      const answer = await setup.standing.rank({ name, window, ...probe });
+      expect({ ...probe, rank: answer.rank }).toEqual({ ...probe, rank: model.rankOf(expected, probe) });
+    }
+  }
+});
+
+function pairRow(row: { rank: number; item: string; score: number; tiebreak?: number }): PairRow {
+  return { rank: row.rank, item: row.item, score: row.score, tiebreak: row.tiebreak as number };
+}
