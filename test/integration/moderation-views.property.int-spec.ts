@@ -15,7 +15,9 @@ import { useTestApp } from '../support/app-world';
 const T0 = 1_700_002_800_000;
 const POOL = ['a', 'b', 'c', 'd', 'e', 'é', 'x y'];
 const MINUTE_MS = 60_000;
-const VIEWS = ['fade', 'hot', 'up'];
+// No hot view here: a hot score keeps firstSeen while the sum is not 0, so it depends on when expiry
+// ran, which a twin board need not share (the wilson test below checks a hot view's moderation).
+const VIEWS = ['fade', 'up'];
 /** Every event also counts in segment `s`: its views list what the board's do, moderated alike. */
 const SEGMENTS = ['', '&segment=s'];
 
@@ -82,7 +84,6 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
           ];
           const views = [
             { name: 'fade', mode: 'decay', window: 'w', halfLife: '1m' },
-            { name: 'hot', mode: 'hot', window: 'w' },
             { name: 'up', mode: 'rising', window: 'w', baseline: 'base', minCount: 1 },
           ];
           for (const [b, moderation] of [
@@ -129,7 +130,7 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
     expect(leftOut).toBeGreaterThan(0); // not vacuous: some listed item was left out (certain in the example)
   }, 180_000);
 
-  it('a wilson view of two metrics leaves a hidden item out, and lists it again once cleared', async () => {
+  it('a wilson and a hot view leave a hidden item out, and list it again once cleared', async () => {
     if (review) return; // the property above covers review boards; this one checks the metrics' view mode
     const name = `mw${shards}n${board++}`;
     await http()
@@ -138,7 +139,10 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
       .send({
         windows: [{ name: 'w', period: '3m', interval: '1m' }],
         metrics: ['up', 'down'],
-        views: [{ name: 'best', mode: 'wilson', window: 'w', positive: 'up', negative: 'down' }],
+        views: [
+          { name: 'best', mode: 'wilson', window: 'w', positive: 'up', negative: 'down' },
+          { name: 'hot', mode: 'hot', window: 'w' },
+        ],
         shards,
       })
       .expect(201);
@@ -156,19 +160,25 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
       const items = votes.map((vote) => ({ item: vote[0], amount: vote[at], metric })).filter((e) => e.amount !== 0);
       await http().post(`/boards/${name}/increments`).send({ items }).expect(200);
     }
-    const read = async () =>
-      ((await http().get(`/boards/${name}/top?window=best&limit=10`).expect(200)).body.items as Row[]).map(
+    const read = async (view = 'best') =>
+      ((await http().get(`/boards/${name}/top?window=${view}&limit=10`).expect(200)).body.items as Row[]).map(
         (row) => `${row.rank} ${row.item}`,
       );
     const before = await read();
     expect(before).toEqual(['1 c', '2 b', '3 a', '4 d']);
+    // The hot view ranks by the first metric (up), every item first seen at once.
+    const hotBefore = await read('hot');
+    expect(hotBefore).toEqual(['1 a', '2 c', '3 b', '4 d']);
     const at = `/admin/boards/${name}/moderation/items/b`;
     await http().put(at).set(ADMIN).send({ state: 'hidden' }).expect(204);
     expect(await read()).toEqual(['1 c', '2 a', '3 d']);
+    expect(await read('hot')).toEqual(['1 a', '2 c', '3 d']);
+    expect((await http().get(`/boards/${name}/items/d?window=hot`).expect(200)).body.rank).toBe(3);
     const { body } = await http().get(`/boards/${name}/items/a?window=best`).expect(200);
     expect(body.rank).toBe(2);
     await http().delete(at).set(ADMIN).expect(204);
     expect(await read()).toEqual(before);
+    expect(await read('hot')).toEqual(hotBefore);
     await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
   });
 
