@@ -26,6 +26,17 @@ const hideGroup = (group: string): HttpRequest => ({
   body: { state: 'hidden' },
 });
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
+/**
+ * A view row's first read, unmeasured: the first read of a board's window after seeding takes the
+ * snapshots due and drains what expired (the snapshot and expiry rows measure those), not moderation.
+ */
+const warm =
+  (path: string) =>
+  async (context: HarnessContext): Promise<void> => {
+    await context.send(get(path), 'client');
+  };
+const SUM_VIEW_TOP = '/boards/wc-sum/top?window=fading&limit=1000';
+const GROUPS_VIEW_TOP = '/boards/wc-modgroups/top?window=fading&limit=1000';
 
 /** wc-modgroups at its maxima but one group: every group g1 … g99 hidden, and its most item states (items of no hidden group). */
 async function moderateGroupsBoard(context: HarnessContext): Promise<void> {
@@ -75,6 +86,12 @@ const GROUP_ROWS: WorstRow[] = [
     request: () => get('/boards/wc-modgroups/top?window=m&limit=1000'),
   },
   {
+    route: 'GET /boards/{board}/top',
+    worst: `limit 1 000 of a decay view, ${MAXED} (moderation leaves them out of views too)`,
+    prepare: warm(GROUPS_VIEW_TOP),
+    request: () => get(GROUPS_VIEW_TOP),
+  },
+  {
     route: 'GET /boards/{board}/items/{item}',
     worst: `the lowest item, ${MAXED}`,
     request: (context) => get(`/boards/wc-modgroups/items/i${context.sizes.items - 1}?window=m`),
@@ -118,6 +135,17 @@ export const MODERATION_ROWS: WorstRow[] = [
       await context.send(hide('i0'), 'admin');
     },
     expect: [204],
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `limit 1 000 of a decay view, ${MODERATED_ITEMS_PER_SHARD} hidden items spread over it (moderation leaves them out of views too)`,
+    prepare: warm(SUM_VIEW_TOP),
+    request: () => get(SUM_VIEW_TOP),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/around',
+    worst: `radius 100 on a hot view at its lowest item, ${MODERATED_ITEMS_PER_SHARD} hidden items spread over it (moderation)`,
+    request: (context) => get(`/boards/wc-sum/items/i${context.sizes.items - 1}/around?window=hotm&radius=100`),
   },
   {
     route: 'GET /admin/boards/{board}/moderation/queue',

@@ -34,6 +34,7 @@ export const RANKING_MODULES = [
     'segment_views_lib',
     'slot_due_lib',
     'snapshot_lib',
+    'view_except_lib',
     'views_lib',
     'window_lib',
   ].map((module) => join(lua, `${module}.lua`)),

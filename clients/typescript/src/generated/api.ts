@@ -599,7 +599,7 @@ export interface paths {
         get?: never;
         /**
          * Set an item's moderation state: hidden or allowed
-         * @description Takes effect on the next read of every instance (the state lives in Redis beside the item's counts, which keep accruing). A hidden item is listed by no read (top, around, views' windows, segments, stream, lookup: hidden true, rank null); the items after it move up (ranks, percentiles and around close the gap). Allowing it again lists it exactly as if it had never been hidden. On a board with "moderation": { "review": true } only allowed items are listed. One call on the item's shard; each shard holds at most 200 items with a state (429 QUOTA_EXCEEDED beyond: clear some first).
+         * @description Takes effect on the next read of every instance (the state lives in Redis beside the item's counts, which keep accruing). A hidden item is listed by no read (top, around, views, segments, stream, lookup: hidden true, rank null); the items after it move up (ranks, percentiles and around close the gap). Allowing it again lists it exactly as if it had never been hidden. On a board with "moderation": { "review": true } only allowed items are listed. One call on the item's shard; each shard holds at most 200 items with a state (429 QUOTA_EXCEEDED beyond: clear some first).
          */
         put: operations["ModerationController_put"];
         post?: never;

@@ -157,6 +157,14 @@ local function exceptions(top_key)
   return known
 end
 
+-- The exceptions an option answers for the listing `key` (hooks_lib `exceptions`: { only, items }),
+-- asked afresh: a view's listing (view_except_lib) places them in its own order.
+local function exceptions_asked(key)
+  local asked = hooks_of_top(key).exceptions
+  if #asked == 0 then return nil end
+  return ask(asked, key)
+end
+
 -- A read placing an item of another shard among these results (read_neighbours inserts it for the
 -- call): the exceptions are read again with it held, and it counts as listed here.
 local function count_as_shown(top_key, item)
@@ -338,3 +346,4 @@ order.count_as_shown = count_as_shown
 order.shown_ahead = shown_ahead
 order.shown_rank = shown_rank
 order.page_except = page_except
+order.exceptions_asked = exceptions_asked

@@ -1,4 +1,4 @@
--- requires: actor_log, board_views, call_state, keyspace, reader, seg_views, snapshot, window
+-- requires: actor_log, board_views, call_state, keyspace, reader, seg_views, snapshot, view_except, window
 -- read_view: reads a trending view (see views_lib) after taking the snapshots of the boundaries crossed
 -- (before anything expires, as every script does), expiring what fell out of the windows it reads
 -- (which updates the view) and rebasing a decay view's landmark to now.
@@ -230,7 +230,8 @@ local function read_view(keys, args)
   if views then draining = window.expire_all(2, window_count, 5, header.now_sec, header.budget) end
   -- An empty segment answers the board's landmark: the one every shard's rows of the read are scaled to.
   local listing, landmark = board_views.view_listing(view, REBASE_MERGE_DEPTH)
-  if not views then listing = EMPTY_LISTING end
+  -- A view lists what its window lists: its board's exceptions (moderation) are left out.
+  listing = views and view_except.except_listing(listing, view) or EMPTY_LISTING
   local read = view_read(view, listing, header, slots_key)
   read.out.draining, read.out.landmark = draining, landmark
   local refusal = view_answer(read, arg)
