@@ -1,11 +1,12 @@
 /**
- * The standing worst-case harness: every route's costliest documented use (./board-rows.ts,
+ * The standing worst-case harness: every route's costliest documented use (./board-rows.ts, ./read-rows.ts,
  * ./service-rows.ts) on boards with every option at its maximum (./boards.ts), measured from Redis's
  * own SLOWLOG: the longest call, the calls of a request added up, the bytes a growing request leaves.
  * `npm test` runs it small (test/e2e/worst-case.e2e-spec.ts); `npm run abuse` at full size.
  */
 import { ERROR_CODES } from '../../src/common/errors';
-import { READ_ROWS, WRITE_ROWS } from './board-rows';
+import { WRITE_ROWS } from './board-rows';
+import { READ_ROWS } from './read-rows';
 import type { HarnessContext, HttpAnswer, RowFigures, WorstRow } from './harness-types';
 import { scriptCommandCount, type RedisCost, type RedisMeter } from './redis-meter';
 import { MODERATION_ROWS } from './moderation-rows';

@@ -116,6 +116,16 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
         interruptAfterTimeLimit: 150_000,
         markInterruptAsFailure: false,
         examples: [
+          // The moderated board's reads drained the baseline window (a rising view's `since`) before the twin's.
+          [
+            ['c', 'b', 'e'],
+            [
+              { kind: 'move', minutes: 1 },
+              { kind: 'move', minutes: 2 },
+              { kind: 'state', item: 'x y', state: 'hidden' },
+              { kind: 'batch', entries: [{ item: 'b', amount: 2 }] },
+            ],
+          ],
           // Two steps after the prelude: the middle comparison runs while the three moderated items are listed.
           [
             ['a', 'b', 'c'],
@@ -200,13 +210,19 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
     else states.set(s.item, s.state);
   }
 
-  /** Reads the board until no expired slot is left to drain (503 WINDOW_DRAINING while some are left). */
+  /**
+   * Reads every window and view of the board and of its segment until no expired slot is left to drain
+   * (503 WINDOW_DRAINING while some are left): a rising view's `since` follows when a slot is drained,
+   * so both boards drain at the same point of their history.
+   */
   async function drained(b: string): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      const { status } = await http().get(`/boards/${b}/top?window=w&limit=1`);
-      if (status === 200) return;
-      if (status !== 503 || attempt >= 20) throw new Error(`/boards/${b}/top answered ${status}`);
-    }
+    for (const source of ['w', 'base', ...VIEWS])
+      for (const segment of ['', '&segment=s'])
+        for (let attempt = 0; ; attempt++) {
+          const { status } = await http().get(`/boards/${b}/top?window=${source}${segment}&limit=1`);
+          if (status === 200) break;
+          if (status !== 503 || attempt >= 20) throw new Error(`/boards/${b}/top answered ${status}`);
+        }
   }
 
   /** Compares the view's reads with the twin's rows left visible; answers how many listed rows were left out. */

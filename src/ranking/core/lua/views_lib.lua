@@ -3,9 +3,8 @@
 -- views_lib: trending views (decay, hot, rising; unique, kept by actor_lib; modes an option adds), a
 -- module of the ranking function library after keys_lib and call_lib (which holds VIEWS, the views of
 -- the running call) and before window_lib. A view is one more results zset of the board, kept by the
--- same script call that changes a window it reads (window_lib calls view_window_changed after every
--- change of an item's sum in a window, write or expiry), so it is never recomputed by a job and
--- expiry takes out of it exactly what the expired slot put in.
+-- call that changes a window it reads (view_window_changed after every change of an item's sum in a
+-- window, write or expiry): never recomputed by a job; expiry takes out what the expired slot put in.
 -- KEYS: 0
 -- Conventions: KEYS[1] is the board shard's config hash, whose field `views` (JSON, written by
 -- board_put / shard_sync) lists the views; ARGV[2] is now (unix ms) in every script that changes

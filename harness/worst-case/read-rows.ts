@@ -1,0 +1,184 @@
+/**
+ * Worst-case rows of the board read routes: each the costliest documented use of its route on the
+ * boards of ./boards.ts (every option at its maximum), mostly on the 64-shard board where shards cost more.
+ */
+import { AppConfig } from '../../src/common/config';
+import { MAX_SHARDED_DEPTH_ITEMS, MIN_ACTORS } from '../../src/ranking/core/ranking.limits';
+import { EXCLUDE_GROUPS_MAX, GROUP_PAGE_CALLS, GROUP_SCAN_ROWS } from '../../src/ranking/options/groups/groups.limits';
+import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
+import { LAST_METRIC, post } from './board-rows';
+import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
+
+const get = (path: string): HttpRequest => ({ method: 'GET', path });
+/** The seeded item listed lowest: the deepest rank, the longest scans. */
+const lowest = (context: HarnessContext) => `i${context.sizes.items - 1}`;
+/** The seeded item deepest in a sharded listing that a read may still reach (MAX_SHARDED_DEPTH_ITEMS). */
+const deepest = (context: HarnessContext) => `i${Math.min(context.sizes.items, MAX_SHARDED_DEPTH_ITEMS) - 101}`;
+/** Ids a lookup of the 64-shard `ties: first` board may name (LOOKUP_COUNTS_PER_REQUEST). */
+const LOOKUP_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIES_FIRST_WEIGHT));
+function lookup(context: HarnessContext, ids: number) {
+  const items = Array.from({ length: ids }, (_, n) => `i${(n * 7) % context.sizes.items}`);
+  return post('/boards/wc-shards/lookup?data=true', { window: 'm', items: [...new Set(items)] });
+}
+
+export const READ_ROWS: WorstRow[] = [
+  { route: 'GET /boards', worst: 'a page of 1 000 boards', request: () => get('/boards?limit=1000') },
+  { route: 'GET /boards/{board}', worst: 'a 64-shard board of every option', request: () => get('/boards/wc-shards') },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'limit 1 000 at depth 10 000, 64 shards, ties first, with data',
+    request: () => get('/boards/wc-shards/top?window=m&offset=9000&limit=1000&data=true'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'the longest span (the whole 10 000-slot window) on 64 shards',
+    request: () => get('/boards/wc-shards/top?window=m&span=10000m&limit=1000'),
+    expect: [200, 422],
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'a unique view of a segment, limit 1 000',
+    request: () => get('/boards/wc-shards/top?window=people&segment=s1&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `perGroup 1, limit 1 000 on 64 shards, one group holding the head: ${GROUP_PAGE_CALLS} scans of ${GROUP_SCAN_ROWS} rows per shard at most`,
+    request: () => get('/boards/wc-groups/top?window=m&perGroup=1&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'perGroup 100 (its maximum), limit 1 000 on 64 shards, one group holding the head',
+    request: () => get('/boards/wc-groups/top?window=m&perGroup=100&limit=1000'),
+  },
+  {
+    route: 'POST /boards/{board}/query',
+    worst: `1 000 excluded items (the head) and ${EXCLUDE_GROUPS_MAX} excluded groups, perGroup 1, limit 1 000 on 64 shards`,
+    request: () =>
+      post('/boards/wc-groups/query', {
+        window: 'm',
+        limit: 1000,
+        perGroup: 1,
+        exclude: {
+          items: Array.from({ length: 1000 }, (_, n) => `i${n}`),
+          groups: Array.from({ length: EXCLUDE_GROUPS_MAX }, (_, n) => `g${n + 1}`),
+        },
+      }),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `minActors ${MIN_ACTORS.max} (its maximum), limit 1 000, few items qualifying deep in the listing, one shard: ${GROUP_PAGE_CALLS} scans of ${GROUP_SCAN_ROWS} rows at most`,
+    request: () => get(`/boards/wc-actors/top?window=m&minActors=${MIN_ACTORS.max}&limit=1000`),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `minActors ${MIN_ACTORS.max} on a decay view, limit 1 000, few items qualifying deep in it, one shard`,
+    request: () => get(`/boards/wc-actors/top?window=fading&minActors=${MIN_ACTORS.max}&limit=1000`),
+  },
+  {
+    route: 'POST /boards/{board}/query',
+    worst: `minActors ${MIN_ACTORS.max}, 1 000 excluded items (the head), limit 1 000, few items qualifying, one shard`,
+    request: () =>
+      post('/boards/wc-actors/query', {
+        window: 'm',
+        limit: 1000,
+        minActors: MIN_ACTORS.max,
+        exclude: { items: Array.from({ length: 1000 }, (_, n) => `i${n}`) },
+      }),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'limit 1 000 by the last of 8 metrics, ties first',
+    request: () => get(`/boards/wc-metrics/top?window=m&metric=${LAST_METRIC}&limit=1000`),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: "limit 1 000 of a wilson view (both metrics' windows drained first; each row its two counts)",
+    request: () => get('/boards/wc-rated/top?window=rated1&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'a tail board: the deepest page (rows 1 000 to 2 000) over 64 shards, every closed minute slot pruned',
+    request: () => get('/boards/wc-tail/top?window=h&offset=1000&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'limit 1 000 at depth 10 000 on a 64-shard tiebreak board, every item of one score: pairs merged by mark',
+    request: () => get('/boards/wc-tiebreak/top?window=t8&offset=9000&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/rank',
+    worst:
+      'a (score, tiebreak) pair tied on score with every item of a 64-shard tiebreak board: one ZLEXCOUNT per shard',
+    request: (context) =>
+      get(`/boards/wc-tiebreak/rank?window=t8&score=7&tiebreak=${Math.floor(context.sizes.items / 2)}`),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}',
+    worst: 'the lowest item: rank and percentile over 64 shards, ties first',
+    request: (context) => get(`/boards/wc-shards/items/${lowest(context)}?window=m`),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/around',
+    worst: 'radius 100 on a view of 64 shards',
+    request: (context) => get(`/boards/wc-shards/items/${deepest(context)}/around?window=fading&radius=100`),
+  },
+  {
+    route: 'POST /boards/{board}/lookup',
+    worst: `the most ids the cost cap takes on 64 shards, ties first (${LOOKUP_IDS_TAKEN}), with data`,
+    request: (context) => lookup(context, LOOKUP_IDS_TAKEN),
+  },
+  {
+    route: 'POST /boards/{board}/lookup',
+    worst: '1 000 ids on 64 shards, ties first: refused before any call (row 5)',
+    request: (context) => lookup(context, 1000),
+    expect: [422],
+    times: 1,
+  },
+  {
+    route: 'GET /boards/{board}/rank',
+    worst: 'a score tied with seeded items on 64 shards, ties first: one count per shard, one round',
+    request: (context) => get(`/boards/wc-shards/rank?window=m&score=${Math.floor(context.sizes.items / 2)}`),
+  },
+  {
+    route: 'GET /boards/{board}/distribution',
+    worst: '100 buckets on 64 shards: the range, 99 counts per shard, then each quantile searched in its bucket',
+    request: () => get('/boards/wc-shards/distribution?window=m&buckets=100'),
+  },
+  {
+    route: 'GET /boards/{board}/history',
+    worst: 'a snapshot of 1 000 rows',
+    request: () => get('/boards/wc-sum/history?window=m'),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/history',
+    worst: 'the lowest item through every kept snapshot of 1 000 rows',
+    request: (context) => get(`/boards/wc-sum/items/${lowest(context)}/history?window=m`),
+  },
+  {
+    route: 'GET /boards/{board}/segments',
+    worst: 'a page of 1 000 segments of 64 shards (each shard call bounded by its units)',
+    request: () => get('/boards/wc-shards/segments?limit=1000'),
+    // A segment still holding expired data past a read's drain calls answers 503 WINDOW_DRAINING.
+    expect: [200, 503],
+  },
+  {
+    route: 'GET /boards/{board}/archive',
+    worst: 'the last page of a 10 000-row period',
+    request: (context) =>
+      get(
+        `/boards/wc-cal/archive?window=day&offset=${context.sizes.periodRows - 1000 > 0 ? context.sizes.periodRows - 1000 : 0}&limit=1000`,
+      ),
+  },
+  {
+    route: 'GET /boards/{board}/archives',
+    worst: 'a page of 100 periods of 10 000 rows',
+    request: () => get('/boards/wc-cal/archives?window=day&limit=100'),
+    expect: [200, 422],
+  },
+  {
+    route: 'GET /boards/{board}/stream',
+    worst: 'a segment of a 64-shard board, view and window',
+    request: () => get('/boards/wc-shards/stream?window=fading&segment=s2'),
+    stream: true,
+  },
+];
