@@ -17,6 +17,22 @@ export async function freePort(port = 0): Promise<number> {
   });
 }
 
+/**
+ * A free port below Linux's ephemeral range (32768–60999), for a server started long after the port
+ * is chosen: an ephemeral port may meanwhile become the local end of some connection, and the server
+ * could then not bind it.
+ */
+export async function freeFixedPort(): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    try {
+      return await freePort(port);
+    } catch (error) {
+      if (attempt >= 50) throw error;
+    }
+  }
+}
+
 /** A free port whose Cluster bus port (port + 10000) is free too. */
 export async function freeClusterPort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, stopChild } from '../../harness/processes';
+import { freeFixedPort, freePort, stopChild } from '../../harness/processes';
 import { startTestRedis, TestRedis } from '../../harness/redis';
 import { runTs } from '../support/run-ts';
 
@@ -186,7 +186,8 @@ describe('a boot with PORT=0 while Redis is away (issue #47)', () => {
   });
 
   it('says where it listens (the real port) and that it is not ready; "ready" once Redis answers', async () => {
-    const redisPort = await freePort();
+    // Redis starts seconds later: a port outside the ephemeral range stays free until then.
+    const redisPort = await freeFixedPort();
     service = spawn(process.execPath, MAIN, {
       env: {
         ...process.env,
