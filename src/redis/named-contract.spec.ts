@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ACCESS } from '../access/access.functions';
 import { COUNTERS } from '../counters/counters.functions';
+import { CounterKeys } from '../counters/counter-keys';
 import { INGEST } from '../ingest/ingest.functions';
 import { RANKING, RANKING_SLICES } from '../ranking/ranking.functions';
+import { StatsKeys } from '../stats/stats-keys';
 import { STATS } from '../stats/stats.functions';
 import type { FunctionDefinition, FunctionLibrary, LibraryFunction } from './function-library';
 
@@ -83,13 +85,34 @@ describe('answers stored by a library from before the named contract still repla
   const idem = { key: 'k', fingerprint: 'f', retentionMs: 1000 };
 
   it('a counter increment: its precisions as integers', () => {
-    const call = { idem } as unknown as Parameters<typeof COUNTERS.functions.increment.decode>[1];
+    const call: Parameters<typeof COUNTERS.functions.increment.decode>[1] = {
+      keys: new CounterKeys('t:', 1),
+      name: 'c',
+      precisionsSec: [60, 3600],
+      samples: 10,
+      nowMs: 1_700_000_000_000,
+      atSec: 1_700_000_000,
+      count: 1,
+      idem,
+      newCounters: 1,
+      bucketCap: 0,
+    };
     expect(COUNTERS.functions.increment.decode([1, '1700000000', 60, 3600], call).value).toEqual([60, 3600]);
     expect(COUNTERS.functions.increment.decode([1, '1700000000', '60,3600'], call).value).toEqual([60, 3600]);
   });
 
   it('a stats record: dropped as { 0 }, or its four figures', () => {
-    const call = { idem } as unknown as Parameters<typeof STATS.functions.record.decode>[1];
+    const call: Parameters<typeof STATS.functions.record.decode>[1] = {
+      keys: new StatsKeys('t:'),
+      context: 'x',
+      type: 'Load',
+      nowMs: 1_700_000_000_000,
+      hourStart: 1_699_999_200,
+      value: 3,
+      histogramField: 'h',
+      idem,
+      apply: true,
+    };
     expect(STATS.functions.record.decode([1, '3600', 0], call).value).toEqual({
       status: 'dropped',
       count: 0,
