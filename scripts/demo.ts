@@ -203,9 +203,9 @@ async function feed(): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--clean')) return clean();
   const service = await ensureService();
   try {
+    if (process.argv.includes('--clean')) return await clean();
     await createBoard();
     const events = await feed();
     console.log(`done: ${events} increments sent. The board stays; clean up with: ${CLEAN_HINT}`);
