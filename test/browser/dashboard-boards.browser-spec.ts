@@ -3,16 +3,14 @@ import { Page } from 'playwright-core';
 import { ADMIN, ADMIN_TOKEN } from '../../harness/app';
 import { describeInBrowser, SHOTS, useDashboard } from '../support/dashboard-browser';
 
-/** The items of the live top, in the order shown. */
-const listed = (page: Page) => page.locator('#top tbody tr .item').allTextContents();
-
-/** Waits until the live top lists exactly `items`, in that order. */
-async function waitForTop(page: Page, items: string[]): Promise<void> {
+/** Waits until the live top shows `listing` (the span line up to its colon) with exactly `items`, in order. */
+async function waitForTop(page: Page, listing: string, items: string[]): Promise<void> {
   await page.waitForFunction(
-    (expected) =>
+    ([head, expected]) =>
+      Boolean(document.querySelector('#span')?.textContent?.startsWith(`${head}:`)) &&
       JSON.stringify([...document.querySelectorAll('#top tbody tr')].map((tr) => (tr as HTMLElement).dataset.item)) ===
-      JSON.stringify(expected),
-    items,
+        JSON.stringify(expected),
+    [listing, items] as const,
     { timeout: 10_000 },
   );
 }
@@ -75,27 +73,25 @@ describeInBrowser("the dashboard's moderation panel and competition and multi-me
 
   it('hides an item from its row in the live top and allows it back with its counts; a review board lists what it allows (#49)', async () => {
     const { page, errors } = await openAsAdmin('board=trending&window=10m');
-    const before = (await http().get('/boards/trending/top?window=10m').expect(200)).body.items;
-    await waitForTop(
-      page,
-      before.map((row: { item: string }) => row.item),
-    );
+    const before: { item: string; rank: number; score: number }[] = (
+      await http().get('/boards/trending/top?window=10m').expect(200)
+    ).body.items;
+    const items = before.map((row) => row.item);
+    await waitForTop(page, 'trending / 10m', items);
     await page.click('#top tbody tr[data-item="post-b"] button.hide');
     await waitForTop(
       page,
-      before.map((row: { item: string }) => row.item).filter((item: string) => item !== 'post-b'),
+      'trending / 10m',
+      items.filter((item) => item !== 'post-b'),
     );
     const moderated = page.locator('#moderated tbody tr[data-item="post-b"]');
     await moderated.locator('.state.hidden').waitFor();
     expect(await moderated.locator('.rank').textContent()).toBe('—');
 
     await moderated.locator('button.allowed').click();
-    await waitForTop(
-      page,
-      before.map((row: { item: string }) => row.item),
-    );
+    await waitForTop(page, 'trending / 10m', items);
     const row = page.locator('#top tbody tr[data-item="post-b"]');
-    const shown = before.find((entry: { item: string }) => entry.item === 'post-b');
+    const shown = before.find((entry) => entry.item === 'post-b')!;
     expect([await row.locator('.rank').textContent(), await row.locator('.score').textContent()]).toEqual([
       String(shown.rank),
       String(shown.score),
@@ -110,9 +106,9 @@ describeInBrowser("the dashboard's moderation panel and competition and multi-me
     const queue = page.locator('#review-queue tbody tr');
     expect(await queue.locator('.item').allTextContents()).toEqual(['spam-1', 'post-2', 'post-3']);
     expect(await queue.locator('.score').allTextContents()).toEqual(['50', '7', '3']);
-    expect(await listed(page)).toEqual([]);
+    await waitForTop(page, 'forum / day', []);
     await page.click('#review-queue tbody tr[data-item="post-2"] button.allowed');
-    await waitForTop(page, ['post-2']);
+    await waitForTop(page, 'forum / day', ['post-2']);
     await page.click('#review-queue tbody tr[data-item="spam-1"] button.hidden');
     await page.waitForFunction(
       () =>
@@ -121,51 +117,51 @@ describeInBrowser("the dashboard's moderation panel and competition and multi-me
       { timeout: 10_000 },
     );
     expect(await page.locator('#top tbody tr[data-item="post-2"] .rank').textContent()).toBe('1');
-    await page.screenshot({ path: join(SHOTS, 'dashboard-moderation.png'), fullPage: true });
+    await page.locator('#moderation').screenshot({ path: join(SHOTS, 'dashboard-moderation.png') });
     expect(errors).toEqual([]);
     await page.close();
   });
 
   it("shows a multi-metric board's counts, ranks by the metric picked, and lists wilson and controversial views (#50)", async () => {
     const { page, errors } = await openAsAdmin('board=rated&window=day');
-    await waitForTop(page, ['a-1', 'a-2', 'a-3']);
+    await waitForTop(page, 'rated / day', ['a-1', 'a-2', 'a-3']);
     await page.waitForSelector('#metric-label:not([hidden])');
     const counts = (item: string) => page.locator(`#top tbody tr[data-item="${item}"] .metric`).allTextContents();
     expect(await counts('a-1')).toEqual(['40', '35']);
     expect(await page.locator('#top thead th.metric').allTextContents()).toEqual(['up ▾', 'down']);
 
     await page.selectOption('#metric', 'down');
-    await waitForTop(page, ['a-1', 'a-2']);
+    await waitForTop(page, 'rated / day', ['a-1', 'a-2']);
     expect(await page.locator('#top thead th.metric').allTextContents()).toEqual(['up', 'down ▾']);
     expect(await page.locator('#top tbody tr .score').allTextContents()).toEqual(['35', '1']);
     expect(await page.locator('#span').textContent()).toContain('ranked by down');
+    await page.locator('#live').screenshot({ path: join(SHOTS, 'dashboard-metrics.png') });
 
     const labels = await page.locator('#window option').allTextContents();
     expect(labels).toContain('best · wilson view of day (up/down)');
     expect(labels).toContain('argued · controversial view of day (up/down)');
     await page.selectOption('#window', 'best');
-    await waitForTop(page, ['a-2', 'a-3', 'a-1']);
+    await waitForTop(page, 'rated / best (wilson view)', ['a-2', 'a-3', 'a-1']);
     expect(await page.locator('#metric-label').isHidden()).toBe(true);
     // Both counts of each row, and the formula's value as a person reads it.
     expect(await counts('a-2')).toEqual(['6', '1']);
     expect(await page.locator('#top tbody tr .score').allTextContents()).toEqual(['0.4869', '0.4385', '0.4216']);
     await page.selectOption('#window', 'argued');
-    await waitForTop(page, ['a-1', 'a-2']);
+    await waitForTop(page, 'rated / argued (controversial view)', ['a-1', 'a-2']);
     expect(await page.locator('#top tbody tr .score').allTextContents()).toEqual(['43.72', '1.383']);
-    await page.screenshot({ path: join(SHOTS, 'dashboard-metrics.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
   });
 
   it('says lower scores rank first on an asc board, and shows the tiebreak that orders a tie (#48)', async () => {
     const { page, errors } = await openAsAdmin('board=race&window=day');
-    await waitForTop(page, ['bob', 'ann']);
+    await waitForTop(page, 'race / day', ['bob', 'ann']);
     expect(await page.locator('#top tbody tr .score').allTextContents()).toEqual(['2975', '3150']);
     expect(await page.locator('#top thead th.score').textContent()).toBe('score (lowest first)');
     expect(await page.locator('#span').textContent()).toContain('lower scores rank first');
 
     await page.selectOption('#board', 'jump');
-    await waitForTop(page, ['bob', 'ann']);
+    await waitForTop(page, 'jump / day', ['bob', 'ann']);
     expect(await page.locator('#top tbody tr .tiebreak').allTextContents()).toEqual(['2980', '3150']);
     expect(await page.locator('#top thead').textContent()).toContain('tiebreak (lower wins a tie)');
     expect(errors).toEqual([]);
