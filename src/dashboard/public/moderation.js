@@ -15,6 +15,8 @@
   const $ = (id) => document.getElementById(id);
   /** The live top's selection: { board, window, baseWindow (a view's window), review }. */
   let selection = null;
+  /** Refreshes started, and under way: one answered after a later one started (a click's) is not shown. */
+  let [refreshes, running] = [0, 0];
   /** [{ board, item, state }], newest first. */
   const moderated = () => JSON.parse(sessionStorage.getItem(MODERATED_KEY) || '[]');
 
@@ -79,6 +81,8 @@
 
   async function refresh() {
     if (!token() || !selection) return;
+    const run = ++refreshes;
+    running++;
     const { board, baseWindow, review } = selection;
     $('moderation-board').textContent = `${board} / ${selection.window}`;
     try {
@@ -87,13 +91,15 @@
         Promise.all(mine.map(moderatedRow)),
         review ? loadQueue(board, baseWindow) : [],
       ]);
-      if (selection?.board !== board) return;
+      if (run !== refreshes) return;
       $('moderated').tBodies[0].replaceChildren(...rows);
       $('review-queue').hidden = !review;
       $('review-queue').tBodies[0].replaceChildren(...queue);
       $('moderation-note').textContent = noteOf(mine.length, review, queue.length);
     } catch (error) {
       $('moderation-note').textContent = `moderation: ${error.message}`;
+    } finally {
+      running--;
     }
   }
 
@@ -125,5 +131,6 @@
   });
   for (const id of ['top', 'moderated', 'review-queue']) $(id).addEventListener('click', (event) => void act(event));
   $('token').addEventListener('change', () => void refresh());
-  setInterval(() => void refresh(), REFRESH_MS);
+  // A slow answer (a loaded service) is not raced by the next tick's: the tick waits for it.
+  setInterval(() => running === 0 && void refresh(), REFRESH_MS);
 })();
