@@ -1,13 +1,27 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, NotFoundException, Param, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PublicRoute } from '../access/access.decorators';
 
-/** The page and its six assets, read once at boot (they ship in dist/dashboard/public). */
+/** The page and its assets, read once at boot (they ship in dist/dashboard/public). */
 const PUBLIC_DIR = join(__dirname, 'public');
 const read = (file: string) => readFileSync(join(PUBLIC_DIR, file));
+const SCRIPT = 'text/javascript; charset=utf-8';
+
+/** Each asset the page loads, by the name it is served under, with its content type. */
+const ASSET_FILES: Record<string, string> = {
+  'kit.js': SCRIPT,
+  'rows.js': SCRIPT,
+  'feed.js': SCRIPT,
+  'dashboard.js': SCRIPT,
+  'panels.js': SCRIPT,
+  'ingest.js': SCRIPT,
+  'retractions.js': SCRIPT,
+  'moderation.js': SCRIPT,
+  'dashboard.css': 'text/css; charset=utf-8',
+};
 
 /**
  * GET /dashboard: one page (plain HTML, CSS and browser JavaScript, no build step and nothing from a
@@ -19,18 +33,15 @@ const read = (file: string) => readFileSync(join(PUBLIC_DIR, file));
 @Controller('dashboard')
 export class DashboardController {
   private readonly html = read('index.html');
-  private readonly script = read('dashboard.js');
-  private readonly kit = read('kit.js');
-  private readonly panels = read('panels.js');
-  private readonly ingest = read('ingest.js');
-  private readonly retractions = read('retractions.js');
-  private readonly style = read('dashboard.css');
+  private readonly assets = new Map(
+    Object.entries(ASSET_FILES).map(([file, type]) => [file, { type, body: read(file) }]),
+  );
 
   @Get()
   @ApiOperation({
     summary: 'The live dashboard page',
     description:
-      'Boards with a live top N (movement from previousRank), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, each stream ingest source (lag, applied, dead-lettered, throughput, last error), and retractions started from the page (state, events, amount).',
+      'Boards with a live top N (movement from previousRank; metrics, tiebreaks and the order of competition boards), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, each stream ingest source (lag, applied, dead-lettered, throughput, last error), retractions started from the page (state, events, amount), and moderation (hide and allow items, the review queue).',
   })
   @ApiProduces('text/html')
   @ApiResponse({ status: 200, description: 'text/html' })
@@ -38,39 +49,11 @@ export class DashboardController {
     void reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(this.html);
   }
 
-  @Get('dashboard.js')
+  @Get(':asset')
   @ApiExcludeEndpoint()
-  pageScript(@Res() reply: FastifyReply): void {
-    void reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(this.script);
-  }
-
-  @Get('kit.js')
-  @ApiExcludeEndpoint()
-  kitScript(@Res() reply: FastifyReply): void {
-    void reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(this.kit);
-  }
-
-  @Get('panels.js')
-  @ApiExcludeEndpoint()
-  panelsScript(@Res() reply: FastifyReply): void {
-    void reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(this.panels);
-  }
-
-  @Get('ingest.js')
-  @ApiExcludeEndpoint()
-  ingestScript(@Res() reply: FastifyReply): void {
-    void reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(this.ingest);
-  }
-
-  @Get('retractions.js')
-  @ApiExcludeEndpoint()
-  retractionsScript(@Res() reply: FastifyReply): void {
-    void reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(this.retractions);
-  }
-
-  @Get('dashboard.css')
-  @ApiExcludeEndpoint()
-  stylesheet(@Res() reply: FastifyReply): void {
-    void reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(this.style);
+  asset(@Param('asset') name: string, @Res() reply: FastifyReply): void {
+    const asset = this.assets.get(name);
+    if (!asset) throw new NotFoundException();
+    void reply.type(asset.type).header('cache-control', 'no-cache').send(asset.body);
   }
 }

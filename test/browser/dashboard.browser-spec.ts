@@ -248,11 +248,14 @@ describeInBrowser('the dashboard', () => {
       .expect(200)
       .expect('content-type', /javascript/);
     await http().get('/dashboard/dashboard.css').expect(200).expect('content-type', /css/);
-    for (const script of ['kit.js', 'panels.js', 'ingest.js', 'retractions.js'])
+    for (const script of ['kit.js', 'rows.js', 'feed.js', 'panels.js', 'ingest.js', 'retractions.js', 'moderation.js'])
       await http()
         .get(`/dashboard/${script}`)
         .expect(200)
         .expect('content-type', /javascript/);
+    // Only the page's own files: no other name reads a file.
+    await http().get('/dashboard/index.html').expect(404);
+    await http().get('/dashboard/..%2Fdashboard.controller.js').expect(404);
   });
 
   // Last: it moves the clock a day on.

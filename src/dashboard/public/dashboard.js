@@ -1,18 +1,16 @@
 // trendboard's live dashboard: plain browser JavaScript served by the app (no build step, no CDN).
-// The live top comes from GET /boards/:board/stream, read with fetch so it can send the API key
-// (EventSource cannot send headers). Charts are hand-drawn SVG.
+// The live top comes from feed.js (the board's stream), its table from rows.js. Charts are hand-drawn SVG.
 'use strict';
 
 (() => {
-  /** What the page waits before reconnecting a dropped stream, and how often panels refresh. */
-  const RETRY_MS = 1000;
+  /** How often panels refresh. */
   const REFRESH_MS = 5000;
   /** Scores of an item kept from the stream when its window keeps no snapshots. */
   const LIVE_POINTS = 60;
 
-  const { dataEntries, element, fillSelect, format, getAllPages, lineChart, movementOf, parseEvent, plural, sleep } =
-    window.TrendboardKit;
-  const { TOKEN_KEY, authHeaders, getJson, path, retryDelayMs, token } = window.TrendboardKit;
+  const { dataEntries, element, fillSelect, format, getAllPages, lineChart, plural } = window.TrendboardKit;
+  const { TOKEN_KEY, getJson, path, token } = window.TrendboardKit;
+  const { columnsOf, headerOf, orderNote, rowOf } = window.TrendboardRows;
 
   const $ = (id) => document.getElementById(id);
   const query = new URLSearchParams(location.search);
@@ -23,6 +21,8 @@
   };
   /** The segment the listings read ('' : the whole board); a board taking segments shows the picker. */
   state.segment = query.get('segment') ?? '';
+  /** The metric a multi-metric board's windows rank by ('': the board's first, which the stream serves). */
+  state.metric = query.get('metric') ?? '';
 
   function setStatus(text, live = false) {
     $('status').textContent = text;
@@ -72,8 +72,10 @@
    * archives; a view says its mode and the window it reads.
    */
   function labelOf(readable) {
-    if (readable.mode)
-      return { value: readable.name, label: `${readable.name} · ${readable.mode} view of ${readable.window}` };
+    if (readable.mode) {
+      const counts = readable.positive ? ` (${readable.positive}/${readable.negative})` : '';
+      return { value: readable.name, label: `${readable.name} · ${readable.mode} view of ${readable.window}${counts}` };
+    }
     if (readable.calendar) {
       const archived = readable.archive ? ', archived' : '';
       return {
@@ -90,10 +92,11 @@
   }
 
   function selectBoard(name, windowName) {
-    if (state.board !== null && state.board !== name) state.segment = '';
+    if (state.board !== null && state.board !== name) [state.segment, state.metric] = ['', ''];
     state.board = name;
     const board = state.boards.find((b) => b.name === name);
     fillSelect($('window'), readablesOf(board).map(labelOf), windowName);
+    fillSelect($('metric'), board.metrics ?? [], state.metric || undefined);
     void loadSegments();
     selectWindow($('window').value);
   }
@@ -116,6 +119,11 @@
     return state.segment ? `&segment=${path(state.segment)}` : '';
   }
 
+  /** The query part naming the metric ranked, when not the board's first. */
+  function metricQuery() {
+    return polledMetric() ? `&metric=${path(polledMetric())}` : '';
+  }
+
   function selectWindow(name) {
     state.window = name;
     state.selected = null;
@@ -125,61 +133,43 @@
     $('item-data').replaceChildren();
     $('item-note').textContent = 'Click a row to see its rank over recent slots.';
     state.periodFrom = null;
+    // A view ranks by its own formula: the metric picker is for the board's windows.
+    const board = state.boards.find((b) => b.name === state.board);
+    $('metric-label').hidden = !board?.metrics || Boolean(readableNamed(name)?.mode);
+    $('top').tHead.replaceChildren(headerOf(columnsOf(board, readableNamed(name), polledMetric())));
     void loadArchives();
     startStream();
+    document.dispatchEvent(new CustomEvent('trendboard:selection', { detail: selection(board, name) }));
+  }
+
+  /** What the other panels read of the selection: the board, the readable, the window under it, review. */
+  function selection(board, name) {
+    const readable = readableNamed(name);
+    const review = Boolean(board?.moderation?.review);
+    return { board: state.board, window: name, baseWindow: readable?.mode ? readable.window : name, review };
+  }
+
+  /** The metric ranked, when it is not the one the stream serves (the board's first). */
+  function polledMetric() {
+    const board = state.boards.find((b) => b.name === state.board);
+    const metric = $('metric-label').hidden ? '' : state.metric;
+    return metric && metric !== board?.metrics?.[0] ? metric : '';
   }
 
   function startStream() {
     state.stream?.abort();
     const controller = new AbortController();
     state.stream = controller;
-    void runStream(state.board, state.window, state.limit, controller.signal);
-  }
-
-  /** Reads the event stream until aborted; reconnects with Last-Event-ID (the server answers a fresh snapshot). */
-  async function runStream(board, windowName, limit, signal) {
-    let lastId = '';
-    while (!signal.aborted) {
-      try {
-        const url = `/boards/${path(board)}/stream?window=${path(windowName)}&limit=${limit}${segmentQuery()}`;
-        const response = await fetch(url, {
-          headers: { ...authHeaders(), Accept: 'text/event-stream', ...(lastId ? { 'Last-Event-ID': lastId } : {}) },
-          signal,
-        });
-        if (!response.ok) {
-          const body = await response.json().catch(() => ({}));
-          const delay = retryDelayMs(response, body);
-          if (delay !== undefined) {
-            // A window still draining an expired slot (or a busy instance): it passes within a second or so.
-            setStatus('catching up…');
-            await sleep(delay, signal);
-            continue;
-          }
-          setStatus(`stream refused: ${body.message || response.status}`);
-        } else {
-          setStatus('live', true);
-          const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-          let buffer = '';
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            buffer += value;
-            let cut;
-            while ((cut = buffer.indexOf('\n\n')) >= 0) {
-              const event = parseEvent(buffer.slice(0, cut));
-              buffer = buffer.slice(cut + 2);
-              if (event.id) lastId = event.id;
-              if (event.event === 'snapshot' || event.event === 'top') renderTop(JSON.parse(event.data));
-            }
-          }
-        }
-      } catch (error) {
-        if (signal.aborted) return;
-        setStatus(`stream lost: ${error.message}`);
-      }
-      if (!signal.aborted) setStatus('reconnecting…');
-      await sleep(RETRY_MS, signal);
-    }
+    const [board, windowName, metric] = [path(state.board), path(state.window), polledMetric()];
+    const listing = `window=${windowName}&limit=${state.limit}${segmentQuery()}`;
+    const handlers = { render: renderTop, setStatus };
+    if (metric)
+      void window.TrendboardFeed.poll(
+        `/boards/${board}/top?${listing}&metric=${path(metric)}`,
+        handlers,
+        controller.signal,
+      );
+    else void window.TrendboardFeed.stream(`/boards/${board}/stream?${listing}`, handlers, controller.signal);
   }
 
   /** A listing's span: times of day for a rolling window; a calendar window's period in its own zone. */
@@ -199,31 +189,23 @@
     const kind = mode ? ` (${mode} view)` : '';
     const draining = listing.draining ? ' · catching up: an expired slot is still being cleared' : '';
     const segment = listing.segment ? ` · segment ${listing.segment}` : '';
+    const version = listing.version === undefined ? '' : ` · version ${listing.version}`;
+    const board = state.boards.find((b) => b.name === listing.board);
+    const columns = columnsOf(board, readable, polledMetric());
     $('span').textContent =
-      `${listing.board} / ${listing.window}${kind}${segment}: ${spanText(listing, readable)} · version ${listing.version}${draining}`;
+      `${listing.board} / ${listing.window}${kind}${segment}: ${spanText(listing, readable)}${orderNote(columns)}${version}${draining}`;
     // A calendar period ended (the stream delivers its reset): the period just closed is archived now.
     if (readable?.archive && state.periodFrom !== null && state.periodFrom !== listing.from) void loadArchives();
     state.periodFrom = listing.from;
     const rows = listing.items.map((row) => {
-      const move = movementOf(row);
-      const tr = element('tr');
-      tr.dataset.item = row.item;
-      const item = element('td', row.item, 'item');
-      // A rising view says why an item is listed: what it did against what it usually does.
-      if (row.phase)
-        item.append(element('small', ` ${row.observed} vs ${format(row.expected)} expected · ${row.phase}`, 'muted'));
-      tr.append(
-        element('td', row.rank, 'rank'),
-        element('td', move.text, `move ${move.className}`),
-        item,
-        element('td', format(row.score), 'num score'),
-      );
-      if (row.previousRank !== null && row.previousRank !== undefined) tr.title = `previous rank ${row.previousRank}`;
+      const tr = rowOf(row, columns);
       if (row.item === state.selected) tr.classList.add('selected');
-      tr.addEventListener('click', () => selectItem(row.item));
+      // A row's buttons (moderation.js) act on the item; the rest of the row selects it.
+      tr.addEventListener('click', (event) => event.target.closest('button') || selectItem(row.item));
       remember(row);
       return tr;
     });
+    $('top').tHead.replaceChildren(headerOf(columns));
     $('top').tBodies[0].replaceChildren(...rows);
     $('empty').hidden = rows.length > 0;
     if (rows.length === 0) {
@@ -255,7 +237,7 @@
     $('item-name').textContent = item;
     // The item's data (PUT /boards/:board/items/:item/data), where it has some.
     void getJson(
-      `/boards/${path(state.board, 'items', item)}?window=${path(state.window)}&data=true${segmentQuery()}`,
+      `/boards/${path(state.board, 'items', item)}?window=${path(state.window)}&data=true${segmentQuery()}${metricQuery()}`,
     ).then(
       (standing) => state.selected === item && $('item-data').replaceChildren(...dataEntries(standing.data)),
       () => $('item-data').replaceChildren(),
@@ -349,6 +331,10 @@
   $('window').addEventListener('change', () => selectWindow($('window').value));
   $('segment').addEventListener('change', () => {
     state.segment = $('segment').value;
+    selectWindow(state.window);
+  });
+  $('metric').addEventListener('change', () => {
+    state.metric = $('metric').value;
     selectWindow(state.window);
   });
   $('limit').addEventListener('change', () => {

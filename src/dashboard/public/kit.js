@@ -48,6 +48,15 @@ window.TrendboardKit = (() => {
     }
   }
 
+  /** An admin call (a write, or a read that must not wait): its JSON answer ({} when none), its message thrown. */
+  async function send(method, url, body) {
+    const headers = { ...authHeaders(), ...(body ? { 'content-type': 'application/json' } : {}) };
+    const response = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(answer.message || `${response.status} ${response.statusText}`);
+    return answer;
+  }
+
   /** Every entry of a paged name list (boards, counters): its pages followed by nextCursor, `limit` a page. */
   async function getAllPages(url, field) {
     const all = [];
@@ -173,6 +182,7 @@ window.TrendboardKit = (() => {
     path,
     plural,
     retryDelayMs,
+    send,
     sleep,
     token,
   };

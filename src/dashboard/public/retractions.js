@@ -6,18 +6,10 @@
 (() => {
   const REFRESH_MS = 1000;
   const STARTED_KEY = 'trendboard-retractions';
-  const { authHeaders, element, token } = window.TrendboardKit;
+  const { element, send: call, token } = window.TrendboardKit;
   const $ = (id) => document.getElementById(id);
   /** [{ board, id }], newest first. */
   const started = () => JSON.parse(sessionStorage.getItem(STARTED_KEY) || '[]');
-
-  async function call(method, path, body) {
-    const headers = { ...authHeaders(), ...(body ? { 'content-type': 'application/json' } : {}) };
-    const response = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
-    const answer = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(answer.message || `${response.status} ${response.statusText}`);
-    return answer;
-  }
 
   function rowOf(board, retraction) {
     const tr = element('tr');

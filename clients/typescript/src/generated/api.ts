@@ -686,7 +686,7 @@ export interface paths {
         };
         /**
          * The live dashboard page
-         * @description Boards with a live top N (movement from previousRank), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, each stream ingest source (lag, applied, dead-lettered, throughput, last error), and retractions started from the page (state, events, amount).
+         * @description Boards with a live top N (movement from previousRank; metrics, tiebreaks and the order of competition boards), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, each stream ingest source (lag, applied, dead-lettered, throughput, last error), retractions started from the page (state, events, amount), and moderation (hide and allow items, the review queue).
          */
         get: operations["DashboardController_page"];
         put?: never;
