@@ -41,7 +41,7 @@ local function ties_first(top_key)
   if memo.seq ~= CALL.seq then memo.seq, memo.top = CALL.seq, nil end
   if top_key == memo.top then return memo.first end
   local cfg_key = cfg_key_of_top(top_key)
-  if cfg_key ~= CONFIG.cfg_key then return redis.call('HGET', cfg_key, 'ties') == 'first' end
+  if cfg_key ~= CONFIG.cfg_key then return call_state.config_field(cfg_key, 'ties') == 'first' end
   memo.top, memo.first = top_key, CONFIG.ties == 'first'
   return memo.first
 end
