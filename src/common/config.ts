@@ -1,6 +1,7 @@
 import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
 import { BoolSetting, IntSetting, validateSettings } from './settings';
 import { isPrecisionList } from './config-rules';
+import { CROSSING_CALLS_PER_REQUEST as DEFAULT_CROSSING_CALLS } from './limits';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -64,6 +65,13 @@ export class AppConfig {
    */
   @IntSetting(16, 1_000_000)
   REDIS_MAX_PENDING_COMMANDS = 1024;
+
+  /**
+   * Calls one function call may take to cross the snapshot boundaries it meets (a listing a call);
+   * past it the request is a 503 WINDOW_DRAINING with nothing applied (the next request goes on).
+   */
+  @IntSetting(1, 10_000)
+  CROSSING_CALLS_PER_REQUEST = DEFAULT_CROSSING_CALLS;
 
   @Matches(/^[A-Za-z0-9_.:-]{0,32}$/, { message: 'KEY_PREFIX must be 0-32 characters of A-Z a-z 0-9 _ . : -' })
   KEY_PREFIX = 'tb:';

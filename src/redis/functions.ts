@@ -125,9 +125,10 @@ export async function callFunction<In, Out>(
   client: FunctionClient,
   fn: LibraryFunction<In, Out>,
   input: In,
+  crossingCalls = CROSSING_CALLS_PER_REQUEST,
 ): Promise<Out> {
   const args = fcallArgs(fn, fn.build(input));
-  return fn.decode(await sendCrossing(client, fn, args), input);
+  return fn.decode(await sendCrossing(client, fn, args, crossingCalls), input);
 }
 
 /** A script's answer that it crossed some snapshot boundaries and left the rest, having applied nothing. */
@@ -137,19 +138,20 @@ function isCrossingLeft(error: unknown): boolean {
 
 /**
  * Sends the call again while it answers that snapshot boundaries are left (each call crosses some
- * and applies nothing until none is left), at most CROSSING_CALLS_PER_REQUEST times.
+ * and applies nothing until none is left), at most `crossingCalls` times (CROSSING_CALLS_PER_REQUEST).
  */
 async function sendCrossing(
   client: FunctionClient,
   fn: LibraryFunction<never, unknown>,
   args: [number, ...ScriptArg[]],
+  crossingCalls: number,
 ) {
   for (let call = 1; ; call++) {
     try {
       return await sendLoaded(client, fn, args);
     } catch (error) {
       if (!isCrossingLeft(error)) throw error;
-      if (call >= CROSSING_CALLS_PER_REQUEST)
+      if (call >= crossingCalls)
         throw new WindowDrainingError(`snapshot boundaries are still being stored after ${call} calls: retry`);
     }
   }

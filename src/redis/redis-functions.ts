@@ -59,7 +59,7 @@ export class RedisFunctions implements OnModuleInit {
     return traceRedisCall(
       fn.name,
       () => fn.build(input).keys[0],
-      () => this.redis.timed(callFunction(this.redis.client, fn, input), fn.name),
+      () => this.redis.timed(callFunction(this.redis.client, fn, input, this.redis.crossingCallsPerRequest), fn.name),
     );
   }
 

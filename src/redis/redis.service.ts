@@ -30,6 +30,8 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
   readonly client: RedisClient;
   /** Every key of this service starts with it (KEY_PREFIX); each feature names its keys from it. */
   readonly prefix: string;
+  /** Calls a function call may take to cross snapshot boundaries (CROSSING_CALLS_PER_REQUEST; RedisFunctions). */
+  readonly crossingCallsPerRequest: number;
   private readonly logger = new Logger('Redis');
   private readonly beforeClose: Array<() => Promise<void>> = [];
   /** Clock time the current outage began; undefined while connected. */
@@ -46,6 +48,7 @@ export class RedisService implements OnModuleInit, OnApplicationShutdown {
     @Optional() @Inject(REDIS_CLIENT) given?: RedisClient,
   ) {
     this.prefix = settings.keyPrefix;
+    this.crossingCallsPerRequest = settings.crossingCallsPerRequest;
     this.commandTimeoutMs = settings.commandTimeoutMs;
     this.maxPendingCommands = settings.maxPendingCommands;
     this.ownsClient = given === undefined;

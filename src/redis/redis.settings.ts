@@ -20,6 +20,8 @@ export class RedisSettings {
     readonly maxPendingCommands: number,
     /** KEY_PREFIX: every key of this service starts with it. */
     readonly keyPrefix: string,
+    /** CROSSING_CALLS_PER_REQUEST: calls a function call may take to cross snapshot boundaries (callFunction). */
+    readonly crossingCallsPerRequest: number,
   ) {}
 
   static from(config: AppConfig): RedisSettings {
@@ -31,6 +33,7 @@ export class RedisSettings {
       config.REDIS_AUTO_PIPELINING,
       config.REDIS_MAX_PENDING_COMMANDS,
       config.KEY_PREFIX,
+      config.CROSSING_CALLS_PER_REQUEST,
     );
   }
 }

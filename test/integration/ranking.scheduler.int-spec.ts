@@ -201,6 +201,25 @@ describe.each(TOPOLOGIES)('the due-index scheduler (%s)', (topology) => {
     await Promise.all(['idle', 'busy'].map((name) => a.ranking.deleteBoard(name)));
   });
 
+  it("drains every metric's windows of a board with metrics, not only the first metric's (issue #50)", async () => {
+    const windows = [{ name: 'm', period: 60, interval: 60 }];
+    await a.ranking.putBoard({ name: 'voted', windows, shards: 2, metrics: ['up', 'down', 'flag'] });
+    const context = { nowMs: clock.nowMs() };
+    for (const metric of ['down', 'flag'])
+      for (const item of ['x', 'y', 'z'])
+        await a.ranking.increment({ kind: 'increment', board: 'voted', item, amount: 1, metric, context });
+    clock.advanceSec(120);
+    await passes();
+    for (const shard of [0, 1])
+      for (const metric of ['down', 'flag']) {
+        const metricKeys = keys.board('voted', shard).inSegment(`@${metric}`);
+        const left = await redis.client.exists(metricKeys.slots('m'), metricKeys.top('m'));
+        expect({ shard, metric, left }).toEqual({ shard, metric, left: 0 });
+      }
+    expect(await redis.client.zscore(keys.dueIndex(), 'voted')).toBeNull();
+    await a.ranking.deleteBoard('voted');
+  });
+
   it("a crashed instance's claim lapses: another instance visits the board once the lease is over", async () => {
     await a.ranking.putBoard({ name: 'leased', windows: [{ name: 'm', period: 60, interval: 60 }] });
     await a.ranking.increment('leased', 'x', 1);

@@ -2,6 +2,8 @@ import type { Cluster, Redis } from 'ioredis';
 import { FakeClock } from '../../harness/clock';
 import { startRankingService } from '../../harness/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { WindowDrainingError } from '../../src/common/errors';
+import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import type { RankingService } from '../../src/ranking/ranking.service';
 import type { RedisService } from '../../src/redis/redis.service';
 
@@ -29,16 +31,38 @@ describe.each(TOPOLOGIES)('snapshot boundaries crossed in bounded calls (%s)', (
   const clock = new FakeClock(T0);
   let redis: TestRedis;
   let service: { ranking: RankingService; redisService: RedisService };
+  /** An instance whose requests stop one call short of the listings a write meets (CROSSING_CALLS_PER_REQUEST). */
+  let capped: { ranking: RankingService; redisService: RedisService };
 
   beforeAll(async () => {
     // A server of its own: the test counts the function calls every master ran.
     redis = await startTestRedis(topology, { own: true });
     service = await startRankingService(redis, clock);
+    capped = await startRankingService(redis, clock, { CROSSING_CALLS_PER_REQUEST: String(LISTINGS - 1) });
   });
   afterAll(async () => {
-    await service.redisService.onApplicationShutdown();
+    await Promise.all([service, capped].map((each) => each.redisService.onApplicationShutdown()));
     await redis.stop();
   });
+
+  /** A board of WINDOWS where item i<n> scores ITEMS - n in the board and each segment, then a minute later. */
+  async function seed(board: string): Promise<void> {
+    await service.ranking.putBoard({ name: board, windows: WINDOWS, segmentsMax: 10 });
+    for (let first = 0; first < ITEMS; first += 100) {
+      const entries = Array.from({ length: 100 }, (_, k) => ({
+        item: `i${first + k}`,
+        amount: ITEMS - first - k,
+        segments: SEGMENTS,
+      }));
+      await service.ranking.incrementBatch(board, entries);
+    }
+    clock.advanceMs(MINUTE_MS);
+  }
+
+  /** The +1 000 write on i599 in every segment, through `via`. */
+  function write(via: { ranking: RankingService }, board: string) {
+    return via.ranking.increment(board, 'i599', 1000, undefined, undefined, undefined, undefined, SEGMENTS);
+  }
 
   /** FCALLs every master ran so far. */
   async function fcalls(): Promise<number> {
@@ -56,24 +80,15 @@ describe.each(TOPOLOGIES)('snapshot boundaries crossed in bounded calls (%s)', (
     return [...scores].sort(([a, x], [b, y]) => y - x || (a < b ? 1 : -1)).map(([item, score]) => ({ item, score }));
   }
 
-  async function stored(segment: string | undefined, window: string, atSec: number) {
-    const found = await service.ranking.history('x', window, atSec, segment);
+  async function stored(segment: string | undefined, window: string, atSec: number, board = 'x') {
+    const found = await service.ranking.history(board, window, atSec, segment);
     return { at: found.at, rows: found.items.map(({ item, score }) => ({ item, score })) };
   }
 
   it('takes a listing a call, applies the write once after all of them, and stores each exactly', async () => {
-    await service.ranking.putBoard({ name: 'x', windows: WINDOWS, segmentsMax: 10 });
-    for (let first = 0; first < ITEMS; first += 100) {
-      const entries = Array.from({ length: 100 }, (_, k) => ({
-        item: `i${first + k}`,
-        amount: ITEMS - first - k,
-        segments: SEGMENTS,
-      }));
-      await service.ranking.incrementBatch('x', entries);
-    }
-    clock.advanceMs(MINUTE_MS);
+    await seed('x');
     const before = await fcalls();
-    await service.ranking.increment('x', 'i599', 1000, undefined, undefined, undefined, undefined, SEGMENTS);
+    await write(service, 'x');
     // One call per listing: none holds two (600 + 600 rows pass a call's 1 000); the last one applies.
     expect((await fcalls()) - before).toBe(LISTINGS);
     const boundarySec = (T0 + MINUTE_MS) / 1000;
@@ -95,5 +110,30 @@ describe.each(TOPOLOGIES)('snapshot boundaries crossed in bounded calls (%s)', (
         segment,
         { at: boundarySec + 60, rows: expected({ i599: 1000 }) },
       ]);
+  }, 120_000);
+
+  it('stops at CROSSING_CALLS_PER_REQUEST with a 503 WINDOW_DRAINING and nothing applied; the next request goes on', async () => {
+    await seed('capped');
+    const boundarySec = clock.nowMs() / 1000;
+    const before = await fcalls();
+    await expect(write(capped, 'capped')).rejects.toThrow(WindowDrainingError);
+    expect((await fcalls()) - before).toBe(LISTINGS - 1);
+    // Nothing applied: raw keys (no script, so no crossing) still hold i599's 1 in the board and each segment.
+    const board = new RankingKeys(redis.prefix).board('capped');
+    for (const keys of [board, ...SEGMENTS.map((segment) => board.inSegment(segment))])
+      for (const { name } of WINDOWS)
+        expect([keys.top(name), await redis.client.zscore(keys.top(name), 'i599')]).toEqual([keys.top(name), '1']);
+    // The listings stored stay stored: the next request crosses the one left and applies, once.
+    const again = await fcalls();
+    await write(capped, 'capped');
+    expect((await fcalls()) - again).toBe(1);
+    for (const segment of [undefined, ...SEGMENTS])
+      for (const { name } of WINDOWS)
+        expect([segment, name, await stored(segment, name, boundarySec, 'capped')]).toEqual([
+          segment,
+          name,
+          { at: boundarySec, rows: expected({}) },
+        ]);
+    expect((await service.ranking.item('capped', 'w2', 'i599', { segment: 's1' })).score).toBe(1001);
   }, 120_000);
 });

@@ -29,6 +29,7 @@ export const RANKING_MODULES = [
     'item_data_lib',
     'likes_lib',
     'order_lib',
+    'previous_ranks_lib',
     'segment_growth_lib',
     'segment_lib',
     'segment_views_lib',

@@ -28,13 +28,17 @@ export class ExpiryStore {
   }
 
   /**
-   * Expires every window of the board once on every shard (bounded by the chunk size): whether expired
-   * data remains, and when the board next has something to expire (the earliest over its shards).
+   * Expires every window of the board once on every shard (bounded by the chunk size), of each of its
+   * metrics (a metric but the first keeps its own window keys): whether expired data remains, and when
+   * the board next has something to expire (the earliest over its shards and metrics).
    */
   async expire(board: PreparedBoard, nowMs: number): Promise<ExpireReply> {
+    const boards = (board.config.metrics ?? [undefined]).map((metric) => board.metric(metric));
     const replies = await Promise.all(
-      board.shards.map((shard) =>
-        guard(this.functions.call(this.fns.expire, boardCall(board, shard, nowMs, this.budgetFields))),
+      boards.flatMap((each) =>
+        each.shards.map((shard) =>
+          guard(this.functions.call(this.fns.expire, boardCall(each, shard, nowMs, this.budgetFields))),
+        ),
       ),
     );
     const dues = replies.flatMap((reply) => (reply.nextDueMs === null ? [] : [reply.nextDueMs]));

@@ -23,9 +23,6 @@
 
 local CALL = call_state.CALL
 
--- The running call's state (call_lib): the same tables for every call.
-local CONFIG = call_state.CONFIG
-
 local ACTORS = { SEP = '\31', KEEP_SEC = 7 * 86400 }
 
 function ACTORS.window_keys(slots_key)
@@ -253,7 +250,7 @@ function ACTORS.block_until(cfg_key, field, until_ms)
   if until_ms > (tonumber(redis.call('HGET', blocked, field)) or 0) then redis.call('HSET', blocked, field, until_ms) end
   if until_ms > (tonumber(call_state.config_field(cfg_key, 'blockedUntil')) or 0) then
     redis.call('HSET', cfg_key, 'blockedUntil', until_ms)
-    if cfg_key == CONFIG.cfg_key then CONFIG.blockedUntil = until_ms end
+    call_state.config_field_written(cfg_key, 'blockedUntil', until_ms)
   end
 end
 

@@ -154,10 +154,34 @@ local function read_config(cfg_key)
   return stored
 end
 
--- One of CONFIG.fields of the config hash `cfg_key` (false: absent): kept by read_config, else read.
+-- Other config hashes' fields asked in this call (another shard's, across a sharded board's counts):
+-- one HMGET of CONFIG.fields and every option's per hash and call, not one HGET per field and count.
+local FOREIGN = { seq = 0, by = {} }
+
+-- One of CONFIG.fields or an option's field of the config hash `cfg_key` (false: absent): kept by
+-- read_config, or for another hash read once in the call (FOREIGN).
 local function config_field(cfg_key, field)
   if cfg_key == CONFIG.cfg_key then return CONFIG[field] end
-  return redis.call('HGET', cfg_key, field)
+  local by = call_cache(FOREIGN)
+  local fields = by[cfg_key]
+  if not fields then
+    local names = { unpack(CONFIG.fields) }
+    for _, name in ipairs(OPTION_FIELDS.all) do names[#names + 1] = name end
+    local values = redis.call('HMGET', cfg_key, unpack(names))
+    fields = {}
+    for i, name in ipairs(names) do fields[name] = values[i] or false end
+    by[cfg_key] = fields
+  end
+  local value = fields[field]
+  if value == nil then return redis.call('HGET', cfg_key, field) end
+  return value
+end
+
+-- A config field this call writes: its copy (read_config's, or FOREIGN's) follows.
+local function config_field_written(cfg_key, field, value)
+  if cfg_key == CONFIG.cfg_key then CONFIG[field] = value end
+  local fields = call_cache(FOREIGN)[cfg_key]
+  if fields then fields[field] = value end
 end
 
 -- The hot hooks (hooks_lib) for the config hash `cfg_key`: the call's board's enabled options' (read
@@ -170,6 +194,7 @@ end
 -- Stores the options' settings (hooks_lib config_stored: board_put, shard_sync) and which options
 -- they enable, for the config `version` written with them.
 local function store_options(cfg_key, settings, version)
+  call_cache(FOREIGN)[cfg_key] = nil
   local stored, names = hooks.config_stored, {}
   for i = 1, #stored do
     if stored[i](cfg_key, settings) then names[#names + 1] = hooks.option_of('config_stored', i) end
@@ -239,6 +264,7 @@ call_state.enable_option = enable_option
 call_state.keep_options = keep_options
 call_state.read_config = read_config
 call_state.config_field = config_field
+call_state.config_field_written = config_field_written
 call_state.CALL = CALL
 call_state.VIEWS = VIEWS
 call_state.BOARD = BOARD

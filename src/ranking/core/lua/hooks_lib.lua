@@ -43,6 +43,8 @@
 --   strict(top_key)                     true when ranks are the order's positions
 --   page(top_key, first, last, marks)   positions first..last as ZREVRANGE WITHSCORES answers them
 --   position(top_key, item)             the item's 0-based place (false: not decided by it)
+--   positions(top_key, items)           the 0-based places of `items` (item -> place, absent: not
+--                                       listed) in fewer commands than one position each, or nil
 --   mark_of(top_key, item)              the item's mark among equal scores across shards
 --   ahead(top_key, score, mark)         the items ahead of (score, mark)
 --   append_marks(reply, keys, first_top, window_count, item)   every one is called: a write's marks
@@ -74,6 +76,7 @@ hooks.ascending = {}
 hooks.strict = {}
 hooks.page = {}
 hooks.position = {}
+hooks.positions = {}
 hooks.mark_of = {}
 hooks.ahead = {}
 hooks.append_marks = {}
@@ -84,7 +87,7 @@ hooks.exceptions = {}
 
 -- Hooks every call of an enabled option's board runs (the others: every call runs them).
 local HOT = { 'results_changed', 'tiebreak', 'window_settled', 'slot_expired', 'rank', 'watches', 'ascending', 'strict', 'page',
-  'position', 'mark_of', 'ahead', 'append_marks', 'actor_amount', 'actor_weighs', 'actor_moved', 'exceptions' }
+  'position', 'positions', 'mark_of', 'ahead', 'append_marks', 'actor_amount', 'actor_weighs', 'actor_moved', 'exceptions' }
 
 -- The option of each registered function, hook by hook (the same places as the lists).
 local OWNER = {}

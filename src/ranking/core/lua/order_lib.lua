@@ -128,9 +128,18 @@ local function placed(top_key, ex, item)
   return at
 end
 
--- The ascending base positions of the listed exceptions of `ex` (each placed once per call).
+-- The ascending base positions of the listed exceptions of `ex` (each placed once per call; all at
+-- once when an option answers hooks_lib `positions`).
 local function positions_of(top_key, ex)
   if ex.positions then return ex.positions end
+  local unplaced = {}
+  for item in pairs(ex.scores) do
+    if ex.placed[item] == nil then unplaced[#unplaced + 1] = item end
+  end
+  local places = ask(hooks_of_top(top_key).positions, top_key, unplaced)
+  if places then
+    for _, item in ipairs(unplaced) do ex.placed[item] = places[item] end
+  end
   local positions = {}
   for item in pairs(ex.scores) do positions[#positions + 1] = placed(top_key, ex, item) end
   table.sort(positions)

@@ -232,18 +232,6 @@ local function previous_rank(top_key, item)
   return order.ahead(prev, tonumber(score), '') + 1
 end
 
--- Each listed item's previous rank, for the (item, score, ...) rows of a listing (listing_rows).
--- `keeps`: the window's snapshot setting (cross_window_of's answer); a window that keeps no snapshots
--- answers an empty list (no row has one) without a lookup or a table per call.
-local NO_PREVIOUS_RANKS = {}
-
-local function previous_ranks(top_key, keeps, rows)
-  if not keeps then return NO_PREVIOUS_RANKS end
-  local ranks = {}
-  for i = 1, #rows, 2 do ranks[#ranks + 1] = previous_rank(top_key, rows[i]) end
-  return ranks
-end
-
 local function bump_version(cfg_key, writes)
   redis.call('HINCRBY', cfg_key, 'ver', writes or 1)
 end
@@ -385,7 +373,6 @@ snapshot.cross_window_of = cross_window_of
 snapshot.open_read = open_read
 snapshot.snapshot_windows = snapshot_windows
 snapshot.previous_rank = previous_rank
-snapshot.previous_ranks = previous_ranks
 snapshot.bump_version = bump_version
 snapshot.snapshot_due_ms = snapshot_due_ms
 snapshot.with_snapshot_due = with_snapshot_due

@@ -41,7 +41,7 @@ local function ties_first(top_key)
   if memo.seq ~= CALL.seq then memo.seq, memo.top = CALL.seq, nil end
   if top_key == memo.top then return memo.first end
   local cfg_key = cfg_key_of_top(top_key)
-  if cfg_key ~= CONFIG.cfg_key then return redis.call('HGET', cfg_key, 'ties') == 'first' end
+  if cfg_key ~= CONFIG.cfg_key then return call_state.config_field(cfg_key, 'ties') == 'first' end
   memo.top, memo.first = top_key, CONFIG.ties == 'first'
   return memo.first
 end
@@ -123,6 +123,18 @@ local function tie_position(top_key, item)
   return redis.call('ZREVRANK', keyspace.sibling_key(top_key, 'top', 'order'), mark .. item)
 end
 
+-- The 0-based places in the strict order of `items` (item -> place; absent: not listed), from one
+-- HMGET of their marks and a ZREVRANK each, or nil on a board of shared ties.
+local function tie_positions(top_key, items)
+  if #items == 0 or not ties_first(top_key) then return nil end
+  local marks = redis.call('HMGET', keyspace.sibling_key(top_key, 'top', 'marks'), unpack(items))
+  local order_key, places = keyspace.sibling_key(top_key, 'top', 'order'), {}
+  for i, item in ipairs(items) do
+    if marks[i] then places[item] = redis.call('ZREVRANK', order_key, marks[i] .. item) end
+  end
+  return places
+end
+
 -- Strict rank of an item (0: not ranked), or nil on a board of shared ties.
 local function tie_rank(top_key, item)
   local position = tie_position(top_key, item)
@@ -195,6 +207,7 @@ hooks.register('config_stored', ties_stored, 'ties')
 hooks.register('strict', strict_hook, 'ties')
 hooks.register('page', tie_page, 'ties')
 hooks.register('position', tie_position, 'ties')
+hooks.register('positions', tie_positions, 'ties')
 hooks.register('mark_of', mark_hook, 'ties')
 hooks.register('ahead', ahead_hook, 'ties')
 hooks.register('append_marks', append_tie_marks, 'ties')

@@ -1,4 +1,4 @@
--- requires: call_state, order, reader, snapshot, window
+-- requires: call_state, order, previous, reader, snapshot, window
 -- read_around: an item with up to `radius` neighbours on each side in a window's listing, after expiry.
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
 --       top (the window's results zset)
@@ -23,6 +23,6 @@ local function read_around(keys, args)
   local page = order.page(top_key, first, position + radius, reply.tie_marks)
   local rows, higher = window.listing_rows(top_key, page, false, order.strict(top_key) and '' or reply.tie_marks[1])
   reply.first_position, reply.higher_than_first, reply.rows = first, higher or 0, rows
-  reply.previous_ranks = snapshot.previous_ranks(top_key, keeps, rows)
+  reply.previous_ranks = previous.ranks_of(top_key, keeps, rows)
   return reader.answer(CALLS.read_around, reply)
 end

@@ -1,4 +1,4 @@
--- requires: call_state, order, reader, snapshot, window
+-- requires: call_state, order, previous, reader, snapshot, window
 -- read_top: one page of a window's listing, highest score first, after expiring what fell out.
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
 --       top (the window's results zset)
@@ -30,7 +30,7 @@ local function read_top(keys, args)
     draining = draining,
     first_position = offset,
     higher_than_first = higher or 0,
-    previous_ranks = snapshot.previous_ranks(top_key, keeps, rows),
+    previous_ranks = previous.ranks_of(top_key, keeps, rows),
     tie_marks = marks,
     rows = rows,
   })
