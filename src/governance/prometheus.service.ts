@@ -75,7 +75,7 @@ export class PrometheusService {
     });
     redis.client.on('error', () => redisErrors.inc());
     redis.observeCommands((command, durationMs, error) => {
-      this.redisDurations.observe({ command }, durationMs / 1000);
+      this.redisDurationsOf(command).observe(durationMs / 1000);
       if (error !== undefined) this.redisCommandErrors.inc({ kind: redisErrorKind(error) });
     });
     new Gauge({
@@ -179,6 +179,18 @@ export class PrometheusService {
     string,
     { requests: { inc(): void }; durations: { observe(value: number): void } }
   >();
+
+  /** Labelled children per command name (a function's, or "command"): a bounded set, hashed once each. */
+  private readonly redisSeries = new Map<string, { observe(value: number): void }>();
+
+  private redisDurationsOf(command: string): { observe(value: number): void } {
+    let series = this.redisSeries.get(command);
+    if (!series) {
+      series = this.redisDurations.labels({ command });
+      this.redisSeries.set(command, series);
+    }
+    return series;
+  }
 
   observe({ method, route, statusCode, durationMs, errorCode, replayed }: AnsweredRequest): void {
     const key = `${method} ${statusCode} ${route}`;
