@@ -130,10 +130,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }
 
-/** Options that would make a child's lines differ from its root's (Fastify passes `{ level: undefined }`). */
+/**
+ * Options that would make a child's lines differ from its root's. Fastify passes `{ level }` with the
+ * route's level, '' when it has none (lazyChildLogger made a real child for any other).
+ */
 function hasChildOptions(options: pino.ChildLoggerOptions): boolean {
-  for (const key in options) if ((options as Record<string, unknown>)[key] !== undefined) return true;
-  return false;
+  for (const key in options)
+    if (key !== 'level' && (options as Record<string, unknown>)[key] !== undefined) return true;
+  return Boolean(options.level);
 }
 
 /**

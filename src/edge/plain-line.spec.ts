@@ -1,5 +1,6 @@
+import Fastify, { LogController } from 'fastify';
 import pino from 'pino';
-import { createRootLogger, LazyRequestLogger } from './logging';
+import { createRootLogger, LazyRequestLogger, lazyChildLogger } from './logging';
 import { writePlainLine } from './plain-line';
 
 /** A root as the service makes it (createRootLogger), writing its lines into an array, its clock fixed. */
@@ -66,7 +67,8 @@ describe('LazyRequestLogger writing plain lines', () => {
   it('writes (fields, msg) as its child would, without making the child; anything else through the child', () => {
     const { root, lines } = capturedRoot();
     const child = jest.spyOn(root, 'child');
-    const logger = new LazyRequestLogger(root, { reqId: 'r-9' }, { level: undefined });
+    // What Fastify passes for a route without a level of its own.
+    const logger = new LazyRequestLogger(root, { reqId: 'r-9' }, { level: '' });
     logger.info({ method: 'GET', status: 200 }, 'request');
     expect(child).not.toHaveBeenCalled();
     logger.info({ nested: { a: 1 } }, 'request');
@@ -75,4 +77,28 @@ describe('LazyRequestLogger writing plain lines', () => {
     expect(lines[2]).toBe(lines[0]);
     expect(JSON.parse(lines[1])).toMatchObject({ reqId: 'r-9', nested: { a: 1 } });
   });
+});
+
+it("writes a Fastify request's plain line without making its child logger", async () => {
+  const { root, lines } = capturedRoot();
+  // As edgeAdapter makes it: Fastify's own request lines (which log the request object) are off.
+  const logController = new LogController({ disableRequestLogging: true });
+  const app = Fastify({
+    loggerInstance: root,
+    childLoggerFactory: lazyChildLogger,
+    genReqId: () => 'f-1',
+    logController,
+  });
+  app.get('/', async (request) => {
+    request.log.info({ method: 'GET', status: 200 }, 'request');
+    return {};
+  });
+  await app.ready();
+  // Fastify's own logger is a child of the root: a request's child would be made through the root's method.
+  const child = jest.spyOn(root, 'child');
+  await app.inject({ method: 'GET', url: '/' });
+  await app.close();
+  expect(child).not.toHaveBeenCalled();
+  const written = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(written.find((line) => line.msg === 'request')).toMatchObject({ reqId: 'f-1', method: 'GET', status: 200 });
 });
