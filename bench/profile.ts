@@ -1,9 +1,10 @@
 /**
  * Where a request's CPU goes (issue #24's first step): the built service under `node --cpu-prof`, one
- * route at a time under autocannon (50 connections: an increment, a top-10 read, a batch of 100 increments), then the profile's top self-time entries grouped
+ * route at a time under autocannon (50 connections: an increment, a top-10 read, a batch of 100 increments), then the
+ * top self-time entries of the measured run's samples (the boot and warm-up left out) grouped
  * by package (node_modules/<package>, our src/<folder>, node: internals, GC, idle) and by function.
  * `npx ts-node --transpile-only bench/profile.ts` after `npm run build`; PROFILE_SEC (default 8),
- * PROFILE_ROUTES (increment,top,batch: all), PROFILE_LOG_LEVEL (warn; `info`, the service's default, keeps
+ * PROFILE_ROUTES (increment,top,batch: all), PROFILE_INTERVAL_US (1000), PROFILE_LOG_LEVEL (warn; `info`, the service's default, keeps
  * the access line of every request in the profile).
  */
 import { readdirSync, readFileSync, mkdtempSync } from 'node:fs';
@@ -16,6 +17,8 @@ import { startRedisServer, waitForHttp } from './process-stats';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const SECONDS = Number(process.env.PROFILE_SEC ?? 8);
+/** µs between samples (PROFILE_INTERVAL_US, Node's default 1 000): fewer give a hot path's small parts too few samples. */
+const INTERVAL_MICROS = Number(process.env.PROFILE_INTERVAL_US ?? 1000);
 const ROUTES = {
   increment: { method: 'POST' as const, path: '/boards/b/items/[<item>]/increment', body: '{}', randomItems: 10_000 },
   top: { method: 'GET' as const, path: '/boards/b/top?limit=10' },
@@ -27,6 +30,13 @@ const ROUTES = {
     }),
   },
 };
+
+/** A cpuprofile's samples: node ids, and µs since the previous sample (the first: since startTime). */
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 interface ProfileNode {
   id: number;
@@ -53,13 +63,30 @@ function table(title: string, totals: Map<string, number>, all: number, rows = 1
     console.log(`| ${name} | ${((100 * hits) / all).toFixed(1)} % |`);
 }
 
-function summarize(file: string): void {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[] };
+/**
+ * Samples per node taken between fromMs and toMs after the profile started (about when the process
+ * did): the measured run only, not the boot, the warm-up or the shutdown.
+ */
+function hitsWithin(profile: Profile, fromMs: number, toMs: number): Map<number, number> {
+  const hits = new Map<number, number>();
+  let atMicros = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    atMicros += profile.timeDeltas[i];
+    if (atMicros >= fromMs * 1000 && atMicros <= toMs * 1000)
+      hits.set(profile.samples[i], (hits.get(profile.samples[i]) ?? 0) + 1);
+  }
+  return hits;
+}
+
+function summarize(file: string, fromMs: number, toMs: number): void {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const sampled = hitsWithin(profile, fromMs, toMs);
+  console.log(`\n${file}: samples from ${fromMs} to ${toMs} ms after the start`);
   const byPlace = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let all = 0;
   for (const node of profile.nodes) {
-    const hits = node.hitCount ?? 0;
+    const hits = sampled.get(node.id) ?? 0;
     const { functionName, url, lineNumber } = node.callFrame;
     if (hits === 0 || functionName === '(idle)') continue;
     all += hits;
@@ -81,7 +108,12 @@ async function profileRoute(
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    ['--cpu-prof', `--cpu-prof-dir=${dir}`, join(__dirname, '..', 'dist', 'main.js')],
+    [
+      '--cpu-prof',
+      `--cpu-prof-dir=${dir}`,
+      `--cpu-prof-interval=${INTERVAL_MICROS}`,
+      join(__dirname, '..', 'dist', 'main.js'),
+    ],
     {
       env: {
         ...process.env,
@@ -96,6 +128,8 @@ async function profileRoute(
     },
   );
   const url = `http://127.0.0.1:${port}`;
+  const spawnedMs = Date.now();
+  const measured = { fromMs: 0, toMs: 0 };
   try {
     await waitForHttp(`${url}/health/live`);
     await fetch(`${url}/admin/boards/b`, {
@@ -104,7 +138,9 @@ async function profileRoute(
       body: JSON.stringify({ windows: [{ period: '1h', interval: '1m' }] }),
     });
     await cannon(url, ROUTES.increment, child.pid, 2); // items exist before the measured run
+    measured.fromMs = Date.now() - spawnedMs;
     const run = await cannon(url, route, child.pid, SECONDS);
+    measured.toMs = Date.now() - spawnedMs;
     console.log(
       `\n### ${name}: ${Math.round(run.reqPerSec)} req/s, p99 ${run.p99} ms, ${Math.round(run.cpuMicrosPerRequest)} µs CPU per request`,
     );
@@ -116,7 +152,7 @@ async function profileRoute(
     await stopChild(child);
   }
   const [file] = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
-  summarize(join(dir, file));
+  summarize(join(dir, file), measured.fromMs, measured.toMs);
 }
 
 async function main(): Promise<void> {

@@ -51,6 +51,8 @@ interface Instance {
   cpuMicros: number[];
   /** redis-server's CPU µs per request during the instance's runs (the instances take turns on it). */
   redisMicros: number[];
+  /** Answers that were not 2xx over every run. */
+  non2xx: number;
 }
 
 async function seed(env: Record<string, string>): Promise<void> {
@@ -72,7 +74,7 @@ async function seed(env: Record<string, string>): Promise<void> {
 async function start(name: string, env: Record<string, string>, main?: string): Promise<Instance> {
   const service = await startService(env, true, main);
   await waitForHttp(`${service.url}/health/ready`);
-  return { name, ...service, reqPerSec: [], cpuMicros: [], redisMicros: [] };
+  return { name, ...service, reqPerSec: [], cpuMicros: [], redisMicros: [], non2xx: 0 };
 }
 
 export async function serviceAbBench(): Promise<void> {
@@ -95,7 +97,9 @@ export async function serviceAbBench(): Promise<void> {
       for (const instance of instances) {
         const redisCpuBefore = cpuSeconds(redis.child.pid);
         const run = await cannon(instance.url, route, instance.child.pid, SECONDS);
-        if (run.non2xx > 0) throw new Error(`${instance.name}: ${run.non2xx} answers were not 2xx`);
+        // A loaded machine times out a few Redis calls (503): counted and shown, a run is void past 1 %.
+        if (run.non2xx > run.ok / 100) throw new Error(`${instance.name}: ${run.non2xx} answers were not 2xx`);
+        instance.non2xx += run.non2xx;
         instance.reqPerSec.push(run.reqPerSec);
         instance.cpuMicros.push(run.cpuMicrosPerRequest);
         instance.redisMicros.push(((cpuSeconds(redis.child.pid) - redisCpuBefore) * 1e6) / Math.max(1, run.ok));
@@ -112,14 +116,14 @@ export async function serviceAbBench(): Promise<void> {
 function report(path: string, instances: Instance[], loads: string[]): void {
   console.log(`${ROUNDS} rounds x ${SECONDS} s of ${path}, 50 connections; load average ${loads.join(' → ')}.\n`);
   console.log(
-    '| build | req/s, median | service CPU µs per request, median | per round (µs) | Redis CPU µs per request, median |',
+    '| build | req/s, median | service CPU µs per request, median | per round (µs) | Redis CPU µs per request, median | not 2xx |',
   );
-  console.log('| --- | ---: | ---: | --- | ---: |');
+  console.log('| --- | ---: | ---: | --- | ---: | ---: |');
   for (const i of instances) {
     const rounds = i.cpuMicros.map((v) => Math.round(v)).join(', ');
     const redis = median(i.redisMicros).toFixed(1);
     console.log(
-      `| ${i.name} | ${fmt(median(i.reqPerSec))} | ${Math.round(median(i.cpuMicros))} | ${rounds} | ${redis} |`,
+      `| ${i.name} | ${fmt(median(i.reqPerSec))} | ${Math.round(median(i.cpuMicros))} | ${rounds} | ${redis} | ${i.non2xx} |`,
     );
   }
 }

@@ -55,10 +55,12 @@ export class AnsweredRequests implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    // One listener for every response: a response closes once, so `on` needs no `once` wrapper per request.
+    const closed = () => this.inFlight--;
     fastify.addHook('onRequest', (_request, reply, done) => {
       this.inFlight++;
       // 'close' also fires when the client goes away before an answer, where onResponse never runs.
-      reply.raw.once('close', () => this.inFlight--);
+      reply.raw.on('close', closed);
       done();
     });
     fastify.addHook('onResponse', (request, reply, done) => {

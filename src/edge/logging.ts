@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino, { Logger } from 'pino';
+import { writePlainLine } from './plain-line';
 
 const REQUEST_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
@@ -100,14 +101,43 @@ export class LazyRequestLogger {
   }
 
   private write(level: LevelName, args: unknown[]): void {
-    if (!this.made && !this.root.isLevelEnabled(level)) return;
+    if (!this.made) {
+      if (!this.root.isLevelEnabled(level)) return;
+      if (this.writesPlainly(level, args)) return;
+    }
     (this.real()[level] as (...a: unknown[]) => void)(...args);
+  }
+
+  /** `(fields, msg)` with no child options: written as the child would write it, without making it (writePlainLine). */
+  private writesPlainly(level: LevelName, args: unknown[]): boolean {
+    const [fields, msg] = args;
+    return (
+      args.length === 2 &&
+      typeof msg === 'string' &&
+      isPlainObject(fields) &&
+      !hasChildOptions(this.options) &&
+      writePlainLine(this.root, level, this.bindings, fields, msg)
+    );
   }
 
   private real(): Logger {
     this.made ??= this.root.child(this.bindings, this.options);
     return this.made;
   }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/**
+ * Options that would make a child's lines differ from its root's. Fastify passes `{ level }` with the
+ * route's level, '' when it has none (lazyChildLogger made a real child for any other).
+ */
+function hasChildOptions(options: pino.ChildLoggerOptions): boolean {
+  for (const key in options)
+    if (key !== 'level' && (options as Record<string, unknown>)[key] !== undefined) return true;
+  return Boolean(options.level);
 }
 
 /**

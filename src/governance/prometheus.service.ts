@@ -5,9 +5,12 @@ import { Clock } from '../common/clock';
 import { JobRegistry, JobStats } from '../common/jobs';
 import { redisErrorKind } from '../common/redis-errors';
 import { RedisService } from '../redis/redis.service';
+import { counterHandle, CountHandle, histogramHandle, ObserveHandle } from './fast-series';
 
 /** Redis command latency buckets (s): a script call takes tens of µs in Redis, the timeout is ~1 s. */
 const REDIS_BUCKETS_SEC = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+/** HTTP handling time buckets (s). */
+const HTTP_BUCKETS_SEC = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /**
  * The Prometheus registry of this app (one per app, so several apps can share a process in tests).
@@ -27,7 +30,7 @@ export class PrometheusService {
     name: 'trendboard_http_request_duration_seconds',
     help: 'HTTP request handling time',
     labelNames: ['method', 'route', 'status'],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    buckets: HTTP_BUCKETS_SEC,
     registers: [this.registry],
   });
   private readonly errorAnswers = new Counter({
@@ -75,7 +78,7 @@ export class PrometheusService {
     });
     redis.client.on('error', () => redisErrors.inc());
     redis.observeCommands((command, durationMs, error) => {
-      this.redisDurations.observe({ command }, durationMs / 1000);
+      this.redisDurationsOf(command).observe(durationMs / 1000);
       if (error !== undefined) this.redisCommandErrors.inc({ kind: redisErrorKind(error) });
     });
     new Gauge({
@@ -174,18 +177,30 @@ export class PrometheusService {
     });
   }
 
-  /** Labelled children, kept per (method, route, status): prom-client would hash the labels on every call. */
-  private readonly series = new Map<
-    string,
-    { requests: { inc(): void }; durations: { observe(value: number): void } }
-  >();
+  /** Each (method, route, status)'s series, found once (fast-series.ts). */
+  private readonly series = new Map<string, { requests: CountHandle; durations: ObserveHandle }>();
+
+  /** Each command name's series (a function's, or "command": a bounded set), found once (fast-series.ts). */
+  private readonly redisSeries = new Map<string, ObserveHandle>();
+
+  private redisDurationsOf(command: string): ObserveHandle {
+    let series = this.redisSeries.get(command);
+    if (!series) {
+      series = histogramHandle(this.redisDurations, { command }, REDIS_BUCKETS_SEC);
+      this.redisSeries.set(command, series);
+    }
+    return series;
+  }
 
   observe({ method, route, statusCode, durationMs, errorCode, replayed }: AnsweredRequest): void {
     const key = `${method} ${statusCode} ${route}`;
     let series = this.series.get(key);
     if (!series) {
       const labels = { method, route, status: String(statusCode) };
-      series = { requests: this.requests.labels(labels), durations: this.durations.labels(labels) };
+      series = {
+        requests: counterHandle(this.requests, labels),
+        durations: histogramHandle(this.durations, labels, HTTP_BUCKETS_SEC),
+      };
       this.series.set(key, series);
     }
     series.requests.inc();

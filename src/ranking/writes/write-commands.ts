@@ -154,33 +154,42 @@ export class WriteCommands {
   constructor(private readonly clock: Clock) {}
 
   increment(fields: Omit<IncrementCommand, 'kind' | 'context'>, sent: SentWith = {}): IncrementCommand {
-    return { kind: 'increment', ...fields, context: this.context(sent, incrementFingerprint(fields)) };
+    return { kind: 'increment', ...fields, context: this.context(sent, incrementFingerprint, fields) };
   }
 
   batch(fields: Omit<BatchCommand, 'kind' | 'context'>, sent: SentWith = {}): BatchCommand {
-    return { kind: 'batch', ...fields, context: this.context(sent, batchFingerprint(fields.board, fields.entries)) };
+    return { kind: 'batch', ...fields, context: this.context(sent, batchFingerprint, fields) };
   }
 
   score(fields: Omit<ScoreCommand, 'kind' | 'context'>, sent: SentWith = {}): ScoreCommand {
-    const { board, item, score, atSec, tiebreak } = fields;
-    const what = ['score', board, item, score, ...timeOf(atSec), ...tiebreakOf(tiebreak)];
-    return { kind: 'score', ...fields, context: this.context(sent, what) };
+    return { kind: 'score', ...fields, context: this.context(sent, scoreFingerprint, fields) };
   }
 
   like(fields: Omit<LikeCommand, 'kind' | 'context'>, sent: SentWith = {}): LikeCommand {
-    const { board, item, userId, atSec, segments } = fields;
-    const what = ['like', board, item, userId, ...timeOf(atSec), ...segmentsOf(segments)];
-    return { kind: 'like', ...fields, context: this.context(sent, what) };
+    return { kind: 'like', ...fields, context: this.context(sent, likeFingerprint, fields) };
   }
 
   unlike(fields: Omit<UnlikeCommand, 'kind' | 'context'>, sent: SentWith = {}): UnlikeCommand {
-    const { board, item, userId } = fields;
-    return { kind: 'unlike', ...fields, context: this.context(sent, ['unlike', board, item, userId]) };
+    return { kind: 'unlike', ...fields, context: this.context(sent, unlikeFingerprint, fields) };
   }
 
-  private context(sent: SentWith, what: unknown[]): WriteContext {
-    return { nowMs: this.clock.nowMs(), idem: idemRequest(sent.idemKey, what), budget: sent.budget };
+  /** The fingerprint is built only for a keyed request: a plain write would build its arrays for nothing. */
+  private context<F>(sent: SentWith, fingerprint: (fields: F) => unknown[], fields: F): WriteContext {
+    const idem = sent.idemKey === undefined ? undefined : idemRequest(sent.idemKey, fingerprint(fields));
+    return { nowMs: this.clock.nowMs(), idem, budget: sent.budget };
   }
+}
+
+function scoreFingerprint({ board, item, score, atSec, tiebreak }: Omit<ScoreCommand, 'kind' | 'context'>): unknown[] {
+  return ['score', board, item, score, ...timeOf(atSec), ...tiebreakOf(tiebreak)];
+}
+
+function likeFingerprint({ board, item, userId, atSec, segments }: Omit<LikeCommand, 'kind' | 'context'>): unknown[] {
+  return ['like', board, item, userId, ...timeOf(atSec), ...segmentsOf(segments)];
+}
+
+function unlikeFingerprint({ board, item, userId }: Omit<UnlikeCommand, 'kind' | 'context'>): unknown[] {
+  return ['unlike', board, item, userId];
 }
 
 /**
@@ -207,11 +216,11 @@ function tiebreakOf(tiebreak: number | undefined): unknown[] {
  * A batch's fingerprint: each entry's item and amount, its score, `at`, `createdAt` and segments only
  * when sent (batches without them keep the fingerprint they always had).
  */
-function batchFingerprint(name: string, inputs: BatchInput[]): unknown[] {
+function batchFingerprint({ board, entries }: Omit<BatchCommand, 'kind' | 'context'>): unknown[] {
   return [
     'increments',
-    name,
-    inputs.map((e) => [
+    board,
+    entries.map((e) => [
       e.item,
       e.amount,
       ...(e.score === undefined ? [] : ['score', e.score]),

@@ -1,0 +1,100 @@
+import { tracingChannel } from 'node:diagnostics_channel';
+import pino, { Logger } from 'pino';
+
+const S = pino.symbols;
+/** A child's message prefix (pino's msgPrefix option): exported by pino, absent from its types. */
+const MSG_PREFIX = (pino.symbols as unknown as Record<string, symbol>).msgPrefixSym;
+
+/** pino's own tracing channel of its serializer: with a subscriber, every line goes through pino. */
+const PINO_AS_JSON = tracingChannel('pino_asJson');
+
+/** pino's internal state of a logger, under its exported symbols. */
+function internal<T>(root: Logger, symbol: symbol): T {
+  return (root as unknown as Record<symbol, T>)[symbol];
+}
+
+/** What a plain line's fields and bindings may hold: printable ASCII strings and finite numbers. */
+type Fields = Record<string, unknown>;
+
+/**
+ * A plain line of a request's child logger written straight to the root's stream, byte for byte what
+ * pino writes through `root.child(bindings)`: `{"level":N,"time":T` and the root's bindings, the
+ * child's bindings, the fields, `"msg"`, `}` and the newline. A plain line is one whose keys and
+ * string values are printable ASCII without `"` or `\` (pino writes those bare, as here) and whose
+ * other values are finite numbers (or undefined, skipped), on a root with none of what would change
+ * the line: formatters of objects, a mixin, serializers or redaction of these keys, hooks, a nested
+ * key, a message prefix, a stream that wants pino's metadata, a subscriber to pino's serializer. The
+ * access line is one: pino's child and its generic serializer cost each answered request about
+ * 3 µs of CPU (docs/benchmarks.md). Answers false, having written nothing, for any other line.
+ */
+export function writePlainLine(
+  root: Logger,
+  level: pino.Level,
+  bindings: Fields,
+  fields: Fields,
+  msg: string,
+): boolean {
+  if (!rootWritesPlainly(root) || !isPlainText(msg)) return false;
+  const members = membersOf(root, bindings, '');
+  const all = members === undefined ? undefined : membersOf(root, fields, members);
+  if (all === undefined) return false;
+  const start = internal<Record<number, string>>(root, S.lsCacheSym)[root.levels.values[level]];
+  const time = internal<() => string>(root, S.timeSym).call(root);
+  const rootBindings = internal<string>(root, S.chindingsSym);
+  const end = internal<string>(root, S.endSym);
+  internal<pino.DestinationStream>(root, S.streamSym).write(
+    `${start}${time}${rootBindings}${all},"msg":"${msg}"${end}`,
+  );
+  return true;
+}
+
+/** True when nothing configured on the root would make pino's line differ from writePlainLine's. */
+function rootWritesPlainly(root: Logger): boolean {
+  const hooks = internal<{ logMethod?: unknown; streamWrite?: unknown }>(root, S.hooksSym);
+  return (
+    !PINO_AS_JSON.hasSubscribers &&
+    internal<Record<symbol, unknown>>(root, S.streamSym)[S.needsMetadataGsym] !== true &&
+    internal<{ log?: unknown }>(root, S.formattersSym).log === undefined &&
+    internal<unknown>(root, S.mixinSym) === undefined &&
+    internal<unknown>(root, S.nestedKeySym) === null &&
+    !internal<unknown>(root, MSG_PREFIX) &&
+    internal<unknown>(root, S.messageKeySym) === 'msg' &&
+    internal<Record<symbol, unknown>>(root, S.stringifiersSym)[S.wildcardFirstSym] === undefined &&
+    hooks.logMethod === undefined &&
+    hooks.streamWrite === undefined
+  );
+}
+
+/** Keys a child's bindings skip (pino's asChindings): a line holding one is left to pino. */
+const RESERVED_KEYS = new Set(['level', 'serializers', 'formatters', 'customLevels', 'msg']);
+
+/** `,"key":value` for each field after `written`, or undefined when a field is not plain. */
+function membersOf(root: Logger, fields: Fields, written: string): string | undefined {
+  const serializers = internal<Fields>(root, S.serializersSym);
+  const stringifiers = internal<Fields>(root, S.stringifiersSym);
+  let members = written;
+  for (const key in fields) {
+    const value = fields[key];
+    if (!Object.prototype.hasOwnProperty.call(fields, key) || value === undefined) continue;
+    if (
+      RESERVED_KEYS.has(key) ||
+      !isPlainText(key) ||
+      serializers[key] !== undefined ||
+      stringifiers[key] !== undefined
+    )
+      return undefined;
+    if (typeof value === 'number' && Number.isFinite(value)) members += `,"${key}":${value}`;
+    else if (typeof value === 'string' && isPlainText(value)) members += `,"${key}":"${value}"`;
+    else return undefined;
+  }
+  return members;
+}
+
+/** Printable ASCII without `"` or `\`: what JSON and pino write between quotes unchanged. */
+function isPlainText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) return false;
+  }
+  return true;
+}
