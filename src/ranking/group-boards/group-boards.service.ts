@@ -36,6 +36,12 @@ class GroupKeys extends BoardKeys {
   }
 }
 
+/** The group board `name` as its reads see it: the member board's config and tag, its one window's keys the groups'. */
+export function groupSource(member: PreparedBoard, name: string, window: WindowConfig): PreparedBoard {
+  const config = { ...member.config, name, windows: [window], views: [], maxItems: null };
+  return new PreparedBoard(config, () => new GroupKeys(member.keys.tag, name));
+}
+
 /** A group board's member board and window, checked: the member board as group boards support it. */
 interface Membership {
   setting: GroupOfSetting;
@@ -98,8 +104,7 @@ export class GroupBoardsService extends GroupSources {
         throw new NotFoundError('WINDOW_NOT_FOUND', GM.windowOfGroupBoard(name, sourceName, window.name));
       const draining = await this.store.settle({ member, window, groupBoard: name, setting, nowMs });
       if (draining) return { draining: true as const };
-      const config = { ...member.config, name, windows: [window], views: [], maxItems: null };
-      return read(new PreparedBoard(config, () => new GroupKeys(member.keys.tag, name)), window, nowMs);
+      return read(groupSource(member, name, window), window, nowMs);
     });
   }
 

@@ -17,7 +17,7 @@ export const MAX_GROUP_BOARDS_PER_MEMBER = 8;
 
 /**
  * Member rows one group_settle call reads to recompute dirty groups (at most `top` rows a group, one
- * ZREVRANGE each): about 1 ms of Redis at 10 groups of 1 000 members (docs/benchmarks.md). A read of a
+ * ZREVRANGE each): about 2 groups of 1 000 members: 37 ms of Redis for 10 such groups under a load of 22 on 2 cores (bench/group-boards.ts). A read of a
  * group board settles first, up to MAX_READ_DRAIN_CALLS calls, then answers 503 WINDOW_DRAINING.
  */
-export const GROUP_SETTLE_ROWS = 10_000;
+export const GROUP_SETTLE_ROWS = 2_000;
