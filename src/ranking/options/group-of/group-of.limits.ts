@@ -17,7 +17,9 @@ export const MAX_GROUP_BOARDS_PER_MEMBER = 8;
 
 /**
  * Member rows one group_settle call reads to recompute dirty groups (at most `top` rows a group, one
- * ZREVRANGE each): about 2 groups of 1 000 members: 37 ms of Redis for 10 such groups under a load of 22 on 2 cores (bench/group-boards.ts). A read of a
- * group board settles first, up to MAX_READ_DRAIN_CALLS calls, then answers 503 WINDOW_DRAINING.
+ * ZREVRANGE each): one full group of 1 000 members a call (2 took 6.6 to 14 ms of Redis under a load
+ * of 18-22 on 2 shared cores: bench/group-boards.ts, the worst-case rows). A read of a group board
+ * settles first, up to MAX_READ_DRAIN_CALLS calls, then answers 503 WINDOW_DRAINING (the next reads
+ * go on from where it stopped).
  */
-export const GROUP_SETTLE_ROWS = 2_000;
+export const GROUP_SETTLE_ROWS = 1_000;
