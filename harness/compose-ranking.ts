@@ -7,6 +7,7 @@ import { BoardCache } from '../src/ranking/boards/board-cache';
 import { BoardsStore } from '../src/ranking/boards/boards.store';
 import { ExpiryService } from '../src/ranking/expiry/expiry.service';
 import { ExpiryStore } from '../src/ranking/expiry/expiry.store';
+import { GroupBoardsService } from '../src/ranking/group-boards/group-boards.service';
 import { LookupService } from '../src/ranking/lookup/lookup.service';
 import { StandingService } from '../src/ranking/standing/standing.service';
 import { RankingCoreModule } from '../src/ranking/ranking-core.module';
@@ -28,6 +29,7 @@ export interface RankingGraph {
   actorWeights: ActorWeightsService;
   lookup: LookupService;
   standing: StandingService;
+  groupBoards: GroupBoardsService;
 }
 
 /**
@@ -67,5 +69,6 @@ export async function composeRanking(
     actorWeights: module.get(ActorWeightsService),
     lookup: module.get(LookupService),
     standing: module.get(StandingService),
+    groupBoards: module.get(GroupBoardsService),
   };
 }

@@ -1,6 +1,7 @@
 import { Clock } from '../src/common/clock';
 import { FakeClock } from './clock';
 import { AppConfig, validateConfig } from '../src/common/config';
+import { GroupBoardsService } from '../src/ranking/group-boards/group-boards.service';
 import { LookupService } from '../src/ranking/lookup/lookup.service';
 import { StandingService } from '../src/ranking/standing/standing.service';
 import { RankingService } from '../src/ranking/ranking.service';
@@ -19,6 +20,7 @@ export async function startRankingService(
   ranking: RankingService;
   lookup: LookupService;
   standing: StandingService;
+  groupBoards: GroupBoardsService;
   redisService: RedisService;
   functions: RedisFunctions;
 }> {
@@ -26,8 +28,8 @@ export async function startRankingService(
   const redisService = new RedisService(RedisSettings.from(config), clock);
   const functions = new RedisFunctions(redisService);
   await redisService.waitUntilReady(10_000);
-  const { ranking, lookup, standing } = await composeRanking(redisService, functions, config, clock);
-  return { ranking, lookup, standing, redisService, functions };
+  const { ranking, lookup, standing, groupBoards } = await composeRanking(redisService, functions, config, clock);
+  return { ranking, lookup, standing, groupBoards, redisService, functions };
 }
 
 /** A RankingService with its own stores and config cache over an existing connection (a second instance). */
@@ -52,6 +54,7 @@ export function useRankingService(
   readonly ranking: RankingService;
   readonly lookup: LookupService;
   readonly standing: StandingService;
+  readonly groupBoards: GroupBoardsService;
   readonly redis: TestRedis;
 } {
   const clock = new FakeClock(0);
@@ -78,6 +81,10 @@ export function useRankingService(
     get standing() {
       if (!started) throw new Error('the RankingService starts in beforeAll');
       return started.standing;
+    },
+    get groupBoards() {
+      if (!started) throw new Error('the RankingService starts in beforeAll');
+      return started.groupBoards;
     },
     get redis() {
       if (!redis) throw new Error('the Redis starts in beforeAll');

@@ -6,6 +6,7 @@
  */
 import { MODERATED_GROUP_ITEMS_PER_SHARD, MODERATED_GROUPS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { CAP_PER_ITEM } from '../../src/ranking/options/actor-caps/actor-caps.option';
+import { GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
 
 export type Scale = 'ci' | 'full';
 
@@ -219,6 +220,9 @@ export const BOARDS = {
    * without the segments every re-weighting walks (at full scale 500 steps an actor, for 1 000 actors).
    */
   'wc-weights': { windows: SUM_WINDOWS, views: SUM_VIEWS, actors: { capPerItem: CAP_PER_ITEM.max } },
+  /** A member board, and a group board over it at its maxima (group rows: group-rows.ts). */
+  'wc-members': { windows: [{ name: 'm', period: '1h', interval: '1m' }] },
+  'wc-teams': { groupOf: { board: 'wc-members', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
   /** Made, filled and reset or deleted by the admin rows (runs last). */
   'wc-gone': { ...SUM_BOARD, shards: 64 },
 } as const;

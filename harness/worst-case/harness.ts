@@ -10,12 +10,14 @@ import { READ_ROWS } from './read-rows';
 import type { HarnessContext, HttpAnswer, RowFigures, WorstRow } from './harness-types';
 import { scriptCommandCount, type RedisCost, type RedisMeter } from './redis-meter';
 import { MODERATION_ROWS } from './moderation-rows';
+import { GROUP_ROWS } from './group-rows';
 import { ADMIN_ROWS, SERVICE_ROWS } from './service-rows';
 
 export const WORST_ROWS: readonly WorstRow[] = [
   ...MODERATION_ROWS,
   ...WRITE_ROWS,
   ...READ_ROWS,
+  ...GROUP_ROWS,
   ...SERVICE_ROWS,
   ...ADMIN_ROWS,
 ];

@@ -20,6 +20,9 @@ import { ItemDataService } from './items/items.service';
 import { ItemDataStore } from './items/items.store';
 import { LookupService } from './lookup/lookup.service';
 import { LookupStore } from './lookup/lookup.store';
+import { GroupSources } from './boards/group-sources';
+import { GroupBoardsService } from './group-boards/group-boards.service';
+import { GroupBoardsStore } from './group-boards/group-boards.store';
 import { ModerationService } from './moderation/moderation.service';
 import { ModerationStore } from './moderation/moderation.store';
 import { RANKING, RANKING_SLICES } from './ranking.functions';
@@ -90,6 +93,9 @@ import { WritesStore } from './writes/writes.store';
     ActorWeightsService,
     ModerationStore,
     ModerationService,
+    GroupBoardsStore,
+    GroupBoardsService,
+    { provide: GroupSources, useExisting: GroupBoardsService },
   ],
   // BoardCache and RankingSettings: stream ingest applies events with the boards' cached configs and
   // the same drain budget. WriteCommands: the controller builds its write commands with it. Lookup,
@@ -107,6 +113,7 @@ import { WritesStore } from './writes/writes.store';
     RetractionService,
     ActorWeightsService,
     ModerationService,
+    GroupBoardsService,
   ],
 })
 export class RankingCoreModule {}

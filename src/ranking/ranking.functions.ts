@@ -6,6 +6,7 @@ import { CALENDAR_FUNCTIONS, CalendarFunctions } from './calendar/calendar.funct
 import { RANKING_MODULES } from './core/script-call';
 import { EXPIRY_FUNCTIONS, ExpiryFunctions } from './expiry/expiry.functions';
 import { FILTERS_FUNCTIONS, FiltersFunctions } from './filters/filters.functions';
+import { GROUP_BOARDS_FUNCTIONS, GroupBoardsFunctions } from './group-boards/group-boards.functions';
 import { HISTORY_FUNCTIONS, HistoryFunctions } from './history/history.functions';
 import { ITEMS_FUNCTIONS, ItemsFunctions } from './items/items.functions';
 import { LOOKUP_FUNCTIONS, LookupFunctions } from './lookup/lookup.functions';
@@ -29,6 +30,7 @@ export const RANKING_SLICES = [
   ['calendar', CalendarFunctions],
   ['expiry', ExpiryFunctions],
   ['filters', FiltersFunctions],
+  ['group-boards', GroupBoardsFunctions],
   ['history', HistoryFunctions],
   ['items', ItemsFunctions],
   ['lookup', LookupFunctions],
@@ -62,6 +64,7 @@ export const RANKING = defineLibrary({
     ...CALENDAR_FUNCTIONS,
     ...EXPIRY_FUNCTIONS,
     ...FILTERS_FUNCTIONS,
+    ...GROUP_BOARDS_FUNCTIONS,
     ...HISTORY_FUNCTIONS,
     ...ITEMS_FUNCTIONS,
     ...LOOKUP_FUNCTIONS,

@@ -22,6 +22,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   calendar: 0,
   expiry: 0,
   filters: 0,
+  'group-boards': 0,
   history: 0,
   items: 0,
   lookup: 0,

@@ -5,6 +5,8 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../../common/er
 import type { Aggregate } from '../core/aggregate';
 import { BoardConfig } from '../core/board';
 import { BoardOptionsConfig, checkOptions, optionsOf, optionsView } from '../options/registry';
+import { GROUP_OF_MESSAGES, groupBoardWindows, groupOfSetting } from '../options/group-of/group-of.option';
+import { MAX_GROUPS_PER_BOARD } from '../options/group-of/group-of.limits';
 import { MAX_AGGREGATE_SLOTS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
@@ -54,7 +56,8 @@ export interface BoardPage {
 /** A PUT of a board as the client sent it: `shards`, `maxItems`, `views` and the options undefined keep the stored ones. */
 export interface PutBoardInput extends BoardOptionsConfig {
   name: string;
-  windows: WindowInput[];
+  /** Absent on a group board only (groupOf): its one window is its member board's. */
+  windows?: WindowInput[];
   shards?: number;
   /** Drop the stored data when the windows, shards or aggregate change; undefined: false. */
   reset?: boolean;
@@ -78,8 +81,9 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset = false, maxItems, aggregate, segmentsMax } = input;
-    const windows = resolveWindows(input.windows);
+    const { name, shards, reset = false, aggregate, segmentsMax } = input;
+    const maxItems = input.groupOf ? MAX_GROUPS_PER_BOARD : input.maxItems; // a group board holds its groups
+    const windows = resolveWindows(windowsOf(input));
     const metrics = input.metrics ?? (await this.store.loadBoard(name))?.metrics ?? [];
     const views =
       input.views === undefined
@@ -91,7 +95,7 @@ export class BoardsService {
     if (views.length > 0 || (aggregate ?? (manySlots ? 'max' : 'sum')) !== 'sum' || (segmentsMax ?? 0) > 0)
       await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, segmentsMax, windows);
     await this.checkActors(input, views);
-    await this.checkAllTime(input, windows);
+    await this.checkAllTime({ ...input, maxItems }, windows);
     await this.checkBoardOptions(input);
     const version = randomUUID();
     const result = await this.store.putBoard({
@@ -101,6 +105,7 @@ export class BoardsService {
       maxItems,
       views,
       ...optionsOf(input),
+      ...(input.groupOf && { groupOf: groupOfSetting(input.groupOf) }),
       aggregate,
       segmentsMax,
       actors: input.actors,
@@ -250,4 +255,11 @@ function windowViewOf(w: WindowConfig): WindowView {
     ...(calendar === 'week' ? { weekStart } : {}),
     ...(w.snapshots ? { archive: w.snapshots } : {}),
   };
+}
+
+/** The windows a PUT declares; a group board's (groupOf) declares none and holds its member window's name. */
+function windowsOf(input: PutBoardInput): WindowInput[] {
+  if (input.groupOf === undefined) return input.windows ?? [];
+  if (input.windows !== undefined) throw new InvalidInputError(GROUP_OF_MESSAGES.notWithout(input.name, 'windows'));
+  return groupBoardWindows(input.groupOf);
 }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { InvalidInputError, NotFoundError, WindowDrainingError } from '../../common/errors';
 import { PreparedBoard } from '../core/board';
@@ -8,6 +8,7 @@ import type { ViewConfig } from '../core/trending-math';
 import type { WindowConfig } from '../core/window-math';
 import { METRICS_MESSAGES, metricOf } from '../options/metrics/metrics.option';
 import { BoardCache } from './board-cache';
+import { GroupSources } from './group-sources';
 
 /** A read of one ranked source of a board, given its cached config and the time of the read. */
 export type SourceRead<Source, T> = (board: PreparedBoard, source: Source, nowMs: number) => Promise<T>;
@@ -21,6 +22,7 @@ export class RankedSources {
   constructor(
     private readonly cache: BoardCache,
     private readonly clock: Clock,
+    @Optional() private readonly groups?: GroupSources,
   ) {}
 
   /**
@@ -42,7 +44,9 @@ export class RankedSources {
     metric?: string,
   ): Promise<T> {
     for (let call = 1; ; call++) {
-      const answer = await this.cache.withBoard(name, (board) => {
+      const answer = await this.cache.withBoard(name, (board): Promise<T | { draining: true }> => {
+        if (board.config.groupOf && this.groups && segment === undefined && metric === undefined)
+          return this.groups.read(board, sourceName, this.clock.nowMs(), onWindow);
         const window = board.window(sourceName);
         const counter = metricOf(name, board.config, metric);
         if (window) return onWindow(segmentOf(board.metric(counter), segment), window, this.clock.nowMs());
@@ -52,7 +56,7 @@ export class RankedSources {
         const known = [...board.config.windows, ...board.config.views].map((w) => w.name);
         throw new NotFoundError('WINDOW_NOT_FOUND', M.windowNotFound(name, sourceName, known));
       });
-      if (!('draining' in answer && answer.draining)) return answer;
+      if (!('draining' in answer && answer.draining)) return answer as T;
       if (call >= MAX_READ_DRAIN_CALLS) throw new WindowDrainingError(M.windowDraining(name, MAX_READ_DRAIN_CALLS));
     }
   }

@@ -13,6 +13,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { CompiledValidation, NAME_FIELD } from '../../common/compiled-checks';
@@ -46,6 +47,7 @@ import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesProperty } from '../options/ties/ties.option';
 import { ActorsProperty, ActorsSetting } from '../options/actor-caps/actor-caps.option';
+import { GroupOfProperty, GroupOfSetting } from '../options/group-of/group-of.option';
 import { OrderProperty, ScoreOrder } from '../options/order/order.option';
 import { TiebreakProperty, TiebreakSetting } from '../options/tiebreak/tiebreak.option';
 import { GroupsProperty } from '../options/groups/groups.option';
@@ -267,8 +269,10 @@ const Windows = () =>
   );
 
 export class PutBoardDto {
+  // A group board (groupOf) declares none: its one window is its member board's.
+  @ValidateIf((dto: PutBoardDto) => dto.groupOf === undefined || dto.windows !== undefined)
   @Windows()
-  windows!: WindowDto[];
+  windows?: WindowDto[];
 
   @OptionalIntProperty(SHARDS_PER_BOARD, {
     description:
@@ -324,6 +328,9 @@ export class PutBoardDto {
 
   @GroupsProperty()
   groups?: boolean;
+
+  @GroupOfProperty()
+  groupOf?: GroupOfSetting;
 }
 
 export class PutBoardQuery {

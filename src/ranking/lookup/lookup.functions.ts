@@ -109,9 +109,10 @@ export const LOOKUP_FUNCTIONS = {
       const ints = (field: (typeof LOOKUP_REPLY)[number], length: number) =>
         reply.nested(field).expectLength(length).intsFrom(0);
       const marks = reply.nested('marks').expectLength(count);
+      const scores = reply.nested('scores').expectLength(count);
       return {
         draining: reply.flag('draining'),
-        scores: ints('scores', count),
+        scores: Array.from({ length: count }, (_, i) => scores.number(i)),
         ranks: ints('ranks', count),
         previousRanks: ints('previous', count),
         data: itemDataOf(reply.nested('data'), count),

@@ -1,6 +1,7 @@
 import { ScriptReplyError } from '../../redis/replies';
 import { actorCapsOption } from './actor-caps/actor-caps.option';
 import type { BoardOption, BoardSettings } from './board-option';
+import { groupOfOption } from './group-of/group-of.option';
 import { groupsOption } from './groups/groups.option';
 import { moderationOption } from './moderation/moderation.option';
 import { metricsOption } from './metrics/metrics.option';
@@ -19,6 +20,7 @@ export const BOARD_OPTIONS = [
   moderationOption,
   metricsOption,
   tailOption,
+  groupOfOption,
 ] as const;
 
 type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;

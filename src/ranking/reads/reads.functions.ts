@@ -128,7 +128,7 @@ export const READS_FUNCTIONS = {
       const reply = new NamedReply('tbRankReadItem', ITEM_REPLY, raw);
       return {
         draining: reply.flag('draining'),
-        standing: { score: reply.int('score'), rank: reply.int('rank') || null },
+        standing: { score: reply.number('score'), rank: reply.int('rank') || null },
         ranked: reply.int('ranked'),
         /** The item's tie mark on a sharded `ties: first` board ("" otherwise, or when not listed). */
         tie: reply.string('tie'),

@@ -657,6 +657,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/boards/{board}/members/{group}/{item}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Make an item of the member board a member of a group
+         * @description On a group board (one declaring groupOf): the item of the member board joins the group, leaving any group it was in (an item is in at most one group of a group board). The group's score (the sum of decay^i x s_i over its top best members' scores in the member window) follows at once: every read of the group board answers it. One call on the member board's shard. A group board holds at most 1000 groups, 10000 members in one group and 100000 members in all (429 QUOTA_EXCEEDED beyond, nothing changed). Reads of the group board recompute the groups whose members changed, at most 10000 member rows a call.
+         */
+        put: operations["GroupBoardsController_join"];
+        post?: never;
+        /**
+         * Take an item out of its group
+         * @description The item leaves its group of the group board (204 also when it was in none). The group path segment names the group the caller means; the item leaves whichever group it is in.
+         */
+        delete: operations["GroupBoardsController_leave"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/boards/{board}/stream": {
         parameters: {
             query?: never;
@@ -1141,6 +1165,21 @@ export interface components {
             };
             /** @description Lets increments and batch entries name a `group` (an author, channel or domain): the latest one names the item's group, rows carry it, and `?perGroup=` / POST .../query filter by it. Omitted: the current setting (off for a new board). Turning it off forgets every group */
             groups?: boolean;
+            /**
+             * @description A group board: ranks groups (teams, clans, countries) of the member board's items. A group's score is the sum of decay^i x s_i over its `top` best members' scores s_i in that window (i = 0 for the best); members join with PUT /boards/:board/members/:group/:item. The board then declares no windows, views, segments or actors, and answers reads without `window`, with from/to of the member window. groupOf must be an object like { "board": "players", "window": "week", "top": 5, "decay": 0.5 } (board and window names, top 1-1000, 0 < decay <= 1, default 1)
+             * @example {
+             *       "board": "players",
+             *       "window": "week",
+             *       "top": 5,
+             *       "decay": 0.5
+             *     }
+             */
+            groupOf?: {
+                board?: string;
+                window?: string;
+                top?: number;
+                decay?: number;
+            };
         };
         WindowViewDto: {
             name: string;
@@ -7470,6 +7509,298 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    GroupBoardsController_join: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters. A repeat with the same key within IDEMPOTENCY_TTL_SEC answers the stored answer with Idempotent-Replayed: true and applies nothing; the same key with another request is a 422 IDEMPOTENCY_KEY_REUSED. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Group board name (a board declaring groupOf): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+                /** @description Group id (URL-encoded), compared after NFC normalisation like an item id: 1-128 printable characters */
+                group: string;
+                /** @description Item id of the member board (URL-encoded), compared after NFC normalisation: 1-128 printable characters */
+                item: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A member of the group */
+            204: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key (nothing applied again) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_INPUT: the board declares no groupOf, or its member board lacks the window or has shards, order asc, ties first, a tiebreak, moderation or metrics */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_MISSING, API_KEY_INVALID */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BOARD_NOT_FOUND (the group board or its member board) */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    GroupBoardsController_leave: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters. A repeat with the same key within IDEMPOTENCY_TTL_SEC answers the stored answer with Idempotent-Replayed: true and applies nothing; the same key with another request is a 422 IDEMPOTENCY_KEY_REUSED. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Group board name (a board declaring groupOf): 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+                /** @description Group id (URL-encoded), compared after NFC normalisation like an item id: 1-128 printable characters */
+                group: string;
+                /** @description Item id of the member board (URL-encoded), compared after NFC normalisation: 1-128 printable characters */
+                item: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description In no group */
+            204: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key (nothing applied again) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_INPUT: the board declares no groupOf, or its member board lacks the window or has shards, order asc, ties first, a tiebreak, moderation or metrics */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_MISSING, API_KEY_INVALID */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BOARD_NOT_FOUND (the group board or its member board) */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -31,6 +31,8 @@ local function lookup(keys, args)
   local scores, ranks, previous, data, above, marks = {}, {}, {}, {}, {}, {}
   for i, item in ipairs(items) do
     scores[i], ranks[i] = window.standing(top_key, item)
+    -- As a string: a group board's scores hold fractions, which an integer reply would truncate.
+    scores[i] = string.format('%.17g', scores[i])
     if ranks[i] == 0 and order.left_out(top_key, item) then ranks[i] = -1 end
     previous[i] = keeps and snapshot.previous_rank(top_key, item) or 0
     data[i] = false

@@ -3,7 +3,8 @@
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
 --       top (the window's results zset)
 -- Args (reader.read_call, CALLS.read_item): the header with the one window, then item (its id)
--- Reply (reader.answer, CALLS.read_item): draining (0|1), score, rank (0: not ranked), ranked (items
+-- Reply (reader.answer, CALLS.read_item): draining (0|1), score (as a string: a group board's hold
+--   fractions, which an integer reply would truncate), rank (0: not ranked), ranked (items
 --   listed: order_lib), tie (the item's tie mark on a sharded `ties: first` board; else "")
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_item(keys, args)
@@ -15,7 +16,7 @@ local function read_item(keys, args)
   local score, rank = window.standing(top_key, arg.item)
   return reader.answer(CALLS.read_item, {
     draining = draining,
-    score = score,
+    score = string.format('%.17g', score),
     rank = rank,
     ranked = order.listed_count(top_key),
     tie = order.mark_of(top_key, arg.item),

@@ -1,0 +1,76 @@
+/**
+ * Worst-case rows of group boards: wc-teams ranks groups of wc-members' items (top 1 000, decay 1).
+ * Prepared here, not by seed.ts: FULL_GROUPS groups of GROUP_TOP_MEMBERS.max members each, every member
+ * scored, so one read settles more dirty member rows than one call may (GROUP_SETTLE_ROWS).
+ */
+import { GROUP_SETTLE_ROWS, GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
+import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
+
+const MEMBERS = GROUP_TOP_MEMBERS.max;
+/** One group more than a settle call recomputes. */
+const FULL_GROUPS = Math.ceil(GROUP_SETTLE_ROWS / MEMBERS) + 1;
+const BATCH = 1000;
+
+const join = (group: string, item: string): HttpRequest => ({
+  method: 'PUT',
+  path: `/boards/wc-teams/members/${group}/${item}`,
+});
+const get = (path: string): HttpRequest => ({ method: 'GET', path });
+const itemOf = (g: number, k: number) => `p${g}-${k}`;
+
+/** Every group full and every member scored; then one more write to each group, so every group is dirty. */
+async function fillGroups(context: HarnessContext): Promise<void> {
+  for (let g = 0; g < FULL_GROUPS; g++) {
+    for (let k = 0; k < MEMBERS; k++) await context.send(join(`t${g}`, itemOf(g, k)), 'seeder');
+    const items = Array.from({ length: MEMBERS }, (_, k) => ({ item: itemOf(g, k), amount: 1 + k }));
+    for (let first = 0; first < items.length; first += BATCH)
+      await context.send(
+        { method: 'POST', path: '/boards/wc-members/increments', body: { items: items.slice(first, first + BATCH) } },
+        'seeder',
+      );
+  }
+}
+
+/** One write to a member of every group: each group dirty, its score to recompute from 1 000 members. */
+async function dirtyEveryGroup(context: HarnessContext): Promise<void> {
+  const items = Array.from({ length: FULL_GROUPS }, (_, g) => ({ item: itemOf(g, 0), amount: 1 }));
+  await context.send({ method: 'POST', path: '/boards/wc-members/increments', body: { items } }, 'seeder');
+}
+
+const FULL = `${FULL_GROUPS} groups of ${MEMBERS} scored members (top ${MEMBERS})`;
+
+export const GROUP_ROWS: WorstRow[] = [
+  {
+    route: 'PUT /boards/{board}/members/{group}/{item}',
+    worst: `a member moving between two full groups of ${FULL}: one call on the member board's shard`,
+    prepare: fillGroups,
+    request: (_, attempt) => join(attempt % 2 === 0 ? 't0' : 't1', itemOf(1, MEMBERS - 1)),
+    expect: [204, 429],
+  },
+  {
+    route: 'DELETE /boards/{board}/members/{group}/{item}',
+    worst: `a member leaving a full group of ${FULL}`,
+    request: () => ({ method: 'DELETE', path: `/boards/wc-teams/members/t2/${itemOf(2, MEMBERS - 1)}` }),
+    settle: async (context) => {
+      await context.send(join('t2', itemOf(2, MEMBERS - 1)), 'seeder');
+    },
+    expect: [204],
+  },
+  {
+    route: 'POST /boards/{board}/items/{item}/increment',
+    worst: `a member's increment on a member board of a group board: its group's member zset and dirty mark, beside ${FULL}`,
+    request: () => ({
+      method: 'POST',
+      path: `/boards/wc-members/items/${itemOf(3, 5)}/increment`,
+      body: { amount: 1 },
+    }),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `limit 1 000 of the group board with every group of ${FULL} dirty: settled ${GROUP_SETTLE_ROWS} member rows a call, then read`,
+    prepare: dirtyEveryGroup,
+    request: () => get('/boards/wc-teams/top?limit=1000'),
+    settle: dirtyEveryGroup,
+    manyCalls: `a read settles dirty groups in calls of at most ${GROUP_SETTLE_ROWS} member rows (up to MAX_READ_DRAIN_CALLS) before it reads`,
+  },
+];

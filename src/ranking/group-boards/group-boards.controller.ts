@@ -1,0 +1,69 @@
+import { Delete, Controller, HttpCode, Param, Put, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { KeyedRoute } from '../../access/access.decorators';
+import { answer } from '../../edge/retry-safe';
+import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
+import { GrowthQuotas } from '../../governance/growth-quotas';
+import { MemberParams } from '../dto/group-board.dto';
+import {
+  GROUP_SETTLE_ROWS,
+  MAX_GROUPS_PER_BOARD,
+  MAX_MEMBERS_PER_BOARD,
+  MAX_MEMBERS_PER_GROUP,
+} from '../options/group-of/group-of.limits';
+import { GroupBoardsService } from './group-boards.service';
+
+const MEMBER_NOTE = `On a group board (one declaring groupOf): the item of the member board joins the group, leaving any group it was in (an item is in at most one group of a group board). The group's score (the sum of decay^i x s_i over its top best members' scores in the member window) follows at once: every read of the group board answers it. One call on the member board's shard. A group board holds at most ${MAX_GROUPS_PER_BOARD} groups, ${MAX_MEMBERS_PER_GROUP} members in one group and ${MAX_MEMBERS_PER_BOARD} members in all (429 QUOTA_EXCEEDED beyond, nothing changed). Reads of the group board recompute the groups whose members changed, at most ${GROUP_SETTLE_ROWS} member rows a call.`;
+
+const UNSUPPORTED =
+  'INVALID_INPUT: the board declares no groupOf, or its member board lacks the window or has shards, order asc, ties first, a tiebreak, moderation or metrics';
+
+/** Members of group boards (groupOf): an item of the member board joins or leaves a group. */
+@ApiTags('ranking')
+@RedisBackedController()
+@Controller()
+export class GroupBoardsController {
+  constructor(
+    private readonly groups: GroupBoardsService,
+    private readonly quotas: GrowthQuotas,
+  ) {}
+
+  @Put('boards/:board/members/:group/:item')
+  @KeyedRoute('write', 'board')
+  @HttpCode(204)
+  @RetrySafe()
+  @ApiOperation({ summary: 'Make an item of the member board a member of a group', description: MEMBER_NOTE })
+  @ApiResponse({ status: 204, description: 'A member of the group' })
+  @ErrorResponse(400, UNSUPPORTED)
+  @ErrorResponse(404, 'BOARD_NOT_FOUND (the group board or its member board)')
+  async join(
+    @Param() params: MemberParams,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    const sent = this.quotas.sentWith(request);
+    answer(reply, await this.groups.setMember({ name: params.board, group: params.group, item: params.item, ...sent }));
+  }
+
+  @Delete('boards/:board/members/:group/:item')
+  @KeyedRoute('write', 'board')
+  @HttpCode(204)
+  @RetrySafe()
+  @ApiOperation({
+    summary: 'Take an item out of its group',
+    description:
+      'The item leaves its group of the group board (204 also when it was in none). The group path segment names the group the caller means; the item leaves whichever group it is in.',
+  })
+  @ApiResponse({ status: 204, description: 'In no group' })
+  @ErrorResponse(400, UNSUPPORTED)
+  @ErrorResponse(404, 'BOARD_NOT_FOUND (the group board or its member board)')
+  async leave(
+    @Param() params: MemberParams,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    const sent = this.quotas.sentWith(request);
+    answer(reply, await this.groups.setMember({ name: params.board, group: null, item: params.item, ...sent }));
+  }
+}

@@ -1,0 +1,124 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { InvalidInputError, NotFoundError } from '../../common/errors';
+import { WriteAnswer } from '../../common/retry-safe';
+import { ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
+import { ClientBudget } from '../../governance/growth-quotas';
+import { idemRequest } from '../../redis/idempotency';
+import { BoardCache } from '../boards/board-cache';
+import { GroupSourceRead, GroupSources } from '../boards/group-sources';
+import { BoardKeys } from '../core/ranking.keys';
+import { PreparedBoard } from '../core/board';
+import type { WindowConfig } from '../core/window-math';
+import { GROUP_OF_MESSAGES as GM, GroupOfSetting } from '../options/group-of/group-of.option';
+import { GroupBoardsStore } from './group-boards.store';
+
+/** A membership change as the client sent it (group null: the item leaves its group). */
+export interface MemberRequest {
+  name: string;
+  group: string | null;
+  item: string;
+  idemKey?: string;
+  budget?: ClientBudget;
+}
+
+/** The keys of a group board's groups, under its member board's tag: window W's are "<W>%<group board>". */
+class GroupKeys extends BoardKeys {
+  constructor(
+    tag: string,
+    private readonly groupBoard: string,
+  ) {
+    super(tag);
+  }
+
+  override windowKeyName(window: string): string {
+    return `${window}%${this.groupBoard}`;
+  }
+}
+
+/** The group board `name` as its reads see it: the member board's config and tag, its one window's keys the groups'. */
+export function groupSource(member: PreparedBoard, name: string, window: WindowConfig): PreparedBoard {
+  const config = { ...member.config, name, windows: [window], views: [], maxItems: null };
+  return new PreparedBoard(config, () => new GroupKeys(member.keys.tag, name));
+}
+
+/** A group board's member board and window, checked: the member board as group boards support it. */
+interface Membership {
+  setting: GroupOfSetting;
+  member: PreparedBoard;
+  window: WindowConfig;
+}
+
+/** What a member board may not have yet (a group board over it is refused, 400). */
+function unsupported(member: PreparedBoard): string | undefined {
+  const config = member.config;
+  if (member.sharded) return 'shards';
+  if (config.order === 'asc') return 'order asc';
+  if (config.ties === 'first') return 'ties first';
+  if (config.tiebreak) return 'a tiebreak';
+  if (config.moderation) return 'moderation';
+  if (config.metrics) return 'metrics';
+  return undefined;
+}
+
+/**
+ * Group boards: memberships (PUT/DELETE /boards/:board/members/:group/:item) and their reads, which
+ * RankedSources hands here (GroupSources): settled first, then read as a window of the member board.
+ */
+@Injectable()
+export class GroupBoardsService extends GroupSources {
+  constructor(
+    private readonly cache: BoardCache,
+    private readonly store: GroupBoardsStore,
+    private readonly clock: Clock,
+  ) {
+    super();
+  }
+
+  /** Sets (group null: clears) an item's group; retry-safe with an Idempotency-Key. */
+  setMember(request: MemberRequest): Promise<WriteAnswer<null>> {
+    const { name, group, item, idemKey, budget } = request;
+    const keyed = idemRequest(idemKey, ['group-member', name, group, item]);
+    return this.cache.withBoard(name, (groupBoard) =>
+      this.withMembership(groupBoard, (membership) =>
+        withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
+          const { member, setting } = membership;
+          const change = { member, groupBoard: name, setting, item, group, nowMs: this.clock.nowMs(), idem };
+          const written = await this.store.setMember(change);
+          return { replayed: written.replayed, body: null };
+        }),
+      ),
+    );
+  }
+
+  /** A read of the group board: one settling call, and the read once nothing is left to settle. */
+  read<T extends object>(
+    groupBoard: PreparedBoard,
+    sourceName: string | undefined,
+    nowMs: number,
+    read: GroupSourceRead<T>,
+  ): Promise<T | { draining: true }> {
+    return this.withMembership(groupBoard, async ({ member, window, setting }) => {
+      const name = groupBoard.config.name;
+      if (sourceName !== undefined && sourceName !== window.name)
+        throw new NotFoundError('WINDOW_NOT_FOUND', GM.windowOfGroupBoard(name, sourceName, window.name));
+      const draining = await this.store.settle({ member, window, groupBoard: name, setting, nowMs });
+      if (draining) return { draining: true as const };
+      return read(groupSource(member, name, window), window, nowMs);
+    });
+  }
+
+  /** `run` with the group board's member board (its cached config; reloaded once when a call finds it stale). */
+  private withMembership<T>(groupBoard: PreparedBoard, run: (membership: Membership) => Promise<T>): Promise<T> {
+    const name = groupBoard.config.name;
+    const setting = groupBoard.config.groupOf;
+    if (!setting) throw new InvalidInputError(GM.notGroupBoard(name));
+    return this.cache.withBoard(setting.board, (member) => {
+      const what = unsupported(member);
+      if (what) throw new InvalidInputError(GM.memberNotPlain(name, setting.board, what));
+      const window = member.window(setting.window);
+      if (!window) throw new InvalidInputError(GM.noSuchWindow(name, setting.board, setting.window));
+      return run({ setting, member, window });
+    });
+  }
+}

@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { QuotaExceededError } from '../../common/errors';
+import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
+import { RedisService } from '../../redis/redis.service';
+import { RedisFunctions } from '../../redis/redis-functions';
+import { PreparedBoard } from '../core/board';
+import { guard } from '../core/ranking.errors';
+import { RankingSettings } from '../core/ranking.settings';
+import { boardCall } from '../core/script-call';
+import type { WindowConfig } from '../core/window-math';
+import type { GroupOfSetting } from '../options/group-of/group-of.option';
+import {
+  GROUP_SETTLE_ROWS,
+  MAX_GROUP_BOARDS_PER_MEMBER,
+  MAX_GROUPS_PER_BOARD,
+  MAX_MEMBERS_PER_BOARD,
+  MAX_MEMBERS_PER_GROUP,
+} from '../options/group-of/group-of.limits';
+import { GROUP_BOARDS_MESSAGES as GM } from './group-boards.messages';
+import { GroupBoardsFunctions } from './group-boards.functions';
+
+/** A membership change: `item` of the member board joins `group` of the group board (null: leaves its group). */
+export interface MembershipChange {
+  member: PreparedBoard;
+  groupBoard: string;
+  setting: GroupOfSetting;
+  item: string;
+  group: string | null;
+  nowMs: number;
+  idem?: IdemRequest;
+}
+
+/** A group board's settling before a read, on its member board's shard. */
+export interface GroupSettle {
+  member: PreparedBoard;
+  window: WindowConfig;
+  groupBoard: string;
+  setting: GroupOfSetting;
+  nowMs: number;
+}
+
+const LIMITS = {
+  boards: MAX_GROUP_BOARDS_PER_MEMBER,
+  groups: MAX_GROUPS_PER_BOARD,
+  perGroup: MAX_MEMBERS_PER_GROUP,
+  members: MAX_MEMBERS_PER_BOARD,
+};
+
+/** A refusal of a membership beyond a limit (`TB_QUOTA <kind> <held>`), as the 429 naming it. */
+function quotaOf(groupBoard: string) {
+  return (error: unknown) => {
+    const refusal = /^TB_QUOTA (groupBoards|groups|groupSize|groupMembers) (\d+)/.exec(
+      error instanceof Error ? error.message : '',
+    );
+    if (!refusal) throw error;
+    throw new QuotaExceededError(GM.full(groupBoard, refusal[1], Number(refusal[2])), 60);
+  };
+}
+
+/** Memberships (one call) and settling (one bounded call), both on the member board's one shard. */
+@Injectable()
+export class GroupBoardsStore {
+  private readonly budgetFields: number;
+  private readonly fns: GroupBoardsFunctions['functions'];
+  private readonly idemCalls: IdemCalls;
+
+  constructor(
+    redis: RedisService,
+    private readonly functions: RedisFunctions,
+    part: GroupBoardsFunctions,
+    settings: RankingSettings,
+  ) {
+    this.budgetFields = settings.expireChunk;
+    this.fns = part.functions;
+    functions.define([part.library]);
+    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
+  }
+
+  /** Sets the item's group (a repeat of an Idempotency-Key: the first answer, applied once). */
+  setMember(change: MembershipChange): Promise<Idempotent<{ previous: string | null }>> {
+    const { member, item, group, nowMs, idem } = change;
+    const pending = this.functions.call(this.fns.groupMemberSet, {
+      ...boardCall(member, member.shards[0], nowMs, this.budgetFields),
+      groupBoard: change.groupBoard,
+      window: change.setting.window,
+      item,
+      group: group ?? '',
+      limits: LIMITS,
+      idem: this.idemCalls.of(idem),
+    });
+    return guard(pending).catch(quotaOf(change.groupBoard));
+  }
+
+  /** One settling call: true while expired slots or dirty groups remain. */
+  async settle(settle: GroupSettle): Promise<boolean> {
+    const { member, window, setting, nowMs } = settle;
+    const answer = await guard(
+      this.functions.call(this.fns.groupSettle, {
+        ...boardCall(member, member.shards[0], nowMs, this.budgetFields),
+        window,
+        groupBoard: settle.groupBoard,
+        top: setting.top,
+        decay: setting.decay,
+        rows: GROUP_SETTLE_ROWS,
+      }),
+    );
+    return answer.draining;
+  }
+}

@@ -1,0 +1,40 @@
+-- requires: call_state, group_of, idempotency, reader, window
+-- group_member_set: makes an item of the member board a member of a group of a group board (or of
+-- none), retry-safe, on the member board's shard: the item leaves its previous group, and both
+-- groups are marked for their scores to be recomputed (group_of_lib). The first membership names the
+-- group board in the member board's config (groupedBy), so its writes and drains keep the groups'
+-- member scores from then on.
+-- Keys: cfg (the member board's config hash)
+-- Args (reader.read_call, CALLS.group_member_set): the header (the member board's config version,
+--   now, no windows), then
+--   board      the group board
+--   window     the member board's window it ranks
+--   item       the item id
+--   group      the group id ("": no group: the item leaves its group)
+--   boards, groups, per_group, members   the limits: group boards per member board, groups per
+--              group board, members per group, members per group board
+--   idem_key, idem_fingerprint, idem_context, idem_retention   idem_lib's (idem_key "": none)
+-- Reply (reader.answer, CALLS.group_member_set, after idem_lib's outcome and context):
+--   previous   the group the item was in ("": none)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_QUOTA groupBoards|groups|groupSize|groupMembers <held>
+--   (nothing changed)
+local function group_member_set(keys, args)
+  call_state.begin_call(keys, args)
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.group_member_set)
+  local err = window.version_error(cfg_key, header.version)
+  if err then return redis.error_reply(err) end
+  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  local replay = idempotency.idem_begin(cfg_key, 'cfg', idem, header.now_ms)
+  if replay then return replay end
+  local limits = {
+    boards = tonumber(arg.boards),
+    groups = tonumber(arg.groups),
+    per_group = tonumber(arg.per_group),
+    members = tonumber(arg.members),
+  }
+  local previous, refused = group_of.GROUP_OF.set_member(cfg_key, arg.window, arg.board, arg.item, arg.group, limits)
+  if refused then return redis.error_reply(refused) end
+  local reply = reader.answer(CALLS.group_member_set, { previous = previous })
+  return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply)
+end

@@ -1,0 +1,25 @@
+import type { Bounds } from '../../../common/limits';
+
+/** A group's score sums its `top` best members. */
+export const GROUP_TOP_MEMBERS: Bounds = { min: 1, max: 1000 };
+
+/**
+ * Most groups of one group board, and members of one group and of the whole group board: what a client
+ * makes Redis hold through member PUTs (each member an entry of the membership hash and of its group's
+ * zset), counted against these bounds by group_member_set itself (422 QUOTA_EXCEEDED beyond).
+ */
+export const MAX_GROUPS_PER_BOARD = 1000;
+export const MAX_MEMBERS_PER_GROUP = 10_000;
+export const MAX_MEMBERS_PER_BOARD = 100_000;
+
+/** Group boards over the windows of one member board: each adds its hook's work to every member write. */
+export const MAX_GROUP_BOARDS_PER_MEMBER = 8;
+
+/**
+ * Member rows one group_settle call reads to recompute dirty groups (at most `top` rows a group, one
+ * ZREVRANGE each): one full group of 1 000 members a call (2 took 6.6 to 14 ms of Redis under a load
+ * of 18-22 on 2 shared cores: bench/group-boards.ts, the worst-case rows). A read of a group board
+ * settles first, up to MAX_READ_DRAIN_CALLS calls, then answers 503 WINDOW_DRAINING (the next reads
+ * go on from where it stopped).
+ */
+export const GROUP_SETTLE_ROWS = 1_000;

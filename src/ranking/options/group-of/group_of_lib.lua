@@ -1,0 +1,216 @@
+-- module: group_of
+-- requires: call_state, hooks, keyspace, order
+-- group_of_lib: group boards, a board option (src/ranking/options/group-of/). A board declaring
+-- `groupOf: { board: M, window: W, top, decay }` ranks groups of M's items by Σ decay^i · s_i over a
+-- group's `top` best members' scores s_i in W. Everything lives under M's hash tag, beside W, so the
+-- member board's own calls keep it exact in the same atomic step: every change of W's results
+-- (writes, expiry drains, resets) moves the member's score in its group's zset and marks the group
+-- dirty (O(log n), hook results_changed); a dirty group's score is recomputed from its best `top`
+-- members by group_settle (at most GROUP_SETTLE_ROWS member rows a call), which every read of the
+-- group board runs first, again while some group is still dirty, so a read answers only settled
+-- scores.
+-- KEYS: 0
+-- Keys, under M's tag, base "<tag>:<W>%<G>:" (`%` is in no name: never a window's keys):
+--   <base>mem     hash  item -> its group (an item is in at most one group of G)
+--   <base>groups  hash  group -> its members
+--   <base>g:<h>   zset  item -> score in W, the group's listed members (h: SHA-1 of the group id:
+--                       ids are never key names)
+--   <base>dirty   set   groups whose score may differ from their members'
+--   <base>rule    string "<top> <decay>" the scores in <base>top were computed with
+--   <base>top     zset  group -> score: the group board's results (read like a window's)
+--   <base>slots   zset  never written: the read's slots index (nothing to expire)
+-- Config hash field of G: groupOf (its setting, JSON). Of M: groupedBy ("<W> <G>;..."): the group boards over its windows.
+
+call_state.config_field_add('groupedBy', 'group_of')
+
+local GROUP_OF = {}
+
+-- "<tag>:cfg", window, group board -> "<tag>:<window>%<board>:"
+local function base_of(cfg_key, window, board)
+  return keyspace.sibling_key(cfg_key, 'cfg', window .. '%' .. board .. ':')
+end
+
+local function group_key(base, group)
+  return base .. 'g:' .. redis.sha1hex(group)
+end
+
+-- The bases of the group boards over the window of `top_key` ("<tag>:<W>:top"), by groupedBy's value.
+local parsed = { by_value = {}, size = 0, max = 256 }
+
+local function bases_of(top_key)
+  local cfg_key = call_state.cfg_key_of_top(top_key)
+  local stored = call_state.config_field(cfg_key, 'groupedBy')
+  if not stored then return nil end
+  local by_window = parsed.by_value[stored]
+  if not by_window then
+    by_window = {}
+    for window, board in string.gmatch(stored, '([^; ]+) ([^;]+)') do
+      by_window[window] = by_window[window] or {}
+      table.insert(by_window[window], base_of(cfg_key, window, board))
+    end
+    if parsed.size >= parsed.max then parsed.by_value, parsed.size = {}, 0 end
+    parsed.by_value[stored], parsed.size = by_window, parsed.size + 1
+  end
+  return by_window[string.sub(top_key, #cfg_key - 2, -5)]
+end
+
+-- The member's place in its group's zset: its score in W when listed there, else none.
+local function place(base, top_key, group, item)
+  local score = redis.call('ZSCORE', top_key, item)
+  if score and order.listed(top_key, tonumber(score)) then
+    redis.call('ZADD', group_key(base, group), score, item)
+  else
+    redis.call('ZREM', group_key(base, group), item)
+  end
+  redis.call('SADD', base .. 'dirty', group)
+end
+
+-- Hook results_changed: a member's score in W moved (written, drained, reset).
+local function member_changed(top_key, item)
+  local bases = bases_of(top_key)
+  if not bases then return end
+  for i = 1, #bases do
+    local group = redis.call('HGET', bases[i] .. 'mem', item)
+    if group then place(bases[i], top_key, group, item) end
+  end
+end
+
+-- Hook window_dropped: W's data went, so did every member's score; memberships stay.
+local function window_dropped(window_base)
+  local top_key = window_base .. 'top'
+  local bases = bases_of(top_key)
+  if not bases then return end
+  for i = 1, #bases do
+    local base = bases[i]
+    for _, group in ipairs(redis.call('HKEYS', base .. 'groups')) do redis.call('UNLINK', group_key(base, group)) end
+    redis.call('UNLINK', base .. 'top', base .. 'dirty')
+  end
+end
+
+-- Names the group board `board` over `window` in M's groupedBy (at most `most` group boards) and
+-- enables the option's hooks on M. Answers an error line, or nil.
+local function attach(cfg_key, window, board, most)
+  local stored = redis.call('HGET', cfg_key, 'groupedBy') or ''
+  local entry = window .. ' ' .. board
+  local count = 0
+  for w, b in string.gmatch(stored, '([^; ]+) ([^;]+)') do
+    if w == window and b == board then return nil end
+    count = count + 1
+  end
+  if count >= most then return 'TB_QUOTA groupBoards ' .. count end
+  redis.call('HSET', cfg_key, 'groupedBy', stored == '' and entry or stored .. ';' .. entry)
+  call_state.enable_option(cfg_key, 'group_of')
+  return nil
+end
+
+-- The member `item` leaves `group`.
+local function leave(base, group, item)
+  redis.call('ZREM', group_key(base, group), item)
+  if redis.call('HINCRBY', base .. 'groups', group, -1) <= 0 then
+    redis.call('HDEL', base .. 'groups', group)
+    redis.call('UNLINK', group_key(base, group))
+  end
+  redis.call('SADD', base .. 'dirty', group)
+end
+
+-- Why `item` may not join `group` (an error line), or nil: the group board's limits.
+local function refusal(base, previous, group, limits)
+  local held = redis.call('HLEN', base .. 'mem')
+  if previous == '' and held >= limits.members then return 'TB_QUOTA groupMembers ' .. held end
+  local size = redis.call('HGET', base .. 'groups', group)
+  if not size and redis.call('HLEN', base .. 'groups') >= limits.groups then return 'TB_QUOTA groups ' .. limits.groups end
+  if size and tonumber(size) >= limits.per_group then return 'TB_QUOTA groupSize ' .. size end
+  return nil
+end
+
+-- Makes `item` a member of `group` ("": of none) in the group board `board` over M's `window`.
+-- Answers the group it was in ("": none) and an error line (nothing changed) or nil.
+function GROUP_OF.set_member(cfg_key, window, board, item, group, limits)
+  local err = attach(cfg_key, window, board, limits.boards)
+  if err then return nil, err end
+  local base = base_of(cfg_key, window, board)
+  local previous = redis.call('HGET', base .. 'mem', item) or ''
+  if previous == group then return previous, nil end
+  if group ~= '' then
+    err = refusal(base, previous, group, limits)
+    if err then return nil, err end
+  end
+  if previous ~= '' then leave(base, previous, item) end
+  if group == '' then
+    redis.call('HDEL', base .. 'mem', item)
+  else
+    redis.call('HSET', base .. 'mem', item, group)
+    redis.call('HINCRBY', base .. 'groups', group, 1)
+    place(base, keyspace.sibling_key(cfg_key, 'cfg', window .. ':top'), group, item)
+  end
+  return previous, nil
+end
+
+-- The group's score from its best `top` members: Σ decay^i · s_i (the weights as repeated products);
+-- absent when it has no listed member. Answers the member rows it read, plus one.
+local function recompute(base, group, top, decay)
+  local rows = redis.call('ZREVRANGE', group_key(base, group), 0, top - 1, 'WITHSCORES')
+  if #rows == 0 then
+    redis.call('ZREM', base .. 'top', group)
+    return 1
+  end
+  local sum, weight = 0, 1
+  for i = 2, #rows, 2 do
+    sum = sum + weight * tonumber(rows[i])
+    weight = weight * decay
+  end
+  redis.call('ZADD', base .. 'top', string.format('%.17g', sum), group)
+  return #rows / 2 + 1
+end
+
+-- Recomputes dirty groups of the group board `board` over `window` within `budget` member rows (a
+-- changed rule marks every group dirty first). Answers 1 when some group is still dirty, else 0.
+function GROUP_OF.settle(cfg_key, window, board, top, decay, budget)
+  local base = base_of(cfg_key, window, board)
+  local rule = top .. ' ' .. decay
+  if redis.call('GET', base .. 'rule') ~= rule then
+    local groups = redis.call('HKEYS', base .. 'groups')
+    if #groups > 0 then redis.call('SADD', base .. 'dirty', unpack(groups)) end
+    redis.call('SET', base .. 'rule', rule)
+  end
+  local dirty = base .. 'dirty'
+  while budget > 0 do
+    local group = redis.call('SPOP', dirty)
+    if not group then return 0 end
+    budget = budget - recompute(base, group, top, tonumber(decay))
+  end
+  return redis.call('SCARD', dirty) > 0 and 1 or 0
+end
+
+-- The group board's own config (field groupOf: its setting as JSON). A PUT without groupOf keeps the
+-- stored one; a change keeps the data (the next settle recomputes every group by the new rule).
+local function group_of_planned(cfg_key, settings, _, plan)
+  local stored = plan and redis.call('HGET', cfg_key, 'groupOf') or false
+  if settings.groupOf == nil then
+    settings.groupOf = stored and cjson.decode(stored) or nil
+    return
+  end
+  if not plan then return end
+  local was, asked = stored and cjson.decode(stored) or {}, settings.groupOf
+  for _, field in ipairs({ 'board', 'window', 'top', 'decay' }) do
+    if was[field] ~= asked[field] then plan.changed = true end
+  end
+end
+
+local function group_of_stored(cfg_key, settings)
+  if type(settings.groupOf) == 'table' then
+    redis.call('HSET', cfg_key, 'groupOf', cjson.encode(settings.groupOf))
+  else
+    redis.call('HDEL', cfg_key, 'groupOf')
+  end
+  return false
+end
+
+hooks.register('config_planned', group_of_planned, 'group_of')
+hooks.register('config_differs', function() return false end, 'group_of')
+hooks.register('config_stored', group_of_stored, 'group_of')
+hooks.register('results_changed', member_changed, 'group_of')
+hooks.register('watches', function(top_key) return bases_of(top_key) ~= nil end, 'group_of')
+hooks.register('window_dropped', window_dropped, 'group_of')
+hooks.register('config_kept', function(cfg_key) return redis.call('HEXISTS', cfg_key, 'groupedBy') == 1 end, 'group_of')
+group_of.GROUP_OF = GROUP_OF

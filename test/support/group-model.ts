@@ -1,0 +1,47 @@
+/**
+ * Group boards, written as plainly as possible: the oracle of the group boards' property test. Given
+ * the member window's listed scores (a RankingModel's listing), a group's score is Σ decay^i · s_i over
+ * its `top` best listed members (the weights as repeated products, as group_of_lib.lua computes them).
+ */
+export interface GroupRow {
+  rank: number;
+  item: string;
+  score: number;
+}
+
+export class GroupModel {
+  /** item -> its group */
+  readonly members = new Map<string, string>();
+
+  constructor(
+    readonly top: number,
+    readonly decay: number,
+  ) {}
+
+  /** The item joins `group` (null: leaves its group); a PUT moves it. */
+  join(item: string, group: string | null): void {
+    if (group === null) this.members.delete(item);
+    else this.members.set(item, group);
+  }
+
+  /** The group board's listing: highest first, ties in descending byte order, competition ranks. */
+  listing(memberScores: ReadonlyArray<{ item: string; score: number }>): GroupRow[] {
+    const byGroup = new Map<string, number[]>();
+    for (const { item, score } of memberScores) {
+      const group = this.members.get(item);
+      if (group !== undefined) byGroup.set(group, [...(byGroup.get(group) ?? []), score]);
+    }
+    const scores = [...byGroup].map(([group, values]): [string, number] => {
+      const best = values.sort((a, b) => b - a).slice(0, this.top);
+      let sum = 0;
+      let weight = 1;
+      for (const value of best) {
+        sum += weight * value;
+        weight *= this.decay;
+      }
+      return [group, sum];
+    });
+    const rows = scores.sort(([a, sa], [b, sb]) => sb - sa || Buffer.compare(Buffer.from(b), Buffer.from(a)));
+    return rows.map(([item, score]) => ({ rank: 1 + rows.filter(([, s]) => s > score).length, item, score }));
+  }
+}
