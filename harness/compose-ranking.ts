@@ -13,6 +13,7 @@ import { RankingCoreModule } from '../src/ranking/ranking-core.module';
 import { RankingService } from '../src/ranking/ranking.service';
 import { RetractionService } from '../src/ranking/retraction/retraction.service';
 import { ActorWeightsService } from '../src/ranking/actor-weights/actor-weights.service';
+import { AliasesService } from '../src/ranking/aliases/aliases.service';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { RedisService } from '../src/redis/redis.service';
 
@@ -26,6 +27,7 @@ export interface RankingGraph {
   expiryStore: ExpiryStore;
   retractions: RetractionService;
   actorWeights: ActorWeightsService;
+  aliases: AliasesService;
   lookup: LookupService;
   standing: StandingService;
 }
@@ -65,6 +67,7 @@ export async function composeRanking(
     expiryStore: module.get(ExpiryStore),
     retractions: module.get(RetractionService),
     actorWeights: module.get(ActorWeightsService),
+    aliases: module.get(AliasesService),
     lookup: module.get(LookupService),
     standing: module.get(StandingService),
   };
