@@ -219,6 +219,8 @@ export const BOARDS = {
    * without the segments every re-weighting walks (at full scale 500 steps an actor, for 1 000 actors).
    */
   'wc-weights': { windows: SUM_WINDOWS, views: SUM_VIEWS, actors: { capPerItem: CAP_PER_ITEM.max } },
+  /** Filled to its most aliases by the alias rows (no events: a merge of none walks the windows once). */
+  'wc-aliases': { windows: SUM_WINDOWS },
   /** Made, filled and reset or deleted by the admin rows (runs last). */
   'wc-gone': { ...SUM_BOARD, shards: 64 },
 } as const;

@@ -11,12 +11,14 @@ import type { HarnessContext, HttpAnswer, RowFigures, WorstRow } from './harness
 import { scriptCommandCount, type RedisCost, type RedisMeter } from './redis-meter';
 import { MODERATION_ROWS } from './moderation-rows';
 import { ADMIN_ROWS, SERVICE_ROWS } from './service-rows';
+import { ALIAS_ROWS } from './alias-rows';
 
 export const WORST_ROWS: readonly WorstRow[] = [
   ...MODERATION_ROWS,
   ...WRITE_ROWS,
   ...READ_ROWS,
   ...SERVICE_ROWS,
+  ...ALIAS_ROWS,
   ...ADMIN_ROWS,
 ];
 

@@ -15,7 +15,8 @@ import { AliasesStore } from './aliases.store';
 /**
  * Most units of work one take does: a window looked into or a slot looked at (1), an amount or a
  * contribution moved (1 + the views reading its window), as a retraction's step weighs them; its give
- * does at most as much again on the canonical item's shard.
+ * does at most as much again on the canonical item's shard. A take giving its chunk in the same call
+ * (both ids on one shard) does half as many, so that call's work stays that of one step.
  */
 export const ALIAS_STEP_UNITS = 32;
 
@@ -146,7 +147,8 @@ export class AliasesService implements OnApplicationBootstrap, OnApplicationShut
    */
   private async take(board: PreparedBoard, alias: string, item: string, run: string, acked: number) {
     const here = board.shardOf(alias) === board.shardOf(item);
-    const step = { alias, item, run, most: ALIAS_STEP_UNITS, fresh: true, here, acked, seq: 0, chunk: '' };
+    const most = here ? ALIAS_STEP_UNITS / 2 : ALIAS_STEP_UNITS;
+    const step = { alias, item, run, most, fresh: true, here, acked, seq: 0, chunk: '' };
     const taken = await this.store.step(board, { ...step, mode: 'take', nowMs: this.clock.nowMs() });
     if (taken.done) return undefined;
     if (taken.seq === 0 || here) return Math.max(acked, taken.seq);
