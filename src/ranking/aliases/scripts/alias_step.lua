@@ -25,7 +25,7 @@
 --   take's call), acked (take: the seq the caller saw given), seq (give: the chunk's), chunk (give:
 --   the chunk as JSON)
 -- Reply (reader.answer, CALLS.alias_step): done (0|1: take: nothing left and every chunk given),
---   seq (the chunk's, 0: none), chunk (JSON array of entries, "" when none), entries (the record's
+--   seq (the chunk's, 0: none), chunk (JSON array of entries, "" when none or given in the call), entries (the record's
 --   total of entries taken), due (unix ms: a slot the give indexed earlier than the shard's due, 0: none)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
@@ -142,10 +142,10 @@ local function give_entry(keys, window_count, now_sec, item, e)
   return due_ms
 end
 
--- Gives a chunk (JSON) to the canonical item. Answers the earliest due time of a slot it indexed.
-local function give_chunk(keys, window_count, now_sec, item, json)
+-- Gives a chunk's entries to the canonical item. Answers the earliest due time of a slot it indexed.
+local function give_chunk(keys, window_count, now_sec, item, entries)
   local due_ms = nil
-  for _, e in ipairs(cjson.decode(json)) do
+  for _, e in ipairs(entries) do
     local due = give_entry(keys, window_count, now_sec, item, e)
     if due then due_ms = math.min(due_ms or math.huge, due) end
   end
@@ -194,13 +194,16 @@ local function alias_take(keys, header, arg)
     if done then redis.call('HSET', record, 'state', 'done') end
     return alias_answer(done, 0, '', record)
   end
-  local json, seq = cjson.encode(step.chunk), step.seq + 1
-  redis.call('HSET', record, 'seq', seq, 'chunk', json)
+  local seq, json = step.seq + 1, ''
   redis.call('HINCRBY', record, 'entries', #step.chunk)
   snapshot.bump_version(keys[1], 1)
+  -- Given in this call: acknowledged with it, so no copy is kept or answered.
   if arg.here == '1' then
-    due = give_chunk(keys, window_count, header.now_sec, arg.item, json)
-    redis.call('HSET', record, 'acked', seq)
+    due = give_chunk(keys, window_count, header.now_sec, arg.item, step.chunk)
+    redis.call('HSET', record, 'seq', seq, 'acked', seq)
+  else
+    json = cjson.encode(step.chunk)
+    redis.call('HSET', record, 'seq', seq, 'chunk', json)
   end
   return alias_answer(false, seq, json, record, window.due_to_index(2, window_count, due))
 end
@@ -211,7 +214,7 @@ local function alias_give(keys, header, arg)
   redis.call('EXPIRE', given, ALIAS.KEEP_SEC)
   local seq = tonumber(arg.seq)
   if tonumber(redis.call('HGET', given, 'seq')) >= seq then return reader.answer(CALLS.alias_step, { done = 0, seq = seq, chunk = '', entries = 0, due = 0 }) end
-  local due = give_chunk(keys, window_count, header.now_sec, arg.item, arg.chunk)
+  local due = give_chunk(keys, window_count, header.now_sec, arg.item, cjson.decode(arg.chunk))
   redis.call('HSET', given, 'seq', seq)
   snapshot.bump_version(keys[1], 1)
   return reader.answer(CALLS.alias_step, { done = 0, seq = seq, chunk = '', entries = 0, due = window.due_to_index(2, window_count, due) })
