@@ -6,7 +6,8 @@
 --   take (on the alias's shard): takes up to `most` units of the alias's slot amounts and actor
 --     contributions out of this shard (subtracted as an item retraction does) into a chunk kept in
 --     the merge's record, "<tag>:al:<digest>" (hash: alias, item, run, state, seq, acked, chunk,
---     entries, startedMs, and a cursor "c:<slots key>" per window). A chunk not yet acknowledged
+--     entries, startedMs, board (done once the board's windows are), and a cursor "c:<slots key>" per
+--     window). A chunk not yet acknowledged
 --     (its seq past `acked`) is answered again instead of a new one. The first take (`fresh`) starts
 --     the record and blocks the alias's events for good (actor_lib's block): a write naming it from
 --     an instance whose alias map is stale is refused, and that instance resolves it and writes the
@@ -183,7 +184,12 @@ local function alias_take(keys, header, arg)
   if not step or redis.call('HGET', record, 'state') == 'done' then return alias_answer(true, 0, '', record) end
   if step.seq > step.acked then return alias_answer(false, step.seq, redis.call('HGET', record, 'chunk'), record) end
   step.keys = keys
-  local left, board_empty = take_windows(step, window_count, '', tonumber(arg.most))
+  -- The board's windows once done stay so (the alias's events are refused): the record says so.
+  local left, board_empty = tonumber(arg.most), redis.call('HGET', record, 'board') == 'done'
+  if not board_empty then
+    left, board_empty = take_windows(step, window_count, '', left)
+    if board_empty then redis.call('HSET', record, 'board', 'done') end
+  end
   local segments_empty = false
   if left > 0 and board_empty then
     left, segments_empty = segmentation.walk_pending_segments(keys[1], record .. ':segs', window_count, header.now_ms, header.budget, left,
