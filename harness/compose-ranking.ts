@@ -14,6 +14,7 @@ import { RankingCoreModule } from '../src/ranking/ranking-core.module';
 import { RankingService } from '../src/ranking/ranking.service';
 import { RetractionService } from '../src/ranking/retraction/retraction.service';
 import { ActorWeightsService } from '../src/ranking/actor-weights/actor-weights.service';
+import { AliasesService } from '../src/ranking/aliases/aliases.service';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { RedisService } from '../src/redis/redis.service';
 
@@ -27,6 +28,7 @@ export interface RankingGraph {
   expiryStore: ExpiryStore;
   retractions: RetractionService;
   actorWeights: ActorWeightsService;
+  aliases: AliasesService;
   lookup: LookupService;
   standing: StandingService;
   groupBoards: GroupBoardsService;
@@ -67,6 +69,7 @@ export async function composeRanking(
     expiryStore: module.get(ExpiryStore),
     retractions: module.get(RetractionService),
     actorWeights: module.get(ActorWeightsService),
+    aliases: module.get(AliasesService),
     lookup: module.get(LookupService),
     standing: module.get(StandingService),
     groupBoards: module.get(GroupBoardsService),

@@ -223,6 +223,8 @@ export const BOARDS = {
   /** A member board, and a group board over it at its maxima (group rows: group-rows.ts). */
   'wc-members': { windows: [{ name: 'm', period: '1h', interval: '1m' }] },
   'wc-teams': { groupOf: { board: 'wc-members', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
+  /** Filled to its most aliases by the alias rows (no events: a merge of none walks the windows once). */
+  'wc-aliases': { windows: SUM_WINDOWS },
   /** Made, filled and reset or deleted by the admin rows (runs last). */
   'wc-gone': { ...SUM_BOARD, shards: 64 },
 } as const;

@@ -12,6 +12,7 @@ import { scriptCommandCount, type RedisCost, type RedisMeter } from './redis-met
 import { MODERATION_ROWS } from './moderation-rows';
 import { GROUP_ROWS } from './group-rows';
 import { ADMIN_ROWS, SERVICE_ROWS } from './service-rows';
+import { ALIAS_ROWS } from './alias-rows';
 
 export const WORST_ROWS: readonly WorstRow[] = [
   ...MODERATION_ROWS,
@@ -19,6 +20,7 @@ export const WORST_ROWS: readonly WorstRow[] = [
   ...READ_ROWS,
   ...GROUP_ROWS,
   ...SERVICE_ROWS,
+  ...ALIAS_ROWS,
   ...ADMIN_ROWS,
 ];
 

@@ -84,6 +84,11 @@ export const ERROR_CODES = {
     409,
     'no: the board holds its most weighed actors; set one back to weight 1 (which frees its place) first',
   ),
+  ALIASES_FULL: refused(409, 'no: the board holds its most aliases; an alias is kept for good'),
+  ALIAS_CONFLICT: refused(
+    409,
+    'no: the alias names another item already, or other aliases name it as their canonical item (no chains)',
+  ),
   ACTOR_COUNTS_PENDING: refused(
     409,
     "no: the window's actor counts began after some of its live data; read without minActors, or reset the window",

@@ -2,6 +2,9 @@ import { Module } from '@nestjs/common';
 import { AppConfig } from '../common/config';
 import { ActorWeightsService } from './actor-weights/actor-weights.service';
 import { ActorWeightsStore } from './actor-weights/actor-weights.store';
+import { AliasMap } from './aliases/alias-map';
+import { AliasesService } from './aliases/aliases.service';
+import { AliasesStore } from './aliases/aliases.store';
 import { RankingSettings } from './core/ranking.settings';
 import { BoardCache } from './boards/board-cache';
 import { BoardsService } from './boards/boards.service';
@@ -91,6 +94,9 @@ import { WritesStore } from './writes/writes.store';
     RetractionService,
     ActorWeightsStore,
     ActorWeightsService,
+    AliasesStore,
+    AliasMap,
+    AliasesService,
     ModerationStore,
     ModerationService,
     GroupBoardsStore,
@@ -99,7 +105,7 @@ import { WritesStore } from './writes/writes.store';
   ],
   // BoardCache and RankingSettings: stream ingest applies events with the boards' cached configs and
   // the same drain budget. WriteCommands: the controller builds its write commands with it. Lookup,
-  // standing (rank, distribution), item data, retractions, actor weights, moderation: their controllers.
+  // standing (rank, distribution), item data, retractions, actor weights, aliases, moderation: their controllers.
   exports: [
     RankingSettings,
     RankingService,
@@ -112,6 +118,7 @@ import { WritesStore } from './writes/writes.store';
     FiltersService,
     RetractionService,
     ActorWeightsService,
+    AliasesService,
     ModerationService,
     GroupBoardsService,
   ],

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { defineLibrary, handlerModules } from '../redis/function-library';
 import { ACTOR_WEIGHTS_FUNCTIONS, ActorWeightsFunctions } from './actor-weights/actor-weights.functions';
+import { ALIASES_FUNCTIONS, AliasesFunctions } from './aliases/aliases.functions';
 import { BOARDS_FUNCTIONS, BoardsFunctions } from './boards/boards.functions';
 import { CALENDAR_FUNCTIONS, CalendarFunctions } from './calendar/calendar.functions';
 import { RANKING_MODULES } from './core/script-call';
@@ -26,6 +27,7 @@ import { WRITES_FUNCTIONS, WritesFunctions } from './writes/writes.functions';
  */
 export const RANKING_SLICES = [
   ['actor-weights', ActorWeightsFunctions],
+  ['aliases', AliasesFunctions],
   ['boards', BoardsFunctions],
   ['calendar', CalendarFunctions],
   ['expiry', ExpiryFunctions],
@@ -60,6 +62,7 @@ export const RANKING = defineLibrary({
   // Each name is one slice's own (a spread would hide a second one: the registry spec counts them).
   functions: {
     ...ACTOR_WEIGHTS_FUNCTIONS,
+    ...ALIASES_FUNCTIONS,
     ...BOARDS_FUNCTIONS,
     ...CALENDAR_FUNCTIONS,
     ...EXPIRY_FUNCTIONS,

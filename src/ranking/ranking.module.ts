@@ -8,6 +8,7 @@ import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
 import { RetractionController } from './retraction/retraction.controller';
 import { ActorWeightsController } from './actor-weights/actor-weights.controller';
+import { AliasesController } from './aliases/aliases.controller';
 import { ScoresController } from './scores.controller';
 import { StandingController } from './standing/standing.controller';
 
@@ -22,6 +23,7 @@ import { StandingController } from './standing/standing.controller';
     ScoresController,
     RetractionController,
     ActorWeightsController,
+    AliasesController,
     FiltersController,
     ModerationController,
     GroupBoardsController,

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { WriteAnswer } from '../common/retry-safe';
 import { SharedReads } from '../common/shared-reads';
 import type { ClientBudget } from '../governance/growth-quotas';
+import { AliasMap } from './aliases/alias-map';
+import { BoardCache } from './boards/board-cache';
 import { ArchivesService } from './calendar/archives.service';
 import { BoardPage, BoardsService, BoardView, PutBoardInput } from './boards/boards.service';
 import { RankedSources, SourceRead } from './boards/ranked-sources';
@@ -92,6 +94,8 @@ export class RankingService {
     private readonly spans: SpansService,
     private readonly filters: FiltersService,
     private readonly standing: StandingService,
+    private readonly aliases: AliasMap,
+    private readonly cache: BoardCache,
   ) {}
 
   /** GET top with ?perGroup or ?minActors: a filtered read, rows keep their board rank. */
@@ -264,15 +268,20 @@ export class RankingService {
     });
   }
 
-  /** An item's score, rank and percentile in a window or a view (of a window's newest slots with `span`). */
-  async item(name: string, windowName: string | undefined, item: string, options: ReadOptions = {}) {
+  /**
+   * An item's score, rank and percentile in a window or a view (of a window's newest slots with `span`);
+   * an alias answers its canonical item's, naming it `canonical`.
+   */
+  async item(name: string, windowName: string | undefined, asked: string, options: ReadOptions = {}) {
+    const canonical = await this.aliases.canonicalOf(await this.cache.get(name), asked);
+    const item = canonical ?? asked;
     const answer = await this.readSource<ItemAnswer>(name, windowName, options, {
       window: (board, window, nowMs) => this.reads.item(board, window, nowMs, item),
       span: (board, window, nowMs, span) => this.spans.item(board, window, nowMs, span, item),
       view: (board, view, nowMs) => this.views.item(board, view, nowMs, item),
     });
     const [grouped] = await this.filters.attach(name, [answer]);
-    return grouped;
+    return canonical === undefined ? grouped : { ...grouped, canonical };
   }
 
   /** An item with up to `radius` neighbours on each side, in a window or a view (of a window's newest slots with `span`). */

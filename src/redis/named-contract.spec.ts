@@ -18,6 +18,7 @@ import type { FunctionDefinition, FunctionLibrary, LibraryFunction } from './fun
  */
 const POSITIONAL_LEFT: Record<string, number> = {
   'actor-weights': 0,
+  aliases: 0,
   boards: 0,
   calendar: 0,
   expiry: 0,

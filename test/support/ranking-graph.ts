@@ -65,6 +65,7 @@ export function useRankingGraph(topology: Topology, clock: FakeClock): RankingGr
   });
   afterAll(async () => {
     await world.graph.actorWeights.onApplicationShutdown();
+    await world.graph.aliases.onApplicationShutdown();
     await world.graph.retractions.onApplicationShutdown();
     await redisService.onApplicationShutdown();
     await redis.stop();

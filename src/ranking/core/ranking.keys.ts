@@ -59,6 +59,11 @@ export class RankingKeys {
     return `{${this.prefix}due}:leases`;
   }
 
+  /** Alias merges an instance starting up resumes (zset: "<board><US><alias>" -> start, ms), as re-weightings. */
+  aliasesRunning(): string {
+    return `${this.prefix}aliases:running`;
+  }
+
   /** Re-weightings an instance starting up resumes (zset: "<board><US><actor>" -> start, ms), as retractions. */
   reweightsRunning(): string {
     return `${this.prefix}reweights:running`;
@@ -128,6 +133,26 @@ export class BoardKeys {
   /** An actor's re-weighting on this shard (reweight_step.lua), by a digest of the actor: weight, state, events, cursors. */
   reweight(actorDigest: string): string {
     return `${this.tag}:rw:${actorDigest}`;
+  }
+
+  /** The board's alias map on shard 0 (alias_put.lua): alias -> canonical item. */
+  aliases(): string {
+    return `${this.tag}:aliases`;
+  }
+
+  /** The merges' run ids on shard 0 (alias_put.lua): alias -> run. */
+  aliasRuns(): string {
+    return `${this.tag}:aliasruns`;
+  }
+
+  /** An alias merge's record on the alias's shard (alias_step.lua), by a digest of the alias. */
+  aliasMerge(aliasDigest: string): string {
+    return `${this.tag}:al:${aliasDigest}`;
+  }
+
+  /** The seq of an alias merge's last chunk given on the canonical item's shard (alias_step.lua). */
+  aliasGiven(aliasDigest: string): string {
+    return `${this.tag}:alin:${aliasDigest}`;
   }
 
   /** The actors' weights on this shard (actor_caps_lib.lua): actor -> weight. */

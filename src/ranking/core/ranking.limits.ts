@@ -229,6 +229,15 @@ export const MODERATED_GROUP_ITEMS_PER_SHARD = 200;
  * (409 ACTOR_WEIGHTS_FULL) until some actor goes back to weight 1.
  */
 export const WEIGHED_ACTORS_PER_BOARD = 1000;
+/**
+ * Aliases of one board (PUT /admin/boards/:board/aliases/:alias), kept for good: shard 0 holds the map
+ * (alias -> canonical item, the merge's run id, a count per canonical item: about 400 B an alias with
+ * 128-character ids), the alias's shard a merge record for 7 days (about 300 B, and a cursor per window
+ * and segment window) and its block. At most about 1 MB per board; every instance caches the map of a
+ * board it writes to (the same bytes). Admin state, counted as moderation states and weights are: past
+ * the bound a new alias is refused (409 ALIASES_FULL).
+ */
+export const ALIASES_PER_BOARD = 1000;
 /** Rows of a review queue page (GET /admin/boards/:board/moderation/queue?limit=). */
 export const QUEUE_PAGE: Bounds = { min: 1, max: 100 };
 export const DEFAULT_QUEUE_PAGE = 10;

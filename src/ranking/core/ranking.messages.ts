@@ -30,6 +30,14 @@ export const RANKING_MESSAGES = {
     `board "${board}": the shard of this item holds ${held} moderated items (hidden or allowed) of its ${most}; clear some (DELETE .../moderation/items/:item) before setting new ones`,
   actorWeightsFull: (board: string, held: number, most: number) =>
     `board "${board}" holds ${held} weighed actors (weight other than 1) of its ${most}; set one back to weight 1 (PUT .../actors/:actor { "weight": 1 }) before weighing another`,
+  aliasesFull: (board: string, most: number) =>
+    `board "${board}" holds ${most} aliases, its most (an alias is kept for good)`,
+  aliasConflict: (board: string, alias: string, item: string) =>
+    `alias: "${alias}" of board "${board}" names another item already, or other aliases name it as their canonical item, or "${item}" is an alias of "${alias}" (no chains)`,
+  aliasOfItself: (alias: string) => `item: an alias names another item, not itself ("${alias}")`,
+  aliasNotFound: (board: string, alias: string) => `board "${board}" has no alias "${alias}"`,
+  aliasOnBoard: (board: string) =>
+    `alias: board "${board}" keeps scores or metrics; aliases merge the sums of a sum board without metrics`,
   moderatedGroupsFull: (board: string, most: number) =>
     `board "${board}" holds ${most} moderated groups (hidden or allowed), its most; clear one (DELETE .../moderation/groups/:group) before setting a new one`,
   moderatedGroupItemsTooMany: (board: string, items: number, most: number) =>

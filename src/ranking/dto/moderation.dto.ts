@@ -79,4 +79,8 @@ export const HiddenProperty = () =>
 /** GET …/items/:item: the item's standing, and whether moderation leaves it out. */
 export class ModeratedItemResultDto extends ItemResultDto {
   @HiddenProperty() hidden?: true;
+  @ApiPropertyOptional({
+    description: 'The item asked is an alias (PUT /admin/boards/:board/aliases/:alias): the canonical item answered',
+  })
+  canonical?: string;
 }

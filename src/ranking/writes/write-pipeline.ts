@@ -6,6 +6,7 @@ import { AnswerCost, ONE_ANSWER, withAnswerBudget } from '../../governance/answe
 import type { GrowthKind } from '../../common/growth-kinds';
 import { Reservation, reserveGrowth } from '../../governance/growth-quotas';
 import type { IdemRequest } from '../../redis/idempotency';
+import { AliasMap } from '../aliases/alias-map';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import type { PreparedBoard } from '../core/board';
@@ -48,7 +49,7 @@ import { WritesStore } from './writes.store';
 /**
  * Every write runs the same way, whatever its kind:
  *
- *   1. board     the cached config; when a script refuses it (stale or gone), reloaded and run once more
+ *   1. board     the cached config (reloaded and run once more when a script refuses it), aliases resolved
  *   2. strategy  the board's idempotency strategy (IdempotencyPolicy: in-script or the ledger), which
  *                charges the client's stored answers and hands the write its key
  *   3. steps     the kind's: check the command, reserve growth, run on the shard(s), settle the reservation,
@@ -61,13 +62,13 @@ export class WritePipeline {
   private readonly likeWrite: LikeWrite;
   private readonly scoreWrite: ScoreWrite;
   private readonly batchWrite: BatchWrite;
-
   constructor(
     store: WritesStore,
     boards: BoardsStore,
     private readonly cache: BoardCache,
     private readonly clock: Clock,
     settings: RankingSettings,
+    private readonly aliases: AliasMap,
   ) {
     this.policy = new IdempotencyPolicy(store);
     this.incrementWrite = new IncrementWrite(store);
@@ -96,7 +97,9 @@ export class WritePipeline {
 
   private run<C extends WriteCommand, T>(command: C, kind: WriteKind<C, T>): Promise<WriteAnswer<T>> {
     let attempts = 0;
-    const write = () => this.cache.withBoard(command.board, (board) => this.onBoard(command, kind, board, attempts++));
+    const onBoard = (board: PreparedBoard) =>
+      this.aliases.resolving(board, command, (named) => this.onBoard(named, kind, board, attempts++));
+    const write = () => this.cache.withBoard(command.board, onBoard);
     const checking = this.checkAggregate(command);
     return checking ? checking.then(write) : write();
   }
@@ -247,7 +250,6 @@ export class LedgerIdempotency implements IdempotencyStrategy {
 export class IdempotencyPolicy {
   readonly inScript = new InScriptIdempotency();
   readonly ledger: LedgerIdempotency;
-
   constructor(ledger: RequestLedger) {
     this.ledger = new LedgerIdempotency(ledger);
   }
@@ -259,7 +261,6 @@ export class IdempotencyPolicy {
 }
 
 type Growth = Partial<Record<GrowthKind, number>>;
-
 /** What the event-time check found wrong but left to the script (a past `at` of a keyed write). */
 type AtProblem = { message: string } | undefined;
 
@@ -367,7 +368,6 @@ class ScoreWrite extends ItemWrite<ScoreCommand, WriteOutcome, ItemWritten> {
 }
 
 type LikeOutcome = Awaited<ReturnType<WritesStore['like']>>;
-
 /** A like, or its withdrawal (an unlike creates nothing, so it reserves nothing and is never refused growth). */
 class LikeWrite extends ItemWrite<LikeCommand | UnlikeCommand, LikeOutcome, LikeWritten> {
   protected check(command: LikeCommand | UnlikeCommand, attempt: GuardedAttempt): AtProblem {

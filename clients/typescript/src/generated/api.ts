@@ -569,6 +569,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/boards/{board}/aliases/{alias}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An alias's canonical item and its merge's progress */
+        get: operations["AliasesController_get"];
+        /**
+         * Name an alias of an item: its events count for the item, its live counts merged into the item's
+         * @description Answers 202 once the alias is stored and its shard refuses its events (every instance's writes name the canonical item instead within a second); the alias's live counts move into the canonical item's in bounded steps, in every window, view, segment and unique count (GET follows the progress). A repeat answers the progress and changes nothing. No chains: an item named as canonical that is an alias stands for its own canonical item; an alias naming another item, or named as canonical by other aliases, is refused. A board holds at most 1000 aliases, kept for good.
+         */
+        put: operations["AliasesController_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/boards/{board}/query": {
         parameters: {
             query?: never;
@@ -918,7 +939,7 @@ export interface components {
              * @description Stable machine code: act on it, not on the message
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "UNKNOWN_METRIC" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "ACTOR_WEIGHTS_FULL" | "ACTOR_COUNTS_PENDING" | "MODERATED_GROUPS_FULL" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
+            code: "INVALID_INPUT" | "UNKNOWN_METRIC" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "ACTOR_WEIGHTS_FULL" | "ALIASES_FULL" | "ALIAS_CONFLICT" | "ACTOR_COUNTS_PENDING" | "MODERATED_GROUPS_FULL" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
             /** @description Per-dependency health, on a NOT_READY answer only */
             details?: {
                 [key: string]: unknown;
@@ -1544,6 +1565,8 @@ export interface components {
              * @enum {boolean}
              */
             hidden?: true;
+            /** @description The item asked is an alias (PUT /admin/boards/:board/aliases/:alias): the canonical item answered */
+            canonical?: string;
         };
         AroundResultDto: {
             board: string;
@@ -1848,6 +1871,27 @@ export interface components {
             state: "running" | "done";
             /** @description Live events of the actor counted again so far, each once (not per window) */
             events: number;
+        };
+        PutAliasDto: {
+            /**
+             * @description The canonical item the alias stands for (an alias sent here stands for its own canonical item): 1-128 printable characters
+             * @example post-42
+             */
+            item: string;
+        };
+        AliasDto: {
+            /** @description The merge's id */
+            id: string;
+            alias: string;
+            /** @description The canonical item */
+            item: string;
+            /**
+             * @description done: every live window, view, segment and unique count answers as if every live event of the alias had named the canonical item
+             * @enum {string}
+             */
+            state: "running" | "done";
+            /** @description The alias's slot amounts and actor contributions moved so far (each window's and segment's) */
+            entries: number;
         };
         QueryExcludeDto: {
             /** @description Item ids (1-128 printable characters) left out */
@@ -6483,6 +6527,310 @@ export interface operations {
                 };
             };
             /** @description ACTOR_WEIGHTS_FULL: the board holds 1000 actors of a weight other than 1 and this one has none; set one back to 1 first */
+            409: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BODY_TOO_LARGE: over the route's body size (1 MB for a batch, 64 KB elsewhere) */
+            413: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json */
+            415: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description QUOTA_EXCEEDED: the write would create more new entries than its client may now (Retry-After); existing ones keep counting; RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_FULL: Redis reached maxmemory; nothing applied, reads still answer */
+            507: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    AliasesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Board name: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+                /** @description The alias: another spelling of an item: 1-128 printable characters */
+                alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AliasDto"];
+                };
+            };
+            /** @description INVALID_INPUT: the message names the field */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ADMIN_TOKEN_MISSING */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BOARD_NOT_FOUND, ITEM_NOT_FOUND (no such alias) */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description RATE_LIMITED: the client is over its read or write rate (READ_RATE_LIMIT_PER_SEC, RATE_LIMIT_PER_SEC), or its network sent too many unknown keys or wrong tokens (AUTH_FAILURES_PER_SEC); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are over 16 KB */
+            431: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            503: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    AliasesController_put: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters. A repeat with the same key within IDEMPOTENCY_TTL_SEC answers the stored answer with Idempotent-Replayed: true and applies nothing; the same key with another request is a 422 IDEMPOTENCY_KEY_REUSED. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Board name: 1-64 characters of A-Z a-z 0-9 _ . : - */
+                board: string;
+                /** @description The alias: another spelling of an item: 1-128 printable characters */
+                alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutAliasDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key (nothing applied again) */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AliasDto"];
+                };
+            };
+            /** @description INVALID_INPUT: an alias of itself, a max/min/last board or one with metrics */
+            400: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ADMIN_TOKEN_MISSING */
+            401: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ADMIN_TOKEN_INVALID, API_KEY_SCOPE */
+            403: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description BOARD_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
+            408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /**
+             * @description ALIAS_CONFLICT: the alias names another item, or other aliases name it as canonical
+             *
+             *     ALIASES_FULL: the board holds 1000 aliases
+             */
             409: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */

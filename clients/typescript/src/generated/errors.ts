@@ -39,6 +39,8 @@ export const ERROR_TABLE = {
   AGGREGATE_MISMATCH: { status: 409, applied: 'no', retryable: false, advice: "no: a max/min/last board takes scores (POST .../score), a sum board increments and likes" },
   SEGMENT_LIMIT: { status: 409, applied: 'no', retryable: false, advice: "no: the board holds segments.max live segments; a new one waits until one of them holds no live data" },
   ACTOR_WEIGHTS_FULL: { status: 409, applied: 'no', retryable: false, advice: "no: the board holds its most weighed actors; set one back to weight 1 (which frees its place) first" },
+  ALIASES_FULL: { status: 409, applied: 'no', retryable: false, advice: "no: the board holds its most aliases; an alias is kept for good" },
+  ALIAS_CONFLICT: { status: 409, applied: 'no', retryable: false, advice: "no: the alias names another item already, or other aliases name it as their canonical item (no chains)" },
   ACTOR_COUNTS_PENDING: { status: 409, applied: 'no', retryable: false, advice: "no: the window's actor counts began after some of its live data; read without minActors, or reset the window" },
   MODERATED_GROUPS_FULL: { status: 409, applied: 'no', retryable: false, advice: "no: the board holds its most moderated groups; clear one (DELETE .../moderation/groups/:group) first" },
   INGEST_SOURCE_CONFLICT: { status: 409, applied: 'no', retryable: false, advice: "no: a source of another kind has that name; delete it first or pick another name" },

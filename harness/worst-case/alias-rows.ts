@@ -1,0 +1,76 @@
+/**
+ * Worst-case rows of aliases (PUT/GET /admin/boards/:board/aliases/:alias): a seeded item of the sum
+ * board named an alias of another, its live events in 8 windows, 8 views and its segments of a capped
+ * board, merged on one shard (each take gives its chunk in the same call: the costliest call) and
+ * across shards of the 64-shard board (a take, then a give on the canonical item's shard); and a board
+ * filled to its most aliases, then one more, refused.
+ */
+import { ALIASES_PER_BOARD } from '../../src/ranking/core/ranking.limits';
+import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
+
+const ALIAS_POLLS = 100_000;
+const FILLED = 'wc-aliases';
+
+const name = (board: string, alias: string, item: string): HttpRequest => ({
+  method: 'PUT',
+  path: `/admin/boards/${board}/aliases/${alias}`,
+  body: { item },
+});
+const progress = (board: string, alias: string): HttpRequest => ({
+  method: 'GET',
+  path: `/admin/boards/${board}/aliases/${alias}`,
+});
+
+/** Runs a merge to its end (its steps run in the background; each GET resumes a paused one). */
+async function untilMerged(context: HarnessContext, board: string, alias: string): Promise<void> {
+  for (let poll = 0; poll < ALIAS_POLLS; poll++) {
+    if ((await context.send(progress(board, alias), 'admin')).body?.state === 'done') return;
+  }
+  throw new Error(`the merge of alias ${alias} on ${board} never finished`);
+}
+
+/** Names aliases of no events until the board refuses one: it then holds its most. */
+async function fillAliases(context: HarnessContext): Promise<void> {
+  for (let n = 0; n <= ALIASES_PER_BOARD; n++) {
+    const answer = await context.send(name(FILLED, `wc-a${n}`, 'i0'), 'admin');
+    if (answer.body?.code === 'ALIASES_FULL') return;
+    if (answer.status !== 202) throw new Error(`naming wc-a${n}: ${answer.status}`);
+  }
+}
+
+export const ALIAS_ROWS: WorstRow[] = [
+  {
+    route: 'PUT /admin/boards/{board}/aliases/{alias}',
+    worst:
+      'a seeded item of the one-shard sum board named an alias of the top item: the first take, giving its chunk in the same call (8 windows, 8 views, segments, capped actors)',
+    request: () => name('wc-sum', 'i1', 'i0'),
+    settle: (context) => untilMerged(context, 'wc-sum', 'i1'),
+    expect: [202],
+    times: 1,
+  },
+  {
+    route: 'GET /admin/boards/{board}/aliases/{alias}',
+    worst: "a running merge's progress (the record, the map, and a step resumed)",
+    prepare: async (context) => {
+      await context.send(name('wc-sum', 'i3', 'i2'), 'admin');
+    },
+    request: () => progress('wc-sum', 'i3'),
+    settle: (context) => untilMerged(context, 'wc-sum', 'i3'),
+  },
+  {
+    route: 'PUT /admin/boards/{board}/aliases/{alias}',
+    worst: 'a seeded item of the 64-shard sum board named an alias of an item of another shard: a take, then its give',
+    request: () => name('wc-shards', 'i1', 'i0'),
+    settle: (context) => untilMerged(context, 'wc-shards', 'i1'),
+    expect: [202],
+    times: 1,
+  },
+  {
+    route: 'PUT /admin/boards/{board}/aliases/{alias}',
+    worst: `an alias past the board's most (${ALIASES_PER_BOARD}): refused, nothing stored`,
+    prepare: fillAliases,
+    request: (_context, attempt) => name(FILLED, `wc-full-${attempt}`, 'i0'),
+    expect: [409],
+    times: 1,
+  },
+];

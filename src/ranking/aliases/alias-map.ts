@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { DomainError } from '../../common/errors';
+import { PreparedBoard } from '../core/board';
+import { AliasesStore } from './aliases.store';
+
+/** How long (ms) an instance answers reads from a board's alias map before reading it again. */
+export const ALIAS_MAP_FRESH_MS = 1000;
+
+/** A write naming items: one item, or a batch's entries. */
+type Naming = { item: string } | { entries: ReadonlyArray<{ item: string }> };
+
+interface Cached {
+  atMs: number;
+  map: Promise<ReadonlyMap<string, string>>;
+}
+
+/**
+ * The board's alias map as each instance sees it: read from shard 0 at most once a second per board
+ * config (an alias is kept for good, so a map is only ever missing the newest ones). A write resolves
+ * its items through it; one naming an alias this instance does not know yet is refused by the alias's
+ * shard (the merge blocks the alias's events), and is written again, resolved, once the map is read again.
+ */
+@Injectable()
+export class AliasMap {
+  private readonly maps = new WeakMap<PreparedBoard, Cached>();
+
+  constructor(
+    private readonly store: AliasesStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The board's aliases (alias -> canonical item), at most ALIAS_MAP_FRESH_MS old. */
+  of(board: PreparedBoard): Promise<ReadonlyMap<string, string>> {
+    const cached = this.maps.get(board);
+    const nowMs = this.clock.nowMs();
+    if (cached && nowMs - cached.atMs < ALIAS_MAP_FRESH_MS) return cached.map;
+    const map = this.store.map(board);
+    this.maps.set(board, { atMs: nowMs, map });
+    map.catch(() => this.maps.delete(board));
+    return map;
+  }
+
+  /** Reads the map again (an alias just named, or a write refused for naming one). */
+  reload(board: PreparedBoard): Promise<ReadonlyMap<string, string>> {
+    this.maps.delete(board);
+    return this.of(board);
+  }
+
+  /** The canonical item `item` stands for, or undefined when it is no alias. */
+  async canonicalOf(board: PreparedBoard, item: string): Promise<string | undefined> {
+    return (await this.of(board)).get(item);
+  }
+
+  /**
+   * Runs the write with its items resolved (an alias: its canonical item); when the alias's shard refuses
+   * an item this instance did not know as an alias, once more with the map read again.
+   */
+  async resolving<C extends Naming, T>(board: PreparedBoard, command: C, run: (resolved: C) => Promise<T>): Promise<T> {
+    const map = await this.of(board);
+    try {
+      return await run(renamed(command, map));
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'RETRACTED')) throw error;
+      const fresh = await this.reload(board);
+      if (fresh.size === map.size) throw error;
+      return run(renamed(command, fresh));
+    }
+  }
+}
+
+/** The command with each alias it names replaced by its canonical item (the same object when none). */
+function renamed<C extends Naming>(command: C, map: ReadonlyMap<string, string>): C {
+  if (map.size === 0) return command;
+  if ('entries' in command) {
+    if (!command.entries.some((entry) => map.has(entry.item))) return command;
+    const entries = command.entries.map((entry) => ({ ...entry, item: map.get(entry.item) ?? entry.item }));
+    return { ...command, entries };
+  }
+  const item = map.get(command.item);
+  return item === undefined ? command : { ...command, item };
+}

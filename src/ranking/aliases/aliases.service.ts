@@ -1,0 +1,169 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { BackgroundRuns } from '../../common/background-runs';
+import { Clock } from '../../common/clock';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
+import { redisFailureInWords } from '../../common/redis-errors';
+import type { WriteAnswer } from '../../common/retry-safe';
+import { BoardCache } from '../boards/board-cache';
+import { PreparedBoard } from '../core/board';
+import { ALIASES_PER_BOARD } from '../core/ranking.limits';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { AliasMap } from './alias-map';
+import { AliasesStore } from './aliases.store';
+
+/**
+ * Most units of work one take does: a window looked into or a slot looked at (1), an amount or a
+ * contribution moved (1 + the views reading its window), as a retraction's step weighs them; its give
+ * does at most as much again on the canonical item's shard. A take giving its chunk in the same call
+ * (both ids on one shard) does half as many, so that call's work stays that of one step.
+ */
+export const ALIAS_STEP_UNITS = 32;
+
+/** Most merges an instance resumes as it starts (the rest: at their next GET). */
+const RESUMED_AT_START = 100;
+
+/** What PUT and GET /admin/boards/:board/aliases/:alias answer. */
+export interface AliasView {
+  /** The merge's id. */
+  id: string;
+  alias: string;
+  /** The canonical item. */
+  item: string;
+  state: 'running' | 'done';
+  /** Slot amounts and actor contributions of the alias moved so far (each window's and segment's). */
+  entries: number;
+}
+
+/**
+ * Aliases: a PUT names the alias on shard 0 (every instance's writes resolve it within a second, and
+ * the alias's shard refuses its events from the first take on), then merges the alias's live counts
+ * into the canonical item's in bounded take / give steps run in the background; every step is safe to
+ * repeat, so a restart or a second instance only runs the rest again (a GET of one still running that
+ * no local runner holds resumes it).
+ */
+@Injectable()
+export class AliasesService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Aliases');
+  private readonly runs = new BackgroundRuns();
+
+  constructor(
+    private readonly store: AliasesStore,
+    private readonly aliases: AliasMap,
+    private readonly cache: BoardCache,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Names `alias` a spelling of `item`; a repeat (a retry too) answers the merge's progress. */
+  async put(name: string, alias: string, item: string): Promise<WriteAnswer<AliasView>> {
+    if (alias === item) throw new InvalidInputError(M.aliasOfItself(alias));
+    checkBoard(await this.cache.get(name));
+    const reply = await this.cache.withBoard(name, async (board) => {
+      const put = { alias, item, run: randomUUID(), most: ALIASES_PER_BOARD, nowMs: this.clock.nowMs() };
+      const stored = await this.store.put(board, put);
+      if (stored.status === 'created') await this.take(board, alias, stored.item, stored.run, 0);
+      await this.aliases.reload(board);
+      return stored;
+    });
+    if (reply.status === 'full') throw new ConflictError('ALIASES_FULL', M.aliasesFull(name, ALIASES_PER_BOARD));
+    if (reply.status === 'conflict') throw new ConflictError('ALIAS_CONFLICT', M.aliasConflict(name, alias, item));
+    await this.store.running(name, alias, this.clock.nowMs());
+    this.launch(name, alias);
+    return { replayed: false, body: await this.get(name, alias) };
+  }
+
+  /** The merge's progress; one still running that no local runner holds is resumed. */
+  async get(name: string, alias: string): Promise<AliasView> {
+    const board = await this.cache.get(name);
+    const named = await this.store.lookup(board, alias);
+    if (!named) throw new NotFoundError('ITEM_NOT_FOUND', M.aliasNotFound(name, alias));
+    const record = await this.store.record(board, alias);
+    const done = record.run === named.run && record.state === 'done';
+    if (!done && !this.runs.has(runnerKey(name, alias))) this.launch(name, alias);
+    const entries = record.run === named.run ? Number(record.entries ?? 0) : 0;
+    return { id: named.run, alias, item: named.item, state: done ? 'done' : 'running', entries };
+  }
+
+  /** Resolves once this instance's runner of the merge (if any) has stopped. */
+  async settled(name: string, alias: string): Promise<void> {
+    await this.runs.settled(runnerKey(name, alias));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.resumeLeftRunning().catch((error: unknown) => this.resumeWhenBack(error));
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.runs.stop();
+  }
+
+  private resumeWhenBack(error: unknown): void {
+    this.logger.warn(
+      `alias merges left running not resumed at start (${redisFailureInWords(error)}): retried once Redis is back`,
+    );
+    this.store.onceConnected(() => {
+      if (!this.runs.stopping) void this.resumeLeftRunning().catch((again: unknown) => this.resumeWhenBack(again));
+    });
+  }
+
+  private async resumeLeftRunning(): Promise<void> {
+    for (const [board, alias] of await this.store.runningOnes(RESUMED_AT_START)) {
+      const view = await this.get(board, alias).catch(async (error: unknown) => {
+        if (error instanceof NotFoundError) await this.store.finished(board, alias);
+        else this.logger.warn(`alias merge on board "${board}" not resumed: ${String(error)}`);
+      });
+      if (view?.state === 'done') await this.store.finished(board, alias);
+    }
+  }
+
+  private launch(name: string, alias: string): void {
+    this.runs.start(runnerKey(name, alias), () =>
+      this.run(name, alias).catch((error: unknown) =>
+        this.logger.warn(`alias merge on board "${name}" paused (a GET resumes it): ${String(error)}`),
+      ),
+    );
+  }
+
+  /** Takes (and gives) until the alias's shard answers done. */
+  private async run(name: string, alias: string): Promise<void> {
+    let acked = 0;
+    for (;;) {
+      if (this.runs.stopping) return;
+      const next = await this.cache.withBoard(name, async (board) => {
+        const named = await this.store.lookup(board, alias);
+        return named ? this.take(board, alias, named.item, named.run, acked) : undefined;
+      });
+      if (next === undefined) {
+        await this.store.finished(name, alias);
+        return;
+      }
+      acked = next;
+    }
+  }
+
+  /**
+   * One take, and the give of its chunk on the canonical item's shard (the take gives it itself when
+   * both are on one shard). Answers the seq given (the caller's next `acked`), undefined when done.
+   */
+  private async take(board: PreparedBoard, alias: string, item: string, run: string, acked: number) {
+    const here = board.shardOf(alias) === board.shardOf(item);
+    const most = here ? ALIAS_STEP_UNITS / 2 : ALIAS_STEP_UNITS;
+    const step = { alias, item, run, most, fresh: true, here, acked, seq: 0, chunk: '' };
+    const taken = await this.store.step(board, { ...step, mode: 'take', nowMs: this.clock.nowMs() });
+    if (taken.done) return undefined;
+    if (taken.seq === 0 || here) return Math.max(acked, taken.seq);
+    const give = { ...step, mode: 'give' as const, seq: taken.seq, chunk: taken.chunk, nowMs: this.clock.nowMs() };
+    await this.store.step(board, give);
+    return taken.seq;
+  }
+}
+
+function runnerKey(name: string, alias: string): string {
+  return `${name}\u001f${alias}`;
+}
+
+/** Aliases merge sums: a max / min / last board or one with metrics is refused (400). */
+function checkBoard(board: PreparedBoard): void {
+  const { name, aggregate, metrics } = board.config;
+  if ((aggregate ?? 'sum') !== 'sum' || metrics !== undefined) throw new InvalidInputError(M.aliasOnBoard(name));
+}

@@ -1,0 +1,240 @@
+-- requires: actor_log, call_state, keyspace, reader, seg_views, segmentation, slot_due, snapshot, window
+-- alias_step: one bounded step of an alias merge (PUT .../aliases/:alias): the alias's live counts
+-- moved into the canonical item's, slot by slot, in every window, view, segment and unique count, as
+-- if its events had named the canonical item. The alias and the canonical item may live on two
+-- shards (two hash tags), so a step is two calls, each safe to repeat:
+--   take (on the alias's shard): takes up to `most` units of the alias's slot amounts and actor
+--     contributions out of this shard (subtracted as an item retraction does) into a chunk kept in
+--     the merge's record, "<tag>:al:<digest>" (hash: alias, item, run, state, seq, acked, chunk,
+--     entries, startedMs, board (done once the board's windows are), and a cursor "c:<slots key>" per
+--     window). A chunk not yet acknowledged
+--     (its seq past `acked`) is answered again instead of a new one. The first take (`fresh`) starts
+--     the record and blocks the alias's events for good (actor_lib's block): a write naming it from
+--     an instance whose alias map is stale is refused, and that instance resolves it and writes the
+--     canonical item instead. With `here` (the canonical item is on this shard) the chunk is given
+--     in the same call.
+--   give (on the canonical item's shard): adds a chunk's entries to the canonical item, once per
+--     seq ("<tag>:alin:<digest>": run, seq given), into the slots still live (a slot expired since the
+--     take is the canonical item's no more either).
+-- A unit of work is a window looked into or a slot looked at (1), an amount or contribution moved
+-- (1 + the views reading its window). The segments follow the board's windows, one at a time from
+-- "<tag>:al:<digest>:segs" (the shard's segments as the first take found them).
+-- Keys: cfg (config hash of this shard), the windows' (slots, top) pairs, then the record (take: the
+--   merge's record; give: the given-seq record)
+-- Args (reader.read_call, CALLS.alias_step): the header with every window, then mode (take | give),
+--   alias, item (canonical), run, most (units), fresh (1: the PUT's first take), here (1: give in the
+--   take's call), acked (take: the seq the caller saw given), seq (give: the chunk's), chunk (give:
+--   the chunk as JSON)
+-- Reply (reader.answer, CALLS.alias_step): done (0|1: take: nothing left and every chunk given),
+--   seq (the chunk's, 0: none), chunk (JSON array of entries, "" when none or given in the call), entries (the record's
+--   total of entries taken), due (unix ms: a slot the give indexed earlier than the shard's due, 0: none)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+
+local ALIAS = { KEEP_SEC = 7 * 86400, FOREVER_MS = 99999999999999, SEP = '\31' }
+
+-- The (slots, top) keys of window w (0-based) of the board (segment '') or of a segment.
+local function alias_window_keys(keys, w, segment)
+  local slots_key, top_key = keys[2 + 2 * w], keys[3 + 2 * w]
+  if segment == '' then return slots_key, top_key end
+  return segmentation.segment_window_key(slots_key, 'slots', segment), segmentation.segment_window_key(top_key, 'top', segment)
+end
+
+-- Takes up to `most` of the alias's contributions of one window (actor_lib) into `chunk`: out of the
+-- indexes and the unique counts (their amounts go with the slots). Answers how many it took.
+local function take_contributions(slots_key, top_key, alias, most, chunk, w, segment)
+  local byactor, pairs_key, byitem = actor_log.ACTORS.window_keys(slots_key)
+  local prefix = alias .. ALIAS.SEP
+  local members = redis.call('ZRANGE', byitem, '[' .. prefix, '(' .. alias .. '\32', 'BYLEX', 'LIMIT', 0, most)
+  if #members == 0 then return 0 end
+  redis.call('ZREM', byitem, unpack(members))
+  for _, member in ipairs(members) do
+    local start, actor = string.match(string.sub(member, #prefix + 1), '^(%d+)\31(.*)$')
+    local act_key = actor_log.ACTORS.slot_key(slots_key, start)
+    local sum, count, sent = actor_log.ACTORS.figures(redis.call('HGET', act_key, actor .. ALIAS.SEP .. alias))
+    redis.call('HDEL', act_key, actor .. ALIAS.SEP .. alias)
+    if sum ~= 0 then actor_log.ACTORS.moved(slots_key, actor, alias, sum, 0) end
+    redis.call('ZREM', byactor, actor .. ALIAS.SEP .. start .. ALIAS.SEP .. alias)
+    actor_log.ACTORS.pair_moved(pairs_key, top_key, actor, alias, -1)
+    -- Figures as decimal strings: cjson writes a number with 14 digits only.
+    chunk[#chunk + 1] = { k = 'c', w = w, s = segment, t = tonumber(start), a = actor, n = string.format('%d', sum), e = count,
+      x = string.format('%d', sent) }
+  end
+  return #members
+end
+
+-- Takes the alias's amounts out of the slots of one window after the record's cursor, oldest first,
+-- into `chunk`, within `budget` units (a slot 1, an amount 1 + the views). Answers the units left and
+-- whether every slot is done.
+local function take_slots(record, slots_key, top_key, alias, budget, chunk, w, segment)
+  local cursor = 'c:' .. slots_key
+  local after = redis.call('HGET', record, cursor)
+  local starts = redis.call('ZRANGE', slots_key, after and '(' .. after or '-inf', '+inf', 'BYSCORE', 'LIMIT', 0, budget)
+  local last, views = nil, nil
+  for _, start in ipairs(starts) do
+    if budget <= 0 then break end
+    local slot_key = window.slot_key_of(slots_key, start)
+    local raw = redis.call('HGET', slot_key, alias)
+    local held = tonumber(raw)
+    budget, last = budget - 1, start
+    if held then
+      views = views or seg_views.views_reading(top_key) or {}
+      local score = window.add_amount(slot_key, top_key, alias, -held)
+      seg_views.view_window_changed(top_key, tonumber(start), alias, -held, score, nil)
+      chunk[#chunk + 1] = { k = 'a', w = w, s = segment, t = tonumber(start), n = raw }
+      budget = budget - #views
+    end
+  end
+  if last then redis.call('HSET', record, cursor, last) end
+  return budget, last == starts[#starts] and budget > 0
+end
+
+-- The windows of the board (segment '') or of one segment within `left` units: contributions, then
+-- slots. Answers the units left, whether every window is done, and the entries taken.
+local function take_windows(step, window_count, segment, left)
+  local empty, before = true, #step.chunk
+  for w = 0, window_count - 1 do
+    if left <= 0 then return left, false, #step.chunk - before end
+    local slots_key, top_key = alias_window_keys(step.keys, w, segment)
+    local weight = 1 + #(seg_views.views_reading(top_key) or {})
+    local limit = math.max(1, math.floor((left - 1) / weight))
+    local count = take_contributions(slots_key, top_key, step.alias, limit, step.chunk, w, segment)
+    left = left - 1 - count * weight
+    local slots_done = false
+    if left > 0 and count < limit then left, slots_done = take_slots(step.record, slots_key, top_key, step.alias, left, step.chunk, w, segment) end
+    if not slots_done then empty = false end
+  end
+  return left, empty, #step.chunk - before
+end
+
+-- The contribution of entry `e` (take_contributions') joined to the canonical item's in its slot.
+local function give_contribution(slots_key, top_key, item, e)
+  local act_key = actor_log.ACTORS.slot_key(slots_key, e.t)
+  local field = e.a .. ALIAS.SEP .. item
+  local old = redis.call('HGET', act_key, field)
+  local sum, events, sent = actor_log.ACTORS.figures(old)
+  local amount = tonumber(e.n)
+  redis.call('HSET', act_key, field, actor_log.ACTORS.value(sum + amount, events + e.e, sent + tonumber(e.x)))
+  if amount ~= 0 then actor_log.ACTORS.moved(slots_key, e.a, item, sum, sum + amount) end
+  if old then return end
+  local byactor, pairs_key, byitem = actor_log.ACTORS.window_keys(slots_key)
+  local by_actor, by_item = actor_log.ACTORS.members(e.a, e.t, item)
+  redis.call('ZADD', byactor, 0, by_actor)
+  redis.call('ZADD', byitem, 0, by_item)
+  actor_log.ACTORS.pair_moved(pairs_key, top_key, e.a, item, 1)
+end
+
+-- One entry given to the canonical item when its slot is still live: an amount as an event of the
+-- slot adds it (a segment's through segment_add, which indexes the segment), a contribution joined
+-- (its slot indexed first, as an event's would be). Answers the due time of a board slot it indexed.
+local function give_entry(keys, window_count, now_sec, item, e)
+  local holding = window.window_holds(e.t, now_sec, window_count)
+  if not (holding and holding[e.w]) then return nil end
+  local slots_key, top_key = alias_window_keys(keys, e.w, e.s)
+  local period_sec = window.window_rule(5, e.w)
+  local due_ms = nil
+  if e.s ~= '' then
+    segmentation.segment_add(2, window_count, { e.s }, item, e.k == 'a' and tonumber(e.n) or 0, e.t, { [e.w] = true }, nil, nil, false)
+  elseif e.k == 'a' then
+    due_ms = select(2, window.add_event(slots_key, top_key, e.t, period_sec, item, tonumber(e.n), nil))
+  else
+    due_ms = slot_due.index_slot(slots_key, e.t, period_sec)
+  end
+  if e.k == 'c' then give_contribution(slots_key, top_key, item, e) end
+  return due_ms
+end
+
+-- Gives a chunk's entries to the canonical item. Answers the earliest due time of a slot it indexed.
+local function give_chunk(keys, window_count, now_sec, item, entries)
+  local due_ms = nil
+  for _, e in ipairs(entries) do
+    local due = give_entry(keys, window_count, now_sec, item, e)
+    if due then due_ms = math.min(due_ms or math.huge, due) end
+  end
+  return due_ms
+end
+
+-- The merge's record at a take: started again by a fresh take of another run (cursors and segment list
+-- reset, the alias blocked); a later take of no record of its run finds nothing to do (nil).
+local function take_begin(cfg_key, record, arg, now_ms)
+  local run = redis.call('HGET', record, 'run')
+  if arg.fresh == '1' and run ~= arg.run then
+    redis.call('DEL', record, record .. ':segs')
+    redis.call('HSET', record, 'alias', arg.alias, 'item', arg.item, 'run', arg.run, 'state', 'running', 'seq', 0, 'acked', 0,
+      'entries', 0, 'startedMs', now_ms)
+    redis.call('ZRANGESTORE', record .. ':segs', keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)
+    redis.call('EXPIRE', record .. ':segs', ALIAS.KEEP_SEC)
+    actor_log.ACTORS.block_until(cfg_key, 'i' .. ALIAS.SEP .. arg.alias, ALIAS.FOREVER_MS)
+  elseif run ~= arg.run then
+    return nil
+  end
+  redis.call('EXPIRE', record, ALIAS.KEEP_SEC)
+  local acked = math.max(tonumber(redis.call('HGET', record, 'acked')), tonumber(arg.acked))
+  redis.call('HSET', record, 'acked', acked)
+  return { record = record, alias = arg.alias, chunk = {}, keys = nil, acked = acked, seq = tonumber(redis.call('HGET', record, 'seq')) }
+end
+
+local function alias_answer(done, seq, chunk, record, due)
+  return reader.answer(CALLS.alias_step, { done = done and 1 or 0, seq = seq, chunk = chunk,
+    entries = tonumber(redis.call('HGET', record, 'entries')) or 0, due = due or 0 })
+end
+
+local function alias_take(keys, header, arg)
+  local record, window_count = keys[#keys], #header.windows
+  local step = take_begin(keys[1], record, arg, header.now_ms)
+  if not step or redis.call('HGET', record, 'state') == 'done' then return alias_answer(true, 0, '', record) end
+  if step.seq > step.acked then return alias_answer(false, step.seq, redis.call('HGET', record, 'chunk'), record) end
+  step.keys = keys
+  -- The board's windows once done stay so (the alias's events are refused): the record says so.
+  local left, board_empty = tonumber(arg.most), redis.call('HGET', record, 'board') == 'done'
+  if not board_empty then
+    left, board_empty = take_windows(step, window_count, '', left)
+    if board_empty then redis.call('HSET', record, 'board', 'done') end
+  end
+  local segments_empty = false
+  if left > 0 and board_empty then
+    left, segments_empty = segmentation.walk_pending_segments(keys[1], record .. ':segs', window_count, header.now_ms, header.budget, left,
+      function(name, units) return take_windows(step, window_count, name, units) end)
+  end
+  local done, due = board_empty and segments_empty, nil
+  if #step.chunk == 0 then
+    if done then redis.call('HSET', record, 'state', 'done') end
+    return alias_answer(done, 0, '', record)
+  end
+  local seq, json = step.seq + 1, ''
+  redis.call('HINCRBY', record, 'entries', #step.chunk)
+  snapshot.bump_version(keys[1], 1)
+  -- Given in this call: acknowledged with it, so no copy is kept or answered.
+  if arg.here == '1' then
+    due = give_chunk(keys, window_count, header.now_sec, arg.item, step.chunk)
+    redis.call('HSET', record, 'seq', seq, 'acked', seq)
+  else
+    json = cjson.encode(step.chunk)
+    redis.call('HSET', record, 'seq', seq, 'chunk', json)
+  end
+  return alias_answer(false, seq, json, record, window.due_to_index(2, window_count, due))
+end
+
+local function alias_give(keys, header, arg)
+  local given, window_count = keys[#keys], #header.windows
+  if redis.call('HGET', given, 'run') ~= arg.run then redis.call('HSET', given, 'run', arg.run, 'seq', 0) end
+  redis.call('EXPIRE', given, ALIAS.KEEP_SEC)
+  local seq = tonumber(arg.seq)
+  if tonumber(redis.call('HGET', given, 'seq')) >= seq then return reader.answer(CALLS.alias_step, { done = 0, seq = seq, chunk = '', entries = 0, due = 0 }) end
+  local due = give_chunk(keys, window_count, header.now_sec, arg.item, cjson.decode(arg.chunk))
+  redis.call('HSET', given, 'seq', seq)
+  snapshot.bump_version(keys[1], 1)
+  return reader.answer(CALLS.alias_step, { done = 0, seq = seq, chunk = '', entries = 0, due = window.due_to_index(2, window_count, due) })
+end
+
+local function alias_step(keys, args)
+  call_state.begin_call(keys, args)
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.alias_step)
+  local err = window.version_error(cfg_key, header.version)
+  if err then return redis.error_reply(err) end
+  local window_count = #header.windows
+  snapshot.cross_all(2, window_count, 5, header.now_sec)
+  window.expire_all(2, window_count, 5, header.now_sec, header.budget)
+  if arg.mode == 'give' then return alias_give(keys, header, arg) end
+  return alias_take(keys, header, arg)
+end

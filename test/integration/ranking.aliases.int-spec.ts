@@ -1,0 +1,84 @@
+import { AppConfig } from '../../src/common/config';
+import { ConflictError, InvalidInputError } from '../../src/common/errors';
+import { AliasesStore } from '../../src/ranking/aliases/aliases.store';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { RedisFunctions } from '../../src/redis/redis-functions';
+import { RedisService } from '../../src/redis/redis.service';
+import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
+import { FakeClock } from '../../harness/clock';
+import { putActorBoard, useRankingGraph } from '../support/ranking-graph';
+
+const WINDOWS = [
+  { name: 'short', periodSec: 60, intervalSec: 10 },
+  { name: 'long', periodSec: 600, intervalSec: 60 },
+];
+
+describe('aliases: a second instance, reads, refusals, a merge resumed after a stop (single node)', () => {
+  const clock = new FakeClock(1_700_000_000_000);
+  const commands = new WriteCommands(clock);
+  const world = useRankingGraph('single', clock);
+  let other: RankingGraph;
+
+  beforeAll(async () => {
+    const redis = world.graph.module.get(RedisService);
+    other = await composeRanking(redis, new RedisFunctions(redis), world.graph.module.get(AppConfig), clock);
+  });
+  afterAll(() => other.aliases.onApplicationShutdown());
+
+  const inc = (graph: RankingGraph, board: string, item: string, amount: number, actor?: string) =>
+    graph.ranking.increment(commands.increment({ board, item, amount, actor }));
+  const rows = async (board: string, window: string) =>
+    (await world.graph.ranking.top(board, window, 0, 100)).items.map(({ item, score }) => ({ item, score }));
+
+  it("an instance whose map misses a new alias writes its events to the canonical item (the alias's block refuses them, the map is read again)", async () => {
+    await putActorBoard(world.graph, 'stale', { windows: WINDOWS, shards: 3 });
+    await inc(other, 'stale', 'A', 2);
+    await inc(other, 'stale', 'a', 1);
+    await world.graph.aliases.put('stale', 'A', 'a');
+    await world.graph.aliases.settled('stale', 'A');
+    // The other instance read the map less than a second ago: it still knows no alias.
+    const written = await inc(other, 'stale', 'A', 4);
+    expect(written.body.item).toBe('a');
+    expect(await rows('stale', 'long')).toEqual([{ item: 'a', score: 7 }]);
+    const read = await world.graph.ranking.item('stale', 'long', 'A');
+    expect(read).toMatchObject({ item: 'a', score: 7, rank: 1, canonical: 'a' });
+  });
+
+  it('refuses an alias of itself, a second canonical item, a chain; an alias named as canonical stands for its own item', async () => {
+    await putActorBoard(world.graph, 'rules', { windows: WINDOWS });
+    await expect(world.graph.aliases.put('rules', 'x', 'x')).rejects.toBeInstanceOf(InvalidInputError);
+    const first = await world.graph.aliases.put('rules', 'x', 'y');
+    const again = await world.graph.aliases.put('rules', 'x', 'y');
+    expect(again.body.id).toBe(first.body.id);
+    await expect(world.graph.aliases.put('rules', 'x', 'z')).rejects.toMatchObject({ code: 'ALIAS_CONFLICT' });
+    await expect(world.graph.aliases.put('rules', 'y', 'w')).rejects.toBeInstanceOf(ConflictError);
+    expect((await world.graph.aliases.put('rules', 'z', 'x')).body).toMatchObject({ alias: 'z', item: 'y' });
+    await world.graph.aliases.settled('rules', 'x');
+    await world.graph.aliases.settled('rules', 'z');
+  });
+
+  it('a merge stopped between a take and its give, on another shard than its item, ends exact once resumed', async () => {
+    await putActorBoard(world.graph, 'resume', { windows: WINDOWS, shards: 3 });
+    for (let n = 0; n < 60; n++) {
+      await inc(world.graph, 'resume', 'A', 1, `u${n}`);
+      await inc(world.graph, 'resume', 'a', 2, `u${n % 7}`);
+      clock.advanceMs(5_000);
+    }
+    const before = await world.graph.ranking.item('resume', 'long', 'a');
+    const alias = await world.graph.ranking.item('resume', 'long', 'A');
+    await other.aliases.put('resume', 'A', 'a');
+    await other.aliases.onApplicationShutdown();
+    // A take whose give never ran: its chunk is out of the alias and not yet in the item.
+    const board = await other.cache.get('resume');
+    const named = (await other.module.get(AliasesStore).lookup(board, 'A'))!;
+    const take = { mode: 'take' as const, alias: 'A', item: 'a', run: named.run, most: 32, fresh: true, here: false };
+    await other.module.get(AliasesStore).step(board, { ...take, acked: 0, seq: 0, chunk: '', nowMs: clock.nowMs() });
+    expect((await world.graph.aliases.get('resume', 'A')).state).toBe('running');
+    await world.graph.aliases.settled('resume', 'A');
+    expect(await world.graph.aliases.get('resume', 'A')).toMatchObject({ state: 'done', item: 'a' });
+    const after = await world.graph.ranking.item('resume', 'long', 'a');
+    expect(after.score).toBe(before.score + alias.score);
+    const people = await rows('resume', 'long');
+    expect(people).toEqual([{ item: 'a', score: before.score + alias.score }]);
+  });
+});
