@@ -55,7 +55,7 @@ async function moderateGroupsBoard(context: HarnessContext): Promise<void> {
 
 const MAXED = `${MODERATED_GROUPS_PER_BOARD} hidden groups holding ${MODERATED_GROUP_ITEMS_PER_SHARD} items and ${MODERATED_ITEMS_PER_SHARD} hidden items on one shard`;
 
-/** Spans, a view's item read of a hidden item and a filtered stream, each leaving out the most moderation. */
+/** Spans and a view's item read of a hidden item, each leaving out the most moderation. */
 const SPAN_HISTORY_STREAM_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/top',
@@ -73,12 +73,6 @@ const SPAN_HISTORY_STREAM_ROWS: WorstRow[] = [
     route: 'GET /boards/{board}/items/{item}',
     worst: `a hidden item's read on a decay view, ${MAXED}`,
     request: () => get('/boards/wc-modgroups/items/i1?window=fading'),
-  },
-  {
-    route: 'GET /boards/{board}/stream',
-    worst: `perGroup 1 of 100 rows, ${MAXED}: a filtered page per poll`,
-    request: () => get('/boards/wc-modgroups/stream?window=m&perGroup=1&limit=100'),
-    stream: true,
   },
 ];
 
