@@ -55,6 +55,27 @@ async function moderateGroupsBoard(context: HarnessContext): Promise<void> {
 
 const MAXED = `${MODERATED_GROUPS_PER_BOARD} hidden groups holding ${MODERATED_GROUP_ITEMS_PER_SHARD} items and ${MODERATED_ITEMS_PER_SHARD} hidden items on one shard`;
 
+/** Spans and a view's item read of a hidden item, each leaving out the most moderation. */
+const SPAN_HISTORY_STREAM_ROWS: WorstRow[] = [
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `the longest span (the whole 10 000-slot window), limit 1 000, ${MAXED}`,
+    request: () => get('/boards/wc-modgroups/top?window=m&span=10000m&limit=1000'),
+    expect: [200, 422],
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}',
+    worst: `a hidden item's span read (the whole window), ${MAXED}`,
+    request: () => get('/boards/wc-modgroups/items/i1?window=m&span=10000m'),
+    expect: [200, 422],
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}',
+    worst: `a hidden item's read on a decay view, ${MAXED}`,
+    request: () => get('/boards/wc-modgroups/items/i1?window=fading'),
+  },
+];
+
 /** Group moderation, then reads and a write on the board holding the most of it. */
 const GROUP_ROWS: WorstRow[] = [
   {
@@ -101,6 +122,7 @@ const GROUP_ROWS: WorstRow[] = [
     worst: `radius 100 on a view, ${MAXED}`,
     request: (context) => get(`/boards/wc-modgroups/items/i${context.sizes.items - 1}/around?window=fading&radius=100`),
   },
+  ...SPAN_HISTORY_STREAM_ROWS,
   {
     route: 'POST /boards/{board}/items/{item}/increment',
     worst: `an existing item's rank in 8 windows and 8 views, ${MAXED}`,

@@ -177,6 +177,12 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/stream',
+    worst: `perGroup 1 of 100 rows on 64 shards, one group holding the head: a filtered page per poll (up to ${GROUP_PAGE_CALLS} scans per shard)`,
+    request: () => get('/boards/wc-groups/stream?window=m&perGroup=1&limit=100'),
+    stream: true,
+  },
+  {
+    route: 'GET /boards/{board}/stream',
     worst: 'a segment of a 64-shard board, view and window',
     request: () => get('/boards/wc-shards/stream?window=fading&segment=s2'),
     stream: true,

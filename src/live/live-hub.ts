@@ -18,7 +18,16 @@ import {
 } from './live.limits';
 import { LIVE_MESSAGES as M } from './live.messages';
 import { HEARTBEAT_FRAME, sseFrame } from './sse';
-import { Subscriber, subscribersOf, Watch, WatchedBoard, WatchGroup, WatchSet } from './watch-set';
+import {
+  filtered,
+  StreamFilters,
+  Subscriber,
+  subscribersOf,
+  Watch,
+  WatchedBoard,
+  WatchGroup,
+  WatchSet,
+} from './watch-set';
 import { LiveSettings } from './live.settings';
 import { StreamEnd, StreamMetrics } from './stream-metrics';
 
@@ -104,7 +113,8 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
    * beyond the instance's streams (503 STREAM_CAPACITY), the client's (429 STREAM_LIMIT), the board's
    * distinct segments (429 STREAM_SEGMENT_LIMIT) and its read
    * budget (429 RATE_LIMITED: a stream costs STREAM_READ_COST_PER_SHARD reads per shard). Answers what
-   * takes the client out when its connection closes. With `segment`, the rows are that segment's.
+   * takes the client out when its connection closes. With `segment`, the rows are that segment's;
+   * with `filters`, GET top's filtered page (perGroup, minActors: rows keep their board rank).
    */
   async subscribe(
     board: string,
@@ -113,6 +123,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     owner: string,
     open: () => LiveClient,
     segment?: string,
+    filters: StreamFilters = {},
   ): Promise<() => void> {
     refuseNewSegment(this.watches, { board, segment }, this.maxSegmentsPerBoard);
     const release = this.reserve(owner);
@@ -120,9 +131,11 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
       const info = await this.ranking.getBoard(board);
       // The route's guard already counted one read.
       this.readBudget.chargeReads(owner, STREAM_READ_COST_PER_SHARD * info.shards - 1);
+      const charge = (calls: number) => this.readBudget.chargeReads(owner, calls);
+      const stream = { board, window, segment, filters };
       const [version, top] = await Promise.all([
         this.ranking.changeVersion(board),
-        this.ranking.top(board, window, 0, limit, { segment }),
+        readListing(this.ranking, stream, limit, charge),
       ]);
       const listing: LiveListing = { ...headOf(top, version, segment), items: top.items };
       // Again after the reads: other streams may have taken the last segments meanwhile.
@@ -130,7 +143,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
       const client = open();
       client.write(sseFrame('snapshot', version, JSON.stringify(listing)));
       const untilSec = top.to ?? Infinity;
-      const watch = { board, shards: info.shards, version, window: top.window, segment, limit, untilSec };
+      const watch = { board, shards: info.shards, version, window: top.window, segment, limit, untilSec, filters };
       const subscriber = this.watch({ ...watch, rows: JSON.stringify(listing.items) }, { client, owner, release });
       return () => this.detach(subscriber, 'client');
     } catch (error) {
@@ -159,9 +172,9 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     return subscriber;
   }
 
-  /** HEAD: the same 404s as a stream, nothing subscribed. */
-  async check(board: string, window: string | undefined, segment?: string): Promise<void> {
-    await this.ranking.top(board, window, 0, 1, { segment });
+  /** HEAD: the same 404s (and 400s of its filters) as a stream, nothing subscribed. */
+  check(board: string, window: string | undefined, segment?: string, filters: StreamFilters = {}): Promise<unknown> {
+    return readListing(this.ranking, { board, window, segment, filters }, 1, () => {});
   }
 
   /** Clients connected to this instance. */
@@ -316,7 +329,8 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
   private async pollGroup(watched: WatchedBoard, group: WatchGroup, version: number): Promise<void> {
     // A slot's end (or a calendar period's, in its zone) passed: expiry may have changed the rows, with no write.
     if (version === group.version && Math.floor(this.clock.nowMs() / 1000) < group.readUntilSec) return;
-    const top = await this.ranking.top(watched.name, group.window, 0, group.readRows, { segment: group.segment });
+    // The poll's calls were planned in the tick's budget (WatchSet.due): none is charged to a client.
+    const top = await readListing(this.ranking, { ...group, board: watched.name }, group.readRows, () => {});
     group.version = version;
     group.readUntilSec = top.to ?? Infinity;
     const head = JSON.stringify(headOf(top, version, group.segment));
@@ -356,4 +370,19 @@ function refuseNewSegment(watches: WatchSet, stream: { board: string; segment?: 
 function headOf(top: Omit<LiveListing, 'version' | 'items'>, version: number, segment?: string) {
   const { board, window, from, to } = top;
   return segment === undefined ? { board, window, from, to, version } : { board, window, segment, from, to, version };
+}
+
+/**
+ * The first `rows` rows a stream lists: the window's top, or with filters GET top's filtered page
+ * (`admit` told the calls past the first, as the route's read budget counts them).
+ */
+function readListing(
+  ranking: RankingService,
+  stream: { board: string; window: string | undefined; segment?: string; filters: StreamFilters },
+  rows: number,
+  admit: (calls: number) => void,
+): Promise<Omit<LiveListing, 'version'>> {
+  const { board, window, segment, filters } = stream;
+  if (!filtered(filters)) return ranking.top(board, window, 0, rows, { segment });
+  return ranking.topFiltered(board, { window, segment, limit: rows, ...filters }, admit);
 }

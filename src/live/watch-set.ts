@@ -1,5 +1,17 @@
 import type { LiveClient } from './live-client';
+import { GROUP_PAGE_CALLS } from '../ranking/options/groups/groups.limits';
 import { STREAM_READ_ROWS } from './live.limits';
+
+/** What a stream's rows are filtered by, as GET top?perGroup=&minActors= (none: the window's top rows). */
+export interface StreamFilters {
+  perGroup?: number;
+  minActors?: number;
+}
+
+/** Whether a stream asks for a filtered page (GET top's perGroup or minActors). */
+export function filtered(filters: StreamFilters): boolean {
+  return filters.perGroup !== undefined || filters.minActors !== undefined;
+}
 
 /** One open stream as the hub tracks it. */
 export interface Subscriber {
@@ -30,6 +42,10 @@ export interface WatchGroup {
   readonly segment?: string;
   /** Rows one poll reads: the bucket (STREAM_READ_ROWS) of every view's limit. */
   readonly readRows: number;
+  /** What its rows are filtered by (every view of the group shares them). */
+  readonly filters: StreamFilters;
+  /** Commands one poll of it sends per shard: 1, a filtered page up to GROUP_PAGE_CALLS (its bounded scan). */
+  readonly callsPerShard: number;
   /**
    * The `to` of the listing last read (unix s): the end of its window's current slot, or of a calendar
    * window's period. Past it the rows may change without a write (a slot expires, a period resets).
@@ -60,6 +76,7 @@ export interface Watch {
   window: string;
   segment?: string;
   limit: number;
+  filters: StreamFilters;
   /** The `to` of the listing the subscriber was sent (WatchGroup.readUntilSec). */
   untilSec: number;
   rows: string;
@@ -85,13 +102,16 @@ export class WatchSet {
     };
     this.boards.set(watch.board, watched);
     const readRows = readRowsOf(watch.limit);
-    const key = `${watch.window}\x1f${watch.segment ?? ''}\x1f${readRows}`;
+    const { perGroup, minActors } = watch.filters;
+    const key = `${watch.window}\x1f${watch.segment ?? ''}\x1f${readRows}\x1f${perGroup ?? ''}\x1f${minActors ?? ''}`;
     const group = watched.groups.get(key) ?? {
       key,
       version: watch.version,
       window: watch.window,
       segment: watch.segment,
       readRows,
+      filters: watch.filters,
+      callsPerShard: filtered(watch.filters) ? GROUP_PAGE_CALLS : 1,
       readUntilSec: watch.untilSec,
       views: new Map<number, RowView>(),
     };
@@ -108,23 +128,24 @@ export class WatchSet {
   }
 
   /**
-   * The boards next in turn whose planned commands (shards x (1 + groups): the version read, then a
-   * top read per group) fit in `budget`. A first board whose plan alone passes it is read in part:
-   * the next of its groups in turn that fit (at least one), which move behind its others.
+   * The boards next in turn whose planned commands (shards x (1 + the groups' calls): the version
+   * read, then a top read per group, a filtered one up to GROUP_PAGE_CALLS) fit in `budget`. A first
+   * board whose plan alone passes it is read in part: the next of its groups in turn that fit (at
+   * least one), which move behind its others.
    */
   due(budget: number): DueBoard[] {
     const due: DueBoard[] = [];
     let planned = 0;
     for (const watched of this.boards.values()) {
-      const cost = watched.shards * (1 + watched.groups.size);
+      const all = [...watched.groups.values()];
+      const cost = watched.shards * (1 + callsOf(all));
       if (due.length > 0 && planned + cost > budget) break;
       if (cost <= budget) {
-        due.push({ watched, groups: [...watched.groups.values()] });
+        due.push({ watched, groups: all });
         planned += cost;
         continue;
       }
-      const fit = Math.max(1, Math.floor(budget / watched.shards) - 1);
-      const groups = [...watched.groups.values()].slice(0, fit);
+      const groups = fitting(all, Math.floor(budget / watched.shards) - 1);
       for (const group of groups) {
         watched.groups.delete(group.key);
         watched.groups.set(group.key, group);
@@ -160,6 +181,20 @@ export class WatchSet {
   clear(): void {
     this.boards.clear();
   }
+}
+
+/** The first of `groups` whose calls per shard fit in `calls` (at least one). */
+function fitting(groups: WatchGroup[], calls: number): WatchGroup[] {
+  let planned = groups[0].callsPerShard;
+  let count = 1;
+  while (count < groups.length && planned + groups[count].callsPerShard <= calls)
+    planned += groups[count++].callsPerShard;
+  return groups.slice(0, count);
+}
+
+/** Commands per shard one poll of `groups` sends (their top reads). */
+function callsOf(groups: WatchGroup[]): number {
+  return groups.reduce((calls, group) => calls + group.callsPerShard, 0);
 }
 
 /** Every subscriber of a board. */

@@ -8,7 +8,8 @@ import { useTestApp } from '../support/app-world';
  * never-moderated twin receive the same events; after random increments, clock moves that expire
  * slots, and items hidden, allowed and cleared, every read of the moderated board's views (top and a
  * page of it, items, around) answers the twin's view listing without the items moderation leaves out,
- * ranks closing the gaps (a view's score is the twin's: only which rows are listed differs), and so do
+ * ranks closing the gaps (a view's score is the twin's: only which rows are listed differs; an item
+ * read of a left-out row answers its score with hidden: true and rank null), and so do
  * the views of a segment every event counts in. Each run
  * then clears (or, on a review board, allows) every item and answers exactly as the twin.
  */
@@ -238,10 +239,20 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
     const page = (await http().get(`/boards/${name}/top?window=${view}&offset=1&limit=2`).expect(200)).body.items;
     expect(key(page)).toEqual(key(expected.slice(1, 3)));
     for (const item of POOL) {
-      const { body } = await http()
-        .get(`/boards/${name}/items/${path(item)}?window=${view}`)
-        .expect(200);
-      expect([view, item, body.rank]).toEqual([view, item, expected.find((r) => r.item === item)?.rank ?? null]);
+      const read = `/items/${path(item)}?window=${view}`;
+      const [{ body }, { body: theirs }] = await Promise.all([
+        http().get(`/boards/${name}${read}`).expect(200),
+        http().get(`/boards/${twin}${read}`).expect(200),
+      ]);
+      // A row the twin lists that moderation leaves out answers its score, hidden: true, rank null (as a window's).
+      const hidden = theirs.rank !== null && !visible(item);
+      expect([view, item, body.rank, body.hidden ?? false, body.score]).toEqual([
+        view,
+        item,
+        expected.find((r) => r.item === item)?.rank ?? null,
+        hidden,
+        theirs.score,
+      ]);
     }
     for (const [i, row] of expected.entries()) {
       const { body } = await http()

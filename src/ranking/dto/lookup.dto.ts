@@ -53,30 +53,37 @@ const AROUND_QUERY_FIELDS = {
 
 const DATA_FIELD = optional({ kind: 'flag' });
 
-@CompiledValidation({
-  ...TOP_QUERY_FIELDS,
-  data: DATA_FIELD,
-  perGroup: optional({ kind: 'int', range: PER_GROUP_ITEMS, fromQuery: true }),
-  minActors: optional({ kind: 'int', range: MIN_ACTORS, fromQuery: true }),
-})
-export class TopDataQuery extends TopQuery {
-  @DataFlag() data?: boolean;
-  @OptionalIntProperty(
+/** `?perGroup=`: at most this many rows of one group (top and the stream). */
+export const PerGroupProperty = () =>
+  OptionalIntProperty(
     PER_GROUP_ITEMS,
     {
       description: `At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank; offset + limit at most ${FILTERED_DEPTH_ITEMS}; see truncated`,
     },
     { fromQuery: true },
-  )
-  perGroup?: number;
-  @OptionalIntProperty(
+  );
+
+/** `?minActors=`: only items with at least this many distinct actors (top and the stream). */
+export const MinActorsProperty = () =>
+  OptionalIntProperty(
     MIN_ACTORS,
     {
       description: `Only items with at least this many distinct actors in the window (a view: in its window; a board with "actors", else 400); rows keep their board rank; offset + limit at most ${FILTERED_DEPTH_ITEMS}; see truncated`,
     },
     { fromQuery: true },
-  )
-  minActors?: number;
+  );
+
+/** The compiled checks of perGroup and minActors (top and the stream). */
+export const FILTER_QUERY_FIELDS = {
+  perGroup: optional({ kind: 'int', range: PER_GROUP_ITEMS, fromQuery: true }),
+  minActors: optional({ kind: 'int', range: MIN_ACTORS, fromQuery: true }),
+} as const satisfies FieldRules;
+
+@CompiledValidation({ ...TOP_QUERY_FIELDS, data: DATA_FIELD, ...FILTER_QUERY_FIELDS })
+export class TopDataQuery extends TopQuery {
+  @DataFlag() data?: boolean;
+  @PerGroupProperty() perGroup?: number;
+  @MinActorsProperty() minActors?: number;
 }
 
 @CompiledValidation({ ...AROUND_QUERY_FIELDS, data: DATA_FIELD })

@@ -24,7 +24,8 @@ export type SpanReply =
 
 export type SpanFigures =
   | { mode: 'head'; higherThanFirst: number; rows: ScoredItem[] }
-  | { mode: 'count'; score: number; above: number }
+  /** hidden: the item holds a score above 0 that moderation leaves out of the listing. */
+  | { mode: 'count'; score: number; hidden: boolean; above: number }
   | {
       mode: 'near';
       score: number;
@@ -42,6 +43,7 @@ const SPAN_REPLY = [
   'listed',
   'higher_than_first',
   'score',
+  'hidden',
   'position',
   'above',
   'above_first',
@@ -75,7 +77,7 @@ function figuresOf(reply: SpanReplyFields, question: SpanQuestion): SpanFigures 
     case 'head':
       return { mode: 'head', higherThanFirst: reply.int('higher_than_first'), rows: rowsOf(reply.nested('rows'), 0) };
     case 'count':
-      return { mode: 'count', score: reply.number('score'), above: reply.int('above') };
+      return { mode: 'count', score: reply.number('score'), hidden: reply.flag('hidden'), above: reply.int('above') };
     case 'near': {
       const rows = rowsOf(reply.nested('rows'), 0);
       const beforeCount = reply.int('before');

@@ -39,6 +39,8 @@ export class SpansService {
       score: standing.score,
       rank: standing.rank,
       percentile: percentileOf(standing, standing.listed),
+      // A score the span would list without a rank: moderation leaves the item out.
+      ...(standing.rank === null && standing.score > 0 ? { hidden: true as const } : {}),
     };
   }
 

@@ -77,7 +77,8 @@ export class SpansStore {
       },
       standing: async (shard, item) => {
         const own = await ask(shard, { mode: 'count', item });
-        const row = own.score > 0 ? { item, score: own.score } : undefined;
+        // A score moderation leaves out (hidden) is answered without a row: unranked, as a window's.
+        const row = own.score > 0 && !own.hidden ? { item, score: own.score } : undefined;
         return { draining: false, row, score: own.score, above: own.above, listed: own.listed };
       },
       countAbove: async (shards, score) => {

@@ -44,9 +44,12 @@ export class ViewsService implements ViewFilterReader {
     const found = await this.store.viewItem({ board, view, nowMs }, item);
     const listing = { landmarkSec: found.landmarkSec, rows: found.row ? [{ ...found.row, rank: found.rank! }] : [] };
     const row = viewRows(board, view, listing, nowMs)[0];
+    // Moderation leaves the item out: its figures, unranked, as a window's item read answers them.
+    const hidden =
+      found.hidden && viewRows(board, view, { ...listing, rows: [{ ...found.hidden, rank: 0 }] }, nowMs)[0];
     return {
       ...viewFigures(board, view, nowMs, found.draining),
-      ...(row ?? { item, score: 0, rank: null }),
+      ...(row ?? (hidden ? { ...hidden, rank: null, hidden: true as const } : { item, score: 0, rank: null })),
       percentile: percentileOf({ score: row?.score ?? 0, rank: found.rank }, found.listed),
     };
   }

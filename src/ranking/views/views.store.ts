@@ -25,10 +25,12 @@ export interface ViewStanding {
   row: ViewRow | undefined;
   rank: number | null;
   listed: number;
+  /** The item's row when moderation leaves it out of the view (its rank null). */
+  hidden?: ViewRow;
 }
 
-/** A view as a ranked source, with the landmark its last answer was rebased to. */
-type ViewRankedSource = RankedSource<ViewRow> & { readonly landmarkSec: number };
+/** A view as a ranked source, with the landmark its last answer was rebased to and the row of an item moderation left out. */
+type ViewRankedSource = RankedSource<ViewRow> & { readonly landmarkSec: number; readonly hidden?: ViewRow };
 
 /** View reads (read_view.lua) as a ranked source: the reader answers them on one shard or many, by rank score. */
 @Injectable()
@@ -61,7 +63,7 @@ export class ViewsStore {
     const ranked = this.sourceOf(source);
     const standing = await this.reader.item(source.board, ranked, item);
     const { draining, row, rank, listed } = standing;
-    return { draining, landmarkSec: ranked.landmarkSec, row, rank, listed };
+    return { draining, landmarkSec: ranked.landmarkSec, row, rank, listed, hidden: ranked.hidden };
   }
 
   /** An item of a view with up to `radius` neighbours on each side (a sharded board: by its rank, RankedReader). */
@@ -85,6 +87,7 @@ export class ViewsStore {
 
   private sourceOf(source: ViewSource): ViewRankedSource {
     let landmarkSec = 0;
+    let hidden: ViewRow | undefined;
     const read = async (shard: ShardKeys, question: ViewRead) => {
       const reply = await this.readView(source, shard, question);
       landmarkSec = reply.landmarkSec;
@@ -94,13 +97,19 @@ export class ViewsStore {
       get landmarkSec() {
         return landmarkSec;
       },
+      get hidden() {
+        return hidden;
+      },
       head: async (shard, offset, limit) => {
         const { draining, rows, higherThanFirst } = await read(shard, { op: 'top', offset, limit });
         return { draining, rows, higherThanFirst };
       },
       standing: async (shard, item) => {
         const { draining, rows, rank, listed } = await read(shard, { op: 'item', item });
-        return { draining, row: rows[0], score: rows[0]?.score ?? 0, above: Math.max(0, rank - 1), listed };
+        // rank -1: moderation leaves the item out; its row is answered unranked.
+        if (rank < 0) hidden = rows[0];
+        const row = rank < 0 ? undefined : rows[0];
+        return { draining, row, score: rows[0]?.score ?? 0, above: Math.max(0, rank - 1), listed };
       },
       countAbove: async (shards, rankScore) => {
         const counts = await Promise.all(shards.map((shard) => read(shard, { op: 'count', rankScore })));

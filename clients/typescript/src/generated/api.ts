@@ -711,7 +711,7 @@ export interface paths {
         };
         /**
          * A window's live top N (Server-Sent Events)
-         * @description Event `snapshot` first ({ board, window, from, to, version, items; segment with ?segment= }), then event `top` with the same shape whenever the top `limit` rows change, at most one per STREAM_COALESCE_MS; a comment line every 15 s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. Opening a stream costs 10 reads per shard of the board from the client's read budget. The stream ends after STREAM_MAX_LIFETIME_MS, when its API key is revoked, when its board is deleted, when the client read nothing for STREAM_IDLE_TIMEOUT_MS or left more than 262144 bytes unread; reconnect then. HEAD answers the headers only.
+         * @description Event `snapshot` first ({ board, window, from, to, version, items; segment with ?segment= }), then event `top` with the same shape whenever the top `limit` rows change, at most one per STREAM_COALESCE_MS; a comment line every 15 s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. Opening a stream costs 10 reads per shard of the board from the client's read budget. The stream ends after STREAM_MAX_LIFETIME_MS, when its API key is revoked, when its board is deleted, when the client read nothing for STREAM_IDLE_TIMEOUT_MS or left more than 262144 bytes unread; reconnect then. HEAD answers the headers only. With `perGroup` or `minActors` the rows are what GET top answers with them (rows keep their board rank; moderation leaves hidden items out as everywhere).
          */
         get: operations["LiveController_stream"];
         put?: never;
@@ -8166,6 +8166,10 @@ export interface operations {
                 segment?: string;
                 /** @description Rows watched */
                 limit?: number;
+                /** @description At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
+                perGroup?: number;
+                /** @description Only items with at least this many distinct actors in the window (a view: in its window; a board with "actors", else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
+                minActors?: number;
             };
             header?: never;
             path: {
@@ -8187,7 +8191,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description INVALID_INPUT: the message names the field */
+            /** @description INVALID_INPUT: perGroup on a board without groups, minActors on a board without actors */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -8233,6 +8237,17 @@ export interface operations {
             };
             /** @description REQUEST_TIMEOUT: the headers or the body came too slowly (the connection is closed) */
             408: {
+                headers: {
+                    /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description ACTOR_COUNTS_PENDING: minActors on a window whose actor data predates its counts (an upgrade) */
+            409: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
                     "X-Request-Id"?: string;

@@ -37,6 +37,21 @@ local function span_sums(slots_key, now_sec, interval_sec, span_sec, most_fields
   return sums, fields
 end
 
+-- The sums a span lists: without its board's exceptions (order_lib's exceptions_asked, moderation:
+-- the hidden items, or on a review board all but the allowed ones), so pages, counts and ranks close
+-- the gaps they leave exactly as a window's do. `exceptions` nil (nobody moderated): `sums` itself.
+-- Costs one step per exception (the option bounds how many a shard holds), never one per summed item.
+local function span_shown(sums, exceptions)
+  if not exceptions then return sums end
+  if exceptions.only then
+    local shown = {}
+    for _, item in ipairs(exceptions.items) do shown[item] = sums[item] end
+    return shown
+  end
+  for _, item in ipairs(exceptions.items) do sums[item] = nil end
+  return sums
+end
+
 -- Whether (score, item) is placed before (other_score, other_item): in board order, or in its
 -- reverse when `reverse`.
 local function placed_before(score, item, other_score, other_item, reverse)
@@ -128,6 +143,7 @@ end
 
 span.comes_before = comes_before
 span.span_sums = span_sums
+span.span_shown = span_shown
 span.span_head = span_head
 span.span_count = span_count
 span.span_near = span_near

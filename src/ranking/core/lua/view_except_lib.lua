@@ -135,6 +135,11 @@ local function except_listing(base, view)
     if not shown(item) then return nil end
     return base.score(item)
   end
+  -- The score of an item held in the view that the exceptions leave out (nil: listed, or not held).
+  function listing.left_out(item)
+    if shown(item) then return nil end
+    return base.score(item)
+  end
   function listing.count(lowest)
     local matching = 0
     for _, entry in ipairs(held) do

@@ -20,7 +20,8 @@
 --   first, second
 --               top, around: the position (0-based) of the first row (around: -1 when the item is not
 --                            listed), and the items scoring above the first row
---               item:        the rank (0: not listed), and the listed items
+--               item:        the rank (0: not listed; -1: left out by the board's exceptions, its
+--                            row answered), and the listed items
 --               count:       the items scoring above the rank score, and the listed items
 --               filter:      the place after the last row scanned, and 1 when the listing ended there
 --   rows        { item, rank score, ... } (a %.17g string: decay's forward-decayed sum, hot's or
@@ -30,7 +31,7 @@
 --               first rank score <= 0; every member of a hot view is listed (it holds only items whose
 --               sum is positive, and a hot score is negative for an item first seen before the view's
 --               epoch); ties in descending byte order of item id (ZREVRANGE order). The item read: the
---               item's row when listed.
+--               item's row when listed or left out.
 --   skipped, last, last_score
 --               filter: the rank scores of the scanned rows that did not pass, and the last row scanned
 --               ("" and 0: none); the other reads: {}, "" and 0
@@ -172,11 +173,13 @@ local function view_answer(read, arg)
     out.first = tonumber(arg.offset)
     view_add_page(read, out.first, tonumber(arg.limit))
   elseif op == 'item' then
+    -- An item the board's exceptions leave out (moderation) answers its row with rank -1, as a window's.
     local score = listing.score(arg.item)
+    local left_out = not score and listing.left_out and listing.left_out(arg.item)
     out.second = listing.count(read.listed_from)
-    if score and view_listed(read, tonumber(score)) then
-      out.first = view_rank(read, tonumber(score))
-      view_add_row(read, arg.item, score)
+    if (score or left_out) and view_listed(read, tonumber(score or left_out)) then
+      out.first = score and view_rank(read, tonumber(score)) or -1
+      view_add_row(read, arg.item, score or left_out)
     end
   elseif op == 'around' then
     view_around(read, arg.item, tonumber(arg.radius))
