@@ -22,6 +22,8 @@ import { LookupService } from './lookup/lookup.service';
 import { LookupStore } from './lookup/lookup.store';
 import { ModerationService } from './moderation/moderation.service';
 import { ModerationStore } from './moderation/moderation.store';
+import { LeaguesService } from './leagues/leagues.service';
+import { LeaguesStore } from './leagues/leagues.store';
 import { RANKING, RANKING_SLICES } from './ranking.functions';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
@@ -90,6 +92,8 @@ import { WritesStore } from './writes/writes.store';
     ActorWeightsService,
     ModerationStore,
     ModerationService,
+    LeaguesStore,
+    LeaguesService,
   ],
   // BoardCache and RankingSettings: stream ingest applies events with the boards' cached configs and
   // the same drain budget. WriteCommands: the controller builds its write commands with it. Lookup,
@@ -107,6 +111,7 @@ import { WritesStore } from './writes/writes.store';
     RetractionService,
     ActorWeightsService,
     ModerationService,
+    LeaguesService,
   ],
 })
 export class RankingCoreModule {}

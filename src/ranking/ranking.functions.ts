@@ -8,6 +8,7 @@ import { EXPIRY_FUNCTIONS, ExpiryFunctions } from './expiry/expiry.functions';
 import { FILTERS_FUNCTIONS, FiltersFunctions } from './filters/filters.functions';
 import { HISTORY_FUNCTIONS, HistoryFunctions } from './history/history.functions';
 import { ITEMS_FUNCTIONS, ItemsFunctions } from './items/items.functions';
+import { LEAGUES_FUNCTIONS, LeaguesFunctions } from './leagues/leagues.functions';
 import { LOOKUP_FUNCTIONS, LookupFunctions } from './lookup/lookup.functions';
 import { MODERATION_FUNCTIONS, ModerationFunctions } from './moderation/moderation.functions';
 import { READS_FUNCTIONS, ReadsFunctions } from './reads/reads.functions';
@@ -31,6 +32,7 @@ export const RANKING_SLICES = [
   ['filters', FiltersFunctions],
   ['history', HistoryFunctions],
   ['items', ItemsFunctions],
+  ['leagues', LeaguesFunctions],
   ['lookup', LookupFunctions],
   ['moderation', ModerationFunctions],
   ['reads', ReadsFunctions],
@@ -64,6 +66,7 @@ export const RANKING = defineLibrary({
     ...FILTERS_FUNCTIONS,
     ...HISTORY_FUNCTIONS,
     ...ITEMS_FUNCTIONS,
+    ...LEAGUES_FUNCTIONS,
     ...LOOKUP_FUNCTIONS,
     ...MODERATION_FUNCTIONS,
     ...READS_FUNCTIONS,

@@ -24,6 +24,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   filters: 0,
   history: 0,
   items: 0,
+  leagues: 0,
   lookup: 0,
   moderation: 0,
   reads: 0,

@@ -2,6 +2,7 @@ import { ScriptReplyError } from '../../redis/replies';
 import { actorCapsOption } from './actor-caps/actor-caps.option';
 import type { BoardOption, BoardSettings } from './board-option';
 import { groupsOption } from './groups/groups.option';
+import { leaguesOption } from './leagues/leagues.option';
 import { moderationOption } from './moderation/moderation.option';
 import { metricsOption } from './metrics/metrics.option';
 import { orderOption } from './order/order.option';
@@ -19,6 +20,7 @@ export const BOARD_OPTIONS = [
   moderationOption,
   metricsOption,
   tailOption,
+  leaguesOption,
 ] as const;
 
 type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;
