@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { FiltersController } from './filters/filters.controller';
 import { ItemDataController } from './items/item-data.controller';
 import { LookupController } from './lookup/lookup.controller';
+import { LeaguesController } from './leagues/leagues.controller';
 import { ModerationController } from './moderation/moderation.controller';
 import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
@@ -23,6 +24,7 @@ import { StandingController } from './standing/standing.controller';
     ActorWeightsController,
     FiltersController,
     ModerationController,
+    LeaguesController,
   ],
   exports: [RankingCoreModule],
 })

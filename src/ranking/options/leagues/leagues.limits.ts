@@ -3,6 +3,9 @@ import type { Bounds } from '../../../common/limits';
 /** A cohort's most members (`size`). */
 export const LEAGUE_SIZE: Bounds = { min: 2, max: 1000 };
 
+/** A cohort's number within its tier and period (a path parameter). */
+export const LEAGUE_COHORTS: Bounds = { min: 1, max: 1_000_000 };
+
 /** How many tiers a board's leagues hold. */
 export const LEAGUE_TIERS: Bounds = { min: 1, max: 20 };
 
