@@ -219,6 +219,17 @@ export const BOARDS = {
    * without the segments every re-weighting walks (at full scale 500 steps an actor, for 1 000 actors).
    */
   'wc-weights': { windows: SUM_WINDOWS, views: SUM_VIEWS, actors: { capPerItem: CAP_PER_ITEM.max } },
+  /** Leagues at their maxima: cohorts of 1 000, 20 tiers, every member promoted (league-rows.ts fills it). */
+  'wc-leagues': {
+    windows: [{ name: 'week', calendar: 'week' }],
+    leagues: {
+      window: 'week',
+      size: 1000,
+      tiers: Array.from({ length: 20 }, (_, i) => `t${i + 1}`),
+      promote: 1000,
+      relegate: 1000,
+    },
+  },
   /** Made, filled and reset or deleted by the admin rows (runs last). */
   'wc-gone': { ...SUM_BOARD, shards: 64 },
 } as const;

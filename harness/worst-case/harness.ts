@@ -10,6 +10,7 @@ import { READ_ROWS } from './read-rows';
 import type { HarnessContext, HttpAnswer, RowFigures, WorstRow } from './harness-types';
 import { scriptCommandCount, type RedisCost, type RedisMeter } from './redis-meter';
 import { MODERATION_ROWS } from './moderation-rows';
+import { LEAGUE_ROWS } from './league-rows';
 import { ADMIN_ROWS, SERVICE_ROWS } from './service-rows';
 
 export const WORST_ROWS: readonly WorstRow[] = [
@@ -18,6 +19,7 @@ export const WORST_ROWS: readonly WorstRow[] = [
   ...READ_ROWS,
   ...SERVICE_ROWS,
   ...ADMIN_ROWS,
+  ...LEAGUE_ROWS,
 ];
 
 const DEFAULT_TIMES = 2;

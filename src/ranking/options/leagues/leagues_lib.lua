@@ -90,6 +90,14 @@ local function bottom_places(rows)
   return places
 end
 
+-- Sends each of `commands` (name, key, then its arguments) that holds arguments: one call each, so a
+-- cohort of LEAGUE_SIZE.max costs a few commands, not a few per member.
+local function send_all(commands)
+  for _, command in ipairs(commands) do
+    if #command > 2 then redis.call(unpack(command)) end
+  end
+end
+
 -- Rolls one cohort of a closed period, once: its members' tiers move, the moves are listed, the cohort
 -- goes. Answers its members (0: rolled before).
 local function roll_cohort(s, period, tier, cohort)
@@ -97,19 +105,26 @@ local function roll_cohort(s, period, tier, cohort)
   if redis.call('SADD', base .. 'rolled', tier .. ':' .. cohort) == 0 then return 0 end
   local key = cohort_key(s, period, tier, cohort)
   local rows = redis.call('ZRANGE', key, 0, -1, 'REV', 'WITHSCORES')
+  if #rows == 0 then return 0 end
   local ranks, bottoms = ranks_of(rows), bottom_places(rows)
+  local items = {}
+  for i = 1, #rows, 2 do items[#items + 1] = rows[i] end
+  local ats = redis.call('HMGET', s.base .. 'at', unpack(items))
   local here = period .. ':' .. tier .. ':' .. cohort
-  for i = 1, #rows, 2 do
-    local item, n = rows[i], (i + 1) / 2
+  local placed, up, lowest, moves = { 'HDEL', s.base .. 'at' }, { 'HSET', s.base .. 'tier' }, { 'HDEL', s.base .. 'tier' }, { 'RPUSH', base .. 'moves' }
+  for n, item in ipairs(items) do
     local to = moved_tier(s, tier, ranks[n], bottoms[n])
-    if redis.call('HGET', s.base .. 'at', item) == here then redis.call('HDEL', s.base .. 'at', item) end
-    if to > 1 then redis.call('HSET', s.base .. 'tier', item, to) else redis.call('HDEL', s.base .. 'tier', item) end
-    if to ~= tier then
-      redis.call('RPUSH', base .. 'moves', table.concat({ item, tier, to, cohort, ranks[n] }, SEP))
+    if ats[n] == here then placed[#placed + 1] = item end
+    if to > 1 then
+      up[#up + 1], up[#up + 2] = item, to
+    else
+      lowest[#lowest + 1] = item
     end
+    if to ~= tier then moves[#moves + 1] = table.concat({ item, tier, to, cohort, ranks[n] }, SEP) end
   end
+  send_all({ placed, up, lowest, moves })
   redis.call('UNLINK', key)
-  return #rows / 2
+  return #items
 end
 
 -- Places `item` (its first event of `period`, with `amount` so far) in the last cohort of its tier,
