@@ -225,6 +225,17 @@ export const BOARDS = {
   'wc-teams': { groupOf: { board: 'wc-members', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
   /** Filled to its most aliases by the alias rows (no events: a merge of none walks the windows once). */
   'wc-aliases': { windows: SUM_WINDOWS },
+  /** Leagues at their maxima: cohorts of 1 000, 20 tiers, every member promoted (league-rows.ts fills it). */
+  'wc-leagues': {
+    windows: [{ name: 'week', calendar: 'week' }],
+    leagues: {
+      window: 'week',
+      size: 1000,
+      tiers: Array.from({ length: 20 }, (_, i) => `t${i + 1}`),
+      promote: 1000,
+      relegate: 1000,
+    },
+  },
   /** Made, filled and reset or deleted by the admin rows (runs last). */
   'wc-gone': { ...SUM_BOARD, shards: 64 },
 } as const;

@@ -11,6 +11,7 @@ import type { HarnessContext, HttpAnswer, RowFigures, WorstRow } from './harness
 import { scriptCommandCount, type RedisCost, type RedisMeter } from './redis-meter';
 import { MODERATION_ROWS } from './moderation-rows';
 import { GROUP_ROWS } from './group-rows';
+import { LEAGUE_ROWS } from './league-rows';
 import { ADMIN_ROWS, SERVICE_ROWS } from './service-rows';
 import { ALIAS_ROWS } from './alias-rows';
 
@@ -22,6 +23,7 @@ export const WORST_ROWS: readonly WorstRow[] = [
   ...SERVICE_ROWS,
   ...ALIAS_ROWS,
   ...ADMIN_ROWS,
+  ...LEAGUE_ROWS,
 ];
 
 const DEFAULT_TIMES = 2;

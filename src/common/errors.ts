@@ -48,6 +48,7 @@ export const ERROR_CODES = {
     404,
     'no: data is kept only for an item some window of the board holds; write to the item first',
   ),
+  LEAGUE_NOT_FOUND: refused(404, 'no: the board has no leagues, or no tier of that name (the message says which)'),
   ROUTE_NOT_FOUND: refused(404, 'no: no such route'),
   METHOD_NOT_ALLOWED: refused(405, 'no: the path takes only the methods its Allow header lists'),
   REQUEST_TIMEOUT: refused(408, 'yes, sent promptly: the headers or body came too slowly; the connection was closed'),

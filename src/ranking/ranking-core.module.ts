@@ -28,6 +28,8 @@ import { GroupBoardsService } from './group-boards/group-boards.service';
 import { GroupBoardsStore } from './group-boards/group-boards.store';
 import { ModerationService } from './moderation/moderation.service';
 import { ModerationStore } from './moderation/moderation.store';
+import { LeaguesService } from './leagues/leagues.service';
+import { LeaguesStore } from './leagues/leagues.store';
 import { RANKING, RANKING_SLICES } from './ranking.functions';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
@@ -102,6 +104,8 @@ import { WritesStore } from './writes/writes.store';
     GroupBoardsStore,
     GroupBoardsService,
     { provide: GroupSources, useExisting: GroupBoardsService },
+    LeaguesStore,
+    LeaguesService,
   ],
   // BoardCache and RankingSettings: stream ingest applies events with the boards' cached configs and
   // the same drain budget. WriteCommands: the controller builds its write commands with it. Lookup,
@@ -121,6 +125,7 @@ import { WritesStore } from './writes/writes.store';
     AliasesService,
     ModerationService,
     GroupBoardsService,
+    LeaguesService,
   ],
 })
 export class RankingCoreModule {}

@@ -10,6 +10,7 @@ import { FILTERS_FUNCTIONS, FiltersFunctions } from './filters/filters.functions
 import { GROUP_BOARDS_FUNCTIONS, GroupBoardsFunctions } from './group-boards/group-boards.functions';
 import { HISTORY_FUNCTIONS, HistoryFunctions } from './history/history.functions';
 import { ITEMS_FUNCTIONS, ItemsFunctions } from './items/items.functions';
+import { LEAGUES_FUNCTIONS, LeaguesFunctions } from './leagues/leagues.functions';
 import { LOOKUP_FUNCTIONS, LookupFunctions } from './lookup/lookup.functions';
 import { MODERATION_FUNCTIONS, ModerationFunctions } from './moderation/moderation.functions';
 import { READS_FUNCTIONS, ReadsFunctions } from './reads/reads.functions';
@@ -35,6 +36,7 @@ export const RANKING_SLICES = [
   ['group-boards', GroupBoardsFunctions],
   ['history', HistoryFunctions],
   ['items', ItemsFunctions],
+  ['leagues', LeaguesFunctions],
   ['lookup', LookupFunctions],
   ['moderation', ModerationFunctions],
   ['reads', ReadsFunctions],
@@ -70,6 +72,7 @@ export const RANKING = defineLibrary({
     ...GROUP_BOARDS_FUNCTIONS,
     ...HISTORY_FUNCTIONS,
     ...ITEMS_FUNCTIONS,
+    ...LEAGUES_FUNCTIONS,
     ...LOOKUP_FUNCTIONS,
     ...MODERATION_FUNCTIONS,
     ...READS_FUNCTIONS,

@@ -3,6 +3,7 @@ import { FiltersController } from './filters/filters.controller';
 import { ItemDataController } from './items/item-data.controller';
 import { LookupController } from './lookup/lookup.controller';
 import { GroupBoardsController } from './group-boards/group-boards.controller';
+import { LeaguesController } from './leagues/leagues.controller';
 import { ModerationController } from './moderation/moderation.controller';
 import { RankingController } from './ranking.controller';
 import { RankingCoreModule } from './ranking-core.module';
@@ -27,6 +28,7 @@ import { StandingController } from './standing/standing.controller';
     FiltersController,
     ModerationController,
     GroupBoardsController,
+    LeaguesController,
   ],
   exports: [RankingCoreModule],
 })

@@ -26,6 +26,7 @@ const POSITIONAL_LEFT: Record<string, number> = {
   'group-boards': 0,
   history: 0,
   items: 0,
+  leagues: 0,
   lookup: 0,
   moderation: 0,
   reads: 0,

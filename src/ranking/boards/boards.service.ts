@@ -96,7 +96,7 @@ export class BoardsService {
       await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, segmentsMax, windows);
     await this.checkActors(input, views);
     await this.checkAllTime({ ...input, maxItems }, windows);
-    await this.checkBoardOptions(input);
+    await this.checkBoardOptions(input, windows);
     const version = randomUUID();
     const result = await this.store.putBoard({
       name,
@@ -204,7 +204,7 @@ export class BoardsService {
   }
 
   /** The options as the board will hold them (omitted settings: the stored ones), each checked (checkOptions). */
-  private async checkBoardOptions(input: PutBoardInput): Promise<void> {
+  private async checkBoardOptions(input: PutBoardInput, windows: WindowSpec[]): Promise<void> {
     const asked: Record<string, unknown> = { ...optionsOf(input) };
     const stored = await this.store.loadBoard(input.name);
     const kept: Record<string, unknown> = stored ? { ...optionsView(stored) } : {};
@@ -214,7 +214,10 @@ export class BoardsService {
       segments: (input.segmentsMax ?? stored?.segmentsMax) !== undefined,
       actors: input.actors ?? stored?.actors ?? false,
     };
-    checkOptions({ name: input.name, aggregate: input.aggregate ?? stored?.aggregate ?? 'sum', options, holds });
+    const aggregate = input.aggregate ?? stored?.aggregate ?? 'sum';
+    const shards = input.shards ?? stored?.shards ?? 1;
+    const calendarWindows = windows.filter((w) => w.calendar !== undefined).map((w) => w.name);
+    checkOptions({ name: input.name, aggregate, options, holds, shards, calendarWindows });
   }
 
   /** The stored views, checked again against the new windows (a PUT without `views` keeps them). */

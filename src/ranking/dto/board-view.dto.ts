@@ -8,6 +8,7 @@ import { TiesMode, TiesViewProperty } from '../options/ties/ties.option';
 import { CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
 import { OrderViewProperty, ScoreOrder } from '../options/order/order.option';
 import { TiebreakSetting, TiebreakViewProperty } from '../options/tiebreak/tiebreak.option';
+import { LeaguesSetting, LeaguesViewProperty } from '../options/leagues/leagues.option';
 import { GroupsViewProperty } from '../options/groups/groups.option';
 import { ModerationSettingsDto, ModerationViewProperty } from '../options/moderation/moderation.option';
 import { MetricsViewProperty } from '../options/metrics/metrics.option';
@@ -58,6 +59,8 @@ export class BoardViewDto {
 
   @TiebreakViewProperty()
   tiebreak?: TiebreakSetting;
+  @LeaguesViewProperty()
+  leagues?: LeaguesSetting;
   @ModerationViewProperty()
   moderation?: ModerationSettingsDto;
   @MetricsViewProperty()

@@ -50,6 +50,7 @@ import { ActorsProperty, ActorsSetting } from '../options/actor-caps/actor-caps.
 import { GroupOfProperty, GroupOfSetting } from '../options/group-of/group-of.option';
 import { OrderProperty, ScoreOrder } from '../options/order/order.option';
 import { TiebreakProperty, TiebreakSetting } from '../options/tiebreak/tiebreak.option';
+import { LeaguesProperty, LeaguesSetting } from '../options/leagues/leagues.option';
 import { GroupsProperty } from '../options/groups/groups.option';
 import { ModerationProperty, ModerationSettingsDto } from '../options/moderation/moderation.option';
 import { MetricsProperty, ViewMetricProperty } from '../options/metrics/metrics.option';
@@ -297,6 +298,9 @@ export class PutBoardDto {
 
   @TiebreakProperty()
   tiebreak?: TiebreakSetting;
+
+  @LeaguesProperty()
+  leagues?: LeaguesSetting;
 
   @ModerationProperty()
   moderation?: ModerationSettingsDto;

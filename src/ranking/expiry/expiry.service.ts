@@ -3,6 +3,7 @@ import { Clock } from '../../common/clock';
 import { ConflictError, NotFoundError } from '../../common/errors';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
+import { LeaguesService } from '../leagues/leagues.service';
 import { ExpiryStore } from './expiry.store';
 
 /** Most expire calls one board gets per visit (each drains at most one chunk); still draining, it is due on the next pass. */
@@ -38,6 +39,7 @@ export class ExpiryService {
     private readonly boards: BoardsStore,
     private readonly cache: BoardCache,
     private readonly clock: Clock,
+    private readonly leagues: LeaguesService,
   ) {}
 
   /**
@@ -98,7 +100,11 @@ export class ExpiryService {
       return await this.cache.withBoard(name, async (board) => {
         for (let call = 0; call < MAX_EXPIRE_CALLS_PER_PASS; call++) {
           const expired = await this.store.expire(board, this.clock.nowMs());
-          if (!expired.draining) return expired.nextDueMs;
+          if (expired.draining) continue;
+          // A period that ended is the leagues' rollover's (exactly once, in bounded steps).
+          if (await this.leagues.rollDue(board, this.clock.nowMs())) return expired.nextDueMs;
+          result.stillDraining++;
+          return againMs;
         }
         result.stillDraining++;
         return againMs;

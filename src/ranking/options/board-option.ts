@@ -15,6 +15,10 @@ export interface BoardSettings {
   readonly options: Readonly<Record<string, unknown>>;
   /** What else the board will hold that an option may not go with (absent: not told). */
   readonly holds?: { readonly views: boolean; readonly segments: boolean; readonly actors: boolean };
+  /** Its shards (absent: not told). */
+  readonly shards?: number;
+  /** The names of its calendar windows (absent: not told). */
+  readonly calendarWindows?: readonly string[];
 }
 
 export interface BoardOption<Config extends object> {

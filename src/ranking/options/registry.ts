@@ -3,6 +3,7 @@ import { actorCapsOption } from './actor-caps/actor-caps.option';
 import type { BoardOption, BoardSettings } from './board-option';
 import { groupOfOption } from './group-of/group-of.option';
 import { groupsOption } from './groups/groups.option';
+import { leaguesOption } from './leagues/leagues.option';
 import { moderationOption } from './moderation/moderation.option';
 import { metricsOption } from './metrics/metrics.option';
 import { orderOption } from './order/order.option';
@@ -21,6 +22,7 @@ export const BOARD_OPTIONS = [
   metricsOption,
   tailOption,
   groupOfOption,
+  leaguesOption,
 ] as const;
 
 type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;

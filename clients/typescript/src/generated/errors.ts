@@ -25,6 +25,7 @@ export const ERROR_TABLE = {
   ARCHIVE_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: the window keeps no archive, or none of the period asked for (the message says which)" },
   INGEST_SOURCE_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no" },
   ITEM_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: data is kept only for an item some window of the board holds; write to the item first" },
+  LEAGUE_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: the board has no leagues, or no tier of that name (the message says which)" },
   ROUTE_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: no such route" },
   METHOD_NOT_ALLOWED: { status: 405, applied: 'no', retryable: false, advice: "no: the path takes only the methods its Allow header lists" },
   REQUEST_TIMEOUT: { status: 408, applied: 'no', retryable: true, advice: "yes, sent promptly: the headers or body came too slowly; the connection was closed" },

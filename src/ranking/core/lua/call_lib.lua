@@ -18,8 +18,9 @@ KEYS, ARGV = {}, {}
 -- now_ms() answers it (nil till a call asks: most calls take their time from their header, and
 -- tonumber of a time costs a strtod; a function whose args[2] is no time reaches no module that asks
 -- it); seq: the call's number, which a
--- per-call cache keeps to tell a later call's (call_cache) instead of being emptied as each call begins.
-local CALL = { cfg_key = nil, now_ms = nil, seq = 0 }
+-- per-call cache keeps to tell a later call's (call_cache) instead of being emptied as each call begins;
+-- draining: true while expiry takes an expired slot out of the results (results_changed hooks ask).
+local CALL = { cfg_key = nil, now_ms = nil, seq = 0, draining = false }
 
 -- The board shard's views, loaded by views_load (views_lib) at most once per call.
 -- segments: segment -> its views by name (views_lib's segment_views), registered on first use in a call.
@@ -100,7 +101,7 @@ end
 
 local function begin_call(keys, args)
   KEYS, ARGV = keys, args
-  CALL.cfg_key, CALL.now_ms, CALL.seq = keys[1], nil, CALL.seq + 1
+  CALL.cfg_key, CALL.now_ms, CALL.seq, CALL.draining = keys[1], nil, CALL.seq + 1, false
   VIEWS.loaded = false
   BOARD.aggregate = 'sum'
   CONFIG.cfg_key, CONFIG.settle_due, CONFIG.draining_from = nil, nil, nil

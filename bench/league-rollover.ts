@@ -1,0 +1,99 @@
+/**
+ * A leagues rollover (`npx ts-node --transpile-only bench/league-rollover.ts`): LEAGUE_BENCH_PLAYERS
+ * players (default 1 000 000) each with one event in a day, placed in cohorts of LEAGUE_BENCH_SIZE
+ * (default 30) of the lowest of five tiers (promote 3, relegate 3), on a private redis-server; the clock
+ * moves past midnight and rollover steps (the scheduler's, one at a time) roll every cohort. Each step
+ * is timed by Redis itself (SLOWLOG, 0 µs threshold: wall time, which on a shared machine includes the
+ * time Redis waited for a core) and by the Redis main thread's CPU time around it: the steps, the
+ * longest, the median, and the whole rollover. Placing the players (their writes) is not measured.
+ */
+import Redis from 'ioredis';
+import { validateConfig } from '../src/common/config';
+import { composeRanking } from '../harness/compose-ranking';
+import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
+import { RedisFunctions } from '../src/redis/redis-functions';
+import { LeaguesStore } from '../src/ranking/leagues/leagues.store';
+import { FakeClock } from '../harness/clock';
+import { stopChild } from '../harness/processes';
+import { loadAverage, mainThreadCpu, median } from './call-rounds';
+import { startRedisServer } from './process-stats';
+
+const PLAYERS = Number(process.env.LEAGUE_BENCH_PLAYERS ?? 1_000_000);
+const SIZE = Number(process.env.LEAGUE_BENCH_SIZE ?? 30);
+const NOON_MS = Date.parse('2026-11-21T12:00:00Z');
+const NEXT_DAY_MS = Date.parse('2026-11-22T00:00:01Z');
+const BATCH = 1000;
+/** The day the rollover happens in (UTC): the day before it closed. */
+const DAY_START_SEC = Date.parse('2026-11-22T00:00:00Z') / 1000;
+
+async function rollover(server: { url: string }) {
+  const redis = new Redis(server.url);
+  const clock = new FakeClock(NOON_MS);
+  const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
+  const redisService = new RedisService(RedisSettings.from(config), clock);
+  try {
+    await redisService.waitUntilReady(10_000);
+    const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+    const tiers = ['t1', 't2', 't3', 't4', 't5'];
+    const leagues = { window: 'day', size: SIZE, tiers, promote: 3, relegate: 3 };
+    await graph.ranking.putBoard({ name: 'league', windows: [{ name: 'day', calendar: 'day' }], leagues });
+    for (let i = 0; i < PLAYERS; i += BATCH) {
+      const entries = Array.from({ length: Math.min(BATCH, PLAYERS - i) }, (_, k) => ({
+        item: `p${i + k}`,
+        amount: (((i + k) * 7919) % 1000) + 1,
+      }));
+      await graph.ranking.incrementBatch('league', entries);
+    }
+    clock.setMs(NEXT_DAY_MS);
+    const board = await graph.cache.get('league');
+    const at = { board, nowMs: clock.nowMs(), currentSec: DAY_START_SEC };
+    const store = graph.module.get(LeaguesStore);
+    await redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '2000000');
+    await redis.call('SLOWLOG', 'RESET');
+    const idleCpu = -((await mainThreadCpu(redis)) - (await mainThreadCpu(redis)));
+    const cpuUsec: number[] = [];
+    const started = process.hrtime.bigint();
+    for (let done = false; !done;) {
+      const before = await mainThreadCpu(redis);
+      done = await store.roll(at);
+      cpuUsec.push(((await mainThreadCpu(redis)) - before - idleCpu) * 1e6);
+    }
+    const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const entries = (await redis.call('SLOWLOG', 'GET', '-1')) as Array<[number, number, number, string[]]>;
+    const steps = entries.filter((entry) => String(entry[3][1] ?? '').includes('league_roll')).map((entry) => entry[2]);
+    await redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '10000');
+    return {
+      steps: steps.length,
+      longestUsec: Math.max(...steps),
+      totalUsec: steps.reduce((a, b) => a + b, 0),
+      cpuUsec,
+      wallMs,
+    };
+  } finally {
+    await redisService.onApplicationShutdown();
+    redis.disconnect();
+  }
+}
+
+export async function leagueRolloverBench(): Promise<void> {
+  const server = await startRedisServer();
+  try {
+    const loadBefore = loadAverage();
+    const run = await rollover(server);
+    console.log(
+      `## A leagues rollover: ${PLAYERS.toLocaleString('en')} players in cohorts of ${SIZE} (load average ${loadBefore} before, ${loadAverage()} after)\n`,
+    );
+    console.log(
+      '| rollover steps | longest step (SLOWLOG) | longest step (CPU) | median step (CPU) | all steps (SLOWLOG) | rollover, wall clock |',
+    );
+    console.log('|---|---|---|---|---|---|');
+    console.log(
+      `| ${run.steps} | ${(run.longestUsec / 1000).toFixed(2)} ms | ${(Math.max(...run.cpuUsec) / 1000).toFixed(2)} ms | ${(median(run.cpuUsec) / 1000).toFixed(2)} ms | ${(run.totalUsec / 1000).toFixed(1)} ms | ${run.wallMs.toFixed(0)} ms |`,
+    );
+  } finally {
+    await stopChild(server.child);
+  }
+}
+
+if (require.main === module) void leagueRolloverBench();

@@ -1,0 +1,51 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { WindowRead } from '../../access/access.decorators';
+import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
+import { ItemParams } from '../dto/item.dto';
+import { BoardParams } from '../dto/board.dto';
+import { CohortPageDto, CohortParams, CohortQuery, ItemLeagueDto, MovesPageDto, MovesQuery } from '../dto/league.dto';
+import {
+  LEAGUE_MOVES_CALLS,
+  LEAGUE_MOVES_DEFAULT,
+  LEAGUE_ROLL_BUDGET_MEMBERS,
+  LEAGUE_SIZE,
+} from '../options/leagues/leagues.limits';
+import { LeaguesService } from './leagues.service';
+
+const ITEM_NOTE =
+  "The item's tier, cohort and rank in it this period of the league window (one call, O(log n)). 404 ITEM_NOT_FOUND when it has no event this period.";
+const COHORT_NOTE = `A cohort of the current period, best first (competition ranks: equal scores share one). One call, O(log n + rows); at most ${LEAGUE_SIZE.max} rows.`;
+const MOVES_NOTE = `The moves of a closed period's rollover (each cohort's best promote up a tier, its worst relegate down), in the order the cohorts were rolled. A rollover no scheduler has finished yet is rolled as far as the page needs: at most ${LEAGUE_MOVES_CALLS} bounded calls of about ${LEAGUE_ROLL_BUDGET_MEMBERS} members each; a shorter page then still has a nextCursor. A period with no placement answers no moves.`;
+
+/** GET …/items/:item/league, …/leagues/:tier/:cohort and …/leagues/moves: reads of a board's leagues. */
+@ApiTags('ranking')
+@RedisBackedController()
+@Controller()
+export class LeaguesController {
+  constructor(private readonly leagues: LeaguesService) {}
+
+  @Get('boards/:board/items/:item/league')
+  @WindowRead("An item's league standing this period", ITEM_NOTE, ItemLeagueDto)
+  @ErrorResponse(404, 'LEAGUE_NOT_FOUND: the board has no leagues; ITEM_NOT_FOUND: no event this period')
+  item(@Param() params: ItemParams): Promise<ItemLeagueDto> {
+    return this.leagues.item(params.board, params.item);
+  }
+
+  @Get('boards/:board/leagues/moves')
+  @WindowRead("A closed period's promotions and relegations", MOVES_NOTE, MovesPageDto)
+  @ErrorResponse(400, 'INVALID_INPUT: at names a period that has not ended')
+  @ErrorResponse(404, 'LEAGUE_NOT_FOUND: the board has no leagues')
+  moves(@Param() params: BoardParams, @Query() query: MovesQuery): Promise<MovesPageDto> {
+    const page = { offset: query.cursor ?? 0, limit: query.limit ?? LEAGUE_MOVES_DEFAULT };
+    return this.leagues.moves(params.board, query.at === undefined ? undefined : query.at * 1000, page);
+  }
+
+  @Get('boards/:board/leagues/:tier/:cohort')
+  @WindowRead('A cohort of the current period', COHORT_NOTE, CohortPageDto)
+  @ErrorResponse(404, 'LEAGUE_NOT_FOUND: the board has no leagues, or no such tier')
+  cohort(@Param() params: CohortParams, @Query() query: CohortQuery): Promise<CohortPageDto> {
+    const page = { offset: query.offset ?? 0, limit: query.limit ?? LEAGUE_SIZE.max };
+    return this.leagues.cohort(params.board, params.tier, params.cohort, page);
+  }
+}

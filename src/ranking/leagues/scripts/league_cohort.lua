@@ -1,0 +1,32 @@
+-- requires: call_state, leagues, reader, window
+-- league_cohort: a page of one cohort of the current period, best first, with competition ranks
+-- (equal scores share one). O(log n + rows): one count, for the first row.
+-- Keys: cfg (the board's config hash)
+-- Args (reader.read_call, CALLS.league_cohort): the header (config version, now, no windows), then
+--   period (the current period start, unix s), tier, cohort, offset, limit
+-- Reply (reader.answer, CALLS.league_cohort): rows (item_1, score_1, rank_1, ...), members
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local function league_cohort(keys, args)
+  call_state.begin_call(keys, args)
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.league_cohort)
+  local err = window.version_error(cfg_key, header.version)
+  if err then return redis.error_reply(err) end
+  local s = leagues.setting_of(cfg_key)
+  if not s then return reader.answer(CALLS.league_cohort, { rows = {}, members = 0 }) end
+  local key = leagues.cohort_key(s, arg.period, arg.tier, arg.cohort)
+  local offset = tonumber(arg.offset)
+  local page = redis.call('ZRANGE', key, offset, offset + tonumber(arg.limit) - 1, 'REV', 'WITHSCORES')
+  local rows, rank, previous = {}, 0, nil
+  for i = 1, #page, 2 do
+    -- Past the first row a new score's rank is its place: every member before it scores more.
+    if i == 1 then
+      rank = 1 + redis.call('ZCOUNT', key, '(' .. page[2], '+inf')
+    elseif page[i + 1] ~= previous then
+      rank = offset + (i + 1) / 2
+    end
+    previous = page[i + 1]
+    rows[#rows + 1], rows[#rows + 2], rows[#rows + 3] = page[i], page[i + 1], rank
+  end
+  return reader.answer(CALLS.league_cohort, { rows = rows, members = redis.call('ZCARD', key) })
+end

@@ -1,0 +1,24 @@
+-- requires: call_state, leagues, reader, window
+-- league_roll: one bounded step of the rollover of the board's oldest closed period with placements
+-- not rolled (leagues_lib's roll_step: cohorts from the cursor till about `budget` members, the cursor
+-- and each cohort's step marker stored in the same call). Safe to repeat, race and resume.
+-- Keys: cfg (the board's config hash)
+-- Args (reader.read_call, CALLS.league_roll): the header (config version, now, no windows), then
+--   current (the league window's current period start, unix s: periods before it are closed),
+--   budget (members to roll in this call, about)
+-- Reply (reader.answer, CALLS.league_roll): done (1: no closed period is left to roll)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+local function league_roll(keys, args)
+  call_state.begin_call(keys, args)
+  local cfg_key = keys[1]
+  local header, arg = reader.read_call(args, CALLS.league_roll)
+  local err = window.version_error(cfg_key, header.version)
+  if err then return redis.error_reply(err) end
+  local s = leagues.setting_of(cfg_key)
+  if not s then return reader.answer(CALLS.league_roll, { done = 1 }) end
+  local oldest = redis.call('ZRANGE', s.base .. 'open', '-inf', '(' .. arg.current, 'BYSCORE', 'LIMIT', 0, 1)[1]
+  if not oldest then return reader.answer(CALLS.league_roll, { done = 1 }) end
+  leagues.roll_step(s, tonumber(oldest), tonumber(arg.budget))
+  local left = redis.call('ZCOUNT', s.base .. 'open', '-inf', '(' .. arg.current)
+  return reader.answer(CALLS.league_roll, { done = left == 0 and 1 or 0 })
+end

@@ -1,0 +1,47 @@
+import type { Bounds } from '../../../common/limits';
+
+/** A cohort's most members (`size`). */
+export const LEAGUE_SIZE: Bounds = { min: 2, max: 1000 };
+
+/** A cohort's number within its tier and period (a path parameter). */
+export const LEAGUE_COHORTS: Bounds = { min: 1, max: 1_000_000 };
+
+/** How many tiers a board's leagues hold. */
+export const LEAGUE_TIERS: Bounds = { min: 1, max: 20 };
+
+/**
+ * Members one rollover step rolls, about (whole cohorts: a step may go past it by one cohort, at most
+ * LEAGUE_SIZE.max). A rollover costs about 8 µs of Redis CPU a member (bench/league-rollover.ts, at load
+ * 24): about 2.5 ms a step; a cohort of LEAGUE_SIZE.max is still one step of about 8 ms (the open row).
+ */
+export const LEAGUE_ROLL_BUDGET_MEMBERS = 300;
+
+/** Rollover steps one scheduler visit of a board runs; the rest at the next pass. */
+export const LEAGUE_ROLL_STEPS_PER_VISIT = 50;
+
+/** Most calls a moves read makes to roll far enough for its page (each one bounded step). */
+export const LEAGUE_MOVES_CALLS = 20;
+
+/** A moves page: limit bounds and its default. */
+export const LEAGUE_MOVES_LIMIT: Bounds = { min: 1, max: 1000 };
+export const LEAGUE_MOVES_DEFAULT = 100;
+
+/** Why a board may not take leagues, or a league read is refused. */
+export const LEAGUES_MESSAGES = {
+  notCalendar: (board: string, window: string) =>
+    `leagues.window: "${window}" is not a calendar window of board "${board}" (name one with "calendar")`,
+  sharded: (board: string) =>
+    `leagues: board "${board}" is sharded; leagues keep their cohorts under one hash tag and need shards 1 for now`,
+  segments: (board: string) => `leagues: board "${board}" takes segments; leagues do not go with segments yet`,
+  notSum: (board: string) =>
+    `leagues: board "${board}" aggregates by max, min or last; a league score is a period's sum, so leagues need aggregate sum for now`,
+  metrics: (board: string) => `leagues: board "${board}" keeps several metrics; leagues do not go with metrics yet`,
+  beyondSize: (field: string, value: number, size: number) =>
+    `leagues.${field} is ${value}: at most the cohort size (${size})`,
+  noLeagues: (board: string) => `board "${board}" has no leagues (PUT it with "leagues")`,
+  noTier: (board: string, tier: string) => `tier "${tier}": board "${board}" has no such league tier`,
+  notPlaced: (board: string, item: string) =>
+    `item "${item}" has no event this period in the leagues of board "${board}"`,
+  notClosed: (board: string, fromSec: number) =>
+    `at: the leagues period of board "${board}" from ${fromSec} (unix s) has not ended; its moves come once it has`,
+};

@@ -1,0 +1,59 @@
+import { boardPut, useSingleNodeApp } from '../support/e2e';
+
+/** The league routes over HTTP: a placement, the standing and cohort reads, the moves of a closed week, the refusals. */
+describe('leagues over HTTP', () => {
+  const { http, clock } = useSingleNodeApp();
+  const put = boardPut(http, [{ name: 'week', calendar: 'week' }]);
+  const leagues = { window: 'week', size: 2, tiers: ['bronze', 'silver'], promote: 1, relegate: 1 };
+
+  it('places, ranks and moves items once a week ends', async () => {
+    clock.setMs(Date.parse('2026-11-25T12:00:00Z'));
+    await put('lg', { leagues }).expect(201);
+    for (const [item, amount] of [
+      ['ann', 120],
+      ['bob', 80],
+      ['cyd', 5],
+    ] as const)
+      await http().post(`/boards/lg/items/${item}/increment`).send({ amount }).expect(200);
+    const bob = await http().get('/boards/lg/items/bob/league').expect(200);
+    expect(bob.body).toMatchObject({
+      board: 'lg',
+      item: 'bob',
+      tier: 'bronze',
+      cohort: 1,
+      rank: 2,
+      score: 80,
+      members: 2,
+    });
+    const cohort = await http().get('/boards/lg/leagues/bronze/1').expect(200);
+    expect(cohort.body.items).toEqual([
+      { rank: 1, item: 'ann', score: 120 },
+      { rank: 2, item: 'bob', score: 80 },
+    ]);
+    await http()
+      .get(`/boards/lg/leagues/moves?at=${clock.nowMs() / 1000}`)
+      .expect(400);
+    clock.advanceMs(7 * 86_400_000);
+    const moves = await http().get('/boards/lg/leagues/moves?limit=1').expect(200);
+    expect(moves.body.moves).toEqual([{ item: 'ann', fromTier: 'bronze', toTier: 'silver', cohort: 1, rank: 1 }]);
+    expect(moves.body.nextCursor).toBe('1');
+    const rest = await http().get('/boards/lg/leagues/moves?cursor=1').expect(200);
+    // cyd is alone in the second cohort: its best, so it moves up too; bob stays (no tier below bronze).
+    expect(rest.body).toMatchObject({
+      moves: [{ item: 'cyd', fromTier: 'bronze', toTier: 'silver', cohort: 2, rank: 1 }],
+      nextCursor: null,
+    });
+    await http().post('/boards/lg/items/ann/increment').send({ amount: 1 }).expect(200);
+    expect((await http().get('/boards/lg/items/ann/league').expect(200)).body.tier).toBe('silver');
+    expect((await http().get('/boards/lg/items/bob/league').expect(404)).body.code).toBe('ITEM_NOT_FOUND');
+  });
+
+  it('refuses what it does not support, and answers 404 where there are no leagues', async () => {
+    const sharded = await put('lgs', { leagues, shards: 2 }).expect(400);
+    expect(sharded.body.message).toMatch(/sharded/);
+    await put('lgx', { leagues: { ...leagues, window: 'nope' } }).expect(400);
+    await put('plain', {}).expect(201);
+    expect((await http().get('/boards/plain/leagues/moves').expect(404)).body.code).toBe('LEAGUE_NOT_FOUND');
+    expect((await http().get('/boards/lg/leagues/platinum/1').expect(404)).body.code).toBe('LEAGUE_NOT_FOUND');
+  });
+});

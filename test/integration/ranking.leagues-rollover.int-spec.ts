@@ -1,0 +1,126 @@
+import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
+import { FakeClock } from '../../harness/clock';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { validateConfig } from '../../src/common/config';
+import { LeaguesService } from '../../src/ranking/leagues/leagues.service';
+import { LeaguesStore } from '../../src/ranking/leagues/leagues.store';
+import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
+import { LeaguesModel } from '../support/leagues-model';
+
+/**
+ * The rollover of a period under two instances: two scheduler passes racing, and a rollover stopped
+ * after some steps (an instance gone between calls) then finished by racing steps of both: every
+ * cohort is rolled exactly once, as the brute-force model rolls it.
+ */
+const DAY_MS = 86_400_000;
+const TIERS = ['bronze', 'silver', 'gold'];
+const RULE = { size: 7, promote: 2, relegate: 2 };
+const ITEMS = Array.from({ length: 60 }, (_, i) => `p${i}`);
+
+describe.each(TOPOLOGIES)('leagues rollover with two instances (%s)', (topology) => {
+  const clock = new FakeClock(Date.parse('2025-03-03T00:00:00Z'));
+  let redis: TestRedis;
+  const connections: RedisService[] = [];
+  const graphs: RankingGraph[] = [];
+  let board = 0;
+
+  beforeAll(async () => {
+    redis = await startTestRedis(topology);
+    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    for (let i = 0; i < 2; i++) {
+      const connection = new RedisService(RedisSettings.from(config), clock);
+      await connection.waitUntilReady(10_000);
+      connections.push(connection);
+      graphs.push(await composeRanking(connection, new RedisFunctions(connection), config, clock));
+    }
+  });
+  afterAll(async () => {
+    for (const connection of connections) await connection.onApplicationShutdown();
+    await redis?.stop();
+  });
+
+  /** A board whose day holds a score for every item (two rounds, so tiers differ), the day over. */
+  async function playedBoard(): Promise<{ name: string; model: LeaguesModel }> {
+    const name = `roll${board++}`;
+    clock.advanceMs(10 * DAY_MS);
+    const leagues = { window: 'day', tiers: TIERS, ...RULE };
+    await graphs[0].ranking.putBoard({ name, windows: [{ name: 'day', calendar: 'day' }], leagues });
+    const model = new LeaguesModel({ ...RULE, tiers: TIERS.length });
+    for (let round = 0; round < 2; round++) {
+      const start = (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000;
+      for (const [i, item] of ITEMS.entries()) {
+        const amount = ((i * 37 + round * 11) % 23) + 1;
+        await graphs[i % 2].ranking.increment(name, item, amount);
+        model.add(start, item, amount);
+      }
+      clock.advanceMs(DAY_MS);
+    }
+    model.enter((clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000);
+    return { name, model };
+  }
+
+  /** Every move of the latest closed day equals the model's, and nothing is left to roll. */
+  async function expectRolled(name: string, model: LeaguesModel): Promise<void> {
+    const leagues = graphs[1].module.get(LeaguesService);
+    const moves = [];
+    let cursor: string | null = '0';
+    while (cursor !== null) {
+      const page = await leagues.moves(name, undefined, { offset: Number(cursor), limit: 17 });
+      moves.push(...page.moves);
+      cursor = page.nextCursor;
+    }
+    const closed = (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000 - 86_400;
+    const want = model.moves
+      .get(closed)!
+      .map((m) => ({ ...m, fromTier: TIERS[m.fromTier - 1], toTier: TIERS[m.toTier - 1] }));
+    const byItem = (a: { item: string }, b: { item: string }) => (a.item < b.item ? -1 : 1);
+    expect(want.length).toBeGreaterThan(0);
+    expect(moves.sort(byItem)).toEqual(want.sort(byItem));
+  }
+
+  it('two scheduler passes racing roll every cohort once (no read needed)', async () => {
+    const { name, model } = await playedBoard();
+    const pass = { leaseMs: 30_000, claimBatch: 10 };
+    await Promise.all(graphs.map((graph) => graph.expiry.expireDue(pass)));
+    await Promise.all(graphs.map((graph) => graph.expiry.expireDue(pass)));
+    const prepared = await graphs[0].cache.get(name);
+    const at = { board: prepared, nowMs: clock.nowMs(), currentSec: (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000 };
+    // Nothing left for a step: the passes finished the rollover.
+    expect(await graphs[0].module.get(LeaguesStore).roll(at, 0)).toBe(true);
+    await expectRolled(name, model);
+  });
+
+  it('a rollover stopped after some steps is finished by racing steps of both instances, exactly once', async () => {
+    const { name, model } = await playedBoard();
+    const prepared = await graphs[0].cache.get(name);
+    const at = { board: prepared, nowMs: clock.nowMs(), currentSec: (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000 };
+    const stores = graphs.map((graph) => graph.module.get(LeaguesStore));
+    // The first instance gets two steps of one cohort each in, then is gone.
+    expect(await stores[0].roll(at, 1)).toBe(false);
+    expect(await stores[0].roll(at, 1)).toBe(false);
+    const race = async (store: LeaguesStore) => {
+      while (!(await store.roll(at, 3)));
+    };
+    await Promise.all([
+      race(stores[0]),
+      race(stores[1]),
+      graphs[1].module.get(LeaguesService).rollDue(prepared, clock.nowMs()),
+    ]);
+    await expectRolled(name, model);
+  });
+
+  it('each item is placed next period in the tier its rollover gave', async () => {
+    const { name, model } = await playedBoard();
+    const start = (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000;
+    const leagues = graphs[0].module.get(LeaguesService);
+    for (const item of ITEMS.slice(0, 20)) {
+      await graphs[1].ranking.increment(name, item, 1);
+      model.add(start, item, 1);
+      const want = model.standing(start, item)!;
+      expect((await leagues.item(name, item)).tier).toBe(TIERS[want.tier - 1]);
+    }
+    await expectRolled(name, model);
+  });
+});

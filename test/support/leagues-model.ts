@@ -1,0 +1,104 @@
+/**
+ * Leagues by brute force: every period's placements in arrival order and its sums, tiers moved when a
+ * period closes by sorting each cohort, with no cursor, marker or lazy roll. What the Redis leagues
+ * (leagues_lib.lua) must answer.
+ */
+export interface LeagueRule {
+  size: number;
+  tiers: number;
+  promote: number;
+  relegate: number;
+}
+
+export interface ModelMove {
+  item: string;
+  fromTier: number;
+  toTier: number;
+  cohort: number;
+  rank: number;
+}
+
+interface Period {
+  start: number;
+  /** item -> [tier, cohort] */
+  placed: Map<string, [number, number]>;
+  sums: Map<string, number>;
+  fill: Map<number, number>;
+}
+
+export class LeaguesModel {
+  private readonly tier = new Map<string, number>();
+  private current: Period | undefined;
+  /** Moves of each closed period, by its start. */
+  readonly moves = new Map<number, ModelMove[]>();
+
+  constructor(private readonly rule: LeagueRule) {}
+
+  /** An event of `amount` for `item` in the period starting `start` (a later start closes the current one). */
+  add(start: number, item: string, amount: number): void {
+    this.enter(start);
+    const period = this.current!;
+    if (!period.placed.has(item)) {
+      const tier = this.tier.get(item) ?? 1;
+      const placed = (period.fill.get(tier) ?? 0) + 1;
+      period.fill.set(tier, placed);
+      period.placed.set(item, [tier, Math.floor((placed - 1) / this.rule.size) + 1]);
+    }
+    period.sums.set(item, (period.sums.get(item) ?? 0) + amount);
+  }
+
+  /** The period starting `start` is the current one: the one before closes (its moves are made). */
+  enter(start: number): void {
+    if (this.current?.start === start) return;
+    if (this.current) this.close(this.current);
+    this.current = { start, placed: new Map(), sums: new Map(), fill: new Map() };
+  }
+
+  /** An item's standing in the current period (undefined: not placed in it). */
+  standing(start: number, item: string) {
+    const period = this.current;
+    if (!period || period.start !== start) return undefined;
+    const at = period.placed.get(item);
+    if (!at) return undefined;
+    const members = this.members(period, at[0], at[1]);
+    const score = period.sums.get(item)!;
+    return {
+      tier: at[0],
+      cohort: at[1],
+      score,
+      rank: 1 + members.filter(([, s]) => s > score).length,
+      members: members.length,
+    };
+  }
+
+  /** A cohort's members of the current period as [item, score]. */
+  cohortRows(start: number, tier: number, cohort: number): Array<[string, number]> {
+    if (!this.current || this.current.start !== start) return [];
+    return this.members(this.current, tier, cohort);
+  }
+
+  private members(period: Period, tier: number, cohort: number): Array<[string, number]> {
+    return [...period.placed]
+      .filter(([, at]) => at[0] === tier && at[1] === cohort)
+      .map(([item]): [string, number] => [item, period.sums.get(item)!]);
+  }
+
+  private close(period: Period): void {
+    const moves: ModelMove[] = [];
+    const cohorts = new Set([...period.placed.values()].map(([t, c]) => `${t}:${c}`));
+    for (const key of cohorts) {
+      const [tier, cohort] = key.split(':').map(Number);
+      const rows = this.members(period, tier, cohort);
+      for (const [item, score] of rows) {
+        const rank = 1 + rows.filter(([, s]) => s > score).length;
+        const fromBottom = 1 + rows.filter(([, s]) => s < score).length;
+        let to = tier;
+        if (rank <= this.rule.promote && tier < this.rule.tiers) to = tier + 1;
+        else if (fromBottom <= this.rule.relegate && tier > 1) to = tier - 1;
+        this.tier.set(item, to);
+        if (to !== tier) moves.push({ item, fromTier: tier, toTier: to, cohort, rank });
+      }
+    }
+    this.moves.set(period.start, moves);
+  }
+}
