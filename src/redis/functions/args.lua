@@ -119,6 +119,7 @@ end
 -- by `fields` (values stay strings: the function converts what it uses). Returns the rows and the index
 -- of the first argument after them.
 local function read_records(args, first, fields)
+  if not fields then bad_args('no record shape') end
   local count = number_at(args, first, 'record count')
   local width = #fields
   if #args < first + count * width then
@@ -139,14 +140,16 @@ end
 
 -- A named call (CALLS.<handler>, emitted from the function's contract in TypeScript): its header, then
 -- its own arguments as a table by the contract's names (strings: the function converts what it uses),
--- filled by the contract's `fill` (the names written out by function-library.ts). The count must match: an argument TypeScript added or left out is a caller bug named here. The
+-- filled by the contract's `fill` (the names written out by function-library.ts), and the index of
+-- the first argument after them (a contract's records, `rest`, start there). The count must match: an argument TypeScript added or left out is a caller bug named here. The
 -- table is the contract's own, refilled by each call (as HEADER is): a call builds none, and keeps
 -- nothing of it past its end.
 local function read_call(args, call)
   local header, at = read_header(args)
   local names = call.args
   local count = #names
-  if #args ~= at - 1 + count then
+  -- A contract with records (`rest`) takes them after its names: at least a count.
+  if (call.rest and #args < at + count) or (not call.rest and #args ~= at - 1 + count) then
     bad_args(call.name .. ' takes ' .. count .. ' args after the header (' .. table.concat(names, ', ') .. '), got ' .. (#args - at + 1))
   end
   local named = call.named_args
@@ -155,7 +158,27 @@ local function read_call(args, call)
     call.named_args = named
   end
   call.fill(named, args, at)
-  return header, named
+  return header, named, at + count
+end
+
+-- The records after a named call's arguments (`first`: read_call's third answer) of the shape `fields`
+-- (RECORD_FIELDS), without a table per row: answers their count, each row then read into a table of the
+-- caller's (reused from row to row) by fill_record. The count must match the arguments.
+local function record_count(args, first, fields)
+  if not fields then bad_args('no record shape') end
+  local count = number_at(args, first, 'record count')
+  if #args ~= first + count * #fields then
+    bad_args(count .. ' records of ' .. #fields .. ' fields need ' .. count * #fields .. ' args from ' .. first + 1)
+  end
+  return count
+end
+
+-- Row `r` (1-based) of the records from args[first] (record_count) into `row`, by the names of `fields`.
+local function fill_record(row, args, first, fields, r)
+  local width = #fields
+  local at = first + 1 + (r - 1) * width
+  for f = 1, width do row[fields[f]] = args[at + f - 1] end
+  return row
 end
 
 -- The reply of a named call: `named`'s fields in the order of the contract's reply names (its `pack`), which
@@ -173,7 +196,23 @@ local function answer(call, named)
   return reply
 end
 
+-- Appends `named`'s fields in the order of `fields` (a record shape, RECORD_FIELDS) to `list`, and
+-- answers `list`: a record inside a reply, which TypeScript reads by the same names. A field left nil
+-- is a bug in the function, named here.
+local function record_of(fields, named, list)
+  local n = #list
+  for f = 1, #fields do
+    local value = named[fields[f]]
+    if value == nil then return error({ err = 'TB_BAD_REPLY a record answered no ' .. fields[f] }) end
+    list[n + f] = value
+  end
+  return list
+end
+
 reader.read_header = read_header
+reader.record_of = record_of
 reader.read_records = read_records
 reader.read_call = read_call
+reader.record_count = record_count
+reader.fill_record = fill_record
 reader.answer = answer
