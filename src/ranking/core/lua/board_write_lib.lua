@@ -30,10 +30,16 @@ local function joined(values, count)
   return table.concat(texts, ',')
 end
 
+-- The lists pair_fields and standing_fields join, kept from call to call: every write answers through
+-- them, and a table allocated per answer costs Lua's collector, which steps as calls allocate, several
+-- times its own making (joined reads `count` entries: what an earlier call left past them is unread).
+local LISTS = { scores = {}, ranks = {}, previous = {}, marks = {} }
+
 -- The scores and ranks a write appended to `flat` from entry `first` (score_1, rank_1, ..., score_W,
 -- rank_W) as its answer's named fields (joined): scores, ranks.
 local function pair_fields(flat, first, window_count)
-  local scores, ranks = {}, {}
+  if window_count == 1 then return flat[first], flat[first + 1] end
+  local scores, ranks = LISTS.scores, LISTS.ranks
   for w = 0, window_count - 1 do scores[w + 1], ranks[w + 1] = flat[first + 2 * w], flat[first + 2 * w + 1] end
   return joined(scores, window_count), joined(ranks, window_count)
 end
@@ -41,7 +47,7 @@ end
 -- pair_fields, then the previous ranks and marks following the pairs in `flat` (previous_rank_1, ...,
 -- previous_rank_W[, mark_1, ..., mark_W]): scores, ranks, previous_ranks and marks (0: the board keeps none).
 local function standing_fields(flat, first, window_count)
-  local previous, marks = {}, {}
+  local previous, marks = LISTS.previous, LISTS.marks
   local from_previous, from_marks = first + 2 * window_count, first + 3 * window_count
   for w = 0, window_count - 1 do previous[w + 1], marks[w + 1] = flat[from_previous + w], flat[from_marks + w] end
   local scores, ranks = pair_fields(flat, first, window_count)

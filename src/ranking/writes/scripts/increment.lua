@@ -68,6 +68,11 @@ local INCREMENT = {
   allowance_arg = nil,
   -- The request being read, by shape (reader.fill_record refills it from request to request).
   rows = {},
+  -- A plain request's figures and named answer, and the call's named reply, refilled by each: no table
+  -- per plain request or call (each allocation costs Lua's collector several times its making).
+  plain_flat = {},
+  plain_answer = { created = 0, scores = 0, ranks = 0 },
+  reply = { draining = 0, answers = nil },
   no_key = { key = '', field = '', fingerprint = '', context = '', ttl_ms = 0, may_store = true },
 }
 
@@ -167,12 +172,13 @@ local function increment_plain(answers, request, slot_keys)
   local allowance_arg = INCREMENT.allowance_arg or request.new_items
   if allowance_arg ~= '1' and allowance_arg ~= '-1' then return false end
   local window_count = INCREMENT.window_count
-  local flat = {}
+  local flat, answer = INCREMENT.plain_flat, INCREMENT.plain_answer
   local created = board_write.plain_add(flat, slot_keys, window_count, request.item, request.amount)
-  local scores, ranks = board_write.pair_fields(flat, 1, window_count)
+  answer.created = allowance_arg == '1' and created or 0
+  answer.scores, answer.ranks = board_write.pair_fields(flat, 1, window_count)
+  for i = #flat, 1, -1 do flat[i] = nil end
   answers[#answers + 1] = -1
-  reader.record_of(RECORD_FIELDS.increment_plain_answer,
-    { created = allowance_arg == '1' and created or 0, scores = scores, ranks = ranks }, answers)
+  reader.record_of(RECORD_FIELDS.increment_plain_answer, answer, answers)
   return true
 end
 
@@ -279,5 +285,7 @@ local function increment(keys, args)
   end
   -- The change version counts writes (what the live stream polls): one bump per applied request.
   if applied > 0 then snapshot.bump_version(cfg_key, applied) end
-  return reader.answer(CALLS.increment, { draining = draining, answers = answers })
+  local reply = call.reply
+  reply.draining, reply.answers = draining, answers
+  return reader.answer(CALLS.increment, reply)
 end
