@@ -155,6 +155,24 @@ export class NamedReply<Field extends string> {
     }
   }
 
+  /**
+   * A reply of the named fields, then records after them (reader.answer's `records`): the fields as a
+   * NamedReply, the records as a Reply named `<script>.<records>`.
+   */
+  static withRecords<Field extends string>(
+    script: string,
+    fields: readonly Field[],
+    raw: unknown,
+    records: string,
+  ): { reply: NamedReply<Field>; records: Reply } {
+    new Reply(script, raw).expectLength(fields.length, true);
+    const items = raw as unknown[];
+    return {
+      reply: new NamedReply(script, fields, items.slice(0, fields.length)),
+      records: new Reply(`${script}.${records}`, items.slice(fields.length)),
+    };
+  }
+
   int(field: Field): number {
     return this.field(field).int(0);
   }

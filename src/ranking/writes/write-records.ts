@@ -24,7 +24,8 @@ import { scoreArg } from '../scores/scores.functions';
  */
 
 export const INCREMENT_ARGS = ['context', 'segments_max', 'shape', 'allowance'] as const;
-export const INCREMENT_REPLY = ['draining', 'answers'] as const;
+/** The increment's reply fields; its answers follow them as records (reader.answer's `records`). */
+export const INCREMENT_REPLY = ['draining'] as const;
 const INCREMENT_LEAD = ['draining'] as const;
 /** A full increment request's fields, in the order its records send them. */
 const INCREMENT_FIELDS = [
@@ -129,7 +130,7 @@ function plainAnswer(record: Reply, call: BoardCall, draining: boolean): Coalesc
 }
 
 /**
- * increment.lua's reply: draining, and its answers, one record per request, in order: -1 and a plain
+ * increment.lua's reply: draining, then its answers, one record per request, in order: -1 and a plain
  * request's record (plainAnswer), or the length of a general answer and that answer (incrementAnswer).
  * A plain record answers what its general answer would: outcome 0, the call's context, no due time,
  * no previous ranks.
@@ -140,9 +141,8 @@ export function incrementAnswers(
   call: BoardCall,
   requests: CoalescedIncrement[],
 ): CoalescedAnswer[] {
-  const reply = new NamedReply(script, INCREMENT_REPLY, raw);
+  const { reply, records } = NamedReply.withRecords(script, INCREMENT_REPLY, raw, 'answers');
   const draining = reply.flag('draining');
-  const records = reply.nested('answers');
   const plainLength = WRITE_RECORDS.increment_plain_answer.length;
   const answers: CoalescedAnswer[] = [];
   let at = 0;

@@ -16,7 +16,7 @@ const call = { board, shard: board.shards[0], nowMs: 1_000, budgetFields: 100, r
 const decode = (raw: unknown) => WRITES_FUNCTIONS.increments.decode(raw, call);
 
 /**
- * increment.lua's reply (see its header): draining, then answers, one record per request: its general
+ * increment.lua's reply (see its header): draining, then the answers as records after it, one per request: its general
  * answer's length and that answer (named fields after idem_lib's), or -1 and a plain record.
  */
 describe("the coalesced increment's reply", () => {
@@ -35,7 +35,7 @@ describe("the coalesced increment's reply", () => {
   it('reads plain records, general answers and refusals in order, each as its general answer would read', () => {
     const answers = decode([
       1,
-      [
+      ...[
         // a general answer: outcome, context, created, due, new contributions and segment entries,
         // then draining, scores, ranks, previous ranks (each joined over the windows), marks (none)
         11,
@@ -72,7 +72,7 @@ describe("the coalesced increment's reply", () => {
 
   it('replays an answer stored by a library from before the named contract in its positional layout', () => {
     // outcome 1 (a replay: no counts), context, then draining, score/rank per window, previous ranks
-    const [answer] = decode([0, [9, ...[1, 'h,d', 1, 3, 2, 3, 4, 0, 1], -1, 1, '1,1', '7,9', 2, -1, 'x']]);
+    const [answer] = decode([0, ...[9, ...[1, 'h,d', 1, 3, 2, 3, 4, 0, 1], -1, 1, '1,1', '7,9', 2, -1, 'x']]);
     expect(answer).toEqual(
       applied(
         [0, 0, 0, 0],
@@ -86,23 +86,24 @@ describe("the coalesced increment's reply", () => {
   });
 
   it.each([
-    ['a plain record cut short', [0, [-1, 1, '1,1']], /expected 3 entries from entry 1, got 2/],
-    ['a general answer longer than the reply', [0, [12, 0, 'h,d']], /expected 12 entries from entry 1/],
+    ['a plain record cut short', [0, ...[-1, 1, '1,1']], /expected 3 entries from entry 1, got 2/],
+    ['a general answer longer than the reply', [0, ...[12, 0, 'h,d']], /expected 12 entries from entry 1/],
     [
       'a record left over',
-      [0, [...[-1, 1, '1,1', '7,9'], ...[-1, 1, '1,1', '7,9'], ...[-1, 1, '1,1', '7,9'], 5]],
+      [0, ...[...[-1, 1, '1,1', '7,9'], ...[-1, 1, '1,1', '7,9'], ...[-1, 1, '1,1', '7,9'], 5]],
       /expected 12 entries, got 13/,
     ],
-    ['a missing record', [0, [-1, 1, '1,1', '7,9']], /expected an integer, got undefined/],
+    ['a missing record', [0, ...[-1, 1, '1,1', '7,9']], /expected an integer, got undefined/],
     [
       'a plain record of one window on a board of two',
-      [0, [-1, 1, 1, 7, -1, 1, 1, 7, -1, 1, 1, 7]],
+      [0, ...[-1, 1, 1, 7, -1, 1, 1, 7, -1, 1, 1, 7]],
       /scores and ranks of 2 windows/,
     ],
     [
+      // flat as the named reply is: its per-window pairs read as one window's fields
       'a reply of the positional layout',
       [0, -1, 1, 1, 7, 1, 9],
-      /expected the fields draining, answers, got 7 entries/,
+      /scores and ranks of 2 windows/,
     ],
   ])('refuses %s with an error naming the script', (_, raw, message) => {
     expect(() => decode(raw)).toThrow(ScriptReplyError);

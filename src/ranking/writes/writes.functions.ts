@@ -18,6 +18,9 @@ import {
   INCREMENT_REPLY,
 } from './write-records';
 
+/** increment.lua's contract: its requests follow as records; it reads its windows through window_lib. */
+const INCREMENT_CONTRACT = { args: INCREMENT_ARGS, reply: INCREMENT_REPLY, rest: true, rawWindows: true };
+
 export type { CoalescedIncrement, IncrementAllowances } from './write-records';
 export { WRITE_RECORDS } from './write-records';
 
@@ -66,7 +69,7 @@ export const WRITES_FUNCTIONS = {
     name: 'tbRankIncrement',
     handler: 'increment',
     numberOfKeys: 'dynamic',
-    contract: { args: INCREMENT_ARGS, reply: INCREMENT_REPLY, rest: true },
+    contract: INCREMENT_CONTRACT,
     build: (call: WriteCall & Omit<CoalescedIncrement, 'idem'>) =>
       incrementCall(call, [
         {
@@ -96,7 +99,7 @@ export const WRITES_FUNCTIONS = {
     name: 'tbRankIncrements',
     handler: 'increment',
     numberOfKeys: 'dynamic',
-    contract: { args: INCREMENT_ARGS, reply: INCREMENT_REPLY, rest: true },
+    contract: INCREMENT_CONTRACT,
     build: (call: BoardCall & { requests: CoalescedIncrement[] }) => incrementCall(call, call.requests),
     /** Each request's answer as `increment` decodes it, or its refusal. */
     decode: (raw, call): CoalescedAnswer[] => incrementAnswers('tbRankIncrements', raw, call, call.requests),

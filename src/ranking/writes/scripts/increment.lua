@@ -28,9 +28,9 @@
 --         time finer than its second), with no creation time, segments or actor (a call of plain
 --         requests, most: fewer arguments to pass and to turn into Lua strings)
 --       increment_pair: item and amount, the same plain requests sharing their allowance (most such calls)
--- Reply (reader.answer, CALLS.increment): draining (0|1), answers: flat, no table per request (a nested
---       answer per request cost Redis about a sixth of a plain request's time to build and encode, and
---       the service as much to decode), one record per request, in order:
+-- Reply (reader.answer, CALLS.increment): draining (0|1), then the answers as records after it: flat, no
+--       table per request (a nested answer per request cost Redis about a sixth of a plain request's time
+--       to build and encode, and the service as much to decode), one record per request, in order:
 --       -1 and a plain request's answer (increment_plain, RECORD_FIELDS.increment_plain_answer: created,
 --         scores, ranks), its other figures implied (outcome 0, the call's context, due time 0, no
 --         previous ranks);
@@ -68,11 +68,12 @@ local INCREMENT = {
   allowance_arg = nil,
   -- The request being read, by shape (reader.fill_record refills it from request to request).
   rows = {},
-  -- A plain request's figures and named answer, and the call's named reply, refilled by each: no table
-  -- per plain request or call (each allocation costs Lua's collector several times its making).
+  -- A plain request's figures, the call's answers and its named reply, refilled by each (Redis reads a
+  -- reply as the function returns, before any other call): no table per plain request or call, nor
+  -- the resizes of a new answers table as it grows (each allocation costs Lua's collector several times its making).
   plain_flat = {},
-  plain_answer = { created = 0, scores = 0, ranks = 0 },
-  reply = { draining = 0, answers = nil },
+  answers = {},
+  reply = { draining = 0 },
   no_key = { key = '', field = '', fingerprint = '', context = '', ttl_ms = 0, may_store = true },
 }
 
@@ -162,23 +163,30 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   return standing_answer({ 0, idem.context, created, due, growth.actors, growth.segments }, flat, window_count)
 end
 
--- A plain request (increment_plain or increment_pair) added through `slot_keys` (plain_slots: every
--- window's slot of now indexed, none watched) on a shard where nothing can refuse it: no item cap, no
--- live block, and an allowance no single item passes ("1", or "-1": no quota; "0" may refuse a new
--- item). Appends its record to `answers` (-1, then RECORD_FIELDS.increment_plain_answer: created,
--- scores, ranks; no snapshots are kept, so no previous rank; nothing indexed, so no due time) and
--- answers true, or answers false, appending nothing, when it is not such a request.
-local function increment_plain(answers, request, slot_keys)
-  local allowance_arg = INCREMENT.allowance_arg or request.new_items
+-- Where the plain shapes' fields and a plain answer's fields are (reader.field_offsets, by the
+-- contract's names): the plain path reads and writes them by index, with no table or call per field.
+local PAIR_AT = reader.field_offsets(RECORD_FIELDS.increment_pair)
+local PLAIN_AT = reader.field_offsets(RECORD_FIELDS.increment_plain)
+local PLAIN_ANSWER_AT = reader.field_offsets(RECORD_FIELDS.increment_plain_answer)
+
+-- A plain request (increment_plain or increment_pair: `item`, `amount`, `allowance_arg` as sent) added
+-- through `slot_keys` (plain_slots: every window's slot of now indexed, none watched) on a shard where
+-- nothing can refuse it: no item cap, no live block, and an allowance no single item passes ("1", or
+-- "-1": no quota; "0" may refuse a new item). Appends its record to `answers` (-1, then
+-- RECORD_FIELDS.increment_plain_answer: created, scores, ranks; no snapshots are kept, so no previous
+-- rank; nothing indexed, so no due time) and answers true, or answers false, appending nothing, when it
+-- is not such a request.
+local function increment_plain(answers, item, amount, allowance_arg, slot_keys)
   if allowance_arg ~= '1' and allowance_arg ~= '-1' then return false end
   local window_count = INCREMENT.window_count
-  local flat, answer = INCREMENT.plain_flat, INCREMENT.plain_answer
-  local created = board_write.plain_add(flat, slot_keys, window_count, request.item, request.amount)
-  answer.created = allowance_arg == '1' and created or 0
-  answer.scores, answer.ranks = board_write.pair_fields(flat, 1, window_count)
+  local flat = INCREMENT.plain_flat
+  local created = board_write.plain_add(flat, slot_keys, window_count, item, amount)
+  local first = #answers + 2
+  answers[first - 1] = -1
+  answers[first + PLAIN_ANSWER_AT.created] = allowance_arg == '1' and created or 0
+  answers[first + PLAIN_ANSWER_AT.scores], answers[first + PLAIN_ANSWER_AT.ranks] =
+    board_write.pair_fields(flat, 1, window_count)
   for i = #flat, 1, -1 do flat[i] = nil end
-  answers[#answers + 1] = -1
-  reader.record_of(RECORD_FIELDS.increment_plain_answer, answer, answers)
   return true
 end
 
@@ -217,9 +225,9 @@ end
 -- snapshots and adder, the requests' shape. Answers the table its requests are read into.
 local function increment_begin(keys, header, arg, draining, confs)
   local call = INCREMENT
-  local window_count = #header.windows
+  local window_count = header.window_count
   call.keys, call.cfg_key = keys, keys[1]
-  call.segments_max = tonumber(arg.segments_max)
+  call.segments_max = reader.memo_number(arg.segments_max)
   call.cap = board_write.item_cap(call.cfg_key)
   call.now_ms, call.now_sec, call.window_count, call.draining = header.now_ms, header.now_sec, window_count, draining
   call.blocks = actor_log.ACTORS.blocking(call.cfg_key, header.now_ms)
@@ -233,10 +241,9 @@ local function increment_begin(keys, header, arg, draining, confs)
   return row
 end
 
--- One request's record appended to `answers`: a plain one's (increment_plain) when `plain_keys` takes
--- it, else its length and its answer (a replay's, or increment_one's). Answers 1 when applied, else 0.
-local function increment_request(answers, request, full, plain_keys)
-  if plain_keys and increment_plain(answers, request, plain_keys) then return 1 end
+-- One request's record appended to `answers`: its length and its answer (a replay's, or
+-- increment_one's). Answers 1 when applied, else 0.
+local function increment_request(answers, request, full)
   local call = INCREMENT
   local idem = call.no_key
   if full and request.idem_key ~= '' then
@@ -257,7 +264,7 @@ local function increment(keys, args)
   local header, arg, records_at = reader.read_call(args, CALLS.increment)
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local now_sec, window_count = header.now_sec, #header.windows
+  local now_sec, window_count = header.now_sec, header.window_count
   local confs = snapshot.cross_all(2, window_count, 5, now_sec)
   local draining = window.expire_all(2, window_count, 5, now_sec, header.budget)
   slot_due.settle_slot_due()
@@ -277,15 +284,25 @@ local function increment(keys, args)
       segmentation.cross_named_segments(2, window_count, segmentation.segment_names(request.segments))
     end
   end
-  local applied, answers = 0, {}
+  -- A plain request's fields by index (PAIR_AT, PLAIN_AT): item, amount, and its own allowance
+  -- (increment_plain; an increment_pair call's is shared).
+  local at_of = arg.shape == 'increment_pair' and PAIR_AT or PLAIN_AT
+  local item_at, amount_at, allowance_at = at_of.item, at_of.amount, at_of.new_items
+  local applied, answers, width = 0, call.answers, #fields
+  for i = #answers, 1, -1 do answers[i] = nil end
+  -- The reply's named fields first (reader.answer fills them), the answers' records after them.
+  answers[1] = 0
   for r = 1, count do
-    local one = increment_request(answers, reader.fill_record(request, args, records_at, fields, r), full, plain_keys)
+    local item, amount, own_allowance = reader.record_values(args, records_at, width, r, item_at, amount_at, allowance_at)
+    local one = 1
+    if not (plain_keys and increment_plain(answers, item, amount, call.allowance_arg or own_allowance, plain_keys)) then
+      one = increment_request(answers, reader.fill_record(request, args, records_at, fields, r), full)
+    end
     applied = applied + one
     if plain_shard and one == 1 and not plain_keys then plain_keys = board_write.plain_slots(window_count, now_sec) end
   end
   -- The change version counts writes (what the live stream polls): one bump per applied request.
   if applied > 0 then snapshot.bump_version(cfg_key, applied) end
-  local reply = call.reply
-  reply.draining, reply.answers = draining, answers
-  return reader.answer(CALLS.increment, reply)
+  call.reply.draining = draining
+  return reader.answer(CALLS.increment, call.reply, answers)
 end
