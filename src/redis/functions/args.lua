@@ -38,6 +38,7 @@ end
 local NUMBER_MEMO_MAX = 1024
 local number_memo, number_memo_size = {}, 0
 
+-- Hot callers look number_memo up first, and call memo_number on a miss only (a call costs more than the lookup).
 local function memo_number(text)
   local value = number_memo[text]
   if value ~= nil or text == nil then return value end
@@ -109,7 +110,9 @@ local NO_WINDOWS = {}
 -- `raw_windows`: the caller reads its windows' arguments through window_lib (by their place in the
 -- header), so they are not parsed here: windows is nil (window_count is set).
 local function read_header(args, raw_windows)
-  local window_count, budget = memo_number(args[4]), memo_number(args[3])
+  local window_text, budget_text = args[4], args[3]
+  local window_count = number_memo[window_text] or memo_number(window_text)
+  local budget = number_memo[budget_text] or memo_number(budget_text)
   local now_ms = tonumber(args[2])
   if not (window_count and now_ms and budget) then
     number_at(args, 4, 'window count')
@@ -165,7 +168,8 @@ local function read_call(args, call)
   local names = call.args
   local count = #names
   -- A contract with records (`rest`) takes them after its names: at least a count.
-  if (call.rest and #args < at + count) or (not call.rest and #args ~= at - 1 + count) then
+  local arg_count = #args
+  if (call.rest and arg_count < at + count) or (not call.rest and arg_count ~= at - 1 + count) then
     bad_args(call.name .. ' takes ' .. count .. ' args after the header (' .. table.concat(names, ', ') .. '), got ' .. (#args - at + 1))
   end
   local named = call.named_args
@@ -182,7 +186,8 @@ end
 -- caller's (reused from row to row) by fill_record. The count must match the arguments.
 local function record_count(args, first, fields)
   if not fields then bad_args('no record shape') end
-  local count = memo_number(args[first]) or number_at(args, first, 'record count')
+  local count_text = args[first]
+  local count = number_memo[count_text] or memo_number(count_text) or number_at(args, first, 'record count')
   if #args ~= first + count * #fields then
     bad_args(count .. ' records of ' .. #fields .. ' fields need ' .. count * #fields .. ' args from ' .. first + 1)
   end
