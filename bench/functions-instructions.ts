@@ -14,7 +14,7 @@ import Redis from 'ioredis';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { fcallArgs } from '../src/redis/functions';
 import { stopChild } from '../harness/processes';
-import { librarySourceAt, namedTopReply, positionalTopArgs } from './functions-ranking';
+import { librarySourceAt, namedTopReply, positionalIncrementArgs, positionalTopArgs } from './functions-ranking';
 import { benchFunctions } from './functions-client';
 import { makePlainBoard, onPlainShard, PLAIN_BOARD_ITEMS } from './plain-boards';
 import { median } from './call-rounds';
@@ -32,7 +32,12 @@ interface Library {
   label: string;
   fn: (handler: string) => string;
   named: boolean;
+  /** Its increment on the named contract (else its args go in their positional layout). */
+  namedIncrement: boolean;
 }
+
+/** Whether a library's source has its increment on the named contract. */
+const namedIncrementIn = (source: string) => source.includes("increment = { name = 'increment'");
 
 /**
  * Loads the library as `ref` assembled it beside today's (a source equal to today's is today's);
@@ -50,10 +55,16 @@ async function loadAt(redis: Redis, ref: string, copy = false): Promise<Library>
       label: `${ref} (a copy)`,
       fn: (handler) => `${name}_${handler}`,
       named: source.includes('CALLS.read_top'),
+      namedIncrement: namedIncrementIn(source),
     };
   }
   if (source !== RANKING.library.source) await redis.function('LOAD', 'REPLACE', source);
-  return { label: ref, fn: (handler) => `${name}_${handler}`, named: source.includes('CALLS.read_top') };
+  return {
+    label: ref,
+    fn: (handler) => `${name}_${handler}`,
+    named: source.includes('CALLS.read_top'),
+    namedIncrement: namedIncrementIn(source),
+  };
 }
 
 /**
@@ -98,12 +109,21 @@ export async function functionsInstructionsBench(): Promise<void> {
     await redis.function('LOAD', 'REPLACE', COLLECT_LIBRARY);
     for (const ref of REFS) libraries.push(await loadAt(redis, ref));
     if (CONTROL) libraries.push(await loadAt(redis, REFS[0], true));
-    libraries.push({ label: 'this tree', fn: (handler) => `${RANKING.library.name}_${handler}`, named: true });
+    libraries.push({
+      label: 'this tree',
+      fn: (handler) => `${RANKING.library.name}_${handler}`,
+      named: true,
+      namedIncrement: true,
+    });
     const expected = S.readTop.decode(await redis.fcall(S.readTop.redisName, ...top), topCall);
     const calls = libraries.map((lib) => {
       const topArgs = lib.named ? top : positionalTopArgs(top);
       return {
-        increment: (n: number) => redis.fcall(lib.fn(S.increment.handler), ...increment(n)),
+        increment: (n: number) =>
+          redis.fcall(
+            lib.fn(S.increment.handler),
+            ...(lib.namedIncrement ? increment(n) : positionalIncrementArgs(increment(n))),
+          ),
         readTop: () => redis.fcall(lib.fn(S.readTop.handler), ...topArgs),
       };
     });

@@ -69,6 +69,20 @@ export function positionalTopArgs([numberOfKeys, ...rest]: [number, ...ScriptArg
   return [numberOfKeys, ...keys, version, nowMs, budget, periodSec, intervalSec, originSec, offset, limit];
 }
 
+/**
+ * An increment's args as increment.lua took them before its named contract (issue #46), for a call of
+ * plain requests sharing their allowance (shape increment_pair): the header, context and segments.max,
+ * then the stride 2 in the shape's place, the allowance, and the (item, amount) pairs without their count.
+ */
+export function positionalIncrementArgs([numberOfKeys, ...rest]: [number, ...ScriptArg[]]): [number, ...ScriptArg[]] {
+  const keys = rest.slice(0, numberOfKeys);
+  const args = rest.slice(numberOfKeys);
+  const header = 4 + 4 * Number(args[3]);
+  const [context, segmentsMax, shape, allowance, , ...pairs] = args.slice(header);
+  if (shape !== 'increment_pair') throw new Error(`positionalIncrementArgs: a call of shape ${String(shape)}`);
+  return [numberOfKeys, ...keys, ...args.slice(0, header), context, segmentsMax, 2, allowance, ...pairs];
+}
+
 /** A positional read_top reply ([draining, first, higher, previous, marks, item_1, score_1, ...]) with its rows nested, as the named one. */
 export function namedTopReply(reply: unknown, named: boolean): unknown {
   if (named || !Array.isArray(reply)) return reply;
@@ -77,9 +91,11 @@ export function namedTopReply(reply: unknown, named: boolean): unknown {
 
 /**
  * Loads the earlier build beside today's; its functions are `<its library name>_<handler>`, `named`
- * when its read_top has today's named contract.
+ * when its read_top has today's named contract, `namedIncrement` when its increment has.
  */
-async function loadBefore(redis: Redis): Promise<((handler: string) => string) & { named: boolean }> {
+async function loadBefore(
+  redis: Redis,
+): Promise<((handler: string) => string) & { named: boolean; namedIncrement: boolean }> {
   const source = librarySourceAt(BEFORE_REF);
   const name = /^#!lua name=(\w+)/.exec(source)?.[1];
   if (name === undefined) throw new Error(`${BEFORE_REF}: no library name in its source`);
@@ -88,7 +104,10 @@ async function loadBefore(redis: Redis): Promise<((handler: string) => string) &
     throw new Error(`${BEFORE_REF} names another source ${name}, as today's library is named`);
   }
   await redis.function('LOAD', 'REPLACE', source);
-  return Object.assign((handler: string) => `${name}_${handler}`, { named: source.includes('CALLS.read_top') });
+  return Object.assign((handler: string) => `${name}_${handler}`, {
+    named: source.includes('CALLS.read_top'),
+    namedIncrement: source.includes("increment = { name = 'increment'"),
+  });
 }
 
 async function makeBoard(functions: RedisFunctions, prefix: string, nowMs: number): Promise<PreparedBoard> {
@@ -168,7 +187,10 @@ async function prepare(redis: Redis, board: PreparedBoard, nowMs: number): Promi
   }
   return [
     variant(`one-window increment, before (${BEFORE_REF})`, 'fcall', (p: Pipeline, n) =>
-      p.fcall(before(S.increment.handler), ...increment(n)),
+      p.fcall(
+        before(S.increment.handler),
+        ...(before.namedIncrement ? increment(n) : positionalIncrementArgs(increment(n))),
+      ),
     ),
     variant('one-window increment, now', 'fcall', (p: Pipeline, n) => p.fcall(S.increment.redisName, ...increment(n))),
     variant(`top-10 read, before (${BEFORE_REF})`, 'fcall', (p: Pipeline) =>

@@ -20,7 +20,7 @@ import { SHARDS_FUNCTIONS, ShardsFunctions } from './shards/shards.functions';
 import { STANDING_FUNCTIONS, StandingFunctions } from './standing/standing.functions';
 import { SPAN_MODULE, SPANS_FUNCTIONS, SpansFunctions } from './spans/spans.functions';
 import { VIEWS_FUNCTIONS, ViewsFunctions } from './views/views.functions';
-import { WRITES_FUNCTIONS, WritesFunctions } from './writes/writes.functions';
+import { WRITE_RECORDS, WRITES_FUNCTIONS, WritesFunctions } from './writes/writes.functions';
 
 /**
  * Each slice's part of the library (its definitions, and the class RankingCoreModule provides its
@@ -61,6 +61,7 @@ export const RANKING = defineLibrary({
     SPAN_MODULE,
     ...RANKING_SLICES.flatMap(([slice, Part]) => handlerModules(join(__dirname, slice, 'scripts'), Part.definitions)),
   ],
+  records: WRITE_RECORDS,
   // Each name is one slice's own (a spread would hide a second one: the registry spec counts them).
   functions: {
     ...ACTOR_WEIGHTS_FUNCTIONS,

@@ -61,7 +61,7 @@ describe('defineLibrary', () => {
     expect(lines[0]).toBe(`#!lua name=${name}`);
     expect(library.source.match(/^#!/gm)).toHaveLength(1);
     expect(library.source).toContain("local RECORD_FIELDS = { request = { 'item', 'amount' } }");
-    expect(library.source).toContain('local function read_header(args)');
+    expect(library.source).toContain('local function read_header(args, raw_windows)');
     const registrations = lines.filter((line) => line.startsWith('redis.register_function'));
     expect(registrations).toEqual([
       `redis.register_function{function_name = '${name}_double', callback = double, flags = {  }}`,

@@ -45,6 +45,16 @@ export interface FunctionDefinition<In, Out> {
 export interface CallContract {
   args: readonly string[];
   reply: readonly string[];
+  /**
+   * Records follow the arguments (recordArgs: a count, then rows of a shape the library declares in
+   * `records`, which an argument names): read with reader.record_count and reader.fill_record.
+   */
+  rest?: boolean;
+  /**
+   * The function reads its windows' header arguments through window_lib (by their place): reader.read_call
+   * leaves them unparsed (header.windows nil; header.window_count set).
+   */
+  rawWindows?: boolean;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a library holds functions of every signature
@@ -252,7 +262,7 @@ function luaContracts(functions: Record<string, AnyDefinition>): string {
     }
     const list = (names: readonly string[]) => `{ ${names.map((n) => `'${n}'`).join(', ')} }`;
     const entry = [
-      `${handler} = { name = '${handler}', args = ${list(contract.args)}, reply = ${list(contract.reply)},`,
+      `${handler} = { name = '${handler}', args = ${list(contract.args)}, reply = ${list(contract.reply)},${contract.rest ? ' rest = true,' : ''}${contract.rawWindows ? ' raw_windows = true,' : ''}`,
       `    fill = function(named, args, at) ${contract.args.map((n, i) => `named.${n} = args[at + ${i}]`).join('; ')} end,`,
       `    pack = function(reply, named) local v; ${contract.reply.map((n, i) => `v = named.${n}; if v == nil then return '${n}' end; reply[${i + 1}] = v`).join('; ')} end }`,
     ].join('\n');

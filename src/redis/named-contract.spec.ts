@@ -5,6 +5,8 @@ import { COUNTERS } from '../counters/counters.functions';
 import { CounterKeys } from '../counters/counter-keys';
 import { INGEST } from '../ingest/ingest.functions';
 import { RANKING, RANKING_SLICES } from '../ranking/ranking.functions';
+import { PreparedBoard } from '../ranking/core/board';
+import { RankingKeys } from '../ranking/core/ranking.keys';
 import { StatsKeys } from '../stats/stats-keys';
 import { STATS } from '../stats/stats.functions';
 import type { FunctionDefinition, FunctionLibrary, LibraryFunction } from './function-library';
@@ -14,7 +16,7 @@ import type { FunctionDefinition, FunctionLibrary, LibraryFunction } from './fun
  * TypeScript), per ranking slice and per other library: issue #46 converts them slice by slice to the
  * named contract (reader.read_call / reader.answer in Lua, callArgs / NamedReply in TypeScript). The
  * counts only shrink: converting a function lowers its count here; a new function is named from the
- * start. reads keeps segment_page, whose rows segment_lib still reads from KEYS and ARGV.
+ * start.
  */
 const POSITIONAL_LEFT: Record<string, number> = {
   'actor-weights': 0,
@@ -31,12 +33,12 @@ const POSITIONAL_LEFT: Record<string, number> = {
   moderation: 0,
   reads: 0,
   retraction: 0,
-  scores: 1,
+  scores: 0,
   shards: 0,
   spans: 0,
   standing: 0,
   views: 0,
-  writes: 4,
+  writes: 0,
   tb_access: 0,
   tb_counters: 0,
   tb_ingest: 0,
@@ -127,6 +129,63 @@ describe('answers stored by a library from before the named contract still repla
       count: 2,
       sum: 3.5,
       sumsq: 6.25,
+    });
+  });
+
+  describe('a ranking write: its standings in their positional layout', () => {
+    const windows = [
+      { name: 'h', periodSec: 3600, intervalSec: 60, createdAtMs: 0 },
+      { name: 'd', periodSec: 86_400, intervalSec: 3600, createdAtMs: 0 },
+    ];
+    const board = new PreparedBoard(
+      { name: 'b', version: 'v1', shards: 1, windows, maxItems: null, views: [] },
+      (shard) => new RankingKeys('t:').board('b', shard),
+    );
+    const write = { board, shard: board.shards[0], nowMs: 1_700_000_000_000, budgetFields: 100, idem };
+    const standings = [
+      { score: 3, rank: 2, previousRank: null },
+      { score: 3, rank: 4, previousRank: 1 },
+    ];
+
+    it('a score: draining, score/rank per window, previous ranks (and as the named answer)', () => {
+      const call: Parameters<typeof RANKING.functions.recordScore.decode>[1] = {
+        ...write,
+        item: 'a',
+        score: 3,
+        newItems: 1,
+        atMs: write.nowMs,
+      };
+      const legacy = RANKING.functions.recordScore.decode([1, 'h,d', 1, 3, 2, 3, 4, 0, 1], call);
+      const named = RANKING.functions.recordScore.decode([1, 'h,d', 1, '3,3', '2,4', '0,1', 0], call);
+      expect(legacy.value).toEqual({ draining: true, standings, marks: undefined });
+      expect(named.value).toEqual(legacy.value);
+    });
+
+    it('a like: draining, counted, score/rank per window, previous ranks, marks', () => {
+      const call: Parameters<typeof RANKING.functions.like.decode>[1] = {
+        ...write,
+        item: 'a',
+        userId: 'u',
+        undo: false,
+        newItems: 1,
+        newLikes: 1,
+      };
+      const legacy = RANKING.functions.like.decode([1, 'h,d', 0, 1, 3, 2, 3, 4, 0, 1, 'm1', 'm2'], call);
+      const named = RANKING.functions.like.decode([1, 'h,d', 0, 1, '3,3', '2,4', '0,1', 'm1,m2'], call);
+      expect(legacy.value).toEqual({ draining: false, counted: true, standings, marks: ['m1', 'm2'] });
+      expect(named.value).toEqual(legacy.value);
+    });
+
+    it('a batch: draining and the entries applied, in the order the named answer keeps', () => {
+      const call: Parameters<typeof RANKING.functions.incrementBatch.decode>[1] = {
+        ...write,
+        entries: [],
+        newItems: 1,
+      };
+      expect(RANKING.functions.incrementBatch.decode([1, '', 1, 5], call).value).toEqual({
+        draining: true,
+        applied: 5,
+      });
     });
   });
 });

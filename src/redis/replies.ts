@@ -113,6 +113,11 @@ export class Reply {
     return new Reply(`${this.script}[${first}..]`, this.items.slice(first, first + count));
   }
 
+  /** This reply read by the field names of a named contract (NamedReply). */
+  named<Field extends string>(fields: readonly Field[]): NamedReply<Field> {
+    return new NamedReply(this.script, fields, this.items);
+  }
+
   /** An error naming this reply's entry `index` and what was expected there. */
   unexpected(index: number, expected: string): ScriptReplyError {
     return this.mismatch(index, expected);
@@ -150,6 +155,24 @@ export class NamedReply<Field extends string> {
     }
   }
 
+  /**
+   * A reply of the named fields, then records after them (reader.answer's `records`): the fields as a
+   * NamedReply, the records as a Reply named `<script>.<records>`.
+   */
+  static withRecords<Field extends string>(
+    script: string,
+    fields: readonly Field[],
+    raw: unknown,
+    records: string,
+  ): { reply: NamedReply<Field>; records: Reply } {
+    new Reply(script, raw).expectLength(fields.length, true);
+    const items = raw as unknown[];
+    return {
+      reply: new NamedReply(script, fields, items.slice(0, fields.length)),
+      records: new Reply(`${script}.${records}`, items.slice(fields.length)),
+    };
+  }
+
   int(field: Field): number {
     return this.field(field).int(0);
   }
@@ -164,6 +187,23 @@ export class NamedReply<Field extends string> {
 
   string(field: Field): string {
     return this.field(field).string(0);
+  }
+
+  /**
+   * A list of integers answered as one field (board_write_lib's `joined`): one integer as it is,
+   * several joined by commas.
+   */
+  ints(field: Field): number[] {
+    const value = this.items[this.indexOf(field)];
+    if (typeof value === 'number') return [this.int(field)];
+    const parts = this.string(field).split(',');
+    const reply = new Reply(`${this.script}.${field}`, parts.map(Number));
+    return parts.map((_, i) => reply.int(i));
+  }
+
+  /** Whether the field is a string (how a decoder tells an answer's shapes apart). */
+  isString(field: Field): boolean {
+    return typeof this.items[this.indexOf(field)] === 'string';
   }
 
   /** A nested array field, as a Reply named `<script>.<field>`. */

@@ -89,7 +89,8 @@ function expectNamedHandler(
     ...(bindsCall ? ['  call_state\\.begin_call\\(keys, args\\)'] : []),
     `  local \\w+(?:, \\w+)* = ${keys}`,
     // `_`: a function that reads nothing of the header (a delete on no clock); no names: nor any argument.
-    `  (?:local (?:header|_), arg = )?reader\\.read_call\\(args, CALLS\\.${handler}\\)`,
+    // A third name: where a contract's records start (`rest`).
+    `  (?:local (?:header|_), arg(?:, \\w+)? = )?reader\\.read_call\\(args, CALLS\\.${handler}\\)`,
   ];
   expect(source).toMatch(new RegExp(`^${first.join('\n')}$`, 'm'));
   expect(source).toMatch(new RegExp(`reader\\.answer\\(CALLS\\.${handler},`));

@@ -99,20 +99,21 @@ describe('plain increments in one call answer and write what one call each does 
     const viewsBoard = new PreparedBoard({ ...plain.config, views }, (shard) => plain.shards[shard].keys);
     const nowMs = T0 + 999;
     const requests = [0, 500, 999].map((ms) => ({ item: `i${ms}`, amount: 1, newItems: 1, atMs: T0 + ms }));
-    /** The call's stride, and the allowance a stride-2 call sends once for all its requests. */
-    const strideOf = (board: PreparedBoard, sent = requests) => {
+    /** The call's record shape, read by its contract's names, and the allowance an increment_pair call sends once. */
+    const shapeOf = (board: PreparedBoard, sent = requests) => {
       const { args } = S.increments.build({ board, shard: board.shards[0], nowMs, budgetFields: 100, requests: sent });
-      const at = (stride: number) => args.length - stride * sent.length - (stride === 2 ? 2 : 1);
-      const stride = [2, 3, 12].find((s) => args[at(s)] === s);
-      return stride === 2 ? [2, args[at(2) + 1]] : [stride];
+      const header = 4 + 4 * Number(args[3]);
+      const names = S.increments.contract?.args ?? [];
+      const named = Object.fromEntries(names.map((name, i) => [name, args[header + i]]));
+      return named.shape === 'increment_pair' ? [named.shape, named.allowance] : [named.shape];
     };
-    expect(strideOf(plain)).toEqual([2, 1]);
+    expect(shapeOf(plain)).toEqual(['increment_pair', 1]);
     expect(
-      strideOf(
+      shapeOf(
         plain,
         requests.map((r, i) => ({ ...r, newItems: i === 1 ? 0 : 1 })),
       ),
-    ).toEqual([3]);
-    expect(strideOf(viewsBoard)).toEqual([12]);
+    ).toEqual(['increment_plain']);
+    expect(shapeOf(viewsBoard)).toEqual(['increment_full']);
   });
 });

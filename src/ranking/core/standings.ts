@@ -1,5 +1,6 @@
 import type { Idempotent } from '../../redis/idempotency';
-import type { Reply } from '../../redis/replies';
+import { ScriptReplyError } from '../../redis/replies';
+import type { NamedReply, Reply } from '../../redis/replies';
 import type { StandingsReply, WindowStanding } from './ranking.types';
 
 /**
@@ -22,20 +23,69 @@ function marksOf(reply: Reply, first: number, windowCount: number): string[] | u
   return Array.from({ length: windowCount }, (_, w) => reply.string(first + 3 * windowCount + w));
 }
 
-/** A write's standings (an increment's, a like's, a score's), once its context (the window names it was answered with) is known. */
-export function withStandings<T>(
-  decoded: Idempotent<{ reply: Reply; rest: T }>,
-  first: number,
+/**
+ * A write's named standings fields (board_write_lib's standing_fields), after its own leading fields:
+ * each a list over the board's windows (NamedReply.ints), marks 0 when the board keeps none.
+ */
+export const STANDING_FIELDS = ['scores', 'ranks', 'previous_ranks', 'marks'] as const;
+
+type StandingField = (typeof STANDING_FIELDS)[number];
+
+/** The fields a write's answer leads with, before its standings: draining first, and a like's `counted`. */
+type LeadField = 'draining' | 'counted';
+
+/**
+ * A write's answer (after idem_lib's outcome, context and counts) with its standings: `lead` its own
+ * fields (draining first), read by `rest` by name, then STANDING_FIELDS. An answer stored by a library
+ * from before the named contract replays in its positional layout (the lead fields, then
+ * score_1, rank_1, ..., previous ranks, marks: standingsOf), told apart by its length, and for several
+ * windows by its first score being a number where the named answer joins them in a string.
+ */
+export function withNamedStandings<T>(
+  decoded: Idempotent<Reply>,
+  lead: readonly LeadField[],
+  rest: (reply: NamedReply<LeadField | StandingField>) => T,
 ): Idempotent<T & StandingsReply> {
-  const { reply, rest } = decoded.value;
+  const reply = decoded.value;
   const windowCount = decoded.context.split(',').length;
+  const fields = [...lead, ...STANDING_FIELDS];
+  const named = reply.length === fields.length && (windowCount === 1 || reply.isString(lead.length));
+  if (!named) {
+    const legacy = reply.range(0, lead.length).named<LeadField | StandingField>(lead);
+    return {
+      ...decoded,
+      value: {
+        ...rest(legacy),
+        draining: legacy.flag('draining'),
+        standings: standingsOf(reply, lead.length, windowCount),
+        marks: marksOf(reply, lead.length, windowCount),
+      },
+    };
+  }
+  const answer = reply.named<LeadField | StandingField>(fields);
   return {
     ...decoded,
-    value: {
-      ...rest,
-      draining: reply.flag(0),
-      standings: standingsOf(reply, first, windowCount),
-      marks: marksOf(reply, first, windowCount),
-    },
+    value: { ...rest(answer), draining: answer.flag('draining'), ...namedStandings(answer, windowCount) },
+  };
+}
+
+/** The standings of a named answer over `windowCount` windows. */
+function namedStandings(
+  answer: NamedReply<LeadField | StandingField>,
+  windowCount: number,
+): Omit<StandingsReply, 'draining'> {
+  const scores = answer.ints('scores');
+  const ranks = answer.ints('ranks');
+  const previous = answer.ints('previous_ranks');
+  if (scores.length !== windowCount || ranks.length !== windowCount || previous.length !== windowCount) {
+    throw new ScriptReplyError(answer.script, `expected ${windowCount} windows' scores, ranks and previous ranks`);
+  }
+  const marks = answer.isString('marks') ? answer.string('marks').split(',') : undefined;
+  if (marks === undefined && answer.int('marks') !== 0) throw new ScriptReplyError(answer.script, 'marks: 0 or a list');
+  if (marks !== undefined && marks.length !== windowCount)
+    throw new ScriptReplyError(answer.script, 'marks: one per window');
+  return {
+    standings: scores.map((score, w) => ({ score, rank: ranks[w] || null, previousRank: previous[w] || null })),
+    marks,
   };
 }

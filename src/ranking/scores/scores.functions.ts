@@ -1,8 +1,9 @@
-import { decodeIdempotent, Idempotent, idemArgs } from '../../redis/idempotency';
+import { decodeIdempotent, Idempotent, IDEM_FIELDS, idemNamedArgs } from '../../redis/idempotency';
+import { callArgs } from '../../redis/function-args';
 import { typedFunction } from '../../redis/function-library';
 import type { StandingsReply } from '../core/ranking.types';
-import { boardArgs, WriteCall } from '../core/script-call';
-import { withStandings } from '../core/standings';
+import { boardHeader, WriteCall } from '../core/script-call';
+import { STANDING_FIELDS, withNamedStandings } from '../core/standings';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** A score of an item on a max / min / last board: its value, growth allowance and event time. */
@@ -26,29 +27,34 @@ export function scoreArg(score: number, tiebreak?: number): string {
   return tiebreak === undefined ? score.toFixed(0) : `${score.toFixed(0)},${tiebreak.toFixed(0)}`;
 }
 
+const RECORD_ARGS = [...IDEM_FIELDS, 'new_items', 'item', 'score', 'at_ms'] as const;
+const RECORD_LEAD = ['draining'] as const;
+const RECORD_REPLY = [...RECORD_LEAD, ...STANDING_FIELDS] as const;
+
 /** Max / min / last boards: the one write their windows take. */
 export const SCORES_FUNCTIONS = {
   recordScore: typedFunction({
     name: 'tbRankRecordScore',
     handler: 'record_score',
     numberOfKeys: 'dynamic',
+    contract: { args: RECORD_ARGS, reply: RECORD_REPLY },
     build: (call: WriteCall & ScoreRecord) => ({
       keys: call.shard.incrementKeys,
-      args: [
-        ...boardArgs(call),
-        ...idemArgs(call.idem, call.board.windowNames),
-        call.newItems,
-        call.item,
+      args: callArgs(boardHeader(call), RECORD_ARGS, {
+        ...idemNamedArgs(call.idem, call.board.windowNames),
+        new_items: call.newItems,
+        item: call.item,
         // Decimal strings: the slot keeps them as sent (Lua's tostring would print 10^15 as 1e+15).
-        scoreArg(call.score, call.tiebreak),
-        call.atMs.toFixed(0),
-      ],
+        score: scoreArg(call.score, call.tiebreak),
+        at_ms: call.atMs.toFixed(0),
+      }),
     }),
     /** created: [new items, due time for the index (ms; 0: none)] */
     decode: (raw, call): Idempotent<StandingsReply> =>
-      withStandings(
-        decodeIdempotent('tbRankRecordScore', raw, call.idem, (reply) => ({ reply, rest: {} }), 2),
-        1,
+      withNamedStandings(
+        decodeIdempotent('tbRankRecordScore', raw, call.idem, (reply) => reply, 2),
+        RECORD_LEAD,
+        () => ({}),
       ),
   }),
 };

@@ -15,33 +15,39 @@ const requests = ['a', 'b', 'c'].map((item) => ({ item, amount: 1, newItems: 1 }
 const call = { board, shard: board.shards[0], nowMs: 1_000, budgetFields: 100, requests };
 const decode = (raw: unknown) => WRITES_FUNCTIONS.increments.decode(raw, call);
 
-/** increment.lua's flat reply (see its header): the call's draining flag, then one record per request. */
-describe("the coalesced increment's flat reply", () => {
+/**
+ * increment.lua's reply (see its header): draining, then the answers as records after it, one per request: its general
+ * answer's length and that answer (named fields after idem_lib's), or -1 and a plain record.
+ */
+describe("the coalesced increment's reply", () => {
+  /** An applied request's answer on this board of two windows: [score, rank, previous rank] per window. */
+  const applied = (created: number[], standings: Array<[number, number, number | null]>, replayed = false) => ({
+    replayed,
+    context: 'h,d',
+    created,
+    value: {
+      draining: true,
+      standings: standings.map(([score, rank, previousRank]) => ({ score, rank, previousRank })),
+      marks: undefined,
+    },
+  });
+
   it('reads plain records, general answers and refusals in order, each as its general answer would read', () => {
     const answers = decode([
       1,
-      // a general answer: outcome, context, created, due, new contributions and segment entries,
-      // draining, score/rank per window, previous ranks
-      13,
-      ...[0, 'h,d', 1, 5_000, 2, 3, 1, 3, 2, 3, 4, 0, 1],
-      // a plain record: created, score/rank per window
-      -1,
-      ...[1, 1, 7, 1, 9],
-      // a refused request
-      2,
-      ...[-1, 'TB_AT_OUT_OF_SPAN no window holds the slot'],
+      ...[
+        // a general answer: outcome, context, created, due, new contributions and segment entries,
+        // then draining, scores, ranks, previous ranks (each joined over the windows), marks (none)
+        11,
+        ...[0, 'h,d', 1, 5_000, 2, 3, 1, '3,3', '2,4', '0,1', 0],
+        // a plain record: created, scores, ranks
+        -1,
+        ...[1, '1,1', '7,9'],
+        // a refused request
+        2,
+        ...[-1, 'TB_AT_OUT_OF_SPAN no window holds the slot'],
+      ],
     ]);
-    /** An applied request's answer on this board of two windows: [score, rank, previous rank] per window. */
-    const applied = (created: number[], standings: Array<[number, number, number | null]>) => ({
-      replayed: false,
-      context: 'h,d',
-      created,
-      value: {
-        draining: true,
-        standings: standings.map(([score, rank, previousRank]) => ({ score, rank, previousRank })),
-        marks: undefined,
-      },
-    });
     expect(answers[0]).toEqual(
       applied(
         [1, 5_000, 2, 3],
@@ -64,15 +70,41 @@ describe("the coalesced increment's flat reply", () => {
     expect((answers[2] as Error).message).toMatch(/TB_AT_OUT_OF_SPAN/);
   });
 
+  it('replays an answer stored by a library from before the named contract in its positional layout', () => {
+    // outcome 1 (a replay: no counts), context, then draining, score/rank per window, previous ranks
+    const [answer] = decode([0, ...[9, ...[1, 'h,d', 1, 3, 2, 3, 4, 0, 1], -1, 1, '1,1', '7,9', 2, -1, 'x']]);
+    expect(answer).toEqual(
+      applied(
+        [0, 0, 0, 0],
+        [
+          [3, 2, null],
+          [3, 4, 1],
+        ],
+        true,
+      ),
+    );
+  });
+
   it.each([
-    ['a plain record cut short', [0, -1, 1, 1, 7, 1], /expected 5 entries from entry 2, got 4/],
-    ['a general answer longer than the reply', [0, 12, 0, 'h,d'], /expected 12 entries from entry 2/],
+    ['a plain record cut short', [0, ...[-1, 1, '1,1']], /expected 3 entries from entry 1, got 2/],
+    ['a general answer longer than the reply', [0, ...[12, 0, 'h,d']], /expected 12 entries from entry 1/],
     [
       'a record left over',
-      [0, ...[-1, 1, 1, 7, 1, 9], ...[-1, 1, 1, 7, 1, 9], ...[-1, 1, 1, 7, 1, 9], 5],
-      /expected 19 entries, got 20/,
+      [0, ...[...[-1, 1, '1,1', '7,9'], ...[-1, 1, '1,1', '7,9'], ...[-1, 1, '1,1', '7,9'], 5]],
+      /expected 12 entries, got 13/,
     ],
-    ['a missing record', [0, -1, 1, 1, 7, 1, 9], /expected an integer, got undefined/],
+    ['a missing record', [0, ...[-1, 1, '1,1', '7,9']], /expected an integer, got undefined/],
+    [
+      'a plain record of one window on a board of two',
+      [0, ...[-1, 1, 1, 7, -1, 1, 1, 7, -1, 1, 1, 7]],
+      /scores and ranks of 2 windows/,
+    ],
+    [
+      // flat as the named reply is: its per-window pairs read as one window's fields
+      'a reply of the positional layout',
+      [0, -1, 1, 1, 7, 1, 9],
+      /scores and ranks of 2 windows/,
+    ],
   ])('refuses %s with an error naming the script', (_, raw, message) => {
     expect(() => decode(raw)).toThrow(ScriptReplyError);
     expect(() => decode(raw)).toThrow(message);

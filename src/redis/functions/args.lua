@@ -31,6 +31,24 @@ local function number_at(args, index, what)
   return value
 end
 
+-- Numbers a board's calls repeat from call to call (window and record counts, budgets, limits), by
+-- their text: looking up an interned string costs a small part of what tonumber's parse does (each
+-- parse is over a thousand instructions). Not for values that change with each call (now). Bounded:
+-- emptied when it holds NUMBER_MEMO_MAX texts.
+local NUMBER_MEMO_MAX = 1024
+local number_memo, number_memo_size = {}, 0
+
+-- Hot callers look number_memo up first, and call memo_number on a miss only (a call costs more than the lookup).
+local function memo_number(text)
+  local value = number_memo[text]
+  if value ~= nil or text == nil then return value end
+  value = tonumber(text)
+  if value == nil then return nil end
+  if number_memo_size >= NUMBER_MEMO_MAX then number_memo, number_memo_size = {}, 0 end
+  number_memo[text], number_memo_size = value, number_memo_size + 1
+  return value
+end
+
 -- Parsed windows by config version: a board's calls send the same window arguments call after call,
 -- and a library's top-level locals live from call to call (until the next load on that node), so
 -- they are parsed once and, after that, only compared with the raw arguments they came from (Lua
@@ -63,16 +81,12 @@ end
 local function cached_windows(args, window_count)
   local version = args[1]
   local cached = window_cache[version]
-  if cached and #cached.raw == HEADER_WINDOW_ARGS * window_count then
-    local raw = cached.raw
-    local same = true
-    for i = 1, #raw do
-      if raw[i] ~= args[4 + i] then
-        same = false
-        break
-      end
+  if cached then
+    local raw, i, width = cached.raw, 1, HEADER_WINDOW_ARGS * window_count
+    if #raw == width then
+      while i <= width and raw[i] == args[4 + i] do i = i + 1 end
+      if i > width then return cached.windows end
     end
-    if same then return cached.windows end
   end
   local windows, raw = parse_windows(args, window_count)
   if not cached then
@@ -85,19 +99,20 @@ end
 
 -- The header read_header fills: one table for every call, so a call builds none (a function reads its
 -- header first and keeps what it needs; the next read_header overwrites it).
-local HEADER = { version = '', now_ms = 0, now_sec = 0, budget = 0, windows = {} }
+local HEADER = { version = '', now_ms = 0, now_sec = 0, budget = 0, window_count = 0, windows = {} }
 -- The windows of a call on none (shared like cached_windows' tables: read-only).
 local NO_WINDOWS = {}
 
 -- The common header as a named table, and the index of the first argument after it:
---   { version, now_ms, now_sec, budget, windows = { { period_sec, interval_sec, created_ms, origin_sec }, ... } }
+--   { version, now_ms, now_sec, budget, window_count,
+--     windows = { { period_sec, interval_sec, created_ms, origin_sec }, ... } }
 -- Both tables are shared (HEADER, cached_windows): valid until the next read_header, never changed.
-local function read_header(args)
-  -- A call on no window (the counters', the stats', a board's config) sends "0" windows and budget:
-  -- compared, not converted, as it is most of what such a call's header costs.
+-- `raw_windows`: the caller reads its windows' arguments through window_lib (by their place in the
+-- header), so they are not parsed here: windows is nil (window_count is set).
+local function read_header(args, raw_windows)
   local window_text, budget_text = args[4], args[3]
-  local window_count = window_text == '0' and 0 or tonumber(window_text)
-  local budget = budget_text == '0' and 0 or tonumber(budget_text)
+  local window_count = number_memo[window_text] or memo_number(window_text)
+  local budget = number_memo[budget_text] or memo_number(budget_text)
   local now_ms = tonumber(args[2])
   if not (window_count and now_ms and budget) then
     number_at(args, 4, 'window count')
@@ -108,10 +123,14 @@ local function read_header(args)
     bad_args('header names ' .. window_count .. ' windows but has ' .. #args .. ' args')
   end
   local header = HEADER
-  header.version, header.now_ms, header.budget = args[1], now_ms, budget
+  header.version, header.now_ms, header.budget, header.window_count = args[1], now_ms, budget, window_count
   -- math.floor(now_ms / 1000) without two table lookups and a call (Lua's % floors: exact for any number).
   header.now_sec = (now_ms - now_ms % 1000) / 1000
-  header.windows = window_count == 0 and NO_WINDOWS or cached_windows(args, window_count)
+  if raw_windows then
+    header.windows = nil
+  else
+    header.windows = window_count == 0 and NO_WINDOWS or cached_windows(args, window_count)
+  end
   return header, 5 + HEADER_WINDOW_ARGS * window_count
 end
 
@@ -119,6 +138,7 @@ end
 -- by `fields` (values stay strings: the function converts what it uses). Returns the rows and the index
 -- of the first argument after them.
 local function read_records(args, first, fields)
+  if not fields then bad_args('no record shape') end
   local count = number_at(args, first, 'record count')
   local width = #fields
   if #args < first + count * width then
@@ -139,14 +159,17 @@ end
 
 -- A named call (CALLS.<handler>, emitted from the function's contract in TypeScript): its header, then
 -- its own arguments as a table by the contract's names (strings: the function converts what it uses),
--- filled by the contract's `fill` (the names written out by function-library.ts). The count must match: an argument TypeScript added or left out is a caller bug named here. The
+-- filled by the contract's `fill` (the names written out by function-library.ts), and the index of
+-- the first argument after them (a contract's records, `rest`, start there). The count must match: an argument TypeScript added or left out is a caller bug named here. The
 -- table is the contract's own, refilled by each call (as HEADER is): a call builds none, and keeps
 -- nothing of it past its end.
 local function read_call(args, call)
-  local header, at = read_header(args)
+  local header, at = read_header(args, call.raw_windows)
   local names = call.args
   local count = #names
-  if #args ~= at - 1 + count then
+  -- A contract with records (`rest`) takes them after its names: at least a count.
+  local arg_count = #args
+  if (call.rest and arg_count < at + count) or (not call.rest and arg_count ~= at - 1 + count) then
     bad_args(call.name .. ' takes ' .. count .. ' args after the header (' .. table.concat(names, ', ') .. '), got ' .. (#args - at + 1))
   end
   local named = call.named_args
@@ -155,15 +178,54 @@ local function read_call(args, call)
     call.named_args = named
   end
   call.fill(named, args, at)
-  return header, named
+  return header, named, at + count
+end
+
+-- The records after a named call's arguments (`first`: read_call's third answer) of the shape `fields`
+-- (RECORD_FIELDS), without a table per row: answers their count, each row then read into a table of the
+-- caller's (reused from row to row) by fill_record. The count must match the arguments.
+local function record_count(args, first, fields)
+  if not fields then bad_args('no record shape') end
+  local count_text = args[first]
+  local count = number_memo[count_text] or memo_number(count_text) or number_at(args, first, 'record count')
+  if #args ~= first + count * #fields then
+    bad_args(count .. ' records of ' .. #fields .. ' fields need ' .. count * #fields .. ' args from ' .. first + 1)
+  end
+  return count
+end
+
+-- Row `r` (1-based) of the records from args[first] (record_count) into `row`, by the names of `fields`.
+local function fill_record(row, args, first, fields, r)
+  local width = #fields
+  local at = first + 1 + (r - 1) * width
+  for f = 1, width do row[fields[f]] = args[at + f - 1] end
+  return row
+end
+
+-- Row `r`'s values at the offsets `a`, `b` and `c` (field_offsets; `c` nil: none) of the records of
+-- `width` fields from args[first] (record_count): a hot path's read of a few fields without a table.
+local function record_values(args, first, width, r, a, b, c)
+  local at = first + 1 + (r - 1) * width
+  return args[at + a], args[at + b], c and args[at + c]
+end
+
+-- Each field's offset in a record of the shape `fields` (RECORD_FIELDS): { name = 0-based offset }, for
+-- a hot path that reads or writes a record by index, at the places its contract's names give.
+local function field_offsets(fields)
+  local offsets = {}
+  for f = 1, #fields do offsets[fields[f]] = f - 1 end
+  return offsets
 end
 
 -- The reply of a named call: `named`'s fields in the order of the contract's reply names (its `pack`), which
 -- TypeScript decodes by the same names (NamedReply in src/redis/replies.ts). A field left nil is a bug
 -- in the function, named here rather than decoded as a shorter reply. The reply is the contract's own
 -- table, refilled by each call: Redis converts a function's reply as it returns, before any other call.
-local function answer(call, named)
-  local reply = call.reply_table
+-- `records` (optional): a list whose first #call.reply entries are left for the fields, records after
+-- them (NamedReply.withRecords): one flat reply, as a nested list costs Redis a deferred length and
+-- its type checks to send.
+local function answer(call, named, records)
+  local reply = records or call.reply_table
   if not reply then
     reply = {}
     call.reply_table = reply
@@ -173,7 +235,26 @@ local function answer(call, named)
   return reply
 end
 
+-- Appends `named`'s fields in the order of `fields` (a record shape, RECORD_FIELDS) to `list`, and
+-- answers `list`: a record inside a reply, which TypeScript reads by the same names. A field left nil
+-- is a bug in the function, named here.
+local function record_of(fields, named, list)
+  local n = #list
+  for f = 1, #fields do
+    local value = named[fields[f]]
+    if value == nil then return error({ err = 'TB_BAD_REPLY a record answered no ' .. fields[f] }) end
+    list[n + f] = value
+  end
+  return list
+end
+
 reader.read_header = read_header
+reader.record_of = record_of
 reader.read_records = read_records
 reader.read_call = read_call
+reader.record_count = record_count
+reader.fill_record = fill_record
 reader.answer = answer
+reader.memo_number = memo_number
+reader.field_offsets = field_offsets
+reader.record_values = record_values

@@ -4,8 +4,6 @@
 -- a module of the ranking function library after keys_lib, idem_lib and window_lib, and the admission
 -- of new items.
 -- KEYS: 0
--- ARGV[1] config version, ARGV[2] now (ms), ARGV[4] W; the idempotency arguments start at
--- ARGV[idem_first + 4W] (idem_first: the script's own offset past its window arguments).
 
 local CALL = call_state.CALL
 
@@ -13,15 +11,47 @@ local CALL = call_state.CALL
 local BOARD = call_state.BOARD
 local CONFIG = call_state.CONFIG
 
--- Refuses a stale or missing config and answers a replay. Returns the reply to answer at once (or
--- nil), then now (ms), the window count and the idempotency arguments.
-local function begin_board_write(idem_first)
-  local err = window.version_error(CALL.cfg_key, ARGV[1])
+-- Refuses a stale or missing config and answers a replay, for a named write (reader.read_call: its
+-- header) whose idempotency entry is `idem` (idem_lib's idem_of). Returns the reply to answer at once, or nil.
+local function begin_board_write(cfg_key, header, idem)
+  local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local now_ms = call_state.now_ms()
-  local window_count = tonumber(ARGV[4])
-  local idem = idempotency.idem_args(ARGV, idem_first + window.WINDOW_ARGS * window_count, '')
-  return idempotency.idem_begin(CALL.cfg_key, 'cfg', idem, now_ms), now_ms, window_count, idem
+  return idempotency.idem_begin(cfg_key, 'cfg', idem, header.now_ms)
+end
+
+-- A list of a write's answer: one value as it is, several joined by commas (numbers as integers).
+local function joined(values, count)
+  if count == 1 then return values[1] end
+  local texts = {}
+  for i = 1, count do
+    local value = values[i]
+    texts[i] = type(value) == 'number' and string.format('%d', value) or value
+  end
+  return table.concat(texts, ',')
+end
+
+-- The lists pair_fields and standing_fields join, kept from call to call: every write answers through
+-- them, and a table allocated per answer costs Lua's collector, which steps as calls allocate, several
+-- times its own making (joined reads `count` entries: what an earlier call left past them is unread).
+local LISTS = { scores = {}, ranks = {}, previous = {}, marks = {} }
+
+-- The scores and ranks a write appended to `flat` from entry `first` (score_1, rank_1, ..., score_W,
+-- rank_W) as its answer's named fields (joined): scores, ranks.
+local function pair_fields(flat, first, window_count)
+  if window_count == 1 then return flat[first], flat[first + 1] end
+  local scores, ranks = LISTS.scores, LISTS.ranks
+  for w = 0, window_count - 1 do scores[w + 1], ranks[w + 1] = flat[first + 2 * w], flat[first + 2 * w + 1] end
+  return joined(scores, window_count), joined(ranks, window_count)
+end
+
+-- pair_fields, then the previous ranks and marks following the pairs in `flat` (previous_rank_1, ...,
+-- previous_rank_W[, mark_1, ..., mark_W]): scores, ranks, previous_ranks and marks (0: the board keeps none).
+local function standing_fields(flat, first, window_count)
+  local previous, marks = LISTS.previous, LISTS.marks
+  local from_previous, from_marks = first + 2 * window_count, first + 3 * window_count
+  for w = 0, window_count - 1 do previous[w + 1], marks[w + 1] = flat[from_previous + w], flat[from_marks + w] end
+  local scores, ranks = pair_fields(flat, first, window_count)
+  return scores, ranks, joined(previous, window_count), marks[1] == nil and 0 or joined(marks, window_count)
 end
 
 -- Growth. An item is new on a shard when none of its windows' results hold it; a shard holds as many
@@ -252,6 +282,8 @@ local function record_batch_score(win, slot_start, item, score_arg, at_arg)
 end
 
 board_write.begin_board_write = begin_board_write
+board_write.standing_fields = standing_fields
+board_write.pair_fields = pair_fields
 board_write.item_cap = item_cap
 board_write.new_items = new_items
 board_write.admit_items = admit_items

@@ -1,5 +1,5 @@
 -- module: window
--- requires: actor_log, aggregate, archive, call_state, hooks, item_data, keyspace, order, seg_views, slot_due
+-- requires: actor_log, aggregate, archive, call_state, hooks, item_data, keyspace, order, reader, seg_views, slot_due
 -- window_lib: functions shared by the ranking functions, a module of their function library (and of
 -- the ingest one).
 -- KEYS: 0
@@ -81,10 +81,11 @@ local function current_slot(t, interval_sec, origin_sec)
   return t - ((t - (origin_sec or 0)) % interval_sec)
 end
 
--- Window w's (0-based) period, interval and origin from its arguments at ARGV[first_arg + 4w].
+-- Window w's (0-based) period, interval and origin from its arguments at ARGV[first_arg + 4w], each
+-- text parsed once (reader.memo_number): a board sends the same texts call after call.
 local function window_rule(first_arg, w)
-  local at = first_arg + WINDOW_ARGS * w
-  return tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 3])
+  local at, number = first_arg + WINDOW_ARGS * w, reader.memo_number
+  return number(ARGV[at]), number(ARGV[at + 1]), number(ARGV[at + 3])
 end
 
 -- Takes `entries` (item, value pairs, HGETALL shape), just deleted from the expired slot starting at

@@ -1,54 +1,45 @@
--- requires: actor_log, board_write, call_state, idempotency, keyspace, likes, order, segmentation, slot_due, snapshot, window
+-- requires: actor_log, board_write, call_state, idempotency, keyspace, likes, order, reader, segmentation, slot_due, snapshot, window
 -- like: counts a user's like of an item once in every window, unless the same user's earlier like is
 -- still inside any window of the board (dedupe); with `undo`, takes the like back out of every window
 -- whose live slot still holds it. Also prunes likes that left every window.
--- KEYS: dynamic
--- KEYS[1]        board config hash (holds the config version)
--- KEYS[2]        likes zset: "<item>\31<user>" -> like time (unix ms)
--- KEYS[1+2w], KEYS[2+2w] (w = 1..W): window w's slots index zset and results zset
--- ARGV[1]        config version the caller built its keys from
--- ARGV[2]        now, unix milliseconds
--- ARGV[3]        expiry budget: most expired-slot fields (and likes) removed by this call
--- ARGV[4]        W, number of windows
--- ARGV[5+4(w-1)] .. ARGV[8+4(w-1)]: window w's period (s), interval (s), creation time (unix ms), origin (window_lib)
--- ARGV[5+4W]     item id
--- ARGV[6+4W]     user id
--- ARGV[7+4W]     undo: 1 to take the like back, 0 to like
--- ARGV[8+4W] .. ARGV[11+4W]: idempotency key ("" for none), request fingerprint, context, retention (ms)
--- ARGV[12+4W]    new items the client may create (0 or 1; -1: no quota)
--- ARGV[13+4W]    new likes the client may create (0 or 1; -1: no quota): a like is new when the likes
---                zset holds no like of this user for this item (an unlike creates nothing)
--- ARGV[14+4W]    the like's time, unix ms (not after now; a like only): it lands in the slot of that time
---                in every window whose live span holds that slot and that existed then (like_windows)
--- ARGV[15+4W]    the segments a like also counts in, joined by commas ("" for none): recorded with
---                the like ("<tag>:likesegs"), so taking it back subtracts from them too
--- ARGV[16+4W]    segments.max, most live segments on this shard (0: the board takes none)
--- ARGV[17+4W]    the user's block key (the service's blockKeyOf; actor_lib): what a block of the user binds
--- Reply: { outcome, context, [new items, new likes created, due time for the index (unix ms, 0: none;
---          see due_to_index): applied only], draining (0|1), counted (0|1): this call changed the
---          counts, score_1, rank_1, ..., score_W, rank_W, previous_rank_1, ..., previous_rank_W[,
---          tie_mark_1, ..., tie_mark_W as increment answers them] }
---          (rank 0: not ranked; previous rank: in the window's latest snapshot, 0 when absent;
---          outcome, context and the counts: idem_lib)
+-- Keys: cfg (the board config hash: holds the config version), likes (the likes zset: "<item>\31<user>"
+--       -> like time, unix ms), then per window slots (its slots index zset) and top (its results zset)
+-- Args (reader.read_call, CALLS.like): the board header (its budget: most expired-slot fields, and
+--       likes, removed by this call), then item; user; undo (1 to take the like back, 0 to like);
+--       idem_lib's idem_key, idem_fingerprint, idem_context, idem_retention; new_items (new items the
+--       client may create: 0 or 1; -1: no quota); new_likes (new likes the client may create: 0 or 1;
+--       -1: no quota: a like is new when the likes zset holds no like of this user for this item, an
+--       unlike creates nothing); at_ms (the like's time, unix ms, not after now; a like only: it lands
+--       in the slot of that time in every window whose live span holds that slot and that existed then,
+--       like_windows); segments (the segments a like also counts in, joined by commas, "" for none:
+--       recorded with the like, "<tag>:likesegs", so taking it back subtracts from them too);
+--       segments_max (most live segments on this shard; 0: the board takes none); block_key (the user's
+--       block key, the service's blockKeyOf; actor_lib: what a block of the user binds)
+-- Reply (reader.answer, CALLS.like, after idem_lib's outcome, context and, applied only, new items, new
+--       likes created and the due time for the index, unix ms, 0: none, see due_to_index): draining
+--       (0|1), counted (0|1: this call changed the counts), then scores, ranks, previous_ranks and marks
+--       as increment answers them (board_write.standing_fields; rank 0: not ranked; previous rank: in
+--       the window's latest snapshot, 0 when absent)
 -- On a board with actors (config field `actors`) the user is the like's actor (actor_lib): a like adds
 -- a contribution, an unlike takes it back, and a blocked user or item refuses a like (TB_RETRACTED).
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_RETRACTED, TB_BOARD_FULL, TB_QUOTA items|likeUsers, TB_SEGMENT_LIMIT, TB_AT_OUT_OF_SPAN (no
 --        window holds the like's slot) (nothing applied)
--- The reply's figures once the like is applied: { draining, changed (0|1), score_1, rank_1, ...,
--- score_W, rank_W, previous_1, ..., previous_W } and the earliest due time of a slot it created (or
--- nil). `changed`: the windows (0-based) the like (or its withdrawal) changes, by `delta` at `at_sec`.
-local function like_standings(window_count, item, changed, delta, at_sec, event_sec, draining, actor)
+-- The like's figures once applied: { draining, changed (0|1), score_1, rank_1, ..., score_W, rank_W,
+-- previous_1, ..., previous_W[, marks] } (the flat list standing_fields reads from its third entry) and
+-- the earliest due time of a slot it created (or nil). `changed`: the windows (0-based) the like (or its withdrawal) changes, by `delta` at `at_sec`.
+local function like_standings(keys, header, item, changed, delta, at_sec, event_sec, draining, actor)
+  local window_count = #header.windows
   local reply = { draining, 0 }
   local new_due_ms = nil
   for w = 0, window_count - 1 do
-    local slots_key, top_key = KEYS[3 + 2 * w], KEYS[4 + 2 * w]
+    local slots_key, top_key = keys[3 + 2 * w], keys[4 + 2 * w]
     local score, rank
     if changed[w] then
       reply[2] = 1
-      local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
-      local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
+      local rule = header.windows[w + 1]
+      local slot_start = window.current_slot(at_sec, rule.interval_sec, rule.origin_sec)
       local new_due
-      score, new_due = window.add_event(slots_key, top_key, slot_start, period_sec, item, delta, event_sec)
+      score, new_due = window.add_event(slots_key, top_key, slot_start, rule.period_sec, item, delta, event_sec)
       if delta > 0 then
         actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, delta)
       else
@@ -62,8 +53,8 @@ local function like_standings(window_count, item, changed, delta, at_sec, event_
     reply[#reply + 1] = score
     reply[#reply + 1] = rank
   end
-  for w = 0, window_count - 1 do reply[#reply + 1] = snapshot.previous_rank(KEYS[4 + 2 * w], item) end
-  order.append_marks(reply, KEYS, 4, window_count, item)
+  for w = 0, window_count - 1 do reply[#reply + 1] = snapshot.previous_rank(keys[4 + 2 * w], item) end
+  order.append_marks(reply, keys, 4, window_count, item)
   return reply, new_due_ms
 end
 
@@ -72,8 +63,8 @@ end
 -- subtracts from those recorded; their views see `event_sec` as the board's do, and the like's actor
 -- (nil: none) is kept or taken back as in the board's windows. Returns the earliest due time of a
 -- segment slot it created, or nil.
-local function like_segments(window_count, item, member, segments, undo, changed, delta, at_sec, event_sec, actor)
-  local key = keyspace.sibling_key(KEYS[2], 'likes', 'likesegs')
+local function like_segments(likes_key, window_count, item, member, segments, undo, changed, delta, at_sec, event_sec, actor)
+  local key = keyspace.sibling_key(likes_key, 'likes', 'likesegs')
   if undo then
     segments = segmentation.segment_names(redis.call('HGET', key, member) or '')
     redis.call('HDEL', key, member)
@@ -85,63 +76,78 @@ local function like_segments(window_count, item, member, segments, undo, changed
   return segmentation.segment_add(3, window_count, segments, item, delta, at_sec, changed, event_sec, actor, undo or 'like')
 end
 
+-- Whether the like counts, refused (an error reply) or not: a blocked user or item, a new segment past
+-- segments.max, a new item or like past the allowances. Answers nil or the refusal, then the new items
+-- and likes it creates.
+local function like_admission(cfg_key, header, arg, window_count, segments, actor, liked_ms)
+  local actor_key = actor and arg.block_key
+  local refusal = actor_log.ACTORS.refusal(cfg_key, actor_key, header.now_ms, arg.item)
+    or segmentation.segment_refusal(cfg_key, segments, tonumber(arg.segments_max), header.now_sec)
+  if refusal then return refusal end
+  local created_items
+  created_items, refusal = board_write.admit_items(3, window_count, { arg.item }, tonumber(arg.new_items))
+  if refusal then return refusal end
+  if liked_ms then return nil, created_items, 0 end
+  if arg.new_likes == '0' then return 'TB_QUOTA likeUsers 1' end
+  return nil, created_items, 1
+end
+
 local function like(keys, args)
   call_state.begin_call(keys, args)
-  local answer, now_ms, window_count, idem = board_write.begin_board_write(8)
+  local cfg_key, likes_key = keys[1], keys[2]
+  local header, arg = reader.read_call(args, CALLS.like)
+  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  local answer = board_write.begin_board_write(cfg_key, header, idem)
   if answer then return answer end
-  local now_sec = math.floor(now_ms / 1000)
-  local budget = tonumber(ARGV[3])
+  local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
   snapshot.cross_all(3, window_count, 5, now_sec)
-  local draining = window.expire_all(3, window_count, 5, now_sec, budget)
+  local draining = window.expire_all(3, window_count, 5, now_sec, header.budget)
   slot_due.settle_slot_due()
-  likes.prune_likes(KEYS[2], window_count, now_sec, budget)
-  local item = ARGV[5 + window.WINDOW_ARGS * window_count]
-  local member = item .. '\31' .. ARGV[6 + window.WINDOW_ARGS * window_count]
-  local undo = ARGV[7 + window.WINDOW_ARGS * window_count] == '1'
-  local liked = redis.call('ZSCORE', KEYS[2], member)
+  likes.prune_likes(likes_key, window_count, now_sec, header.budget)
+  local item = arg.item
+  local member = item .. '\31' .. arg.user
+  local undo = arg.undo == '1'
+  local liked = redis.call('ZSCORE', likes_key, member)
   local liked_ms = liked and tonumber(liked) or nil
-  local at_ms = tonumber(ARGV[14 + window.WINDOW_ARGS * window_count])
+  local at_ms = tonumber(arg.at_ms)
   local holding = likes.like_windows(at_ms, window_count, now_sec)
   if not undo and #holding == 0 then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
 
   local counts = not undo and not (liked_ms and #likes.like_windows(liked_ms, window_count, now_sec) > 0)
-  local segments = segmentation.segment_names(ARGV[15 + window.WINDOW_ARGS * window_count])
+  local segments = segmentation.segment_names(arg.segments)
   segmentation.cross_named_segments(3, window_count, undo and segmentation.segment_names(
-    redis.call('HGET', keyspace.sibling_key(KEYS[2], 'likes', 'likesegs'), member) or '') or segments)
+    redis.call('HGET', keyspace.sibling_key(likes_key, 'likes', 'likesegs'), member) or '') or segments)
   local created_items, created_likes = 0, 0
-  local actor = call_state.config_field(KEYS[1], 'actors') == '1' and ARGV[6 + window.WINDOW_ARGS * window_count] or nil
+  local actor = call_state.config_field(cfg_key, 'actors') == '1' and arg.user or nil
   if counts then
-    local actor_key = actor and ARGV[17 + window.WINDOW_ARGS * window_count]
-    local refusal = actor_log.ACTORS.refusal(KEYS[1], actor_key, now_ms, item) or segmentation.segment_refusal(KEYS[1], segments, tonumber(ARGV[16 + window.WINDOW_ARGS * window_count]), now_sec)
+    local refusal
+    refusal, created_items, created_likes = like_admission(cfg_key, header, arg, window_count, segments, actor, liked_ms)
     if refusal then return redis.error_reply(refusal) end
-    created_items, refusal = board_write.admit_items(3, window_count, { item }, tonumber(ARGV[12 + window.WINDOW_ARGS * window_count]))
-    if refusal then return redis.error_reply(refusal) end
-    if not liked_ms then
-      if ARGV[13 + window.WINDOW_ARGS * window_count] == '0' then return redis.error_reply('TB_QUOTA likeUsers 1') end
-      created_likes = 1
-    end
   end
 
   local changed, delta, at_sec = {}, 1, now_sec
   if undo then
     if liked_ms then
-      redis.call('ZREM', KEYS[2], member)
+      redis.call('ZREM', likes_key, member)
       for _, w in ipairs(likes.like_windows(liked_ms, window_count, now_sec)) do changed[w] = true end
     end
     delta, at_sec = -1, math.floor((liked_ms or now_ms) / 1000)
   elseif counts then
-    redis.call('ZADD', KEYS[2], at_ms, member)
+    redis.call('ZADD', likes_key, at_ms, member)
     for _, w in ipairs(holding) do changed[w] = true end
     at_sec = math.floor(at_ms / 1000)
   end
 
   local event_sec = nil
   if not undo then event_sec = at_ms / 1000 end
-  local reply, new_due_ms = like_standings(window_count, item, changed, delta, at_sec, event_sec, draining, actor)
+  local flat, new_due_ms = like_standings(keys, header, item, changed, delta, at_sec, event_sec, draining, actor)
   if counts or (undo and liked_ms) then
-    new_due_ms = segmentation.earliest_due(new_due_ms, like_segments(window_count, item, member, segments, undo, changed, delta, at_sec, event_sec, actor))
+    new_due_ms = segmentation.earliest_due(new_due_ms, like_segments(likes_key, window_count, item, member, segments, undo, changed, delta, at_sec, event_sec, actor))
   end
-  if reply[2] == 1 then snapshot.bump_version(KEYS[1]) end
+  if flat[2] == 1 then snapshot.bump_version(cfg_key) end
   local due_ms = window.due_to_index(3, window_count, snapshot.with_snapshot_due(new_due_ms, 3, window_count, now_sec))
-  return idempotency.idem_finish(KEYS[1], 'cfg', idem, now_ms, reply, { created_items, created_likes, due_ms })
+  local scores, ranks, previous_ranks, marks = board_write.standing_fields(flat, 3, window_count)
+  local reply = reader.answer(CALLS.like, { draining = draining, counted = flat[2], scores = scores, ranks = ranks,
+    previous_ranks = previous_ranks, marks = marks })
+  return idempotency.idem_finish(cfg_key, 'cfg', idem, now_ms, reply, { created_items, created_likes, due_ms })
 end
