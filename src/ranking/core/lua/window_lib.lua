@@ -123,13 +123,11 @@ local function settle_options(slots_key, top_key, now_sec, interval_sec, budget,
   return budget
 end
 
--- Subtracts the oldest expired slots (those starting before the live span) from the results and
--- deletes them, touching at most `budget` fields. Subtract and delete happen together, so an expired slot can
--- never be subtracted twice. A slot bigger than the budget is drained in part (subtract + HDEL of the
--- same fields). On a max/min/last board a pass takes at most budget / slots fields, at least one (each
--- may cost a read of every live slot), so one call stays near `budget` reads. A calendar window's
--- closed slot pending an archive (archive_lib) hands it what it drains, then its rows are written
--- out within the same budget. Returns the budget left and whether expired data (or rows) remains.
+-- Subtracts the oldest expired slots (starting before the live span) from the results and deletes them,
+-- together (never subtracted twice), touching at most `budget` fields: a bigger slot drains in part. On
+-- a max/min/last board a pass takes budget / slots fields, at least one (each may read every live slot).
+-- A calendar window's closed slot pending an archive (archive_lib) hands it what it drains, its rows
+-- written out within the same budget. Returns the budget left and whether expired data (or rows) remains.
 -- expire_window's answer when its budget ran out before the expired slots did: the window's first live
 -- slot start, noted in CONFIG.draining_from (by slots key, for this call) for what must tell the expired
 -- slots still indexed from the live ones (actor_caps_lib).
