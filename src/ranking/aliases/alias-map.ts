@@ -53,21 +53,26 @@ export class AliasMap {
   }
 
   /**
-   * Runs the write with its items resolved (an alias: its canonical item); when the alias's shard refuses
-   * an item this instance did not know as an alias, once more with the map read again.
+   * Runs the write with its items resolved through the aliases this instance already knows, without
+   * reading the map first (a write stays one round trip); when the alias's shard refuses an item this
+   * instance did not know as an alias, once more resolved through the map read again (at most once a
+   * second per board, so writes to a retracted item do not read it each time).
    */
   async resolving<C extends Naming, T>(board: PreparedBoard, command: C, run: (resolved: C) => Promise<T>): Promise<T> {
-    const map = await this.of(board);
+    const known = this.maps.get(board);
+    const map = known ? await known.map.catch(() => NO_ALIASES) : NO_ALIASES;
     try {
       return await run(renamed(command, map));
     } catch (error) {
       if (!(error instanceof DomainError && error.code === 'RETRACTED')) throw error;
-      const fresh = await this.reload(board);
-      if (fresh.size === map.size) throw error;
-      return run(renamed(command, fresh));
+      const resolved = renamed(command, await this.of(board));
+      if (resolved === command) throw error;
+      return run(resolved);
     }
   }
 }
+
+const NO_ALIASES: ReadonlyMap<string, string> = new Map();
 
 /** The command with each alias it names replaced by its canonical item (the same object when none). */
 function renamed<C extends Naming>(command: C, map: ReadonlyMap<string, string>): C {
