@@ -59,6 +59,7 @@ export const GROUP_ROWS: WorstRow[] = [
   {
     route: 'POST /boards/{board}/items/{item}/increment',
     worst: `a member's increment on a member board of a group board: its group's member zset and dirty mark, beside ${FULL}`,
+    caller: 'seeder',
     request: () => ({
       method: 'POST',
       path: `/boards/wc-members/items/${itemOf(3, 5)}/increment`,

@@ -57,6 +57,12 @@ export interface WorstRow {
    * Redis time in all is then not held to the per-request bound.
    */
   manyCalls?: string;
+  /**
+   * Who sends the row's requests (default: the admin for /admin routes, else the measured client). A row
+   * measuring the work of an item new to a window may send as the seeder: the measured client's items
+   * quota is spent by the rows before it in a full run, and the new-item rows show that refusal.
+   */
+  caller?: Caller;
   /** Runs after the row is measured, with its last answer: e.g. finishing background work it started. */
   settle?(context: HarnessContext, answer: HttpAnswer | undefined): Promise<void>;
   /** Runs before the row (once): e.g. making what the row deletes. */

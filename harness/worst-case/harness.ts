@@ -49,7 +49,7 @@ function costlier(a: RedisCost, b: RedisCost): RedisCost {
 async function sendRow(context: HarnessContext, row: WorstRow, attempt: number): Promise<HttpAnswer> {
   const request = row.request(context, attempt);
   if (row.stream) return { status: await context.openStream(request.path), body: undefined };
-  return context.send(request, request.path.startsWith('/admin') ? 'admin' : 'client');
+  return context.send(request, row.caller ?? (request.path.startsWith('/admin') ? 'admin' : 'client'));
 }
 
 async function measureRow(context: HarnessContext, meter: RedisMeter, row: WorstRow): Promise<RowFigures> {

@@ -27,6 +27,7 @@ export const LEAGUE_ROWS: WorstRow[] = [
     route: 'POST /boards/{board}/items/{item}/increment',
     worst: `a leagues board: the item's first event of the period places it (a third cohort opens beside two full ones of ${LEAGUE_SIZE.max})`,
     prepare: fillCohorts,
+    caller: 'seeder',
     request: () => ({ method: 'POST', path: `${BOARD}/items/newcomer/increment`, body: { amount: 1 } }),
   },
   {
