@@ -20,6 +20,7 @@ const ASSET_FILES: Record<string, string> = {
   'ingest.js': SCRIPT,
   'retractions.js': SCRIPT,
   'moderation.js': SCRIPT,
+  'competitions.js': SCRIPT,
   'dashboard.css': 'text/css; charset=utf-8',
 };
 
@@ -41,7 +42,7 @@ export class DashboardController {
   @ApiOperation({
     summary: 'The live dashboard page',
     description:
-      'Boards with a live top N (movement from previousRank; metrics, tiebreaks and the order of competition boards), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, each stream ingest source (lag, applied, dead-lettered, throughput, last error), retractions started from the page (state, events, amount), and moderation (hide and allow items, the review queue).',
+      'Boards with a live top N (movement from previousRank; metrics, tiebreaks and the order of competition boards), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, each stream ingest source (lag, applied, dead-lettered, throughput, last error), retractions started from the page (state, events, amount), moderation (hide and allow items, the review queue), and competitions (the cohorts of a league tier and the moves of the latest closed period; members of a group board joined and taken out).',
   })
   @ApiProduces('text/html')
   @ApiResponse({ status: 200, description: 'text/html' })

@@ -248,7 +248,8 @@ describeInBrowser('the dashboard', () => {
       .expect(200)
       .expect('content-type', /javascript/);
     await http().get('/dashboard/dashboard.css').expect(200).expect('content-type', /css/);
-    for (const script of ['kit.js', 'rows.js', 'feed.js', 'panels.js', 'ingest.js', 'retractions.js', 'moderation.js'])
+    const scripts = ['kit.js', 'rows.js', 'feed.js', 'panels.js', 'ingest.js', 'retractions.js', 'moderation.js'];
+    for (const script of [...scripts, 'competitions.js'])
       await http()
         .get(`/dashboard/${script}`)
         .expect(200)

@@ -142,11 +142,19 @@
     document.dispatchEvent(new CustomEvent('trendboard:selection', { detail: selection(board, name) }));
   }
 
-  /** What the other panels read of the selection: the board, the readable, the window under it, review. */
+  /** What the other panels read of the selection: the board, the readable, the window under it, review, leagues, groupOf. */
   function selection(board, name) {
     const readable = readableNamed(name);
     const review = Boolean(board?.moderation?.review);
-    return { board: state.board, window: name, baseWindow: readable?.mode ? readable.window : name, review };
+    const { leagues, groupOf } = board ?? {};
+    return {
+      board: state.board,
+      window: name,
+      baseWindow: readable?.mode ? readable.window : name,
+      review,
+      leagues,
+      groupOf,
+    };
   }
 
   /** The metric ranked, when it is not the one the stream serves (the board's first). */
@@ -235,6 +243,7 @@
     state.selected = item;
     for (const tr of $('top').tBodies[0].rows) tr.classList.toggle('selected', tr.dataset.item === item);
     $('item-name').textContent = item;
+    document.dispatchEvent(new CustomEvent('trendboard:item', { detail: { item } }));
     // The item's data (PUT /boards/:board/items/:item/data), where it has some.
     void getJson(
       `/boards/${path(state.board, 'items', item)}?window=${path(state.window)}&data=true${segmentQuery()}${metricQuery()}`,

@@ -48,9 +48,13 @@ window.TrendboardKit = (() => {
     }
   }
 
-  /** An admin call (a write, or a read that must not wait): its JSON answer ({} when none), its message thrown. */
+  /**
+   * A call that must not wait (a write, or an admin read): its JSON answer ({} when none), its message
+   * thrown. A write says it sends JSON even with no body, as the service asks of every write.
+   */
   async function send(method, url, body) {
-    const headers = { ...authHeaders(), ...(body ? { 'content-type': 'application/json' } : {}) };
+    const writes = method !== 'GET';
+    const headers = { ...authHeaders(), ...(writes ? { 'content-type': 'application/json' } : {}) };
     const response = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
     const answer = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(answer.message || `${response.status} ${response.statusText}`);

@@ -148,9 +148,15 @@ export class BoardsService {
     if (!existed) throw new NotFoundError('BOARD_NOT_FOUND', M.boardNotFound(name));
   }
 
-  /** The board's change version: grows with every write (what the live stream polls). */
+  /**
+   * The board's change version: grows with every write (what the live stream polls). A group board's
+   * groups live under its member board, whose version every member write, join and leave bumps.
+   */
   async changeVersion(name: string): Promise<number> {
-    return this.store.changeVersion(await this.cache.get(name));
+    const board = await this.cache.get(name);
+    const own = await this.store.changeVersion(board);
+    const member = board.config.groupOf?.board;
+    return member === undefined ? own : own + (await this.store.changeVersion(await this.cache.get(member)));
   }
 
   /**

@@ -143,6 +143,8 @@ function GROUP_OF.set_member(cfg_key, window, board, item, group, limits)
     redis.call('HINCRBY', base .. 'groups', group, 1)
     place(base, keyspace.sibling_key(cfg_key, 'cfg', window .. ':top'), group, item)
   end
+  -- The group board's streams poll M's version (its groups live under M).
+  redis.call('HINCRBY', cfg_key, 'ver', 1)
   return previous, nil
 end
 
