@@ -169,6 +169,9 @@ const TAIL_BOARD = {
   tail: { exact: 1000, below: 1000 },
 };
 
+/** The bounded tail on one shard: its deepest page's 2 064 rows each looked up in every pruned slot. */
+const TAIL_ONE_SHARD_BOARD = { ...TAIL_BOARD, shards: 1 };
+
 /**
  * Eight minute windows, each keeping snapshots of its 1 000 best, and segments: the first write after
  * a boundary naming 8 filled segments has 8 × 9 listings of 1 000 rows to snapshot before it applies.
@@ -214,6 +217,7 @@ export const BOARDS = {
   /** Eight metrics, eight wilson and controversial views. */
   'wc-rated': RATED_BOARD,
   'wc-tail': TAIL_BOARD,
+  'wc-tail-one': TAIL_ONE_SHARD_BOARD,
   'wc-cross': CROSSING_BOARD,
   /**
    * Filled to its bound of weighed actors by the weight row: the sum board's windows, views and cap,

@@ -102,6 +102,12 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/top',
+    worst:
+      "a tail board's deepest page on one shard: 2 064 rows, each row's bound a look at every pruned slot's filter (bounded per call, learnt rows cached)",
+    request: () => get('/boards/wc-tail-one/top?window=h&offset=1000&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
     worst: 'limit 1 000 at depth 10 000 on a 64-shard tiebreak board, every item of one score: pairs merged by mark',
     request: () => get('/boards/wc-tiebreak/top?window=t8&offset=9000&limit=1000'),
   },

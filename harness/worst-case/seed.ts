@@ -97,7 +97,8 @@ async function seedSnapshots(context: HarnessContext): Promise<void> {
     for (const board of ['wc-sum', 'wc-shards', 'wc-gone'] as const)
       await batches(context, board, 8, (n) => ({ item: `i${n}`, amount: 1, actor: 'a0', segments: ['s0'] }));
     // A slot of the tail board per minute, closed (and pruned) by the next.
-    await batches(context, 'wc-tail', context.sizes.items, (n) => ({ item: `i${n}`, amount: 1 + (n % 3) }));
+    for (const board of ['wc-tail', 'wc-tail-one'] as const)
+      await batches(context, board, context.sizes.items, (n) => ({ item: `i${n}`, amount: 1 + (n % 3) }));
   }
 }
 

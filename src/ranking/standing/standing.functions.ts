@@ -7,13 +7,15 @@ const RANK_ARGS = ['score', 'level', 'mark'] as const;
 const RANK_REPLY = ['draining', 'counted', 'ahead', 'listed'] as const;
 const SPREAD_ARGS = ['bounds', 'positions'] as const;
 const SPREAD_REPLY = ['draining', 'listed', 'min', 'max', 'counts', 'scores'] as const;
-const TAIL_ARGS = ['limit'] as const;
-const TAIL_REPLY = ['draining', 'hidden', 'rows'] as const;
+const TAIL_ARGS = ['limit', 'looks'] as const;
+const TAIL_REPLY = ['draining', 'hidden', 'complete', 'rows'] as const;
 
 /** One shard's best rows on a `tail` board, each with the most it may have lost, and the shard's hidden mass. */
 export interface TailTopReply {
   draining: boolean;
   hidden: number;
+  /** False when the call's filter bits ran out: some rows answer `hidden` as their bound (call again). */
+  complete: boolean;
   rows: Array<{ item: string; score: number; dropped: number }>;
 }
 
@@ -88,7 +90,8 @@ export const STANDING_FUNCTIONS = {
     flags: ['allow-oom'],
     numberOfKeys: 3,
     contract: { args: TAIL_ARGS, reply: TAIL_REPLY },
-    build: (call: WindowCall & { limit: number }) => namedWindowRead(call, TAIL_ARGS, { limit: call.limit }),
+    build: (call: WindowCall & { limit: number; looks: number }) =>
+      namedWindowRead(call, TAIL_ARGS, { limit: call.limit, looks: call.looks }),
     decode: (raw): TailTopReply => {
       const reply = new NamedReply('tbRankTailTop', TAIL_REPLY, raw);
       const flat = reply.nested('rows');
@@ -96,7 +99,7 @@ export const STANDING_FUNCTIONS = {
       for (let i = 0; i + 2 < flat.length; i += 3) {
         rows.push({ item: flat.string(i), score: flat.number(i + 1), dropped: flat.int(i + 2) });
       }
-      return { draining: reply.flag('draining'), hidden: reply.int('hidden'), rows };
+      return { draining: reply.flag('draining'), hidden: reply.int('hidden'), complete: reply.flag('complete'), rows };
     },
   }),
 };

@@ -7,6 +7,7 @@ import { RankingSettings } from '../core/ranking.settings';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { SpreadReply, StandingFunctions, TailTopReply } from './standing.functions';
+import { TAIL_CALLS_PER_READ, TAIL_LOOKS_PER_EXPIRE_FIELD } from '../options/tail/tail.option';
 
 /** A read of one window of a board at one time. */
 export interface WindowRead {
@@ -76,13 +77,21 @@ export class StandingStore {
     );
   }
 
-  /** Every shard's best `limit` rows of a `tail` board's window with their dropped bounds, in one round. */
+  /**
+   * Every shard's best `limit` rows of a `tail` board's window with their dropped bounds. A shard whose
+   * call ran out of filter bits is called again (what it learnt is cached), TAIL_CALLS_PER_READ calls at
+   * most; rows still not reached answer the shard's hidden mass, a looser but true bound.
+   */
   tailTop(read: WindowRead, limit: number): Promise<TailTopReply[]> {
     if (read.board.sharded) this.admit();
+    const looks = this.budgetFields * TAIL_LOOKS_PER_EXPIRE_FIELD;
     return Promise.all(
-      read.board.shards.map((shard) =>
-        guard(this.functions.call(this.fns.tailTop, { ...this.on(read, shard), limit })),
-      ),
+      read.board.shards.map(async (shard) => {
+        let reply = await guard(this.functions.call(this.fns.tailTop, { ...this.on(read, shard), limit, looks }));
+        for (let calls = 1; !reply.complete && calls < TAIL_CALLS_PER_READ; calls++)
+          reply = await guard(this.functions.call(this.fns.tailTop, { ...this.on(read, shard), limit, looks }));
+        return reply;
+      }),
     );
   }
 

@@ -13,6 +13,15 @@ export const TAIL_EXACT_ROWS: Bounds = { min: 1, max: 1000 };
 /** Counts in a closed slot below which an item may leave it (T): 2 drops the items seen once there. */
 export const TAIL_BELOW_COUNT: Bounds = { min: 2, max: 1000 };
 
+/**
+ * Filter bits (GETBIT) one tail read call may look at, per expired-slot field the call may drain
+ * (EXPIRE_CHUNK): 20 × 100 by default, about as long as draining those fields. A row's bound costs a
+ * look at each pruned slot's filter until cached (docs/scaling.md).
+ */
+export const TAIL_LOOKS_PER_EXPIRE_FIELD = 20;
+/** Calls one shard's tail read makes while its rows' bounds are not all reached (the rest answer H). */
+export const TAIL_CALLS_PER_READ = 8;
+
 /** The option's setting: the exact head K and the admission count T of a closed slot. */
 export interface TailSetting {
   exact: number;

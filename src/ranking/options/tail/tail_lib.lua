@@ -40,11 +40,12 @@ local function hashes_of(item)
   return at
 end
 
+-- Whether the filter may hold the item, and the bits read (each a GETBIT; it stops at the first 0).
 local function may_hold(filter_key, bits, hashes)
-  for _, hash in ipairs(hashes) do
-    if redis.call('GETBIT', filter_key, hash % bits) == 0 then return false end
+  for read, hash in ipairs(hashes) do
+    if redis.call('GETBIT', filter_key, hash % bits) == 0 then return false, read end
   end
-  return true
+  return true, #hashes
 end
 
 -- Starts pruning the oldest closed slot not yet pruned (before `current`); false when there is none.
@@ -153,8 +154,8 @@ local function window_dropped(base)
   redis.call('DEL', base .. 'tail', base .. 'tailrows')
 end
 
--- The live pruned slots of a window (start, D, filter, whether its pruning is done), H (their D summed)
--- and the newest slot pruned to its end.
+-- The live pruned slots of a window (start, D, filter, whether its pruning is done), oldest first, H
+-- (their D summed) and the newest slot pruned to its end.
 local function pruned_slots(slots_key)
   local base = base_of(slots_key)
   local flat = redis.call('HGETALL', base .. 'tail')
@@ -171,52 +172,69 @@ local function pruned_slots(slots_key)
       hidden = hidden + most
     end
   end
+  table.sort(slots, function(a, b) return a.start < b.start end)
   return slots, hidden, upto
 end
 
--- What `item` may have lost to the pruned slots: the D of each whose filter may hold it. A finished
--- slot's filter no longer changes, so the answer for those is kept in `cache` (the row cache hash,
--- item -> "<newest pruned slot looked at>|<starts of the slots that may hold it>") and only slots pruned
--- since are looked at.
-local function dropped_bound(slots, upto, cache_key, item)
+-- The row cache (`cache_key`, item -> "<newest finished slot looked at>|<starts of the finished slots
+-- that may hold it>"): a finished slot's filter no longer changes, so only slots finished since, and
+-- the one being pruned, are looked at again.
+local function cached_hits(cache_key, item)
   local kept = redis.call('HGET', cache_key, item)
-  local seen, hits = -1, {}
-  if kept then
-    local at, list = string.match(kept, '^([^|]*)|(.*)$')
-    seen = tonumber(at)
-    for start in string.gmatch(list, '[^,]+') do hits[tonumber(start)] = true end
-  end
-  local bound, hashes, found = 0, nil, {}
+  local hits = {}
+  if not kept then return -1, hits end
+  local at, list = string.match(kept, '^([^|]*)|(.*)$')
+  for start in string.gmatch(list, '[^,]+') do hits[tonumber(start)] = true end
+  return tonumber(at), hits
+end
+
+-- What `item` may have lost to the pruned slots: the D of each whose filter may hold it; nil when the
+-- call's filter bits (`looks.left`) ran out first. Slots are looked at oldest first and what was
+-- learnt is cached, so the next call goes on from there.
+local function dropped_bound(slots, upto, cache_key, item, looks)
+  local seen, hits = cached_hits(cache_key, item)
+  local bound, hashes, found, learnt, stopped = 0, nil, {}, seen, false
   for _, slot in ipairs(slots) do
     local hit = hits[slot.start]
     if not slot.done or slot.start > seen then
+      stopped = looks.left <= 0
+      if stopped then break end
       hashes = hashes or hashes_of(item)
-      hit = may_hold(slot.key, slot.bits, hashes)
+      local read
+      hit, read = may_hold(slot.key, slot.bits, hashes)
+      looks.left = looks.left - read
+      if slot.done then learnt = slot.start end
     end
     if hit then
       bound = bound + slot.most
       if slot.done then found[#found + 1] = slot.start end
     end
   end
-  if seen ~= upto then redis.call('HSET', cache_key, item, upto .. '|' .. table.concat(found, ',')) end
+  if not stopped then learnt = upto end
+  if learnt ~= seen then redis.call('HSET', cache_key, item, learnt .. '|' .. table.concat(found, ',')) end
+  if stopped then return nil end
   return bound
 end
 
--- A tail read: the window's `limit` best rows (item, score, dropped bound, ...) and H. Rows at most 0
--- are not listed (a sum board's rule). The row cache holds at most 4 reads' rows (emptied beyond).
-local function best_rows(slots_key, top_key, limit)
+-- A tail read: the window's `limit` best rows (item, score, dropped bound, ...) and H. A row whose
+-- bound the call's `looks` filter bits did not reach answers H (a bound of anything the shard lost)
+-- and makes `complete` false. Rows at most 0 are not listed (a sum board's rule). The row cache holds
+-- at most 4 reads' rows (emptied beyond).
+local function best_rows(slots_key, top_key, limit, looks)
   local slots, hidden, upto = pruned_slots(slots_key)
   local cache_key = base_of(slots_key) .. 'tailrows'
   if redis.call('HLEN', cache_key) > 4 * limit then redis.call('DEL', cache_key) end
   local page = redis.call('ZREVRANGE', top_key, 0, limit - 1, 'WITHSCORES')
-  local rows = {}
+  local rows, budget, complete = {}, { left = looks }, true
   for i = 1, #page, 2 do
     if tonumber(page[i + 1]) <= 0 then break end
+    local dropped = #slots == 0 and 0 or dropped_bound(slots, upto, cache_key, page[i], budget)
+    if dropped == nil then dropped, complete = hidden, false end
     rows[#rows + 1] = page[i]
     rows[#rows + 1] = page[i + 1]
-    rows[#rows + 1] = #slots == 0 and 0 or dropped_bound(slots, upto, cache_key, page[i])
+    rows[#rows + 1] = dropped
   end
-  return rows, hidden
+  return rows, hidden, complete
 end
 
 local function tail_planned(cfg_key, settings, reset, plan)
