@@ -3,6 +3,7 @@
  * Prepared here, not by seed.ts: FULL_GROUPS groups of GROUP_TOP_MEMBERS.max members each, every member
  * scored, so one read settles more dirty member rows than one call may (GROUP_SETTLE_ROWS).
  */
+import { BOARD_DROP_KEYS_PER_CALL } from '../../src/ranking/core/ranking.limits';
 import { GROUP_SETTLE_ROWS, GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
@@ -73,5 +74,13 @@ export const GROUP_ROWS: WorstRow[] = [
     request: () => get('/boards/wc-teams/top?limit=1000'),
     settle: dirtyEveryGroup,
     manyCalls: `a read settles dirty groups in calls of at most ${GROUP_SETTLE_ROWS} member rows (up to MAX_READ_DRAIN_CALLS) before it reads`,
+  },
+  {
+    // Last of these rows: the group board goes.
+    route: 'DELETE /admin/boards/{board}',
+    worst: `a group board of ${FULL}: its memberships and groups under the member board's tag dropped by group_board_drop (at most ${BOARD_DROP_KEYS_PER_CALL} group zsets a call)`,
+    request: () => ({ method: 'DELETE', path: '/admin/boards/wc-teams' }),
+    expect: [204],
+    times: 1,
   },
 ];

@@ -67,7 +67,7 @@ export const BoardWrite = (summary: string, description: string, type: new () =>
     ErrorResponse(404, 'BOARD_NOT_FOUND'),
     ErrorResponse(
       409,
-      'CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied), AGGREGATE_MISMATCH (a score on a sum board, an increment or like on a max/min/last board)',
+      'CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied), AGGREGATE_MISMATCH (a score on a sum board, an increment or like on a max/min/last board), GROUP_BOARD_READ_ONLY (a write to a group board)',
     ),
   );
 

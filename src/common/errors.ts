@@ -77,6 +77,10 @@ export const ERROR_CODES = {
     409,
     'no: a max/min/last board takes scores (POST .../score), a sum board increments and likes',
   ),
+  GROUP_BOARD_READ_ONLY: refused(
+    409,
+    "no: a group board's scores come from its member board; write to the member board (groupOf.board) and set memberships",
+  ),
   SEGMENT_LIMIT: refused(
     409,
     'no: the board holds segments.max live segments; a new one waits until one of them holds no live data',

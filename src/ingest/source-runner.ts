@@ -4,6 +4,7 @@ import { RANKING_MESSAGES as M } from '../ranking/core/ranking.messages';
 import type { BoardCache } from '../ranking/boards/board-cache';
 import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
 import { retractedOf } from '../ranking/core/ranking.errors';
+import { GROUP_OF_MESSAGES } from '../ranking/options/group-of/group-of.option';
 import { IngestEvent, parseEvent } from './ingest-event';
 import { INGEST_APPLY_WRITES, INGEST_RETRY_MS } from './ingest.limits';
 import { IngestFencedError, IngestStore, StoredSource } from './ingest.store';
@@ -323,11 +324,13 @@ function timeOf(event: IngestEvent, nowMs: number): number {
   return event.atMs === undefined ? nowMs : Math.min(event.atMs, nowMs);
 }
 
-/** As the HTTP batch: segments on a board without them, an actor on a board without actors, are invalid. */
+/** As the HTTP batch: segments on a board without them, an actor on a board without actors, are invalid; a group board takes no events. */
 function boardRefusal(event: IngestEvent, board: PreparedBoard): string | undefined {
   if (event.segments && board.config.segmentsMax === undefined)
     return `INVALID: ${M.noSegments(board.config.name, 'segments')}`;
   if (event.actor !== undefined && !board.config.actors) return `INVALID: ${M.noActors(board.config.name, 'actor')}`;
+  if (board.config.groupOf)
+    return `GROUP_BOARD_READ_ONLY: ${GROUP_OF_MESSAGES.readOnly(board.config.name, board.config.groupOf.board)}`;
   return undefined;
 }
 

@@ -25,6 +25,7 @@ export interface Drop {
  * refused (409 BOARD_BEING_DELETED) until every shard is empty. Each drop is noted in a list before
  * anything is detached, and every step is safe to repeat, so a restart, a second instance or a failed
  * step only means running the rest again: the list is resumed at start and at the scheduler's sweep.
+ * A group board's memberships and groups live under its member board's tag: its drop takes them too.
  */
 export class BoardDrops {
   private readonly logger = new Logger('BoardDrops');
@@ -65,6 +66,11 @@ export class BoardDrops {
     let left = keyBudget;
     for (let shard = drop.mostShards - 1; shard >= drop.fromShard; shard--) {
       if (!detached) await this.detach(drop.name, shard, nowMs);
+      if (shard === 0) {
+        const groups = await this.dropGroupPart(drop.name, left);
+        left = groups.left;
+        if (!groups.done) return false;
+      }
       for (let done = false; !done;) {
         if (left <= 0 || this.runs.stopping) return false;
         const step = await this.functions.call(this.fns.boardDropStep, {
@@ -77,6 +83,28 @@ export class BoardDrops {
     }
     await this.forget(drop);
     return true;
+  }
+
+  /**
+   * A group board's part under its member board's tag (group_board_drop.lua), before shard 0's renamed
+   * config goes: that config names the member board and window (groupOf), so a resumed drop finds them.
+   */
+  private async dropGroupPart(name: string, keyBudget: number): Promise<{ left: number; done: boolean }> {
+    const stored = await this.redis.timed(this.redis.client.hget(this.keys.board(name, 0).dropCfg(), 'groupOf'));
+    if (stored === null) return { left: keyBudget, done: true };
+    const { board, window } = JSON.parse(stored) as { board: string; window: string };
+    let left = keyBudget;
+    for (;;) {
+      if (left <= 0 || this.runs.stopping) return { left, done: false };
+      const step = await this.functions.call(this.fns.groupBoardDrop, {
+        member: this.keys.board(board, 0),
+        board: name,
+        window,
+        budgetKeys: BOARD_DROP_KEYS_PER_CALL,
+      });
+      left -= Math.max(step.unlinked, 1);
+      if (step.done) return { left, done: true };
+    }
   }
 
   /** Runs the rest of a drop in the background (one runner per drop on this instance). */

@@ -59,6 +59,7 @@ const DELETE_ARGS = ['idem_retention_ms', 'resend_retention_ms'] as const;
 const DELETE_REPLY = ['held'] as const;
 const DROP_ARGS = ['budget_keys'] as const;
 const DROP_REPLY = ['done', 'unlinked'] as const;
+const GROUP_DROP_ARGS = ['board', 'window', 'budget_keys'] as const;
 const SYNC_ARGS = [
   'version',
   'windows',
@@ -161,6 +162,27 @@ export const BOARDS_FUNCTIONS = {
     }),
     decode: (raw): { done: boolean; unlinked: number } => {
       const reply = new NamedReply('tbRankBoardDropStep', DROP_REPLY, raw);
+      return { done: reply.flag('done'), unlinked: reply.int('unlinked') };
+    },
+  }),
+
+  groupBoardDrop: typedFunction({
+    name: 'tbRankGroupBoardDrop',
+    handler: 'group_board_drop',
+    flags: ['allow-oom'],
+    numberOfKeys: 1,
+    contract: { args: GROUP_DROP_ARGS, reply: DROP_REPLY },
+    /** `member`: the member board's shard keys; `board`, `window`: the deleted group board and the window it ranks. */
+    build: (call: { member: BoardKeys; board: string; window: string; budgetKeys: number }) => ({
+      keys: [call.member.cfg()],
+      args: callArgs(bareHeader(0), GROUP_DROP_ARGS, {
+        board: call.board,
+        window: call.window,
+        budget_keys: call.budgetKeys,
+      }),
+    }),
+    decode: (raw): { done: boolean; unlinked: number } => {
+      const reply = new NamedReply('tbRankGroupBoardDrop', DROP_REPLY, raw);
       return { done: reply.flag('done'), unlinked: reply.int('unlinked') };
     },
   }),

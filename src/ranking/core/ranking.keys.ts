@@ -116,6 +116,11 @@ export class BoardKeys {
     return `${this.tag}:cfg`;
   }
 
+  /** The config of a deleted shard whose keys are being dropped (board_delete renames cfg to it). */
+  dropCfg(): string {
+    return `${this.tag}:dropcfg`;
+  }
+
   likes(): string {
     return `${this.tag}:likes`;
   }

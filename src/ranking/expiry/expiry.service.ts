@@ -3,6 +3,7 @@ import { Clock } from '../../common/clock';
 import { ConflictError, NotFoundError } from '../../common/errors';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
+import { GroupBoardsService } from '../group-boards/group-boards.service';
 import { LeaguesService } from '../leagues/leagues.service';
 import { ExpiryStore } from './expiry.store';
 
@@ -40,6 +41,7 @@ export class ExpiryService {
     private readonly cache: BoardCache,
     private readonly clock: Clock,
     private readonly leagues: LeaguesService,
+    private readonly groups: GroupBoardsService,
   ) {}
 
   /**
@@ -92,12 +94,18 @@ export class ExpiryService {
   }
 
   /**
-   * Expires one claimed board: answers its next due time (unix ms; null: nothing left to expire), or
+   * Expires one claimed board (a group board: settles its groups): answers its next due time (unix ms; null: nothing left to expire), or
    * `againMs` when it must be visited again (still draining, a PUT under way, a failure).
    */
   private async visit(name: string, againMs: number, result: DuePassResult): Promise<number | null> {
     try {
       return await this.cache.withBoard(name, async (board) => {
+        // A group board holds no data of its own: its visit settles its groups (GroupBoardsService).
+        if (board.config.groupOf) {
+          const settling = await this.groups.settleDue(board, againMs);
+          if (!settling.settled) result.stillDraining++;
+          return settling.dueMs;
+        }
         for (let call = 0; call < MAX_EXPIRE_CALLS_PER_PASS; call++) {
           const expired = await this.store.expire(board, this.clock.nowMs());
           if (expired.draining) continue;

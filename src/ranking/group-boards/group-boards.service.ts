@@ -11,6 +11,7 @@ import { BoardKeys } from '../core/ranking.keys';
 import { PreparedBoard } from '../core/board';
 import type { WindowConfig } from '../core/window-math';
 import { GROUP_OF_MESSAGES as GM, GroupOfSetting } from '../options/group-of/group-of.option';
+import { GROUP_SETTLE_CALLS_PER_VISIT, GROUP_SETTLE_PERIOD_MS } from '../options/group-of/group-of.limits';
 import { GroupBoardsStore } from './group-boards.store';
 
 /** A membership change as the client sent it (group null: the item leaves its group). */
@@ -63,7 +64,8 @@ function unsupported(member: PreparedBoard): string | undefined {
 
 /**
  * Group boards: memberships (PUT/DELETE /boards/:board/members/:group/:item) and their reads, which
- * RankedSources hands here (GroupSources): settled first, then read as a window of the member board.
+ * RankedSources hands here (GroupSources): settled first, then read as a window of the member board;
+ * the scheduler settles them too (settleDue), so a read finds little to settle.
  */
 @Injectable()
 export class GroupBoardsService extends GroupSources {
@@ -106,6 +108,29 @@ export class GroupBoardsService extends GroupSources {
       if (draining) return { draining: true as const };
       return read(groupSource(member, name, window), window, nowMs);
     });
+  }
+
+  /**
+   * The scheduler's visit of a group board (claimed by one instance: ExpiryService): settles it, at
+   * most GROUP_SETTLE_CALLS_PER_VISIT calls. Answers when it is due again: after GROUP_SETTLE_PERIOD_MS
+   * once settled, `againMs` while groups stay dirty, null when it cannot be settled (its member board
+   * gone or of a kind group boards do not support: a membership change or a read says why).
+   */
+  async settleDue(groupBoard: PreparedBoard, againMs: number): Promise<{ dueMs: number | null; settled: boolean }> {
+    try {
+      return await this.withMembership(groupBoard, async ({ member, window, setting }) => {
+        const name = groupBoard.config.name;
+        for (let call = 0; call < GROUP_SETTLE_CALLS_PER_VISIT; call++) {
+          const nowMs = this.clock.nowMs();
+          if (!(await this.store.settle({ member, window, groupBoard: name, setting, nowMs })))
+            return { dueMs: nowMs + GROUP_SETTLE_PERIOD_MS, settled: true };
+        }
+        return { dueMs: againMs, settled: false };
+      });
+    } catch (error) {
+      if (error instanceof NotFoundError || error instanceof InvalidInputError) return { dueMs: null, settled: true };
+      throw error;
+    }
   }
 
   /** `run` with the group board's member board (its cached config; reloaded once when a call finds it stale). */

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { QuotaExceededError } from '../../common/errors';
 import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
+import { RankingKeys } from '../core/ranking.keys';
 import { RankingSettings } from '../core/ranking.settings';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
@@ -63,9 +64,11 @@ export class GroupBoardsStore {
   private readonly budgetFields: number;
   private readonly fns: GroupBoardsFunctions['functions'];
   private readonly idemCalls: IdemCalls;
+  private readonly keys: RankingKeys;
+  private readonly logger = new Logger('GroupBoards');
 
   constructor(
-    redis: RedisService,
+    private readonly redis: RedisService,
     private readonly functions: RedisFunctions,
     part: GroupBoardsFunctions,
     settings: RankingSettings,
@@ -74,10 +77,11 @@ export class GroupBoardsStore {
     this.fns = part.functions;
     functions.define([part.library]);
     this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
+    this.keys = new RankingKeys(redis.prefix);
   }
 
   /** Sets the item's group (a repeat of an Idempotency-Key: the first answer, applied once). */
-  setMember(change: MembershipChange): Promise<Idempotent<{ previous: string | null }>> {
+  async setMember(change: MembershipChange): Promise<Idempotent<{ previous: string | null }>> {
     const { member, item, group, nowMs, idem } = change;
     const pending = this.functions.call(this.fns.groupMemberSet, {
       ...boardCall(member, member.shards[0], nowMs, this.budgetFields),
@@ -88,7 +92,19 @@ export class GroupBoardsStore {
       limits: LIMITS,
       idem: this.idemCalls.of(idem),
     });
-    return guard(pending).catch(quotaOf(change.groupBoard));
+    const written = await guard(pending).catch(quotaOf(change.groupBoard));
+    await this.indexDue(change.groupBoard, nowMs);
+    return written;
+  }
+
+  /**
+   * A membership changed: the group board is due at once (ZADD LT never delays it), so the scheduler
+   * settles its dirty groups before the next read has to. A failure only waits for its next visit.
+   */
+  private async indexDue(groupBoard: string, nowMs: number): Promise<void> {
+    await this.redis
+      .timed(this.redis.client.zadd(this.keys.dueIndex(), 'LT', nowMs, groupBoard))
+      .catch((error: unknown) => this.logger.warn(`due index not updated for "${groupBoard}": ${String(error)}`));
   }
 
   /** One settling call: true while expired slots or dirty groups remain. */

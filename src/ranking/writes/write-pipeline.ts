@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
-import { ConflictError } from '../../common/errors';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { AnswerCost, ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
 import type { GrowthKind } from '../../common/growth-kinds';
@@ -10,7 +9,6 @@ import { AliasMap } from '../aliases/alias-map';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import type { PreparedBoard } from '../core/board';
-import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RankingSettings } from '../core/ranking.settings';
 import type { WriteOutcome } from '../core/ranking.types';
 import { eventTimeMs } from '../core/window-math';
@@ -45,6 +43,7 @@ import { checkActor } from '../core/actor-rules';
 import { checkGroup } from '../options/groups/groups.option';
 import type { LedgerEntry } from './writes.functions';
 import { WritesStore } from './writes.store';
+import { WriteTargets } from './write-target';
 
 /**
  * Every write runs the same way, whatever its kind:
@@ -62,6 +61,7 @@ export class WritePipeline {
   private readonly likeWrite: LikeWrite;
   private readonly scoreWrite: ScoreWrite;
   private readonly batchWrite: BatchWrite;
+  private readonly targets: WriteTargets;
   constructor(
     store: WritesStore,
     boards: BoardsStore,
@@ -75,6 +75,7 @@ export class WritePipeline {
     this.likeWrite = new LikeWrite(store);
     this.scoreWrite = new ScoreWrite(store);
     this.batchWrite = new BatchWrite(store, boards, cache, settings.writeCostPerCall);
+    this.targets = new WriteTargets(cache);
   }
 
   increment(command: IncrementCommand): Promise<WriteAnswer<ItemWritten>> {
@@ -100,7 +101,7 @@ export class WritePipeline {
     const onBoard = (board: PreparedBoard) =>
       this.aliases.resolving(board, command, (named) => this.onBoard(named, kind, board, attempts++));
     const write = () => this.cache.withBoard(command.board, onBoard);
-    const checking = this.checkAggregate(command);
+    const checking = this.targets.check(command);
     return checking ? checking.then(write) : write();
   }
 
@@ -120,45 +121,12 @@ export class WritePipeline {
   }
 
   /**
-   * A sum board takes increments and likes, a max / min / last board scores (a batch: its entries'
-   * kind), else 409 AGGREGATE_MISMATCH. A mismatch with the cached config is checked again against the
-   * stored one (another instance may have changed it; a match needs no check: a changed config refuses
-   * the call). Undefined when the cached board takes the write, else the check against the stored one.
-   */
-  private checkAggregate(command: WriteCommand): Promise<void> | undefined {
-    const cached = this.cache.cached(command.board);
-    if (cached && takesOf(cached) === aggregateWrite(command).takes) return undefined;
-    return this.checkStoredAggregate(command);
-  }
-
-  private async checkStoredAggregate(command: WriteCommand): Promise<void> {
-    const { takes, write } = aggregateWrite(command);
-    const fresh = await this.cache.reload(command.board);
-    if (takesOf(fresh) === takes) return;
-    const name = command.board;
-    throw new ConflictError('AGGREGATE_MISMATCH', M.aggregateMismatch(name, fresh.config.aggregate ?? 'sum', write));
-  }
-
-  /**
    * The request's time, except when run again on a reloaded config (which may have remade a window since:
    * a like timed before its window existed would be invisible to its unlike), then the clock's.
    */
   private attemptMs(command: WriteCommand, attempt: number): number {
     return attempt === 0 ? command.context.nowMs : this.clock.nowMs();
   }
-}
-
-/** What a board takes: amounts ('sum') or scores ('best', a max / min / last board). */
-function takesOf(board: PreparedBoard): 'sum' | 'best' {
-  return (board.config.aggregate ?? 'sum') === 'sum' ? 'sum' : 'best';
-}
-
-/** What a write takes ('sum': amounts, 'best': scores) and its name in an AGGREGATE_MISMATCH message. */
-function aggregateWrite(command: WriteCommand): { takes: 'sum' | 'best'; write: string } {
-  if (command.kind === 'score') return { takes: 'best', write: 'score' };
-  if (command.kind !== 'batch') return { takes: 'sum', write: command.kind };
-  const scored = command.entries.some((entry) => entry.score !== undefined);
-  return scored ? { takes: 'best', write: 'a batch of scores' } : { takes: 'sum', write: 'increments' };
 }
 
 /**

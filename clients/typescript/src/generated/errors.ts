@@ -38,6 +38,7 @@ export const ERROR_TABLE = {
   WRITE_APPLIED_RANK_UNKNOWN: { status: 409, applied: 'yes', retryable: false, advice: "no: the write was applied, only its board-wide rank could not be read; read the item instead" },
   BOARD_FULL: { status: 409, applied: 'no', retryable: false, advice: "no: the board holds its maxItems items; existing items keep counting, new ones wait until some leave every window" },
   AGGREGATE_MISMATCH: { status: 409, applied: 'no', retryable: false, advice: "no: a max/min/last board takes scores (POST .../score), a sum board increments and likes" },
+  GROUP_BOARD_READ_ONLY: { status: 409, applied: 'no', retryable: false, advice: "no: a group board's scores come from its member board; write to the member board (groupOf.board) and set memberships" },
   SEGMENT_LIMIT: { status: 409, applied: 'no', retryable: false, advice: "no: the board holds segments.max live segments; a new one waits until one of them holds no live data" },
   ACTOR_WEIGHTS_FULL: { status: 409, applied: 'no', retryable: false, advice: "no: the board holds its most weighed actors; set one back to weight 1 (which frees its place) first" },
   ALIASES_FULL: { status: 409, applied: 'no', retryable: false, advice: "no: the board holds its most aliases; an alias is kept for good" },

@@ -12,7 +12,8 @@
 -- Reply (reader.answer, CALLS.board_delete): held (1 when the shard held a board, else 0)
 
 -- A config left by an earlier drop still running and a late copy (a shard_sync that raced the
--- delete): the drop must reach the keys of both, so the renamed config names the windows and views of both.
+-- delete): the drop must reach the keys of both, so the renamed config names the windows, views and
+-- group boards of both.
 local function board_detach_merge(cfg_key, drop_key)
   for _, field in ipairs({ 'windows', 'views' }) do
     local merged, seen = cjson.decode(redis.call('HGET', drop_key, field) or '[]'), {}
@@ -21,6 +22,12 @@ local function board_detach_merge(cfg_key, drop_key)
       if not seen[entry.name] then merged[#merged + 1] = entry end
     end
     if #merged > 0 then redis.call('HSET', drop_key, field, cjson.encode(merged)) end
+  end
+  -- The group boards over either (groupedBy, "<window> <board>;..."): their groups go with the drop too.
+  local grouped = redis.call('HGET', cfg_key, 'groupedBy')
+  if grouped then
+    local dropping = redis.call('HGET', drop_key, 'groupedBy')
+    redis.call('HSET', drop_key, 'groupedBy', dropping and dropping .. ';' .. grouped or grouped)
   end
   redis.call('UNLINK', cfg_key)
 end

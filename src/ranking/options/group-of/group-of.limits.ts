@@ -6,7 +6,7 @@ export const GROUP_TOP_MEMBERS: Bounds = { min: 1, max: 1000 };
 /**
  * Most groups of one group board, and members of one group and of the whole group board: what a client
  * makes Redis hold through member PUTs (each member an entry of the membership hash and of its group's
- * zset), counted against these bounds by group_member_set itself (422 QUOTA_EXCEEDED beyond).
+ * zset), counted against these bounds by group_member_set itself (429 QUOTA_EXCEEDED beyond, nothing changed).
  */
 export const MAX_GROUPS_PER_BOARD = 1000;
 export const MAX_MEMBERS_PER_GROUP = 10_000;
@@ -23,3 +23,13 @@ export const MAX_GROUP_BOARDS_PER_MEMBER = 8;
  * go on from where it stopped).
  */
 export const GROUP_SETTLE_ROWS = 1_000;
+
+/**
+ * How often the scheduler settles a group board (its due time after each visit; a membership change
+ * makes it due at once): member writes dirty its groups without a call of its own, so a board nobody
+ * reads holds at most this long's dirty groups, and a read finds at most those to recompute.
+ */
+export const GROUP_SETTLE_PERIOD_MS = 5_000;
+
+/** Most settling calls one scheduler visit of a group board makes (GROUP_SETTLE_ROWS each); the rest at the next pass. */
+export const GROUP_SETTLE_CALLS_PER_VISIT = 100;

@@ -26,7 +26,7 @@ export interface GroupOfConfig {
   groupOf?: GroupOfSetting;
 }
 
-/** Why a group board or its member board may not go (INVALID_INPUT, 400). */
+/** Why a group board, its member board or a write to it may not go (INVALID_INPUT 400; readOnly: GROUP_BOARD_READ_ONLY 409). */
 export const GROUP_OF_MESSAGES = {
   ownMember: (board: string) => `groupOf.board names board "${board}" itself; name another board`,
   notWithout: (board: string, what: string) =>
@@ -35,6 +35,8 @@ export const GROUP_OF_MESSAGES = {
     `group board "${board}": its member board "${member}" has ${what}, which group boards do not support yet; use a board of one shard, order desc, ties shared, no tiebreak, moderation or metrics`,
   noSuchWindow: (board: string, member: string, window: string) =>
     `group board "${board}": member board "${member}" has no window "${window}"`,
+  readOnly: (board: string, member = 'its member board') =>
+    `board "${board}" ranks groups (groupOf): its scores come from "${member}"; write to that board and set memberships (PUT /boards/${board}/members/:group/:item)`,
   notGroupBoard: (board: string) => `board "${board}" declares no groupOf: it has no members`,
   windowOfGroupBoard: (board: string, window: string, member: string) =>
     `group board "${board}" ranks window "${member}" of its member board: read it without window (or window=${member}), not "${window}"`,

@@ -20,6 +20,8 @@
 --   <base>top     zset  group -> score: the group board's results (read like a window's)
 --   <base>slots   zset  never written: the read's slots index (nothing to expire)
 -- Config hash field of G: groupOf (its setting, JSON). Of M: groupedBy ("<W> <G>;..."): the group boards over its windows.
+-- A deleted G's keys go by group_board_drop (GROUP_OF.detach, drop_keys); a deleted M's with its own
+-- keys (board_drop_step, by its renamed config's groupedBy).
 
 call_state.config_field_add('groupedBy', 'group_of')
 
@@ -146,6 +148,47 @@ function GROUP_OF.set_member(cfg_key, window, board, item, group, limits)
   -- The group board's streams poll M's version (its groups live under M).
   redis.call('HINCRBY', cfg_key, 'ver', 1)
   return previous, nil
+end
+
+-- Takes the group board `board` over `window` out of M's groupedBy (the field goes with its last
+-- entry): M's writes and drains stop keeping its groups.
+function GROUP_OF.detach(cfg_key, window, board)
+  local stored = redis.call('HGET', cfg_key, 'groupedBy')
+  if not stored then return end
+  local kept = {}
+  for w, b in string.gmatch(stored, '([^; ]+) ([^;]+)') do
+    if w ~= window or b ~= board then kept[#kept + 1] = w .. ' ' .. b end
+  end
+  if #kept == 0 then
+    redis.call('HDEL', cfg_key, 'groupedBy')
+  else
+    redis.call('HSET', cfg_key, 'groupedBy', table.concat(kept, ';'))
+  end
+end
+
+-- Unlinks the keys of the group board `board` over `window`, at most about `budget` group zsets a
+-- call: the groups hash loses each group whose zset went in the same call, so a repeat goes on where
+-- one stopped (on two instances at once too). Answers the budget left and whether nothing is left.
+function GROUP_OF.drop_keys(cfg_key, window, board, budget)
+  local base = base_of(cfg_key, window, board)
+  local groups = redis.call('HKEYS', base .. 'groups')
+  local taken = math.min(#groups, math.max(1, budget))
+  if taken > 0 then
+    local names = {}
+    for i = 1, taken do names[i] = group_key(base, groups[i]) end
+    redis.call('UNLINK', unpack(names))
+    redis.call('HDEL', base .. 'groups', unpack(groups, 1, taken))
+  end
+  if taken < #groups then return budget - taken, false end
+  redis.call('UNLINK', base .. 'mem', base .. 'groups', base .. 'dirty', base .. 'rule', base .. 'top', base .. 'slots')
+  return budget - taken - 6, true
+end
+
+-- The group boards a groupedBy value names, as { window, board } pairs.
+function GROUP_OF.named(stored)
+  local pairs_of = {}
+  for w, b in string.gmatch(stored or '', '([^; ]+) ([^;]+)') do pairs_of[#pairs_of + 1] = { window = w, board = b } end
+  return pairs_of
 end
 
 -- The group's score from its best `top` members: Σ decay^i · s_i (the weights as repeated products);
