@@ -17,7 +17,7 @@ import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import type { BatchInput } from '../src/ranking/writes/write-commands';
-import { callCost, CostedBoard } from '../src/ranking/writes/write-cost';
+import { callCost, CostedBoard } from '../src/ranking/core/write-cost';
 import { FakeClock } from '../harness/clock';
 import { stopChild } from '../harness/processes';
 import { startRedisServer } from './process-stats';

@@ -14,8 +14,12 @@ export interface HttpAnswer {
   body: Record<string, unknown> | undefined;
 }
 
-/** Who sends a request: the measured client (low quotas), the seeder (default quotas), or the admin. */
-export type Caller = 'client' | 'seeder' | 'admin';
+/**
+ * Who sends a request: the measured client (low quotas), the seeder (quotas and WRITE_COST_PER_CALL out
+ * of reach), the admin, or the operator: the admin on the seeder's instance, whose bound lets it store
+ * boards a default instance refuses (as one declared before BOARD_WRITE_TOO_COSTLY was).
+ */
+export type Caller = 'client' | 'seeder' | 'admin' | 'operator';
 
 export interface HarnessContext {
   scale: Scale;
@@ -83,6 +87,8 @@ export interface RowFigures {
   runs?: number;
   /** Commands the costliest request's scripts ran, by name (RedisCost.scriptCommands). */
   scriptCommands: Record<string, number>;
+  /** The most commands one call of the costliest request's scripts ran (RedisCost.maxCallCommands). */
+  maxCallCommands: number;
   /** used_memory grown per request answered 2xx (growth rows), bytes. */
   bytesPerRequest: number | null;
   /** Growth rows: the request at which the quota refused (null: never). */

@@ -8,7 +8,8 @@ import { ERROR_CODES } from '../../src/common/errors';
 import { WRITE_ROWS } from './board-rows';
 import { READ_ROWS } from './read-rows';
 import type { HarnessContext, HttpAnswer, RowFigures, WorstRow } from './harness-types';
-import { scriptCommandCount, type RedisCost, type RedisMeter } from './redis-meter';
+import { AppConfig } from '../../src/common/config';
+import { NO_COST, scriptCommandCount, type RedisCost, type RedisMeter } from './redis-meter';
 import { MODERATION_ROWS } from './moderation-rows';
 import { GROUP_ROWS } from './group-rows';
 import { LEAGUE_ROWS } from './league-rows';
@@ -29,6 +30,20 @@ export const WORST_ROWS: readonly WorstRow[] = [
 
 const DEFAULT_TIMES = 2;
 
+/**
+ * Most commands one write call's script may run: the default WRITE_COST_PER_CALL at 0.8 commands a
+ * unit, above the most any write row ran per unit (0.75: 57 entries of the rated board, 6 006 commands
+ * for 7 980 units; 0.69 for late scores on a `last` board, 0.25-0.5 for segmented and metric entries).
+ * A write call past it does more work than its cost bound admits, whatever the machine's load.
+ */
+export const WRITE_CALL_COMMANDS = Math.ceil(new AppConfig().WRITE_COST_PER_CALL * 0.8);
+
+/** A row of a route that writes items (not an admin route, not a read sent as a POST). */
+function writesItems(row: WorstRow): boolean {
+  const [method, path] = row.route.split(' ');
+  return method !== 'GET' && !path.startsWith('/admin') && !/\/(lookup|query)$/.test(path);
+}
+
 /** The status that stops a growing row: its bound's refusal, else a quota's 429. */
 function refusalStatus(row: WorstRow): number {
   return ERROR_CODES[row.grows?.refusal ?? 'QUOTA_EXCEEDED'].status;
@@ -40,6 +55,7 @@ function costlier(a: RedisCost, b: RedisCost): RedisCost {
     maxCallMs: Math.max(a.maxCallMs, b.maxCallMs),
     maxCallName: a.maxCallMs >= b.maxCallMs ? a.maxCallName : b.maxCallName,
     totalMs: Math.max(a.totalMs, b.totalMs),
+    maxCallCommands: Math.max(a.maxCallCommands, b.maxCallCommands),
     scriptCommands:
       scriptCommandCount(a.scriptCommands) >= scriptCommandCount(b.scriptCommands)
         ? a.scriptCommands
@@ -56,7 +72,7 @@ async function sendRow(context: HarnessContext, row: WorstRow, attempt: number):
 async function measureRow(context: HarnessContext, meter: RedisMeter, row: WorstRow): Promise<RowFigures> {
   await row.prepare?.(context);
   const times = row.grows?.times ?? row.times ?? DEFAULT_TIMES;
-  let cost: RedisCost = { calls: 0, maxCallMs: 0, totalMs: 0, maxCallName: '', scriptCommands: {} };
+  let cost: RedisCost = NO_COST;
   const statuses = new Set<number>();
   let refusedAt: number | null = null;
   let applied = 0;
@@ -90,6 +106,7 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
     maxCallName: cost.maxCallName,
     requestMs: cost.totalMs,
     scriptCommands: cost.scriptCommands,
+    maxCallCommands: cost.maxCallCommands,
     bytesPerRequest: row.grows && applied > 0 ? Math.round(grown / applied) : null,
     refusedAt,
   };
@@ -140,7 +157,8 @@ export interface TimeBounds {
 
 /**
  * What a row did that it should not have: answered a status it does not accept, grew with no quota
- * refusal, or (unless the row is marked open) held Redis past the bounds.
+ * refusal, or (unless the row is marked open) held Redis past the bounds, or ran a write call of more
+ * commands than WRITE_CALL_COMMANDS.
  */
 export function rowFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds): string[] {
   const faults: string[] = [];
@@ -155,16 +173,21 @@ export function rowFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds
     faults.push(`a call of ${figures.maxCallMs.toFixed(1)} ms (${figures.maxCallName})${runs}`);
   if (figures.requestMs > bounds.requestMs && !row.manyCalls)
     faults.push(`${figures.requestMs.toFixed(1)} ms of Redis for one request`);
+  if (writesItems(row) && figures.maxCallCommands > WRITE_CALL_COMMANDS)
+    faults.push(`a write call of ${figures.maxCallCommands} commands (WRITE_CALL_COMMANDS: ${WRITE_CALL_COMMANDS})`);
   return faults;
 }
 
-/** The tally's total and its three most frequent commands. */
-function commandsCell(tally: Readonly<Record<string, number>>): string {
+/** The tally's total and its three most frequent commands; the most of one call when calls share them. */
+function commandsCell(row: RowFigures): string {
+  const tally = row.scriptCommands;
   const top = Object.entries(tally)
     .sort(([, a], [, b]) => b - a)
     .slice(0, 3)
     .map(([name, n]) => `${name} ${n}`);
-  return top.length === 0 ? '0' : `${scriptCommandCount(tally)}: ${top.join(', ')}`;
+  const total = scriptCommandCount(tally);
+  const perCall = row.maxCallCommands < total ? ` (${row.maxCallCommands} in one call at most)` : '';
+  return top.length === 0 ? '0' : `${total}${perCall}: ${top.join(', ')}`;
 }
 
 export function worstCaseTable(figures: readonly RowFigures[]): string {
@@ -174,7 +197,7 @@ export function worstCaseTable(figures: readonly RowFigures[]): string {
   ];
   for (const row of figures)
     lines.push(
-      `| \`${row.route}\` | ${row.worst}${row.open ? ' (open)' : ''} | ${row.statuses.join(', ')} | ${row.calls} | ${row.maxCallMs.toFixed(2)} (${row.maxCallName}${row.runs ? `, fastest of ${row.runs} runs` : ''}) | ${row.requestMs.toFixed(2)} | ${commandsCell(row.scriptCommands)} | ${row.bytesPerRequest ?? ''} | ${row.refusedAt ?? ''} |`,
+      `| \`${row.route}\` | ${row.worst}${row.open ? ' (open)' : ''} | ${row.statuses.join(', ')} | ${row.calls} | ${row.maxCallMs.toFixed(2)} (${row.maxCallName}${row.runs ? `, fastest of ${row.runs} runs` : ''}) | ${row.requestMs.toFixed(2)} | ${commandsCell(row)} | ${row.bytesPerRequest ?? ''} | ${row.refusedAt ?? ''} |`,
     );
   return lines.join('\n');
 }

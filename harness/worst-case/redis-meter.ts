@@ -25,12 +25,24 @@ export interface RedisCost {
    * move, which says where a slow call's time goes.
    */
   scriptCommands: Record<string, number>;
+  /** The most commands one call's script ran (a figure the load does not move either). */
+  maxCallCommands: number;
 }
 
 /** All the commands of a script tally, added up. */
 export function scriptCommandCount(tally: Readonly<Record<string, number>>): number {
   return Object.values(tally).reduce((sum, n) => sum + n, 0);
 }
+
+/** What a request that sent nothing cost. */
+export const NO_COST: Readonly<RedisCost> = {
+  calls: 0,
+  maxCallMs: 0,
+  totalMs: 0,
+  maxCallName: '',
+  scriptCommands: {},
+  maxCallCommands: 0,
+};
 
 /** id, time, µs, arguments, client address, client name. */
 type SlowlogEntry = [number, number, number, string[], string, string];
@@ -55,14 +67,22 @@ export class RedisMeter {
 
   /** What Redis ran since the last reset(), and a reset for the next reading. */
   async read(): Promise<RedisCost> {
-    const cost: RedisCost = { calls: 0, maxCallMs: 0, totalMs: 0, maxCallName: '', scriptCommands: {} };
+    const cost: RedisCost = { ...NO_COST, scriptCommands: {} };
     for (const node of await this.masters()) {
       const entries = (await node.slowlog('GET', SLOWLOG_ENTRIES)) as SlowlogEntry[];
       await node.slowlog('RESET');
-      for (const [, , micros, args, client] of entries) {
+      // Oldest first: a script's commands are logged as they end, before the call that ran them.
+      let inCall = 0;
+      for (const [, , micros, args, client] of entries.reverse()) {
         const command = String(args[0]).toLowerCase();
-        if (client === SCRIPT_CLIENT) cost.scriptCommands[command] = (cost.scriptCommands[command] ?? 0) + 1;
-        if (PLUMBING.has(command) || client === SCRIPT_CLIENT) continue;
+        if (client === SCRIPT_CLIENT) {
+          cost.scriptCommands[command] = (cost.scriptCommands[command] ?? 0) + 1;
+          inCall += 1;
+          continue;
+        }
+        cost.maxCallCommands = Math.max(cost.maxCallCommands, inCall);
+        inCall = 0;
+        if (PLUMBING.has(command)) continue;
         const ms = micros / 1000;
         cost.calls += 1;
         cost.totalMs += ms;

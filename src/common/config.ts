@@ -88,14 +88,16 @@ export class AppConfig {
   EXPIRE_CHUNK = 100;
 
   /**
-   * Most cost units one write call may weigh (src/ranking/writes/write-cost.ts: one unit is one plain
-   * batch entry in one window, about 3 µs of Redis): a batch whose call on some shard would weigh more
-   * is refused whole, 422 REQUEST_TOO_COSTLY, before anything is applied. The default lets 1 000 plain
-   * entries through on a board of up to 8 windows (about 24 ms). The minimum is the costliest single
-   * entry (write-cost's COSTLIEST_ENTRY), so an item write is never refused for its cost.
+   * Most cost units one write call may weigh (src/ranking/core/write-cost.ts: one unit is one plain
+   * batch entry in one window): a batch whose call on some shard would weigh more is refused whole,
+   * 422 REQUEST_TOO_COSTLY, before anything is applied, and a board whose single write would weigh more
+   * is refused when declared, 400 BOARD_WRITE_TOO_COSTLY. The default is the ~5 ms call budget at the
+   * 2.0-2.7 µs a unit the worst-case write rows measured (docs/security.md): 1 800 units, about 4.9 ms.
+   * A call of one entry always goes (an item write is never refused for its cost: its board was bounded
+   * when declared, or was declared before the bound and keeps its writes).
    */
-  @IntSetting(7700, 1_000_000)
-  WRITE_COST_PER_CALL = 8000;
+  @IntSetting(100, 1_000_000)
+  WRITE_COST_PER_CALL = 1800;
 
   /**
    * Ranks one lookup may count (ids x shards for board ranks on a sharded board, x3 on `ties: first`;

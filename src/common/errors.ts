@@ -15,6 +15,10 @@ function refused<const S extends number>(status: S, retry: string) {
 export const ERROR_CODES = {
   INVALID_INPUT: refused(400, 'no: fix the request; the message names the field'),
   UNKNOWN_METRIC: refused(400, "no: name one of the board's metrics (the message lists them), or none"),
+  BOARD_WRITE_TOO_COSTLY: refused(
+    400,
+    'no: one write of the board would pass WRITE_COST_PER_CALL; declare fewer windows, views, segments or options',
+  ),
   ADMIN_TOKEN_MISSING: refused(401, 'no: send Authorization: Bearer <ADMIN_TOKEN>'),
   API_KEY_MISSING: refused(
     401,
@@ -282,6 +286,13 @@ export class RedisUnavailableError extends DomainError {
 export class SpanTooCostlyError extends DomainError {
   constructor(message: string) {
     super('SPAN_TOO_COSTLY', message);
+  }
+}
+
+/** A board declared (or changed) so that its costliest single write would weigh more than one write call may: nothing stored. */
+export class BoardWriteTooCostlyError extends DomainError {
+  constructor(message: string) {
+    super('BOARD_WRITE_TOO_COSTLY', message);
   }
 }
 

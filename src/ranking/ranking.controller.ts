@@ -54,6 +54,11 @@ import { actorsKept, capOf } from './options/actor-caps/actor-caps.option';
 const WINDOW_NOTE =
   "A window of period P and interval I counts the newest P/I slots, the current one included: between P - I and P seconds of history; `from`/`to` say exactly which. `window` may also name one of the board's trending views (decay, hot, rising): the answer then names its `mode`, its `from`/`to` are those of the window the view reads, and rising rows add `observed`, `expected`, `phase` and `since`.";
 
+const PUT_BOARD_NOTE =
+  "201 when created, 200 when identical or updated. 409 when a window would change or disappear, unless reset=true. `views` declares trending views (decay, hot, rising) over the windows; omitted, the stored views are kept; a new or changed view is built from its windows' live slots. 400 BOARD_WRITE_TOO_COSTLY when the board's costliest single write (every segment an event may name, an actor) would weigh more than WRITE_COST_PER_CALL, unless the stored board weighs as much.";
+const PUT_BOARD_400 =
+  'INVALID_INPUT (the message names the field), or BOARD_WRITE_TOO_COSTLY: one write would weigh more than WRITE_COST_PER_CALL';
+
 /** A read's options from its query (span, segment, metric). */
 function readOptionsOf(query: ReadOptions): ReadOptions {
   return { span: query.span, segment: query.segment, metric: query.metric };
@@ -74,13 +79,10 @@ export class RankingController {
 
   @Put('admin/boards/:board')
   @AdminRoute()
-  @ApiOperation({
-    summary: 'Create a board or change its windows',
-    description:
-      "201 when created, 200 when identical or updated. 409 when a window would change or disappear, unless reset=true. `views` declares trending views (decay, hot, rising) over the windows; omitted, the stored views are kept; a new or changed view is built from its windows' live slots.",
-  })
+  @ApiOperation({ summary: 'Create a board or change its windows', description: PUT_BOARD_NOTE })
   @ApiResponse({ status: 201, type: BoardViewDto })
   @ApiResponse({ status: 200, type: BoardViewDto })
+  @ErrorResponse(400, PUT_BOARD_400)
   @ErrorResponse(409, 'BOARD_CONFIG_CONFLICT: a window, the shards or the aggregate would change (use reset=true)')
   @ErrorResponse(409, 'BOARD_BEING_DELETED: a deleted board of this name is still being dropped (repeat in a moment)')
   async putBoard(

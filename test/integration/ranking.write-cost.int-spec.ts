@@ -33,7 +33,7 @@ describe.each(TOPOLOGIES)('coalesced increments weighed by their cost (%s)', (to
         setup.ranking.increment('b', `i${i}`, i + 1, undefined, undefined, undefined, undefined, SEGMENTS),
       ),
     );
-    // 8 000 / 200: 40 increments a call at most.
+    // 1 800 / 200: 9 increments a call at most.
     expect(await functionCalls(setup.redis)).toBeGreaterThanOrEqual(3);
     expect(answers[99].body.windows.w0).toEqual({ score: 100, rank: 1, previousRank: null });
     expect(answers[0].body.windows.w7.score).toBe(1);

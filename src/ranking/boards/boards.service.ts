@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
-import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
+import { BoardWriteTooCostlyError, ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
 import type { Aggregate } from '../core/aggregate';
 import { BoardConfig } from '../core/board';
 import { BoardOptionsConfig, checkOptions, optionsOf, optionsView } from '../options/registry';
@@ -13,6 +13,8 @@ import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../co
 import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
 import type { Calendar, WeekStart } from '../core/calendar-math';
 import { checkActorsSetting } from '../core/actor-rules';
+import { RankingSettings } from '../core/ranking.settings';
+import { costliestWrite } from '../core/write-cost';
 import { BoardCache } from './board-cache';
 import { BoardsStore } from './boards.store';
 
@@ -78,6 +80,7 @@ export class BoardsService {
     private readonly store: BoardsStore,
     private readonly cache: BoardCache,
     private readonly clock: Clock,
+    private readonly settings: RankingSettings,
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
@@ -96,7 +99,7 @@ export class BoardsService {
       await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, segmentsMax, windows);
     await this.checkActors(input, views);
     await this.checkAllTime({ ...input, maxItems }, windows);
-    await this.checkBoardOptions(input, windows);
+    await this.checkWriteCost(input, { windows, views, options: await this.checkBoardOptions(input, windows) });
     const version = randomUUID();
     const result = await this.store.putBoard({
       name,
@@ -210,7 +213,7 @@ export class BoardsService {
   }
 
   /** The options as the board will hold them (omitted settings: the stored ones), each checked (checkOptions). */
-  private async checkBoardOptions(input: PutBoardInput, windows: WindowSpec[]): Promise<void> {
+  private async checkBoardOptions(input: PutBoardInput, windows: WindowSpec[]): Promise<BoardOptionsConfig> {
     const asked: Record<string, unknown> = { ...optionsOf(input) };
     const stored = await this.store.loadBoard(input.name);
     const kept: Record<string, unknown> = stored ? { ...optionsView(stored) } : {};
@@ -224,6 +227,30 @@ export class BoardsService {
     const shards = input.shards ?? stored?.shards ?? 1;
     const calendarWindows = windows.filter((w) => w.calendar !== undefined).map((w) => w.name);
     checkOptions({ name: input.name, aggregate, options, holds, shards, calendarWindows });
+    return options as BoardOptionsConfig;
+  }
+
+  /**
+   * The board's costliest single write (write-cost's costliestWrite) is one write call: past
+   * WRITE_COST_PER_CALL it is refused, unless the stored board already weighs as much (a board declared
+   * before the bound, or under a higher one, keeps its config and its writes; it may only get lighter).
+   */
+  private async checkWriteCost(
+    input: PutBoardInput,
+    declared: { windows: WindowSpec[]; views: ViewConfig[]; options: BoardOptionsConfig },
+  ): Promise<void> {
+    const stored = await this.store.loadBoard(input.name);
+    const cost = costliestWrite({
+      ...declared.options,
+      windows: declared.windows,
+      views: declared.views,
+      aggregate: input.aggregate ?? stored?.aggregate ?? 'sum',
+      segmentsMax: input.segmentsMax ?? stored?.segmentsMax,
+      actors: input.actors ?? stored?.actors ?? false,
+    });
+    const bound = this.settings.writeCostPerCall;
+    if (cost > bound && cost > (stored ? costliestWrite(stored) : 0))
+      throw new BoardWriteTooCostlyError(M.boardWriteTooCostly(input.name, cost, bound));
   }
 
   /** The stored views, checked again against the new windows (a PUT without `views` keeps them). */

@@ -1,5 +1,5 @@
 import { DURATION_RULE } from '../../common/duration';
-import { SPAN_MAX_FIELDS } from './ranking.limits';
+import { SEGMENTS_PER_EVENT, SPAN_MAX_FIELDS } from './ranking.limits';
 
 /** Every message the ranking feature answers with, written once. */
 export const RANKING_MESSAGES = {
@@ -170,6 +170,8 @@ export const RANKING_MESSAGES = {
     `span applies to rolling windows; "${view}" is a view of board "${board}" (read the span's window instead)`,
   batchTooCostly: (board: string, cost: number, bound: number, entriesWithin: number) =>
     `the batch would weigh ${Math.ceil(cost)} cost units in one call on board "${board}", more than the ${bound} one write call may (WRITE_COST_PER_CALL: an entry weighs one unit per window and view, more with segments, an actor, a score or ties first): send at most ${entriesWithin} such entries per batch`,
+  boardWriteTooCostly: (board: string, cost: number, bound: number) =>
+    `one write of board "${board}" would weigh up to ${Math.ceil(cost)} cost units in one call (every window and view, and in each of the ${SEGMENTS_PER_EVENT.max} segments an event may name, with an actor when the board takes them), more than the ${bound} one write call may (WRITE_COST_PER_CALL): declare fewer windows, views, segments or options`,
   spanTooCostly: (board: string, window: string, spanSec: number, figures: { fields: number; shards: number }) =>
     `span ${spanSec}s of window "${window}" on board "${board}" holds ${figures.fields} slot fields${figures.shards > 1 ? ` on one of its ${figures.shards} shards, more than the ${Math.floor(SPAN_MAX_FIELDS / figures.shards)} a shard may sum so that one read sums at most ${SPAN_MAX_FIELDS} over all shards` : `, more than the ${SPAN_MAX_FIELDS} one read sums`}: declare a window { "period": "${spanSec}s", "interval": ... } for it instead`,
   standingReadsWindows: (board: string, view: string) =>

@@ -12,7 +12,7 @@ export class RankingSettings {
     readonly writeCoalesceMs: number,
     /** IDEMPOTENCY_TTL_SEC, in ms: how long a keyed write's answer is kept. */
     readonly idempotencyRetentionMs: number,
-    /** WRITE_COST_PER_CALL: most cost units one write call may weigh (writes/write-cost.ts). */
+    /** WRITE_COST_PER_CALL: most cost units one write call may weigh (core/write-cost.ts). */
     readonly writeCostPerCall: number,
     /** LOOKUP_COUNTS_PER_REQUEST: most ranks one lookup may count (lookup/lookup.service.ts). */
     readonly lookupCountsPerRequest: number,

@@ -38,7 +38,7 @@ export interface BoardOption<Config extends object> {
   fromReply(fields: Readonly<Record<string, unknown>>): Config;
   /** The fields of `Config` a board holds: what the board's view answers (absent when off). */
   view(config: Readonly<Config>): Partial<Config>;
-  /** Cost units each results place of a write adds (src/ranking/writes/write-cost.ts); 0 when off. */
+  /** Cost units each results place of a write adds (src/ranking/core/write-cost.ts); 0 when off. */
   writeCostPerPlace(config: Readonly<Config>): number;
   /** The option's setting that makes a write costliest (COSTLIEST_ENTRY). */
   readonly costliest: Config;

@@ -27,7 +27,7 @@ import {
   growthError,
   tiebreakSent,
 } from './write-rules';
-import { batchCost } from './write-cost';
+import { batchCost } from '../core/write-cost';
 import { WritesStore } from './writes.store';
 
 /**

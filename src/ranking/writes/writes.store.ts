@@ -8,7 +8,7 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { BoardGoneError, guard, StaleConfigError } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { MAX_COALESCED_INCREMENTS } from '../core/ranking.limits';
-import { entryCost } from './write-cost';
+import { entryCost } from '../core/write-cost';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { eventTimeMs } from '../core/window-math';
 import type { BatchEntry, BatchOutcome, StandingsReply, WriteOutcome } from '../core/ranking.types';

@@ -1,4 +1,4 @@
-import { createBoard } from '../../../harness/app';
+import { ADMIN, createBoard } from '../../../harness/app';
 import { T0, useApp } from '../../support/e2e';
 import { Topology } from '../../../harness/redis';
 
@@ -16,23 +16,31 @@ const LAST_BOARD = {
 const SEGMENTS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
 
 /**
- * Issue #45: a batch is weighed before its call (src/ranking/writes/write-cost.ts), and one whose call
- * on some shard would weigh more than WRITE_COST_PER_CALL (8 000 units by default, about 24 ms of Redis)
+ * Issue #45: a batch is weighed before its call (src/ranking/core/write-cost.ts), and one whose call
+ * on some shard would weigh more than WRITE_COST_PER_CALL (1 800 units by default, about 5 ms of Redis)
  * is refused whole before anything is applied: 422 REQUEST_TOO_COSTLY naming the bound and how many
- * such entries a batch may carry.
+ * such entries a batch may carry. A board whose single write would weigh more is refused when declared
+ * (400 BOARD_WRITE_TOO_COSTLY), unless it was stored weighing as much (declared under a higher bound).
  */
 describe.each<[Topology, number]>([
   ['single', 1],
   ['cluster', 3],
 ])('batches weighed by their cost (%s, shards: %i)', (topology, shards) => {
-  const e2e = useApp(topology, { fresh: true, env: { QUOTA_NEW_ITEMS: '100000' } });
+  const e2e = useApp(topology, {
+    fresh: true,
+    env: { QUOTA_NEW_ITEMS: '100000' },
+    // An instance of a higher bound: a board it stores stands for one declared before the bound.
+    others: { lenient: { WRITE_COST_PER_CALL: '8000' } },
+  });
   const { http } = e2e;
   const batch = (board: string, items: object[]) => http().post(`/boards/${board}/increments`).send({ items });
 
-  it('takes the documented batch: 1 000 entries on a 3-window board', async () => {
+  it('takes the documented batch of 1 000 entries on one window, and 600 on 3 windows', async () => {
+    await createBoard(e2e.app(), 'one', { windows: THREE_WINDOWS.slice(0, 1), shards });
+    const items = (count: number) => Array.from({ length: count }, (_, i) => ({ item: `i${i}`, amount: 1 }));
+    await batch('one', items(1000)).expect(200, { board: 'one', count: 1000, draining: false });
     await createBoard(e2e.app(), 'b', { windows: THREE_WINDOWS, shards });
-    const items = Array.from({ length: 1000 }, (_, i) => ({ item: `i${i}`, amount: 1 }));
-    await batch('b', items).expect(200, { board: 'b', count: 1000, draining: false });
+    await batch('b', items(600)).expect(200, { board: 'b', count: 600, draining: false });
   });
 
   it('row 3: refuses 900 items × 8 segments on 3 windows whole, naming the bound; a smaller one passes', async () => {
@@ -43,15 +51,15 @@ describe.each<[Topology, number]>([
       Array.from({ length: count }, (_, i) => ({ item: `i${i}`, segments: SEGMENTS }));
     const refused = await batch('b', heavy(900)).expect(422);
     expect(refused.body.code).toBe('REQUEST_TOO_COSTLY');
-    // 3 windows × (1 + 3 × 8 segments) = 75 units an entry: 106 fit in 8 000.
-    expect(refused.body.message).toMatch(/more than the 8000 one write call may \(WRITE_COST_PER_CALL/);
-    expect(refused.body.message).toMatch(/send at most 106 such entries per batch/);
+    // 3 windows × (1 + 3 × 8 segments) = 75 units an entry: 24 fit in 1 800.
+    expect(refused.body.message).toMatch(/more than the 1800 one write call may \(WRITE_COST_PER_CALL/);
+    expect(refused.body.message).toMatch(/send at most 24 such entries per batch/);
     // Nothing applied: no segment holds anything, i0 holds what it held.
     const segments = await http().get('/boards/b/segments').expect(200);
     expect(segments.body.segments).toEqual([]);
     const i0 = await http().get('/boards/b/items/i0?window=hour').expect(200);
     expect(i0.body.score).toBe(5);
-    await batch('b', heavy(106)).expect(200);
+    await batch('b', heavy(24)).expect(200);
   });
 
   it('row 1: refuses 1 000 late scores on a last board of 8 windows; as many as the message says pass', async () => {
@@ -60,27 +68,35 @@ describe.each<[Topology, number]>([
       Array.from({ length: count }, (_, i) => ({ item: `late${i}`, score: i, at: T0_SEC - 990 }));
     const refused = await batch('last', late(1000)).expect(422);
     expect(refused.body.code).toBe('REQUEST_TOO_COSTLY');
-    // 8 windows × 3.5 = 28 units a score: 285 fit (on a sharded board each shard's call carries fewer).
-    expect(refused.body.message).toMatch(/send at most 285 such entries per batch/);
-    await batch('last', late(285)).expect(200);
+    // 8 windows × 3.5 = 28 units a score: 64 fit (on a sharded board each shard's call carries fewer).
+    expect(refused.body.message).toMatch(/send at most 64 such entries per batch/);
+    await batch('last', late(64)).expect(200);
     const item = await http().get('/boards/last/items/late7?window=w0').expect(200);
     expect(item.body.score).toBe(7);
   });
 
-  it('an item write is never refused for its cost, on the costliest board', async () => {
+  it('refuses a board whose single write passes the bound when declared; one stored so keeps its writes', async () => {
     const views = [0, 1, 2, 3, 4, 5, 6, 7].map((v) => ({ name: `v${v}`, mode: 'hot', window: 'w0' }));
     const windows = Array.from({ length: 8 }, (_, w) => ({ name: `w${w}`, period: 3600 * (w + 1), interval: 60 }));
-    await createBoard(e2e.app(), 'full', {
-      windows,
-      views,
-      ties: 'first',
-      segments: { max: 10 },
-      actors: true,
-      shards,
-    });
+    const full = { windows, views, ties: 'first', segments: { max: 10 }, actors: true, shards };
+    // 28 results × 25 places (8 segments) × 10 (ties first, an actor): 7 000 units.
+    const refused = await http().put('/admin/boards/full').set(ADMIN).send(full).expect(400);
+    expect(refused.body.code).toBe('BOARD_WRITE_TOO_COSTLY');
+    expect(refused.body.message).toMatch(/would weigh up to 7000 cost units in one call.*more than the 1800/);
+    // Without segments a write weighs 280 units: taken.
+    await http()
+      .put('/admin/boards/plain')
+      .set(ADMIN)
+      .send({ ...full, segments: undefined })
+      .expect(201);
+    // Stored under a higher bound, the board keeps its config (the same PUT again) and its item writes.
+    await createBoard(e2e.other('lenient'), 'full', full);
+    await http().put('/admin/boards/full').set(ADMIN).send(full).expect(200);
     await http()
       .post('/boards/full/items/x/increment')
       .send({ amount: 1, segments: SEGMENTS, actor: 'someone' })
       .expect(200);
+    // A batch carries one such entry per call: each call is the board's single write.
+    await batch('full', [{ item: 'y', segments: SEGMENTS, actor: 'someone' }]).expect(200);
   });
 });

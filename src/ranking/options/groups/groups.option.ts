@@ -19,8 +19,8 @@ export interface GroupsConfig {
 /**
  * Cost units a groups board adds to each results place of a write: none counted. Its windows take the
  * watched path, whose hook answers at once unless the item left (then one HEXISTS), and a write naming
- * a group adds one HSET per request, not per place; counting a unit per place would raise the costliest
- * entry past WRITE_COST_PER_CALL's minimum (7 000). Not measured apart from a plain entry yet.
+ * a group adds one HSET per request, not per place, so a unit per place would overweigh it. Not
+ * measured apart from a plain entry yet.
  */
 export const GROUPS_WRITE_COST = 0;
 

@@ -1,6 +1,6 @@
-import { Aggregate, AGGREGATES } from '../core/aggregate';
+import { Aggregate, AGGREGATES } from './aggregate';
 import { COSTLIEST_OPTIONS, type BoardOptionsConfig, optionsWriteCostPerPlace } from '../options/registry';
-import { SEGMENTS_PER_EVENT, VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from '../core/ranking.limits';
+import { SEGMENTS_PER_EVENT, VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from './ranking.limits';
 
 /**
  * What a write call asks of Redis, weighed before the call from its entries and the board's options
@@ -61,8 +61,7 @@ export function callCost(entries: readonly CostedEntry[], board: CostedBoard): n
 /**
  * The costliest single entry a board can be given: every window and view, each option at its costliest, and on a sum
  * board every segment an event may name and an actor (a max / min / last board takes neither).
- * WRITE_COST_PER_CALL never goes below it (a test holds them together), so an item write (one entry)
- * is never refused for its cost.
+ * (What the options' `costliest` settings add up to; a board is bounded by its own costliestWrite.)
  */
 export const COSTLIEST_ENTRY = Math.max(
   ...AGGREGATES.map((aggregate) => {
@@ -73,9 +72,31 @@ export const COSTLIEST_ENTRY = Math.max(
   }),
 );
 
+/** A board as declared: whether its events may name segments and an actor weighs its costliest write too. */
+export interface DeclaredBoard extends CostedBoard {
+  segmentsMax?: number;
+  actors?: boolean;
+}
+
+/**
+ * The costliest single write `board` takes: an entry naming every segment an event may (when the board
+ * keeps segments) and an actor (when it takes them), in every window and view. A board whose costliest
+ * write weighs more than WRITE_COST_PER_CALL is refused when declared (BOARD_WRITE_TOO_COSTLY).
+ */
+export function costliestWrite(board: DeclaredBoard): number {
+  const segmented = (board.segmentsMax ?? 0) > 0;
+  const entry: CostedEntry = {
+    ...(segmented && { segments: Array.from({ length: SEGMENTS_PER_EVENT.max }, (_, i) => `s${i}`) }),
+    ...(board.actors === true && { actor: 'a' }),
+  };
+  return entryCost(entry, board);
+}
+
 /**
  * The costliest of the calls a batch makes (one per shard holding any of its entries), and how many
- * entries like its costliest one a call may carry within `bound` (at least one).
+ * entries like its costliest one a call may carry within `bound` (at least one). A call of one entry
+ * weighs nothing against the bound: it is the board's single write, bounded when the board was declared
+ * (costliestWrite), so a batch may always carry one entry per shard.
  */
 export function batchCost(
   parts: Iterable<readonly CostedEntry[]>,
@@ -85,7 +106,7 @@ export function batchCost(
   let costliestCall = 0;
   let costliestEntry = 0;
   for (const entries of parts) {
-    costliestCall = Math.max(costliestCall, callCost(entries, board));
+    if (entries.length > 1) costliestCall = Math.max(costliestCall, callCost(entries, board));
     for (const entry of entries) costliestEntry = Math.max(costliestEntry, entryCost(entry, board));
   }
   return { costliestCall, entriesWithin: Math.max(1, Math.floor(bound / Math.max(costliestEntry, 1))) };
