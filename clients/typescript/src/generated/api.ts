@@ -791,7 +791,7 @@ export interface paths {
         };
         /**
          * The live dashboard page
-         * @description Boards with a live top N (movement from previousRank; metrics, tiebreaks and the order of competition boards), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, each stream ingest source (lag, applied, dead-lettered, throughput, last error), retractions started from the page (state, events, amount), and moderation (hide and allow items, the review queue).
+         * @description Boards with a live top N (movement from previousRank; metrics, tiebreaks and the order of competition boards), an item sparkline, counters, the stats hour and, with the admin token, the slowest routes, per-route requests and errors, each stream ingest source (lag, applied, dead-lettered, throughput, last error), retractions started from the page (state, events, amount), moderation (hide and allow items, the review queue), and competitions (the cohorts of a league tier and the moves of the latest closed period; members of a group board joined and taken out).
          */
         get: operations["DashboardController_page"];
         put?: never;
@@ -999,7 +999,7 @@ export interface components {
              * @description Stable machine code: act on it, not on the message
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "UNKNOWN_METRIC" | "BOARD_WRITE_TOO_COSTLY" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "LEAGUE_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "SEGMENT_LIMIT" | "ACTOR_WEIGHTS_FULL" | "ALIASES_FULL" | "ALIAS_CONFLICT" | "ACTOR_COUNTS_PENDING" | "MODERATED_GROUPS_FULL" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
+            code: "INVALID_INPUT" | "UNKNOWN_METRIC" | "BOARD_WRITE_TOO_COSTLY" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "LEAGUE_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "GROUP_BOARD_READ_ONLY" | "SEGMENT_LIMIT" | "ACTOR_WEIGHTS_FULL" | "ALIASES_FULL" | "ALIAS_CONFLICT" | "ACTOR_COUNTS_PENDING" | "MODERATED_GROUPS_FULL" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
             /** @description Per-dependency health, on a NOT_READY answer only */
             details?: {
                 [key: string]: unknown;
@@ -3679,7 +3679,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied), AGGREGATE_MISMATCH (a score on a sum board, an increment or like on a max/min/last board) */
+            /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied), AGGREGATE_MISMATCH (a score on a sum board, an increment or like on a max/min/last board), GROUP_BOARD_READ_ONLY (a write to a group board) */
             409: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -3859,7 +3859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied), AGGREGATE_MISMATCH (a score on a sum board, an increment or like on a max/min/last board) */
+            /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied), AGGREGATE_MISMATCH (a score on a sum board, an increment or like on a max/min/last board), GROUP_BOARD_READ_ONLY (a write to a group board) */
             409: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -4041,7 +4041,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied), AGGREGATE_MISMATCH (a score on a sum board, an increment or like on a max/min/last board) */
+            /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied), AGGREGATE_MISMATCH (a score on a sum board, an increment or like on a max/min/last board), GROUP_BOARD_READ_ONLY (a write to a group board) */
             409: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -4221,7 +4221,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied), AGGREGATE_MISMATCH (a score on a sum board, an increment or like on a max/min/last board) */
+            /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied), AGGREGATE_MISMATCH (a score on a sum board, an increment or like on a max/min/last board), GROUP_BOARD_READ_ONLY (a write to a group board) */
             409: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -6065,7 +6065,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied), AGGREGATE_MISMATCH (a score on a sum board, an increment or like on a max/min/last board) */
+            /** @description CONFIG_CHANGED (nothing applied: retry), BOARD_INCOMPLETE, WRITE_APPLIED_RANK_UNKNOWN (applied: do not repeat), BATCH_PARTIAL, BOARD_FULL (a new item beyond maxItems: nothing applied), AGGREGATE_MISMATCH (a score on a sum board, an increment or like on a max/min/last board), GROUP_BOARD_READ_ONLY (a write to a group board) */
             409: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
