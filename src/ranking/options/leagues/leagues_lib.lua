@@ -233,6 +233,49 @@ local function roll_step(s, period, budget)
   return false
 end
 
+-- The keys of one period ("<tag>:lg:<p>:") of a board being dropped, at most about `budget`: each
+-- tier's cohorts from the last down, its count in the fill hash lowered in the same call (the progress
+-- is the data, as board_drop_step's). Answers the budget left and whether the period is gone.
+local function drop_period(base, size, budget)
+  local fill = redis.call('HGETALL', base .. 'fill')
+  for i = 1, #fill, 2 do
+    local count = math.ceil(tonumber(fill[i + 1]) / size)
+    local kept = math.max(0, count - math.max(1, budget))
+    local names = {}
+    for cohort = count, kept + 1, -1 do names[#names + 1] = base .. 'c:' .. fill[i] .. ':' .. cohort end
+    if #names > 0 then redis.call('UNLINK', unpack(names)) end
+    budget = budget - #names
+    if kept > 0 then
+      redis.call('HSET', base .. 'fill', fill[i], kept * size)
+      return budget, false
+    end
+    redis.call('HDEL', base .. 'fill', fill[i])
+  end
+  redis.call('UNLINK', base .. 'fill', base .. 'roll', base .. 'moves')
+  return budget - 3, true
+end
+
+-- Hook board_dropped: the leagues' keys of a deleted board (its setting in the renamed config), the
+-- periods with placements not rolled, then those whose moves are kept, then the item maps.
+local function leagues_dropped(cfg_key, drop_key, budget)
+  local json = redis.call('HGET', drop_key, 'leagues')
+  if not json then return budget, true end
+  local size, base = cjson.decode(json).size, keyspace.sibling_key(cfg_key, 'cfg', 'lg:')
+  for _, index in ipairs({ base .. 'open', base .. 'kept' }) do
+    local period = redis.call('ZRANGE', index, 0, 0)[1]
+    while period do
+      if budget <= 0 then return budget, false end
+      local gone
+      budget, gone = drop_period(base .. period .. ':', size, budget)
+      if not gone then return budget, false end
+      redis.call('ZREM', index, period)
+      period = redis.call('ZRANGE', index, 0, 0)[1]
+    end
+  end
+  redis.call('UNLINK', base .. 'tier', base .. 'at', base .. 'open', base .. 'kept')
+  return budget - 4, true
+end
+
 -- Whether the board's leagues are watched: its window's changes must reach league_changed.
 local function watches(top_key)
   local s = setting_of(call_state.cfg_key_of_top(top_key))
@@ -283,6 +326,7 @@ hooks.register('watches', watches, 'leagues')
 hooks.register('config_planned', leagues_planned, 'leagues')
 hooks.register('config_differs', leagues_differ, 'leagues')
 hooks.register('config_stored', leagues_stored, 'leagues')
+hooks.register('board_dropped', leagues_dropped, 'leagues')
 
 leagues.setting_of = setting_of
 leagues.cohort_key = cohort_key
