@@ -3,7 +3,11 @@
  * maxima (cohorts of LEAGUE_SIZE.max, LEAGUE_TIERS.max tiers, every member promoted), two full cohorts
  * of the lowest tier, then the reads, a placing write, and the lazy rollover a moves read runs.
  */
-import { LEAGUE_MOVES_CALLS, LEAGUE_SIZE } from '../../src/ranking/options/leagues/leagues.limits';
+import {
+  LEAGUE_MOVES_CALLS,
+  LEAGUE_ROLL_BUDGET_MEMBERS,
+  LEAGUE_SIZE,
+} from '../../src/ranking/options/leagues/leagues.limits';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
 const BOARD = '/boards/wc-leagues';
@@ -43,8 +47,7 @@ export const LEAGUE_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/leagues/moves',
     worst: `the first read after the period ended, no scheduler run: it rolls as far as a page of ${LEAGUE_SIZE.max} moves needs (each member of two full cohorts moves up)`,
-    manyCalls: `at most ${LEAGUE_MOVES_CALLS} rollover steps, each about ${LEAGUE_SIZE.max} members`,
-    open: `issue #48: a step rolls a whole cohort, and one of ${LEAGUE_SIZE.max} members (all moving) is about 8 ms of Redis CPU (79-94 ms wall at load 20-25): over the per-call bound until a step rolls a cohort in parts`,
+    manyCalls: `at most ${LEAGUE_MOVES_CALLS} rollover steps, each at most ${LEAGUE_ROLL_BUDGET_MEMBERS} members (a cohort of ${LEAGUE_SIZE.max} in parts)`,
     prepare: async (context) => {
       await context.advanceSec(WEEK_SEC);
     },

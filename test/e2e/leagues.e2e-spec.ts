@@ -2,7 +2,7 @@ import { boardPut, useSingleNodeApp } from '../support/e2e';
 
 /** The league routes over HTTP: a placement, the standing and cohort reads, the moves of a closed week, the refusals. */
 describe('leagues over HTTP', () => {
-  const { http, clock } = useSingleNodeApp();
+  const { http, clock, redis, describeApp } = useSingleNodeApp();
   const put = boardPut(http, [{ name: 'week', calendar: 'week' }]);
   const leagues = { window: 'week', size: 2, tiers: ['bronze', 'silver'], promote: 1, relegate: 1 };
 
@@ -55,5 +55,43 @@ describe('leagues over HTTP', () => {
     await put('plain', {}).expect(201);
     expect((await http().get('/boards/plain/leagues/moves').expect(404)).body.code).toBe('LEAGUE_NOT_FOUND');
     expect((await http().get('/boards/lg/leagues/platinum/1').expect(404)).body.code).toBe('LEAGUE_NOT_FOUND');
+  });
+
+  describe('under a client quota of 5 new items', () => {
+    const quoted = describeApp({ QUOTA_NEW_ITEMS: '5' });
+    /** Items the leagues hold state of (placements, tiers, cohort entries), distinct. */
+    const leagueItems = async () => {
+      const held = new Set<string>();
+      const client = redis().client;
+      for (const key of await redis().dataKeys('board:lq}:lg:*')) {
+        if (key.endsWith(':lg:at') || key.endsWith(':lg:tier'))
+          for (const item of await client.hkeys(key)) held.add(item);
+        if (/:c:\d+:\d+$/.test(key)) for (const item of await client.zrange(key, 0, -1)) held.add(item);
+      }
+      return held;
+    };
+
+    it("holds league state only of items the client's items quota charged", async () => {
+      clock.setMs(Date.parse('2026-12-02T12:00:00Z'));
+      await put('lq', { leagues }).expect(201);
+      const batch = Array.from({ length: 8 }, (_, i) => ({ item: `q${i}`, amount: i + 1 }));
+      expect((await quoted.http().post('/boards/lq/increments').send({ items: batch }).expect(429)).body.code).toBe(
+        'QUOTA_EXCEEDED',
+      );
+      expect(await leagueItems()).toEqual(new Set());
+      for (let i = 0; i < 5; i++)
+        await quoted
+          .http()
+          .post(`/boards/lq/items/q${i}/increment`)
+          .send({ amount: i + 1 })
+          .expect(200);
+      await quoted.http().post('/boards/lq/items/q5/increment').send({ amount: 9 }).expect(429);
+      // Events of items it holds are not new: they move league scores, not the league state's size.
+      await quoted.http().post('/boards/lq/items/q0/increment').send({ amount: 7 }).expect(200);
+      expect(await leagueItems()).toEqual(new Set(['q0', 'q1', 'q2', 'q3', 'q4']));
+      clock.advanceMs(7 * 86_400_000);
+      await http().get('/boards/lq/leagues/moves').expect(200);
+      expect([...(await leagueItems())].every((item) => ['q0', 'q1', 'q2', 'q3', 'q4'].includes(item))).toBe(true);
+    });
   });
 });

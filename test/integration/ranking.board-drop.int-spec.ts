@@ -3,6 +3,7 @@ import { validateConfig } from '../../src/common/config';
 import { BOARD_DROP_KEYS_PER_CALL } from '../../src/ranking/core/ranking.limits';
 import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
 import { RANKING } from '../../src/ranking/ranking.functions';
+import { LeaguesStore } from '../../src/ranking/leagues/leagues.store';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
@@ -106,5 +107,26 @@ describe.each(TOPOLOGIES)('deleting a board drops its keys in bounded calls (rea
     expect(await redis.client.zrange(`${redis.prefix}boards:dropping`, 0, -1)).toEqual([]);
     expect((await graph.ranking.putBoard({ name: 'big', windows: WINDOWS })).created).toBe(true);
     expect((await graph.ranking.top('big', 'w1', 0, 10)).items).toEqual([]);
+  });
+
+  it("a leagues board's keys go too: cohorts of open periods, kept moves, the item maps", async () => {
+    const DAY_MS = 86_400_000;
+    const leagues = { window: 'day', size: 3, tiers: ['t1', 't2', 't3'], promote: 1, relegate: 1 };
+    await graph.ranking.putBoard({ name: 'bigleague', windows: [{ name: 'day', calendar: 'day' }], leagues });
+    // Three days of 40 items: the first rolled (its moves kept), the second half rolled, the third open.
+    for (let day = 0; day < 3; day++) {
+      for (let i = 0; i < 40; i++) await graph.ranking.increment('bigleague', `p${i}`, ((i * 7 + day) % 11) + 1);
+      if (day < 2) {
+        clock.advanceMs(DAY_MS);
+        const board = await graph.cache.get('bigleague');
+        const at = { board, nowMs: clock.nowMs(), currentSec: (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000 };
+        await graph.module.get(LeaguesStore).roll(at, day === 0 ? 1000 : 10);
+      }
+    }
+    const leagueKeys = () => redis.dataKeys('board:bigleague*');
+    expect((await leagueKeys()).filter((key) => key.includes(':lg:')).length).toBeGreaterThan(20);
+    await graph.ranking.deleteBoard('bigleague');
+    await graph.boards.drops.settled();
+    expect(await leagueKeys()).toEqual([]);
   });
 });

@@ -10,9 +10,10 @@ import { RedisFunctions } from '../../src/redis/redis-functions';
 import { LeaguesModel } from '../support/leagues-model';
 
 /**
- * The rollover of a period under two instances: two scheduler passes racing, and a rollover stopped
- * after some steps (an instance gone between calls) then finished by racing steps of both: every
- * cohort is rolled exactly once, as the brute-force model rolls it.
+ * The rollover of a period under two instances: two scheduler passes racing, a rollover stopped after
+ * some steps (an instance gone between calls) then finished by racing steps of both, and a big cohort
+ * rolled in parts abandoned midway: every member is rolled exactly once, as the brute-force model rolls
+ * it.
  */
 const DAY_MS = 86_400_000;
 const TIERS = ['bronze', 'silver', 'gold'];
@@ -42,12 +43,12 @@ describe.each(TOPOLOGIES)('leagues rollover with two instances (%s)', (topology)
   });
 
   /** A board whose day holds a score for every item (two rounds, so tiers differ), the day over. */
-  async function playedBoard(): Promise<{ name: string; model: LeaguesModel }> {
+  async function playedBoard(rule = RULE): Promise<{ name: string; model: LeaguesModel }> {
     const name = `roll${board++}`;
     clock.advanceMs(10 * DAY_MS);
-    const leagues = { window: 'day', tiers: TIERS, ...RULE };
+    const leagues = { window: 'day', tiers: TIERS, ...rule };
     await graphs[0].ranking.putBoard({ name, windows: [{ name: 'day', calendar: 'day' }], leagues });
-    const model = new LeaguesModel({ ...RULE, tiers: TIERS.length });
+    const model = new LeaguesModel({ ...rule, tiers: TIERS.length });
     for (let round = 0; round < 2; round++) {
       const start = (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000;
       for (const [i, item] of ITEMS.entries()) {
@@ -108,6 +109,40 @@ describe.each(TOPOLOGIES)('leagues rollover with two instances (%s)', (topology)
       race(stores[1]),
       graphs[1].module.get(LeaguesService).rollDue(prepared, clock.nowMs()),
     ]);
+    await expectRolled(name, model);
+  });
+
+  it('a cohort rolled in parts and abandoned midway is finished by both instances, each member once', async () => {
+    // Cohorts of 25 (ties among them): the day holds bronze cohorts of 25 and 17 and a silver one of 18.
+    // A step of 50 stops 6 members into the silver one, whose later parts must rank their members by
+    // the places the first part saw.
+    const { name, model } = await playedBoard({ size: 25, promote: 6, relegate: 5 });
+    const prepared = await graphs[0].cache.get(name);
+    const at = { board: prepared, nowMs: clock.nowMs(), currentSec: (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000 };
+    const stores = graphs.map((graph) => graph.module.get(LeaguesStore));
+    // The day before goes first (its moves read rolls it): the steps below are the closed day's.
+    await graphs[0].module
+      .get(LeaguesService)
+      .moves(name, (at.currentSec - 2 * 86_400) * 1000, { offset: 0, limit: 100 });
+    expect(await stores[0].roll(at, 50)).toBe(false);
+    const base = `${prepared.shards[0].keys.tag}:lg:${at.currentSec - 86_400}:`;
+    const redisClient = connections[0].client;
+    expect(await redisClient.hgetall(`${base}roll`)).toMatchObject({ tier: '2', cohort: '1', offset: '6' });
+    // Items of the half-rolled cohort write in the new day: one promoted already, one staying and two
+    // relegated not rolled yet (rolled alone, ahead of the parts, which must not roll them again).
+    const places = await redisClient.zrange(`${base}c:2:1`, 0, -1, 'REV');
+    expect(places).toHaveLength(18);
+    const start = at.currentSec;
+    const leagues = graphs[0].module.get(LeaguesService);
+    for (const item of [places[3], places[8], places[15], places[17]]) {
+      await graphs[1].ranking.increment(name, item, 1);
+      model.add(start, item, 1);
+      expect((await leagues.item(name, item)).tier).toBe(TIERS[model.standing(start, item)!.tier - 1]);
+    }
+    const race = async (store: LeaguesStore) => {
+      while (!(await store.roll(at, 4)));
+    };
+    await Promise.all([race(stores[0]), race(stores[1])]);
     await expectRolled(name, model);
   });
 

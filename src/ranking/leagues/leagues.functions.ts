@@ -11,7 +11,7 @@ const COHORT_REPLY = ['rows', 'members'] as const;
 const ROLL_ARGS = ['current', 'budget'] as const;
 const ROLL_REPLY = ['done'] as const;
 const MOVES_ARGS = ['period', 'current', 'offset', 'limit', 'budget'] as const;
-const MOVES_REPLY = ['done', 'listed', 'rows'] as const;
+const MOVES_REPLY = ['done', 'rolled', 'listed', 'rows'] as const;
 
 /** A league call: the board's config version and the league window's current period start (unix s). */
 export interface LeagueCall extends BoardCall {
@@ -123,7 +123,7 @@ export const LEAGUES_FUNCTIONS = {
         const [fromTier, toTier, cohort, rank] = [1, 2, 3, 4].map((k) => rows.int(i + k));
         moves.push({ item: rows.string(i), fromTier, toTier, cohort, rank });
       }
-      return { done: reply.flag('done'), listed: reply.int('listed'), moves };
+      return { done: reply.flag('done'), rolled: reply.flag('rolled'), listed: reply.int('listed'), moves };
     },
   }),
 };

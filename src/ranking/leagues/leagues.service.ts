@@ -76,7 +76,8 @@ export class LeaguesService {
 
   /**
    * The moves of the period holding `atMs` (default: the latest closed one) from `offset`, rolling that
-   * period as far as the page needs when no scheduler has yet (bounded steps, LEAGUE_MOVES_CALLS).
+   * period as far as the page needs when no scheduler has yet (bounded steps, then a call reading the
+   * page; LEAGUE_MOVES_CALLS in all: the calls run out, the page is short and has a nextCursor).
    */
   async moves(name: string, atMs: number | undefined, page: { offset: number; limit: number }): Promise<MovesPage> {
     return this.cache.withBoard(name, async (board) => {
@@ -87,7 +88,7 @@ export class LeaguesService {
       const span = { from: period.startMs / 1000, to: period.endMs / 1000 };
       if (period.endMs > nowMs) throw new InvalidInputError(M.notClosed(name, span.from));
       let answer = await this.store.moves(at, { periodSec: span.from, ...page });
-      for (let call = 1; call < LEAGUE_MOVES_CALLS && !answer.done && answer.moves.length < page.limit; call++)
+      for (let call = 1; call < LEAGUE_MOVES_CALLS && answer.rolled; call++)
         answer = await this.store.moves(at, { periodSec: span.from, ...page });
       const more = !answer.done || answer.listed > page.offset + page.limit;
       const tierName = (tier: number) => setting.tiers[tier - 1];

@@ -17,6 +17,9 @@
 --   tiebreak(top_key, item)             the board's tiebreak order ("asc" | "desc") and the item's
 --                                       tiebreak held in the window (nil: none), or nil: no tiebreak
 --   window_dropped(base)                the window "<tag>:<window>:" and its keys go (drop_window)
+--   board_dropped(cfg_key, drop_key, budget)  a deleted board's drop step (board_drop_step), its windows
+--                                       gone: unlinks the option's own keys of the shard, at most about
+--                                       `budget`; answers the budget left and whether none is left
 --   window_settled(slots_key, top_key, now_sec, interval_sec, budget)  a rolling window's expiry
 --                                       found no expired slot left: the option's own bounded upkeep;
 --                                       answers the budget left and when it is next due (unix s; nil:
@@ -64,6 +67,7 @@
 hooks.results_changed = {}
 hooks.tiebreak = {}
 hooks.window_dropped = {}
+hooks.board_dropped = {}
 hooks.window_settled = {}
 hooks.slot_expired = {}
 hooks.rank = {}

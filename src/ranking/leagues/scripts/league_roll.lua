@@ -1,7 +1,7 @@
 -- requires: call_state, leagues, reader, window
 -- league_roll: one bounded step of the rollover of the board's oldest closed period with placements
--- not rolled (leagues_lib's roll_step: cohorts from the cursor till about `budget` members, the cursor
--- and each cohort's step marker stored in the same call). Safe to repeat, race and resume.
+-- not rolled (leagues_lib's roll_step: at most `budget` members from the cursor on, a cohort in parts,
+-- the cursor and each member's move stored in the same call). Safe to repeat, race and resume.
 -- Keys: cfg (the board's config hash)
 -- Args (reader.read_call, CALLS.league_roll): the header (config version, now, no windows), then
 --   current (the league window's current period start, unix s: periods before it are closed),

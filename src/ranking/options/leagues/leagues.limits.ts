@@ -10,9 +10,9 @@ export const LEAGUE_COHORTS: Bounds = { min: 1, max: 1_000_000 };
 export const LEAGUE_TIERS: Bounds = { min: 1, max: 20 };
 
 /**
- * Members one rollover step rolls, about (whole cohorts: a step may go past it by one cohort, at most
- * LEAGUE_SIZE.max). A rollover costs about 8 µs of Redis CPU a member (bench/league-rollover.ts, at load
- * 24): about 2.5 ms a step; a cohort of LEAGUE_SIZE.max is still one step of about 8 ms (the open row).
+ * Members one rollover step rolls at most (a cohort rolled in parts when it holds more; each part a
+ * member more, for its few fixed commands). A rollover costs about 8 µs of Redis CPU a member
+ * (bench/league-rollover.ts, at load 24): about 2.5 ms a step, cohorts of LEAGUE_SIZE.max included.
  */
 export const LEAGUE_ROLL_BUDGET_MEMBERS = 300;
 

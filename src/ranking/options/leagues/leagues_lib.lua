@@ -4,11 +4,13 @@
 -- calendar window of the board, an item's first event places it in the last cohort of its tier (the
 -- first with room: cohorts of a period only fill, in order), in the same call as the write
 -- (results_changed). Its league score is its amount in the period's slot (sum boards), mirrored into
--- its cohort by every change that is not expiry. When the period has ended, roll_cohort moves each
--- cohort's best `promote` members a tier up and its worst `relegate` a tier down, once: a cohort
--- rolled is marked in the same call (the step marker), so steps may repeat, race or resume after a
--- crash. roll_step walks the cohorts from a cursor within a budget; a placement in a later period
--- rolls the item's previous cohort first, so its tier is always the one its rollover gives.
+-- its cohort by every change that is not expiry. When the period has ended, the rollover moves each
+-- cohort's best `promote` members a tier up and its worst `relegate` a tier down, once: roll_step walks
+-- the cohorts in parts of at most a budget of members from a cursor stored in the same call, and a
+-- member moves only while its placement (`at`) still names the cohort, which its move clears in the
+-- same call; so steps may repeat, race or resume after a crash. A placement in a later period rolls
+-- the item alone out of its previous cohort first (roll_member), so its tier is always the one its
+-- rollover gives.
 -- Unsharded boards only (leagues.option.ts refuses a sharded one): every key is under the board's tag.
 -- KEYS: 0
 -- Keys: <tag>:lg:tier          hash  item -> tier (1-based; absent: the lowest)
@@ -17,8 +19,7 @@
 --       <tag>:lg:kept          zset  rolled periods whose moves are kept (the newest LEAGUE_PERIODS_KEPT)
 --       <tag>:lg:<p>:fill      hash  tier -> items placed in it this period
 --       <tag>:lg:<p>:c:<t>:<c> zset  item -> league score: one cohort (gone once rolled)
---       <tag>:lg:<p>:rolled    set   "<t>:<c>" of the cohorts rolled (the step markers)
---       <tag>:lg:<p>:roll      hash  tier, cohort: the rollover's cursor; done: 1 once every cohort rolled
+--       <tag>:lg:<p>:roll      hash  tier, cohort, offset: the rollover's cursor; done: 1 once all rolled
 --       <tag>:lg:<p>:moves     list  item<US>fromTier<US>toTier<US>cohort<US>rank, in the order rolled
 -- Config hash field: leagues (the setting's JSON; absent: off).
 
@@ -60,78 +61,99 @@ local function parse_at(at)
   return tonumber(p), tonumber(t), tonumber(c)
 end
 
--- Ranks of `rows` (ZREVRANGE WITHSCORES: item, score, ...), best first: competition ranks (ties share).
-local function ranks_of(rows)
-  local ranks, rank, previous = {}, 0, nil
-  for i = 1, #rows, 2 do
-    local score = tonumber(rows[i + 1])
-    if score ~= previous then rank, previous = (i + 1) / 2, score end
-    ranks[#ranks + 1] = rank
+-- A cohort's lowest score still promoted (its `promote`th highest) and highest still relegated (its
+-- `relegate`th lowest): a member is promoted when it scores at least the first (its rank is within
+-- `promote`), else relegated when it scores at most the second (1 + the members below it is within
+-- `relegate`). Fewer members than `promote`: all of them are. Two O(log n) reads, so a cohort rolled
+-- in parts moves each member as the whole cohort's ranks say.
+local function cohort_bounds(s, key)
+  local bounds = { promote = math.huge, relegate = -math.huge }
+  if s.promote > 0 then
+    bounds.promote = tonumber(redis.call('ZRANGE', key, s.promote - 1, s.promote - 1, 'REV', 'WITHSCORES')[2]) or -math.huge
   end
-  return ranks
+  if s.relegate > 0 then
+    bounds.relegate = tonumber(redis.call('ZRANGE', key, s.relegate - 1, s.relegate - 1, 'WITHSCORES')[2]) or math.huge
+  end
+  return bounds
 end
 
--- A member's tier after the rollover: promoted when its rank is within `promote`, else relegated when
--- its place from the bottom (1 + members strictly below) is within `relegate`.
-local function moved_tier(s, tier, rank, from_bottom)
-  if rank <= s.promote and tier < s.tier_count then return tier + 1 end
-  if from_bottom <= s.relegate and tier > 1 then return tier - 1 end
+-- A member's tier after the rollover (see cohort_bounds).
+local function moved_tier(s, tier, score, bounds)
+  if score >= bounds.promote and tier < s.tier_count then return tier + 1 end
+  if score <= bounds.relegate and tier > 1 then return tier - 1 end
   return tier
 end
 
--- Members' places from the bottom (1 + members strictly below), for `rows` best first.
-local function bottom_places(rows)
-  local places, count, previous, place = {}, #rows / 2, nil, 0
-  for i = #rows - 1, 1, -2 do
-    local score = tonumber(rows[i + 1])
-    if score ~= previous then place, previous = count - (i - 1) / 2, score end
-    places[(i + 1) / 2] = place
-  end
-  return places
-end
-
 -- Sends each of `commands` (name, key, then its arguments) that holds arguments: one call each, so a
--- cohort of LEAGUE_SIZE.max costs a few commands, not a few per member.
+-- part of a cohort costs a few commands, not a few per member.
 local function send_all(commands)
   for _, command in ipairs(commands) do
     if #command > 2 then redis.call(unpack(command)) end
   end
 end
 
--- Rolls one cohort of a closed period, once: its members' tiers move, the moves are listed, the cohort
--- goes. Answers its members (0: rolled before).
-local function roll_cohort(s, period, tier, cohort)
-  local base = s.base .. period .. ':'
-  if redis.call('SADD', base .. 'rolled', tier .. ':' .. cohort) == 0 then return 0 end
-  local key = cohort_key(s, period, tier, cohort)
-  local rows = redis.call('ZRANGE', key, 0, -1, 'REV', 'WITHSCORES')
-  if #rows == 0 then return 0 end
-  local ranks, bottoms = ranks_of(rows), bottom_places(rows)
+-- Moves the tiers of `members` ({ item, score, rank } each) of one cohort of a closed period and lists
+-- their moves. A member whose placement (`at`) is no longer this cohort was rolled already (alone, by
+-- its next placement, or by an earlier part) and is skipped: each member moves exactly once.
+local function roll_members(s, period, tier, cohort, members, bounds)
   local items = {}
-  for i = 1, #rows, 2 do items[#items + 1] = rows[i] end
+  for n, member in ipairs(members) do items[n] = member.item end
   local ats = redis.call('HMGET', s.base .. 'at', unpack(items))
   local here = period .. ':' .. tier .. ':' .. cohort
-  local placed, up, lowest, moves = { 'HDEL', s.base .. 'at' }, { 'HSET', s.base .. 'tier' }, { 'HDEL', s.base .. 'tier' }, { 'RPUSH', base .. 'moves' }
-  for n, item in ipairs(items) do
-    local to = moved_tier(s, tier, ranks[n], bottoms[n])
-    if ats[n] == here then placed[#placed + 1] = item end
-    if to > 1 then
-      up[#up + 1], up[#up + 2] = item, to
-    else
-      lowest[#lowest + 1] = item
+  local placed, up, lowest = { 'HDEL', s.base .. 'at' }, { 'HSET', s.base .. 'tier' }, { 'HDEL', s.base .. 'tier' }
+  local moves = { 'RPUSH', s.base .. period .. ':moves' }
+  for n, member in ipairs(members) do
+    if ats[n] == here then
+      local to = moved_tier(s, tier, tonumber(member.score), bounds)
+      placed[#placed + 1] = member.item
+      if to > 1 then
+        up[#up + 1], up[#up + 2] = member.item, to
+      else
+        lowest[#lowest + 1] = member.item
+      end
+      if to ~= tier then moves[#moves + 1] = table.concat({ member.item, tier, to, cohort, member.rank }, SEP) end
     end
-    if to ~= tier then moves[#moves + 1] = table.concat({ item, tier, to, cohort, ranks[n] }, SEP) end
   end
   send_all({ placed, up, lowest, moves })
-  redis.call('UNLINK', key)
-  return #items
+end
+
+-- Rolls the members at places offset.. of one cohort of a closed period (at most `count`, best first):
+-- O(log n + count), a few commands. Ranks are competition ranks (equal scores share one). Answers the
+-- members read; fewer than `count`: the cohort is done and goes. The cohort does not change once its
+-- period closed (league_changed), so the places hold across parts.
+local function roll_part(s, period, tier, cohort, offset, count)
+  local key = cohort_key(s, period, tier, cohort)
+  local rows = redis.call('ZRANGE', key, offset, offset + count - 1, 'REV', 'WITHSCORES')
+  local members, rank, previous = {}, 0, nil
+  for i = 1, #rows, 2 do
+    if i == 1 then
+      rank = 1 + redis.call('ZCOUNT', key, '(' .. rows[2], '+inf')
+    elseif rows[i + 1] ~= previous then
+      rank = offset + (i + 1) / 2
+    end
+    previous = rows[i + 1]
+    members[#members + 1] = { item = rows[i], score = rows[i + 1], rank = rank }
+  end
+  if #members > 0 then roll_members(s, period, tier, cohort, members, cohort_bounds(s, key)) end
+  if #members < count then redis.call('UNLINK', key) end
+  return #members
+end
+
+-- Rolls one member of a cohort of a closed period ahead of the cohort's parts: its next placement
+-- needs its tier now. O(log n).
+local function roll_member(s, period, tier, cohort, item)
+  local key = cohort_key(s, period, tier, cohort)
+  local score = redis.call('ZSCORE', key, item)
+  if not score then return end
+  local rank = 1 + redis.call('ZCOUNT', key, '(' .. score, '+inf')
+  roll_members(s, period, tier, cohort, { { item = item, score = score, rank = rank } }, cohort_bounds(s, key))
 end
 
 -- Places `item` (its first event of `period`, with `amount` so far) in the last cohort of its tier,
--- after rolling its previous cohort when no rollover step has yet.
+-- after rolling it out of its previous cohort when no rollover step has yet.
 local function place(s, item, period, at, amount)
   local p0, t0, c0 = parse_at(at)
-  if p0 and p0 < period then roll_cohort(s, p0, t0, c0) end
+  if p0 and p0 < period then roll_member(s, p0, t0, c0, item) end
   local tier = math.min(tonumber(redis.call('HGET', s.base .. 'tier', item)) or 1, s.tier_count)
   local placed = redis.call('HINCRBY', s.base .. period .. ':fill', tier, 1)
   local cohort = math.floor((placed - 1) / s.size) + 1
@@ -153,7 +175,10 @@ local function league_changed(top_key, item)
   local at = redis.call('HGET', s.base .. 'at', item)
   local p, t, c = parse_at(at)
   if p == period then
-    -- XX: a retraction after a rollover step took the cohort must not make it again.
+    -- A period whose rollover began (an instance whose clock is past its end) keeps its cohorts as they
+    -- are: the parts still to roll rank members by the places the first part saw. XX: a rolled cohort
+    -- stays gone.
+    if redis.call('EXISTS', s.base .. p .. ':roll') == 1 then return end
     redis.call('ZADD', cohort_key(s, p, t, c), 'XX', amount or 0, item)
   elseif amount then
     place(s, item, period, at, amount)
@@ -170,7 +195,7 @@ end
 local function roll_done(s, period)
   local base = s.base .. period .. ':'
   redis.call('HSET', base .. 'roll', 'done', 1)
-  redis.call('UNLINK', base .. 'fill', base .. 'rolled')
+  redis.call('UNLINK', base .. 'fill')
   redis.call('ZREM', s.base .. 'open', period)
   redis.call('ZADD', s.base .. 'kept', period, period)
   local old = redis.call('ZRANGE', s.base .. 'kept', 0, -PERIODS_KEPT - 1)
@@ -178,14 +203,17 @@ local function roll_done(s, period)
   if #old > 0 then redis.call('ZREM', s.base .. 'kept', unpack(old)) end
 end
 
--- One bounded step of a closed period's rollover: rolls cohorts from the cursor till about `budget`
--- members, and stores the cursor in the same call. Answers whether the rollover is done.
+-- One bounded step of a closed period's rollover: rolls at most `budget` members (a cohort's parts
+-- from the cursor on, each part a member more for its fixed commands) and stores the cursor (tier,
+-- cohort, offset: the next member's place) in the same call, so a step may repeat, race or resume after
+-- a crash. Answers whether the rollover is done.
 local function roll_step(s, period, budget)
   local record = s.base .. period .. ':roll'
-  local cursor = redis.call('HMGET', record, 'done', 'tier', 'cohort')
+  local cursor = redis.call('HMGET', record, 'done', 'tier', 'cohort', 'offset')
   if cursor[1] then return true end
   if not redis.call('ZSCORE', s.base .. 'open', period) then return true end
-  local tier, cohort = tonumber(cursor[2]) or 1, tonumber(cursor[3]) or 1
+  if budget <= 0 then return false end
+  local tier, cohort, offset = tonumber(cursor[2]) or 1, tonumber(cursor[3]) or 1, tonumber(cursor[4]) or 0
   local count = cohort_count(s, period, tier)
   while budget > 0 do
     if cohort > count then
@@ -193,15 +221,59 @@ local function roll_step(s, period, budget)
         roll_done(s, period)
         return true
       end
-      tier, cohort = tier + 1, 1
+      tier, cohort, offset = tier + 1, 1, 0
       count = cohort_count(s, period, tier)
     else
-      budget = budget - math.max(1, roll_cohort(s, period, tier, cohort))
-      cohort = cohort + 1
+      local read = roll_part(s, period, tier, cohort, offset, budget)
+      if read < budget then cohort, offset = cohort + 1, 0 else offset = offset + read end
+      budget = budget - read - 1
     end
   end
-  redis.call('HSET', record, 'tier', tier, 'cohort', cohort)
+  redis.call('HSET', record, 'tier', tier, 'cohort', cohort, 'offset', offset)
   return false
+end
+
+-- The keys of one period ("<tag>:lg:<p>:") of a board being dropped, at most about `budget`: each
+-- tier's cohorts from the last down, its count in the fill hash lowered in the same call (the progress
+-- is the data, as board_drop_step's). Answers the budget left and whether the period is gone.
+local function drop_period(base, size, budget)
+  local fill = redis.call('HGETALL', base .. 'fill')
+  for i = 1, #fill, 2 do
+    local count = math.ceil(tonumber(fill[i + 1]) / size)
+    local kept = math.max(0, count - math.max(1, budget))
+    local names = {}
+    for cohort = count, kept + 1, -1 do names[#names + 1] = base .. 'c:' .. fill[i] .. ':' .. cohort end
+    if #names > 0 then redis.call('UNLINK', unpack(names)) end
+    budget = budget - #names
+    if kept > 0 then
+      redis.call('HSET', base .. 'fill', fill[i], kept * size)
+      return budget, false
+    end
+    redis.call('HDEL', base .. 'fill', fill[i])
+  end
+  redis.call('UNLINK', base .. 'fill', base .. 'roll', base .. 'moves')
+  return budget - 3, true
+end
+
+-- Hook board_dropped: the leagues' keys of a deleted board (its setting in the renamed config), the
+-- periods with placements not rolled, then those whose moves are kept, then the item maps.
+local function leagues_dropped(cfg_key, drop_key, budget)
+  local json = redis.call('HGET', drop_key, 'leagues')
+  if not json then return budget, true end
+  local size, base = cjson.decode(json).size, keyspace.sibling_key(cfg_key, 'cfg', 'lg:')
+  for _, index in ipairs({ base .. 'open', base .. 'kept' }) do
+    local period = redis.call('ZRANGE', index, 0, 0)[1]
+    while period do
+      if budget <= 0 then return budget, false end
+      local gone
+      budget, gone = drop_period(base .. period .. ':', size, budget)
+      if not gone then return budget, false end
+      redis.call('ZREM', index, period)
+      period = redis.call('ZRANGE', index, 0, 0)[1]
+    end
+  end
+  redis.call('UNLINK', base .. 'tier', base .. 'at', base .. 'open', base .. 'kept')
+  return budget - 4, true
 end
 
 -- Whether the board's leagues are watched: its window's changes must reach league_changed.
@@ -254,9 +326,9 @@ hooks.register('watches', watches, 'leagues')
 hooks.register('config_planned', leagues_planned, 'leagues')
 hooks.register('config_differs', leagues_differ, 'leagues')
 hooks.register('config_stored', leagues_stored, 'leagues')
+hooks.register('board_dropped', leagues_dropped, 'leagues')
 
 leagues.setting_of = setting_of
 leagues.cohort_key = cohort_key
 leagues.parse_at = parse_at
-leagues.ranks_of = ranks_of
 leagues.roll_step = roll_step

@@ -1,0 +1,125 @@
+import { ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
+import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
+import { FakeClock } from '../../harness/clock';
+import { stopChild } from '../../harness/processes';
+import { startTestRedis, TestRedis } from '../../harness/redis';
+import { validateConfig } from '../../src/common/config';
+import { LeaguesService } from '../../src/ranking/leagues/leagues.service';
+import { LeaguesStore } from '../../src/ranking/leagues/leagues.store';
+import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
+import { LeaguesModel } from '../support/leagues-model';
+
+/**
+ * A rollover whose instance is killed (SIGKILL, a process of its own: test/support/league-roller.ts)
+ * inside a cohort, between its promotions (the best members, rolled first) and its relegations, with
+ * a step in flight: the next instance finishes it and every member moved exactly once, as the
+ * brute-force model moves it.
+ */
+const DAY_MS = 86_400_000;
+const TIERS = ['bronze', 'silver', 'gold'];
+const RULE = { size: 40, promote: 5, relegate: 5 };
+const ITEMS = Array.from({ length: 100 }, (_, i) => `p${i}`);
+
+describe('a leagues rollover killed midway (SIGKILL)', () => {
+  const clock = new FakeClock(Date.parse('2025-06-02T00:00:00Z'));
+  let redis: TestRedis;
+  let connection: RedisService;
+  let graph: RankingGraph;
+  let roller: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    redis = await startTestRedis('single');
+    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    connection = new RedisService(RedisSettings.from(config), clock);
+    await connection.waitUntilReady(10_000);
+    graph = await composeRanking(connection, new RedisFunctions(connection), config, clock);
+  });
+  afterAll(async () => {
+    if (roller) await stopChild(roller);
+    await connection.onApplicationShutdown();
+    await redis?.stop();
+  });
+
+  /** The roller's next answer. */
+  const answer = (child: ChildProcess) =>
+    new Promise<unknown>((resolve, reject) => {
+      child.once('message', resolve);
+      child.once('exit', (code) => reject(new Error(`league roller exited (${code})`)));
+    });
+
+  it('is finished by the next instance, each member moved once', async () => {
+    await graph.ranking.putBoard({
+      name: 'crash',
+      windows: [{ name: 'day', calendar: 'day' }],
+      leagues: { window: 'day', tiers: TIERS, ...RULE },
+    });
+    const model = new LeaguesModel({ ...RULE, tiers: TIERS.length });
+    // Two days: the first rolled here, so the second has a silver cohort (15: 5 up, 5 down) beside
+    // the bronze ones (40, 40 and 5).
+    const days = [clock.nowMs() / 1000, clock.nowMs() / 1000 + 86_400];
+    for (const [round, start] of days.entries()) {
+      for (const [i, item] of ITEMS.entries()) {
+        const amount = ((i * 37 + round * 11) % 29) + 1;
+        await graph.ranking.increment('crash', item, amount);
+        model.add(start, item, amount);
+      }
+      clock.advanceMs(DAY_MS);
+    }
+    const start = days[1];
+    const currentSec = clock.nowMs() / 1000;
+    model.enter(currentSec);
+    const board = await graph.cache.get('crash');
+    const at = { board, nowMs: clock.nowMs(), currentSec };
+    await graph.module.get(LeaguesService).moves('crash', days[0] * 1000, { offset: 0, limit: 100 });
+
+    roller = fork(join(__dirname, '../support/cached-ts.mjs'), [join(__dirname, '../support/league-roller.ts')], {
+      execArgv: [],
+      env: {
+        ...process.env,
+        ...redis.env,
+        NOW_MS: String(clock.nowMs()),
+        CURRENT_SEC: String(currentSec),
+        LEAGUE_BOARD: 'crash',
+        LEAGUE_BUDGET: '7',
+        LOG_LEVEL: 'error',
+      },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    expect(await answer(roller)).toBe('ready');
+    // The bronze cohorts (about 85 members, a member more for each of their 3 parts: ties at the
+    // promotion edge of the first day may make silver a member bigger), then 5 of silver: its
+    // promotions are applied, its relegations (its last 5 places) are not.
+    for (const budget of [88, 5]) {
+      roller.send({ budget });
+      expect(await answer(roller)).toEqual({ done: false });
+    }
+    // A third step asked for, and the process killed with it in flight (applied whole or not at all).
+    roller.send({ budget: 5 });
+    await stopChild(roller);
+    const base = `${board.shards[0].keys.tag}:lg:${start}:`;
+    const record = await connection.client.hgetall(`${base}roll`);
+    const silver = await connection.client.zcard(`${base}c:2:1`);
+    expect(record).toMatchObject({ tier: '2', cohort: '1' });
+    expect(Number(record.offset)).toBeGreaterThanOrEqual(RULE.promote);
+    expect(Number(record.offset)).toBeLessThanOrEqual(silver - RULE.relegate);
+
+    while (!(await graph.module.get(LeaguesStore).roll(at, 7)));
+    const moves = [];
+    for (let cursor: string | null = '0'; cursor !== null;) {
+      const page = await graph.module
+        .get(LeaguesService)
+        .moves('crash', undefined, { offset: Number(cursor), limit: 50 });
+      moves.push(...page.moves);
+      cursor = page.nextCursor;
+    }
+    const want = model.moves
+      .get(start)!
+      .map((m) => ({ ...m, fromTier: TIERS[m.fromTier - 1], toTier: TIERS[m.toTier - 1] }));
+    const byItem = (a: { item: string }, b: { item: string }) => (a.item < b.item ? -1 : 1);
+    expect(want.length).toBeGreaterThan(0);
+    expect(moves.sort(byItem)).toEqual(want.sort(byItem));
+  });
+});
