@@ -102,11 +102,14 @@ export async function startService(
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-/** The bare floor server (bench/bare-server.ts) on a free port, once it says it listens. */
-export async function startBareServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+/** The bare floor server (bench/bare-server.ts) on a free port, once it says it listens; `nodeArgs` go to its node. */
+export async function startBareServer(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const child = fork(join(__dirname, 'bare-server.ts'), [], {
-    execArgv: ['-r', 'ts-node/register/transpile-only'],
+    execArgv: [...nodeArgs, '-r', 'ts-node/register/transpile-only'],
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
