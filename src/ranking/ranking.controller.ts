@@ -275,9 +275,7 @@ export class RankingController {
       query.limit ?? DEFAULT_TOP_ITEMS,
       readOptionsOf(query),
     );
-    // Without ?data the page is answered as read (itemData.attach would hand its rows back).
-    if (!query.data) return page;
-    return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
+    return query.data ? { ...page, items: await this.itemData.attach(params.board, page.items, true) } : page;
   }
 
   @Get('boards/:board/items/:item')
