@@ -20,25 +20,14 @@
  * increment calls by the requests they carried (bench/call-sizes.ts).
  */
 import { ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import Redis from 'ioredis';
 import { stopChild } from '../harness/processes';
 import { loadAverage, scriptCallTime } from './call-rounds';
 import { callSizes, callSizesHeader, SlowEntry } from './call-sizes';
+import { BENCH_ADMIN_TOKEN, BOARD, ITEMS, PREFIX, seededService } from './hot-seed';
 import { cannon, fmt, median, RunFigures } from './load';
-import {
-  contextSwitches,
-  cpuSeconds,
-  startBareServer,
-  startRedisServer,
-  startService,
-  waitForHttp,
-} from './process-stats';
+import { contextSwitches, cpuSeconds, startBareServer, startRedisServer } from './process-stats';
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-const PREFIX = 'hot:';
-const BOARD = 'hot';
-const ITEMS = 10_000;
 const ROUNDS = Number(process.env.HOT_ROUNDS ?? 5);
 const SECONDS = Number(process.env.HOT_ROUND_SEC ?? 4);
 /** SLOWLOG keeps every call over 1 ms; the report counts those over 1 ms and over the target's 5 ms. */
@@ -90,56 +79,6 @@ const ROUTES: Route[] = [
     },
   },
 ];
-
-async function seed(serviceUrl: string, redis: Redis, prefix: string): Promise<void> {
-  const put = await fetch(`${serviceUrl}/admin/boards/${BOARD}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ windows: [{ period: '24h', interval: '1h' }] }),
-  });
-  if (put.status !== 201) throw new Error(`creating the board failed: ${put.status}`);
-  for (let first = 0; first < ITEMS; first += 500) {
-    const items = Array.from({ length: 500 }, (_, i) => ({
-      item: `seed-${first + i}`,
-      amount: 1 + ((first + i) % 97),
-    }));
-    const seeded = await fetch(`${serviceUrl}/boards/${BOARD}/increments`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ items }),
-    });
-    if (seeded.status !== 200) throw new Error(`seeding the board failed: ${seeded.status}`);
-  }
-  if (prefix !== PREFIX) return;
-  // The hand-rolled server's keys (bare-server.ts), holding the same items and scores.
-  const hourStartSec = Math.floor(Date.now() / 3_600_000) * 3600;
-  const pipeline = redis.pipeline();
-  for (let i = 0; i < ITEMS; i++) {
-    pipeline.hincrby(`{${PREFIX}minimal}:slot:${hourStartSec}`, `seed-${i}`, 1 + (i % 97));
-    pipeline.zincrby(`{${PREFIX}minimal}:top`, 1 + (i % 97), `seed-${i}`);
-  }
-  await pipeline.exec();
-}
-
-/**
- * A service instance (the build at `dist`, default this checkout's) on a board seeded by another
- * instance, stopped before it starts: growth quotas are per process, so the measured instance's one
- * client (autocannon's address) has its whole budget, as a client that did not just create the
- * 10 000 seeded items; its increments then carry the allowance a client with budget sends.
- */
-async function seededService(env: Record<string, string>, redis: Redis, prefix: string, dist?: string) {
-  const main = dist === undefined ? undefined : join(dist, 'main.js');
-  const seeder = await startService(env, true, main);
-  try {
-    await waitForHttp(`${seeder.url}/health/ready`);
-    await seed(seeder.url, redis, prefix);
-  } finally {
-    await stopChild(seeder.child);
-  }
-  const service = await startService(env, true, main);
-  await waitForHttp(`${service.url}/health/ready`);
-  return service;
-}
 
 /**
  * A run's figures, and per answered request over the run (every server shares the one redis-server,
@@ -255,7 +194,7 @@ async function main(): Promise<void> {
   children.push(redisServer.child);
   const redis = new Redis(redisServer.url);
   try {
-    const env = { REDIS_URL: redisServer.url, ADMIN_TOKEN };
+    const env = { REDIS_URL: redisServer.url, ADMIN_TOKEN: BENCH_ADMIN_TOKEN };
     const service = await seededService({ ...env, ...SERVICE_ENV, KEY_PREFIX: PREFIX }, redis, PREFIX);
     children.push(service.child);
     const bare = await startBareServer({ REDIS_URL: redisServer.url, KEY_PREFIX: PREFIX, BOARD });
@@ -268,7 +207,9 @@ async function main(): Promise<void> {
       floor: bare.child.pid,
     };
     if (BEFORE_DIST) {
-      const before = await seededService({ ...env, KEY_PREFIX: 'hot-before:' }, redis, 'hot-before:', BEFORE_DIST);
+      const before = await seededService({ ...env, KEY_PREFIX: 'hot-before:' }, redis, 'hot-before:', {
+        dist: BEFORE_DIST,
+      });
       children.push(before.child);
       urls['service before'] = before.url;
       pids['service before'] = before.child.pid;

@@ -86,27 +86,31 @@ function runRealtime(pid: number | undefined): void {
 
 /**
  * The service as `npm start` runs it (dist/main.js, or the build at `main`) on a free port of
- * 127.0.0.1, with `env` over this process's environment; its stderr shows in the bench's output unless
+ * 127.0.0.1, with `env` over this process's environment (`nodeArgs` to its node); its stderr shows in the bench's output unless
  * `quiet`. Not waited for: see waitForHttp.
  */
 export async function startService(
   env: Record<string, string>,
   quiet = false,
   main = join(__dirname, '..', 'dist', 'main.js'),
+  nodeArgs: string[] = [],
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [main], {
+  const child = spawn(process.execPath, [...nodeArgs, main], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: quiet ? 'ignore' : ['ignore', 'ignore', 'inherit'],
   });
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-/** The bare floor server (bench/bare-server.ts) on a free port, once it says it listens. */
-export async function startBareServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+/** The bare floor server (bench/bare-server.ts) on a free port, once it says it listens; `nodeArgs` go to its node. */
+export async function startBareServer(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const child = fork(join(__dirname, 'bare-server.ts'), [], {
-    execArgv: ['-r', 'ts-node/register/transpile-only'],
+    execArgv: ['-r', 'ts-node/register/transpile-only', ...nodeArgs],
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

@@ -5,15 +5,16 @@
  * by package (node_modules/<package>, our src/<folder>, node: internals, GC, idle) and by function.
  * `npx ts-node --transpile-only bench/profile.ts` after `npm run build`; PROFILE_SEC (default 8),
  * PROFILE_ROUTES (increment,top,batch: all), PROFILE_INTERVAL_US (1000), PROFILE_LOG_LEVEL (warn; `info`, the service's default, keeps
- * the access line of every request in the profile).
+ * the access line of every request in the profile). PROFILE_SERVER=hand-rolled profiles bench/bare-server.ts's
+ * `/minimal` increment and top-10 instead, for shares side by side with the service's.
  */
 import { readdirSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { freePort, stopChild } from '../harness/processes';
 import { cannon } from './load';
-import { startRedisServer, waitForHttp } from './process-stats';
+import { startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const SECONDS = Number(process.env.PROFILE_SEC ?? 8);
@@ -30,6 +31,14 @@ const ROUTES = {
     }),
   },
 };
+
+/** The hand-rolled server's routes of the same names (bench/bare-server.ts: one script call, one ZREVRANGE). */
+const HAND_ROLLED_ROUTES = {
+  increment: { method: 'POST' as const, path: '/minimal/[<item>]/increment', body: '{}', randomItems: 10_000 },
+  top: { method: 'GET' as const, path: '/minimal/top?limit=10' },
+};
+/** PROFILE_SERVER: `service` (default) or `hand-rolled`. */
+const SERVER = process.env.PROFILE_SERVER ?? 'service';
 
 /** A cpuprofile's samples: node ids, and µs since the previous sample (the first: since startTime). */
 interface Profile {
@@ -99,50 +108,72 @@ function summarize(file: string, fromMs: number, toMs: number): void {
   table('function', byFunction, all, 15);
 }
 
-async function profileRoute(
-  name: string,
-  route: (typeof ROUTES)[keyof typeof ROUTES],
-  redisUrl: string,
-): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), `tb-profile-${name}-`));
+/** A server under `node --cpu-prof`: its process and address. */
+type Profiled = { child: ChildProcess; url: string; spawnedMs: number };
+
+function profileArgs(dir: string): string[] {
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${INTERVAL_MICROS}`];
+}
+
+async function startProfiledService(dir: string, redisUrl: string, prefix: string): Promise<Profiled> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      '--cpu-prof',
-      `--cpu-prof-dir=${dir}`,
-      `--cpu-prof-interval=${INTERVAL_MICROS}`,
-      join(__dirname, '..', 'dist', 'main.js'),
-    ],
-    {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        REDIS_URL: redisUrl,
-        ADMIN_TOKEN,
-        LOG_LEVEL: process.env.PROFILE_LOG_LEVEL ?? 'warn',
-        KEY_PREFIX: `${name}:`,
-      },
-      stdio: 'ignore',
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
   const spawnedMs = Date.now();
-  const measured = { fromMs: 0, toMs: 0 };
+  const child = spawn(process.execPath, [...profileArgs(dir), join(__dirname, '..', 'dist', 'main.js')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      REDIS_URL: redisUrl,
+      ADMIN_TOKEN,
+      LOG_LEVEL: process.env.PROFILE_LOG_LEVEL ?? 'warn',
+      KEY_PREFIX: prefix,
+    },
+    stdio: 'ignore',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/health/live`);
+  await fetch(`${url}/admin/boards/b`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ windows: [{ period: '1h', interval: '1m' }] }),
+  });
+  return { child, url, spawnedMs };
+}
+
+/** The hand-rolled server (bench/bare-server.ts) on the board a service made, under the profiler. */
+async function startProfiledHandRolled(dir: string, redisUrl: string, prefix: string): Promise<Profiled> {
+  const maker = await startService({ REDIS_URL: redisUrl, ADMIN_TOKEN, KEY_PREFIX: prefix }, true);
   try {
-    await waitForHttp(`${url}/health/live`);
-    await fetch(`${url}/admin/boards/b`, {
+    await waitForHttp(`${maker.url}/health/live`);
+    await fetch(`${maker.url}/admin/boards/b`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ windows: [{ period: '1h', interval: '1m' }] }),
     });
-    await cannon(url, ROUTES.increment, child.pid, 2); // items exist before the measured run
+  } finally {
+    await stopChild(maker.child);
+  }
+  const spawnedMs = Date.now();
+  const bare = await startBareServer({ REDIS_URL: redisUrl, KEY_PREFIX: prefix, BOARD: 'b' }, profileArgs(dir));
+  return { ...bare, spawnedMs };
+}
+
+async function profileRoute(name: string, redisUrl: string): Promise<void> {
+  const handRolled = SERVER === 'hand-rolled';
+  const routes = handRolled ? HAND_ROLLED_ROUTES : ROUTES;
+  const route = routes[name as keyof typeof routes];
+  if (!route) throw new Error(`${SERVER} has no route ${name}`);
+  const dir = mkdtempSync(join(tmpdir(), `tb-profile-${name}-`));
+  const start = handRolled ? startProfiledHandRolled : startProfiledService;
+  const { child, url, spawnedMs } = await start(dir, redisUrl, `${SERVER}-${name}:`);
+  const measured = { fromMs: 0, toMs: 0 };
+  try {
+    await cannon(url, routes.increment, child.pid, 2); // items exist before the measured run
     measured.fromMs = Date.now() - spawnedMs;
     const run = await cannon(url, route, child.pid, SECONDS);
     measured.toMs = Date.now() - spawnedMs;
     console.log(
-      `\n### ${name}: ${Math.round(run.reqPerSec)} req/s, p99 ${run.p99} ms, ${Math.round(run.cpuMicrosPerRequest)} µs CPU per request`,
+      `\n### ${SERVER}, ${name}: ${Math.round(run.reqPerSec)} req/s, p99 ${run.p99} ms, ${Math.round(run.cpuMicrosPerRequest)} µs CPU per request`,
     );
   } finally {
     // A graceful stop (SIGTERM): Node writes the profile only when the process exits by itself.
@@ -159,8 +190,8 @@ async function main(): Promise<void> {
   const redis = await startRedisServer();
   try {
     const only = process.env.PROFILE_ROUTES?.split(',');
-    for (const [name, route] of Object.entries(ROUTES))
-      if (!only || only.includes(name)) await profileRoute(name, route, redis.url);
+    const names = SERVER === 'hand-rolled' ? Object.keys(HAND_ROLLED_ROUTES) : Object.keys(ROUTES);
+    for (const name of names) if (!only || only.includes(name)) await profileRoute(name, redis.url);
   } finally {
     await stopChild(redis.child);
   }

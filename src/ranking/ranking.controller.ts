@@ -277,7 +277,7 @@ export class RankingController {
       query.limit ?? DEFAULT_TOP_ITEMS,
       readOptionsOf(query),
     );
-    return { ...page, items: await this.itemData.attach(params.board, page.items, query.data) };
+    return query.data ? { ...page, items: await this.itemData.attach(params.board, page.items, true) } : page;
   }
 
   @Get('boards/:board/items/:item')

@@ -242,14 +242,15 @@ export class RankingService {
       segment ?? null,
       metric ?? null,
     ]);
-    return this.sharedTops.share(question, async () =>
-      this.rowsWithGroups(name, await this.readTop(name, windowName, { offset, limit }, options)),
+    return this.sharedTops.share(question, () =>
+      this.readTop(name, windowName, { offset, limit }, options).then((page) => this.rowsWithGroups(name, page)),
     );
   }
 
-  /** A page's rows each with their item's group (a board with groups: the groups option). */
-  private async rowsWithGroups<T extends { items: Array<{ item: string }> }>(name: string, page: T): Promise<T> {
-    return { ...page, items: await this.filters.attach(name, page.items) };
+  /** A page's rows each with their item's group (a board with groups: the groups option); else the page itself. */
+  private rowsWithGroups<T extends { items: Array<{ item: string }> }>(name: string, page: T): T | Promise<T> {
+    if (!this.filters.mayGroup(name, page.items)) return page;
+    return this.filters.attach(name, page.items).then((items) => ({ ...page, items }));
   }
 
   private readTop(

@@ -90,6 +90,16 @@ export class FiltersService {
     return { ...page, items: page.items.map((row) => ({ ...row, previousRank: null })) };
   }
 
+  /**
+   * False when `rows` surely get no group from attach (none, or a cached board without the groups
+   * option): a hot read then skips attach's board lookup and promises.
+   */
+  mayGroup(name: string, rows: readonly unknown[]): boolean {
+    if (rows.length === 0) return false;
+    const cached = this.cache.cached(name);
+    return cached === undefined || cached.config.groups === true;
+  }
+
   /** `rows` each with its item's group (absent: none) on a groups board; as they are elsewhere. */
   async attach<Row extends { item: string }>(name: string, rows: Row[]): Promise<Array<Row & { group?: string }>> {
     if (rows.length === 0) return rows;
