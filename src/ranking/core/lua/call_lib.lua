@@ -112,22 +112,44 @@ end
 -- count, and by 0-based window its keys (slots index, results) and rule (period s, interval s,
 -- creation unix ms, slot origin unix s: reader's header). One table for every call (its lists are
 -- refilled, so a call builds none): valid until the next bind_windows, never changed by a reader.
-local WINDOWS = { count = 0, slots = {}, tops = {}, period_sec = {}, interval_sec = {}, created_ms = {}, origin_sec = {} }
+-- `texts`: the keys' and rule arguments' texts it was last bound from, WINDOW_TEXTS per window.
+local WINDOWS = { count = 0, slots = {}, tops = {}, period_sec = {}, interval_sec = {}, created_ms = {}, origin_sec = {},
+  texts = {} }
 -- Arguments per window in the common header, and where the first window's start (reader's header).
 local WINDOW_ARGS, FIRST_WINDOW_ARG = 4, 5
+-- Texts bind_windows compares per window: its two keys and its WINDOW_ARGS rule arguments.
+local WINDOW_TEXTS = 2 + WINDOW_ARGS
+
+-- Whether the call's keys and header name the windows WINDOWS holds already: a board's calls send the
+-- same texts call after call, and Lua interns strings (one pointer comparison each).
+local function windows_bound(keys, args, first_key, window_count)
+  if window_count ~= WINDOWS.count then return false end
+  local texts = WINDOWS.texts
+  for w = 0, window_count - 1 do
+    local key_at, arg_at, at = first_key + 2 * w, FIRST_WINDOW_ARG + WINDOW_ARGS * w, WINDOW_TEXTS * w
+    if texts[at + 1] ~= keys[key_at] or texts[at + 2] ~= keys[key_at + 1] or texts[at + 3] ~= args[arg_at]
+        or texts[at + 4] ~= args[arg_at + 1] or texts[at + 5] ~= args[arg_at + 2] or texts[at + 6] ~= args[arg_at + 3] then
+      return false
+    end
+  end
+  return true
+end
 
 -- Binds the call's `window_count` windows: their keys as (slots, top) pairs from keys[first_key],
--- their rules from the header. Each rule's text is parsed once (reader.memo_number): a board sends
--- the same texts call after call.
+-- their rules from the header. Each rule's text is parsed once (reader.memo_number), and windows bound
+-- from the same texts as the last call's are not filled again.
 local function bind_windows(first_key, window_count)
   local keys, args, number = BOUND.keys, BOUND.args, reader.memo_number
+  if windows_bound(keys, args, first_key, window_count) then return WINDOWS end
   local slots, tops, periods, intervals = WINDOWS.slots, WINDOWS.tops, WINDOWS.period_sec, WINDOWS.interval_sec
-  local created, origins = WINDOWS.created_ms, WINDOWS.origin_sec
+  local created, origins, texts = WINDOWS.created_ms, WINDOWS.origin_sec, WINDOWS.texts
   for w = 0, window_count - 1 do
-    local key_at, arg_at = first_key + 2 * w, FIRST_WINDOW_ARG + WINDOW_ARGS * w
+    local key_at, arg_at, at = first_key + 2 * w, FIRST_WINDOW_ARG + WINDOW_ARGS * w, WINDOW_TEXTS * w
     slots[w], tops[w] = keys[key_at], keys[key_at + 1]
     periods[w], intervals[w] = number(args[arg_at]), number(args[arg_at + 1])
     created[w], origins[w] = number(args[arg_at + 2]), number(args[arg_at + 3])
+    texts[at + 1], texts[at + 2], texts[at + 3] = keys[key_at], keys[key_at + 1], args[arg_at]
+    texts[at + 4], texts[at + 5], texts[at + 6] = args[arg_at + 1], args[arg_at + 2], args[arg_at + 3]
   end
   WINDOWS.count = window_count
   return WINDOWS
