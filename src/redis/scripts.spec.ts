@@ -47,6 +47,13 @@ describe('Lua files', () => {
     for (const file of onDisk) expect(used).toContain(join(SRC, file));
   });
 
+  // The named contract (issue #46): a call's keys and args are its handler's (its `keys`, `args`), and
+  // the shared modules take what they need of them as named records (call_lib's CALL, bind_windows'
+  // windows), never as offsets into global KEYS / ARGV. No file names those globals any more.
+  it.each([...new Set(FUNCTION_MODULES)].map((f) => [f]))('%s reads no KEYS or ARGV', (file) => {
+    expect(codeOf(readFileSync(file, 'utf8'))).not.toMatch(/\b(KEYS|ARGV)\b/);
+  });
+
   it.each([...new Set(FUNCTION_MODULES)].map((f) => [f]))('%s never reads the server clock', (file) => {
     expect(readFileSync(file, 'utf8')).not.toMatch(/['"]TIME['"]/);
   });
@@ -134,7 +141,7 @@ describe('function libraries', () => {
       expect(module).toBeDefined();
       const source = readFileSync(module ?? '', 'utf8');
       expect(source).not.toMatch(/^#!/m);
-      // The shared modules read KEYS and ARGV (call_lib): a function that did not bind its own call
+      // The shared modules read the call's state (call_lib): a function that did not bind its own call
       // first would run on the previous call's keys. Without call_lib nothing binds them.
       const bindsCall = fn.library.modules.some((path) => basename(path) === 'call_lib.lua');
       if (fn.contract !== undefined) {
@@ -148,7 +155,7 @@ describe('function libraries', () => {
         );
         return;
       }
-      // No call_lib: nothing binds KEYS or ARGV, so the function's code reads its own keys and args.
+      // No call_lib: nothing binds the call, so the function's code reads its own keys and args.
       expect(source).toMatch(new RegExp(`^local function ${fn.handler}\\(keys, args\\)$`, 'm'));
       expect(codeOf(source)).not.toMatch(/\b(KEYS|ARGV)\b/);
     },

@@ -4,8 +4,8 @@
 -- fast path), a module of the tb_ingest function library after the ranking's shared modules. Handler
 -- modules are blocks of their own (src/redis/function-library.ts), so a helper both call lives here.
 -- KEYS: 0
--- Conventions: the keys as ingest_apply.lua documents them (the window modules read the header's
--- window arguments from ARGV, call_lib); an event is a table of named fields (item, amount, at_ms,
+-- Conventions: the keys as ingest_apply.lua documents them (the window modules take the call's windows
+-- as call_state.bind_windows names them: ingest_begin binds them); an event is a table of named fields (item, amount, at_ms,
 -- segments, actor; an entry of ingest_apply also its id), as the call's JSON list decodes.
 
 -- Message ids "<hi>-<lo>" as two numbers (exact up to 2^53: stream ids' milliseconds and sequences are).
@@ -21,19 +21,19 @@ end
 -- Growth on this shard: new items are admitted in order until the board's cap (see board_write_lib).
 -- Answers admit(item, take): whether the item may be written (true for an item the shard already
 -- holds); with `take` it is counted as admitted.
-local function ingest_admitter(window_count)
-  local cap = board_write.item_cap(KEYS[1])
+local function ingest_admitter(windows)
+  local cap = board_write.item_cap(call_state.CALL.cfg_key)
   local held = nil
   local admitted = {}
   return function(item, take)
     if cap == 0 or admitted[item] then return true end
-    if board_write.new_items(2, window_count, { item }) == 0 then
+    if board_write.new_items(windows, { item }) == 0 then
       admitted[item] = true
       return true
     end
     if held == nil then
       held = 0
-      for w = 0, window_count - 1 do held = math.max(held, redis.call('ZCARD', KEYS[3 + 2 * w])) end
+      for w = 0, windows.count - 1 do held = math.max(held, redis.call('ZCARD', windows.tops[w])) end
     end
     if held + 1 > cap then return false end
     if take then
@@ -47,7 +47,7 @@ end
 -- Segments on this shard: new segments are admitted in order until segments.max (as segment_refusal
 -- counts them: a segment is live while its newest slot has not expired). Answers admit(names, take).
 local function ingest_segment_admitter(max, now_sec)
-  local segs = segmentation.segment_indexes(KEYS[1])
+  local segs = segmentation.segment_indexes(call_state.CALL.cfg_key)
   local live, known = nil, {}
   return function(names, take)
     local fresh = {}
@@ -73,13 +73,13 @@ end
 -- windows, the blocks, segments.max and the item cap, in that
 -- order (as an HTTP increment does), and takes its share of both limits when it passes. Answers nil
 -- (accepted) or the refusal's reason ("RETRACTED <actor|item> <until ms>" for a block).
--- `checks`: { holding_at (second -> windows holding it, or false), admit, admit_segments, now_ms, now_sec, window_count }.
+-- `checks`: { holding_at (second -> windows holding it, or false), admit, admit_segments, now_ms, now_sec, windows }.
 local function ingest_check(checks, event)
   local at_sec = math.floor(event.at_ms / 1000)
   local holding_at = checks.holding_at
-  if holding_at[at_sec] == nil then holding_at[at_sec] = window.window_holds(at_sec, checks.now_sec, checks.window_count) or false end
+  if holding_at[at_sec] == nil then holding_at[at_sec] = window.window_holds(at_sec, checks.now_sec, checks.windows) or false end
   if not holding_at[at_sec] then return 'AT_OUT_OF_SPAN' end
-  local blocked = actor_log.ACTORS.refusal(KEYS[1], select(2, actor_log.ACTORS.split(event.actor)), checks.now_ms, event.item)
+  local blocked = actor_log.ACTORS.refusal(call_state.CALL.cfg_key, select(2, actor_log.ACTORS.split(event.actor)), checks.now_ms, event.item)
   if blocked then return string.sub(blocked, 4) end
   -- Most events name no segment: no list is made for them.
   local names = event.segments ~= '' and segmentation.segment_names(event.segments) or nil
@@ -89,27 +89,27 @@ local function ingest_check(checks, event)
   return nil
 end
 
-local function ingest_checks(now_ms, now_sec, window_count, segments_max)
-  return { holding_at = {}, admit = ingest_admitter(window_count), now_ms = now_ms, now_sec = now_sec,
-    window_count = window_count, admit_segments = ingest_segment_admitter(segments_max, now_sec) }
+local function ingest_checks(now_ms, now_sec, windows, segments_max)
+  return { holding_at = {}, admit = ingest_admitter(windows), now_ms = now_ms, now_sec = now_sec,
+    windows = windows, admit_segments = ingest_segment_admitter(segments_max, now_sec) }
 end
 
 -- What a call does before its events, once its lease is checked (ingest_begin's `call`): the windows
 -- cross their snapshot boundaries and drain what expired (within the header's budget), the due slots
 -- settle. Answers whether a window is still draining, and the events' checks (ingest_checks).
 local function ingest_prepare(call, header, segments_max)
-  local window_count, now_sec = call.window_count, header.now_sec
-  snapshot.cross_all(2, window_count, 5, now_sec)
-  local draining = window.expire_all(2, window_count, 5, now_sec, header.budget)
+  local windows, now_sec = call.windows, header.now_sec
+  snapshot.cross_all(windows, now_sec)
+  local draining = window.expire_all(windows, now_sec, header.budget)
   slot_due.settle_slot_due()
-  return draining, ingest_checks(header.now_ms, now_sec, window_count, segments_max)
+  return draining, ingest_checks(header.now_ms, now_sec, windows, segments_max)
 end
 
 -- One window's part of the accepted events, event by event (add_batch_entry: ties and views told of
 -- each change, in order, the actor's contribution kept as an HTTP increment keeps it). Answers the
 -- earliest due time of a slot it created, or nil.
-local function ingest_add_window(w, accepted, holding_at)
-  local win, slot_at, new_due_ms = board_write.batch_window(w), {}, nil
+local function ingest_add_window(windows, w, accepted, holding_at)
+  local win, slot_at, new_due_ms = board_write.batch_window(windows, w), {}, nil
   for _, event in ipairs(accepted) do
     local at_ms = event.at_ms
     local at_sec = math.floor(at_ms / 1000)
@@ -125,14 +125,16 @@ end
 
 -- Adds the accepted events to the windows holding them, then to their segments; answers the earliest
 -- due time of a slot this created, or nil.
-local function ingest_add(accepted, holding_at, window_count)
+local function ingest_add(accepted, holding_at, windows)
   local new_due_ms = nil
-  for w = 0, window_count - 1 do new_due_ms = segmentation.earliest_due(new_due_ms, ingest_add_window(w, accepted, holding_at)) end
+  for w = 0, windows.count - 1 do
+    new_due_ms = segmentation.earliest_due(new_due_ms, ingest_add_window(windows, w, accepted, holding_at))
+  end
   for _, event in ipairs(accepted) do
     if event.segments ~= '' then
       local at_sec = math.floor(event.at_ms / 1000)
       -- The event's time as the board's views saw it (hot's firstSeen): the segment's views see the same.
-      local due = segmentation.segment_add(2, window_count, segmentation.segment_names(event.segments), event.item, event.amount, at_sec,
+      local due = segmentation.segment_add(windows, segmentation.segment_names(event.segments), event.item, event.amount, at_sec,
         holding_at[at_sec], event.at_ms / 1000, (actor_log.ACTORS.split(event.actor)))
       new_due_ms = segmentation.earliest_due(new_due_ms, due)
     end
@@ -141,7 +143,8 @@ local function ingest_add(accepted, holding_at, window_count)
 end
 
 -- The start every ingest call shares: the config version and the caller's lease `epoch` checked.
--- Answers an error reply, or nil and the call's state { window_count, progress, epoch, last, stored_epoch }.
+-- Answers an error reply, or nil and the call's state { windows (call_state.bind_windows), progress,
+-- epoch, last, stored_epoch }.
 local function ingest_begin(keys, header, epoch)
   local err = window.version_error(keys[1], header.version)
   if err then return redis.error_reply(err) end
@@ -149,8 +152,8 @@ local function ingest_begin(keys, header, epoch)
   local progress = keys[2 * window_count + 2]
   local stored = redis.call('HMGET', progress, 'last', 'epoch')
   if stored[2] and tonumber(stored[2]) > epoch then return redis.error_reply('TB_INGEST_FENCED ' .. stored[2]) end
-  return nil, { window_count = window_count, progress = progress, epoch = epoch, last = stored[1] or '0-0',
-    stored_epoch = tonumber(stored[2]) }
+  return nil, { windows = call_state.bind_windows(2, window_count), progress = progress, epoch = epoch,
+    last = stored[1] or '0-0', stored_epoch = tonumber(stored[2]) }
 end
 
 -- Adds `accepted` and records the progress with it: events applied, the highest id (nil: none new)
@@ -158,16 +161,16 @@ end
 local function ingest_write(cfg_key, call, accepted, events, holding_at, new_last, now_sec)
   local new_due_ms = nil
   for _, event in ipairs(accepted) do
-    if event.segments ~= '' then segmentation.cross_named_segments(2, call.window_count, segmentation.segment_names(event.segments)) end
+    if event.segments ~= '' then segmentation.cross_named_segments(call.windows, segmentation.segment_names(event.segments)) end
   end
   if events > 0 then
     snapshot.bump_version(cfg_key)
-    new_due_ms = ingest_add(accepted, holding_at, call.window_count)
+    new_due_ms = ingest_add(accepted, holding_at, call.windows)
     redis.call('HINCRBY', call.progress, 'applied', events)
   end
   if new_last then redis.call('HSET', call.progress, 'last', new_last) end
   if not call.stored_epoch or call.stored_epoch < call.epoch then redis.call('HSET', call.progress, 'epoch', call.epoch) end
-  return window.due_to_index(2, call.window_count, snapshot.with_snapshot_due(new_due_ms, 2, call.window_count, now_sec))
+  return window.due_to_index(call.windows, snapshot.with_snapshot_due(new_due_ms, call.windows, now_sec))
 end
 
 ingest.id_of = id_of

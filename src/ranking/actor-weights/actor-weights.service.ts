@@ -2,10 +2,10 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { BackgroundRuns } from '../../common/background-runs';
 import { Clock } from '../../common/clock';
 import { InvalidInputError, NotFoundError } from '../../common/errors';
-import { redisFailureInWords } from '../../common/redis-errors';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { BoardCache } from '../boards/board-cache';
 import { PreparedBoard } from '../core/board';
+import { LeftRunning, runnerKey } from '../core/left-running';
 import { ledgerWindowOf } from '../core/ledger-window';
 import { WEIGHED_ACTORS_PER_BOARD } from '../core/ranking.limits';
 import { ActorWeightsStore, ReweightRecord } from './actor-weights.store';
@@ -16,9 +16,6 @@ import { ActorWeightsStore, ReweightRecord } from './actor-weights.store';
  * 6 Redis commands a unit, so a step stays under the 5 ms a call may hold Redis.
  */
 export const REWEIGHT_STEP_UNITS = 32;
-
-/** Most re-weightings an instance resumes as it starts (the rest: at their next GET). */
-const RESUMED_AT_START = 100;
 
 /** What PUT and GET /admin/boards/:board/actors/:actor answer. */
 export interface ActorWeightView {
@@ -39,12 +36,20 @@ export interface ActorWeightView {
 export class ActorWeightsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ActorWeights');
   private readonly runs = new BackgroundRuns();
+  private readonly left: LeftRunning;
 
   constructor(
     private readonly store: ActorWeightsStore,
     private readonly cache: BoardCache,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.left = new LeftRunning(this.runs, store, this.logger, {
+      plural: 're-weightings',
+      one: (board) => `re-weighting of an actor on board "${board}"`,
+      view: (board, actor) => this.get(board, actor),
+      gone: (error) => error instanceof NotFoundError || error instanceof InvalidInputError,
+    });
+  }
 
   /** Sets the actor's weight; a repeat of the weight it has (a retry too) changes nothing. */
   async put(name: string, actor: string, weight: number): Promise<WriteAnswer<ActorWeightView>> {
@@ -84,40 +89,16 @@ export class ActorWeightsService implements OnApplicationBootstrap, OnApplicatio
     await this.runs.settled(runnerKey(name, actor));
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.resumeLeftRunning().catch((error: unknown) => this.resumeWhenBack(error));
+  onApplicationBootstrap(): Promise<void> {
+    return this.left.resumeAtStart();
   }
 
   onApplicationShutdown(): Promise<void> {
     return this.runs.stop();
   }
 
-  private resumeWhenBack(error: unknown): void {
-    this.logger.warn(
-      `re-weightings left running not resumed at start (${redisFailureInWords(error)}): retried once Redis is back`,
-    );
-    this.store.onceConnected(() => {
-      if (!this.runs.stopping) void this.resumeLeftRunning().catch((again: unknown) => this.resumeWhenBack(again));
-    });
-  }
-
-  private async resumeLeftRunning(): Promise<void> {
-    for (const [board, actor] of await this.store.runningOnes(RESUMED_AT_START)) {
-      const view = await this.get(board, actor).catch(async (error: unknown) => {
-        if (error instanceof NotFoundError || error instanceof InvalidInputError)
-          await this.store.finished(board, actor);
-        else this.logger.warn(`re-weighting of an actor on board "${board}" not resumed: ${String(error)}`);
-      });
-      if (view?.state === 'done') await this.store.finished(board, actor);
-    }
-  }
-
   private launch(name: string, actor: string): void {
-    this.runs.start(runnerKey(name, actor), () =>
-      this.run(name, actor).catch((error: unknown) =>
-        this.logger.warn(`re-weighting of an actor on board "${name}" paused (a GET resumes it): ${String(error)}`),
-      ),
-    );
+    this.left.launch(name, actor, () => this.run(name, actor));
   }
 
   /** Steps every shard until each answers done (a board that lost shards meanwhile: the ones left). */
@@ -150,10 +131,6 @@ export class ActorWeightsService implements OnApplicationBootstrap, OnApplicatio
       nowMs: this.clock.nowMs(),
     });
   }
-}
-
-function runnerKey(name: string, actor: string): string {
-  return `${name}\u001f${actor}`;
 }
 
 /** The shards' records as one re-weighting: done once every shard's is (none left: done, at the stored weight). */

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { BackgroundRuns } from '../../common/background-runs';
 import { Clock } from '../../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
-import { redisFailureInWords } from '../../common/redis-errors';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { BoardCache } from '../boards/board-cache';
 import { PreparedBoard } from '../core/board';
+import { LeftRunning, runnerKey } from '../core/left-running';
 import { ALIASES_PER_BOARD } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { AliasMap } from './alias-map';
@@ -19,9 +19,6 @@ import { AliasesStore } from './aliases.store';
  * (both ids on one shard) does half as many, so that call's work stays that of one step.
  */
 export const ALIAS_STEP_UNITS = 32;
-
-/** Most merges an instance resumes as it starts (the rest: at their next GET). */
-const RESUMED_AT_START = 100;
 
 /** What PUT and GET /admin/boards/:board/aliases/:alias answer. */
 export interface AliasView {
@@ -46,13 +43,21 @@ export interface AliasView {
 export class AliasesService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Aliases');
   private readonly runs = new BackgroundRuns();
+  private readonly left: LeftRunning;
 
   constructor(
     private readonly store: AliasesStore,
     private readonly aliases: AliasMap,
     private readonly cache: BoardCache,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.left = new LeftRunning(this.runs, store, this.logger, {
+      plural: 'alias merges',
+      one: (board) => `alias merge on board "${board}"`,
+      view: (board, alias) => this.get(board, alias),
+      gone: (error) => error instanceof NotFoundError,
+    });
+  }
 
   /** Names `alias` a spelling of `item`; a repeat (a retry too) answers the merge's progress. */
   async put(name: string, alias: string, item: string): Promise<WriteAnswer<AliasView>> {
@@ -89,39 +94,16 @@ export class AliasesService implements OnApplicationBootstrap, OnApplicationShut
     await this.runs.settled(runnerKey(name, alias));
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.resumeLeftRunning().catch((error: unknown) => this.resumeWhenBack(error));
+  onApplicationBootstrap(): Promise<void> {
+    return this.left.resumeAtStart();
   }
 
   onApplicationShutdown(): Promise<void> {
     return this.runs.stop();
   }
 
-  private resumeWhenBack(error: unknown): void {
-    this.logger.warn(
-      `alias merges left running not resumed at start (${redisFailureInWords(error)}): retried once Redis is back`,
-    );
-    this.store.onceConnected(() => {
-      if (!this.runs.stopping) void this.resumeLeftRunning().catch((again: unknown) => this.resumeWhenBack(again));
-    });
-  }
-
-  private async resumeLeftRunning(): Promise<void> {
-    for (const [board, alias] of await this.store.runningOnes(RESUMED_AT_START)) {
-      const view = await this.get(board, alias).catch(async (error: unknown) => {
-        if (error instanceof NotFoundError) await this.store.finished(board, alias);
-        else this.logger.warn(`alias merge on board "${board}" not resumed: ${String(error)}`);
-      });
-      if (view?.state === 'done') await this.store.finished(board, alias);
-    }
-  }
-
   private launch(name: string, alias: string): void {
-    this.runs.start(runnerKey(name, alias), () =>
-      this.run(name, alias).catch((error: unknown) =>
-        this.logger.warn(`alias merge on board "${name}" paused (a GET resumes it): ${String(error)}`),
-      ),
-    );
+    this.left.launch(name, alias, () => this.run(name, alias));
   }
 
   /** Takes (and gives) until the alias's shard answers done. */
@@ -156,10 +138,6 @@ export class AliasesService implements OnApplicationBootstrap, OnApplicationShut
     await this.store.step(board, give);
     return taken.seq;
   }
-}
-
-function runnerKey(name: string, alias: string): string {
-  return `${name}\u001f${alias}`;
 }
 
 /** Aliases merge sums: a max / min / last board or one with metrics is refused (400). */

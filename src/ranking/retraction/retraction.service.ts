@@ -1,4 +1,3 @@
-import { redisFailureInWords } from '../../common/redis-errors';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { BackgroundRuns } from '../../common/background-runs';
 import { createHash, randomUUID } from 'node:crypto';
@@ -9,6 +8,7 @@ import type { WriteAnswer } from '../../common/retry-safe';
 import { IdempotencyKeyReusedError } from '../../redis/idempotency';
 import { BoardCache } from '../boards/board-cache';
 import { PreparedBoard } from '../core/board';
+import { LeftRunning, runnerKey } from '../core/left-running';
 import { ledgerWindowOf } from '../core/ledger-window';
 import { HistoryStore } from '../history/history.store';
 import { ArchivesStore } from '../calendar/archives.store';
@@ -24,9 +24,6 @@ import { RetractionKind, RetractionRecord, RetractionStore } from './retraction.
  * step on a shard of 2 000 segments.
  */
 export const RETRACT_STEP_UNITS = 32;
-
-/** Most retractions an instance resumes as it starts (the rest: at their next GET). */
-const RESUMED_AT_START = 100;
 
 /** What a retraction takes out: an actor's events, or an item. */
 export type RetractionTarget = { kind: RetractionKind; id: string };
@@ -60,6 +57,7 @@ interface Run {
 export class RetractionService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Retraction');
   private readonly runs: BackgroundRuns;
+  private readonly left: LeftRunning;
 
   constructor(
     private readonly store: RetractionStore,
@@ -70,6 +68,12 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
     private readonly archives: ArchivesStore,
   ) {
     this.runs = new BackgroundRuns((running) => this.metrics.runningNow(running));
+    this.left = new LeftRunning(this.runs, store, this.logger, {
+      plural: 'retractions',
+      one: (board, id) => `retraction ${id} on board "${board}"`,
+      view: (board, id) => this.get(board, id),
+      gone: (error) => error instanceof NotFoundError,
+    });
   }
 
   /**
@@ -136,29 +140,8 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
    * Resumes the retractions a stopped instance left running. A Redis that is away does not stop the
    * boot (every request then answers 503 until it is back): they are resumed once it is back.
    */
-  async onApplicationBootstrap(): Promise<void> {
-    await this.resumeLeftRunning().catch((error: unknown) => this.resumeWhenBack(error));
-  }
-
-  private resumeWhenBack(error: unknown): void {
-    this.logger.warn(
-      `retractions left running not resumed at start (${redisFailureInWords(error)}): retried at the next reconnection to Redis; each also resumes at its next GET`,
-    );
-    this.store.onceConnected(() => {
-      if (!this.runs.stopping) void this.resumeLeftRunning().catch((again: unknown) => this.resumeWhenBack(again));
-    });
-  }
-
-  /** Resumes the retractions a stopped instance left running (a board gone meanwhile: forgotten). */
-  private async resumeLeftRunning(): Promise<void> {
-    for (const [board, id] of await this.store.runningOnes(RESUMED_AT_START)) {
-      const view = await this.get(board, id).catch(async (error: unknown) => {
-        if (error instanceof NotFoundError) await this.store.finished(board, id);
-        else this.logger.warn(`retraction ${id} on board "${board}" not resumed: ${String(error)}`);
-      });
-      // Done, but its runner stopped before it said so.
-      if (view?.state === 'done') await this.store.finished(board, id);
-    }
+  onApplicationBootstrap(): Promise<void> {
+    return this.left.resumeAtStart();
   }
 
   onApplicationShutdown(): Promise<void> {
@@ -166,11 +149,7 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
   }
 
   private launch(run: Run): void {
-    this.runs.start(runnerKey(run.board, run.id), () =>
-      this.run(run).catch((error: unknown) =>
-        this.logger.warn(`retraction ${run.id} on board "${run.board}" paused (a GET resumes it): ${String(error)}`),
-      ),
-    );
+    this.left.launch(run.board, run.id, () => this.run(run));
   }
 
   /** Steps every shard concerned until each answers done (a board that lost shards meanwhile: the ones left). */
@@ -232,10 +211,6 @@ function keyedId(name: string, idemKey: string): string {
   const hex = createHash('sha256').update(`retraction\u001f${name}\u001f${idemKey}`).digest('hex');
   const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
-function runnerKey(name: string, id: string): string {
-  return `${name}\u001f${id}`;
 }
 
 /** The shards a retraction runs on: every shard for an actor, the item's own for an item. */

@@ -75,7 +75,7 @@ end
 -- The segments' windows, one segment at a time from the record's list (copied from the shard's segdue
 -- by the first step), each drained first where due.
 local function reweight_segments(step, window_count, now_ms, left)
-  return segmentation.walk_pending_segments(step.keys[1], step.record .. ':segs', window_count, now_ms, step.budget, left,
+  return segmentation.walk_pending_segments(step.keys[1], step.record .. ':segs', step.windows, now_ms, step.budget, left,
     function(name, units) return reweight_windows(step, window_count, name, units) end)
 end
 
@@ -107,15 +107,16 @@ local function reweight_step(keys, args)
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
   local window_count, now_ms = #header.windows, header.now_ms
+  local windows = call_state.bind_windows(2, window_count)
   local record = keys[#keys]
   local step, refusal = reweight_begin(cfg_key, record, arg, now_ms)
   if refusal then return redis.error_reply(refusal) end
-  step.keys, step.budget = keys, header.budget
+  step.keys, step.budget, step.windows = keys, header.budget, windows
   if step.gone or redis.call('HGET', record, 'state') == 'done' then
     return reader.answer(CALLS.reweight_step, { done = 1, taken = 0, events = tonumber(redis.call('HGET', record, 'events')) or 0, weight = step.weight })
   end
-  snapshot.cross_all(2, window_count, 5, header.now_sec)
-  window.expire_all(2, window_count, 5, header.now_sec, header.budget)
+  snapshot.cross_all(windows, header.now_sec)
+  window.expire_all(windows, header.now_sec, header.budget)
   local left, board_done, taken, events = reweight_windows(step, window_count, nil, tonumber(arg.most))
   if events > 0 then redis.call('HINCRBY', record, 'events', events) end
   local segments_done, segment_taken = false, 0

@@ -126,14 +126,14 @@ end
 -- One entry given to the canonical item when its slot is still live: an amount as an event of the
 -- slot adds it (a segment's through segment_add, which indexes the segment), a contribution joined
 -- (its slot indexed first, as an event's would be). Answers the due time of a board slot it indexed.
-local function give_entry(keys, window_count, now_sec, item, e)
-  local holding = window.window_holds(e.t, now_sec, window_count)
+local function give_entry(keys, windows, now_sec, item, e)
+  local holding = window.window_holds(e.t, now_sec, windows)
   if not (holding and holding[e.w]) then return nil end
   local slots_key, top_key = alias_window_keys(keys, e.w, e.s)
-  local period_sec = window.window_rule(5, e.w)
+  local period_sec = window.window_rule(windows, e.w)
   local due_ms = nil
   if e.s ~= '' then
-    segmentation.segment_add(2, window_count, { e.s }, item, e.k == 'a' and tonumber(e.n) or 0, e.t, { [e.w] = true }, nil, nil, false)
+    segmentation.segment_add(windows, { e.s }, item, e.k == 'a' and tonumber(e.n) or 0, e.t, { [e.w] = true }, nil, nil, false)
   elseif e.k == 'a' then
     due_ms = select(2, window.add_event(slots_key, top_key, e.t, period_sec, item, tonumber(e.n), nil))
   else
@@ -144,10 +144,10 @@ local function give_entry(keys, window_count, now_sec, item, e)
 end
 
 -- Gives a chunk's entries to the canonical item. Answers the earliest due time of a slot it indexed.
-local function give_chunk(keys, window_count, now_sec, item, entries)
+local function give_chunk(keys, windows, now_sec, item, entries)
   local due_ms = nil
   for _, e in ipairs(entries) do
-    local due = give_entry(keys, window_count, now_sec, item, e)
+    local due = give_entry(keys, windows, now_sec, item, e)
     if due then due_ms = math.min(due_ms or math.huge, due) end
   end
   return due_ms
@@ -178,8 +178,8 @@ local function alias_answer(done, seq, chunk, record, due)
     entries = tonumber(redis.call('HGET', record, 'entries')) or 0, due = due or 0 })
 end
 
-local function alias_take(keys, header, arg)
-  local record, window_count = keys[#keys], #header.windows
+local function alias_take(keys, header, arg, windows)
+  local record, window_count = keys[#keys], windows.count
   local step = take_begin(keys[1], record, arg, header.now_ms)
   if not step or redis.call('HGET', record, 'state') == 'done' then return alias_answer(true, 0, '', record) end
   if step.seq > step.acked then return alias_answer(false, step.seq, redis.call('HGET', record, 'chunk'), record) end
@@ -192,7 +192,7 @@ local function alias_take(keys, header, arg)
   end
   local segments_empty = false
   if left > 0 and board_empty then
-    left, segments_empty = segmentation.walk_pending_segments(keys[1], record .. ':segs', window_count, header.now_ms, header.budget, left,
+    left, segments_empty = segmentation.walk_pending_segments(keys[1], record .. ':segs', windows, header.now_ms, header.budget, left,
       function(name, units) return take_windows(step, window_count, name, units) end)
   end
   local done, due = board_empty and segments_empty, nil
@@ -205,25 +205,25 @@ local function alias_take(keys, header, arg)
   snapshot.bump_version(keys[1], 1)
   -- Given in this call: acknowledged with it, so no copy is kept or answered.
   if arg.here == '1' then
-    due = give_chunk(keys, window_count, header.now_sec, arg.item, step.chunk)
+    due = give_chunk(keys, windows, header.now_sec, arg.item, step.chunk)
     redis.call('HSET', record, 'seq', seq, 'acked', seq)
   else
     json = cjson.encode(step.chunk)
     redis.call('HSET', record, 'seq', seq, 'chunk', json)
   end
-  return alias_answer(false, seq, json, record, window.due_to_index(2, window_count, due))
+  return alias_answer(false, seq, json, record, window.due_to_index(windows, due))
 end
 
-local function alias_give(keys, header, arg)
-  local given, window_count = keys[#keys], #header.windows
+local function alias_give(keys, header, arg, windows)
+  local given = keys[#keys]
   if redis.call('HGET', given, 'run') ~= arg.run then redis.call('HSET', given, 'run', arg.run, 'seq', 0) end
   redis.call('EXPIRE', given, ALIAS.KEEP_SEC)
   local seq = tonumber(arg.seq)
   if tonumber(redis.call('HGET', given, 'seq')) >= seq then return reader.answer(CALLS.alias_step, { done = 0, seq = seq, chunk = '', entries = 0, due = 0 }) end
-  local due = give_chunk(keys, window_count, header.now_sec, arg.item, cjson.decode(arg.chunk))
+  local due = give_chunk(keys, windows, header.now_sec, arg.item, cjson.decode(arg.chunk))
   redis.call('HSET', given, 'seq', seq)
   snapshot.bump_version(keys[1], 1)
-  return reader.answer(CALLS.alias_step, { done = 0, seq = seq, chunk = '', entries = 0, due = window.due_to_index(2, window_count, due) })
+  return reader.answer(CALLS.alias_step, { done = 0, seq = seq, chunk = '', entries = 0, due = window.due_to_index(windows, due) })
 end
 
 local function alias_step(keys, args)
@@ -232,9 +232,9 @@ local function alias_step(keys, args)
   local header, arg = reader.read_call(args, CALLS.alias_step)
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local window_count = #header.windows
-  snapshot.cross_all(2, window_count, 5, header.now_sec)
-  window.expire_all(2, window_count, 5, header.now_sec, header.budget)
-  if arg.mode == 'give' then return alias_give(keys, header, arg) end
-  return alias_take(keys, header, arg)
+  local windows = call_state.bind_windows(2, #header.windows)
+  snapshot.cross_all(windows, header.now_sec)
+  window.expire_all(windows, header.now_sec, header.budget)
+  if arg.mode == 'give' then return alias_give(keys, header, arg, windows) end
+  return alias_take(keys, header, arg, windows)
 end

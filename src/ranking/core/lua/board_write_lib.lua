@@ -64,16 +64,17 @@ local function item_cap(cfg_key)
   return math.ceil(most / tonumber(call_state.config_field(cfg_key, 'shards') or '1'))
 end
 
--- How many of `items` (repeats allowed) this shard holds in no window. Windows' results zsets are
--- KEYS[first_key + 1 + 2w].
-local function new_items(first_key, window_count, items)
+-- How many of `items` (repeats allowed) this shard holds in none of the call's `windows`
+-- (call_state.bind_windows).
+local function new_items(windows, items)
+  local tops, window_count = windows.tops, windows.count
   local seen, new = {}, 0
   for _, item in ipairs(items) do
     if not seen[item] then
       seen[item] = true
       local held = false
       for w = 0, window_count - 1 do
-        if redis.call('ZSCORE', KEYS[first_key + 1 + 2 * w], item) then
+        if redis.call('ZSCORE', tops[w], item) then
           held = true
           break
         end
@@ -89,14 +90,14 @@ end
 -- TB_BOARD_FULL <held> <cap> <new> past the shard's cap, TB_QUOTA items <new> past `allowance` (the
 -- client's; -1: unlimited). Existing items are never refused. `known_cap`: item_cap's answer when the
 -- caller has it already (nil: read it).
-local function admit_items(first_key, window_count, items, allowance, known_cap)
+local function admit_items(windows, items, allowance, known_cap)
   local cap = known_cap or item_cap(CALL.cfg_key)
   if cap == 0 and allowance < 0 then return 0, nil end
-  local new = new_items(first_key, window_count, items)
+  local new = new_items(windows, items)
   if new == 0 then return 0, nil end
   if cap > 0 then
     local held = 0
-    for w = 0, window_count - 1 do held = math.max(held, redis.call('ZCARD', KEYS[first_key + 1 + 2 * w])) end
+    for w = 0, windows.count - 1 do held = math.max(held, redis.call('ZCARD', windows.tops[w])) end
     if held + new > cap then return new, 'TB_BOARD_FULL ' .. held .. ' ' .. cap .. ' ' .. new end
   end
   if allowance >= 0 and new > allowance then return new, 'TB_QUOTA items ' .. new end
@@ -136,8 +137,7 @@ local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amo
   return score, written
 end
 
--- Item increments of one call (window keys as (slots, top) pairs from KEYS[2], periods and intervals
--- at ARGV[5 + 4w] and ARGV[6 + 4w]). A window's slot is indexed once per call (again only when an
+-- Item increments of one call on its `windows` (call_state.bind_windows). A window's slot is indexed once per call (again only when an
 -- event lands in another slot of it), not at all when the shard's indexed second names it (slot_known). `add(reply, item, amount, at_sec, seen_sec, covering, actor)` adds to
 -- the slot of `at_sec` in the windows of `covering` (see window_holds; views told, with `seen_sec`
 -- the event's time for hot's firstSeen; the actor's contribution kept, actor_lib, unless actor is nil or ""), appends the per-window figures score_1, rank_1, ...,
@@ -145,24 +145,26 @@ end
 -- item's standing), and returns the earliest due time (unix ms) of the slots it indexed, or nil.
 -- The adders built so far, by window count, kept from call to call: a call takes its count's with
 -- the slots it indexed forgotten and each window's results_watched asked again, and builds no
--- closure or table (one call runs at a time).
+-- closure or table (one call runs at a time). An adder keeps the `windows` it was built with: the one
+-- record bind_windows refills for every call.
 local EVENT_ADDERS = {}
 
-local function event_adder(window_count)
+local function event_adder(windows)
+  local window_count, tops = windows.count, windows.tops
   local known = EVENT_ADDERS[window_count]
   if known then
-    for w = 0, window_count - 1 do known.indexed[w], known.watched[w] = nil, results_watched(KEYS[3 + 2 * w]) end
+    for w = 0, window_count - 1 do known.indexed[w], known.watched[w] = nil, results_watched(tops[w]) end
     return known.add
   end
   local indexed, slot_keys, watched = {}, {}, {}
-  for w = 0, window_count - 1 do watched[w] = results_watched(KEYS[3 + 2 * w]) end
+  for w = 0, window_count - 1 do watched[w] = results_watched(tops[w]) end
   local add = function(reply, item, amount, at_sec, seen_sec, covering, actor)
     local new_due_ms, unknown = nil, false
     for w = 0, window_count - 1 do
-      local slots_key, top_key = KEYS[2 + 2 * w], KEYS[3 + 2 * w]
+      local slots_key, top_key = windows.slots[w], tops[w]
       local score
       if covering[w] then
-        local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
+        local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
         local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
         if indexed[w] ~= slot_start then
           indexed[w] = slot_start
@@ -194,21 +196,22 @@ local function event_adder(window_count)
   return add
 end
 
--- The slot keys (by 0-based window) plain_add writes to, for `window_count` windows of which none is
+-- The slot keys (by 0-based window) plain_add writes to, for the call's `windows` of which none is
 -- watched, once the slot of `now_sec` is indexed in every window: by an add of the running call, or
 -- before the call, as the shard's indexed second says (slot_known; the call's first request then needs
 -- no add); else nil. A call's events at now land in those slots, so they need no indexing. A window
 -- found known is noted as its add would note it, so a later add of the call does not index it either.
-local function plain_slots(window_count, now_sec)
-  local adder = EVENT_ADDERS[window_count]
+local function plain_slots(windows, now_sec)
+  local adder = EVENT_ADDERS[windows.count]
   if not adder then return nil end
-  for w = 0, window_count - 1 do
-    local _, interval_sec, origin_sec = window.window_rule(5, w)
+  local slots = windows.slots
+  for w = 0, windows.count - 1 do
+    local _, interval_sec, origin_sec = window.window_rule(windows, w)
     local slot_start = window.current_slot(now_sec, interval_sec, origin_sec)
     if adder.watched[w] then return nil end
     if adder.indexed[w] ~= slot_start then
-      if not slot_due.slot_known(slot_start, interval_sec, origin_sec, KEYS[2 + 2 * w]) then return nil end
-      adder.indexed[w], adder.slot_keys[w] = slot_start, window.slot_key_of(KEYS[2 + 2 * w], slot_start)
+      if not slot_due.slot_known(slot_start, interval_sec, origin_sec, slots[w]) then return nil end
+      adder.indexed[w], adder.slot_keys[w] = slot_start, window.slot_key_of(slots[w], slot_start)
     end
   end
   return adder.slot_keys
@@ -220,11 +223,11 @@ end
 -- integer: it goes to the commands as it is, and a score goes to the rank's ZCOUNT as Redis wrote it
 -- (it reads back as the same number), so neither is formatted again; a score (a sum of integers) is
 -- written as an integer, so it equals `amount_arg` exactly when it equals the amount.
-local function plain_add(reply, slot_keys, window_count, item, amount_arg)
-  local created = 1
-  for w = 0, window_count - 1 do
-    local top_key = KEYS[3 + 2 * w]
-    local score, written = add_unwatched(KEYS[2 + 2 * w], slot_keys[w], top_key, nil, item, amount_arg, nil)
+local function plain_add(reply, slot_keys, windows, item, amount_arg)
+  local created, slots, tops = 1, windows.slots, windows.tops
+  for w = 0, windows.count - 1 do
+    local top_key = tops[w]
+    local score, written = add_unwatched(slots[w], slot_keys[w], top_key, nil, item, amount_arg, nil)
     if written ~= amount_arg then created = 0 end
     reply[#reply + 1] = score
     reply[#reply + 1] = order.shown_rank(top_key, item, score > 0 and redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1 or 0)
@@ -236,10 +239,10 @@ end
 -- rule, the slots indexed so far (slot start -> slot key) and whether a change of its results has
 -- anyone to tell (an option watching it, views reading it), so that the entries of a plain board (most)
 -- skip both hooks with one check each instead of a hook call and its lookups per entry.
-local function batch_window(w)
-  local top_key = KEYS[3 + 2 * w]
-  local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
-  return { slots_key = KEYS[2 + 2 * w], top_key = top_key, period_sec = period_sec, interval_sec = interval_sec,
+local function batch_window(windows, w)
+  local top_key = windows.tops[w]
+  local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
+  return { slots_key = windows.slots[w], top_key = top_key, period_sec = period_sec, interval_sec = interval_sec,
     origin_sec = origin_sec, indexed = {}, watched = results_watched(top_key) }
 end
 

@@ -1,25 +1,26 @@
 -- module: call_state
--- declares: KEYS, ARGV
--- requires: hooks
+-- requires: hooks, reader
 -- call_lib: the state of the call running now, the one mutable top-level state of a ranking library.
--- The shared modules (idem_lib, window_lib, snapshot_lib, views_lib, board_write_lib) read the call's
--- keys and arguments as KEYS and ARGV, the way a script does. In a function library their top level
--- lives from call to call (until the next FUNCTION LOAD on that node), so every function starts with
--- begin_call: it binds this call's keys and args and forgets the views the previous call loaded.
+-- In a function library the shared modules' top level lives from call to call (until the next
+-- FUNCTION LOAD on that node), so every function starts with begin_call: it binds this call's keys
+-- and args and forgets the views the previous call loaded. The call's keys and args stay here: the
+-- shared modules take what they need as named fields (CALL, the windows bind_windows names), never
+-- by offsets into the call's arguments.
 -- Redis runs one function at a time and a call never reaches another, so nothing can see a half-bound
 -- state; a call that failed half-way leaves nothing the next begin_call does not reset.
 -- KEYS: 0
 
-KEYS, ARGV = {}, {}
+-- The keys and args of the call running now (begin_call): read here only.
+local BOUND = { keys = nil, args = nil }
 
 -- The call running now, bound once by begin_call from the handler's keys and args: what the shared
--- modules read instead of KEYS[1] and ARGV[2]. cfg_key: keys[1], the board shard's config hash (every
--- function that reaches those modules takes it first); now_ms: args[2], the common header's time, as
--- now_ms() answers it (nil till a call asks: most calls take their time from their header, and
--- tonumber of a time costs a strtod; a function whose args[2] is no time reaches no module that asks
--- it); seq: the call's number, which a
--- per-call cache keeps to tell a later call's (call_cache) instead of being emptied as each call begins;
--- draining: true while expiry takes an expired slot out of the results (results_changed hooks ask).
+-- modules read of them. cfg_key: keys[1], the board shard's config hash (every function that reaches
+-- those modules takes it first); now_ms: args[2], the common header's time, as now_ms() answers it
+-- (nil till a call asks: most calls take their time from their header, and tonumber of a time costs a
+-- strtod; a function whose args[2] is no time reaches no module that asks it); seq: the call's
+-- number, which a per-call cache keeps to tell a later call's (call_cache) instead of being emptied as
+-- each call begins; draining: true while expiry takes an expired slot out of the results
+-- (results_changed hooks ask).
 local CALL = { cfg_key = nil, now_ms = nil, seq = 0, draining = false }
 
 -- The board shard's views, loaded by views_load (views_lib) at most once per call.
@@ -100,21 +101,73 @@ local function options_of(options, version)
 end
 
 local function begin_call(keys, args)
-  KEYS, ARGV = keys, args
+  BOUND.keys, BOUND.args = keys, args
   CALL.cfg_key, CALL.now_ms, CALL.seq, CALL.draining = keys[1], nil, CALL.seq + 1, false
   VIEWS.loaded = false
   BOARD.aggregate = 'sum'
   CONFIG.cfg_key, CONFIG.settle_due, CONFIG.draining_from = nil, nil, nil
 end
 
+-- The windows of the call, bound by bind_windows: the record the window modules take (`windows`):
+-- count, and by 0-based window its keys (slots index, results) and rule (period s, interval s,
+-- creation unix ms, slot origin unix s: reader's header). One table for every call (its lists are
+-- refilled, so a call builds none): valid until the next bind_windows, never changed by a reader.
+-- `texts`: the keys' and rule arguments' texts it was last bound from, WINDOW_TEXTS per window.
+local WINDOWS = { count = 0, slots = {}, tops = {}, period_sec = {}, interval_sec = {}, created_ms = {}, origin_sec = {},
+  texts = {} }
+-- Arguments per window in the common header, and where the first window's start (reader's header).
+local WINDOW_ARGS, FIRST_WINDOW_ARG = 4, 5
+-- Texts bind_windows compares per window: its two keys and its WINDOW_ARGS rule arguments.
+local WINDOW_TEXTS = 2 + WINDOW_ARGS
+
+-- Whether the call's keys and header name the windows WINDOWS holds already: a board's calls send the
+-- same texts call after call, and Lua interns strings (one pointer comparison each).
+local function windows_bound(keys, args, first_key, window_count)
+  if window_count ~= WINDOWS.count then return false end
+  local texts = WINDOWS.texts
+  for w = 0, window_count - 1 do
+    local key_at, arg_at, at = first_key + 2 * w, FIRST_WINDOW_ARG + WINDOW_ARGS * w, WINDOW_TEXTS * w
+    if texts[at + 1] ~= keys[key_at] or texts[at + 2] ~= keys[key_at + 1] or texts[at + 3] ~= args[arg_at]
+        or texts[at + 4] ~= args[arg_at + 1] or texts[at + 5] ~= args[arg_at + 2] or texts[at + 6] ~= args[arg_at + 3] then
+      return false
+    end
+  end
+  return true
+end
+
+-- Binds the call's `window_count` windows: their keys as (slots, top) pairs from keys[first_key],
+-- their rules from the header. Each rule's text is parsed once (reader.memo_number), and windows bound
+-- from the same texts as the last call's are not filled again.
+local function bind_windows(first_key, window_count)
+  local keys, args, number = BOUND.keys, BOUND.args, reader.memo_number
+  if windows_bound(keys, args, first_key, window_count) then return WINDOWS end
+  local slots, tops, periods, intervals = WINDOWS.slots, WINDOWS.tops, WINDOWS.period_sec, WINDOWS.interval_sec
+  local created, origins, texts = WINDOWS.created_ms, WINDOWS.origin_sec, WINDOWS.texts
+  for w = 0, window_count - 1 do
+    local key_at, arg_at, at = first_key + 2 * w, FIRST_WINDOW_ARG + WINDOW_ARGS * w, WINDOW_TEXTS * w
+    slots[w], tops[w] = keys[key_at], keys[key_at + 1]
+    periods[w], intervals[w] = number(args[arg_at]), number(args[arg_at + 1])
+    created[w], origins[w] = number(args[arg_at + 2]), number(args[arg_at + 3])
+    texts[at + 1], texts[at + 2], texts[at + 3] = keys[key_at], keys[key_at + 1], args[arg_at]
+    texts[at + 4], texts[at + 5], texts[at + 6] = args[arg_at + 1], args[arg_at + 2], args[arg_at + 3]
+  end
+  WINDOWS.count = window_count
+  return WINDOWS
+end
+
 -- The call's time (unix ms), args[2] read once.
 local function now_ms()
   local now = CALL.now_ms
   if now == nil then
-    now = tonumber(ARGV[2])
+    now = tonumber(BOUND.args[2])
     CALL.now_ms = now
   end
   return now
+end
+
+-- The call's budget (args[3], the common header's: most expired-slot fields the call may drain).
+local function budget()
+  return reader.memo_number(BOUND.args[3])
 end
 
 -- `cache` (a table of the caller's) for this call: emptied when a call before this one filled it.
@@ -254,8 +307,10 @@ local function hooks_of_top(top_key)
 end
 
 call_state.begin_call = begin_call
+call_state.bind_windows = bind_windows
 call_state.call_cache = call_cache
 call_state.now_ms = now_ms
+call_state.budget = budget
 call_state.config_field_add = config_field_add
 call_state.cfg_key_of_top = cfg_key_of_top
 call_state.hooks_of = hooks_of

@@ -5,22 +5,22 @@
 -- KEYS: 0
 
 -- Likes: window w (0-based) still holds a like made at `liked_ms` when the like's slot is live there
--- and the window existed when the like was made. Window args start at ARGV[5] (window_lib's window_rule).
-local function like_windows(liked_ms, window_count, now_sec)
+-- and the window existed when the like was made. The call's `windows` (call_state.bind_windows).
+local function like_windows(liked_ms, windows, now_sec)
   local holding = {}
-  for w = 0, window_count - 1 do
-    local live_from_ms = window.live_from_sec(now_sec, window.window_rule(5, w)) * 1000
-    if liked_ms >= live_from_ms and liked_ms >= tonumber(ARGV[7 + window.WINDOW_ARGS * w]) then holding[#holding + 1] = w end
+  for w = 0, windows.count - 1 do
+    local live_from_ms = window.live_from_sec(now_sec, window.window_rule(windows, w)) * 1000
+    if liked_ms >= live_from_ms and liked_ms >= windows.created_ms[w] then holding[#holding + 1] = w end
   end
   return holding
 end
 
 -- Removes (at most `budget`) likes older than the start of every window's live span; true when it
 -- removed a whole budget (more may remain).
-local function prune_likes(likes_key, window_count, now_sec, budget)
+local function prune_likes(likes_key, windows, now_sec, budget)
   local oldest_live_ms = nil
-  for w = 0, window_count - 1 do
-    local live_from_ms = window.live_from_sec(now_sec, window.window_rule(5, w)) * 1000
+  for w = 0, windows.count - 1 do
+    local live_from_ms = window.live_from_sec(now_sec, window.window_rule(windows, w)) * 1000
     if oldest_live_ms == nil or live_from_ms < oldest_live_ms then oldest_live_ms = live_from_ms end
   end
   local stale = redis.call('ZRANGE', likes_key, '-inf', '(' .. oldest_live_ms, 'BYSCORE', 'LIMIT', 0, budget)
@@ -34,13 +34,13 @@ end
 
 -- When (unix ms) the oldest like leaves every window (prune_likes may remove it), or nil when there is
 -- none: a like at t leaves window w when w's slot of t expires, at slot_due_ms(slot of t, period).
-local function likes_due_ms(likes_key, window_count)
+local function likes_due_ms(likes_key, windows)
   local oldest = redis.call('ZRANGE', likes_key, 0, 0, 'WITHSCORES')
   if #oldest == 0 then return nil end
   local liked_sec = math.floor(tonumber(oldest[2]) / 1000)
   local due = 0
-  for w = 0, window_count - 1 do
-    local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
+  for w = 0, windows.count - 1 do
+    local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
     due = math.max(due, slot_due.slot_due_ms(window.current_slot(liked_sec, interval_sec, origin_sec), period_sec))
   end
   return due

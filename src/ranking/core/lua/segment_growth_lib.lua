@@ -40,17 +40,16 @@ function GROWTH.new_segment(name, window_count)
 end
 
 -- Counts what one entry (item, actor "" for none, segment names) creates in the windows of `covering`
--- (see window_holds) at the slot of `at_sec`; the board's window keys as (slots, top) pairs from
--- KEYS[first_key].
-function GROWTH.of_entry(first_key, window_count, covering, at_sec, item, actor, names)
+-- (see window_holds) at the slot of `at_sec`, of the call's `windows` (call_state.bind_windows).
+function GROWTH.of_entry(windows, covering, at_sec, item, actor, names)
   if actor == '' and #names == 0 then return end
-  for _, name in ipairs(names) do GROWTH.segments = GROWTH.segments + GROWTH.new_segment(name, window_count) end
+  for _, name in ipairs(names) do GROWTH.segments = GROWTH.segments + GROWTH.new_segment(name, windows.count) end
   local pair = actor .. actor_log.ACTORS.SEP .. item
-  for w = 0, window_count - 1 do
+  for w = 0, windows.count - 1 do
     if covering[w] then
-      local _, interval_sec, origin_sec = window.window_rule(5, w)
+      local _, interval_sec, origin_sec = window.window_rule(windows, w)
       local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
-      local slots_key = KEYS[first_key + 2 * w]
+      local slots_key = windows.slots[w]
       if actor ~= '' then GROWTH.actors = GROWTH.actors + actor_log.ACTORS.new_entries(GROWTH.new_field, slots_key, slot_start, item, pair) end
       for _, name in ipairs(names) do
         local segment_slots = segmentation.segment_window_key(slots_key, 'slots', name)

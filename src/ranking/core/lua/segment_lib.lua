@@ -10,8 +10,7 @@
 -- -> when, unix ms, its oldest slot expires or, while it holds data, its next snapshot boundary: what
 -- the expiry visits) and "<tag>:seghist" (snapshot_lib: until when it may hold history).
 -- KEYS: 0
--- Window arguments as every multi-window function has them from ARGV[5] (window_rule); the board's
--- window keys as (slots, top) pairs from KEYS[first_key].
+-- The board's windows (keys and rules) as the record call_state.bind_windows fills (`windows`).
 
 local CALL = call_state.CALL
 
@@ -68,14 +67,14 @@ end
 
 -- The earliest end (unix ms) of the current slot among the windows of segment `name` that keep
 -- snapshots and hold data (their next boundary must be crossed even if nobody writes), or nil.
-local function segment_snapshot_due_ms(first_key, window_count, name, now_sec, confs)
+local function segment_snapshot_due_ms(windows, name, now_sec, confs)
   if not confs then return nil end
   local due = nil
-  for w = 0, window_count - 1 do
-    local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
-    local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+  for w = 0, windows.count - 1 do
+    local slots_key = segment_window_key(windows.slots[w], 'slots', name)
+    local top_key = segment_window_key(windows.tops[w], 'top', name)
     if snapshot.snapshot_conf_of(confs, CALL.cfg_key, slots_key) and redis.call('ZCARD', top_key) > 0 then
-      local _, interval_sec, origin_sec = window.window_rule(5, w)
+      local _, interval_sec, origin_sec = window.window_rule(windows, w)
       due = math.min(due or math.huge, (window.current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000)
     end
   end
@@ -86,12 +85,12 @@ end
 -- board's settings, nil for none), as its first write or drain. Answers false when one is left for the
 -- next call (snapshot rows per call): nothing of the segment may change before it is crossed. `create`:
 -- a segment without history starts it (cross_boundary).
-local function cross_segment(first_key, window_count, name, now_sec, confs, create)
+local function cross_segment(windows, name, now_sec, confs, create)
   if not confs then return true end
-  for w = 0, window_count - 1 do
-    local _, interval_sec, origin_sec = window.window_rule(5, w)
-    local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
-    local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+  for w = 0, windows.count - 1 do
+    local _, interval_sec, origin_sec = window.window_rule(windows, w)
+    local slots_key = segment_window_key(windows.slots[w], 'slots', name)
+    local top_key = segment_window_key(windows.tops[w], 'top', name)
     if not snapshot.cross_boundary(CALL.cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, create) then
       return false
     end
@@ -103,13 +102,13 @@ end
 -- (`names`, repeats allowed) that already hold history, so that none is left for the next call once the
 -- write applies (a CROSSING_ERROR then: the service sends the call again, and nothing was applied). A
 -- segment new on the shard is marked by its first write (drain_segment): it has no listing to store.
-local function cross_named_segments(first_key, window_count, names)
+local function cross_named_segments(windows, names)
   if #names == 0 then return end
   local confs = snapshot.snapshot_confs(CALL.cfg_key)
   if not confs then return end
   local now_sec = math.floor(call_state.now_ms() / 1000)
   for _, name in ipairs(names) do
-    if not cross_segment(first_key, window_count, name, now_sec, confs, false) then error({ err = snapshot.CROSSING_ERROR }) end
+    if not cross_segment(windows, name, now_sec, confs, false) then error({ err = snapshot.CROSSING_ERROR }) end
   end
 end
 
@@ -118,17 +117,17 @@ end
 -- boundary (gone, with its views' keys, when it holds none; now while expired data remains). Returns
 -- the budget left, the segment's due time (unix ms, nil: none), whether expired data remains, and
 -- false when a boundary was left for the next call (then nothing of it changed: it stays due).
-local function drain_segment(first_key, window_count, name, now_ms, budget)
+local function drain_segment(windows, name, now_ms, budget)
   local _, segdue = segment_indexes(CALL.cfg_key)
   seg_views.segment_views(CALL.cfg_key, name)
   local now_sec = math.floor(now_ms / 1000)
   local confs = snapshot.snapshot_confs(CALL.cfg_key)
-  if not cross_segment(first_key, window_count, name, now_sec, confs, true) then return budget, now_ms, true, false end
+  if not cross_segment(windows, name, now_sec, confs, true) then return budget, now_ms, true, false end
   local next_ms, draining = math.huge, false
-  for w = 0, window_count - 1 do
-    local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
-    local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
-    local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+  for w = 0, windows.count - 1 do
+    local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
+    local slots_key = segment_window_key(windows.slots[w], 'slots', name)
+    local top_key = segment_window_key(windows.tops[w], 'top', name)
     local more
     budget, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
     if more then
@@ -138,7 +137,7 @@ local function drain_segment(first_key, window_count, name, now_ms, budget)
     local oldest = redis.call('ZRANGE', slots_key, 0, 0, 'WITHSCORES')
     if #oldest > 0 then next_ms = math.min(next_ms, slot_due.slot_due_ms(tonumber(oldest[2]), period_sec)) end
   end
-  next_ms = math.min(next_ms, segment_snapshot_due_ms(first_key, window_count, name, now_sec, confs) or math.huge)
+  next_ms = math.min(next_ms, segment_snapshot_due_ms(windows, name, now_sec, confs) or math.huge)
   if next_ms == math.huge then
     redis.call('ZREM', segdue, name)
     seg_views.drop_segment_views(CALL.cfg_key, name)
@@ -160,13 +159,13 @@ end
 -- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of
 -- `at_sec`, exactly as the board's windows got it, and to the segment's views (views_lib; `seen_sec`
 -- as the board's views got it: the event's time for hot's firstSeen, nil for none). A segment is
--- first drained where due (once per call, within the call's budget, ARGV[3]) as a board's windows are
+-- first drained where due (once per call, within the call's budget: call_state.budget) as a board's windows are
 -- before a write: its views then see expiry and events in the order a board of its events would.
 -- `actor` (nil or "": none) keeps the actor's contribution in each segment window as the board's
 -- windows keep it (actor_lib, so a segment's unique views count it), its amount what ACTORS.counted
 -- answers (a weight, a cap); with `take_back` true (an unlike) takes one back; 'like': a like, kept as
 -- sent (the board's windows count a like as sent too). Returns the earliest due time (unix ms) of a slot it created, or nil.
-local function segment_add(first_key, window_count, names, item, amount, at_sec, covering, seen_sec, actor, take_back)
+local function segment_add(windows, names, item, amount, at_sec, covering, seen_sec, actor, take_back)
   -- An event naming no segment (the common case) reads nothing: no index, no snapshot config.
   if #names == 0 then return nil end
   local segs, segdue = segment_indexes(CALL.cfg_key)
@@ -176,16 +175,16 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
   for _, name in ipairs(names) do
     if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
       -- The write crossed its segments' boundaries before it changed anything (cross_named_segments).
-      local crossed = select(4, drain_segment(first_key, window_count, name, now_ms, tonumber(ARGV[3])))
+      local crossed = select(4, drain_segment(windows, name, now_ms, call_state.budget()))
       if not crossed then error({ err = snapshot.CROSSING_ERROR }) end
     end
     seg_views.segment_views(CALL.cfg_key, name)
     local live_until, due_ms = 0, nil
-    for w = 0, window_count - 1 do
+    for w = 0, windows.count - 1 do
       if covering[w] then
-        local period_sec, interval_sec, origin_sec = window.window_rule(5, w)
-        local slots_key = segment_window_key(KEYS[first_key + 2 * w], 'slots', name)
-        local top_key = segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name)
+        local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
+        local slots_key = segment_window_key(windows.slots[w], 'slots', name)
+        local top_key = segment_window_key(windows.tops[w], 'top', name)
         local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
         if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
           due_ms = math.min(due_ms or math.huge, slot_due.slot_due_ms(slot_start, period_sec))
@@ -207,7 +206,7 @@ local function segment_add(first_key, window_count, names, item, amount, at_sec,
       redis.call('ZADD', segment_names_key(CALL.cfg_key), 0, name)
     end
     if due_ms then
-      local snapshot_due_ms = segment_snapshot_due_ms(first_key, window_count, name, math.floor(now_ms / 1000), confs)
+      local snapshot_due_ms = segment_snapshot_due_ms(windows, name, math.floor(now_ms / 1000), confs)
       due_ms = math.min(due_ms, snapshot_due_ms or math.huge)
       redis.call('ZADD', segdue, 'LT', due_ms, name)
       new_due_ms = math.min(new_due_ms or math.huge, due_ms)
@@ -220,14 +219,14 @@ end
 -- segdue) first to last while `left` > 0, each drained first where due (as segment_add does before a write), then
 -- `visit(name, left)` answers the units left, whether the segment has nothing left (it leaves the list)
 -- and what it took. Answers the units left, whether the list is done, and the total taken.
-local function walk_pending_segments(cfg_key, pending, window_count, now_ms, drain, left, visit)
+local function walk_pending_segments(cfg_key, pending, windows, now_ms, drain, left, visit)
   local keeps_snapshots = snapshot.snapshot_confs(cfg_key) ~= nil
   local taken = 0
   while left > 0 do
     local name = redis.call('ZRANGE', pending, 0, 0)[1]
     if not name then return left, true, taken end
     if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
-      local drained, _, _, crossed = drain_segment(2, window_count, name, now_ms, math.max(drain, 0))
+      local drained, _, _, crossed = drain_segment(windows, name, now_ms, math.max(drain, 0))
       drain = drained
       -- A boundary left for the next call ends this one's walk as a spent budget does.
       if not crossed then return 0, false, taken end
@@ -243,7 +242,7 @@ end
 -- The scheduled expiry of a shard's segments: drains up to `most` segments due by now (segdue), at
 -- most `budget` fields in all, and forgets segments no longer live. Returns 1 when expired segment
 -- data remains (call again), else 0, and the earliest due time (unix ms) of a segment left, or nil.
-local function expire_segments(first_key, window_count, now_ms, budget, most)
+local function expire_segments(windows, now_ms, budget, most)
   local segs, segdue = segment_indexes(CALL.cfg_key)
   local seghist = keyspace.sibling_key(CALL.cfg_key, 'cfg', 'seghist')
   -- Each name leaves the name index with its live end: once, as it leaves segs.
@@ -255,7 +254,7 @@ local function expire_segments(first_key, window_count, now_ms, budget, most)
   redis.call('ZREMRANGEBYSCORE', seghist, '-inf', math.floor(now_ms / 1000))
   for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
     if budget <= 0 then break end
-    local left, _, _, crossed = drain_segment(first_key, window_count, name, now_ms, budget)
+    local left, _, _, crossed = drain_segment(windows, name, now_ms, budget)
     budget = left
     if not crossed then return 1, now_ms end
   end
@@ -279,14 +278,14 @@ end
 -- One live segment's row fields (items each window lists, scores <= 0 counting as absent), drained
 -- first when something of it is due (segdue). Returns the counts (nil when expired data remains, the
 -- budget spent), the budget left and whether it was drained.
-local function segment_counts(first_key, window_count, name, now_ms, budget)
+local function segment_counts(windows, name, now_ms, budget)
   local due, more, _ = segment_drain_due(name, now_ms, false), false, nil
-  if due then budget, _, more = drain_segment(first_key, window_count, name, now_ms, budget) end
+  if due then budget, _, more = drain_segment(windows, name, now_ms, budget) end
   -- A boundary left for the next call answers as expired data does (more): nothing of it was read.
   if more then return nil, budget, due end
   local counts = {}
-  for w = 0, window_count - 1 do
-    counts[w + 1] = redis.call('ZCOUNT', segment_window_key(KEYS[first_key + 1 + 2 * w], 'top', name), '(0', '+inf')
+  for w = 0, windows.count - 1 do
+    counts[w + 1] = redis.call('ZCOUNT', segment_window_key(windows.tops[w], 'top', name), '(0', '+inf')
   end
   return counts, budget, due
 end
@@ -298,7 +297,7 @@ end
 -- the last one looked at. draining 1: the page stopped before a segment still holding expired data
 -- once the drain budget was spent (counted then, it would count what fell out of its windows); the
 -- next call goes on.
-local function segment_rows(first_key, window_count, now_ms, after, limit, budget, units)
+local function segment_rows(windows, now_ms, after, limit, budget, units)
   local segs = segment_indexes(CALL.cfg_key)
   local names_key, now_sec = segment_names_key(CALL.cfg_key), math.floor(now_ms / 1000)
   index_segment_names(names_key, segs, now_sec)
@@ -315,11 +314,11 @@ local function segment_rows(first_key, window_count, now_ms, after, limit, budge
         redis.call('ZREM', names_key, name)
       else
         local counts, due
-        counts, budget, due = segment_counts(first_key, window_count, name, now_ms, budget)
+        counts, budget, due = segment_counts(windows, name, now_ms, budget)
         if not counts then return { draining = 1, ended = 0, last = out.last, rows = rows } end
         rows[#rows + 1] = name
-        for w = 1, window_count do rows[#rows + 1] = counts[w] end
-        listed, spent = listed + 1, spent + window_count * (due and 5 or 1)
+        for w = 1, windows.count do rows[#rows + 1] = counts[w] end
+        listed, spent = listed + 1, spent + windows.count * (due and 5 or 1)
       end
       out.last, from = name, '(' .. name
     end

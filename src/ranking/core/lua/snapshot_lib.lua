@@ -168,15 +168,14 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
   return true
 end
 
--- cross_boundary for every window given as (slots, top) pairs from KEYS[first_key], window arguments
--- (window_rule) from ARGV[first_arg]. Answers the snapshot settings it read (snapshot_confs). Every
+-- cross_boundary for every window of the call's `windows` (call_state.bind_windows). Answers the snapshot settings it read (snapshot_confs). Every
 -- caller runs it before it changes anything: a boundary left for the next call is a CROSSING_ERROR.
-local function cross_all(first_key, window_count, first_arg, now_sec)
+local function cross_all(windows, now_sec)
   local confs = snapshot_confs(CALL.cfg_key)
   if not confs then return nil end
-  for w = 0, window_count - 1 do
-    local _, interval_sec, origin_sec = window.window_rule(first_arg, w)
-    if not cross_boundary(CALL.cfg_key, confs, KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, interval_sec, origin_sec) then
+  for w = 0, windows.count - 1 do
+    local _, interval_sec, origin_sec = window.window_rule(windows, w)
+    if not cross_boundary(CALL.cfg_key, confs, windows.slots[w], windows.tops[w], now_sec, interval_sec, origin_sec) then
       error({ err = CROSSING_ERROR })
     end
   end
@@ -207,19 +206,19 @@ local function open_read(cfg_key, slots_key, top_key, header)
   return nil, more and 1 or 0, keeps
 end
 
--- cross_window_of for the one window of a positional single-window script (KEYS: cfg, slots, top).
-local function cross_window(now_sec, interval_sec, origin_sec)
-  return cross_window_of(CALL.cfg_key, KEYS[2], KEYS[3], now_sec, interval_sec, origin_sec)
+-- cross_window_of for one window (`slots_key`, `top_key`) of the call's board.
+local function cross_window(slots_key, top_key, now_sec, interval_sec, origin_sec)
+  return cross_window_of(CALL.cfg_key, slots_key, top_key, now_sec, interval_sec, origin_sec)
 end
 
--- The windows (0-based index -> true) of the (slots, top) pairs from KEYS[first_key] that keep
+-- The windows (0-based index -> true) of the call's `windows` (call_state.bind_windows) that keep
 -- snapshots by `confs` (what cross_all answered), or nil when none does: the others answer no
 -- previous rank without a lookup.
-local function snapshot_windows(first_key, window_count, confs)
+local function snapshot_windows(windows, confs)
   if not confs then return nil end
   local keeping = {}
-  for w = 0, window_count - 1 do
-    if snapshot_conf_of(confs, CALL.cfg_key, KEYS[first_key + 2 * w]) then keeping[w] = true end
+  for w = 0, windows.count - 1 do
+    if snapshot_conf_of(confs, CALL.cfg_key, windows.slots[w]) then keeping[w] = true end
   end
   return keeping
 end
@@ -238,15 +237,15 @@ end
 
 -- When the scheduler must next visit for a snapshot: the end of the current slot of the shortest
 -- snapshot-keeping window that holds data (its next boundary must be crossed even if nobody writes),
--- or nil. Windows as (slots, top) pairs from KEYS[first_key], window arguments from ARGV[5].
-local function snapshot_due_ms(first_key, window_count, now_sec)
+-- or nil, of the call's `windows` (call_state.bind_windows).
+local function snapshot_due_ms(windows, now_sec)
   local confs = snapshot_confs(CALL.cfg_key)
   if not confs then return nil end
   local due = nil
-  for w = 0, window_count - 1 do
-    local slots_key = KEYS[first_key + 2 * w]
-    if snapshot_conf_of(confs, CALL.cfg_key, slots_key) and redis.call('ZCARD', KEYS[first_key + 2 * w + 1]) > 0 then
-      local _, interval_sec, origin_sec = window.window_rule(5, w)
+  for w = 0, windows.count - 1 do
+    local slots_key = windows.slots[w]
+    if snapshot_conf_of(confs, CALL.cfg_key, slots_key) and redis.call('ZCARD', windows.tops[w]) > 0 then
+      local _, interval_sec, origin_sec = window.window_rule(windows, w)
       local ends = (window.current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000
       if due == nil or ends < due then due = ends end
     end
@@ -256,9 +255,9 @@ end
 
 -- A write that created a slot (`new_due_ms` not nil) also makes the board due at the next snapshot
 -- boundary: the earlier of the two.
-local function with_snapshot_due(new_due_ms, first_key, window_count, now_sec)
+local function with_snapshot_due(new_due_ms, windows, now_sec)
   if new_due_ms == nil then return nil end
-  return math.min(new_due_ms, snapshot_due_ms(first_key, window_count, now_sec) or math.huge)
+  return math.min(new_due_ms, snapshot_due_ms(windows, now_sec) or math.huge)
 end
 
 -- The snapshot of the window of `slots_key` at or before `at` (unix s; nil: the latest) still kept at

@@ -6,9 +6,9 @@
 -- call that changes a window it reads (view_window_changed after every change of an item's sum in a
 -- window, write or expiry): never recomputed by a job; expiry takes out what the expired slot put in.
 -- KEYS: 0
--- Conventions: KEYS[1] is the board shard's config hash, whose field `views` (JSON, written by
--- board_put / shard_sync) lists the views; ARGV[2] is now (unix ms) in every script that changes
--- windows (board_put and shard_sync call views_load themselves). A view's keys, named after the config
+-- Conventions: the call's keys[1] (call_state's CALL.cfg_key) is the board shard's config hash, whose
+-- field `views` (JSON, written by board_put / shard_sync) lists the views; the header's now (unix ms)
+-- is in every script that changes windows (board_put and shard_sync call views_load themselves). A view's keys, named after the config
 -- key like a window's: <tag>:<view>:top (zset: its rank score per item), :items (hash: hot's firstSeen,
 -- rising's since), :meta (decay's landmark), :next (while a decay landmark moves: the members moved).
 -- A segment's views are the same code over the segment's keys (segment_views_lib, the next module,

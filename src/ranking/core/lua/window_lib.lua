@@ -1,12 +1,13 @@
 -- module: window
--- requires: actor_log, aggregate, archive, call_state, hooks, item_data, keyspace, order, reader, seg_views, slot_due
+-- requires: actor_log, aggregate, archive, call_state, hooks, item_data, keyspace, order, seg_views, slot_due
 -- window_lib: functions shared by the ranking functions, a module of their function library (and of
 -- the ingest one).
 -- KEYS: 0
--- Conventions: a window's keys come in KEYS as pairs (slots index zset, results zset). Its slot hashes
--- are named <base>slot:<start>, where <base> is the slots key without its trailing "slots"
--- (sibling_key, from keys_lib, a module before this one), so they always share the hash tag of
--- the keys in KEYS. Times are passed in (unix s or ms); no TIME call.
+-- Conventions: a call's windows come as the record call_state.bind_windows fills (`windows`: count, and
+-- by 0-based window its slots index zset, results zset and rule). A window's slot hashes are named
+-- <base>slot:<start>, where <base> is the slots key without its trailing "slots" (sibling_key, from
+-- keys_lib, a module before this one), so they always share the hash tag of the window's keys. Times
+-- are passed in (unix s or ms); no TIME call.
 
 -- The running call's state (call_lib): the same tables for every call.
 local BOARD = call_state.BOARD
@@ -68,8 +69,8 @@ local function drop_window(cfg_key, window_name)
   end
 end
 
--- Arguments per window after a script's fixed ones: period (s), interval (s), creation time (unix
--- ms), origin (unix s). A rolling window's slots start at multiples of its interval (origin 0). A
+-- Arguments per window in the header (call_state.bind_windows reads them): period (s), interval (s),
+-- creation time (unix ms), origin (unix s). A rolling window's slots start at multiples of its interval (origin 0). A
 -- calendar window (origin > 0) is one slot per period: the caller passes, for its `now`, the current
 -- period's start as the origin and its length as both period and interval (periods differ in length:
 -- the time-zone rules live in the app, src/ranking/core/calendar-math.ts).
@@ -81,11 +82,9 @@ local function current_slot(t, interval_sec, origin_sec)
   return t - ((t - (origin_sec or 0)) % interval_sec)
 end
 
--- Window w's (0-based) period, interval and origin from its arguments at ARGV[first_arg + 4w], each
--- text parsed once (reader.memo_number): a board sends the same texts call after call.
-local function window_rule(first_arg, w)
-  local at, number = first_arg + WINDOW_ARGS * w, reader.memo_number
-  return number(ARGV[at]), number(ARGV[at + 1]), number(ARGV[at + 3])
+-- Window w's (0-based) period, interval and origin, of the call's `windows` (bind_windows).
+local function window_rule(windows, w)
+  return windows.period_sec[w], windows.interval_sec[w], windows.origin_sec[w]
 end
 
 -- Takes `entries` (item, value pairs, HGETALL shape), just deleted from the expired slot starting at
@@ -193,32 +192,32 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
 end
 
 -- Whether the shard's slot due tells that no window of the call holds an expired slot at `now_sec`
--- (nothing_due for each, its origin at ARGV[first_arg + 3 + 4w]): most calls. expire_all then asks
--- nothing and settles nothing, exactly as its loop would; a call on no window runs the loop.
-local function nothing_due_all(first_key, window_count, first_arg, now_sec)
+-- (nothing_due for each of `windows`): most calls. expire_all then asks nothing and settles nothing,
+-- exactly as its loop would; a call on no window runs the loop.
+local function nothing_due_all(windows, now_sec)
+  local slots, origins, window_count = windows.slots, windows.origin_sec, windows.count
   for w = 0, window_count - 1 do
-    local origin_sec = tonumber(ARGV[first_arg + 3 + WINDOW_ARGS * w])
-    if not slot_due.nothing_due(KEYS[first_key + 2 * w], now_sec, origin_sec) then return false end
+    if not slot_due.nothing_due(slots[w], now_sec, origins[w]) then return false end
   end
   return window_count > 0
 end
 
--- Expires every window given as (slots, top) pairs starting at KEYS[first_key], with per-window
--- arguments (window_rule) from ARGV[first_arg]. Returns 1 if data remains. When it checked every
+-- Expires every window of the call's `windows` (bind_windows). Returns 1 if data remains. When it checked every
 -- rolling window and none holds expired data, keeps the earliest due of their oldest slots in
 -- CONFIG.settle_due (settle_slot_due stores it when the windows were all the board's).
-local function expire_all(first_key, window_count, first_arg, now_sec, budget)
-  if nothing_due_all(first_key, window_count, first_arg, now_sec) then
+local function expire_all(windows, now_sec, budget)
+  if nothing_due_all(windows, now_sec) then
     CONFIG.settle_due, CONFIG.oldest_live = nil, nil
     return 0
   end
   local draining = 0
   local settle = slot_due.NO_SLOT_DUE
   CONFIG.option_due = nil
+  local window_count = windows.count
   for w = 0, window_count - 1 do
-    local period_sec, interval_sec, origin_sec = window_rule(first_arg, w)
+    local period_sec, interval_sec, origin_sec = window_rule(windows, w)
     local more
-    budget, more = expire_window(KEYS[first_key + 2 * w], KEYS[first_key + 2 * w + 1], now_sec, period_sec, interval_sec, budget, origin_sec)
+    budget, more = expire_window(windows.slots[w], windows.tops[w], now_sec, period_sec, interval_sec, budget, origin_sec)
     if more then draining = 1 end
     local oldest = CONFIG.oldest_live
     if (origin_sec or 0) == 0 then
@@ -226,7 +225,7 @@ local function expire_all(first_key, window_count, first_arg, now_sec, budget)
       if settle and oldest then settle = math.min(settle, oldest + period_sec) end
     end
   end
-  if window_count > 0 and string.find(KEYS[first_key], '~', 1, true) then settle = nil end
+  if window_count > 0 and string.find(windows.slots[0], '~', 1, true) then settle = nil end
   if CONFIG.option_due == false then settle = nil end
   if settle and CONFIG.option_due then settle = math.min(settle, CONFIG.option_due) end
   CONFIG.settle_due = settle
@@ -264,8 +263,9 @@ end
 local EVERY_WINDOW = {}
 
 -- The windows (0-based index -> true) whose live span still holds the slot of `at_sec`, or nil when
--- none does. Window args start at ARGV[5] (window_rule). The answer is read-only.
-local function window_holds(at_sec, now_sec, window_count)
+-- none does, of the call's `windows` (bind_windows). The answer is read-only.
+local function window_holds(at_sec, now_sec, windows)
+  local window_count = windows.count
   if at_sec == now_sec then
     local every = EVERY_WINDOW[window_count]
     if not every then
@@ -277,7 +277,7 @@ local function window_holds(at_sec, now_sec, window_count)
   end
   local holding, any = {}, false
   for w = 0, window_count - 1 do
-    local period_sec, interval_sec, origin_sec = window_rule(5, w)
+    local period_sec, interval_sec, origin_sec = window_rule(windows, w)
     if current_slot(at_sec, interval_sec, origin_sec) >= live_from_sec(now_sec, period_sec, interval_sec, origin_sec) then
       holding[w] = true
       any = true
@@ -294,14 +294,14 @@ local function add_event(slots_key, top_key, slot_start, period_sec, item, amoun
   return score, new_due_ms
 end
 
--- The earliest due time of the oldest slots of the windows given as (slots, top) key pairs from
--- KEYS[first_key], periods at ARGV[5 + 4w]; nil when no window holds a slot.
-local function earliest_slot_due_ms(first_key, window_count)
+-- The earliest due time of the oldest slots of the call's `windows` (bind_windows); nil when no
+-- window holds a slot.
+local function earliest_slot_due_ms(windows)
   local earliest = nil
-  for w = 0, window_count - 1 do
-    local oldest = redis.call('ZRANGE', KEYS[first_key + 2 * w], 0, 0)
+  for w = 0, windows.count - 1 do
+    local oldest = redis.call('ZRANGE', windows.slots[w], 0, 0)
     if #oldest > 0 then
-      local due = slot_due.slot_due_ms(tonumber(oldest[1]), tonumber(ARGV[5 + WINDOW_ARGS * w]))
+      local due = slot_due.slot_due_ms(tonumber(oldest[1]), windows.period_sec[w])
       if earliest == nil or due < earliest then earliest = due end
     end
   end
@@ -313,9 +313,9 @@ end
 -- Any older slot of the shard is already covered by the index (an entry at or before its due time,
 -- or a claim whose completion re-enters it), so the common write, which creates no slot or a slot
 -- later than the oldest, costs nothing more. `new_due_ms`: the earliest due of the new slots, or nil.
-local function due_to_index(first_key, window_count, new_due_ms)
+local function due_to_index(windows, new_due_ms)
   if new_due_ms == nil then return 0 end
-  if earliest_slot_due_ms(first_key, window_count) < new_due_ms then return 0 end
+  if earliest_slot_due_ms(windows) < new_due_ms then return 0 end
   return new_due_ms
 end
 

@@ -16,16 +16,17 @@ local function expire(keys, args)
   local header, arg = reader.read_call(args, CALLS.expire)
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local now_sec, budget, window_count = header.now_sec, header.budget, #header.windows
-  snapshot.cross_all(3, window_count, 5, now_sec)
-  local more_likes = likes.prune_likes(likes_key, window_count, now_sec, budget)
-  local draining = window.expire_all(3, window_count, 5, now_sec, budget)
+  local now_sec, budget = header.now_sec, header.budget
+  local windows = call_state.bind_windows(3, #header.windows)
+  snapshot.cross_all(windows, now_sec)
+  local more_likes = likes.prune_likes(likes_key, windows, now_sec, budget)
+  local draining = window.expire_all(windows, now_sec, budget)
   slot_due.settle_slot_due()
-  local segments_draining, segments_due_ms = segmentation.expire_segments(3, window_count, header.now_ms, budget,
+  local segments_draining, segments_due_ms = segmentation.expire_segments(windows, header.now_ms, budget,
     tonumber(arg.segments_per_call))
   if more_likes or segments_draining == 1 then draining = 1 end
-  local next_ms = math.min(window.earliest_slot_due_ms(3, window_count) or math.huge, likes.likes_due_ms(likes_key, window_count) or math.huge,
-    snapshot.snapshot_due_ms(3, window_count, now_sec) or math.huge, segments_due_ms or math.huge)
+  local next_ms = math.min(window.earliest_slot_due_ms(windows) or math.huge, likes.likes_due_ms(likes_key, windows) or math.huge,
+    snapshot.snapshot_due_ms(windows, now_sec) or math.huge, segments_due_ms or math.huge)
   if next_ms == math.huge then next_ms = 0 end
   return reader.answer(CALLS.expire, { draining = draining, next_due_ms = next_ms })
 end

@@ -25,7 +25,7 @@ local function lookup(keys, args)
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
   local rule, now_sec = header.windows[1], header.now_sec
-  local keeps = snapshot.cross_window(now_sec, rule.interval_sec, rule.origin_sec)
+  local keeps = snapshot.cross_window(slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
   local _, more = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
   local items = cjson.decode(arg.items)
   local scores, ranks, previous, data, above, marks = {}, {}, {}, {}, {}, {}

@@ -12,7 +12,7 @@
 -- A mark is drawn each time an item's score in a window changes, fixed-width decimal, inverted so that
 -- ZREVRANGE (score descending, then member descending) lists equal scores earliest mark first:
 -- * a board of 1 shard: TIE.MAX - seq in 15 digits, seq from tieSeq (the first format, kept).
--- * a sharded board: the write's time (unix ms, the `now` ARGV[2] every changing call passes, never
+-- * a sharded board: the write's time (unix ms, the header's `now` every changing call passes, never
 --   below the shard's tieMs so a shard's marks follow its own order), then seq, then the shard index:
 --   TIE.MS_MAX - ms (13 digits) .. TIE.MAX - seq (15) .. 99 - shard (2). Marks of different shards
 --   then compare as strings without a shared counter: the earlier time first, within one millisecond

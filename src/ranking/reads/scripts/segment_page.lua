@@ -18,7 +18,7 @@ local function segment_page(keys, args)
   local header, arg = reader.read_call(args, CALLS.segment_page)
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local page = segmentation.segment_rows(2, #header.windows, header.now_ms, arg.after, tonumber(arg.limit), header.budget,
+  local page = segmentation.segment_rows(call_state.bind_windows(2, #header.windows), header.now_ms, arg.after, tonumber(arg.limit), header.budget,
     tonumber(arg.units))
   return reader.answer(CALLS.segment_page, { draining = page.draining, ended = page.ended, last = page.last, rows = page.rows })
 end

@@ -169,7 +169,7 @@ local function item_out_of_windows(step, window_count, now_ms, budget)
     if not done then return 0, events, amount end
   end
   local pending = item_pending_segments(step, 'segs', 'segdue')
-  budget = segmentation.walk_pending_segments(step.keys[1], pending, window_count, now_ms, step.budget, budget,
+  budget = segmentation.walk_pending_segments(step.keys[1], pending, step.windows, now_ms, step.budget, budget,
     function(name, units)
       for w = 0, window_count - 1 do
         local done
@@ -234,14 +234,15 @@ local function retract_item(keys, args)
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
+  local windows = call_state.bind_windows(2, window_count)
   local step = actor_log.ACTORS.begin_retraction('item', now_ms, {
     record = keys[2 + 2 * window_count], keys = keys, budget = header.budget, id = arg.target,
     most = tonumber(arg.most), ledger = tonumber(arg.ledger), block_until_ms = tonumber(arg.block_until_ms),
-    block_key = arg.block_key,
+    block_key = arg.block_key, windows = windows,
   })
   local record, item, most = step.record, step.id, step.most
-  local confs = snapshot.cross_all(2, window_count, 5, now_sec)
-  window.expire_all(2, window_count, 5, now_sec, header.budget)
+  local confs = snapshot.cross_all(windows, now_sec)
+  window.expire_all(windows, now_sec, header.budget)
   -- The board's windows, then each segment's, the likes, then every kept history.
   local budget, events, amount = item_out_of_windows(step, window_count, now_ms, most)
   if budget > 0 then budget = item_likes_out(step, budget) end

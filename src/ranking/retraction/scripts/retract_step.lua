@@ -85,7 +85,7 @@ local function retract_segments(step, window_count, now_ms, left)
     redis.call('ZRANGESTORE', pending, keyspace.sibling_key(step.keys[1], 'cfg', 'segdue'), 0, -1)
     redis.call('EXPIRE', pending, actor_log.ACTORS.KEEP_SEC)
   end
-  return segmentation.walk_pending_segments(step.keys[1], pending, window_count, now_ms, step.budget, left,
+  return segmentation.walk_pending_segments(step.keys[1], pending, step.windows, now_ms, step.budget, left,
     function(name, units) return retract_windows(step, window_count, name, units) end)
 end
 
@@ -96,14 +96,15 @@ local function retract_step(keys, args)
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
   local now_ms, window_count = header.now_ms, #header.windows
+  local windows = call_state.bind_windows(2, window_count)
   local step = actor_log.ACTORS.begin_retraction('actor', now_ms, {
     record = keys[2 + 2 * window_count], keys = keys, budget = header.budget, id = arg.target,
     most = tonumber(arg.most), ledger = tonumber(arg.ledger), block_until_ms = tonumber(arg.block_until_ms),
-    block_key = arg.block_key,
+    block_key = arg.block_key, windows = windows,
   })
   local record = step.record
-  snapshot.cross_all(2, window_count, 5, header.now_sec)
-  window.expire_all(2, window_count, 5, header.now_sec, header.budget)
+  snapshot.cross_all(windows, header.now_sec)
+  window.expire_all(windows, header.now_sec, header.budget)
   -- The board's windows, then each segment's.
   local left, board_empty, taken, events, amount = retract_windows(step, window_count, nil, step.most)
   if events ~= 0 or amount ~= 0 then

@@ -28,14 +28,15 @@ local function record_score(keys, args)
   local answer = board_write.begin_board_write(cfg_key, header, idem)
   if answer then return answer end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
+  local windows = call_state.bind_windows(2, window_count)
   local item, score_arg, at_arg = arg.item, arg.score, arg.at_ms
-  local confs = snapshot.cross_all(2, window_count, 5, now_sec)
-  local draining = window.expire_all(2, window_count, 5, now_sec, header.budget)
+  local confs = snapshot.cross_all(windows, now_sec)
+  local draining = window.expire_all(windows, now_sec, header.budget)
   slot_due.settle_slot_due()
   local at_sec = math.floor(tonumber(at_arg) / 1000)
-  local covering = window.window_holds(at_sec, now_sec, window_count)
+  local covering = window.window_holds(at_sec, now_sec, windows)
   if not covering then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
-  local created, refusal = board_write.admit_items(2, window_count, { item }, tonumber(arg.new_items))
+  local created, refusal = board_write.admit_items(windows, { item }, tonumber(arg.new_items))
   if refusal then return redis.error_reply(refusal) end
   local flat, new_due_ms = {}, nil
   for w = 0, window_count - 1 do
@@ -56,15 +57,15 @@ local function record_score(keys, args)
     flat[#flat + 1] = held
     flat[#flat + 1] = rank
   end
-  local keeping = snapshot.snapshot_windows(2, window_count, confs)
+  local keeping = snapshot.snapshot_windows(windows, confs)
   for w = 0, window_count - 1 do
     flat[#flat + 1] = keeping and keeping[w] and snapshot.previous_rank(keys[3 + 2 * w], item) or 0
   end
   order.append_marks(flat, keys, 3, window_count, item)
-  new_due_ms = snapshot.with_snapshot_due(new_due_ms, 2, window_count, now_sec)
+  new_due_ms = snapshot.with_snapshot_due(new_due_ms, windows, now_sec)
   snapshot.bump_version(cfg_key, 1)
   local scores, ranks, previous_ranks, marks = board_write.standing_fields(flat, 1, window_count)
   local reply = reader.answer(CALLS.record_score, { draining = draining, scores = scores, ranks = ranks,
     previous_ranks = previous_ranks, marks = marks })
-  return idempotency.idem_finish(cfg_key, 'cfg', idem, now_ms, reply, { created, window.due_to_index(2, window_count, new_due_ms) })
+  return idempotency.idem_finish(cfg_key, 'cfg', idem, now_ms, reply, { created, window.due_to_index(windows, new_due_ms) })
 end

@@ -17,8 +17,9 @@ local function count_above(keys, args)
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
   local window_count, now_sec = #header.windows, header.now_sec
-  snapshot.cross_all(2, window_count, 5, now_sec)
-  local draining = window.expire_all(2, window_count, 5, now_sec, header.budget)
+  local windows = call_state.bind_windows(2, window_count)
+  snapshot.cross_all(windows, now_sec)
+  local draining = window.expire_all(windows, now_sec, header.budget)
   local scores, marks = cjson.decode(arg.scores), cjson.decode(arg.marks)
   local above, ranked = {}, {}
   for w = 1, window_count do

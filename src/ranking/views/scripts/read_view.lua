@@ -208,13 +208,13 @@ local EMPTY_LISTING = {
 -- The views a read answers from: the board's, or a held segment's (nil: a segment holding no data).
 -- The windows read (the board's or the segment's: the call's keys name them) first cross their boundaries, so a
 -- window keeping snapshots takes the one due before anything of it expires (a segment's own history).
-local function views_read(cfg_key, segment, now_sec, window_count)
+local function views_read(cfg_key, segment, now_sec, windows)
   if segment == '' then
-    snapshot.cross_all(2, window_count, 5, now_sec)
+    snapshot.cross_all(windows, now_sec)
     return VIEWS.by_name
   end
   if not redis.call('ZSCORE', keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), segment) then return nil end
-  snapshot.cross_all(2, window_count, 5, now_sec)
+  snapshot.cross_all(windows, now_sec)
   return seg_views.segment_views(cfg_key, segment)
 end
 
@@ -224,13 +224,13 @@ local function read_view(keys, args)
   local header, arg = reader.read_call(args, CALLS.read_view)
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local window_count = #header.windows
+  local windows = call_state.bind_windows(2, #header.windows)
   board_views.views_load(cfg_key, header.now_ms)
-  local views = views_read(cfg_key, arg.segment, header.now_sec, window_count)
+  local views = views_read(cfg_key, arg.segment, header.now_sec, windows)
   local view = (views or VIEWS.by_name)[arg.view]
   if not view then return redis.error_reply('TB_STALE_CONFIG view not in the stored config') end
   local draining = 0
-  if views then draining = window.expire_all(2, window_count, 5, header.now_sec, header.budget) end
+  if views then draining = window.expire_all(windows, header.now_sec, header.budget) end
   -- An empty segment answers the board's landmark: the one every shard's rows of the read are scaled to.
   local listing, landmark = board_views.view_listing(view, REBASE_MERGE_DEPTH)
   -- A view lists what its window lists: its board's exceptions (moderation) are left out.

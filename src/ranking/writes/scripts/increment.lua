@@ -55,6 +55,8 @@ local INCREMENT = {
   now_ms = 0,
   now_sec = 0,
   window_count = 0,
+  -- The call's windows (call_state.bind_windows).
+  windows = nil,
   draining = 0,
   keeping = nil,
   add = nil,
@@ -94,7 +96,7 @@ local function increment_growth_refusal(request, full, covering, at_sec, segment
   if not full or (actor == '' and #segments == 0) then return nil end
   local actors, segment_entries = tonumber(request.new_actor_entries), tonumber(request.new_segment_entries)
   if not segment_growth.GROWTH.counted(actors, segment_entries) then return nil end
-  segment_growth.GROWTH.of_entry(2, INCREMENT.window_count, covering, at_sec, request.item, actor, segments)
+  segment_growth.GROWTH.of_entry(INCREMENT.windows, covering, at_sec, request.item, actor, segments)
   return segment_growth.GROWTH.refusal(actors, segment_entries)
 end
 
@@ -111,7 +113,7 @@ local function increment_admission(item, amount, allowance, cap, covering, segme
   if refusal then return 0, refusal end
   -- An actor's weight or cap may add another amount than sent: created_by_add would not tell.
   if counted_after(allowance, cap, amount) and not actor_log.ACTORS.weighs(actor) then return COUNTED_AFTER, nil end
-  if cap > 0 or allowance >= 0 then return board_write.admit_items(2, call.window_count, { item }, allowance, cap) end
+  if cap > 0 or allowance >= 0 then return board_write.admit_items(call.windows, { item }, allowance, cap) end
   return 0, nil
 end
 
@@ -147,13 +149,13 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   groups.assign(call.cfg_key, item, group)
   if created == COUNTED_AFTER then created = created_by_add(flat, 1, window_count, covering, amount) end
   local new_due_ms = segmentation.earliest_due(added_due_ms,
-    segmentation.segment_add(2, window_count, segments, item, amount, at_sec, covering, seen_sec, actor))
+    segmentation.segment_add(call.windows, segments, item, amount, at_sec, covering, seen_sec, actor))
   for w = 0, window_count - 1 do
     flat[#flat + 1] = call.keeping and call.keeping[w] and snapshot.previous_rank(keys[3 + 2 * w], item) or 0
   end
   order.append_marks(flat, keys, 3, window_count, item)
-  new_due_ms = snapshot.with_snapshot_due(new_due_ms, 2, window_count, call.now_sec)
-  local due = window.due_to_index(2, window_count, new_due_ms)
+  new_due_ms = snapshot.with_snapshot_due(new_due_ms, call.windows, call.now_sec)
+  local due = window.due_to_index(call.windows, new_due_ms)
   local growth = segment_growth.GROWTH
   if idem ~= call.no_key then
     return idempotency.idem_finish(call.cfg_key, 'cfg', idem, call.now_ms, standing_answer({}, flat, window_count),
@@ -180,7 +182,7 @@ local function increment_plain(answers, item, amount, allowance_arg, slot_keys)
   if allowance_arg ~= '1' and allowance_arg ~= '-1' then return false end
   local window_count = INCREMENT.window_count
   local flat = INCREMENT.plain_flat
-  local created = board_write.plain_add(flat, slot_keys, window_count, item, amount)
+  local created = board_write.plain_add(flat, slot_keys, INCREMENT.windows, item, amount)
   local first = #answers + 2
   answers[first - 1] = -1
   answers[first + PLAIN_ANSWER_AT.created] = allowance_arg == '1' and created or 0
@@ -193,10 +195,10 @@ end
 -- The windows holding the event second `at_sec`: per call, not per request, for a second before now.
 local function covering_of(at_sec)
   local call = INCREMENT
-  if at_sec == call.now_sec then return window.window_holds(at_sec, call.now_sec, call.window_count) end
+  if at_sec == call.now_sec then return window.window_holds(at_sec, call.now_sec, call.windows) end
   call.holding_at = call.holding_at or {}
   if call.holding_at[at_sec] == nil then
-    call.holding_at[at_sec] = window.window_holds(at_sec, call.now_sec, call.window_count) or false
+    call.holding_at[at_sec] = window.window_holds(at_sec, call.now_sec, call.windows) or false
   end
   return call.holding_at[at_sec]
 end
@@ -223,7 +225,7 @@ end
 
 -- Binds the call's state (INCREMENT) for its requests: keys, time, windows, the shard's cap, blocks,
 -- snapshots and adder, the requests' shape. Answers the table its requests are read into.
-local function increment_begin(keys, header, arg, draining, confs)
+local function increment_begin(keys, header, arg, draining, confs, windows)
   local call = INCREMENT
   local window_count = header.window_count
   call.keys, call.cfg_key = keys, keys[1]
@@ -231,7 +233,8 @@ local function increment_begin(keys, header, arg, draining, confs)
   call.cap = board_write.item_cap(call.cfg_key)
   call.now_ms, call.now_sec, call.window_count, call.draining = header.now_ms, header.now_sec, window_count, draining
   call.blocks = actor_log.ACTORS.blocking(call.cfg_key, header.now_ms)
-  call.keeping, call.add = snapshot.snapshot_windows(2, window_count, confs), board_write.event_adder(window_count)
+  call.windows = windows
+  call.keeping, call.add = snapshot.snapshot_windows(windows, confs), board_write.event_adder(windows)
   call.holding_at = nil
   call.no_key.context = arg.context
   call.grouped = arg.shape == 'increment_grouped'
@@ -264,11 +267,12 @@ local function increment(keys, args)
   local header, arg, records_at = reader.read_call(args, CALLS.increment)
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
-  local now_sec, window_count = header.now_sec, header.window_count
-  local confs = snapshot.cross_all(2, window_count, 5, now_sec)
-  local draining = window.expire_all(2, window_count, 5, now_sec, header.budget)
+  local now_sec = header.now_sec
+  local windows = call_state.bind_windows(2, header.window_count)
+  local confs = snapshot.cross_all(windows, now_sec)
+  local draining = window.expire_all(windows, now_sec, header.budget)
   slot_due.settle_slot_due()
-  local request = increment_begin(keys, header, arg, draining, confs)
+  local request = increment_begin(keys, header, arg, draining, confs, windows)
   local call = INCREMENT
   local fields = RECORD_FIELDS[arg.shape]
   local count = reader.record_count(args, records_at, fields)
@@ -277,11 +281,11 @@ local function increment(keys, args)
   -- once the slots of now are indexed (plain_slots): from the first request when the shard's indexed
   -- second names them (most calls under load), else after the first applied one.
   local plain_shard = not full and call.cap == 0 and not call.blocks and call.keeping == nil
-  local plain_keys = plain_shard and board_write.plain_slots(window_count, now_sec) or nil
+  local plain_keys = plain_shard and board_write.plain_slots(windows, now_sec) or nil
   if full then
     for r = 1, count do
       reader.fill_record(request, args, records_at, fields, r)
-      segmentation.cross_named_segments(2, window_count, segmentation.segment_names(request.segments))
+      segmentation.cross_named_segments(windows, segmentation.segment_names(request.segments))
     end
   end
   -- A plain request's fields by index (PAIR_AT, PLAIN_AT): item, amount, and its own allowance
@@ -299,7 +303,7 @@ local function increment(keys, args)
       one = increment_request(answers, reader.fill_record(request, args, records_at, fields, r), full)
     end
     applied = applied + one
-    if plain_shard and one == 1 and not plain_keys then plain_keys = board_write.plain_slots(window_count, now_sec) end
+    if plain_shard and one == 1 and not plain_keys then plain_keys = board_write.plain_slots(windows, now_sec) end
   end
   -- The change version counts writes (what the live stream polls): one bump per applied request.
   if applied > 0 then snapshot.bump_version(cfg_key, applied) end

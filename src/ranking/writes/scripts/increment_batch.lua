@@ -38,10 +38,10 @@ local BOARD = call_state.BOARD
 -- holding (full entries: the windows holding each entry, by its index), at_now (the windows holding
 -- now: every pair's), named (the segments named), first_of (each item's first entry, by index),
 -- distinct (items), full (full entries) }.
-local function batch_entries(cfg_key, entries, full, now_ms, window_count)
+local function batch_entries(cfg_key, entries, full, now_ms, windows)
   local now_sec = math.floor(now_ms / 1000)
   local blocks = actor_log.ACTORS.blocking(cfg_key, now_ms)
-  local at_now = window.window_holds(now_sec, now_sec, window_count)
+  local at_now = window.window_holds(now_sec, now_sec, windows)
   local batch = { items = {}, holding = {}, at_now = at_now, named = {}, first_of = {}, distinct = 0, full = full }
   local items, first_of = batch.items, batch.first_of
   -- Entries mostly share a time (now): the windows holding a second are worked out once per second.
@@ -56,7 +56,7 @@ local function batch_entries(cfg_key, entries, full, now_ms, window_count)
     if full then
       for _, name in ipairs(segmentation.segment_names(entry.segments)) do batch.named[name] = true end
       local at_sec = math.floor(tonumber(entry.at_ms) / 1000)
-      if holding_at[at_sec] == nil then holding_at[at_sec] = window.window_holds(at_sec, now_sec, window_count) or false end
+      if holding_at[at_sec] == nil then holding_at[at_sec] = window.window_holds(at_sec, now_sec, windows) or false end
       batch.holding[e] = holding_at[at_sec]
       if not batch.holding[e] then return nil, 'TB_AT_OUT_OF_SPAN ' .. e end
     end
@@ -76,12 +76,12 @@ end
 -- The batch's growth in actor contributions and segment entries (GROWTH) against the allowances
 -- `actors` and `segments`, counted only for full entries (pairs name neither) when some quota is on:
 -- the refusal, or nil.
-local function batch_growth_refusal(batch, entries, actors, segments, window_count)
+local function batch_growth_refusal(batch, entries, actors, segments, windows)
   segment_growth.GROWTH.begin()
   if not batch.full or not segment_growth.GROWTH.counted(actors, segments) then return nil end
   for e = 1, #entries do
     local entry = entries[e]
-    segment_growth.GROWTH.of_entry(2, window_count, batch.holding[e], math.floor(tonumber(entry.at_ms) / 1000), entry.item,
+    segment_growth.GROWTH.of_entry(windows, batch.holding[e], math.floor(tonumber(entry.at_ms) / 1000), entry.item,
       (actor_log.ACTORS.split(entry.actor)), segmentation.segment_names(entry.segments))
   end
   return segment_growth.GROWTH.refusal(actors, segments)
@@ -90,11 +90,11 @@ end
 -- Each entry into its slot (indexed, and its key made, once per window and slot), in every window
 -- holding it; answers the earliest due time (unix ms) of a slot it created, or nil. The slot of an
 -- entry's time is worked out once per window and time (entries mostly share now).
-local function batch_add(batch, entries, now_ms, window_count)
+local function batch_add(batch, entries, now_ms, windows)
   local new_due_ms, full = nil, batch.full
   local now_arg = string.format('%d', now_ms)
-  for w = 0, window_count - 1 do
-    local win, slot_at = board_write.batch_window(w), {}
+  for w = 0, windows.count - 1 do
+    local win, slot_at = board_write.batch_window(windows, w), {}
     for e = 1, #entries do
       if (full and batch.holding[e] or batch.at_now)[w] then
         local entry = entries[e]
@@ -128,11 +128,11 @@ end
 -- window held before (when `counting`: see counted_by_adds). An item is counted at its first entry,
 -- in the first window that finds it held, and its first_of turned negative, so no other window counts
 -- it again (first_of is read by nothing after this).
-local function batch_add_pairs(batch, entries, now_ms, window_count, counting)
+local function batch_add_pairs(batch, entries, now_ms, windows, counting)
   local now_sec = math.floor(now_ms / 1000)
   local new_due_ms, held, first_of, unknown = nil, 0, batch.first_of, false
-  for w = 0, window_count - 1 do
-    local win = board_write.batch_window(w)
+  for w = 0, windows.count - 1 do
+    local win = board_write.batch_window(windows, w)
     local slot_start = window.current_slot(now_sec, win.interval_sec, win.origin_sec)
     local slot_key = window.slot_key_of(win.slots_key, slot_start)
     win.indexed[slot_start] = slot_key
@@ -162,13 +162,13 @@ end
 -- Adds each full entry to its segments (segment_add, with its actor: the board's windows kept the
 -- actor's part in the pass before), in the windows `holding` it; returns the earliest due time (unix
 -- ms) of a slot it created, or nil.
-local function batch_segments_add(entries, window_count, holding)
+local function batch_segments_add(entries, windows, holding)
   local new_due_ms = nil
   for e = 1, #entries do
     local entry = entries[e]
     local at_ms = tonumber(entry.at_ms)
     local seen_sec = math.min(at_ms, tonumber(entry.created_ms) or math.huge) / 1000
-    local segment_due = segmentation.segment_add(2, window_count, segmentation.segment_names(entry.segments), entry.item,
+    local segment_due = segmentation.segment_add(windows, segmentation.segment_names(entry.segments), entry.item,
       tonumber(entry.amount), math.floor(at_ms / 1000), holding[e], seen_sec, (actor_log.ACTORS.split(entry.actor)))
     new_due_ms = segmentation.earliest_due(new_due_ms, segment_due)
   end
@@ -178,16 +178,16 @@ end
 -- The batch's entries applied (the checks passed): its windows, then its segments and groups. Answers
 -- the earliest due time of a slot it created (or nil), and how many items it created (`counting`:
 -- told by the adds, counted_by_adds; else `created`, admit_items').
-local function batch_apply(batch, entries, now_ms, window_count, counting, created, segments)
+local function batch_apply(batch, entries, now_ms, windows, counting, created, segments)
   local new_due_ms, held
   if batch.full or BOARD.aggregate ~= 'sum' then
-    new_due_ms = batch_add(batch, entries, now_ms, window_count)
+    new_due_ms = batch_add(batch, entries, now_ms, windows)
   else
-    new_due_ms, held = batch_add_pairs(batch, entries, now_ms, window_count, counting)
+    new_due_ms, held = batch_add_pairs(batch, entries, now_ms, windows, counting)
   end
   if counting then created = batch.distinct - held end
   -- A batch naming no segment (most) skips this pass: it would do nothing for each of its entries.
-  if #segments > 0 then new_due_ms = segmentation.earliest_due(new_due_ms, batch_segments_add(entries, window_count, batch.holding)) end
+  if #segments > 0 then new_due_ms = segmentation.earliest_due(new_due_ms, batch_segments_add(entries, windows, batch.holding)) end
   return new_due_ms, created
 end
 
@@ -204,29 +204,30 @@ local function increment_batch(keys, args)
   local answer = board_write.begin_board_write(cfg_key, header, idem)
   if answer then return answer end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
-  snapshot.cross_all(2, window_count, 5, now_sec)
-  local draining = window.expire_all(2, window_count, 5, now_sec, header.budget)
+  local windows = call_state.bind_windows(2, window_count)
+  snapshot.cross_all(windows, now_sec)
+  local draining = window.expire_all(windows, now_sec, header.budget)
   slot_due.settle_slot_due()
   local entries = reader.read_records(args, records_at, RECORD_FIELDS[arg.shape])
-  local batch, refusal = batch_entries(cfg_key, entries, arg.shape ~= 'batch_pair', now_ms, window_count)
+  local batch, refusal = batch_entries(cfg_key, entries, arg.shape ~= 'batch_pair', now_ms, windows)
   if refusal then return redis.error_reply(refusal) end
   local segments = {}
   for name in pairs(batch.named) do segments[#segments + 1] = name end
   refusal = segmentation.segment_refusal(cfg_key, segments, tonumber(arg.segments_max), now_sec)
-    or batch_growth_refusal(batch, entries, tonumber(arg.new_actor_entries), tonumber(arg.new_segment_entries), window_count)
+    or batch_growth_refusal(batch, entries, tonumber(arg.new_actor_entries), tonumber(arg.new_segment_entries), windows)
   if refusal then return redis.error_reply(refusal) end
-  segmentation.cross_named_segments(2, window_count, segments)
+  segmentation.cross_named_segments(windows, segments)
   local allowance = tonumber(arg.new_items)
   local counting, created = counted_by_adds(cfg_key, batch, allowance), 0
   if not counting then
-    created, refusal = board_write.admit_items(2, window_count, batch.items, allowance)
+    created, refusal = board_write.admit_items(windows, batch.items, allowance)
     if refusal then return redis.error_reply(refusal) end
   end
   snapshot.bump_version(cfg_key)
   local new_due_ms
-  new_due_ms, created = batch_apply(batch, entries, now_ms, window_count, counting, created, segments)
+  new_due_ms, created = batch_apply(batch, entries, now_ms, windows, counting, created, segments)
   if arg.shape == 'batch_grouped' then batch_groups(cfg_key, entries) end
-  local due_ms = window.due_to_index(2, window_count, snapshot.with_snapshot_due(new_due_ms, 2, window_count, now_sec))
+  local due_ms = window.due_to_index(windows, snapshot.with_snapshot_due(new_due_ms, windows, now_sec))
   local reply = reader.answer(CALLS.increment_batch, { draining = draining, applied = #batch.items })
   return idempotency.idem_finish(cfg_key, 'cfg', idem, now_ms, reply,
     { created, due_ms, segment_growth.GROWTH.actors, segment_growth.GROWTH.segments })

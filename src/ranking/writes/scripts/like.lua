@@ -63,7 +63,7 @@ end
 -- subtracts from those recorded; their views see `event_sec` as the board's do, and the like's actor
 -- (nil: none) is kept or taken back as in the board's windows. Returns the earliest due time of a
 -- segment slot it created, or nil.
-local function like_segments(likes_key, window_count, item, member, segments, undo, changed, delta, at_sec, event_sec, actor)
+local function like_segments(likes_key, windows, item, member, segments, undo, changed, delta, at_sec, event_sec, actor)
   local key = keyspace.sibling_key(likes_key, 'likes', 'likesegs')
   if undo then
     segments = segmentation.segment_names(redis.call('HGET', key, member) or '')
@@ -73,19 +73,19 @@ local function like_segments(likes_key, window_count, item, member, segments, un
   else
     redis.call('HDEL', key, member)
   end
-  return segmentation.segment_add(3, window_count, segments, item, delta, at_sec, changed, event_sec, actor, undo or 'like')
+  return segmentation.segment_add(windows, segments, item, delta, at_sec, changed, event_sec, actor, undo or 'like')
 end
 
 -- Whether the like counts, refused (an error reply) or not: a blocked user or item, a new segment past
 -- segments.max, a new item or like past the allowances. Answers nil or the refusal, then the new items
 -- and likes it creates.
-local function like_admission(cfg_key, header, arg, window_count, segments, actor, liked_ms)
+local function like_admission(cfg_key, header, arg, windows, segments, actor, liked_ms)
   local actor_key = actor and arg.block_key
   local refusal = actor_log.ACTORS.refusal(cfg_key, actor_key, header.now_ms, arg.item)
     or segmentation.segment_refusal(cfg_key, segments, tonumber(arg.segments_max), header.now_sec)
   if refusal then return refusal end
   local created_items
-  created_items, refusal = board_write.admit_items(3, window_count, { arg.item }, tonumber(arg.new_items))
+  created_items, refusal = board_write.admit_items(windows, { arg.item }, tonumber(arg.new_items))
   if refusal then return refusal end
   if liked_ms then return nil, created_items, 0 end
   if arg.new_likes == '0' then return 'TB_QUOTA likeUsers 1' end
@@ -100,28 +100,29 @@ local function like(keys, args)
   local answer = board_write.begin_board_write(cfg_key, header, idem)
   if answer then return answer end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
-  snapshot.cross_all(3, window_count, 5, now_sec)
-  local draining = window.expire_all(3, window_count, 5, now_sec, header.budget)
+  local windows = call_state.bind_windows(3, window_count)
+  snapshot.cross_all(windows, now_sec)
+  local draining = window.expire_all(windows, now_sec, header.budget)
   slot_due.settle_slot_due()
-  likes.prune_likes(likes_key, window_count, now_sec, header.budget)
+  likes.prune_likes(likes_key, windows, now_sec, header.budget)
   local item = arg.item
   local member = item .. '\31' .. arg.user
   local undo = arg.undo == '1'
   local liked = redis.call('ZSCORE', likes_key, member)
   local liked_ms = liked and tonumber(liked) or nil
   local at_ms = tonumber(arg.at_ms)
-  local holding = likes.like_windows(at_ms, window_count, now_sec)
+  local holding = likes.like_windows(at_ms, windows, now_sec)
   if not undo and #holding == 0 then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
 
-  local counts = not undo and not (liked_ms and #likes.like_windows(liked_ms, window_count, now_sec) > 0)
+  local counts = not undo and not (liked_ms and #likes.like_windows(liked_ms, windows, now_sec) > 0)
   local segments = segmentation.segment_names(arg.segments)
-  segmentation.cross_named_segments(3, window_count, undo and segmentation.segment_names(
+  segmentation.cross_named_segments(windows, undo and segmentation.segment_names(
     redis.call('HGET', keyspace.sibling_key(likes_key, 'likes', 'likesegs'), member) or '') or segments)
   local created_items, created_likes = 0, 0
   local actor = call_state.config_field(cfg_key, 'actors') == '1' and arg.user or nil
   if counts then
     local refusal
-    refusal, created_items, created_likes = like_admission(cfg_key, header, arg, window_count, segments, actor, liked_ms)
+    refusal, created_items, created_likes = like_admission(cfg_key, header, arg, windows, segments, actor, liked_ms)
     if refusal then return redis.error_reply(refusal) end
   end
 
@@ -129,7 +130,7 @@ local function like(keys, args)
   if undo then
     if liked_ms then
       redis.call('ZREM', likes_key, member)
-      for _, w in ipairs(likes.like_windows(liked_ms, window_count, now_sec)) do changed[w] = true end
+      for _, w in ipairs(likes.like_windows(liked_ms, windows, now_sec)) do changed[w] = true end
     end
     delta, at_sec = -1, math.floor((liked_ms or now_ms) / 1000)
   elseif counts then
@@ -142,10 +143,10 @@ local function like(keys, args)
   if not undo then event_sec = at_ms / 1000 end
   local flat, new_due_ms = like_standings(keys, header, item, changed, delta, at_sec, event_sec, draining, actor)
   if counts or (undo and liked_ms) then
-    new_due_ms = segmentation.earliest_due(new_due_ms, like_segments(likes_key, window_count, item, member, segments, undo, changed, delta, at_sec, event_sec, actor))
+    new_due_ms = segmentation.earliest_due(new_due_ms, like_segments(likes_key, windows, item, member, segments, undo, changed, delta, at_sec, event_sec, actor))
   end
   if flat[2] == 1 then snapshot.bump_version(cfg_key) end
-  local due_ms = window.due_to_index(3, window_count, snapshot.with_snapshot_due(new_due_ms, 3, window_count, now_sec))
+  local due_ms = window.due_to_index(windows, snapshot.with_snapshot_due(new_due_ms, windows, now_sec))
   local scores, ranks, previous_ranks, marks = board_write.standing_fields(flat, 3, window_count)
   local reply = reader.answer(CALLS.like, { draining = draining, counted = flat[2], scores = scores, ranks = ranks,
     previous_ranks = previous_ranks, marks = marks })
