@@ -3,7 +3,7 @@
  * boards of ./boards.ts (every option at its maximum), mostly on the 64-shard board where shards cost more.
  */
 import { AppConfig } from '../../src/common/config';
-import { MAX_SHARDED_DEPTH_ITEMS, MIN_ACTORS } from '../../src/ranking/core/ranking.limits';
+import { MAX_SHARDED_DEPTH_ITEMS, MIN_ACTORS, MODERATED_ITEMS_PER_SHARD } from '../../src/ranking/core/ranking.limits';
 import { EXCLUDE_GROUPS_MAX, GROUP_PAGE_CALLS, GROUP_SCAN_ROWS } from '../../src/ranking/options/groups/groups.limits';
 import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
 import { LAST_METRIC, post } from './board-rows';
@@ -152,7 +152,7 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/history',
-    worst: 'a snapshot of 1 000 rows',
+    worst: `a snapshot of 1 000 rows, each checked against the ${MODERATED_ITEMS_PER_SHARD} hidden items of the board (moderation rows)`,
     request: () => get('/boards/wc-sum/history?window=m'),
   },
   {

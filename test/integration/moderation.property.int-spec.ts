@@ -138,6 +138,22 @@ describe.each(CASES)(
                 },
               ],
             ],
+            // Issue #49: the prelude's slot drains in 3 calls and brings a (hidden, then allowed) and e to one score.
+            [
+              ['a', 'c', 'e'],
+              [
+                { kind: 'move', minutes: 2 },
+                {
+                  kind: 'batch',
+                  entries: [
+                    { item: 'a', amount: 1 },
+                    { item: 'a', amount: 1 },
+                    { item: 'e', amount: 2 },
+                  ],
+                },
+                { kind: 'move', minutes: 1 },
+              ],
+            ],
           ],
         },
       );

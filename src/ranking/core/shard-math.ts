@@ -22,13 +22,13 @@ export function shardOf(item: string, shards: number): number {
 /**
  * Board order: higher score first; equal scores in descending byte order of the item id, which is
  * the order Redis' ZREVRANGE gives an unsharded board. On a sharded `ties: first` board rows carry tie
- * marks: equal scores then come greater mark first (the one that reached its score first; marks are
- * fixed-width ASCII digits, so string order is their byte order). An `order: asc` board lists the exact
+ * marks (the strict order's members: a fixed-width mark of digits, then the id): equal scores then come
+ * greater mark first (the one that reached its score first), in byte order as the shard's order zset. An `order: asc` board lists the exact
  * reverse (ZRANGE's: lower score first, equal scores in ascending byte order of item id): compareAscending.
  */
 export function compareListed(a: ScoredItem, b: ScoredItem): number {
   if (a.score !== b.score) return b.score - a.score;
-  if (a.tie && b.tie && a.tie !== b.tie) return a.tie > b.tie ? -1 : 1;
+  if (a.tie && b.tie && a.tie !== b.tie) return compareUtf8(b.tie, a.tie);
   return compareUtf8(b.item, a.item);
 }
 

@@ -8,6 +8,8 @@ import { sliceFunctions } from '../core/slice-functions';
 export interface StoredSnapshot {
   atSec: number;
   rows: ScoredItem[];
+  /** The items of those rows the window's listing leaves out now (moderation). */
+  leftOut: string[];
 }
 
 /** An item in one snapshot of one shard: its score (0: not listed) and the rows above it (-1: not listed). */
@@ -30,7 +32,7 @@ export function parseSnapshotRows(packed: string): ScoredItem[] {
 }
 
 const READ_ARGS = ['at_sec'] as const;
-const READ_REPLY = ['keeps', 'found', 'boundary', 'rows'] as const;
+const READ_REPLY = ['keeps', 'found', 'boundary', 'rows', 'left_out'] as const;
 const ITEM_ARGS = ['item', 'from_sec', 'to_sec', 'most_snapshots'] as const;
 const ITEM_REPLY = ['keeps', 'next_sec', 'points'] as const;
 const CUT_ARGS = ['at_sec', 'last_score', 'last_item'] as const;
@@ -52,7 +54,13 @@ export const HISTORY_FUNCTIONS = {
     decode: (raw): { keeps: boolean; snapshot?: StoredSnapshot } => {
       const reply = new NamedReply('tbRankHistoryRead', READ_REPLY, raw);
       if (!reply.flag('found')) return { keeps: reply.flag('keeps') };
-      return { keeps: true, snapshot: { atSec: reply.int('boundary'), rows: parseSnapshotRows(reply.string('rows')) } };
+      const leftOut = reply.nested('left_out');
+      const snapshot = {
+        atSec: reply.int('boundary'),
+        rows: parseSnapshotRows(reply.string('rows')),
+        leftOut: Array.from({ length: leftOut.length }, (_, i) => leftOut.string(i)),
+      };
+      return { keeps: true, snapshot };
     },
   }),
 

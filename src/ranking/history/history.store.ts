@@ -47,14 +47,18 @@ export class HistoryStore {
 
   /**
    * The window's snapshot at or before `atSec` (undefined: the latest), merged over the shards (each
-   * shard's snapshot at or before that time; the answer is at the latest of theirs). keeps: false
-   * when the window keeps no snapshots; listing undefined when none is kept for that time.
+   * shard's snapshot at or before that time; the answer is at the latest of theirs) and cut to the
+   * window's `top`, without the rows the listing leaves out now (moderation), ranked among the rest as
+   * top ranks (`shown` false: with them, as previous ranks count the rows a snapshot kept, on a board of
+   * one shard too). keeps: false when the window keeps no snapshots; listing undefined when none is kept
+   * for that time.
    */
   async history(
     board: PreparedBoard,
     window: WindowConfig,
     nowMs: number,
     atSec: number | undefined,
+    { shown = true } = {},
   ): Promise<{ keeps: boolean; listing?: SnapshotListing }> {
     const replies = await Promise.all(
       board.shards.map((shard) =>
@@ -64,10 +68,13 @@ export class HistoryStore {
     if (!replies.some((reply) => reply.keeps)) return { keeps: false };
     const found = replies.flatMap((reply) => (reply.snapshot ? [reply.snapshot] : []));
     if (found.length === 0) return { keeps: true };
+    const leftOut = new Set(shown ? found.flatMap((snapshot) => snapshot.leftOut) : []);
     const rows = mergeListings(
       found.map((snapshot) => snapshot.rows),
       ascendingScores(board.config),
-    ).slice(0, window.snapshots?.top);
+    )
+      .slice(0, window.snapshots?.top)
+      .filter((row) => !leftOut.has(row.item));
     return {
       keeps: true,
       listing: { atSec: Math.max(...found.map((snapshot) => snapshot.atSec)), items: rankRows(rows, 0, 0) },
@@ -119,7 +126,7 @@ export class HistoryStore {
     const cached = this.previousListings.get(key);
     if (cached && cached.version === board.config.version && cached.slotSec === slotSec) return cached.ranks;
     if (this.previousListings.size >= MAX_CACHED_PREVIOUS_LISTINGS) this.previousListings.clear();
-    const ranks = this.history(board, window, nowMs, undefined).then(
+    const ranks = this.history(board, window, nowMs, undefined, { shown: false }).then(
       ({ listing }) => new Map((listing?.items ?? []).map((row) => [row.item, row.rank])),
     );
     this.previousListings.set(key, { version: board.config.version, slotSec, ranks });
@@ -152,7 +159,7 @@ export class HistoryStore {
     for (let fromSec: number | null = 0; fromSec !== null;) {
       const page = await this.itemHistory({ board, window, nowMs, item, fromSec, toSec });
       for (const point of page.points.filter((p) => p.rank !== null)) {
-        const { listing } = await this.history(board, window, nowMs, point.at);
+        const { listing } = await this.history(board, window, nowMs, point.at, { shown: false });
         const last = listing?.items[top - 1];
         if (last === undefined) continue;
         await this.cutEveryShard(board, window, nowMs, point.at, last);

@@ -19,8 +19,8 @@ local BOUND = { keys = nil, args = nil }
 -- (nil till a call asks: most calls take their time from their header, and tonumber of a time costs a
 -- strtod; a function whose args[2] is no time reaches no module that asks it); seq: the call's
 -- number, which a per-call cache keeps to tell a later call's (call_cache) instead of being emptied as
--- each call begins; draining: true while expiry takes an expired slot out of the results
--- (results_changed hooks ask).
+-- each call begins; draining: the expired slot's start (a string) while expiry takes it out of the
+-- results (results_changed hooks ask), else false.
 local CALL = { cfg_key = nil, now_ms = nil, seq = 0, draining = false }
 
 -- The board shard's views, loaded by views_load (views_lib) at most once per call.

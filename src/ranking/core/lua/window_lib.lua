@@ -184,7 +184,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       budget = budget - #fields
     end
     if pending then archive.archive_take(slots_key, pending, oldest[1], entries) end
-    call_state.CALL.draining = true -- hooks told of these changes know them for expiry (leagues_lib)
+    call_state.CALL.draining = oldest[1] -- hooks told of these changes know their expired slot (leagues_lib, ties_lib)
     budget, call_state.CALL.draining = budget - subtract_drained(slots_key, top_key, tonumber(oldest[1]), live_from, entries), false
   end
   if pending then return archive.archive_write(slots_key, pending, budget) end

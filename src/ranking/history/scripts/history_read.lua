@@ -1,6 +1,7 @@
--- requires: call_state, reader, snapshot, window
+-- requires: archive, call_state, order, reader, snapshot, window
 -- history_read: the snapshot of a window at or before a time (default: the latest), taking the
--- snapshot of a boundary this call is the first to cross.
+-- snapshot of a boundary this call is the first to cross, and which of its items the window's listing
+-- leaves out now (left_out_rows).
 -- Keys: cfg (board config hash: holds the config version and which windows keep snapshots), slots
 --       (the window's slots index zset; its snapshot keys are its siblings: snapshot_lib), top (the
 --       window's results zset)
@@ -8,8 +9,26 @@
 --   history read expires nothing), then at_sec: the time (unix s) the snapshot must be at or before
 --   ("" for the latest)
 -- Reply (reader.answer, CALLS.history_read): keeps (0|1: the window keeps snapshots), found (0|1),
---   boundary (unix s; 0: none found), rows ("\30<item>\31<score>" best first; "": none found)
+--   boundary (unix s; 0: none found), rows ("\30<item>\31<score>\31<n>" best first, as stored; "": none
+--   found), left_out (the items of the rows the listing leaves out now: left_out_rows)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+-- The items of a snapshot's rows the board's exceptions leave out now (order_lib's exceptions_asked,
+-- moderation: the hidden items, or on a review board all but the allowed ones): the app leaves them
+-- out once it has cut the rows to the board's `top` (a sharded board's shards each keep their own top
+-- rows), as top leaves them out. Hiding an item takes its rows out of every kept snapshot at once, and
+-- allowing it again answers them as stored (snapshots store every row). One step per row (at most a
+-- snapshot's top) on a moderated board; none on another.
+local function left_out_rows(top_key, rows)
+  local exceptions, left_out = order.exceptions_asked(top_key), {}
+  if not exceptions or rows == '' then return left_out end
+  local listed = {}
+  for _, item in ipairs(exceptions.items) do listed[item] = true end
+  for item in string.gmatch(rows, archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)') do
+    if (listed[item] == true) ~= exceptions.only then left_out[#left_out + 1] = item end
+  end
+  return left_out
+end
+
 local function history_read(keys, args)
   call_state.begin_call(keys, args)
   local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
@@ -27,5 +46,6 @@ local function history_read(keys, args)
     found = boundary and 1 or 0,
     boundary = boundary or 0,
     rows = rows or '',
+    left_out = rows and left_out_rows(top_key, rows) or {},
   })
 end

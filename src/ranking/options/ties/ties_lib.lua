@@ -7,6 +7,7 @@
 -- Keys, siblings of a window's results zset "<base>top" (same hash tag):
 --   <base>order      zset  score = the item's score, member = <mark><item> for every item scoring > 0
 --   <base>marks      hash  item -> its <mark>
+--   <base>drain      string "<slot start> <mark>": the mark of the expired slot draining (tie_drain_mark)
 -- Config hash fields: ties ("first"; absent: shared), tieSeq (the shard's last sequence number), tieMs
 -- (sharded boards: the latest time a mark was drawn at).
 -- A mark is drawn each time an item's score in a window changes, fixed-width decimal, inverted so that
@@ -18,6 +19,11 @@
 --   then compare as strings without a shared counter: the earlier time first, within one millisecond
 --   an order fixed once drawn (seq, then shard). Counting the items of a shard ahead of another
 --   shard's (score, mark) is a binary search over the run of that score in the order zset (tie_ahead).
+-- The items an expiry moves all reach their new scores at once (when their slot left the window): the
+-- drain of one expired slot gives them one mark, so equal scores it makes list in the members' order
+-- (descending byte order of id, as shared ties list them), however many calls the slot drains in.
+-- Marks are therefore not unique on a shard: what leaves ties_lib as an item's mark (mark_of, page,
+-- append_marks, and back into tie_ahead) is its whole member, <mark><item>, unique and in the order.
 -- Exact: scores are the results' own (integers, %.17g), seqs integers below 10^15 (a billion changes a
 -- day for 2 700 years), times below 10^13 ms (year 2286).
 
@@ -62,6 +68,28 @@ local function tie_new_mark(top_key, cfg_key)
   return string.format('%013.0f%015.0f%02d', TIE.MS_MAX - now_ms, TIE.MAX - seq, 99 - shard)
 end
 
+-- The mark of the drain of the expired slot CALL.draining (its start) in the window of `top_key`: drawn
+-- by the call that drains the slot's first chunk, kept in <base>drain for the calls draining the rest
+-- (and in `drain` for this call). Every item that drain moves takes it, except one whose mark is later
+-- (written while the slot drains: it reached its score then, so it keeps that place).
+local drain = { seq = 0, top = nil, start = nil, mark = nil }
+
+local function tie_drain_mark(top_key, old)
+  local start = CALL.draining
+  if drain.seq ~= CALL.seq or drain.top ~= top_key or drain.start ~= start then
+    local drain_key = keyspace.sibling_key(top_key, 'top', 'drain')
+    local held_start, held_mark = string.match(redis.call('GET', drain_key) or '', '^(%S+) (%d+)$')
+    if held_start ~= start then
+      held_mark = tie_new_mark(top_key, cfg_key_of_top(top_key))
+      redis.call('SET', drain_key, start .. ' ' .. held_mark)
+    end
+    drain.seq, drain.top, drain.start, drain.mark = CALL.seq, top_key, start, held_mark
+  end
+  -- Inverted marks: a later one sorts lower.
+  if old and old < drain.mark then return old end
+  return drain.mark
+end
+
 -- Hook: the item's score in the window of `top_key` is now `score`: it takes a new place among the
 -- items of its score, after those that reached it before (nothing on a board of shared ties).
 local function tie_order_changed(top_key, item, score)
@@ -70,7 +98,7 @@ local function tie_order_changed(top_key, item, score)
   local old = redis.call('HGET', marks_key, item)
   if old then redis.call('ZREM', order_key, old .. item) end
   if score > 0 then
-    local mark = tie_new_mark(top_key, cfg_key_of_top(top_key))
+    local mark = CALL.draining and tie_drain_mark(top_key, old) or tie_new_mark(top_key, cfg_key_of_top(top_key))
     redis.call('ZADD', order_key, string.format('%.17g', score), mark .. item)
     redis.call('HSET', marks_key, item, mark)
   elseif old then
@@ -78,11 +106,12 @@ local function tie_order_changed(top_key, item, score)
   end
 end
 
--- The item's mark in the window of `top_key` on a sharded `ties: first` board, else '' (not listed,
--- shared ties, or one shard: marks are compared across shards only).
+-- The item's member <mark><item> in the window of `top_key` on a sharded `ties: first` board, else ''
+-- (not listed, shared ties, or one shard: marks are compared across shards only).
 local function tie_mark_of(top_key, item)
   if not ties_first(top_key) or not tie_sharded(top_key) then return '' end
-  return redis.call('HGET', keyspace.sibling_key(top_key, 'top', 'marks'), item) or ''
+  local mark = redis.call('HGET', keyspace.sibling_key(top_key, 'top', 'marks'), item)
+  return mark and mark .. item or ''
 end
 
 -- Appends the item's mark in each window (results keys keys[first_top + 2w]) to a write's reply on a
@@ -92,12 +121,12 @@ local function append_tie_marks(reply, keys, first_top, window_count, item)
   for w = 0, window_count - 1 do reply[#reply + 1] = tie_mark_of(keys[first_top + 2 * w], item) end
 end
 
--- Items of this shard ahead of an item of `score` (> 0) and mark `mark` (another shard's, or this
--- one's): those scoring higher, and those of equal score whose mark sorts above (was drawn earlier).
--- The equal scores are one run of the order zset, its members descending: a binary search finds how
--- many of them sort above the mark, over the run's first TIE.RUN_READ members read in one call (the
--- whole run, mostly), then one member read per step (O(log^2 n), read-only). `mark` '': items scoring
--- higher only.
+-- Items of this shard ahead of an item of `score` (> 0) and member `mark` (<mark><item>: another
+-- shard's, or this one's): those scoring higher, and those of equal score whose member sorts above (an
+-- earlier mark, or the same one and a greater id). The equal scores are one run of the order zset, its
+-- members descending: a binary search finds how many of them sort above, over the run's first
+-- TIE.RUN_READ members read in one call (the whole run, mostly), then one member read per step
+-- (O(log^2 n), read-only). `mark` '': items scoring higher only.
 local function tie_ahead(top_key, score, mark)
   local exact = string.format('%.17g', score)
   if mark == '' then return redis.call('ZCOUNT', top_key, '(' .. exact, '+inf') end
@@ -106,11 +135,10 @@ local function tie_ahead(top_key, score, mark)
   local run = redis.call('ZRANGE', order_key, exact, exact, 'BYSCORE', 'REV', 'LIMIT', 0, TIE.RUN_READ)
   local low, high = 0, #run
   if high == TIE.RUN_READ then high = redis.call('ZCOUNT', order_key, exact, exact) end
-  local width = #mark
   while low < high do
     local middle = math.floor((low + high) / 2)
     local member = run[middle + 1] or redis.call('ZREVRANGE', order_key, higher + middle, higher + middle)[1]
-    if member and string.sub(member, 1, width) > mark then low = middle + 1 else high = middle end
+    if member and member > mark then low = middle + 1 else high = middle end
   end
   return higher + low
 end
@@ -143,13 +171,13 @@ local function tie_rank(top_key, item)
 end
 
 -- Positions first..last (0-based) of the strict order as ZREVRANGE WITHSCORES answers them (item,
--- score, ...), or nil on a board of shared ties. On a sharded board each row's mark goes to `marks`.
+-- score, ...), or nil on a board of shared ties. On a sharded board each row's member goes to `marks`.
 local function tie_page(top_key, first, last, marks)
   if not ties_first(top_key) then return nil end
   local page = redis.call('ZREVRANGE', keyspace.sibling_key(top_key, 'top', 'order'), first, last, 'WITHSCORES')
   local width = tie_sharded(top_key) and TIE.SHARDED_DIGITS or TIE.DIGITS
   for i = 1, #page, 2 do
-    if width == TIE.SHARDED_DIGITS and marks then marks[#marks + 1] = string.sub(page[i], 1, width) end
+    if width == TIE.SHARDED_DIGITS and marks then marks[#marks + 1] = page[i] end
     page[i] = string.sub(page[i], width + 1)
   end
   return page
@@ -157,7 +185,7 @@ end
 
 -- Unlinks the strict order of the window `base` ("<tag>:<window>:"), when it goes (drop_window).
 local function drop_tie_order(base)
-  redis.call('UNLINK', base .. 'order', base .. 'marks')
+  redis.call('UNLINK', base .. 'order', base .. 'marks', base .. 'drain')
 end
 
 -- A board PUT: the mode asked (absent: the stored one, shared for a new board); a change drops every
