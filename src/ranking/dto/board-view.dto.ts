@@ -10,6 +10,7 @@ import { OrderViewProperty, ScoreOrder } from '../options/order/order.option';
 import { TiebreakSetting, TiebreakViewProperty } from '../options/tiebreak/tiebreak.option';
 import { LeaguesSetting, LeaguesViewProperty } from '../options/leagues/leagues.option';
 import { GroupsViewProperty } from '../options/groups/groups.option';
+import { GroupOfSetting, GroupOfViewProperty } from '../options/group-of/group-of.option';
 import { ModerationSettingsDto, ModerationViewProperty } from '../options/moderation/moderation.option';
 import { MetricsViewProperty } from '../options/metrics/metrics.option';
 import { TailSetting, TailViewProperty } from '../options/tail/tail.option';
@@ -77,6 +78,8 @@ export class BoardViewDto {
   capPerItem?: number;
   @GroupsViewProperty()
   groups?: boolean;
+  @GroupOfViewProperty()
+  groupOf?: GroupOfSetting;
 }
 
 export class BoardListDto {

@@ -1369,6 +1369,21 @@ export interface components {
              * @enum {boolean}
              */
             groups?: true;
+            /**
+             * @description A group board: what it ranks (see PUT); absent: not one
+             * @example {
+             *       "board": "players",
+             *       "window": "week",
+             *       "top": 5,
+             *       "decay": 0.5
+             *     }
+             */
+            groupOf?: {
+                board?: string;
+                window?: string;
+                top?: number;
+                decay?: number;
+            };
         };
         BoardListDto: {
             boards: components["schemas"]["BoardViewDto"][];

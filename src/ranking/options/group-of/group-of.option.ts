@@ -54,6 +54,22 @@ function validSetting(value: unknown): boolean {
 }
 
 /** The board PUT's `groupOf` field: its schema and validation. */
+const SCHEMA = {
+  type: 'object' as const,
+  properties: {
+    board: { type: 'string' as const },
+    window: { type: 'string' as const },
+    top: { type: 'integer' as const, minimum: GROUP_TOP_MEMBERS.min, maximum: GROUP_TOP_MEMBERS.max },
+    decay: { type: 'number' as const, minimum: 0, exclusiveMinimum: true, maximum: 1 },
+  },
+  required: ['board', 'window', 'top'],
+  example: { board: 'players', window: 'week', top: 5, decay: 0.5 },
+};
+
+/** The board view's `groupOf` field (decay filled in). */
+export const GroupOfViewProperty = () =>
+  ApiPropertyOptional({ ...SCHEMA, description: 'A group board: what it ranks (see PUT); absent: not one' });
+
 export const GroupOfProperty = () =>
   applyDecorators(
     ValidateBy({
@@ -62,15 +78,7 @@ export const GroupOfProperty = () =>
     }),
     IsOptionalNotNull(),
     ApiPropertyOptional({
-      type: 'object',
-      properties: {
-        board: { type: 'string' },
-        window: { type: 'string' },
-        top: { type: 'integer', minimum: GROUP_TOP_MEMBERS.min, maximum: GROUP_TOP_MEMBERS.max },
-        decay: { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 1 },
-      },
-      required: ['board', 'window', 'top'],
-      example: { board: 'players', window: 'week', top: 5, decay: 0.5 },
+      ...SCHEMA,
       description: `A group board: ranks groups (teams, clans, countries) of the member board's items. A group's score is the sum of decay^i x s_i over its \`top\` best members' scores s_i in that window (i = 0 for the best); members join with PUT /boards/:board/members/:group/:item. The board then declares no windows, views, segments or actors, and answers reads without \`window\`, with from/to of the member window. ${SETTING_MESSAGE}`,
     }),
   );
