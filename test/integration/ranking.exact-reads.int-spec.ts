@@ -136,7 +136,8 @@ describe.each(TOPOLOGIES)('decay rebase in chunks (real Redis, %s)', (topology) 
       views: [{ name: 'fading', mode: 'decay', window: 'm', halfLife: HALF_LIFE_SEC }] as never,
     });
     const entries = Array.from({ length: ITEMS }, (_, i) => ({ item: `i${i}`, amount: amountOf(i) }));
-    for (let from = 0; from < ITEMS; from += 1000) await ranking.incrementBatch('d', entries.slice(from, from + 1000));
+    // A window and a decay view: 3.5 cost units an entry, so batches of 500 (WRITE_COST_PER_CALL).
+    for (let from = 0; from < ITEMS; from += 500) await ranking.incrementBatch('d', entries.slice(from, from + 500));
     expect(NEXT_EPOCH_MS - T0).toBeLessThan(60_000); // the rebase happens while the slot is live
     clock.setMs(NEXT_EPOCH_MS + 1000);
     const decayed = (amount: number) => amount * 2 ** ((T0_SEC - clock.nowMs() / 1000) / HALF_LIFE_SEC);
