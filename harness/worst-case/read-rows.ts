@@ -4,7 +4,12 @@
  */
 import { AppConfig } from '../../src/common/config';
 import { MAX_SHARDED_DEPTH_ITEMS, MIN_ACTORS, MODERATED_ITEMS_PER_SHARD } from '../../src/ranking/core/ranking.limits';
-import { EXCLUDE_GROUPS_MAX, GROUP_PAGE_CALLS, GROUP_SCAN_ROWS } from '../../src/ranking/options/groups/groups.limits';
+import {
+  EXCLUDE_GROUPS_MAX,
+  GROUP_PAGE_CALLS,
+  GROUP_SCAN_ROWS,
+  groupScan,
+} from '../../src/ranking/options/groups/groups.limits';
 import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
 import { LAST_METRIC, post } from './board-rows';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
@@ -66,7 +71,7 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/top',
-    worst: `minActors ${MIN_ACTORS.max} (its maximum), limit 1 000, few items qualifying deep in the listing, one shard: ${GROUP_PAGE_CALLS} scans of ${GROUP_SCAN_ROWS} rows at most`,
+    worst: `minActors ${MIN_ACTORS.max} (its maximum), limit 1 000, few items qualifying deep in the listing, one shard: ${groupScan(MIN_ACTORS.max).calls} scans of ${groupScan(MIN_ACTORS.max).scan} rows at most`,
     request: () => get(`/boards/wc-actors/top?window=m&minActors=${MIN_ACTORS.max}&limit=1000`),
   },
   {

@@ -1,5 +1,5 @@
 import type { LiveClient } from './live-client';
-import { GROUP_PAGE_CALLS } from '../ranking/options/groups/groups.limits';
+import { groupScan } from '../ranking/options/groups/groups.limits';
 import { STREAM_READ_ROWS } from './live.limits';
 
 /** What a stream's rows are filtered by, as GET top?perGroup=&minActors= (none: the window's top rows). */
@@ -44,7 +44,7 @@ export interface WatchGroup {
   readonly readRows: number;
   /** What its rows are filtered by (every view of the group shares them). */
   readonly filters: StreamFilters;
-  /** Commands one poll of it sends per shard: 1, a filtered page up to GROUP_PAGE_CALLS (its bounded scan). */
+  /** Commands one poll of it sends per shard: 1, a filtered page up to groupScan's calls (its bounded scan). */
   readonly callsPerShard: number;
   /**
    * The `to` of the listing last read (unix s): the end of its window's current slot, or of a calendar
@@ -111,7 +111,7 @@ export class WatchSet {
       segment: watch.segment,
       readRows,
       filters: watch.filters,
-      callsPerShard: filtered(watch.filters) ? GROUP_PAGE_CALLS : 1,
+      callsPerShard: filtered(watch.filters) ? groupScan(watch.filters.minActors).calls : 1,
       readUntilSec: watch.untilSec,
       views: new Map<number, RowView>(),
     };
@@ -129,7 +129,7 @@ export class WatchSet {
 
   /**
    * The boards next in turn whose planned commands (shards x (1 + the groups' calls): the version
-   * read, then a top read per group, a filtered one up to GROUP_PAGE_CALLS) fit in `budget`. A first
+   * read, then a top read per group, a filtered one up to groupScan's calls) fit in `budget`. A first
    * board whose plan alone passes it is read in part: the next of its groups in turn that fit (at
    * least one), which move behind its others.
    */

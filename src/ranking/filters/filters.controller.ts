@@ -8,12 +8,12 @@ import { ErrorResponse, RedisBackedController } from '../../edge/route-decorator
 import { RateLimitGuard } from '../../governance/rate-limit.guard';
 import { BoardParams } from '../dto/board.dto';
 import { TopResultDto } from '../dto/item.dto';
-import { GROUP_PAGE_CALLS, GROUP_SCAN_ROWS, GROUPS_MESSAGES as M } from '../options/groups/groups.limits';
+import { GROUP_PAGE_CALLS, GROUP_SCAN_ROWS, groupScan, GROUPS_MESSAGES as M } from '../options/groups/groups.limits';
 import { FilteredPage, FiltersService } from './filters.service';
 import { QueryDto } from './query.dto';
 
 /** How a filtered read goes, for the routes' descriptions. */
-export const FILTERED_READ_NOTE = `Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most ${GROUP_SCAN_ROWS} rows, at most ${GROUP_PAGE_CALLS} calls per shard (one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget.`;
+export const FILTERED_READ_NOTE = `Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most ${GROUP_SCAN_ROWS} rows, at most ${GROUP_PAGE_CALLS} calls per shard (with minActors ${groupScan(1).scan} rows a call, ${groupScan(1).calls} calls: each row weighs its actor count too; one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget.`;
 
 @ApiTags('ranking')
 @RedisBackedController()

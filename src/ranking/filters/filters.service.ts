@@ -7,12 +7,7 @@ import { figures, WindowFigures } from '../core/answers';
 import { PreparedBoard } from '../core/board';
 import type { WindowConfig } from '../core/window-math';
 import { ascendingScores } from '../options/registry';
-import {
-  FILTERED_DEPTH_ITEMS,
-  GROUP_PAGE_CALLS,
-  GROUP_SCAN_ROWS,
-  GROUPS_MESSAGES as M,
-} from '../options/groups/groups.limits';
+import { FILTERED_DEPTH_ITEMS, groupScan, GROUPS_MESSAGES as M } from '../options/groups/groups.limits';
 import { FilteredRow, scanFiltered } from '../core/filter-merge';
 import type { ViewConfig } from '../core/trending-math';
 import { ViewFilterReader } from '../core/view-filter';
@@ -125,8 +120,9 @@ export class FiltersService {
     const minActors = ask.minActors ?? 0;
     const depth = ask.offset + ask.limit;
     const excluded = { excludeItems: ask.excludeItems ?? [], excludeGroups: ask.excludeGroups ?? [] };
-    const sent = { scan: GROUP_SCAN_ROWS, want: depth, perGroup: ask.perGroup ?? 0, ...excluded, minActors };
-    const plan = { ...ask, shards: board.shards.length, perGroup: sent.perGroup, calls: GROUP_PAGE_CALLS };
+    const { scan, calls } = groupScan(minActors);
+    const sent = { scan, want: depth, perGroup: ask.perGroup ?? 0, ...excluded, minActors };
+    const plan = { ...ask, shards: board.shards.length, perGroup: sent.perGroup, calls };
     const page = await scanFiltered({ ...plan, ascending: ascendingScores(board.config) }, (shard, start, seen) =>
       this.store.scan({ board, window, nowMs }, board.shards[shard], { start, seen, ...sent }),
     );

@@ -11,7 +11,7 @@ import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
 import { ListingReply, SegmentPage, SegmentRow, ReadsFunctions } from './reads.functions';
 import { WindowDrainingError } from '../../common/errors';
-import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
+import { MAX_READ_DRAIN_CALLS, METRIC_COUNTS_PER_CALL } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RankingSettings } from '../core/ranking.settings';
 import { ascendingScores, strictRanks } from '../options/registry';
@@ -80,31 +80,40 @@ export class ReadsStore {
   }
 
   /**
-   * Each metric's count of `items` in the window (metrics option; `read.board` any metric's board): one
-   * call per shard holding any of them, each expiring every metric's window first.
+   * Each metric's count of `items` in the window (metrics option; `read.board` any metric's board): the
+   * items of each shard in calls of at most METRIC_COUNTS_PER_CALL counts, each expiring every metric's
+   * window first. The calls are not one snapshot: a write landing between two of them shows in the
+   * later call's rows only, as a write between the page's read and its counts does.
    */
   async metricCounts(read: WindowRead, items: string[]): Promise<{ draining: boolean; counts: Map<string, number[]> }> {
     const { board, window, nowMs } = read;
     const metrics = board.config.metrics ?? [];
+    const perCall = Math.max(1, Math.floor(METRIC_COUNTS_PER_CALL / Math.max(1, metrics.length)));
     const byShard = new Map<number, string[]>();
     for (const item of new Set(items)) {
       const shard = board.shards.indexOf(board.shardOf(item));
-      byShard.set(shard, [...(byShard.get(shard) ?? []), item]);
+      const held = byShard.get(shard);
+      if (held) held.push(item);
+      else byShard.set(shard, [item]);
     }
+    const chunks = [...byShard].flatMap(([shard, shardItems]) =>
+      Array.from({ length: Math.ceil(shardItems.length / perCall) }, (_, k) => ({
+        shard,
+        items: shardItems.slice(k * perCall, (k + 1) * perCall),
+      })),
+    );
     const replies = await Promise.all(
-      [...byShard].map(([shard, shardItems]) => {
+      chunks.map(({ shard, items: chunk }) => {
         const metricKeys = metrics.flatMap((metric) => {
           const keys = board.metric(metric).shards[shard].keys;
           return [keys.slots(window.name), keys.top(window.name)];
         });
         const call = { ...boardCall(board, board.shards[shard], nowMs, this.budgetFields), window };
-        return guard(this.functions.call(this.fns.metricCounts, { ...call, metricKeys, items: shardItems }));
+        return guard(this.functions.call(this.fns.metricCounts, { ...call, metricKeys, items: chunk }));
       }),
     );
     const counts = new Map<string, number[]>();
-    [...byShard.values()].forEach((shardItems, i) =>
-      shardItems.forEach((item, k) => counts.set(item, replies[i].counts[k])),
-    );
+    chunks.forEach((chunk, i) => chunk.items.forEach((item, k) => counts.set(item, replies[i].counts[k])));
     return { draining: replies.some((reply) => reply.draining), counts };
   }
 

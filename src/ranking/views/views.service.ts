@@ -7,7 +7,7 @@ import { windowSpan } from '../core/window-math';
 import { ViewsStore } from './views.store';
 import { scanFiltered } from '../core/filter-merge';
 import { ViewFilterAsk, ViewFilterPage, ViewFilterReader } from '../core/view-filter';
-import { GROUP_PAGE_CALLS, GROUP_SCAN_ROWS } from '../options/groups/groups.limits';
+import { groupScan } from '../options/groups/groups.limits';
 
 /** Trending views as a client reads them: decay as the decayed sum as of now, rising rows with their figures. */
 @Injectable()
@@ -18,9 +18,10 @@ export class ViewsService implements ViewFilterReader {
   async filtered(board: PreparedBoard, view: ViewConfig, nowMs: number, ask: ViewFilterAsk): Promise<ViewFilterPage> {
     const { offset, limit, minActors, admit } = ask;
     const plan = { shards: board.shards.length, offset, limit, perGroup: 0, ascending: false, admit };
-    const sent = { scan: GROUP_SCAN_ROWS, want: offset + limit, minActors };
+    const { scan, calls } = groupScan(minActors);
+    const sent = { scan, want: offset + limit, minActors };
     let landmarkSec = 0;
-    const page = await scanFiltered({ ...plan, calls: GROUP_PAGE_CALLS }, async (shard, start) => {
+    const page = await scanFiltered({ ...plan, calls }, async (shard, start) => {
       const reply = await this.store.viewFilterScan({ board, view, nowMs }, board.shards[shard], { start, ...sent });
       landmarkSec = reply.landmarkSec;
       return reply;

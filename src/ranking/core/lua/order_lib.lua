@@ -240,20 +240,23 @@ local function only_page(top_key, ex, first, last, marks)
   return rows
 end
 
--- A page without the items `ex` leaves out: it skips them, reading at most their count more rows.
+-- A page without the items `ex` leaves out: the rows held from `first` on, reading at most the listed
+-- exceptions' count more, less as many shown rows as there are exceptions ahead of `first` (counted by
+-- score against the first row read: only those of that very score are placed), never every
+-- exception placed.
 local function except_page(top_key, ex, first, last, marks)
   local rows, read_marks = {}, {}
-  local wanted, raw = last - first + 1, first
+  local wanted = last - first + 1
   if wanted <= 0 then return rows end
-  local positions = positions_of(top_key, ex)
-  for _, at in ipairs(positions) do
-    if at <= raw then raw = raw + 1 else break end
-  end
-  local skipped = #positions - count_below(positions, raw)
-  local read = base_page(top_key, raw, raw + wanted - 1 + skipped, read_marks)
+  local read = base_page(top_key, first, last + ex.listed, read_marks)
+  if #read == 0 then return rows end
+  local skip = below_of(top_key, ex, first, read[2])
   for i = 1, #read, 2 do
     if #rows == 2 * wanted then break end
-    if not ex.items[read[i]] then
+    local shown = not ex.items[read[i]]
+    if shown and skip > 0 then
+      skip = skip - 1
+    elseif shown then
       rows[#rows + 1], rows[#rows + 2] = read[i], read[i + 1]
       local mark = read_marks[(i + 1) / 2]
       if marks and mark then marks[#marks + 1] = mark end

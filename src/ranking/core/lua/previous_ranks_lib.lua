@@ -1,21 +1,29 @@
 -- module: previous
 -- requires: keyspace, order
 -- previous_ranks_lib: each listed row's rank in the latest snapshot of its window (previousRank), for
--- a page of a listing (read_top, read_around), in few commands whatever the page's size: one ZMSCORE
--- of the page's ids in the previous listing ("<base>prev", the snapshot's rows, at most
--- SNAPSHOT_TOP_ITEMS), then every rank from one read of that listing when it holds at most
--- PREVIOUS.ROWS_PER_COUNT rows per id found (a read of that many rows costs about one count), else
--- one count per id found (a short page of a long listing).
+-- a page of a listing (read_top, read_around), in few commands whatever the page's size: every rank
+-- from one read of the previous listing ("<base>prev", the snapshot's rows, at most
+-- SNAPSHOT_TOP_ITEMS) when it holds at most PREVIOUS.ROWS_PER_COUNT rows per id asked (a read of that
+-- many rows costs about one count, and answers each row's score with it: no lookup of the ids), else
+-- one ZMSCORE of the page's ids there and one count per id found (a short page of a long listing).
 -- KEYS: 0
 
 local PREVIOUS = { ROWS_PER_COUNT = 8, NONE = {} }
 
--- Competition rank of the first row of each score of the listing `prev` (score -> rank): the rows
--- ahead of it, as order.ahead counts them, plus one.
-local function first_ranks(prev)
-  local rows, firsts = order.score_page(prev, 0, -1), {}
-  for i = #rows, 2, -2 do firsts[tonumber(rows[i])] = i / 2 end
-  return firsts
+-- Competition rank of each item of the listing `prev` (item -> rank): the rows ahead of its score's
+-- first row, as order.ahead counts them, plus one.
+local function listing_ranks(prev)
+  local rows, ranks, first_of = order.score_page(prev, 0, -1), {}, {}
+  for i = 1, #rows, 2 do
+    local score = rows[i + 1]
+    local rank = first_of[score]
+    if not rank then
+      rank = (i + 1) / 2
+      first_of[score] = rank
+    end
+    ranks[rows[i]] = rank
+  end
+  return ranks
 end
 
 -- Each listed item's previous rank (0: absent), for the (item, score, ...) rows of a listing.
@@ -27,21 +35,15 @@ local function ranks_of(top_key, keeps, rows)
   for i = 1, #rows, 2 do items[#items + 1] = rows[i] end
   if #items == 0 then return ranks end
   local prev = keyspace.sibling_key(top_key, 'top', 'prev')
-  local scores, held = redis.call('ZMSCORE', prev, unpack(items)), 0
-  for i = 1, #items do
-    scores[i] = scores[i] and tonumber(scores[i])
-    if scores[i] then held = held + 1 end
+  if redis.call('ZCARD', prev) <= #items * PREVIOUS.ROWS_PER_COUNT then
+    local held = listing_ranks(prev)
+    for i = 1, #items do ranks[i] = held[items[i]] or 0 end
+    return ranks
   end
-  local firsts = held > 0 and redis.call('ZCARD', prev) <= held * PREVIOUS.ROWS_PER_COUNT and first_ranks(prev) or nil
+  local scores = redis.call('ZMSCORE', prev, unpack(items))
   for i = 1, #items do
-    local score = scores[i]
-    if not score then
-      ranks[i] = 0
-    elseif firsts then
-      ranks[i] = firsts[score]
-    else
-      ranks[i] = order.ahead(prev, score, '') + 1
-    end
+    local score = scores[i] and tonumber(scores[i])
+    ranks[i] = score and order.ahead(prev, score, '') + 1 or 0
   end
   return ranks
 end

@@ -97,16 +97,43 @@ local function flat_rows(rows)
   return flat
 end
 
+-- The first `most` listed rows of `sums` in board order, flat (item, score, ...). The distinct sums are sorted as numbers (by
+-- table.sort's own comparison, no Lua function called per step) and only the items sharing a sum are
+-- sorted by id: a page of a span costs one sort of its sums, not a place found and made in a page-long
+-- list for each item (keep_best, whose shifts made a page of 1 000 over 2 000 items cost ~20 ms).
+local function best_rows(sums, most)
+  local by_sum, distinct = {}, {}
+  for item, sum in pairs(sums) do
+    if sum > 0 then
+      local held = by_sum[sum]
+      if held == nil then
+        by_sum[sum], distinct[#distinct + 1] = item, sum
+      elseif type(held) == 'table' then
+        held[#held + 1] = item
+      else
+        by_sum[sum] = { held, item }
+      end
+    end
+  end
+  table.sort(distinct)
+  local rows, count = {}, 0
+  for i = #distinct, 1, -1 do
+    if count >= most then break end
+    local sum, held = distinct[i], by_sum[distinct[i]]
+    if type(held) ~= 'table' then held = { held } else table.sort(held, id_after) end
+    for k = 1, math.min(#held, most - count) do
+      rows[2 * count + 1], rows[2 * count + 2], count = held[k], sum, count + 1
+    end
+  end
+  return rows
+end
+
 -- The figures (read_span's named reply) of a page of the span's listing.
 local function span_head(figures, sums, offset, count)
-  local best = {}
-  for item, sum in pairs(sums) do
-    if sum > 0 then keep_best(best, item, sum, offset + count, false) end
-  end
-  local page = {}
-  for i = offset + 1, #best do page[#page + 1] = best[i] end
-  figures.higher_than_first = count_listed(figures, sums, page[1] and page[1].score or math.huge)
-  figures.rows = flat_rows(page)
+  local best, page = best_rows(sums, offset + count), {}
+  for i = 2 * offset + 1, #best do page[#page + 1] = best[i] end
+  figures.higher_than_first = count_listed(figures, sums, page[2] or math.huge)
+  figures.rows = page
   return figures
 end
 

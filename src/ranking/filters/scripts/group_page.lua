@@ -36,7 +36,8 @@ local function scan_chunk(filter, out, at, count)
   local page = order.page(filter.top_key, at, at + count - 1)
   local items = {}
   for i = 1, #page, 2 do items[#items + 1] = page[i] end
-  local named = groups.groups_of(filter.cfg_key, items)
+  -- A board without groups names none: no lookup of its rows' groups.
+  local named = filter.grouped and groups.groups_of(filter.cfg_key, items) or {}
   local actors = filter.min_actors > 0 and actor_log.ACTORS.actor_counts(filter.pairs_key, items) or {}
   local scanned = 0
   for i = 1, #items do
@@ -70,6 +71,7 @@ local function group_page(keys, args)
     cfg_key = cfg_key, top_key = top_key, want = tonumber(arg.want), per_group = tonumber(arg.per_group),
     counts = cjson.decode(arg.seen), items = set_of(arg.exclude_items), groups = set_of(arg.exclude_groups),
     min_actors = tonumber(arg.min_actors), pairs_key = actor_log.ACTORS.pairs_key(slots_key),
+    grouped = groups.grouped(cfg_key),
   }
   -- While expired data drains the answer is read again: its pairs may be the last ones of before.
   if filter.min_actors > 0 and draining == 0 and not actor_log.ACTORS.counts_kept(filter.pairs_key) then
