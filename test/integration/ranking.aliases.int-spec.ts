@@ -41,7 +41,12 @@ describe('aliases: a second instance, reads, refusals, a merge resumed after a s
     expect(written.body.item).toBe('a');
     expect(await rows('stale', 'long')).toEqual([{ item: 'a', score: 7 }]);
     const read = await world.graph.ranking.item('stale', 'long', 'A');
-    expect(read).toMatchObject({ item: 'a', score: 7, rank: 1, canonical: 'a' });
+    expect(read).toMatchObject({ item: 'a', score: 7, rank: 1, canonical: 'a', aliases: ['A'] });
+    // The canonical item's read lists its spellings too; an item without any names none.
+    await world.graph.aliases.put('stale', 'a-post', 'a');
+    await world.graph.aliases.settled('stale', 'a-post');
+    expect((await world.graph.ranking.item('stale', 'long', 'a')).aliases).toEqual(['A', 'a-post']);
+    expect(await world.graph.ranking.item('stale', 'long', 'b')).not.toHaveProperty('aliases');
   });
 
   it.each([1, 3])(
