@@ -17,10 +17,10 @@ import { AliasesStore } from './aliases.store';
  * contribution moved (1 + the views reading its window), as a retraction's step weighs them; its give
  * does at most as much again on the canonical item's shard. A take giving its chunk in the same call
  * (both ids on one shard) does half as many, so that call's work stays that of one step. About 6 Redis
- * commands a unit (bench/aliases.ts: 375 a call): 32 made 10 000 events 2 477 round trips, most of a
- * merge's time; 128 makes them 266, each call still a few hundred commands.
+ * commands a unit: 32 made 10 000 events 2 477 round trips (bench/aliases.ts), most of a merge's time;
+ * 128 made them 266 but a call on the worst-case board 1 660 commands; 64 keeps that near 800.
  */
-export const ALIAS_STEP_UNITS = 128;
+export const ALIAS_STEP_UNITS = 64;
 
 /** Most merges an instance resumes as it starts (the rest: at their next GET). */
 const RESUMED_AT_START = 100;
