@@ -17,6 +17,11 @@ export interface IngestEntry {
   segments?: string[];
   /** Who sent it (absent: no one): kept as an HTTP increment's actor (actor_lib). */
   actor?: string;
+  /**
+   * The message named an alias its shard refused (the alias's block): sent again naming the canonical
+   * item, applied once whatever the shard's progress says (ingest_apply.lua's x:<id>).
+   */
+  resolved?: true;
 }
 
 /**
@@ -107,7 +112,13 @@ export const INGEST_FUNCTIONS = {
       args: callArgs(boardHeader(call), APPLY_ARGS, {
         epoch: call.epoch,
         segments_max: call.board.config.segmentsMax ?? 0,
-        entries: JSON.stringify(call.entries.map((entry) => ({ id: entry.id, ...eventOf(entry) }))),
+        entries: JSON.stringify(
+          call.entries.map((entry) => ({
+            id: entry.id,
+            ...eventOf(entry),
+            ...(entry.resolved ? { resolved: 1 } : {}),
+          })),
+        ),
       }),
     }),
     decode: (raw, call): ApplyReply => {

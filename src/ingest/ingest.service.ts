@@ -4,6 +4,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import Redis, { Cluster } from 'ioredis';
 import { Clock } from '../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError, RedisUnavailableError } from '../common/errors';
+import { AliasMap } from '../ranking/aliases/alias-map';
 import { BoardCache } from '../ranking/boards/board-cache';
 import { RedisService } from '../redis/redis.service';
 import { DeclareSourceDto, SourceDeclaration, SourceStatusDto } from './dto/ingest.dto';
@@ -57,6 +58,7 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
     private readonly settings: IngestSettings,
     private readonly clock: Clock,
     private readonly metrics: IngestMetrics,
+    private readonly aliases: AliasMap,
     configured: ConfiguredSources,
   ) {
     this.toDeclare = new Set(configured.sources);
@@ -234,6 +236,7 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
         batch: this.settings.INGEST_BATCH,
         waitMs: this.settings.INGEST_WAIT_MS,
         leaseMs: this.settings.INGEST_LEASE_MS,
+        aliases: this.aliases,
         admit: () => this.admit(),
         observe: (source, figures) => this.metrics.observe(source, figures),
       });

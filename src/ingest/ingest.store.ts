@@ -161,7 +161,8 @@ export class IngestStore {
   async apply(part: ShardPart): Promise<ApplyReply> {
     const base = { ...part, progressKey: `${part.shard.keys.tag}:ingest:${part.progress}` };
     let reply: ApplyReply | undefined;
-    if ((part.board.config.aggregate ?? 'sum') === 'sum') {
+    // Entries sent again resolved are applied by their own marks, entry by entry.
+    if ((part.board.config.aggregate ?? 'sum') === 'sum' && !part.entries.some((entry) => entry.resolved)) {
       const summed = await this.call(S.groups, { ...base, ...groupsOf(part.entries) });
       if (summed) reply = { ...summed, outcomes: new Array<EntryOutcome>(part.entries.length).fill(APPLIED) };
     }
@@ -186,6 +187,11 @@ export class IngestStore {
   /** Clears a refusal remembered for a message once its dead letter is written. */
   async forgetRefusal(shard: ShardKeys, progress: string, id: string): Promise<void> {
     await this.redis.timed(this.client.hdel(`${shard.keys.tag}:ingest:${progress}`, `r:${id}`));
+  }
+
+  /** Clears a message's x:<id> (applied resolved) once it is acknowledged. */
+  async forgetResolved(shard: ShardKeys, progress: string, id: string): Promise<void> {
+    await this.redis.timed(this.client.hdel(`${shard.keys.tag}:ingest:${progress}`, `x:${id}`));
   }
 }
 

@@ -21,6 +21,11 @@ export interface RunnerContext {
   batch: number;
   waitMs: number;
   leaseMs: number;
+  /** The boards' alias maps (AliasMap): what this instance knows, and the map read at most once a second. */
+  aliases: {
+    known(board: PreparedBoard): Promise<ReadonlyMap<string, string>>;
+    of(board: PreparedBoard): Promise<ReadonlyMap<string, string>>;
+  };
   /** Resolves when this runner may apply a batch (bounded in-flight work, Redis not backlogged). */
   admit: () => Promise<() => void>;
   observe: (source: string, figures: { applied?: number; deadLettered?: number; lag?: number }) => void;
@@ -37,6 +42,8 @@ interface Pending {
   refusal?: string;
   /** The shard that refused it (its remembered refusal is cleared once the dead letter is written). */
   refusedOn?: ShardKeys;
+  /** Named an alias: its shard and the canonical item's (a refusal there, a mark here, cleared once acknowledged). */
+  resolved?: { from: ShardKeys; on: ShardKeys };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -238,6 +245,7 @@ export class SourceRunner {
       Promise.all(refused.map((entry) => this.deadLetter(entry))),
       this.source.ack(pending.filter((entry) => entry.refusal === undefined).map((entry) => entry.message)),
     ]);
+    await Promise.all(pending.map((entry) => this.forgetResolved(entry)));
     const deadLettered = written.filter(Boolean).length;
     this.context.observe(this.name, { applied, deadLettered });
     this.totals = this.totals
@@ -252,9 +260,20 @@ export class SourceRunner {
     return written;
   }
 
+  /** Once a message applied resolved is acknowledged: the alias's shard's refusal and the canonical's mark. */
+  private async forgetResolved(entry: Pending): Promise<void> {
+    if (!entry.resolved || entry.refusal !== undefined) return;
+    const id = entry.message.id;
+    await this.context.store.forgetRefusal(entry.resolved.from, this.progress, id);
+    await this.context.store.forgetResolved(entry.resolved.on, this.progress, id);
+  }
+
   /**
-   * The board's part of a batch: its shards' parts in parallel (applyShardPart). When the board's config
-   * changed, BoardCache runs it again with the new one: parts applied the first time are skipped then.
+   * The board's part of a batch: its shards' parts in parallel (applyShardPart), each item resolved
+   * through the aliases this instance knows (no read: a batch stays one call per shard); then the
+   * events an alias's shard refused as naming it, sent again resolved through the map read again (at
+   * most once a second), as an HTTP write is (AliasMap.resolving). When the board's config changed,
+   * BoardCache runs it again with the new one: parts applied the first time are skipped then.
    * Answers the events applied now; sets each entry's refusal, if any.
    */
   private async applyToBoard(name: string, entries: Pending[], nowMs: number): Promise<number> {
@@ -262,23 +281,36 @@ export class SourceRunner {
     const counted = { applied: 0 };
     try {
       await this.context.boards.withBoard(name, async (board) => {
-        const parts = new Map<ShardKeys, Pending[]>();
+        const known = await this.context.aliases.known(board);
         for (const entry of entries) {
           // This config's answer: a rerun with a new one decides again.
           entry.refusal = boardRefusal(entry.event!, board);
-          if (entry.refusal) continue;
-          const shard = board.shardOf(entry.event!.item);
-          const part = parts.get(shard);
-          if (part) part.push(entry);
-          else parts.set(shard, [entry]);
+          resolve(entry, board, known);
         }
-        await Promise.all([...parts].map(([shard, part]) => this.applyShardPart(board, shard, part, nowMs, counted)));
+        await this.applyParts(board, entries, nowMs, counted);
+        const map = entries.some(refusedAsAlias) ? await this.context.aliases.of(board) : undefined;
+        const again = entries.filter((entry) => refusedAsAlias(entry) && map?.has(entry.event!.item));
+        for (const entry of again) resolve(entry, board, map!, true);
+        await this.applyParts(board, again, nowMs, counted);
       });
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       for (const entry of entries) entry.refusal = `BOARD_NOT_FOUND: board "${name}" does not exist`;
     }
     return counted.applied;
+  }
+
+  /** Entries (refusals set aside) by their shard, each shard's applied in parallel. */
+  private async applyParts(board: PreparedBoard, entries: Pending[], nowMs: number, counted: { applied: number }) {
+    const parts = new Map<ShardKeys, Pending[]>();
+    for (const entry of entries) {
+      if (entry.refusal) continue;
+      const shard = board.shardOf(entry.entry!.item);
+      const part = parts.get(shard);
+      if (part) part.push(entry);
+      else parts.set(shard, [entry]);
+    }
+    await Promise.all([...parts].map(([shard, part]) => this.applyShardPart(board, shard, part, nowMs, counted)));
   }
 
   /**
@@ -332,6 +364,22 @@ function boardRefusal(event: IngestEvent, board: PreparedBoard): string | undefi
   if (board.config.groupOf)
     return `GROUP_BOARD_READ_ONLY: ${GROUP_OF_MESSAGES.readOnly(board.config.name, board.config.groupOf.board)}`;
   return undefined;
+}
+
+/**
+ * The entry naming the canonical item of the alias its event names, if `map` knows it: marked resolved,
+ * applied once by its mark on the canonical item's shard whatever that shard's progress says.
+ */
+function resolve(entry: Pending, board: PreparedBoard, map: ReadonlyMap<string, string>, refused = false) {
+  const item = map.get(entry.event!.item);
+  entry.entry = { ...entry.entry!, item: item ?? entry.event!.item, resolved: item === undefined ? undefined : true };
+  entry.resolved = item === undefined ? undefined : { from: board.shardOf(entry.event!.item), on: board.shardOf(item) };
+  if (refused) [entry.refusal, entry.refusedOn] = [undefined, undefined];
+}
+
+/** Refused by its item's block: an alias's (or a retracted item's) shard refused it. */
+function refusedAsAlias(entry: Pending): boolean {
+  return entry.refusal?.startsWith('RETRACTED: item') === true;
 }
 
 /** Why the apply script refused an entry, as its dead letter says (AT_OUT_OF_SPAN: the default). */

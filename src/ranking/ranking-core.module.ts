@@ -123,6 +123,7 @@ import { WritesStore } from './writes/writes.store';
     RetractionService,
     ActorWeightsService,
     AliasesService,
+    AliasMap,
     ModerationService,
     GroupBoardsService,
     LeaguesService,

@@ -271,10 +271,11 @@ export class RankingService {
 
   /**
    * An item's score, rank and percentile in a window or a view (of a window's newest slots with `span`);
-   * an alias answers its canonical item's, naming it `canonical`.
+   * an alias answers its canonical item's, naming it `canonical`; `aliases` lists the item's alternate
+   * spellings, when it has some.
    */
   async item(name: string, windowName: string | undefined, asked: string, options: ReadOptions = {}) {
-    const canonical = await this.aliases.canonicalOf(await this.cache.get(name), asked);
+    const { canonical, aliases } = await this.aliases.spellingsOf(await this.cache.get(name), asked);
     const item = canonical ?? asked;
     const answer = await this.readSource<ItemAnswer>(name, windowName, options, {
       window: (board, window, nowMs) => this.reads.item(board, window, nowMs, item),
@@ -282,7 +283,7 @@ export class RankingService {
       view: (board, view, nowMs) => this.views.item(board, view, nowMs, item),
     });
     const [grouped] = await this.filters.attach(name, [answer]);
-    return canonical === undefined ? grouped : { ...grouped, canonical };
+    return { ...grouped, ...(canonical === undefined ? {} : { canonical }), ...(aliases.length ? { aliases } : {}) };
   }
 
   /** An item with up to `radius` neighbours on each side, in a window or a view (of a window's newest slots with `span`). */

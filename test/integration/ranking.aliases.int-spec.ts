@@ -41,8 +41,35 @@ describe('aliases: a second instance, reads, refusals, a merge resumed after a s
     expect(written.body.item).toBe('a');
     expect(await rows('stale', 'long')).toEqual([{ item: 'a', score: 7 }]);
     const read = await world.graph.ranking.item('stale', 'long', 'A');
-    expect(read).toMatchObject({ item: 'a', score: 7, rank: 1, canonical: 'a' });
+    expect(read).toMatchObject({ item: 'a', score: 7, rank: 1, canonical: 'a', aliases: ['A'] });
+    // The canonical item's read lists its spellings too; an item without any names none.
+    await world.graph.aliases.put('stale', 'a-post', 'a');
+    await world.graph.aliases.settled('stale', 'a-post');
+    expect((await world.graph.ranking.item('stale', 'long', 'a')).aliases).toEqual(['A', 'a-post']);
+    expect(await world.graph.ranking.item('stale', 'long', 'b')).not.toHaveProperty('aliases');
   });
+
+  it.each([1, 3])(
+    "on a capped board the merged contributions respect capPerItem, the canonical item's own counted first (%i shards)",
+    async (shards) => {
+      const name = `capped${shards}`;
+      await putActorBoard(world.graph, name, { windows: WINDOWS, shards, capPerItem: 5 });
+      await inc(world.graph, name, 'a', 4, 'ann');
+      clock.advanceMs(20_000);
+      await inc(world.graph, name, 'A', 4, 'ann');
+      await inc(world.graph, name, 'A', 3, 'bob');
+      await inc(world.graph, name, 'A', 2);
+      await world.graph.aliases.put(name, 'A', 'a');
+      await world.graph.aliases.settled(name, 'A');
+      // ann: 4 of her own to a, then 1 of the 4 merged (the cap); bob's 3 and the 2 of no actor in full.
+      const capped = [{ item: 'a', score: 5 + 3 + 2 }];
+      expect(await rows(name, 'long')).toEqual(capped);
+      expect(await rows(name, 'short')).toEqual(capped);
+      // Later events of ann's (naming the alias) stay within the cap: the merge moved her held sum too.
+      await inc(world.graph, name, 'A', 3, 'ann');
+      expect(await rows(name, 'long')).toEqual(capped);
+    },
+  );
 
   it('refuses an alias of itself, a second canonical item, a chain; an alias named as canonical stands for its own item', async () => {
     await putActorBoard(world.graph, 'rules', { windows: WINDOWS });

@@ -16,7 +16,9 @@
 --   segments_max  segments.max, most live segments on this shard (0: the board takes none)
 --   entries       JSON list of the entries, ids ascending, each { id (message id), item, amount
 --                 (integer, non-zero), at_ms (event time, unix ms), segments (joined by commas, "" for
---                 none), actor ("" for none; ACTORS.split; kept as an HTTP increment's, actor_lib) }
+--                 none), actor ("" for none; ACTORS.split; kept as an HTTP increment's, actor_lib),
+--                 resolved (1: the message named an alias and its shard refused it, the alias's block:
+--                 sent again naming the canonical item, applied once whatever `last` says, by x:<id>) }
 -- Reply (reader.answer, CALLS.ingest_apply): draining (0|1), due_ms (due time for the index, unix ms,
 --   0: none), applied (events applied now), outcomes (one per entry: "a" applied now, "s" applied
 --   before, "r:<reason>" refused (now or before: dead-letter it; AGGREGATE_MISMATCH on a max / min /
@@ -29,6 +31,19 @@ local BOARD = call_state.BOARD
 
 -- The helpers (checks, the write, the progress) are ingest_lib's, shared with ingest_groups.
 
+-- The outcome of an entry sent again resolved ("s" when its x:<id> says it was applied here, else as a
+-- new entry's, its x:<id> recorded when accepted).
+local function resolved_outcome(call, checks, entry)
+  if redis.call('HEXISTS', call.progress, 'x:' .. entry.id) == 1 then return 's' end
+  local reason = ingest.ingest_check(checks, entry)
+  if reason then
+    redis.call('HSET', call.progress, 'r:' .. entry.id, reason)
+    return 'r:' .. reason
+  end
+  redis.call('HSET', call.progress, 'x:' .. entry.id, 1)
+  return 'a'
+end
+
 -- Sorts the entries into outcomes ("s" seen before, "r:<reason>" refused, recorded now, "a" to apply)
 -- and answers them, the entries to apply and the highest new message id (nil: none).
 local function ingest_classify(call, checks, entries)
@@ -38,7 +53,12 @@ local function ingest_classify(call, checks, entries)
   for _, entry in ipairs(entries) do
     local id = entry.id
     local hi, lo = ingest.id_of(id)
-    if not ingest.after(hi, lo, last_hi, last_lo) then
+    if entry.resolved == 1 then
+      outcomes[#outcomes + 1] = resolved_outcome(call, checks, entry)
+      if outcomes[#outcomes] == 'a' then accepted[#accepted + 1] = entry end
+      -- A later message of this shard is never older: none is skipped by moving `last` past it.
+      if ingest.after(hi, lo, last_hi, last_lo) then new_last = id end
+    elseif not ingest.after(hi, lo, last_hi, last_lo) then
       local refused = redis.call('HGET', call.progress, 'r:' .. id)
       outcomes[#outcomes + 1] = refused and ('r:' .. refused) or 's'
     else

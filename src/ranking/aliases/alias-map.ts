@@ -47,9 +47,22 @@ export class AliasMap {
     return this.of(board);
   }
 
-  /** The canonical item `item` stands for, or undefined when it is no alias. */
-  async canonicalOf(board: PreparedBoard, item: string): Promise<string | undefined> {
-    return (await this.of(board)).get(item);
+  /**
+   * What an item read names: the canonical item `item` stands for (undefined when it is no alias) and
+   * the aliases of the item answered, in byte order (a board holds at most ALIASES_PER_BOARD).
+   */
+  async spellingsOf(board: PreparedBoard, item: string): Promise<{ canonical?: string; aliases: string[] }> {
+    const map = await this.of(board);
+    const canonical = map.get(item);
+    const answered = canonical ?? item;
+    const aliases = [...map].filter(([, named]) => named === answered).map(([alias]) => alias);
+    return { canonical, aliases: aliases.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)) };
+  }
+
+  /** The aliases this instance already knows (none when it never read the map), without reading it. */
+  async known(board: PreparedBoard): Promise<ReadonlyMap<string, string>> {
+    const known = this.maps.get(board);
+    return known ? known.map.catch(() => NO_ALIASES) : NO_ALIASES;
   }
 
   /**
@@ -59,8 +72,7 @@ export class AliasMap {
    * second per board, so writes to a retracted item do not read it each time).
    */
   async resolving<C extends Naming, T>(board: PreparedBoard, command: C, run: (resolved: C) => Promise<T>): Promise<T> {
-    const known = this.maps.get(board);
-    const map = known ? await known.map.catch(() => NO_ALIASES) : NO_ALIASES;
+    const map = await this.known(board);
     try {
       return await run(renamed(command, map));
     } catch (error) {

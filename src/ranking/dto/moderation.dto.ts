@@ -83,4 +83,10 @@ export class ModeratedItemResultDto extends ItemResultDto {
     description: 'The item asked is an alias (PUT /admin/boards/:board/aliases/:alias): the canonical item answered',
   })
   canonical?: string;
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      "The item's alternate spellings (aliases naming it, PUT /admin/boards/:board/aliases/:alias), in byte order; absent: none",
+  })
+  aliases?: string[];
 }

@@ -1658,6 +1658,8 @@ export interface components {
             hidden?: true;
             /** @description The item asked is an alias (PUT /admin/boards/:board/aliases/:alias): the canonical item answered */
             canonical?: string;
+            /** @description The item's alternate spellings (aliases naming it, PUT /admin/boards/:board/aliases/:alias), in byte order; absent: none */
+            aliases?: string[];
         };
         AroundResultDto: {
             board: string;

@@ -1,4 +1,4 @@
--- requires: actor_log, call_state, keyspace, reader, seg_views, segmentation, slot_due, snapshot, window
+-- requires: actor_caps, actor_log, call_state, keyspace, reader, seg_views, segmentation, slot_due, snapshot, window
 -- alias_step: one bounded step of an alias merge (PUT .../aliases/:alias): the alias's live counts
 -- moved into the canonical item's, slot by slot, in every window, view, segment and unique count, as
 -- if its events had named the canonical item. The alias and the canonical item may live on two
@@ -106,48 +106,66 @@ local function take_windows(step, window_count, segment, left)
   return left, empty, #step.chunk - before
 end
 
--- The contribution of entry `e` (take_contributions') joined to the canonical item's in its slot.
+-- The contribution of entry `e` (take_contributions') joined to the canonical item's in its slot, within
+-- the board's capPerItem (actor_caps.merged: the canonical item's own contributions count first).
+-- Answers what the cap cut from it (0: none), which the caller takes out of the slot's amount.
 local function give_contribution(slots_key, top_key, item, e)
   local act_key = actor_log.ACTORS.slot_key(slots_key, e.t)
   local field = e.a .. ALIAS.SEP .. item
   local old = redis.call('HGET', act_key, field)
   local sum, events, sent = actor_log.ACTORS.figures(old)
   local amount = tonumber(e.n)
-  redis.call('HSET', act_key, field, actor_log.ACTORS.value(sum + amount, events + e.e, sent + tonumber(e.x)))
-  if amount ~= 0 then actor_log.ACTORS.moved(slots_key, e.a, item, sum, sum + amount) end
-  if old then return end
+  local counted = actor_caps.merged(slots_key, e.a, item, amount, sum)
+  redis.call('HSET', act_key, field, actor_log.ACTORS.value(sum + counted, events + e.e, sent + tonumber(e.x)))
+  if counted ~= 0 then actor_log.ACTORS.moved(slots_key, e.a, item, sum, sum + counted) end
+  if old then return amount - counted end
   local byactor, pairs_key, byitem = actor_log.ACTORS.window_keys(slots_key)
   local by_actor, by_item = actor_log.ACTORS.members(e.a, e.t, item)
   redis.call('ZADD', byactor, 0, by_actor)
   redis.call('ZADD', byitem, 0, by_item)
   actor_log.ACTORS.pair_moved(pairs_key, top_key, e.a, item, 1)
+  return amount - counted
 end
 
--- One entry given to the canonical item when its slot is still live: an amount as an event of the
--- slot adds it (a segment's through segment_add, which indexes the segment), a contribution joined
--- (its slot indexed first, as an event's would be). Answers the due time of a board slot it indexed.
-local function give_entry(keys, windows, now_sec, item, e)
+-- `amount` added to the canonical item in entry `e`'s slot as an event of the slot adds it (a segment's
+-- through segment_add, which indexes the segment); 0 only indexes the slot. Answers the due time of a
+-- board slot it indexed.
+local function give_amount(windows, slots_key, top_key, period_sec, item, e, amount)
+  if e.s ~= '' then
+    segmentation.segment_add(windows, { e.s }, item, amount, e.t, { [e.w] = true }, nil, nil, false)
+    return nil
+  end
+  if amount == 0 then return slot_due.index_slot(slots_key, e.t, period_sec) end
+  return select(2, window.add_event(slots_key, top_key, e.t, period_sec, item, amount, nil))
+end
+
+-- One entry given to the canonical item when its slot is still live: an amount added (give_amount), a
+-- contribution joined (its slot indexed first, as an event's would be: once a chunk, `indexed` holding
+-- the slots it did), less what the cap cut from it. Answers the due time of a board slot it indexed.
+local function give_entry(keys, windows, now_sec, item, e, indexed)
   local holding = window.window_holds(e.t, now_sec, windows)
   if not (holding and holding[e.w]) then return nil end
   local slots_key, top_key = alias_window_keys(keys, e.w, e.s)
   local period_sec = window.window_rule(windows, e.w)
-  local due_ms = nil
-  if e.s ~= '' then
-    segmentation.segment_add(windows, { e.s }, item, e.k == 'a' and tonumber(e.n) or 0, e.t, { [e.w] = true }, nil, nil, false)
-  elseif e.k == 'a' then
-    due_ms = select(2, window.add_event(slots_key, top_key, e.t, period_sec, item, tonumber(e.n), nil))
-  else
-    due_ms = slot_due.index_slot(slots_key, e.t, period_sec)
+  local due_ms, slot = nil, e.s .. ALIAS.SEP .. e.w .. ALIAS.SEP .. e.t
+  if e.k == 'a' then
+    due_ms = give_amount(windows, slots_key, top_key, period_sec, item, e, tonumber(e.n))
+  elseif not indexed[slot] then
+    due_ms = give_amount(windows, slots_key, top_key, period_sec, item, e, 0)
   end
-  if e.k == 'c' then give_contribution(slots_key, top_key, item, e) end
+  indexed[slot] = true
+  if e.k == 'c' then
+    local cut = give_contribution(slots_key, top_key, item, e)
+    if cut ~= 0 then give_amount(windows, slots_key, top_key, period_sec, item, e, -cut) end
+  end
   return due_ms
 end
 
 -- Gives a chunk's entries to the canonical item. Answers the earliest due time of a slot it indexed.
 local function give_chunk(keys, windows, now_sec, item, entries)
-  local due_ms = nil
+  local due_ms, indexed = nil, {}
   for _, e in ipairs(entries) do
-    local due = give_entry(keys, windows, now_sec, item, e)
+    local due = give_entry(keys, windows, now_sec, item, e, indexed)
     if due then due_ms = math.min(due_ms or math.huge, due) end
   end
   return due_ms

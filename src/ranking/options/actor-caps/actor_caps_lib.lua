@@ -110,6 +110,15 @@ local function reweighted(slots_key, actor, item, counted, sent, weight)
   return within_cap(cap, target, held_of(slots_key, actor, item) - math.max(0, counted))
 end
 
+-- What a contribution adding `amount` (its events' weights already applied), merged into the pair's
+-- contribution adding `own` in its slot (an alias merge, alias_step), may add: within the cap as an
+-- event of that amount would be (actor_amount), against the positive part of the pair's other slots.
+local function merged(slots_key, actor, item, amount, own)
+  local cap = cap_of()
+  if cap == 0 or amount <= 0 then return amount end
+  return within_cap(cap, amount, held_of(slots_key, actor, item) - math.max(0, own) + own)
+end
+
 -- A weight other than 1 for an actor the shard weighs at 1 takes one of the board's `most` places
 -- (0: none counted here; the board's count is shard 0's, where a PUT takes its place first). Answers
 -- the refusal when every place is taken (nothing stored), else nil. A weight of 1 frees its place.
@@ -178,6 +187,7 @@ hooks.register('config_differs', caps_differ, 'actor_caps')
 hooks.register('config_stored', caps_stored, 'actor_caps')
 hooks.register('config_kept', weighs_some, 'actor_caps')
 
+actor_caps.merged = merged
 actor_caps.reweighted = reweighted
 actor_caps.set_weight = set_weight
 actor_caps.weight_refusal = weight_refusal

@@ -1,0 +1,133 @@
+/**
+ * An alias merge (issue #49; `npx ts-node --transpile-only bench/aliases.ts`, under a minute), on one
+ * private redis-server: an alias with 10 000 events of 2 000 actors over the last hour, on a board of
+ * three windows (1 h/1 m, 1 d/1 h, 7 d/1 d) and two views (unique on 1 h, decay on 1 d) that also
+ * holds 10 000 events of the canonical item; named an alias (PUT) and run to done in this process.
+ * Twice: both ids on one shard (each take gives its chunk in the same call), and on two shards (a take,
+ * then its give). Figures: the merge's calls, the Redis commands they ran (SLOWLOG at 0 µs: commands a
+ * script runs are logged too, a figure the load does not move), the longest call and all calls as
+ * Redis timed them, the CPU time Redis and this process spent (what a quiet machine's wall time comes
+ * to: the calls run one after another), wall time PUT to done, and whether every window then lists the
+ * canonical item with the sum of both.
+ */
+import { validateConfig } from '../src/common/config';
+import { composeRanking, RankingGraph } from '../harness/compose-ranking';
+import { FakeClock } from '../harness/clock';
+import { stopChild } from '../harness/processes';
+import { RedisMeter } from '../harness/worst-case/redis-meter';
+import { BatchInput } from '../src/ranking/writes/write-commands';
+import { shardOf } from '../src/ranking/core/shard-math';
+import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
+import { RedisFunctions } from '../src/redis/redis-functions';
+import { loadAverage } from './call-rounds';
+import { cpuSeconds, startRedisServer } from './process-stats';
+
+const EVENTS = 10_000;
+const ACTORS = 2_000;
+const NOW_MS = Date.parse('2026-12-02T12:00:00Z');
+const WINDOWS = [
+  { name: 'hour', period: '1h', interval: '1m' },
+  { name: 'day', period: '1d', interval: '1h' },
+  { name: 'week', period: '7d', interval: '1d' },
+];
+const VIEWS = [
+  { name: 'people', mode: 'unique', window: 'hour' },
+  { name: 'decayed', mode: 'decay', window: 'day', halfLife: '6h' },
+];
+
+/** Two ids on two shards of a 2-shard board (`apart`), or any two (one shard). */
+function ids(apart: boolean): { alias: string; item: string } {
+  if (!apart) return { alias: 'NodeJS', item: 'nodejs' };
+  for (let n = 0; ; n++) {
+    const alias = `NodeJS${n}`;
+    if (shardOf(alias, 2) !== shardOf('nodejs', 2)) return { alias, item: 'nodejs' };
+  }
+}
+
+async function seed(graph: RankingGraph, clock: FakeClock, board: string, alias: string, item: string) {
+  for (let minute = 0; minute < 60; minute++) {
+    clock.setMs(NOW_MS - (59 - minute) * 60_000);
+    const entries: BatchInput[] = [];
+    for (let k = 0; k < EVENTS / 60; k++) {
+      const n = minute * Math.ceil(EVENTS / 60) + k;
+      entries.push(
+        { item: alias, amount: 1, actor: `u${n % ACTORS}` },
+        { item, amount: 2, actor: `u${(n * 7) % ACTORS}` },
+      );
+    }
+    for (let i = 0; i < entries.length; i += 100) await graph.ranking.incrementBatch(board, entries.slice(i, i + 100));
+  }
+  clock.setMs(NOW_MS);
+}
+
+async function merge(
+  graph: RankingGraph,
+  meter: RedisMeter,
+  clock: FakeClock,
+  apart: boolean,
+  pid?: number,
+): Promise<string> {
+  const board = apart ? 'two' : 'one';
+  const { alias, item } = ids(apart);
+  await graph.ranking.putBoard({ name: board, windows: WINDOWS, shards: apart ? 2 : 1, views: VIEWS, actors: true });
+  await seed(graph, clock, board, alias, item);
+  const before = await Promise.all(WINDOWS.map((w) => graph.ranking.item(board, w.name, item)));
+  const aliased = await Promise.all(WINDOWS.map((w) => graph.ranking.item(board, w.name, alias)));
+  await meter.reset();
+  const started = process.hrtime.bigint();
+  const [redisCpu, nodeCpu] = [cpuSeconds(pid), process.cpuUsage()];
+  await graph.aliases.put(board, alias, item);
+  await graph.aliases.settled(board, alias);
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const redisCpuMs = (cpuSeconds(pid) - redisCpu) * 1000;
+  const nodeUsage = process.cpuUsage(nodeCpu);
+  const nodeCpuMs = (nodeUsage.user + nodeUsage.system) / 1000;
+  const cost = await meter.read();
+  const done = await graph.aliases.get(board, alias);
+  const after = await Promise.all(WINDOWS.map((w) => graph.ranking.item(board, w.name, item)));
+  const exact = after.every((row, w) => row.score === before[w].score + aliased[w].score);
+  const commands = Object.values(cost.scriptCommands).reduce((sum, n) => sum + n, 0);
+  const steps = cost.calls;
+  if (process.env.BENCH_ALIAS_TALLY)
+    console.log(
+      Object.entries(cost.scriptCommands)
+        .sort((a, b) => b[1] - a[1])
+        .map(([c, n]) => `${c} ${n}`)
+        .join(', '),
+    );
+  return `| ${apart ? 'two shards (take, give)' : 'one shard'} | ${done.state}, ${done.entries} entries | ${steps} | ${commands} (${(commands / Math.max(1, steps)).toFixed(0)} a call) | ${cost.maxCallMs.toFixed(2)} ms | ${cost.totalMs.toFixed(0)} ms | ${redisCpuMs.toFixed(0)} + ${nodeCpuMs.toFixed(0)} ms | ${wallMs.toFixed(0)} ms | ${exact} |`;
+}
+
+async function main(): Promise<void> {
+  const server = await startRedisServer();
+  const clock = new FakeClock(NOW_MS);
+  const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
+  const redisService = new RedisService(RedisSettings.from(config), clock);
+  const meter = new RedisMeter(async () => [redisService.client as never]);
+  try {
+    await redisService.waitUntilReady(10_000);
+    const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+    // BENCH_ALIAS_METER=0: Redis's CPU without the SLOWLOG entry each command costs (calls not counted then).
+    if (process.env.BENCH_ALIAS_METER !== '0') await meter.start();
+    const loadBefore = loadAverage();
+    const lines = [
+      '| merge | answer | Redis calls | commands in scripts | longest call | all calls (Redis) | CPU: Redis + this process | wall, PUT to done | exact |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+      await merge(graph, meter, clock, false, server.child.pid),
+      await merge(graph, meter, clock, true, server.child.pid),
+    ];
+    console.log(`load average ${loadBefore} before, ${loadAverage()} after`);
+    console.log(lines.join('\n'));
+    await meter.stop();
+    await graph.aliases.onApplicationShutdown();
+  } finally {
+    await redisService.onApplicationShutdown();
+    await stopChild(server.child);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
