@@ -270,10 +270,9 @@ export class SourceRunner {
 
   /**
    * The board's part of a batch: its shards' parts in parallel (applyShardPart), each item resolved
-   * through the aliases this instance knows (no read: a batch stays one call per shard); then the
-   * events an alias's shard refused as naming it, sent again resolved through the map read again (at
-   * most once a second), as an HTTP write is (AliasMap.resolving). When the board's config changed,
-   * BoardCache runs it again with the new one: parts applied the first time are skipped then.
+   * through the aliases this instance knows (no read: one call per shard); then the events an alias's
+   * shard refused, sent again resolved through the map read again (at most once a second), as an HTTP
+   * write is (AliasMap.resolving). A changed config reruns it (BoardCache): applied parts are skipped.
    * Answers the events applied now; sets each entry's refusal, if any.
    */
   private async applyToBoard(name: string, entries: Pending[], nowMs: number): Promise<number> {
