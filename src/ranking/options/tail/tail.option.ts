@@ -15,10 +15,12 @@ export const TAIL_BELOW_COUNT: Bounds = { min: 2, max: 1000 };
 
 /**
  * Filter bits (GETBIT) one tail read call may look at, per expired-slot field the call may drain
- * (EXPIRE_CHUNK): 20 × 100 by default, about as long as draining those fields. A row's bound costs a
- * look at each pruned slot's filter until cached (docs/scaling.md).
+ * (EXPIRE_CHUNK): 5 × 100 by default. A look costs about as much as a Redis command from Lua; the rest
+ * of a call (the page, one HMGET of its rows' cache entries, one HSET of what it learnt) holds the
+ * one-shard worst-case row (2 064 rows) near 5 ms. A row's bound costs a look at each pruned slot's
+ * filter until cached (docs/scaling.md).
  */
-export const TAIL_LOOKS_PER_EXPIRE_FIELD = 20;
+export const TAIL_LOOKS_PER_EXPIRE_FIELD = 5;
 /** Calls one shard's tail read makes while its rows' bounds are not all reached (the rest answer H). */
 export const TAIL_CALLS_PER_READ = 8;
 

@@ -176,11 +176,10 @@ local function pruned_slots(slots_key)
   return slots, hidden, upto
 end
 
--- The row cache (`cache_key`, item -> "<newest finished slot looked at>|<starts of the finished slots
--- that may hold it>"): a finished slot's filter no longer changes, so only slots finished since, and
--- the one being pruned, are looked at again.
-local function cached_hits(cache_key, item)
-  local kept = redis.call('HGET', cache_key, item)
+-- A row cache entry ("<newest finished slot looked at>|<starts of the finished slots that may hold
+-- the item>", or false): a finished slot's filter no longer changes, so only slots finished since,
+-- and the one being pruned, are looked at again.
+local function cached_hits(kept)
   local hits = {}
   if not kept then return -1, hits end
   local at, list = string.match(kept, '^([^|]*)|(.*)$')
@@ -188,11 +187,11 @@ local function cached_hits(cache_key, item)
   return tonumber(at), hits
 end
 
--- What `item` may have lost to the pruned slots: the D of each whose filter may hold it; nil when the
--- call's filter bits (`looks.left`) ran out first. Slots are looked at oldest first and what was
--- learnt is cached, so the next call goes on from there.
-local function dropped_bound(slots, upto, cache_key, item, looks)
-  local seen, hits = cached_hits(cache_key, item)
+-- What `item` may have lost to the pruned slots: the D of each whose filter may hold it (nil when the
+-- call's filter bits, `looks.left`, ran out first), and its new cache entry (nil: unchanged). Slots
+-- are looked at oldest first, so the next call goes on from what this one learnt.
+local function dropped_bound(slots, upto, kept, item, looks)
+  local seen, hits = cached_hits(kept)
   local bound, hashes, found, learnt, stopped = 0, nil, {}, seen, false
   for _, slot in ipairs(slots) do
     local hit = hits[slot.start]
@@ -211,28 +210,55 @@ local function dropped_bound(slots, upto, cache_key, item, looks)
     end
   end
   if not stopped then learnt = upto end
-  if learnt ~= seen then redis.call('HSET', cache_key, item, learnt .. '|' .. table.concat(found, ',')) end
-  if stopped then return nil end
-  return bound
+  local entry = learnt ~= seen and learnt .. '|' .. table.concat(found, ',') or nil
+  if stopped then return nil, entry end
+  return bound, entry
+end
+
+-- Values one HMGET or HSET of the row cache takes (Lua's unpack takes a few thousand at most).
+local CACHE_CHUNK = 1000
+
+-- The listed items of a page (scores above 0: a sum board's rule), with their row cache entries read
+-- in HMGETs of CACHE_CHUNK.
+local function listed_of(page, cache_key, pruned)
+  local items, kept = {}, {}
+  for i = 1, #page, 2 do
+    if tonumber(page[i + 1]) <= 0 then break end
+    items[#items + 1] = page[i]
+  end
+  if not pruned then return items, kept end
+  for first = 1, #items, CACHE_CHUNK do
+    local chunk = redis.call('HMGET', cache_key, unpack(items, first, math.min(#items, first + CACHE_CHUNK - 1)))
+    for j, entry in ipairs(chunk) do kept[first + j - 1] = entry end
+  end
+  return items, kept
 end
 
 -- A tail read: the window's `limit` best rows (item, score, dropped bound, ...) and H. A row whose
 -- bound the call's `looks` filter bits did not reach answers H (a bound of anything the shard lost)
--- and makes `complete` false. Rows at most 0 are not listed (a sum board's rule). The row cache holds
--- at most 4 reads' rows (emptied beyond).
+-- and makes `complete` false. What the call learnt is cached in HSETs of CACHE_CHUNK. The row cache holds at most
+-- 4 reads' rows (emptied beyond).
 local function best_rows(slots_key, top_key, limit, looks)
   local slots, hidden, upto = pruned_slots(slots_key)
   local cache_key = base_of(slots_key) .. 'tailrows'
   if redis.call('HLEN', cache_key) > 4 * limit then redis.call('DEL', cache_key) end
   local page = redis.call('ZREVRANGE', top_key, 0, limit - 1, 'WITHSCORES')
-  local rows, budget, complete = {}, { left = looks }, true
-  for i = 1, #page, 2 do
-    if tonumber(page[i + 1]) <= 0 then break end
-    local dropped = #slots == 0 and 0 or dropped_bound(slots, upto, cache_key, page[i], budget)
+  local items, kept = listed_of(page, cache_key, #slots > 0)
+  local rows, learnt, budget, complete = {}, {}, { left = looks }, true
+  for i, item in ipairs(items) do
+    local dropped, entry = 0, nil
+    if #slots > 0 then dropped, entry = dropped_bound(slots, upto, kept[i], item, budget) end
+    if entry then
+      learnt[#learnt + 1] = item
+      learnt[#learnt + 1] = entry
+    end
     if dropped == nil then dropped, complete = hidden, false end
-    rows[#rows + 1] = page[i]
-    rows[#rows + 1] = page[i + 1]
+    rows[#rows + 1] = item
+    rows[#rows + 1] = page[2 * i]
     rows[#rows + 1] = dropped
+  end
+  for first = 1, #learnt, CACHE_CHUNK do
+    redis.call('HSET', cache_key, unpack(learnt, first, math.min(#learnt, first + CACHE_CHUNK - 1)))
   end
   return rows, hidden, complete
 end
