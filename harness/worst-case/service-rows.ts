@@ -192,6 +192,7 @@ export const ADMIN_ROWS: WorstRow[] = [
     settle: (context) => untilWeighed(context, 'wc-sum', 'a2'),
     expect: [202],
     times: 1,
+    manyCalls: 'the re-weighting runs to its end in steps of at most REWEIGHT_STEP_UNITS units, each a call of its own',
   },
   {
     route: 'GET /admin/boards/{board}/actors/{actor}',
