@@ -3,14 +3,14 @@ import pino, { Logger } from 'pino';
 
 const S = pino.symbols;
 /** A child's message prefix (pino's msgPrefix option): exported by pino, absent from its types. */
-const MSG_PREFIX = (pino.symbols as unknown as Record<string, symbol>).msgPrefixSym;
+const MSG_PREFIX: symbol = Reflect.get(pino.symbols, 'msgPrefixSym');
 
 /** pino's own tracing channel of its serializer: with a subscriber, every line goes through pino. */
 const PINO_AS_JSON = tracingChannel('pino_asJson');
 
 /** pino's internal state of a logger, under its exported symbols. */
 function internal<T>(root: Logger, symbol: symbol): T {
-  return (root as unknown as Record<symbol, T>)[symbol];
+  return Reflect.get(root, symbol) as T;
 }
 
 /** What a plain line's fields and bindings may hold: printable ASCII strings and finite numbers. */

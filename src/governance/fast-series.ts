@@ -34,6 +34,24 @@ export interface ObserveHandle {
   observe(value: number): void;
 }
 
+/**
+ * prom-client's series table of `metric`, read where it is at each use (`reset()` replaces it); a
+ * prom-client without one fails here, at the handle's creation.
+ */
+function tableOf<T>(metric: Counter | Histogram): SeriesTable<T> {
+  const read = (): Record<string, T> => {
+    const map: unknown = Reflect.get(metric, 'hashMap');
+    if (typeof map !== 'object' || map === null) throw new Error('prom-client keeps no series table (hashMap)');
+    return map as Record<string, T>;
+  };
+  read();
+  return {
+    get hashMap() {
+      return read();
+    },
+  };
+}
+
 /** The key prom-client filed `labels` under (found by identity: it keeps the object it was given). */
 function keyOf<T extends { labels: Labels }>(table: SeriesTable<T>, labels: Labels): string {
   for (const key in table.hashMap) if (table.hashMap[key].labels === labels) return key;
@@ -41,7 +59,7 @@ function keyOf<T extends { labels: Labels }>(table: SeriesTable<T>, labels: Labe
 }
 
 export function counterHandle(counter: Counter, labels: Labels): CountHandle {
-  const table = counter as unknown as SeriesTable<CounterSeries>;
+  const table = tableOf<CounterSeries>(counter);
   const made = () => {
     counter.inc(labels, 0);
     return keyOf(table, labels);
@@ -56,7 +74,7 @@ export function counterHandle(counter: Counter, labels: Labels): CountHandle {
 }
 
 export function histogramHandle(histogram: Histogram, labels: Labels, upperBounds: readonly number[]): ObserveHandle {
-  const table = histogram as unknown as SeriesTable<HistogramSeries>;
+  const table = tableOf<HistogramSeries>(histogram);
   const made = () => {
     histogram.zero(labels);
     return keyOf(table, labels);
