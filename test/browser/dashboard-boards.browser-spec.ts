@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Page } from 'playwright-core';
-import { ADMIN, ADMIN_TOKEN } from '../../harness/app';
-import { describeInBrowser, SHOTS, useDashboard } from '../support/dashboard-browser';
+import { ADMIN } from '../../harness/app';
+import { describeInBrowser, openAsAdmin, SHOTS, useDashboard } from '../support/dashboard-browser';
 
 /** Waits until the live top shows `listing` (the span line up to its colon) with exactly `items`, in order. */
 async function waitForTop(page: Page, listing: string, items: string[]): Promise<void> {
@@ -21,7 +21,7 @@ const answered = (answer: { status: number; body: { message?: string } }) =>
 
 describeInBrowser("the dashboard's moderation panel and competition and multi-metric boards", () => {
   const world = useDashboard();
-  const { http, newPage } = world;
+  const { http } = world;
 
   beforeAll(async () => {
     const boards: Record<string, object> = {
@@ -63,16 +63,8 @@ describeInBrowser("the dashboard's moderation panel and competition and multi-me
     await score('jump', 'bob', { score: 10, tiebreak: 2980 });
   });
 
-  async function openAsAdmin(address: string): Promise<{ page: Page; errors: string[] }> {
-    const { page, errors } = await newPage();
-    await page.goto(`${world.base}/dashboard?${address}`);
-    await page.fill('#token', ADMIN_TOKEN);
-    await page.dispatchEvent('#token', 'change');
-    return { page, errors };
-  }
-
   it('hides an item from its row in the live top and allows it back with its counts; a review board lists what it allows (#49)', async () => {
-    const { page, errors } = await openAsAdmin('board=trending&window=10m');
+    const { page, errors } = await openAsAdmin(world, 'board=trending&window=10m');
     const before: { item: string; rank: number; score: number }[] = (
       await http().get('/boards/trending/top?window=10m').expect(200)
     ).body.items;
@@ -123,7 +115,7 @@ describeInBrowser("the dashboard's moderation panel and competition and multi-me
   });
 
   it("shows a multi-metric board's counts, ranks by the metric picked, and lists wilson and controversial views (#50)", async () => {
-    const { page, errors } = await openAsAdmin('board=rated&window=day');
+    const { page, errors } = await openAsAdmin(world, 'board=rated&window=day');
     await waitForTop(page, 'rated / day', ['a-1', 'a-2', 'a-3']);
     await page.waitForSelector('#metric-label:not([hidden])');
     const counts = (item: string) => page.locator(`#top tbody tr[data-item="${item}"] .metric`).allTextContents();
@@ -154,7 +146,7 @@ describeInBrowser("the dashboard's moderation panel and competition and multi-me
   });
 
   it('says lower scores rank first on an asc board, and shows the tiebreak that orders a tie (#48)', async () => {
-    const { page, errors } = await openAsAdmin('board=race&window=day');
+    const { page, errors } = await openAsAdmin(world, 'board=race&window=day');
     await waitForTop(page, 'race / day', ['bob', 'ann']);
     expect(await page.locator('#top tbody tr .score').allTextContents()).toEqual(['2975', '3150']);
     expect(await page.locator('#top thead th.score').textContent()).toBe('score (lowest first)');

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Page } from 'playwright-core';
-import { ADMIN, ADMIN_TOKEN } from '../../harness/app';
-import { describeInBrowser, SHOTS, useDashboard } from '../support/dashboard-browser';
+import { ADMIN } from '../../harness/app';
+import { describeInBrowser, openAsAdmin, SHOTS, useDashboard } from '../support/dashboard-browser';
 
 const DAY_MS = 24 * 3600_000;
 
@@ -19,7 +19,7 @@ async function waitForRows(page: Page, table: string, items: string[]): Promise<
 
 describeInBrowser("the dashboard's competitions panel: leagues and group boards (#48)", () => {
   const world = useDashboard();
-  const { http, newPage, clock } = world;
+  const { http, clock } = world;
 
   beforeAll(async () => {
     const boards: Record<string, object> = {
@@ -45,16 +45,8 @@ describeInBrowser("the dashboard's competitions panel: leagues and group boards 
       await http().post(`/boards/ladder/items/${item}/increment`).send({ amount }).expect(200);
   });
 
-  async function open(address: string): Promise<{ page: Page; errors: string[] }> {
-    const { page, errors } = await newPage();
-    await page.goto(`${world.base}/dashboard?${address}`);
-    await page.fill('#token', ADMIN_TOKEN);
-    await page.dispatchEvent('#token', 'change');
-    return { page, errors };
-  }
-
   it("shows a tier's cohort, an item's own cohort when its row is clicked, and the moves once the period closed", async () => {
-    const { page, errors } = await open('board=ladder&window=week');
+    const { page, errors } = await openAsAdmin(world, 'board=ladder&window=week');
     await page.waitForSelector('#leagues:not([hidden])');
     expect(await page.locator('#league-tier option').allTextContents()).toEqual(['silver', 'bronze']);
     await waitForRows(page, 'cohort', ['ann', 'bob']);
@@ -93,7 +85,7 @@ describeInBrowser("the dashboard's competitions panel: leagues and group boards 
         ],
       })
       .expect(200);
-    const { page, errors } = await open('board=teams');
+    const { page, errors } = await openAsAdmin(world, 'board=teams');
     await page.waitForSelector('#groups:not([hidden])');
     expect(await page.locator('#group-of').textContent()).toContain('players / day');
     expect(await page.locator('#leagues').isHidden()).toBe(true);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
 import request from 'supertest';
 import { FakeClock } from '../../harness/clock';
-import { ADMIN, startTestApp } from '../../harness/app';
+import { ADMIN, ADMIN_TOKEN, startTestApp } from '../../harness/app';
 import { startTestRedis, TestRedis } from '../../harness/redis';
 
 /** Debian's chromium (.ci/run installs it); never a downloaded browser. */
@@ -212,4 +212,13 @@ export function useDashboard(): DashboardWorld {
       return base;
     },
   };
+}
+
+/** The dashboard at `?address` in a new page, the admin token typed in (the admin panels read with it). */
+export async function openAsAdmin(world: DashboardWorld, address: string): Promise<{ page: Page; errors: string[] }> {
+  const { page, errors } = await world.newPage();
+  await page.goto(`${world.base}/dashboard?${address}`);
+  await page.fill('#token', ADMIN_TOKEN);
+  await page.dispatchEvent('#token', 'change');
+  return { page, errors };
 }
