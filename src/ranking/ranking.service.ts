@@ -282,7 +282,10 @@ export class RankingService {
       span: (board, window, nowMs, span) => this.spans.item(board, window, nowMs, span, item),
       view: (board, view, nowMs) => this.views.item(board, view, nowMs, item),
     });
-    const [grouped] = await this.filters.attach(name, [answer]);
+    // An item the read did not find carries no group: the map may still name it until its expired
+    // slots are drained, which a span read (read-only) does not do.
+    const found = answer.rank !== null || Number(answer.score) !== 0;
+    const [grouped] = found ? await this.filters.attach(name, [answer]) : [answer];
     return { ...grouped, ...(canonical === undefined ? {} : { canonical }), ...(aliases.length ? { aliases } : {}) };
   }
 

@@ -105,6 +105,15 @@ describe.each(CASES)('moderation of spans (property, %s, %i shard(s), review %s)
               },
             ],
           ],
+          // Every event leaves the window; a span read (which drains nothing) answers no group, as the twin.
+          [
+            ['d', 'b', 'x y'],
+            [
+              { kind: 'move', minutes: 4 },
+              { kind: 'batch', entries: [{ item: 'a', amount: 1, group: 'g1' }] },
+              { kind: 'item', id: 'a', state: 'hidden' },
+            ],
+          ],
           [
             ['a', 'b', 'c'],
             [
