@@ -27,6 +27,8 @@ const base = {
   moduleNameMapper: { '^@trendboard/nest$': '<rootDir>/src/library/index.ts' },
   // Quiet while green: a test's output is printed only when it fails (test/support/quiet-environment.ts).
   testEnvironment: '<rootDir>/test/support/quiet-environment.ts',
+  // fast-check runs from a fixed seed unless FC_SEED says otherwise (test/support/property-seed.ts).
+  setupFiles: ['<rootDir>/test/support/property-seed.ts'],
 };
 // One redis-server and one Redis Cluster per worker for the projects on real Redis (harness/worker-servers.ts).
 const workerServers = {

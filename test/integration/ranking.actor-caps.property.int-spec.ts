@@ -178,7 +178,7 @@ describe.each(TOPOLOGIES)(
               for (const segment of [undefined, ...SEGMENTS]) {
                 for (const source of [...WINDOWS.map((w) => w.name), 'people']) {
                   const [a, b] = await Promise.all(
-                    [late, early].map((name) => world.graph.ranking.top(name, source, 0, 1000, { segment })),
+                    [late, early].map((name) => world.top(name, source, 0, 1000, { segment })),
                   );
                   expect({ source, segment, rows: a.items }).toEqual({ source, segment, rows: b.items });
                 }
@@ -229,7 +229,7 @@ describe.each(TOPOLOGIES)(
       const nowMs = clock.nowMs();
       for (const segment of [undefined, ...SEGMENTS]) {
         for (const source of [...WINDOWS.map((w) => w.name), 'people']) {
-          const top = await world.graph.ranking.top(name, source, 0, 1000, { segment });
+          const top = await world.top(name, source, 0, 1000, { segment });
           const rows =
             source === 'people' ? model.listing('long', nowMs, segment, true) : model.listing(source, nowMs, segment);
           expect({ source, segment, rows: top.items.map(({ rank, item, score }) => ({ rank, item, score })) }).toEqual({

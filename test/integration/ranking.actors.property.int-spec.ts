@@ -222,7 +222,7 @@ describe.each(TOPOLOGIES)(
         ...SEGMENTS.flatMap((segment) => [...WINDOWS, ...VIEWS].map((w) => ({ source: w.name, segment }))),
       ];
       for (const { source, segment } of sources) {
-        const top = await world.graph.ranking.top(name, source, 0, 1000, { segment });
+        const top = await world.top(name, source, 0, 1000, { segment });
         expect({ source, segment, rows: top.items.map(({ rank, item, score }) => ({ rank, item, score })) }).toEqual({
           source,
           segment,

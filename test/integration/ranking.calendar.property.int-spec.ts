@@ -214,13 +214,9 @@ describe.each(TOPOLOGIES)('calendar windows against a brute-force model (propert
           await setup.ranking.deleteBoard(name);
         },
       ),
-      // FC_SEED=<seed> replays the runs of one seed: a failure's shrinking may outlast the test's timeout
-      // (a jest timeout, no counterexample), so loop seeds with a short --testTimeout to find it.
-      {
-        numRuns: topology === 'single' ? 80 : 20,
-        examples: [SHARD_WENT_QUIET],
-        ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
-      },
+      // A failure's shrinking may outlast the test's timeout (a jest timeout, no counterexample): loop
+      // FC_SEED=<seed> (test/support/property-seed.ts) with a short --testTimeout to find it.
+      { numRuns: topology === 'single' ? 80 : 20, examples: [SHARD_WENT_QUIET] },
     );
     expect(archivesChecked).toBeGreaterThan(3);
     // 27 s measured on a busy 2-core machine: Jest's 60 s left too little room.

@@ -237,7 +237,7 @@ describe.each(TOPOLOGIES)('minActors against a model keeping every contribution 
     const rows = (page: { items: ModelRow[] }) => page.items.map(({ rank, item, score }) => ({ rank, item, score }));
     for (const view of VIEWS) {
       const actors = new Map(model.listing(view.window, nowMs, undefined, true).map((row) => [row.item, row.score]));
-      const all = rows(await world.graph.ranking.top(name, view.name, 0, 1000));
+      const all = rows(await world.top(name, view.name, 0, 1000));
       for (const minActors of FLOORS) {
         const want = all.filter((row) => (actors.get(row.item) ?? 0) >= minActors);
         if (want.length > 0 && want.length < all.length) seen.thinnedViews++;
