@@ -2,7 +2,7 @@
  * `npm run bench`: starts a private redis-server, the service (dist/main.js, as `npm start` runs it)
  * and the bare floor server (bench/bare-server.ts) on free ports, measures, prints markdown tables,
  * and stops everything. Knobs: BENCH_DURATION_SEC (default 5), BENCH_REPEATS (default 5),
- * BENCH_SKIP=http,redis,functions,trending,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,masters,stream to leave
+ * BENCH_SKIP=http,redis,functions,trending,signals,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,masters,stream to leave
  * parts out.
  */
 import { ChildProcess } from 'node:child_process';
@@ -31,6 +31,7 @@ import {
 } from './redis-parts';
 import { shardedCostBench } from './sharded-cost';
 import { trendingBench } from './trending';
+import { signalsShardedBench } from './signals-sharded';
 import { worstRequestsBench } from './worst-requests';
 import { historyMemoryBench, streamBench } from './history';
 
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
     await functionsFixedCostBench();
   }
   if (!SKIP.has('trending')) await trendingBench(redisUrl, REPEATS, Math.max(1, DURATION_SEC / 2));
+  if (!SKIP.has('signals')) await signalsShardedBench(REPEATS, Math.max(1, DURATION_SEC / 2));
   if (!SKIP.has('shards')) await shardedCostBench(redisUrl, REPEATS);
   if (!SKIP.has('worst')) await worstRequestsBench(redisUrl);
   if (!SKIP.has('growth')) await growthBench(redis);
