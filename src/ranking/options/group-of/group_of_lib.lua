@@ -21,7 +21,7 @@
 --   <base>slots   zset  never written: the read's slots index (nothing to expire)
 -- Config hash field of G: groupOf (its setting, JSON). Of M: groupedBy ("<W> <G>;..."): the group boards over its windows.
 -- A deleted G's keys go by group_board_drop (GROUP_OF.detach, drop_keys); a deleted M's with its own
--- keys (board_drop_step, by its renamed config's groupedBy).
+-- keys (hook board_dropped, by its renamed config's groupedBy).
 
 call_state.config_field_add('groupedBy', 'group_of')
 
@@ -184,11 +184,15 @@ function GROUP_OF.drop_keys(cfg_key, window, board, budget)
   return budget - taken - 6, true
 end
 
--- The group boards a groupedBy value names, as { window, board } pairs.
-function GROUP_OF.named(stored)
-  local pairs_of = {}
-  for w, b in string.gmatch(stored or '', '([^; ]+) ([^;]+)') do pairs_of[#pairs_of + 1] = { window = w, board = b } end
-  return pairs_of
+-- Hook board_dropped: the groups of the group boards over a deleted member board's windows (its
+-- renamed config's groupedBy), one group board after another, within the step's budget.
+local function member_board_dropped(cfg_key, drop_key, budget)
+  local done = true
+  for window, board in string.gmatch(redis.call('HGET', drop_key, 'groupedBy') or '', '([^; ]+) ([^;]+)') do
+    budget, done = GROUP_OF.drop_keys(cfg_key, window, board, budget)
+    if not done then return budget, false end
+  end
+  return budget, done
 end
 
 -- The group's score from its best `top` members: Σ decay^i · s_i (the weights as repeated products);
@@ -257,5 +261,6 @@ hooks.register('config_stored', group_of_stored, 'group_of')
 hooks.register('results_changed', member_changed, 'group_of')
 hooks.register('watches', function(top_key) return bases_of(top_key) ~= nil end, 'group_of')
 hooks.register('window_dropped', window_dropped, 'group_of')
+hooks.register('board_dropped', member_board_dropped, 'group_of')
 hooks.register('config_kept', function(cfg_key) return redis.call('HEXISTS', cfg_key, 'groupedBy') == 1 end, 'group_of')
 group_of.GROUP_OF = GROUP_OF
