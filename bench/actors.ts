@@ -13,29 +13,15 @@
  *    taken out by a client replaying them as negative increments (batches of 1 000), on a twin board.
  */
 import Redis from 'ioredis';
-import { validateConfig } from '../src/common/config';
-import { composeRanking, RankingGraph } from '../harness/compose-ranking';
+import { RankingGraph } from '../harness/compose-ranking';
 import { BatchInput } from '../src/ranking/writes/write-commands';
-import { RedisService } from '../src/redis/redis.service';
-import { RedisSettings } from '../src/redis/redis.settings';
-import { RedisFunctions } from '../src/redis/redis-functions';
 import { FakeClock } from '../harness/clock';
-import { stopChild } from '../harness/processes';
-import { loadAverage } from './call-rounds';
-import { cpuSeconds, startRedisServer } from './process-stats';
+import { cpuSeconds, runWhenMain } from './process-stats';
+import { ACTOR_BOARD_VIEWS as VIEWS, ACTOR_BOARD_WINDOWS as WINDOWS, benchOnPrivateRanking } from './private-ranking';
 
 const EVENTS = Number(process.env.BENCH_ACTORS_EVENTS ?? 20_000);
 const SPAM_EVENTS = 10_000;
 const NOW_MS = Date.parse('2026-11-25T12:00:00Z');
-const WINDOWS = [
-  { name: 'hour', period: '1h', interval: '1m' },
-  { name: 'day', period: '1d', interval: '1h' },
-  { name: 'week', period: '7d', interval: '1d' },
-];
-const VIEWS = [
-  { name: 'people', mode: 'unique', window: 'hour' },
-  { name: 'decayed', mode: 'decay', window: 'day', halfLife: '6h' },
-];
 
 async function usedMemory(redis: Redis): Promise<number> {
   await new Promise((resolve) => setTimeout(resolve, 200));
@@ -148,27 +134,13 @@ async function listsExactly(graph: RankingGraph, expected: Map<string, number>):
   return 'yes';
 }
 
-async function main(): Promise<void> {
-  const server = await startRedisServer();
-  const redis = new Redis(server.url);
-  const clock = new FakeClock(NOW_MS);
-  const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
-  const redisService = new RedisService(RedisSettings.from(config), clock);
-  try {
-    await redisService.waitUntilReady(10_000);
-    const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
-    const loadBefore = loadAverage();
-    const lines = [...(await memory(graph, redis)), '', ...(await retraction(graph, redis, clock, server.child.pid))];
-    console.log(`load average ${loadBefore} before, ${loadAverage()} after`);
-    console.log(lines.join('\n'));
-  } finally {
-    await redisService.onApplicationShutdown();
-    redis.disconnect();
-    await stopChild(server.child);
-  }
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runWhenMain(module, () =>
+  benchOnPrivateRanking(NOW_MS, async ({ graph, clock, server }) => {
+    const redis = new Redis(server.url);
+    try {
+      return [...(await memory(graph, redis)), '', ...(await retraction(graph, redis, clock, server.child.pid))];
+    } finally {
+      redis.disconnect();
+    }
+  }),
+);

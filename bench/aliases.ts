@@ -10,31 +10,17 @@
  * to: the calls run one after another), wall time PUT to done, and whether every window then lists the
  * canonical item with the sum of both.
  */
-import { validateConfig } from '../src/common/config';
-import { composeRanking, RankingGraph } from '../harness/compose-ranking';
+import { RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
-import { stopChild } from '../harness/processes';
 import { RedisMeter } from '../harness/worst-case/redis-meter';
 import { BatchInput } from '../src/ranking/writes/write-commands';
 import { shardOf } from '../src/ranking/core/shard-math';
-import { RedisService } from '../src/redis/redis.service';
-import { RedisSettings } from '../src/redis/redis.settings';
-import { RedisFunctions } from '../src/redis/redis-functions';
-import { loadAverage } from './call-rounds';
-import { cpuSeconds, startRedisServer } from './process-stats';
+import { cpuSeconds, runWhenMain } from './process-stats';
+import { ACTOR_BOARD_VIEWS as VIEWS, ACTOR_BOARD_WINDOWS as WINDOWS, benchOnPrivateRanking } from './private-ranking';
 
 const EVENTS = 10_000;
 const ACTORS = 2_000;
 const NOW_MS = Date.parse('2026-12-02T12:00:00Z');
-const WINDOWS = [
-  { name: 'hour', period: '1h', interval: '1m' },
-  { name: 'day', period: '1d', interval: '1h' },
-  { name: 'week', period: '7d', interval: '1d' },
-];
-const VIEWS = [
-  { name: 'people', mode: 'unique', window: 'hour' },
-  { name: 'decayed', mode: 'decay', window: 'day', halfLife: '6h' },
-];
 
 /** Two ids on two shards of a 2-shard board (`apart`), or any two (one shard). */
 function ids(apart: boolean): { alias: string; item: string } {
@@ -100,35 +86,19 @@ async function merge(
   return `| ${apart ? 'two shards (take, give)' : 'one shard'} | ${done.state}, ${done.entries} entries | ${steps} | ${commands} (${(commands / Math.max(1, steps)).toFixed(0)} a call) | ${cost.maxCallMs.toFixed(2)} ms | ${cost.totalMs.toFixed(0)} ms | ${redisCpuMs.toFixed(0)} + ${nodeCpuMs.toFixed(0)} ms | ${wallMs.toFixed(0)} ms | ${exact} |`;
 }
 
-async function main(): Promise<void> {
-  const server = await startRedisServer();
-  const clock = new FakeClock(NOW_MS);
-  const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
-  const redisService = new RedisService(RedisSettings.from(config), clock);
-  const meter = new RedisMeter(async () => [redisService.client as never]);
-  try {
-    await redisService.waitUntilReady(10_000);
-    const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+runWhenMain(module, () =>
+  benchOnPrivateRanking(NOW_MS, async ({ graph, clock, redisService, server }) => {
+    const meter = new RedisMeter(async () => [redisService.client as never]);
     // BENCH_ALIAS_METER=0: Redis's CPU without the SLOWLOG entry each command costs (calls not counted then).
     if (process.env.BENCH_ALIAS_METER !== '0') await meter.start();
-    const loadBefore = loadAverage();
     const lines = [
       '| merge | answer | Redis calls | commands in scripts | longest call | all calls (Redis) | CPU: Redis + this process | wall, PUT to done | exact |',
       '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
       await merge(graph, meter, clock, false, server.child.pid),
       await merge(graph, meter, clock, true, server.child.pid),
     ];
-    console.log(`load average ${loadBefore} before, ${loadAverage()} after`);
-    console.log(lines.join('\n'));
     await meter.stop();
     await graph.aliases.onApplicationShutdown();
-  } finally {
-    await redisService.onApplicationShutdown();
-    await stopChild(server.child);
-  }
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+    return lines;
+  }),
+);

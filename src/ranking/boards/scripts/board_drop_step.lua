@@ -1,12 +1,12 @@
--- requires: board_views, call_state, group_of, hooks, item_data, keyspace, metrics, reader
+-- requires: board_views, call_state, hooks, item_data, keyspace, metrics, reader
 -- board_drop_step: unlinks at most about `budget` keys of a shard detached by board_delete, so no call
 -- holds Redis long however many slots, segments and snapshots the board had. The progress is the data
 -- itself: each index (a window's slots and snapshots, the segment indexes) loses the members whose keys
 -- went in the same call, so a step is safe to repeat, to run on two instances at once and to resume
 -- after a restart. Segments go first (each segment's windows, history and views, then its entries in
--- the segment indexes), then the board's windows, then the groups of the group boards over them (its
--- config's groupedBy, group_of_lib), then the options' own keys (hooks_lib's board_dropped), then the
--- shard's own keys and last the renamed config.
+-- the segment indexes), then the board's windows, then the options' own keys (hooks_lib's
+-- board_dropped: the groups of the group boards over its windows among them), then the shard's own keys
+-- and last the renamed config.
 -- Keys: cfg (board config hash; its renamed copy "<tag>:dropcfg" names the windows and views)
 -- Args (reader.read_call, CALLS.board_drop_step): the header (no config version, now 0: a step reads no
 --   clock, no windows), then budget_keys: most keys to unlink in this call (a few more when a window's
@@ -110,9 +110,6 @@ local function board_drop_step(keys, args)
     if done then left, done = drop_windows_of(cfg_key, windows, {}, '~@' .. metric_names[i], left) end
   end
   if done then left, done = drop_windows_of(cfg_key, windows, views, '', left) end
-  for _, grouped in ipairs(group_of.GROUP_OF.named(redis.call('HGET', drop_key, 'groupedBy'))) do
-    if done then left, done = group_of.GROUP_OF.drop_keys(cfg_key, grouped.window, grouped.board, left) end
-  end
   for _, dropped in ipairs(hooks.board_dropped) do
     if done then left, done = dropped(cfg_key, drop_key, left) end
   end

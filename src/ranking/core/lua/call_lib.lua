@@ -238,6 +238,16 @@ local function config_field_written(cfg_key, field, value)
   if fields then fields[field] = value end
 end
 
+-- Writes the config field `field` of `cfg_key` holding a list, its `parts` joined by ';' ("a b;c d");
+-- an empty list leaves no field.
+local function store_list_field(cfg_key, field, parts)
+  if #parts == 0 then
+    redis.call('HDEL', cfg_key, field)
+  else
+    redis.call('HSET', cfg_key, field, table.concat(parts, ';'))
+  end
+end
+
 -- The hot hooks (hooks_lib) for the config hash `cfg_key`: the call's board's enabled options' (read
 -- by read_config), else every option's (the hooks then ask that config themselves).
 local function hooks_of(cfg_key)
@@ -321,6 +331,7 @@ call_state.keep_options = keep_options
 call_state.read_config = read_config
 call_state.config_field = config_field
 call_state.config_field_written = config_field_written
+call_state.store_list_field = store_list_field
 call_state.CALL = CALL
 call_state.VIEWS = VIEWS
 call_state.BOARD = BOARD

@@ -46,11 +46,7 @@ local function store_snapshot_confs(cfg_key, windows)
   for _, w in ipairs(windows) do
     if type(w.snapshots) == 'table' then parts[#parts + 1] = w.name .. ' ' .. w.snapshots.keep .. ' ' .. w.snapshots.top end
   end
-  if #parts == 0 then
-    redis.call('HDEL', cfg_key, 'snapshots')
-  else
-    redis.call('HSET', cfg_key, 'snapshots', table.concat(parts, ';'))
-  end
+  call_state.store_list_field(cfg_key, 'snapshots', parts)
 end
 
 -- "<tag>:cfg" and "<tag>:<window>:slots" -> "<window>"

@@ -15,18 +15,8 @@ local function league_cohort(keys, args)
   local s = leagues.setting_of(cfg_key)
   if not s then return reader.answer(CALLS.league_cohort, { rows = {}, members = 0 }) end
   local key = leagues.cohort_key(s, arg.period, arg.tier, arg.cohort)
-  local offset = tonumber(arg.offset)
-  local page = redis.call('ZRANGE', key, offset, offset + tonumber(arg.limit) - 1, 'REV', 'WITHSCORES')
-  local rows, rank, previous = {}, 0, nil
-  for i = 1, #page, 2 do
-    -- Past the first row a new score's rank is its place: every member before it scores more.
-    if i == 1 then
-      rank = 1 + redis.call('ZCOUNT', key, '(' .. page[2], '+inf')
-    elseif page[i + 1] ~= previous then
-      rank = offset + (i + 1) / 2
-    end
-    previous = page[i + 1]
-    rows[#rows + 1], rows[#rows + 2], rows[#rows + 3] = page[i], page[i + 1], rank
-  end
+  local page, ranks = leagues.cohort_page(key, tonumber(arg.offset), tonumber(arg.limit))
+  local rows = {}
+  for n = 1, #ranks do rows[3 * n - 2], rows[3 * n - 1], rows[3 * n] = page[2 * n - 1], page[2 * n], ranks[n] end
   return reader.answer(CALLS.league_cohort, { rows = rows, members = redis.call('ZCARD', key) })
 end

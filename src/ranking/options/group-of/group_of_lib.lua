@@ -21,11 +21,14 @@
 --   <base>slots   zset  never written: the read's slots index (nothing to expire)
 -- Config hash field of G: groupOf (its setting, JSON). Of M: groupedBy ("<W> <G>;..."): the group boards over its windows.
 -- A deleted G's keys go by group_board_drop (GROUP_OF.detach, drop_keys); a deleted M's with its own
--- keys (board_drop_step, by its renamed config's groupedBy).
+-- keys (hook board_dropped, by its renamed config's groupedBy).
 
 call_state.config_field_add('groupedBy', 'group_of')
 
 local GROUP_OF = {}
+
+-- One entry "<W> <G>" of groupedBy (call_state.store_list_field's list), as string.gmatch's pattern.
+local GROUPED_BY_ENTRY = '([^; ]+) ([^;]+)'
 
 -- "<tag>:cfg", window, group board -> "<tag>:<window>%<board>:"
 local function base_of(cfg_key, window, board)
@@ -46,7 +49,7 @@ local function bases_of(top_key)
   local by_window = parsed.by_value[stored]
   if not by_window then
     by_window = {}
-    for window, board in string.gmatch(stored, '([^; ]+) ([^;]+)') do
+    for window, board in string.gmatch(stored, GROUPED_BY_ENTRY) do
       by_window[window] = by_window[window] or {}
       table.insert(by_window[window], base_of(cfg_key, window, board))
     end
@@ -95,7 +98,7 @@ local function attach(cfg_key, window, board, most)
   local stored = redis.call('HGET', cfg_key, 'groupedBy') or ''
   local entry = window .. ' ' .. board
   local count = 0
-  for w, b in string.gmatch(stored, '([^; ]+) ([^;]+)') do
+  for w, b in string.gmatch(stored, GROUPED_BY_ENTRY) do
     if w == window and b == board then return nil end
     count = count + 1
   end
@@ -156,14 +159,10 @@ function GROUP_OF.detach(cfg_key, window, board)
   local stored = redis.call('HGET', cfg_key, 'groupedBy')
   if not stored then return end
   local kept = {}
-  for w, b in string.gmatch(stored, '([^; ]+) ([^;]+)') do
+  for w, b in string.gmatch(stored, GROUPED_BY_ENTRY) do
     if w ~= window or b ~= board then kept[#kept + 1] = w .. ' ' .. b end
   end
-  if #kept == 0 then
-    redis.call('HDEL', cfg_key, 'groupedBy')
-  else
-    redis.call('HSET', cfg_key, 'groupedBy', table.concat(kept, ';'))
-  end
+  call_state.store_list_field(cfg_key, 'groupedBy', kept)
 end
 
 -- Unlinks the keys of the group board `board` over `window`, at most about `budget` group zsets a
@@ -184,11 +183,15 @@ function GROUP_OF.drop_keys(cfg_key, window, board, budget)
   return budget - taken - 6, true
 end
 
--- The group boards a groupedBy value names, as { window, board } pairs.
-function GROUP_OF.named(stored)
-  local pairs_of = {}
-  for w, b in string.gmatch(stored or '', '([^; ]+) ([^;]+)') do pairs_of[#pairs_of + 1] = { window = w, board = b } end
-  return pairs_of
+-- Hook board_dropped: the groups of the group boards over a deleted member board's windows (its
+-- renamed config's groupedBy), one group board after another, within the step's budget.
+local function member_board_dropped(cfg_key, drop_key, budget)
+  local done = true
+  for window, board in string.gmatch(redis.call('HGET', drop_key, 'groupedBy') or '', GROUPED_BY_ENTRY) do
+    budget, done = GROUP_OF.drop_keys(cfg_key, window, board, budget)
+    if not done then return budget, false end
+  end
+  return budget, done
 end
 
 -- The group's score from its best `top` members: Σ decay^i · s_i (the weights as repeated products);
@@ -257,5 +260,6 @@ hooks.register('config_stored', group_of_stored, 'group_of')
 hooks.register('results_changed', member_changed, 'group_of')
 hooks.register('watches', function(top_key) return bases_of(top_key) ~= nil end, 'group_of')
 hooks.register('window_dropped', window_dropped, 'group_of')
+hooks.register('board_dropped', member_board_dropped, 'group_of')
 hooks.register('config_kept', function(cfg_key) return redis.call('HEXISTS', cfg_key, 'groupedBy') == 1 end, 'group_of')
 group_of.GROUP_OF = GROUP_OF

@@ -117,23 +117,35 @@ local function roll_members(s, period, tier, cohort, members, bounds)
   send_all({ placed, up, lowest, moves })
 end
 
+-- The members at places offset.. of the cohort `key` (at most `count`, best first) as ZRANGE REV
+-- WITHSCORES answers them, and the competition rank of each (equal scores share one). O(log n + count):
+-- one count, for the first.
+local function cohort_page(key, offset, count)
+  local rows = redis.call('ZRANGE', key, offset, offset + count - 1, 'REV', 'WITHSCORES')
+  local ranks = {}
+  for i = 1, #rows, 2 do
+    local n = (i + 1) / 2
+    -- Past the first row a new score's rank is its place: every member before it scores more.
+    if i == 1 then
+      ranks[n] = 1 + redis.call('ZCOUNT', key, '(' .. rows[2], '+inf')
+    elseif rows[i + 1] ~= rows[i - 1] then
+      ranks[n] = offset + n
+    else
+      ranks[n] = ranks[n - 1]
+    end
+  end
+  return rows, ranks
+end
+
 -- Rolls the members at places offset.. of one cohort of a closed period (at most `count`, best first):
--- O(log n + count), a few commands. Ranks are competition ranks (equal scores share one). Answers the
--- members read; fewer than `count`: the cohort is done and goes. The cohort does not change once its
--- period closed (league_changed), so the places hold across parts.
+-- O(log n + count), a few commands. Answers the members read; fewer than `count`: the cohort is done
+-- and goes. The cohort does not change once its period closed (league_changed), so the places and
+-- ranks hold across parts.
 local function roll_part(s, period, tier, cohort, offset, count)
   local key = cohort_key(s, period, tier, cohort)
-  local rows = redis.call('ZRANGE', key, offset, offset + count - 1, 'REV', 'WITHSCORES')
-  local members, rank, previous = {}, 0, nil
-  for i = 1, #rows, 2 do
-    if i == 1 then
-      rank = 1 + redis.call('ZCOUNT', key, '(' .. rows[2], '+inf')
-    elseif rows[i + 1] ~= previous then
-      rank = offset + (i + 1) / 2
-    end
-    previous = rows[i + 1]
-    members[#members + 1] = { item = rows[i], score = rows[i + 1], rank = rank }
-  end
+  local rows, ranks = cohort_page(key, offset, count)
+  local members = {}
+  for n = 1, #ranks do members[n] = { item = rows[2 * n - 1], score = rows[2 * n], rank = ranks[n] } end
   if #members > 0 then roll_members(s, period, tier, cohort, members, cohort_bounds(s, key)) end
   if #members < count then redis.call('UNLINK', key) end
   return #members
@@ -330,5 +342,6 @@ hooks.register('board_dropped', leagues_dropped, 'leagues')
 
 leagues.setting_of = setting_of
 leagues.cohort_key = cohort_key
+leagues.cohort_page = cohort_page
 leagues.parse_at = parse_at
 leagues.roll_step = roll_step
