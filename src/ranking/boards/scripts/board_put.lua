@@ -176,12 +176,13 @@ end
 local function board_plan(r, stored)
   local cfg_key = r.cfg_key
   local current = cjson.decode(stored)
-  local plan = { by_name = {}, problems = {}, to_drop = {}, resnapshot = {} }
+  local plan = { by_name = {}, problems = {}, to_drop = {}, resnapshot = {}, wanted = r.wanted, compared = {} }
   for _, w in ipairs(current) do plan.by_name[w.name] = w end
   local stored_shards = redis.call('HGET', cfg_key, 'shards')
   if r.shards == '' then r.shards = stored_shards end
   plan.max_shards = math.max(tonumber(redis.call('HGET', cfg_key, 'maxShards') or stored_shards), tonumber(r.shards))
   plan.reshard = stored_shards ~= r.shards
+  plan.shards = tonumber(r.shards)
   local stored_aggregate = redis.call('HGET', cfg_key, 'aggregate') or 'sum'
   if r.aggregate == '' then r.aggregate = stored_aggregate end
   plan.reaggregate = stored_aggregate ~= r.aggregate
@@ -203,6 +204,7 @@ local function board_plan(r, stored)
   end
   board_plan_options(r, plan)
   board_compare_windows(r, plan, current)
+  for _, check in ipairs(plan.compared) do check(plan) end
   return plan
 end
 
