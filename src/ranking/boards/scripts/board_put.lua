@@ -243,7 +243,8 @@ local function board_put(keys, args)
   local plan = board_plan(r, stored)
   if #plan.problems > 0 then
     table.sort(plan.problems)
-    return board_refusal('conflict', table.concat(plan.problems, '; ') .. ' (use ?reset=true to drop that data)')
+    -- With reset the problems are ones a reset does not lift (an option's refusal): no hint.
+    return board_refusal('conflict', table.concat(plan.problems, '; ') .. (r.reset and '' or ' (use ?reset=true to drop that data)'))
   end
   if not plan.changed then
     call_state.keep_options(r.cfg_key)
