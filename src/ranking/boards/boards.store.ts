@@ -137,12 +137,24 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
         this.functions.call(this.fns.shardSync, { keys: this.keys.board(name, i + 1), ...reply, nowMs }),
       ),
     );
+    if (reply.shards > 1) await this.dropLateCopies(name, reply.shards, nowMs);
     if (reply.mostShards > reply.shards) {
       // Shards beyond the count: dropped in bounded steps, all of them before the PUT answers.
       const drop = await this.drops.note({ name, fromShard: reply.shards, mostShards: reply.mostShards }, nowMs);
       await this.drops.drive(drop, Number.POSITIVE_INFINITY, nowMs);
     }
     return { status: reply.status, config };
+  }
+
+  /**
+   * A DELETE that ran while this PUT copied shard 0's config: a shard copied after its drop ended holds
+   * the board again, which no drop would ever reach. Shard 0 without a config says so: the copies go
+   * as a drop of their own (noted first, so a crash leaves it to resume).
+   */
+  private async dropLateCopies(name: string, shards: number, nowMs: number): Promise<void> {
+    if ((await this.redis.timed(this.redis.client.hexists(this.keys.board(name).cfg(), 'windows'))) === 1) return;
+    const drop = await this.drops.note({ name, fromShard: 1, mostShards: shards }, nowMs);
+    await this.drops.drive(drop, Number.POSITIVE_INFINITY, nowMs);
   }
 
   /**

@@ -176,12 +176,13 @@ end
 local function board_plan(r, stored)
   local cfg_key = r.cfg_key
   local current = cjson.decode(stored)
-  local plan = { by_name = {}, problems = {}, to_drop = {}, resnapshot = {} }
+  local plan = { by_name = {}, problems = {}, to_drop = {}, resnapshot = {}, wanted = r.wanted, compared = {} }
   for _, w in ipairs(current) do plan.by_name[w.name] = w end
   local stored_shards = redis.call('HGET', cfg_key, 'shards')
   if r.shards == '' then r.shards = stored_shards end
   plan.max_shards = math.max(tonumber(redis.call('HGET', cfg_key, 'maxShards') or stored_shards), tonumber(r.shards))
   plan.reshard = stored_shards ~= r.shards
+  plan.shards = tonumber(r.shards)
   local stored_aggregate = redis.call('HGET', cfg_key, 'aggregate') or 'sum'
   if r.aggregate == '' then r.aggregate = stored_aggregate end
   plan.reaggregate = stored_aggregate ~= r.aggregate
@@ -203,6 +204,7 @@ local function board_plan(r, stored)
   end
   board_plan_options(r, plan)
   board_compare_windows(r, plan, current)
+  for _, check in ipairs(plan.compared) do check(plan) end
   return plan
 end
 
@@ -241,7 +243,8 @@ local function board_put(keys, args)
   local plan = board_plan(r, stored)
   if #plan.problems > 0 then
     table.sort(plan.problems)
-    return board_refusal('conflict', table.concat(plan.problems, '; ') .. ' (use ?reset=true to drop that data)')
+    -- With reset the problems are ones a reset does not lift (an option's refusal): no hint.
+    return board_refusal('conflict', table.concat(plan.problems, '; ') .. (r.reset and '' or ' (use ?reset=true to drop that data)'))
   end
   if not plan.changed then
     call_state.keep_options(r.cfg_key)

@@ -33,7 +33,10 @@
 --   config_planned(cfg_key, settings, reset, plan)  a PUT: fills each absent setting with the stored
 --                                       one (plan nil: a new board, the default); a change sets
 --                                       plan.changed, and plan.drop_all when the windows' data goes
---                                       (refused without reset: a line in plan.problems)
+--                                       (refused without reset: a line in plan.problems); the plan
+--                                       also holds wanted (the PUT's windows), shards (its count),
+--                                       and `compared`: functions given the plan once the windows are
+--                                       compared (plan.to_drop: the windows whose data goes)
 --   config_differs(cfg_key, settings)   shard_sync: true when the shard's data must go for the change
 --   config_stored(cfg_key, settings)    writes the settings into the config hash; answers true when
 --                                       the board enables the option (its hot hooks may answer)

@@ -304,14 +304,40 @@ local function same_setting(a, b)
   return true
 end
 
+-- The league state is keyed by the window's periods and kept under shard 0's tag: a PUT that would
+-- shard the board, or remove, remake or reset the window (its data dropped, `reset`), is refused even
+-- with reset, so no state outlives its window and no shard copy carries leagues. Checked here, in the
+-- PUT's own call, as well as by the service: a PUT checked before another one stored the leagues
+-- would pass that check.
+local function leagues_board_problems(s, plan)
+  if plan.shards > 1 then
+    plan.problems[#plan.problems + 1] = 'leagues need shards 1 (delete the board to start again)'
+  end
+  plan.compared[#plan.compared + 1] = function()
+    local kept = false
+    for _, w in ipairs(plan.wanted) do
+      if w.name == s.window then kept = type(w.calendar) == 'table' end
+    end
+    for _, name in ipairs(plan.to_drop) do
+      if name == s.window then kept = false end
+    end
+    if not kept then
+      plan.problems[#plan.problems + 1] = 'window ' .. s.window .. ' holds the leagues: it cannot be removed, '
+        .. 'changed or reset (delete the board to start again)'
+    end
+  end
+end
+
 -- A board PUT: absent, the stored setting; a change of a stored one is refused (its state is keyed by it).
 local function leagues_planned(cfg_key, settings, _, plan)
   local stored = plan ~= nil and redis.call('HGET', cfg_key, 'leagues') or false
   if type(settings.leagues) ~= 'table' then
     settings.leagues = stored and cjson.decode(stored) or nil
+    if plan and stored then leagues_board_problems(settings.leagues, plan) end
     return
   end
   if not plan then return end
+  leagues_board_problems(settings.leagues, plan)
   if stored and not same_setting(settings.leagues, cjson.decode(stored)) then
     plan.problems[#plan.problems + 1] = 'leagues cannot change once set (delete the board to start again)'
   elseif not stored then
