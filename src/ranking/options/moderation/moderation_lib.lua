@@ -193,9 +193,17 @@ local function moderation_differs()
 end
 
 -- Stores review; the option's hooks are enabled on a review board and while the shard holds a state.
--- Hook config_kept: the shard holds states.
 local function held_states(cfg_key)
   return redis.call('HEXISTS', cfg_key, 'modheld') == 1 or redis.call('HEXISTS', cfg_key, 'modgroups') == 1
+end
+
+-- Hook config_kept (a PUT changing nothing): the shard holds states; a shard moderated before modeff
+-- existed builds it here.
+local function states_kept(cfg_key)
+  local held = held_states(cfg_key)
+  local wanted = held or redis.call('HGET', cfg_key, 'modreview') == '1'
+  if wanted and redis.call('HGET', cfg_key, 'modeff') ~= '1' then build_effective(cfg_key) end
+  return held
 end
 
 -- A board without groups (turned off: groups_lib forgot them) holds no group states.
@@ -247,4 +255,4 @@ hooks.register('group_changed', group_changed, 'moderation')
 hooks.register('config_planned', moderation_planned, 'moderation')
 hooks.register('config_differs', moderation_differs, 'moderation')
 hooks.register('config_stored', moderation_stored, 'moderation')
-hooks.register('config_kept', held_states, 'moderation')
+hooks.register('config_kept', states_kept, 'moderation')
