@@ -78,6 +78,22 @@ describe('moderation: the states each shard keeps for its reads (single)', () =>
     expect(await listed(name)).toEqual(['a', 'd']);
   });
 
+  it('reads a page from the top past the hidden items at its head, in a window and in a view', async () => {
+    const name = `head${board++}`;
+    const views = [{ name: 'v', mode: 'decay', window: 'w', halfLife: '30m' }];
+    await http().put(`/admin/boards/${name}`).set(ADMIN).send({ windows, views }).expect(201);
+    const items = ['a', 'b', 'c', 'd', 'e', 'f'].map((item, i) => ({ item, amount: 10 - i }));
+    await http().post(`/boards/${name}/increments`).send({ items }).expect(200);
+    for (const item of ['a', 'b', 'd']) await put(name, 'items', item, 'hidden');
+    for (const window of ['w', 'v']) {
+      const { body } = await http().get(`/boards/${name}/top?window=${window}&limit=2`).expect(200);
+      expect((body.items as Array<{ item: string; rank: number }>).map((row) => [row.rank, row.item])).toEqual([
+        [1, 'c'],
+        [2, 'e'],
+      ]);
+    }
+  });
+
   it('builds them whole at a board PUT', async () => {
     const name = await moderated();
     await forget(name);
