@@ -99,14 +99,13 @@ local function base_listed_count(top_key)
   return redis.call('ZCOUNT', top_key, '(0', '+inf')
 end
 
--- The exceptions of the results `top_key` (hooks_lib `exceptions`), kept for the call: false, or
--- { only, items (id -> true), asked (their list), scores (listed ones: id -> score; nil till scored),
--- listed (how many), placed (id -> base position, as asked), positions (ascending base positions of
--- the listed ones, once a page asks) }. Bounded by the option's limit. Kept for the call (call_cache).
+-- The exceptions of the results `top_key` (hooks_lib `exceptions`), kept for the call (call_cache):
+-- false, or { only, items (id -> true), asked (their list), scores (listed ones: id -> score; nil till
+-- scored), listed (how many), placed (id -> base position, as asked), positions (ascending base
+-- positions of the listed ones, once a page asks) }. Bounded by the option's limit.
 local exceptions_of = { seq = 0, by = {} }
 
--- The exceptions record of `items` (only: the only ones listed; else: the ones left out) in `top_key`,
--- their scores not read yet (scored).
+-- The exceptions record of `items` (only: the only ones listed; else: the ones left out), not scored.
 local function exceptions_record(only, items)
   local record = { only = only, items = {}, asked = items, scores = nil, listed = 0, placed = {} }
   for _, item in ipairs(items) do record.items[item] = true end
