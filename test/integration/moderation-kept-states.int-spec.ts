@@ -94,6 +94,18 @@ describe('moderation: the states each shard keeps for its reads (single)', () =>
     }
   });
 
+  it('a deleted board leaves no group, group state or kept state behind: made again, it starts without', async () => {
+    const name = await moderated();
+    await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
+    for (let attempt = 0; (await world.redis.dataKeys(`board:${name}*`)).length > 0 && attempt < 40; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await world.redis.dataKeys(`board:${name}*`)).toEqual([]);
+    await http().put(`/admin/boards/${name}`).set(ADMIN).send({ windows, groups: true }).expect(201);
+    await write(name, [{ item: 'x', amount: 1, group: 'g1' }]);
+    await put(name, 'items', 'y', 'hidden');
+    expect(await listed(name)).toEqual(['x']);
+  });
+
   it('builds them whole at a board PUT', async () => {
     const name = await moderated();
     await forget(name);
