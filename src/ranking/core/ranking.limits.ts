@@ -201,16 +201,19 @@ export const TIEBREAK_RANGE: Bounds = TIEBREAK_BOUNDS;
 
 /**
  * Items with a moderation state (hidden or allowed) one shard holds: every read of the shard's
- * windows skips (or, on a review board, lists) them at one place each after one ZMSCORE, so this bounds
- * what moderation adds to a call (harness/worst-case: the moderation rows). A new state beyond it is
- * refused (429 QUOTA_EXCEEDED); an unsharded board holds this many.
+ * windows skips (or, on a review board, lists) them at one place each after one ZMSCORE (a page from
+ * the top reads past them, no score read), so this bounds what moderation adds to a call
+ * (harness/worst-case: the moderation rows). A new state beyond it is refused (429 QUOTA_EXCEEDED); an
+ * unsharded board holds this many. The shard also keeps each item's state, its own or its group's, for
+ * its reads (`<tag>:modeff`): at most these and MODERATED_GROUP_ITEMS_PER_SHARD's fields.
  */
 export const MODERATED_ITEMS_PER_SHARD = 200;
 /**
  * Groups with a moderation state (PUT /admin/boards/:board/moderation/groups/:group) one board holds.
- * Every shard keeps the board's group states (a field each) and every read of a shard's windows reads
- * them all, then each one's items in groups_lib's reverse map: one lex range per group state. Past it a
- * new one is refused (409 MODERATED_GROUPS_FULL) until one is cleared.
+ * Every shard keeps the board's group states (a field each); a group state's set, and a board PUT,
+ * reads each one's items in groups_lib's reverse map (one lex range per group state) into the states
+ * the shard keeps for its reads, which a read asks in one HGETALL. Past it a new one is refused (409
+ * MODERATED_GROUPS_FULL) until one is cleared.
  */
 export const MODERATED_GROUPS_PER_BOARD = 100;
 /**

@@ -40,7 +40,7 @@ local function board_delete(keys, args)
   idempotency.idem_forget(cfg_key, 'cfg', header.now_ms, tonumber(arg.resend_retention_ms))
   if redis.call('HEXISTS', cfg_key, 'windows') == 0 then return reader.answer(CALLS.board_delete, { held = 0 }) end
   -- The shard's moderation states go at once (one hash of bounded size): a new board starts without.
-  redis.call('UNLINK', moderation.MODERATION.states_key(cfg_key))
+  redis.call('UNLINK', moderation.MODERATION.states_key(cfg_key), moderation.MODERATION.effective_key(cfg_key))
   local drop_key = keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')
   if redis.call('EXISTS', drop_key) == 1 then
     board_detach_merge(cfg_key, drop_key)

@@ -118,6 +118,8 @@ local function board_drop_step(keys, args)
     keyspace.sibling_key(cfg_key, 'cfg', 'segs'), keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), keyspace.sibling_key(cfg_key, 'cfg', 'seghist'),
     keyspace.sibling_key(cfg_key, 'cfg', 'segnames'), keyspace.sibling_key(cfg_key, 'cfg', 'blocked'), keyspace.sibling_key(cfg_key, 'cfg', 'segclaims'),
     keyspace.sibling_key(cfg_key, 'cfg', 'weights'), keyspace.sibling_key(cfg_key, 'cfg', 'groups'), keyspace.sibling_key(cfg_key, 'cfg', 'aliases'),
-    keyspace.sibling_key(cfg_key, 'cfg', 'aliasruns'), keyspace.sibling_key(cfg_key, 'cfg', 'aliasof'), drop_key })
-  return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 13 })
+    keyspace.sibling_key(cfg_key, 'cfg', 'aliasruns'), keyspace.sibling_key(cfg_key, 'cfg', 'aliasof'),
+    keyspace.sibling_key(cfg_key, 'cfg', 'bygroup'), keyspace.sibling_key(cfg_key, 'cfg', 'modgroups'),
+    keyspace.sibling_key(cfg_key, 'cfg', 'modeff'), drop_key })
+  return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 16 })
 end

@@ -12,6 +12,7 @@
 -- allowed) are outside the listing: pages, places, counts and ranks close the gaps they leave, after
 -- one ZMSCORE (the option bounds how many a shard holds). A count ahead of a score compares their
 -- scores and places only the exceptions of that very score; a page places each one, once per call.
+-- A page from the top reads no score of theirs: it reads rows till enough are shown (head_page).
 -- KEYS: 0
 
 local hooks_of_top = call_state.hooks_of_top
@@ -98,24 +99,32 @@ local function base_listed_count(top_key)
   return redis.call('ZCOUNT', top_key, '(0', '+inf')
 end
 
--- The exceptions of the results `top_key` (hooks_lib `exceptions`), kept for the call: false, or
--- { only, items (id -> true), scores (listed ones: id -> score), listed (how many), placed (id -> base
--- position, as asked), positions (ascending base positions of the listed ones, once a page asks) }.
--- Bounded by the option's limit. Kept for the call (call_cache).
+-- The exceptions of the results `top_key` (hooks_lib `exceptions`), kept for the call (call_cache):
+-- false, or { only, items (id -> true), asked (their list), scores (listed ones: id -> score; nil till
+-- scored), listed (how many), placed (id -> base position, as asked), positions (ascending base
+-- positions of the listed ones, once a page asks) }. Bounded by the option's limit.
 local exceptions_of = { seq = 0, by = {} }
 
--- The exceptions record of `items` (only: the only ones listed; else: the ones left out) in `top_key`.
-local function exceptions_record(top_key, only, items)
-  local record = { only = only, items = {}, scores = {}, listed = 0, placed = {} }
+-- The exceptions record of `items` (only: the only ones listed; else: the ones left out), not scored.
+local function exceptions_record(only, items)
+  local record = { only = only, items = {}, asked = items, scores = nil, listed = 0, placed = {} }
+  for _, item in ipairs(items) do record.items[item] = true end
+  return record
+end
+
+-- `ex` with the scores of its listed exceptions in `top_key` (one ZMSCORE, the first time asked).
+local function scored(top_key, ex)
+  if ex.scores then return ex end
+  local items = ex.asked
   local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}
+  ex.scores = {}
   for i, item in ipairs(items) do
-    record.items[item] = true
     local score = held[i] and tonumber(held[i])
-    if score and listed(top_key, score) and not record.scores[item] then
-      record.scores[item], record.listed = score, record.listed + 1
+    if score and listed(top_key, score) and not ex.scores[item] then
+      ex.scores[item], ex.listed = score, ex.listed + 1
     end
   end
-  return record
+  return ex
 end
 
 -- The base position of the exception `item` of `ex` (placed once per call).
@@ -132,6 +141,7 @@ end
 -- once when an option answers hooks_lib `positions`).
 local function positions_of(top_key, ex)
   if ex.positions then return ex.positions end
+  scored(top_key, ex)
   local unplaced = {}
   for item in pairs(ex.scores) do
     if ex.placed[item] == nil then unplaced[#unplaced + 1] = item end
@@ -161,7 +171,7 @@ local function exceptions(top_key)
     return false
   end
   local answer = ask(asked, top_key)
-  known = answer and exceptions_record(top_key, answer.only, answer.items) or false
+  known = answer and exceptions_record(answer.only, answer.items) or false
   by[top_key] = known
   return known
 end
@@ -180,6 +190,7 @@ local function count_as_shown(top_key, item)
   call_state.call_cache(exceptions_of)[top_key] = nil
   local ex = exceptions(top_key)
   if not ex or not ex.only or ex.items[item] then return end
+  scored(top_key, ex)
   ex.items[item] = true
   ex.scores[item], ex.listed = tonumber(redis.call('ZSCORE', top_key, item)), ex.listed + 1
 end
@@ -198,6 +209,7 @@ end
 -- ahead of a record of `score` (nil: unknown, every exception placed). An exception of a better score
 -- is ahead, of a worse one not; only those of that very score are placed.
 local function below_of(top_key, ex, count, score)
+  scored(top_key, ex)
   score = tonumber(score)
   if score == nil then return count_below(positions_of(top_key, ex), count) end
   local lower_first, below = ascending(top_key), 0
@@ -240,14 +252,39 @@ local function only_page(top_key, ex, first, last, marks)
   return rows
 end
 
--- A page without the items `ex` leaves out: the rows held from `first` on, reading at most the listed
--- exceptions' count more, less as many shown rows as there are exceptions ahead of `first` (counted by
--- score against the first row read: only those of that very score are placed), never every
--- exception placed.
+-- Rows a page from the top reads past those still wanted after its first read: a further read that
+-- ends short holds more exceptions than this, so a page takes a few reads wherever they are.
+local HEAD_EXTRA_ROWS = 128
+
+-- The first `wanted` rows without the items `ex` leaves out, read from the top till enough are shown
+-- (then as many as still wanted and HEAD_EXTRA_ROWS more) or the results end; no exception scored.
+local function head_page(top_key, ex, wanted, marks)
+  local rows, from, count = {}, 0, wanted
+  while true do
+    local read_marks = {}
+    local read = base_page(top_key, from, from + count - 1, read_marks)
+    for i = 1, #read, 2 do
+      if not ex.items[read[i]] then
+        rows[#rows + 1], rows[#rows + 2] = read[i], read[i + 1]
+        local mark = read_marks[(i + 1) / 2]
+        if marks and mark then marks[#marks + 1] = mark end
+        if #rows == 2 * wanted then return rows end
+      end
+    end
+    if #read < 2 * count then return rows end
+    from, count = from + count, wanted - #rows / 2 + HEAD_EXTRA_ROWS
+  end
+end
+
+-- A page without the items `ex` leaves out: from the top, head_page; else the rows held from `first`
+-- on, reading at most the listed exceptions' count more, less as many shown rows as exceptions ahead
+-- of `first` (by score against the first row read: only those of that very score are placed).
 local function except_page(top_key, ex, first, last, marks)
   local rows, read_marks = {}, {}
   local wanted = last - first + 1
   if wanted <= 0 then return rows end
+  if first == 0 then return head_page(top_key, ex, wanted, marks) end
+  scored(top_key, ex)
   local read = base_page(top_key, first, last + ex.listed, read_marks)
   if #read == 0 then return rows end
   local skip = below_of(top_key, ex, first, read[2])
@@ -285,7 +322,7 @@ end
 -- Positions first..last of the listing of every item held but `items` (a review queue: every item
 -- no one moderated), as page answers them; the exceptions option (moderation) bounds `items`.
 local function page_except(top_key, items, first, last)
-  return except_page(top_key, exceptions_record(top_key, false, items), first, last, nil)
+  return except_page(top_key, exceptions_record(false, items), first, last, nil)
 end
 
 -- The item's 0-based place in the listing (nil: not listed, or left out).
@@ -329,6 +366,7 @@ local function listed_count(top_key)
   local ex = exceptions(top_key)
   if not ex then return count end
   -- The listed items hold the first places (an ascending board lists every score).
+  scored(top_key, ex)
   if ex.only then return ex.listed end
   return count - ex.listed
 end

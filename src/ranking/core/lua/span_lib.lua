@@ -120,9 +120,14 @@ local function best_rows(sums, most)
   for i = #distinct, 1, -1 do
     if count >= most then break end
     local sum, held = distinct[i], by_sum[distinct[i]]
-    if type(held) ~= 'table' then held = { held } else table.sort(held, id_after) end
-    for k = 1, math.min(#held, most - count) do
-      rows[2 * count + 1], rows[2 * count + 2], count = held[k], sum, count + 1
+    -- Most sums are one item's: its row without a table of its own.
+    if type(held) ~= 'table' then
+      rows[2 * count + 1], rows[2 * count + 2], count = held, sum, count + 1
+    else
+      table.sort(held, id_after)
+      for k = 1, math.min(#held, most - count) do
+        rows[2 * count + 1], rows[2 * count + 2], count = held[k], sum, count + 1
+      end
     end
   end
   return rows

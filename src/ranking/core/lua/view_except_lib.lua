@@ -7,7 +7,8 @@
 -- exceptions are bounded per shard by the option (MODERATED_ITEMS_PER_SHARD and
 -- MODERATED_GROUP_ITEMS_PER_SHARD): their scores are read once per listing (one ZMSCORE), an
 -- exception is placed against a row by its score, and only one of that very score is placed in the
--- view's order (ZREVRANK, or the rebase's merged order).
+-- view's order (ZREVRANK, or the rebase's merged order). A page from the top reads none of their
+-- scores (head_page).
 -- KEYS: 0
 
 -- The exceptions' scores in the view (false: not held): one ZMSCORE when one zset holds the view,
@@ -20,8 +21,8 @@ local function scores_of(base, view, items)
   return scores
 end
 
--- The exceptions held in the view: { item, score (string as the listing answers it), value }; and
--- the set of every exception.
+-- The set of every exception, and a function answering those held in the view: { item, score
+-- (string as the listing answers it), value }, their scores read the first time it is called.
 local function held_exceptions(base, view, asked)
   local items, unique = {}, {}
   for _, item in ipairs(asked) do
@@ -30,11 +31,16 @@ local function held_exceptions(base, view, asked)
       unique[#unique + 1] = item
     end
   end
-  local held, scores = {}, scores_of(base, view, unique)
-  for i, item in ipairs(unique) do
-    if scores[i] then held[#held + 1] = { item = item, score = scores[i], value = tonumber(scores[i]) } end
+  local held
+  return items, function()
+    if held then return held end
+    local scores = scores_of(base, view, unique)
+    held = {}
+    for i, item in ipairs(unique) do
+      if scores[i] then held[#held + 1] = { item = item, score = scores[i], value = tonumber(scores[i]) } end
+    end
+    return held
   end
-  return items, held
 end
 
 -- Whether `value` is in the range from ZCOUNT's `lowest` ('-inf' or an exclusive '(x') to +inf.
@@ -71,9 +77,36 @@ local function placing(base)
   end
 end
 
--- A page of the listing leaving out the exceptions: the base rows from `offset` (the exceptions ahead
--- of it shift the page by as many rows), reading at most their count more rows.
-local function except_page(base, items, held, ahead_of, offset, limit)
+-- Rows a page from the top reads past those it still wants after its first read (order_lib's
+-- HEAD_EXTRA_ROWS): a few reads whatever the exceptions' places.
+local HEAD_EXTRA_ROWS = 128
+
+-- The first `limit` rows of the listing leaving out the exceptions `items`: rows read from the top, as
+-- many as wanted, then as many as are still wanted and HEAD_EXTRA_ROWS more, till enough are shown or
+-- the listing ends; nil when a rebase holds the page.
+local function head_page(base, items, limit)
+  local rows, from, count = {}, 0, limit
+  while true do
+    local read = base.page(from, count)
+    if not read then return nil end
+    for i = 1, #read, 2 do
+      if not items[read[i]] then
+        rows[#rows + 1], rows[#rows + 2] = read[i], read[i + 1]
+        if #rows == 2 * limit then return rows end
+      end
+    end
+    if #read < 2 * count then return rows end
+    from, count = from + count, limit - #rows / 2 + HEAD_EXTRA_ROWS
+  end
+end
+
+-- A page of the listing leaving out the exceptions: from the top, head_page; else the base rows from
+-- `offset` (the exceptions ahead of it shift the page by as many rows), reading at most their count
+-- more rows.
+local function except_page(base, items, held_of, ahead_of, offset, limit)
+  if limit <= 0 then return {} end
+  if offset == 0 then return head_page(base, items, limit) end
+  local held = held_of()
   local read = base.page(offset, limit + #held)
   if not read then return nil end
   if #read == 0 then return {} end
@@ -125,7 +158,7 @@ local function except_listing(base, view)
   local answer = order.exceptions_asked(view.top)
   if not answer then return base end
   local only = answer.only
-  local items, held = held_exceptions(base, view, answer.items)
+  local items, held_of = held_exceptions(base, view, answer.items)
   local ahead_of = placing(base)
   local function shown(item)
     return (items[item] == true) == only
@@ -142,20 +175,20 @@ local function except_listing(base, view)
   end
   function listing.count(lowest)
     local matching = 0
-    for _, entry in ipairs(held) do
+    for _, entry in ipairs(held_of()) do
       if counted(entry.value, lowest) then matching = matching + 1 end
     end
     if only then return matching end
     return base.count(lowest) - matching
   end
   function listing.page(offset, limit)
-    if only then return only_page(base, held, offset, limit) end
-    return except_page(base, items, held, ahead_of, offset, limit)
+    if only then return only_page(base, held_of(), offset, limit) end
+    return except_page(base, items, held_of, ahead_of, offset, limit)
   end
   function listing.position(item, score)
     if not shown(item) then return nil end
     local at = base.position(item, score)
-    local ahead = at and ahead_of(held, tonumber(score), at)
+    local ahead = at and ahead_of(held_of(), tonumber(score), at)
     if not ahead then return nil end
     if only then return ahead end
     return at - ahead

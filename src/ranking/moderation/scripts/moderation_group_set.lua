@@ -51,5 +51,6 @@ local function moderation_group_set(keys, args)
   end
   if previous ~= arg.state then snapshot.bump_version(cfg_key) end
   moderation.MODERATION.count_held(cfg_key, count, 'modgroups')
+  moderation.MODERATION.group_state_changed(cfg_key, arg.group, arg.state)
   return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply)
 end

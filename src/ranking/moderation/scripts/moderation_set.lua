@@ -31,6 +31,7 @@ local function moderation_set(keys, args)
     redis.call('HSET', states, arg.item, arg.state)
   end
   if previous ~= arg.state then snapshot.bump_version(cfg_key) end
+  moderation.MODERATION.item_changed(cfg_key, arg.item)
   local held = redis.call('HLEN', states)
   moderation.MODERATION.count_held(cfg_key, held)
   local reply = reader.answer(CALLS.moderation_set, { previous = previous, held = held })

@@ -28,11 +28,18 @@ local function by_group_key(cfg_key)
   return keyspace.sibling_key(cfg_key, 'cfg', 'bygroup')
 end
 
+-- The options following an item's group (hooks_lib group_changed) learn it is now `group` (false: none).
+local function changed(cfg_key, item, group)
+  local list = call_state.hooks_of(cfg_key).group_changed
+  for i = 1, #list do list[i](cfg_key, item, group) end
+end
+
 -- The item leaves its group `group` (false: it had none) in the map and its reverse.
 local function forget(cfg_key, item, group)
   if not group then return end
   redis.call('HDEL', groups_key(cfg_key), item)
   redis.call('ZREM', by_group_key(cfg_key), group .. SEP .. item)
+  changed(cfg_key, item, false)
 end
 
 -- The items of `group` the shard holds (every one: callers bound them, see count_in).
@@ -69,6 +76,7 @@ local function assign(cfg_key, item, group)
   if before then redis.call('ZREM', by_group_key(cfg_key), before .. SEP .. item) end
   redis.call('HSET', key, item, group)
   redis.call('ZADD', by_group_key(cfg_key), 0, group .. SEP .. item)
+  changed(cfg_key, item, group)
 end
 
 -- The group of each of `items` (false where none).

@@ -16,12 +16,19 @@
 -- as a group's items live on every shard), and the config field modgroups (how many).
 -- An item's state is its own, else its latest group's (groups_lib): an item's own state wins, so an
 -- allowed item of a hidden group is listed, and on a review board an allowed group lists its items
--- that hold no state of their own. An item that changes group takes its new group's state at once
--- (the groups' items are read from groups_lib's reverse map by every call, never copied).
+-- that hold no state of their own. An item that changes group takes its new group's state at once.
+-- Per shard: "<tag>:modeff", hash item -> state, each item's state as just said (its own, else its
+-- group's): what every read of the shard asks, in one HGETALL instead of the states, the group states
+-- and a lex range per group state. Its writers keep it: moderation_set and moderation_group_set, and
+-- groups_lib's assign and forget (hook group_changed); a board PUT builds it whole. It holds at most
+-- the item states and the moderated groups' items of the shard (the limits of both). Config field
+-- modeff ("1": built); a shard moderated before it existed is read from the states themselves, and
+-- builds it at its next moderation write or board PUT.
 
 call_state.config_field_add('modreview', 'moderation')
 call_state.config_field_add('modheld', 'moderation')
 call_state.config_field_add('modgroups', 'moderation')
+call_state.config_field_add('modeff', 'moderation')
 
 local MODERATION = { HIDDEN = 'hidden', ALLOWED = 'allowed' }
 
@@ -36,12 +43,21 @@ local function group_states_key(cfg_key)
   return keyspace.sibling_key(cfg_key, 'cfg', 'modgroups')
 end
 
+local function effective_key(cfg_key)
+  return keyspace.sibling_key(cfg_key, 'cfg', 'modeff')
+end
+
+local function built(cfg_key)
+  return call_state.config_field(cfg_key, 'modeff') == '1'
+end
+
 local function reviews(cfg_key)
   return call_state.config_field(cfg_key, 'modreview') == '1'
 end
 
--- The shard's items whose state is `state` (nil: any state): their own, else their group's.
-local function items_in(cfg_key, state)
+-- The shard's items whose state is `state` (nil: any state): their own, else their group's, read
+-- from the states and each group state's items.
+local function states_in(cfg_key, state)
   local items, own = {}, {}
   local states = call_state.config_field(cfg_key, 'modheld') and redis.call('HGETALL', states_key(cfg_key)) or {}
   for i = 1, #states, 2 do
@@ -58,6 +74,83 @@ local function items_in(cfg_key, state)
     end
   end
   return items
+end
+
+-- The shard's items whose state is `state` (nil: any state), from modeff once built.
+local function items_in(cfg_key, state)
+  if not built(cfg_key) then return states_in(cfg_key, state) end
+  local pairs_held, items = redis.call('HGETALL', effective_key(cfg_key)), {}
+  for i = 1, #pairs_held, 2 do
+    if state == nil or pairs_held[i + 1] == state then items[#items + 1] = pairs_held[i] end
+  end
+  return items
+end
+
+-- HSET of the (item, state, ...) `pairs` into modeff, in chunks that unpack takes.
+local function effective_set(cfg_key, pairs_to_set)
+  for from = 1, #pairs_to_set, 1000 do
+    redis.call('HSET', effective_key(cfg_key), unpack(pairs_to_set, from, math.min(from + 999, #pairs_to_set)))
+  end
+end
+
+-- modeff built whole from the states (a board PUT; a shard's first moderation write since it exists).
+local function build_effective(cfg_key)
+  redis.call('DEL', effective_key(cfg_key))
+  local states, own = redis.call('HGETALL', states_key(cfg_key)), {}
+  for i = 1, #states, 2 do own[states[i]] = true end
+  local group_states = redis.call('HGETALL', group_states_key(cfg_key))
+  for i = 1, #group_states, 2 do
+    for _, item in ipairs(groups.items_in(cfg_key, group_states[i])) do
+      if not own[item] then states[#states + 1], states[#states + 2] = item, group_states[i + 1] end
+    end
+  end
+  effective_set(cfg_key, states)
+  redis.call('HSET', cfg_key, 'modeff', '1')
+  call_state.config_field_written(cfg_key, 'modeff', '1')
+end
+
+-- The item's own state changed (moderation_set, after it): modeff follows.
+local function item_changed(cfg_key, item)
+  if not built(cfg_key) then return build_effective(cfg_key) end
+  local state = redis.call('HGET', states_key(cfg_key), item)
+  if not state then
+    local group = redis.call('HGET', groups.groups_key(cfg_key), item)
+    state = group and redis.call('HGET', group_states_key(cfg_key), group)
+  end
+  if state then return redis.call('HSET', effective_key(cfg_key), item, state) end
+  redis.call('HDEL', effective_key(cfg_key), item)
+end
+
+-- The group's state is now `state` ("": none; moderation_group_set, after it): its items of no own
+-- state follow in modeff.
+local function group_state_changed(cfg_key, group, state)
+  if not built(cfg_key) then return build_effective(cfg_key) end
+  local items = groups.items_in(cfg_key, group)
+  if #items == 0 then return end
+  local own, taking = redis.call('HMGET', states_key(cfg_key), unpack(items)), {}
+  for i, item in ipairs(items) do
+    if not own[i] then taking[#taking + 1] = item end
+  end
+  if #taking == 0 then return end
+  if state == '' then
+    for from = 1, #taking, 1000 do
+      redis.call('HDEL', effective_key(cfg_key), unpack(taking, from, math.min(from + 999, #taking)))
+    end
+    return
+  end
+  local pairs_to_set = {}
+  for _, item in ipairs(taking) do pairs_to_set[#pairs_to_set + 1], pairs_to_set[#pairs_to_set + 2] = item, state end
+  effective_set(cfg_key, pairs_to_set)
+end
+
+-- hooks_lib `group_changed`: the item's group is now `group` (false: none); an item of no own state
+-- takes its state. Nothing to do where no group holds a state (no modeff entry came from one).
+local function group_changed(cfg_key, item, group)
+  if not built(cfg_key) or not call_state.config_field(cfg_key, 'modgroups') then return end
+  if redis.call('HEXISTS', states_key(cfg_key), item) == 1 then return end
+  local state = group and redis.call('HGET', group_states_key(cfg_key), group)
+  if state then return redis.call('HSET', effective_key(cfg_key), item, state) end
+  redis.call('HDEL', effective_key(cfg_key), item)
 end
 
 -- hooks_lib `exceptions`: nil on a board of no hidden item that does not review.
@@ -100,9 +193,17 @@ local function moderation_differs()
 end
 
 -- Stores review; the option's hooks are enabled on a review board and while the shard holds a state.
--- Hook config_kept: the shard holds states.
 local function held_states(cfg_key)
   return redis.call('HEXISTS', cfg_key, 'modheld') == 1 or redis.call('HEXISTS', cfg_key, 'modgroups') == 1
+end
+
+-- Hook config_kept (a PUT changing nothing): the shard holds states; a shard moderated before modeff
+-- existed builds it here.
+local function states_kept(cfg_key)
+  local held = held_states(cfg_key)
+  local wanted = held or redis.call('HGET', cfg_key, 'modreview') == '1'
+  if wanted and redis.call('HGET', cfg_key, 'modeff') ~= '1' then build_effective(cfg_key) end
+  return held
 end
 
 -- A board without groups (turned off: groups_lib forgot them) holds no group states.
@@ -111,12 +212,20 @@ local function moderation_stored(cfg_key, settings)
     redis.call('HDEL', cfg_key, 'modgroups')
     redis.call('UNLINK', group_states_key(cfg_key))
   end
-  if settings.moderation and settings.moderation.review == true then
+  local review = settings.moderation and settings.moderation.review == true
+  if review then
     redis.call('HSET', cfg_key, 'modreview', '1')
-    return true
+  else
+    redis.call('HDEL', cfg_key, 'modreview')
   end
-  redis.call('HDEL', cfg_key, 'modreview')
-  return held_states(cfg_key)
+  local enabled = review or held_states(cfg_key)
+  if enabled then
+    build_effective(cfg_key)
+  else
+    redis.call('HDEL', cfg_key, 'modeff')
+    redis.call('UNLINK', effective_key(cfg_key))
+  end
+  return enabled
 end
 
 -- Keeps the config's count `field` (modheld: item states; modgroups: group states) of the states the
@@ -132,6 +241,9 @@ local function count_held(cfg_key, held, field)
 end
 
 MODERATION.states_key = states_key
+MODERATION.effective_key = effective_key
+MODERATION.item_changed = item_changed
+MODERATION.group_state_changed = group_state_changed
 MODERATION.group_states_key = group_states_key
 MODERATION.count_held = count_held
 MODERATION.reviews = reviews
@@ -139,7 +251,8 @@ MODERATION.moderated = moderated
 moderation.MODERATION = MODERATION
 
 hooks.register('exceptions', exceptions_hook, 'moderation')
+hooks.register('group_changed', group_changed, 'moderation')
 hooks.register('config_planned', moderation_planned, 'moderation')
 hooks.register('config_differs', moderation_differs, 'moderation')
 hooks.register('config_stored', moderation_stored, 'moderation')
-hooks.register('config_kept', held_states, 'moderation')
+hooks.register('config_kept', states_kept, 'moderation')

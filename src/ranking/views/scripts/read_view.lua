@@ -107,7 +107,8 @@ local function view_add_page(read, offset, limit)
   end
   for i = 1, #page, 2 do
     if not view_listed(read, tonumber(page[i + 1])) then break end
-    if i == 1 then read.out.second = view_rank(read, tonumber(page[i + 1])) - 1 end
+    -- From the top, no listed item scores above the first row: nothing to count.
+    if i == 1 then read.out.second = offset == 0 and 0 or view_rank(read, tonumber(page[i + 1])) - 1 end
     view_add_row(read, page[i], page[i + 1])
   end
 end
