@@ -92,7 +92,7 @@ export const TiebreakProperty = () =>
       required: ['order'],
       additionalProperties: false,
       description:
-        'Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins); ranks order rows by score, then tiebreak, then the ties rule (shared). Not with order asc or ties first (400 INVALID_INPUT). Omitted: the current setting (none for a new board); turning it on or changing it needs ?reset=true and drops the data',
+        'Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins, whatever the board order); ranks order rows by score in the board order, then tiebreak, then the ties rule (shared). Not with ties first (400 INVALID_INPUT). Omitted: the current setting (none for a new board); turning it on, changing it, or changing the board order while it is on needs ?reset=true and drops the data',
     }),
   );
 
