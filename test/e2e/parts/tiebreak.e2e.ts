@@ -35,7 +35,7 @@ describe('tiebreak over HTTP', () => {
   });
 
   it('a change of tiebreak drops the data, so it needs ?reset=true', async () => {
-    await put('kept', { aggregate: 'max' }).expect(201);
+    await put('kept', { aggregate: 'max', shards: 3 }).expect(201);
     await score('kept', 'a', { score: 3 }).expect(200);
     expect((await put('kept', { tiebreak: { order: 'asc' } }).expect(409)).body.message).toMatch(/tiebreak/);
     await put('kept', { tiebreak: { order: 'asc' } }, '?reset=true').expect(200);
@@ -43,8 +43,8 @@ describe('tiebreak over HTTP', () => {
     await put('kept', {}).expect(200); // omitted: kept
     expect((await http().get('/boards/kept').expect(200)).body).toMatchObject({ tiebreak: { order: 'asc' } });
     expect(await rows('/boards/kept/top')).toEqual([]);
-    // Its marks follow the board's order: a change of order drops them too.
-    await score('kept', 'a', { score: 3 }).expect(200);
+    // Its marks follow the board's order: a change of order drops them too, on every shard.
+    for (const item of ['a', 'b', 'c', 'd', 'e', 'f']) await score('kept', item, { score: 3, tiebreak: 1 }).expect(200);
     expect((await put('kept', { order: 'asc' }).expect(409)).body.message).toMatch(/order would change/);
     await put('kept', { order: 'asc' }, '?reset=true').expect(200);
     expect((await http().get('/boards/kept').expect(200)).body).toMatchObject({
