@@ -199,7 +199,7 @@ export const WRITE_ROWS: WorstRow[] = [
   {
     route: 'POST /boards/{board}/items/{item}/score',
     worst:
-      'a better (score, tiebreak) pair of a held item, tied on score with every item of a 64-shard tiebreak board of 8 windows: moved in each window, ranked by (score, mark) on every shard',
+      'a better (score, tiebreak) pair of a held item, tied on score with every item of a 64-shard tiebreak board of 8 windows, lowest score first: moved in each window, ranked by (score, mark) on every shard',
     request: (context, attempt) =>
       post(`/boards/wc-tiebreak/items/t${attempt}/score`, { score: 7, tiebreak: context.sizes.items + attempt }),
   },

@@ -145,10 +145,12 @@ const EVER_BOARD = {
 /**
  * A competition board on the most shards: records are (score, tiebreak) pairs in eight windows of
  * 1 000 slots, every item seeded with one score, so each count ahead of a pair is a binary search over
- * the whole run of that score on every shard (tiebreak_lib).
+ * the whole run of that score on every shard (tiebreak_lib); lowest score first (`order: asc`: the
+ * order option's hooks are asked before the pairs answer, and the pair order is read from its low end).
  */
 const TIEBREAK_BOARD = {
   aggregate: 'max' as const,
+  order: 'asc' as const,
   tiebreak: { order: 'desc' as const },
   shards: 64,
   windows: Array.from({ length: 8 }, (_, i) => ({

@@ -113,13 +113,14 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/top',
-    worst: 'limit 1 000 at depth 10 000 on a 64-shard tiebreak board, every item of one score: pairs merged by mark',
+    worst:
+      'limit 1 000 at depth 10 000 on a 64-shard tiebreak board (lowest score first), every item of one score: pairs merged by mark',
     request: () => get('/boards/wc-tiebreak/top?window=t8&offset=9000&limit=1000'),
   },
   {
     route: 'GET /boards/{board}/rank',
     worst:
-      'a (score, tiebreak) pair tied on score with every item of a 64-shard tiebreak board: one ZLEXCOUNT per shard',
+      'a (score, tiebreak) pair tied on score with every item of a 64-shard tiebreak board (lowest score first): one ZLEXCOUNT per shard',
     request: (context) =>
       get(`/boards/wc-tiebreak/rank?window=t8&score=7&tiebreak=${Math.floor(context.sizes.items / 2)}`),
   },

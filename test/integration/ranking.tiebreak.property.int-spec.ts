@@ -5,7 +5,8 @@ import { useRankingService } from '../../harness/ranking';
 import { TOPOLOGIES } from '../../harness/redis';
 
 /**
- * `tiebreak` boards against a brute-force model (property, 1 and 3 shards, one Redis and a Cluster):
+ * `tiebreak` boards against a brute-force model (property, 1 and 3 shards, one Redis and a Cluster),
+ * of either board order (`order: asc`: the lowest score first, then the tiebreak by its own order):
  * after random scores with tiebreaks (few values, so equal scores, equal pairs, 0 and negatives are
  * common; some writes send none: 0), late events and clock moves that expire slots, every read answers
  * the model's pairs in the model's order and ranks: top (two pages), each item, around each listed
@@ -59,10 +60,14 @@ const PAIRS_TIE_AND_SPLIT: [number, Step[]] = [
 ];
 
 const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
-const SHAPES: Array<[BestAggregate, 'asc' | 'desc']> = [
-  ['max', 'desc'],
-  ['min', 'asc'],
-  ['last', 'desc'],
+const SHAPES: Array<[BestAggregate, 'asc' | 'desc', 'asc' | 'desc']> = [
+  ['max', 'desc', 'desc'],
+  ['min', 'asc', 'desc'],
+  ['last', 'desc', 'desc'],
+  // Races and speedruns: the lowest time, then the earliest date.
+  ['min', 'asc', 'asc'],
+  ['max', 'desc', 'asc'],
+  ['last', 'asc', 'asc'],
 ];
 
 describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i shard(s))', (topology, shards) => {
@@ -71,7 +76,7 @@ describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i sha
   let board = 0;
   let tiedPairs = 0;
 
-  it.each(SHAPES)('%s, tiebreak %s: every read orders and ranks the pairs', async (aggregate, order) => {
+  it.each(SHAPES)('%s, tiebreak %s, order %s: every read orders and ranks the pairs', async (aggregate, tb, order) => {
     tiedPairs = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -81,8 +86,8 @@ describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i sha
           const name = `tb${board++}`;
           clock.setMs(startMs);
           const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-          await setup.ranking.putBoard({ name, windows, shards, aggregate, tiebreak: { order } });
-          const model = new TiebreakModel(WINDOWS, aggregate, order);
+          await setup.ranking.putBoard({ name, windows, shards, aggregate, order, tiebreak: { order: tb } });
+          const model = new TiebreakModel(WINDOWS, aggregate, tb, order);
           for (const s of steps) {
             await apply(name, model, s);
             for (const w of WINDOWS) await compare(name, model, w.name);
@@ -150,13 +155,14 @@ describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i sha
     await expectRanks(name, model, window, expected);
   }
 
-  /** GET …/rank of each held pair and its neighbours (tiebreak ± 1, a score between): 1 + the pairs ahead. */
+  /** GET …/rank of each held pair and its neighbours (tiebreak ± 1, scores between): 1 + the pairs ahead. */
   async function expectRanks(name: string, model: TiebreakModel, window: string, expected: PairRow[]) {
     const probes = expected.flatMap(({ score, tiebreak }) => [
       { score, tiebreak },
       { score, tiebreak: tiebreak + 1 },
       { score, tiebreak: tiebreak - 1 },
       { score: score + 0.5, tiebreak },
+      { score: score - 0.5, tiebreak },
     ]);
     for (const probe of probes) {
       const answer = await setup.standing.rank({ name, window, ...probe });

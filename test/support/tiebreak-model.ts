@@ -26,6 +26,8 @@ export class TiebreakModel {
     readonly windows: ModelWindow[],
     readonly aggregate: BestAggregate,
     readonly order: 'asc' | 'desc',
+    /** The board's order: asc, the lower score ranks higher (the tiebreak keeps its own order). */
+    readonly scoreOrder: 'asc' | 'desc' = 'desc',
   ) {
     for (const w of windows) this.events.set(w.name, []);
   }
@@ -42,15 +44,19 @@ export class TiebreakModel {
 
   /** Whether the pair (score, tiebreak) ranks ahead of (other score, other tiebreak). */
   ahead(a: { score: number; tiebreak: number }, b: { score: number; tiebreak: number }): boolean {
-    if (a.score !== b.score) return a.score > b.score;
+    if (a.score !== b.score) return this.scoreOrder === 'desc' ? a.score > b.score : a.score < b.score;
     return this.order === 'desc' ? a.tiebreak > b.tiebreak : a.tiebreak < b.tiebreak;
   }
 
-  /** The listing: best pair first, equal pairs in descending byte order of item id, competition ranks. */
+  /**
+   * The listing: best pair first, equal pairs in descending byte order of item id (an asc board:
+   * ascending, as a plain asc board lists equal scores), competition ranks.
+   */
   listing(windowName: string, nowMs: number): PairRow[] {
+    const ids = (a: { item: string }, b: { item: string }) => Buffer.compare(Buffer.from(b.item), Buffer.from(a.item));
     const rows = [...this.values(windowName, nowMs)].sort(
       (a, b) =>
-        (this.ahead(a, b) ? -1 : this.ahead(b, a) ? 1 : 0) || Buffer.compare(Buffer.from(b.item), Buffer.from(a.item)),
+        (this.ahead(a, b) ? -1 : this.ahead(b, a) ? 1 : 0) || (this.scoreOrder === 'desc' ? ids(a, b) : ids(b, a)),
     );
     return rows.map((row) => ({ ...row, rank: this.rankOf(rows, row) }));
   }

@@ -6,7 +6,7 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { LOOKUP_COUNTS_PER_CALL } from '../core/ranking.limits';
 import { optionsCountWeight } from '../options/registry';
-import { tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
+import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 import type { LookupRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
@@ -234,7 +234,7 @@ function rowOf(item: string, reply: LookupReply, i: number, rank: number, withDa
 
 /** On a board with a tiebreak, each row the window holds with its pair's tiebreak (its mark's). */
 function withTiebreaks(board: PreparedBoard, rows: LookupRow[], marks: string[]): LookupRow[] {
-  const order = board.config.tiebreak?.order;
+  const order = tiebreakMarkOrder(board.config);
   if (order === undefined) return rows;
   return rows.map((row, i) => {
     const tiebreak = tiebreakOfMark(order, marks[i]);

@@ -15,7 +15,7 @@ import { MAX_READ_DRAIN_CALLS, METRIC_COUNTS_PER_CALL } from '../core/ranking.li
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RankingSettings } from '../core/ranking.settings';
 import { ascendingScores, strictRanks } from '../options/registry';
-import { tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
+import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 
 /** A read of one window of a board at one time. */
 export interface WindowRead {
@@ -262,7 +262,7 @@ async function withBoardPreviousRanks(
 
 /** Rows (or a standing) on a board with a tiebreak, each with its pair's tiebreak (its mark's) beside its score; the mark goes. */
 function withTiebreaks<Row extends { tie?: string; rank: number | null }>(read: WindowRead, rows: Row[]) {
-  const order = read.board.config.tiebreak?.order;
+  const order = tiebreakMarkOrder(read.board.config);
   return rows.map(({ tie, ...row }) => {
     const tiebreak = order === undefined || row.rank === null ? undefined : tiebreakOfMark(order, tie);
     return tiebreak === undefined ? row : { ...row, tiebreak };

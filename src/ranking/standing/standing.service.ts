@@ -7,7 +7,7 @@ import type { WindowConfig } from '../core/window-math';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { strictRanks } from '../options/registry';
 import { TailRow, tailRows } from '../options/tail/tail-rows';
-import { tiebreakMark } from '../options/tiebreak/tiebreak.option';
+import { tiebreakMark, tiebreakMarkOrder } from '../options/tiebreak/tiebreak.option';
 import { SpreadReply } from './standing.functions';
 import {
   Bucket,
@@ -87,7 +87,7 @@ export class StandingService {
       request.window,
       async (board, window, nowMs) => {
         // A record is its score alone, or on a board with a tiebreak the pair (tiebreak default 0).
-        const order = board.config.tiebreak?.order;
+        const order = tiebreakMarkOrder(board.config);
         if (request.tiebreak !== undefined && order === undefined)
           throw new InvalidInputError(M.noTiebreak(request.name));
         const mark = order === undefined ? undefined : tiebreakMark(order, request.tiebreak ?? 0);

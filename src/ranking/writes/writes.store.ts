@@ -22,7 +22,7 @@ import { ScoresStore } from '../scores/scores.store';
 import { RankingSettings } from '../core/ranking.settings';
 import { SegmentClaims } from './segment-claims';
 import { tiebreakSent } from './write-rules';
-import { tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
+import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 
 /** A batch's checked entries grouped by shard, each shard's growth allowances (UNLIMITED: no quota). */
 export interface ShardedBatch extends WriteAttempt {
@@ -341,7 +341,7 @@ function answeredOf(
 
 /** A score's standings, on a board with a tiebreak, each with the tiebreak its window holds (its mark's). */
 function withTiebreaks(board: PreparedBoard, outcome: WriteOutcome, marks: string[] | undefined): WriteOutcome {
-  const order = board.config.tiebreak?.order;
+  const order = tiebreakMarkOrder(board.config);
   if (order === undefined || marks === undefined) return outcome;
   const standings = outcome.standings.map((standing, w) => {
     const tiebreak = standing.rank === null ? undefined : tiebreakOfMark(order, marks[w]);

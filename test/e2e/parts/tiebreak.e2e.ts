@@ -26,7 +26,6 @@ describe('tiebreak over HTTP', () => {
     [{ tiebreak: { order: 'desc', extra: 1 }, aggregate: 'max' }, /tiebreak must be an object like/],
     [{ tiebreak: null, aggregate: 'max' }, /tiebreak/],
     [{ tiebreak: { order: 'desc' } }, /tiebreak orders recorded pairs: board "bad" aggregates by sum/],
-    [{ tiebreak: { order: 'desc' }, aggregate: 'max', order: 'asc' }, /tiebreak does not go with order asc/],
     [{ tiebreak: { order: 'asc' }, aggregate: 'min', ties: 'first' }, /tiebreak does not go with ties first/],
   ])('refuses %j with 400 INVALID_INPUT', async (body, message) => {
     const answer = await put('bad', body).expect(400);
@@ -36,7 +35,7 @@ describe('tiebreak over HTTP', () => {
   });
 
   it('a change of tiebreak drops the data, so it needs ?reset=true', async () => {
-    await put('kept', { aggregate: 'max' }).expect(201);
+    await put('kept', { aggregate: 'max', shards: 3 }).expect(201);
     await score('kept', 'a', { score: 3 }).expect(200);
     expect((await put('kept', { tiebreak: { order: 'asc' } }).expect(409)).body.message).toMatch(/tiebreak/);
     await put('kept', { tiebreak: { order: 'asc' } }, '?reset=true').expect(200);
@@ -44,6 +43,48 @@ describe('tiebreak over HTTP', () => {
     await put('kept', {}).expect(200); // omitted: kept
     expect((await http().get('/boards/kept').expect(200)).body).toMatchObject({ tiebreak: { order: 'asc' } });
     expect(await rows('/boards/kept/top')).toEqual([]);
+    // Its marks follow the board's order: a change of order drops them too, on every shard.
+    for (const item of ['a', 'b', 'c', 'd', 'e', 'f']) await score('kept', item, { score: 3, tiebreak: 1 }).expect(200);
+    expect((await put('kept', { order: 'asc' }).expect(409)).body.message).toMatch(/order would change/);
+    await put('kept', { order: 'asc' }, '?reset=true').expect(200);
+    expect((await http().get('/boards/kept').expect(200)).body).toMatchObject({
+      order: 'asc',
+      tiebreak: { order: 'asc' },
+    });
+    expect(await rows('/boards/kept/top')).toEqual([]);
+  });
+
+  it.each([1, 3])('%i shard(s): a speedrun board lists the lowest time, then the earliest date', async (shards) => {
+    const name = `speedrun${shards}`;
+    const tiebreak = { order: 'asc' };
+    await createBoard(app(), name, { windows: WINDOWS, aggregate: 'min', order: 'asc', tiebreak, shards });
+    await score(name, 'ann', { score: 61_234, tiebreak: 20_251_103 }).expect(200);
+    await score(name, 'bob', { score: 59_876, tiebreak: 20_251_105 }).expect(200);
+    await score(name, 'cid', { score: 59_876, tiebreak: 20_251_101 }).expect(200);
+    await score(name, 'dee', { score: 59_876, tiebreak: 20_251_101 }).expect(200);
+    // min keeps the better pair: the same time dated later changes nothing, an earlier date moves ahead.
+    expect(
+      (await score(name, 'bob', { score: 59_876, tiebreak: 20_251_109 }).expect(200)).body.windows.h,
+    ).toMatchObject({ score: 59_876, rank: 3, tiebreak: 20_251_105 });
+    const ann = await score(name, 'ann', { score: 61_234, tiebreak: 20_251_102 }).expect(200);
+    expect(ann.body.windows.h).toMatchObject({ score: 61_234, rank: 4, tiebreak: 20_251_102 });
+    const expected = [
+      ['cid', 1, 59_876, 20_251_101],
+      ['dee', 1, 59_876, 20_251_101],
+      ['bob', 3, 59_876, 20_251_105],
+      ['ann', 4, 61_234, 20_251_102],
+    ];
+    expect(await rows(`/boards/${name}/top`)).toEqual(expected);
+    expect(await rows(`/boards/${name}/items/bob/around?radius=1`)).toEqual(expected.slice(1, 4));
+    expect((await http().get(`/boards/${name}/items/bob`).expect(200)).body).toMatchObject({
+      rank: 3,
+      tiebreak: 20_251_105,
+    });
+    const rank = async (query: string) => (await http().get(`/boards/${name}/rank?${query}`).expect(200)).body.rank;
+    expect(await rank('score=59876&tiebreak=20251104')).toBe(3);
+    expect(await rank('score=59876&tiebreak=20251106')).toBe(4);
+    expect(await rank('score=60000&tiebreak=1')).toBe(4);
+    await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
   });
 
   it('a tiebreak is refused on a board without one, and out of range', async () => {

@@ -32,7 +32,7 @@ export const OrderProperty = () =>
     ApiPropertyOptional({
       enum: SCORE_ORDERS,
       description:
-        'Which scores rank higher: "desc" (higher first) or "asc" (lower first: race times, golf); every read (top, items, around, lookup, history, archives, stream, percentile) follows it. asc needs aggregate max, min or last (400 INVALID_INPUT on a sum board, with views, or with ties first). Omitted: the current order (desc for a new board). A change keeps the data (the next reads list it the other way)',
+        'Which scores rank higher: "desc" (higher first) or "asc" (lower first: race times, golf); every read (top, items, around, lookup, history, archives, stream, percentile) follows it. asc needs aggregate max, min or last (400 INVALID_INPUT on a sum board, with views, or with ties first). Omitted: the current order (desc for a new board). A change keeps the data (the next reads list it the other way), but on a board with a tiebreak it needs ?reset=true and drops the data (its pairs are kept in the board order)',
     }),
   );
 

@@ -4,9 +4,11 @@
 -- higher (race times, golf). Its hooks (hooks_lib) answer the order of such a board's results: pages
 -- in ascending score (ZRANGE: equal scores in ascending byte order of item id, the exact reverse of
 -- the default order), places (ZRANK), the items ahead of a score (those scoring lower) and ranks; on
--- a board of the default order (desc) every hook answers nil and order_lib keeps Redis' order.
+-- a board of the default order (desc) every hook answers nil and order_lib keeps Redis' order. On an
+-- asc board with a tiebreak (tiebreak_lib) the order of its pairs decides: these hooks answer only
+-- `ascending` and a count ahead of a score without a mark, tiebreak_lib the others.
 -- KEYS: 0
--- Config hash field: order ("asc"; absent: desc). Boards whose windows hold sums never have it (the
+-- Config hash fields: order ("asc"; absent: desc), tiebreak (tiebreak_lib's: present, the pairs decide). Boards whose windows hold sums never have it (the
 -- board PUT refuses it there: a sum is listed only above 0, and views weigh sums highest first).
 
 local cfg_key_of_top = call_state.cfg_key_of_top
@@ -16,15 +18,21 @@ call_state.config_field_add('order', 'order')
 -- for every id on every shard, one HGET per shard instead of one per count.
 local known = { seq = 0, by = {} }
 
-local function ascending(top_key)
+-- The board's order: false (desc), 'scores' (asc: these hooks decide) or 'pairs' (asc, tiebreak_lib decides).
+local function order_of(top_key)
   local cfg_key = cfg_key_of_top(top_key)
   local by = call_state.call_cache(known)
   local asc = by[cfg_key]
   if asc == nil then
     asc = call_state.config_field(cfg_key, 'order') == 'asc'
+    if asc then asc = call_state.config_field(cfg_key, 'tiebreak') and 'pairs' or 'scores' end
     by[cfg_key] = asc
   end
   return asc
+end
+
+local function ascending(top_key)
+  return order_of(top_key) == 'scores'
 end
 
 local function exact(score)
@@ -42,9 +50,11 @@ local function position_hook(top_key, item)
   return redis.call('ZRANK', top_key, item) or nil
 end
 
--- Items ahead of `score`: those scoring lower (marks: none, ties: first is refused with asc).
-local function ahead_hook(top_key, score)
-  if not ascending(top_key) then return nil end
+-- Items ahead of `score`: those scoring lower (a tiebreak's mark: tiebreak_lib answers; ties: first is
+-- refused with asc).
+local function ahead_hook(top_key, score, mark)
+  local asc = order_of(top_key)
+  if not asc or (asc == 'pairs' and mark ~= '') then return nil end
   return redis.call('ZCOUNT', top_key, '-inf', '(' .. exact(score))
 end
 
@@ -73,7 +83,7 @@ local function order_stored(cfg_key, settings)
   return settings.order == 'asc'
 end
 
-hooks.register('ascending', function(top_key) return ascending(top_key) or nil end, 'order')
+hooks.register('ascending', function(top_key) return order_of(top_key) and true or nil end, 'order')
 hooks.register('page', page_hook, 'order')
 hooks.register('position', position_hook, 'order')
 hooks.register('ahead', ahead_hook, 'order')

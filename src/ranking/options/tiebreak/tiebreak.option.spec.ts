@@ -4,7 +4,14 @@ import { InvalidInputError } from '../../../common/errors';
 import { mergeListings, rankRows } from '../../core/shard-math';
 import { checkOptions, OPTION_LUA_MODULES, optionsFromReply, optionsFromStored, optionsView } from '../registry';
 import { TIEBREAK_BOUND } from './tiebreak.limits';
-import { tiebreakMark, tiebreakOfMark, tiebreakOption, TiebreakProperty, TiebreakSetting } from './tiebreak.option';
+import {
+  tiebreakMark,
+  tiebreakMarkOrder,
+  tiebreakOfMark,
+  tiebreakOption,
+  TiebreakProperty,
+  TiebreakSetting,
+} from './tiebreak.option';
 
 /** A DTO holding only the option's PUT field, as the board DTO declares it. */
 class BoardDto {
@@ -38,12 +45,12 @@ describe('the tiebreak option', () => {
     expect(OPTION_LUA_MODULES).toEqual(expect.arrayContaining([...tiebreakOption.luaModules]));
   });
 
-  it('refuses a sum board, order asc and ties first, with INVALID_INPUT', () => {
+  it('refuses a sum board and ties first with INVALID_INPUT; takes order asc', () => {
     const check = (aggregate: string, options: Record<string, unknown>) => () =>
       checkOptions({ name: 'b', aggregate, options });
     const tiebreak = { order: 'desc' };
     expect(check('sum', { tiebreak })).toThrow(InvalidInputError);
-    expect(check('max', { tiebreak, order: 'asc' })).toThrow(/order asc/);
+    expect(check('min', { tiebreak, order: 'asc' })).not.toThrow();
     expect(check('max', { tiebreak, ties: 'first' })).toThrow(/ties first/);
     for (const aggregate of ['max', 'min', 'last']) expect(check(aggregate, { tiebreak })).not.toThrow();
   });
@@ -73,6 +80,31 @@ describe('the tiebreak option', () => {
       ],
     ]);
     expect(merged.map((row) => row.item)).toEqual(['b', 'a', 'c', 'd']);
+    expect(rankRows(merged, 0, 0).map((row) => row.rank)).toEqual([1, 1, 3, 4]);
+  });
+
+  it('on an order asc board keeps marks the other way, so the ascending merge lists the better tiebreak first', () => {
+    expect(tiebreakMarkOrder({ tiebreak: { order: 'asc' } })).toBe('asc');
+    expect(tiebreakMarkOrder({ tiebreak: { order: 'asc' }, order: 'asc' })).toBe('desc');
+    expect(tiebreakMarkOrder({ tiebreak: { order: 'desc' }, order: 'asc' })).toBe('asc');
+    expect(tiebreakMarkOrder({ order: 'asc' })).toBeUndefined();
+    // Lowest time, then the earliest date (tiebreak asc).
+    const mark = (value: number) =>
+      tiebreakMark(tiebreakMarkOrder({ tiebreak: { order: 'asc' }, order: 'asc' })!, value);
+    const merged = mergeListings(
+      [
+        [
+          { item: 'b', score: 5, tie: mark(2) },
+          { item: 'd', score: 6, tie: mark(0) },
+        ],
+        [
+          { item: 'a', score: 5, tie: mark(2) },
+          { item: 'c', score: 5, tie: mark(3) },
+        ],
+      ],
+      true,
+    );
+    expect(merged.map((row) => row.item)).toEqual(['a', 'b', 'c', 'd']);
     expect(rankRows(merged, 0, 0).map((row) => row.rank)).toEqual([1, 1, 3, 4]);
   });
 });

@@ -41,13 +41,22 @@ export const LOOKUP_TIEBREAK_WEIGHT = 3;
 export const TIEBREAK_MESSAGES = {
   needsBest: (board: string) =>
     `tiebreak orders recorded pairs: board "${board}" aggregates by sum; use aggregate max, min or last`,
-  withAsc: (board: string) =>
-    `tiebreak does not go with order asc yet: board "${board}" would list lowest score first; use order desc`,
   withStrictTies: (board: string) =>
     `tiebreak does not go with ties first yet: board "${board}" keeps equal pairs in shared ranks; use ties shared`,
 };
 
-/** The mark of tiebreak `value` under `order` (tiebreak_lib.lua's): greater for the better tiebreak. */
+/**
+ * The order a board's marks are kept in (tiebreak_lib.lua): marks follow the board's order as scores
+ * do, so on an `order: asc` board (`order` its score order) the better tiebreak has the smaller mark,
+ * which is the other tiebreak order's; undefined on a board without a tiebreak.
+ */
+export function tiebreakMarkOrder(config: Readonly<TiebreakConfig & { order?: string }>): TiebreakOrder | undefined {
+  const order = config.tiebreak?.order;
+  if (order === undefined || config.order !== 'asc') return order;
+  return order === 'desc' ? 'asc' : 'desc';
+}
+
+/** The mark of tiebreak `value` kept in `order` (tiebreakMarkOrder; tiebreak_lib.lua's): greater for the greater value under desc. */
 export function tiebreakMark(order: TiebreakOrder, value: number): string {
   const shifted = order === 'desc' ? TIEBREAK_BOUND + value : TIEBREAK_BOUND - value;
   return shifted.toFixed(0).padStart(MARK_WIDTH, '0');
@@ -83,7 +92,7 @@ export const TiebreakProperty = () =>
       required: ['order'],
       additionalProperties: false,
       description:
-        'Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins); ranks order rows by score, then tiebreak, then the ties rule (shared). Not with order asc or ties first (400 INVALID_INPUT). Omitted: the current setting (none for a new board); turning it on or changing it needs ?reset=true and drops the data',
+        'Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins, whatever the board order); ranks order rows by score in the board order, then tiebreak, then the ties rule (shared). Not with ties first (400 INVALID_INPUT). Omitted: the current setting (none for a new board); turning it on, changing it, or changing the board order while it is on needs ?reset=true and drops the data',
     }),
   );
 
@@ -116,7 +125,6 @@ const kept = (config: Readonly<TiebreakConfig>) => config.tiebreak !== undefined
 function checkBoard(board: BoardSettings): void {
   if (board.options.tiebreak === undefined) return;
   if (board.aggregate === 'sum') throw new InvalidInputError(TIEBREAK_MESSAGES.needsBest(board.name));
-  if (board.options.order === 'asc') throw new InvalidInputError(TIEBREAK_MESSAGES.withAsc(board.name));
   if (board.options.ties === 'first') throw new InvalidInputError(TIEBREAK_MESSAGES.withStrictTies(board.name));
 }
 

@@ -8,15 +8,19 @@
 -- KEYS: 0
 -- Keys, siblings of a window's results zset "<base>top" (same hash tag):
 --   <base>tborder  zset  every member scored 0: <score key><mark><item> for every item the window holds,
---                        so its byte order (ZREVRANGE, ZLEXCOUNT) is the board order of pairs
+--                        so its byte order (ZREVRANGE, ZLEXCOUNT; ZRANGE on an `order: asc` board) is
+--                        the board order of pairs
 --   <base>tbkept   hash  item -> its <score key><mark> (what its member starts with)
--- Config hash field: tiebreak ("asc" | "desc"; absent: the option is off).
+-- Config hash fields: tiebreak ("asc" | "desc"; absent: the option is off), order (score_order_lib).
 -- A score key is the score (an integer, |s| <= 10^15) plus 10^15 in TB.WIDTH fixed-width digits; a mark
--- the tiebreak the same way, greater for the better tiebreak (desc: t + 10^15, asc: 10^15 - t): both
--- in [0, 2 x 10^15], exact in a double. ZREVRANGE lists the best pair first and equal pairs in
--- descending byte order of item id, as Redis lists equal scores; the items ahead of a pair are one
--- ZLEXCOUNT. Across shards rows carry their mark (ScoredItem.tie): the merge and every count compare
--- (score, mark), so no number combines the two. Ranks are competition ranks on the pair.
+-- the tiebreak the same way, following the board's order as the score key does: on a board of the
+-- default order greater for the better tiebreak (desc: t + 10^15, asc: 10^15 - t), on an `order: asc`
+-- board smaller for it (the other way round): both in [0, 2 x 10^15], exact in a double. So the pair
+-- order of an `order: asc` board is the exact reverse of a desc board's with the other tiebreak order:
+-- ZREVRANGE (ZRANGE) lists the best pair first and equal pairs in descending (ascending) byte order of
+-- item id, as Redis lists equal scores; the items ahead of a pair are one ZLEXCOUNT. Across shards rows
+-- carry their mark (ScoredItem.tie): the merge and every count compare (score, mark) in the board's
+-- order, so no number combines the two. Ranks are competition ranks on the pair.
 
 local TB = { LIMIT = 1000000000000000, WIDTH = 16 }
 -- Above every member of a prefix: item ids are UTF-8, which never holds the byte 0xFF.
@@ -25,20 +29,33 @@ local AFTER_ANY_ITEM = '\255'
 local cfg_key_of_top = call_state.cfg_key_of_top
 call_state.config_field_add('tiebreak', 'tiebreak')
 
--- Each config hash's order asked in this call (call_state.call_cache).
+-- Each config hash's setting asked in this call (call_state.call_cache).
 local known = { seq = 0, by = {} }
 
--- The board's tiebreak order ("asc" | "desc"), or false when the option is off.
-local function tiebreak_order(top_key)
+local FLIPPED = { asc = 'desc', desc = 'asc' }
+
+-- The board's setting, or false when the option is off: `order` the tiebreak's ("asc" | "desc"),
+-- `marks` the order its marks are kept in (the other one on an `order: asc` board), `ascending` the
+-- board's order (lower scores first).
+local function setting(top_key)
   local cfg_key = cfg_key_of_top(top_key)
   local by = call_state.call_cache(known)
-  local order = by[cfg_key]
-  if order == nil then
+  local found = by[cfg_key]
+  if found == nil then
     local stored = call_state.config_field(cfg_key, 'tiebreak')
-    order = (stored == 'asc' or stored == 'desc') and stored or false
-    by[cfg_key] = order
+    found = false
+    if stored == 'asc' or stored == 'desc' then
+      local ascending = call_state.config_field(cfg_key, 'order') == 'asc'
+      found = { order = stored, marks = ascending and FLIPPED[stored] or stored, ascending = ascending }
+    end
+    by[cfg_key] = found
   end
-  return order
+  return found
+end
+
+local function tiebreak_order(top_key)
+  local kept = setting(top_key)
+  return kept and kept.order
 end
 
 local function kept_key(top_key)
@@ -53,7 +70,7 @@ local function digits(value)
   return string.format('%0' .. TB.WIDTH .. '.0f', value)
 end
 
--- The mark of tiebreak `tb` (a number) under `order`, and back.
+-- The mark of tiebreak `tb` (a number) kept in `order` (a setting's `marks`), and back.
 local function mark_of_tiebreak(order, tb)
   return digits(order == 'desc' and TB.LIMIT + tb or TB.LIMIT - tb)
 end
@@ -70,17 +87,18 @@ end
 
 -- Hook tiebreak: the order and the item's tiebreak held in the window (nil: not held), or nil when off.
 local function tiebreak_hook(top_key, item)
-  local order = tiebreak_order(top_key)
-  if not order then return nil end
+  local kept = setting(top_key)
+  if not kept then return nil end
   local prefix = redis.call('HGET', kept_key(top_key), item)
-  return order, prefix and tiebreak_of_mark(order, string.sub(prefix, TB.WIDTH + 1)) or nil
+  return kept.order, prefix and tiebreak_of_mark(kept.marks, string.sub(prefix, TB.WIDTH + 1)) or nil
 end
 
 -- Hook results_changed: the item's pair in the window is now (score, tb); tb nil: it left (or a change
 -- that names no tiebreak: it keeps the one it held, 0 when none).
 local function tiebreak_changed(top_key, item, score, tb)
-  local order = tiebreak_order(top_key)
-  if not order then return end
+  local kept_setting = setting(top_key)
+  if not kept_setting then return end
+  local order = kept_setting.marks
   local kept, sorted = kept_key(top_key), order_key(top_key)
   local old = redis.call('HGET', kept, item)
   if old then redis.call('ZREM', sorted, old .. item) end
@@ -103,12 +121,20 @@ local function mark_hook(top_key, item)
   return prefix and string.sub(prefix, TB.WIDTH + 1) or ''
 end
 
--- Items ahead of (score, mark): a better score, or an equal one and a greater mark (a longer `mark`,
--- <mark><item>, a whole member's end: those sorting above that member, read_neighbours' place). One
--- ZLEXCOUNT; a score between integers (a rank read's) has no equal: the items scoring higher.
+-- Items ahead of (score, mark): a better score, or an equal one and a better mark (a longer `mark`,
+-- <mark><item>, a whole member's end: those sorting ahead of that member, read_neighbours' place). One
+-- ZLEXCOUNT; a score between integers (a rank read's) has no equal: the items scoring better.
 local function ahead_hook(top_key, score, mark)
-  if mark == '' or not tiebreak_order(top_key) then return nil end
-  if score ~= math.floor(score) then return redis.call('ZCOUNT', top_key, '(' .. string.format('%.17g', score), '+inf') end
+  if mark == '' then return nil end
+  local kept = setting(top_key)
+  if not kept then return nil end
+  local exact = string.format('%.17g', score)
+  if kept.ascending then
+    if score ~= math.floor(score) then return redis.call('ZCOUNT', top_key, '-inf', '(' .. exact) end
+    -- Every member of the pair (score, mark) sorts above <score key><mark>: the better pairs sort below.
+    return redis.call('ZLEXCOUNT', order_key(top_key), '-', '(' .. pair_prefix(score, mark))
+  end
+  if score ~= math.floor(score) then return redis.call('ZCOUNT', top_key, '(' .. exact, '+inf') end
   local bound = pair_prefix(score, mark) .. (#mark > TB.WIDTH and '' or AFTER_ANY_ITEM)
   return redis.call('ZLEXCOUNT', order_key(top_key), '(' .. bound, '+')
 end
@@ -116,8 +142,9 @@ end
 -- Positions first..last of the pair order as ZREVRANGE WITHSCORES answers them (item, score, ...),
 -- each row's mark added to `marks` (every shard count: rows rank by their marks), or nil when off.
 local function page_hook(top_key, first, last, marks)
-  if not tiebreak_order(top_key) then return nil end
-  local members = redis.call('ZREVRANGE', order_key(top_key), first, last)
+  local kept = setting(top_key)
+  if not kept then return nil end
+  local members = redis.call(kept.ascending and 'ZRANGE' or 'ZREVRANGE', order_key(top_key), first, last)
   local page, width = {}, 2 * TB.WIDTH
   for i, member in ipairs(members) do
     if marks then marks[#marks + 1] = string.sub(member, TB.WIDTH + 1, width) end
@@ -129,17 +156,20 @@ end
 
 -- The item's 0-based place in the pair order (nil: not held), or nil when off.
 local function position_hook(top_key, item)
-  if not tiebreak_order(top_key) then return nil end
+  local kept = setting(top_key)
+  if not kept then return nil end
   local prefix = redis.call('HGET', kept_key(top_key), item)
   if not prefix then return nil end
-  return redis.call('ZREVRANK', order_key(top_key), prefix .. item)
+  return redis.call(kept.ascending and 'ZRANK' or 'ZREVRANK', order_key(top_key), prefix .. item)
 end
 
 -- Competition rank on the pair (0: not held), or nil when off.
 local function rank_hook(top_key, item)
-  if not tiebreak_order(top_key) then return nil end
+  local kept = setting(top_key)
+  if not kept then return nil end
   local prefix = redis.call('HGET', kept_key(top_key), item)
   if not prefix then return 0 end
+  if kept.ascending then return redis.call('ZLEXCOUNT', order_key(top_key), '-', '(' .. prefix) + 1 end
   return redis.call('ZLEXCOUNT', order_key(top_key), '(' .. prefix .. AFTER_ANY_ITEM, '+') + 1
 end
 
@@ -154,24 +184,41 @@ local function drop_order(base)
   redis.call('UNLINK', base .. 'tbkept', base .. 'tborder')
 end
 
--- A board PUT: the order asked (absent: the stored one, none for a new board). Turning it on or
--- changing it drops every window's data (what windows hold has no pairs, or pairs kept by the other
--- order), refused without reset.
+-- The board order (score_order_lib's field) a PUT asks (absent: the stored one), and the stored one.
+local function score_orders(cfg_key, settings)
+  local stored = redis.call('HGET', cfg_key, 'order') == 'asc' and 'asc' or 'desc'
+  return settings.order or stored, stored
+end
+
+-- A board PUT: the order asked (absent: the stored one, none for a new board). Turning it on,
+-- changing it, or changing the board's order while it is on drops every window's data (what windows
+-- hold has no pairs, or pairs kept in another order), refused without reset.
 local function tiebreak_planned(cfg_key, settings, reset, plan)
   local stored = plan and redis.call('HGET', cfg_key, 'tiebreak') or false
   local asked = type(settings.tiebreak) == 'table' and settings.tiebreak.order or nil
   if asked == nil then
     settings.tiebreak = stored and { order = stored } or nil
-    return
+    asked = stored
   end
-  if not plan or asked == stored then return end
+  if not plan or not asked then return end
+  local problem
+  if asked ~= stored then
+    problem = 'tiebreak would change from ' .. (stored or 'none') .. ' to ' .. asked
+  else
+    local asked_order, stored_order = score_orders(cfg_key, settings)
+    if asked_order == stored_order then return end
+    problem = 'order would change from ' .. stored_order .. ' to ' .. asked_order .. ' on a board with a tiebreak'
+  end
   plan.changed, plan.drop_all = true, true
-  if not reset then plan.problems[#plan.problems + 1] = 'tiebreak would change from ' .. (stored or 'none') .. ' to ' .. asked end
+  if not reset then plan.problems[#plan.problems + 1] = problem end
 end
 
 local function tiebreak_differs(cfg_key, settings)
   local asked = type(settings.tiebreak) == 'table' and settings.tiebreak.order or false
-  return (redis.call('HGET', cfg_key, 'tiebreak') or false) ~= asked
+  if (redis.call('HGET', cfg_key, 'tiebreak') or false) ~= asked then return true end
+  if not asked then return false end
+  local asked_order, stored_order = score_orders(cfg_key, settings)
+  return asked_order ~= stored_order
 end
 
 local function tiebreak_stored(cfg_key, settings)

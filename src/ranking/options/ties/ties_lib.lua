@@ -5,7 +5,8 @@
 -- a dropped window drops its order; the reads that list, place or count in the strict order call it.
 -- KEYS: 0
 -- Keys, siblings of a window's results zset "<base>top" (same hash tag):
---   <base>order      zset  score = the item's score, member = <mark><item> for every item scoring > 0
+--   <base>order      zset  score = the item's score, member = <mark><item> for every item listed (scoring
+--                          > 0; on a max / min / last board, every item the window holds: any sign)
 --   <base>marks      hash  item -> its <mark>
 --   <base>drain      string "<slot start> <mark>": the mark of the expired slot draining (tie_drain_mark)
 -- Config hash fields: ties ("first"; absent: shared), tieSeq (the shard's last sequence number), tieMs
@@ -90,6 +91,16 @@ local function tie_drain_mark(top_key, old)
   return drain.mark
 end
 
+-- Whether an item now scoring `score` in the window of `top_key` is listed (order_lib's listed): above
+-- 0, or on a max / min / last board any score the window holds (0 there is a score or a leave: the
+-- results, already changed, tell).
+local function tie_listed(top_key, item, score)
+  if score > 0 then return true end
+  local aggregate = call_state.config_field(cfg_key_of_top(top_key), 'aggregate')
+  if not aggregate or aggregate == 'sum' then return false end
+  return score ~= 0 or redis.call('ZSCORE', top_key, item) ~= false
+end
+
 -- Hook: the item's score in the window of `top_key` is now `score`: it takes a new place among the
 -- items of its score, after those that reached it before (nothing on a board of shared ties).
 local function tie_order_changed(top_key, item, score)
@@ -97,7 +108,7 @@ local function tie_order_changed(top_key, item, score)
   local order_key, marks_key = keyspace.sibling_key(top_key, 'top', 'order'), keyspace.sibling_key(top_key, 'top', 'marks')
   local old = redis.call('HGET', marks_key, item)
   if old then redis.call('ZREM', order_key, old .. item) end
-  if score > 0 then
+  if tie_listed(top_key, item, score) then
     local mark = CALL.draining and tie_drain_mark(top_key, old) or tie_new_mark(top_key, cfg_key_of_top(top_key))
     redis.call('ZADD', order_key, string.format('%.17g', score), mark .. item)
     redis.call('HSET', marks_key, item, mark)
@@ -121,7 +132,7 @@ local function append_tie_marks(reply, keys, first_top, window_count, item)
   for w = 0, window_count - 1 do reply[#reply + 1] = tie_mark_of(keys[first_top + 2 * w], item) end
 end
 
--- Items of this shard ahead of an item of `score` (> 0) and member `mark` (<mark><item>: another
+-- Items of this shard ahead of an item of `score` (a listed one) and member `mark` (<mark><item>: another
 -- shard's, or this one's): those scoring higher, and those of equal score whose member sorts above (an
 -- earlier mark, or the same one and a greater id). The equal scores are one run of the order zset, its
 -- members descending: a binary search finds how many of them sort above, over the run's first
