@@ -13,7 +13,7 @@ import { UNLIMITED } from '../src/governance/growth-quota';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { REWEIGHT_STEP_UNITS } from '../src/ranking/actor-weights/actor-weights.service';
+import { adminStepUnits } from '../src/ranking/core/write-cost';
 import { actorDigest } from '../src/ranking/actor-weights/actor-weights.store';
 import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';
 import { stopChild } from '../harness/processes';
@@ -21,6 +21,7 @@ import { loadAverage, measure, median, Pipeline, usecPerCall, variant } from './
 import { startRedisServer } from './process-stats';
 
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
+const STEP_UNITS = adminStepUnits(new AppConfig().WRITE_COST_PER_CALL);
 const WINDOWS = [
   { name: 'hour', periodSec: 3600, intervalSec: 300 },
   { name: 'day', periodSec: 86_400, intervalSec: 3600 },
@@ -59,7 +60,7 @@ async function reweigh(redis: Redis, b: PreparedBoard, nowMs: number) {
     const fresh = steps === 0;
     const reply = await callFunction(redis, RANKING.functions.reweightStep, {
       ...step,
-      ...{ weight: 3, most: REWEIGHT_STEP_UNITS, ledgerWindow: 1, fresh, places: 0 },
+      ...{ weight: 3, most: STEP_UNITS, ledgerWindow: 1, fresh, places: 0 },
     });
     stepUsec.push(await usecPerCall(redis, 'fcall'));
     [steps, done] = [steps + 1, reply.done];
