@@ -30,7 +30,7 @@
 local CALL = call_state.CALL
 
 local ACTORS = { SEP = '\31', KEEP_SEC = 7 * 86400 }
-ACTORS.STEP = { LOOK = 3, SEGMENT = 6, CONTRIBUTION = 16, VIEW = 6, SLOT = 2, HELD = 6, LISTING = 4, LIKE = 4 }
+ACTORS.STEP = { LOOK = 5, SEGMENT = 8, CONTRIBUTION = 16, VIEW = 6, SLOT = 2, HELD = 8, LISTING = 6, LIKE = 4 }
 
 -- The units of a contribution (or a slot holding the item: `base` HELD) in a window read by `views` views.
 function ACTORS.view_step_weight(base, views)
