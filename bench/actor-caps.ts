@@ -4,7 +4,8 @@
  * for an event with an actor on a board with actors (two windows, 5 000 items, 2 000 actors), the same
  * on a board with `actors: { capPerItem }`, and with a weighed actor; rounds of 4 000 pipelined calls,
  * interleaved. Then one actor's re-weighting over 10 000 live events (one per item, both windows):
- * its steps' count, their median and slowest Redis time and the whole run's wall time.
+ * its steps' count, their median and slowest Redis time, the whole run's wall time and its CPU time
+ * (redis-server's and this process's, which the re-weighting must keep within 1 s).
  */
 import Redis from 'ioredis';
 import { performance } from 'node:perf_hooks';
@@ -13,14 +14,15 @@ import { UNLIMITED } from '../src/governance/growth-quota';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { REWEIGHT_STEP_UNITS } from '../src/ranking/actor-weights/actor-weights.service';
+import { adminStepUnits } from '../src/ranking/core/write-cost';
 import { actorDigest } from '../src/ranking/actor-weights/actor-weights.store';
 import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';
 import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, usecPerCall, variant } from './call-rounds';
-import { startRedisServer } from './process-stats';
+import { cpuSeconds, startRedisServer } from './process-stats';
 
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
+const STEP_UNITS = adminStepUnits(new AppConfig().WRITE_COST_PER_CALL);
 const WINDOWS = [
   { name: 'hour', periodSec: 3600, intervalSec: 300 },
   { name: 'day', periodSec: 86_400, intervalSec: 3600 },
@@ -43,8 +45,8 @@ function incrementArgs(b: PreparedBoard, nowMs: number, item: string, actor: str
   return fcallArgs(RANKING.functions.increment, RANKING.functions.increment.build({ ...call, item, amount: 1, actor }));
 }
 
-/** One actor's re-weighting to its end: steps, the median and slowest step's Redis µs, the run's wall ms. */
-async function reweigh(redis: Redis, b: PreparedBoard, nowMs: number) {
+/** One actor's re-weighting to its end: steps, the median and slowest step's Redis µs, the run's wall and CPU ms. */
+async function reweigh(redis: Redis, b: PreparedBoard, nowMs: number, redisPid: number | undefined) {
   const p = redis.pipeline();
   for (let n = 0; n < REWEIGHED_EVENTS; n++)
     p.fcall(RANKING.functions.increment.redisName, ...incrementArgs(b, nowMs, `i${n}`, 'heavy'));
@@ -54,18 +56,21 @@ async function reweigh(redis: Redis, b: PreparedBoard, nowMs: number) {
   const stepUsec: number[] = [];
   let [steps, done] = [0, false];
   const started = performance.now();
+  const [redisCpuBefore, cpuBefore] = [cpuSeconds(redisPid), process.cpuUsage()];
   while (!done) {
     await redis.config('RESETSTAT');
     const fresh = steps === 0;
     const reply = await callFunction(redis, RANKING.functions.reweightStep, {
       ...step,
-      ...{ weight: 3, most: REWEIGHT_STEP_UNITS, ledgerWindow: 1, fresh, places: 0 },
+      ...{ weight: 3, most: STEP_UNITS, ledgerWindow: 1, fresh, places: 0 },
     });
     stepUsec.push(await usecPerCall(redis, 'fcall'));
     [steps, done] = [steps + 1, reply.done];
   }
+  const processCpu = process.cpuUsage(cpuBefore);
   return {
     steps,
+    cpuMs: (cpuSeconds(redisPid) - redisCpuBefore) * 1000 + (processCpu.user + processCpu.system) / 1000,
     medianUsec: median(stepUsec),
     slowestUsec: Math.max(...stepUsec),
     wallMs: performance.now() - started,
@@ -105,12 +110,12 @@ async function main(): Promise<void> {
   ];
   const before = loadAverage();
   for (let turn = 0; turn < 3; turn++) await measure(redis, variants, { rounds: 3, calls: 4000, pipelined: 100 });
-  const run = await reweigh(redis, capped, nowMs);
+  const run = await reweigh(redis, capped, nowMs, server.child.pid);
   console.log(`load ${before} / ${loadAverage()}`);
   for (const v of variants)
     console.log(`${v.name}: ${median(v.rounds).toFixed(1)} µs commandstats, ${median(v.cpu).toFixed(1)} CPU µs`);
   console.log(
-    `re-weighting ${REWEIGHED_EVENTS} events: ${run.steps} steps of ${(run.medianUsec / 1000).toFixed(2)} ms of Redis (median; slowest ${(run.slowestUsec / 1000).toFixed(2)} ms), ${run.wallMs.toFixed(0)} ms in all`,
+    `re-weighting ${REWEIGHED_EVENTS} events: ${run.steps} steps of ${(run.medianUsec / 1000).toFixed(2)} ms of Redis (median; slowest ${(run.slowestUsec / 1000).toFixed(2)} ms), ${run.wallMs.toFixed(0)} ms in all, ${run.cpuMs.toFixed(0)} ms of CPU (Redis and this process)`,
   );
   redis.disconnect();
   await stopChild(server.child);

@@ -34,7 +34,9 @@ const DEFAULT_TIMES = 2;
  * Most commands one write call's script may run: the default WRITE_COST_PER_CALL at 0.8 commands a
  * unit, above the most any write row ran per unit (0.75: 57 entries of the rated board, 6 006 commands
  * for 7 980 units; 0.69 for late scores on a `last` board, 0.25-0.5 for segmented and metric entries).
- * A write call past it does more work than its cost bound admits, whatever the machine's load.
+ * A write call past it does more work than its cost bound admits, whatever the machine's load. An
+ * admin step (a retraction's, a re-weighting's, an alias merge's) is held to it too: its units are
+ * weighed in commands, within the same bound (write-cost.ts adminStepUnits).
  */
 export const WRITE_CALL_COMMANDS = Math.ceil(new AppConfig().WRITE_COST_PER_CALL * 0.8);
 
@@ -42,6 +44,11 @@ export const WRITE_CALL_COMMANDS = Math.ceil(new AppConfig().WRITE_COST_PER_CALL
 function writesItems(row: WorstRow): boolean {
   const [method, path] = row.route.split(' ');
   return method !== 'GET' && !path.startsWith('/admin') && !/\/(lookup|query)$/.test(path);
+}
+
+/** A row of an admin route whose work runs in bounded steps: retractions, re-weightings, alias merges. */
+function runsSteps(row: WorstRow): boolean {
+  return /^\/admin\/boards\/\{board\}\/(retractions|actors|aliases)(\/|$)/.test(row.route.split(' ')[1]);
 }
 
 /** The status that stops a growing row: its bound's refusal, else a quota's 429. */
@@ -157,8 +164,8 @@ export interface TimeBounds {
 
 /**
  * What a row did that it should not have: answered a status it does not accept, grew with no quota
- * refusal, or (unless the row is marked open) held Redis past the bounds, or ran a write call of more
- * commands than WRITE_CALL_COMMANDS.
+ * refusal, or (unless the row is marked open) held Redis past the bounds, or ran a write call or an
+ * admin step of more commands than WRITE_CALL_COMMANDS.
  */
 export function rowFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds): string[] {
   const faults: string[] = [];
@@ -173,8 +180,9 @@ export function rowFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds
     faults.push(`a call of ${figures.maxCallMs.toFixed(1)} ms (${figures.maxCallName})${runs}`);
   if (figures.requestMs > bounds.requestMs && !row.manyCalls)
     faults.push(`${figures.requestMs.toFixed(1)} ms of Redis for one request`);
-  if (writesItems(row) && figures.maxCallCommands > WRITE_CALL_COMMANDS)
-    faults.push(`a write call of ${figures.maxCallCommands} commands (WRITE_CALL_COMMANDS: ${WRITE_CALL_COMMANDS})`);
+  const kind = writesItems(row) ? 'write call' : runsSteps(row) ? 'step call' : undefined;
+  if (kind && figures.maxCallCommands > WRITE_CALL_COMMANDS)
+    faults.push(`a ${kind} of ${figures.maxCallCommands} commands (WRITE_CALL_COMMANDS: ${WRITE_CALL_COMMANDS})`);
   return faults;
 }
 

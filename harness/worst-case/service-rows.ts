@@ -187,12 +187,12 @@ export const ADMIN_ROWS: WorstRow[] = [
   {
     route: 'PUT /admin/boards/{board}/actors/{actor}',
     worst:
-      "an actor's events in 8 windows, 8 views and its segments of a capped board: the first step, then each step at its bound (REWEIGHT_STEP_UNITS) to the end",
+      "an actor's events in 8 windows, 8 views and its segments of a capped board: the first step, then each step at its bound (adminStepUnits) to the end",
     request: () => ({ method: 'PUT', path: '/admin/boards/wc-sum/actors/a2', body: { weight: 100 } }),
     settle: (context) => untilWeighed(context, 'wc-sum', 'a2'),
     expect: [202],
     times: 1,
-    manyCalls: 'the re-weighting runs to its end in steps of at most REWEIGHT_STEP_UNITS units, each a call of its own',
+    manyCalls: 'the re-weighting runs to its end in steps of at most adminStepUnits units, each a call of its own',
   },
   {
     route: 'GET /admin/boards/{board}/actors/{actor}',

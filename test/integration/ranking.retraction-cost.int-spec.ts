@@ -1,6 +1,5 @@
 import { AppConfig, validateConfig } from '../../src/common/config';
 import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
-import { RETRACT_STEP_UNITS } from '../../src/ranking/retraction/retraction.service';
 import { RetractionKind, RetractionStore } from '../../src/ranking/retraction/retraction.store';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { RedisFunctions } from '../../src/redis/redis-functions';
@@ -17,10 +16,10 @@ const WINDOWS = [
 ];
 const VIEWS = [{ name: 'people', mode: 'unique', window: 'hour' }];
 /**
- * Most Redis commands one step may run: a unit is weighed by its real work (a window looked into, a
- * contribution with each view it updates), and one unit runs a few commands (about 6 measured).
+ * Most Redis commands one step may run: what a write call may (0.8 a cost unit of WRITE_COST_PER_CALL, the
+ * worst-case harness's WRITE_CALL_COMMANDS), whatever the board's windows, views and segments.
  */
-const COMMANDS_PER_STEP = 16 * RETRACT_STEP_UNITS;
+const COMMANDS_PER_STEP = Math.ceil(new AppConfig().WRITE_COST_PER_CALL * 0.8);
 
 /**
  * A step of a retraction stays within its units however many segments the shard holds: on a board of
@@ -81,7 +80,7 @@ describe('the work of a retraction step on a board of many segments (single)', (
       const reply = await store.step(kind, board, shard, {
         id,
         target,
-        most: RETRACT_STEP_UNITS,
+        most: store.stepUnits,
         ledgerWindow: 1,
         blockUntilMs: 0,
         blockKey: target,

@@ -10,13 +10,6 @@ import { ledgerWindowOf } from '../core/ledger-window';
 import { WEIGHED_ACTORS_PER_BOARD } from '../core/ranking.limits';
 import { ActorWeightsStore, ReweightRecord } from './actor-weights.store';
 
-/**
- * Most units of work one step does on a shard: a window looked into (1), a contribution counted again
- * (1 + the views reading its window), as a retraction's step weighs them (RETRACT_STEP_UNITS): about
- * 6 Redis commands a unit, so a step stays under the 5 ms a call may hold Redis.
- */
-export const REWEIGHT_STEP_UNITS = 32;
-
 /** What PUT and GET /admin/boards/:board/actors/:actor answer. */
 export interface ActorWeightView {
   actor: string;
@@ -126,7 +119,7 @@ export class ActorWeightsService implements OnApplicationBootstrap, OnApplicatio
       weight,
       fresh: places !== undefined,
       places: places ?? 0,
-      most: REWEIGHT_STEP_UNITS,
+      most: this.store.stepUnits,
       ledgerWindow: ledgerWindowOf(board),
       nowMs: this.clock.nowMs(),
     });

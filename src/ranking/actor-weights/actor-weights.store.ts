@@ -8,6 +8,7 @@ import { guard } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RankingSettings } from '../core/ranking.settings';
+import { adminStepUnits } from '../core/write-cost';
 import { ActorWeightsFunctions, ReweightStepCall, ReweightStepReply } from './actor-weights.functions';
 
 /** A step's own fields: the rest of the call (board, shard, record, expiry budget) the store adds. */
@@ -39,6 +40,8 @@ function placesOf(board: string) {
 @Injectable()
 export class ActorWeightsStore {
   private readonly budgetFields: number;
+  /** Most units of work one step does on a shard, about a Redis command each (adminStepUnits). */
+  readonly stepUnits: number;
   private readonly keys: RankingKeys;
   private readonly fns: ActorWeightsFunctions['functions'];
 
@@ -49,6 +52,7 @@ export class ActorWeightsStore {
     settings: RankingSettings,
   ) {
     this.budgetFields = settings.expireChunk;
+    this.stepUnits = adminStepUnits(settings.writeCostPerCall);
     this.keys = new RankingKeys(redis.prefix);
     this.fns = part.functions;
     functions.define([part.library]);

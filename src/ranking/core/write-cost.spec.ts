@@ -4,6 +4,7 @@ import { AGGREGATES } from './aggregate';
 import { SEGMENTS_PER_EVENT, VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from './ranking.limits';
 import { CAP_PER_ITEM } from '../options/actor-caps/actor-caps.option';
 import {
+  adminStepUnits,
   batchCost,
   callCost,
   COSTLIEST_ENTRY,
@@ -75,6 +76,12 @@ describe('write cost', () => {
     expect(batchCost([[heavy]], board, 10).entriesWithin).toBe(1);
     // A call of one entry is the board's single write, bounded when the board was declared.
     expect(batchCost([[heavy], [heavy]], board, 10).costliestCall).toBe(0);
+  });
+
+  it('an admin step does a quarter of the commands a write call may run (0.8 a unit), following WRITE_COST_PER_CALL', () => {
+    expect(adminStepUnits(DEFAULT_BOUND)).toBe(Math.floor(DEFAULT_BOUND * 0.2));
+    expect(adminStepUnits(1800)).toBe(360);
+    expect(adminStepUnits(3600)).toBe(720);
   });
 });
 

@@ -111,3 +111,17 @@ export function batchCost(
   }
   return { costliestCall, entriesWithin: Math.max(1, Math.floor(bound / Math.max(costliestEntry, 1))) };
 }
+
+/**
+ * Most units of work one admin step (a retraction's, a re-weighting's) does on a shard: its Lua weighs
+ * each piece of work at about the Redis commands it runs (actor_lib's STEP: a window looked into, a
+ * segment visited, a contribution or a slot with each view reading its window, a kept listing), so a
+ * step runs about this many commands whatever the board's windows, views and segments. A quarter of
+ * the commands a write call may run (0.8 a cost unit: the worst-case harness's WRITE_CALL_COMMANDS):
+ * the rest is left to what every call does besides (expiry, snapshots, the record), to the one
+ * contribution a step may take past its units, and to the time a command on the largest keys (a kept
+ * listing of 1 000 rows rewritten) takes beyond a write's.
+ */
+export function adminStepUnits(writeCostPerCall: number): number {
+  return Math.floor(writeCostPerCall * 0.8 * 0.25);
+}

@@ -15,16 +15,6 @@ import { ArchivesStore } from '../calendar/archives.store';
 import { RetractionMetrics } from './retraction.metrics';
 import { RetractionKind, RetractionRecord, RetractionStore } from './retraction.store';
 
-/**
- * Most units of work one step does on a shard, each weighed by its real work: a window looked into
- * (the board's, or a segment's: a step never visits every segment), a contribution or a slot taken out
- * (1 + the views reading its window), a snapshot (1 + rows renumbered / 100). About 6 Redis commands a
- * unit (test/integration/ranking.retraction-cost.int-spec.ts: at most 195 a step), so a step stays under
- * the 5 ms a call may hold Redis whatever the windows, views and segments: 128 units took 16–21 ms a
- * step on a shard of 2 000 segments.
- */
-export const RETRACT_STEP_UNITS = 32;
-
 /** What a retraction takes out: an actor's events, or an item. */
 export type RetractionTarget = { kind: RetractionKind; id: string };
 
@@ -195,7 +185,7 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
     const reply = await this.store.step(run.target.kind, board, board.shards[shard], {
       id: run.id,
       target: run.target.id,
-      most: RETRACT_STEP_UNITS,
+      most: this.store.stepUnits,
       ledgerWindow: ledgerWindowOf(board),
       blockUntilMs,
       blockKey: run.target.kind === 'actor' ? blockKeyOf(run.target.id) : run.target.id,

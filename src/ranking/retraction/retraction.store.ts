@@ -5,6 +5,7 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { RankingSettings } from '../core/ranking.settings';
+import { adminStepUnits } from '../core/write-cost';
 import { RetractStepCall, RetractStepReply, RetractionFunctions } from './retraction.functions';
 
 /** A step's own fields: the rest of the call (board, shard, time, expiry budget) the store adds. */
@@ -27,6 +28,8 @@ export interface RetractionRecord {
 @Injectable()
 export class RetractionStore {
   private readonly budgetFields: number;
+  /** Most units of work one step does on a shard, about a Redis command each (adminStepUnits). */
+  readonly stepUnits: number;
   private readonly keys: RankingKeys;
   private readonly fns: RetractionFunctions['functions'];
 
@@ -37,6 +40,7 @@ export class RetractionStore {
     settings: RankingSettings,
   ) {
     this.budgetFields = settings.expireChunk;
+    this.stepUnits = adminStepUnits(settings.writeCostPerCall);
     this.keys = new RankingKeys(redis.prefix);
     this.fns = part.functions;
     functions.define([part.library]);

@@ -9,8 +9,9 @@
 -- counted again from the amounts its events sent (figures' sent), so a step repeated, a second
 -- instance or a restart only counts some contributions again to what they already add: the result
 -- is the same. Contributions go oldest slot first (byactor's order), each within the cap against the
--- pair's other live contributions as they stand. A unit of work is a window looked into (1), a
--- contribution (1 + the views reading its window). The segments' windows follow, one segment at a
+-- pair's other live contributions as they stand. A unit of work is about one Redis command (actor_lib's
+-- STEP): a window looked into, a segment visited, a contribution with each view reading its window
+-- weigh what they run. The segments' windows follow, one segment at a
 -- time from "<tag>:rw:<digest>:segs" (the shard's segments as the first step found them).
 -- Keys: cfg (board config hash), the windows' (slots, top) pairs, then the record (last)
 -- Args (reader.read_call, CALLS.reweight_step): the header with every window, then actor, weight
@@ -62,10 +63,11 @@ local function reweight_windows(step, window_count, segment, left)
     if segment then
       slots_key, top_key = segmentation.segment_window_key(slots_key, 'slots', segment), segmentation.segment_window_key(top_key, 'top', segment)
     end
-    local weight = 1 + #(seg_views.views_reading(top_key) or {})
-    local limit = math.max(1, math.floor((left - 1) / weight))
+    local look = actor_log.ACTORS.STEP.LOOK
+    local weight = actor_log.ACTORS.view_step_weight(actor_log.ACTORS.STEP.CONTRIBUTION, #(seg_views.views_reading(top_key) or {}))
+    local limit = math.max(1, math.floor((left - look) / weight))
     local count, e, done = reweight_window(step.record, slots_key, top_key, step.actor, step.weight, limit)
-    left, taken = left - 1 - count * weight, taken + count
+    left, taken = left - look - count * weight, taken + count
     if not done then empty = false end
     if segment == nil and w == step.ledger then events = events + e end
   end
@@ -76,7 +78,7 @@ end
 -- by the first step), each drained first where due.
 local function reweight_segments(step, window_count, now_ms, left)
   return segmentation.walk_pending_segments(step.keys[1], step.record .. ':segs', step.windows, now_ms, step.budget, left,
-    function(name, units) return reweight_windows(step, window_count, name, units) end)
+    function(name, units) return reweight_windows(step, window_count, name, units - actor_log.ACTORS.STEP.SEGMENT) end)
 end
 
 -- The record, started again by a PUT of another weight than it holds (its cursors and segment list

@@ -20,10 +20,22 @@
 -- items) and until a retraction takes it out (retract_step, retract_item): both remove it from byactor and
 -- act:<start> in the same call that subtracts it, so nothing is ever subtracted twice.
 -- KEEP_SEC: how long (s) a retraction's record stays readable (retract_step, retract_item).
+-- STEP: what each piece of an admin step's work weighs (retract_step, retract_item, reweight_step), in
+-- units of about one Redis command each, measured on the sum board of every option (8 windows, 8 views,
+-- segments, ties first, capped actors): a window looked into, a segment visited, a contribution taken out
+-- or counted again (with each view reading its window: view_step_weight), a slot read, a slot holding
+-- the item (with each view), a kept listing rewritten, a like forgotten. A step's `most` is then a count
+-- of commands, whatever the board's windows, views and segments (write-cost.ts adminStepUnits).
 
 local CALL = call_state.CALL
 
 local ACTORS = { SEP = '\31', KEEP_SEC = 7 * 86400 }
+ACTORS.STEP = { LOOK = 5, SEGMENT = 8, CONTRIBUTION = 16, VIEW = 6, SLOT = 2, HELD = 8, LISTING = 6, LIKE = 4 }
+
+-- The units of a contribution (or a slot holding the item: `base` HELD) in a window read by `views` views.
+function ACTORS.view_step_weight(base, views)
+  return base + ACTORS.STEP.VIEW * views
+end
 
 function ACTORS.window_keys(slots_key)
   return keyspace.sibling_key(slots_key, 'slots', 'byactor'), keyspace.sibling_key(slots_key, 'slots', 'pairs'),

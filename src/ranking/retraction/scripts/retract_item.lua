@@ -10,8 +10,9 @@
 -- Keys: cfg (board config hash: holds the config version), the windows' (slots, top) pairs, then the
 --   retraction's record hash (last)
 -- Args (reader.read_call, CALLS.retract_item): the header with every window, then target (the item),
---   most (units of work this step does: a window looked into, a contribution, a slot (1 + the views
---   reading its window where it holds the item), a snapshot (1 + rows renumbered / 100); a step visits
+--   most (units of work this step does, about a Redis command each (actor_lib's STEP): a window looked
+--   into, a segment visited, a contribution, a slot (more where it holds the item, with each view
+--   reading its window), a kept listing (more per 100 rows renumbered), a like; a step visits
 --   the segments of the shard's indexes as its first step found them ("<tag>:ret:<id>:segs" and
 --   ":hsegs", expiring with the record), each once, so its work stays within `most` however many
 --   segments the shard holds), ledger (0-based window: the amount is the item's sum there, events its
@@ -27,7 +28,9 @@
 local function item_contributions_out(slots_key, top_key, item, budget)
   local byactor, pairs_key, byitem = actor_log.ACTORS.window_keys(slots_key)
   local prefix = item .. actor_log.ACTORS.SEP
-  local members = redis.call('ZRANGE', byitem, '[' .. prefix, '(' .. item .. '\32', 'BYLEX', 'LIMIT', 0, budget)
+  local weight = actor_log.ACTORS.STEP.CONTRIBUTION
+  local most = math.max(1, math.floor(budget / weight))
+  local members = redis.call('ZRANGE', byitem, '[' .. prefix, '(' .. item .. '\32', 'BYLEX', 'LIMIT', 0, most)
   if #members == 0 then return budget, 0 end
   redis.call('ZREM', byitem, unpack(members))
   local events = 0
@@ -41,29 +44,31 @@ local function item_contributions_out(slots_key, top_key, item, budget)
     actor_log.ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
     events = events + count
   end
-  return budget - #members, events
+  return budget - #members * weight, events
 end
 
 -- The item out of the slots of one window after the record's cursor, oldest first, each subtracted
 -- from the results and the views as expiry does. Returns the work left and the amount taken.
--- A slot costs 1 unit, and the views reading the window 1 more each where the slot holds the item. Also
--- answers whether the window's slots are all done.
+-- A slot costs SLOT units, and HELD with each view reading the window more where it holds the item.
+-- Also answers whether the window's slots are all done.
 local function item_out_of_slots(record, slots_key, top_key, item, budget)
   local cursor = 'c:' .. slots_key
   local after = redis.call('HGET', record, cursor) or '-inf'
   local from = after == '-inf' and after or '(' .. after
-  local starts = redis.call('ZRANGE', slots_key, from, '+inf', 'BYSCORE', 'LIMIT', 0, budget)
+  local step_weights = actor_log.ACTORS.STEP
+  local most = math.max(1, math.floor(budget / step_weights.SLOT))
+  local starts = redis.call('ZRANGE', slots_key, from, '+inf', 'BYSCORE', 'LIMIT', 0, most)
   local amount, last, views = 0, nil, nil
   for _, start in ipairs(starts) do
     if budget <= 0 then break end
     local held = tonumber(redis.call('HGET', window.slot_key_of(slots_key, start), item))
-    budget, last = budget - 1, start
+    budget, last = budget - step_weights.SLOT, start
     if held then
       -- Asked only where the item is: a segment's views are registered on first use (segment_views).
       views = views or seg_views.views_reading(top_key) or {}
       local score = window.add_amount(window.slot_key_of(slots_key, start), top_key, item, -held)
       seg_views.view_window_changed(top_key, tonumber(start), item, -held, score, nil)
-      amount, budget = amount + held, budget - #views
+      amount, budget = amount + held, budget - actor_log.ACTORS.view_step_weight(step_weights.HELD, #views)
     end
   end
   if last then redis.call('HSET', record, cursor, last) end
@@ -120,7 +125,7 @@ local function item_out_of_history(step, slots_key, budget)
   local after = redis.call('HGET', record, cursor)
   local from = after and '(' .. after or '-inf'
   for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', from, '+inf', 'BYSCORE', 'LIMIT', 0, budget)) do
-    budget = budget - 1 - math.floor(item_out_of_listing(base .. 'snap:' .. at, item) / 100)
+    budget = budget - actor_log.ACTORS.STEP.LISTING * (1 + math.floor(item_out_of_listing(base .. 'snap:' .. at, item) / 100))
     redis.call('HSET', record, cursor, at)
     if budget <= 0 then return 0 end
   end
@@ -139,7 +144,7 @@ local function item_pending_segments(step, field, index)
 end
 
 -- The item out of window w of the board (segment nil) or of a segment: its contributions, then its
--- slots. Looking into the window costs 1 unit. Answers the units left, whether the window is done,
+-- slots. Looking into the window costs LOOK units. Answers the units left, whether the window is done,
 -- and the events and amount taken.
 local function item_out_of_window(step, w, segment, budget)
   local record, item = step.record, step.id
@@ -147,7 +152,7 @@ local function item_out_of_window(step, w, segment, budget)
   if segment then
     slots_key, top_key = segmentation.segment_window_key(slots_key, 'slots', segment), segmentation.segment_window_key(top_key, 'top', segment)
   end
-  budget = budget - 1
+  budget = budget - actor_log.ACTORS.STEP.LOOK
   if budget <= 0 then return budget, false, 0, 0 end
   local counted, taken, slots_done
   budget, counted = item_contributions_out(slots_key, top_key, item, budget)
@@ -171,6 +176,7 @@ local function item_out_of_windows(step, window_count, now_ms, budget)
   local pending = item_pending_segments(step, 'segs', 'segdue')
   budget = segmentation.walk_pending_segments(step.keys[1], pending, step.windows, now_ms, step.budget, budget,
     function(name, units)
+      units = units - actor_log.ACTORS.STEP.SEGMENT
       for w = 0, window_count - 1 do
         local done
         units, done = item_out_of_window(step, w, name, units)
@@ -182,12 +188,12 @@ local function item_out_of_windows(step, window_count, now_ms, budget)
 end
 
 -- The item out of the history of window w of the board (segment nil) or of a segment, when it keeps
--- one; looking costs 1 unit. Answers the units left (0: not done).
+-- one; looking costs LOOK units. Answers the units left (0: not done).
 local function item_out_of_window_history(step, confs, w, segment, budget)
   local slots_key = step.keys[2 + 2 * w]
   if segment then slots_key = segmentation.segment_window_key(slots_key, 'slots', segment) end
   if not snapshot.snapshot_conf_of(confs, step.keys[1], slots_key) then return budget end
-  budget = budget - 1
+  budget = budget - actor_log.ACTORS.STEP.LOOK
   if budget <= 0 then return 0 end
   return item_out_of_history(step, slots_key, budget)
 end
@@ -205,6 +211,7 @@ local function item_out_of_histories(step, window_count, confs, budget)
   while budget > 0 do
     local name = redis.call('ZRANGE', pending, 0, 0)[1]
     if not name then return budget end
+    budget = budget - actor_log.ACTORS.STEP.SEGMENT
     for w = 0, window_count - 1 do
       budget = item_out_of_window_history(step, confs, w, name, budget)
       if budget <= 0 then return 0 end
@@ -221,10 +228,12 @@ local function item_likes_out(step, budget)
   local cursor = redis.call('HGET', record, 'likes') or '0'
   if cursor == 'done' then return budget end
   local pattern = string.gsub(item, '[%*%?%[%]\\]', '\\%0') .. actor_log.ACTORS.SEP .. '*'
-  local page = redis.call('ZSCAN', keyspace.sibling_key(step.keys[1], 'cfg', 'likes'), cursor, 'MATCH', pattern, 'COUNT', budget)
+  local like = actor_log.ACTORS.STEP.LIKE
+  local page = redis.call('ZSCAN', keyspace.sibling_key(step.keys[1], 'cfg', 'likes'), cursor, 'MATCH', pattern, 'COUNT', math.max(1, math.floor(budget / like)))
   for i = 1, #page[2], 2 do actor_log.ACTORS.forget_like(page[2][i]) end
   redis.call('HSET', record, 'likes', page[1] == '0' and 'done' or page[1])
-  return page[1] == '0' and budget - 1 or 0
+  budget = budget - actor_log.ACTORS.STEP.LOOK - like * #page[2] / 2
+  return page[1] == '0' and math.max(budget, 0) or 0
 end
 
 local function retract_item(keys, args)

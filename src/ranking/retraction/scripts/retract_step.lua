@@ -4,8 +4,9 @@
 -- "<tag>:ret:<id>" (hash: actor, state, events, amount, startedMs), created by its first step; each
 -- step does at most `most` units of work, removing each contribution from the indexes in the same call
 -- that subtracts it, so a step repeated (a retry, a second instance, a restart) finds nothing twice.
--- A unit is weighed by its real work: looking into one window costs 1, a contribution taken out 1 +
--- the views reading its window (each is updated). The board's windows are looked into by every step;
+-- A unit is about one Redis command (actor_lib's STEP): looking into a window, visiting a segment and
+-- each contribution taken out (with each view reading its window) weigh what they run. The board's
+-- windows are looked into by every step;
 -- the segments' through "<tag>:ret:<id>:segs", the shard's segments as the first step found them,
 -- each left there until every window of it is empty, so a step never looks into more than `most`
 -- windows however many segments the shard holds. The record turns "done" on the first step that finds
@@ -13,7 +14,7 @@
 -- Keys: cfg (board config hash: holds the config version), the windows' (slots, top) pairs, then the
 --   retraction's record hash (last)
 -- Args (reader.read_call, CALLS.retract_step): the header with every window, then target (the actor),
---   most (units of work this step does over every window; see above), ledger (0-based window: events
+--   most (units of work this step does over every window, about a command each; see above), ledger (0-based window: events
 --   and amount are counted from its contributions only, so an event counts once however many windows
 --   held it), block_until_ms (0: no block; the actor's new events are refused until then), block_key
 --   (what the block binds: the actor's block key, the service's blockKeyOf; actor_lib)
@@ -50,10 +51,10 @@ local function retract_window(slots_key, top_key, actor, most)
   return #members, events, amount
 end
 
--- The units of one contribution taken out of window w (0-based) of the board or of a segment: 1 + the
--- views reading it (a segment's windows have the views of the board's window).
+-- The units of one contribution taken out of window w (0-based) of the board or of a segment: its own
+-- and the views reading it (a segment's windows have the views of the board's window).
 local function retract_weight(keys, first_key, w)
-  return 1 + #(seg_views.views_reading(keys[first_key + 1 + 2 * w]) or {})
+  return actor_log.ACTORS.view_step_weight(actor_log.ACTORS.STEP.CONTRIBUTION, #(seg_views.views_reading(keys[first_key + 1 + 2 * w]) or {}))
 end
 
 -- Takes the actor's contributions out of the windows of the board (segment nil) or of one segment,
@@ -67,10 +68,10 @@ local function retract_windows(step, window_count, segment, left)
     if segment then
       slots_key, top_key = segmentation.segment_window_key(slots_key, 'slots', segment), segmentation.segment_window_key(top_key, 'top', segment)
     end
-    local weight = retract_weight(step.keys, 2, w)
-    local limit = math.max(1, math.floor((left - 1) / weight))
+    local look, weight = actor_log.ACTORS.STEP.LOOK, retract_weight(step.keys, 2, w)
+    local limit = math.max(1, math.floor((left - look) / weight))
     local count, e, a = retract_window(slots_key, top_key, step.id, limit)
-    left, taken = left - 1 - count * weight, taken + count
+    left, taken = left - look - count * weight, taken + count
     if count >= limit then empty = false end
     if segment == nil and w == step.ledger then events, amount = events + e, amount + a end
   end
@@ -86,7 +87,7 @@ local function retract_segments(step, window_count, now_ms, left)
     redis.call('EXPIRE', pending, actor_log.ACTORS.KEEP_SEC)
   end
   return segmentation.walk_pending_segments(step.keys[1], pending, step.windows, now_ms, step.budget, left,
-    function(name, units) return retract_windows(step, window_count, name, units) end)
+    function(name, units) return retract_windows(step, window_count, name, units - actor_log.ACTORS.STEP.SEGMENT) end)
 end
 
 local function retract_step(keys, args)
