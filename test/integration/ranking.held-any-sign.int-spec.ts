@@ -50,7 +50,7 @@ describe.each(TOPOLOGIES)('items held with scores of any sign keep their data an
   };
   const write = (name: string, items: Array<Record<string, unknown>>) =>
     http().post(`/boards/${name}/increments`).send({ items }).expect(200);
-  const putData = (name: string, item: string, data: unknown) =>
+  const putData = (name: string, item: string, data: object) =>
     http().put(`/boards/${name}/items/${item}/data`).send(data).expect(204);
 
   it.each(['max', 'last'] as const)(
@@ -141,6 +141,53 @@ describe.each(TOPOLOGIES)('items held with scores of any sign keep their data an
       expect(await rows(name, 'w')).toEqual([
         { item: 'z', score: 2, group: undefined, data: null },
         { item: 'n', score: 1, group: undefined, data: null },
+      ]);
+      await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
+    },
+  );
+
+  it.each([1, 3])(
+    'max: hidden items holding 0 or below read as hidden, as the lookup says (%i shard(s))',
+    async (shards) => {
+      const name = `hs${board++}`;
+      clock.setMs(T0);
+      const windows = [{ name: 'w', period: '1m', interval: '20s' }];
+      await http().put(`/admin/boards/${name}`).set(ADMIN).send({ windows, aggregate: 'max', shards }).expect(201);
+      await write(name, [
+        { item: 'p', score: 4 },
+        { item: 'z', score: 0 },
+        { item: 'n', score: -3 },
+      ]);
+      const moderate = async (state: 'hidden' | 'allowed') => {
+        for (const item of ['p', 'z', 'n'])
+          await http().put(`/admin/boards/${name}/moderation/items/${item}`).set(ADMIN).send({ state }).expect(204);
+      };
+      const reads = async () => {
+        const answers = [];
+        for (const item of ['p', 'z', 'n', 'absent']) {
+          const { score, rank, hidden } = (await http().get(`/boards/${name}/items/${item}`).expect(200)).body;
+          answers.push({ item, score, rank, hidden });
+        }
+        return answers;
+      };
+      await moderate('hidden');
+      expect(await reads()).toEqual([
+        { item: 'p', score: 4, rank: null, hidden: true },
+        { item: 'z', score: 0, rank: null, hidden: true },
+        { item: 'n', score: -3, rank: null, hidden: true },
+        { item: 'absent', score: 0, rank: null, hidden: undefined },
+      ]);
+      const lookup = await http()
+        .post(`/boards/${name}/lookup`)
+        .send({ items: ['z', 'absent'] })
+        .expect(200);
+      expect(lookup.body.items.map((row: Row & { hidden?: true }) => row.hidden)).toEqual([true, undefined]);
+      await moderate('allowed');
+      expect(await reads()).toEqual([
+        { item: 'p', score: 4, rank: 1, hidden: undefined },
+        { item: 'z', score: 0, rank: 2, hidden: undefined },
+        { item: 'n', score: -3, rank: 3, hidden: undefined },
+        { item: 'absent', score: 0, rank: null, hidden: undefined },
       ]);
       await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
     },
