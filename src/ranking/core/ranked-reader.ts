@@ -24,6 +24,8 @@ export interface ShardStanding<Row extends ScoredItem> {
   score: number;
   above: number;
   listed: number;
+  /** Held at a score the source lists, and left out of its listing (moderation); absent: false. */
+  hidden?: boolean;
 }
 
 /** Over a set of shards: how many items score above a score, and how many are listed. */
@@ -82,6 +84,8 @@ export interface RankedStanding<Row extends ScoredItem> {
   rank: number | null;
   /** Items listed board-wide (for the percentile). */
   listed: number;
+  /** Held at a score the source lists, and left out of its listing (moderation). */
+  hidden: boolean;
 }
 
 /** Ranks rows like rankRows (competition ranks on their scores, or `strict` positions), keeping each row's own fields. */
@@ -146,6 +150,7 @@ export class RankedReader {
       score: own.score,
       rank,
       listed: own.listed + others.listed,
+      hidden: own.hidden === true,
     };
   }
 

@@ -126,9 +126,12 @@ export const READS_FUNCTIONS = {
     build: (call: WindowCall & { item: string }) => namedWindowRead(call, ITEM_ARGS, call),
     decode: (raw) => {
       const reply = new NamedReply('tbRankReadItem', ITEM_REPLY, raw);
+      const rank = reply.int('rank');
       return {
         draining: reply.flag('draining'),
-        standing: { score: reply.number('score'), rank: reply.int('rank') || null },
+        standing: { score: reply.number('score'), rank: rank > 0 ? rank : null },
+        /** Held at a score the window lists, and left out (moderation): a max / min / last board's 0 too. */
+        hidden: rank < 0,
         ranked: reply.int('ranked'),
         /** The item's tie mark on a sharded `ties: first` board ("" otherwise, or when not listed). */
         tie: reply.string('tie'),

@@ -39,11 +39,9 @@ export class ReadsService {
   }
 
   async item(board: PreparedBoard, window: WindowConfig, nowMs: number, item: string) {
-    const { draining, standing, ranked } = await this.store.item({ board, window, nowMs }, item);
-    // A score the window would list without a rank: moderation leaves the item out (a max / min / last
-    // board's item holding exactly 0 reads as not held).
-    const anySign = (board.config.aggregate ?? 'sum') !== 'sum';
-    const listable = standing.score > 0 || (anySign && standing.score !== 0);
+    // hidden: held at a score the window lists (a max / min / last board's 0 or below too) and left out
+    // by moderation.
+    const { draining, standing, ranked, hidden } = await this.store.item({ board, window, nowMs }, item);
     const { score, rank, tiebreak } = standing;
     const answer = { draining, items: [{ item, score, rank, ...(tiebreak === undefined ? {} : { tiebreak }) }] };
     const { draining: late, items } = await this.withMetrics({ board, window, nowMs }, answer);
@@ -51,7 +49,7 @@ export class ReadsService {
       ...figures(board.config.name, window, nowMs, late),
       ...items[0],
       percentile: percentileOf(standing, ranked),
-      ...(standing.rank === null && listable ? { hidden: true as const } : {}),
+      ...(hidden ? { hidden: true as const } : {}),
     };
   }
 

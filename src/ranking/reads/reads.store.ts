@@ -67,10 +67,17 @@ export class ReadsStore {
     return { draining: page.draining, items: withTiebreaks(read, await withBoardPreviousRanks(page.rows, previous)) };
   }
 
-  async item(read: WindowRead, item: string): Promise<{ draining: boolean; standing: Standing; ranked: number }> {
-    const { draining, score, rank, listed, row } = await this.reader.item(read.board, this.sourceOf(read), item);
+  async item(
+    read: WindowRead,
+    item: string,
+  ): Promise<{ draining: boolean; standing: Standing; ranked: number; hidden: boolean }> {
+    const { draining, score, rank, listed, row, hidden } = await this.reader.item(
+      read.board,
+      this.sourceOf(read),
+      item,
+    );
     const [standing] = withTiebreaks(read, [{ score, rank, tie: row?.tie }]);
-    return { draining, standing, ranked: listed };
+    return { draining, standing, ranked: listed, hidden };
   }
 
   async around(read: WindowRead, item: string, radius: number): Promise<{ draining: boolean; items: RankedRow[] }> {
@@ -202,7 +209,8 @@ export class ReadsStore {
         const { score, rank } = own.standing;
         const row =
           rank === null ? undefined : { item, score, previousRank: null, ...(own.tie ? { tie: own.tie } : {}) };
-        return { draining: own.draining, row, score, above: rank === null ? 0 : rank - 1, listed: own.ranked };
+        const above = rank === null ? 0 : rank - 1;
+        return { draining: own.draining, row, score, above, listed: own.ranked, hidden: own.hidden };
       },
       countAbove: (shards, score, tie) => this.countAbove(read, shards, score, tie),
       around: async (shard, item, radius) => {

@@ -23,7 +23,8 @@ local function version_error(cfg_key, version)
   return nil
 end
 
--- Hook: the score of `item` in the window results `top_key` is now `score` (0: it left the window).
+-- Hook: the score of `item` in the window results `top_key` is now `score` (0: it left the window, or,
+-- on a max / min / last board, holds 0 there: the hooks deciding a leave ask the results, item_held).
 -- Every change of a window's results calls it (the options' results_changed hooks, item_data_lib; a
 -- script changing a results zset another way must call it too).
 local function results_changed(top_key, item, score, tiebreak)

@@ -85,7 +85,8 @@ local function groups_of(cfg_key, items)
   return redis.call('HMGET', groups_key(cfg_key), unpack(items))
 end
 
--- Hook: an item that left a window leaves the map once no window of the shard holds it.
+-- Hook: an item that left a window (its score there is 0) leaves the map once no window of the shard
+-- holds it (at any score: 0 is one on a max / min / last board).
 local function group_left(top_key, item, score)
   if score ~= 0 then return end
   local cfg_key = call_state.cfg_key_of_top(top_key)

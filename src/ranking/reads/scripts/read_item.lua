@@ -4,7 +4,8 @@
 --       top (the window's results zset)
 -- Args (reader.read_call, CALLS.read_item): the header with the one window, then item (its id)
 -- Reply (reader.answer, CALLS.read_item): draining (0|1), score (as a string: a group board's hold
---   fractions, which an integer reply would truncate), rank (0: not ranked), ranked (items
+--   fractions, which an integer reply would truncate), rank (0: not ranked; -1: held at a score the
+--   window lists, but left out of the listing: moderation, order_lib's left_out), ranked (items
 --   listed: order_lib), tie (the item's tie mark on a sharded `ties: first` board; else "")
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_item(keys, args)
@@ -14,6 +15,7 @@ local function read_item(keys, args)
   local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
   if err then return redis.error_reply(err) end
   local score, rank = window.standing(top_key, arg.item)
+  if rank == 0 and order.left_out(top_key, arg.item) then rank = -1 end
   return reader.answer(CALLS.read_item, {
     draining = draining,
     score = string.format('%.17g', score),
