@@ -1,11 +1,15 @@
 import { ADMIN, createBoard } from '../../../harness/app';
+import { LiveHub } from '../../../src/live/live-hub';
 import { boardPut, T0, useSingleNodeApp } from '../../support/e2e';
+import { listen, SseReader, waitUntil } from '../../support/sse';
 
 const WINDOWS = [{ name: 'h', period: '1h', interval: '1m' }];
 
 describe('tiebreak over HTTP', () => {
   const { app, http, clock } = useSingleNodeApp({ startMs: T0, fresh: true });
   const put = boardPut(http, WINDOWS);
+  /** The app's address once it listens (the stream's test starts it, once). */
+  let base: string | undefined;
   const send = (board: string, item: string, body: object) =>
     http()
       .post(`/boards/${board}/items/${encodeURIComponent(item)}/score`)
@@ -131,6 +135,17 @@ describe('tiebreak over HTTP', () => {
     expect(await rank('score=10&tiebreak=45')).toBe(4);
     expect(await rank('score=10&tiebreak=44')).toBe(2);
     expect(await rank('score=9&tiebreak=0')).toBe(5);
+    // The live stream lists the same strict order.
+    base ??= await listen(app());
+    const reader = await SseReader.open(`${base}/boards/${name}/stream`);
+    try {
+      await reader.waitFor(1);
+      const [first] = reader.named<{ items: Array<{ item: string; rank: number }> }>('snapshot');
+      expect(first.items.map((row) => [row.item, row.rank])).toEqual(expected.map(([item, rank]) => [item, rank]));
+    } finally {
+      reader.close();
+      await waitUntil(() => app().get(LiveHub).clients === 0);
+    }
     await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
   });
 
