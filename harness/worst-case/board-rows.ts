@@ -204,6 +204,13 @@ export const WRITE_ROWS: WorstRow[] = [
       post(`/boards/wc-tiebreak/items/t${attempt}/score`, { score: 7, tiebreak: context.sizes.items + attempt }),
   },
   {
+    route: 'POST /boards/{board}/items/{item}/score',
+    worst:
+      'a better pair (a lower tiebreak) of a held item of a 64-shard tiebreak board of ties first whose items all hold one pair, in 8 windows: moved with a new tie mark in each, ranked by its whole member on every shard',
+    request: (_context, attempt) =>
+      post(`/boards/wc-tb-first/items/t${attempt + 1}/score`, { score: 7, tiebreak: -1 - attempt }),
+  },
+  {
     route: 'POST /boards/{board}/items/{item}/likes',
     worst: 'a new user in 8 segments on the board of every option',
     open: SEGMENTED_EVENT,

@@ -160,6 +160,19 @@ const TIEBREAK_BOARD = {
   })),
 };
 
+/**
+ * A competition of strict ranks on the most shards: most points, then the lowest tiebreak (the fastest
+ * time), then whoever reached the pair first (`ties: first` beside a tiebreak: tie marks in the pair
+ * order). Every item seeded with one pair, so rows differ only by their tie marks: the merge orders
+ * them by mark, and each count ahead of a row is one ZLEXCOUNT over that whole run on every shard.
+ */
+const TIEBREAK_FIRST_BOARD = {
+  ...TIEBREAK_BOARD,
+  order: 'desc' as const,
+  tiebreak: { order: 'asc' as const },
+  ties: 'first' as const,
+};
+
 /** Calendar windows of every kind, the largest archives. */
 const CALENDAR_BOARD = {
   windows: [
@@ -211,6 +224,7 @@ export const BOARDS = {
   'wc-cal': CALENDAR_BOARD,
   'wc-ever': EVER_BOARD,
   'wc-tiebreak': TIEBREAK_BOARD,
+  'wc-tb-first': TIEBREAK_FIRST_BOARD,
   /** Item groups on the most shards: one group holds the head, so filtered reads scan their deepest. */
   'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
   /**

@@ -10,6 +10,7 @@ import {
   GROUP_SCAN_ROWS,
   groupScan,
 } from '../../src/ranking/options/groups/groups.limits';
+import { LOOKUP_TIEBREAK_WEIGHT } from '../../src/ranking/options/tiebreak/tiebreak.option';
 import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
 import { LAST_METRIC, post } from './board-rows';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
@@ -21,6 +22,8 @@ const lowest = (context: HarnessContext) => `i${context.sizes.items - 1}`;
 const deepest = (context: HarnessContext) => `i${Math.min(context.sizes.items, MAX_SHARDED_DEPTH_ITEMS) - 101}`;
 /** Ids a lookup of the 64-shard `ties: first` board may name (LOOKUP_COUNTS_PER_REQUEST). */
 const LOOKUP_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIES_FIRST_WEIGHT));
+/** Ids a lookup takes on a 64-shard board with a tiebreak (ties first adds no weight there). */
+const LOOKUP_PAIR_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIEBREAK_WEIGHT));
 function lookup(context: HarnessContext, ids: number) {
   const items = Array.from({ length: ids }, (_, n) => `i${(n * 7) % context.sizes.items}`);
   return post('/boards/wc-shards/lookup?data=true', { window: 'm', items: [...new Set(items)] });
@@ -116,6 +119,26 @@ export const READ_ROWS: WorstRow[] = [
     worst:
       'limit 1 000 at depth 10 000 on a 64-shard tiebreak board (lowest score first), every item of one score: pairs merged by mark',
     request: () => get('/boards/wc-tiebreak/top?window=t8&offset=9000&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst:
+      'limit 1 000 at depth 10 000 on a 64-shard tiebreak board of ties first, every item of one pair: rows merged by tie mark, strict ranks',
+    request: () => get('/boards/wc-tb-first/top?window=t8&offset=9000&limit=1000'),
+  },
+  {
+    route: 'POST /boards/{board}/lookup',
+    worst: `the most ids the cost cap takes on a 64-shard tiebreak board of ties first, every item of one pair (${LOOKUP_PAIR_IDS_TAKEN}): each counted on every shard by its whole member`,
+    request: (context) => {
+      const items = Array.from({ length: LOOKUP_PAIR_IDS_TAKEN }, (_, n) => `t${(n * 7) % context.sizes.items}`);
+      return post('/boards/wc-tb-first/lookup', { window: 't8', items: [...new Set(items)] });
+    },
+  },
+  {
+    route: 'GET /boards/{board}/rank',
+    worst:
+      'a record reaching the pair every item of a 64-shard tiebreak board of ties first holds: all of them ahead, one ZLEXCOUNT per shard',
+    request: () => get('/boards/wc-tb-first/rank?window=t8&score=7&tiebreak=0'),
   },
   {
     route: 'GET /boards/{board}/rank',

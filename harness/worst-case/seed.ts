@@ -130,6 +130,11 @@ async function seedTiebreak(context: HarnessContext): Promise<void> {
   await batches(context, 'wc-tiebreak', context.sizes.items, (n) => ({ item: `t${n}`, score: 7, tiebreak: n }));
 }
 
+/** Items of the strict competition board: one pair for all (one run of equal pairs per shard). */
+async function seedTiebreakFirst(context: HarnessContext): Promise<void> {
+  await batches(context, 'wc-tb-first', context.sizes.items, (n) => ({ item: `t${n}`, score: 7, tiebreak: 0 }));
+}
+
 /** Items in descending order in each metric of both metrics boards (a batch names one metric). */
 async function seedMetrics(context: HarnessContext): Promise<void> {
   const { items } = context.sizes;
@@ -159,6 +164,7 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedLast(context);
   await seedEver(context);
   await seedTiebreak(context);
+  await seedTiebreakFirst(context);
   await seedMetrics(context);
   await seedCrossing(context);
   await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { BestAggregate } from '../support/best-model';
-import { TiebreakModel, type PairRow } from '../support/tiebreak-model';
+import { StrictPairs, TiebreakModel, type PairRow } from '../support/tiebreak-model';
+import { shardOf } from '../../src/ranking/core/shard-math';
 import { useRankingService } from '../../harness/ranking';
 import { TOPOLOGIES } from '../../harness/redis';
 
@@ -11,6 +12,9 @@ import { TOPOLOGIES } from '../../harness/redis';
  * common; some writes send none: 0), late events and clock moves that expire slots, every read answers
  * the model's pairs in the model's order and ranks: top (two pages), each item, around each listed
  * item, a lookup, the would-be rank of every held pair and its neighbours, and each write's answer.
+ * With `ties: first` ("most points, then fastest time, then whoever got there first") ranks are strict
+ * and equal pairs list in the order they were reached (StrictPairs): the top listing is checked
+ * against it, then every other read against that listing.
  */
 const WINDOWS = [
   { name: 'w1', periodSec: 60, intervalSec: 20 },
@@ -60,14 +64,20 @@ const PAIRS_TIE_AND_SPLIT: [number, Step[]] = [
 ];
 
 const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
-const SHAPES: Array<[BestAggregate, 'asc' | 'desc', 'asc' | 'desc']> = [
-  ['max', 'desc', 'desc'],
-  ['min', 'asc', 'desc'],
-  ['last', 'desc', 'desc'],
+type Ties = 'shared' | 'first';
+const SHAPES: Array<[BestAggregate, 'asc' | 'desc', 'asc' | 'desc', Ties]> = [
+  ['max', 'desc', 'desc', 'shared'],
+  ['min', 'asc', 'desc', 'shared'],
+  ['last', 'desc', 'desc', 'shared'],
   // Races and speedruns: the lowest time, then the earliest date.
-  ['min', 'asc', 'asc'],
-  ['max', 'desc', 'asc'],
-  ['last', 'asc', 'asc'],
+  ['min', 'asc', 'asc', 'shared'],
+  ['max', 'desc', 'asc', 'shared'],
+  ['last', 'asc', 'asc', 'shared'],
+  // Competitions: most points, then the fastest time, then whoever got there first.
+  ['max', 'asc', 'desc', 'first'],
+  ['max', 'desc', 'desc', 'first'],
+  ['min', 'asc', 'asc', 'first'],
+  ['last', 'desc', 'asc', 'first'],
 ];
 
 describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i shard(s))', (topology, shards) => {
@@ -76,40 +86,52 @@ describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i sha
   let board = 0;
   let tiedPairs = 0;
 
-  it.each(SHAPES)('%s, tiebreak %s, order %s: every read orders and ranks the pairs', async (aggregate, tb, order) => {
-    tiedPairs = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
-        fc.array(step, { minLength: 1, maxLength: 14 }),
-        async (startMs, steps) => {
-          const name = `tb${board++}`;
-          clock.setMs(startMs);
-          const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-          await setup.ranking.putBoard({ name, windows, shards, aggregate, order, tiebreak: { order: tb } });
-          const model = new TiebreakModel(WINDOWS, aggregate, tb, order);
-          for (const s of steps) {
-            await apply(name, model, s);
-            for (const w of WINDOWS) await compare(name, model, w.name);
-          }
-          await setup.ranking.deleteBoard(name);
-          // Its pair order and kept tiebreaks go with it.
-          expect(await setup.redis.dataKeys(`board:${name}[}/]*`)).toEqual([]);
-        },
-      ),
-      { numRuns: 12, examples: [PAIRS_TIE_AND_SPLIT] },
-    );
-    // Not vacuous: rows sharing a score but not a tiebreak, and rows sharing a pair, were read.
-    expect(tiedPairs).toBeGreaterThan(10);
-  });
+  it.each(SHAPES)(
+    '%s, tiebreak %s, order %s, ties %s: every read orders and ranks the pairs',
+    async (aggregate, tb, order, ties) => {
+      tiedPairs = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+          fc.array(step, { minLength: 1, maxLength: 14 }),
+          async (startMs, steps) => {
+            const name = `tb${board++}`;
+            clock.setMs(startMs);
+            const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
+            await setup.ranking.putBoard({ name, windows, shards, aggregate, order, ties, tiebreak: { order: tb } });
+            const model = new TiebreakModel(WINDOWS, aggregate, tb, order);
+            const strict = ties === 'first' ? new StrictPairs(model, (id) => shardOf(id, shards)) : undefined;
+            for (const s of steps) {
+              const written = await apply(name, model, s, strict);
+              for (const w of WINDOWS) await compare(name, model, w.name, strict, written);
+            }
+            await setup.ranking.deleteBoard(name);
+            // Its pair order and kept tiebreaks go with it.
+            expect(await setup.redis.dataKeys(`board:${name}[}/]*`)).toEqual([]);
+          },
+        ),
+        { numRuns: 12, examples: [PAIRS_TIE_AND_SPLIT] },
+      );
+      // Not vacuous: rows sharing a score but not a tiebreak, and rows sharing a pair, were read.
+      expect(tiedPairs).toBeGreaterThan(10);
+    },
+  );
 
-  async function apply(name: string, model: TiebreakModel, s: Step): Promise<void> {
+  /** Applies a step; a strict board's write answer is compared with the listing read next (compare). */
+  async function apply(name: string, model: TiebreakModel, s: Step, strict?: StrictPairs): Promise<Written> {
     const nowMs = clock.nowMs();
-    if (s.kind === 'advance') return clock.advanceMs(s.ms);
+    if (s.kind === 'advance') {
+      clock.advanceMs(s.ms);
+      strict?.settle(clock.nowMs());
+      return undefined;
+    }
     const atMs = nowMs - s.backMs;
     if (!model.lands(nowMs, atMs)) return;
+    strict?.settle(nowMs);
     model.record(nowMs, atMs, s.item, s.score, s.tiebreak ?? 0);
+    strict?.settle(nowMs);
     const answer = await setup.ranking.score(name, s.item, s.score, undefined, undefined, atMs / 1000, s.tiebreak);
+    if (strict) return { item: s.item, windows: answer.body.windows };
     for (const w of WINDOWS) {
       const row = model.listing(w.name, nowMs).find((r) => r.item === s.item);
       const got = answer.body.windows[w.name];
@@ -122,10 +144,17 @@ describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i sha
     }
   }
 
-  async function compare(name: string, model: TiebreakModel, window: string): Promise<void> {
-    const expected = model.listing(window, clock.nowMs());
-    tiedPairs += expected.filter((row, i) => i > 0 && expected[i - 1].score === row.score).length;
+  async function compare(
+    name: string,
+    model: TiebreakModel,
+    window: string,
+    strict?: StrictPairs,
+    written?: Written,
+  ): Promise<void> {
+    const pairs = model.listing(window, clock.nowMs());
+    tiedPairs += pairs.filter((row, i) => i > 0 && pairs[i - 1].score === row.score).length;
     const top = await setup.ranking.top(name, window, 0, 20);
+    const expected = strict ? strictListing(strict, window, pairs, top.items.map(pairRow), written) : pairs;
     expect(top.items.map(pairRow)).toEqual(expected);
     const page = await setup.ranking.top(name, window, 1, 2);
     expect(page.items.map(pairRow)).toEqual(expected.slice(1, 3));
@@ -152,11 +181,32 @@ describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i sha
         return [id, row?.rank ?? null, row?.tiebreak];
       }),
     );
-    await expectRanks(name, model, window, expected);
+    await expectRanks(name, strict ?? model, window, expected);
+  }
+
+  /**
+   * The service's strict listing, once checked against the model: the pairs in the model's order,
+   * ranks 1..n, equal pairs in an order they may have been reached in, and the write's answer ranking
+   * its item where the listing puts it (nothing moved since).
+   */
+  function strictListing(strict: StrictPairs, window: string, pairs: PairRow[], got: PairRow[], written?: Written) {
+    const pairOf = (row: PairRow) => [row.score, row.tiebreak];
+    expect(got.map(pairOf)).toEqual(pairs.map(pairOf));
+    expect(got.map((row) => row.rank)).toEqual(got.map((_, i) => i + 1));
+    expect(got.map((row) => row.item).sort()).toEqual(pairs.map((row) => row.item).sort());
+    for (let i = 1; i < got.length; i++) {
+      const [a, b] = [got[i - 1].item, got[i].item];
+      expect([a, b, strict.mayPrecede(window, a, b)]).toEqual([a, b, true]);
+    }
+    if (written) {
+      const rank = got.find((row) => row.item === written.item)?.rank ?? null;
+      expect([window, written.item, written.windows[window]?.rank ?? null]).toEqual([window, written.item, rank]);
+    }
+    return got;
   }
 
   /** GET …/rank of each held pair and its neighbours (tiebreak ± 1, scores between): 1 + the pairs ahead. */
-  async function expectRanks(name: string, model: TiebreakModel, window: string, expected: PairRow[]) {
+  async function expectRanks(name: string, model: TiebreakModel | StrictPairs, window: string, expected: PairRow[]) {
     const probes = expected.flatMap(({ score, tiebreak }) => [
       { score, tiebreak },
       { score, tiebreak: tiebreak + 1 },
@@ -170,6 +220,9 @@ describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i sha
     }
   }
 });
+
+/** A strict board's write answer, compared with the listing read after it. */
+type Written = { item: string; windows: Record<string, { rank: number | null } | undefined> } | undefined;
 
 function pairRow(row: { rank: number; item: string; score: number; tiebreak?: number }): PairRow {
   return { rank: row.rank, item: row.item, score: row.score, tiebreak: row.tiebreak as number };

@@ -92,3 +92,55 @@ function slotOf(ms: number, w: ModelWindow): number {
   const sec = Math.floor(ms / 1000);
   return sec - (sec % w.intervalSec);
 }
+
+/**
+ * The strict order of a `ties: first` board with a tiebreak, beside a TiebreakModel: for each item of
+ * each window the tick at which it reached its current pair. Every write is a tick of its own, the
+ * expiry a step makes one tick (their order among themselves is not decided by the contract: the
+ * service's is one of them, fixed once taken); on a sharded board (`shardOf` given) items of different
+ * shards that reached equal pairs in the same millisecond may come in either order.
+ */
+export class StrictPairs {
+  private tick = 0;
+  private readonly known = new Map<
+    string,
+    Map<string, { score: number; tiebreak: number; reached: number; atMs: number }>
+  >();
+
+  constructor(
+    readonly pairs: TiebreakModel,
+    private readonly shardOf?: (item: string) => number,
+  ) {
+    for (const w of pairs.windows) this.known.set(w.name, new Map());
+  }
+
+  /** One tick: every item whose pair changed by `nowMs` (or left) reached it now. */
+  settle(nowMs: number): void {
+    this.tick++;
+    for (const w of this.pairs.windows) {
+      const known = this.known.get(w.name)!;
+      const rows = new Map(this.pairs.listing(w.name, nowMs).map((row) => [row.item, row]));
+      for (const item of known.keys()) if (!rows.has(item)) known.delete(item);
+      for (const [item, { score, tiebreak }] of rows) {
+        const held = known.get(item);
+        if (held?.score !== score || held.tiebreak !== tiebreak)
+          known.set(item, { score, tiebreak, reached: this.tick, atMs: nowMs });
+      }
+    }
+  }
+
+  /** Whether `a` may be listed before `b`: a better pair, or the same one reached no later. */
+  mayPrecede(windowName: string, a: string, b: string): boolean {
+    const known = this.known.get(windowName)!;
+    const [x, y] = [known.get(a)!, known.get(b)!];
+    if (this.pairs.ahead(x, y)) return true;
+    if (this.pairs.ahead(y, x)) return false;
+    if (this.shardOf && this.shardOf(a) !== this.shardOf(b) && x.atMs === y.atMs) return true;
+    return x.reached <= y.reached;
+  }
+
+  /** 1 + the rows whose pair is ahead of `pair` or equal to it (those reached it first). */
+  rankOf(rows: Array<{ score: number; tiebreak: number }>, pair: { score: number; tiebreak: number }): number {
+    return 1 + rows.filter((row) => !this.pairs.ahead(pair, row)).length;
+  }
+}

@@ -1,15 +1,20 @@
 import { ADMIN, createBoard } from '../../../harness/app';
+import { LiveHub } from '../../../src/live/live-hub';
 import { boardPut, T0, useSingleNodeApp } from '../../support/e2e';
+import { listen, SseReader, waitUntil } from '../../support/sse';
 
 const WINDOWS = [{ name: 'h', period: '1h', interval: '1m' }];
 
 describe('tiebreak over HTTP', () => {
-  const { app, http } = useSingleNodeApp({ startMs: T0, fresh: true });
+  const { app, http, clock } = useSingleNodeApp({ startMs: T0, fresh: true });
   const put = boardPut(http, WINDOWS);
-  const score = (board: string, item: string, body: object) =>
+  /** The app's address once it listens (the stream's test starts it, once). */
+  let base: string | undefined;
+  const send = (board: string, item: string, body: object) =>
     http()
       .post(`/boards/${board}/items/${encodeURIComponent(item)}/score`)
       .send(body);
+  const score = send;
   const rows = async (path: string) =>
     (await http().get(path).expect(200)).body.items.map(
       (row: { item: string; rank: number; score: number; tiebreak?: number }) => [
@@ -26,7 +31,6 @@ describe('tiebreak over HTTP', () => {
     [{ tiebreak: { order: 'desc', extra: 1 }, aggregate: 'max' }, /tiebreak must be an object like/],
     [{ tiebreak: null, aggregate: 'max' }, /tiebreak/],
     [{ tiebreak: { order: 'desc' } }, /tiebreak orders recorded pairs: board "bad" aggregates by sum/],
-    [{ tiebreak: { order: 'asc' }, aggregate: 'min', ties: 'first' }, /tiebreak does not go with ties first/],
   ])('refuses %j with 400 INVALID_INPUT', async (body, message) => {
     const answer = await put('bad', body).expect(400);
     expect(answer.body.code).toBe('INVALID_INPUT');
@@ -84,6 +88,64 @@ describe('tiebreak over HTTP', () => {
     expect(await rank('score=59876&tiebreak=20251104')).toBe(3);
     expect(await rank('score=59876&tiebreak=20251106')).toBe(4);
     expect(await rank('score=60000&tiebreak=1')).toBe(4);
+    await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
+  });
+
+  it.each([1, 3])('%i shard(s): most points, then the fastest time, then whoever got there first', async (shards) => {
+    const name = `cup${shards}`;
+    // A ms apart: across shards who got there first is known to the millisecond.
+    const score = (board: string, item: string, body: object) => {
+      clock.advanceMs(1);
+      return send(board, item, body);
+    };
+    const board = { windows: WINDOWS, aggregate: 'max', tiebreak: { order: 'asc' }, ties: 'first', shards };
+    await createBoard(app(), name, board);
+    expect((await http().get(`/boards/${name}`).expect(200)).body).toMatchObject({
+      ties: 'first',
+      tiebreak: { order: 'asc' },
+    });
+    await score(name, 'ann', { score: 10, tiebreak: 50 }).expect(200);
+    await score(name, 'bob', { score: 10, tiebreak: 50 }).expect(200);
+    await score(name, 'cid', { score: 10, tiebreak: 40 }).expect(200);
+    const eve = await score(name, 'eve', { score: 10, tiebreak: 50 }).expect(200);
+    expect(eve.body.windows.h).toMatchObject({ rank: 4, tiebreak: 50 });
+    await score(name, 'dee', { score: 8, tiebreak: 1 }).expect(200);
+    // ann improves her time to bob's: she reached that pair first, she keeps ahead of bob.
+    await score(name, 'bob', { score: 10, tiebreak: 45 }).expect(200);
+    await score(name, 'ann', { score: 10, tiebreak: 45 }).expect(200);
+    const expected = [
+      ['cid', 1, 10, 40],
+      ['bob', 2, 10, 45],
+      ['ann', 3, 10, 45],
+      ['eve', 4, 10, 50],
+      ['dee', 5, 8, 1],
+    ];
+    expect(await rows(`/boards/${name}/top`)).toEqual(expected);
+    expect(await rows(`/boards/${name}/top?offset=1&limit=2`)).toEqual(expected.slice(1, 3));
+    expect(await rows(`/boards/${name}/items/ann/around?radius=1`)).toEqual(expected.slice(1, 4));
+    const ann = (await http().get(`/boards/${name}/items/ann`).expect(200)).body;
+    expect(ann).toMatchObject({ rank: 3, tiebreak: 45, percentile: 50 });
+    const looked = await http()
+      .post(`/boards/${name}/lookup`)
+      .send({ items: ['eve', 'bob'] })
+      .expect(200);
+    expect(looked.body.items.map((row: { rank: number }) => row.rank)).toEqual([4, 2]);
+    const rank = async (query: string) => (await http().get(`/boards/${name}/rank?${query}`).expect(200)).body.rank;
+    // A record reaching a held pair now comes after those who reached it first.
+    expect(await rank('score=10&tiebreak=45')).toBe(4);
+    expect(await rank('score=10&tiebreak=44')).toBe(2);
+    expect(await rank('score=9&tiebreak=0')).toBe(5);
+    // The live stream lists the same strict order.
+    base ??= await listen(app());
+    const reader = await SseReader.open(`${base}/boards/${name}/stream`);
+    try {
+      await reader.waitFor(1);
+      const [first] = reader.named<{ items: Array<{ item: string; rank: number }> }>('snapshot');
+      expect(first.items.map((row) => [row.item, row.rank])).toEqual(expected.map(([item, rank]) => [item, rank]));
+    } finally {
+      reader.close();
+      await waitUntil(() => app().get(LiveHub).clients === 0);
+    }
     await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
   });
 

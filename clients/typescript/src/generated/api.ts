@@ -1212,11 +1212,11 @@ export interface components {
              */
             ties?: "shared" | "first";
             /**
-             * @description Which scores rank higher: "desc" (higher first) or "asc" (lower first: race times, golf); every read (top, items, around, lookup, history, archives, stream, percentile) follows it. asc needs aggregate max, min or last (400 INVALID_INPUT on a sum board, with views, or with ties first). Omitted: the current order (desc for a new board). A change keeps the data (the next reads list it the other way), but on a board with a tiebreak it needs ?reset=true and drops the data (its pairs are kept in the board order)
+             * @description Which scores rank higher: "desc" (higher first) or "asc" (lower first: race times, golf); every read (top, items, around, lookup, history, archives, stream, percentile) follows it. asc needs aggregate max, min or last (400 INVALID_INPUT on a sum board, with views, or with ties first on a board without a tiebreak). Omitted: the current order (desc for a new board). A change keeps the data (the next reads list it the other way), but on a board with a tiebreak it needs ?reset=true and drops the data (its pairs are kept in the board order)
              * @enum {string}
              */
             order?: "desc" | "asc";
-            /** @description Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins, whatever the board order); ranks order rows by score in the board order, then tiebreak, then the ties rule (shared). Not with ties first (400 INVALID_INPUT). Omitted: the current setting (none for a new board); turning it on, changing it, or changing the board order while it is on needs ?reset=true and drops the data */
+            /** @description Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins, whatever the board order); ranks order rows by score in the board order, then tiebreak, then the ties rule (shared: equal pairs share a rank; first: the record that reached its pair first ranks higher). Omitted: the current setting (none for a new board); turning it on, changing it, or changing the board order while it is on needs ?reset=true and drops the data */
             tiebreak?: {
                 /** @enum {string} */
                 order?: "desc" | "asc";

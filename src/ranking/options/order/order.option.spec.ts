@@ -51,6 +51,8 @@ describe('the order option', () => {
     expect(check('sum', { order: 'asc' })).toThrow(InvalidInputError);
     expect(check('sum', { order: 'asc' })).toThrow(/aggregates by sum/);
     expect(check('max', { order: 'asc', ties: 'first' })).toThrow(/ties first/);
+    // With a tiebreak the pair order keeps the strict one, in either board order.
+    expect(check('min', { order: 'asc', ties: 'first', tiebreak: { order: 'asc' } })).not.toThrow();
     for (const aggregate of ['max', 'min', 'last']) expect(check(aggregate, { order: 'asc' })).not.toThrow();
     expect(check('sum', { order: 'desc', ties: 'first' })).not.toThrow();
   });

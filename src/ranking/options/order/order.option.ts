@@ -21,7 +21,7 @@ export const ORDER_MESSAGES = {
   ascNeedsBest: (board: string) =>
     `order asc ranks recorded scores: board "${board}" aggregates by sum (a sum is listed only above 0, and views weigh sums highest first); use aggregate max, min or last, or order desc`,
   ascWithStrictTies: (board: string) =>
-    `order asc does not go with ties first yet: board "${board}" keeps its strict order highest score first; use ties shared or order desc`,
+    `order asc goes with ties first only on a board with a tiebreak: board "${board}" keeps its strict order highest score first; use ties shared, order desc or a tiebreak`,
 };
 
 /** The board PUT's `order` field: its schema and validation (applied bottom-up, as stacked decorators are). */
@@ -32,7 +32,7 @@ export const OrderProperty = () =>
     ApiPropertyOptional({
       enum: SCORE_ORDERS,
       description:
-        'Which scores rank higher: "desc" (higher first) or "asc" (lower first: race times, golf); every read (top, items, around, lookup, history, archives, stream, percentile) follows it. asc needs aggregate max, min or last (400 INVALID_INPUT on a sum board, with views, or with ties first). Omitted: the current order (desc for a new board). A change keeps the data (the next reads list it the other way), but on a board with a tiebreak it needs ?reset=true and drops the data (its pairs are kept in the board order)',
+        'Which scores rank higher: "desc" (higher first) or "asc" (lower first: race times, golf); every read (top, items, around, lookup, history, archives, stream, percentile) follows it. asc needs aggregate max, min or last (400 INVALID_INPUT on a sum board, with views, or with ties first on a board without a tiebreak). Omitted: the current order (desc for a new board). A change keeps the data (the next reads list it the other way), but on a board with a tiebreak it needs ?reset=true and drops the data (its pairs are kept in the board order)',
     }),
   );
 
@@ -63,6 +63,7 @@ export const orderOption: BoardOption<OrderConfig> = {
   check: (board: BoardSettings) => {
     if (board.options.order !== 'asc') return;
     if (board.aggregate === 'sum') throw new InvalidInputError(ORDER_MESSAGES.ascNeedsBest(board.name));
-    if (board.options.ties === 'first') throw new InvalidInputError(ORDER_MESSAGES.ascWithStrictTies(board.name));
+    if (board.options.ties === 'first' && board.options.tiebreak === undefined)
+      throw new InvalidInputError(ORDER_MESSAGES.ascWithStrictTies(board.name));
   },
 };

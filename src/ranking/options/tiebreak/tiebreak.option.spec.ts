@@ -45,13 +45,15 @@ describe('the tiebreak option', () => {
     expect(OPTION_LUA_MODULES).toEqual(expect.arrayContaining([...tiebreakOption.luaModules]));
   });
 
-  it('refuses a sum board and ties first with INVALID_INPUT; takes order asc', () => {
+  it('refuses a sum board with INVALID_INPUT; takes order asc and ties first', () => {
     const check = (aggregate: string, options: Record<string, unknown>) => () =>
       checkOptions({ name: 'b', aggregate, options });
     const tiebreak = { order: 'desc' };
     expect(check('sum', { tiebreak })).toThrow(InvalidInputError);
     expect(check('min', { tiebreak, order: 'asc' })).not.toThrow();
-    expect(check('max', { tiebreak, ties: 'first' })).toThrow(/ties first/);
+    // Most points, then fastest time, then whoever got there first.
+    expect(check('max', { tiebreak, ties: 'first' })).not.toThrow();
+    expect(check('min', { tiebreak, ties: 'first', order: 'asc' })).not.toThrow();
     for (const aggregate of ['max', 'min', 'last']) expect(check(aggregate, { tiebreak })).not.toThrow();
   });
 
@@ -65,6 +67,8 @@ describe('the tiebreak option', () => {
       expect(sorted).toEqual(order === 'desc' ? marks : [...marks].reverse());
     }
     expect(tiebreakOfMark('desc', '')).toBeUndefined();
+    // A ties: first row's mark: the tiebreak's digits, then its tie mark and id.
+    expect(tiebreakOfMark('asc', `${tiebreakMark('asc', -7)}999999999999998item`)).toBe(-7);
   });
 
   it('merges shards by (score, mark) and ranks equal pairs alike, equal scores apart', () => {

@@ -41,8 +41,6 @@ export const LOOKUP_TIEBREAK_WEIGHT = 3;
 export const TIEBREAK_MESSAGES = {
   needsBest: (board: string) =>
     `tiebreak orders recorded pairs: board "${board}" aggregates by sum; use aggregate max, min or last`,
-  withStrictTies: (board: string) =>
-    `tiebreak does not go with ties first yet: board "${board}" keeps equal pairs in shared ranks; use ties shared`,
 };
 
 /**
@@ -62,10 +60,13 @@ export function tiebreakMark(order: TiebreakOrder, value: number): string {
   return shifted.toFixed(0).padStart(MARK_WIDTH, '0');
 }
 
-/** The tiebreak a mark holds under `order`; undefined for no mark (''). */
+/**
+ * The tiebreak a mark holds under `order`; undefined for no mark (''). On a `ties: first` board a row's
+ * mark goes on with its tie mark and id (tiebreak_lib.lua): its first MARK_WIDTH digits are the tiebreak's.
+ */
 export function tiebreakOfMark(order: TiebreakOrder, mark: string | undefined): number | undefined {
   if (mark === undefined || mark === '') return undefined;
-  const shifted = Number(mark);
+  const shifted = Number(mark.slice(0, MARK_WIDTH));
   return order === 'desc' ? shifted - TIEBREAK_BOUND : TIEBREAK_BOUND - shifted;
 }
 
@@ -92,7 +93,7 @@ export const TiebreakProperty = () =>
       required: ['order'],
       additionalProperties: false,
       description:
-        'Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins, whatever the board order); ranks order rows by score in the board order, then tiebreak, then the ties rule (shared). Not with ties first (400 INVALID_INPUT). Omitted: the current setting (none for a new board); turning it on, changing it, or changing the board order while it is on needs ?reset=true and drops the data',
+        'Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins, whatever the board order); ranks order rows by score in the board order, then tiebreak, then the ties rule (shared: equal pairs share a rank; first: the record that reached its pair first ranks higher). Omitted: the current setting (none for a new board); turning it on, changing it, or changing the board order while it is on needs ?reset=true and drops the data',
     }),
   );
 
@@ -125,7 +126,6 @@ const kept = (config: Readonly<TiebreakConfig>) => config.tiebreak !== undefined
 function checkBoard(board: BoardSettings): void {
   if (board.options.tiebreak === undefined) return;
   if (board.aggregate === 'sum') throw new InvalidInputError(TIEBREAK_MESSAGES.needsBest(board.name));
-  if (board.options.ties === 'first') throw new InvalidInputError(TIEBREAK_MESSAGES.withStrictTies(board.name));
 }
 
 /** `tiebreak`: tiebreak_lib.lua keeps each window's pairs in order beside its results. */
@@ -143,7 +143,8 @@ export const tiebreakOption: BoardOption<TiebreakConfig> = {
   },
   view: (config) => (config.tiebreak ? { tiebreak: { order: config.tiebreak.order } } : {}),
   writeCostPerPlace: (config) => (kept(config) ? TIEBREAK_WRITE_COST : 0),
-  // Never beside ties first (check), which weighs the same per place: COSTLIEST_ENTRY already covers it.
+  // Beside ties first its pair order holds the strict one (ties' own order is not kept): a write costs
+  // this option's units and ties' (an overestimate: the strict order adds a mark's draw, not an order).
   costliest: {},
   countWeight: (config) => (kept(config) ? LOOKUP_TIEBREAK_WEIGHT : 1),
   countWeightDoc: `x${LOOKUP_TIEBREAK_WEIGHT} on a board with a tiebreak`,

@@ -1,5 +1,5 @@
 -- module: tiebreak
--- requires: call_state, hooks, keyspace
+-- requires: call_state, hooks, keyspace, ties
 -- tiebreak_lib: `tiebreak: { order }` on a max / min / last board, a board option
 -- (src/ranking/options/tiebreak/). A record is the pair (score, tiebreak): aggregate_lib keeps the best
 -- pair (it asks the hook `tiebreak` for the order and the window's held tiebreak) and tells every change
@@ -21,6 +21,16 @@
 -- item id, as Redis lists equal scores; the items ahead of a pair are one ZLEXCOUNT. Across shards rows
 -- carry their mark (ScoredItem.tie): the merge and every count compare (score, mark) in the board's
 -- order, so no number combines the two. Ranks are competition ranks on the pair.
+-- With `ties: first` ("most points, then fastest time, then whoever got there first") the strict order
+-- is kept here, in the same zset: a member is <score key><mark><tie mark><item>, the tie mark ties_lib's
+-- (ties.drawn_mark: its sequence, on a sharded board its time, sequence and shard; one mark for the
+-- items a drain moves), drawn when the item's pair changes and kept while it does not. Its digits are
+-- turned (9 - d) on an `order: asc` board, so that ZRANGE lists the earlier first as ZREVRANGE does the
+-- inverted mark. ties_lib keeps no order of its own then (one order, not two to keep in step: a write
+-- costs one mark's draw more than a tiebreak alone), and answers only `strict`. Ranks are then places
+-- (ZREVRANK / ZRANK); a row's mark across shards is its whole member but the score key, unique, so the
+-- merge (byte order of marks) and every count ahead of it (one ZLEXCOUNT to that member) are exact; a
+-- bare pair mark (a GET …/rank record) counts the items holding that pair ahead: they reached it first.
 
 local TB = { LIMIT = 1000000000000000, WIDTH = 16 }
 -- Above every member of a prefix: item ids are UTF-8, which never holds the byte 0xFF.
@@ -46,7 +56,12 @@ local function setting(top_key)
     found = false
     if stored == 'asc' or stored == 'desc' then
       local ascending = call_state.config_field(cfg_key, 'order') == 'asc'
-      found = { order = stored, marks = ascending and FLIPPED[stored] or stored, ascending = ascending }
+      found = { order = stored, marks = ascending and FLIPPED[stored] or stored, ascending = ascending, strict = false }
+      if call_state.config_field(cfg_key, 'ties') == 'first' then
+        found.strict, found.tie_width = true, ties.mark_width(top_key)
+      end
+      -- Where the item id starts in a member: after the score key, the mark and (strict) the tie mark.
+      found.width = 2 * TB.WIDTH + (found.tie_width or 0)
     end
     by[cfg_key] = found
   end
@@ -90,7 +105,26 @@ local function tiebreak_hook(top_key, item)
   local kept = setting(top_key)
   if not kept then return nil end
   local prefix = redis.call('HGET', kept_key(top_key), item)
-  return kept.order, prefix and tiebreak_of_mark(kept.marks, string.sub(prefix, TB.WIDTH + 1)) or nil
+  return kept.order, prefix and tiebreak_of_mark(kept.marks, string.sub(prefix, TB.WIDTH + 1, 2 * TB.WIDTH)) or nil
+end
+
+-- A tie mark (ties_lib's, earlier greater) as kept on a board of the setting `kept`: on an `order: asc`
+-- board, whose pairs are read ascending, each digit turned (9 - d), so that the earlier is smaller.
+local function kept_tie(kept, tie)
+  if not kept.ascending then return tie end
+  return (string.gsub(tie, '%d', function(d) return string.char(105 - string.byte(d)) end))
+end
+
+-- What follows the pair in the member of an item whose pair in the window becomes the prefix `pair`:
+-- '' unless strict; there its tie mark, kept when the pair is the one it held (`old`, its prefix
+-- before), else a new one (ties.drawn_mark) as the record that reached the pair last.
+local function tie_part(kept, top_key, pair, old)
+  if not kept.strict then return '' end
+  local width = 2 * TB.WIDTH
+  local old_tie = old and string.sub(old, width + 1)
+  if old and string.sub(old, 1, width) == pair then return old_tie end
+  -- The drain's shared mark is kept only by a later record: compared as ties_lib draws them.
+  return kept_tie(kept, ties.drawn_mark(top_key, old_tie and kept_tie(kept, old_tie)))
 end
 
 -- Hook results_changed: the item's pair in the window is now (score, tb); tb nil: it left (or a change
@@ -107,35 +141,42 @@ local function tiebreak_changed(top_key, item, score, tb)
       if old then redis.call('HDEL', kept, item) end
       return
     end
-    tb = old and tiebreak_of_mark(order, string.sub(old, TB.WIDTH + 1)) or '0'
+    tb = old and tiebreak_of_mark(order, string.sub(old, TB.WIDTH + 1, 2 * TB.WIDTH)) or '0'
   end
-  local prefix = pair_prefix(score, mark_of_tiebreak(order, tonumber(tb)))
+  local pair = pair_prefix(score, mark_of_tiebreak(order, tonumber(tb)))
+  local prefix = pair .. tie_part(kept_setting, top_key, pair, old)
   redis.call('ZADD', sorted, 0, prefix .. item)
   redis.call('HSET', kept, item, prefix)
 end
 
--- The item's mark in the window ('': not held), or nil when off.
+-- The item's mark in the window ('': not held), or nil when off. Strict: its whole member but the
+-- score key (<mark><tie mark><item>), unique, for the merge and the other shards' counts.
 local function mark_hook(top_key, item)
-  if not tiebreak_order(top_key) then return nil end
+  local kept = setting(top_key)
+  if not kept then return nil end
   local prefix = redis.call('HGET', kept_key(top_key), item)
-  return prefix and string.sub(prefix, TB.WIDTH + 1) or ''
+  if not prefix then return '' end
+  return string.sub(prefix, TB.WIDTH + 1) .. (kept.strict and item or '')
 end
 
 -- Items ahead of (score, mark): a better score, or an equal one and a better mark (a longer `mark`,
 -- <mark><item>, a whole member's end: those sorting ahead of that member, read_neighbours' place). One
--- ZLEXCOUNT; a score between integers (a rank read's) has no equal: the items scoring better.
+-- ZLEXCOUNT; a score between integers (a rank read's) has no equal: the items scoring better. Strict,
+-- a pair's mark alone is a record reaching that pair now: the items holding it are ahead too.
 local function ahead_hook(top_key, score, mark)
   if mark == '' then return nil end
   local kept = setting(top_key)
   if not kept then return nil end
   local exact = string.format('%.17g', score)
+  local arriving = kept.strict and #mark == TB.WIDTH
   if kept.ascending then
     if score ~= math.floor(score) then return redis.call('ZCOUNT', top_key, '-inf', '(' .. exact) end
     -- Every member of the pair (score, mark) sorts above <score key><mark>: the better pairs sort below.
-    return redis.call('ZLEXCOUNT', order_key(top_key), '-', '(' .. pair_prefix(score, mark))
+    local below = pair_prefix(score, mark) .. (arriving and AFTER_ANY_ITEM or '')
+    return redis.call('ZLEXCOUNT', order_key(top_key), '-', '(' .. below)
   end
   if score ~= math.floor(score) then return redis.call('ZCOUNT', top_key, '(' .. exact, '+inf') end
-  local bound = pair_prefix(score, mark) .. (#mark > TB.WIDTH and '' or AFTER_ANY_ITEM)
+  local bound = pair_prefix(score, mark) .. ((#mark > TB.WIDTH or arriving) and '' or AFTER_ANY_ITEM)
   return redis.call('ZLEXCOUNT', order_key(top_key), '(' .. bound, '+')
 end
 
@@ -145,9 +186,9 @@ local function page_hook(top_key, first, last, marks)
   local kept = setting(top_key)
   if not kept then return nil end
   local members = redis.call(kept.ascending and 'ZRANGE' or 'ZREVRANGE', order_key(top_key), first, last)
-  local page, width = {}, 2 * TB.WIDTH
+  local page, width = {}, kept.width
   for i, member in ipairs(members) do
-    if marks then marks[#marks + 1] = string.sub(member, TB.WIDTH + 1, width) end
+    if marks then marks[#marks + 1] = string.sub(member, TB.WIDTH + 1, kept.strict and -1 or width) end
     page[2 * i - 1] = string.sub(member, width + 1)
     page[2 * i] = string.format('%.0f', tonumber(string.sub(member, 1, TB.WIDTH)) - TB.LIMIT)
   end
@@ -163,12 +204,13 @@ local function position_hook(top_key, item)
   return redis.call(kept.ascending and 'ZRANK' or 'ZREVRANK', order_key(top_key), prefix .. item)
 end
 
--- Competition rank on the pair (0: not held), or nil when off.
+-- Competition rank on the pair (strict: the place in the pair order; 0: not held), or nil when off.
 local function rank_hook(top_key, item)
   local kept = setting(top_key)
   if not kept then return nil end
   local prefix = redis.call('HGET', kept_key(top_key), item)
   if not prefix then return 0 end
+  if kept.strict then return redis.call(kept.ascending and 'ZRANK' or 'ZREVRANK', order_key(top_key), prefix .. item) + 1 end
   if kept.ascending then return redis.call('ZLEXCOUNT', order_key(top_key), '-', '(' .. prefix) + 1 end
   return redis.call('ZLEXCOUNT', order_key(top_key), '(' .. prefix .. AFTER_ANY_ITEM, '+') + 1
 end

@@ -57,7 +57,9 @@ export const tiesOption: BoardOption<TiesConfig> = {
   view: (config) => (strict(config) ? { ties: 'first' } : {}),
   writeCostPerPlace: (config) => (strict(config) ? TIES_FIRST_WRITE_COST : 0),
   costliest: { ties: 'first' },
-  countWeight: (config) => (strict(config) ? LOOKUP_TIES_FIRST_WEIGHT : 1),
+  // Beside a tiebreak its counts are the tiebreak's (one ZLEXCOUNT or ZREVRANK on the pair order), weighed there.
+  countWeight: (config: Readonly<TiesConfig & { tiebreak?: object }>) =>
+    strict(config) && config.tiebreak === undefined ? LOOKUP_TIES_FIRST_WEIGHT : 1,
   countWeightDoc: `x${LOOKUP_TIES_FIRST_WEIGHT} on a ties: first board`,
   strictRanks: strict,
 };

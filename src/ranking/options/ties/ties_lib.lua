@@ -25,6 +25,8 @@
 -- (descending byte order of id, as shared ties list them), however many calls the slot drains in.
 -- Marks are therefore not unique on a shard: what leaves ties_lib as an item's mark (mark_of, page,
 -- append_marks, and back into tie_ahead) is its whole member, <mark><item>, unique and in the order.
+-- On a board with a tiebreak (tiebreak_lib) the strict order is the pair order's, tie marks drawn here
+-- (ties.drawn_mark) kept after each pair: these hooks then answer only `strict` (own_order).
 -- Exact: scores are the results' own (integers, %.17g), seqs integers below 10^15 (a billion changes a
 -- day for 2 700 years), times below 10^13 ms (year 2286).
 
@@ -101,10 +103,34 @@ local function tie_listed(top_key, item, score)
   return score ~= 0 or redis.call('ZSCORE', top_key, item) ~= false
 end
 
+-- Whether the board of `top_key` also keeps (score, tiebreak) pairs: tiebreak_lib then keeps the strict
+-- order in its pair order (a tie mark after each pair's), and these hooks leave it every answer but
+-- `strict`; it draws its tie marks with ties.drawn_mark.
+local function paired(top_key)
+  return call_state.config_field(cfg_key_of_top(top_key), 'tiebreak') and true or false
+end
+
+-- ties_first on a board whose strict order this module keeps itself (no tiebreak).
+local function own_order(top_key)
+  return ties_first(top_key) and not paired(top_key)
+end
+
+-- A tie mark for an item of the window `top_key` reaching a new record now (`old`: its mark before,
+-- nil when none): a drain's shared one while an expired slot drains, else a new one.
+function ties.drawn_mark(top_key, old)
+  if CALL.draining then return tie_drain_mark(top_key, old) end
+  return tie_new_mark(top_key, cfg_key_of_top(top_key))
+end
+
+-- The width of the tie marks of the board of `top_key` (by its shard count).
+function ties.mark_width(top_key)
+  return tie_sharded(top_key) and TIE.SHARDED_DIGITS or TIE.DIGITS
+end
+
 -- Hook: the item's score in the window of `top_key` is now `score`: it takes a new place among the
 -- items of its score, after those that reached it before (nothing on a board of shared ties).
 local function tie_order_changed(top_key, item, score)
-  if not ties_first(top_key) then return end
+  if not own_order(top_key) then return end
   local order_key, marks_key = keyspace.sibling_key(top_key, 'top', 'order'), keyspace.sibling_key(top_key, 'top', 'marks')
   local old = redis.call('HGET', marks_key, item)
   if old then redis.call('ZREM', order_key, old .. item) end
@@ -120,7 +146,7 @@ end
 -- The item's member <mark><item> in the window of `top_key` on a sharded `ties: first` board, else ''
 -- (not listed, shared ties, or one shard: marks are compared across shards only).
 local function tie_mark_of(top_key, item)
-  if not ties_first(top_key) or not tie_sharded(top_key) then return '' end
+  if not own_order(top_key) or not tie_sharded(top_key) then return '' end
   local mark = redis.call('HGET', keyspace.sibling_key(top_key, 'top', 'marks'), item)
   return mark and mark .. item or ''
 end
@@ -128,7 +154,7 @@ end
 -- Appends the item's mark in each window (results keys keys[first_top + 2w]) to a write's reply on a
 -- sharded `ties: first` board, for the other shards to count the items ahead of it; else nothing.
 local function append_tie_marks(reply, keys, first_top, window_count, item)
-  if window_count == 0 or not ties_first(keys[first_top]) or not tie_sharded(keys[first_top]) then return end
+  if window_count == 0 or not own_order(keys[first_top]) or not tie_sharded(keys[first_top]) then return end
   for w = 0, window_count - 1 do reply[#reply + 1] = tie_mark_of(keys[first_top + 2 * w], item) end
 end
 
@@ -156,7 +182,7 @@ end
 
 -- The item's 0-based place in the strict order (nil: not listed), or false on a board of shared ties.
 local function tie_position(top_key, item)
-  if not ties_first(top_key) then return false end
+  if not own_order(top_key) then return false end
   local mark = redis.call('HGET', keyspace.sibling_key(top_key, 'top', 'marks'), item)
   if not mark then return nil end
   return redis.call('ZREVRANK', keyspace.sibling_key(top_key, 'top', 'order'), mark .. item)
@@ -165,7 +191,7 @@ end
 -- The 0-based places in the strict order of `items` (item -> place; absent: not listed), from one
 -- HMGET of their marks and a ZREVRANK each, or nil on a board of shared ties.
 local function tie_positions(top_key, items)
-  if #items == 0 or not ties_first(top_key) then return nil end
+  if #items == 0 or not own_order(top_key) then return nil end
   local marks = redis.call('HMGET', keyspace.sibling_key(top_key, 'top', 'marks'), unpack(items))
   local order_key, places = keyspace.sibling_key(top_key, 'top', 'order'), {}
   for i, item in ipairs(items) do
@@ -184,7 +210,7 @@ end
 -- Positions first..last (0-based) of the strict order as ZREVRANGE WITHSCORES answers them (item,
 -- score, ...), or nil on a board of shared ties. On a sharded board each row's member goes to `marks`.
 local function tie_page(top_key, first, last, marks)
-  if not ties_first(top_key) then return nil end
+  if not own_order(top_key) then return nil end
   local page = redis.call('ZREVRANGE', keyspace.sibling_key(top_key, 'top', 'order'), first, last, 'WITHSCORES')
   local width = tie_sharded(top_key) and TIE.SHARDED_DIGITS or TIE.DIGITS
   for i = 1, #page, 2 do
@@ -227,12 +253,12 @@ local function strict_hook(top_key)
 end
 
 local function mark_hook(top_key, item)
-  if ties_first(top_key) then return tie_mark_of(top_key, item) end
+  if own_order(top_key) then return tie_mark_of(top_key, item) end
   return nil
 end
 
 local function ahead_hook(top_key, score, mark)
-  if mark ~= '' and ties_first(top_key) then return tie_ahead(top_key, score, mark) end
+  if mark ~= '' and own_order(top_key) then return tie_ahead(top_key, score, mark) end
   return nil
 end
 
