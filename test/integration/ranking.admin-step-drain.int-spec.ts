@@ -92,7 +92,7 @@ describe('the drain of an admin step on the board of every option, after a long 
   /** Runs `step` until done: the commands of each step (less the INFOs' and the FCALL itself). */
   async function stepsUntilDone(step: (first: boolean) => Promise<{ done: boolean }>): Promise<number[]> {
     const perStep: number[] = [];
-    for (let done = false; !done && perStep.length < 2000; ) {
+    for (let done = false; !done && perStep.length < 2000;) {
       const before = await commandsRun();
       done = (await step(perStep.length === 0)).done;
       perStep.push((await commandsRun()) - before - 2);
@@ -155,7 +155,14 @@ describe('the drain of an admin step on the board of every option, after a long 
     let acked = 0;
     const perStep = await stepsUntilDone(async () => {
       const step = { alias: 'i0', item: 'i1', run: 'r1', most: ALIAS_STEP_UNITS / 2, fresh: true, here: true };
-      const taken = await store.step(prepared, { ...step, mode: 'take', acked, seq: 0, chunk: '', nowMs: clock.nowMs() });
+      const taken = await store.step(prepared, {
+        ...step,
+        mode: 'take',
+        acked,
+        seq: 0,
+        chunk: '',
+        nowMs: clock.nowMs(),
+      });
       acked = Math.max(acked, taken.seq);
       return taken;
     });
