@@ -62,11 +62,6 @@ export interface WorstRow {
    */
   manyCalls?: string;
   /**
-   * Why a step row's calls are not yet held to WRITE_CALL_COMMANDS (the open issue row): its other
-   * bounds still hold.
-   */
-  stepCommandsOpen?: string;
-  /**
    * Who sends the row's requests (default: the admin for /admin routes, else the measured client). A row
    * measuring the work of an item new to a window may send as the seeder: the measured client's items
    * quota is spent by the rows before it in a full run, and the new-item rows show that refusal.

@@ -180,7 +180,7 @@ export function rowFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds
     faults.push(`a call of ${figures.maxCallMs.toFixed(1)} ms (${figures.maxCallName})${runs}`);
   if (figures.requestMs > bounds.requestMs && !row.manyCalls)
     faults.push(`${figures.requestMs.toFixed(1)} ms of Redis for one request`);
-  const kind = writesItems(row) ? 'write call' : runsSteps(row) && !row.stepCommandsOpen ? 'step call' : undefined;
+  const kind = writesItems(row) ? 'write call' : runsSteps(row) ? 'step call' : undefined;
   if (kind && figures.maxCallCommands > WRITE_CALL_COMMANDS)
     faults.push(`a ${kind} of ${figures.maxCallCommands} commands (WRITE_CALL_COMMANDS: ${WRITE_CALL_COMMANDS})`);
   return faults;

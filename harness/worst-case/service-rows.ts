@@ -151,14 +151,6 @@ export const SERVICE_ROWS: WorstRow[] = [
 ];
 
 /**
- * A step call first drains what expired in the windows it opens: EXPIRE_CHUNK fields over the board's
- * windows, and as many in each segment it visits, which the step's units do not count. The step's own
- * work is held to WRITE_CALL_COMMANDS (test/integration/ranking.admin-step-cost.int-spec.ts).
- */
-const STEP_DRAINS =
-  '#45: the drain a step call runs first is not weighed by its units: on these boards of 8 windows and 8 views, past the write bound, 1 600-2 700 commands in one call after the earlier rows moved the clock';
-
-/**
  * Run last: they reset and delete a 64-shard board of every option, filled like the others, then
  * retract (a retraction runs on in the background: nothing is measured after it).
  */
@@ -167,7 +159,6 @@ export const ADMIN_ROWS: WorstRow[] = [
     route: 'POST /admin/boards/{board}/retractions',
     worst: "an item of a 64-shard board: each shard's snapshots listing it cut to the board's rows first",
     request: () => post('/admin/boards/wc-shards/retractions', { item: 'i4' }),
-    stepCommandsOpen: STEP_DRAINS,
     settle: (context, answer) => untilDone(context, 'wc-shards', answer),
     expect: [202],
     times: 1,
@@ -190,7 +181,6 @@ export const ADMIN_ROWS: WorstRow[] = [
     route: 'POST /admin/boards/{board}/retractions',
     worst: "an actor's events in 8 windows, 8 views and its segments, with a 400-day block",
     request: () => post('/admin/boards/wc-sum/retractions', { actor: 'a1', block: '400d' }),
-    stepCommandsOpen: STEP_DRAINS,
     expect: [202],
     times: 1,
   },
@@ -200,7 +190,6 @@ export const ADMIN_ROWS: WorstRow[] = [
       "an actor's events in 8 windows, 8 views and its segments of a capped board: the first step, then each step at its bound (adminStepUnits) to the end",
     request: () => ({ method: 'PUT', path: '/admin/boards/wc-sum/actors/a2', body: { weight: 100 } }),
     settle: (context) => untilWeighed(context, 'wc-sum', 'a2'),
-    stepCommandsOpen: STEP_DRAINS,
     expect: [202],
     times: 1,
     manyCalls: 'the re-weighting runs to its end in steps of at most adminStepUnits units, each a call of its own',
@@ -212,7 +201,6 @@ export const ADMIN_ROWS: WorstRow[] = [
       await context.send({ method: 'PUT', path: '/admin/boards/wc-sum/actors/a5', body: { weight: 0 } }, 'admin');
     },
     request: () => get('/admin/boards/wc-sum/actors/a5'),
-    stepCommandsOpen: STEP_DRAINS,
   },
   {
     route: 'GET /admin/boards/{board}/retractions/{id}',
@@ -222,6 +210,5 @@ export const ADMIN_ROWS: WorstRow[] = [
       context.state.set('retraction', String(started.body?.id));
     },
     request: (context) => get(`/admin/boards/wc-sum/retractions/${context.state.get('retraction')}`),
-    stepCommandsOpen: STEP_DRAINS,
   },
 ];

@@ -18,7 +18,8 @@ import { AliasesStore } from './aliases.store';
  * does at most as much again on the canonical item's shard. A take giving its chunk in the same call
  * (both ids on one shard) does half as many, so that call's work stays that of one step. About 6 Redis
  * commands a unit: 32 made 10 000 events 2 477 round trips (bench/aliases.ts), most of a merge's time;
- * 128 made them 266 but a call on the worst-case board 1 660 commands; 64 keeps that near 800.
+ * 128 made them 266 but a call on the worst-case board 1 660 commands; 64 keeps that near 800. What a
+ * take or a give drains first spends about as many commands at most (alias_step's UNIT_COMMANDS).
  */
 export const ALIAS_STEP_UNITS = 64;
 

@@ -118,7 +118,8 @@ export function batchCost(
  * segment visited, a contribution or a slot with each view reading its window, a kept listing), so a
  * step runs about this many commands whatever the board's windows, views and segments. A quarter of
  * the commands a write call may run (0.8 a cost unit: the worst-case harness's WRITE_CALL_COMMANDS):
- * the rest is left to what every call does besides (expiry, snapshots, the record), to the one
+ * the drain of what expired a step runs first spends as many units at most (segment_lib's
+ * step_drain), and the rest is left to what every call does besides (snapshots, the record), to the one
  * contribution a step may take past its units, and to the time a command on the largest keys (a kept
  * listing of 1 000 rows rewritten) takes beyond a write's.
  */

@@ -15,7 +15,7 @@
 -- time from "<tag>:rw:<digest>:segs" (the shard's segments as the first step found them).
 -- Keys: cfg (board config hash), the windows' (slots, top) pairs, then the record (last)
 -- Args (reader.read_call, CALLS.reweight_step): the header with every window, then actor, weight
---   (integer 0..100), most (units of work), ledger (0-based window whose contributions count the
+--   (integer 0..100), most (units of work; what expired drains first within as many), ledger (0-based window whose contributions count the
 --   events), fresh (1: the PUT's first step on this shard), places (weighed actors the board may hold,
 --   counted on this shard; 0: not counted here)
 -- Reply (reader.answer, CALLS.reweight_step): done (0|1), taken (contributions looked at by this
@@ -113,13 +113,15 @@ local function reweight_step(keys, args)
   local record = keys[#keys]
   local step, refusal = reweight_begin(cfg_key, record, arg, now_ms)
   if refusal then return redis.error_reply(refusal) end
-  step.keys, step.budget, step.windows = keys, header.budget, windows
+  step.keys, step.windows = keys, windows
   if step.gone or redis.call('HGET', record, 'state') == 'done' then
     return reader.answer(CALLS.reweight_step, { done = 1, taken = 0, events = tonumber(redis.call('HGET', record, 'events')) or 0, weight = step.weight })
   end
   snapshot.cross_all(windows, header.now_sec)
-  window.expire_all(windows, header.now_sec, header.budget)
-  local left, board_done, taken, events = reweight_windows(step, window_count, nil, tonumber(arg.most))
+  -- What expired drains first, within as many units as the step's.
+  local most = tonumber(arg.most)
+  step.budget = segmentation.step_drain(windows, header.now_sec, header.budget, most, actor_log.ACTORS.drained_weight)
+  local left, board_done, taken, events = reweight_windows(step, window_count, nil, most)
   if events > 0 then redis.call('HINCRBY', record, 'events', events) end
   local segments_done, segment_taken = false, 0
   if left > 0 and board_done then left, segments_done, segment_taken = reweight_segments(step, window_count, now_ms, left) end

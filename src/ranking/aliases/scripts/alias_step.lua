@@ -17,7 +17,9 @@
 --     seq ("<tag>:alin:<digest>": run, seq given), into the slots still live (a slot expired since the
 --     take is the canonical item's no more either).
 -- A unit of work is a window looked into or a slot looked at (1), an amount or contribution moved
--- (1 + the views reading its window). The segments follow the board's windows, one at a time from
+-- (1 + the views reading its window), about UNIT_COMMANDS Redis commands (aliases.service.ts
+-- ALIAS_STEP_UNITS); what expired drains first (take and give) within as many commands (segment_lib's
+-- step_drain). The segments follow the board's windows, one at a time from
 -- "<tag>:al:<digest>:segs" (the shard's segments as the first take found them).
 -- Keys: cfg (config hash of this shard), the windows' (slots, top) pairs, then the record (take: the
 --   merge's record; give: the given-seq record)
@@ -30,13 +32,18 @@
 --   total of entries taken), due (unix ms: a slot the give indexed earlier than the shard's due, 0: none)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
-local ALIAS = { KEEP_SEC = 7 * 86400, FOREVER_MS = 99999999999999, SEP = '\31' }
+local ALIAS = { KEEP_SEC = 7 * 86400, FOREVER_MS = 99999999999999, SEP = '\31', UNIT_COMMANDS = 6 }
 
 -- The (slots, top) keys of window w (0-based) of the board (segment '') or of a segment.
 local function alias_window_keys(keys, w, segment)
   local slots_key, top_key = keys[2 + 2 * w], keys[3 + 2 * w]
   if segment == '' then return slots_key, top_key end
   return segmentation.segment_window_key(slots_key, 'slots', segment), segmentation.segment_window_key(top_key, 'top', segment)
+end
+
+-- The units of an amount or contribution moved in a window read by `views` views.
+local function alias_unit_weight(views)
+  return 1 + views
 end
 
 -- Takes up to `most` of the alias's contributions of one window (actor_lib) into `chunk`: out of the
@@ -95,7 +102,7 @@ local function take_windows(step, window_count, segment, left)
   for w = 0, window_count - 1 do
     if left <= 0 then return left, false, #step.chunk - before end
     local slots_key, top_key = alias_window_keys(step.keys, w, segment)
-    local weight = 1 + #(seg_views.views_reading(top_key) or {})
+    local weight = alias_unit_weight(#(seg_views.views_reading(top_key) or {}))
     local limit = math.max(1, math.floor((left - 1) / weight))
     local count = take_contributions(slots_key, top_key, step.alias, limit, step.chunk, w, segment)
     left = left - 1 - count * weight
@@ -196,7 +203,7 @@ local function alias_answer(done, seq, chunk, record, due)
     entries = tonumber(redis.call('HGET', record, 'entries')) or 0, due = due or 0 })
 end
 
-local function alias_take(keys, header, arg, windows)
+local function alias_take(keys, header, arg, windows, drain)
   local record, window_count = keys[#keys], windows.count
   local step = take_begin(keys[1], record, arg, header.now_ms)
   if not step or redis.call('HGET', record, 'state') == 'done' then return alias_answer(true, 0, '', record) end
@@ -210,7 +217,7 @@ local function alias_take(keys, header, arg, windows)
   end
   local segments_empty = false
   if left > 0 and board_empty then
-    left, segments_empty = segmentation.walk_pending_segments(keys[1], record .. ':segs', windows, header.now_ms, header.budget, left,
+    left, segments_empty = segmentation.walk_pending_segments(keys[1], record .. ':segs', windows, header.now_ms, drain, left,
       function(name, units) return take_windows(step, window_count, name, units) end)
   end
   local done, due = board_empty and segments_empty, nil
@@ -252,7 +259,9 @@ local function alias_step(keys, args)
   if err then return redis.error_reply(err) end
   local windows = call_state.bind_windows(2, #header.windows)
   snapshot.cross_all(windows, header.now_sec)
-  window.expire_all(windows, header.now_sec, header.budget)
+  -- What expired drains first, within about as many commands as the step's units run.
+  local drain = segmentation.step_drain(windows, header.now_sec, header.budget, tonumber(arg.most) * ALIAS.UNIT_COMMANDS,
+    actor_log.ACTORS.drained_weight)
   if arg.mode == 'give' then return alias_give(keys, header, arg, windows) end
-  return alias_take(keys, header, arg, windows)
+  return alias_take(keys, header, arg, windows, drain)
 end

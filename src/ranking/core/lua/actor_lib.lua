@@ -25,16 +25,24 @@
 -- segments, ties first, capped actors): a window looked into, a segment visited, a contribution taken out
 -- or counted again (with each view reading its window: view_step_weight), a slot read, a slot holding
 -- the item (with each view), a kept listing rewritten, a like forgotten. A step's `most` is then a count
--- of commands, whatever the board's windows, views and segments (write-cost.ts adminStepUnits).
+-- of commands, whatever the board's windows, views and segments (write-cost.ts adminStepUnits); what
+-- the step drains first spends as many units at most, each expired field DRAINED and 1 a view
+-- (drained_weight: 1.5-2.9 commands a field, views and contributions included, on that board).
 
 local CALL = call_state.CALL
 
 local ACTORS = { SEP = '\31', KEEP_SEC = 7 * 86400 }
-ACTORS.STEP = { LOOK = 5, SEGMENT = 8, CONTRIBUTION = 16, VIEW = 6, SLOT = 2, HELD = 8, LISTING = 6, LIKE = 4 }
+ACTORS.STEP = { LOOK = 5, SEGMENT = 8, CONTRIBUTION = 16, VIEW = 6, SLOT = 2, HELD = 8, LISTING = 6, LIKE = 4, DRAINED = 2 }
 
 -- The units of a contribution (or a slot holding the item: `base` HELD) in a window read by `views` views.
 function ACTORS.view_step_weight(base, views)
   return base + ACTORS.STEP.VIEW * views
+end
+
+-- The units of an expired field (an item's amount or a contribution) a step drains from a window read
+-- by `views` views (segment_lib's step_drain).
+function ACTORS.drained_weight(views)
+  return ACTORS.STEP.DRAINED + views
 end
 
 function ACTORS.window_keys(slots_key)

@@ -215,10 +215,43 @@ local function segment_add(windows, names, item, amount, at_sec, covering, seen_
   return new_due_ms
 end
 
+-- An admin step's drain (retract_step, retract_item, reweight_step, alias_step) of what expired on its
+-- shard is bounded as its own work is: it may spend `units` (the step's own, about a Redis command
+-- each), an expired field weighing `weigh(views)`, `views` the most reading one of the board's windows
+-- (a segment's windows have its window's views), and at most `chunk` fields (EXPIRE_CHUNK) in all.
+-- Answers its state: the units and fields it has left, and the weight of a field.
+local function step_drain_state(windows, chunk, units, weigh)
+  local most_views = 0
+  for w = 0, windows.count - 1 do most_views = math.max(most_views, #(seg_views.views_reading(windows.tops[w]) or {})) end
+  return { chunk = chunk, units = units, weight = weigh(most_views) }
+end
+
+-- The fields the drain may take next: what its units pay for, at least one while its chunk lasts.
+local function drain_fields(drain)
+  return math.max(0, math.min(drain.chunk, math.max(1, math.floor(drain.units / drain.weight))))
+end
+
+-- A drain given `fields` left `rest` of them: the fields it took come off its chunk and units.
+local function drain_spent(drain, fields, rest)
+  local spent = fields - rest
+  drain.chunk, drain.units = drain.chunk - spent, drain.units - spent * drain.weight
+end
+
+-- An admin step's drain of the board's windows (first, as a write's): answers the drain's state, the
+-- rest of it for the segments the step visits (walk_pending_segments).
+local function step_drain(windows, now_sec, chunk, units, weigh)
+  local drain = step_drain_state(windows, chunk, units, weigh)
+  local fields = drain_fields(drain)
+  local _, rest = window.expire_all(windows, now_sec, fields)
+  drain_spent(drain, fields, rest)
+  return drain
+end
+
 -- Walks the segments listed in `pending` (a zset of names: a bounded job's own copy of the shard's
--- segdue) first to last while `left` > 0, each drained first where due (as segment_add does before a write), then
--- `visit(name, left)` answers the units left, whether the segment has nothing left (it leaves the list)
--- and what it took. Answers the units left, whether the list is done, and the total taken.
+-- segdue) first to last while `left` > 0, each drained first where due (as segment_add does before a
+-- write) from what `drain` (step_drain's) has left, then `visit(name, left)` answers the units left,
+-- whether the segment has nothing left (it leaves the list) and what it took. Answers the units left,
+-- whether the list is done, and the total taken.
 local function walk_pending_segments(cfg_key, pending, windows, now_ms, drain, left, visit)
   local keeps_snapshots = snapshot.snapshot_confs(cfg_key) ~= nil
   local taken = 0
@@ -226,8 +259,9 @@ local function walk_pending_segments(cfg_key, pending, windows, now_ms, drain, l
     local name = redis.call('ZRANGE', pending, 0, 0)[1]
     if not name then return left, true, taken end
     if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
-      local drained, _, _, crossed = drain_segment(windows, name, now_ms, math.max(drain, 0))
-      drain = drained
+      local fields = drain_fields(drain)
+      local rest, _, _, crossed = drain_segment(windows, name, now_ms, fields)
+      drain_spent(drain, fields, rest)
       -- A boundary left for the next call ends this one's walk as a spent budget does.
       if not crossed then return 0, false, taken end
     end
@@ -336,5 +370,6 @@ segmentation.segment_drain_due = segment_drain_due
 segmentation.segment_add = segment_add
 segmentation.cross_named_segments = cross_named_segments
 segmentation.walk_pending_segments = walk_pending_segments
+segmentation.step_drain = step_drain
 segmentation.expire_segments = expire_segments
 segmentation.segment_rows = segment_rows

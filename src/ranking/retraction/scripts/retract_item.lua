@@ -10,8 +10,8 @@
 -- Keys: cfg (board config hash: holds the config version), the windows' (slots, top) pairs, then the
 --   retraction's record hash (last)
 -- Args (reader.read_call, CALLS.retract_item): the header with every window, then target (the item),
---   most (units of work this step does, about a Redis command each (actor_lib's STEP): a window looked
---   into, a segment visited, a contribution, a slot (more where it holds the item, with each view
+--   most (units of work this step does, about a Redis command each (actor_lib's STEP; what expired
+--   drains first within as many): a window looked into, a segment visited, a contribution, a slot (more where it holds the item, with each view
 --   reading its window), a kept listing (more per 100 rows renumbered), a like; a step visits
 --   the segments of the shard's indexes as its first step found them ("<tag>:ret:<id>:segs" and
 --   ":hsegs", expiring with the record), each once, so its work stays within `most` however many
@@ -245,14 +245,15 @@ local function retract_item(keys, args)
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
   local windows = call_state.bind_windows(2, window_count)
   local step = actor_log.ACTORS.begin_retraction('item', now_ms, {
-    record = keys[2 + 2 * window_count], keys = keys, budget = header.budget, id = arg.target,
+    record = keys[2 + 2 * window_count], keys = keys, id = arg.target,
     most = tonumber(arg.most), ledger = tonumber(arg.ledger), block_until_ms = tonumber(arg.block_until_ms),
     block_key = arg.block_key, windows = windows,
   })
   local record, item, most = step.record, step.id, step.most
   local confs = snapshot.cross_all(windows, now_sec)
-  window.expire_all(windows, now_sec, header.budget)
-  -- The board's windows, then each segment's, the likes, then every kept history.
+  -- What expired drains first, within as many units as the step's; the board's windows, then each
+  -- segment's, the likes, then every kept history.
+  step.budget = segmentation.step_drain(windows, now_sec, header.budget, most, actor_log.ACTORS.drained_weight)
   local budget, events, amount = item_out_of_windows(step, window_count, now_ms, most)
   if budget > 0 then budget = item_likes_out(step, budget) end
   if budget > 0 then budget = item_out_of_histories(step, window_count, confs, budget) end

@@ -5,8 +5,9 @@
 -- step does at most `most` units of work, removing each contribution from the indexes in the same call
 -- that subtracts it, so a step repeated (a retry, a second instance, a restart) finds nothing twice.
 -- A unit is about one Redis command (actor_lib's STEP): looking into a window, visiting a segment and
--- each contribution taken out (with each view reading its window) weigh what they run. The board's
--- windows are looked into by every step;
+-- each contribution taken out (with each view reading its window) weigh what they run; what the step
+-- drains first spends as many units at most (segment_lib's step_drain). The board's windows are looked
+-- into by every step;
 -- the segments' through "<tag>:ret:<id>:segs", the shard's segments as the first step found them,
 -- each left there until every window of it is empty, so a step never looks into more than `most`
 -- windows however many segments the shard holds. The record turns "done" on the first step that finds
@@ -99,14 +100,14 @@ local function retract_step(keys, args)
   local now_ms, window_count = header.now_ms, #header.windows
   local windows = call_state.bind_windows(2, window_count)
   local step = actor_log.ACTORS.begin_retraction('actor', now_ms, {
-    record = keys[2 + 2 * window_count], keys = keys, budget = header.budget, id = arg.target,
+    record = keys[2 + 2 * window_count], keys = keys, id = arg.target,
     most = tonumber(arg.most), ledger = tonumber(arg.ledger), block_until_ms = tonumber(arg.block_until_ms),
     block_key = arg.block_key, windows = windows,
   })
   local record = step.record
   snapshot.cross_all(windows, header.now_sec)
-  window.expire_all(windows, header.now_sec, header.budget)
-  -- The board's windows, then each segment's.
+  -- What expired drains first, within as many units as the step's; the board's windows, then each segment's.
+  step.budget = segmentation.step_drain(windows, header.now_sec, header.budget, step.most, actor_log.ACTORS.drained_weight)
   local left, board_empty, taken, events, amount = retract_windows(step, window_count, nil, step.most)
   if events ~= 0 or amount ~= 0 then
     redis.call('HINCRBY', record, 'events', events)

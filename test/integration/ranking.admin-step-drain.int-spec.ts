@@ -1,0 +1,173 @@
+import { AppConfig, validateConfig } from '../../src/common/config';
+import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
+import { BOARDS } from '../../harness/worst-case/boards';
+import { ActorWeightsStore } from '../../src/ranking/actor-weights/actor-weights.store';
+import { ALIAS_STEP_UNITS } from '../../src/ranking/aliases/aliases.service';
+import { AliasesStore } from '../../src/ranking/aliases/aliases.store';
+import { RetractionKind, RetractionStore } from '../../src/ranking/retraction/retraction.store';
+import { adminStepUnits } from '../../src/ranking/core/write-cost';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { RedisFunctions } from '../../src/redis/redis-functions';
+import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { FakeClock } from '../../harness/clock';
+import { startTestRedis, TestRedis } from '../../harness/redis';
+
+const T0 = 1_700_000_000_000;
+const SUM = BOARDS['wc-sum'];
+/** Batches seeded on each board, a minute apart: every minute slot of the short windows holds ITEMS items. */
+const BATCHES = 40;
+const ITEMS = 12;
+/** Past every window of a week or less (hour, six, h, wk, m): their slots all expire at once. */
+const CLOCK_MOVE_MS = 8 * 86_400_000;
+const WRITE_COST_PER_CALL = new AppConfig().WRITE_COST_PER_CALL;
+/** What a write call may run (the worst-case harness's WRITE_CALL_COMMANDS): a step is held to it too. */
+const COMMANDS_PER_STEP = Math.ceil(WRITE_COST_PER_CALL * 0.8);
+const STEP_UNITS = adminStepUnits(WRITE_COST_PER_CALL);
+
+/**
+ * An admin step first drains what expired on its shard, and that drain is part of its bound: on the
+ * board of every option (8 windows, 8 views, segments, ties first, capped actors), after a clock move
+ * expiring thousands of fields of contributions and items in the board's windows and its segments', no
+ * step call of a retraction, a re-weighting or an alias merge runs more commands than a write call may
+ * (they ran 1 600-3 000 when the drain took EXPIRE_CHUNK fields of the board and as many of its
+ * segments beside the step's units); every step still ends, and what stays live stays exact.
+ */
+/** The segments the n-th batch names. */
+function segmentsOf(n: number): string[] {
+  return Array.from({ length: 8 }, (_, k) => `s${(n + k) % 30}`);
+}
+
+describe('the drain of an admin step on the board of every option, after a long clock move (single)', () => {
+  const clock = new FakeClock(T0);
+  const commands = new WriteCommands(clock);
+  let redis: TestRedis;
+  let service: RedisService;
+  let graph: RankingGraph;
+
+  async function seed(board: string): Promise<void> {
+    await graph.ranking.putBoard({
+      name: board,
+      windows: [...SUM.windows],
+      views: [...SUM.views],
+      ties: SUM.ties,
+      capPerItem: SUM.actors.capPerItem,
+      actors: true,
+      segmentsMax: SUM.segments.max,
+    });
+  }
+
+  beforeAll(async () => {
+    redis = await startTestRedis('single');
+    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', WRITE_COST_PER_CALL: '1000000' });
+    service = new RedisService(RedisSettings.from(config), clock);
+    await service.waitUntilReady(10_000);
+    graph = await composeRanking(service, new RedisFunctions(service), config, clock);
+    const boards = ['actor', 'item', 'weight', 'alias'];
+    for (const board of boards) await seed(board);
+    for (let n = 0; n < BATCHES; n++) {
+      const segments = segmentsOf(n);
+      // Each item an actor of its own and the shared one; the targets live on in the 400-day window.
+      const entries = Array.from({ length: ITEMS }, (_, i) => [
+        { item: `i${i}`, amount: 1, actor: `a${(n + i) % 20}`, segments },
+        { item: `i${i}`, amount: 2, actor: 'spam', segments },
+      ]).flat();
+      for (const board of boards) await graph.ranking.incrementBatch(commands.batch({ board, entries }));
+      clock.advanceMs(60_000);
+    }
+    clock.advanceMs(CLOCK_MOVE_MS);
+  }, 300_000);
+
+  afterAll(async () => {
+    await service.onApplicationShutdown();
+    await redis.stop();
+  });
+
+  /** Commands Redis ran (INFO commandstats, every command): this connection's only, one at a time. */
+  async function commandsRun(): Promise<number> {
+    const info = await redis.client.info('commandstats');
+    return [...info.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+  }
+
+  /** Runs `step` until done: the commands of each step (less the INFOs' and the FCALL itself). */
+  async function stepsUntilDone(step: (first: boolean) => Promise<{ done: boolean }>): Promise<number[]> {
+    const perStep: number[] = [];
+    for (let done = false; !done && perStep.length < 2000;) {
+      const before = await commandsRun();
+      done = (await step(perStep.length === 0)).done;
+      perStep.push((await commandsRun()) - before - 2);
+    }
+    return perStep;
+  }
+
+  async function retraction(kind: RetractionKind, board: string, target: string): Promise<number[]> {
+    const prepared = await graph.cache.get(board);
+    const store = graph.module.get(RetractionStore);
+    const step = { id: `r-${kind}`, target, most: STEP_UNITS, ledgerWindow: 2, blockUntilMs: 0, blockKey: target };
+    return stepsUntilDone(() => store.step(kind, prepared, prepared.shards[0], { ...step, nowMs: clock.nowMs() }));
+  }
+
+  /** How many batches named `segment`. */
+  function batchesIn(segment: string): number {
+    return Array.from({ length: BATCHES }, (_, n) => segmentsOf(n).includes(segment)).filter(Boolean).length;
+  }
+
+  /** The item's score in the 400-day window (`d`), the one window still holding the seeded events. */
+  async function score(board: string, item: string, segment?: string): Promise<number> {
+    const top = await graph.ranking.top(board, 'd', 0, 1000, segment ? { segment } : {});
+    return top.items.find((row) => row.item === item)?.score ?? 0;
+  }
+
+  it("an actor's retraction: every step within COMMANDS_PER_STEP, the drain included, and its events out", async () => {
+    const perStep = await retraction('actor', 'actor', 'spam');
+    expect(Math.max(...perStep)).toBeLessThanOrEqual(COMMANDS_PER_STEP);
+    expect(await score('actor', 'i0')).toBe(BATCHES);
+    expect(await score('actor', 'i3', 's5')).toBe(batchesIn('s5'));
+  }, 120_000);
+
+  it("an item's retraction: every step within COMMANDS_PER_STEP, the drain included, and the item gone", async () => {
+    const perStep = await retraction('item', 'item', 'i0');
+    expect(Math.max(...perStep)).toBeLessThanOrEqual(COMMANDS_PER_STEP);
+    expect(await score('item', 'i0')).toBe(0);
+    expect(await score('item', 'i0', 's5')).toBe(0);
+    expect(await score('item', 'i1', 's5')).toBe(3 * batchesIn('s5'));
+    expect(await score('item', 'i1')).toBe(3 * BATCHES);
+  }, 120_000);
+
+  it("an actor's re-weighting to 0: every step within COMMANDS_PER_STEP, the drain included, every event counted again", async () => {
+    const prepared = await graph.cache.get('weight');
+    const store = graph.module.get(ActorWeightsStore);
+    let events = 0;
+    const perStep = await stepsUntilDone(async (fresh) => {
+      const step = { actor: 'spam', weight: 0, most: STEP_UNITS, ledgerWindow: 2, fresh, places: 0 };
+      const reply = await store.step(prepared, prepared.shards[0], { ...step, nowMs: clock.nowMs() });
+      events = reply.events;
+      return reply;
+    });
+    expect(Math.max(...perStep)).toBeLessThanOrEqual(COMMANDS_PER_STEP);
+    expect(events).toBe(BATCHES * ITEMS);
+    expect(await score('weight', 'i0')).toBe(BATCHES);
+  }, 120_000);
+
+  it('an alias merge on one shard: every take within COMMANDS_PER_STEP, the drain included, the counts moved', async () => {
+    const prepared = await graph.cache.get('alias');
+    const store = graph.module.get(AliasesStore);
+    let acked = 0;
+    const perStep = await stepsUntilDone(async () => {
+      const step = { alias: 'i0', item: 'i1', run: 'r1', most: ALIAS_STEP_UNITS / 2, fresh: true, here: true };
+      const taken = await store.step(prepared, {
+        ...step,
+        mode: 'take',
+        acked,
+        seq: 0,
+        chunk: '',
+        nowMs: clock.nowMs(),
+      });
+      acked = Math.max(acked, taken.seq);
+      return taken;
+    });
+    expect(Math.max(...perStep)).toBeLessThanOrEqual(COMMANDS_PER_STEP);
+    expect(await score('alias', 'i0')).toBe(0);
+    expect(await score('alias', 'i1')).toBe(6 * BATCHES);
+  }, 120_000);
+});
