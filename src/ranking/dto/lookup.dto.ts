@@ -8,7 +8,7 @@ import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../comm
 import { ID_RULE } from '../../common/names';
 import { ITEM_DATA_BYTES, LOOKUP_ITEMS, MIN_ACTORS, RADIUS_ITEMS } from '../core/ranking.limits';
 import { CompiledValidation, FieldRules, optional } from '../../common/compiled-checks';
-import { METRIC_FIELD } from '../options/metrics/metrics.option';
+import { METRIC_FIELD, MetricCountsProperty, MetricProperty } from '../options/metrics/metrics.option';
 import { AroundQuery, ItemQuery, SPAN_PATTERN, TopQuery, WINDOW_FIELD, WindowFiguresDto } from './item.dto';
 import { SegmentQueryProperty } from './segment.dto';
 import { FILTERED_DEPTH_ITEMS, PER_GROUP_ITEMS } from '../options/groups/groups.limits';
@@ -101,6 +101,9 @@ export class LookupQuery {
 
   @SegmentQueryProperty()
   segment?: string;
+
+  @MetricProperty('The counter the ids are scored and ranked by; rows carry every metric in `metrics`')
+  metric?: string;
 }
 
 export class LookupDto {
@@ -147,6 +150,7 @@ export class LookupRowDto {
   })
   rank!: number | null;
   @HiddenProperty() hidden?: true;
+  @MetricCountsProperty() metrics?: Record<string, number>;
   @ApiProperty({
     nullable: true,
     type: 'integer',

@@ -9,6 +9,7 @@ import {
   TIEBREAK_RANGE,
 } from '../core/ranking.limits';
 import { WindowFiguresDto } from './item.dto';
+import { MetricProperty } from '../options/metrics/metrics.option';
 
 const WindowProperty = () => OptionalNameProperty("A window's name (default: the board's first window)", '24h');
 
@@ -42,6 +43,8 @@ export class RankQuery {
     { fromQuery: true },
   )
   tiebreak?: number;
+
+  @MetricProperty('The counter the window ranks by') metric?: string;
 }
 
 export class DistributionQuery {
@@ -54,6 +57,8 @@ export class DistributionQuery {
     { fromQuery: true },
   )
   buckets?: number;
+
+  @MetricProperty('The counter whose scores are spread') metric?: string;
 }
 
 export class RankResultDto extends WindowFiguresDto {

@@ -39,6 +39,7 @@ export class StandingController {
       window: query.window,
       score: query.score,
       tiebreak: query.tiebreak,
+      metric: query.metric,
       admit: this.admit(request),
     });
   }
@@ -59,6 +60,7 @@ export class StandingController {
       name: params.board,
       window: query.window,
       buckets: query.buckets ?? DEFAULT_DISTRIBUTION_BUCKETS,
+      metric: query.metric,
       admit: this.admit(request),
     });
   }
