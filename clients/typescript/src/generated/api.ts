@@ -771,7 +771,7 @@ export interface paths {
         };
         /**
          * A window's live top N (Server-Sent Events)
-         * @description Event `snapshot` first ({ board, window, from, to, version, items; segment with ?segment= }), then event `top` with the same shape whenever the top `limit` rows change, at most one per STREAM_COALESCE_MS; a comment line every 15 s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. Opening a stream costs 10 reads per shard of the board from the client's read budget. The stream ends after STREAM_MAX_LIFETIME_MS, when its API key is revoked, when its board is deleted, when the client read nothing for STREAM_IDLE_TIMEOUT_MS or left more than 262144 bytes unread; reconnect then. HEAD answers the headers only. With `perGroup` or `minActors` the rows are what GET top answers with them (rows keep their board rank; moderation leaves hidden items out as everywhere).
+         * @description Event `snapshot` first ({ board, window, from, to, version, items; segment with ?segment= }), then event `top` with the same shape whenever the top `limit` rows change, at most one per STREAM_COALESCE_MS; a comment line every 15 s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. Opening a stream costs 10 reads per shard of the board from the client's read budget. The stream ends after STREAM_MAX_LIFETIME_MS, when its API key is revoked, when its board is deleted, when the client read nothing for STREAM_IDLE_TIMEOUT_MS or left more than 262144 bytes unread; reconnect then. HEAD answers the headers only. With `perGroup` or `minActors` the rows are what GET top answers with them (rows keep their board rank; moderation leaves hidden items out as everywhere). With `metric` (a board with metrics) the rows rank by that metric, as GET top?metric= lists them, and the events name it as `metric`; on a board with metrics every row carries `metrics`, each metric's count.
          */
         get: operations["LiveController_stream"];
         put?: never;
@@ -1803,6 +1803,16 @@ export interface components {
              * @enum {boolean}
              */
             hidden?: true;
+            /**
+             * @description On a board with metrics: a window read's rows each metric's count of the item in the window (0 when none); a wilson or controversial view's rows the counts of its positive and negative metrics
+             * @example {
+             *       "up": 12,
+             *       "down": 3
+             *     }
+             */
+            metrics?: {
+                [key: string]: number;
+            };
             /** @description Board rank in the window's latest snapshot; null when absent from it or when the window keeps none */
             previousRank: number | null;
             /** @description With ?data=true: the item data (null: none) */
@@ -2016,6 +2026,11 @@ export interface components {
             perGroup?: number;
             /** @description Only items with at least this many distinct actors in the window (a view: its window; a board with "actors") */
             minActors?: number;
+            /**
+             * @description The counter the window ranks by; rows carry every metric in `metrics` (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC)
+             * @example down
+             */
+            metric?: string;
             exclude?: components["schemas"]["QueryExcludeDto"];
         };
         ModerationStateDto: {
@@ -5250,6 +5265,8 @@ export interface operations {
                 data?: boolean;
                 /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 segment?: string;
+                /** @description The counter the ids are scored and ranked by; rows carry every metric in `metrics` (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
             };
             header?: never;
             path: {
@@ -5421,6 +5438,8 @@ export interface operations {
                 score: number;
                 /** @description The record's tiebreak on a board that declares one (default 0: the record is the pair); elsewhere a 400 */
                 tiebreak?: number;
+                /** @description The counter the window ranks by (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
             };
             header?: never;
             path: {
@@ -5542,6 +5561,8 @@ export interface operations {
                 window?: string;
                 /** @description Equal-width buckets splitting [min, max] */
                 buckets?: number;
+                /** @description The counter whose scores are spread (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
             };
             header?: never;
             path: {
@@ -8688,6 +8709,8 @@ export interface operations {
                 perGroup?: number;
                 /** @description Only items with at least this many distinct actors in the window (a view: in its window; a board with "actors", else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
                 minActors?: number;
+                /** @description The counter the rows rank by (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
             };
             header?: never;
             path: {
@@ -8709,7 +8732,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description INVALID_INPUT: perGroup on a board without groups, minActors on a board without actors */
+            /** @description INVALID_INPUT: perGroup on a board without groups, minActors on a board without actors; UNKNOWN_METRIC: a metric the board does not declare (any metric on a board without metrics) */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
