@@ -12,7 +12,8 @@ export interface LiveListing {
   to: number;
   /** The board's change version; also the event's id. */
   version: number;
-  items: Array<ListedItem & { previousRank: number | null }>;
+  /** On a board with metrics each row carries every metric's count in `metrics`. */
+  items: Array<ListedItem & { previousRank: number | null; metrics?: Record<string, number> }>;
 }
 
 /** `snapshot`: the whole listing (first on every connection, also after a reconnect); `top`: it changed. */
