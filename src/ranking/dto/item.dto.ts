@@ -211,12 +211,18 @@ export class AroundQuery extends ItemQuery {
 }
 
 export class StandingDto {
-  @ApiProperty({ type: 'integer', description: 'Sum over the live slots of the window' }) score!: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      "The item's score in the window: a sum board's sum over its live slots; a max, min or last board's max, min or latest score its live slots hold (0 when none)",
+  })
+  score!: number;
   @ApiProperty({
     nullable: true,
     type: 'integer',
     minimum: 1,
-    description: 'Competition rank (1, 2, 2, 4); null when score <= 0',
+    description:
+      'Competition rank (1, 2, 2, 4; lowest score first on an `order: asc` board); null when the window does not list the item: on a sum board while its score is 0 or below; on a max, min or last board (any sign listed, `order: asc` too) while no live slot holds a score of it; and while moderation hides it',
   })
   rank!: number | null;
   @PreviousRankProperty() previousRank!: number | null;

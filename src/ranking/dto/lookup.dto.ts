@@ -146,7 +146,7 @@ export class LookupRowDto {
     type: 'integer',
     minimum: 1,
     description:
-      'Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when score <= 0',
+      'Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when the window does not list the item: on a sum board while its score is 0 or below; on a max, min or last board (any sign listed, `order: asc` too) while no live slot holds a score of it; and while moderation hides it',
   })
   rank!: number | null;
   @HiddenProperty() hidden?: true;

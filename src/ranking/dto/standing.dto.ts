@@ -68,7 +68,7 @@ export class RankResultDto extends WindowFiguresDto {
     type: 'integer',
     minimum: 1,
     description:
-      'The rank a record of that score would get if written now: 1 + the items ahead of it (on a `ties: first` board items already holding the score are ahead); null when the window would not list it (score <= 0)',
+      'The rank a record of that score would get if written now: 1 + the items ahead of it (on a `ties: first` board items already holding the score are ahead); null when the window would not list it: on a sum board a score of 0 or below (a max, min or last board lists every score, whatever its sign, so it is never null there)',
   })
   rank!: number | null;
   @ApiProperty({

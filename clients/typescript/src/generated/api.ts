@@ -456,7 +456,7 @@ export interface paths {
         };
         /**
          * A window's score distribution: count, range, buckets and exact quantiles
-         * @description Exact, over the items the window lists (score > 0). Buckets split [min, max] into equal widths (from inclusive, to exclusive, the last bucket inclusive); a quantile q is the score at rank ⌈q × count⌉ counting from the lowest score (nearest rank), a score some listed item holds. Every Redis call is bounded (O(log n) counts and index reads, at most 99 + 6 x 8 a call): one round for the range, then on an unsharded board one call for the buckets and the quantiles (read at their positions); on a sharded one a round counting the bucket edges, which places each quantile in its bucket, then a search there cutting each quantile's interval into 9 parts a round (at most log9(bucket width + 2) rounds, each one call per shard). Reads windows only: a view's name is a 400. Costs: shards x buckets counts, plus 6 (unsharded) or shards x 6 x 8 x rounds; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it).
+         * @description Exact, over the items the window lists (on a sum board those scoring above 0; on a max, min or last board every item a live slot holds a score of, whatever its sign). Buckets split [min, max] into equal widths (from inclusive, to exclusive, the last bucket inclusive); a quantile q is the score at rank ⌈q × count⌉ counting from the lowest score (nearest rank), a score some listed item holds. Every Redis call is bounded (O(log n) counts and index reads, at most 99 + 6 x 8 a call): one round for the range, then on an unsharded board one call for the buckets and the quantiles (read at their positions); on a sharded one a round counting the bucket edges, which places each quantile in its bucket, then a search there cutting each quantile's interval into 9 parts a round (at most log9(bucket width + 2) rounds, each one call per shard). Reads windows only: a view's name is a 400. Costs: shards x buckets counts, plus 6 (unsharded) or shards x 6 x 8 x rounds; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it).
          */
         get: operations["StandingController_distribution"];
         put?: never;
@@ -1077,9 +1077,9 @@ export interface components {
             routes: components["schemas"]["RouteFiguresDto"][];
         };
         StandingDto: {
-            /** @description Sum over the live slots of the window */
+            /** @description The item's score in the window: a sum board's sum over its live slots; a max, min or last board's max, min or latest score its live slots hold (0 when none) */
             score: number;
-            /** @description Competition rank (1, 2, 2, 4); null when score <= 0 */
+            /** @description Competition rank (1, 2, 2, 4; lowest score first on an `order: asc` board); null when the window does not list the item: on a sum board while its score is 0 or below; on a max, min or last board (any sign listed, `order: asc` too) while no live slot holds a score of it; and while moderation hides it */
             rank: number | null;
             /** @description Rank in the window's latest snapshot; null when absent from it or when the window keeps no snapshots */
             previousRank: number | null;
@@ -1796,7 +1796,7 @@ export interface components {
             score: number;
             /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
             tiebreak?: number;
-            /** @description Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when score <= 0 */
+            /** @description Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when the window does not list the item: on a sum board while its score is 0 or below; on a max, min or last board (any sign listed, `order: asc` too) while no live slot holds a score of it; and while moderation hides it */
             rank: number | null;
             /**
              * @description Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null
@@ -1857,7 +1857,7 @@ export interface components {
             mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /** @description The score asked about */
             score: number;
-            /** @description The rank a record of that score would get if written now: 1 + the items ahead of it (on a `ties: first` board items already holding the score are ahead); null when the window would not list it (score <= 0) */
+            /** @description The rank a record of that score would get if written now: 1 + the items ahead of it (on a `ties: first` board items already holding the score are ahead); null when the window would not list it: on a sum board a score of 0 or below (a max, min or last board lists every score, whatever its sign, so it is never null there) */
             rank: number | null;
             /** @description What GET …/items/:item would answer for an item holding that record (among the listed items and it) */
             percentile: number | null;
