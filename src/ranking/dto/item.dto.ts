@@ -28,7 +28,13 @@ import {
 import { SEGMENTS_FIELD, SegmentQueryProperty, SegmentsProperty } from './segment.dto';
 import { ACTOR_FIELD, ActorProperty, withActor } from './actor.dto';
 import { DataProperty, GROUP_FIELD, GroupProperty, RowGroupProperty, TruncatedProperty } from './row-fields';
-import { TIEBREAK_FIELD, TiebreakRowProperty, TiebreakWriteProperty } from './row-fields';
+import {
+  ListedRankProperty,
+  TIEBREAK_FIELD,
+  TiebreakRowProperty,
+  TiebreakWriteProperty,
+  WindowScoreProperty,
+} from './row-fields';
 import { VIEW_MODES } from '../core/trending-math';
 import { METRIC_FIELD, MetricCountsProperty, MetricProperty } from '../options/metrics/metrics.option';
 
@@ -211,20 +217,9 @@ export class AroundQuery extends ItemQuery {
 }
 
 export class StandingDto {
-  @ApiProperty({
-    type: 'integer',
-    description:
-      "The item's score in the window: a sum board's sum over its live slots; a max, min or last board's max, min or latest score its live slots hold (0 when none)",
-  })
-  score!: number;
-  @ApiProperty({
-    nullable: true,
-    type: 'integer',
-    minimum: 1,
-    description:
-      'Competition rank (1, 2, 2, 4; lowest score first on an `order: asc` board); null when the window does not list the item: on a sum board while its score is 0 or below; on a max, min or last board (any sign listed, `order: asc` too) while no live slot holds a score of it; and while moderation hides it',
-  })
-  rank!: number | null;
+  @WindowScoreProperty() score!: number;
+  @ListedRankProperty('Competition rank (1, 2, 2, 4; lowest score first on an `order: asc` board)') rank!:
+    number | null;
   @PreviousRankProperty() previousRank!: number | null;
   @TiebreakRowProperty() tiebreak?: number;
 }

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { HiddenProperty } from './moderation.dto';
-import { TiebreakRowProperty } from './row-fields';
+import { ListedRankProperty, TiebreakRowProperty } from './row-fields';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean } from 'class-validator';
 import { IsId, IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty, ToBool } from '../../common/dto';
 import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
@@ -141,13 +141,9 @@ export class LookupRowDto {
   @ApiProperty({ type: Number, description: "The item's score in the window; 0 when the window holds nothing of it" })
   score!: number;
   @TiebreakRowProperty() tiebreak?: number;
-  @ApiProperty({
-    nullable: true,
-    type: 'integer',
-    minimum: 1,
-    description:
-      'Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when the window does not list the item: on a sum board while its score is 0 or below; on a max, min or last board (any sign listed, `order: asc` too) while no live slot holds a score of it; and while moderation hides it',
-  })
+  @ListedRankProperty(
+    'Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given',
+  )
   rank!: number | null;
   @HiddenProperty() hidden?: true;
   @MetricCountsProperty() metrics?: Record<string, number>;

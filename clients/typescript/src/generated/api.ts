@@ -1079,7 +1079,7 @@ export interface components {
         StandingDto: {
             /** @description The item's score in the window: a sum board's sum over its live slots; a max, min or last board's max, min or latest score its live slots hold (0 when none) */
             score: number;
-            /** @description Competition rank (1, 2, 2, 4; lowest score first on an `order: asc` board); null when the window does not list the item: on a sum board while its score is 0 or below; on a max, min or last board (any sign listed, `order: asc` too) while no live slot holds a score of it; and while moderation hides it */
+            /** @description Competition rank (1, 2, 2, 4; lowest score first on an `order: asc` board); null when the window does not list the item: on a sum board while its score is 0 or below; on a max, min or last board (every sign listed, `order: asc` too) while no live slot holds a score of it; a read of an item moderation hides answers null too */
             rank: number | null;
             /** @description Rank in the window's latest snapshot; null when absent from it or when the window keeps no snapshots */
             previousRank: number | null;
@@ -1796,7 +1796,7 @@ export interface components {
             score: number;
             /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
             tiebreak?: number;
-            /** @description Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when the window does not list the item: on a sum board while its score is 0 or below; on a max, min or last board (any sign listed, `order: asc` too) while no live slot holds a score of it; and while moderation hides it */
+            /** @description Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when the window does not list the item: on a sum board while its score is 0 or below; on a max, min or last board (every sign listed, `order: asc` too) while no live slot holds a score of it; a read of an item moderation hides answers null too */
             rank: number | null;
             /**
              * @description Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null
