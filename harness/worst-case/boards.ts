@@ -246,6 +246,8 @@ export const BOARDS = {
   'wc-metrics': METRICS_BOARD,
   /** Eight metrics, eight wilson and controversial views. */
   'wc-rated': RATED_BOARD,
+  /** Eight metrics on 64 shards: a stream's poll reads one metric's top and every row's 8 counts on each shard. */
+  'wc-metrics64': { windows: [{ name: 'm', period: '1h', interval: '1m' }], metrics: METRIC_NAMES, shards: 64 },
   'wc-tail': TAIL_BOARD,
   'wc-tail-one': TAIL_ONE_SHARD_BOARD,
   'wc-cross': CROSSING_BOARD,

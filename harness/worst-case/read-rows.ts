@@ -218,6 +218,12 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/stream',
+    worst: `100 rows by the last of 8 metrics on 64 shards: each poll a top read and the rows' 8 counts per shard`,
+    request: () => get(`/boards/wc-metrics64/stream?window=m&metric=${LAST_METRIC}&limit=100`),
+    stream: true,
+  },
+  {
+    route: 'GET /boards/{board}/stream',
     worst: 'a segment of a 64-shard board, view and window',
     request: () => get('/boards/wc-shards/stream?window=fading&segment=s2'),
     stream: true,

@@ -135,10 +135,10 @@ async function seedTiebreakFirst(context: HarnessContext): Promise<void> {
   await batches(context, 'wc-tb-first', context.sizes.items, (n) => ({ item: `t${n}`, score: 7, tiebreak: 0 }));
 }
 
-/** Items in descending order in each metric of both metrics boards (a batch names one metric). */
+/** Items in descending order in each metric of the metrics boards (a batch names one metric). */
 async function seedMetrics(context: HarnessContext): Promise<void> {
   const { items } = context.sizes;
-  for (const board of ['wc-metrics', 'wc-rated'] as const)
+  for (const board of ['wc-metrics', 'wc-rated', 'wc-metrics64'] as const)
     for (const metric of METRIC_NAMES)
       await batches(context, board, items, (n) => ({ item: `i${n}`, amount: items - n, metric }));
 }

@@ -4,7 +4,6 @@ import { ApiKeysService } from '../access/api-keys.service';
 import { Clock } from '../common/clock';
 import { DomainError, NotFoundError } from '../common/errors';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
-import type { RankedRow } from '../ranking/core/ranking.types';
 import { RankingService } from '../ranking/ranking.service';
 import { RedisService } from '../redis/redis.service';
 import { IncidentLog } from './incident-log';
@@ -18,30 +17,12 @@ import {
 } from './live.limits';
 import { LIVE_MESSAGES as M } from './live.messages';
 import { HEARTBEAT_FRAME, sseFrame } from './sse';
-import {
-  filtered,
-  StreamFilters,
-  Subscriber,
-  subscribersOf,
-  Watch,
-  WatchedBoard,
-  WatchGroup,
-  WatchSet,
-} from './watch-set';
+import { StreamFilters, Subscriber, subscribersOf, Watch, WatchedBoard, WatchGroup, WatchSet } from './watch-set';
 import { LiveSettings } from './live.settings';
 import { StreamEnd, StreamMetrics } from './stream-metrics';
+import { headOf, LiveListing, readListing } from './live-listing';
 
-/** What a stream event carries: the watched rows of one window and the board's change version. */
-export interface LiveListing {
-  board: string;
-  window: string;
-  /** Present when the stream reads a segment's rows. */
-  segment?: string;
-  from: number | null;
-  to: number | null;
-  version: number;
-  items: RankedRow[];
-}
+export type { LiveListing } from './live-listing';
 
 interface Held {
   count: number;
@@ -137,13 +118,13 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
         this.ranking.changeVersion(board),
         readListing(this.ranking, stream, limit, charge),
       ]);
-      const listing: LiveListing = { ...headOf(top, version, segment), items: top.items };
+      const listing: LiveListing = { ...headOf(top, version, stream), items: top.items };
       // Again after the reads: other streams may have taken the last segments meanwhile.
       refuseNewSegment(this.watches, { board, segment }, this.maxSegmentsPerBoard);
       const client = open();
       client.write(sseFrame('snapshot', version, JSON.stringify(listing)));
-      const untilSec = top.to ?? Infinity;
-      const watch = { board, shards: info.shards, version, window: top.window, segment, limit, untilSec, filters };
+      const shape = { board, shards: info.shards, metrics: info.metrics?.length ?? 0, window: top.window, segment };
+      const watch = { ...shape, version, limit, untilSec: top.to ?? Infinity, filters };
       const subscriber = this.watch({ ...watch, rows: JSON.stringify(listing.items) }, { client, owner, release });
       return () => this.detach(subscriber, 'client');
     } catch (error) {
@@ -333,7 +314,7 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
     const top = await readListing(this.ranking, { ...group, board: watched.name }, group.readRows, () => {});
     group.version = version;
     group.readUntilSec = top.to ?? Infinity;
-    const head = JSON.stringify(headOf(top, version, group.segment));
+    const head = JSON.stringify(headOf(top, version, group));
     for (const view of group.views.values()) {
       const rows = JSON.stringify(top.items.slice(0, view.limit));
       if (rows === view.sentRows) continue;
@@ -364,25 +345,4 @@ export class LiveHub implements OnModuleDestroy, OnApplicationShutdown {
 function refuseNewSegment(watches: WatchSet, stream: { board: string; segment?: string }, most: number): void {
   if (watches.admitsSegment(stream.board, stream.segment, most)) return;
   throw new DomainError('STREAM_SEGMENT_LIMIT', M.segmentsFull(stream.board, most));
-}
-
-/** The event's fields before its rows: `segment` (after `window`) only on a segment's stream. */
-function headOf(top: Omit<LiveListing, 'version' | 'items'>, version: number, segment?: string) {
-  const { board, window, from, to } = top;
-  return segment === undefined ? { board, window, from, to, version } : { board, window, segment, from, to, version };
-}
-
-/**
- * The first `rows` rows a stream lists: the window's top, or with filters GET top's filtered page
- * (`admit` told the calls past the first, as the route's read budget counts them).
- */
-function readListing(
-  ranking: RankingService,
-  stream: { board: string; window: string | undefined; segment?: string; filters: StreamFilters },
-  rows: number,
-  admit: (calls: number) => void,
-): Promise<Omit<LiveListing, 'version'>> {
-  const { board, window, segment, filters } = stream;
-  if (!filtered(filters)) return ranking.top(board, window, 0, rows, { segment });
-  return ranking.topFiltered(board, { window, segment, limit: rows, ...filters }, admit);
 }

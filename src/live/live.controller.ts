@@ -29,14 +29,18 @@ export class LiveController {
     description:
       `Event \`snapshot\` first ({ board, window, from, to, version, items; segment with ?segment= }), then event \`top\` with the same shape whenever the top \`limit\` rows change, at most one per STREAM_COALESCE_MS; a comment line every ${STREAM_HEARTBEAT_MS / 1000} s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. ` +
       `Opening a stream costs ${STREAM_READ_COST_PER_SHARD} reads per shard of the board from the client's read budget. The stream ends after STREAM_MAX_LIFETIME_MS, when its API key is revoked, when its board is deleted, when the client read nothing for STREAM_IDLE_TIMEOUT_MS or left more than ${STREAM_MAX_BUFFERED_BYTES} bytes unread; reconnect then. HEAD answers the headers only. ` +
-      'With `perGroup` or `minActors` the rows are what GET top answers with them (rows keep their board rank; moderation leaves hidden items out as everywhere).',
+      'With `perGroup` or `minActors` the rows are what GET top answers with them (rows keep their board rank; moderation leaves hidden items out as everywhere). ' +
+      "With `metric` (a board with metrics) the rows rank by that metric, as GET top?metric= lists them, and the events name it as `metric`; on a board with metrics every row carries `metrics`, each metric's count.",
   })
   @ApiResponse({
     status: 200,
     description: 'Server-Sent Events',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
-  @ErrorResponse(400, 'INVALID_INPUT: perGroup on a board without groups, minActors on a board without actors')
+  @ErrorResponse(
+    400,
+    'INVALID_INPUT: perGroup on a board without groups, minActors on a board without actors; UNKNOWN_METRIC: a metric the board does not declare (any metric on a board without metrics)',
+  )
   @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
   @ErrorResponse(409, 'ACTOR_COUNTS_PENDING: minActors on a window whose actor data predates its counts (an upgrade)')
   @ErrorResponse(
@@ -71,8 +75,12 @@ export class LiveController {
   }
 }
 
-/** The stream's filters as asked (absent ones left out: streams of the same filters share their reads). */
+/** The stream's filters and metric as asked (absent ones left out: streams asking the same share their reads). */
 function filtersOf(query: StreamQuery): StreamFilters {
-  const { perGroup, minActors } = query;
-  return { ...(perGroup === undefined ? {} : { perGroup }), ...(minActors === undefined ? {} : { minActors }) };
+  const { perGroup, minActors, metric } = query;
+  return {
+    ...(perGroup === undefined ? {} : { perGroup }),
+    ...(minActors === undefined ? {} : { minActors }),
+    ...(metric === undefined ? {} : { metric }),
+  };
 }

@@ -2,10 +2,12 @@ import type { LiveClient } from './live-client';
 import { groupScan } from '../ranking/options/groups/groups.limits';
 import { STREAM_READ_ROWS } from './live.limits';
 
-/** What a stream's rows are filtered by, as GET top?perGroup=&minActors= (none: the window's top rows). */
+/** How a stream's rows are read, as GET top?perGroup=&minActors=&metric= (none: the window's top rows). */
 export interface StreamFilters {
   perGroup?: number;
   minActors?: number;
+  /** The metric the rows rank by (a board with metrics; absent: its first). */
+  metric?: string;
 }
 
 /** Whether a stream asks for a filtered page (GET top's perGroup or minActors). */
@@ -44,7 +46,11 @@ export interface WatchGroup {
   readonly readRows: number;
   /** What its rows are filtered by (every view of the group shares them). */
   readonly filters: StreamFilters;
-  /** Commands one poll of it sends per shard: 1, a filtered page up to groupScan's calls (its bounded scan). */
+  /**
+   * Commands one poll of it sends per shard: 1, a filtered page up to groupScan's calls (its bounded
+   * scan); on a board with metrics one more, the rows' metric_counts (a poll's at most 100 rows fit
+   * in one call per shard: METRIC_COUNTS_PER_CALL / 8 metrics is 250).
+   */
   readonly callsPerShard: number;
   /**
    * The `to` of the listing last read (unix s): the end of its window's current slot, or of a calendar
@@ -77,6 +83,8 @@ export interface Watch {
   segment?: string;
   limit: number;
   filters: StreamFilters;
+  /** How many metrics the board declares (0: none). */
+  metrics: number;
   /** The `to` of the listing the subscriber was sent (WatchGroup.readUntilSec). */
   untilSec: number;
   rows: string;
@@ -102,8 +110,8 @@ export class WatchSet {
     };
     this.boards.set(watch.board, watched);
     const readRows = readRowsOf(watch.limit);
-    const { perGroup, minActors } = watch.filters;
-    const key = `${watch.window}\x1f${watch.segment ?? ''}\x1f${readRows}\x1f${perGroup ?? ''}\x1f${minActors ?? ''}`;
+    const { perGroup, minActors, metric } = watch.filters;
+    const key = [watch.window, watch.segment, readRows, perGroup, minActors, metric].map((f) => f ?? '').join('\x1f');
     const group = watched.groups.get(key) ?? {
       key,
       version: watch.version,
@@ -111,7 +119,7 @@ export class WatchSet {
       segment: watch.segment,
       readRows,
       filters: watch.filters,
-      callsPerShard: filtered(watch.filters) ? groupScan(watch.filters.minActors).calls : 1,
+      callsPerShard: (filtered(watch.filters) ? groupScan(minActors).calls : 1) + (watch.metrics > 0 ? 1 : 0),
       readUntilSec: watch.untilSec,
       views: new Map<number, RowView>(),
     };

@@ -33,6 +33,7 @@ import { LeaguesStore } from './leagues/leagues.store';
 import { RANKING, RANKING_SLICES } from './ranking.functions';
 import { RankingService } from './ranking.service';
 import { ReadsService } from './reads/reads.service';
+import { RowMetrics } from './core/row-metrics';
 import { ReadsStore } from './reads/reads.store';
 import { RetractionMetrics } from './retraction/retraction.metrics';
 import { RetractionService } from './retraction/retraction.service';
@@ -71,6 +72,7 @@ import { WritesStore } from './writes/writes.store';
     ArchivesService,
     ReadsStore,
     ReadsService,
+    { provide: RowMetrics, useExisting: ReadsService },
     SpansStore,
     SpansService,
     ViewsStore,

@@ -122,11 +122,28 @@ describeInBrowser("the dashboard's moderation panel and competition and multi-me
     expect(await counts('a-1')).toEqual(['40', '35']);
     expect(await page.locator('#top thead th.metric').allTextContents()).toEqual(['up ▾', 'down']);
 
+    // The picker restreams: the live top is the stream of ?metric=down, its rows each metric's counts.
+    const restream = page.waitForRequest((asked) => /\/boards\/rated\/stream\?.*metric=down/.test(asked.url()));
     await page.selectOption('#metric', 'down');
+    await restream;
     await waitForTop(page, 'rated / day', ['a-1', 'a-2']);
     expect(await page.locator('#top thead th.metric').allTextContents()).toEqual(['up', 'down ▾']);
     expect(await page.locator('#top tbody tr .score').allTextContents()).toEqual(['35', '1']);
     expect(await page.locator('#span').textContent()).toContain('ranked by down');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'live');
+    // A down vote reaches the page through the stream: a-2 moves to the top, its counts with it.
+    await http()
+      .post('/boards/rated/increments')
+      .send({ items: [{ item: 'a-2', amount: 50, metric: 'down' }] })
+      .expect(answered);
+    await waitForTop(page, 'rated / day', ['a-2', 'a-1']);
+    expect(await counts('a-2')).toEqual(['6', '51']);
+    expect(await page.locator('#top tbody tr .score').allTextContents()).toEqual(['51', '35']);
+    await http()
+      .post('/boards/rated/increments')
+      .send({ items: [{ item: 'a-2', amount: -50, metric: 'down' }] })
+      .expect(answered);
+    await waitForTop(page, 'rated / day', ['a-1', 'a-2']);
     await page.locator('#live').screenshot({ path: join(SHOTS, 'dashboard-metrics.png') });
 
     const labels = await page.locator('#window option').allTextContents();

@@ -8,6 +8,7 @@
 import './parts/trending.e2e';
 import './parts/stream.e2e';
 import './parts/stream-filters.e2e';
+import './parts/stream-metrics.e2e';
 import './parts/coalescing.e2e';
 import './parts/load-shedding.e2e';
 import './parts/growth.e2e';

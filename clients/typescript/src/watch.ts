@@ -6,11 +6,14 @@ import type { ListedItem } from './types.js';
 export interface LiveListing {
   board: string;
   window: string;
+  /** The metric the rows rank by, when the stream named one (WatchOptions.metric). */
+  metric?: string;
   from: number;
   to: number;
   /** The board's change version; also the event's id. */
   version: number;
-  items: Array<ListedItem & { previousRank: number | null }>;
+  /** On a board with metrics each row carries every metric's count in `metrics`. */
+  items: Array<ListedItem & { previousRank: number | null; metrics?: Record<string, number> }>;
 }
 
 /** `snapshot`: the whole listing (first on every connection, also after a reconnect); `top`: it changed. */
@@ -24,6 +27,11 @@ export interface WatchOptions {
   window?: string;
   /** Rows watched, 1-100 (default 10). */
   limit?: number;
+  /**
+   * The metric the rows rank by, on a board declaring `metrics` (default its first); every row carries
+   * each metric's count in `metrics`. A metric the board does not declare is thrown (400 UNKNOWN_METRIC).
+   */
+  metric?: string;
   /** Ends the iteration (the loop simply finishes; nothing is thrown). */
   signal?: AbortSignal;
   /** Resume point, e.g. the id of the last event seen by an earlier iteration. */
@@ -61,7 +69,8 @@ export async function* watchTop(
   const { signal, idleTimeoutMs = 45_000, maxReconnects = Infinity } = options;
   const { sleep, baseDelayMs, maxDelayMs, random } = transport.settings;
   const path = '/boards/{board}/stream';
-  const url = transport.url(path, { board }, { window: options.window, limit: options.limit });
+  const { window, limit, metric } = options;
+  const url = transport.url(path, { board }, { window, limit, metric });
   let lastEventId = options.lastEventId;
   let serverRetryMs = baseDelayMs;
   let failures = 0;

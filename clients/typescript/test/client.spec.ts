@@ -68,6 +68,26 @@ describe('TrendboardClient against the service', () => {
     await expect(tb.boards.get('posts')).rejects.toMatchObject({ code: 'BOARD_NOT_FOUND', status: 404 });
   });
 
+  it('watchTop passes metric: the snapshot ranks by it and rows carry every metric (#50)', async () => {
+    const tb = client();
+    await tb.boards.put('voted', { windows: [{ name: 'h', period: '1h', interval: '1m' }], metrics: ['up', 'down'] });
+    await tb.boards.batch('voted', [
+      { item: 'a', amount: 5 },
+      { item: 'b', amount: 1 },
+    ]);
+    await tb.boards.batch('voted', [{ item: 'b', amount: 7, metric: 'down' }]);
+    const aborter = new AbortController();
+    const events = tb.watchTop('voted', { window: 'h', metric: 'down', signal: aborter.signal });
+    const first = await events.next();
+    aborter.abort();
+    await events.return();
+    expect(first.value).toMatchObject({ type: 'snapshot', listing: { board: 'voted', window: 'h', metric: 'down' } });
+    const rows = first.done ? [] : first.value.listing.items;
+    expect(rows.map((row) => [row.item, row.rank, row.score, row.metrics])).toEqual([['b', 1, 7, { up: 1, down: 7 }]]);
+    const unknown = tb.watchTop('voted', { metric: 'sideways' });
+    await expect(unknown.next()).rejects.toMatchObject({ code: 'UNKNOWN_METRIC', status: 400 });
+  });
+
   it('counters: increment, read, list, delete', async () => {
     const tb = client();
     expect(await tb.counters.increment('hits', { count: 5 })).toMatchObject({ name: 'hits', count: 5 });

@@ -21,7 +21,7 @@
   };
   /** The segment the listings read ('' : the whole board); a board taking segments shows the picker. */
   state.segment = query.get('segment') ?? '';
-  /** The metric a multi-metric board's windows rank by ('': the board's first, which the stream serves). */
+  /** The metric a multi-metric board's windows rank by ('': the board's first, what a stream naming none serves). */
   state.metric = query.get('metric') ?? '';
 
   function setStatus(text, live = false) {
@@ -121,7 +121,7 @@
 
   /** The query part naming the metric ranked, when not the board's first. */
   function metricQuery() {
-    return polledMetric() ? `&metric=${path(polledMetric())}` : '';
+    return namedMetric() ? `&metric=${path(namedMetric())}` : '';
   }
 
   function selectWindow(name) {
@@ -136,7 +136,7 @@
     // A view ranks by its own formula: the metric picker is for the board's windows.
     const board = state.boards.find((b) => b.name === state.board);
     $('metric-label').hidden = !board?.metrics || Boolean(readableNamed(name)?.mode);
-    $('top').tHead.replaceChildren(headerOf(columnsOf(board, readableNamed(name), polledMetric())));
+    $('top').tHead.replaceChildren(headerOf(columnsOf(board, readableNamed(name), namedMetric())));
     void loadArchives();
     startStream();
     document.dispatchEvent(new CustomEvent('trendboard:selection', { detail: selection(board, name) }));
@@ -157,8 +157,11 @@
     };
   }
 
-  /** The metric ranked, when it is not the one the stream serves (the board's first). */
-  function polledMetric() {
+  /**
+   * The metric ranked, when it is not the board's first: the stream and the item read name it; a stream
+   * naming none ranks by the first (and is the one other pages watching the board share).
+   */
+  function namedMetric() {
     const board = state.boards.find((b) => b.name === state.board);
     const metric = $('metric-label').hidden ? '' : state.metric;
     return metric && metric !== board?.metrics?.[0] ? metric : '';
@@ -168,16 +171,10 @@
     state.stream?.abort();
     const controller = new AbortController();
     state.stream = controller;
-    const [board, windowName, metric] = [path(state.board), path(state.window), polledMetric()];
-    const listing = `window=${windowName}&limit=${state.limit}${segmentQuery()}`;
+    const [board, windowName] = [path(state.board), path(state.window)];
+    const listing = `window=${windowName}&limit=${state.limit}${segmentQuery()}${metricQuery()}`;
     const handlers = { render: renderTop, setStatus };
-    if (metric)
-      void window.TrendboardFeed.poll(
-        `/boards/${board}/top?${listing}&metric=${path(metric)}`,
-        handlers,
-        controller.signal,
-      );
-    else void window.TrendboardFeed.stream(`/boards/${board}/stream?${listing}`, handlers, controller.signal);
+    void window.TrendboardFeed.stream(`/boards/${board}/stream?${listing}`, handlers, controller.signal);
   }
 
   /** A listing's span: times of day for a rolling window; a calendar window's period in its own zone. */
@@ -199,7 +196,7 @@
     const segment = listing.segment ? ` · segment ${listing.segment}` : '';
     const version = listing.version === undefined ? '' : ` · version ${listing.version}`;
     const board = state.boards.find((b) => b.name === listing.board);
-    const columns = columnsOf(board, readable, polledMetric());
+    const columns = columnsOf(board, readable, namedMetric());
     $('span').textContent =
       `${listing.board} / ${listing.window}${kind}${segment}: ${spanText(listing, readable)}${orderNote(columns)}${version}${draining}`;
     // A calendar period ended (the stream delivers its reset): the period just closed is archived now.

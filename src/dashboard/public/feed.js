@@ -1,13 +1,12 @@
 // The live top's feed: GET /boards/:board/stream read with fetch (EventSource cannot send the API key),
-// reconnecting with Last-Event-ID; or, for a listing the stream does not serve (a board's other metric,
-// ?metric=), GET /boards/:board/top read again every second. Apart from dashboard.js, which renders.
+// reconnecting with Last-Event-ID (a board's other metric too: ?metric=). Apart from dashboard.js, which
+// renders.
 'use strict';
 
 window.TrendboardFeed = (() => {
-  /** What the page waits before reconnecting a dropped stream, and between two reads of a polled listing. */
+  /** What the page waits before reconnecting a dropped stream. */
   const RETRY_MS = 1000;
-  const POLL_MS = 1000;
-  const { authHeaders, getJson, parseEvent, retryDelayMs, sleep } = window.TrendboardKit;
+  const { authHeaders, parseEvent, retryDelayMs, sleep } = window.TrendboardKit;
 
   /** Reads the event stream at `url` until aborted; reconnects with Last-Event-ID (the server answers a fresh snapshot). */
   async function stream(url, { render, setStatus }, signal) {
@@ -54,20 +53,5 @@ window.TrendboardFeed = (() => {
     }
   }
 
-  /** Reads the listing at `url` every second until aborted (getJson waits out a draining window itself). */
-  async function poll(url, { render, setStatus }, signal) {
-    while (!signal.aborted) {
-      try {
-        const listing = await getJson(url);
-        if (signal.aborted) return;
-        setStatus('live (read every second)', true);
-        render(listing);
-      } catch (error) {
-        setStatus(`top refused: ${error.message}`);
-      }
-      await sleep(POLL_MS, signal);
-    }
-  }
-
-  return { poll, stream };
+  return { stream };
 })();

@@ -28,7 +28,13 @@ import {
 import { SEGMENTS_FIELD, SegmentQueryProperty, SegmentsProperty } from './segment.dto';
 import { ACTOR_FIELD, ActorProperty, withActor } from './actor.dto';
 import { DataProperty, GROUP_FIELD, GroupProperty, RowGroupProperty, TruncatedProperty } from './row-fields';
-import { TIEBREAK_FIELD, TiebreakRowProperty, TiebreakWriteProperty } from './row-fields';
+import {
+  ListedRankProperty,
+  TIEBREAK_FIELD,
+  TiebreakRowProperty,
+  TiebreakWriteProperty,
+  WindowScoreProperty,
+} from './row-fields';
 import { VIEW_MODES } from '../core/trending-math';
 import { METRIC_FIELD, MetricCountsProperty, MetricProperty } from '../options/metrics/metrics.option';
 
@@ -211,14 +217,9 @@ export class AroundQuery extends ItemQuery {
 }
 
 export class StandingDto {
-  @ApiProperty({ type: 'integer', description: 'Sum over the live slots of the window' }) score!: number;
-  @ApiProperty({
-    nullable: true,
-    type: 'integer',
-    minimum: 1,
-    description: 'Competition rank (1, 2, 2, 4); null when score <= 0',
-  })
-  rank!: number | null;
+  @WindowScoreProperty() score!: number;
+  @ListedRankProperty('Competition rank (1, 2, 2, 4; lowest score first on an `order: asc` board)') rank!:
+    number | null;
   @PreviousRankProperty() previousRank!: number | null;
   @TiebreakRowProperty() tiebreak?: number;
 }

@@ -1,14 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { HiddenProperty } from './moderation.dto';
-import { TiebreakRowProperty } from './row-fields';
+import { ListedRankProperty, TiebreakRowProperty } from './row-fields';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean } from 'class-validator';
 import { IsId, IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty, ToBool } from '../../common/dto';
 import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
 import { ID_RULE } from '../../common/names';
 import { ITEM_DATA_BYTES, LOOKUP_ITEMS, MIN_ACTORS, RADIUS_ITEMS } from '../core/ranking.limits';
 import { CompiledValidation, FieldRules, optional } from '../../common/compiled-checks';
-import { METRIC_FIELD } from '../options/metrics/metrics.option';
+import { METRIC_FIELD, MetricCountsProperty, MetricProperty } from '../options/metrics/metrics.option';
 import { AroundQuery, ItemQuery, SPAN_PATTERN, TopQuery, WINDOW_FIELD, WindowFiguresDto } from './item.dto';
 import { SegmentQueryProperty } from './segment.dto';
 import { FILTERED_DEPTH_ITEMS, PER_GROUP_ITEMS } from '../options/groups/groups.limits';
@@ -101,6 +101,9 @@ export class LookupQuery {
 
   @SegmentQueryProperty()
   segment?: string;
+
+  @MetricProperty('The counter the ids are scored and ranked by; rows carry every metric in `metrics`')
+  metric?: string;
 }
 
 export class LookupDto {
@@ -138,15 +141,12 @@ export class LookupRowDto {
   @ApiProperty({ type: Number, description: "The item's score in the window; 0 when the window holds nothing of it" })
   score!: number;
   @TiebreakRowProperty() tiebreak?: number;
-  @ApiProperty({
-    nullable: true,
-    type: 'integer',
-    minimum: 1,
-    description:
-      'Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when score <= 0',
-  })
+  @ListedRankProperty(
+    'Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given',
+  )
   rank!: number | null;
   @HiddenProperty() hidden?: true;
+  @MetricCountsProperty() metrics?: Record<string, number>;
   @ApiProperty({
     nullable: true,
     type: 'integer',

@@ -9,6 +9,7 @@ import {
   TIEBREAK_RANGE,
 } from '../core/ranking.limits';
 import { WindowFiguresDto } from './item.dto';
+import { MetricProperty } from '../options/metrics/metrics.option';
 
 const WindowProperty = () => OptionalNameProperty("A window's name (default: the board's first window)", '24h');
 
@@ -42,6 +43,8 @@ export class RankQuery {
     { fromQuery: true },
   )
   tiebreak?: number;
+
+  @MetricProperty('The counter the window ranks by') metric?: string;
 }
 
 export class DistributionQuery {
@@ -54,6 +57,8 @@ export class DistributionQuery {
     { fromQuery: true },
   )
   buckets?: number;
+
+  @MetricProperty('The counter whose scores are spread') metric?: string;
 }
 
 export class RankResultDto extends WindowFiguresDto {
@@ -63,7 +68,7 @@ export class RankResultDto extends WindowFiguresDto {
     type: 'integer',
     minimum: 1,
     description:
-      'The rank a record of that score would get if written now: 1 + the items ahead of it (on a `ties: first` board items already holding the score are ahead); null when the window would not list it (score <= 0)',
+      'The rank a record of that score would get if written now: 1 + the items ahead of it (on a `ties: first` board items already holding the score are ahead); null when the window would not list it: on a sum board a score of 0 or below (a max, min or last board lists every score, whatever its sign, so it is never null there)',
   })
   rank!: number | null;
   @ApiProperty({

@@ -53,6 +53,7 @@ export class FiltersController {
       limit: body.limit ?? 100,
       perGroup: body.perGroup,
       minActors: body.minActors,
+      metric: body.metric,
       excludeItems: (body.exclude?.items ?? []).map((id) => id.normalize('NFC')),
       excludeGroups: (body.exclude?.groups ?? []).map((id) => id.normalize('NFC')),
       // The route's guard already counted one read.

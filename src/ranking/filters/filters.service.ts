@@ -12,6 +12,7 @@ import { FilteredRow, scanFiltered } from '../core/filter-merge';
 import type { ViewConfig } from '../core/trending-math';
 import { ViewFilterReader } from '../core/view-filter';
 import { FiltersStore } from './filters.store';
+import { RowMetrics } from '../core/row-metrics';
 
 /** A filtered read: a page of a window's listing without excluded items and groups, at most perGroup rows of a group. */
 export interface FilteredRead {
@@ -25,6 +26,8 @@ export interface FilteredRead {
   minActors?: number;
   excludeItems?: string[];
   excludeGroups?: string[];
+  /** Rank by this metric of a board with metrics (absent: the first; unknown: 400 UNKNOWN_METRIC). */
+  metric?: string;
   /** Told the calls of each round past the route's first read (it may refuse: the read budget). */
   admit?: (calls: number) => void;
 }
@@ -38,11 +41,12 @@ export interface TopFilters {
   limit: number;
   perGroup?: number;
   minActors?: number;
+  metric?: string;
 }
 
 /** A filtered page: rows with their board rank and group; `truncated` when the scan bound stopped it short. */
 export type FilteredPage = WindowFigures & {
-  items: Array<{ rank: number; item: string; score: number; group?: string }>;
+  items: Array<{ rank: number; item: string; score: number; group?: string; metrics?: Record<string, number> }>;
   truncated: boolean;
 };
 
@@ -54,6 +58,7 @@ export class FiltersService {
     private readonly cache: BoardCache,
     private readonly store: FiltersStore,
     private readonly views: ViewFilterReader,
+    private readonly reads: RowMetrics,
   ) {}
 
   /** A filtered page of a window (a view: 400); rows keep their board rank. */
@@ -66,6 +71,7 @@ export class FiltersService {
       (board, window, nowMs) => this.page(board, window, nowMs, ask),
       (board, view, nowMs) => this.viewPage(board, view, nowMs, ask),
       ask.segment,
+      ask.metric,
     );
   }
 
@@ -79,9 +85,9 @@ export class FiltersService {
     admit: (calls: number) => void,
   ): Promise<Omit<FilteredPage, 'items'> & { items: Array<FilteredPage['items'][number] & { previousRank: null }> }> {
     if (query.span !== undefined) throw new InvalidInputError(M.unsupported('span'));
-    const { window, segment, limit, perGroup, minActors } = query;
+    const { window, segment, limit, perGroup, minActors, metric } = query;
     const offset = query.offset ?? 0;
-    const page = await this.read({ board, window, segment, offset, limit, perGroup, minActors, admit });
+    const page = await this.read({ board, window, segment, offset, limit, perGroup, minActors, metric, admit });
     return { ...page, items: page.items.map((row) => ({ ...row, previousRank: null })) };
   }
 
@@ -126,8 +132,13 @@ export class FiltersService {
     const page = await scanFiltered({ ...plan, ascending: ascendingScores(board.config) }, (shard, start, seen) =>
       this.store.scan({ board, window, nowMs }, board.shards[shard], { start, seen, ...sent }),
     );
-    const items = page.rows.map(rowAnswer);
-    return { ...figures(board.config.name, window, nowMs, page.draining), items, truncated: page.truncated };
+    // Rows of a board with metrics carry every metric's count, as GET top's do.
+    const rows = await this.reads.withMetrics(
+      { board, window, nowMs },
+      { draining: page.draining, items: page.rows.map(rowAnswer) },
+    );
+    const { draining, items } = rows;
+    return { ...figures(board.config.name, window, nowMs, draining), items, truncated: page.truncated };
   }
 
   /** A filtered page of a view: minActors only (perGroup, exclusions: 400), counted in the view's window. */

@@ -11,6 +11,7 @@ import {
   FILTERED_DEPTH_ITEMS,
   PER_GROUP_ITEMS,
 } from '../options/groups/groups.limits';
+import { MetricProperty } from '../options/metrics/metrics.option';
 
 const idsMessage = `must be ${ID_LENGTH_CHARS.min}-${ID_LENGTH_CHARS.max} printable characters`;
 
@@ -65,6 +66,8 @@ export class QueryDto {
       'Only items with at least this many distinct actors in the window (a view: its window; a board with "actors")',
   })
   minActors?: number;
+
+  @MetricProperty('The counter the window ranks by; rows carry every metric in `metrics`') metric?: string;
 
   @ApiPropertyOptional({ type: QueryExcludeDto })
   @IsOptionalNotNull()

@@ -44,6 +44,7 @@ export class LookupController {
       relative: body.relative ?? false,
       withData: query.data ?? false,
       segment: query.segment,
+      metric: query.metric,
       // The route's guard already counted one read.
       admit: (counts) => this.readBudget.chargeReads(client, Math.ceil(counts / LOOKUP_COUNTS_PER_READ) - 1),
     });

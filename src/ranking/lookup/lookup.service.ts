@@ -8,6 +8,7 @@ import { figures, WindowFigures } from '../core/answers';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { LookupRow } from '../core/ranking.types';
 import { LookupStore } from './lookup.store';
+import { RowMetrics } from '../core/row-metrics';
 
 /** A lookup as the client asks it. */
 export interface LookupRequest {
@@ -18,6 +19,8 @@ export interface LookupRequest {
   withData: boolean;
   /** Look the ids up in this segment (a board without segments: 400). */
   segment?: string;
+  /** Score and rank the ids by this metric of a board with metrics (absent: the first); rows carry them all. */
+  metric?: string;
   /**
    * Told the lookup's cost (lookupCounts) once the board is known and before Redis is read: the HTTP
    * route charges its client's read budget with it, and may throw to refuse the lookup.
@@ -66,6 +69,7 @@ export class LookupService {
     private readonly sources: RankedSources,
     private readonly store: LookupStore,
     private readonly settings: RankingSettings,
+    private readonly reads: RowMetrics,
   ) {}
 
   lookup(request: LookupRequest): Promise<WindowFigures & { items: LookupRow[] }> {
@@ -91,10 +95,12 @@ export class LookupService {
         admitted = true;
         const result = await this.store.lookup({ board, window, nowMs }, ask);
         const rows = relative ? relativeRanks(result.rows, byBoardRank) : result.rows;
-        return { ...figures(name, window, nowMs, result.draining), items: rows };
+        const counted = await this.reads.withMetrics({ board, window, nowMs }, { ...result, items: rows });
+        return { ...figures(name, window, nowMs, counted.draining), items: counted.items };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.lookupReadsWindows(name, view.name))),
       request.segment,
+      request.metric,
     );
   }
 }

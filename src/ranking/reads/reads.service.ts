@@ -3,6 +3,7 @@ import { PreparedBoard } from '../core/board';
 import { checkPageDepth, figures, percentileOf, ViewRowAnswer, WindowFigures } from '../core/answers';
 import type { WindowConfig } from '../core/window-math';
 import { ReadsStore, type WindowRead } from './reads.store';
+import { RowMetrics, RowsWithMetrics } from '../core/row-metrics';
 import { RequestTooCostlyError } from '../../common/errors';
 import { SEGMENT_PAGE_UNITS_PER_CALL, SEGMENT_PAGE_UNITS_PER_REQUEST } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
@@ -21,7 +22,7 @@ export function segmentPageUnits(board: PreparedBoard): number {
 
 /** Window reads as a client asks them: the figures of the window's span around the rows. */
 @Injectable()
-export class ReadsService {
+export class ReadsService implements RowMetrics {
   constructor(private readonly store: ReadsStore) {}
 
   async top(
@@ -57,10 +58,10 @@ export class ReadsService {
    * The rows, on a board with metrics, each with `metrics`: every metric's count in the window (the
    * metrics option); draining when some metric's window still holds expired data.
    */
-  private async withMetrics<R extends { item: string }>(
+  async withMetrics<R extends { item: string }>(
     read: WindowRead,
     result: { draining: boolean; items: R[] },
-  ): Promise<{ draining: boolean; items: Array<R & { metrics?: Record<string, number> }> }> {
+  ): Promise<RowsWithMetrics<R>> {
     const names = read.board.config.metrics;
     if (!names || result.items.length === 0) return result;
     const { draining, counts } = await this.store.metricCounts(

@@ -14,7 +14,7 @@ import { StandingService } from './standing.service';
 const RANK_NOTE =
   "Places a record without writing it: one count per shard, all in one round (O(log n) each). Reads windows only: a view's name is a 400; so is a tiebreak, since no board declares one yet.";
 
-const DISTRIBUTION_NOTE = `Exact, over the items the window lists (score > 0). Buckets split [min, max] into equal widths (from inclusive, to exclusive, the last bucket inclusive); a quantile q is the score at rank ⌈q × count⌉ counting from the lowest score (nearest rank), a score some listed item holds. Every Redis call is bounded (O(log n) counts and index reads, at most 99 + 6 x ${PROBES_PER_QUANTILE} a call): one round for the range, then on an unsharded board one call for the buckets and the quantiles (read at their positions); on a sharded one a round counting the bucket edges, which places each quantile in its bucket, then a search there cutting each quantile's interval into ${PROBES_PER_QUANTILE + 1} parts a round (at most log${PROBES_PER_QUANTILE + 1}(bucket width + 2) rounds, each one call per shard). Reads windows only: a view's name is a 400. Costs: shards x buckets counts, plus 6 (unsharded) or shards x 6 x ${PROBES_PER_QUANTILE} x rounds; every ${LOOKUP_COUNTS_PER_READ} counts spend one read of the client's read rate budget (429 RATE_LIMITED past it).`;
+const DISTRIBUTION_NOTE = `Exact, over the items the window lists (on a sum board those scoring above 0; on a max, min or last board every item a live slot holds a score of, whatever its sign). Buckets split [min, max] into equal widths (from inclusive, to exclusive, the last bucket inclusive); a quantile q is the score at rank ⌈q × count⌉ counting from the lowest score (nearest rank), a score some listed item holds. Every Redis call is bounded (O(log n) counts and index reads, at most 99 + 6 x ${PROBES_PER_QUANTILE} a call): one round for the range, then on an unsharded board one call for the buckets and the quantiles (read at their positions); on a sharded one a round counting the bucket edges, which places each quantile in its bucket, then a search there cutting each quantile's interval into ${PROBES_PER_QUANTILE + 1} parts a round (at most log${PROBES_PER_QUANTILE + 1}(bucket width + 2) rounds, each one call per shard). Reads windows only: a view's name is a 400. Costs: shards x buckets counts, plus 6 (unsharded) or shards x 6 x ${PROBES_PER_QUANTILE} x rounds; every ${LOOKUP_COUNTS_PER_READ} counts spend one read of the client's read rate budget (429 RATE_LIMITED past it).`;
 
 /** GET …/rank and …/distribution: reads of a window by score, through StandingService. */
 @ApiTags('ranking')
@@ -39,6 +39,7 @@ export class StandingController {
       window: query.window,
       score: query.score,
       tiebreak: query.tiebreak,
+      metric: query.metric,
       admit: this.admit(request),
     });
   }
@@ -59,6 +60,7 @@ export class StandingController {
       name: params.board,
       window: query.window,
       buckets: query.buckets ?? DEFAULT_DISTRIBUTION_BUCKETS,
+      metric: query.metric,
       admit: this.admit(request),
     });
   }

@@ -29,6 +29,8 @@ import { StandingStore, WindowRead } from './standing.store';
 interface ScoreRead {
   name: string;
   window?: string;
+  /** Read this metric's window of a board with metrics (absent: the first; unknown: 400 UNKNOWN_METRIC). */
+  metric?: string;
   admit?: (counts: number) => void;
 }
 
@@ -99,6 +101,8 @@ export class StandingService {
         return { ...figures(request.name, window, nowMs, place.draining), score: request.score, rank, percentile };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
+      undefined,
+      request.metric,
     );
   }
 
@@ -168,6 +172,8 @@ export class StandingService {
         return { ...answer, count, min, max, buckets: bucketsOf(edges, below, count), quantiles };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
+      undefined,
+      request.metric,
     );
   }
 

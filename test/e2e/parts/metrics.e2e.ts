@@ -69,6 +69,70 @@ describe('metrics over HTTP', () => {
     expect((await http().get('/boards/votes').expect(200)).body.metrics).toEqual(['up', 'down']);
   });
 
+  it('ranks lookup, rank, distribution and POST query by ?metric= (#50); lookup and query rows carry metrics', async () => {
+    await put('reads', { metrics: ['up', 'down'], shards: 3, groups: true }).expect(201);
+    const up = [
+      { item: 'a', amount: 5, group: 'g' },
+      { item: 'b', amount: 1, group: 'g' },
+      { item: 'c', amount: 2 },
+    ];
+    await http().post('/boards/reads/increments').send({ items: up }).expect(200);
+    const down = [
+      { item: 'b', amount: 9, metric: 'down' },
+      { item: 'c', amount: 4, metric: 'down' },
+    ];
+    await http().post('/boards/reads/increments').send({ items: down }).expect(200);
+    const lookup = await http()
+      .post('/boards/reads/lookup?metric=down')
+      .send({ items: ['a', 'b', 'c'], window: 'h' })
+      .expect(200);
+    expect(
+      lookup.body.items.map((row: { item: string; score: number; rank: number | null }) => [
+        row.item,
+        row.score,
+        row.rank,
+      ]),
+    ).toEqual([
+      ['a', 0, null],
+      ['b', 9, 1],
+      ['c', 4, 2],
+    ]);
+    expect(lookup.body.items[1].metrics).toEqual({ up: 1, down: 9 });
+    const plain = await http()
+      .post('/boards/reads/lookup')
+      .send({ items: ['b'], window: 'h' })
+      .expect(200);
+    expect(plain.body.items[0]).toMatchObject({ score: 1, rank: 3, metrics: { up: 1, down: 9 } });
+    expect((await http().get('/boards/reads/rank?window=h&score=5&metric=down').expect(200)).body).toMatchObject({
+      rank: 2,
+    });
+    expect((await http().get('/boards/reads/rank?window=h&score=5').expect(200)).body).toMatchObject({ rank: 1 });
+    const spread = await http().get('/boards/reads/distribution?window=h&metric=down').expect(200);
+    expect(spread.body).toMatchObject({ count: 2, min: 4, max: 9 });
+    const query = await http()
+      .post('/boards/reads/query')
+      .send({ window: 'h', perGroup: 1, metric: 'down' })
+      .expect(200);
+    expect(query.body.items.map((row: { item: string; rank: number }) => [row.item, row.rank])).toEqual([
+      ['b', 1],
+      ['c', 2],
+    ]);
+    expect(query.body.items[1]).toMatchObject({ metrics: { up: 2, down: 4 } });
+    for (const [method, path] of [
+      ['get', '/boards/reads/rank?score=1&metric=nope'],
+      ['get', '/boards/reads/distribution?metric=nope'],
+      ['post', '/boards/reads/lookup?metric=nope'],
+    ] as const) {
+      const refused = await http()
+        [method](path)
+        .send(method === 'post' ? { items: ['a'] } : undefined)
+        .expect(400);
+      expect(refused.body.code).toBe('UNKNOWN_METRIC');
+    }
+    const queried = await http().post('/boards/reads/query').send({ metric: 'nope' }).expect(400);
+    expect(queried.body.code).toBe('UNKNOWN_METRIC');
+  });
+
   it('answers 400 UNKNOWN_METRIC naming the metrics, for writes and reads', async () => {
     await put('votes2', { metrics: ['up', 'down'] }).expect(201);
     await put('plain', {}).expect(201);

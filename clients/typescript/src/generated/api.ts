@@ -456,7 +456,7 @@ export interface paths {
         };
         /**
          * A window's score distribution: count, range, buckets and exact quantiles
-         * @description Exact, over the items the window lists (score > 0). Buckets split [min, max] into equal widths (from inclusive, to exclusive, the last bucket inclusive); a quantile q is the score at rank ⌈q × count⌉ counting from the lowest score (nearest rank), a score some listed item holds. Every Redis call is bounded (O(log n) counts and index reads, at most 99 + 6 x 8 a call): one round for the range, then on an unsharded board one call for the buckets and the quantiles (read at their positions); on a sharded one a round counting the bucket edges, which places each quantile in its bucket, then a search there cutting each quantile's interval into 9 parts a round (at most log9(bucket width + 2) rounds, each one call per shard). Reads windows only: a view's name is a 400. Costs: shards x buckets counts, plus 6 (unsharded) or shards x 6 x 8 x rounds; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it).
+         * @description Exact, over the items the window lists (on a sum board those scoring above 0; on a max, min or last board every item a live slot holds a score of, whatever its sign). Buckets split [min, max] into equal widths (from inclusive, to exclusive, the last bucket inclusive); a quantile q is the score at rank ⌈q × count⌉ counting from the lowest score (nearest rank), a score some listed item holds. Every Redis call is bounded (O(log n) counts and index reads, at most 99 + 6 x 8 a call): one round for the range, then on an unsharded board one call for the buckets and the quantiles (read at their positions); on a sharded one a round counting the bucket edges, which places each quantile in its bucket, then a search there cutting each quantile's interval into 9 parts a round (at most log9(bucket width + 2) rounds, each one call per shard). Reads windows only: a view's name is a 400. Costs: shards x buckets counts, plus 6 (unsharded) or shards x 6 x 8 x rounds; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it).
          */
         get: operations["StandingController_distribution"];
         put?: never;
@@ -771,7 +771,7 @@ export interface paths {
         };
         /**
          * A window's live top N (Server-Sent Events)
-         * @description Event `snapshot` first ({ board, window, from, to, version, items; segment with ?segment= }), then event `top` with the same shape whenever the top `limit` rows change, at most one per STREAM_COALESCE_MS; a comment line every 15 s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. Opening a stream costs 10 reads per shard of the board from the client's read budget. The stream ends after STREAM_MAX_LIFETIME_MS, when its API key is revoked, when its board is deleted, when the client read nothing for STREAM_IDLE_TIMEOUT_MS or left more than 262144 bytes unread; reconnect then. HEAD answers the headers only. With `perGroup` or `minActors` the rows are what GET top answers with them (rows keep their board rank; moderation leaves hidden items out as everywhere).
+         * @description Event `snapshot` first ({ board, window, from, to, version, items; segment with ?segment= }), then event `top` with the same shape whenever the top `limit` rows change, at most one per STREAM_COALESCE_MS; a comment line every 15 s. Each event's id is the board's change version; a reconnect (Last-Event-ID) starts again with a fresh snapshot. Opening a stream costs 10 reads per shard of the board from the client's read budget. The stream ends after STREAM_MAX_LIFETIME_MS, when its API key is revoked, when its board is deleted, when the client read nothing for STREAM_IDLE_TIMEOUT_MS or left more than 262144 bytes unread; reconnect then. HEAD answers the headers only. With `perGroup` or `minActors` the rows are what GET top answers with them (rows keep their board rank; moderation leaves hidden items out as everywhere). With `metric` (a board with metrics) the rows rank by that metric, as GET top?metric= lists them, and the events name it as `metric`; on a board with metrics every row carries `metrics`, each metric's count.
          */
         get: operations["LiveController_stream"];
         put?: never;
@@ -1077,9 +1077,9 @@ export interface components {
             routes: components["schemas"]["RouteFiguresDto"][];
         };
         StandingDto: {
-            /** @description Sum over the live slots of the window */
+            /** @description The item's score in the window: a sum board's sum over its live slots; a max, min or last board's max, min or latest score its live slots hold (0 when none) */
             score: number;
-            /** @description Competition rank (1, 2, 2, 4); null when score <= 0 */
+            /** @description Competition rank (1, 2, 2, 4; lowest score first on an `order: asc` board); null when the window does not list the item: on a sum board while its score is 0 or below; on a max, min or last board (every sign listed, `order: asc` too) while no live slot holds a score of it; a read of an item moderation hides answers null too */
             rank: number | null;
             /** @description Rank in the window's latest snapshot; null when absent from it or when the window keeps no snapshots */
             previousRank: number | null;
@@ -1796,13 +1796,23 @@ export interface components {
             score: number;
             /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
             tiebreak?: number;
-            /** @description Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when score <= 0 */
+            /** @description Board rank (competition ranks; strict on a `ties: first` board), or with `relative` the rank among the ids given; null when the window does not list the item: on a sum board while its score is 0 or below; on a max, min or last board (every sign listed, `order: asc` too) while no live slot holds a score of it; a read of an item moderation hides answers null too */
             rank: number | null;
             /**
              * @description Present when moderation leaves the item out of every listing (hidden, or waiting for review): rank null
              * @enum {boolean}
              */
             hidden?: true;
+            /**
+             * @description On a board with metrics: a window read's rows each metric's count of the item in the window (0 when none); a wilson or controversial view's rows the counts of its positive and negative metrics
+             * @example {
+             *       "up": 12,
+             *       "down": 3
+             *     }
+             */
+            metrics?: {
+                [key: string]: number;
+            };
             /** @description Board rank in the window's latest snapshot; null when absent from it or when the window keeps none */
             previousRank: number | null;
             /** @description With ?data=true: the item data (null: none) */
@@ -1847,7 +1857,7 @@ export interface components {
             mode?: "decay" | "hot" | "rising" | "unique" | "wilson" | "controversial";
             /** @description The score asked about */
             score: number;
-            /** @description The rank a record of that score would get if written now: 1 + the items ahead of it (on a `ties: first` board items already holding the score are ahead); null when the window would not list it (score <= 0) */
+            /** @description The rank a record of that score would get if written now: 1 + the items ahead of it (on a `ties: first` board items already holding the score are ahead); null when the window would not list it: on a sum board a score of 0 or below (a max, min or last board lists every score, whatever its sign, so it is never null there) */
             rank: number | null;
             /** @description What GET …/items/:item would answer for an item holding that record (among the listed items and it) */
             percentile: number | null;
@@ -2016,6 +2026,11 @@ export interface components {
             perGroup?: number;
             /** @description Only items with at least this many distinct actors in the window (a view: its window; a board with "actors") */
             minActors?: number;
+            /**
+             * @description The counter the window ranks by; rows carry every metric in `metrics` (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC)
+             * @example down
+             */
+            metric?: string;
             exclude?: components["schemas"]["QueryExcludeDto"];
         };
         ModerationStateDto: {
@@ -5250,6 +5265,8 @@ export interface operations {
                 data?: boolean;
                 /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 segment?: string;
+                /** @description The counter the ids are scored and ranked by; rows carry every metric in `metrics` (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
             };
             header?: never;
             path: {
@@ -5421,6 +5438,8 @@ export interface operations {
                 score: number;
                 /** @description The record's tiebreak on a board that declares one (default 0: the record is the pair); elsewhere a 400 */
                 tiebreak?: number;
+                /** @description The counter the window ranks by (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
             };
             header?: never;
             path: {
@@ -5542,6 +5561,8 @@ export interface operations {
                 window?: string;
                 /** @description Equal-width buckets splitting [min, max] */
                 buckets?: number;
+                /** @description The counter whose scores are spread (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
             };
             header?: never;
             path: {
@@ -8688,6 +8709,8 @@ export interface operations {
                 perGroup?: number;
                 /** @description Only items with at least this many distinct actors in the window (a view: in its window; a board with "actors", else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
                 minActors?: number;
+                /** @description The counter the rows rank by (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
             };
             header?: never;
             path: {
@@ -8709,7 +8732,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description INVALID_INPUT: perGroup on a board without groups, minActors on a board without actors */
+            /** @description INVALID_INPUT: perGroup on a board without groups, minActors on a board without actors; UNKNOWN_METRIC: a metric the board does not declare (any metric on a board without metrics) */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */

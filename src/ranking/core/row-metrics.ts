@@ -1,0 +1,16 @@
+import type { PreparedBoard } from './board';
+import type { WindowConfig } from './window-math';
+
+/** A window read's rows, each on a board with metrics with `metrics`: every metric's count in the window. */
+export type RowsWithMetrics<R> = { draining: boolean; items: Array<R & { metrics?: Record<string, number> }> };
+
+/**
+ * What adds each metric's count to a window read's rows (the metrics option), for reads of any slice:
+ * ReadsService provides it (ranking-core.module), so that its peers (filters, lookup) need not import it.
+ */
+export abstract class RowMetrics {
+  abstract withMetrics<R extends { item: string }>(
+    read: { board: PreparedBoard; window: WindowConfig; nowMs: number },
+    result: { draining: boolean; items: R[] },
+  ): Promise<RowsWithMetrics<R>>;
+}
