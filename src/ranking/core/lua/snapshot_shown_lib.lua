@@ -13,6 +13,9 @@
 local ROW = archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)' .. archive.SNAP_FIELD
   .. '([^' .. archive.SNAP_FIELD .. archive.SNAP_ROW .. ']*)'
 
+-- "\30<item>": where a stored row starts, and its item.
+local ROW_START = '()' .. archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)'
+
 -- The exceptions of the window of `top_key` now: nil (every row shown), or { only (the items are the
 -- only ones shown; else the ones left out), items (id -> true), list (their ids) }.
 local function exceptions_of(top_key)
@@ -44,6 +47,17 @@ local function left_out_ahead(ex, rows, score, ascending)
     if not visible(ex, item) then count = count + 1 end
   end
   return count
+end
+
+-- A stored text (best first) cut after its `count`-th shown row (whole when it shows fewer), and the
+-- items it leaves out up to there (added to the set `left_out`): one step per row kept.
+local function through_shown(ex, rows, count, left_out)
+  local shown_count = 0
+  for at, item in string.gmatch(rows, ROW_START) do
+    if shown_count >= count then return string.sub(rows, 1, at - 1) end
+    if visible(ex, item) then shown_count = shown_count + 1 else left_out[item] = true end
+  end
+  return rows
 end
 
 -- The scores the exceptions' items hold in the listing `key` (one ZMSCORE), in ascending order.
@@ -87,5 +101,6 @@ end
 shown.exceptions_of = exceptions_of
 shown.visible = visible
 shown.left_out_ahead = left_out_ahead
+shown.through_shown = through_shown
 shown.held_scores = held_scores
 shown.shown_rank = shown_rank
