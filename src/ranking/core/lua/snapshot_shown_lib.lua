@@ -37,10 +37,38 @@ local function better(held, score, ascending)
   return held > score
 end
 
--- How many rows of a stored text `rows` (best first) scoring ahead of `score` are left out: one step
--- per row ahead of it (at most a snapshot's top), none without exceptions.
-local function left_out_ahead(ex, rows, score, ascending)
-  if not ex then return 0 end
+-- A plain find of one id in a stored text of `top` rows costs about this many rows matched one by one
+-- (7.7 us against 0.38 us a row at 1 000 rows): few exceptions are found by id, many by one pass over
+-- the rows ahead.
+local FIND_ROWS = 20
+
+-- The score of the row whose item field ends just before byte `from` of a stored text.
+local function score_at(rows, from)
+  local stop = string.find(rows, '[' .. archive.SNAP_ROW .. archive.SNAP_FIELD .. ']', from)
+  return tonumber(string.sub(rows, from, (stop or (#rows + 1)) - 1))
+end
+
+-- How many of the exceptions' items hold a row of a stored text scoring ahead of `score`.
+local function found_ahead(ex, rows, score, ascending)
+  local count = 0
+  for _, item in ipairs(ex.list) do
+    local row = archive.SNAP_ROW .. item .. archive.SNAP_FIELD
+    local at = string.find(rows, row, 1, true)
+    if at and better(score_at(rows, at + #row), score, ascending) then count = count + 1 end
+  end
+  return count
+end
+
+-- How many rows of a stored text `rows` (best first) scoring ahead of `score` are left out, of the
+-- `above` rows ahead of it: the exceptions found by id when few, else one step per row ahead (at most
+-- a snapshot's top); nothing without exceptions.
+local function left_out_ahead(ex, rows, score, ascending, above)
+  if not ex or above == 0 then return 0 end
+  if #ex.list * FIND_ROWS < above then
+    local found = found_ahead(ex, rows, score, ascending)
+    if ex.only then return above - found end
+    return found
+  end
   local count = 0
   for item, held in string.gmatch(rows, ROW) do
     if not better(tonumber(held), score, ascending) then break end

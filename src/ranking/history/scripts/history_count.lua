@@ -27,7 +27,7 @@ local function history_count(keys, args)
       if rows then
         local ascending = order.ascending(slots_key)
         counts[i] = snapshot.snapshot_count_above(rows, point[2], ascending)
-        left_out[i] = shown.left_out_ahead(ex, rows, point[2], ascending)
+        left_out[i] = shown.left_out_ahead(ex, rows, point[2], ascending, counts[i])
       end
     end
   end

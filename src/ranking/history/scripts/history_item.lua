@@ -42,8 +42,10 @@ local function history_item(keys, args)
         local score = snapshot.snapshot_score(rows, arg.item)
         points[#points + 1] = tonumber(boundary)
         points[#points + 1] = score or 0
-        points[#points + 1] = score and snapshot.snapshot_count_above(rows, score, order.ascending(slots_key)) or -1
-        left_out[#left_out + 1] = score and not hidden and shown.left_out_ahead(ex, rows, score, order.ascending(slots_key)) or 0
+        local ascending = order.ascending(slots_key)
+        local above = score and snapshot.snapshot_count_above(rows, score, ascending)
+        points[#points + 1] = above or -1
+        left_out[#left_out + 1] = above and not hidden and shown.left_out_ahead(ex, rows, score, ascending, above) or 0
       end
     end
   end
