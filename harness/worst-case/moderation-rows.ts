@@ -26,6 +26,7 @@ const hideGroup = (group: string): HttpRequest => ({
   body: { state: 'hidden' },
 });
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
+const post = (path: string, body: object): HttpRequest => ({ method: 'POST', path, body });
 /**
  * A view row's first read, unmeasured: the first read of a board's window after seeding takes the
  * snapshots due and drains what expired (the snapshot and expiry rows measure those), not moderation.
@@ -76,6 +77,58 @@ const SPAN_HISTORY_STREAM_ROWS: WorstRow[] = [
   },
 ];
 
+/** Hides `count` seeded items spread over the listing of `board` (their states land on every shard). */
+const hideSpread =
+  (board: string, count: number) =>
+  async (context: HarnessContext): Promise<void> => {
+    const step = Math.max(1, Math.floor(context.sizes.items / count));
+    for (let n = 0; n < count; n++)
+      await context.send(
+        { ...hide(`i${n * step + 1}`), path: `/admin/boards/${board}/moderation/items/i${n * step + 1}` },
+        'admin',
+      );
+  };
+
+/**
+ * Reads of kept snapshots and archives (previous ranks, an item's history, archive pages), each
+ * leaving out the items hidden now: on the most moderated board, on 64 shards and on the calendar board.
+ */
+const KEPT_LISTING_ROWS: WorstRow[] = [
+  {
+    route: 'POST /boards/{board}/lookup',
+    worst: `100 ids, each previous rank among the rows shown now (one ZMSCORE of the states), ${MAXED}`,
+    request: (context) =>
+      post('/boards/wc-modgroups/lookup', {
+        window: 'm',
+        items: Array.from({ length: 100 }, (_, n) => `i${(n * 13) % context.sizes.items}`),
+      }),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `limit 1 000 on 64 shards, ${MODERATED_ITEMS_PER_SHARD} hidden items spread over them, previous ranks read afresh (a state change forgets them): one snapshot read and one page read per shard`,
+    prepare: hideSpread('wc-shards', MODERATED_ITEMS_PER_SHARD),
+    request: () => get('/boards/wc-shards/top?window=m&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/history',
+    worst: `the lowest item on 64 shards through every kept snapshot of 1 000 rows, ${MODERATED_ITEMS_PER_SHARD} hidden items spread over them`,
+    request: (context) => get(`/boards/wc-shards/items/i${context.sizes.items - 1}/history?window=m`),
+  },
+  {
+    route: 'GET /boards/{board}/archive',
+    worst: `the last page of a 10 000-row period, ${MODERATED_ITEMS_PER_SHARD} hidden items spread over it: every row through the page scanned`,
+    prepare: hideSpread('wc-cal', MODERATED_ITEMS_PER_SHARD),
+    request: (context) =>
+      get(`/boards/wc-cal/archive?window=day&offset=${Math.max(0, context.sizes.periodRows - 1000)}&limit=1000`),
+  },
+  {
+    route: 'GET /boards/{board}/archives',
+    worst: `a page of 100 periods of 10 000 rows, ${MODERATED_ITEMS_PER_SHARD} hidden items spread over them`,
+    request: () => get('/boards/wc-cal/archives?window=day&limit=100'),
+    expect: [200, 422],
+  },
+];
+
 /** Group moderation, then reads and a write on the board holding the most of it. */
 const GROUP_ROWS: WorstRow[] = [
   {
@@ -123,6 +176,7 @@ const GROUP_ROWS: WorstRow[] = [
     request: (context) => get(`/boards/wc-modgroups/items/i${context.sizes.items - 1}/around?window=fading&radius=100`),
   },
   ...SPAN_HISTORY_STREAM_ROWS,
+  ...KEPT_LISTING_ROWS,
   {
     route: 'POST /boards/{board}/items/{item}/increment',
     worst: `an existing item's rank in 8 windows and 8 views, ${MAXED}`,

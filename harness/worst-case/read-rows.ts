@@ -186,7 +186,7 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/items/{item}/history',
-    worst: 'the lowest item through every kept snapshot of 1 000 rows',
+    worst: `the lowest item through every kept snapshot of 1 000 rows, each row above it checked against the ${MODERATED_ITEMS_PER_SHARD} hidden items of the board (moderation rows)`,
     request: (context) => get(`/boards/wc-sum/items/${lowest(context)}/history?window=m`),
   },
   {

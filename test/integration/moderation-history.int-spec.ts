@@ -81,3 +81,40 @@ describe('moderation in history (single)', () => {
     expect(await history(name)).toEqual(await history(twin));
   });
 });
+
+/**
+ * An item's history where the board's few moderated items are found in a snapshot by id (the rows
+ * ahead outnumber them many times over): the lowest of 80 items ranks among the rows shown now.
+ */
+describe('moderation in an item history of a long snapshot (single)', () => {
+  const world = useTestApp('single', T0);
+  const { clock, http } = world;
+  const windows = [{ name: 'w', period: '3m', interval: '1m', snapshots: { keep: 3, top: 100 } }];
+  const items = Array.from({ length: 80 }, (_, i) => ({ item: `i${String(i).padStart(2, '0')}`, amount: 100 - i }));
+  const put = (name: string, item: string, state: string) =>
+    http().put(`/admin/boards/${name}/moderation/items/${item}`).set(ADMIN).send({ state }).expect(204);
+  const ranks = async (name: string, item: string) =>
+    (
+      (await http().get(`/boards/${name}/items/${item}/history?window=w`).expect(200)).body.points as Array<{
+        rank: number | null;
+      }>
+    ).map((point) => point.rank);
+
+  it.each([
+    [1, false],
+    [3, false],
+    [1, true],
+    [3, true],
+  ])('on %i shard(s), review %s', async (shards, review) => {
+    const name = `long${shards}${review ? 'r' : 'h'}`;
+    await http().put(`/admin/boards/${name}`).set(ADMIN).send({ windows, shards, moderation: { review } }).expect(201);
+    await http().post(`/boards/${name}/increments`).send({ items }).expect(200);
+    clock.advanceMs(MINUTE_MS);
+    await http().get(`/boards/${name}/top?window=w`).expect(200);
+    expect(await ranks(name, 'i79')).toEqual([review ? null : 80]);
+    if (review) for (const item of ['i03', 'i50', 'i79']) await put(name, item, 'allowed');
+    else for (const item of ['i03', 'i50', 'i78']) await put(name, item, 'hidden');
+    expect(await ranks(name, 'i79')).toEqual([review ? 3 : 77]);
+    expect(await ranks(name, 'i51')).toEqual([review ? null : 50]);
+  });
+});

@@ -47,11 +47,17 @@ export class ArchivesStore {
     const top = window.snapshots?.top;
     if (!board.sharded || top === undefined || !window.calendar) return;
     for (let latestSec: number | undefined = undefined; ;) {
-      const page = await this.archives(board, window, nowMs, {
-        latestSec,
-        most: ARCHIVES_PER_CUT_READ,
-        rows: { skip: 0, most: top },
-      });
+      const page = await this.archives(
+        board,
+        window,
+        nowMs,
+        {
+          latestSec,
+          most: ARCHIVES_PER_CUT_READ,
+          rows: { skip: 0, most: top },
+        },
+        { shown: false },
+      );
       if (page.draining || page.archives.length === 0) return;
       for (const archive of page.archives) {
         const last = archive.rows[top - 1];
@@ -71,13 +77,15 @@ export class ArchivesStore {
    * periods it scored in, so one that scored in none of the last few still holds older periods, whose
    * other shards' rows are gone: only the newest `keep` periods of all shards are the board's. While a
    * shard is still taking an archive (in chunks, archive_lib.lua) the answer is `draining` and lists
-   * nothing.
+   * nothing. On a moderated board the rows of items left out now (moderation) are not answered and the
+   * rest rank among themselves (`shown` false: the rows as stored, which a retraction's cut reads).
    */
   async archives(
     board: PreparedBoard,
     window: WindowConfig,
     nowMs: number,
     ask: ArchivesAsk,
+    { shown = true } = {},
   ): Promise<{ keeps: boolean; draining: boolean; archives: ArchivePage[] }> {
     const rows = board.sharded ? { skip: 0, most: ask.rows.skip + ask.rows.most } : ask.rows;
     const replies = await Promise.all(
@@ -96,21 +104,43 @@ export class ArchivesStore {
     if (!replies.some((reply) => reply.keeps)) return { keeps: false, draining: false, archives: [] };
     // A shard still taking an archive lists its period later: the read is sent again (RankedSources).
     if (replies.some((reply) => reply.draining)) return { keeps: true, draining: true, archives: [] };
-    if (!board.sharded) return { keeps: true, draining: false, archives: replies[0].archives };
+    const moderated = shown && replies.some((reply) => reply.leftOut !== null);
+    if (!board.sharded && !moderated) return { keeps: true, draining: false, archives: replies[0].archives };
     return {
       keeps: true,
       draining: false,
-      archives: mergedPages(replies, window, ask, ascendingScores(board.config)),
+      archives: mergedPages(replies, window, ask, { ascending: ascendingScores(board.config), moderated }),
     };
   }
 }
 
-/** The board's pages of a sharded board's archives: each period's shard pages merged (`ascending`: lowest first), cut to `rows`. */
+/**
+ * A moderated board's pages: the rows of each period merged and cut to the window's top as stored,
+ * those left out now taken out, `skip` + `most` of the rest answered. Each shard answered its rows
+ * through its (skip + most + 1)-th shown one, so the board's first skip + most + 1 shown rows and every
+ * row ahead of them are among these: the cut to the top and `more` are exact.
+ */
+function shownPages(replies: ArchiveReadReply[], starts: number[], ask: ArchivesAsk, merge: PeriodMerge) {
+  const leftOut = new Set(replies.flatMap((reply) => reply.leftOut ?? []));
+  const end = ask.rows.skip + ask.rows.most;
+  return starts.map((atSec) => {
+    const shown = merge(atSec).filter((row) => !leftOut.has(row.item));
+    return { atSec, rows: shown.slice(0, end), skipped: 0, ahead: 0, more: shown.length > end };
+  });
+}
+
+/** A period's rows over every shard's page, best first, cut to the window's top. */
+type PeriodMerge = (atSec: number) => ScoredItem[];
+
+/**
+ * The board's pages of a sharded (or moderated) board's archives: each period's shard pages merged
+ * (`ascending`: lowest first), cut to `rows`; `moderated`: without the rows left out now.
+ */
 function mergedPages(
   replies: ArchiveReadReply[],
   window: WindowConfig,
   ask: ArchivesAsk,
-  ascending: boolean,
+  { ascending, moderated }: { ascending: boolean; moderated: boolean },
 ): ArchivePage[] {
   const byStart = new Map<number, ArchivePage[]>();
   for (const { archives } of replies) {
@@ -124,13 +154,16 @@ function mergedPages(
     .sort((a, b) => b - a)
     .slice(0, ask.most);
   const top = window.snapshots?.top ?? Infinity;
+  const merge: PeriodMerge = (atSec) =>
+    mergeListings(
+      (byStart.get(atSec) ?? []).map((page) => page.rows),
+      ascending,
+    ).slice(0, top);
+  if (moderated) return shownPages(replies, starts, ask, merge);
   const end = Math.min(top, ask.rows.skip + ask.rows.most);
   return starts.map((atSec) => {
     const pages = byStart.get(atSec) ?? [];
-    const merged: ScoredItem[] = mergeListings(
-      pages.map((page) => page.rows),
-      ascending,
-    ).slice(0, top);
+    const merged = merge(atSec);
     const more = merged.length > end || (end < top && pages.some((page) => page.more));
     return { atSec, rows: merged.slice(0, end), skipped: 0, ahead: 0, more };
   });

@@ -25,6 +25,11 @@ export interface ArchiveReadReply {
   draining: boolean;
   kept: number[];
   archives: ArchivePage[];
+  /**
+   * On a moderated board, the items of the rows answered that the listing leaves out now (each period
+   * answered from its top through its (skip + most + 1)-th row shown); null on another board.
+   */
+  leftOut: string[] | null;
 }
 
 /** Which rows of each period an archive read answers: `skip` best rows left out, then at most `most`. */
@@ -35,7 +40,7 @@ export interface ArchiveRows {
 
 const PAGE_FIELDS = 5;
 const ARCHIVE_ARGS = ['latest_sec', 'most_periods', 'skip_rows', 'most_rows'] as const;
-const ARCHIVE_REPLY = ['keeps', 'draining', 'kept', 'periods'] as const;
+const ARCHIVE_REPLY = ['keeps', 'draining', 'kept', 'periods', 'moderated', 'left_out'] as const;
 
 /** Calendar windows' archives: each closed period's final standings, as one shard stored them. */
 export const CALENDAR_FUNCTIONS = {
@@ -62,9 +67,11 @@ export const CALENDAR_FUNCTIONS = {
       if (periods.length % PAGE_FIELDS !== 0) {
         throw periods.unexpected(periods.length - 1, 'period start, rows, skipped, ahead, more per period');
       }
+      const leftOut = reply.nested('left_out');
       return {
         keeps: reply.flag('keeps'),
         draining: reply.flag('draining'),
+        leftOut: reply.flag('moderated') ? Array.from({ length: leftOut.length }, (_, i) => leftOut.string(i)) : null,
         kept: reply.nested('kept').intsFrom(0),
         archives: Array.from({ length: periods.length / PAGE_FIELDS }, (_, i) => {
           const at = PAGE_FIELDS * i;

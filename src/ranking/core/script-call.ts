@@ -35,6 +35,7 @@ export const RANKING_MODULES = [
     'segment_views_lib',
     'slot_due_lib',
     'snapshot_lib',
+    'snapshot_shown_lib',
     'view_except_lib',
     'views_lib',
     'window_lib',

@@ -389,6 +389,8 @@ export class ItemHistoryResultDto {
   @ApiProperty() item!: string;
   @ApiProperty({ type: [HistoryPointDto], description: 'One per kept snapshot in range, oldest first' })
   points!: HistoryPointDto[];
+  @ApiPropertyOptional({ enum: [true], description: 'Moderation leaves the item out now: ranks null, scores kept' })
+  hidden?: true;
   @ApiProperty({
     nullable: true,
     type: 'integer',

@@ -12,11 +12,21 @@ export interface StoredSnapshot {
   leftOut: string[];
 }
 
-/** An item in one snapshot of one shard: its score (0: not listed) and the rows above it (-1: not listed). */
+/**
+ * An item in one snapshot of one shard: its score (0: not listed), the rows above it (-1: not listed)
+ * and how many of those the listing leaves out now (moderation).
+ */
 export interface SnapshotPoint {
   atSec: number;
   score: number;
   above: number;
+  leftOut: number;
+}
+
+/** Rows above a score in one shard's snapshot, and how many of them the listing leaves out now. */
+export interface SnapshotCount {
+  above: number;
+  leftOut: number;
 }
 
 /** Snapshot rows as stored: "\x1e<item>\x1f<score>\x1f<position>" each (older snapshots: no position), best first (snapshot_lib.lua). */
@@ -34,11 +44,11 @@ export function parseSnapshotRows(packed: string): ScoredItem[] {
 const READ_ARGS = ['at_sec'] as const;
 const READ_REPLY = ['keeps', 'found', 'boundary', 'rows', 'left_out'] as const;
 const ITEM_ARGS = ['item', 'from_sec', 'to_sec', 'most_snapshots'] as const;
-const ITEM_REPLY = ['keeps', 'next_sec', 'points'] as const;
+const ITEM_REPLY = ['keeps', 'next_sec', 'points', 'hidden', 'left_out'] as const;
 const CUT_ARGS = ['at_sec', 'last_score', 'last_item'] as const;
 const CUT_REPLY = ['cut'] as const;
 const COUNT_ARGS = ['points'] as const;
-const COUNT_REPLY = ['counts'] as const;
+const COUNT_REPLY = ['counts', 'left_out'] as const;
 
 /** Snapshot reads: a window's snapshot at a time, an item through the snapshots, rows above scores in them. */
 export const HISTORY_FUNCTIONS = {
@@ -77,18 +87,22 @@ export const HISTORY_FUNCTIONS = {
         to_sec: call.toSec,
         most_snapshots: call.mostSnapshots,
       }),
-    /** nextSec: the boundary the next page starts at (null: the range is answered) */
-    decode: (raw): { keeps: boolean; nextSec: number | null; points: SnapshotPoint[] } => {
+    /** nextSec: the boundary the next page starts at (null: the range is answered); hidden: left out now */
+    decode: (raw): { keeps: boolean; nextSec: number | null; hidden: boolean; points: SnapshotPoint[] } => {
       const reply = new NamedReply('tbRankHistoryItem', ITEM_REPLY, raw);
       const points = reply.nested('points');
       if (points.length % 3 !== 0) throw points.unexpected(points.length - 1, 'triples of boundary, score, above');
+      const leftOut = reply.nested('left_out');
+      leftOut.expectLength(points.length / 3);
       return {
         keeps: reply.flag('keeps'),
         nextSec: reply.int('next_sec') || null,
+        hidden: reply.flag('hidden'),
         points: Array.from({ length: points.length / 3 }, (_, i) => ({
           atSec: points.int(3 * i),
           score: points.number(1 + 3 * i),
           above: points.int(2 + 3 * i),
+          leftOut: leftOut.int(i),
         })),
       };
     },
@@ -118,10 +132,12 @@ export const HISTORY_FUNCTIONS = {
         points: JSON.stringify(call.points.map((point) => [point.atSec, point.score])),
       }),
     /** rows above each point's score in this shard's snapshot at or before its time */
-    decode: (raw, call) => {
-      const counts = new NamedReply('tbRankHistoryCount', COUNT_REPLY, raw).nested('counts');
+    decode: (raw, call): SnapshotCount[] => {
+      const reply = new NamedReply('tbRankHistoryCount', COUNT_REPLY, raw);
+      const [counts, leftOut] = [reply.nested('counts'), reply.nested('left_out')];
       counts.expectLength(call.points.length);
-      return call.points.map((_, i) => counts.int(i));
+      leftOut.expectLength(call.points.length);
+      return call.points.map((_, i) => ({ above: counts.int(i), leftOut: leftOut.int(i) }));
     },
   }),
 };

@@ -5,6 +5,16 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { HistoryPoint, ListedItem, SnapshotListing } from '../core/ranking.types';
 import { HistoryStore } from './history.store';
 
+/** An item's history page; `hidden`: moderation leaves the item out now (every rank null, scores kept). */
+export interface ItemHistoryAnswer {
+  board: string;
+  window: string;
+  item: string;
+  points: HistoryPoint[];
+  nextFrom: number | null;
+  hidden?: true;
+}
+
 /** Snapshot reads as a client asks them: a window's listing at a time, an item's ranks through time. */
 @Injectable()
 export class HistoryService {
@@ -58,7 +68,7 @@ export class HistoryService {
     fromSec: number | undefined,
     toSec: number | undefined,
     segment?: string,
-  ): Promise<{ board: string; window: string; item: string; points: HistoryPoint[]; nextFrom: number | null }> {
+  ): Promise<ItemHistoryAnswer> {
     if (fromSec !== undefined && toSec !== undefined && fromSec > toSec)
       throw new InvalidInputError(M.historyRange(fromSec, toSec));
     return this.sources.read(
@@ -66,9 +76,16 @@ export class HistoryService {
       windowName,
       async (board, window, nowMs) => {
         const range = { fromSec: fromSec ?? 0, toSec: toSec ?? Math.floor(nowMs / 1000) };
-        const { keeps, points, nextSec } = await this.store.itemHistory({ board, window, nowMs, item, ...range });
+        const { keeps, points, nextSec, hidden } = await this.store.itemHistory({
+          board,
+          window,
+          nowMs,
+          item,
+          ...range,
+        });
         if (!keeps) missingSnapshot(name, window.name, false, undefined);
-        return { board: name, window: window.name, item, points, nextFrom: nextSec };
+        const answer = { board: name, window: window.name, item, points, nextFrom: nextSec };
+        return hidden ? { ...answer, hidden: true } : answer;
       },
       (_, view) => viewHasNoHistory(name, view),
       segment,

@@ -8,7 +8,7 @@ import { BoardCall, boardCall } from '../core/script-call';
 import { mergeListings, rankRows } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
 import { slotStartSec, WindowConfig } from '../core/window-math';
-import { SnapshotPoint, HistoryFunctions } from './history.functions';
+import { SnapshotCount, SnapshotPoint, HistoryFunctions } from './history.functions';
 import { RankingSettings } from '../core/ranking.settings';
 
 /** A page of an item's history: from `fromSec` to `toSec` (unix s, boundaries of kept snapshots). */
@@ -49,9 +49,8 @@ export class HistoryStore {
    * The window's snapshot at or before `atSec` (undefined: the latest), merged over the shards (each
    * shard's snapshot at or before that time; the answer is at the latest of theirs) and cut to the
    * window's `top`, without the rows the listing leaves out now (moderation), ranked among the rest as
-   * top ranks (`shown` false: with them, as previous ranks count the rows a snapshot kept, on a board of
-   * one shard too). keeps: false when the window keeps no snapshots; listing undefined when none is kept
-   * for that time.
+   * top ranks (`shown` false: with them, the rows as kept, which a retraction's cut reads). keeps: false
+   * when the window keeps no snapshots; listing undefined when none is kept for that time.
    */
   async history(
     board: PreparedBoard,
@@ -84,13 +83,15 @@ export class HistoryStore {
   /**
    * An item's rank and score in each kept snapshot between fromSec and toSec, oldest first. On a sharded
    * board the item's shard answers its scores and the other shards count the rows above them: a rank
-   * beyond the snapshot's rows is answered as not listed, as on an unsharded board. One page: about
+   * beyond the snapshot's rows is answered as not listed, as on an unsharded board. The rows the
+   * listing leaves out now (moderation) are counted by the same calls and not ranked, as the window's
+   * history answers them; an item left out now (`hidden`) keeps its scores, rank null. One page: about
    * HISTORY_ROWS_PER_CALL snapshot rows are scanned per call (on each shard); nextSec is where the
    * next page starts (null: the range is answered).
    */
   async itemHistory(
     read: ItemHistoryRead,
-  ): Promise<{ keeps: boolean; nextSec: number | null; points: HistoryPoint[] }> {
+  ): Promise<{ keeps: boolean; nextSec: number | null; hidden: boolean; points: HistoryPoint[] }> {
     const { board, window, nowMs, item, fromSec, toSec } = read;
     const home = board.shardOf(item);
     const top = window.snapshots?.top ?? 0;
@@ -105,20 +106,26 @@ export class HistoryStore {
         mostSnapshots,
       }),
     );
-    const aboveElsewhere = await this.aboveElsewhere(read, home, own.points);
+    const elsewhere = await this.aboveElsewhere(read, home, own.points);
     return {
       keeps: own.keeps,
       nextSec: own.nextSec,
+      hidden: own.hidden,
       points: own.points.map((point) => {
-        const rank = point.above < 0 ? null : point.above + (aboveElsewhere.get(point.atSec) ?? 0) + 1;
-        return rank === null || rank > top
-          ? { at: point.atSec, rank: null, score: null }
-          : { at: point.atSec, rank, score: point.score };
+        const other = elsewhere.get(point.atSec) ?? { above: 0, leftOut: 0 };
+        const rank = point.above < 0 ? null : point.above + other.above + 1;
+        if (rank === null || rank > top) return { at: point.atSec, rank: null, score: null };
+        if (own.hidden) return { at: point.atSec, rank: null, score: point.score };
+        return { at: point.atSec, rank: rank - point.leftOut - other.leftOut, score: point.score };
       }),
     };
   }
 
-  /** Sharded boards: the window's latest snapshot over every shard, item -> rank (cached per slot). */
+  /**
+   * Sharded boards: the window's latest snapshot over every shard without the items left out now
+   * (moderation, answered by the same read of each shard), item -> rank, cached per slot. A moderation
+   * change forgets this instance's cache (forgetPreviousRanks); other instances follow at their next slot.
+   */
   previousRanks(board: PreparedBoard, window: WindowConfig, nowMs: number): Promise<Map<string, number>> {
     if (!window.snapshots) return Promise.resolve(new Map());
     const key = `${board.config.name}\x1f${board.keys.windowKeyName(window.name)}`;
@@ -126,7 +133,7 @@ export class HistoryStore {
     const cached = this.previousListings.get(key);
     if (cached && cached.version === board.config.version && cached.slotSec === slotSec) return cached.ranks;
     if (this.previousListings.size >= MAX_CACHED_PREVIOUS_LISTINGS) this.previousListings.clear();
-    const ranks = this.history(board, window, nowMs, undefined, { shown: false }).then(
+    const ranks = this.history(board, window, nowMs, undefined).then(
       ({ listing }) => new Map((listing?.items ?? []).map((row) => [row.item, row.rank])),
     );
     this.previousListings.set(key, { version: board.config.version, slotSec, ranks });
@@ -135,8 +142,8 @@ export class HistoryStore {
   }
 
   /**
-   * Forgets this instance's cached previous ranks of a board (an item retraction rewrote its snapshots);
-   * other instances' caches follow at their next slot.
+   * Forgets this instance's cached previous ranks of a board (an item retraction rewrote its snapshots,
+   * or a moderation change shows other rows); other instances' caches follow at their next slot.
    */
   forgetPreviousRanks(boardName: string): void {
     for (const key of this.previousListings.keys()) {
@@ -183,7 +190,7 @@ export class HistoryStore {
     await Promise.all(board.shards.map((shard) => guard(this.functions.call(this.fns.snapshotCut, { ...cut, shard }))));
   }
 
-  /** Rows above each listed point's score on the shards other than the item's own, by boundary. */
+  /** Rows above each listed point's score (and those left out) on the shards other than the item's own, by boundary. */
   private async aboveElsewhere(read: ItemHistoryRead, home: ShardKeys, points: SnapshotPoint[]) {
     const { board, window, nowMs } = read;
     const listed = points.filter((point) => point.above >= 0);
@@ -196,7 +203,9 @@ export class HistoryStore {
           ),
         ),
     );
-    return new Map(listed.map((point, i) => [point.atSec, others.reduce((sum, counts) => sum + counts[i], 0)]));
+    const sum = (i: number, field: keyof SnapshotCount) =>
+      others.reduce((total, counts) => total + counts[i][field], 0);
+    return new Map(listed.map((point, i) => [point.atSec, { above: sum(i, 'above'), leftOut: sum(i, 'leftOut') }]));
   }
 
   private on(board: PreparedBoard, shard: ShardKeys, nowMs: number): BoardCall {

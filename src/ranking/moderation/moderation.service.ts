@@ -7,6 +7,7 @@ import { ClientBudget } from '../../governance/growth-quotas';
 import { idemRequest } from '../../redis/idempotency';
 import { BoardCache } from '../boards/board-cache';
 import { RankedSources } from '../boards/ranked-sources';
+import { HistoryStore } from '../history/history.store';
 import { QUEUE_DEPTH_ITEMS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ScoredItem } from '../core/ranking.types';
@@ -61,6 +62,7 @@ export class ModerationService {
     private readonly sources: RankedSources,
     private readonly store: ModerationStore,
     private readonly clock: Clock,
+    private readonly history: HistoryStore,
   ) {}
 
   /** Sets (or with null clears) an item's state for every read from now on; retry-safe with an Idempotency-Key. */
@@ -70,6 +72,7 @@ export class ModerationService {
     return this.cache.withBoard(name, (board) =>
       withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
         const written = await this.store.set({ board, item, state, nowMs: this.clock.nowMs(), idem });
+        this.history.forgetPreviousRanks(name);
         return { replayed: written.replayed, body: null };
       }),
     );
@@ -83,6 +86,7 @@ export class ModerationService {
       withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
         if (board.config.groups !== true) throw new InvalidInputError(M.groupModerationNeedsGroups(name));
         const written = await this.store.setGroup({ board, group, state, nowMs: this.clock.nowMs(), idem });
+        this.history.forgetPreviousRanks(name);
         return { replayed: written.replayed, body: null };
       }),
     );

@@ -1728,6 +1728,11 @@ export interface components {
             item: string;
             /** @description One per kept snapshot in range, oldest first */
             points: components["schemas"]["HistoryPointDto"][];
+            /**
+             * @description Moderation leaves the item out now: ranks null, scores kept
+             * @enum {boolean}
+             */
+            hidden?: true;
             /** @description null: every kept snapshot in range is answered. Else the answer is one page (a read scans at most 5000 snapshot rows): ask again with `from` = nextFrom for the rest */
             nextFrom: number | null;
         };

@@ -1,4 +1,4 @@
--- requires: archive, call_state, keyspace, reader, snapshot, window
+-- requires: archive, call_state, keyspace, reader, shown, snapshot, window
 -- archive_read: a page of rows of a calendar window's archives (its closed periods' final standings,
 -- snapshot_lib keeps them under each period's start), newest first, taking the archive of a period end
 -- this call is the first to cross and draining one chunk of the window, which writes its pending
@@ -21,7 +21,11 @@
 --   skipped before them, the rows ranked strictly ahead of the first (its competition rank - 1),
 --   whether rows follow (0|1)). A shard keeps the newest `keep` periods it scored in, so on a sharded
 --   board one shard may still hold a period the board no longer keeps: the app keeps the newest `keep`
---   of all shards' periods (ArchivesStore).
+--   of all shards' periods (ArchivesStore); moderated (0|1: the board's exceptions leave items out
+--   now, snapshot_shown_lib), left_out (their items among the rows answered). On a moderated board
+--   each period's rows are answered from its top through the (skip + most + 1)-th row shown now (0
+--   skipped, 0 ahead, 0 more): the app cuts the board's rows to its top, leaves those items out, and
+--   pages what is left (one step per row answered).
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
 -- The byte where row `n` (from 1) of an archive's text ends, found by its stored position ("\31<n>"
@@ -62,21 +66,37 @@ local function archive_read(keys, args)
   if err then return redis.error_reply(err) end
   local rule, now_sec = header.windows[1], header.now_sec
   local conf = snapshot.cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
-  if not conf then return reader.answer(CALLS.archive_read, { keeps = 0, draining = 0, kept = {}, periods = {} }) end
+  if not conf then
+    return reader.answer(CALLS.archive_read, { keeps = 0, draining = 0, kept = {}, periods = {}, moderated = 0, left_out = {} })
+  end
   local _, draining = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
   local base = keyspace.sibling_key(slots_key, 'slots', '')
   local latest = arg.latest_sec == '' and '+inf' or arg.latest_sec
   local starts = redis.call('ZRANGE', base .. 'snaps', latest, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(arg.most_periods))
   local kept = redis.call('ZRANGE', base .. 'snaps', 0, -1)
   for i, start in ipairs(kept) do kept[i] = tonumber(start) end
-  local periods = {}
+  local periods, ex, left_out = {}, shown.exceptions_of(top_key), {}
   local skip, most = tonumber(arg.skip_rows), tonumber(arg.most_rows)
   for _, start in ipairs(starts) do
     local rows = redis.call('GET', base .. 'snap:' .. start)
     if rows then
-      local page, skipped, ahead, more = archive_page(rows, skip, most)
+      local page, skipped, ahead, more = '', 0, 0, false
+      if ex then
+        page = shown.through_shown(ex, rows, skip + most + 1, left_out)
+      else
+        page, skipped, ahead, more = archive_page(rows, skip, most)
+      end
       for _, field in ipairs({ tonumber(start), page, skipped, ahead, more and 1 or 0 }) do periods[#periods + 1] = field end
     end
   end
-  return reader.answer(CALLS.archive_read, { keeps = 1, draining = draining and 1 or 0, kept = kept, periods = periods })
+  local items = {}
+  for item in pairs(left_out) do items[#items + 1] = item end
+  return reader.answer(CALLS.archive_read, {
+    keeps = 1,
+    draining = draining and 1 or 0,
+    kept = kept,
+    periods = periods,
+    moderated = ex and 1 or 0,
+    left_out = items,
+  })
 end

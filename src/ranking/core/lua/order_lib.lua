@@ -164,8 +164,8 @@ local function exceptions(top_key)
   local by = call_state.call_cache(exceptions_of)
   local known = by[top_key]
   if known ~= nil then return known end
-  -- Only a window's results ("...top") leave items out: a previous listing ("...prev", previousRank)
-  -- counts the rows it kept, by score.
+  -- Only a window's results ("...top") leave items out here: a previous listing ("...prev",
+  -- previousRank) is ranked by score, its left-out rows taken out by previous_ranks_lib.
   if string.sub(top_key, -3) ~= 'top' then
     by[top_key] = false
     return false

@@ -1,29 +1,59 @@
 -- module: previous
--- requires: keyspace, order
+-- requires: call_state, keyspace, order, shown
 -- previous_ranks_lib: each listed row's rank in the latest snapshot of its window (previousRank), for
 -- a page of a listing (read_top, read_around), in few commands whatever the page's size: every rank
 -- from one read of the previous listing ("<base>prev", the snapshot's rows, at most
 -- SNAPSHOT_TOP_ITEMS) when it holds at most PREVIOUS.ROWS_PER_COUNT rows per id asked (a read of that
 -- many rows costs about one count, and answers each row's score with it: no lookup of the ids), else
 -- one ZMSCORE of the page's ids there and one count per id found (a short page of a long listing).
+-- The ranks are among the rows a read shows now (snapshot_shown_lib): an item hidden now has none,
+-- and the rows of hidden items ahead of a row are not counted (one ZMSCORE of the board's exceptions
+-- in the listing, on a board with exceptions only).
 -- KEYS: 0
 
 local PREVIOUS = { ROWS_PER_COUNT = 8, NONE = {} }
 
--- Competition rank of each item of the listing `prev` (item -> rank): the rows ahead of its score's
--- first row, as order.ahead counts them, plus one.
-local function listing_ranks(prev)
-  local rows, ranks, first_of = order.score_page(prev, 0, -1), {}, {}
+-- Each previous listing's exceptions asked in this call (call_state.call_cache): false, or { ex (the
+-- window's exceptions), scores (theirs in the listing) }; a lookup of many ids asks once.
+local asked = { seq = 0, by = {} }
+
+-- The exceptions of the window of `top_key` and their scores in its previous listing `prev`.
+local function exceptions_in(top_key, prev)
+  local by = call_state.call_cache(asked)
+  local known = by[prev]
+  if known == nil then
+    local ex = shown.exceptions_of(top_key)
+    known = ex and { ex = ex, scores = shown.held_scores(prev, ex) } or false
+    by[prev] = known
+  end
+  return known or nil
+end
+
+-- Competition rank of each item of the listing `prev` shown now (item -> rank): the shown rows ahead
+-- of its score's first shown row, plus one.
+local function listing_ranks(prev, ex)
+  local rows, ranks, first_of, count = order.score_page(prev, 0, -1), {}, {}, 0
   for i = 1, #rows, 2 do
-    local score = rows[i + 1]
-    local rank = first_of[score]
-    if not rank then
-      rank = (i + 1) / 2
-      first_of[score] = rank
+    if shown.visible(ex, rows[i]) then
+      count = count + 1
+      local score = rows[i + 1]
+      local rank = first_of[score]
+      if not rank then
+        rank = count
+        first_of[score] = rank
+      end
+      ranks[rows[i]] = rank
     end
-    ranks[rows[i]] = rank
   end
   return ranks
+end
+
+-- An item's rank among the shown rows of the listing `prev`, from its score there (nil: absent: 0).
+local function shown_rank_of(prev, known, item, score)
+  if not score then return 0 end
+  local rank = order.ahead(prev, score, '') + 1
+  if not known then return rank end
+  return shown.shown_rank(known.ex, known.scores, item, score, rank, order.ascending(prev))
 end
 
 -- Each listed item's previous rank (0: absent), for the (item, score, ...) rows of a listing.
@@ -36,16 +66,26 @@ local function ranks_of(top_key, keeps, rows)
   if #items == 0 then return ranks end
   local prev = keyspace.sibling_key(top_key, 'top', 'prev')
   if redis.call('ZCARD', prev) <= #items * PREVIOUS.ROWS_PER_COUNT then
-    local held = listing_ranks(prev)
+    local held = listing_ranks(prev, shown.exceptions_of(top_key))
     for i = 1, #items do ranks[i] = held[items[i]] or 0 end
     return ranks
   end
   local scores = redis.call('ZMSCORE', prev, unpack(items))
+  local known = exceptions_in(top_key, prev)
   for i = 1, #items do
-    local score = scores[i] and tonumber(scores[i])
-    ranks[i] = score and order.ahead(prev, score, '') + 1 or 0
+    ranks[i] = shown_rank_of(prev, known, items[i], scores[i] and tonumber(scores[i]))
   end
   return ranks
 end
 
+-- Competition rank of an item in the latest snapshot of the window of `top_key` among the rows a read
+-- shows now, 0 when absent or left out.
+local function rank_of(top_key, item)
+  local prev = keyspace.sibling_key(top_key, 'top', 'prev')
+  local score = redis.call('ZSCORE', prev, item)
+  if not score then return 0 end
+  return shown_rank_of(prev, exceptions_in(top_key, prev), item, tonumber(score))
+end
+
 previous.ranks_of = ranks_of
+previous.rank_of = rank_of

@@ -219,14 +219,6 @@ local function snapshot_windows(windows, confs)
   return keeping
 end
 
--- Competition rank of an item in the latest snapshot of the window of `top_key`, 0 when absent.
-local function previous_rank(top_key, item)
-  local prev = keyspace.sibling_key(top_key, 'top', 'prev')
-  local score = redis.call('ZSCORE', prev, item)
-  if not score then return 0 end
-  return order.ahead(prev, tonumber(score), '') + 1
-end
-
 local function bump_version(cfg_key, writes)
   redis.call('HINCRBY', cfg_key, 'ver', writes or 1)
 end
@@ -367,7 +359,6 @@ snapshot.cross_window = cross_window
 snapshot.cross_window_of = cross_window_of
 snapshot.open_read = open_read
 snapshot.snapshot_windows = snapshot_windows
-snapshot.previous_rank = previous_rank
 snapshot.bump_version = bump_version
 snapshot.snapshot_due_ms = snapshot_due_ms
 snapshot.with_snapshot_due = with_snapshot_due

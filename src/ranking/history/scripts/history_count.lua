@@ -1,4 +1,4 @@
--- requires: call_state, order, reader, snapshot, window
+-- requires: call_state, order, reader, shown, snapshot, window
 -- history_count: for a sharded board, how many rows of this shard's snapshots score above given
 -- scores (the other shards' share of an item's rank in a snapshot), taking the snapshot of a
 -- boundary this call is the first to cross.
@@ -6,7 +6,9 @@
 --       keys are its siblings), top (the window's results zset on this shard)
 -- Args (reader.read_call, CALLS.history_count): the header with the one window (its budget unused),
 --   then points: JSON array of [boundary (unix s), score]: count in this shard's snapshot at or before it
--- Reply (reader.answer, CALLS.history_count): counts (one per point; 0 where the shard has no snapshot)
+-- Reply (reader.answer, CALLS.history_count): counts (one per point; 0 where the shard has no snapshot),
+--   left_out (one per point: of those rows, the ones the board's exceptions leave out now; one step per
+--   row counted on a board with exceptions, none on another: snapshot_shown_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function history_count(keys, args)
   call_state.begin_call(keys, args)
@@ -16,13 +18,18 @@ local function history_count(keys, args)
   if err then return redis.error_reply(err) end
   local rule, now_sec = header.windows[1], header.now_sec
   local conf = snapshot.cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
-  local counts = {}
+  local counts, left_out = {}, {}
+  local ex = shown.exceptions_of(top_key)
   for i, point in ipairs(cjson.decode(arg.points)) do
-    counts[i] = 0
+    counts[i], left_out[i] = 0, 0
     if conf then
       local _, rows = snapshot.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, point[1], rule.origin_sec)
-      if rows then counts[i] = snapshot.snapshot_count_above(rows, point[2], order.ascending(slots_key)) end
+      if rows then
+        local ascending = order.ascending(slots_key)
+        counts[i] = snapshot.snapshot_count_above(rows, point[2], ascending)
+        left_out[i] = shown.left_out_ahead(ex, rows, point[2], ascending, counts[i])
+      end
     end
   end
-  return reader.answer(CALLS.history_count, { counts = counts })
+  return reader.answer(CALLS.history_count, { counts = counts, left_out = left_out })
 end

@@ -1,4 +1,4 @@
--- requires: call_state, keyspace, order, reader, snapshot, window
+-- requires: call_state, keyspace, order, reader, shown, snapshot, window
 -- history_item: an item's score and the rows above it in each kept snapshot of a window within a
 -- time range, taking the snapshot of a boundary this call is the first to cross.
 -- Keys: cfg (board config hash: holds the config version and which windows keep snapshots), slots
@@ -12,7 +12,10 @@
 --                   history (the read budget of one call, HISTORY_ROWS_PER_CALL)
 -- Reply (reader.answer, CALLS.history_item): keeps (0|1: the window keeps snapshots), next_sec (the
 --   boundary the next page starts at; 0: none left in range), points (per snapshot oldest first:
---   boundary (unix s), the item's score (0 when not listed), rows scoring above it (-1 when not listed))
+--   boundary (unix s), the item's score (0 when not listed), rows scoring above it (-1 when not listed)),
+--   hidden (0|1: the board's exceptions leave the item out now: snapshot_shown_lib), left_out (per
+--   point: of the rows above it, those left out now; 0 when hidden or not listed: one step per row
+--   above it on a board with exceptions, none on another)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function history_item(keys, args)
   call_state.begin_call(keys, args)
@@ -23,7 +26,9 @@ local function history_item(keys, args)
   local rule, now_sec = header.windows[1], header.now_sec
   local interval_sec, origin_sec = rule.interval_sec, rule.origin_sec
   local conf = snapshot.cross_window_of(cfg_key, slots_key, top_key, now_sec, interval_sec, origin_sec)
-  local next_sec, points = 0, {}
+  local next_sec, points, left_out = 0, {}, {}
+  local ex = shown.exceptions_of(top_key)
+  local hidden = not shown.visible(ex, arg.item)
   local base = keyspace.sibling_key(slots_key, 'slots', '')
   local oldest_kept = conf and window.current_slot(now_sec, interval_sec, origin_sec) - snapshot.snapshot_lifetime_sec(conf, interval_sec)
   local from = conf and math.max(tonumber(arg.from_sec), oldest_kept + 1)
@@ -37,9 +42,18 @@ local function history_item(keys, args)
         local score = snapshot.snapshot_score(rows, arg.item)
         points[#points + 1] = tonumber(boundary)
         points[#points + 1] = score or 0
-        points[#points + 1] = score and snapshot.snapshot_count_above(rows, score, order.ascending(slots_key)) or -1
+        local ascending = order.ascending(slots_key)
+        local above = score and snapshot.snapshot_count_above(rows, score, ascending)
+        points[#points + 1] = above or -1
+        left_out[#left_out + 1] = above and not hidden and shown.left_out_ahead(ex, rows, score, ascending, above) or 0
       end
     end
   end
-  return reader.answer(CALLS.history_item, { keeps = conf and 1 or 0, next_sec = next_sec, points = points })
+  return reader.answer(CALLS.history_item, {
+    keeps = conf and 1 or 0,
+    next_sec = next_sec,
+    points = points,
+    hidden = hidden and 1 or 0,
+    left_out = left_out,
+  })
 end

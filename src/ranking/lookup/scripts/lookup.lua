@@ -1,4 +1,4 @@
--- requires: call_state, item_data, order, reader, snapshot, window
+-- requires: call_state, item_data, order, previous, reader, snapshot, window
 -- lookup: scores of given item ids in one window of one shard, and how many items of the shard score
 -- above given scores, after expiry. An unsharded lookup is one call (ids, and counts above their own
 -- scores); a sharded one asks each shard for the scores of the ids it holds, then every shard for the
@@ -28,13 +28,13 @@ local function lookup(keys, args)
   local keeps = snapshot.cross_window(slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
   local _, more = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
   local items = cjson.decode(arg.items)
-  local scores, ranks, previous, data, above, marks = {}, {}, {}, {}, {}, {}
+  local scores, ranks, previous_ranks, data, above, marks = {}, {}, {}, {}, {}, {}
   for i, item in ipairs(items) do
     scores[i], ranks[i] = window.standing(top_key, item)
     -- As a string: a group board's scores hold fractions, which an integer reply would truncate.
     scores[i] = string.format('%.17g', scores[i])
     if ranks[i] == 0 and order.left_out(top_key, item) then ranks[i] = -1 end
-    previous[i] = keeps and snapshot.previous_rank(top_key, item) or 0
+    previous_ranks[i] = keeps and previous.rank_of(top_key, item) or 0
     data[i] = false
     marks[i] = order.mark_of(top_key, item)
   end
@@ -44,7 +44,7 @@ local function lookup(keys, args)
     above[i] = order.listed(top_key, score) and order.ahead(top_key, score, ahead_marks[i]) or 0
   end
   return reader.answer(CALLS.lookup, {
-    draining = more and 1 or 0, scores = scores, ranks = ranks, previous = previous, data = data, above = above,
+    draining = more and 1 or 0, scores = scores, ranks = ranks, previous = previous_ranks, data = data, above = above,
     marks = marks,
   })
 end

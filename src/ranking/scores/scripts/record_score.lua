@@ -1,4 +1,4 @@
--- requires: aggregate, board_write, call_state, idempotency, order, reader, slot_due, snapshot, window
+-- requires: aggregate, board_write, call_state, idempotency, order, previous, reader, slot_due, snapshot, window
 -- record_score: records an item's score on a max / min / last board in every window whose live span holds
 -- the event's slot, expiring what fell out first (aggregate_lib says how slots and windows keep it).
 -- Keys: cfg (the board config hash: holds the config version and the aggregate), then per window
@@ -59,7 +59,7 @@ local function record_score(keys, args)
   end
   local keeping = snapshot.snapshot_windows(windows, confs)
   for w = 0, window_count - 1 do
-    flat[#flat + 1] = keeping and keeping[w] and snapshot.previous_rank(keys[3 + 2 * w], item) or 0
+    flat[#flat + 1] = keeping and keeping[w] and previous.rank_of(keys[3 + 2 * w], item) or 0
   end
   order.append_marks(flat, keys, 3, window_count, item)
   new_due_ms = snapshot.with_snapshot_due(new_due_ms, windows, now_sec)

@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, groups, idempotency, order, reader, segment_growth, segmentation, slot_due, snapshot, window
+-- requires: actor_log, board_write, call_state, groups, idempotency, order, previous, reader, segment_growth, segmentation, slot_due, snapshot, window
 -- increment: adds amounts to items in every window of a board, expiring what fell out first. One call
 -- carries one request or several that arrived together for this shard (WRITE_COALESCE_MS): they are
 -- applied one after another in the given order, each exactly as it would be alone: its own
@@ -151,7 +151,7 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   local new_due_ms = segmentation.earliest_due(added_due_ms,
     segmentation.segment_add(call.windows, segments, item, amount, at_sec, covering, seen_sec, actor))
   for w = 0, window_count - 1 do
-    flat[#flat + 1] = call.keeping and call.keeping[w] and snapshot.previous_rank(keys[3 + 2 * w], item) or 0
+    flat[#flat + 1] = call.keeping and call.keeping[w] and previous.rank_of(keys[3 + 2 * w], item) or 0
   end
   order.append_marks(flat, keys, 3, window_count, item)
   new_due_ms = snapshot.with_snapshot_due(new_due_ms, call.windows, call.now_sec)

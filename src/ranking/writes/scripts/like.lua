@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, idempotency, keyspace, likes, order, reader, segmentation, slot_due, snapshot, window
+-- requires: actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, reader, segmentation, slot_due, snapshot, window
 -- like: counts a user's like of an item once in every window, unless the same user's earlier like is
 -- still inside any window of the board (dedupe); with `undo`, takes the like back out of every window
 -- whose live slot still holds it. Also prunes likes that left every window.
@@ -53,7 +53,7 @@ local function like_standings(keys, header, item, changed, delta, at_sec, event_
     reply[#reply + 1] = score
     reply[#reply + 1] = rank
   end
-  for w = 0, window_count - 1 do reply[#reply + 1] = snapshot.previous_rank(keys[4 + 2 * w], item) end
+  for w = 0, window_count - 1 do reply[#reply + 1] = previous.rank_of(keys[4 + 2 * w], item) end
   order.append_marks(reply, keys, 4, window_count, item)
   return reply, new_due_ms
 end

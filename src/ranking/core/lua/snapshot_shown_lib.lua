@@ -1,0 +1,134 @@
+-- module: shown
+-- requires: archive, order
+-- snapshot_shown_lib: which rows of a kept listing (a snapshot's or an archive's text, the previous
+-- listing "<base>prev") the window's reads show now. Kept listings store every row whatever moderation
+-- was; a read leaves out the items the board's exceptions leave out now (order_lib's exceptions_asked,
+-- moderation: the hidden items, or on a review board all but the allowed ones) and ranks the rest among
+-- themselves, so hiding an item takes it out of every kept listing at once and allowing it again
+-- answers them as stored. A board without exceptions asks nothing: every answer here is then the
+-- listing's own.
+-- KEYS: 0
+
+-- "\30<item>\31<score>[\31<position>]": a stored row's item and score.
+local ROW = archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)' .. archive.SNAP_FIELD
+  .. '([^' .. archive.SNAP_FIELD .. archive.SNAP_ROW .. ']*)'
+
+-- "\30<item>": where a stored row starts, and its item.
+local ROW_START = '()' .. archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)'
+
+-- The exceptions of the window of `top_key` now: nil (every row shown), or { only (the items are the
+-- only ones shown; else the ones left out), items (id -> true), list (their ids) }.
+local function exceptions_of(top_key)
+  local asked = order.exceptions_asked(top_key)
+  if not asked then return nil end
+  local items = {}
+  for _, item in ipairs(asked.items) do items[item] = true end
+  return { only = asked.only, items = items, list = asked.items }
+end
+
+-- Whether a read shows `item` under the exceptions `ex` (nil: every item).
+local function visible(ex, item)
+  return not ex or (ex.items[item] == true) == ex.only
+end
+
+-- Whether a row scoring `held` ranks ahead of one scoring `score` (ascending: lower scores first).
+local function better(held, score, ascending)
+  if ascending then return held < score end
+  return held > score
+end
+
+-- A plain find of one id in a stored text of `top` rows costs about this many rows matched one by one
+-- (7.7 us against 0.38 us a row at 1 000 rows): few exceptions are found by id, many by one pass over
+-- the rows ahead.
+local FIND_ROWS = 20
+
+-- The score of the row whose item field ends just before byte `from` of a stored text.
+local function score_at(rows, from)
+  local stop = string.find(rows, '[' .. archive.SNAP_ROW .. archive.SNAP_FIELD .. ']', from)
+  return tonumber(string.sub(rows, from, (stop or (#rows + 1)) - 1))
+end
+
+-- How many of the exceptions' items hold a row of a stored text scoring ahead of `score`.
+local function found_ahead(ex, rows, score, ascending)
+  local count = 0
+  for _, item in ipairs(ex.list) do
+    local row = archive.SNAP_ROW .. item .. archive.SNAP_FIELD
+    local at = string.find(rows, row, 1, true)
+    if at and better(score_at(rows, at + #row), score, ascending) then count = count + 1 end
+  end
+  return count
+end
+
+-- How many rows of a stored text `rows` (best first) scoring ahead of `score` are left out, of the
+-- `above` rows ahead of it: the exceptions found by id when few, else one step per row ahead (at most
+-- a snapshot's top); nothing without exceptions.
+local function left_out_ahead(ex, rows, score, ascending, above)
+  if not ex or above == 0 then return 0 end
+  if #ex.list * FIND_ROWS < above then
+    local found = found_ahead(ex, rows, score, ascending)
+    if ex.only then return above - found end
+    return found
+  end
+  local count = 0
+  for item, held in string.gmatch(rows, ROW) do
+    if not better(tonumber(held), score, ascending) then break end
+    if not visible(ex, item) then count = count + 1 end
+  end
+  return count
+end
+
+-- A stored text (best first) cut after its `count`-th shown row (whole when it shows fewer), and the
+-- items it leaves out up to there (added to the set `left_out`): one step per row kept.
+local function through_shown(ex, rows, count, left_out)
+  local shown_count = 0
+  for at, item in string.gmatch(rows, ROW_START) do
+    if shown_count >= count then return string.sub(rows, 1, at - 1) end
+    if visible(ex, item) then shown_count = shown_count + 1 else left_out[item] = true end
+  end
+  return rows
+end
+
+-- The scores the exceptions' items hold in the listing `key` (one ZMSCORE), in ascending order.
+local function held_scores(key, ex)
+  local scores = {}
+  if #ex.list == 0 then return scores end
+  local held = redis.call('ZMSCORE', key, unpack(ex.list))
+  for i = 1, #ex.list do
+    if held[i] then scores[#scores + 1] = tonumber(held[i]) end
+  end
+  table.sort(scores)
+  return scores
+end
+
+-- How many of the ascending `scores` rank ahead of `score` (binary search).
+local function ahead_in(scores, score, ascending)
+  local low, high = 0, #scores
+  while low < high do
+    local middle = math.floor((low + high) / 2)
+    if scores[middle + 1] < score or (not ascending and scores[middle + 1] == score) then
+      low = middle + 1
+    else
+      high = middle
+    end
+  end
+  if ascending then return low end
+  return #scores - low
+end
+
+-- An item's rank among the rows a read shows now (0: left out, or absent), from its competition rank
+-- among every row of the listing (`rank`, 0: absent) and its score there; `scores`: held_scores of the
+-- exceptions in that listing.
+local function shown_rank(ex, scores, item, score, rank, ascending)
+  if rank == 0 or not ex then return rank end
+  if not visible(ex, item) then return 0 end
+  local ahead = ahead_in(scores, score, ascending)
+  if ex.only then return ahead + 1 end
+  return rank - ahead
+end
+
+shown.exceptions_of = exceptions_of
+shown.visible = visible
+shown.left_out_ahead = left_out_ahead
+shown.through_shown = through_shown
+shown.held_scores = held_scores
+shown.shown_rank = shown_rank
