@@ -27,9 +27,9 @@ import {
   HistoryQuery,
   HistoryResultDto,
   ItemHistoryQuery,
-  ItemHistoryResultDto,
   TopResultDto,
 } from './dto/item.dto';
+import { ItemHistoryResultDto } from './dto/item-history.dto';
 import {
   DEFAULT_AMOUNT,
   DEFAULT_ARCHIVE_PAGE,

@@ -22,7 +22,6 @@ import {
   DEFAULT_AMOUNT,
   DEFAULT_RADIUS_ITEMS,
   DEFAULT_TOP_ITEMS,
-  HISTORY_ROWS_PER_CALL,
   RADIUS_ITEMS,
 } from '../core/ranking.limits';
 import { SEGMENTS_FIELD, SegmentQueryProperty, SegmentsProperty } from './segment.dto';
@@ -373,28 +372,4 @@ export class HistoryResultDto {
   @ApiProperty({ type: 'integer', description: 'End of the span the snapshot covers: at (unix s)' }) to!: number;
   @ApiProperty({ type: [ListedItemDto], description: "The window's top rows at the boundary, highest score first" })
   items!: ListedItemDto[];
-}
-
-export class HistoryPointDto {
-  @ApiProperty({ type: 'integer', description: 'Snapshot boundary (unix s)' }) at!: number;
-  @ApiProperty({ nullable: true, type: 'integer', minimum: 1, description: "null: not among the snapshot's rows" })
-  rank!: number | null;
-  @ApiProperty({ nullable: true, type: 'integer', description: "null: not among the snapshot's rows" })
-  score!: number | null;
-}
-
-export class ItemHistoryResultDto {
-  @ApiProperty() board!: string;
-  @ApiProperty() window!: string;
-  @ApiProperty() item!: string;
-  @ApiProperty({ type: [HistoryPointDto], description: 'One per kept snapshot in range, oldest first' })
-  points!: HistoryPointDto[];
-  @ApiPropertyOptional({ enum: [true], description: 'Moderation leaves the item out now: ranks null, scores kept' })
-  hidden?: true;
-  @ApiProperty({
-    nullable: true,
-    type: 'integer',
-    description: `null: every kept snapshot in range is answered. Else the answer is one page (a read scans at most ${HISTORY_ROWS_PER_CALL} snapshot rows): ask again with \`from\` = nextFrom for the rest`,
-  })
-  nextFrom!: number | null;
 }
