@@ -82,6 +82,24 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
     expect(comparedRows).toBeGreaterThan(30); // not vacuous
   }, 300_000);
 
+  it('reads a metric the board does not declare as 400 UNKNOWN_METRIC; refuses 2 metrics of 8 windows keeping their largest history', async () => {
+    const name = `mh${board++}`;
+    await setup.ranking.putBoard({ name, windows: WINDOWS, shards, metrics: METRICS });
+    const code = (read: Promise<unknown>) => read.then(() => 'ok').catch((error: { code?: string }) => error.code);
+    expect(await code(setup.ranking.history(name, 'w', undefined, undefined, 'nope'))).toBe('UNKNOWN_METRIC');
+    expect(await code(setup.ranking.archives(name, 'day', 1, undefined, undefined, {}, 'nope'))).toBe('UNKNOWN_METRIC');
+    const largest = { period: 60, interval: 20, snapshots: { keep: 1000, top: 1000 } };
+    const windows = Array.from({ length: 8 }, (_, i) => ({ name: `w${i}`, ...largest }));
+    const put = (metrics: string[]) => code(setup.ranking.putBoard({ name: `${name}x`, windows, shards, metrics }));
+    expect(await put(['up', 'down'])).toBe('INVALID_INPUT');
+    const one = await code(
+      setup.ranking.putBoard({ name: `${name}y`, windows: windows.slice(0, 4), shards, metrics: ['up', 'down'] }),
+    );
+    expect(one).toBe('ok');
+    await setup.ranking.deleteBoard(name);
+    await setup.ranking.deleteBoard(`${name}y`);
+  });
+
   async function apply(name: string, s: Step): Promise<void> {
     if (s.kind === 'advance') return clock.advanceMs(s.ms);
     const own = `${name}-${s.metric}`;
