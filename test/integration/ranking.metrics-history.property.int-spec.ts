@@ -77,7 +77,7 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
           for (const metric of METRICS) await setup.ranking.deleteBoard(`${name}-${metric}`);
         },
       ),
-      { numRuns: 6, examples: [[1_600_000_000_000, dayOfEveryMetric()]] },
+      { numRuns: 12, examples: [[1_600_000_000_000, dayOfEveryMetric()]] },
     );
     expect(comparedRows).toBeGreaterThan(30); // not vacuous
   }, 300_000);
@@ -98,6 +98,28 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
     expect(one).toBe('ok');
     await setup.ranking.deleteBoard(name);
     await setup.ranking.deleteBoard(`${name}y`);
+  });
+
+  it("drops every metric's history with its window's when the window's snapshot setting changes", async () => {
+    const name = `mh${board++}`;
+    clock.setMs(1_700_000_000_000);
+    await setup.ranking.putBoard({ name, windows: WINDOWS, shards, metrics: METRICS });
+    const kept = () =>
+      Promise.all(
+        METRICS.map((metric) =>
+          setup.ranking.history(name, 'w', undefined, undefined, metric).then(
+            (answer) => answer.items.length,
+            (error: { code?: string }) => error.code,
+          ),
+        ),
+      );
+    for (const metric of METRICS) await setup.ranking.incrementBatch(name, [{ item: 'a', amount: 1, metric }]);
+    clock.advanceMs(20_000);
+    expect(await kept()).toEqual([1, 1, 1]);
+    const resnapshotted = WINDOWS.map((w) => (w.name === 'w' ? { ...w, snapshots: { keep: 5, top: 3 } } : w));
+    await setup.ranking.putBoard({ name, windows: resnapshotted, shards, metrics: METRICS });
+    expect(await kept()).toEqual(METRICS.map(() => 'SNAPSHOT_NOT_FOUND'));
+    await setup.ranking.deleteBoard(name);
   });
 
   async function apply(name: string, s: Step): Promise<void> {
@@ -122,7 +144,11 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
   async function compare(name: string, metric: string): Promise<void> {
     const own = `${name}-${metric}`;
     const ranking = setup.ranking;
+    // previousRank by metric comes from that metric's latest snapshot.
+    const ranks = (page: Promise<{ items: Array<{ item: string; rank: number; previousRank?: number | null }> }>) =>
+      page.then(({ items }) => items.map(({ item, rank, previousRank }) => ({ item, rank, previousRank })));
     const pairs: Array<[string, Promise<object>, Promise<object>]> = [
+      ['top', ranks(ranking.top(name, 'w', 0, 5, { metric })), ranks(ranking.top(own, 'w', 0, 5))],
       ['history', ranking.history(name, 'w', undefined, undefined, metric), ranking.history(own, 'w', undefined)],
       [
         'archives',
