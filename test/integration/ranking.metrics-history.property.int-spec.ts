@@ -122,6 +122,21 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
     await setup.ranking.deleteBoard(name);
   });
 
+  it("the scheduler crosses a metric's boundaries when only that metric holds data", async () => {
+    const name = `mh${board++}`;
+    clock.setMs(1_700_000_000_000);
+    await setup.ranking.putBoard({ name, windows: WINDOWS, shards, metrics: METRICS });
+    await setup.ranking.incrementBatch(name, [{ item: 'a', amount: 2, metric: 'meh' }]);
+    for (let pass = 0; pass < 3; pass++) {
+      clock.advanceMs(20_000);
+      await setup.ranking.expireDue({ leaseMs: 30_000, claimBatch: 100 });
+    }
+    const { points } = await setup.ranking.itemHistory(name, 'w', 'a', undefined, undefined, undefined, 'meh');
+    // One snapshot at each boundary the passes crossed (the first call only marked its slot).
+    expect(points.map((point) => point.score)).toEqual([2, 2, 2]);
+    await setup.ranking.deleteBoard(name);
+  });
+
   async function apply(name: string, s: Step): Promise<void> {
     if (s.kind === 'advance') return clock.advanceMs(s.ms);
     const own = `${name}-${s.metric}`;
