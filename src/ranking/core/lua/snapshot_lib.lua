@@ -69,7 +69,8 @@ local function snapshot_lifetime_sec(conf, interval_sec)
   return conf.keep * interval_sec
 end
 
--- Stores the listing of `top_key` as the snapshot at boundary `at` and makes it the previous listing.
+-- Stores the listing of `top_key` as the snapshot at boundary `at` and makes it the previous listing;
+-- answers its rows.
 -- (A calendar window's archives are taken by archive_lib instead, in chunks, and kept by count.)
 local function take_snapshot(base, top_key, at, conf, interval_sec)
   local page = order.score_page(top_key, 0, conf.top - 1)
@@ -98,6 +99,7 @@ local function take_snapshot(base, top_key, at, conf, interval_sec)
   redis.call('SET', base .. 'snap:' .. at, table.concat(rows), 'EX', lifetime)
   redis.call('EXPIRE', index, lifetime)
   if #rows > 0 then redis.call('EXPIRE', prev, lifetime) end
+  return #rows
 end
 
 -- Snapshot rows one call may take (a listing of 1 000 rows takes about 4 ms to store): a call takes
@@ -106,10 +108,12 @@ end
 -- segments crossing each one's small listings). A boundary left is crossed by the next call
 -- (CROSSING_ERROR: the service sends the call again), so a write naming 8 filled segments of 8
 -- snapshotted windows is 72 calls of one listing each, never one call of all of them.
--- A read whose call stored a snapshot weighing more than READ_APART_ROWS leaves its own work (a page
--- of up to 1 000 rows, as long to read as the snapshot to store) to the next call (READ_LEFT_ERROR):
--- the first read after a boundary is then two calls of about half the work each, not one of both.
-local CROSSING = { ROWS_PER_CALL = 1000, FIXED_ROWS = 50, READ_APART_ROWS = 150, seq = -1, rows = 0 }
+-- A read whose call stored a snapshot of more than READ_APART_ROWS rows (`stored_rows` in the call
+-- `stored_seq`) leaves its own work (a page of up to 1 000 rows, as long to read as the snapshot to
+-- store) to the next call (READ_LEFT_ERROR): the first read after a boundary is then two calls of
+-- about half the work each, not one of both.
+local CROSSING = { ROWS_PER_CALL = 1000, FIXED_ROWS = 50, READ_APART_ROWS = 100, seq = -1, rows = 0,
+  stored_seq = -1, stored_rows = 0 }
 
 -- Whether this call may store a snapshot of `rows` rows (counting them when it may).
 local function crossing_allowed(rows)
@@ -165,7 +169,8 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
     -- A segment's archives expire `keep` periods after they close (segments come and go).
     archive.archive_begin(slots_key, mark, conf, segment and conf.keep * interval_sec or 0)
   else
-    take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec)
+    CROSSING.stored_seq = CALL.seq
+    CROSSING.stored_rows = take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec)
   end
   return true
 end
@@ -204,7 +209,9 @@ local function open_read(cfg_key, slots_key, top_key, header)
   if err then return err end
   local rule, now_sec = header.windows[1], header.now_sec
   local keeps = cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
-  if CROSSING.seq == CALL.seq and CROSSING.rows > CROSSING.READ_APART_ROWS then error({ err = READ_LEFT_ERROR }) end
+  if CROSSING.stored_seq == CALL.seq and CROSSING.stored_rows > CROSSING.READ_APART_ROWS then
+    error({ err = READ_LEFT_ERROR })
+  end
   local _, more = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
   return nil, more and 1 or 0, keeps
 end
