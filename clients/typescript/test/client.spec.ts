@@ -86,6 +86,8 @@ describe('TrendboardClient against the service', () => {
     expect(rows.map((row) => [row.item, row.rank, row.score, row.metrics])).toEqual([['b', 1, 7, { up: 1, down: 7 }]]);
     const unknown = tb.watchTop('voted', { metric: 'sideways' });
     await expect(unknown.next()).rejects.toMatchObject({ code: 'UNKNOWN_METRIC', status: 400 });
+    // The later specs share the service and expect no board left.
+    await tb.boards.delete('voted');
   });
 
   it('counters: increment, read, list, delete', async () => {

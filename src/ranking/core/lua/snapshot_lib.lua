@@ -26,9 +26,6 @@
 local CALL = call_state.CALL
 
 -- SNAP_ROW and SNAP_FIELD, the row and field separators: archive_lib, a module before this one.
--- ZADD arguments per call (score, member pairs): well under Lua's stack limit for unpack.
-local SNAP_ZADD_ARGS = 1000
-
 -- name -> { keep, top } for the windows keeping snapshots, or nil when none does (one HGET).
 local function snapshot_confs(cfg_key)
   local stored = call_state.config_field(cfg_key, 'snapshots')
@@ -85,32 +82,37 @@ local function snapshot_lifetime_sec(conf, interval_sec)
   return conf.keep * interval_sec
 end
 
--- Stores the listing of `top_key` as the snapshot at boundary `at` and makes it the previous listing.
+-- Stores the listing of `top_key` as the snapshot at boundary `at` and makes it the previous listing;
+-- answers its rows.
 -- (A calendar window's archives are taken by archive_lib instead, in chunks, and kept by count.)
 local function take_snapshot(base, top_key, at, conf, interval_sec)
   local page = order.score_page(top_key, 0, conf.top - 1)
-  local rows, prev_args = {}, {}
+  local rows = {}
   for i = 1, #page, 2 do
     if not order.listed(top_key, tonumber(page[i + 1])) then break end
     rows[#rows + 1] = archive.SNAP_ROW .. page[i] .. archive.SNAP_FIELD .. page[i + 1] .. archive.SNAP_FIELD .. (#rows + 1)
-    prev_args[#prev_args + 1] = page[i + 1]
-    prev_args[#prev_args + 1] = page[i]
   end
   local index = base .. 'snaps'
   for _, old in ipairs(redis.call('ZRANGE', index, '-inf', at - snapshot_lifetime_sec(conf, interval_sec), 'BYSCORE')) do
     redis.call('UNLINK', base .. 'snap:' .. old)
     redis.call('ZREM', index, old)
   end
+  -- The previous listing is the snapshot's rows, a prefix of the results in the page's order: copied
+  -- inside Redis (ZRANGESTORE replaces it), not through Lua.
   local prev = base .. 'prev'
-  redis.call('DEL', prev)
-  for i = 1, #prev_args, SNAP_ZADD_ARGS do
-    redis.call('ZADD', prev, unpack(prev_args, i, math.min(i + SNAP_ZADD_ARGS - 1, #prev_args)))
+  if #rows == 0 then
+    redis.call('DEL', prev)
+  elseif order.ascending(top_key) then
+    redis.call('ZRANGESTORE', prev, top_key, 0, #rows - 1)
+  else
+    redis.call('ZRANGESTORE', prev, top_key, 0, #rows - 1, 'REV')
   end
   redis.call('ZADD', index, at, at)
   local lifetime = snapshot_lifetime_sec(conf, interval_sec)
   redis.call('SET', base .. 'snap:' .. at, table.concat(rows), 'EX', lifetime)
   redis.call('EXPIRE', index, lifetime)
-  if #prev_args > 0 then redis.call('EXPIRE', prev, lifetime) end
+  if #rows > 0 then redis.call('EXPIRE', prev, lifetime) end
+  return #rows
 end
 
 -- Snapshot rows one call may take (a listing of 1 000 rows takes about 4 ms to store): a call takes
@@ -119,7 +121,12 @@ end
 -- segments crossing each one's small listings). A boundary left is crossed by the next call
 -- (CROSSING_ERROR: the service sends the call again), so a write naming 8 filled segments of 8
 -- snapshotted windows is 72 calls of one listing each, never one call of all of them.
-local CROSSING = { ROWS_PER_CALL = 1000, FIXED_ROWS = 50, seq = -1, rows = 0 }
+-- A read whose call stored a snapshot of more than READ_APART_ROWS rows (`stored_rows` in the call
+-- `stored_seq`) leaves its own work (a page of up to 1 000 rows, as long to read as the snapshot to
+-- store) to the next call (READ_LEFT_ERROR): the first read after a boundary is then two calls of
+-- about half the work each, not one of both.
+local CROSSING = { ROWS_PER_CALL = 1000, FIXED_ROWS = 50, READ_APART_ROWS = 100, seq = -1, rows = 0,
+  stored_seq = -1, stored_rows = 0 }
 
 -- Whether this call may store a snapshot of `rows` rows (counting them when it may).
 local function crossing_allowed(rows)
@@ -133,6 +140,9 @@ end
 -- The error a script answers, before it changes anything, when a boundary it must cross first is left
 -- for the next call (the service sends the same call again: src/redis/functions.ts).
 local CROSSING_ERROR = 'TB_CROSSING snapshot boundaries left for the next call'
+-- The same for a read that stored its window's snapshot and left the read itself (open_read): what it
+-- changed is the whole snapshot, so the call sent again reads as if the snapshot had been there.
+local READ_LEFT_ERROR = 'TB_CROSSING snapshot stored, the read left for the next call'
 
 -- Called before a script expires or writes a window: the first call in a new slot takes the snapshot
 -- at the end of the slot the window last ran in (its results then are still exactly the listing at
@@ -172,7 +182,8 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
     -- A segment's archives expire `keep` periods after they close (segments come and go).
     archive.archive_begin(slots_key, mark, conf, segment and conf.keep * interval_sec or 0)
   else
-    take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec)
+    CROSSING.stored_seq = CALL.seq
+    CROSSING.stored_rows = take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec)
   end
   return true
 end
@@ -211,6 +222,9 @@ local function open_read(cfg_key, slots_key, top_key, header)
   if err then return err end
   local rule, now_sec = header.windows[1], header.now_sec
   local keeps = cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
+  if CROSSING.stored_seq == CALL.seq and CROSSING.stored_rows > CROSSING.READ_APART_ROWS then
+    error({ err = READ_LEFT_ERROR })
+  end
   local _, more = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
   return nil, more and 1 or 0, keeps
 end
