@@ -55,10 +55,9 @@ end
 -- mark is never forgotten while a snapshot it would take could still be read.
 local SEGMENT_MARK_KEEP = 1
 
--- The snapshot setting of the window of `slots_key` (a segment's or a metric's window: its window's),
--- and the segment it belongs to (nil: the board's). A metric's window "<window>~@<metric>" ("@" is
--- in no segment name) keeps its history as the board's window does: every call and scheduler visit of
--- that metric crosses its boundaries (each metric is a board of its own, metrics_lib).
+-- The snapshot setting of the window of `slots_key` (a segment's or a metric's: its window's), and the
+-- segment it belongs to (nil: the board's). A metric's window "<window>~@<metric>" ("@" is in no segment
+-- name) keeps history as the board's does, crossed by that metric's calls and scheduler visits.
 local function snapshot_conf_of(confs, cfg_key, slots_key)
   local name = window_name_of(cfg_key, slots_key)
   local window, segment = string.match(name, '^([^~]*)~(.*)$')
@@ -67,8 +66,7 @@ local function snapshot_conf_of(confs, cfg_key, slots_key)
   return confs[name], nil
 end
 
--- The names of the windows kept beside the board's window `window_name` (window_siblings: a metric's
--- "<window>~@<metric>"), whose history goes with the window's.
+-- The windows kept beside the board's `window_name` (window_siblings): their history goes with its.
 local function sibling_windows(cfg_key, window_name)
   local names = {}
   for _, siblings_of in ipairs(hooks.window_siblings) do
@@ -354,8 +352,7 @@ local function snapshot_score(rows, item)
 end
 
 -- Unlinks a window's history (snapshots, index, previous listing) and forgets its slot mark, so a
--- remade or reconfigured window starts its history afresh; the same for each segment's window and
--- each sibling (metric's) window.
+-- remade or reconfigured window starts its history afresh; the same for each segment's and sibling's.
 local function drop_snapshots(cfg_key, window_name)
   local bases = { keyspace.sibling_key(cfg_key, 'cfg', window_name .. ':') }
   for _, sibling in ipairs(sibling_windows(cfg_key, window_name)) do
