@@ -248,6 +248,8 @@ export const BOARDS = {
   'wc-rated': RATED_BOARD,
   /** Eight metrics on 64 shards: a stream's poll reads one metric's top and every row's 8 counts on each shard. */
   'wc-metrics64': { windows: [{ name: 'm', period: '1h', interval: '1m' }], metrics: METRIC_NAMES, shards: 64 },
+  /** Eight metrics of the calendar board's largest archives: each metric's archives are its own. */
+  'wc-metcal': { windows: CALENDAR_BOARD.windows.slice(0, 1), metrics: METRIC_NAMES },
   'wc-tail': TAIL_BOARD,
   'wc-tail-one': TAIL_ONE_SHARD_BOARD,
   'wc-cross': CROSSING_BOARD,

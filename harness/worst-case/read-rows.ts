@@ -190,6 +190,16 @@ export const READ_ROWS: WorstRow[] = [
     request: (context) => get(`/boards/wc-sum/items/${lowest(context)}/history?window=m`),
   },
   {
+    route: 'GET /boards/{board}/history',
+    worst: 'a snapshot of 1 000 rows of the last of 8 metrics',
+    request: () => get(`/boards/wc-metrics/history?window=m&metric=${LAST_METRIC}`),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/history',
+    worst: 'the lowest item through every kept snapshot of 1 000 rows of the last of 8 metrics',
+    request: (context) => get(`/boards/wc-metrics/items/${lowest(context)}/history?window=m&metric=${LAST_METRIC}`),
+  },
+  {
     route: 'GET /boards/{board}/segments',
     worst: 'a page of 1 000 segments of 64 shards (each shard call bounded by its units)',
     request: () => get('/boards/wc-shards/segments?limit=1000'),
@@ -208,6 +218,20 @@ export const READ_ROWS: WorstRow[] = [
     route: 'GET /boards/{board}/archives',
     worst: 'a page of 100 periods of 10 000 rows',
     request: () => get('/boards/wc-cal/archives?window=day&limit=100'),
+    expect: [200, 422],
+  },
+  {
+    route: 'GET /boards/{board}/archive',
+    worst: 'the last page of a 10 000-row period of the last of 8 metrics',
+    request: (context) =>
+      get(
+        `/boards/wc-metcal/archive?window=day&metric=${LAST_METRIC}&offset=${Math.max(0, context.sizes.periodRows - 1000)}&limit=1000`,
+      ),
+  },
+  {
+    route: 'GET /boards/{board}/archives',
+    worst: 'a page of 100 periods of 10 000 rows of the last of 8 metrics',
+    request: () => get(`/boards/wc-metcal/archives?window=day&metric=${LAST_METRIC}&limit=100`),
     expect: [200, 422],
   },
   {

@@ -5,6 +5,9 @@
  */
 import { MIN_ACTORS } from '../../src/ranking/core/ranking.limits';
 import { BOARDS, type BoardName, METRIC_NAMES, MODERATED_GROUP_IDS, PAST_WRITE_BOUND } from './boards';
+
+/** The last of the metrics boards' metrics: the one the history and archive rows read. */
+const LAST = METRIC_NAMES[METRIC_NAMES.length - 1];
 import type { HarnessContext } from './harness-types';
 
 const DAY_SEC = 86_400;
@@ -34,13 +37,20 @@ async function seedCalendar(context: HarnessContext): Promise<void> {
   const { periods, periodRows } = context.sizes;
   for (let period = 0; period < periods; period++) {
     await batches(context, 'wc-cal', periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n }));
+    await batches(context, 'wc-metcal', periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n, metric: LAST }));
     await context.advanceSec(DAY_SEC);
   }
+  await drained(context, '/boards/wc-cal/archives?window=day&limit=1');
+  await drained(context, `/boards/wc-metcal/archives?window=day&limit=1&metric=${LAST}`);
+}
+
+/** Reads `path` until its archives are drained. */
+async function drained(context: HarnessContext, path: string): Promise<void> {
   for (let read = 0; read < DRAIN_READS; read++) {
-    const answer = await context.send({ method: 'GET', path: '/boards/wc-cal/archives?window=day&limit=1' }, 'seeder');
+    const answer = await context.send({ method: 'GET', path }, 'seeder');
     if (answer.status === 200) return;
   }
-  throw new Error('seeding wc-cal: the closed periods never finished draining');
+  throw new Error(`seeding ${path}: the closed periods never finished draining`);
 }
 
 /** Items in descending order (i0 the top), each with an actor and a segment; then snapshot boundaries. */
@@ -96,6 +106,8 @@ async function seedSnapshots(context: HarnessContext): Promise<void> {
     await context.advanceSec(MINUTE_SEC);
     for (const board of ['wc-sum', 'wc-shards', 'wc-gone'] as const)
       await batches(context, board, 8, (n) => ({ item: `i${n}`, amount: 1, actor: 'a0', segments: ['s0'] }));
+    // The last metric's window crosses its boundaries on that metric's calls (its seeded items: seedMetrics).
+    await batches(context, 'wc-metrics', 8, (n) => ({ item: `i${n}`, amount: 1, metric: LAST }));
     // A slot of the tail board per minute, closed (and pruned) by the next.
     for (const board of ['wc-tail', 'wc-tail-one'] as const)
       await batches(context, board, context.sizes.items, (n) => ({ item: `i${n}`, amount: 1 + (n % 3) }));
@@ -135,10 +147,13 @@ async function seedTiebreakFirst(context: HarnessContext): Promise<void> {
   await batches(context, 'wc-tb-first', context.sizes.items, (n) => ({ item: `t${n}`, score: 7, tiebreak: 0 }));
 }
 
+/** The metrics board whose snapshots its last metric's reads meet, filled before the snapshot boundaries. */
+const SNAPSHOT_METRIC_BOARDS = ['wc-metrics'] as const;
+
 /** Items in descending order in each metric of the metrics boards (a batch names one metric). */
-async function seedMetrics(context: HarnessContext): Promise<void> {
+async function seedMetrics(context: HarnessContext, boards: readonly BoardName[]): Promise<void> {
   const { items } = context.sizes;
-  for (const board of ['wc-metrics', 'wc-rated', 'wc-metrics64'] as const)
+  for (const board of boards)
     for (const metric of METRIC_NAMES)
       await batches(context, board, items, (n) => ({ item: `i${n}`, amount: items - n, metric }));
 }
@@ -160,12 +175,13 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedGroups(context);
   await seedActors(context);
   await seedModeratedGroups(context);
+  await seedMetrics(context, SNAPSHOT_METRIC_BOARDS);
   await seedSnapshots(context);
   await seedLast(context);
   await seedEver(context);
   await seedTiebreak(context);
   await seedTiebreakFirst(context);
-  await seedMetrics(context);
+  await seedMetrics(context, ['wc-rated', 'wc-metrics64']);
   await seedCrossing(context);
   await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));
 }

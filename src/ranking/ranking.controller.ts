@@ -315,7 +315,7 @@ export class RankingController {
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots, or none at or before `at`')
   history(@Param() params: BoardParams, @Query() query: HistoryQuery): Promise<HistoryResultDto> {
-    return this.ranking.history(params.board, query.window, query.at, query.segment);
+    return this.ranking.history(params.board, query.window, query.at, query.segment, query.metric);
   }
 
   @Get('boards/:board/items/:item/history')
@@ -326,7 +326,8 @@ export class RankingController {
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots')
   itemHistory(@Param() params: ItemParams, @Query() query: ItemHistoryQuery): Promise<ItemHistoryResultDto> {
-    return this.ranking.itemHistory(params.board, query.window, params.item, query.from, query.to, query.segment);
+    const { board, item } = params;
+    return this.ranking.itemHistory(board, query.window, item, query.from, query.to, query.segment, query.metric);
   }
 
   @Get('boards/:board/archive')
@@ -343,7 +344,7 @@ export class RankingController {
   @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
   archive(@Param() params: BoardParams, @Query() query: ArchiveQuery): Promise<ArchiveResultDto> {
     const page = { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_TOP_ITEMS };
-    return this.ranking.archive(params.board, query.window, query.at, page, query.segment);
+    return this.ranking.archive(params.board, query.window, query.at, page, query.segment, query.metric);
   }
 
   @Get('boards/:board/archives')
@@ -362,6 +363,7 @@ export class RankingController {
       query.cursor,
       query.segment,
       { perPeriod: query.items },
+      query.metric,
     );
   }
 }

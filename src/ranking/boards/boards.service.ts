@@ -7,7 +7,7 @@ import { BoardConfig } from '../core/board';
 import { BoardOptionsConfig, checkOptions, optionsOf, optionsView } from '../options/registry';
 import { GROUP_OF_MESSAGES, groupBoardWindows, groupOfSetting } from '../options/group-of/group-of.option';
 import { MAX_GROUPS_PER_BOARD } from '../options/group-of/group-of.limits';
-import { MAX_AGGREGATE_SLOTS } from '../core/ranking.limits';
+import { HISTORY_ROWS_PER_BOARD, MAX_AGGREGATE_SLOTS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
 import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
@@ -226,7 +226,11 @@ export class BoardsService {
     const aggregate = input.aggregate ?? stored?.aggregate ?? 'sum';
     const shards = input.shards ?? stored?.shards ?? 1;
     const calendarWindows = windows.filter((w) => w.calendar !== undefined).map((w) => w.name);
-    checkOptions({ name: input.name, aggregate, options, holds, shards, calendarWindows });
+    const keeping = windows.flatMap((w) =>
+      w.snapshots ? [{ calendar: w.calendar !== undefined, ...w.snapshots }] : [],
+    );
+    const histories = { windows: keeping, most: HISTORY_ROWS_PER_BOARD };
+    checkOptions({ name: input.name, aggregate, options, holds, shards, calendarWindows, histories });
     return options as BoardOptionsConfig;
   }
 

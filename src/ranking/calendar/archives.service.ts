@@ -58,22 +58,28 @@ export class ArchivesService {
     atSec: number | undefined,
     page: { offset: number; limit: number },
     segment?: string,
+    metric?: string,
   ): Promise<ArchiveAnswer> {
-    return this.readCalendar<ArchiveAnswer>(name, windowName, segment, async (board, window, calendar, nowMs) => {
-      const rowsRead = board.sharded ? board.shards.length * (page.offset + page.limit) : page.limit;
-      if (rowsRead > ARCHIVE_ROWS_PER_READ) {
-        const end = page.offset + page.limit;
-        throw new RequestTooCostlyError(M.archiveTooDeep(board.shards.length, end, ARCHIVE_ROWS_PER_READ));
-      }
-      const rows = { skip: page.offset, most: page.limit };
-      const { archives, draining } = await this.kept(board, window, nowMs, { latestSec: atSec, most: 1, rows });
-      if (draining) return DRAINING;
-      const period = archives[0] && periodOf(calendar, archives[0], rows);
-      if (!period || (atSec !== undefined && atSec >= period.to)) {
-        throw new NotFoundError('ARCHIVE_NOT_FOUND', M.noArchive(name, window.name, atSec));
-      }
-      return { board: name, window: window.name, timeZone: calendar.timeZone, ...period };
-    });
+    return this.readCalendar<ArchiveAnswer>(
+      name,
+      windowName,
+      { segment, metric },
+      async (board, window, calendar, nowMs) => {
+        const rowsRead = board.sharded ? board.shards.length * (page.offset + page.limit) : page.limit;
+        if (rowsRead > ARCHIVE_ROWS_PER_READ) {
+          const end = page.offset + page.limit;
+          throw new RequestTooCostlyError(M.archiveTooDeep(board.shards.length, end, ARCHIVE_ROWS_PER_READ));
+        }
+        const rows = { skip: page.offset, most: page.limit };
+        const { archives, draining } = await this.kept(board, window, nowMs, { latestSec: atSec, most: 1, rows });
+        if (draining) return DRAINING;
+        const period = archives[0] && periodOf(calendar, archives[0], rows);
+        if (!period || (atSec !== undefined && atSec >= period.to)) {
+          throw new NotFoundError('ARCHIVE_NOT_FOUND', M.noArchive(name, window.name, atSec));
+        }
+        return { board: name, window: window.name, timeZone: calendar.timeZone, ...period };
+      },
+    );
   }
 
   /**
@@ -89,16 +95,22 @@ export class ArchivesService {
     cursor: number | undefined,
     segment?: string,
     rows: { perPeriod?: number } = {},
+    metric?: string,
   ): Promise<ArchivesPage> {
-    return this.readCalendar<ArchivesPage>(name, windowName, segment, async (board, window, calendar, nowMs) => {
-      const latestSec = cursor === undefined ? undefined : cursor - 1;
-      const ask = { latestSec, ...archivesPageSize(board, window, limit, rows.perPeriod) };
-      const { archives, draining } = await this.kept(board, window, nowMs, ask);
-      if (draining) return DRAINING;
-      const periods = archives.map((archive) => periodOf(calendar, archive, ask.rows));
-      const nextCursor = periods.length === ask.most ? periods[periods.length - 1].from : null;
-      return { board: name, window: window.name, timeZone: calendar.timeZone, periods, nextCursor };
-    });
+    return this.readCalendar<ArchivesPage>(
+      name,
+      windowName,
+      { segment, metric },
+      async (board, window, calendar, nowMs) => {
+        const latestSec = cursor === undefined ? undefined : cursor - 1;
+        const ask = { latestSec, ...archivesPageSize(board, window, limit, rows.perPeriod) };
+        const { archives, draining } = await this.kept(board, window, nowMs, ask);
+        if (draining) return DRAINING;
+        const periods = archives.map((archive) => periodOf(calendar, archive, ask.rows));
+        const nextCursor = periods.length === ask.most ? periods[periods.length - 1].from : null;
+        return { board: name, window: window.name, timeZone: calendar.timeZone, periods, nextCursor };
+      },
+    );
   }
 
   /**
@@ -108,7 +120,7 @@ export class ArchivesService {
   private async readCalendar<T extends object>(
     name: string,
     windowName: string | undefined,
-    segment: string | undefined,
+    as: { segment?: string; metric?: string },
     read: (
       board: PreparedBoard,
       window: WindowConfig,
@@ -121,7 +133,8 @@ export class ArchivesService {
       windowName,
       async (board, window, nowMs) => read(board, window, calendarOf(name, window), nowMs),
       (_, view) => Promise.reject(new InvalidInputError(M.notCalendar(name, view.name))),
-      segment,
+      as.segment,
+      as.metric,
     );
     return settled(name, answer);
   }

@@ -259,3 +259,13 @@ export const QUEUE_DEPTH_ITEMS = 1000;
  * actors in the window. A filtered read: its scan is bounded as perGroup's (groups.limits).
  */
 export const MIN_ACTORS: Bounds = { min: 1, max: 1000 };
+
+/**
+ * The most history rows a board may keep, snapshots and archives apart: a board of one metric with
+ * every window at its largest `keep` x `top`. A board of n metrics keeps n times its windows' rows
+ * (each metric its own): its PUT is refused past this bound, so what Redis holds stays within it.
+ */
+export const HISTORY_ROWS_PER_BOARD = {
+  snapshots: WINDOWS_PER_BOARD.max * SNAPSHOT_KEEP.max * SNAPSHOT_TOP_ITEMS.max,
+  archives: WINDOWS_PER_BOARD.max * ARCHIVE_KEEP.max * ARCHIVE_TOP_ITEMS.max,
+};

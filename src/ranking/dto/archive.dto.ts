@@ -10,6 +10,7 @@ import {
   DEFAULT_TOP_ITEMS,
 } from '../core/ranking.limits';
 import { SegmentQueryProperty } from './segment.dto';
+import { METRIC_FIELD, MetricProperty } from '../options/metrics/metrics.option';
 
 const WindowProperty = () =>
   OptionalNameProperty("A calendar window's name (default: the board's first window)", 'week');
@@ -19,6 +20,7 @@ const UNIX_SEC_QUERY = optional({ kind: 'int', range: UNIX_SEC, fromQuery: true 
 @CompiledValidation({
   window: WINDOW_FIELD,
   segment: WINDOW_FIELD,
+  metric: METRIC_FIELD,
   at: UNIX_SEC_QUERY,
   limit: optional({ kind: 'int', range: PAGE_LIMIT_ITEMS, fromQuery: true }),
   offset: optional({ kind: 'int', range: PAGE_OFFSET_ITEMS, fromQuery: true }),
@@ -29,6 +31,9 @@ export class ArchiveQuery {
 
   @SegmentQueryProperty()
   segment?: string;
+
+  @MetricProperty('The counter whose archives are read')
+  metric?: string;
 
   @OptionalIntProperty(
     UNIX_SEC,
@@ -47,6 +52,7 @@ export class ArchiveQuery {
 @CompiledValidation({
   window: WINDOW_FIELD,
   segment: WINDOW_FIELD,
+  metric: METRIC_FIELD,
   limit: optional({ kind: 'int', range: ARCHIVE_PAGE, fromQuery: true }),
   cursor: UNIX_SEC_QUERY,
   items: optional({ kind: 'int', range: ARCHIVE_PERIOD_ROWS, fromQuery: true }),
@@ -57,6 +63,9 @@ export class ArchivesQuery {
 
   @SegmentQueryProperty()
   segment?: string;
+
+  @MetricProperty('The counter whose archives are read')
+  metric?: string;
 
   @OptionalIntProperty(
     ARCHIVE_PAGE,

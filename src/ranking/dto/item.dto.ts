@@ -332,10 +332,11 @@ export class ItemResultDto extends WindowFiguresDto {
 
 const UNIX_SEC_QUERY = optional({ kind: 'int', range: UNIX_SEC, fromQuery: true });
 
-@CompiledValidation({ window: WINDOW_FIELD, at: UNIX_SEC_QUERY, segment: WINDOW_FIELD })
+@CompiledValidation({ window: WINDOW_FIELD, at: UNIX_SEC_QUERY, segment: WINDOW_FIELD, metric: METRIC_FIELD })
 export class HistoryQuery extends WindowQuery {
   @SegmentQueryProperty()
   segment?: string;
+  @MetricProperty('The counter whose snapshot is read') metric?: string;
   @OptionalIntProperty(
     UNIX_SEC,
     { description: 'Unix s: the latest snapshot taken at or before it (default: the latest)' },
@@ -344,10 +345,17 @@ export class HistoryQuery extends WindowQuery {
   at?: number;
 }
 
-@CompiledValidation({ window: WINDOW_FIELD, from: UNIX_SEC_QUERY, to: UNIX_SEC_QUERY, segment: WINDOW_FIELD })
+@CompiledValidation({
+  window: WINDOW_FIELD,
+  from: UNIX_SEC_QUERY,
+  to: UNIX_SEC_QUERY,
+  segment: WINDOW_FIELD,
+  metric: METRIC_FIELD,
+})
 export class ItemHistoryQuery extends WindowQuery {
   @SegmentQueryProperty()
   segment?: string;
+  @MetricProperty('The counter whose snapshots are read') metric?: string;
   @OptionalIntProperty(
     UNIX_SEC,
     { description: 'Unix s: oldest snapshot boundary to answer (default: all kept)' },

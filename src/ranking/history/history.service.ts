@@ -33,6 +33,7 @@ export class HistoryService {
     windowName: string | undefined,
     atSec: number | undefined,
     segment?: string,
+    metric?: string,
   ): Promise<{ board: string; window: string; at: number; from: number; to: number; items: ListedItem[] }> {
     return this.sources.read(
       name,
@@ -53,6 +54,7 @@ export class HistoryService {
       },
       (_, view) => viewHasNoHistory(name, view),
       segment,
+      metric,
     );
   }
 
@@ -68,6 +70,7 @@ export class HistoryService {
     fromSec: number | undefined,
     toSec: number | undefined,
     segment?: string,
+    metric?: string,
   ): Promise<ItemHistoryAnswer> {
     if (fromSec !== undefined && toSec !== undefined && fromSec > toSec)
       throw new InvalidInputError(M.historyRange(fromSec, toSec));
@@ -89,6 +92,7 @@ export class HistoryService {
       },
       (_, view) => viewHasNoHistory(name, view),
       segment,
+      metric,
     );
   }
 }

@@ -19,6 +19,14 @@ export interface BoardSettings {
   readonly shards?: number;
   /** The names of its calendar windows (absent: not told). */
   readonly calendarWindows?: readonly string[];
+  /**
+   * Each window's history (`calendar`: its archive, else its snapshots), for those keeping one, and the
+   * most rows of each kind a board may keep (HISTORY_ROWS_PER_BOARD) (absent: not told).
+   */
+  readonly histories?: {
+    readonly windows: ReadonlyArray<{ readonly calendar: boolean; readonly keep: number; readonly top: number }>;
+    readonly most: { readonly snapshots: number; readonly archives: number };
+  };
 }
 
 export interface BoardOption<Config extends object> {

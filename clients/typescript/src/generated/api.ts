@@ -4741,6 +4741,8 @@ export interface operations {
                 window?: string;
                 /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 segment?: string;
+                /** @description The counter whose snapshot is read (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
                 /** @description Unix s: the latest snapshot taken at or before it (default: the latest) */
                 at?: number;
             };
@@ -4868,6 +4870,8 @@ export interface operations {
                 window?: string;
                 /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 segment?: string;
+                /** @description The counter whose snapshots are read (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
                 /** @description Unix s: oldest snapshot boundary to answer (default: all kept) */
                 from?: number;
                 /** @description Unix s: newest snapshot boundary to answer (default: now) */
@@ -4999,6 +5003,8 @@ export interface operations {
                 window?: string;
                 /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 segment?: string;
+                /** @description The counter whose archives are read (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
                 /** @description Unix s: the closed period holding it (default: the latest kept) */
                 at?: number;
                 limit?: number;
@@ -5139,6 +5145,8 @@ export interface operations {
                 window?: string;
                 /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 segment?: string;
+                /** @description The counter whose archives are read (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
+                metric?: string;
                 /** @description Periods per page */
                 limit?: number;
                 /** @description The page after the one whose nextCursor this is (default: the newest periods) */

@@ -17,6 +17,9 @@
 --   tiebreak(top_key, item)             the board's tiebreak order ("asc" | "desc") and the item's
 --                                       tiebreak held in the window (nil: none), or nil: no tiebreak
 --   window_dropped(base)                the window "<tag>:<window>:" and its keys go (drop_window)
+--   window_siblings(cfg_key, window)    the names of the windows the option keeps beside the board's
+--                                       `window` under its snapshot setting (a metric's, metrics_lib):
+--                                       they cross its boundaries and drop their history with it
 --   board_dropped(cfg_key, drop_key, budget)  a deleted board's drop step (board_drop_step), its windows
 --                                       gone: unlinks the option's own keys of the shard, at most about
 --                                       `budget`; answers the budget left and whether none is left
@@ -72,6 +75,7 @@
 hooks.results_changed = {}
 hooks.tiebreak = {}
 hooks.window_dropped = {}
+hooks.window_siblings = {}
 hooks.board_dropped = {}
 hooks.window_settled = {}
 hooks.slot_expired = {}

@@ -1,5 +1,5 @@
 -- module: snapshot
--- requires: archive, call_state, keyspace, order, window
+-- requires: archive, call_state, hooks, keyspace, order, window
 -- snapshot_lib: a window's history (snapshots of its listing at slot boundaries), the previous ranks
 -- read from it, and the board's change version. Prepended after window_lib to every ranking script
 -- that expires or writes, so the first script to reach a new slot takes the snapshot before it
@@ -55,13 +55,24 @@ end
 -- mark is never forgotten while a snapshot it would take could still be read.
 local SEGMENT_MARK_KEEP = 1
 
--- The snapshot setting of the window of `slots_key` (a segment's window: its window's), and the
--- segment it belongs to (nil: the board's).
+-- The snapshot setting of the window of `slots_key` (a segment's or a metric's: its window's), and the
+-- segment it belongs to (nil: the board's). A metric's window "<window>~@<metric>" ("@" is in no segment
+-- name) keeps history as the board's does, crossed by that metric's calls and scheduler visits.
 local function snapshot_conf_of(confs, cfg_key, slots_key)
   local name = window_name_of(cfg_key, slots_key)
   local window, segment = string.match(name, '^([^~]*)~(.*)$')
+  if window and string.sub(segment, 1, 1) == '@' then return confs[window], nil end
   if window then return confs[window], segment end
   return confs[name], nil
+end
+
+-- The windows kept beside the board's `window_name` (window_siblings): their history goes with its.
+local function sibling_windows(cfg_key, window_name)
+  local names = {}
+  for _, siblings_of in ipairs(hooks.window_siblings) do
+    for _, name in ipairs(siblings_of(cfg_key, window_name)) do names[#names + 1] = name end
+  end
+  return names
 end
 
 -- A snapshot stays readable for `keep` intervals: its own and the keep - 1 after it.
@@ -341,9 +352,13 @@ local function snapshot_score(rows, item)
 end
 
 -- Unlinks a window's history (snapshots, index, previous listing) and forgets its slot mark, so a
--- remade or reconfigured window starts its history afresh; the same for each segment's window.
+-- remade or reconfigured window starts its history afresh; the same for each segment's and sibling's.
 local function drop_snapshots(cfg_key, window_name)
   local bases = { keyspace.sibling_key(cfg_key, 'cfg', window_name .. ':') }
+  for _, sibling in ipairs(sibling_windows(cfg_key, window_name)) do
+    bases[#bases + 1] = keyspace.sibling_key(cfg_key, 'cfg', sibling .. ':')
+    redis.call('HDEL', cfg_key, 'snapMark:' .. sibling)
+  end
   for _, segment in ipairs(redis.call('ZRANGE', keyspace.sibling_key(cfg_key, 'cfg', 'seghist'), 0, -1)) do
     bases[#bases + 1] = keyspace.sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
   end

@@ -31,6 +31,8 @@ export const METRICS_MESSAGES = {
     `metrics count events: board "${board}" aggregates scores (max, min or last); use aggregate sum`,
   metricsWithSegments: (board: string) =>
     `metrics do not go with segments yet: board "${board}" declares segments; drop one of them`,
+  historyTooLarge: (board: string, what: string, rows: number, most: number) =>
+    `each metric keeps its own ${what}: board "${board}" would keep ${rows} rows of them (metrics x keep x top over its windows), past the ${most} a board of one metric may keep; keep fewer or smaller`,
   metricsWithActors: (board: string) =>
     `metrics do not go with actors yet: board "${board}" declares actors; drop one of them`,
   metricOnView: (board: string, view: string) =>
@@ -131,8 +133,22 @@ export const metricsOption: BoardOption<MetricsConfig> = {
     if (board.aggregate !== 'sum') throw new InvalidInputError(METRICS_MESSAGES.metricsNeedSum(board.name));
     if (board.holds?.segments) throw new InvalidInputError(METRICS_MESSAGES.metricsWithSegments(board.name));
     if (board.holds?.actors) throw new InvalidInputError(METRICS_MESSAGES.metricsWithActors(board.name));
+    if (board.histories) checkHistoryRows(board.name, metrics.length, board.histories);
   },
 };
+
+/** Each metric keeps its own history: n metrics keep n times the windows' rows, refused past the bound. */
+function checkHistoryRows(board: string, metrics: number, histories: NonNullable<BoardSettings['histories']>): void {
+  for (const [what, calendar] of [
+    ['snapshots', false],
+    ['archives', true],
+  ] as const) {
+    const rows =
+      metrics * histories.windows.filter((h) => h.calendar === calendar).reduce((sum, h) => sum + h.keep * h.top, 0);
+    const most = histories.most[what];
+    if (rows > most) throw new InvalidInputError(METRICS_MESSAGES.historyTooLarge(board, what, rows, most));
+  }
+}
 
 /**
  * The name a metric's window goes by in its keys ("<tag>:<name>:slots|top"): the board's own window for

@@ -55,20 +55,31 @@ local function drop_metric_window(base)
   redis.call('UNLINK', base .. 'slots', base .. 'top', base .. 'newest', base .. 'prev')
 end
 
--- The window "<tag>:<window>:" goes: so do its keys of every metric but the first (stored or replaced).
-local function metrics_window_dropped(base)
-  if string.find(base, '~', 1, true) then return end
-  local cfg_key = string.match(base, '^[^}]*}') .. ':cfg'
+-- The window names "<window>~@<metric>" of every metric but the first (stored, and replaced by the
+-- running call), none for a segment's or metric's window.
+local function metric_windows(cfg_key, window_name)
+  if string.find(window_name, '~', 1, true) then return {} end
   local names = names_of(redis.call('HGET', cfg_key, 'metrics'))
   local replaced = METRICS.seq == call_state.CALL.seq and METRICS.replaced or nil
   for _, name in ipairs(names_of(replaced)) do names[#names + 1] = name end
-  local stem = string.sub(base, 1, -2)
-  for i = 2, #names do drop_metric_window(stem .. '~@' .. names[i] .. ':') end
+  local windows = {}
+  for i = 2, #names do windows[#windows + 1] = window_name .. '~@' .. names[i] end
+  return windows
+end
+
+-- The window "<tag>:<window>:" goes: so do its keys of every metric but the first (stored or replaced).
+local function metrics_window_dropped(base)
+  local cfg_key = string.match(base, '^[^}]*}') .. ':cfg'
+  local window_name = string.sub(base, #cfg_key - 2, -2)
+  for _, name in ipairs(metric_windows(cfg_key, window_name)) do
+    drop_metric_window(keyspace.sibling_key(cfg_key, 'cfg', name .. ':'))
+  end
 end
 
 hooks.register('config_planned', metrics_planned, 'metrics')
 hooks.register('config_differs', metrics_differ, 'metrics')
 hooks.register('config_stored', metrics_stored, 'metrics')
 hooks.register('window_dropped', metrics_window_dropped, 'metrics')
+hooks.register('window_siblings', metric_windows, 'metrics')
 
 metrics.names_of = names_of
