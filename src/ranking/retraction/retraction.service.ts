@@ -91,6 +91,12 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
       throw new InvalidInputError(
         `item: board "${name}" aggregates by ${board.config.aggregate}: retractions need a sum board`,
       );
+    // Each metric but the first keeps windows of its own (metrics_lib), which a step does not visit:
+    // refused rather than left counting in them.
+    if (target.kind === 'item' && (board.config.metrics?.length ?? 0) > 1)
+      throw new InvalidInputError(
+        `item: board "${name}" counts several metrics: retractions do not reach its other metrics yet`,
+      );
     const run = { board: name, id, target };
     const nowMs = this.clock.nowMs();
     if (target.kind === 'item') await this.cutHistory(name, target.id, nowMs);
