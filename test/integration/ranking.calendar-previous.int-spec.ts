@@ -60,6 +60,39 @@ describe('previousRank of a sharded calendar window (single)', () => {
     });
     expect(Object.fromEntries(looked.items.map((row) => [row.item, row.previousRank]))).toEqual(expected);
   });
+
+  it('follows the period end, not a slot of the longest period (25 h for a day)', async () => {
+    // 2031-03-01 00:00 UTC lies 11 h into a 90 000 s slot: an hour before and after it share that slot.
+    const endMs = FIRST_DAY_MS;
+    expect(Math.floor((endMs - 3_600_000) / 90_000_000)).toBe(Math.floor((endMs + 3_600_000) / 90_000_000));
+    const [early, late] = oneIdPerShard('e');
+    await setup.ranking.putBoard({
+      name: 'endDays',
+      windows: [{ name: 'day', calendar: 'day', archive: { keep: 3, top: 10 } }],
+      shards: SHARDS,
+    });
+    const items = [early, late];
+    const previousRanks = async () => {
+      const looked = await setup.lookup.lookup({
+        name: 'endDays',
+        window: 'day',
+        items,
+        relative: false,
+        withData: false,
+      });
+      return Object.fromEntries(looked.items.map((row) => [row.item, row.previousRank]));
+    };
+    clock.setMs(endMs - 2 * DAY_MS + 3_600_000);
+    await setup.ranking.increment('endDays', early, 5);
+    clock.setMs(endMs - DAY_MS + 3_600_000);
+    await setup.ranking.increment('endDays', late, 7);
+    clock.setMs(endMs - 3_600_000);
+    await setup.ranking.top('endDays', 'day', 0, 10);
+    expect(await previousRanks()).toEqual({ [early]: 1, [late]: null });
+    clock.setMs(endMs + 3_600_000);
+    await setup.ranking.top('endDays', 'day', 0, 10);
+    expect(await previousRanks()).toEqual({ [early]: null, [late]: 1 });
+  });
 });
 
 describe('previousRank of a sharded calendar window while a shard writes out its archive (single)', () => {
