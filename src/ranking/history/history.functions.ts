@@ -42,7 +42,7 @@ export function parseSnapshotRows(packed: string): ScoredItem[] {
 }
 
 const READ_ARGS = ['at_sec'] as const;
-const READ_REPLY = ['keeps', 'found', 'boundary', 'rows', 'left_out'] as const;
+const READ_REPLY = ['keeps', 'found', 'boundary', 'rows', 'left_out', 'pending'] as const;
 const ITEM_ARGS = ['item', 'from_sec', 'to_sec', 'most_snapshots'] as const;
 const ITEM_REPLY = ['keeps', 'next_sec', 'points', 'hidden', 'left_out'] as const;
 const CUT_ARGS = ['at_sec', 'last_score', 'last_item'] as const;
@@ -60,17 +60,21 @@ export const HISTORY_FUNCTIONS = {
     contract: { args: READ_ARGS, reply: READ_REPLY },
     build: (call: WindowCall & { atSec: number | undefined }) =>
       namedWindowRead(call, READ_ARGS, { at_sec: call.atSec }),
-    /** keeps: the window keeps snapshots; snapshot: the one found (undefined: none) */
-    decode: (raw): { keeps: boolean; snapshot?: StoredSnapshot } => {
+    /**
+     * keeps: the window keeps snapshots; snapshot: the one found (undefined: none); pendingSec: the
+     * oldest period whose archive the shard is still writing out (null: none; older ones are written)
+     */
+    decode: (raw): { keeps: boolean; snapshot?: StoredSnapshot; pendingSec: number | null } => {
       const reply = new NamedReply('tbRankHistoryRead', READ_REPLY, raw);
-      if (!reply.flag('found')) return { keeps: reply.flag('keeps') };
+      const pendingSec = reply.int('pending') || null;
+      if (!reply.flag('found')) return { keeps: reply.flag('keeps'), pendingSec };
       const leftOut = reply.nested('left_out');
       const snapshot = {
         atSec: reply.int('boundary'),
         rows: parseSnapshotRows(reply.string('rows')),
         leftOut: Array.from({ length: leftOut.length }, (_, i) => leftOut.string(i)),
       };
-      return { keeps: true, snapshot };
+      return { keeps: true, snapshot, pendingSec };
     },
   }),
 

@@ -7,8 +7,8 @@ import type { HistoryPoint, ScoredItem, SnapshotListing } from '../core/ranking.
 import { BoardCall, boardCall } from '../core/script-call';
 import { mergeListings, rankRows } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
-import { slotStartSec, WindowConfig } from '../core/window-math';
-import { SnapshotCount, SnapshotPoint, HistoryFunctions } from './history.functions';
+import { slotRule, slotStartSec, WindowConfig } from '../core/window-math';
+import { SnapshotCount, SnapshotPoint, HistoryFunctions, StoredSnapshot } from './history.functions';
 import { RankingSettings } from '../core/ranking.settings';
 
 /** A page of an item's history: from `fromSec` to `toSec` (unix s, boundaries of kept snapshots). */
@@ -47,10 +47,12 @@ export class HistoryStore {
 
   /**
    * The window's snapshot at or before `atSec` (undefined: the latest), merged over the shards (each
-   * shard's snapshot at or before that time; the answer is at the latest of theirs) and cut to the
-   * window's `top`, without the rows the listing leaves out now (moderation), ranked among the rest as
-   * top ranks (`shown` false: with them, the rows as kept, which a retraction's cut reads). keeps: false
-   * when the window keeps no snapshots; listing undefined when none is kept for that time.
+   * shard's snapshot at or before that time; the answer is at the latest of theirs; on a calendar window
+   * only the shards' archives of that period: a shard that scored nothing in it has none, and its
+   * older period's rows are not the board's) and cut to the window's `top`, without the rows the
+   * listing leaves out now (moderation), ranked among the rest as top ranks (`shown` false: with them,
+   * the rows as kept, which a retraction's cut reads). keeps: false when the window keeps no snapshots;
+   * listing undefined when none is kept for that time.
    */
   async history(
     board: PreparedBoard,
@@ -59,25 +61,7 @@ export class HistoryStore {
     atSec: number | undefined,
     { shown = true } = {},
   ): Promise<{ keeps: boolean; listing?: SnapshotListing }> {
-    const replies = await Promise.all(
-      board.shards.map((shard) =>
-        guard(this.functions.call(this.fns.historyRead, { ...this.on(board, shard, nowMs), window, atSec })),
-      ),
-    );
-    if (!replies.some((reply) => reply.keeps)) return { keeps: false };
-    const found = replies.flatMap((reply) => (reply.snapshot ? [reply.snapshot] : []));
-    if (found.length === 0) return { keeps: true };
-    const leftOut = new Set(shown ? found.flatMap((snapshot) => snapshot.leftOut) : []);
-    const rows = mergeListings(
-      found.map((snapshot) => snapshot.rows),
-      ascendingScores(board.config),
-    )
-      .slice(0, window.snapshots?.top)
-      .filter((row) => !leftOut.has(row.item));
-    return {
-      keeps: true,
-      listing: { atSec: Math.max(...found.map((snapshot) => snapshot.atSec)), items: rankRows(rows, 0, 0) },
-    };
+    return this.merged(board, window, await this.readShards(board, window, nowMs, atSec), shown);
   }
 
   /**
@@ -123,22 +107,53 @@ export class HistoryStore {
 
   /**
    * Sharded boards: the window's latest snapshot over every shard without the items left out now
-   * (moderation, answered by the same read of each shard), item -> rank, cached per slot. A moderation
-   * change forgets this instance's cache (forgetPreviousRanks); other instances follow at their next slot.
+   * (moderation, answered by the same read of each shard), item -> rank, cached per slot (a calendar
+   * window's: per period). A moderation change forgets this instance's cache (forgetPreviousRanks);
+   * other instances follow at their next slot.
    */
   previousRanks(board: PreparedBoard, window: WindowConfig, nowMs: number): Promise<Map<string, number>> {
     if (!window.snapshots) return Promise.resolve(new Map());
     const key = `${board.config.name}\x1f${board.keys.windowKeyName(window.name)}`;
-    const slotSec = slotStartSec(Math.floor(nowMs / 1000), window.intervalSec);
+    const slotSec = window.calendar
+      ? slotRule(window, nowMs).originSec
+      : slotStartSec(Math.floor(nowMs / 1000), window.intervalSec);
     const cached = this.previousListings.get(key);
     if (cached && cached.version === board.config.version && cached.slotSec === slotSec) return cached.ranks;
     if (this.previousListings.size >= MAX_CACHED_PREVIOUS_LISTINGS) this.previousListings.clear();
-    const ranks = this.history(board, window, nowMs, undefined).then(
-      ({ listing }) => new Map((listing?.items ?? []).map((row) => [row.item, row.rank])),
-    );
-    this.previousListings.set(key, { version: board.config.version, slotSec, ranks });
-    ranks.catch(() => this.previousListings.delete(key));
+    const forget = () => {
+      if (this.previousListings.get(key) === entry) this.previousListings.delete(key);
+    };
+    const ranks = this.previousListing(board, window, nowMs).then((listing) => {
+      if (!listing.final) forget();
+      return listing.ranks;
+    });
+    const entry = { version: board.config.version, slotSec, ranks };
+    this.previousListings.set(key, entry);
+    ranks.catch(forget);
     return ranks;
+  }
+
+  /**
+   * The board's latest listing, item -> rank. On a calendar window, while a shard is still writing out
+   * the archive of a period (archive_lib: in chunks, over later calls), the board's newest archive is
+   * the newest period before it, as an unsharded board's previous listing stays the older one until
+   * the new archive is complete: then each shard is read again at that time, and the answer is not
+   * final (not cached: the next read finds the new archive once written).
+   */
+  private async previousListing(
+    board: PreparedBoard,
+    window: WindowConfig,
+    nowMs: number,
+  ): Promise<{ ranks: Map<string, number>; final: boolean }> {
+    const replies = await this.readShards(board, window, nowMs, undefined);
+    const pending = replies.flatMap((reply) => (reply.pendingSec === null ? [] : [reply.pendingSec]));
+    let { listing } = this.merged(board, window, replies, true);
+    const oldestPendingSec = Math.min(...pending);
+    if (window.calendar && listing && listing.atSec >= oldestPendingSec) {
+      ({ listing } = await this.history(board, window, nowMs, oldestPendingSec - 1));
+    }
+    const ranks = new Map((listing?.items ?? []).map((row) => [row.item, row.rank]));
+    return { ranks, final: pending.length === 0 };
   }
 
   /**
@@ -206,6 +221,37 @@ export class HistoryStore {
     const sum = (i: number, field: keyof SnapshotCount) =>
       others.reduce((total, counts) => total + counts[i][field], 0);
     return new Map(listed.map((point, i) => [point.atSec, { above: sum(i, 'above'), leftOut: sum(i, 'leftOut') }]));
+  }
+
+  /** Each shard's snapshot at or before `atSec` (undefined: its latest), and its oldest pending archive. */
+  private readShards(board: PreparedBoard, window: WindowConfig, nowMs: number, atSec: number | undefined) {
+    return Promise.all(
+      board.shards.map((shard) =>
+        guard(this.functions.call(this.fns.historyRead, { ...this.on(board, shard, nowMs), window, atSec })),
+      ),
+    );
+  }
+
+  /** The shards' snapshots merged at the latest of theirs (see history). */
+  private merged(
+    board: PreparedBoard,
+    window: WindowConfig,
+    replies: Array<{ keeps: boolean; snapshot?: StoredSnapshot }>,
+    shown: boolean,
+  ): { keeps: boolean; listing?: SnapshotListing } {
+    if (!replies.some((reply) => reply.keeps)) return { keeps: false };
+    const stored = replies.flatMap((reply) => (reply.snapshot ? [reply.snapshot] : []));
+    if (stored.length === 0) return { keeps: true };
+    const atSec = Math.max(...stored.map((snapshot) => snapshot.atSec));
+    const found = window.calendar ? stored.filter((snapshot) => snapshot.atSec === atSec) : stored;
+    const leftOut = new Set(shown ? found.flatMap((snapshot) => snapshot.leftOut) : []);
+    const rows = mergeListings(
+      found.map((snapshot) => snapshot.rows),
+      ascendingScores(board.config),
+    )
+      .slice(0, window.snapshots?.top)
+      .filter((row) => !leftOut.has(row.item));
+    return { keeps: true, listing: { atSec, items: rankRows(rows, 0, 0) } };
   }
 
   private on(board: PreparedBoard, shard: ShardKeys, nowMs: number): BoardCall {

@@ -10,7 +10,10 @@
 --   ("" for the latest)
 -- Reply (reader.answer, CALLS.history_read): keeps (0|1: the window keeps snapshots), found (0|1),
 --   boundary (unix s; 0: none found), rows ("\30<item>\31<score>\31<n>" best first, as stored; "": none
---   found), left_out (the items of the rows the listing leaves out now: left_out_rows)
+--   found), left_out (the items of the rows the listing leaves out now: left_out_rows), pending (the
+--   oldest period start, unix s, whose archive this shard has not written out yet (archive_lib writes
+--   them oldest first, in chunks, over later calls: every older period it scored in is archived); 0:
+--   none pending)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 -- The items of a snapshot's rows the board's exceptions leave out now (order_lib's exceptions_asked,
 -- moderation: the hidden items, or on a review board all but the allowed ones): the app leaves them
@@ -41,11 +44,14 @@ local function history_read(keys, args)
   if conf then
     boundary, rows = snapshot.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, tonumber(arg.at_sec), rule.origin_sec)
   end
+  local pending
+  for at in pairs(archive.archives_pending(slots_key) or {}) do pending = math.min(pending or math.huge, tonumber(at)) end
   return reader.answer(CALLS.history_read, {
     keeps = conf and 1 or 0,
     found = boundary and 1 or 0,
     boundary = boundary or 0,
     rows = rows or '',
     left_out = rows and left_out_rows(top_key, rows) or {},
+    pending = pending or 0,
   })
 end
