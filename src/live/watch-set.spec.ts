@@ -1,8 +1,23 @@
+import type { LiveClient } from './live-client';
 import type { Subscriber } from './watch-set';
 import { Watch, WatchSet } from './watch-set';
 
-const subscriber = (): Subscriber =>
-  ({ owner: 'ip:1', openedAtMs: 0, lastProgressMs: 0, detach: () => {} }) as unknown as Subscriber;
+/** A client that takes every frame: these specs count watches, not bytes. */
+const client = (): LiveClient => ({
+  write: () => true,
+  bufferedBytes: 0,
+  takeProgress: () => true,
+  close: () => {},
+  destroy: () => {},
+});
+
+const subscriber = (): Subscriber => ({
+  client: client(),
+  owner: 'ip:1',
+  openedAtMs: 0,
+  lastProgressMs: 0,
+  detach: () => {},
+});
 
 const watch = (over: Partial<Watch>): Watch => ({
   board: 'b',
