@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { ADMIN } from '../../harness/app';
 import { TOPOLOGIES } from '../../harness/redis';
 import { useTestApp } from '../support/app-world';
+import { path, POOL, runTwins } from '../support/moderation-twin';
 
 /**
  * Moderation in the reads of kept snapshots (issue #49), against a brute force, on 1 and 3 shards (one
@@ -13,7 +14,6 @@ import { useTestApp } from '../support/app-world';
  * the twin.
  */
 const T0 = 1_700_002_800_000;
-const POOL = ['a', 'b', 'c', 'd', 'e', 'é', 'x y'];
 const MINUTE_MS = 60_000;
 const TOP = 4;
 const WINDOWS = [{ name: 'w', period: '3m', interval: '1m', snapshots: { keep: 4, top: TOP } }];
@@ -48,7 +48,6 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
-const path = (item: string) => encodeURIComponent(item);
 const CASES = TOPOLOGIES.flatMap((topology) =>
   ([1, 3] as const).flatMap((shards) => [false, true].map((review) => [topology, shards, review] as const)),
 );
@@ -76,29 +75,17 @@ describe.each(CASES)('moderated snapshot reads (property, %s, %i shard(s), revie
           ];
           const name = `s${shards}${review ? 1 : 0}n${board++}`;
           const twin = `${name}t`;
-          for (const [b, moderation] of [
-            [name, { review }],
-            [twin, undefined],
-          ] as const)
-            await http()
-              .put(`/admin/boards/${b}`)
-              .set(ADMIN)
-              .send({ windows: WINDOWS, shards, moderation })
-              .expect(201);
-          const states = new Map<string, State>();
-          for (const [i, s] of steps.entries()) {
-            await apply(name, twin, s, states);
-            if (i === Math.floor(steps.length / 2) || i === steps.length - 1)
-              leftOut += await compare(name, twin, states);
-          }
-          for (const item of POOL) {
-            const at = `/admin/boards/${name}/moderation/items/${path(item)}`;
-            if (review) await http().put(at).set(ADMIN).send({ state: 'allowed' }).expect(204);
-            else await http().delete(at).set(ADMIN).expect(204);
-          }
-          await compare(name, twin, new Map(POOL.map((item) => [item, 'allowed' as const])));
-          await sameAnswers(name, twin);
-          for (const b of [name, twin]) await http().delete(`/admin/boards/${b}`).set(ADMIN).expect(204);
+          leftOut += await runTwins({
+            http,
+            boards: { name, twin },
+            windows: WINDOWS,
+            shards,
+            review,
+            steps,
+            apply: (s, states) => apply(name, twin, s, states),
+            compare: (states) => compare(name, twin, states),
+            same: () => sameAnswers(name, twin),
+          });
         },
       ),
       { numRuns: topology === 'single' ? 6 : 3, interruptAfterTimeLimit: 150_000, markInterruptAsFailure: false },

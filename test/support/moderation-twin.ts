@@ -171,3 +171,47 @@ export async function compareListing(
   }
   return full.length - expected.length;
 }
+
+/**
+ * One run of a twin property on boards of `windows`: the moderated board (`review` or not) and its
+ * twin made, `steps` applied by `apply` (compared at the middle and at the end), every item then
+ * cleared (allowed on a review board) and compared as all allowed, `same` asked of both, and both
+ * deleted. Answers the left-out rows the compares counted.
+ */
+export async function runTwins<S>(run: {
+  http: Http;
+  boards: { name: string; twin: string };
+  windows: unknown[];
+  shards: number;
+  review: boolean;
+  steps: S[];
+  apply: (s: S, states: Map<string, 'hidden' | 'allowed'>) => Promise<void>;
+  compare: (states: Map<string, 'hidden' | 'allowed'>) => Promise<number>;
+  same: () => Promise<void>;
+}): Promise<number> {
+  const { http, boards, review } = run;
+  for (const [b, moderation] of [
+    [boards.name, { review }],
+    [boards.twin, undefined],
+  ] as const)
+    await http()
+      .put(`/admin/boards/${b}`)
+      .set(ADMIN)
+      .send({ windows: run.windows, shards: run.shards, moderation })
+      .expect(201);
+  const states = new Map<string, 'hidden' | 'allowed'>();
+  let leftOut = 0;
+  for (const [i, s] of run.steps.entries()) {
+    await run.apply(s, states);
+    if (i === Math.floor(run.steps.length / 2) || i === run.steps.length - 1) leftOut += await run.compare(states);
+  }
+  for (const item of POOL) {
+    const at = `/admin/boards/${boards.name}/moderation/items/${path(item)}`;
+    if (review) await http().put(at).set(ADMIN).send({ state: 'allowed' }).expect(204);
+    else await http().delete(at).set(ADMIN).expect(204);
+  }
+  await run.compare(new Map(POOL.map((item) => [item, 'allowed' as const])));
+  await run.same();
+  for (const b of [boards.name, boards.twin]) await http().delete(`/admin/boards/${b}`).set(ADMIN).expect(204);
+  return leftOut;
+}
