@@ -214,17 +214,35 @@ local function item_out_of_window(step, w, segment, budget)
   return budget, slots_done, counted, taken
 end
 
--- A sibling's windows crossed and drained first, as a call on that metric does before it changes them
--- (from what the step's drain has left, each field weighed with the views reading the window), so a
--- closed period's archive takes the item's row before the item leaves its slots, as on a board of that
--- metric alone. Answers false while expired data remains (the item then stays for the next step).
-local function open_sibling(step, window_count, suffix)
+-- The (slots, top) keys of a sibling's window w.
+local function sibling_keys(step, w, suffix)
+  return segmentation.segment_window_key(step.keys[2 + 2 * w], 'slots', suffix),
+    segmentation.segment_window_key(step.keys[3 + 2 * w], 'top', suffix)
+end
+
+-- The windows of the siblings still to visit crossed before the step changes anything, as cross_all
+-- does the board's (a boundary left for the next call is then a CROSSING_ERROR with nothing changed): a
+-- snapshot or archive of a window still holding the item lists it, and the history walk takes it out.
+local function cross_siblings(step, window_count)
+  local pending = item_pending_siblings(step, 'sibs', window_count)
+  for _, suffix in ipairs(redis.call('ZRANGE', pending, 0, -1)) do
+    for w = 0, window_count - 1 do
+      local slots_key, top_key = sibling_keys(step, w, suffix)
+      local _, interval_sec, origin_sec = window.window_rule(step.windows, w)
+      snapshot.cross_window_of(step.keys[1], slots_key, top_key, step.now_sec, interval_sec, origin_sec)
+    end
+  end
+end
+
+-- A sibling's windows drained first, as a call on that metric does before it changes them (from what
+-- the step's drain has left, each field weighed with the views reading the window), so a closed
+-- period's archive takes the item's row before the item leaves its slots, as on a board of that metric
+-- alone. Answers false while expired data remains (the item then stays for the next step).
+local function drain_sibling(step, window_count, suffix)
   local drain = step.budget
   for w = 0, window_count - 1 do
-    local slots_key = segmentation.segment_window_key(step.keys[2 + 2 * w], 'slots', suffix)
-    local top_key = segmentation.segment_window_key(step.keys[3 + 2 * w], 'top', suffix)
+    local slots_key, top_key = sibling_keys(step, w, suffix)
     local period_sec, interval_sec, origin_sec = window.window_rule(step.windows, w)
-    snapshot.cross_window_of(step.keys[1], slots_key, top_key, step.now_sec, interval_sec, origin_sec)
     local weight = actor_log.ACTORS.drained_weight(#(seg_views.views_reading(top_key) or {}))
     local fields = math.max(0, math.min(drain.chunk, math.max(1, math.floor(drain.units / weight))))
     local rest, more = window.expire_window(slots_key, top_key, step.now_sec, period_sec, interval_sec, fields, origin_sec)
@@ -240,7 +258,7 @@ end
 local function item_out_of_windows(step, window_count, now_ms, budget)
   local events, amount = 0, 0
   local function visit(suffix, units)
-    if suffix and not open_sibling(step, window_count, suffix) then return 0 end
+    if suffix and not drain_sibling(step, window_count, suffix) then return 0 end
     for w = 0, window_count - 1 do
       local done, counted, taken
       units, done, counted, taken = item_out_of_window(step, w, suffix, units)
@@ -326,6 +344,7 @@ local function retract_item(keys, args)
   step.now_sec = now_sec
   local record, item, most = step.record, step.id, step.most
   local confs = snapshot.cross_all(windows, now_sec)
+  if confs then cross_siblings(step, window_count) end
   -- What expired drains first, within as many units as the step's; the board's windows, then each
   -- segment's, the likes, then every kept history.
   step.budget = segmentation.step_drain(windows, now_sec, header.budget, most, actor_log.ACTORS.drained_weight)
