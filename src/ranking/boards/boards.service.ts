@@ -11,7 +11,7 @@ import { HISTORY_ROWS_PER_BOARD, MAX_AGGREGATE_SLOTS } from '../core/ranking.lim
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
 import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
-import type { Calendar, WeekStart } from '../core/calendar-math';
+import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
 import { checkActorsSetting } from '../core/actor-rules';
 import { RankingSettings } from '../core/ranking.settings';
 import { costliestWrite } from '../core/write-cost';

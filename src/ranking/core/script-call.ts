@@ -22,7 +22,6 @@ export const RANKING_MODULES = [
   ...[
     'actor_lib',
     'aggregate_lib',
-    'archive_lib',
     'board_write_lib',
     'call_lib',
     'hooks_lib',

@@ -9,9 +9,7 @@ import {
   IsIn,
   IsInt,
   IsObject,
-  IsString,
   Max,
-  MaxLength,
   Min,
   ValidateIf,
   ValidateNested,
@@ -26,10 +24,15 @@ import {
   ToBool,
 } from '../../common/dto';
 import { DURATION_SEC } from '../../common/limits';
-import { CALENDARS, Calendar, WEEK_STARTS, WeekStart } from '../core/calendar-math';
+import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
 import {
-  ARCHIVE_KEEP,
-  ARCHIVE_TOP_ITEMS,
+  ArchiveDto,
+  ArchiveProperty,
+  CalendarProperty,
+  TimeZoneProperty,
+  WeekStartProperty,
+} from '../options/calendar/calendar.option';
+import {
   BOARD_MAX_ITEMS,
   DECAY_MAX_HALF_LIVES_PER_WINDOW,
   DEFAULT_HOT_TAU_SEC,
@@ -101,30 +104,6 @@ export class SnapshotsDto {
   top!: number;
 }
 
-export class ArchiveDto {
-  @ApiProperty({
-    type: 'integer',
-    minimum: ARCHIVE_KEEP.min,
-    maximum: ARCHIVE_KEEP.max,
-    description: 'Closed periods kept (the oldest goes when a new one is kept)',
-  })
-  @IsInt()
-  @Min(ARCHIVE_KEEP.min)
-  @Max(ARCHIVE_KEEP.max)
-  keep!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    minimum: ARCHIVE_TOP_ITEMS.min,
-    maximum: ARCHIVE_TOP_ITEMS.max,
-    description: "Rows of each period's final standings kept",
-  })
-  @IsInt()
-  @Min(ARCHIVE_TOP_ITEMS.min)
-  @Max(ARCHIVE_TOP_ITEMS.max)
-  top!: number;
-}
-
 export class SegmentsDto {
   @ApiProperty({
     type: 'integer',
@@ -155,23 +134,13 @@ export class WindowDto {
   )
   interval?: string | number;
 
-  @ApiPropertyOptional({
-    enum: CALENDARS,
-    description: 'A calendar window instead of a rolling one: counts the current period of its time zone',
-  })
-  @IsOptionalNotNull()
-  @IsIn(CALENDARS, { message: `$property must be one of ${CALENDARS.join(', ')}` })
+  @CalendarProperty()
   calendar?: Calendar;
 
-  @ApiPropertyOptional({ description: 'Calendar windows: an IANA time zone (default UTC)', example: 'Europe/Berlin' })
-  @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(64)
+  @TimeZoneProperty()
   timeZone?: string;
 
-  @ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar "week" windows only (default monday)' })
-  @IsOptionalNotNull()
-  @IsIn(WEEK_STARTS, { message: `$property must be one of ${WEEK_STARTS.join(', ')}` })
+  @WeekStartProperty()
   weekStart?: WeekStart;
 
   @ApiPropertyOptional({
@@ -182,11 +151,7 @@ export class WindowDto {
   @IsBoolean({ message: '$property must be true or false' })
   allTime?: boolean;
 
-  @OptionalNested(
-    ArchiveDto,
-    "Calendar windows: keep each closed period's final standings (GET /boards/:board/archive)",
-    'archive must be an object like { "keep": 12, "top": 100 }',
-  )
+  @ArchiveProperty()
   archive?: ArchiveDto;
 
   @OptionalNested(

@@ -1,6 +1,7 @@
 import { ScriptReplyError } from '../../redis/replies';
 import { actorCapsOption } from './actor-caps/actor-caps.option';
 import type { BoardOption, BoardSettings } from './board-option';
+import { calendarOption } from './calendar/calendar.option';
 import { groupOfOption } from './group-of/group-of.option';
 import { groupsOption } from './groups/groups.option';
 import { leaguesOption } from './leagues/leagues.option';
@@ -23,6 +24,7 @@ export const BOARD_OPTIONS = [
   tailOption,
   groupOfOption,
   leaguesOption,
+  calendarOption,
 ] as const;
 
 type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;
