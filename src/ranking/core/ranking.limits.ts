@@ -157,9 +157,6 @@ export const DECAY_ZERO_TOLERANCE = 1e-9;
 /** Ids of one lookup (POST /boards/:board/lookup). */
 export const LOOKUP_ITEMS: Bounds = { min: 1, max: 1000 };
 
-/** Most bytes (UTF-8) of one item's data, serialized as JSON. */
-export const ITEM_DATA_BYTES = 1024;
-
 /**
  * Most slot fields one `?span=` read sums per shard (read_span.lua): each costs a step of Lua, and a
  * span over more is refused (SPAN_TOO_COSTLY) rather than holding Redis; see docs/benchmarks.md.

@@ -129,10 +129,6 @@ export const RANKING_MESSAGES = {
     `board "${board}" takes no likes: a like is kept while a window holds it, and its all-time window "${window}" holds it for good (send increments instead)`,
   spanOnAllTime: (board: string, window: string) =>
     `span applies to rolling windows; "${window}" of board "${board}" is an all-time window (it has one slot, since the start)`,
-  dataTooLarge: (bytes: number, max: number) => `data is ${bytes} bytes of JSON; at most ${max} are allowed`,
-  dataNotAnObject: () => 'data must be a JSON object',
-  itemNotHeld: (board: string, item: string) =>
-    `no window of board "${board}" holds item "${item}": data is kept only for items the board holds`,
   lookupReadsWindows: (board: string, view: string) =>
     `"${view}" is a view of board "${board}": a lookup reads windows (name one of the board's windows)`,
   lookupIdTwice: (item: string) => `items holds "${item}" twice`,

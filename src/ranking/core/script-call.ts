@@ -25,7 +25,6 @@ export const RANKING_MODULES = [
     'board_write_lib',
     'call_lib',
     'hooks_lib',
-    'item_data_lib',
     'likes_lib',
     'order_lib',
     'previous_ranks_lib',

@@ -4,6 +4,7 @@ import type { BoardOption, BoardSettings } from './board-option';
 import { calendarOption } from './calendar/calendar.option';
 import { groupOfOption } from './group-of/group-of.option';
 import { groupsOption } from './groups/groups.option';
+import { itemDataOption } from './item-data/item-data.option';
 import { leaguesOption } from './leagues/leagues.option';
 import { moderationOption } from './moderation/moderation.option';
 import { metricsOption } from './metrics/metrics.option';
@@ -25,6 +26,7 @@ export const BOARD_OPTIONS = [
   groupOfOption,
   leaguesOption,
   calendarOption,
+  itemDataOption,
 ] as const;
 
 type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;

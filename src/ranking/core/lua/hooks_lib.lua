@@ -38,6 +38,9 @@
 --                                       closed (snapshot_lib's cross_boundary; conf: its history
 --                                       setting; expire_sec > 0: its history expires, a segment's)
 --   history_dropped(base)               the history of the window "<base>" goes (drop_snapshots)
+--   item_left(top_key, item)            the item left the window results `top_key` (its score there
+--                                       went to 0 or it was removed: results_changed, add_unwatched)
+--   windows_dropped(cfg_key)            a config write (board_put, shard_sync) dropped windows' data
 --   rank(top_key, item)                 the item's rank when the option decides it (0: not ranked),
 --                                       else nil; the first answer wins, none: competition rank
 --   watches(top_key)                    whether changes of these results must call results_changed
@@ -92,6 +95,8 @@ hooks.slot_expired = {}
 hooks.slots_draining = {}
 hooks.period_closed = {}
 hooks.history_dropped = {}
+hooks.item_left = {}
+hooks.windows_dropped = {}
 hooks.rank = {}
 hooks.watches = {}
 hooks.config_planned = {}

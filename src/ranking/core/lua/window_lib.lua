@@ -1,5 +1,5 @@
 -- module: window
--- requires: actor_log, aggregate, call_state, hooks, item_data, keyspace, order, seg_views, slot_due
+-- requires: actor_log, aggregate, call_state, hooks, keyspace, order, seg_views, slot_due
 -- window_lib: functions shared by the ranking functions, a module of their function library (and of
 -- the ingest one).
 -- KEYS: 0
@@ -25,12 +25,12 @@ end
 
 -- Hook: the score of `item` in the window results `top_key` is now `score` (0: it left the window, or,
 -- on a max / min / last board, holds 0 there: the hooks deciding a leave ask the results, item_held).
--- Every change of a window's results calls it (the options' results_changed hooks, item_data_lib; a
--- script changing a results zset another way must call it too).
+-- Every change of a window's results calls it (the options' results_changed hooks, and item_left when it
+-- left: item_data_lib; a script changing a results zset another way must call it too).
 local function results_changed(top_key, item, score, tiebreak)
   local changed = call_state.hooks_of_top(top_key).results_changed
   for i = 1, #changed do changed[i](top_key, item, score, tiebreak) end
-  if score == 0 then item_data.item_data_left(top_key, item) end
+  if score == 0 then for _, left in ipairs(hooks.item_left) do left(top_key, item) end end
 end
 
 -- The slot key of the last slot start asked for each slots key, kept from call to call (a pure function
