@@ -53,13 +53,6 @@ export const MAX_SLOTS_PER_WINDOW = 10_000;
  */
 export const ALL_TIME_SEC = 50_000_000_000;
 /**
- * Slots of a rolling window of a max / min / last board: expiry recomputes an item from every live
- * slot (one HGET each, at least one item a call), so this bounds the longest expire call (about 1 000
- * reads, like EXPIRE_CHUNK's 100 fields with their hooks: docs/benchmarks.md).
- */
-export const MAX_AGGREGATE_SLOTS = 1_000;
-
-/**
  * Ids x shards one call of a sharded lookup on one node counts above (lookup_node: one ZCOUNT each at
  * most, 3 weighted units on `ties: first`): the calls run in parallel, one round, each a few
  * milliseconds at most (about 15 ms for 1 000 weighted counts under a loaded CI, so 500).

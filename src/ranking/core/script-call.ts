@@ -21,7 +21,6 @@ export const RANKING_MODULES = [
   IDEM_LIBRARY,
   ...[
     'actor_lib',
-    'aggregate_lib',
     'board_write_lib',
     'call_lib',
     'hooks_lib',

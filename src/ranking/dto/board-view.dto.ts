@@ -9,7 +9,8 @@ import {
   WeekStartViewProperty,
 } from '../options/calendar/calendar.option';
 import { SHARDS_PER_BOARD } from '../core/ranking.limits';
-import { AGGREGATES, type Aggregate } from '../core/aggregate';
+import type { Aggregate } from '../options/aggregate/aggregate';
+import { AggregateViewProperty } from '../options/aggregate/aggregate.option';
 import { VIEW_MODES, type ViewMode } from '../core/trending-math';
 import { TiesMode, TiesViewProperty } from '../options/ties/ties.option';
 import { CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
@@ -74,7 +75,7 @@ export class BoardViewDto {
   metrics?: string[];
   @TailViewProperty()
   tail?: TailSetting;
-  @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
+  @AggregateViewProperty()
   aggregate?: Aggregate;
   @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })
   segments?: SegmentsDto;

@@ -46,7 +46,8 @@ import {
   VIEWS_PER_BOARD,
   WINDOWS_PER_BOARD,
 } from '../core/ranking.limits';
-import { AGGREGATES, type Aggregate } from '../core/aggregate';
+import type { Aggregate } from '../options/aggregate/aggregate';
+import { AggregateProperty } from '../options/aggregate/aggregate.option';
 import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesProperty } from '../options/ties/ties.option';
 import { ActorsProperty, ActorsSetting } from '../options/actor-caps/actor-caps.option';
@@ -276,13 +277,7 @@ export class PutBoardDto {
   @TailProperty()
   tail?: TailSetting;
 
-  @ApiPropertyOptional({
-    enum: AGGREGATES,
-    description:
-      "How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data",
-  })
-  @IsOptionalNotNull()
-  @IsIn(AGGREGATES, { message: `$property must be one of ${AGGREGATES.join(', ')}` })
+  @AggregateProperty()
   aggregate?: Aggregate;
 
   @OptionalNested(

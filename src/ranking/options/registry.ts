@@ -1,5 +1,6 @@
 import { ScriptReplyError } from '../../redis/replies';
 import { actorCapsOption } from './actor-caps/actor-caps.option';
+import { aggregateOption } from './aggregate/aggregate.option';
 import type { BoardOption, BoardSettings } from './board-option';
 import { calendarOption } from './calendar/calendar.option';
 import { groupOfOption } from './group-of/group-of.option';
@@ -27,6 +28,7 @@ export const BOARD_OPTIONS = [
   leaguesOption,
   calendarOption,
   itemDataOption,
+  aggregateOption,
 ] as const;
 
 type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;
