@@ -138,7 +138,10 @@ export function atProblem(
     const calendar = windows.every((window) => window.calendar) ? windows[0].calendar : undefined;
     if (calendar) {
       const closed = periodAt(calendar, Math.round(atSec * 1000));
-      return { kind: 'past', message: CALENDAR_MESSAGES.atInClosedPeriod(field, closed.startMs / 1000, closed.endMs / 1000, atSec) };
+      return {
+        kind: 'past',
+        message: CALENDAR_MESSAGES.atInClosedPeriod(field, closed.startMs / 1000, closed.endMs / 1000, atSec),
+      };
     }
     const oldest = Math.min(...windows.map((window) => windowSpan(nowMs, window).fromSec));
     return { kind: 'past', message: M.atTooOld(field, oldest, atSec, nowSec) };

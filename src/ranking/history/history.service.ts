@@ -41,7 +41,8 @@ export class HistoryService {
       windowName,
       async (board, window, nowMs) => {
         // A calendar window's closed periods are its archives (their span is a period, not a slot).
-        if (window.calendar) throw new NotFoundError('SNAPSHOT_NOT_FOUND', CALENDAR_MESSAGES.calendarKeepsArchives(name, window.name));
+        if (window.calendar)
+          throw new NotFoundError('SNAPSHOT_NOT_FOUND', CALENDAR_MESSAGES.calendarKeepsArchives(name, window.name));
         const { keeps, listing } = await this.store.history(board, window, nowMs, atSec);
         const found: SnapshotListing = listing ?? missingSnapshot(name, window.name, keeps, atSec);
         return {

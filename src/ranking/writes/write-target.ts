@@ -46,6 +46,9 @@ export class WriteTargets {
     const name = command.board;
     if (held === 'none')
       throw new ConflictError('GROUP_BOARD_READ_ONLY', GROUP_OF_MESSAGES.readOnly(name, fresh.config.groupOf?.board));
-    throw new ConflictError('AGGREGATE_MISMATCH', AGGREGATE_MESSAGES.aggregateMismatch(name, fresh.config.aggregate ?? 'sum', write));
+    throw new ConflictError(
+      'AGGREGATE_MISMATCH',
+      AGGREGATE_MESSAGES.aggregateMismatch(name, fresh.config.aggregate ?? 'sum', write),
+    );
   }
 }

@@ -27,7 +27,8 @@ export const AggregateProperty = () =>
   );
 
 /** The board view's `aggregate` field (present when not sum). */
-export const AggregateViewProperty = () => ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' });
+export const AggregateViewProperty = () =>
+  ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' });
 
 /** A window as the aggregate's checks read it. */
 interface SlottedWindow {

@@ -78,7 +78,8 @@ export const ArchiveProperty = () =>
 export const CalendarViewProperty = () =>
   ApiPropertyOptional({ enum: CALENDARS, description: 'Present on a calendar window' });
 export const TimeZoneViewProperty = () => ApiPropertyOptional({ description: 'Calendar windows: the IANA time zone' });
-export const WeekStartViewProperty = () => ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar week windows' });
+export const WeekStartViewProperty = () =>
+  ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar week windows' });
 export const ArchiveViewProperty = () =>
   ApiPropertyOptional({ type: ArchiveDto, description: 'Present when a calendar window keeps archives' });
 
