@@ -2,16 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { BoardWriteTooCostlyError, ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
-import type { Aggregate } from '../core/aggregate';
+import type { Aggregate } from '../options/aggregate/aggregate';
 import { BoardConfig } from '../core/board';
 import { BoardOptionsConfig, checkOptions, optionsOf, optionsView } from '../options/registry';
 import { GROUP_OF_MESSAGES, groupBoardWindows, groupOfSetting } from '../options/group-of/group-of.option';
 import { MAX_GROUPS_PER_BOARD } from '../options/group-of/group-of.limits';
-import { HISTORY_ROWS_PER_BOARD, MAX_AGGREGATE_SLOTS } from '../core/ranking.limits';
+import { HISTORY_ROWS_PER_BOARD } from '../core/ranking.limits';
+import { checkAggregate, wideWindow } from '../options/aggregate/aggregate.option';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
 import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
-import type { Calendar, WeekStart } from '../core/calendar-math';
+import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
 import { checkActorsSetting } from '../core/actor-rules';
 import { RankingSettings } from '../core/ranking.settings';
 import { costliestWrite } from '../core/write-cost';
@@ -94,7 +95,7 @@ export class BoardsService {
         : resolveViews(input.views, windows, metrics);
     // Decay, hot and rising weigh sums of events; a max / min / last window holds no sum to weigh.
     // Segments are kept for sum boards only (a max / min / last segment window is not defined yet).
-    const manySlots = windows.some((w) => !w.calendar && w.periodSec / w.intervalSec > MAX_AGGREGATE_SLOTS);
+    const manySlots = wideWindow(windows) !== undefined;
     if (views.length > 0 || (aggregate ?? (manySlots ? 'max' : 'sum')) !== 'sum' || (segmentsMax ?? 0) > 0)
       await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, segmentsMax, windows);
     await this.checkActors(input, views);
@@ -162,11 +163,7 @@ export class BoardsService {
     return member === undefined ? own : own + (await this.store.changeVersion(await this.cache.get(member)));
   }
 
-  /**
-   * Decay, hot and rising weigh sums of events, and segments are kept for sum boards only: a max / min /
-   * last board (the one asked for, else the stored one) takes neither. Omitted segments keep the stored ones.
-   * Its rolling windows hold at most MAX_AGGREGATE_SLOTS slots: expiry recomputes an item from every live slot.
-   */
+  /** The aggregate's check (checkAggregate) of the board asked for, omitted settings the stored ones. */
   private async checkSumOnlyFeatures(
     name: string,
     asked: Aggregate | undefined,
@@ -176,12 +173,8 @@ export class BoardsService {
   ): Promise<void> {
     const stored = asked === undefined || askedSegmentsMax === undefined ? await this.store.loadBoard(name) : undefined;
     const aggregate = asked ?? stored?.aggregate ?? 'sum';
-    if (aggregate === 'sum') return;
-    if (hasViews) throw new InvalidInputError(M.viewsNeedSum(name, aggregate));
-    const wide = windows.find((w) => !w.calendar && w.periodSec / w.intervalSec > MAX_AGGREGATE_SLOTS);
-    if (wide) throw new InvalidInputError(M.aggregateTooManySlots(name, aggregate, wide.name, MAX_AGGREGATE_SLOTS));
-    if ((askedSegmentsMax ?? stored?.segmentsMax ?? 0) > 0)
-      throw new InvalidInputError(M.segmentsNeedSum(name, aggregate));
+    const segmentsMax = askedSegmentsMax ?? stored?.segmentsMax ?? 0;
+    checkAggregate({ name, aggregate, hasViews, windows, segmentsMax });
   }
 
   /** Actors as the board will keep them (omitted settings: the stored ones), checked (checkActorsSetting). */

@@ -3,7 +3,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { Clock, SystemClock } from '../../common/clock';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
-import { aggregateOf } from '../core/aggregate';
+import { aggregateOf } from '../options/aggregate/aggregate';
 import { BoardConfig, PreparedBoard } from '../core/board';
 import { RankingKeys } from '../core/ranking.keys';
 import { optionsFromStored, optionsOf } from '../options/registry';

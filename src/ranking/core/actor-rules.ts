@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../../common/errors';
 import { blockKeyOf } from '../../common/names';
-import type { Aggregate } from './aggregate';
+import type { Aggregate } from '../options/aggregate/aggregate';
 import type { PreparedBoard } from './board';
 import { RANKING_MESSAGES as M } from './ranking.messages';
 import type { ViewConfig } from './trending-math';

@@ -1,4 +1,4 @@
-import type { Aggregate } from './aggregate';
+import type { Aggregate } from '../options/aggregate/aggregate';
 import { BoardKeys } from './ranking.keys';
 import type { BoardOptionsConfig } from '../options/registry';
 import { shardOf } from './shard-math';

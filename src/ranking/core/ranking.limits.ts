@@ -1,4 +1,5 @@
 import { Bounds } from '../../common/limits';
+import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../options/calendar/calendar.limits';
 import { TIEBREAK_BOUNDS } from '../options/tiebreak/tiebreak.limits';
 
 /** Largest |amount| of one increment or batch entry; an amount is also never zero. */
@@ -51,13 +52,6 @@ export const MAX_SLOTS_PER_WINDOW = 10_000;
  * so Lua's tostring (%.14g) writes it as plain digits.
  */
 export const ALL_TIME_SEC = 50_000_000_000;
-/**
- * Slots of a rolling window of a max / min / last board: expiry recomputes an item from every live
- * slot (one HGET each, at least one item a call), so this bounds the longest expire call (about 1 000
- * reads, like EXPIRE_CHUNK's 100 fields with their hooks: docs/benchmarks.md).
- */
-export const MAX_AGGREGATE_SLOTS = 1_000;
-
 /**
  * Ids x shards one call of a sharded lookup on one node counts above (lookup_node: one ZCOUNT each at
  * most, 3 weighted units on `ties: first`): the calls run in parallel, one round, each a few
@@ -160,35 +154,14 @@ export const DECAY_MAX_HALF_LIVES_PER_WINDOW = 512;
 /** What an item's decayed sum may hold once its last slot is taken out, relative to that slot's share: rounding only. */
 export const DECAY_ZERO_TOLERANCE = 1e-9;
 
-/** A calendar window's archive: closed periods kept, and rows of each period's final standings. */
-export const ARCHIVE_KEEP: Bounds = { min: 1, max: 1000 };
-export const ARCHIVE_TOP_ITEMS: Bounds = { min: 1, max: 10_000 };
-/** Archives per page of GET /boards/:board/archives (each up to `top` rows). */
-export const ARCHIVE_PAGE: Bounds = { min: 1, max: 100 };
-export const DEFAULT_ARCHIVE_PAGE = 10;
-/** Rows of each period GET /boards/:board/archives answers (`items`; default: the archive's `top`). */
-export const ARCHIVE_PERIOD_ROWS: Bounds = { min: 1, max: 10_000 };
-/**
- * Rows all shards together answer one archive read (each shard of a sharded board answers its rows
- * from the top down to the page's end): an archives page holds fewer periods, or fewer rows of each,
- * rather than more (`nextCursor`, `nextOffset`); an archive page deeper than it on a sharded board is
- * refused (422 REQUEST_TOO_COSTLY). About 1 ms of Redis per 10 000 rows cut (docs/security.md).
- */
-export const ARCHIVE_ROWS_PER_READ = 20_000;
 /** Ids of one lookup (POST /boards/:board/lookup). */
 export const LOOKUP_ITEMS: Bounds = { min: 1, max: 1000 };
-
-/** Most bytes (UTF-8) of one item's data, serialized as JSON. */
-export const ITEM_DATA_BYTES = 1024;
 
 /**
  * Most slot fields one `?span=` read sums per shard (read_span.lua): each costs a step of Lua, and a
  * span over more is refused (SPAN_TOO_COSTLY) rather than holding Redis; see docs/benchmarks.md.
  */
 export const SPAN_MAX_FIELDS = 4_000;
-
-/** Archives one read of an item retraction's cut of a sharded board's archives takes (each up to `top` rows per shard). */
-export const ARCHIVES_PER_CUT_READ = 10;
 
 /**
  * Most keys one drop step of a deleted board unlinks (board_drop_step.lua): slot hashes, contributions

@@ -93,16 +93,6 @@ export const RANKING_MESSAGES = {
     `${field}: positive and negative must be two different metrics (both are "${metric}")`,
   keptViewsBroken: (problem: string) =>
     `the stored views no longer fit the windows (${problem}); send views with the new windows`,
-  viewsNeedSum: (board: string, aggregate: string) =>
-    `views (decay, hot, rising) weigh sums of events: board "${board}" would aggregate by ${aggregate}; drop the views or use aggregate sum`,
-  aggregateTooManySlots: (board: string, aggregate: string, window: string, max: number) =>
-    `windows.${window}: board "${board}" aggregates by ${aggregate}, whose rolling windows hold at most ${max} slots (period / interval): expiry recomputes an item from every live slot; use a longer interval`,
-  segmentsNeedSum: (board: string, aggregate: string) =>
-    `segments are kept for sum boards only: board "${board}" would both take segments and aggregate by ${aggregate}; use aggregate sum, or a board without segments`,
-  aggregateMismatch: (board: string, aggregate: string, write: string) =>
-    aggregate === 'sum'
-      ? `board "${board}" sums its events: ${write} takes no score (use increment, or a board with aggregate max, min or last)`
-      : `board "${board}" keeps the ${aggregate} score of each item: ${write} does not apply (POST /boards/${board}/items/:item/score records one)`,
   amountOutOfRange: (field: string, min: number, max: number) =>
     `${field} must be a non-zero integer from ${min} to ${max}`,
   batchKinds: (field: string) =>
@@ -118,10 +108,6 @@ export const RANKING_MESSAGES = {
     `board "${board}": an expired slot of the window is still being drained after ${calls} drain calls; a read lists nothing from outside its window, retry in a moment`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
-  calendarWithSpan: (field: string) =>
-    `${field}: a calendar window takes no period or interval (its periods come from the calendar)`,
-  unknownTimeZone: (field: string, zone: string) =>
-    `${field}.timeZone "${zone}" is not a known IANA time zone (like "Europe/Berlin", "America/New_York", "UTC")`,
   allTimeTakes: (field: string, key: string) =>
     `${field}.${key}: an all-time window keeps every event for good in one slot (it takes a name only: no period, interval, calendar, snapshots or archive)`,
   allTimeNeedsName: (field: string) => `${field}: an all-time window needs a name`,
@@ -133,31 +119,9 @@ export const RANKING_MESSAGES = {
     `board "${board}" takes no likes: a like is kept while a window holds it, and its all-time window "${window}" holds it for good (send increments instead)`,
   spanOnAllTime: (board: string, window: string) =>
     `span applies to rolling windows; "${window}" of board "${board}" is an all-time window (it has one slot, since the start)`,
-  calendarOnly: (field: string, key: string) => `${field}.${key} applies to calendar windows only`,
-  weekStartOffWeek: (field: string) => `${field}.weekStart applies to calendar "week" windows only`,
-  snapshotsOnCalendar: (field: string) =>
-    `${field}: a calendar window keeps archives ("archive": { "keep", "top" }), not snapshots`,
-  notCalendar: (board: string, window: string) =>
-    `window "${window}" of board "${board}" is not a calendar window (archives are kept by calendar windows)`,
-  calendarKeepsArchives: (board: string, window: string) =>
-    `window "${window}" of board "${board}" is a calendar window: read its closed periods with GET /boards/${board}/archive?window=${window}`,
-  keepsNoArchive: (board: string, window: string) =>
-    `window "${window}" of board "${board}" keeps no archive (give it "archive": { "keep", "top" })`,
-  noArchive: (board: string, window: string, atSec: number | undefined) =>
-    atSec === undefined
-      ? `window "${window}" of board "${board}" has no archive yet (one is kept at each period end)`
-      : `window "${window}" of board "${board}" keeps no archive of the period holding ${atSec}`,
-  atInClosedPeriod: (field: string, fromSec: number, toSec: number, atSec: number) =>
-    `${field} ${atSec} lies in the closed period ${fromSec}..${toSec} of every window (a calendar period takes events only while it is open)`,
-  dataTooLarge: (bytes: number, max: number) => `data is ${bytes} bytes of JSON; at most ${max} are allowed`,
-  dataNotAnObject: () => 'data must be a JSON object',
-  itemNotHeld: (board: string, item: string) =>
-    `no window of board "${board}" holds item "${item}": data is kept only for items the board holds`,
   lookupReadsWindows: (board: string, view: string) =>
     `"${view}" is a view of board "${board}": a lookup reads windows (name one of the board's windows)`,
   lookupIdTwice: (item: string) => `items holds "${item}" twice`,
-  archiveTooDeep: (shards: number, end: number, most: number) =>
-    `an archive page ending at row ${end} of this board of ${shards} shards reads ${shards * end} rows, more than the ${most} one read may: ask for rows above ${Math.floor(most / shards)} (offset + limit)`,
   segmentOffsetTooDeep: (board: string, offset: number, reached: number) =>
     `offset ${offset} of the segments of board "${board}" is past what one page reaches on its shards (${reached} names): page with cursor (each page's nextCursor) instead`,
   lookupTooCostly: (ids: number, shards: number, counts: number, most: number, mostIds: number) =>

@@ -21,12 +21,9 @@ export const RANKING_MODULES = [
   IDEM_LIBRARY,
   ...[
     'actor_lib',
-    'aggregate_lib',
-    'archive_lib',
     'board_write_lib',
     'call_lib',
     'hooks_lib',
-    'item_data_lib',
     'likes_lib',
     'order_lib',
     'previous_ranks_lib',

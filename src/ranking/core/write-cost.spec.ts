@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { validateConfig } from '../../common/config';
-import { AGGREGATES } from './aggregate';
+import { AGGREGATES } from '../options/aggregate/aggregate';
 import { SEGMENTS_PER_EVENT, VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from './ranking.limits';
 import { CAP_PER_ITEM } from '../options/actor-caps/actor-caps.option';
 import {

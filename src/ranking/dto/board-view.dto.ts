@@ -1,8 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { NextCursorProperty } from '../../common/dto';
-import { CALENDARS, Calendar, WEEK_STARTS, WeekStart } from '../core/calendar-math';
+import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
+import {
+  ArchiveDto,
+  ArchiveViewProperty,
+  CalendarViewProperty,
+  TimeZoneViewProperty,
+  WeekStartViewProperty,
+} from '../options/calendar/calendar.option';
 import { SHARDS_PER_BOARD } from '../core/ranking.limits';
-import { AGGREGATES, type Aggregate } from '../core/aggregate';
+import type { Aggregate } from '../options/aggregate/aggregate';
+import { AggregateViewProperty } from '../options/aggregate/aggregate.option';
 import { VIEW_MODES, type ViewMode } from '../core/trending-math';
 import { TiesMode, TiesViewProperty } from '../options/ties/ties.option';
 import { CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
@@ -14,7 +22,7 @@ import { GroupOfSetting, GroupOfViewProperty } from '../options/group-of/group-o
 import { ModerationSettingsDto, ModerationViewProperty } from '../options/moderation/moderation.option';
 import { MetricsViewProperty } from '../options/metrics/metrics.option';
 import { TailSetting, TailViewProperty } from '../options/tail/tail.option';
-import { ArchiveDto, SegmentsDto, SnapshotsDto } from './board.dto';
+import { SegmentsDto, SnapshotsDto } from './board.dto';
 
 /** A board as GET /admin/boards answers it: every setting it holds (options only when on). */
 export class WindowViewDto {
@@ -26,11 +34,10 @@ export class WindowViewDto {
   @ApiPropertyOptional({ description: 'Present (true) on an all-time window' }) allTime?: boolean;
   @ApiPropertyOptional({ type: SnapshotsDto, description: 'Present when the window keeps snapshots' })
   snapshots?: SnapshotsDto;
-  @ApiPropertyOptional({ enum: CALENDARS, description: 'Present on a calendar window' }) calendar?: Calendar;
-  @ApiPropertyOptional({ description: 'Calendar windows: the IANA time zone' }) timeZone?: string;
-  @ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar week windows' }) weekStart?: WeekStart;
-  @ApiPropertyOptional({ type: ArchiveDto, description: 'Present when a calendar window keeps archives' })
-  archive?: ArchiveDto;
+  @CalendarViewProperty() calendar?: Calendar;
+  @TimeZoneViewProperty() timeZone?: string;
+  @WeekStartViewProperty() weekStart?: WeekStart;
+  @ArchiveViewProperty() archive?: ArchiveDto;
 }
 
 export class ViewViewDto {
@@ -68,7 +75,7 @@ export class BoardViewDto {
   metrics?: string[];
   @TailViewProperty()
   tail?: TailSetting;
-  @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
+  @AggregateViewProperty()
   aggregate?: Aggregate;
   @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })
   segments?: SegmentsDto;

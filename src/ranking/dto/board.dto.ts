@@ -9,9 +9,7 @@ import {
   IsIn,
   IsInt,
   IsObject,
-  IsString,
   Max,
-  MaxLength,
   Min,
   ValidateIf,
   ValidateNested,
@@ -26,10 +24,15 @@ import {
   ToBool,
 } from '../../common/dto';
 import { DURATION_SEC } from '../../common/limits';
-import { CALENDARS, Calendar, WEEK_STARTS, WeekStart } from '../core/calendar-math';
+import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
 import {
-  ARCHIVE_KEEP,
-  ARCHIVE_TOP_ITEMS,
+  ArchiveDto,
+  ArchiveProperty,
+  CalendarProperty,
+  TimeZoneProperty,
+  WeekStartProperty,
+} from '../options/calendar/calendar.option';
+import {
   BOARD_MAX_ITEMS,
   DECAY_MAX_HALF_LIVES_PER_WINDOW,
   DEFAULT_HOT_TAU_SEC,
@@ -43,7 +46,8 @@ import {
   VIEWS_PER_BOARD,
   WINDOWS_PER_BOARD,
 } from '../core/ranking.limits';
-import { AGGREGATES, type Aggregate } from '../core/aggregate';
+import type { Aggregate } from '../options/aggregate/aggregate';
+import { AggregateProperty } from '../options/aggregate/aggregate.option';
 import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesProperty } from '../options/ties/ties.option';
 import { ActorsProperty, ActorsSetting } from '../options/actor-caps/actor-caps.option';
@@ -101,30 +105,6 @@ export class SnapshotsDto {
   top!: number;
 }
 
-export class ArchiveDto {
-  @ApiProperty({
-    type: 'integer',
-    minimum: ARCHIVE_KEEP.min,
-    maximum: ARCHIVE_KEEP.max,
-    description: 'Closed periods kept (the oldest goes when a new one is kept)',
-  })
-  @IsInt()
-  @Min(ARCHIVE_KEEP.min)
-  @Max(ARCHIVE_KEEP.max)
-  keep!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    minimum: ARCHIVE_TOP_ITEMS.min,
-    maximum: ARCHIVE_TOP_ITEMS.max,
-    description: "Rows of each period's final standings kept",
-  })
-  @IsInt()
-  @Min(ARCHIVE_TOP_ITEMS.min)
-  @Max(ARCHIVE_TOP_ITEMS.max)
-  top!: number;
-}
-
 export class SegmentsDto {
   @ApiProperty({
     type: 'integer',
@@ -155,23 +135,13 @@ export class WindowDto {
   )
   interval?: string | number;
 
-  @ApiPropertyOptional({
-    enum: CALENDARS,
-    description: 'A calendar window instead of a rolling one: counts the current period of its time zone',
-  })
-  @IsOptionalNotNull()
-  @IsIn(CALENDARS, { message: `$property must be one of ${CALENDARS.join(', ')}` })
+  @CalendarProperty()
   calendar?: Calendar;
 
-  @ApiPropertyOptional({ description: 'Calendar windows: an IANA time zone (default UTC)', example: 'Europe/Berlin' })
-  @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(64)
+  @TimeZoneProperty()
   timeZone?: string;
 
-  @ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar "week" windows only (default monday)' })
-  @IsOptionalNotNull()
-  @IsIn(WEEK_STARTS, { message: `$property must be one of ${WEEK_STARTS.join(', ')}` })
+  @WeekStartProperty()
   weekStart?: WeekStart;
 
   @ApiPropertyOptional({
@@ -182,11 +152,7 @@ export class WindowDto {
   @IsBoolean({ message: '$property must be true or false' })
   allTime?: boolean;
 
-  @OptionalNested(
-    ArchiveDto,
-    "Calendar windows: keep each closed period's final standings (GET /boards/:board/archive)",
-    'archive must be an object like { "keep": 12, "top": 100 }',
-  )
+  @ArchiveProperty()
   archive?: ArchiveDto;
 
   @OptionalNested(
@@ -311,13 +277,7 @@ export class PutBoardDto {
   @TailProperty()
   tail?: TailSetting;
 
-  @ApiPropertyOptional({
-    enum: AGGREGATES,
-    description:
-      "How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data",
-  })
-  @IsOptionalNotNull()
-  @IsIn(AGGREGATES, { message: `$property must be one of ${AGGREGATES.join(', ')}` })
+  @AggregateProperty()
   aggregate?: Aggregate;
 
   @OptionalNested(

@@ -1,8 +1,11 @@
 import { ScriptReplyError } from '../../redis/replies';
 import { actorCapsOption } from './actor-caps/actor-caps.option';
+import { aggregateOption } from './aggregate/aggregate.option';
 import type { BoardOption, BoardSettings } from './board-option';
+import { calendarOption } from './calendar/calendar.option';
 import { groupOfOption } from './group-of/group-of.option';
 import { groupsOption } from './groups/groups.option';
+import { itemDataOption } from './item-data/item-data.option';
 import { leaguesOption } from './leagues/leagues.option';
 import { moderationOption } from './moderation/moderation.option';
 import { metricsOption } from './metrics/metrics.option';
@@ -23,6 +26,9 @@ export const BOARD_OPTIONS = [
   tailOption,
   groupOfOption,
   leaguesOption,
+  calendarOption,
+  itemDataOption,
+  aggregateOption,
 ] as const;
 
 type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;

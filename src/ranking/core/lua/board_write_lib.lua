@@ -1,5 +1,5 @@
 -- module: board_write
--- requires: actor_log, aggregate, call_state, hooks, idempotency, item_data, order, seg_views, slot_due, window
+-- requires: actor_log, aggregate, call_state, hooks, idempotency, order, seg_views, slot_due, window
 -- board_write_lib: the common start of every write to a board's items (increment, batch, like),
 -- a module of the ranking function library after keys_lib, idem_lib and window_lib, and the admission
 -- of new items.
@@ -131,7 +131,7 @@ local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amo
   local score = tonumber(written)
   if score == 0 then
     redis.call('ZREM', top_key, item)
-    item_data.item_data_left(top_key, item)
+    for _, left in ipairs(hooks.item_left) do left(top_key, item) end
   end
   if actor and actor ~= '' then actor_log.ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent) end
   return score, written

@@ -1,5 +1,5 @@
 -- module: window
--- requires: actor_log, aggregate, archive, call_state, hooks, item_data, keyspace, order, seg_views, slot_due
+-- requires: actor_log, aggregate, call_state, hooks, keyspace, order, seg_views, slot_due
 -- window_lib: functions shared by the ranking functions, a module of their function library (and of
 -- the ingest one).
 -- KEYS: 0
@@ -25,12 +25,12 @@ end
 
 -- Hook: the score of `item` in the window results `top_key` is now `score` (0: it left the window, or,
 -- on a max / min / last board, holds 0 there: the hooks deciding a leave ask the results, item_held).
--- Every change of a window's results calls it (the options' results_changed hooks, item_data_lib; a
--- script changing a results zset another way must call it too).
+-- Every change of a window's results calls it (the options' results_changed hooks, and item_left when it
+-- left: item_data_lib; a script changing a results zset another way must call it too).
 local function results_changed(top_key, item, score, tiebreak)
   local changed = call_state.hooks_of_top(top_key).results_changed
   for i = 1, #changed do changed[i](top_key, item, score, tiebreak) end
-  if score == 0 then item_data.item_data_left(top_key, item) end
+  if score == 0 then for _, left in ipairs(hooks.item_left) do left(top_key, item) end end
 end
 
 -- The slot key of the last slot start asked for each slots key, kept from call to call (a pure function
@@ -126,8 +126,8 @@ end
 -- Subtracts the oldest expired slots (starting before the live span) from the results and deletes them,
 -- together (never subtracted twice), touching at most `budget` fields: a bigger slot drains in part. On
 -- a max/min/last board a pass takes budget / slots fields, at least one (each may read every live slot).
--- A calendar window's closed slot pending an archive (archive_lib) hands it what it drains, its rows
--- written out within the same budget. Returns the budget left and whether expired data (or rows) remains.
+-- An option draining along (hook slots_draining: a calendar window's archive) is handed what each pass
+-- drains, its rows written within the same budget. Returns the budget left and whether expired data (or rows) remains.
 -- expire_window's answer when its budget ran out before the expired slots did: the window's first live
 -- slot start, noted in CONFIG.draining_from (by slots key, for this call) for what must tell the expired
 -- slots still indexed from the live ones (actor_caps_lib).
@@ -142,8 +142,8 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
   if slot_due.nothing_due(slots_key, now_sec, origin_sec) then return budget, false end
   -- Exclusive: a calendar window's previous period may be shorter than the current one.
   local live_from = current_slot(now_sec, interval_sec, origin_sec) - period_sec + interval_sec
-  -- Only a calendar window (origin > 0) can have archives pending (archive_lib); a rolling one asks nothing.
-  local pending = (origin_sec or 0) > 0 and archive.archives_pending(slots_key) or nil
+  local drain -- the first answer of slots_draining, mostly none
+  for _, draining in ipairs(hooks.slots_draining) do drain = drain or draining(slots_key, origin_sec) end
   while true do
     -- The oldest slot (members are their own start, as scores): the cheapest question a call asks
     -- every time, and almost always answered "still live".
@@ -184,11 +184,11 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       redis.call('HDEL', slot_key, unpack(fields))
       budget = budget - #fields
     end
-    if pending then archive.archive_take(slots_key, pending, oldest[1], entries) end
+    if drain then drain.take(oldest[1], entries) end
     call_state.CALL.draining = oldest[1] -- hooks told of these changes know their expired slot (leagues_lib, ties_lib)
     budget, call_state.CALL.draining = budget - subtract_drained(slots_key, top_key, tonumber(oldest[1]), live_from, entries), false
   end
-  if pending then return archive.archive_write(slots_key, pending, budget) end
+  if drain then return drain.finish(budget) end
   return settle_options(slots_key, top_key, now_sec, interval_sec, budget, origin_sec), false
 end
 
