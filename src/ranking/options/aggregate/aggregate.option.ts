@@ -80,8 +80,4 @@ export const aggregateOption: BoardOption<AggregateConfig> = {
   writeCostPerPlace: (config) =>
     config.aggregate === undefined || config.aggregate === 'sum' ? 0 : AGGREGATE_SCORE_WRITE_COST[config.aggregate],
   // The costliest aggregate is each write-cost's own (COSTLIEST_ENTRY weighs every one).
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
 };

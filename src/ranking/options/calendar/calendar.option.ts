@@ -94,9 +94,4 @@ export const calendarOption: BoardOption<object> = {
   fromStored: () => ({}),
   fromReply: () => ({}),
   view: () => ({}),
-  writeCostPerPlace: () => 0,
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
 };

@@ -51,9 +51,4 @@ export const itemDataOption: BoardOption<object> = {
   fromStored: () => ({}),
   fromReply: () => ({}),
   view: () => ({}),
-  writeCostPerPlace: () => 0,
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
 };
