@@ -9,7 +9,8 @@ import { GROUP_OF_MESSAGES, groupBoardWindows, groupOfSetting } from '../options
 import { MAX_GROUPS_PER_BOARD } from '../options/group-of/group-of.limits';
 import { HISTORY_ROWS_PER_BOARD, MAX_AGGREGATE_SLOTS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
-import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
+import { VIEWS_MESSAGES } from '../options/views/views.messages';
+import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../options/views/trending-math';
 import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
 import type { Calendar, WeekStart } from '../core/calendar-math';
 import { checkActorsSetting } from '../core/actor-rules';
@@ -177,7 +178,7 @@ export class BoardsService {
     const stored = asked === undefined || askedSegmentsMax === undefined ? await this.store.loadBoard(name) : undefined;
     const aggregate = asked ?? stored?.aggregate ?? 'sum';
     if (aggregate === 'sum') return;
-    if (hasViews) throw new InvalidInputError(M.viewsNeedSum(name, aggregate));
+    if (hasViews) throw new InvalidInputError(VIEWS_MESSAGES.viewsNeedSum(name, aggregate));
     const wide = windows.find((w) => !w.calendar && w.periodSec / w.intervalSec > MAX_AGGREGATE_SLOTS);
     if (wide) throw new InvalidInputError(M.aggregateTooManySlots(name, aggregate, wide.name, MAX_AGGREGATE_SLOTS));
     if ((askedSegmentsMax ?? stored?.segmentsMax ?? 0) > 0)
@@ -264,7 +265,7 @@ export class BoardsService {
       return resolveViews(stored.map(viewViewOf), windows, metrics);
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
-      throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, M.keptViewsBroken(error.message)));
+      throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, VIEWS_MESSAGES.keptViewsBroken(error.message)));
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { BoardOptionsConfig } from '../options/registry';
 import type { Aggregate } from './aggregate';
-import type { ViewConfig } from './trending-math';
+import type { ViewConfig } from '../options/views/trending-math';
 import type { WindowSpec } from './window-math';
 
 /**

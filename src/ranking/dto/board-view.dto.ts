@@ -3,7 +3,6 @@ import { NextCursorProperty } from '../../common/dto';
 import { CALENDARS, Calendar, WEEK_STARTS, WeekStart } from '../core/calendar-math';
 import { SHARDS_PER_BOARD } from '../core/ranking.limits';
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
-import { VIEW_MODES, type ViewMode } from '../core/trending-math';
 import { TiesMode, TiesViewProperty } from '../options/ties/ties.option';
 import { CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
 import { OrderViewProperty, ScoreOrder } from '../options/order/order.option';
@@ -14,7 +13,9 @@ import { GroupOfSetting, GroupOfViewProperty } from '../options/group-of/group-o
 import { ModerationSettingsDto, ModerationViewProperty } from '../options/moderation/moderation.option';
 import { MetricsViewProperty } from '../options/metrics/metrics.option';
 import { TailSetting, TailViewProperty } from '../options/tail/tail.option';
-import { ArchiveDto, SegmentsDto, SnapshotsDto } from './board.dto';
+import { SnapshotsDto, SnapshotsViewProperty } from '../options/snapshots/snapshots.option';
+import { ViewViewDto, ViewsViewProperty } from '../options/views/views.option';
+import { ArchiveDto, SegmentsDto } from './board.dto';
 
 /** A board as GET /admin/boards answers it: every setting it holds (options only when on). */
 export class WindowViewDto {
@@ -24,7 +25,7 @@ export class WindowViewDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'seconds (absent on an all-time window)' })
   interval?: number;
   @ApiPropertyOptional({ description: 'Present (true) on an all-time window' }) allTime?: boolean;
-  @ApiPropertyOptional({ type: SnapshotsDto, description: 'Present when the window keeps snapshots' })
+  @SnapshotsViewProperty()
   snapshots?: SnapshotsDto;
   @ApiPropertyOptional({ enum: CALENDARS, description: 'Present on a calendar window' }) calendar?: Calendar;
   @ApiPropertyOptional({ description: 'Calendar windows: the IANA time zone' }) timeZone?: string;
@@ -33,25 +34,13 @@ export class WindowViewDto {
   archive?: ArchiveDto;
 }
 
-export class ViewViewDto {
-  @ApiProperty() name!: string;
-  @ApiProperty({ enum: VIEW_MODES }) mode!: ViewMode;
-  @ApiProperty() window!: string;
-  @ApiPropertyOptional({ type: 'integer', description: 'decay: seconds' }) halfLife?: number;
-  @ApiPropertyOptional({ type: 'integer', description: 'hot: seconds' }) tau?: number;
-  @ApiPropertyOptional({ description: 'rising: the baseline window' }) baseline?: string;
-  @ApiPropertyOptional({ type: 'integer', description: 'rising' }) minCount?: number;
-  @ApiPropertyOptional({ description: 'wilson, controversial: the positive metric' }) positive?: string;
-  @ApiPropertyOptional({ description: 'wilson, controversial: the negative metric' }) negative?: string;
-}
-
 export class BoardViewDto {
   @ApiProperty() name!: string;
   @ApiProperty({ type: 'integer', minimum: SHARDS_PER_BOARD.min, maximum: SHARDS_PER_BOARD.max }) shards!: number;
   @ApiProperty({ type: [WindowViewDto] }) windows!: WindowViewDto[];
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Most items the board holds; absent: no cap' })
   maxItems?: number;
-  @ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' })
+  @ViewsViewProperty()
   views?: ViewViewDto[];
   @TiesViewProperty()
   ties?: TiesMode;
