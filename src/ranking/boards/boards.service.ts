@@ -265,7 +265,10 @@ export class BoardsService {
       return resolveViews(stored.map(viewViewOf), windows, metrics);
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
-      throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, VIEWS_MESSAGES.keptViewsBroken(error.message)));
+      throw new ConflictError(
+        'BOARD_CONFIG_CONFLICT',
+        M.boardConflict(name, VIEWS_MESSAGES.keptViewsBroken(error.message)),
+      );
     }
   }
 }
