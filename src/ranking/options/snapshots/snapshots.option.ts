@@ -67,9 +67,4 @@ export const snapshotsOption: BoardOption<object> = {
   fromStored: () => ({}),
   fromReply: () => ({}),
   view: () => ({}),
-  writeCostPerPlace: () => 0,
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
 };

@@ -112,9 +112,4 @@ export const viewsOption: BoardOption<object> = {
   fromStored: () => ({}),
   fromReply: () => ({}),
   view: () => ({}),
-  writeCostPerPlace: () => 0,
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
 };
