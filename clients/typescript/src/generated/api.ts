@@ -6241,7 +6241,7 @@ export interface operations {
                     "application/json": components["schemas"]["RetractionDto"];
                 };
             };
-            /** @description INVALID_INPUT: neither or both of actor and item, a bad block, an actor on a board without actors, an item on a max/min/last board or one of several metrics */
+            /** @description INVALID_INPUT: neither or both of actor and item, a bad block, an actor on a board without actors, an item on a max/min/last board */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
