@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type Redis from 'ioredis';
 import { PreparedBoard } from '../../src/ranking/core/board';
-import { resolveViews } from '../../src/ranking/core/trending-math';
+import { resolveViews } from '../../src/ranking/options/views/trending-math';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import type { CoalescedIncrement } from '../../src/ranking/writes/writes.functions';
 import { fcallArgs } from '../../src/redis/functions';

@@ -10,7 +10,8 @@ import { MAX_GROUPS_PER_BOARD } from '../options/group-of/group-of.limits';
 import { HISTORY_ROWS_PER_BOARD } from '../core/ranking.limits';
 import { checkAggregate, wideWindow } from '../options/aggregate/aggregate.option';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
-import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
+import { VIEWS_MESSAGES } from '../options/views/views.messages';
+import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../options/views/trending-math';
 import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
 import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
 import { checkActorsSetting } from '../core/actor-rules';
@@ -257,7 +258,10 @@ export class BoardsService {
       return resolveViews(stored.map(viewViewOf), windows, metrics);
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
-      throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, M.keptViewsBroken(error.message)));
+      throw new ConflictError(
+        'BOARD_CONFIG_CONFLICT',
+        M.boardConflict(name, VIEWS_MESSAGES.keptViewsBroken(error.message)),
+      );
     }
   }
 }

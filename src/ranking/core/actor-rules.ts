@@ -3,7 +3,7 @@ import { blockKeyOf } from '../../common/names';
 import type { Aggregate } from '../options/aggregate/aggregate';
 import type { PreparedBoard } from './board';
 import { RANKING_MESSAGES as M } from './ranking.messages';
-import type { ViewConfig } from './trending-math';
+import type { ViewConfig } from '../options/views/trending-math';
 
 /** What decides whether a board may keep actors: its aggregate and views as they will be stored. */
 export interface ActorsSetting {

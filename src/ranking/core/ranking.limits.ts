@@ -1,6 +1,7 @@
 import { Bounds } from '../../common/limits';
 import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../options/calendar/calendar.limits';
 import { TIEBREAK_BOUNDS } from '../options/tiebreak/tiebreak.limits';
+import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../options/snapshots/snapshots.limits';
 
 /** Largest |amount| of one increment or batch entry; an amount is also never zero. */
 export const MAX_ABS_AMOUNT = 1_000_000;
@@ -109,9 +110,6 @@ export const SEGMENTS_PER_EVENT: Bounds = { min: 1, max: 8 };
  */
 export const SEGMENTS_EXPIRED_PER_CALL = 64;
 
-/** A window's snapshots: how many boundaries of history it keeps, and how many rows each holds. */
-export const SNAPSHOT_KEEP: Bounds = { min: 1, max: 1000 };
-export const SNAPSHOT_TOP_ITEMS: Bounds = { min: 1, max: 1000 };
 /**
  * Snapshot rows one item-history script call may scan (it pages beyond: nextFrom). Tracing an item
  * scans each snapshot's rows (about 1.4 ms per 1 000 rows, measured): at 5 000 a call stays near 7 ms
@@ -128,31 +126,6 @@ export const MAX_CACHED_PREVIOUS_LISTINGS = 1000;
  * per this time.
  */
 export const PREVIOUS_RANKS_FRESH_MS = 1000;
-/** Views (decay, hot, rising) of one board. */
-export const VIEWS_PER_BOARD: Bounds = { min: 0, max: 8 };
-
-/** hot: the default τ (seconds of age worth a factor 10 of score: Reddit's 45 000 s) and the epoch its time term counts from (Reddit's). */
-export const DEFAULT_HOT_TAU_SEC = 45_000;
-export const HOT_EPOCH_SEC = 1_134_028_003;
-
-/** rising: least observed count of a listed item (below it, a ratio on tiny counts is noise). */
-export const RISING_MIN_COUNT: Bounds = { min: 1, max: 1_000_000_000 };
-export const DEFAULT_RISING_MIN_COUNT = 5;
-
-/**
- * decay: the landmark of forward decay moves every DECAY_REBASE_HALF_LIVES half-lives (an exact power-of-two
- * rescale of the view); a window may span at most DECAY_MAX_HALF_LIVES_PER_WINDOW half-lives, so the oldest
- * live slot weighs at least 2^-512 of the newest and every weight stays a normal double (2^±1022).
- */
-export const DECAY_REBASE_HALF_LIVES = 256;
-/**
- * Members one script call moves to the new landmark while a decay view rebases (a chunk, like expiry's:
- * about 0.5 ms); reads merge the two scales meanwhile, so the rebase never blocks Redis for a whole view.
- */
-export const DECAY_REBASE_CHUNK = 256;
-export const DECAY_MAX_HALF_LIVES_PER_WINDOW = 512;
-/** What an item's decayed sum may hold once its last slot is taken out, relative to that slot's share: rounding only. */
-export const DECAY_ZERO_TOLERANCE = 1e-9;
 
 /** Ids of one lookup (POST /boards/:board/lookup). */
 export const LOOKUP_ITEMS: Bounds = { min: 1, max: 1000 };

@@ -85,23 +85,12 @@ export const RANKING_MESSAGES = {
   atTooOld: (field: string, oldestSec: number, atSec: number, nowSec: number) =>
     `${field} is older than every window's live span: the oldest accepted is ${oldestSec} (${field} ${atSec}, now ${nowSec})`,
   atBeforeWindows: "at lies before every window's live span, or before every window holding it was created",
-  viewNeedsMetrics: (field: string, mode: string) =>
-    `${field}: a ${mode} view ranks by two metrics of the board, and the board declares none: declare "metrics": ["up", "down"] and name them as positive and negative`,
-  viewMetric: (field: string, role: string, metric: unknown, metrics: readonly string[]) =>
-    `${field}: ${role} must be one of the board's metrics (${metrics.join(', ')}), got ${JSON.stringify(metric)}`,
-  viewMetricsSame: (field: string, metric: string) =>
-    `${field}: positive and negative must be two different metrics (both are "${metric}")`,
-  keptViewsBroken: (problem: string) =>
-    `the stored views no longer fit the windows (${problem}); send views with the new windows`,
   amountOutOfRange: (field: string, min: number, max: number) =>
     `${field} must be a non-zero integer from ${min} to ${max}`,
   batchKinds: (field: string) =>
     `${field} must carry a score on a max / min / last board and an amount elsewhere, not both: a batch is of one kind`,
   spanNeedsSum: (board: string, aggregate: string) =>
     `span sums the newest slots of a window: board "${board}" keeps the ${aggregate} score of each item (declare a window of that period instead)`,
-  viewCount: (max: number) => `views must hold at most ${max} views`,
-  viewNameTaken: (field: string, name: string) => `${field}.name "${name}" is already a window or view name`,
-  viewField: (field: string, problem: string) => `${field}.${problem}`,
   shardedAroundTooDeep: (maxDepth: number) =>
     `around on a view of a sharded board reaches rank ${maxDepth} at most (read deeper items with items/:item)`,
   windowDraining: (board: string, calls: number) =>

@@ -1,7 +1,7 @@
 import type { ItemData } from '../options/item-data/item-data';
 import type { BoardOptionsConfig } from '../options/registry';
 import type { Aggregate } from '../options/aggregate/aggregate';
-import type { ViewConfig } from './trending-math';
+import type { ViewConfig } from '../options/views/trending-math';
 import type { WindowSpec } from './window-math';
 
 /**

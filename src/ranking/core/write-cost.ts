@@ -1,6 +1,7 @@
 import { Aggregate, AGGREGATES } from '../options/aggregate/aggregate';
 import { COSTLIEST_OPTIONS, type BoardOptionsConfig, optionsWriteCostPerPlace } from '../options/registry';
-import { SEGMENTS_PER_EVENT, VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from './ranking.limits';
+import { SEGMENTS_PER_EVENT, WINDOWS_PER_BOARD } from './ranking.limits';
+import { VIEWS_PER_BOARD } from '../options/views/views.limits';
 
 /**
  * What a write call asks of Redis, weighed before the call from its entries and the board's options

@@ -11,7 +11,6 @@ import {
 import { SHARDS_PER_BOARD } from '../core/ranking.limits';
 import type { Aggregate } from '../options/aggregate/aggregate';
 import { AggregateViewProperty } from '../options/aggregate/aggregate.option';
-import { VIEW_MODES, type ViewMode } from '../core/trending-math';
 import { TiesMode, TiesViewProperty } from '../options/ties/ties.option';
 import { CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
 import { OrderViewProperty, ScoreOrder } from '../options/order/order.option';
@@ -22,7 +21,9 @@ import { GroupOfSetting, GroupOfViewProperty } from '../options/group-of/group-o
 import { ModerationSettingsDto, ModerationViewProperty } from '../options/moderation/moderation.option';
 import { MetricsViewProperty } from '../options/metrics/metrics.option';
 import { TailSetting, TailViewProperty } from '../options/tail/tail.option';
-import { SegmentsDto, SnapshotsDto } from './board.dto';
+import { SnapshotsDto, SnapshotsViewProperty } from '../options/snapshots/snapshots.option';
+import { ViewViewDto, ViewsViewProperty } from '../options/views/views.option';
+import { SegmentsDto } from './board.dto';
 
 /** A board as GET /admin/boards answers it: every setting it holds (options only when on). */
 export class WindowViewDto {
@@ -32,24 +33,12 @@ export class WindowViewDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'seconds (absent on an all-time window)' })
   interval?: number;
   @ApiPropertyOptional({ description: 'Present (true) on an all-time window' }) allTime?: boolean;
-  @ApiPropertyOptional({ type: SnapshotsDto, description: 'Present when the window keeps snapshots' })
+  @SnapshotsViewProperty()
   snapshots?: SnapshotsDto;
   @CalendarViewProperty() calendar?: Calendar;
   @TimeZoneViewProperty() timeZone?: string;
   @WeekStartViewProperty() weekStart?: WeekStart;
   @ArchiveViewProperty() archive?: ArchiveDto;
-}
-
-export class ViewViewDto {
-  @ApiProperty() name!: string;
-  @ApiProperty({ enum: VIEW_MODES }) mode!: ViewMode;
-  @ApiProperty() window!: string;
-  @ApiPropertyOptional({ type: 'integer', description: 'decay: seconds' }) halfLife?: number;
-  @ApiPropertyOptional({ type: 'integer', description: 'hot: seconds' }) tau?: number;
-  @ApiPropertyOptional({ description: 'rising: the baseline window' }) baseline?: string;
-  @ApiPropertyOptional({ type: 'integer', description: 'rising' }) minCount?: number;
-  @ApiPropertyOptional({ description: 'wilson, controversial: the positive metric' }) positive?: string;
-  @ApiPropertyOptional({ description: 'wilson, controversial: the negative metric' }) negative?: string;
 }
 
 export class BoardViewDto {
@@ -58,7 +47,7 @@ export class BoardViewDto {
   @ApiProperty({ type: [WindowViewDto] }) windows!: WindowViewDto[];
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Most items the board holds; absent: no cap' })
   maxItems?: number;
-  @ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' })
+  @ViewsViewProperty()
   views?: ViewViewDto[];
   @TiesViewProperty()
   ties?: TiesMode;

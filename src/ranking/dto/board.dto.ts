@@ -6,7 +6,6 @@ import {
   ArrayMinSize,
   IsArray,
   IsBoolean,
-  IsIn,
   IsInt,
   IsObject,
   Max,
@@ -16,14 +15,13 @@ import {
 } from 'class-validator';
 import { CompiledValidation, NAME_FIELD } from '../../common/compiled-checks';
 import {
-  IsDuration,
   IsOptionalNotNull,
   NameProperty,
+  OptionalDurationProperty,
   OptionalIntProperty,
   OptionalNameProperty,
   ToBool,
 } from '../../common/dto';
-import { DURATION_SEC } from '../../common/limits';
 import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
 import {
   ArchiveDto,
@@ -34,21 +32,13 @@ import {
 } from '../options/calendar/calendar.option';
 import {
   BOARD_MAX_ITEMS,
-  DECAY_MAX_HALF_LIVES_PER_WINDOW,
-  DEFAULT_HOT_TAU_SEC,
-  DEFAULT_RISING_MIN_COUNT,
   MAX_SLOTS_PER_WINDOW,
-  RISING_MIN_COUNT,
   SEGMENTS_MAX,
   SHARDS_PER_BOARD,
-  SNAPSHOT_KEEP,
-  SNAPSHOT_TOP_ITEMS,
-  VIEWS_PER_BOARD,
   WINDOWS_PER_BOARD,
 } from '../core/ranking.limits';
 import type { Aggregate } from '../options/aggregate/aggregate';
 import { AggregateProperty } from '../options/aggregate/aggregate.option';
-import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesProperty } from '../options/ties/ties.option';
 import { ActorsProperty, ActorsSetting } from '../options/actor-caps/actor-caps.option';
 import { GroupOfProperty, GroupOfSetting } from '../options/group-of/group-of.option';
@@ -57,7 +47,9 @@ import { TiebreakProperty, TiebreakSetting } from '../options/tiebreak/tiebreak.
 import { LeaguesProperty, LeaguesSetting } from '../options/leagues/leagues.option';
 import { GroupsProperty } from '../options/groups/groups.option';
 import { ModerationProperty, ModerationSettingsDto } from '../options/moderation/moderation.option';
-import { MetricsProperty, ViewMetricProperty } from '../options/metrics/metrics.option';
+import { MetricsProperty } from '../options/metrics/metrics.option';
+import { SnapshotsDto, SnapshotsProperty } from '../options/snapshots/snapshots.option';
+import { ViewDto, ViewsProperty } from '../options/views/views.option';
 import { TailProperty, TailSetting } from '../options/tail/tail.option';
 
 /** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
@@ -69,41 +61,6 @@ const OptionalNested = (type: new () => object, description: string, notObject: 
     ValidateNested(),
     Type(() => type),
   );
-
-const DURATION_SCHEMA = {
-  oneOf: [
-    { type: 'integer', minimum: DURATION_SEC.min, maximum: DURATION_SEC.max },
-    { type: 'string', pattern: '^[1-9][0-9]*[smhd]?$' },
-  ],
-};
-
-/** An optional duration of a view or window and its OpenAPI schema. */
-const OptionalDurationProperty = (description: string, example: string) =>
-  applyDecorators(ApiPropertyOptional({ description, example, ...DURATION_SCHEMA }), IsOptionalNotNull(), IsDuration());
-
-export class SnapshotsDto {
-  @ApiProperty({
-    type: 'integer',
-    minimum: SNAPSHOT_KEEP.min,
-    maximum: SNAPSHOT_KEEP.max,
-    description: 'Slot boundaries of history kept (each snapshot lives keep intervals)',
-  })
-  @IsInt()
-  @Min(SNAPSHOT_KEEP.min)
-  @Max(SNAPSHOT_KEEP.max)
-  keep!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    minimum: SNAPSHOT_TOP_ITEMS.min,
-    maximum: SNAPSHOT_TOP_ITEMS.max,
-    description: 'Rows of the listing each snapshot stores',
-  })
-  @IsInt()
-  @Min(SNAPSHOT_TOP_ITEMS.min)
-  @Max(SNAPSHOT_TOP_ITEMS.max)
-  top!: number;
-}
 
 export class SegmentsDto {
   @ApiProperty({
@@ -155,69 +112,9 @@ export class WindowDto {
   @ArchiveProperty()
   archive?: ArchiveDto;
 
-  @OptionalNested(
-    SnapshotsDto,
-    "Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank)",
-    'snapshots must be an object like { "keep": 24, "top": 100 }',
-  )
+  @SnapshotsProperty()
   snapshots?: SnapshotsDto;
 }
-
-export class ViewDto {
-  @NameProperty('View name (read with ?window=<name>); not a window name', 'trending')
-  name!: string;
-
-  @ApiProperty({
-    enum: VIEW_MODES,
-    description:
-      'decay, hot, rising, unique, or on a board with metrics wilson or controversial (see docs/trending.md)',
-  })
-  @IsIn(VIEW_MODES, { message: `$property must be one of ${VIEW_MODES.join(', ')}` })
-  mode!: string;
-
-  @NameProperty('The window the view reads (rising: the short window)', '1h')
-  window!: string;
-
-  @OptionalDurationProperty(
-    `decay only, required: the half-life; the window may span at most ${DECAY_MAX_HALF_LIVES_PER_WINDOW} half-lives`,
-    '30m',
-  )
-  halfLife?: string | number;
-
-  @OptionalDurationProperty(`hot only: τ, the age worth a factor 10 of score (default ${DEFAULT_HOT_TAU_SEC} s)`, '12h')
-  tau?: string | number;
-
-  @OptionalNameProperty("rising only, required: the baseline window, longer than the view's window", '24h')
-  baseline?: string;
-
-  @OptionalIntProperty(RISING_MIN_COUNT, {
-    description: 'rising only: least observed count of a listed item',
-    default: DEFAULT_RISING_MIN_COUNT,
-  })
-  minCount?: number;
-
-  @ViewMetricProperty('positive')
-  positive?: string;
-
-  @ViewMetricProperty('negative')
-  negative?: string;
-}
-
-/** A board's views: the type first, then their count, then each view. */
-const Views = () =>
-  applyDecorators(
-    ApiPropertyOptional({
-      type: [ViewDto],
-      maxItems: VIEWS_PER_BOARD.max,
-      description: 'Trending views beside the windows. Omitted: the stored views are kept; [] removes them',
-    }),
-    IsOptionalNotNull(),
-    IsArray(),
-    ArrayMaxSize(VIEWS_PER_BOARD.max),
-    IsObject({ each: true, message: '$property must hold objects like { "name": "...", "mode": "..." }' }),
-    ValidateNested({ each: true }),
-    Type(() => ViewDto),
-  );
 
 /** A board's windows: the type first, then their count, then each window. */
 const Windows = () =>
@@ -253,7 +150,7 @@ export class PutBoardDto {
   })
   maxItems?: number;
 
-  @Views()
+  @ViewsProperty()
   views?: ViewDto[];
 
   @TiesProperty()

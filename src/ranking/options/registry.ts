@@ -12,7 +12,9 @@ import { metricsOption } from './metrics/metrics.option';
 import { orderOption } from './order/order.option';
 import { tailOption } from './tail/tail.option';
 import { tiebreakOption } from './tiebreak/tiebreak.option';
+import { snapshotsOption } from './snapshots/snapshots.option';
 import { tiesOption } from './ties/ties.option';
+import { viewsOption } from './views/views.option';
 
 /** Every board option, one line each (src/ranking/options/<option>/). */
 export const BOARD_OPTIONS = [
@@ -29,6 +31,8 @@ export const BOARD_OPTIONS = [
   calendarOption,
   itemDataOption,
   aggregateOption,
+  viewsOption,
+  snapshotsOption,
 ] as const;
 
 type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;

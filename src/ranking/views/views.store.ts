@@ -7,7 +7,7 @@ import type { ViewListing, ViewRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { ScanReply, ScanRow } from '../core/filter-merge';
 import { RankedReader, RankedSource } from '../core/ranked-reader';
-import type { ViewConfig } from '../core/trending-math';
+import type { ViewConfig } from '../options/views/trending-math';
 import { ViewRead, ViewReply, ViewsFunctions } from './views.functions';
 import { RankingSettings } from '../core/ranking.settings';
 

@@ -1,5 +1,5 @@
 -- module: board_write
--- requires: actor_log, aggregate, call_state, hooks, idempotency, order, seg_views, slot_due, window
+-- requires: actor_log, aggregate, call_state, hooks, idempotency, order, slot_due, window
 -- board_write_lib: the common start of every write to a board's items (increment, batch, like),
 -- a module of the ranking function library after keys_lib, idem_lib and window_lib, and the admission
 -- of new items.
@@ -105,16 +105,21 @@ local function admit_items(windows, items, allowance, known_cap)
 end
 
 -- Whether a change of the results `top_key` has anyone to tell: an option watching it (hooks_lib
--- `watches`: a `ties: first` order) or views reading it. Asked once per window per call (a call never
--- changes either), so the events of a plain window (most) skip the hooks and their lookups.
+-- `watches`: a `ties: first` order) or an option reading its sums (hooks_lib `reads_sums`: views).
+-- Asked once per window per call (a call never changes either), so the events of a plain window (most)
+-- skip the hooks and their lookups.
 local function results_watched(top_key)
   local watches = call_state.hooks_of_top(top_key).watches
   for i = 1, #watches do
     if watches[i](top_key) then return true end
   end
-  -- No views, told by the call's config copy (call_lib): no views lookup.
+  -- No views, told by the call's config copy (call_lib): no reader asked.
   if not CONFIG.views and call_state.cfg_key_of_top(top_key) == CONFIG.cfg_key then return false end
-  return seg_views.views_reading(top_key) ~= nil
+  local readers = hooks.reads_sums
+  for i = 1, #readers do
+    if readers[i](top_key) then return true end
+  end
+  return false
 end
 
 -- add_amount on a window no one watches (results_watched): its steps without the hooks, then the
@@ -177,7 +182,8 @@ local function event_adder(windows)
           local counted = actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount)
           score = window.add_amount(slot_keys[w], top_key, item, counted)
           actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, counted, amount)
-          seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec)
+          local summed = hooks.sum_changed
+          for i = 1, #summed do summed[i](top_key, slot_start, item, counted, score, seen_sec) end
         else
           score = add_unwatched(slots_key, slot_keys[w], top_key, slot_start, item, amount, actor)
         end
@@ -265,7 +271,8 @@ local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
     local counted = actor_log.ACTORS.counted(win.slots_key, slot_start, actor, item, amount)
     local score = window.add_amount(slot_key, top_key, item, counted)
     actor_log.ACTORS.add(win.slots_key, top_key, slot_start, actor or '', item, counted, amount)
-    seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec)
+    local summed = hooks.sum_changed
+    for i = 1, #summed do summed[i](top_key, slot_start, item, counted, score, seen_sec) end
     return new_due_ms, score
   end
   return new_due_ms, (add_unwatched(win.slots_key, slot_key, top_key, slot_start, item, amount, actor))

@@ -45,6 +45,13 @@
 --                                       else nil; the first answer wins, none: competition rank
 --   watches(top_key)                    whether changes of these results must call results_changed
 --                                       (false for every hook: a write may take the unwatched path)
+-- A window's sums (every call runs these: a board's views are its own config field, not in `options`;
+-- a write asks reads_sums only on a board holding views):
+--   reads_sums(top_key)                 true when the option reads the sums of the window (views):
+--                                       a change of them must then take the watched path
+--   sum_changed(top_key, slot_start, item, delta, sum, at_sec)  every one is called: the item's sum
+--                                       in the window's slot starting at `slot_start` moved by `delta`,
+--                                       to `sum` in the window (at_sec: the event's time; nil: expiry)
 -- The board config (board_put, shard_sync; `settings`: the options' settings by field, decoded JSON):
 --   config_planned(cfg_key, settings, reset, plan)  a PUT: fills each absent setting with the stored
 --                                       one (plan nil: a new board, the default); a change sets
@@ -99,6 +106,8 @@ hooks.item_left = {}
 hooks.windows_dropped = {}
 hooks.rank = {}
 hooks.watches = {}
+hooks.reads_sums = {}
+hooks.sum_changed = {}
 hooks.config_planned = {}
 hooks.config_differs = {}
 hooks.config_stored = {}

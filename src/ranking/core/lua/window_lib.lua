@@ -1,5 +1,5 @@
 -- module: window
--- requires: actor_log, aggregate, call_state, hooks, keyspace, order, seg_views, slot_due
+-- requires: actor_log, aggregate, call_state, hooks, keyspace, order, slot_due
 -- window_lib: functions shared by the ranking functions, a module of their function library (and of
 -- the ingest one).
 -- KEYS: 0
@@ -101,7 +101,8 @@ local function subtract_drained(slots_key, top_key, slot_start, live_from, entri
     local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
     if left == 0 then redis.call('ZREM', top_key, item) end
     results_changed(top_key, item, left)
-    seg_views.view_window_changed(top_key, slot_start, item, -tonumber(entries[i + 1]), left, nil)
+    local summed = hooks.sum_changed
+    for j = 1, #summed do summed[j](top_key, slot_start, item, -tonumber(entries[i + 1]), left, nil) end
   end
   return 0
 end
@@ -236,8 +237,7 @@ end
 -- Adds `amount` to an item in the slot hash `slot_key` and the results `top_key` of one window (the
 -- slot already indexed); returns the new score. A results score that reaches exactly 0 is removed; a
 -- negative one stays (so later increments stay exact) and every read treats it as absent. Views are
--- not told: callers call view_window_changed after it (add_event, the increment and batch
--- scripts).
+-- not told: callers call the sum_changed hooks after it (add_event, the increment and batch scripts).
 local function add_amount(slot_key, top_key, item, amount)
   if tonumber(redis.call('HINCRBY', slot_key, item, amount)) == 0 then redis.call('HDEL', slot_key, item) end
   local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
@@ -287,11 +287,11 @@ local function window_holds(at_sec, now_sec, windows)
   return any and holding or nil
 end
 
--- add_to_window at the slot of `at_sec` (the event's time, unix s, may hold a fraction), then the
--- views reading the window.
+-- add_to_window at the slot of `at_sec` (the event's time, unix s, may hold a fraction), then sum_changed.
 local function add_event(slots_key, top_key, slot_start, period_sec, item, amount, at_sec)
   local score, new_due_ms = add_to_window(slots_key, top_key, slot_start, period_sec, item, amount)
-  seg_views.view_window_changed(top_key, slot_start, item, amount, score, at_sec)
+  local summed = hooks.sum_changed
+  for i = 1, #summed do summed[i](top_key, slot_start, item, amount, score, at_sec) end
   return score, new_due_ms
 end
 
