@@ -87,15 +87,19 @@ export class LookupStore {
   plannedCalls(board: PreparedBoard, ids: number, boardRanks: boolean): number {
     if (!board.sharded) return Math.ceil(ids / LOOKUP_IDS_PER_CALL);
     const nodes = this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg()));
-    if (nodes.length === 1) return Math.ceil(ids / this.nodeIdsPerCall(board));
+    if (nodes.length === 1) return Math.ceil(ids / this.nodeIdsPerCall(board, boardRanks));
     const owned = Math.min(board.shards.length, ids) + Math.floor(ids / LOOKUP_IDS_PER_CALL);
     if (!boardRanks) return owned;
     const perCall = Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / ids));
     return owned + nodes.reduce((calls, node) => calls + Math.ceil(node.length / perCall), 0);
   }
 
-  /** Ids one lookup_node call takes: LOOKUP_IDS_PER_CALL, fewer when their counts over every shard pass LOOKUP_COUNTS_PER_CALL. */
-  private nodeIdsPerCall(board: PreparedBoard): number {
+  /**
+   * Ids one lookup_node call takes: LOOKUP_IDS_PER_CALL, fewer when their board ranks' counts over
+   * every shard pass LOOKUP_COUNTS_PER_CALL.
+   */
+  private nodeIdsPerCall(board: PreparedBoard, boardRanks: boolean): number {
+    if (!boardRanks) return LOOKUP_IDS_PER_CALL;
     // A count weighs what the board's options make it (a strict order's counts also order tie marks).
     const countsPerId = board.shards.length * optionsCountWeight(board.config);
     return Math.max(1, Math.min(LOOKUP_IDS_PER_CALL, Math.floor(LOOKUP_COUNTS_PER_CALL / countsPerId)));
@@ -151,7 +155,7 @@ export class LookupStore {
   private async lookupOnOneNode(read: LookupRead, ask: LookupAsk): Promise<LookupRow[] | null> {
     const { board, window, nowMs } = read;
     if (this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg())).length > 1) return null;
-    const chunks = chunksOf(ask.items, this.nodeIdsPerCall(board));
+    const chunks = chunksOf(ask.items, this.nodeIdsPerCall(board, ask.boardRanks));
     const callOf = (items: string[]) => {
       const homes = items.map((item) => board.shards.indexOf(board.shardOf(item)));
       return { board, shards: board.shards, nowMs, window, ...ask, items, homes };
