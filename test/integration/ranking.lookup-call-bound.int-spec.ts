@@ -69,11 +69,17 @@ describe('the calls of a lookup on one shard (single)', () => {
   it('answers 100 ids of a moderated board in calls of at most LOOKUP_IDS_PER_CALL ids, as the listing ranks them', async () => {
     const windows = [{ name: 'w', period: '1h', interval: '1m', snapshots: { keep: 2, top: 1000 } }];
     await http().put('/admin/boards/mod').set(ADMIN).send({ windows }).expect(201);
-    await http().post('/boards/mod/increments').send({ items: amounts(0) }).expect(200);
+    await http()
+      .post('/boards/mod/increments')
+      .send({ items: amounts(0) })
+      .expect(200);
     clock.advanceMs(MINUTE_MS);
     // The first read past the boundary keeps the listing as it was: the rows' previous ranks.
     await http().get('/boards/mod/top?window=w&limit=1').expect(200);
-    await http().post('/boards/mod/increments').send({ items: amounts(1) }).expect(200);
+    await http()
+      .post('/boards/mod/increments')
+      .send({ items: amounts(1) })
+      .expect(200);
     for (let i = 0; i < ITEMS; i += 7)
       await http().put(`/admin/boards/mod/moderation/items/i${i}`).set(ADMIN).send({ state: 'hidden' }).expect(204);
     const asked = [...Array.from({ length: ASKED - 2 }, (_, n) => `i${(n * 3) % ITEMS}`), 'absent', 'nobody'];

@@ -102,12 +102,7 @@ export class ViewsStore {
         return hidden;
       },
       head: (shard, offset, limit) =>
-        this.headInCalls(
-          source.view,
-          (at, count) => read(shard, { op: 'top', offset: at, limit: count }),
-          offset,
-          limit,
-        ),
+        this.headInCalls(source.view, (at, n) => read(shard, topOf(at, n)), offset, limit),
       standing: async (shard, item) => {
         const { draining, rows, rank, listed } = await read(shard, { op: 'item', item });
         // rank -1: moderation leaves the item out; its row is answered unranked.
@@ -169,4 +164,9 @@ export class ViewsStore {
     );
     return guard(this.functions.call(this.fns.readView, { ...call, windows }));
   }
+}
+
+/** A top read of `limit` rows from `offset`. */
+function topOf(offset: number, limit: number): ViewRead {
+  return { op: 'top', offset, limit };
 }
