@@ -37,11 +37,11 @@ export interface LookupAsk {
 }
 
 /**
- * Lookups of ids in one window, in calls of at most LOOKUP_IDS_PER_CALL ids (in parallel). Unsharded:
- * lookup calls. Sharded, every shard on one Redis node: lookup_node calls. Otherwise each shard holding
- * some of the ids answers their scores, then, for board ranks, every shard counts its items above those
- * scores (calls per Redis node, in parallel): rank = 1 + the items above on all. The calls are not one
- * snapshot: a write landing between two of them shows in the later call's rows only.
+ * Lookups of ids in one window, in calls of at most LOOKUP_IDS_PER_CALL ids. Unsharded: lookup calls,
+ * one after the other. Sharded, every shard on one Redis node: lookup_node calls. Otherwise each shard
+ * holding some of the ids answers their scores, then, for board ranks, every shard counts its items
+ * above those scores (calls per Redis node, in parallel): rank = 1 + the items above on all. The calls
+ * are not one snapshot: a write landing between two of them shows in the later call's rows only.
  */
 @Injectable()
 export class LookupStore {
@@ -64,9 +64,10 @@ export class LookupStore {
     const { board } = read;
     if (!board.sharded) {
       const chunks = chunksOf(ask.items, LOOKUP_IDS_PER_CALL);
-      const replies = await Promise.all(
-        chunks.map((items) => this.call(read, board.shards[0], items, NOTHING_TO_COUNT, ask.withData)),
-      );
+      // One after the other: sent at once, the calls would reach Redis in one read and run back to back.
+      const replies: LookupReply[] = [];
+      for (const items of chunks)
+        replies.push(await this.call(read, board.shards[0], items, NOTHING_TO_COUNT, ask.withData));
       const rows = chunks.flatMap((items, c) =>
         items.map((item, i) => rowOf(item, replies[c], i, replies[c].ranks[i], ask.withData)),
       );
