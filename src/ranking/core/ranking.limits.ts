@@ -67,6 +67,21 @@ export const LOOKUP_COUNTS_PER_CALL = 500;
  */
 export const METRIC_COUNTS_PER_CALL = 2_000;
 
+/**
+ * Ids one lookup call answers on a shard (lookup, lookup_node): each id is about six commands (its
+ * score, rank, left-out check, previous rank, tie mark and data) and, on a moderated board, a pass over
+ * the hidden items for each rank; 100 ids in one call at the moderation maxima held Redis 8.1 ms. More
+ * ids go in further calls, each charged to the read budget.
+ */
+export const LOOKUP_IDS_PER_CALL = 25;
+
+/**
+ * Rows one read call of a wilson or controversial view answers (each row three reply values: its item,
+ * rank score and its two counts): a page of 1 000 in one call held Redis 5.8 ms, most of it the reply;
+ * a longer page is read in calls of this many rows.
+ */
+export const COUNTED_VIEW_ROWS_PER_CALL = 250;
+
 /** Counts of a lookup that spend one read of its client's read rate budget (READ_RATE_LIMIT_*). */
 export const LOOKUP_COUNTS_PER_READ = 200;
 
