@@ -101,11 +101,12 @@ local function options_of(options, version)
 end
 
 local function begin_call(keys, args)
+  local call, config = CALL, CONFIG
   BOUND.keys, BOUND.args = keys, args
-  CALL.cfg_key, CALL.now_ms, CALL.seq, CALL.draining = keys[1], nil, CALL.seq + 1, false
+  call.cfg_key, call.now_ms, call.seq, call.draining = keys[1], nil, call.seq + 1, false
   VIEWS.loaded = false
   BOARD.aggregate = 'sum'
-  CONFIG.cfg_key, CONFIG.settle_due, CONFIG.draining_from = nil, nil, nil
+  config.cfg_key, config.settle_due, config.draining_from = nil, nil, nil
 end
 
 -- The windows of the call, bound by bind_windows: the record the window modules take (`windows`):

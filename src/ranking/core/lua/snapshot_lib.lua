@@ -244,10 +244,8 @@ local function snapshot_windows(windows, confs)
   return keeping
 end
 
--- The count goes as text: Redis formats a Lua number argument with snprintf("%.17g"), which costs
--- about a third of the command; most writes count one.
-local function bump_version(cfg_key, writes)
-  redis.call('HINCRBY', cfg_key, 'ver', (writes == nil or writes == 1) and '1' or string.format('%d', writes))
+local function bump_version(cfg_key, writes) -- a count as text: a Lua number costs Redis a snprintf
+  redis.call('HINCRBY', cfg_key, 'ver', (writes or 1) == 1 and '1' or string.format('%d', writes))
 end
 
 -- When the scheduler must next visit for a snapshot: the end of the current slot of the shortest
