@@ -19,7 +19,9 @@ function keptPlaces(): Map<string, number> {
   const start = source.indexOf('local function read_config(');
   const body = source.slice(start, source.indexOf('config.cfg_key = cfg_key', start));
   const kept = new Map<string, number>();
-  for (const [, targets, values] of body.matchAll(/((?:config\.\w+,\s*)*config\.\w+)\s*=\s*((?:stored\[\d+\],\s*)*stored\[\d+\])/g)) {
+  for (const [, targets, values] of body.matchAll(
+    /((?:config\.\w+,\s*)*config\.\w+)\s*=\s*((?:stored\[\d+\],\s*)*stored\[\d+\])/g,
+  )) {
     const names = [...targets.matchAll(/config\.(\w+)/g)].map((match) => match[1]);
     const places = [...values.matchAll(/stored\[(\d+)\]/g)].map((match) => Number(match[1]));
     expect(places).toHaveLength(names.length);
