@@ -278,7 +278,8 @@ end
 -- past: none, most writes). From the call's config copy (call_lib), no command; a write refusing many
 -- events (an increment's coalesced requests) asks once.
 function ACTORS.blocking(cfg_key, now_ms)
-  return (tonumber(call_state.config_field(cfg_key, 'blockedUntil')) or 0) > now_ms
+  local until_ms = call_state.config_field(cfg_key, 'blockedUntil')
+  return until_ms and (tonumber(until_ms) or 0) > now_ms or false
 end
 
 -- The shard's blocks: "<tag>:blocked" hash, "a"<US>actor's block key and "i"<US>item -> until (unix

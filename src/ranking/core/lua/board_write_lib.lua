@@ -59,7 +59,10 @@ end
 -- the board's maxItems split over its shards (ceil(maxItems / shards)), read from the shard's config
 -- so it is always the stored one; 0 when the board has none.
 local function item_cap(cfg_key)
-  local most = tonumber(call_state.config_field(cfg_key, 'maxItems'))
+  -- The call's own config (every write's first ask): its copy read in place.
+  local most
+  if cfg_key == CONFIG.cfg_key then most = CONFIG.maxItems else most = call_state.config_field(cfg_key, 'maxItems') end
+  most = most and tonumber(most)
   if not most then return 0 end
   return math.ceil(most / tonumber(call_state.config_field(cfg_key, 'shards') or '1'))
 end
@@ -133,7 +136,8 @@ local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amo
   if actor and actor ~= '' then amount = actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount) end
   if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
   local written = redis.call('ZINCRBY', top_key, amount, item)
-  local score = tonumber(written)
+  -- Redis wrote a number: an arithmetic's coercion parses it once, tonumber twice (a check, then the parse).
+  local score = written + 0
   if score == 0 then
     redis.call('ZREM', top_key, item)
     for _, left in ipairs(hooks.item_left) do left(top_key, item) end
@@ -224,7 +228,8 @@ local function plain_slots(windows, now_sec)
 end
 
 -- The add of an event at now with no actor into `slot_keys` (plain_slots), as add does it there
--- (add_unwatched): appends score_w, rank_w to `reply` for every window; answers 1 when every window's
+-- (add_unwatched): writes score_w, rank_w to `reply` from its first entry (what follows them is left as
+-- it is: the caller reads 2 per window); answers 1 when every window's
 -- new score is the amount (the item was in none), else 0. `amount_arg`: the amount as sent, a decimal
 -- integer: it goes to the commands as it is, and a score goes to the rank's ZCOUNT as Redis wrote it
 -- (it reads back as the same number), so neither is formatted again; a score (a sum of integers) is
@@ -235,8 +240,10 @@ local function plain_add(reply, slot_keys, windows, item, amount_arg)
     local top_key = tops[w]
     local score, written = add_unwatched(slots[w], slot_keys[w], top_key, nil, item, amount_arg, nil)
     if written ~= amount_arg then created = 0 end
-    reply[#reply + 1] = score
-    reply[#reply + 1] = order.shown_rank(top_key, item, score > 0 and redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1 or 0)
+    local rank = score > 0 and redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1 or 0
+    -- No option leaves items out of the board's listing (most boards): the rank as counted, unasked.
+    if #call_state.hooks_of_top(top_key).exceptions > 0 then rank = order.shown_rank(top_key, item, rank) end
+    reply[2 * w + 1], reply[2 * w + 2] = score, rank
   end
   return created
 end

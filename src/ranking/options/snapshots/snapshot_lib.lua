@@ -244,8 +244,8 @@ local function snapshot_windows(windows, confs)
   return keeping
 end
 
-local function bump_version(cfg_key, writes)
-  redis.call('HINCRBY', cfg_key, 'ver', writes or 1)
+local function bump_version(cfg_key, writes) -- a count as text: a Lua number costs Redis a snprintf
+  redis.call('HINCRBY', cfg_key, 'ver', (writes or 1) == 1 and '1' or string.format('%d', writes))
 end
 
 -- When the scheduler must next visit for a snapshot: the end of the current slot of the shortest
