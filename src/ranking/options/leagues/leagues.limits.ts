@@ -30,8 +30,6 @@ export const LEAGUE_MOVES_DEFAULT = 100;
 export const LEAGUES_MESSAGES = {
   notCalendar: (board: string, window: string) =>
     `leagues.window: "${window}" is not a calendar window of board "${board}" (name one with "calendar")`,
-  sharded: (board: string) =>
-    `leagues: board "${board}" is sharded; leagues keep their cohorts under one hash tag and need shards 1 for now`,
   segments: (board: string) => `leagues: board "${board}" takes segments; leagues do not go with segments yet`,
   notSum: (board: string) =>
     `leagues: board "${board}" aggregates by max, min or last; a league score is a period's sum, so leagues need aggregate sum for now`,
