@@ -27,9 +27,12 @@ async function fillCohorts(context: HarnessContext, board = BOARD, members = 2 *
   }
 }
 
-/** A full batch of items new to the sharded leagues board (fresh ids each attempt). */
-const newcomers = (attempt: number) =>
-  Array.from({ length: BATCH_ENTRIES.max }, (_, k) => ({ item: `n${attempt}-${k}`, amount: k + 1 }));
+/** A full batch of items new to the sharded leagues board (fresh ids each time, however often measured). */
+let batches = 0;
+const newcomers = () => {
+  batches++;
+  return Array.from({ length: BATCH_ENTRIES.max }, (_, k) => ({ item: `n${batches}-${k}`, amount: k + 1 }));
+};
 
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
 
@@ -61,16 +64,17 @@ export const LEAGUE_ROWS: WorstRow[] = [
     request: () => get(`${BOARD}/leagues/moves?limit=${LEAGUE_SIZE.max}`),
   },
   {
-    route: 'POST /boards/{board}/increments',
-    worst: `a leagues board of ${SHARDS_PER_BOARD.max} shards, its items seeded: ${BATCH_ENTRIES.max} items new to it, each shard's one call placing its share`,
+    route: 'GET /boards/{board}/items/{item}/league',
+    worst: `an item of a leagues board of ${SHARDS_PER_BOARD.max} shards, its items seeded: one call on its shard`,
     prepare: (context) => fillCohorts(context, SHARDED, context.sizes.items),
-    caller: 'seeder',
-    request: (_, attempt) => ({ method: 'POST', path: `${SHARDED}/increments`, body: { items: newcomers(attempt) } }),
+    request: () => get(`${SHARDED}/items/l1/league`),
   },
   {
-    route: 'GET /boards/{board}/items/{item}/league',
-    worst: `an item of that board: one call on its shard`,
-    request: () => get(`${SHARDED}/items/l1/league`),
+    route: 'POST /boards/{board}/increments',
+    worst: `${BATCH_ENTRIES.max} items new to that board: each shard's one call places its share`,
+    manyCalls: `a batch is one call per shard (${SHARDS_PER_BOARD.max}), each placing its share of the items`,
+    caller: 'seeder',
+    request: () => ({ method: 'POST', path: `${SHARDED}/increments`, body: { items: newcomers() } }),
   },
   {
     route: 'GET /boards/{board}/leagues/moves',
