@@ -67,7 +67,10 @@ export class LeaguesStore {
     return guard(this.functions.call(this.fns.leagueRoll, { ...this.call(at, shard), budget }));
   }
 
-  /** One rollover step of the first shard with a closed period left to roll; true when no shard has one. */
+  /**
+   * A rollover step of each shard in order, up to the first that still has a closed period to roll
+   * after its step (false); true when none has.
+   */
   async roll(at: LeagueAt, budget = LEAGUE_ROLL_BUDGET_MEMBERS): Promise<boolean> {
     for (let shard = 0; shard < at.board.shards.length; shard++) {
       if (!(await this.rollShard(at, shard, budget))) return false;
