@@ -60,10 +60,12 @@ async function rollover(server: { url: string }) {
     const idleCpu = -((await mainThreadCpu(redis)) - (await mainThreadCpu(redis)));
     const cpuUsec: number[] = [];
     const started = process.hrtime.bigint();
-    for (let done = false; !done;) {
-      const before = await mainThreadCpu(redis);
-      done = await store.roll(at);
-      cpuUsec.push(((await mainThreadCpu(redis)) - before - idleCpu) * 1e6);
+    for (let shard = 0; shard < SHARDS; shard++) {
+      for (let done = false; !done;) {
+        const before = await mainThreadCpu(redis);
+        done = await store.rollShard(at, shard);
+        cpuUsec.push(((await mainThreadCpu(redis)) - before - idleCpu) * 1e6);
+      }
     }
     const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
     const entries = (await redis.call('SLOWLOG', 'GET', '-1')) as Array<[number, number, number, string[]]>;
