@@ -3,7 +3,7 @@ import type { Bounds } from '../../../common/limits';
 /** A cohort's most members (`size`). */
 export const LEAGUE_SIZE: Bounds = { min: 2, max: 1000 };
 
-/** A cohort's number within its tier and period (a path parameter). */
+/** A cohort's number within its tier and period (a path parameter; a sharded board's interleave its shards). */
 export const LEAGUE_COHORTS: Bounds = { min: 1, max: 1_000_000 };
 
 /** How many tiers a board's leagues hold. */
@@ -16,10 +16,13 @@ export const LEAGUE_TIERS: Bounds = { min: 1, max: 20 };
  */
 export const LEAGUE_ROLL_BUDGET_MEMBERS = 300;
 
-/** Rollover steps one scheduler visit of a board runs; the rest at the next pass. */
+/**
+ * Rollover steps one scheduler visit of a board runs (shared by its shards, at least one each); the
+ * rest at the next pass.
+ */
 export const LEAGUE_ROLL_STEPS_PER_VISIT = 50;
 
-/** Most calls a moves read makes to roll far enough for its page (each one bounded step). */
+/** Most calls a moves read makes to roll far enough for its page (each one bounded step; reads apart). */
 export const LEAGUE_MOVES_CALLS = 20;
 
 /** A moves page: limit bounds and its default. */
